@@ -1,0 +1,29 @@
+/** A problem found in a `TOOL.hdlp`, pointing at the exact place. */
+export interface Diagnostic {
+  /** path inside the repository (or on disk for `hldp validate`) */
+  file: string;
+  /** 1-based */
+  line: number;
+  /** 1-based */
+  column: number;
+  severity: 'error' | 'warning';
+  /** SCREAMING_SNAKE class of the problem */
+  code: DiagnosticCode;
+  message: string;
+}
+
+/** Classes of definition problems. */
+export type DiagnosticCode =
+  | 'YAML_SYNTAX'
+  | 'SCHEMA_VIOLATION'
+  | 'NAME_MISMATCH'
+  | 'DUPLICATE_NAME'
+  | 'INVALID_PARAMS_SCHEMA'
+  | 'DEPRECATED_SPELLING'
+  | 'FILE_TOO_LARGE'
+  | 'NOT_A_FILE';
+
+/** `file:line:col: severity: message`, the format editors and pre-commit hooks understand. */
+export function formatDiagnostic(diagnostic: Diagnostic): string {
+  return `${diagnostic.file}:${diagnostic.line}:${diagnostic.column}: ${diagnostic.severity}: ${diagnostic.message}`;
+}

@@ -1,0 +1,28 @@
+/** Why a call failed, as a literal code every surface (HTTP, CLI, MCP) can branch on. */
+export type ErrorCode =
+  /** no tool of that name in the index */
+  | 'TOOL_NOT_FOUND'
+  /** params do not satisfy the tool's schema */
+  | 'INVALID_PARAMS'
+  /** the tool requires confirmation and none was given */
+  | 'CONFIRMATION_REQUIRED'
+  /** the confirmation token is unknown, used, expired, or bound to other params or another commit */
+  | 'CONFIRMATION_INVALID'
+  /** the process ran and exited with a non-zero status */
+  | 'NONZERO_EXIT'
+  /** the process was ended by a signal it did not ask for */
+  | 'KILLED_BY_SIGNAL'
+  /** the deadline passed; the process tree was killed */
+  | 'TIMEOUT'
+  /** the process could not be started */
+  | 'SPAWN_FAILED'
+  /** the remote endpoint could not be reached */
+  | 'CONNECTION_FAILED'
+  /** the remote endpoint answered with a non-2xx status */
+  | 'HTTP_ERROR'
+  /** the definition or configuration does not allow this call to be built */
+  | 'EXECUTOR_MISCONFIGURED'
+  /** a path left the configured root */
+  | 'PATH_OUTSIDE_ROOT'
+  /** an unexpected exception inside the gateway */
+  | 'INTERNAL_ERROR';

@@ -1,0 +1,21 @@
+// The domain types every other folder speaks, and pure helpers; no I/O.
+export {
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  EXECUTOR_NAMES,
+  type ArgvTemplate,
+  type ExecutorName,
+  type ForgejoSpec,
+  type GatekeeperSpec,
+  type HttpSpec,
+  type JsonSchema,
+  type ShellSpec,
+  type ToolConstraints,
+  type ToolDefinition,
+  type ToolSource,
+} from './tool-definition.js';
+export { formatDiagnostic, type Diagnostic, type DiagnosticCode } from './diagnostic.js';
+export { compareToolNames, findTool, type ToolIndex } from './tool-index.js';
+export type { ErrorCode } from './error-code.js';
+export type { ExecutionResult, Receipt } from './receipt.js';
+export type { Candidate, MatchResult, NearMiss } from './match-result.js';

@@ -1,0 +1,39 @@
+import type { ErrorCode } from './error-code.js';
+import type { ExecutorName } from './tool-definition.js';
+
+/** What an executor reports about one run: the same shape whether it worked or not. */
+export interface ExecutionResult {
+  ok: boolean;
+  /** raw stdout or response body, bounded by `max_output_bytes` with the cut marked in place */
+  output: string;
+  /** the raw error when `ok` is false: stderr, HTTP status and body, or the exception; otherwise null */
+  error: string | null;
+  /** stderr of a process, even when it succeeded (bounded like `output`) */
+  stderr: string;
+  code: ErrorCode | null;
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  /** bytes the tool produced on its output channels, before any cut */
+  output_bytes: number;
+  /** bytes left out of `output` and `stderr` by the cap */
+  cut_bytes: number;
+  duration_ms: number;
+}
+
+/** The record of one accepted call: the spec's six fields first, then what a human needs to audit it. */
+export interface Receipt extends ExecutionResult {
+  /** call id */
+  id: string;
+  tool: string;
+  /** the definition's `method` */
+  method: string;
+  executor: ExecutorName;
+  /** the index commit the call ran against */
+  commit: string;
+  params: Record<string, unknown>;
+  started_at: string;
+  finished_at: string;
+  /** the confirmation token this call consumed, if it needed one */
+  confirmation: string | null;
+}

@@ -1,0 +1,97 @@
+/** The executors a tool may name; `hlpd-api` (the spec's other spelling) is read as `hldp-api`. */
+export const EXECUTOR_NAMES = ['shell', 'gatekeeper', 'hldp-api', 'git-forgejo'] as const;
+
+/** One of the four ways a tool runs. */
+export type ExecutorName = (typeof EXECUTOR_NAMES)[number];
+
+/** A JSON Schema object (draft 2020-12). */
+export type JsonSchema = Record<string, unknown>;
+
+/** Spec §3: a tool runs at most 30 s unless its definition says otherwise. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** The output cap when a definition sets none (the spec's own example value). */
+export const DEFAULT_MAX_OUTPUT_BYTES = 65_536;
+
+/** Execution constraints, with defaults filled in. */
+export interface ToolConstraints {
+  timeout_ms: number;
+  max_output_bytes: number;
+  require_confirm: boolean;
+}
+
+/** One argv element: a string template, or a group included only when all its placeholders have values. */
+export type ArgvTemplate = Array<string | string[]>;
+
+/** How a `shell` tool runs: exactly one of `argv` (no shell) or `script` (`sh -c`, params as environment). */
+export interface ShellSpec {
+  /** argv template; or, with `select`, one template per value of the selecting parameter. */
+  argv?: ArgvTemplate | Record<string, ArgvTemplate>;
+  /** the parameter whose value picks the argv template */
+  select?: string;
+  /** a fixed script for `sh -c`; parameters reach it only as environment variables `HLDP_PARAM_<NAME>` */
+  script?: string;
+  /** extra environment for the child (values may use placeholders) */
+  env?: Record<string, string>;
+  /** working directory template, relative to the configured root */
+  cwd?: string;
+}
+
+/** Which configured gatekeeper a `gatekeeper` tool runs on. */
+export interface GatekeeperSpec {
+  target?: string;
+}
+
+/** How an `hldp-api` tool builds its HTTP request. */
+export interface HttpSpec {
+  /** configured API name (default `default`) */
+  api?: string;
+  /** HTTP method, or a `{param}` placeholder */
+  method?: string;
+  /** path template: `{p}` is percent-encoded, `{+p}` keeps `/` (never `..`) */
+  path: string;
+  /** parameters sent in the query string (an object-valued parameter contributes each key) */
+  query?: string[];
+  /** parameter names sent as one JSON object, or `{param}`: that parameter's value is the whole body */
+  body?: string[] | string;
+  /** extra request headers (values may use placeholders) */
+  headers?: Record<string, string>;
+}
+
+/** Which Forgejo repository a `git-forgejo` tool acts on. */
+export interface ForgejoSpec {
+  /** `owner/name`; default from config */
+  repo?: string;
+}
+
+/** Where a definition came from in the repository. */
+export interface ToolSource {
+  /** path inside the repository, e.g. `tools/git-ops/TOOL.hdlp` */
+  path: string;
+  /** git object id of the tool's folder (tree) or, for a plain folder, of its file contents */
+  oid: string;
+}
+
+/** A validated, normalised `TOOL.hdlp`: what every other folder speaks. */
+export interface ToolDefinition {
+  name: string;
+  display: string;
+  intent: string;
+  method: string;
+  executor: ExecutorName;
+  /** a real JSON Schema object (`type: object`), turned from the shorthand when needed */
+  params_schema: JsonSchema;
+  constraints: ToolConstraints;
+  author: string;
+  created: string;
+  why: string;
+  aliases: string[];
+  examples: string[];
+  group?: string;
+  output_schema?: JsonSchema;
+  shell?: ShellSpec;
+  gatekeeper?: GatekeeperSpec;
+  http?: HttpSpec;
+  forgejo?: ForgejoSpec;
+  source: ToolSource;
+}
