@@ -19,3 +19,4 @@ export { compareToolNames, findTool, type ToolIndex } from './tool-index.js';
 export type { ErrorCode } from './error-code.js';
 export type { ExecutionResult, Receipt } from './receipt.js';
 export type { Candidate, MatchResult, NearMiss } from './match-result.js';
+export { PLACEHOLDER_PATTERN, listPlaceholders, wholePlaceholder, type Placeholder } from './template.js';
