@@ -14,6 +14,8 @@ export type ErrorCode =
   | 'KILLED_BY_SIGNAL'
   /** the deadline passed; the process tree was killed */
   | 'TIMEOUT'
+  /** the caller gave up (its abort signal fired); the process tree was killed */
+  | 'CANCELLED'
   /** the process could not be started */
   | 'SPAWN_FAILED'
   /** the remote endpoint could not be reached */
@@ -24,5 +26,7 @@ export type ErrorCode =
   | 'EXECUTOR_MISCONFIGURED'
   /** a path left the configured root */
   | 'PATH_OUTSIDE_ROOT'
+  /** a file system call failed (missing file, not a folder, no permission); the raw errno message is in `error` */
+  | 'IO_ERROR'
   /** an unexpected exception inside the gateway */
   | 'INTERNAL_ERROR';

@@ -1,0 +1,39 @@
+import type { ExecutionResult, ToolDefinition } from '../core/index.js';
+import { secretsOf, type ExecutionContext } from './execution-context.js';
+import { describeError, failedResult } from './execution-result.js';
+import { executeForgejo } from './forgejo-executor.js';
+import { executeGatekeeper } from './gatekeeper-executor.js';
+import { executeHldpApi } from './hldp-api-executor.js';
+import type { Params } from './params.js';
+import { redactSecrets } from './redact.js';
+import { executeShell } from './shell-executor.js';
+
+function dispatch(tool: ToolDefinition, params: Params, context: ExecutionContext): Promise<ExecutionResult> {
+  switch (tool.executor) {
+    case 'shell':
+      return executeShell(tool, params, context.shell, context.signal);
+    case 'gatekeeper':
+      return executeGatekeeper(tool, params, context.gatekeepers, context.signal);
+    case 'hldp-api':
+      return executeHldpApi(tool, params, context.apis, context.signal);
+    case 'git-forgejo':
+      return executeForgejo(tool, params, context.forgejo, context.signal);
+  }
+}
+
+/**
+ * Runs a registered tool with params already validated against its schema, under its constraints.
+ * One result shape for success and failure; an expected failure is a result, never a throw.
+ * Any configured secret the tool echoed is replaced by `[REDACTED]`.
+ */
+export async function execute(tool: ToolDefinition, params: Params, context: ExecutionContext = {}): Promise<ExecutionResult> {
+  const start = performance.now();
+  let result: ExecutionResult;
+  try {
+    result = await dispatch(tool, params, context);
+    result ??= failedResult('EXECUTOR_MISCONFIGURED', `unknown executor '${String(tool.executor)}'; use shell, gatekeeper, hldp-api or git-forgejo`, start);
+  } catch (error) {
+    result = failedResult('INTERNAL_ERROR', `executor '${tool.executor}' failed unexpectedly: ${describeError(error)}`, start);
+  }
+  return redactSecrets(result, secretsOf(context));
+}

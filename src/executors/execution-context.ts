@@ -1,0 +1,59 @@
+/** Where `shell` tools run. */
+export interface ShellConfig {
+  /** every working directory is confined to this folder */
+  root: string;
+  /** names of extra variables the child may inherit from the gateway, beyond PATH, HOME, LANG, LC_*, TZ, TMPDIR */
+  inheritEnv?: string[];
+}
+
+/** A named gatekeeper: `POST <url>/exec` with `Authorization: Bearer <token>`. */
+export interface GatekeeperTarget {
+  url: string;
+  token: string;
+}
+
+/** A named HTTP API for `hldp-api` tools. */
+export interface ApiTarget {
+  /** base URL; the definition's path is appended to it */
+  url: string;
+  /** sent as `Authorization: Bearer <token>` */
+  token?: string;
+  /** further headers of every request (e.g. a custom auth header); they win over the definition's */
+  headers?: Record<string, string>;
+}
+
+/** The Forgejo instance `git-forgejo` tools act on. */
+export interface ForgejoConfig {
+  /** base URL of the instance, e.g. `https://forgejo.example`; `/api/v1` is appended */
+  url: string;
+  /** personal access token, sent as `Authorization: token <PAT>` */
+  token: string;
+  /** default `owner/name`; a definition's `forgejo.repo` wins */
+  repo?: string;
+  /** author of commits made by `write_file`; Forgejo uses the token's user when absent */
+  author?: { name: string; email: string };
+}
+
+/** What the executors need from the composition root for one call. Secrets live here and never in results. */
+export interface ExecutionContext {
+  shell?: ShellConfig;
+  /** gatekeepers by name; a tool's `gatekeeper.target` picks one (default `default`) */
+  gatekeepers?: Record<string, GatekeeperTarget>;
+  /** APIs by name; a tool's `http.api` picks one (default `default`) */
+  apis?: Record<string, ApiTarget>;
+  forgejo?: ForgejoConfig;
+  /** aborting it stops the call; the result then has code `CANCELLED` */
+  signal?: AbortSignal;
+}
+
+/** Every secret value in a context, so that results can be scrubbed of any echo of them. */
+export function secretsOf(context: ExecutionContext): string[] {
+  const secrets: string[] = [];
+  for (const target of Object.values(context.gatekeepers ?? {})) secrets.push(target.token);
+  for (const api of Object.values(context.apis ?? {})) {
+    if (api.token) secrets.push(api.token);
+    secrets.push(...Object.values(api.headers ?? {}));
+  }
+  if (context.forgejo?.token) secrets.push(context.forgejo.token);
+  return secrets;
+}

@@ -1,0 +1,31 @@
+import type { ErrorCode, ExecutionResult } from '../core/index.js';
+
+/** Milliseconds since `start` (a `performance.now()` reading), rounded to whole ms. */
+export function elapsedSince(start: number): number {
+  return Math.round(performance.now() - start);
+}
+
+/** A result for a call that failed before or without running a process: nothing produced, nothing cut. */
+export function failedResult(code: ErrorCode, error: string, start: number): ExecutionResult {
+  return {
+    ok: false,
+    output: '',
+    error,
+    stderr: '',
+    code,
+    exit_code: null,
+    signal: null,
+    timed_out: code === 'TIMEOUT',
+    output_bytes: 0,
+    cut_bytes: 0,
+    duration_ms: elapsedSince(start),
+  };
+}
+
+/** The raw text of a thrown value: its code and message, and those of its cause. */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  const own = typeof code === 'string' && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+  return error.cause === undefined ? own : `${own} (cause: ${describeError(error.cause)})`;
+}

@@ -1,0 +1,47 @@
+import type { ExecutionResult, ToolDefinition } from '../core/index.js';
+import { boundBytes } from './bounded-output.js';
+import type { ForgejoConfig } from './execution-context.js';
+import { elapsedSince, failedResult } from './execution-result.js';
+import { ForgejoRepositoryApi } from './forgejo-api.js';
+import { FORGEJO_METHODS } from './forgejo-methods.js';
+import { withDefaults, type Params } from './params.js';
+
+const REPOSITORY_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+
+/** Runs a `git-forgejo` tool: its `method` (read_file, list_commits, list_tree, write_file, create_issue) through Forgejo's REST API. */
+export async function executeForgejo(
+  tool: ToolDefinition,
+  rawParams: Params,
+  config: ForgejoConfig | undefined,
+  signal?: AbortSignal,
+): Promise<ExecutionResult> {
+  const start = performance.now();
+  if (!config?.url || !config.token) {
+    return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' acts on Forgejo, but no instance is configured; set forgejo.url and forgejo.token (a personal access token) in the gateway config`, start);
+  }
+  const method = FORGEJO_METHODS[tool.method];
+  if (!method) {
+    return failedResult('EXECUTOR_MISCONFIGURED', `git-forgejo has no method '${tool.method}'; use one of: ${Object.keys(FORGEJO_METHODS).join(', ')}`, start);
+  }
+  const repository = tool.forgejo?.repo ?? config.repo;
+  if (!repository || !REPOSITORY_NAME.test(repository)) {
+    return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' names no repository as owner/name; set forgejo.repo in its TOOL.hdlp or in the gateway config`, start);
+  }
+  const api = new ForgejoRepositoryApi(config, repository, tool.constraints.timeout_ms, signal);
+  const outcome = await method(api, withDefaults(tool.params_schema, rawParams), config);
+  if (!outcome.ok) return failedResult(outcome.code, outcome.message, start);
+  const rendered = boundBytes(outcome.output, tool.constraints.max_output_bytes, outcome.encoding);
+  return {
+    ok: true,
+    output: rendered.text,
+    error: null,
+    stderr: '',
+    code: null,
+    exit_code: null,
+    signal: null,
+    timed_out: false,
+    output_bytes: rendered.totalBytes,
+    cut_bytes: rendered.cutBytes,
+    duration_ms: elapsedSince(start),
+  };
+}

@@ -1,0 +1,82 @@
+import type { ExecutionResult, ToolDefinition } from '../core/index.js';
+import type { GatekeeperTarget } from './execution-context.js';
+import { elapsedSince, failedResult } from './execution-result.js';
+import { httpCall, joinUrl } from './http-call.js';
+import type { Params } from './params.js';
+
+/** Extra time the client gives a gatekeeper over the tool's own deadline, for the round trip. */
+export const GATEKEEPER_SLACK_MS = 2_000;
+
+// JSON escapes can grow a byte up to six characters, and the answer carries output and stderr
+const responseCap = (maxOutputBytes: number): number => 12 * maxOutputBytes + 65_536;
+
+/** Runs a `gatekeeper` tool: `POST <target>/exec` with `{method, params, timeout_ms, max_output_bytes}`. */
+export async function executeGatekeeper(
+  tool: ToolDefinition,
+  params: Params,
+  gatekeepers: Record<string, GatekeeperTarget> | undefined,
+  signal?: AbortSignal,
+): Promise<ExecutionResult> {
+  const start = performance.now();
+  const name = tool.gatekeeper?.target ?? 'default';
+  const target = gatekeepers?.[name];
+  if (!target) {
+    const known = Object.keys(gatekeepers ?? {});
+    return failedResult(
+      'EXECUTOR_MISCONFIGURED',
+      `no gatekeeper named '${name}' is configured; add gatekeepers.${name} = {url, token} to the gateway config` +
+        (known.length > 0 ? ` (configured: ${known.join(', ')})` : ''),
+      start,
+    );
+  }
+  const { timeout_ms, max_output_bytes } = tool.constraints;
+  const outcome = await httpCall({
+    url: joinUrl(target.url, '/exec'),
+    method: 'POST',
+    headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ method: tool.method, params, timeout_ms, max_output_bytes }),
+    timeoutMs: timeout_ms + GATEKEEPER_SLACK_MS,
+    maxBodyBytes: responseCap(max_output_bytes),
+    signal,
+  });
+  if (!outcome.ok) return failedResult(outcome.code, `gatekeeper '${name}': ${outcome.message}`, start);
+  if (outcome.status < 200 || outcome.status > 299) {
+    return failedResult('HTTP_ERROR', `gatekeeper '${name}' answered HTTP ${outcome.status}: ${outcome.body.text}`, start);
+  }
+  const parsed = parseGatekeeperResult(outcome.body.text);
+  if (typeof parsed === 'string') return failedResult('INTERNAL_ERROR', `gatekeeper '${name}' answered 200 with ${parsed}`, start);
+  // the receipt's time is the whole round trip the caller waited for
+  return { ...parsed, duration_ms: elapsedSince(start) };
+}
+
+const STRING_FIELDS = ['output', 'stderr'] as const;
+
+/** The gatekeeper's JSON as a result, or what is wrong with it. */
+function parseGatekeeperResult(text: string): ExecutionResult | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `a body that is not JSON (${(error as Error).message}): ${text.slice(0, 200)}`;
+  }
+  if (typeof value !== 'object' || value === null || typeof (value as { ok?: unknown }).ok !== 'boolean') {
+    return `JSON that is not a result (no boolean 'ok'): ${text.slice(0, 200)}`;
+  }
+  const result = value as Partial<ExecutionResult>;
+  for (const field of STRING_FIELDS) {
+    if (result[field] !== undefined && typeof result[field] !== 'string') return `a result whose '${field}' is not text`;
+  }
+  return {
+    ok: result.ok!,
+    output: result.output ?? '',
+    error: result.error ?? (result.ok ? null : 'the gatekeeper reported a failure without an error text'),
+    stderr: result.stderr ?? '',
+    code: result.code ?? (result.ok ? null : 'INTERNAL_ERROR'),
+    exit_code: result.exit_code ?? null,
+    signal: result.signal ?? null,
+    timed_out: result.timed_out ?? false,
+    output_bytes: result.output_bytes ?? 0,
+    cut_bytes: result.cut_bytes ?? 0,
+    duration_ms: result.duration_ms ?? 0,
+  };
+}

@@ -1,0 +1,62 @@
+import { request } from 'undici';
+import type { ErrorCode } from '../core/index.js';
+import { BoundedOutput, type RenderedOutput } from './bounded-output.js';
+import { startDeadline } from './deadline.js';
+import { describeError } from './execution-result.js';
+
+/** One HTTP request under the constraints. */
+export interface HttpCall {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string | Buffer;
+  timeoutMs: number;
+  /** cap of the kept response body (head and tail) */
+  maxBodyBytes: number;
+  signal?: AbortSignal;
+}
+
+/** A response (any status) with its body bounded, or why there is none. */
+export type HttpOutcome =
+  | { ok: true; status: number; headers: Record<string, string | string[] | undefined>; body: RenderedOutput }
+  | { ok: false; code: Extract<ErrorCode, 'TIMEOUT' | 'CANCELLED' | 'CONNECTION_FAILED'>; message: string };
+
+/** Sends one request through undici within the deadline; the body is read whatever its size, keeping head and tail. */
+export async function httpCall(call: HttpCall): Promise<HttpOutcome> {
+  const deadline = startDeadline(call.timeoutMs, call.signal);
+  try {
+    const response = await request(call.url, {
+      method: call.method as 'GET',
+      headers: call.headers,
+      body: call.body,
+      signal: deadline.signal,
+    });
+    const body = new BoundedOutput(call.maxBodyBytes);
+    for await (const chunk of response.body) body.push(chunk as Buffer);
+    return { ok: true, status: response.statusCode, headers: response.headers, body: body.render() };
+  } catch (error) {
+    const stopped = deadline.reason();
+    if (stopped === 'timeout') return { ok: false, code: 'TIMEOUT', message: `no complete response from ${call.method} ${redactUrl(call.url)} within ${call.timeoutMs} ms` };
+    if (stopped === 'cancelled') return { ok: false, code: 'CANCELLED', message: 'cancelled by the caller' };
+    return { ok: false, code: 'CONNECTION_FAILED', message: `${call.method} ${redactUrl(call.url)}: ${describeError(error)}` };
+  } finally {
+    deadline.clear();
+  }
+}
+
+/** The URL without any user:password part, fit for an error message. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** `base` and `path` joined as text: the base's own path is kept, and a path can never change the host. */
+export function joinUrl(base: string, path: string): string {
+  return base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`);
+}

@@ -1,0 +1,90 @@
+import { PLACEHOLDER_PATTERN, wholePlaceholder, type HttpSpec } from '../core/index.js';
+import { fillTemplate } from './argv-template.js';
+import { hasValue, parameterText, type Params } from './params.js';
+
+/** The parts of an HTTP request built from a definition, or why it could not be built. */
+export type BuiltRequest =
+  | { ok: true; method: string; path: string; headers: Record<string, string>; body?: string }
+  | { ok: false; code: 'INVALID_PARAMS' | 'EXECUTOR_MISCONFIGURED'; message: string };
+
+type Step<T> = { ok: true; value: T } | { ok: false; code: 'INVALID_PARAMS' | 'EXECUTOR_MISCONFIGURED'; message: string };
+
+// `{+p}` keeps `/` between segments but encodes each, and refuses `.` and `..` so that a path never climbs.
+function expandReserved(name: string, value: unknown): Step<string> {
+  const segments = parameterText(value).split('/');
+  if (segments.some((segment) => segment === '..' || segment === '.')) {
+    return { ok: false, code: 'INVALID_PARAMS', message: `parameter '${name}' may not contain '.' or '..' path segments` };
+  }
+  return { ok: true, value: segments.map((segment) => encodeURIComponent(segment)).join('/') };
+}
+
+/** The path template filled in: `{p}` percent-encoded whole, `{+p}` encoded segment by segment. */
+export function buildPath(template: string, params: Params): Step<string> {
+  let problem: Step<string> | undefined;
+  const path = template.replace(PLACEHOLDER_PATTERN, (_match, plus: string, name: string) => {
+    const value = params[name];
+    if (!hasValue(value) || (typeof value === 'object' && value !== null)) {
+      problem ??= { ok: false, code: 'INVALID_PARAMS', message: `the path '${template}' needs parameter '${name}' as a string or number` };
+      return '';
+    }
+    if (plus !== '+') return encodeURIComponent(parameterText(value));
+    const expanded = expandReserved(name, value);
+    if (!expanded.ok) problem ??= expanded;
+    return expanded.ok ? expanded.value : '';
+  });
+  return problem ?? { ok: true, value: path };
+}
+
+/** The query string (with its `?`) from the listed parameters; an object parameter adds each of its keys, a list repeats its key. */
+export function buildQuery(names: readonly string[], params: Params): string {
+  const query = new URLSearchParams();
+  const add = (key: string, value: unknown): void => {
+    if (!hasValue(value)) return;
+    for (const item of Array.isArray(value) ? value : [value]) query.append(key, parameterText(item));
+  };
+  for (const name of names) {
+    const value = params[name];
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      for (const [key, item] of Object.entries(value)) add(key, item);
+    } else add(name, value);
+  }
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+function buildBody(spec: HttpSpec['body'], params: Params): string | undefined {
+  if (spec === undefined) return undefined;
+  if (typeof spec === 'string') {
+    const name = wholePlaceholder(spec);
+    return name === undefined || params[name] === undefined ? undefined : JSON.stringify(params[name]);
+  }
+  const body: Params = {};
+  for (const name of spec) if (params[name] !== undefined) body[name] = params[name];
+  return JSON.stringify(body);
+}
+
+function buildMethod(template: string | undefined, params: Params): Step<string> {
+  const filled = fillTemplate(template ?? 'GET', params);
+  const method = filled.ok ? filled.text.toUpperCase() : '';
+  if (!/^[A-Z]+$/.test(method)) {
+    return { ok: false, code: 'INVALID_PARAMS', message: `the HTTP method must be letters only, e.g. GET; got '${filled.ok ? filled.text : template}'` };
+  }
+  return { ok: true, value: method };
+}
+
+/** Builds method, path with query, headers and JSON body of an `hldp-api` call. */
+export function buildHttpRequest(spec: HttpSpec, params: Params): BuiltRequest {
+  const method = buildMethod(spec.method, params);
+  if (!method.ok) return method;
+  const path = buildPath(spec.path, params);
+  if (!path.ok) return path;
+  const headers: Record<string, string> = {};
+  for (const [name, template] of Object.entries(spec.headers ?? {})) {
+    const filled = fillTemplate(template, params);
+    if (filled.ok) headers[name.toLowerCase()] = filled.text;
+  }
+  const body = buildBody(spec.body, params);
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const built = { ok: true as const, method: method.value, path: path.value + buildQuery(spec.query ?? [], params), headers };
+  return body === undefined ? built : { ...built, body };
+}

@@ -1,0 +1,20 @@
+import type { ExecutionResult } from '../core/index.js';
+
+/** What stands in for a secret found in a result. */
+export const REDACTED = '[REDACTED]';
+
+// Short values would blank out ordinary words; a real token is longer than this.
+const SHORTEST_SECRET = 8;
+
+/** The result with every occurrence of a secret in `output`, `error` and `stderr` replaced by `[REDACTED]`. */
+export function redactSecrets(result: ExecutionResult, secrets: readonly string[]): ExecutionResult {
+  const applicable = [...new Set(secrets)].filter((secret) => secret.length >= SHORTEST_SECRET).sort((a, b) => b.length - a.length);
+  if (applicable.length === 0) return result;
+  const scrub = (text: string): string => applicable.reduce((scrubbed, secret) => scrubbed.split(secret).join(REDACTED), text);
+  return {
+    ...result,
+    output: scrub(result.output),
+    stderr: scrub(result.stderr),
+    error: result.error === null ? null : scrub(result.error),
+  };
+}

@@ -1,0 +1,76 @@
+import { lstat, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { ErrorCode } from '../core/index.js';
+
+/** A path resolved inside a root, or why it was refused. */
+export type RootPath =
+  | { ok: true; /** absolute, symlinks resolved */ path: string; /** resolved root */ root: string }
+  | { ok: false; code: Extract<ErrorCode, 'PATH_OUTSIDE_ROOT' | 'IO_ERROR'>; message: string };
+
+/** Options of {@link resolveInsideRoot}. */
+export interface ResolveOptions {
+  /** accept a path that does not exist yet (to be created), as long as its nearest existing parent is inside */
+  allowMissing?: boolean;
+}
+
+function isInside(root: string, candidate: string): boolean {
+  return candidate === root || candidate.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+function outside(requested: string): RootPath {
+  return {
+    ok: false,
+    code: 'PATH_OUTSIDE_ROOT',
+    message: `path '${requested}' leads outside the root; give a path relative to the root without '..' and without symlinks that point out of it`,
+  };
+}
+
+function errnoOf(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/**
+ * Resolves `requested` (relative to `root`, or absolute) and refuses it unless it stays inside the root
+ * after `..` and every symlink are resolved.
+ */
+export async function resolveInsideRoot(root: string, requested: string, options: ResolveOptions = {}): Promise<RootPath> {
+  if (requested.includes('\0')) return outside(requested.replaceAll('\0', '\\0'));
+  const realRoot = await realpath(root);
+  const base = resolve(root);
+  const candidate = isAbsolute(requested) ? resolve(requested) : resolve(realRoot, requested);
+  // a lexical check first, so that '..' and foreign absolute paths are refused before touching the disk
+  if (!isInside(realRoot, candidate) && !isInside(base, candidate)) return outside(requested);
+  try {
+    const real = await realpath(candidate);
+    return isInside(realRoot, real) ? { ok: true, path: real, root: realRoot } : outside(requested);
+  } catch (error) {
+    if (errnoOf(error) !== 'ENOENT') return { ok: false, code: 'IO_ERROR', message: String((error as Error).message) };
+    if (!options.allowMissing) return { ok: false, code: 'IO_ERROR', message: `ENOENT: no such file or directory: '${requested}'` };
+    return resolveMissing(realRoot, candidate, requested);
+  }
+}
+
+// The nearest existing parent decides where a new file lands; a dangling symlink on the way could point anywhere.
+async function resolveMissing(realRoot: string, candidate: string, requested: string): Promise<RootPath> {
+  let existing = candidate;
+  const missing: string[] = [];
+  for (;;) {
+    try {
+      await lstat(existing);
+      break;
+    } catch (error) {
+      if (errnoOf(error) !== 'ENOENT') return { ok: false, code: 'IO_ERROR', message: String((error as Error).message) };
+      missing.unshift(relative(dirname(existing), existing));
+      existing = dirname(existing);
+    }
+  }
+  let realExisting: string;
+  try {
+    realExisting = await realpath(existing);
+  } catch {
+    // it exists for lstat but not for realpath: a symlink whose target is missing
+    return outside(requested);
+  }
+  const path = join(realExisting, ...missing);
+  return isInside(realRoot, realExisting) && isInside(realRoot, path) ? { ok: true, path, root: realRoot } : outside(requested);
+}

@@ -1,0 +1,103 @@
+import { stat } from 'node:fs/promises';
+import type { ArgvTemplate, ExecutionResult, ShellSpec, ToolDefinition } from '../core/index.js';
+import { buildArgv, fillTemplate } from './argv-template.js';
+import type { ShellConfig } from './execution-context.js';
+import { failedResult } from './execution-result.js';
+import { isCodeBearingVariable, minimalEnvironment } from './minimal-env.js';
+import { hasValue, parameterText, withDefaults, type Params } from './params.js';
+import { resolveInsideRoot } from './root-path.js';
+import { runProcess } from './run-process.js';
+
+/** A command ready to spawn, or the failure that stopped it being built. */
+type Command = { ok: true; file: string; args: string[] } | { ok: false; result: ExecutionResult };
+
+/** The variable a script reads a parameter from: `HLDP_PARAM_` and the name in capitals, other signs as `_`. */
+export function scriptVariableName(parameter: string): string {
+  return `HLDP_PARAM_${parameter.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}`;
+}
+
+function pickTemplate(spec: ShellSpec, params: Params, start: number): { ok: true; template: ArgvTemplate } | { ok: false; result: ExecutionResult } {
+  const argv = spec.argv!;
+  if (Array.isArray(argv)) return { ok: true, template: argv };
+  if (spec.select === undefined) {
+    return { ok: false, result: failedResult('EXECUTOR_MISCONFIGURED', 'shell.argv is a map of templates but shell.select names no parameter to pick one', start) };
+  }
+  const choice = params[spec.select];
+  const template = typeof choice === 'string' || typeof choice === 'number' ? argv[String(choice)] : undefined;
+  if (template) return { ok: true, template };
+  const choices = Object.keys(argv).join(', ');
+  return { ok: false, result: failedResult('INVALID_PARAMS', `parameter '${spec.select}' must be one of: ${choices}; got ${JSON.stringify(choice)}`, start) };
+}
+
+function buildCommand(spec: ShellSpec, params: Params, start: number): Command {
+  if (spec.script !== undefined) return { ok: true, file: 'sh', args: ['-c', spec.script] };
+  if (spec.argv === undefined) return { ok: false, result: failedResult('EXECUTOR_MISCONFIGURED', 'the shell spec has neither argv nor script; give exactly one', start) };
+  const picked = pickTemplate(spec, params, start);
+  if (!picked.ok) return picked;
+  const built = buildArgv(picked.template, params);
+  if (!built.ok) return { ok: false, result: failedResult('EXECUTOR_MISCONFIGURED', built.message, start) };
+  const [file, ...args] = built.argv;
+  return { ok: true, file: file!, args };
+}
+
+function buildEnvironment(spec: ShellSpec, params: Params, config: ShellConfig): { ok: true; env: Record<string, string> } | { ok: false; message: string } {
+  const overrides: Record<string, string> = {};
+  for (const [name, template] of Object.entries(spec.env ?? {})) {
+    const filled = fillTemplate(template, params);
+    if (!filled.ok) continue;
+    if (filled.text !== template && isCodeBearingVariable(name)) {
+      return { ok: false, message: `shell.env '${name}' may not take a parameter: its value would be run as code or pick the program` };
+    }
+    overrides[name] = filled.text;
+  }
+  if (spec.script !== undefined) {
+    for (const [name, value] of Object.entries(params)) {
+      if (hasValue(value)) overrides[scriptVariableName(name)] = parameterText(value);
+    }
+  }
+  return { ok: true, env: minimalEnvironment(overrides, config.inheritEnv) };
+}
+
+async function resolveWorkingDirectory(
+  spec: ShellSpec,
+  params: Params,
+  root: string,
+  start: number,
+): Promise<{ ok: true; cwd: string } | { ok: false; result: ExecutionResult }> {
+  const filled = spec.cwd === undefined ? undefined : fillTemplate(spec.cwd, params);
+  // a cwd whose placeholders have no value falls back to the root, as an optional group would
+  const requested = filled?.ok ? filled.text : '.';
+  const resolved = await resolveInsideRoot(root, requested);
+  if (!resolved.ok) return { ok: false, result: failedResult(resolved.code, resolved.message, start) };
+  const info = await stat(resolved.path).catch(() => undefined);
+  if (!info?.isDirectory()) return { ok: false, result: failedResult('IO_ERROR', `ENOTDIR: working directory '${requested}' is not a folder`, start) };
+  return { ok: true, cwd: resolved.path };
+}
+
+/** Runs a `shell` tool: an argv template (no shell at all) or a fixed `sh -c` script reading params from the environment. */
+export async function executeShell(
+  tool: ToolDefinition,
+  rawParams: Params,
+  config: ShellConfig | undefined,
+  signal?: AbortSignal,
+): Promise<ExecutionResult> {
+  const start = performance.now();
+  if (!config) return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' runs on the shell executor, but no shell root is configured; set shell.root in the gateway config`, start);
+  if (!tool.shell) return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' has executor 'shell' but no shell section; add shell.argv or shell.script to its TOOL.hdlp`, start);
+  const params = withDefaults(tool.params_schema, rawParams);
+  const command = buildCommand(tool.shell, params, start);
+  if (!command.ok) return command.result;
+  const environment = buildEnvironment(tool.shell, params, config);
+  if (!environment.ok) return failedResult('EXECUTOR_MISCONFIGURED', environment.message, start);
+  const directory = await resolveWorkingDirectory(tool.shell, params, config.root, start);
+  if (!directory.ok) return directory.result;
+  return runProcess({
+    file: command.file,
+    args: command.args,
+    cwd: directory.cwd,
+    env: environment.env,
+    timeoutMs: tool.constraints.timeout_ms,
+    maxOutputBytes: tool.constraints.max_output_bytes,
+    signal,
+  });
+}
