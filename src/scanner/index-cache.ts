@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ScanEntry } from './build-index.js';
+import { TOOL_SCHEMA_URL } from './tool-schema.js';
+import { readFileSync } from 'node:fs';
+
+/** One scan as stored on disk: enough to rebuild the index without parsing anything. */
+export interface CachedScan {
+  parser: string;
+  source: string;
+  commit: string;
+  scanned_at: string;
+  entries: ScanEntry[];
+}
+
+/** Indexes kept per source; older ones are pruned. */
+const KEEP = 3;
+
+// a cache written by another schema or parser version must not be trusted
+const PARSER_VERSION = createHash('sha1')
+  .update(readFileSync(TOOL_SCHEMA_URL))
+  .update(readFileSync(new URL('../../package.json', import.meta.url)))
+  .digest('hex')
+  .slice(0, 12);
+
+/** Scans cached on disk per source and commit, so a restart with an unchanged repository parses nothing. */
+export class IndexCache {
+  constructor(private readonly dir: string) {}
+
+  /** The scan of that commit, if cached by this parser version. */
+  async load(commit: string): Promise<CachedScan | undefined> {
+    return this.read(join(this.dir, `${fileName(commit)}.json`));
+  }
+
+  /** The most recently written scan, whatever its commit: the base for an incremental rescan after a restart. */
+  async latest(): Promise<CachedScan | undefined> {
+    let names: string[];
+    try {
+      names = (await readdir(this.dir)).filter((name) => name.endsWith('.json'));
+    } catch {
+      return undefined;
+    }
+    const dated = await Promise.all(names.map(async (name) => ({ name, time: (await stat(join(this.dir, name))).mtimeMs })));
+    dated.sort((a, b) => b.time - a.time);
+    return dated[0] ? this.read(join(this.dir, dated[0].name)) : undefined;
+  }
+
+  /** Writes atomically (temp file + rename), then prunes old scans. */
+  async save(scan: Omit<CachedScan, 'parser'>): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    const target = join(this.dir, `${fileName(scan.commit)}.json`);
+    const temporary = `${target}.${process.pid}.tmp`;
+    await writeFile(temporary, JSON.stringify({ parser: PARSER_VERSION, ...scan }));
+    await rename(temporary, target);
+    await this.prune();
+  }
+
+  private async read(path: string): Promise<CachedScan | undefined> {
+    try {
+      const scan = JSON.parse(await readFile(path, 'utf8')) as CachedScan;
+      return scan.parser === PARSER_VERSION ? scan : undefined;
+    } catch {
+      // missing or torn: a cache miss, never an error
+      return undefined;
+    }
+  }
+
+  private async prune(): Promise<void> {
+    const names = (await readdir(this.dir)).filter((name) => name.endsWith('.json'));
+    if (names.length <= KEEP) return;
+    const dated = await Promise.all(names.map(async (name) => ({ name, time: (await stat(join(this.dir, name))).mtimeMs })));
+    dated.sort((a, b) => b.time - a.time);
+    await Promise.all(dated.slice(KEEP).map(({ name }) => rm(join(this.dir, name), { force: true })));
+  }
+}
+
+function fileName(commit: string): string {
+  return commit.replace(/[^A-Za-z0-9]/g, '_');
+}

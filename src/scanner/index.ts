@@ -1,0 +1,6 @@
+// Repository sources (folder, git via isomorphic-git), parsing and validation of TOOL.hdlp, the index and its cache.
+export { Scanner, scanOnce } from './scanner.js';
+export { defaultCacheDir, type RepositoryOptions } from './open-source.js';
+export { parseToolDefinition, MAX_DEFINITION_BYTES, type DefinitionFile, type ParsedDefinition } from './parse-tool-definition.js';
+export { ScanError, type ScanErrorCode } from './scan-error.js';
+export { TOOL_SCHEMA_URL } from './tool-schema.js';

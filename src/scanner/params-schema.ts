@@ -1,0 +1,81 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { JsonSchema } from '../core/index.js';
+import { splitInstancePath } from './yaml-locator.js';
+import type { SchemaProblem } from './tool-schema.js';
+
+/** Every keyword of JSON Schema 2020-12 (plus `definitions`): anything else in a params schema is a typo. */
+const KNOWN_KEYWORDS = new Set([
+  '$schema', '$id', '$ref', '$anchor', '$dynamicRef', '$dynamicAnchor', '$vocabulary', '$comment', '$defs', 'definitions',
+  'prefixItems', 'items', 'contains', 'additionalProperties', 'properties', 'patternProperties', 'dependentSchemas',
+  'propertyNames', 'if', 'then', 'else', 'allOf', 'anyOf', 'oneOf', 'not', 'unevaluatedItems', 'unevaluatedProperties',
+  'type', 'const', 'enum', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength',
+  'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'maxContains', 'minContains', 'maxProperties',
+  'minProperties', 'required', 'dependentRequired', 'title', 'description', 'default', 'deprecated', 'readOnly',
+  'writeOnly', 'examples', 'format', 'contentEncoding', 'contentMediaType', 'contentSchema',
+]);
+const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const SCHEMA_KEYWORDS = new Set([
+  'items', 'contains', 'additionalProperties', 'propertyNames', 'if', 'then', 'else', 'not',
+  'unevaluatedItems', 'unevaluatedProperties', 'contentSchema',
+]);
+const SCHEMA_LIST_KEYWORDS = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
+
+/** A params schema turned into real JSON Schema, with problems located in the `TOOL.hdlp` text. */
+export interface NormalisedParams {
+  schema: JsonSchema;
+  problems: SchemaProblem[];
+}
+
+// one meta-schema validator for every definition: compiling per tool would cost milliseconds each
+const metaValidator = new Ajv2020({ strict: false, validateFormats: false });
+
+/** Turns the spec's shorthand `{param: {type, required, description, ...}}` (or a full object schema) into JSON Schema. */
+export function normaliseParamsSchema(written: Record<string, unknown>): NormalisedParams {
+  const shorthand = written.type !== 'object';
+  const schema = shorthand ? fromShorthand(written) : { ...written };
+  // where a problem in the normalised schema sits in the written one
+  const toWritten = (path: Array<string | number>): Array<string | number> =>
+    shorthand && path[0] === 'properties' ? ['params_schema', ...path.slice(1)] : ['params_schema', ...path];
+  const problems: SchemaProblem[] = [];
+  for (const unknown of unknownKeywords(schema, [])) {
+    problems.push({
+      path: toWritten(unknown),
+      atKey: true,
+      message: `unknown JSON Schema keyword '${String(unknown.at(-1))}' in 'params_schema'`,
+    });
+  }
+  if (!metaValidator.validateSchema(schema)) {
+    for (const error of metaValidator.errors ?? []) {
+      const path = toWritten(splitInstancePath(error.instancePath));
+      problems.push({ path, atKey: false, message: `'${path.join('.')}' is not valid JSON Schema: ${error.message ?? 'invalid'}` });
+    }
+  }
+  return { schema, problems };
+}
+
+function fromShorthand(written: Record<string, unknown>): JsonSchema {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const [name, declaration] of Object.entries(written)) {
+    const { required: isRequired, ...keywords } = declaration as Record<string, unknown>;
+    if (isRequired === true) required.push(name);
+    properties[name] = keywords;
+  }
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
+function unknownKeywords(schema: unknown, path: Array<string | number>): Array<Array<string | number>> {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return [];
+  const found: Array<Array<string | number>> = [];
+  for (const [keyword, value] of Object.entries(schema)) {
+    const here = [...path, keyword];
+    if (!KNOWN_KEYWORDS.has(keyword)) found.push(here);
+    else if (SCHEMA_KEYWORDS.has(keyword)) found.push(...unknownKeywords(value, here));
+    else if (SCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value)) {
+      value.forEach((item, index) => found.push(...unknownKeywords(item, [...here, index])));
+    } else if (SCHEMA_MAP_KEYWORDS.has(keyword) && value && typeof value === 'object') {
+      for (const [name, item] of Object.entries(value)) found.push(...unknownKeywords(item, [...here, name]));
+    }
+  }
+  return found;
+}

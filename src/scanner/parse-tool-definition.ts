@@ -1,0 +1,134 @@
+import { LineCounter, parseDocument } from 'yaml';
+import {
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  type Diagnostic,
+  type DiagnosticCode,
+  type ExecutorName,
+  type ToolDefinition,
+} from '../core/index.js';
+import { normaliseParamsSchema } from './params-schema.js';
+import { checkTemplates } from './template-checks.js';
+import { checkToolShape, type SchemaProblem } from './tool-schema.js';
+import { YamlLocator, type Position } from './yaml-locator.js';
+
+/** A definition larger than this is refused unread: no tool needs 256 KiB of YAML. */
+export const MAX_DEFINITION_BYTES = 256 * 1024;
+
+/** One `TOOL.hdlp` as read from a source. */
+export interface DefinitionFile {
+  /** path shown in diagnostics, e.g. `tools/git-ops/TOOL.hdlp` */
+  path: string;
+  /** the name of the folder it sits in, which `name` must equal */
+  folder: string;
+  /** the source's id for this tool's content (tree or blob oid) */
+  oid: string;
+  content: Uint8Array;
+}
+
+/** The definition if it is valid, and every problem found either way. */
+export interface ParsedDefinition {
+  tool: ToolDefinition | null;
+  diagnostics: Diagnostic[];
+  /** where `name` is written, so a later collision can point at it */
+  namePosition?: Position;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses and validates one `TOOL.hdlp`, pointing each problem at its line and column. */
+export function parseToolDefinition(file: DefinitionFile): ParsedDefinition {
+  const fail = (code: DiagnosticCode, message: string, line = 1, column = 1): ParsedDefinition => ({
+    tool: null,
+    diagnostics: [{ file: file.path, line, column, severity: 'error', code, message }],
+  });
+  if (file.content.byteLength > MAX_DEFINITION_BYTES) {
+    return fail('FILE_TOO_LARGE', `TOOL.hdlp is ${file.content.byteLength} bytes; the limit is ${MAX_DEFINITION_BYTES}`);
+  }
+  let text: string;
+  try {
+    text = utf8.decode(file.content);
+  } catch {
+    return fail('NOT_UTF8', 'TOOL.hdlp is not UTF-8 text');
+  }
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const locator = new YamlLocator(document, lineCounter);
+  if (document.errors.length) {
+    return {
+      tool: null,
+      diagnostics: document.errors.map((error) => {
+        const { line, column } = locator.at(error.pos[0]);
+        return { file: file.path, line, column, severity: 'error', code: 'YAML_SYNTAX', message: firstLine(error.message) };
+      }),
+    };
+  }
+  const value: unknown = document.toJS({ maxAliasCount: 100 });
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return fail('SCHEMA_VIOLATION', `TOOL.hdlp must be a YAML mapping of fields (name, display, intent, ...), got ${describe(value)}`);
+  }
+  return validateDefinition(file, value as Record<string, unknown>, locator);
+}
+
+function validateDefinition(file: DefinitionFile, value: Record<string, unknown>, locator: YamlLocator): ParsedDefinition {
+  const diagnostics: Diagnostic[] = [];
+  const report = (code: DiagnosticCode, problem: SchemaProblem, severity: Diagnostic['severity'] = 'error'): void => {
+    const { line, column } = locator.locate(problem.path, problem.atKey);
+    diagnostics.push({ file: file.path, line, column, severity, code, message: problem.message });
+  };
+  for (const problem of checkToolShape(value)) report('SCHEMA_VIOLATION', problem);
+  if (typeof value.name === 'string' && value.name !== file.folder) {
+    report('NAME_MISMATCH', {
+      path: ['name'],
+      atKey: false,
+      message: `'name' is '${value.name}' but the folder is '${file.folder}': rename one so they match`,
+    });
+  }
+  if (value.executor === 'hlpd-api') {
+    report('DEPRECATED_SPELLING', { path: ['executor'], atKey: false, message: "executor 'hlpd-api' is read as 'hldp-api'; write 'hldp-api'" }, 'warning');
+  }
+  if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return { tool: null, diagnostics };
+
+  const params = normaliseParamsSchema(value.params_schema as Record<string, unknown>);
+  for (const problem of params.problems) report('INVALID_PARAMS_SCHEMA', problem);
+  for (const problem of checkTemplates(value, params.schema)) report('UNKNOWN_PLACEHOLDER', problem);
+  if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return { tool: null, diagnostics };
+  return { tool: toDefinition(file, value, params.schema), diagnostics, namePosition: locator.locate(['name']) };
+}
+
+function toDefinition(file: DefinitionFile, value: Record<string, unknown>, paramsSchema: Record<string, unknown>): ToolDefinition {
+  const written = value as unknown as ToolDefinition & { constraints?: Partial<ToolDefinition['constraints']> };
+  const tool: ToolDefinition = {
+    name: written.name,
+    display: written.display,
+    intent: written.intent,
+    method: written.method,
+    executor: (value.executor === 'hlpd-api' ? 'hldp-api' : value.executor) as ExecutorName,
+    params_schema: paramsSchema,
+    constraints: {
+      timeout_ms: written.constraints?.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+      max_output_bytes: written.constraints?.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      require_confirm: written.constraints?.require_confirm ?? false,
+    },
+    author: written.author,
+    created: written.created,
+    why: written.why,
+    aliases: written.aliases ?? [],
+    examples: written.examples ?? [],
+    source: { path: file.path, oid: file.oid },
+  };
+  for (const key of ['group', 'output_schema', 'shell', 'gatekeeper', 'http', 'forgejo'] as const) {
+    if (written[key] !== undefined) Object.assign(tool, { [key]: written[key] });
+  }
+  return tool;
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+}
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return 'an empty document';
+  if (Array.isArray(value)) return 'a list';
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,119 @@
+import { join } from 'node:path';
+import type { Diagnostic, ToolIndex } from '../core/index.js';
+import { buildIndex, type ScanEntry } from './build-index.js';
+import { IndexCache } from './index-cache.js';
+import { openSource, type RepositoryOptions } from './open-source.js';
+import { parseToolDefinition } from './parse-tool-definition.js';
+import type { RepositorySource, Snapshot, ToolEntry } from './sources/source.js';
+
+// reads overlap object-store I/O; parsing stays on this thread
+const READ_CONCURRENCY = 16;
+
+/** Holds one repository's index and keeps it current: unchanged commit → same index; new commit → re-parse only changed folders. */
+export class Scanner {
+  readonly source: RepositorySource;
+  private readonly cache: IndexCache;
+  private index: ToolIndex | undefined;
+  private entries = new Map<string, ScanEntry>();
+  private pendingSave: Promise<void> = Promise.resolve();
+  private scanning: Promise<ToolIndex> | undefined;
+
+  constructor(options: RepositoryOptions) {
+    const { source, workDir } = openSource(options);
+    this.source = source;
+    this.cache = new IndexCache(join(workDir, 'index'));
+  }
+
+  /** The last index built, if any. */
+  get current(): ToolIndex | undefined {
+    return this.index;
+  }
+
+  /** Scans the repository; concurrent callers share one scan. Throws `ScanError` only when nothing can be served. */
+  scan(): Promise<ToolIndex> {
+    this.scanning ??= this.scanNow().finally(() => {
+      this.scanning = undefined;
+    });
+    return this.scanning;
+  }
+
+  /** Resolves once the last scan is written to the disk cache. */
+  flush(): Promise<void> {
+    return this.pendingSave;
+  }
+
+  private async scanNow(): Promise<ToolIndex> {
+    const snapshot = await this.source.snapshot();
+    if (this.index?.commit === snapshot.commit) return this.withStale(this.index, snapshot);
+    const cached = await this.cache.load(snapshot.commit);
+    let entries: ScanEntry[];
+    let scannedAt: string;
+    if (cached) {
+      ({ entries, scanned_at: scannedAt } = cached);
+    } else {
+      if (this.entries.size === 0) await this.loadLatest();
+      entries = await this.readEntries(snapshot);
+      scannedAt = new Date().toISOString();
+      const scan = { source: this.source.label, commit: snapshot.commit, scanned_at: scannedAt, entries };
+      // the index is usable now; the disk copy follows without delaying the answer
+      this.pendingSave = this.pendingSave
+        .then(() => this.cache.save(scan))
+        .catch((error: unknown) => process.emitWarning(`index cache not written: ${String(error)}`));
+    }
+    this.entries = new Map(entries.map((entry) => [entry.folder, entry]));
+    this.index = this.withStale(buildIndex(this.source.label, snapshot.commit, entries, scannedAt), snapshot);
+    return this.index;
+  }
+
+  private async loadLatest(): Promise<void> {
+    const latest = await this.cache.latest();
+    if (latest) this.entries = new Map(latest.entries.map((entry) => [entry.folder, entry]));
+  }
+
+  private async readEntries(snapshot: Snapshot): Promise<ScanEntry[]> {
+    const results: ScanEntry[] = new Array(snapshot.entries.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < snapshot.entries.length) {
+        const position = next++;
+        const entry = snapshot.entries[position]!;
+        const previous = this.entries.get(entry.folder);
+        results[position] = previous?.oid === entry.oid ? previous : await readEntry(snapshot, entry);
+      }
+    };
+    await Promise.all(Array.from({ length: READ_CONCURRENCY }, worker));
+    return results;
+  }
+
+  private withStale(index: ToolIndex, snapshot: Snapshot): ToolIndex {
+    if (snapshot.stale) return { ...index, stale: index.stale ?? snapshot.stale };
+    if (!index.stale) return index;
+    const { stale: _stale, ...fresh } = index;
+    return fresh;
+  }
+}
+
+async function readEntry(snapshot: Snapshot, entry: ToolEntry): Promise<ScanEntry> {
+  const file = await snapshot.read(entry);
+  if (isDiagnostic(file)) return { folder: entry.folder, oid: entry.oid, tool: null, diagnostics: [file] };
+  const parsed = parseToolDefinition(file);
+  return {
+    folder: entry.folder,
+    oid: entry.oid,
+    tool: parsed.tool,
+    diagnostics: parsed.diagnostics,
+    ...(parsed.namePosition ? { name_position: parsed.namePosition } : {}),
+  };
+}
+
+function isDiagnostic(value: object): value is Diagnostic {
+  return 'severity' in value;
+}
+
+/** Scans a repository once (the CLI's and the benchmarks' entry point) and waits for the cache write. */
+export async function scanOnce(repo: string, options: Omit<RepositoryOptions, 'repo'> = {}): Promise<ToolIndex> {
+  const scanner = new Scanner({ repo, ...options });
+  const index = await scanner.scan();
+  await scanner.flush();
+  return index;
+}

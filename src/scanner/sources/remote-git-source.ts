@@ -1,0 +1,133 @@
+import fs from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import git from 'isomorphic-git';
+import http from 'isomorphic-git/http/node';
+import lockfile from 'proper-lockfile';
+import { ScanError } from '../scan-error.js';
+import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
+import type { RepositorySource, Snapshot } from './source.js';
+
+/** How to reach a remote repository. */
+export interface RemoteOptions {
+  url: string;
+  /** branch; default: the remote's HEAD */
+  ref?: string;
+  /** a Forgejo access token, sent as the password of HTTP Basic auth */
+  token?: string;
+  /** where the clone is kept between runs */
+  workDir: string;
+}
+
+/** A remote over smart HTTP: a shallow, single-branch clone without checkout, kept in a cache and updated by fetch. */
+export class RemoteGitSource implements RepositorySource {
+  readonly label: string;
+  readonly cacheKey: string;
+  private readonly url: string;
+  private readonly headers: Record<string, string>;
+  private readonly store: ObjectStore;
+  private readonly dir: string;
+
+  constructor(private readonly options: RemoteOptions) {
+    const parsed = new URL(options.url);
+    const username = decodeURIComponent(parsed.username) || 'hldp';
+    const token = options.token ?? (parsed.password ? decodeURIComponent(parsed.password) : undefined);
+    parsed.username = '';
+    parsed.password = '';
+    // credentials travel in a header, never in the URL: it is stored in .git/config and shown to users
+    this.url = parsed.toString();
+    this.label = options.ref ? `${this.url}#${options.ref}` : this.url;
+    this.cacheKey = `remote:${this.label}`;
+    this.headers = token ? { Authorization: `Basic ${Buffer.from(`${username}:${token}`).toString('base64')}` } : {};
+    this.dir = join(options.workDir, 'repo');
+    this.store = { gitdir: join(this.dir, '.git'), cache: {} };
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    await mkdir(this.options.workDir, { recursive: true });
+    // two processes updating one clone at once would corrupt it: hold a lock across fetch and read
+    const release = await lockfile.lock(this.options.workDir, { retries: { retries: 600, minTimeout: 50, maxTimeout: 200 }, stale: 60_000 });
+    try {
+      const branch = await this.localBranch();
+      if (!branch) return await this.cloneFresh();
+      return await this.update(branch);
+    } finally {
+      await release();
+    }
+  }
+
+  private async cloneFresh(): Promise<Snapshot> {
+    const capabilities = await this.call('read', () => git.getRemoteInfo2({ http, url: this.url, headers: this.requestHeaders() }));
+    const format = String((capabilities.capabilities as Record<string, unknown>)['object-format'] ?? 'sha1');
+    if (format !== 'sha1') throw this.sha256Refusal(format);
+    await this.call('clone', () =>
+      git.clone({
+        fs, http, dir: this.dir, gitdir: this.store.gitdir, url: this.url, headers: this.requestHeaders(), cache: this.store.cache,
+        singleBranch: true, depth: 1, noCheckout: true, noTags: true,
+        ...(this.options.ref ? { ref: this.options.ref } : {}),
+      }),
+    );
+    const branch = await this.localBranch();
+    const commit = await git.resolveRef({ fs, gitdir: this.store.gitdir, ref: `refs/remotes/origin/${branch}` });
+    return readGitSnapshot(this.store, commit);
+  }
+
+  private async update(branch: string): Promise<Snapshot> {
+    const local = await git.resolveRef({ fs, gitdir: this.store.gitdir, ref: `refs/remotes/origin/${branch}` });
+    let remote: string | undefined;
+    try {
+      const refs = await git.listServerRefs({ http, url: this.url, headers: this.requestHeaders(), prefix: `refs/heads/${branch}` });
+      remote = refs.find((ref) => ref.ref === `refs/heads/${branch}`)?.oid;
+    } catch (error) {
+      // unreachable: serve what was fetched last, and say so
+      const snapshot = await readGitSnapshot(this.store, local);
+      return { ...snapshot, stale: { reason: this.describe('reach', error).message, since: new Date().toISOString() } };
+    }
+    if (!remote) throw new ScanError('REF_NOT_FOUND', `branch '${branch}' no longer exists on ${this.url}`, { ref: branch });
+    if (remote === local) return readGitSnapshot(this.store, local);
+    const result = await this.call('fetch', () =>
+      git.fetch({
+        fs, http, gitdir: this.store.gitdir, url: this.url, headers: this.requestHeaders(), cache: this.store.cache,
+        ref: branch, remoteRef: branch, singleBranch: true, depth: 1, tags: false,
+      }),
+    );
+    return readGitSnapshot(this.store, result.fetchHead ?? remote);
+  }
+
+  // isomorphic-git writes into the headers it is given (Git-Protocol): a shared object would leak protocol v2 into a v1 fetch
+  private requestHeaders(): Record<string, string> {
+    return { ...this.headers };
+  }
+
+  private async localBranch(): Promise<string | undefined> {
+    if (!fs.existsSync(join(this.store.gitdir, 'HEAD'))) return undefined;
+    const format = await objectFormat(this.store.gitdir);
+    if (format !== 'sha1') throw this.sha256Refusal(format);
+    return (await git.currentBranch({ fs, gitdir: this.store.gitdir })) ?? undefined;
+  }
+
+  private async call<T>(action: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw this.describe(action, error);
+    }
+  }
+
+  private describe(action: string, error: unknown): ScanError {
+    const cause = error as { code?: string; data?: { statusCode?: number }; message?: string };
+    const status = cause.data?.statusCode;
+    if (status === 401 || status === 403) {
+      return new ScanError('AUTHENTICATION_FAILED', `cannot ${action} ${this.url}: HTTP ${status}; set a token with read access (--token, HLDP_REPO_TOKEN or repository.token in the config)`, { status });
+    }
+    if (cause.code === 'NotFoundError' && this.options.ref) {
+      return new ScanError('REF_NOT_FOUND', `branch '${this.options.ref}' does not exist on ${this.url}`, { ref: this.options.ref });
+    }
+    const detail = status ? `HTTP ${status}` : (cause.message ?? String(error));
+    return new ScanError('SOURCE_UNREACHABLE', `cannot ${action} ${this.url}: ${detail}`, { status });
+  }
+
+  private sha256Refusal(format: string): ScanError {
+    return new ScanError('UNSUPPORTED_OBJECT_FORMAT', `repository ${this.url} uses ${format} object ids; brush-holder reads SHA-1 repositories only (isomorphic-git has no SHA-256 support)`, { format });
+  }
+}

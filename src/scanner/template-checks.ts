@@ -1,0 +1,74 @@
+import { listPlaceholders, wholePlaceholder, type JsonSchema } from '../core/index.js';
+import type { SchemaProblem } from './tool-schema.js';
+
+/** The per-executor fields that may reference parameters (already shape-checked by the schema). */
+interface ExecutorFields {
+  shell?: { argv?: unknown; select?: string; env?: Record<string, string>; cwd?: string };
+  http?: { method?: string; path?: string; query?: string[]; body?: string[] | string; headers?: Record<string, string> };
+}
+
+/** Checks that every `{param}` a template names is declared, and that `select` covers its parameter's values. */
+export function checkTemplates(fields: ExecutorFields, paramsSchema: JsonSchema): SchemaProblem[] {
+  const declared = (paramsSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const problems: SchemaProblem[] = [];
+  const requireDeclared = (name: string, path: Array<string | number>, what: string): void => {
+    if (!(name in declared)) {
+      problems.push({ path, atKey: false, message: `${what} '${name}' is not a parameter in 'params_schema' (declared: ${Object.keys(declared).join(', ') || 'none'})` });
+    }
+  };
+  const checkText = (text: string, path: Array<string | number>): void => {
+    for (const placeholder of listPlaceholders(text)) requireDeclared(placeholder.name, path, 'placeholder');
+  };
+  const { shell, http } = fields;
+  if (shell) {
+    forEachArgv(shell.argv, (text, path) => checkText(text, ['shell', 'argv', ...path]));
+    for (const [key, value] of Object.entries(shell.env ?? {})) checkText(value, ['shell', 'env', key]);
+    if (shell.cwd) checkText(shell.cwd, ['shell', 'cwd']);
+    problems.push(...checkSelect(shell, declared));
+  }
+  if (http) {
+    if (http.method) checkText(http.method, ['http', 'method']);
+    if (http.path) checkText(http.path, ['http', 'path']);
+    for (const [key, value] of Object.entries(http.headers ?? {})) checkText(value, ['http', 'headers', key]);
+    (http.query ?? []).forEach((name, index) => requireDeclared(name, ['http', 'query', index], 'query parameter'));
+    if (typeof http.body === 'string') requireDeclared(wholePlaceholder(http.body) ?? http.body, ['http', 'body'], 'body parameter');
+    else (http.body ?? []).forEach((name, index) => requireDeclared(name, ['http', 'body', index], 'body parameter'));
+  }
+  return problems;
+}
+
+function forEachArgv(argv: unknown, visit: (text: string, path: Array<string | number>) => void): void {
+  const visitList = (list: unknown[], prefix: Array<string | number>): void =>
+    list.forEach((item, index) => {
+      if (typeof item === 'string') visit(item, [...prefix, index]);
+      else if (Array.isArray(item)) item.forEach((inner, innerIndex) => visit(String(inner), [...prefix, index, innerIndex]));
+    });
+  if (Array.isArray(argv)) visitList(argv, []);
+  else if (argv && typeof argv === 'object') {
+    for (const [key, list] of Object.entries(argv)) if (Array.isArray(list)) visitList(list, [key]);
+  }
+}
+
+function checkSelect(shell: NonNullable<ExecutorFields['shell']>, declared: Record<string, JsonSchema>): SchemaProblem[] {
+  const isMap = shell.argv !== undefined && !Array.isArray(shell.argv);
+  if (isMap && !shell.select) {
+    return [{ path: ['shell', 'argv'], atKey: true, message: "'shell.argv' has one template per value, so 'shell.select' must name the parameter that picks it" }];
+  }
+  if (!shell.select) return [];
+  if (!isMap) {
+    return [{ path: ['shell', 'select'], atKey: false, message: "'shell.select' needs 'shell.argv' to be a map of templates, one per value" }];
+  }
+  const parameter = declared[shell.select];
+  if (!parameter) {
+    return [{ path: ['shell', 'select'], atKey: false, message: `'shell.select' names '${shell.select}', which is not a parameter in 'params_schema'` }];
+  }
+  const values = Array.isArray(parameter.enum) ? parameter.enum.map(String) : undefined;
+  const templates = Object.keys(shell.argv as object);
+  if (!values) {
+    return [{ path: ['params_schema', shell.select], atKey: true, message: `parameter '${shell.select}' picks the argv template, so it needs an 'enum' of: ${templates.join(', ')}` }];
+  }
+  const missing = values.filter((value) => !templates.includes(value));
+  return missing.length
+    ? [{ path: ['shell', 'argv'], atKey: true, message: `'shell.argv' has no template for ${missing.map((value) => `'${value}'`).join(', ')} of parameter '${shell.select}'` }]
+    : [];
+}

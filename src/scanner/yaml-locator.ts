@@ -1,0 +1,60 @@
+import { isMap, isScalar, isSeq, type Document, type LineCounter, type Node as YamlNode } from 'yaml';
+
+/** A 1-based position in a source file. */
+export interface Position {
+  line: number;
+  column: number;
+}
+
+/** Finds where a JSON path (as ajv reports it) sits in the YAML text, so diagnostics point at the right line. */
+export class YamlLocator {
+  constructor(
+    private readonly document: Document,
+    private readonly lineCounter: LineCounter,
+  ) {}
+
+  /** Position of the value at `path`, or of its key when `key` is set; falls back to the nearest ancestor. */
+  locate(path: ReadonlyArray<string | number>, key = false): Position {
+    let node: unknown = this.document.contents;
+    let best = this.positionOf(node) ?? { line: 1, column: 1 };
+    for (let depth = 0; depth < path.length; depth++) {
+      const segment = path[depth]!;
+      const last = depth === path.length - 1;
+      if (isMap(node)) {
+        const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
+        if (!pair) return best;
+        const target = last && key ? pair.key : (pair.value ?? pair.key);
+        best = this.positionOf(target) ?? this.positionOf(pair.key) ?? best;
+        node = pair.value;
+      } else if (isSeq(node) && typeof segment === 'number') {
+        const item = node.items[segment];
+        best = this.positionOf(item) ?? best;
+        node = item;
+      } else {
+        return best;
+      }
+    }
+    return best;
+  }
+
+  /** Position of a byte offset in the text. */
+  at(offset: number): Position {
+    const { line, col } = this.lineCounter.linePos(offset);
+    return { line, column: col };
+  }
+
+  private positionOf(node: unknown): Position | undefined {
+    const range = (node as YamlNode | undefined)?.range;
+    return range ? this.at(range[0]) : undefined;
+  }
+}
+
+/** Splits an ajv instancePath (`/a/0/b`) into segments, numbers where the segment is an index. */
+export function splitInstancePath(instancePath: string): Array<string | number> {
+  if (instancePath === '') return [];
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+}

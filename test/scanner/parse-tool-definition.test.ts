@@ -1,0 +1,136 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseToolDefinition } from '../../src/scanner/index.js';
+import { makeToolYaml } from '../helpers/git.js';
+
+const parse = (text: string, folder = 'demo') =>
+  parseToolDefinition({ path: `tools/${folder}/TOOL.hdlp`, folder, oid: 'oid-1', content: Buffer.from(text) });
+
+describe('parseToolDefinition', () => {
+  describe('when given the starter tools', () => {
+    it.each(readdirSync('native-repo/tools'))('accepts %s without diagnostics', (name) => {
+      const parsed = parseToolDefinition({
+        path: `tools/${name}/TOOL.hdlp`,
+        folder: name,
+        oid: 'x',
+        content: readFileSync(`native-repo/tools/${name}/TOOL.hdlp`),
+      });
+      expect(parsed.diagnostics).toEqual([]);
+      expect(parsed.tool?.name).toBe(name);
+    });
+  });
+
+  describe('when given the spec example', () => {
+    const spec = `name: shell-exec
+display: Shell命令执行
+intent: 在服务器上执行一条shell命令并返回结果
+method: exec
+executor: gatekeeper
+params_schema:
+  cmd: { type: string, required: true, description: "要执行的shell命令" }
+  cwd: { type: string, required: false, description: "工作目录" }
+constraints:
+  timeout_ms: 30000
+  max_output_bytes: 65536
+  require_confirm: false
+author: ICE-GL-ZY001
+created: 2026-05-31
+why: 铸渊需要通过gatekeeper执行服务器命令。这是所有系统操作的基础工具。
+`;
+    it('turns the shorthand params into a real JSON Schema', () => {
+      const { tool } = parse(spec, 'shell-exec');
+      expect(tool?.params_schema).toEqual({
+        type: 'object',
+        properties: {
+          cmd: { type: 'string', description: '要执行的shell命令' },
+          cwd: { type: 'string', description: '工作目录' },
+        },
+        required: ['cmd'],
+        additionalProperties: false,
+      });
+    });
+
+    it('keeps every field of §7 and records where it came from', () => {
+      const { tool } = parse(spec, 'shell-exec');
+      expect(tool).toMatchObject({
+        name: 'shell-exec',
+        display: 'Shell命令执行',
+        executor: 'gatekeeper',
+        method: 'exec',
+        author: 'ICE-GL-ZY001',
+        created: '2026-05-31',
+        constraints: { timeout_ms: 30000, max_output_bytes: 65536, require_confirm: false },
+        source: { path: 'tools/shell-exec/TOOL.hdlp', oid: 'oid-1' },
+      });
+    });
+  });
+
+  describe('when constraints are omitted', () => {
+    it('fills the defaults: 30 s, 64 KiB, no confirmation', () => {
+      const { tool } = parse(makeToolYaml('demo'));
+      expect(tool?.constraints).toEqual({ timeout_ms: 30000, max_output_bytes: 65536, require_confirm: false });
+    });
+  });
+
+  describe('when the executor is spelled hlpd-api', () => {
+    it('reads it as hldp-api and warns at the executor line', () => {
+      const parsed = parse(makeToolYaml('demo', { executor: 'hlpd-api', method: 'get', http: '{ path: /status }' }));
+      expect(parsed.tool?.executor).toBe('hldp-api');
+      expect(parsed.diagnostics).toEqual([
+        expect.objectContaining({ severity: 'warning', code: 'DEPRECATED_SPELLING', line: 5, column: 11 }),
+      ]);
+    });
+  });
+
+  describe('when a full JSON Schema is given', () => {
+    it('keeps it as written', () => {
+      const schema = '{ type: object, properties: { q: { type: string } }, required: [q] }';
+      const { tool } = parse(makeToolYaml('demo', { params_schema: schema }));
+      expect(tool?.params_schema).toEqual({ type: 'object', properties: { q: { type: 'string' } }, required: ['q'] });
+    });
+  });
+
+  describe('when the definition is broken', () => {
+    it.each([
+      ['not YAML', 'name: demo\ndisplay: [unclosed\nintent: x\n', 'YAML_SYNTAX', 3, /Flow sequence/],
+      ['a duplicate key', 'name: demo\nname: other\n', 'YAML_SYNTAX', 2, /unique/],
+      ['a scalar document', 'just some text', 'SCHEMA_VIOLATION', 1, /must be a YAML mapping/],
+      ['an unknown field', makeToolYaml('demo') + 'colour: red\n', 'SCHEMA_VIOLATION', 10, /unknown field 'colour'; allowed: name, display/],
+      ['a missing why', makeToolYaml('demo').replace(/^why:.*\n/m, ''), 'SCHEMA_VIOLATION', 1, /missing required field 'why'/],
+      ['a missing author', makeToolYaml('demo').replace(/^author:.*\n/m, ''), 'SCHEMA_VIOLATION', 1, /missing required field 'author'/],
+      ['a wrong type', makeToolYaml('demo') + 'constraints:\n  timeout_ms: "5s"\n', 'SCHEMA_VIOLATION', 11, /'constraints.timeout_ms' must be integer/],
+      ['an unknown executor', makeToolYaml('demo', { executor: 'ssh' }), 'SCHEMA_VIOLATION', 5, /'executor' must be one of: shell, gatekeeper, hldp-api, git-forgejo$/],
+      ['a name with a space', makeToolYaml('demo', { name: 'my tool' }), 'SCHEMA_VIOLATION', 1, /'name' must be ASCII letters/],
+      ['a name unlike its folder', makeToolYaml('other'), 'NAME_MISMATCH', 1, /'name' is 'other' but the folder is 'demo'/],
+      ['a date that is not ISO', makeToolYaml('demo', { created: 'yesterday' }), 'SCHEMA_VIOLATION', 8, /ISO date/],
+      ['a param type typo', makeToolYaml('demo', { params_schema: '\n  q: { type: strng }' }), 'SCHEMA_VIOLATION', 7, /'params_schema.q.type' must be a JSON Schema type/],
+      ['a JSON Schema keyword typo', makeToolYaml('demo', { params_schema: '\n  q: { type: string, requird: true }' }), 'INVALID_PARAMS_SCHEMA', 7, /unknown JSON Schema keyword 'requird'/],
+      ['an invalid JSON Schema value', makeToolYaml('demo', { params_schema: '\n  q: { type: string, minLength: -1 }' }), 'INVALID_PARAMS_SCHEMA', 7, /'params_schema.q.minLength' is not valid JSON Schema/],
+      ['a shell tool without argv or script', makeToolYaml('demo', { executor: 'shell' }), 'SCHEMA_VIOLATION', 1, /missing required field 'shell'/],
+      ['a shell tool with both argv and script', makeToolYaml('demo', { executor: 'shell', shell: '{ argv: [ls], script: ls }' }), 'SCHEMA_VIOLATION', 10, /exactly one of: 'argv', 'script'/],
+      ['a placeholder for no parameter', makeToolYaml('demo', { executor: 'shell', shell: '{ argv: [ls, "{dir}"] }' }), 'UNKNOWN_PLACEHOLDER', 10, /placeholder 'dir' is not a parameter/],
+      ['a select without enum', makeToolYaml('demo', { executor: 'shell', params_schema: '{ op: { type: string } }', shell: '{ select: op, argv: { a: [ls] } }' }), 'UNKNOWN_PLACEHOLDER', 6, /needs an 'enum'/],
+    ])('reports %s with its line and reason', (_case, text, code, line, message) => {
+      const parsed = parse(text);
+      expect(parsed.tool).toBeNull();
+      const error = parsed.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
+      expect(error).toMatchObject({ file: 'tools/demo/TOOL.hdlp', code, line });
+      expect(error?.message).toMatch(message);
+    });
+
+    it('refuses a file that is not UTF-8', () => {
+      const parsed = parseToolDefinition({ path: 'tools/demo/TOOL.hdlp', folder: 'demo', oid: 'x', content: Uint8Array.from([0xff, 0xfe, 0x00, 0x41]) });
+      expect(parsed.diagnostics[0]).toMatchObject({ code: 'NOT_UTF8', line: 1, column: 1 });
+    });
+
+    it('refuses an oversized file without parsing it', () => {
+      const parsed = parse(makeToolYaml('demo') + `why2: ${'x'.repeat(300 * 1024)}\n`);
+      expect(parsed.diagnostics[0]).toMatchObject({ code: 'FILE_TOO_LARGE' });
+    });
+
+    it('stops a YAML alias bomb', () => {
+      const bomb = 'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n';
+      expect(() => parse(bomb)).not.toThrow(RangeError);
+    });
+  });
+});

@@ -1,0 +1,132 @@
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Scanner, scanOnce } from '../../src/scanner/index.js';
+import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let server: GitHttpServer | undefined;
+let cacheDir: string;
+let work: string;
+
+/** A bare repository `tools.git` served over smart HTTP, and a clone to push from. */
+async function servedRepository(options: { token?: string; objectFormat?: 'sha1' | 'sha256' } = {}): Promise<string> {
+  const projectRoot = join(temp.path, 'served');
+  await initRepository(join(projectRoot, 'tools.git'), { bare: true, ...(options.objectFormat ? { objectFormat: options.objectFormat } : {}) });
+  server = await startGitHttpServer({ projectRoot, ...(options.token ? { token: options.token } : {}) });
+  const url = `${server.url}/tools.git`;
+  work = await initRepository(join(temp.path, 'work'), options.objectFormat ? { objectFormat: options.objectFormat } : {});
+  const pushUrl = options.token ? url.replace('http://', `http://pusher:${options.token}@`) : url;
+  await git(work, 'remote', 'add', 'origin', pushUrl);
+  return url;
+}
+
+/** Commits in the work clone and pushes over smart HTTP. */
+async function push(files: Record<string, string | null>): Promise<string> {
+  const commit = await commitFiles(work, files);
+  await git(work, 'push', '-q', 'origin', 'main');
+  return commit;
+}
+
+beforeEach(async () => {
+  temp = await makeTempDir();
+  cacheDir = join(temp.path, 'cache');
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await temp.cleanup();
+});
+
+describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
+  it('clones, then sees a pushed tool, a deleted tool and a broken tool on each rescan', async () => {
+    const url = await servedRepository();
+    const first = await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+    const scanner = new Scanner({ repo: url, cacheDir });
+    const initial = await scanner.scan();
+    expect(initial.commit).toBe(first);
+    expect(initial.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
+
+    const second = await push({ 'tools/gamma/TOOL.hdlp': makeToolYaml('gamma') });
+    const added = await scanner.scan();
+    expect(added.commit).toBe(second);
+    expect(added.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta', 'gamma']);
+
+    await push({ 'tools/beta/TOOL.hdlp': null });
+    const deleted = await scanner.scan();
+    expect(deleted.tools.map((tool) => tool.name)).toEqual(['alpha', 'gamma']);
+
+    await push({ 'tools/alpha/TOOL.hdlp': 'name: alpha\ndisplay: [broken\n' });
+    const broken = await scanner.scan();
+    expect(broken.tools.map((tool) => tool.name)).toEqual(['gamma']);
+    expect(broken.errors).toEqual([expect.objectContaining({ file: 'tools/alpha/TOOL.hdlp', code: 'YAML_SYNTAX', line: 3 })]);
+    expect(broken.tools[0]).toBe(deleted.tools[1]);
+  });
+
+  it('answers an unchanged remote without fetching, and a restart without parsing', async () => {
+    const url = await servedRepository();
+    await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    const first = await scanOnce(url, { cacheDir });
+    const packsBefore = await findFiles(cacheDir, (name) => name.endsWith('.pack'));
+    const requestsBefore = server!.requests();
+    const again = await scanOnce(url, { cacheDir });
+    expect(again.scanned_at).toBe(first.scanned_at);
+    // only the ref listing (protocol v2: capabilities + ls-refs), and no new pack fetched
+    expect(server!.requests() - requestsBefore).toBe(2);
+    expect(await findFiles(cacheDir, (name) => name.endsWith('.pack'))).toEqual(packsBefore);
+  });
+
+  describe('when the remote becomes unreachable', () => {
+    it('keeps serving the last fetched index, marked stale with the reason', async () => {
+      const url = await servedRepository();
+      await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+      const scanner = new Scanner({ repo: url, cacheDir });
+      await scanner.scan();
+      await server!.close();
+      server = undefined;
+      const stale = await scanner.scan();
+      expect(stale.tools.map((tool) => tool.name)).toEqual(['alpha']);
+      expect(stale.stale?.reason).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+\/tools\.git/);
+
+      const restarted = await scanOnce(url, { cacheDir });
+      expect(restarted.stale).toBeDefined();
+      expect(restarted.tools.map((tool) => tool.name)).toEqual(['alpha']);
+    });
+
+    it('fails clearly when nothing was ever fetched', async () => {
+      const url = await servedRepository();
+      await server!.close();
+      server = undefined;
+      await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: 'SOURCE_UNREACHABLE', message: expect.stringContaining('cannot read') });
+    });
+  });
+
+  describe('when the remote needs a token', () => {
+    it('refuses without one and reads with one, never storing it in the clone or the label', async () => {
+      const url = await servedRepository({ token: 's3cret-token' });
+      await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+      await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: 'AUTHENTICATION_FAILED' });
+      const index = await scanOnce(url, { cacheDir, token: 's3cret-token' });
+      expect(index.tools.map((tool) => tool.name)).toEqual(['alpha']);
+      expect(index.source).not.toContain('s3cret');
+      const configs = await findFiles(cacheDir, (name) => name === 'config');
+      expect(configs.length).toBeGreaterThan(0);
+      for (const config of configs) expect(await readFile(config, 'utf8')).not.toContain('s3cret');
+    });
+  });
+
+  it('refuses a SHA-256 remote clearly', async () => {
+    const url = await servedRepository({ objectFormat: 'sha256' });
+    await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: 'UNSUPPORTED_OBJECT_FORMAT' });
+  });
+});
+
+async function findFiles(root: string, wanted: (name: string) => boolean): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(root, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && wanted(entry.name)) found.push(join(entry.parentPath, entry.name));
+  }
+  return found.sort();
+}

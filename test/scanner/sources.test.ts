@@ -1,0 +1,160 @@
+import { mkdir, readFile, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Scanner, ScanError, scanOnce } from '../../src/scanner/index.js';
+import { commitFiles, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let cacheDir: string;
+
+beforeEach(async () => {
+  temp = await makeTempDir();
+  cacheDir = join(temp.path, 'cache');
+});
+afterEach(() => temp.cleanup());
+
+describe('Scanner on a plain folder', () => {
+  it('loads every valid tool, sorted by name', async () => {
+    const root = join(temp.path, 'repo');
+    await writeFiles(root, { 'tools/zeta/TOOL.hdlp': makeToolYaml('zeta'), 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    const index = await scanOnce(root, { cacheDir });
+    expect(index.tools.map((tool) => tool.name)).toEqual(['alpha', 'zeta']);
+    expect(index.commit).toMatch(/^folder:[0-9a-f]{40}$/);
+  });
+
+  describe('when one definition is broken', () => {
+    it('reports it with path, line and reason while the others load', async () => {
+      const root = join(temp.path, 'repo');
+      await writeFiles(root, {
+        'tools/good/TOOL.hdlp': makeToolYaml('good'),
+        'tools/bad/TOOL.hdlp': makeToolYaml('bad', { executor: 'telepathy' }),
+      });
+      const index = await scanOnce(root, { cacheDir });
+      expect(index.tools.map((tool) => tool.name)).toEqual(['good']);
+      expect(index.errors).toEqual([expect.objectContaining({ file: 'tools/bad/TOOL.hdlp', line: 5, column: 11, code: 'SCHEMA_VIOLATION' })]);
+    });
+  });
+
+  describe('when two folders differ only in case', () => {
+    it('keeps the first by path order and reports the second at its name', async () => {
+      const root = join(temp.path, 'repo');
+      await writeFiles(root, { 'tools/Tool/TOOL.hdlp': makeToolYaml('Tool'), 'tools/tool/TOOL.hdlp': makeToolYaml('tool') });
+      const index = await scanOnce(root, { cacheDir });
+      expect(index.tools.map((tool) => tool.name)).toEqual(['Tool']);
+      expect(index.errors).toEqual([
+        expect.objectContaining({ file: 'tools/tool/TOOL.hdlp', line: 1, column: 7, code: 'DUPLICATE_NAME', message: expect.stringContaining('tools/Tool/TOOL.hdlp') }),
+      ]);
+    });
+  });
+
+  describe('when an alias names another tool', () => {
+    it('ignores the alias with a warning and keeps both tools', async () => {
+      const root = join(temp.path, 'repo');
+      await writeFiles(root, {
+        'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { aliases: '[beta, first]' }),
+        'tools/beta/TOOL.hdlp': makeToolYaml('beta'),
+      });
+      const index = await scanOnce(root, { cacheDir });
+      expect(index.tools.find((tool) => tool.name === 'alpha')?.aliases).toEqual(['first']);
+      expect(index.warnings).toEqual([expect.objectContaining({ code: 'ALIAS_CONFLICT', file: 'tools/alpha/TOOL.hdlp' })]);
+    });
+  });
+
+  describe('when a folder has no TOOL.hdlp or is a symlink', () => {
+    it('warns about the empty folder and never follows the link', async () => {
+      const root = join(temp.path, 'repo');
+      const outside = join(temp.path, 'outside');
+      await writeFiles(outside, { 'TOOL.hdlp': makeToolYaml('linked') });
+      await writeFiles(root, { 'tools/real/TOOL.hdlp': makeToolYaml('real'), 'tools/empty/README.md': 'nothing' });
+      await symlink(outside, join(root, 'tools', 'linked'));
+      const index = await scanOnce(root, { cacheDir });
+      expect(index.tools.map((tool) => tool.name)).toEqual(['real']);
+      expect(index.warnings).toEqual([expect.objectContaining({ code: 'MISSING_DEFINITION', file: 'tools/empty/' })]);
+    });
+  });
+
+  describe('when the folder does not exist', () => {
+    it('throws SOURCE_NOT_FOUND naming what to pass', async () => {
+      await expect(scanOnce(join(temp.path, 'nowhere'), { cacheDir })).rejects.toMatchObject({ code: 'SOURCE_NOT_FOUND' });
+    });
+  });
+});
+
+describe('Scanner on a local git repository', () => {
+  it('reads the committed tree, not the working tree', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    const commit = await commitFiles(repo, { 'tools/committed/TOOL.hdlp': makeToolYaml('committed') });
+    await writeFiles(repo, { 'tools/uncommitted/TOOL.hdlp': makeToolYaml('uncommitted') });
+    const index = await scanOnce(repo, { cacheDir });
+    expect(index.commit).toBe(commit);
+    expect(index.tools.map((tool) => tool.name)).toEqual(['committed']);
+  });
+
+  it('reads another ref when asked', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    const first = await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one') });
+    await commitFiles(repo, { 'tools/two/TOOL.hdlp': makeToolYaml('two') });
+    const index = await scanOnce(repo, { cacheDir, ref: first });
+    expect(index.tools.map((tool) => tool.name)).toEqual(['one']);
+  });
+
+  it('finds a new tool on the next scan of the same scanner, re-reading only what changed', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one'), 'tools/two/TOOL.hdlp': makeToolYaml('two') });
+    const scanner = new Scanner({ repo, cacheDir });
+    const before = await scanner.scan();
+    await commitFiles(repo, { 'tools/three/TOOL.hdlp': makeToolYaml('three'), 'tools/two/TOOL.hdlp': makeToolYaml('two', { intent: 'changed' }) });
+    const after = await scanner.scan();
+    expect(after.tools.map((tool) => tool.name)).toEqual(['one', 'three', 'two']);
+    // an unchanged folder keeps its parsed definition; a changed one is parsed again
+    expect(after.tools[0]).toBe(before.tools[0]);
+    expect(after.tools[2]?.intent).toBe('changed');
+  });
+
+  it('refuses an empty repository with REF_NOT_FOUND', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await expect(scanOnce(repo, { cacheDir })).rejects.toMatchObject({ code: 'REF_NOT_FOUND' });
+  });
+
+  it('refuses a SHA-256 repository clearly', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'), { objectFormat: 'sha256' });
+    await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one') });
+    const error = await scanOnce(repo, { cacheDir }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ScanError);
+    expect(error).toMatchObject({ code: 'UNSUPPORTED_OBJECT_FORMAT', message: expect.stringContaining('sha256') });
+  });
+});
+
+describe('the index cache', () => {
+  it('serves a restart at an unchanged commit from disk, without parsing', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one') });
+    const first = await scanOnce(repo, { cacheDir });
+    const second = await scanOnce(repo, { cacheDir });
+    // scanned_at is set when definitions are parsed: equal means the second run parsed nothing
+    expect(second.scanned_at).toBe(first.scanned_at);
+    expect(second.tools).toEqual(first.tools);
+  });
+
+  it('ignores a torn cache file and parses again', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one') });
+    const first = await scanOnce(repo, { cacheDir });
+    const { readdir, writeFile } = await import('node:fs/promises');
+    const sources = join(cacheDir, 'sources');
+    const [sourceDir] = await readdir(sources);
+    const indexDir = join(sources, sourceDir!, 'index');
+    for (const name of await readdir(indexDir)) await writeFile(join(indexDir, name), '{"parser":');
+    const second = await scanOnce(repo, { cacheDir });
+    expect(second.tools.map((tool) => tool.name)).toEqual(['one']);
+    expect(second.scanned_at).not.toBe(first.scanned_at);
+    expect(JSON.parse(await readFile(join(indexDir, `${first.commit}.json`), 'utf8')).commit).toBe(first.commit);
+  });
+
+  it('keeps folders apart from each other', async () => {
+    await mkdir(join(temp.path, 'a', 'tools', 'x'), { recursive: true });
+    await writeFiles(temp.path, { 'a/tools/x/TOOL.hdlp': makeToolYaml('x'), 'b/tools/y/TOOL.hdlp': makeToolYaml('y') });
+    expect((await scanOnce(join(temp.path, 'a'), { cacheDir })).tools.map((tool) => tool.name)).toEqual(['x']);
+    expect((await scanOnce(join(temp.path, 'b'), { cacheDir })).tools.map((tool) => tool.name)).toEqual(['y']);
+  });
+});
