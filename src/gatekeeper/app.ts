@@ -1,0 +1,54 @@
+import express, { type Express } from 'express';
+import { pino, type Logger } from 'pino';
+import { bearerAuth } from './bearer-auth.js';
+import { errorHandler } from './error-handler.js';
+import { parseExecRequest, runMethod } from './methods.js';
+
+/** Default largest request body: room for a file of a few MiB sent to `write_file`. */
+export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+
+/** What a gatekeeper app needs. */
+export interface GatekeeperAppOptions {
+  /** resolved root folder every method stays inside */
+  root: string;
+  /** the bearer token callers must send */
+  token: string;
+  bodyLimitBytes?: number;
+  /** request log (never headers or bodies); silent by default */
+  logger?: Logger;
+}
+
+/** The gatekeeper as an express app: `POST /exec` (bearer auth) and `GET /healthz`. */
+export function createGatekeeperApp(options: GatekeeperAppOptions): Express {
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const app = express();
+  app.disable('x-powered-by');
+  app.use((request, response, next) => {
+    const start = performance.now();
+    response.on('finish', () => {
+      logger.info({ method: request.method, path: request.path, status: response.statusCode, duration_ms: Math.round(performance.now() - start) }, 'request');
+    });
+    next();
+  });
+  app.get('/healthz', (_request, response) => {
+    response.json({ ok: true });
+  });
+  app.post('/exec', bearerAuth(options.token), express.json({ limit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES }), async (request, response) => {
+    const parsed = parseExecRequest(request.body);
+    if (!parsed.ok) {
+      response.status(400).json({ code: parsed.code, error: parsed.message });
+      return;
+    }
+    // a caller that hangs up stops the run: its process group is killed
+    const hangUp = new AbortController();
+    response.on('close', () => hangUp.abort());
+    const { timeout_ms, max_output_bytes } = parsed.request;
+    const result = await runMethod(parsed.request, { root: options.root, timeoutMs: timeout_ms, maxOutputBytes: max_output_bytes, signal: hangUp.signal });
+    response.json(result);
+  });
+  app.use((request, response) => {
+    response.status(404).json({ code: 'NOT_FOUND', error: `no route ${request.method} ${request.path}; the gatekeeper serves POST /exec and GET /healthz` });
+  });
+  app.use(errorHandler(logger));
+  return app;
+}

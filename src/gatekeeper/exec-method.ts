@@ -1,0 +1,23 @@
+import { stat } from 'node:fs/promises';
+import type { ExecutionResult } from '../core/index.js';
+import { failedResult, minimalEnvironment, resolveInsideRoot, runProcess } from '../executors/index.js';
+import type { MethodContext } from './method-context.js';
+
+/** `exec {cmd, cwd?}`: `sh -c cmd` in a folder inside the root, under the shared constraint runner, with a minimal environment. */
+export async function execMethod(params: { cmd: string; cwd?: string }, context: MethodContext): Promise<ExecutionResult> {
+  const start = performance.now();
+  const resolved = await resolveInsideRoot(context.root, params.cwd ?? '.');
+  if (!resolved.ok) return failedResult(resolved.code, resolved.message, start);
+  const info = await stat(resolved.path);
+  if (!info.isDirectory()) return failedResult('IO_ERROR', `ENOTDIR: working directory '${params.cwd}' is not a folder`, start);
+  return runProcess({
+    file: 'sh',
+    args: ['-c', params.cmd],
+    cwd: resolved.path,
+    // the gatekeeper's own environment holds its token: the command sees none of it
+    env: minimalEnvironment(),
+    timeoutMs: context.timeoutMs,
+    maxOutputBytes: context.maxOutputBytes,
+    signal: context.signal,
+  });
+}

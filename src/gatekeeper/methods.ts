@@ -1,0 +1,83 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ExecutionResult } from '../core/index.js';
+import { execMethod } from './exec-method.js';
+import { listDirMethod, readFileMethod, writeFileMethod } from './file-methods.js';
+import type { MethodContext } from './method-context.js';
+
+/** One system call the gatekeeper offers: the schema of its params and what runs it. */
+interface Method {
+  params: Record<string, unknown>;
+  run: (params: never, context: MethodContext) => Promise<ExecutionResult>;
+}
+
+const path = { type: 'string', minLength: 1 };
+const encoding = { enum: ['utf8', 'base64'] };
+
+const METHODS: Record<string, Method> = {
+  exec: {
+    params: { type: 'object', required: ['cmd'], additionalProperties: false, properties: { cmd: { type: 'string', minLength: 1 }, cwd: path } },
+    run: execMethod,
+  },
+  read_file: {
+    params: { type: 'object', required: ['path'], additionalProperties: false, properties: { path, encoding } },
+    run: readFileMethod,
+  },
+  write_file: {
+    params: {
+      type: 'object',
+      required: ['path', 'content'],
+      additionalProperties: false,
+      properties: { path, content: { type: 'string' }, append: { type: 'boolean' }, create_dirs: { type: 'boolean' }, encoding },
+    },
+    run: writeFileMethod,
+  },
+  list_dir: {
+    params: { type: 'object', additionalProperties: false, properties: { path } },
+    run: listDirMethod,
+  },
+};
+
+/** The methods `POST /exec` accepts. */
+export const GATEKEEPER_METHODS = Object.keys(METHODS);
+
+/** A request to `POST /exec`, validated and with defaults filled. */
+export interface ExecRequest {
+  method: string;
+  params: Record<string, unknown>;
+  timeout_ms: number;
+  max_output_bytes: number;
+}
+
+const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true });
+
+const validateRequest = ajv.compile<ExecRequest>({
+  type: 'object',
+  required: ['method'],
+  additionalProperties: false,
+  properties: {
+    method: { type: 'string', minLength: 1 },
+    params: { type: 'object', default: {} },
+    timeout_ms: { type: 'integer', minimum: 1, maximum: 86_400_000, default: 30_000 },
+    max_output_bytes: { type: 'integer', minimum: 64, maximum: 1_073_741_824, default: 65_536 },
+  },
+});
+
+const validateParams: Record<string, ValidateFunction> = Object.fromEntries(
+  Object.entries(METHODS).map(([name, method]) => [name, ajv.compile(method.params)]),
+);
+
+/** The request, or a message that says what is wrong with it and how to fix it. */
+export function parseExecRequest(body: unknown): { ok: true; request: ExecRequest } | { ok: false; message: string; code: 'INVALID_REQUEST' | 'UNKNOWN_METHOD' | 'INVALID_PARAMS' } {
+  if (!validateRequest(body)) {
+    return { ok: false, code: 'INVALID_REQUEST', message: `${ajv.errorsText(validateRequest.errors, { dataVar: 'body' })}; send {method, params, timeout_ms?, max_output_bytes?} as application/json` };
+  }
+  const validate = validateParams[body.method];
+  if (!validate) return { ok: false, code: 'UNKNOWN_METHOD', message: `unknown method '${body.method}'; use one of: ${GATEKEEPER_METHODS.join(', ')}` };
+  if (!validate(body.params)) return { ok: false, code: 'INVALID_PARAMS', message: `${body.method}: ${ajv.errorsText(validate.errors, { dataVar: 'params' })}` };
+  return { ok: true, request: body };
+}
+
+/** Runs a validated request's method. */
+export function runMethod(request: ExecRequest, context: MethodContext): Promise<ExecutionResult> {
+  return METHODS[request.method]!.run(request.params as never, context);
+}

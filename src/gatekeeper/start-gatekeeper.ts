@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { statSync, realpathSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { createGatekeeperApp } from './app.js';
+
+/** Where and how a gatekeeper listens. */
+export interface GatekeeperOptions {
+  /** default 127.0.0.1 */
+  host?: string;
+  /** default 0: any free port */
+  port?: number;
+  /** the folder every method stays inside; must exist */
+  root: string;
+  /** the bearer token; a random one is made when absent */
+  token?: string;
+  bodyLimitBytes?: number;
+  logger?: Logger;
+}
+
+/** A running gatekeeper. */
+export interface RunningGatekeeper {
+  /** e.g. `http://127.0.0.1:39111` */
+  url: string;
+  token: string;
+  /** the resolved root */
+  root: string;
+  /** stops listening, ends open connections (and the runs they wait for) */
+  close(): Promise<void>;
+}
+
+function resolveRoot(root: string): string {
+  let real: string;
+  try {
+    real = realpathSync(root);
+  } catch {
+    throw new Error(`gatekeeper root '${root}' does not exist; create it or pass another --root`);
+  }
+  if (!statSync(real).isDirectory()) throw new Error(`gatekeeper root '${root}' is not a folder; pass a folder as --root`);
+  return real;
+}
+
+/** Starts a gatekeeper `/exec` server; throws at start-up on a bad root, an empty token or a port in use. */
+export async function startGatekeeper(options: GatekeeperOptions): Promise<RunningGatekeeper> {
+  if (options.token === '') throw new Error('the gatekeeper token is empty; give a long random token or none to have one made');
+  const root = resolveRoot(options.root);
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  const app = createGatekeeperApp({ root, token, bodyLimitBytes: options.bodyLimitBytes, logger: options.logger });
+  const host = options.host ?? '127.0.0.1';
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(options.port ?? 0, host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    token,
+    root,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,181 @@
+import { mkdir, mkdtemp, readdir, realpath, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArgvTemplate, ShellSpec } from '../../src/core/index.js';
+import { execute, type ExecutionContext } from '../../src/executors/index.js';
+import { commitFiles, initRepository } from '../helpers/git.js';
+import { loadStarterTool, makeToolDefinition } from './support/tool-definitions.js';
+
+const PRINT_ARGV = fileURLToPath(new URL('./fixtures/print-argv.mjs', import.meta.url));
+
+let root: string;
+let context: ExecutionContext;
+
+beforeAll(async () => {
+  root = await realpath(await mkdtemp(join(tmpdir(), 'hldp-shell-')));
+  await mkdir(join(root, 'work'));
+  context = { shell: { root } };
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+function shellTool(shell: ShellSpec, properties: Record<string, unknown> = {}) {
+  return makeToolDefinition({ executor: 'shell', shell, params_schema: { type: 'object', properties } });
+}
+
+const printArgv = (...template: ArgvTemplate) => shellTool({ argv: [process.execPath, PRINT_ARGV, ...template] });
+
+describe('shell executor', () => {
+  describe('when a parameter carries shell syntax (argv mode)', () => {
+    it.each([
+      ['a command separator', '; rm -rf x'],
+      ['a command substitution', '$(touch pwned)'],
+      ['backticks', '`touch pwned`'],
+      ['a newline', 'first\ntouch pwned'],
+      ['an option', '--output=pwned'],
+      ['quotes and globs', `"' * ?`],
+      ['a pipe and redirection', '| tee pwned > pwned'],
+    ])('returns %s as one verbatim argument and runs nothing', async (_case, value) => {
+      const result = await execute(printArgv('{value}'), { value }, { shell: { root: join(root, 'work') } });
+      expect(result).toMatchObject({ ok: true, code: null, exit_code: 0 });
+      expect(JSON.parse(result.output)).toEqual([value]);
+      expect(await readdir(join(root, 'work'))).toEqual([]);
+    });
+  });
+
+  describe('when the template spreads, stringifies and groups', () => {
+    it.each([
+      ['a list spreads into whole arguments', ['{files}'], { files: ['a b', 'c;d'] }, ['a b', 'c;d']],
+      ['numbers and booleans become text', ['-n', '{limit}', '{force}'], { limit: 5, force: false }, ['-n', '5', 'false']],
+      ['an object becomes JSON', ['{filter}'], { filter: { a: 1 } }, ['{"a":1}']],
+      ['a placeholder inside text fills one argument', ['--name={name}'], { name: 'x y' }, ['--name=x y']],
+      ['a group with a value is included', ['log', ['-n', '{limit}']], { limit: 3 }, ['log', '-n', '3']],
+      ['a group without a value is left out', ['log', ['-n', '{limit}'], ['{ref}']], {}, ['log']],
+      ['an empty list leaves its group out', ['x', ['--', '{files}']], { files: [] }, ['x']],
+    ])('returns the argv when %s', async (_case, template, params, expected) => {
+      const result = await execute(printArgv(...(template as ArgvTemplate)), params, context);
+      expect(JSON.parse(result.output)).toEqual(expected);
+    });
+
+    it('returns EXECUTOR_MISCONFIGURED naming the parameter when a required element has no value', async () => {
+      const result = await execute(printArgv('{ref}'), {}, context);
+      expect(result).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED' });
+      expect(result.error).toContain("parameter 'ref'");
+    });
+
+    it('returns EXECUTOR_MISCONFIGURED when a parameter would choose the program', async () => {
+      const result = await execute(shellTool({ argv: ['{program}', 'x'] }), { program: 'rm' }, context);
+      expect(result).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED', error: expect.stringContaining('fixed program') });
+    });
+
+    it('fills a missing parameter from its schema default', async () => {
+      const tool = makeToolDefinition({ shell: { argv: [process.execPath, PRINT_ARGV, '{limit}'] }, params_schema: { type: 'object', properties: { limit: { type: 'integer', default: 10 } } } });
+      expect(JSON.parse((await execute(tool, {}, context)).output)).toEqual(['10']);
+    });
+  });
+
+  describe('when select picks the template', () => {
+    const tool = shellTool({ select: 'op', argv: { one: [process.execPath, PRINT_ARGV, 'one'], two: [process.execPath, PRINT_ARGV, 'two', '{x}'] } });
+
+    it('returns the output of the chosen template', async () => {
+      expect(JSON.parse((await execute(tool, { op: 'two', x: 'y' }, context)).output)).toEqual(['two', 'y']);
+    });
+
+    it('returns INVALID_PARAMS listing the choices for an unknown value', async () => {
+      const result = await execute(tool, { op: 'three' }, context);
+      expect(result).toMatchObject({ ok: false, code: 'INVALID_PARAMS', error: expect.stringContaining('one, two') });
+    });
+  });
+
+  describe('when the tool is a script', () => {
+    it('returns what the fixed script made of parameters read from HLDP_PARAM_ variables, none of them parsed', async () => {
+      const tool = shellTool({ script: 'printf "%s|%s" "$HLDP_PARAM_VALUE" "$HLDP_PARAM_MAX_COUNT"' });
+      const result = await execute(tool, { value: '$(touch pwned); `touch pwned`', 'max-count': 3 }, { shell: { root: join(root, 'work') } });
+      expect(result).toMatchObject({ ok: true, output: '$(touch pwned); `touch pwned`|3' });
+      expect(await readdir(join(root, 'work'))).toEqual([]);
+    });
+
+    it('returns the full stderr of a failing script', async () => {
+      const result = await execute(shellTool({ script: 'echo "no such thing" >&2; exit 2' }), {}, context);
+      expect(result).toMatchObject({ ok: false, code: 'NONZERO_EXIT', exit_code: 2, error: 'no such thing\n', stderr: 'no such thing\n' });
+    });
+  });
+
+  describe('when the gateway holds secrets in its environment', () => {
+    const secretName = 'HLDP_TEST_GATEWAY_SECRET';
+
+    beforeAll(() => {
+      process.env[secretName] = 'do-not-leak-this-value';
+    });
+    afterAll(() => {
+      delete process.env[secretName];
+    });
+
+    it('returns an environment without them, with PATH and the definition env', async () => {
+      const result = await execute(shellTool({ script: 'env', env: { GREETING: 'hi {who}' } }, {}), { who: 'you' }, context);
+      expect(result.output).not.toContain('do-not-leak-this-value');
+      expect(result.output).toMatch(/^PATH=/m);
+      expect(result.output).toMatch(/^GREETING=hi you$/m);
+    });
+
+    it('returns a variable the config names in inheritEnv', async () => {
+      const result = await execute(shellTool({ script: `printf %s "$${secretName}"` }), {}, { shell: { root, inheritEnv: [secretName] } });
+      expect(result.output).toBe('do-not-leak-this-value');
+    });
+
+    it('returns EXECUTOR_MISCONFIGURED when a parameter would set PATH', async () => {
+      const result = await execute(shellTool({ script: 'true', env: { PATH: '{dir}' } }), { dir: '/tmp/evil' }, context);
+      expect(result).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED' });
+    });
+  });
+
+  describe('when the working directory is given', () => {
+    beforeAll(async () => {
+      await symlink(tmpdir(), join(root, 'escape'));
+      await symlink(join(root, 'work'), join(root, 'inner'));
+    });
+
+    it.each(['work', 'inner', 'work/../work'])('returns the output of a run inside the root for %s', async (cwd) => {
+      const result = await execute(shellTool({ script: 'pwd -P', cwd: '{dir}' }), { dir: cwd }, context);
+      expect(result).toMatchObject({ ok: true, output: `${join(root, 'work')}\n` });
+    });
+
+    it.each(['..', '../..', '/etc', 'escape', 'work/../../'])('returns PATH_OUTSIDE_ROOT for %s, running nothing', async (cwd) => {
+      const refused = await execute(shellTool({ script: 'touch ran-outside', cwd: '{dir}' }), { dir: cwd }, context);
+      expect(refused).toMatchObject({ ok: false, code: 'PATH_OUTSIDE_ROOT', exit_code: null });
+    });
+
+    it('returns the root as the working directory when the cwd parameter is missing', async () => {
+      const result = await execute(shellTool({ script: 'pwd -P', cwd: '{dir}' }), {}, context);
+      expect(result.output).toBe(`${root}\n`);
+    });
+  });
+
+  describe('when no shell root is configured', () => {
+    it('returns EXECUTOR_MISCONFIGURED naming the config key', async () => {
+      const result = await execute(shellTool({ script: 'true' }), {}, {});
+      expect(result).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED', error: expect.stringContaining('shell.root') });
+    });
+  });
+
+  describe('when the starter tool git-ops runs on a real repository', () => {
+    beforeAll(async () => {
+      await initRepository(join(root, 'repo'));
+      await commitFiles(join(root, 'repo'), { 'a.txt': 'one' }, 'first commit');
+      await commitFiles(join(root, 'repo'), { 'a.txt': 'two' }, 'second commit');
+    });
+
+    it('returns the raw git log, limited by the limit parameter', async () => {
+      const result = await execute(loadStarterTool('git-ops'), { op: 'log', limit: 1, path: 'repo' }, context);
+      expect(result).toMatchObject({ ok: true, exit_code: 0 });
+      expect(result.output).toMatch(/^[0-9a-f]+ \(HEAD -> main\) second commit\n$/);
+    });
+
+    it('returns git’s own stderr for a ref that does not exist', async () => {
+      const result = await execute(loadStarterTool('git-ops'), { op: 'show', ref: 'no-such-ref', path: 'repo' }, context);
+      expect(result).toMatchObject({ ok: false, code: 'NONZERO_EXIT', exit_code: 128 });
+      expect(result.error).toContain('no-such-ref');
+    });
+  });
+});

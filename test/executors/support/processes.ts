@@ -1,0 +1,17 @@
+import { readFileSync } from 'node:fs';
+
+/** Whether a process is still alive: not gone, and not a zombie waiting to be reaped. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    // the state follows the parenthesised command name in /proc/<pid>/stat
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
