@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Whether a process is still alive: not gone, and not a zombie waiting to be reaped. */
 export function isAlive(pid: number): boolean {
@@ -14,4 +14,19 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Pids of live processes whose command line contains `marker`. */
+export function processesMatching(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const commandLine = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (commandLine.includes(marker) && isAlive(Number(entry))) found.push(Number(entry));
+    } catch {
+      // gone while we looked
+    }
+  }
+  return found;
 }
