@@ -1,4 +1,5 @@
 import { compareToolNames, type Diagnostic, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { parseToolDefinition, type DefinitionFile } from './parse-tool-definition.js';
 import type { Position } from './yaml-locator.js';
 
 /** What one tool folder produced at one oid: reused as is while the oid does not change. */
@@ -9,6 +10,18 @@ export interface ScanEntry {
   diagnostics: Diagnostic[];
   /** where `name` is written, for collision reports */
   name_position?: Position;
+}
+
+/** Parses one definition file into the entry an index is built from. */
+export function parseEntry(file: DefinitionFile): ScanEntry {
+  const parsed = parseToolDefinition(file);
+  return {
+    folder: file.folder,
+    oid: file.oid,
+    tool: parsed.tool,
+    diagnostics: parsed.diagnostics,
+    ...(parsed.namePosition ? { name_position: parsed.namePosition } : {}),
+  };
 }
 
 /** Assembles an index from per-folder results: collisions keep the first by path order and report the rest. */

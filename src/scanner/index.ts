@@ -4,3 +4,6 @@ export { defaultCacheDir, type RepositoryOptions } from './open-source.js';
 export { parseToolDefinition, MAX_DEFINITION_BYTES, type DefinitionFile, type ParsedDefinition } from './parse-tool-definition.js';
 export { ScanError, type ScanErrorCode } from './scan-error.js';
 export { TOOL_SCHEMA_URL } from './tool-schema.js';
+export { compileShapeChecker, type SchemaProblem, type ShapeChecker } from './shape-checker.js';
+export { YamlLocator, type Position } from './yaml-locator.js';
+export { validateDefinitionFiles } from './validate-files.js';

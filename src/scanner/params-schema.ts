@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonSchema } from '../core/index.js';
 import { splitInstancePath } from './yaml-locator.js';
-import type { SchemaProblem } from './tool-schema.js';
+import type { SchemaProblem } from './shape-checker.js';
 
 /** Every keyword of JSON Schema 2020-12 (plus `definitions`): anything else in a params schema is a typo. */
 const KNOWN_KEYWORDS = new Set([

@@ -9,7 +9,8 @@ import {
 } from '../core/index.js';
 import { normaliseParamsSchema } from './params-schema.js';
 import { checkTemplates } from './template-checks.js';
-import { checkToolShape, type SchemaProblem } from './tool-schema.js';
+import type { SchemaProblem } from './shape-checker.js';
+import { checkToolShape } from './tool-schema.js';
 import { YamlLocator, type Position } from './yaml-locator.js';
 
 /** A definition larger than this is refused unread: no tool needs 256 KiB of YAML. */

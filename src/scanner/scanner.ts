@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import type { Diagnostic, ToolIndex } from '../core/index.js';
-import { buildIndex, type ScanEntry } from './build-index.js';
+import { buildIndex, parseEntry, type ScanEntry } from './build-index.js';
 import { IndexCache } from './index-cache.js';
 import { openSource, type RepositoryOptions } from './open-source.js';
-import { parseToolDefinition } from './parse-tool-definition.js';
 import type { RepositorySource, Snapshot, ToolEntry } from './sources/source.js';
 
 // reads overlap object-store I/O; parsing stays on this thread
@@ -96,14 +95,7 @@ export class Scanner {
 async function readEntry(snapshot: Snapshot, entry: ToolEntry): Promise<ScanEntry> {
   const file = await snapshot.read(entry);
   if (isDiagnostic(file)) return { folder: entry.folder, oid: entry.oid, tool: null, diagnostics: [file] };
-  const parsed = parseToolDefinition(file);
-  return {
-    folder: entry.folder,
-    oid: entry.oid,
-    tool: parsed.tool,
-    diagnostics: parsed.diagnostics,
-    ...(parsed.namePosition ? { name_position: parsed.namePosition } : {}),
-  };
+  return parseEntry(file);
 }
 
 function isDiagnostic(value: object): value is Diagnostic {

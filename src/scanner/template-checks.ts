@@ -1,5 +1,5 @@
 import { listPlaceholders, wholePlaceholder, type JsonSchema } from '../core/index.js';
-import type { SchemaProblem } from './tool-schema.js';
+import type { SchemaProblem } from './shape-checker.js';
 
 /** The per-executor fields that may reference parameters (already shape-checked by the schema). */
 interface ExecutorFields {

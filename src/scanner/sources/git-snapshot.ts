@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import git from 'isomorphic-git';
 import type { Diagnostic } from '../../core/index.js';
+import { loadGit } from './git-module.js';
 import { definitionPath, type Snapshot, type ToolEntry } from './source.js';
 
 /** An isomorphic-git object store; one `cache` per repository keeps pack reads fast (10× at 1,000 files). */
@@ -14,6 +14,7 @@ const SYMLINK_MODE = '120000';
 /** Lists `tools/` at a commit from the object store (no working tree), reading each definition on demand. */
 export async function readGitSnapshot(store: ObjectStore, commit: string): Promise<Snapshot> {
   const { gitdir, cache } = store;
+  const git = await loadGit();
   const { commit: parsed } = await git.readCommit({ fs, gitdir, oid: commit, cache });
   const root = await git.readTree({ fs, gitdir, oid: parsed.tree, cache });
   const tools = root.tree.find((entry) => entry.path === 'tools' && entry.type === 'tree');
@@ -31,6 +32,7 @@ export async function readGitSnapshot(store: ObjectStore, commit: string): Promi
 
 async function readDefinition(store: ObjectStore, entry: ToolEntry) {
   const { gitdir, cache } = store;
+  const git = await loadGit();
   const path = definitionPath(entry.folder);
   const folder = await git.readTree({ fs, gitdir, oid: entry.oid, cache });
   const file = folder.tree.find((item) => item.path === 'TOOL.hdlp');
@@ -53,6 +55,7 @@ async function readDefinition(store: ObjectStore, entry: ToolEntry) {
 
 /** Refuses SHA-256 repositories: isomorphic-git reads SHA-1 object stores only. */
 export async function objectFormat(gitdir: string): Promise<string> {
+  const git = await loadGit();
   const format = await git.getConfig({ fs, gitdir, path: 'extensions.objectformat' });
   return typeof format === 'string' ? format.toLowerCase() : 'sha1';
 }

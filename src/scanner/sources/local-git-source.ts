@@ -1,8 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import git from 'isomorphic-git';
 import fs from 'node:fs';
 import { ScanError } from '../scan-error.js';
+import { loadGit } from './git-module.js';
 import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
 import type { RepositorySource, Snapshot } from './source.js';
 
@@ -27,6 +27,7 @@ export class LocalGitSource implements RepositorySource {
     if (format !== 'sha1') {
       throw new ScanError('UNSUPPORTED_OBJECT_FORMAT', `repository '${this.label}' uses ${format} object ids; brush-holder reads SHA-1 repositories only (isomorphic-git has no SHA-256 support)`, { format });
     }
+    const git = await loadGit();
     let commit: string;
     try {
       commit = await git.resolveRef({ fs, gitdir: this.store.gitdir, ref: this.ref });

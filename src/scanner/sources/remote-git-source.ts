@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import git from 'isomorphic-git';
-import http from 'isomorphic-git/http/node';
-import lockfile from 'proper-lockfile';
+import type { HttpClient } from 'isomorphic-git';
 import { ScanError } from '../scan-error.js';
+import { loadGit, type Git } from './git-module.js';
 import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
 import type { RepositorySource, Snapshot } from './source.js';
 
@@ -27,6 +26,9 @@ export class RemoteGitSource implements RepositorySource {
   private readonly headers: Record<string, string>;
   private readonly store: ObjectStore;
   private readonly dir: string;
+  // loaded by the first snapshot, so that importing the scanner costs nothing for folder sources
+  private git!: Git;
+  private http!: HttpClient;
 
   constructor(private readonly options: RemoteOptions) {
     const parsed = new URL(options.url);
@@ -45,6 +47,9 @@ export class RemoteGitSource implements RepositorySource {
 
   async snapshot(): Promise<Snapshot> {
     await mkdir(this.options.workDir, { recursive: true });
+    this.git = await loadGit();
+    this.http = (await import('isomorphic-git/http/node')).default;
+    const { default: lockfile } = await import('proper-lockfile');
     // two processes updating one clone at once would corrupt it: hold a lock across fetch and read
     const release = await lockfile.lock(this.options.workDir, { retries: { retries: 600, minTimeout: 50, maxTimeout: 200 }, stale: 60_000 });
     try {
@@ -57,26 +62,26 @@ export class RemoteGitSource implements RepositorySource {
   }
 
   private async cloneFresh(): Promise<Snapshot> {
-    const capabilities = await this.call('read', () => git.getRemoteInfo2({ http, url: this.url, headers: this.requestHeaders() }));
+    const capabilities = await this.call('read', () => this.git.getRemoteInfo2({ http: this.http, url: this.url, headers: this.requestHeaders() }));
     const format = String((capabilities.capabilities as Record<string, unknown>)['object-format'] ?? 'sha1');
     if (format !== 'sha1') throw this.sha256Refusal(format);
     await this.call('clone', () =>
-      git.clone({
-        fs, http, dir: this.dir, gitdir: this.store.gitdir, url: this.url, headers: this.requestHeaders(), cache: this.store.cache,
+      this.git.clone({
+        fs, http: this.http, dir: this.dir, gitdir: this.store.gitdir, url: this.url, headers: this.requestHeaders(), cache: this.store.cache,
         singleBranch: true, depth: 1, noCheckout: true, noTags: true,
         ...(this.options.ref ? { ref: this.options.ref } : {}),
       }),
     );
     const branch = await this.localBranch();
-    const commit = await git.resolveRef({ fs, gitdir: this.store.gitdir, ref: `refs/remotes/origin/${branch}` });
+    const commit = await this.git.resolveRef({ fs, gitdir: this.store.gitdir, ref: `refs/remotes/origin/${branch}` });
     return readGitSnapshot(this.store, commit);
   }
 
   private async update(branch: string): Promise<Snapshot> {
-    const local = await git.resolveRef({ fs, gitdir: this.store.gitdir, ref: `refs/remotes/origin/${branch}` });
+    const local = await this.git.resolveRef({ fs, gitdir: this.store.gitdir, ref: `refs/remotes/origin/${branch}` });
     let remote: string | undefined;
     try {
-      const refs = await git.listServerRefs({ http, url: this.url, headers: this.requestHeaders(), prefix: `refs/heads/${branch}` });
+      const refs = await this.git.listServerRefs({ http: this.http, url: this.url, headers: this.requestHeaders(), prefix: `refs/heads/${branch}` });
       remote = refs.find((ref) => ref.ref === `refs/heads/${branch}`)?.oid;
     } catch (error) {
       // unreachable: serve what was fetched last, and say so
@@ -86,8 +91,8 @@ export class RemoteGitSource implements RepositorySource {
     if (!remote) throw new ScanError('REF_NOT_FOUND', `branch '${branch}' no longer exists on ${this.url}`, { ref: branch });
     if (remote === local) return readGitSnapshot(this.store, local);
     const result = await this.call('fetch', () =>
-      git.fetch({
-        fs, http, gitdir: this.store.gitdir, url: this.url, headers: this.requestHeaders(), cache: this.store.cache,
+      this.git.fetch({
+        fs, http: this.http, gitdir: this.store.gitdir, url: this.url, headers: this.requestHeaders(), cache: this.store.cache,
         ref: branch, remoteRef: branch, singleBranch: true, depth: 1, tags: false,
       }),
     );
@@ -103,7 +108,7 @@ export class RemoteGitSource implements RepositorySource {
     if (!fs.existsSync(join(this.store.gitdir, 'HEAD'))) return undefined;
     const format = await objectFormat(this.store.gitdir);
     if (format !== 'sha1') throw this.sha256Refusal(format);
-    return (await git.currentBranch({ fs, gitdir: this.store.gitdir })) ?? undefined;
+    return (await this.git.currentBranch({ fs, gitdir: this.store.gitdir })) ?? undefined;
   }
 
   private async call<T>(action: string, run: () => Promise<T>): Promise<T> {

@@ -1,0 +1,8 @@
+import type { Command } from '../command.js';
+import { listCommand } from './list-command.js';
+import { matchCommand } from './match-command.js';
+import { scanCommand } from './scan-command.js';
+import { validateCommand } from './validate-command.js';
+
+/** Every `hldp` subcommand, in the order `hldp --help` lists them. */
+export const COMMANDS: Command[] = [scanCommand, listCommand, matchCommand, validateCommand];

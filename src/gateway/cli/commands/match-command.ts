@@ -1,0 +1,26 @@
+import { JSON_OPTION, REPOSITORY_OPTIONS, writeJson, writeLines, type Command } from '../command.js';
+import { UsageError } from '../usage-error.js';
+
+/** `hldp match`: 1-3 candidates for an intent, or `found: false` with a suggestion; never runs anything. */
+export const matchCommand: Command = {
+  name: 'match',
+  usage: '"INTENT" [--limit N] [--repo R] [--json]',
+  summary: 'find the tools that fit an intent (never runs them)',
+  options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, limit: { type: 'string', short: 'n' } },
+  maxPositionals: 1,
+  async run(flags, positionals, io) {
+    const intent = positionals[0]?.trim();
+    if (!intent) throw new UsageError('match needs an intent, e.g. hldp match "查看最近的提交记录"');
+    const { createMatcher, formatMatchResult, MAX_LIMIT } = await import('../../../matcher/index.js');
+    const { scanFromFlags } = await import('../open-registry.js');
+    const limit = flags.limit === undefined ? undefined : Number(flags.limit);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)) {
+      throw new UsageError(`--limit must be an integer from 1 to ${MAX_LIMIT}`);
+    }
+    const index = await scanFromFlags(flags);
+    const result = createMatcher(index).matchIntent(intent, limit === undefined ? {} : { limit });
+    if (flags.json) writeJson(io, result);
+    else writeLines(io.stdout, [formatMatchResult(result)]);
+    return result.found ? 0 : 1;
+  },
+};

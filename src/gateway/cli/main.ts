@@ -1,0 +1,77 @@
+import { parseArgs } from 'node:util';
+import type { Command, CommandIo } from './command.js';
+import { COMMANDS } from './commands/index.js';
+import { UsageError } from './usage-error.js';
+
+const PROCESS_IO: CommandIo = { stdout: process.stdout, stderr: process.stderr };
+
+/** Runs `hldp <command> ...` and resolves to the exit status. */
+export async function main(argv: string[], io: CommandIo = PROCESS_IO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(overview());
+    return 0;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout.write(`${await version()}\n`);
+    return 0;
+  }
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (!command) {
+    io.stderr.write(`hldp: unknown command '${name}'; commands: ${COMMANDS.map((candidate) => candidate.name).join(', ')}\n`);
+    return 2;
+  }
+  try {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: command.maxPositionals > 0,
+      strict: true,
+    });
+    if (values.help) {
+      io.stdout.write(`usage: hldp ${command.name} ${command.usage}\n  ${command.summary}\n`);
+      return 0;
+    }
+    if (positionals.length > command.maxPositionals) throw new UsageError(`too many arguments: ${positionals.slice(command.maxPositionals).join(' ')}`);
+    return await command.run(values, positionals, io);
+  } catch (error) {
+    return reportFailure(command, error, io);
+  }
+}
+
+// errors a user can fix: printed as one line, never as a stack (checked by name so that --help loads no module)
+const USER_ERRORS = new Set(['ScanError', 'ConfigError', 'UsageError']);
+
+function reportFailure(command: Command, error: unknown, io: CommandIo): number {
+  if (error instanceof Error && USER_ERRORS.has(error.name)) {
+    io.stderr.write(`hldp ${command.name}: ${error.message}\n`);
+    return 2;
+  }
+  const code = (error as { code?: string }).code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+    io.stderr.write(`hldp ${command.name}: ${(error as Error).message}\nusage: hldp ${command.name} ${command.usage}\n`);
+    return 2;
+  }
+  throw error;
+}
+
+function overview(): string {
+  const width = Math.max(...COMMANDS.map((command) => command.name.length));
+  return [
+    'hldp: a git-native registry and execution gateway for the tools of LLM agents',
+    '',
+    'usage: hldp <command> [options]',
+    '',
+    ...COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
+    '',
+    'R (--repo) is a folder holding tools/, a local git repository, or an http(s) git URL; default: the embedded native-repo/.',
+    'Run hldp <command> --help for its options.',
+    '',
+  ].join('\n');
+}
+
+async function version(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  const manifest = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}

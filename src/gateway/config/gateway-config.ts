@@ -1,0 +1,47 @@
+import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors/index.js';
+
+/** Everything the gateway runs with, resolved from file, environment and flags; secrets included, so never log it whole. */
+export interface GatewayConfig {
+  repository: { source: string; ref?: string; token?: string; pollIntervalMs: number };
+  cacheDir: string;
+  dataDir: string;
+  receiptsDb: string;
+  listen: { host: string; port: number };
+  apiToken?: string;
+  webhookSecret?: string;
+  maxBodyBytes: number;
+  confirmationTtlMs: number;
+  /** shell tools and the embedded gatekeeper are confined to it */
+  workspaceRoot: string;
+  shell: { inheritEnv: string[] };
+  embeddedGatekeeper: { enabled: boolean };
+  gatekeepers: Record<string, GatekeeperTarget>;
+  apis: Record<string, ApiTarget>;
+  forgejo?: ForgejoConfig;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** the file it was read from, if any */
+  file?: string;
+}
+
+/** Command-line flags that override the file and the environment. */
+export interface ConfigOverrides {
+  repo?: string;
+  ref?: string;
+  token?: string;
+  host?: string;
+  port?: number;
+  receiptsDb?: string;
+}
+
+/** A configuration that cannot be used: names the key and the reason, and stops the gateway at start. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly code = 'INVALID_CONFIG';
+
+  constructor(
+    readonly key: string,
+    reason: string,
+  ) {
+    super(`${key}: ${reason}`);
+  }
+}

@@ -1,0 +1,161 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors/index.js';
+import { compileShapeChecker, defaultCacheDir, YamlLocator, type ShapeChecker } from '../../scanner/index.js';
+import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway-config.js';
+import { CONFIG_SCHEMA_URL, DEFAULT_REPOSITORY } from './package-root.js';
+
+/** The config as written in YAML (snake_case), after schema validation. */
+interface ConfigFile {
+  repository?: { source?: string; ref?: string; token?: string; poll_interval_ms?: number };
+  cache_dir?: string;
+  data_dir?: string;
+  receipts_db?: string;
+  listen?: { host?: string; port?: number };
+  api_token?: string;
+  webhook_secret?: string;
+  max_body_bytes?: number;
+  confirmation_ttl_ms?: number;
+  workspace_root?: string;
+  shell?: { inherit_env?: string[] };
+  embedded_gatekeeper?: { enabled?: boolean };
+  gatekeepers?: Record<string, { url?: string; token?: string }>;
+  apis?: Record<string, { url?: string; token?: string; headers?: Record<string, string> }>;
+  forgejo?: { url?: string; token?: string; repo?: string; author?: { name: string; email: string } };
+  log_level?: GatewayConfig['logLevel'];
+}
+
+let checker: ShapeChecker | undefined;
+
+/** Reads the config file (if any), then the environment, then flags; throws `ConfigError` naming the key and reason. */
+export function loadConfig(options: { file?: string; overrides?: ConfigOverrides; env?: NodeJS.ProcessEnv } = {}): GatewayConfig {
+  const env = options.env ?? process.env;
+  const overrides = options.overrides ?? {};
+  const file = options.file ?? env.HLDP_CONFIG;
+  const written = file ? readConfigFile(resolve(file)) : {};
+  const base = file ? dirname(resolve(file)) : process.cwd();
+  const fromFile = (path: string | undefined): string | undefined => (path === undefined ? undefined : resolve(base, expandHome(path)));
+  const fromEnv = (name: string): string | undefined => (env[name] ? resolve(expandHome(env[name]!)) : undefined);
+
+  const dataDir = fromEnv('HLDP_DATA_DIR') ?? fromFile(written.data_dir) ?? defaultDataDir(env);
+  const source = overrides.repo ?? env.HLDP_REPO ?? written.repository?.source;
+  const config: GatewayConfig = {
+    repository: {
+      source: source === undefined ? DEFAULT_REPOSITORY : isUrl(source) ? source : resolve(overrides.repo || env.HLDP_REPO ? process.cwd() : base, source),
+      ...defined('ref', overrides.ref ?? env.HLDP_REPO_REF ?? written.repository?.ref),
+      ...defined('token', overrides.token ?? env.HLDP_REPO_TOKEN ?? written.repository?.token),
+      pollIntervalMs: written.repository?.poll_interval_ms ?? 60_000,
+    },
+    cacheDir: fromEnv('HLDP_CACHE_DIR') ?? fromFile(written.cache_dir) ?? defaultCacheDir(),
+    dataDir,
+    receiptsDb: (overrides.receiptsDb && resolve(overrides.receiptsDb)) ?? fromEnv('HLDP_RECEIPTS_DB') ?? fromFile(written.receipts_db) ?? join(dataDir, 'receipts.db'),
+    listen: {
+      host: overrides.host ?? env.HLDP_HOST ?? written.listen?.host ?? '127.0.0.1',
+      port: overrides.port ?? integerFromEnv(env, 'HLDP_PORT') ?? written.listen?.port ?? 3900,
+    },
+    ...defined('apiToken', env.HLDP_API_TOKEN ?? written.api_token),
+    ...defined('webhookSecret', env.HLDP_WEBHOOK_SECRET ?? written.webhook_secret),
+    maxBodyBytes: written.max_body_bytes ?? 1024 * 1024,
+    confirmationTtlMs: written.confirmation_ttl_ms ?? 10 * 60_000,
+    workspaceRoot: fromEnv('HLDP_WORKSPACE') ?? fromFile(written.workspace_root) ?? process.cwd(),
+    shell: { inheritEnv: written.shell?.inherit_env ?? [] },
+    embeddedGatekeeper: { enabled: written.embedded_gatekeeper?.enabled ?? true },
+    gatekeepers: targets(written.gatekeepers, env, 'GATEKEEPER', (name, url, token) => {
+      if (!url || !token) throw new ConfigError(`gatekeepers.${name}`, `needs both url and token (or ${variable('GATEKEEPER', name, 'URL')} and ${variable('GATEKEEPER', name, 'TOKEN')})`);
+      return { url, token } satisfies GatekeeperTarget;
+    }),
+    apis: targets(written.apis, env, 'API', (name, url, token, headers) => {
+      if (!url) throw new ConfigError(`apis.${name}`, `needs a url (or ${variable('API', name, 'URL')})`);
+      return { url, ...defined('token', token), ...defined('headers', headers) } satisfies ApiTarget;
+    }),
+    ...defined('forgejo', forgejoConfig(written.forgejo, env)),
+    logLevel: (env.HLDP_LOG_LEVEL as GatewayConfig['logLevel'] | undefined) ?? written.log_level ?? 'info',
+    ...defined('file', file ? resolve(file) : undefined),
+  };
+  if (env.HLDP_API_TOKEN !== undefined && env.HLDP_API_TOKEN.length < 16) {
+    throw new ConfigError('HLDP_API_TOKEN', 'must be at least 16 characters');
+  }
+  return config;
+}
+
+function readConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(path, `cannot read the config file: ${(error as Error).message}`);
+  }
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const locator = new YamlLocator(document, lineCounter);
+  const [syntax] = document.errors;
+  if (syntax) {
+    const { line, column } = locator.at(syntax.pos[0]);
+    throw new ConfigError(`${path}:${line}:${column}`, syntax.message.split('\n')[0]!);
+  }
+  const value: unknown = document.toJS({ maxAliasCount: 100 }) ?? {};
+  checker ??= compileShapeChecker(JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as object);
+  const [problem] = checker(value);
+  if (problem) {
+    const { line, column } = locator.locate(problem.path, problem.atKey);
+    throw new ConfigError(`${path}:${line}:${column}`, problem.message.replace('TOOL.hdlp', 'the config'));
+  }
+  return value as ConfigFile;
+}
+
+/** Named targets from the file, with `default` and every declared name completed from `HLDP_<KIND>_<NAME>_URL|TOKEN`. */
+function targets<T>(
+  written: Record<string, { url?: string; token?: string; headers?: Record<string, string> }> | undefined,
+  env: NodeJS.ProcessEnv,
+  kind: 'GATEKEEPER' | 'API',
+  build: (name: string, url: string | undefined, token: string | undefined, headers: Record<string, string> | undefined) => T,
+): Record<string, T> {
+  const names = new Set([...Object.keys(written ?? {}), 'default']);
+  const result: Record<string, T> = {};
+  for (const name of names) {
+    const url = env[variable(kind, name, 'URL')] ?? written?.[name]?.url;
+    const token = env[variable(kind, name, 'TOKEN')] ?? written?.[name]?.token;
+    if (name === 'default' && !written?.default && !url && !token) continue;
+    result[name] = build(name, url, token, written?.[name]?.headers);
+  }
+  return result;
+}
+
+function forgejoConfig(written: ConfigFile['forgejo'], env: NodeJS.ProcessEnv): ForgejoConfig | undefined {
+  const url = env.HLDP_FORGEJO_URL ?? written?.url;
+  const token = env.HLDP_FORGEJO_TOKEN ?? written?.token;
+  const repo = env.HLDP_FORGEJO_REPO ?? written?.repo;
+  if (!url && !token && !repo) return undefined;
+  if (!url || !token) throw new ConfigError('forgejo', 'needs both url and token (or HLDP_FORGEJO_URL and HLDP_FORGEJO_TOKEN)');
+  return { url, token, ...defined('repo', repo), ...defined('author', written?.author) };
+}
+
+/** The environment variable of a named target's field, e.g. `HLDP_GATEKEEPER_BS_SG_001_TOKEN`. */
+export function variable(kind: 'GATEKEEPER' | 'API', name: string, field: 'URL' | 'TOKEN'): string {
+  return `HLDP_${kind}_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${field}`;
+}
+
+function integerFromEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = env[name];
+  if (text === undefined || text === '') return undefined;
+  if (!/^\d+$/.test(text) || Number(text) > 65535) throw new ConfigError(name, `must be a port number 0-65535, got '${text}'`);
+  return Number(text);
+}
+
+function defaultDataDir(env: NodeJS.ProcessEnv): string {
+  return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'brush-holder');
+}
+
+function expandHome(path: string): string {
+  return path.startsWith('~/') ? join(homedir(), path.slice(2)) : path;
+}
+
+function isUrl(value: string): boolean {
+  return /^https?:\/\//i.test(value);
+}
+
+function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

@@ -1,0 +1,10 @@
+import { fileURLToPath } from 'node:url';
+
+/** The package's own folder (same depth from `src/gateway/config` and `dist/gateway/config`). */
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The embedded default registry: this project's own `native-repo/`. */
+export const DEFAULT_REPOSITORY = fileURLToPath(new URL('../../../native-repo', import.meta.url));
+
+/** The gateway config JSON Schema. */
+export const CONFIG_SCHEMA_URL = new URL('../../../schemas/config.schema.json', import.meta.url);

@@ -1,0 +1,114 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { splitInstancePath } from './yaml-locator.js';
+
+/** One problem with a definition's shape, with the JSON path it concerns. */
+export interface SchemaProblem {
+  path: Array<string | number>;
+  /** point at the key rather than the value (unknown fields) */
+  atKey: boolean;
+  message: string;
+}
+
+/** Validates a value against a JSON Schema and explains each problem in words, with the path it concerns. */
+export type ShapeChecker = (value: unknown) => SchemaProblem[];
+
+/**
+ * Compiles a schema once into a checker whose messages name the field and the fix.
+ * A property's `x-expected` annotation, when present, says in words what a failed `pattern` or union accepts.
+ */
+export function compileShapeChecker(schema: object): ShapeChecker {
+  const validate: ValidateFunction = new Ajv2020({ allErrors: true, strict: false, verbose: true }).compile(schema);
+  return (value) => (validate(value) ? [] : describeErrors(validate.errors ?? []));
+}
+
+// if/then/else wrap the real error; keep only errors no deeper error explains
+const WRAPPER_KEYWORDS = new Set(['if', 'oneOf', 'allOf', 'then', 'else']);
+
+function describeErrors(errors: ErrorObject[]): SchemaProblem[] {
+  const problems: SchemaProblem[] = [];
+  const seen = new Set<string>();
+  const unions = errors.filter((error) => error.keyword === 'anyOf');
+  for (const error of errors) {
+    if (WRAPPER_KEYWORDS.has(error.keyword) && !isOneOfCount(error)) continue;
+    const explained = unions.some((union) => union !== error && isWithin(error.instancePath, union.instancePath));
+    if (explained) continue;
+    const problem = describeError(error, errors);
+    const key = `${problem.path.join('.')}:${problem.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push(problem);
+  }
+  return problems;
+}
+
+function isWithin(instancePath: string, ancestor: string): boolean {
+  return instancePath === ancestor || instancePath.startsWith(`${ancestor}/`);
+}
+
+function isOneOfCount(error: ErrorObject): boolean {
+  return error.keyword === 'oneOf' && (error.params as { passingSchemas?: unknown }).passingSchemas != null;
+}
+
+function describeError(error: ErrorObject, all: ErrorObject[]): SchemaProblem {
+  const path = splitInstancePath(error.instancePath);
+  const where = path.length ? `'${path.join('.')}'` : 'TOOL.hdlp';
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required': {
+      const missing = String(params.missingProperty);
+      return { path, atKey: false, message: `missing required field '${[...path, missing].join('.')}'` };
+    }
+    case 'additionalProperties': {
+      const field = String(params.additionalProperty);
+      const allowed = allowedFields(error);
+      const hint = allowed.length ? `; allowed: ${allowed.join(', ')}` : '';
+      return { path: [...path, field], atKey: true, message: `unknown field '${[...path, field].join('.')}'${hint}` };
+    }
+    case 'propertyNames':
+    case 'pattern': {
+      if (error.keyword === 'propertyNames') return { path, atKey: true, message: `${where}: ${error.message}` };
+      return { path, atKey: false, message: `${where} must be ${expectedOf(error) ?? `a string matching ${String(params.pattern)}`}` };
+    }
+    case 'enum':
+      return { path, atKey: false, message: `${where} must be one of: ${enumValues(params.allowedValues)}` };
+    case 'const':
+      return { path, atKey: false, message: `${where} must be ${JSON.stringify(params.allowedValue)}` };
+    case 'type': {
+      const expected = all
+        .filter((other) => other.instancePath === error.instancePath && other.keyword === 'type')
+        .map((other) => String((other.params as { type: unknown }).type));
+      return { path, atKey: false, message: `${where} must be ${[...new Set(expected)].join(' or ')}` };
+    }
+    case 'anyOf': {
+      // a failed union says once what it accepts, not one error per alternative
+      return { path, atKey: false, message: `${where} must be ${expectedOf(error) ?? 'one of the allowed forms'}` };
+    }
+    case 'oneOf':
+      return { path, atKey: false, message: `${where} must have exactly one of: ${oneOfRequired(error)}` };
+    case 'minLength':
+      return { path, atKey: false, message: expectedOf(error) ? `${where} must be ${expectedOf(error)}` : `${where} must not be empty` };
+    default:
+      return { path, atKey: false, message: `${where} ${error.message ?? 'is invalid'}` };
+  }
+}
+
+function allowedFields(error: ErrorObject): string[] {
+  const properties = (error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+  return properties ? Object.keys(properties) : [];
+}
+
+function enumValues(values: unknown): string {
+  const list = Array.isArray(values) ? values : [];
+  // the spec's misspelling is accepted but not advertised
+  return list.filter((value) => value !== 'hlpd-api').map(String).join(', ');
+}
+
+function oneOfRequired(error: ErrorObject): string {
+  const branches = (error.schema as Array<{ required?: string[] }> | undefined) ?? [];
+  const names = branches.flatMap((branch) => branch.required ?? []);
+  return names.length ? names.map((name) => `'${name}'`).join(', ') : 'the alternatives';
+}
+
+function expectedOf(error: ErrorObject): string | undefined {
+  return (error.parentSchema as { 'x-expected'?: string } | undefined)?.['x-expected'];
+}

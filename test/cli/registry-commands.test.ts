@@ -1,0 +1,79 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { runCli } from '../helpers/run-cli.js';
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let env: NodeJS.ProcessEnv;
+
+beforeEach(async () => {
+  temp = await makeTempDir();
+  env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data') };
+});
+afterEach(() => temp.cleanup());
+
+describe('hldp scan', () => {
+  describe('when run without --repo', () => {
+    it('scans the embedded native-repo and finds the five starter tools', async () => {
+      const run = await runCli(['scan', '--json'], { env, cwd: temp.path });
+      expect(run.code).toBe(0);
+      const result = JSON.parse(run.stdout);
+      expect(result.tools.map((tool: { name: string }) => tool.name)).toEqual(['file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
+      expect(result).toMatchObject({ commit: expect.stringMatching(/^folder:/), errors: [] });
+    });
+  });
+
+  describe('when the repository does not exist', () => {
+    it('exits 2 with a message naming what to pass', async () => {
+      const run = await runCli(['scan', '--repo', join(temp.path, 'nope')], { env });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/hldp scan: repository '.*nope' does not exist; pass a folder holding tools\//);
+    });
+  });
+});
+
+describe('hldp validate', () => {
+  it('prints file:line:col: message per problem and exits 1', async () => {
+    await writeFiles(temp.path, {
+      'tools/good/TOOL.hdlp': makeToolYaml('good'),
+      'tools/bad/TOOL.hdlp': makeToolYaml('bad', { executor: 'ssh' }),
+    });
+    const run = await runCli(['validate'], { env, cwd: temp.path });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("tools/bad/TOOL.hdlp:5:11: error: 'executor' must be one of: shell, gatekeeper, hldp-api, git-forgejo\n");
+    expect(run.stderr).toBe('2 file(s): 1 error(s), 0 warning(s)\n');
+  });
+
+  it('exits 0 on the starter tools', async () => {
+    const run = await runCli(['validate', 'native-repo']);
+    expect(run).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('takes single files, as a pre-commit hook passes them', async () => {
+    await writeFiles(temp.path, { 'tools/a/TOOL.hdlp': makeToolYaml('b') });
+    const run = await runCli(['validate', 'tools/a/TOOL.hdlp'], { env, cwd: temp.path });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^tools\/a\/TOOL.hdlp:1:7: error: 'name' is 'b' but the folder is 'a'/);
+  });
+});
+
+describe('hldp match', () => {
+  it("finds git-ops for the spec's example", async () => {
+    const run = await runCli(['match', '查看最近的提交记录', '--json'], { env });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).candidates[0].name).toBe('git-ops');
+  });
+});
+
+describe('hldp', () => {
+  it.each([
+    [['frobnicate'], /unknown command 'frobnicate'; commands: scan, list/],
+    [['scan', '--frob'], /Unknown option '--frob'/],
+    [['match'], /match needs an intent/],
+    [['match', 'x', '--limit', 'ten'], /--limit must be an integer/],
+  ])('rejects %j with exit 2 and a message', async (args, message) => {
+    const run = await runCli(args, { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+});
