@@ -33,6 +33,12 @@ function encodedPath(params: Params, name = 'path'): string | MethodOutcome {
   return encodeRepositoryPath(path) ?? invalid(`parameter '${name}' may not contain '.' or '..' segments`);
 }
 
+function hasNextPage(headers: Record<string, string | string[] | undefined>): boolean | undefined {
+  const link = headers.link;
+  if (link === undefined) return undefined;
+  return /rel="next"/.test(Array.isArray(link) ? link.join(',') : link);
+}
+
 function query(values: Record<string, string | number | undefined>): string {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(values)) if (value !== undefined) search.set(key, String(value));
@@ -57,14 +63,17 @@ const readFile: ForgejoMethod = async (api, params) => {
 const listCommits: ForgejoMethod = async (api, params) => {
   const limit = typeof params.limit === 'number' && params.limit > 0 ? Math.floor(params.limit) : 10;
   const commits: unknown[] = [];
+  // one page size for every page: page numbers count in it
+  const pageSize = Math.min(PAGE_LIMIT, limit);
   for (let page = 1; commits.length < limit; page += 1) {
-    const pageSize = Math.min(PAGE_LIMIT, limit - commits.length);
     const suffix = query({ sha: text(params, 'ref'), path: text(params, 'path'), page, limit: pageSize, stat: 'false', files: 'false', verification: 'false' });
     const answer = await api.send('GET', api.repositoryPath(`/commits${suffix}`));
     if (!answer.ok) return failure(answer);
     const items = Array.isArray(answer.json) ? answer.json : [];
     commits.push(...items.slice(0, limit - commits.length));
-    if (items.length < pageSize) break;
+    // the Link header says whether there is a next page; a server may hold pages smaller than asked
+    const more = hasNextPage(answer.headers) ?? items.length >= pageSize;
+    if (!more || items.length === 0) break;
   }
   return { ok: true, output: JSON.stringify(commits) };
 };
