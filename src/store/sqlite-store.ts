@@ -1,0 +1,44 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { DEFAULT_CONFIRMATION_TTL_MS, SqliteConfirmationStore } from './sqlite-confirmations.js';
+import { SqliteReceiptStore } from './sqlite-receipts.js';
+import { migrate } from './sqlite-schema.js';
+import type { Store } from './store.js';
+
+/** Where and how the embedded store keeps its data. */
+export interface SqliteStoreOptions {
+  /** the database file (its folder is created); `:memory:` for a throwaway store */
+  path: string;
+  /** the clock in ms since the epoch, for expiry; injectable for tests */
+  now?: () => number;
+  /** how long a confirmation waits; default 10 minutes */
+  confirmationTtlMs?: number;
+}
+
+/** Opens (creating or migrating) the embedded SQLite store, in WAL mode so that several processes can share it. */
+export function openSqliteStore(options: SqliteStoreOptions): Store {
+  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  const database = new BetterSqlite3(options.path);
+  try {
+    database.pragma('journal_mode = WAL');
+    // a receipt is on disk before the call that made it returns
+    database.pragma('synchronous = FULL');
+    // other gateway processes may hold the write lock for a moment
+    database.pragma('busy_timeout = 5000');
+    migrate(database);
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  return {
+    receipts: new SqliteReceiptStore(database),
+    confirmations: new SqliteConfirmationStore(database, {
+      now: options.now ?? Date.now,
+      ttlMs: options.confirmationTtlMs ?? DEFAULT_CONFIRMATION_TTL_MS,
+    }),
+    close: async () => {
+      database.close();
+    },
+  };
+}
