@@ -5,7 +5,7 @@ import type { ErrorCode } from '../core/index.js';
 /** A path resolved inside a root, or why it was refused. */
 export type RootPath =
   | { ok: true; /** absolute, symlinks resolved */ path: string; /** resolved root */ root: string }
-  | { ok: false; code: Extract<ErrorCode, 'PATH_OUTSIDE_ROOT' | 'IO_ERROR'>; message: string };
+  | { ok: false; code: Extract<ErrorCode, 'PATH_OUTSIDE_ROOT' | 'IO_ERROR' | 'EXECUTOR_MISCONFIGURED'>; message: string };
 
 /** Options of {@link resolveInsideRoot}. */
 export interface ResolveOptions {
@@ -35,7 +35,12 @@ function errnoOf(error: unknown): string | undefined {
  */
 export async function resolveInsideRoot(root: string, requested: string, options: ResolveOptions = {}): Promise<RootPath> {
   if (requested.includes('\0')) return outside(requested.replaceAll('\0', '\\0'));
-  const realRoot = await realpath(root);
+  let realRoot: string;
+  try {
+    realRoot = await realpath(root);
+  } catch {
+    return { ok: false, code: 'EXECUTOR_MISCONFIGURED', message: `the root '${root}' does not exist; configure an existing folder as the root` };
+  }
   const base = resolve(root);
   const candidate = isAbsolute(requested) ? resolve(requested) : resolve(realRoot, requested);
   // a lexical check first, so that '..' and foreign absolute paths are refused before touching the disk
