@@ -89,6 +89,10 @@ export async function executeShell(
   if (!command.ok) return command.result;
   const environment = buildEnvironment(tool.shell, params, config);
   if (!environment.ok) return failedResult('EXECUTOR_MISCONFIGURED', environment.message, start);
+  // the kernel ends every argument and variable at a NUL: a value holding one would arrive cut short
+  if ([...command.args, ...Object.values(environment.env)].some((text) => text.includes('\0'))) {
+    return failedResult('INVALID_PARAMS', 'parameter values may not contain NUL characters (\\0)', start);
+  }
   const directory = await resolveWorkingDirectory(tool.shell, params, config.root, start);
   if (!directory.ok) return directory.result;
   return runProcess({

@@ -8,8 +8,8 @@ export async function execMethod(params: { cmd: string; cwd?: string }, context:
   const start = performance.now();
   const resolved = await resolveInsideRoot(context.root, params.cwd ?? '.');
   if (!resolved.ok) return failedResult(resolved.code, resolved.message, start);
-  const info = await stat(resolved.path);
-  if (!info.isDirectory()) return failedResult('IO_ERROR', `ENOTDIR: working directory '${params.cwd}' is not a folder`, start);
+  const info = await stat(resolved.path).catch(() => undefined);
+  if (!info?.isDirectory()) return failedResult('IO_ERROR', `ENOTDIR: working directory '${params.cwd}' is not a folder`, start);
   return runProcess({
     file: 'sh',
     args: ['-c', params.cmd],

@@ -38,7 +38,8 @@ export async function readFileMethod(params: { path: string; encoding?: OutputEn
   const start = performance.now();
   const resolved = await resolveInsideRoot(context.root, params.path);
   if (!resolved.ok) return failedResult(resolved.code, resolved.message, start);
-  const info = await stat(resolved.path);
+  const info = await stat(resolved.path).catch((error: unknown) => error as Error);
+  if (info instanceof Error) return failedResult('IO_ERROR', describeError(info), start);
   // a FIFO or device would block or never end: only regular files are read
   if (!info.isFile()) return failedResult('IO_ERROR', `'${params.path}' is not a regular file${info.isDirectory() ? '; use list_dir for a folder' : ''}`, start);
   const deadline = startDeadline(context.timeoutMs, context.signal);

@@ -64,6 +64,14 @@ describe('shell executor', () => {
       expect(result.error).toContain("parameter 'ref'");
     });
 
+    it.each([
+      ['an argument', printArgv('{value}')],
+      ['a script variable', shellTool({ script: 'true' })],
+    ])('returns INVALID_PARAMS for a NUL character in %s, running nothing', async (_case, tool) => {
+      const result = await execute(tool, { value: 'a\0b' }, context);
+      expect(result).toMatchObject({ ok: false, code: 'INVALID_PARAMS', exit_code: null, error: expect.stringContaining('NUL') });
+    });
+
     it('returns EXECUTOR_MISCONFIGURED when a parameter would choose the program', async () => {
       const result = await execute(shellTool({ argv: ['{program}', 'x'] }), { program: 'rm' }, context);
       expect(result).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED', error: expect.stringContaining('fixed program') });

@@ -175,6 +175,12 @@ describe('gatekeeper POST /exec', () => {
       expect(JSON.stringify(json)).not.toMatch(/at .*\.js:\d+/);
     });
 
+    it('returns 400 asking for JSON when the body is sent as another type', async () => {
+      const { status, json } = await post(JSON.stringify({ method: 'exec', params: { cmd: 'true' } }), { 'content-type': 'text/plain' });
+      expect(status).toBe(400);
+      expect(json).toMatchObject({ code: 'INVALID_REQUEST', error: expect.stringContaining('application/json') });
+    });
+
     it('returns 413 for a body over the limit', async () => {
       const { status, json } = await post({ method: 'write_file', params: { path: 'big.txt', content: 'x'.repeat(4096) } });
       expect(status).toBe(413);
