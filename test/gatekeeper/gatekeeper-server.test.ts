@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatekeeper, type RunningGatekeeper } from '../../src/gatekeeper/index.js';
 
@@ -217,6 +218,30 @@ describe('startGatekeeper', () => {
   describe('when the root does not exist', () => {
     it('throws naming the root to create', async () => {
       await expect(startGatekeeper({ root: join(tmpdir(), 'hldp-no-such-root') })).rejects.toThrow(/does not exist/);
+    });
+  });
+
+  describe('when it logs requests', () => {
+    it('returns log lines with route and status but never the token or the body', async () => {
+      const lines: string[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+      const logged = await startGatekeeper({ root, logger });
+      try {
+        const response = await fetch(`${logged.url}/exec`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${logged.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ method: 'exec', params: { cmd: 'echo body-marker-value' } }),
+        });
+        // the whole answer has arrived, so the server has finished and logged it
+        await response.text();
+        const log = lines.join('');
+        expect(log).toContain('"path":"/exec"');
+        expect(log).toContain('"status":200');
+        expect(log).not.toContain(logged.token);
+        expect(log).not.toContain('body-marker-value');
+      } finally {
+        await logged.close();
+      }
     });
   });
 
