@@ -30,6 +30,9 @@ export async function httpCall(call: HttpCall): Promise<HttpOutcome> {
       headers: call.headers,
       body: call.body,
       signal: deadline.signal,
+      // undici's own 300 s limits would cut a long tool short: the deadline alone decides
+      headersTimeout: call.timeoutMs + 1_000,
+      bodyTimeout: call.timeoutMs + 1_000,
     });
     const body = new BoundedOutput(call.maxBodyBytes);
     for await (const chunk of response.body) body.push(chunk as Buffer);
