@@ -4,11 +4,11 @@ import { hasValue, parameterText, type Params } from './params.js';
 /** An argv built from a template, or why it could not be. */
 export type BuiltArgv = { ok: true; argv: string[] } | { ok: false; message: string };
 
-/** A template filled in, or the placeholders that had no value. */
-export type FilledTemplate = { ok: true; text: string } | { ok: false; missing: string[] };
+/** A template filled in; or the placeholders that had no value, or the list parameter that cannot become one text. */
+export type FilledTemplate = { ok: true; text: string } | { ok: false; missing: string[] } | { ok: false; list: string };
 
 /** Fills the `{param}` placeholders of a text template; a list value is refused (it has no single text). */
-export function fillTemplate(template: string, params: Params): FilledTemplate | { ok: false; list: string } {
+export function fillTemplate(template: string, params: Params): FilledTemplate {
   const missing = listPlaceholders(template)
     .map((placeholder) => placeholder.name)
     .filter((name) => !hasValue(params[name]));

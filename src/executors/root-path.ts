@@ -1,5 +1,5 @@
 import { lstat, realpath } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { ErrorCode } from '../core/index.js';
 
 /** A path resolved inside a root, or why it was refused. */
@@ -65,7 +65,7 @@ async function resolveMissing(realRoot: string, candidate: string, requested: st
       break;
     } catch (error) {
       if (errnoOf(error) !== 'ENOENT') return { ok: false, code: 'IO_ERROR', message: String((error as Error).message) };
-      missing.unshift(relative(dirname(existing), existing));
+      missing.unshift(basename(existing));
       existing = dirname(existing);
     }
   }
