@@ -1,4 +1,5 @@
 import type { ErrorCode, ExecutionResult } from '../core/index.js';
+import type { RenderedOutput } from './bounded-output.js';
 
 /** Milliseconds since `start` (a `performance.now()` reading), rounded to whole ms. */
 export function elapsedSince(start: number): number {
@@ -28,4 +29,21 @@ export function describeError(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   const own = typeof code === 'string' && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
   return error.cause === undefined ? own : `${own} (cause: ${describeError(error.cause)})`;
+}
+
+/** A successful result whose output is `rendered` (no process ran: no exit code, no stderr). */
+export function succeededResult(rendered: RenderedOutput, start: number): ExecutionResult {
+  return {
+    ok: true,
+    output: rendered.text,
+    error: null,
+    stderr: '',
+    code: null,
+    exit_code: null,
+    signal: null,
+    timed_out: false,
+    output_bytes: rendered.totalBytes,
+    cut_bytes: rendered.cutBytes,
+    duration_ms: elapsedSince(start),
+  };
 }

@@ -1,7 +1,7 @@
 import type { ExecutionResult, ToolDefinition } from '../core/index.js';
 import { boundBytes } from './bounded-output.js';
 import type { ForgejoConfig } from './execution-context.js';
-import { elapsedSince, failedResult } from './execution-result.js';
+import { failedResult, succeededResult } from './execution-result.js';
 import { ForgejoRepositoryApi } from './forgejo-api.js';
 import { FORGEJO_METHODS } from './forgejo-methods.js';
 import { withDefaults, type Params } from './params.js';
@@ -30,18 +30,5 @@ export async function executeForgejo(
   const api = new ForgejoRepositoryApi(config, repository, tool.constraints.timeout_ms, signal);
   const outcome = await method(api, withDefaults(tool.params_schema, rawParams), config);
   if (!outcome.ok) return failedResult(outcome.code, outcome.message, start);
-  const rendered = boundBytes(outcome.output, tool.constraints.max_output_bytes, outcome.encoding);
-  return {
-    ok: true,
-    output: rendered.text,
-    error: null,
-    stderr: '',
-    code: null,
-    exit_code: null,
-    signal: null,
-    timed_out: false,
-    output_bytes: rendered.totalBytes,
-    cut_bytes: rendered.cutBytes,
-    duration_ms: elapsedSince(start),
-  };
+  return succeededResult(boundBytes(outcome.output, tool.constraints.max_output_bytes, outcome.encoding), start);
 }

@@ -1,6 +1,6 @@
 import type { ExecutionResult, ToolDefinition } from '../core/index.js';
 import type { ApiTarget } from './execution-context.js';
-import { elapsedSince, failedResult } from './execution-result.js';
+import { failedResult, succeededResult } from './execution-result.js';
 import { httpCall, joinUrl } from './http-call.js';
 import { buildHttpRequest } from './http-request-builder.js';
 import { withDefaults, type Params } from './params.js';
@@ -43,18 +43,7 @@ export async function executeHldpApi(
     signal,
   });
   if (!outcome.ok) return failedResult(outcome.code, outcome.message, start);
-  const ok = outcome.status >= 200 && outcome.status <= 299;
-  return {
-    ok,
-    output: outcome.body.text,
-    error: ok ? null : `HTTP ${outcome.status}: ${outcome.body.text}`,
-    stderr: '',
-    code: ok ? null : 'HTTP_ERROR',
-    exit_code: null,
-    signal: null,
-    timed_out: false,
-    output_bytes: outcome.body.totalBytes,
-    cut_bytes: outcome.body.cutBytes,
-    duration_ms: elapsedSince(start),
-  };
+  const result = succeededResult(outcome.body, start);
+  if (outcome.status >= 200 && outcome.status <= 299) return result;
+  return { ...result, ok: false, code: 'HTTP_ERROR', error: `HTTP ${outcome.status}: ${outcome.body.text}` };
 }

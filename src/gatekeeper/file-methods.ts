@@ -5,33 +5,16 @@ import {
   BoundedOutput,
   boundBytes,
   describeError,
-  elapsedSince,
   failedResult,
   resolveInsideRoot,
   startDeadline,
+  succeededResult,
   type OutputEncoding,
-  type RenderedOutput,
 } from '../executors/index.js';
 import type { ExecutionResult } from '../core/index.js';
 import type { MethodContext } from './method-context.js';
 
 const READ_CHUNK_BYTES = 64 * 1024;
-
-function succeeded(rendered: RenderedOutput, start: number): ExecutionResult {
-  return {
-    ok: true,
-    output: rendered.text,
-    error: null,
-    stderr: '',
-    code: null,
-    exit_code: null,
-    signal: null,
-    timed_out: false,
-    output_bytes: rendered.totalBytes,
-    cut_bytes: rendered.cutBytes,
-    duration_ms: elapsedSince(start),
-  };
-}
 
 /** `read_file {path, encoding?}`: the file's bytes, streamed within the deadline and kept head and tail within the cap. */
 export async function readFileMethod(params: { path: string; encoding?: OutputEncoding }, context: MethodContext): Promise<ExecutionResult> {
@@ -68,7 +51,7 @@ export async function readFileMethod(params: { path: string; encoding?: OutputEn
   }
   if (stopped === 'timeout') return failedResult('TIMEOUT', `reading '${params.path}' took longer than ${context.timeoutMs} ms`, start);
   if (stopped === 'cancelled') return failedResult('CANCELLED', 'cancelled by the caller', start);
-  return succeeded(output.render(params.encoding ?? 'utf8'), start);
+  return succeededResult(output.render(params.encoding ?? 'utf8'), start);
 }
 
 /** `write_file {path, content, append?, create_dirs?, encoding?}`: writes or appends; never through a symlink. */
@@ -95,7 +78,7 @@ export async function writeFileMethod(
     return failedResult('IO_ERROR', describeError(error) + hint, start);
   }
   const report = { path: relative(resolved.root, resolved.path), bytes_written: bytes.length, appended: params.append === true };
-  return succeeded(boundBytes(JSON.stringify(report), context.maxOutputBytes), start);
+  return succeededResult(boundBytes(JSON.stringify(report), context.maxOutputBytes), start);
 }
 
 /** `list_dir {path?}`: the folder's entries as JSON `[{name, type, size}]`, sorted by name; symlinks are not followed. */
@@ -113,7 +96,7 @@ export async function listDirMethod(params: { path?: string }, context: MethodCo
         return { name, type, size: info.size };
       }),
     );
-    return succeeded(boundBytes(JSON.stringify(entries), context.maxOutputBytes), start);
+    return succeededResult(boundBytes(JSON.stringify(entries), context.maxOutputBytes), start);
   } catch (error) {
     return failedResult('IO_ERROR', describeError(error), start);
   }
