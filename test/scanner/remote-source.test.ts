@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -72,8 +73,8 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     const requestsBefore = server!.requests();
     const again = await scanOnce(url, { cacheDir });
     expect(again.scanned_at).toBe(first.scanned_at);
-    // only the ref listing (protocol v2: capabilities + ls-refs), and no new pack fetched
-    expect(server!.requests() - requestsBefore).toBe(2);
+    // only the ref listing (protocol v1: one GET of info/refs), and no new pack fetched
+    expect(server!.requests() - requestsBefore).toBe(1);
     expect(await findFiles(cacheDir, (name) => name.endsWith('.pack'))).toEqual(packsBefore);
   });
 
@@ -130,3 +131,33 @@ async function findFiles(root: string, wanted: (name: string) => boolean): Promi
   }
   return found.sort();
 }
+
+describe('Scanner fetching from a remote that moves on', () => {
+  it('asks only for what is new since the last fetch, not since the clone', async () => {
+    const url = await servedRepository();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 200; i++) files[`tools/tool-${i}/TOOL.hdlp`] = makeToolYaml(`tool-${i}`, { why: `padding ${'x'.repeat(200)}` });
+    await push(files);
+    const scanner = new Scanner({ repo: url, cacheDir });
+    await scanner.scan();
+    const packSizes = async () => {
+      const packs = await findFiles(cacheDir, (name) => name.endsWith('.pack'));
+      const { stat } = await import('node:fs/promises');
+      return Promise.all(packs.map(async (pack) => (await stat(pack)).size));
+    };
+    const [clonePack] = await packSizes();
+    for (let round = 0; round < 3; round++) {
+      // 4 KiB of incompressible text a round: a fetch that resent earlier rounds would show it in its size
+      const noise = randomBytes(2048).toString('hex');
+      await push({ 'tools/tool-0/TOOL.hdlp': makeToolYaml('tool-0', { intent: `round ${round} ${noise}` }) });
+      const index = await scanner.scan();
+      expect(index.tools.find((tool) => tool.name === 'tool-0')?.intent).toBe(`round ${round} ${noise}`);
+    }
+    const sizes = await packSizes();
+    expect(sizes).toHaveLength(4);
+    // each fetched pack holds one commit's new objects: far smaller than the clone, and not growing round by round
+    const fetched = sizes.filter((size) => size !== clonePack);
+    for (const size of fetched) expect(size).toBeLessThan(clonePack! / 2);
+    expect(Math.max(...fetched) - Math.min(...fetched)).toBeLessThan(2048);
+  });
+});

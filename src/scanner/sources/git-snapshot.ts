@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import type { Diagnostic } from '../../core/index.js';
 import { loadGit } from './git-module.js';
+import { snapshotFs, type PromiseFs } from './object-store-fs.js';
 import { definitionPath, type Snapshot, type ToolEntry } from './source.js';
 
 /** An isomorphic-git object store; one `cache` per repository keeps pack reads fast (10× at 1,000 files). */
@@ -15,6 +15,7 @@ const SYMLINK_MODE = '120000';
 export async function readGitSnapshot(store: ObjectStore, commit: string): Promise<Snapshot> {
   const { gitdir, cache } = store;
   const git = await loadGit();
+  const fs = await snapshotFs(gitdir);
   const { commit: parsed } = await git.readCommit({ fs, gitdir, oid: commit, cache });
   const root = await git.readTree({ fs, gitdir, oid: parsed.tree, cache });
   const tools = root.tree.find((entry) => entry.path === 'tools' && entry.type === 'tree');
@@ -27,10 +28,10 @@ export async function readGitSnapshot(store: ObjectStore, commit: string): Promi
     }
     entries.sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
   }
-  return { commit, entries, read: (entry) => readDefinition(store, entry) };
+  return { commit, entries, read: (entry) => readDefinition(store, fs, entry) };
 }
 
-async function readDefinition(store: ObjectStore, entry: ToolEntry) {
+async function readDefinition(store: ObjectStore, fs: PromiseFs, entry: ToolEntry) {
   const { gitdir, cache } = store;
   const git = await loadGit();
   const path = definitionPath(entry.folder);
@@ -56,6 +57,7 @@ async function readDefinition(store: ObjectStore, entry: ToolEntry) {
 /** Refuses SHA-256 repositories: isomorphic-git reads SHA-1 object stores only. */
 export async function objectFormat(gitdir: string): Promise<string> {
   const git = await loadGit();
+  const fs = { promises: (await import('node:fs')).promises };
   const format = await git.getConfig({ fs, gitdir, path: 'extensions.objectformat' });
   return typeof format === 'string' ? format.toLowerCase() : 'sha1';
 }

@@ -1,11 +1,14 @@
 import fs from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HttpClient } from 'isomorphic-git';
 import { ScanError } from '../scan-error.js';
 import { loadGit, type Git } from './git-module.js';
 import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
 import type { RepositorySource, Snapshot } from './source.js';
+
+/** Fetches kept as separate packs before the clone is started over. */
+const MAX_PACKS = 64;
 
 /** How to reach a remote repository. */
 export interface RemoteOptions {
@@ -81,7 +84,8 @@ export class RemoteGitSource implements RepositorySource {
     const local = await this.git.resolveRef({ fs, gitdir: this.store.gitdir, ref: `refs/remotes/origin/${branch}` });
     let remote: string | undefined;
     try {
-      const refs = await this.git.listServerRefs({ http: this.http, url: this.url, headers: this.requestHeaders(), prefix: `refs/heads/${branch}` });
+      // protocol v1: the head check is one GET of info/refs (v2 needs a second round trip for ls-refs)
+      const refs = await this.git.listServerRefs({ http: this.http, url: this.url, headers: this.requestHeaders(), prefix: `refs/heads/${branch}`, protocolVersion: 1 });
       remote = refs.find((ref) => ref.ref === `refs/heads/${branch}`)?.oid;
     } catch (error) {
       // unreachable: serve what was fetched last, and say so
@@ -90,18 +94,35 @@ export class RemoteGitSource implements RepositorySource {
     }
     if (!remote) throw new ScanError('REF_NOT_FOUND', `branch '${branch}' no longer exists on ${this.url}`, { ref: branch });
     if (remote === local) return readGitSnapshot(this.store, local);
+    // every fetch adds a pack and every object read scans all pack indexes: past a limit, start over from one pack
+    if ((await this.packCount()) >= MAX_PACKS) {
+      await rm(this.dir, { recursive: true, force: true });
+      this.store.cache = {};
+      return this.cloneFresh();
+    }
+    // no depth: `depth: 1` makes the server resend the whole tree (122 KB vs 24 KB, 480 ms vs 45 ms at 1,000 tools);
+    // without it only the objects new since our commit come, and the shallow boundary stays where the clone put it
     const result = await this.call('fetch', () =>
       this.git.fetch({
         fs, http: this.http, gitdir: this.store.gitdir, url: this.url, headers: this.requestHeaders(), cache: this.store.cache,
-        ref: branch, remoteRef: branch, singleBranch: true, depth: 1, tags: false,
+        ref: branch, remoteRef: branch, singleBranch: true, tags: false,
       }),
     );
-    return readGitSnapshot(this.store, result.fetchHead ?? remote);
+    const commit = result.fetchHead ?? remote;
+    // fetch tells the server what we have from the local branch, which fetch itself does not move: move it,
+    // or every later fetch would resend everything since the clone
+    await this.git.writeRef({ fs, gitdir: this.store.gitdir, ref: `refs/heads/${branch}`, value: commit, force: true });
+    return readGitSnapshot(this.store, commit);
   }
 
   // isomorphic-git writes into the headers it is given (Git-Protocol): a shared object would leak protocol v2 into a v1 fetch
   private requestHeaders(): Record<string, string> {
     return { ...this.headers };
+  }
+
+  private async packCount(): Promise<number> {
+    const names = await readdir(join(this.store.gitdir, 'objects', 'pack')).catch(() => [] as string[]);
+    return names.filter((name) => name.endsWith('.pack')).length;
   }
 
   private async localBranch(): Promise<string | undefined> {
