@@ -28,6 +28,7 @@ function dispatch(tool: ToolDefinition, params: Params, context: ExecutionContex
  */
 export async function execute(tool: ToolDefinition, params: Params, context: ExecutionContext = {}): Promise<ExecutionResult> {
   const start = performance.now();
+  if (context.signal?.aborted) return failedResult('CANCELLED', 'cancelled by the caller before the call started; nothing ran', start);
   let result: ExecutionResult;
   try {
     result = await dispatch(tool, params, context);

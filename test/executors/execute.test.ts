@@ -38,6 +38,14 @@ describe('execute', () => {
     });
   });
 
+  describe('when the caller has already given up', () => {
+    it('returns CANCELLED and runs nothing', async () => {
+      const result = await execute(script(`touch ${join(root, 'ran-after-cancel')}`), {}, { shell: { root }, signal: AbortSignal.abort() });
+      expect(result).toMatchObject({ ok: false, code: 'CANCELLED', exit_code: null });
+      expect(existsSync(join(root, 'ran-after-cancel'))).toBe(false);
+    });
+  });
+
   describe('when the call cannot be built or fails unexpectedly', () => {
     it('returns EXECUTOR_MISCONFIGURED for an executor it does not know', async () => {
       const tool = makeToolDefinition({ executor: 'telepathy' as ToolDefinition['executor'] });

@@ -109,6 +109,11 @@ describe('hldp-api executor', () => {
       expect(JSON.parse(result.output)).toMatchObject({ method: 'GET', url: '/api/v1/status?verbose=true' });
     });
 
+    it('returns an empty output for a HEAD request', async () => {
+      const result = await execute(loadStarterTool('http-request'), { path: '/v1/status', method: 'HEAD' }, context);
+      expect(result).toMatchObject({ ok: true, output: '', output_bytes: 0 });
+    });
+
     it('returns the configured token redacted wherever the server echoed it', async () => {
       const result = await execute(loadStarterTool('http-request'), { path: '/echo' }, context);
       expect(result.output).not.toContain(API_TOKEN);
