@@ -1,6 +1,6 @@
 import type { ToolIndex } from '../../core/index.js';
 import { Scanner } from '../../scanner/index.js';
-import { loadConfig, type GatewayConfig } from '../config/index.js';
+import { loadConfig, repositoryOptions, type GatewayConfig } from '../config/index.js';
 import type { Flags } from './command.js';
 
 /** The config a command runs with: file, environment, then its flags. */
@@ -17,15 +17,9 @@ export function configFromFlags(flags: Flags): GatewayConfig {
   });
 }
 
-/** A scanner for the configured repository. */
-export function scannerFor(config: GatewayConfig): Scanner {
-  const { source, ref, token } = config.repository;
-  return new Scanner({ repo: source, cacheDir: config.cacheDir, ...(ref ? { ref } : {}), ...(token ? { token } : {}) });
-}
-
 /** Scans the repository the flags name once, and waits for the cache write. */
 export async function scanFromFlags(flags: Flags): Promise<ToolIndex> {
-  const scanner = scannerFor(configFromFlags(flags));
+  const scanner = new Scanner(repositoryOptions(configFromFlags(flags)));
   const index = await scanner.scan();
   await scanner.flush();
   return index;

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors/index.js';
-import { compileShapeChecker, defaultCacheDir, YamlLocator, type ShapeChecker } from '../../scanner/index.js';
+import { compileShapeChecker, defaultCacheDir, YamlLocator, type RepositoryOptions, type ShapeChecker } from '../../scanner/index.js';
 import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway-config.js';
 import { CONFIG_SCHEMA_URL, DEFAULT_REPOSITORY } from './package-root.js';
 
@@ -103,6 +103,12 @@ function readConfigFile(path: string): ConfigFile {
     throw new ConfigError(`${path}:${line}:${column}`, problem.message.replace('TOOL.hdlp', 'the config'));
   }
   return value as ConfigFile;
+}
+
+/** What the scanner needs of the config. */
+export function repositoryOptions(config: GatewayConfig): RepositoryOptions {
+  const { source, ref, token } = config.repository;
+  return { repo: source, cacheDir: config.cacheDir, ...defined('ref', ref), ...defined('token', token) };
 }
 
 /** Named targets from the file, with `default` and every declared name completed from `HLDP_<KIND>_<NAME>_URL|TOKEN`. */

@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { JSON_OPTION, REPOSITORY_OPTIONS, type Command } from '../command.js';
+import { UsageError } from '../usage-error.js';
+
+/** `hldp call`: run a registered tool and print its receipt (the raw output on stdout). */
+export const callCommand: Command = {
+  name: 'call',
+  usage: "TOOL [--params JSON|@FILE|-] [--repo R] [--json]",
+  summary: 'run a registered tool; prints the receipt (exit 0 when it says ok, 3 when it waits for confirmation)',
+  options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, params: { type: 'string', short: 'p' } },
+  maxPositionals: 1,
+  async run(flags, positionals, io) {
+    const tool = positionals[0];
+    if (!tool) throw new UsageError(`call needs a tool name, e.g. hldp call shell-exec --params '{"cmd":"echo hello"}'`);
+    const params = readParams(flags.params);
+    const { withGateway } = await import('../with-gateway.js');
+    return withGateway(flags, async (gateway) => {
+      const { printOutcome } = await import('../format-outcome.js');
+      return printOutcome(await gateway.call(tool, params), io, Boolean(flags.json));
+    });
+  },
+};
+
+/** `--params` as inline JSON, `@file`, or `-` for stdin; must be a JSON object. */
+function readParams(value: string | boolean | undefined): Record<string, unknown> {
+  if (value === undefined || typeof value === 'boolean') return {};
+  const text = value === '-' ? readFileSync(0, 'utf8') : value.startsWith('@') ? readFileSync(value.slice(1), 'utf8') : value;
+  let params: unknown;
+  try {
+    params = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--params is not valid JSON (${(error as Error).message}); pass an object such as '{"cmd":"echo hello"}'`);
+  }
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new UsageError('--params must be a JSON object');
+  return params as Record<string, unknown>;
+}

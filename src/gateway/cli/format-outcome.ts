@@ -1,0 +1,67 @@
+import type { Receipt } from '../../core/index.js';
+import type { CallOutcome } from '../service/index.js';
+import { writeJson, type CommandIo } from './command.js';
+
+/** Exit status of a call that waits for confirmation: nothing ran, and a script can tell this apart from a failure. */
+export const EXIT_CONFIRMATION_REQUIRED = 3;
+
+/** Prints what a call or a confirmation came to, and returns the exit status. */
+export function printOutcome(outcome: CallOutcome, io: CommandIo, json: boolean): number {
+  if (json) writeJson(io, outcome.kind === 'receipt' ? outcome.receipt : outcome.kind === 'confirmation_required' ? outcome.confirmation : stripKind(outcome));
+  switch (outcome.kind) {
+    case 'receipt':
+      if (!json) printReceipt(outcome.receipt, io);
+      return outcome.receipt.ok ? 0 : 1;
+    case 'confirmation_required':
+      if (!json) io.stderr.write(`${outcome.confirmation.message}\nparams: ${JSON.stringify(outcome.confirmation.params)}\n`);
+      return EXIT_CONFIRMATION_REQUIRED;
+    case 'not_found':
+      if (!json) io.stderr.write(`${outcome.error}\n${outcome.suggestion}\n`);
+      return 1;
+    case 'invalid_params':
+      if (!json) io.stderr.write(`${outcome.error}\nschema: ${outcome.schema}\n`);
+      return 1;
+    case 'confirmation_invalid':
+      if (!json) io.stderr.write(`${outcome.error}\n`);
+      return 1;
+  }
+}
+
+/** A receipt for people: a summary line on stderr, the raw output on stdout exactly as the tool produced it. */
+export function printReceipt(receipt: Receipt, io: CommandIo): void {
+  io.stdout.write(receipt.output);
+  if (receipt.error !== null) io.stderr.write(receipt.error.endsWith('\n') || receipt.error === '' ? receipt.error : `${receipt.error}\n`);
+  else if (receipt.stderr) io.stderr.write(receipt.stderr);
+  io.stderr.write(`${summaryLine(receipt)}\n`);
+}
+
+/** One line: outcome, tool, executor/method, duration, exit and cut, receipt id. */
+export function summaryLine(receipt: Receipt): string {
+  const outcome = receipt.ok ? 'ok' : `FAILED ${receipt.code ?? ''}`.trim();
+  const exit = receipt.exit_code === null ? '' : ` exit ${receipt.exit_code}`;
+  const signal = receipt.signal ? ` signal ${receipt.signal}` : '';
+  const cut = receipt.cut_bytes ? ` (${receipt.cut_bytes} of ${receipt.output_bytes} bytes cut)` : '';
+  return `[${outcome}] ${receipt.tool} ${receipt.executor}/${receipt.method} ${receipt.duration_ms} ms${exit}${signal}${cut} · receipt ${receipt.id}`;
+}
+
+/** A stored receipt in full, for a human reading a failure later. */
+export function receiptDetail(receipt: Receipt): string {
+  return [
+    `receipt   ${receipt.id}`,
+    `tool      ${receipt.tool} (${receipt.executor}/${receipt.method}) at commit ${receipt.commit}`,
+    `started   ${receipt.started_at}  finished ${receipt.finished_at}  ${receipt.duration_ms} ms`,
+    `result    ${receipt.ok ? 'ok' : `FAILED ${receipt.code ?? ''}`}  exit ${receipt.exit_code ?? '-'}  signal ${receipt.signal ?? '-'}  timed out ${receipt.timed_out ? 'yes' : 'no'}  cut ${receipt.cut_bytes} of ${receipt.output_bytes} bytes`,
+    ...(receipt.confirmation ? [`confirmed ${receipt.confirmation}`] : []),
+    `params    ${JSON.stringify(receipt.params)}`,
+    '--- output ---',
+    receipt.output,
+    '--- error ---',
+    receipt.error ?? '',
+    ...(receipt.stderr && receipt.stderr !== receipt.error ? ['--- stderr ---', receipt.stderr] : []),
+  ].join('\n');
+}
+
+function stripKind<T extends { kind: string }>(outcome: T): Omit<T, 'kind'> {
+  const { kind: _kind, ...rest } = outcome;
+  return rest;
+}

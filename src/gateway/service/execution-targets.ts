@@ -1,0 +1,45 @@
+import type { ExecutionContext } from '../../executors/index.js';
+import { startGatekeeper, type RunningGatekeeper } from '../../gatekeeper/index.js';
+import type { GatewayConfig } from '../config/index.js';
+
+/** The executors' context for this gateway, with the embedded gatekeeper started the first time a tool needs it. */
+export class ExecutionTargets {
+  private embedded: Promise<RunningGatekeeper> | undefined;
+
+  constructor(private readonly config: GatewayConfig) {}
+
+  /** Whether `gatekeepers.default` is the embedded one (nothing configured it). */
+  get embedsGatekeeper(): boolean {
+    return this.config.embeddedGatekeeper.enabled && !this.config.gatekeepers.default;
+  }
+
+  /** The context for one call; `needsGatekeeper` starts the embedded gatekeeper if it is the target. */
+  async context(needsGatekeeper: boolean, signal?: AbortSignal): Promise<ExecutionContext> {
+    const gatekeepers = { ...this.config.gatekeepers };
+    if (needsGatekeeper && this.embedsGatekeeper) {
+      const running = await this.startEmbedded();
+      gatekeepers.default = { url: running.url, token: running.token };
+    }
+    return {
+      shell: { root: this.config.workspaceRoot, inheritEnv: this.config.shell.inheritEnv },
+      gatekeepers,
+      apis: this.config.apis,
+      ...(this.config.forgejo ? { forgejo: this.config.forgejo } : {}),
+      ...(signal ? { signal } : {}),
+    };
+  }
+
+  /** Starts the embedded gatekeeper now (serve does, so that the first call does not wait). */
+  startEmbedded(): Promise<RunningGatekeeper> {
+    // on 127.0.0.1 with a random token only this process knows
+    this.embedded ??= startGatekeeper({ host: '127.0.0.1', port: 0, root: this.config.workspaceRoot });
+    return this.embedded;
+  }
+
+  /** Stops the embedded gatekeeper, if it was started. */
+  async close(): Promise<void> {
+    const embedded = this.embedded;
+    this.embedded = undefined;
+    if (embedded) await (await embedded).close();
+  }
+}

@@ -1,0 +1,204 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { MatchResult, Receipt, ToolDefinition, ToolIndex } from '../../core/index.js';
+import { execute } from '../../executors/index.js';
+import { createMatcher, missingToolSuggestion, type Matcher, type MatchIntentOptions } from '../../matcher/index.js';
+import { Scanner } from '../../scanner/index.js';
+import { openSqliteStore, type ReceiptQuery, type Store } from '../../store/index.js';
+import { repositoryOptions, type GatewayConfig } from '../config/index.js';
+import type { CallOutcome } from './call-outcome.js';
+import { ExecutionTargets } from './execution-targets.js';
+
+/** One index and the matcher built over it: swapped together, so a call never mixes two commits. */
+export interface Registry {
+  index: ToolIndex;
+  matcher: Matcher;
+}
+
+/** What a rescan found. */
+export interface RescanResult {
+  previous: string;
+  commit: string;
+  changed: boolean;
+  index: ToolIndex;
+}
+
+/** How to open a gateway; the store and logger may be injected (tests, embedding). */
+export interface GatewayOptions {
+  config: GatewayConfig;
+  logger?: Logger;
+  store?: Store;
+}
+
+/** The composition root's service: the registry, the call path (lookup → confirmation → execute → receipt), rescans. */
+export class Gateway {
+  private current: Registry;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly listeners = new Set<(registry: Registry) => void>();
+  private lastScanError: { message: string; at: string } | undefined;
+
+  private constructor(
+    readonly config: GatewayConfig,
+    private readonly scanner: Scanner,
+    index: ToolIndex,
+    readonly store: Store,
+    private readonly targets: ExecutionTargets,
+    private readonly logger: Logger | undefined,
+  ) {
+    this.current = { index, matcher: createMatcher(index) };
+  }
+
+  /** Scans the configured repository and opens the store; throws `ScanError` if nothing can be served. */
+  static async open(options: GatewayOptions): Promise<Gateway> {
+    const { config } = options;
+    const scanner = new Scanner(repositoryOptions(config));
+    const index = await scanner.scan();
+    const store = options.store ?? openSqliteStore({ path: config.receiptsDb, confirmationTtlMs: config.confirmationTtlMs });
+    return new Gateway(config, scanner, index, store, new ExecutionTargets(config), options.logger);
+  }
+
+  /** The registry calls start on now. */
+  get registry(): Registry {
+    return this.current;
+  }
+
+  /** Tool definitions of the current index. */
+  tools(): ToolDefinition[] {
+    return this.current.index.tools;
+  }
+
+  /** An intent's 1-3 candidates or `found: false`; never executes anything. */
+  match(intent: string, options: MatchIntentOptions = {}): MatchResult {
+    return this.current.matcher.matchIntent(intent, options);
+  }
+
+  /** `{tool, params}`: runs it (or asks for confirmation first) and stores its receipt before answering. */
+  call(tool: string, params: unknown, options: { signal?: AbortSignal } = {}): Promise<CallOutcome> {
+    return this.track(this.callOn(this.current, tool, params, options.signal));
+  }
+
+  /** Runs the call a confirmation token stands for, exactly as it was asked. */
+  confirm(token: string, options: { signal?: AbortSignal } = {}): Promise<CallOutcome> {
+    return this.track(this.confirmOn(this.current, token, options.signal));
+  }
+
+  /** Reads stored receipts, newest first. */
+  receipts(query: ReceiptQuery = {}): Promise<Receipt[]> {
+    return this.store.receipts.list(query);
+  }
+
+  /** Scans again; a new commit swaps in a new index and matcher atomically. Calls in flight keep theirs. */
+  async rescan(): Promise<RescanResult> {
+    const previous = this.current;
+    let index: ToolIndex;
+    try {
+      index = await this.scanner.scan();
+    } catch (error) {
+      this.lastScanError = { message: (error as Error).message, at: new Date().toISOString() };
+      this.logger?.warn({ err: this.lastScanError.message }, 'rescan failed; serving the last good index');
+      throw error;
+    }
+    this.lastScanError = undefined;
+    const changed = index.commit !== previous.index.commit;
+    this.current = changed ? { index, matcher: createMatcher(index) } : { index, matcher: previous.matcher };
+    if (changed) {
+      this.logger?.info({ previous: previous.index.commit, commit: index.commit, tools: index.tools.length, errors: index.errors.length }, 'index swapped');
+      for (const listener of this.listeners) listener(this.current);
+    }
+    return { previous: previous.index.commit, commit: index.commit, changed, index };
+  }
+
+  /** Calls `listener` after every swap to a new commit; returns the unsubscribe function. */
+  onIndexChange(listener: (registry: Registry) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The last rescan's failure, if the index is being served in spite of it. */
+  get scanError(): { message: string; at: string } | undefined {
+    return this.lastScanError;
+  }
+
+  /** Calls running now. */
+  get callsInFlight(): number {
+    return this.inFlight.size;
+  }
+
+  /** Starts the embedded gatekeeper ahead of the first call that needs it. */
+  async warmUp(): Promise<void> {
+    if (this.targets.embedsGatekeeper) await this.targets.startEmbedded();
+  }
+
+  /** Lets calls in flight finish (their receipts stored), then stops the embedded gatekeeper and closes the store. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+    await this.scanner.flush();
+    await this.targets.close();
+    await this.store.close();
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    return work.finally(() => this.inFlight.delete(work));
+  }
+
+  private async callOn(registry: Registry, name: string, params: unknown, signal?: AbortSignal): Promise<CallOutcome> {
+    const lookup = registry.matcher.lookup(name, params ?? {});
+    if (!lookup.found) {
+      return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', error: lookup.errorMessage, near: lookup.near, suggestion: missingToolSuggestion(name) };
+    }
+    if (!lookup.valid) {
+      return {
+        kind: 'invalid_params', found: true, code: 'INVALID_PARAMS', tool: lookup.tool.name, error: lookup.errorMessage,
+        problems: lookup.problems, schema: lookup.schema, params_schema: lookup.tool.params_schema,
+      };
+    }
+    const { tool, data } = lookup;
+    if (tool.constraints.require_confirm) {
+      const pending = await this.store.confirmations.create({ tool: tool.name, params: data, commit: registry.index.commit });
+      return {
+        kind: 'confirmation_required',
+        confirmation: {
+          status: 'confirmation_required', tool: tool.name, params: pending.params, commit: pending.commit,
+          token: pending.token, expires_at: pending.expires_at,
+          message: `'${tool.name}' requires confirmation: nothing has run. Confirm this exact call with hldp confirm ${pending.token} (or POST /v1/confirm) before ${pending.expires_at}.`,
+        },
+      };
+    }
+    return { kind: 'receipt', receipt: await this.run(registry, tool, data, null, signal) };
+  }
+
+  private async confirmOn(registry: Registry, token: string, signal?: AbortSignal): Promise<CallOutcome> {
+    const refuse = (reason: string, error: string): CallOutcome => ({ kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason, error });
+    const peeked = await this.store.confirmations.peek(token);
+    if (!peeked.ok) return refuse(peeked.reason, peeked.message);
+    const { tool: name, params, commit } = peeked.confirmation;
+    if (commit !== registry.index.commit) {
+      return refuse('mismatch', `the registry moved from ${commit} to ${registry.index.commit} since this token was made; call '${name}' again for a new token`);
+    }
+    const tool = registry.matcher.lookup(name, params);
+    if (!tool.found || !tool.valid) return refuse('mismatch', `'${name}' no longer accepts these params; call it again`);
+    const consumed = await this.store.confirmations.consume(token, { tool: name, params, commit });
+    if (!consumed.ok) return refuse(consumed.reason, consumed.message);
+    const fingerprint = `sha256:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
+    return { kind: 'receipt', receipt: await this.run(registry, tool.tool, params, fingerprint, signal) };
+  }
+
+  private async run(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, confirmation: string | null, signal?: AbortSignal): Promise<Receipt> {
+    const id = randomUUID();
+    const startedAt = new Date();
+    const context = await this.targets.context(tool.executor === 'gatekeeper', signal);
+    const result = await execute(tool, params, context);
+    const receipt: Receipt = {
+      id, ok: result.ok, tool: tool.name, method: tool.method, executor: tool.executor,
+      output: result.output, error: result.error, duration_ms: result.duration_ms,
+      stderr: result.stderr, code: result.code, exit_code: result.exit_code, signal: result.signal,
+      timed_out: result.timed_out, output_bytes: result.output_bytes, cut_bytes: result.cut_bytes,
+      commit: registry.index.commit, params, started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation,
+    };
+    // stored before it is returned: a receipt the caller saw is a receipt a human can read later
+    await this.store.receipts.save(receipt);
+    this.logger?.info({ call_id: id, tool: tool.name, executor: tool.executor, ok: receipt.ok, code: receipt.code, duration_ms: receipt.duration_ms }, 'call');
+    return receipt;
+  }
+}

@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../helpers/git.js';
+import { runCli } from '../helpers/run-cli.js';
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let env: NodeJS.ProcessEnv;
+
+beforeEach(async () => {
+  temp = await makeTempDir();
+  env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path };
+});
+afterEach(() => temp.cleanup());
+
+describe('hldp call', () => {
+  it('prints the raw output on stdout and exits 0 when the receipt says ok', async () => {
+    const run = await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo hello"}'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('hello\n');
+    expect(run.stderr).toMatch(/^\[ok\] shell-exec gatekeeper\/exec \d+ ms exit 0 · receipt [0-9a-f-]{36}\n$/);
+  });
+
+  it('prints the full stderr of a failure and exits 1; receipts --failed shows it later', async () => {
+    const run = await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo oops >&2; exit 4"}', '--json'], { env });
+    expect(run.code).toBe(1);
+    const receipt = JSON.parse(run.stdout);
+    expect(receipt).toMatchObject({ ok: false, tool: 'shell-exec', error: 'oops\n', exit_code: 4, code: 'NONZERO_EXIT' });
+    const later = await runCli(['receipts', '--failed', '--json'], { env });
+    expect(JSON.parse(later.stdout)).toEqual([receipt]);
+    const detail = await runCli(['receipts', receipt.id], { env });
+    expect(detail.stdout).toContain('--- error ---\noops\n');
+  });
+
+  it('waits for confirmation (exit 3), and hldp confirm runs exactly that call', async () => {
+    const pending = await runCli(['call', 'file-write', '--params', '{"path":"note.txt","content":"hi"}', '--json'], { env });
+    expect(pending.code).toBe(3);
+    const { token, params } = JSON.parse(pending.stdout);
+    expect(params).toEqual({ path: 'note.txt', content: 'hi', append: false, create_dirs: false });
+    const confirmed = await runCli(['confirm', token, '--json'], { env });
+    expect(confirmed.code).toBe(0);
+    expect(JSON.parse(confirmed.stdout)).toMatchObject({ ok: true, tool: 'file-write', params });
+    const again = await runCli(['confirm', token], { env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already used/);
+  });
+
+  it.each([
+    [['call', 'shel-exec'], 1, /unknown tool 'shel-exec'; did you mean 'shell-exec'\?/],
+    [['call', 'shell-exec', '--params', '{"cmd":1}'], 1, /'cmd' must be string/],
+    [['call', 'shell-exec', '--params', '{cmd}'], 2, /--params is not valid JSON/],
+    [['call'], 2, /call needs a tool name/],
+  ])('answers %j with exit %i and a message', async (args, code, message) => {
+    const run = await runCli(args, { env });
+    expect(run.code).toBe(code);
+    expect(run.stderr).toMatch(message);
+  });
+});
