@@ -5,7 +5,7 @@ import { startDeadline, type Deadline, type StopReason } from './deadline.js';
 import { describeError, elapsedSince, failedResult } from './execution-result.js';
 
 /** Time between SIGTERM and SIGKILL to the process group when a run is stopped. */
-export const KILL_GRACE_MS = 150;
+export const KILL_GRACE_MS = 100;
 
 /** One process to run under the constraints. `file` is run directly: no shell unless it is one. */
 export interface ProcessSpec {
