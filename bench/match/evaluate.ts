@@ -1,0 +1,71 @@
+import type { ToolDefinition } from '../../src/core/index.js';
+import { isTuningQuery, type BenchQuery } from './bfcl-data.js';
+import type { SearchAnswer, SearchSystem } from './systems.js';
+
+/** How one system did on one request. */
+export interface QueryOutcome {
+  query: BenchQuery;
+  tuning: boolean;
+  /** 1-based rank of the first gold name in the pooled ranking of distinct names; Infinity when absent */
+  pooledRank: number;
+  /** whether the best of the offered candidates has a gold name (requests with a gold tool only) */
+  candidatesHit: boolean;
+  /** the system's found decision within the offered candidates (undefined until thresholded) */
+  found: boolean | undefined;
+  /** the score a threshold turns into a decision */
+  signal: number;
+  /** milliseconds the pooled search took */
+  latency: number;
+}
+
+/** The benchmark as the systems see it: tools by benchmark id, and the benchmark name each tool has. */
+export interface BenchWorld {
+  toolsById: Map<string, ToolDefinition>;
+  /** tool name in the index → the benchmark's name (same-name variants count as one tool) */
+  benchName: Map<string, string>;
+}
+
+/** Runs a system over every request: pooled over all tools, and within each request's offered candidates. */
+export function evaluate(system: SearchSystem, world: BenchWorld, queries: readonly BenchQuery[]): QueryOutcome[] {
+  const pooled = system([...world.toolsById.values()]);
+  for (const query of queries.slice(0, 50)) pooled(query.text); // warm the JIT before timing
+  const perCandidates = new Map<string, (text: string) => SearchAnswer>();
+  return queries.map((query) => {
+    const started = performance.now();
+    const answer = pooled(query.text);
+    const latency = performance.now() - started;
+    const goldNames = new Set(query.gold.map((id) => world.benchName.get(world.toolsById.get(id)!.name)!));
+    // same-name variants are one tool: a ranking that lists one twice lists it once
+    const ranking = [...new Set(answer.names.map((name) => world.benchName.get(name)!))];
+    const rank = ranking.findIndex((name) => goldNames.has(name));
+    const key = [...query.candidates].sort().join('\n');
+    let within = perCandidates.get(key);
+    if (within === undefined) {
+      within = system(query.candidates.map((id) => world.toolsById.get(id)!));
+      perCandidates.set(key, within);
+    }
+    const offered = within(query.text);
+    const best = offered.names[0];
+    return {
+      query,
+      tuning: isTuningQuery(query),
+      pooledRank: rank < 0 ? Infinity : rank + 1,
+      candidatesHit: best !== undefined && goldNames.has(world.benchName.get(best)!),
+      found: offered.found,
+      signal: offered.signal,
+      latency,
+    };
+  });
+}
+
+/** The threshold on `signal` that decides best on the tuning requests (for systems without their own decision). */
+export function fitSignalThreshold(outcomes: readonly QueryOutcome[]): number {
+  const tuning = outcomes.filter((outcome) => outcome.tuning);
+  const signals = [...new Set(tuning.map((outcome) => outcome.signal))].sort((a, b) => a - b);
+  let best = { threshold: 0, correct: -1 };
+  for (const threshold of signals) {
+    const correct = tuning.filter((o) => (o.signal >= threshold) === o.query.gold.length > 0).length;
+    if (correct > best.correct) best = { threshold, correct };
+  }
+  return best.threshold;
+}

@@ -1,0 +1,56 @@
+import type { ToolDefinition } from '../../src/core/index.js';
+import {
+  createMatcher,
+  DECISION_FEATURES,
+  type DecisionModel,
+  type Matcher,
+  type RankingParameters,
+} from '../../src/matcher/index.js';
+import type { BenchQuery } from './bfcl-data.js';
+import type { BenchWorld } from './evaluate.js';
+import { fitLogistic } from './logistic.js';
+
+/** The decision's features for each request, searched within the candidates offered with it; label 1: a tool fits. */
+export function decisionRows(
+  world: BenchWorld,
+  queries: readonly BenchQuery[],
+  ranking: RankingParameters,
+): { rows: number[][]; labels: number[] } {
+  const matchers = new Map<string, Matcher>();
+  const rows: number[][] = [];
+  const labels: number[] = [];
+  for (const query of queries) {
+    const key = [...query.candidates].sort().join('\n');
+    let matcher = matchers.get(key);
+    if (matcher === undefined) {
+      const tools = query.candidates.map((id) => world.toolsById.get(id)!);
+      matcher = createMatcher(asIndex(tools), { ranking });
+      matchers.set(key, matcher);
+    }
+    const { decision } = matcher.explainIntent(query.text);
+    rows.push(DECISION_FEATURES.map((feature) => decision[feature]));
+    labels.push(query.gold.length > 0 ? 1 : 0);
+  }
+  return { rows, labels };
+}
+
+/** Fits the found/not-found model on the tuning requests; 0.5 is the cut a calibrated probability implies. */
+export function fitDecision(world: BenchWorld, queries: readonly BenchQuery[], ranking: RankingParameters): DecisionModel {
+  const { rows, labels } = decisionRows(world, queries, ranking);
+  const fit = fitLogistic(rows, labels);
+  return {
+    features: [...DECISION_FEATURES],
+    weights: fit.weights.map((weight) => round(weight)),
+    bias: round(fit.bias),
+    threshold: 0.5,
+  };
+}
+
+function asIndex(tools: ToolDefinition[]) {
+  const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { source: 'bench', commit: 'bench', tools: sorted, errors: [], warnings: [], scanned_at: '' };
+}
+
+function round(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
+}

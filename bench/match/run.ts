@@ -1,0 +1,96 @@
+// Intent matching benchmark: `npm run bench:match -- [--data FILE]`; prints JSON metrics on stdout.
+import { rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { ToolDefinition } from '../../src/core/index.js';
+import { createMatcher } from '../../src/matcher/index.js';
+import { legalNames, readBenchData, type BenchData, type BenchQuery } from './bfcl-data.js';
+import { writeBenchRepository } from './bench-repository.js';
+import { evaluate, fitSignalThreshold, type BenchWorld, type QueryOutcome } from './evaluate.js';
+import { loadIndex } from './load-index.js';
+import { percentile, summarise, type Metrics } from './metrics.js';
+import { baselineSystem, matcherSystem } from './systems.js';
+
+/** The BFCL v4 tool-selection file in the shared folder. */
+export const DEFAULT_DATA = fileURLToPath(new URL('../../../shared/bench/bfcl_v4_toolsel.json', import.meta.url));
+
+/** Writes the benchmark's tools into a temporary repository, scans it, and returns what the systems search. */
+export async function prepareWorld(data: BenchData): Promise<{ world: BenchWorld; scanner: string; scanMs: number }> {
+  const names = legalNames(data.tools);
+  const repo = await writeBenchRepository(data.tools, names);
+  try {
+    const started = performance.now();
+    const { index, scanner } = await loadIndex(repo);
+    const scanMs = performance.now() - started;
+    if (index.tools.length !== data.tools.length) {
+      throw new Error(`the scan kept ${index.tools.length} of ${data.tools.length} tools: ${JSON.stringify(index.errors.slice(0, 3))}`);
+    }
+    const byName = new Map(index.tools.map((tool) => [tool.name, tool]));
+    const toolsById = new Map<string, ToolDefinition>();
+    const benchName = new Map<string, string>();
+    for (const tool of data.tools) {
+      const name = names.get(tool.id)!;
+      toolsById.set(tool.id, byName.get(name)!);
+      benchName.set(name, tool.name);
+    }
+    return { world: { toolsById, benchName }, scanner, scanMs };
+  } finally {
+    await rm(repo, { recursive: true, force: true });
+  }
+}
+
+function bySplit(outcomes: QueryOutcome[], threshold?: number): Record<'tuning_even' | 'held_out_odd' | 'all', Metrics> {
+  return {
+    tuning_even: summarise(outcomes.filter((o) => o.tuning), threshold),
+    held_out_odd: summarise(outcomes.filter((o) => !o.tuning), threshold),
+    all: summarise(outcomes, threshold),
+  };
+}
+
+function byLanguage(outcomes: QueryOutcome[], threshold?: number): Record<string, Metrics> {
+  const languages = [...new Set(outcomes.map((o) => o.query.lang))].sort();
+  return Object.fromEntries(languages.map((lang) => [lang, summarise(outcomes.filter((o) => o.query.lang === lang), threshold)]));
+}
+
+function measureBuild(tools: ToolDefinition[], copies: number): { tools: number; ms: number } {
+  const many: ToolDefinition[] = [];
+  for (let copy = 0; copy < copies; copy += 1) {
+    for (const tool of tools) many.push(copy === 0 ? tool : { ...tool, name: `${tool.name}-copy${copy}` });
+  }
+  many.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const started = performance.now();
+  createMatcher({ source: 'bench', commit: 'bench', tools: many, errors: [], warnings: [], scanned_at: '' });
+  return { tools: many.length, ms: Math.round(performance.now() - started) };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { data: { type: 'string', default: DEFAULT_DATA } } });
+  const data = await readBenchData(values.data!);
+  const { world, scanner, scanMs } = await prepareWorld(data);
+  const queries: BenchQuery[] = data.queries;
+  const tools = [...world.toolsById.values()];
+  const matcher = evaluate(matcherSystem(), world, queries);
+  const baseline = evaluate(baselineSystem, world, queries);
+  const threshold = fitSignalThreshold(baseline);
+  const report = {
+    data: values.data,
+    tools: tools.length,
+    queries: queries.length,
+    scanner,
+    scan_ms: Math.round(scanMs),
+    split: 'tuning = first byte of sha256(query id) is even; held out = odd',
+    build: [measureBuild(tools, 1), measureBuild(tools, Math.ceil(10_000 / tools.length))],
+    latency_ms: { p50: percentile(matcher.map((o) => o.latency), 50), p99: percentile(matcher.map((o) => o.latency), 99) },
+    matcher: { ...bySplit(matcher), by_language: byLanguage(matcher) },
+    baseline: {
+      system: 'minisearch defaults over name + description + param names and descriptions',
+      found_threshold_on_top_score: threshold,
+      latency_ms: { p50: percentile(baseline.map((o) => o.latency), 50), p99: percentile(baseline.map((o) => o.latency), 99) },
+      ...bySplit(baseline, threshold),
+      by_language: byLanguage(baseline, threshold),
+    },
+  };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -1,0 +1,78 @@
+import { rulesFor } from './scripts.js';
+
+/** One word of a text and the index terms it yields (a stem, or for ideographic words also its bigrams). */
+export interface AnalyzedWord {
+  word: string;
+  terms: string[];
+}
+
+// Spaced scripts split on anything that is not a letter, mark or digit; scripts written without
+// spaces go through ICU's dictionary-based word breaking, which is slower, so only they pay for it.
+const WORD = /[\p{L}\p{M}\p{Nd}]+/gu;
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const segmenter = new Intl.Segmenter('und', { granularity: 'word' });
+
+const ONLY_DIGITS = /^[\p{Nd}]+$/u;
+
+// tool texts repeat their words a lot: the terms of a word are computed once (bounded, so a
+// long-running server reading many texts does not grow without limit)
+const MEMO_LIMIT = 100_000;
+const memo = new Map<string, string[]>();
+
+/** Splits identifiers (`getWeather`, `calculate_triangle_area`, `math.factorial`) into words. */
+export function splitIdentifiers(text: string): string[] {
+  return text
+    .normalize('NFKC')
+    .replace(/(\p{Ll}|\p{Nd})(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .replace(/[_.:]+/g, ' ')
+    .split(/\s+/)
+    .filter((part) => part.length > 0);
+}
+
+/** The words of a text with their terms; stop words, single Latin letters and plain numbers yield none. */
+export function analyzeWords(text: string): AnalyzedWord[] {
+  const words: AnalyzedWord[] = [];
+  const add = (raw: string): void => {
+    const word = raw.toLowerCase();
+    let terms = memo.get(word);
+    if (terms === undefined) {
+      if (memo.size >= MEMO_LIMIT) memo.clear();
+      terms = termsOf(word);
+      memo.set(word, terms);
+    }
+    if (terms.length > 0) words.push({ word, terms });
+  };
+  for (const [token] of splitIdentifiers(text).join(' ').matchAll(WORD)) {
+    if (!UNSPACED.test(token)) add(token);
+    else for (const segment of segmenter.segment(token)) if (segment.isWordLike) add(segment.segment);
+  }
+  return words;
+}
+
+/** The flat list of terms of a text, as the search index stores them. */
+export function analyze(text: string): string[] {
+  const terms: string[] = [];
+  for (const word of analyzeWords(text)) terms.push(...word.terms);
+  return terms;
+}
+
+function termsOf(word: string): string[] {
+  // a bare number in a request is a parameter value, not a description of the tool
+  if (ONLY_DIGITS.test(word)) return [];
+  const rules = rulesFor(word);
+  if (rules.stopWords.has(word)) return [];
+  if (!rules.ideographic) {
+    if (word.length < 2) return [];
+    return [word.length > 3 ? rules.stem(word) : word];
+  }
+  const characters = [...word];
+  if (characters.length < 3) return [word];
+  // parts of a long ideographic word match where another text segments or inflects it differently
+  const terms = [word];
+  for (let index = 0; index + 1 < characters.length; index += 1) {
+    terms.push(characters[index]! + characters[index + 1]!);
+  }
+  return terms;
+}

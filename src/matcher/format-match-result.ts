@@ -1,0 +1,23 @@
+import type { MatchResult } from '../core/index.js';
+import { compactSchema } from './compact-schema.js';
+
+/** A match result as plain text for people (what `hldp match` prints without `--json`). */
+export function formatMatchResult(result: MatchResult): string {
+  if (!result.found) {
+    const lines = [`no tool found. ${result.suggestion}`];
+    if (result.near.length > 0) {
+      lines.push('weakly related:');
+      for (const miss of result.near) lines.push(`  ${miss.name} (${miss.display})  score ${miss.score}`);
+    }
+    return lines.join('\n');
+  }
+  const lines: string[] = [];
+  result.candidates.forEach((candidate, position) => {
+    lines.push(`${position + 1}. ${candidate.name} (${candidate.display})  score ${candidate.score}`);
+    lines.push(`   ${candidate.intent}`);
+    lines.push(`   params: ${compactSchema(candidate.params_schema)}`);
+    if (candidate.matched.length > 0) lines.push(`   matched: ${candidate.matched.join('; ')}`);
+  });
+  lines.push(`call one with: hldp call ${result.candidates[0]!.name} --params '{...}'`);
+  return lines.join('\n');
+}

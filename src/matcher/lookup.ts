@@ -1,0 +1,77 @@
+import { findTool, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { nearNames } from './near-names.js';
+import type { ParamProblem, ParamsValidator } from './validate-params.js';
+
+/** What an exact call `{tool, params}` resolves to. */
+export type LookupResult =
+  /** the tool exists and the params fit its schema; `data` has the defaults filled in */
+  | { found: true; valid: true; tool: ToolDefinition; data: Record<string, unknown> }
+  /** the tool exists but the params do not fit: each offending param named, and the schema */
+  | {
+      found: true;
+      valid: false;
+      tool: ToolDefinition;
+      code: 'INVALID_PARAMS';
+      errorMessage: string;
+      problems: ParamProblem[];
+      /** the tool's params schema on one line */
+      schema: string;
+    }
+  /** no tool has that name or alias; at most three near names */
+  | { found: false; code: 'TOOL_NOT_FOUND'; errorMessage: string; near: NearMiss[] };
+
+/** Resolves names and aliases of one index to tools. */
+export interface ToolResolver {
+  resolve(name: string): ToolDefinition | undefined;
+}
+
+/** A resolver for an index: exact name first, then an alias that only one tool claims. */
+export function createToolResolver(index: ToolIndex): ToolResolver {
+  const aliases = new Map<string, ToolDefinition | null>();
+  for (const tool of index.tools) {
+    for (const alias of tool.aliases) {
+      const key = aliasKey(alias);
+      // an alias two tools claim names neither: null marks it ambiguous
+      aliases.set(key, aliases.has(key) && aliases.get(key) !== tool ? null : tool);
+    }
+  }
+  return {
+    resolve(name) {
+      return findTool(index, name) ?? aliases.get(aliasKey(name)) ?? undefined;
+    },
+  };
+}
+
+function aliasKey(alias: string): string {
+  return alias.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, ' ');
+}
+
+/** Looks a tool up by name or alias and validates the params against its schema. */
+export function lookupTool(
+  index: ToolIndex,
+  resolver: ToolResolver,
+  validator: ParamsValidator,
+  name: string,
+  params: unknown,
+): LookupResult {
+  const tool = resolver.resolve(name);
+  if (tool === undefined) {
+    const near = nearNames(index.tools, name);
+    const hint =
+      near.length > 0
+        ? `did you mean ${near.map((miss) => `'${miss.name}'`).join(', ')}?`
+        : 'match by intent instead, or list the tools with `hldp list`';
+    return { found: false, code: 'TOOL_NOT_FOUND', errorMessage: `unknown tool '${name}'; ${hint}`, near };
+  }
+  const checked = validator.validate(tool, params);
+  if (checked.valid) return { found: true, valid: true, tool, data: checked.data };
+  return {
+    found: true,
+    valid: false,
+    tool,
+    code: 'INVALID_PARAMS',
+    errorMessage: checked.errorMessage,
+    problems: checked.problems,
+    schema: checked.schema,
+  };
+}

@@ -1,0 +1,54 @@
+import type { FieldGroup } from './search-document.js';
+
+/** The knobs of intent ranking; the values in use are measured by `bench/match/fit.ts`, not chosen by hand. */
+export interface RankingParameters {
+  /** minisearch boosts of the field groups */
+  boosts: Record<FieldGroup, number>;
+  /** BM25+ parameters: term-frequency saturation, length normalisation, lower bound */
+  bm25: { k: number; b: number; d: number };
+  /** query terms at least this long also match longer terms that start with them; 0 turns it off */
+  prefixMinLength: number;
+  /** weight of such a prefix match relative to an exact one */
+  prefixWeight: number;
+  /** the first stage reads the rarest request terms until their tools number this many (a latency bound) */
+  postingsBudget: number;
+  /** how many first-stage results the re-rank looks at */
+  depth: number;
+  /** weights of the re-rank's linear score */
+  rerank: RerankWeights;
+}
+
+/** Weights of the second-stage score over one tool's features. */
+export interface RerankWeights {
+  /** first-stage score relative to the best one */
+  stage1: number;
+  /** share of the request's words (weighted by rarity) the tool's text contains */
+  coverage: number;
+  /** the same, counting only its name, display name and aliases */
+  namingCoverage: number;
+  /** the same, counting only its intent and examples */
+  describingCoverage: number;
+  /** the same, counting only its parameter names and descriptions */
+  paramCoverage: number;
+  /** share of the tool's name words the request contains */
+  nameShare: number;
+}
+
+/** A logistic model deciding whether the best candidate fits the request at all. */
+export interface DecisionModel {
+  /** feature names, in the order of `weights` */
+  features: DecisionFeature[];
+  weights: number[];
+  bias: number;
+  /** the probability of "fits" below which the answer is `found: false` */
+  threshold: number;
+}
+
+/** What the found/not-found decision looks at. */
+export type DecisionFeature =
+  | 'coverage'
+  | 'namingCoverage'
+  | 'nameShare'
+  | 'matchedWords'
+  | 'queryWords'
+  | 'margin';

@@ -1,0 +1,41 @@
+import { stemmer as englishStemmer } from '@orama/stemmers/english';
+import { stemmer as russianStemmer } from '@orama/stemmers/russian';
+import { ara, ell, eng, heb, hin, jpn, rus, tha, zho } from 'stopword';
+
+/** How the words of one writing system are reduced to index terms. */
+export interface ScriptRules {
+  /** whether words are written without spaces (or glue particles on), so word parts matter */
+  ideographic: boolean;
+  /** the general stop list of the script's most widely used language */
+  stopWords: ReadonlySet<string>;
+  stem: (word: string) => string;
+}
+
+const keep = (word: string): string => word;
+
+// One language per script is a deliberate simplification: Latin text is stemmed as English (the
+// language tool descriptions are mostly written in) and Cyrillic as Russian. Other scripts are
+// not stemmed; prefix matching of long terms covers part of their inflection. Korean has no stop
+// list here: the one in `stopword` mixes in content words.
+const RULES: Array<[RegExp, ScriptRules]> = [
+  [/\p{Script=Latin}/u, { ideographic: false, stopWords: new Set(eng), stem: englishStemmer }],
+  [/\p{Script=Cyrillic}/u, { ideographic: false, stopWords: new Set(rus), stem: russianStemmer }],
+  [/\p{Script=Han}/u, { ideographic: true, stopWords: new Set(zho), stem: keep }],
+  [/[\p{Script=Hiragana}\p{Script=Katakana}]/u, { ideographic: true, stopWords: new Set(jpn), stem: keep }],
+  [/\p{Script=Hangul}/u, { ideographic: true, stopWords: new Set(), stem: keep }],
+  [/\p{Script=Arabic}/u, { ideographic: false, stopWords: new Set(ara), stem: keep }],
+  [/\p{Script=Devanagari}/u, { ideographic: false, stopWords: new Set(hin), stem: keep }],
+  [/\p{Script=Thai}/u, { ideographic: false, stopWords: new Set(tha), stem: keep }],
+  [/\p{Script=Greek}/u, { ideographic: false, stopWords: new Set(ell), stem: keep }],
+  [/\p{Script=Hebrew}/u, { ideographic: false, stopWords: new Set(heb), stem: keep }],
+];
+
+const OTHER: ScriptRules = { ideographic: false, stopWords: new Set(), stem: keep };
+
+/** The rules for the script of a word's first letter (any script not listed gets no stop list and no stemming). */
+export function rulesFor(word: string): ScriptRules {
+  const letter = /\p{L}/u.exec(word)?.[0];
+  if (letter === undefined) return OTHER;
+  for (const [pattern, rules] of RULES) if (pattern.test(letter)) return rules;
+  return OTHER;
+}

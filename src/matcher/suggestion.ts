@@ -1,0 +1,28 @@
+import anyAscii from 'any-ascii';
+import { analyzeWords } from './analyze.js';
+
+const MAX_SLUG_WORDS = 4;
+const MAX_SLUG_LENGTH = 64;
+
+/** A folder name for a tool that would answer `intent`: its first content words, transliterated to ASCII, kebab-case. */
+export function toolSlug(intent: string): string {
+  const parts: string[] = [];
+  for (const { word } of analyzeWords(intent)) {
+    const ascii = anyAscii(word)
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '');
+    if (ascii.length > 0 && !parts.includes(ascii)) parts.push(ascii);
+    if (parts.length === MAX_SLUG_WORDS) break;
+  }
+  const slug = parts.join('-').slice(0, MAX_SLUG_LENGTH).replace(/-+$/, '');
+  return slug.length > 0 ? slug : 'new-tool';
+}
+
+/** What to tell the agent when no tool fits: the tool is not in the repository yet, and where to write it. */
+export function missingToolSuggestion(intent: string): string {
+  const slug = toolSlug(intent);
+  return (
+    `此工具尚不在仓库中，需铸渊新建 - no tool in the repository fits this intent yet; ` +
+    `write its definition at tools/${slug}/TOOL.hdlp (name: ${slug}), then rescan`
+  );
+}

@@ -1,0 +1,91 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { ToolDefinition } from '../core/index.js';
+import { compactSchema } from './compact-schema.js';
+
+/** One parameter that does not satisfy the schema, and what was expected of it. */
+export interface ParamProblem {
+  /** the parameter's name (a dotted path for nested values; empty for the params object itself) */
+  param: string;
+  message: string;
+}
+
+/** Params checked against a tool's schema: the data with defaults filled in, or every problem found. */
+export type ParamsValidation =
+  | { valid: true; data: Record<string, unknown> }
+  | { valid: false; errorMessage: string; problems: ParamProblem[]; schema: string };
+
+/** Validates params against tools' schemas, compiling each schema on its first use only. */
+export interface ParamsValidator {
+  validate(tool: ToolDefinition, params: unknown): ParamsValidation;
+}
+
+// ajv-formats ships CommonJS whose default export arrives wrapped under NodeNext
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+/** A validator for one index: schemas compile lazily, so a 10,000-tool index costs nothing until used. */
+export function createParamsValidator(): ParamsValidator {
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
+  addFormats(ajv);
+  const compiled = new Map<string, ValidateFunction>();
+  return {
+    validate(tool, params) {
+      let check = compiled.get(tool.name);
+      if (check === undefined) {
+        check = ajv.compile(tool.params_schema);
+        compiled.set(tool.name, check);
+      }
+      // defaults are filled into a copy: the caller's object stays as it was sent
+      const data = params === undefined ? {} : structuredClone(params);
+      if (check(data)) return { valid: true, data: data as Record<string, unknown> };
+      const problems = describeErrors(check.errors ?? []);
+      const schema = compactSchema(tool.params_schema);
+      const errorMessage =
+        `invalid params for '${tool.name}': ${problems.map(formatProblem).join('; ')}. ` +
+        `Expected params: ${schema}`;
+      return { valid: false, errorMessage, problems, schema };
+    },
+  };
+}
+
+function formatProblem(problem: ParamProblem): string {
+  return problem.param === '' ? problem.message : `'${problem.param}' ${problem.message}`;
+}
+
+function describeErrors(errors: ErrorObject[]): ParamProblem[] {
+  const problems: ParamProblem[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const problem = describeError(error);
+    const key = `${problem.param}\n${problem.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push(problem);
+  }
+  return problems;
+}
+
+function describeError(error: ErrorObject): ParamProblem {
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const at = (name: string): string => [...path, name].join('.');
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { param: at(String(params['missingProperty'])), message: 'is required but missing' };
+    case 'additionalProperties':
+      return { param: at(String(params['additionalProperty'])), message: 'is not a parameter of this tool' };
+    case 'enum':
+      return { param: path.join('.'), message: `must be one of ${formatValues(params['allowedValues'])}` };
+    case 'type':
+      return { param: path.join('.'), message: `must be ${String(params['type'])}` };
+    default:
+      return { param: path.join('.'), message: error.message ?? `fails '${error.keyword}'` };
+  }
+}
+
+function formatValues(values: unknown): string {
+  return Array.isArray(values) ? values.map((value) => JSON.stringify(value)).join(', ') : String(values);
+}
