@@ -46,14 +46,14 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
       source: source === undefined ? DEFAULT_REPOSITORY : isUrl(source) ? source : resolve(overrides.repo || env.HLDP_REPO ? process.cwd() : base, source),
       ...defined('ref', overrides.ref ?? env.HLDP_REPO_REF ?? written.repository?.ref),
       ...defined('token', overrides.token ?? env.HLDP_REPO_TOKEN ?? written.repository?.token),
-      pollIntervalMs: written.repository?.poll_interval_ms ?? 60_000,
+      pollIntervalMs: integerFromEnv(env, 'HLDP_POLL_INTERVAL_MS', Number.MAX_SAFE_INTEGER) ?? written.repository?.poll_interval_ms ?? 60_000,
     },
     cacheDir: fromEnv('HLDP_CACHE_DIR') ?? fromFile(written.cache_dir) ?? defaultCacheDir(),
     dataDir,
     receiptsDb: (overrides.receiptsDb && resolve(overrides.receiptsDb)) ?? fromEnv('HLDP_RECEIPTS_DB') ?? fromFile(written.receipts_db) ?? join(dataDir, 'receipts.db'),
     listen: {
       host: overrides.host ?? env.HLDP_HOST ?? written.listen?.host ?? '127.0.0.1',
-      port: overrides.port ?? integerFromEnv(env, 'HLDP_PORT') ?? written.listen?.port ?? 3900,
+      port: overrides.port ?? integerFromEnv(env, 'HLDP_PORT', 65535) ?? written.listen?.port ?? 3900,
     },
     ...defined('apiToken', env.HLDP_API_TOKEN ?? written.api_token),
     ...defined('webhookSecret', env.HLDP_WEBHOOK_SECRET ?? written.webhook_secret),
@@ -96,11 +96,11 @@ function readConfigFile(path: string): ConfigFile {
     throw new ConfigError(`${path}:${line}:${column}`, syntax.message.split('\n')[0]!);
   }
   const value: unknown = document.toJS({ maxAliasCount: 100 }) ?? {};
-  checker ??= compileShapeChecker(JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as object);
+  checker ??= compileShapeChecker(JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as object, 'the config');
   const [problem] = checker(value);
   if (problem) {
     const { line, column } = locator.locate(problem.path, problem.atKey);
-    throw new ConfigError(`${path}:${line}:${column}`, problem.message.replace('TOOL.hdlp', 'the config'));
+    throw new ConfigError(`${path}:${line}:${column}`, problem.message);
   }
   return value as ConfigFile;
 }
@@ -143,10 +143,10 @@ export function variable(kind: 'GATEKEEPER' | 'API', name: string, field: 'URL' 
   return `HLDP_${kind}_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${field}`;
 }
 
-function integerFromEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
+function integerFromEnv(env: NodeJS.ProcessEnv, name: string, maximum: number): number | undefined {
   const text = env[name];
   if (text === undefined || text === '') return undefined;
-  if (!/^\d+$/.test(text) || Number(text) > 65535) throw new ConfigError(name, `must be a port number 0-65535, got '${text}'`);
+  if (!/^\d+$/.test(text) || Number(text) > maximum) throw new ConfigError(name, `must be an integer from 0 to ${maximum}, got '${text}'`);
   return Number(text);
 }
 

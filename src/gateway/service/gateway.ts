@@ -23,11 +23,19 @@ export interface RescanResult {
   index: ToolIndex;
 }
 
-/** How to open a gateway; the store and logger may be injected (tests, embedding). */
+/** What a gateway reports as it works (metrics subscribe here, so CLI, HTTP and MCP calls all count). */
+export interface GatewayObserver {
+  called?(outcome: CallOutcome, seconds: number): void;
+  matched?(seconds: number): void;
+  scanned?(result: RescanResult | { error: Error }): void;
+}
+
+/** How to open a gateway; the store, logger and observer may be injected (tests, embedding, metrics). */
 export interface GatewayOptions {
   config: GatewayConfig;
   logger?: Logger;
   store?: Store;
+  observer?: GatewayObserver;
 }
 
 /** The composition root's service: the registry, the call path (lookup → confirmation → execute → receipt), rescans. */
@@ -44,6 +52,7 @@ export class Gateway {
     readonly store: Store,
     private readonly targets: ExecutionTargets,
     private readonly logger: Logger | undefined,
+    private readonly observer: GatewayObserver,
   ) {
     this.current = { index, matcher: createMatcher(index) };
   }
@@ -54,7 +63,7 @@ export class Gateway {
     const scanner = new Scanner(repositoryOptions(config));
     const index = await scanner.scan();
     const store = options.store ?? openSqliteStore({ path: config.receiptsDb, confirmationTtlMs: config.confirmationTtlMs });
-    return new Gateway(config, scanner, index, store, new ExecutionTargets(config), options.logger);
+    return new Gateway(config, scanner, index, store, new ExecutionTargets(config), options.logger, options.observer ?? {});
   }
 
   /** The registry calls start on now. */
@@ -69,7 +78,10 @@ export class Gateway {
 
   /** An intent's 1-3 candidates or `found: false`; never executes anything. */
   match(intent: string, options: MatchIntentOptions = {}): MatchResult {
-    return this.current.matcher.matchIntent(intent, options);
+    const start = performance.now();
+    const result = this.current.matcher.matchIntent(intent, options);
+    this.observer.matched?.((performance.now() - start) / 1000);
+    return result;
   }
 
   /** `{tool, params}`: runs it (or asks for confirmation first) and stores its receipt before answering. */
@@ -96,6 +108,7 @@ export class Gateway {
     } catch (error) {
       this.lastScanError = { message: (error as Error).message, at: new Date().toISOString() };
       this.logger?.warn({ err: this.lastScanError.message }, 'rescan failed; serving the last good index');
+      this.observer.scanned?.({ error: error as Error });
       throw error;
     }
     this.lastScanError = undefined;
@@ -105,7 +118,9 @@ export class Gateway {
       this.logger?.info({ previous: previous.index.commit, commit: index.commit, tools: index.tools.length, errors: index.errors.length }, 'index swapped');
       for (const listener of this.listeners) listener(this.current);
     }
-    return { previous: previous.index.commit, commit: index.commit, changed, index };
+    const result = { previous: previous.index.commit, commit: index.commit, changed, index };
+    this.observer.scanned?.(result);
+    return result;
   }
 
   /** Calls `listener` after every swap to a new commit; returns the unsubscribe function. */
@@ -137,9 +152,20 @@ export class Gateway {
     await this.store.close();
   }
 
-  private track<T>(work: Promise<T>): Promise<T> {
+  private track(work: Promise<CallOutcome>): Promise<CallOutcome> {
+    const start = performance.now();
     this.inFlight.add(work);
-    return work.finally(() => this.inFlight.delete(work));
+    return work.then(
+      (outcome) => {
+        this.inFlight.delete(work);
+        this.observer.called?.(outcome, (performance.now() - start) / 1000);
+        return outcome;
+      },
+      (error: unknown) => {
+        this.inFlight.delete(work);
+        throw error;
+      },
+    );
   }
 
   private async callOn(registry: Registry, name: string, params: unknown, signal?: AbortSignal): Promise<CallOutcome> {

@@ -1,11 +1,23 @@
 import type { Command } from '../command.js';
 import { callCommand } from './call-command.js';
 import { confirmCommand } from './confirm-command.js';
+import { gatekeeperCommand } from './gatekeeper-command.js';
 import { listCommand } from './list-command.js';
 import { matchCommand } from './match-command.js';
 import { receiptsCommand } from './receipts-command.js';
 import { scanCommand } from './scan-command.js';
+import { serveCommand } from './serve-command.js';
 import { validateCommand } from './validate-command.js';
 
 /** Every `hldp` subcommand, in the order `hldp --help` lists them. */
-export const COMMANDS: Command[] = [scanCommand, listCommand, matchCommand, callCommand, confirmCommand, receiptsCommand, validateCommand];
+export const COMMANDS: Command[] = [
+  serveCommand,
+  scanCommand,
+  listCommand,
+  matchCommand,
+  callCommand,
+  confirmCommand,
+  receiptsCommand,
+  validateCommand,
+  gatekeeperCommand,
+];

@@ -1,0 +1,33 @@
+import { type Command } from '../command.js';
+import { UsageError } from '../usage-error.js';
+
+/** `hldp gatekeeper`: a standalone gatekeeper `/exec` server on a host the tools act on. */
+export const gatekeeperCommand: Command = {
+  name: 'gatekeeper',
+  usage: '[--port P] [--host H] [--root DIR]',
+  summary: 'run a standalone gatekeeper POST /exec server (bearer token from HLDP_GATEKEEPER_TOKEN)',
+  options: { port: { type: 'string', short: 'p' }, host: { type: 'string' }, root: { type: 'string' } },
+  maxPositionals: 0,
+  async run(flags, _positionals, io) {
+    const port = flags.port === undefined ? 3910 : Number(flags.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a number from 0 to 65535');
+    const host = typeof flags.host === 'string' ? flags.host : '127.0.0.1';
+    const token = process.env.HLDP_GATEKEEPER_TOKEN;
+    // a standalone gatekeeper runs commands for whoever holds the token: there is always one, and the operator chose it
+    if (!token || token.length < 16) {
+      throw new UsageError('set HLDP_GATEKEEPER_TOKEN to a long random secret (at least 16 characters), and give the gateway the same one as gatekeepers.<name>.token');
+    }
+    const { createLogger } = await import('../create-logger.js');
+    const { startGatekeeper } = await import('../../../gatekeeper/index.js');
+    const logger = createLogger(process.env.HLDP_LOG_LEVEL ?? 'info');
+    const root = typeof flags.root === 'string' ? flags.root : process.cwd();
+    const running = await startGatekeeper({ host, port, root, token, logger });
+    io.stderr.write(`hldp: gatekeeper at ${running.url}/exec, root ${running.root}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => void running.close().then(resolve, resolve);
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    return 0;
+  },
+};

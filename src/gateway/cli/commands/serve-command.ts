@@ -1,0 +1,34 @@
+import { REPOSITORY_OPTIONS, type Command } from '../command.js';
+import { UsageError } from '../usage-error.js';
+
+/** `hldp serve`: the HTTP API with an embedded gatekeeper, on 127.0.0.1:3900 by default. */
+export const serveCommand: Command = {
+  name: 'serve',
+  usage: '[--repo R] [--port P] [--host H] [--config FILE]',
+  summary: 'serve the HTTP API (and /mcp) with an embedded gatekeeper on 127.0.0.1:3900',
+  options: { ...REPOSITORY_OPTIONS, port: { type: 'string', short: 'p' }, host: { type: 'string' } },
+  maxPositionals: 0,
+  async run(flags, _positionals, io) {
+    if (typeof flags.port === 'string' && !/^\d+$/.test(flags.port)) throw new UsageError('--port must be a number from 0 to 65535');
+    const { configFromFlags } = await import('../open-registry.js');
+    const { createLogger } = await import('../create-logger.js');
+    const { packageVersion } = await import('../package-version.js');
+    const { startServer } = await import('../../http/index.js');
+    const config = configFromFlags(flags);
+    const logger = createLogger(config.logLevel);
+    const server = await startServer(config, { logger, version: packageVersion() });
+    io.stderr.write(`hldp: serving ${server.gateway.tools().length} tools from ${server.gateway.registry.index.source} at ${server.url}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        logger.info({ signal }, 'shutting down: letting calls in flight finish');
+        server.close().then(resolve, (error: unknown) => {
+          logger.error({ err: String(error) }, 'shutdown failed');
+          resolve();
+        });
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+    return 0;
+  },
+};

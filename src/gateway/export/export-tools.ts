@@ -1,0 +1,66 @@
+import type { ToolDefinition } from '../../core/index.js';
+import { META_TOOLS, RESERVED_NAMES } from './meta-tools.js';
+import { exportNames } from './tool-names.js';
+import {
+  anthropicToolSpec,
+  mcpMetaToolSpec,
+  mcpToolSpec,
+  openAiToolSpec,
+  toolDescription,
+  type AnthropicToolSpec,
+  type McpToolSpec,
+  type OpenAiToolSpec,
+} from './tool-specs.js';
+
+/** The shapes tools can be exported in. */
+export const EXPORT_FORMATS = ['openai', 'anthropic', 'mcp'] as const;
+
+/** One of `openai`, `anthropic`, `mcp`. */
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** Longest tool name each format accepts: OpenAI and Anthropic `^[a-zA-Z0-9_-]{1,64}$`, MCP (SEP-986) 128. */
+export const NAME_LIMITS: Readonly<Record<ExportFormat, number>> = { openai: 64, anthropic: 64, mcp: 128 };
+
+/** The spec type of each format. */
+export interface ToolSpecs {
+  openai: OpenAiToolSpec;
+  anthropic: AnthropicToolSpec;
+  mcp: McpToolSpec;
+}
+
+/** The tools of one index in one format, and the table that routes a provider's call back to the registry. */
+export interface ToolExport<F extends ExportFormat = ExportFormat> {
+  format: F;
+  commit: string;
+  /** meta-tools first, then the registry's tools in index order; paste as the request's `tools` */
+  tools: Array<ToolSpecs[F]>;
+  /** exported name → registry name for every registry tool: call it with `POST /v1/call {tool: <registry name>, params}` */
+  names: Record<string, string>;
+  /** exported name → HTTP route for the meta-tools (`tool_find`, `confirm`) */
+  meta_tools: Record<string, string>;
+}
+
+/** Every tool of `index` as `format` specs, names normalised to what the format accepts. */
+export function exportTools<F extends ExportFormat>(index: { commit: string; tools: readonly ToolDefinition[] }, format: F): ToolExport<F> {
+  const exported = exportNames(index.tools.map((tool) => tool.name), NAME_LIMITS[format], RESERVED_NAMES);
+  const names: Record<string, string> = {};
+  const tools: Array<ToolSpecs[ExportFormat]> = META_TOOLS.map((meta) => specOf(format, meta.name, meta.description, meta.inputSchema, () => mcpMetaToolSpec(meta)));
+  for (const tool of index.tools) {
+    const name = exported.get(tool.name)!;
+    names[name] = tool.name;
+    tools.push(specOf(format, name, toolDescription(tool), tool.params_schema, () => mcpToolSpec(tool, name)));
+  }
+  const metaTools = Object.fromEntries(META_TOOLS.map((meta) => [meta.name, meta.route]));
+  return { format, commit: index.commit, tools: tools as Array<ToolSpecs[F]>, names, meta_tools: metaTools };
+}
+
+function specOf(format: ExportFormat, name: string, description: string, schema: ToolDefinition['params_schema'], mcp: () => McpToolSpec): ToolSpecs[ExportFormat] {
+  switch (format) {
+    case 'openai':
+      return openAiToolSpec(name, description, schema);
+    case 'anthropic':
+      return anthropicToolSpec(name, description, schema);
+    case 'mcp':
+      return mcp();
+  }
+}

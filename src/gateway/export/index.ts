@@ -1,0 +1,16 @@
+// Tool specs for agents: MCP, OpenAI and Anthropic shapes, provider-safe names, and annotations a definition justifies.
+export { exportTools, EXPORT_FORMATS, NAME_LIMITS, type ExportFormat, type ToolExport, type ToolSpecs } from './export-tools.js';
+export { exportedName, exportNames, nameFingerprint, FINGERPRINT_LENGTH, PORTABLE_NAME } from './tool-names.js';
+export { isReadOnly, toolHints, type ToolHints } from './tool-annotations.js';
+export { CONFIRM_TOOL, FIND_TOOL, META_TOOLS, RESERVED_NAMES, type MetaTool } from './meta-tools.js';
+export {
+  anthropicToolSpec,
+  mcpMetaToolSpec,
+  mcpToolSpec,
+  openAiToolSpec,
+  toolDescription,
+  REGISTRY_NAME_META,
+  type AnthropicToolSpec,
+  type McpToolSpec,
+  type OpenAiToolSpec,
+} from './tool-specs.js';

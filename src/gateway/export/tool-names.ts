@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+
+/** The characters every provider accepts in a tool name (OpenAI, Anthropic, and the MCP clients that forward to them). */
+export const PORTABLE_NAME = /^[A-Za-z0-9_-]+$/;
+
+/** Hex digits of the fingerprint appended to a name that had to change. */
+export const FINGERPRINT_LENGTH = 8;
+
+/** The fingerprint of a registry name: the first `length` hex digits of its SHA-256. */
+export function nameFingerprint(name: string, length = FINGERPRINT_LENGTH): string {
+  return createHash('sha256').update(name).digest('hex').slice(0, length);
+}
+
+/**
+ * The name a provider sees for one registry name: the name itself when it already fits (portable characters,
+ * at most `maxLength`, not reserved); otherwise its portable stem, `_` and a fingerprint of the full name.
+ * A pure function of the name, so a tool keeps its exported name whatever else the registry holds.
+ */
+export function exportedName(name: string, maxLength: number, reserved: ReadonlySet<string> = new Set(), fingerprintLength = FINGERPRINT_LENGTH): string {
+  if (PORTABLE_NAME.test(name) && name.length <= maxLength && !reserved.has(name)) return name;
+  const stem = name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, maxLength - fingerprintLength - 1);
+  return `${stem}_${nameFingerprint(name, fingerprintLength)}`;
+}
+
+/**
+ * Exported names for a whole registry, registry name → exported name, all distinct and none reserved.
+ * A name that fits is never changed; a changed name that still collides (with a fitting name or another
+ * fingerprint) gets a longer fingerprint, never a silent cut.
+ */
+export function exportNames(names: readonly string[], maxLength: number, reserved: ReadonlySet<string> = new Set()): Map<string, string> {
+  const result = new Map<string, string>();
+  for (const name of names) result.set(name, exportedName(name, maxLength, reserved));
+  for (let length = FINGERPRINT_LENGTH * 2; length <= 64; length *= 2) {
+    const clashing = changedClashes(result, reserved);
+    if (clashing.length === 0) return result;
+    for (const name of clashing) result.set(name, exportedName(name, maxLength, reserved, length));
+  }
+  const left = changedClashes(result, reserved);
+  if (left.length > 0) throw new Error(`cannot give distinct exported names to ${left.join(', ')}`);
+  return result;
+}
+
+/** Changed names whose exported form another name (or a reserved one) also has. */
+function changedClashes(names: Map<string, string>, reserved: ReadonlySet<string>): string[] {
+  const holders = new Map<string, string[]>();
+  for (const [name, exported] of names) holders.set(exported, [...(holders.get(exported) ?? []), name]);
+  const clashing: string[] = [];
+  for (const [exported, group] of holders) {
+    if (group.length < 2 && !reserved.has(exported)) continue;
+    // a name that fits keeps it: only the ones that were changed move on to a longer fingerprint
+    clashing.push(...group.filter((name) => name !== exported));
+  }
+  return clashing;
+}

@@ -1,0 +1,114 @@
+import express, { type Response, type Router } from 'express';
+import { missingToolSuggestion } from '../../matcher/index.js';
+import type { ReceiptQuery } from '../../store/index.js';
+import type { CallOutcome, Gateway } from '../service/index.js';
+import { validateBody } from './body-validator.js';
+
+/** HTTP status of what a call came to: an accepted call is 200 whatever its outcome. */
+const OUTCOME_STATUS: Record<CallOutcome['kind'], number> = {
+  receipt: 200,
+  confirmation_required: 202,
+  not_found: 404,
+  invalid_params: 422,
+  confirmation_invalid: 409,
+};
+
+/** The `/v1` API over a gateway (authentication is the caller's to add). */
+export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; rescansIdle: () => Promise<void> }): Router {
+  const router = express.Router();
+  const jsonBody = express.json({ limit: options.maxBodyBytes, strict: false });
+
+  router.get('/v1/tools', (_request, response) => {
+    const { index } = gateway.registry;
+    response.json({ commit: index.commit, ...(index.stale ? { stale: index.stale } : {}), tools: index.tools, errors: index.errors, warnings: index.warnings });
+  });
+
+  router.get('/v1/tools/:name', (request, response) => {
+    const lookup = gateway.registry.matcher.lookup(request.params.name, undefined);
+    if (!lookup.found) {
+      response.status(404).json({ found: false, code: 'TOOL_NOT_FOUND', error: lookup.errorMessage, near: lookup.near, suggestion: missingToolSuggestion(request.params.name) });
+      return;
+    }
+    response.json(lookup.tool);
+  });
+
+  router.post('/v1/match', jsonBody, validateBody('MatchRequest'), (request, response) => {
+    const { intent, limit } = request.body as { intent: string; limit?: number };
+    response.json(gateway.match(intent, limit === undefined ? {} : { limit }));
+  });
+
+  router.post('/v1/call', jsonBody, validateBody('CallRequest'), async (request, response) => {
+    const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number };
+    if (body.intent !== undefined) {
+      // an intent only matches: the spec's §1 second form never runs anything
+      response.json(gateway.match(body.intent, body.limit === undefined ? {} : { limit: body.limit }));
+      return;
+    }
+    sendOutcome(response, await gateway.call(body.tool!, body.params ?? {}));
+  });
+
+  router.post('/v1/confirm', jsonBody, validateBody('ConfirmRequest'), async (request, response) => {
+    sendOutcome(response, await gateway.confirm((request.body as { token: string }).token));
+  });
+
+  router.post('/v1/scan', async (_request, response) => {
+    try {
+      // a background rescan may have started before the newest push: let it end, then look again
+      await options.rescansIdle();
+      const result = await gateway.rescan();
+      const { index } = result;
+      response.json({ previous: result.previous, commit: result.commit, changed: result.changed, tools: index.tools.length, errors: index.errors, warnings: index.warnings, ...(index.stale ? { stale: index.stale } : {}) });
+    } catch (error) {
+      response.status(502).json({ code: 'SCAN_FAILED', error: `${(error as Error).message}; still serving ${gateway.registry.index.commit}` });
+    }
+  });
+
+  router.get('/v1/receipts', async (request, response) => {
+    const query = receiptQuery(request.query as Record<string, unknown>);
+    if (typeof query === 'string') {
+      response.status(400).json({ code: 'INVALID_REQUEST', error: query });
+      return;
+    }
+    const receipts = await gateway.receipts(query);
+    const limit = query.limit!;
+    const offset = query.offset ?? 0;
+    response.json({ receipts, limit, offset, next_offset: receipts.length === limit ? offset + limit : null });
+  });
+
+  router.get('/v1/receipts/:id', async (request, response) => {
+    const receipt = await gateway.store.receipts.get(request.params.id);
+    if (!receipt) response.status(404).json({ code: 'RECEIPT_NOT_FOUND', error: `no receipt '${request.params.id}'` });
+    else response.json(receipt);
+  });
+  return router;
+}
+
+function sendOutcome(response: Response, outcome: CallOutcome): void {
+  const status = OUTCOME_STATUS[outcome.kind];
+  if (outcome.kind === 'receipt') response.status(status).json(outcome.receipt);
+  else if (outcome.kind === 'confirmation_required') response.status(status).json(outcome.confirmation);
+  else {
+    const { kind: _kind, ...body } = outcome;
+    response.status(status).json(body);
+  }
+}
+
+/** Query string → receipt query, or a message saying what is wrong. */
+function receiptQuery(query: Record<string, unknown>): ReceiptQuery | string {
+  const allowed = new Set(['ok', 'tool', 'since', 'limit', 'offset']);
+  const unknown = Object.keys(query).filter((key) => !allowed.has(key));
+  if (unknown.length) return `unknown query parameter ${unknown.map((key) => `'${key}'`).join(', ')}; use ok, tool, since, limit, offset`;
+  for (const [key, value] of Object.entries(query)) if (typeof value !== 'string') return `query parameter '${key}' must be given once`;
+  const { ok, tool, since, limit = '50', offset = '0' } = query as Record<string, string | undefined>;
+  if (ok !== undefined && ok !== 'true' && ok !== 'false') return "'ok' must be true or false";
+  if (since !== undefined && Number.isNaN(Date.parse(since))) return "'since' must be an ISO date or time, e.g. 2026-11-29T10:00:00Z";
+  if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 1000) return "'limit' must be an integer from 1 to 1000";
+  if (!/^\d+$/.test(offset)) return "'offset' must be a non-negative integer";
+  return {
+    limit: Number(limit),
+    offset: Number(offset),
+    ...(ok !== undefined ? { status: ok === 'true' ? ('ok' as const) : ('failed' as const) } : {}),
+    ...(tool !== undefined ? { tool } : {}),
+    ...(since !== undefined ? { since } : {}),
+  };
+}

@@ -1,0 +1,59 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { bearerAuth, errorHandler, notFoundHandler, requestLog } from '../../http-edge/index.js';
+import type { Gateway } from '../service/index.js';
+import { apiRouter } from './api-routes.js';
+import type { GatewayMetrics } from './gateway-metrics.js';
+import { openApiDocument } from './openapi.js';
+import type { RescanScheduler } from './rescan-scheduler.js';
+import { webhookRouter } from './webhook-route.js';
+
+/** Everything the HTTP app is built from. */
+export interface AppOptions {
+  gateway: Gateway;
+  logger: Logger;
+  metrics: GatewayMetrics;
+  scheduler: RescanScheduler;
+  version: string;
+  /** mounts further authenticated routes (the MCP endpoint) */
+  extraRoutes?: (app: Express, auth: RequestHandler) => void;
+}
+
+const ROUTES = 'see GET /v1/openapi.json for the routes';
+
+/** The gateway's HTTP API as an express app: testable in-process, and what `hldp serve` listens with. */
+export function createApp(options: AppOptions): Express {
+  const { gateway, logger, metrics, scheduler } = options;
+  const { config } = gateway;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(requestLog(logger));
+  const document = openApiDocument(options.version);
+  app.get('/v1/openapi.json', (_request, response) => {
+    response.json(document);
+  });
+  app.get('/healthz', (_request, response) => {
+    const { index } = gateway.registry;
+    const scanError = gateway.scanError;
+    response.json({
+      status: index.stale || scanError ? 'degraded' : 'ok',
+      source: index.source, commit: index.commit, tools: index.tools.length, errors: index.errors.length,
+      ...(index.stale ? { stale: index.stale } : {}),
+      ...(scanError ? { scan_error: scanError } : {}),
+      calls_in_flight: gateway.callsInFlight,
+    });
+  });
+  // the webhook authenticates by its signature, not by the API token (Forgejo cannot send one)
+  app.use(webhookRouter({ secret: config.webhookSecret, maxBodyBytes: config.maxBodyBytes, scheduler }));
+  const auth: RequestHandler = config.apiToken ? bearerAuth(config.apiToken, "the gateway's api_token (HLDP_API_TOKEN)") : (_request, _response, next) => next();
+  app.get('/metrics', auth, async (_request, response) => {
+    response.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  app.use('/v1', auth);
+  app.use(apiRouter(gateway, { maxBodyBytes: config.maxBodyBytes, rescansIdle: () => scheduler.idle() }));
+  options.extraRoutes?.(app, auth);
+  app.use(notFoundHandler(ROUTES));
+  app.use(errorHandler(logger, 'gateway'));
+  return app;
+}

@@ -1,0 +1,163 @@
+/** JSON Schemas of the HTTP API's bodies: the OpenAPI document's components, and what requests are validated with. */
+
+const nullableString = { type: ['string', 'null'] };
+const stringList = { type: 'array', items: { type: 'string' } };
+
+const Diagnostic = {
+  type: 'object',
+  required: ['file', 'line', 'column', 'severity', 'code', 'message'],
+  properties: {
+    file: { type: 'string' }, line: { type: 'integer' }, column: { type: 'integer' },
+    severity: { enum: ['error', 'warning'] }, code: { type: 'string' }, message: { type: 'string' },
+  },
+};
+
+const ToolDefinition = {
+  type: 'object',
+  description: 'A validated TOOL.hdlp, params_schema turned into a full JSON Schema.',
+  required: ['name', 'display', 'intent', 'method', 'executor', 'params_schema', 'constraints', 'author', 'created', 'why', 'aliases', 'examples', 'source'],
+  properties: {
+    name: { type: 'string' }, display: { type: 'string' }, intent: { type: 'string' }, method: { type: 'string' },
+    executor: { enum: ['shell', 'gatekeeper', 'hldp-api', 'git-forgejo'] },
+    params_schema: { type: 'object' },
+    constraints: {
+      type: 'object', required: ['timeout_ms', 'max_output_bytes', 'require_confirm'],
+      properties: { timeout_ms: { type: 'integer' }, max_output_bytes: { type: 'integer' }, require_confirm: { type: 'boolean' } },
+    },
+    author: { type: 'string' }, created: { type: 'string' }, why: { type: 'string' },
+    aliases: stringList, examples: stringList, group: { type: 'string' },
+    source: { type: 'object', required: ['path', 'oid'], properties: { path: { type: 'string' }, oid: { type: 'string' } } },
+  },
+};
+
+const Stale = { type: 'object', required: ['reason', 'since'], properties: { reason: { type: 'string' }, since: { type: 'string' } } };
+
+const NearMiss = { type: 'object', required: ['name', 'display', 'score'], properties: { name: { type: 'string' }, display: { type: 'string' }, score: { type: 'number' } } };
+
+const Candidate = {
+  type: 'object',
+  required: ['name', 'display', 'intent', 'score', 'matched', 'params_schema'],
+  properties: {
+    name: { type: 'string' }, display: { type: 'string' }, intent: { type: 'string' }, score: { type: 'number' },
+    matched: stringList, params_schema: { type: 'object' },
+  },
+};
+
+const MatchResult = {
+  oneOf: [
+    { type: 'object', required: ['found', 'candidates'], properties: { found: { const: true }, candidates: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Candidate' } } } },
+    { type: 'object', required: ['found', 'suggestion', 'near'], properties: { found: { const: false }, suggestion: { type: 'string' }, near: { type: 'array', maxItems: 3, items: { $ref: '#/components/schemas/NearMiss' } } } },
+  ],
+};
+
+const Receipt = {
+  type: 'object',
+  description: 'The record of one accepted call: the spec\'s six fields first (output and error raw, never reformatted), then what a human needs to audit it.',
+  required: ['ok', 'tool', 'method', 'output', 'error', 'duration_ms', 'id', 'executor', 'commit', 'params', 'stderr', 'code', 'exit_code', 'signal', 'timed_out', 'output_bytes', 'cut_bytes', 'started_at', 'finished_at', 'confirmation'],
+  properties: {
+    ok: { type: 'boolean' }, tool: { type: 'string' }, method: { type: 'string' }, output: { type: 'string' }, error: nullableString,
+    duration_ms: { type: 'number' }, id: { type: 'string' }, executor: { type: 'string' }, commit: { type: 'string' },
+    params: { type: 'object' }, stderr: { type: 'string' }, code: nullableString,
+    exit_code: { type: ['integer', 'null'] }, signal: nullableString, timed_out: { type: 'boolean' },
+    output_bytes: { type: 'integer' }, cut_bytes: { type: 'integer' },
+    started_at: { type: 'string' }, finished_at: { type: 'string' }, confirmation: nullableString,
+  },
+};
+
+const Error = { type: 'object', required: ['code', 'error'], properties: { code: { type: 'string' }, error: { type: 'string' } } };
+
+/** Every schema the document names under `components/schemas`. */
+export const COMPONENT_SCHEMAS = {
+  Error,
+  Diagnostic,
+  Stale,
+  ToolDefinition,
+  ToolList: {
+    type: 'object', required: ['commit', 'tools', 'errors', 'warnings'],
+    properties: {
+      commit: { type: 'string' }, stale: { $ref: '#/components/schemas/Stale' },
+      tools: { type: 'array', items: { $ref: '#/components/schemas/ToolDefinition' } },
+      errors: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' } },
+      warnings: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' } },
+    },
+  },
+  NearMiss,
+  Candidate,
+  MatchResult,
+  MatchRequest: {
+    type: 'object', additionalProperties: false, required: ['intent'],
+    properties: {
+      intent: { type: 'string', minLength: 1, maxLength: 4000, description: 'what the agent wants done, in any language' },
+      context: { type: 'object', description: 'what the agent knows about the situation (accepted; not used for ranking)' },
+      limit: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
+    },
+  },
+  CallRequest: {
+    type: 'object', additionalProperties: false,
+    description: '{tool, params} runs the tool; {intent, context} only matches and never runs anything.',
+    properties: {
+      tool: { type: 'string', minLength: 1, maxLength: 256 },
+      params: { type: 'object', default: {} },
+      intent: { type: 'string', minLength: 1, maxLength: 4000 },
+      context: { type: 'object' },
+      limit: { type: 'integer', minimum: 1, maximum: 10 },
+    },
+    oneOf: [
+      { required: ['tool'], not: { anyOf: [{ required: ['intent'] }, { required: ['context'] }, { required: ['limit'] }] } },
+      { required: ['intent'], not: { anyOf: [{ required: ['tool'] }, { required: ['params'] }] } },
+    ],
+  },
+  ConfirmRequest: { type: 'object', additionalProperties: false, required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 256 } } },
+  Receipt,
+  ConfirmationRequired: {
+    type: 'object', required: ['status', 'tool', 'params', 'commit', 'token', 'expires_at', 'message'],
+    properties: {
+      status: { const: 'confirmation_required' }, tool: { type: 'string' }, params: { type: 'object' }, commit: { type: 'string' },
+      token: { type: 'string' }, expires_at: { type: 'string' }, message: { type: 'string' },
+    },
+  },
+  ToolNotFound: {
+    type: 'object', required: ['found', 'code', 'error', 'near', 'suggestion'],
+    properties: { found: { const: false }, code: { const: 'TOOL_NOT_FOUND' }, error: { type: 'string' }, near: { type: 'array', items: { $ref: '#/components/schemas/NearMiss' } }, suggestion: { type: 'string' } },
+  },
+  InvalidParams: {
+    type: 'object', required: ['found', 'code', 'tool', 'error', 'problems', 'schema', 'params_schema'],
+    properties: {
+      found: { const: true }, code: { const: 'INVALID_PARAMS' }, tool: { type: 'string' }, error: { type: 'string' },
+      problems: { type: 'array', items: { type: 'object' } }, schema: { type: 'string' }, params_schema: { type: 'object' },
+    },
+  },
+  ConfirmationInvalid: {
+    type: 'object', required: ['code', 'reason', 'error'],
+    properties: { code: { const: 'CONFIRMATION_INVALID' }, reason: { type: 'string' }, error: { type: 'string' } },
+  },
+  ReceiptPage: {
+    type: 'object', required: ['receipts', 'limit', 'offset', 'next_offset'],
+    properties: {
+      receipts: { type: 'array', items: { $ref: '#/components/schemas/Receipt' } },
+      limit: { type: 'integer' }, offset: { type: 'integer' }, next_offset: { type: ['integer', 'null'] },
+    },
+  },
+  ScanResult: {
+    type: 'object', required: ['previous', 'commit', 'changed', 'tools', 'errors', 'warnings'],
+    properties: {
+      previous: { type: 'string' }, commit: { type: 'string' }, changed: { type: 'boolean' }, tools: { type: 'integer' },
+      errors: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' } },
+      warnings: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' } },
+      stale: { $ref: '#/components/schemas/Stale' },
+    },
+  },
+  WebhookAccepted: {
+    type: 'object', required: ['accepted', 'event', 'rescan'],
+    properties: { accepted: { const: true }, event: { type: 'string' }, delivery: nullableString, rescan: { enum: ['scheduled', 'ignored'] } },
+  },
+  Health: {
+    type: 'object', required: ['status', 'source', 'commit', 'tools', 'errors', 'calls_in_flight'],
+    properties: {
+      status: { enum: ['ok', 'degraded'] }, source: { type: 'string' }, commit: { type: 'string' }, tools: { type: 'integer' },
+      errors: { type: 'integer' }, stale: { $ref: '#/components/schemas/Stale' },
+      scan_error: { type: 'object', properties: { message: { type: 'string' }, at: { type: 'string' } } },
+      calls_in_flight: { type: 'integer' },
+    },
+  },
+} as const;

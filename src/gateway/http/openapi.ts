@@ -1,0 +1,105 @@
+import { COMPONENT_SCHEMAS } from './openapi-schemas.js';
+
+const json = (schema: string) => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } });
+const answer = (description: string, schema: string) => ({ description, ...json(schema) });
+const errors = {
+  '400': answer('malformed request: the message says what is wrong', 'Error'),
+  '401': answer('missing or wrong bearer token', 'Error'),
+  '413': answer('body over the size limit', 'Error'),
+};
+
+/** The OpenAPI 3.1 document of the HTTP API: what `GET /v1/openapi.json` serves and what request bodies are checked against. */
+export function openApiDocument(version: string): Record<string, unknown> {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'brush-holder',
+      version,
+      description: 'A git-native registry and execution gateway for the tools of LLM agents. Every accepted call yields one stored receipt, raw.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }],
+    paths: {
+      '/v1/tools': { get: { operationId: 'listTools', summary: 'The index: every valid tool definition, and the problems found', responses: { '200': answer('the index', 'ToolList'), '401': errors['401'] } } },
+      '/v1/tools/{name}': {
+        get: {
+          operationId: 'getTool', summary: 'One tool definition by name or alias',
+          parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '200': answer('the definition', 'ToolDefinition'), '404': answer('no such tool, with near names', 'ToolNotFound'), '401': errors['401'] },
+        },
+      },
+      '/v1/match': {
+        post: {
+          operationId: 'match', summary: 'Intent → 1-3 candidates, or found: false with a suggestion; never runs anything',
+          requestBody: { required: true, ...json('MatchRequest') },
+          responses: { '200': answer('candidates or found: false', 'MatchResult'), ...errors },
+        },
+      },
+      '/v1/call': {
+        post: {
+          operationId: 'call', summary: '{tool, params} runs a registered tool; {intent, context} only matches',
+          requestBody: { required: true, ...json('CallRequest') },
+          responses: {
+            '200': { description: 'the receipt of the call, whatever its outcome (ok true or false); or, for an intent, the match', content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Receipt' }, { $ref: '#/components/schemas/MatchResult' }] } } } },
+            '202': answer('the tool requires confirmation: nothing ran; confirm with the token', 'ConfirmationRequired'),
+            '404': answer('no tool of that name: {found: false} with near names', 'ToolNotFound'),
+            '422': answer('params do not fit the schema: each offending param named, and the schema', 'InvalidParams'),
+            ...errors,
+          },
+        },
+      },
+      '/v1/confirm': {
+        post: {
+          operationId: 'confirm', summary: 'Run exactly the call a confirmation token stands for (single use)',
+          requestBody: { required: true, ...json('ConfirmRequest') },
+          responses: { '200': answer('the receipt', 'Receipt'), '409': answer('unknown, used, expired or outdated token', 'ConfirmationInvalid'), ...errors },
+        },
+      },
+      '/v1/scan': {
+        post: {
+          operationId: 'scan', summary: 'Rescan the repository now; a new commit swaps the index atomically',
+          responses: { '200': answer('what the scan found', 'ScanResult'), '502': answer('the repository could not be read; the last good index is still served', 'Error'), '401': errors['401'] },
+        },
+      },
+      '/v1/receipts': {
+        get: {
+          operationId: 'listReceipts', summary: 'Stored receipts, newest first',
+          parameters: [
+            { name: 'ok', in: 'query', schema: { enum: ['true', 'false'] }, description: 'only successful (true) or failed (false) calls' },
+            { name: 'tool', in: 'query', schema: { type: 'string' } },
+            { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' } },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } },
+            { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+          ],
+          responses: { '200': answer('one page', 'ReceiptPage'), '400': errors['400'], '401': errors['401'] },
+        },
+      },
+      '/v1/receipts/{id}': {
+        get: {
+          operationId: 'getReceipt', summary: 'One stored receipt',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '200': answer('the receipt', 'Receipt'), '404': answer('no receipt with that id', 'Error'), '401': errors['401'] },
+        },
+      },
+      '/v1/hooks/forgejo': {
+        post: {
+          operationId: 'forgejoWebhook', summary: 'Forgejo push webhook: answers at once and rescans in the background',
+          security: [],
+          parameters: [
+            { name: 'X-Forgejo-Signature', in: 'header', required: true, schema: { type: 'string' }, description: 'hex HMAC-SHA256 of the raw body with the webhook secret' },
+            { name: 'X-Forgejo-Event', in: 'header', schema: { type: 'string' } },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+          responses: { '202': answer('accepted', 'WebhookAccepted'), '401': answer('missing or wrong signature', 'Error'), '404': answer('webhooks are off: no webhook secret configured', 'Error'), '413': errors['413'] },
+        },
+      },
+      '/v1/openapi.json': { get: { operationId: 'openApi', summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+      '/healthz': { get: { operationId: 'health', summary: 'Liveness and the index being served (stale, last scan error)', security: [], responses: { '200': answer('serving', 'Health') } } },
+      '/metrics': { get: { operationId: 'metrics', summary: 'Prometheus text format', responses: { '200': { description: 'metrics', content: { 'text/plain': { schema: { type: 'string' } } } }, '401': errors['401'] } } },
+    },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'the api_token of the gateway config (HLDP_API_TOKEN); required when one is set' } },
+      schemas: COMPONENT_SCHEMAS,
+    },
+  };
+}

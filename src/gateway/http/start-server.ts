@@ -1,0 +1,84 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { ConfigError, type GatewayConfig } from '../config/index.js';
+import { Gateway } from '../service/index.js';
+import { createApp } from './create-app.js';
+import { GatewayMetrics } from './gateway-metrics.js';
+import { RescanScheduler } from './rescan-scheduler.js';
+
+/** A running gateway server. */
+export interface RunningServer {
+  url: string;
+  gateway: Gateway;
+  /** stops accepting, lets calls in flight finish and store their receipts, then closes everything */
+  close(): Promise<void>;
+}
+
+/** What `startServer` needs beyond the config. */
+export interface ServerOptions {
+  logger: Logger;
+  version: string;
+  /** mounts the MCP endpoint (or other authenticated routes); returns a closer */
+  extraRoutes?: (app: Express, auth: RequestHandler, gateway: Gateway) => (() => Promise<void>) | void;
+}
+
+/** Whether an address only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Opens the gateway, starts its embedded gatekeeper and HTTP API, and polls the repository as a webhook fallback. */
+export async function startServer(config: GatewayConfig, options: ServerOptions): Promise<RunningServer> {
+  if (!isLoopback(config.listen.host) && !config.apiToken) {
+    throw new ConfigError('listen.host', `'${config.listen.host}' is reachable beyond this machine, so an api_token is required: set api_token in the config or HLDP_API_TOKEN (at least 16 characters)`);
+  }
+  const { logger } = options;
+  const metrics = new GatewayMetrics();
+  const gateway = await Gateway.open({ config, logger, observer: metrics.observer() });
+  metrics.indexServed(gateway.registry.index);
+  await gateway.warmUp();
+  const scheduler = new RescanScheduler(gateway, logger);
+  let closeExtra: (() => Promise<void>) | void = undefined;
+  const app = createApp({
+    gateway, logger, metrics, scheduler, version: options.version,
+    extraRoutes: (express, auth) => {
+      closeExtra = options.extraRoutes?.(express, auth, gateway);
+    },
+  });
+  const server = await listen(app, config.listen.host, config.listen.port).catch(async (error: unknown) => {
+    await gateway.close();
+    throw error;
+  });
+  scheduler.poll(config.repository.pollIntervalMs);
+  const { port } = server.address() as AddressInfo;
+  const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
+  const url = `http://${host}:${port}`;
+  logger.info({ url, source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: gateway.tools().length }, 'gateway listening');
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    gateway,
+    close: () =>
+      (closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await scheduler.stop();
+        if (closeExtra) await closeExtra();
+        // calls in flight finish and store their receipts before the store closes
+        await gateway.close();
+        server.closeAllConnections();
+        await stopped;
+        logger.info('gateway stopped');
+      })()),
+  };
+}
+
+function listen(app: Express, host: string, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}

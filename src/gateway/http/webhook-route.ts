@@ -1,0 +1,35 @@
+import { createHmac } from 'node:crypto';
+import express, { type Router } from 'express';
+import { secretsEqual } from '../../http-edge/index.js';
+import type { RescanScheduler } from './rescan-scheduler.js';
+
+/** `POST /v1/hooks/forgejo`: verifies the HMAC-SHA256 of the raw body, answers 202 at once, rescans in the background. */
+export function webhookRouter(options: { secret: string | undefined; maxBodyBytes: number; scheduler: RescanScheduler }): Router {
+  const router = express.Router();
+  router.post('/v1/hooks/forgejo', express.raw({ type: () => true, limit: options.maxBodyBytes }), (request, response) => {
+    if (!options.secret) {
+      response.status(404).json({ code: 'WEBHOOKS_OFF', error: 'webhooks are off: set webhook_secret in the config (or HLDP_WEBHOOK_SECRET) and the same secret in Forgejo' });
+      return;
+    }
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const given = signatureOf(request.get('x-forgejo-signature') ?? request.get('x-gitea-signature') ?? request.get('x-hub-signature-256'));
+    // the signature covers the raw bytes as sent, never re-serialised JSON
+    const expected = createHmac('sha256', options.secret).update(body).digest('hex');
+    if (!given || !secretsEqual(given.toLowerCase(), expected)) {
+      response.status(401).json({ code: 'BAD_SIGNATURE', error: 'missing or wrong X-Forgejo-Signature: it must be the hex HMAC-SHA256 of the raw body with the webhook secret' });
+      return;
+    }
+    const event = request.get('x-forgejo-event') ?? request.get('x-gitea-event') ?? 'push';
+    const delivery = request.get('x-forgejo-delivery') ?? request.get('x-gitea-delivery') ?? null;
+    // a push to any branch may be ours; a rescan with nothing new costs one ref listing
+    const rescan = event === 'push' ? 'scheduled' : 'ignored';
+    if (rescan === 'scheduled') options.scheduler.request(`webhook ${delivery ?? ''}`.trim());
+    response.status(202).json({ accepted: true, event, delivery, rescan });
+  });
+  return router;
+}
+
+function signatureOf(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  return header.startsWith('sha256=') ? header.slice('sha256='.length) : header;
+}

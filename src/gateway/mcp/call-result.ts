@@ -1,0 +1,55 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { MatchResult, Receipt } from '../../core/index.js';
+import { CONFIRM_TOOL, FIND_TOOL } from '../export/index.js';
+import type { CallOutcome } from '../service/index.js';
+import type { ToolCatalog } from './tool-catalog.js';
+
+/** The `_meta` key naming which channel of a receipt a content block carries: `output`, `error` or `stderr`. */
+export const STREAM_META = 'hldp/stream';
+
+type Stream = 'output' | 'error' | 'stderr';
+
+const block = (text: string, stream: Stream) => ({ type: 'text' as const, text, _meta: { [STREAM_META]: stream } });
+
+/** A call's outcome as a tool result: the raw output as text, a failure as `isError` with the raw error; never a protocol error. */
+export function outcomeResult(outcome: CallOutcome, catalog: ToolCatalog): CallToolResult {
+  switch (outcome.kind) {
+    case 'receipt':
+      return receiptResult(outcome.receipt);
+    case 'confirmation_required': {
+      const { confirmation } = outcome;
+      const text =
+        `'${catalog.listedName(confirmation.tool)}' requires confirmation: nothing has run. ` +
+        `To run exactly this call, call the ${CONFIRM_TOOL.name} tool with {"token": "${confirmation.token}"} before ${confirmation.expires_at}.\n` +
+        `params: ${JSON.stringify(confirmation.params)}`;
+      return { content: [{ type: 'text', text }], structuredContent: { ...confirmation, message: text } };
+    }
+    case 'not_found':
+      return failure(`${outcome.error}\n${outcome.suggestion}\nTo find a tool by what it does, call ${FIND_TOOL.name} with {"intent": "..."}.`, outcome);
+    case 'invalid_params':
+    case 'confirmation_invalid':
+      return failure(outcome.error, outcome);
+  }
+}
+
+/** A receipt: the raw output first (or, when it failed, the raw error), each channel in its own block, the whole receipt as `structuredContent`. */
+export function receiptResult(receipt: Receipt): CallToolResult {
+  const blocks = receipt.ok ? [block(receipt.output, 'output')] : [block(receipt.error ?? '', 'error')];
+  if (!receipt.ok && receipt.output !== '') blocks.push(block(receipt.output, 'output'));
+  if (receipt.stderr !== '' && receipt.stderr !== receipt.error) blocks.push(block(receipt.stderr, 'stderr'));
+  return { content: blocks, structuredContent: { ...receipt }, ...(receipt.ok ? {} : { isError: true }) };
+}
+
+/** `tool_find`'s answer, with candidates under the names this server lists them by. */
+export function matchResult(result: MatchResult, catalog: ToolCatalog): CallToolResult {
+  const listed = result.found
+    ? { found: true, candidates: result.candidates.map((candidate) => ({ ...candidate, name: catalog.listedName(candidate.name) })) }
+    : { found: false, suggestion: result.suggestion, near: result.near.map((miss) => ({ ...miss, name: catalog.listedName(miss.name) })) };
+  return { content: [{ type: 'text', text: JSON.stringify(listed) }], structuredContent: listed };
+}
+
+/** A failure that is the caller's to fix, as `isError` text; `details` (minus `kind`) as `structuredContent`. */
+export function failure(text: string, details: Record<string, unknown> = {}): CallToolResult {
+  const { kind: _kind, ...structured } = details;
+  return { content: [{ type: 'text', text }], structuredContent: { error: text, ...structured }, isError: true };
+}

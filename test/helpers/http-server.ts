@@ -1,0 +1,71 @@
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import pino from 'pino';
+import { expect } from 'vitest';
+import { loadConfig } from '../../src/gateway/config/index.js';
+import { COMPONENT_SCHEMAS, openApiDocument, startServer, type RunningServer } from '../../src/gateway/http/index.js';
+import { makeTempDir } from './git.js';
+
+/** A real gateway server on 127.0.0.1 port 0 over `repo`, state in a temporary folder. */
+export async function startTestServer(repo: string, env: NodeJS.ProcessEnv = {}): Promise<RunningServer & { workspace: string; cleanup: () => Promise<void> }> {
+  const temp = await makeTempDir('hldp-http-');
+  const workspace = join(temp.path, 'workspace');
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(workspace, { recursive: true });
+  const config = loadConfig({
+    env: {
+      HLDP_REPO: repo,
+      HLDP_CACHE_DIR: join(temp.path, 'cache'),
+      HLDP_DATA_DIR: join(temp.path, 'data'),
+      HLDP_WORKSPACE: workspace,
+      HLDP_PORT: '0',
+      ...env,
+    },
+  });
+  const server = await startServer(config, { logger: pino({ level: 'silent' }), version: 'test' });
+  return {
+    ...server,
+    workspace,
+    cleanup: async () => {
+      await server.close();
+      await temp.cleanup();
+    },
+  };
+}
+
+/** A JSON request to the server; returns status, headers and parsed body (text when not JSON). */
+export async function request(server: { url: string }, method: string, path: string, options: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...options.headers };
+  let body: string | undefined;
+  if (options.raw !== undefined) body = options.raw;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${server.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, json: json as any, text };
+}
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+ajv.addSchema({ $id: 'openapi', components: { schemas: COMPONENT_SCHEMAS } });
+const documented = openApiDocument('test') as { paths: Record<string, Record<string, { responses: Record<string, any> }>> };
+
+/** Asserts that a response's status is documented for the route and its body fits the documented schema. */
+export function expectDocumented(route: string, method: string, response: { status: number; json: unknown }): void {
+  const operation = documented.paths[route]?.[method.toLowerCase()];
+  expect(operation, `${method} ${route} is in the OpenAPI document`).toBeDefined();
+  const answer = operation!.responses[String(response.status)];
+  expect(answer, `status ${response.status} of ${method} ${route} is documented`).toBeDefined();
+  const schema = answer.content?.['application/json']?.schema;
+  if (!schema) return;
+  const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components', '"openapi#/components')));
+  const valid = validate(response.json);
+  expect(valid, `${method} ${route} ${response.status} body fits its schema: ${ajv.errorsText(validate.errors)}`).toBe(true);
+}
