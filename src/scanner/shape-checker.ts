@@ -16,15 +16,15 @@ export type ShapeChecker = (value: unknown) => SchemaProblem[];
  * Compiles a schema once into a checker whose messages name the field and the fix.
  * A property's `x-expected` annotation, when present, says in words what a failed `pattern` or union accepts.
  */
-export function compileShapeChecker(schema: object): ShapeChecker {
+export function compileShapeChecker(schema: object, rootName = 'TOOL.hdlp'): ShapeChecker {
   const validate: ValidateFunction = new Ajv2020({ allErrors: true, strict: false, verbose: true }).compile(schema);
-  return (value) => (validate(value) ? [] : describeErrors(validate.errors ?? []));
+  return (value) => (validate(value) ? [] : describeErrors(validate.errors ?? [], rootName));
 }
 
 // if/then/else wrap the real error; keep only errors no deeper error explains
 const WRAPPER_KEYWORDS = new Set(['if', 'oneOf', 'allOf', 'then', 'else']);
 
-function describeErrors(errors: ErrorObject[]): SchemaProblem[] {
+function describeErrors(errors: ErrorObject[], rootName: string): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
   const seen = new Set<string>();
   const unions = errors.filter((error) => error.keyword === 'anyOf');
@@ -32,7 +32,7 @@ function describeErrors(errors: ErrorObject[]): SchemaProblem[] {
     if (WRAPPER_KEYWORDS.has(error.keyword) && !isOneOfCount(error)) continue;
     const explained = unions.some((union) => union !== error && isWithin(error.instancePath, union.instancePath));
     if (explained) continue;
-    const problem = describeError(error, errors);
+    const problem = describeError(error, errors, rootName);
     const key = `${problem.path.join('.')}:${problem.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -49,9 +49,9 @@ function isOneOfCount(error: ErrorObject): boolean {
   return error.keyword === 'oneOf' && (error.params as { passingSchemas?: unknown }).passingSchemas != null;
 }
 
-function describeError(error: ErrorObject, all: ErrorObject[]): SchemaProblem {
+function describeError(error: ErrorObject, all: ErrorObject[], rootName: string): SchemaProblem {
   const path = splitInstancePath(error.instancePath);
-  const where = path.length ? `'${path.join('.')}'` : 'TOOL.hdlp';
+  const where = path.length ? `'${path.join('.')}'` : rootName;
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required': {
