@@ -67,7 +67,7 @@ describe('hldp match', () => {
 
 describe('hldp', () => {
   it.each([
-    [['frobnicate'], /unknown command 'frobnicate'; commands: scan, list/],
+    [['frobnicate'], /unknown command 'frobnicate'; commands: serve, scan, list, match, call/],
     [['scan', '--frob'], /Unknown option '--frob'/],
     [['match'], /match needs an intent/],
     [['match', 'x', '--limit', 'ten'], /--limit must be an integer/],
