@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { exportedName, exportNames, nameFingerprint, NAME_LIMITS, RESERVED_NAMES } from '../../src/gateway/export/index.js';
+
+const long = (length: number, letter = 'x') => letter.repeat(length);
+
+describe('exportedName', () => {
+  describe('when the name already fits the format', () => {
+    it.each([
+      ['shell-exec', 64],
+      ['git_ops', 64],
+      ['A1-b2_C3', 64],
+      [long(64), 64],
+      [long(128), 128],
+    ])('returns %j unchanged (limit %i)', (name, limit) => {
+      expect(exportedName(name, limit, RESERVED_NAMES)).toBe(name);
+    });
+  });
+
+  describe('when the name has to change', () => {
+    it.each([
+      ['git.ops', 64, 'git_ops_32b6ce5f'],
+      ['a.b', 128, 'a_b_2e7336dc'],
+      ['工具', 64, '___5ca6730d'],
+      ['tool_find', 64, 'tool_find_c656d3f6'],
+      ['confirm', 128, 'confirm_3f267c2a'],
+      [long(100), 64, `${long(55)}_09ecb6eb`],
+      [`deploy.${long(70, 'y')}`, 64, `deploy_${long(48, 'y')}_d8c58e83`],
+    ])('returns %j as its portable stem and a fingerprint of the full name (limit %i): %j', (name, limit, expected) => {
+      const exported = exportedName(name, limit, RESERVED_NAMES);
+      expect(exported).toBe(expected);
+      expect(exported).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(exported.length).toBeLessThanOrEqual(limit);
+    });
+  });
+});
+
+describe('exportNames', () => {
+  describe('when normalising would make two names collide', () => {
+    it('keeps the name that fits and fingerprints the one that changed', () => {
+      const names = exportNames(['a.b', 'a_b'], NAME_LIMITS.mcp, RESERVED_NAMES);
+      expect(Object.fromEntries(names)).toEqual({ 'a.b': 'a_b_2e7336dc', a_b: 'a_b' });
+    });
+  });
+
+  describe('when two long names share their first 64 characters', () => {
+    it('returns distinct names within the limit, never a bare cut', () => {
+      const first = `${long(64)}-first`;
+      const second = `${long(64)}-second`;
+      const names = exportNames([first, second], NAME_LIMITS.openai);
+      expect(names.get(first)).not.toBe(names.get(second));
+      for (const name of names.values()) {
+        expect(name).toHaveLength(64);
+        expect(name).not.toBe(long(64));
+      }
+    });
+  });
+
+  describe('when another tool is added to the registry', () => {
+    it('returns the same exported names for the tools that were there', () => {
+      const before = exportNames(['git.ops', 'shell-exec'], NAME_LIMITS.openai, RESERVED_NAMES);
+      const after = exportNames(['git.ops', 'git_ops', 'new.tool', 'shell-exec'], NAME_LIMITS.openai, RESERVED_NAMES);
+      expect(after.get('git.ops')).toBe(before.get('git.ops'));
+      expect(after.get('shell-exec')).toBe(before.get('shell-exec'));
+    });
+  });
+
+  describe('when a name that fits equals another name’s fingerprinted form', () => {
+    it('returns a longer fingerprint for the changed one', () => {
+      const names = exportNames(['git.ops', 'git_ops_32b6ce5f'], NAME_LIMITS.openai);
+      expect(names.get('git_ops_32b6ce5f')).toBe('git_ops_32b6ce5f');
+      expect(names.get('git.ops')).toBe(`git_ops_${nameFingerprint('git.ops', 16)}`);
+    });
+  });
+
+  describe('when a registry tool is named like a meta-tool', () => {
+    it.each([['tool_find'], ['confirm']])('returns %j with a fingerprint suffix, never the reserved name', (name) => {
+      const exported = exportNames([name], NAME_LIMITS.mcp, RESERVED_NAMES).get(name)!;
+      expect(exported).toBe(`${name}_${nameFingerprint(name)}`);
+    });
+  });
+});
