@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '../../src/core/index.js';
 import { isTuningQuery, type BenchQuery } from './bfcl-data.js';
+import { percentile } from './metrics.js';
 import type { SearchAnswer, SearchSystem } from './systems.js';
 
 /** How one system did on one request. */
@@ -10,12 +11,12 @@ export interface QueryOutcome {
   pooledRank: number;
   /** whether the best of the offered candidates has a gold name (requests with a gold tool only) */
   candidatesHit: boolean;
+  /** the system's found decision over the whole pool (undefined for systems that do not decide) */
+  pooledFound: boolean | undefined;
   /** the system's found decision within the offered candidates (undefined until thresholded) */
   found: boolean | undefined;
   /** the score a threshold turns into a decision */
   signal: number;
-  /** milliseconds the pooled search took */
-  latency: number;
 }
 
 /** The benchmark as the systems see it: tools by benchmark id, and the benchmark name each tool has. */
@@ -28,12 +29,9 @@ export interface BenchWorld {
 /** Runs a system over every request: pooled over all tools, and within each request's offered candidates. */
 export function evaluate(system: SearchSystem, world: BenchWorld, queries: readonly BenchQuery[]): QueryOutcome[] {
   const pooled = system([...world.toolsById.values()]);
-  for (const query of queries.slice(0, 50)) pooled(query.text); // warm the JIT before timing
   const perCandidates = new Map<string, (text: string) => SearchAnswer>();
   return queries.map((query) => {
-    const started = performance.now();
     const answer = pooled(query.text);
-    const latency = performance.now() - started;
     const goldNames = new Set(query.gold.map((id) => world.benchName.get(world.toolsById.get(id)!.name)!));
     // same-name variants are one tool: a ranking that lists one twice lists it once
     const ranking = [...new Set(answer.names.map((name) => world.benchName.get(name)!))];
@@ -50,10 +48,10 @@ export function evaluate(system: SearchSystem, world: BenchWorld, queries: reado
       query,
       tuning: isTuningQuery(query),
       pooledRank: rank < 0 ? Infinity : rank + 1,
+      pooledFound: answer.found,
       candidatesHit: best !== undefined && goldNames.has(world.benchName.get(best)!),
       found: offered.found,
       signal: offered.signal,
-      latency,
     };
   });
 }
@@ -68,4 +66,27 @@ export function fitSignalThreshold(outcomes: readonly QueryOutcome[]): number {
     if (correct > best.correct) best = { threshold, correct };
   }
   return best.threshold;
+}
+
+/** Per-request latency in ms over `passes` passes after a warm-up: the first pass, and each request's fastest. */
+export function measureLatency(
+  run: (text: string) => unknown,
+  queries: readonly BenchQuery[],
+  passes = 3,
+): { single: { p50: number; p99: number }; best_of_passes: { p50: number; p99: number } } {
+  for (const query of queries.slice(0, 200)) run(query.text);
+  const times = queries.map(() => [] as number[]);
+  for (let pass = 0; pass < passes; pass += 1) {
+    queries.forEach((query, index) => {
+      const started = performance.now();
+      run(query.text);
+      times[index]!.push(performance.now() - started);
+    });
+  }
+  const first = times.map((list) => list[0]!);
+  const best = times.map((list) => Math.min(...list));
+  return {
+    single: { p50: percentile(first, 50), p99: percentile(first, 99) },
+    best_of_passes: { p50: percentile(best, 50), p99: percentile(best, 99) },
+  };
 }

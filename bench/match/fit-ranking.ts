@@ -10,7 +10,7 @@ interface Knob {
   set: (parameters: RankingParameters, value: number) => RankingParameters;
 }
 
-const SCALE = [0, 0.1, 0.25, 0.5, 1, 2, 4, 8];
+const SCALE = [0, 0.25, 0.5, 1, 2, 3, 4, 6, 8, 12];
 
 // `describing` is the unit of the boosts and `stage1` the unit of the re-rank: both scores are relative
 function boostKnob(name: 'naming' | 'details'): Knob {
@@ -38,8 +38,8 @@ function bm25Knob(name: 'k' | 'b' | 'd', values: number[]): Knob {
 const KNOBS: Knob[] = [
   boostKnob('naming'),
   boostKnob('details'),
-  bm25Knob('k', [0.5, 0.9, 1.2, 1.6, 2.2]),
-  bm25Knob('b', [0.2, 0.4, 0.6, 0.75, 0.9]),
+  bm25Knob('k', [0.5, 0.9, 1.2, 1.6, 2.2, 3, 4]),
+  bm25Knob('b', [0.2, 0.4, 0.6, 0.75, 0.9, 1]),
   bm25Knob('d', [0, 0.25, 0.5, 1]),
   { name: 'prefixMinLength', values: [0, 5, 6, 7, 9], get: (p) => p.prefixMinLength, set: (p, v) => ({ ...p, prefixMinLength: v }) },
   rerankKnob('coverage'),

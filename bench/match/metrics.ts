@@ -5,6 +5,8 @@ export interface Metrics {
   pooled: { queries: number; hit1: number; hit3: number; mrr: number };
   candidates: { queries: number; hit1: number };
   decision: { queries: number; no_tool: number; accuracy: number; precision: number; recall: number };
+  /** the decision over the whole pool, where "no tool fits" is not guaranteed: how often it answers found */
+  pooled_decision?: { found_on_gold_queries: number; found_on_no_tool_queries: number };
 }
 
 /** Pooled ranking, within-candidates hit@1, and the found:false decision (positive class: no tool fits). */
@@ -17,6 +19,14 @@ export function summarise(outcomes: readonly QueryOutcome[], threshold?: number)
   const truePositives = decided.filter((d) => d.noTool && d.saysNoTool).length;
   const saidNoTool = decided.filter((d) => d.saysNoTool).length;
   const noTool = decided.filter((d) => d.noTool).length;
+  const withoutGold = outcomes.filter((outcome) => outcome.query.gold.length === 0);
+  const pooledDecision =
+    outcomes[0]?.pooledFound === undefined
+      ? undefined
+      : {
+          found_on_gold_queries: share(withGold, (o) => o.pooledFound === true),
+          found_on_no_tool_queries: share(withoutGold, (o) => o.pooledFound === true),
+        };
   return {
     pooled: {
       queries: withGold.length,
@@ -32,6 +42,7 @@ export function summarise(outcomes: readonly QueryOutcome[], threshold?: number)
       precision: round(truePositives / Math.max(1, saidNoTool)),
       recall: round(truePositives / Math.max(1, noTool)),
     },
+    ...(pooledDecision === undefined ? {} : { pooled_decision: pooledDecision }),
   };
 }
 

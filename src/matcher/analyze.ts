@@ -31,9 +31,13 @@ export function splitIdentifiers(text: string): string[] {
     .filter((part) => part.length > 0);
 }
 
-/** The words of a text with their terms; stop words, single Latin letters and plain numbers yield none. */
-export function analyzeWords(text: string): AnalyzedWord[] {
+/**
+ * The words of a text with their terms; stop words, single Latin letters and plain numbers yield none.
+ * With `limit`, analysis stops once that many distinct words are found.
+ */
+export function analyzeWords(text: string, limit = Infinity): AnalyzedWord[] {
   const words: AnalyzedWord[] = [];
+  const distinct = new Set<string>();
   const add = (raw: string): void => {
     const word = raw.toLowerCase();
     let terms = memo.get(word);
@@ -42,9 +46,12 @@ export function analyzeWords(text: string): AnalyzedWord[] {
       terms = termsOf(word);
       memo.set(word, terms);
     }
-    if (terms.length > 0) words.push({ word, terms });
+    if (terms.length === 0) return;
+    words.push({ word, terms });
+    distinct.add(terms[0]!);
   };
   for (const [token] of splitIdentifiers(text).join(' ').matchAll(WORD)) {
+    if (distinct.size >= limit) break;
     if (!UNSPACED.test(token)) add(token);
     else for (const segment of segmenter.segment(token)) if (segment.isWordLike) add(segment.segment);
   }
@@ -68,10 +75,14 @@ function termsOf(word: string): string[] {
     return [word.length > 3 ? rules.stem(word) : word];
   }
   const characters = [...word];
-  if (characters.length < 3) return [word];
-  // parts of a long ideographic word match where another text segments or inflects it differently
+  if (characters.length < 2) return [word];
+  // parts of an ideographic word match where another text segments or inflects it differently:
+  // its characters (where they carry meaning) and, in longer words, its character pairs
   const terms = [word];
-  for (let index = 0; index + 1 < characters.length; index += 1) {
+  if (rules.characters) {
+    for (const character of characters) if (!rules.stopWords.has(character)) terms.push(character);
+  }
+  for (let index = 0; characters.length > 2 && index + 1 < characters.length; index += 1) {
     terms.push(characters[index]! + characters[index + 1]!);
   }
   return terms;

@@ -12,7 +12,7 @@ export const FITTED_RANKING: RankingParameters = {
   },
   "prefixMinLength": 6,
   "prefixWeight": 0.375,
-  "postingsBudget": 500,
+  "postingsBudget": 400,
   "depth": 50,
   "rerank": {
     "stage1": 1,

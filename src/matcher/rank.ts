@@ -24,7 +24,7 @@ export interface ToolFeatures {
   paramCoverage: number;
   /** share of the tool's name words the request contains */
   nameShare: number;
-  /** request words found in the tool's text */
+  /** request words found in the tool's text (a word found only in part counts as that part) */
   matchedWords: number;
   /** content words in the request */
   queryWords: number;
@@ -53,11 +53,15 @@ export interface Ranking {
   ranked: RankedTool[];
 }
 
+// An intent is a sentence or two; past this many distinct words the rest is pasted material, and
+// reading all of it would make one request cost as much as hundreds.
+const MAX_QUERY_WORDS = 32;
+
 /** Ranks the tools for a request: field-weighted BM25, then a re-rank of the best few by coverage. */
 export function rankTools(index: SearchIndex, parameters: RankingParameters, text: string): Ranking {
-  const words = queryWords(index, analyzeWords(text));
+  const words = queryWords(index, analyzeWords(text, MAX_QUERY_WORDS));
   if (words.length === 0 || index.tools.length === 0) return { words, ranked: [] };
-  const terms = firstStageTerms(index, words, parameters.postingsBudget);
+  const terms = firstStageTerms(index, words, parameters);
   const results = index.minisearch
     .search(terms.join(' '), {
       boost: parameters.boosts,
@@ -68,10 +72,11 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
     })
     .slice(0, parameters.depth);
   const best = results[0]?.score ?? 0;
+  const queryTerms = new Set(words.flatMap((word) => word.terms));
   const ranked = results.map((result): RankedTool => {
     const position = result.id as number;
     const stage1 = best > 0 ? result.score / best : 0;
-    const features = measure(index, position, words, stage1);
+    const features = measure(index, position, words, queryTerms, stage1);
     const weights = parameters.rerank;
     const score =
       weights.stage1 * features.stage1 +
@@ -87,24 +92,26 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
 }
 
 // Rarest terms first, until their postings fill the budget: frequent terms cost the most time and
-// discriminate least, and the re-rank still counts them for the tools the rare ones found.
-function firstStageTerms(index: SearchIndex, words: QueryWord[], budget: number): string[] {
+// discriminate least, and the re-rank still counts them for the tools the rare ones found. A term
+// no tool has is kept only when it may still match as the prefix of a longer one.
+function firstStageTerms(index: SearchIndex, words: QueryWord[], parameters: RankingParameters): string[] {
   const frequency = (term: string): number => index.documentFrequency.get(term) ?? 0;
-  const known = [...new Set(words.flatMap((word) => word.terms))].filter((term) => frequency(term) > 0);
-  known.sort((a, b) => frequency(a) - frequency(b));
+  const prefixes = (term: string): boolean =>
+    parameters.prefixMinLength > 0 && term.length >= parameters.prefixMinLength;
+  const usable = [...new Set(words.flatMap((word) => word.terms))].filter(
+    (term) => frequency(term) > 0 || prefixes(term),
+  );
+  usable.sort((a, b) => frequency(a) - frequency(b));
   const chosen: string[] = [];
   let postings = 0;
-  for (const term of known) {
+  for (const term of usable) {
     postings += frequency(term);
-    if (chosen.length > 0 && postings > budget) break;
+    if (chosen.length > 0 && postings > parameters.postingsBudget) break;
     chosen.push(term);
   }
   return chosen;
 }
 
-// An intent is a sentence or two; past this many distinct words the rest is pasted material, and
-// reading all of it would make one request cost as much as hundreds.
-const MAX_QUERY_WORDS = 64;
 
 function queryWords(index: SearchIndex, analysed: AnalyzedWord[]): QueryWord[] {
   const seen = new Set<string>();
@@ -118,7 +125,13 @@ function queryWords(index: SearchIndex, analysed: AnalyzedWord[]): QueryWord[] {
   return words;
 }
 
-function measure(index: SearchIndex, position: number, words: QueryWord[], stage1: number): ToolFeatures {
+function measure(
+  index: SearchIndex,
+  position: number,
+  words: QueryWord[],
+  queryTerms: Set<string>,
+  stage1: number,
+): ToolFeatures {
   const fields = index.termFields[position]!;
   let total = 0;
   let covered = 0;
@@ -131,7 +144,7 @@ function measure(index: SearchIndex, position: number, words: QueryWord[], stage
     const { share, mask } = wordMatch(fields, word.terms);
     if (share === 0) continue;
     const weight = word.weight * share;
-    matchedWords += 1;
+    matchedWords += share;
     covered += weight;
     if (mask & NAMING_FIELDS) named += weight;
     if (mask & DESCRIBING_FIELDS) described += weight;
@@ -139,7 +152,7 @@ function measure(index: SearchIndex, position: number, words: QueryWord[], stage
   }
   const nameTerms = index.nameTerms[position]!;
   let nameHits = 0;
-  for (const term of nameTerms) if (words.some((word) => word.terms.includes(term))) nameHits += 1;
+  for (const term of nameTerms) if (queryTerms.has(term)) nameHits += 1;
   return {
     stage1,
     coverage: total > 0 ? covered / total : 0,

@@ -6,6 +6,8 @@ import { ara, ell, eng, heb, hin, jpn, rus, tha, zho } from 'stopword';
 export interface ScriptRules {
   /** whether words are written without spaces (or glue particles on), so word parts matter */
   ideographic: boolean;
+  /** whether single characters carry meaning (Chinese and Japanese characters, not Hangul syllables) */
+  characters?: boolean;
   /** the general stop list of the script's most widely used language */
   stopWords: ReadonlySet<string>;
   stem: (word: string) => string;
@@ -20,8 +22,8 @@ const keep = (word: string): string => word;
 const RULES: Array<[RegExp, ScriptRules]> = [
   [/\p{Script=Latin}/u, { ideographic: false, stopWords: new Set(eng), stem: englishStemmer }],
   [/\p{Script=Cyrillic}/u, { ideographic: false, stopWords: new Set(rus), stem: russianStemmer }],
-  [/\p{Script=Han}/u, { ideographic: true, stopWords: new Set(zho), stem: keep }],
-  [/[\p{Script=Hiragana}\p{Script=Katakana}]/u, { ideographic: true, stopWords: new Set(jpn), stem: keep }],
+  [/\p{Script=Han}/u, { ideographic: true, characters: true, stopWords: new Set(zho), stem: keep }],
+  [/[\p{Script=Hiragana}\p{Script=Katakana}]/u, { ideographic: true, characters: true, stopWords: new Set(jpn), stem: keep }],
   [/\p{Script=Hangul}/u, { ideographic: true, stopWords: new Set(), stem: keep }],
   [/\p{Script=Arabic}/u, { ideographic: false, stopWords: new Set(ara), stem: keep }],
   [/\p{Script=Devanagari}/u, { ideographic: false, stopWords: new Set(hin), stem: keep }],

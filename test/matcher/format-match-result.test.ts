@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { formatMatchResult } from '../../src/matcher/index.js';
+
+describe('formatMatchResult', () => {
+  describe('when tools were found', () => {
+    it('returns one numbered entry per candidate with its params and how to call it', () => {
+      const text = formatMatchResult({
+        found: true,
+        candidates: [
+          {
+            name: 'git-ops',
+            display: 'Git仓库操作',
+            intent: '查看本地git仓库的提交记录',
+            score: 9.5,
+            matched: ['examples: 查看, 提交'],
+            params_schema: { type: 'object', properties: { op: { type: 'string' } }, required: [] },
+          },
+        ],
+      });
+      expect(text).toBe(
+        [
+          '1. git-ops (Git仓库操作)  score 9.5',
+          '   查看本地git仓库的提交记录',
+          '   params: { op?: string }',
+          '   matched: examples: 查看, 提交',
+          "call one with: hldp call git-ops --params '{...}'",
+        ].join('\n'),
+      );
+    });
+  });
+
+  describe('when nothing fits', () => {
+    it('returns the suggestion and the near misses', () => {
+      const text = formatMatchResult({
+        found: false,
+        suggestion: 'write its definition at tools/weather-paris/TOOL.hdlp',
+        near: [{ name: 'http-request', display: 'HTTP请求', score: 1.2 }],
+      });
+      expect(text).toContain('no tool found. write its definition at tools/weather-paris/TOOL.hdlp');
+      expect(text).toContain('  http-request (HTTP请求)  score 1.2');
+    });
+  });
+});

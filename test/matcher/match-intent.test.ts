@@ -1,0 +1,128 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { MatchResult } from '../../src/core/index.js';
+import { createMatcher, MAX_LIMIT, type Matcher } from '../../src/matcher/index.js';
+import { makeIndex, makeToolDefinition, scanStarterTools } from './helpers.js';
+
+const LEGAL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+function names(result: MatchResult): string[] {
+  return result.found ? result.candidates.map((candidate) => candidate.name) : [];
+}
+
+describe('matchIntent', () => {
+  let matcher: Matcher;
+  beforeAll(async () => {
+    matcher = createMatcher(await scanStarterTools());
+  });
+
+  describe('when given the spec example 查看最近的提交记录', () => {
+    it('returns git-ops as the best candidate', () => {
+      const result = matcher.matchIntent('查看最近的提交记录');
+      expect(result.found).toBe(true);
+      expect(names(result)[0]).toBe('git-ops');
+    });
+
+    it('returns candidates carrying what the exact call needs', () => {
+      const result = matcher.matchIntent('查看最近的提交记录');
+      if (!result.found) throw new Error('expected a match');
+      const [best] = result.candidates;
+      expect(best).toMatchObject({ name: 'git-ops', display: 'Git仓库操作' });
+      expect(best!.intent).toContain('提交记录');
+      expect(best!.params_schema).toMatchObject({ type: 'object', properties: { op: { enum: expect.any(Array) } } });
+      expect(best!.score).toBeGreaterThan(0);
+      expect(best!.matched.join('; ')).toMatch(/提交/);
+    });
+  });
+
+  describe('when the intent is in Chinese, Russian, English or a mix', () => {
+    it.each([
+      ['用git查看分支', 'git-ops'],
+      ['读取配置文件', 'file-read'],
+      ['执行一条命令', 'shell-exec'],
+      ['调用接口查询状态', 'http-request'],
+      ['покажи последние коммиты', 'git-ops'],
+      ['выполни команду ls', 'shell-exec'],
+      ['сохрани текст в файл', 'file-write'],
+      ['show me the git log', 'git-ops'],
+      ['read the file README.md', 'file-read'],
+      ['run ls -la on the server', 'shell-exec'],
+      ['write hello to notes.txt', 'file-write'],
+      ['send a GET request to /v1/status', 'http-request'],
+    ])('returns the right tool first for %s', (intent, tool) => {
+      expect(names(matcher.matchIntent(intent))[0]).toBe(tool);
+    });
+  });
+
+  describe('when no tool in the repository fits', () => {
+    it.each([
+      ['今天天气怎么样'],
+      ['帮我订一张去北京的机票'],
+      ['какая погода в Москве'],
+      ['закажи пиццу на вечер'],
+      ['what is the weather in Paris'],
+      ['book a flight to Tokyo'],
+      ['who won the world cup'],
+    ])('returns found: false for %s', (intent) => {
+      expect(matcher.matchIntent(intent).found).toBe(false);
+    });
+
+    it('returns a suggestion naming where the new tool would be defined', () => {
+      const result = matcher.matchIntent('what is the weather in Paris');
+      if (result.found) throw new Error('expected found: false');
+      const slug = /tools\/([^/]+)\/TOOL\.hdlp/.exec(result.suggestion)?.[1];
+      expect(slug).toMatch(LEGAL_NAME);
+      expect(slug).toContain('weather');
+      expect(result.suggestion).toContain('此工具尚不在仓库中');
+    });
+
+    it('returns at most three near misses, never the catalogue', () => {
+      const result = matcher.matchIntent('translate this text into French');
+      if (result.found) throw new Error('expected found: false');
+      expect(result.near.length).toBeLessThanOrEqual(3);
+    });
+
+    it('returns found: false for an intent with no words', () => {
+      expect(matcher.matchIntent('').found).toBe(false);
+      expect(matcher.matchIntent('42 !!! ...').found).toBe(false);
+    });
+  });
+
+  describe('when a limit is given', () => {
+    it.each([
+      [1, 1],
+      [2, 2],
+      [0, 1],
+      [-5, 1],
+      [2.7, 2],
+    ])('returns at most the limit %s (read as %s)', (limit, most) => {
+      const result = matcher.matchIntent('read or write a file', { limit });
+      expect(result.found).toBe(true);
+      expect(names(result).length).toBeGreaterThanOrEqual(1);
+      expect(names(result).length).toBeLessThanOrEqual(most);
+    });
+
+    it('returns at most three candidates by default and at most MAX_LIMIT when asked for more', () => {
+      const tools = Array.from({ length: 20 }, (_, index) =>
+        makeToolDefinition({ name: `weather-${index}`, intent: `get the weather forecast for a city, variant ${index}` }),
+      );
+      const many = createMatcher(makeIndex(tools));
+      expect(names(many.matchIntent('weather forecast for a city')).length).toBe(3);
+      expect(names(many.matchIntent('weather forecast for a city', { limit: 100 })).length).toBe(MAX_LIMIT);
+    });
+  });
+
+  describe('when context is given', () => {
+    it('returns the same answer as without it', () => {
+      const plain = matcher.matchIntent('查看最近的提交记录');
+      const withContext = matcher.matchIntent('查看最近的提交记录', { context: { cwd: '/srv/app' } });
+      expect(withContext).toEqual(plain);
+    });
+  });
+
+  describe('when the index is empty', () => {
+    it('returns found: false with no near misses', () => {
+      const empty = createMatcher(makeIndex([]));
+      expect(empty.matchIntent('查看最近的提交记录')).toMatchObject({ found: false, near: [] });
+    });
+  });
+});
