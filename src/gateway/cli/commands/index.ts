@@ -1,9 +1,11 @@
 import type { Command } from '../command.js';
 import { callCommand } from './call-command.js';
 import { confirmCommand } from './confirm-command.js';
+import { exportCommand } from './export-command.js';
 import { gatekeeperCommand } from './gatekeeper-command.js';
 import { listCommand } from './list-command.js';
 import { matchCommand } from './match-command.js';
+import { mcpCommand } from './mcp-command.js';
 import { receiptsCommand } from './receipts-command.js';
 import { scanCommand } from './scan-command.js';
 import { serveCommand } from './serve-command.js';
@@ -20,4 +22,6 @@ export const COMMANDS: Command[] = [
   receiptsCommand,
   validateCommand,
   gatekeeperCommand,
+  mcpCommand,
+  exportCommand,
 ];

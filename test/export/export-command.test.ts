@@ -1,0 +1,51 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { runCli } from '../helpers/run-cli.js';
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let env: NodeJS.ProcessEnv;
+
+beforeEach(async () => {
+  temp = await makeTempDir();
+  env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path };
+});
+afterEach(() => temp.cleanup());
+
+describe('hldp export', () => {
+  describe('when asked for a format without --json', () => {
+    it.each([
+      ['openai', (spec: any) => spec.function.name, { type: 'function', function: { name: 'shell-exec', parameters: { type: 'object' } } }],
+      ['anthropic', (spec: any) => spec.name, { name: 'shell-exec', input_schema: { type: 'object' } }],
+      ['mcp', (spec: any) => spec.name, { name: 'shell-exec', title: 'Shell命令执行', inputSchema: { type: 'object' } }],
+    ])('prints the %s tools array, ready for a request', async (format, nameOf, shellSpec) => {
+      const run = await runCli(['export', '--format', format], { env });
+      expect(run.code).toBe(0);
+      const tools = JSON.parse(run.stdout) as unknown[];
+      expect(tools.map(nameOf)).toEqual(['tool_find', 'confirm', 'file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
+      expect(tools.at(-1)).toMatchObject(shellSpec);
+    });
+  });
+
+  describe('when --json is given and a name must change', () => {
+    it('prints the document with the table back to registry names, and names the rename on stderr without --json', async () => {
+      const repo = await initRepository(join(temp.path, 'repo'));
+      await commitFiles(repo, { 'tools/deploy.prod/TOOL.hdlp': makeToolYaml('deploy.prod') });
+      const run = await runCli(['export', '--format', 'openai', '--repo', repo, '--json'], { env });
+      expect(run.code).toBe(0);
+      const document = JSON.parse(run.stdout);
+      expect(document).toMatchObject({ format: 'openai', commit: expect.stringMatching(/^[0-9a-f]{40}$/), meta_tools: { tool_find: 'POST /v1/match', confirm: 'POST /v1/confirm' } });
+      expect(document.names).toEqual({ deploy_prod_845c54e5: 'deploy.prod' });
+      const plain = await runCli(['export', '--format', 'openai', '--repo', repo], { env });
+      expect(plain.stderr).toBe("renamed for openai: 'deploy.prod' is exported as 'deploy_prod_845c54e5' (use --json for the table)\n");
+    });
+  });
+
+  describe('when the format is missing or unknown', () => {
+    it.each([[['export']], [['export', '--format', 'gemini']]])('answers %j with exit 2 and the formats', async (args) => {
+      const run = await runCli(args, { env });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/--format must be one of openai, anthropic, mcp/);
+    });
+  });
+});
