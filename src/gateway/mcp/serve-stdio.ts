@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from '../service/index.js';
 import { createMcpServer } from './create-mcp-server.js';
 
@@ -9,7 +10,10 @@ export interface StdioStreams {
   stdout: Writable;
 }
 
-/** Serves MCP over stdin/stdout; resolves when the client closes stdin or `signal` aborts (then the server is closed). */
+/**
+ * Serves MCP over stdin/stdout. When stdin ends, requests already read are answered first, then the server
+ * closes; when `signal` aborts, it closes at once (calls running are cancelled, and their receipts say so).
+ */
 export async function serveMcpStdio(gateway: Gateway, options: { streams?: StdioStreams; signal?: AbortSignal } = {}): Promise<void> {
   const { stdin, stdout } = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
   const server = createMcpServer(gateway);
@@ -20,15 +24,38 @@ export async function serveMcpStdio(gateway: Gateway, options: { streams?: Stdio
       resolve();
     };
   });
-  // the SDK's stdio transport does not watch for the end of stdin: a client that goes away ends the server here
+  const transport = new StdioServerTransport(stdin, stdout);
+  await server.connect(transport);
+  const pending = trackRequests(transport);
   const close = () => void server.close();
-  stdin.once('end', close);
-  stdin.once('close', close);
+  // the SDK's stdio transport does not watch for the end of stdin: a client that is done ends the server here
+  const finish = () => void pending.idle().then(close);
+  stdin.once('end', finish);
+  stdin.once('close', finish);
   options.signal?.addEventListener('abort', close, { once: true });
-  await server.connect(new StdioServerTransport(stdin, stdout));
   if (options.signal?.aborted) close();
   await closed;
-  stdin.off('end', close);
-  stdin.off('close', close);
+  stdin.off('end', finish);
+  stdin.off('close', finish);
   options.signal?.removeEventListener('abort', close);
+}
+
+/** Counts requests read but not yet answered, by watching the transport's messages in and out. */
+function trackRequests(transport: StdioServerTransport): { idle(): Promise<void> } {
+  const open = new Set<string | number>();
+  let waiters: Array<() => void> = [];
+  const receive = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if ('method' in message && 'id' in message) open.add(message.id);
+    receive?.(message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage) => {
+    await send(message);
+    if (!('method' in message) && 'id' in message && message.id !== undefined) open.delete(message.id);
+    if (open.size === 0) for (const wake of waiters.splice(0)) wake();
+  };
+  return {
+    idle: () => (open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (waiters = [...waiters, resolve]))),
+  };
 }
