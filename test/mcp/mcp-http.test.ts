@@ -1,0 +1,144 @@
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { nameFingerprint } from '../../src/gateway/export/index.js';
+import { mountMcp } from '../../src/gateway/mcp/index.js';
+import { openTestGateway } from '../helpers/gateway.js';
+import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { callTool, connectHttp, firstText, makeClient, nextToolListChange, type HttpConnected } from './support.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+const shellTool = (name: string, argv: string) => makeToolYaml(name, { executor: 'shell', method: 'run', shell: `{ argv: ${argv} }` });
+
+async function repositoryWith(files: Record<string, string>): Promise<string> {
+  const temp = await makeTempDir();
+  cleanups.push(temp.cleanup);
+  const repo = await initRepository(join(temp.path, 'repo'));
+  await commitFiles(repo, files);
+  return repo;
+}
+
+async function connect(repo: string): Promise<HttpConnected> {
+  const connected = await connectHttp(repo);
+  cleanups.push(connected.close);
+  return connected;
+}
+
+/** A raw HTTP request, so that headers such as Host can be set as a browser under DNS rebinding would send them. */
+function rawRequest(url: string, options: { method: string; headers?: Record<string, string>; body?: unknown }): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const request = httpRequest(url, { method: options.method, headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...options.headers } }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+describe('MCP over Streamable HTTP', () => {
+  describe('when a rescan finds a new TOOL.hdlp', () => {
+    it('sends notifications/tools/list_changed, and the next tools/list has the tool', async () => {
+      const repo = await repositoryWith({ 'tools/first/TOOL.hdlp': shellTool('first', '[echo, first]') });
+      const { client, gateway, notificationStream } = await connect(repo);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['tool_find', 'confirm', 'first']);
+      await notificationStream;
+      const changed = nextToolListChange(client);
+      await commitFiles(repo, { 'tools/second/TOOL.hdlp': shellTool('second', '[echo, second]') });
+      expect(await gateway.rescan()).toMatchObject({ changed: true });
+      await changed;
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['tool_find', 'confirm', 'first', 'second']);
+      expect(firstText(await callTool(client, 'second'))).toBe('second\n');
+    });
+  });
+
+  describe('when a call runs', () => {
+    it('stores the same receipt POST /v1/call would, through gateway.call', async () => {
+      const { client, gateway } = await connect('native-repo');
+      const result = await callTool(client, 'shell-exec', { cmd: 'echo stored' });
+      expect(await gateway.receipts()).toEqual([result.structuredContent]);
+    });
+  });
+
+  describe('when registry names clash with the meta-tools or do not fit', () => {
+    it('lists them with a fingerprint suffix, routes calls back, and never shadows tool_find', async () => {
+      const repo = await repositoryWith({
+        'tools/tool_find/TOOL.hdlp': shellTool('tool_find', '[echo, registry tool_find]'),
+        'tools/deploy.prod/TOOL.hdlp': makeToolYaml('deploy.prod', { executor: 'shell', method: 'run', shell: '{ argv: [echo, deployed] }', intent: 'deploy the production site' }),
+      });
+      const { client } = await connect(repo);
+      const suffixed = `tool_find_${nameFingerprint('tool_find')}`;
+      const deploy = `deploy_prod_${nameFingerprint('deploy.prod')}`;
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => [tool.name, tool._meta?.['hldp/name']])).toEqual([['tool_find', undefined], ['confirm', undefined], [deploy, 'deploy.prod'], [suffixed, 'tool_find']]);
+      expect(firstText(await callTool(client, suffixed))).toBe('registry tool_find\n');
+      expect(firstText(await callTool(client, deploy))).toBe('deployed\n');
+      const found = await callTool(client, 'tool_find', { intent: 'deploy the production site' });
+      expect(found.structuredContent).toMatchObject({ found: true, candidates: [{ name: deploy }] });
+    });
+  });
+
+  describe('when requests do not belong to an open session', () => {
+    it.each([
+      ['a POST that is not initialize', 'POST', {}, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, 400],
+      ['a GET without a session', 'GET', {}, undefined, 400],
+      ['an unknown session id', 'POST', { 'mcp-session-id': 'no-such-session' }, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, 404],
+    ])('answers %s with a JSON-RPC error and status %s', async (_label, method, headers, body, status) => {
+      const { url, handler } = await connect('native-repo');
+      const response = await rawRequest(url, { method, headers, ...(body ? { body } : {}) });
+      expect(response.status).toBe(status);
+      expect(JSON.parse(response.body)).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number), message: expect.any(String) } });
+      expect(handler.sessionCount).toBe(1);
+    });
+  });
+
+  describe('when the Host header is not a loopback name', () => {
+    it('answers 403 (DNS-rebinding protection)', async () => {
+      const { url } = await connect('native-repo');
+      const response = await rawRequest(url, { method: 'POST', headers: { host: 'attacker.example' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+      expect(response.status).toBe(403);
+    });
+  });
+
+  describe('when the client ends its session', () => {
+    it('closes it on the server', async () => {
+      const { client, handler } = await connect('native-repo');
+      expect(handler.sessionCount).toBe(1);
+      await (client.transport as StreamableHTTPClientTransport).terminateSession();
+      expect(handler.sessionCount).toBe(0);
+    });
+  });
+
+  describe('when more sessions open than maxSessions', () => {
+    it('closes the least recently used, whose client then gets 404 and must initialize again', async () => {
+      const opened = await openTestGateway('native-repo');
+      cleanups.push(opened.cleanup);
+      const app = express();
+      const handler = mountMcp(app, opened.gateway, { maxSessions: 1 });
+      const server = app.listen(0, '127.0.0.1');
+      await new Promise<void>((resolve) => server.once('listening', resolve));
+      cleanups.push(async () => {
+        await handler.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      });
+      const url = new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`);
+      const first = makeClient();
+      const second = makeClient();
+      await first.connect(new StreamableHTTPClientTransport(url));
+      await second.connect(new StreamableHTTPClientTransport(url));
+      cleanups.push(() => first.close(), () => second.close());
+      expect(handler.sessionCount).toBe(1);
+      await expect(second.listTools()).resolves.toMatchObject({ tools: expect.any(Array) });
+      await expect(first.listTools()).rejects.toThrow(/404|Session not found/);
+    });
+  });
+});
