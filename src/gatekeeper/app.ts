@@ -1,7 +1,6 @@
 import express, { type Express } from 'express';
 import { pino, type Logger } from 'pino';
-import { bearerAuth } from './bearer-auth.js';
-import { errorHandler } from './error-handler.js';
+import { bearerAuth, errorHandler, notFoundHandler, requestLog } from '../http-edge/index.js';
 import { parseExecRequest, runMethod } from './methods.js';
 
 /** Default largest request body: room for a file of a few MiB sent to `write_file`. */
@@ -23,17 +22,11 @@ export function createGatekeeperApp(options: GatekeeperAppOptions): Express {
   const logger = options.logger ?? pino({ level: 'silent' });
   const app = express();
   app.disable('x-powered-by');
-  app.use((request, response, next) => {
-    const start = performance.now();
-    response.on('finish', () => {
-      logger.info({ method: request.method, path: request.path, status: response.statusCode, duration_ms: Math.round(performance.now() - start) }, 'request');
-    });
-    next();
-  });
+  app.use(requestLog(logger));
   app.get('/healthz', (_request, response) => {
     response.json({ ok: true });
   });
-  app.post('/exec', bearerAuth(options.token), express.json({ limit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES }), async (request, response) => {
+  app.post('/exec', bearerAuth(options.token, 'the gatekeeper token'), express.json({ limit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES }), async (request, response) => {
     const parsed = parseExecRequest(request.body);
     if (!parsed.ok) {
       response.status(400).json({ code: parsed.code, error: parsed.message });
@@ -46,9 +39,7 @@ export function createGatekeeperApp(options: GatekeeperAppOptions): Express {
     const result = await runMethod(parsed.request, { root: options.root, timeoutMs: timeout_ms, maxOutputBytes: max_output_bytes, signal: hangUp.signal });
     response.json(result);
   });
-  app.use((request, response) => {
-    response.status(404).json({ code: 'NOT_FOUND', error: `no route ${request.method} ${request.path}; the gatekeeper serves POST /exec and GET /healthz` });
-  });
-  app.use(errorHandler(logger));
+  app.use(notFoundHandler('the gatekeeper serves POST /exec and GET /healthz'));
+  app.use(errorHandler(logger, 'gatekeeper'));
   return app;
 }

@@ -1,0 +1,71 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SOURCE = fileURLToPath(new URL('../src/', import.meta.url));
+
+/** Every import and re-export specifier in a top-level source folder. */
+function importsOf(folder: string): Array<{ file: string; specifier: string }> {
+  const found: Array<{ file: string; specifier: string }> = [];
+  for (const file of readdirSync(join(SOURCE, folder), { recursive: true }) as string[]) {
+    if (!file.endsWith('.ts')) continue;
+    const text = readFileSync(join(SOURCE, folder, file), 'utf8');
+    const pattern = /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
+    for (const match of text.matchAll(pattern)) found.push({ file: `${folder}/${file}`, specifier: (match[1] ?? match[2])! });
+  }
+  return found;
+}
+
+/** The top-level folder a relative import from `file` reaches, if it leaves the file's own folder. */
+function targetFolder(file: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const parts = file.split('/').slice(0, -1);
+  for (const segment of specifier.split('/')) {
+    if (segment === '..') parts.pop();
+    else if (segment !== '.') parts.push(segment);
+  }
+  return parts[0] === file.split('/')[0] ? undefined : parts[0];
+}
+
+// STYLE.md: everything may use core; scanner → index ← matcher; executors depend on core only; one composition root
+const ALLOWED: Record<string, string[]> = {
+  core: [],
+  scanner: ['core'],
+  matcher: ['core'],
+  executors: ['core'],
+  store: ['core'],
+  'http-edge': [],
+  gatekeeper: ['core', 'executors', 'http-edge'],
+  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge'],
+};
+
+describe('the source tree', () => {
+  it('has exactly the folders the dependency rule knows', () => {
+    const folders = readdirSync(SOURCE, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    expect(folders.sort()).toEqual(Object.keys(ALLOWED).sort());
+  });
+
+  describe.each(Object.entries(ALLOWED))('when the folder is %s', (folder, allowed) => {
+    const imports = importsOf(folder);
+
+    it('imports other folders only as the dependency rule allows', () => {
+      const edges = imports.map(({ file, specifier }) => ({ file, specifier, target: targetFolder(file, specifier) })).filter((edge) => edge.target);
+      expect(edges.filter((edge) => !allowed.includes(edge.target!)).map((edge) => `${edge.file} -> ${edge.specifier}`)).toEqual([]);
+    });
+
+    it('reaches another folder only through its index.ts', () => {
+      const edges = imports.filter(({ file, specifier }) => targetFolder(file, specifier));
+      expect(edges.filter(({ specifier }) => !/\/[a-z-]+\/index\.js$/.test(specifier)).map(({ file, specifier }) => `${file} -> ${specifier}`)).toEqual([]);
+    });
+
+    it('ends every relative import in .js', () => {
+      expect(imports.filter(({ specifier }) => specifier.startsWith('.') && !specifier.endsWith('.js'))).toEqual([]);
+    });
+  });
+
+  it('keeps I/O out of core', () => {
+    const io = importsOf('core').filter(({ specifier }) => /^(node:)?(fs|child_process|net|http|https|dgram|worker_threads)(\/|$)/.test(specifier) || !specifier.startsWith('.'));
+    expect(io).toEqual([]);
+  });
+});
