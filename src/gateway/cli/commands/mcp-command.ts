@@ -9,19 +9,16 @@ export const mcpCommand: Command = {
   maxPositionals: 0,
   async run(flags) {
     const { configFromFlags } = await import('../open-registry.js');
+    const { createLogger } = await import('../create-logger.js');
     const { Gateway } = await import('../../service/index.js');
+    const { RescanScheduler } = await import('../../http/index.js');
     const { serveMcpStdio } = await import('../../mcp/index.js');
-    const { default: pino } = await import('pino');
     const config = configFromFlags(flags);
-    const logger = pino({ level: config.logLevel, base: { service: 'brush-holder', surface: 'mcp' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination(2));
+    const logger = createLogger(config.logLevel).child({ surface: 'mcp' });
     const gateway = await Gateway.open({ config, logger });
-    // poll the repository, so that a long session sees new tools (and its client gets tools/list_changed)
-    let scanning: Promise<unknown> | undefined;
-    const poll = config.repository.pollIntervalMs > 0
-      ? setInterval(() => {
-          scanning ??= gateway.rescan().catch(() => undefined).finally(() => (scanning = undefined));
-        }, config.repository.pollIntervalMs).unref()
-      : undefined;
+    // a long session sees new tools (and its client gets tools/list_changed) without a restart
+    const scheduler = new RescanScheduler(gateway, logger);
+    scheduler.poll(config.repository.pollIntervalMs);
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
@@ -30,9 +27,8 @@ export const mcpCommand: Command = {
       await serveMcpStdio(gateway, { signal: stop.signal });
       return 0;
     } finally {
-      if (poll) clearInterval(poll);
       process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-      await scanning;
+      await scheduler.stop();
       // calls in flight finish and store their receipts before the store closes
       await gateway.close();
     }
