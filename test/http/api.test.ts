@@ -31,6 +31,15 @@ describe('HTTP API', () => {
     });
   });
 
+  describe('when the starter tool http-request runs with no API configured', () => {
+    it("calls the gateway's own API, token included, and returns the raw body", async () => {
+      const response = await request(server, 'POST', '/v1/call', { body: { tool: 'http-request', params: { path: '/v1/tools/git-ops' } }, headers: auth });
+      expect(response.json).toMatchObject({ ok: true, tool: 'http-request', executor: 'hldp-api' });
+      expect(JSON.parse(response.json.output)).toMatchObject({ name: 'git-ops', executor: 'shell' });
+      expect(response.text).not.toContain(TOKEN);
+    });
+  });
+
   describe('when the body is an intent', () => {
     it('matches and never runs anything', async () => {
       const before = await request(server, 'GET', '/v1/receipts?limit=1000', { headers: auth });

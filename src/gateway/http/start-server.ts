@@ -55,6 +55,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   const { port } = server.address() as AddressInfo;
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
   const url = `http://${host}:${port}`;
+  gateway.useSelfApi(`http://${isLoopback(config.listen.host) ? host : '127.0.0.1'}:${port}`);
   logger.info({ url, source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: gateway.tools().length }, 'gateway listening');
   let closing: Promise<void> | undefined;
   return {

@@ -1,10 +1,11 @@
-import type { ExecutionContext } from '../../executors/index.js';
+import type { ApiTarget, ExecutionContext } from '../../executors/index.js';
 import { startGatekeeper, type RunningGatekeeper } from '../../gatekeeper/index.js';
 import type { GatewayConfig } from '../config/index.js';
 
 /** The executors' context for this gateway, with the embedded gatekeeper started the first time a tool needs it. */
 export class ExecutionTargets {
   private embedded: Promise<RunningGatekeeper> | undefined;
+  private selfApi: ApiTarget | undefined;
 
   constructor(private readonly config: GatewayConfig) {}
 
@@ -23,10 +24,15 @@ export class ExecutionTargets {
     return {
       shell: { root: this.config.workspaceRoot, inheritEnv: this.config.shell.inheritEnv },
       gatekeepers,
-      apis: this.config.apis,
+      apis: this.selfApi && !this.config.apis.default ? { ...this.config.apis, default: this.selfApi } : this.config.apis,
       ...(this.config.forgejo ? { forgejo: this.config.forgejo } : {}),
       ...(signal ? { signal } : {}),
     };
+  }
+
+  /** Makes this gateway's own HTTP API the `default` API of `hldp-api` tools, unless one is configured. */
+  useSelfApi(target: ApiTarget): void {
+    this.selfApi = target;
   }
 
   /** Starts the embedded gatekeeper now (serve does, so that the first call does not wait). */

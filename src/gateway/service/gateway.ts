@@ -144,6 +144,14 @@ export class Gateway {
     if (this.targets.embedsGatekeeper) await this.targets.startEmbedded();
   }
 
+  /**
+   * Where `hldp-api` tools go when no `apis.default` is configured: serve points it at its own API,
+   * so the starter tool `http-request` works out of the box (e.g. GET /healthz).
+   */
+  useSelfApi(url: string): void {
+    this.targets.useSelfApi({ url, ...(this.config.apiToken ? { token: this.config.apiToken } : {}) });
+  }
+
   /** Lets calls in flight finish (their receipts stored), then stops the embedded gatekeeper and closes the store. */
   async close(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
