@@ -47,6 +47,7 @@ const KNOBS: Knob[] = [
   rerankKnob('describingCoverage'),
   rerankKnob('paramCoverage'),
   rerankKnob('nameShare'),
+  rerankKnob('intentShare'),
 ];
 
 /** Pooled hit@1 and hit@3 over distinct names, averaged: the objective the ranking is fitted to. */

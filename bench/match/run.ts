@@ -39,7 +39,7 @@ export async function prepareWorld(data: BenchData): Promise<{ world: BenchWorld
   }
 }
 
-function bySplit(outcomes: QueryOutcome[], threshold?: number): Record<'tuning_even' | 'held_out_odd' | 'all', Metrics> {
+function bySplit(outcomes: QueryOutcome[], threshold?: number): Splits {
   return {
     tuning_even: summarise(outcomes.filter((o) => o.tuning), threshold),
     held_out_odd: summarise(outcomes.filter((o) => !o.tuning), threshold),
@@ -50,6 +50,24 @@ function bySplit(outcomes: QueryOutcome[], threshold?: number): Record<'tuning_e
 function byLanguage(outcomes: QueryOutcome[], threshold?: number): Record<string, Metrics> {
   const languages = [...new Set(outcomes.map((o) => o.query.lang))].sort();
   return Object.fromEntries(languages.map((lang) => [lang, summarise(outcomes.filter((o) => o.query.lang === lang), threshold)]));
+}
+
+type Splits = Record<'tuning_even' | 'held_out_odd' | 'all', Metrics>;
+
+// the matcher's numbers as multiples of the baseline's, per split
+function gains(matcher: Splits, baseline: Splits): Record<string, Record<string, number>> {
+  const ratio = (a: number, b: number): number => Math.round((a / b) * 1000) / 1000;
+  return Object.fromEntries(
+    (Object.keys(matcher) as Array<keyof Splits>).map((split) => [
+      split,
+      {
+        pooled_hit1: ratio(matcher[split].pooled.hit1, baseline[split].pooled.hit1),
+        pooled_hit3: ratio(matcher[split].pooled.hit3, baseline[split].pooled.hit3),
+        pooled_mrr: ratio(matcher[split].pooled.mrr, baseline[split].pooled.mrr),
+        decision_accuracy: ratio(matcher[split].decision.accuracy, baseline[split].decision.accuracy),
+      },
+    ]),
+  );
 }
 
 function asIndex(tools: ToolDefinition[]): ToolIndex {
@@ -82,6 +100,8 @@ async function main(): Promise<void> {
   const matcherLatency = measureLatency((text) => pooledMatcher.matchIntent(text), queries);
   const baselineSearch = baselineSystem(tools);
   const baselineLatency = measureLatency(baselineSearch, queries);
+  const matcherSplits = bySplit(matcher);
+  const baselineSplits = bySplit(baseline, threshold);
   const report = {
     data: values.data,
     tools: tools.length,
@@ -91,12 +111,13 @@ async function main(): Promise<void> {
     split: 'tuning = first byte of sha256(query id) is even; held out = odd',
     build: [measureBuild(tools, 1), measureBuild(tools, Math.ceil(10_000 / tools.length))],
     latency_ms: matcherLatency,
-    matcher: { ...bySplit(matcher), by_language: byLanguage(matcher) },
+    gain_over_baseline: gains(matcherSplits, baselineSplits),
+    matcher: { ...matcherSplits, by_language: byLanguage(matcher) },
     baseline: {
       system: 'minisearch defaults over name + description + param names and descriptions',
       found_threshold_on_top_score: threshold,
       latency_ms: baselineLatency,
-      ...bySplit(baseline, threshold),
+      ...baselineSplits,
       by_language: byLanguage(baseline, threshold),
     },
   };

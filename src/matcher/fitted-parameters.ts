@@ -4,9 +4,13 @@ import type { DecisionModel, RankingParameters } from './ranking-parameters.js';
 
 /** Ranking parameters measured on the tuning split. */
 export const FITTED_RANKING: RankingParameters = {
-  "boosts": { "naming": 1, "describing": 1, "details": 0.5 },
+  "boosts": {
+    "naming": 0.5,
+    "describing": 1,
+    "details": 0.25
+  },
   "bm25": {
-    "k": 2.2,
+    "k": 1.6,
     "b": 0.9,
     "d": 0.25
   },
@@ -17,10 +21,11 @@ export const FITTED_RANKING: RankingParameters = {
   "rerank": {
     "stage1": 1,
     "coverage": 4,
-    "namingCoverage": 1,
-    "describingCoverage": 4,
+    "namingCoverage": 0.25,
+    "describingCoverage": 3,
     "paramCoverage": 0,
-    "nameShare": 1
+    "nameShare": 1,
+    "intentShare": 0.5
   }
 };
 
@@ -35,13 +40,13 @@ export const FITTED_DECISION: DecisionModel = {
     "margin"
   ],
   "weights": [
-    -0.1851,
-    0.0446,
-    1.3543,
-    1.9344,
-    0.1172,
-    0.0506
+    -0.2384,
+    0.1081,
+    1.3349,
+    1.9262,
+    0.2099,
+    0.0054
   ],
-  "bias": -2.2413,
+  "bias": -2.3419,
   "threshold": 0.5
 };

@@ -24,6 +24,8 @@ export interface ToolFeatures {
   paramCoverage: number;
   /** share of the tool's name words the request contains */
   nameShare: number;
+  /** share of the tool's intent words (weighted by rarity) the request contains */
+  intentShare: number;
   /** request words found in the tool's text (a word found only in part counts as that part) */
   matchedWords: number;
   /** content words in the request */
@@ -84,7 +86,8 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
       weights.namingCoverage * features.namingCoverage +
       weights.describingCoverage * features.describingCoverage +
       weights.paramCoverage * features.paramCoverage +
-      weights.nameShare * features.nameShare;
+      weights.nameShare * features.nameShare +
+      weights.intentShare * features.intentShare;
     return { position, score, stage1Score: result.score, features };
   });
   ranked.sort((a, b) => b.score - a.score || a.position - b.position);
@@ -153,6 +156,13 @@ function measure(
   const nameTerms = index.nameTerms[position]!;
   let nameHits = 0;
   for (const term of nameTerms) if (queryTerms.has(term)) nameHits += 1;
+  let intentWeight = 0;
+  let intentHits = 0;
+  for (const term of index.intentTerms[position]!) {
+    const weight = inverseDocumentFrequency(index, term);
+    intentWeight += weight;
+    if (queryTerms.has(term)) intentHits += weight;
+  }
   return {
     stage1,
     coverage: total > 0 ? covered / total : 0,
@@ -160,6 +170,7 @@ function measure(
     describingCoverage: total > 0 ? described / total : 0,
     paramCoverage: total > 0 ? parameters / total : 0,
     nameShare: nameTerms.length > 0 ? nameHits / nameTerms.length : 0,
+    intentShare: intentWeight > 0 ? intentHits / intentWeight : 0,
     matchedWords,
     queryWords: words.length,
   };

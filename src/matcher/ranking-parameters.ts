@@ -32,6 +32,8 @@ export interface RerankWeights {
   paramCoverage: number;
   /** share of the tool's name words the request contains */
   nameShare: number;
+  /** share of the tool's intent words (weighted by rarity) the request contains */
+  intentShare: number;
 }
 
 /** A logistic model deciding whether the best candidate fits the request at all. */

@@ -23,6 +23,8 @@ export interface SearchIndex {
   termFields: Array<Map<string, number>>;
   /** per tool: the distinct terms of its name */
   nameTerms: string[][];
+  /** per tool: the distinct terms of its intent */
+  intentTerms: string[][];
   /** in how many tools each term occurs */
   documentFrequency: Map<string, number>;
 }
@@ -43,6 +45,7 @@ export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex 
   });
   const termFields: Array<Map<string, number>> = [];
   const nameTerms: string[][] = [];
+  const intentTerms: string[][] = [];
   const documentFrequency = new Map<string, number>();
   const documents: AnalyzedDocument[] = tools.map((tool, id) => {
     const document = toSearchDocument(tool, id);
@@ -55,6 +58,7 @@ export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex 
         groupTerms.push(...terms);
         for (const term of terms) fields.set(term, (fields.get(term) ?? 0) | FIELD_BIT[field]);
         if (field === 'name') nameTerms.push([...new Set(terms)]);
+        if (field === 'intent') intentTerms.push([...new Set(terms)]);
       }
       analysed[group] = groupTerms.join(' ');
     }
@@ -63,7 +67,7 @@ export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex 
     return analysed;
   });
   minisearch.addAll(documents);
-  return { tools, minisearch, termFields, nameTerms, documentFrequency };
+  return { tools, minisearch, termFields, nameTerms, intentTerms, documentFrequency };
 }
 
 /** Inverse document frequency of a term in this index (BM25's form); a term no tool uses counts as the rarest. */
