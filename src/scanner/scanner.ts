@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import type { Diagnostic, ToolIndex } from '../core/index.js';
-import { buildIndex, parseEntry, type ScanEntry } from './build-index.js';
+import { buildIndex, type ScanEntry } from './build-index.js';
 import { IndexCache } from './index-cache.js';
 import { openSource, type RepositoryOptions } from './open-source.js';
-import type { RepositorySource, Snapshot, ToolEntry } from './sources/source.js';
+import { createParser } from './parse-pool.js';
+import type { RepositorySource, Snapshot } from './sources/source.js';
 
 // reads overlap object-store I/O; parsing stays on this thread
 const READ_CONCURRENCY = 16;
@@ -70,18 +71,29 @@ export class Scanner {
   }
 
   private async readEntries(snapshot: Snapshot): Promise<ScanEntry[]> {
-    const results: ScanEntry[] = new Array(snapshot.entries.length);
+    const changed = snapshot.entries.filter((entry) => this.entries.get(entry.folder)?.oid !== entry.oid);
+    const parser = createParser(changed.length);
+    // reading (object-store I/O and inflating) goes on here while parsing runs in the pool's threads
+    const results: Array<ScanEntry | Promise<ScanEntry>> = new Array(snapshot.entries.length);
     let next = 0;
-    const worker = async (): Promise<void> => {
+    const reader = async (): Promise<void> => {
       while (next < snapshot.entries.length) {
         const position = next++;
         const entry = snapshot.entries[position]!;
         const previous = this.entries.get(entry.folder);
-        results[position] = previous?.oid === entry.oid ? previous : await readEntry(snapshot, entry);
+        if (previous?.oid === entry.oid) results[position] = previous;
+        else {
+          const file = await snapshot.read(entry);
+          results[position] = isDiagnostic(file) ? { folder: entry.folder, oid: entry.oid, tool: null, diagnostics: [file] } : parser.parse(file);
+        }
       }
     };
-    await Promise.all(Array.from({ length: READ_CONCURRENCY }, worker));
-    return results;
+    try {
+      await Promise.all(Array.from({ length: READ_CONCURRENCY }, reader));
+    } finally {
+      await parser.close();
+    }
+    return Promise.all(results);
   }
 
   private withStale(index: ToolIndex, snapshot: Snapshot): ToolIndex {
@@ -90,12 +102,6 @@ export class Scanner {
     const { stale: _stale, ...fresh } = index;
     return fresh;
   }
-}
-
-async function readEntry(snapshot: Snapshot, entry: ToolEntry): Promise<ScanEntry> {
-  const file = await snapshot.read(entry);
-  if (isDiagnostic(file)) return { folder: entry.folder, oid: entry.oid, tool: null, diagnostics: [file] };
-  return parseEntry(file);
 }
 
 function isDiagnostic(value: object): value is Diagnostic {

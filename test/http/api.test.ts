@@ -129,6 +129,18 @@ describe('HTTP API', () => {
     });
   });
 
+  describe('the MCP endpoint', () => {
+    it('is mounted at /mcp behind the same token', async () => {
+      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } } };
+      const headers = { accept: 'application/json, text/event-stream' };
+      expect((await request(server, 'POST', '/mcp', { body: initialize, headers })).status).toBe(401);
+      const opened = await request(server, 'POST', '/mcp', { body: initialize, headers: { ...headers, ...auth } });
+      expect(opened.status).toBe(200);
+      expect(opened.headers.get('mcp-session-id')).toMatch(/\S+/);
+      expect((await request(server, 'GET', '/mcp', { headers: auth })).status).toBe(400);
+    });
+  });
+
   describe('the operational routes', () => {
     it('serves /healthz without a token, /metrics with one', async () => {
       const health = await request(server, 'GET', '/healthz');

@@ -1,6 +1,6 @@
 // The gateway's HTTP API (express): /v1 routes, webhook, health, metrics, OpenAPI; and the server that runs it.
 export { createApp, type AppOptions } from './create-app.js';
-export { startServer, isLoopback, type RunningServer, type ServerOptions } from './start-server.js';
+export { startServer, type RunningServer, type ServerOptions } from './start-server.js';
 export { GatewayMetrics } from './gateway-metrics.js';
 export { RescanScheduler } from './rescan-scheduler.js';
 export { openApiDocument } from './openapi.js';

@@ -95,6 +95,11 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       '/v1/openapi.json': { get: { operationId: 'openApi', summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
       '/healthz': { get: { operationId: 'health', summary: 'Liveness and the index being served (stale, last scan error)', security: [], responses: { '200': answer('serving', 'Health') } } },
+      '/mcp': {
+        post: { operationId: 'mcpPost', summary: 'MCP over Streamable HTTP: JSON-RPC requests (an initialize request opens a session, Mcp-Session-Id)', responses: { '200': { description: 'JSON-RPC response or an SSE stream' }, '400': { description: 'no session, or not a JSON-RPC request' }, '401': errors['401'], '404': { description: 'the session is not open (ended, evicted, restarted): initialize again' } } },
+        get: { operationId: 'mcpStream', summary: 'MCP: the session\'s server-sent event stream (tools/list_changed)', responses: { '200': { description: 'text/event-stream' }, '400': { description: 'no Mcp-Session-Id' }, '401': errors['401'], '404': { description: 'the session is not open' } } },
+        delete: { operationId: 'mcpClose', summary: 'MCP: end the session', responses: { '200': { description: 'ended' }, '400': { description: 'no Mcp-Session-Id' }, '401': errors['401'], '404': { description: 'the session is not open' } } },
+      },
       '/metrics': { get: { operationId: 'metrics', summary: 'Prometheus text format', responses: { '200': { description: 'metrics', content: { 'text/plain': { schema: { type: 'string' } } } }, '401': errors['401'] } } },
     },
     components: {

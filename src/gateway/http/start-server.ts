@@ -1,8 +1,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express, RequestHandler } from 'express';
+import type { Express } from 'express';
 import type { Logger } from 'pino';
+import { isLoopback } from '../../http-edge/index.js';
 import { ConfigError, type GatewayConfig } from '../config/index.js';
+import { mountMcp, type McpHttpHandler } from '../mcp/index.js';
 import { Gateway } from '../service/index.js';
 import { createApp } from './create-app.js';
 import { GatewayMetrics } from './gateway-metrics.js';
@@ -20,13 +22,6 @@ export interface RunningServer {
 export interface ServerOptions {
   logger: Logger;
   version: string;
-  /** mounts the MCP endpoint (or other authenticated routes); returns a closer */
-  extraRoutes?: (app: Express, auth: RequestHandler, gateway: Gateway) => (() => Promise<void>) | void;
-}
-
-/** Whether an address only this machine can reach. */
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** Opens the gateway, starts its embedded gatekeeper and HTTP API, and polls the repository as a webhook fallback. */
@@ -40,11 +35,12 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   metrics.indexServed(gateway.registry.index);
   await gateway.warmUp();
   const scheduler = new RescanScheduler(gateway, logger);
-  let closeExtra: (() => Promise<void>) | void = undefined;
+  let mcp: McpHttpHandler | undefined;
   const app = createApp({
     gateway, logger, metrics, scheduler, version: options.version,
+    // MCP over Streamable HTTP, behind the same bearer auth as /v1
     extraRoutes: (express, auth) => {
-      closeExtra = options.extraRoutes?.(express, auth, gateway);
+      mcp = mountMcp(express, gateway, { auth });
     },
   });
   const server = await listen(app, config.listen.host, config.listen.port).catch(async (error: unknown) => {
@@ -66,7 +62,8 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await scheduler.stop();
-        if (closeExtra) await closeExtra();
+        // ends the MCP sessions' streams, or server.close() would wait for them forever
+        await mcp?.close();
         // calls in flight finish and store their receipts before the store closes
         await gateway.close();
         server.closeAllConnections();

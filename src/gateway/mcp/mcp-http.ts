@@ -3,6 +3,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import express, { type Express, type RequestHandler, type Response, type Router } from 'express';
+import { isLoopback } from '../../http-edge/index.js';
 import type { Gateway } from '../service/index.js';
 import { createMcpServer } from './create-mcp-server.js';
 
@@ -103,10 +104,6 @@ export function mountMcp(app: Express, gateway: Gateway, options: McpHttpOptions
   if (options.auth) app.use(path, options.auth, handler.router);
   else app.use(path, handler.router);
   return handler;
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
 function rpcError(response: Response, status: number, code: number, message: string): void {

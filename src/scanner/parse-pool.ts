@@ -1,0 +1,82 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { parseEntry, type ScanEntry } from './build-index.js';
+import type { DefinitionFile } from './parse-tool-definition.js';
+
+/** Below this many files a pool costs more (thread start-up, module load) than it saves. */
+export const POOL_THRESHOLD = 512;
+const BATCH = 64;
+
+// the compiled worker, from src/ (tests, after the build the test script runs first) and from dist/ alike
+const WORKER_PATH = fileURLToPath(new URL('../../dist/scanner/parse-worker.js', import.meta.url));
+
+/** Parses definition files: in this thread for a few, in a pool of worker threads for many (YAML parsing is CPU-bound). */
+export interface Parser {
+  /** queues a file; resolves with its entry */
+  parse(file: DefinitionFile): Promise<ScanEntry>;
+  /** sends any queued files and stops the threads once every entry is back */
+  close(): Promise<void>;
+  readonly threads: number;
+}
+
+/** A parser sized for `files` parses. */
+export function createParser(files: number): Parser {
+  if (files < POOL_THRESHOLD || !existsSync(WORKER_PATH)) {
+    return { threads: 0, parse: async (file) => parseEntry(file), close: async () => undefined };
+  }
+  return new PoolParser(Math.max(1, Math.min(4, availableParallelism())));
+}
+
+class PoolParser implements Parser {
+  private readonly workers: Worker[];
+  private readonly pending = new Map<number, { resolve: (entry: ScanEntry) => void; reject: (error: Error) => void }>();
+  private batch: Array<{ id: number; file: DefinitionFile }> = [];
+  private nextId = 0;
+  private nextWorker = 0;
+  private drained: (() => void) | undefined;
+
+  constructor(readonly threads: number) {
+    this.workers = Array.from({ length: threads }, () => {
+      const worker = new Worker(WORKER_PATH);
+      worker.on('message', (results: Array<{ id: number; entry: ScanEntry }>) => {
+        for (const { id, entry } of results) {
+          this.pending.get(id)?.resolve(entry);
+          this.pending.delete(id);
+        }
+        if (this.pending.size === 0) this.drained?.();
+      });
+      worker.on('error', (error) => this.failAll(error));
+      return worker;
+    });
+  }
+
+  parse(file: DefinitionFile): Promise<ScanEntry> {
+    const id = this.nextId++;
+    const entry = new Promise<ScanEntry>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    this.batch.push({ id, file });
+    // a full batch goes at once; a partial one goes when this turn of the event loop is done queueing
+    if (this.batch.length >= BATCH) this.flush();
+    else if (this.batch.length === 1) setImmediate(() => this.flush());
+    return entry;
+  }
+
+  async close(): Promise<void> {
+    this.flush();
+    if (this.pending.size) await new Promise<void>((resolve) => (this.drained = resolve));
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
+  }
+
+  private flush(): void {
+    if (!this.batch.length) return;
+    this.workers[this.nextWorker++ % this.workers.length]!.postMessage(this.batch);
+    this.batch = [];
+  }
+
+  private failAll(error: Error): void {
+    for (const waiter of this.pending.values()) waiter.reject(error);
+    this.pending.clear();
+    this.drained?.();
+  }
+}

@@ -1,0 +1,48 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseEntry } from '../../src/scanner/build-index.js';
+import { createParser, POOL_THRESHOLD } from '../../src/scanner/parse-pool.js';
+import { scanOnce } from '../../src/scanner/index.js';
+import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+
+let temp: { path: string; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  temp = await makeTempDir();
+});
+afterEach(() => temp.cleanup());
+
+const fileOf = (name: string, text: string) => ({ path: `tools/${name}/TOOL.hdlp`, folder: name, oid: `oid-${name}`, content: Buffer.from(text) });
+
+describe('createParser', () => {
+  describe('when there are many files', () => {
+    it('parses them in worker threads, to exactly what parsing in this thread gives', async () => {
+      const parser = createParser(POOL_THRESHOLD);
+      expect(parser.threads).toBeGreaterThan(0);
+      const files = Array.from({ length: 300 }, (_, i) => fileOf(`t${i}`, i % 50 === 7 ? makeToolYaml(`t${i}`, { executor: 'nope' }) : makeToolYaml(`t${i}`)));
+      const pooled = await Promise.all(files.map((file) => parser.parse(file)));
+      await parser.close();
+      expect(pooled).toEqual(files.map(parseEntry));
+      expect(pooled.filter((entry) => entry.tool === null)).toHaveLength(6);
+    });
+  });
+
+  describe('when there are few files', () => {
+    it('parses in this thread', async () => {
+      const parser = createParser(3);
+      expect(parser.threads).toBe(0);
+      expect(await parser.parse(fileOf('a', makeToolYaml('a')))).toEqual(parseEntry(fileOf('a', makeToolYaml('a'))));
+    });
+  });
+});
+
+describe('Scanner on a large folder', () => {
+  it('loads every tool through the pool and reports the broken ones with their lines', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < POOL_THRESHOLD + 100; i++) files[`tools/tool-${i}/TOOL.hdlp`] = makeToolYaml(`tool-${i}`);
+    files['tools/tool-3/TOOL.hdlp'] = makeToolYaml('tool-3', { created: 'someday' });
+    await writeFiles(join(temp.path, 'repo'), files);
+    const index = await scanOnce(join(temp.path, 'repo'), { cacheDir: join(temp.path, 'cache') });
+    expect(index.tools).toHaveLength(POOL_THRESHOLD + 99);
+    expect(index.errors).toEqual([expect.objectContaining({ file: 'tools/tool-3/TOOL.hdlp', line: 8, column: 10 })]);
+  });
+});
