@@ -1,34 +1,19 @@
-import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import pino from 'pino';
 import { expect } from 'vitest';
-import { loadConfig } from '../../src/gateway/config/index.js';
 import { COMPONENT_SCHEMAS, openApiDocument, startServer, type RunningServer } from '../../src/gateway/http/index.js';
-import { makeTempDir } from './git.js';
+import { makeTestConfig } from './gateway.js';
 
 /** A real gateway server on 127.0.0.1 port 0 over `repo`, state in a temporary folder. */
 export async function startTestServer(repo: string, env: NodeJS.ProcessEnv = {}): Promise<RunningServer & { workspace: string; cleanup: () => Promise<void> }> {
-  const temp = await makeTempDir('hldp-http-');
-  const workspace = join(temp.path, 'workspace');
-  const { mkdir } = await import('node:fs/promises');
-  await mkdir(workspace, { recursive: true });
-  const config = loadConfig({
-    env: {
-      HLDP_REPO: repo,
-      HLDP_CACHE_DIR: join(temp.path, 'cache'),
-      HLDP_DATA_DIR: join(temp.path, 'data'),
-      HLDP_WORKSPACE: workspace,
-      HLDP_PORT: '0',
-      ...env,
-    },
-  });
+  const { config, workspace, cleanup } = await makeTestConfig(repo, { HLDP_PORT: '0', ...env });
   const server = await startServer(config, { logger: pino({ level: 'silent' }), version: 'test' });
   return {
     ...server,
     workspace,
     cleanup: async () => {
       await server.close();
-      await temp.cleanup();
+      await cleanup();
     },
   };
 }
