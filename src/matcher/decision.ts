@@ -5,23 +5,31 @@ import type { DecisionFeature, DecisionModel } from './ranking-parameters.js';
 export const DECISION_FEATURES: readonly DecisionFeature[] = [
   'coverage',
   'namingCoverage',
+  'describingCoverage',
+  'paramCoverage',
   'nameShare',
+  'intentShare',
   'matchedWords',
   'queryWords',
   'margin',
 ];
 
+const NOTHING: Record<DecisionFeature, number> = Object.fromEntries(
+  DECISION_FEATURES.map((feature) => [feature, 0]),
+) as Record<DecisionFeature, number>;
+
 /** The decision's view of the tool at `position` of a ranking: its features and its lead over the next one. */
 export function decisionFeatures(ranked: readonly RankedTool[], position = 0): Record<DecisionFeature, number> {
   const best = ranked[position];
-  if (best === undefined) {
-    return { coverage: 0, namingCoverage: 0, nameShare: 0, matchedWords: 0, queryWords: 0, margin: 0 };
-  }
+  if (best === undefined) return { ...NOTHING };
   const second = ranked[position + 1];
   return {
     coverage: best.features.coverage,
     namingCoverage: best.features.namingCoverage,
+    describingCoverage: best.features.describingCoverage,
+    paramCoverage: best.features.paramCoverage,
     nameShare: best.features.nameShare,
+    intentShare: best.features.intentShare,
     // counts enter on a log scale: the fifth matched word means less than the first
     matchedWords: Math.log1p(best.features.matchedWords),
     queryWords: Math.log1p(best.features.queryWords),

@@ -17,7 +17,7 @@ export const FITTED_RANKING: RankingParameters = {
   "prefixMinLength": 6,
   "prefixWeight": 0.375,
   "postingsBudget": 400,
-  "depth": 50,
+  "depth": 30,
   "rerank": {
     "stage1": 1,
     "coverage": 4,
@@ -34,19 +34,25 @@ export const FITTED_DECISION: DecisionModel = {
   "features": [
     "coverage",
     "namingCoverage",
+    "describingCoverage",
+    "paramCoverage",
     "nameShare",
+    "intentShare",
     "matchedWords",
     "queryWords",
     "margin"
   ],
   "weights": [
-    -0.2384,
-    0.1081,
-    1.3349,
-    1.9262,
-    0.2099,
-    0.0054
+    0.0865,
+    0.1901,
+    -0.4008,
+    -0.2862,
+    1.1781,
+    1.5414,
+    1.6556,
+    0.2318,
+    -0.004
   ],
-  "bias": -2.3419,
+  "bias": -2.2642,
   "threshold": 0.5
 };

@@ -22,9 +22,9 @@ export interface ToolFeatures {
   describingCoverage: number;
   /** the same, in its parameter names and descriptions */
   paramCoverage: number;
-  /** share of the tool's name words the request contains */
+  /** share of the words of the tool's name (or of one alias) the request contains */
   nameShare: number;
-  /** share of the tool's intent words (weighted by rarity) the request contains */
+  /** share of the words of the tool's intent (or of one example), weighted by rarity, the request contains */
   intentShare: number;
   /** request words found in the tool's text (a word found only in part counts as that part) */
   matchedWords: number;
@@ -144,7 +144,7 @@ function measure(
   let matchedWords = 0;
   for (const word of words) {
     total += word.weight;
-    const { share, mask } = wordMatch(fields, word.terms);
+    const { share, mask } = wordMatch(fields, word);
     if (share === 0) continue;
     const weight = word.weight * share;
     matchedWords += share;
@@ -153,27 +153,43 @@ function measure(
     if (mask & DESCRIBING_FIELDS) described += weight;
     if (mask & PARAM_FIELDS) parameters += weight;
   }
-  const nameTerms = index.nameTerms[position]!;
-  let nameHits = 0;
-  for (const term of nameTerms) if (queryTerms.has(term)) nameHits += 1;
-  let intentWeight = 0;
-  let intentHits = 0;
-  for (const term of index.intentTerms[position]!) {
-    const weight = inverseDocumentFrequency(index, term);
-    intentWeight += weight;
-    if (queryTerms.has(term)) intentHits += weight;
-  }
   return {
     stage1,
     coverage: total > 0 ? covered / total : 0,
     namingCoverage: total > 0 ? named / total : 0,
     describingCoverage: total > 0 ? described / total : 0,
     paramCoverage: total > 0 ? parameters / total : 0,
-    nameShare: nameTerms.length > 0 ? nameHits / nameTerms.length : 0,
-    intentShare: intentWeight > 0 ? intentHits / intentWeight : 0,
+    nameShare: bestNameShare(index.nameVariants[position]!, queryTerms),
+    intentShare: bestIntentShare(index.intentVariants[position]!, queryTerms),
     matchedWords,
     queryWords: words.length,
   };
+}
+
+// the name (or alias) the request mentions most completely
+function bestNameShare(variants: string[][], queryTerms: Set<string>): number {
+  let best = 0;
+  for (const terms of variants) {
+    let hits = 0;
+    for (const term of terms) if (queryTerms.has(term)) hits += 1;
+    best = Math.max(best, hits / terms.length);
+  }
+  return best;
+}
+
+// the intent (or example) the request mirrors most completely, rare words counting more
+function bestIntentShare(variants: Array<Array<[string, number]>>, queryTerms: Set<string>): number {
+  let best = 0;
+  for (const terms of variants) {
+    let total = 0;
+    let hits = 0;
+    for (const [term, weight] of terms) {
+      total += weight;
+      if (queryTerms.has(term)) hits += weight;
+    }
+    if (total > 0) best = Math.max(best, hits / total);
+  }
+  return best;
 }
 
 /** Which request words occur in which fields of a tool, e.g. `intent: 提交, 记录`. */
@@ -181,7 +197,7 @@ export function matchedFields(index: SearchIndex, position: number, words: Query
   const fields = index.termFields[position]!;
   const byField = new Map<SearchField, string[]>();
   for (const word of words) {
-    const { share, mask } = wordMatch(fields, word.terms);
+    const { share, mask } = wordMatch(fields, word);
     if (share === 0) continue;
     for (const field of SEARCH_FIELDS) {
       if (mask & FIELD_BIT[field]) byField.set(field, [...(byField.get(field) ?? []), word.word]);
@@ -190,18 +206,20 @@ export function matchedFields(index: SearchIndex, position: number, words: Query
   return [...byField].map(([field, matched]) => `${field}: ${matched.join(', ')}`);
 }
 
-// a whole word counts fully; an ideographic word not found whole counts by the share of its parts found
-function wordMatch(fields: Map<string, number>, terms: string[]): { share: number; mask: number } {
-  const whole = fields.get(terms[0]!);
+// A whole word counts fully. An ideographic word not found whole counts by the share of its
+// characters that matched parts (single characters or character pairs) cover.
+function wordMatch(fields: Map<string, number>, word: QueryWord): { share: number; mask: number } {
+  const whole = fields.get(word.terms[0]!);
   if (whole !== undefined) return { share: 1, mask: whole };
-  if (terms.length === 1) return { share: 0, mask: 0 };
-  let found = 0;
+  if (word.terms.length === 1) return { share: 0, mask: 0 };
+  const characters = [...word.word];
+  const covered = new Array<boolean>(characters.length).fill(false);
   let mask = 0;
-  for (const part of terms.slice(1)) {
-    const partMask = fields.get(part);
-    if (partMask === undefined) continue;
-    found += 1;
-    mask |= partMask;
-  }
-  return { share: found / (terms.length - 1), mask };
+  characters.forEach((character, index) => {
+    const single = fields.get(character);
+    const pair = index + 1 < characters.length ? fields.get(character + characters[index + 1]!) : undefined;
+    if (single !== undefined) [covered[index], mask] = [true, mask | single];
+    if (pair !== undefined) [covered[index], covered[index + 1], mask] = [true, true, mask | pair];
+  });
+  return { share: covered.filter(Boolean).length / characters.length, mask };
 }

@@ -30,9 +30,9 @@ export interface RerankWeights {
   describingCoverage: number;
   /** the same, counting only its parameter names and descriptions */
   paramCoverage: number;
-  /** share of the tool's name words the request contains */
+  /** share of the words of the tool's name (or of one alias) the request contains */
   nameShare: number;
-  /** share of the tool's intent words (weighted by rarity) the request contains */
+  /** share of the words of the tool's intent (or of one example), weighted by rarity, the request contains */
   intentShare: number;
 }
 
@@ -50,7 +50,10 @@ export interface DecisionModel {
 export type DecisionFeature =
   | 'coverage'
   | 'namingCoverage'
+  | 'describingCoverage'
+  | 'paramCoverage'
   | 'nameShare'
+  | 'intentShare'
   | 'matchedWords'
   | 'queryWords'
   | 'margin';

@@ -1,6 +1,6 @@
 import MiniSearch from 'minisearch';
 import type { ToolDefinition } from '../core/index.js';
-import { analyze } from './analyze.js';
+import { analyze, analyzeWords } from './analyze.js';
 import { FIELD_GROUPS, SEARCH_FIELDS, toSearchDocument, type FieldGroup, type SearchField } from './search-document.js';
 
 /** Bit of a field in a term's field mask. */
@@ -21,10 +21,10 @@ export interface SearchIndex {
   minisearch: MiniSearch<AnalyzedDocument>;
   /** per tool: each of its terms and the fields (bit mask) it occurs in */
   termFields: Array<Map<string, number>>;
-  /** per tool: the distinct terms of its name */
-  nameTerms: string[][];
-  /** per tool: the distinct terms of its intent */
-  intentTerms: string[][];
+  /** per tool: the distinct terms of each of its names (name, display name, aliases) */
+  nameVariants: string[][][];
+  /** per tool: the distinct terms of each way it says what it does (intent, examples), with their rarity */
+  intentVariants: Array<Array<Array<[term: string, weight: number]>>>;
   /** in how many tools each term occurs */
   documentFrequency: Map<string, number>;
 }
@@ -44,8 +44,8 @@ export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex 
     searchOptions: { tokenize: splitTerms, processTerm: sameTerm },
   });
   const termFields: Array<Map<string, number>> = [];
-  const nameTerms: string[][] = [];
-  const intentTerms: string[][] = [];
+  const nameVariants: string[][][] = [];
+  const intentWords: string[][][] = [];
   const documentFrequency = new Map<string, number>();
   const documents: AnalyzedDocument[] = tools.map((tool, id) => {
     const document = toSearchDocument(tool, id);
@@ -57,17 +57,25 @@ export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex 
         const terms = analyze(document[field]);
         groupTerms.push(...terms);
         for (const term of terms) fields.set(term, (fields.get(term) ?? 0) | FIELD_BIT[field]);
-        if (field === 'name') nameTerms.push([...new Set(terms)]);
-        if (field === 'intent') intentTerms.push([...new Set(terms)]);
       }
       analysed[group] = groupTerms.join(' ');
     }
     for (const term of fields.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
     termFields.push(fields);
+    // an alias is another name and an example another intent: each is compared with the request whole
+    const distinct = (text: string): string[] => [...new Set(analyzeWords(text).map((word) => word.terms[0]!))];
+    const names = [tool.name, ...(document.display === '' ? [] : [tool.display]), ...tool.aliases];
+    nameVariants.push(names.map(distinct).filter((terms) => terms.length > 0));
+    intentWords.push([tool.intent, ...tool.examples].map(distinct).filter((terms) => terms.length > 0));
     return analysed;
   });
   minisearch.addAll(documents);
-  return { tools, minisearch, termFields, nameTerms, intentTerms, documentFrequency };
+  const index: SearchIndex = { tools, minisearch, termFields, nameVariants, intentVariants: [], documentFrequency };
+  // rarity is known only once every tool is read
+  const withRarity = (terms: string[]): Array<[string, number]> =>
+    terms.map((term) => [term, inverseDocumentFrequency(index, term)]);
+  index.intentVariants = intentWords.map((variants) => variants.map(withRarity));
+  return index;
 }
 
 /** Inverse document frequency of a term in this index (BM25's form); a term no tool uses counts as the rarest. */
