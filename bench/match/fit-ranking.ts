@@ -41,7 +41,6 @@ const KNOBS: Knob[] = [
   bm25Knob('k', [0.5, 0.9, 1.2, 1.6, 2.2, 3, 4]),
   bm25Knob('b', [0.2, 0.4, 0.6, 0.75, 0.9, 1]),
   bm25Knob('d', [0, 0.25, 0.5, 1]),
-  { name: 'prefixMinLength', values: [0, 5, 6, 7, 9], get: (p) => p.prefixMinLength, set: (p, v) => ({ ...p, prefixMinLength: v }) },
   rerankKnob('coverage'),
   rerankKnob('namingCoverage'),
   rerankKnob('describingCoverage'),

@@ -47,9 +47,9 @@ function bySplit(outcomes: QueryOutcome[], threshold?: number): Splits {
   };
 }
 
-function byLanguage(outcomes: QueryOutcome[], threshold?: number): Record<string, Metrics> {
-  const languages = [...new Set(outcomes.map((o) => o.query.lang))].sort();
-  return Object.fromEntries(languages.map((lang) => [lang, summarise(outcomes.filter((o) => o.query.lang === lang), threshold)]));
+function byKey(outcomes: QueryOutcome[], key: (o: QueryOutcome) => string, threshold?: number): Record<string, Metrics> {
+  const keys = [...new Set(outcomes.map(key))].sort();
+  return Object.fromEntries(keys.map((value) => [value, summarise(outcomes.filter((o) => key(o) === value), threshold)]));
 }
 
 type Splits = Record<'tuning_even' | 'held_out_odd' | 'all', Metrics>;
@@ -112,13 +112,17 @@ async function main(): Promise<void> {
     build: [measureBuild(tools, 1), measureBuild(tools, Math.ceil(10_000 / tools.length))],
     latency_ms: matcherLatency,
     gain_over_baseline: gains(matcherSplits, baselineSplits),
-    matcher: { ...matcherSplits, by_language: byLanguage(matcher) },
+    matcher: {
+      ...matcherSplits,
+      by_language: byKey(matcher, (o) => o.query.lang),
+      by_category: byKey(matcher, (o) => o.query.category),
+    },
     baseline: {
       system: 'minisearch defaults over name + description + param names and descriptions',
       found_threshold_on_top_score: threshold,
       latency_ms: baselineLatency,
       ...baselineSplits,
-      by_language: byLanguage(baseline, threshold),
+      by_language: byKey(baseline, (o) => o.query.lang, threshold),
     },
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

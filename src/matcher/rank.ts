@@ -58,10 +58,12 @@ export interface Ranking {
 // An intent is a sentence or two; past this many distinct words the rest is pasted material, and
 // reading all of it would make one request cost as much as hundreds.
 const MAX_QUERY_WORDS = 32;
+// far more text than 32 words need: a pasted document is not split and lower-cased in full
+const MAX_QUERY_CHARACTERS = 4096;
 
 /** Ranks the tools for a request: field-weighted BM25, then a re-rank of the best few by coverage. */
 export function rankTools(index: SearchIndex, parameters: RankingParameters, text: string): Ranking {
-  const words = queryWords(index, analyzeWords(text, MAX_QUERY_WORDS));
+  const words = queryWords(index, analyzeWords(text.slice(0, MAX_QUERY_CHARACTERS), MAX_QUERY_WORDS));
   if (words.length === 0 || index.tools.length === 0) return { words, ranked: [] };
   const terms = firstStageTerms(index, words, parameters);
   const results = index.minisearch
