@@ -119,6 +119,22 @@ describe('matchIntent', () => {
     });
   });
 
+  describe('when the reasoning is asked for', () => {
+    it('returns the ranking and decision behind the answer', () => {
+      const explanation = matcher.explainIntent('查看最近的提交记录');
+      expect(explanation.found).toBe(true);
+      expect(explanation.ranked[0]).toMatchObject({ tool: { name: 'git-ops' } });
+      expect(explanation.ranked[0]!.probability).toBeGreaterThan(0.5);
+      expect(explanation.decision.coverage).toBe(1);
+    });
+
+    it('returns a matcher over the same index with other parameters', () => {
+      const strict = matcher.reconfigure({ decision: { features: [], weights: [], bias: 0, threshold: 1 } });
+      expect(strict.matchIntent('查看最近的提交记录').found).toBe(false);
+      expect(strict.commit).toBe(matcher.commit);
+    });
+  });
+
   describe('when the index is empty', () => {
     it('returns found: false with no near misses', () => {
       const empty = createMatcher(makeIndex([]));
