@@ -37,7 +37,8 @@ function describeRange(property: Record<string, unknown>): string {
   if (typeof low === 'number') return `>= ${low}`;
   if (typeof high === 'number') return `<= ${high}`;
   const minLength = property['minLength'];
-  return typeof minLength === 'number' && minLength > 0 ? `(at least ${minLength} chars)` : '';
+  if (typeof minLength !== 'number' || minLength <= 0) return '';
+  return minLength === 1 ? '(non-empty)' : `(at least ${minLength} characters)`;
 }
 
 function asRecord(value: unknown): Record<string, unknown> {

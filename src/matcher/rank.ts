@@ -194,13 +194,13 @@ function bestIntentShare(variants: Array<Array<[string, number]>>, queryTerms: S
   return best;
 }
 
-/** Which request words occur in which fields of a tool, e.g. `intent: 提交, 记录`. */
+/** Which request words occur (whole, or mostly) in which fields of a tool, e.g. `intent: 提交, 记录`. */
 export function matchedFields(index: SearchIndex, position: number, words: QueryWord[]): string[] {
   const fields = index.termFields[position]!;
   const byField = new Map<SearchField, string[]>();
   for (const word of words) {
     const { share, mask } = wordMatch(fields, word);
-    if (share === 0) continue;
+    if (share <= 0.5) continue; // a word found only in small part is not shown as found
     for (const field of SEARCH_FIELDS) {
       if (mask & FIELD_BIT[field]) byField.set(field, [...(byField.get(field) ?? []), word.word]);
     }
