@@ -71,15 +71,16 @@ export class Scanner {
   }
 
   private async readEntries(snapshot: Snapshot): Promise<ScanEntry[]> {
-    const changed = snapshot.entries.filter((entry) => this.entries.get(entry.folder)?.oid !== entry.oid);
+    const listing = await snapshot.listEntries();
+    const changed = listing.filter((entry) => this.entries.get(entry.folder)?.oid !== entry.oid);
     const parser = createParser(changed.length);
     // reading (object-store I/O and inflating) goes on here while parsing runs in the pool's threads
-    const results: Array<ScanEntry | Promise<ScanEntry>> = new Array(snapshot.entries.length);
+    const results: Array<ScanEntry | Promise<ScanEntry>> = new Array(listing.length);
     let next = 0;
     const reader = async (): Promise<void> => {
-      while (next < snapshot.entries.length) {
+      while (next < listing.length) {
         const position = next++;
-        const entry = snapshot.entries[position]!;
+        const entry = listing[position]!;
         const previous = this.entries.get(entry.folder);
         if (previous?.oid === entry.oid) results[position] = previous;
         else {

@@ -42,7 +42,7 @@ export class FolderSource implements RepositorySource {
     }
     return {
       commit: `folder:${digest.digest('hex')}`,
-      entries,
+      listEntries: async () => entries,
       read: async (entry) => {
         const content = contents.get(entry.folder)!;
         return Buffer.isBuffer(content) ? { path: definitionPath(entry.folder), folder: entry.folder, oid: entry.oid, content } : content;

@@ -13,8 +13,8 @@ export interface Snapshot {
   commit: string;
   /** set when the source could not be reached and this is what was last fetched */
   stale?: { reason: string; since: string };
-  /** tool folders, sorted by folder name */
-  entries: ToolEntry[];
+  /** tool folders, sorted by folder name; listed on demand (a cached commit never needs the listing) */
+  listEntries(): Promise<ToolEntry[]>;
   /** reads the entry's `TOOL.hdlp`, or explains why there is none */
   read(entry: ToolEntry): Promise<DefinitionFile | Diagnostic>;
 }
