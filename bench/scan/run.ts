@@ -41,6 +41,22 @@ why: benchmark tool ${name}, generated to measure scanning at scale.
 `;
 }
 
+/** Times the source's snapshot (head check, fetch, object reads): the part that talks to the git server. */
+function timeSnapshots(scanner: Scanner): { total: number } {
+  const timing = { total: 0 };
+  const source = scanner.source as { snapshot: () => Promise<unknown> };
+  const snapshot = source.snapshot.bind(source);
+  source.snapshot = async () => {
+    const start = performance.now();
+    try {
+      return await snapshot();
+    } finally {
+      timing.total += performance.now() - start;
+    }
+  };
+  return timing;
+}
+
 async function time<T>(run: () => Promise<T>): Promise<[number, T]> {
   const start = performance.now();
   const value = await run();
@@ -110,11 +126,15 @@ async function benchmark(size: number) {
   // warm start: a new Scanner (as after a restart) over the cache the last cold run left, remote unchanged
   const cacheDir = join(temp.path, `cache-${runs - 1}`);
   const warm: number[] = [];
+  const warmRemote: number[] = [];
   const warmCli: number[] = [];
   for (let run = 0; run < runs + 2; run++) {
-    const [ms, index] = await time(() => new Scanner({ repo: url, cacheDir }).scan());
+    const restarted = new Scanner({ repo: url, cacheDir });
+    const remote = timeSnapshots(restarted);
+    const [ms, index] = await time(() => restarted.scan());
     if (index.tools.length !== size) throw new Error('warm start lost tools');
     warm.push(ms);
+    warmRemote.push(remote.total);
     const [cliMs] = await time(() => execFileAsync(process.execPath, [HLDP_BIN, 'scan', '--repo', url], { env: { ...process.env, HLDP_CACHE_DIR: cacheDir } }));
     warmCli.push(cliMs);
   }
@@ -123,13 +143,17 @@ async function benchmark(size: number) {
   const scanner = new Scanner({ repo: url, cacheDir });
   await scanner.scan();
   const incremental: number[] = [];
+  const incrementalRemote: number[] = [];
+  const fetches = timeSnapshots(scanner);
   for (let run = 0; run < runs + 2; run++) {
+    fetches.total = 0;
     await writeFile(join(work, 'tools', 'tool-00000', 'TOOL.hdlp'), toolYaml('tool-00000', run + 1));
     await git(work, 'commit', '-q', '-am', `change ${run}`);
     await git(work, 'push', '-q', join(served, 'tools.git'), 'main');
     const [ms, index] = await time(() => scanner.scan());
     if (!index.tools[0]?.intent.includes(`variant ${run + 1}`)) throw new Error('incremental rescan missed the change');
     incremental.push(ms);
+    incrementalRemote.push(fetches.total);
     await scanner.flush();
   }
   await server.close();
@@ -143,8 +167,10 @@ async function benchmark(size: number) {
     cold_cli_over_baseline: +(median(coldCli) / median(baseline)).toFixed(2),
     cold_cli_over_floor: +(median(coldCli) / median(floor)).toFixed(2),
     warm_start_in_process_ms: +median(warm).toFixed(1),
+    warm_start_of_which_remote_head_check_ms: +median(warmRemote).toFixed(1),
     warm_start_cli_process_ms: Math.round(median(warmCli)),
     incremental_rescan_ms: +median(incremental).toFixed(1),
+    incremental_of_which_fetch_ms: +median(incrementalRemote).toFixed(1),
   };
   console.error(JSON.stringify(result));
   return result;
