@@ -1,37 +1,49 @@
-// What each part of the ranking is worth: `npx tsx bench/match/ablate.ts [--data FILE]` prints pooled
-// hit@1 / hit@3 on both splits for the fitted parameters and for variants that drop one part.
+// What each part of the ranking is worth: `npx tsx bench/match/ablate.ts [--data FILE] [--decision]`
+// prints pooled hit@1 / hit@3 on both splits for the fitted parameters and for variants that drop
+// one part; with --decision also the found/not-found accuracy of a decision refitted (on the even
+// split) for each variant.
 import { parseArgs } from 'node:util';
 import { compareToolNames } from '../../src/core/index.js';
 import { createMatcher, FITTED_RANKING, type RankingParameters } from '../../src/matcher/index.js';
 import { isTuningQuery, readBenchData } from './bfcl-data.js';
+import { decisionAccuracy } from './decision-curve.js';
+import { fitDecision } from './fit-decision.js';
 import { DEFAULT_DATA, prepareWorld } from './run.js';
 
-const NO_RERANK = {
-  stage1: 1,
-  coverage: 0,
-  namingCoverage: 0,
-  describingCoverage: 0,
-  paramCoverage: 0,
-  nameShare: 0,
-  intentShare: 0,
-};
+const F = FITTED_RANKING;
+const zero = (...names: Array<keyof RankingParameters['rerank']>): RankingParameters => ({
+  ...F,
+  rerank: { ...F.rerank, ...Object.fromEntries(names.map((name) => [name, 0])) },
+});
 
-const VARIANTS: Array<[string, RankingParameters]> = [
-  ['fitted', FITTED_RANKING],
-  ['no re-rank (first stage only)', { ...FITTED_RANKING, rerank: NO_RERANK }],
-  ['equal boosts, minisearch BM25 defaults', { ...FITTED_RANKING, boosts: { naming: 1, describing: 1, details: 1 }, bm25: { k: 1.2, b: 0.7, d: 0.5 } }],
-  ['prefix matching of 6+ character terms', { ...FITTED_RANKING, prefixMinLength: 6 }],
-  ['postings budget 300', { ...FITTED_RANKING, postingsBudget: 300 }],
-  ['postings budget unlimited', { ...FITTED_RANKING, postingsBudget: Number.MAX_SAFE_INTEGER }],
+const ALL_VARIANTS: Array<[string, RankingParameters]> = [
+  ['fitted', F],
+  ['no re-rank (first stage only)', zero(...(Object.keys(F.rerank).filter((name) => name !== 'stage1') as Array<keyof RankingParameters['rerank']>))],
+  ['equal boosts, BM25 k 1.2 b 0.75 d 0', { ...F, boosts: { naming: 1, describing: 1, details: 1 }, bm25: { k: 1.2, b: 0.75, d: 0 } }],
+  ['values weigh as much as other words', { ...F, valueWeight: 1 }],
+  ['no phrase features', zero('namePhrase', 'intentPhrase')],
+  ['no name-head feature', zero('nameHead')],
+  ['postings budget 200', { ...F, postingsBudget: 200 }],
+  ['postings budget unlimited', { ...F, postingsBudget: Number.MAX_SAFE_INTEGER }],
+  ['re-rank depth 50', { ...F, depth: 50 }],
 ];
 
-const { values } = parseArgs({ options: { data: { type: 'string', default: DEFAULT_DATA } } });
+const { values } = parseArgs({
+  options: {
+    data: { type: 'string', default: DEFAULT_DATA },
+    decision: { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
+});
+// --only PART runs the variants whose label contains PART (and the fitted parameters)
+const VARIANTS = ALL_VARIANTS.filter(([label]) => label === 'fitted' || label.includes(values.only ?? ''));
 const data = await readBenchData(values.data!);
 const { world } = await prepareWorld(data);
 const tools = [...world.toolsById.values()].sort(compareToolNames);
 const base = createMatcher({ source: 'bench', commit: 'bench', tools, errors: [], warnings: [], scanned_at: '' });
 const withGold = data.queries.filter((query) => query.gold.length > 0);
-const report: Record<string, Record<string, { hit1: number; hit3: number }>> = {};
+const round = (value: number): number => Math.round(value * 1000) / 1000;
+const report: Record<string, Record<string, Record<string, number>>> = {};
 for (const [label, ranking] of VARIANTS) {
   const matcher = base.reconfigure({ ranking });
   const splits = { tuning_even: { n: 0, hit1: 0, hit3: 0 }, held_out_odd: { n: 0, hit1: 0, hit3: 0 } };
@@ -44,9 +56,15 @@ for (const [label, ranking] of VARIANTS) {
     if (rank === 0) split.hit1 += 1;
     if (rank >= 0 && rank < 3) split.hit3 += 1;
   }
-  const round = (value: number): number => Math.round(value * 1000) / 1000;
   report[label] = Object.fromEntries(
     Object.entries(splits).map(([split, s]) => [split, { hit1: round(s.hit1 / s.n), hit3: round(s.hit3 / s.n) }]),
   );
+  if (values.decision) {
+    const decision = fitDecision(world, data.queries.filter(isTuningQuery), ranking);
+    const accuracy = decisionAccuracy(world, data.queries, ranking, decision);
+    report[label]!['tuning_even']!['decision'] = accuracy.tuning_even;
+    report[label]!['held_out_odd']!['decision'] = accuracy.held_out_odd;
+  }
+  process.stderr.write(`${label}: ${JSON.stringify(report[label])}\n`);
 }
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

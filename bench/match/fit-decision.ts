@@ -2,6 +2,7 @@ import type { ToolDefinition } from '../../src/core/index.js';
 import {
   createMatcher,
   DECISION_FEATURES,
+  type DecisionFeature,
   type DecisionModel,
   type Matcher,
   type RankingParameters,
@@ -15,6 +16,7 @@ export function decisionRows(
   world: BenchWorld,
   queries: readonly BenchQuery[],
   ranking: RankingParameters,
+  features: readonly DecisionFeature[] = DECISION_FEATURES,
 ): { rows: number[][]; labels: number[] } {
   const matchers = new Map<string, Matcher>();
   const rows: number[][] = [];
@@ -28,7 +30,7 @@ export function decisionRows(
       matchers.set(key, matcher);
     }
     const { decision } = matcher.explainIntent(query.text);
-    rows.push(DECISION_FEATURES.map((feature) => decision[feature]));
+    rows.push(features.map((feature) => decision[feature]));
     labels.push(query.gold.length > 0 ? 1 : 0);
   }
   return { rows, labels };

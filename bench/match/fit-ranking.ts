@@ -38,7 +38,7 @@ function bm25Knob(name: 'k' | 'b' | 'd', values: number[]): Knob {
 const KNOBS: Knob[] = [
   boostKnob('naming'),
   boostKnob('details'),
-  bm25Knob('k', [0.5, 0.9, 1.2, 1.6, 2.2, 3, 4]),
+  bm25Knob('k', [0.5, 0.9, 1.2, 1.6, 2.2, 3, 4, 6, 9]),
   bm25Knob('b', [0.2, 0.4, 0.6, 0.75, 0.9, 1]),
   bm25Knob('d', [0, 0.25, 0.5, 1]),
   rerankKnob('coverage'),
@@ -47,6 +47,15 @@ const KNOBS: Knob[] = [
   rerankKnob('paramCoverage'),
   rerankKnob('nameShare'),
   rerankKnob('intentShare'),
+  rerankKnob('namePhrase'),
+  rerankKnob('intentPhrase'),
+  rerankKnob('nameHead'),
+  {
+    name: 'valueWeight',
+    values: [0, 0.1, 0.25, 0.4, 0.55, 0.7, 0.85, 1],
+    get: (p) => p.valueWeight,
+    set: (p, value) => ({ ...p, valueWeight: value }),
+  },
 ];
 
 /** Pooled hit@1 and hit@3 over distinct names, averaged: the objective the ranking is fitted to. */

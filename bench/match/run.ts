@@ -2,11 +2,12 @@
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { compareToolNames, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
-import { createMatcher } from '../../src/matcher/index.js';
+import type { ToolDefinition } from '../../src/core/index.js';
 import { legalNames, readBenchData, type BenchData, type BenchQuery } from './bfcl-data.js';
 import { writeBenchRepository } from './bench-repository.js';
-import { evaluate, fitSignalThreshold, measureLatency, type BenchWorld, type QueryOutcome } from './evaluate.js';
+import { curvePoint } from './decision-curve.js';
+import { evaluate, fitSignalThreshold, measureLatency as measureBaselineLatency, type BenchWorld, type QueryOutcome } from './evaluate.js';
+import { measureLatency, replicate } from './latency.js';
 import { loadIndex } from './load-index.js';
 import { summarise, type Metrics } from './metrics.js';
 import { baselineSystem, matcherSystem } from './systems.js';
@@ -70,20 +71,17 @@ function gains(matcher: Splits, baseline: Splits): Record<string, Record<string,
   );
 }
 
-function asIndex(tools: ToolDefinition[]): ToolIndex {
-  const sorted = [...tools].sort(compareToolNames);
-  return { source: 'bench', commit: 'bench', tools: sorted, errors: [], warnings: [], scanned_at: '' };
-}
 
-function measureBuild(tools: ToolDefinition[], copies: number): { tools: number; ms: number } {
-  const many: ToolDefinition[] = [];
-  for (let copy = 0; copy < copies; copy += 1) {
-    for (const tool of tools) many.push(copy === 0 ? tool : { ...tool, name: `${tool.name}-copy${copy}` });
-  }
-  const index = asIndex(many);
-  const started = performance.now();
-  createMatcher(index);
-  return { tools: many.length, ms: Math.round(performance.now() - started) };
+// the trade-off of the found:false decision on each split, at thresholds around the fitted one
+function decisionCurve(outcomes: QueryOutcome[]): Record<string, ReturnType<typeof curvePoint>[]> {
+  const thresholds = [0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8];
+  const curve = (tuning: boolean) => {
+    const scores = outcomes
+      .filter((o) => o.tuning === tuning)
+      .map((o) => ({ probability: o.signal, fits: o.query.gold.length > 0 }));
+    return thresholds.map((threshold) => curvePoint(scores, threshold));
+  };
+  return { tuning_even: curve(true), held_out_odd: curve(false) };
 }
 
 async function main(): Promise<void> {
@@ -95,11 +93,10 @@ async function main(): Promise<void> {
   const matcher = evaluate(matcherSystem(), world, queries);
   const baseline = evaluate(baselineSystem, world, queries);
   const threshold = fitSignalThreshold(baseline);
-  const index = asIndex(tools);
-  const pooledMatcher = createMatcher(index);
-  const matcherLatency = measureLatency((text) => pooledMatcher.matchIntent(text), queries);
+  const passes = 7;
+  const latency = [tools.length, 10_000].map((size) => measureLatency(replicate(tools, size), queries, passes));
   const baselineSearch = baselineSystem(tools);
-  const baselineLatency = measureLatency(baselineSearch, queries);
+  const baselineLatency = measureBaselineLatency(baselineSearch, queries);
   const matcherSplits = bySplit(matcher);
   const baselineSplits = bySplit(baseline, threshold);
   const report = {
@@ -109,11 +106,11 @@ async function main(): Promise<void> {
     scanner,
     scan_ms: Math.round(scanMs),
     split: 'tuning = first byte of sha256(query id) is even; held out = odd',
-    build: [measureBuild(tools, 1), measureBuild(tools, Math.ceil(10_000 / tools.length))],
-    latency_ms: matcherLatency,
+    latency_ms: latency,
     gain_over_baseline: gains(matcherSplits, baselineSplits),
     matcher: {
       ...matcherSplits,
+      decision_curve: decisionCurve(matcher),
       by_language: byKey(matcher, (o) => o.query.lang),
       by_category: byKey(matcher, (o) => o.query.category),
     },

@@ -1,6 +1,7 @@
 import type { Candidate, MatchResult, NearMiss, ToolDefinition } from '../core/index.js';
 import { decisionFeatures, fitProbability } from './decision.js';
-import { matchedFields, rankTools, type QueryWord, type RankedTool, type ToolFeatures } from './rank.js';
+import { matchedFields } from './features.js';
+import { rankTools, type QueryWord, type RankedTool, type ToolFeatures } from './rank.js';
 import type { DecisionFeature, DecisionModel, RankingParameters } from './ranking-parameters.js';
 import type { SearchIndex } from './search-index.js';
 import { missingToolSuggestion } from './suggestion.js';

@@ -2,14 +2,12 @@ import type { FieldGroup } from './search-document.js';
 
 /** The knobs of intent ranking; the values in use are measured by `bench/match/fit.ts`, not chosen by hand. */
 export interface RankingParameters {
-  /** minisearch boosts of the field groups */
+  /** BM25F weights of the field groups' term frequencies */
   boosts: Record<FieldGroup, number>;
-  /** BM25+ parameters: term-frequency saturation, length normalisation, lower bound */
+  /** BM25F parameters: term-frequency saturation, length normalisation, per-term lower bound (BM25+) */
   bm25: { k: number; b: number; d: number };
-  /** query terms at least this long also match longer terms that start with them; 0 turns it off */
-  prefixMinLength: number;
-  /** weight of such a prefix match relative to an exact one */
-  prefixWeight: number;
+  /** weight of a word the request gives as a value (quoted, a capitalised name, a code) relative to other words */
+  valueWeight: number;
   /** the first stage reads the rarest request terms until their tools number this many (a latency bound) */
   postingsBudget: number;
   /** how many first-stage results the re-rank looks at */
@@ -34,6 +32,12 @@ export interface RerankWeights {
   nameShare: number;
   /** share of the words of the tool's intent (or of one example), weighted by rarity, the request contains */
   intentShare: number;
+  /** share of the adjacent word pairs of the tool's names the request has side by side too */
+  namePhrase: number;
+  /** share of the request's adjacent word pairs the tool's intent has side by side too */
+  intentPhrase: number;
+  /** whether the request contains the first word of the tool's name */
+  nameHead: number;
 }
 
 /** A logistic model deciding whether the best candidate fits the request at all. */
@@ -54,6 +58,11 @@ export type DecisionFeature =
   | 'paramCoverage'
   | 'nameShare'
   | 'intentShare'
+  | 'namePhrase'
+  | 'intentPhrase'
+  | 'nameHead'
+  | 'unknownShare'
+  | 'valueShare'
   | 'matchedWords'
   | 'queryWords'
   | 'margin';

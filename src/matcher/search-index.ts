@@ -1,4 +1,3 @@
-import MiniSearch from 'minisearch';
 import type { ToolDefinition } from '../core/index.js';
 import { analyze, analyzeWords } from './analyze.js';
 import { FIELD_GROUPS, SEARCH_FIELDS, toSearchDocument, type FieldGroup, type SearchField } from './search-document.js';
@@ -15,62 +14,92 @@ export const DESCRIBING_FIELDS = FIELD_BIT.intent | FIELD_BIT.examples;
 /** The fields that describe a tool's parameters. */
 export const PARAM_FIELDS = FIELD_BIT.param_names | FIELD_BIT.param_text;
 
-/** The search structures built once per index: minisearch plus per-tool term statistics for the re-rank. */
+/** The field groups in the order their term frequencies are stored. */
+export const GROUPS = Object.keys(FIELD_GROUPS) as FieldGroup[];
+
+/** The tools a term occurs in, and how often in each field group (`GROUPS.length` numbers per tool). */
+export interface Postings {
+  tools: Int32Array;
+  frequencies: Float32Array;
+}
+
+/** The search structures built once per index: BM25F postings plus per-tool term statistics for the re-rank. */
 export interface SearchIndex {
   tools: readonly ToolDefinition[];
-  minisearch: MiniSearch<AnalyzedDocument>;
+  postings: Map<string, Postings>;
+  /** per tool and field group, the number of terms (`GROUPS.length` numbers per tool) */
+  groupLengths: Float32Array;
+  /** per field group, the average number of terms over the tools */
+  averageLengths: number[];
   /** per tool: each of its terms and the fields (bit mask) it occurs in */
   termFields: Array<Map<string, number>>;
-  /** per tool: the distinct terms of each of its names (name, display name, aliases) */
+  /** per tool: the distinct terms of each of its names (name, display name, aliases), in order */
   nameVariants: string[][][];
   /** per tool: the distinct terms of each way it says what it does (intent, examples), with their rarity */
   intentVariants: Array<Array<Array<[term: string, weight: number]>>>;
+  /** per tool: adjacent term pairs (`a b`) of its names and of its intent and examples */
+  namePairs: Array<Set<string>>;
+  intentPairs: Array<Set<string>>;
   /** in how many tools each term occurs */
   documentFrequency: Map<string, number>;
 }
 
-type AnalyzedDocument = { id: number } & Record<FieldGroup, string>;
-
-// terms never contain spaces, so analysed fields travel through minisearch as space-joined text
-const splitTerms = (text: string): string[] => (text.length === 0 ? [] : text.split(' '));
-const sameTerm = (term: string): string => term;
-
 /** Analyses every tool once and builds the search structures. */
 export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex {
-  const minisearch = new MiniSearch<AnalyzedDocument>({
-    fields: Object.keys(FIELD_GROUPS),
-    tokenize: splitTerms,
-    processTerm: sameTerm,
-    searchOptions: { tokenize: splitTerms, processTerm: sameTerm },
-  });
-  const termFields: Array<Map<string, number>> = [];
-  const nameVariants: string[][][] = [];
+  const width = GROUPS.length;
+  const lists = new Map<string, number[]>();
+  const groupLengths = new Float32Array(tools.length * width);
+  const index: SearchIndex = {
+    tools,
+    postings: new Map(),
+    groupLengths,
+    averageLengths: new Array<number>(width).fill(0),
+    termFields: [],
+    nameVariants: [],
+    intentVariants: [],
+    namePairs: [],
+    intentPairs: [],
+    documentFrequency: new Map(),
+  };
   const intentWords: string[][][] = [];
-  const documentFrequency = new Map<string, number>();
-  const documents: AnalyzedDocument[] = tools.map((tool, id) => {
-    const document = toSearchDocument(tool, id);
-    const analysed = { id } as AnalyzedDocument;
+  tools.forEach((tool, position) => {
+    const document = toSearchDocument(tool, position);
     const fields = new Map<string, number>();
-    for (const [group, members] of Object.entries(FIELD_GROUPS) as Array<[FieldGroup, readonly SearchField[]]>) {
-      const groupTerms: string[] = [];
-      for (const field of members) {
+    const counts = new Map<string, Float32Array>();
+    GROUPS.forEach((group, slot) => {
+      for (const field of FIELD_GROUPS[group] as readonly SearchField[]) {
         const terms = analyze(document[field]);
-        groupTerms.push(...terms);
-        for (const term of terms) fields.set(term, (fields.get(term) ?? 0) | FIELD_BIT[field]);
+        groupLengths[position * width + slot]! += terms.length;
+        for (const term of terms) {
+          fields.set(term, (fields.get(term) ?? 0) | FIELD_BIT[field]);
+          let count = counts.get(term);
+          if (count === undefined) counts.set(term, (count = new Float32Array(width)));
+          count[slot]! += 1;
+        }
       }
-      analysed[group] = groupTerms.join(' ');
+    });
+    for (const [term, count] of counts) {
+      let list = lists.get(term);
+      if (list === undefined) lists.set(term, (list = []));
+      list.push(position, ...count);
     }
-    for (const term of fields.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-    termFields.push(fields);
+    index.termFields.push(fields);
     // an alias is another name and an example another intent: each is compared with the request whole
-    const distinct = (text: string): string[] => [...new Set(analyzeWords(text).map((word) => word.terms[0]!))];
     const names = [tool.name, ...(document.display === '' ? [] : [tool.display]), ...tool.aliases];
-    nameVariants.push(names.map(distinct).filter((terms) => terms.length > 0));
-    intentWords.push([tool.intent, ...tool.examples].map(distinct).filter((terms) => terms.length > 0));
-    return analysed;
+    const nameTerms = names.map(termSequence).filter((terms) => terms.length > 0);
+    const intents = [tool.intent, ...tool.examples].map(termSequence).filter((terms) => terms.length > 0);
+    index.nameVariants.push(nameTerms.map(distinct));
+    intentWords.push(intents.map(distinct));
+    index.namePairs.push(adjacentPairs(nameTerms));
+    index.intentPairs.push(adjacentPairs(intents));
   });
-  minisearch.addAll(documents);
-  const index: SearchIndex = { tools, minisearch, termFields, nameVariants, intentVariants: [], documentFrequency };
+  for (const [term, list] of lists) index.postings.set(term, toPostings(list, width));
+  for (const [term, postings] of index.postings) index.documentFrequency.set(term, postings.tools.length);
+  for (let slot = 0; slot < width; slot += 1) {
+    let total = 0;
+    for (let position = 0; position < tools.length; position += 1) total += groupLengths[position * width + slot]!;
+    index.averageLengths[slot] = tools.length > 0 ? Math.max(1, total / tools.length) : 1;
+  }
   // rarity is known only once every tool is read
   const withRarity = (terms: string[]): Array<[string, number]> =>
     terms.map((term) => [term, inverseDocumentFrequency(index, term)]);
@@ -83,4 +112,31 @@ export function inverseDocumentFrequency(index: SearchIndex, term: string): numb
   const count = index.tools.length;
   const frequency = Math.max(1, index.documentFrequency.get(term) ?? 0);
   return Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5));
+}
+
+function termSequence(text: string): string[] {
+  return analyzeWords(text).map((word) => word.terms[0]!);
+}
+
+function distinct(terms: string[]): string[] {
+  return [...new Set(terms)];
+}
+
+function adjacentPairs(variants: string[][]): Set<string> {
+  const pairs = new Set<string>();
+  for (const terms of variants) {
+    for (let index = 0; index + 1 < terms.length; index += 1) pairs.add(`${terms[index]} ${terms[index + 1]}`);
+  }
+  return pairs;
+}
+
+function toPostings(list: number[], width: number): Postings {
+  const count = list.length / (width + 1);
+  const tools = new Int32Array(count);
+  const frequencies = new Float32Array(count * width);
+  for (let entry = 0; entry < count; entry += 1) {
+    tools[entry] = list[entry * (width + 1)]!;
+    for (let slot = 0; slot < width; slot += 1) frequencies[entry * width + slot] = list[entry * (width + 1) + 1 + slot]!;
+  }
+  return { tools, frequencies };
 }

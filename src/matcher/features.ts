@@ -1,0 +1,150 @@
+import type { QueryWord } from './request-words.js';
+import { SEARCH_FIELDS, type SearchField } from './search-document.js';
+import { DESCRIBING_FIELDS, FIELD_BIT, NAMING_FIELDS, PARAM_FIELDS, type SearchIndex } from './search-index.js';
+
+/** What the re-rank and the decision know about one tool for one request. */
+export interface ToolFeatures {
+  /** first-stage score relative to the best one, 0..1 */
+  stage1: number;
+  /** share of the request's words (weighted by rarity) found anywhere in the tool's text */
+  coverage: number;
+  /** the same, in its name, display name or aliases */
+  namingCoverage: number;
+  /** the same, in its intent or examples */
+  describingCoverage: number;
+  /** the same, in its parameter names and descriptions */
+  paramCoverage: number;
+  /** share of the words of the tool's name (or of one alias) the request contains */
+  nameShare: number;
+  /** share of the words of the tool's intent (or of one example), weighted by rarity, the request contains */
+  intentShare: number;
+  /** share of the adjacent word pairs of the tool's names that the request has side by side too */
+  namePhrase: number;
+  /** share of the request's adjacent word pairs that the tool's intent or examples have side by side too */
+  intentPhrase: number;
+  /** whether the request contains the first word of the tool's name (most often its verb) */
+  nameHead: number;
+  /** share of the request's words that no tool of the index has (the same for every tool) */
+  unknownShare: number;
+  /** share of the request's words given as values: quoted, names, codes (the same for every tool) */
+  valueShare: number;
+  /** request words found in the tool's text (a word found only in part counts as that part) */
+  matchedWords: number;
+  /** content words in the request */
+  queryWords: number;
+}
+
+/** The request as the re-rank compares it with tools: its words, their terms, and its adjacent term pairs. */
+export interface RequestTerms {
+  words: QueryWord[];
+  terms: Set<string>;
+  pairs: Set<string>;
+  unknownShare: number;
+  valueShare: number;
+}
+
+/** Measures how well one tool's text and the request cover each other. */
+export function measure(index: SearchIndex, position: number, request: RequestTerms, stage1: number): ToolFeatures {
+  const fields = index.termFields[position]!;
+  const { words, terms, pairs } = request;
+  let total = 0;
+  let covered = 0;
+  let named = 0;
+  let described = 0;
+  let parameters = 0;
+  let matchedWords = 0;
+  for (const word of words) {
+    total += word.weight;
+    const { share, mask } = wordMatch(fields, word);
+    if (share === 0) continue;
+    const weight = word.weight * share;
+    matchedWords += share;
+    covered += weight;
+    if (mask & NAMING_FIELDS) named += weight;
+    if (mask & DESCRIBING_FIELDS) described += weight;
+    if (mask & PARAM_FIELDS) parameters += weight;
+  }
+  const share = (part: number): number => (total > 0 ? part / total : 0);
+  const names = index.nameVariants[position]!;
+  return {
+    stage1,
+    coverage: share(covered),
+    namingCoverage: share(named),
+    describingCoverage: share(described),
+    paramCoverage: share(parameters),
+    nameShare: bestNameShare(names, terms),
+    intentShare: bestIntentShare(index.intentVariants[position]!, terms),
+    namePhrase: pairShare(index.namePairs[position]!, pairs, index.namePairs[position]!.size),
+    intentPhrase: pairShare(index.intentPairs[position]!, pairs, pairs.size),
+    nameHead: names[0] !== undefined && terms.has(names[0][0]!) ? 1 : 0,
+    unknownShare: request.unknownShare,
+    valueShare: request.valueShare,
+    matchedWords,
+    queryWords: words.length,
+  };
+}
+
+function pairShare(toolPairs: Set<string>, requestPairs: Set<string>, of: number): number {
+  if (of === 0) return 0;
+  let hits = 0;
+  for (const pair of requestPairs) if (toolPairs.has(pair)) hits += 1;
+  return hits / of;
+}
+
+// the name (or alias) the request mentions most completely
+function bestNameShare(variants: string[][], queryTerms: Set<string>): number {
+  let best = 0;
+  for (const terms of variants) {
+    let hits = 0;
+    for (const term of terms) if (queryTerms.has(term)) hits += 1;
+    best = Math.max(best, hits / terms.length);
+  }
+  return best;
+}
+
+// the intent (or example) the request mirrors most completely, rare words counting more
+function bestIntentShare(variants: Array<Array<[string, number]>>, queryTerms: Set<string>): number {
+  let best = 0;
+  for (const terms of variants) {
+    let total = 0;
+    let hits = 0;
+    for (const [term, weight] of terms) {
+      total += weight;
+      if (queryTerms.has(term)) hits += weight;
+    }
+    if (total > 0) best = Math.max(best, hits / total);
+  }
+  return best;
+}
+
+/** Which request words occur (whole, or mostly) in which fields of a tool, e.g. `intent: 提交, 记录`. */
+export function matchedFields(index: SearchIndex, position: number, words: QueryWord[]): string[] {
+  const fields = index.termFields[position]!;
+  const byField = new Map<SearchField, string[]>();
+  for (const word of words) {
+    const { share, mask } = wordMatch(fields, word);
+    if (share <= 0.5) continue; // a word found only in small part is not shown as found
+    for (const field of SEARCH_FIELDS) {
+      if (mask & FIELD_BIT[field]) byField.set(field, [...(byField.get(field) ?? []), word.word]);
+    }
+  }
+  return [...byField].map(([field, matched]) => `${field}: ${matched.join(', ')}`);
+}
+
+// A whole word counts fully. An ideographic word not found whole counts by the share of its
+// characters that matched parts (single characters or character pairs) cover.
+function wordMatch(fields: Map<string, number>, word: QueryWord): { share: number; mask: number } {
+  const whole = fields.get(word.terms[0]!);
+  if (whole !== undefined) return { share: 1, mask: whole };
+  if (word.terms.length === 1) return { share: 0, mask: 0 };
+  const characters = [...word.word];
+  const covered = new Array<boolean>(characters.length).fill(false);
+  let mask = 0;
+  characters.forEach((character, index) => {
+    const single = fields.get(character);
+    const pair = index + 1 < characters.length ? fields.get(character + characters[index + 1]!) : undefined;
+    if (single !== undefined) [covered[index], mask] = [true, mask | single];
+    if (pair !== undefined) [covered[index], covered[index + 1], mask] = [true, true, mask | pair];
+  });
+  return { share: covered.filter(Boolean).length / characters.length, mask };
+}

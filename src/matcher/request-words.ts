@@ -1,0 +1,68 @@
+import { analyzeWords } from './analyze.js';
+import type { RequestTerms } from './features.js';
+import { inverseDocumentFrequency, type SearchIndex } from './search-index.js';
+
+/** A request's content word, with its terms and its weight (rarity in the index, less for a value). */
+export interface QueryWord {
+  word: string;
+  terms: string[];
+  weight: number;
+  /** whether the request gives it as a value (quoted, a name, a code) rather than saying what it wants */
+  value: boolean;
+}
+
+// An intent is a sentence or two; past this many distinct words the rest is pasted material, and
+// reading all of it would make one request cost as much as hundreds.
+const MAX_QUERY_WORDS = 32;
+// far more text than 32 words need: a pasted document is not split and lower-cased in full
+const MAX_QUERY_CHARACTERS = 4096;
+
+const QUOTED = /(^|[\s([{:,;])(["“«'‘])([^"“”«»'‘’\n]{1,80}?)(["”»'’])(?=$|[\s)\]}.,!?:;])/gu;
+// a capitalised word not opening a sentence is most often a name: a person, place, product or title
+const CAPITALISED = /\p{Lu}\p{Ll}+/gu;
+const SENTENCE_OPENING = /(^|[.!?:\n]["'”’)]*\s*|["“'‘(]\s*)$/u;
+// letters and digits in one token (5m, user123, SK123, v2) are codes and quantities
+const CODE = /[\p{L}\p{Nd}]*(?:\p{L}\p{Nd}|\p{Nd}\p{L})[\p{L}\p{Nd}]*/gu;
+
+/**
+ * The request's distinct content words, each weighted by its rarity in the index (values by
+ * `valueWeight` more), all their terms, and the pairs of words that stand side by side in it.
+ */
+export function readRequest(index: SearchIndex, text: string, valueWeight: number): RequestTerms {
+  const request = text.slice(0, MAX_QUERY_CHARACTERS);
+  const values = valueWords(request);
+  const words: QueryWord[] = [];
+  const terms = new Set<string>();
+  const pairs = new Set<string>();
+  const seen = new Set<string>();
+  let previous: string | undefined;
+  for (const { word, terms: wordTerms } of analyzeWords(request, MAX_QUERY_WORDS)) {
+    const first = wordTerms[0]!;
+    if (previous !== undefined && previous !== first) pairs.add(`${previous} ${first}`);
+    previous = first;
+    if (seen.has(first) || words.length === MAX_QUERY_WORDS) continue;
+    seen.add(first);
+    for (const term of wordTerms) terms.add(term);
+    const value = values.has(word);
+    const weight = inverseDocumentFrequency(index, first) * (value ? valueWeight : 1);
+    words.push({ word, terms: wordTerms, weight, value });
+  }
+  const share = (test: (word: QueryWord) => boolean): number =>
+    words.length === 0 ? 0 : words.filter(test).length / words.length;
+  const unknownShare = share((word) => !index.documentFrequency.has(word.terms[0]!));
+  return { words, terms, pairs, unknownShare, valueShare: share((word) => word.value) };
+}
+
+/** The lower-cased words a request gives as values: quoted text, capitalised names mid-sentence, codes. */
+export function valueWords(text: string): Set<string> {
+  const values = new Set<string>();
+  const add = (span: string): void => {
+    for (const { word } of analyzeWords(span)) values.add(word);
+  };
+  for (const match of text.matchAll(QUOTED)) add(match[3]!);
+  for (const match of text.matchAll(CAPITALISED)) {
+    if (!SENTENCE_OPENING.test(text.slice(Math.max(0, match.index - 4), match.index))) add(match[0]);
+  }
+  for (const match of text.matchAll(CODE)) add(match[0]);
+  return values;
+}
