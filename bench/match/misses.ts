@@ -1,10 +1,12 @@
 // Prints a sample of the matcher's mistakes for reading by hand: pooled hit@1 misses and wrong
-// found/not-found decisions within the offered candidates, per split.
+// found/not-found decisions within the offered candidates, per split; then, over all pooled misses,
+// how often the tool ranked first describes itself nearly as the gold tool does (a rough count of
+// misses where the pool holds an interchangeable tool).
 // `npx tsx bench/match/misses.ts [--data FILE] [--misses 50] [--decisions 30]` (counts per split).
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { compareToolNames, type ToolDefinition } from '../../src/core/index.js';
-import { createMatcher, type Matcher } from '../../src/matcher/index.js';
+import { analyze, createMatcher, type Matcher } from '../../src/matcher/index.js';
 import { isTuningQuery, readBenchData, type BenchQuery } from './bfcl-data.js';
 import type { BenchWorld } from './evaluate.js';
 import { DEFAULT_DATA, prepareWorld } from './run.js';
@@ -44,7 +46,25 @@ for (const tuning of [true, false]) {
     out.push(`--- decision ${count} [${query.category}] ${line}`);
   }
 }
+for (const tuning of [true, false]) out.push(lookalikes(data.queries.filter((query) => isTuningQuery(query) === tuning), tuning));
 process.stdout.write(`${out.join('\n')}\n`);
+
+// Jaccard overlap of the intents' distinct terms, between the first-ranked tool and the gold tool
+function lookalikes(queries: BenchQuery[], tuning: boolean): string {
+  const overlaps: number[] = [];
+  for (const query of queries) {
+    if (query.gold.length === 0) continue;
+    const gold = new Set(query.gold.map((id) => world.benchName.get(world.toolsById.get(id)!.name)!));
+    const top = pooled.explainIntent(query.text).ranked[0];
+    if (top === undefined || gold.has(world.benchName.get(top.tool.name)!)) continue;
+    const a = new Set(analyze(top.tool.intent));
+    const b = new Set(query.gold.flatMap((id) => analyze(world.toolsById.get(id)!.intent)));
+    const shared = [...a].filter((term) => b.has(term)).length;
+    overlaps.push(shared / Math.max(1, new Set([...a, ...b]).size));
+  }
+  const share = (cut: number): string => (overlaps.filter((o) => o >= cut).length / overlaps.length).toFixed(3);
+  return `##### ${tuning ? 'even' : 'odd'}: ${overlaps.length} pooled hit@1 misses; intent overlap with gold >= 0.5: ${share(0.5)}, >= 0.3: ${share(0.3)}`;
+}
 
 function describeMiss(matcher: Matcher, bench: BenchWorld, query: BenchQuery): string | undefined {
   const gold = new Set(query.gold.map((id) => bench.benchName.get(bench.toolsById.get(id)!.name)!));

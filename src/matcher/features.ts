@@ -1,6 +1,13 @@
 import type { QueryWord } from './request-words.js';
 import { SEARCH_FIELDS, type SearchField } from './search-document.js';
-import { DESCRIBING_FIELDS, FIELD_BIT, NAMING_FIELDS, PARAM_FIELDS, type SearchIndex } from './search-index.js';
+import {
+  DESCRIBING_FIELDS,
+  FIELD_BIT,
+  NAMING_FIELDS,
+  PARAM_FIELDS,
+  type IntentTerm,
+  type SearchIndex,
+} from './search-index.js';
 
 /** What the re-rank and the decision know about one tool for one request. */
 export interface ToolFeatures {
@@ -103,14 +110,14 @@ function bestNameShare(variants: string[][], queryTerms: Set<string>): number {
 }
 
 // the intent (or example) the request mirrors most completely, rare words counting more
-function bestIntentShare(variants: Array<Array<[string, number]>>, queryTerms: Set<string>): number {
+function bestIntentShare(variants: IntentTerm[][], queryTerms: Set<string>): number {
   let best = 0;
   for (const terms of variants) {
     let total = 0;
     let hits = 0;
-    for (const [term, weight] of terms) {
+    for (const [term, weight, value] of terms) {
       total += weight;
-      if (queryTerms.has(term)) hits += weight;
+      if (!value && queryTerms.has(term)) hits += weight;
     }
     if (total > 0) best = Math.max(best, hits / total);
   }

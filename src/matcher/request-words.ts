@@ -1,6 +1,7 @@
 import { analyzeWords } from './analyze.js';
 import type { RequestTerms } from './features.js';
 import { inverseDocumentFrequency, type SearchIndex } from './search-index.js';
+import { valueWords } from './value-words.js';
 
 /** A request's content word, with its terms and its weight (rarity in the index, less for a value). */
 export interface QueryWord {
@@ -16,13 +17,6 @@ export interface QueryWord {
 const MAX_QUERY_WORDS = 32;
 // far more text than 32 words need: a pasted document is not split and lower-cased in full
 const MAX_QUERY_CHARACTERS = 4096;
-
-const QUOTED = /(^|[\s([{:,;])(["“«'‘])([^"“”«»'‘’\n]{1,80}?)(["”»'’])(?=$|[\s)\]}.,!?:;])/gu;
-// a capitalised word not opening a sentence is most often a name: a person, place, product or title
-const CAPITALISED = /\p{Lu}\p{Ll}+/gu;
-const SENTENCE_OPENING = /(^|[.!?:\n]["'”’)]*\s*|["“'‘(]\s*)$/u;
-// letters and digits in one token (5m, user123, SK123, v2) are codes and quantities
-const CODE = /[\p{L}\p{Nd}]*(?:\p{L}\p{Nd}|\p{Nd}\p{L})[\p{L}\p{Nd}]*/gu;
 
 /**
  * The request's distinct content words, each weighted by its rarity in the index (values by
@@ -51,18 +45,4 @@ export function readRequest(index: SearchIndex, text: string, valueWeight: numbe
     words.length === 0 ? 0 : words.filter(test).length / words.length;
   const unknownShare = share((word) => !index.documentFrequency.has(word.terms[0]!));
   return { words, terms, pairs, unknownShare, valueShare: share((word) => word.value) };
-}
-
-/** The lower-cased words a request gives as values: quoted text, capitalised names mid-sentence, codes. */
-export function valueWords(text: string): Set<string> {
-  const values = new Set<string>();
-  const add = (span: string): void => {
-    for (const { word } of analyzeWords(span)) values.add(word);
-  };
-  for (const match of text.matchAll(QUOTED)) add(match[3]!);
-  for (const match of text.matchAll(CAPITALISED)) {
-    if (!SENTENCE_OPENING.test(text.slice(Math.max(0, match.index - 4), match.index))) add(match[0]);
-  }
-  for (const match of text.matchAll(CODE)) add(match[0]);
-  return values;
 }

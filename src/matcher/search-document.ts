@@ -1,5 +1,6 @@
 import type { JsonSchema, ToolDefinition } from '../core/index.js';
 import { analyze } from './analyze.js';
+import { withoutValues } from './value-words.js';
 
 /** The searchable fields of a tool: everything its author wrote about it. */
 export const SEARCH_FIELDS = [
@@ -46,7 +47,7 @@ export function toSearchDocument(tool: ToolDefinition, id: number): SearchDocume
     display: displayAddsWords(tool) ? tool.display : '',
     intent: tool.intent,
     aliases: tool.aliases.join('\n'),
-    examples: tool.examples.join('\n'),
+    examples: tool.examples.map(withoutValues).join('\n'),
     why: tool.why,
     group: tool.group ?? '',
     param_names: names.join('\n'),

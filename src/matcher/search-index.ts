@@ -1,6 +1,14 @@
 import type { ToolDefinition } from '../core/index.js';
 import { analyze, analyzeWords } from './analyze.js';
-import { FIELD_GROUPS, SEARCH_FIELDS, toSearchDocument, type FieldGroup, type SearchField } from './search-document.js';
+import {
+  FIELD_GROUPS,
+  SEARCH_FIELDS,
+  toSearchDocument,
+  type FieldGroup,
+  type SearchDocument,
+  type SearchField,
+} from './search-document.js';
+import { valueWords } from './value-words.js';
 
 /** Bit of a field in a term's field mask. */
 export const FIELD_BIT: Record<SearchField, number> = Object.fromEntries(
@@ -23,6 +31,11 @@ export interface Postings {
   frequencies: Float32Array;
 }
 
+/** A term of an intent or example, its rarity, and whether the example gives it as a value. */
+export type IntentTerm = [term: string, weight: number, value: boolean];
+
+type IntentWords = Array<[term: string, value: boolean]>;
+
 /** The search structures built once per index: BM25F postings plus per-tool term statistics for the re-rank. */
 export interface SearchIndex {
   tools: readonly ToolDefinition[];
@@ -36,7 +49,7 @@ export interface SearchIndex {
   /** per tool: the distinct terms of each of its names (name, display name, aliases), in order */
   nameVariants: string[][][];
   /** per tool: the distinct terms of each way it says what it does (intent, examples), with their rarity */
-  intentVariants: Array<Array<Array<[term: string, weight: number]>>>;
+  intentVariants: IntentTerm[][][];
   /** per tool: adjacent term pairs (`a b`) of its names and of its intent and examples */
   namePairs: Array<Set<string>>;
   intentPairs: Array<Set<string>>;
@@ -61,37 +74,24 @@ export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex 
     intentPairs: [],
     documentFrequency: new Map(),
   };
-  const intentWords: string[][][] = [];
+  const intentWords: IntentWords[][] = [];
   tools.forEach((tool, position) => {
     const document = toSearchDocument(tool, position);
-    const fields = new Map<string, number>();
-    const counts = new Map<string, Float32Array>();
-    GROUPS.forEach((group, slot) => {
-      for (const field of FIELD_GROUPS[group] as readonly SearchField[]) {
-        const terms = analyze(document[field]);
-        groupLengths[position * width + slot]! += terms.length;
-        for (const term of terms) {
-          fields.set(term, (fields.get(term) ?? 0) | FIELD_BIT[field]);
-          let count = counts.get(term);
-          if (count === undefined) counts.set(term, (count = new Float32Array(width)));
-          count[slot]! += 1;
-        }
-      }
-    });
+    const counts = countTerms(document, groupLengths.subarray(position * width, (position + 1) * width), index.termFields);
     for (const [term, count] of counts) {
       let list = lists.get(term);
       if (list === undefined) lists.set(term, (list = []));
       list.push(position, ...count);
     }
-    index.termFields.push(fields);
     // an alias is another name and an example another intent: each is compared with the request whole
     const names = [tool.name, ...(document.display === '' ? [] : [tool.display]), ...tool.aliases];
-    const nameTerms = names.map(termSequence).filter((terms) => terms.length > 0);
-    const intents = [tool.intent, ...tool.examples].map(termSequence).filter((terms) => terms.length > 0);
-    index.nameVariants.push(nameTerms.map(distinct));
-    intentWords.push(intents.map(distinct));
+    const nameTerms = names.map((name) => termSequence(name)).filter((terms) => terms.length > 0);
+    const intents = [termSequence(tool.intent), ...tool.examples.map((example) => termSequence(example, valueWords(example)))];
+    const spoken = intents.filter((terms) => terms.length > 0);
+    index.nameVariants.push(nameTerms.map((terms) => distinct(terms).map(([term]) => term)));
+    intentWords.push(spoken.map(distinct));
     index.namePairs.push(adjacentPairs(nameTerms));
-    index.intentPairs.push(adjacentPairs(intents));
+    index.intentPairs.push(adjacentPairs(spoken.map((terms) => terms.filter(([, value]) => !value))));
   });
   for (const [term, list] of lists) index.postings.set(term, toPostings(list, width));
   for (const [term, postings] of index.postings) index.documentFrequency.set(term, postings.tools.length);
@@ -101,8 +101,8 @@ export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex 
     index.averageLengths[slot] = tools.length > 0 ? Math.max(1, total / tools.length) : 1;
   }
   // rarity is known only once every tool is read
-  const withRarity = (terms: string[]): Array<[string, number]> =>
-    terms.map((term) => [term, inverseDocumentFrequency(index, term)]);
+  const withRarity = (terms: IntentWords): IntentTerm[] =>
+    terms.map(([term, value]) => [term, inverseDocumentFrequency(index, term), value]);
   index.intentVariants = intentWords.map((variants) => variants.map(withRarity));
   return index;
 }
@@ -114,18 +114,45 @@ export function inverseDocumentFrequency(index: SearchIndex, term: string): numb
   return Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5));
 }
 
-function termSequence(text: string): string[] {
-  return analyzeWords(text).map((word) => word.terms[0]!);
+// the terms of one field group's fields, counted; each term's fields are recorded in `termFields`
+function countTerms(
+  document: SearchDocument,
+  lengths: Float32Array,
+  termFields: Array<Map<string, number>>,
+): Map<string, Float32Array> {
+  const fields = new Map<string, number>();
+  const counts = new Map<string, Float32Array>();
+  GROUPS.forEach((group, slot) => {
+    for (const field of FIELD_GROUPS[group] as readonly SearchField[]) {
+      const terms = analyze(document[field]);
+      lengths[slot]! += terms.length;
+      for (const term of terms) {
+        fields.set(term, (fields.get(term) ?? 0) | FIELD_BIT[field]);
+        let count = counts.get(term);
+        if (count === undefined) counts.set(term, (count = new Float32Array(GROUPS.length)));
+        count[slot]! += 1;
+      }
+    }
+  });
+  termFields.push(fields);
+  return counts;
 }
 
-function distinct(terms: string[]): string[] {
-  return [...new Set(terms)];
+// An example is a request: the values it gives (a file name, a place) say what it was asked of, not
+// what the tool does, so they are marked and never count as the request mirroring the example.
+function termSequence(text: string, values: Set<string> = new Set()): IntentWords {
+  return analyzeWords(text).map(({ word, terms }) => [terms[0]!, values.has(word)]);
 }
 
-function adjacentPairs(variants: string[][]): Set<string> {
+function distinct(terms: IntentWords): IntentWords {
+  const seen = new Set<string>();
+  return terms.filter(([term]) => !seen.has(term) && seen.add(term) !== undefined);
+}
+
+function adjacentPairs(variants: IntentWords[]): Set<string> {
   const pairs = new Set<string>();
   for (const terms of variants) {
-    for (let index = 0; index + 1 < terms.length; index += 1) pairs.add(`${terms[index]} ${terms[index + 1]}`);
+    for (let index = 0; index + 1 < terms.length; index += 1) pairs.add(`${terms[index]![0]} ${terms[index + 1]![0]}`);
   }
   return pairs;
 }

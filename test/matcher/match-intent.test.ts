@@ -48,6 +48,8 @@ describe('matchIntent', () => {
       ['run ls -la on the server', 'shell-exec'],
       ['write hello to notes.txt', 'file-write'],
       ['send a GET request to /v1/status', 'http-request'],
+      ['read the file "notes.txt"', 'file-read'],
+      ['fetch https://example.com/api/status', 'http-request'],
     ])('returns the right tool first for %s', (intent, tool) => {
       expect(names(matcher.matchIntent(intent))[0]).toBe(tool);
     });
@@ -62,6 +64,9 @@ describe('matchIntent', () => {
       ['what is the weather in Paris'],
       ['book a flight to Tokyo'],
       ['who won the world cup'],
+      ['calculate the area of a triangle'],
+      ['convert 100 USD to EUR'],
+      ['tell me a joke'],
     ])('returns found: false for %s', (intent) => {
       expect(matcher.matchIntent(intent).found).toBe(false);
     });
@@ -84,6 +89,28 @@ describe('matchIntent', () => {
     it('returns found: false for an intent with no words', () => {
       expect(matcher.matchIntent('').found).toBe(false);
       expect(matcher.matchIntent('42 !!! ...').found).toBe(false);
+    });
+  });
+
+  describe('when two tools share the request\'s words', () => {
+    it('returns first the one that has them side by side, as the request does', () => {
+      const phrased = createMatcher(
+        makeIndex([
+          makeToolDefinition({ name: 'quote-lookup', intent: 'Look up the current stock price of a listed company' }),
+          makeToolDefinition({ name: 'price-alert', intent: 'Warn when the price of an item drops while it is in stock' }),
+        ]),
+      );
+      const { ranked } = phrased.explainIntent('what is the stock price of ACME today');
+      expect(ranked.map((entry) => entry.tool.name)).toEqual(['quote-lookup', 'price-alert']);
+    });
+
+    it('returns first the one whose examples ask the same, not the one whose examples give the same values', () => {
+      const tools = [
+        makeToolDefinition({ name: 'note-read', intent: 'read a text file', examples: ['read notes.txt'] }),
+        makeToolDefinition({ name: 'note-write', intent: 'write a text file', examples: ['write hello into todo.txt'] }),
+      ];
+      const { ranked } = createMatcher(makeIndex(tools)).explainIntent('write the list to notes.txt');
+      expect(ranked[0]!.tool.name).toBe('note-write');
     });
   });
 
