@@ -21,6 +21,7 @@ const ALL_VARIANTS: Array<[string, RankingParameters]> = [
   ['no re-rank (first stage only)', zero(...(Object.keys(F.rerank).filter((name) => name !== 'stage1') as Array<keyof RankingParameters['rerank']>))],
   ['equal boosts, BM25 k 1.2 b 0.75 d 0', { ...F, boosts: { naming: 1, describing: 1, details: 1 }, bm25: { k: 1.2, b: 0.75, d: 0 } }],
   ['values weigh as much as other words', { ...F, valueWeight: 1 }],
+  ['values weigh half', { ...F, valueWeight: 0.5 }],
   ['no phrase features', zero('namePhrase', 'intentPhrase')],
   ['no name-head feature', zero('nameHead')],
   ['postings budget 200', { ...F, postingsBudget: 200 }],

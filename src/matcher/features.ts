@@ -71,14 +71,14 @@ export function measure(index: SearchIndex, position: number, request: RequestTe
     if (mask & DESCRIBING_FIELDS) described += weight;
     if (mask & PARAM_FIELDS) parameters += weight;
   }
-  const share = (part: number): number => (total > 0 ? part / total : 0);
+  const scale = total > 0 ? 1 / total : 0;
   const names = index.nameVariants[position]!;
   return {
     stage1,
-    coverage: share(covered),
-    namingCoverage: share(named),
-    describingCoverage: share(described),
-    paramCoverage: share(parameters),
+    coverage: covered * scale,
+    namingCoverage: named * scale,
+    describingCoverage: described * scale,
+    paramCoverage: parameters * scale,
     nameShare: bestNameShare(names, terms),
     intentShare: bestIntentShare(index.intentVariants[position]!, terms),
     namePhrase: pairShare(index.namePairs[position]!, pairs, index.namePairs[position]!.size),
@@ -92,9 +92,10 @@ export function measure(index: SearchIndex, position: number, request: RequestTe
 }
 
 function pairShare(toolPairs: Set<string>, requestPairs: Set<string>, of: number): number {
-  if (of === 0) return 0;
+  if (of === 0 || toolPairs.size === 0) return 0;
+  const [fewer, more] = toolPairs.size < requestPairs.size ? [toolPairs, requestPairs] : [requestPairs, toolPairs];
   let hits = 0;
-  for (const pair of requestPairs) if (toolPairs.has(pair)) hits += 1;
+  for (const pair of fewer) if (more.has(pair)) hits += 1;
   return hits / of;
 }
 

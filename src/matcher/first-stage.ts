@@ -60,7 +60,8 @@ function choose(index: SearchIndex, terms: WeightedTerm[], budget: number): Weig
   const byTerm = new Map<string, WeightedTerm>();
   for (const entry of terms) {
     const known = byTerm.get(entry.term);
-    if (index.postings.has(entry.term) && (known === undefined || known.weight < entry.weight)) byTerm.set(entry.term, entry);
+    const stronger = known === undefined || known.weight < entry.weight;
+    if (stronger && index.postings.has(entry.term)) byTerm.set(entry.term, entry);
   }
   const frequency = (term: string): number => index.documentFrequency.get(term) ?? 0;
   const usable = [...byTerm.values()].sort((a, b) => frequency(a.term) - frequency(b.term));

@@ -11,6 +11,9 @@ export const DEFAULT_LIMIT = 3;
 /** The most candidates a caller may ask for. */
 export const MAX_LIMIT = 10;
 
+// a found: false answer names at most this many weakly related tools, never the catalogue
+const MAX_NEAR_MISSES = 3;
+
 /** One ranked tool with the evidence behind its place. */
 export interface ExplainedTool {
   tool: ToolDefinition;
@@ -37,11 +40,11 @@ export interface IntentEngine {
   decision: DecisionModel;
 }
 
-/** Ranks the tools for an intent and decides whether the best one fits. */
-export function explainIntent(engine: IntentEngine, intent: string): IntentExplanation {
+/** Ranks the tools for an intent and decides whether the best one fits; explains the best `count` of them. */
+export function explainIntent(engine: IntentEngine, intent: string, count: number = MAX_LIMIT): IntentExplanation {
   const { words, ranked } = rankTools(engine.index, engine.ranking, intent);
   // evidence is gathered only for what an answer can show
-  const explained = ranked.slice(0, MAX_LIMIT).map((entry, position) => explain(engine, words, ranked, entry, position));
+  const explained = ranked.slice(0, count).map((entry, position) => explain(engine, words, ranked, entry, position));
   const best = explained[0];
   const found = best !== undefined && best.probability >= engine.decision.threshold;
   return { found, decision: decisionFeatures(ranked), ranked: explained };
@@ -50,11 +53,11 @@ export function explainIntent(engine: IntentEngine, intent: string): IntentExpla
 /** The answer to an intent: 1..limit candidates, best first, or `found: false` with a suggestion and near misses. */
 export function matchIntent(engine: IntentEngine, intent: string, limit: number = DEFAULT_LIMIT): MatchResult {
   const wanted = Math.min(MAX_LIMIT, Math.max(1, Math.floor(Number.isFinite(limit) ? limit : DEFAULT_LIMIT)));
-  const { found, ranked } = explainIntent(engine, intent);
+  const { found, ranked } = explainIntent(engine, intent, Math.max(wanted, MAX_NEAR_MISSES));
   if (!found) {
     const near: NearMiss[] = ranked
       .filter((entry) => entry.features.matchedWords > 0)
-      .slice(0, 3)
+      .slice(0, MAX_NEAR_MISSES)
       .map(({ tool, score }) => ({ name: tool.name, display: tool.display, score }));
     return { found: false, suggestion: missingToolSuggestion(intent), near };
   }

@@ -77,21 +77,14 @@ export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex 
   const intentWords: IntentWords[][] = [];
   tools.forEach((tool, position) => {
     const document = toSearchDocument(tool, position);
-    const counts = countTerms(document, groupLengths.subarray(position * width, (position + 1) * width), index.termFields);
+    const lengths = groupLengths.subarray(position * width, (position + 1) * width);
+    const counts = countTerms(document, lengths, index.termFields);
     for (const [term, count] of counts) {
       let list = lists.get(term);
       if (list === undefined) lists.set(term, (list = []));
       list.push(position, ...count);
     }
-    // an alias is another name and an example another intent: each is compared with the request whole
-    const names = [tool.name, ...(document.display === '' ? [] : [tool.display]), ...tool.aliases];
-    const nameTerms = names.map((name) => termSequence(name)).filter((terms) => terms.length > 0);
-    const intents = [termSequence(tool.intent), ...tool.examples.map((example) => termSequence(example, valueWords(example)))];
-    const spoken = intents.filter((terms) => terms.length > 0);
-    index.nameVariants.push(nameTerms.map((terms) => distinct(terms).map(([term]) => term)));
-    intentWords.push(spoken.map(distinct));
-    index.namePairs.push(adjacentPairs(nameTerms));
-    index.intentPairs.push(adjacentPairs(spoken.map((terms) => terms.filter(([, value]) => !value))));
+    intentWords.push(describeTool(index, tool, document));
   });
   for (const [term, list] of lists) index.postings.set(term, toPostings(list, width));
   for (const [term, postings] of index.postings) index.documentFrequency.set(term, postings.tools.length);
@@ -114,7 +107,22 @@ export function inverseDocumentFrequency(index: SearchIndex, term: string): numb
   return Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5));
 }
 
-// the terms of one field group's fields, counted; each term's fields are recorded in `termFields`
+// Records the tool's names and the adjacent term pairs of its names and intents; returns the terms
+// of its intent and of each example. An alias is another name and an example another intent: each
+// is compared with the request whole.
+function describeTool(index: SearchIndex, tool: ToolDefinition, document: SearchDocument): IntentWords[] {
+  const names = [tool.name, ...(document.display === '' ? [] : [tool.display]), ...tool.aliases];
+  const nameTerms = names.map((name) => termSequence(name)).filter((terms) => terms.length > 0);
+  const examples = tool.examples.map((example) => termSequence(example, valueWords(example)));
+  const intents = [termSequence(tool.intent), ...examples];
+  const spoken = intents.filter((terms) => terms.length > 0);
+  index.nameVariants.push(nameTerms.map((terms) => distinct(terms).map(([term]) => term)));
+  index.namePairs.push(adjacentPairs(nameTerms));
+  index.intentPairs.push(adjacentPairs(spoken.map((terms) => terms.filter(([, value]) => !value))));
+  return spoken.map(distinct);
+}
+
+// the terms of each field group's fields, counted; each term's fields are recorded in `termFields`
 function countTerms(
   document: SearchDocument,
   lengths: Float32Array,
@@ -163,7 +171,9 @@ function toPostings(list: number[], width: number): Postings {
   const frequencies = new Float32Array(count * width);
   for (let entry = 0; entry < count; entry += 1) {
     tools[entry] = list[entry * (width + 1)]!;
-    for (let slot = 0; slot < width; slot += 1) frequencies[entry * width + slot] = list[entry * (width + 1) + 1 + slot]!;
+    for (let slot = 0; slot < width; slot += 1) {
+      frequencies[entry * width + slot] = list[entry * (width + 1) + 1 + slot]!;
+    }
   }
   return { tools, frequencies };
 }

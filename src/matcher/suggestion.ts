@@ -3,11 +3,14 @@ import { analyzeWords } from './analyze.js';
 
 const MAX_SLUG_WORDS = 4;
 const MAX_SLUG_LENGTH = 64;
+// the slug takes the first few words: a pasted document is not analysed in full for them
+const MAX_READ_WORDS = 16;
+const MAX_READ_CHARACTERS = 1024;
 
 /** A folder name for a tool that would answer `intent`: its first content words, transliterated to ASCII, kebab-case. */
 export function toolSlug(intent: string): string {
   const parts: string[] = [];
-  for (const { word } of analyzeWords(intent)) {
+  for (const { word } of analyzeWords(intent.slice(0, MAX_READ_CHARACTERS), MAX_READ_WORDS)) {
     const ascii = anyAscii(word)
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '');

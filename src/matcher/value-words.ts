@@ -4,23 +4,36 @@ const QUOTED = /(^|[\s([{:,;])(["“«'‘])([^"“”«»'‘’\n]{1,80}?)(["�
 // a capitalised word not opening a sentence is most often a name: a person, place, product or title
 const CAPITALISED = /\p{Lu}\p{Ll}+/gu;
 const SENTENCE_OPENING = /(^|[.!?:\n]["'”’)]*\s*|["“'‘(]\s*)$/u;
-// letters and digits in one token (5m, user123, SK123, v2) are codes and quantities
-const CODE = /[\p{L}\p{Nd}]*(?:\p{L}\p{Nd}|\p{Nd}\p{L})[\p{L}\p{Nd}]*/gu;
+// letters and digits in one word (5m, user123, SK123, v2) are codes and quantities
+const WORD = /[\p{L}\p{Nd}]+/gu;
+const LETTER = /\p{L}/u;
+const DIGIT = /\p{Nd}/u;
 // words joined by dots, slashes or colons are file names, paths, addresses and versions
-const PATH = /[\p{L}\p{Nd}_~-]+(?:[./\\:]+[\p{L}\p{Nd}_~-]+)+/gu;
+const JOINED = /[\p{L}\p{Nd}_~-][./\\:]+[\p{L}\p{Nd}_~-]/u;
+// (tokens are tested one by one: patterns run over a whole pasted text would backtrack on long words)
+
+// Values are looked for where a request's words are read: its opening holds far more than the 32
+// words analysed, and a pasted document would otherwise cost more to scan than to rank.
+const MAX_SCANNED_CHARACTERS = 1024;
+const MAX_SPAN_WORDS = 32;
 
 /** The lower-cased words a request gives as values: quoted text, capitalised names mid-sentence, codes, paths. */
-export function valueWords(text: string): Set<string> {
+export function valueWords(request: string): Set<string> {
+  const text = request.slice(0, MAX_SCANNED_CHARACTERS);
   const values = new Set<string>();
   const add = (span: string): void => {
-    for (const { word } of analyzeWords(span)) values.add(word);
+    for (const { word } of analyzeWords(span, MAX_SPAN_WORDS)) values.add(word);
   };
   for (const match of text.matchAll(QUOTED)) add(match[3]!);
   for (const match of text.matchAll(CAPITALISED)) {
     if (!SENTENCE_OPENING.test(text.slice(Math.max(0, match.index - 4), match.index))) add(match[0]);
   }
-  for (const match of text.matchAll(CODE)) add(match[0]);
-  for (const match of text.matchAll(PATH)) add(match[0]);
+  for (const token of text.split(/\s+/)) {
+    if (JOINED.test(token)) add(token);
+    else if (DIGIT.test(token) && LETTER.test(token)) {
+      for (const [word] of token.matchAll(WORD)) if (LETTER.test(word) && DIGIT.test(word)) add(word);
+    }
+  }
   return values;
 }
 
