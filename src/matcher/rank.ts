@@ -1,4 +1,4 @@
-import { measure, type RequestTerms, type ToolFeatures } from './features.js';
+import { measure, type ToolFeatures } from './features.js';
 import { firstStage } from './first-stage.js';
 import type { RankingParameters, RerankWeights } from './ranking-parameters.js';
 import { readRequest, type QueryWord } from './request-words.js';
@@ -41,9 +41,6 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
   ranked.sort((a, b) => b.score - a.score || a.position - b.position);
   return { words, ranked };
 }
-
-/** The request's words and terms as `measure` reads them (for callers that re-measure one tool). */
-export type { RequestTerms };
 
 function rerankScore(weights: RerankWeights, features: ToolFeatures): number {
   let score = 0;
