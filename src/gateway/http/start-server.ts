@@ -43,8 +43,10 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
       mcp = mountMcp(express, gateway, { auth });
     },
   });
-  const server = await listen(app, config.listen.host, config.listen.port).catch(async (error: unknown) => {
+  const server = await listen(app, config.listen.host, config.listen.port).catch(async (error: NodeJS.ErrnoException) => {
     await gateway.close();
+    if (error.code === 'EADDRINUSE') throw new ConfigError('listen.port', `${config.listen.host}:${config.listen.port} is in use; stop what listens there or pass another --port`);
+    if (error.code === 'EADDRNOTAVAIL') throw new ConfigError('listen.host', `${config.listen.host} is not an address of this machine`);
     throw error;
   });
   scheduler.poll(config.repository.pollIntervalMs);
