@@ -66,6 +66,19 @@ describe('hldp serve refusing to start', () => {
   });
 });
 
+describe('hldp serve on a port in use', () => {
+  it('exits 2 naming listen.port', async () => {
+    const { createServer } = await import('node:net');
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    const run = await runCli(['serve', '--port', String(port)], { env });
+    blocker.close();
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(new RegExp(`listen.port: 127.0.0.1:${port} is in use`));
+  });
+});
+
 async function waitFor(check: () => Promise<boolean>): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt++) {
     if (await check()) return;
