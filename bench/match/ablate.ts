@@ -19,13 +19,17 @@ const zero = (...names: Array<keyof RankingParameters['rerank']>): RankingParame
 const ALL_VARIANTS: Array<[string, RankingParameters]> = [
   ['fitted', F],
   ['no re-rank (first stage only)', zero(...(Object.keys(F.rerank).filter((name) => name !== 'stage1') as Array<keyof RankingParameters['rerank']>))],
-  ['equal boosts, BM25 k 1.2 b 0.75 d 0', { ...F, boosts: { naming: 1, describing: 1, details: 1 }, bm25: { k: 1.2, b: 0.75, d: 0 } }],
+  ['equal boosts, minisearch BM25 defaults k 1.2 b 0.7 d 0.5', { ...F, boosts: { naming: 1, describing: 1, details: 1 }, bm25: { k: 1.2, b: 0.7, d: 0.5 } }],
   ['values weigh as much as other words', { ...F, valueWeight: 1 }],
   ['values weigh half', { ...F, valueWeight: 0.5 }],
   ['no phrase features', zero('namePhrase', 'intentPhrase')],
   ['no name-head feature', zero('nameHead')],
   ['postings budget 200', { ...F, postingsBudget: 200 }],
+  ['postings budget 300', { ...F, postingsBudget: 300 }],
   ['postings budget unlimited', { ...F, postingsBudget: Number.MAX_SAFE_INTEGER }],
+  ['at most 8 terms', { ...F, maxTerms: 8 }],
+  ['terms unlimited', { ...F, maxTerms: Number.MAX_SAFE_INTEGER }],
+  ['re-rank depth 30', { ...F, depth: 30 }],
   ['re-rank depth 50', { ...F, depth: 50 }],
 ];
 

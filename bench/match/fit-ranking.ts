@@ -38,8 +38,8 @@ function bm25Knob(name: 'k' | 'b' | 'd', values: number[]): Knob {
 const KNOBS: Knob[] = [
   boostKnob('naming'),
   boostKnob('details'),
-  bm25Knob('k', [0.5, 0.9, 1.2, 1.6, 2.2, 3, 4, 6, 9]),
-  bm25Knob('b', [0.2, 0.4, 0.6, 0.75, 0.9, 1]),
+  bm25Knob('k', [0.5, 0.9, 1.2, 1.6, 2.2, 3, 4, 6, 9, 14, 20]),
+  bm25Knob('b', [0, 0.1, 0.2, 0.4, 0.6, 0.75, 0.9, 1]),
   bm25Knob('d', [0, 0.25, 0.5, 1]),
   rerankKnob('coverage'),
   rerankKnob('namingCoverage'),

@@ -1,4 +1,5 @@
-// Latency, build time and memory of the matcher at the benchmark's size and at 10,000 tools:
+// Latency, build time and memory of the matcher at the benchmark's size and at 10,000 tools, and
+// the time an update from the previous matcher takes at 10,000 tools:
 // `npx tsx bench/match/latency.ts [--data FILE] [--passes 7]`.
 // On a shared, noisy machine one pass's p99 measures the neighbours as much as the matcher, so each
 // request's time is its fastest of several passes; the load average is printed alongside.
@@ -12,6 +13,7 @@ import { createMatcher } from '../../src/matcher/index.js';
 import { readBenchData, type BenchQuery } from './bfcl-data.js';
 import { percentile } from './metrics.js';
 import { DEFAULT_DATA, prepareWorld } from './run.js';
+import { measureUpdate } from './update-latency.js';
 
 /** Latency of one index size: build time, heap the index holds, and per-request times in ms. */
 export interface LatencyReport {
@@ -96,7 +98,8 @@ async function main(): Promise<void> {
   const { world } = await prepareWorld(data);
   const tools = [...world.toolsById.values()];
   const passes = Number(values.passes);
-  const report = [tools.length, 10_000].map((size) => measureLatency(replicate(tools, size), data.queries, passes));
+  const latency = [tools.length, 10_000].map((size) => measureLatency(replicate(tools, size), data.queries, passes));
+  const report = { latency, update: measureUpdate(replicate(tools, 10_000), data.queries) };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }
 

@@ -8,6 +8,7 @@ import { writeBenchRepository } from './bench-repository.js';
 import { curvePoint } from './decision-curve.js';
 import { evaluate, fitSignalThreshold, measureLatency as measureBaselineLatency, type BenchWorld, type QueryOutcome } from './evaluate.js';
 import { measureLatency, replicate } from './latency.js';
+import { measureUpdate } from './update-latency.js';
 import { loadIndex } from './load-index.js';
 import { summarise, type Metrics } from './metrics.js';
 import { baselineSystem, matcherSystem } from './systems.js';
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
   const threshold = fitSignalThreshold(baseline);
   const passes = 7;
   const latency = [tools.length, 10_000].map((size) => measureLatency(replicate(tools, size), queries, passes));
+  const update = measureUpdate(replicate(tools, 10_000), queries);
   const baselineSearch = baselineSystem(tools);
   const baselineLatency = measureBaselineLatency(baselineSearch, queries);
   const matcherSplits = bySplit(matcher);
@@ -107,6 +109,7 @@ async function main(): Promise<void> {
     scan_ms: Math.round(scanMs),
     split: 'tuning = first byte of sha256(query id) is even; held out = odd',
     latency_ms: latency,
+    update_from_previous_matcher: update,
     gain_over_baseline: gains(matcherSplits, baselineSplits),
     matcher: {
       ...matcherSplits,

@@ -1,10 +1,16 @@
 import type { MatchResult, ToolIndex } from '../core/index.js';
 import { FITTED_DECISION, FITTED_RANKING } from './fitted-parameters.js';
 import { createToolResolver, lookupTool, type LookupResult } from './lookup.js';
-import { DEFAULT_LIMIT, explainIntent, matchIntent, type IntentExplanation } from './match-intent.js';
+import {
+  DEFAULT_LIMIT,
+  explainIntent,
+  matchIntent,
+  type IntentEngine,
+  type IntentExplanation,
+} from './match-intent.js';
 import type { DecisionModel, RankingParameters } from './ranking-parameters.js';
-import { buildSearchIndex, type SearchIndex } from './search-index.js';
-import { createParamsValidator } from './validate-params.js';
+import { buildSearchIndex, isCurrent, updateSearchIndex, type SearchIndex } from './search-index.js';
+import { createParamsValidator, type ParamsValidator } from './validate-params.js';
 
 /** How to match an intent. */
 export interface MatchIntentOptions {
@@ -14,10 +20,18 @@ export interface MatchIntentOptions {
   context?: Record<string, unknown>;
 }
 
-/** Overrides of the measured parameters, for benchmarks and fitting. */
+/** Overrides of the measured parameters (for benchmarks and fitting), and the matcher this one succeeds. */
 export interface MatcherOptions {
   ranking?: RankingParameters;
   decision?: DecisionModel;
+  /**
+   * The matcher of the previous index version: only the tools that are not the very same
+   * `ToolDefinition` objects as in its index are analysed and indexed again, and the schemas it
+   * compiled for the tools kept carry over. Its search structures are updated in place: its
+   * `lookup` keeps serving its own index, but from now on its `matchIntent` and `explainIntent`
+   * rebuild a private search index on first use (correct, but as slow as a full build).
+   */
+  previous?: Matcher;
 }
 
 /** Exact and intent matching over one index. */
@@ -34,24 +48,44 @@ export interface Matcher {
   reconfigure(options: MatcherOptions): Matcher;
 }
 
-/** Builds the search index for `index` once; params schemas compile on first use. */
-export function createMatcher(index: ToolIndex, options: MatcherOptions = {}): Matcher {
-  return assemble(index, buildSearchIndex(index.tools), options);
+/** What a successor matcher takes over from its predecessor. */
+interface MatcherState {
+  searchIndex: () => SearchIndex;
+  validator: ParamsValidator;
 }
 
-function assemble(index: ToolIndex, searchIndex: SearchIndex, options: MatcherOptions): Matcher {
-  const engine = {
+const states = new WeakMap<Matcher, MatcherState>();
+
+/**
+ * Builds the search index for `index` (or updates the one of `options.previous`); params schemas
+ * compile on first use.
+ */
+export function createMatcher(index: ToolIndex, options: MatcherOptions = {}): Matcher {
+  const previous = options.previous === undefined ? undefined : states.get(options.previous);
+  if (previous === undefined) return assemble(index, buildSearchIndex(index.tools), createParamsValidator(), options);
+  const searchIndex = updateSearchIndex(previous.searchIndex(), index.tools);
+  return assemble(index, searchIndex, previous.validator.next(index.tools), options);
+}
+
+function assemble(index: ToolIndex, searchIndex: SearchIndex, validator: ParamsValidator, options: MatcherOptions): Matcher {
+  const engine: IntentEngine = {
     index: searchIndex,
     ranking: options.ranking ?? FITTED_RANKING,
     decision: options.decision ?? FITTED_DECISION,
   };
+  // a successor updated the shared search structures: this matcher searches a private copy of its own
+  const current = (): IntentEngine => {
+    if (!isCurrent(engine.index)) engine.index = buildSearchIndex(index.tools);
+    return engine;
+  };
   const resolver = createToolResolver(index);
-  const validator = createParamsValidator();
-  return {
+  const matcher: Matcher = {
     commit: index.commit,
     lookup: (tool, params) => lookupTool(index, resolver, validator, tool, params),
-    matchIntent: (intent, { limit = DEFAULT_LIMIT } = {}) => matchIntent(engine, intent, limit),
-    explainIntent: (intent) => explainIntent(engine, intent),
-    reconfigure: (changed) => assemble(index, searchIndex, changed),
+    matchIntent: (intent, { limit = DEFAULT_LIMIT } = {}) => matchIntent(current(), intent, limit),
+    explainIntent: (intent) => explainIntent(current(), intent),
+    reconfigure: (changed) => assemble(index, engine.index, validator, changed),
   };
+  states.set(matcher, { searchIndex: () => engine.index, validator });
+  return matcher;
 }

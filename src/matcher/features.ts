@@ -1,13 +1,7 @@
 import type { QueryWord } from './request-words.js';
 import { SEARCH_FIELDS, type SearchField } from './search-document.js';
-import {
-  DESCRIBING_FIELDS,
-  FIELD_BIT,
-  NAMING_FIELDS,
-  PARAM_FIELDS,
-  type IntentTerm,
-  type SearchIndex,
-} from './search-index.js';
+import { inverseDocumentFrequency, type SearchIndex } from './search-index.js';
+import { DESCRIBING_FIELDS, FIELD_BIT, NAMING_FIELDS, PARAM_FIELDS, type IntentWord } from './tool-record.js';
 
 /** What the re-rank and the decision know about one tool for one request. */
 export interface ToolFeatures {
@@ -52,7 +46,8 @@ export interface RequestTerms {
 
 /** Measures how well one tool's text and the request cover each other. */
 export function measure(index: SearchIndex, position: number, request: RequestTerms, stage1: number): ToolFeatures {
-  const fields = index.termFields[position]!;
+  const record = index.records[position]!;
+  const fields = record.termFields;
   const { words, terms, pairs } = request;
   let total = 0;
   let covered = 0;
@@ -72,7 +67,7 @@ export function measure(index: SearchIndex, position: number, request: RequestTe
     if (mask & PARAM_FIELDS) parameters += weight;
   }
   const scale = total > 0 ? 1 / total : 0;
-  const names = index.nameVariants[position]!;
+  const names = record.nameVariants;
   return {
     stage1,
     coverage: covered * scale,
@@ -80,9 +75,9 @@ export function measure(index: SearchIndex, position: number, request: RequestTe
     describingCoverage: described * scale,
     paramCoverage: parameters * scale,
     nameShare: bestNameShare(names, terms),
-    intentShare: bestIntentShare(index.intentVariants[position]!, terms),
-    namePhrase: pairShare(index.namePairs[position]!, pairs, index.namePairs[position]!.size),
-    intentPhrase: pairShare(index.intentPairs[position]!, pairs, pairs.size),
+    intentShare: bestIntentShare(record.intentVariants, intentRarity(index, position), terms),
+    namePhrase: pairShare(record.namePairs, pairs, record.namePairs.size),
+    intentPhrase: pairShare(record.intentPairs, pairs, pairs.size),
     nameHead: names[0] !== undefined && terms.has(names[0][0]!) ? 1 : 0,
     unknownShare: request.unknownShare,
     valueShare: request.valueShare,
@@ -111,23 +106,36 @@ function bestNameShare(variants: string[][], queryTerms: Set<string>): number {
 }
 
 // the intent (or example) the request mirrors most completely, rare words counting more
-function bestIntentShare(variants: IntentTerm[][], queryTerms: Set<string>): number {
+function bestIntentShare(variants: IntentWord[][], rarities: Float64Array[], queryTerms: Set<string>): number {
   let best = 0;
-  for (const terms of variants) {
+  variants.forEach((terms, variant) => {
+    const rarity = rarities[variant]!;
     let total = 0;
     let hits = 0;
-    for (const [term, weight, value] of terms) {
-      total += weight;
-      if (!value && queryTerms.has(term)) hits += weight;
-    }
+    terms.forEach(([term, value], word) => {
+      total += rarity[word]!;
+      if (!value && queryTerms.has(term)) hits += rarity[word]!;
+    });
     if (total > 0) best = Math.max(best, hits / total);
-  }
+  });
   return best;
+}
+
+// Rarity is not stored with the tool's record: it changes with every tool an update adds or
+// removes. It is worked out once per index version, for the tools a request brings up.
+function intentRarity(index: SearchIndex, position: number): Float64Array[] {
+  let rarities = index.intentRarity[position];
+  if (rarities === undefined) {
+    const variants = index.records[position]!.intentVariants;
+    rarities = variants.map((terms) => Float64Array.from(terms, ([term]) => inverseDocumentFrequency(index, term)));
+    index.intentRarity[position] = rarities;
+  }
+  return rarities;
 }
 
 /** Which request words occur (whole, or mostly) in which fields of a tool, e.g. `intent: 提交, 记录`. */
 export function matchedFields(index: SearchIndex, position: number, words: QueryWord[]): string[] {
-  const fields = index.termFields[position]!;
+  const fields = index.records[position]!.termFields;
   const byField = new Map<SearchField, string[]>();
   for (const word of words) {
     const { share, mask } = wordMatch(fields, word);

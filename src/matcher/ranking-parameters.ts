@@ -2,14 +2,16 @@ import type { FieldGroup } from './search-document.js';
 
 /** The knobs of intent ranking; the values in use are measured by `bench/match/fit.ts`, not chosen by hand. */
 export interface RankingParameters {
-  /** BM25F weights of the field groups' term frequencies */
+  /** minisearch field boosts, one per field group (minisearch reads 0 as 1: use a small number instead) */
   boosts: Record<FieldGroup, number>;
-  /** BM25F parameters: term-frequency saturation, length normalisation, per-term lower bound (BM25+) */
+  /** minisearch's BM25+ parameters: term-frequency saturation, length normalisation, per-term lower bound */
   bm25: { k: number; b: number; d: number };
   /** weight of a word the request gives as a value (quoted, a capitalised name, a code) relative to other words */
   valueWeight: number;
-  /** the first stage reads the rarest request terms until their tools number this many (a latency bound) */
+  /** minisearch is asked for the rarest request terms until their tools number this many (a latency bound) */
   postingsBudget: number;
+  /** and for at most this many terms (a latency bound: each term costs minisearch a fixed overhead) */
+  maxTerms: number;
   /** how many first-stage results the re-rank looks at */
   depth: number;
   /** weights of the re-rank's linear score */

@@ -19,10 +19,10 @@ export const SEARCH_FIELDS = [
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 
 /**
- * The fields the first stage searches together, one boost per group. The groups are the tie the
- * benchmark forces (it has no display names, aliases, examples, why or group to measure them by):
- * display names and aliases are names, examples say what a tool does like its intent, and why and
- * group are background like its parameters. Fewer fields also mean fewer postings per term.
+ * The fields that share one boost. minisearch indexes and scores every field on its own; the groups
+ * are the tie the benchmark forces (it has no display names, aliases, examples, why or group to
+ * measure them by): display names and aliases are names, examples say what a tool does like its
+ * intent, and why and group are background like its parameters.
  */
 export const FIELD_GROUPS = {
   naming: ['name', 'display', 'aliases'],
@@ -33,16 +33,15 @@ export const FIELD_GROUPS = {
 /** One group of fields with a common boost. */
 export type FieldGroup = keyof typeof FIELD_GROUPS;
 
-/** A tool as the search index sees it: its position in the index and the text of each field. */
-export type SearchDocument = { id: number } & Record<SearchField, string>;
+/** A tool as the search index sees it: the text of each field. */
+export type SearchDocument = Record<SearchField, string>;
 
 /** Collects what an author wrote about a tool into search fields. */
-export function toSearchDocument(tool: ToolDefinition, id: number): SearchDocument {
+export function toSearchDocument(tool: ToolDefinition): SearchDocument {
   const names: string[] = [];
   const texts: string[] = [];
   collectParams(tool.params_schema, names, texts, 0);
   return {
-    id,
     name: tool.name,
     display: displayAddsWords(tool) ? tool.display : '',
     intent: tool.intent,

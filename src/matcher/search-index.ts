@@ -1,179 +1,125 @@
+import MiniSearch from 'minisearch';
 import type { ToolDefinition } from '../core/index.js';
-import { analyze, analyzeWords } from './analyze.js';
-import {
-  FIELD_GROUPS,
-  SEARCH_FIELDS,
-  toSearchDocument,
-  type FieldGroup,
-  type SearchDocument,
-  type SearchField,
-} from './search-document.js';
-import { valueWords } from './value-words.js';
+import { SEARCH_FIELDS } from './search-document.js';
+import { describeTool, indexedDocument, type IndexedDocument, type ToolRecord } from './tool-record.js';
 
-/** Bit of a field in a term's field mask. */
-export const FIELD_BIT: Record<SearchField, number> = Object.fromEntries(
-  SEARCH_FIELDS.map((field, index) => [field, 1 << index]),
-) as Record<SearchField, number>;
-
-/** The fields that name a tool. */
-export const NAMING_FIELDS = FIELD_BIT.name | FIELD_BIT.display | FIELD_BIT.aliases;
-/** The fields that say what a tool does. */
-export const DESCRIBING_FIELDS = FIELD_BIT.intent | FIELD_BIT.examples;
-/** The fields that describe a tool's parameters. */
-export const PARAM_FIELDS = FIELD_BIT.param_names | FIELD_BIT.param_text;
-
-/** The field groups in the order their term frequencies are stored. */
-export const GROUPS = Object.keys(FIELD_GROUPS) as FieldGroup[];
-
-/** The tools a term occurs in, and how often in each field group (`GROUPS.length` numbers per tool). */
-export interface Postings {
-  tools: Int32Array;
-  frequencies: Float32Array;
-}
-
-/** A term of an intent or example, its rarity, and whether the example gives it as a value. */
-export type IntentTerm = [term: string, weight: number, value: boolean];
-
-type IntentWords = Array<[term: string, value: boolean]>;
-
-/** The search structures built once per index: BM25F postings plus per-tool term statistics for the re-rank. */
-export interface SearchIndex {
-  tools: readonly ToolDefinition[];
-  postings: Map<string, Postings>;
-  /** per tool and field group, the number of terms (`GROUPS.length` numbers per tool) */
-  groupLengths: Float32Array;
-  /** per field group, the average number of terms over the tools */
-  averageLengths: number[];
-  /** per tool: each of its terms and the fields (bit mask) it occurs in */
-  termFields: Array<Map<string, number>>;
-  /** per tool: the distinct terms of each of its names (name, display name, aliases), in order */
-  nameVariants: string[][][];
-  /** per tool: the distinct terms of each way it says what it does (intent, examples), with their rarity */
-  intentVariants: IntentTerm[][][];
-  /** per tool: adjacent term pairs (`a b`) of its names and of its intent and examples */
-  namePairs: Array<Set<string>>;
-  intentPairs: Array<Set<string>>;
+/**
+ * The minisearch index and term statistics that a line of index versions shares: an update changes
+ * them in place, so only the version it made may read them afterwards.
+ */
+interface SearchEngine {
+  minisearch: MiniSearch<IndexedDocument>;
   /** in how many tools each term occurs */
   documentFrequency: Map<string, number>;
+  /** the version whose tools the engine holds now */
+  version: number;
 }
 
-/** Analyses every tool once and builds the search structures. */
+/** The search structures of one index version: minisearch over the tools' fields, and each tool's record. */
+export interface SearchIndex {
+  tools: readonly ToolDefinition[];
+  /** per position in `tools`, what the re-rank knows of the tool */
+  records: readonly ToolRecord[];
+  /** minisearch id → position in `tools` */
+  positions: Map<number, number>;
+  minisearch: MiniSearch<IndexedDocument>;
+  documentFrequency: ReadonlyMap<string, number>;
+  /** inverse document frequencies read so far (of terms the index has), kept for this version only */
+  rarity: Map<string, number>;
+  /** per position, the rarity of each word of each of the tool's intents, worked out on first use */
+  intentRarity: Array<Float64Array[] | undefined>;
+  engine: SearchEngine;
+  version: number;
+}
+
+// analysed fields travel through minisearch as space-joined terms: it only has to split them again
+const splitTerms = (text: string): string[] => (text.length === 0 ? [] : text.split(' '));
+const sameTerm = (term: string): string => term;
+
+/** Analyses every tool and indexes it with minisearch. */
 export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex {
-  const width = GROUPS.length;
-  const lists = new Map<string, number[]>();
-  const groupLengths = new Float32Array(tools.length * width);
-  const index: SearchIndex = {
-    tools,
-    postings: new Map(),
-    groupLengths,
-    averageLengths: new Array<number>(width).fill(0),
-    termFields: [],
-    nameVariants: [],
-    intentVariants: [],
-    namePairs: [],
-    intentPairs: [],
+  const engine: SearchEngine = {
+    minisearch: new MiniSearch<IndexedDocument>({
+      fields: [...SEARCH_FIELDS],
+      tokenize: splitTerms,
+      processTerm: sameTerm,
+      searchOptions: { tokenize: splitTerms, processTerm: sameTerm, combineWith: 'OR' },
+    }),
     documentFrequency: new Map(),
+    version: 0,
   };
-  const intentWords: IntentWords[][] = [];
-  tools.forEach((tool, position) => {
-    const document = toSearchDocument(tool, position);
-    const lengths = groupLengths.subarray(position * width, (position + 1) * width);
-    const counts = countTerms(document, lengths, index.termFields);
-    for (const [term, count] of counts) {
-      let list = lists.get(term);
-      if (list === undefined) lists.set(term, (list = []));
-      list.push(position, ...count);
-    }
-    intentWords.push(describeTool(index, tool, document));
+  const records = tools.map((tool) => {
+    const { record, document } = describeTool(tool);
+    engine.minisearch.add(document);
+    count(engine, record, 1);
+    return record;
   });
-  for (const [term, list] of lists) index.postings.set(term, toPostings(list, width));
-  for (const [term, postings] of index.postings) index.documentFrequency.set(term, postings.tools.length);
-  for (let slot = 0; slot < width; slot += 1) {
-    let total = 0;
-    for (let position = 0; position < tools.length; position += 1) total += groupLengths[position * width + slot]!;
-    index.averageLengths[slot] = tools.length > 0 ? Math.max(1, total / tools.length) : 1;
+  return snapshot(engine, tools, records);
+}
+
+/**
+ * The search structures for `tools`, made from those of a previous version by analysing and indexing
+ * only the tools that are not the very same objects as before, and removing the ones gone. The
+ * previous version's structures are updated in place: from now on only the returned version may be
+ * searched (`isCurrent` tells). A previous version that is no longer current is not updated: the
+ * index is built afresh.
+ */
+export function updateSearchIndex(previous: SearchIndex, tools: readonly ToolDefinition[]): SearchIndex {
+  if (!isCurrent(previous)) return buildSearchIndex(tools);
+  const { engine } = previous;
+  const known = new Map(previous.records.map((record) => [record.tool, record]));
+  const kept = new Set<ToolRecord>();
+  for (const tool of tools) {
+    const record = known.get(tool);
+    if (record !== undefined) kept.add(record);
   }
-  // rarity is known only once every tool is read
-  const withRarity = (terms: IntentWords): IntentTerm[] =>
-    terms.map(([term, value]) => [term, inverseDocumentFrequency(index, term), value]);
-  index.intentVariants = intentWords.map((variants) => variants.map(withRarity));
-  return index;
+  for (const record of previous.records) {
+    if (kept.has(record)) continue;
+    // removed term by term, unlike `discard`: minisearch's scores then match a fresh index's at once
+    engine.minisearch.remove(indexedDocument(record));
+    count(engine, record, -1);
+  }
+  const records = tools.map((tool) => {
+    const record = known.get(tool);
+    if (record !== undefined) return record;
+    const described = describeTool(tool);
+    engine.minisearch.add(described.document);
+    count(engine, described.record, 1);
+    return described.record;
+  });
+  engine.version += 1;
+  return snapshot(engine, tools, records);
+}
+
+/** Whether the shared search structures still hold this version's tools. */
+export function isCurrent(index: SearchIndex): boolean {
+  return index.version === index.engine.version;
 }
 
 /** Inverse document frequency of a term in this index (BM25's form); a term no tool uses counts as the rarest. */
 export function inverseDocumentFrequency(index: SearchIndex, term: string): number {
-  const count = index.tools.length;
-  const frequency = Math.max(1, index.documentFrequency.get(term) ?? 0);
-  return Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5));
+  const known = index.rarity.get(term);
+  if (known !== undefined) return known;
+  const frequency = index.documentFrequency.get(term);
+  const rarity = Math.log(1 + (index.tools.length - (frequency ?? 1) + 0.5) / ((frequency ?? 1) + 0.5));
+  // only the index's own terms are kept: requests would grow the map without bound
+  if (frequency !== undefined) index.rarity.set(term, rarity);
+  return rarity;
 }
 
-// Records the tool's names and the adjacent term pairs of its names and intents; returns the terms
-// of its intent and of each example. An alias is another name and an example another intent: each
-// is compared with the request whole.
-function describeTool(index: SearchIndex, tool: ToolDefinition, document: SearchDocument): IntentWords[] {
-  const names = [tool.name, ...(document.display === '' ? [] : [tool.display]), ...tool.aliases];
-  const nameTerms = names.map((name) => termSequence(name)).filter((terms) => terms.length > 0);
-  const examples = tool.examples.map((example) => termSequence(example, valueWords(example)));
-  const intents = [termSequence(tool.intent), ...examples];
-  const spoken = intents.filter((terms) => terms.length > 0);
-  index.nameVariants.push(nameTerms.map((terms) => distinct(terms).map(([term]) => term)));
-  index.namePairs.push(adjacentPairs(nameTerms));
-  index.intentPairs.push(adjacentPairs(spoken.map((terms) => terms.filter(([, value]) => !value))));
-  return spoken.map(distinct);
+function snapshot(engine: SearchEngine, tools: readonly ToolDefinition[], records: ToolRecord[]): SearchIndex {
+  const positions = new Map<number, number>();
+  records.forEach((record, position) => positions.set(record.id, position));
+  const { minisearch, documentFrequency, version } = engine;
+  const intentRarity = new Array<Float64Array[] | undefined>(records.length);
+  return { tools, records, positions, minisearch, documentFrequency, rarity: new Map(), intentRarity, engine, version };
 }
 
-// the terms of each field group's fields, counted; each term's fields are recorded in `termFields`
-function countTerms(
-  document: SearchDocument,
-  lengths: Float32Array,
-  termFields: Array<Map<string, number>>,
-): Map<string, Float32Array> {
-  const fields = new Map<string, number>();
-  const counts = new Map<string, Float32Array>();
-  GROUPS.forEach((group, slot) => {
-    for (const field of FIELD_GROUPS[group] as readonly SearchField[]) {
-      const terms = analyze(document[field]);
-      lengths[slot]! += terms.length;
-      for (const term of terms) {
-        fields.set(term, (fields.get(term) ?? 0) | FIELD_BIT[field]);
-        let count = counts.get(term);
-        if (count === undefined) counts.set(term, (count = new Float32Array(GROUPS.length)));
-        count[slot]! += 1;
-      }
-    }
-  });
-  termFields.push(fields);
-  return counts;
-}
-
-// An example is a request: the values it gives (a file name, a place) say what it was asked of, not
-// what the tool does, so they are marked and never count as the request mirroring the example.
-function termSequence(text: string, values: Set<string> = new Set()): IntentWords {
-  return analyzeWords(text).map(({ word, terms }) => [terms[0]!, values.has(word)]);
-}
-
-function distinct(terms: IntentWords): IntentWords {
-  const seen = new Set<string>();
-  return terms.filter(([term]) => !seen.has(term) && seen.add(term) !== undefined);
-}
-
-function adjacentPairs(variants: IntentWords[]): Set<string> {
-  const pairs = new Set<string>();
-  for (const terms of variants) {
-    for (let index = 0; index + 1 < terms.length; index += 1) pairs.add(`${terms[index]![0]} ${terms[index + 1]![0]}`);
+function count(engine: SearchEngine, record: ToolRecord, change: 1 | -1): void {
+  const frequency = engine.documentFrequency;
+  for (const term of record.termFields.keys()) {
+    const next = (frequency.get(term) ?? 0) + change;
+    if (next === 0) frequency.delete(term);
+    else frequency.set(term, next);
   }
-  return pairs;
-}
-
-function toPostings(list: number[], width: number): Postings {
-  const count = list.length / (width + 1);
-  const tools = new Int32Array(count);
-  const frequencies = new Float32Array(count * width);
-  for (let entry = 0; entry < count; entry += 1) {
-    tools[entry] = list[entry * (width + 1)]!;
-    for (let slot = 0; slot < width; slot += 1) {
-      frequencies[entry * width + slot] = list[entry * (width + 1) + 1 + slot]!;
-    }
-  }
-  return { tools, frequencies };
 }

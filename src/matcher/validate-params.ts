@@ -18,6 +18,8 @@ export type ParamsValidation =
 /** Validates params against tools' schemas, compiling each schema on its first use only. */
 export interface ParamsValidator {
   validate(tool: ToolDefinition, params: unknown): ParamsValidation;
+  /** a validator for another index version: the schemas compiled for the tools it keeps carry over */
+  next(tools: readonly ToolDefinition[]): ParamsValidator;
 }
 
 // ajv-formats ships CommonJS whose default export arrives wrapped under NodeNext
@@ -25,27 +27,46 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 
 /** A validator for one index: schemas compile lazily, so a 10,000-tool index costs nothing until used. */
 export function createParamsValidator(): ParamsValidator {
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
+  // a schema's $id is not registered: two tools (or two versions of one) may well use the same one
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, addUsedSchema: false });
   addFormats(ajv);
-  const compiled = new Map<string, ValidateFunction>();
+  return validatorOver(ajv, new Map());
+}
+
+// Versions of an index share one ajv. A tool is known by its definition object, which the scanner
+// keeps for a tool whose folder did not change; ajv forgets the schemas of the tools a version
+// drops (a validator still serving a call keeps its compiled function).
+function validatorOver(ajv: Ajv2020, compiled: Map<ToolDefinition, ValidateFunction>): ParamsValidator {
   return {
     validate(tool, params) {
-      let check = compiled.get(tool.name);
+      let check = compiled.get(tool);
       if (check === undefined) {
         check = ajv.compile(tool.params_schema);
-        compiled.set(tool.name, check);
+        compiled.set(tool, check);
       }
-      // defaults are filled into a copy: the caller's object stays as it was sent
-      const data = params === undefined ? {} : structuredClone(params);
-      if (check(data)) return { valid: true, data: data as Record<string, unknown> };
-      const problems = describeErrors(check.errors ?? []);
-      const schema = compactSchema(tool.params_schema);
-      const errorMessage =
-        `invalid params for '${tool.name}': ${problems.map(formatProblem).join('; ')}. ` +
-        `Expected params: ${schema}`;
-      return { valid: false, errorMessage, problems, schema };
+      return validateWith(check, tool, params);
+    },
+    next(tools) {
+      const kept = new Set(tools);
+      const carried = new Map<ToolDefinition, ValidateFunction>();
+      for (const [tool, check] of compiled) {
+        if (kept.has(tool)) carried.set(tool, check);
+        else ajv.removeSchema(tool.params_schema);
+      }
+      return validatorOver(ajv, carried);
     },
   };
+}
+
+function validateWith(check: ValidateFunction, tool: ToolDefinition, params: unknown): ParamsValidation {
+  // defaults are filled into a copy: the caller's object stays as it was sent
+  const data = params === undefined ? {} : structuredClone(params);
+  if (check(data)) return { valid: true, data: data as Record<string, unknown> };
+  const problems = describeErrors(check.errors ?? []);
+  const schema = compactSchema(tool.params_schema);
+  const errorMessage =
+    `invalid params for '${tool.name}': ${problems.map(formatProblem).join('; ')}. ` + `Expected params: ${schema}`;
+  return { valid: false, errorMessage, problems, schema };
 }
 
 function formatProblem(problem: ParamProblem): string {

@@ -97,11 +97,12 @@ describe('matchIntent', () => {
       const phrased = createMatcher(
         makeIndex([
           makeToolDefinition({ name: 'quote-lookup', intent: 'Look up the current stock price of a listed company' }),
-          makeToolDefinition({ name: 'price-alert', intent: 'Warn when the price of an item drops while it is in stock' }),
+          // its name shares no word with the request: only the order of the intent's words tells the two apart
+          makeToolDefinition({ name: 'drop-alert', intent: 'Warn when the price of an item drops while it is in stock' }),
         ]),
       );
       const { ranked } = phrased.explainIntent('what is the stock price of ACME today');
-      expect(ranked.map((entry) => entry.tool.name)).toEqual(['quote-lookup', 'price-alert']);
+      expect(ranked.map((entry) => entry.tool.name)).toEqual(['quote-lookup', 'drop-alert']);
     });
 
     it('returns first the one whose examples ask the same, not the one whose examples give the same values', () => {

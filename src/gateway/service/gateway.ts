@@ -113,7 +113,7 @@ export class Gateway {
     }
     this.lastScanError = undefined;
     const changed = index.commit !== previous.index.commit;
-    this.current = changed ? { index, matcher: createMatcher(index) } : { index, matcher: previous.matcher };
+    this.current = changed ? { index, matcher: createMatcher(index, { previous: this.current.matcher }) } : { index, matcher: previous.matcher };
     if (changed) {
       this.logger?.info({ previous: previous.index.commit, commit: index.commit, tools: index.tools.length, errors: index.errors.length }, 'index swapped');
       for (const listener of this.listeners) listener(this.current);

@@ -1,0 +1,140 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ToolDefinition, ToolIndex } from '../../src/core/index.js';
+import { createMatcher, type Matcher } from '../../src/matcher/index.js';
+import { makeIndex, makeToolDefinition, scanStarterTools } from './helpers.js';
+
+const INTENTS = [
+  '查看最近的提交记录',
+  '读取配置文件',
+  'покажи последние коммиты',
+  'read the file README.md',
+  'run ls -la on the server',
+  'send a GET request to /v1/status',
+  'what is the weather in Paris',
+  'get the weather forecast for Tokyo',
+  'convert 100 USD to EUR',
+  'translate this sentence into French',
+  'book a flight to Tokyo',
+  'resize the image to 200 pixels',
+  'tell me a joke',
+];
+
+const EXTRA: Array<Partial<ToolDefinition>> = [
+  { name: 'weather-now', intent: 'get the current weather for a city', aliases: ['weather'] },
+  { name: 'weather-forecast', intent: 'get the weather forecast for the next days in a city' },
+  { name: 'currency-convert', intent: 'convert an amount of money from one currency to another' },
+  { name: 'image-resize', intent: 'resize an image to a given width and height in pixels' },
+  { name: 'text-translate', intent: 'translate a text into another language', examples: ['translate "hello" into German'] },
+  { name: 'flight-search', intent: 'search flights between two airports on a date' },
+];
+
+/** Everything an answer shows, for comparing two matchers. */
+function answers(matcher: Matcher): unknown[] {
+  return INTENTS.map((intent) => {
+    const { found, ranked } = matcher.explainIntent(intent);
+    const shown = ranked.map(({ tool, score, probability, matched }) => ({ name: tool.name, score, probability, matched }));
+    return { intent, found, shown, result: matcher.matchIntent(intent, { limit: 5 }) };
+  });
+}
+
+function withTools(index: ToolIndex, tools: ToolDefinition[]): ToolIndex {
+  return { ...makeIndex(tools), commit: `${index.commit}+` };
+}
+
+describe('createMatcher with a previous matcher', () => {
+  let starter: ToolIndex;
+  let extra: ToolDefinition[];
+  beforeAll(async () => {
+    starter = await scanStarterTools();
+    extra = EXTRA.map((overrides) => makeToolDefinition(overrides));
+  });
+
+  describe('when tools are added, changed and removed', () => {
+    it('returns exactly what a matcher built afresh returns, at every step', () => {
+      let index = withTools(starter, [...starter.tools, ...extra.slice(0, 3)]);
+      let matcher = createMatcher(index);
+      const steps: Array<(tools: ToolDefinition[]) => ToolDefinition[]> = [
+        (tools) => [...tools, ...extra.slice(3)],
+        (tools) => tools.map((tool) => (tool.name === 'weather-now' ? { ...tool, intent: 'show the temperature and rain right now' } : tool)),
+        (tools) => tools.filter((tool) => tool.name !== 'file-read' && tool.name !== 'currency-convert'),
+        (tools) => [...tools.filter((tool) => tool.name !== 'image-resize'), makeToolDefinition({ name: 'image-crop', intent: 'crop an image' })],
+        (tools) => tools,
+      ];
+      for (const step of steps) {
+        index = withTools(index, step(index.tools));
+        matcher = createMatcher(index, { previous: matcher });
+        expect(answers(matcher)).toEqual(answers(createMatcher(index)));
+      }
+    });
+
+    it('returns the same answers when the previous index had no tools', () => {
+      const empty = createMatcher(makeIndex([]));
+      const index = withTools(starter, [...starter.tools, ...extra]);
+      expect(answers(createMatcher(index, { previous: empty }))).toEqual(answers(createMatcher(index)));
+    });
+  });
+
+  describe('when the previous matcher is still used after the update', () => {
+    it('returns lookups of its own index', () => {
+      const before = createMatcher(withTools(starter, [...starter.tools, ...extra]));
+      const changed = withTools(starter, starter.tools.filter((tool) => tool.name !== 'git-ops'));
+      const after = createMatcher(changed, { previous: before });
+      expect(before.lookup('git-ops', {})).toMatchObject({ found: true, valid: true });
+      expect(before.lookup('weather', {})).toMatchObject({ found: true, tool: { name: 'weather-now' } });
+      expect(after.lookup('git-ops', {})).toMatchObject({ found: false, code: 'TOOL_NOT_FOUND' });
+      expect(after.lookup('file-read', {})).toMatchObject({ found: true, valid: false, code: 'INVALID_PARAMS' });
+    });
+
+    it('returns intent answers of its own index, as a matcher built afresh over it would', () => {
+      const oldIndex = withTools(starter, [...starter.tools, ...extra]);
+      const before = createMatcher(oldIndex);
+      createMatcher(withTools(oldIndex, extra.slice(1)), { previous: before });
+      expect(answers(before)).toEqual(answers(createMatcher(oldIndex)));
+    });
+
+    it('returns correct answers when it is the previous matcher of a second update', () => {
+      const oldIndex = withTools(starter, [...starter.tools, ...extra]);
+      const before = createMatcher(oldIndex);
+      createMatcher(withTools(oldIndex, starter.tools), { previous: before });
+      const second = withTools(oldIndex, [...starter.tools, ...extra.slice(2)]);
+      expect(answers(createMatcher(second, { previous: before }))).toEqual(answers(createMatcher(second)));
+    });
+  });
+
+  describe('when a tool changes its params schema', () => {
+    const schema = (property: string, type: string, id?: string) => ({
+      ...(id === undefined ? {} : { $id: id }),
+      type: 'object',
+      properties: { [property]: { type } },
+      required: [property],
+      additionalProperties: false,
+    });
+
+    it.each([
+      ['without an $id', undefined],
+      ['with the same $id before and after', 'https://example.com/convert.json'],
+    ])('returns lookups validated against the new schema, and the old one for the previous matcher (%s)', (_case, id) => {
+      const before = makeToolDefinition({ name: 'convert', params_schema: schema('amount', 'number', id) });
+      const kept = makeToolDefinition({ name: 'kept', params_schema: schema('path', 'string') });
+      const previous = createMatcher(makeIndex([before, kept]));
+      expect(previous.lookup('convert', { amount: 5 })).toMatchObject({ valid: true });
+      expect(previous.lookup('kept', { path: 'a' })).toMatchObject({ valid: true });
+      const after = { ...before, params_schema: schema('currency', 'string', id) };
+      const next = createMatcher(makeIndex([after, kept]), { previous });
+      expect(next.lookup('convert', { currency: 'EUR' })).toMatchObject({ valid: true });
+      expect(next.lookup('convert', { amount: 5 })).toMatchObject({ valid: false, code: 'INVALID_PARAMS' });
+      expect(next.lookup('kept', { path: 1 })).toMatchObject({ valid: false, code: 'INVALID_PARAMS' });
+      expect(previous.lookup('convert', { amount: 5 })).toMatchObject({ valid: true });
+    });
+  });
+
+  describe('when the updated matcher is reconfigured', () => {
+    it('returns the answers of the same index with the other parameters', () => {
+      const before = createMatcher(withTools(starter, starter.tools));
+      const index = withTools(starter, [...starter.tools, ...extra]);
+      const strict = { decision: { features: [], weights: [], bias: 0, threshold: 1 } };
+      const after = createMatcher(index, { previous: before }).reconfigure(strict);
+      expect(answers(after)).toEqual(answers(createMatcher(index, strict)));
+    });
+  });
+});
