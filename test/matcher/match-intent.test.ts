@@ -55,6 +55,35 @@ describe('matchIntent', () => {
     });
   });
 
+  describe('when the request words it in a way no definition does', () => {
+    // paraphrases: found through segmentation, stemming and coverage, not by meeting an example again
+    const PARAPHRASES: Array<[string, string]> = [
+      ['显示这个仓库的提交历史', 'git-ops'],
+      ['列出所有分支', 'git-ops'],
+      ['打开文件看看内容', 'file-read'],
+      ['把这段文字保存到文件里', 'file-write'],
+      ['运行脚本统计代码行数', 'shell-exec'],
+      ['把结果写入到文件', 'file-write'],
+      ['用curl调用一下这个接口', 'http-request'],
+      ['показать историю изменений репозитория', 'git-ops'],
+      ['прочитать содержимое файла', 'file-read'],
+      ['покажи содержимое файла config.yaml', 'file-read'],
+      ['сделай GET запрос к серверу', 'http-request'],
+      ['отправь HTTP запрос', 'http-request'],
+      ['run the build script in a terminal', 'shell-exec'],
+      ['save this text into notes.txt', 'file-write'],
+    ];
+
+    it('has requests that occur in no starter definition', async () => {
+      const texts = (await scanStarterTools()).tools.map((tool) => JSON.stringify(tool));
+      for (const [intent] of PARAPHRASES) expect(texts.some((text) => text.includes(intent))).toBe(false);
+    });
+
+    it.each(PARAPHRASES)('returns the right tool first for %s', (intent, tool) => {
+      expect(names(matcher.matchIntent(intent))[0]).toBe(tool);
+    });
+  });
+
   describe('when no tool in the repository fits', () => {
     it.each([
       ['今天天气怎么样'],
