@@ -71,7 +71,8 @@ export function parseExecRequest(body: unknown): { ok: true; request: ExecReques
   if (!validateRequest(body)) {
     return { ok: false, code: 'INVALID_REQUEST', message: `${ajv.errorsText(validateRequest.errors, { dataVar: 'body' })}; send {method, params, timeout_ms?, max_output_bytes?} as application/json` };
   }
-  const validate = validateParams[body.method];
+  // own properties only: 'toString' or '__proto__' are no methods
+  const validate = Object.hasOwn(validateParams, body.method) ? validateParams[body.method] : undefined;
   if (!validate) return { ok: false, code: 'UNKNOWN_METHOD', message: `unknown method '${body.method}'; use one of: ${GATEKEEPER_METHODS.join(', ')}` };
   if (!validate(body.params)) return { ok: false, code: 'INVALID_PARAMS', message: `${body.method}: ${ajv.errorsText(validate.errors, { dataVar: 'params' })}` };
   return { ok: true, request: body };

@@ -5,6 +5,8 @@ interface HttpError {
   type?: string;
   status?: number;
   limit?: number;
+  /** the raw body, on a parse failure */
+  body?: unknown;
   message?: string;
 }
 
@@ -20,7 +22,9 @@ export function errorHandler(logger: Logger, service: string): ErrorRequestHandl
       return;
     }
     if (error.type === 'entity.parse.failed') {
-      response.status(400).json({ code: 'MALFORMED_JSON', error: `the body is not valid JSON: ${error.message}` });
+      // JSON.parse names a position, except when the body ends too early: then say where it ended
+      const where = error.message === 'Unexpected end of JSON input' && typeof error.body === 'string' ? ` at position ${error.body.length} (the end of the body: is a closing bracket or quote missing?)` : '';
+      response.status(400).json({ code: 'MALFORMED_JSON', error: `the body is not valid JSON: ${error.message}${where}` });
       return;
     }
     if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {

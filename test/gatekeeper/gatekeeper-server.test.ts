@@ -188,10 +188,10 @@ describe('gatekeeper POST /exec', () => {
       expect(json).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', error: expect.stringContaining('1024 bytes') });
     });
 
-    it('returns 400 listing the methods for an unknown method', async () => {
-      const { status, json } = await post({ method: 'rm_rf', params: {} });
+    it.each(['rm_rf', 'toString', '__proto__', 'constructor'])('returns 400 listing the methods for the unknown method %s', async (method) => {
+      const { status, json } = await post({ method, params: {} });
       expect(status).toBe(400);
-      expect(json).toEqual({ code: 'UNKNOWN_METHOD', error: "unknown method 'rm_rf'; use one of: exec, read_file, write_file, list_dir" });
+      expect(json).toEqual({ code: 'UNKNOWN_METHOD', error: `unknown method '${method}'; use one of: exec, read_file, write_file, list_dir` });
     });
 
     it.each([

@@ -92,6 +92,11 @@ describe('HTTP API', () => {
       expect(response.text).not.toMatch(/at .*\.(ts|js):\d+/);
     });
 
+    it('says where the JSON ends too early', async () => {
+      const response = await request(server, 'POST', '/v1/call', { raw: '{"tool":', headers: { ...auth, 'content-type': 'application/json' } });
+      expect(response.json.error).toMatch(/at position 8/);
+    });
+
     it('says which param is wrong and gives the schema', async () => {
       const response = await request(server, 'POST', '/v1/call', { body: { tool: 'shell-exec', params: { cmd: 42 } }, headers: auth });
       expect(response.json.error).toMatch(/'cmd' must be string/);

@@ -1,6 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { bearerAuth, errorHandler, notFoundHandler, requestLog } from '../../http-edge/index.js';
+import { bearerAuth, errorHandler, isLoopback, loopbackHostGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
 import type { Gateway } from '../service/index.js';
 import { apiRouter } from './api-routes.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
@@ -29,6 +29,7 @@ export function createApp(options: AppOptions): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(requestLog(logger));
+  if (isLoopback(config.listen.host)) app.use(loopbackHostGuard());
   const document = openApiDocument(options.version);
   app.get('/v1/openapi.json', (_request, response) => {
     response.json(document);
