@@ -42,6 +42,8 @@ export interface ExecutionContext {
   /** APIs by name; a tool's `http.api` picks one (default `default`) */
   apis?: Record<string, ApiTarget>;
   forgejo?: ForgejoConfig;
+  /** further secrets of the composition root that no result may show (a repository token, a webhook secret) */
+  otherSecrets?: string[];
   /** aborting it stops the call; the result then has code `CANCELLED` */
   signal?: AbortSignal;
 }
@@ -55,5 +57,6 @@ export function secretsOf(context: ExecutionContext): string[] {
     secrets.push(...Object.values(api.headers ?? {}));
   }
   if (context.forgejo?.token) secrets.push(context.forgejo.token);
+  secrets.push(...(context.otherSecrets ?? []));
   return secrets;
 }

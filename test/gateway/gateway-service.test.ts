@@ -125,3 +125,17 @@ describe('Gateway calls', () => {
     });
   });
 });
+
+describe('Gateway secrets', () => {
+  it('shows none of its own secrets in a receipt, even when a tool prints them', async () => {
+    const secrets = { HLDP_API_TOKEN: 'api-token-0123456789abcdef', HLDP_WEBHOOK_SECRET: 'webhook-secret-0123', HLDP_REPO_TOKEN: 'repo-token-0123456789' };
+    const opened = await openTestGateway('native-repo', secrets);
+    cleanups.push(opened.cleanup);
+    // printed in two halves, so that the secrets are in the output but not in the params
+    const halves = Object.values(secrets).map((secret) => `${secret.slice(0, 4)}' '${secret.slice(4)}`);
+    const receipt = receiptOf(await opened.gateway.call('shell-exec', { cmd: `printf '%s%s %s%s %s%s\\n' '${halves.join("' '")}' >&2; exit 1` }));
+    expect(receipt.error).toBe('[REDACTED] [REDACTED] [REDACTED]\n');
+    const [stored] = await opened.gateway.receipts();
+    expect(JSON.stringify(stored)).not.toMatch(/api-token-|webhook-secret-|repo-token-/);
+  });
+});

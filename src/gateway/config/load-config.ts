@@ -77,6 +77,10 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
   if (env.HLDP_API_TOKEN !== undefined && env.HLDP_API_TOKEN.length < 16) {
     throw new ConfigError('HLDP_API_TOKEN', 'must be at least 16 characters');
   }
+  // the same floor as webhook_secret in the file: a short secret is guessed
+  if (env.HLDP_WEBHOOK_SECRET !== undefined && env.HLDP_WEBHOOK_SECRET.length < 8) {
+    throw new ConfigError('HLDP_WEBHOOK_SECRET', 'must be at least 8 characters');
+  }
   return config;
 }
 

@@ -26,8 +26,15 @@ export class ExecutionTargets {
       gatekeepers,
       apis: this.selfApi && !this.config.apis.default ? { ...this.config.apis, default: this.selfApi } : this.config.apis,
       ...(this.config.forgejo ? { forgejo: this.config.forgejo } : {}),
+      otherSecrets: this.otherSecrets(),
       ...(signal ? { signal } : {}),
     };
+  }
+
+  // every secret of the configuration that the executors do not use themselves
+  private otherSecrets(): string[] {
+    const { repository, apiToken, webhookSecret } = this.config;
+    return [repository.token, apiToken, webhookSecret].filter((secret): secret is string => secret !== undefined && secret !== '');
   }
 
   /** Makes this gateway's own HTTP API the `default` API of `hldp-api` tools, unless one is configured. */
