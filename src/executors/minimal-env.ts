@@ -20,11 +20,3 @@ export function minimalEnvironment(
   environment.PATH ??= FALLBACK_PATH;
   return { ...environment, ...overrides };
 }
-
-// Variables through which a value is read as code or picks the program: a parameter may never fill them.
-const CODE_BEARING = /^(PATH|IFS|ENV|BASH_ENV|PS4|SHELLOPTS|BASHOPTS|NODE_OPTIONS|LD_.*|DYLD_.*)$/;
-
-/** Whether a variable is one a parameter may not set, because a shell or loader would run its value. */
-export function isCodeBearingVariable(name: string): boolean {
-  return CODE_BEARING.test(name);
-}

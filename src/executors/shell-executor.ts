@@ -1,9 +1,9 @@
 import { stat } from 'node:fs/promises';
-import type { ArgvTemplate, ExecutionResult, ShellSpec, ToolDefinition } from '../core/index.js';
+import { isCodeBearingVariable, type ArgvTemplate, type ExecutionResult, type ShellSpec, type ToolDefinition } from '../core/index.js';
 import { buildArgv, fillTemplate } from './argv-template.js';
 import type { ShellConfig } from './execution-context.js';
 import { failedResult } from './execution-result.js';
-import { isCodeBearingVariable, minimalEnvironment } from './minimal-env.js';
+import { minimalEnvironment } from './minimal-env.js';
 import { hasValue, parameterText, withDefaults, type Params } from './params.js';
 import { resolveInsideRoot } from './root-path.js';
 import { runProcess } from './run-process.js';

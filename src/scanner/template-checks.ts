@@ -1,4 +1,4 @@
-import { listPlaceholders, wholePlaceholder, type JsonSchema } from '../core/index.js';
+import { isCodeBearingVariable, listPlaceholders, wholePlaceholder, type JsonSchema } from '../core/index.js';
 import type { SchemaProblem } from './shape-checker.js';
 
 /** The per-executor fields that may reference parameters (already shape-checked by the schema). */
@@ -22,7 +22,12 @@ export function checkTemplates(fields: ExecutorFields, paramsSchema: JsonSchema)
   const { shell, http } = fields;
   if (shell) {
     forEachArgv(shell.argv, (text, path) => checkText(text, ['shell', 'argv', ...path]));
-    for (const [key, value] of Object.entries(shell.env ?? {})) checkText(value, ['shell', 'env', key]);
+    for (const [key, value] of Object.entries(shell.env ?? {})) {
+      checkText(value, ['shell', 'env', key]);
+      if (listPlaceholders(value).length > 0 && isCodeBearingVariable(key)) {
+        problems.push({ path: ['shell', 'env', key], atKey: true, message: `'shell.env.${key}' may not take a parameter: a program would run or obey its value (set it to a fixed value, or pass the parameter as an argument)` });
+      }
+    }
     if (shell.cwd) checkText(shell.cwd, ['shell', 'cwd']);
     problems.push(...checkSelect(shell, declared));
   }

@@ -132,9 +132,18 @@ describe('shell executor', () => {
       expect(result.output).toBe('do-not-leak-this-value');
     });
 
-    it('returns EXECUTOR_MISCONFIGURED when a parameter would set PATH', async () => {
-      const result = await execute(shellTool({ script: 'true', env: { PATH: '{dir}' } }), { dir: '/tmp/evil' }, context);
-      expect(result).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED' });
+    it.each(['PATH', 'GIT_CONFIG_PARAMETERS', 'HOME', 'LD_PRELOAD', 'PYTHONPATH', 'npm_config_script_shell', 'PAGER'])(
+      'returns EXECUTOR_MISCONFIGURED when a parameter would set %s, and runs nothing',
+      async (name) => {
+        const result = await execute(shellTool({ argv: ['sh', '-c', 'echo ran'], env: { [name]: '{dir}' } }), { dir: '/tmp/evil' }, context);
+        expect(result).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED', output: '' });
+        expect(result.error).toMatch(new RegExp(`'${name}' may not take a parameter`));
+      },
+    );
+
+    it('sets such a variable to the fixed value the definition gives', async () => {
+      const result = await execute(shellTool({ script: 'printf %s "$GIT_CONFIG_NOSYSTEM"', env: { GIT_CONFIG_NOSYSTEM: '1' } }), {}, context);
+      expect(result.output).toBe('1');
     });
   });
 
