@@ -7,6 +7,7 @@ export { BoundedOutput, boundBytes, cutMarker, type OutputEncoding, type Rendere
 export { startDeadline, type Deadline, type StopReason } from './deadline.js';
 export { minimalEnvironment } from './minimal-env.js';
 export { resolveInsideRoot, type ResolveOptions, type RootPath } from './root-path.js';
+export { openInsideRoot, pathOfHandle, type OpenInsideRootOptions } from './root-files.js';
 export { describeError, elapsedSince, failedResult, succeededResult } from './execution-result.js';
 export { redactSecrets, REDACTED } from './redact.js';
 export { apiUrlVariable } from './hldp-api-executor.js';

@@ -1,11 +1,13 @@
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, stat } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { lstat, readdir, type FileHandle } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import {
   BoundedOutput,
   boundBytes,
   describeError,
   failedResult,
+  openInsideRoot,
+  pathOfHandle,
   resolveInsideRoot,
   startDeadline,
   succeededResult,
@@ -21,33 +23,28 @@ export async function readFileMethod(params: { path: string; encoding?: OutputEn
   const start = performance.now();
   const resolved = await resolveInsideRoot(context.root, params.path);
   if (!resolved.ok) return failedResult(resolved.code, resolved.message, start);
-  const info = await stat(resolved.path).catch((error: unknown) => error as Error);
-  if (info instanceof Error) return failedResult('IO_ERROR', describeError(info), start);
-  // a FIFO or device would block or never end: only regular files are read
-  if (!info.isFile()) return failedResult('IO_ERROR', `'${params.path}' is not a regular file${info.isDirectory() ? '; use list_dir for a folder' : ''}`, start);
+  // opened before it is checked: a FIFO opens without blocking, and what is checked is what is read
+  const opened = await openRegularFile(resolved.root, resolved.path, params.path, { flags: constants.O_RDONLY | constants.O_NONBLOCK });
+  if (!opened.ok) return failedResult(opened.code, opened.message, start);
+  const handle = opened.handle;
   const deadline = startDeadline(context.timeoutMs, context.signal);
   const output = new BoundedOutput(context.maxOutputBytes);
   let stopped: string | null = null;
   try {
-    // the path is resolved already: O_NOFOLLOW refuses a symlink swapped in since then
-    const handle = await open(resolved.path, constants.O_RDONLY | constants.O_NOFOLLOW);
-    try {
-      // one reused buffer: a file of any size costs the cap and this chunk, nothing more
-      const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
-      for (;;) {
-        stopped = deadline.reason();
-        if (stopped !== null) break;
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-        if (bytesRead === 0) break;
-        output.push(chunk.subarray(0, bytesRead));
-      }
-    } finally {
-      await handle.close();
+    // one reused buffer: a file of any size costs the cap and this chunk, nothing more
+    const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    for (;;) {
+      stopped = deadline.reason();
+      if (stopped !== null) break;
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      output.push(chunk.subarray(0, bytesRead));
     }
   } catch (error) {
     return failedResult('IO_ERROR', describeError(error), start);
   } finally {
     deadline.clear();
+    await handle.close();
   }
   if (stopped === 'timeout') return failedResult('TIMEOUT', `reading '${params.path}' took longer than ${context.timeoutMs} ms`, start);
   if (stopped === 'cancelled') return failedResult('CANCELLED', 'cancelled by the caller', start);
@@ -63,19 +60,18 @@ export async function writeFileMethod(
   const resolved = await resolveInsideRoot(context.root, params.path, { allowMissing: true });
   if (!resolved.ok) return failedResult(resolved.code, resolved.message, start);
   const bytes = Buffer.from(params.content, params.encoding ?? 'utf8');
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK | (params.append ? constants.O_APPEND : constants.O_TRUNC);
+  const opened = await openRegularFile(resolved.root, resolved.path, params.path, { flags, mode: 0o644, createDirs: params.create_dirs === true });
+  if (!opened.ok) {
+    const hint = opened.errno === 'ENOENT' && !params.create_dirs ? '; set create_dirs: true to create missing folders' : '';
+    return failedResult(opened.code, opened.message + hint, start);
+  }
   try {
-    if (params.create_dirs) await mkdir(dirname(resolved.path), { recursive: true });
-    // the path is resolved already: O_NOFOLLOW refuses a symlink swapped in since then
-    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (params.append ? constants.O_APPEND : constants.O_TRUNC);
-    const handle = await open(resolved.path, flags, 0o644);
-    try {
-      await handle.writeFile(bytes);
-    } finally {
-      await handle.close();
-    }
+    await opened.handle.writeFile(bytes);
   } catch (error) {
-    const hint = (error as NodeJS.ErrnoException).code === 'ENOENT' && !params.create_dirs ? '; set create_dirs: true to create missing folders' : '';
-    return failedResult('IO_ERROR', describeError(error) + hint, start);
+    return failedResult('IO_ERROR', describeError(error), start);
+  } finally {
+    await opened.handle.close();
   }
   const report = { path: relative(resolved.root, resolved.path), bytes_written: bytes.length, appended: params.append === true };
   return succeededResult(boundBytes(JSON.stringify(report), context.maxOutputBytes), start);
@@ -87,17 +83,44 @@ export async function listDirMethod(params: { path?: string }, context: MethodCo
   const requested = params.path ?? '.';
   const resolved = await resolveInsideRoot(context.root, requested);
   if (!resolved.ok) return failedResult(resolved.code, resolved.message, start);
+  let folder: FileHandle | undefined;
   try {
-    const names = (await readdir(resolved.path)).sort();
+    folder = await openInsideRoot(resolved.root, resolved.path, { flags: constants.O_RDONLY | constants.O_DIRECTORY });
+    const path = pathOfHandle(folder, resolved.path);
+    const names = (await readdir(path)).sort();
     const entries = await Promise.all(
       names.map(async (name) => {
-        const info = await lstat(join(resolved.path, name));
+        const info = await lstat(join(path, name));
         const type = info.isFile() ? 'file' : info.isDirectory() ? 'dir' : info.isSymbolicLink() ? 'symlink' : 'other';
         return { name, type, size: info.size };
       }),
     );
     return succeededResult(boundBytes(JSON.stringify(entries), context.maxOutputBytes), start);
   } catch (error) {
-    return failedResult('IO_ERROR', describeError(error), start);
+    return failedResult(refusalCode(error), describeError(error), start);
+  } finally {
+    await folder?.close();
   }
+}
+
+type Opened = { ok: true; handle: FileHandle } | { ok: false; code: 'IO_ERROR' | 'PATH_OUTSIDE_ROOT'; message: string; errno?: string };
+
+// Only regular files: a FIFO or device would block or never end, and a write would not land in a file.
+async function openRegularFile(root: string, path: string, requested: string, options: Parameters<typeof openInsideRoot>[2]): Promise<Opened> {
+  let handle: FileHandle;
+  try {
+    handle = await openInsideRoot(root, path, options);
+  } catch (error) {
+    const errno = (error as NodeJS.ErrnoException).code;
+    return { ok: false, code: refusalCode(error), message: describeError(error), ...(errno ? { errno } : {}) };
+  }
+  const info = await handle.stat();
+  if (info.isFile()) return { ok: true, handle };
+  await handle.close();
+  return { ok: false, code: 'IO_ERROR', message: `'${requested}' is not a regular file${info.isDirectory() ? '; use list_dir for a folder' : ''}` };
+}
+
+// ELOOP: a symlink appeared on the way since the path was checked (O_NOFOLLOW refused to follow it)
+function refusalCode(error: unknown): 'IO_ERROR' | 'PATH_OUTSIDE_ROOT' {
+  return (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'PATH_OUTSIDE_ROOT' : 'IO_ERROR';
 }

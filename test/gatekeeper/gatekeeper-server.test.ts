@@ -143,6 +143,9 @@ describe('gatekeeper POST /exec', () => {
       expect(json).toMatchObject({ ok: false, code: 'PATH_OUTSIDE_ROOT' });
       expect(await readFile(join(base, 'outside.txt'), 'utf8')).toBe('secret outside\n');
       await expect(readFile(join(base, 'missing-target'))).rejects.toThrow('ENOENT');
+      await expect(readFile(join(base, 'written.txt'))).rejects.toThrow('ENOENT');
+      await expect(readFile('/tmp/hldp-written.txt')).rejects.toThrow('ENOENT');
+      await expect(readFile(join(base, 'newdir', 'x.txt'))).rejects.toThrow('ENOENT');
     });
 
     it('list_dir returns the entries with their types, symlinks not followed', async () => {
