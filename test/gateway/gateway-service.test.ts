@@ -139,3 +139,20 @@ describe('Gateway secrets', () => {
     expect(JSON.stringify(stored)).not.toMatch(/api-token-|webhook-secret-|repo-token-/);
   });
 });
+
+describe('Gateway receipts', () => {
+  it('fit schemas/receipt.schema.json and begin with the spec six fields', async () => {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    // ajv-formats is CommonJS: its default export is the plugin itself, typed as a module under NodeNext
+    const addFormats = (await import('ajv-formats')).default as unknown as (ajv: InstanceType<typeof Ajv2020>) => void;
+    const ajv = new Ajv2020({ allErrors: true });
+    addFormats(ajv);
+    const validate = ajv.compile(JSON.parse(await readFile(join('schemas', 'receipt.schema.json'), 'utf8')));
+    const { gateway } = await gatewayOver();
+    const receipts = [receiptOf(await gateway.call('shell-exec', { cmd: 'echo hello' })), receiptOf(await gateway.call('shell-exec', { cmd: 'exit 3' }))];
+    for (const receipt of [...receipts, ...(await gateway.receipts())]) {
+      expect(validate(receipt), ajv.errorsText(validate.errors)).toBe(true);
+      expect(Object.keys(receipt).slice(0, 6)).toEqual(['ok', 'tool', 'method', 'output', 'error', 'duration_ms']);
+    }
+  });
+});

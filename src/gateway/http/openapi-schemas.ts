@@ -1,4 +1,5 @@
 /** JSON Schemas of the HTTP API's bodies: the OpenAPI document's components, and what requests are validated with. */
+import { readFileSync } from 'node:fs';
 
 const nullableString = { type: ['string', 'null'] };
 const stringList = { type: 'array', items: { type: 'string' } };
@@ -50,19 +51,8 @@ const MatchResult = {
   ],
 };
 
-const Receipt = {
-  type: 'object',
-  description: 'The record of one accepted call: the spec\'s six fields first (output and error raw, never reformatted), then what a human needs to audit it.',
-  required: ['ok', 'tool', 'method', 'output', 'error', 'duration_ms', 'id', 'executor', 'commit', 'params', 'stderr', 'code', 'exit_code', 'signal', 'timed_out', 'output_bytes', 'cut_bytes', 'started_at', 'finished_at', 'confirmation'],
-  properties: {
-    ok: { type: 'boolean' }, tool: { type: 'string' }, method: { type: 'string' }, output: { type: 'string' }, error: nullableString,
-    duration_ms: { type: 'number' }, id: { type: 'string' }, executor: { type: 'string' }, commit: { type: 'string' },
-    params: { type: 'object' }, stderr: { type: 'string' }, code: nullableString,
-    exit_code: { type: ['integer', 'null'] }, signal: nullableString, timed_out: { type: 'boolean' },
-    output_bytes: { type: 'integer' }, cut_bytes: { type: 'integer' },
-    started_at: { type: 'string' }, finished_at: { type: 'string' }, confirmation: nullableString,
-  },
-};
+// the receipt's schema is the one in schemas/, without the keys that make it a document of its own
+const { $schema: _schema, $id: _id, ...Receipt } = JSON.parse(readFileSync(new URL('../../../schemas/receipt.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
 const Error = { type: 'object', required: ['code', 'error'], properties: { code: { type: 'string' }, error: { type: 'string' } } };
 

@@ -224,9 +224,9 @@ export class Gateway {
     const context = await this.targets.context(tool.executor === 'gatekeeper', signal);
     const result = await execute(tool, params, context);
     const receipt: Receipt = {
-      id, ok: result.ok, tool: tool.name, method: tool.method, executor: tool.executor,
-      output: result.output, error: result.error, duration_ms: result.duration_ms,
-      stderr: result.stderr, code: result.code, exit_code: result.exit_code, signal: result.signal,
+      // the spec's six fields first, as a human reading a receipt expects them
+      ok: result.ok, tool: tool.name, method: tool.method, output: result.output, error: result.error, duration_ms: result.duration_ms,
+      id, executor: tool.executor, stderr: result.stderr, code: result.code, exit_code: result.exit_code, signal: result.signal,
       timed_out: result.timed_out, output_bytes: result.output_bytes, cut_bytes: result.cut_bytes,
       commit: registry.index.commit, params, started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation,
     };
