@@ -8,13 +8,16 @@ export function secretsEqual(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
+/** Whether an `Authorization` header carries `Bearer <token>`. */
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? '');
+  return match !== null && secretsEqual(match[1]!, token);
+}
+
 /** Middleware admitting only `Authorization: Bearer <token>`; `whose` names the token in the 401 ("the gateway's API token"). */
 export function bearerAuth(token: string, whose: string): RequestHandler {
-  const expected = digest(token);
   return (request, response, next) => {
-    const header = request.get('authorization') ?? '';
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-    if (match && timingSafeEqual(digest(match[1]!), expected)) {
+    if (bearerMatches(request.get('authorization'), token)) {
       next();
       return;
     }

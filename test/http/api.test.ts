@@ -125,12 +125,25 @@ describe('HTTP API', () => {
     });
 
     it('pages receipts newest first, filtered', async () => {
+      for (const code of [4, 5]) await request(server, 'POST', '/v1/call', { body: { tool: 'shell-exec', params: { cmd: `exit ${code}` } }, headers: auth });
       const page = await request(server, 'GET', '/v1/receipts?ok=false&tool=shell-exec&limit=1', { headers: auth });
       expect(page.status).toBe(200);
       expect(page.json.receipts).toHaveLength(1);
-      expect(page.json.receipts[0]).toMatchObject({ ok: false, tool: 'shell-exec' });
+      expect(page.json.receipts[0]).toMatchObject({ ok: false, tool: 'shell-exec', exit_code: 5 });
       expect(page.json.next_offset).toBe(1);
       expectDocumented('/v1/receipts', 'GET', page);
+    });
+
+    it('says no page follows the last one, even when it is full', async () => {
+      const all = await request(server, 'GET', '/v1/receipts?limit=1000', { headers: auth });
+      const count = all.json.receipts.length as number;
+      expect(count).toBeGreaterThan(1);
+      expect(all.json.next_offset).toBeNull();
+      const last = await request(server, 'GET', `/v1/receipts?limit=1&offset=${count - 1}`, { headers: auth });
+      expect(last.json.receipts).toHaveLength(1);
+      expect(last.json.next_offset).toBeNull();
+      const full = await request(server, 'GET', `/v1/receipts?limit=${count}`, { headers: auth });
+      expect(full.json.next_offset).toBeNull();
     });
   });
 
@@ -148,8 +161,11 @@ describe('HTTP API', () => {
 
   describe('the operational routes', () => {
     it('serves /healthz without a token, /metrics with one', async () => {
-      const health = await request(server, 'GET', '/healthz');
-      expect(health.json).toMatchObject({ status: 'ok', tools: 5, errors: 0 });
+      const probe = await request(server, 'GET', '/healthz');
+      expect(probe.json).toEqual({ status: 'ok' });
+      expectDocumented('/healthz', 'GET', probe);
+      const health = await request(server, 'GET', '/healthz', { headers: auth });
+      expect(health.json).toMatchObject({ status: 'ok', tools: 5, errors: 0, source: expect.any(String) });
       expectDocumented('/healthz', 'GET', health);
       expect((await request(server, 'GET', '/metrics')).status).toBe(401);
       const metrics = await request(server, 'GET', '/metrics', { headers: auth });

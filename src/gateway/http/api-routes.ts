@@ -69,10 +69,12 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
       response.status(400).json({ code: 'INVALID_REQUEST', error: query });
       return;
     }
-    const receipts = await gateway.receipts(query);
     const limit = query.limit!;
     const offset = query.offset ?? 0;
-    response.json({ receipts, limit, offset, next_offset: receipts.length === limit ? offset + limit : null });
+    // one more than asked says whether another page follows, without a count over the table
+    const page = await gateway.receipts({ ...query, limit: limit + 1 });
+    const receipts = page.slice(0, limit);
+    response.json({ receipts, limit, offset, next_offset: page.length > limit ? offset + limit : null });
   });
 
   router.get('/v1/receipts/:id', async (request, response) => {

@@ -1,6 +1,6 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { bearerAuth, errorHandler, isLoopback, loopbackHostGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
+import { bearerAuth, bearerMatches, errorHandler, isLoopback, loopbackHostGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
 import type { Gateway } from '../service/index.js';
 import { apiRouter } from './api-routes.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
@@ -34,11 +34,18 @@ export function createApp(options: AppOptions): Express {
   app.get('/v1/openapi.json', (_request, response) => {
     response.json(document);
   });
-  app.get('/healthz', (_request, response) => {
+  // a probe needs no token; what the index is and where it comes from is for those who hold it
+  const mayReadDetails = (request: Request): boolean => !config.apiToken || bearerMatches(request.get('authorization'), config.apiToken);
+  app.get('/healthz', (request, response) => {
     const { index } = gateway.registry;
     const scanError = gateway.scanError;
+    const status = index.stale || scanError ? 'degraded' : 'ok';
+    if (!mayReadDetails(request)) {
+      response.json({ status });
+      return;
+    }
     response.json({
-      status: index.stale || scanError ? 'degraded' : 'ok',
+      status,
       source: index.source, commit: index.commit, tools: index.tools.length, errors: index.errors.length,
       ...(index.stale ? { stale: index.stale } : {}),
       ...(scanError ? { scan_error: scanError } : {}),

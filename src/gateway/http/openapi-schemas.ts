@@ -142,7 +142,8 @@ export const COMPONENT_SCHEMAS = {
     properties: { accepted: { const: true }, event: { type: 'string' }, delivery: nullableString, rescan: { enum: ['scheduled', 'ignored'] } },
   },
   Health: {
-    type: 'object', required: ['status', 'source', 'commit', 'tools', 'errors', 'calls_in_flight'],
+    type: 'object', required: ['status'],
+    description: 'status alone without the API token (when one is set); with it, the index and the calls in flight too',
     properties: {
       status: { enum: ['ok', 'degraded'] }, source: { type: 'string' }, commit: { type: 'string' }, tools: { type: 'integer' },
       errors: { type: 'integer' }, stale: { $ref: '#/components/schemas/Stale' },
