@@ -111,9 +111,24 @@ describe('Scanner on a local git repository', () => {
     expect(after.tools[2]?.intent).toBe('changed');
   });
 
-  it('refuses an empty repository with REF_NOT_FOUND', async () => {
+  it('reads a ref written as git writes them: HEAD~1, HEAD^, main~2, a short id', async () => {
     const repo = await initRepository(join(temp.path, 'repo'));
-    await expect(scanOnce(repo, { cacheDir })).rejects.toMatchObject({ code: 'REF_NOT_FOUND' });
+    const first = await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one') });
+    await commitFiles(repo, { 'tools/two/TOOL.hdlp': makeToolYaml('two') });
+    await commitFiles(repo, { 'tools/three/TOOL.hdlp': makeToolYaml('three') });
+    const names = async (ref: string) => (await scanOnce(repo, { cacheDir, ref })).tools.map((tool) => tool.name);
+    expect(await names('HEAD~1')).toEqual(['one', 'two']);
+    expect(await names('HEAD^')).toEqual(['one', 'two']);
+    expect(await names('HEAD~2')).toEqual(['one']);
+    expect(await names('HEAD^^')).toEqual(['one']);
+    expect(await names(first.slice(0, 8))).toEqual(['one']);
+    await expect(scanOnce(repo, { cacheDir, ref: 'HEAD~3' })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.stringMatching(/has no parent \(it is the first commit\)/) });
+    await expect(scanOnce(repo, { cacheDir, ref: 'nope' })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.not.stringMatching(/no commits yet/) });
+  });
+
+  it('refuses an empty repository with REF_NOT_FOUND, saying it has no commits', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await expect(scanOnce(repo, { cacheDir })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.stringMatching(/no commits yet/) });
   });
 
   it('refuses a SHA-256 repository clearly', async () => {

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import fs from 'node:fs';
 import { ScanError } from '../scan-error.js';
-import { loadGit } from './git-module.js';
+import { loadGit, type Git } from './git-module.js';
 import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
 import type { RepositorySource, Snapshot } from './source.js';
 
@@ -30,12 +30,42 @@ export class LocalGitSource implements RepositorySource {
     const git = await loadGit();
     let commit: string;
     try {
-      commit = await git.resolveRef({ fs, gitdir: this.store.gitdir, ref: this.ref });
-    } catch {
-      throw new ScanError('REF_NOT_FOUND', `ref '${this.ref}' does not exist in '${this.label}' (an empty repository has no commits yet)`, { ref: this.ref });
+      commit = await resolveRevision(git, this.store.gitdir, this.ref);
+    } catch (error) {
+      const empty = await git.resolveRef({ fs, gitdir: this.store.gitdir, ref: 'HEAD' }).then(() => false, () => true);
+      const why = empty ? 'the repository has no commits yet' : `${(error as Error).message}; give a branch, a tag, a commit id, or one of them followed by ~N or ^N`;
+      throw new ScanError('REF_NOT_FOUND', `ref '${this.ref}' cannot be read in '${this.label}': ${why}`, { ref: this.ref });
     }
     return readGitSnapshot(this.store, commit);
   }
+}
+
+// isomorphic-git resolves names and full ids; git's everyday `HEAD~2`, `main^` and short ids are walked here
+async function resolveRevision(git: Git, gitdir: string, revision: string): Promise<string> {
+  const [, name = revision, steps = ''] = /^(.*?)((?:[~^]\d*)*)$/.exec(revision) ?? [];
+  let oid: string;
+  try {
+    oid = await git.resolveRef({ fs, gitdir, ref: name });
+  } catch (error) {
+    if (!/^[0-9a-f]{4,39}$/i.test(name)) throw error;
+    oid = await git.expandOid({ fs, gitdir, oid: name.toLowerCase() });
+  }
+  for (const [, operator, digits] of steps.matchAll(/([~^])(\d*)/g)) {
+    const count = digits === '' ? 1 : Number(digits);
+    if (operator === '^') {
+      if (count === 0) continue;
+      const parent = (await git.readCommit({ fs, gitdir, oid })).commit.parent[count - 1];
+      if (parent === undefined) throw new Error(`commit ${oid.slice(0, 12)} has no parent ${count}`);
+      oid = parent;
+      continue;
+    }
+    for (let step = 0; step < count; step += 1) {
+      const parent = (await git.readCommit({ fs, gitdir, oid })).commit.parent[0];
+      if (parent === undefined) throw new Error(`commit ${oid.slice(0, 12)} has no parent (it is the first commit)`);
+      oid = parent;
+    }
+  }
+  return oid;
 }
 
 /** The git directory of a repository at `path` (`path/.git`, or `path` itself when bare), if it is one. */
