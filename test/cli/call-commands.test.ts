@@ -31,6 +31,18 @@ describe('hldp call', () => {
     expect(detail.stdout).toContain('--- error ---\noops\n');
   });
 
+  it('lists receipts by tool, newest first', async () => {
+    await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo one"}'], { env });
+    await runCli(['call', 'git-ops', '--params', '{"op":"status","path":"."}'], { env });
+    await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo two"}'], { env });
+    const run = await runCli(['receipts', '--tool', 'shell-exec', '--json'], { env });
+    expect(run.code).toBe(0);
+    const receipts = JSON.parse(run.stdout) as Array<{ tool: string; output: string }>;
+    expect(receipts.map(({ tool, output }) => [tool, output])).toEqual([['shell-exec', 'two\n'], ['shell-exec', 'one\n']]);
+    const all = JSON.parse((await runCli(['receipts', '--json'], { env })).stdout) as Array<{ tool: string }>;
+    expect(all.map(({ tool }) => tool)).toEqual(['shell-exec', 'git-ops', 'shell-exec']);
+  });
+
   it('waits for confirmation (exit 3), and hldp confirm runs exactly that call', async () => {
     const pending = await runCli(['call', 'file-write', '--params', '{"path":"note.txt","content":"hi"}', '--json'], { env });
     expect(pending.code).toBe(3);

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { commitFiles, git, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { startGitHttpServer } from '../helpers/git-http-server.js';
 import { runCli } from '../helpers/run-cli.js';
 
 let temp: { path: string; cleanup: () => Promise<void> };
@@ -29,6 +30,50 @@ describe('hldp scan', () => {
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(/hldp scan: repository '.*nope' does not exist; pass a folder holding tools\//);
     });
+  });
+
+  describe('when --repo is a local git repository or a smart-HTTP URL', () => {
+    it('reads the committed tools, reports a broken one with file:line:col, and exits 0', async () => {
+      const repo = await initRepository(join(temp.path, 'repo'));
+      const commit = await commitFiles(repo, {
+        'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'),
+        'tools/broken/TOOL.hdlp': makeToolYaml('broken', { executor: 'ssh' }),
+      });
+      const local = await runCli(['scan', '--repo', repo, '--json'], { env });
+      expect(local.code).toBe(0);
+      expect(JSON.parse(local.stdout)).toMatchObject({ commit, tools: [{ name: 'alpha' }], errors: [{ file: 'tools/broken/TOOL.hdlp', line: 5, code: 'SCHEMA_VIOLATION' }] });
+      const human = await runCli(['scan', '--repo', repo], { env });
+      expect(human.stdout + human.stderr).toMatch(/tools\/broken\/TOOL\.hdlp:5:\d+: /);
+
+      const served = join(temp.path, 'served');
+      await initRepository(join(served, 'tools.git'), { bare: true });
+      await git(repo, 'push', '-q', join(served, 'tools.git'), 'HEAD:main');
+      const server = await startGitHttpServer({ projectRoot: served });
+      try {
+        const remote = await runCli(['scan', '--repo', `${server.url}/tools.git`, '--json'], { env });
+        expect(remote.code).toBe(0);
+        expect(JSON.parse(remote.stdout)).toMatchObject({ commit, tools: [{ name: 'alpha' }] });
+      } finally {
+        await server.close();
+      }
+    });
+  });
+});
+
+describe('hldp list', () => {
+  it('prints one starter tool a line, and every definition with --json', async () => {
+    const run = await runCli(['list'], { env });
+    expect(run.code).toBe(0);
+    const [header, ...lines] = run.stdout.trim().split('\n');
+    expect(header).toMatch(/^NAME\s+EXECUTOR\s+CONFIRM/);
+    expect(lines).toHaveLength(5);
+    expect(lines.find((line) => line.startsWith('git-ops'))).toMatch(/shell\s+no\s+Git仓库操作/);
+    expect(lines.find((line) => line.startsWith('file-write'))).toMatch(/gatekeeper\s+yes/);
+    const json = await runCli(['list', '--json'], { env });
+    const listed = JSON.parse(json.stdout);
+    const tools = Array.isArray(listed) ? listed : listed.tools;
+    expect(tools.map((tool: { name: string }) => tool.name)).toEqual(['file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
+    expect(tools[0]).toMatchObject({ params_schema: { type: 'object' }, constraints: { timeout_ms: expect.any(Number) } });
   });
 });
 
