@@ -29,12 +29,17 @@ async function start(args: string[], extraEnv: NodeJS.ProcessEnv, announce: RegE
 describe('hldp serve with a standalone hldp gatekeeper', () => {
   it('runs shell-exec on the real gatekeeper process and stores the receipt', async () => {
     const gatekeeper = await start(['gatekeeper', '--port', '0', '--root', temp.path], { HLDP_GATEKEEPER_TOKEN: GATEKEEPER_TOKEN }, /gatekeeper at (http:\/\/[\d.:]+)\/exec/);
-    const gateway = await start(['serve', '--port', '0'], { HLDP_GATEKEEPER_DEFAULT_URL: gatekeeper.url, HLDP_GATEKEEPER_DEFAULT_TOKEN: GATEKEEPER_TOKEN }, / at (http:\/\/[\d.:]+)\n/);
+    const gateway = await start(['serve', '--port', '0'], { HLDP_GATEKEEPER_DEFAULT_URL: gatekeeper.url, HLDP_GATEKEEPER_DEFAULT_TOKEN: GATEKEEPER_TOKEN, HLDP_LOG_LEVEL: 'info' }, / at (http:\/\/[\d.:]+)\n/);
     const response = await request(gateway, 'POST', '/v1/call', { body: { tool: 'shell-exec', params: { cmd: 'echo hello; pwd' } } });
     expect(response.json).toMatchObject({ ok: true, output: `hello\n${await realpath(temp.path)}\n`, executor: 'gatekeeper' });
     // the gatekeeper's token never reaches a receipt or the gateway's log
     expect(JSON.stringify(response.json)).not.toContain(GATEKEEPER_TOKEN);
     expect(gateway.stderr()).not.toContain(GATEKEEPER_TOKEN);
+    // the log is JSON lines; the call's line carries the receipt's id, and no params
+    await waitFor(async () => gateway.stderr().includes(response.json.id));
+    const lines = gateway.stderr().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.find((line) => line.call_id === response.json.id)).toMatchObject({ tool: 'shell-exec', executor: 'gatekeeper', ok: true });
+    expect(gateway.stderr()).not.toContain('echo hello');
   });
 });
 
