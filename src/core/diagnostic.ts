@@ -24,6 +24,7 @@ export type DiagnosticCode =
   | 'ALIAS_CONFLICT'
   | 'NOT_UTF8'
   | 'DEPRECATED_SPELLING'
+  | 'OPTION_LIKE_ARGUMENT'
   | 'FILE_TOO_LARGE'
   | 'NOT_A_FILE';
 

@@ -8,7 +8,7 @@ import {
   type ToolDefinition,
 } from '../core/index.js';
 import { normaliseParamsSchema } from './params-schema.js';
-import { checkTemplates } from './template-checks.js';
+import { checkOptionLikeArguments, checkTemplates } from './template-checks.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { checkToolShape } from './tool-schema.js';
 import { YamlLocator, type Position } from './yaml-locator.js';
@@ -93,6 +93,7 @@ function validateDefinition(file: DefinitionFile, value: Record<string, unknown>
   const params = normaliseParamsSchema(value.params_schema as Record<string, unknown>);
   for (const problem of params.problems) report('INVALID_PARAMS_SCHEMA', problem);
   for (const problem of checkTemplates(value, params.schema)) report('UNKNOWN_PLACEHOLDER', problem);
+  for (const problem of checkOptionLikeArguments(value, params.schema)) report('OPTION_LIKE_ARGUMENT', problem, 'warning');
   if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return { tool: null, diagnostics };
   return { tool: toDefinition(file, value, params.schema), diagnostics, namePosition: locator.locate(['name']) };
 }

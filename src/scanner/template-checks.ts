@@ -42,6 +42,42 @@ export function checkTemplates(fields: ExecutorFields, paramsSchema: JsonSchema)
   return problems;
 }
 
+/**
+ * Whole-argument placeholders that a value starting with `-` would turn into an option of the program
+ * (`ls {path}` with path `--help`): warned about unless `--` or `--end-of-options` comes first, the
+ * argument is an option's value (`-m {message}`), or the parameter's schema restricts its values.
+ */
+export function checkOptionLikeArguments(fields: ExecutorFields, paramsSchema: JsonSchema): SchemaProblem[] {
+  const declared = (paramsSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const restricted = (schema: JsonSchema | undefined): boolean =>
+    schema === undefined || ['enum', 'const', 'pattern', 'format'].some((key) => key in schema) || (schema.type !== undefined && schema.type !== 'string');
+  const problems: SchemaProblem[] = [];
+  const checkList = (list: unknown[], prefix: Array<string | number>): void => {
+    let optionsEnded = false;
+    let previous = '';
+    list.forEach((item, index) => {
+      const texts = Array.isArray(item) ? item.map(String) : [String(item)];
+      texts.forEach((text, inner) => {
+        const before = inner > 0 ? texts[inner - 1]! : previous;
+        const name = wholePlaceholder(text);
+        const optionValue = before.startsWith('-') && before !== '--' && before !== '--end-of-options';
+        if (name !== undefined && index > 0 && !optionsEnded && !optionValue && !restricted(declared[name])) {
+          const path = Array.isArray(item) ? [...prefix, index, inner] : [...prefix, index];
+          problems.push({ path, atKey: false, message: `parameter '${name}' is a whole argument: a value starting with '-' would be read as an option; put '--' (or '--end-of-options' for git) before it, or give '${name}' a pattern` });
+        }
+        if (text === '--' || text === '--end-of-options') optionsEnded = true;
+      });
+      previous = texts[texts.length - 1] ?? '';
+    });
+  };
+  const argv = fields.shell?.argv;
+  if (Array.isArray(argv)) checkList(argv, ['shell', 'argv']);
+  else if (argv && typeof argv === 'object') {
+    for (const [key, list] of Object.entries(argv)) if (Array.isArray(list)) checkList(list, ['shell', 'argv', key]);
+  }
+  return problems;
+}
+
 function forEachArgv(argv: unknown, visit: (text: string, path: Array<string | number>) => void): void {
   const visitList = (list: unknown[], prefix: Array<string | number>): void =>
     list.forEach((item, index) => {

@@ -82,6 +82,29 @@ why: 铸渊需要通过gatekeeper执行服务器命令。这是所有系统操�
     });
   });
 
+  describe('when a parameter is a whole argument of a program', () => {
+    const shellTool = (argv: string, schema = '{ p: { type: string } }') => makeToolYaml('demo', { executor: 'shell', params_schema: schema, shell: `{ argv: ${argv} }` });
+
+    it('warns that a value starting with - would be an option, and still loads the tool', () => {
+      const parsed = parse(shellTool('[ls, "{p}"]'));
+      expect(parsed.tool?.name).toBe('demo');
+      expect(parsed.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', code: 'OPTION_LIKE_ARGUMENT', line: 10 })]);
+      expect(parsed.diagnostics[0]?.message).toMatch(/parameter 'p' is a whole argument: a value starting with '-' would be read as an option/);
+    });
+
+    it.each([
+      ['after --', '[ls, --, "{p}"]', undefined],
+      ['after --end-of-options', '[git, log, --end-of-options, "{p}"]', undefined],
+      ["as an option's value", '[git, commit, -m, "{p}"]', undefined],
+      ['in an optional group as a value', '[git, log, [-n, "{p}"]]', undefined],
+      ['with a pattern', '[ls, "{p}"]', '{ p: { type: string, pattern: "^[a-z]+$" } }'],
+      ['with an enum', '[ls, "{p}"]', '{ p: { type: string, enum: [a, b] } }'],
+      ['as an integer', '[head, -n, "5", "{p}"]', '{ p: { type: integer } }'],
+    ])('does not warn %s', (_case, argv, schema) => {
+      expect(parse(shellTool(argv, schema)).diagnostics).toEqual([]);
+    });
+  });
+
   describe('when a full JSON Schema is given', () => {
     it('keeps it as written', () => {
       const schema = '{ type: object, properties: { q: { type: string } }, required: [q] }';
