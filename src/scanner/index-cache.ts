@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import type { ScanEntry } from './build-index.js';
 import { TOOL_SCHEMA_URL } from './tool-schema.js';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** One scan as stored on disk: enough to rebuild the index without parsing anything. */
 export interface CachedScan {
@@ -17,12 +17,21 @@ export interface CachedScan {
 /** Indexes kept per source; older ones are pruned. */
 const KEEP = 3;
 
-// a cache written by another schema or parser version must not be trusted
-const PARSER_VERSION = createHash('sha1')
-  .update(readFileSync(TOOL_SCHEMA_URL))
-  .update(readFileSync(new URL('../../package.json', import.meta.url)))
-  .digest('hex')
-  .slice(0, 12);
+// A cache written by another schema or parser must not be trusted: the version hashes the schema,
+// package.json and the code of the scanner and the core types it builds (a new check changes it
+// without a new package version).
+const PARSER_VERSION = parserVersion();
+
+function parserVersion(): string {
+  const hash = createHash('sha1').update(readFileSync(TOOL_SCHEMA_URL)).update(readFileSync(new URL('../../package.json', import.meta.url)));
+  for (const folder of ['./', '../core/']) {
+    const url = new URL(folder, import.meta.url);
+    for (const name of readdirSync(url).filter((file) => /\.[jt]s$/.test(file) && !file.endsWith('.d.ts')).sort()) {
+      hash.update(name).update(readFileSync(new URL(name, url)));
+    }
+  }
+  return hash.digest('hex').slice(0, 12);
+}
 
 /** Scans cached on disk per source and commit, so a restart with an unchanged repository parses nothing. */
 export class IndexCache {
