@@ -1,0 +1,61 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/gateway/config/index.js';
+import { makeTempDir } from '../helpers/git.js';
+
+let temp: { path: string; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  temp = await makeTempDir();
+});
+afterEach(() => temp.cleanup());
+
+async function configFile(text: string): Promise<string> {
+  const file = join(temp.path, 'brush-holder.yaml');
+  await writeFile(file, text);
+  return file;
+}
+
+describe('loadConfig', () => {
+  describe('when secrets come from the environment', () => {
+    it('completes every target and token the file declares, the environment winning', async () => {
+      const file = await configFile(
+        ['repository: { source: "https://forgejo.example/a/tools.git", token: from-file-0001 }', 'gatekeepers:', '  bs-gz-006: { url: "http://bs-gz-006:3910" }', 'apis:', '  default: { url: "http://api.example" }', 'forgejo: { url: "https://forgejo.example", repo: a/tools }', ''].join('\n'),
+      );
+      const config = loadConfig({
+        file,
+        env: {
+          HLDP_REPO_TOKEN: 'repo-token-from-env',
+          HLDP_GATEKEEPER_BS_GZ_006_TOKEN: 'gatekeeper-token-from-env',
+          HLDP_API_DEFAULT_TOKEN: 'api-token-from-env',
+          HLDP_FORGEJO_TOKEN: 'forgejo-token-from-env',
+          HLDP_WEBHOOK_SECRET: 'webhook-secret-from-env',
+          HLDP_API_TOKEN: 'api-token-0123456789abcdef',
+        },
+      });
+      expect(config.repository).toMatchObject({ source: 'https://forgejo.example/a/tools.git', token: 'repo-token-from-env' });
+      expect(config.gatekeepers['bs-gz-006']).toEqual({ url: 'http://bs-gz-006:3910', token: 'gatekeeper-token-from-env' });
+      expect(config.apis.default).toMatchObject({ url: 'http://api.example', token: 'api-token-from-env' });
+      expect(config.forgejo).toMatchObject({ url: 'https://forgejo.example', token: 'forgejo-token-from-env', repo: 'a/tools' });
+      expect(config).toMatchObject({ webhookSecret: 'webhook-secret-from-env', apiToken: 'api-token-0123456789abcdef' });
+    });
+
+    it('takes the default gatekeeper from the environment alone', () => {
+      const config = loadConfig({ env: { HLDP_GATEKEEPER_DEFAULT_URL: 'http://127.0.0.1:3910', HLDP_GATEKEEPER_DEFAULT_TOKEN: 'gatekeeper-token-0123456789' } });
+      expect(config.gatekeepers.default).toEqual({ url: 'http://127.0.0.1:3910', token: 'gatekeeper-token-0123456789' });
+    });
+  });
+
+  describe('when something is wrong', () => {
+    it.each([
+      ['a gatekeeper without a token', 'gatekeepers:\n  bs-gz-006: { url: "http://x:3910" }\n', {}, /gatekeepers\.bs-gz-006: needs both url and token \(or HLDP_GATEKEEPER_BS_GZ_006_URL and HLDP_GATEKEEPER_BS_GZ_006_TOKEN\)/],
+      ['forgejo without a token', 'forgejo: { url: "https://f.example" }\n', {}, /forgejo: needs both url and token/],
+      ['an unknown key', 'listen:\n  prot: 80\n', {}, /brush-holder\.yaml:2:3: .*'listen\.prot'/],
+      ['a short webhook secret in the file', 'webhook_secret: short\n', {}, /brush-holder\.yaml:1:17: .*at least 8 characters/],
+      ['a port that is not a number', '', { HLDP_PORT: 'eighty' }, /HLDP_PORT: must be an integer from 0 to 65535/],
+    ])('stops with the key and the reason for %s', async (_case, text, env, message) => {
+      const file = await configFile(text);
+      expect(() => loadConfig({ file, env })).toThrow(message);
+    });
+  });
+});
