@@ -52,7 +52,7 @@ export function measureLatency(tools: ToolDefinition[], queries: readonly BenchQ
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
   const started = performance.now();
-  const matcher = createMatcher(index);
+  const matcher = createMatcher(index).prepare();
   const buildMs = performance.now() - started;
   gc();
   const heapMb = round((process.memoryUsage().heapUsed - heapBefore) / 2 ** 20, 1);

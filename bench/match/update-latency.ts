@@ -36,7 +36,7 @@ function answers(matcher: Matcher, queries: readonly BenchQuery[]): string {
  */
 export function measureUpdate(tools: readonly ToolDefinition[], queries: readonly BenchQuery[]): UpdateReport {
   let index = asIndex(tools, 'c0');
-  const built = timed(() => createMatcher(index));
+  const built = timed(() => createMatcher(index).prepare());
   let matcher = built.value;
   const changes: Record<keyof UpdateReport['update_ms'], (list: readonly ToolDefinition[]) => ToolDefinition[]> = {
     one_changed: (list) => list.map((tool, position) => (position === 7 ? { ...tool, intent: `${tool.intent} (revised)` } : tool)),

@@ -29,7 +29,8 @@ export interface MatcherOptions {
    * `ToolDefinition` objects as in its index are analysed and indexed again, and the schemas it
    * compiled for the tools kept carry over. Its search structures are updated in place: its
    * `lookup` keeps serving its own index, but from now on its `matchIntent` and `explainIntent`
-   * rebuild a private search index on first use (correct, but as slow as a full build).
+   * rebuild a private search index on first use (correct, but as slow as a full build). If the
+   * previous matcher never built its search index, this one builds its own on first use.
    */
   previous?: Matcher;
 }
@@ -44,48 +45,58 @@ export interface Matcher {
   matchIntent(intent: string, options?: MatchIntentOptions): MatchResult;
   /** the full ranking and decision behind `matchIntent`, for debugging and benchmarks */
   explainIntent(intent: string): IntentExplanation;
+  /**
+   * Builds the intent search index now, which is otherwise built on the first intent (an exact call
+   * never needs it: at 10,000 tools it takes seconds). Servers call it before they listen.
+   */
+  prepare(): Matcher;
   /** the same index with other parameters, without rebuilding it (for fitting) */
   reconfigure(options: MatcherOptions): Matcher;
 }
 
 /** What a successor matcher takes over from its predecessor. */
 interface MatcherState {
-  searchIndex: () => SearchIndex;
+  /** the search index, if it was built */
+  built: () => SearchIndex | undefined;
   validator: ParamsValidator;
 }
 
 const states = new WeakMap<Matcher, MatcherState>();
 
 /**
- * Builds the search index for `index` (or updates the one of `options.previous`); params schemas
- * compile on first use.
+ * A matcher over `index`. Params schemas compile on first use; the search index is built on the
+ * first intent (or `prepare()`), except that a previous matcher's built index is updated now for the
+ * tools that changed, which costs milliseconds.
  */
 export function createMatcher(index: ToolIndex, options: MatcherOptions = {}): Matcher {
   const previous = options.previous === undefined ? undefined : states.get(options.previous);
-  if (previous === undefined) return assemble(index, buildSearchIndex(index.tools), createParamsValidator(), options);
-  const searchIndex = updateSearchIndex(previous.searchIndex(), index.tools);
+  if (previous === undefined) return assemble(index, undefined, createParamsValidator(), options);
+  const built = previous.built();
+  const searchIndex = built === undefined ? undefined : updateSearchIndex(built, index.tools);
   return assemble(index, searchIndex, previous.validator.next(index.tools), options);
 }
 
-function assemble(index: ToolIndex, searchIndex: SearchIndex, validator: ParamsValidator, options: MatcherOptions): Matcher {
-  const engine: IntentEngine = {
-    index: searchIndex,
-    ranking: options.ranking ?? FITTED_RANKING,
-    decision: options.decision ?? FITTED_DECISION,
-  };
-  // a successor updated the shared search structures: this matcher searches a private copy of its own
-  const current = (): IntentEngine => {
-    if (!isCurrent(engine.index)) engine.index = buildSearchIndex(index.tools);
-    return engine;
+function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, validator: ParamsValidator, options: MatcherOptions): Matcher {
+  let search = searchIndex;
+  const ranking = options.ranking ?? FITTED_RANKING;
+  const decision = options.decision ?? FITTED_DECISION;
+  // built on first use; rebuilt as a private copy if a successor has since updated the shared structures
+  const engine = (): IntentEngine => {
+    if (search === undefined || !isCurrent(search)) search = buildSearchIndex(index.tools);
+    return { index: search, ranking, decision };
   };
   const resolver = createToolResolver(index);
   const matcher: Matcher = {
     commit: index.commit,
     lookup: (tool, params) => lookupTool(index, resolver, validator, tool, params),
-    matchIntent: (intent, { limit = DEFAULT_LIMIT } = {}) => matchIntent(current(), intent, limit),
-    explainIntent: (intent) => explainIntent(current(), intent),
-    reconfigure: (changed) => assemble(index, engine.index, validator, changed),
+    matchIntent: (intent, { limit = DEFAULT_LIMIT } = {}) => matchIntent(engine(), intent, limit),
+    explainIntent: (intent) => explainIntent(engine(), intent),
+    prepare: () => {
+      engine();
+      return matcher;
+    },
+    reconfigure: (changed) => assemble(index, search, validator, changed),
   };
-  states.set(matcher, { searchIndex: () => engine.index, validator });
+  states.set(matcher, { built: () => search, validator });
   return matcher;
 }

@@ -67,8 +67,18 @@ describe('createMatcher with a previous matcher', () => {
       }
     });
 
+    it('returns the same answers when the previous matcher never built its search index', () => {
+      const lazy = createMatcher(withTools(starter, starter.tools));
+      expect(lazy.lookup('git-ops', {})).toMatchObject({ found: true });
+      const index = withTools(starter, [...starter.tools, ...extra]);
+      const second = createMatcher(index, { previous: lazy });
+      const third = createMatcher(withTools(index, [...index.tools, makeToolDefinition({ name: 'image-crop', intent: 'crop an image' })]), { previous: second });
+      expect(answers(second)).toEqual(answers(createMatcher(index)));
+      expect(answers(third)).toEqual(answers(createMatcher(withTools(index, [...index.tools, makeToolDefinition({ name: 'image-crop', intent: 'crop an image' })]))));
+    });
+
     it('returns the same answers when the previous index had no tools', () => {
-      const empty = createMatcher(makeIndex([]));
+      const empty = createMatcher(makeIndex([])).prepare();
       const index = withTools(starter, [...starter.tools, ...extra]);
       expect(answers(createMatcher(index, { previous: empty }))).toEqual(answers(createMatcher(index)));
     });
@@ -87,14 +97,15 @@ describe('createMatcher with a previous matcher', () => {
 
     it('returns intent answers of its own index, as a matcher built afresh over it would', () => {
       const oldIndex = withTools(starter, [...starter.tools, ...extra]);
-      const before = createMatcher(oldIndex);
+      // prepared: the update then changes the search structures the two share
+      const before = createMatcher(oldIndex).prepare();
       createMatcher(withTools(oldIndex, extra.slice(1)), { previous: before });
       expect(answers(before)).toEqual(answers(createMatcher(oldIndex)));
     });
 
     it('returns correct answers when it is the previous matcher of a second update', () => {
       const oldIndex = withTools(starter, [...starter.tools, ...extra]);
-      const before = createMatcher(oldIndex);
+      const before = createMatcher(oldIndex).prepare();
       createMatcher(withTools(oldIndex, starter.tools), { previous: before });
       const second = withTools(oldIndex, [...starter.tools, ...extra.slice(2)]);
       expect(answers(createMatcher(second, { previous: before }))).toEqual(answers(createMatcher(second)));

@@ -31,7 +31,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   }
   const { logger } = options;
   const metrics = new GatewayMetrics();
-  const gateway = await Gateway.open({ config, logger, observer: metrics.observer() });
+  const gateway = await Gateway.open({ config, logger, observer: metrics.observer(), prepareSearch: true });
   metrics.indexServed(gateway.registry.index);
   await gateway.warmUp();
   const scheduler = new RescanScheduler(gateway, logger);

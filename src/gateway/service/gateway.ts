@@ -36,6 +36,8 @@ export interface GatewayOptions {
   logger?: Logger;
   store?: Store;
   observer?: GatewayObserver;
+  /** build the intent search index before `open` returns, not on the first intent (for servers) */
+  prepareSearch?: boolean;
 }
 
 /** The composition root's service: the registry, the call path (lookup → confirmation → execute → receipt), rescans. */
@@ -63,7 +65,9 @@ export class Gateway {
     const scanner = new Scanner(repositoryOptions(config));
     const index = await scanner.scan();
     const store = options.store ?? openSqliteStore({ path: config.receiptsDb, confirmationTtlMs: config.confirmationTtlMs });
-    return new Gateway(config, scanner, index, store, new ExecutionTargets(config), options.logger, options.observer ?? {});
+    const gateway = new Gateway(config, scanner, index, store, new ExecutionTargets(config), options.logger, options.observer ?? {});
+    if (options.prepareSearch) gateway.current.matcher.prepare();
+    return gateway;
   }
 
   /** The registry calls start on now. */
