@@ -53,9 +53,23 @@ export function analyzeWords(text: string, limit = Infinity): AnalyzedWord[] {
   for (const [token] of splitIdentifiers(text).join(' ').matchAll(WORD)) {
     if (distinct.size >= limit) break;
     if (!UNSPACED.test(token)) add(token);
-    else for (const segment of segmenter.segment(token)) if (segment.isWordLike) add(segment.segment);
+    else for (const segment of segmentsOf(token)) add(segment);
   }
   return words;
+}
+
+// ICU's word breaking is the costliest step of analysis, and tool texts repeat their phrases
+const segmentMemo = new Map<string, string[]>();
+
+function segmentsOf(token: string): string[] {
+  let segments = segmentMemo.get(token);
+  if (segments === undefined) {
+    if (segmentMemo.size >= MEMO_LIMIT) segmentMemo.clear();
+    segments = [];
+    for (const segment of segmenter.segment(token)) if (segment.isWordLike) segments.push(segment.segment);
+    segmentMemo.set(token, segments);
+  }
+  return segments;
 }
 
 /** The flat list of terms of a text, as the search index stores them. */
