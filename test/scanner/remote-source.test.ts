@@ -78,6 +78,19 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     expect(await findFiles(cacheDir, (name) => name.endsWith('.pack'))).toEqual(packsBefore);
   });
 
+  it('rescans after a push in two requests: the fetch reuses the head check\'s ref listing', async () => {
+    const url = await servedRepository();
+    await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    const scanner = new Scanner({ repo: url, cacheDir });
+    await scanner.scan();
+    const second = await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+    const requestsBefore = server!.requests();
+    const rescanned = await scanner.scan();
+    expect(rescanned).toMatchObject({ commit: second, tools: [{ name: 'alpha' }, { name: 'beta' }] });
+    // GET info/refs once, then POST git-upload-pack
+    expect(server!.requests() - requestsBefore).toBe(2);
+  });
+
   describe('when the remote becomes unreachable', () => {
     it('keeps serving the last fetched index, marked stale with the reason', async () => {
       const url = await servedRepository();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { HttpClient } from 'isomorphic-git';
+import type { GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { ScanError } from '../scan-error.js';
 import { loadGit, type Git } from './git-module.js';
 import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
@@ -82,10 +82,12 @@ export class RemoteGitSource implements RepositorySource {
 
   private async update(branch: string): Promise<Snapshot> {
     const local = await this.git.resolveRef({ fs, gitdir: this.store.gitdir, ref: `refs/remotes/origin/${branch}` });
+    // the head check and the fetch after it both begin with GET info/refs: the fetch reuses the answer
+    const http = reusingDiscovery(this.http);
     let remote: string | undefined;
     try {
       // protocol v1: the head check is one GET of info/refs (v2 needs a second round trip for ls-refs)
-      const refs = await this.git.listServerRefs({ http: this.http, url: this.url, headers: this.requestHeaders(), prefix: `refs/heads/${branch}`, protocolVersion: 1 });
+      const refs = await this.git.listServerRefs({ http, url: this.url, headers: this.requestHeaders(), prefix: `refs/heads/${branch}`, protocolVersion: 1 });
       remote = refs.find((ref) => ref.ref === `refs/heads/${branch}`)?.oid;
     } catch (error) {
       // unreachable: serve what was fetched last, and say so
@@ -102,12 +104,14 @@ export class RemoteGitSource implements RepositorySource {
     }
     // no depth: `depth: 1` makes the server resend the whole tree (122 KB vs 24 KB, 480 ms vs 45 ms at 1,000 tools);
     // without it only the objects new since our commit come, and the shallow boundary stays where the clone put it
-    const result = await this.call('fetch', () =>
+    const fetch = (client: HttpClient) =>
       this.git.fetch({
-        fs, http: this.http, gitdir: this.store.gitdir, url: this.url, headers: this.requestHeaders(), cache: this.store.cache,
+        fs, http: client, gitdir: this.store.gitdir, url: this.url, headers: this.requestHeaders(), cache: this.store.cache,
         ref: branch, remoteRef: branch, singleBranch: true, tags: false,
-      }),
-    );
+      });
+    // a push between the two requests can make the reused answer name a commit the server no longer
+    // offers: then the fetch is made again from a fresh discovery
+    const result = await this.call('fetch', () => fetch(http).catch(() => fetch(this.http)));
     const commit = result.fetchHead ?? remote;
     // fetch tells the server what we have from the local branch, which fetch itself does not move: move it,
     // or every later fetch would resend everything since the clone
@@ -156,4 +160,34 @@ export class RemoteGitSource implements RepositorySource {
   private sha256Refusal(format: string): ScanError {
     return new ScanError('UNSUPPORTED_OBJECT_FORMAT', `repository ${this.url} uses ${format} object ids; brush-holder reads SHA-1 repositories only (isomorphic-git has no SHA-256 support)`, { format });
   }
+}
+
+/**
+ * An HTTP client that answers a repeated GET of `info/refs` (same URL and protocol) once with the
+ * answer of the first: a rescan's head check and its fetch would otherwise ask the server the same
+ * question twice, one round trip apart.
+ */
+function reusingDiscovery(http: HttpClient): HttpClient {
+  const answers = new Map<string, { response: GitHttpResponse; chunks: Uint8Array[] }>();
+  return {
+    request: async (request) => {
+      if ((request.method ?? 'GET') !== 'GET' || !/\/info\/refs(\?|$)/.test(request.url)) return http.request(request);
+      const key = `${request.url} ${request.headers?.['Git-Protocol'] ?? request.headers?.['git-protocol'] ?? ''}`;
+      const known = answers.get(key);
+      if (known) {
+        answers.delete(key);
+        return { ...known.response, body: replay(known.chunks) };
+      }
+      const response = await http.request(request);
+      if (response.statusCode !== 200) return response;
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of response.body ?? []) chunks.push(chunk);
+      answers.set(key, { response, chunks });
+      return { ...response, body: replay(chunks) };
+    },
+  };
+}
+
+async function* replay(chunks: readonly Uint8Array[]): AsyncIterableIterator<Uint8Array> {
+  yield* chunks;
 }
