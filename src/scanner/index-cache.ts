@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import type { ScanEntry } from './build-index.js';
 import { TOOL_SCHEMA_URL } from './tool-schema.js';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 /** One scan as stored on disk: enough to rebuild the index without parsing anything. */
 export interface CachedScan {
@@ -19,14 +19,18 @@ const KEEP = 3;
 
 // A cache written by another schema or parser must not be trusted: the version hashes the schema,
 // package.json and the code of the scanner and the core types it builds (a new check changes it
-// without a new package version).
+// without a new package version). The TypeScript sources are hashed where they are present, so
+// that the compiled CLI and the sources run by tsx (tests, benchmarks) share one cache.
 const PARSER_VERSION = parserVersion();
 
 function parserVersion(): string {
   const hash = createHash('sha1').update(readFileSync(TOOL_SCHEMA_URL)).update(readFileSync(new URL('../../package.json', import.meta.url)));
-  for (const folder of ['./', '../core/']) {
-    const url = new URL(folder, import.meta.url);
-    for (const name of readdirSync(url).filter((file) => /\.[jt]s$/.test(file) && !file.endsWith('.d.ts')).sort()) {
+  const sources = new URL('../../src/', import.meta.url);
+  const root = existsSync(sources) ? sources : new URL('../', import.meta.url);
+  const extension = existsSync(sources) ? '.ts' : '.js';
+  for (const folder of ['scanner/', 'core/']) {
+    const url = new URL(folder, root);
+    for (const name of readdirSync(url).filter((file) => file.endsWith(extension) && !file.endsWith('.d.ts')).sort()) {
       hash.update(name).update(readFileSync(new URL(name, url)));
     }
   }

@@ -60,6 +60,19 @@ describe('hldp scan', () => {
   });
 });
 
+describe('the index cache', () => {
+  it('written by the compiled CLI is read by the sources (one parser version for both)', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    const run = await runCli(['scan', '--repo', repo, '--json'], { env });
+    const { scanOnce } = await import('../../src/scanner/index.js');
+    const index = await scanOnce(repo, { cacheDir: env.HLDP_CACHE_DIR! });
+    const written = JSON.parse(run.stdout).scanned_at as string;
+    expect(written).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(index.scanned_at).toBe(written);
+  });
+});
+
 describe('hldp list', () => {
   it('prints one starter tool a line, and every definition with --json', async () => {
     const run = await runCli(['list'], { env });
