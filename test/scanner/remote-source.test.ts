@@ -128,6 +128,24 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
       expect(configs.length).toBeGreaterThan(0);
       for (const config of configs) expect(await readFile(config, 'utf8')).not.toContain('s3cret');
     });
+
+    it('warns when the token would cross the network unencrypted, and not on loopback or https', async () => {
+      const warnings: string[] = [];
+      const listen = (warning: Error & { code?: string }): void => {
+        if (warning.code === 'HLDP_CLEARTEXT_TOKEN') warnings.push(warning.message);
+      };
+      process.on('warning', listen);
+      try {
+        for (const url of ['http://forgejo.example/a/tools.git', 'http://127.0.0.1:3000/a/tools.git', 'https://forgejo.example/a/tools.git']) {
+          new Scanner({ repo: url, cacheDir, token: 's3cret-token' });
+        }
+        // process warnings are emitted on a later tick
+        await new Promise((resolve) => setImmediate(resolve));
+      } finally {
+        process.off('warning', listen);
+      }
+      expect(warnings).toEqual(['the repository token is sent unencrypted to forgejo.example (an http:// URL); use https:// beyond this machine']);
+    });
   });
 
   it('refuses a SHA-256 remote clearly', async () => {

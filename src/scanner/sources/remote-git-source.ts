@@ -7,6 +7,9 @@ import { loadGit, type Git } from './git-module.js';
 import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
 import type { RepositorySource, Snapshot } from './source.js';
 
+/** Host names only this machine can reach, where a cleartext token is no exposure. */
+const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
+
 /** Fetches kept as separate packs before the clone is started over. */
 const MAX_PACKS = 64;
 
@@ -44,6 +47,9 @@ export class RemoteGitSource implements RepositorySource {
     this.label = options.ref ? `${this.url}#${options.ref}` : this.url;
     this.cacheKey = `remote:${this.label}`;
     this.headers = token ? { Authorization: `Basic ${Buffer.from(`${username}:${token}`).toString('base64')}` } : {};
+    if (token && parsed.protocol === 'http:' && !LOOPBACK_HOST.test(parsed.hostname)) {
+      process.emitWarning(`the repository token is sent unencrypted to ${parsed.host} (an http:// URL); use https:// beyond this machine`, { code: 'HLDP_CLEARTEXT_TOKEN' });
+    }
     this.dir = join(options.workDir, 'repo');
     this.store = { gitdir: join(this.dir, '.git'), cache: {} };
   }
