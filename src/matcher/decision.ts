@@ -28,21 +28,12 @@ export function decisionFeatures(ranked: readonly RankedTool[], position = 0): R
   const best = ranked[position];
   if (best === undefined) return { ...NOTHING };
   const second = ranked[position + 1];
+  const { stage1: _stage1, ...features } = best.features;
   return {
-    coverage: best.features.coverage,
-    namingCoverage: best.features.namingCoverage,
-    describingCoverage: best.features.describingCoverage,
-    paramCoverage: best.features.paramCoverage,
-    nameShare: best.features.nameShare,
-    intentShare: best.features.intentShare,
-    namePhrase: best.features.namePhrase,
-    intentPhrase: best.features.intentPhrase,
-    nameHead: best.features.nameHead,
-    unknownShare: best.features.unknownShare,
-    valueShare: best.features.valueShare,
+    ...features,
     // counts enter on a log scale: the fifth matched word means less than the first
-    matchedWords: Math.log1p(best.features.matchedWords),
-    queryWords: Math.log1p(best.features.queryWords),
+    matchedWords: Math.log1p(features.matchedWords),
+    queryWords: Math.log1p(features.queryWords),
     margin: second === undefined || best.score <= 0 ? 1 : (best.score - second.score) / best.score,
   };
 }

@@ -1,3 +1,4 @@
+import type { ToolFeatures } from './features.js';
 import type { FieldGroup } from './search-document.js';
 
 /** The knobs of intent ranking; the values in use are measured by `bench/match/fit.ts`, not chosen by hand. */
@@ -18,29 +19,11 @@ export interface RankingParameters {
   rerank: RerankWeights;
 }
 
-/** Weights of the second-stage score over one tool's features. */
-export interface RerankWeights {
-  /** first-stage score relative to the best one */
-  stage1: number;
-  /** share of the request's words (weighted by rarity) the tool's text contains */
-  coverage: number;
-  /** the same, counting only its name, display name and aliases */
-  namingCoverage: number;
-  /** the same, counting only its intent and examples */
-  describingCoverage: number;
-  /** the same, counting only its parameter names and descriptions */
-  paramCoverage: number;
-  /** share of the words of the tool's name (or of one alias) the request contains */
-  nameShare: number;
-  /** share of the words of the tool's intent (or of one example), weighted by rarity, the request contains */
-  intentShare: number;
-  /** share of the adjacent word pairs of the tool's names the request has side by side too */
-  namePhrase: number;
-  /** share of the request's adjacent word pairs the tool's intent has side by side too */
-  intentPhrase: number;
-  /** whether the request contains the first word of the tool's name */
-  nameHead: number;
-}
+/** The features of a tool the second-stage score weighs (the rest describe the request, for the decision). */
+export type RerankFeature = Exclude<keyof ToolFeatures, 'unknownShare' | 'valueShare' | 'matchedWords' | 'queryWords'>;
+
+/** Weights of the second-stage score over one tool's features (see `ToolFeatures` for each). */
+export type RerankWeights = Record<RerankFeature, number>;
 
 /** A logistic model deciding whether the best candidate fits the request at all. */
 export interface DecisionModel {
@@ -52,19 +35,5 @@ export interface DecisionModel {
   threshold: number;
 }
 
-/** What the found/not-found decision looks at. */
-export type DecisionFeature =
-  | 'coverage'
-  | 'namingCoverage'
-  | 'describingCoverage'
-  | 'paramCoverage'
-  | 'nameShare'
-  | 'intentShare'
-  | 'namePhrase'
-  | 'intentPhrase'
-  | 'nameHead'
-  | 'unknownShare'
-  | 'valueShare'
-  | 'matchedWords'
-  | 'queryWords'
-  | 'margin';
+/** What the found/not-found decision looks at: the best tool's features but its first-stage score, and its lead over the next. */
+export type DecisionFeature = Exclude<keyof ToolFeatures, 'stage1'> | 'margin';
