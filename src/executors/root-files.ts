@@ -1,5 +1,5 @@
 import { constants, existsSync } from 'node:fs';
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
 // On Linux, `/proc/self/fd/N/name` resolves `name` inside the directory that descriptor N holds open,
@@ -17,8 +17,8 @@ export interface OpenInsideRootOptions {
 /**
  * Opens `path` (already resolved inside `realRoot` by `resolveInsideRoot`) without following a symlink
  * anywhere below the root: each folder on the way is opened relative to the one before with
- * O_NOFOLLOW, so a folder swapped for a symlink between the check and the open is refused (ELOOP or
- * ENOTDIR) instead of followed out of the root. Without `/proc/self/fd` (not Linux) only the last
+ * O_NOFOLLOW, so a folder swapped for a symlink between the check and the open is refused (ELOOP)
+ * instead of followed out of the root. Without `/proc/self/fd` (not Linux) only the last
  * component is guarded.
  */
 export async function openInsideRoot(realRoot: string, path: string, options: OpenInsideRootOptions): Promise<FileHandle> {
@@ -35,13 +35,26 @@ export async function openInsideRoot(realRoot: string, path: string, options: Op
     for (const part of folders) {
       const next = join(descriptorPath(folder), part);
       if (options.createDirs) await mkdir(next).catch(ignoreExisting);
-      const child = await open(next, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      const child = await openNoFollow(next, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
       await folder.close();
       folder = child;
     }
-    return await open(join(descriptorPath(folder), basename(path)), flags, options.mode);
+    return await openNoFollow(join(descriptorPath(folder), basename(path)), flags, options.mode);
   } finally {
     await folder.close();
+  }
+}
+
+// With O_DIRECTORY, Linux answers a symlink with ENOTDIR rather than ELOOP: a symlink is always
+// reported as ELOOP, so that callers tell "swapped for a symlink" from "not a folder" by one code.
+async function openNoFollow(path: string, flags: number, mode?: number): Promise<FileHandle> {
+  try {
+    return await open(path, flags, mode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR' && (await lstat(path).catch(() => undefined))?.isSymbolicLink()) {
+      throw Object.assign(new Error(`ELOOP: '${basename(path)}' became a symlink since the path was checked`), { code: 'ELOOP' });
+    }
+    throw error;
   }
 }
 

@@ -8,6 +8,7 @@ import {
   failedResult,
   openInsideRoot,
   pathOfHandle,
+  type OpenInsideRootOptions,
   resolveInsideRoot,
   startDeadline,
   succeededResult,
@@ -106,18 +107,19 @@ export async function listDirMethod(params: { path?: string }, context: MethodCo
 type Opened = { ok: true; handle: FileHandle } | { ok: false; code: 'IO_ERROR' | 'PATH_OUTSIDE_ROOT'; message: string; errno?: string };
 
 // Only regular files: a FIFO or device would block or never end, and a write would not land in a file.
-async function openRegularFile(root: string, path: string, requested: string, options: Parameters<typeof openInsideRoot>[2]): Promise<Opened> {
-  let handle: FileHandle;
+async function openRegularFile(root: string, path: string, requested: string, options: OpenInsideRootOptions): Promise<Opened> {
+  let handle: FileHandle | undefined;
   try {
     handle = await openInsideRoot(root, path, options);
+    const info = await handle.stat();
+    if (info.isFile()) return { ok: true, handle };
+    await handle.close();
+    return { ok: false, code: 'IO_ERROR', message: `'${requested}' is not a regular file${info.isDirectory() ? '; use list_dir for a folder' : ''}` };
   } catch (error) {
+    await handle?.close();
     const errno = (error as NodeJS.ErrnoException).code;
     return { ok: false, code: refusalCode(error), message: describeError(error), ...(errno ? { errno } : {}) };
   }
-  const info = await handle.stat();
-  if (info.isFile()) return { ok: true, handle };
-  await handle.close();
-  return { ok: false, code: 'IO_ERROR', message: `'${requested}' is not a regular file${info.isDirectory() ? '; use list_dir for a folder' : ''}` };
 }
 
 // ELOOP: a symlink appeared on the way since the path was checked (O_NOFOLLOW refused to follow it)

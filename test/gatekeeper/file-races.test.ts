@@ -54,7 +54,7 @@ describe('openInsideRoot', () => {
       if (!resolved.ok) throw new Error(resolved.message);
       const restore = await swapFolderForSymlink();
       try {
-        await expect(openInsideRoot(resolved.root, resolved.path, { flags: constants.O_RDONLY })).rejects.toMatchObject({ code: expect.stringMatching(/ELOOP|ENOTDIR/) });
+        await expect(openInsideRoot(resolved.root, resolved.path, { flags: constants.O_RDONLY })).rejects.toMatchObject({ code: 'ELOOP' });
       } finally {
         await restore();
       }
@@ -66,7 +66,7 @@ describe('openInsideRoot', () => {
       const restore = await swapFolderForSymlink();
       try {
         const flags = constants.O_WRONLY | constants.O_CREAT;
-        await expect(openInsideRoot(resolved.root, resolved.path, { flags, mode: 0o644, createDirs: true })).rejects.toMatchObject({ code: expect.stringMatching(/ELOOP|ENOTDIR/) });
+        await expect(openInsideRoot(resolved.root, resolved.path, { flags, mode: 0o644, createDirs: true })).rejects.toMatchObject({ code: 'ELOOP' });
       } finally {
         await restore();
       }
