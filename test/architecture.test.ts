@@ -35,7 +35,7 @@ const ALLOWED: Record<string, string[]> = {
   matcher: ['core'],
   executors: ['core'],
   store: ['core'],
-  'http-edge': [],
+  'http-edge': ['core'],
   gatekeeper: ['core', 'executors', 'http-edge'],
   gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge'],
 };

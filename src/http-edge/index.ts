@@ -1,4 +1,4 @@
 // What every HTTP server of brush-holder shares at its edge: bearer auth, the one error handler, a request log.
 export { bearerAuth, bearerMatches, secretsEqual } from './bearer-auth.js';
 export { errorHandler, notFoundHandler, requestLog } from './error-handler.js';
-export { isLoopback, loopbackHostGuard } from './loopback.js';
+export { loopbackHostGuard } from './loopback.js';

@@ -1,11 +1,5 @@
 import type { RequestHandler } from 'express';
-
-/** Whether an address only this machine can reach (a server listening there may go without a token). */
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+import { isLoopback } from '../core/index.js';
 
 /**
  * For a server listening on loopback (often without a token): refuses requests whose Host header
@@ -15,8 +9,7 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 export function loopbackHostGuard(): RequestHandler {
   return (request, response, next) => {
     const header = request.headers.host ?? '';
-    const name = header.replace(/:\d+$/, '').toLowerCase();
-    if (LOOPBACK_NAMES.has(name) || /^127\.\d+\.\d+\.\d+$/.test(name)) {
+    if (isLoopback(header.replace(/:\d+$/, ''))) {
       next();
       return;
     }

@@ -95,7 +95,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       engine();
       return matcher;
     },
-    reconfigure: (changed) => assemble(index, search, validator, changed),
+    reconfigure: (changed) => assemble(index, engine().index, validator, changed),
   };
   states.set(matcher, { built: () => search, validator });
   return matcher;

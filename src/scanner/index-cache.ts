@@ -21,20 +21,24 @@ const KEEP = 3;
 // package.json and the code of the scanner and the core types it builds (a new check changes it
 // without a new package version). The TypeScript sources are hashed where they are present, so
 // that the compiled CLI and the sources run by tsx (tests, benchmarks) share one cache.
-const PARSER_VERSION = parserVersion();
+let parserVersionMemo: string | undefined;
 
+// worked out on first use: commands that never touch the cache do not read the scanner's files
 function parserVersion(): string {
+  if (parserVersionMemo !== undefined) return parserVersionMemo;
   const hash = createHash('sha1').update(readFileSync(TOOL_SCHEMA_URL)).update(readFileSync(new URL('../../package.json', import.meta.url)));
   const sources = new URL('../../src/', import.meta.url);
-  const root = existsSync(sources) ? sources : new URL('../', import.meta.url);
-  const extension = existsSync(sources) ? '.ts' : '.js';
+  const fromSources = existsSync(sources);
+  const root = fromSources ? sources : new URL('../', import.meta.url);
+  const extension = fromSources ? '.ts' : '.js';
   for (const folder of ['scanner/', 'core/']) {
     const url = new URL(folder, root);
     for (const name of readdirSync(url).filter((file) => file.endsWith(extension) && !file.endsWith('.d.ts')).sort()) {
       hash.update(name).update(readFileSync(new URL(name, url)));
     }
   }
-  return hash.digest('hex').slice(0, 12);
+  parserVersionMemo = hash.digest('hex').slice(0, 12);
+  return parserVersionMemo;
 }
 
 /** Scans cached on disk per source and commit, so a restart with an unchanged repository parses nothing. */
@@ -64,7 +68,7 @@ export class IndexCache {
     await mkdir(this.dir, { recursive: true });
     const target = join(this.dir, `${fileName(scan.commit)}.json`);
     const temporary = `${target}.${process.pid}.tmp`;
-    await writeFile(temporary, JSON.stringify({ parser: PARSER_VERSION, ...scan }));
+    await writeFile(temporary, JSON.stringify({ parser: parserVersion(), ...scan }));
     await rename(temporary, target);
     await this.prune();
   }
@@ -72,7 +76,7 @@ export class IndexCache {
   private async read(path: string): Promise<CachedScan | undefined> {
     try {
       const scan = JSON.parse(await readFile(path, 'utf8')) as CachedScan;
-      return scan.parser === PARSER_VERSION ? scan : undefined;
+      return scan.parser === parserVersion() ? scan : undefined;
     } catch {
       // missing or torn: a cache miss, never an error
       return undefined;

@@ -3,8 +3,8 @@ import type { Receipt } from '../core/index.js';
 import type { ReceiptQuery, ReceiptStore } from './store.js';
 
 const DEFAULT_PAGE = 50;
-// a bound on memory per call; the HTTP API pages by at most 1,000 and asks for one more to see if a page follows
-const LARGEST_PAGE = 10_000;
+// a bound on memory per call: the HTTP API's largest page (1,000), plus the one receipt it asks for to see if a page follows
+const LARGEST_PAGE = 1001;
 
 function sinceMs(since: string | Date): number {
   const ms = (since instanceof Date ? since : new Date(since)).getTime();

@@ -1,6 +1,7 @@
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { bearerAuth, bearerMatches, errorHandler, isLoopback, loopbackHostGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
+import { isLoopback } from '../../core/index.js';
+import { bearerAuth, bearerMatches, errorHandler, loopbackHostGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
 import type { Gateway } from '../service/index.js';
 import { apiRouter } from './api-routes.js';
 import type { GatewayMetrics } from './gateway-metrics.js';

@@ -1,5 +1,6 @@
 /** JSON Schemas of the HTTP API's bodies: the OpenAPI document's components, and what requests are validated with. */
 import { readFileSync } from 'node:fs';
+import { RECEIPT_SCHEMA_URL } from '../config/index.js';
 
 const nullableString = { type: ['string', 'null'] };
 const stringList = { type: 'array', items: { type: 'string' } };
@@ -52,7 +53,7 @@ const MatchResult = {
 };
 
 // the receipt's schema is the one in schemas/, without the keys that make it a document of its own
-const { $schema: _schema, $id: _id, ...Receipt } = JSON.parse(readFileSync(new URL('../../../schemas/receipt.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+const { $schema: _schema, $id: _id, ...Receipt } = JSON.parse(readFileSync(RECEIPT_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
 
 const Error = { type: 'object', required: ['code', 'error'], properties: { code: { type: 'string' }, error: { type: 'string' } } };
 

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
-import { isLoopback } from '../../http-edge/index.js';
+import { isLoopback } from '../../core/index.js';
 import { ConfigError, type GatewayConfig } from '../config/index.js';
 import { mountMcp, type McpHttpHandler } from '../mcp/index.js';
 import { Gateway } from '../service/index.js';
@@ -31,7 +31,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   }
   const { logger } = options;
   const metrics = new GatewayMetrics();
-  const gateway = await Gateway.open({ config, logger, observer: metrics.observer(), prepareSearch: true });
+  const gateway = await Gateway.open({ config, logger, observer: metrics.observer() });
   metrics.indexServed(gateway.registry.index);
   await gateway.warmUp();
   const scheduler = new RescanScheduler(gateway, logger);

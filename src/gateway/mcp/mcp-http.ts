@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import express, { type Express, type RequestHandler, type Response, type Router } from 'express';
-import { isLoopback } from '../../http-edge/index.js';
+import { isLoopback } from '../../core/index.js';
+import { loopbackHostGuard } from '../../http-edge/index.js';
 import type { Gateway } from '../service/index.js';
 import { createMcpServer } from './create-mcp-server.js';
 
 /** How `/mcp` is served. */
 export interface McpHttpOptions {
-  /**
-   * `Host` header names admitted (DNS-rebinding protection, as the MCP transport spec asks); `false` admits any.
-   * Default: `localhost`, `127.0.0.1`, `[::1]` when the gateway listens on a loopback address, otherwise any.
-   */
-  allowedHosts?: string[] | false;
   /** sessions kept at once; opening one more closes the least recently used (default 100) */
   maxSessions?: number;
 }
@@ -33,7 +28,6 @@ interface Session {
   server: Server;
 }
 
-const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const DEFAULT_MAX_SESSIONS = 100;
 
 /**
@@ -45,8 +39,9 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
   const sessions = new Map<string, Session>();
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const router = express.Router();
-  const hosts = options.allowedHosts ?? (isLoopback(gateway.config.listen.host) ? LOOPBACK_HOSTS : false);
-  if (hosts) router.use(hostHeaderValidation(hosts));
+  // DNS-rebinding protection, as the MCP transport spec asks: the same check `createApp` makes, so that
+  // the handler is safe mounted on its own too
+  if (isLoopback(gateway.config.listen.host)) router.use(loopbackHostGuard());
 
   const endSession = async (id: string): Promise<void> => {
     const session = sessions.get(id);

@@ -7,7 +7,13 @@ export class ExecutionTargets {
   private embedded: Promise<RunningGatekeeper> | undefined;
   private selfApi: ApiTarget | undefined;
 
-  constructor(private readonly config: GatewayConfig) {}
+  // secrets of the configuration that the executors do not use themselves, but no result may show
+  private readonly otherSecrets: string[];
+
+  constructor(private readonly config: GatewayConfig) {
+    const { repository, apiToken, webhookSecret } = config;
+    this.otherSecrets = [repository.token, apiToken, webhookSecret].filter((secret): secret is string => secret !== undefined);
+  }
 
   /** Whether `gatekeepers.default` is the embedded one (nothing configured it). */
   get embedsGatekeeper(): boolean {
@@ -26,15 +32,9 @@ export class ExecutionTargets {
       gatekeepers,
       apis: this.selfApi && !this.config.apis.default ? { ...this.config.apis, default: this.selfApi } : this.config.apis,
       ...(this.config.forgejo ? { forgejo: this.config.forgejo } : {}),
-      otherSecrets: this.otherSecrets(),
+      otherSecrets: this.otherSecrets,
       ...(signal ? { signal } : {}),
     };
-  }
-
-  // every secret of the configuration that the executors do not use themselves
-  private otherSecrets(): string[] {
-    const { repository, apiToken, webhookSecret } = this.config;
-    return [repository.token, apiToken, webhookSecret].filter((secret): secret is string => secret !== undefined && secret !== '');
   }
 
   /** Makes this gateway's own HTTP API the `default` API of `hldp-api` tools, unless one is configured. */

@@ -36,8 +36,6 @@ export interface GatewayOptions {
   logger?: Logger;
   store?: Store;
   observer?: GatewayObserver;
-  /** build the intent search index before `open` returns, not on the first intent (for servers) */
-  prepareSearch?: boolean;
 }
 
 /** The composition root's service: the registry, the call path (lookup → confirmation → execute → receipt), rescans. */
@@ -65,9 +63,7 @@ export class Gateway {
     const scanner = new Scanner(repositoryOptions(config));
     const index = await scanner.scan();
     const store = options.store ?? openSqliteStore({ path: config.receiptsDb, confirmationTtlMs: config.confirmationTtlMs });
-    const gateway = new Gateway(config, scanner, index, store, new ExecutionTargets(config), options.logger, options.observer ?? {});
-    if (options.prepareSearch) gateway.current.matcher.prepare();
-    return gateway;
+    return new Gateway(config, scanner, index, store, new ExecutionTargets(config), options.logger, options.observer ?? {});
   }
 
   /** The registry calls start on now. */
@@ -117,7 +113,7 @@ export class Gateway {
     }
     this.lastScanError = undefined;
     const changed = index.commit !== previous.index.commit;
-    this.current = changed ? { index, matcher: createMatcher(index, { previous: this.current.matcher }) } : { index, matcher: previous.matcher };
+    this.current = changed ? { index, matcher: createMatcher(index, { previous: previous.matcher }) } : { index, matcher: previous.matcher };
     if (changed) {
       this.logger?.info({ previous: previous.index.commit, commit: index.commit, tools: index.tools.length, errors: index.errors.length }, 'index swapped');
       for (const listener of this.listeners) listener(this.current);
@@ -143,8 +139,9 @@ export class Gateway {
     return this.inFlight.size;
   }
 
-  /** Starts the embedded gatekeeper ahead of the first call that needs it. */
+  /** For servers: builds the intent search index and starts the embedded gatekeeper ahead of the first request. */
   async warmUp(): Promise<void> {
+    this.current.matcher.prepare();
     if (this.targets.embedsGatekeeper) await this.targets.startEmbedded();
   }
 

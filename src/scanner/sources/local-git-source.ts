@@ -30,7 +30,7 @@ export class LocalGitSource implements RepositorySource {
     const git = await loadGit();
     let commit: string;
     try {
-      commit = await resolveRevision(git, this.store.gitdir, this.ref);
+      commit = await resolveRevision(git, this.store, this.ref);
     } catch (error) {
       const empty = await git.resolveRef({ fs, gitdir: this.store.gitdir, ref: 'HEAD' }).then(() => false, () => true);
       const why = empty ? 'the repository has no commits yet' : `${(error as Error).message}; give a branch, a tag, a commit id, or one of them followed by ~N or ^N`;
@@ -41,26 +41,26 @@ export class LocalGitSource implements RepositorySource {
 }
 
 // isomorphic-git resolves names and full ids; git's everyday `HEAD~2`, `main^` and short ids are walked here
-async function resolveRevision(git: Git, gitdir: string, revision: string): Promise<string> {
+async function resolveRevision(git: Git, { gitdir, cache }: ObjectStore, revision: string): Promise<string> {
   const [, name = revision, steps = ''] = /^(.*?)((?:[~^]\d*)*)$/.exec(revision) ?? [];
   let oid: string;
   try {
     oid = await git.resolveRef({ fs, gitdir, ref: name });
   } catch (error) {
     if (!/^[0-9a-f]{4,39}$/i.test(name)) throw error;
-    oid = await git.expandOid({ fs, gitdir, oid: name.toLowerCase() });
+    oid = await git.expandOid({ fs, gitdir, cache, oid: name.toLowerCase() });
   }
   for (const [, operator, digits] of steps.matchAll(/([~^])(\d*)/g)) {
     const count = digits === '' ? 1 : Number(digits);
     if (operator === '^') {
       if (count === 0) continue;
-      const parent = (await git.readCommit({ fs, gitdir, oid })).commit.parent[count - 1];
+      const parent = (await git.readCommit({ fs, gitdir, cache, oid })).commit.parent[count - 1];
       if (parent === undefined) throw new Error(`commit ${oid.slice(0, 12)} has no parent ${count}`);
       oid = parent;
       continue;
     }
     for (let step = 0; step < count; step += 1) {
-      const parent = (await git.readCommit({ fs, gitdir, oid })).commit.parent[0];
+      const parent = (await git.readCommit({ fs, gitdir, cache, oid })).commit.parent[0];
       if (parent === undefined) throw new Error(`commit ${oid.slice(0, 12)} has no parent (it is the first commit)`);
       oid = parent;
     }

@@ -1,14 +1,12 @@
 import fs from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { GitHttpResponse, HttpClient } from 'isomorphic-git';
+import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
+import { isLoopback } from '../../core/index.js';
 import { ScanError } from '../scan-error.js';
 import { loadGit, type Git } from './git-module.js';
 import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
 import type { RepositorySource, Snapshot } from './source.js';
-
-/** Host names only this machine can reach, where a cleartext token is no exposure. */
-const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
 
 /** Fetches kept as separate packs before the clone is started over. */
 const MAX_PACKS = 64;
@@ -47,7 +45,7 @@ export class RemoteGitSource implements RepositorySource {
     this.label = options.ref ? `${this.url}#${options.ref}` : this.url;
     this.cacheKey = `remote:${this.label}`;
     this.headers = token ? { Authorization: `Basic ${Buffer.from(`${username}:${token}`).toString('base64')}` } : {};
-    if (token && parsed.protocol === 'http:' && !LOOPBACK_HOST.test(parsed.hostname)) {
+    if (token && parsed.protocol === 'http:' && !isLoopback(parsed.hostname)) {
       process.emitWarning(`the repository token is sent unencrypted to ${parsed.host} (an http:// URL); use https:// beyond this machine`, { code: 'HLDP_CLEARTEXT_TOKEN' });
     }
     this.dir = join(options.workDir, 'repo');
@@ -116,8 +114,8 @@ export class RemoteGitSource implements RepositorySource {
         ref: branch, remoteRef: branch, singleBranch: true, tags: false,
       });
     // a push between the two requests can make the reused answer name a commit the server no longer
-    // offers: then the fetch is made again from a fresh discovery
-    const result = await this.call('fetch', () => fetch(http).catch(() => fetch(this.http)));
+    // offers: a fetch that failed on a reused answer is made again from a fresh one
+    const result = await this.call('fetch', () => fetch(http).catch((error: unknown) => (http.replayed ? fetch(this.http) : Promise.reject(error))));
     const commit = result.fetchHead ?? remote;
     // fetch tells the server what we have from the local branch, which fetch itself does not move: move it,
     // or every later fetch would resend everything since the clone
@@ -173,15 +171,18 @@ export class RemoteGitSource implements RepositorySource {
  * answer of the first: a rescan's head check and its fetch would otherwise ask the server the same
  * question twice, one round trip apart.
  */
-function reusingDiscovery(http: HttpClient): HttpClient {
+function reusingDiscovery(http: HttpClient): HttpClient & { replayed: boolean } {
   const answers = new Map<string, { response: GitHttpResponse; chunks: Uint8Array[] }>();
-  return {
-    request: async (request) => {
+  const client = {
+    /** whether an answer was given again */
+    replayed: false,
+    request: async (request: GitHttpRequest): Promise<GitHttpResponse> => {
       if ((request.method ?? 'GET') !== 'GET' || !/\/info\/refs(\?|$)/.test(request.url)) return http.request(request);
       const key = `${request.url} ${request.headers?.['Git-Protocol'] ?? request.headers?.['git-protocol'] ?? ''}`;
       const known = answers.get(key);
       if (known) {
         answers.delete(key);
+        client.replayed = true;
         return { ...known.response, body: replay(known.chunks) };
       }
       const response = await http.request(request);
@@ -192,6 +193,7 @@ function reusingDiscovery(http: HttpClient): HttpClient {
       return { ...response, body: replay(chunks) };
     },
   };
+  return client;
 }
 
 async function* replay(chunks: readonly Uint8Array[]): AsyncIterableIterator<Uint8Array> {

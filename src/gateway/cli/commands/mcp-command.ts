@@ -15,7 +15,8 @@ export const mcpCommand: Command = {
     const { serveMcpStdio } = await import('../../mcp/index.js');
     const config = configFromFlags(flags);
     const logger = createLogger(config.logLevel).child({ surface: 'mcp' });
-    const gateway = await Gateway.open({ config, logger, prepareSearch: true });
+    const gateway = await Gateway.open({ config, logger });
+    await gateway.warmUp();
     // a long session sees new tools (and its client gets tools/list_changed) without a restart
     const scheduler = new RescanScheduler(gateway, logger);
     scheduler.poll(config.repository.pollIntervalMs);
