@@ -83,8 +83,8 @@ describe('hldp list', () => {
     expect(lines.find((line) => line.startsWith('git-ops'))).toMatch(/shell\s+no\s+Git仓库操作/);
     expect(lines.find((line) => line.startsWith('file-write'))).toMatch(/gatekeeper\s+yes/);
     const json = await runCli(['list', '--json'], { env });
-    const listed = JSON.parse(json.stdout);
-    const tools = Array.isArray(listed) ? listed : listed.tools;
+    const { commit, tools } = JSON.parse(json.stdout);
+    expect(commit).toMatch(/^folder:/);
     expect(tools.map((tool: { name: string }) => tool.name)).toEqual(['file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
     expect(tools[0]).toMatchObject({ params_schema: { type: 'object' }, constraints: { timeout_ms: expect.any(Number) } });
   });

@@ -135,6 +135,7 @@ describe('HTTP API', () => {
     });
 
     it('says no page follows the last one, even when it is full', async () => {
+      for (const word of ['one', 'two']) await request(server, 'POST', '/v1/call', { body: { tool: 'shell-exec', params: { cmd: `echo ${word}` } }, headers: auth });
       const all = await request(server, 'GET', '/v1/receipts?limit=1000', { headers: auth });
       const count = all.json.receipts.length as number;
       expect(count).toBeGreaterThan(1);

@@ -58,7 +58,8 @@ describe('hldp serve over a smart-HTTP repository, with a standalone hldp gateke
     expect(hook.status).toBe(202);
 
     let response = await request(gateway, 'POST', '/v1/call', { body: call });
-    for (let attempt = 0; response.status === 404 && attempt < 100; attempt += 1) {
+    // the rescan runs in the background: up to 30 s on a loaded machine
+    for (let attempt = 0; response.status === 404 && attempt < 600; attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       response = await request(gateway, 'POST', '/v1/call', { body: call });
     }

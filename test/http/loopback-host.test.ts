@@ -38,7 +38,11 @@ describe('a gateway listening on loopback without a token', () => {
       expect(call.status).toBe(403);
       expect(call.json).toMatchObject({ code: 'FORBIDDEN_HOST' });
       expect((await requestWithHost(`attacker.example:${port}`, '/v1/receipts')).status).toBe(403);
+      // a marker call through this machine's name shows the receipts answer holds calls at all
+      await request(server, 'POST', '/v1/call', { body: { tool: 'shell-exec', params: { cmd: 'echo admitted' } } });
       const receipts = await request(server, 'GET', '/v1/receipts?limit=100');
+      expect(receipts.status).toBe(200);
+      expect(JSON.stringify(receipts.json)).toContain('admitted');
       expect(JSON.stringify(receipts.json)).not.toContain(marker);
     });
   });

@@ -78,8 +78,7 @@ describe('hldp serve on a port in use', () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address() as { port: number };
-    const run = await runCli(['serve', '--port', String(port)], { env });
-    blocker.close();
+    const run = await runCli(['serve', '--port', String(port)], { env }).finally(() => new Promise((resolve) => blocker.close(resolve)));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(new RegExp(`listen.port: 127.0.0.1:${port} is in use`));
   });

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Registry } from '../../src/gateway/service/index.js';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
@@ -84,12 +84,13 @@ describe('POST /v1/hooks/forgejo', () => {
     let rescans = 0;
     server.gateway.onIndexChange(() => rescans++);
     const fetchesBefore = gitServer.requests();
+    // an accepted webhook asks for a rescan before it answers: a refused one must not have
+    const rescan = vi.spyOn(server.gateway, 'rescan');
     const response = await request(server, 'POST', '/v1/hooks/forgejo', { raw: body, headers: { 'content-type': 'application/json', 'x-forgejo-event': 'push', ...headersFor(body) } });
     expect(response.status).toBe(401);
     expect(response.json.code).toBe('BAD_SIGNATURE');
     expectDocumented('/v1/hooks/forgejo', 'POST', response);
-    // give a wrongly scheduled rescan time to start: it would ask the git server first
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(rescan).not.toHaveBeenCalled();
     expect(gitServer.requests()).toBe(fetchesBefore);
     expect(rescans).toBe(0);
     expect(server.gateway.registry.index.commit).toBe(before);

@@ -85,6 +85,7 @@ describe.each([
       expect(result.isError).toBe(true);
       expect(firstText(result)).toBe(await matcherWords('shell-exec', { cmd: 42 }));
       expect(firstText(result)).toMatch(/^invalid params for 'shell-exec': 'cmd' must be string\. Expected params: \{ cmd: string/);
+      expect(firstText(result)).toBe("invalid params for 'shell-exec': 'cmd' must be string. Expected params: { cmd: string (non-empty), cwd?: string }");
       expect(result.structuredContent).toMatchObject({ code: 'INVALID_PARAMS', tool: 'shell-exec', problems: [{ param: 'cmd', message: 'must be string' }] });
     });
   });

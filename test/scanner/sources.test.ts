@@ -124,6 +124,7 @@ describe('Scanner on a local git repository', () => {
     expect(await names(first.slice(0, 8))).toEqual(['one']);
     await expect(scanOnce(repo, { cacheDir, ref: 'HEAD~3' })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.stringMatching(/has no parent \(it is the first commit\)/) });
     await expect(scanOnce(repo, { cacheDir, ref: 'nope' })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.not.stringMatching(/no commits yet/) });
+    await expect(scanOnce(repo, { cacheDir, ref: 'nope' })).rejects.toMatchObject({ message: expect.stringMatching(/^ref 'nope' cannot be read in '.*#nope': .*; give a branch, a tag, a commit id, or one of them followed by ~N or \^N$/) });
   });
 
   it('refuses an empty repository with REF_NOT_FOUND, saying it has no commits', async () => {
