@@ -17,7 +17,7 @@ const keep = (word: string): string => word;
 
 // One language per script is a deliberate simplification: Latin text is stemmed as English (the
 // language tool descriptions are mostly written in) and Cyrillic as Russian. Other scripts are
-// not stemmed; prefix matching of long terms covers part of their inflection. Korean has no stop
+// not stemmed. Korean has no stop
 // list here: the one in `stopword` mixes in content words.
 const RULES: Array<[RegExp, ScriptRules]> = [
   [/\p{Script=Latin}/u, { ideographic: false, stopWords: new Set(eng), stem: englishStemmer }],
