@@ -70,23 +70,23 @@ export function checkOptionLikeArguments(fields: ExecutorFields, paramsSchema: J
       previous = texts[texts.length - 1] ?? '';
     });
   };
-  const argv = fields.shell?.argv;
-  if (Array.isArray(argv)) checkList(argv, ['shell', 'argv']);
-  else if (argv && typeof argv === 'object') {
-    for (const [key, list] of Object.entries(argv)) if (Array.isArray(list)) checkList(list, ['shell', 'argv', key]);
-  }
+  for (const [list, prefix] of argvTemplates(fields.shell?.argv)) checkList(list, ['shell', 'argv', ...prefix]);
   return problems;
 }
 
+// `shell.argv` is one template, or a map of templates by the value of `shell.select`
+function argvTemplates(argv: unknown): Array<[unknown[], string[]]> {
+  if (Array.isArray(argv)) return [[argv, []]];
+  if (!argv || typeof argv !== 'object') return [];
+  return Object.entries(argv).flatMap(([key, list]): Array<[unknown[], string[]]> => (Array.isArray(list) ? [[list, [key]]] : []));
+}
+
 function forEachArgv(argv: unknown, visit: (text: string, path: Array<string | number>) => void): void {
-  const visitList = (list: unknown[], prefix: Array<string | number>): void =>
+  for (const [list, prefix] of argvTemplates(argv)) {
     list.forEach((item, index) => {
       if (typeof item === 'string') visit(item, [...prefix, index]);
       else if (Array.isArray(item)) item.forEach((inner, innerIndex) => visit(String(inner), [...prefix, index, innerIndex]));
     });
-  if (Array.isArray(argv)) visitList(argv, []);
-  else if (argv && typeof argv === 'object') {
-    for (const [key, list] of Object.entries(argv)) if (Array.isArray(list)) visitList(list, [key]);
   }
 }
 
