@@ -9,6 +9,7 @@ import { isTuningQuery, readBenchData } from './bfcl-data.js';
 import { decisionAccuracy } from './decision-curve.js';
 import { fitDecision } from './fit-decision.js';
 import { DEFAULT_DATA, prepareWorld } from './run.js';
+import { asIndex } from './systems.js';
 
 const F = FITTED_RANKING;
 const zero = (...names: Array<keyof RankingParameters['rerank']>): RankingParameters => ({
@@ -45,7 +46,7 @@ const VARIANTS = ALL_VARIANTS.filter(([label]) => label === 'fitted' || label.in
 const data = await readBenchData(values.data!);
 const { world } = await prepareWorld(data);
 const tools = [...world.toolsById.values()].sort(compareToolNames);
-const base = createMatcher({ source: 'bench', commit: 'bench', tools, errors: [], warnings: [], scanned_at: '' });
+const base = createMatcher(asIndex(tools));
 const withGold = data.queries.filter((query) => query.gold.length > 0);
 const round = (value: number): number => Math.round(value * 1000) / 1000;
 const report: Record<string, Record<string, Record<string, number>>> = {};

@@ -1,4 +1,3 @@
-import type { ToolDefinition } from '../../src/core/index.js';
 import {
   createMatcher,
   DECISION_FEATURES,
@@ -10,6 +9,7 @@ import {
 import type { BenchQuery } from './bfcl-data.js';
 import type { BenchWorld } from './evaluate.js';
 import { fitLogistic } from './logistic.js';
+import { asIndex } from './systems.js';
 
 /** The decision's features for each request, searched within the candidates offered with it; label 1: a tool fits. */
 export function decisionRows(
@@ -46,11 +46,6 @@ export function fitDecision(world: BenchWorld, queries: readonly BenchQuery[], r
     bias: round(fit.bias),
     threshold: 0.5,
   };
-}
-
-function asIndex(tools: ToolDefinition[]) {
-  const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { source: 'bench', commit: 'bench', tools: sorted, errors: [], warnings: [], scanned_at: '' };
 }
 
 function round(value: number): number {

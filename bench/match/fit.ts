@@ -8,6 +8,7 @@ import { isTuningQuery, readBenchData } from './bfcl-data.js';
 import { fitDecision } from './fit-decision.js';
 import { fitRanking } from './fit-ranking.js';
 import { DEFAULT_DATA, prepareWorld } from './run.js';
+import { asIndex } from './systems.js';
 
 const TARGET = fileURLToPath(new URL('../../src/matcher/fitted-parameters.ts', import.meta.url));
 
@@ -42,8 +43,7 @@ async function main(): Promise<void> {
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   let ranking: RankingParameters = { ...FITTED_RANKING, ...LATENCY_CHOICES };
   if (values.only !== 'decision') {
-    const tools = [...world.toolsById.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const matcher = createMatcher({ source: 'bench', commit: 'bench', tools, errors: [], warnings: [], scanned_at: '' });
+    const matcher = createMatcher(asIndex([...world.toolsById.values()]));
     ranking = fitRanking(matcher, world, tuning.filter((query) => query.gold.length > 0), ranking, log);
   }
   const decision = fitDecision(world, tuning, ranking);

@@ -8,12 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { compareToolNames, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
+import type { ToolDefinition } from '../../src/core/index.js';
 import { createMatcher } from '../../src/matcher/index.js';
 import { readBenchData, type BenchQuery } from './bfcl-data.js';
 import { percentile } from './metrics.js';
 import { DEFAULT_DATA, prepareWorld } from './run.js';
 import { measureUpdate } from './update-latency.js';
+import { asIndex } from './systems.js';
 
 /** Latency of one index size: build time, heap the index holds, and per-request times in ms. */
 export interface LatencyReport {
@@ -40,14 +41,7 @@ export function replicate(tools: readonly ToolDefinition[], size: number): ToolD
 
 /** Builds a matcher over `tools` and times `matchIntent` for every request, `passes` times. */
 export function measureLatency(tools: ToolDefinition[], queries: readonly BenchQuery[], passes: number): LatencyReport {
-  const index: ToolIndex = {
-    source: 'bench',
-    commit: 'bench',
-    tools: [...tools].sort(compareToolNames),
-    errors: [],
-    warnings: [],
-    scanned_at: '',
-  };
+  const index = asIndex(tools);
   const gc = collector();
   gc();
   const heapBefore = process.memoryUsage().heapUsed;

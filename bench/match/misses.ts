@@ -5,11 +5,12 @@
 // `npx tsx bench/match/misses.ts [--data FILE] [--misses 50] [--decisions 30]` (counts per split).
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { compareToolNames, type ToolDefinition } from '../../src/core/index.js';
+import { compareToolNames } from '../../src/core/index.js';
 import { analyze, createMatcher, type Matcher } from '../../src/matcher/index.js';
 import { isTuningQuery, readBenchData, type BenchQuery } from './bfcl-data.js';
 import type { BenchWorld } from './evaluate.js';
 import { DEFAULT_DATA, prepareWorld } from './run.js';
+import { asIndex } from './systems.js';
 
 const { values } = parseArgs({
   options: {
@@ -106,7 +107,3 @@ function clip(text: string, length: number): string {
   return flat.length > length ? `${flat.slice(0, length)}…` : flat;
 }
 
-function asIndex(list: ToolDefinition[]) {
-  const sorted = [...list].sort(compareToolNames);
-  return { source: 'bench', commit: 'bench', tools: sorted, errors: [], warnings: [], scanned_at: '' };
-}

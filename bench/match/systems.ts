@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import type { ToolDefinition, ToolIndex } from '../../src/core/index.js';
+import { compareToolNames, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
 import { createMatcher, type MatcherOptions } from '../../src/matcher/index.js';
 
 /** What a system answers for one request: tool names best first, and (when it decides) whether one fits. */
@@ -14,9 +14,9 @@ export interface SearchAnswer {
 /** A search system built over a set of tools. */
 export type SearchSystem = (tools: ToolDefinition[]) => (text: string) => SearchAnswer;
 
-function asIndex(tools: ToolDefinition[]): ToolIndex {
-  const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { source: 'bench', commit: 'bench', tools: sorted, errors: [], warnings: [], scanned_at: '' };
+/** An index over `tools` in the scanner's order (by name), as every bench script builds its matchers on. */
+export function asIndex(tools: readonly ToolDefinition[], commit = 'bench'): ToolIndex {
+  return { source: 'bench', commit, tools: [...tools].sort(compareToolNames), errors: [], warnings: [], scanned_at: '' };
 }
 
 /** brush-holder's matcher, optionally with other parameters than the fitted ones. */

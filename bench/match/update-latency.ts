@@ -1,7 +1,8 @@
 import { loadavg } from 'node:os';
-import { compareToolNames, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
+import type { ToolDefinition } from '../../src/core/index.js';
 import { createMatcher, type Matcher } from '../../src/matcher/index.js';
 import type { BenchQuery } from './bfcl-data.js';
+import { asIndex } from './systems.js';
 
 /** What a rescan costs the matcher at one index size: a full build, and updates from the previous matcher. */
 export interface UpdateReport {
@@ -12,10 +13,6 @@ export interface UpdateReport {
   /** whether the updated matcher ranks the sample requests exactly as one built afresh over the same index */
   same_answers_as_fresh: { requests: number; same: boolean };
   load_average: number[];
-}
-
-function asIndex(tools: readonly ToolDefinition[], commit: string): ToolIndex {
-  return { source: 'bench', commit, tools: [...tools].sort(compareToolNames), errors: [], warnings: [], scanned_at: '' };
 }
 
 function timed<T>(run: () => T): { value: T; ms: number } {
