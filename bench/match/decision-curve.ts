@@ -17,7 +17,7 @@ export interface CurvePoint {
 }
 
 /** The decision's probabilities of "a tool fits", within each request's offered candidates, with the labels. */
-export function decisionScores(
+function decisionScores(
   world: BenchWorld,
   queries: readonly BenchQuery[],
   ranking: RankingParameters,

@@ -33,7 +33,7 @@ const latin1 = new TextDecoder('latin1');
 const utf8 = new TextDecoder('utf-8');
 
 /** The subfolders of a raw git tree object (`<mode> <name>\0<20-byte oid>` repeated). */
-export function subtrees(tree: Uint8Array): ToolEntry[] {
+function subtrees(tree: Uint8Array): ToolEntry[] {
   const entries: ToolEntry[] = [];
   let position = 0;
   while (position < tree.length) {
