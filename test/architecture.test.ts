@@ -37,7 +37,8 @@ const ALLOWED: Record<string, string[]> = {
   store: ['core'],
   'http-edge': ['core'],
   gatekeeper: ['core', 'executors', 'http-edge'],
-  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge'],
+  export: ['core', 'matcher'],
+  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export'],
 };
 
 describe('the source tree', () => {

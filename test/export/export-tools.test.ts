@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../src/core/index.js';
-import { exportTools, NAME_LIMITS, nameFingerprint, type ExportFormat } from '../../src/gateway/export/index.js';
+import { exportTools, NAME_LIMITS, nameFingerprint, type ExportFormat } from '../../src/export/index.js';
 import { loadStarterTool, makeToolDefinition } from '../executors/support/tool-definitions.js';
 
 const STARTERS = ['file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec'].map(loadStarterTool);

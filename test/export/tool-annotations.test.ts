@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toolHints } from '../../src/gateway/export/index.js';
+import { toolHints } from '../../src/export/index.js';
 import { loadStarterTool, makeToolDefinition } from '../executors/support/tool-definitions.js';
 
 const methodParam = (choices: string[]) => ({ type: 'object', properties: { verb: { type: 'string', enum: choices } } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exportedName, exportNames, nameFingerprint, NAME_LIMITS, RESERVED_NAMES } from '../../src/gateway/export/index.js';
+import { exportedName, exportNames, nameFingerprint, NAME_LIMITS, RESERVED_NAMES } from '../../src/export/index.js';
 
 const long = (length: number, letter = 'x') => letter.repeat(length);
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nameFingerprint } from '../../src/gateway/export/index.js';
+import { nameFingerprint } from '../../src/export/index.js';
 import { mountMcp } from '../../src/gateway/mcp/index.js';
 import { openTestGateway } from '../helpers/gateway.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';

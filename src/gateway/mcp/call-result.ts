@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { MatchResult, Receipt } from '../../core/index.js';
-import { CONFIRM_TOOL, FIND_TOOL } from '../export/index.js';
+import { CONFIRM_TOOL, FIND_TOOL } from '../../export/index.js';
 import type { CallOutcome } from '../service/index.js';
 import type { ToolCatalog } from './tool-catalog.js';
 

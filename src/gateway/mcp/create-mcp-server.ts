@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { PACKAGE_ROOT } from '../config/index.js';
-import { CONFIRM_TOOL, FIND_TOOL } from '../export/index.js';
+import { CONFIRM_TOOL, FIND_TOOL } from '../../export/index.js';
 import type { Gateway } from '../service/index.js';
 import { failure, matchResult, outcomeResult } from './call-result.js';
 import { checkConfirmArguments, checkFindArguments } from './meta-arguments.js';

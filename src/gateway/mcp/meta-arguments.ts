@@ -1,5 +1,5 @@
 import { compactSchema, MAX_LIMIT } from '../../matcher/index.js';
-import { CONFIRM_TOOL, FIND_TOOL, type MetaTool } from '../export/index.js';
+import { CONFIRM_TOOL, FIND_TOOL, type MetaTool } from '../../export/index.js';
 
 /** Arguments of a meta-tool, checked: the values, or a message worded as the matcher words invalid params. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ToolIndex } from '../../core/index.js';
-import { CONFIRM_TOOL, exportTools, FIND_TOOL, type McpToolSpec } from '../export/index.js';
+import { CONFIRM_TOOL, exportTools, FIND_TOOL, type McpToolSpec } from '../../export/index.js';
 
 /** What a `tools/call` name stands for. */
 export type CallTarget =

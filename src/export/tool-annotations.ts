@@ -1,4 +1,4 @@
-import { wholePlaceholder, type ToolDefinition } from '../../core/index.js';
+import { wholePlaceholder, type ToolDefinition } from '../core/index.js';
 
 /** MCP tool annotations: only hints the definition itself makes true (an absent hint keeps the protocol's cautious default). */
 export interface ToolHints {

@@ -1,5 +1,5 @@
-import type { JsonSchema } from '../../core/index.js';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../../matcher/index.js';
+import type { JsonSchema } from '../core/index.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../matcher/index.js';
 import type { ToolHints } from './tool-annotations.js';
 
 /** A tool the gateway itself answers, beside the registry's: same fields as a listed registry tool. */

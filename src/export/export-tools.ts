@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../../core/index.js';
+import type { ToolDefinition } from '../core/index.js';
 import { META_TOOLS, RESERVED_NAMES } from './meta-tools.js';
 import { exportNames } from './tool-names.js';
 import {

@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolDefinition } from '../../core/index.js';
+import type { JsonSchema, ToolDefinition } from '../core/index.js';
 import { CONFIRM_TOOL, type MetaTool } from './meta-tools.js';
 import { toolHints, type ToolHints } from './tool-annotations.js';
 
