@@ -16,7 +16,7 @@ export type SearchSystem = (tools: ToolDefinition[]) => (text: string) => Search
 
 /** An index over `tools` in the scanner's order (by name), as every bench script builds its matchers on. */
 export function asIndex(tools: readonly ToolDefinition[], commit = 'bench'): ToolIndex {
-  return { source: 'bench', commit, tools: [...tools].sort(compareToolNames), errors: [], warnings: [], scanned_at: '' };
+  return { source: 'bench', commit, tools: [...tools].sort(compareToolNames), toolsets: [], skills: [], errors: [], warnings: [], scanned_at: '' };
 }
 
 /** brush-holder's matcher, optionally with other parameters than the fitted ones. */

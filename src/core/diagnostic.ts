@@ -1,4 +1,4 @@
-/** A problem found in a `TOOL.hdlp`, pointing at the exact place. */
+/** A problem found in a `TOOL.hdlp`, `TOOLSET.hdlp` or `SKILL.md`, pointing at the exact place. */
 export interface Diagnostic {
   /** path inside the repository (or on disk for `hldp validate`) */
   file: string;
@@ -26,7 +26,9 @@ export type DiagnosticCode =
   | 'DEPRECATED_SPELLING'
   | 'OPTION_LIKE_ARGUMENT'
   | 'FILE_TOO_LARGE'
-  | 'NOT_A_FILE';
+  | 'NOT_A_FILE'
+  /** a toolset names a tool or group the index does not have, or a skill a toolset it does not have */
+  | 'UNKNOWN_MEMBER';
 
 /** `file:line:col: severity: message`, the format editors and pre-commit hooks understand. */
 export function formatDiagnostic(diagnostic: Diagnostic): string {

@@ -16,6 +16,15 @@ export {
 } from './tool-definition.js';
 export { formatDiagnostic, type Diagnostic, type DiagnosticCode } from './diagnostic.js';
 export { compareToolNames, findTool, type ToolIndex } from './tool-index.js';
+export {
+  ENTRY_KINDS,
+  ENTRY_LAYOUT,
+  entryPath,
+  type EntryKind,
+  type EntrySource,
+  type SkillDefinition,
+  type ToolsetDefinition,
+} from './registry-entries.js';
 export type { ErrorCode } from './error-code.js';
 export type { ExecutionResult, Receipt } from './receipt.js';
 export type { Candidate, MatchResult, NearMiss } from './match-result.js';

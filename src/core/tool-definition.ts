@@ -88,6 +88,8 @@ export interface ToolDefinition {
   aliases: string[];
   examples: string[];
   group?: string;
+  /** callable by name but never advertised (a renamed tool's old name kept for replays): Hidden to every session */
+  unlisted?: boolean;
   output_schema?: JsonSchema;
   shell?: ShellSpec;
   gatekeeper?: GatekeeperSpec;

@@ -1,7 +1,8 @@
 import type { Diagnostic } from './diagnostic.js';
+import type { SkillDefinition, ToolsetDefinition } from './registry-entries.js';
 import type { ToolDefinition } from './tool-definition.js';
 
-/** Every tool read from one source at one commit: immutable once built; a rescan builds a new one. */
+/** Every tool, toolset and skill read from one source at one commit: immutable once built; a rescan builds a new one. */
 export interface ToolIndex {
   /** the source as given (credentials removed) */
   source: string;
@@ -9,6 +10,10 @@ export interface ToolIndex {
   commit: string;
   /** valid tools, sorted by name */
   tools: ToolDefinition[];
+  /** valid toolsets, sorted by name */
+  toolsets: ToolsetDefinition[];
+  /** valid skills, sorted by name */
+  skills: SkillDefinition[];
   /** problems that kept a definition out of the index */
   errors: Diagnostic[];
   /** problems that did not */

@@ -1,30 +1,68 @@
-import { compareToolNames, type Diagnostic, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { compareToolNames, type Diagnostic, type EntryKind, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
+import { checkMembers } from './check-members.js';
+import { parseSkill } from './parse-skill.js';
 import { parseToolDefinition, type DefinitionFile } from './parse-tool-definition.js';
+import { parseToolset } from './parse-toolset.js';
 import type { Position } from './yaml-locator.js';
 
-/** What one tool folder produced at one oid: reused as is while the oid does not change. */
-export interface ScanEntry {
+interface EntryBase {
   folder: string;
   oid: string;
-  tool: ToolDefinition | null;
   diagnostics: Diagnostic[];
   /** where `name` is written, for collision reports */
   name_position?: Position;
 }
 
-/** Parses one definition file into the entry an index is built from. */
-export function parseEntry(file: DefinitionFile): ScanEntry {
-  const parsed = parseToolDefinition(file);
-  return {
-    folder: file.folder,
-    oid: file.oid,
-    tool: parsed.tool,
-    diagnostics: parsed.diagnostics,
-    ...(parsed.namePosition ? { name_position: parsed.namePosition } : {}),
-  };
+/** What one entry folder produced at one oid: reused as is while the oid does not change. A tool when `kind` is absent. */
+export type ScanEntry =
+  | (EntryBase & { kind?: 'tool'; tool: ToolDefinition | null })
+  | (EntryBase & { kind: 'toolset'; toolset: ToolsetDefinition | null; member_positions?: Position[] })
+  | (EntryBase & { kind: 'skill'; skill: SkillDefinition | null; toolset_position?: Position });
+
+/** The kind of an entry (entries cached before kinds existed are tools). */
+export function entryKind(entry: { kind?: EntryKind }): EntryKind {
+  return entry.kind ?? 'tool';
 }
 
-/** Assembles an index from per-folder results: collisions keep the first by path order and report the rest. */
+/** Parses one definition file into the entry an index is built from. */
+export function parseEntry(file: DefinitionFile): ScanEntry {
+  const base = { folder: file.folder, oid: file.oid };
+  switch (entryKind(file)) {
+    case 'toolset': {
+      const parsed = parseToolset(file);
+      return {
+        ...base, kind: 'toolset', toolset: parsed.toolset, diagnostics: parsed.diagnostics,
+        ...(parsed.namePosition ? { name_position: parsed.namePosition } : {}),
+        ...(parsed.memberPositions ? { member_positions: parsed.memberPositions } : {}),
+      };
+    }
+    case 'skill': {
+      const parsed = parseSkill(file);
+      return {
+        ...base, kind: 'skill', skill: parsed.skill, diagnostics: parsed.diagnostics,
+        ...(parsed.namePosition ? { name_position: parsed.namePosition } : {}),
+        ...(parsed.toolsetPosition ? { toolset_position: parsed.toolsetPosition } : {}),
+      };
+    }
+    case 'tool': {
+      const parsed = parseToolDefinition(file);
+      return { ...base, tool: parsed.tool, diagnostics: parsed.diagnostics, ...(parsed.namePosition ? { name_position: parsed.namePosition } : {}) };
+    }
+  }
+}
+
+/** An entry that holds a problem reading its file (missing, not a regular file) and nothing else. */
+export function failedEntry(kind: EntryKind, folder: string, oid: string, diagnostic: Diagnostic): ScanEntry {
+  const base = { folder, oid, diagnostics: [diagnostic] };
+  if (kind === 'toolset') return { ...base, kind, toolset: null };
+  if (kind === 'skill') return { ...base, kind, skill: null };
+  return { ...base, tool: null };
+}
+
+/**
+ * Assembles an index from per-folder results: collisions keep the first by path order and report the rest;
+ * a toolset naming an unknown tool or group, or a skill an unknown toolset, is reported and left out.
+ */
 export function buildIndex(source: string, commit: string, entries: ScanEntry[], scannedAt: string): ToolIndex {
   const tools: ToolDefinition[] = [];
   const errors: Diagnostic[] = [];
@@ -32,17 +70,18 @@ export function buildIndex(source: string, commit: string, entries: ScanEntry[],
   // names differing only in case would be the same tool to a human and to case-insensitive file systems
   const owners = new Map<string, ToolDefinition>();
   const aliasOwners = new Map<string, string>();
+  const others: ScanEntry[] = [];
   for (const entry of entries) {
     for (const diagnostic of entry.diagnostics) (diagnostic.severity === 'error' ? errors : warnings).push(diagnostic);
+    if (entry.kind === 'toolset' || entry.kind === 'skill') {
+      others.push(entry);
+      continue;
+    }
     const tool = entry.tool;
     if (!tool) continue;
     const first = owners.get(tool.name.toLowerCase());
     if (first) {
-      const { line, column } = entry.name_position ?? { line: 1, column: 1 };
-      errors.push({
-        file: tool.source.path, line, column, severity: 'error', code: 'DUPLICATE_NAME',
-        message: `tool name '${tool.name}' is already taken by ${first.source.path}; the first by path order is kept: rename this one`,
-      });
+      errors.push(duplicate(tool.source.path, entry.name_position, `tool name '${tool.name}' is already taken by ${first.source.path}`));
       continue;
     }
     owners.set(tool.name.toLowerCase(), tool);
@@ -50,7 +89,13 @@ export function buildIndex(source: string, commit: string, entries: ScanEntry[],
   }
   const kept = tools.map((tool) => keepUniqueAliases(tool, owners, aliasOwners, warnings));
   kept.sort(compareToolNames);
-  return { source, commit, tools: kept, errors, warnings, scanned_at: scannedAt };
+  const { toolsets, skills } = checkMembers(kept, others, errors, duplicate);
+  return { source, commit, tools: kept, toolsets, skills, errors, warnings, scanned_at: scannedAt };
+}
+
+function duplicate(file: string, position: Position | undefined, taken: string): Diagnostic {
+  const { line, column } = position ?? { line: 1, column: 1 };
+  return { file, line, column, severity: 'error', code: 'DUPLICATE_NAME', message: `${taken}; the first by path order is kept: rename this one` };
 }
 
 // an alias that is another tool's name, or already another tool's alias, would make lookups ambiguous

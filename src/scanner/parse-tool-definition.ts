@@ -1,5 +1,6 @@
 import { LineCounter, parseDocument } from 'yaml';
 import {
+  type EntryKind,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_TIMEOUT_MS,
   type Diagnostic,
@@ -16,8 +17,10 @@ import { YamlLocator, type Position } from './yaml-locator.js';
 /** A definition larger than this is refused unread: no tool needs 256 KiB of YAML. */
 export const MAX_DEFINITION_BYTES = 256 * 1024;
 
-/** One `TOOL.hdlp` as read from a source. */
+/** One `TOOL.hdlp` (or `TOOLSET.hdlp`, `SKILL.md`) as read from a source. */
 export interface DefinitionFile {
+  /** what the file defines; a tool when absent */
+  kind?: EntryKind;
   /** path shown in diagnostics, e.g. `tools/git-ops/TOOL.hdlp` */
   path: string;
   /** the name of the folder it sits in, which `name` must equal */
@@ -119,7 +122,7 @@ function toDefinition(file: DefinitionFile, value: Record<string, unknown>, para
     examples: written.examples ?? [],
     source: { path: file.path, oid: file.oid },
   };
-  for (const key of ['group', 'output_schema', 'shell', 'gatekeeper', 'http', 'forgejo'] as const) {
+  for (const key of ['group', 'unlisted', 'output_schema', 'shell', 'gatekeeper', 'http', 'forgejo'] as const) {
     if (written[key] !== undefined) Object.assign(tool, { [key]: written[key] });
   }
   return tool;

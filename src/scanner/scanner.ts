@@ -1,15 +1,15 @@
 import { join } from 'node:path';
 import type { Diagnostic, ToolIndex } from '../core/index.js';
-import { buildIndex, type ScanEntry } from './build-index.js';
+import { buildIndex, failedEntry, type ScanEntry } from './build-index.js';
 import { IndexCache } from './index-cache.js';
 import { openSource, type RepositoryOptions } from './open-source.js';
 import { createParser } from './parse-pool.js';
-import type { RepositorySource, Snapshot } from './sources/source.js';
+import { entryKey, type RepositorySource, type Snapshot } from './sources/source.js';
 
 // reads overlap object-store I/O; parsing stays on this thread
 const READ_CONCURRENCY = 16;
 
-/** Holds one repository's index and keeps it current: unchanged commit → same index; new commit → re-parse only changed folders. */
+/** Holds one repository's index (tools, toolsets, skills) and keeps it current: unchanged commit → same index; new commit → re-parse only changed folders. */
 export class Scanner {
   readonly source: RepositorySource;
   private readonly cache: IndexCache;
@@ -60,19 +60,19 @@ export class Scanner {
         .then(() => this.cache.save(scan))
         .catch((error: unknown) => process.emitWarning(`index cache not written: ${String(error)}`));
     }
-    this.entries = new Map(entries.map((entry) => [entry.folder, entry]));
+    this.entries = new Map(entries.map((entry) => [entryKey(entry), entry]));
     this.index = this.withStale(buildIndex(this.source.label, snapshot.commit, entries, scannedAt), snapshot);
     return this.index;
   }
 
   private async loadLatest(): Promise<void> {
     const latest = await this.cache.latest();
-    if (latest) this.entries = new Map(latest.entries.map((entry) => [entry.folder, entry]));
+    if (latest) this.entries = new Map(latest.entries.map((entry) => [entryKey(entry), entry]));
   }
 
   private async readEntries(snapshot: Snapshot): Promise<ScanEntry[]> {
     const listing = await snapshot.listEntries();
-    const changed = listing.filter((entry) => this.entries.get(entry.folder)?.oid !== entry.oid);
+    const changed = listing.filter((entry) => this.entries.get(entryKey(entry))?.oid !== entry.oid);
     const parser = createParser(changed.length);
     // reading (object-store I/O and inflating) goes on here while parsing runs in the pool's threads
     const results: Array<ScanEntry | Promise<ScanEntry>> = new Array(listing.length);
@@ -81,11 +81,11 @@ export class Scanner {
       while (next < listing.length) {
         const position = next++;
         const entry = listing[position]!;
-        const previous = this.entries.get(entry.folder);
+        const previous = this.entries.get(entryKey(entry));
         if (previous?.oid === entry.oid) results[position] = previous;
         else {
           const file = await snapshot.read(entry);
-          results[position] = isDiagnostic(file) ? { folder: entry.folder, oid: entry.oid, tool: null, diagnostics: [file] } : parser.parse(file);
+          results[position] = isDiagnostic(file) ? failedEntry(entry.kind ?? 'tool', entry.folder, entry.oid, file) : parser.parse(file);
         }
       }
     };

@@ -2,8 +2,25 @@ import type { Diagnostic } from '../core/index.js';
 import { buildIndex, parseEntry } from './build-index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 
-/** Every problem in a set of definitions, including collisions between them: what `hldp validate` reports. */
-export function validateDefinitionFiles(files: DefinitionFile[]): { errors: Diagnostic[]; warnings: Diagnostic[]; tools: number } {
-  const index = buildIndex('validate', 'working-tree', files.map(parseEntry), new Date().toISOString());
-  return { errors: index.errors, warnings: index.warnings, tools: index.tools.length };
+/**
+ * Every problem in a set of definitions (tools, toolsets, skills), including collisions between them and
+ * toolset members the registry lacks: what `hldp validate` reports. `context` holds the rest of the repository
+ * the files sit in: read so that a toolset's members are checked against every tool, but not itself reported.
+ */
+export function validateDefinitionFiles(
+  files: DefinitionFile[],
+  context: DefinitionFile[] = [],
+): { errors: Diagnostic[]; warnings: Diagnostic[]; tools: number; toolsets: number; skills: number } {
+  const given = new Set(files.map((file) => file.path));
+  const others = context.filter((file) => !given.has(file.path));
+  const index = buildIndex('validate', 'working-tree', [...files, ...others].map(parseEntry), new Date().toISOString());
+  const reported = (diagnostic: Diagnostic): boolean => given.has(diagnostic.file);
+  const counted = <T extends { source: { path: string } }>(entries: T[]): number => entries.filter((entry) => given.has(entry.source.path)).length;
+  return {
+    errors: index.errors.filter(reported),
+    warnings: index.warnings.filter(reported),
+    tools: counted(index.tools),
+    toolsets: counted(index.toolsets),
+    skills: counted(index.skills),
+  };
 }

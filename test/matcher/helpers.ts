@@ -43,6 +43,8 @@ export function makeIndex(tools: ToolDefinition[]): ToolIndex {
     source: 'test',
     commit: 'test-commit',
     tools: [...tools].sort(compareToolNames),
+    toolsets: [],
+    skills: [],
     errors: [],
     warnings: [],
     scanned_at: '2026-05-31T00:00:00.000Z',

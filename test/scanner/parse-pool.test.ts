@@ -22,7 +22,7 @@ describe('createParser', () => {
       const pooled = await Promise.all(files.map((file) => parser.parse(file)));
       await parser.close();
       expect(pooled).toEqual(files.map(parseEntry));
-      expect(pooled.filter((entry) => entry.tool === null)).toHaveLength(6);
+      expect(pooled.filter((entry) => 'tool' in entry && entry.tool === null)).toHaveLength(6);
     });
   });
 

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Diagnostic } from '../../core/index.js';
+import { ENTRY_KINDS, ENTRY_LAYOUT, type Diagnostic, type EntryKind } from '../../core/index.js';
 import { ScanError } from '../scan-error.js';
-import { definitionPath, type RepositorySource, type Snapshot, type ToolEntry } from './source.js';
+import { definitionPath, entryKey, type RepositorySource, type Snapshot, type ToolEntry } from './source.js';
 
-/** Reads `tools/*\/TOOL.hdlp` from a plain folder (the working tree, not git). */
+/** Reads `tools/*\/TOOL.hdlp`, `toolsets/*\/TOOLSET.hdlp` and `skills/*\/SKILL.md` from a plain folder (the working tree, not git). */
 export class FolderSource implements RepositorySource {
   readonly label: string;
   readonly cacheKey: string;
@@ -19,47 +19,57 @@ export class FolderSource implements RepositorySource {
   }
 
   async snapshot(): Promise<Snapshot> {
-    const toolsDir = join(this.root, 'tools');
-    let folders: Dirent[];
-    try {
-      folders = await readdir(toolsDir, { withFileTypes: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      await this.assertRootExists();
-      folders = [];
-    }
-    // symlinked folders are skipped: a link could point anywhere outside the repository
-    const names = folders.filter((dirent) => dirent.isDirectory()).map((dirent) => dirent.name).sort(compare);
     const contents = new Map<string, Buffer | Diagnostic>();
     const entries: ToolEntry[] = [];
     const digest = createHash('sha1');
-    for (const folder of names) {
-      const content = await this.readDefinition(folder);
-      contents.set(folder, content);
-      const oid = Buffer.isBuffer(content) ? blobOid(content) : `missing:${(content as Diagnostic).code}`;
-      entries.push({ folder, oid });
-      digest.update(`${folder}\0${oid}\n`);
+    for (const kind of ENTRY_KINDS) {
+      for (const folder of await this.folders(kind)) {
+        const content = await this.readDefinition(kind, folder);
+        const entry: ToolEntry = kind === 'tool' ? { folder, oid: '' } : { kind, folder, oid: '' };
+        contents.set(entryKey(entry), content);
+        entry.oid = Buffer.isBuffer(content) ? blobOid(content) : `missing:${(content as Diagnostic).code}`;
+        entries.push(entry);
+        // a tool's line is as it always was, so that a folder of tools only keeps its commit id
+        digest.update(kind === 'tool' ? `${folder}\0${entry.oid}\n` : `${kind}/${folder}\0${entry.oid}\n`);
+      }
     }
     return {
       commit: `folder:${digest.digest('hex')}`,
       listEntries: async () => entries,
       read: async (entry) => {
-        const content = contents.get(entry.folder)!;
-        return Buffer.isBuffer(content) ? { path: definitionPath(entry.folder), folder: entry.folder, oid: entry.oid, content } : content;
+        const content = contents.get(entryKey(entry))!;
+        const kind = entry.kind ?? 'tool';
+        return Buffer.isBuffer(content)
+          ? { ...(kind === 'tool' ? {} : { kind }), path: definitionPath(entry.folder, kind), folder: entry.folder, oid: entry.oid, content }
+          : content;
       },
     };
   }
 
-  private async readDefinition(folder: string): Promise<Buffer | Diagnostic> {
-    const path = join(this.root, 'tools', folder, 'TOOL.hdlp');
-    const at = { file: definitionPath(folder), line: 1, column: 1 };
+  // symlinked folders are skipped: a link could point anywhere outside the repository
+  private async folders(kind: EntryKind): Promise<string[]> {
+    let folders: Dirent[];
+    try {
+      folders = await readdir(join(this.root, ENTRY_LAYOUT[kind].folder), { withFileTypes: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
+      if (kind === 'tool') await this.assertRootExists();
+      return [];
+    }
+    return folders.filter((dirent) => dirent.isDirectory()).map((dirent) => dirent.name).sort(compare);
+  }
+
+  private async readDefinition(kind: EntryKind, folder: string): Promise<Buffer | Diagnostic> {
+    const { folder: top, file } = ENTRY_LAYOUT[kind];
+    const path = join(this.root, top, folder, file);
+    const at = { file: definitionPath(folder, kind), line: 1, column: 1 };
     try {
       const stats = await lstat(path);
-      if (!stats.isFile()) return { ...at, severity: 'error', code: 'NOT_A_FILE', message: 'TOOL.hdlp must be a regular file (not a symlink or folder)' };
+      if (!stats.isFile()) return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${file} must be a regular file (not a symlink or folder)` };
       return await readFile(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      return { ...at, file: `tools/${folder}/`, severity: 'warning', code: 'MISSING_DEFINITION', message: `tools/${folder}/ has no TOOL.hdlp, so it is not a tool` };
+      return { ...at, file: `${top}/${folder}/`, severity: 'warning', code: 'MISSING_DEFINITION', message: `${top}/${folder}/ has no ${file}, so it is not a ${kind}` };
     }
   }
 

@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../../core/index.js';
+import { ENTRY_KINDS, ENTRY_LAYOUT, type Diagnostic, type EntryKind } from '../../core/index.js';
 import { loadGit } from './git-module.js';
 import { snapshotFs, type PromiseFs } from './object-store-fs.js';
 import { definitionPath, type Snapshot, type ToolEntry } from './source.js';
@@ -11,7 +11,7 @@ export interface ObjectStore {
 
 const SYMLINK_MODE = '120000';
 
-/** Lists `tools/` at a commit from the object store (no working tree), reading each definition on demand. */
+/** Lists `tools/`, `toolsets/` and `skills/` at a commit from the object store (no working tree), reading each definition on demand. */
 export async function readGitSnapshot(store: ObjectStore, commit: string): Promise<Snapshot> {
   const { gitdir, cache } = store;
   const git = await loadGit();
@@ -19,11 +19,16 @@ export async function readGitSnapshot(store: ObjectStore, commit: string): Promi
   const listEntries = async (): Promise<ToolEntry[]> => {
     const { commit: parsed } = await git.readCommit({ fs, gitdir, oid: commit, cache });
     const root = await git.readTree({ fs, gitdir, oid: parsed.tree, cache });
-    const tools = root.tree.find((entry) => entry.path === 'tools' && entry.type === 'tree');
-    if (!tools) return [];
-    // read raw and parsed here: git.readTree checks and copies every entry (40 ms at 10,000 tools; this takes 6)
-    const { object } = await git.readObject({ fs, gitdir, oid: tools.oid, cache, format: 'content' });
-    return subtrees(object as Uint8Array).sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
+    const listed: ToolEntry[] = [];
+    for (const kind of ENTRY_KINDS) {
+      const folder = root.tree.find((entry) => entry.path === ENTRY_LAYOUT[kind].folder && entry.type === 'tree');
+      if (!folder) continue;
+      // read raw and parsed here: git.readTree checks and copies every entry (40 ms at 10,000 tools; this takes 6)
+      const { object } = await git.readObject({ fs, gitdir, oid: folder.oid, cache, format: 'content' });
+      const entries = subtrees(object as Uint8Array).sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
+      listed.push(...(kind === 'tool' ? entries : entries.map((entry) => ({ kind, ...entry }))));
+    }
+    return listed;
   };
   return { commit, listEntries, read: (entry) => readDefinition(store, fs, entry) };
 }
@@ -51,24 +56,26 @@ function subtrees(tree: Uint8Array): ToolEntry[] {
 async function readDefinition(store: ObjectStore, fs: PromiseFs, entry: ToolEntry) {
   const { gitdir, cache } = store;
   const git = await loadGit();
-  const path = definitionPath(entry.folder);
+  const kind: EntryKind = entry.kind ?? 'tool';
+  const { folder: top, file: name } = ENTRY_LAYOUT[kind];
+  const path = definitionPath(entry.folder, kind);
   const folder = await git.readTree({ fs, gitdir, oid: entry.oid, cache });
-  const file = folder.tree.find((item) => item.path === 'TOOL.hdlp');
+  const file = folder.tree.find((item) => item.path === name);
   const at = { file: path, line: 1, column: 1 };
   if (!file) {
     return {
       ...at,
-      file: `tools/${entry.folder}/`,
+      file: `${top}/${entry.folder}/`,
       severity: 'warning',
       code: 'MISSING_DEFINITION',
-      message: `tools/${entry.folder}/ has no TOOL.hdlp, so it is not a tool`,
+      message: `${top}/${entry.folder}/ has no ${name}, so it is not a ${kind}`,
     } satisfies Diagnostic;
   }
   if (file.type !== 'blob' || file.mode === SYMLINK_MODE) {
-    return { ...at, severity: 'error', code: 'NOT_A_FILE', message: 'TOOL.hdlp must be a regular file (not a symlink, folder or submodule)' } satisfies Diagnostic;
+    return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${name} must be a regular file (not a symlink, folder or submodule)` } satisfies Diagnostic;
   }
   const { blob } = await git.readBlob({ fs, gitdir, oid: file.oid, cache });
-  return { path, folder: entry.folder, oid: entry.oid, content: blob };
+  return { ...(kind === 'tool' ? {} : { kind }), path, folder: entry.folder, oid: entry.oid, content: blob };
 }
 
 /** Refuses SHA-256 repositories: isomorphic-git reads SHA-1 object stores only. */

@@ -1,8 +1,10 @@
-import type { Diagnostic } from '../../core/index.js';
+import { entryPath, type Diagnostic, type EntryKind } from '../../core/index.js';
 import type { DefinitionFile } from '../parse-tool-definition.js';
 
-/** One folder under `tools/`, identified by the oid of its content. */
+/** One folder under `tools/` (or `toolsets/`, `skills/`), identified by the oid of its content. */
 export interface ToolEntry {
+  /** a tool when absent */
+  kind?: EntryKind;
   folder: string;
   /** changes whenever anything the definition depends on changes */
   oid: string;
@@ -13,9 +15,9 @@ export interface Snapshot {
   commit: string;
   /** set when the source could not be reached and this is what was last fetched */
   stale?: { reason: string; since: string };
-  /** tool folders, sorted by folder name; listed on demand (a cached commit never needs the listing) */
+  /** entry folders: tools sorted by folder name, then toolsets, then skills; listed on demand (a cached commit never needs the listing) */
   listEntries(): Promise<ToolEntry[]>;
-  /** reads the entry's `TOOL.hdlp`, or explains why there is none */
+  /** reads the entry's `TOOL.hdlp` (`TOOLSET.hdlp`, `SKILL.md`), or explains why there is none */
   read(entry: ToolEntry): Promise<DefinitionFile | Diagnostic>;
 }
 
@@ -29,7 +31,12 @@ export interface RepositorySource {
   snapshot(): Promise<Snapshot>;
 }
 
-/** The path of a tool's definition inside the repository. */
-export function definitionPath(folder: string): string {
-  return `tools/${folder}/TOOL.hdlp`;
+/** The path of an entry's definition inside the repository (a tool's by default). */
+export function definitionPath(folder: string, kind: EntryKind = 'tool'): string {
+  return entryPath(kind, folder);
+}
+
+/** The key an entry is remembered by between scans: its kind and folder. */
+export function entryKey(entry: { kind?: EntryKind; folder: string }): string {
+  return `${entry.kind ?? 'tool'}/${entry.folder}`;
 }

@@ -1,0 +1,74 @@
+import { distance } from 'fastest-levenshtein';
+import type { Diagnostic, SkillDefinition, ToolDefinition, ToolsetDefinition } from '../core/index.js';
+import type { ScanEntry } from './build-index.js';
+import type { Position } from './yaml-locator.js';
+
+type Duplicate = (file: string, position: Position | undefined, taken: string) => Diagnostic;
+
+/**
+ * Keeps the toolsets whose every member is a tool (name or alias) or a group of the index, and the skills whose
+ * toolset exists; the others are reported at the member, with the names nearest to it, and left out.
+ */
+export function checkMembers(tools: readonly ToolDefinition[], entries: readonly ScanEntry[], errors: Diagnostic[], duplicate: Duplicate): { toolsets: ToolsetDefinition[]; skills: SkillDefinition[] } {
+  const known = new Map<string, string>();
+  for (const tool of tools) {
+    known.set(tool.name.toLowerCase(), tool.name);
+    for (const alias of tool.aliases) known.set(alias.toLowerCase(), alias);
+  }
+  const groups = new Set(tools.flatMap((tool) => (tool.group ? [tool.group] : [])));
+  const toolsets = new Map<string, ToolsetDefinition>();
+  for (const entry of entries) {
+    if (entry.kind !== 'toolset' || !entry.toolset) continue;
+    const toolset = entry.toolset;
+    const first = toolsets.get(toolset.name.toLowerCase());
+    if (first) {
+      errors.push(duplicate(toolset.source.path, entry.name_position, `toolset name '${toolset.name}' is already taken by ${first.source.path}`));
+      continue;
+    }
+    const unknown = toolset.tools.flatMap((member, index) => (known.has(member.toLowerCase()) || groups.has(member) ? [] : [{ member, index }]));
+    for (const { member, index } of unknown) {
+      const { line, column } = entry.member_positions?.[index] ?? { line: 1, column: 1 };
+      const near = nearest(member, [...tools.map((tool) => tool.name), ...groups]);
+      errors.push({
+        file: toolset.source.path, line, column, severity: 'error', code: 'UNKNOWN_MEMBER',
+        message: `toolset '${toolset.name}' names '${member}', which is neither a tool nor a group of this registry${near.length ? `; did you mean ${near.map((name) => `'${name}'`).join(', ')}?` : ''}`,
+      });
+    }
+    if (unknown.length === 0) toolsets.set(toolset.name.toLowerCase(), toolset);
+  }
+  const skills = new Map<string, SkillDefinition>();
+  for (const entry of entries) {
+    if (entry.kind !== 'skill' || !entry.skill) continue;
+    const skill = entry.skill;
+    const first = skills.get(skill.name);
+    if (first) {
+      errors.push(duplicate(skill.source.path, entry.name_position, `skill name '${skill.name}' is already taken by ${first.source.path}`));
+      continue;
+    }
+    if (skill.toolset !== undefined && !toolsets.has(skill.toolset.toLowerCase())) {
+      const { line, column } = entry.toolset_position ?? { line: 1, column: 1 };
+      const near = nearest(skill.toolset, [...toolsets.values()].map((toolset) => toolset.name));
+      errors.push({
+        file: skill.source.path, line, column, severity: 'error', code: 'UNKNOWN_MEMBER',
+        message: `skill '${skill.name}' leads to toolset '${skill.toolset}', which this registry does not have (or which is broken)${near.length ? `; did you mean ${near.map((name) => `'${name}'`).join(', ')}?` : ''}`,
+      });
+      continue;
+    }
+    // by default a skill leads to the toolset of its own name, when there is one
+    const linked = toolsets.get((skill.toolset ?? skill.name).toLowerCase())?.name;
+    skills.set(skill.name, linked !== skill.toolset ? { ...skill, ...(linked ? { toolset: linked } : {}) } : skill);
+  }
+  const byName = <T extends { name: string }>(a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return { toolsets: [...toolsets.values()].sort(byName), skills: [...skills.values()].sort(byName) };
+}
+
+/** Up to three names spelled like `name` (a typo) or sharing its start, closest first. */
+export function nearest(name: string, names: readonly string[]): string[] {
+  const wanted = name.toLowerCase();
+  return names
+    .map((candidate) => ({ candidate, edits: distance(wanted, candidate.toLowerCase()) }))
+    .filter(({ candidate, edits }) => edits <= Math.max(2, Math.floor(Math.max(wanted.length, candidate.length) / 3)) || candidate.toLowerCase().startsWith(wanted) || wanted.startsWith(candidate.toLowerCase()))
+    .sort((a, b) => a.edits - b.edits || (a.candidate < b.candidate ? -1 : 1))
+    .slice(0, 3)
+    .map(({ candidate }) => candidate);
+}
