@@ -28,17 +28,18 @@ function targetFolder(file: string, specifier: string): string | undefined {
   return parts[0] === file.split('/')[0] ? undefined : parts[0];
 }
 
-// STYLE.md: everything may use core; scanner → index ← matcher; executors depend on core only; one composition root
+// STYLE.md: everything may use core; scanner → index ← matcher; executors depend on core (and the sandbox they start processes in); one composition root
 const ALLOWED: Record<string, string[]> = {
   core: [],
   scanner: ['core'],
   matcher: ['core'],
-  executors: ['core'],
+  executors: ['core', 'sandbox'],
   store: ['core'],
   'http-edge': ['core'],
-  gatekeeper: ['core', 'executors', 'http-edge'],
+  gatekeeper: ['core', 'executors', 'http-edge', 'sandbox'],
   export: ['core', 'matcher'],
-  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export'],
+  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox'],
+  sandbox: ['core'],
 };
 
 describe('the source tree', () => {

@@ -18,6 +18,12 @@ export type ErrorCode =
   | 'CANCELLED'
   /** the process could not be started */
   | 'SPAWN_FAILED'
+  /** the process hit a resource limit (memory, processes, CPU seconds, file size); `resource_limit` names it */
+  | 'RESOURCE_LIMIT'
+  /** the sandbox could not be set up for this run (bubblewrap's own error is in `error`); the tool did not start */
+  | 'SANDBOX_FAILED'
+  /** the gateway's `sandbox: required` refuses to run a local tool because the sandbox cannot run here */
+  | 'SANDBOX_UNAVAILABLE'
   /** the remote endpoint could not be reached */
   | 'CONNECTION_FAILED'
   /** the remote endpoint answered with a non-2xx status */

@@ -26,6 +26,16 @@ export {
   type ToolsetDefinition,
 } from './registry-entries.js';
 export type { ErrorCode } from './error-code.js';
+export {
+  DEFAULT_RESOURCE_LIMITS,
+  formatByteSize,
+  parseByteSize,
+  resolveToolSandbox,
+  type DeclaredSandbox,
+  type ResourceLimitName,
+  type ResourceLimits,
+  type ToolSandbox,
+} from './tool-sandbox.js';
 export type { ExecutionResult, Receipt } from './receipt.js';
 export type { Candidate, MatchResult, NearMiss } from './match-result.js';
 export { PLACEHOLDER_PATTERN, listPlaceholders, wholePlaceholder, type Placeholder } from './template.js';

@@ -1,4 +1,5 @@
 import type { ErrorCode } from './error-code.js';
+import type { ResourceLimitName } from './tool-sandbox.js';
 import type { ExecutorName } from './tool-definition.js';
 
 /** What an executor reports about one run: the same shape whether it worked or not. */
@@ -19,6 +20,8 @@ export interface ExecutionResult {
   /** bytes left out of `output` and `stderr` by the cap */
   cut_bytes: number;
   duration_ms: number;
+  /** with code `RESOURCE_LIMIT`: the limit that was hit */
+  resource_limit?: ResourceLimitName;
 }
 
 /** The record of one accepted call: the spec's six fields first, then what a human needs to audit it. */

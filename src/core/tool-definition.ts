@@ -1,3 +1,5 @@
+import type { DeclaredSandbox } from './tool-sandbox.js';
+
 /** The executors a tool may name; `hlpd-api` (the spec's other spelling) is read as `hldp-api`. */
 export const EXECUTOR_NAMES = ['shell', 'gatekeeper', 'hldp-api', 'git-forgejo'] as const;
 
@@ -95,5 +97,7 @@ export interface ToolDefinition {
   gatekeeper?: GatekeeperSpec;
   http?: HttpSpec;
   forgejo?: ForgejoSpec;
+  /** how its local processes are isolated and limited, as declared; see `resolveToolSandbox` */
+  sandbox?: DeclaredSandbox;
   source: ToolSource;
 }

@@ -2,7 +2,7 @@
 export { execute } from './execute.js';
 export type { ApiTarget, ExecutionContext, ForgejoConfig, GatekeeperTarget, ShellConfig } from './execution-context.js';
 export type { Params } from './params.js';
-export { runProcess, KILL_GRACE_MS, type ProcessSpec } from './run-process.js';
+export { runProcess, KILL_GRACE_MS, type Isolation, type ProcessSpec } from './run-process.js';
 export { BoundedOutput, boundBytes, cutMarker, type OutputEncoding, type RenderedOutput } from './bounded-output.js';
 export { startDeadline, type Deadline, type StopReason } from './deadline.js';
 export { minimalEnvironment } from './minimal-env.js';

@@ -1,11 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { ErrorCode, ExecutionResult } from '../core/index.js';
+import type { Readable } from 'node:stream';
+import type { DeclaredSandbox, ErrorCode, ExecutionResult } from '../core/index.js';
+import { processContainment, type LaunchOutcome, type Sandbox } from '../sandbox/index.js';
 import { BoundedOutput } from './bounded-output.js';
 import { startDeadline, type Deadline, type StopReason } from './deadline.js';
 import { describeError, elapsedSince, failedResult } from './execution-result.js';
 
 /** Time between SIGTERM and SIGKILL to the process group when a run is stopped. */
 export const KILL_GRACE_MS = 100;
+
+// bubblewrap's status is a few short JSON lines; anything longer is not from it
+const STATUS_CAP_BYTES = 4096;
+
+/** Where a process runs isolated: the host's sandbox, the folder it may write, and the tool's declared `sandbox:` block. */
+export interface Isolation {
+  sandbox: Sandbox;
+  /** the shell root or the gatekeeper's root */
+  workspace: string;
+  declared?: DeclaredSandbox;
+}
 
 /** One process to run under the constraints. `file` is run directly: no shell unless it is one. */
 export interface ProcessSpec {
@@ -21,6 +34,8 @@ export interface ProcessSpec {
   /** the caller's cancellation */
   signal?: AbortSignal;
   killGraceMs?: number;
+  /** the sandbox to run in; without one the process still gets a PID namespace that ends with it (`processContainment`) */
+  isolation?: Isolation;
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -41,8 +56,8 @@ function killOnStop(child: ChildProcess, deadline: Deadline, grace: number): () 
     timers.push(
       setTimeout(() => {
         signalGroup(child, 'SIGKILL');
-        // a process that left the group (setsid) may still hold the pipes: stop waiting for it
-        timers.push(setTimeout(() => (child.stdout!.destroy(), child.stderr!.destroy()), grace));
+        // a process that left the group (setsid) may still hold the pipes when no namespace contains it: stop waiting for it
+        timers.push(setTimeout(() => child.stdio.forEach((stream) => stream?.destroy()), grace));
       }, grace),
     );
   };
@@ -53,10 +68,18 @@ function killOnStop(child: ChildProcess, deadline: Deadline, grace: number): () 
   };
 }
 
+function collectStatus(stream: Readable | null | undefined): () => string {
+  let text = '';
+  stream?.setEncoding('utf8').on('data', (chunk: string) => {
+    if (text.length < STATUS_CAP_BYTES) text += chunk;
+  });
+  return () => text;
+}
+
 /**
- * Runs a process in its own process group with stdin closed, stdout and stderr captured separately within
- * `maxOutputBytes` each, and a deadline; at the deadline (or on cancel) the group gets SIGTERM, then SIGKILL.
- * When the process ends, whatever it left running in its group is killed: nothing outlives the run.
+ * Runs a process with stdin closed, stdout and stderr captured separately within `maxOutputBytes` each, and a
+ * deadline; at the deadline (or on cancel) its group gets SIGTERM, then SIGKILL. It starts through its sandbox:
+ * in a PID namespace of its own, so when it ends (or is killed) everything it started ends too, `setsid` or not.
  * Resolves with a result whatever happens; a process that cannot start is `SPAWN_FAILED`.
  */
 export async function runProcess(spec: ProcessSpec): Promise<ExecutionResult> {
@@ -64,37 +87,50 @@ export async function runProcess(spec: ProcessSpec): Promise<ExecutionResult> {
   // built first: a bad cap throws here, before anything runs
   const stdout = new BoundedOutput(spec.maxOutputBytes);
   const stderr = new BoundedOutput(spec.maxOutputBytes);
+  const sandbox = spec.isolation?.sandbox ?? (await processContainment());
+  const launch = await sandbox.launch({
+    file: spec.file,
+    args: spec.args,
+    cwd: spec.cwd,
+    env: spec.env,
+    workspace: spec.isolation?.workspace ?? spec.cwd,
+    ...(spec.isolation?.declared ? { declared: spec.isolation.declared } : {}),
+  });
+  if (!launch.ok) return failedResult(launch.code, launch.message, start);
+  const { plan } = launch;
   let child: ChildProcess;
   try {
-    child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    const stdio = plan.statusFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'];
+    child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: stdio as ['ignore', 'pipe', 'pipe'], windowsHide: true });
   } catch (error) {
     return failedResult('SPAWN_FAILED', describeError(error), start);
   }
   child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const status = collectStatus(plan.statusFd === undefined ? undefined : (child.stdio[plan.statusFd] as Readable));
   // the leader is gone: its leftovers would be orphans, and their open pipes would keep the run waiting
   child.once('exit', () => signalGroup(child, 'SIGKILL'));
   const deadline = startDeadline(spec.timeoutMs, spec.signal);
   const stopKilling = killOnStop(child, deadline, spec.killGraceMs ?? KILL_GRACE_MS);
-  const result = await new Promise<ExecutionResult>((resolve) => {
+  const closed = await new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null } | ExecutionResult>((resolve) => {
     child.once('error', (error) => {
       // an error before a pid means the program never started; after it, 'close' still reports the end
       if (child.pid === undefined) resolve(failedResult('SPAWN_FAILED', describeError(error), start));
     });
-    child.once('close', (exitCode: number | null, signal: NodeJS.Signals | null) => {
-      resolve(toResult({ stdout, stderr, exitCode, signal, stopped: deadline.reason(), timeoutMs: spec.timeoutMs, start }));
-    });
+    child.once('close', (exitCode: number | null, signal: NodeJS.Signals | null) => resolve({ exitCode, signal }));
   });
   deadline.clear();
   stopKilling();
-  return result;
+  if ('ok' in closed) return closed;
+  const stopped = deadline.reason();
+  const outcome = await plan.finish({ ...closed, status: status(), stderr: stderr.render().text, stopped: stopped !== null });
+  return toResult({ stdout, stderr, outcome, stopped, timeoutMs: spec.timeoutMs, start });
 }
 
 interface Ending {
   stdout: BoundedOutput;
   stderr: BoundedOutput;
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
+  outcome: LaunchOutcome;
   stopped: StopReason | null;
   timeoutMs: number;
   start: number;
@@ -104,37 +140,49 @@ function toResult(ending: Ending): ExecutionResult {
   const out = ending.stdout.render();
   const err = ending.stderr.render();
   const code = classify(ending);
+  const { outcome } = ending;
   return {
     ok: code === null,
     output: out.text,
     error: code === null ? null : describeFailure(code, ending, err.text),
     stderr: err.text,
     code,
-    exit_code: ending.exitCode,
-    signal: ending.signal,
+    exit_code: outcome.exitCode,
+    signal: outcome.signal,
     timed_out: ending.stopped === 'timeout',
     output_bytes: out.totalBytes + err.totalBytes,
     cut_bytes: out.cutBytes + err.cutBytes,
     duration_ms: elapsedSince(ending.start),
+    ...(code === 'RESOURCE_LIMIT' ? { resource_limit: outcome.resourceLimit!.name } : {}),
   };
 }
 
-function classify({ stopped, exitCode, signal }: Ending): ErrorCode | null {
+function classify({ stopped, outcome }: Ending): ErrorCode | null {
+  if (outcome.failure) return outcome.failure.code;
+  // a limit explains a stop too: a fork bomb runs into its deadline, retrying the forks the limit refuses
+  if (outcome.resourceLimit) return 'RESOURCE_LIMIT';
   if (stopped === 'timeout') return 'TIMEOUT';
   if (stopped === 'cancelled') return 'CANCELLED';
-  if (signal !== null) return 'KILLED_BY_SIGNAL';
-  if (exitCode !== 0) return 'NONZERO_EXIT';
+  if (outcome.signal !== null) return 'KILLED_BY_SIGNAL';
+  if (outcome.exitCode !== 0) return 'NONZERO_EXIT';
   return null;
 }
 
-// A non-zero exit is reported by its own stderr, untouched; a stop says why first, then the stderr.
+// A non-zero exit is reported by its own stderr, untouched; a stop or a limit says why first, then the stderr.
 function describeFailure(code: ErrorCode, ending: Ending, stderr: string): string {
-  if (code === 'NONZERO_EXIT') return stderr !== '' ? stderr : `exited with code ${ending.exitCode} and wrote nothing to stderr`;
+  const { outcome } = ending;
+  if (code === 'NONZERO_EXIT') return stderr !== '' ? stderr : `exited with code ${outcome.exitCode} and wrote nothing to stderr`;
   const why =
-    code === 'TIMEOUT'
-      ? `timed out after ${ending.timeoutMs} ms; the process group was killed (SIGTERM, then SIGKILL)`
-      : code === 'CANCELLED'
-        ? 'cancelled by the caller; the process group was killed (SIGTERM, then SIGKILL)'
-        : `killed by ${ending.signal}`;
+    code === 'SANDBOX_FAILED' || code === 'SPAWN_FAILED'
+      ? outcome.failure!.message
+      : code === 'RESOURCE_LIMIT'
+        ? outcome.resourceLimit!.message
+        : code === 'TIMEOUT'
+          ? `timed out after ${ending.timeoutMs} ms; the process group was killed (SIGTERM, then SIGKILL)`
+          : code === 'CANCELLED'
+            ? 'cancelled by the caller; the process group was killed (SIGTERM, then SIGKILL)'
+            : `killed by ${outcome.signal}`;
+  // a failed set-up's message is bubblewrap's stderr itself
+  if (outcome.failure) return why;
   return stderr !== '' ? `${why}\n${stderr}` : why;
 }

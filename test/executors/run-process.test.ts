@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
 import { minimalEnvironment, runProcess, type ProcessSpec } from '../../src/executors/index.js';
-import { isAlive } from './support/processes.js';
+import { processesMatching, uniqueSleep } from './support/processes.js';
 
 function sh(script: string, overrides: Partial<ProcessSpec> = {}): ProcessSpec {
   return { file: 'sh', args: ['-c', script], cwd: tmpdir(), env: minimalEnvironment(), timeoutMs: 10_000, maxOutputBytes: 65_536, ...overrides };
@@ -64,12 +64,11 @@ describe('runProcess', () => {
 
   describe('when the deadline passes', () => {
     it('returns TIMEOUT and leaves no grandchild behind, even one that ignores SIGTERM', async () => {
-      const result = await runProcess(sh('trap "" TERM; sleep 60 & echo $!; wait', { timeoutMs: 300 }));
-      expect(result).toMatchObject({ ok: false, code: 'TIMEOUT', timed_out: true, signal: 'SIGKILL' });
+      const sleep = uniqueSleep();
+      const result = await runProcess(sh(`trap "" TERM; ${sleep.command} & echo started; wait`, { timeoutMs: 300 }));
+      expect(result).toMatchObject({ ok: false, code: 'TIMEOUT', timed_out: true, signal: 'SIGKILL', output: 'started\n' });
       expect(result.error).toContain('timed out after 300 ms');
-      const grandchild = Number(result.output.trim());
-      expect(grandchild).toBeGreaterThan(0);
-      await vi.waitFor(() => expect(isAlive(grandchild)).toBe(false), { timeout: 2_000 });
+      await vi.waitFor(() => expect(processesMatching(sleep.marker)).toEqual([]), { timeout: 2_000 });
     });
 
     it('returns the output printed before the deadline', async () => {
@@ -80,20 +79,44 @@ describe('runProcess', () => {
 
   describe('when the process leaves a background child running', () => {
     it('returns when the process exits, and the child is killed with its group', async () => {
-      const result = await runProcess(sh('sleep 60 & echo $!'));
+      const sleep = uniqueSleep();
+      const result = await runProcess(sh(`${sleep.command} & echo started`));
       expect(result).toMatchObject({ ok: true, exit_code: 0, timed_out: false });
-      await vi.waitFor(() => expect(isAlive(Number(result.output.trim()))).toBe(false), { timeout: 2_000 });
+      await vi.waitFor(() => expect(processesMatching(sleep.marker)).toEqual([]), { timeout: 2_000 });
+    });
+  });
+
+  // issue #10 item 3: a child that leaves the process group and session must not outlive its call either
+  describe.each([
+    ['setsid', (command: string) => `setsid ${command} >/dev/null 2>&1 &`],
+    ['a double fork', (command: string) => `( ( ${command} >/dev/null 2>&1 & ) & );`],
+    ['setsid after a double fork, holding the pipes', (command: string) => `( ( setsid ${command} & ) & );`],
+  ])('when the process leaves a daemon behind through %s', (_how, daemonize) => {
+    it('returns when the process exits, with the daemon already gone', async () => {
+      const sleep = uniqueSleep();
+      const result = await runProcess(sh(`${daemonize(sleep.command)} sleep 0.3; echo done`));
+      expect(result).toMatchObject({ ok: true, output: 'done\n', exit_code: 0 });
+      expect(processesMatching(sleep.marker)).toEqual([]);
+    });
+
+    it('returns TIMEOUT, with the daemon already gone', async () => {
+      const sleep = uniqueSleep();
+      const result = await runProcess(sh(`${daemonize(sleep.command)} sleep 60`, { timeoutMs: 500 }));
+      expect(result).toMatchObject({ ok: false, code: 'TIMEOUT', timed_out: true });
+      expect(processesMatching(sleep.marker)).toEqual([]);
     });
   });
 
   describe('when the caller cancels', () => {
     it('returns CANCELLED and kills the process', async () => {
       const controller = new AbortController();
-      const running = runProcess(sh('echo $$; sleep 60', { signal: controller.signal }));
-      setTimeout(() => controller.abort(), 100);
+      const sleep = uniqueSleep();
+      const running = runProcess(sh(`${sleep.command}`, { signal: controller.signal }));
+      await vi.waitFor(() => expect(processesMatching(sleep.marker)).not.toEqual([]), { timeout: 5_000 });
+      controller.abort();
       const result = await running;
       expect(result).toMatchObject({ ok: false, code: 'CANCELLED', timed_out: false });
-      await vi.waitFor(() => expect(isAlive(Number(result.output.trim()))).toBe(false), { timeout: 2_000 });
+      expect(processesMatching(sleep.marker)).toEqual([]);
     });
   });
 

@@ -30,3 +30,9 @@ export function processesMatching(marker: string): number[] {
   }
   return found;
 }
+
+/** A `sleep` of about an hour whose argument is unique to this call, so its processes can be found by `marker`. */
+export function uniqueSleep(): { command: string; marker: string } {
+  const marker = `${3000 + Math.floor(Math.random() * 600)}.${String(process.pid % 1000).padStart(3, '0')}${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
+  return { command: `sleep ${marker}`, marker: `sleep ${marker}` };
+}

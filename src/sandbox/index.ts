@@ -1,0 +1,14 @@
+// Process isolation: bubblewrap, PID namespaces and resource limits for every local process a tool starts.
+export { createSandbox, processContainment, type SandboxOptions } from './create-sandbox.js';
+export {
+  SANDBOX_MODES,
+  type Launch,
+  type LaunchEnding,
+  type LaunchOutcome,
+  type LaunchPlan,
+  type LaunchRequest,
+  type LimitsStatus,
+  type Sandbox,
+  type SandboxMode,
+  type SandboxStatus,
+} from './sandbox.js';

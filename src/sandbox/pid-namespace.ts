@@ -1,0 +1,38 @@
+import { probeFailure, runProbe } from './probe-command.js';
+
+/**
+ * PID 1 of the namespace: it runs the tool as PID 2 (so the tool keeps the ordinary signal rules, which PID 1
+ * does not have), waits for it and exits with its status. When PID 1 exits, the kernel kills every process left
+ * in the namespace, whatever it did to leave its group or session (`setsid`, a double fork). Its own stderr goes
+ * to /dev/null once the tool has started, so a job report ("Killed") never mixes into the tool's raw stderr.
+ */
+const NAMESPACE_INIT = ['sh', '-c', '"$@" & exec 2>/dev/null; wait $!', 'hldp-init'];
+
+/** A way to start a process in a PID namespace of its own, or why there is none. */
+export type PidNamespace = { ok: true; prefix: string[] } | { ok: false; reason: string };
+
+function candidates(): string[][] {
+  const shared = ['--pid', '--fork', '--kill-child', '--'];
+  // root may make a PID namespace directly; anyone else needs a user namespace to own it
+  if (process.getuid?.() === 0) return [['unshare', ...shared]];
+  return [
+    ['unshare', '--user', '--map-current-user', ...shared],
+    ['unshare', '--user', '--map-root-user', ...shared],
+  ];
+}
+
+/**
+ * Finds how this host can start a process in a PID namespace with util-linux's `unshare` (kept alive only as long
+ * as the gateway, through `setpriv --pdeathsig` where it exists), by starting one and checking the tool is PID 2.
+ */
+export async function probePidNamespace(): Promise<PidNamespace> {
+  const deathSignal = (await runProbe('setpriv', ['--pdeathsig', 'KILL', '--', 'true'])).ok ? ['setpriv', '--pdeathsig', 'KILL', '--'] : [];
+  const failures: string[] = [];
+  for (const candidate of candidates()) {
+    const prefix = [...deathSignal, ...candidate, ...NAMESPACE_INIT];
+    const result = await runProbe(prefix[0]!, [...prefix.slice(1), 'sh', '-c', 'echo $$']);
+    if (result.ok && result.stdout.trim() === '2') return { ok: true, prefix };
+    failures.push(`${candidate.slice(0, -1).join(' ')}: ${result.ok ? `the tool was PID ${result.stdout.trim()}, not 2` : probeFailure(result)}`);
+  }
+  return { ok: false, reason: failures.join('; ') };
+}

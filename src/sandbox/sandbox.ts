@@ -1,0 +1,88 @@
+import type { DeclaredSandbox, ErrorCode, ResourceLimitName } from '../core/index.js';
+
+/** The gateway's (and a gatekeeper's) setting: `auto` sandboxes when bubblewrap runs here, `required` refuses to run without it. */
+export type SandboxMode = 'auto' | 'required' | 'off';
+
+/** The sandbox modes, for config validation and messages. */
+export const SANDBOX_MODES: readonly SandboxMode[] = ['auto', 'required', 'off'];
+
+/** What the start-up probe found: what holds for every local process this host runs. */
+export interface SandboxStatus {
+  mode: SandboxMode;
+  /** `on`: every local tool runs inside bubblewrap; `off`: it runs as the host's own user, unisolated */
+  sandbox: 'on' | 'off';
+  /** why the sandbox is off, and what to change */
+  reason?: string;
+  /** how a run's whole process tree ends with it: a PID namespace (bubblewrap or unshare), or only its process group */
+  containment: 'pid-namespace' | 'process-group';
+  /** why only the process group, and what to change */
+  containmentReason?: string;
+  /** how the declared resource limits are enforced (or why they are not) */
+  limits: LimitsStatus;
+}
+
+/** How resource limits hold on this host. */
+export interface LimitsStatus {
+  /** memory, CPU seconds and file size: setrlimit through util-linux's prlimit */
+  rlimits: boolean;
+  /** the number of processes: a pids cgroup, RLIMIT_NPROC, or not at all (root without a pids cgroup) */
+  processes: 'cgroup' | 'rlimit' | 'unenforced';
+  /** what is not enforced, why, and what to change */
+  reason?: string;
+}
+
+/** One process to start under the sandbox. */
+export interface LaunchRequest {
+  file: string;
+  args: readonly string[];
+  /** absolute working directory, already confined to the workspace by the caller */
+  cwd: string;
+  env: Record<string, string>;
+  /** the folder the tool may write: the shell root, or the gatekeeper's root */
+  workspace: string;
+  /** the tool's declared `sandbox:` block; defaults fill what it leaves out */
+  declared?: DeclaredSandbox;
+}
+
+/** What to spawn instead of the request, and how to read its end. */
+export interface LaunchPlan {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** the launcher writes its status (bubblewrap's JSON) to this extra descriptor, when set */
+  statusFd?: number;
+  /** reads how the launched process ended, and frees what the launch held */
+  finish(ending: LaunchEnding): Promise<LaunchOutcome>;
+}
+
+/** How the spawned process ended, as the runner saw it. */
+export interface LaunchEnding {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** what the launcher wrote to `statusFd` */
+  status: string;
+  /** the raw stderr (the launcher's own errors arrive there) */
+  stderr: string;
+  /** whether the runner stopped it (deadline or cancel) */
+  stopped: boolean;
+}
+
+/** The tool's own end, with the launcher taken out of it. */
+export interface LaunchOutcome {
+  exitCode: number | null;
+  signal: string | null;
+  /** the tool never ran: the sandbox could not be set up, or its program could not be started */
+  failure?: { code: Extract<ErrorCode, 'SANDBOX_FAILED' | 'SPAWN_FAILED'>; message: string };
+  /** the limit the run hit, and a line saying so */
+  resourceLimit?: { name: ResourceLimitName; message: string };
+}
+
+/** A launch, or why this request may not run. */
+export type Launch = { ok: true; plan: LaunchPlan } | { ok: false; code: Extract<ErrorCode, 'SANDBOX_UNAVAILABLE' | 'SPAWN_FAILED' | 'EXECUTOR_MISCONFIGURED'>; message: string };
+
+/** Starts local processes isolated and limited as the probe found possible. */
+export interface Sandbox {
+  readonly status: SandboxStatus;
+  launch(request: LaunchRequest): Promise<Launch>;
+}
