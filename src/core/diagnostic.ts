@@ -15,6 +15,12 @@ export interface Diagnostic {
 /** Classes of definition problems. */
 export type DiagnosticCode =
   | 'YAML_SYNTAX'
+  /** an alias bomb, runaway nesting or too many values: refused before it costs memory or time */
+  | 'YAML_RESOURCE_LIMIT'
+  /** the file could not be read from its source (a corrupt object, a read error); the rest of the scan goes on */
+  | 'READ_FAILED'
+  /** checking the file failed unexpectedly: a bug, reported against this file only */
+  | 'PARSE_FAILED'
   | 'SCHEMA_VIOLATION'
   | 'NAME_MISMATCH'
   | 'DUPLICATE_NAME'

@@ -2,6 +2,7 @@ import { compareToolNames, type Diagnostic, type EntryKind, type SkillDefinition
 import { checkMembers } from './check-members.js';
 import { parseSkill } from './parse-skill.js';
 import { parseToolDefinition, type DefinitionFile } from './parse-tool-definition.js';
+import { guardParse, type ParseOptions } from './yaml-mapping.js';
 import { parseToolset } from './parse-toolset.js';
 import type { Position } from './yaml-locator.js';
 
@@ -24,12 +25,17 @@ export function entryKind(entry: { kind?: EntryKind }): EntryKind {
   return entry.kind ?? 'tool';
 }
 
-/** Parses one definition file into the entry an index is built from. */
-export function parseEntry(file: DefinitionFile): ScanEntry {
+/** Parses one definition file into the entry an index is built from; never throws: every problem is a diagnostic. */
+export function parseEntry(file: DefinitionFile, options: ParseOptions = {}): ScanEntry {
+  const kind = entryKind(file);
+  return guardParse(file, entryFileName(kind), () => parseKind(kind, file, options), (diagnostic) => failedEntry(kind, file.folder, file.oid, diagnostic));
+}
+
+function parseKind(kind: EntryKind, file: DefinitionFile, options: ParseOptions): ScanEntry {
   const base = { folder: file.folder, oid: file.oid };
-  switch (entryKind(file)) {
+  switch (kind) {
     case 'toolset': {
-      const parsed = parseToolset(file);
+      const parsed = parseToolset(file, options);
       return {
         ...base, kind: 'toolset', toolset: parsed.toolset, diagnostics: parsed.diagnostics,
         ...(parsed.namePosition ? { name_position: parsed.namePosition } : {}),
@@ -37,7 +43,7 @@ export function parseEntry(file: DefinitionFile): ScanEntry {
       };
     }
     case 'skill': {
-      const parsed = parseSkill(file);
+      const parsed = parseSkill(file, options);
       return {
         ...base, kind: 'skill', skill: parsed.skill, diagnostics: parsed.diagnostics,
         ...(parsed.namePosition ? { name_position: parsed.namePosition } : {}),
@@ -45,10 +51,14 @@ export function parseEntry(file: DefinitionFile): ScanEntry {
       };
     }
     case 'tool': {
-      const parsed = parseToolDefinition(file);
+      const parsed = parseToolDefinition(file, options);
       return { ...base, tool: parsed.tool, diagnostics: parsed.diagnostics, ...(parsed.namePosition ? { name_position: parsed.namePosition } : {}) };
     }
   }
+}
+
+function entryFileName(kind: EntryKind): string {
+  return kind === 'toolset' ? 'TOOLSET.hdlp' : kind === 'skill' ? 'SKILL.md' : 'TOOL.hdlp';
 }
 
 /** An entry that holds a problem reading its file (missing, not a regular file) and nothing else. */

@@ -45,7 +45,11 @@ function parserVersion(): string {
 
 /** Scans cached on disk per source and commit, so a restart with an unchanged repository parses nothing. */
 export class IndexCache {
-  constructor(private readonly dir: string) {}
+  /** `variant` names settings that change what a scan yields (the size limit): a scan made under others is not reused */
+  constructor(
+    private readonly dir: string,
+    private readonly variant = '',
+  ) {}
 
   /** The scan of that commit, if cached by this parser version. */
   async load(commit: string): Promise<CachedScan | undefined> {
@@ -70,7 +74,7 @@ export class IndexCache {
     await mkdir(this.dir, { recursive: true });
     const target = join(this.dir, `${fileName(scan.commit)}.json`);
     const temporary = `${target}.${process.pid}.tmp`;
-    await writeFile(temporary, JSON.stringify({ parser: parserVersion(), ...scan }));
+    await writeFile(temporary, JSON.stringify({ parser: this.version(), ...scan }));
     await rename(temporary, target);
     await this.prune();
   }
@@ -78,11 +82,15 @@ export class IndexCache {
   private async read(path: string): Promise<CachedScan | undefined> {
     try {
       const scan = JSON.parse(await readFile(path, 'utf8')) as CachedScan;
-      return scan.parser === parserVersion() ? scan : undefined;
+      return scan.parser === this.version() ? scan : undefined;
     } catch {
       // missing or torn: a cache miss, never an error
       return undefined;
     }
+  }
+
+  private version(): string {
+    return this.variant ? `${parserVersion()}/${this.variant}` : parserVersion();
   }
 
   private async prune(): Promise<void> {

@@ -1,7 +1,9 @@
 // Repository sources (folder, git via isomorphic-git), parsing and validation of TOOL.hdlp, the index and its cache.
 export { Scanner, scanOnce } from './scanner.js';
 export { defaultCacheDir, type RepositoryOptions } from './open-source.js';
-export { parseToolDefinition, MAX_DEFINITION_BYTES, type DefinitionFile, type ParsedDefinition } from './parse-tool-definition.js';
+export { parseToolDefinition, type DefinitionFile, type ParsedDefinition } from './parse-tool-definition.js';
+export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, type ParseOptions } from './yaml-mapping.js';
+export { readBounded } from './sources/folder-source.js';
 export { ScanError, type ScanErrorCode } from './scan-error.js';
 export { TOOL_SCHEMA_URL } from './tool-schema.js';
 export { compileShapeChecker, type SchemaProblem, type ShapeChecker } from './shape-checker.js';

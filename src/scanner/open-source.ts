@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { MAX_DEFINITION_BYTES } from './yaml-mapping.js';
 import { ScanError } from './scan-error.js';
 import { FolderSource } from './sources/folder-source.js';
 import { gitDirectoryOf, LocalGitSource } from './sources/local-git-source.js';
@@ -18,6 +19,8 @@ export interface RepositoryOptions {
   token?: string;
   /** cache directory; default `$HLDP_CACHE_DIR`, else `$XDG_CACHE_HOME/brush-holder`, else `~/.cache/brush-holder` */
   cacheDir?: string;
+  /** the largest `TOOL.hdlp` read, in bytes; a larger one is refused by its size, unread (default 1 MiB) */
+  maxDefinitionBytes?: number;
 }
 
 /** The default cache directory. */
@@ -35,19 +38,20 @@ export function sourceCacheDir(cacheDir: string, cacheKey: string): string {
 /** Picks the source for a repository argument: URL → remote, git repository → its object store, else a folder. */
 export function openSource(options: RepositoryOptions): { source: RepositorySource; workDir: string } {
   const cacheDir = options.cacheDir ?? defaultCacheDir();
+  const maxBytes = options.maxDefinitionBytes ?? MAX_DEFINITION_BYTES;
   if (/^https?:\/\//i.test(options.repo)) {
     const key = new URL(options.repo);
     key.username = '';
     key.password = '';
     const workDir = sourceCacheDir(cacheDir, `remote:${key.toString()}#${options.ref ?? ''}`);
-    const source = new RemoteGitSource({ url: options.repo, workDir, ...pick(options, 'ref', 'token') });
+    const source = new RemoteGitSource({ url: options.repo, workDir, maxBytes, ...pick(options, 'ref', 'token') });
     return { source, workDir };
   }
   const path = resolve(options.repo);
   if (!existsSync(path)) {
     throw new ScanError('SOURCE_NOT_FOUND', `repository '${options.repo}' does not exist; pass a folder holding tools/, a git repository, or an http(s) URL`);
   }
-  const source = gitDirectoryOf(path) ? new LocalGitSource(path, options.ref ?? 'HEAD') : new FolderSource(path);
+  const source = gitDirectoryOf(path) ? new LocalGitSource(path, options.ref ?? 'HEAD', maxBytes) : new FolderSource(path, maxBytes);
   if (options.ref && source instanceof FolderSource) {
     throw new ScanError('REF_NOT_FOUND', `'${options.repo}' is a plain folder, not a git repository, so it has no ref '${options.ref}'`);
   }

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { parseEntry, type ScanEntry } from './build-index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
+import type { ParseOptions } from './yaml-mapping.js';
 
 /**
  * Below this many files a pool costs more than it saves: each thread loads yaml and ajv and compiles the schema
@@ -12,12 +13,15 @@ import type { DefinitionFile } from './parse-tool-definition.js';
 export const POOL_THRESHOLD = 2000;
 const BATCH = 64;
 
+// a thread that runs away with memory is ended by V8, not the gateway (files are at most a few MiB each)
+const WORKER_LIMITS = { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 64 };
+
 // the compiled worker, from src/ (tests, after the build the test script runs first) and from dist/ alike
 const WORKER_PATH = fileURLToPath(new URL('../../dist/scanner/parse-worker.js', import.meta.url));
 
 /** Parses definition files: in this thread for a few, in a pool of worker threads for many (YAML parsing is CPU-bound). */
 export interface Parser {
-  /** queues a file; resolves with its entry */
+  /** queues a file; resolves with its entry, rejects only if the thread parsing it died */
   parse(file: DefinitionFile): Promise<ScanEntry>;
   /** sends any queued files and stops the threads once every entry is back */
   close(): Promise<void>;
@@ -25,34 +29,34 @@ export interface Parser {
 }
 
 /** A parser sized for `files` parses. */
-export function createParser(files: number): Parser {
+export function createParser(files: number, options: ParseOptions = {}): Parser {
   if (files < POOL_THRESHOLD || !existsSync(WORKER_PATH)) {
-    return { threads: 0, parse: async (file) => parseEntry(file), close: async () => undefined };
+    return { threads: 0, parse: async (file) => parseEntry(file, options), close: async () => undefined };
   }
-  return new PoolParser(Math.max(1, Math.min(4, availableParallelism())));
+  return new PoolParser(Math.max(1, Math.min(4, availableParallelism())), options);
+}
+
+interface Waiter {
+  resolve: (entry: ScanEntry) => void;
+  reject: (error: Error) => void;
 }
 
 class PoolParser implements Parser {
   private readonly workers: Worker[];
-  private readonly pending = new Map<number, { resolve: (entry: ScanEntry) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<number, Waiter>();
+  /** which files each thread holds, so that a thread that dies fails only its own */
+  private readonly assigned = new Map<Worker, Set<number>>();
   private batch: Array<{ id: number; file: DefinitionFile }> = [];
   private nextId = 0;
   private nextWorker = 0;
   private drained: (() => void) | undefined;
+  private closing = false;
 
-  constructor(readonly threads: number) {
-    this.workers = Array.from({ length: threads }, () => {
-      const worker = new Worker(WORKER_PATH);
-      worker.on('message', (results: Array<{ id: number; entry: ScanEntry }>) => {
-        for (const { id, entry } of results) {
-          this.pending.get(id)?.resolve(entry);
-          this.pending.delete(id);
-        }
-        if (this.pending.size === 0) this.drained?.();
-      });
-      worker.on('error', (error) => this.failAll(error));
-      return worker;
-    });
+  constructor(
+    readonly threads: number,
+    private readonly options: ParseOptions,
+  ) {
+    this.workers = Array.from({ length: threads }, () => this.spawn());
   }
 
   parse(file: DefinitionFile): Promise<ScanEntry> {
@@ -68,18 +72,48 @@ class PoolParser implements Parser {
   async close(): Promise<void> {
     this.flush();
     if (this.pending.size) await new Promise<void>((resolve) => (this.drained = resolve));
+    this.closing = true;
     await Promise.all(this.workers.map((worker) => worker.terminate()));
+  }
+
+  private spawn(): Worker {
+    const worker = new Worker(WORKER_PATH, { workerData: this.options, resourceLimits: WORKER_LIMITS });
+    this.assigned.set(worker, new Set());
+    worker.on('message', (results: Array<{ id: number; entry: ScanEntry }>) => {
+      const mine = this.assigned.get(worker)!;
+      for (const { id, entry } of results) {
+        mine.delete(id);
+        this.pending.get(id)?.resolve(entry);
+        this.pending.delete(id);
+      }
+      if (this.pending.size === 0) this.drained?.();
+    });
+    worker.on('error', (error) => this.lost(worker, error));
+    worker.on('exit', (code) => {
+      if (!this.closing) this.lost(worker, new Error(`the parser thread exited with code ${code}`));
+    });
+    return worker;
+  }
+
+  // the files the thread held fail (the scanner reports each one); later batches go to a new thread
+  private lost(worker: Worker, error: Error): void {
+    const mine = this.assigned.get(worker);
+    if (!mine) return;
+    this.assigned.delete(worker);
+    for (const id of mine) {
+      this.pending.get(id)?.reject(error);
+      this.pending.delete(id);
+    }
+    const slot = this.workers.indexOf(worker);
+    if (slot >= 0 && !this.closing) this.workers[slot] = this.spawn();
+    if (this.pending.size === 0) this.drained?.();
   }
 
   private flush(): void {
     if (!this.batch.length) return;
-    this.workers[this.nextWorker++ % this.workers.length]!.postMessage(this.batch);
+    const worker = this.workers[this.nextWorker++ % this.workers.length]!;
+    for (const { id } of this.batch) this.assigned.get(worker)!.add(id);
+    worker.postMessage(this.batch);
     this.batch = [];
-  }
-
-  private failAll(error: Error): void {
-    for (const waiter of this.pending.values()) waiter.reject(error);
-    this.pending.clear();
-    this.drained?.();
   }
 }

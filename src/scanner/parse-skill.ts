@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Diagnostic, SkillDefinition } from '../core/index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import { compileShapeChecker, type ShapeChecker } from './shape-checker.js';
-import { definitionText, hasErrors, readYamlMapping } from './yaml-mapping.js';
+import { definitionText, hasErrors, readYamlMapping, type ParseOptions } from './yaml-mapping.js';
 import type { Position } from './yaml-locator.js';
 
 /** Where the JSON Schema of a `SKILL.md` front matter lives. */
@@ -22,8 +22,8 @@ export interface ParsedSkill {
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
 /** Parses one `SKILL.md`: YAML front matter (`name`, `description`, ...) and the Markdown body after it. */
-export function parseSkill(file: DefinitionFile): ParsedSkill {
-  const read = definitionText(file, 'SKILL.md');
+export function parseSkill(file: DefinitionFile, options: ParseOptions = {}): ParsedSkill {
+  const read = definitionText(file, 'SKILL.md', options);
   if ('diagnostic' in read) return { skill: null, diagnostics: [read.diagnostic] };
   const text = read.text.replace(/^\uFEFF/, '');
   const match = FRONT_MATTER.exec(text);

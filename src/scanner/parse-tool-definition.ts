@@ -1,4 +1,3 @@
-import { LineCounter, parseDocument } from 'yaml';
 import {
   type EntryKind,
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -12,10 +11,8 @@ import { normaliseParamsSchema } from './params-schema.js';
 import { checkOptionLikeArguments, checkTemplates } from './template-checks.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { checkToolShape } from './tool-schema.js';
-import { YamlLocator, type Position } from './yaml-locator.js';
-
-/** A definition larger than this is refused unread: no tool needs 256 KiB of YAML. */
-export const MAX_DEFINITION_BYTES = 256 * 1024;
+import { definitionText, guardParse, readYamlMapping, type ParseOptions } from './yaml-mapping.js';
+import type { Position, YamlLocator } from './yaml-locator.js';
 
 /** One `TOOL.hdlp` (or `TOOLSET.hdlp`, `SKILL.md`) as read from a source. */
 export interface DefinitionFile {
@@ -38,40 +35,24 @@ export interface ParsedDefinition {
   namePosition?: Position;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** Parses and validates one `TOOL.hdlp`, pointing each problem at its line and column. */
-export function parseToolDefinition(file: DefinitionFile): ParsedDefinition {
-  const fail = (code: DiagnosticCode, message: string, line = 1, column = 1): ParsedDefinition => ({
-    tool: null,
-    diagnostics: [{ file: file.path, line, column, severity: 'error', code, message }],
-  });
-  if (file.content.byteLength > MAX_DEFINITION_BYTES) {
-    return fail('FILE_TOO_LARGE', `TOOL.hdlp is ${file.content.byteLength} bytes; the limit is ${MAX_DEFINITION_BYTES}`);
-  }
-  let text: string;
-  try {
-    text = utf8.decode(file.content);
-  } catch {
-    return fail('NOT_UTF8', 'TOOL.hdlp is not UTF-8 text');
-  }
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const locator = new YamlLocator(document, lineCounter);
-  if (document.errors.length) {
-    return {
-      tool: null,
-      diagnostics: document.errors.map((error) => {
-        const { line, column } = locator.at(error.pos[0]);
-        return { file: file.path, line, column, severity: 'error', code: 'YAML_SYNTAX', message: firstLine(error.message) };
-      }),
-    };
-  }
-  const value: unknown = document.toJS({ maxAliasCount: 100 });
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return fail('SCHEMA_VIOLATION', `TOOL.hdlp must be a YAML mapping of fields (name, display, intent, ...), got ${describe(value)}`);
-  }
-  return validateDefinition(file, value as Record<string, unknown>, locator);
+/**
+ * Parses and validates one `TOOL.hdlp`, pointing each problem at its line and column. It never throws:
+ * whatever a file holds (an alias bomb, 10,000 levels of nesting, bytes that are not text) becomes
+ * that file's diagnostics, so one file can never stop a scan or the process.
+ */
+export function parseToolDefinition(file: DefinitionFile, options: ParseOptions = {}): ParsedDefinition {
+  return guardParse(
+    file,
+    'TOOL.hdlp',
+    () => {
+      const read = definitionText(file, 'TOOL.hdlp', options);
+      if ('diagnostic' in read) return { tool: null, diagnostics: [read.diagnostic] };
+      const mapping = readYamlMapping(file, read.text, 'TOOL.hdlp', 'name, display, intent, ...');
+      if (!mapping.ok) return { tool: null, diagnostics: mapping.diagnostics };
+      return validateDefinition(file, mapping.value, mapping.locator);
+    },
+    (diagnostic) => ({ tool: null, diagnostics: [diagnostic] }),
+  );
 }
 
 function validateDefinition(file: DefinitionFile, value: Record<string, unknown>, locator: YamlLocator): ParsedDefinition {
@@ -126,14 +107,4 @@ function toDefinition(file: DefinitionFile, value: Record<string, unknown>, para
     if (written[key] !== undefined) Object.assign(tool, { [key]: written[key] });
   }
   return tool;
-}
-
-function firstLine(message: string): string {
-  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-}
-
-function describe(value: unknown): string {
-  if (value === null || value === undefined) return 'an empty document';
-  if (Array.isArray(value)) return 'a list';
-  return `a ${typeof value}`;
 }

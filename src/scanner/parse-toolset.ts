@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Diagnostic, ToolsetDefinition } from '../core/index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import { compileShapeChecker, type ShapeChecker } from './shape-checker.js';
-import { definitionText, hasErrors, readYamlMapping } from './yaml-mapping.js';
+import { definitionText, hasErrors, readYamlMapping, type ParseOptions } from './yaml-mapping.js';
 import type { Position } from './yaml-locator.js';
 
 /** Where the `TOOLSET.hdlp` JSON Schema lives. */
@@ -20,8 +20,8 @@ export interface ParsedToolset {
 }
 
 /** Parses and validates one `TOOLSET.hdlp`, pointing each problem at its line and column. */
-export function parseToolset(file: DefinitionFile): ParsedToolset {
-  const read = definitionText(file, 'TOOLSET.hdlp');
+export function parseToolset(file: DefinitionFile, options: ParseOptions = {}): ParsedToolset {
+  const read = definitionText(file, 'TOOLSET.hdlp', options);
   if ('diagnostic' in read) return { toolset: null, diagnostics: [read.diagnostic] };
   const mapping = readYamlMapping(file, read.text, 'TOOLSET.hdlp', 'name, description, tools, hint, author, why');
   if (!mapping.ok) return { toolset: null, diagnostics: mapping.diagnostics };

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import type { Diagnostic, ToolIndex } from '../core/index.js';
-import { buildIndex, failedEntry, type ScanEntry } from './build-index.js';
+import { buildIndex, failedEntry, parseEntry, type ScanEntry } from './build-index.js';
 import { IndexCache } from './index-cache.js';
 import { openSource, type RepositoryOptions } from './open-source.js';
 import { createParser } from './parse-pool.js';
-import { entryKey, type RepositorySource, type Snapshot } from './sources/source.js';
+import { definitionPath, entryKey, type RepositorySource, type Snapshot, type ToolEntry } from './sources/source.js';
+import { MAX_DEFINITION_BYTES, type ParseOptions } from './yaml-mapping.js';
 
 // reads overlap object-store I/O; parsing stays on this thread
 const READ_CONCURRENCY = 16;
@@ -17,11 +18,15 @@ export class Scanner {
   private entries = new Map<string, ScanEntry>();
   private pendingSave: Promise<void> = Promise.resolve();
   private scanning: Promise<ToolIndex> | undefined;
+  private readonly parseOptions: ParseOptions;
 
   constructor(options: RepositoryOptions) {
     const { source, workDir } = openSource(options);
     this.source = source;
-    this.cache = new IndexCache(join(workDir, 'index'));
+    const maxBytes = options.maxDefinitionBytes ?? MAX_DEFINITION_BYTES;
+    // a scan made under another size limit would keep its verdicts on sizes: not reused
+    this.cache = new IndexCache(join(workDir, 'index'), maxBytes === MAX_DEFINITION_BYTES ? '' : `max-bytes=${maxBytes}`);
+    this.parseOptions = { maxBytes };
   }
 
   /** The last index built, if any. */
@@ -55,10 +60,13 @@ export class Scanner {
       entries = await this.readEntries(snapshot);
       scannedAt = new Date().toISOString();
       const scan = { source: this.source.label, commit: snapshot.commit, scanned_at: scannedAt, entries };
-      // the index is usable now; the disk copy follows without delaying the answer
-      this.pendingSave = this.pendingSave
-        .then(() => this.cache.save(scan))
-        .catch((error: unknown) => process.emitWarning(`index cache not written: ${String(error)}`));
+      // a file that could not be read this time is read again next time, not remembered as broken
+      if (!entries.some(isUnread)) {
+        // the index is usable now; the disk copy follows without delaying the answer
+        this.pendingSave = this.pendingSave
+          .then(() => this.cache.save(scan))
+          .catch((error: unknown) => process.emitWarning(`index cache not written: ${String(error)}`));
+      }
     }
     this.entries = new Map(entries.map((entry) => [entryKey(entry), entry]));
     this.index = this.withStale(buildIndex(this.source.label, snapshot.commit, entries, scannedAt), snapshot);
@@ -73,20 +81,33 @@ export class Scanner {
   private async readEntries(snapshot: Snapshot): Promise<ScanEntry[]> {
     const listing = await snapshot.listEntries();
     const changed = listing.filter((entry) => this.entries.get(entryKey(entry))?.oid !== entry.oid);
-    const parser = createParser(changed.length);
-    // reading (object-store I/O and inflating) goes on here while parsing runs in the pool's threads
+    const parser = createParser(changed.length, this.parseOptions);
+    // reading (object-store I/O and inflating) goes on here while parsing runs in the pool's threads;
+    // every promise stored here settles with an entry, never rejects: a file's failure is its own diagnostic
     const results: Array<ScanEntry | Promise<ScanEntry>> = new Array(listing.length);
+    const readFailures: unknown[] = [];
     let next = 0;
     const reader = async (): Promise<void> => {
       while (next < listing.length) {
         const position = next++;
         const entry = listing[position]!;
         const previous = this.entries.get(entryKey(entry));
-        if (previous?.oid === entry.oid) results[position] = previous;
-        else {
-          const file = await snapshot.read(entry);
-          results[position] = isDiagnostic(file) ? failedEntry(entry.kind ?? 'tool', entry.folder, entry.oid, file) : parser.parse(file);
+        if (previous?.oid === entry.oid) {
+          results[position] = previous;
+          continue;
         }
+        let file: Awaited<ReturnType<Snapshot['read']>>;
+        try {
+          file = await snapshot.read(entry);
+        } catch (error) {
+          readFailures.push(error);
+          results[position] = unreadEntry(entry, error);
+          continue;
+        }
+        // a parser thread that died takes its batch with it: those files are parsed again here
+        results[position] = isDiagnostic(file)
+          ? failedEntry(entry.kind ?? 'tool', entry.folder, entry.oid, file)
+          : parser.parse(file).catch(() => parseEntry(file, this.parseOptions));
       }
     };
     try {
@@ -94,6 +115,8 @@ export class Scanner {
     } finally {
       await parser.close();
     }
+    // one unreadable object is that file's problem; when none of several can be read, the source is at fault
+    if (readFailures.length > 1 && readFailures.length === changed.length) throw readFailures[0];
     return Promise.all(results);
   }
 
@@ -107,6 +130,22 @@ export class Scanner {
 
 function isDiagnostic(value: object): value is Diagnostic {
   return 'severity' in value;
+}
+
+// marked by an oid no listing has, so the next scan of a new commit reads the file again
+const UNREAD = 'unread:';
+
+function unreadEntry(entry: ToolEntry, error: unknown): ScanEntry {
+  const reason = error instanceof Error ? error.message : String(error);
+  const kind = entry.kind ?? 'tool';
+  return failedEntry(kind, entry.folder, `${UNREAD}${entry.oid}`, {
+    file: definitionPath(entry.folder, kind), line: 1, column: 1, severity: 'error', code: 'READ_FAILED',
+    message: `the file could not be read from the repository (${reason.split('\n')[0]}); it is read again on the next scan`,
+  });
+}
+
+function isUnread(entry: ScanEntry): boolean {
+  return entry.oid.startsWith(UNREAD);
 }
 
 /** Scans a repository once (the CLI's and the benchmarks' entry point) and waits for the cache write. */

@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../core/index.js';
 import { buildIndex, parseEntry } from './build-index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
+import type { ParseOptions } from './yaml-mapping.js';
 
 /**
  * Every problem in a set of definitions (tools, toolsets, skills), including collisions between them and
@@ -10,10 +11,11 @@ import type { DefinitionFile } from './parse-tool-definition.js';
 export function validateDefinitionFiles(
   files: DefinitionFile[],
   context: DefinitionFile[] = [],
+  options: ParseOptions = {},
 ): { errors: Diagnostic[]; warnings: Diagnostic[]; tools: number; toolsets: number; skills: number } {
   const given = new Set(files.map((file) => file.path));
   const others = context.filter((file) => !given.has(file.path));
-  const index = buildIndex('validate', 'working-tree', [...files, ...others].map(parseEntry), new Date().toISOString());
+  const index = buildIndex('validate', 'working-tree', [...files, ...others].map((file) => parseEntry(file, options)), new Date().toISOString());
   const reported = (diagnostic: Diagnostic): boolean => given.has(diagnostic.file);
   const counted = <T extends { source: { path: string } }>(entries: T[]): number => entries.filter((entry) => given.has(entry.source.path)).length;
   return {

@@ -1,9 +1,29 @@
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { Diagnostic, DiagnosticCode } from '../core/index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
-import { MAX_DEFINITION_BYTES } from './parse-tool-definition.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { YamlLocator } from './yaml-locator.js';
+
+/** A definition larger than this is refused unread, unless the configuration allows more: no tool needs 1 MiB of YAML. */
+export const MAX_DEFINITION_BYTES = 1024 * 1024;
+
+/** How deep a definition's YAML may nest: a real one needs a dozen levels; ajv and `structuredClone` recurse. */
+export const MAX_DEFINITION_DEPTH = 64;
+
+/** How many values a definition may hold once its aliases are expanded (what the cache and JSON answers write out). */
+export const MAX_DEFINITION_NODES = 100_000;
+
+// the first few say what is wrong; thousands (one per bracket of runaway nesting) would only cost memory
+const MAX_SYNTAX_ERRORS = 10;
+
+// an anchor may be used this many times (times the aliases it holds itself): past it, yaml stops with a ReferenceError
+const MAX_ALIAS_COUNT = 100;
+
+/** How one definition is parsed. */
+export interface ParseOptions {
+  /** the largest file accepted, in bytes (default {@link MAX_DEFINITION_BYTES}) */
+  maxBytes?: number;
+}
 
 /** A YAML mapping read from a definition file, with the locator its diagnostics point through. */
 export type YamlMapping =
@@ -18,40 +38,69 @@ export interface Reporter {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** The message for a definition over the size limit, the same whether found before or after reading. */
+export function tooLargeMessage(bytes: number, limit: number, label = 'TOOL.hdlp'): string {
+  return `${label} is ${bytes} bytes; the limit is ${limit} (a definition needs far less: move data out of it, or raise repository.max_definition_bytes)`;
+}
+
 /** The file's text, or the diagnostic that stops it being read (too large, not UTF-8). */
-export function definitionText(file: DefinitionFile, label: string): { text: string } | { diagnostic: Diagnostic } {
+export function definitionText(file: DefinitionFile, label: string, options: ParseOptions = {}): { text: string } | { diagnostic: Diagnostic } {
+  const maxBytes = options.maxBytes ?? MAX_DEFINITION_BYTES;
   const at = { file: file.path, line: 1, column: 1, severity: 'error' as const };
-  if (file.content.byteLength > MAX_DEFINITION_BYTES) {
-    return { diagnostic: { ...at, code: 'FILE_TOO_LARGE', message: `${label} is ${file.content.byteLength} bytes; the limit is ${MAX_DEFINITION_BYTES}` } };
-  }
+  if (file.content.byteLength > maxBytes) return { diagnostic: { ...at, code: 'FILE_TOO_LARGE', message: tooLargeMessage(file.content.byteLength, maxBytes, label) } };
   try {
     return { text: utf8.decode(file.content) };
   } catch {
-    return { diagnostic: { ...at, code: 'NOT_UTF8', message: `${label} is not UTF-8 text` } };
+    return { diagnostic: { ...at, code: 'NOT_UTF8', message: `${label} is not UTF-8 text; save it as UTF-8` } };
   }
 }
 
 /**
  * Parses `text` (the whole file, or its front matter padded so lines keep their numbers) as one YAML
- * mapping; anything else is a diagnostic naming what the file must be.
+ * mapping; anything else is a diagnostic naming what the file must be. Hostile YAML is refused as
+ * `YAML_RESOURCE_LIMIT` before it costs memory or time: an alias bomb, runaway nesting, too many
+ * values once aliases are expanded. A text holding a NUL is refused: no argument or header carries one.
  */
 export function readYamlMapping(file: DefinitionFile, text: string, label: string, fields: string): YamlMapping {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const locator = new YamlLocator(document, lineCounter);
+  const fail = (code: DiagnosticCode, message: string, position = { line: 1, column: 1 }): YamlMapping => ({
+    ok: false,
+    diagnostics: [{ file: file.path, ...position, severity: 'error', code, message }],
+  });
+  const tooDeep = `YAML nested too deep to read; a definition may nest at most ${MAX_DEFINITION_DEPTH} levels`;
   if (document.errors.length) {
     return {
       ok: false,
-      diagnostics: document.errors.map((error) => {
+      diagnostics: document.errors.slice(0, MAX_SYNTAX_ERRORS).map((error) => {
         const { line, column } = locator.at(error.pos[0]);
-        return { file: file.path, line, column, severity: 'error', code: 'YAML_SYNTAX', message: error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '') };
+        // the parser gives up on runaway nesting with the engine's own words: say what happened
+        return error.message.includes('Maximum call stack size exceeded')
+          ? { file: file.path, line, column, severity: 'error', code: 'YAML_RESOURCE_LIMIT', message: tooDeep }
+          : { file: file.path, line, column, severity: 'error', code: 'YAML_SYNTAX', message: firstLine(error.message) };
       }),
     };
   }
-  const value: unknown = document.toJS({ maxAliasCount: 100 });
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    if (!(error instanceof ReferenceError) && !(error instanceof RangeError)) throw error;
+    const message = error instanceof ReferenceError ? 'YAML aliases expand too far (an alias bomb); use each anchor a few times at most, or write the values out' : tooDeep;
+    return fail('YAML_RESOURCE_LIMIT', message, locator.at(firstAliasOffset(document)));
+  }
+  const size = measure(value);
+  if (size.depth > MAX_DEFINITION_DEPTH) return fail('YAML_RESOURCE_LIMIT', `YAML nested more than ${MAX_DEFINITION_DEPTH} levels deep; flatten it`);
+  if (size.nodes > MAX_DEFINITION_NODES) {
+    return fail('YAML_RESOURCE_LIMIT', `YAML holds more than ${MAX_DEFINITION_NODES} values once its aliases are expanded; use anchors less, or write less`, locator.at(firstAliasOffset(document)));
+  }
+  if (size.nul) {
+    return fail('SCHEMA_VIOLATION', `'${size.nul.join('.')}' holds a NUL character (\\0), which no argument, header or variable can carry; remove it`, locator.locate(size.nul));
+  }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const got = value === null || value === undefined ? 'an empty document' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
-    return { ok: false, diagnostics: [{ file: file.path, line: 1, column: 1, severity: 'error', code: 'SCHEMA_VIOLATION', message: `${label} must be a YAML mapping of fields (${fields}), got ${got}` }] };
+    return fail('SCHEMA_VIOLATION', `${label} must be a YAML mapping of fields (${fields}), got ${got}`);
   }
   const diagnostics: Diagnostic[] = [];
   const report = ((code, problem, severity = 'error') => {
@@ -65,4 +114,71 @@ export function readYamlMapping(file: DefinitionFile, text: string, label: strin
 /** Whether any diagnostic is an error. */
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
   return diagnostics.some((diagnostic) => diagnostic.severity === 'error');
+}
+
+/**
+ * Runs one file's parser so that it never throws: a bug of ours or of a library costs that file
+ * (`PARSE_FAILED`), never the scan.
+ */
+export function guardParse<T>(file: DefinitionFile, label: string, parse: () => T, failed: (diagnostic: Diagnostic) => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return failed({
+      file: file.path, line: 1, column: 1, severity: 'error', code: 'PARSE_FAILED',
+      message: `${label} could not be checked (${firstLine(reason)}); simplify the file, and report this as a brush-holder bug`,
+    });
+  }
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+}
+
+interface PathLink {
+  key: string | number;
+  parent?: PathLink | undefined;
+}
+
+/**
+ * Counts the values of a parsed document as JSON would write them (a shared object once per
+ * reference), stopping past the limits; iterative, so depth cannot overflow the stack. Notes the
+ * first text holding a NUL.
+ */
+function measure(root: unknown): { nodes: number; depth: number; nul?: Array<string | number> } {
+  const stack: Array<{ value: unknown; level: number; link?: PathLink }> = [{ value: root, level: 1 }];
+  let nodes = 0;
+  let depth = 0;
+  let nul: Array<string | number> | undefined;
+  while (stack.length > 0) {
+    const { value, level, link } = stack.pop()!;
+    nodes += 1;
+    depth = Math.max(depth, level);
+    if (nodes > MAX_DEFINITION_NODES || depth > MAX_DEFINITION_DEPTH) break;
+    if (typeof value === 'string' && nul === undefined && value.includes('\0')) nul = pathOf(link);
+    if (value !== null && typeof value === 'object') {
+      const list = Array.isArray(value);
+      for (const [key, child] of Object.entries(value)) stack.push({ value: child, level: level + 1, link: { key: list ? Number(key) : key, parent: link } });
+    }
+  }
+  return { nodes, depth, ...(nul ? { nul } : {}) };
+}
+
+function pathOf(link: PathLink | undefined): Array<string | number> {
+  const path: Array<string | number> = [];
+  for (let at = link; at; at = at.parent) path.unshift(at.key);
+  return path;
+}
+
+// an alias problem has no offset of its own: point at the first alias, where the expansion starts
+function firstAliasOffset(document: Document): number {
+  let offset = 0;
+  visit(document, {
+    Alias(_key, node) {
+      offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return offset;
 }

@@ -99,7 +99,20 @@ describe('hldp validate', () => {
     const run = await runCli(['validate'], { env, cwd: temp.path });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("tools/bad/TOOL.hdlp:5:11: error: 'executor' must be one of: shell, gatekeeper, hldp-api, git-forgejo\n");
-    expect(run.stderr).toBe('2 file(s): 1 error(s), 0 warning(s)\n');
+    expect(run.stderr).toBe('2 file(s) under .: 1 error(s), 0 warning(s)\n');
+  });
+
+  it('says what it looked at and exits 1 when it found nothing to check', async () => {
+    const run = await runCli(['validate'], { env, cwd: temp.path });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^0 file\(s\) under \.: .*\nno TOOL.hdlp found .*hldp validate native-repo/);
+  });
+
+  it('refuses a definition over the size limit by its size, as the scanner does', async () => {
+    await writeFiles(temp.path, { 'tools/a/TOOL.hdlp': makeToolYaml('a', { why: 'w'.repeat(3000) }) });
+    const run = await runCli(['validate', 'tools'], { env: { ...env, HLDP_MAX_DEFINITION_BYTES: '2048' }, cwd: temp.path });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^tools\/a\/TOOL.hdlp:1:1: error: TOOL.hdlp is \d+ bytes; the limit is 2048/);
   });
 
   it('exits 0 on the starter tools', async () => {

@@ -21,7 +21,7 @@ describe('createParser', () => {
       const files = Array.from({ length: 300 }, (_, i) => fileOf(`t${i}`, i % 50 === 7 ? makeToolYaml(`t${i}`, { executor: 'nope' }) : makeToolYaml(`t${i}`)));
       const pooled = await Promise.all(files.map((file) => parser.parse(file)));
       await parser.close();
-      expect(pooled).toEqual(files.map(parseEntry));
+      expect(pooled).toEqual(files.map((file) => parseEntry(file)));
       expect(pooled.filter((entry) => 'tool' in entry && entry.tool === null)).toHaveLength(6);
     });
   });

@@ -148,13 +148,21 @@ why: 铸渊需要通过gatekeeper执行服务器命令。这是所有系统操�
     });
 
     it('refuses an oversized file without parsing it', () => {
-      const parsed = parse(makeToolYaml('demo') + `why2: ${'x'.repeat(300 * 1024)}\n`);
+      const parsed = parse(makeToolYaml('demo') + `why2: ${'x'.repeat(1024 * 1024)}\n`);
       expect(parsed.diagnostics[0]).toMatchObject({ code: 'FILE_TOO_LARGE' });
+      expect(parsed.diagnostics[0]!.message).toMatch(/the limit is 1048576/);
     });
 
-    it('stops a YAML alias bomb', () => {
-      const bomb = 'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n';
-      expect(() => parse(bomb)).not.toThrow(RangeError);
+    it('takes the size limit it is given', () => {
+      const text = makeToolYaml('demo');
+      expect(parseToolDefinition({ path: 'tools/demo/TOOL.hdlp', folder: 'demo', oid: 'x', content: Buffer.from(text) }, { maxBytes: 10 }).diagnostics[0]).toMatchObject({ code: 'FILE_TOO_LARGE' });
+    });
+
+    it('stops a YAML alias bomb with a diagnostic at its first alias', () => {
+      const bomb = makeToolYaml('demo') + 'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n';
+      const parsed = parse(bomb);
+      expect(parsed.tool).toBeNull();
+      expect(parsed.diagnostics).toEqual([expect.objectContaining({ code: 'YAML_RESOURCE_LIMIT', line: 11, column: 8, message: expect.stringMatching(/alias bomb/) })]);
     });
   });
 });

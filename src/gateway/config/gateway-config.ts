@@ -2,7 +2,7 @@ import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors
 
 /** Everything the gateway runs with, resolved from file, environment and flags; secrets included, so never log it whole. */
 export interface GatewayConfig {
-  repository: { source: string; ref?: string; token?: string; pollIntervalMs: number };
+  repository: { source: string; ref?: string; token?: string; pollIntervalMs: number; maxDefinitionBytes: number };
   cacheDir: string;
   dataDir: string;
   receiptsDb: string;

@@ -3,13 +3,13 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors/index.js';
-import { compileShapeChecker, defaultCacheDir, YamlLocator, type RepositoryOptions, type ShapeChecker } from '../../scanner/index.js';
+import { compileShapeChecker, defaultCacheDir, MAX_DEFINITION_BYTES, YamlLocator, type RepositoryOptions, type ShapeChecker } from '../../scanner/index.js';
 import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway-config.js';
 import { CONFIG_SCHEMA_URL, DEFAULT_REPOSITORY } from './package-root.js';
 
 /** The config as written in YAML (snake_case), after schema validation. */
 interface ConfigFile {
-  repository?: { source?: string; ref?: string; token?: string; poll_interval_ms?: number };
+  repository?: { source?: string; ref?: string; token?: string; poll_interval_ms?: number; max_definition_bytes?: number };
   cache_dir?: string;
   data_dir?: string;
   receipts_db?: string;
@@ -47,6 +47,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
       ...defined('ref', overrides.ref ?? env.HLDP_REPO_REF ?? written.repository?.ref),
       ...defined('token', overrides.token ?? env.HLDP_REPO_TOKEN ?? written.repository?.token),
       pollIntervalMs: integerFromEnv(env, 'HLDP_POLL_INTERVAL_MS', Number.MAX_SAFE_INTEGER) ?? written.repository?.poll_interval_ms ?? 60_000,
+      maxDefinitionBytes: integerFromEnv(env, 'HLDP_MAX_DEFINITION_BYTES', 64 * 1024 * 1024) ?? written.repository?.max_definition_bytes ?? MAX_DEFINITION_BYTES,
     },
     cacheDir: fromEnv('HLDP_CACHE_DIR') ?? fromFile(written.cache_dir) ?? defaultCacheDir(),
     dataDir,
@@ -99,7 +100,12 @@ function readConfigFile(path: string): ConfigFile {
     const { line, column } = locator.at(syntax.pos[0]);
     throw new ConfigError(`${path}:${line}:${column}`, syntax.message.split('\n')[0]!);
   }
-  const value: unknown = document.toJS({ maxAliasCount: 100 }) ?? {};
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch {
+    throw new ConfigError(path, 'its YAML aliases expand too far; write the values out');
+  }
   checker ??= compileShapeChecker(JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as object, 'the config');
   const [problem] = checker(value);
   if (problem) {
@@ -111,8 +117,8 @@ function readConfigFile(path: string): ConfigFile {
 
 /** What the scanner needs of the config. */
 export function repositoryOptions(config: GatewayConfig): RepositoryOptions {
-  const { source, ref, token } = config.repository;
-  return { repo: source, cacheDir: config.cacheDir, ...defined('ref', ref), ...defined('token', token) };
+  const { source, ref, token, maxDefinitionBytes } = config.repository;
+  return { repo: source, cacheDir: config.cacheDir, maxDefinitionBytes, ...defined('ref', ref), ...defined('token', token) };
 }
 
 /** Named targets from the file, with `default` and every declared name completed from `HLDP_<KIND>_<NAME>_URL|TOKEN`. */

@@ -40,7 +40,8 @@ export function createApp(options: AppOptions): Express {
   app.get('/healthz', (request, response) => {
     const { index } = gateway.registry;
     const scanError = gateway.scanError;
-    const status = index.stale || scanError ? 'degraded' : 'ok';
+    // dropped definitions are a degraded service: some tool an agent expects is not there
+    const status = index.stale || scanError || index.errors.length > 0 ? 'degraded' : 'ok';
     if (!mayReadDetails(request)) {
       response.json({ status });
       return;

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Dirent } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { constants, type Dirent } from 'node:fs';
+import { lstat, open, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ENTRY_KINDS, ENTRY_LAYOUT, type Diagnostic, type EntryKind } from '../../core/index.js';
 import { ScanError } from '../scan-error.js';
+import { tooLargeMessage } from '../yaml-mapping.js';
 import { definitionPath, entryKey, type RepositorySource, type Snapshot, type ToolEntry } from './source.js';
 
 /** Reads `tools/*\/TOOL.hdlp`, `toolsets/*\/TOOLSET.hdlp` and `skills/*\/SKILL.md` from a plain folder (the working tree, not git). */
@@ -12,7 +13,10 @@ export class FolderSource implements RepositorySource {
   readonly cacheKey: string;
   private readonly root: string;
 
-  constructor(root: string) {
+  constructor(
+    root: string,
+    private readonly maxBytes: number,
+  ) {
     this.root = resolve(root);
     this.label = this.root;
     this.cacheKey = `folder:${this.root}`;
@@ -66,10 +70,12 @@ export class FolderSource implements RepositorySource {
     try {
       const stats = await lstat(path);
       if (!stats.isFile()) return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${file} must be a regular file (not a symlink or folder)` };
-      return await readFile(path);
+      return await readBounded(path, this.maxBytes, at, file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      return { ...at, file: `${top}/${folder}/`, severity: 'warning', code: 'MISSING_DEFINITION', message: `${top}/${folder}/ has no ${file}, so it is not a ${kind}` };
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return { ...at, file: `${top}/${folder}/`, severity: 'warning', code: 'MISSING_DEFINITION', message: `${top}/${folder}/ has no ${file}, so it is not a ${kind}` };
+      if (code === 'ELOOP') return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${file} must be a regular file (not a symlink or folder)` };
+      return { ...at, severity: 'error', code: 'READ_FAILED', message: `${file} could not be read: ${(error as Error).message}` };
     }
   }
 
@@ -79,6 +85,32 @@ export class FolderSource implements RepositorySource {
     } catch {
       throw new ScanError('SOURCE_NOT_FOUND', `repository '${this.root}' does not exist; pass --repo with a folder holding tools/, a git repository, or an http(s) URL`);
     }
+  }
+}
+
+/**
+ * Reads a file only if it is within `limit` bytes, judged by the open file's size before any byte is read.
+ * Symlinks are not followed; a file that grows while it is read is reported, never cut short.
+ */
+export async function readBounded(path: string, limit: number, at: { file: string; line: number; column: number }, label = 'TOOL.hdlp'): Promise<Buffer | Diagnostic> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${label} must be a regular file (not a symlink, folder or device)` };
+    if (stats.size > limit) return { ...at, severity: 'error', code: 'FILE_TOO_LARGE', message: tooLargeMessage(stats.size, limit, label) };
+    // one byte more than its size: a file that grew while being read is noticed
+    const buffer = Buffer.alloc(stats.size + 1);
+    let filled = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+      if (filled === buffer.length) break;
+    }
+    if (filled > stats.size) return { ...at, severity: 'error', code: 'READ_FAILED', message: `${label} changed while it was read; scan again` };
+    return buffer.subarray(0, filled);
+  } finally {
+    await handle.close();
   }
 }
 

@@ -1,6 +1,8 @@
 import { ENTRY_KINDS, ENTRY_LAYOUT, type Diagnostic, type EntryKind } from '../../core/index.js';
 import { loadGit } from './git-module.js';
+import { tooLargeMessage } from '../yaml-mapping.js';
 import { snapshotFs, type PromiseFs } from './object-store-fs.js';
+import { ObjectSizes } from './object-size.js';
 import { definitionPath, type Snapshot, type ToolEntry } from './source.js';
 
 /** An isomorphic-git object store; one `cache` per repository keeps pack reads fast (10× at 1,000 files). */
@@ -12,10 +14,11 @@ export interface ObjectStore {
 const SYMLINK_MODE = '120000';
 
 /** Lists `tools/`, `toolsets/` and `skills/` at a commit from the object store (no working tree), reading each definition on demand. */
-export async function readGitSnapshot(store: ObjectStore, commit: string): Promise<Snapshot> {
+export async function readGitSnapshot(store: ObjectStore, commit: string, maxBytes: number): Promise<Snapshot> {
   const { gitdir, cache } = store;
   const git = await loadGit();
   const fs = await snapshotFs(gitdir);
+  const sizes = new ObjectSizes(gitdir);
   const listEntries = async (): Promise<ToolEntry[]> => {
     const { commit: parsed } = await git.readCommit({ fs, gitdir, oid: commit, cache });
     const root = await git.readTree({ fs, gitdir, oid: parsed.tree, cache });
@@ -30,7 +33,7 @@ export async function readGitSnapshot(store: ObjectStore, commit: string): Promi
     }
     return listed;
   };
-  return { commit, listEntries, read: (entry) => readDefinition(store, fs, entry) };
+  return { commit, listEntries, read: (entry) => readDefinition(store, fs, sizes, maxBytes, entry) };
 }
 
 const TREE_MODE = '40000';
@@ -53,7 +56,7 @@ function subtrees(tree: Uint8Array): ToolEntry[] {
   return entries;
 }
 
-async function readDefinition(store: ObjectStore, fs: PromiseFs, entry: ToolEntry) {
+async function readDefinition(store: ObjectStore, fs: PromiseFs, sizes: ObjectSizes, maxBytes: number, entry: ToolEntry) {
   const { gitdir, cache } = store;
   const git = await loadGit();
   const kind: EntryKind = entry.kind ?? 'tool';
@@ -74,6 +77,9 @@ async function readDefinition(store: ObjectStore, fs: PromiseFs, entry: ToolEntr
   if (file.type !== 'blob' || file.mode === SYMLINK_MODE) {
     return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${name} must be a regular file (not a symlink, folder or submodule)` } satisfies Diagnostic;
   }
+  // the size from the object's header: a huge blob is refused without being inflated
+  const size = await sizes.size(file.oid);
+  if (size !== undefined && size > maxBytes) return { ...at, severity: 'error', code: 'FILE_TOO_LARGE', message: tooLargeMessage(size, maxBytes, name) } satisfies Diagnostic;
   const { blob } = await git.readBlob({ fs, gitdir, oid: file.oid, cache });
   return { ...(kind === 'tool' ? {} : { kind }), path, folder: entry.folder, oid: entry.oid, content: blob };
 }

@@ -14,7 +14,8 @@ export class LocalGitSource implements RepositorySource {
 
   constructor(
     path: string,
-    private readonly ref = 'HEAD',
+    private readonly ref: string,
+    private readonly maxBytes: number,
   ) {
     const root = resolve(path);
     this.store = { gitdir: gitDirectoryOf(root) ?? root, cache: {} };
@@ -36,7 +37,7 @@ export class LocalGitSource implements RepositorySource {
       const why = empty ? 'the repository has no commits yet' : `${(error as Error).message}; give a branch, a tag, a commit id, or one of them followed by ~N or ^N`;
       throw new ScanError('REF_NOT_FOUND', `ref '${this.ref}' cannot be read in '${this.label}': ${why}`, { ref: this.ref });
     }
-    return readGitSnapshot(this.store, commit);
+    return readGitSnapshot(this.store, commit, this.maxBytes);
   }
 }
 

@@ -20,6 +20,8 @@ export interface RemoteOptions {
   token?: string;
   /** where the clone is kept between runs */
   workDir: string;
+  /** the largest `TOOL.hdlp` read */
+  maxBytes: number;
 }
 
 /** A remote over smart HTTP: a shallow, single-branch clone without checkout, kept in a cache and updated by fetch. */
@@ -81,7 +83,7 @@ export class RemoteGitSource implements RepositorySource {
     );
     const branch = await this.localBranch();
     const commit = await this.git.resolveRef({ fs, gitdir: this.store.gitdir, ref: `refs/remotes/origin/${branch}` });
-    return readGitSnapshot(this.store, commit);
+    return readGitSnapshot(this.store, commit, this.options.maxBytes);
   }
 
   private async update(branch: string): Promise<Snapshot> {
@@ -95,11 +97,11 @@ export class RemoteGitSource implements RepositorySource {
       remote = refs.find((ref) => ref.ref === `refs/heads/${branch}`)?.oid;
     } catch (error) {
       // unreachable: serve what was fetched last, and say so
-      const snapshot = await readGitSnapshot(this.store, local);
+      const snapshot = await readGitSnapshot(this.store, local, this.options.maxBytes);
       return { ...snapshot, stale: { reason: this.describe('reach', error).message, since: new Date().toISOString() } };
     }
     if (!remote) throw new ScanError('REF_NOT_FOUND', `branch '${branch}' no longer exists on ${this.url}`, { ref: branch });
-    if (remote === local) return readGitSnapshot(this.store, local);
+    if (remote === local) return readGitSnapshot(this.store, local, this.options.maxBytes);
     // every fetch adds a pack and every object read scans all pack indexes: past a limit, start over from one pack
     if ((await this.packCount()) >= MAX_PACKS) {
       await rm(this.dir, { recursive: true, force: true });
@@ -120,7 +122,7 @@ export class RemoteGitSource implements RepositorySource {
     // fetch tells the server what we have from the local branch, which fetch itself does not move: move it,
     // or every later fetch would resend everything since the clone
     await this.git.writeRef({ fs, gitdir: this.store.gitdir, ref: `refs/heads/${branch}`, value: commit, force: true });
-    return readGitSnapshot(this.store, commit);
+    return readGitSnapshot(this.store, commit, this.options.maxBytes);
   }
 
   // isomorphic-git writes into the headers it is given (Git-Protocol): a shared object would leak protocol v2 into a v1 fetch

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ENTRY_KINDS, ENTRY_LAYOUT, formatDiagnostic, type Diagnostic, type EntryKind } from '../../../core/index.js';
 import type { DefinitionFile } from '../../../scanner/index.js';
@@ -7,36 +7,50 @@ import { JSON_OPTION, writeJson, writeLines, type Command } from '../command.js'
 /** `hldp validate`: lint `TOOL.hdlp`, `TOOLSET.hdlp` and `SKILL.md` files in the working tree, for authors and pre-commit hooks. */
 export const validateCommand: Command = {
   name: 'validate',
-  usage: '[PATH...] [--json]',
-  summary: 'check TOOL.hdlp, TOOLSET.hdlp and SKILL.md files: file:line:col: message per problem, exit 1 on any error',
-  options: { ...JSON_OPTION },
+  usage: '[PATH...] [--json] [--config FILE]',
+  summary: 'check TOOL.hdlp, TOOLSET.hdlp and SKILL.md files: file:line:col: message per problem, exit 1 on any error or when nothing was found to check',
+  options: { ...JSON_OPTION, config: { type: 'string', short: 'c' } },
   maxPositionals: Infinity,
   async run(flags, positionals, io) {
     const { validateDefinitionFiles } = await import('../../../scanner/index.js');
+    const { configFromFlags } = await import('../open-registry.js');
+    const maxBytes = configFromFlags(flags).repository.maxDefinitionBytes;
+    const paths = positionals.length ? positionals : ['.'];
     const files: DefinitionFile[] = [];
     const roots = new Set<string>();
-    const missing: Diagnostic[] = [];
-    for (const path of positionals.length ? positionals : ['.']) {
+    const unread: Diagnostic[] = [];
+    let found = 0;
+    for (const path of paths) {
       if (!existsSync(path)) {
-        missing.push({ file: path, line: 1, column: 1, severity: 'error', code: 'NOT_A_FILE', message: 'no such file or folder' });
+        unread.push({ file: path, line: 1, column: 1, severity: 'error', code: 'NOT_A_FILE', message: 'no such file or folder' });
         continue;
       }
       for (const { file, kind, root } of definitionFilesAt(path)) {
-        files.push(readDefinition(file, kind));
+        found += 1;
+        const read = await readDefinition(file, kind, maxBytes);
+        if ('content' in read) files.push(read);
+        else unread.push(read);
         if (root !== undefined) roots.add(root);
       }
     }
     // a toolset's members are checked against every tool of the repository it sits in, not only the files given
-    const context = [...roots].flatMap((root) => repositoryFiles(root).map(({ file, kind }) => readDefinition(file, kind)));
-    const result = validateDefinitionFiles(files, context);
-    const errors = [...missing, ...result.errors];
+    const context: DefinitionFile[] = [];
+    for (const { file, kind } of [...roots].flatMap((root) => repositoryFiles(root))) {
+      const read = await readDefinition(file, kind, maxBytes);
+      if ('content' in read) context.push(read);
+    }
+    const result = validateDefinitionFiles(files, context, { maxBytes });
+    const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors];
     const ordered = [...errors, ...result.warnings].sort(byPlace);
-    if (flags.json) writeJson(io, { files: files.length, errors, warnings: result.warnings });
+    if (flags.json) writeJson(io, { files: found, paths, errors, warnings: result.warnings });
     else {
       writeLines(io.stdout, ordered.map(formatDiagnostic));
-      io.stderr.write(`${files.length} file(s): ${errors.length} error(s), ${result.warnings.length} warning(s)\n`);
+      io.stderr.write(`${found} file(s) under ${paths.join(', ')}: ${errors.length} error(s), ${result.warnings.length} warning(s)\n`);
+      if (found === 0) {
+        io.stderr.write('no definition found (looked for PATH/TOOL.hdlp, PATH/tools/*/TOOL.hdlp, PATH/toolsets/*/TOOLSET.hdlp, PATH/skills/*/SKILL.md and PATH/*/TOOL.hdlp); pass a tools repository, e.g. hldp validate native-repo\n');
+      }
     }
-    return errors.length ? 1 : 0;
+    return errors.length || found === 0 ? 1 : 0;
   },
 };
 
@@ -90,9 +104,13 @@ function located(file: string, kind: EntryKind): FoundFile {
   return basename(kindFolder) === ENTRY_LAYOUT[kind].folder ? { file, kind, root: dirname(kindFolder) } : { file, kind };
 }
 
-function readDefinition(file: string, kind: EntryKind): DefinitionFile {
+// the size is judged before the file is read, as the scanner does
+async function readDefinition(file: string, kind: EntryKind, maxBytes: number): Promise<DefinitionFile | Diagnostic> {
+  const { readBounded } = await import('../../../scanner/index.js');
   const shown = relative(process.cwd(), resolve(file)) || file;
-  return { ...(kind === 'tool' ? {} : { kind }), path: shown, folder: basename(dirname(resolve(file))), oid: shown, content: readFileSync(file) };
+  const content = await readBounded(file, maxBytes, { file: shown, line: 1, column: 1 }, ENTRY_LAYOUT[kind].file);
+  if (!Buffer.isBuffer(content)) return content;
+  return { ...(kind === 'tool' ? {} : { kind }), path: shown, folder: basename(dirname(resolve(file))), oid: shown, content };
 }
 
 function byPlace(a: Diagnostic, b: Diagnostic): number {
