@@ -105,7 +105,7 @@ describe('hldp validate', () => {
   it('says what it looked at and exits 1 when it found nothing to check', async () => {
     const run = await runCli(['validate'], { env, cwd: temp.path });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^0 file\(s\) under \.: .*\nno TOOL.hdlp found .*hldp validate native-repo/);
+    expect(run.stderr).toMatch(/^0 file\(s\) under \.: .*\nno definition found .*hldp validate native-repo/);
   });
 
   it('refuses a definition over the size limit by its size, as the scanner does', async () => {

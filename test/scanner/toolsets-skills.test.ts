@@ -124,7 +124,7 @@ describe('hldp validate on toolsets and skills', () => {
     const run = await runCli(['validate', 'toolsets/ops/TOOLSET.hdlp'], { cwd: temp.path });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("toolsets/ops/TOOLSET.hdlp:3:16: error: toolset 'ops' names 'deploy', which is neither a tool nor a group of this registry\n");
-    expect(run.stderr).toBe('1 file(s): 1 error(s), 0 warning(s)\n');
+    expect(run.stderr).toBe('1 file(s) under toolsets/ops/TOOLSET.hdlp: 1 error(s), 0 warning(s)\n');
   });
 
   it('lints every kind of a repository folder and exits 0 on the starter registry', async () => {
