@@ -16,18 +16,30 @@ import {
 } from '../executors/index.js';
 import type { ExecutionResult } from '../core/index.js';
 import type { MethodContext } from './method-context.js';
+import { readByteWindow, readLineWindow } from './windows.js';
 
 const READ_CHUNK_BYTES = 64 * 1024;
 
-/** `read_file {path, encoding?}`: the file's bytes, streamed within the deadline and kept head and tail within the cap. */
-export async function readFileMethod(params: { path: string; encoding?: OutputEncoding }, context: MethodContext): Promise<ExecutionResult> {
+/**
+ * `read_file {path, encoding?, offset?, limit?}`: the file's bytes, streamed within the deadline and kept head and
+ * tail within the cap; with `offset` or `limit`, a window of whole lines under a `[lines A-B of N]` header.
+ */
+export async function readFileMethod(params: { path: string; encoding?: OutputEncoding; offset?: number; limit?: number }, context: MethodContext): Promise<ExecutionResult> {
   const start = performance.now();
-  const resolved = await resolveInsideRoot(context.root, params.path);
-  if (!resolved.ok) return failedResult(resolved.code, resolved.message, start);
-  // opened before it is checked: a FIFO opens without blocking, and what is checked is what is read
-  const opened = await openRegularFile(resolved.root, resolved.path, params.path, { flags: constants.O_RDONLY | constants.O_NONBLOCK });
+  const windowed = params.offset !== undefined || params.limit !== undefined;
+  if (windowed && params.encoding === 'base64') {
+    return failedResult('INVALID_PARAMS', 'offset and limit count lines of text; for a binary file use read_bytes (a hex dump by byte offset), or drop encoding: base64', start);
+  }
+  const opened = await openForReading(context, params.path);
   if (!opened.ok) return failedResult(opened.code, opened.message, start);
   const handle = opened.handle;
+  if (windowed) {
+    try {
+      return await readLineWindow(handle, params, context, params.path);
+    } finally {
+      await handle.close();
+    }
+  }
   const deadline = startDeadline(context.timeoutMs, context.signal);
   const output = new BoundedOutput(context.maxOutputBytes);
   let stopped: string | null = null;
@@ -50,6 +62,25 @@ export async function readFileMethod(params: { path: string; encoding?: OutputEn
   if (stopped === 'timeout') return failedResult('TIMEOUT', `reading '${params.path}' took longer than ${context.timeoutMs} ms`, start);
   if (stopped === 'cancelled') return failedResult('CANCELLED', 'cancelled by the caller', start);
   return succeededResult(output.render(params.encoding ?? 'utf8'), start);
+}
+
+/** `read_bytes {path, offset?, length?}`: up to 8 KiB from a byte offset as a hex dump under a `[bytes A-B of N]` header. */
+export async function readBytesMethod(params: { path: string; offset?: number; length?: number }, context: MethodContext): Promise<ExecutionResult> {
+  const start = performance.now();
+  const opened = await openForReading(context, params.path);
+  if (!opened.ok) return failedResult(opened.code, opened.message, start);
+  try {
+    return await readByteWindow(opened.handle, params, context, params.path);
+  } finally {
+    await opened.handle.close();
+  }
+}
+
+// Opened before it is checked: a FIFO opens without blocking, and what is checked is what is read.
+async function openForReading(context: MethodContext, requested: string): Promise<Opened> {
+  const resolved = await resolveInsideRoot(context.root, requested);
+  if (!resolved.ok) return { ok: false, code: resolved.code, message: resolved.message };
+  return openRegularFile(resolved.root, resolved.path, requested, { flags: constants.O_RDONLY | constants.O_NONBLOCK });
 }
 
 /** `write_file {path, content, append?, create_dirs?, encoding?}`: writes or appends; never through a symlink. */
@@ -104,7 +135,7 @@ export async function listDirMethod(params: { path?: string }, context: MethodCo
   }
 }
 
-type Opened = { ok: true; handle: FileHandle } | { ok: false; code: 'IO_ERROR' | 'PATH_OUTSIDE_ROOT'; message: string; errno?: string };
+type Opened = { ok: true; handle: FileHandle } | { ok: false; code: 'IO_ERROR' | 'PATH_OUTSIDE_ROOT' | 'EXECUTOR_MISCONFIGURED'; message: string; errno?: string };
 
 // Only regular files: a FIFO or device would block or never end, and a write would not land in a file.
 async function openRegularFile(root: string, path: string, requested: string, options: OpenInsideRootOptions): Promise<Opened> {

@@ -1,7 +1,8 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { ExecutionResult } from '../core/index.js';
 import { execMethod } from './exec-method.js';
-import { listDirMethod, readFileMethod, writeFileMethod } from './file-methods.js';
+import { listDirMethod, readBytesMethod, readFileMethod, writeFileMethod } from './file-methods.js';
+import { MAX_READ_BYTES } from './windows.js';
 import type { MethodContext } from './method-context.js';
 
 /** One system call the gatekeeper offers: the schema of its params and what runs it. */
@@ -19,8 +20,22 @@ const METHODS: Record<string, Method> = {
     run: execMethod,
   },
   read_file: {
-    params: { type: 'object', required: ['path'], additionalProperties: false, properties: { path, encoding } },
+    params: {
+      type: 'object',
+      required: ['path'],
+      additionalProperties: false,
+      properties: { path, encoding, offset: { type: 'integer', minimum: 1 }, limit: { type: 'integer', minimum: 1 } },
+    },
     run: readFileMethod,
+  },
+  read_bytes: {
+    params: {
+      type: 'object',
+      required: ['path'],
+      additionalProperties: false,
+      properties: { path, offset: { type: 'integer', minimum: 0 }, length: { type: 'integer', minimum: 1, maximum: MAX_READ_BYTES } },
+    },
+    run: readBytesMethod,
   },
   write_file: {
     params: {

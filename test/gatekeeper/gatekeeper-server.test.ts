@@ -194,7 +194,7 @@ describe('gatekeeper POST /exec', () => {
     it.each(['rm_rf', 'toString', '__proto__', 'constructor'])('returns 400 listing the methods for the unknown method %s', async (method) => {
       const { status, json } = await post({ method, params: {} });
       expect(status).toBe(400);
-      expect(json).toEqual({ code: 'UNKNOWN_METHOD', error: `unknown method '${method}'; use one of: exec, read_file, write_file, list_dir` });
+      expect(json).toEqual({ code: 'UNKNOWN_METHOD', error: `unknown method '${method}'; use one of: exec, read_file, read_bytes, write_file, list_dir` });
     });
 
     it.each([
