@@ -37,6 +37,8 @@ export interface ShellSpec {
   env?: Record<string, string>;
   /** working directory template, relative to the configured root */
   cwd?: string;
+  /** `json`: the validated params arrive as one JSON document on standard input (otherwise stdin is closed) */
+  stdin?: 'json';
 }
 
 /** Which configured gatekeeper a `gatekeeper` tool runs on. */

@@ -36,6 +36,8 @@ export interface ProcessSpec {
   killGraceMs?: number;
   /** the sandbox to run in; without one the process still gets a PID namespace that ends with it (`processContainment`) */
   isolation?: Isolation;
+  /** written to the child's stdin, which is then closed; without it stdin is closed from the start */
+  input?: string;
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -100,10 +102,16 @@ export async function runProcess(spec: ProcessSpec): Promise<ExecutionResult> {
   const { plan } = launch;
   let child: ChildProcess;
   try {
-    const stdio = plan.statusFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'];
+    const input = spec.input === undefined ? 'ignore' : 'pipe';
+    const stdio = plan.statusFd === undefined ? [input, 'pipe', 'pipe'] : [input, 'pipe', 'pipe', 'pipe'];
     child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: stdio as ['ignore', 'pipe', 'pipe'], windowsHide: true });
   } catch (error) {
     return failedResult('SPAWN_FAILED', describeError(error), start);
+  }
+  if (spec.input !== undefined) {
+    // a program that exits without reading its input is its own business: EPIPE is not a failure of the run
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(spec.input);
   }
   child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));

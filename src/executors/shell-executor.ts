@@ -74,7 +74,7 @@ async function resolveWorkingDirectory(
   return { ok: true, cwd: resolved.path };
 }
 
-/** Runs a `shell` tool: an argv template (no shell at all) or a fixed `sh -c` script reading params from the environment. */
+/** Runs a `shell` tool: an argv template (no shell at all) or a fixed `sh -c` script reading params from the environment (and, with `stdin: json`, from standard input). */
 export async function executeShell(
   tool: ToolDefinition,
   rawParams: Params,
@@ -103,5 +103,6 @@ export async function executeShell(
     timeoutMs: tool.constraints.timeout_ms,
     maxOutputBytes: tool.constraints.max_output_bytes,
     signal,
+    ...(tool.shell.stdin === 'json' ? { input: JSON.stringify(params) } : {}),
   });
 }

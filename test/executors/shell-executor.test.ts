@@ -110,6 +110,32 @@ describe('shell executor', () => {
     });
   });
 
+  describe('when stdin is json', () => {
+    // a real script that knows nothing of brush-holder: it reads one JSON document from stdin
+    const script = `let text = ''; process.stdin.on('data', (chunk) => (text += chunk)); process.stdin.on('end', () => { const params = JSON.parse(text); process.stdout.write(JSON.stringify({ keys: Object.keys(params).sort(), city: params.city, days: params.days })); });`;
+
+    it('returns what the script made of the validated params, defaults filled, read as one JSON document', async () => {
+      const tool = makeToolDefinition({
+        executor: 'shell',
+        shell: { argv: [process.execPath, '-e', script], stdin: 'json' },
+        params_schema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', default: 3 } } },
+      });
+      const result = await execute(tool, { city: "Череповец'; rm -rf / #\n$(id)" }, context);
+      expect(result).toMatchObject({ ok: true, code: null });
+      expect(JSON.parse(result.output)).toEqual({ keys: ['city', 'days'], city: "Череповец'; rm -rf / #\n$(id)", days: 3 });
+    });
+
+    it('returns ok for a program that exits without reading a large input', async () => {
+      const tool = makeToolDefinition({ executor: 'shell', shell: { argv: ['true'], stdin: 'json' }, params_schema: { type: 'object', properties: { blob: { type: 'string' } } } });
+      expect(await execute(tool, { blob: 'x'.repeat(4 * 1024 * 1024) }, context)).toMatchObject({ ok: true, exit_code: 0 });
+    });
+
+    it('returns end of input at once for a tool without it: stdin stays closed', async () => {
+      const result = await execute(shellTool({ argv: [process.execPath, '-e', script.replace('JSON.parse(text)', '({ text })')] }), {}, context);
+      expect(result).toMatchObject({ ok: true, output: '{"keys":["text"]}' });
+    });
+  });
+
   describe('when the gateway holds secrets in its environment', () => {
     const secretName = 'HLDP_TEST_GATEWAY_SECRET';
 

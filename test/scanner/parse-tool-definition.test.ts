@@ -105,6 +105,14 @@ why: 铸渊需要通过gatekeeper执行服务器命令。这是所有系统操�
     });
   });
 
+  describe('when a shell tool takes its params as JSON on stdin', () => {
+    it('keeps stdin: json in the definition', () => {
+      const { tool, diagnostics } = parse(makeToolYaml('demo', { executor: 'shell', params_schema: '{ city: { type: string } }', shell: '{ argv: [./weather.py], stdin: json }' }));
+      expect(diagnostics).toEqual([]);
+      expect(tool?.shell).toEqual({ argv: ['./weather.py'], stdin: 'json' });
+    });
+  });
+
   describe('when a full JSON Schema is given', () => {
     it('keeps it as written', () => {
       const schema = '{ type: object, properties: { q: { type: string } }, required: [q] }';
@@ -133,6 +141,7 @@ why: 铸渊需要通过gatekeeper执行服务器命令。这是所有系统操�
       ['a shell tool with both argv and script', makeToolYaml('demo', { executor: 'shell', shell: '{ argv: [ls], script: ls }' }), 'SCHEMA_VIOLATION', 10, /exactly one of: 'argv', 'script'/],
       ['a placeholder for no parameter', makeToolYaml('demo', { executor: 'shell', shell: '{ argv: [ls, "{dir}"] }' }), 'UNKNOWN_PLACEHOLDER', 10, /placeholder 'dir' is not a parameter/],
       ['a parameter in a variable a program obeys', makeToolYaml('demo', { executor: 'shell', params_schema: '{ c: { type: string } }', shell: '{ argv: [git, diff], env: { GIT_CONFIG_PARAMETERS: "{c}" } }' }), 'UNKNOWN_PLACEHOLDER', 10, /'shell.env.GIT_CONFIG_PARAMETERS' may not take a parameter/],
+      ['a stdin mode other than json', makeToolYaml('demo', { executor: 'shell', shell: '{ argv: [cat], stdin: yaml }' }), 'SCHEMA_VIOLATION', 10, /'shell.stdin' must be one of: json/],
       ['a select without enum', makeToolYaml('demo', { executor: 'shell', params_schema: '{ op: { type: string } }', shell: '{ select: op, argv: { a: [ls] } }' }), 'UNKNOWN_PLACEHOLDER', 6, /needs an 'enum'/],
     ])('reports %s with its line and reason', (_case, text, code, line, message) => {
       const parsed = parse(text);
