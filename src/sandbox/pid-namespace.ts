@@ -5,8 +5,11 @@ import { probeFailure, runProbe } from './probe-command.js';
  * does not have), waits for it and exits with its status. When PID 1 exits, the kernel kills every process left
  * in the namespace, whatever it did to leave its group or session (`setsid`, a double fork). Its own stderr goes
  * to /dev/null once the tool has started, so a job report ("Killed") never mixes into the tool's raw stderr.
+ *
+ * A shell gives a background job /dev/null as its stdin unless the job redirects it: the tool's stdin (the params
+ * of a `stdin: json` tool) is handed on through descriptor 3, explicitly.
  */
-const NAMESPACE_INIT = ['sh', '-c', '"$@" & exec 2>/dev/null; wait $!', 'hldp-init'];
+const NAMESPACE_INIT = ['sh', '-c', 'exec 3<&0; "$@" 0<&3 3<&- & exec 2>/dev/null 3<&-; wait $!', 'hldp-init'];
 
 /** A way to start a process in a PID namespace of its own, or why there is none. */
 export type PidNamespace = { ok: true; prefix: string[] } | { ok: false; reason: string };
