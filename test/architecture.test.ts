@@ -38,7 +38,8 @@ const ALLOWED: Record<string, string[]> = {
   'http-edge': ['core'],
   gatekeeper: ['core', 'executors', 'http-edge', 'sandbox'],
   export: ['core', 'matcher'],
-  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox'],
+  sessions: ['core', 'export', 'matcher'],
+  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions'],
   sandbox: ['core'],
 };
 

@@ -2,7 +2,7 @@
 export { exportTools, EXPORT_FORMATS, NAME_LIMITS, type ExportFormat, type ToolExport, type ToolSpecs } from './export-tools.js';
 export { exportedName, exportNames, nameFingerprint, FINGERPRINT_LENGTH, PORTABLE_NAME } from './tool-names.js';
 export { isReadOnly, toolHints, type ToolHints } from './tool-annotations.js';
-export { CONFIRM_TOOL, FIND_TOOL, META_TOOLS, RESERVED_NAMES, type MetaTool } from './meta-tools.js';
+export { CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, META_TOOLS, READ_SKILL_TOOL, RESERVED_NAMES, TOOLSET_TOOL, type MetaTool } from './meta-tools.js';
 export {
   anthropicToolSpec,
   mcpMetaToolSpec,

@@ -13,11 +13,11 @@ export interface MetaTool {
   route: string;
 }
 
-/** `tool_find`: an intent → 1-3 candidates or `found: false`, through the matcher; runs nothing. */
+/** `tool_find`: an intent → 1-3 candidates or `found: false`, through the matcher; runs nothing. In a session, what it found is loaded for this turn. */
 export const FIND_TOOL: MetaTool = {
   name: 'tool_find',
   title: '查找工具 (find a tool)',
-  description: 'Find the registered tools for an intent, in any language. Answers 1-3 candidates (name, intent, params schema) to call next, or found:false. Runs nothing.',
+  description: 'Find the registered tools for an intent, in any language. Answers 1-3 candidates (name, intent, params schema) to call next, or found:false, and adds them to your list for this turn. Runs nothing.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -46,8 +46,76 @@ export const CONFIRM_TOOL: MetaTool = {
   route: 'POST /v1/confirm',
 };
 
-/** The meta-tools, in the order they are listed (before the registry's tools). */
-export const META_TOOLS: readonly MetaTool[] = [FIND_TOOL, CONFIRM_TOOL];
+/** `toolset`: lists, enables and disables the session's toolsets; idempotent and forgiving. */
+export const TOOLSET_TOOL: MetaTool = {
+  name: 'toolset',
+  title: '工具集 (toolsets)',
+  description:
+    'List, enable or disable toolsets: named sets of tools for one kind of work. Enabling one lists its tools with their arguments; ' +
+    'it stays active for 10 minutes after the last call of any of its tools, and enabling it again extends that. Disabling with none active is fine.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      action: { type: 'string', enum: ['list', 'enable', 'disable'], default: 'list', description: 'list the toolsets, enable one, or disable one (all, without a name)' },
+      name: { type: 'string', minLength: 1, description: 'the toolset, e.g. repo' },
+      scope: { type: 'string', enum: ['session', 'turn'], default: 'session', description: 'session: until it times out or is disabled; turn: until this turn ends' },
+    },
+    additionalProperties: false,
+  },
+  annotations: { title: '工具集 (toolsets)', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  route: 'POST /v1/call {tool: "toolset"} with X-HLDP-Session',
+};
+
+/** `tool_load`: brings a reserved tool or group back for this turn, without changing the active toolsets. */
+export const LOAD_TOOL: MetaTool = {
+  name: 'tool_load',
+  title: '加载工具 (load a tool)',
+  description: 'Bring a tool (or every tool of a group) that is not in the active toolsets into your list for this turn, without changing the active toolsets. Answers its arguments.',
+  inputSchema: {
+    type: 'object',
+    properties: { name: { type: 'string', minLength: 1, description: 'a tool name or a group name' } },
+    required: ['name'],
+    additionalProperties: false,
+  },
+  annotations: { title: '加载工具 (load a tool)', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  route: 'POST /v1/call {tool: "tool_load"} with X-HLDP-Session',
+};
+
+/** `tool_call`: runs any tool the session may run, for clients that never read the tool list again. */
+export const CALL_TOOL: MetaTool = {
+  name: 'tool_call',
+  title: '调用工具 (call a tool by name)',
+  description: 'Run any tool you are allowed to run by its name, even one not in your tool list (found with tool_find or named by a toolset). Answers what the tool itself answers.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      name: { type: 'string', minLength: 1, description: 'the tool name' },
+      params: { type: 'object', description: "the tool's arguments", default: {} },
+    },
+    required: ['name'],
+    additionalProperties: false,
+  },
+  annotations: { title: '调用工具 (call a tool by name)' },
+  route: 'POST /v1/call',
+};
+
+/** `read_skill`: the body of a skill (knowledge: steps, commands, pitfalls), read on demand. */
+export const READ_SKILL_TOOL: MetaTool = {
+  name: 'read_skill',
+  title: '阅读技能 (read a skill)',
+  description: 'Read a skill: the steps, commands and pitfalls for one kind of task. The skill index names them with the situation each is for.',
+  inputSchema: {
+    type: 'object',
+    properties: { name: { type: 'string', minLength: 1, description: 'the skill name' } },
+    required: ['name'],
+    additionalProperties: false,
+  },
+  annotations: { title: '阅读技能 (read a skill)', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  route: 'POST /v1/call {tool: "read_skill"} with X-HLDP-Session',
+};
+
+/** The meta-tools, in the order they are listed (before the registry's tools): visible in every toolset. */
+export const META_TOOLS: readonly MetaTool[] = [TOOLSET_TOOL, FIND_TOOL, LOAD_TOOL, CALL_TOOL, READ_SKILL_TOOL, CONFIRM_TOOL];
 
 /** Names no registry tool may be exported under: a registry tool with one of them gets a fingerprint suffix instead. */
 export const RESERVED_NAMES: ReadonlySet<string> = new Set(META_TOOLS.map((tool) => tool.name));

@@ -22,7 +22,7 @@ describe('hldp export', () => {
       const run = await runCli(['export', '--format', format], { env });
       expect(run.code).toBe(0);
       const tools = JSON.parse(run.stdout) as unknown[];
-      expect(tools.map(nameOf)).toEqual(['tool_find', 'confirm', 'file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
+      expect(tools.map(nameOf)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
       expect(tools.at(-1)).toMatchObject(shellSpec);
     });
   });
@@ -34,7 +34,7 @@ describe('hldp export', () => {
       const run = await runCli(['export', '--format', 'openai', '--repo', repo, '--json'], { env });
       expect(run.code).toBe(0);
       const document = JSON.parse(run.stdout);
-      expect(document).toMatchObject({ format: 'openai', commit: expect.stringMatching(/^[0-9a-f]{40}$/), meta_tools: { tool_find: 'POST /v1/match', confirm: 'POST /v1/confirm' } });
+      expect(document).toMatchObject({ format: 'openai', commit: expect.stringMatching(/^[0-9a-f]{40}$/), meta_tools: expect.objectContaining({ tool_find: 'POST /v1/match', confirm: 'POST /v1/confirm' }) });
       expect(document.names).toEqual({ deploy_prod_845c54e5: 'deploy.prod' });
       const plain = await runCli(['export', '--format', 'openai', '--repo', repo], { env });
       expect(plain.stderr).toBe("renamed for openai: 'deploy.prod' is exported as 'deploy_prod_845c54e5' (use --json for the table)\n");

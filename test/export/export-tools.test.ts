@@ -11,9 +11,9 @@ describe('exportTools', () => {
   describe('when the format is openai', () => {
     it('returns function specs: the meta-tools first, then every tool with its intent and params schema', () => {
       const exported = exportTools(index(STARTERS), 'openai');
-      expect(exported.tools.map(nameOf)).toEqual(['tool_find', 'confirm', 'file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
+      expect(exported.tools.map(nameOf)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
       const shell = STARTERS.find((tool) => tool.name === 'shell-exec')!;
-      expect(exported.tools[6]).toEqual({ type: 'function', function: { name: 'shell-exec', description: shell.intent, parameters: shell.params_schema } });
+      expect(exported.tools.at(-1)).toEqual({ type: 'function', function: { name: 'shell-exec', description: shell.intent, parameters: shell.params_schema } });
     });
   });
 
@@ -48,7 +48,10 @@ describe('exportTools', () => {
       for (const name of names) expect(name).toMatch(new RegExp(`^[A-Za-z0-9_-]{1,${NAME_LIMITS[format]}}$`));
       expect(exported.names).toMatchObject({ deploy_prod: 'deploy_prod', [`deploy_prod_${nameFingerprint('deploy.prod')}`]: 'deploy.prod', [`confirm_${nameFingerprint('confirm')}`]: 'confirm' });
       expect(Object.values(exported.names).sort()).toEqual(tools.map((tool) => tool.name).sort());
-      expect(exported.meta_tools).toEqual({ tool_find: 'POST /v1/match', confirm: 'POST /v1/confirm' });
+      expect(exported.meta_tools).toEqual({
+        toolset: 'POST /v1/call {tool: "toolset"} with X-HLDP-Session', tool_find: 'POST /v1/match', tool_load: 'POST /v1/call {tool: "tool_load"} with X-HLDP-Session',
+        tool_call: 'POST /v1/call', read_skill: 'POST /v1/call {tool: "read_skill"} with X-HLDP-Session', confirm: 'POST /v1/confirm',
+      });
     });
 
     it('returns a long name whole for mcp (128) and fingerprinted for openai (64)', () => {

@@ -64,7 +64,7 @@ describe('hldp mcp (stdio)', () => {
       const connected = await connectStdio(repo, ['--config', config]);
       cleanups.push(connected.close);
       const { client } = connected;
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['tool_find', 'confirm', 'first']);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'first']);
       const changed = nextToolListChange(client);
       await commitFiles(repo, { 'tools/second/TOOL.hdlp': shellTool('second', '[echo, second]') });
       await changed;

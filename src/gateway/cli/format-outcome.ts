@@ -22,7 +22,11 @@ export function printOutcome(outcome: CallOutcome, io: CommandIo, json: boolean)
       if (!json) io.stderr.write(`${outcome.error}\nschema: ${outcome.schema}\n`);
       return 1;
     case 'confirmation_invalid':
+    case 'refused':
       if (!json) io.stderr.write(`${outcome.error}\n`);
+      return 1;
+    case 'substituted':
+      if (!json) io.stderr.write(`${outcome.message}\n`);
       return 1;
   }
 }

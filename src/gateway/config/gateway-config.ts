@@ -1,4 +1,5 @@
 import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors/index.js';
+import type { SessionsConfig } from '../../sessions/index.js';
 
 /** Everything the gateway runs with, resolved from file, environment and flags; secrets included, so never log it whole. */
 export interface GatewayConfig {
@@ -18,6 +19,7 @@ export interface GatewayConfig {
   gatekeepers: Record<string, GatekeeperTarget>;
   apis: Record<string, ApiTarget>;
   forgejo?: ForgejoConfig;
+  sessions: SessionsConfig;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** the file it was read from, if any */
   file?: string;

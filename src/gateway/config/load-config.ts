@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors/index.js';
 import { compileShapeChecker, defaultCacheDir, MAX_DEFINITION_BYTES, YamlLocator, type RepositoryOptions, type ShapeChecker } from '../../scanner/index.js';
+import { DEFAULT_SESSIONS_CONFIG } from '../../sessions/index.js';
 import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway-config.js';
 import { CONFIG_SCHEMA_URL, DEFAULT_REPOSITORY } from './package-root.js';
 
@@ -24,6 +25,15 @@ interface ConfigFile {
   gatekeepers?: Record<string, { url?: string; token?: string }>;
   apis?: Record<string, { url?: string; token?: string; headers?: Record<string, string> }>;
   forgejo?: { url?: string; token?: string; repo?: string; author?: { name: string; email: string } };
+  sessions?: {
+    toolset_ttl_ms?: number;
+    max_sessions?: number;
+    idle_ms?: number;
+    deny?: string[];
+    on_demand?: string[];
+    reserved_calls?: 'enable' | 'run';
+    group_descriptions?: Record<string, string>;
+  };
   log_level?: GatewayConfig['logLevel'];
 }
 
@@ -72,6 +82,15 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
       return { url, ...defined('token', token), ...defined('headers', headers) } satisfies ApiTarget;
     }),
     ...defined('forgejo', forgejoConfig(written.forgejo, env)),
+    sessions: {
+      toolsetTtlMs: written.sessions?.toolset_ttl_ms ?? DEFAULT_SESSIONS_CONFIG.toolsetTtlMs,
+      maxSessions: written.sessions?.max_sessions ?? DEFAULT_SESSIONS_CONFIG.maxSessions,
+      idleMs: written.sessions?.idle_ms ?? DEFAULT_SESSIONS_CONFIG.idleMs,
+      deny: written.sessions?.deny ?? [],
+      onDemand: written.sessions?.on_demand ?? [],
+      reservedCalls: written.sessions?.reserved_calls ?? DEFAULT_SESSIONS_CONFIG.reservedCalls,
+      groupDescriptions: written.sessions?.group_descriptions ?? {},
+    },
     logLevel: (env.HLDP_LOG_LEVEL as GatewayConfig['logLevel'] | undefined) ?? written.log_level ?? 'info',
     ...defined('file', file ? resolve(file) : undefined),
   };

@@ -1,17 +1,10 @@
-import express, { type Response, type Router } from 'express';
+import express, { type Router } from 'express';
 import { missingToolSuggestion } from '../../matcher/index.js';
 import type { ReceiptQuery } from '../../store/index.js';
-import type { CallOutcome, Gateway } from '../service/index.js';
+import type { Gateway } from '../service/index.js';
 import { validateBody } from './body-validator.js';
-
-/** HTTP status of what a call came to: an accepted call is 200 whatever its outcome. */
-const OUTCOME_STATUS: Record<CallOutcome['kind'], number> = {
-  receipt: 200,
-  confirmation_required: 202,
-  not_found: 404,
-  invalid_params: 422,
-  confirmation_invalid: 409,
-};
+import { sendOutcome } from './send-outcome.js';
+import { callInSession, SESSION_HEADER } from './session-routes.js';
 
 /** The `/v1` API over a gateway (authentication is the caller's to add). */
 export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; rescansIdle: () => Promise<void> }): Router {
@@ -38,6 +31,8 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
   });
 
   router.post('/v1/call', jsonBody, validateBody('CallRequest'), async (request, response) => {
+    // with X-HLDP-Session the call is made in that session, and the meta-tools answer by name
+    if (request.get(SESSION_HEADER) !== undefined) return callInSession(gateway, request, response);
     const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number };
     if (body.intent !== undefined) {
       // an intent only matches: the spec's §1 second form never runs anything
@@ -83,16 +78,6 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     else response.json(receipt);
   });
   return router;
-}
-
-function sendOutcome(response: Response, outcome: CallOutcome): void {
-  const status = OUTCOME_STATUS[outcome.kind];
-  if (outcome.kind === 'receipt') response.status(status).json(outcome.receipt);
-  else if (outcome.kind === 'confirmation_required') response.status(status).json(outcome.confirmation);
-  else {
-    const { kind: _kind, ...body } = outcome;
-    response.status(status).json(body);
-  }
 }
 
 /** Query string → receipt query, or a message saying what is wrong. */

@@ -7,6 +7,7 @@ import { apiRouter } from './api-routes.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import { openApiDocument } from './openapi.js';
 import type { RescanScheduler } from './rescan-scheduler.js';
+import { sessionRouter } from './session-routes.js';
 import { webhookRouter } from './webhook-route.js';
 
 /** Everything the HTTP app is built from. */
@@ -61,6 +62,7 @@ export function createApp(options: AppOptions): Express {
     response.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   app.use('/v1', auth);
+  app.use(sessionRouter(gateway, { maxBodyBytes: config.maxBodyBytes }));
   app.use(apiRouter(gateway, { maxBodyBytes: config.maxBodyBytes, rescansIdle: () => scheduler.idle() }));
   options.extraRoutes?.(app, auth);
   app.use(notFoundHandler(ROUTES));

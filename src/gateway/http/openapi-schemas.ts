@@ -152,4 +152,44 @@ export const COMPONENT_SCHEMAS = {
       calls_in_flight: { type: 'integer' },
     },
   },
+  SessionRequest: {
+    type: 'object', additionalProperties: false,
+    properties: { toolsets: { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 64, description: 'toolsets enabled for as long as the session lives' } },
+  },
+  Session: {
+    type: 'object', required: ['id', 'created_at', 'toolsets', 'loaded', 'skills'],
+    properties: {
+      id: { type: 'string', description: 'send it as X-HLDP-Session' }, created_at: { type: 'string' },
+      toolsets: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, scope: { enum: ['session', 'turn'] }, expires_at: nullableString } } },
+      loaded: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, expires_at: { type: 'string' } } } },
+      skills: { type: 'array', items: { type: 'string' }, description: "the session's skill index (skills whose toolset is active are left out)" },
+      changed: { type: 'boolean' },
+    },
+  },
+  SessionTools: {
+    type: 'object', required: ['commit', 'active_toolsets', 'format', 'tools'],
+    properties: { commit: { type: 'string' }, active_toolsets: { type: 'array', items: { type: 'string' } }, format: { enum: ['mcp', 'openai', 'anthropic'] }, tools: { type: 'array', items: { type: 'object' } } },
+  },
+  ToolVisibility: {
+    type: 'object', required: ['found', 'tool', 'reason'],
+    description: 'what one tool is for the session, in one word, and why in one sentence',
+    properties: { found: { type: 'boolean' }, tool: { type: 'string' }, called_as: { type: 'string' }, state: { enum: ['visible', 'reserved', 'hidden', 'forbidden'] }, reason: { type: 'string' } },
+  },
+  PromptBlock: {
+    type: 'object', required: ['text', 'chars', 'budget', 'dropped'],
+    properties: {
+      text: { type: 'string' }, chars: { type: 'integer', description: 'Unicode code points' },
+      budget: { type: 'object', properties: { chars: { type: 'integer' }, used: { type: 'integer' } } },
+      dropped: { type: 'object', properties: { descriptions: { type: 'integer' }, description_chars: { type: 'integer' }, lines: { type: 'integer' }, names: { type: 'array', items: { type: 'string' } } } },
+    },
+  },
+  Refused: {
+    type: 'object', required: ['code', 'tool', 'state', 'reason', 'error'],
+    properties: { code: { const: 'TOOL_FORBIDDEN' }, tool: { type: 'string' }, state: { const: 'forbidden' }, reason: { type: 'string' }, error: { type: 'string' } },
+  },
+  Substituted: {
+    type: 'object', required: ['code', 'ran', 'tool', 'toolset', 'tools', 'message'],
+    description: "the tool was reserved: its toolset is enabled instead, and the call has NOT run (call it again)",
+    properties: { code: { const: 'CALL_NOT_RUN' }, ran: { const: false }, tool: { type: 'string' }, toolset: nullableString, tools: { type: 'array', items: { type: 'string' } }, message: { type: 'string' } },
+  },
 } as const;

@@ -2,6 +2,7 @@ import { COMPONENT_SCHEMAS } from './openapi-schemas.js';
 
 const json = (schema: string) => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } });
 const answer = (description: string, schema: string) => ({ description, ...json(schema) });
+const sessionId = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const errors = {
   '400': answer('malformed request: the message says what is wrong', 'Error'),
   '401': answer('missing or wrong bearer token', 'Error'),
@@ -37,11 +38,14 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       '/v1/call': {
         post: {
-          operationId: 'call', summary: '{tool, params} runs a registered tool; {intent, context} only matches',
+          operationId: 'call', summary: '{tool, params} runs a registered tool; {intent, context} only matches. With X-HLDP-Session the call is made in that session, and the meta-tools (toolset, tool_find, tool_load, tool_call, read_skill, confirm) answer by name',
+          parameters: [{ name: 'X-HLDP-Session', in: 'header', schema: { type: 'string' }, description: 'the session (POST /v1/sessions) the call is made in' }],
           requestBody: { required: true, ...json('CallRequest') },
           responses: {
             '200': { description: 'the receipt of the call, whatever its outcome (ok true or false); or, for an intent, the match', content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Receipt' }, { $ref: '#/components/schemas/MatchResult' }] } } } },
             '202': answer('the tool requires confirmation: nothing ran; confirm with the token', 'ConfirmationRequired'),
+            '403': answer("the tool is forbidden to this caller; nothing ran", 'Refused'),
+            '409': answer('in a session: the tool was reserved, its toolset is now enabled, and the call has NOT run', 'Substituted'),
             '404': answer('no tool of that name: {found: false} with near names', 'ToolNotFound'),
             '422': answer('params do not fit the schema: each offending param named, and the schema', 'InvalidParams'),
             ...errors,
@@ -54,6 +58,41 @@ export function openApiDocument(version: string): Record<string, unknown> {
           requestBody: { required: true, ...json('ConfirmRequest') },
           responses: { '200': answer('the receipt', 'Receipt'), '409': answer('unknown, used, expired or outdated token', 'ConfirmationInvalid'), ...errors },
         },
+      },
+      '/v1/sessions': {
+        post: {
+          operationId: 'openSession', summary: 'Open an agent session; send its id as X-HLDP-Session on POST /v1/call',
+          requestBody: { required: false, ...json('SessionRequest') },
+          responses: { '201': answer('the session', 'Session'), '400': answer('malformed request, or a toolset the registry does not have (TOOLSET_NOT_FOUND, with the available ones)', 'Error'), '401': errors['401'], '413': errors['413'] },
+        },
+      },
+      '/v1/sessions/{id}': {
+        get: { operationId: 'getSession', summary: 'A session: active toolsets and their deadlines, loaded tools, skill index', parameters: [sessionId], responses: { '200': answer('the session', 'Session'), '404': answer('no such session', 'Error'), '401': errors['401'] } },
+        delete: { operationId: 'closeSession', summary: 'End a session', parameters: [sessionId], responses: { '204': { description: 'ended' }, '404': answer('no such session', 'Error'), '401': errors['401'] } },
+      },
+      '/v1/sessions/{id}/tools': {
+        get: {
+          operationId: 'sessionTools', summary: "The session's tools/list: the meta-tools and the visible registry tools",
+          parameters: [sessionId, { name: 'format', in: 'query', schema: { enum: ['mcp', 'openai', 'anthropic'], default: 'mcp' } }],
+          responses: { '200': answer('the listed tools', 'SessionTools'), '400': errors['400'], '404': answer('no such session', 'Error'), '401': errors['401'] },
+        },
+      },
+      '/v1/sessions/{id}/tools/{name}': {
+        get: {
+          operationId: 'explainTool', summary: 'What one tool is for the session (visible, reserved, hidden, forbidden) and why',
+          parameters: [sessionId, { name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '200': answer('its state and the reason', 'ToolVisibility'), '404': answer('no such session or tool', 'ToolVisibility'), '401': errors['401'] },
+        },
+      },
+      '/v1/sessions/{id}/prompt': {
+        get: {
+          operationId: 'sessionPrompt', summary: "The session's prompt block: core tools, toolset catalogue, active tools, hidden tools and skills within 2% of the window (at most 16,000 characters)",
+          parameters: [sessionId, { name: 'window_tokens', in: 'query', schema: { type: 'integer', minimum: 0 } }, { name: 'chars', in: 'query', schema: { type: 'integer', minimum: 0 } }],
+          responses: { '200': answer('the block and what the budget cut', 'PromptBlock'), '400': errors['400'], '404': answer('no such session', 'Error'), '401': errors['401'] },
+        },
+      },
+      '/v1/sessions/{id}/turn': {
+        post: { operationId: 'endTurn', summary: 'The turn ended: turn-scoped toolsets and loaded tools go', parameters: [sessionId], responses: { '200': answer('the session after', 'Session'), '404': answer('no such session', 'Error'), '401': errors['401'] } },
       },
       '/v1/scan': {
         post: {

@@ -22,6 +22,8 @@ export interface RunningServer {
 export interface ServerOptions {
   logger: Logger;
   version: string;
+  /** the sessions' clock (tests move time with it instead of waiting) */
+  clock?: () => number;
 }
 
 /** Opens the gateway, starts its embedded gatekeeper and HTTP API, and polls the repository as a webhook fallback. */
@@ -31,7 +33,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   }
   const { logger } = options;
   const metrics = new GatewayMetrics();
-  const gateway = await Gateway.open({ config, logger, observer: metrics.observer() });
+  const gateway = await Gateway.open({ config, logger, observer: metrics.observer(), ...(options.clock ? { clock: options.clock } : {}) });
   metrics.indexServed(gateway.registry.index);
   await gateway.warmUp();
   const scheduler = new RescanScheduler(gateway, logger);

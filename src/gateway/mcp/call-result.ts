@@ -1,21 +1,26 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { MatchResult, Receipt } from '../../core/index.js';
 import { CONFIRM_TOOL, FIND_TOOL } from '../../export/index.js';
-import type { CallOutcome } from '../service/index.js';
+import type { CallOutcome, MetaOutcome } from '../service/index.js';
 import type { ToolCatalog } from './tool-catalog.js';
 
 /** The `_meta` key naming which channel of a receipt a content block carries: `output`, `error` or `stderr`. */
 export const STREAM_META = 'hldp/stream';
 
-type Stream = 'output' | 'error' | 'stderr';
+type Stream = 'output' | 'error' | 'stderr' | 'notice';
 
 const block = (text: string, stream: Stream) => ({ type: 'text' as const, text, _meta: { [STREAM_META]: stream } });
 
 /** A call's outcome as a tool result: the raw output as text, a failure as `isError` with the raw error; never a protocol error. */
 export function outcomeResult(outcome: CallOutcome, catalog: ToolCatalog): CallToolResult {
   switch (outcome.kind) {
-    case 'receipt':
-      return receiptResult(outcome.receipt);
+    case 'receipt': {
+      const result = receiptResult(outcome.receipt);
+      if (outcome.toolset_enabled) result.content.push({ type: 'text', text: `(toolset '${outcome.toolset_enabled}' was enabled to run this call)`, _meta: { [STREAM_META]: 'notice' } });
+      return result;
+    }
+    case 'substituted':
+      return { content: [{ type: 'text', text: outcome.message }], structuredContent: { code: outcome.code, ran: false, tool: catalog.listedName(outcome.tool), toolset: outcome.toolset, tools: outcome.tools, message: outcome.message } };
     case 'confirmation_required': {
       const { confirmation } = outcome;
       const text =
@@ -28,6 +33,7 @@ export function outcomeResult(outcome: CallOutcome, catalog: ToolCatalog): CallT
       return failure(`${outcome.error}\n${outcome.suggestion}\nTo find a tool by what it does, call ${FIND_TOOL.name} with {"intent": "..."}.`, outcome);
     case 'invalid_params':
     case 'confirmation_invalid':
+    case 'refused':
       return failure(outcome.error, outcome);
   }
 }
@@ -52,4 +58,21 @@ export function matchResult(result: MatchResult, catalog: ToolCatalog): CallTool
 export function failure(text: string, details: Record<string, unknown> = {}): CallToolResult {
   const { kind: _kind, ...structured } = details;
   return { content: [{ type: 'text', text }], structuredContent: { error: text, ...structured }, isError: true };
+}
+
+/** A meta-tool's answer: its message as text, its data as `structuredContent`; a refusal as `isError`. */
+export function metaResult(outcome: MetaOutcome, catalog: ToolCatalog): CallToolResult {
+  switch (outcome.kind) {
+    case 'answer': {
+      const { answer } = outcome;
+      if (!answer.ok) return failure(answer.message, answer.data ?? {});
+      return { content: [{ type: 'text', text: answer.message }], structuredContent: { message: answer.message, ...answer.data } };
+    }
+    case 'match':
+      return matchResult(outcome.result, catalog);
+    case 'call':
+      return outcomeResult(outcome.outcome, catalog);
+    case 'invalid':
+      return failure(outcome.error, { code: outcome.code });
+  }
 }

@@ -1,72 +1,120 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
+import { CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, READ_SKILL_TOOL, TOOLSET_TOOL } from '../../export/index.js';
+import type { SessionState } from '../../sessions/index.js';
 import { PACKAGE_ROOT } from '../config/index.js';
-import { CONFIRM_TOOL, FIND_TOOL } from '../../export/index.js';
-import type { Gateway } from '../service/index.js';
-import { failure, matchResult, outcomeResult } from './call-result.js';
-import { checkConfirmArguments, checkFindArguments } from './meta-arguments.js';
+import { runMetaTool, type Gateway } from '../service/index.js';
+import { failure, metaResult, outcomeResult } from './call-result.js';
+import { skillResources, SKILL_URI_PREFIX } from './skill-resources.js';
 import { catalogFor } from './tool-catalog.js';
 
 const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 const INSTRUCTIONS =
   `Tools from a git registry (brush-holder). Call a tool by its name; if you do not know which one fits, call ${FIND_TOOL.name} with your intent. ` +
+  `${TOOLSET_TOOL.name} lists and enables toolsets (named sets of tools for one kind of work); ${LOAD_TOOL.name} brings one more tool into your list; ` +
+  `${CALL_TOOL.name} runs any tool you may use by name; ${READ_SKILL_TOOL.name} reads a skill (steps for a kind of task; also resources skill://<name>). ` +
   `Results are the tools' raw output; a failure comes back as an error with the raw stderr. ` +
   `A tool that needs confirmation answers with a token and runs nothing: call ${CONFIRM_TOOL.name} with that token to run it.`;
 
+/** How one MCP connection's session starts. */
+export interface McpSessionOptions {
+  /** toolsets enabled from the start, for as long as the connection lives (`/mcp?toolsets=a,b`, `hldp mcp --toolsets`) */
+  toolsets?: readonly string[];
+}
+
 /**
- * An MCP server over `gateway`: lists the registry's tools (plus `tool_find` and `confirm`), runs calls through
- * `gateway.call`, and sends `notifications/tools/list_changed` when a rescan changes the listed tools.
- * One server per connection (the SDK binds a server to one transport); `close()` it to stop listening to the gateway.
+ * An MCP server over `gateway` with its own agent session: lists the meta-tools and the registry tools the
+ * session sees, answers the meta-tools, runs calls through `gateway.call` (visibility first), exposes skills as
+ * resources, and sends `notifications/tools/list_changed` whenever its session's view changes (a toolset
+ * enabled or expired, a tool loaded, a rescan that changes a tool it lists) and only then.
+ * One server per connection (the SDK binds a server to one transport); `close()` it to end the session.
  */
-export function createMcpServer(gateway: Gateway): Server {
+export function createMcpServer(gateway: Gateway, options: McpSessionOptions = {}): Server {
   // the low-level Server, not McpServer: the tools are JSON Schemas read from TOOL.hdlp that change on rescan,
   // and the gateway, not zod, validates params (with the same wording and receipts as POST /v1/call)
-  const server = new Server({ name: 'brush-holder', title: 'brush-holder 笔筒', version: VERSION }, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
-  let listed = catalogFor(gateway.registry.index).digest;
-  server.setRequestHandler(ListToolsRequestSchema, () => {
-    const catalog = catalogFor(gateway.registry.index);
-    listed = catalog.digest;
-    return { tools: catalog.tools };
+  const server = new Server(
+    { name: 'brush-holder', title: 'brush-holder 笔筒', version: VERSION },
+    { capabilities: { tools: { listChanged: true }, resources: {} }, instructions: INSTRUCTIONS },
+  );
+  const { sessions } = gateway;
+  const opened = sessions.open(options.toolsets ? { toolsets: options.toolsets } : {}).then((result) => {
+    if (!result.ok) throw new Error(result.message);
+    return result.session;
   });
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(gateway, request.params.name, request.params.arguments ?? {}, extra.signal));
-
+  // a failed open is answered on the first request; it never goes unhandled
+  opened.catch(() => undefined);
+  let announced: string | undefined;
   let initialized = false;
+  const session = async (): Promise<SessionState> => {
+    const state = await opened;
+    await sessions.save(state);
+    return state;
+  };
+  // `send` relates the notification to the request that caused it, so it travels on that request's own
+  // response stream and cannot be lost before the client's GET stream is open
+  const announceIfChanged = async (state: SessionState, send?: (notification: ServerNotification) => Promise<void>): Promise<void> => {
+    const { digest } = sessions.view(state);
+    if (!initialized || digest === announced) return;
+    announced = digest;
+    await (send ? send({ method: 'notifications/tools/list_changed' }) : server.sendToolListChanged()).catch(() => undefined);
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const state = await session();
+    const view = sessions.view(state);
+    announced = view.digest;
+    return { tools: catalogFor(gateway.registry.index).toolsFor(view) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const state = await session();
+    const result = await callTool(gateway, state, request.params.name, request.params.arguments ?? {}, extra.signal);
+    await announceIfChanged(state, extra.sendNotification);
+    return result;
+  });
+  // the session's skill index: a skill whose toolset is active is left out (seed 000 §6), though it can still be read
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: skillResources(sessions.skillIndex(await session())) }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    const name = request.params.uri.startsWith(SKILL_URI_PREFIX) ? request.params.uri.slice(SKILL_URI_PREFIX.length) : '';
+    const answer = sessions.readSkill(decodeURIComponent(name));
+    if (!answer.ok) throw new Error(`${answer.message}; skills are read as ${SKILL_URI_PREFIX}<name>`);
+    return { contents: [{ uri: request.params.uri, mimeType: 'text/markdown', text: answer.message }] };
+  });
+
   server.oninitialized = () => {
     initialized = true;
+    void opened.then((state) => (announced ??= sessions.view(state).digest), () => undefined);
   };
-  const unsubscribe = gateway.onIndexChange((registry) => {
-    const { digest } = catalogFor(registry.index);
-    // a commit that changes no listed tool (a README, a comment) is not a list change
-    if (!initialized || digest === listed) return;
-    listed = digest;
-    server.sendToolListChanged().catch(() => undefined);
+  const unsubscribe = gateway.onIndexChange(() => {
+    // only a session whose own listed tools changed hears about a rescan
+    void opened.then((state) => announceIfChanged(state), () => undefined);
   });
-  server.onclose = unsubscribe;
+  server.onclose = () => {
+    unsubscribe();
+    void opened.then((state) => sessions.close(state.id), () => undefined);
+  };
   return server;
 }
 
-/** One `tools/call`: a meta-tool, or a registry tool through exactly the path `POST /v1/call` takes. */
-async function callTool(gateway: Gateway, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+/** One `tools/call`: a meta-tool, or a registry tool through exactly the path `POST /v1/call` takes, in the session. */
+async function callTool(gateway: Gateway, session: SessionState, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
   const catalog = catalogFor(gateway.registry.index);
   const target = catalog.resolve(name);
   try {
-    switch (target.kind) {
-      case 'find': {
-        const checked = checkFindArguments(args);
-        if (!checked.ok) return failure(checked.error);
-        return matchResult(gateway.match(checked.value.intent, checked.value.limit === undefined ? {} : { limit: checked.value.limit }), catalog);
-      }
-      case 'confirm': {
-        const checked = checkConfirmArguments(args);
-        if (!checked.ok) return failure(checked.error);
-        return outcomeResult(await gateway.confirm(checked.value.token, { signal }), catalog);
-      }
-      case 'tool':
-        return outcomeResult(await gateway.call(target.name, args, { signal }), catalog);
+    if (target.kind === 'meta') {
+      const outcome = await runMetaTool(gateway, session, target.tool, args, { signal, resolveName: (listed) => { const resolved = catalog.resolve(listed); return resolved.kind === 'tool' ? resolved.name : listed; } });
+      return metaResult(outcome, catalog);
     }
+    return outcomeResult(await gateway.call(target.name, args, { signal, session }), catalog);
   } catch (error) {
     // a bug in the gateway still reaches the agent as a failed call, never as a protocol error
     return failure(`INTERNAL_ERROR: ${error instanceof Error ? error.message : String(error)}`, { code: 'INTERNAL_ERROR' });

@@ -50,7 +50,15 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
   };
 
   const openSession = async (request: express.Request, response: Response): Promise<void> => {
-    const server = createMcpServer(gateway);
+    // connect-time selection (the first of three delivery levels): /mcp?toolsets=repo,ops
+    const toolsets = toolsetsOf(request.query['toolsets']);
+    if (typeof toolsets === 'string') return rpcError(response, 400, -32602, toolsets);
+    const unknown = (toolsets ?? []).filter((name) => !gateway.sessions.registryView().toolset(name));
+    if (unknown.length) {
+      const available = gateway.registry.index.toolsets.map((toolset) => toolset.name).join(', ') || 'none';
+      return rpcError(response, 400, -32602, `Bad Request: no toolset ${unknown.join(', ')}; available: ${available}`);
+    }
+    const server = createMcpServer(gateway, toolsets ? { toolsets } : {});
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -99,6 +107,13 @@ export function mountMcp(app: Express, gateway: Gateway, options: McpHttpOptions
   if (options.auth) app.use(path, options.auth, handler.router);
   else app.use(path, handler.router);
   return handler;
+}
+
+/** `?toolsets=a,b` as names; a message when it is given twice. */
+function toolsetsOf(value: unknown): string[] | undefined | string {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') return "Bad Request: give 'toolsets' once, as a comma-separated list: /mcp?toolsets=repo,ops";
+  return value.split(',').map((name) => name.trim()).filter(Boolean);
 }
 
 function rpcError(response: Response, status: number, code: number, message: string): void {

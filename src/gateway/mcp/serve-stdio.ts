@@ -14,9 +14,9 @@ export interface StdioStreams {
  * Serves MCP over stdin/stdout. When stdin ends, requests already read are answered first, then the server
  * closes; when `signal` aborts, it closes at once (calls running are cancelled, and their receipts say so).
  */
-export async function serveMcpStdio(gateway: Gateway, options: { streams?: StdioStreams; signal?: AbortSignal } = {}): Promise<void> {
+export async function serveMcpStdio(gateway: Gateway, options: { streams?: StdioStreams; signal?: AbortSignal; toolsets?: readonly string[] } = {}): Promise<void> {
   const { stdin, stdout } = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
-  const server = createMcpServer(gateway);
+  const server = createMcpServer(gateway, options.toolsets ? { toolsets: options.toolsets } : {});
   const closed = new Promise<void>((resolve) => {
     const stopListening = server.onclose;
     server.onclose = () => {

@@ -16,7 +16,8 @@ export interface ConfirmationRequired {
 
 /** What `{tool, params}` (or a confirmation) comes to: a receipt only when the call was accepted and ran. */
 export type CallOutcome =
-  | { kind: 'receipt'; receipt: Receipt }
+  /** `toolset_enabled`: the tool was reserved, and policy `run` enabled its toolset and ran it at once */
+  | { kind: 'receipt'; receipt: Receipt; toolset_enabled?: string | null }
   | { kind: 'confirmation_required'; confirmation: ConfirmationRequired }
   | { kind: 'not_found'; found: false; code: 'TOOL_NOT_FOUND'; error: string; near: NearMiss[]; suggestion: string }
   | {
@@ -30,4 +31,11 @@ export type CallOutcome =
       schema: string;
       params_schema: ToolDefinition['params_schema'];
     }
-  | { kind: 'confirmation_invalid'; code: 'CONFIRMATION_INVALID'; reason: string; error: string };
+  | { kind: 'confirmation_invalid'; code: 'CONFIRMATION_INVALID'; reason: string; error: string }
+  /** the rights layer refuses the tool to this caller: nothing ran */
+  | { kind: 'refused'; code: 'TOOL_FORBIDDEN'; tool: string; state: 'forbidden'; reason: string; error: string }
+  /**
+   * the tool is reserved for the session (seed 000 §7): its toolset was enabled (or the tool loaded for the
+   * turn) instead, and the call has NOT run; `message` says so and lists the tools with their arguments
+   */
+  | { kind: 'substituted'; code: 'CALL_NOT_RUN'; ran: false; tool: string; toolset: string | null; tools: string[]; message: string };

@@ -4,10 +4,12 @@ import type { MatchResult, Receipt, ToolDefinition, ToolIndex } from '../../core
 import { execute } from '../../executors/index.js';
 import { createMatcher, missingToolSuggestion, type Matcher, type MatchIntentOptions } from '../../matcher/index.js';
 import { Scanner } from '../../scanner/index.js';
+import { SessionManager, type SessionState } from '../../sessions/index.js';
 import { openSqliteStore, type ReceiptQuery, type Store } from '../../store/index.js';
 import { repositoryOptions, type GatewayConfig } from '../config/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import { ExecutionTargets } from './execution-targets.js';
+import { sessionStep } from './session-step.js';
 
 /** One index and the matcher built over it: swapped together, so a call never mixes two commits. */
 export interface Registry {
@@ -30,17 +32,42 @@ export interface GatewayObserver {
   scanned?(result: RescanResult | { error: Error }): void;
 }
 
-/** How to open a gateway; the store, logger and observer may be injected (tests, embedding, metrics). */
+/** One call on its way down the call path. */
+export interface CallRequest {
+  tool: string;
+  params: unknown;
+  signal?: AbortSignal;
+  /** the agent session the call is made in, if any */
+  session?: SessionState;
+  /** `tool_call` runs any tool the caller may run; a direct call of a reserved tool enables its toolset instead */
+  via?: 'direct' | 'tool_call';
+}
+
+/**
+ * One step of the call path before execution (visibility; the policy, approval and event steps of later
+ * work): it answers the call itself, or passes it on with `next`. Steps run in the order they were added.
+ */
+export type CallStep = (request: CallRequest, next: (request: CallRequest) => Promise<CallOutcome>) => Promise<CallOutcome>;
+
+/** How to open a gateway; the store, logger, observers, session store and clock may be injected (tests, embedding, metrics). */
 export interface GatewayOptions {
   config: GatewayConfig;
   logger?: Logger;
   store?: Store;
   observer?: GatewayObserver;
+  /** more observers: metrics, events and anything else subscribe side by side */
+  observers?: GatewayObserver[];
+  /** the sessions' clock (tests move time with it) */
+  clock?: () => number;
 }
 
-/** The composition root's service: the registry, the call path (lookup → confirmation → execute → receipt), rescans. */
+/** The composition root's service: the registry, the call path (steps → lookup → confirmation → execute → receipt → observers), sessions, rescans. */
 export class Gateway {
+  /** agent sessions: toolsets, visibility, the meta-tools and the prompt block over this gateway's registry */
+  readonly sessions: SessionManager;
   private current: Registry;
+  private readonly steps: CallStep[] = [];
+  private readonly observers: GatewayObserver[];
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly listeners = new Set<(registry: Registry) => void>();
   private lastScanError: { message: string; at: string } | undefined;
@@ -52,9 +79,14 @@ export class Gateway {
     readonly store: Store,
     private readonly targets: ExecutionTargets,
     private readonly logger: Logger | undefined,
-    private readonly observer: GatewayObserver,
+    observers: GatewayObserver[],
+    clock?: () => number,
   ) {
     this.current = { index, matcher: createMatcher(index) };
+    this.observers = observers;
+    this.sessions = new SessionManager({ registry: () => this.current, config: config.sessions, ...(clock ? { clock } : {}), ...(logger ? { logger } : {}) });
+    // visibility is the first step: a forbidden tool is refused and a reserved one substituted before anything else looks at the call
+    this.use(sessionStep(this.sessions, (name, params) => this.current.matcher.lookup(name, params ?? {})));
   }
 
   /** Scans the configured repository and opens the store; throws `ScanError` if nothing can be served. */
@@ -63,12 +95,27 @@ export class Gateway {
     const scanner = new Scanner(repositoryOptions(config));
     const index = await scanner.scan();
     const store = options.store ?? openSqliteStore({ path: config.receiptsDb, confirmationTtlMs: config.confirmationTtlMs });
-    return new Gateway(config, scanner, index, store, new ExecutionTargets(config), options.logger, options.observer ?? {});
+    const observers = [...(options.observer ? [options.observer] : []), ...(options.observers ?? [])];
+    return new Gateway(config, scanner, index, store, new ExecutionTargets(config), options.logger, observers, options.clock);
   }
 
   /** The registry calls start on now. */
   get registry(): Registry {
     return this.current;
+  }
+
+  /** Adds a step to the call path, after the ones already there. */
+  use(step: CallStep): void {
+    this.steps.push(step);
+  }
+
+  /** Subscribes an observer to calls, matches and scans; returns the unsubscribe function. */
+  observe(observer: GatewayObserver): () => void {
+    this.observers.push(observer);
+    return () => {
+      const at = this.observers.indexOf(observer);
+      if (at >= 0) this.observers.splice(at, 1);
+    };
   }
 
   /** Tool definitions of the current index. */
@@ -80,13 +127,16 @@ export class Gateway {
   match(intent: string, options: MatchIntentOptions = {}): MatchResult {
     const start = performance.now();
     const result = this.current.matcher.matchIntent(intent, options);
-    this.observer.matched?.((performance.now() - start) / 1000);
+    for (const observer of this.observers) observer.matched?.((performance.now() - start) / 1000);
     return result;
   }
 
-  /** `{tool, params}`: runs it (or asks for confirmation first) and stores its receipt before answering. */
-  call(tool: string, params: unknown, options: { signal?: AbortSignal } = {}): Promise<CallOutcome> {
-    return this.track(this.callOn(this.current, tool, params, options.signal));
+  /** `{tool, params}`: through the call steps, then runs it (or asks for confirmation first) and stores its receipt before answering. */
+  call(tool: string, params: unknown, options: Omit<CallRequest, 'tool' | 'params'> = {}): Promise<CallOutcome> {
+    const registry = this.current;
+    const last = (request: CallRequest): Promise<CallOutcome> => this.callOn(registry, request.tool, request.params, request.signal);
+    const chain = this.steps.reduceRight<(request: CallRequest) => Promise<CallOutcome>>((next, step) => (request) => step(request, next), last);
+    return this.track(chain({ tool, params, ...options }));
   }
 
   /** Runs the call a confirmation token stands for, exactly as it was asked. */
@@ -108,7 +158,7 @@ export class Gateway {
     } catch (error) {
       this.lastScanError = { message: (error as Error).message, at: new Date().toISOString() };
       this.logger?.warn({ err: this.lastScanError.message }, 'rescan failed; serving the last good index');
-      this.observer.scanned?.({ error: error as Error });
+      for (const observer of this.observers) observer.scanned?.({ error: error as Error });
       throw error;
     }
     this.lastScanError = undefined;
@@ -119,7 +169,7 @@ export class Gateway {
       for (const listener of this.listeners) listener(this.current);
     }
     const result = { previous: previous.index.commit, commit: index.commit, changed, index };
-    this.observer.scanned?.(result);
+    for (const observer of this.observers) observer.scanned?.(result);
     return result;
   }
 
@@ -167,7 +217,7 @@ export class Gateway {
     return work.then(
       (outcome) => {
         this.inFlight.delete(work);
-        this.observer.called?.(outcome, (performance.now() - start) / 1000);
+        for (const observer of this.observers) observer.called?.(outcome, (performance.now() - start) / 1000);
         return outcome;
       },
       (error: unknown) => {

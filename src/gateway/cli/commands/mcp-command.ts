@@ -1,11 +1,12 @@
 import { REPOSITORY_OPTIONS, type Command } from '../command.js';
+import { UsageError } from '../usage-error.js';
 
 /** `hldp mcp`: the registry's tools as an MCP server on stdin/stdout; logs go to stderr, stdout is the protocol's. */
 export const mcpCommand: Command = {
   name: 'mcp',
-  usage: '[--repo R] [--ref REF] [--config FILE]',
+  usage: '[--repo R] [--ref REF] [--config FILE] [--toolsets a,b]',
   summary: 'serve the tools over MCP on stdin/stdout (for MCP clients; the HTTP endpoint is /mcp in hldp serve)',
-  options: { ...REPOSITORY_OPTIONS },
+  options: { ...REPOSITORY_OPTIONS, toolsets: { type: 'string' } },
   maxPositionals: 0,
   async run(flags) {
     const { configFromFlags } = await import('../open-registry.js');
@@ -17,6 +18,13 @@ export const mcpCommand: Command = {
     const logger = createLogger(config.logLevel).child({ surface: 'mcp' });
     const gateway = await Gateway.open({ config, logger });
     await gateway.warmUp();
+    const toolsets = typeof flags.toolsets === 'string' ? flags.toolsets.split(',').map((name) => name.trim()).filter(Boolean) : undefined;
+    const unknown = (toolsets ?? []).filter((name) => !gateway.sessions.registryView().toolset(name));
+    if (unknown.length) {
+      await gateway.close();
+      const available = gateway.registry.index.toolsets.map((toolset) => toolset.name).join(', ') || 'none';
+      throw new UsageError(`--toolsets: no toolset ${unknown.join(', ')}; available: ${available}`);
+    }
     // a long session sees new tools (and its client gets tools/list_changed) without a restart
     const scheduler = new RescanScheduler(gateway, logger);
     scheduler.poll(config.repository.pollIntervalMs);
@@ -25,7 +33,7 @@ export const mcpCommand: Command = {
     process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
     try {
       logger.info({ source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: gateway.tools().length }, 'MCP server on stdio');
-      await serveMcpStdio(gateway, { signal: stop.signal });
+      await serveMcpStdio(gateway, { signal: stop.signal, ...(toolsets ? { toolsets } : {}) });
       return 0;
     } finally {
       process.off('SIGINT', onSignal).off('SIGTERM', onSignal);

@@ -1,0 +1,180 @@
+// Sessions benchmark, side by side in one run: at 10,000 tools and 1,000 live sessions, a session's tools/list
+// (served: views shared by sessions with the same toolsets; and computed afresh) against the whole registry's
+// list; the prompt block; the memory of an idle session; and which sessions a rescan notifies.
+// Usage: npm run bench:sessions [-- --tools 10000 --sessions 1000 --rounds 5]
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { loadConfig } from '../../src/gateway/config/index.js';
+import { catalogFor, createMcpServer } from '../../src/gateway/mcp/index.js';
+import { Gateway } from '../../src/gateway/service/index.js';
+import { computeView, RegistryView, type SessionState } from '../../src/sessions/index.js';
+import { makeTempDir } from '../../test/helpers/git.js';
+
+const { values } = parseArgs({ options: { tools: { type: 'string', default: '10000' }, sessions: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '5' } } });
+const TOOLS = Number(values.tools);
+const SESSIONS = Number(values.sessions);
+const ROUNDS = Number(values.rounds);
+const GROUPS = 100;
+const TOOLSETS = 20;
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with node --expose-gc (npm run bench:sessions does)');
+
+function toolYaml(name: string, group: number): string {
+  return `name: ${name}
+display: 工具 ${name}
+intent: 对 ${name} 执行一项操作并返回原始结果 (runs operation ${name} and returns the raw result)
+method: exec
+executor: gatekeeper
+group: family-${group}
+params_schema:
+  target: { type: string, required: true, description: "要操作的对象 (what to act on)" }
+  limit: { type: integer, minimum: 1, maximum: 500, default: 10, description: "最多返回多少条 (at most this many)" }
+author: BENCH-001
+created: 2026-05-31
+why: benchmark tool ${name}.
+`;
+}
+
+// toolset k holds five families: about 500 of the 10,000 tools
+const toolsetYaml = (k: number, extra = ''): string =>
+  `name: set-${k}\ndescription: families ${k * 5} to ${k * 5 + 4} (benchmark set ${k})\ntools: [${[0, 1, 2, 3, 4].map((i) => `family-${(k * 5 + i) % GROUPS}`).join(', ')}${extra}]\nauthor: BENCH-001\nwhy: benchmark\n`;
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+const summary = (samples: number[]) => ({ p50_ms: round(percentile(samples, 50)), p99_ms: round(percentile(samples, 99)), max_ms: round(Math.max(...samples)) });
+const round = (value: number) => Math.round(value * 1000) / 1000;
+const heap = (): number => {
+  gc!();
+  gc!();
+  return process.memoryUsage().heapUsed;
+};
+
+async function main() {
+  const temp = await makeTempDir('hldp-bench-sessions-');
+  const repo = join(temp.path, 'repo');
+  for (let i = 0; i < TOOLS; i += 1) {
+    const name = `tool-${String(i).padStart(5, '0')}`;
+    await mkdir(join(repo, 'tools', name), { recursive: true });
+    await writeFile(join(repo, 'tools', name, 'TOOL.hdlp'), toolYaml(name, i % GROUPS));
+  }
+  for (let k = 0; k < TOOLSETS; k += 1) {
+    await mkdir(join(repo, 'toolsets', `set-${k}`), { recursive: true });
+    await writeFile(join(repo, 'toolsets', `set-${k}`, 'TOOLSET.hdlp'), toolsetYaml(k));
+    await mkdir(join(repo, 'skills', `skill-${k}`), { recursive: true });
+    await writeFile(join(repo, 'skills', `skill-${k}`, 'SKILL.md'), `---\nname: skill-${k}\ndescription: when working on families ${k * 5}-${k * 5 + 4}\ntoolset: set-${k}\n---\nEnable set-${k}, then call its tools.\n`);
+  }
+  const config = loadConfig({ env: { HLDP_REPO: repo, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path } });
+  const scanStart = performance.now();
+  const gateway = await Gateway.open({ config });
+  const scanSeconds = (performance.now() - scanStart) / 1000;
+  const { sessions } = gateway;
+
+  // 1,000 idle sessions, each with one or two toolsets (40 distinct combinations)
+  const before = heap();
+  const states: SessionState[] = [];
+  for (let i = 0; i < SESSIONS; i += 1) {
+    const toolsets = i % 2 === 0 ? [`set-${i % TOOLSETS}`] : [`set-${i % TOOLSETS}`, `set-${(i + 7) % TOOLSETS}`];
+    const opened = await sessions.open({ toolsets });
+    if (!opened.ok) throw new Error(opened.message);
+    states.push(opened.session);
+  }
+  const perSession = (heap() - before) / SESSIONS;
+
+  // tools/list as the server answers it: the session's view (shared per combination), then its MCP specs
+  const catalog = catalogFor(gateway.registry.index);
+  const listServed: number[] = [];
+  const listFresh: number[] = [];
+  const promptServed: number[] = [];
+  const stringifySession: number[] = [];
+  const stringifyWhole: number[] = [];
+  let sessionBytes = 0;
+  const wholeBytes = JSON.stringify({ tools: catalog.tools }).length;
+  const registry = new RegistryView(gateway.registry.index, (name) => { const found = gateway.registry.matcher.lookup(name); return found.found ? found.tool : undefined; });
+  for (let round_ = 0; round_ < ROUNDS; round_ += 1) {
+    for (const state of states) {
+      let start = performance.now();
+      const tools = catalog.toolsFor(sessions.view(state));
+      listServed.push(performance.now() - start);
+      start = performance.now();
+      const view = computeView(registry, [], { session: state.id }, { toolsets: state.toolsets, loaded: new Set() });
+      const fresh = [...catalog.tools.slice(0, 6), ...view.visible.map((tool) => tool)];
+      listFresh.push(performance.now() - start);
+      if (fresh.length !== tools.length) throw new Error('a fresh view disagrees with the served one');
+      start = performance.now();
+      sessionBytes = JSON.stringify({ tools }).length;
+      stringifySession.push(performance.now() - start);
+      start = performance.now();
+      sessions.prompt(state, { windowTokens: 200_000 });
+      promptServed.push(performance.now() - start);
+    }
+    for (let i = 0; i < 50; i += 1) {
+      const start = performance.now();
+      JSON.stringify({ tools: catalog.tools });
+      stringifyWhole.push(performance.now() - start);
+    }
+  }
+  const block = sessions.prompt(states[0]!, { windowTokens: 200_000 });
+
+  // 1,000 MCP sessions (the real server, over in-memory transports), then a rescan that changes one toolset
+  const mcpBefore = heap();
+  const clients: Array<{ client: Client; notified: number; toolsets: string[] }> = [];
+  for (let i = 0; i < SESSIONS; i += 1) {
+    const toolsets = [`set-${i % TOOLSETS}`];
+    const server = createMcpServer(gateway, { toolsets });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'bench', version: '0' });
+    const entry = { client, notified: 0, toolsets };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      entry.notified += 1;
+    });
+    await server.connect(serverSide);
+    await client.connect(clientSide);
+    await client.listTools();
+    clients.push(entry);
+  }
+  const perMcpSession = (heap() - mcpBefore) / SESSIONS;
+  await writeFile(join(repo, 'toolsets', 'set-3', 'TOOLSET.hdlp'), toolsetYaml(3, ', tool-00042'));
+  const rescanStart = performance.now();
+  const rescan = await gateway.rescan();
+  const rescanMs = performance.now() - rescanStart;
+  // notifications travel through the in-memory transports on later turns of the event loop
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const expected = clients.filter((entry) => entry.toolsets.includes('set-3')).length;
+  const notified = clients.filter((entry) => entry.notified > 0);
+  const wrong = notified.filter((entry) => !entry.toolsets.includes('set-3')).length;
+  await Promise.all(clients.map((entry) => entry.client.close()));
+
+  const listServedSummary = summary(listServed);
+  const result = {
+    date: new Date().toISOString(),
+    load_average: loadavg().map(round),
+    tools: gateway.registry.index.tools.length,
+    toolsets: gateway.registry.index.toolsets.length,
+    sessions: SESSIONS,
+    scan_seconds: round(scanSeconds),
+    tools_list: {
+      served: listServedSummary,
+      computed_afresh: summary(listFresh),
+      visible_per_session: { min: Math.min(...states.map((state) => sessions.view(state).visible.length)), max: Math.max(...states.map((state) => sessions.view(state).visible.length)) },
+      json_bytes_session_vs_whole: { session: sessionBytes, whole: wholeBytes, ratio: round(sessionBytes / wholeBytes) },
+      serialise_session_vs_whole_p50_ms: { session: round(percentile(stringifySession, 50)), whole: round(percentile(stringifyWhole, 50)), ratio: round(percentile(stringifySession, 50) / percentile(stringifyWhole, 50)) },
+      target_p99_ms: 2,
+    },
+    prompt_block: { ...summary(promptServed), chars: block.chars, budget: block.budget, dropped_lines: block.dropped.lines, target_p99_ms: 5 },
+    memory_per_idle_session_bytes: { session_state: Math.round(perSession), mcp_session_with_in_process_client: Math.round(perMcpSession) },
+    rescan_changing_one_toolset: { changed: rescan.changed, ms: round(rescanMs), sessions_notified: notified.length, sessions_whose_view_changed: expected, notified_without_a_change: wrong },
+  };
+  console.log(JSON.stringify(result, null, 2));
+  await gateway.close();
+  await rm(temp.path, { recursive: true, force: true });
+}
+
+await main();

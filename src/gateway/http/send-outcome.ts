@@ -1,0 +1,27 @@
+import type { Response } from 'express';
+import type { CallOutcome } from '../service/index.js';
+
+/** HTTP status of what a call came to: an accepted call is 200 whatever its outcome. */
+const OUTCOME_STATUS: Record<CallOutcome['kind'], number> = {
+  receipt: 200,
+  confirmation_required: 202,
+  not_found: 404,
+  invalid_params: 422,
+  confirmation_invalid: 409,
+  refused: 403,
+  substituted: 409,
+};
+
+export function sendOutcome(response: Response, outcome: CallOutcome): void {
+  const status = OUTCOME_STATUS[outcome.kind];
+  if (outcome.kind === 'receipt') {
+    // policy run enabled the reserved tool's toolset to run it: the receipt stays as stored, the header says what changed
+    if (outcome.toolset_enabled) response.set('X-HLDP-Toolset-Enabled', outcome.toolset_enabled);
+    response.status(status).json(outcome.receipt);
+  }
+  else if (outcome.kind === 'confirmation_required') response.status(status).json(outcome.confirmation);
+  else {
+    const { kind: _kind, ...body } = outcome;
+    response.status(status).json(body);
+  }
+}

@@ -1,0 +1,169 @@
+import express, { type Request, type Response, type Router } from 'express';
+import { anthropicToolSpec, openAiToolSpec } from '../../export/index.js';
+import type { SessionState } from '../../sessions/index.js';
+import { catalogFor } from '../mcp/index.js';
+import { META_TOOL_BY_NAME, runMetaTool, type Gateway, type MetaOutcome } from '../service/index.js';
+import { sendOutcome } from './send-outcome.js';
+import { validateBody } from './body-validator.js';
+
+/** The header that names the session a call is made in. */
+export const SESSION_HEADER = 'X-HLDP-Session';
+
+// a refused meta-tool call's HTTP status, by its code
+const META_STATUS: Readonly<Record<string, number>> = {
+  TOOLSET_NOT_FOUND: 404,
+  SKILL_NOT_FOUND: 404,
+  TOOL_NOT_FOUND: 404,
+  TOOL_FORBIDDEN: 403,
+  INVALID_PARAMS: 422,
+  SESSION_REQUIRED: 400,
+};
+
+/**
+ * Sessions over HTTP: `POST /v1/sessions`, then `X-HLDP-Session` on `POST /v1/call` (registry tools and the
+ * meta-tools by name), the session's tools, one tool's state and reason, the prompt block, the end of a turn.
+ */
+export function sessionRouter(gateway: Gateway, options: { maxBodyBytes: number }): Router {
+  const router = express.Router();
+  const jsonBody = express.json({ limit: options.maxBodyBytes, strict: false });
+  const { sessions } = gateway;
+
+  const withSession = (handler: (request: Request, response: Response, state: SessionState) => Promise<void> | void) => async (request: Request, response: Response) => {
+    const state = await sessions.get(String(request.params['id']));
+    if (!state) return notFound(response, String(request.params['id']));
+    await handler(request, response, state);
+  };
+
+  const checkSession = validateBody('SessionRequest');
+  // a body is optional: no toolsets chosen
+  const optionalBody: express.RequestHandler = (request, response, next) => (request.headers['content-length'] === '0' || request.headers['content-type'] === undefined ? next() : checkSession(request, response, next));
+  router.post('/v1/sessions', jsonBody, optionalBody, async (request, response) => {
+    const body = (request.body ?? {}) as { toolsets?: string[] };
+    const opened = await sessions.open(body.toolsets ? { toolsets: body.toolsets } : {});
+    if (!opened.ok) {
+      response.status(400).json({ code: opened.code, error: opened.message });
+      return;
+    }
+    response.status(201).set(SESSION_HEADER, opened.session.id).json(describe(gateway, opened.session));
+  });
+
+  router.get('/v1/sessions/:id', withSession((_request, response, state) => {
+    sessions.view(state);
+    response.json(describe(gateway, state));
+  }));
+
+  router.delete('/v1/sessions/:id', async (request, response) => {
+    if (!(await sessions.close(request.params.id))) return notFound(response, request.params.id);
+    response.status(204).end();
+  });
+
+  router.get('/v1/sessions/:id/tools', withSession((request, response, state) => {
+    const format = request.query['format'] ?? 'mcp';
+    if (format !== 'mcp' && format !== 'openai' && format !== 'anthropic') {
+      response.status(400).json({ code: 'INVALID_REQUEST', error: "'format' must be mcp, openai or anthropic" });
+      return;
+    }
+    const view = sessions.view(state);
+    const listed = catalogFor(gateway.registry.index).toolsFor(view);
+    const tools = format === 'mcp' ? listed : listed.map((tool) => (format === 'openai' ? openAiToolSpec : anthropicToolSpec)(tool.name, tool.description, tool.inputSchema));
+    response.json({ commit: view.commit, active_toolsets: state.toolsets.map((toolset) => toolset.name), format, tools });
+  }));
+
+  router.get('/v1/sessions/:id/tools/:name', withSession((request, response, state) => {
+    const explanation = sessions.explain(state, String(request.params['name']));
+    response.status(explanation.found ? 200 : 404).json(explanation.found ? explanation : { ...explanation, code: 'TOOL_NOT_FOUND', error: explanation.reason });
+  }));
+
+  router.get('/v1/sessions/:id/prompt', withSession((request, response, state) => {
+    const budget = promptQuery(request.query as Record<string, unknown>);
+    if (typeof budget === 'string') {
+      response.status(400).json({ code: 'INVALID_REQUEST', error: budget });
+      return;
+    }
+    response.json(sessions.prompt(state, budget));
+  }));
+
+  router.post('/v1/sessions/:id/turn', withSession((_request, response, state) => {
+    const changed = sessions.endTurn(state);
+    if (changed) response.set('X-HLDP-Tools-Changed', 'true');
+    response.json({ changed, ...describe(gateway, state) });
+  }));
+
+  return router;
+}
+
+/**
+ * `POST /v1/call` with `X-HLDP-Session`: a registry tool runs in the session (visibility, substitution, toolset
+ * TTL); a meta-tool answers by name; an intent only matches, as without a session.
+ */
+export async function callInSession(gateway: Gateway, request: Request, response: Response): Promise<void> {
+  const id = request.get(SESSION_HEADER)!;
+  const state = await gateway.sessions.get(id);
+  if (!state) return notFound(response, id);
+  const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number };
+  if (body.intent !== undefined) {
+    response.json(gateway.match(body.intent, body.limit === undefined ? {} : { limit: body.limit }));
+    return;
+  }
+  const meta = META_TOOL_BY_NAME.get(body.tool!);
+  if (meta) return sendMeta(response, meta.name, await runMetaTool(gateway, state, meta, body.params ?? {}));
+  const before = gateway.sessions.view(state).digest;
+  const outcome = await gateway.call(body.tool!, body.params ?? {}, { session: state });
+  if (gateway.sessions.view(state).digest !== before) response.set('X-HLDP-Tools-Changed', 'true');
+  sendOutcome(response, outcome);
+}
+
+function sendMeta(response: Response, tool: string, outcome: MetaOutcome): void {
+  switch (outcome.kind) {
+    case 'answer': {
+      const { answer } = outcome;
+      if (answer.changed) response.set('X-HLDP-Tools-Changed', 'true');
+      if (answer.ok) response.json({ ok: true, tool, message: answer.message, ...answer.data });
+      else response.status(META_STATUS[answer.code ?? ''] ?? 400).json({ ok: false, tool, ...answer.data, code: answer.code, error: answer.message });
+      return;
+    }
+    case 'match':
+      if (outcome.changed) response.set('X-HLDP-Tools-Changed', 'true');
+      response.json(outcome.result);
+      return;
+    case 'call':
+      if (outcome.changed) response.set('X-HLDP-Tools-Changed', 'true');
+      sendOutcome(response, outcome.outcome);
+      return;
+    case 'invalid':
+      response.status(META_STATUS[outcome.code]!).json({ ok: false, tool, code: outcome.code, error: outcome.error });
+  }
+}
+
+/** A session as the API shows it. */
+function describe(gateway: Gateway, state: SessionState): Record<string, unknown> {
+  const iso = (time: number | null): string | null => (time === null ? null : new Date(time).toISOString());
+  return {
+    id: state.id,
+    created_at: iso(state.created_at),
+    toolsets: state.toolsets.map((toolset) => ({ name: toolset.name, scope: toolset.scope, expires_at: iso(toolset.deadline) })),
+    loaded: state.loaded.map((tool) => ({ name: tool.name, expires_at: iso(tool.deadline) })),
+    skills: gateway.sessions.skillIndex(state).map((skill) => skill.name),
+  };
+}
+
+function notFound(response: Response, id: string): void {
+  response.status(404).json({ code: 'SESSION_NOT_FOUND', error: `no session '${id}' (it ended, was forgotten after idling, or the server restarted): open one with POST /v1/sessions` });
+}
+
+/** `?window_tokens=N` or `?chars=N`, or a message saying what to send instead. */
+function promptQuery(query: Record<string, unknown>): { windowTokens?: number; chars?: number } | string {
+  const unknown = Object.keys(query).filter((key) => key !== 'window_tokens' && key !== 'chars');
+  if (unknown.length) return `unknown query parameter ${unknown.map((key) => `'${key}'`).join(', ')}; use window_tokens or chars`;
+  const read = (key: string): number | undefined | string => {
+    const value = query[key];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || !/^\d{1,9}$/.test(value)) return `'${key}' must be a whole number given once`;
+    return Number(value);
+  };
+  const windowTokens = read('window_tokens');
+  const chars = read('chars');
+  if (typeof windowTokens === 'string') return windowTokens;
+  if (typeof chars === 'string') return chars;
+  return { ...(windowTokens === undefined ? {} : { windowTokens }), ...(chars === undefined ? {} : { chars }) };
+}

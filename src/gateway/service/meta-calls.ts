@@ -1,0 +1,79 @@
+import type { MatchResult } from '../../core/index.js';
+import { CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, READ_SKILL_TOOL, TOOLSET_TOOL, type MetaTool } from '../../export/index.js';
+import { compactSchema, MAX_LIMIT } from '../../matcher/index.js';
+import { compileShapeChecker, type ShapeChecker } from '../../scanner/index.js';
+import type { MetaAnswer, SessionState, ToolsetRequest } from '../../sessions/index.js';
+import type { CallOutcome } from './call-outcome.js';
+import type { Gateway } from './gateway.js';
+
+/** The meta-tools by name. */
+export const META_TOOL_BY_NAME: ReadonlyMap<string, MetaTool> = new Map([TOOLSET_TOOL, FIND_TOOL, LOAD_TOOL, CALL_TOOL, READ_SKILL_TOOL, CONFIRM_TOOL].map((tool) => [tool.name, tool]));
+
+/** What a meta-tool call comes to, for MCP and HTTP to render each in its own way. */
+export type MetaOutcome =
+  | { kind: 'answer'; answer: MetaAnswer }
+  | { kind: 'match'; result: MatchResult; changed: boolean }
+  /** `tool_call` and `confirm`: what the call itself came to */
+  | { kind: 'call'; outcome: CallOutcome; changed: boolean }
+  | { kind: 'invalid'; code: 'INVALID_PARAMS' | 'SESSION_REQUIRED'; error: string };
+
+const checkers = new Map<string, ShapeChecker>();
+
+/**
+ * Runs one meta-tool (`toolset`, `tool_find`, `tool_load`, `tool_call`, `read_skill`, `confirm`) for a session,
+ * with its arguments checked against its published schema. `resolveName` turns a name as the caller
+ * sees it (an MCP listed name) into a registry name for `tool_call`.
+ */
+export async function runMetaTool(
+  gateway: Gateway,
+  session: SessionState | undefined,
+  tool: MetaTool,
+  args: Record<string, unknown>,
+  options: { signal?: AbortSignal; resolveName?: (name: string) => string } = {},
+): Promise<MetaOutcome> {
+  const problems = argumentProblems(tool, args);
+  if (problems.length) {
+    return { kind: 'invalid', code: 'INVALID_PARAMS', error: `invalid params for '${tool.name}': ${problems.join('; ')}. Expected params: ${compactSchema(tool.inputSchema)}` };
+  }
+  const needsSession = (): MetaOutcome => ({ kind: 'invalid', code: 'SESSION_REQUIRED', error: `'${tool.name}' acts on a session: open one with POST /v1/sessions and send its id as X-HLDP-Session (MCP clients have one per connection)` });
+  const { sessions } = gateway;
+  const before = session ? sessions.view(session).digest : undefined;
+  const changedSince = (): boolean => session !== undefined && sessions.view(session).digest !== before;
+  switch (tool.name) {
+    case TOOLSET_TOOL.name:
+      if (!session) return needsSession();
+      return { kind: 'answer', answer: sessions.toolset(session, { action: 'list', ...args } as ToolsetRequest) };
+    case LOAD_TOOL.name:
+      if (!session) return needsSession();
+      return { kind: 'answer', answer: sessions.load(session, args.name as string) };
+    case READ_SKILL_TOOL.name:
+      return { kind: 'answer', answer: sessions.readSkill(args.name as string) };
+    case FIND_TOOL.name: {
+      const intent = (args.intent as string).trim();
+      if (intent === '') return { kind: 'invalid', code: 'INVALID_PARAMS', error: `invalid params for '${tool.name}': 'intent' must be a non-empty string. Expected params: ${compactSchema(tool.inputSchema)}` };
+      const limit = args.limit === undefined ? undefined : Math.min(MAX_LIMIT, args.limit as number);
+      const found = sessions.find(session, gateway.match(intent, limit === undefined ? {} : { limit }));
+      return { kind: 'match', result: found.result, changed: found.changed };
+    }
+    case CALL_TOOL.name: {
+      const name = options.resolveName ? options.resolveName(args.name as string) : (args.name as string);
+      const outcome = await gateway.call(name, args.params ?? {}, { ...(options.signal ? { signal: options.signal } : {}), ...(session ? { session } : {}), via: 'tool_call' });
+      return { kind: 'call', outcome, changed: changedSince() };
+    }
+    default: {
+      const outcome = await gateway.confirm(args.token as string, options.signal ? { signal: options.signal } : {});
+      return { kind: 'call', outcome, changed: false };
+    }
+  }
+}
+
+/** What is wrong with a meta-tool's arguments, worded as the matcher words a registry tool's invalid params. */
+function argumentProblems(tool: MetaTool, args: Record<string, unknown>): string[] {
+  const properties = (tool.inputSchema['properties'] ?? {}) as Record<string, unknown>;
+  const required = (tool.inputSchema['required'] ?? []) as string[];
+  const missing = required.filter((key) => !Object.hasOwn(args, key)).map((key) => `'${key}' is required but missing`);
+  const unknown = Object.keys(args).filter((key) => !Object.hasOwn(properties, key)).map((key) => `'${key}' is not a parameter of this tool`);
+  let checker = checkers.get(tool.name);
+  if (!checker) checkers.set(tool.name, (checker = compileShapeChecker({ ...tool.inputSchema, required: [], additionalProperties: true }, 'the arguments')));
+  return [...missing, ...unknown, ...checker(args).map((problem) => problem.message)];
+}

@@ -1,0 +1,36 @@
+import type { LookupResult } from '../../matcher/index.js';
+import type { SessionManager } from '../../sessions/index.js';
+import type { CallOutcome } from './call-outcome.js';
+import type { CallStep } from './gateway.js';
+
+/**
+ * The visibility step of the call path: asks the sessions' one visibility function what the tool is for the
+ * caller. Forbidden is refused with its reason; reserved (in a session, called directly) enables the tool's
+ * toolset and answers that nothing ran — or, under `sessions.reserved_calls: run`, runs it at once when its
+ * params are valid; anything else goes on, and a call that ran keeps the toolsets holding the tool alive.
+ */
+export function sessionStep(sessions: SessionManager, lookup: (name: string, params: unknown) => LookupResult): CallStep {
+  return async (request, next) => {
+    const decision = sessions.decideCall(request.session, request.tool, request.via);
+    const ran = async (toolsetEnabled?: string | null): Promise<CallOutcome> => {
+      const outcome = await next(request);
+      if (outcome.kind === 'receipt' && request.session && decision.kind !== 'unknown') sessions.afterCall(request.session, decision.tool.name);
+      return toolsetEnabled !== undefined && outcome.kind === 'receipt' ? { ...outcome, toolset_enabled: toolsetEnabled } : outcome;
+    };
+    switch (decision.kind) {
+      case 'unknown':
+      case 'run':
+        return ran();
+      case 'refuse': {
+        const { reason } = decision.visibility;
+        return { kind: 'refused', code: 'TOOL_FORBIDDEN', tool: decision.tool.name, state: 'forbidden', reason, error: `'${request.tool}' is forbidden: ${reason}` };
+      }
+      case 'substitute': {
+        const checked = lookup(request.tool, request.params);
+        if (sessions.config.reservedCalls === 'run' && checked.found && checked.valid) return ran(decision.toolset);
+        const { tool, toolset, tools, message } = decision;
+        return { kind: 'substituted', code: 'CALL_NOT_RUN', ran: false, tool: tool.name, toolset, tools, message };
+      }
+    }
+  };
+}

@@ -1,0 +1,131 @@
+/** One line of a budgeted block: the name and markers are never shortened, the description is. */
+export interface BudgetLine {
+  name: string;
+  description: string;
+  /** mode markers such as `[active]`: kept whole on every line that is kept */
+  markers: readonly string[];
+}
+
+/** A titled list of lines; it is left out when it has no lines left. */
+export interface BudgetSection {
+  header: string;
+  lines: readonly BudgetLine[];
+  /** lower ranks lose whole lines first, once every description is gone */
+  dropRank: number;
+}
+
+/** The block as it fits, and what fitting it cost. */
+export interface FittedBlock {
+  text: string;
+  /** each section's text as fitted, '' for a section with no lines left */
+  sections: string[];
+  /** characters (Unicode code points) of `text` */
+  chars: number;
+  /** descriptions shortened or removed */
+  shortened: number;
+  /** characters taken from descriptions */
+  cut_chars: number;
+  /** lines left out whole, names and all */
+  dropped: BudgetLine[];
+}
+
+const SEPARATOR = ' — ';
+const ELLIPSIS = '…';
+
+/** Characters as a person counts them: Unicode code points. */
+export function countChars(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+interface Measured {
+  line: BudgetLine;
+  section: number;
+  /** `- name [marker]…` */
+  head: string;
+  headChars: number;
+  description: string[];
+  keep: number;
+  dropped: boolean;
+}
+
+/**
+ * Fits sections into `maxChars` (seed 001): while too long, descriptions lose one character each in
+ * turn, round after round (a shortened one ends in `…`; an emptied one takes its separator with it);
+ * only when no description is left do whole lines go: lines without markers before lines with them,
+ * then lowest `dropRank` first, last line first. Deterministic: the same input gives the same block.
+ */
+export function fitToBudget(sections: readonly BudgetSection[], maxChars: number): FittedBlock {
+  const lines: Measured[] = [];
+  sections.forEach((section, index) => {
+    for (const line of section.lines) {
+      const head = `- ${line.name}${line.markers.map((marker) => ` ${marker}`).join('')}`;
+      const description = [...line.description];
+      lines.push({ line, section: index, head, headChars: countChars(head), description, keep: description.length, dropped: false });
+    }
+  });
+  const lineChars = (line: Measured, keep: number): number => line.headChars + (keep > 0 ? SEPARATOR.length + keep : 0);
+  const headers = sections.map((section) => countChars(section.header));
+  const counts = sections.map((section) => section.lines.length);
+  const fixed = (): number => {
+    const rendered = counts.filter((count) => count > 0).length;
+    return counts.reduce((sum, count, index) => sum + (count > 0 ? headers[index]! : 0), 0) + Math.max(0, rendered - 1);
+  };
+  const totalAfter = (rounds: number): number => fixed() + lines.reduce((sum, line) => sum + 1 + lineChars(line, Math.max(0, line.description.length - rounds)), 0);
+
+  let total = totalAfter(0);
+  if (total > maxChars) {
+    const longest = lines.reduce((max, line) => Math.max(max, line.description.length), 0);
+    // the fewest whole rounds that fit, then the round before it and as many lines of the next as needed
+    let low = 0;
+    let high = longest;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (totalAfter(middle) <= maxChars) high = middle;
+      else low = middle + 1;
+    }
+    const rounds = low;
+    const before = Math.max(0, rounds - 1);
+    for (const line of lines) line.keep = Math.max(0, line.description.length - before);
+    total = totalAfter(before);
+    for (const line of lines) {
+      if (total <= maxChars) break;
+      if (line.keep === 0) continue;
+      total -= lineChars(line, line.keep) - lineChars(line, line.keep - 1);
+      line.keep -= 1;
+    }
+  }
+  const dropped: BudgetLine[] = [];
+  if (total > maxChars) {
+    // lines with markers go last of all: a mode must not vanish while a plain line still stands
+    const order = [...lines].reverse().sort((a, b) => Number(a.line.markers.length > 0) - Number(b.line.markers.length > 0) || sections[a.section]!.dropRank - sections[b.section]!.dropRank);
+    for (const line of order) {
+      if (total <= maxChars) break;
+      const fixedBefore = fixed();
+      counts[line.section]! -= 1;
+      total -= 1 + lineChars(line, 0) + fixedBefore - fixed();
+      line.dropped = true;
+      dropped.push(line.line);
+    }
+  }
+  let shortened = 0;
+  let cutChars = 0;
+  const sectionTexts = sections.map((section, index) => {
+    const kept = lines.filter((line) => line.section === index && !line.dropped);
+    return kept.length === 0 ? '' : [section.header, ...kept.map((line) => render(line))].join('\n');
+  });
+  const text = sectionTexts.filter((part) => part !== '').join('\n');
+  for (const line of lines) {
+    if (line.dropped || line.keep === line.description.length) continue;
+    shortened += 1;
+    cutChars += line.description.length - line.keep;
+  }
+  return { text, sections: sectionTexts, chars: countChars(text), shortened, cut_chars: cutChars, dropped };
+}
+
+function render(line: Measured): string {
+  if (line.keep === 0) return line.head;
+  const description = line.keep === line.description.length ? line.description.join('') : `${line.description.slice(0, line.keep - 1).join('')}${ELLIPSIS}`;
+  return `${line.head}${SEPARATOR}${description}`;
+}

@@ -1,0 +1,279 @@
+import { randomUUID } from 'node:crypto';
+import type { MatchResult, ToolDefinition, ToolIndex } from '../core/index.js';
+import type { Matcher } from '../matcher/index.js';
+import { systemClock, type Clock } from './clock.js';
+import { refusal, type MetaAnswer } from './meta-answer.js';
+import { promptBlockOf, type PromptOptions } from './session-prompt.js';
+import type { PromptBlock } from './prompt-block.js';
+import { RegistryView } from './registry-view.js';
+import { DEFAULT_SESSIONS_CONFIG, type SessionsConfig } from './sessions-config.js';
+import { endTurn, expireSession, loadTools, newSessionState, touchAfterCall, type SessionState } from './session-state.js';
+import { MemorySessionStore, type SessionStore } from './session-store.js';
+import { ViewCache, type SessionView } from './session-view.js';
+import { signatureLine as signatureOf } from './signatures.js';
+import { registryLines, toolsetTool, type ToolsetRequest } from './toolset-tool.js';
+import { decideVisibility, denyListRights, type RightsLayer, type Visibility } from './visibility.js';
+
+/** The index and matcher calls start on now (the gateway's registry, swapped on rescan). */
+export interface SessionRegistry {
+  index: ToolIndex;
+  matcher: Matcher;
+}
+
+/** How to build a session manager; the store, clock and further rights layers are injected. */
+export interface SessionsOptions {
+  registry: () => SessionRegistry;
+  config?: Partial<SessionsConfig>;
+  store?: SessionStore;
+  clock?: Clock;
+  /** rights layers after the config's deny list (the principals work adds its access rules here) */
+  rights?: readonly RightsLayer[];
+  logger?: { warn(details: object, message: string): void };
+}
+
+/** What a call by name comes to for a session, before anything runs. */
+export type CallDecision =
+  /** no tool of that name or alias: the gateway answers as for any unknown tool */
+  | { kind: 'unknown' }
+  | { kind: 'run'; tool: ToolDefinition; visibility: Visibility }
+  | { kind: 'refuse'; tool: ToolDefinition; visibility: Visibility }
+  /** reserved: its toolset is enabled (or the tool loaded) instead; nothing ran */
+  | { kind: 'substitute'; tool: ToolDefinition; toolset: string | null; tools: string[]; message: string };
+
+/** What the explanation endpoint answers: one word, and one sentence. */
+export type Explanation = { found: true; tool: string; called_as: string; state: Visibility['state']; reason: string } | { found: false; tool: string; reason: string };
+
+/**
+ * Agent sessions (seeds 000, 001, 003): each holds its active toolsets and loaded tools; one function
+ * (`decideVisibility`) says what every tool is for it, and this class answers the meta-tools, the
+ * explanation endpoint, the prompt block and the call decision from it.
+ */
+export class SessionManager {
+  readonly config: SessionsConfig;
+  readonly store: SessionStore;
+  readonly clock: Clock;
+  private readonly rights: readonly RightsLayer[];
+  private readonly caches = new WeakMap<ToolIndex, ViewCache>();
+
+  constructor(private readonly options: SessionsOptions) {
+    this.config = { ...DEFAULT_SESSIONS_CONFIG, ...options.config };
+    this.clock = options.clock ?? systemClock;
+    this.store = options.store ?? new MemorySessionStore({ maxSessions: this.config.maxSessions, idleMs: this.config.idleMs, now: this.clock });
+    this.rights = [...(this.config.deny.length ? [denyListRights(this.config.deny)] : []), ...(options.rights ?? [])];
+  }
+
+  /** Opens a session, with `toolsets` enabled for as long as it lives (connect-time selection); unknown names are refused. */
+  async open(options: { toolsets?: readonly string[]; principal?: string } = {}): Promise<{ ok: true; session: SessionState } | { ok: false; code: 'TOOLSET_NOT_FOUND'; message: string }> {
+    const registry = this.registryView();
+    const unknown = (options.toolsets ?? []).filter((name) => !registry.toolset(name));
+    if (unknown.length) {
+      const available = [...registry.toolsets.values()].map((toolset) => toolset.name).join(', ') || 'none';
+      return { ok: false, code: 'TOOLSET_NOT_FOUND', message: `no toolset ${unknown.join(', ')}; available: ${available}` };
+    }
+    const state = newSessionState(randomUUID(), this.clock(), options.principal);
+    for (const name of options.toolsets ?? []) {
+      const toolset = registry.toolset(name)!;
+      if (!state.toolsets.some((active) => active.name === toolset.name)) state.toolsets.push({ name: toolset.name, scope: 'session', deadline: null });
+    }
+    await this.store.save(state);
+    return { ok: true, session: state };
+  }
+
+  /** The session, if it is open; marks it used. */
+  async get(id: string): Promise<SessionState | undefined> {
+    const state = await this.store.get(id);
+    if (state) {
+      state.last_used = this.clock();
+      await this.store.save(state);
+    }
+    return state;
+  }
+
+  /** Ends a session; false if it was not open. */
+  close(id: string): Promise<boolean> {
+    return this.store.delete(id);
+  }
+
+  /** Writes a session after a change (a no-op for the memory store, which holds the object itself). */
+  save(state: SessionState): Promise<void> {
+    state.last_used = this.clock();
+    return this.store.save(state);
+  }
+
+  /** The index seen through its toolsets, built once per index. */
+  registryView(): RegistryView {
+    return this.cacheFor(this.options.registry()).registry;
+  }
+
+  /** What every tool is for the session (without one: for a caller with no session), expired toolsets dropped first. */
+  view(state?: SessionState): SessionView {
+    if (state && expireSession(state, this.clock())) void this.store.save(state);
+    return this.cacheFor(this.options.registry()).viewOf(state);
+  }
+
+  /** `GET /v1/sessions/:id/tools/:name`: the state of one tool (name or alias) and why. */
+  explain(state: SessionState | undefined, name: string): Explanation {
+    const registry = this.registryView();
+    const tool = registry.resolve(name);
+    if (!tool) return { found: false, tool: name, reason: `no tool '${name}' in the registry at ${registry.index.commit}` };
+    if (state) expireSession(state, this.clock());
+    const visibility = this.decide(registry, state, tool, name);
+    return { found: true, tool: tool.name, called_as: name, ...visibility };
+  }
+
+  /** The `toolset` meta-tool. */
+  toolset(state: SessionState, request: ToolsetRequest): MetaAnswer {
+    const registry = this.registryView();
+    expireSession(state, this.clock());
+    const answer = toolsetTool(request, { registry, state, now: this.clock(), ttlMs: this.config.toolsetTtlMs, viewAfter: () => this.view(state), skillIndex: () => this.skillIndex(state) });
+    void this.save(state);
+    return answer;
+  }
+
+  /** `tool_load {name}`: a reserved tool, or every reserved tool of a group, visible for this turn; the active toolsets stay as they are. */
+  load(state: SessionState, name: string): MetaAnswer {
+    const registry = this.registryView();
+    const group = registry.groups.get(name);
+    const tools = group ?? (registry.resolve(name) ? [registry.resolve(name)!] : []);
+    if (tools.length === 0) {
+      const near = nearNames(this.options.registry().matcher, name);
+      return refusal('TOOL_NOT_FOUND', `no tool or group '${name}'${near.length ? `; did you mean ${near.map((near) => `'${near}'`).join(', ')}?` : ''}; tool_find finds tools by what they do`);
+    }
+    expireSession(state, this.clock());
+    const allowed = tools.filter((tool) => this.decide(registry, state, tool, tool.name).state !== 'forbidden');
+    if (allowed.length === 0) return refusal('TOOL_FORBIDDEN', this.decide(registry, state, tools[0]!, tools[0]!.name).reason);
+    const added = loadTools(state, allowed.map((tool) => tool.name), this.clock() + this.config.toolsetTtlMs);
+    void this.save(state);
+    const visible = new Set(this.view(state).visible.map((tool) => tool.name));
+    const lines = allowed.filter((tool) => visible.has(tool.name)).map((tool) => `- ${signatureOf(tool)}`);
+    const message = [`loaded for this turn (the active toolsets are unchanged): ${allowed.map((tool) => tool.name).join(', ')}`, ...lines].join('\n');
+    return { ok: true, message, data: { loaded: allowed.map((tool) => tool.name), tools: lines.map((line) => line.slice(2)) }, changed: added.length > 0 };
+  }
+
+  /** `tool_find {intent}`: the matcher's candidates the session may use, loaded for this turn at once (seed 001). */
+  find(state: SessionState | undefined, result: MatchResult): { result: MatchResult; changed: boolean } {
+    if (!result.found) return { result, changed: false };
+    const registry = this.registryView();
+    if (state) expireSession(state, this.clock());
+    const candidates = result.candidates.filter((candidate) => {
+      const tool = registry.tool(candidate.name);
+      const decided = tool ? this.decide(registry, state, tool, tool.name).state : 'forbidden';
+      return decided === 'visible' || decided === 'reserved';
+    });
+    if (candidates.length === 0) return { result: { found: false, suggestion: 'no tool you may use fits; describe the task differently or ask a person', near: [] }, changed: false };
+    let changed = false;
+    if (state) {
+      changed = loadTools(state, candidates.map((candidate) => candidate.name), this.clock() + this.config.toolsetTtlMs).length > 0;
+      void this.save(state);
+    }
+    return { result: { found: true, candidates }, changed };
+  }
+
+  /** `read_skill {name}`: the skill's body. */
+  readSkill(name: string): MetaAnswer {
+    const registry = this.registryView();
+    const skill = registry.skill(name);
+    if (!skill) {
+      const available = registry.index.skills.map((entry) => entry.name).join(', ') || 'none';
+      return refusal('SKILL_NOT_FOUND', `no skill ${name}; available: ${available}`);
+    }
+    return { ok: true, message: skill.body, data: { name: skill.name, description: skill.description, ...(skill.toolset ? { toolset: skill.toolset } : {}), body: skill.body }, changed: false };
+  }
+
+  /** The skill index of the session: every skill but those whose toolset is active (seed 000 §6). */
+  skillIndex(state?: SessionState): ToolIndex['skills'] {
+    const active = new Set(state?.toolsets.map((toolset) => toolset.name));
+    return this.registryView().index.skills.filter((skill) => skill.toolset === undefined || !active.has(skill.toolset));
+  }
+
+  /** The budgeted prompt block of the session (deterministic for the same state); drops are logged as a warning. */
+  prompt(state: SessionState | undefined, options: PromptOptions): PromptBlock {
+    const view = this.view(state);
+    const block = promptBlockOf(this.registryView(), view, state, this.skillIndex(state), this.config.groupDescriptions, options);
+    if (block.dropped.lines > 0 || block.dropped.descriptions > 0) {
+      this.options.logger?.warn({ session: state?.id, budget: block.budget.chars, descriptions_shortened: block.dropped.descriptions, description_chars_cut: block.dropped.description_chars, lines_dropped: block.dropped.lines }, 'prompt block over budget: shortened');
+    }
+    return block;
+  }
+
+  /** The turn ended (HTTP kernels say so): turn-scoped toolsets and loaded tools go. */
+  endTurn(state: SessionState): boolean {
+    const changed = endTurn(state);
+    void this.save(state);
+    return changed;
+  }
+
+  /**
+   * What a call of `name` comes to for the session: run it (visible, hidden, or any allowed tool through
+   * `tool_call`), refuse it (forbidden), or enable its toolset instead (reserved, seed 000 §7).
+   */
+  decideCall(state: SessionState | undefined, name: string, via: 'direct' | 'tool_call' = 'direct'): CallDecision {
+    const registry = this.registryView();
+    const tool = registry.resolve(name);
+    if (!tool) return { kind: 'unknown' };
+    if (state) expireSession(state, this.clock());
+    const visibility = this.decide(registry, state, tool, name);
+    if (visibility.state === 'forbidden') return { kind: 'refuse', tool, visibility };
+    if (visibility.state !== 'reserved' || via === 'tool_call' || !state) return { kind: 'run', tool, visibility };
+    return this.substitute(registry, state, tool);
+  }
+
+  /** A call of `tool` ran in the session: the toolsets holding it, and the tool if loaded, live another TTL. */
+  afterCall(state: SessionState, tool: string): void {
+    const registry = this.registryView();
+    const holders = new Set(state.toolsets.filter((toolset) => registry.holds(toolset.name, tool)).map((toolset) => toolset.name));
+    touchAfterCall(state, tool, holders, this.clock() + this.config.toolsetTtlMs);
+    void this.save(state);
+  }
+
+  private substitute(registry: RegistryView, state: SessionState, tool: ToolDefinition): CallDecision {
+    const [name] = registry.toolsetsNaming(tool.name);
+    const toolset = name === undefined ? undefined : registry.toolset(name);
+    let head: string;
+    let tools: string[];
+    if (toolset) {
+      this.toolset(state, { action: 'enable', name: toolset.name });
+      tools = registryLines(toolset, { registry, viewAfter: () => this.view(state) });
+      head = `toolset '${toolset.name}' is now active.`;
+    } else {
+      loadTools(state, [tool.name], this.clock() + this.config.toolsetTtlMs);
+      void this.save(state);
+      tools = [signatureOf(tool)];
+      head = `'${tool.name}' is now loaded for this turn.`;
+    }
+    const message = [
+      head,
+      'Tools:',
+      ...tools.map((line) => `- ${line}`),
+      `The call to '${tool.name}' has NOT run yet: call '${tool.name}' again with its arguments to run it.`,
+    ].join('\n');
+    return { kind: 'substitute', tool, toolset: toolset?.name ?? null, tools, message };
+  }
+
+  private decide(registry: RegistryView, state: SessionState | undefined, tool: ToolDefinition, calledAs: string): Visibility {
+    return decideVisibility(tool, calledAs, {
+      registry,
+      rights: this.rights,
+      subject: { ...(state ? { session: state.id } : {}), ...(state?.principal === undefined ? {} : { principal: state.principal }) },
+      attention: { toolsets: state?.toolsets ?? [], loaded: new Set(state?.loaded.map((entry) => entry.name)) },
+    });
+  }
+
+  private cacheFor(current: SessionRegistry): ViewCache {
+    let cache = this.caches.get(current.index);
+    if (!cache) {
+      const resolve = (name: string): ToolDefinition | undefined => {
+        const found = current.matcher.lookup(name);
+        return found.found ? found.tool : undefined;
+      };
+      cache = new ViewCache(new RegistryView(current.index, resolve, this.config.onDemand), this.rights);
+      this.caches.set(current.index, cache);
+    }
+    return cache;
+  }
+}
+
+function nearNames(matcher: Matcher, name: string): string[] {
+  const lookup = matcher.lookup(name);
+  return lookup.found ? [] : lookup.near.map((near) => near.name);
+}

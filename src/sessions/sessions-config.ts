@@ -1,0 +1,28 @@
+/** How sessions behave; the gateway config's `sessions` section. */
+export interface SessionsConfig {
+  /** an enabled toolset lives this long after the last call of one of its tools (seed 000 §5: 10 minutes) */
+  toolsetTtlMs: number;
+  /** sessions kept at once; one more forgets the least recently used */
+  maxSessions: number;
+  /** a session unused this long is forgotten when next looked up */
+  idleMs: number;
+  /** tool names and groups no session may see or run (Forbidden) */
+  deny: string[];
+  /** tool names and groups reserved until a toolset names them or tool_load brings them (seed 001 `tools.on_demand`) */
+  onDemand: string[];
+  /** a call to a reserved tool enables its toolset and answers that nothing ran (`enable`), or also runs it when its params are valid (`run`) */
+  reservedCalls: 'enable' | 'run';
+  /** the line a folded group shows in the hidden-tools block */
+  groupDescriptions: Record<string, string>;
+}
+
+/** The defaults: 10-minute toolsets, 10,000 sessions, forgotten after a day unused, nothing denied, nothing on demand. */
+export const DEFAULT_SESSIONS_CONFIG: SessionsConfig = {
+  toolsetTtlMs: 10 * 60_000,
+  maxSessions: 10_000,
+  idleMs: 24 * 60 * 60_000,
+  deny: [],
+  onDemand: [],
+  reservedCalls: 'enable',
+  groupDescriptions: {},
+};

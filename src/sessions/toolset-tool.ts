@@ -1,0 +1,83 @@
+import type { SkillDefinition, ToolsetDefinition } from '../core/index.js';
+import { refusal, type MetaAnswer } from './meta-answer.js';
+import type { RegistryView } from './registry-view.js';
+import { disableToolsets, enableToolset, type SessionState, type ToolsetScope } from './session-state.js';
+import { signatureLine } from './signatures.js';
+import type { SessionView } from './session-view.js';
+
+/** `toolset {action, name?, scope?}` as checked. */
+export interface ToolsetRequest {
+  action: 'list' | 'enable' | 'disable';
+  name?: string;
+  scope?: ToolsetScope;
+}
+
+/** What the toolset tool needs of its session manager. */
+export interface ToolsetContext {
+  registry: RegistryView;
+  state: SessionState;
+  now: number;
+  ttlMs: number;
+  /** the session's view once the change is made, to name the tools a toolset brings */
+  viewAfter(): SessionView;
+  /** the session's skill index (skills whose toolset is active are left out) */
+  skillIndex(): readonly SkillDefinition[];
+}
+
+/** The `toolset` meta-tool, idempotent and forgiving with seed 000 §2's answers. */
+export function toolsetTool(request: ToolsetRequest, context: ToolsetContext): MetaAnswer {
+  const { registry, state } = context;
+  const available = (): string => [...registry.toolsets.values()].map((toolset) => toolset.name).join(', ') || 'none';
+  if (request.action === 'list') {
+    const skills = context.skillIndex();
+    const message = [catalogue(registry, state), ...(skills.length ? ['Skills (read one with read_skill):', ...skills.map((skill) => `- ${skill.name} — ${skill.description}`)] : [])].join('\n');
+    return { ok: true, message, data: { toolsets: listing(registry, state), skills: skills.map((skill) => skill.name) }, changed: false };
+  }
+  if (request.action === 'disable') {
+    if (state.toolsets.length === 0) return { ok: true, code: 'NONE_ACTIVE', message: 'no active toolsets', data: { active: [] }, changed: false };
+    const toolset = request.name === undefined ? undefined : registry.toolset(request.name);
+    if (request.name !== undefined && !state.toolsets.some((active) => active.name === toolset?.name)) {
+      const active = state.toolsets.map((entry) => entry.name).join(', ');
+      return { ok: true, code: 'NOT_ACTIVE', message: `toolset '${request.name}' is not active; active: ${active}`, data: { active: state.toolsets.map((entry) => entry.name) }, changed: false };
+    }
+    const removed = disableToolsets(state, toolset?.name);
+    const left = state.toolsets.map((entry) => entry.name);
+    return { ok: true, message: `disabled ${removed.map((name) => `'${name}'`).join(', ')}; active toolsets: ${left.join(', ') || 'none'}`, data: { disabled: removed, active: left }, changed: true };
+  }
+  if (request.name === undefined) return refusal('INVALID_PARAMS', `toolset enable needs a name; available: ${available()}`);
+  const toolset = registry.toolset(request.name);
+  if (!toolset) return refusal('TOOLSET_NOT_FOUND', `no toolset ${request.name}; available: ${available()}`, { available: [...registry.toolsets.values()].map((entry) => entry.name) });
+  const scope = request.scope ?? 'session';
+  const outcome = enableToolset(state, toolset.name, scope, context.now + context.ttlMs);
+  const lines = registryLines(toolset, context);
+  const minutes = Math.round(context.ttlMs / 60_000);
+  const lifetime = scope === 'turn' ? 'until this turn ends' : `for ${minutes} minutes after the last call of one of its tools`;
+  const head = outcome === 'extended' ? `toolset '${toolset.name}' is already active; its timeout is extended (${lifetime}).` : `toolset '${toolset.name}' is active ${lifetime}.`;
+  const message = [head, `Its tools:`, ...lines.map((line) => `- ${line}`), ...(toolset.hint ? [`Hint: ${toolset.hint.trim()}`] : [])].join('\n');
+  return {
+    ok: true,
+    ...(outcome === 'extended' ? { code: 'ALREADY_ACTIVE' } : {}),
+    message,
+    data: { toolset: toolset.name, status: outcome, scope, tools: lines, ...(toolset.hint ? { hint: toolset.hint } : {}) },
+    changed: outcome === 'enabled',
+  };
+}
+
+/** The toolset's registry as one-line signatures: the tools it brings that the session may see. */
+export function registryLines(toolset: ToolsetDefinition, context: Pick<ToolsetContext, 'registry' | 'viewAfter'>): string[] {
+  const visible = new Set(context.viewAfter().visible.map((tool) => tool.name));
+  return context.registry.toolsOf(toolset.name).filter((tool) => visible.has(tool.name)).map((tool) => signatureLine(tool));
+}
+
+function listing(registry: RegistryView, state: SessionState): Array<Record<string, unknown>> {
+  return [...registry.toolsets.values()].map((toolset) => {
+    const active = state.toolsets.find((entry) => entry.name === toolset.name);
+    return { name: toolset.name, description: toolset.description, active: active !== undefined, ...(active ? { scope: active.scope, expires_at: active.deadline === null ? null : new Date(active.deadline).toISOString() } : {}) };
+  });
+}
+
+function catalogue(registry: RegistryView, state: SessionState): string {
+  if (registry.toolsets.size === 0) return 'this registry has no toolsets: every tool is listed';
+  const lines = [...registry.toolsets.values()].map((toolset) => `- ${toolset.name}${state.toolsets.some((active) => active.name === toolset.name) ? ' [active]' : ''} — ${toolset.description}`);
+  return [`Toolsets (enable one with {"action": "enable", "name": …}):`, ...lines, `Active toolsets: ${state.toolsets.map((toolset) => toolset.name).join(', ') || 'none'}`].join('\n');
+}
