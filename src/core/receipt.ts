@@ -39,4 +39,6 @@ export interface Receipt extends ExecutionResult {
   finished_at: string;
   /** the confirmation token this call consumed, if it needed one */
   confirmation: string | null;
+  /** the deadline the call ran under: the tool's `timeout_ms`, or the one the call asked for */
+  timeout_ms?: number;
 }

@@ -18,6 +18,8 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 65_536;
 /** Execution constraints, with defaults filled in. */
 export interface ToolConstraints {
   timeout_ms: number;
+  /** the longest deadline a call may ask for (`timeout_ms` in the call); absent: `timeout_ms` */
+  max_timeout_ms?: number;
   max_output_bytes: number;
   require_confirm: boolean;
 }

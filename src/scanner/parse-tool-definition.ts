@@ -72,6 +72,15 @@ function validateDefinition(file: DefinitionFile, value: Record<string, unknown>
   if (value.executor === 'hlpd-api') {
     report('DEPRECATED_SPELLING', { path: ['executor'], atKey: false, message: "executor 'hlpd-api' is read as 'hldp-api'; write 'hldp-api'" }, 'warning');
   }
+  const constraints = value.constraints as { timeout_ms?: unknown; max_timeout_ms?: unknown } | undefined;
+  const timeoutMs = constraints?.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  if (typeof constraints?.max_timeout_ms === 'number' && typeof timeoutMs === 'number' && constraints.max_timeout_ms < timeoutMs) {
+    report('SCHEMA_VIOLATION', {
+      path: ['constraints', 'max_timeout_ms'],
+      atKey: false,
+      message: `'constraints.max_timeout_ms' (${constraints.max_timeout_ms}) is below timeout_ms (${timeoutMs}): the longest deadline a call may ask for cannot be shorter than the default one`,
+    });
+  }
   if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return { tool: null, diagnostics };
 
   const params = normaliseParamsSchema(value.params_schema as Record<string, unknown>);
@@ -95,6 +104,7 @@ function toDefinition(file: DefinitionFile, value: Record<string, unknown>, para
       timeout_ms: written.constraints?.timeout_ms ?? DEFAULT_TIMEOUT_MS,
       max_output_bytes: written.constraints?.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
       require_confirm: written.constraints?.require_confirm ?? false,
+      ...(written.constraints?.max_timeout_ms === undefined ? {} : { max_timeout_ms: written.constraints.max_timeout_ms }),
     },
     author: written.author,
     created: written.created,

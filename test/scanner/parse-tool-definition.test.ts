@@ -141,6 +141,7 @@ why: 铸渊需要通过gatekeeper执行服务器命令。这是所有系统操�
       ['a shell tool with both argv and script', makeToolYaml('demo', { executor: 'shell', shell: '{ argv: [ls], script: ls }' }), 'SCHEMA_VIOLATION', 10, /exactly one of: 'argv', 'script'/],
       ['a placeholder for no parameter', makeToolYaml('demo', { executor: 'shell', shell: '{ argv: [ls, "{dir}"] }' }), 'UNKNOWN_PLACEHOLDER', 10, /placeholder 'dir' is not a parameter/],
       ['a parameter in a variable a program obeys', makeToolYaml('demo', { executor: 'shell', params_schema: '{ c: { type: string } }', shell: '{ argv: [git, diff], env: { GIT_CONFIG_PARAMETERS: "{c}" } }' }), 'UNKNOWN_PLACEHOLDER', 10, /'shell.env.GIT_CONFIG_PARAMETERS' may not take a parameter/],
+      ['a max_timeout_ms below timeout_ms', makeToolYaml('demo') + 'constraints:\n  timeout_ms: 5000\n  max_timeout_ms: 1000\n', 'SCHEMA_VIOLATION', 12, /'constraints.max_timeout_ms' \(1000\) is below timeout_ms \(5000\)/],
       ['a stdin mode other than json', makeToolYaml('demo', { executor: 'shell', shell: '{ argv: [cat], stdin: yaml }' }), 'SCHEMA_VIOLATION', 10, /'shell.stdin' must be one of: json/],
       ['a select without enum', makeToolYaml('demo', { executor: 'shell', params_schema: '{ op: { type: string } }', shell: '{ select: op, argv: { a: [ls] } }' }), 'UNKNOWN_PLACEHOLDER', 6, /needs an 'enum'/],
     ])('reports %s with its line and reason', (_case, text, code, line, message) => {

@@ -23,6 +23,7 @@ export function printOutcome(outcome: CallOutcome, io: CommandIo, json: boolean)
       return 1;
     case 'confirmation_invalid':
     case 'refused':
+    case 'timeout_not_allowed':
       if (!json) io.stderr.write(`${outcome.error}\n`);
       return 1;
     case 'substituted':

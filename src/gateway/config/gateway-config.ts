@@ -12,6 +12,8 @@ export interface GatewayConfig {
   webhookSecret?: string;
   maxBodyBytes: number;
   confirmationTtlMs: number;
+  /** the longest deadline any call may run under, whatever a tool's constraints allow */
+  maxCallTimeoutMs: number;
   /** shell tools and the embedded gatekeeper are confined to it */
   workspaceRoot: string;
   shell: { inheritEnv: string[] };

@@ -19,6 +19,7 @@ interface ConfigFile {
   webhook_secret?: string;
   max_body_bytes?: number;
   confirmation_ttl_ms?: number;
+  max_call_timeout_ms?: number;
   workspace_root?: string;
   shell?: { inherit_env?: string[] };
   embedded_gatekeeper?: { enabled?: boolean };
@@ -36,6 +37,9 @@ interface ConfigFile {
   };
   log_level?: GatewayConfig['logLevel'];
 }
+
+/** The gateway-wide deadline ceiling when none is configured: an hour. */
+export const DEFAULT_MAX_CALL_TIMEOUT_MS = 3_600_000;
 
 let checker: ShapeChecker | undefined;
 
@@ -70,6 +74,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     ...defined('webhookSecret', env.HLDP_WEBHOOK_SECRET ?? written.webhook_secret),
     maxBodyBytes: written.max_body_bytes ?? 1024 * 1024,
     confirmationTtlMs: written.confirmation_ttl_ms ?? 10 * 60_000,
+    maxCallTimeoutMs: integerFromEnv(env, 'HLDP_MAX_CALL_TIMEOUT_MS', 86_400_000) ?? written.max_call_timeout_ms ?? DEFAULT_MAX_CALL_TIMEOUT_MS,
     workspaceRoot: fromEnv('HLDP_WORKSPACE') ?? fromFile(written.workspace_root) ?? process.cwd(),
     shell: { inheritEnv: written.shell?.inherit_env ?? [] },
     embeddedGatekeeper: { enabled: written.embedded_gatekeeper?.enabled ?? true },
@@ -94,6 +99,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     logLevel: (env.HLDP_LOG_LEVEL as GatewayConfig['logLevel'] | undefined) ?? written.log_level ?? 'info',
     ...defined('file', file ? resolve(file) : undefined),
   };
+  if (config.maxCallTimeoutMs < 1) throw new ConfigError('HLDP_MAX_CALL_TIMEOUT_MS', 'must be at least 1 (ms)');
   if (env.HLDP_API_TOKEN !== undefined && env.HLDP_API_TOKEN.length < 16) {
     throw new ConfigError('HLDP_API_TOKEN', 'must be at least 16 characters');
   }

@@ -33,17 +33,18 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
   router.post('/v1/call', jsonBody, validateBody('CallRequest'), async (request, response) => {
     // with X-HLDP-Session the call is made in that session, and the meta-tools answer by name
     if (request.get(SESSION_HEADER) !== undefined) return callInSession(gateway, request, response);
-    const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number };
+    const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number; timeout_ms?: number };
     if (body.intent !== undefined) {
       // an intent only matches: the spec's §1 second form never runs anything
       response.json(gateway.match(body.intent, body.limit === undefined ? {} : { limit: body.limit }));
       return;
     }
-    sendOutcome(response, await gateway.call(body.tool!, body.params ?? {}));
+    sendOutcome(response, await gateway.call(body.tool!, body.params ?? {}, deadlineOption(body.timeout_ms)));
   });
 
   router.post('/v1/confirm', jsonBody, validateBody('ConfirmRequest'), async (request, response) => {
-    sendOutcome(response, await gateway.confirm((request.body as { token: string }).token));
+    const body = request.body as { token: string; timeout_ms?: number };
+    sendOutcome(response, await gateway.confirm(body.token, deadlineOption(body.timeout_ms)));
   });
 
   router.post('/v1/scan', async (_request, response) => {
@@ -78,6 +79,11 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     else response.json(receipt);
   });
   return router;
+}
+
+/** A request's `timeout_ms` as the gateway's call option. */
+export function deadlineOption(timeoutMs: number | undefined): { timeoutMs?: number } {
+  return timeoutMs === undefined ? {} : { timeoutMs };
 }
 
 /** Query string → receipt query, or a message saying what is wrong. */

@@ -27,7 +27,7 @@ export class GatewayMetrics {
           this.calls.inc({ tool: receipt.tool, executor: receipt.executor, outcome: receipt.ok ? 'ok' : 'failed' });
           this.callSeconds.observe({ executor: receipt.executor }, seconds);
         } else {
-          const tool = outcome.kind === 'invalid_params' ? outcome.tool : outcome.kind === 'confirmation_required' ? outcome.confirmation.tool : '';
+          const tool = outcome.kind === 'invalid_params' || outcome.kind === 'timeout_not_allowed' ? outcome.tool : outcome.kind === 'confirmation_required' ? outcome.confirmation.tool : '';
           this.calls.inc({ tool, executor: '', outcome: outcome.kind });
         }
       },

@@ -92,13 +92,17 @@ export const COMPONENT_SCHEMAS = {
       intent: { type: 'string', minLength: 1, maxLength: 4000 },
       context: { type: 'object' },
       limit: { type: 'integer', minimum: 1, maximum: 10 },
+      timeout_ms: { type: 'integer', minimum: 1, description: "this call's deadline in ms, within the tool's constraints.max_timeout_ms (default its timeout_ms) and the gateway's max_call_timeout_ms" },
     },
     oneOf: [
       { required: ['tool'], not: { anyOf: [{ required: ['intent'] }, { required: ['context'] }, { required: ['limit'] }] } },
-      { required: ['intent'], not: { anyOf: [{ required: ['tool'] }, { required: ['params'] }] } },
+      { required: ['intent'], not: { anyOf: [{ required: ['tool'] }, { required: ['params'] }, { required: ['timeout_ms'] }] } },
     ],
   },
-  ConfirmRequest: { type: 'object', additionalProperties: false, required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 256 } } },
+  ConfirmRequest: {
+    type: 'object', additionalProperties: false, required: ['token'],
+    properties: { token: { type: 'string', minLength: 1, maxLength: 256 }, timeout_ms: { type: 'integer', minimum: 1, description: 'the deadline of the confirmed run, as in CallRequest' } },
+  },
   Receipt,
   ConfirmationRequired: {
     type: 'object', required: ['status', 'tool', 'params', 'commit', 'token', 'expires_at', 'message'],
@@ -117,6 +121,10 @@ export const COMPONENT_SCHEMAS = {
       found: { const: true }, code: { const: 'INVALID_PARAMS' }, tool: { type: 'string' }, error: { type: 'string' },
       problems: { type: 'array', items: { type: 'object' } }, schema: { type: 'string' }, params_schema: { type: 'object' },
     },
+  },
+  TimeoutNotAllowed: {
+    type: 'object', required: ['code', 'tool', 'error', 'requested_ms', 'allowed_ms'],
+    properties: { code: { const: 'TIMEOUT_NOT_ALLOWED' }, tool: { type: 'string' }, error: { type: 'string' }, requested_ms: { type: 'number' }, allowed_ms: { type: 'integer' } },
   },
   ConfirmationInvalid: {
     type: 'object', required: ['code', 'reason', 'error'],

@@ -47,7 +47,10 @@ export function openApiDocument(version: string): Record<string, unknown> {
             '403': answer("the tool is forbidden to this caller; nothing ran", 'Refused'),
             '409': answer('in a session: the tool was reserved, its toolset is now enabled, and the call has NOT run', 'Substituted'),
             '404': answer('no tool of that name: {found: false} with near names', 'ToolNotFound'),
-            '422': answer('params do not fit the schema: each offending param named, and the schema', 'InvalidParams'),
+            '422': {
+              description: 'params do not fit the schema (each offending param named, and the schema), or timeout_ms is longer than the tool and the gateway allow; nothing ran',
+              content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/InvalidParams' }, { $ref: '#/components/schemas/TimeoutNotAllowed' }] } } },
+            },
             ...errors,
           },
         },
@@ -56,7 +59,12 @@ export function openApiDocument(version: string): Record<string, unknown> {
         post: {
           operationId: 'confirm', summary: 'Run exactly the call a confirmation token stands for (single use)',
           requestBody: { required: true, ...json('ConfirmRequest') },
-          responses: { '200': answer('the receipt', 'Receipt'), '409': answer('unknown, used, expired or outdated token', 'ConfirmationInvalid'), ...errors },
+          responses: {
+            '200': answer('the receipt', 'Receipt'),
+            '409': answer('unknown, used, expired or outdated token', 'ConfirmationInvalid'),
+            '422': answer('timeout_ms is longer than the tool and the gateway allow; nothing ran, the token is still good', 'TimeoutNotAllowed'),
+            ...errors,
+          },
         },
       },
       '/v1/sessions': {

@@ -10,6 +10,7 @@ const OUTCOME_STATUS: Record<CallOutcome['kind'], number> = {
   confirmation_invalid: 409,
   refused: 403,
   substituted: 409,
+  timeout_not_allowed: 422,
 };
 
 export function sendOutcome(response: Response, outcome: CallOutcome): void {

@@ -100,7 +100,7 @@ export async function callInSession(gateway: Gateway, request: Request, response
   const id = request.get(SESSION_HEADER)!;
   const state = await gateway.sessions.get(id);
   if (!state) return notFound(response, id);
-  const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number };
+  const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number; timeout_ms?: number };
   if (body.intent !== undefined) {
     response.json(gateway.match(body.intent, body.limit === undefined ? {} : { limit: body.limit }));
     return;
@@ -108,7 +108,7 @@ export async function callInSession(gateway: Gateway, request: Request, response
   const meta = META_TOOL_BY_NAME.get(body.tool!);
   if (meta) return sendMeta(response, meta.name, await runMetaTool(gateway, state, meta, body.params ?? {}));
   const before = gateway.sessions.view(state).digest;
-  const outcome = await gateway.call(body.tool!, body.params ?? {}, { session: state });
+  const outcome = await gateway.call(body.tool!, body.params ?? {}, { session: state, ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }) });
   if (gateway.sessions.view(state).digest !== before) response.set('X-HLDP-Tools-Changed', 'true');
   sendOutcome(response, outcome);
 }

@@ -34,6 +34,7 @@ export function outcomeResult(outcome: CallOutcome, catalog: ToolCatalog): CallT
     case 'invalid_params':
     case 'confirmation_invalid':
     case 'refused':
+    case 'timeout_not_allowed':
       return failure(outcome.error, outcome);
   }
 }

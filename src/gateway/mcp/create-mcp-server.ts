@@ -13,6 +13,7 @@ import { CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, READ_SKILL_TOOL, TOOLSET
 import type { SessionState } from '../../sessions/index.js';
 import { PACKAGE_ROOT } from '../config/index.js';
 import { runMetaTool, type Gateway } from '../service/index.js';
+import { readCallMeta, type CallMeta } from './call-meta.js';
 import { failure, metaResult, outcomeResult } from './call-result.js';
 import { skillResources, SKILL_URI_PREFIX } from './skill-resources.js';
 import { catalogFor } from './tool-catalog.js';
@@ -77,7 +78,7 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions = {
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const state = await session();
-    const result = await callTool(gateway, state, request.params.name, request.params.arguments ?? {}, extra.signal);
+    const result = await callTool(gateway, state, request.params.name, request.params.arguments ?? {}, readCallMeta(request.params._meta, extra.signal));
     await announceIfChanged(state, extra.sendNotification);
     return result;
   });
@@ -106,15 +107,17 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions = {
 }
 
 /** One `tools/call`: a meta-tool, or a registry tool through exactly the path `POST /v1/call` takes, in the session. */
-async function callTool(gateway: Gateway, session: SessionState, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+async function callTool(gateway: Gateway, session: SessionState, name: string, args: Record<string, unknown>, meta: CallMeta): Promise<CallToolResult> {
   const catalog = catalogFor(gateway.registry.index);
   const target = catalog.resolve(name);
+  if (!meta.ok) return failure(meta.error);
+  const { signal, timeoutMs } = meta.options;
   try {
     if (target.kind === 'meta') {
-      const outcome = await runMetaTool(gateway, session, target.tool, args, { signal, resolveName: (listed) => { const resolved = catalog.resolve(listed); return resolved.kind === 'tool' ? resolved.name : listed; } });
+      const outcome = await runMetaTool(gateway, session, target.tool, args, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), resolveName: (listed) => { const resolved = catalog.resolve(listed); return resolved.kind === 'tool' ? resolved.name : listed; } });
       return metaResult(outcome, catalog);
     }
-    return outcomeResult(await gateway.call(target.name, args, { signal, session }), catalog);
+    return outcomeResult(await gateway.call(target.name, args, { ...meta.options, session }), catalog);
   } catch (error) {
     // a bug in the gateway still reaches the agent as a failed call, never as a protocol error
     return failure(`INTERNAL_ERROR: ${error instanceof Error ? error.message : String(error)}`, { code: 'INTERNAL_ERROR' });

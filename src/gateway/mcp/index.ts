@@ -4,3 +4,4 @@ export { serveMcpStdio, type StdioStreams } from './serve-stdio.js';
 export { createMcpHttpHandler, mountMcp, type McpHttpHandler, type McpHttpOptions } from './mcp-http.js';
 export { catalogFor, type CallTarget, type ToolCatalog } from './tool-catalog.js';
 export { outcomeResult, receiptResult, matchResult, STREAM_META } from './call-result.js';
+export { TIMEOUT_META } from './call-meta.js';

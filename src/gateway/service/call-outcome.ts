@@ -38,4 +38,6 @@ export type CallOutcome =
    * the tool is reserved for the session (seed 000 §7): its toolset was enabled (or the tool loaded for the
    * turn) instead, and the call has NOT run; `message` says so and lists the tools with their arguments
    */
-  | { kind: 'substituted'; code: 'CALL_NOT_RUN'; ran: false; tool: string; toolset: string | null; tools: string[]; message: string };
+  | { kind: 'substituted'; code: 'CALL_NOT_RUN'; ran: false; tool: string; toolset: string | null; tools: string[]; message: string }
+  /** the call asked for a deadline longer than the tool (or the gateway's ceiling) allows; nothing ran */
+  | { kind: 'timeout_not_allowed'; code: 'TIMEOUT_NOT_ALLOWED'; tool: string; error: string; requested_ms: number; allowed_ms: number };

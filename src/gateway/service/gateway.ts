@@ -7,6 +7,7 @@ import { Scanner } from '../../scanner/index.js';
 import { SessionManager, type SessionState } from '../../sessions/index.js';
 import { openSqliteStore, type ReceiptQuery, type Store } from '../../store/index.js';
 import { repositoryOptions, type GatewayConfig } from '../config/index.js';
+import { chooseDeadline } from './call-deadline.js';
 import type { CallOutcome } from './call-outcome.js';
 import { ExecutionTargets } from './execution-targets.js';
 import { sessionStep } from './session-step.js';
@@ -37,11 +38,16 @@ export interface CallRequest {
   tool: string;
   params: unknown;
   signal?: AbortSignal;
+  /** the call's own deadline in ms, within the tool's `max_timeout_ms`; absent: the tool's `timeout_ms` */
+  timeoutMs?: number;
   /** the agent session the call is made in, if any */
   session?: SessionState;
   /** `tool_call` runs any tool the caller may run; a direct call of a reserved tool enables its toolset instead */
   via?: 'direct' | 'tool_call';
 }
+
+/** How one call or confirmation runs: what a surface passes besides the tool and its params. */
+export type CallOptions = Omit<CallRequest, 'tool' | 'params'>;
 
 /**
  * One step of the call path before execution (visibility; the policy, approval and event steps of later
@@ -132,16 +138,16 @@ export class Gateway {
   }
 
   /** `{tool, params}`: through the call steps, then runs it (or asks for confirmation first) and stores its receipt before answering. */
-  call(tool: string, params: unknown, options: Omit<CallRequest, 'tool' | 'params'> = {}): Promise<CallOutcome> {
+  call(tool: string, params: unknown, options: CallOptions = {}): Promise<CallOutcome> {
     const registry = this.current;
-    const last = (request: CallRequest): Promise<CallOutcome> => this.callOn(registry, request.tool, request.params, request.signal);
+    const last = (request: CallRequest): Promise<CallOutcome> => this.callOn(registry, request);
     const chain = this.steps.reduceRight<(request: CallRequest) => Promise<CallOutcome>>((next, step) => (request) => step(request, next), last);
     return this.track(chain({ tool, params, ...options }));
   }
 
-  /** Runs the call a confirmation token stands for, exactly as it was asked. */
-  confirm(token: string, options: { signal?: AbortSignal } = {}): Promise<CallOutcome> {
-    return this.track(this.confirmOn(this.current, token, options.signal));
+  /** Runs the call a confirmation token stands for, exactly as it was asked (under this request's deadline, if it names one). */
+  confirm(token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs'> = {}): Promise<CallOutcome> {
+    return this.track(this.confirmOn(this.current, token, options));
   }
 
   /** Reads stored receipts, newest first. */
@@ -227,7 +233,8 @@ export class Gateway {
     );
   }
 
-  private async callOn(registry: Registry, name: string, params: unknown, signal?: AbortSignal): Promise<CallOutcome> {
+  private async callOn(registry: Registry, request: CallRequest): Promise<CallOutcome> {
+    const { tool: name, params } = request;
     const lookup = registry.matcher.lookup(name, params ?? {});
     if (!lookup.found) {
       return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', error: lookup.errorMessage, near: lookup.near, suggestion: missingToolSuggestion(name) };
@@ -239,6 +246,8 @@ export class Gateway {
       };
     }
     const { tool, data } = lookup;
+    const deadline = chooseDeadline(tool, request.timeoutMs, this.config.maxCallTimeoutMs);
+    if (!deadline.ok) return deadline.outcome;
     if (tool.constraints.require_confirm) {
       const pending = await this.store.confirmations.create({ tool: tool.name, params: data, commit: registry.index.commit });
       return {
@@ -250,10 +259,10 @@ export class Gateway {
         },
       };
     }
-    return { kind: 'receipt', receipt: await this.run(registry, tool, data, null, signal) };
+    return { kind: 'receipt', receipt: await this.run(registry, tool, data, null, deadline.timeoutMs, request) };
   }
 
-  private async confirmOn(registry: Registry, token: string, signal?: AbortSignal): Promise<CallOutcome> {
+  private async confirmOn(registry: Registry, token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs'>): Promise<CallOutcome> {
     const refuse = (reason: string, error: string): CallOutcome => ({ kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason, error });
     const peeked = await this.store.confirmations.peek(token);
     if (!peeked.ok) return refuse(peeked.reason, peeked.message);
@@ -263,16 +272,28 @@ export class Gateway {
     }
     const tool = registry.matcher.lookup(name, params);
     if (!tool.found || !tool.valid) return refuse('mismatch', `'${name}' no longer accepts these params; call it again`);
+    // checked before the token is spent: a refused deadline leaves the confirmation usable
+    const deadline = chooseDeadline(tool.tool, options.timeoutMs, this.config.maxCallTimeoutMs);
+    if (!deadline.ok) return deadline.outcome;
     const consumed = await this.store.confirmations.consume(token, { tool: name, params, commit });
     if (!consumed.ok) return refuse(consumed.reason, consumed.message);
     const fingerprint = `sha256:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
-    return { kind: 'receipt', receipt: await this.run(registry, tool.tool, params, fingerprint, signal) };
+    return { kind: 'receipt', receipt: await this.run(registry, tool.tool, params, fingerprint, deadline.timeoutMs, options) };
   }
 
-  private async run(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, confirmation: string | null, signal?: AbortSignal): Promise<Receipt> {
+  private async run(
+    registry: Registry,
+    definition: ToolDefinition,
+    params: Record<string, unknown>,
+    confirmation: string | null,
+    timeoutMs: number,
+    options: Pick<CallOptions, 'signal'>,
+  ): Promise<Receipt> {
     const id = randomUUID();
     const startedAt = new Date();
-    const context = await this.targets.context(tool.executor === 'gatekeeper', signal);
+    // every executor reads its deadline from the constraints: the call's own one takes the definition's place
+    const tool = timeoutMs === definition.constraints.timeout_ms ? definition : { ...definition, constraints: { ...definition.constraints, timeout_ms: timeoutMs } };
+    const context = await this.targets.context(tool.executor === 'gatekeeper', options.signal);
     const result = await execute(tool, params, context);
     const receipt: Receipt = {
       // the spec's six fields first, as a human reading a receipt expects them
@@ -280,6 +301,7 @@ export class Gateway {
       id, executor: tool.executor, stderr: result.stderr, code: result.code, exit_code: result.exit_code, signal: result.signal,
       timed_out: result.timed_out, output_bytes: result.output_bytes, cut_bytes: result.cut_bytes,
       commit: registry.index.commit, params, started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation,
+      timeout_ms: timeoutMs,
     };
     // stored before it is returned: a receipt the caller saw is a receipt a human can read later
     await this.store.receipts.save(receipt);

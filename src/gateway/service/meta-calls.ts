@@ -29,7 +29,7 @@ export async function runMetaTool(
   session: SessionState | undefined,
   tool: MetaTool,
   args: Record<string, unknown>,
-  options: { signal?: AbortSignal; resolveName?: (name: string) => string } = {},
+  options: { signal?: AbortSignal; timeoutMs?: number; resolveName?: (name: string) => string } = {},
 ): Promise<MetaOutcome> {
   const problems = argumentProblems(tool, args);
   if (problems.length) {
@@ -57,11 +57,11 @@ export async function runMetaTool(
     }
     case CALL_TOOL.name: {
       const name = options.resolveName ? options.resolveName(args.name as string) : (args.name as string);
-      const outcome = await gateway.call(name, args.params ?? {}, { ...(options.signal ? { signal: options.signal } : {}), ...(session ? { session } : {}), via: 'tool_call' });
+      const outcome = await gateway.call(name, args.params ?? {}, { ...(options.signal ? { signal: options.signal } : {}), ...deadlineOf(options), ...(session ? { session } : {}), via: 'tool_call' });
       return { kind: 'call', outcome, changed: changedSince() };
     }
     default: {
-      const outcome = await gateway.confirm(args.token as string, options.signal ? { signal: options.signal } : {});
+      const outcome = await gateway.confirm(args.token as string, { ...(options.signal ? { signal: options.signal } : {}), ...deadlineOf(options) });
       return { kind: 'call', outcome, changed: false };
     }
   }
@@ -76,4 +76,9 @@ function argumentProblems(tool: MetaTool, args: Record<string, unknown>): string
   let checker = checkers.get(tool.name);
   if (!checker) checkers.set(tool.name, (checker = compileShapeChecker({ ...tool.inputSchema, required: [], additionalProperties: true }, 'the arguments')));
   return [...missing, ...unknown, ...checker(args).map((problem) => problem.message)];
+}
+
+// the deadline a surface read from the request (HTTP `timeout_ms`, MCP `_meta`), passed on to the call it runs
+function deadlineOf(options: { timeoutMs?: number }): { timeoutMs?: number } {
+  return options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
 }

@@ -1,22 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { JSON_OPTION, REPOSITORY_OPTIONS, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
+import { parseTimeout, TIMEOUT_OPTION } from '../timeout-option.js';
 
 /** `hldp call`: run a registered tool and print its receipt (the raw output on stdout). */
 export const callCommand: Command = {
   name: 'call',
-  usage: "TOOL [--params JSON|@FILE|-] [--repo R] [--json]",
+  usage: "TOOL [--params JSON|@FILE|-] [--timeout MS] [--repo R] [--json]",
   summary: 'run a registered tool; prints the receipt (exit 0 when it says ok, 3 when it waits for confirmation)',
-  options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, params: { type: 'string', short: 'p' } },
+  options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, ...TIMEOUT_OPTION, params: { type: 'string', short: 'p' } },
   maxPositionals: 1,
   async run(flags, positionals, io) {
     const tool = positionals[0];
     if (!tool) throw new UsageError(`call needs a tool name, e.g. hldp call shell-exec --params '{"cmd":"echo hello"}'`);
     const params = readParams(flags.params);
+    const deadline = parseTimeout(flags.timeout);
     const { withGateway } = await import('../with-gateway.js');
     return withGateway(flags, async (gateway) => {
       const { printOutcome } = await import('../format-outcome.js');
-      return printOutcome(await gateway.call(tool, params), io, Boolean(flags.json));
+      return printOutcome(await gateway.call(tool, params, deadline), io, Boolean(flags.json));
     });
   },
 };

@@ -1,20 +1,22 @@
 import { JSON_OPTION, REPOSITORY_OPTIONS, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
+import { parseTimeout, TIMEOUT_OPTION } from '../timeout-option.js';
 
 /** `hldp confirm`: run exactly the call a confirmation token stands for. */
 export const confirmCommand: Command = {
   name: 'confirm',
-  usage: 'TOKEN [--repo R] [--json]',
+  usage: 'TOKEN [--timeout MS] [--repo R] [--json]',
   summary: 'run the call that was waiting for confirmation',
-  options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION },
+  options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, ...TIMEOUT_OPTION },
   maxPositionals: 1,
   async run(flags, positionals, io) {
     const token = positionals[0];
     if (!token) throw new UsageError('confirm needs the token a call printed, e.g. hldp confirm 3kq...');
+    const deadline = parseTimeout(flags.timeout);
     const { withGateway } = await import('../with-gateway.js');
     return withGateway(flags, async (gateway) => {
       const { printOutcome } = await import('../format-outcome.js');
-      return printOutcome(await gateway.confirm(token), io, Boolean(flags.json));
+      return printOutcome(await gateway.confirm(token, deadline), io, Boolean(flags.json));
     });
   },
 };

@@ -1,0 +1,32 @@
+import type { ToolDefinition } from '../../core/index.js';
+import type { CallOutcome } from './call-outcome.js';
+
+/** The deadline a call runs under, or why the one it asked for is refused. */
+export type DeadlineChoice = { ok: true; timeoutMs: number } | { ok: false; outcome: Extract<CallOutcome, { kind: 'timeout_not_allowed' }> };
+
+/** The longest deadline a call of `tool` may ask for: its `max_timeout_ms` (default its `timeout_ms`), within the gateway's ceiling. */
+export function longestDeadline(tool: ToolDefinition, ceilingMs: number): number {
+  return Math.min(tool.constraints.max_timeout_ms ?? tool.constraints.timeout_ms, ceilingMs);
+}
+
+/**
+ * Spec §3: 30 s unless the definition says otherwise, and a long task sets its timeout explicitly. A call may ask
+ * for any deadline up to the tool's longest; without one it runs under the tool's own `timeout_ms` (cut to the
+ * ceiling). A request above the longest is refused before anything runs, naming what may be asked instead.
+ */
+export function chooseDeadline(tool: ToolDefinition, requestedMs: number | undefined, ceilingMs: number): DeadlineChoice {
+  const longest = longestDeadline(tool, ceilingMs);
+  if (requestedMs === undefined) return { ok: true, timeoutMs: Math.min(tool.constraints.timeout_ms, ceilingMs) };
+  if (Number.isSafeInteger(requestedMs) && requestedMs >= 1 && requestedMs <= longest) return { ok: true, timeoutMs: requestedMs };
+  const why =
+    longest === ceilingMs && (tool.constraints.max_timeout_ms ?? tool.constraints.timeout_ms) > ceilingMs
+      ? `the gateway's ceiling (max_call_timeout_ms) is ${ceilingMs} ms`
+      : tool.constraints.max_timeout_ms === undefined
+        ? `'${tool.name}' sets no constraints.max_timeout_ms, so a call may ask for at most its timeout_ms (${tool.constraints.timeout_ms} ms)`
+        : `'${tool.name}' allows at most constraints.max_timeout_ms = ${tool.constraints.max_timeout_ms} ms`;
+  const error =
+    !Number.isSafeInteger(requestedMs) || requestedMs < 1
+      ? `timeout_ms must be a whole number of milliseconds from 1 to ${longest}; got ${String(requestedMs)}`
+      : `timeout_ms ${requestedMs} is more than this call may ask for: ${why}. Ask for at most ${longest} ms; nothing ran.`;
+  return { ok: false, outcome: { kind: 'timeout_not_allowed', code: 'TIMEOUT_NOT_ALLOWED', tool: tool.name, error, requested_ms: requestedMs, allowed_ms: longest } };
+}
