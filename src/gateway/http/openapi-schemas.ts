@@ -24,7 +24,7 @@ const ToolDefinition = {
     params_schema: { type: 'object' },
     constraints: {
       type: 'object', required: ['timeout_ms', 'max_output_bytes', 'require_confirm'],
-      properties: { timeout_ms: { type: 'integer' }, max_output_bytes: { type: 'integer' }, require_confirm: { type: 'boolean' } },
+      properties: { timeout_ms: { type: 'integer' }, max_timeout_ms: { type: 'integer' }, max_output_bytes: { type: 'integer' }, require_confirm: { type: 'boolean' } },
     },
     author: { type: 'string' }, created: { type: 'string' }, why: { type: 'string' },
     aliases: stringList, examples: stringList, group: { type: 'string' },
