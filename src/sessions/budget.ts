@@ -45,7 +45,8 @@ interface Measured {
   /** `- name [marker]…` */
   head: string;
   headChars: number;
-  description: string[];
+  /** characters (code points) of the description */
+  length: number;
   keep: number;
   dropped: boolean;
 }
@@ -61,8 +62,8 @@ export function fitToBudget(sections: readonly BudgetSection[], maxChars: number
   sections.forEach((section, index) => {
     for (const line of section.lines) {
       const head = `- ${line.name}${line.markers.map((marker) => ` ${marker}`).join('')}`;
-      const description = [...line.description];
-      lines.push({ line, section: index, head, headChars: countChars(head), description, keep: description.length, dropped: false });
+      const length = countChars(line.description);
+      lines.push({ line, section: index, head, headChars: countChars(head), length, keep: length, dropped: false });
     }
   });
   const lineChars = (line: Measured, keep: number): number => line.headChars + (keep > 0 ? SEPARATOR.length + keep : 0);
@@ -72,11 +73,11 @@ export function fitToBudget(sections: readonly BudgetSection[], maxChars: number
     const rendered = counts.filter((count) => count > 0).length;
     return counts.reduce((sum, count, index) => sum + (count > 0 ? headers[index]! : 0), 0) + Math.max(0, rendered - 1);
   };
-  const totalAfter = (rounds: number): number => fixed() + lines.reduce((sum, line) => sum + 1 + lineChars(line, Math.max(0, line.description.length - rounds)), 0);
+  const totalAfter = (rounds: number): number => fixed() + lines.reduce((sum, line) => sum + 1 + lineChars(line, Math.max(0, line.length - rounds)), 0);
 
   let total = totalAfter(0);
   if (total > maxChars) {
-    const longest = lines.reduce((max, line) => Math.max(max, line.description.length), 0);
+    const longest = lines.reduce((max, line) => Math.max(max, line.length), 0);
     // the fewest whole rounds that fit, then the round before it and as many lines of the next as needed
     let low = 0;
     let high = longest;
@@ -87,7 +88,7 @@ export function fitToBudget(sections: readonly BudgetSection[], maxChars: number
     }
     const rounds = low;
     const before = Math.max(0, rounds - 1);
-    for (const line of lines) line.keep = Math.max(0, line.description.length - before);
+    for (const line of lines) line.keep = Math.max(0, line.length - before);
     total = totalAfter(before);
     for (const line of lines) {
       if (total <= maxChars) break;
@@ -117,15 +118,15 @@ export function fitToBudget(sections: readonly BudgetSection[], maxChars: number
   });
   const text = sectionTexts.filter((part) => part !== '').join('\n');
   for (const line of lines) {
-    if (line.dropped || line.keep === line.description.length) continue;
+    if (line.dropped || line.keep === line.length) continue;
     shortened += 1;
-    cutChars += line.description.length - line.keep;
+    cutChars += line.length - line.keep;
   }
   return { text, sections: sectionTexts, chars: countChars(text), shortened, cut_chars: cutChars, dropped };
 }
 
 function render(line: Measured): string {
   if (line.keep === 0) return line.head;
-  const description = line.keep === line.description.length ? line.description.join('') : `${line.description.slice(0, line.keep - 1).join('')}${ELLIPSIS}`;
+  const description = line.keep === line.length ? line.line.description : `${Array.from(line.line.description).slice(0, line.keep - 1).join('')}${ELLIPSIS}`;
   return `${line.head}${SEPARATOR}${description}`;
 }

@@ -36,6 +36,19 @@ export interface PromptInput {
   skills: readonly SkillDefinition[];
   groupDescriptions?: Readonly<Record<string, string>>;
   budget: number;
+  /** `visible` and `named` already rendered (a caller that renders the same view again keeps them) */
+  rendered?: RenderedTools;
+}
+
+/** The per-tool lines of a block: the signatures of the visible tools and the lines of the named ones. */
+export interface RenderedTools {
+  signatures: readonly string[];
+  named: readonly BudgetLine[];
+}
+
+/** Renders the per-tool lines, the part of a block that grows with the registry. */
+export function renderTools(visible: readonly ToolDefinition[], named: readonly ToolDefinition[], groupDescriptions: Readonly<Record<string, string>> = {}): RenderedTools {
+  return { signatures: visible.map((tool) => `- ${signatureLine(tool)}`), named: namedLines(named, groupDescriptions) };
 }
 
 /** The block, and what the budget cost. */
@@ -53,6 +66,7 @@ export interface PromptBlock {
  * purpose, large groups folded; the skill index. Sections 2, 5 and 6 share the budget (`fitToBudget`).
  */
 export function renderPromptBlock(input: PromptInput): PromptBlock {
+  const rendered = input.rendered ?? renderTools(input.visible, input.named, input.groupDescriptions);
   const activeNames = new Set(input.active.map((toolset) => toolset.name));
   const scoped = input.active.length > 0;
   const fixedTop = [
@@ -70,7 +84,7 @@ export function renderPromptBlock(input: PromptInput): PromptBlock {
   };
   const middle: string[] = [];
   if (scoped) {
-    middle.push('Tools of the active toolsets:', ...input.visible.map((tool) => `- ${signatureLine(tool)}`));
+    middle.push('Tools of the active toolsets:', ...rendered.signatures);
     for (const toolset of input.toolsets) if (activeNames.has(toolset.name) && toolset.hint) middle.push(`Hint (${toolset.name}): ${toolset.hint.trim()}`);
   } else {
     middle.push('No toolset is active: every tool below can be called; enable a toolset (or tool_load a tool) to see its arguments.');
@@ -79,7 +93,7 @@ export function renderPromptBlock(input: PromptInput): PromptBlock {
   const hidden: BudgetSection = {
     header: scoped ? 'Other tools (name and purpose; tool_load a name or group first):' : 'Tools (name and purpose):',
     dropRank: 0,
-    lines: namedLines(input.named, input.groupDescriptions ?? {}),
+    lines: rendered.named,
   };
   const skills: BudgetSection = {
     header: 'Skills (read one with read_skill):',
@@ -103,10 +117,24 @@ function assemble(top: string, middle: string, fitted: FittedBlock, budget: numb
   };
 }
 
+// a definition never changes once scanned: its line is worked out once, whichever sessions name it
+const toolLines = new WeakMap<ToolDefinition, BudgetLine>();
+
+function toolLine(tool: ToolDefinition): BudgetLine {
+  let line = toolLines.get(tool);
+  if (!line) toolLines.set(tool, (line = { name: tool.name, description: oneLine(tool.intent), markers: toolMarkers(tool) }));
+  return line;
+}
+
 /** Tools by name and purpose; a group with many tools here becomes one line naming its first tools. */
 function namedLines(tools: readonly ToolDefinition[], groupDescriptions: Readonly<Record<string, string>>): BudgetLine[] {
   const byGroup = new Map<string, ToolDefinition[]>();
-  for (const tool of tools) if (tool.group) byGroup.set(tool.group, [...(byGroup.get(tool.group) ?? []), tool]);
+  for (const tool of tools) {
+    if (!tool.group) continue;
+    const members = byGroup.get(tool.group);
+    if (members) members.push(tool);
+    else byGroup.set(tool.group, [tool]);
+  }
   const lines: BudgetLine[] = [];
   const folded = new Set<string>();
   for (const tool of tools) {
@@ -115,11 +143,11 @@ function namedLines(tools: readonly ToolDefinition[], groupDescriptions: Readonl
       if (folded.has(tool.group)) continue;
       folded.add(tool.group);
       const first = members.slice(0, 3).map((member) => member.name).join(', ');
-      const markers = [...new Set(members.flatMap(toolMarkers))];
+      const markers = [...new Set(members.flatMap((member) => toolLine(member).markers))];
       lines.push({ name: `${tool.group} (group of ${members.length}: ${first}, …)`, description: oneLine(groupDescriptions[tool.group] ?? ''), markers });
       continue;
     }
-    lines.push({ name: tool.name, description: oneLine(tool.intent), markers: toolMarkers(tool) });
+    lines.push(toolLine(tool));
   }
   return lines;
 }

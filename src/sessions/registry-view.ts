@@ -25,7 +25,10 @@ export class RegistryView {
     onDemand: readonly string[] = [],
   ) {
     for (const tool of index.tools) {
-      if (tool.group) this.groups.set(tool.group, [...(this.groups.get(tool.group) ?? []), tool]);
+      if (!tool.group) continue;
+      const members = this.groups.get(tool.group);
+      if (members) members.push(tool);
+      else this.groups.set(tool.group, [tool]);
     }
     for (const toolset of index.toolsets) {
       this.toolsets.set(toolset.name.toLowerCase(), toolset);

@@ -1,6 +1,6 @@
-import type { SkillDefinition } from '../core/index.js';
+import type { SkillDefinition, ToolDefinition } from '../core/index.js';
 import { META_TOOLS } from '../export/index.js';
-import { promptBudget, renderPromptBlock, type CoreToolLine, type PromptBlock } from './prompt-block.js';
+import { promptBudget, renderPromptBlock, renderTools, type CoreToolLine, type PromptBlock, type RenderedTools } from './prompt-block.js';
 import type { RegistryView } from './registry-view.js';
 import type { SessionState } from './session-state.js';
 import type { SessionView } from './session-view.js';
@@ -28,6 +28,9 @@ export const CORE_TOOL_LINES: readonly CoreToolLine[] = META_TOOLS.map((tool) =>
   description: CORE_DESCRIPTIONS[tool.name] ?? tool.description,
 }));
 
+// a view never changes once computed, and sessions with the same toolsets share it: its lines are rendered once
+const renderedByView = new WeakMap<SessionView, Map<string, RenderedTools>>();
+
 /** The prompt block of one session's view. */
 export function promptBlockOf(
   registry: RegistryView,
@@ -39,17 +42,17 @@ export function promptBlockOf(
 ): PromptBlock {
   const active = state?.toolsets ?? [];
   const scoped = active.length > 0;
+  const visible = scoped ? view.visible : [];
   // with no toolset active every tool is visible: the block names them all (budgeted) instead of giving each a signature
-  const listed = new Set([...view.visible, ...view.reserved]);
-  const named = scoped ? view.reserved : registry.index.tools.filter((tool) => listed.has(tool));
-  return renderPromptBlock({
-    core: CORE_TOOL_LINES,
-    toolsets: registry.index.toolsets,
-    active,
-    visible: scoped ? view.visible : [],
-    named,
-    skills,
-    groupDescriptions,
-    budget: promptBudget(options),
-  });
+  const named = (): ToolDefinition[] => {
+    if (scoped) return view.reserved;
+    const listed = new Set([...view.visible, ...view.reserved]);
+    return registry.index.tools.filter((tool) => listed.has(tool));
+  };
+  let byKey = renderedByView.get(view);
+  if (!byKey) renderedByView.set(view, (byKey = new Map()));
+  const key = `${scoped}\0${JSON.stringify(groupDescriptions)}`;
+  let rendered = byKey.get(key);
+  if (!rendered) byKey.set(key, (rendered = renderTools(visible, named(), groupDescriptions)));
+  return renderPromptBlock({ core: CORE_TOOL_LINES, toolsets: registry.index.toolsets, active, visible, named: [], skills, groupDescriptions, budget: promptBudget(options), rendered });
 }

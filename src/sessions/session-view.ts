@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ToolDefinition } from '../core/index.js';
 import type { RegistryView } from './registry-view.js';
 import type { SessionState } from './session-state.js';
-import { decideVisibility, type Attention, type RightsLayer, type Subject } from './visibility.js';
+import { classifyTool, type Attention, type RightsLayer, type Subject } from './visibility.js';
 
 /** Every tool of the index sorted by what it is for one session (meta-tools are not registry tools: they are always visible). */
 export interface SessionView {
@@ -47,19 +47,20 @@ export class ViewCache {
   }
 }
 
-/** Asks `decideVisibility` about every tool of the index, as its own name. */
+/** Asks the visibility lattice (`classifyTool`, `decideVisibility` without the words) about every tool of the index, as its own name. */
 export function computeView(registry: RegistryView, rights: readonly RightsLayer[], subject: Subject, attention: Attention): SessionView {
   const visible: ToolDefinition[] = [];
   const reserved: ToolDefinition[] = [];
   let hidden = 0;
   let forbidden = 0;
   const hash = createHash('sha1');
+  const input = { registry, rights, subject, attention };
   for (const tool of registry.index.tools) {
-    const { state } = decideVisibility(tool, tool.name, { registry, rights, subject, attention });
+    const { state } = classifyTool(tool, tool.name, input);
     if (state === 'visible') {
       visible.push(tool);
       // the oid changes whenever anything in the tool's folder does
-      hash.update(`${tool.name}\0${tool.source.oid}\n`);
+      hash.update(tool.name).update('\0').update(tool.source.oid).update('\n');
     } else if (state === 'reserved') reserved.push(tool);
     else if (state === 'hidden') hidden += 1;
     else forbidden += 1;

@@ -58,34 +58,64 @@ export function denyListRights(deny: readonly string[]): RightsLayer {
   };
 }
 
+/** Why a tool has its state, as data: `decideVisibility` words it; views, which ask about every tool, never need the words. */
+export type Because =
+  | { state: 'forbidden'; reason: string }
+  | { state: 'hidden'; by: 'alias' | 'unlisted' }
+  | { state: 'visible'; by: 'toolset'; toolset: string }
+  | { state: 'visible'; by: 'loaded' | 'no-toolset' }
+  | { state: 'reserved'; by: 'on-demand' | 'not-in-active-toolsets' };
+
 /**
- * The one function that decides what a tool is for a session, called as `calledAs` (its name, or an
- * alias). `tools/list`, the prompt block, the refusal of a call and the explanation endpoint all ask it,
- * so the four cannot disagree. Rights come first (forbidden), then advertising (hidden), then attention.
+ * The lattice itself: rights first (forbidden), then advertising (hidden), then attention (visible or
+ * reserved). Cheap enough to ask about every tool of a 10,000-tool index per view.
  */
-export function decideVisibility(tool: ToolDefinition, calledAs: string, input: VisibilityInput): Visibility {
+export function classifyTool(tool: ToolDefinition, calledAs: string, input: VisibilityInput): Because {
   for (const layer of input.rights) {
     const reason = layer.refuse(tool, input.subject);
     if (reason !== undefined) return { state: 'forbidden', reason };
   }
-  if (calledAs !== tool.name) return { state: 'hidden', reason: `'${calledAs}' is an alias of '${tool.name}': a call by it runs '${tool.name}', but only '${tool.name}' is listed` };
-  if (tool.unlisted) return { state: 'hidden', reason: `'${tool.name}' is unlisted: it runs when called by name but is never advertised` };
-  return attention(tool, input);
+  if (calledAs !== tool.name) return { state: 'hidden', by: 'alias' };
+  if (tool.unlisted) return { state: 'hidden', by: 'unlisted' };
+  const { registry, attention } = input;
+  const onDemand = registry.onDemand.has(tool.name);
+  for (const toolset of attention.toolsets) {
+    // a toolset that names the tool beats on_demand; a whole-registry toolset does not name it
+    if (registry.holds(toolset.name, tool.name) && !(onDemand && registry.wholeRegistryToolsets.has(toolset.name))) return { state: 'visible', by: 'toolset', toolset: toolset.name };
+  }
+  if (attention.loaded.has(tool.name)) return { state: 'visible', by: 'loaded' };
+  if (onDemand) return { state: 'reserved', by: 'on-demand' };
+  if (attention.toolsets.length === 0) return { state: 'visible', by: 'no-toolset' };
+  return { state: 'reserved', by: 'not-in-active-toolsets' };
 }
 
-function attention(tool: ToolDefinition, { registry, attention: { toolsets, loaded } }: VisibilityInput): Visibility {
-  const onDemand = registry.onDemand.has(tool.name);
-  for (const toolset of toolsets) {
-    // a toolset that names the tool beats on_demand; a whole-registry toolset does not name it
-    if (registry.holds(toolset.name, tool.name) && !(onDemand && registry.wholeRegistryToolsets.has(toolset.name))) {
-      return { state: 'visible', reason: `'${tool.name}' is in the active toolset '${toolset.name}'` };
-    }
-  }
-  if (loaded.has(tool.name)) return { state: 'visible', reason: `'${tool.name}' was loaded for this turn (tool_load, tool_find or a call that enabled its toolset)` };
+/**
+ * The one function that decides what a tool is for a session, called as `calledAs` (its name, or an
+ * alias), with one sentence saying why. `tools/list`, the prompt block, the refusal of a call and the
+ * explanation endpoint all ask it (views through `classifyTool`, the same lattice without the words),
+ * so the four cannot disagree.
+ */
+export function decideVisibility(tool: ToolDefinition, calledAs: string, input: VisibilityInput): Visibility {
+  const because = classifyTool(tool, calledAs, input);
+  return { state: because.state, reason: explain(tool, calledAs, because, input) };
+}
+
+function explain(tool: ToolDefinition, calledAs: string, because: Because, { registry, attention }: VisibilityInput): string {
   const naming = registry.toolsetsNaming(tool.name);
   const way = `call tool_load with {"name": "${tool.name}"}${naming.length ? ` or enable toolset '${naming[0]}'` : ''}`;
-  if (onDemand) return { state: 'reserved', reason: `'${tool.name}' is on demand (sessions.on_demand in the config): ${way}` };
-  if (toolsets.length === 0) return { state: 'visible', reason: 'no toolset is active, so every tool the session may use is listed' };
-  const active = toolsets.map((toolset) => `'${toolset.name}'`).join(', ');
-  return { state: 'reserved', reason: `'${tool.name}' is not in the active toolsets (${active}): ${way}` };
+  switch (because.state) {
+    case 'forbidden':
+      return because.reason;
+    case 'hidden':
+      return because.by === 'alias'
+        ? `'${calledAs}' is an alias of '${tool.name}': a call by it runs '${tool.name}', but only '${tool.name}' is listed`
+        : `'${tool.name}' is unlisted: it runs when called by name but is never advertised`;
+    case 'visible':
+      if (because.by === 'toolset') return `'${tool.name}' is in the active toolset '${because.toolset}'`;
+      if (because.by === 'loaded') return `'${tool.name}' was loaded for this turn (tool_load, tool_find or a call that enabled its toolset)`;
+      return 'no toolset is active, so every tool the session may use is listed';
+    case 'reserved':
+      if (because.by === 'on-demand') return `'${tool.name}' is on demand (sessions.on_demand in the config): ${way}`;
+      return `'${tool.name}' is not in the active toolsets (${attention.toolsets.map((toolset) => `'${toolset.name}'`).join(', ')}): ${way}`;
+  }
 }
