@@ -26,6 +26,12 @@ export type DiagnosticCode =
   | 'DUPLICATE_NAME'
   | 'INVALID_PARAMS_SCHEMA'
   | 'UNKNOWN_PLACEHOLDER'
+  /** a parameter fills an environment variable that is not a plain name or that a program runs or obeys */
+  | 'UNSAFE_ENV_VARIABLE'
+  /** a parameter's value could never be built into the command: the call would fail as EXECUTOR_MISCONFIGURED */
+  | 'UNFILLABLE_TEMPLATE'
+  /** a schema `pattern` the linear-time regular expression engine (RE2) cannot compile */
+  | 'UNSUPPORTED_PATTERN'
   | 'MISSING_DEFINITION'
   | 'ALIAS_CONFLICT'
   | 'NOT_UTF8'

@@ -1,24 +1,57 @@
 // Variables through which a value is read as code, as options of a program, or picks the program or
-// its configuration (git reads GIT_CONFIG_PARAMETERS, a shell ENV, a loader LD_PRELOAD, git and curl
-// read config files under HOME). A parameter, which the caller chooses, may never fill them. The
-// list is deliberately broad: a tool that needs one of them sets it to a fixed value.
+// its configuration (git reads GIT_CONFIG_PARAMETERS, a shell ENV, bash BASH_FUNC_name%% as a function,
+// a loader LD_PRELOAD, zsh ZDOTDIR, Go GOFLAGS, TLS libraries SSLKEYLOGFILE, git and curl config files
+// under HOME). A parameter, which the caller chooses, may never fill them. The list is deliberately
+// broad: a tool that needs one of them sets it to a fixed value.
 const CODE_BEARING = new RegExp(
   '^(' +
     [
-      'PATH', 'IFS', 'ENV', 'BASH_ENV', 'PS[0-4]', 'PROMPT_COMMAND', 'SHELLOPTS', 'BASHOPTS', 'SHELL', 'CDPATH',
-      'HOME', 'XDG_CONFIG_HOME', 'XDG_CONFIG_DIRS', 'XDG_DATA_HOME', 'TMPDIR',
-      'EDITOR', 'VISUAL', 'PAGER', 'MANPAGER', 'BROWSER', 'LESSOPEN', 'LESSCLOSE', 'LESSKEY', 'TERMINFO',
+      // shells
+      'PATH', 'IFS', 'ENV', 'BASH_ENV', 'BASH_FUNC_.*', 'BASH_XTRACEFD', 'BASH_LOADABLES_PATH', 'BASH_COMPAT', 'PS[0-4]',
+      'PROMPT_COMMAND', 'SHELLOPTS', 'BASHOPTS', 'SHELL', 'CDPATH', 'GLOBIGNORE', 'FPATH', 'ZDOTDIR', 'ZSH_.*', 'KSH_.*',
+      'HISTFILE', 'INPUTRC', 'FCEDIT', 'POSIXLY_CORRECT',
+      // where programs find their configuration
+      'HOME', 'XDG_.*', 'TMPDIR', 'TZDIR', 'NLSPATH', 'HOSTALIASES', 'RES_OPTIONS', 'LOCALDOMAIN', 'RESOLV_.*',
+      // programs a program starts
+      'EDITOR', 'VISUAL', 'SUDO_EDITOR', 'PAGER', 'MANPAGER', 'BROWSER', 'LESS', 'MORE', 'LESSOPEN', 'LESSCLOSE', 'LESSKEY',
+      'TERMINFO', 'TERMCAP', 'VIMINIT', 'EXINIT', 'MYVIMRC', 'VIMRUNTIME',
+      // the C library and the loader
       'GCONV_PATH', 'LOCPATH', 'GLIBC_TUNABLES', 'MALLOC_.*', 'LD_.*', 'DYLD_.*',
-      'OPENSSL_.*', 'SSL_CERT_.*', 'CURL_HOME', 'CURL_CA_BUNDLE', 'WGETRC', '.*_PROXY',
-      'GIT_.*', 'SSH_.*', '.*_ASKPASS',
-      'NODE_.*', 'NPM_CONFIG_.*', 'PYTHON.*', 'PERL.*', 'RUBY.*', 'GEM_.*', 'BUNDLE_.*', 'LUA_.*', 'TCL.*',
-      'CLASSPATH', 'JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'JDK_JAVA_OPTIONS',
+      // TLS, proxies, credentials files
+      'OPENSSL_.*', 'SSL_CERT_.*', 'SSLKEYLOGFILE', 'REQUESTS_CA_BUNDLE', 'CURL_HOME', 'CURL_CA_BUNDLE', 'WGETRC', '.*_PROXY',
+      'KRB5.*', 'GNUPGHOME', 'GPG_.*', 'KUBECONFIG', 'DOCKER_.*', 'AWS_CONFIG_FILE', 'AWS_SHARED_CREDENTIALS_FILE', 'BOTO_CONFIG', 'CLOUDSDK_.*',
+      // version control and remote shells
+      'GIT_.*', 'SSH_.*', '.*_ASKPASS', 'HGRCPATH', 'HGPLAIN', 'HGEDITOR', 'SVN_.*', 'CVS_RSH', 'RSYNC_RSH',
+      // options of archivers and tools read from the environment
+      'GZIP', 'BZIP2?', 'XZ_OPT', 'XZ_DEFAULTS', 'ZSTD_.*', 'TAR_OPTIONS', 'GREP_OPTIONS',
+      // language runtimes and build tools
+      'NODE_.*', 'NPM_CONFIG_.*', 'YARN_.*', 'BUN_.*', 'DENO_.*', 'ELECTRON_.*',
+      'PYTHON.*', 'PIP_.*', 'VIRTUAL_ENV', 'CONDA_.*', 'PERL.*', 'RUBY.*', 'GEM_.*', 'BUNDLE_.*', 'LUA_.*', 'TCL.*', 'PHP.*', 'COMPOSER_.*',
+      'CLASSPATH', 'JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'JDK_JAVA_OPTIONS', 'JAVA_OPTIONS', 'JAVA_HOME', 'MAVEN_OPTS', 'GRADLE_OPTS', 'GRADLE_USER_HOME', 'ANT_OPTS', 'SBT_OPTS',
+      'GOFLAGS', 'GOPATH', 'GOROOT', 'GOPROXY', 'GOPRIVATE', 'GONOPROXY', 'GONOSUMDB', 'GOINSECURE', 'GOENV', 'GOTOOLCHAIN', 'GOCACHE',
+      'GOMODCACHE', 'GOWORK', 'GODEBUG', 'GOEXPERIMENT', 'GOOS', 'GOARCH', 'GOTMPDIR', 'GCCGO', 'CGO_.*',
+      'CARGO_.*', 'RUSTC.*', 'RUSTFLAGS', 'RUSTDOCFLAGS', 'RUSTUP_.*', 'DOTNET_.*', 'COMPLUS_.*', 'CORECLR_.*', 'R_.*',
+      'CC', 'CXX', 'CPP', 'LD', 'AR', 'AS', 'CFLAGS', 'CXXFLAGS', 'CPPFLAGS', 'LDFLAGS', 'LIBS', 'MAKEFLAGS', 'MFLAGS', 'MAKEFILES',
+      'PKG_CONFIG_.*', 'NIX_.*',
     ].join('|') +
     ')$',
   'i',
 );
 
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** Whether an environment variable is one a parameter may not set, because a program would run or obey its value. */
 export function isCodeBearingVariable(name: string): boolean {
   return CODE_BEARING.test(name);
+}
+
+/**
+ * Why a parameter may not fill the environment variable `name`, or undefined when it may: only plain
+ * identifiers (`[A-Za-z_][A-Za-z0-9_]*`; bash imports `BASH_FUNC_ls%%` as a function) that no program
+ * runs or obeys.
+ */
+export function parameterVariableProblem(name: string): string | undefined {
+  if (!PLAIN_NAME.test(name)) return `'${name}' is not a plain variable name ([A-Za-z_][A-Za-z0-9_]*), and a shell may read such a variable as code`;
+  if (isCodeBearingVariable(name)) return `a program would run or obey the value of '${name}'`;
+  return undefined;
 }

@@ -39,5 +39,5 @@ export {
 export type { ExecutionResult, Receipt } from './receipt.js';
 export type { Candidate, MatchResult, NearMiss } from './match-result.js';
 export { PLACEHOLDER_PATTERN, listPlaceholders, wholePlaceholder, type Placeholder } from './template.js';
-export { isCodeBearingVariable } from './environment-names.js';
+export { isCodeBearingVariable, parameterVariableProblem } from './environment-names.js';
 export { isLoopback } from './loopback.js';

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { isCodeBearingVariable, type ArgvTemplate, type ExecutionResult, type ShellSpec, type ToolDefinition } from '../core/index.js';
+import { parameterVariableProblem, type ArgvTemplate, type ExecutionResult, type ShellSpec, type ToolDefinition } from '../core/index.js';
 import { buildArgv, fillTemplate } from './argv-template.js';
 import type { ShellConfig } from './execution-context.js';
 import { failedResult } from './execution-result.js';
@@ -45,9 +45,8 @@ function buildEnvironment(spec: ShellSpec, params: Params, config: ShellConfig):
   for (const [name, template] of Object.entries(spec.env ?? {})) {
     const filled = fillTemplate(template, params);
     if (!filled.ok) continue;
-    if (filled.text !== template && isCodeBearingVariable(name)) {
-      return { ok: false, message: `shell.env '${name}' may not take a parameter: its value would be run as code or pick the program` };
-    }
+    const problem = filled.text !== template ? parameterVariableProblem(name) : undefined;
+    if (problem) return { ok: false, message: `shell.env '${name}' may not take a parameter: ${problem}` };
     overrides[name] = filled.text;
   }
   if (spec.script !== undefined) {

@@ -2,6 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import type { ToolDefinition } from '../core/index.js';
 import { compactSchema } from './compact-schema.js';
+import { linearRegExp } from './linear-regexp.js';
 
 /** One parameter that does not satisfy the schema, and what was expected of it. */
 export interface ParamProblem {
@@ -28,7 +29,8 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 /** A validator for one index: schemas compile lazily, so a 10,000-tool index costs nothing until used. */
 export function createParamsValidator(): ParamsValidator {
   // a schema's $id is not registered: two tools (or two versions of one) may well use the same one
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, addUsedSchema: false });
+  // patterns run on RE2: a catastrophic pattern in a definition cannot stall the process
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, addUsedSchema: false, code: { regExp: linearRegExp } });
   addFormats(ajv);
   return validatorOver(ajv, new Map());
 }
@@ -41,7 +43,13 @@ function validatorOver(ajv: Ajv2020, compiled: Map<ToolDefinition, ValidateFunct
     validate(tool, params) {
       let check = compiled.get(tool);
       if (check === undefined) {
-        check = ajv.compile(tool.params_schema);
+        try {
+          check = ajv.compile(tool.params_schema);
+        } catch (error) {
+          // a schema ajv refuses (an unresolvable $ref) is the definition's fault: a clear answer, never a crash
+          const message = `the params schema of '${tool.name}' cannot be used (${(error as Error).message}); fix its TOOL.hdlp`;
+          return { valid: false, errorMessage: message, problems: [{ param: '', message }], schema: compactSchema(tool.params_schema) };
+        }
         compiled.set(tool, check);
       }
       return validateWith(check, tool, params);

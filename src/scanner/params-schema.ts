@@ -1,4 +1,5 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { RE2JS } from 're2js';
 import type { JsonSchema } from '../core/index.js';
 import { splitInstancePath } from './yaml-locator.js';
 import type { SchemaProblem } from './shape-checker.js';
@@ -24,6 +25,8 @@ const SCHEMA_LIST_KEYWORDS = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf'])
 export interface NormalisedParams {
   schema: JsonSchema;
   problems: SchemaProblem[];
+  /** `pattern`s (and `patternProperties` keys) that RE2, the engine params are checked with, cannot compile */
+  patternProblems: SchemaProblem[];
 }
 
 // one meta-schema validator for every definition: compiling per tool would cost milliseconds each
@@ -50,7 +53,46 @@ export function normaliseParamsSchema(written: Record<string, unknown>): Normali
       problems.push({ path, atKey: false, message: `'${path.join('.')}' is not valid JSON Schema: ${error.message ?? 'invalid'}` });
     }
   }
-  return { schema, problems };
+  const patternProblems = unsupportedPatterns(schema, []).map(({ path, atKey, pattern, reason }) => ({
+    path: toWritten(path),
+    atKey,
+    message: `pattern '${pattern}' cannot run on RE2, the linear-time engine params are checked with (${reason}); rewrite it without look-around or back-references`,
+  }));
+  return { schema, problems, patternProblems };
+}
+
+/** Every `pattern` and `patternProperties` key in schema positions that RE2 refuses. */
+function unsupportedPatterns(schema: unknown, path: Array<string | number>): Array<{ path: Array<string | number>; atKey: boolean; pattern: string; reason: string }> {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return [];
+  const found: Array<{ path: Array<string | number>; atKey: boolean; pattern: string; reason: string }> = [];
+  const check = (pattern: string, at: Array<string | number>, atKey: boolean): void => {
+    const reason = re2Problem(pattern);
+    if (reason !== undefined) found.push({ path: at, atKey, pattern, reason });
+  };
+  for (const [keyword, value] of Object.entries(schema)) {
+    const here = [...path, keyword];
+    if (keyword === 'pattern' && typeof value === 'string') check(value, here, false);
+    else if (keyword === 'patternProperties' && value && typeof value === 'object') {
+      for (const [pattern, item] of Object.entries(value)) {
+        check(pattern, [...here, pattern], true);
+        found.push(...unsupportedPatterns(item, [...here, pattern]));
+      }
+    } else if (SCHEMA_KEYWORDS.has(keyword)) found.push(...unsupportedPatterns(value, here));
+    else if (SCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value)) value.forEach((item, index) => found.push(...unsupportedPatterns(item, [...here, index])));
+    else if (SCHEMA_MAP_KEYWORDS.has(keyword) && value && typeof value === 'object') {
+      for (const [name, item] of Object.entries(value)) found.push(...unsupportedPatterns(item, [...here, name]));
+    }
+  }
+  return found;
+}
+
+function re2Problem(pattern: string): string | undefined {
+  try {
+    RE2JS.compile(pattern);
+    return undefined;
+  } catch (error) {
+    return (error instanceof Error ? error.message : String(error)).replace(/^error parsing regexp: /, '');
+  }
 }
 
 function fromShorthand(written: Record<string, unknown>): JsonSchema {

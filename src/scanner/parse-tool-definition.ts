@@ -6,9 +6,11 @@ import {
   type DiagnosticCode,
   type ExecutorName,
   type ToolDefinition,
+  type ArgvTemplate,
+  type ShellSpec,
 } from '../core/index.js';
 import { normaliseParamsSchema } from './params-schema.js';
-import { checkOptionLikeArguments, checkTemplates } from './template-checks.js';
+import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkTemplates } from './template-checks.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { checkToolShape } from './tool-schema.js';
 import { definitionText, guardParse, readYamlMapping, type ParseOptions } from './yaml-mapping.js';
@@ -85,7 +87,10 @@ function validateDefinition(file: DefinitionFile, value: Record<string, unknown>
 
   const params = normaliseParamsSchema(value.params_schema as Record<string, unknown>);
   for (const problem of params.problems) report('INVALID_PARAMS_SCHEMA', problem);
+  for (const problem of params.patternProblems) report('UNSUPPORTED_PATTERN', problem);
   for (const problem of checkTemplates(value, params.schema)) report('UNKNOWN_PLACEHOLDER', problem);
+  for (const problem of checkEnvironment(value)) report('UNSAFE_ENV_VARIABLE', problem);
+  for (const problem of checkArgvFillable(value, params.schema)) report('UNFILLABLE_TEMPLATE', problem);
   for (const problem of checkOptionLikeArguments(value, params.schema)) report('OPTION_LIKE_ARGUMENT', problem, 'warning');
   if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return { tool: null, diagnostics };
   return { tool: toDefinition(file, value, params.schema), diagnostics, namePosition: locator.locate(['name']) };
@@ -116,5 +121,14 @@ function toDefinition(file: DefinitionFile, value: Record<string, unknown>, para
   for (const key of ['group', 'unlisted', 'output_schema', 'shell', 'gatekeeper', 'http', 'forgejo'] as const) {
     if (written[key] !== undefined) Object.assign(tool, { [key]: written[key] });
   }
+  if (tool.shell?.argv !== undefined) tool.shell = { ...tool.shell, argv: argvAsText(tool.shell.argv) };
   return tool;
+}
+
+// `argv: [seq, 1, 100000]`: numbers and booleans are literal arguments, as their decimal text (1.50 becomes 1.5)
+function argvAsText(argv: NonNullable<ShellSpec['argv']>): NonNullable<ShellSpec['argv']> {
+  const text = (item: unknown): string => (typeof item === 'string' ? item : String(item));
+  const list = (template: unknown[]): ArgvTemplate => template.map((item) => (Array.isArray(item) ? item.map(text) : text(item)));
+  if (Array.isArray(argv)) return list(argv);
+  return Object.fromEntries(Object.entries(argv).map(([key, template]) => [key, list(template)]));
 }

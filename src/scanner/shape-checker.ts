@@ -31,7 +31,10 @@ function describeErrors(errors: ErrorObject[], rootName: string): SchemaProblem[
   for (const error of errors) {
     if (WRAPPER_KEYWORDS.has(error.keyword) && !isOneOfCount(error)) continue;
     const explained = unions.some((union) => union !== error && isWithin(error.instancePath, union.instancePath));
-    if (explained) continue;
+    // a union failing inside another names the element at fault (`shell.argv.2`), not the whole list
+    const deeper = error.keyword === 'anyOf' && unions.some((union) => union.instancePath !== error.instancePath && isWithin(union.instancePath, error.instancePath));
+    if (deeper) continue;
+    if (explained && !(error.keyword === 'anyOf' && isInnermostUnion(error, unions))) continue;
     const problem = describeError(error, errors, rootName);
     const key = `${problem.path.join('.')}:${problem.message}`;
     if (seen.has(key)) continue;
@@ -39,6 +42,10 @@ function describeErrors(errors: ErrorObject[], rootName: string): SchemaProblem[
     problems.push(problem);
   }
   return problems;
+}
+
+function isInnermostUnion(error: ErrorObject, unions: ErrorObject[]): boolean {
+  return !unions.some((union) => union.instancePath !== error.instancePath && isWithin(union.instancePath, error.instancePath));
 }
 
 function isWithin(instancePath: string, ancestor: string): boolean {

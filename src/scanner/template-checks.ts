@@ -1,9 +1,9 @@
-import { isCodeBearingVariable, listPlaceholders, wholePlaceholder, type JsonSchema } from '../core/index.js';
+import { listPlaceholders, parameterVariableProblem, wholePlaceholder, type JsonSchema } from '../core/index.js';
 import type { SchemaProblem } from './shape-checker.js';
 
 /** The per-executor fields that may reference parameters (already shape-checked by the schema). */
 interface ExecutorFields {
-  shell?: { argv?: unknown; select?: string; env?: Record<string, string>; cwd?: string };
+  shell?: { argv?: unknown; select?: string; env?: Record<string, string>; cwd?: string; script?: string };
   http?: { method?: string; path?: string; query?: string[]; body?: string[] | string; headers?: Record<string, string> };
 }
 
@@ -12,7 +12,8 @@ export function checkTemplates(fields: ExecutorFields, paramsSchema: JsonSchema)
   const declared = (paramsSchema.properties ?? {}) as Record<string, JsonSchema>;
   const problems: SchemaProblem[] = [];
   const requireDeclared = (name: string, path: Array<string | number>, what: string): void => {
-    if (!(name in declared)) {
+    // own names only: a placeholder named `constructor` or `__proto__` declares nothing
+    if (!Object.hasOwn(declared, name)) {
       problems.push({ path, atKey: false, message: `${what} '${name}' is not a parameter in 'params_schema' (declared: ${Object.keys(declared).join(', ') || 'none'})` });
     }
   };
@@ -22,12 +23,7 @@ export function checkTemplates(fields: ExecutorFields, paramsSchema: JsonSchema)
   const { shell, http } = fields;
   if (shell) {
     forEachArgv(shell.argv, (text, path) => checkText(text, ['shell', 'argv', ...path]));
-    for (const [key, value] of Object.entries(shell.env ?? {})) {
-      checkText(value, ['shell', 'env', key]);
-      if (listPlaceholders(value).length > 0 && isCodeBearingVariable(key)) {
-        problems.push({ path: ['shell', 'env', key], atKey: true, message: `'shell.env.${key}' may not take a parameter: a program would run or obey its value (set it to a fixed value, or pass the parameter as an argument)` });
-      }
-    }
+    for (const [key, value] of Object.entries(shell.env ?? {})) checkText(value, ['shell', 'env', key]);
     if (shell.cwd) checkText(shell.cwd, ['shell', 'cwd']);
     problems.push(...checkSelect(shell, declared));
   }
@@ -38,6 +34,61 @@ export function checkTemplates(fields: ExecutorFields, paramsSchema: JsonSchema)
     (http.query ?? []).forEach((name, index) => requireDeclared(name, ['http', 'query', index], 'query parameter'));
     if (typeof http.body === 'string') requireDeclared(wholePlaceholder(http.body) ?? http.body, ['http', 'body'], 'body parameter');
     else (http.body ?? []).forEach((name, index) => requireDeclared(name, ['http', 'body', index], 'body parameter'));
+  }
+  return problems;
+}
+
+/** Environment variables a parameter fills: only plain names that no program runs or obeys (`UNSAFE_ENV_VARIABLE`). */
+export function checkEnvironment(fields: ExecutorFields): SchemaProblem[] {
+  const problems: SchemaProblem[] = [];
+  for (const [key, value] of Object.entries(fields.shell?.env ?? {})) {
+    const problem = listPlaceholders(value).length > 0 ? parameterVariableProblem(key) : undefined;
+    if (problem) {
+      problems.push({ path: ['shell', 'env', key], atKey: true, message: `'shell.env.${key}' may not take a parameter: ${problem} (set it to a fixed value, or pass the parameter as an argument)` });
+    }
+  }
+  return problems;
+}
+
+/**
+ * What the shell executor would refuse at every call that reaches it (`UNFILLABLE_TEMPLATE`), found
+ * without running anything: a placeholder in the program name; an element outside an optional group
+ * needing a parameter that may be left out and has no default; a list parameter inside a longer text.
+ */
+export function checkArgvFillable(fields: ExecutorFields, paramsSchema: JsonSchema): SchemaProblem[] {
+  const declared = (paramsSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set(Array.isArray(paramsSchema.required) ? (paramsSchema.required as string[]) : []);
+  const property = (name: string): JsonSchema | undefined => (Object.hasOwn(declared, name) ? declared[name] : undefined);
+  const isList = (name: string): boolean => {
+    const type = property(name)?.type;
+    return type === 'array' || (Array.isArray(type) && type.includes('array'));
+  };
+  const mayBeMissing = (name: string): boolean => {
+    const schema = property(name);
+    return schema !== undefined && !required.has(name) && !Object.hasOwn(schema, 'default');
+  };
+  const problems: SchemaProblem[] = [];
+  const checkElement = (text: string, path: Array<string | number>, inGroup: boolean): void => {
+    const names = listPlaceholders(text).map((placeholder) => placeholder.name);
+    const whole = wholePlaceholder(text);
+    const listed = whole === undefined ? names.find(isList) : undefined;
+    if (listed !== undefined) {
+      problems.push({ path, atKey: false, message: `argv element '${text}' mixes text with list parameter '${listed}'; a list can only fill a whole element like "{${listed}}"` });
+    }
+    const missing = inGroup ? undefined : names.find(mayBeMissing);
+    if (missing !== undefined) {
+      problems.push({ path, atKey: false, message: `argv element '${text}' needs parameter '${missing}', which is optional and has no default, so a call without it would fail: make it required, give it a default, or put the element in an optional group ["${text}"]` });
+    }
+  };
+  for (const [list, prefix] of argvTemplates(fields.shell?.argv)) {
+    const program = list[0];
+    if (typeof program === 'string' && listPlaceholders(program).length > 0) {
+      problems.push({ path: ['shell', 'argv', ...prefix, 0], atKey: false, message: `the program '${program}' must be fixed text: a parameter may never choose what runs` });
+    }
+    list.forEach((item, index) => {
+      if (Array.isArray(item)) item.forEach((inner, innerIndex) => checkElement(String(inner), ['shell', 'argv', ...prefix, index, innerIndex], true));
+      else if (index > 0) checkElement(String(item), ['shell', 'argv', ...prefix, index], false);
+    });
   }
   return problems;
 }
@@ -61,7 +112,7 @@ export function checkOptionLikeArguments(fields: ExecutorFields, paramsSchema: J
         const before = inner > 0 ? texts[inner - 1]! : previous;
         const name = wholePlaceholder(text);
         const optionValue = before.startsWith('-') && before !== '--' && before !== '--end-of-options';
-        if (name !== undefined && index > 0 && !optionsEnded && !optionValue && !restricted(declared[name])) {
+        if (name !== undefined && index > 0 && !optionsEnded && !optionValue && !restricted(Object.hasOwn(declared, name) ? declared[name] : undefined)) {
           const path = Array.isArray(item) ? [...prefix, index, inner] : [...prefix, index];
           problems.push({ path, atKey: false, message: `parameter '${name}' is a whole argument: a value starting with '-' would be read as an option; put '--' (or '--end-of-options' for git) before it, or give '${name}' a pattern` });
         }
@@ -99,7 +150,7 @@ function checkSelect(shell: NonNullable<ExecutorFields['shell']>, declared: Reco
   if (!isMap) {
     return [{ path: ['shell', 'select'], atKey: false, message: "'shell.select' needs 'shell.argv' to be a map of templates, one per value" }];
   }
-  const parameter = declared[shell.select];
+  const parameter = Object.hasOwn(declared, shell.select) ? declared[shell.select] : undefined;
   if (!parameter) {
     return [{ path: ['shell', 'select'], atKey: false, message: `'shell.select' names '${shell.select}', which is not a parameter in 'params_schema'` }];
   }

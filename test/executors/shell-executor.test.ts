@@ -158,7 +158,7 @@ describe('shell executor', () => {
       expect(result.output).toBe('do-not-leak-this-value');
     });
 
-    it.each(['PATH', 'GIT_CONFIG_PARAMETERS', 'HOME', 'LD_PRELOAD', 'PYTHONPATH', 'npm_config_script_shell', 'PAGER'])(
+    it.each(['PATH', 'GIT_CONFIG_PARAMETERS', 'HOME', 'LD_PRELOAD', 'PYTHONPATH', 'npm_config_script_shell', 'PAGER', 'BASH_FUNC_ls%%', 'ZDOTDIR', 'GOFLAGS', 'SSLKEYLOGFILE', 'NODE_OPTIONS', 'RUBYOPT', 'PERL5OPT', 'JAVA_TOOL_OPTIONS', 'BASH_ENV', 'ENV'])(
       'returns EXECUTOR_MISCONFIGURED when a parameter would set %s, and runs nothing',
       async (name) => {
         const result = await execute(shellTool({ argv: ['sh', '-c', 'echo ran'], env: { [name]: '{dir}' } }), { dir: '/tmp/evil' }, context);
@@ -166,6 +166,13 @@ describe('shell executor', () => {
         expect(result.error).toMatch(new RegExp(`'${name}' may not take a parameter`));
       },
     );
+
+    it('never lets a parameter define a bash function (BASH_FUNC_ls%%) that bash -c ls would run', async () => {
+      const tool = shellTool({ argv: ['bash', '-c', 'ls'], env: { 'BASH_FUNC_ls%%': '{p}' } }, { p: { type: 'string' } });
+      const result = await execute(tool, { p: '() { id; }' }, context);
+      expect(result).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED', output: '' });
+      expect(result.error).toMatch(/not a plain variable name/);
+    });
 
     it('sets such a variable to the fixed value the definition gives', async () => {
       const result = await execute(shellTool({ script: 'printf %s "$GIT_CONFIG_NOSYSTEM"', env: { GIT_CONFIG_NOSYSTEM: '1' } }), {}, context);

@@ -83,7 +83,8 @@ why: 铸渊需要通过gatekeeper执行服务器命令。这是所有系统操�
   });
 
   describe('when a parameter is a whole argument of a program', () => {
-    const shellTool = (argv: string, schema = '{ p: { type: string } }') => makeToolYaml('demo', { executor: 'shell', params_schema: schema, shell: `{ argv: ${argv} }` });
+    // required: an optional parameter outside a group is UNFILLABLE_TEMPLATE, a check of its own
+    const shellTool = (argv: string, schema = '{ p: { type: string, required: true } }') => makeToolYaml('demo', { executor: 'shell', params_schema: schema, shell: `{ argv: ${argv} }` });
 
     it('warns that a value starting with - would be an option, and still loads the tool', () => {
       const parsed = parse(shellTool('[ls, "{p}"]'));
@@ -97,9 +98,9 @@ why: 铸渊需要通过gatekeeper执行服务器命令。这是所有系统操�
       ['after --end-of-options', '[git, log, --end-of-options, "{p}"]', undefined],
       ["as an option's value", '[git, commit, -m, "{p}"]', undefined],
       ['in an optional group as a value', '[git, log, [-n, "{p}"]]', undefined],
-      ['with a pattern', '[ls, "{p}"]', '{ p: { type: string, pattern: "^[a-z]+$" } }'],
-      ['with an enum', '[ls, "{p}"]', '{ p: { type: string, enum: [a, b] } }'],
-      ['as an integer', '[head, -n, "5", "{p}"]', '{ p: { type: integer } }'],
+      ['with a pattern', '[ls, "{p}"]', '{ p: { type: string, required: true, pattern: "^[a-z]+$" } }'],
+      ['with an enum', '[ls, "{p}"]', '{ p: { type: string, required: true, enum: [a, b] } }'],
+      ['as an integer', '[head, -n, "5", "{p}"]', '{ p: { type: integer, required: true } }'],
     ])('does not warn %s', (_case, argv, schema) => {
       expect(parse(shellTool(argv, schema)).diagnostics).toEqual([]);
     });
@@ -140,7 +141,17 @@ why: 铸渊需要通过gatekeeper执行服务器命令。这是所有系统操�
       ['a shell tool without argv or script', makeToolYaml('demo', { executor: 'shell' }), 'SCHEMA_VIOLATION', 1, /missing required field 'shell'/],
       ['a shell tool with both argv and script', makeToolYaml('demo', { executor: 'shell', shell: '{ argv: [ls], script: ls }' }), 'SCHEMA_VIOLATION', 10, /exactly one of: 'argv', 'script'/],
       ['a placeholder for no parameter', makeToolYaml('demo', { executor: 'shell', shell: '{ argv: [ls, "{dir}"] }' }), 'UNKNOWN_PLACEHOLDER', 10, /placeholder 'dir' is not a parameter/],
-      ['a parameter in a variable a program obeys', makeToolYaml('demo', { executor: 'shell', params_schema: '{ c: { type: string } }', shell: '{ argv: [git, diff], env: { GIT_CONFIG_PARAMETERS: "{c}" } }' }), 'UNKNOWN_PLACEHOLDER', 10, /'shell.env.GIT_CONFIG_PARAMETERS' may not take a parameter/],
+      ['a parameter in a variable a program obeys', makeToolYaml('demo', { executor: 'shell', params_schema: '{ c: { type: string } }', shell: '{ argv: [git, diff], env: { GIT_CONFIG_PARAMETERS: "{c}" } }' }), 'UNSAFE_ENV_VARIABLE', 10, /'shell.env.GIT_CONFIG_PARAMETERS' may not take a parameter/],
+      ['a parameter in a variable bash imports as a function', makeToolYaml('demo', { executor: 'shell', params_schema: '{ p: { type: string } }', shell: '{ argv: [bash, -c, ls], env: { "BASH_FUNC_ls%%": "{p}" } }' }), 'UNSAFE_ENV_VARIABLE', 10, /'BASH_FUNC_ls%%' is not a plain variable name/],
+      ...['ZDOTDIR', 'GOFLAGS', 'SSLKEYLOGFILE', 'NODE_OPTIONS', 'RUBYOPT', 'PERL5OPT', 'JAVA_TOOL_OPTIONS', 'BASH_ENV', 'ENV'].map(
+        (name): [string, string, string, number, RegExp] => [`a parameter in ${name}`, makeToolYaml('demo', { executor: 'shell', params_schema: '{ p: { type: string } }', shell: `{ argv: [ls], env: { ${name}: "{p}" } }` }), 'UNSAFE_ENV_VARIABLE', 10, new RegExp(`'shell.env.${name}' may not take a parameter: a program would run or obey`)],
+      ),
+      ['an optional parameter without a default outside a group', makeToolYaml('demo', { executor: 'shell', params_schema: '{ op: { type: string, enum: [memory], default: memory }, unit: { type: string } }', shell: '{ select: op, argv: { memory: [free, "{unit}"] } }' }), 'UNFILLABLE_TEMPLATE', 10, /argv element '\{unit\}' needs parameter 'unit', which is optional and has no default.*optional group \["\{unit\}"\]/],
+      ['a placeholder in the program', makeToolYaml('demo', { executor: 'shell', params_schema: '{ p: { type: string, required: true } }', shell: '{ argv: ["{p}", x] }' }), 'UNFILLABLE_TEMPLATE', 10, /the program '\{p\}' must be fixed text/],
+      ['a list parameter inside a longer text', makeToolYaml('demo', { executor: 'shell', params_schema: '{ l: { type: array, required: true, items: { type: string } } }', shell: '{ argv: [echo, "--x={l}"] }' }), 'UNFILLABLE_TEMPLATE', 10, /mixes text with list parameter 'l'/],
+      ['an argv element that is a map', makeToolYaml('demo', { executor: 'shell', shell: '{ argv: [seq, { a: 1 }] }' }), 'SCHEMA_VIOLATION', 10, /'shell.argv.1' must be an argument/],
+      ['a pattern RE2 cannot run', makeToolYaml('demo', { params_schema: '\n  ref: { type: string, pattern: "^(?!-).*$" }' }), 'UNSUPPORTED_PATTERN', 7, /pattern '\^\(\?!-\)\.\*\$' cannot run on RE2.*look-around/],
+      ['a patternProperties key RE2 cannot run', makeToolYaml('demo', { params_schema: '\n  type: object\n  patternProperties: { "(a)\\\\1": { type: string } }' }), 'UNSUPPORTED_PATTERN', 8, /cannot run on RE2/],
       ['a max_timeout_ms below timeout_ms', makeToolYaml('demo') + 'constraints:\n  timeout_ms: 5000\n  max_timeout_ms: 1000\n', 'SCHEMA_VIOLATION', 12, /'constraints.max_timeout_ms' \(1000\) is below timeout_ms \(5000\)/],
       ['a stdin mode other than json', makeToolYaml('demo', { executor: 'shell', shell: '{ argv: [cat], stdin: yaml }' }), 'SCHEMA_VIOLATION', 10, /'shell.stdin' must be one of: json/],
       ['a select without enum', makeToolYaml('demo', { executor: 'shell', params_schema: '{ op: { type: string } }', shell: '{ select: op, argv: { a: [ls] } }' }), 'UNKNOWN_PLACEHOLDER', 6, /needs an 'enum'/],
@@ -150,6 +161,25 @@ why: 铸渊需要通过gatekeeper执行服务器命令。这是所有系统操�
       const error = parsed.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
       expect(error).toMatchObject({ file: 'tools/demo/TOOL.hdlp', code, line });
       expect(error?.message).toMatch(message);
+    });
+
+    it.each([
+      ['numbers', '{ argv: [seq, 1, 100000] }', ['seq', '1', '100000']],
+      ['booleans and a number in a group', '{ argv: [tool, [--flag, true], 2.5] }', ['tool', ['--flag', 'true'], '2.5']],
+    ])('accepts %s in argv as literal arguments', (_case, shell, argv) => {
+      const parsed = parse(makeToolYaml('demo', { executor: 'shell', shell }));
+      expect(parsed.diagnostics).toEqual([]);
+      expect(parsed.tool?.shell?.argv).toEqual(argv);
+    });
+
+    it('accepts an optional parameter in an optional group, or with a default', () => {
+      const parsed = parse(makeToolYaml('demo', { executor: 'shell', params_schema: '{ a: { type: string }, b: { type: string, default: x } }', shell: '{ argv: [ls, ["{a}"], "{b}"] }' }));
+      expect(parsed.diagnostics.filter((diagnostic) => diagnostic.severity === 'error')).toEqual([]);
+    });
+
+    it('accepts a plain variable name for a parameter', () => {
+      const parsed = parse(makeToolYaml('demo', { executor: 'shell', params_schema: '{ p: { type: string } }', shell: '{ argv: [ls], env: { MY_SETTING: "{p}" } }' }));
+      expect(parsed.tool).not.toBeNull();
     });
 
     it('refuses a file that is not UTF-8', () => {
