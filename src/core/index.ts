@@ -41,3 +41,4 @@ export type { Candidate, MatchResult, NearMiss } from './match-result.js';
 export { PLACEHOLDER_PATTERN, listPlaceholders, wholePlaceholder, type Placeholder } from './template.js';
 export { isCodeBearingVariable, parameterVariableProblem } from './environment-names.js';
 export { isLoopback } from './loopback.js';
+export { exceedsDepth, MAX_JSON_DEPTH } from './json-depth.js';

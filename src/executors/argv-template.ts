@@ -1,5 +1,5 @@
 import { listPlaceholders, wholePlaceholder, PLACEHOLDER_PATTERN, type ArgvTemplate } from '../core/index.js';
-import { hasValue, parameterText, type Params } from './params.js';
+import { hasValue, parameterText, type Params, ownValue } from './params.js';
 
 /** An argv built from a template, or why it could not be. */
 export type BuiltArgv = { ok: true; argv: string[] } | { ok: false; message: string };
@@ -11,11 +11,11 @@ export type FilledTemplate = { ok: true; text: string } | { ok: false; missing: 
 export function fillTemplate(template: string, params: Params): FilledTemplate {
   const missing = listPlaceholders(template)
     .map((placeholder) => placeholder.name)
-    .filter((name) => !hasValue(params[name]));
+    .filter((name) => !hasValue(ownValue(params, name)));
   if (missing.length > 0) return { ok: false, missing };
-  const list = listPlaceholders(template).find((placeholder) => Array.isArray(params[placeholder.name]));
+  const list = listPlaceholders(template).find((placeholder) => Array.isArray(ownValue(params, placeholder.name)));
   if (list) return { ok: false, list: list.name };
-  return { ok: true, text: template.replace(PLACEHOLDER_PATTERN, (_match, _plus, name: string) => parameterText(params[name])) };
+  return { ok: true, text: template.replace(PLACEHOLDER_PATTERN, (_match, _plus, name: string) => parameterText(ownValue(params, name))) };
 }
 
 // One template element: a whole `{param}` becomes one argument per value (a list spreads), anything else one argument.
@@ -53,7 +53,7 @@ export function buildArgv(template: ArgvTemplate, params: Params): BuiltArgv {
       if (problem) return { ok: false, message: problem };
       continue;
     }
-    const complete = element.every((part) => listPlaceholders(part).every((placeholder) => hasValue(params[placeholder.name])));
+    const complete = element.every((part) => listPlaceholders(part).every((placeholder) => hasValue(ownValue(params, placeholder.name))));
     if (!complete) continue;
     for (const part of element) {
       const problem = fillElement(part, params, argv);

@@ -19,7 +19,7 @@ export async function executeForgejo(
   if (!config?.url || !config.token) {
     return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' acts on Forgejo, but no instance is configured; set forgejo.url and forgejo.token (a personal access token) in the gateway config`, start);
   }
-  const method = FORGEJO_METHODS[tool.method];
+  const method = Object.hasOwn(FORGEJO_METHODS, tool.method) ? FORGEJO_METHODS[tool.method] : undefined;
   if (!method) {
     return failedResult('EXECUTOR_MISCONFIGURED', `git-forgejo has no method '${tool.method}'; use one of: ${Object.keys(FORGEJO_METHODS).join(', ')}`, start);
   }

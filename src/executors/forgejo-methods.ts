@@ -1,3 +1,4 @@
+import { ownValue } from './params.js';
 import type { ErrorCode } from '../core/index.js';
 import type { OutputEncoding } from './bounded-output.js';
 import type { ForgejoConfig } from './execution-context.js';
@@ -23,7 +24,7 @@ const failure = (answer: Extract<ApiAnswer, { ok: false }>): MethodOutcome => ({
 const invalid = (message: string): MethodOutcome => ({ ok: false, code: 'INVALID_PARAMS', message });
 
 function text(params: Params, name: string): string | undefined {
-  const value = params[name];
+  const value = ownValue(params, name);
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
@@ -138,7 +139,7 @@ const createIssue: ForgejoMethod = async (api, params) => {
   const title = text(params, 'title');
   if (title === undefined) return invalid(`parameter 'title' is required: the issue title`);
   const body: Params = { title };
-  for (const name of ['body', 'labels', 'assignees'] as const) if (params[name] !== undefined) body[name] = params[name];
+  for (const name of ['body', 'labels', 'assignees'] as const) if (ownValue(params, name) !== undefined) body[name] = ownValue(params, name);
   const answer = await api.send('POST', api.repositoryPath('/issues'), body);
   return answer.ok ? { ok: true, output: answer.text } : failure(answer);
 };

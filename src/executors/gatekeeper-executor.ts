@@ -19,7 +19,7 @@ export async function executeGatekeeper(
 ): Promise<ExecutionResult> {
   const start = performance.now();
   const name = tool.gatekeeper?.target ?? 'default';
-  const target = gatekeepers?.[name];
+  const target = gatekeepers && Object.hasOwn(gatekeepers, name) ? gatekeepers[name] : undefined;
   if (!target) {
     const known = Object.keys(gatekeepers ?? {});
     return failedResult(

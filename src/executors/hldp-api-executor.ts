@@ -20,7 +20,7 @@ export async function executeHldpApi(
   const start = performance.now();
   if (!tool.http) return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' has executor 'hldp-api' but no http section; add http.path to its TOOL.hdlp`, start);
   const name = tool.http.api ?? 'default';
-  const api = apis?.[name];
+  const api = apis && Object.hasOwn(apis, name) ? apis[name] : undefined;
   if (!api?.url) {
     return failedResult(
       'EXECUTOR_MISCONFIGURED',

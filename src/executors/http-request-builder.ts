@@ -1,6 +1,6 @@
 import { PLACEHOLDER_PATTERN, wholePlaceholder, type HttpSpec } from '../core/index.js';
 import { fillTemplate } from './argv-template.js';
-import { hasValue, parameterText, type Params } from './params.js';
+import { hasValue, parameterText, type Params, ownValue } from './params.js';
 
 /** The parts of an HTTP request built from a definition, or why it could not be built. */
 export type BuiltRequest =
@@ -22,7 +22,7 @@ function expandReserved(name: string, value: unknown): Step<string> {
 export function buildPath(template: string, params: Params): Step<string> {
   let problem: Step<string> | undefined;
   const path = template.replace(PLACEHOLDER_PATTERN, (_match, plus: string, name: string) => {
-    const value = params[name];
+    const value = ownValue(params, name);
     if (!hasValue(value) || (typeof value === 'object' && value !== null)) {
       problem ??= { ok: false, code: 'INVALID_PARAMS', message: `the path '${template}' needs parameter '${name}' as a string or number` };
       return '';
@@ -43,7 +43,7 @@ export function buildQuery(names: readonly string[], params: Params): string {
     for (const item of Array.isArray(value) ? value : [value]) query.append(key, parameterText(item));
   };
   for (const name of names) {
-    const value = params[name];
+    const value = ownValue(params, name);
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
       for (const [key, item] of Object.entries(value)) add(key, item);
     } else add(name, value);
@@ -56,10 +56,10 @@ function buildBody(spec: HttpSpec['body'], params: Params): string | undefined {
   if (spec === undefined) return undefined;
   if (typeof spec === 'string') {
     const name = wholePlaceholder(spec);
-    return name === undefined || params[name] === undefined ? undefined : JSON.stringify(params[name]);
+    return name === undefined || ownValue(params, name) === undefined ? undefined : JSON.stringify(ownValue(params, name));
   }
   const body: Params = {};
-  for (const name of spec) if (params[name] !== undefined) body[name] = params[name];
+  for (const name of spec) if (ownValue(params, name) !== undefined) body[name] = ownValue(params, name);
   return JSON.stringify(body);
 }
 

@@ -3,13 +3,18 @@ import type { JsonSchema } from '../core/index.js';
 /** The parameters of a call, as the agent sent them. */
 export type Params = Record<string, unknown>;
 
+/** A parameter's value if the call gave it (own properties only: `constructor` or `toString` are not parameters). */
+export function ownValue(params: Params, name: string): unknown {
+  return Object.hasOwn(params, name) ? params[name] : undefined;
+}
+
 /** The params with each missing property filled from its `default` in the schema (the params are not changed). */
 export function withDefaults(schema: JsonSchema, params: Params): Params {
   const properties = schema.properties;
   if (typeof properties !== 'object' || properties === null) return { ...params };
   const filled: Params = { ...params };
   for (const [name, property] of Object.entries(properties as Record<string, JsonSchema>)) {
-    if (filled[name] === undefined && property !== null && typeof property === 'object' && 'default' in property) {
+    if (ownValue(filled, name) === undefined && property !== null && typeof property === 'object' && 'default' in property) {
       filled[name] = property.default;
     }
   }

@@ -4,7 +4,7 @@ import { buildArgv, fillTemplate } from './argv-template.js';
 import type { ShellConfig } from './execution-context.js';
 import { failedResult } from './execution-result.js';
 import { minimalEnvironment } from './minimal-env.js';
-import { hasValue, parameterText, withDefaults, type Params } from './params.js';
+import { hasValue, ownValue, parameterText, withDefaults, type Params } from './params.js';
 import { resolveInsideRoot } from './root-path.js';
 import { runProcess } from './run-process.js';
 
@@ -22,8 +22,8 @@ function pickTemplate(spec: ShellSpec, params: Params, start: number): { ok: tru
   if (spec.select === undefined) {
     return { ok: false, result: failedResult('EXECUTOR_MISCONFIGURED', 'shell.argv is a map of templates but shell.select names no parameter to pick one', start) };
   }
-  const choice = params[spec.select];
-  const template = typeof choice === 'string' || typeof choice === 'number' ? argv[String(choice)] : undefined;
+  const choice = ownValue(params, spec.select);
+  const template = (typeof choice === 'string' || typeof choice === 'number') && Object.hasOwn(argv, String(choice)) ? argv[String(choice)] : undefined;
   if (template) return { ok: true, template };
   const choices = Object.keys(argv).join(', ');
   return { ok: false, result: failedResult('INVALID_PARAMS', `parameter '${spec.select}' must be one of: ${choices}; got ${JSON.stringify(choice)}`, start) };

@@ -47,7 +47,7 @@ export function exportTools<F extends ExportFormat>(index: { commit: string; too
   const tools: Array<ToolSpecs[ExportFormat]> = META_TOOLS.map((meta) => specOf(format, meta.name, meta.description, meta.inputSchema, () => mcpMetaToolSpec(meta)));
   for (const tool of index.tools) {
     const name = exported.get(tool.name)!;
-    names[name] = tool.name;
+    Object.defineProperty(names, name, { value: tool.name, enumerable: true, writable: true, configurable: true });
     tools.push(specOf(format, name, toolDescription(tool), tool.params_schema, () => mcpToolSpec(tool, name)));
   }
   const metaTools = Object.fromEntries(META_TOOLS.map((meta) => [meta.name, meta.route]));

@@ -1,4 +1,4 @@
-import type { Receipt } from '../../core/index.js';
+import { formatDiagnostic, type Receipt } from '../../core/index.js';
 import type { CallOutcome } from '../service/index.js';
 import { writeJson, type CommandIo } from './command.js';
 
@@ -17,6 +17,9 @@ export function printOutcome(outcome: CallOutcome, io: CommandIo, json: boolean)
       return EXIT_CONFIRMATION_REQUIRED;
     case 'not_found':
       if (!json) io.stderr.write(`${outcome.error}\n${outcome.suggestion}\n`);
+      return 1;
+    case 'broken':
+      if (!json) io.stderr.write(`${outcome.error}\n${outcome.diagnostics.map(formatDiagnostic).join('\n')}\n`);
       return 1;
     case 'invalid_params':
       if (!json) io.stderr.write(`${outcome.error}\nschema: ${outcome.schema}\n`);

@@ -1,36 +1,50 @@
-import express, { type Router } from 'express';
-import { missingToolSuggestion } from '../../matcher/index.js';
-import type { ReceiptQuery } from '../../store/index.js';
-import type { Gateway } from '../service/index.js';
+import express, { type RequestHandler, type Router } from 'express';
+import { exceedsDepth, MAX_JSON_DEPTH } from '../../core/index.js';
+import { unknownToolOutcome, type Gateway } from '../service/index.js';
 import { validateBody } from './body-validator.js';
-import { sendOutcome } from './send-outcome.js';
+import { receiptQuery, toolListQuery } from './query-parameters.js';
+import { outcomeStatus, sendOutcome } from './send-outcome.js';
 import { callInSession, SESSION_HEADER } from './session-routes.js';
+import { toolPage } from './tool-list.js';
 
 /** The `/v1` API over a gateway (authentication is the caller's to add). */
 export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; rescansIdle: () => Promise<void> }): Router {
   const router = express.Router();
-  const jsonBody = express.json({ limit: options.maxBodyBytes, strict: false });
+  // parsed, then measured: anything past the depth limit is refused before a handler clones or validates it
+  const jsonBody: RequestHandler[] = [express.json({ limit: options.maxBodyBytes, strict: false }), refuseDeepBodies];
 
-  router.get('/v1/tools', (_request, response) => {
+  router.get('/v1/tools', (request, response) => {
+    const query = toolListQuery(request.query as Record<string, unknown>);
+    if (typeof query === 'string') {
+      response.status(400).json({ code: 'INVALID_REQUEST', error: query });
+      return;
+    }
     const { index } = gateway.registry;
-    response.json({ commit: index.commit, ...(index.stale ? { stale: index.stale } : {}), tools: index.tools, errors: index.errors, warnings: index.warnings });
+    const page = toolPage(index, query);
+    response.json({
+      commit: index.commit, ...(index.stale ? { stale: index.stale } : {}),
+      total: page.total, limit: query.limit, offset: query.offset, next_offset: page.next_offset,
+      tools: page.tools, errors: index.errors, warnings: index.warnings,
+    });
   });
 
   router.get('/v1/tools/:name', (request, response) => {
-    const lookup = gateway.registry.matcher.lookup(request.params.name, undefined);
+    const { index, matcher } = gateway.registry;
+    const lookup = matcher.lookup(request.params.name, undefined);
     if (!lookup.found) {
-      response.status(404).json({ found: false, code: 'TOOL_NOT_FOUND', error: lookup.errorMessage, near: lookup.near, suggestion: missingToolSuggestion(request.params.name) });
+      const { kind, ...body } = unknownToolOutcome(index, request.params.name, lookup.errorMessage, lookup.near);
+      response.status(outcomeStatus(kind)).json(body);
       return;
     }
     response.json(lookup.tool);
   });
 
-  router.post('/v1/match', jsonBody, validateBody('MatchRequest'), (request, response) => {
+  router.post('/v1/match', ...jsonBody, validateBody('MatchRequest'), (request, response) => {
     const { intent, limit } = request.body as { intent: string; limit?: number };
     response.json(gateway.match(intent, limit === undefined ? {} : { limit }));
   });
 
-  router.post('/v1/call', jsonBody, validateBody('CallRequest'), async (request, response) => {
+  router.post('/v1/call', ...jsonBody, validateBody('CallRequest'), async (request, response) => {
     // with X-HLDP-Session the call is made in that session, and the meta-tools answer by name
     if (request.get(SESSION_HEADER) !== undefined) return callInSession(gateway, request, response);
     const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number; timeout_ms?: number };
@@ -42,7 +56,7 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     sendOutcome(response, await gateway.call(body.tool!, body.params ?? {}, deadlineOption(body.timeout_ms)));
   });
 
-  router.post('/v1/confirm', jsonBody, validateBody('ConfirmRequest'), async (request, response) => {
+  router.post('/v1/confirm', ...jsonBody, validateBody('ConfirmRequest'), async (request, response) => {
     const body = request.body as { token: string; timeout_ms?: number };
     sendOutcome(response, await gateway.confirm(body.token, deadlineOption(body.timeout_ms)));
   });
@@ -86,22 +100,10 @@ export function deadlineOption(timeoutMs: number | undefined): { timeoutMs?: num
   return timeoutMs === undefined ? {} : { timeoutMs };
 }
 
-/** Query string → receipt query, or a message saying what is wrong. */
-function receiptQuery(query: Record<string, unknown>): ReceiptQuery | string {
-  const allowed = new Set(['ok', 'tool', 'since', 'limit', 'offset']);
-  const unknown = Object.keys(query).filter((key) => !allowed.has(key));
-  if (unknown.length) return `unknown query parameter ${unknown.map((key) => `'${key}'`).join(', ')}; use ok, tool, since, limit, offset`;
-  for (const [key, value] of Object.entries(query)) if (typeof value !== 'string') return `query parameter '${key}' must be given once`;
-  const { ok, tool, since, limit = '50', offset = '0' } = query as Record<string, string | undefined>;
-  if (ok !== undefined && ok !== 'true' && ok !== 'false') return "'ok' must be true or false";
-  if (since !== undefined && Number.isNaN(Date.parse(since))) return "'since' must be an ISO date or time, e.g. 2026-11-29T10:00:00Z";
-  if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 1000) return "'limit' must be an integer from 1 to 1000";
-  if (!/^\d+$/.test(offset)) return "'offset' must be a non-negative integer";
-  return {
-    limit: Number(limit),
-    offset: Number(offset),
-    ...(ok !== undefined ? { status: ok === 'true' ? ('ok' as const) : ('failed' as const) } : {}),
-    ...(tool !== undefined ? { tool } : {}),
-    ...(since !== undefined ? { since } : {}),
-  };
-}
+const refuseDeepBodies: RequestHandler = (request, response, next) => {
+  if (exceedsDepth(request.body, MAX_JSON_DEPTH)) {
+    response.status(400).json({ code: 'NESTING_TOO_DEEP', error: `the body is nested more than ${MAX_JSON_DEPTH} levels deep; send at most ${MAX_JSON_DEPTH} levels (flatten the params)` });
+    return;
+  }
+  next();
+};

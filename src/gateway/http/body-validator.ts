@@ -4,6 +4,13 @@ import { COMPONENT_SCHEMAS } from './openapi-schemas.js';
 
 const checkers = new Map<string, ShapeChecker>();
 
+/** What each body looks like, for the message that answers a body that is not even an object. */
+const EXAMPLES: Partial<Record<keyof typeof COMPONENT_SCHEMAS, string>> = Object.assign(Object.create(null) as Record<string, string>, {
+  MatchRequest: '{"intent": "查看最近的提交记录"}',
+  CallRequest: '{"tool": "shell-exec", "params": {"cmd": "echo hello"}} to run a tool, or {"intent": "..."} to match one',
+  ConfirmRequest: '{"token": "<the token a call answered with>"}',
+});
+
 /** Middleware checking `request.body` against a schema of the OpenAPI document: a 400 names each problem. */
 export function validateBody(schemaName: keyof typeof COMPONENT_SCHEMAS): RequestHandler {
   let checker = checkers.get(schemaName);
@@ -18,7 +25,17 @@ export function validateBody(schemaName: keyof typeof COMPONENT_SCHEMAS): Reques
       response.status(415).json({ code: 'UNSUPPORTED_MEDIA_TYPE', error: 'send the body as JSON with Content-Type: application/json' });
       return;
     }
-    const problems = check(request.body);
+    const body: unknown = request.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      const got = body === null ? 'null' : Array.isArray(body) ? 'a list' : `a ${typeof body}`;
+      response.status(400).json({ code: 'INVALID_REQUEST', error: `the body must be a JSON object, got ${got}; send ${EXAMPLES[schemaName] ?? 'an object'}` });
+      return;
+    }
+    if (schemaName === 'CallRequest' && 'tool' in body && 'intent' in body) {
+      response.status(400).json({ code: 'INVALID_REQUEST', error: "send either 'tool' (with 'params') to run a tool, or 'intent' (with 'context', 'limit') to match one, not both: an intent never runs anything" });
+      return;
+    }
+    const problems = check(body);
     if (problems.length) {
       response.status(400).json({ code: 'INVALID_REQUEST', error: problems.map((problem) => problem.message).join('; '), problems: problems.map(({ path, message }) => ({ path: path.join('.'), message })) });
       return;

@@ -5,7 +5,7 @@ import type { GatewayObserver } from '../service/index.js';
 /** The gateway's Prometheus metrics, fed by the gateway's observer hooks. */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  private readonly calls = new Counter({ name: 'hldp_calls_total', help: 'Calls by tool, executor and outcome (ok, failed, confirmation_required, not_found, invalid_params, confirmation_invalid)', labelNames: ['tool', 'executor', 'outcome'], registers: [this.registry] });
+  private readonly calls = new Counter({ name: 'hldp_calls_total', help: 'Calls by tool, executor and outcome (ok, failed, confirmation_required, not_found, broken, invalid_params, confirmation_invalid)', labelNames: ['tool', 'executor', 'outcome'], registers: [this.registry] });
   private readonly callSeconds = new Histogram({ name: 'hldp_call_duration_seconds', help: 'Call latency, lookup to stored receipt', labelNames: ['executor'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [this.registry] });
   private readonly matchSeconds = new Histogram({ name: 'hldp_match_duration_seconds', help: 'Intent match latency', buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05], registers: [this.registry] });
   private readonly tools = new Gauge({ name: 'hldp_index_tools', help: 'Tools in the index being served', registers: [this.registry] });

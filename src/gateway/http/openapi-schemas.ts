@@ -1,6 +1,7 @@
 /** JSON Schemas of the HTTP API's bodies: the OpenAPI document's components, and what requests are validated with. */
 import { readFileSync } from 'node:fs';
 import { RECEIPT_SCHEMA_URL } from '../config/index.js';
+import { WIRE_ERROR_CODES } from './wire-errors.js';
 
 const nullableString = { type: ['string', 'null'] };
 const stringList = { type: 'array', items: { type: 'string' } };
@@ -55,7 +56,11 @@ const MatchResult = {
 // the receipt's schema is the one in schemas/, without the keys that make it a document of its own
 const { $schema: _schema, $id: _id, ...Receipt } = JSON.parse(readFileSync(RECEIPT_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
 
-const Error = { type: 'object', required: ['code', 'error'], properties: { code: { type: 'string' }, error: { type: 'string' } } };
+const Error = {
+  type: 'object', required: ['code', 'error'],
+  description: 'A refused request: code (one of the table in src/gateway/http/wire-errors.ts) and a message that says what to send instead',
+  properties: { code: { enum: WIRE_ERROR_CODES }, error: { type: 'string' } },
+};
 
 /** Every schema the document names under `components/schemas`. */
 export const COMPONENT_SCHEMAS = {
@@ -63,11 +68,21 @@ export const COMPONENT_SCHEMAS = {
   Diagnostic,
   Stale,
   ToolDefinition,
+  ToolSummary: {
+    type: 'object', required: ['name', 'display', 'intent', 'executor', 'method', 'aliases'],
+    description: 'A tool without its schemas and executor details (summary=true)',
+    properties: {
+      name: { type: 'string' }, display: { type: 'string' }, intent: { type: 'string' }, executor: { type: 'string' }, method: { type: 'string' },
+      aliases: stringList, group: { type: 'string' },
+    },
+  },
   ToolList: {
-    type: 'object', required: ['commit', 'tools', 'errors', 'warnings'],
+    type: 'object', required: ['commit', 'total', 'limit', 'offset', 'next_offset', 'tools', 'errors', 'warnings'],
     properties: {
       commit: { type: 'string' }, stale: { $ref: '#/components/schemas/Stale' },
-      tools: { type: 'array', items: { $ref: '#/components/schemas/ToolDefinition' } },
+      total: { type: 'integer', description: 'tools that pass the filters, over all pages' },
+      limit: { type: 'integer' }, offset: { type: 'integer' }, next_offset: { type: ['integer', 'null'] },
+      tools: { type: 'array', items: { anyOf: [{ $ref: '#/components/schemas/ToolDefinition' }, { $ref: '#/components/schemas/ToolSummary' }] } },
       errors: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' } },
       warnings: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' } },
     },
@@ -114,6 +129,14 @@ export const COMPONENT_SCHEMAS = {
   ToolNotFound: {
     type: 'object', required: ['found', 'code', 'error', 'near', 'suggestion'],
     properties: { found: { const: false }, code: { const: 'TOOL_NOT_FOUND' }, error: { type: 'string' }, near: { type: 'array', items: { $ref: '#/components/schemas/NearMiss' } }, suggestion: { type: 'string' } },
+  },
+  ToolBroken: {
+    type: 'object', required: ['found', 'code', 'tool', 'error', 'diagnostics'],
+    description: "the tool's folder is in the repository but its definition is broken: its diagnostics say where and why",
+    properties: {
+      found: { const: false }, code: { const: 'TOOL_BROKEN' }, tool: { type: 'string' }, error: { type: 'string' },
+      diagnostics: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Diagnostic' } },
+    },
   },
   InvalidParams: {
     type: 'object', required: ['found', 'code', 'tool', 'error', 'problems', 'schema', 'params_schema'],

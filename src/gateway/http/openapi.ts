@@ -21,12 +21,24 @@ export function openApiDocument(version: string): Record<string, unknown> {
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
     paths: {
-      '/v1/tools': { get: { operationId: 'listTools', summary: 'The index: every valid tool definition, and the problems found', responses: { '200': answer('the index', 'ToolList'), '401': errors['401'] } } },
+      '/v1/tools': {
+        get: {
+          operationId: 'listTools', summary: 'The index, one page at a time: valid tool definitions (or their summaries), and the problems found',
+          parameters: [
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
+            { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+            { name: 'group', in: 'query', schema: { type: 'string' }, description: 'only tools of this group' },
+            { name: 'q', in: 'query', schema: { type: 'string' }, description: 'only tools whose name, display, intent, aliases or group hold every word (case-insensitive)' },
+            { name: 'summary', in: 'query', schema: { enum: ['true', 'false'], default: 'false' }, description: 'true: names, titles and intents only, no schemas' },
+          ],
+          responses: { '200': answer('one page of the index', 'ToolList'), '400': errors['400'], '401': errors['401'] },
+        },
+      },
       '/v1/tools/{name}': {
         get: {
           operationId: 'getTool', summary: 'One tool definition by name or alias',
           parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { '200': answer('the definition', 'ToolDefinition'), '404': answer('no such tool, with near names', 'ToolNotFound'), '401': errors['401'] },
+          responses: { '200': answer('the definition', 'ToolDefinition'), '404': answer('no such tool, with near names', 'ToolNotFound'), '409': answer('the tool is in the repository but its definition is broken', 'ToolBroken'), '401': errors['401'] },
         },
       },
       '/v1/match': {
@@ -45,8 +57,11 @@ export function openApiDocument(version: string): Record<string, unknown> {
             '200': { description: 'the receipt of the call, whatever its outcome (ok true or false); or, for an intent, the match', content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Receipt' }, { $ref: '#/components/schemas/MatchResult' }] } } } },
             '202': answer('the tool requires confirmation: nothing ran; confirm with the token', 'ConfirmationRequired'),
             '403': answer("the tool is forbidden to this caller; nothing ran", 'Refused'),
-            '409': answer('in a session: the tool was reserved, its toolset is now enabled, and the call has NOT run', 'Substituted'),
             '404': answer('no tool of that name: {found: false} with near names', 'ToolNotFound'),
+            '409': {
+              description: 'nothing ran: the tool is in the repository but its definition is broken (TOOL_BROKEN, its diagnostics); or, in a session, the tool was reserved and its toolset is now enabled (CALL_NOT_RUN)',
+              content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/ToolBroken' }, { $ref: '#/components/schemas/Substituted' }] } } },
+            },
             '422': {
               description: 'params do not fit the schema (each offending param named, and the schema), or timeout_ms is longer than the tool and the gateway allow; nothing ran',
               content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/InvalidParams' }, { $ref: '#/components/schemas/TimeoutNotAllowed' }] } } },

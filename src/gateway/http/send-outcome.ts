@@ -6,6 +6,7 @@ const OUTCOME_STATUS: Record<CallOutcome['kind'], number> = {
   receipt: 200,
   confirmation_required: 202,
   not_found: 404,
+  broken: 409,
   invalid_params: 422,
   confirmation_invalid: 409,
   refused: 403,
@@ -13,6 +14,12 @@ const OUTCOME_STATUS: Record<CallOutcome['kind'], number> = {
   timeout_not_allowed: 422,
 };
 
+/** The status a call outcome of this kind is answered with. */
+export function outcomeStatus(kind: CallOutcome['kind']): number {
+  return OUTCOME_STATUS[kind];
+}
+
+/** Answers with what a call came to: the receipt, the pending confirmation, or why it did not run. */
 export function sendOutcome(response: Response, outcome: CallOutcome): void {
   const status = OUTCOME_STATUS[outcome.kind];
   if (outcome.kind === 'receipt') {

@@ -56,7 +56,9 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
   const url = `http://${host}:${port}`;
   gateway.useSelfApi(`http://${isLoopback(config.listen.host) ? host : '127.0.0.1'}:${port}`);
-  logger.info({ url, source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: gateway.tools().length }, 'gateway listening');
+  const { index } = gateway.registry;
+  if (index.errors.length > 0) logger.warn({ dropped: [...new Set(index.errors.map((error) => error.file))], errors: index.errors.length }, 'definitions dropped: not served');
+  logger.info({ url, source: index.source, commit: index.commit, tools: gateway.tools().length }, 'gateway listening');
   let closing: Promise<void> | undefined;
   return {
     url,

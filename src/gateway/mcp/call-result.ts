@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { MatchResult, Receipt } from '../../core/index.js';
+import { formatDiagnostic, type MatchResult, type Receipt } from '../../core/index.js';
 import { CONFIRM_TOOL, FIND_TOOL } from '../../export/index.js';
 import type { CallOutcome, MetaOutcome } from '../service/index.js';
 import type { ToolCatalog } from './tool-catalog.js';
@@ -31,6 +31,8 @@ export function outcomeResult(outcome: CallOutcome, catalog: ToolCatalog): CallT
     }
     case 'not_found':
       return failure(`${outcome.error}\n${outcome.suggestion}\nTo find a tool by what it does, call ${FIND_TOOL.name} with {"intent": "..."}.`, outcome);
+    case 'broken':
+      return failure(`${outcome.error}\n${outcome.diagnostics.map(formatDiagnostic).join('\n')}`, outcome);
     case 'invalid_params':
     case 'confirmation_invalid':
     case 'refused':

@@ -54,7 +54,8 @@ function buildCatalog(index: ToolIndex): ToolCatalog {
       // meta-tools first: a registry tool of the same name is listed with a fingerprint suffix, never shadowed
       const meta = META_BY_NAME.get(name);
       if (meta) return { kind: 'meta', tool: meta };
-      return { kind: 'tool', name: exported.names[name] ?? name };
+      // own names only: `__proto__` or `constructor` name no tool unless one is listed under it
+      return { kind: 'tool', name: Object.hasOwn(exported.names, name) ? exported.names[name]! : name };
     },
     listedName: (registryName) => listed.get(registryName) ?? registryName,
     toolsFor(view) {

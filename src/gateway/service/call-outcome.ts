@@ -1,4 +1,4 @@
-import type { NearMiss, Receipt, ToolDefinition } from '../../core/index.js';
+import type { Diagnostic, NearMiss, Receipt, ToolDefinition } from '../../core/index.js';
 import type { ParamProblem } from '../../matcher/index.js';
 
 /** A call that needs a human (or the agent, deliberately) to confirm it first. */
@@ -20,6 +20,8 @@ export type CallOutcome =
   | { kind: 'receipt'; receipt: Receipt; toolset_enabled?: string | null }
   | { kind: 'confirmation_required'; confirmation: ConfirmationRequired }
   | { kind: 'not_found'; found: false; code: 'TOOL_NOT_FOUND'; error: string; near: NearMiss[]; suggestion: string }
+  /** the repository has the tool's folder, but its definition is broken: not served, and why */
+  | { kind: 'broken'; found: false; code: 'TOOL_BROKEN'; tool: string; error: string; diagnostics: Diagnostic[] }
   | {
       kind: 'invalid_params';
       found: true;

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { MatchResult, Receipt, ToolDefinition, ToolIndex } from '../../core/index.js';
 import { execute } from '../../executors/index.js';
-import { createMatcher, missingToolSuggestion, type Matcher, type MatchIntentOptions } from '../../matcher/index.js';
+import { compactSchema, createMatcher, type Matcher, type MatchIntentOptions } from '../../matcher/index.js';
 import { Scanner } from '../../scanner/index.js';
 import { SessionManager, type SessionState } from '../../sessions/index.js';
 import { openSqliteStore, type ReceiptQuery, type Store } from '../../store/index.js';
@@ -11,6 +11,7 @@ import { chooseDeadline } from './call-deadline.js';
 import type { CallOutcome } from './call-outcome.js';
 import { ExecutionTargets } from './execution-targets.js';
 import { sessionStep } from './session-step.js';
+import { tooDeepParams, unknownToolOutcome } from './unknown-tool.js';
 
 /** One index and the matcher built over it: swapped together, so a call never mixes two commits. */
 export interface Registry {
@@ -92,7 +93,7 @@ export class Gateway {
     this.observers = observers;
     this.sessions = new SessionManager({ registry: () => this.current, config: config.sessions, ...(clock ? { clock } : {}), ...(logger ? { logger } : {}) });
     // visibility is the first step: a forbidden tool is refused and a reserved one substituted before anything else looks at the call
-    this.use(sessionStep(this.sessions, (name, params) => this.current.matcher.lookup(name, params ?? {})));
+    this.use(sessionStep(this.sessions, (name, params) => this.current.matcher.lookup(name, tooDeepParams(params) ? {} : (params ?? {}))));
   }
 
   /** Scans the configured repository and opens the store; throws `ScanError` if nothing can be served. */
@@ -235,9 +236,15 @@ export class Gateway {
 
   private async callOn(registry: Registry, request: CallRequest): Promise<CallOutcome> {
     const { tool: name, params } = request;
-    const lookup = registry.matcher.lookup(name, params ?? {});
-    if (!lookup.found) {
-      return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', error: lookup.errorMessage, near: lookup.near, suggestion: missingToolSuggestion(name) };
+    // a value nested past the limit is never cloned or validated: both recurse, and would overflow the stack
+    const tooDeep = tooDeepParams(params);
+    const lookup = registry.matcher.lookup(name, tooDeep ? {} : (params ?? {}));
+    if (!lookup.found) return unknownToolOutcome(registry.index, name, lookup.errorMessage, lookup.near);
+    if (tooDeep) {
+      return {
+        kind: 'invalid_params', found: true, code: 'INVALID_PARAMS', tool: lookup.tool.name, error: `invalid params for '${lookup.tool.name}': ${tooDeep}`,
+        problems: [{ param: '', message: tooDeep }], schema: compactSchema(lookup.tool.params_schema), params_schema: lookup.tool.params_schema,
+      };
     }
     if (!lookup.valid) {
       return {

@@ -1,3 +1,4 @@
+import { formatDiagnostic } from '../../../core/index.js';
 import { REPOSITORY_OPTIONS, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
 
@@ -17,7 +18,13 @@ export const serveCommand: Command = {
     const config = configFromFlags(flags);
     const logger = createLogger(config.logLevel);
     const server = await startServer(config, { logger, version: packageVersion() });
-    io.stderr.write(`hldp: serving ${server.gateway.tools().length} tools from ${server.gateway.registry.index.source} at ${server.url}\n`);
+    const { index } = server.gateway.registry;
+    // a definition left out is named at start: "serving 1 tools" alone hides the two that were dropped
+    const dropped = [...new Set(index.errors.map((error) => error.file))];
+    if (dropped.length > 0) {
+      io.stderr.write(`hldp: ${dropped.length} definition(s) dropped, not served (GET /healthz says degraded):\n${index.errors.map((error) => `  ${formatDiagnostic(error)}`).join('\n')}\n`);
+    }
+    io.stderr.write(`hldp: serving ${server.gateway.tools().length} tools from ${index.source} at ${server.url}\n`);
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         logger.info({ signal }, 'shutting down: letting calls in flight finish');

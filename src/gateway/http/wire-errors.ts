@@ -1,0 +1,29 @@
+/**
+ * Every error code the gateway's HTTP API answers with: its status and how to fix it. The OpenAPI
+ * `Error` schema enumerates these codes, and a test fails when a route sends a code that is not here.
+ */
+export const WIRE_ERRORS = {
+  MALFORMED_JSON: { status: 400, fix: 'send a body that is valid JSON; the message names the position where it stopped being JSON' },
+  INVALID_REQUEST: { status: 400, fix: 'send the fields the route documents (GET /v1/openapi.json); the message names each problem' },
+  NESTING_TOO_DEEP: { status: 400, fix: 'send JSON nested at most 64 levels deep: flatten the params' },
+  UNAUTHORIZED: { status: 401, fix: "send Authorization: Bearer <the gateway's api_token>" },
+  BAD_SIGNATURE: { status: 401, fix: 'sign the raw body with HMAC-SHA256 and the webhook secret, hex, in X-Forgejo-Signature' },
+  FORBIDDEN_HOST: { status: 403, fix: 'address a loopback server as localhost, 127.0.0.1 or [::1]; to serve other names, listen on another address with an api_token' },
+  NOT_FOUND: { status: 404, fix: 'use a route of GET /v1/openapi.json' },
+  TOOL_NOT_FOUND: { status: 404, fix: "call a tool the index has (GET /v1/tools), one of the near names, or match by intent; or write the tool's TOOL.hdlp" },
+  RECEIPT_NOT_FOUND: { status: 404, fix: 'use a receipt id from GET /v1/receipts or from the answer of a call' },
+  WEBHOOKS_OFF: { status: 404, fix: 'set webhook_secret in the config (or HLDP_WEBHOOK_SECRET) and the same secret in Forgejo' },
+  TOOL_BROKEN: { status: 409, fix: "fix the TOOL.hdlp at the file:line:col the diagnostics name (hldp validate), push, and rescan" },
+  CONFIRMATION_INVALID: { status: 409, fix: 'call the tool again for a new token, and confirm that one before it expires' },
+  PAYLOAD_TOO_LARGE: { status: 413, fix: 'send a body under max_body_bytes (1 MiB by default)' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, fix: 'send JSON with Content-Type: application/json (UTF-8, not compressed)' },
+  INVALID_PARAMS: { status: 422, fix: "send params that fit the tool's params_schema; the problems name each param" },
+  INTERNAL_ERROR: { status: 500, fix: "a bug in the gateway: its log has the details; the call's receipt, if it ran, is stored" },
+  SCAN_FAILED: { status: 502, fix: 'make the repository reachable (URL, token, ref); the last good index is served meanwhile' },
+} as const satisfies Record<string, { status: number; fix: string }>;
+
+/** A code of {@link WIRE_ERRORS}. */
+export type WireErrorCode = keyof typeof WIRE_ERRORS;
+
+/** The codes, for the OpenAPI `Error` schema. */
+export const WIRE_ERROR_CODES = Object.keys(WIRE_ERRORS) as WireErrorCode[];

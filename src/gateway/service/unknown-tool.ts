@@ -1,0 +1,39 @@
+import { exceedsDepth, MAX_JSON_DEPTH, type Diagnostic, type NearMiss, type ToolIndex } from '../../core/index.js';
+import { missingToolSuggestion } from '../../matcher/index.js';
+import type { CallOutcome } from './call-outcome.js';
+
+// a near name at least this close in spelling (1 - edits / length) is a typo of it, not a related tool
+const TYPO_SCORE = 0.6;
+
+/**
+ * What a name the index does not serve comes to: a tool whose `TOOL.hdlp` exists but is broken (its
+ * diagnostics), or a missing tool, whose suggestion names a registered tool spelled like it first.
+ */
+export function unknownToolOutcome(index: ToolIndex, name: string, error: string, near: NearMiss[]): Extract<CallOutcome, { kind: 'not_found' | 'broken' }> {
+  const diagnostics = brokenDefinition(index, name);
+  if (diagnostics.length > 0) {
+    const first = diagnostics[0]!;
+    return {
+      kind: 'broken', found: false, code: 'TOOL_BROKEN', tool: name, diagnostics,
+      error: `tool '${name}' is in the repository but its definition is broken, so it is not served: ${first.file}:${first.line}:${first.column}: ${first.message}` +
+        (diagnostics.length > 1 ? ` (and ${diagnostics.length - 1} more)` : '') + '; fix it (hldp validate), push, and rescan',
+    };
+  }
+  const typo = near.find((miss) => miss.score >= TYPO_SCORE);
+  const suggestion = typo
+    ? `did you mean '${typo.name}'? call it by that name; if no registered tool fits, ${missingToolSuggestion(name)}`
+    : missingToolSuggestion(name);
+  return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', error, near, suggestion };
+}
+
+/** The errors of the definition file a tool of that name would have (`tools/<name>/TOOL.hdlp`), if any. */
+export function brokenDefinition(index: ToolIndex, name: string): Diagnostic[] {
+  const file = `tools/${name}/TOOL.hdlp`;
+  const lower = file.toLowerCase();
+  return index.errors.filter((diagnostic) => diagnostic.file === file || diagnostic.file.toLowerCase() === lower);
+}
+
+/** The message for params nested past the limit (cloning and validating them would recurse that deep). */
+export function tooDeepParams(params: unknown): string | undefined {
+  return exceedsDepth(params, MAX_JSON_DEPTH) ? `params are nested more than ${MAX_JSON_DEPTH} levels deep; send at most ${MAX_JSON_DEPTH} levels` : undefined;
+}
