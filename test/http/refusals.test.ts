@@ -148,7 +148,7 @@ describe('a name one typo from a registered tool', () => {
   it('names that tool first in the suggestion', async () => {
     const response = await request(server, 'POST', '/v1/call', { body: { tool: 'shel-exec', params: {} } });
     expect(response.status).toBe(404);
-    expect(response.json.suggestion).toMatch(/^did you mean 'shell-exec'\? call it by that name; if no registered tool fits, /);
+    expect(response.json.suggestion).toMatch(/^call 'shell-exec', the registered tool spelled like 'shel-exec'; if no registered tool fits, 此工具尚不在仓库中/);
   });
 });
 

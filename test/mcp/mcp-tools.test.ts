@@ -95,7 +95,7 @@ describe.each([
       const { client } = await open();
       const result = await callTool(client, 'shel-exec', { cmd: 'echo hello' });
       expect(result.isError).toBe(true);
-      expect(firstText(result)).toMatch(/^unknown tool 'shel-exec'; did you mean 'shell-exec'\?\n此工具尚不在仓库中/);
+      expect(firstText(result)).toMatch(/^unknown tool 'shel-exec'; did you mean 'shell-exec'\?\ncall 'shell-exec', the registered tool spelled like 'shel-exec'; if no registered tool fits, 此工具尚不在仓库中/);
       expect(result.structuredContent).toMatchObject({ found: false, code: 'TOOL_NOT_FOUND', near: [{ name: 'shell-exec' }] });
     });
   });

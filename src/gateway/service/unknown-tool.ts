@@ -21,7 +21,7 @@ export function unknownToolOutcome(index: ToolIndex, name: string, error: string
   }
   const typo = near.find((miss) => miss.score >= TYPO_SCORE);
   const suggestion = typo
-    ? `did you mean '${typo.name}'? call it by that name; if no registered tool fits, ${missingToolSuggestion(name)}`
+    ? `call '${typo.name}', the registered tool spelled like '${name}'; if no registered tool fits, ${missingToolSuggestion(name)}`
     : missingToolSuggestion(name);
   return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', error, near, suggestion };
 }
