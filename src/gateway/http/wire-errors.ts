@@ -12,6 +12,7 @@ export const WIRE_ERRORS = {
   NOT_FOUND: { status: 404, fix: 'use a route of GET /v1/openapi.json' },
   TOOL_NOT_FOUND: { status: 404, fix: "call a tool the index has (GET /v1/tools), one of the near names, or match by intent; or write the tool's TOOL.hdlp" },
   RECEIPT_NOT_FOUND: { status: 404, fix: 'use a receipt id from GET /v1/receipts or from the answer of a call' },
+  SESSION_NOT_FOUND: { status: 404, fix: 'open a session with POST /v1/sessions (sessions expire when idle) and send its id' },
   WEBHOOKS_OFF: { status: 404, fix: 'set webhook_secret in the config (or HLDP_WEBHOOK_SECRET) and the same secret in Forgejo' },
   TOOL_BROKEN: { status: 409, fix: "fix the TOOL.hdlp at the file:line:col the diagnostics name (hldp validate), push, and rescan" },
   CONFIRMATION_INVALID: { status: 409, fix: 'call the tool again for a new token, and confirm that one before it expires' },
