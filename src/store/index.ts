@@ -1,15 +1,33 @@
-// The store of what gateway instances share: receipts and pending confirmations (embedded SQLite by default).
+// The store of what gateway instances share: receipts (a hash chain), pending confirmations, MCP sessions, and a bus
+// between instances; embedded SQLite by default, PostgreSQL to scale out.
 export type {
+  ChainBreak,
+  ChainLink,
+  ChainReport,
   ConfirmationBinding,
   ConfirmationLookup,
   ConfirmationRefusal,
   ConfirmationRequest,
   ConfirmationStore,
+  McpSessionRecord,
+  McpSessionStore,
   PendingConfirmation,
+  PruneResult,
   ReceiptQuery,
   ReceiptStore,
+  RetentionPolicy,
   Store,
+  StoreBus,
+  StoreHealth,
 } from './store.js';
 export { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
-export { DEFAULT_CONFIRMATION_TTL_MS } from './sqlite-confirmations.js';
+export { openPostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js';
+export { openStore, type StoreOptions } from './open-store.js';
+export { StoreError } from './store-error.js';
+export { describeUrl } from './postgres/database.js';
+export { DEFAULT_CONFIRMATION_TTL_MS } from './confirmation-rows.js';
 export { canonicalJson, hashParams } from './canonical-params.js';
+export { canonicalReceiptText, GENESIS, linkHash } from './receipt-chain.js';
+export { scheduleRetention } from './retention.js';
+export { SQLITE_MIGRATIONS } from './sqlite-schema.js';
+export { POSTGRES_MIGRATIONS } from './postgres/postgres-migrations.js';

@@ -1,35 +1,73 @@
-import type { Database, Statement } from 'better-sqlite3';
+import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { Receipt } from '../core/index.js';
-import type { ReceiptQuery, ReceiptStore } from './store.js';
+import { BatchWriter, type BatchOutcome } from './batch-writer.js';
+import { canonicalReceiptText, chainAfter, ChainVerifier, GENESIS, type ChainRow } from './receipt-chain.js';
+import { PRUNE_BATCH, prunablePrefix } from './retention.js';
+import { duplicateReceipt, startedMs, sinceMs, pageOf, type PendingReceipt } from './receipt-rows.js';
+import type { ChainLink, ChainReport, PruneResult, ReceiptQuery, ReceiptStore, RetentionPolicy } from './store.js';
 
-const DEFAULT_PAGE = 50;
-// a bound on memory per call: the HTTP API's largest page (1,000), plus the one receipt it asks for to see if a page follows
-const LARGEST_PAGE = 1001;
+const VERIFY_PAGE = 5000;
 
-function sinceMs(since: string | Date): number {
-  const ms = (since instanceof Date ? since : new Date(since)).getTime();
-  if (Number.isNaN(ms)) throw new TypeError(`'since' must be an ISO date or time, got '${String(since)}'`);
-  return ms;
-}
+const yieldToCalls = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Receipts in the `receipts` table: indexed columns to filter on, the whole receipt as JSON. */
+/** Receipts in the `receipts` table: indexed columns to filter on, the canonical text, and its link of the chain. */
 export class SqliteReceiptStore implements ReceiptStore {
   readonly #database: Database;
+  readonly #path: string;
+  readonly #now: () => number;
+  readonly #writer: BatchWriter<PendingReceipt>;
   readonly #insert: Statement;
+  readonly #exists: Statement<[string], { id: string }>;
+  readonly #head: Statement<[], ChainLink>;
+  readonly #setHead: Statement<[number, string]>;
+  readonly #checkpoint: Statement<[], ChainLink>;
   readonly #byId: Statement<[string], { body: string }>;
   /** one prepared statement per combination of filters */
   readonly #listings = new Map<string, Statement<Array<string | number>, { body: string }>>();
 
-  constructor(database: Database) {
+  constructor(database: Database, options: { path: string; now: () => number }) {
     this.#database = database;
-    this.#insert = database.prepare('INSERT INTO receipts (id, tool, ok, started_ms, body) VALUES (?, ?, ?, ?, ?)');
+    this.#path = options.path;
+    this.#now = options.now;
+    this.#insert = database.prepare('INSERT INTO receipts (seq, id, tool, ok, started_ms, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    this.#exists = database.prepare('SELECT id FROM receipts WHERE id = ?');
+    this.#head = database.prepare('SELECT seq, hash FROM receipt_chain WHERE id = 1');
+    this.#setHead = database.prepare('UPDATE receipt_chain SET seq = ?, hash = ? WHERE id = 1');
+    this.#checkpoint = database.prepare('SELECT seq, hash FROM receipt_checkpoints ORDER BY seq DESC LIMIT 1');
     this.#byId = database.prepare('SELECT body FROM receipts WHERE id = ?');
+    this.#writer = new BatchWriter((batch) => Promise.resolve(this.#append(batch)));
   }
 
   async save(receipt: Receipt): Promise<void> {
-    const started = Date.parse(receipt.started_at);
-    if (Number.isNaN(started)) throw new TypeError(`receipt ${receipt.id} has no valid started_at`);
-    this.#insert.run(receipt.id, receipt.tool, receipt.ok ? 1 : 0, started, JSON.stringify(receipt));
+    const started = startedMs(receipt);
+    await this.#writer.append({ receipt, started, text: canonicalReceiptText(receipt) });
+  }
+
+  /** resolves when every receipt handed to `save` so far is stored or refused */
+  flush(): Promise<void> {
+    return this.#writer.flush();
+  }
+
+  /** one IMMEDIATE transaction per batch: other processes sharing the file wait for it, so the chain has one writer at a time */
+  #append(batch: PendingReceipt[]): BatchOutcome {
+    return this.#database
+      .transaction(() => {
+        const seen = new Set<string>();
+        const outcome: BatchOutcome = batch.map(({ receipt }) => {
+          const duplicate = seen.has(receipt.id) || this.#exists.get(receipt.id) !== undefined;
+          seen.add(receipt.id);
+          return duplicate ? duplicateReceipt(receipt.id) : undefined;
+        });
+        const accepted = batch.filter((_item, index) => !outcome[index]);
+        const { rows, head } = chainAfter(this.#head.get() ?? GENESIS, accepted.map((item) => item.text));
+        rows.forEach((row, index) => {
+          const { receipt, started } = accepted[index]!;
+          this.#insert.run(row.seq, receipt.id, receipt.tool, receipt.ok ? 1 : 0, started, row.body, row.prev_hash, row.hash);
+        });
+        this.#setHead.run(head.seq, head.hash);
+        return outcome;
+      })
+      .immediate();
   }
 
   async get(id: string): Promise<Receipt | undefined> {
@@ -52,8 +90,7 @@ export class SqliteReceiptStore implements ReceiptStore {
       where.push('started_ms >= ?');
       values.push(sinceMs(query.since));
     }
-    const limit = Math.min(LARGEST_PAGE, Math.max(1, Math.floor(query.limit ?? DEFAULT_PAGE)));
-    const offset = Math.max(0, Math.floor(query.offset ?? 0));
+    const { limit, offset } = pageOf(query);
     const sql = `SELECT body FROM receipts ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_ms DESC, seq DESC LIMIT ? OFFSET ?`;
     let statement = this.#listings.get(sql);
     if (!statement) {
@@ -62,5 +99,62 @@ export class SqliteReceiptStore implements ReceiptStore {
     }
     const rows = statement.all(...values, limit, offset);
     return rows.map((row) => JSON.parse(row.body) as Receipt);
+  }
+
+  /**
+   * Reads the chain page by page on a connection of its own, inside one read transaction (WAL keeps its snapshot
+   * while calls go on writing), yielding between pages so that a server keeps answering.
+   */
+  async verify(): Promise<ChainReport> {
+    await this.#writer.flush();
+    const reader = this.#path === ':memory:' ? this.#database : new BetterSqlite3(this.#path, { readonly: true, fileMustExist: true });
+    const own = reader !== this.#database;
+    try {
+      if (own) reader.exec('BEGIN');
+      const checkpoint = reader.prepare<[], ChainLink>('SELECT seq, hash FROM receipt_checkpoints ORDER BY seq DESC LIMIT 1').get() ?? GENESIS;
+      const head = reader.prepare<[], ChainLink>('SELECT seq, hash FROM receipt_chain WHERE id = 1').get() ?? GENESIS;
+      const page = reader.prepare<[number, number], ChainRow>('SELECT seq, prev_hash, hash, body FROM receipts WHERE seq > ? ORDER BY seq LIMIT ?');
+      const verifier = new ChainVerifier(checkpoint);
+      let after = checkpoint.seq;
+      for (;;) {
+        const rows = page.all(after, VERIFY_PAGE);
+        let going = true;
+        for (const row of rows) if (!(going = verifier.add(row))) break;
+        if (!going || rows.length < VERIFY_PAGE) break;
+        after = rows.at(-1)!.seq;
+        // an in-memory store has no second connection: its pages are read without yielding, in one snapshot
+        if (own) await yieldToCalls();
+      }
+      return verifier.report(head);
+    } finally {
+      if (own) reader.close();
+    }
+  }
+
+  /** Deletes the oldest receipts the policy lets go, `PRUNE_BATCH` per transaction, each batch moving the checkpoint to its last link. */
+  async prune(policy: RetentionPolicy, options: { signal?: AbortSignal } = {}): Promise<PruneResult> {
+    const oldest = this.#database.prepare<[number, number], { seq: number; started_ms: number; hash: string }>(
+      'SELECT seq, started_ms, hash FROM receipts WHERE seq > ? ORDER BY seq LIMIT ?',
+    );
+    const remove = this.#database.prepare<[number]>('DELETE FROM receipts WHERE seq <= ?');
+    const record = this.#database.prepare('INSERT INTO receipt_checkpoints (seq, hash, pruned_ms, deleted) VALUES (?, ?, ?, ?)');
+    const batch = this.#database.transaction((): { deleted: number; checkpoint: ChainLink } => {
+      const checkpoint = this.#checkpoint.get() ?? GENESIS;
+      const head = this.#head.get() ?? GENESIS;
+      const rows = oldest.all(checkpoint.seq, PRUNE_BATCH);
+      const count = prunablePrefix(rows, head.seq, policy, this.#now());
+      if (count === 0) return { deleted: 0, checkpoint };
+      const last = rows[count - 1]!;
+      const deleted = remove.run(last.seq).changes;
+      record.run(last.seq, last.hash, this.#now(), deleted);
+      return { deleted, checkpoint: { seq: last.seq, hash: last.hash } };
+    });
+    let total = 0;
+    for (;;) {
+      const pass = batch.immediate();
+      total += pass.deleted;
+      if (pass.deleted < PRUNE_BATCH || options.signal?.aborted) return { deleted: total, checkpoint: pass.checkpoint };
+      await yieldToCalls();
+    }
   }
 }

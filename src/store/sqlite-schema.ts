@@ -1,41 +1,102 @@
 import type { Database } from 'better-sqlite3';
+import type { Receipt } from '../core/index.js';
+import { canonicalReceiptText, chainAfter, GENESIS } from './receipt-chain.js';
 
-// One entry per schema version; a database is brought forward one step at a time.
-const MIGRATIONS: string[] = [
-  `CREATE TABLE receipts (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+/**
+ * One step of the SQLite schema. Steps are applied in order, each in its own transaction, and recorded in
+ * `PRAGMA user_version`. To add a table: append a step (never edit one that has shipped), and append the same
+ * step to `POSTGRES_MIGRATIONS` (postgres/postgres-migrations.ts); the shared store suite checks both stores
+ * end up with the same tables.
+ */
+export interface SqliteMigration {
+  version: number;
+  name: string;
+  up: string | ((database: Database) => void);
+}
+
+const RECEIPT_INDEXES = `
+  CREATE INDEX receipts_by_time ON receipts (started_ms DESC, seq DESC);
+  CREATE INDEX receipts_by_tool ON receipts (tool, started_ms DESC);
+  CREATE INDEX receipts_by_outcome ON receipts (ok, started_ms DESC);`;
+
+/** The schema's steps, oldest first. */
+export const SQLITE_MIGRATIONS: SqliteMigration[] = [
+  {
+    version: 1,
+    name: 'receipts and confirmations',
+    up: `CREATE TABLE receipts (
+       seq INTEGER PRIMARY KEY AUTOINCREMENT,
+       id TEXT NOT NULL UNIQUE,
+       tool TEXT NOT NULL,
+       ok INTEGER NOT NULL,
+       started_ms INTEGER NOT NULL,
+       body TEXT NOT NULL
+     );
+     ${RECEIPT_INDEXES}
+     CREATE TABLE confirmations (
+       token_hash TEXT PRIMARY KEY,
+       tool TEXT NOT NULL,
+       params TEXT NOT NULL,
+       params_hash TEXT NOT NULL,
+       commit_id TEXT NOT NULL,
+       created_ms INTEGER NOT NULL,
+       expires_ms INTEGER NOT NULL,
+       used_ms INTEGER
+     );
+     CREATE INDEX confirmations_by_expiry ON confirmations (expires_ms);`,
+  },
+  { version: 2, name: 'receipt chain, checkpoints, MCP sessions', up: chainReceipts },
+];
+
+/** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */
+function chainReceipts(database: Database): void {
+  database.exec(`CREATE TABLE receipts_chained (
+     seq INTEGER PRIMARY KEY,
      id TEXT NOT NULL UNIQUE,
      tool TEXT NOT NULL,
      ok INTEGER NOT NULL,
      started_ms INTEGER NOT NULL,
-     body TEXT NOT NULL
-   );
-   CREATE INDEX receipts_by_time ON receipts (started_ms DESC, seq DESC);
-   CREATE INDEX receipts_by_tool ON receipts (tool, started_ms DESC);
-   CREATE INDEX receipts_by_outcome ON receipts (ok, started_ms DESC);
-   CREATE TABLE confirmations (
-     token_hash TEXT PRIMARY KEY,
-     tool TEXT NOT NULL,
-     params TEXT NOT NULL,
-     params_hash TEXT NOT NULL,
-     commit_id TEXT NOT NULL,
-     created_ms INTEGER NOT NULL,
-     expires_ms INTEGER NOT NULL,
-     used_ms INTEGER
-   );
-   CREATE INDEX confirmations_by_expiry ON confirmations (expires_ms);`,
-];
-
-/** Brings the database to the newest schema, inside one transaction per step. */
-export function migrate(database: Database): void {
-  const current = database.pragma('user_version', { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new Error(`the store's schema is version ${current}, newer than this brush-holder knows (${MIGRATIONS.length}); upgrade brush-holder`);
+     body TEXT NOT NULL,
+     prev_hash TEXT NOT NULL,
+     hash TEXT NOT NULL
+   )`);
+  const page = database.prepare<[number], { seq: number; id: string; tool: string; ok: number; started_ms: number; body: string }>(
+    'SELECT seq, id, tool, ok, started_ms, body FROM receipts WHERE seq > ? ORDER BY seq LIMIT 1000',
+  );
+  const insert = database.prepare('INSERT INTO receipts_chained (seq, id, tool, ok, started_ms, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  let head = GENESIS;
+  for (let after = 0, rows = page.all(after); rows.length > 0; after = rows.at(-1)!.seq, rows = page.all(after)) {
+    const texts = rows.map((row) => canonicalReceiptText(JSON.parse(row.body) as Receipt));
+    const linked = chainAfter(head, texts);
+    linked.rows.forEach((link, index) => {
+      const row = rows[index]!;
+      insert.run(link.seq, row.id, row.tool, row.ok, row.started_ms, link.body, link.prev_hash, link.hash);
+    });
+    head = linked.head;
   }
-  for (let version = current; version < MIGRATIONS.length; version += 1) {
+  database.exec(`DROP TABLE receipts;
+    ALTER TABLE receipts_chained RENAME TO receipts;
+    ${RECEIPT_INDEXES}
+    CREATE TABLE receipt_chain (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL);
+    CREATE TABLE receipt_checkpoints (seq INTEGER PRIMARY KEY, hash TEXT NOT NULL, pruned_ms INTEGER NOT NULL, deleted INTEGER NOT NULL);
+    CREATE TABLE mcp_sessions (id TEXT PRIMARY KEY, initialize TEXT NOT NULL, created_ms INTEGER NOT NULL, seen_ms INTEGER NOT NULL);
+    CREATE INDEX mcp_sessions_by_seen ON mcp_sessions (seen_ms);`);
+  database.prepare('INSERT INTO receipt_chain (id, seq, hash) VALUES (1, ?, ?)').run(head.seq, head.hash);
+}
+
+/** Brings the database to the newest schema, one transaction per step; a second process opening the file at once waits, then finds it done. */
+export function migrate(database: Database): void {
+  const newest = SQLITE_MIGRATIONS.length;
+  if (database.pragma('user_version', { simple: true }) === newest) return;
+  for (const migration of SQLITE_MIGRATIONS) {
     database.transaction(() => {
-      database.exec(MIGRATIONS[version]!);
-      database.pragma(`user_version = ${version + 1}`);
-    })();
+      // read under the write lock, so two processes never apply the same step
+      const current = database.pragma('user_version', { simple: true }) as number;
+      if (current > newest) throw new Error(`the store's schema is version ${current}, newer than this brush-holder knows (${newest}); upgrade brush-holder`);
+      if (current >= migration.version) return;
+      if (typeof migration.up === 'string') database.exec(migration.up);
+      else migration.up(database);
+      database.pragma(`user_version = ${migration.version}`);
+    }).immediate();
   }
 }

@@ -1,7 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { DEFAULT_CONFIRMATION_TTL_MS, SqliteConfirmationStore } from './sqlite-confirmations.js';
+import { LocalBus } from './local-bus.js';
+import { DEFAULT_CONFIRMATION_TTL_MS } from './confirmation-rows.js';
+import { SqliteConfirmationStore } from './sqlite-confirmations.js';
+import { SqliteMcpSessionStore } from './sqlite-mcp-sessions.js';
 import { SqliteReceiptStore } from './sqlite-receipts.js';
 import { migrate } from './sqlite-schema.js';
 import type { Store } from './store.js';
@@ -10,7 +13,7 @@ import type { Store } from './store.js';
 export interface SqliteStoreOptions {
   /** the database file (its folder is created); `:memory:` for a throwaway store */
   path: string;
-  /** the clock in ms since the epoch, for expiry; injectable for tests */
+  /** the clock in ms since the epoch, for expiry and retention; injectable for tests */
   now?: () => number;
   /** how long a confirmation waits; default 10 minutes */
   confirmationTtlMs?: number;
@@ -31,13 +34,24 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     database.close();
     throw error;
   }
+  const now = options.now ?? Date.now;
+  const receipts = new SqliteReceiptStore(database, { path: options.path, now });
   return {
-    receipts: new SqliteReceiptStore(database),
-    confirmations: new SqliteConfirmationStore(database, {
-      now: options.now ?? Date.now,
-      ttlMs: options.confirmationTtlMs ?? DEFAULT_CONFIRMATION_TTL_MS,
-    }),
+    kind: 'sqlite',
+    receipts,
+    confirmations: new SqliteConfirmationStore(database, { now, ttlMs: options.confirmationTtlMs ?? DEFAULT_CONFIRMATION_TTL_MS }),
+    mcpSessions: new SqliteMcpSessionStore(database, { now }),
+    bus: new LocalBus(),
+    health: async () => {
+      try {
+        database.prepare('SELECT 1').get();
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, error: (error as Error).message };
+      }
+    },
     close: async () => {
+      await receipts.flush();
       database.close();
     },
   };

@@ -12,12 +12,16 @@ export interface ReceiptQuery {
   offset?: number;
 }
 
-/** Where receipts are kept: every accepted call's one receipt, saved before it is returned. */
+/** Where receipts are kept: every accepted call's one receipt, saved before it is returned, as a link of one hash chain. */
 export interface ReceiptStore {
-  /** saves a new receipt; a second receipt with the same id is refused (throws) */
+  /** saves a new receipt at the head of the chain; a second receipt with the same id is refused (throws) */
   save(receipt: Receipt): Promise<void>;
   get(id: string): Promise<Receipt | undefined>;
   list(query?: ReceiptQuery): Promise<Receipt[]>;
+  /** walks the chain from its checkpoint to its head in one consistent snapshot; names the first broken link */
+  verify(): Promise<ChainReport>;
+  /** deletes the oldest receipts the policy lets go, in small batches, moving the checkpoint with them */
+  prune(policy: RetentionPolicy, options?: { signal?: AbortSignal }): Promise<PruneResult>;
 }
 
 /** A call waiting for confirmation: bound to its tool, the exact params and the index commit. */
@@ -70,9 +74,88 @@ export interface ConfirmationStore {
   purge(): Promise<number>;
 }
 
+/** A link of the receipt chain: `hash = sha256(prev_hash ‖ canonical receipt text)`. */
+export interface ChainLink {
+  seq: number;
+  hash: string;
+}
+
+/** Why a link of the chain is broken. */
+export type ChainBreak =
+  /** the row's text no longer hashes to its `hash`: it was edited */
+  | 'hash_mismatch'
+  /** the row does not follow the one before it: rows were reordered, or one was inserted */
+  | 'prev_hash_mismatch'
+  /** a seq is missing: a row was deleted */
+  | 'missing'
+  /** rows beyond the recorded head, or the head's hash differs from the last row's: the end was cut or forged */
+  | 'head_mismatch';
+
+/** What `verify` found. */
+export interface ChainReport {
+  ok: boolean;
+  /** receipts whose links were checked */
+  checked: number;
+  /** where the chain starts: genesis (seq 0) or the last retention checkpoint */
+  checkpoint: ChainLink;
+  /** the recorded head: the newest receipt's link */
+  head: ChainLink;
+  /** the first broken link, if any */
+  broken?: { seq: number; reason: ChainBreak; message: string };
+}
+
+/** Which receipts may go: older than `days`, or beyond the newest `maxRows`; unset means no limit. */
+export interface RetentionPolicy {
+  days?: number;
+  maxRows?: number;
+}
+
+/** What one pruning pass did. */
+export interface PruneResult {
+  deleted: number;
+  /** the checkpoint after the pass (unchanged when nothing was deleted) */
+  checkpoint: ChainLink;
+}
+
+/** The state an MCP Streamable HTTP session needs on any instance: the client's initialize request. */
+export interface McpSessionRecord {
+  id: string;
+  /** the `params` of the client's `initialize` request */
+  initialize: Record<string, unknown>;
+  created_at: string;
+}
+
+/** MCP sessions that any gateway instance can serve. */
+export interface McpSessionStore {
+  create(record: { id: string; initialize: Record<string, unknown> }): Promise<void>;
+  get(id: string): Promise<McpSessionRecord | undefined>;
+  delete(id: string): Promise<void>;
+  /** marks the session used now (callers throttle it); idle sessions are purged */
+  touch(id: string): Promise<void>;
+  /** deletes sessions idle longer than `idleMs`; returns how many */
+  purge(idleMs: number): Promise<number>;
+}
+
+/** Messages between the gateway instances sharing a store (PostgreSQL LISTEN/NOTIFY; in-process on SQLite). */
+export interface StoreBus {
+  /** sends `message` to every subscriber of `topic` on every instance, this one included */
+  publish(topic: string, message: Record<string, unknown>): Promise<void>;
+  /** calls `listener` for each message on `topic`; resolves once listening, to the unsubscribe function */
+  subscribe(topic: string, listener: (message: Record<string, unknown>) => void): Promise<() => Promise<void>>;
+}
+
+/** Whether the store answers now, and if not, why. */
+export type StoreHealth = { ok: true } | { ok: false; error: string };
+
 /** Everything the gateway must share between instances: one interface, SQLite by default, PostgreSQL to scale out. */
 export interface Store {
+  /** `sqlite` or `postgres` */
+  readonly kind: 'sqlite' | 'postgres';
   receipts: ReceiptStore;
   confirmations: ConfirmationStore;
+  mcpSessions: McpSessionStore;
+  bus: StoreBus;
+  /** a cheap round trip to the database, bounded in time */
+  health(): Promise<StoreHealth>;
   close(): Promise<void>;
 }

@@ -27,3 +27,9 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ z: 'x', a: [true, null] })).toBe('{"a":[true,null],"z":"x"}');
   });
 });
+
+describe('canonicalJson of integer-like keys', () => {
+  it('returns them in code-point order, not the order a JS object lists them in', () => {
+    expect(canonicalJson({ b: 1, 10: 'ten', 9: 'nine', a: [undefined, { 2: 0, 1: 0 }] })).toBe('{"10":"ten","9":"nine","a":[null,{"1":0,"2":0}],"b":1}');
+  });
+});

@@ -1,29 +1,25 @@
-import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hashParams, openSqliteStore, type Store } from '../../src/store/index.js';
-import { makeStoreFolder } from './support.js';
+import { hashParams, type Store } from '../../src/store/index.js';
+import { runsHere, storeKinds, type StoreBackend } from './backends.js';
 
-let folder: Awaited<ReturnType<typeof makeStoreFolder>>;
-let path: string;
-let now: number;
-let store: Store;
-
-const open = (): Store => openSqliteStore({ path, now: () => now });
 const call = { tool: 'file-write', params: { path: 'notes.txt', content: 'hello', append: false }, commit: 'c'.repeat(40) };
 
-beforeEach(async () => {
-  folder = await makeStoreFolder();
-  path = join(folder.path, 'hldp.sqlite');
-  now = Date.parse('2026-05-31T10:00:00.000Z');
-  store = open();
-});
-afterEach(async () => {
-  await store.close();
-  await folder.cleanup();
-});
+describe.each(storeKinds())('$name confirmation store', (kind) => {
+  if (!runsHere(kind)) return;
+  let backend: StoreBackend;
+  let now: number;
+  let store: Store;
+  const open = (): Promise<Store> => backend.open({ now: () => now });
 
-describe('SQLite confirmation store', () => {
+  beforeEach(async () => {
+    backend = await kind.make();
+    now = Date.parse('2026-05-31T10:00:00.000Z');
+    store = await open();
+  });
+  afterEach(async () => {
+    await backend.cleanup();
+  });
+
   describe('when a confirmation is created', () => {
     it('returns a token bound to the tool, the params hash and the commit, expiring in 10 minutes', async () => {
       const pending = await store.confirmations.create(call);
@@ -40,13 +36,9 @@ describe('SQLite confirmation store', () => {
 
     it('stores only a hash of the token', async () => {
       const { token } = await store.confirmations.create(call);
-      const database = new BetterSqlite3(path, { readonly: true });
-      try {
-        const dump = JSON.stringify(database.prepare('SELECT * FROM confirmations').all());
-        expect(dump).not.toContain(token);
-      } finally {
-        database.close();
-      }
+      const dump = JSON.stringify(await backend.sql('SELECT * FROM confirmations'));
+      expect(dump).toContain(call.commit);
+      expect(dump).not.toContain(token);
     });
   });
 
@@ -78,15 +70,12 @@ describe('SQLite confirmation store', () => {
       expect(await store.confirmations.consume('hldp_confirm_made-up', call)).toMatchObject({ ok: false, reason: 'unknown' });
     });
 
-    it('lets exactly one of several uses through, from two connections to the same file', async () => {
+    it('lets exactly one of 20 concurrent uses through, from two stores over the same database', async () => {
       const { token } = await store.confirmations.create(call);
-      const other = open();
-      try {
-        const outcomes = await Promise.all([store, other, store, other].map((each) => each.confirmations.consume(token, call)));
-        expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(1);
-      } finally {
-        await other.close();
-      }
+      const other = await open();
+      const outcomes = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 ? other : store).confirmations.consume(token, call)));
+      expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(1);
+      expect(outcomes.filter((outcome) => !outcome.ok && outcome.reason === 'used')).toHaveLength(19);
     });
   });
 
@@ -118,14 +107,14 @@ describe('SQLite confirmation store', () => {
   });
 
   describe('when the gateway restarts', () => {
-    it('returns the pending call from a reopened database, and it is still single use', async () => {
+    it('returns the pending call from a reopened store, and it is still single use', async () => {
       const { token } = await store.confirmations.create(call);
       await store.close();
-      store = open();
+      store = await open();
       expect(await store.confirmations.peek(token)).toMatchObject({ ok: true, confirmation: { tool: 'file-write', params: call.params, commit: call.commit } });
       expect((await store.confirmations.consume(token, call)).ok).toBe(true);
       await store.close();
-      store = open();
+      store = await open();
       expect(await store.confirmations.consume(token, call)).toMatchObject({ ok: false, reason: 'used' });
     });
   });

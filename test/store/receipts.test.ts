@@ -1,26 +1,23 @@
-import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteStore, type Store } from '../../src/store/index.js';
-import { makeReceipt, makeStoreFolder } from './support.js';
-
-let folder: Awaited<ReturnType<typeof makeStoreFolder>>;
-let path: string;
-let store: Store;
-
-beforeEach(async () => {
-  folder = await makeStoreFolder();
-  path = join(folder.path, 'nested', 'hldp.sqlite');
-  store = openSqliteStore({ path });
-});
-afterEach(async () => {
-  await store.close();
-  await folder.cleanup();
-});
+import type { Store } from '../../src/store/index.js';
+import { runsHere, storeKinds, type StoreBackend } from './backends.js';
+import { makeReceipt } from './support.js';
 
 const at = (minute: number): string => `2026-05-31T10:${String(minute).padStart(2, '0')}:00.000Z`;
 
-describe('SQLite receipt store', () => {
+describe.each(storeKinds())('$name receipt store', (kind) => {
+  if (!runsHere(kind)) return;
+  let backend: StoreBackend;
+  let store: Store;
+
+  beforeEach(async () => {
+    backend = await kind.make();
+    store = await backend.open();
+  });
+  afterEach(async () => {
+    await backend.cleanup();
+  });
+
   describe('when a receipt is saved', () => {
     it('returns it whole from get, raw output included', async () => {
       const receipt = makeReceipt({ ok: false, code: 'NONZERO_EXIT', error: 'boom\n', stderr: 'boom\n', output: 'partial\n[… 10 bytes cut of 20 …]\ntail', cut_bytes: 10 });
@@ -28,19 +25,31 @@ describe('SQLite receipt store', () => {
       expect(await store.receipts.get(receipt.id)).toEqual(receipt);
     });
 
-    it('returns it after the database is closed and opened again', async () => {
-      const receipt = makeReceipt();
+    it('keeps text no JSON database type would: control characters, lone surrogates, key order of the spec', async () => {
+      const receipt = makeReceipt({ output: 'nul \u0000 bell \u0007 é 中文 \ud800 end', params: { z: 1, a: { y: 2, b: 3 } } });
       await store.receipts.save(receipt);
-      await store.close();
-      store = openSqliteStore({ path });
+      const [row] = await backend.sql('SELECT body FROM receipts WHERE id = ?', [receipt.id]);
+      expect(String(row!.body).startsWith('{"ok":true,"tool":"shell-exec","method":"exec","output":')).toBe(true);
       expect(await store.receipts.get(receipt.id)).toEqual(receipt);
     });
 
-    it('refuses a second receipt with the same id', async () => {
+    it('returns it from a second store over the same database', async () => {
       const receipt = makeReceipt();
       await store.receipts.save(receipt);
-      await expect(store.receipts.save({ ...receipt, ok: false })).rejects.toThrow(/UNIQUE/);
+      const other = await backend.open();
+      expect(await other.receipts.get(receipt.id)).toEqual(receipt);
+    });
+
+    it('refuses a second receipt with the same id, and stores the others saved with it', async () => {
+      const receipt = makeReceipt();
+      await store.receipts.save(receipt);
+      const neighbour = makeReceipt();
+      const outcomes = await Promise.allSettled([store.receipts.save({ ...receipt, ok: false }), store.receipts.save(neighbour)]);
+      expect(outcomes[0]).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/already stored/) } });
+      expect(outcomes[1]).toMatchObject({ status: 'fulfilled' });
       expect((await store.receipts.get(receipt.id))?.ok).toBe(true);
+      expect(await store.receipts.get(neighbour.id)).toEqual(neighbour);
+      expect((await store.receipts.verify()).ok).toBe(true);
     });
 
     it('returns undefined for an id never saved', async () => {
@@ -78,23 +87,14 @@ describe('SQLite receipt store', () => {
     });
   });
 
-  describe('when the file is opened', () => {
-    it('returns a database in WAL mode', async () => {
-      const database = new BetterSqlite3(path, { readonly: true });
-      try {
-        expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
-      } finally {
-        database.close();
-      }
-    });
-
-    it('throws asking for an upgrade when the schema is newer than this version knows', async () => {
-      await store.close();
-      const database = new BetterSqlite3(path);
-      database.pragma('user_version = 99');
-      database.close();
-      expect(() => openSqliteStore({ path })).toThrow(/upgrade brush-holder/);
-      store = openSqliteStore({ path: ':memory:' });
+  describe('when many receipts are saved at once from two stores over one database', () => {
+    it('stores every one exactly once, in one unbroken chain', async () => {
+      const other = await backend.open();
+      const receipts = Array.from({ length: 200 }, () => makeReceipt());
+      await Promise.all(receipts.map((receipt, index) => (index % 2 ? other : store).receipts.save(receipt)));
+      const [count] = await backend.sql('SELECT count(*) AS n, count(DISTINCT id) AS ids, min(seq) AS low, max(seq) AS high FROM receipts');
+      expect(Object.fromEntries(Object.entries(count!).map(([key, value]) => [key, Number(value)]))).toEqual({ n: 200, ids: 200, low: 1, high: 200 });
+      expect(await store.receipts.verify()).toMatchObject({ ok: true, checked: 200, head: { seq: 200 } });
     });
   });
 });

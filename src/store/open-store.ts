@@ -1,0 +1,21 @@
+import { openPostgresStore } from './postgres/postgres-store.js';
+import { openSqliteStore } from './sqlite-store.js';
+import type { Store } from './store.js';
+
+/** Which store to open: PostgreSQL when a `postgres://` URL is given, else the SQLite file. */
+export interface StoreOptions {
+  /** `postgres://user:password@host:port/database` (or `postgresql://`) */
+  url?: string;
+  /** the SQLite file when there is no URL */
+  sqlitePath: string;
+  poolMax?: number;
+  now?: () => number;
+  confirmationTtlMs?: number;
+}
+
+/** Opens the configured store. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const shared = { ...(options.now ? { now: options.now } : {}), ...(options.confirmationTtlMs !== undefined ? { confirmationTtlMs: options.confirmationTtlMs } : {}) };
+  if (options.url) return openPostgresStore({ url: options.url, ...(options.poolMax !== undefined ? { poolMax: options.poolMax } : {}), ...shared });
+  return openSqliteStore({ path: options.sqlitePath, ...shared });
+}

@@ -1,0 +1,85 @@
+import type { Sql } from 'postgres';
+import { GENESIS } from '../receipt-chain.js';
+
+/**
+ * One step of the PostgreSQL schema, the twin of the SQLite step with the same version and name. Steps run on start,
+ * all pending ones in one transaction under `pg_advisory_xact_lock`, so that instances starting together apply each
+ * step once. To add a table: append a step here (never edit one that has shipped) and the same step to
+ * `SQLITE_MIGRATIONS` (sqlite-schema.ts); the shared store suite checks both lists and both stores' tables agree.
+ */
+export interface PostgresMigration {
+  version: number;
+  name: string;
+  up: string;
+}
+
+/** Advisory lock keys of this store (64-bit; 'hldp' in the high bytes). */
+export const LOCKS = {
+  migrations: 0x686c_6470_0001n,
+  chain: 0x686c_6470_0002n,
+  prune: 0x686c_6470_0003n,
+} as const;
+
+/** The schema's steps, oldest first. */
+export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
+  {
+    version: 1,
+    name: 'receipts and confirmations',
+    up: `CREATE TABLE receipts (
+       seq bigint PRIMARY KEY,
+       id text NOT NULL UNIQUE,
+       tool text NOT NULL,
+       ok boolean NOT NULL,
+       started_ms bigint NOT NULL,
+       -- text, not jsonb: jsonb reorders keys, and the stored text is what the chain hashes
+       body text NOT NULL
+     );
+     CREATE INDEX receipts_by_time ON receipts (started_ms DESC, seq DESC);
+     CREATE INDEX receipts_by_tool ON receipts (tool, started_ms DESC);
+     CREATE INDEX receipts_by_outcome ON receipts (ok, started_ms DESC);
+     CREATE TABLE confirmations (
+       token_hash text PRIMARY KEY,
+       tool text NOT NULL,
+       params text NOT NULL,
+       params_hash text NOT NULL,
+       commit_id text NOT NULL,
+       created_ms bigint NOT NULL,
+       expires_ms bigint NOT NULL,
+       used_ms bigint
+     );
+     CREATE INDEX confirmations_by_expiry ON confirmations (expires_ms);`,
+  },
+  {
+    version: 2,
+    name: 'receipt chain, checkpoints, MCP sessions',
+    up: `ALTER TABLE receipts ADD COLUMN prev_hash text NOT NULL, ADD COLUMN hash text NOT NULL;
+     CREATE TABLE receipt_chain (id smallint PRIMARY KEY CHECK (id = 1), seq bigint NOT NULL, hash text NOT NULL);
+     INSERT INTO receipt_chain (id, seq, hash) VALUES (1, ${GENESIS.seq}, '${GENESIS.hash}');
+     CREATE TABLE receipt_checkpoints (seq bigint PRIMARY KEY, hash text NOT NULL, pruned_ms bigint NOT NULL, deleted bigint NOT NULL);
+     CREATE TABLE mcp_sessions (id text PRIMARY KEY, initialize text NOT NULL, created_ms bigint NOT NULL, seen_ms bigint NOT NULL);
+     CREATE INDEX mcp_sessions_by_seen ON mcp_sessions (seen_ms);`,
+  },
+];
+
+/** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */
+export async function migratePostgres(sql: Sql<Record<string, never>>, now: () => number, migrations: PostgresMigration[] = POSTGRES_MIGRATIONS): Promise<number[]> {
+  return sql.begin(async (transaction) => {
+    await transaction`SELECT pg_advisory_xact_lock(${LOCKS.migrations.toString()}::bigint)`;
+    // created under the lock: two instances never race to create it
+    await transaction`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_ms bigint NOT NULL)`;
+    const rows = await transaction<Array<{ version: number }>>`SELECT version FROM schema_migrations ORDER BY version`;
+    const applied = new Set(rows.map((row) => row.version));
+    const newest = Math.max(0, ...applied);
+    if (newest > migrations.length) {
+      throw new Error(`the store's schema is version ${newest}, newer than this brush-holder knows (${migrations.length}); upgrade brush-holder`);
+    }
+    const done: number[] = [];
+    for (const migration of migrations) {
+      if (applied.has(migration.version)) continue;
+      await transaction.unsafe(migration.up);
+      await transaction`INSERT INTO schema_migrations (version, name, applied_ms) VALUES (${migration.version}, ${migration.name}, ${now()})`;
+      done.push(migration.version);
+    }
+    return done;
+  });
+}

@@ -1,0 +1,135 @@
+import type { Receipt } from '../../core/index.js';
+import { BatchWriter, type BatchOutcome } from '../batch-writer.js';
+import { canonicalReceiptText, chainAfter, ChainVerifier, GENESIS, type ChainRow } from '../receipt-chain.js';
+import { duplicateReceipt, pageOf, sinceMs, startedMs, type PendingReceipt } from '../receipt-rows.js';
+import { PRUNE_BATCH, prunablePrefix } from '../retention.js';
+import type { ChainLink, ChainReport, PruneResult, ReceiptQuery, ReceiptStore, RetentionPolicy } from '../store.js';
+import type { Database } from './database.js';
+import { LOCKS } from './postgres-migrations.js';
+
+const VERIFY_PAGE = 10_000;
+
+/**
+ * Receipts in PostgreSQL, one hash chain for every instance: each batch of receipts is linked under one
+ * `pg_advisory_xact_lock`, so instances take turns at the head (see the README for why one chain, not one per instance).
+ */
+export class PostgresReceiptStore implements ReceiptStore {
+  readonly #sql: Database;
+  readonly #now: () => number;
+  readonly #writer: BatchWriter<PendingReceipt>;
+
+  constructor(sql: Database, options: { now: () => number }) {
+    this.#sql = sql;
+    this.#now = options.now;
+    this.#writer = new BatchWriter((batch) => this.#append(batch));
+  }
+
+  async save(receipt: Receipt): Promise<void> {
+    const started = startedMs(receipt);
+    await this.#writer.append({ receipt, started, text: canonicalReceiptText(receipt) });
+  }
+
+  /** resolves when every receipt handed to `save` so far is stored or refused */
+  flush(): Promise<void> {
+    return this.#writer.flush();
+  }
+
+  async #append(batch: PendingReceipt[]): Promise<BatchOutcome> {
+    const ids = batch.map(({ receipt }) => receipt.id);
+    return this.#sql.begin(async (sql) => {
+      // sent together: the head and the duplicates are read after the lock is granted, each statement with a fresh snapshot
+      const [, [head], stored] = await Promise.all([
+        sql`SELECT pg_advisory_xact_lock(${LOCKS.chain.toString()}::bigint)`,
+        sql<ChainLink[]>`SELECT seq, hash FROM receipt_chain WHERE id = 1`,
+        sql<Array<{ id: string }>>`SELECT id FROM receipts WHERE id = ANY(${ids})`,
+      ]);
+      const seen = new Set(stored.map((row) => row.id));
+      const outcome: BatchOutcome = batch.map(({ receipt }) => {
+        const duplicate = seen.has(receipt.id);
+        seen.add(receipt.id);
+        return duplicate ? duplicateReceipt(receipt.id) : undefined;
+      });
+      const accepted = batch.filter((_item, index) => !outcome[index]);
+      if (accepted.length === 0) return outcome;
+      const linked = chainAfter(head ?? GENESIS, accepted.map((item) => item.text));
+      const rows = linked.rows.map((row, index) => {
+        const { receipt, started } = accepted[index]!;
+        return { seq: row.seq, id: receipt.id, tool: receipt.tool, ok: receipt.ok, started_ms: started, body: row.body, prev_hash: row.prev_hash, hash: row.hash };
+      });
+      await Promise.all([
+        sql`INSERT INTO receipts ${sql(rows, 'seq', 'id', 'tool', 'ok', 'started_ms', 'body', 'prev_hash', 'hash')}`,
+        sql`UPDATE receipt_chain SET seq = ${linked.head.seq}, hash = ${linked.head.hash} WHERE id = 1`,
+      ]);
+      return outcome;
+    });
+  }
+
+  async get(id: string): Promise<Receipt | undefined> {
+    const [row] = await this.#sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE id = ${id}`;
+    return row ? (JSON.parse(row.body) as Receipt) : undefined;
+  }
+
+  async list(query: ReceiptQuery = {}): Promise<Receipt[]> {
+    const sql = this.#sql;
+    const since = query.since === undefined ? undefined : sinceMs(query.since);
+    const { limit, offset } = pageOf(query);
+    const rows = await sql<Array<{ body: string }>>`
+      SELECT body FROM receipts
+      WHERE true
+        ${query.status ? sql`AND ok = ${query.status === 'ok'}` : sql``}
+        ${query.tool !== undefined ? sql`AND tool = ${query.tool}` : sql``}
+        ${since !== undefined ? sql`AND started_ms >= ${since}` : sql``}
+      ORDER BY started_ms DESC, seq DESC
+      LIMIT ${limit} OFFSET ${offset}`;
+    return rows.map((row) => JSON.parse(row.body) as Receipt);
+  }
+
+  /** Walks the chain inside one REPEATABLE READ transaction (one snapshot while calls go on), through a cursor. */
+  async verify(): Promise<ChainReport> {
+    await this.#writer.flush();
+    return this.#sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (sql) => {
+      const [[checkpointRow], [headRow]] = await Promise.all([
+        sql<ChainLink[]>`SELECT seq, hash FROM receipt_checkpoints ORDER BY seq DESC LIMIT 1`,
+        sql<ChainLink[]>`SELECT seq, hash FROM receipt_chain WHERE id = 1`,
+      ]);
+      const checkpoint = checkpointRow ?? GENESIS;
+      const verifier = new ChainVerifier(checkpoint);
+      const cursor = sql<ChainRow[]>`SELECT seq, prev_hash, hash, body FROM receipts WHERE seq > ${checkpoint.seq} ORDER BY seq`.cursor(VERIFY_PAGE);
+      pages: for await (const rows of cursor) {
+        for (const row of rows) if (!verifier.add(row)) break pages;
+      }
+      return verifier.report(headRow ?? GENESIS);
+    });
+  }
+
+  /**
+   * Deletes the oldest receipts the policy lets go, `PRUNE_BATCH` per transaction; each batch records its last link as
+   * the checkpoint in the same transaction. One instance prunes at a time (`pg_try_advisory_xact_lock`); the others skip.
+   */
+  async prune(policy: RetentionPolicy, options: { signal?: AbortSignal } = {}): Promise<PruneResult> {
+    let total = 0;
+    for (;;) {
+      const pass = await this.#sql.begin(async (sql) => {
+        const [[lock], [checkpointRow], [head]] = await Promise.all([
+          sql<Array<{ granted: boolean }>>`SELECT pg_try_advisory_xact_lock(${LOCKS.prune.toString()}::bigint) AS granted`,
+          sql<ChainLink[]>`SELECT seq, hash FROM receipt_checkpoints ORDER BY seq DESC LIMIT 1`,
+          sql<ChainLink[]>`SELECT seq, hash FROM receipt_chain WHERE id = 1`,
+        ]);
+        const checkpoint = checkpointRow ?? GENESIS;
+        if (!lock?.granted) return { deleted: 0, checkpoint, busy: true };
+        const oldest = await sql<Array<{ seq: number; started_ms: number; hash: string }>>`
+          SELECT seq, started_ms, hash FROM receipts WHERE seq > ${checkpoint.seq} ORDER BY seq LIMIT ${PRUNE_BATCH}`;
+        const count = prunablePrefix(oldest, (head ?? GENESIS).seq, policy, this.#now());
+        if (count === 0) return { deleted: 0, checkpoint, busy: false };
+        const last = oldest[count - 1]!;
+        const [deleted] = await Promise.all([
+          sql`DELETE FROM receipts WHERE seq <= ${last.seq}`,
+          sql`INSERT INTO receipt_checkpoints (seq, hash, pruned_ms, deleted) VALUES (${last.seq}, ${last.hash}, ${this.#now()}, ${count})`,
+        ]);
+        return { deleted: deleted.count, checkpoint: { seq: last.seq, hash: last.hash }, busy: false };
+      });
+      total += pass.deleted;
+      if (pass.busy || pass.deleted < PRUNE_BATCH || options.signal?.aborted) return { deleted: total, checkpoint: pass.checkpoint };
+    }
+  }
+}

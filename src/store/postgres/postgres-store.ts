@@ -1,0 +1,62 @@
+import { DEFAULT_CONFIRMATION_TTL_MS } from '../confirmation-rows.js';
+import type { Store } from '../store.js';
+import { StoreError } from '../store-error.js';
+import { connect, describeUrl, type ConnectOptions } from './database.js';
+import { migratePostgres } from './postgres-migrations.js';
+import { PostgresBus } from './postgres-bus.js';
+import { PostgresConfirmationStore } from './postgres-confirmations.js';
+import { PostgresMcpSessionStore } from './postgres-mcp-sessions.js';
+import { PostgresReceiptStore } from './postgres-receipts.js';
+
+/** Where and how the shared store keeps its data. */
+export interface PostgresStoreOptions extends ConnectOptions {
+  /** the clock in ms since the epoch, passed to every query that needs the time (never SQL now()); injectable for tests */
+  now?: () => number;
+  /** how long a confirmation waits; default 10 minutes */
+  confirmationTtlMs?: number;
+}
+
+const HEALTH_TIMEOUT_MS = 2000;
+
+/** Connects to PostgreSQL and brings its schema forward (safe when several instances start at once); throws `StoreError` if it cannot. */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const sql = connect(options);
+  const now = options.now ?? Date.now;
+  try {
+    const [{ encoding }] = (await sql`SELECT current_setting('server_encoding') AS encoding`) as unknown as [{ encoding: string }];
+    // the chain hashes the text as this process sent it: the database must keep every character as sent
+    if (encoding !== 'UTF8') throw new Error(`the database's encoding is ${encoding}; create it with ENCODING 'UTF8'`);
+    await migratePostgres(sql, now);
+  } catch (error) {
+    await sql.end({ timeout: 1 });
+    throw new StoreError(`cannot open the PostgreSQL store at ${describeUrl(options.url)}: ${(error as Error).message}`);
+  }
+  const receipts = new PostgresReceiptStore(sql, { now });
+  const bus = new PostgresBus(sql);
+  return {
+    kind: 'postgres',
+    receipts,
+    confirmations: new PostgresConfirmationStore(sql, { now, ttlMs: options.confirmationTtlMs ?? DEFAULT_CONFIRMATION_TTL_MS }),
+    mcpSessions: new PostgresMcpSessionStore(sql, { now }),
+    bus,
+    health: async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer from ${describeUrl(options.url)} within ${HEALTH_TIMEOUT_MS} ms`)), HEALTH_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([sql`SELECT 1`, timeout]);
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, error: (error as Error).message };
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close: async () => {
+      await receipts.flush();
+      await bus.close();
+      await sql.end({ timeout: 5 });
+    },
+  };
+}
