@@ -1,38 +1,50 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { McpSessionRecord, McpSessionStore } from './store.js';
 
-interface Row {
+/** An `mcp_sessions` row, in either store. */
+export interface McpSessionRow {
   id: string;
   initialize: string;
+  options: string;
   created_ms: number;
+}
+
+/** A row as the record it stands for. */
+export function toRecord(row: McpSessionRow): McpSessionRecord {
+  return {
+    id: row.id,
+    initialize: JSON.parse(row.initialize) as Record<string, unknown>,
+    options: JSON.parse(row.options) as Record<string, unknown>,
+    created_at: new Date(row.created_ms).toISOString(),
+  };
 }
 
 /** MCP sessions in the `mcp_sessions` table. */
 export class SqliteMcpSessionStore implements McpSessionStore {
   readonly #now: () => number;
-  readonly #insert: Statement<[string, string, number, number]>;
-  readonly #select: Statement<[string], Row>;
+  readonly #insert: Statement<[string, string, string, number, number]>;
+  readonly #select: Statement<[string], McpSessionRow>;
   readonly #delete: Statement<[string]>;
   readonly #touch: Statement<[number, string]>;
   readonly #purge: Statement<[number]>;
 
   constructor(database: Database, options: { now: () => number }) {
     this.#now = options.now;
-    this.#insert = database.prepare('INSERT INTO mcp_sessions (id, initialize, created_ms, seen_ms) VALUES (?, ?, ?, ?)');
-    this.#select = database.prepare('SELECT id, initialize, created_ms FROM mcp_sessions WHERE id = ?');
+    this.#insert = database.prepare('INSERT INTO mcp_sessions (id, initialize, options, created_ms, seen_ms) VALUES (?, ?, ?, ?, ?)');
+    this.#select = database.prepare('SELECT id, initialize, options, created_ms FROM mcp_sessions WHERE id = ?');
     this.#delete = database.prepare('DELETE FROM mcp_sessions WHERE id = ?');
     this.#touch = database.prepare('UPDATE mcp_sessions SET seen_ms = ? WHERE id = ?');
     this.#purge = database.prepare('DELETE FROM mcp_sessions WHERE seen_ms < ?');
   }
 
-  async create(record: { id: string; initialize: Record<string, unknown> }): Promise<void> {
+  async create(record: { id: string; initialize: Record<string, unknown>; options?: Record<string, unknown> }): Promise<void> {
     const now = this.#now();
-    this.#insert.run(record.id, JSON.stringify(record.initialize), now, now);
+    this.#insert.run(record.id, JSON.stringify(record.initialize), JSON.stringify(record.options ?? {}), now, now);
   }
 
   async get(id: string): Promise<McpSessionRecord | undefined> {
     const row = this.#select.get(id);
-    return row && { id: row.id, initialize: JSON.parse(row.initialize) as Record<string, unknown>, created_at: new Date(row.created_ms).toISOString() };
+    return row && toRecord(row);
   }
 
   async delete(id: string): Promise<void> {

@@ -79,7 +79,7 @@ function chainReceipts(database: Database): void {
     ${RECEIPT_INDEXES}
     CREATE TABLE receipt_chain (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL);
     CREATE TABLE receipt_checkpoints (seq INTEGER PRIMARY KEY, hash TEXT NOT NULL, pruned_ms INTEGER NOT NULL, deleted INTEGER NOT NULL);
-    CREATE TABLE mcp_sessions (id TEXT PRIMARY KEY, initialize TEXT NOT NULL, created_ms INTEGER NOT NULL, seen_ms INTEGER NOT NULL);
+    CREATE TABLE mcp_sessions (id TEXT PRIMARY KEY, initialize TEXT NOT NULL, options TEXT NOT NULL, created_ms INTEGER NOT NULL, seen_ms INTEGER NOT NULL);
     CREATE INDEX mcp_sessions_by_seen ON mcp_sessions (seen_ms);`);
   database.prepare('INSERT INTO receipt_chain (id, seq, hash) VALUES (1, ?, ?)').run(head.seq, head.hash);
 }

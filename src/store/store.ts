@@ -117,17 +117,19 @@ export interface PruneResult {
   checkpoint: ChainLink;
 }
 
-/** The state an MCP Streamable HTTP session needs on any instance: the client's initialize request. */
+/** The state an MCP Streamable HTTP session needs on any instance: the client's initialize request, and how the session was opened. */
 export interface McpSessionRecord {
   id: string;
   /** the `params` of the client's `initialize` request */
   initialize: Record<string, unknown>;
+  /** the options the session's server was made with (e.g. the toolsets of `/mcp?toolsets=`) */
+  options: Record<string, unknown>;
   created_at: string;
 }
 
 /** MCP sessions that any gateway instance can serve. */
 export interface McpSessionStore {
-  create(record: { id: string; initialize: Record<string, unknown> }): Promise<void>;
+  create(record: { id: string; initialize: Record<string, unknown>; options?: Record<string, unknown> }): Promise<void>;
   get(id: string): Promise<McpSessionRecord | undefined>;
   delete(id: string): Promise<void>;
   /** marks the session used now (callers throttle it); idle sessions are purged */

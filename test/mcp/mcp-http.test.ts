@@ -122,7 +122,7 @@ describe('MCP over Streamable HTTP', () => {
   });
 
   describe('when more sessions open than maxSessions', () => {
-    it('closes the least recently used, whose client then gets 404 and must initialize again', async () => {
+    it('closes the least recently used in memory, and restores it from the store when its client comes back', async () => {
       const opened = await openTestGateway('native-repo');
       cleanups.push(opened.cleanup);
       const app = express();
@@ -142,7 +142,33 @@ describe('MCP over Streamable HTTP', () => {
       cleanups.push(() => first.close(), () => second.close());
       expect(handler.sessionCount).toBe(1);
       await expect(second.listTools()).resolves.toMatchObject({ tools: expect.any(Array) });
-      await expect(first.listTools()).rejects.toThrow(/404|Session not found/);
+      await expect(first.listTools()).resolves.toMatchObject({ tools: expect.any(Array) });
+      expect(handler.sessionCount).toBe(1);
+    });
+
+    it('answers 404 to a session its client ended with DELETE, at every instance sharing the store', async () => {
+      const opened = await openTestGateway('native-repo');
+      cleanups.push(opened.cleanup);
+      const app = express();
+      const handler = mountMcp(app, opened.gateway);
+      const server = app.listen(0, '127.0.0.1');
+      await new Promise<void>((resolve) => server.once('listening', resolve));
+      cleanups.push(async () => {
+        await handler.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      });
+      const url = new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`);
+      const client = makeClient();
+      const transport = new StreamableHTTPClientTransport(url);
+      await client.connect(transport);
+      cleanups.push(() => client.close());
+      const id = transport.sessionId!;
+      expect(await opened.gateway.store.mcpSessions.get(id)).toMatchObject({ id, initialize: { clientInfo: { name: 'brush-holder-test' } } });
+      await transport.terminateSession();
+      expect(await opened.gateway.store.mcpSessions.get(id)).toBeUndefined();
+      const response = await rawRequest(url.toString(), { method: 'POST', headers: { 'mcp-session-id': id }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+      expect(response.status).toBe(404);
     });
   });
 });

@@ -27,6 +27,7 @@ export function printOutcome(outcome: CallOutcome, io: CommandIo, json: boolean)
     case 'confirmation_invalid':
     case 'refused':
     case 'timeout_not_allowed':
+    case 'store_unavailable':
       if (!json) io.stderr.write(`${outcome.error}\n`);
       return 1;
     case 'substituted':

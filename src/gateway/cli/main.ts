@@ -40,7 +40,7 @@ export async function main(argv: string[], io: CommandIo = PROCESS_IO): Promise<
 }
 
 // errors a user can fix: printed as one line, never as a stack (checked by name so that --help loads no module)
-const USER_ERRORS = new Set(['ScanError', 'ConfigError', 'UsageError']);
+const USER_ERRORS = new Set(['ScanError', 'ConfigError', 'UsageError', 'StoreError']);
 
 function reportFailure(command: Command, error: unknown, io: CommandIo): number {
   if (error instanceof Error && USER_ERRORS.has(error.name)) {

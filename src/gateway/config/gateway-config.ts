@@ -7,6 +7,10 @@ export interface GatewayConfig {
   cacheDir: string;
   dataDir: string;
   receiptsDb: string;
+  /** the shared store: PostgreSQL at `url` (its password is a secret), else the SQLite file `receiptsDb` */
+  store: { url?: string; poolMax: number };
+  /** pruning of old receipts; none when unset */
+  receiptsRetention?: { days?: number; maxRows?: number; intervalMs: number };
   listen: { host: string; port: number };
   apiToken?: string;
   webhookSecret?: string;

@@ -14,6 +14,8 @@ interface ConfigFile {
   cache_dir?: string;
   data_dir?: string;
   receipts_db?: string;
+  store?: { url?: string; pool_max?: number };
+  receipts?: { retention?: { days?: number; max_rows?: number; interval_ms?: number } };
   listen?: { host?: string; port?: number };
   api_token?: string;
   webhook_secret?: string;
@@ -66,6 +68,8 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     cacheDir: fromEnv('HLDP_CACHE_DIR') ?? fromFile(written.cache_dir) ?? defaultCacheDir(),
     dataDir,
     receiptsDb: (overrides.receiptsDb && resolve(overrides.receiptsDb)) ?? fromEnv('HLDP_RECEIPTS_DB') ?? fromFile(written.receipts_db) ?? join(dataDir, 'receipts.db'),
+    store: { ...defined('url', env.HLDP_STORE_URL || written.store?.url), poolMax: written.store?.pool_max ?? 10 },
+    ...defined('receiptsRetention', retentionConfig(written.receipts?.retention)),
     listen: {
       host: overrides.host ?? env.HLDP_HOST ?? written.listen?.host ?? '127.0.0.1',
       port: overrides.port ?? integerFromEnv(env, 'HLDP_PORT', 65535) ?? written.listen?.port ?? 3900,
@@ -102,6 +106,9 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
   if (config.maxCallTimeoutMs < 1) throw new ConfigError('HLDP_MAX_CALL_TIMEOUT_MS', 'must be at least 1 (ms)');
   if (env.HLDP_API_TOKEN !== undefined && env.HLDP_API_TOKEN.length < 16) {
     throw new ConfigError('HLDP_API_TOKEN', 'must be at least 16 characters');
+  }
+  if (env.HLDP_STORE_URL && !/^postgres(ql)?:\/\//.test(env.HLDP_STORE_URL)) {
+    throw new ConfigError('HLDP_STORE_URL', "must be a postgres:// (or postgresql://) URL, e.g. postgres://hldp:PASSWORD@db.example:5432/hldp; leave it unset for the SQLite file");
   }
   // the same floor as webhook_secret in the file: a short secret is guessed
   if (env.HLDP_WEBHOOK_SECRET !== undefined && env.HLDP_WEBHOOK_SECRET.length < 8) {
@@ -162,6 +169,11 @@ function targets<T>(
     result[name] = build(name, url, token, written?.[name]?.headers);
   }
   return result;
+}
+
+function retentionConfig(written: { days?: number; max_rows?: number; interval_ms?: number } | undefined): GatewayConfig['receiptsRetention'] {
+  if (!written || (written.days === undefined && written.max_rows === undefined)) return undefined;
+  return { ...defined('days', written.days), ...defined('maxRows', written.max_rows), intervalMs: written.interval_ms ?? 60 * 60_000 };
 }
 
 function forgejoConfig(written: ConfigFile['forgejo'], env: NodeJS.ProcessEnv): ForgejoConfig | undefined {

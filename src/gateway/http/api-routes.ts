@@ -87,6 +87,10 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     response.json({ receipts, limit, offset, next_offset: page.length > limit ? offset + limit : null });
   });
 
+  router.get('/v1/receipts/verify', async (_request, response) => {
+    response.json(await gateway.verifyReceipts());
+  });
+
   router.get('/v1/receipts/:id', async (request, response) => {
     const receipt = await gateway.store.receipts.get(request.params.id);
     if (!receipt) response.status(404).json({ code: 'RECEIPT_NOT_FOUND', error: `no receipt '${request.params.id}'` });

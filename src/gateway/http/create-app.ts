@@ -17,6 +17,8 @@ export interface AppOptions {
   metrics: GatewayMetrics;
   scheduler: RescanScheduler;
   version: string;
+  /** tells the other instances sharing the store that a push arrived */
+  announceRescan?: (reason: string) => void;
   /** mounts further authenticated routes (the MCP endpoint) */
   extraRoutes?: (app: Express, auth: RequestHandler) => void;
 }
@@ -38,11 +40,12 @@ export function createApp(options: AppOptions): Express {
   });
   // a probe needs no token; what the index is and where it comes from is for those who hold it
   const mayReadDetails = (request: Request): boolean => !config.apiToken || bearerMatches(request.get('authorization'), config.apiToken);
-  app.get('/healthz', (request, response) => {
+  app.get('/healthz', async (request, response) => {
     const { index } = gateway.registry;
     const scanError = gateway.scanError;
-    // dropped definitions are a degraded service: some tool an agent expects is not there
-    const status = index.stale || scanError || index.errors.length > 0 ? 'degraded' : 'ok';
+    const store = await gateway.storeHealth();
+    // dropped definitions are a degraded service: some tool an agent expects is not there; so is a store that does not answer
+    const status = index.stale || scanError || index.errors.length > 0 || !store.ok ? 'degraded' : 'ok';
     if (!mayReadDetails(request)) {
       response.json({ status });
       return;
@@ -52,11 +55,12 @@ export function createApp(options: AppOptions): Express {
       source: index.source, commit: index.commit, tools: index.tools.length, errors: index.errors.length,
       ...(index.stale ? { stale: index.stale } : {}),
       ...(scanError ? { scan_error: scanError } : {}),
+      store: { kind: gateway.store.kind, ...store },
       calls_in_flight: gateway.callsInFlight,
     });
   });
   // the webhook authenticates by its signature, not by the API token (Forgejo cannot send one)
-  app.use(webhookRouter({ secret: config.webhookSecret, maxBodyBytes: config.maxBodyBytes, scheduler }));
+  app.use(webhookRouter({ secret: config.webhookSecret, maxBodyBytes: config.maxBodyBytes, scheduler, ...(options.announceRescan ? { announce: options.announceRescan } : {}) }));
   const auth: RequestHandler = config.apiToken ? bearerAuth(config.apiToken, "the gateway's api_token (HLDP_API_TOKEN)") : (_request, _response, next) => next();
   app.get('/metrics', auth, async (_request, response) => {
     response.type(metrics.registry.contentType).send(await metrics.registry.metrics());

@@ -180,6 +180,10 @@ export const COMPONENT_SCHEMAS = {
       status: { enum: ['ok', 'degraded'] }, source: { type: 'string' }, commit: { type: 'string' }, tools: { type: 'integer' },
       errors: { type: 'integer' }, stale: { $ref: '#/components/schemas/Stale' },
       scan_error: { type: 'object', properties: { message: { type: 'string' }, at: { type: 'string' } } },
+      store: {
+        type: 'object', required: ['kind', 'ok'], description: 'the store; ok false (and status degraded) when it does not answer',
+        properties: { kind: { enum: ['sqlite', 'postgres'] }, ok: { type: 'boolean' }, error: { type: 'string' } },
+      },
       calls_in_flight: { type: 'integer' },
     },
   },
@@ -222,5 +226,19 @@ export const COMPONENT_SCHEMAS = {
     type: 'object', required: ['code', 'ran', 'tool', 'toolset', 'tools', 'message'],
     description: "the tool was reserved: its toolset is enabled instead, and the call has NOT run (call it again)",
     properties: { code: { const: 'CALL_NOT_RUN' }, ran: { const: false }, tool: { type: 'string' }, toolset: nullableString, tools: { type: 'array', items: { type: 'string' } }, message: { type: 'string' } },
+  },
+  ChainLink: { type: 'object', required: ['seq', 'hash'], properties: { seq: { type: 'integer' }, hash: { type: 'string' } } },
+  ChainReport: {
+    type: 'object', required: ['ok', 'checked', 'checkpoint', 'head'],
+    properties: {
+      ok: { type: 'boolean' },
+      checked: { type: 'integer', description: 'receipts whose links were checked' },
+      checkpoint: { $ref: '#/components/schemas/ChainLink', description: 'where the chain starts: genesis (seq 0) or the last retention checkpoint' },
+      head: { $ref: '#/components/schemas/ChainLink', description: 'the newest link, as recorded with the last write' },
+      broken: {
+        type: 'object', required: ['seq', 'reason', 'message'],
+        properties: { seq: { type: 'integer' }, reason: { enum: ['hash_mismatch', 'prev_hash_mismatch', 'missing', 'head_mismatch'] }, message: { type: 'string' } },
+      },
+    },
   },
 } as const;

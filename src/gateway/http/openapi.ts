@@ -66,6 +66,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
               description: 'params do not fit the schema (each offending param named, and the schema), or timeout_ms is longer than the tool and the gateway allow; nothing ran',
               content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/InvalidParams' }, { $ref: '#/components/schemas/TimeoutNotAllowed' }] } } },
             },
+            '503': answer('the store cannot be reached to make or use a confirmation: nothing ran', 'Error'),
             ...errors,
           },
         },
@@ -78,6 +79,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
             '200': answer('the receipt', 'Receipt'),
             '409': answer('unknown, used, expired or outdated token', 'ConfirmationInvalid'),
             '422': answer('timeout_ms is longer than the tool and the gateway allow; nothing ran, the token is still good', 'TimeoutNotAllowed'),
+            '503': answer('the store cannot be reached: nothing ran', 'Error'),
             ...errors,
           },
         },
@@ -136,6 +138,12 @@ export function openApiDocument(version: string): Record<string, unknown> {
           responses: { '200': answer('one page', 'ReceiptPage'), '400': errors['400'], '401': errors['401'] },
         },
       },
+      '/v1/receipts/verify': {
+        get: {
+          operationId: 'verifyReceipts', summary: 'Walk the receipt hash chain from its checkpoint to its head; name the first broken link (edited, deleted, inserted or reordered)',
+          responses: { '200': answer('the report: ok, or the first broken seq and why', 'ChainReport'), '401': errors['401'] },
+        },
+      },
       '/v1/receipts/{id}': {
         get: {
           operationId: 'getReceipt', summary: 'One stored receipt',
@@ -156,7 +164,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
         },
       },
       '/v1/openapi.json': { get: { operationId: 'openApi', summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
-      '/healthz': { get: { operationId: 'health', summary: 'Liveness and the index being served (stale, last scan error)', security: [], responses: { '200': answer('serving', 'Health') } } },
+      '/healthz': { get: { operationId: 'health', summary: 'Liveness, the index being served (stale, last scan error) and whether the store answers', security: [], responses: { '200': answer('serving', 'Health') } } },
       '/mcp': {
         post: { operationId: 'mcpPost', summary: 'MCP over Streamable HTTP: JSON-RPC requests (an initialize request opens a session, Mcp-Session-Id)', responses: { '200': { description: 'JSON-RPC response or an SSE stream' }, '400': { description: 'no session, or not a JSON-RPC request' }, '401': errors['401'], '404': { description: 'the session is not open (ended, evicted, restarted): initialize again' } } },
         get: { operationId: 'mcpStream', summary: 'MCP: the session\'s server-sent event stream (tools/list_changed)', responses: { '200': { description: 'text/event-stream' }, '400': { description: 'no Mcp-Session-Id' }, '401': errors['401'], '404': { description: 'the session is not open' } } },

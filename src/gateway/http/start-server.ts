@@ -8,6 +8,7 @@ import { mountMcp, type McpHttpHandler } from '../mcp/index.js';
 import { Gateway } from '../service/index.js';
 import { createApp } from './create-app.js';
 import { GatewayMetrics } from './gateway-metrics.js';
+import { linkInstance } from './instance-links.js';
 import { RescanScheduler } from './rescan-scheduler.js';
 
 /** A running gateway server. */
@@ -37,15 +38,18 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   metrics.indexServed(gateway.registry.index);
   await gateway.warmUp();
   const scheduler = new RescanScheduler(gateway, logger);
+  const links = await linkInstance(gateway, scheduler, logger);
   let mcp: McpHttpHandler | undefined;
   const app = createApp({
     gateway, logger, metrics, scheduler, version: options.version,
+    announceRescan: (reason) => links.announceRescan(reason),
     // MCP over Streamable HTTP, behind the same bearer auth as /v1
     extraRoutes: (express, auth) => {
       mcp = mountMcp(express, gateway, { auth });
     },
   });
   const server = await listen(app, config.listen.host, config.listen.port).catch(async (error: NodeJS.ErrnoException) => {
+    await links.stop();
     await gateway.close();
     if (error.code === 'EADDRINUSE') throw new ConfigError('listen.port', `${config.listen.host}:${config.listen.port} is in use; stop what listens there or pass another --port`);
     if (error.code === 'EADDRNOTAVAIL') throw new ConfigError('listen.host', `${config.listen.host} is not an address of this machine`);
@@ -68,6 +72,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await scheduler.stop();
+        await links.stop();
         // ends the MCP sessions' streams, or server.close() would wait for them forever
         await mcp?.close();
         // calls in flight finish and store their receipts before the store closes

@@ -3,8 +3,11 @@ import express, { type Router } from 'express';
 import { secretsEqual } from '../../http-edge/index.js';
 import type { RescanScheduler } from './rescan-scheduler.js';
 
-/** `POST /v1/hooks/forgejo`: verifies the HMAC-SHA256 of the raw body, answers 202 at once, rescans in the background. */
-export function webhookRouter(options: { secret: string | undefined; maxBodyBytes: number; scheduler: RescanScheduler }): Router {
+/**
+ * `POST /v1/hooks/forgejo`: verifies the HMAC-SHA256 of the raw body, answers 202 at once, rescans in the background,
+ * and `announce`s the push so that the other instances sharing the store rescan too.
+ */
+export function webhookRouter(options: { secret: string | undefined; maxBodyBytes: number; scheduler: RescanScheduler; announce?: (reason: string) => void }): Router {
   const router = express.Router();
   router.post('/v1/hooks/forgejo', express.raw({ type: () => true, limit: options.maxBodyBytes }), (request, response) => {
     if (!options.secret) {
@@ -23,7 +26,11 @@ export function webhookRouter(options: { secret: string | undefined; maxBodyByte
     const delivery = request.get('x-forgejo-delivery') ?? request.get('x-gitea-delivery') ?? null;
     // a push to any branch may be ours; a rescan with nothing new costs one ref listing
     const rescan = event === 'push' ? 'scheduled' : 'ignored';
-    if (rescan === 'scheduled') options.scheduler.request(`webhook ${delivery ?? ''}`.trim());
+    if (rescan === 'scheduled') {
+      const reason = `webhook ${delivery ?? ''}`.trim();
+      options.scheduler.request(reason);
+      options.announce?.(reason);
+    }
     response.status(202).json({ accepted: true, event, delivery, rescan });
   });
   return router;

@@ -37,6 +37,7 @@ export function outcomeResult(outcome: CallOutcome, catalog: ToolCatalog): CallT
     case 'confirmation_invalid':
     case 'refused':
     case 'timeout_not_allowed':
+    case 'store_unavailable':
       return failure(outcome.error, outcome);
   }
 }

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import express, { type Express, type RequestHandler, type Response, type Router } from 'express';
 import { isLoopback } from '../../core/index.js';
 import { loopbackHostGuard } from '../../http-edge/index.js';
 import type { Gateway } from '../service/index.js';
-import { createMcpServer } from './create-mcp-server.js';
+import { createMcpServer, type McpSessionOptions } from './create-mcp-server.js';
+import { SessionTransport } from './session-transport.js';
 
 /** How `/mcp` is served. */
 export interface McpHttpOptions {
@@ -24,29 +24,66 @@ export interface McpHttpHandler {
 }
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: SessionTransport;
   server: Server;
+  /** when this instance last marked it used in the store */
+  touched: number;
 }
 
 const DEFAULT_MAX_SESSIONS = 100;
+// a session's "last used" in the store is written at most this often per instance
+const TOUCH_EVERY_MS = 10 * 60_000;
+// sessions no instance used for this long are deleted from the store
+const SESSION_IDLE_MS = 24 * 60 * 60_000;
+/** The bus topic of "this session was ended (DELETE) at some instance". */
+const SESSION_CLOSED = 'mcp_session_closed';
 
 /**
  * MCP over Streamable HTTP, with sessions: each session is one MCP server over `gateway`, so that
  * `notifications/tools/list_changed` reaches the client on its GET stream when a rescan changes the tools.
+ * A session's state (the client's initialize request) is kept in the store, so that any instance sharing the
+ * store serves it: one that does not hold it restores it by replaying the initialize (session-transport.ts).
  */
 export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions = {}): McpHttpHandler {
   // insertion order is recency: a session is moved to the end each time it is used
   const sessions = new Map<string, Session>();
+  const restoring = new Map<string, Promise<Session | undefined>>();
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const { store, config } = gateway;
+  const logger = gateway.logger;
   const router = express.Router();
   // DNS-rebinding protection, as the MCP transport spec asks: the same check `createApp` makes, so that
   // the handler is safe mounted on its own too
-  if (isLoopback(gateway.config.listen.host)) router.use(loopbackHostGuard());
+  if (isLoopback(config.listen.host)) router.use(loopbackHostGuard());
+  // parsed here so that the initialize request's params can be kept in the store
+  router.post('/', express.json({ limit: config.maxBodyBytes }));
 
+  /** ends this instance's copy of a session; the store's record stays unless the client ended it */
   const endSession = async (id: string): Promise<void> => {
     const session = sessions.get(id);
     sessions.delete(id);
     await session?.server.close();
+  };
+
+  const keep = (id: string, session: Session): void => {
+    sessions.set(id, session);
+    const [oldest] = sessions.keys();
+    if (sessions.size > maxSessions && oldest !== undefined) void endSession(oldest);
+  };
+
+  const transportFor = (server: Server, sessionId: () => string, onInitialized?: (id: string) => Promise<void>): SessionTransport => {
+    const transport: SessionTransport = new SessionTransport({
+      sessionIdGenerator: sessionId,
+      maxRequestBodySize: config.maxBodyBytes,
+      ...(onInitialized ? { onsessioninitialized: onInitialized } : {}),
+      onsessionclosed: async (id) => {
+        sessions.delete(id);
+        // ended by the client: no instance may serve it again
+        await store.mcpSessions.delete(id).catch((error: Error) => logger?.warn({ err: error.message }, 'cannot delete the MCP session from the store'));
+        await store.bus.publish(SESSION_CLOSED, { id }).catch(() => undefined);
+      },
+    });
+    return transport;
   };
 
   const openSession = async (request: express.Request, response: Response): Promise<void> => {
@@ -58,21 +95,47 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
       const available = gateway.registry.index.toolsets.map((toolset) => toolset.name).join(', ') || 'none';
       return rpcError(response, 400, -32602, `Bad Request: no toolset ${unknown.join(', ')}; available: ${available}`);
     }
-    const server = createMcpServer(gateway, toolsets ? { toolsets } : {});
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
-        const [oldest] = sessions.keys();
-        if (sessions.size > maxSessions && oldest !== undefined) void endSession(oldest);
-      },
-      onsessionclosed: (id) => void sessions.delete(id),
-      maxRequestBodySize: gateway.config.maxBodyBytes,
+    const options: McpSessionOptions = toolsets ? { toolsets } : {};
+    const server = createMcpServer(gateway, options);
+    const transport = transportFor(server, () => randomUUID(), async (id) => {
+      keep(id, { transport, server, touched: Date.now() });
+      const initialize = initializeParams(request.body);
+      // without the record this instance still serves the session; the others answer 404 and the client starts a new one
+      if (initialize) await store.mcpSessions.create({ id, initialize, options: { ...options } }).catch((error: Error) => logger?.warn({ err: error.message }, 'cannot keep the MCP session in the store'));
     });
     await server.connect(transport);
     await transport.handleRequest(request, response, request.body);
     // anything but an initialize request was answered with 400 by the transport: there is no session to keep
     if (transport.sessionId === undefined) await server.close();
+  };
+
+  const restore = async (id: string, protocolVersion: string | undefined): Promise<Session | undefined> => {
+    const record = await store.mcpSessions.get(id).catch(() => undefined);
+    if (!record) return undefined;
+    const server = createMcpServer(gateway, sessionOptions(record.options));
+    const transport = transportFor(server, () => id);
+    await server.connect(transport);
+    try {
+      await transport.restore(record.initialize, protocolVersion);
+    } catch (error) {
+      logger?.warn({ err: (error as Error).message }, 'cannot restore an MCP session');
+      await server.close();
+      return undefined;
+    }
+    const session = { transport, server, touched: 0 };
+    keep(id, session);
+    return session;
+  };
+
+  const sessionFor = async (id: string, protocolVersion: string | undefined): Promise<Session | undefined> => {
+    const held = sessions.get(id);
+    if (held) return held;
+    let pending = restoring.get(id);
+    if (!pending) {
+      pending = restore(id, protocolVersion).finally(() => restoring.delete(id));
+      restoring.set(id, pending);
+    }
+    return pending;
   };
 
   router.all('/', async (request, response) => {
@@ -81,13 +144,24 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
       if (request.method === 'POST') return openSession(request, response);
       return rpcError(response, 400, -32000, 'Bad Request: no Mcp-Session-Id header; POST an initialize request first to open a session');
     }
-    const session = sessions.get(id);
-    // 404 tells the client to start a new session (the session ended, was evicted, or the server restarted)
+    const session = await sessionFor(id, request.get('mcp-protocol-version'));
+    // 404 tells the client to start a new session (the session ended, or no instance knows it)
     if (!session) return rpcError(response, 404, -32001, `Session not found: '${id}' is not open; initialize a new session`);
     sessions.delete(id);
     sessions.set(id, session);
+    if (Date.now() - session.touched > TOUCH_EVERY_MS) {
+      session.touched = Date.now();
+      void store.mcpSessions.touch(id).catch(() => undefined);
+    }
     await session.transport.handleRequest(request, response, request.body);
   });
+
+  const unsubscribe = store.bus.subscribe(SESSION_CLOSED, (message) => {
+    if (typeof message.id === 'string') void endSession(message.id);
+  });
+  unsubscribe.catch((error: Error) => logger?.warn({ err: error.message }, 'MCP sessions ended at other instances stay open here until evicted'));
+  const purge = setInterval(() => void store.mcpSessions.purge(SESSION_IDLE_MS).catch(() => undefined), 60 * 60_000);
+  purge.unref();
 
   return {
     router,
@@ -95,9 +169,26 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
       return sessions.size;
     },
     async close() {
+      clearInterval(purge);
+      await (await unsubscribe.catch(() => undefined))?.();
+      await Promise.allSettled([...restoring.values()]);
       await Promise.allSettled([...sessions.keys()].map(endSession));
     },
   };
+}
+
+/** The options a session was opened with, as recorded (only what this version knows). */
+function sessionOptions(recorded: Record<string, unknown>): McpSessionOptions {
+  const { toolsets } = recorded;
+  return Array.isArray(toolsets) && toolsets.every((name) => typeof name === 'string') ? { toolsets } : {};
+}
+
+/** The params of a lone JSON-RPC `initialize` request, if that is what the body is. */
+function initializeParams(body: unknown): Record<string, unknown> | undefined {
+  const message = Array.isArray(body) && body.length === 1 ? body[0] : body;
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { method, params } = message as { method?: unknown; params?: unknown };
+  return method === 'initialize' && typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : undefined;
 }
 
 /** Mounts the MCP endpoint on `app` at `path` (default `/mcp`) behind `auth`, if given; close it before the HTTP server. */

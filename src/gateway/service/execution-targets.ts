@@ -11,8 +11,8 @@ export class ExecutionTargets {
   private readonly otherSecrets: string[];
 
   constructor(private readonly config: GatewayConfig) {
-    const { repository, apiToken, webhookSecret } = config;
-    this.otherSecrets = [repository.token, apiToken, webhookSecret].filter((secret): secret is string => secret !== undefined);
+    const { repository, apiToken, webhookSecret, store } = config;
+    this.otherSecrets = [repository.token, apiToken, webhookSecret, passwordOf(store.url)].filter((secret): secret is string => secret !== undefined);
   }
 
   /** Whether `gatekeepers.default` is the embedded one (nothing configured it). */
@@ -54,5 +54,16 @@ export class ExecutionTargets {
     const embedded = this.embedded;
     this.embedded = undefined;
     if (embedded) await (await embedded).close();
+  }
+}
+
+/** The password in a store URL, as the tools might print it. */
+function passwordOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password === '' ? undefined : password;
+  } catch {
+    return undefined;
   }
 }

@@ -5,7 +5,7 @@ import { execute } from '../../executors/index.js';
 import { compactSchema, createMatcher, type Matcher, type MatchIntentOptions } from '../../matcher/index.js';
 import { Scanner } from '../../scanner/index.js';
 import { SessionManager, type SessionState } from '../../sessions/index.js';
-import { openSqliteStore, type ReceiptQuery, type Store } from '../../store/index.js';
+import { openStore, type ChainReport, type ReceiptQuery, type Store, type StoreHealth } from '../../store/index.js';
 import { repositoryOptions, type GatewayConfig } from '../config/index.js';
 import { chooseDeadline } from './call-deadline.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -78,6 +78,8 @@ export class Gateway {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly listeners = new Set<(registry: Registry) => void>();
   private lastScanError: { message: string; at: string } | undefined;
+  /** tells this instance's messages on the store's bus from the others' */
+  readonly instanceId = randomUUID();
 
   private constructor(
     readonly config: GatewayConfig,
@@ -85,7 +87,7 @@ export class Gateway {
     index: ToolIndex,
     readonly store: Store,
     private readonly targets: ExecutionTargets,
-    private readonly logger: Logger | undefined,
+    readonly logger: Logger | undefined,
     observers: GatewayObserver[],
     clock?: () => number,
   ) {
@@ -101,7 +103,7 @@ export class Gateway {
     const { config } = options;
     const scanner = new Scanner(repositoryOptions(config));
     const index = await scanner.scan();
-    const store = options.store ?? openSqliteStore({ path: config.receiptsDb, confirmationTtlMs: config.confirmationTtlMs });
+    const store = options.store ?? (await openConfiguredStore(config));
     const observers = [...(options.observer ? [options.observer] : []), ...(options.observers ?? [])];
     return new Gateway(config, scanner, index, store, new ExecutionTargets(config), options.logger, observers, options.clock);
   }
@@ -154,6 +156,16 @@ export class Gateway {
   /** Reads stored receipts, newest first. */
   receipts(query: ReceiptQuery = {}): Promise<Receipt[]> {
     return this.store.receipts.list(query);
+  }
+
+  /** Walks the receipt chain and names the first broken link, if any. */
+  verifyReceipts(): Promise<ChainReport> {
+    return this.store.receipts.verify();
+  }
+
+  /** Whether the store answers now (a bounded round trip). */
+  storeHealth(): Promise<StoreHealth> {
+    return this.store.health();
   }
 
   /** Scans again; a new commit swaps in a new index and matcher atomically. Calls in flight keep theirs. */
@@ -256,7 +268,8 @@ export class Gateway {
     const deadline = chooseDeadline(tool, request.timeoutMs, this.config.maxCallTimeoutMs);
     if (!deadline.ok) return deadline.outcome;
     if (tool.constraints.require_confirm) {
-      const pending = await this.store.confirmations.create({ tool: tool.name, params: data, commit: registry.index.commit });
+      const pending = await this.fromStore(() => this.store.confirmations.create({ tool: tool.name, params: data, commit: registry.index.commit }));
+      if ('kind' in pending) return pending;
       return {
         kind: 'confirmation_required',
         confirmation: {
@@ -271,7 +284,8 @@ export class Gateway {
 
   private async confirmOn(registry: Registry, token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs'>): Promise<CallOutcome> {
     const refuse = (reason: string, error: string): CallOutcome => ({ kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason, error });
-    const peeked = await this.store.confirmations.peek(token);
+    const peeked = await this.fromStore(() => this.store.confirmations.peek(token));
+    if ('kind' in peeked) return peeked;
     if (!peeked.ok) return refuse(peeked.reason, peeked.message);
     const { tool: name, params, commit } = peeked.confirmation;
     if (commit !== registry.index.commit) {
@@ -282,10 +296,21 @@ export class Gateway {
     // checked before the token is spent: a refused deadline leaves the confirmation usable
     const deadline = chooseDeadline(tool.tool, options.timeoutMs, this.config.maxCallTimeoutMs);
     if (!deadline.ok) return deadline.outcome;
-    const consumed = await this.store.confirmations.consume(token, { tool: name, params, commit });
+    const consumed = await this.fromStore(() => this.store.confirmations.consume(token, { tool: name, params, commit }));
+    if ('kind' in consumed) return consumed;
     if (!consumed.ok) return refuse(consumed.reason, consumed.message);
     const fingerprint = `sha256:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
     return { kind: 'receipt', receipt: await this.run(registry, tool.tool, params, fingerprint, deadline.timeoutMs, options) };
+  }
+
+  /** A store operation, or the outcome that says the store cannot be reached (nothing ran). */
+  private async fromStore<T>(operation: () => Promise<T>): Promise<T | Extract<CallOutcome, { kind: 'store_unavailable' }>> {
+    try {
+      return await operation();
+    } catch (error) {
+      this.logger?.error({ err: (error as Error).message }, 'store unavailable');
+      return { kind: 'store_unavailable', code: 'STORE_UNAVAILABLE', error: `the store cannot be reached, so nothing ran: ${(error as Error).message}; try again when GET /healthz says ok` };
+    }
   }
 
   private async run(
@@ -311,8 +336,20 @@ export class Gateway {
       timeout_ms: timeoutMs,
     };
     // stored before it is returned: a receipt the caller saw is a receipt a human can read later
-    await this.store.receipts.save(receipt);
+    try {
+      await this.store.receipts.save(receipt);
+    } catch (error) {
+      // the call ran: its caller still gets the whole receipt, told that no one can read it later
+      const reason = `RECEIPT_NOT_STORED: this call ran, but its receipt could not be stored: ${(error as Error).message}`;
+      receipt.error = receipt.error === null ? reason : `${receipt.error}\n${reason}`;
+      this.logger?.error({ call_id: id, tool: tool.name, err: (error as Error).message }, 'receipt not stored');
+    }
     this.logger?.info({ call_id: id, tool: tool.name, executor: tool.executor, ok: receipt.ok, code: receipt.code, duration_ms: receipt.duration_ms }, 'call');
     return receipt;
   }
+}
+
+/** The configured store: PostgreSQL when `store.url` is set, else the SQLite file. */
+export function openConfiguredStore(config: GatewayConfig): Promise<Store> {
+  return openStore({ url: config.store.url, sqlitePath: config.receiptsDb, poolMax: config.store.poolMax, confirmationTtlMs: config.confirmationTtlMs });
 }

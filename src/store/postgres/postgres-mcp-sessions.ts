@@ -1,3 +1,4 @@
+import { toRecord, type McpSessionRow } from '../sqlite-mcp-sessions.js';
 import type { McpSessionRecord, McpSessionStore } from '../store.js';
 import type { Database } from './database.js';
 
@@ -11,14 +12,16 @@ export class PostgresMcpSessionStore implements McpSessionStore {
     this.#now = options.now;
   }
 
-  async create(record: { id: string; initialize: Record<string, unknown> }): Promise<void> {
+  async create(record: { id: string; initialize: Record<string, unknown>; options?: Record<string, unknown> }): Promise<void> {
     const now = this.#now();
-    await this.#sql`INSERT INTO mcp_sessions (id, initialize, created_ms, seen_ms) VALUES (${record.id}, ${JSON.stringify(record.initialize)}, ${now}, ${now})`;
+    await this.#sql`
+      INSERT INTO mcp_sessions (id, initialize, options, created_ms, seen_ms)
+      VALUES (${record.id}, ${JSON.stringify(record.initialize)}, ${JSON.stringify(record.options ?? {})}, ${now}, ${now})`;
   }
 
   async get(id: string): Promise<McpSessionRecord | undefined> {
-    const [row] = await this.#sql<Array<{ id: string; initialize: string; created_ms: number }>>`SELECT id, initialize, created_ms FROM mcp_sessions WHERE id = ${id}`;
-    return row && { id: row.id, initialize: JSON.parse(row.initialize) as Record<string, unknown>, created_at: new Date(row.created_ms).toISOString() };
+    const [row] = await this.#sql<McpSessionRow[]>`SELECT id, initialize, options, created_ms FROM mcp_sessions WHERE id = ${id}`;
+    return row && toRecord(row);
   }
 
   async delete(id: string): Promise<void> {

@@ -56,7 +56,7 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
      CREATE TABLE receipt_chain (id smallint PRIMARY KEY CHECK (id = 1), seq bigint NOT NULL, hash text NOT NULL);
      INSERT INTO receipt_chain (id, seq, hash) VALUES (1, ${GENESIS.seq}, '${GENESIS.hash}');
      CREATE TABLE receipt_checkpoints (seq bigint PRIMARY KEY, hash text NOT NULL, pruned_ms bigint NOT NULL, deleted bigint NOT NULL);
-     CREATE TABLE mcp_sessions (id text PRIMARY KEY, initialize text NOT NULL, created_ms bigint NOT NULL, seen_ms bigint NOT NULL);
+     CREATE TABLE mcp_sessions (id text PRIMARY KEY, initialize text NOT NULL, options text NOT NULL, created_ms bigint NOT NULL, seen_ms bigint NOT NULL);
      CREATE INDEX mcp_sessions_by_seen ON mcp_sessions (seen_ms);`,
   },
 ];

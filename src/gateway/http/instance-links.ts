@@ -1,0 +1,49 @@
+import type { Logger } from 'pino';
+import { describeUrl, scheduleRetention } from '../../store/index.js';
+import type { Gateway } from '../service/index.js';
+import type { RescanScheduler } from './rescan-scheduler.js';
+
+/** The bus topic of "a push arrived: rescan". */
+const RESCAN = 'rescan';
+
+/** What ties one serving instance to the others sharing its store, and to the store's upkeep. */
+export interface InstanceLinks {
+  /** tells every other instance to rescan (the webhook calls it) */
+  announceRescan(reason: string): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Subscribes to the other instances' rescan announcements (PostgreSQL LISTEN/NOTIFY; the repository poll stays the
+ * fallback for a lost one) and starts pruning receipts if a retention policy is configured.
+ */
+export async function linkInstance(gateway: Gateway, scheduler: RescanScheduler, logger: Logger): Promise<InstanceLinks> {
+  const { config, store, instanceId } = gateway;
+  let unsubscribe: (() => Promise<void>) | undefined;
+  try {
+    unsubscribe = await store.bus.subscribe(RESCAN, (message) => {
+      if (message.origin !== instanceId) scheduler.request(`${String(message.reason)} at another instance`);
+    });
+  } catch (error) {
+    logger.warn({ err: (error as Error).message }, 'cannot listen for other instances; a push they receive reaches this one at the next poll');
+  }
+  const retention = config.receiptsRetention
+    ? scheduleRetention(store.receipts, config.receiptsRetention, {
+        intervalMs: config.receiptsRetention.intervalMs,
+        onPruned: (result) => logger.info({ deleted: result.deleted, checkpoint: result.checkpoint }, 'receipts pruned'),
+        onError: (error) => logger.warn({ err: error.message }, 'pruning receipts failed; trying again at the next interval'),
+      })
+    : undefined;
+  logger.info({ store: store.kind === 'postgres' && config.store.url ? describeUrl(config.store.url) : config.receiptsDb, instance: instanceId }, 'store open');
+  return {
+    announceRescan(reason) {
+      store.bus.publish(RESCAN, { origin: instanceId, reason }).catch((error: Error) => {
+        logger.warn({ err: error.message }, 'cannot tell the other instances to rescan; they find the push at their next poll');
+      });
+    },
+    async stop() {
+      await retention?.stop();
+      await unsubscribe?.();
+    },
+  };
+}

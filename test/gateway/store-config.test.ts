@@ -1,0 +1,45 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/gateway/config/index.js';
+import { makeTempDir } from '../helpers/git.js';
+
+let temp: { path: string; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  temp = await makeTempDir();
+});
+afterEach(() => temp.cleanup());
+
+async function configFile(text: string): Promise<string> {
+  const file = join(temp.path, 'brush-holder.yaml');
+  await writeFile(file, text);
+  return file;
+}
+
+describe('loadConfig of the store and retention', () => {
+  it('reads store.url, pool_max and receipts.retention from the file, HLDP_STORE_URL winning', async () => {
+    const file = await configFile('store: { url: "postgres://a:b@db:5432/hldp", pool_max: 4 }\nreceipts: { retention: { days: 30, max_rows: 1000000 } }\n');
+    expect(loadConfig({ file, env: {} })).toMatchObject({ store: { url: 'postgres://a:b@db:5432/hldp', poolMax: 4 }, receiptsRetention: { days: 30, maxRows: 1_000_000, intervalMs: 3_600_000 } });
+    expect(loadConfig({ file, env: { HLDP_STORE_URL: 'postgresql://other/hldp' } }).store.url).toBe('postgresql://other/hldp');
+  });
+
+  it('uses the SQLite file and keeps every receipt by default', () => {
+    const config = loadConfig({ env: {} });
+    expect(config.store).toEqual({ poolMax: 10 });
+    expect(config.receiptsRetention).toBeUndefined();
+  });
+
+  it.each([
+    ['a store url of another scheme', 'store: { url: "mysql://db/hldp" }\n', /store\/url|url.*postgres/],
+    ['retention of zero days', 'receipts: { retention: { days: 0 } }\n', /days/],
+    ['an unknown retention key', 'receipts: { retention: { rows: 5 } }\n', /rows/],
+  ])('stops with file:line:col for %s', async (_case, text, reason) => {
+    const file = await configFile(text);
+    expect(() => loadConfig({ file, env: {} })).toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:1:\\d+: .*`));
+    expect(() => loadConfig({ file, env: {} })).toThrow(reason);
+  });
+
+  it('refuses an HLDP_STORE_URL that is not a postgres URL, saying what to give', () => {
+    expect(() => loadConfig({ env: { HLDP_STORE_URL: '/var/lib/hldp.db' } })).toThrow(/HLDP_STORE_URL: must be a postgres:\/\/ \(or postgresql:\/\/\) URL/);
+  });
+});
