@@ -21,9 +21,9 @@ describe.each(storeKinds())('$name MCP sessions, bus and health', (kind) => {
 
   describe('when an MCP session is recorded', () => {
     it('returns it from another store over the same database until it is deleted', async () => {
-      await store.mcpSessions.create({ id: 'session-1', initialize });
+      await store.mcpSessions.create({ id: 'session-1', initialize, options: { toolsets: ['repo'] } });
       const other = await backend.open({ now: () => now });
-      expect(await other.mcpSessions.get('session-1')).toEqual({ id: 'session-1', initialize, created_at: '2026-05-31T10:00:00.000Z' });
+      expect(await other.mcpSessions.get('session-1')).toEqual({ id: 'session-1', initialize, options: { toolsets: ['repo'] }, created_at: '2026-05-31T10:00:00.000Z' });
       await other.mcpSessions.delete('session-1');
       expect(await store.mcpSessions.get('session-1')).toBeUndefined();
     });
