@@ -146,6 +146,31 @@ describe('MCP over Streamable HTTP', () => {
       expect(handler.sessionCount).toBe(1);
     });
 
+    it('restores an evicted session with the toolsets it was opened with (/mcp?toolsets=repo)', async () => {
+      const opened = await openTestGateway('native-repo');
+      cleanups.push(opened.cleanup);
+      const app = express();
+      const handler = mountMcp(app, opened.gateway, { maxSessions: 1 });
+      const server = app.listen(0, '127.0.0.1');
+      await new Promise<void>((resolve) => server.once('listening', resolve));
+      cleanups.push(async () => {
+        await handler.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      });
+      const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`;
+      const withRepo = makeClient();
+      const plain = makeClient();
+      await withRepo.connect(new StreamableHTTPClientTransport(new URL(`${base}?toolsets=repo`)));
+      cleanups.push(() => withRepo.close(), () => plain.close());
+      const listed = (await withRepo.listTools()).tools.map((tool) => tool.name);
+      await plain.connect(new StreamableHTTPClientTransport(new URL(base)));
+      const plainListed = (await plain.listTools()).tools.map((tool) => tool.name);
+      expect(plainListed).not.toEqual(listed);
+      // the plain client evicted it: listing again restores it from the store, toolsets and all
+      expect((await withRepo.listTools()).tools.map((tool) => tool.name)).toEqual(listed);
+    });
+
     it('answers 404 to a session its client ended with DELETE, at every instance sharing the store', async () => {
       const opened = await openTestGateway('native-repo');
       cleanups.push(opened.cleanup);
