@@ -21,6 +21,7 @@ export const WIRE_ERRORS = {
   INVALID_PARAMS: { status: 422, fix: "send params that fit the tool's params_schema; the problems name each param" },
   INTERNAL_ERROR: { status: 500, fix: "a bug in the gateway: its log has the details; the call's receipt, if it ran, is stored" },
   SCAN_FAILED: { status: 502, fix: 'make the repository reachable (URL, token, ref); the last good index is served meanwhile' },
+  STORE_UNAVAILABLE: { status: 503, fix: 'bring the store back (store.url: PostgreSQL reachable, accepting connections); GET /healthz says ok again when it answers, then call again' },
 } as const satisfies Record<string, { status: number; fix: string }>;
 
 /** A code of {@link WIRE_ERRORS}. */
