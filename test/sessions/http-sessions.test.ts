@@ -166,7 +166,24 @@ describe('HTTP sessions', () => {
       expect(await callIn(session, 'shell-exec', { cmd: 'echo no' })).toMatchObject({ status: 403, body: { code: 'TOOL_FORBIDDEN', state: 'forbidden' } });
       expect(await api(base, 'POST', '/v1/call', { body: { tool: 'shell-exec', params: { cmd: 'echo no' } } })).toMatchObject({ status: 403 });
       expect((await api(base, 'GET', `/v1/sessions/${session}/tools/shell-exec`)).body).toMatchObject({ state: 'forbidden' });
+      // nor is it offered by intent
+      const matched = await api(base, 'POST', '/v1/match', { body: { intent: '在服务器上执行一条shell命令' } });
+      expect(JSON.stringify(matched.body)).not.toContain('shell-exec');
       expect(await server.gateway.receipts()).toEqual([]);
+    });
+  });
+
+  describe('when a client asks for the catalogues', () => {
+    it('lists the toolsets and the skills of the index', async () => {
+      const { base } = await serve();
+      expect((await api(base, 'GET', '/v1/toolsets')).body.toolsets).toEqual([
+        expect.objectContaining({ name: 'ops', tools: ['shell-exec', 'http-request'], path: 'toolsets/ops/TOOLSET.hdlp' }),
+        expect.objectContaining({ name: 'repo', tools: ['git-ops', 'file-read', 'file-write'], hint: expect.any(String) }),
+      ]);
+      expect((await api(base, 'GET', '/v1/skills')).body.skills).toEqual([
+        expect.objectContaining({ name: 'repository-history', toolset: 'repo' }),
+        expect.objectContaining({ name: 'server-ops', toolset: 'ops' }),
+      ]);
     });
   });
 

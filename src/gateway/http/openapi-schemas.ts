@@ -187,6 +187,14 @@ export const COMPONENT_SCHEMAS = {
       calls_in_flight: { type: 'integer' },
     },
   },
+  ToolsetList: {
+    type: 'object', required: ['commit', 'toolsets'],
+    properties: { commit: { type: 'string' }, toolsets: { type: 'array', items: { type: 'object', required: ['name', 'description', 'tools', 'path'], properties: { name: { type: 'string' }, description: { type: 'string' }, tools: { type: 'array', items: { type: 'string' } }, hint: { type: 'string' }, path: { type: 'string' } } } } },
+  },
+  SkillList: {
+    type: 'object', required: ['commit', 'skills'],
+    properties: { commit: { type: 'string' }, skills: { type: 'array', items: { type: 'object', required: ['name', 'description', 'path'], properties: { name: { type: 'string' }, description: { type: 'string' }, toolset: { type: 'string' }, path: { type: 'string' } } } } },
+  },
   SessionRequest: {
     type: 'object', additionalProperties: false,
     properties: { toolsets: { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 64, description: 'toolsets enabled for as long as the session lives' } },

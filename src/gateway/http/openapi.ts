@@ -84,6 +84,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
           },
         },
       },
+      '/v1/toolsets': { get: { operationId: 'listToolsets', summary: 'The toolsets of the index: name, one-line description, tools and groups (empty: the whole registry), hint', responses: { '200': answer('the toolsets', 'ToolsetList'), '401': errors['401'] } } },
+      '/v1/skills': { get: { operationId: 'listSkills', summary: 'The skills of the index: name, trigger line, the toolset each leads to (bodies: read_skill)', responses: { '200': answer('the skills', 'SkillList'), '401': errors['401'] } } },
       '/v1/sessions': {
         post: {
           operationId: 'openSession', summary: 'Open an agent session; send its id as X-HLDP-Session on POST /v1/call',

@@ -37,6 +37,17 @@ export function sessionRouter(gateway: Gateway, options: { maxBodyBytes: number 
   const checkSession = validateBody('SessionRequest');
   // a body is optional: no toolsets chosen
   const optionalBody: express.RequestHandler = (request, response, next) => (request.headers['content-length'] === '0' || request.headers['content-type'] === undefined ? next() : checkSession(request, response, next));
+  // the catalogues a client menu shows: what can be enabled, and what can be read
+  router.get('/v1/toolsets', (_request, response) => {
+    const { index } = gateway.registry;
+    response.json({ commit: index.commit, toolsets: index.toolsets.map((toolset) => ({ name: toolset.name, description: toolset.description, tools: toolset.tools, ...(toolset.hint ? { hint: toolset.hint } : {}), path: toolset.source.path })) });
+  });
+
+  router.get('/v1/skills', (_request, response) => {
+    const { index } = gateway.registry;
+    response.json({ commit: index.commit, skills: index.skills.map((skill) => ({ name: skill.name, description: skill.description, ...(skill.toolset ? { toolset: skill.toolset } : {}), path: skill.source.path })) });
+  });
+
   router.post('/v1/sessions', jsonBody, optionalBody, async (request, response) => {
     const body = (request.body ?? {}) as { toolsets?: string[] };
     const opened = await sessions.open(body.toolsets ? { toolsets: body.toolsets } : {});

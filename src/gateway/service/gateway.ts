@@ -132,10 +132,11 @@ export class Gateway {
     return this.current.index.tools;
   }
 
-  /** An intent's 1-3 candidates or `found: false`; never executes anything. */
+  /** An intent's 1-3 candidates (only tools the caller may use) or `found: false`; never executes anything. */
   match(intent: string, options: MatchIntentOptions = {}): MatchResult {
     const start = performance.now();
-    const result = this.current.matcher.matchIntent(intent, options);
+    // a forbidden or unlisted tool is never offered, with or without a session (the same lattice as tools/list)
+    const result = this.sessions.find(undefined, this.current.matcher.matchIntent(intent, options)).result;
     for (const observer of this.observers) observer.matched?.((performance.now() - start) / 1000);
     return result;
   }
