@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { runCli } from '../helpers/run-cli.js';
+import { connectStdio } from '../mcp/support.js';
 import { call, connectClient, listedNames, META, startSessionServer, textOf } from './support.js';
 
 // Acceptance of issue #13 over MCP: the official SDK client against a real gateway (hldp serve's server, /mcp).
@@ -40,6 +42,20 @@ describe('MCP sessions', () => {
       const { server } = await serve();
       const { client } = await connect(`${server.url}/mcp`);
       expect(await listedNames(client)).toEqual([...META, 'file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
+    });
+  });
+
+  describe('when hldp mcp is started with --toolsets', () => {
+    it('lists only those toolsets over stdio, and refuses an unknown one with exit 2', async () => {
+      const connected = await connectStdio('native-repo', ['--toolsets', 'ops']);
+      cleanups.push(connected.close);
+      expect(await listedNames(connected.client)).toEqual([...META, 'http-request', 'shell-exec']);
+      const temp = await makeTempDir();
+      cleanups.push(temp.cleanup);
+      const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data') };
+      const refused = await runCli(['mcp', '--repo', 'native-repo', '--toolsets', 'nope'], { input: '', env });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('--toolsets: no toolset nope; available: ops, repo');
     });
   });
 
