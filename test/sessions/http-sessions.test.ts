@@ -33,10 +33,10 @@ describe('HTTP sessions', () => {
       expect(openai.body.tools[0]).toMatchObject({ type: 'function', function: { name: 'toolset' } });
     });
 
-    it('refuses an unknown toolset with 400 and the ones there are', async () => {
+    it('refuses an unknown toolset with 404 and the ones there are', async () => {
       const { base } = await serve();
       const opened = await api(base, 'POST', '/v1/sessions', { body: { toolsets: ['nope'] } });
-      expect(opened).toMatchObject({ status: 400, body: { code: 'TOOLSET_NOT_FOUND', error: 'no toolset nope; available: ops, repo' } });
+      expect(opened).toMatchObject({ status: 404, body: { code: 'TOOLSET_NOT_FOUND', error: 'no toolset nope; available: ops, repo' } });
     });
   });
 

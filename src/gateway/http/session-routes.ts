@@ -5,19 +5,13 @@ import { catalogFor } from '../mcp/index.js';
 import { META_TOOL_BY_NAME, runMetaTool, type Gateway, type MetaOutcome } from '../service/index.js';
 import { sendOutcome } from './send-outcome.js';
 import { validateBody } from './body-validator.js';
+import { WIRE_ERRORS, type WireErrorCode } from './wire-errors.js';
 
 /** The header that names the session a call is made in. */
 export const SESSION_HEADER = 'X-HLDP-Session';
 
-// a refused meta-tool call's HTTP status, by its code
-const META_STATUS: Readonly<Record<string, number>> = {
-  TOOLSET_NOT_FOUND: 404,
-  SKILL_NOT_FOUND: 404,
-  TOOL_NOT_FOUND: 404,
-  TOOL_FORBIDDEN: 403,
-  INVALID_PARAMS: 422,
-  SESSION_REQUIRED: 400,
-};
+// a refused meta-tool call's HTTP status: its code's in the wire error table
+const metaStatus = (code: string | undefined): number => (code !== undefined && Object.hasOwn(WIRE_ERRORS, code) ? WIRE_ERRORS[code as WireErrorCode].status : 400);
 
 /**
  * Sessions over HTTP: `POST /v1/sessions`, then `X-HLDP-Session` on `POST /v1/call` (registry tools and the
@@ -52,7 +46,7 @@ export function sessionRouter(gateway: Gateway, options: { maxBodyBytes: number 
     const body = (request.body ?? {}) as { toolsets?: string[] };
     const opened = await sessions.open(body.toolsets ? { toolsets: body.toolsets } : {});
     if (!opened.ok) {
-      response.status(400).json({ code: opened.code, error: opened.message });
+      response.status(metaStatus(opened.code)).json({ code: opened.code, error: opened.message });
       return;
     }
     response.status(201).set(SESSION_HEADER, opened.session.id).json(describe(gateway, opened.session));
@@ -130,7 +124,7 @@ function sendMeta(response: Response, tool: string, outcome: MetaOutcome): void 
       const { answer } = outcome;
       if (answer.changed) response.set('X-HLDP-Tools-Changed', 'true');
       if (answer.ok) response.json({ ok: true, tool, message: answer.message, ...answer.data });
-      else response.status(META_STATUS[answer.code ?? ''] ?? 400).json({ ok: false, tool, ...answer.data, code: answer.code, error: answer.message });
+      else response.status(metaStatus(answer.code)).json({ ok: false, tool, ...answer.data, code: answer.code, error: answer.message });
       return;
     }
     case 'match':
@@ -142,7 +136,7 @@ function sendMeta(response: Response, tool: string, outcome: MetaOutcome): void 
       sendOutcome(response, outcome.outcome);
       return;
     case 'invalid':
-      response.status(META_STATUS[outcome.code]!).json({ ok: false, tool, code: outcome.code, error: outcome.error });
+      response.status(metaStatus(outcome.code)).json({ ok: false, tool, code: outcome.code, error: outcome.error });
   }
 }
 
