@@ -40,7 +40,11 @@ export type DiagnosticCode =
   | 'FILE_TOO_LARGE'
   | 'NOT_A_FILE'
   /** a toolset names a tool or group the index does not have, or a skill a toolset it does not have */
-  | 'UNKNOWN_MEMBER';
+  | 'UNKNOWN_MEMBER'
+  /** a `sandbox:` block that cannot be applied (a size that is no size, a limit too small to start a shell) */
+  | 'INVALID_SANDBOX'
+  /** a `sandbox:` block on a tool that starts no local process */
+  | 'SANDBOX_IGNORED';
 
 /** `file:line:col: severity: message`, the format editors and pre-commit hooks understand. */
 export function formatDiagnostic(diagnostic: Diagnostic): string {

@@ -1,7 +1,11 @@
+import type { Sandbox } from '../sandbox/index.js';
+
 /** Where `shell` tools run. */
 export interface ShellConfig {
-  /** every working directory is confined to this folder */
+  /** every working directory is confined to this folder; the sandbox lets tools write it */
   root: string;
+  /** the host's sandbox; without one, a tool still runs in a PID namespace of its own, unisolated and unlimited */
+  sandbox?: Sandbox;
   /** names of extra variables the child may inherit from the gateway, beyond PATH, HOME, LANG, LC_*, TZ, TMPDIR */
   inheritEnv?: string[];
 }

@@ -10,7 +10,7 @@ export const GATEKEEPER_SLACK_MS = 2_000;
 // JSON escapes can grow a byte up to six characters, and the answer carries output and stderr
 const responseCap = (maxOutputBytes: number): number => 12 * maxOutputBytes + 65_536;
 
-/** Runs a `gatekeeper` tool: `POST <target>/exec` with `{method, params, timeout_ms, max_output_bytes}`. */
+/** Runs a `gatekeeper` tool: `POST <target>/exec` with `{method, params, timeout_ms, max_output_bytes, sandbox?}`. */
 export async function executeGatekeeper(
   tool: ToolDefinition,
   params: Params,
@@ -34,7 +34,7 @@ export async function executeGatekeeper(
     url: joinUrl(target.url, '/exec'),
     method: 'POST',
     headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ method: tool.method, params, timeout_ms, max_output_bytes }),
+    body: JSON.stringify({ method: tool.method, params, timeout_ms, max_output_bytes, ...(tool.sandbox ? { sandbox: tool.sandbox } : {}) }),
     timeoutMs: timeout_ms + GATEKEEPER_SLACK_MS,
     maxBodyBytes: responseCap(max_output_bytes),
     signal,
@@ -78,5 +78,12 @@ function parseGatekeeperResult(text: string): ExecutionResult | string {
     output_bytes: result.output_bytes ?? 0,
     cut_bytes: result.cut_bytes ?? 0,
     duration_ms: result.duration_ms ?? 0,
+    ...(isResourceLimit(result.resource_limit) ? { resource_limit: result.resource_limit } : {}),
   };
+}
+
+const RESOURCE_LIMITS: ReadonlySet<string> = new Set(['memory', 'cpu_seconds', 'processes', 'file_size']);
+
+function isResourceLimit(value: unknown): value is NonNullable<ExecutionResult['resource_limit']> {
+  return typeof value === 'string' && RESOURCE_LIMITS.has(value);
 }

@@ -103,5 +103,6 @@ export async function executeShell(
     maxOutputBytes: tool.constraints.max_output_bytes,
     signal,
     ...(tool.shell.stdin === 'json' ? { input: JSON.stringify(params) } : {}),
+    ...(config.sandbox ? { isolation: { sandbox: config.sandbox, workspace: config.root, ...(tool.sandbox ? { declared: tool.sandbox } : {}) } } : {}),
   });
 }

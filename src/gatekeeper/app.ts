@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import { pino, type Logger } from 'pino';
 import { bearerAuth, errorHandler, notFoundHandler, requestLog } from '../http-edge/index.js';
+import type { Sandbox } from '../sandbox/index.js';
 import { parseExecRequest, runMethod } from './methods.js';
 
 /** Default largest request body: room for a file of a few MiB sent to `write_file`. */
@@ -15,6 +16,8 @@ export interface GatekeeperAppOptions {
   bodyLimitBytes?: number;
   /** request log (never headers or bodies); silent by default */
   logger?: Logger;
+  /** the sandbox exec runs in; without one, a PID namespace of its own only */
+  sandbox?: Sandbox;
 }
 
 /** The gatekeeper as an express app: `POST /exec` (bearer auth) and `GET /healthz`. */
@@ -24,7 +27,7 @@ export function createGatekeeperApp(options: GatekeeperAppOptions): Express {
   app.disable('x-powered-by');
   app.use(requestLog(logger));
   app.get('/healthz', (_request, response) => {
-    response.json({ ok: true });
+    response.json({ ok: true, ...(options.sandbox ? { sandbox: options.sandbox.status } : {}) });
   });
   app.post('/exec', bearerAuth(options.token, 'the gatekeeper token'), express.json({ limit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES }), async (request, response) => {
     const parsed = parseExecRequest(request.body);
@@ -35,8 +38,11 @@ export function createGatekeeperApp(options: GatekeeperAppOptions): Express {
     // a caller that hangs up stops the run: its process group is killed
     const hangUp = new AbortController();
     response.on('close', () => hangUp.abort());
-    const { timeout_ms, max_output_bytes } = parsed.request;
-    const result = await runMethod(parsed.request, { root: options.root, timeoutMs: timeout_ms, maxOutputBytes: max_output_bytes, signal: hangUp.signal });
+    const { timeout_ms, max_output_bytes, sandbox: declared } = parsed.request;
+    const result = await runMethod(parsed.request, {
+      root: options.root, timeoutMs: timeout_ms, maxOutputBytes: max_output_bytes, signal: hangUp.signal,
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}), ...(declared ? { declared } : {}),
+    });
     response.json(result);
   });
   app.use(notFoundHandler('the gatekeeper serves POST /exec and GET /healthz'));

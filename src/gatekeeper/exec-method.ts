@@ -19,5 +19,6 @@ export async function execMethod(params: { cmd: string; cwd?: string }, context:
     timeoutMs: context.timeoutMs,
     maxOutputBytes: context.maxOutputBytes,
     signal: context.signal,
+    ...(context.sandbox ? { isolation: { sandbox: context.sandbox, workspace: context.root, ...(context.declared ? { declared: context.declared } : {}) } } : {}),
   });
 }

@@ -1,7 +1,14 @@
+import type { DeclaredSandbox } from '../core/index.js';
+import type { Sandbox } from '../sandbox/index.js';
+
 /** What every gatekeeper method runs within. */
 export interface MethodContext {
-  /** the resolved root every path stays inside */
+  /** the resolved root every path stays inside; the sandbox lets exec write it */
   root: string;
+  /** the host's sandbox exec starts its process in; without one, a PID namespace of its own only */
+  sandbox?: Sandbox;
+  /** the calling tool's declared `sandbox:` block */
+  declared?: DeclaredSandbox;
   timeoutMs: number;
   maxOutputBytes: number;
   /** fires when the caller hung up */

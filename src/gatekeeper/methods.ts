@@ -1,5 +1,5 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { ExecutionResult } from '../core/index.js';
+import type { DeclaredSandbox, ExecutionResult } from '../core/index.js';
 import { execMethod } from './exec-method.js';
 import { listDirMethod, readBytesMethod, readFileMethod, writeFileMethod } from './file-methods.js';
 import { MAX_READ_BYTES } from './windows.js';
@@ -61,7 +61,27 @@ export interface ExecRequest {
   params: Record<string, unknown>;
   timeout_ms: number;
   max_output_bytes: number;
+  /** the calling tool's declared sandbox (sizes in bytes), applied to exec */
+  sandbox?: DeclaredSandbox;
 }
+
+const paths = { type: 'array', items: { type: 'string', minLength: 1 } };
+const count = (maximum: number) => ({ type: 'integer', minimum: 1, maximum });
+
+// what the gateway sends of a tool's sandbox: the TOOL.hdlp block with its sizes already in bytes
+const declaredSandbox = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    network: { type: 'boolean' },
+    filesystem: { type: 'object', additionalProperties: false, properties: { read: paths, write: paths } },
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { memory: count(Number.MAX_SAFE_INTEGER), cpu_seconds: count(86_400), processes: count(65_536), file_size: count(Number.MAX_SAFE_INTEGER) },
+    },
+  },
+};
 
 const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true });
 
@@ -74,6 +94,7 @@ const validateRequest = ajv.compile<ExecRequest>({
     params: { type: 'object', default: {} },
     timeout_ms: { type: 'integer', minimum: 1, maximum: 86_400_000, default: 30_000 },
     max_output_bytes: { type: 'integer', minimum: 64, maximum: 1_073_741_824, default: 65_536 },
+    sandbox: declaredSandbox,
   },
 });
 
@@ -84,7 +105,7 @@ const validateParams: Record<string, ValidateFunction> = Object.fromEntries(
 /** The request, or a message that says what is wrong with it and how to fix it. */
 export function parseExecRequest(body: unknown): { ok: true; request: ExecRequest } | { ok: false; message: string; code: 'INVALID_REQUEST' | 'UNKNOWN_METHOD' | 'INVALID_PARAMS' } {
   if (!validateRequest(body)) {
-    return { ok: false, code: 'INVALID_REQUEST', message: `${ajv.errorsText(validateRequest.errors, { dataVar: 'body' })}; send {method, params, timeout_ms?, max_output_bytes?} as application/json` };
+    return { ok: false, code: 'INVALID_REQUEST', message: `${ajv.errorsText(validateRequest.errors, { dataVar: 'body' })}; send {method, params, timeout_ms?, max_output_bytes?, sandbox?} as application/json` };
   }
   // own properties only: 'toString' or '__proto__' are no methods
   const validate = Object.hasOwn(validateParams, body.method) ? validateParams[body.method] : undefined;

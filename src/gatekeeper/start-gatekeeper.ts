@@ -3,6 +3,7 @@ import { statSync, realpathSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import type { Sandbox } from '../sandbox/index.js';
 import { createGatekeeperApp } from './app.js';
 
 /** Where and how a gatekeeper listens. */
@@ -17,6 +18,8 @@ export interface GatekeeperOptions {
   token?: string;
   bodyLimitBytes?: number;
   logger?: Logger;
+  /** the sandbox exec runs in (see `createSandbox`); without one, a PID namespace of its own only */
+  sandbox?: Sandbox;
 }
 
 /** A running gatekeeper. */
@@ -46,7 +49,7 @@ export async function startGatekeeper(options: GatekeeperOptions): Promise<Runni
   if (options.token === '') throw new Error('the gatekeeper token is empty; give a long random token or none to have one made');
   const root = resolveRoot(options.root);
   const token = options.token ?? randomBytes(32).toString('base64url');
-  const app = createGatekeeperApp({ root, token, bodyLimitBytes: options.bodyLimitBytes, logger: options.logger });
+  const app = createGatekeeperApp({ root, token, bodyLimitBytes: options.bodyLimitBytes, logger: options.logger, ...(options.sandbox ? { sandbox: options.sandbox } : {}) });
   const host = options.host ?? '127.0.0.1';
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(options.port ?? 0, host, (error?: Error) => (error ? reject(error) : resolve(listening)));

@@ -10,6 +10,7 @@ import {
   type ShellSpec,
 } from '../core/index.js';
 import { normaliseParamsSchema } from './params-schema.js';
+import { checkSandbox } from './sandbox-checks.js';
 import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkTemplates } from './template-checks.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { checkToolShape } from './tool-schema.js';
@@ -92,8 +93,13 @@ function validateDefinition(file: DefinitionFile, value: Record<string, unknown>
   for (const problem of checkEnvironment(value)) report('UNSAFE_ENV_VARIABLE', problem);
   for (const problem of checkArgvFillable(value, params.schema)) report('UNFILLABLE_TEMPLATE', problem);
   for (const problem of checkOptionLikeArguments(value, params.schema)) report('OPTION_LIKE_ARGUMENT', problem, 'warning');
+  const sandbox = checkSandbox(value);
+  for (const problem of sandbox.errors) report('INVALID_SANDBOX', problem);
+  for (const problem of sandbox.warnings) report('SANDBOX_IGNORED', problem, 'warning');
   if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return { tool: null, diagnostics };
-  return { tool: toDefinition(file, value, params.schema), diagnostics, namePosition: locator.locate(['name']) };
+  const tool = toDefinition(file, value, params.schema);
+  if (sandbox.sandbox) tool.sandbox = sandbox.sandbox;
+  return { tool, diagnostics, namePosition: locator.locate(['name']) };
 }
 
 function toDefinition(file: DefinitionFile, value: Record<string, unknown>, paramsSchema: Record<string, unknown>): ToolDefinition {

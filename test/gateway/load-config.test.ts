@@ -53,9 +53,20 @@ describe('loadConfig', () => {
       ['an unknown key', 'listen:\n  prot: 80\n', {}, /brush-holder\.yaml:2:3: .*'listen\.prot'/],
       ['a short webhook secret in the file', 'webhook_secret: short\n', {}, /brush-holder\.yaml:1:17: .*at least 8 characters/],
       ['a port that is not a number', '', { HLDP_PORT: 'eighty' }, /HLDP_PORT: must be an integer from 0 to 65535/],
+      ['a sandbox mode that is none', 'sandbox: sometimes\n', {}, /brush-holder\.yaml:1:10: .*'sandbox' must be one of: auto, required, off/],
+      ['a sandbox mode in the environment that is none', '', { HLDP_SANDBOX: 'maybe' }, /HLDP_SANDBOX: must be one of auto, required, off, got 'maybe'/],
     ])('stops with the key and the reason for %s', async (_case, text, env, message) => {
       const file = await configFile(text);
       expect(() => loadConfig({ file, env })).toThrow(message);
+    });
+  });
+
+  describe('when it names a sandbox mode', () => {
+    it('defaults to auto, reads the file, and lets HLDP_SANDBOX win', async () => {
+      expect(loadConfig({ env: {} }).sandbox).toBe('auto');
+      const file = await configFile('sandbox: required\n');
+      expect(loadConfig({ file, env: {} }).sandbox).toBe('required');
+      expect(loadConfig({ file, env: { HLDP_SANDBOX: 'off' } }).sandbox).toBe('off');
     });
   });
 });

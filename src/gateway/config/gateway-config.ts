@@ -1,4 +1,5 @@
 import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors/index.js';
+import type { SandboxMode } from '../../sandbox/index.js';
 import type { SessionsConfig } from '../../sessions/index.js';
 
 /** Everything the gateway runs with, resolved from file, environment and flags; secrets included, so never log it whole. */
@@ -21,6 +22,8 @@ export interface GatewayConfig {
   /** shell tools and the embedded gatekeeper are confined to it */
   workspaceRoot: string;
   shell: { inheritEnv: string[] };
+  /** `auto`: isolate local tools with bubblewrap where it runs, warn where it does not; `required`: refuse to run them without it */
+  sandbox: SandboxMode;
   embeddedGatekeeper: { enabled: boolean };
   gatekeepers: Record<string, GatekeeperTarget>;
   apis: Record<string, ApiTarget>;

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors/index.js';
+import { SANDBOX_MODES, type SandboxMode } from '../../sandbox/index.js';
 import { compileShapeChecker, defaultCacheDir, MAX_DEFINITION_BYTES, YamlLocator, type RepositoryOptions, type ShapeChecker } from '../../scanner/index.js';
 import { DEFAULT_SESSIONS_CONFIG } from '../../sessions/index.js';
 import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway-config.js';
@@ -24,6 +25,7 @@ interface ConfigFile {
   max_call_timeout_ms?: number;
   workspace_root?: string;
   shell?: { inherit_env?: string[] };
+  sandbox?: SandboxMode;
   embedded_gatekeeper?: { enabled?: boolean };
   gatekeepers?: Record<string, { url?: string; token?: string }>;
   apis?: Record<string, { url?: string; token?: string; headers?: Record<string, string> }>;
@@ -81,6 +83,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     maxCallTimeoutMs: integerFromEnv(env, 'HLDP_MAX_CALL_TIMEOUT_MS', 86_400_000) ?? written.max_call_timeout_ms ?? DEFAULT_MAX_CALL_TIMEOUT_MS,
     workspaceRoot: fromEnv('HLDP_WORKSPACE') ?? fromFile(written.workspace_root) ?? process.cwd(),
     shell: { inheritEnv: written.shell?.inherit_env ?? [] },
+    sandbox: sandboxMode(env.HLDP_SANDBOX) ?? written.sandbox ?? 'auto',
     embeddedGatekeeper: { enabled: written.embedded_gatekeeper?.enabled ?? true },
     gatekeepers: targets(written.gatekeepers, env, 'GATEKEEPER', (name, url, token) => {
       if (!url || !token) throw new ConfigError(`gatekeepers.${name}`, `needs both url and token (or ${variable('GATEKEEPER', name, 'URL')} and ${variable('GATEKEEPER', name, 'TOKEN')})`);
@@ -188,6 +191,13 @@ function forgejoConfig(written: ConfigFile['forgejo'], env: NodeJS.ProcessEnv): 
 /** The environment variable of a named target's field, e.g. `HLDP_GATEKEEPER_BS_SG_001_TOKEN`. */
 export function variable(kind: 'GATEKEEPER' | 'API', name: string, field: 'URL' | 'TOKEN'): string {
   return `HLDP_${kind}_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${field}`;
+}
+
+/** `HLDP_SANDBOX` as a mode; throws naming the modes when it is another word. */
+export function sandboxMode(text: string | undefined, key = 'HLDP_SANDBOX'): SandboxMode | undefined {
+  if (text === undefined || text === '') return undefined;
+  if ((SANDBOX_MODES as readonly string[]).includes(text)) return text as SandboxMode;
+  throw new ConfigError(key, `must be one of ${SANDBOX_MODES.join(', ')}, got '${text}'`);
 }
 
 function integerFromEnv(env: NodeJS.ProcessEnv, name: string, maximum: number): number | undefined {

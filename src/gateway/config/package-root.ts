@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The package's own folder (same depth from `src/gateway/config` and `dist/gateway/config`). */
@@ -11,3 +12,6 @@ export const RECEIPT_SCHEMA_URL = new URL('../../../schemas/receipt.schema.json'
 
 /** The gateway config JSON Schema. */
 export const CONFIG_SCHEMA_URL = new URL('../../../schemas/config.schema.json', import.meta.url);
+
+/** This package's own code and data, which no tool may change: the sandbox makes them read-only where a tool could see them. */
+export const OWN_FOLDERS = ['bin', 'dist', 'node_modules', 'schemas', 'native-repo', 'src'].map((folder) => join(PACKAGE_ROOT, folder));

@@ -2,6 +2,7 @@ import express, { type Express, type Request, type RequestHandler } from 'expres
 import type { Logger } from 'pino';
 import { isLoopback } from '../../core/index.js';
 import { bearerAuth, bearerMatches, errorHandler, loopbackHostGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
+import type { SandboxStatus } from '../../sandbox/index.js';
 import type { Gateway } from '../service/index.js';
 import { apiRouter } from './api-routes.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
@@ -44,8 +45,10 @@ export function createApp(options: AppOptions): Express {
     const { index } = gateway.registry;
     const scanError = gateway.scanError;
     const store = await gateway.storeHealth();
-    // dropped definitions are a degraded service: some tool an agent expects is not there; so is a store that does not answer
-    const status = index.stale || scanError || index.errors.length > 0 || !store.ok ? 'degraded' : 'ok';
+    const sandbox = gateway.sandbox;
+    // dropped definitions are a degraded service: some tool an agent expects is not there; so is a store that does not
+    // answer, and so are local tools that cannot run at all (sandbox required and off)
+    const status = index.stale || scanError || index.errors.length > 0 || !store.ok || (sandbox?.mode === 'required' && sandbox.sandbox === 'off') ? 'degraded' : 'ok';
     if (!mayReadDetails(request)) {
       response.json({ status });
       return;
@@ -57,6 +60,7 @@ export function createApp(options: AppOptions): Express {
       ...(scanError ? { scan_error: scanError } : {}),
       store: { kind: gateway.store.kind, ...store },
       calls_in_flight: gateway.callsInFlight,
+      ...(sandbox ? { sandbox: sandboxHealth(sandbox) } : {}),
     });
   });
   // the webhook authenticates by its signature, not by the API token (Forgejo cannot send one)
@@ -72,4 +76,16 @@ export function createApp(options: AppOptions): Express {
   app.use(notFoundHandler(ROUTES));
   app.use(errorHandler(logger, 'gateway'));
   return app;
+}
+
+/** The sandbox as /healthz reports it: `state: off` with the reason when bubblewrap cannot run or is turned off. */
+function sandboxHealth(status: SandboxStatus): Record<string, unknown> {
+  return {
+    state: status.sandbox,
+    mode: status.mode,
+    ...(status.reason ? { reason: status.reason } : {}),
+    containment: status.containment,
+    ...(status.containmentReason ? { containment_reason: status.containmentReason } : {}),
+    limits: { rlimits: status.limits.rlimits, processes: status.limits.processes, ...(status.limits.reason ? { reason: status.limits.reason } : {}) },
+  };
 }

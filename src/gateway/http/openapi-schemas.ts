@@ -185,6 +185,15 @@ export const COMPONENT_SCHEMAS = {
         properties: { kind: { enum: ['sqlite', 'postgres'] }, ok: { type: 'boolean' }, error: { type: 'string' } },
       },
       calls_in_flight: { type: 'integer' },
+      sandbox: {
+        type: 'object', required: ['state', 'mode', 'containment', 'limits'],
+        description: "how local tools are isolated here: state off (with the reason and what to change) when bubblewrap cannot run or the config turned it off",
+        properties: {
+          state: { enum: ['on', 'off'] }, mode: { enum: ['auto', 'required', 'off'] }, reason: { type: 'string' },
+          containment: { enum: ['pid-namespace', 'process-group'] }, containment_reason: { type: 'string' },
+          limits: { type: 'object', properties: { rlimits: { type: 'boolean' }, processes: { enum: ['cgroup', 'rlimit', 'unenforced'] }, reason: { type: 'string' } } },
+        },
+      },
     },
   },
   ToolsetList: {

@@ -1,18 +1,31 @@
+import type { Logger } from 'pino';
 import type { ApiTarget, ExecutionContext } from '../../executors/index.js';
 import { startGatekeeper, type RunningGatekeeper } from '../../gatekeeper/index.js';
-import type { GatewayConfig } from '../config/index.js';
+import { createSandbox, type Sandbox, type SandboxStatus } from '../../sandbox/index.js';
+import { OWN_FOLDERS, type GatewayConfig } from '../config/index.js';
+import { sandboxWarnings } from './sandbox-warnings.js';
 
 /** The executors' context for this gateway, with the embedded gatekeeper started the first time a tool needs it. */
 export class ExecutionTargets {
   private embedded: Promise<RunningGatekeeper> | undefined;
   private selfApi: ApiTarget | undefined;
+  private sandbox: Promise<Sandbox> | undefined;
+  private probedStatus: SandboxStatus | undefined;
 
   // secrets of the configuration that the executors do not use themselves, but no result may show
   private readonly otherSecrets: string[];
 
-  constructor(private readonly config: GatewayConfig) {
+  constructor(
+    private readonly config: GatewayConfig,
+    private readonly logger?: Logger,
+  ) {
     const { repository, apiToken, webhookSecret, store } = config;
     this.otherSecrets = [repository.token, apiToken, webhookSecret, passwordOf(store.url)].filter((secret): secret is string => secret !== undefined);
+  }
+
+  /** What the sandbox probe found, once it ran (`sandboxed()`). */
+  get sandboxStatus(): SandboxStatus | undefined {
+    return this.probedStatus;
   }
 
   /** Whether `gatekeepers.default` is the embedded one (nothing configured it). */
@@ -27,8 +40,9 @@ export class ExecutionTargets {
       const running = await this.startEmbedded();
       gatekeepers.default = { url: running.url, token: running.token };
     }
+    const sandbox = await this.sandboxed();
     return {
-      shell: { root: this.config.workspaceRoot, inheritEnv: this.config.shell.inheritEnv },
+      shell: { root: this.config.workspaceRoot, inheritEnv: this.config.shell.inheritEnv, sandbox },
       gatekeepers,
       apis: this.selfApi && !this.config.apis.default ? { ...this.config.apis, default: this.selfApi } : this.config.apis,
       ...(this.config.forgejo ? { forgejo: this.config.forgejo } : {}),
@@ -45,8 +59,30 @@ export class ExecutionTargets {
   /** Starts the embedded gatekeeper now (serve does, so that the first call does not wait). */
   startEmbedded(): Promise<RunningGatekeeper> {
     // on 127.0.0.1 with a random token only this process knows
-    this.embedded ??= startGatekeeper({ host: '127.0.0.1', port: 0, root: this.config.workspaceRoot });
+    this.embedded ??= this.sandboxed().then((sandbox) => startGatekeeper({ host: '127.0.0.1', port: 0, root: this.config.workspaceRoot, sandbox }));
     return this.embedded;
+  }
+
+  /**
+   * The sandbox of this gateway's local tools (shell tools and the embedded gatekeeper's exec), probed once; whatever
+   * it cannot enforce here is logged as a warning. The gateway's own files are hidden from tools, its repository read-only.
+   */
+  sandboxed(): Promise<Sandbox> {
+    this.sandbox ??= (async () => {
+      const { config } = this;
+      const receipts = config.receiptsDb;
+      const repository = /^https?:\/\//i.test(config.repository.source) ? [] : [config.repository.source];
+      const sandbox = await createSandbox({
+        mode: config.sandbox,
+        hide: [config.cacheDir, config.dataDir, receipts, `${receipts}-wal`, `${receipts}-shm`, `${receipts}-journal`, ...(config.file ? [config.file] : [])],
+        // no tool may register another, nor change the code of the gateway that runs it
+        protect: [...repository, ...OWN_FOLDERS],
+      });
+      for (const warning of sandboxWarnings(sandbox.status)) this.logger?.warn({ sandbox: sandbox.status.sandbox }, warning);
+      this.probedStatus = sandbox.status;
+      return sandbox;
+    })();
+    return this.sandbox;
   }
 
   /** Stops the embedded gatekeeper, if it was started. */

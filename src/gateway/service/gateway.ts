@@ -6,6 +6,7 @@ import { compactSchema, createMatcher, type Matcher, type MatchIntentOptions } f
 import { Scanner } from '../../scanner/index.js';
 import { SessionManager, type SessionState } from '../../sessions/index.js';
 import { openStore, type ChainReport, type ReceiptQuery, type Store, type StoreHealth } from '../../store/index.js';
+import type { SandboxStatus } from '../../sandbox/index.js';
 import { repositoryOptions, type GatewayConfig } from '../config/index.js';
 import { chooseDeadline } from './call-deadline.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -105,7 +106,7 @@ export class Gateway {
     const index = await scanner.scan();
     const store = options.store ?? (await openConfiguredStore(config));
     const observers = [...(options.observer ? [options.observer] : []), ...(options.observers ?? [])];
-    return new Gateway(config, scanner, index, store, new ExecutionTargets(config), options.logger, observers, options.clock);
+    return new Gateway(config, scanner, index, store, new ExecutionTargets(config, options.logger), options.logger, observers, options.clock);
   }
 
   /** The registry calls start on now. */
@@ -212,7 +213,14 @@ export class Gateway {
   /** For servers: builds the intent search index and starts the embedded gatekeeper ahead of the first request. */
   async warmUp(): Promise<void> {
     this.current.matcher.prepare();
+    // probed at start, so that what the sandbox cannot enforce is said before the first call
+    await this.targets.sandboxed();
     if (this.targets.embedsGatekeeper) await this.targets.startEmbedded();
+  }
+
+  /** What holds for local tools on this host (bubblewrap, containment, limits), once probed: at warm-up or the first call. */
+  get sandbox(): SandboxStatus | undefined {
+    return this.targets.sandboxStatus;
   }
 
   /**
@@ -332,7 +340,7 @@ export class Gateway {
       // the spec's six fields first, as a human reading a receipt expects them
       ok: result.ok, tool: tool.name, method: tool.method, output: result.output, error: result.error, duration_ms: result.duration_ms,
       id, executor: tool.executor, stderr: result.stderr, code: result.code, exit_code: result.exit_code, signal: result.signal,
-      timed_out: result.timed_out, output_bytes: result.output_bytes, cut_bytes: result.cut_bytes,
+      timed_out: result.timed_out, ...(result.resource_limit ? { resource_limit: result.resource_limit } : {}), output_bytes: result.output_bytes, cut_bytes: result.cut_bytes,
       commit: registry.index.commit, params, started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation,
       timeout_ms: timeoutMs,
     };

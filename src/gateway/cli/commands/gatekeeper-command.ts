@@ -4,9 +4,9 @@ import { UsageError } from '../usage-error.js';
 /** `hldp gatekeeper`: a standalone gatekeeper `/exec` server on a host the tools act on. */
 export const gatekeeperCommand: Command = {
   name: 'gatekeeper',
-  usage: '[--port P] [--host H] [--root DIR]',
+  usage: '[--port P] [--host H] [--root DIR] [--sandbox auto|required|off]',
   summary: 'run a standalone gatekeeper POST /exec server (bearer token from HLDP_GATEKEEPER_TOKEN)',
-  options: { port: { type: 'string', short: 'p' }, host: { type: 'string' }, root: { type: 'string' } },
+  options: { port: { type: 'string', short: 'p' }, host: { type: 'string' }, root: { type: 'string' }, sandbox: { type: 'string' } },
   maxPositionals: 0,
   async run(flags, _positionals, io) {
     const port = flags.port === undefined ? 3910 : Number(flags.port);
@@ -19,10 +19,19 @@ export const gatekeeperCommand: Command = {
     }
     const { createLogger } = await import('../create-logger.js');
     const { startGatekeeper } = await import('../../../gatekeeper/index.js');
+    const { createSandbox } = await import('../../../sandbox/index.js');
+    const { sandboxMode, OWN_FOLDERS } = await import('../../config/index.js');
+    const { sandboxWarnings } = await import('../../service/index.js');
+    const mode = sandboxMode(typeof flags.sandbox === 'string' ? flags.sandbox : undefined, '--sandbox') ?? sandboxMode(process.env.HLDP_SANDBOX) ?? 'auto';
     const logger = createLogger(process.env.HLDP_LOG_LEVEL ?? 'info');
     const root = typeof flags.root === 'string' ? flags.root : process.cwd();
-    const running = await startGatekeeper({ host, port, root, token, logger });
-    io.stderr.write(`hldp: gatekeeper at ${running.url}/exec, root ${running.root}\n`);
+    // probed before it listens: what exec cannot enforce here is said before the first command runs
+    const sandbox = await createSandbox({ mode, protect: OWN_FOLDERS });
+    const warnings = sandboxWarnings(sandbox.status);
+    for (const warning of warnings) logger.warn({ sandbox: sandbox.status.sandbox }, warning);
+    const running = await startGatekeeper({ host, port, root, token, logger, sandbox });
+    for (const warning of warnings) io.stderr.write(`hldp: WARNING: ${warning}\n`);
+    io.stderr.write(`hldp: gatekeeper at ${running.url}/exec, root ${running.root}, sandbox ${sandbox.status.sandbox}\n`);
     await new Promise<void>((resolve) => {
       const stop = () => void running.close().then(resolve, resolve);
       process.once('SIGINT', stop);

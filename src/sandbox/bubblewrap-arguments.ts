@@ -1,0 +1,75 @@
+import { stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { ToolSandbox } from '../core/index.js';
+import { isolationArguments, STATUS_FD, systemArguments, type SystemMount } from './bubblewrap.js';
+
+/** Paths of the host that tools must not see, or must not change, whatever they declare. */
+export interface GuardedPaths {
+  /** hidden: the gateway's cache, data directory, receipts database, config file */
+  hide: readonly string[];
+  /** read-only: the tools repository, so no tool can register another */
+  protect: readonly string[];
+}
+
+/** Everything a bubblewrap command line is built from. */
+export interface BubblewrapInput {
+  system: readonly SystemMount[];
+  /** resolved, real */
+  workspace: string;
+  cwd: string;
+  policy: ToolSandbox;
+  guarded: GuardedPaths;
+  /** where /etc/resolv.conf points, bound for tools with network */
+  resolver?: string;
+}
+
+/** A declared path as an absolute one: `~/x` from the home folder, a relative one from the workspace. */
+export function declaredPath(path: string, workspace: string): string {
+  if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
+  return isAbsolute(path) ? resolve(path) : resolve(workspace, path);
+}
+
+const isInside = (path: string, folder: string): boolean => path === folder || path.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
+
+/**
+ * bubblewrap's arguments, up to and including `--`: every namespace, no capabilities, the system read-only, a
+ * private /proc, /dev and /tmp, the workspace writable, the declared paths, then the guarded paths hidden or made
+ * read-only on top of whatever exposed them; the status JSON on `STATUS_FD`.
+ */
+export async function bubblewrapArguments(input: BubblewrapInput): Promise<string[]> {
+  const { policy, workspace } = input;
+  const args = [...isolationArguments(policy.network), '--json-status-fd', String(STATUS_FD), ...systemArguments(input.system)];
+  const exposed: string[] = input.system.filter((mount) => mount.symlink === undefined).map((mount) => mount.path);
+  if (policy.network && input.resolver) {
+    args.push('--ro-bind-try', input.resolver, input.resolver);
+    exposed.push(input.resolver);
+  }
+  for (const path of policy.filesystem.read.map((declared) => declaredPath(declared, workspace))) {
+    args.push('--ro-bind-try', path, path);
+    exposed.push(path);
+  }
+  args.push('--bind', workspace, workspace);
+  exposed.push(workspace);
+  for (const path of policy.filesystem.write.map((declared) => declaredPath(declared, workspace))) {
+    args.push('--bind-try', path, path);
+    exposed.push(path);
+  }
+  for (const path of input.guarded.protect) {
+    // a read-only folder around the workspace would cover its writable bind: the workspace wins there
+    if (isInside(workspace, path) || !exposed.some((folder) => isInside(path, folder))) continue;
+    if (await stat(path).catch(() => undefined)) args.push('--ro-bind', path, path);
+  }
+  const hidden: string[] = [];
+  // shortest first: a hidden folder hides what is inside it, with nothing more to do for those
+  for (const path of [...input.guarded.hide].sort((a, b) => a.length - b.length)) {
+    if (!exposed.some((folder) => isInside(path, folder)) || hidden.some((folder) => isInside(path, folder))) continue;
+    const info = await stat(path).catch(() => undefined);
+    if (info?.isDirectory()) {
+      args.push('--tmpfs', path);
+      hidden.push(path);
+    } else if (info) args.push('--ro-bind', '/dev/null', path);
+  }
+  args.push('--chdir', input.cwd, '--');
+  return args;
+}

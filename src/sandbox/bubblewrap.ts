@@ -1,0 +1,85 @@
+import { lstat, readlink, stat } from 'node:fs/promises';
+import { delimiter, dirname, isAbsolute, resolve } from 'node:path';
+import { probeFailure, runProbe } from './probe-command.js';
+
+/** bubblewrap as this host can run it, or why it cannot. */
+export type Bubblewrap = { ok: true; version: string; system: SystemMount[] } | { ok: false; reason: string };
+
+/** One path of the read-only system: bound, or a symlink recreated (merged /usr: /bin → usr/bin). */
+export type SystemMount = { path: string; symlink?: string };
+
+/** The descriptor bubblewrap writes its JSON status to: `child-pid` once the sandbox exists, `exit-code` when the tool ends. */
+export const STATUS_FD = 3;
+
+const SYSTEM_FOLDERS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
+
+// every namespace bubblewrap knows (user where it can, IPC, PID, network, UTS, cgroup), no capabilities, and the
+// sandbox dies with bubblewrap, which dies with whoever started it; bubblewrap always sets no_new_privs
+const ISOLATION = ['--unshare-all', '--die-with-parent', '--cap-drop', 'ALL'];
+
+/** The read-only system: the usual folders, and each PATH folder outside them, so every program on PATH can run. */
+async function systemMounts(path: string | undefined): Promise<SystemMount[]> {
+  const candidates = [...SYSTEM_FOLDERS];
+  for (const folder of (path ?? '').split(delimiter)) {
+    if (isAbsolute(folder) && !candidates.some((known) => folder === known || folder.startsWith(`${known}/`))) candidates.push(folder);
+  }
+  const mounts: SystemMount[] = [];
+  for (const candidate of candidates) {
+    const info = await lstat(candidate).catch(() => undefined);
+    if (info?.isSymbolicLink()) mounts.push({ path: candidate, symlink: await readlink(candidate) });
+    else if (info?.isDirectory()) mounts.push({ path: candidate });
+  }
+  return mounts;
+}
+
+/** The arguments that show the system read-only, with a private /proc, /dev and /tmp. */
+export function systemArguments(system: readonly SystemMount[]): string[] {
+  const args: string[] = [];
+  for (const mount of system) {
+    if (mount.symlink !== undefined) args.push('--symlink', mount.symlink, mount.path);
+    else args.push('--ro-bind', mount.path, mount.path);
+  }
+  // /proc of this PID namespace only: the host's processes (and their environ) are out of sight
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--ro-bind-try', '/sys', '/sys');
+  return args;
+}
+
+/** The isolation flags every sandboxed run starts with. */
+export function isolationArguments(network: boolean): string[] {
+  return network ? [...ISOLATION, '--share-net'] : [...ISOLATION];
+}
+
+function fixFor(reason: string): string {
+  if (/ENOENT|not found/i.test(reason)) return 'install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)';
+  if (/make \/ slave|mount/i.test(reason)) {
+    return "this host's mounts do not let bubblewrap set up a root (common inside containers): run the gateway on the host or in a container allowed to mount (for Docker, --security-opt seccomp=unconfined --security-opt apparmor=unconfined, or --privileged)";
+  }
+  if (/uid map|user namespace|namespace|RTM_NEWADDR|Operation not permitted|Permission denied/i.test(reason)) {
+    return 'unprivileged user namespaces are restricted here: allow them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile that lets bwrap use them), or run the gateway as root';
+  }
+  return 'run the probe by hand to see why: bwrap --unshare-all --die-with-parent --ro-bind / / --proc /proc --dev /dev true';
+}
+
+/** Runs bubblewrap once with the flags a sandboxed run uses, to see whether it works here and, if not, why. */
+export async function probeBubblewrap(path: string | undefined = process.env.PATH): Promise<Bubblewrap> {
+  const version = await runProbe('bwrap', ['--version']);
+  if (!version.ok) {
+    const why = probeFailure(version);
+    return { ok: false, reason: `bubblewrap (bwrap) cannot be started: ${why}; ${fixFor(why)}` };
+  }
+  const system = await systemMounts(path);
+  const trial = await runProbe('bwrap', [...isolationArguments(false), ...systemArguments(system), '--', 'true']);
+  if (!trial.ok) {
+    const why = probeFailure(trial);
+    return { ok: false, reason: `bubblewrap cannot make a sandbox here: ${why}; ${fixFor(why)}` };
+  }
+  return { ok: true, version: version.stdout.trim(), system };
+}
+
+/** Where /etc/resolv.conf really is, when it links out of /etc (systemd-resolved): a tool with network needs it to resolve names. */
+export async function resolverFolder(): Promise<string | undefined> {
+  const target = await readlink('/etc/resolv.conf').catch(() => undefined);
+  if (target === undefined) return undefined;
+  const folder = dirname(resolve('/etc', target));
+  return (await stat(folder).catch(() => undefined))?.isDirectory() ? folder : undefined;
+}

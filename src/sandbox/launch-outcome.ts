@@ -1,0 +1,75 @@
+import { readFile } from 'node:fs/promises';
+import { decodeStatus } from './exit-status.js';
+import type { LaunchEnding, LaunchOutcome } from './sandbox.js';
+
+function lastLine(text: string, prefix: string): string | undefined {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(prefix))
+    .at(-1);
+}
+
+// prlimit execs the tool; when it cannot, it says so and exits 126 or 127 before the tool ever ran
+function prlimitFailure(outcome: LaunchOutcome, stderr: string): LaunchOutcome {
+  if (outcome.exitCode !== 126 && outcome.exitCode !== 127) return outcome;
+  const line = lastLine(stderr, 'prlimit: failed to execute ');
+  return line === undefined ? outcome : { exitCode: null, signal: null, failure: { code: 'SPAWN_FAILED', message: line } };
+}
+
+/** The tool's end when it ran directly: what the process reported. */
+export async function directOutcome(ending: LaunchEnding): Promise<LaunchOutcome> {
+  return prlimitFailure({ exitCode: ending.exitCode, signal: ending.signal }, ending.stderr);
+}
+
+/** The tool's end when a namespace init ran it: a status of 128+N is signal N. */
+export async function initOutcome(ending: LaunchEnding): Promise<LaunchOutcome> {
+  const decoded = ending.signal !== null ? { exitCode: null, signal: ending.signal } : decodeStatus(ending.exitCode, null);
+  return prlimitFailure(decoded, ending.stderr);
+}
+
+/**
+ * The tool's end inside bubblewrap, from its JSON status: an `exit-code` line means the tool ran and ended so (128+N
+ * is signal N); none means bubblewrap stopped before the tool ran, and its own error (`bwrap: …`) says why.
+ */
+export async function bubblewrapOutcome(ending: LaunchEnding): Promise<LaunchOutcome> {
+  let exitCode: number | undefined;
+  let namespaceInit: number | undefined;
+  for (const line of ending.status.split('\n')) {
+    try {
+      const value = JSON.parse(line) as { 'exit-code'?: unknown; 'child-pid'?: unknown };
+      if (typeof value['exit-code'] === 'number') exitCode = value['exit-code'];
+      if (typeof value['child-pid'] === 'number') namespaceInit = value['child-pid'];
+    } catch {
+      // not a status line
+    }
+  }
+  if (namespaceInit !== undefined) await untilGone(namespaceInit);
+  if (exitCode !== undefined) return prlimitFailure(decodeStatus(exitCode, null), ending.stderr);
+  // stopped by the runner before the tool ended: bubblewrap itself was killed
+  if (ending.stopped || ending.signal !== null) return { exitCode: ending.exitCode, signal: ending.signal };
+  const said = lastLine(ending.stderr, 'bwrap: ') ?? (ending.stderr.trim() || `bubblewrap exited with code ${ending.exitCode} before the tool started`);
+  if (said.startsWith('bwrap: execvp ')) return { exitCode: null, signal: null, failure: { code: 'SPAWN_FAILED', message: said } };
+  return { exitCode: null, signal: null, failure: { code: 'SANDBOX_FAILED', message: `the sandbox could not be set up, so the tool did not run: ${said}` } };
+}
+
+const GONE_WAIT_MS = 5_000;
+
+// The init of the namespace exits only once the kernel has killed and reaped every process left in it.
+async function isRunning(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  if (stat === undefined) return false;
+  const state = stat.slice(stat.lastIndexOf(')') + 2)[0];
+  return state !== 'Z' && state !== 'X';
+}
+
+/**
+ * Waits until the namespace's init (bubblewrap's PID 1, `child-pid` in its status) is gone, and with it everything
+ * in the namespace. bubblewrap reports the tool's end and exits as soon as the tool ends; its init then dies of
+ * --die-with-parent a moment later, so without this wait a `setsid` child could still be alive as the receipt returns.
+ */
+async function untilGone(pid: number): Promise<void> {
+  const deadline = performance.now() + GONE_WAIT_MS;
+  for (let pause = 1; (await isRunning(pid)) && performance.now() < deadline; pause = Math.min(pause * 2, 20)) {
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}

@@ -1,0 +1,39 @@
+import type { Probed } from './create-sandbox.js';
+import type { LimitsStatus, SandboxStatus } from './sandbox.js';
+
+const OFF_BY_CONFIG = "the configuration says 'sandbox: off': tools run unisolated, as this process's user, seeing what it sees (set sandbox: auto to isolate them)";
+
+function limitsStatus(probed: Probed, wanted: boolean, namespaced: boolean): LimitsStatus {
+  if (!wanted) return { rlimits: false, processes: 'unenforced', reason: 'resource limits are not applied to these runs' };
+  const cgroup = probed.cgroups?.ok === true;
+  const processes = cgroup ? 'cgroup' : namespaced && !probed.root ? 'rlimit' : 'unenforced';
+  const reasons: string[] = [];
+  if (!probed.prlimit) reasons.push("util-linux's prlimit cannot run, so the memory, CPU-seconds and file-size limits are not enforced (install util-linux)");
+  if (processes === 'unenforced') {
+    const why = probed.root ? 'the kernel exempts root from RLIMIT_NPROC' : 'RLIMIT_NPROC would count every process of this user, the gateway included, without a user namespace';
+    const cgroupWhy = probed.cgroups && !probed.cgroups.ok ? probed.cgroups.reason : 'no pids cgroup was tried';
+    reasons.push(`the processes limit is not enforced: ${why}, and no pids cgroup can be made (${cgroupWhy}); give this process a writable pids cgroup (cgroup v2 delegation, or root with the pids controller mounted)`);
+  }
+  return { rlimits: probed.prlimit, processes, ...(reasons.length > 0 ? { reason: reasons.join('; ') } : {}) };
+}
+
+/** What holds on this host, from what the probes found. */
+export function describeStatus(probed: Probed, limitsWanted: boolean): SandboxStatus {
+  const on = probed.mode !== 'off' && probed.bubblewrap?.ok === true;
+  const namespaced = on || probed.namespace.ok;
+  const reason = on ? undefined : probed.mode === 'off' ? OFF_BY_CONFIG : probed.bubblewrap && !probed.bubblewrap.ok ? probed.bubblewrap.reason : 'bubblewrap was not probed';
+  return {
+    mode: probed.mode,
+    sandbox: on ? 'on' : 'off',
+    ...(reason ? { reason } : {}),
+    containment: namespaced ? 'pid-namespace' : 'process-group',
+    ...(namespaced || probed.namespace.ok
+      ? {}
+      : {
+          containmentReason:
+            `no PID namespace can be made here (${probed.namespace.reason}), so a process that leaves its group (setsid, a double fork) can outlive its call; ` +
+            'install bubblewrap, or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0), or run as root',
+        }),
+    limits: limitsStatus(probed, limitsWanted, namespaced),
+  };
+}

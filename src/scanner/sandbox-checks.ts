@@ -1,0 +1,46 @@
+import { formatByteSize, parseByteSize, type DeclaredSandbox } from '../core/index.js';
+import type { SchemaProblem } from './shape-checker.js';
+
+/** Below this, not even a shell starts: a smaller memory limit is a mistake, not a policy. */
+export const MINIMUM_MEMORY_BYTES = 16 * 1024 * 1024;
+
+/** A `sandbox:` block as written (already shape-checked by the schema). */
+interface WrittenSandbox {
+  network?: boolean;
+  filesystem?: { read?: string[]; write?: string[] };
+  limits?: { memory?: number | string; cpu_seconds?: number; processes?: number; file_size?: number | string };
+}
+
+/** The declared sandbox with sizes in bytes, the problems that make it unusable, and a warning where it has no effect. */
+export function checkSandbox(value: Record<string, unknown>): { sandbox?: DeclaredSandbox; errors: SchemaProblem[]; warnings: SchemaProblem[] } {
+  const written = value.sandbox as WrittenSandbox | undefined;
+  if (written === undefined) return { errors: [], warnings: [] };
+  const errors: SchemaProblem[] = [];
+  const warnings: SchemaProblem[] = [];
+  const size = (key: 'memory' | 'file_size', minimum: number): number | undefined => {
+    const text = written.limits?.[key];
+    if (text === undefined) return undefined;
+    const bytes = parseByteSize(text);
+    if (bytes === undefined) errors.push({ path: ['sandbox', 'limits', key], atKey: false, message: `'sandbox.limits.${key}' is not a size in bytes: write an integer, or a string such as 512MiB or 1GiB` });
+    else if (bytes < minimum) errors.push({ path: ['sandbox', 'limits', key], atKey: false, message: `'sandbox.limits.${key}' must be at least ${formatByteSize(minimum)}; ${formatByteSize(bytes)} cannot even start a shell` });
+    return bytes;
+  };
+  const memory = size('memory', MINIMUM_MEMORY_BYTES);
+  const fileSize = size('file_size', 1);
+  const runsProcesses = value.executor === 'shell' || (value.executor === 'gatekeeper' && value.method === 'exec');
+  if (!runsProcesses) {
+    warnings.push({ path: ['sandbox'], atKey: true, message: "'sandbox' has no effect here: only shell tools and the gatekeeper's exec start local processes" });
+  }
+  const limits = {
+    ...(memory !== undefined ? { memory } : {}),
+    ...(written.limits?.cpu_seconds !== undefined ? { cpu_seconds: written.limits.cpu_seconds } : {}),
+    ...(written.limits?.processes !== undefined ? { processes: written.limits.processes } : {}),
+    ...(fileSize !== undefined ? { file_size: fileSize } : {}),
+  };
+  const sandbox: DeclaredSandbox = {
+    ...(written.network !== undefined ? { network: written.network } : {}),
+    ...(written.filesystem ? { filesystem: { ...written.filesystem } } : {}),
+    ...(written.limits ? { limits } : {}),
+  };
+  return { sandbox, errors, warnings };
+}
