@@ -1,15 +1,18 @@
 // Benchmarks of the shell executor's constraint runner; prints one JSON document.
 //   npm run bench:exec
-// 1. overhead: `true` through execute() vs a bare child_process.spawn, interleaved, medians and their ratio (target ≤ 1.5×)
-// 2. memory: peak RSS growth while a tool prints 1 GiB under a 64 KiB cap (target < 64 MiB)
-// 3. kill: time from the deadline to the whole process tree gone, with and without children ignoring SIGTERM (target < 200 ms)
+// 1. overhead: `true` through execute() vs a bare child_process.spawn, interleaved, medians and their ratios: contained
+//    only (a PID namespace, no sandbox: target ≤ 1.5×), sandbox off (namespace + limits), and the bubblewrap sandbox of the
+//    default configuration (target ≤ 3×)
+// 2. memory: peak RSS growth while a tool prints 1 GiB under a 64 KiB cap, in the sandbox (target < 64 MiB)
+// 3. kill: time from the deadline to the whole process tree gone, with and without children ignoring SIGTERM, contained
+//    only and in the sandbox (target < 200 ms)
 import { spawn } from 'node:child_process';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolDefinition } from '../../src/core/index.js';
 import { execute, minimalEnvironment, type ExecutionContext } from '../../src/executors/index.js';
+import { createSandbox } from '../../src/sandbox/index.js';
 
 const OVERHEAD_RUNS = Number(process.env.BENCH_EXEC_RUNS ?? 300);
 const KILL_RUNS = Number(process.env.BENCH_EXEC_KILL_RUNS ?? 10);
@@ -50,41 +53,40 @@ function bareSpawn(cwd: string): Promise<void> {
   });
 }
 
-async function overhead(context: ExecutionContext, root: string) {
+type Contexts = Record<string, ExecutionContext>;
+
+async function overhead(contexts: Contexts, root: string) {
   const definition = tool({ argv: ['true'] });
-  const executor: number[] = [];
-  const bare: number[] = [];
-  for (let warm = 0; warm < 20; warm += 1) {
-    await execute(definition, {}, context);
-    await bareSpawn(root);
-  }
+  const names = Object.keys(contexts);
+  const times: Record<string, number[]> = Object.fromEntries([...names, 'bare'].map((name) => [name, []]));
+  const once = async (which: string): Promise<number> => {
+    const start = performance.now();
+    if (which === 'bare') await bareSpawn(root);
+    else {
+      const result = await execute(definition, {}, contexts[which]);
+      if (!result.ok) throw new Error(`true failed (${which}): ${result.error}`);
+    }
+    return performance.now() - start;
+  };
+  for (let warm = 0; warm < 20; warm += 1) for (const which of [...names, 'bare']) await once(which);
   for (let run = 0; run < OVERHEAD_RUNS; run += 1) {
-    // alternate which goes first, so that neither always meets a warmer system
-    const order = run % 2 === 0 ? ['executor', 'bare'] : ['bare', 'executor'];
-    for (const which of order) {
-      const start = performance.now();
-      if (which === 'executor') {
-        const result = await execute(definition, {}, context);
-        if (!result.ok) throw new Error(`true failed: ${result.error}`);
-        executor.push(performance.now() - start);
-      } else {
-        await bareSpawn(root);
-        bare.push(performance.now() - start);
-      }
+    // rotate which goes first, so that none always meets a warmer system
+    const order = [...names, 'bare'];
+    for (let turn = 0; turn < order.length; turn += 1) {
+      const which = order[(run + turn) % order.length]!;
+      times[which]!.push(await once(which));
     }
   }
-  const executorMedian = median(executor);
-  const bareMedian = median(bare);
-  // each run's pair met the same load: the median of their ratios resists drift in the machine's load
-  const pairedRatio = median(executor.map((time, run) => time / bare[run]!));
-  return {
-    runs: OVERHEAD_RUNS,
-    executor_median_ms: round(executorMedian),
-    bare_spawn_median_ms: round(bareMedian),
-    ratio: round(executorMedian / bareMedian),
-    paired_ratio_median: round(pairedRatio),
-    target_ratio: 1.5,
-  };
+  const bareMedian = median(times.bare!);
+  const rows = Object.fromEntries(
+    names.map((name) => {
+      const own = times[name]!;
+      // each run's set met the same load: the median of the paired ratios resists drift in the machine's load
+      const paired = median(own.map((time, run) => time / times.bare![run]!));
+      return [name, { median_ms: round(median(own)), ratio: round(median(own) / bareMedian), paired_ratio_median: round(paired) }];
+    }),
+  );
+  return { runs: OVERHEAD_RUNS, bare_spawn_median_ms: round(bareMedian), ...rows, target_ratio: { contained: 1.5, sandboxed: 3 } };
 }
 
 async function memory(context: ExecutionContext) {
@@ -112,27 +114,31 @@ async function memory(context: ExecutionContext) {
   };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
+/** Live processes whose command line holds `marker` (the sandbox's PIDs are its own: the host sees them only this way). */
+async function processesMatching(marker: string): Promise<number> {
+  let found = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const commandLine = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (!commandLine.replaceAll('\0', ' ').includes(marker)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    if (stat !== '' && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z') found += 1;
   }
+  return found;
 }
 
 async function killLatency(context: ExecutionContext, ignoreTerm: boolean) {
   const timeout = 200;
-  // the script prints the pids of two grandchildren, then waits on them past the deadline
-  const script = `${ignoreTerm ? 'trap "" TERM; ' : ''}sleep 60 & echo $!; sleep 60 & echo $!; wait`;
   const latencies: number[] = [];
   for (let run = 0; run < KILL_RUNS; run += 1) {
+    // two grandchildren, one of them in a session of its own, waited on past the deadline
+    const marker = `${3000 + run}.${process.pid}${ignoreTerm ? 1 : 0}`;
+    const script = `${ignoreTerm ? 'trap "" TERM; ' : ''}sleep ${marker} & setsid sleep ${marker} & echo started; wait`;
     const start = performance.now();
     const result = await execute(tool({ script }, { timeout_ms: timeout }), {}, context);
-    const pids = result.output.trim().split('\n').map(Number);
-    if (!result.timed_out || pids.length !== 2) throw new Error(`unexpected result: ${JSON.stringify(result)}`);
-    while (pids.some(alive)) await new Promise((resolve) => setImmediate(resolve));
+    if (!result.timed_out || result.output !== 'started\n') throw new Error(`unexpected result: ${JSON.stringify(result)}`);
+    // the receipt comes once the tree is gone; looking proves it, and counts any straggler's time
+    while ((await processesMatching(`sleep ${marker}`)) > 0) await new Promise((resolve) => setImmediate(resolve));
     latencies.push(performance.now() - (start + timeout));
   }
   return { runs: KILL_RUNS, children_ignore_sigterm: ignoreTerm, median_ms: round(median(latencies), 1), max_ms: round(Math.max(...latencies), 1), target_ms: 200 };
@@ -140,15 +146,28 @@ async function killLatency(context: ExecutionContext, ignoreTerm: boolean) {
 
 const root = await realpath(await mkdtemp(join(tmpdir(), 'hldp-bench-exec-')));
 try {
-  const context: ExecutionContext = { shell: { root } };
+  const sandbox = await createSandbox({ mode: 'auto' });
+  if (sandbox.status.sandbox !== 'on') throw new Error(`the sandboxed rows need bubblewrap: ${sandbox.status.reason}`);
+  const contexts: Contexts = {
+    // no sandbox given: the PID namespace every run gets (unshare), nothing else
+    contained: { shell: { root } },
+    // what a host without bubblewrap gets: the namespace, prlimit and a pids cgroup where one can be made
+    sandbox_off: { shell: { root, sandbox: await createSandbox({ mode: 'off' }) } },
+    // the default configuration: bubblewrap, prlimit, a pids cgroup where one can be made
+    sandboxed: { shell: { root, sandbox } },
+  };
   const report = {
     benchmark: 'exec',
     node: process.version,
     cpus: cpus().length,
+    sandbox: sandbox.status,
     load_average_before: loadavg().map((value) => round(value, 2)),
-    overhead: await overhead(context, root),
-    memory_1gib_under_64kib_cap: await memory(context),
-    deadline_to_tree_gone: [await killLatency(context, false), await killLatency(context, true)],
+    overhead: await overhead(contexts, root),
+    memory_1gib_under_64kib_cap: await memory(contexts.sandboxed!),
+    deadline_to_tree_gone: {
+      contained: [await killLatency(contexts.contained!, false), await killLatency(contexts.contained!, true)],
+      sandboxed: [await killLatency(contexts.sandboxed!, false), await killLatency(contexts.sandboxed!, true)],
+    },
     load_average_after: loadavg().map((value) => round(value, 2)),
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

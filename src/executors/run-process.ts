@@ -106,6 +106,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ExecutionResult> {
     const stdio = plan.statusFd === undefined ? [input, 'pipe', 'pipe'] : [input, 'pipe', 'pipe', 'pipe'];
     child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: stdio as ['ignore', 'pipe', 'pipe'], windowsHide: true });
   } catch (error) {
+    await plan.finish({ exitCode: null, signal: null, status: '', stderr: '', stopped: false });
     return failedResult('SPAWN_FAILED', describeError(error), start);
   }
   if (spec.input !== undefined) {
@@ -129,7 +130,11 @@ export async function runProcess(spec: ProcessSpec): Promise<ExecutionResult> {
   });
   deadline.clear();
   stopKilling();
-  if ('ok' in closed) return closed;
+  if ('ok' in closed) {
+    // nothing started: the launch only has to let go of what it holds
+    await plan.finish({ exitCode: null, signal: null, status: '', stderr: '', stopped: false });
+    return closed;
+  }
   const stopped = deadline.reason();
   const outcome = await plan.finish({ ...closed, status: status(), stderr: stderr.render().text, stopped: stopped !== null });
   return toResult({ stdout, stderr, outcome, stopped, timeoutMs: spec.timeoutMs, start });

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ToolSandbox } from '../core/index.js';
@@ -37,7 +37,7 @@ const isInside = (path: string, folder: string): boolean => path === folder || p
  * private /proc, /dev and /tmp, the workspace writable, the declared paths, then the guarded paths hidden or made
  * read-only on top of whatever exposed them; the status JSON on `STATUS_FD`.
  */
-export async function bubblewrapArguments(input: BubblewrapInput): Promise<string[]> {
+export function bubblewrapArguments(input: BubblewrapInput): string[] {
   const { policy, workspace } = input;
   const args = [...isolationArguments(policy.network), '--json-status-fd', String(STATUS_FD), ...systemArguments(input.system)];
   const exposed: string[] = input.system.filter((mount) => mount.symlink === undefined).map((mount) => mount.path);
@@ -58,13 +58,13 @@ export async function bubblewrapArguments(input: BubblewrapInput): Promise<strin
   for (const path of input.guarded.protect) {
     // a read-only folder around the workspace would cover its writable bind: the workspace wins there
     if (isInside(workspace, path) || !exposed.some((folder) => isInside(path, folder))) continue;
-    if (await stat(path).catch(() => undefined)) args.push('--ro-bind', path, path);
+    if (statSync(path, { throwIfNoEntry: false })) args.push('--ro-bind', path, path);
   }
   const hidden: string[] = [];
   // shortest first: a hidden folder hides what is inside it, with nothing more to do for those
   for (const path of [...input.guarded.hide].sort((a, b) => a.length - b.length)) {
     if (!exposed.some((folder) => isInside(path, folder)) || hidden.some((folder) => isInside(path, folder))) continue;
-    const info = await stat(path).catch(() => undefined);
+    const info = statSync(path, { throwIfNoEntry: false });
     if (info?.isDirectory()) {
       args.push('--tmpfs', path);
       hidden.push(path);

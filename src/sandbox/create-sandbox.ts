@@ -1,13 +1,14 @@
+import { realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { resolveToolSandbox } from '../core/index.js';
+import { resolveToolSandbox, type ResourceLimits, type ToolSandbox } from '../core/index.js';
 import { probeBubblewrap, resolverFolder, STATUS_FD, type Bubblewrap } from './bubblewrap.js';
 import { bubblewrapArguments, type GuardedPaths } from './bubblewrap-arguments.js';
 import { findProgram } from './find-program.js';
 import { bubblewrapOutcome, directOutcome, initOutcome } from './launch-outcome.js';
-import { probePidNamespace, type PidNamespace } from './pid-namespace.js';
+import { inNamespace, probePidNamespace, type PidNamespace } from './pid-namespace.js';
 import { probePidsCgroups, type PidsCgroupProbe, type RunCgroup } from './pids-cgroup.js';
 import { runProbe } from './probe-command.js';
-import { limitHit, prlimitArguments } from './resource-limits.js';
+import { limitHit, limitsPrelude, prlimitArguments } from './resource-limits.js';
 import type { Launch, LaunchEnding, LaunchOutcome, LaunchRequest, Sandbox, SandboxMode, SandboxStatus } from './sandbox.js';
 import { describeStatus } from './sandbox-status.js';
 
@@ -32,9 +33,6 @@ export interface Probed {
   root: boolean;
 }
 
-// the cgroup is joined before anything runs, so the launcher's own forks count too
-const joinCgroup = (cgroup: RunCgroup): string[] => ['sh', '-c', 'echo $$ > "$0" && exec "$@"', cgroup.procs];
-
 class HostSandbox implements Sandbox {
   readonly status: SandboxStatus;
   private readonly guarded: GuardedPaths;
@@ -48,45 +46,91 @@ class HostSandbox implements Sandbox {
     this.guarded = { hide: options.hide ?? [], protect: options.protect ?? [] };
   }
 
+  private readonly workspaces = new Map<string, string>();
+
+  private realWorkspace(path: string): string {
+    let real = this.workspaces.get(path);
+    if (real === undefined) {
+      try {
+        real = realpathSync(path);
+      } catch {
+        real = path;
+      }
+      this.workspaces.set(path, real);
+    }
+    return real;
+  }
+
   async launch(request: LaunchRequest): Promise<Launch> {
-    const { bubblewrap, namespace, cgroups } = this.probed;
     if (this.status.mode === 'required' && this.status.sandbox === 'off') {
       return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the gateway's sandbox is 'required', but it cannot run here, so no local tool runs: ${this.status.reason}` };
     }
     const policy = resolveToolSandbox(request.declared);
-    const limited = this.status.limits.rlimits;
-    const inner = limited ? prlimitArguments(policy.limits, this.status.limits.processes === 'rlimit') : [];
-    let command: string[];
-    let read: (ending: LaunchEnding) => Promise<LaunchOutcome>;
-    const env = { ...request.env };
-    if (bubblewrap?.ok && this.status.sandbox === 'on') {
-      const workspace = await realpath(request.workspace).catch(() => request.workspace);
-      const args = await bubblewrapArguments({ system: bubblewrap.system, workspace, cwd: request.cwd, policy, guarded: this.guarded, ...(this.resolver ? { resolver: this.resolver } : {}) });
-      command = ['bwrap', ...args, ...inner, request.file, ...request.args];
-      read = bubblewrapOutcome;
-      // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
-      env.TMPDIR = '/tmp';
-    } else {
-      // without bubblewrap a wrapper would report a missing program as its own failure: find it first, as spawn would
-      const program = await findProgram(request.file, request.env.PATH, request.cwd);
-      if (program === undefined) return { ok: false, code: 'SPAWN_FAILED', message: `spawn ${request.file} ENOENT: no such program on PATH (${request.env.PATH ?? ''})` };
-      command = [...(namespace.ok ? namespace.prefix : []), ...inner, program, ...request.args];
-      read = namespace.ok ? initOutcome : directOutcome;
+    const limits = this.limitsFor(policy.limits);
+    if (!limits.ok) return limits.refusal;
+    const { cgroup } = limits;
+    const command = this.status.sandbox === 'on' ? this.sandboxed(request, policy, limits) : this.contained(request, limits);
+    if (!command.ok) {
+      void cgroup?.release();
+      return command.refusal;
     }
-    const cgroup = limited && cgroups?.ok ? await cgroups.cgroups.create(policy.limits.processes).catch(() => undefined) : undefined;
-    if (cgroup) command = [...joinCgroup(cgroup), ...command];
-    const [file, ...args] = command;
+    const [file, ...args] = command.argv;
+    const { read } = command;
     const finish = async (ending: LaunchEnding): Promise<LaunchOutcome> => {
       const outcome = await read(ending);
-      const refusedForks = cgroup ? await cgroup.refusals() : undefined;
-      await cgroup?.release();
-      if (!limited || outcome.failure) return outcome;
+      const refusedForks = cgroup?.refusals();
+      // its processes are gone (the namespace died with the run): removing it need not hold up the receipt
+      void cgroup?.release();
+      if (!this.status.limits.rlimits || outcome.failure) return outcome;
       const hit = limitHit({ exitCode: outcome.exitCode, signal: outcome.signal, stderr: ending.stderr, stopped: ending.stopped, refusedForks }, policy.limits);
       return hit ? { ...outcome, resourceLimit: hit } : outcome;
     };
-    return { ok: true, plan: { file: file!, args, cwd: request.cwd, env, ...(read === bubblewrapOutcome ? { statusFd: STATUS_FD } : {}), finish } };
+    return { ok: true, plan: { file: file!, args, cwd: request.cwd, env: command.env, ...(read === bubblewrapOutcome ? { statusFd: STATUS_FD } : {}), finish } };
+  }
+
+  /**
+   * How this run's limits are set: with a pids cgroup, by shell statements in a shell the run starts anyway (they
+   * join the cgroup and call ulimit); without one, by prlimit, which then runs the tool (and sets RLIMIT_NPROC).
+   */
+  private limitsFor(limits: ResourceLimits): { ok: true; cgroup?: RunCgroup; prelude?: string; prlimit: string[] } | { ok: false; refusal: Launch } {
+    if (!this.status.limits.rlimits) return { ok: true, prlimit: [] };
+    const { cgroups } = this.probed;
+    if (!cgroups?.ok) return { ok: true, prlimit: prlimitArguments(limits, this.status.limits.processes === 'rlimit') };
+    try {
+      const cgroup = cgroups.cgroups.create(limits.processes);
+      return { ok: true, cgroup, prelude: limitsPrelude(cgroup.procs, limits), prlimit: [] };
+    } catch (error) {
+      // fail closed: the limit the probe promised cannot be set for this run
+      return { ok: false, refusal: { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the processes limit cannot be set for this run: ${(error as Error).message}` } };
+    }
+  }
+
+  /** bubblewrap, behind the limits' shell when there is one. */
+  private sandboxed(request: LaunchRequest, policy: ToolSandbox, limits: { prelude?: string; prlimit: string[] }): Command {
+    const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
+    const workspace = this.realWorkspace(request.workspace);
+    const args = bubblewrapArguments({ system: bubblewrap.system, workspace, cwd: request.cwd, policy, guarded: this.guarded, ...(this.resolver ? { resolver: this.resolver } : {}) });
+    const inside = ['bwrap', ...args, ...limits.prlimit, request.file, ...request.args];
+    const argv = limits.prelude ? ['sh', '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...inside] : inside;
+    // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
+    return { ok: true, argv, env: { ...request.env, TMPDIR: '/tmp' }, read: bubblewrapOutcome };
+  }
+
+  /** No sandbox: the PID namespace (unshare) where there is one, the limits, the program itself. */
+  private contained(request: LaunchRequest, limits: { prelude?: string; prlimit: string[] }): Command {
+    // a wrapper would report a missing program as its own failure: find it first, as spawn would
+    const program = findProgram(request.file, request.env.PATH, request.cwd);
+    if (program === undefined) return { ok: false, refusal: { ok: false, code: 'SPAWN_FAILED', message: `spawn ${request.file} ENOENT: no such program on PATH (${request.env.PATH ?? ''})` } };
+    const tool = [...limits.prlimit, program, ...request.args];
+    const { namespace } = this.probed;
+    if (namespace.ok) return { ok: true, argv: inNamespace(namespace.launcher, tool, limits.prelude), env: request.env, read: initOutcome };
+    const argv = limits.prelude ? ['sh', '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...tool] : tool;
+    return { ok: true, argv, env: request.env, read: directOutcome };
   }
 }
+
+/** A command line to spawn and how to read its end, or why there is none. */
+type Command = { ok: true; argv: string[]; env: Record<string, string>; read: (ending: LaunchEnding) => Promise<LaunchOutcome> } | { ok: false; refusal: Launch };
 
 async function realPaths(paths: readonly string[] | undefined): Promise<string[]> {
   const found = new Set<string>();

@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { decodeStatus } from './exit-status.js';
+import { PRELUDE_FAILURE } from './resource-limits.js';
 import type { LaunchEnding, LaunchOutcome } from './sandbox.js';
 
 function lastLine(text: string, prefix: string): string | undefined {
@@ -9,8 +10,12 @@ function lastLine(text: string, prefix: string): string | undefined {
     .at(-1);
 }
 
-// prlimit execs the tool; when it cannot, it says so and exits 126 or 127 before the tool ever ran
+// prlimit execs the tool; when it cannot, it says so and exits 126 or 127 before the tool ever ran; the limits'
+// shell statements say so and exit 125
 function prlimitFailure(outcome: LaunchOutcome, stderr: string): LaunchOutcome {
+  if (outcome.exitCode === PRELUDE_FAILURE.status && stderr.includes(PRELUDE_FAILURE.line)) {
+    return { exitCode: null, signal: null, failure: { code: 'SANDBOX_FAILED', message: `the sandbox could not be set up, so the tool did not run: ${stderr.trim()}` } };
+  }
   if (outcome.exitCode !== 126 && outcome.exitCode !== 127) return outcome;
   const line = lastLine(stderr, 'prlimit: failed to execute ');
   return line === undefined ? outcome : { exitCode: null, signal: null, failure: { code: 'SPAWN_FAILED', message: line } };
@@ -55,9 +60,13 @@ export async function bubblewrapOutcome(ending: LaunchEnding): Promise<LaunchOut
 const GONE_WAIT_MS = 5_000;
 
 // The init of the namespace exits only once the kernel has killed and reaped every process left in it.
-async function isRunning(pid: number): Promise<boolean> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  if (stat === undefined) return false;
+function isRunning(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
   const state = stat.slice(stat.lastIndexOf(')') + 2)[0];
   return state !== 'Z' && state !== 'X';
 }
@@ -69,7 +78,7 @@ async function isRunning(pid: number): Promise<boolean> {
  */
 async function untilGone(pid: number): Promise<void> {
   const deadline = performance.now() + GONE_WAIT_MS;
-  for (let pause = 1; (await isRunning(pid)) && performance.now() < deadline; pause = Math.min(pause * 2, 20)) {
+  for (let pause = 1; isRunning(pid) && performance.now() < deadline; pause = Math.min(pause * 2, 20)) {
     await new Promise((resolve) => setTimeout(resolve, pause));
   }
 }

@@ -9,10 +9,18 @@ import { probeFailure, runProbe } from './probe-command.js';
  * A shell gives a background job /dev/null as its stdin unless the job redirects it: the tool's stdin (the params
  * of a `stdin: json` tool) is handed on through descriptor 3, explicitly.
  */
-const NAMESPACE_INIT = ['sh', '-c', 'exec 3<&0; "$@" 0<&3 3<&- & exec 2>/dev/null 3<&-; wait $!', 'hldp-init'];
+const INIT_SCRIPT = 'exec 3<&0; "$@" 0<&3 3<&- & exec 2>/dev/null 3<&-; wait $!';
 
 /** A way to start a process in a PID namespace of its own, or why there is none. */
-export type PidNamespace = { ok: true; prefix: string[] } | { ok: false; reason: string };
+export type PidNamespace = { ok: true; launcher: string[] } | { ok: false; reason: string };
+
+/**
+ * The command that runs `command` as PID 2 of a new namespace; `prelude` (shell statements: joining a cgroup,
+ * setting limits) runs first in its init, before anything in the namespace forks.
+ */
+export function inNamespace(launcher: readonly string[], command: readonly string[], prelude?: string): string[] {
+  return [...launcher, 'sh', '-c', prelude ? `${prelude}\n${INIT_SCRIPT}` : INIT_SCRIPT, 'hldp-init', ...command];
+}
 
 function candidates(): string[][] {
   const shared = ['--pid', '--fork', '--kill-child', '--'];
@@ -32,9 +40,10 @@ export async function probePidNamespace(): Promise<PidNamespace> {
   const deathSignal = (await runProbe('setpriv', ['--pdeathsig', 'KILL', '--', 'true'])).ok ? ['setpriv', '--pdeathsig', 'KILL', '--'] : [];
   const failures: string[] = [];
   for (const candidate of candidates()) {
-    const prefix = [...deathSignal, ...candidate, ...NAMESPACE_INIT];
-    const result = await runProbe(prefix[0]!, [...prefix.slice(1), 'sh', '-c', 'echo $$']);
-    if (result.ok && result.stdout.trim() === '2') return { ok: true, prefix };
+    const launcher = [...deathSignal, ...candidate];
+    const [file, ...args] = inNamespace(launcher, ['sh', '-c', 'echo $$']);
+    const result = await runProbe(file!, args);
+    if (result.ok && result.stdout.trim() === '2') return { ok: true, launcher };
     failures.push(`${candidate.slice(0, -1).join(' ')}: ${result.ok ? `the tool was PID ${result.stdout.trim()}, not 2` : probeFailure(result)}`);
   }
   return { ok: false, reason: failures.join('; ') };

@@ -1,5 +1,5 @@
 import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
-import { rmdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /** A pids cgroup of one run: its processes file, the forks it refused, and its removal. */
@@ -7,7 +7,7 @@ export interface RunCgroup {
   /** write a pid here to put that process (and what it forks) in the cgroup */
   procs: string;
   /** how many forks the limit refused */
-  refusals(): Promise<number>;
+  refusals(): number;
   /** removes the cgroup once its processes are gone */
   release(): Promise<void>;
 }
@@ -16,7 +16,7 @@ export interface RunCgroup {
 export interface PidsCgroups {
   /** the folder holding this process's run cgroups */
   parent: string;
-  create(maximum: number): Promise<RunCgroup>;
+  create(maximum: number): RunCgroup;
 }
 
 /** A pids controller this process can use, or why there is none. */
@@ -72,6 +72,14 @@ async function sweep(folder: string): Promise<void> {
   }
 }
 
+function readEvents(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 async function removeWhenEmpty(folder: string): Promise<void> {
   // a process leaves its cgroup only once it is reaped; the run's last ones may still be on the way out
   for (let attempt = 0; attempt < 50; attempt += 1) {
@@ -100,21 +108,24 @@ export async function probePidsCgroups(): Promise<PidsCgroupProbe> {
     let counter = 0;
     const cgroups: PidsCgroups = {
       parent,
-      async create(maximum) {
+      // synchronous: two tiny writes to cgroupfs, where thread-pool jobs would wait behind others under load
+      create(maximum) {
         counter += 1;
         const folder = join(parent, `run-${counter}`);
-        await mkdir(folder);
-        await writeFile(join(folder, 'pids.max'), String(maximum));
+        mkdirSync(folder);
+        writeFileSync(join(folder, 'pids.max'), String(maximum));
         return {
           procs: join(folder, 'cgroup.procs'),
-          refusals: async () => Number(/^max (\d+)/m.exec(await readFile(join(folder, 'pids.events'), 'utf8').catch(() => ''))?.[1] ?? 0),
+          refusals: () => Number(/^max (\d+)/m.exec(readEvents(join(folder, 'pids.events')))?.[1] ?? 0),
           release: () => removeWhenEmpty(folder),
         };
       },
     };
-    await (await cgroups.create(1)).release();
+    await cgroups.create(1).release();
     process.once('exit', () => {
       try {
+        // runs released in the background may not have been removed yet; their processes are gone
+        for (const run of readdirSync(parent)) if (run.startsWith('run-')) rmdirSync(join(parent, run));
         rmdirSync(parent);
       } catch {
         // a run still being torn down: the next gateway's sweep removes it

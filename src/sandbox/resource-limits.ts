@@ -13,6 +13,28 @@ export function prlimitArguments(limits: ResourceLimits, processes: boolean): st
   ];
 }
 
+/** The status and the line a limits prelude fails with: the tool never ran. */
+export const PRELUDE_FAILURE = { status: 125, line: 'hldp-sandbox: the limits of this run could not be set' };
+
+/**
+ * Shell statements that put the shell in the run's pids cgroup (`0` is the writer itself, in any PID namespace)
+ * and set the other limits with `ulimit` (POSIX units: KiB for data, 512-byte blocks for files; CPU soft before
+ * hard). One shell the run starts anyway (the namespace's init, or a launcher before bubblewrap) does it, saving a
+ * process; if any of it fails, the run stops there.
+ */
+export function limitsPrelude(cgroupProcs: string, limits: ResourceLimits): string {
+  const quoted = `'${cgroupProcs.replaceAll("'", "'\\''")}'`;
+  const statements = [
+    `echo 0 > ${quoted}`,
+    `ulimit -d ${Math.max(1, Math.floor(limits.memory / 1024))}`,
+    `ulimit -S -t ${limits.cpu_seconds}`,
+    `ulimit -H -t ${limits.cpu_seconds + 1}`,
+    `ulimit -f ${Math.max(1, Math.floor(limits.file_size / 512))}`,
+    'ulimit -c 0',
+  ];
+  return `{ ${statements.join(' && ')}; } || { echo '${PRELUDE_FAILURE.line}' >&2; exit ${PRELUDE_FAILURE.status}; }`;
+}
+
 /** What the end of a run says about its limits. */
 export interface LimitEvidence {
   exitCode: number | null;

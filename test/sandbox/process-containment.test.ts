@@ -10,8 +10,11 @@ import { processesMatching, uniqueSleep } from '../executors/support/processes.j
 // started may outlive its receipt: on the embedded gatekeeper, the standalone `hldp gatekeeper`, and shell tools.
 
 const GATEKEEPER_TOKEN = 'gatekeeper-token-0123456789abcdef';
-const quick = (name: string, executor: string, extra: Record<string, string>) =>
-  makeToolYaml(name, { executor, constraints: '{ timeout_ms: 800 }', ...extra });
+// a long deadline for the runs that end on their own (a loaded machine is slow), a short one for those that must time out
+const tool = (name: string, executor: string, timeout: number, extra: Record<string, string>) =>
+  makeToolYaml(name, { executor, constraints: `{ timeout_ms: ${timeout} }`, ...extra });
+const script = { method: 'run', params_schema: '{ cmd: { type: string, required: true } }', shell: '{ script: "eval \\"$HLDP_PARAM_CMD\\"" }' };
+const exec = { params_schema: '{ cmd: { type: string, required: true } }' };
 
 let temp: { path: string; cleanup: () => Promise<void> };
 let gateway: ServiceProcess;
@@ -20,12 +23,10 @@ let gatekeeper: ServiceProcess;
 beforeAll(async () => {
   temp = await makeTempDir();
   await writeFiles(join(temp.path, 'repo'), {
-    'tools/run/TOOL.hdlp': quick('run', 'gatekeeper', { params_schema: '{ cmd: { type: string, required: true } }' }),
-    'tools/script/TOOL.hdlp': quick('script', 'shell', {
-      method: 'run',
-      params_schema: '{ cmd: { type: string, required: true } }',
-      shell: '{ script: "eval \\"$HLDP_PARAM_CMD\\"" }',
-    }),
+    'tools/run/TOOL.hdlp': tool('run', 'gatekeeper', 20_000, exec),
+    'tools/run-briefly/TOOL.hdlp': tool('run-briefly', 'gatekeeper', 500, exec),
+    'tools/script/TOOL.hdlp': tool('script', 'shell', 20_000, script),
+    'tools/script-briefly/TOOL.hdlp': tool('script-briefly', 'shell', 500, script),
   });
   const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' };
   gateway = await spawnService(['serve', '--port', '0', '--repo', join(temp.path, 'repo')], env, / at (http:\/\/[\d.:]+)\n/);
@@ -48,23 +49,24 @@ async function callTool(tool: string, cmd: string): Promise<Record<string, unkno
   return response.json as Record<string, unknown>;
 }
 
-async function callGatekeeper(cmd: string): Promise<Record<string, unknown>> {
+async function callGatekeeper(cmd: string, timeout: number): Promise<Record<string, unknown>> {
   const response = await fetch(`${gatekeeper.url}/exec`, {
     method: 'POST',
     headers: { authorization: `Bearer ${GATEKEEPER_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ method: 'exec', params: { cmd }, timeout_ms: 800 }),
+    body: JSON.stringify({ method: 'exec', params: { cmd }, timeout_ms: timeout }),
   });
   expect(response.status).toBe(200);
   return (await response.json()) as Record<string, unknown>;
 }
 
+// each surface: a call that may take its time, and one whose deadline is short
 const surfaces = {
-  'the embedded gatekeeper (hldp serve)': (cmd: string) => callTool('run', cmd),
-  'a shell tool (hldp serve)': (cmd: string) => callTool('script', cmd),
-  'the standalone hldp gatekeeper': callGatekeeper,
-};
+  'the embedded gatekeeper (hldp serve)': [(cmd: string) => callTool('run', cmd), (cmd: string) => callTool('run-briefly', cmd)],
+  'a shell tool (hldp serve)': [(cmd: string) => callTool('script', cmd), (cmd: string) => callTool('script-briefly', cmd)],
+  'the standalone hldp gatekeeper': [(cmd: string) => callGatekeeper(cmd, 20_000), (cmd: string) => callGatekeeper(cmd, 500)],
+} as const;
 
-describe.each(Object.entries(surfaces))('a call on %s', (_surface, call) => {
+describe.each(Object.entries(surfaces))('a call on %s', (_surface, [call, callBriefly]) => {
   describe.each(Object.entries(daemonizers))('when its command leaves a daemon through %s', (_how, daemonize) => {
     it('returns a receipt after a normal exit, and the daemon is already gone', async () => {
       const sleep = uniqueSleep();
@@ -75,7 +77,7 @@ describe.each(Object.entries(surfaces))('a call on %s', (_surface, call) => {
 
     it('returns a TIMEOUT receipt, and the daemon is already gone', async () => {
       const sleep = uniqueSleep();
-      const receipt = await call(`${daemonize(sleep.command)} sleep 60`);
+      const receipt = await callBriefly(`${daemonize(sleep.command)} sleep 60`);
       expect(receipt).toMatchObject({ ok: false, code: 'TIMEOUT', timed_out: true });
       expect(processesMatching(sleep.marker)).toEqual([]);
     });

@@ -31,6 +31,21 @@ export function processesMatching(marker: string): number[] {
   return found;
 }
 
+/** Pids of live processes whose whole command line is `commandLine` (arguments joined by spaces). */
+export function processesRunning(commandLine: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const own = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trimEnd();
+      if (own === commandLine && isAlive(Number(entry))) found.push(Number(entry));
+    } catch {
+      // gone while we looked
+    }
+  }
+  return found;
+}
+
 /** A `sleep` of about an hour whose argument is unique to this call, so its processes can be found by `marker`. */
 export function uniqueSleep(): { command: string; marker: string } {
   const marker = `${3000 + Math.floor(Math.random() * 600)}.${String(process.pid % 1000).padStart(3, '0')}${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
