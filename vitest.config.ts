@@ -7,5 +7,13 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // rebuilds dist/ when a source is newer: the CLI tests run bin/hldp.js, which runs dist/
+    globalSetup: ['test/global-setup.ts'],
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts'],
+      reporter: ['text-summary', 'text', 'json-summary'],
+      reportsDirectory: 'coverage',
+    },
   },
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { HLDP_BIN } from './run-cli.js';
+import { HLDP_BIN, track } from './run-cli.js';
 
 /** A real `hldp` service process and the URL it said it listens on. */
 export interface ServiceProcess {
@@ -12,7 +12,7 @@ export interface ServiceProcess {
 
 /** Starts `hldp <args>` and waits for the line announcing its URL on stderr. */
 export function spawnService(args: string[], env: NodeJS.ProcessEnv, announce: RegExp): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [HLDP_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn(process.execPath, [HLDP_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {

@@ -169,6 +169,9 @@ describe('HTTP API', () => {
       expect(health.json).toMatchObject({ status: 'ok', tools: 5, errors: 0, source: expect.any(String) });
       expectDocumented('/healthz', 'GET', health);
       expect((await request(server, 'GET', '/metrics')).status).toBe(401);
+      // a call and a match of its own: the test runs alone (vitest -t) as well as after the others
+      await request(server, 'POST', '/v1/call', { body: { tool: 'shell-exec', params: { cmd: 'true' } }, headers: auth });
+      await request(server, 'POST', '/v1/match', { body: { intent: '查看最近的提交记录' }, headers: auth });
       const metrics = await request(server, 'GET', '/metrics', { headers: auth });
       expect(metrics.text).toMatch(/hldp_calls_total\{tool="shell-exec",executor="gatekeeper",outcome="ok"\} \d+/);
       expect(metrics.text).toMatch(/hldp_index_tools 5/);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, type JsonSchema, type ToolDefinition } from '../../../src/core/index.js';
+import { parseToolDefinition } from '../../../src/scanner/index.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, type ToolDefinition } from '../../../src/core/index.js';
 
 /** A valid definition with the given fields replaced (constraints merged over the defaults). */
 export function makeToolDefinition(overrides: Partial<Omit<ToolDefinition, 'constraints'>> & { constraints?: Partial<ToolDefinition['constraints']> } = {}): ToolDefinition {
@@ -24,27 +24,10 @@ export function makeToolDefinition(overrides: Partial<Omit<ToolDefinition, 'cons
   };
 }
 
-// The spec's shorthand {param: {type, required, ...}} as the JSON Schema the scanner would hand over.
-function toJsonSchema(shorthand: Record<string, Record<string, unknown>>): JsonSchema {
-  const properties: Record<string, unknown> = {};
-  const required: string[] = [];
-  for (const [name, { required: isRequired, ...property }] of Object.entries(shorthand)) {
-    properties[name] = property;
-    if (isRequired === true) required.push(name);
-  }
-  return { type: 'object', properties, required };
-}
-
-/** One of the starter tools in `native-repo/tools/`, read as the scanner would hand it to the executors. */
+/** One of the starter tools in `native-repo/tools/`, read through the real parser exactly as the scanner hands it to the executors. */
 export function loadStarterTool(name: string): ToolDefinition {
   const path = fileURLToPath(new URL(`../../../native-repo/tools/${name}/TOOL.hdlp`, import.meta.url));
-  const raw = parse(readFileSync(path, 'utf8')) as Record<string, unknown> & { params_schema: Record<string, Record<string, unknown>> };
-  const { constraints, params_schema, executor, ...rest } = raw;
-  return makeToolDefinition({
-    ...(rest as Partial<ToolDefinition>),
-    executor: executor === 'hlpd-api' ? 'hldp-api' : (executor as ToolDefinition['executor']),
-    params_schema: toJsonSchema(params_schema),
-    constraints: constraints as Partial<ToolDefinition['constraints']>,
-    source: { path: `tools/${name}/TOOL.hdlp`, oid: '0'.repeat(40) },
-  });
+  const parsed = parseToolDefinition({ path: `tools/${name}/TOOL.hdlp`, folder: name, oid: '0'.repeat(40), content: readFileSync(path) });
+  if (!parsed.tool) throw new Error(`starter tool ${name} does not parse: ${JSON.stringify(parsed.diagnostics)}`);
+  return parsed.tool;
 }
