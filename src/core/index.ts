@@ -36,7 +36,7 @@ export {
   type ResourceLimits,
   type ToolSandbox,
 } from './tool-sandbox.js';
-export type { ExecutionResult, Receipt } from './receipt.js';
+export type { ExecutionResult, Receipt, ReceiptSource } from './receipt.js';
 export type { Candidate, MatchResult, NearMiss } from './match-result.js';
 export { PLACEHOLDER_PATTERN, listPlaceholders, wholePlaceholder, type Placeholder } from './template.js';
 export { isCodeBearingVariable, parameterVariableProblem } from './environment-names.js';

@@ -41,4 +41,16 @@ export interface Receipt extends ExecutionResult {
   confirmation: string | null;
   /** the deadline the call ran under: the tool's `timeout_ms`, or the one the call asked for */
   timeout_ms?: number;
+  /** which gateway made it, and from which repository: one user's gateways share a receipts database by default */
+  source?: ReceiptSource;
+}
+
+/** Where a receipt was made. */
+export interface ReceiptSource {
+  /** the machine's host name */
+  host: string;
+  /** the repository the index was read from (credentials removed) */
+  repository: string;
+  /** the gateway's HTTP address when it serves one; absent for a CLI or stdio MCP call */
+  url?: string;
 }

@@ -22,6 +22,7 @@ export class SqliteReceiptStore implements ReceiptStore {
   readonly #setHead: Statement<[number, string]>;
   readonly #checkpoint: Statement<[], ChainLink>;
   readonly #byId: Statement<[string], { body: string }>;
+  readonly #byPrefix: Statement<[string, string, number], { body: string }>;
   /** one prepared statement per combination of filters */
   readonly #listings = new Map<string, Statement<Array<string | number>, { body: string }>>();
 
@@ -36,6 +37,8 @@ export class SqliteReceiptStore implements ReceiptStore {
     this.#checkpoint = database.prepare('SELECT seq, hash FROM receipt_checkpoints ORDER BY seq DESC LIMIT 1');
     this.#byId = database.prepare('SELECT body FROM receipts WHERE id = ?');
     this.#writer = new BatchWriter((batch) => Promise.resolve(this.#append(batch)));
+    // a range on the unique index of ids: prefix to prefix + the highest character
+    this.#byPrefix = database.prepare('SELECT body FROM receipts WHERE id >= ? AND id < ? ORDER BY started_ms DESC, seq DESC LIMIT ?');
   }
 
   async save(receipt: Receipt): Promise<void> {
@@ -73,6 +76,11 @@ export class SqliteReceiptStore implements ReceiptStore {
   async get(id: string): Promise<Receipt | undefined> {
     const row = this.#byId.get(id);
     return row ? (JSON.parse(row.body) as Receipt) : undefined;
+  }
+
+  async findByPrefix(prefix: string, limit: number): Promise<Receipt[]> {
+    if (prefix === '') return [];
+    return this.#byPrefix.all(prefix, `${prefix}\uffff`, limit).map((row) => JSON.parse(row.body) as Receipt);
   }
 
   async list(query: ReceiptQuery = {}): Promise<Receipt[]> {

@@ -17,6 +17,8 @@ export interface ReceiptStore {
   /** saves a new receipt at the head of the chain; a second receipt with the same id is refused (throws) */
   save(receipt: Receipt): Promise<void>;
   get(id: string): Promise<Receipt | undefined>;
+  /** receipts whose id starts with `prefix`, newest first, at most `limit` (for `hldp receipts <prefix>`); optional for stores that cannot */
+  findByPrefix?(prefix: string, limit: number): Promise<Receipt[]>;
   list(query?: ReceiptQuery): Promise<Receipt[]>;
   /** walks the chain from its checkpoint to its head in one consistent snapshot; names the first broken link */
   verify(): Promise<ChainReport>;

@@ -61,6 +61,7 @@ export function receiptDetail(receipt: Receipt): string {
     `started   ${receipt.started_at}  finished ${receipt.finished_at}  ${receipt.duration_ms} ms`,
     `result    ${receipt.ok ? 'ok' : `FAILED ${receipt.code ?? ''}`}  exit ${receipt.exit_code ?? '-'}  signal ${receipt.signal ?? '-'}  timed out ${receipt.timed_out ? 'yes' : 'no'}  cut ${receipt.cut_bytes} of ${receipt.output_bytes} bytes`,
     ...(receipt.confirmation ? [`confirmed ${receipt.confirmation}`] : []),
+    ...(receipt.source ? [`source    ${receipt.source.repository} on ${receipt.source.host}${receipt.source.url ? ` (${receipt.source.url})` : ''}`] : []),
     `params    ${JSON.stringify(receipt.params)}`,
     '--- output ---',
     receipt.output,

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { MatchResult, Receipt, ToolDefinition, ToolIndex } from '../../core/index.js';
 import { execute } from '../../executors/index.js';
@@ -73,6 +74,8 @@ export interface GatewayOptions {
 export class Gateway {
   /** agent sessions: toolsets, visibility, the meta-tools and the prompt block over this gateway's registry */
   readonly sessions: SessionManager;
+  /** the HTTP address this gateway serves at, once it does (recorded in receipts) */
+  private servingAt: string | undefined;
   private current: Registry;
   private readonly steps: CallStep[] = [];
   private readonly observers: GatewayObserver[];
@@ -228,6 +231,7 @@ export class Gateway {
    * so the starter tool `http-request` works out of the box (e.g. GET /healthz).
    */
   useSelfApi(url: string): void {
+    this.servingAt = url;
     this.targets.useSelfApi({ url, ...(this.config.apiToken ? { token: this.config.apiToken } : {}) });
   }
 
@@ -343,6 +347,7 @@ export class Gateway {
       timed_out: result.timed_out, ...(result.resource_limit ? { resource_limit: result.resource_limit } : {}), output_bytes: result.output_bytes, cut_bytes: result.cut_bytes,
       commit: registry.index.commit, params, started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation,
       timeout_ms: timeoutMs,
+      source: { host: hostname(), repository: registry.index.source, ...(this.servingAt ? { url: this.servingAt } : {}) },
     };
     // stored before it is returned: a receipt the caller saw is a receipt a human can read later
     try {

@@ -1,11 +1,17 @@
-import { JSON_OPTION, writeJson, writeLines, type Command } from '../command.js';
+import type { Receipt } from '../../../core/index.js';
+import type { ReceiptStore } from '../../../store/index.js';
+import { JSON_OPTION, writeJson, writeLines, type Command, type CommandIo } from '../command.js';
 import { UsageError } from '../usage-error.js';
 
-/** `hldp receipts`: stored receipts, newest first; with an id, one receipt in full; `verify` walks the hash chain. */
+// a prefix this long is what people copy from a summary line; shorter ones match too much to be an id
+const SHORTEST_PREFIX = 8;
+const AMBIGUOUS_SHOWN = 10;
+
+/** `hldp receipts`: stored receipts, newest first; with an id (or its first 8+ characters), one receipt in full; `verify` walks the hash chain. */
 export const receiptsCommand: Command = {
   name: 'receipts',
-  usage: '[ID | verify] [--failed|--ok] [--tool T] [--since ISO] [--limit N] [--json]',
-  summary: 'read stored receipts, newest first (one in full with its id); verify checks their hash chain',
+  usage: '[ID|PREFIX | verify] [--failed|--ok] [--tool T] [--since ISO] [--limit N] [--offset N] [--json]',
+  summary: 'read stored receipts, newest first (one in full with its id or its first 8+ characters); verify checks their hash chain',
   options: {
     ...JSON_OPTION,
     config: { type: 'string', short: 'c' },
@@ -14,12 +20,13 @@ export const receiptsCommand: Command = {
     tool: { type: 'string' },
     since: { type: 'string' },
     limit: { type: 'string', short: 'n' },
+    offset: { type: 'string' },
   },
   maxPositionals: 1,
   async run(flags, positionals, io) {
     if (flags.failed && flags.ok) throw new UsageError('--failed and --ok exclude each other');
-    const limit = flags.limit === undefined ? 20 : Number(flags.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be an integer from 1 to 1000');
+    const limit = integerFlag('--limit', flags.limit, 20, 1, 1000);
+    const offset = integerFlag('--offset', flags.offset, 0, 0, Number.MAX_SAFE_INTEGER);
     if (typeof flags.since === 'string' && Number.isNaN(Date.parse(flags.since))) throw new UsageError('--since must be an ISO date or time, e.g. 2026-11-29T10:00:00Z');
     const { configFromFlags } = await import('../open-registry.js');
     const { openConfiguredStore } = await import('../../service/index.js');
@@ -30,29 +37,60 @@ export const receiptsCommand: Command = {
         const { printChainReport } = await import('../print-chain-report.js');
         return printChainReport(await store.receipts.verify(), io, flags.json === true);
       }
-      const { receiptDetail, summaryLine } = await import('../format-outcome.js');
       const id = positionals[0];
-      if (id) {
-        const receipt = await store.receipts.get(id);
-        if (!receipt) {
-          io.stderr.write(`no receipt '${id}' in ${config.store.url ? 'the PostgreSQL store' : config.receiptsDb}\n`);
-          return 1;
-        }
-        if (flags.json) writeJson(io, receipt);
-        else writeLines(io.stdout, [receiptDetail(receipt)]);
-        return 0;
-      }
-      const receipts = await store.receipts.list({
-        limit,
+      if (id) return await showOne(store.receipts, id, io, Boolean(flags.json), config.store.url ? 'the PostgreSQL store' : config.receiptsDb);
+      const { summaryLine } = await import('../format-outcome.js');
+      // one more than asked says whether another page follows, as GET /v1/receipts does
+      const page = await store.receipts.list({
+        limit: limit + 1,
+        offset,
         ...(flags.failed ? { status: 'failed' as const } : flags.ok ? { status: 'ok' as const } : {}),
         ...(typeof flags.tool === 'string' ? { tool: flags.tool } : {}),
         ...(typeof flags.since === 'string' ? { since: flags.since } : {}),
       });
-      if (flags.json) writeJson(io, receipts);
-      else writeLines(io.stdout, receipts.map((receipt) => `${receipt.started_at}  ${summaryLine(receipt)}`));
+      const receipts = page.slice(0, limit);
+      if (flags.json) writeJson(io, { receipts, limit, offset, next_offset: page.length > limit ? offset + limit : null });
+      else writeLines(io.stdout, receipts.map((receipt) => `${receipt.started_at}  ${summaryLine(receipt)}${errorHead(receipt)}`));
       return 0;
     } finally {
       await store.close();
     }
   },
 };
+
+/** One receipt in full, by its id or an unambiguous prefix of it; an ambiguous prefix lists the receipts it matches. */
+async function showOne(receipts: ReceiptStore, id: string, io: CommandIo, json: boolean, database: string): Promise<number> {
+  const { receiptDetail, summaryLine } = await import('../format-outcome.js');
+  let receipt = await receipts.get(id);
+  if (!receipt && id.length >= SHORTEST_PREFIX && receipts.findByPrefix) {
+    const matches = await receipts.findByPrefix(id, AMBIGUOUS_SHOWN + 1);
+    if (matches.length > 1) {
+      io.stderr.write(`'${id}' starts ${matches.length > AMBIGUOUS_SHOWN ? `more than ${AMBIGUOUS_SHOWN}` : matches.length} receipts; give more of the id:\n`);
+      writeLines(io.stderr, matches.slice(0, AMBIGUOUS_SHOWN).map((match) => `  ${match.id}  ${match.started_at}  ${summaryLine(match)}`));
+      return 1;
+    }
+    receipt = matches[0];
+  }
+  if (!receipt) {
+    const hint = id.length < SHORTEST_PREFIX ? `; give the whole id or at least its first ${SHORTEST_PREFIX} characters` : '';
+    io.stderr.write(`no receipt '${id}' in ${database}${hint}\n`);
+    return 1;
+  }
+  if (json) writeJson(io, receipt);
+  else writeLines(io.stdout, [receiptDetail(receipt)]);
+  return 0;
+}
+
+// the first line of a failure's error, so a list says why without opening each receipt
+function errorHead(receipt: Receipt): string {
+  if (receipt.ok || !receipt.error) return '';
+  const line = receipt.error.split('\n').find((text) => text.trim() !== '') ?? '';
+  return line === '' ? '' : `  — ${line.length > 100 ? `${line.slice(0, 100)}…` : line}`;
+}
+
+function integerFlag(name: string, value: string | boolean | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < min || number > max) throw new UsageError(`${name} must be an integer from ${min} to ${max}`);
+  return number;
+}
