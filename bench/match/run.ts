@@ -87,6 +87,13 @@ function decisionCurve(outcomes: QueryOutcome[]): Record<string, ReturnType<type
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { data: { type: 'string', default: DEFAULT_DATA } } });
+  const { existsSync } = await import('node:fs');
+  if (!existsSync(values.data!)) {
+    // the BFCL data is the team's, beside the clone, not in this repository
+    process.stderr.write(`bench:match: no benchmark data at ${values.data}: it is the team's shared/bench/bfcl_v4_toolsel.json, expected beside this clone (../shared); pass another file of that format with -- --data FILE\n`);
+    process.exitCode = 2;
+    return;
+  }
   const data = await readBenchData(values.data!);
   const { world, scanner, scanMs } = await prepareWorld(data);
   const queries: BenchQuery[] = data.queries;
