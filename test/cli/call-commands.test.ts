@@ -26,7 +26,7 @@ describe('hldp call', () => {
     const receipt = JSON.parse(run.stdout);
     expect(receipt).toMatchObject({ ok: false, tool: 'shell-exec', error: 'oops\n', exit_code: 4, code: 'NONZERO_EXIT' });
     const later = await runCli(['receipts', '--failed', '--json'], { env });
-    expect(JSON.parse(later.stdout)).toEqual([receipt]);
+    expect(JSON.parse(later.stdout)).toEqual({ receipts: [receipt], limit: 20, offset: 0, next_offset: null });
     const detail = await runCli(['receipts', receipt.id], { env });
     expect(detail.stdout).toContain('--- error ---\noops\n');
   });
@@ -37,9 +37,9 @@ describe('hldp call', () => {
     await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo two"}'], { env });
     const run = await runCli(['receipts', '--tool', 'shell-exec', '--json'], { env });
     expect(run.code).toBe(0);
-    const receipts = JSON.parse(run.stdout) as Array<{ tool: string; output: string }>;
+    const { receipts } = JSON.parse(run.stdout) as { receipts: Array<{ tool: string; output: string }> };
     expect(receipts.map(({ tool, output }) => [tool, output])).toEqual([['shell-exec', 'two\n'], ['shell-exec', 'one\n']]);
-    const all = JSON.parse((await runCli(['receipts', '--json'], { env })).stdout) as Array<{ tool: string }>;
+    const all = (JSON.parse((await runCli(['receipts', '--json'], { env })).stdout) as { receipts: Array<{ tool: string }> }).receipts;
     expect(all.map(({ tool }) => tool)).toEqual(['shell-exec', 'git-ops', 'shell-exec']);
   });
 

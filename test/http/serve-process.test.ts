@@ -53,7 +53,7 @@ describe('hldp serve shutting down', () => {
     expect((await slow).json).toMatchObject({ ok: true, output: 'finished\n' });
     expect(await exit).toBe(0);
     const stored = await runCli(['receipts', '--json'], { env });
-    expect(JSON.parse(stored.stdout)[0]).toMatchObject({ tool: 'shell-exec', output: 'finished\n' });
+    expect(JSON.parse(stored.stdout).receipts[0]).toMatchObject({ tool: 'shell-exec', output: 'finished\n' });
   });
 });
 
