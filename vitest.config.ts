@@ -3,12 +3,11 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-    globalSetup: ['test/helpers/postgres-global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // rebuilds dist/ when a source is newer: the CLI tests run bin/hldp.js, which runs dist/
-    globalSetup: ['test/global-setup.ts'],
+    // rebuilds dist/ when a source is newer (the CLI tests run bin/hldp.js, which runs dist/); starts PostgreSQL for the store tests
+    globalSetup: ['test/global-setup.ts', 'test/helpers/postgres-global-setup.ts'],
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
