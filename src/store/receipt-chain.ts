@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { Receipt } from '../core/index.js';
 import { canonicalJson } from './canonical-params.js';
 import type { ChainBreak, ChainLink, ChainReport } from './store.js';
@@ -27,9 +27,12 @@ export function canonicalReceiptText(receipt: Receipt): string {
   return `{${parts.join(',')}}`;
 }
 
+// the one-shot hash (Node 20.12+) costs about half of a Hash object per receipt, which verify pays a million times
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
 /** `sha256(prev_hash ‖ text)` in hex: the hash of one link. */
 export function linkHash(prevHash: string, text: string): string {
-  return createHash('sha256').update(prevHash).update(text).digest('hex');
+  return oneShot ? oneShot('sha256', prevHash + text, 'hex') : crypto.createHash('sha256').update(prevHash).update(text).digest('hex');
 }
 
 /** A stored receipt row as the chain sees it. */
