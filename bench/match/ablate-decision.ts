@@ -3,10 +3,10 @@
 // and prints its accuracy at the 0.5 cut on both splits, within each request's offered candidates.
 import { parseArgs } from 'node:util';
 import { DECISION_FEATURES, FITTED_RANKING } from '../../src/matcher/index.js';
-import { isTuningQuery, readBenchData } from './bfcl-data.js';
+import { isTuningQuery, readBenchData } from './bench-data.js';
 import { decisionRows } from './fit-decision.js';
 import { fitLogistic, predictLogistic, type LogisticFit } from './logistic.js';
-import { DEFAULT_DATA, prepareWorld } from './run.js';
+import { DEFAULT_DATA, prepareWorld } from './world.js';
 
 const { values } = parseArgs({ options: { data: { type: 'string', default: DEFAULT_DATA } } });
 const data = await readBenchData(values.data!);

@@ -5,10 +5,10 @@
 import { parseArgs } from 'node:util';
 import { compareToolNames } from '../../src/core/index.js';
 import { createMatcher, FITTED_RANKING, type RankingParameters } from '../../src/matcher/index.js';
-import { isTuningQuery, readBenchData } from './bfcl-data.js';
+import { isTuningQuery, readBenchData } from './bench-data.js';
 import { decisionAccuracy } from './decision-curve.js';
 import { fitDecision } from './fit-decision.js';
-import { DEFAULT_DATA, prepareWorld } from './run.js';
+import { DEFAULT_DATA, prepareWorld } from './world.js';
 import { asIndex } from './systems.js';
 
 const F = FITTED_RANKING;

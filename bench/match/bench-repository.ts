@@ -2,35 +2,44 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import type { BenchTool } from './bfcl-data.js';
+import type { BenchTool } from './bench-data.js';
 
-// benchmark types are Python, Java and JavaScript spellings; TOOL.hdlp speaks JSON Schema
+// benchmark types are JSON Schema, Python, Java and JavaScript spellings; TOOL.hdlp speaks JSON Schema.
+// A type not listed here (`any`, a class name) is left out: the parameter then takes any value.
 const JSON_TYPES: Record<string, string> = {
   string: 'string',
-  String: 'string',
+  str: 'string',
+  char: 'string',
   integer: 'integer',
+  int: 'integer',
   long: 'integer',
+  short: 'integer',
   float: 'number',
   double: 'number',
   number: 'number',
   boolean: 'boolean',
-  Boolean: 'boolean',
+  bool: 'boolean',
   array: 'array',
-  Array: 'array',
-  ArrayList: 'array',
+  list: 'array',
   tuple: 'array',
+  set: 'array',
+  arraylist: 'array',
   dict: 'object',
-  HashMap: 'object',
+  map: 'object',
+  hashmap: 'object',
   object: 'object',
 };
 
-/** The `TOOL.hdlp` a benchmark tool becomes: its description is the intent, its original name the display. */
+/**
+ * The `TOOL.hdlp` a benchmark tool becomes: its description is the intent, its original name the
+ * display (unless the file gives one), its author the file's (or `benchmark`).
+ */
 export function toToolFile(tool: BenchTool, name: string): Record<string, unknown> {
   const properties: Record<string, Record<string, unknown>> = {};
   const required: string[] = [];
   for (const param of tool.params) {
     const property: Record<string, unknown> = {};
-    const type = param.type === undefined ? undefined : JSON_TYPES[param.type];
+    const type = param.type === undefined ? undefined : JSON_TYPES[param.type.toLowerCase()];
     if (type !== undefined) property['type'] = type;
     if (param.description) property['description'] = param.description;
     if (Array.isArray(param.enum) && param.enum.length > 0) property['enum'] = param.enum;
@@ -39,15 +48,18 @@ export function toToolFile(tool: BenchTool, name: string): Record<string, unknow
   }
   return {
     name,
-    display: tool.name,
+    display: tool.display ?? tool.name,
     intent: tool.description.trim() || tool.name,
     method: 'exec',
     executor: 'gatekeeper',
     params_schema: { type: 'object', properties, required },
-    author: 'bfcl-v4',
+    author: tool.author ?? 'benchmark',
     created: '2024-01-01',
     // deliberately word-poor: every tool carries it, so it must not look like evidence
-    why: 'BFCL v4',
+    why: 'benchmark',
+    ...(tool.aliases?.length ? { aliases: tool.aliases } : {}),
+    ...(tool.examples?.length ? { examples: tool.examples } : {}),
+    ...(tool.group ? { group: tool.group } : {}),
   };
 }
 

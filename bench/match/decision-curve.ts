@@ -1,5 +1,5 @@
 import type { DecisionModel, RankingParameters } from '../../src/matcher/index.js';
-import { isTuningQuery, type BenchQuery } from './bfcl-data.js';
+import { isTuningQuery, type BenchQuery } from './bench-data.js';
 import type { BenchWorld } from './evaluate.js';
 import { decisionRows } from './fit-decision.js';
 import { predictLogistic } from './logistic.js';

@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../../src/core/index.js';
-import { isTuningQuery, type BenchQuery } from './bfcl-data.js';
+import { isTuningQuery, type BenchQuery } from './bench-data.js';
 import { percentile } from './metrics.js';
 import type { SearchAnswer, SearchSystem } from './systems.js';
 
@@ -9,12 +9,18 @@ export interface QueryOutcome {
   tuning: boolean;
   /** 1-based rank of the first gold name in the pooled ranking of distinct names; Infinity when absent */
   pooledRank: number;
+  /** 1-based rank by which every gold name has appeared in the pooled ranking; Infinity when one is absent */
+  pooledAllRank: number;
   /** whether the best of the offered candidates has a gold name (requests with a gold tool only) */
   candidatesHit: boolean;
+  /** whether the candidates the answer offers within the request's candidates include a gold name */
+  offeredHit: boolean;
   /** the system's found decision over the whole pool (undefined for systems that do not decide) */
   pooledFound: boolean | undefined;
   /** the system's found decision within the offered candidates (undefined until thresholded) */
   found: boolean | undefined;
+  /** how sure the found decision within the offered candidates is, for systems that say */
+  confidence: 'high' | 'low' | undefined;
   /** the score a threshold turns into a decision */
   signal: number;
 }
@@ -28,7 +34,8 @@ export interface BenchWorld {
 
 /** Runs a system over every request: pooled over all tools, and within each request's offered candidates. */
 export function evaluate(system: SearchSystem, world: BenchWorld, queries: readonly BenchQuery[]): QueryOutcome[] {
-  const pooled = system([...world.toolsById.values()]);
+  const allTools = [...world.toolsById.values()];
+  const pooled = system(allTools);
   const perCandidates = new Map<string, (text: string) => SearchAnswer>();
   return queries.map((query) => {
     const answer = pooled(query.text);
@@ -36,21 +43,26 @@ export function evaluate(system: SearchSystem, world: BenchWorld, queries: reado
     // same-name variants are one tool: a ranking that lists one twice lists it once
     const ranking = [...new Set(answer.names.map((name) => world.benchName.get(name)!))];
     const rank = ranking.findIndex((name) => goldNames.has(name));
+    const allRank = Math.max(...[...goldNames].map((name) => ranking.indexOf(name)).map((at) => (at < 0 ? Infinity : at + 1)));
     const key = [...query.candidates].sort().join('\n');
-    let within = perCandidates.get(key);
+    let within = query.candidates.length === allTools.length ? pooled : perCandidates.get(key);
     if (within === undefined) {
       within = system(query.candidates.map((id) => world.toolsById.get(id)!));
       perCandidates.set(key, within);
     }
-    const offered = within(query.text);
+    const offered = within === pooled ? answer : within(query.text);
     const best = offered.names[0];
+    const shown = offered.names.slice(0, offered.offered ?? 3);
     return {
       query,
       tuning: isTuningQuery(query),
       pooledRank: rank < 0 ? Infinity : rank + 1,
+      pooledAllRank: goldNames.size === 0 ? Infinity : allRank,
       pooledFound: answer.found,
       candidatesHit: best !== undefined && goldNames.has(world.benchName.get(best)!),
+      offeredHit: shown.some((name) => goldNames.has(world.benchName.get(name)!)),
       found: offered.found,
+      confidence: offered.confidence,
       signal: offered.signal,
     };
   });

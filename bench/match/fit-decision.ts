@@ -1,4 +1,5 @@
 import {
+  CONFIDENCE_FEATURES,
   createMatcher,
   DECISION_FEATURES,
   type DecisionFeature,
@@ -6,7 +7,7 @@ import {
   type Matcher,
   type RankingParameters,
 } from '../../src/matcher/index.js';
-import type { BenchQuery } from './bfcl-data.js';
+import type { BenchQuery } from './bench-data.js';
 import type { BenchWorld } from './evaluate.js';
 import { fitLogistic } from './logistic.js';
 import { asIndex } from './systems.js';
@@ -36,12 +37,15 @@ export function decisionRows(
   return { rows, labels };
 }
 
-/** Fits the found/not-found model on the tuning requests; 0.5 is the cut a calibrated probability implies. */
+/**
+ * Fits the confidence model on the tuning requests, over `CONFIDENCE_FEATURES` (what the match
+ * says, not what the request looks like); 0.5 is the cut a calibrated probability implies.
+ */
 export function fitDecision(world: BenchWorld, queries: readonly BenchQuery[], ranking: RankingParameters): DecisionModel {
-  const { rows, labels } = decisionRows(world, queries, ranking);
+  const { rows, labels } = decisionRows(world, queries, ranking, CONFIDENCE_FEATURES);
   const fit = fitLogistic(rows, labels);
   return {
-    features: [...DECISION_FEATURES],
+    features: [...CONFIDENCE_FEATURES],
     weights: fit.weights.map((weight) => round(weight)),
     bias: round(fit.bias),
     threshold: 0.5,

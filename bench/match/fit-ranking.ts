@@ -1,5 +1,5 @@
 import type { Matcher, RankingParameters } from '../../src/matcher/index.js';
-import type { BenchQuery } from './bfcl-data.js';
+import type { BenchQuery } from './bench-data.js';
 import type { BenchWorld } from './evaluate.js';
 
 /** One knob of the ranking and the values the search tries for it. */

@@ -4,10 +4,10 @@ import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createMatcher, FITTED_RANKING, type DecisionModel, type RankingParameters } from '../../src/matcher/index.js';
-import { isTuningQuery, readBenchData } from './bfcl-data.js';
+import { isTuningQuery, readBenchData } from './bench-data.js';
 import { fitDecision } from './fit-decision.js';
 import { fitRanking } from './fit-ranking.js';
-import { DEFAULT_DATA, prepareWorld } from './run.js';
+import { DEFAULT_DATA, prepareWorld } from './world.js';
 import { asIndex } from './systems.js';
 
 const TARGET = fileURLToPath(new URL('../../src/matcher/fitted-parameters.ts', import.meta.url));
@@ -28,7 +28,7 @@ import type { DecisionModel, RankingParameters } from './ranking-parameters.js';
 /** Ranking parameters measured on the tuning split. */
 export const FITTED_RANKING: RankingParameters = ${JSON.stringify(ranking, null, 2)};
 
-/** The found/not-found model fitted on the tuning split. */
+/** The confidence model (high vs low) fitted on the tuning split. */
 export const FITTED_DECISION: DecisionModel = ${JSON.stringify(decision, null, 2)};
 `;
 }

@@ -10,9 +10,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { ToolDefinition } from '../../src/core/index.js';
 import { createMatcher } from '../../src/matcher/index.js';
-import { readBenchData, type BenchQuery } from './bfcl-data.js';
+import { readBenchData, type BenchQuery } from './bench-data.js';
 import { percentile } from './metrics.js';
-import { DEFAULT_DATA, prepareWorld } from './run.js';
+import { DEFAULT_DATA, prepareWorld } from './world.js';
 import { measureUpdate } from './update-latency.js';
 import { asIndex } from './systems.js';
 

@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { compareToolNames } from '../../src/core/index.js';
 import { analyze, createMatcher, type Matcher } from '../../src/matcher/index.js';
-import { isTuningQuery, readBenchData, type BenchQuery } from './bfcl-data.js';
+import { isTuningQuery, readBenchData, type BenchQuery } from './bench-data.js';
 import type { BenchWorld } from './evaluate.js';
-import { DEFAULT_DATA, prepareWorld } from './run.js';
+import { DEFAULT_DATA, prepareWorld } from './world.js';
 import { asIndex } from './systems.js';
 
 const { values } = parseArgs({

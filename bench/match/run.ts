@@ -1,45 +1,32 @@
-// Intent matching benchmark: `npm run bench:match -- [--data FILE]`; prints JSON metrics on stdout.
-import { rm } from 'node:fs/promises';
+// Intent matching benchmark: `npm run bench:match -- [--data FILE]... [--quick] [--model-url URL --model NAME]`;
+// prints JSON on stdout.
+// Without --data it runs BFCL v4 (shared/bench) and every set in bench/match/data; --quick skips the
+// latency measurements (which take most of the time); --model-url adds, per request set of
+// bench/match/data, the answers with the model stage of an OpenAI-compatible endpoint beside the lexical ones.
+import { existsSync, readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { ToolDefinition } from '../../src/core/index.js';
-import { legalNames, readBenchData, type BenchData, type BenchQuery } from './bfcl-data.js';
-import { writeBenchRepository } from './bench-repository.js';
-import { curvePoint } from './decision-curve.js';
+import { readBenchData, type BenchData } from './bench-data.js';
+import type { ModelStageOptions } from '../../src/matcher/index.js';
+import { measureContext } from './context-effect.js';
 import { evaluate, fitSignalThreshold, measureLatency as measureBaselineLatency, type BenchWorld, type QueryOutcome } from './evaluate.js';
 import { measureLatency, replicate } from './latency.js';
-import { measureUpdate } from './update-latency.js';
-import { loadIndex } from './load-index.js';
+import { measureModelEffect } from './model-effect.js';
 import { summarise, type Metrics } from './metrics.js';
 import { baselineSystem, matcherSystem } from './systems.js';
+import { measureUpdate } from './update-latency.js';
+import { DEFAULT_DATA, prepareWorld } from './world.js';
 
-/** The BFCL v4 tool-selection file in the shared folder. */
-export const DEFAULT_DATA = fileURLToPath(new URL('../../../shared/bench/bfcl_v4_toolsel.json', import.meta.url));
+const DATA_FOLDER = fileURLToPath(new URL('./data/', import.meta.url));
 
-/** Writes the benchmark's tools into a temporary repository, scans it, and returns what the systems search. */
-export async function prepareWorld(data: BenchData): Promise<{ world: BenchWorld; scanner: string; scanMs: number }> {
-  const names = legalNames(data.tools);
-  const repo = await writeBenchRepository(data.tools, names);
-  try {
-    const started = performance.now();
-    const { index, scanner } = await loadIndex(repo);
-    const scanMs = performance.now() - started;
-    if (index.tools.length !== data.tools.length) {
-      throw new Error(`the scan kept ${index.tools.length} of ${data.tools.length} tools: ${JSON.stringify(index.errors.slice(0, 3))}`);
-    }
-    const byName = new Map(index.tools.map((tool) => [tool.name, tool]));
-    const toolsById = new Map<string, ToolDefinition>();
-    const benchName = new Map<string, string>();
-    for (const tool of data.tools) {
-      const name = names.get(tool.id)!;
-      toolsById.set(tool.id, byName.get(name)!);
-      benchName.set(name, tool.name);
-    }
-    return { world: { toolsById, benchName }, scanner, scanMs };
-  } finally {
-    await rm(repo, { recursive: true, force: true });
-  }
-}
+/** The request sets kept in bench/match/data, in name order. */
+export const DATA_SETS = readdirSync(DATA_FOLDER)
+  .filter((name) => name.endsWith('.json'))
+  .sort()
+  .map((name) => `${DATA_FOLDER}${name}`);
+
+type Splits = Record<'tuning_even' | 'held_out_odd' | 'all', Metrics>;
 
 function bySplit(outcomes: QueryOutcome[], threshold?: number): Splits {
   return {
@@ -54,85 +41,115 @@ function byKey(outcomes: QueryOutcome[], key: (o: QueryOutcome) => string, thres
   return Object.fromEntries(keys.map((value) => [value, summarise(outcomes.filter((o) => key(o) === value), threshold)]));
 }
 
-type Splits = Record<'tuning_even' | 'held_out_odd' | 'all', Metrics>;
-
-// the matcher's numbers as multiples of the baseline's, per split
-function gains(matcher: Splits, baseline: Splits): Record<string, Record<string, number>> {
-  const ratio = (a: number, b: number): number => Math.round((a / b) * 1000) / 1000;
+// the few numbers that say most, per language, for reading at a glance
+function glance(metrics: Record<string, Metrics>): Record<string, string> {
   return Object.fromEntries(
-    (Object.keys(matcher) as Array<keyof Splits>).map((split) => [
-      split,
-      {
-        pooled_hit1: ratio(matcher[split].pooled.hit1, baseline[split].pooled.hit1),
-        pooled_hit3: ratio(matcher[split].pooled.hit3, baseline[split].pooled.hit3),
-        pooled_mrr: ratio(matcher[split].pooled.mrr, baseline[split].pooled.mrr),
-        decision_accuracy: ratio(matcher[split].decision.accuracy, baseline[split].decision.accuracy),
-      },
+    Object.entries(metrics).map(([language, m]) => [
+      language,
+      `hit@1 ${m.pooled.hit1} hit@3 ${m.pooled.hit3} | found:false on answerable ${m.decision.found_false_on_answerable}` +
+        ` refused no-tool ${m.decision.refused_no_tool} (${m.decision.no_tool}) | accuracy ${m.decision.accuracy}` +
+        ` confident ${m.decision.accuracy_confident} | cost ${m.decision.cost} | AUROC ${m.decision.auroc}`,
     ]),
   );
 }
 
-
-// the trade-off of the found:false decision on each split, at thresholds around the fitted one
-function decisionCurve(outcomes: QueryOutcome[]): Record<string, ReturnType<typeof curvePoint>[]> {
-  const thresholds = [0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8];
-  const curve = (tuning: boolean) => {
-    const scores = outcomes
-      .filter((o) => o.tuning === tuning)
-      .map((o) => ({ probability: o.signal, fits: o.query.gold.length > 0 }));
-    return thresholds.map((threshold) => curvePoint(scores, threshold));
-  };
-  return { tuning_even: curve(true), held_out_odd: curve(false) };
-}
-
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { data: { type: 'string', default: DEFAULT_DATA } } });
-  const { existsSync } = await import('node:fs');
-  if (!existsSync(values.data!)) {
-    // the BFCL data is the team's, beside the clone, not in this repository
-    process.stderr.write(`bench:match: no benchmark data at ${values.data}: it is the team's shared/bench/bfcl_v4_toolsel.json, expected beside this clone (../shared); pass another file of that format with -- --data FILE\n`);
-    process.exitCode = 2;
-    return;
-  }
-  const data = await readBenchData(values.data!);
+async function runSet(data: BenchData): Promise<{ report: Record<string, unknown>; world: BenchWorld }> {
   const { world, scanner, scanMs } = await prepareWorld(data);
-  const queries: BenchQuery[] = data.queries;
-  const tools = [...world.toolsById.values()];
-  const matcher = evaluate(matcherSystem(), world, queries);
-  const baseline = evaluate(baselineSystem, world, queries);
+  const matcher = evaluate(matcherSystem(), world, data.queries);
+  const baseline = evaluate(baselineSystem, world, data.queries);
+  // a set without labelled no-tool requests in its tuning half has no threshold to fit: the BFCL one is not used here
   const threshold = fitSignalThreshold(baseline);
-  const passes = 7;
-  const latency = [tools.length, 10_000].map((size) => measureLatency(replicate(tools, size), queries, passes));
-  const update = measureUpdate(replicate(tools, 10_000), queries);
-  const baselineSearch = baselineSystem(tools);
-  const baselineLatency = measureBaselineLatency(baselineSearch, queries);
-  const matcherSplits = bySplit(matcher);
-  const baselineSplits = bySplit(baseline, threshold);
+  const languages = byKey(matcher, (o) => o.query.lang);
   const report = {
-    data: values.data,
-    tools: tools.length,
-    queries: queries.length,
+    data: data.path,
+    tools: world.toolsById.size,
+    queries: data.queries.length,
     scanner,
     scan_ms: Math.round(scanMs),
-    split: 'tuning = first byte of sha256(query id) is even; held out = odd',
-    latency_ms: latency,
-    update_from_previous_matcher: update,
-    gain_over_baseline: gains(matcherSplits, baselineSplits),
+    at_a_glance: glance(languages),
     matcher: {
-      ...matcherSplits,
-      decision_curve: decisionCurve(matcher),
-      by_language: byKey(matcher, (o) => o.query.lang),
+      ...bySplit(matcher),
+      by_language: languages,
       by_category: byKey(matcher, (o) => o.query.category),
     },
     baseline: {
       system: 'minisearch defaults over name + description + param names and descriptions',
       found_threshold_on_top_score: threshold,
-      latency_ms: baselineLatency,
-      ...baselineSplits,
+      ...bySplit(baseline, threshold),
       by_language: byKey(baseline, (o) => o.query.lang, threshold),
     },
   };
+  return { report, world };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      data: { type: 'string', multiple: true },
+      quick: { type: 'boolean', default: false },
+      'model-url': { type: 'string' },
+      model: { type: 'string' },
+      'model-token': { type: 'string' },
+      'model-timeout-ms': { type: 'string' },
+    },
+  });
+  const model = modelOptions(values);
+  const files = values.data?.length ? values.data : [DEFAULT_DATA, ...DATA_SETS];
+  const missing = files.filter((file) => !existsSync(file));
+  if (missing.length > 0) {
+    // the BFCL data is the team's, beside the clone, not in this repository
+    process.stderr.write(
+      `bench:match: no benchmark data at ${missing.join(', ')}: BFCL is the team's shared/bench/bfcl_v4_toolsel.json, expected beside this clone (../shared); ` +
+        `pass other files of that format with -- --data FILE (e.g. --data bench/match/data/starter-multilingual.json)\n`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const started = new Date().toISOString();
+  const loadBefore = loadavg();
+  const sets: Record<string, unknown> = {};
+  let first: { data: BenchData; world: BenchWorld } | undefined;
+  for (const file of files) {
+    const data = await readBenchData(file);
+    process.stderr.write(`bench:match ${data.name}: ${data.queries.length} requests\n`);
+    const { report, world } = await runSet(data);
+    // the model stage is measured on the request sets of bench/match/data (a model call per weak request)
+    if (model !== undefined && file !== DEFAULT_DATA) report['model_stage'] = await measureModelEffect(world, data.queries, model);
+    sets[data.name] = report;
+    first ??= { data, world };
+  }
+  const report: Record<string, unknown> = {
+    started,
+    load_average: { before: loadBefore.map(round2), after: loadavg().map(round2) },
+    split: 'tuning = first byte of sha256(query id, before any @) is even; held out = odd',
+    cost: 'per request: a wrong found:false costs 3, a found answer whose offered candidates hold no fitting tool costs 1',
+    sets,
+  };
+  if (first !== undefined) {
+    report['context'] = measureContext(first.world, first.data.queries);
+    if (!values.quick) {
+      const tools = [...first.world.toolsById.values()];
+      const queries = first.data.queries;
+      report['latency_ms'] = [tools.length, 10_000].map((size) => measureLatency(replicate(tools, size), queries, 7));
+      report['update_from_previous_matcher'] = measureUpdate(replicate(tools, 10_000), queries);
+      report['baseline_latency_ms'] = measureBaselineLatency(baselineSystem(tools), queries);
+    }
+  }
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+}
+
+function modelOptions(values: Record<string, string | boolean | string[] | undefined>): ModelStageOptions | undefined {
+  const url = values['model-url'];
+  if (typeof url !== 'string') return undefined;
+  const model = values['model'];
+  if (typeof model !== 'string') throw new Error('--model-url needs --model NAME');
+  const token = values['model-token'];
+  const timeout = values['model-timeout-ms'];
+  return { url, model, ...(typeof token === 'string' ? { token } : {}), timeoutMs: typeof timeout === 'string' ? Number(timeout) : 10_000 };
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -1,13 +1,20 @@
 import MiniSearch from 'minisearch';
 import { compareToolNames, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
-import { createMatcher, type MatcherOptions } from '../../src/matcher/index.js';
+import { createMatcher, NOTHING_MATCHES, type MatcherOptions } from '../../src/matcher/index.js';
 
 /** What a system answers for one request: tool names best first, and (when it decides) whether one fits. */
 export interface SearchAnswer {
   names: string[];
   /** the system's own found decision; absent when it only has a score to threshold */
   found?: boolean;
-  /** a score to threshold into a found decision (the baseline's top BM25 score) */
+  /** how sure a found answer is, for systems that say */
+  confidence?: 'high' | 'low';
+  /** how many names the answer offers the agent (its candidates); absent: the first three */
+  offered?: number;
+  /**
+   * A score whose order is the system's decision: the baseline's top BM25 score; for the matcher,
+   * the evidence below the "nothing matches" line (0..1) and 1 + the probability above it.
+   */
   signal: number;
 }
 
@@ -24,8 +31,17 @@ export function matcherSystem(options: MatcherOptions = {}): SearchSystem {
   return (tools) => {
     const matcher = createMatcher(asIndex(tools), options);
     return (text) => {
-      const { found, ranked } = matcher.explainIntent(text);
-      return { names: ranked.map((entry) => entry.tool.name), found, signal: ranked[0]?.probability ?? 0 };
+      const explanation = matcher.explainIntent(text);
+      const { found, confidence, ranked, evidence } = explanation;
+      const answer = matcher.matchIntent(text);
+      const signal = found ? 1 + (ranked[0]?.probability ?? 0) : Math.min(1, evidence / NOTHING_MATCHES) * 0.999;
+      return {
+        names: ranked.map((entry) => entry.tool.name),
+        found,
+        ...(confidence ? { confidence } : {}),
+        offered: answer.found ? answer.candidates.length : 0,
+        signal,
+      };
     };
   };
 }

@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 import type { ToolDefinition } from '../../src/core/index.js';
 import { createMatcher, type Matcher } from '../../src/matcher/index.js';
-import type { BenchQuery } from './bfcl-data.js';
+import type { BenchQuery } from './bench-data.js';
 import { asIndex } from './systems.js';
 
 /** What a rescan costs the matcher at one index size: a full build, and updates from the previous matcher. */

@@ -37,7 +37,8 @@ export {
   type ToolSandbox,
 } from './tool-sandbox.js';
 export type { ExecutionResult, Receipt, ReceiptSource } from './receipt.js';
-export type { Candidate, MatchResult, NearMiss } from './match-result.js';
+export type { Candidate, MatchConfidence, MatchResult, MatchStage, NearMiss } from './match-result.js';
+export type { MatchOutcome, UsageEvent } from './usage-event.js';
 export { PLACEHOLDER_PATTERN, listPlaceholders, wholePlaceholder, type Placeholder } from './template.js';
 export { isCodeBearingVariable, parameterVariableProblem } from './environment-names.js';
 export { isLoopback } from './loopback.js';

@@ -19,7 +19,17 @@ export interface NearMiss {
   score: number;
 }
 
-/** What an intent (or an unknown name) resolves to. */
+/**
+ * How sure a `found: true` answer is. `high`: the best candidate fits the request as well as this
+ * registry's tools fit their own examples. `low`: a candidate matches part of the request but the
+ * evidence is weak; it is offered for the agent to judge rather than withheld.
+ */
+export type MatchConfidence = 'high' | 'low';
+
+/** Which stage named the candidates: the lexical search, or (configured, when that found nothing confident) a model. */
+export type MatchStage = 'lexical' | 'model';
+
+/** What an intent (or an unknown name) resolves to; `found: false` only when nothing in the registry matches part of it. */
 export type MatchResult =
-  | { found: true; candidates: Candidate[] }
+  | { found: true; confidence: MatchConfidence; stage: MatchStage; candidates: Candidate[] }
   | { found: false; suggestion: string; near: NearMiss[] };

@@ -17,12 +17,23 @@ export interface MetaTool {
 export const FIND_TOOL: MetaTool = {
   name: 'tool_find',
   title: '查找工具 (find a tool)',
-  description: 'Find the registered tools for an intent, in any language. Answers 1-3 candidates (name, intent, params schema) to call next, or found:false, and adds them to your list for this turn. Runs nothing.',
+  description:
+    'Find the registered tools for an intent, in any language. Answers 1-3 candidates (name, intent, params schema) to call next, ' +
+    'with confidence high or low (low: they match part of the intent; check one fits), or found:false when nothing matches; ' +
+    'adds them to your list for this turn. Runs nothing.',
   inputSchema: {
     type: 'object',
     properties: {
       intent: { type: 'string', minLength: 1, description: 'what you want to do, e.g. 查看最近的提交记录' },
       limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'how many candidates at most' },
+      context: {
+        type: 'object',
+        description: 'what you know about the situation: tools you expect to need, the group you work in',
+        properties: {
+          tools: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1 }, description: 'tool names or aliases' },
+          group: { type: 'string', minLength: 1, description: "a tools' group" },
+        },
+      },
     },
     required: ['intent'],
     additionalProperties: false,

@@ -90,6 +90,8 @@ function termsOf(word: string): string[] {
   }
   const characters = [...word];
   if (characters.length < 2) return [word];
+  // a word made only of function characters (一个, 这个, 什么) is a function word too
+  if (rules.characters && characters.every((character) => rules.stopWords.has(character))) return [];
   // parts of an ideographic word match where another text segments or inflects it differently:
   // its characters (where they carry meaning) and, in longer words, its character pairs
   const terms = [word];

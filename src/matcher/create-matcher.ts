@@ -1,10 +1,13 @@
 import type { MatchResult, ToolIndex } from '../core/index.js';
 import { FITTED_DECISION, FITTED_RANKING } from './fitted-parameters.js';
 import { createToolResolver, lookupTool, type LookupResult } from './lookup.js';
+import { calibrate, type Calibration } from './calibration.js';
+import type { MatchContext } from './context.js';
 import {
   DEFAULT_LIMIT,
   explainIntent,
   matchIntent,
+  MAX_LIMIT,
   type IntentEngine,
   type IntentExplanation,
 } from './match-intent.js';
@@ -16,8 +19,8 @@ import { createParamsValidator, type ParamsValidator } from './validate-params.j
 export interface MatchIntentOptions {
   /** how many candidates at most (default 3, at most 10) */
   limit?: number;
-  /** what the caller knows about the situation; accepted for the spec's call shape, not used for ranking */
-  context?: Record<string, unknown>;
+  /** what the caller knows about the situation: tools it expects, its group, its session's recent tools */
+  context?: MatchContext;
 }
 
 /** Overrides of the measured parameters (for benchmarks and fitting), and the matcher this one succeeds. */
@@ -39,12 +42,14 @@ export interface MatcherOptions {
 export interface Matcher {
   /** the commit of the index this matcher serves */
   readonly commit: string;
+  /** the index itself */
+  readonly index: ToolIndex;
   /** `{tool, params}`: the tool by name or alias, and the params validated (defaults filled) */
   lookup(tool: string, params?: unknown): LookupResult;
   /** `{intent}`: one to `limit` candidates, best first, or `found: false`; never executes anything */
   matchIntent(intent: string, options?: MatchIntentOptions): MatchResult;
   /** the full ranking and decision behind `matchIntent`, for debugging and benchmarks */
-  explainIntent(intent: string): IntentExplanation;
+  explainIntent(intent: string, context?: MatchContext): IntentExplanation;
   /**
    * Builds the intent search index now, which is otherwise built on the first intent (an exact call
    * never needs it: at 10,000 tools it takes seconds). Servers call it before they listen.
@@ -81,16 +86,20 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
   const ranking = options.ranking ?? FITTED_RANKING;
   const decision = options.decision ?? FITTED_DECISION;
   // built on first use; rebuilt as a private copy if a successor has since updated the shared structures
+  let calibration: { of: SearchIndex; value: Calibration } | undefined;
   const engine = (): IntentEngine => {
     if (search === undefined || !isCurrent(search)) search = buildSearchIndex(index.tools);
-    return { index: search, ranking, decision };
+    // worked out once per search index, from the registry's own examples and aliases
+    if (calibration?.of !== search) calibration = { of: search, value: calibrate(search, ranking, decision) };
+    return { index: search, ranking, decision, calibration: calibration.value };
   };
   const resolver = createToolResolver(index);
   const matcher: Matcher = {
     commit: index.commit,
+    index,
     lookup: (tool, params) => lookupTool(index, resolver, validator, tool, params),
-    matchIntent: (intent, { limit = DEFAULT_LIMIT } = {}) => matchIntent(engine(), intent, limit),
-    explainIntent: (intent) => explainIntent(engine(), intent),
+    matchIntent: (intent, { limit = DEFAULT_LIMIT, context } = {}) => matchIntent(engine(), intent, limit, context),
+    explainIntent: (intent, context) => explainIntent(engine(), intent, MAX_LIMIT, context),
     prepare: () => {
       engine();
       return matcher;

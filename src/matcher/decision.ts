@@ -1,7 +1,7 @@
 import type { RankedTool } from './rank.js';
 import type { DecisionFeature, DecisionModel } from './ranking-parameters.js';
 
-/** Every feature the decision can use, in a fixed order. */
+/** Every feature a confidence model can use, in a fixed order (the fitted model names the ones it uses). */
 export const DECISION_FEATURES: readonly DecisionFeature[] = [
   'coverage',
   'namingCoverage',
@@ -16,8 +16,35 @@ export const DECISION_FEATURES: readonly DecisionFeature[] = [
   'valueShare',
   'matchedWords',
   'queryWords',
+  'evidence',
   'margin',
 ];
+
+/**
+ * The features the confidence model is fitted on: how well the best tool and the request cover each
+ * other, never what the request looks like (its length, its share of values or of words no tool
+ * has). Those describe a benchmark's style of request, and a model leaning on them answered
+ * `found: false` for a quarter of the plain requests of another registry.
+ */
+export const CONFIDENCE_FEATURES: readonly DecisionFeature[] = [
+  'coverage',
+  'namingCoverage',
+  'describingCoverage',
+  'paramCoverage',
+  'nameShare',
+  'intentShare',
+  'namePhrase',
+  'intentPhrase',
+  'nameHead',
+];
+
+/**
+ * Below this much evidence (see `ToolFeatures.evidence`) among the best-ranked tools, nothing in
+ * the request matches any tool. One content word found whole in what names or describes a tool is
+ * 1, among its parameters 0.5; a lone Chinese or Japanese character (0.25), a value the request
+ * gives matching a parameter, or a word found only in a tool's `why` or `group` stays under it.
+ */
+export const NOTHING_MATCHES = 0.3;
 
 const NOTHING: Record<DecisionFeature, number> = Object.fromEntries(
   DECISION_FEATURES.map((feature) => [feature, 0]),

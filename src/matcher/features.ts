@@ -1,7 +1,7 @@
 import type { QueryWord } from './request-words.js';
 import { SEARCH_FIELDS, type SearchField } from './search-document.js';
 import { inverseDocumentFrequency, type SearchIndex } from './search-index.js';
-import { DESCRIBING_FIELDS, FIELD_BIT, NAMING_FIELDS, PARAM_FIELDS, type IntentWord } from './tool-record.js';
+import { DESCRIBING_FIELDS, FIELD_BIT, NAMING_FIELDS, PARAM_FIELDS, type IntentWord, type ToolRecord } from './tool-record.js';
 
 /** What the re-rank and the decision know about one tool for one request. */
 export interface ToolFeatures {
@@ -33,6 +33,14 @@ export interface ToolFeatures {
   matchedWords: number;
   /** content words in the request */
   queryWords: number;
+  /**
+   * Whether any part of the request is this tool's business: the request's content words found
+   * whole (an ideographic word: mostly, by its character pairs) in the tool's name, display name,
+   * aliases, intent or examples, one each, or only among its parameters, a half. Neither a share of
+   * the request (a long request is not the weaker for its other words) nor weighted by rarity (a
+   * word every tool of a weather registry has still says the request is about weather).
+   */
+  evidence: number;
 }
 
 /** The request as the re-rank compares it with tools: its words, their terms, and its adjacent term pairs. */
@@ -46,7 +54,20 @@ export interface RequestTerms {
 
 /** Measures how well one tool's text and the request cover each other. */
 export function measure(index: SearchIndex, position: number, request: RequestTerms, stage1: number): ToolFeatures {
-  const record = index.records[position]!;
+  return measureRecord(index, index.records[position]!, intentRarity(index, position), request, stage1);
+}
+
+/**
+ * The same for a record that need not be the index's own (the calibration measures a tool without
+ * one of its examples), with the rarity of each word of each of its intents and examples.
+ */
+export function measureRecord(
+  index: SearchIndex,
+  record: ToolRecord,
+  rarities: Float64Array[],
+  request: RequestTerms,
+  stage1: number,
+): ToolFeatures {
   const fields = record.termFields;
   const { words, terms, pairs } = request;
   let total = 0;
@@ -55,12 +76,14 @@ export function measure(index: SearchIndex, position: number, request: RequestTe
   let described = 0;
   let parameters = 0;
   let matchedWords = 0;
+  let evidence = 0;
   for (const word of words) {
     total += word.weight;
-    const { share, mask } = wordMatch(fields, word);
+    const { share, mask, whole } = wordMatch(fields, word);
     if (share === 0) continue;
     const weight = word.weight * share;
     matchedWords += share;
+    evidence += wordEvidence(word, mask, whole);
     covered += weight;
     if (mask & NAMING_FIELDS) named += weight;
     if (mask & DESCRIBING_FIELDS) described += weight;
@@ -75,7 +98,7 @@ export function measure(index: SearchIndex, position: number, request: RequestTe
     describingCoverage: described * scale,
     paramCoverage: parameters * scale,
     nameShare: bestNameShare(names, terms),
-    intentShare: bestIntentShare(record.intentVariants, intentRarity(index, position), terms),
+    intentShare: bestIntentShare(record.intentVariants, rarities, terms),
     namePhrase: pairShare(record.namePairs, pairs, record.namePairs.size),
     intentPhrase: pairShare(record.intentPairs, pairs, pairs.size),
     nameHead: names[0] !== undefined && terms.has(names[0][0]!) ? 1 : 0,
@@ -83,7 +106,22 @@ export function measure(index: SearchIndex, position: number, request: RequestTe
     valueShare: request.valueShare,
     matchedWords,
     queryWords: words.length,
+    evidence,
   };
+}
+
+const SINGLE_IDEOGRAPH = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u;
+
+// What one matched word says about the tool: whole matches in what names or describes the tool
+// count fully, among its parameters at half; a word the request gives as a value (a name, a code)
+// counts only where it names or describes the tool (a city matching a parameter's example list
+// says nothing). A single Chinese or Japanese character is too ambiguous to say much on its own.
+function wordEvidence(word: QueryWord, mask: number, whole: number): number {
+  if (whole === 0) return 0;
+  const describes = (mask & (NAMING_FIELDS | DESCRIBING_FIELDS)) !== 0;
+  const factor = describes ? 1 : (mask & PARAM_FIELDS) !== 0 && !word.value ? 0.5 : 0;
+  const single = SINGLE_IDEOGRAPH.test(word.word) ? 0.25 : 1;
+  return whole * factor * single;
 }
 
 function pairShare(toolPairs: Set<string>, requestPairs: Set<string>, of: number): number {
@@ -126,11 +164,15 @@ function bestIntentShare(variants: IntentWord[][], rarities: Float64Array[], que
 function intentRarity(index: SearchIndex, position: number): Float64Array[] {
   let rarities = index.intentRarity[position];
   if (rarities === undefined) {
-    const variants = index.records[position]!.intentVariants;
-    rarities = variants.map((terms) => Float64Array.from(terms, ([term]) => inverseDocumentFrequency(index, term)));
+    rarities = recordRarity(index, index.records[position]!);
     index.intentRarity[position] = rarities;
   }
   return rarities;
+}
+
+/** The rarity in `index` of each word of each of a record's intents and examples. */
+export function recordRarity(index: SearchIndex, record: ToolRecord): Float64Array[] {
+  return record.intentVariants.map((terms) => Float64Array.from(terms, ([term]) => inverseDocumentFrequency(index, term)));
 }
 
 /** Which request words occur (whole, or mostly) in which fields of a tool, e.g. `intent: 提交, 记录`. */
@@ -149,18 +191,25 @@ export function matchedFields(index: SearchIndex, position: number, words: Query
 
 // A whole word counts fully. An ideographic word not found whole counts by the share of its
 // characters that matched parts (single characters or character pairs) cover.
-function wordMatch(fields: Map<string, number>, word: QueryWord): { share: number; mask: number } {
-  const whole = fields.get(word.terms[0]!);
-  if (whole !== undefined) return { share: 1, mask: whole };
-  if (word.terms.length === 1) return { share: 0, mask: 0 };
+// `whole` is 1 for a whole match, or for an ideographic word the share of its characters that
+// character pairs cover when they cover at least half of it (single characters say too little).
+function wordMatch(fields: Map<string, number>, word: QueryWord): { share: number; mask: number; whole: number } {
+  const found = fields.get(word.terms[0]!);
+  if (found !== undefined) return { share: 1, mask: found, whole: 1 };
+  if (word.terms.length === 1) return { share: 0, mask: 0, whole: 0 };
   const characters = [...word.word];
   const covered = new Array<boolean>(characters.length).fill(false);
+  const paired = new Array<boolean>(characters.length).fill(false);
   let mask = 0;
   characters.forEach((character, index) => {
     const single = fields.get(character);
     const pair = index + 1 < characters.length ? fields.get(character + characters[index + 1]!) : undefined;
     if (single !== undefined) [covered[index], mask] = [true, mask | single];
-    if (pair !== undefined) [covered[index], covered[index + 1], mask] = [true, true, mask | pair];
+    if (pair !== undefined) {
+      [covered[index], covered[index + 1], mask] = [true, true, mask | pair];
+      [paired[index], paired[index + 1]] = [true, true];
+    }
   });
-  return { share: covered.filter(Boolean).length / characters.length, mask };
+  const pairShare = paired.filter(Boolean).length / characters.length;
+  return { share: covered.filter(Boolean).length / characters.length, mask, whole: pairShare >= 0.5 ? pairShare : 0 };
 }

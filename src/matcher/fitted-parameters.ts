@@ -33,7 +33,7 @@ export const FITTED_RANKING: RankingParameters = {
   }
 };
 
-/** The found/not-found model fitted on the tuning split. */
+/** The confidence model (high vs low) fitted on the tuning split. */
 export const FITTED_DECISION: DecisionModel = {
   "features": [
     "coverage",
@@ -44,29 +44,19 @@ export const FITTED_DECISION: DecisionModel = {
     "intentShare",
     "namePhrase",
     "intentPhrase",
-    "nameHead",
-    "unknownShare",
-    "valueShare",
-    "matchedWords",
-    "queryWords",
-    "margin"
+    "nameHead"
   ],
   "weights": [
-    0.1438,
-    0.2071,
-    -0.2341,
-    -0.1118,
-    1.0138,
-    1.5681,
-    -0.4019,
-    0.043,
-    0.0776,
-    -0.0687,
-    2.109,
-    1.655,
-    0.1327,
-    -0.2616
+    2.0641,
+    -1.444,
+    -1.3039,
+    0.6876,
+    2.2183,
+    3.9733,
+    -0.3987,
+    -0.0686,
+    0.1152
   ],
-  "bias": -2.3087,
+  "bias": -1.3212,
   "threshold": 0.5
 };

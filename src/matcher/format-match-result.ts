@@ -12,6 +12,8 @@ export function formatMatchResult(result: MatchResult): string {
     return lines.join('\n');
   }
   const lines: string[] = [];
+  if (result.confidence === 'low') lines.push('weak match: these tools match part of the intent; check that one fits before calling it');
+  if (result.stage === 'model') lines.push('named by the configured model (the words matched no tool well enough)');
   result.candidates.forEach((candidate, position) => {
     lines.push(`${position + 1}. ${candidate.name} (${candidate.display})  score ${candidate.score}`);
     lines.push(`   ${candidate.intent}`);

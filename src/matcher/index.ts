@@ -21,9 +21,28 @@ export type {
   RerankWeights,
 } from './ranking-parameters.js';
 export { FITTED_DECISION, FITTED_RANKING } from './fitted-parameters.js';
-export { DECISION_FEATURES } from './decision.js';
+export { CONFIDENCE_FEATURES, DECISION_FEATURES, NOTHING_MATCHES } from './decision.js';
+export type { Calibration } from './calibration.js';
+export type { MatchContext } from './context.js';
 export { SEARCH_FIELDS, type SearchField } from './search-document.js';
 export { formatMatchResult } from './format-match-result.js';
 export { compactSchema } from './compact-schema.js';
 export { toolSlug, missingToolSuggestion } from './suggestion.js';
 export { analyze } from './analyze.js';
+export { matchWithModel } from './match-with-model.js';
+export {
+  checkNames,
+  createModelStage,
+  type ModelAnswer,
+  type ModelStage,
+  type ModelStageHooks,
+  type ModelStageOptions,
+} from './model-stage.js';
+export { listForModel, type ModelListing } from './model-listing.js';
+export {
+  suggestExamples,
+  type ExampleSuggestion,
+  type MissedAs,
+  type SuggestOptions,
+  type SuggestedText,
+} from './suggest-examples.js';

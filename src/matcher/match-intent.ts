@@ -1,5 +1,7 @@
-import type { Candidate, MatchResult, NearMiss, ToolDefinition } from '../core/index.js';
-import { decisionFeatures, fitProbability } from './decision.js';
+import type { Candidate, MatchConfidence, MatchResult, NearMiss, ToolDefinition } from '../core/index.js';
+import type { Calibration } from './calibration.js';
+import { applyContext, type MatchContext } from './context.js';
+import { decisionFeatures, fitProbability, NOTHING_MATCHES } from './decision.js';
 import { matchedFields } from './features.js';
 import { rankTools, type QueryWord, type RankedTool, type ToolFeatures } from './rank.js';
 import type { DecisionFeature, DecisionModel, RankingParameters } from './ranking-parameters.js';
@@ -13,6 +15,9 @@ export const MAX_LIMIT = 10;
 
 // a found: false answer names at most this many weakly related tools, never the catalogue
 const MAX_NEAR_MISSES = 3;
+// "nothing matches" looks at as many tools as an answer shows by default: the re-rank orders them
+// by how well they fit, which a tool matching one rare word of a long request need not win
+const EVIDENCE_DEPTH = DEFAULT_LIMIT;
 
 /** One ranked tool with the evidence behind its place. */
 export interface ExplainedTool {
@@ -27,45 +32,74 @@ export interface ExplainedTool {
 
 /** The reasoning behind an intent's answer: the best-ranked tools (at most `MAX_LIMIT`) and the decision. */
 export interface IntentExplanation {
+  /** whether anything in the registry matches part of the request */
   found: boolean;
+  /** for a found answer, whether the best tool passes this registry's cut (`calibration.threshold`) */
+  confidence: MatchConfidence | undefined;
+  /** the most evidence any of the first `EVIDENCE_DEPTH` tools has (below `NOTHING_MATCHES`: nothing matches) */
+  evidence: number;
   /** what the decision saw of the best tool (all zero when nothing matched) */
   decision: Record<DecisionFeature, number>;
+  /** where this registry's line between confident and weak answers lies */
+  calibration: Calibration;
   ranked: ExplainedTool[];
 }
 
-/** The engine an intent runs through: one index, its ranking parameters and its decision model. */
+/** The engine an intent runs through: one index, its ranking parameters, its decision model and the registry's calibration. */
 export interface IntentEngine {
   index: SearchIndex;
   ranking: RankingParameters;
   decision: DecisionModel;
+  calibration: Calibration;
 }
 
-/** Ranks the tools for an intent and decides whether the best one fits; explains the best `count` of them. */
-export function explainIntent(engine: IntentEngine, intent: string, count: number = MAX_LIMIT): IntentExplanation {
-  const { words, ranked } = rankTools(engine.index, engine.ranking, intent);
+/** Ranks the tools for an intent (with context, if any) and decides; explains the best `count` of them. */
+export function explainIntent(
+  engine: IntentEngine,
+  intent: string,
+  count: number = MAX_LIMIT,
+  context?: MatchContext,
+): IntentExplanation {
+  const ranking = rankTools(engine.index, engine.ranking, intent);
+  const ranked = applyContext(engine.index.tools, ranking.ranked, context);
   // evidence is gathered only for what an answer can show
-  const explained = ranked.slice(0, count).map((entry, position) => explain(engine, words, ranked, entry, position));
+  const explained = ranked.slice(0, count).map((entry, position) => explain(engine, ranking.words, ranked, entry, position));
+  const evidence = Math.max(0, ...ranked.slice(0, EVIDENCE_DEPTH).map((entry) => entry.features.evidence));
+  const found = evidence >= NOTHING_MATCHES;
   const best = explained[0];
-  const found = best !== undefined && best.probability >= engine.decision.threshold;
-  return { found, decision: decisionFeatures(ranked), ranked: explained };
+  const confidence = !found || best === undefined ? undefined : best.probability >= engine.calibration.threshold ? 'high' : 'low';
+  return { found, confidence, evidence: round(evidence), decision: decisionFeatures(ranked), calibration: engine.calibration, ranked: explained };
 }
 
-/** The answer to an intent: 1..limit candidates, best first, or `found: false` with a suggestion and near misses. */
-export function matchIntent(engine: IntentEngine, intent: string, limit: number = DEFAULT_LIMIT): MatchResult {
-  const wanted = Math.min(MAX_LIMIT, Math.max(1, Math.floor(Number.isFinite(limit) ? limit : DEFAULT_LIMIT)));
-  const { found, ranked } = explainIntent(engine, intent, Math.max(wanted, MAX_NEAR_MISSES));
-  if (!found) {
+/**
+ * The answer to an intent: 1..limit candidates, best first, with how confident the match is; or,
+ * only when nothing in the registry matches any part of the request, `found: false` with a
+ * suggestion and near misses.
+ */
+export function matchIntent(engine: IntentEngine, intent: string, limit: number = DEFAULT_LIMIT, context?: MatchContext): MatchResult {
+  const wanted = clampLimit(limit);
+  const { found, confidence, ranked } = explainIntent(engine, intent, Math.max(wanted, MAX_NEAR_MISSES), context);
+  if (!found || confidence === undefined) {
     const near: NearMiss[] = ranked
       .filter((entry) => entry.features.matchedWords > 0)
       .slice(0, MAX_NEAR_MISSES)
       .map(({ tool, score }) => ({ name: tool.name, display: tool.display, score }));
     return { found: false, suggestion: missingToolSuggestion(intent), near };
   }
-  // the best tool passed the decision; the others are offered only when they would pass it on their own
+  const threshold = engine.calibration.threshold;
+  // a confident answer offers the others only when they would be confident on their own; a weak one
+  // offers every tool that matches part of the request, for the agent to choose from
   const chosen = ranked
     .slice(0, wanted)
-    .filter((entry, position) => position === 0 || entry.probability >= engine.decision.threshold);
-  return { found: true, candidates: chosen.map(toCandidate) };
+    .filter((entry, position) =>
+      position === 0 || (confidence === 'high' ? entry.probability >= threshold : entry.features.evidence >= NOTHING_MATCHES),
+    );
+  return { found: true, confidence, stage: 'lexical', candidates: chosen.map(toCandidate) };
+}
+
+/** A caller's limit as a whole number of candidates from 1 to `MAX_LIMIT`. */
+export function clampLimit(limit: number): number {
+  return Math.min(MAX_LIMIT, Math.max(1, Math.floor(Number.isFinite(limit) ? limit : DEFAULT_LIMIT)));
 }
 
 function explain(
@@ -81,7 +115,8 @@ function explain(
   return { tool, score: round(entry.score), probability: round(probability), features: entry.features, matched };
 }
 
-function toCandidate({ tool, score, matched }: ExplainedTool): Candidate {
+/** A ranked tool as a candidate of an answer. */
+export function toCandidate({ tool, score, matched }: Pick<ExplainedTool, 'tool' | 'score' | 'matched'>): Candidate {
   return {
     name: tool.name,
     display: tool.display,

@@ -20,20 +20,23 @@ export interface RankingParameters {
 }
 
 /** The features of a tool the second-stage score weighs (the rest describe the request, for the decision). */
-export type RerankFeature = Exclude<keyof ToolFeatures, 'unknownShare' | 'valueShare' | 'matchedWords' | 'queryWords'>;
+export type RerankFeature = Exclude<keyof ToolFeatures, 'unknownShare' | 'valueShare' | 'matchedWords' | 'queryWords' | 'evidence'>;
 
 /** Weights of the second-stage score over one tool's features (see `ToolFeatures` for each). */
 export type RerankWeights = Record<RerankFeature, number>;
 
-/** A logistic model deciding whether the best candidate fits the request at all. */
+/**
+ * A logistic model of whether the best candidate fits the request: it decides between
+ * `confidence: "high"` and `"low"` (whether anything matches at all is `NOTHING_MATCHES`'s).
+ */
 export interface DecisionModel {
   /** feature names, in the order of `weights` */
   features: DecisionFeature[];
   weights: number[];
   bias: number;
-  /** the probability of "fits" below which the answer is `found: false` */
+  /** the probability of "fits" below which confidence is low, for a registry too small to calibrate its own */
   threshold: number;
 }
 
-/** What the found/not-found decision looks at: the best tool's features but its first-stage score, and its lead over the next. */
+/** What the decision looks at: the best tool's features but its first-stage score, and its lead over the next. */
 export type DecisionFeature = Exclude<keyof ToolFeatures, 'stage1'> | 'margin';

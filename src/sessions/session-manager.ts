@@ -166,7 +166,7 @@ export class SessionManager {
       changed = loadTools(state, candidates.map((candidate) => candidate.name), this.clock() + this.config.toolsetTtlMs).length > 0;
       void this.save(state);
     }
-    return { result: { found: true, candidates }, changed };
+    return { result: { ...result, candidates }, changed };
   }
 
   /** `read_skill {name}`: the skill's body. */

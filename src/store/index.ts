@@ -17,6 +17,8 @@ export type {
   ReceiptStore,
   RetentionPolicy,
   Store,
+  UsageLog,
+  UsageQuery,
   StoreBus,
   StoreHealth,
 } from './store.js';

@@ -46,6 +46,18 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
      CREATE INDEX confirmations_by_expiry ON confirmations (expires_ms);`,
   },
   { version: 2, name: 'receipt chain, checkpoints, MCP sessions', up: chainReceipts },
+  {
+    version: 3,
+    name: 'usage events',
+    up: `CREATE TABLE usage_events (
+       seq INTEGER PRIMARY KEY AUTOINCREMENT,
+       session TEXT NOT NULL,
+       kind TEXT NOT NULL,
+       at_ms INTEGER NOT NULL,
+       body TEXT NOT NULL
+     );
+     CREATE INDEX usage_events_by_time ON usage_events (at_ms, seq);`,
+  },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

@@ -1,4 +1,4 @@
-import type { Receipt } from '../core/index.js';
+import type { Receipt, UsageEvent } from '../core/index.js';
 
 /** Which receipts to read: newest first, filtered, one page at a time. */
 export interface ReceiptQuery {
@@ -151,6 +151,19 @@ export interface StoreBus {
 /** Whether the store answers now, and if not, why. */
 export type StoreHealth = { ok: true } | { ok: false; error: string };
 
+/** Which usage events to read: oldest first, from `since` on. */
+export interface UsageQuery {
+  since?: string | Date;
+  /** at most this many (default and most: 100,000) */
+  limit?: number;
+}
+
+/** Matches and calls of agent sessions, kept for `hldp suggest examples`. */
+export interface UsageLog {
+  record(event: UsageEvent): Promise<void>;
+  list(query?: UsageQuery): Promise<UsageEvent[]>;
+}
+
 /** Everything the gateway must share between instances: one interface, SQLite by default, PostgreSQL to scale out. */
 export interface Store {
   /** `sqlite` or `postgres` */
@@ -158,6 +171,7 @@ export interface Store {
   receipts: ReceiptStore;
   confirmations: ConfirmationStore;
   mcpSessions: McpSessionStore;
+  usage: UsageLog;
   bus: StoreBus;
   /** a cheap round trip to the database, bounded in time */
   health(): Promise<StoreHealth>;

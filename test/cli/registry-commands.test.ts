@@ -134,6 +134,25 @@ describe('hldp match', () => {
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).candidates[0].name).toBe('git-ops');
   });
+
+  // issue #11: each once answered found:false while the right tool stood first among the near misses
+  it.each([
+    ['call a REST endpoint', 'http-request'],
+    ['what changed in the repo recently', 'git-ops'],
+    ['запусти shell-скрипт', 'shell-exec'],
+  ])('exits 0 with %s matched to %s', async (intent, tool) => {
+    const run = await runCli(['match', intent, '--json'], { env });
+    expect(run.code).toBe(0);
+    const answer = JSON.parse(run.stdout);
+    expect(answer.found).toBe(true);
+    expect(answer.candidates[0].name).toBe(tool);
+  });
+
+  it.each([['what is the weather in Paris'], ['закажи пиццу на вечер'], ['今天天气怎么样']])('exits 1 with found: false for %s', async (intent) => {
+    const run = await runCli(['match', intent], { env });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^no tool found\. 此工具尚不在仓库中/);
+  });
 });
 
 describe('hldp', () => {

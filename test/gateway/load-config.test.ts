@@ -46,6 +46,16 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('when a matcher model is configured', () => {
+    it('reads it from the file, the environment winning, and is off without one', async () => {
+      const file = await configFile('matcher:\n  model: { url: "http://127.0.0.1:8080/v1", model: qwen2.5-0.5b, timeout_ms: 1500, budget_chars: 4000 }\n');
+      expect(loadConfig({ file, env: { HLDP_MATCHER_MODEL_TOKEN: 'model-token-from-env' } }).matcherModel).toEqual({
+        url: 'http://127.0.0.1:8080/v1', model: 'qwen2.5-0.5b', token: 'model-token-from-env', timeoutMs: 1500, budgetChars: 4000,
+      });
+      expect(loadConfig({ env: {} }).matcherModel).toBeUndefined();
+    });
+  });
+
   describe('when something is wrong', () => {
     it.each([
       ['a gatekeeper without a token', 'gatekeepers:\n  bs-gz-006: { url: "http://x:3910" }\n', {}, /gatekeepers\.bs-gz-006: needs both url and token \(or HLDP_GATEKEEPER_BS_GZ_006_URL and HLDP_GATEKEEPER_BS_GZ_006_TOKEN\)/],
@@ -55,6 +65,10 @@ describe('loadConfig', () => {
       ['a port that is not a number', '', { HLDP_PORT: 'eighty' }, /HLDP_PORT: must be an integer from 0 to 65535/],
       ['a sandbox mode that is none', 'sandbox: sometimes\n', {}, /brush-holder\.yaml:1:10: .*'sandbox' must be one of: auto, required, off/],
       ['a sandbox mode in the environment that is none', '', { HLDP_SANDBOX: 'maybe' }, /HLDP_SANDBOX: must be one of auto, required, off, got 'maybe'/],
+      ['a matcher model without a model name', 'matcher:\n  model: { url: "http://127.0.0.1:8080/v1" }\n', {}, /brush-holder\.yaml:2:10: missing required field 'matcher\.model\.model'/],
+      ['a matcher model url that is not http', 'matcher:\n  model: { url: "file:///tmp/x", model: m }\n', {}, /brush-holder\.yaml:2:\d+: .*http\(s\) URL/],
+      ['a matcher model named only in the environment', '', { HLDP_MATCHER_MODEL: 'qwen' }, /matcher\.model: needs both url and model/],
+      ['a matcher model timeout under 100 ms', '', { HLDP_MATCHER_MODEL_URL: 'http://127.0.0.1:1/v1', HLDP_MATCHER_MODEL: 'm', HLDP_MATCHER_MODEL_TIMEOUT_MS: '5' }, /at least 100 ms/],
     ])('stops with the key and the reason for %s', async (_case, text, env, message) => {
       const file = await configFile(text);
       expect(() => loadConfig({ file, env })).toThrow(message);

@@ -52,6 +52,33 @@ describe('HTTP API', () => {
     });
   });
 
+  describe('when an intent matches only part of a tool (issue #11)', () => {
+    it('answers found with its confidence and the stage that named the tool', async () => {
+      const response = await request(server, 'POST', '/v1/match', { body: { intent: 'call a REST endpoint' }, headers: auth });
+      expect(response.status).toBe(200);
+      expect(response.json).toMatchObject({ found: true, confidence: expect.stringMatching(/^(high|low)$/), stage: 'lexical' });
+      expect(response.json.candidates[0].name).toBe('http-request');
+      expectDocumented('/v1/match', 'POST', response);
+    });
+  });
+
+  describe('when the intent comes with context', () => {
+    it('puts the tool context names first among those the intent matches', async () => {
+      const plain = await request(server, 'POST', '/v1/match', { body: { intent: 'edit the file' }, headers: auth });
+      expect(plain.json.candidates[0].name).toBe('file-read');
+      const hinted = await request(server, 'POST', '/v1/match', { body: { intent: 'edit the file', context: { tools: ['file-write'], cwd: '/srv' } }, headers: auth });
+      expect(hinted.json.candidates[0].name).toBe('file-write');
+      const viaCall = await request(server, 'POST', '/v1/call', { body: { intent: 'edit the file', context: { tools: ['file-write'] } }, headers: auth });
+      expect(viaCall.json.candidates[0].name).toBe('file-write');
+    });
+
+    it('answers 400 naming context.tools when it is not a list of names', async () => {
+      const response = await request(server, 'POST', '/v1/match', { body: { intent: 'edit the file', context: { tools: 'file-write' } }, headers: auth });
+      expect(response.status).toBe(400);
+      expect(response.json).toMatchObject({ code: 'INVALID_REQUEST', error: expect.stringContaining('context.tools') });
+    });
+  });
+
   describe('when a tool requires confirmation', () => {
     it('answers 202 with a token, and POST /v1/confirm runs it once', async () => {
       const pending = await request(server, 'POST', '/v1/call', { body: { tool: 'file-write', params: { path: 'confirmed.txt', content: 'yes' } }, headers: auth });

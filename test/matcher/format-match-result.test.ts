@@ -6,6 +6,8 @@ describe('formatMatchResult', () => {
     it('returns one numbered entry per candidate with its params and how to call it', () => {
       const text = formatMatchResult({
         found: true,
+        confidence: 'high',
+        stage: 'lexical',
         candidates: [
           {
             name: 'git-ops',
@@ -26,6 +28,23 @@ describe('formatMatchResult', () => {
           "call one with: hldp call git-ops --params '{...}'",
         ].join('\n'),
       );
+    });
+  });
+
+  describe('when the match is weak', () => {
+    it('says so before the candidates', () => {
+      const candidate = { name: 'http-request', display: 'HTTP请求', intent: 'send a request', score: 1, matched: ['aliases: call'], params_schema: {} };
+      const text = formatMatchResult({ found: true, confidence: 'low', stage: 'lexical', candidates: [candidate] });
+      expect(text.split('\n')[0]).toMatch(/^weak match: /);
+      expect(text).toContain('1. http-request (HTTP请求)  score 1');
+    });
+  });
+
+  describe('when a model named the candidates', () => {
+    it('says which stage named them', () => {
+      const candidate = { name: 'git-ops', display: 'Git', intent: 'inspect a repository', score: 0, matched: [], params_schema: {} };
+      const text = formatMatchResult({ found: true, confidence: 'low', stage: 'model', candidates: [candidate] });
+      expect(text).toContain('named by the configured model');
     });
   });
 

@@ -110,7 +110,8 @@ describe('matchIntent', () => {
     });
 
     it('returns at most three near misses, never the catalogue', () => {
-      const result = matcher.matchIntent('translate this text into French');
+      // "set" is only in git-ops' `why`: a near miss, not evidence
+      const result = matcher.matchIntent('set a timer for ten minutes');
       if (result.found) throw new Error('expected found: false');
       expect(result.near.length).toBeLessThanOrEqual(3);
     });
@@ -168,14 +169,6 @@ describe('matchIntent', () => {
     });
   });
 
-  describe('when context is given', () => {
-    it('returns the same answer as without it', () => {
-      const plain = matcher.matchIntent('查看最近的提交记录');
-      const withContext = matcher.matchIntent('查看最近的提交记录', { context: { cwd: '/srv/app' } });
-      expect(withContext).toEqual(plain);
-    });
-  });
-
   describe('when the reasoning is asked for', () => {
     it('returns the ranking and decision behind the answer', () => {
       const explanation = matcher.explainIntent('查看最近的提交记录');
@@ -186,8 +179,10 @@ describe('matchIntent', () => {
     });
 
     it('returns a matcher over the same index with other parameters', () => {
-      const strict = matcher.reconfigure({ decision: { features: [], weights: [], bias: 0, threshold: 1 } });
-      expect(strict.matchIntent('查看最近的提交记录').found).toBe(false);
+      // a model that is never sure: what matches is still offered, with low confidence
+      const strict = matcher.reconfigure({ decision: { features: [], weights: [], bias: -5, threshold: 0.99 } });
+      expect(strict.matchIntent('查看最近的提交记录')).toMatchObject({ found: true, confidence: 'low' });
+      expect(matcher.matchIntent('查看最近的提交记录')).toMatchObject({ found: true, confidence: 'high' });
       expect(strict.commit).toBe(matcher.commit);
     });
   });

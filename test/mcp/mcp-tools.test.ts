@@ -144,6 +144,26 @@ describe.each([
       expect(answer.candidates[0]).toMatchObject({ name: 'git-ops', params_schema: { properties: { op: { default: 'log' } } } });
     });
 
+    it('returns the confidence of the match (issue #11: a short request once answered found:false)', async () => {
+      const { client } = await open();
+      const result = await callTool(client, 'tool_find', { intent: 'what changed in the repo recently' });
+      expect(result.structuredContent).toMatchObject({ found: true, confidence: expect.stringMatching(/^(high|low)$/), stage: 'lexical' });
+      expect((result.structuredContent as { candidates: Array<{ name: string }> }).candidates[0]!.name).toBe('git-ops');
+    });
+
+    it('puts the tool its context names first', async () => {
+      const { client } = await open();
+      const result = await callTool(client, 'tool_find', { intent: 'edit the file', context: { tools: ['file-write'] } });
+      expect((result.structuredContent as { candidates: Array<{ name: string }> }).candidates[0]!.name).toBe('file-write');
+    });
+
+    it('returns isError when the context is not an object', async () => {
+      const { client } = await open();
+      const result = await callTool(client, 'tool_find', { intent: 'edit the file', context: 'file-write' });
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toMatch(/'context' must be object/);
+    });
+
     it('returns found:false with the suggestion when nothing fits', async () => {
       const { client } = await open();
       const result = await callTool(client, 'tool_find', { intent: 'xyzzy plugh' });

@@ -1,6 +1,7 @@
 import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors/index.js';
 import type { SandboxMode } from '../../sandbox/index.js';
 import type { SessionsConfig } from '../../sessions/index.js';
+import type { ModelStageOptions } from '../../matcher/index.js';
 
 /** Everything the gateway runs with, resolved from file, environment and flags; secrets included, so never log it whole. */
 export interface GatewayConfig {
@@ -29,6 +30,8 @@ export interface GatewayConfig {
   apis: Record<string, ApiTarget>;
   forgejo?: ForgejoConfig;
   sessions: SessionsConfig;
+  /** the optional model stage of intent matching (`matcher.model`); absent: lexical only */
+  matcherModel?: ModelStageOptions;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** the file it was read from, if any */
   file?: string;

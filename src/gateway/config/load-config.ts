@@ -6,6 +6,7 @@ import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors
 import { SANDBOX_MODES, type SandboxMode } from '../../sandbox/index.js';
 import { compileShapeChecker, defaultCacheDir, MAX_DEFINITION_BYTES, YamlLocator, type RepositoryOptions, type ShapeChecker } from '../../scanner/index.js';
 import { DEFAULT_SESSIONS_CONFIG } from '../../sessions/index.js';
+import type { ModelStageOptions } from '../../matcher/index.js';
 import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway-config.js';
 import { CONFIG_SCHEMA_URL, DEFAULT_REPOSITORY } from './package-root.js';
 
@@ -39,6 +40,7 @@ interface ConfigFile {
     reserved_calls?: 'enable' | 'run';
     group_descriptions?: Record<string, string>;
   };
+  matcher?: { model?: { url?: string; model?: string; token?: string; timeout_ms?: number; budget_chars?: number } };
   log_level?: GatewayConfig['logLevel'];
 }
 
@@ -103,6 +105,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
       reservedCalls: written.sessions?.reserved_calls ?? DEFAULT_SESSIONS_CONFIG.reservedCalls,
       groupDescriptions: written.sessions?.group_descriptions ?? {},
     },
+    ...defined('matcherModel', matcherModelConfig(written.matcher?.model, env)),
     logLevel: (env.HLDP_LOG_LEVEL as GatewayConfig['logLevel'] | undefined) ?? written.log_level ?? 'info',
     ...defined('file', file ? resolve(file) : undefined),
   };
@@ -186,6 +189,18 @@ function forgejoConfig(written: ConfigFile['forgejo'], env: NodeJS.ProcessEnv): 
   if (!url && !token && !repo) return undefined;
   if (!url || !token) throw new ConfigError('forgejo', 'needs both url and token (or HLDP_FORGEJO_URL and HLDP_FORGEJO_TOKEN)');
   return { url, token, ...defined('repo', repo), ...defined('author', written?.author) };
+}
+
+function matcherModelConfig(written: NonNullable<ConfigFile['matcher']>['model'], env: NodeJS.ProcessEnv): ModelStageOptions | undefined {
+  const url = env.HLDP_MATCHER_MODEL_URL || written?.url;
+  const model = env.HLDP_MATCHER_MODEL || written?.model;
+  const token = env.HLDP_MATCHER_MODEL_TOKEN || written?.token;
+  if (!url && !model) return undefined;
+  if (!url || !model) throw new ConfigError('matcher.model', 'needs both url and model (or HLDP_MATCHER_MODEL_URL and HLDP_MATCHER_MODEL)');
+  if (!isUrl(url)) throw new ConfigError('matcher.model.url', `must be an http(s) URL, got '${url}'`);
+  const timeoutMs = integerFromEnv(env, 'HLDP_MATCHER_MODEL_TIMEOUT_MS', 120_000) ?? written?.timeout_ms;
+  if (timeoutMs !== undefined && timeoutMs < 100) throw new ConfigError('HLDP_MATCHER_MODEL_TIMEOUT_MS', `must be at least 100 ms, got ${timeoutMs}`);
+  return { url, model, ...defined('token', token), ...defined('timeoutMs', timeoutMs), ...defined('budgetChars', written?.budget_chars) };
 }
 
 /** The environment variable of a named target's field, e.g. `HLDP_GATEKEEPER_BS_SG_001_TOKEN`. */

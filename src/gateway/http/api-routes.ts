@@ -2,6 +2,7 @@ import express, { type RequestHandler, type Router } from 'express';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../../core/index.js';
 import { unknownToolOutcome, type Gateway } from '../service/index.js';
 import { validateBody } from './body-validator.js';
+import { matchOptions } from './match-options.js';
 import { receiptQuery, toolListQuery } from './query-parameters.js';
 import { outcomeStatus, sendOutcome } from './send-outcome.js';
 import { callInSession, SESSION_HEADER } from './session-routes.js';
@@ -39,18 +40,18 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     response.json(lookup.tool);
   });
 
-  router.post('/v1/match', ...jsonBody, validateBody('MatchRequest'), (request, response) => {
-    const { intent, limit } = request.body as { intent: string; limit?: number };
-    response.json(gateway.match(intent, limit === undefined ? {} : { limit }));
+  router.post('/v1/match', ...jsonBody, validateBody('MatchRequest'), async (request, response) => {
+    const { intent, limit, context } = request.body as { intent: string; limit?: number; context?: Record<string, unknown> };
+    response.json(await gateway.match(intent, matchOptions(limit, context)));
   });
 
   router.post('/v1/call', ...jsonBody, validateBody('CallRequest'), async (request, response) => {
     // with X-HLDP-Session the call is made in that session, and the meta-tools answer by name
     if (request.get(SESSION_HEADER) !== undefined) return callInSession(gateway, request, response);
-    const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number; timeout_ms?: number };
+    const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number; timeout_ms?: number; context?: Record<string, unknown> };
     if (body.intent !== undefined) {
       // an intent only matches: the spec's §1 second form never runs anything
-      response.json(gateway.match(body.intent, body.limit === undefined ? {} : { limit: body.limit }));
+      response.json(await gateway.match(body.intent, matchOptions(body.limit, body.context)));
       return;
     }
     sendOutcome(response, await gateway.call(body.tool!, body.params ?? {}, deadlineOption(body.timeout_ms)));

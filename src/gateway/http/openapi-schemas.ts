@@ -48,7 +48,15 @@ const Candidate = {
 
 const MatchResult = {
   oneOf: [
-    { type: 'object', required: ['found', 'candidates'], properties: { found: { const: true }, candidates: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Candidate' } } } },
+    {
+      type: 'object', required: ['found', 'confidence', 'stage', 'candidates'],
+      properties: {
+        found: { const: true },
+        confidence: { enum: ['high', 'low'], description: 'low: the candidates match part of the intent; check that one fits before calling it' },
+        stage: { enum: ['lexical', 'model'], description: 'which stage named the candidates (model: the configured matcher.model)' },
+        candidates: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Candidate' } },
+      },
+    },
     { type: 'object', required: ['found', 'suggestion', 'near'], properties: { found: { const: false }, suggestion: { type: 'string' }, near: { type: 'array', maxItems: 3, items: { $ref: '#/components/schemas/NearMiss' } } } },
   ],
 };
@@ -94,8 +102,16 @@ export const COMPONENT_SCHEMAS = {
     type: 'object', additionalProperties: false, required: ['intent'],
     properties: {
       intent: { type: 'string', minLength: 1, maxLength: 4000, description: 'what the agent wants done, in any language' },
-      context: { type: 'object', description: 'what the agent knows about the situation (accepted; not used for ranking)' },
+      context: { $ref: '#/components/schemas/MatchContext' },
       limit: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
+    },
+  },
+  MatchContext: {
+    type: 'object',
+    description: 'what the agent knows about the situation (spec §1); tools and group move the tools they point at up among those the intent matches. Other keys are accepted and ignored.',
+    properties: {
+      tools: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 256 }, description: 'tools the agent expects to need, by name or alias' },
+      group: { type: 'string', minLength: 1, maxLength: 256, description: "the group the agent is working in (a tool's group)" },
     },
   },
   CallRequest: {
@@ -105,7 +121,7 @@ export const COMPONENT_SCHEMAS = {
       tool: { type: 'string', minLength: 1, maxLength: 256 },
       params: { type: 'object', default: {} },
       intent: { type: 'string', minLength: 1, maxLength: 4000 },
-      context: { type: 'object' },
+      context: { $ref: '#/components/schemas/MatchContext' },
       limit: { type: 'integer', minimum: 1, maximum: 10 },
       timeout_ms: { type: 'integer', minimum: 1, description: "this call's deadline in ms, within the tool's constraints.max_timeout_ms (default its timeout_ms) and the gateway's max_call_timeout_ms" },
     },

@@ -3,6 +3,7 @@ import { anthropicToolSpec, openAiToolSpec } from '../../export/index.js';
 import type { SessionState } from '../../sessions/index.js';
 import { catalogFor } from '../mcp/index.js';
 import { META_TOOL_BY_NAME, runMetaTool, type Gateway, type MetaOutcome } from '../service/index.js';
+import { matchOptions } from './match-options.js';
 import { sendOutcome } from './send-outcome.js';
 import { validateBody } from './body-validator.js';
 import { WIRE_ERRORS, type WireErrorCode } from './wire-errors.js';
@@ -105,9 +106,9 @@ export async function callInSession(gateway: Gateway, request: Request, response
   const id = request.get(SESSION_HEADER)!;
   const state = await gateway.sessions.get(id);
   if (!state) return notFound(response, id);
-  const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number; timeout_ms?: number };
+  const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number; timeout_ms?: number; context?: Record<string, unknown> };
   if (body.intent !== undefined) {
-    response.json(gateway.match(body.intent, body.limit === undefined ? {} : { limit: body.limit }));
+    response.json(await gateway.match(body.intent, { ...matchOptions(body.limit, body.context), session: state }));
     return;
   }
   const meta = META_TOOL_BY_NAME.get(body.tool!);

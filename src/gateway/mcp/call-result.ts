@@ -53,7 +53,7 @@ export function receiptResult(receipt: Receipt): CallToolResult {
 /** `tool_find`'s answer, with candidates under the names this server lists them by. */
 export function matchResult(result: MatchResult, catalog: ToolCatalog): CallToolResult {
   const listed = result.found
-    ? { found: true, candidates: result.candidates.map((candidate) => ({ ...candidate, name: catalog.listedName(candidate.name) })) }
+    ? { ...result, candidates: result.candidates.map((candidate) => ({ ...candidate, name: catalog.listedName(candidate.name) })) }
     : { found: false, suggestion: result.suggestion, near: result.near.map((miss) => ({ ...miss, name: catalog.listedName(miss.name) })) };
   return { content: [{ type: 'text', text: JSON.stringify(listed) }], structuredContent: listed };
 }

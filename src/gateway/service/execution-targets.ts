@@ -19,8 +19,8 @@ export class ExecutionTargets {
     private readonly config: GatewayConfig,
     private readonly logger?: Logger,
   ) {
-    const { repository, apiToken, webhookSecret, store } = config;
-    this.otherSecrets = [repository.token, apiToken, webhookSecret, passwordOf(store.url)].filter((secret): secret is string => secret !== undefined);
+    const { repository, apiToken, webhookSecret, store, matcherModel } = config;
+    this.otherSecrets = [repository.token, apiToken, webhookSecret, passwordOf(store.url), matcherModel?.token].filter((secret): secret is string => secret !== undefined);
   }
 
   /** What the sandbox probe found, once it ran (`sandboxed()`). */

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { MatchResult, Receipt, ToolDefinition, ToolIndex } from '../../core/index.js';
+import type { MatchResult, Receipt, ToolDefinition, ToolIndex, UsageEvent } from '../../core/index.js';
 import { execute } from '../../executors/index.js';
-import { compactSchema, createMatcher, type Matcher, type MatchIntentOptions } from '../../matcher/index.js';
+import { compactSchema, createMatcher, createModelStage, matchWithModel, type MatchContext, type Matcher, type ModelStage } from '../../matcher/index.js';
 import { Scanner } from '../../scanner/index.js';
 import { SessionManager, type SessionState } from '../../sessions/index.js';
 import { openStore, type ChainReport, type ReceiptQuery, type Store, type StoreHealth } from '../../store/index.js';
@@ -14,11 +14,24 @@ import type { CallOutcome } from './call-outcome.js';
 import { ExecutionTargets } from './execution-targets.js';
 import { sessionStep } from './session-step.js';
 import { tooDeepParams, unknownToolOutcome } from './unknown-tool.js';
+import { RecentTools } from './recent-tools.js';
+import { usageStep } from './usage-step.js';
 
 /** One index and the matcher built over it: swapped together, so a call never mixes two commits. */
 export interface Registry {
   index: ToolIndex;
   matcher: Matcher;
+}
+
+/**
+ * How to match an intent: at most `limit` candidates; `context` (tools, group) moves the tools it
+ * points at up; `session` adds the tools that session called lately, and records the match.
+ */
+export interface MatchOptions {
+  limit?: number;
+  context?: Omit<MatchContext, 'recent'>;
+  /** the agent session asking (MCP: its connection's; HTTP: `X-HLDP-Session`), if any */
+  session?: SessionState;
 }
 
 /** What a rescan found. */
@@ -81,6 +94,9 @@ export class Gateway {
   private readonly observers: GatewayObserver[];
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly listeners = new Set<(registry: Registry) => void>();
+  private readonly recentTools = new RecentTools();
+  private readonly usageWrites = new Set<Promise<void>>();
+  private readonly modelStage: ModelStage | undefined;
   private lastScanError: { message: string; at: string } | undefined;
   /** tells this instance's messages on the store's bus from the others' */
   readonly instanceId = randomUUID();
@@ -100,6 +116,10 @@ export class Gateway {
     this.sessions = new SessionManager({ registry: () => this.current, config: config.sessions, ...(clock ? { clock } : {}), ...(logger ? { logger } : {}) });
     // visibility is the first step: a forbidden tool is refused and a reserved one substituted before anything else looks at the call
     this.use(sessionStep(this.sessions, (name, params) => this.current.matcher.lookup(name, tooDeepParams(params) ? {} : (params ?? {}))));
+    // then what a session reaches for is remembered: its recent tools inform its next matches, and the pair is stored
+    this.use(usageStep(this.recentTools, (event) => this.recordUsage(event), () => this.current));
+    const onFailure = (message: string): void => this.logger?.warn({ model: config.matcherModel?.model, err: message }, 'matcher model failed; answering from the words alone');
+    this.modelStage = config.matcherModel === undefined ? undefined : createModelStage(config.matcherModel, { onFailure });
   }
 
   /** Scans the configured repository and opens the store; throws `ScanError` if nothing can be served. */
@@ -136,12 +156,28 @@ export class Gateway {
     return this.current.index.tools;
   }
 
-  /** An intent's 1-3 candidates (only tools the caller may use) or `found: false`; never executes anything. */
-  match(intent: string, options: MatchIntentOptions = {}): MatchResult {
+  /**
+   * An intent's 1-3 candidates (only tools the caller may use) or `found: false`; never executes
+   * anything. With `matcher.model` configured, a request the words match weakly or not at all is also
+   * put to the model.
+   */
+  async match(intent: string, options: MatchOptions = {}): Promise<MatchResult> {
     const start = performance.now();
+    const { session, limit, context } = options;
+    const recent = session === undefined ? [] : this.recentTools.of(session.id);
+    const matchContext: MatchContext | undefined = recent.length > 0 ? { ...context, recent } : context;
+    const registry = this.current;
+    const answer = await matchWithModel(registry.matcher, this.modelStage, intent, {
+      ...(limit === undefined ? {} : { limit }),
+      ...(matchContext ? { context: matchContext } : {}),
+    });
     // a forbidden or unlisted tool is never offered, with or without a session (the same lattice as tools/list)
-    const result = this.sessions.find(undefined, this.current.matcher.matchIntent(intent, options)).result;
+    const result = this.sessions.find(undefined, answer).result;
     for (const observer of this.observers) observer.matched?.((performance.now() - start) / 1000);
+    if (session !== undefined) {
+      const tools = result.found ? result.candidates.map((candidate) => candidate.name) : [];
+      this.recordUsage({ kind: 'match', session: session.id, at: new Date().toISOString(), commit: registry.index.commit, intent, tools, outcome: result.found ? result.confidence : 'none' });
+    }
     return result;
   }
 
@@ -238,9 +274,21 @@ export class Gateway {
   /** Lets calls in flight finish (their receipts stored), then stops the embedded gatekeeper and closes the store. */
   async close(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.usageWrites]);
     await this.scanner.flush();
     await this.targets.close();
     await this.store.close();
+  }
+
+  // written after the answer: a usage event is for learning later, and must neither slow nor fail a call
+  private recordUsage(event: UsageEvent): void {
+    const write = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.store.usage.record(event))
+      .catch((error: unknown) => {
+        this.logger?.warn({ err: (error as Error).message, session: event.session }, 'could not record a usage event');
+      })
+      .finally(() => this.usageWrites.delete(write));
+    this.usageWrites.add(write);
   }
 
   private track(work: Promise<CallOutcome>): Promise<CallOutcome> {

@@ -52,7 +52,12 @@ export async function runMetaTool(
       const intent = (args.intent as string).trim();
       if (intent === '') return { kind: 'invalid', code: 'INVALID_PARAMS', error: `invalid params for '${tool.name}': 'intent' must be a non-empty string. Expected params: ${compactSchema(tool.inputSchema)}` };
       const limit = args.limit === undefined ? undefined : Math.min(MAX_LIMIT, args.limit as number);
-      const found = sessions.find(session, gateway.match(intent, limit === undefined ? {} : { limit }));
+      const context = args.context as { tools?: string[]; group?: string } | undefined;
+      const tools = context?.tools;
+      const group = context?.group;
+      const hint = tools === undefined && group === undefined ? {} : { context: { ...(tools ? { tools } : {}), ...(group ? { group } : {}) } };
+      const result = await gateway.match(intent, { ...(limit === undefined ? {} : { limit }), ...hint, ...(session ? { session } : {}) });
+      const found = sessions.find(session, result);
       return { kind: 'match', result: found.result, changed: found.changed };
     }
     case CALL_TOOL.name: {

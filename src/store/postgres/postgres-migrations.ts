@@ -59,6 +59,18 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
      CREATE TABLE mcp_sessions (id text PRIMARY KEY, initialize text NOT NULL, options text NOT NULL, created_ms bigint NOT NULL, seen_ms bigint NOT NULL);
      CREATE INDEX mcp_sessions_by_seen ON mcp_sessions (seen_ms);`,
   },
+  {
+    version: 3,
+    name: 'usage events',
+    up: `CREATE TABLE usage_events (
+       seq bigserial PRIMARY KEY,
+       session text NOT NULL,
+       kind text NOT NULL,
+       at_ms bigint NOT NULL,
+       body text NOT NULL
+     );
+     CREATE INDEX usage_events_by_time ON usage_events (at_ms, seq);`,
+  },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */

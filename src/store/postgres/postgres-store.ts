@@ -7,6 +7,7 @@ import { PostgresBus } from './postgres-bus.js';
 import { PostgresConfirmationStore } from './postgres-confirmations.js';
 import { PostgresMcpSessionStore } from './postgres-mcp-sessions.js';
 import { PostgresReceiptStore } from './postgres-receipts.js';
+import { PostgresUsageLog } from './postgres-usage.js';
 
 /** Where and how the shared store keeps its data. */
 export interface PostgresStoreOptions extends ConnectOptions {
@@ -38,6 +39,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     receipts,
     confirmations: new PostgresConfirmationStore(sql, { now, ttlMs: options.confirmationTtlMs ?? DEFAULT_CONFIRMATION_TTL_MS }),
     mcpSessions: new PostgresMcpSessionStore(sql, { now }),
+    usage: new PostgresUsageLog(sql),
     bus,
     health: async () => {
       let timer: NodeJS.Timeout | undefined;

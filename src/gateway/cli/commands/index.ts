@@ -9,6 +9,7 @@ import { mcpCommand } from './mcp-command.js';
 import { receiptsCommand } from './receipts-command.js';
 import { scanCommand } from './scan-command.js';
 import { serveCommand } from './serve-command.js';
+import { suggestCommand } from './suggest-command.js';
 import { validateCommand } from './validate-command.js';
 
 /** Every `hldp` subcommand, in the order `hldp --help` lists them. */
@@ -20,6 +21,7 @@ export const COMMANDS: Command[] = [
   callCommand,
   confirmCommand,
   receiptsCommand,
+  suggestCommand,
   validateCommand,
   gatekeeperCommand,
   mcpCommand,

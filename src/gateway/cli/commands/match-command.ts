@@ -11,14 +11,17 @@ export const matchCommand: Command = {
   async run(flags, positionals, io) {
     const intent = positionals[0]?.trim();
     if (!intent) throw new UsageError('match needs an intent, e.g. hldp match "查看最近的提交记录"');
-    const { createMatcher, formatMatchResult, MAX_LIMIT } = await import('../../../matcher/index.js');
-    const { scanFromFlags } = await import('../open-registry.js');
+    const { createMatcher, createModelStage, formatMatchResult, matchWithModel, MAX_LIMIT } = await import('../../../matcher/index.js');
+    const { configFromFlags, scanFromFlags } = await import('../open-registry.js');
     const limit = flags.limit === undefined ? undefined : Number(flags.limit);
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)) {
       throw new UsageError(`--limit must be an integer from 1 to ${MAX_LIMIT}`);
     }
     const index = await scanFromFlags(flags);
-    const result = createMatcher(index).matchIntent(intent, limit === undefined ? {} : { limit });
+    const { matcherModel } = configFromFlags(flags);
+    const onFailure = (message: string): void => void io.stderr.write(`hldp match: the model stage failed (${message}); answering from the words alone\n`);
+    const stage = matcherModel === undefined ? undefined : createModelStage(matcherModel, { onFailure });
+    const result = await matchWithModel(createMatcher(index), stage, intent, limit === undefined ? {} : { limit });
     if (flags.json) writeJson(io, result);
     else writeLines(io.stdout, [formatMatchResult(result)]);
     return result.found ? 0 : 1;

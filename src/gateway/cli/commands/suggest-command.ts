@@ -1,0 +1,52 @@
+import { JSON_OPTION, REPOSITORY_OPTIONS, writeJson, writeLines, type Command } from '../command.js';
+import { UsageError } from '../usage-error.js';
+
+/** `hldp suggest examples`: request texts to add to tools' examples and aliases, from stored match → call pairs. */
+export const suggestCommand: Command = {
+  name: 'suggest',
+  usage: 'examples [--since ISO] [--window MINUTES] [--min N] [--repo R] [--json]',
+  summary: 'propose examples/aliases from requests agents matched weakly, then called a tool for (for review; writes nothing)',
+  options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, since: { type: 'string' }, window: { type: 'string' }, min: { type: 'string' } },
+  maxPositionals: 1,
+  async run(flags, positionals, io) {
+    if (positionals[0] !== 'examples') throw new UsageError(`suggest what? the one kind is 'examples': hldp suggest examples [--since ISO]`);
+    if (typeof flags.since === 'string' && Number.isNaN(Date.parse(flags.since))) throw new UsageError('--since must be an ISO date or time, e.g. 2026-11-29T10:00:00Z');
+    const windowMinutes = flags.window === undefined ? 10 : Number(flags.window);
+    if (!(windowMinutes > 0 && windowMinutes <= 24 * 60)) throw new UsageError('--window must be a number of minutes from 1 to 1440');
+    const minCount = flags.min === undefined ? 1 : Number(flags.min);
+    if (!Number.isInteger(minCount) || minCount < 1) throw new UsageError('--min must be a positive integer');
+    const { configFromFlags, scanFromFlags } = await import('../open-registry.js');
+    const { openSqliteStore } = await import('../../../store/index.js');
+    const { suggestExamples } = await import('../../../matcher/index.js');
+    const index = await scanFromFlags(flags);
+    const config = configFromFlags(flags);
+    const store = openSqliteStore({ path: config.receiptsDb });
+    try {
+      const events = await store.usage.list(typeof flags.since === 'string' ? { since: flags.since } : {});
+      const suggestions = suggestExamples(events, index, { windowMs: windowMinutes * 60_000, minCount });
+      if (flags.json) {
+        writeJson(io, { commit: index.commit, since: flags.since ?? null, events: events.length, suggestions });
+        return 0;
+      }
+      if (suggestions.length === 0) {
+        io.stderr.write(`no request matched weakly and then answered by a call in ${events.length} stored session event(s)${typeof flags.since === 'string' ? ` since ${flags.since}` : ''}\n`);
+        return 0;
+      }
+      const lines: string[] = [];
+      for (const suggestion of suggestions) {
+        lines.push(`${suggestion.path}`);
+        for (const [field, texts] of [['examples', suggestion.examples], ['aliases', suggestion.aliases]] as const) {
+          if (texts.length === 0) continue;
+          lines.push(`  ${field}:`);
+          // a JSON string is a YAML string: paste as is
+          for (const text of texts) lines.push(`    - ${JSON.stringify(text.text)}    # ${text.count}× in ${text.sessions} session(s); was ${text.answered.join(', ')}`);
+        }
+      }
+      writeLines(io.stdout, lines);
+      io.stderr.write('review these, add the ones that fit to the tools\' definitions and commit them: the gateway never writes tools\n');
+      return 0;
+    } finally {
+      await store.close();
+    }
+  },
+};

@@ -1,0 +1,107 @@
+import { analyzeWords } from './analyze.js';
+import { decisionFeatures, fitProbability } from './decision.js';
+import { measureRecord, recordRarity } from './features.js';
+import { rankTools, type RankedTool } from './rank.js';
+import type { DecisionModel, RankingParameters } from './ranking-parameters.js';
+import { readRequest } from './request-words.js';
+import type { SearchIndex } from './search-index.js';
+import { describeTool } from './tool-record.js';
+
+/** Where one registry draws the line between `confidence: "high"` and `"low"`, and what it was drawn from. */
+export interface Calibration {
+  /** the probability of "fits" at or above which an answer is confident */
+  threshold: number;
+  /** how many of the registry's own examples and aliases it was measured on (0: the model's default cut) */
+  probes: number;
+  /** the cut those probes alone favour, before it is drawn toward the default by `PRIOR_PROBES` */
+  probed?: number;
+}
+
+// a registry's examples and aliases are a sample: this many at most are measured (every k-th)
+const MAX_PROBES = 128;
+// the default cut weighs as much as this many probes: a registry with a few examples moves it a little
+const PRIOR_PROBES = 16;
+// fewer probes on either side than this say nothing about where the line lies
+const MIN_SIDE = 4;
+
+/** One example or alias of a tool, asked as a request. */
+interface Probe {
+  position: number;
+  text: string;
+}
+
+/**
+ * Measures where this registry's line between confident and weak answers lies, on its own texts:
+ * each example and each alias of two words or more is asked as a request (1) against its own tool
+ * with that text left out, as a request the author did not foresee would meet it, and (2) against
+ * the best of the other tools, as a request for something this tool does not do. The cut that tells
+ * the two apart best is drawn toward the model's default in proportion to how few probes there were.
+ * A registry without examples or aliases keeps the default.
+ */
+export function calibrate(index: SearchIndex, ranking: RankingParameters, model: DecisionModel): Calibration {
+  const probes = sample(collectProbes(index));
+  const fitting: number[] = [];
+  const other: number[] = [];
+  for (const probe of probes) {
+    const request = readRequest(index, probe.text, ranking.valueWeight);
+    if (request.words.length === 0) continue;
+    fitting.push(ownProbability(index, model, probe, request));
+    const others = rankTools(index, ranking, probe.text).ranked.filter((entry) => entry.position !== probe.position);
+    other.push(others.length === 0 ? 0 : fitProbability(model, decisionFeatures(others)));
+  }
+  if (fitting.length < MIN_SIDE || other.length < MIN_SIDE) return { threshold: model.threshold, probes: 0 };
+  const probed = bestCut(fitting, other, model.threshold);
+  const count = fitting.length;
+  const threshold = (count * probed + PRIOR_PROBES * model.threshold) / (count + PRIOR_PROBES);
+  return { threshold: round(threshold), probes: count, probed: round(probed) };
+}
+
+function collectProbes(index: SearchIndex): Probe[] {
+  const probes: Probe[] = [];
+  index.tools.forEach((tool, position) => {
+    for (const text of tool.examples) probes.push({ position, text });
+    // a one-word alias is a name (`git`), not a request
+    for (const text of tool.aliases) if (analyzeWords(text, 2).length >= 2) probes.push({ position, text });
+  });
+  return probes;
+}
+
+function sample(probes: Probe[]): Probe[] {
+  if (probes.length <= MAX_PROBES) return probes;
+  const step = probes.length / MAX_PROBES;
+  return Array.from({ length: MAX_PROBES }, (_, index) => probes[Math.floor(index * step)]!);
+}
+
+// the probe against its own tool as if the author had not written it
+function ownProbability(index: SearchIndex, model: DecisionModel, probe: Probe, request: ReturnType<typeof readRequest>): number {
+  const tool = index.tools[probe.position]!;
+  const without = {
+    ...tool,
+    examples: tool.examples.filter((text) => text !== probe.text),
+    aliases: tool.aliases.filter((text) => text !== probe.text),
+  };
+  const { record } = describeTool(without);
+  const features = measureRecord(index, record, recordRarity(index, record), request, 1);
+  const ranked: RankedTool[] = [{ position: probe.position, score: 1, stage1Score: 1, features }];
+  return fitProbability(model, decisionFeatures(ranked));
+}
+
+// the cut with the best balanced accuracy over the two sides; of equally good cuts, the one nearest the default
+function bestCut(fitting: number[], other: number[], fallback: number): number {
+  const cuts = [...new Set([...fitting, ...other, fallback])].sort((a, b) => a - b);
+  let best = { cut: fallback, score: -1 };
+  for (const cut of cuts) {
+    const score = share(fitting, (p) => p >= cut) + share(other, (p) => p < cut);
+    const nearer = Math.abs(cut - fallback) < Math.abs(best.cut - fallback);
+    if (score > best.score + 1e-12 || (Math.abs(score - best.score) <= 1e-12 && nearer)) best = { cut, score };
+  }
+  return best.cut;
+}
+
+function share(values: number[], test: (value: number) => boolean): number {
+  return values.filter(test).length / values.length;
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}

@@ -1,0 +1,56 @@
+import type { ToolDefinition } from '../core/index.js';
+
+/** The registry as a model reads it: one `name: purpose` line per tool, within a budget of characters. */
+export interface ModelListing {
+  text: string;
+  /** the names listed, in order */
+  names: string[];
+  /** tools left out because even their names did not fit */
+  omitted: number;
+  /** whether purposes were shortened to fit */
+  shortened: boolean;
+}
+
+/**
+ * Lists tools for a model within `budget` characters (seed 001): purposes shrink first, a character
+ * at a time from the longest (so every tool keeps as much as the others), names last; when even the
+ * names do not fit, the tools at the end of `tools` are left out and counted. Callers put the tools
+ * most likely to fit the request first.
+ */
+export function listForModel(tools: readonly ToolDefinition[], budget: number): ModelListing {
+  const entries = tools.map((tool) => ({ name: tool.name, purpose: oneLine(tool.intent) }));
+  // each line is "- name: purpose\n"; a name alone is "- name\n"
+  const fixed = (count: number): number => entries.slice(0, count).reduce((sum, entry) => sum + entry.name.length + 3, 0);
+  let count = entries.length;
+  while (count > 0 && fixed(count) > budget) count -= 1;
+  const kept = entries.slice(0, count);
+  const room = budget - fixed(count);
+  const cap = purposeCap(kept.map((entry) => entry.purpose.length + 2), room);
+  const shortened = kept.some((entry) => entry.purpose.length + 2 > cap);
+  const lines = kept.map(({ name, purpose }) => {
+    const length = Math.max(0, Math.min(purpose.length, cap - 2));
+    if (length === 0) return `- ${name}`;
+    return `- ${name}: ${length < purpose.length ? `${purpose.slice(0, Math.max(0, length - 1))}…` : purpose}`;
+  });
+  return { text: lines.join('\n'), names: kept.map((entry) => entry.name), omitted: entries.length - count, shortened };
+}
+
+// The largest cap on each purpose's length (with its ": ") at which they all fit into `room`:
+// cutting the longest first, one character at a time round-robin, ends at exactly this cap.
+function purposeCap(lengths: number[], room: number): number {
+  const total = lengths.reduce((sum, length) => sum + length, 0);
+  if (total <= room) return Math.max(0, ...lengths);
+  let low = 0;
+  let high = Math.max(0, ...lengths);
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    const used = lengths.reduce((sum, length) => sum + Math.min(length, middle), 0);
+    if (used <= room) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,197 @@
+import { request } from 'undici';
+import type { ToolDefinition, ToolIndex } from '../core/index.js';
+import { createToolResolver } from './lookup.js';
+import { listForModel } from './model-listing.js';
+
+/** An OpenAI-compatible chat-completions endpoint (llama.cpp, vLLM, Ollama, hosted APIs). */
+export interface ModelStageOptions {
+  /** the API base (`http://127.0.0.1:8080/v1`) or the full `…/chat/completions` URL */
+  url: string;
+  model: string;
+  /** sent as `Authorization: Bearer <token>` */
+  token?: string;
+  /** how long to wait for an answer before keeping the lexical one (default 3000) */
+  timeoutMs?: number;
+  /** characters of the registry listing the model is sent (default 16000, seed 001's cap) */
+  budgetChars?: number;
+}
+
+/** Why the model named nothing usable: it said none, or it could not be asked (the lexical answer stands). */
+export type ModelAnswer =
+  | { ok: true; names: string[] }
+  | { ok: false; reason: 'timeout' | 'error' | 'unavailable'; message: string };
+
+/** The second stage of tool_find: asks a model which registry tools fit a request the words could not place. */
+export interface ModelStage {
+  /** the model's name for candidates' `matched` */
+  readonly model: string;
+  /**
+   * Registry names that fit the request, best first (at most `limit`), checked against the index so
+   * that an invented name never gets out. `preferred` (the lexical ranking) is listed first when the
+   * registry does not fit the budget. Answers are cached per (request, commit).
+   */
+  name(intent: string, index: ToolIndex, limit: number, preferred?: readonly ToolDefinition[]): Promise<ModelAnswer>;
+}
+
+const DEFAULT_TIMEOUT_MS = 3_000;
+const DEFAULT_BUDGET = 16_000;
+const CACHE_SIZE = 1_000;
+// after a failure the endpoint is left alone for a while: a dead model must not cost every request its timeout
+const BACKOFF_MS = 30_000;
+// a model answer is a short list: anything longer is not read past this
+const MAX_RESPONSE_BYTES = 256 * 1024;
+
+const INSTRUCTIONS =
+  'You choose tools from a registry for a request, which may be in any language. ' +
+  'Answer with JSON only: {"tools": ["name", ...]} with up to LIMIT tool names from the registry that would serve the request, ' +
+  'best first, spelled exactly as listed; or {"tools": []} when none would. Never name a tool that is not listed.';
+
+/** What a model stage reports, and its clock (injectable for tests). */
+export interface ModelStageHooks {
+  now?: () => number;
+  /** called with a message when the endpoint fails or times out (never with the token) */
+  onFailure?: (message: string) => void;
+}
+
+/** A model stage over an OpenAI-compatible endpoint. */
+export function createModelStage(options: ModelStageOptions, hooks: ModelStageHooks = {}): ModelStage {
+  const now = hooks.now ?? Date.now;
+  const url = /\/chat\/completions\/?$/.test(options.url) ? options.url : `${options.url.replace(/\/+$/, '')}/chat/completions`;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const budget = options.budgetChars ?? DEFAULT_BUDGET;
+  const cache = new Map<string, Promise<ModelAnswer>>();
+  let pausedUntil = 0;
+
+  const ask = async (intent: string, index: ToolIndex, limit: number, preferred: readonly ToolDefinition[]): Promise<ModelAnswer> => {
+    const first = new Set(preferred);
+    const listing = listForModel([...preferred, ...index.tools.filter((tool) => !first.has(tool))], budget);
+    const registry = listing.omitted > 0 ? `${listing.text}\n(${listing.omitted} more tools not listed)` : listing.text;
+    const body = {
+      model: options.model,
+      temperature: 0,
+      max_tokens: 200,
+      messages: [
+        { role: 'system', content: INSTRUCTIONS.replace('LIMIT', String(limit)) },
+        { role: 'user', content: `Registry (name: purpose):\n${registry}\n\nRequest: ${intent}` },
+      ],
+    };
+    const answer = await post(url, body, options.token, timeoutMs);
+    if (!answer.ok) return answer;
+    return { ok: true, names: checkNames(answer.content, index, limit) };
+  };
+
+  return {
+    model: options.model,
+    async name(intent, index, limit, preferred = []) {
+      if (now() < pausedUntil) return { ok: false, reason: 'unavailable', message: `the model failed lately; asking again after ${new Date(pausedUntil).toISOString()}` };
+      const key = `${index.commit}\n${limit}\n${intent.trim()}`;
+      let answer = cache.get(key);
+      if (answer === undefined) {
+        answer = ask(intent, index, limit, preferred);
+        remember(cache, key, answer);
+      } else {
+        // most recently used last: the oldest entry is the one dropped
+        cache.delete(key);
+        cache.set(key, answer);
+      }
+      const settled = await answer;
+      if (!settled.ok) {
+        // a failure is not an answer: forget it, and pause
+        if (cache.get(key) === answer) cache.delete(key);
+        if (now() >= pausedUntil) hooks.onFailure?.(settled.message);
+        pausedUntil = now() + BACKOFF_MS;
+      }
+      return settled;
+    },
+  };
+}
+
+function remember(cache: Map<string, Promise<ModelAnswer>>, key: string, answer: Promise<ModelAnswer>): void {
+  cache.set(key, answer);
+  if (cache.size > CACHE_SIZE) {
+    const [oldest] = cache.keys();
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+}
+
+async function post(url: string, body: unknown, token: string | undefined, timeoutMs: number): Promise<{ ok: true; content: string } | Extract<ModelAnswer, { ok: false }>> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+      signal,
+      headersTimeout: timeoutMs + 1_000,
+      bodyTimeout: timeoutMs + 1_000,
+    });
+    const text = await readBounded(response.body);
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      return { ok: false, reason: 'error', message: `the model endpoint answered ${response.statusCode}: ${text.slice(0, 200)}` };
+    }
+    const content = (JSON.parse(text) as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]?.message?.content;
+    if (typeof content !== 'string') return { ok: false, reason: 'error', message: 'the model endpoint answered without choices[0].message.content' };
+    return { ok: true, content };
+  } catch (error) {
+    if (signal.aborted) return { ok: false, reason: 'timeout', message: `no answer from the model within ${timeoutMs} ms` };
+    return { ok: false, reason: 'error', message: `the model endpoint failed: ${(error as Error).message}` };
+  }
+}
+
+async function readBounded(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_RESPONSE_BYTES) throw new Error(`the answer is larger than ${MAX_RESPONSE_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The registry's tools the model's answer names, in its order, at most `limit`: from its JSON when it
+ * wrote JSON, else every listed name or alias it mentions. A name the registry lacks is dropped.
+ */
+export function checkNames(content: string, index: ToolIndex, limit: number): string[] {
+  const resolver = createToolResolver(index);
+  // names differ in more than case within an index (the scanner refuses the rest)
+  const byLowerName = new Map(index.tools.map((tool) => [tool.name.toLowerCase(), tool]));
+  const named: string[] = [];
+  const add = (candidate: string): void => {
+    const tool = resolver.resolve(candidate.trim()) ?? byLowerName.get(candidate.trim().toLowerCase());
+    if (tool !== undefined && !named.includes(tool.name)) named.push(tool.name);
+  };
+  const json = /\{[\s\S]*\}/.exec(content)?.[0];
+  let parsed: unknown;
+  try {
+    parsed = json === undefined ? undefined : JSON.parse(json);
+  } catch {
+    parsed = undefined;
+  }
+  const tools = (parsed as { tools?: unknown } | undefined)?.tools;
+  if (Array.isArray(tools)) {
+    for (const name of tools) if (typeof name === 'string') add(name);
+  } else {
+    // prose: the registry's names it mentions as whole names (not `git` inside `git-ops`), in order
+    const mentions = index.tools
+      .map((tool) => ({ name: tool.name, at: mentionAt(content, tool.name) }))
+      .filter((mention) => mention.at >= 0)
+      .sort((a, b) => a.at - b.at);
+    for (const mention of mentions) add(mention.name);
+  }
+  return named.slice(0, limit);
+}
+
+const NAME_CHARACTER = /[A-Za-z0-9._-]/;
+
+function mentionAt(content: string, name: string): number {
+  for (let at = content.indexOf(name); at >= 0; at = content.indexOf(name, at + 1)) {
+    const before = content[at - 1];
+    const after = content[at + name.length];
+    // a sentence's full stop after a name is not part of it
+    const afterIsName = after !== undefined && NAME_CHARACTER.test(after) && !(after === '.' && !NAME_CHARACTER.test(content[at + name.length + 1] ?? ' '));
+    if ((before === undefined || !NAME_CHARACTER.test(before)) && !afterIsName) return at;
+  }
+  return -1;
+}

@@ -1,0 +1,74 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../helpers/git.js';
+import { HLDP_BIN, runCli } from '../helpers/run-cli.js';
+import { callTool, makeClient } from '../mcp/support.js';
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  temp = await makeTempDir();
+  await mkdir(join(temp.path, 'workspace'));
+  env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: join(temp.path, 'workspace') };
+});
+afterEach(() => temp.cleanup());
+
+/** One agent session over the real `hldp mcp` on stdio: the steps run, then the server exits. */
+async function session(steps: (call: (name: string, args: Record<string, unknown>) => Promise<unknown>) => Promise<void>): Promise<void> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [HLDP_BIN, 'mcp'], env: { ...(process.env as Record<string, string>), ...env }, stderr: 'pipe' });
+  const client = makeClient();
+  await client.connect(transport);
+  try {
+    await steps((name, args) => callTool(client, name, args));
+  } finally {
+    await client.close();
+  }
+}
+
+describe('hldp suggest examples', () => {
+  describe('when an agent found nothing for a request, then called a tool', () => {
+    it('proposes the request as an example of that tool, and writes nothing', async () => {
+      await session(async (call) => {
+        expect(await call('tool_find', { intent: 'who wrote this' })).toMatchObject({ structuredContent: { found: false } });
+        await call('git-ops', { op: 'log' });
+      });
+      const run = await runCli(['suggest', 'examples', '--json'], { env });
+      expect(run.code).toBe(0);
+      const report = JSON.parse(run.stdout);
+      expect(report.suggestions).toEqual([
+        expect.objectContaining({
+          tool: 'git-ops',
+          path: 'tools/git-ops/TOOL.hdlp',
+          examples: [expect.objectContaining({ text: 'who wrote this', count: 1, sessions: 1, answered: ['found: false'] })],
+        }),
+      ]);
+      const text = await runCli(['suggest', 'examples'], { env });
+      expect(text.stdout).toBe('tools/git-ops/TOOL.hdlp\n  examples:\n    - "who wrote this"    # 1× in 1 session(s); was found: false\n');
+      expect(text.stderr).toMatch(/the gateway never writes tools/);
+    });
+  });
+
+  describe('when nothing was stored after --since', () => {
+    it('says so and exits 0', async () => {
+      const run = await runCli(['suggest', 'examples', '--since', '2999-01-01'], { env });
+      expect(run).toMatchObject({ code: 0, stdout: '' });
+      expect(run.stderr).toMatch(/^no request matched weakly .* since 2999-01-01/);
+    });
+  });
+
+  describe('when the arguments are wrong', () => {
+    it.each([
+      [['suggest'], /the one kind is 'examples'/],
+      [['suggest', 'aliases'], /the one kind is 'examples'/],
+      [['suggest', 'examples', '--since', 'last week'], /--since must be an ISO date/],
+      [['suggest', 'examples', '--window', '0'], /--window must be a number of minutes/],
+    ])('exits 2 for %j', async (args, message) => {
+      const run = await runCli(args, { env });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(message);
+    });
+  });
+});

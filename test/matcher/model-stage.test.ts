@@ -1,0 +1,203 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ToolDefinition } from '../../src/core/index.js';
+import { createMatcher, createModelStage, listForModel, matchWithModel, type ModelStageOptions } from '../../src/matcher/index.js';
+import { startChatCompletionsServer, type ChatCompletionsServer, type ChatReply, type ChatRequest } from '../helpers/chat-completions-server.js';
+import { makeIndex, makeToolDefinition } from './helpers.js';
+
+const TOOLS = [
+  makeToolDefinition({ name: 'weather-forecast', display: 'Weather', intent: 'Current conditions and multi-day forecasts for any location' }),
+  makeToolDefinition({ name: 'currency-converter', display: 'FX', intent: 'Convert amounts between currencies using live exchange rates' }),
+  makeToolDefinition({ name: 'flight-search', display: 'Flights', intent: 'Search and compare airline tickets between airports', aliases: ['airfare'] }),
+];
+const RUSSIAN = 'понадобится ли завтра зонт в Москве';
+
+const servers: ChatCompletionsServer[] = [];
+afterEach(async () => {
+  while (servers.length) await servers.pop()!.close();
+});
+
+async function serve(reply: (request: ChatRequest) => ChatReply): Promise<ChatCompletionsServer> {
+  const server = await startChatCompletionsServer(reply);
+  servers.push(server);
+  return server;
+}
+
+function setUp(server: ChatCompletionsServer, options: Partial<ModelStageOptions> = {}, tools: ToolDefinition[] = TOOLS) {
+  const failures: string[] = [];
+  const stage = createModelStage({ url: server.url, model: 'tiny-model', timeoutMs: 2_000, ...options }, { onFailure: (message) => failures.push(message) });
+  const matcher = createMatcher(makeIndex(tools));
+  return { stage, matcher, failures };
+}
+
+describe('the model stage, against a local server implementing the OpenAI chat-completions contract', () => {
+  describe('when the words match nothing (a Russian request against English definitions)', () => {
+    it('returns the tools the model names, marked as the model stage with low confidence', async () => {
+      const server = await serve(() => '{"tools": ["weather-forecast"]}');
+      const { stage, matcher } = setUp(server);
+      expect(matcher.matchIntent(RUSSIAN).found).toBe(false);
+      const result = await matchWithModel(matcher, stage, RUSSIAN);
+      expect(result).toMatchObject({ found: true, confidence: 'low', stage: 'model', candidates: [{ name: 'weather-forecast', matched: ['model: tiny-model'] }] });
+    });
+
+    it('sends the request with every tool name and purpose, the model name, and the token as a bearer', async () => {
+      const server = await serve(() => '{"tools": []}');
+      const { stage, matcher } = setUp(server, { token: 'model-secret-token' });
+      await matchWithModel(matcher, stage, RUSSIAN);
+      const [sent] = server.requests;
+      expect(sent!.body.model).toBe('tiny-model');
+      expect(sent!.headers.authorization).toBe('Bearer model-secret-token');
+      expect(sent!.prompt).toContain(`Request: ${RUSSIAN}`);
+      for (const tool of TOOLS) expect(sent!.prompt).toContain(`- ${tool.name}: ${tool.intent}`);
+      expect(sent!.body.messages[0]!.role).toBe('system');
+    });
+
+    it('sends no authorization header when no token is configured', async () => {
+      const server = await serve(() => '{"tools": []}');
+      const { stage, matcher } = setUp(server);
+      await matchWithModel(matcher, stage, RUSSIAN);
+      expect(server.requests[0]!.headers.authorization).toBeUndefined();
+    });
+  });
+
+  describe('when the model answers with names', () => {
+    it.each([
+      ['names the registry lacks, dropped', '{"tools": ["weather-forecast-pro", "flight-search"]}', ['flight-search']],
+      ['prose naming tools, read in order', 'I would use `currency-converter`, or maybe flight-search.', ['currency-converter', 'flight-search']],
+      ['an alias, resolved to its tool', '{"tools": ["airfare"]}', ['flight-search']],
+      ['a name in another case', '{"tools": ["Weather-Forecast"]}', ['weather-forecast']],
+      ['more names than the limit, cut to it', '{"tools": ["flight-search", "weather-forecast", "currency-converter"]}', ['flight-search', 'weather-forecast']],
+    ])('returns %s', async (_case, answer, names) => {
+      const server = await serve(() => answer);
+      const { stage, matcher } = setUp(server);
+      const result = await matchWithModel(matcher, stage, RUSSIAN, { limit: 2 });
+      expect(result.found && result.candidates.map((candidate) => candidate.name)).toEqual(names);
+    });
+
+    it.each([
+      ['only invented names', '{"tools": ["teleporter"]}'],
+      ['none', '{"tools": []}'],
+      ['nothing usable', 'Sorry, I cannot help with that.'],
+    ])('returns the lexical answer when it names %s', async (_case, answer) => {
+      const server = await serve(() => answer);
+      const { stage, matcher } = setUp(server);
+      expect(await matchWithModel(matcher, stage, RUSSIAN)).toEqual(matcher.matchIntent(RUSSIAN));
+    });
+  });
+
+  describe('when the lexical stage is confident', () => {
+    it('never asks the model', async () => {
+      const server = await serve(() => '{"tools": ["flight-search"]}');
+      const { stage, matcher } = setUp(server);
+      const result = await matchWithModel(matcher, stage, 'convert amounts between currencies');
+      expect(result).toMatchObject({ found: true, confidence: 'high', stage: 'lexical', candidates: [{ name: 'currency-converter' }] });
+      expect(server.requests).toHaveLength(0);
+    });
+  });
+
+  describe('when the lexical match is weak and the model names the same tool', () => {
+    it('returns it with confidence high', async () => {
+      const server = await serve(() => '{"tools": ["weather-forecast"]}');
+      const { stage, matcher } = setUp(server);
+      const lexical = matcher.matchIntent('is it cold in any location tomorrow');
+      expect(lexical).toMatchObject({ found: true, confidence: 'low', candidates: [{ name: 'weather-forecast' }] });
+      expect(await matchWithModel(matcher, stage, 'is it cold in any location tomorrow')).toMatchObject({ confidence: 'high', stage: 'model' });
+    });
+  });
+
+  describe('when the same request comes again', () => {
+    it('answers from the cache for the same commit, and asks again for another', async () => {
+      const server = await serve(() => '{"tools": ["weather-forecast"]}');
+      const { stage, matcher } = setUp(server);
+      await matchWithModel(matcher, stage, RUSSIAN);
+      await matchWithModel(matcher, stage, RUSSIAN);
+      expect(server.requests).toHaveLength(1);
+      const moved = createMatcher({ ...makeIndex(TOOLS), commit: 'another-commit' });
+      await matchWithModel(moved, stage, RUSSIAN);
+      expect(server.requests).toHaveLength(2);
+    });
+  });
+
+  describe('when the model does not answer in time', () => {
+    it('returns the lexical answer, reports why, and leaves the endpoint alone for a while', async () => {
+      const server = await serve(() => 'hang');
+      const { stage, matcher, failures } = setUp(server, { timeoutMs: 200 });
+      expect(await matchWithModel(matcher, stage, RUSSIAN)).toEqual(matcher.matchIntent(RUSSIAN));
+      expect(failures).toEqual(['no answer from the model within 200 ms']);
+      expect(await matchWithModel(matcher, stage, 'куда лететь в отпуск')).toEqual(matcher.matchIntent('куда лететь в отпуск'));
+      expect(server.requests).toHaveLength(1);
+    });
+  });
+
+  describe('when the endpoint fails', () => {
+    it.each([
+      ['an HTTP error', { status: 500, body: '{"error": {"message": "model not loaded"}}' }, /answered 500: .*model not loaded/],
+      ['a body without choices', { status: 200, body: '{"object": "chat.completion"}' }, /without choices\[0\]\.message\.content/],
+    ])('returns the lexical answer on %s', async (_case, reply, message) => {
+      const server = await serve(() => reply as ChatReply);
+      const { stage, matcher, failures } = setUp(server);
+      expect(await matchWithModel(matcher, stage, RUSSIAN)).toEqual(matcher.matchIntent(RUSSIAN));
+      expect(failures[0]).toMatch(message);
+    });
+
+    it('returns the lexical answer when nothing listens', async () => {
+      const server = await serve(() => '{}');
+      await server.close();
+      servers.pop();
+      const { stage, matcher, failures } = setUp(server);
+      expect(await matchWithModel(matcher, stage, RUSSIAN)).toEqual(matcher.matchIntent(RUSSIAN));
+      expect(failures[0]).toMatch(/the model endpoint failed/);
+    });
+  });
+
+  describe('when the registry is larger than the budget', () => {
+    it('sends at most the budget, the tools the words ranked first, and says how many it left out', async () => {
+      // the last tool by name is the one the words find (weakly: a parameter's name)
+      const many = Array.from({ length: 400 }, (_, index) =>
+        makeToolDefinition({
+          name: `report-${String(index).padStart(3, '0')}`,
+          intent: `Builds the quarterly report number ${index} for the finance team, with charts and a summary`,
+          ...(index === 399 ? { params_schema: { type: 'object', properties: { ledger: { type: 'string' } }, required: [] } } : {}),
+        }),
+      );
+      const server = await serve(() => '{"tools": ["report-399"]}');
+      const { stage, matcher } = setUp(server, { budgetChars: 2_000 }, many);
+      expect(matcher.matchIntent('the ledger is wrong again')).toMatchObject({ found: true, confidence: 'low' });
+      const result = await matchWithModel(matcher, stage, 'the ledger is wrong again');
+      const registry = server.requests[0]!.prompt.split('\n\nRequest:')[0]!.replace(/^Registry \(name: purpose\):\n/, '');
+      const listed = registry.replace(/\n\(\d+ more tools not listed\)$/, '');
+      expect(listed.length).toBeLessThanOrEqual(2_000);
+      expect(registry).toMatch(/\n\(\d+ more tools not listed\)$/);
+      expect(listed.split('\n')[0]).toMatch(/^- report-399(: |$)/);
+      expect(result).toMatchObject({ found: true, stage: 'model', candidates: [{ name: 'report-399' }] });
+    });
+  });
+});
+
+describe('listForModel', () => {
+  const tools = [
+    makeToolDefinition({ name: 'alpha', intent: 'a'.repeat(40) }),
+    makeToolDefinition({ name: 'beta', intent: 'short one' }),
+    makeToolDefinition({ name: 'gamma', intent: 'g'.repeat(80) }),
+  ];
+
+  it('returns every name and purpose whole when they fit', () => {
+    const listing = listForModel(tools, 10_000);
+    expect(listing).toMatchObject({ names: ['alpha', 'beta', 'gamma'], omitted: 0, shortened: false });
+    expect(listing.text.split('\n')[1]).toBe('- beta: short one');
+  });
+
+  it('shortens the longest purposes first, keeping short ones whole', () => {
+    const listing = listForModel(tools, 100);
+    expect(listing.text.length).toBeLessThanOrEqual(100);
+    expect(listing).toMatchObject({ omitted: 0, shortened: true });
+    const [alpha, beta, gamma] = listing.text.split('\n');
+    expect(beta).toBe('- beta: short one');
+    expect(alpha!.length).toBe(gamma!.length + ('alpha'.length - 'gamma'.length));
+    expect(gamma).toMatch(/…$/);
+  });
+
+  it('keeps names alone, then leaves tools out from the end, when even less fits', () => {
+    expect(listForModel(tools, 26).text).toBe('- alpha\n- beta\n- gamma');
+    expect(listForModel(tools, 16)).toMatchObject({ text: '- alpha\n- beta', omitted: 1 });
+  });
+});

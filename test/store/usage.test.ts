@@ -1,0 +1,43 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { UsageEvent } from '../../src/core/index.js';
+import type { Store } from '../../src/store/index.js';
+import { runsHere, storeKinds, type StoreBackend } from './backends.js';
+
+const at = (minute: number): string => `2026-12-01T10:${String(minute).padStart(2, '0')}:00.000Z`;
+const match = (minute: number, intent: string): UsageEvent => ({ kind: 'match', session: 's1', at: at(minute), commit: 'c', intent, tools: [], outcome: 'none' });
+
+describe.each(storeKinds())('$name usage log', (kind) => {
+  if (!runsHere(kind)) return;
+  let backend: StoreBackend;
+  let store: Store;
+
+  beforeEach(async () => {
+    backend = await kind.make();
+    store = await backend.open();
+  });
+  afterEach(async () => {
+    await backend.cleanup();
+  });
+
+  describe('when events are recorded', () => {
+    it('returns them whole, oldest first, from since on', async () => {
+      const call: UsageEvent = { kind: 'call', session: 's1', at: at(3), commit: 'c', tool: 'git-ops' };
+      for (const event of [match(5, 'later'), call, match(1, 'first')]) await store.usage.record(event);
+      expect(await store.usage.list()).toEqual([match(1, 'first'), call, match(5, 'later')]);
+      expect(await store.usage.list({ since: at(3) })).toEqual([call, match(5, 'later')]);
+      expect(await store.usage.list({ limit: 1 })).toEqual([match(1, 'first')]);
+    });
+
+    it('returns events another store over the same database recorded', async () => {
+      await store.usage.record(match(1, 'from one instance'));
+      const other = await backend.open();
+      await other.usage.record(match(2, 'from another'));
+      expect((await store.usage.list()).map((event) => event.kind === 'match' && event.intent)).toEqual(['from one instance', 'from another']);
+    });
+
+    it('refuses an event without a valid time, and a since that is no time', async () => {
+      await expect(store.usage.record({ ...match(1, 'x'), at: 'yesterday' })).rejects.toThrow(/no valid time/);
+      await expect(store.usage.list({ since: 'soon' })).rejects.toThrow(/'since' must be an ISO date/);
+    });
+  });
+});
