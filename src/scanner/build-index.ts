@@ -74,6 +74,30 @@ export function failedEntry(kind: EntryKind, folder: string, oid: string, diagno
  * a toolset naming an unknown tool or group, or a skill an unknown toolset, is reported and left out.
  */
 export function buildIndex(source: string, commit: string, entries: ScanEntry[], scannedAt: string): ToolIndex {
+  const steps = assemble(source, commit, entries, scannedAt);
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
+}
+
+/**
+ * The same index, built a slice at a time with the event loop let go between slices: at 100,000 tools a
+ * rescan's index build would otherwise hold every request for the whole of it.
+ */
+export async function buildIndexLettingGo(source: string, commit: string, entries: ScanEntry[], scannedAt: string): Promise<ToolIndex> {
+  const steps = assemble(source, commit, entries, scannedAt);
+  let step = steps.next();
+  while (!step.done) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    step = steps.next();
+  }
+  return step.value;
+}
+
+// entries handled between two pauses (a few milliseconds of work)
+const SLICE = 2000;
+
+function* assemble(source: string, commit: string, entries: ScanEntry[], scannedAt: string): Generator<void, ToolIndex> {
   const tools: ToolDefinition[] = [];
   const errors: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
@@ -81,7 +105,9 @@ export function buildIndex(source: string, commit: string, entries: ScanEntry[],
   const owners = new Map<string, ToolDefinition>();
   const aliasOwners = new Map<string, string>();
   const others: ScanEntry[] = [];
-  for (const entry of entries) {
+  for (let position = 0; position < entries.length; position++) {
+    if (position % SLICE === SLICE - 1) yield;
+    const entry = entries[position]!;
     for (const diagnostic of entry.diagnostics) (diagnostic.severity === 'error' ? errors : warnings).push(diagnostic);
     if (entry.kind === 'toolset' || entry.kind === 'skill') {
       others.push(entry);
@@ -97,8 +123,14 @@ export function buildIndex(source: string, commit: string, entries: ScanEntry[],
     owners.set(tool.name.toLowerCase(), tool);
     tools.push(tool);
   }
-  const kept = tools.map((tool) => keepUniqueAliases(tool, owners, aliasOwners, warnings));
+  const kept: ToolDefinition[] = [];
+  for (let position = 0; position < tools.length; position++) {
+    if (position % SLICE === SLICE - 1) yield;
+    kept.push(keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings));
+  }
+  yield;
   kept.sort(compareToolNames);
+  yield;
   const { toolsets, skills } = checkMembers(kept, others, errors, duplicate);
   return { source, commit, tools: kept, toolsets, skills, errors, warnings, scanned_at: scannedAt };
 }

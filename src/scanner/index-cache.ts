@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ScanEntry } from './build-index.js';
 import { SKILL_SCHEMA_URL } from './parse-skill.js';
@@ -74,7 +74,7 @@ export class IndexCache {
     await mkdir(this.dir, { recursive: true });
     const target = join(this.dir, `${fileName(scan.commit)}.json`);
     const temporary = `${target}.${process.pid}.tmp`;
-    await writeFile(temporary, JSON.stringify({ parser: this.version(), ...scan }));
+    await writeInSlices(temporary, { parser: this.version(), ...scan });
     await rename(temporary, target);
     await this.prune();
   }
@@ -104,4 +104,26 @@ export class IndexCache {
 
 function fileName(commit: string): string {
   return commit.replace(/[^A-Za-z0-9]/g, '_');
+}
+
+// entries serialised per slice, with the event loop let go between slices: one JSON.stringify of
+// 100,000 entries (tens of MB) would hold every request for a large part of a second
+const SLICE = 500;
+
+/** Writes `{...header, entries: [...]}` as the JSON.stringify of the whole would, a slice of entries at a time. */
+async function writeInSlices(path: string, scan: CachedScan): Promise<void> {
+  const { entries, ...header } = scan;
+  const handle = await open(path, 'w');
+  try {
+    const head = JSON.stringify(header);
+    await handle.write(`${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"entries":[`);
+    for (let start = 0; start < entries.length; start += SLICE) {
+      const slice = entries.slice(start, start + SLICE).map((entry) => JSON.stringify(entry)).join(',');
+      await handle.write(start === 0 ? slice : `,${slice}`);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await handle.write(']}');
+  } finally {
+    await handle.close();
+  }
 }

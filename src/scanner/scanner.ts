@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Diagnostic, ToolIndex } from '../core/index.js';
-import { buildIndex, failedEntry, parseEntry, type ScanEntry } from './build-index.js';
+import { buildIndexLettingGo, failedEntry, parseEntry, type ScanEntry } from './build-index.js';
 import { IndexCache } from './index-cache.js';
 import { openSource, type RepositoryOptions } from './open-source.js';
 import { createParser } from './parse-pool.js';
@@ -69,7 +69,7 @@ export class Scanner {
       }
     }
     this.entries = new Map(entries.map((entry) => [entryKey(entry), entry]));
-    this.index = this.withStale(buildIndex(this.source.label, snapshot.commit, entries, scannedAt), snapshot);
+    this.index = this.withStale(await buildIndexLettingGo(this.source.label, snapshot.commit, entries, scannedAt), snapshot);
     return this.index;
   }
 

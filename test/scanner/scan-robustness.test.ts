@@ -137,3 +137,19 @@ describe('Scanner when one object cannot be read', () => {
     expect(repaired.tools.map((tool) => tool.name)).toEqual(['good', 'torn']);
   });
 });
+
+describe('IndexCache', () => {
+  it('writes a scan of many entries a slice at a time that reads back exactly, and lets timers run meanwhile', async () => {
+    const { IndexCache } = await import('../../src/scanner/index-cache.js');
+    const cache = new IndexCache(join(temp.path, 'index'));
+    const entries = Array.from({ length: 2345 }, (_, index) => ({ folder: `t${index}`, oid: `oid-${index}`, tool: null, diagnostics: [{ file: `tools/t${index}/TOOL.hdlp`, line: 1, column: 1, severity: 'error' as const, code: 'YAML_SYNTAX' as const, message: `"quoted" ${index}` }] }));
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 0);
+    await cache.save({ source: 's', commit: 'abc', scanned_at: '2026-01-01T00:00:00Z', entries });
+    clearInterval(ticker);
+    expect(ticks).toBeGreaterThan(0);
+    expect(await cache.load('abc')).toMatchObject({ source: 's', commit: 'abc', scanned_at: '2026-01-01T00:00:00Z', entries });
+    await cache.save({ source: 's', commit: 'empty', scanned_at: '2026-01-01T00:00:00Z', entries: [] });
+    expect((await cache.load('empty'))?.entries).toEqual([]);
+  });
+});
