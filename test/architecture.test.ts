@@ -39,8 +39,9 @@ const ALLOWED: Record<string, string[]> = {
   gatekeeper: ['core', 'executors', 'http-edge', 'sandbox'],
   export: ['core', 'matcher'],
   sessions: ['core', 'export', 'matcher'],
-  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions'],
+  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions', 'events', 'console'],
   sandbox: ['core'],
+  events: ['core', 'store'],
 };
 
 describe('the source tree', () => {

@@ -9,8 +9,10 @@ export type {
   ConfirmationRefusal,
   ConfirmationRequest,
   ConfirmationStore,
+  EventLog,
   McpSessionRecord,
   McpSessionStore,
+  NewEvent,
   PendingConfirmation,
   PruneResult,
   ReceiptQuery,
@@ -21,6 +23,7 @@ export type {
   UsageQuery,
   StoreBus,
   StoreHealth,
+  StoredEvent,
 } from './store.js';
 export { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 export { openPostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js';

@@ -58,6 +58,8 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
      );
      CREATE INDEX usage_events_by_time ON usage_events (at_ms, seq);`,
   },
+  // AUTOINCREMENT: a pruned seq is never given again, so "after N" stays meaningful
+  { version: 4, name: 'event log', up: 'CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, at_ms INTEGER NOT NULL, data TEXT NOT NULL);' },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { LocalBus } from './local-bus.js';
 import { DEFAULT_CONFIRMATION_TTL_MS } from './confirmation-rows.js';
+import { SqliteEventLog } from './sqlite-events.js';
 import { SqliteConfirmationStore } from './sqlite-confirmations.js';
 import { SqliteMcpSessionStore } from './sqlite-mcp-sessions.js';
 import { SqliteReceiptStore } from './sqlite-receipts.js';
@@ -37,6 +38,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   }
   const now = options.now ?? Date.now;
   const receipts = new SqliteReceiptStore(database, { path: options.path, now });
+  const events = new SqliteEventLog(database);
   return {
     kind: 'sqlite',
     receipts,
@@ -44,6 +46,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     mcpSessions: new SqliteMcpSessionStore(database, { now }),
     usage: new SqliteUsageLog(database),
     bus: new LocalBus(),
+    events,
     health: async () => {
       try {
         database.prepare('SELECT 1').get();
@@ -54,6 +57,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     },
     close: async () => {
       await receipts.flush();
+      await events.flush();
       database.close();
     },
   };

@@ -148,6 +148,34 @@ export interface StoreBus {
   subscribe(topic: string, listener: (message: Record<string, unknown>) => void): Promise<() => Promise<void>>;
 }
 
+/** An event as the log keeps it: its place (`seq`), its type, when it happened, and its JSON data as text. */
+export interface StoredEvent {
+  seq: number;
+  type: string;
+  at_ms: number;
+  /** the event's data, JSON text */
+  data: string;
+}
+
+/** An event on its way into the log. */
+export type NewEvent = Omit<StoredEvent, 'seq'>;
+
+/**
+ * The append-only event log every instance and process sharing the store writes and reads as "everything after N":
+ * appends are serialised, so a `seq` is never seen before a smaller one that will still appear. Bounded: the oldest
+ * events are pruned, and the log says where it starts.
+ */
+export interface EventLog {
+  /** appends the events in order and returns them with their `seq` */
+  append(events: NewEvent[]): Promise<StoredEvent[]>;
+  /** the events after `seq`, oldest first, at most `limit` */
+  after(seq: number, limit: number): Promise<StoredEvent[]>;
+  /** the last `seq` ever given (0 when none), and the smallest `seq` still kept (last + 1 when the log is empty) */
+  bounds(): Promise<{ first: number; last: number }>;
+  /** deletes all but the newest `keep` events; returns how many went */
+  prune(keep: number): Promise<number>;
+}
+
 /** Whether the store answers now, and if not, why. */
 export type StoreHealth = { ok: true } | { ok: false; error: string };
 
@@ -173,6 +201,8 @@ export interface Store {
   mcpSessions: McpSessionStore;
   usage: UsageLog;
   bus: StoreBus;
+  /** the event log the SSE stream, the console and the notifications read */
+  events: EventLog;
   /** a cheap round trip to the database, bounded in time */
   health(): Promise<StoreHealth>;
   close(): Promise<void>;

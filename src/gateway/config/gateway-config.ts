@@ -32,9 +32,21 @@ export interface GatewayConfig {
   sessions: SessionsConfig;
   /** the optional model stage of intent matching (`matcher.model`); absent: lexical only */
   matcherModel?: ModelStageOptions;
+  /** the event stream's backlog (events kept for Last-Event-ID); default 10,000 */
+  events?: { backlog: number };
+  /** outgoing webhooks: who hears of which events (secrets included) */
+  notify: NotifyTarget[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** the file it was read from, if any */
   file?: string;
+}
+
+/** One outgoing webhook: its URL, the event types it is sent, and the secret its body is signed with. */
+export interface NotifyTarget {
+  url: string;
+  /** event types, `failures` standing for every failure type */
+  events: string[];
+  secret?: string;
 }
 
 /** Command-line flags that override the file and the environment. */

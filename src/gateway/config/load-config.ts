@@ -41,6 +41,8 @@ interface ConfigFile {
     group_descriptions?: Record<string, string>;
   };
   matcher?: { model?: { url?: string; model?: string; token?: string; timeout_ms?: number; budget_chars?: number } };
+  events?: { backlog?: number };
+  notify?: Array<{ url: string; events?: string[]; secret?: string; secret_env?: string }>;
   log_level?: GatewayConfig['logLevel'];
 }
 
@@ -106,6 +108,8 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
       groupDescriptions: written.sessions?.group_descriptions ?? {},
     },
     ...defined('matcherModel', matcherModelConfig(written.matcher?.model, env)),
+    ...defined('events', written.events?.backlog === undefined ? undefined : { backlog: written.events.backlog }),
+    notify: (written.notify ?? []).map((target, index) => notifyTarget(target, index, env)),
     logLevel: (env.HLDP_LOG_LEVEL as GatewayConfig['logLevel'] | undefined) ?? written.log_level ?? 'info',
     ...defined('file', file ? resolve(file) : undefined),
   };
@@ -180,6 +184,13 @@ function targets<T>(
 function retentionConfig(written: { days?: number; max_rows?: number; interval_ms?: number } | undefined): GatewayConfig['receiptsRetention'] {
   if (!written || (written.days === undefined && written.max_rows === undefined)) return undefined;
   return { ...defined('days', written.days), ...defined('maxRows', written.max_rows), intervalMs: written.interval_ms ?? 60 * 60_000 };
+}
+
+function notifyTarget(written: NonNullable<ConfigFile['notify']>[number], index: number, env: NodeJS.ProcessEnv): GatewayConfig['notify'][number] {
+  const secret = written.secret_env ? env[written.secret_env] : written.secret;
+  if (written.secret_env && !secret) throw new ConfigError(`notify[${index}].secret_env`, `the environment variable ${written.secret_env} is not set`);
+  if (secret !== undefined && secret.length < 8) throw new ConfigError(`notify[${index}]`, 'the secret must be at least 8 characters');
+  return { url: written.url, events: written.events ?? ['failures', 'approval.requested'], ...defined('secret', secret) };
 }
 
 function forgejoConfig(written: ConfigFile['forgejo'], env: NodeJS.ProcessEnv): ForgejoConfig | undefined {

@@ -5,6 +5,7 @@ import { bearerAuth, bearerMatches, errorHandler, loopbackHostGuard, notFoundHan
 import type { SandboxStatus } from '../../sandbox/index.js';
 import type { Gateway } from '../service/index.js';
 import { apiRouter } from './api-routes.js';
+import { eventRouter } from './event-routes.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import { openApiDocument } from './openapi.js';
 import type { RescanScheduler } from './rescan-scheduler.js';
@@ -72,6 +73,7 @@ export function createApp(options: AppOptions): Express {
   app.use('/v1', auth);
   app.use(sessionRouter(gateway, { maxBodyBytes: config.maxBodyBytes }));
   app.use(apiRouter(gateway, { maxBodyBytes: config.maxBodyBytes, rescansIdle: () => scheduler.idle() }));
+  app.use(eventRouter(gateway));
   options.extraRoutes?.(app, auth);
   app.use(notFoundHandler(ROUTES));
   app.use(errorHandler(logger, 'gateway'));

@@ -146,6 +146,20 @@ export function openApiDocument(version: string): Record<string, unknown> {
           responses: { '200': answer('the report: ok, or the first broken seq and why', 'ChainReport'), '401': errors['401'] },
         },
       },
+      '/v1/events': {
+        get: {
+          operationId: 'events', summary: 'The event stream (Server-Sent Events): receipt.stored, call.rejected, approval.requested, approval.resolved, scan.completed, scan.failed, definitions.broken; each with an id, resumable with Last-Event-ID from a bounded backlog, else a reset event',
+          parameters: [
+            { name: 'Last-Event-ID', in: 'header', schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'resume after this event (EventSource sends it when it reconnects)' },
+            { name: 'last_event_id', in: 'query', schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'the same, for clients that cannot set headers' },
+            { name: 'types', in: 'query', schema: { type: 'string' }, description: "comma-separated event types to receive, 'failures' for every failure; default all" },
+          ],
+          responses: {
+            '200': { description: 'text/event-stream: frames `id`, `event` (the type, or `reset`), `data` (JSON {id, type, at, data})', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+            '400': errors['400'], '401': errors['401'],
+          },
+        },
+      },
       '/v1/receipts/{id}': {
         get: {
           operationId: 'getReceipt', summary: 'One stored receipt',

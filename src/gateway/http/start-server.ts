@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { isLoopback } from '../../core/index.js';
 import { ConfigError, type GatewayConfig } from '../config/index.js';
 import { mountMcp, type McpHttpHandler } from '../mcp/index.js';
-import { Gateway } from '../service/index.js';
+import { announceBroken, Gateway } from '../service/index.js';
 import { createApp } from './create-app.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { linkInstance } from './instance-links.js';
@@ -37,6 +37,9 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   const gateway = await Gateway.open({ config, logger, observer: metrics.observer(), ...(options.clock ? { clock: options.clock } : {}) });
   metrics.indexServed(gateway.registry.index);
   await gateway.warmUp();
+  // from here on, every event in the store's log (this process's, the CLI's, other instances') reaches subscribers
+  await gateway.events.start();
+  announceBroken(gateway.events, gateway.registry.index);
   const scheduler = new RescanScheduler(gateway, logger);
   const links = await linkInstance(gateway, scheduler, logger);
   let mcp: McpHttpHandler | undefined;

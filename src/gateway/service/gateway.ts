@@ -1,7 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { MatchResult, Receipt, ToolDefinition, ToolIndex, UsageEvent } from '../../core/index.js';
+import { EventHub } from '../../events/index.js';
 import { execute } from '../../executors/index.js';
 import { compactSchema, createMatcher, createModelStage, matchWithModel, type MatchContext, type Matcher, type ModelStage } from '../../matcher/index.js';
 import { Scanner } from '../../scanner/index.js';
@@ -12,6 +13,7 @@ import { repositoryOptions, type GatewayConfig } from '../config/index.js';
 import { chooseDeadline } from './call-deadline.js';
 import type { CallOutcome } from './call-outcome.js';
 import { ExecutionTargets } from './execution-targets.js';
+import { approvalId, eventObserver } from './gateway-events.js';
 import { sessionStep } from './session-step.js';
 import { tooDeepParams, unknownToolOutcome } from './unknown-tool.js';
 import { RecentTools } from './recent-tools.js';
@@ -44,7 +46,8 @@ export interface RescanResult {
 
 /** What a gateway reports as it works (metrics subscribe here, so CLI, HTTP and MCP calls all count). */
 export interface GatewayObserver {
-  called?(outcome: CallOutcome, seconds: number): void;
+  /** `asked`: the tool name as the caller gave it (absent for a confirmation) */
+  called?(outcome: CallOutcome, seconds: number, asked?: { tool: string }): void;
   matched?(seconds: number): void;
   scanned?(result: RescanResult | { error: Error }): void;
 }
@@ -89,6 +92,8 @@ export class Gateway {
   readonly sessions: SessionManager;
   /** the HTTP address this gateway serves at, once it does (recorded in receipts) */
   private servingAt: string | undefined;
+  /** the event stream: this process's calls, rejections, confirmations and scans go into the store's log; servers `start` it to deliver */
+  readonly events: EventHub;
   private current: Registry;
   private readonly steps: CallStep[] = [];
   private readonly observers: GatewayObserver[];
@@ -113,6 +118,16 @@ export class Gateway {
   ) {
     this.current = { index, matcher: createMatcher(index) };
     this.observers = observers;
+    this.events = new EventHub({
+      log: store.events,
+      // other instances hear of new events at once over PostgreSQL; on SQLite the poll finds what other processes appended
+      ...(store.kind === 'postgres' ? { bus: store.bus } : {}),
+      pollMs: store.kind === 'postgres' ? 1000 : 200,
+      origin: this.instanceId,
+      ...(config.events ? { backlog: config.events.backlog } : {}),
+      onError: (error, what) => logger?.warn({ err: error.message }, what),
+    });
+    this.observers.push(eventObserver(this.events, index));
     this.sessions = new SessionManager({ registry: () => this.current, config: config.sessions, ...(clock ? { clock } : {}), ...(logger ? { logger } : {}) });
     // visibility is the first step: a forbidden tool is refused and a reserved one substituted before anything else looks at the call
     this.use(sessionStep(this.sessions, (name, params) => this.current.matcher.lookup(name, tooDeepParams(params) ? {} : (params ?? {}))));
@@ -186,7 +201,7 @@ export class Gateway {
     const registry = this.current;
     const last = (request: CallRequest): Promise<CallOutcome> => this.callOn(registry, request);
     const chain = this.steps.reduceRight<(request: CallRequest) => Promise<CallOutcome>>((next, step) => (request) => step(request, next), last);
-    return this.track(chain({ tool, params, ...options }));
+    return this.track(chain({ tool, params, ...options }), { tool });
   }
 
   /** Runs the call a confirmation token stands for, exactly as it was asked (under this request's deadline, if it names one). */
@@ -275,6 +290,8 @@ export class Gateway {
   async close(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
     await Promise.allSettled([...this.usageWrites]);
+    // the events of the last calls reach the log before the store closes
+    await this.events.stop();
     await this.scanner.flush();
     await this.targets.close();
     await this.store.close();
@@ -291,13 +308,13 @@ export class Gateway {
     this.usageWrites.add(write);
   }
 
-  private track(work: Promise<CallOutcome>): Promise<CallOutcome> {
+  private track(work: Promise<CallOutcome>, asked?: { tool: string }): Promise<CallOutcome> {
     const start = performance.now();
     this.inFlight.add(work);
     return work.then(
       (outcome) => {
         this.inFlight.delete(work);
-        for (const observer of this.observers) observer.called?.(outcome, (performance.now() - start) / 1000);
+        for (const observer of this.observers) observer.called?.(outcome, (performance.now() - start) / 1000, asked);
         return outcome;
       },
       (error: unknown) => {
@@ -360,7 +377,7 @@ export class Gateway {
     const consumed = await this.fromStore(() => this.store.confirmations.consume(token, { tool: name, params, commit }));
     if ('kind' in consumed) return consumed;
     if (!consumed.ok) return refuse(consumed.reason, consumed.message);
-    const fingerprint = `sha256:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
+    const fingerprint = approvalId(token);
     return { kind: 'receipt', receipt: await this.run(registry, tool.tool, params, fingerprint, deadline.timeoutMs, options) };
   }
 

@@ -18,6 +18,7 @@ export const LOCKS = {
   migrations: 0x686c_6470_0001n,
   chain: 0x686c_6470_0002n,
   prune: 0x686c_6470_0003n,
+  events: 0x686c_6470_0004n,
 } as const;
 
 /** The schema's steps, oldest first. */
@@ -70,6 +71,12 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
        body text NOT NULL
      );
      CREATE INDEX usage_events_by_time ON usage_events (at_ms, seq);`,
+  },
+  {
+    version: 4,
+    name: 'event log',
+    // appends take their seq under the events advisory lock (postgres-events.ts), so seq order is commit order
+    up: `CREATE TABLE events (seq bigserial PRIMARY KEY, type text NOT NULL, at_ms bigint NOT NULL, data text NOT NULL);`,
   },
 ];
 

@@ -4,6 +4,7 @@ import { StoreError } from '../store-error.js';
 import { connect, describeUrl, type ConnectOptions } from './database.js';
 import { migratePostgres } from './postgres-migrations.js';
 import { PostgresBus } from './postgres-bus.js';
+import { PostgresEventLog } from './postgres-events.js';
 import { PostgresConfirmationStore } from './postgres-confirmations.js';
 import { PostgresMcpSessionStore } from './postgres-mcp-sessions.js';
 import { PostgresReceiptStore } from './postgres-receipts.js';
@@ -34,6 +35,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
   const receipts = new PostgresReceiptStore(sql, { now });
   const bus = new PostgresBus(sql);
+  const events = new PostgresEventLog(sql);
   return {
     kind: 'postgres',
     receipts,
@@ -41,6 +43,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     mcpSessions: new PostgresMcpSessionStore(sql, { now }),
     usage: new PostgresUsageLog(sql),
     bus,
+    events,
     health: async () => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_resolve, reject) => {
@@ -57,6 +60,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
     close: async () => {
       await receipts.flush();
+      await events.flush();
       await bus.close();
       await sql.end({ timeout: 5 });
     },

@@ -10,6 +10,7 @@ import { receiptsCommand } from './receipts-command.js';
 import { scanCommand } from './scan-command.js';
 import { serveCommand } from './serve-command.js';
 import { suggestCommand } from './suggest-command.js';
+import { tailCommand } from './tail-command.js';
 import { validateCommand } from './validate-command.js';
 
 /** Every `hldp` subcommand, in the order `hldp --help` lists them. */
@@ -22,6 +23,7 @@ export const COMMANDS: Command[] = [
   confirmCommand,
   receiptsCommand,
   suggestCommand,
+  tailCommand,
   validateCommand,
   gatekeeperCommand,
   mcpCommand,

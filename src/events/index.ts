@@ -1,0 +1,4 @@
+// The event stream: the event types, the hub that appends to the store's log and delivers to subscribers, SSE, notifications out.
+export { EVENT_TYPES, isEventType, isFailure, type EventType, type HldpEvent } from './event-types.js';
+export { EventHub, type EventHubOptions, type ResetInfo, type SubscribeOptions } from './event-hub.js';
+export { lastEventId, sseFrame, streamEvents, type SseOptions } from './sse-response.js';

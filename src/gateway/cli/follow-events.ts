@@ -1,0 +1,74 @@
+import { createParser } from 'eventsource-parser';
+import type { HldpEvent } from '../../events/index.js';
+
+/** What `followEvents` needs: where, as whom, which events, and what to do with them. */
+export interface FollowOptions {
+  url: string;
+  token?: string;
+  types: string[];
+  /** resume after this id */
+  after?: number;
+  /** stop after this many events */
+  count: number;
+  onEvent: (event: HldpEvent) => void;
+  onNotice: (text: string) => void;
+}
+
+const MAX_BACKOFF_MS = 10_000;
+
+/**
+ * Reads the gateway's SSE stream until `count` events arrived (or forever), reconnecting with `Last-Event-ID` and a
+ * growing pause when the connection drops. Resolves to the exit status: 0, or 2 when the gateway refuses the request.
+ */
+export async function followEvents(options: FollowOptions): Promise<number> {
+  let last = options.after;
+  let received = 0;
+  let pause = 500;
+  const stop = new AbortController();
+  const url = new URL('/v1/events', options.url);
+  if (options.types.length > 0) url.searchParams.set('types', options.types.join(','));
+  for (;;) {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        headers: { accept: 'text/event-stream', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...(last === undefined ? {} : { 'last-event-id': String(last) }) },
+        signal: stop.signal,
+      });
+    } catch (error) {
+      options.onNotice(`cannot reach ${options.url} (${(error as Error).message}); trying again in ${pause} ms`);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(MAX_BACKOFF_MS, pause * 2);
+      continue;
+    }
+    if (!response.ok || !response.body) {
+      const text = await response.text().catch(() => '');
+      options.onNotice(`${url.pathname} answered HTTP ${response.status}: ${text.slice(0, 500)}`);
+      return 2;
+    }
+    pause = 500;
+    let done = false;
+    const parser = createParser({
+      onEvent: (message) => {
+        if (message.id !== undefined && /^\d+$/.test(message.id)) last = Number(message.id);
+        if (message.event === 'reset') {
+          options.onNotice(`some events were missed: ${message.data}`);
+          return;
+        }
+        if (done || !message.event) return;
+        options.onEvent(JSON.parse(message.data) as HldpEvent);
+        if (++received >= options.count) {
+          done = true;
+          stop.abort();
+        }
+      },
+    });
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+    } catch (error) {
+      if (!done) options.onNotice(`the stream broke (${(error as Error).message}); resuming after ${last ?? 'now'}`);
+    }
+    if (done) return 0;
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import type { Diagnostic, Receipt, ToolIndex } from '../../core/index.js';
+import type { EventHub } from '../../events/index.js';
+import type { CallOutcome } from './call-outcome.js';
+import type { GatewayObserver } from './gateway.js';
+
+/** How much of a failed call's raw error an event carries; the receipt (`GET /v1/receipts/:id`) has all of it. */
+const ERROR_HEAD_CHARS = 2000;
+
+/** The id an approval request goes by: the fingerprint the receipt records when the confirmation is used. */
+export function approvalId(token: string): string {
+  return `sha256:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
+}
+
+/** What a `receipt.stored` event says: enough to list and highlight the call; the receipt itself is one request away. */
+export function receiptSummary(receipt: Receipt): Record<string, unknown> {
+  const error = receipt.error === null ? null : receipt.error.length > ERROR_HEAD_CHARS ? receipt.error.slice(0, ERROR_HEAD_CHARS) : receipt.error;
+  const extra = receipt as unknown as Record<string, unknown>;
+  return {
+    receipt: receipt.id, ok: receipt.ok, tool: receipt.tool, method: receipt.method, executor: receipt.executor,
+    code: receipt.code, exit_code: receipt.exit_code, duration_ms: receipt.duration_ms,
+    started_at: receipt.started_at, finished_at: receipt.finished_at, commit: receipt.commit,
+    error, ...(error !== null && error.length < receipt.error!.length ? { error_chars: receipt.error!.length } : {}),
+    output_bytes: receipt.output_bytes, cut_bytes: receipt.cut_bytes, confirmation: receipt.confirmation,
+    // who called and in which session, once principals record them on receipts
+    ...(extra.caller !== undefined ? { caller: extra.caller } : {}),
+    ...(extra.session !== undefined ? { session: extra.session } : {}),
+  };
+}
+
+function brokenDefinitions(index: ToolIndex): Record<string, unknown> {
+  const errors = index.errors.map((error: Diagnostic) => ({ file: error.file, line: error.line, column: error.column, code: error.code, message: error.message }));
+  return { commit: index.commit, files: [...new Set(index.errors.map((error) => error.file))], errors };
+}
+
+/** The events a call's outcome makes; none for a substituted call (its toolset was enabled: nothing was asked of a person). */
+export function outcomeEvents(outcome: CallOutcome, asked?: { tool: string }): Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> {
+  switch (outcome.kind) {
+    case 'receipt': {
+      const { receipt } = outcome;
+      // a receipt the store could not take is in no one's history: announcing it would point at nothing
+      if (receipt.error?.includes('RECEIPT_NOT_STORED:')) return [];
+      const stored: Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> = [['receipt.stored', receiptSummary(receipt)]];
+      if (receipt.confirmation !== null) stored.push(['approval.resolved', { approval: receipt.confirmation, kind: 'confirmation', decision: 'approved', tool: receipt.tool, receipt: receipt.id }]);
+      return stored;
+    }
+    case 'confirmation_required': {
+      const { confirmation } = outcome;
+      return [['approval.requested', { approval: approvalId(confirmation.token), kind: 'confirmation', tool: confirmation.tool, params: confirmation.params, commit: confirmation.commit, expires_at: confirmation.expires_at }]];
+    }
+    case 'substituted':
+      return [];
+    case 'not_found':
+    case 'broken':
+    case 'confirmation_invalid':
+    case 'store_unavailable':
+      return [['call.rejected', { kind: outcome.kind, code: outcome.code, tool: 'tool' in outcome ? outcome.tool : (asked?.tool ?? null), error: outcome.error }]];
+    case 'invalid_params':
+    case 'refused':
+    case 'timeout_not_allowed':
+      return [['call.rejected', { kind: outcome.kind, code: outcome.code, tool: outcome.tool, error: outcome.error }]];
+  }
+}
+
+/** The observer that turns what the gateway does into events: calls, rejections, confirmations, scans, broken definitions. */
+export function eventObserver(hub: EventHub, initial: ToolIndex): GatewayObserver {
+  let brokenFiles = JSON.stringify(initial.errors.map((error) => [error.file, error.line, error.column, error.message]));
+  return {
+    called(outcome, _seconds, asked) {
+      for (const [type, data] of outcomeEvents(outcome, asked)) hub.publish(type, data);
+    },
+    scanned(result) {
+      if ('error' in result) {
+        hub.publish('scan.failed', { error: result.error.message });
+        return;
+      }
+      const { index } = result;
+      hub.publish('scan.completed', { previous: result.previous, commit: result.commit, changed: result.changed, tools: index.tools.length, toolsets: index.toolsets.length, skills: index.skills.length, errors: index.errors.length, warnings: index.warnings.length });
+      const broken = JSON.stringify(index.errors.map((error) => [error.file, error.line, error.column, error.message]));
+      // announced when the set of problems changes, not on every poll that finds the same ones
+      if (broken !== brokenFiles && index.errors.length > 0) hub.publish('definitions.broken', brokenDefinitions(index));
+      brokenFiles = broken;
+    },
+  };
+}
+
+/** The `definitions.broken` event for an index served as it is (at start). */
+export function announceBroken(hub: EventHub, index: ToolIndex): void {
+  if (index.errors.length > 0) hub.publish('definitions.broken', brokenDefinitions(index));
+}

@@ -1,0 +1,65 @@
+import { BatchWriter } from '../batch-writer.js';
+import type { EventLog, NewEvent, StoredEvent } from '../store.js';
+import type { Database } from './database.js';
+import { LOCKS } from './postgres-migrations.js';
+
+interface PendingEvent {
+  event: NewEvent;
+  stored?: StoredEvent;
+}
+
+/**
+ * The event log in PostgreSQL. Sequence values can commit out of order, and a reader of "everything after N" would
+ * then skip the late one for good: each batch takes its `seq` values under one `pg_advisory_xact_lock`, so every
+ * instance's appends commit in `seq` order.
+ */
+export class PostgresEventLog implements EventLog {
+  readonly #sql: Database;
+  readonly #writer: BatchWriter<PendingEvent>;
+
+  constructor(sql: Database) {
+    this.#sql = sql;
+    this.#writer = new BatchWriter(async (batch) => {
+      const rows = batch.map(({ event }) => ({ type: event.type, at_ms: event.at_ms, data: event.data }));
+      const stored = await this.#sql.begin(async (transaction) => {
+        await transaction`SELECT pg_advisory_xact_lock(${LOCKS.events.toString()}::bigint)`;
+        const inserted = await transaction`INSERT INTO events ${transaction(rows, 'type', 'at_ms', 'data')} RETURNING seq`;
+        return inserted.map((row) => Number(row.seq));
+      });
+      // RETURNING gives the rows in the order of the VALUES list
+      batch.forEach((pending, index) => {
+        pending.stored = { seq: stored[index]!, ...pending.event };
+      });
+      return batch.map(() => undefined);
+    });
+  }
+
+  async append(events: NewEvent[]): Promise<StoredEvent[]> {
+    const pending: PendingEvent[] = events.map((event) => ({ event }));
+    await Promise.all(pending.map((item) => this.#writer.append(item)));
+    return pending.map((item) => item.stored!);
+  }
+
+  async after(seq: number, limit: number): Promise<StoredEvent[]> {
+    return this.#sql<StoredEvent[]>`SELECT seq, type, at_ms, data FROM events WHERE seq > ${seq} ORDER BY seq LIMIT ${limit}`;
+  }
+
+  async bounds(): Promise<{ first: number; last: number }> {
+    const [row] = await this.#sql<Array<{ first: number | null; last: number }>>`
+      SELECT (SELECT min(seq) FROM events) AS first,
+             (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_seq_seq) AS last`;
+    const last = Number(row?.last ?? 0);
+    return { first: row?.first === null || row?.first === undefined ? last + 1 : Number(row.first), last };
+  }
+
+  async prune(keep: number): Promise<number> {
+    const { last } = await this.bounds();
+    const deleted = await this.#sql`DELETE FROM events WHERE seq <= ${last - Math.max(0, keep)}`;
+    return deleted.count;
+  }
+
+  /** resolves when every append so far is written */
+  flush(): Promise<void> {
+    return this.#writer.flush();
+  }
+}

@@ -1,0 +1,65 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { BatchWriter } from './batch-writer.js';
+import type { EventLog, NewEvent, StoredEvent } from './store.js';
+
+interface PendingEvent {
+  event: NewEvent;
+  stored?: StoredEvent;
+}
+
+/**
+ * The event log in the `events` table. Appends made in one turn of the event loop share one IMMEDIATE transaction;
+ * SQLite has one writer at a time (across the processes sharing the file too), so `seq` order is commit order.
+ */
+export class SqliteEventLog implements EventLog {
+  readonly #database: Database;
+  readonly #writer: BatchWriter<PendingEvent>;
+  readonly #insert: Statement<[string, number, string]>;
+  readonly #after: Statement<[number, number], StoredEvent>;
+  readonly #last: Statement<[], { seq: number }>;
+  readonly #first: Statement<[], { seq: number }>;
+
+  constructor(database: Database) {
+    this.#database = database;
+    this.#insert = database.prepare('INSERT INTO events (type, at_ms, data) VALUES (?, ?, ?)');
+    this.#after = database.prepare('SELECT seq, type, at_ms, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
+    this.#last = database.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'");
+    this.#first = database.prepare('SELECT seq FROM events ORDER BY seq LIMIT 1');
+    this.#writer = new BatchWriter(async (batch) => {
+      this.#database
+        .transaction(() => {
+          for (const pending of batch) {
+            const seq = Number(this.#insert.run(pending.event.type, pending.event.at_ms, pending.event.data).lastInsertRowid);
+            pending.stored = { seq, ...pending.event };
+          }
+        })
+        .immediate();
+      return batch.map(() => undefined);
+    });
+  }
+
+  async append(events: NewEvent[]): Promise<StoredEvent[]> {
+    const pending: PendingEvent[] = events.map((event) => ({ event }));
+    await Promise.all(pending.map((item) => this.#writer.append(item)));
+    return pending.map((item) => item.stored!);
+  }
+
+  async after(seq: number, limit: number): Promise<StoredEvent[]> {
+    return this.#after.all(seq, limit);
+  }
+
+  async bounds(): Promise<{ first: number; last: number }> {
+    const last = this.#last.get()?.seq ?? 0;
+    return { first: this.#first.get()?.seq ?? last + 1, last };
+  }
+
+  async prune(keep: number): Promise<number> {
+    const last = this.#last.get()?.seq ?? 0;
+    return this.#database.prepare('DELETE FROM events WHERE seq <= ?').run(last - Math.max(0, keep)).changes;
+  }
+
+  /** resolves when every append so far is written */
+  flush(): Promise<void> {
+    return this.#writer.flush();
+  }
+}

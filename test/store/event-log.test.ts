@@ -1,0 +1,60 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/index.js';
+import { runsHere, storeKinds, type StoreBackend } from './backends.js';
+
+const event = (type: string, n: number) => ({ type, at_ms: 1_780_000_000_000 + n, data: JSON.stringify({ n }) });
+
+describe.each(storeKinds())('$name event log', (kind) => {
+  if (!runsHere(kind)) return;
+  let backend: StoreBackend;
+  let store: Store;
+
+  beforeEach(async () => {
+    backend = await kind.make();
+    store = await backend.open();
+  });
+  afterEach(async () => {
+    await backend.cleanup();
+  });
+
+  describe('when the log is empty', () => {
+    it('says it starts after its last seq, 0', async () => {
+      expect(await store.events.bounds()).toEqual({ first: 1, last: 0 });
+      expect(await store.events.after(0, 10)).toEqual([]);
+    });
+  });
+
+  describe('when events are appended', () => {
+    it('gives them increasing seqs in the order given and reads them back after any seq', async () => {
+      const stored = await store.events.append([event('scan.completed', 1), event('receipt.stored', 2)]);
+      expect(stored.map((item) => item.seq)).toEqual([1, 2]);
+      expect(await store.events.after(0, 10)).toEqual(stored);
+      expect(await store.events.after(1, 10)).toEqual([stored[1]]);
+      expect(await store.events.after(0, 1)).toEqual([stored[0]]);
+    });
+
+    it('serialises appends of two stores over one database, so that "after N" never skips one', async () => {
+      const other = await backend.open();
+      const appends = await Promise.all(
+        Array.from({ length: 40 }, (_item, index) => (index % 2 ? store : other).events.append([event('receipt.stored', index), event('call.rejected', index)])),
+      );
+      const seqs = appends.flat().map((item) => item.seq).sort((a, b) => a - b);
+      expect(seqs).toEqual(Array.from({ length: 80 }, (_item, index) => index + 1));
+      const read = await other.events.after(0, 1000);
+      expect(read.map((item) => item.seq)).toEqual(seqs);
+      // each append's two events stay next to each other, in order
+      for (const pair of appends) expect(pair[1]!.seq).toBe(pair[0]!.seq + 1);
+    });
+  });
+
+  describe('when the log is pruned', () => {
+    it('keeps the newest events, never gives a pruned seq again, and says where it now starts', async () => {
+      await store.events.append(Array.from({ length: 10 }, (_item, index) => event('receipt.stored', index)));
+      expect(await store.events.prune(3)).toBe(7);
+      expect(await store.events.bounds()).toEqual({ first: 8, last: 10 });
+      const [next] = await store.events.append([event('scan.failed', 11)]);
+      expect(next!.seq).toBe(11);
+      expect((await store.events.after(0, 100)).map((item) => item.seq)).toEqual([8, 9, 10, 11]);
+    });
+  });
+});
