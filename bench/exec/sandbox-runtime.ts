@@ -56,6 +56,10 @@ try {
     if (!result.ok) throw new Error(`true failed in our sandbox: ${result.error}`);
     times.ours.push(performance.now() - start);
   }
+  // a daemon left by the wrapped command: is it gone when the command returns?
+  const marker = `${3000 + (process.pid % 600)}.${Date.now() % 100_000}`;
+  await spawnAndWait(await SandboxManager.wrapWithSandbox(`setsid sleep ${marker} >/dev/null 2>&1 & sleep 0.3`), true, folder);
+  const daemonSurvived = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').some((line) => line.trim() === `sleep ${marker}`);
   await SandboxManager.reset();
   const bare = median(times.bare);
   const wrapPlusRun = median(times.runtime_wrap.map((wrap, index) => wrap + times.runtime_run[index]!));
@@ -74,6 +78,7 @@ try {
     runtime_ratio: round(wrapPlusRun / bare),
     ours_median_ms: round(median(times.ours)),
     ours_ratio: round(median(times.ours) / bare),
+    runtime_setsid_child_survived: daemonSurvived,
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } finally {
