@@ -39,9 +39,10 @@ const ALLOWED: Record<string, string[]> = {
   gatekeeper: ['core', 'executors', 'http-edge', 'sandbox'],
   export: ['core', 'matcher'],
   sessions: ['core', 'export', 'matcher'],
-  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions', 'events', 'console'],
+  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions', 'events', 'console', 'policy'],
   sandbox: ['core'],
   events: ['core', 'store'],
+  policy: ['core'],
 };
 
 describe('the source tree', () => {

@@ -139,7 +139,7 @@ async function main() {
   const clients: Array<{ client: Client; notified: number; toolsets: string[] }> = [];
   for (let i = 0; i < SESSIONS; i += 1) {
     const toolsets = [`set-${i % TOOLSETS}`];
-    const server = createMcpServer(gateway, { toolsets });
+    const server = createMcpServer(gateway, { toolsets, principal: 'local' });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: 'bench', version: '0' });
     const entry = { client, notified: 0, toolsets };

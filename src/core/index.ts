@@ -22,9 +22,16 @@ export {
   entryPath,
   type EntryKind,
   type EntrySource,
+  type ApprovalRule,
+  type FilePosition,
+  type ParamCondition,
+  type PolicyAccessRule,
+  type PolicyDecisionKind,
+  type PolicyDefinition,
   type SkillDefinition,
   type ToolsetDefinition,
 } from './registry-entries.js';
+export { CALLING_ROLES, ROLES, describeGate, passesGate, type AccessGate, type Role } from './access.js';
 export type { ErrorCode } from './error-code.js';
 export {
   DEFAULT_RESOURCE_LIMITS,

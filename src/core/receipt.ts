@@ -39,6 +39,10 @@ export interface Receipt extends ExecutionResult {
   finished_at: string;
   /** the confirmation token this call consumed, if it needed one */
   confirmation: string | null;
+  /** the principal the call was made for; absent only on receipts stored before principals existed */
+  caller?: string | null;
+  /** the agent session the call was made in, null without one */
+  session?: string | null;
   /** the deadline the call ran under: the tool's `timeout_ms`, or the one the call asked for */
   timeout_ms?: number;
   /** which gateway made it, and from which repository: one user's gateways share a receipts database by default */

@@ -1,3 +1,4 @@
+import type { AccessGate } from './access.js';
 import type { DeclaredSandbox } from './tool-sandbox.js';
 
 /** The executors a tool may name; `hlpd-api` (the spec's other spelling) is read as `hldp-api`. */
@@ -96,6 +97,8 @@ export interface ToolDefinition {
   group?: string;
   /** callable by name but never advertised (a renamed tool's old name kept for replays): Hidden to every session */
   unlisted?: boolean;
+  /** who may see and run it (an identity gate, seed 003); absent: every caller that may call tools */
+  access?: AccessGate;
   output_schema?: JsonSchema;
   shell?: ShellSpec;
   gatekeeper?: GatekeeperSpec;

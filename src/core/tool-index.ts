@@ -1,8 +1,8 @@
 import type { Diagnostic } from './diagnostic.js';
-import type { SkillDefinition, ToolsetDefinition } from './registry-entries.js';
+import type { PolicyDefinition, SkillDefinition, ToolsetDefinition } from './registry-entries.js';
 import type { ToolDefinition } from './tool-definition.js';
 
-/** Every tool, toolset and skill read from one source at one commit: immutable once built; a rescan builds a new one. */
+/** Every tool, toolset, skill and policy read from one source at one commit: immutable once built; a rescan builds a new one. */
 export interface ToolIndex {
   /** the source as given (credentials removed) */
   source: string;
@@ -14,6 +14,8 @@ export interface ToolIndex {
   toolsets: ToolsetDefinition[];
   /** valid skills, sorted by name */
   skills: SkillDefinition[];
+  /** valid policies, in path order (their approval rules are tried in this order); a broken one is in `errors`, and the gateway then refuses every call */
+  policies?: PolicyDefinition[];
   /** problems that kept a definition out of the index */
   errors: Diagnostic[];
   /** problems that did not */

@@ -1,6 +1,6 @@
 // The executors (shell, gatekeeper client, hldp-api, git-forgejo) and the constraint runner they share.
 export { execute } from './execute.js';
-export type { ApiTarget, ExecutionContext, ForgejoConfig, GatekeeperTarget, ShellConfig } from './execution-context.js';
+export { secretsOf, type ApiTarget, type ExecutionContext, type ForgejoConfig, type GatekeeperTarget, type ShellConfig } from './execution-context.js';
 export type { Params } from './params.js';
 export { runProcess, KILL_GRACE_MS, type Isolation, type ProcessSpec } from './run-process.js';
 export { BoundedOutput, boundBytes, cutMarker, type OutputEncoding, type RenderedOutput } from './bounded-output.js';
@@ -9,7 +9,7 @@ export { minimalEnvironment } from './minimal-env.js';
 export { resolveInsideRoot, type ResolveOptions, type RootPath } from './root-path.js';
 export { openInsideRoot, pathOfHandle, type OpenInsideRootOptions } from './root-files.js';
 export { describeError, elapsedSince, failedResult, succeededResult } from './execution-result.js';
-export { redactSecrets, REDACTED } from './redact.js';
+export { redactSecrets, redactValue, REDACTED } from './redact.js';
 export { apiUrlVariable } from './hldp-api-executor.js';
 export { scriptVariableName } from './shell-executor.js';
 export { GATEKEEPER_SLACK_MS } from './gatekeeper-executor.js';

@@ -18,3 +18,17 @@ export function redactSecrets(result: ExecutionResult, secrets: readonly string[
     error: result.error === null ? null : scrub(result.error),
   };
 }
+
+/** A JSON value with every secret inside its strings (keys included) replaced by `[REDACTED]`: params as a receipt or a record keeps them. */
+export function redactValue<T>(value: T, secrets: readonly string[]): T {
+  const applicable = [...new Set(secrets)].filter((secret) => secret.length >= SHORTEST_SECRET).sort((a, b) => b.length - a.length);
+  if (applicable.length === 0) return value;
+  const scrub = (text: string): string => applicable.reduce((scrubbed, secret) => scrubbed.split(secret).join(REDACTED), text);
+  const walk = (item: unknown): unknown => {
+    if (typeof item === 'string') return scrub(item);
+    if (Array.isArray(item)) return item.map(walk);
+    if (item !== null && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([key, child]) => [scrub(key), walk(child)]));
+    return item;
+  };
+  return walk(value) as T;
+}

@@ -1,5 +1,7 @@
-import { compareToolNames, type Diagnostic, type EntryKind, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
+import { compareToolNames, ENTRY_LAYOUT, type Diagnostic, type EntryKind, type PolicyDefinition, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
 import { checkMembers } from './check-members.js';
+import { checkPolicies } from './check-policies.js';
+import { parsePolicy, type PolicyMember } from './parse-policy.js';
 import { parseSkill } from './parse-skill.js';
 import { parseToolDefinition, type DefinitionFile } from './parse-tool-definition.js';
 import { guardParse, type ParseOptions } from './yaml-mapping.js';
@@ -18,7 +20,8 @@ interface EntryBase {
 export type ScanEntry =
   | (EntryBase & { kind?: 'tool'; tool: ToolDefinition | null })
   | (EntryBase & { kind: 'toolset'; toolset: ToolsetDefinition | null; member_positions?: Position[] })
-  | (EntryBase & { kind: 'skill'; skill: SkillDefinition | null; toolset_position?: Position });
+  | (EntryBase & { kind: 'skill'; skill: SkillDefinition | null; toolset_position?: Position })
+  | (EntryBase & { kind: 'policy'; policy: PolicyDefinition | null; members?: PolicyMember[] });
 
 /** The kind of an entry (entries cached before kinds existed are tools). */
 export function entryKind(entry: { kind?: EntryKind }): EntryKind {
@@ -50,6 +53,14 @@ function parseKind(kind: EntryKind, file: DefinitionFile, options: ParseOptions)
         ...(parsed.toolsetPosition ? { toolset_position: parsed.toolsetPosition } : {}),
       };
     }
+    case 'policy': {
+      const parsed = parsePolicy(file, options);
+      return {
+        ...base, kind: 'policy', policy: parsed.policy, diagnostics: parsed.diagnostics,
+        ...(parsed.namePosition ? { name_position: parsed.namePosition } : {}),
+        ...(parsed.members ? { members: parsed.members } : {}),
+      };
+    }
     case 'tool': {
       const parsed = parseToolDefinition(file, options);
       return { ...base, tool: parsed.tool, diagnostics: parsed.diagnostics, ...(parsed.namePosition ? { name_position: parsed.namePosition } : {}) };
@@ -58,7 +69,7 @@ function parseKind(kind: EntryKind, file: DefinitionFile, options: ParseOptions)
 }
 
 function entryFileName(kind: EntryKind): string {
-  return kind === 'toolset' ? 'TOOLSET.hdlp' : kind === 'skill' ? 'SKILL.md' : 'TOOL.hdlp';
+  return kind === 'policy' ? 'the policy' : ENTRY_LAYOUT[kind].file;
 }
 
 /** An entry that holds a problem reading its file (missing, not a regular file) and nothing else. */
@@ -66,6 +77,7 @@ export function failedEntry(kind: EntryKind, folder: string, oid: string, diagno
   const base = { folder, oid, diagnostics: [diagnostic] };
   if (kind === 'toolset') return { ...base, kind, toolset: null };
   if (kind === 'skill') return { ...base, kind, skill: null };
+  if (kind === 'policy') return { ...base, kind, policy: null };
   return { ...base, tool: null };
 }
 
@@ -109,7 +121,7 @@ function* assemble(source: string, commit: string, entries: ScanEntry[], scanned
     if (position % SLICE === SLICE - 1) yield;
     const entry = entries[position]!;
     for (const diagnostic of entry.diagnostics) (diagnostic.severity === 'error' ? errors : warnings).push(diagnostic);
-    if (entry.kind === 'toolset' || entry.kind === 'skill') {
+    if (entry.kind === 'toolset' || entry.kind === 'skill' || entry.kind === 'policy') {
       others.push(entry);
       continue;
     }
@@ -132,7 +144,10 @@ function* assemble(source: string, commit: string, entries: ScanEntry[], scanned
   kept.sort(compareToolNames);
   yield;
   const { toolsets, skills } = checkMembers(kept, others, errors, duplicate);
-  return { source, commit, tools: kept, toolsets, skills, errors, warnings, scanned_at: scannedAt };
+  // a policy may name a tool whose definition is broken today: that tool is known, only not served
+  const folders = entries.flatMap((entry) => (entryKind(entry) === 'tool' ? [entry.folder] : []));
+  const policies = checkPolicies(kept, folders, others, errors, duplicate);
+  return { source, commit, tools: kept, toolsets, skills, policies, errors, warnings, scanned_at: scannedAt };
 }
 
 function duplicate(file: string, position: Position | undefined, taken: string): Diagnostic {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ScanEntry } from './build-index.js';
+import { POLICY_SCHEMA_URL } from './parse-policy.js';
 import { SKILL_SCHEMA_URL } from './parse-skill.js';
 import { TOOLSET_SCHEMA_URL } from './parse-toolset.js';
 import { TOOL_SCHEMA_URL } from './tool-schema.js';
@@ -28,7 +29,7 @@ let parserVersionMemo: string | undefined;
 // worked out on first use: commands that never touch the cache do not read the scanner's files
 function parserVersion(): string {
   if (parserVersionMemo !== undefined) return parserVersionMemo;
-  const hash = createHash('sha1').update(readFileSync(TOOL_SCHEMA_URL)).update(readFileSync(TOOLSET_SCHEMA_URL)).update(readFileSync(SKILL_SCHEMA_URL)).update(readFileSync(new URL('../../package.json', import.meta.url)));
+  const hash = createHash('sha1').update(readFileSync(TOOL_SCHEMA_URL)).update(readFileSync(TOOLSET_SCHEMA_URL)).update(readFileSync(SKILL_SCHEMA_URL)).update(readFileSync(POLICY_SCHEMA_URL)).update(readFileSync(new URL('../../package.json', import.meta.url)));
   const sources = new URL('../../src/', import.meta.url);
   const fromSources = existsSync(sources);
   const root = fromSources ? sources : new URL('../', import.meta.url);

@@ -4,15 +4,15 @@ import type { DefinitionFile } from './parse-tool-definition.js';
 import type { ParseOptions } from './yaml-mapping.js';
 
 /**
- * Every problem in a set of definitions (tools, toolsets, skills), including collisions between them and
+ * Every problem in a set of definitions (tools, toolsets, skills, policies), including collisions between them and
  * toolset members the registry lacks: what `hldp validate` reports. `context` holds the rest of the repository
- * the files sit in: read so that a toolset's members are checked against every tool, but not itself reported.
+ * the files sit in: read so that a toolset's (a policy's) members are checked against every tool, but not itself reported.
  */
 export function validateDefinitionFiles(
   files: DefinitionFile[],
   context: DefinitionFile[] = [],
   options: ParseOptions = {},
-): { errors: Diagnostic[]; warnings: Diagnostic[]; tools: number; toolsets: number; skills: number } {
+): { errors: Diagnostic[]; warnings: Diagnostic[]; tools: number; toolsets: number; skills: number; policies: number } {
   const given = new Set(files.map((file) => file.path));
   const others = context.filter((file) => !given.has(file.path));
   const index = buildIndex('validate', 'working-tree', [...files, ...others].map((file) => parseEntry(file, options)), new Date().toISOString());
@@ -24,5 +24,6 @@ export function validateDefinitionFiles(
     tools: counted(index.tools),
     toolsets: counted(index.toolsets),
     skills: counted(index.skills),
+    policies: counted(index.policies ?? []),
   };
 }

@@ -105,10 +105,10 @@ export class SessionManager {
     return this.cacheFor(this.options.registry()).registry;
   }
 
-  /** What every tool is for the session (without one: for a caller with no session), expired toolsets dropped first. */
-  view(state?: SessionState): SessionView {
+  /** What every tool is for the session (without one: for a caller with no session, acting for `principal`), expired toolsets dropped first. */
+  view(state?: SessionState, principal?: string): SessionView {
     if (state && expireSession(state, this.clock())) void this.store.save(state);
-    return this.cacheFor(this.options.registry()).viewOf(state);
+    return this.cacheFor(this.options.registry()).viewOf(state, principal);
   }
 
   /** `GET /v1/sessions/:id/tools/:name`: the state of one tool (name or alias) and why. */
@@ -150,14 +150,14 @@ export class SessionManager {
     return { ok: true, message, data: { loaded: allowed.map((tool) => tool.name), tools: lines.map((line) => line.slice(2)) }, changed: added.length > 0 };
   }
 
-  /** `tool_find {intent}`: the matcher's candidates the session may use, loaded for this turn at once (seed 001). */
-  find(state: SessionState | undefined, result: MatchResult): { result: MatchResult; changed: boolean } {
+  /** `tool_find {intent}`: the matcher's candidates the session (or, without one, `principal`) may use, loaded for this turn at once (seed 001). */
+  find(state: SessionState | undefined, result: MatchResult, principal?: string): { result: MatchResult; changed: boolean } {
     if (!result.found) return { result, changed: false };
     const registry = this.registryView();
     if (state) expireSession(state, this.clock());
     const candidates = result.candidates.filter((candidate) => {
       const tool = registry.tool(candidate.name);
-      const decided = tool ? this.decide(registry, state, tool, tool.name).state : 'forbidden';
+      const decided = tool ? this.decide(registry, state, tool, tool.name, principal).state : 'forbidden';
       return decided === 'visible' || decided === 'reserved';
     });
     if (candidates.length === 0) return { result: { found: false, suggestion: 'no tool you may use fits; describe the task differently or ask a person', near: [] }, changed: false };
@@ -205,14 +205,15 @@ export class SessionManager {
 
   /**
    * What a call of `name` comes to for the session: run it (visible, hidden, or any allowed tool through
-   * `tool_call`), refuse it (forbidden), or enable its toolset instead (reserved, seed 000 §7).
+   * `tool_call`), refuse it (forbidden), or enable its toolset instead (reserved, seed 000 §7). Without a
+   * session, `principal` is who calls.
    */
-  decideCall(state: SessionState | undefined, name: string, via: 'direct' | 'tool_call' = 'direct'): CallDecision {
+  decideCall(state: SessionState | undefined, name: string, via: 'direct' | 'tool_call' = 'direct', principal?: string): CallDecision {
     const registry = this.registryView();
     const tool = registry.resolve(name);
     if (!tool) return { kind: 'unknown' };
     if (state) expireSession(state, this.clock());
-    const visibility = this.decide(registry, state, tool, name);
+    const visibility = this.decide(registry, state, tool, name, principal);
     if (visibility.state === 'forbidden') return { kind: 'refuse', tool, visibility };
     if (visibility.state !== 'reserved' || via === 'tool_call' || !state) return { kind: 'run', tool, visibility };
     return this.substitute(registry, state, tool);
@@ -250,11 +251,12 @@ export class SessionManager {
     return { kind: 'substitute', tool, toolset: toolset?.name ?? null, tools, message };
   }
 
-  private decide(registry: RegistryView, state: SessionState | undefined, tool: ToolDefinition, calledAs: string): Visibility {
+  private decide(registry: RegistryView, state: SessionState | undefined, tool: ToolDefinition, calledAs: string, principal?: string): Visibility {
+    const acting = state?.principal ?? principal;
     return decideVisibility(tool, calledAs, {
       registry,
       rights: this.rights,
-      subject: { ...(state ? { session: state.id } : {}), ...(state?.principal === undefined ? {} : { principal: state.principal }) },
+      subject: { ...(state ? { session: state.id } : {}), ...(acting === undefined ? {} : { principal: acting }) },
       attention: { toolsets: state?.toolsets ?? [], loaded: new Set(state?.loaded.map((entry) => entry.name)) },
     });
   }

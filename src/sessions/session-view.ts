@@ -29,10 +29,11 @@ export class ViewCache {
     private readonly rights: readonly RightsLayer[],
   ) {}
 
-  /** The view of a session (expired entries must already be gone), computed once per distinct attention. */
-  viewOf(state: SessionState | undefined): SessionView {
+  /** The view of a session (expired entries must already be gone), computed once per distinct attention; without one, of a caller acting for `principal`. */
+  viewOf(state: SessionState | undefined, principal?: string): SessionView {
     const attention: Attention = { toolsets: state?.toolsets ?? [], loaded: new Set(state?.loaded.map((tool) => tool.name)) };
-    const subject: Subject = { ...(state ? { session: state.id } : {}), ...(state?.principal === undefined ? {} : { principal: state.principal }) };
+    const acting = state?.principal ?? principal;
+    const subject: Subject = { ...(state ? { session: state.id } : {}), ...(acting === undefined ? {} : { principal: acting }) };
     const key = JSON.stringify([subject.principal ?? null, attention.toolsets.map((toolset) => toolset.name).sort(), [...attention.loaded].sort()]);
     let view = this.views.get(key);
     if (view) {

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../core/index.js';
+import type { ToolDefinition, ToolIndex } from '../core/index.js';
 import type { RegistryView } from './registry-view.js';
 import type { ActiveToolset } from './session-state.js';
 
@@ -24,11 +24,14 @@ export interface Subject {
 /**
  * One layer of rights: answers a reason to refuse, or undefined. Refusals are `forbidden`, which nothing
  * the session does (toolsets, tool_load, tool_call) can lift. The principals and access rules of the
- * policy work are further layers in the same list.
+ * policy work are a further layer in the same list. `reserve`, where a layer has it, answers why a tool
+ * the subject may use is outside its base list: reserved (findable, loadable) until a toolset or
+ * `tool_load` brings it, never forbidden. `index` is the index the tool was read from.
  */
 export interface RightsLayer {
   readonly name: string;
-  refuse(tool: ToolDefinition, subject: Subject): string | undefined;
+  refuse(tool: ToolDefinition, subject: Subject, index: ToolIndex): string | undefined;
+  reserve?(tool: ToolDefinition, subject: Subject, index: ToolIndex): string | undefined;
 }
 
 /** The attention layer's input: what the session has active now (expired entries already gone). */
@@ -64,7 +67,8 @@ export type Because =
   | { state: 'hidden'; by: 'alias' | 'unlisted' }
   | { state: 'visible'; by: 'toolset'; toolset: string }
   | { state: 'visible'; by: 'loaded' | 'no-toolset' }
-  | { state: 'reserved'; by: 'on-demand' | 'not-in-active-toolsets' };
+  | { state: 'reserved'; by: 'on-demand' | 'not-in-active-toolsets' }
+  | { state: 'reserved'; by: 'base-list'; reason: string };
 
 /**
  * The lattice itself: rights first (forbidden), then advertising (hidden), then attention (visible or
@@ -72,7 +76,7 @@ export type Because =
  */
 export function classifyTool(tool: ToolDefinition, calledAs: string, input: VisibilityInput): Because {
   for (const layer of input.rights) {
-    const reason = layer.refuse(tool, input.subject);
+    const reason = layer.refuse(tool, input.subject, input.registry.index);
     if (reason !== undefined) return { state: 'forbidden', reason };
   }
   if (calledAs !== tool.name) return { state: 'hidden', by: 'alias' };
@@ -85,7 +89,13 @@ export function classifyTool(tool: ToolDefinition, calledAs: string, input: Visi
   }
   if (attention.loaded.has(tool.name)) return { state: 'visible', by: 'loaded' };
   if (onDemand) return { state: 'reserved', by: 'on-demand' };
-  if (attention.toolsets.length === 0) return { state: 'visible', by: 'no-toolset' };
+  if (attention.toolsets.length === 0) {
+    for (const layer of input.rights) {
+      const reason = layer.reserve?.(tool, input.subject, registry.index);
+      if (reason !== undefined) return { state: 'reserved', by: 'base-list', reason };
+    }
+    return { state: 'visible', by: 'no-toolset' };
+  }
   return { state: 'reserved', by: 'not-in-active-toolsets' };
 }
 
@@ -116,6 +126,7 @@ function explain(tool: ToolDefinition, calledAs: string, because: Because, { reg
       return 'no toolset is active, so every tool the session may use is listed';
     case 'reserved':
       if (because.by === 'on-demand') return `'${tool.name}' is on demand (sessions.on_demand in the config): ${way}`;
+      if (because.by === 'base-list') return `${because.reason}: ${way}`;
       return `'${tool.name}' is not in the active toolsets (${attention.toolsets.map((toolset) => `'${toolset.name}'`).join(', ')}): ${way}`;
   }
 }

@@ -133,7 +133,8 @@ describe('Gateway secrets', () => {
     cleanups.push(opened.cleanup);
     // printed in two halves, so that the secrets are in the output but not in the params
     const halves = Object.values(secrets).map((secret) => `${secret.slice(0, 4)}' '${secret.slice(4)}`);
-    const receipt = receiptOf(await opened.gateway.call('shell-exec', { cmd: `printf '%s%s %s%s %s%s\\n' '${halves.join("' '")}' >&2; exit 1` }));
+    // with a token configured, a call without a principal is refused: the api_token's principal is admin
+    const receipt = receiptOf(await opened.gateway.call('shell-exec', { cmd: `printf '%s%s %s%s %s%s\\n' '${halves.join("' '")}' >&2; exit 1` }, { caller: 'admin' }));
     expect(receipt.error).toBe('[REDACTED] [REDACTED] [REDACTED]\n');
     const [stored] = await opened.gateway.receipts();
     expect(JSON.stringify(stored)).not.toMatch(/api-token-|webhook-secret-|repo-token-/);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -56,6 +57,19 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('when principals are configured', () => {
+    it('keeps only digests of their tokens, from the file or the environment, and adds api_token as admin', async () => {
+      const file = await configFile('principals:\n  bot: { roles: [agent], tools: [git-ops] }\n  alice: { roles: [approver], token_sha256: 5E884898DA28047151D0E56F8DC6292773603D0D6AABBDD62A11EF721D1542D8 }\n');
+      const config = loadConfig({ file, env: { HLDP_PRINCIPAL_BOT_TOKEN: 'bot-token-0123456789', HLDP_API_TOKEN: 'api-token-0123456789abcdef' } });
+      expect(config.principals).toEqual([
+        { name: 'bot', roles: ['agent'], tokenSha256: createHash('sha256').update('bot-token-0123456789').digest('hex'), tools: ['git-ops'] },
+        { name: 'alice', roles: ['approver'], tokenSha256: '5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8' },
+        { name: 'admin', roles: ['admin'], tokenSha256: createHash('sha256').update('api-token-0123456789abcdef').digest('hex') },
+      ]);
+      expect(JSON.stringify(config.principals)).not.toContain('bot-token-0123456789');
+    });
+  });
+
   describe('when something is wrong', () => {
     it.each([
       ['a gatekeeper without a token', 'gatekeepers:\n  bs-gz-006: { url: "http://x:3910" }\n', {}, /gatekeepers\.bs-gz-006: needs both url and token \(or HLDP_GATEKEEPER_BS_GZ_006_URL and HLDP_GATEKEEPER_BS_GZ_006_TOKEN\)/],
@@ -69,6 +83,14 @@ describe('loadConfig', () => {
       ['a matcher model url that is not http', 'matcher:\n  model: { url: "file:///tmp/x", model: m }\n', {}, /brush-holder\.yaml:2:\d+: .*http\(s\) URL/],
       ['a matcher model named only in the environment', '', { HLDP_MATCHER_MODEL: 'qwen' }, /matcher\.model: needs both url and model/],
       ['a matcher model timeout under 100 ms', '', { HLDP_MATCHER_MODEL_URL: 'http://127.0.0.1:1/v1', HLDP_MATCHER_MODEL: 'm', HLDP_MATCHER_MODEL_TIMEOUT_MS: '5' }, /at least 100 ms/],
+      ['a principal without a token', 'principals:\n  bot: { roles: [agent] }\n', {}, /principals\.bot: needs a token: token_sha256 .* or the token in HLDP_PRINCIPAL_BOT_TOKEN/],
+      ['a principal token in clear in the file', 'principals:\n  bot: { roles: [agent], token: bot-token-0123456789 }\n', {}, /brush-holder\.yaml:2:26: .*unknown field 'principals\.bot\.token'/],
+      ['a token_sha256 that is not a digest', 'principals:\n  bot: { roles: [agent], token_sha256: bot-token-0123456789 }\n', {}, /brush-holder\.yaml:2:40: .*64 hex digits/],
+      ['a short principal token', 'principals:\n  bot: { roles: [agent] }\n', { HLDP_PRINCIPAL_BOT_TOKEN: 'short' }, /HLDP_PRINCIPAL_BOT_TOKEN: must be at least 16 characters/],
+      ['an unknown role', 'principals:\n  bot: { roles: [master] }\n', {}, /brush-holder\.yaml:2:18: .*must be one of: agent, trusted, approver, admin/],
+      ['two principals with one token', 'principals:\n  a: { roles: [agent] }\n  b: { roles: [agent] }\n', { HLDP_PRINCIPAL_A_TOKEN: 'same-token-0123456789', HLDP_PRINCIPAL_B_TOKEN: 'same-token-0123456789' }, /principals\.b: has the same token as 'a'/],
+      ['a principal named local', 'principals:\n  local: { roles: [agent] }\n', { HLDP_PRINCIPAL_LOCAL_TOKEN: 'local-token-0123456789' }, /principals\.local: 'local' is the operator at this machine/],
+      ['a principal named admin beside api_token', 'principals:\n  admin: { roles: [agent] }\n', { HLDP_PRINCIPAL_ADMIN_TOKEN: 'admin-token-0123456789', HLDP_API_TOKEN: 'api-token-0123456789abcdef' }, /principals\.admin: 'admin' is the principal api_token stands for/],
     ])('stops with the key and the reason for %s', async (_case, text, env, message) => {
       const file = await configFile(text);
       expect(() => loadConfig({ file, env })).toThrow(message);

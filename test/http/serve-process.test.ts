@@ -59,7 +59,7 @@ describe('hldp serve shutting down', () => {
 
 describe('hldp serve refusing to start', () => {
   it.each([
-    [['serve', '--host', '0.0.0.0', '--port', '0'], {}, /listen.host: '0.0.0.0' is reachable beyond this machine, so an api_token is required/],
+    [['serve', '--host', '0.0.0.0', '--port', '0'], {}, /listen.host: '0.0.0.0' is reachable beyond this machine, so credentials are required: set api_token/],
     [['serve', '--port', '0'], { HLDP_API_TOKEN: 'short' }, /HLDP_API_TOKEN: must be at least 16 characters/],
     [['serve', '--port', '0'], { HLDP_WEBHOOK_SECRET: 'short' }, /HLDP_WEBHOOK_SECRET: must be at least 8 characters/],
     [['serve', '--port', '0', '--config', 'CONFIG'], {}, /config.yaml:2:9: 'listen.port' must be integer/],

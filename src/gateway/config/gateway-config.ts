@@ -1,4 +1,5 @@
 import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors/index.js';
+import type { PrincipalConfig } from '../../policy/index.js';
 import type { SandboxMode } from '../../sandbox/index.js';
 import type { SessionsConfig } from '../../sessions/index.js';
 import type { ModelStageOptions } from '../../matcher/index.js';
@@ -15,6 +16,10 @@ export interface GatewayConfig {
   receiptsRetention?: { days?: number; maxRows?: number; intervalMs: number };
   listen: { host: string; port: number };
   apiToken?: string;
+  /** named identities with token digests and roles; `api_token`, if set, is among them as `admin` */
+  principals: PrincipalConfig[];
+  /** principals' tokens given in clear (from the environment): only so that no result can show them */
+  principalTokens: string[];
   webhookSecret?: string;
   maxBodyBytes: number;
   confirmationTtlMs: number;

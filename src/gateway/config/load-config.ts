@@ -5,8 +5,10 @@ import { LineCounter, parseDocument } from 'yaml';
 import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors/index.js';
 import { SANDBOX_MODES, type SandboxMode } from '../../sandbox/index.js';
 import { compileShapeChecker, defaultCacheDir, MAX_DEFINITION_BYTES, YamlLocator, type RepositoryOptions, type ShapeChecker } from '../../scanner/index.js';
+import { API_TOKEN_PRINCIPAL, hashToken, type PrincipalConfig } from '../../policy/index.js';
 import { DEFAULT_SESSIONS_CONFIG } from '../../sessions/index.js';
 import type { ModelStageOptions } from '../../matcher/index.js';
+import type { Role } from '../../core/index.js';
 import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway-config.js';
 import { CONFIG_SCHEMA_URL, DEFAULT_REPOSITORY } from './package-root.js';
 
@@ -20,6 +22,7 @@ interface ConfigFile {
   receipts?: { retention?: { days?: number; max_rows?: number; interval_ms?: number } };
   listen?: { host?: string; port?: number };
   api_token?: string;
+  principals?: Record<string, { roles: Role[]; token_sha256?: string; tools?: string[] }>;
   webhook_secret?: string;
   max_body_bytes?: number;
   confirmation_ttl_ms?: number;
@@ -81,6 +84,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
       port: overrides.port ?? integerFromEnv(env, 'HLDP_PORT', 65535) ?? written.listen?.port ?? 3900,
     },
     ...defined('apiToken', env.HLDP_API_TOKEN ?? written.api_token),
+    ...principalsOf(written.principals, env, env.HLDP_API_TOKEN ?? written.api_token),
     ...defined('webhookSecret', env.HLDP_WEBHOOK_SECRET ?? written.webhook_secret),
     maxBodyBytes: written.max_body_bytes ?? 1024 * 1024,
     confirmationTtlMs: written.confirmation_ttl_ms ?? 10 * 60_000,
@@ -155,6 +159,35 @@ function readConfigFile(path: string): ConfigFile {
     throw new ConfigError(`${path}:${line}:${column}`, problem.message);
   }
   return value as ConfigFile;
+}
+
+/**
+ * The configured principals, each token as a SHA-256 digest: `token_sha256` from the file, or the token from
+ * `HLDP_PRINCIPAL_<NAME>_TOKEN` (hashed here; kept in clear only in `principalTokens`, for redaction). `api_token`
+ * is one more principal, `admin`, with role admin.
+ */
+function principalsOf(written: ConfigFile['principals'], env: NodeJS.ProcessEnv, apiToken: string | undefined): { principals: PrincipalConfig[]; principalTokens: string[] } {
+  const principals: PrincipalConfig[] = [];
+  const principalTokens: string[] = [];
+  for (const [name, entry] of Object.entries(written ?? {})) {
+    const key = `principals.${name}`;
+    if (name === 'local') throw new ConfigError(key, "'local' is the operator at this machine (the CLI); give this principal another name");
+    if (name === API_TOKEN_PRINCIPAL && apiToken !== undefined) throw new ConfigError(key, `'${API_TOKEN_PRINCIPAL}' is the principal api_token stands for; name this one otherwise, or drop api_token`);
+    const variable = `HLDP_PRINCIPAL_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TOKEN`;
+    const token = env[variable];
+    if (token !== undefined && token.length < 16) throw new ConfigError(variable, 'must be at least 16 characters');
+    if (token === undefined && entry.token_sha256 === undefined) throw new ConfigError(key, `needs a token: token_sha256 (the SHA-256 of the token, hex) in the file, or the token in ${variable}`);
+    if (token !== undefined) principalTokens.push(token);
+    principals.push({ name, roles: entry.roles, tokenSha256: token !== undefined ? hashToken(token) : entry.token_sha256!.toLowerCase(), ...(entry.tools ? { tools: entry.tools } : {}) });
+  }
+  if (apiToken !== undefined) principals.push({ name: API_TOKEN_PRINCIPAL, roles: ['admin'], tokenSha256: hashToken(apiToken) });
+  const seen = new Map<string, string>();
+  for (const principal of principals) {
+    const other = seen.get(principal.tokenSha256);
+    if (other !== undefined) throw new ConfigError(`principals.${principal.name}`, `has the same token as '${other}'; every principal needs a token of its own`);
+    seen.set(principal.tokenSha256, principal.name);
+  }
+  return { principals, principalTokens };
 }
 
 /** What the scanner needs of the config. */

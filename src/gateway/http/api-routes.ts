@@ -5,6 +5,7 @@ import { validateBody } from './body-validator.js';
 import { matchOptions } from './match-options.js';
 import { receiptQuery, toolListQuery } from './query-parameters.js';
 import { outcomeStatus, sendOutcome } from './send-outcome.js';
+import { principalOf } from './principal-auth.js';
 import { callInSession, SESSION_HEADER } from './session-routes.js';
 import { toolPage } from './tool-list.js';
 
@@ -54,12 +55,12 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
       response.json(await gateway.match(body.intent, matchOptions(body.limit, body.context)));
       return;
     }
-    sendOutcome(response, await gateway.call(body.tool!, body.params ?? {}, deadlineOption(body.timeout_ms)));
+    sendOutcome(response, await gateway.call(body.tool!, body.params ?? {}, { ...deadlineOption(body.timeout_ms), caller: principalOf(response).name }));
   });
 
   router.post('/v1/confirm', ...jsonBody, validateBody('ConfirmRequest'), async (request, response) => {
     const body = request.body as { token: string; timeout_ms?: number };
-    sendOutcome(response, await gateway.confirm(body.token, deadlineOption(body.timeout_ms)));
+    sendOutcome(response, await gateway.confirm(body.token, { ...deadlineOption(body.timeout_ms), caller: principalOf(response).name }));
   });
 
   router.post('/v1/scan', async (_request, response) => {

@@ -1,13 +1,15 @@
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { isLoopback } from '../../core/index.js';
-import { bearerAuth, bearerMatches, errorHandler, loopbackHostGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
+import { errorHandler, loopbackHostGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
 import type { SandboxStatus } from '../../sandbox/index.js';
 import type { Gateway } from '../service/index.js';
 import { apiRouter } from './api-routes.js';
 import { eventRouter } from './event-routes.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import { openApiDocument } from './openapi.js';
+import { policyRouter } from './policy-routes.js';
+import { principalAuth, requestPrincipal } from './principal-auth.js';
 import type { RescanScheduler } from './rescan-scheduler.js';
 import { sessionRouter } from './session-routes.js';
 import { webhookRouter } from './webhook-route.js';
@@ -41,7 +43,7 @@ export function createApp(options: AppOptions): Express {
     response.json(document);
   });
   // a probe needs no token; what the index is and where it comes from is for those who hold it
-  const mayReadDetails = (request: Request): boolean => !config.apiToken || bearerMatches(request.get('authorization'), config.apiToken);
+  const mayReadDetails = (request: Request): boolean => requestPrincipal(gateway.principals, request) !== undefined;
   app.get('/healthz', async (request, response) => {
     const { index } = gateway.registry;
     const scanError = gateway.scanError;
@@ -66,12 +68,14 @@ export function createApp(options: AppOptions): Express {
   });
   // the webhook authenticates by its signature, not by the API token (Forgejo cannot send one)
   app.use(webhookRouter({ secret: config.webhookSecret, maxBodyBytes: config.maxBodyBytes, scheduler, ...(options.announceRescan ? { announce: options.announceRescan } : {}) }));
-  const auth: RequestHandler = config.apiToken ? bearerAuth(config.apiToken, "the gateway's api_token (HLDP_API_TOKEN)") : (_request, _response, next) => next();
+  // every principal (api_token is one, admin) is admitted; what each may see and run is the rights layer's to say
+  const auth: RequestHandler = principalAuth(gateway.principals);
   app.get('/metrics', auth, async (_request, response) => {
     response.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   app.use('/v1', auth);
   app.use(sessionRouter(gateway, { maxBodyBytes: config.maxBodyBytes }));
+  app.use(policyRouter(gateway));
   app.use(apiRouter(gateway, { maxBodyBytes: config.maxBodyBytes, rescansIdle: () => scheduler.idle() }));
   app.use(eventRouter(gateway));
   options.extraRoutes?.(app, auth);

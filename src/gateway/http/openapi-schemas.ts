@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { RECEIPT_SCHEMA_URL } from '../config/index.js';
 import { WIRE_ERROR_CODES } from './wire-errors.js';
+import { POLICY_SCHEMAS } from './openapi-policy-schemas.js';
 
 const nullableString = { type: ['string', 'null'] };
 const stringList = { type: 'array', items: { type: 'string' } };
@@ -72,6 +73,7 @@ const Error = {
 
 /** Every schema the document names under `components/schemas`. */
 export const COMPONENT_SCHEMAS = {
+  ...POLICY_SCHEMAS,
   Error,
   Diagnostic,
   Stale,

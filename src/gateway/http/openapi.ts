@@ -121,6 +121,12 @@ export function openApiDocument(version: string): Record<string, unknown> {
       '/v1/sessions/{id}/turn': {
         post: { operationId: 'endTurn', summary: 'The turn ended: turn-scoped toolsets and loaded tools go', parameters: [sessionId], responses: { '200': answer('the session after', 'Session'), '404': answer('no such session', 'Error'), '401': errors['401'] } },
       },
+      '/v1/policies': {
+        get: {
+          operationId: 'listPolicies', summary: 'The policies of the served commit (its policy version), and the policy files that cannot be read: while there are any, every call is refused',
+          responses: { '200': answer('the policies and the problems', 'PolicyList'), '401': errors['401'] },
+        },
+      },
       '/v1/scan': {
         post: {
           operationId: 'scan', summary: 'Rescan the repository now; a new commit swaps the index atomically',
@@ -189,7 +195,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       '/metrics': { get: { operationId: 'metrics', summary: 'Prometheus text format', responses: { '200': { description: 'metrics', content: { 'text/plain': { schema: { type: 'string' } } } }, '401': errors['401'] } } },
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'the api_token of the gateway config (HLDP_API_TOKEN); required when one is set' } },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: "a principal's token (principals in the config, or api_token / HLDP_API_TOKEN); required when any is configured" } },
       schemas: COMPONENT_SCHEMAS,
     },
   };

@@ -4,6 +4,7 @@ import type { SessionState } from '../../sessions/index.js';
 import { catalogFor } from '../mcp/index.js';
 import { META_TOOL_BY_NAME, runMetaTool, type Gateway, type MetaOutcome } from '../service/index.js';
 import { matchOptions } from './match-options.js';
+import { principalOf } from './principal-auth.js';
 import { sendOutcome } from './send-outcome.js';
 import { validateBody } from './body-validator.js';
 import { WIRE_ERRORS, type WireErrorCode } from './wire-errors.js';
@@ -24,7 +25,7 @@ export function sessionRouter(gateway: Gateway, options: { maxBodyBytes: number 
   const { sessions } = gateway;
 
   const withSession = (handler: (request: Request, response: Response, state: SessionState) => Promise<void> | void) => async (request: Request, response: Response) => {
-    const state = await sessions.get(String(request.params['id']));
+    const state = await ownSession(gateway, String(request.params['id']), response);
     if (!state) return notFound(response, String(request.params['id']));
     await handler(request, response, state);
   };
@@ -45,7 +46,8 @@ export function sessionRouter(gateway: Gateway, options: { maxBodyBytes: number 
 
   router.post('/v1/sessions', jsonBody, optionalBody, async (request, response) => {
     const body = (request.body ?? {}) as { toolsets?: string[] };
-    const opened = await sessions.open(body.toolsets ? { toolsets: body.toolsets } : {});
+    // the session acts for the principal that opened it, and only that principal may use it
+    const opened = await sessions.open({ ...(body.toolsets ? { toolsets: body.toolsets } : {}), principal: principalOf(response).name });
     if (!opened.ok) {
       response.status(metaStatus(opened.code)).json({ code: opened.code, error: opened.message });
       return;
@@ -59,7 +61,7 @@ export function sessionRouter(gateway: Gateway, options: { maxBodyBytes: number 
   }));
 
   router.delete('/v1/sessions/:id', async (request, response) => {
-    if (!(await sessions.close(request.params.id))) return notFound(response, request.params.id);
+    if (!(await ownSession(gateway, request.params.id, response)) || !(await sessions.close(request.params.id))) return notFound(response, request.params.id);
     response.status(204).end();
   });
 
@@ -104,7 +106,7 @@ export function sessionRouter(gateway: Gateway, options: { maxBodyBytes: number 
  */
 export async function callInSession(gateway: Gateway, request: Request, response: Response): Promise<void> {
   const id = request.get(SESSION_HEADER)!;
-  const state = await gateway.sessions.get(id);
+  const state = await ownSession(gateway, id, response);
   if (!state) return notFound(response, id);
   const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number; timeout_ms?: number; context?: Record<string, unknown> };
   if (body.intent !== undefined) {
@@ -114,7 +116,7 @@ export async function callInSession(gateway: Gateway, request: Request, response
   const meta = META_TOOL_BY_NAME.get(body.tool!);
   if (meta) return sendMeta(response, meta.name, await runMetaTool(gateway, state, meta, body.params ?? {}));
   const before = gateway.sessions.view(state).digest;
-  const outcome = await gateway.call(body.tool!, body.params ?? {}, { session: state, ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }) });
+  const outcome = await gateway.call(body.tool!, body.params ?? {}, { session: state, caller: principalOf(response).name, ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }) });
   if (gateway.sessions.view(state).digest !== before) response.set('X-HLDP-Tools-Changed', 'true');
   sendOutcome(response, outcome);
 }
@@ -151,6 +153,12 @@ function describe(gateway: Gateway, state: SessionState): Record<string, unknown
     loaded: state.loaded.map((tool) => ({ name: tool.name, expires_at: iso(tool.deadline) })),
     skills: gateway.sessions.skillIndex(state).map((skill) => skill.name),
   };
+}
+
+/** The session of that id if the request's principal opened it: another principal's session is not found, as if it did not exist. */
+async function ownSession(gateway: Gateway, id: string, response: Response): Promise<SessionState | undefined> {
+  const state = await gateway.sessions.get(id);
+  return state && state.principal === principalOf(response).name ? state : undefined;
 }
 
 function notFound(response: Response, id: string): void {

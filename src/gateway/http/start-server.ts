@@ -29,8 +29,8 @@ export interface ServerOptions {
 
 /** Opens the gateway, starts its embedded gatekeeper and HTTP API, and polls the repository as a webhook fallback. */
 export async function startServer(config: GatewayConfig, options: ServerOptions): Promise<RunningServer> {
-  if (!isLoopback(config.listen.host) && !config.apiToken) {
-    throw new ConfigError('listen.host', `'${config.listen.host}' is reachable beyond this machine, so an api_token is required: set api_token in the config or HLDP_API_TOKEN (at least 16 characters)`);
+  if (!isLoopback(config.listen.host) && config.principals.length === 0) {
+    throw new ConfigError('listen.host', `'${config.listen.host}' is reachable beyond this machine, so credentials are required: set api_token in the config or HLDP_API_TOKEN (at least 16 characters), or configure principals`);
   }
   const { logger } = options;
   const metrics = new GatewayMetrics();

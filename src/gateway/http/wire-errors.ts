@@ -6,7 +6,7 @@ export const WIRE_ERRORS = {
   MALFORMED_JSON: { status: 400, fix: 'send a body that is valid JSON; the message names the position where it stopped being JSON' },
   INVALID_REQUEST: { status: 400, fix: 'send the fields the route documents (GET /v1/openapi.json); the message names each problem' },
   NESTING_TOO_DEEP: { status: 400, fix: 'send JSON nested at most 64 levels deep: flatten the params' },
-  UNAUTHORIZED: { status: 401, fix: "send Authorization: Bearer <the gateway's api_token>" },
+  UNAUTHORIZED: { status: 401, fix: "send Authorization: Bearer <a principal's token> (principals in the config, or the gateway's api_token)" },
   BAD_SIGNATURE: { status: 401, fix: 'sign the raw body with HMAC-SHA256 and the webhook secret, hex, in X-Forgejo-Signature' },
   FORBIDDEN_HOST: { status: 403, fix: 'address a loopback server as localhost, 127.0.0.1 or [::1]; to serve other names, listen on another address with an api_token' },
   NOT_FOUND: { status: 404, fix: 'use a route of GET /v1/openapi.json' },

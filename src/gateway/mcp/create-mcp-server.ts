@@ -31,6 +31,8 @@ const INSTRUCTIONS =
 export interface McpSessionOptions {
   /** toolsets enabled from the start, for as long as the connection lives (`/mcp?toolsets=a,b`, `hldp mcp --toolsets`) */
   toolsets?: readonly string[];
+  /** the principal the connection acts for (the one whose token opened it) */
+  principal: string;
 }
 
 /**
@@ -40,7 +42,7 @@ export interface McpSessionOptions {
  * enabled or expired, a tool loaded, a rescan that changes a tool it lists) and only then.
  * One server per connection (the SDK binds a server to one transport); `close()` it to end the session.
  */
-export function createMcpServer(gateway: Gateway, options: McpSessionOptions = {}): Server {
+export function createMcpServer(gateway: Gateway, options: McpSessionOptions): Server {
   // the low-level Server, not McpServer: the tools are JSON Schemas read from TOOL.hdlp that change on rescan,
   // and the gateway, not zod, validates params (with the same wording and receipts as POST /v1/call)
   const server = new Server(
@@ -48,7 +50,7 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions = {
     { capabilities: { tools: { listChanged: true }, resources: {} }, instructions: INSTRUCTIONS },
   );
   const { sessions } = gateway;
-  const opened = sessions.open(options.toolsets ? { toolsets: options.toolsets } : {}).then((result) => {
+  const opened = sessions.open({ principal: options.principal, ...(options.toolsets ? { toolsets: options.toolsets } : {}) }).then((result) => {
     if (!result.ok) throw new Error(result.message);
     return result.session;
   });

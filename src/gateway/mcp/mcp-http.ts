@@ -3,6 +3,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import express, { type Express, type RequestHandler, type Response, type Router } from 'express';
 import { isLoopback } from '../../core/index.js';
 import { loopbackHostGuard } from '../../http-edge/index.js';
+import { LOCAL_PRINCIPAL } from '../../policy/index.js';
 import type { Gateway } from '../service/index.js';
 import { createMcpServer, type McpSessionOptions } from './create-mcp-server.js';
 import { SessionTransport } from './session-transport.js';
@@ -28,6 +29,8 @@ interface Session {
   server: Server;
   /** when this instance last marked it used in the store */
   touched: number;
+  /** the principal whose token opened it: only that principal may use it */
+  principal: string;
 }
 
 const DEFAULT_MAX_SESSIONS = 100;
@@ -95,10 +98,12 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
       const available = gateway.registry.index.toolsets.map((toolset) => toolset.name).join(', ') || 'none';
       return rpcError(response, 400, -32602, `Bad Request: no toolset ${unknown.join(', ')}; available: ${available}`);
     }
-    const options: McpSessionOptions = toolsets ? { toolsets } : {};
+    const principal = principalName(gateway, response);
+    if (principal === undefined) return rpcError(response, 401, -32001, "Unauthorized: send Authorization: Bearer <a principal's token>");
+    const options: McpSessionOptions = { principal, ...(toolsets ? { toolsets } : {}) };
     const server = createMcpServer(gateway, options);
     const transport = transportFor(server, () => randomUUID(), async (id) => {
-      keep(id, { transport, server, touched: Date.now() });
+      keep(id, { transport, server, touched: Date.now(), principal });
       const initialize = initializeParams(request.body);
       // without the record this instance still serves the session; the others answer 404 and the client starts a new one
       if (initialize) await store.mcpSessions.create({ id, initialize, options: { ...options } }).catch((error: Error) => logger?.warn({ err: error.message }, 'cannot keep the MCP session in the store'));
@@ -112,7 +117,10 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
   const restore = async (id: string, protocolVersion: string | undefined): Promise<Session | undefined> => {
     const record = await store.mcpSessions.get(id).catch(() => undefined);
     if (!record) return undefined;
-    const server = createMcpServer(gateway, sessionOptions(record.options));
+    const options = sessionOptions(record.options);
+    // a session recorded before principals existed belongs to nobody once credentials are configured
+    if (!options) return undefined;
+    const server = createMcpServer(gateway, options);
     const transport = transportFor(server, () => id);
     await server.connect(transport);
     try {
@@ -122,7 +130,7 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
       await server.close();
       return undefined;
     }
-    const session = { transport, server, touched: 0 };
+    const session = { transport, server, touched: 0, principal: options.principal };
     keep(id, session);
     return session;
   };
@@ -145,8 +153,9 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
       return rpcError(response, 400, -32000, 'Bad Request: no Mcp-Session-Id header; POST an initialize request first to open a session');
     }
     const session = await sessionFor(id, request.get('mcp-protocol-version'));
-    // 404 tells the client to start a new session (the session ended, or no instance knows it)
-    if (!session) return rpcError(response, 404, -32001, `Session not found: '${id}' is not open; initialize a new session`);
+    // 404 tells the client to start a new session (the session ended, or no instance knows it);
+    // another principal's session is not found either: a session id is no credential
+    if (!session || session.principal !== principalName(gateway, response)) return rpcError(response, 404, -32001, `Session not found: '${id}' is not open; initialize a new session`);
     sessions.delete(id);
     sessions.set(id, session);
     if (Date.now() - session.touched > TOUCH_EVERY_MS) {
@@ -177,10 +186,16 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
   };
 }
 
-/** The options a session was opened with, as recorded (only what this version knows). */
-function sessionOptions(recorded: Record<string, unknown>): McpSessionOptions {
-  const { toolsets } = recorded;
-  return Array.isArray(toolsets) && toolsets.every((name) => typeof name === 'string') ? { toolsets } : {};
+/** The options a session was opened with, as recorded (only what this version knows); none without the principal it acts for. */
+function sessionOptions(recorded: Record<string, unknown>): McpSessionOptions | undefined {
+  const { toolsets, principal } = recorded;
+  if (typeof principal !== 'string') return undefined;
+  return Array.isArray(toolsets) && toolsets.every((name) => typeof name === 'string') ? { principal, toolsets } : { principal };
+}
+
+// mounted behind principalAuth (serve); mounted bare, it serves the operator at this machine only while no credential is configured
+function principalName(gateway: Gateway, response: Response): string | undefined {
+  return (response.locals['principal'] as { name: string } | undefined)?.name ?? (gateway.principals.required ? undefined : LOCAL_PRINCIPAL.name);
 }
 
 /** The params of a lone JSON-RPC `initialize` request, if that is what the body is. */

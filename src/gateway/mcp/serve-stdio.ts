@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { LOCAL_PRINCIPAL } from '../../policy/index.js';
 import type { Gateway } from '../service/index.js';
 import { createMcpServer } from './create-mcp-server.js';
 
@@ -14,9 +15,10 @@ export interface StdioStreams {
  * Serves MCP over stdin/stdout. When stdin ends, requests already read are answered first, then the server
  * closes; when `signal` aborts, it closes at once (calls running are cancelled, and their receipts say so).
  */
-export async function serveMcpStdio(gateway: Gateway, options: { streams?: StdioStreams; signal?: AbortSignal; toolsets?: readonly string[] } = {}): Promise<void> {
+export async function serveMcpStdio(gateway: Gateway, options: { streams?: StdioStreams; signal?: AbortSignal; toolsets?: readonly string[]; principal?: string } = {}): Promise<void> {
   const { stdin, stdout } = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
-  const server = createMcpServer(gateway, options.toolsets ? { toolsets: options.toolsets } : {});
+  // the operator at this machine unless the command was given a principal's token
+  const server = createMcpServer(gateway, { principal: options.principal ?? LOCAL_PRINCIPAL.name, ...(options.toolsets ? { toolsets: options.toolsets } : {}) });
   const closed = new Promise<void>((resolve) => {
     const stopListening = server.onclose;
     server.onclose = () => {

@@ -20,7 +20,7 @@ export class ExecutionTargets {
     private readonly logger?: Logger,
   ) {
     const { repository, apiToken, webhookSecret, store, matcherModel } = config;
-    this.otherSecrets = [repository.token, apiToken, webhookSecret, passwordOf(store.url), matcherModel?.token].filter((secret): secret is string => secret !== undefined);
+    this.otherSecrets = [repository.token, apiToken, webhookSecret, passwordOf(store.url), matcherModel?.token, ...config.principalTokens].filter((secret): secret is string => secret !== undefined);
   }
 
   /** What the sandbox probe found, once it ran (`sandboxed()`). */

@@ -3,9 +3,10 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { MatchResult, Receipt, ToolDefinition, ToolIndex, UsageEvent } from '../../core/index.js';
 import { EventHub } from '../../events/index.js';
-import { execute } from '../../executors/index.js';
+import { execute, redactValue, secretsOf } from '../../executors/index.js';
 import { compactSchema, createMatcher, createModelStage, matchWithModel, type MatchContext, type Matcher, type ModelStage } from '../../matcher/index.js';
 import { Scanner } from '../../scanner/index.js';
+import { accessRights, API_TOKEN_PRINCIPAL, Principals } from '../../policy/index.js';
 import { SessionManager, type SessionState } from '../../sessions/index.js';
 import { openStore, type ChainReport, type ReceiptQuery, type Store, type StoreHealth } from '../../store/index.js';
 import type { SandboxStatus } from '../../sandbox/index.js';
@@ -61,6 +62,8 @@ export interface CallRequest {
   timeoutMs?: number;
   /** the agent session the call is made in, if any */
   session?: SessionState;
+  /** the principal the call is made for (with a session, the session's); absent: nobody, refused once credentials are configured */
+  caller?: string;
   /** `tool_call` runs any tool the caller may run; a direct call of a reserved tool enables its toolset instead */
   via?: 'direct' | 'tool_call';
 }
@@ -94,6 +97,8 @@ export class Gateway {
   private servingAt: string | undefined;
   /** the event stream: this process's calls, rejections, confirmations and scans go into the store's log; servers `start` it to deliver */
   readonly events: EventHub;
+  /** the configured principals (and `api_token` as `admin`): who requests act for */
+  readonly principals: Principals;
   private current: Registry;
   private readonly steps: CallStep[] = [];
   private readonly observers: GatewayObserver[];
@@ -128,7 +133,9 @@ export class Gateway {
       onError: (error, what) => logger?.warn({ err: error.message }, what),
     });
     this.observers.push(eventObserver(this.events, index));
-    this.sessions = new SessionManager({ registry: () => this.current, config: config.sessions, ...(clock ? { clock } : {}), ...(logger ? { logger } : {}) });
+    this.principals = new Principals(config.principals);
+    // the rights layer of the one visibility function: principals, tools' access blocks, policies' access rules
+    this.sessions = new SessionManager({ registry: () => this.current, config: config.sessions, rights: [accessRights(this.principals)], ...(clock ? { clock } : {}), ...(logger ? { logger } : {}) });
     // visibility is the first step: a forbidden tool is refused and a reserved one substituted before anything else looks at the call
     this.use(sessionStep(this.sessions, (name, params) => this.current.matcher.lookup(name, tooDeepParams(params) ? {} : (params ?? {}))));
     // then what a session reaches for is remembered: its recent tools inform its next matches, and the pair is stored
@@ -201,12 +208,15 @@ export class Gateway {
     const registry = this.current;
     const last = (request: CallRequest): Promise<CallOutcome> => this.callOn(registry, request);
     const chain = this.steps.reduceRight<(request: CallRequest) => Promise<CallOutcome>>((next, step) => (request) => step(request, next), last);
-    return this.track(chain({ tool, params, ...options }), { tool });
+    // a call in a session acts for the session's principal
+    const caller = options.caller ?? options.session?.principal;
+    return this.track(chain({ tool, params, ...options, ...(caller === undefined ? {} : { caller }) }), { tool });
   }
 
   /** Runs the call a confirmation token stands for, exactly as it was asked (under this request's deadline, if it names one). */
-  confirm(token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs'> = {}): Promise<CallOutcome> {
-    return this.track(this.confirmOn(this.current, token, options));
+  confirm(token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session'> = {}): Promise<CallOutcome> {
+    const caller = options.caller ?? options.session?.principal;
+    return this.track(this.confirmOn(this.current, token, { ...options, ...(caller === undefined ? {} : { caller }) }));
   }
 
   /** Reads stored receipts, newest first. */
@@ -279,11 +289,13 @@ export class Gateway {
 
   /**
    * Where `hldp-api` tools go when no `apis.default` is configured: serve points it at its own API,
-   * so the starter tool `http-request` works out of the box (e.g. GET /healthz).
+   * so the starter tool `http-request` works out of the box (e.g. GET /healthz). With principals beyond
+   * `api_token`, it goes without a token: a tool must not read the API as admin for an agent that is not one.
    */
   useSelfApi(url: string): void {
     this.servingAt = url;
-    this.targets.useSelfApi({ url, ...(this.config.apiToken ? { token: this.config.apiToken } : {}) });
+    const onlyAdmin = this.config.principals.every((principal) => principal.name === API_TOKEN_PRINCIPAL);
+    this.targets.useSelfApi({ url, ...(this.config.apiToken && onlyAdmin ? { token: this.config.apiToken } : {}) });
   }
 
   /** Lets calls in flight finish (their receipts stored), then stops the embedded gatekeeper and closes the store. */
@@ -360,7 +372,7 @@ export class Gateway {
     return { kind: 'receipt', receipt: await this.run(registry, tool, data, null, deadline.timeoutMs, request) };
   }
 
-  private async confirmOn(registry: Registry, token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs'>): Promise<CallOutcome> {
+  private async confirmOn(registry: Registry, token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session'>): Promise<CallOutcome> {
     const refuse = (reason: string, error: string): CallOutcome => ({ kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason, error });
     const peeked = await this.fromStore(() => this.store.confirmations.peek(token));
     if ('kind' in peeked) return peeked;
@@ -397,7 +409,7 @@ export class Gateway {
     params: Record<string, unknown>,
     confirmation: string | null,
     timeoutMs: number,
-    options: Pick<CallOptions, 'signal'>,
+    options: Pick<CallOptions, 'signal' | 'caller' | 'session'>,
   ): Promise<Receipt> {
     const id = randomUUID();
     const startedAt = new Date();
@@ -410,8 +422,9 @@ export class Gateway {
       ok: result.ok, tool: tool.name, method: tool.method, output: result.output, error: result.error, duration_ms: result.duration_ms,
       id, executor: tool.executor, stderr: result.stderr, code: result.code, exit_code: result.exit_code, signal: result.signal,
       timed_out: result.timed_out, ...(result.resource_limit ? { resource_limit: result.resource_limit } : {}), output_bytes: result.output_bytes, cut_bytes: result.cut_bytes,
-      commit: registry.index.commit, params, started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation,
-      timeout_ms: timeoutMs,
+      // a secret the caller put in the params (a token, pasted) is not kept in the receipt either
+      commit: registry.index.commit, params: redactValue(params, secretsOf(context)), started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation,
+      timeout_ms: timeoutMs, caller: options.caller ?? null, session: options.session?.id ?? null,
       source: { host: hostname(), repository: registry.index.source, ...(this.servingAt ? { url: this.servingAt } : {}) },
     };
     // stored before it is returned: a receipt the caller saw is a receipt a human can read later
@@ -423,7 +436,7 @@ export class Gateway {
       receipt.error = receipt.error === null ? reason : `${receipt.error}\n${reason}`;
       this.logger?.error({ call_id: id, tool: tool.name, err: (error as Error).message }, 'receipt not stored');
     }
-    this.logger?.info({ call_id: id, tool: tool.name, executor: tool.executor, ok: receipt.ok, code: receipt.code, duration_ms: receipt.duration_ms }, 'call');
+    this.logger?.info({ call_id: id, tool: tool.name, executor: tool.executor, caller: receipt.caller, session: receipt.session, ok: receipt.ok, code: receipt.code, duration_ms: receipt.duration_ms }, 'call');
     return receipt;
   }
 }

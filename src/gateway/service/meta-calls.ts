@@ -66,7 +66,7 @@ export async function runMetaTool(
       return { kind: 'call', outcome, changed: changedSince() };
     }
     default: {
-      const outcome = await gateway.confirm(args.token as string, { ...(options.signal ? { signal: options.signal } : {}), ...deadlineOf(options) });
+      const outcome = await gateway.confirm(args.token as string, { ...(options.signal ? { signal: options.signal } : {}), ...deadlineOf(options), ...(session ? { session } : {}) });
       return { kind: 'call', outcome, changed: false };
     }
   }

@@ -11,7 +11,7 @@ import type { CallStep } from './gateway.js';
  */
 export function sessionStep(sessions: SessionManager, lookup: (name: string, params: unknown) => LookupResult): CallStep {
   return async (request, next) => {
-    const decision = sessions.decideCall(request.session, request.tool, request.via);
+    const decision = sessions.decideCall(request.session, request.tool, request.via, request.caller);
     const ran = async (toolsetEnabled?: string | null): Promise<CallOutcome> => {
       const outcome = await next(request);
       if (outcome.kind === 'receipt' && request.session && decision.kind !== 'unknown') sessions.afterCall(request.session, decision.tool.name);

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { constants, type Dirent } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ENTRY_KINDS, ENTRY_LAYOUT, type Diagnostic, type EntryKind } from '../../core/index.js';
+import { ENTRY_KINDS, ENTRY_LAYOUT, entryPath, type Diagnostic, type EntryKind } from '../../core/index.js';
 import { ScanError } from '../scan-error.js';
 import { tooLargeMessage } from '../yaml-mapping.js';
 import { definitionPath, entryKey, type RepositorySource, type Snapshot, type ToolEntry } from './source.js';
 
-/** Reads `tools/*\/TOOL.hdlp`, `toolsets/*\/TOOLSET.hdlp` and `skills/*\/SKILL.md` from a plain folder (the working tree, not git). */
+/** Reads `tools/*\/TOOL.hdlp`, `toolsets/*\/TOOLSET.hdlp`, `skills/*\/SKILL.md` and `policies/*.hdlp` from a plain folder (the working tree, not git). */
 export class FolderSource implements RepositorySource {
   readonly label: string;
   readonly cacheKey: string;
@@ -60,13 +60,17 @@ export class FolderSource implements RepositorySource {
       if (kind === 'tool') await this.assertRootExists();
       return [];
     }
+    const { file, flat } = ENTRY_LAYOUT[kind];
+    // a flat kind's entries are files (a symlink among them is listed, and then refused as not a regular file)
+    if (flat) return folders.filter((dirent) => !dirent.isDirectory() && dirent.name.endsWith(file) && dirent.name.length > file.length).map((dirent) => dirent.name.slice(0, -file.length)).sort(compare);
     return folders.filter((dirent) => dirent.isDirectory()).map((dirent) => dirent.name).sort(compare);
   }
 
   private async readDefinition(kind: EntryKind, folder: string): Promise<Buffer | Diagnostic> {
-    const { folder: top, file } = ENTRY_LAYOUT[kind];
-    const path = join(this.root, top, folder, file);
+    const { folder: top, file: name, flat } = ENTRY_LAYOUT[kind];
+    const path = join(this.root, entryPath(kind, folder));
     const at = { file: definitionPath(folder, kind), line: 1, column: 1 };
+    const file = flat ? at.file : name;
     try {
       const stats = await lstat(path);
       if (!stats.isFile()) return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${file} must be a regular file (not a symlink or folder)` };

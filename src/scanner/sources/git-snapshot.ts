@@ -13,47 +13,73 @@ export interface ObjectStore {
 
 const SYMLINK_MODE = '120000';
 
-/** Lists `tools/`, `toolsets/` and `skills/` at a commit from the object store (no working tree), reading each definition on demand. */
+/** Lists `tools/`, `toolsets/`, `skills/` and `policies/` at a commit from the object store (no working tree), reading each definition on demand. */
 export async function readGitSnapshot(store: ObjectStore, commit: string, maxBytes: number): Promise<Snapshot> {
   const { gitdir, cache } = store;
   const git = await loadGit();
   const fs = await snapshotFs(gitdir);
   const sizes = new ObjectSizes(gitdir);
+  // a flat entry (policies/<name>.hdlp) is a blob: its mode says whether it is a symlink
+  const flatModes = new Map<string, string>();
   const listEntries = async (): Promise<ToolEntry[]> => {
     const { commit: parsed } = await git.readCommit({ fs, gitdir, oid: commit, cache });
     const root = await git.readTree({ fs, gitdir, oid: parsed.tree, cache });
     const listed: ToolEntry[] = [];
     for (const kind of ENTRY_KINDS) {
-      const folder = root.tree.find((entry) => entry.path === ENTRY_LAYOUT[kind].folder && entry.type === 'tree');
+      const { folder: top, file, flat } = ENTRY_LAYOUT[kind];
+      const folder = root.tree.find((entry) => entry.path === top && entry.type === 'tree');
       if (!folder) continue;
       // read raw and parsed here: git.readTree checks and copies every entry (40 ms at 10,000 tools; this takes 6)
       const { object } = await git.readObject({ fs, gitdir, oid: folder.oid, cache, format: 'content' });
-      const entries = subtrees(object as Uint8Array).sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
+      const items = treeItems(object as Uint8Array);
+      const entries = flat
+        ? items.filter((item) => item.mode !== TREE_MODE && item.name.endsWith(file) && item.name.length > file.length).map((item) => {
+            flatModes.set(`${kind}/${item.name.slice(0, -file.length)}`, item.mode);
+            return { folder: item.name.slice(0, -file.length), oid: item.oid };
+          })
+        : items.filter((item) => item.mode === TREE_MODE).map((item) => ({ folder: item.name, oid: item.oid }));
+      entries.sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
       listed.push(...(kind === 'tool' ? entries : entries.map((entry) => ({ kind, ...entry }))));
     }
     return listed;
   };
-  return { commit, listEntries, read: (entry) => readDefinition(store, fs, sizes, maxBytes, entry) };
+  return {
+    commit,
+    listEntries,
+    read: (entry) => (entry.kind && ENTRY_LAYOUT[entry.kind].flat ? readFlatDefinition(store, fs, sizes, maxBytes, entry, flatModes.get(`${entry.kind}/${entry.folder}`)) : readDefinition(store, fs, sizes, maxBytes, entry)),
+  };
 }
 
 const TREE_MODE = '40000';
 const latin1 = new TextDecoder('latin1');
 const utf8 = new TextDecoder('utf-8');
 
-/** The subfolders of a raw git tree object (`<mode> <name>\0<20-byte oid>` repeated). */
-function subtrees(tree: Uint8Array): ToolEntry[] {
-  const entries: ToolEntry[] = [];
+/** The entries of a raw git tree object (`<mode> <name>\0<20-byte oid>` repeated). */
+function treeItems(tree: Uint8Array): Array<{ mode: string; name: string; oid: string }> {
+  const items: Array<{ mode: string; name: string; oid: string }> = [];
   let position = 0;
   while (position < tree.length) {
     const space = tree.indexOf(0x20, position);
     const nul = tree.indexOf(0x00, space);
     if (space < 0 || nul < 0 || nul + 21 > tree.length) throw new Error('malformed git tree object');
-    const mode = latin1.decode(tree.subarray(position, space));
-    // the subtree oid changes whenever anything in the folder does: unchanged oid, nothing to re-read
-    if (mode === TREE_MODE) entries.push({ folder: utf8.decode(tree.subarray(space + 1, nul)), oid: Buffer.from(tree.subarray(nul + 1, nul + 21)).toString('hex') });
+    // a subtree oid changes whenever anything in the folder does: unchanged oid, nothing to re-read
+    items.push({ mode: latin1.decode(tree.subarray(position, space)), name: utf8.decode(tree.subarray(space + 1, nul)), oid: Buffer.from(tree.subarray(nul + 1, nul + 21)).toString('hex') });
     position = nul + 21;
   }
-  return entries;
+  return items;
+}
+
+async function readFlatDefinition(store: ObjectStore, fs: PromiseFs, sizes: ObjectSizes, maxBytes: number, entry: ToolEntry, mode: string | undefined) {
+  const { gitdir, cache } = store;
+  const git = await loadGit();
+  const kind: EntryKind = entry.kind!;
+  const path = definitionPath(entry.folder, kind);
+  const at = { file: path, line: 1, column: 1 };
+  if (mode === SYMLINK_MODE || mode === '160000') return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${path} must be a regular file (not a symlink or submodule)` } satisfies Diagnostic;
+  const size = await sizes.size(entry.oid);
+  if (size !== undefined && size > maxBytes) return { ...at, severity: 'error', code: 'FILE_TOO_LARGE', message: tooLargeMessage(size, maxBytes, path) } satisfies Diagnostic;
+  const { blob } = await git.readBlob({ fs, gitdir, oid: entry.oid, cache });
+  return { kind, path, folder: entry.folder, oid: entry.oid, content: blob };
 }
 
 async function readDefinition(store: ObjectStore, fs: PromiseFs, sizes: ObjectSizes, maxBytes: number, entry: ToolEntry) {

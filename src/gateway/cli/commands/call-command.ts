@@ -15,10 +15,10 @@ export const callCommand: Command = {
     if (!tool) throw new UsageError(`call needs a tool name, e.g. hldp call shell-exec --params '{"cmd":"echo hello"}'`);
     const params = readParams(flags.params);
     const deadline = parseTimeout(flags.timeout);
-    const { withGateway } = await import('../with-gateway.js');
+    const { cliCaller, withGateway } = await import('../with-gateway.js');
     return withGateway(flags, async (gateway) => {
       const { printOutcome } = await import('../format-outcome.js');
-      return printOutcome(await gateway.call(tool, params, deadline), io, Boolean(flags.json));
+      return printOutcome(await gateway.call(tool, params, { ...deadline, caller: cliCaller(gateway) }), io, Boolean(flags.json));
     });
   },
 };

@@ -13,10 +13,10 @@ export const confirmCommand: Command = {
     const token = positionals[0];
     if (!token) throw new UsageError('confirm needs the token a call printed, e.g. hldp confirm 3kq...');
     const deadline = parseTimeout(flags.timeout);
-    const { withGateway } = await import('../with-gateway.js');
+    const { cliCaller, withGateway } = await import('../with-gateway.js');
     return withGateway(flags, async (gateway) => {
       const { printOutcome } = await import('../format-outcome.js');
-      return printOutcome(await gateway.confirm(token, deadline), io, Boolean(flags.json));
+      return printOutcome(await gateway.confirm(token, { ...deadline, caller: cliCaller(gateway) }), io, Boolean(flags.json));
     });
   },
 };

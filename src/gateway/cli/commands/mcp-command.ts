@@ -5,7 +5,7 @@ import { UsageError } from '../usage-error.js';
 export const mcpCommand: Command = {
   name: 'mcp',
   usage: '[--repo R] [--ref REF] [--config FILE] [--toolsets a,b]',
-  summary: 'serve the tools over MCP on stdin/stdout (for MCP clients; the HTTP endpoint is /mcp in hldp serve)',
+  summary: 'serve the tools over MCP on stdin/stdout (for MCP clients; the HTTP endpoint is /mcp in hldp serve); acts for the principal of HLDP_TOKEN, or local',
   options: { ...REPOSITORY_OPTIONS, toolsets: { type: 'string' } },
   maxPositionals: 0,
   async run(flags) {
@@ -17,6 +17,14 @@ export const mcpCommand: Command = {
     const config = configFromFlags(flags);
     const logger = createLogger(config.logLevel).child({ surface: 'mcp' });
     const gateway = await Gateway.open({ config, logger });
+    const { cliCaller } = await import('../with-gateway.js');
+    let principal: string;
+    try {
+      principal = cliCaller(gateway);
+    } catch (error) {
+      await gateway.close();
+      throw error;
+    }
     await gateway.warmUp();
     const toolsets = typeof flags.toolsets === 'string' ? flags.toolsets.split(',').map((name) => name.trim()).filter(Boolean) : undefined;
     const unknown = (toolsets ?? []).filter((name) => !gateway.sessions.registryView().toolset(name));
@@ -33,7 +41,7 @@ export const mcpCommand: Command = {
     process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
     try {
       logger.info({ source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: gateway.tools().length }, 'MCP server on stdio');
-      await serveMcpStdio(gateway, { signal: stop.signal, ...(toolsets ? { toolsets } : {}) });
+      await serveMcpStdio(gateway, { signal: stop.signal, principal, ...(toolsets ? { toolsets } : {}) });
       return 0;
     } finally {
       process.off('SIGINT', onSignal).off('SIGTERM', onSignal);

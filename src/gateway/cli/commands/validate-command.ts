@@ -4,11 +4,11 @@ import { ENTRY_KINDS, ENTRY_LAYOUT, formatDiagnostic, type Diagnostic, type Entr
 import type { DefinitionFile } from '../../../scanner/index.js';
 import { JSON_OPTION, writeJson, writeLines, type Command } from '../command.js';
 
-/** `hldp validate`: lint `TOOL.hdlp`, `TOOLSET.hdlp` and `SKILL.md` files in the working tree, for authors and pre-commit hooks. */
+/** `hldp validate`: lint `TOOL.hdlp`, `TOOLSET.hdlp`, `SKILL.md` and `policies/*.hdlp` files in the working tree, for authors and pre-commit hooks. */
 export const validateCommand: Command = {
   name: 'validate',
   usage: '[PATH...] [--json] [--config FILE]',
-  summary: 'check TOOL.hdlp, TOOLSET.hdlp and SKILL.md files: file:line:col: message per problem, exit 1 on any error or when nothing was found to check',
+  summary: 'check TOOL.hdlp, TOOLSET.hdlp, SKILL.md and policies/*.hdlp files: file:line:col: message per problem, exit 1 on any error or when nothing was found to check',
   options: { ...JSON_OPTION, config: { type: 'string', short: 'c' } },
   maxPositionals: Infinity,
   async run(flags, positionals, io) {
@@ -47,7 +47,7 @@ export const validateCommand: Command = {
       writeLines(io.stdout, ordered.map(formatDiagnostic));
       io.stderr.write(`${found} file(s) under ${paths.join(', ')}: ${errors.length} error(s), ${result.warnings.length} warning(s)\n`);
       if (found === 0) {
-        io.stderr.write('no definition found (looked for PATH/TOOL.hdlp, PATH/tools/*/TOOL.hdlp, PATH/toolsets/*/TOOLSET.hdlp, PATH/skills/*/SKILL.md and PATH/*/TOOL.hdlp); pass a tools repository, e.g. hldp validate native-repo\n');
+        io.stderr.write('no definition found (looked for PATH/TOOL.hdlp, PATH/tools/*/TOOL.hdlp, PATH/toolsets/*/TOOLSET.hdlp, PATH/skills/*/SKILL.md, PATH/policies/*.hdlp and PATH/*/TOOL.hdlp); pass a tools repository, e.g. hldp validate native-repo\n');
       }
     }
     return errors.length || found === 0 ? 1 : 0;
@@ -61,13 +61,13 @@ interface FoundFile {
   root?: string;
 }
 
-const KIND_OF_FILE = new Map(ENTRY_KINDS.map((kind) => [ENTRY_LAYOUT[kind].file, kind]));
+const KIND_OF_FILE = new Map(ENTRY_KINDS.filter((kind) => !ENTRY_LAYOUT[kind].flat).map((kind) => [ENTRY_LAYOUT[kind].file, kind]));
 const KIND_OF_FOLDER = new Map(ENTRY_KINDS.map((kind) => [ENTRY_LAYOUT[kind].folder, kind]));
 
 /** A file as given, a repository folder (tools/, toolsets/, skills/), an entry folder, or a tools/ (toolsets/, skills/) folder itself. */
 function definitionFilesAt(path: string): FoundFile[] {
-  if (statSync(path).isFile()) return [located(path, KIND_OF_FILE.get(basename(path)) ?? 'tool')];
-  const own = ENTRY_KINDS.map((kind) => join(path, ENTRY_LAYOUT[kind].file)).filter((file) => existsSync(file));
+  if (statSync(path).isFile()) return [located(path, KIND_OF_FILE.get(basename(path)) ?? flatKindOf(path) ?? 'tool')];
+  const own = ENTRY_KINDS.filter((kind) => !ENTRY_LAYOUT[kind].flat).map((kind) => join(path, ENTRY_LAYOUT[kind].file)).filter((file) => existsSync(file));
   if (own.length) return own.map((file) => located(file, KIND_OF_FILE.get(basename(file))!));
   const kindFolder = KIND_OF_FOLDER.get(basename(resolve(path)));
   if (kindFolder) return entriesOf(resolve(path, '..'), [kindFolder]);
@@ -89,6 +89,12 @@ function repositoryFiles(root: string, only?: EntryKind): FoundFile[] {
   return ENTRY_KINDS.filter((kind) => only === undefined || kind === only).flatMap((kind) => {
     const top = join(root, ENTRY_LAYOUT[kind].folder);
     if (!existsSync(top) || !statSync(top).isDirectory()) return [];
+    const { file: ending, flat } = ENTRY_LAYOUT[kind];
+    if (flat) {
+      return readdirSync(top, { withFileTypes: true })
+        .filter((entry) => !entry.isDirectory() && entry.name.endsWith(ending) && entry.name.length > ending.length)
+        .map((entry) => ({ file: join(top, entry.name), kind, root }));
+    }
     return readdirSync(top, { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => join(top, entry.name, ENTRY_LAYOUT[kind].file))
@@ -97,10 +103,16 @@ function repositoryFiles(root: string, only?: EntryKind): FoundFile[] {
   });
 }
 
-// `<root>/<kind folder>/<name>/<file>`: the root is three folders up
+// a file such as policies/ops.hdlp: its kind is told by its folder
+function flatKindOf(path: string): EntryKind | undefined {
+  const folder = basename(dirname(resolve(path)));
+  return ENTRY_KINDS.find((kind) => ENTRY_LAYOUT[kind].flat && ENTRY_LAYOUT[kind].folder === folder && path.endsWith(ENTRY_LAYOUT[kind].file));
+}
+
+// `<root>/<kind folder>/<name>/<file>` (flat: `<root>/<kind folder>/<name><file>`): the root is three (two) folders up
 function located(file: string, kind: EntryKind): FoundFile {
   const absolute = resolve(file);
-  const kindFolder = dirname(dirname(absolute));
+  const kindFolder = ENTRY_LAYOUT[kind].flat ? dirname(absolute) : dirname(dirname(absolute));
   return basename(kindFolder) === ENTRY_LAYOUT[kind].folder ? { file, kind, root: dirname(kindFolder) } : { file, kind };
 }
 
@@ -108,9 +120,11 @@ function located(file: string, kind: EntryKind): FoundFile {
 async function readDefinition(file: string, kind: EntryKind, maxBytes: number): Promise<DefinitionFile | Diagnostic> {
   const { readBounded } = await import('../../../scanner/index.js');
   const shown = relative(process.cwd(), resolve(file)) || file;
-  const content = await readBounded(file, maxBytes, { file: shown, line: 1, column: 1 }, ENTRY_LAYOUT[kind].file);
+  const { file: name, flat } = ENTRY_LAYOUT[kind];
+  const content = await readBounded(file, maxBytes, { file: shown, line: 1, column: 1 }, flat ? shown : name);
   if (!Buffer.isBuffer(content)) return content;
-  return { ...(kind === 'tool' ? {} : { kind }), path: shown, folder: basename(dirname(resolve(file))), oid: shown, content };
+  const folder = flat ? basename(file).slice(0, -name.length) : basename(dirname(resolve(file)));
+  return { ...(kind === 'tool' ? {} : { kind }), path: shown, folder, oid: shown, content };
 }
 
 function byPlace(a: Diagnostic, b: Diagnostic): number {

@@ -1,0 +1,76 @@
+import { describeGate, passesGate, type AccessGate, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { PolicySet, type RuleRef } from './policy-set.js';
+import type { Principal } from './principals.js';
+
+/** Who decides an approval request when its rule does not say: a principal with role approver (or admin). */
+export const DEFAULT_APPROVERS: AccessGate = Object.freeze({ roles: ['approver' as const] });
+
+/** What the approval policy decides for one call (seed 002): run it, refuse it, or wait for a person. */
+export type PolicyDecision =
+  | { kind: 'allow'; rule?: RuleRef }
+  | { kind: 'deny'; rule?: RuleRef; reason: string }
+  | {
+      kind: 'approve';
+      /** absent: the tool's own `require_confirm` decided */
+      rule?: RuleRef;
+      reason: string;
+      /** the caller may approve its own request */
+      selfApproval: boolean;
+      approvers: AccessGate;
+      /** the human at an MCP client that declares elicitation may decide there */
+      elicit: boolean;
+      expiresInMs?: number;
+    };
+
+/**
+ * The first approval rule (over every policy in path order) whose tools, callers and param conditions match
+ * decides; with none, a tool with `constraints.require_confirm` waits for a confirmation its caller may give
+ * itself (today's confirm flow), and any other runs. A broken policy denies.
+ */
+export function decidePolicy(index: ToolIndex, tool: ToolDefinition, params: Record<string, unknown>, caller: Principal): PolicyDecision {
+  const set = PolicySet.of(index);
+  const broken = set.brokenReason;
+  if (broken) return { kind: 'deny', reason: broken };
+  for (const compiled of set.rulesFor(tool)) {
+    if (compiled.callers && !passesGate(compiled.callers, caller)) continue;
+    if (!compiled.conditions.every(([param, test]) => test(Object.hasOwn(params, param) ? params[param] : undefined))) continue;
+    const { rule, ref } = compiled;
+    switch (rule.decision) {
+      case 'allow':
+        return { kind: 'allow', rule: ref };
+      case 'deny':
+        return { kind: 'deny', rule: ref, reason: `${rule.reason ?? `the policy denies this call of '${tool.name}'`} (${ref.where})` };
+      case 'approve':
+        return {
+          kind: 'approve', rule: ref,
+          reason: `${rule.reason ?? `the policy asks a person to approve this call of '${tool.name}'`} (${ref.where})`,
+          selfApproval: rule.self_approval ?? false,
+          approvers: rule.approvers ?? DEFAULT_APPROVERS,
+          elicit: rule.elicit ?? false,
+          ...(rule.expires_in_ms === undefined ? {} : { expiresInMs: rule.expires_in_ms }),
+        };
+    }
+  }
+  if (tool.constraints.require_confirm) {
+    return { kind: 'approve', reason: `'${tool.name}' requires confirmation (constraints.require_confirm)`, selfApproval: true, approvers: DEFAULT_APPROVERS, elicit: true };
+  }
+  return { kind: 'allow' };
+}
+
+/** What a decider needs to know of a request: who asked, and what its rule lets decide. */
+export interface DecisionRights {
+  caller: string;
+  selfApproval: boolean;
+  approvers: AccessGate;
+}
+
+/**
+ * Why `principal` may not approve or deny a request, or undefined if it may: the caller only where its rule
+ * allows self-approval (the agent cannot approve its own request), anyone else only as one of the rule's approvers.
+ */
+export function deciderProblem(request: DecisionRights, principal: Principal): string | undefined {
+  if (principal.name === request.caller) {
+    return request.selfApproval ? undefined : `principal '${principal.name}' made this request and its rule does not allow self-approval; ${describeGate(request.approvers)} decides it`;
+  }
+  return passesGate(request.approvers, principal) ? undefined : `principal '${principal.name}' may not decide this request: it is for ${describeGate(request.approvers)}`;
+}

@@ -1,0 +1,128 @@
+import { formatDiagnostic, type AccessGate, type ApprovalRule, type Diagnostic, type PolicyDecisionKind, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { compileCondition, modeOf, type ValueTest } from './param-conditions.js';
+
+/** Where a rule is written: its policy, its place in the approval list, and `file:line:col`. */
+export interface RuleRef {
+  policy: string;
+  /** `policies/ops.hdlp:12:5` */
+  where: string;
+}
+
+/** An identity gate of a policy over one tool. */
+export interface PolicyGate {
+  gate: AccessGate;
+  reason?: string;
+  where: string;
+}
+
+/** An approval rule compiled once per index: its tools expanded, its conditions compiled. */
+export interface CompiledRule {
+  ref: RuleRef;
+  decision: PolicyDecisionKind;
+  reason?: string;
+  callers?: AccessGate;
+  conditions: Array<[param: string, test: ValueTest]>;
+  rule: ApprovalRule;
+}
+
+const sets = new WeakMap<ToolIndex, PolicySet>();
+
+/**
+ * The policies of one index, compiled once per index (a rescan builds a new one): each tool's identity gates
+ * from every access rule that covers it, its approval rules in order, and principals' base lists expanded.
+ * The policy version is the index's commit. `broken` holds the diagnostics of policy files that could not be
+ * read: while there are any, the gateway refuses every call (a broken policy must not silently allow).
+ */
+export class PolicySet {
+  readonly commit: string;
+  readonly broken: Diagnostic[];
+  private readonly names = new Map<string, string>();
+  private readonly groups = new Map<string, string[]>();
+  private readonly gates = new Map<string, PolicyGate[]>();
+  private readonly rules: Array<{ compiled: CompiledRule; tools: ReadonlySet<string> | 'all' }> = [];
+  private readonly rulesByTool = new Map<string, CompiledRule[]>();
+  private readonly baseLists = new Map<string, ReadonlySet<string>>();
+
+  /** The policy set of an index, compiled on first use. */
+  static of(index: ToolIndex): PolicySet {
+    let set = sets.get(index);
+    if (!set) sets.set(index, (set = new PolicySet(index)));
+    return set;
+  }
+
+  private constructor(readonly index: ToolIndex) {
+    this.commit = index.commit;
+    this.broken = index.errors.filter((diagnostic) => diagnostic.file.startsWith('policies/'));
+    for (const tool of index.tools) {
+      this.names.set(tool.name.toLowerCase(), tool.name);
+      for (const alias of tool.aliases) this.names.set(alias.toLowerCase(), tool.name);
+      if (tool.group) this.groups.set(tool.group, [...(this.groups.get(tool.group) ?? []), tool.name]);
+    }
+    for (const policy of index.policies ?? []) {
+      for (const rule of policy.access) {
+        const where = `${policy.source.path}:${rule.at.line}:${rule.at.column}`;
+        const gate: PolicyGate = { gate: { ...(rule.roles ? { roles: rule.roles } : {}), ...(rule.principals ? { principals: rule.principals } : {}) }, ...(rule.reason ? { reason: rule.reason } : {}), where };
+        const covered = this.expand(rule.tools);
+        for (const name of covered === 'all' ? index.tools.map((tool) => tool.name) : covered) this.gates.set(name, [...(this.gates.get(name) ?? []), gate]);
+      }
+      for (const rule of policy.approval) {
+        const mode = modeOf(rule.decision);
+        const compiled: CompiledRule = {
+          ref: { policy: policy.name, where: `${policy.source.path}:${rule.at.line}:${rule.at.column}` },
+          decision: rule.decision,
+          ...(rule.reason ? { reason: rule.reason } : {}),
+          ...(rule.callers ? { callers: rule.callers } : {}),
+          conditions: Object.entries(rule.when ?? {}).map(([param, condition]) => [param, compileCondition(condition, mode)]),
+          rule,
+        };
+        this.rules.push({ compiled, tools: this.expand(rule.tools) });
+      }
+    }
+  }
+
+  /** The first broken policy file, as `file:line:col: message`, if any. */
+  get brokenReason(): string | undefined {
+    const [first] = this.broken;
+    if (!first) return undefined;
+    const more = this.broken.length > 1 ? ` (and ${this.broken.length - 1} more problem${this.broken.length > 2 ? 's' : ''})` : '';
+    return `the policy ${first.file} cannot be read (${formatDiagnostic(first)})${more}; every call is refused until it is fixed: run hldp validate on the policies/ folder, fix, and push`;
+  }
+
+  /** The policies' identity gates over a tool. */
+  gatesFor(tool: ToolDefinition): readonly PolicyGate[] {
+    return this.gates.get(tool.name) ?? [];
+  }
+
+  /** The approval rules that name a tool (by itself, an alias, its group or `*`), in order. */
+  rulesFor(tool: ToolDefinition): readonly CompiledRule[] {
+    let found = this.rulesByTool.get(tool.name);
+    if (!found) {
+      found = this.rules.filter(({ tools }) => tools === 'all' || tools.has(tool.name)).map(({ compiled }) => compiled);
+      this.rulesByTool.set(tool.name, found);
+    }
+    return found;
+  }
+
+  /** A principal's base list as tool names, expanded once per index. */
+  baseList(principal: string, names: readonly string[]): ReadonlySet<string> {
+    let list = this.baseLists.get(principal);
+    if (!list) {
+      const expanded = this.expand(names);
+      list = expanded === 'all' ? new Set(this.index.tools.map((tool) => tool.name)) : expanded;
+      this.baseLists.set(principal, list);
+    }
+    return list;
+  }
+
+  /** Tool names, aliases and groups as tool names; `*` is every tool. */
+  private expand(names: readonly string[]): ReadonlySet<string> | 'all' {
+    if (names.includes('*')) return 'all';
+    const tools = new Set<string>();
+    for (const name of names) {
+      const tool = this.names.get(name.toLowerCase());
+      if (tool) tools.add(tool);
+      for (const member of this.groups.get(name) ?? []) tools.add(member);
+    }
+    return tools;
+  }
+}

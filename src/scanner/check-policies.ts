@@ -1,0 +1,49 @@
+import type { Diagnostic, PolicyDefinition, ToolDefinition } from '../core/index.js';
+import type { ScanEntry } from './build-index.js';
+import { nearest } from './check-members.js';
+import type { Position } from './yaml-locator.js';
+
+type Duplicate = (file: string, position: Position | undefined, taken: string) => Diagnostic;
+
+/**
+ * Keeps the policies whose every rule names tools, aliases or groups the repository has (`*` covers all), in
+ * path order. A name no tool answers to is an error at that name, with the nearest names, and the policy is left
+ * out: a rule that silently matched nothing could let through what it was written to stop, so the gateway reads
+ * a policy left out as broken and refuses calls until it is fixed. A tool whose own definition is broken is
+ * still a known name (`folders`), so one broken tool does not break every policy that mentions it.
+ */
+export function checkPolicies(
+  tools: readonly ToolDefinition[],
+  folders: readonly string[],
+  entries: readonly ScanEntry[],
+  errors: Diagnostic[],
+  duplicate: Duplicate,
+): PolicyDefinition[] {
+  const known = new Set<string>(['*', ...folders.map((folder) => folder.toLowerCase())]);
+  const groups = new Set<string>();
+  for (const tool of tools) {
+    known.add(tool.name.toLowerCase());
+    for (const alias of tool.aliases) known.add(alias.toLowerCase());
+    if (tool.group) groups.add(tool.group);
+  }
+  const kept = new Map<string, PolicyDefinition>();
+  for (const entry of entries) {
+    if (entry.kind !== 'policy' || !entry.policy) continue;
+    const policy = entry.policy;
+    const first = kept.get(policy.name.toLowerCase());
+    if (first) {
+      errors.push(duplicate(policy.source.path, entry.name_position, `policy name '${policy.name}' is already taken by ${first.source.path}`));
+      continue;
+    }
+    const unknown = (entry.members ?? []).filter((member) => !known.has(member.name.toLowerCase()) && !groups.has(member.name));
+    for (const { name, position } of unknown) {
+      const near = nearest(name, [...tools.map((tool) => tool.name), ...groups]);
+      errors.push({
+        file: policy.source.path, line: position.line, column: position.column, severity: 'error', code: 'UNKNOWN_MEMBER',
+        message: `policy '${policy.name}' names '${name}', which is neither a tool nor a group of this registry${near.length ? `; did you mean ${near.map((candidate) => `'${candidate}'`).join(', ')}?` : ''} (a rule that matched nothing would not stop what it was written to stop, so the policy is refused whole)`,
+      });
+    }
+    if (unknown.length === 0) kept.set(policy.name.toLowerCase(), policy);
+  }
+  return [...kept.values()].sort((a, b) => (a.source.path < b.source.path ? -1 : a.source.path > b.source.path ? 1 : 0));
+}

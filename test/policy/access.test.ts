@@ -1,0 +1,135 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { api, echoTool, mcpClient, policyRepository, startGateway, textOf, TOKENS } from './support.js';
+
+// one real `hldp serve` for the file: principals from the config file and the environment, access rules from the repository
+let gateway: { url: string; service: ServiceProcess };
+let cleanup: () => Promise<void>;
+
+beforeAll(async () => {
+  const { repo, temp } = await policyRepository({
+    // an identity gate in the tool's own definition (seed 003's trusted_only)
+    'tools/deploy/TOOL.hdlp': echoTool('deploy', 'access: { roles: [trusted] }'),
+    // outside bot's base list, in no gate: only a toolset could bring it, and for bot none may
+    'tools/echo-tool/TOOL.hdlp': echoTool('echo-tool'),
+    'toolsets/extra/TOOLSET.hdlp': 'name: extra\ndescription: echo things\ntools: [echo-tool, deploy]\nauthor: TEST-001\nwhy: tests\n',
+    'policies/team.hdlp': [
+      'name: team', 'author: TEST-001', 'why: a shell is for trusted principals',
+      'access:', '  - tools: [shell-exec]', '    roles: [trusted]', '    reason: the shell is for trusted principals',
+    ].join('\n'),
+  });
+  gateway = await startGateway(repo, temp.path);
+  cleanup = async () => {
+    await gateway.service.stop();
+    await temp.cleanup();
+  };
+});
+afterAll(() => cleanup());
+
+describe('principals at the HTTP edge', () => {
+  it('admits each principal by its token and refuses a missing or wrong one with 401', async () => {
+    expect((await api(gateway.url, 'GET', '/v1/receipts')).status).toBe(401);
+    expect((await api(gateway.url, 'GET', '/v1/receipts', { token: `${TOKENS.bot}x` })).status).toBe(401);
+    // a token that is another's digest is not a token
+    expect((await api(gateway.url, 'GET', '/v1/receipts', { token: 'a'.repeat(64) })).status).toBe(401);
+    for (const who of ['bot', 'lead', 'alice', 'bob', 'admin'] as const) expect((await api(gateway.url, 'GET', '/v1/receipts', { who })).status).toBe(200);
+  });
+
+  it('keeps a session to the principal that opened it', async () => {
+    const opened = await api(gateway.url, 'POST', '/v1/sessions', { who: 'bot' });
+    expect(opened.status).toBe(201);
+    expect((await api(gateway.url, 'GET', `/v1/sessions/${opened.body.id}`, { who: 'lead' })).status).toBe(404);
+    const call = await api(gateway.url, 'POST', '/v1/call', { who: 'lead', session: opened.body.id, body: { tool: 'git-ops', params: { op: 'status' } } });
+    expect(call.status).toBe(404);
+    expect(call.body.code).toBe('SESSION_NOT_FOUND');
+  });
+});
+
+describe('access rules', () => {
+  it('leave a forbidden tool out of that principal\'s tools/list, refuse its call with the reason, and show it to another', async () => {
+    const bot = await mcpClient(gateway.url, 'bot');
+    const lead = await mcpClient(gateway.url, 'lead', { toolsets: 'extra' });
+    try {
+      const botTools = (await bot.listTools()).tools.map((tool) => tool.name);
+      expect(botTools).toContain('git-ops');
+      expect(botTools).not.toContain('deploy');
+      expect(botTools).not.toContain('shell-exec');
+      const refused = (await bot.callTool({ name: 'deploy', arguments: { text: 'now' } })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain("'deploy' is for role trusted or admin (its access block in tools/deploy/TOOL.hdlp); principal 'bot' has roles agent");
+      const shell = (await bot.callTool({ name: 'shell-exec', arguments: { cmd: 'echo hi' } })) as CallToolResult;
+      expect(textOf(shell)).toContain('the shell is for trusted principals (policies/team.hdlp:5:5)');
+
+      expect((await lead.listTools()).tools.map((tool) => tool.name)).toContain('deploy');
+      const ran = (await lead.callTool({ name: 'deploy', arguments: { text: 'now' } })) as CallToolResult;
+      expect(ran.isError).toBeFalsy();
+      expect(ran.structuredContent).toMatchObject({ ok: true, output: 'now\n', caller: 'lead' });
+    } finally {
+      await bot.close();
+      await lead.close();
+    }
+  });
+
+  it('explain the refusal in one word and one sentence', async () => {
+    const opened = await api(gateway.url, 'POST', '/v1/sessions', { who: 'bot' });
+    const explained = await api(gateway.url, 'GET', `/v1/sessions/${opened.body.id}/tools/deploy`, { who: 'bot' });
+    expect(explained.body).toMatchObject({ state: 'forbidden', reason: expect.stringContaining('its access block') });
+  });
+
+  it('refuse a principal without a calling role every tool', async () => {
+    const refused = await api(gateway.url, 'POST', '/v1/call', { who: 'alice', body: { tool: 'git-ops', params: { op: 'status' } } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.reason).toBe("principal 'alice' has roles approver: calling tools needs one of agent, trusted, admin");
+  });
+});
+
+describe('a toolset in an untrusted session', () => {
+  it('cannot widen the base list: the tool stays forbidden, to tool_load and tool_call too', async () => {
+    const opened = await api(gateway.url, 'POST', '/v1/sessions', { who: 'bot', body: { toolsets: ['extra'] } });
+    const session = opened.body.id;
+    const listed = await api(gateway.url, 'GET', `/v1/sessions/${session}/tools`, { who: 'bot' });
+    expect(listed.body.tools.map((tool: { name: string }) => tool.name)).not.toContain('echo-tool');
+    const call = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', session, body: { tool: 'echo-tool', params: { text: 'x' } } });
+    expect(call.status).toBe(403);
+    expect(call.body.reason).toContain("'echo-tool' is not in the tools of principal 'bot' (principals.bot.tools in the config); 'bot' is not trusted, so no toolset, tool_load or tool_call can widen them");
+    const viaToolCall = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', session, body: { tool: 'tool_call', params: { name: 'echo-tool', params: { text: 'x' } } } });
+    expect(viaToolCall.status).toBe(403);
+    const loaded = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', session, body: { tool: 'tool_load', params: { name: 'echo-tool' } } });
+    expect(loaded.status).toBe(403);
+  });
+
+  it('in a trusted session replaces the base list: reserved outside it, visible and runnable in an active toolset', async () => {
+    const opened = await api(gateway.url, 'POST', '/v1/sessions', { who: 'lead' });
+    const session = opened.body.id;
+    expect((await api(gateway.url, 'GET', `/v1/sessions/${session}/tools/echo-tool`, { who: 'lead' })).body).toMatchObject({
+      state: 'reserved', reason: expect.stringContaining("not in the base list of principal 'lead'"),
+    });
+    const enabled = await api(gateway.url, 'POST', '/v1/call', { who: 'lead', session, body: { tool: 'toolset', params: { action: 'enable', name: 'extra' } } });
+    expect(enabled.status).toBe(200);
+    const call = await api(gateway.url, 'POST', '/v1/call', { who: 'lead', session, body: { tool: 'echo-tool', params: { text: 'widened' } } });
+    expect(call.status).toBe(200);
+    expect(call.body).toMatchObject({ ok: true, output: 'widened\n', caller: 'lead', session });
+  });
+});
+
+describe('receipts', () => {
+  it('record the caller and the session', async () => {
+    const plain = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'git-ops', params: { op: 'status' } } });
+    expect(plain.body).toMatchObject({ caller: 'bot', session: null });
+    const stored = await api(gateway.url, 'GET', `/v1/receipts/${plain.body.id}`, { who: 'admin' });
+    expect(stored.body).toMatchObject({ caller: 'bot', session: null });
+  });
+
+  it('and the log never hold a token, even one a caller pastes into its params', async () => {
+    const call = await api(gateway.url, 'POST', '/v1/call', { who: 'lead', body: { tool: 'git-ops', params: { op: 'log', limit: 1, ref: TOKENS.bot } } });
+    const text = JSON.stringify(call.body);
+    expect(text).toContain('[REDACTED]');
+    for (const token of Object.values(TOKENS)) {
+      expect(text).not.toContain(token);
+      expect(gateway.service.stderr()).not.toContain(token);
+    }
+    // the log says who called
+    expect(gateway.service.stderr()).toContain('"caller":"lead"');
+  });
+});

@@ -1,0 +1,98 @@
+import { posix } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { compileCondition } from '../../src/policy/index.js';
+import { validateDefinitionFiles } from '../../src/scanner/index.js';
+import { makeToolYaml } from '../helpers/git.js';
+
+// Property-based tests of what reads hostile input: a policy file (repository content) and the params a
+// condition reads (caller content). Runs are counted so that the file takes a few seconds.
+
+const TOOL = { path: 'tools/alpha/TOOL.hdlp', folder: 'alpha', oid: 't', content: Buffer.from(makeToolYaml('alpha', { group: 'letters' })) };
+
+function lint(text: string | Uint8Array) {
+  const content = typeof text === 'string' ? Buffer.from(text) : text;
+  return validateDefinitionFiles([{ kind: 'policy', path: 'policies/p.hdlp', folder: 'p', oid: 'p', content }], [TOOL]);
+}
+
+const ruleArbitrary = fc.record(
+  {
+    tools: fc.oneof(fc.constant(['alpha']), fc.constant(['*']), fc.array(fc.string(), { maxLength: 3 }), fc.string()),
+    decision: fc.oneof(fc.constantFrom('allow', 'approve', 'deny'), fc.string(), fc.integer()),
+    when: fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.record({ glob: fc.string() }), fc.record({ regex: fc.string() }), fc.record({ equals: fc.jsonValue() }), fc.jsonValue()), { maxKeys: 3 }),
+    self_approval: fc.oneof(fc.boolean(), fc.string()),
+    expires_in_ms: fc.oneof(fc.integer(), fc.double()),
+  },
+  { requiredKeys: [] },
+);
+
+describe('the policy parser', () => {
+  it('never throws: a policy or errors, every error at a place in the file', () => {
+    fc.assert(
+      fc.property(fc.record({ name: fc.oneof(fc.constant('p'), fc.string()), author: fc.string(), why: fc.string(), approval: fc.array(ruleArbitrary, { maxLength: 4 }), access: fc.jsonValue() }, { requiredKeys: [] }), (document) => {
+        const text = stringify(document);
+        const result = lint(text);
+        expect(result.policies + (result.errors.length > 0 ? 1 : 0)).toBe(1);
+        const lines = text.split('\n').length;
+        for (const error of result.errors) {
+          expect(error.file).toBe('policies/p.hdlp');
+          expect(error.line).toBeGreaterThanOrEqual(1);
+          expect(error.line).toBeLessThanOrEqual(lines + 1);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('never throws on bytes that are not YAML at all', () => {
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 400 }), (bytes) => {
+      const result = lint(bytes);
+      expect(result.policies + result.errors.length).toBeGreaterThan(0);
+    }), { numRuns: 300 });
+  });
+});
+
+const segment = fc.oneof(fc.constantFrom('..', '.', 'agent', 'etc', '.env', 'a b', '*'), fc.stringMatching(/^[a-z.]{1,6}$/));
+const pathArbitrary = fc.tuple(fc.boolean(), fc.array(segment, { minLength: 1, maxLength: 6 })).map(([absolute, parts]) => `${absolute ? '/' : ''}${parts.join('/')}`);
+
+describe('a glob condition', () => {
+  const strict = compileCondition({ glob: 'agent/**' }, 'strict');
+  const broad = compileCondition({ glob: 'agent/**' }, 'broad');
+
+  it('never lets a path that climbs out with .. through an allow rule, and always catches it for approve and deny', () => {
+    fc.assert(fc.property(pathArbitrary, (path) => {
+      const normal = posix.normalize(path);
+      if (normal === '..' || normal.startsWith('../')) {
+        expect(strict(path)).toBe(false);
+        expect(broad(path)).toBe(true);
+      }
+    }), { numRuns: 500 });
+  });
+
+  it('reads a path as its normal form: ./ and x/.. change nothing', () => {
+    fc.assert(fc.property(pathArbitrary, fc.stringMatching(/^[a-z]{1,5}$/), (path, detour) => {
+      if (path.startsWith('/')) return;
+      const dressed = `./${detour}/../${path}`;
+      expect(strict(dressed)).toBe(strict(path));
+      expect(broad(dressed)).toBe(broad(path));
+    }), { numRuns: 500 });
+  });
+
+  it('matches a list strictly only when every element matches, broadly when any does', () => {
+    fc.assert(fc.property(fc.array(pathArbitrary, { minLength: 1, maxLength: 5 }), (paths) => {
+      expect(strict(paths)).toBe(paths.every((path) => strict(path)));
+      expect(broad(paths)).toBe(paths.some((path) => broad(path)));
+    }), { numRuns: 300 });
+  });
+});
+
+describe('a regex condition', () => {
+  it('answers in linear time where a backtracking engine would not return', () => {
+    const test = compileCondition({ regex: '^(a+)+$' }, 'broad');
+    const start = performance.now();
+    expect(test(`${'a'.repeat(50_000)}!`)).toBe(false);
+    // generous: a backtracking engine takes longer than the age of the universe here
+    expect(performance.now() - start).toBeLessThan(10_000);
+  });
+});

@@ -1,0 +1,104 @@
+import { cp, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { hashToken } from '../../src/policy/index.js';
+import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
+import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+
+/** Each test principal's bearer token (at least 16 characters, as the config asks). */
+export const TOKENS = {
+  bot: 'bot-token-0123456789abcdef',
+  lead: 'lead-token-0123456789abcdef',
+  alice: 'alice-token-0123456789abcdef',
+  bob: 'bob-token-0123456789abcdef',
+  admin: 'admin-token-0123456789abcdef',
+} as const;
+
+/** The principal names the tests use. */
+export type Who = keyof typeof TOKENS;
+
+/**
+ * The principals of the tests: bot (an untrusted agent with a base list), lead (a trusted agent whose base list
+ * its toolsets replace), alice and bob (approvers, not agents), and admin (api_token). Tokens reach the gateway
+ * both ways the config allows: lead's and bob's as token_sha256 in the file, the others in the environment.
+ */
+export const PRINCIPALS_YAML = `principals:
+  bot: { roles: [agent], tools: [git-ops, file-read, file-write, http-request, shell-exec] }
+  lead: { roles: [agent, trusted], tools: [git-ops], token_sha256: ${hashToken(TOKENS.lead)} }
+  alice: { roles: [approver] }
+  bob: { roles: [approver], token_sha256: ${hashToken(TOKENS.bob)} }
+`;
+
+/** The environment that completes PRINCIPALS_YAML (tokens of bot and alice) and sets api_token (admin). */
+export const PRINCIPAL_ENV: NodeJS.ProcessEnv = {
+  HLDP_PRINCIPAL_BOT_TOKEN: TOKENS.bot,
+  HLDP_PRINCIPAL_ALICE_TOKEN: TOKENS.alice,
+  HLDP_API_TOKEN: TOKENS.admin,
+};
+
+/** A `shell` tool that echoes its one param `text` (optionally with an access block and other fields). */
+export function echoTool(name: string, extra = ''): string {
+  return [
+    `name: ${name}`, `display: ${name}`, `intent: echo a text (${name})`, 'method: run', 'executor: shell',
+    'params_schema:', '  text: { type: string, required: true }',
+    'shell: { argv: [echo, "{text}"] }', 'author: TEST-001', 'created: 2026-12-01', `why: tests need ${name}`, extra,
+  ].join('\n');
+}
+
+/** A git repository holding the starter registry (native-repo) and `files` on top, committed. */
+export async function policyRepository(files: Record<string, string>): Promise<{ repo: string; temp: { path: string; cleanup: () => Promise<void> } }> {
+  const temp = await makeTempDir('hldp-policy-');
+  const repo = join(temp.path, 'repo');
+  await initRepository(repo);
+  await cp('native-repo', repo, { recursive: true });
+  await commitFiles(repo, files, 'registry with policies');
+  return { repo, temp };
+}
+
+/** A real `hldp serve` process over `repo` with the test principals (and `config` appended to the config file). */
+export async function startGateway(
+  repo: string,
+  temp: string,
+  options: { config?: string; env?: NodeJS.ProcessEnv; logLevel?: string } = {},
+): Promise<{ url: string; service: ServiceProcess; env: NodeJS.ProcessEnv; configFile: string }> {
+  const configFile = join(temp, `config-${Math.random().toString(36).slice(2)}.yaml`);
+  await writeFile(configFile, `${PRINCIPALS_YAML}${options.config ?? ''}`);
+  const env: NodeJS.ProcessEnv = {
+    HLDP_CACHE_DIR: join(temp, 'cache'), HLDP_DATA_DIR: join(temp, 'data'), HLDP_WORKSPACE: join(temp, 'workspace'),
+    HLDP_POLL_INTERVAL_MS: '600000', HLDP_LOG_LEVEL: options.logLevel ?? 'info', ...PRINCIPAL_ENV, ...options.env,
+  };
+  await mkdir(join(temp, 'workspace'), { recursive: true });
+  const service = await spawnService(['serve', '--port', '0', '--repo', repo, '--config', configFile], env, / at (http:\/\/[\d.:]+)\n/);
+  return { url: service.url, service, env, configFile };
+}
+
+/** A JSON request as principal `who` (no Authorization header when undefined). */
+export async function api(url: string, method: string, path: string, options: { who?: Who; token?: string; body?: unknown; session?: string } = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const token = options.token ?? (options.who ? TOKENS[options.who] : undefined);
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(options.session ? { 'X-HLDP-Session': options.session } : {}),
+    },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+/** The official MCP SDK client, connected to `/mcp` as principal `who` (capabilities as given, e.g. elicitation). */
+export async function mcpClient(url: string, who: Who, options: { toolsets?: string; capabilities?: ClientOptions['capabilities'] } = {}): Promise<Client> {
+  const client = new Client({ name: `policy-test-${who}`, version: '0.0.0' }, options.capabilities ? { capabilities: options.capabilities } : {});
+  const endpoint = new URL(`${url}/mcp${options.toolsets ? `?toolsets=${options.toolsets}` : ''}`);
+  await client.connect(new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${TOKENS[who]}` } } }));
+  return client;
+}
+
+/** The text of a tool result's content blocks, joined. */
+export function textOf(result: CallToolResult): string {
+  return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+}
