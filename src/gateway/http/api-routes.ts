@@ -43,7 +43,7 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
 
   router.post('/v1/match', ...jsonBody, validateBody('MatchRequest'), async (request, response) => {
     const { intent, limit, context } = request.body as { intent: string; limit?: number; context?: Record<string, unknown> };
-    response.json(await gateway.match(intent, matchOptions(limit, context)));
+    response.json(await gateway.match(intent, { ...matchOptions(limit, context), caller: principalOf(response).name }));
   });
 
   router.post('/v1/call', ...jsonBody, validateBody('CallRequest'), async (request, response) => {
@@ -52,7 +52,7 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number; timeout_ms?: number; context?: Record<string, unknown> };
     if (body.intent !== undefined) {
       // an intent only matches: the spec's §1 second form never runs anything
-      response.json(await gateway.match(body.intent, matchOptions(body.limit, body.context)));
+      response.json(await gateway.match(body.intent, { ...matchOptions(body.limit, body.context), caller: principalOf(response).name }));
       return;
     }
     sendOutcome(response, await gateway.call(body.tool!, body.params ?? {}, { ...deadlineOption(body.timeout_ms), caller: principalOf(response).name }));

@@ -35,6 +35,8 @@ export interface MatchOptions {
   context?: Omit<MatchContext, 'recent'>;
   /** the agent session asking (MCP: its connection's; HTTP: `X-HLDP-Session`), if any */
   session?: SessionState;
+  /** the principal asking (with a session, the session's): only tools it may use are offered */
+  caller?: string;
 }
 
 /** What a rescan found. */
@@ -186,6 +188,7 @@ export class Gateway {
   async match(intent: string, options: MatchOptions = {}): Promise<MatchResult> {
     const start = performance.now();
     const { session, limit, context } = options;
+    const caller = options.caller ?? session?.principal;
     const recent = session === undefined ? [] : this.recentTools.of(session.id);
     const matchContext: MatchContext | undefined = recent.length > 0 ? { ...context, recent } : context;
     const registry = this.current;
@@ -194,7 +197,7 @@ export class Gateway {
       ...(matchContext ? { context: matchContext } : {}),
     });
     // a forbidden or unlisted tool is never offered, with or without a session (the same lattice as tools/list)
-    const result = this.sessions.find(undefined, answer).result;
+    const result = this.sessions.find(undefined, answer, caller).result;
     for (const observer of this.observers) observer.matched?.((performance.now() - start) / 1000);
     if (session !== undefined) {
       const tools = result.found ? result.candidates.map((candidate) => candidate.name) : [];
