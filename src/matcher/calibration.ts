@@ -18,7 +18,11 @@ export interface Calibration {
 }
 
 // a registry's examples and aliases are a sample: this many at most are measured (every k-th)
-const MAX_PROBES = 128;
+const MAX_PROBES = 64;
+// Asking a probe costs the first stage about as many postings as its rarest word has tools, so the
+// probes are measured until their postings reach this: a registry whose examples use only words
+// every tool has (a generated one) keeps the default rather than spend seconds on a rescan.
+const POSTINGS_BUDGET = 20_000;
 // the default cut weighs as much as this many probes: a registry with a few examples moves it a little
 const PRIOR_PROBES = 16;
 // fewer probes on either side than this say nothing about where the line lies
@@ -32,19 +36,22 @@ interface Probe {
 
 /**
  * Measures where this registry's line between confident and weak answers lies, on its own texts:
- * each example and each alias of two words or more is asked as a request (1) against its own tool
+ * each example and each alias of two words or more (at most 64, within a budget of work) is asked as a request (1) against its own tool
  * with that text left out, as a request the author did not foresee would meet it, and (2) against
  * the best of the other tools, as a request for something this tool does not do. The cut that tells
  * the two apart best is drawn toward the model's default in proportion to how few probes there were.
  * A registry without examples or aliases keeps the default.
  */
 export function calibrate(index: SearchIndex, ranking: RankingParameters, model: DecisionModel): Calibration {
-  const probes = sample(collectProbes(index));
+  const probes = collectProbes(index);
   const fitting: number[] = [];
   const other: number[] = [];
+  let postings = 0;
   for (const probe of probes) {
     const request = readRequest(index, probe.text, ranking.valueWeight);
     if (request.words.length === 0) continue;
+    postings += Math.min(...request.words.map((word) => index.documentFrequency.get(word.terms[0]!) ?? 0));
+    if (postings > POSTINGS_BUDGET) break;
     fitting.push(ownProbability(index, model, probe, request));
     const others = rankTools(index, ranking, probe.text).ranked.filter((entry) => entry.position !== probe.position);
     other.push(others.length === 0 ? 0 : fitProbability(model, decisionFeatures(others)));
@@ -56,20 +63,21 @@ export function calibrate(index: SearchIndex, ranking: RankingParameters, model:
   return { threshold: round(threshold), probes: count, probed: round(probed) };
 }
 
+// Every example, and every alias of two words or more (a one-word alias is a name, `git`, not a
+// request), in index order; only the sample is analysed, so a large registry costs little here.
 function collectProbes(index: SearchIndex): Probe[] {
-  const probes: Probe[] = [];
+  const texts: Array<Probe & { alias: boolean }> = [];
   index.tools.forEach((tool, position) => {
-    for (const text of tool.examples) probes.push({ position, text });
-    // a one-word alias is a name (`git`), not a request
-    for (const text of tool.aliases) if (analyzeWords(text, 2).length >= 2) probes.push({ position, text });
+    for (const text of tool.examples) texts.push({ position, text, alias: false });
+    for (const text of tool.aliases) texts.push({ position, text, alias: true });
   });
+  const probes: Probe[] = [];
+  const step = Math.max(1, texts.length / (MAX_PROBES * 2));
+  for (let at = 0; at < texts.length && probes.length < MAX_PROBES; at += step) {
+    const { position, text, alias } = texts[Math.floor(at)]!;
+    if (!alias || analyzeWords(text, 2).length >= 2) probes.push({ position, text });
+  }
   return probes;
-}
-
-function sample(probes: Probe[]): Probe[] {
-  if (probes.length <= MAX_PROBES) return probes;
-  const step = probes.length / MAX_PROBES;
-  return Array.from({ length: MAX_PROBES }, (_, index) => probes[Math.floor(index * step)]!);
 }
 
 // the probe against its own tool as if the author had not written it
