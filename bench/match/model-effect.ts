@@ -9,7 +9,7 @@ export interface ModelEffect {
   answerable: number;
   /** gold tool first / among the answer's candidates, over the answerable requests */
   lexical: { hit1: number; offered: number; found_false_on_answerable: number; refused_no_tool: number };
-  with_model: { hit1: number; offered: number; found_false_on_answerable: number; refused_no_tool: number; model_answers: number; model_failures: number };
+  with_model: { hit1: number; offered: number; found_false_on_answerable: number; refused_no_tool: number; model_answers: number; model_failures_all_languages: number };
 }
 
 /**
@@ -46,7 +46,7 @@ export async function measureModelEffect(world: BenchWorld, queries: readonly Be
       queries: answers.length,
       answerable: answerable.length,
       lexical: summary((answer) => answer.lexical),
-      with_model: { ...summary((answer) => answer.model), model_answers: answers.filter((answer) => answer.modelStage).length, model_failures: failures },
+      with_model: { ...summary((answer) => answer.model), model_answers: answers.filter((answer) => answer.modelStage).length, model_failures_all_languages: failures },
     };
   }
   return report;
