@@ -43,6 +43,7 @@ const ALLOWED: Record<string, string[]> = {
   sandbox: ['core'],
   events: ['core', 'store'],
   policy: ['core'],
+  console: ['core', 'events'],
 };
 
 describe('the source tree', () => {

@@ -2,3 +2,4 @@
 export { EVENT_TYPES, isEventType, isFailure, type EventType, type HldpEvent } from './event-types.js';
 export { EventHub, type EventHubOptions, type ResetInfo, type SubscribeOptions } from './event-hub.js';
 export { lastEventId, sseFrame, streamEvents, type SseOptions } from './sse-response.js';
+export { Notifier, signBody, type NotifierOptions, type NotifyTargetOptions } from './notifier.js';

@@ -18,9 +18,17 @@ export interface SseOptions {
   retryMs?: number;
 }
 
+// one event object is handed to every subscriber: serialised once, not once per connection
+const frames = new WeakMap<HldpEvent, string>();
+
 /** One SSE frame: `id`, `event` and one `data` line (JSON has no raw newlines). */
 export function sseFrame(event: HldpEvent): string {
-  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    frame = `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+    frames.set(event, frame);
+  }
+  return frame;
 }
 
 /** The `reset` frame: its id moves the client's Last-Event-ID to where it goes on live. */

@@ -89,6 +89,11 @@ export class SessionManager {
     return state;
   }
 
+  /** The sessions held now, most recently used first, without marking them used. */
+  list(): Promise<SessionState[]> {
+    return this.store.list();
+  }
+
   /** Ends a session; false if it was not open. */
   close(id: string): Promise<boolean> {
     return this.store.delete(id);

@@ -11,6 +11,8 @@ export interface SessionStore {
   delete(id: string): Promise<boolean>;
   /** sessions held now */
   count(): Promise<number>;
+  /** the sessions held now, most recently used first (for people: the console) */
+  list(): Promise<SessionState[]>;
 }
 
 /** Sessions in this process's memory: bounded, least recently used first out, an idle one forgotten when next looked up. */
@@ -47,5 +49,10 @@ export class MemorySessionStore implements SessionStore {
 
   async count(): Promise<number> {
     return this.sessions.size;
+  }
+
+  async list(): Promise<SessionState[]> {
+    const now = this.options.now();
+    return [...this.sessions.values()].filter((state) => now - state.last_used <= this.options.idleMs).reverse();
   }
 }

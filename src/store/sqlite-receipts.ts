@@ -98,6 +98,20 @@ export class SqliteReceiptStore implements ReceiptStore {
       where.push('started_ms >= ?');
       values.push(sinceMs(query.since));
     }
+    if (query.until !== undefined) {
+      where.push('started_ms <= ?');
+      values.push(sinceMs(query.until));
+    }
+    for (const field of ['code', 'caller', 'session'] as const) {
+      if (query[field] !== undefined) {
+        where.push(`json_extract(body, '$.${field}') = ?`);
+        values.push(query[field]);
+      }
+    }
+    if (query.text !== undefined && query.text !== '') {
+      where.push("(instr(lower(coalesce(json_extract(body, '$.output'), '')), lower(?)) > 0 OR instr(lower(coalesce(json_extract(body, '$.error'), '')), lower(?)) > 0)");
+      values.push(query.text, query.text);
+    }
     const { limit, offset } = pageOf(query);
     const sql = `SELECT body FROM receipts ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_ms DESC, seq DESC LIMIT ? OFFSET ?`;
     let statement = this.#listings.get(sql);

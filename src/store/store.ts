@@ -7,6 +7,16 @@ export interface ReceiptQuery {
   tool?: string;
   /** only calls started at or after this time (ISO text or Date) */
   since?: string | Date;
+  /** only calls started at or before this time */
+  until?: string | Date;
+  /** only receipts with this `code` (NONZERO_EXIT, TIMEOUT, …) */
+  code?: string;
+  /** only calls made by this principal (the receipt's `caller`) */
+  caller?: string;
+  /** only calls made in this session (the receipt's `session`) */
+  session?: string;
+  /** only receipts whose output or error holds this text (case-insensitive for ASCII letters; a scan, bounded by the page) */
+  text?: string;
   /** page size; default 50, at most 1000 */
   limit?: number;
   offset?: number;

@@ -37,8 +37,8 @@ export interface GatewayConfig {
   sessions: SessionsConfig;
   /** the optional model stage of intent matching (`matcher.model`); absent: lexical only */
   matcherModel?: ModelStageOptions;
-  /** the event stream's backlog (events kept for Last-Event-ID); default 10,000 */
-  events?: { backlog: number };
+  /** the event stream: its backlog (events kept for Last-Event-ID; default 10,000) and how webhooks retry */
+  events: { backlog?: number; notifyAttempts?: number; notifyBackoffMs?: number };
   /** outgoing webhooks: who hears of which events (secrets included) */
   notify: NotifyTarget[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

@@ -44,7 +44,7 @@ interface ConfigFile {
     group_descriptions?: Record<string, string>;
   };
   matcher?: { model?: { url?: string; model?: string; token?: string; timeout_ms?: number; budget_chars?: number } };
-  events?: { backlog?: number };
+  events?: { backlog?: number; notify_attempts?: number; notify_backoff_ms?: number };
   notify?: Array<{ url: string; events?: string[]; secret?: string; secret_env?: string }>;
   log_level?: GatewayConfig['logLevel'];
 }
@@ -112,7 +112,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
       groupDescriptions: written.sessions?.group_descriptions ?? {},
     },
     ...defined('matcherModel', matcherModelConfig(written.matcher?.model, env)),
-    ...defined('events', written.events?.backlog === undefined ? undefined : { backlog: written.events.backlog }),
+    events: { ...defined('backlog', written.events?.backlog), ...defined('notifyAttempts', written.events?.notify_attempts), ...defined('notifyBackoffMs', written.events?.notify_backoff_ms) },
     notify: (written.notify ?? []).map((target, index) => notifyTarget(target, index, env)),
     logLevel: (env.HLDP_LOG_LEVEL as GatewayConfig['logLevel'] | undefined) ?? written.log_level ?? 'info',
     ...defined('file', file ? resolve(file) : undefined),

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { isLoopback } from '../../core/index.js';
 import { errorHandler, loopbackHostGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
 import type { SandboxStatus } from '../../sandbox/index.js';
+import { securityHeaders } from '../../console/index.js';
 import type { Gateway } from '../service/index.js';
 import { apiRouter } from './api-routes.js';
 import { eventRouter } from './event-routes.js';
@@ -36,6 +37,8 @@ export function createApp(options: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  // a strict CSP (no inline script, nothing from elsewhere) and no framing or sniffing, on every response
+  app.use(securityHeaders());
   app.use(requestLog(logger));
   if (isLoopback(config.listen.host)) app.use(loopbackHostGuard());
   const document = openApiDocument(options.version);

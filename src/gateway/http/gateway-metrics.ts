@@ -12,6 +12,8 @@ export class GatewayMetrics {
   private readonly definitionErrors = new Gauge({ name: 'hldp_index_definition_errors', help: 'TOOL.hdlp files that failed to load at the served commit', registers: [this.registry] });
   private readonly stale = new Gauge({ name: 'hldp_index_stale', help: '1 when the repository could not be reached and the last good index is served', registers: [this.registry] });
   private readonly info = new Gauge({ name: 'hldp_index_info', help: 'The commit being served (value 1)', labelNames: ['commit'], registers: [this.registry] });
+  private readonly notificationsDelivered = new Counter({ name: 'hldp_notifications_delivered_total', help: 'Outgoing webhook deliveries that got a 2xx, by target (its place in notify and its host)', labelNames: ['target'], registers: [this.registry] });
+  private readonly notificationsFailed = new Counter({ name: 'hldp_notifications_failed_total', help: 'Outgoing webhook deliveries that failed for good (every attempt failed, or dropped because the receiver fell behind), by target', labelNames: ['target'], registers: [this.registry] });
   private readonly scans = new Counter({ name: 'hldp_scans_total', help: 'Rescans by result (changed, unchanged, failed)', labelNames: ['result'], registers: [this.registry] });
 
   constructor() {
@@ -39,6 +41,18 @@ export class GatewayMetrics {
           this.indexServed(result.index);
         }
       },
+    };
+  }
+
+  /** Counts webhook deliveries of one target (`0 host:port`); `watch` starts both of its counters at 0. */
+  notifications(target: string): { watch(): void; delivered(): void; failed(): void } {
+    return {
+      watch: () => {
+        this.notificationsDelivered.inc({ target }, 0);
+        this.notificationsFailed.inc({ target }, 0);
+      },
+      delivered: () => this.notificationsDelivered.inc({ target }),
+      failed: () => this.notificationsFailed.inc({ target }),
     };
   }
 

@@ -6,7 +6,10 @@ import { isLoopback } from '../../core/index.js';
 import { ConfigError, type GatewayConfig } from '../config/index.js';
 import { mountMcp, type McpHttpHandler } from '../mcp/index.js';
 import { announceBroken, Gateway } from '../service/index.js';
+import { consoleRouter } from '../../console/index.js';
+import { consoleBackend } from './console-backend.js';
 import { createApp } from './create-app.js';
+import { startNotifications } from './notifications.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { linkInstance } from './instance-links.js';
 import { RescanScheduler } from './rescan-scheduler.js';
@@ -39,7 +42,9 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   await gateway.warmUp();
   // from here on, every event in the store's log (this process's, the CLI's, other instances') reaches subscribers
   await gateway.events.start();
+  const notifier = await startNotifications(gateway, metrics, logger);
   announceBroken(gateway.events, gateway.registry.index);
+  const people = consoleBackend(gateway);
   const scheduler = new RescanScheduler(gateway, logger);
   const links = await linkInstance(gateway, scheduler, logger);
   let mcp: McpHttpHandler | undefined;
@@ -49,10 +54,14 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
     // MCP over Streamable HTTP, behind the same bearer auth as /v1
     extraRoutes: (express, auth) => {
       mcp = mountMcp(express, gateway, { auth });
+      // the console for people: its own sign-in (a cookie), so it sits beside the bearer-token routes
+      express.use(consoleRouter(people));
     },
   });
   const server = await listen(app, config.listen.host, config.listen.port).catch(async (error: NodeJS.ErrnoException) => {
     await links.stop();
+    await notifier?.stop();
+    people.close();
     await gateway.close();
     if (error.code === 'EADDRINUSE') throw new ConfigError('listen.port', `${config.listen.host}:${config.listen.port} is in use; stop what listens there or pass another --port`);
     if (error.code === 'EADDRNOTAVAIL') throw new ConfigError('listen.host', `${config.listen.host} is not an address of this machine`);
@@ -76,6 +85,8 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
         server.closeIdleConnections();
         await scheduler.stop();
         await links.stop();
+        await notifier?.stop();
+        people.close();
         // ends the MCP sessions' streams, or server.close() would wait for them forever
         await mcp?.close();
         // calls in flight finish and store their receipts before the store closes

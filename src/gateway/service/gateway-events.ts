@@ -12,6 +12,26 @@ export function approvalId(token: string): string {
   return `sha256:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
 }
 
+/** Who decided an approval from the console, and why: kept until its receipt's `approval.resolved` event takes it. */
+export class DecisionNotes {
+  readonly #notes = new Map<string, { by: string; reason: string }>();
+
+  note(approval: string, decision: { by: string; reason: string }): void {
+    this.#notes.set(approval, decision);
+    // bounded: a note whose call never ran is dropped with the oldest
+    for (const key of this.#notes.keys()) {
+      if (this.#notes.size <= 1000) break;
+      this.#notes.delete(key);
+    }
+  }
+
+  take(approval: string): { by: string; reason: string } | undefined {
+    const decision = this.#notes.get(approval);
+    this.#notes.delete(approval);
+    return decision;
+  }
+}
+
 /** What a `receipt.stored` event says: enough to list and highlight the call; the receipt itself is one request away. */
 export function receiptSummary(receipt: Receipt): Record<string, unknown> {
   const error = receipt.error === null ? null : receipt.error.length > ERROR_HEAD_CHARS ? receipt.error.slice(0, ERROR_HEAD_CHARS) : receipt.error;
@@ -34,14 +54,18 @@ function brokenDefinitions(index: ToolIndex): Record<string, unknown> {
 }
 
 /** The events a call's outcome makes; none for a substituted call (its toolset was enabled: nothing was asked of a person). */
-export function outcomeEvents(outcome: CallOutcome, asked?: { tool: string }): Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> {
+export function outcomeEvents(outcome: CallOutcome, asked?: { tool: string }, notes?: DecisionNotes): Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> {
   switch (outcome.kind) {
     case 'receipt': {
       const { receipt } = outcome;
       // a receipt the store could not take is in no one's history: announcing it would point at nothing
       if (receipt.error?.includes('RECEIPT_NOT_STORED:')) return [];
       const stored: Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> = [['receipt.stored', receiptSummary(receipt)]];
-      if (receipt.confirmation !== null) stored.push(['approval.resolved', { approval: receipt.confirmation, kind: 'confirmation', decision: 'approved', tool: receipt.tool, receipt: receipt.id }]);
+      if (receipt.confirmation !== null) {
+        // decided from the console: who and why; else the caller confirmed its own call
+        const decided = notes?.take(receipt.confirmation);
+        stored.push(['approval.resolved', { approval: receipt.confirmation, kind: 'confirmation', decision: 'approved', tool: receipt.tool, receipt: receipt.id, by: decided?.by ?? null, reason: decided?.reason ?? null }]);
+      }
       return stored;
     }
     case 'confirmation_required': {
@@ -63,19 +87,24 @@ export function outcomeEvents(outcome: CallOutcome, asked?: { tool: string }): A
 }
 
 /** The observer that turns what the gateway does into events: calls, rejections, confirmations, scans, broken definitions. */
-export function eventObserver(hub: EventHub, initial: ToolIndex): GatewayObserver {
+export function eventObserver(hub: EventHub, initial: ToolIndex, notes?: DecisionNotes): GatewayObserver {
   let brokenFiles = JSON.stringify(initial.errors.map((error) => [error.file, error.line, error.column, error.message]));
+  let failing = false;
   return {
     called(outcome, _seconds, asked) {
-      for (const [type, data] of outcomeEvents(outcome, asked)) hub.publish(type, data);
+      for (const [type, data] of outcomeEvents(outcome, asked, notes)) hub.publish(type, data);
     },
     scanned(result) {
       if ('error' in result) {
+        failing = true;
         hub.publish('scan.failed', { error: result.error.message });
         return;
       }
       const { index } = result;
-      hub.publish('scan.completed', { previous: result.previous, commit: result.commit, changed: result.changed, tools: index.tools.length, toolsets: index.toolsets.length, skills: index.skills.length, errors: index.errors.length, warnings: index.warnings.length });
+      // a poll that finds the same commit is not news, unless it ends a run of failures
+      const news = result.changed || failing;
+      failing = false;
+      if (news) hub.publish('scan.completed', { previous: result.previous, commit: result.commit, changed: result.changed, tools: index.tools.length, toolsets: index.toolsets.length, skills: index.skills.length, errors: index.errors.length, warnings: index.warnings.length });
       const broken = JSON.stringify(index.errors.map((error) => [error.file, error.line, error.column, error.message]));
       // announced when the set of problems changes, not on every poll that finds the same ones
       if (broken !== brokenFiles && index.errors.length > 0) hub.publish('definitions.broken', brokenDefinitions(index));

@@ -14,7 +14,7 @@ import { repositoryOptions, type GatewayConfig } from '../config/index.js';
 import { chooseDeadline } from './call-deadline.js';
 import type { CallOutcome } from './call-outcome.js';
 import { ExecutionTargets } from './execution-targets.js';
-import { approvalId, eventObserver } from './gateway-events.js';
+import { approvalId, DecisionNotes, eventObserver } from './gateway-events.js';
 import { sessionStep } from './session-step.js';
 import { tooDeepParams, unknownToolOutcome } from './unknown-tool.js';
 import { RecentTools } from './recent-tools.js';
@@ -101,6 +101,8 @@ export class Gateway {
   readonly events: EventHub;
   /** the configured principals (and `api_token` as `admin`): who requests act for */
   readonly principals: Principals;
+  /** who decided an approval from the console, for its `approval.resolved` event */
+  readonly decisions = new DecisionNotes();
   private current: Registry;
   private readonly steps: CallStep[] = [];
   private readonly observers: GatewayObserver[];
@@ -131,10 +133,10 @@ export class Gateway {
       ...(store.kind === 'postgres' ? { bus: store.bus } : {}),
       pollMs: store.kind === 'postgres' ? 1000 : 200,
       origin: this.instanceId,
-      ...(config.events ? { backlog: config.events.backlog } : {}),
+      ...(config.events.backlog !== undefined ? { backlog: config.events.backlog } : {}),
       onError: (error, what) => logger?.warn({ err: error.message }, what),
     });
-    this.observers.push(eventObserver(this.events, index));
+    this.observers.push(eventObserver(this.events, index, this.decisions));
     this.principals = new Principals(config.principals);
     // the rights layer of the one visibility function: principals, tools' access blocks, policies' access rules
     this.sessions = new SessionManager({ registry: () => this.current, config: config.sessions, rights: [accessRights(this.principals)], ...(clock ? { clock } : {}), ...(logger ? { logger } : {}) });

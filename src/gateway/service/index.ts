@@ -4,4 +4,4 @@ export { Gateway, openConfiguredStore, type CallOptions, type CallRequest, type 
 export type { CallOutcome, ConfirmationRequired } from './call-outcome.js';
 export { runMetaTool, META_TOOL_BY_NAME, type MetaOutcome } from './meta-calls.js';
 export { sandboxWarnings } from './sandbox-warnings.js';
-export { announceBroken, approvalId, outcomeEvents, receiptSummary } from './gateway-events.js';
+export { announceBroken, approvalId, DecisionNotes, outcomeEvents, receiptSummary } from './gateway-events.js';

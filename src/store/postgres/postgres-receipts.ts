@@ -79,6 +79,11 @@ export class PostgresReceiptStore implements ReceiptStore {
         ${query.status ? sql`AND ok = ${query.status === 'ok'}` : sql``}
         ${query.tool !== undefined ? sql`AND tool = ${query.tool}` : sql``}
         ${since !== undefined ? sql`AND started_ms >= ${since}` : sql``}
+        ${query.until !== undefined ? sql`AND started_ms <= ${sinceMs(query.until)}` : sql``}
+        ${query.code !== undefined ? sql`AND (body::json->>'code') = ${query.code}` : sql``}
+        ${query.caller !== undefined ? sql`AND (body::json->>'caller') = ${query.caller}` : sql``}
+        ${query.session !== undefined ? sql`AND (body::json->>'session') = ${query.session}` : sql``}
+        ${query.text ? sql`AND (strpos(lower(coalesce(body::json->>'output', '')), lower(${query.text})) > 0 OR strpos(lower(coalesce(body::json->>'error', '')), lower(${query.text})) > 0)` : sql``}
       ORDER BY started_ms DESC, seq DESC
       LIMIT ${limit} OFFSET ${offset}`;
     return rows.map((row) => JSON.parse(row.body) as Receipt);

@@ -1,0 +1,81 @@
+import type { Receipt, ToolIndex } from '../core/index.js';
+import type { EventHub, HldpEvent } from '../events/index.js';
+
+/** Who is signed in: a name, and whether they may decide approvals. */
+export interface ConsolePrincipal {
+  name: string;
+  roles: readonly string[];
+  /** may approve and deny */
+  approver: boolean;
+}
+
+/** The receipts the failures view asks for. */
+export interface ConsoleReceiptQuery {
+  status?: 'ok' | 'failed';
+  tool?: string;
+  caller?: string;
+  session?: string;
+  code?: string;
+  since?: string;
+  until?: string;
+  /** case-insensitive text in the output or the error */
+  text?: string;
+  limit: number;
+  offset: number;
+}
+
+/** A call waiting for a person: a confirmation today, an approval request once principals and policies exist. */
+export interface PendingApproval {
+  id: string;
+  kind: 'confirmation' | 'approval';
+  tool: string;
+  params: Record<string, unknown>;
+  commit: string;
+  created_at: string;
+  expires_at: string;
+  caller?: string;
+  session?: string;
+  reason?: string;
+}
+
+/** What deciding an approval came to. */
+export type ApprovalDecision =
+  | { ok: true; receipt?: Receipt; message: string }
+  | { ok: false; status: number; message: string };
+
+/** A live agent session, as the sessions view lists it. */
+export interface ConsoleSessionSummary {
+  id: string;
+  principal?: string;
+  created_at: string;
+  last_used: string;
+  toolsets: Array<{ name: string; scope: string; expires_at: string | null }>;
+  loaded: string[];
+}
+
+/**
+ * Everything the console reads and does, supplied by the composition root: the console imports no part of the
+ * gateway, so it can be tested over any implementation and the gateway can change under it.
+ */
+export interface ConsoleBackend {
+  events: EventHub;
+  /** whether a token is needed at all (false: a loopback gateway with no credentials; sign-in is a button) */
+  credentialsRequired: boolean;
+  /** the principal a token stands for */
+  authenticate(token: string): ConsolePrincipal | undefined;
+  /** the principal of a signed-in name, if it still exists */
+  principal(name: string): ConsolePrincipal | undefined;
+  /** whether the principal may see this event (the stream is filtered per subscriber) */
+  maysee(principal: ConsolePrincipal, event: HldpEvent): boolean;
+  receipts(query: ConsoleReceiptQuery): Promise<Receipt[]>;
+  receipt(id: string): Promise<Receipt | undefined>;
+  registry(): { index: ToolIndex; scanError?: { message: string; at: string } };
+  sessions(): Promise<ConsoleSessionSummary[]>;
+  approvals: {
+    pending(): Promise<PendingApproval[]>;
+    approve(id: string, by: ConsolePrincipal, reason: string): Promise<ApprovalDecision>;
+    deny(id: string, by: ConsolePrincipal, reason: string): Promise<ApprovalDecision>;
+  };
+  /** the key sign-in cookies are signed with */
+  sessionKey: Buffer;
+}

@@ -1,0 +1,214 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../events/index.js';
+import type { ConsoleBackend, ConsolePrincipal } from './console-backend.js';
+import { html, type Html } from './html.js';
+import { ConsoleSessions, cookieValue, fromSameOrigin, SESSION_COOKIE, type ConsoleSession } from './security.js';
+import { approvalsView } from './views/approvals.js';
+import { failureFilters, failuresView, receiptQuery, receiptRows } from './views/failures.js';
+import { page, type Viewer } from './views/layout.js';
+import { receiptView } from './views/receipt.js';
+import { registryView } from './views/registry.js';
+import { rejectedView } from './views/rejected.js';
+import { sessionsView } from './views/sessions.js';
+import { signInPage } from './views/sign-in.js';
+
+const require = createRequire(import.meta.url);
+
+/** The files the pages load: htmx from its npm package, the console's own script and style from the package's assets. */
+function assetFiles(): Record<string, { path: string; type: string }> {
+  const own = (name: string) => fileURLToPath(new URL(`../../assets/console/${name}`, import.meta.url));
+  return {
+    'htmx.min.js': { path: require.resolve('htmx.org/dist/htmx.min.js'), type: 'text/javascript; charset=utf-8' },
+    'console.js': { path: own('console.js'), type: 'text/javascript; charset=utf-8' },
+    'console.css': { path: own('console.css'), type: 'text/css; charset=utf-8' },
+  };
+}
+
+interface Signed {
+  session: ConsoleSession;
+  principal: ConsolePrincipal;
+  viewer: Viewer;
+}
+
+/** Options of the console. */
+export interface ConsoleOptions {
+  /** set the cookie's Secure flag (the gateway is reached over https, e.g. behind a proxy) */
+  secureCookies?: boolean;
+}
+
+/**
+ * The console for people, at `/` and `/console/*`: server-rendered HTML (escaped by `html`), htmx and a small script
+ * served by the gateway, sign-in with a token exchanged for an HttpOnly SameSite=Strict cookie, and every
+ * state-changing request checked for its origin and CSRF token.
+ */
+export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions = {}): Router {
+  const router = express.Router();
+  const sessions = new ConsoleSessions(backend.sessionKey);
+  const assets = assetFiles();
+  const cache = new Map<string, Buffer>();
+  const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
+
+  const send = (response: Response, markup: Html, status = 200): void => {
+    response.status(status).type('html').setHeader('cache-control', 'no-store').send(markup.text);
+  };
+  const signedIn = (request: Request): Signed | undefined => {
+    const session = sessions.read(cookieValue(request, SESSION_COOKIE));
+    const principal = session && backend.principal(session.principal);
+    return session && principal ? { session, principal, viewer: { name: principal.name, csrf: session.csrf } } : undefined;
+  };
+  const requireSignIn = (request: Request, response: Response, next: NextFunction): void => {
+    const signed = signedIn(request);
+    if (signed) {
+      response.locals.signed = signed;
+      next();
+    } else if (request.method === 'GET' && !request.originalUrl.startsWith('/console/events') && !request.get('hx-request')) {
+      response.redirect(303, `/console/sign-in?next=${encodeURIComponent(request.originalUrl)}`);
+    } else {
+      response.status(401).json({ code: 'UNAUTHORIZED', error: 'sign in to the console first (POST /console/sign-in with a token)' });
+    }
+  };
+  // every state-changing request: from this console's own pages (Origin), and carrying this sign-in's CSRF token
+  const requireCsrf = (request: Request, response: Response, next: NextFunction): void => {
+    const signed = response.locals.signed as Signed;
+    const origin = fromSameOrigin(request);
+    const token = request.get('x-csrf-token') ?? (request.body as Record<string, unknown> | undefined)?._csrf;
+    if (!origin.ok) response.status(403).json({ code: 'CSRF_REFUSED', error: `refused: ${origin.reason}; use the console's own page` });
+    else if (!sessions.csrfMatches(signed.session, token)) response.status(403).json({ code: 'CSRF_REFUSED', error: "refused: this request does not carry the console's CSRF token; reload the page and try again" });
+    else next();
+  };
+  const signed = (response: Response): Signed => response.locals.signed as Signed;
+
+  router.get('/', (_request, response) => response.redirect(303, '/console/failures'));
+  router.get('/console', (_request, response) => response.redirect(303, '/console/failures'));
+
+  router.get('/console/assets/:file', (request, response) => {
+    const asset = Object.hasOwn(assets, request.params.file!) ? assets[request.params.file!] : undefined;
+    if (!asset) {
+      response.status(404).type('text').send('no such asset');
+      return;
+    }
+    let body = cache.get(asset.path);
+    if (!body) cache.set(asset.path, (body = readFileSync(asset.path)));
+    response.type(asset.type).setHeader('cache-control', 'no-cache').send(body);
+  });
+
+  router.get('/console/sign-in', (request, response) => {
+    if (signedIn(request)) return response.redirect(303, '/console/failures');
+    send(response, signInPage({ credentialsRequired: backend.credentialsRequired, next: safeNext(request.query.next) }));
+  });
+
+  router.post('/console/sign-in', form, (request, response) => {
+    const origin = fromSameOrigin(request);
+    if (!origin.ok) {
+      response.status(403).json({ code: 'CSRF_REFUSED', error: `refused: ${origin.reason}` });
+      return;
+    }
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const next = safeNext(body.next);
+    const token = typeof body.token === 'string' ? body.token.trim() : '';
+    const principal = backend.credentialsRequired ? (token ? backend.authenticate(token) : undefined) : backend.principal('local');
+    if (!principal) {
+      send(response, signInPage({ credentialsRequired: true, error: 'That token stands for no one here.', next }), 401);
+      return;
+    }
+    const { value, session } = sessions.issue(principal.name);
+    response.cookie(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', secure: options.secureCookies === true, path: '/', expires: new Date(session.expires) });
+    response.redirect(303, next);
+  });
+
+  router.use('/console', requireSignIn);
+
+  router.post('/console/sign-out', form, requireCsrf, (_request, response) => {
+    sessions.revoke(signed(response).session);
+    response.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'strict', secure: options.secureCookies === true, path: '/' });
+    response.redirect(303, '/console/sign-in');
+  });
+
+  router.get('/console/events', async (request, response) => {
+    const { principal } = signed(response);
+    const types = typeof request.query.types === 'string' ? request.query.types.split(',').filter(isEventType) : [...EVENT_TYPES];
+    const wanted = new Set<EventType>(types);
+    await streamEvents(backend.events, request, response, { accepts: (event) => wanted.has(event.type) && backend.maysee(principal, event) });
+  });
+
+  router.get('/console/failures', async (request, response) => {
+    const filters = failureFilters(request.query as Record<string, unknown>);
+    const receipts = await backend.receipts(receiptQuery(filters));
+    send(response, page('Calls', failuresView(receipts, filters), signed(response).viewer, '/console/failures'));
+  });
+
+  router.get('/console/failures/rows', async (request, response) => {
+    const filters = failureFilters(request.query as Record<string, unknown>);
+    send(response, receiptRows(await backend.receipts(receiptQuery(filters)), filters));
+  });
+
+  router.get('/console/receipts/:id', async (request, response) => {
+    const receipt = await backend.receipt(String(request.params.id));
+    const { viewer } = signed(response);
+    if (!receipt) {
+      send(response, page('Not found', htmlNotFound(`No receipt '${request.params.id}'.`), viewer), 404);
+      return;
+    }
+    const { index } = backend.registry();
+    const definition = index.tools.find((tool) => tool.name === receipt.tool);
+    send(response, page(`${receipt.ok ? '✓' : '✗'} ${receipt.tool}`, receiptView(receipt, definition, index.commit), viewer, '/console/failures'));
+  });
+
+  router.get('/console/approvals', async (request, response) => {
+    const { viewer, principal } = signed(response);
+    const [pending, resolved] = await Promise.all([backend.approvals.pending(), backend.events.recent(['approval.resolved'], 20)]);
+    const notice = typeof request.query.notice === 'string' ? request.query.notice.slice(0, 300) : undefined;
+    send(response, page('Approvals', approvalsView(pending, resolved.filter((event) => backend.maysee(principal, event)), viewer, principal.approver, notice), viewer, '/console/approvals'));
+  });
+
+  router.post('/console/approvals/:id/decide', form, requireCsrf, async (request, response) => {
+    const { principal } = signed(response);
+    if (!principal.approver) {
+      response.status(403).json({ code: 'NOT_AN_APPROVER', error: `'${principal.name}' may not decide approvals; ask a principal with the approver role` });
+      return;
+    }
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const reason = typeof body.reason === 'string' ? body.reason.trim().slice(0, 500) : '';
+    const decision = body.decision === 'approve' ? 'approve' : body.decision === 'deny' ? 'deny' : undefined;
+    if (!decision) {
+      response.status(400).json({ code: 'INVALID_REQUEST', error: "send decision=approve or decision=deny" });
+      return;
+    }
+    const outcome = await backend.approvals[decision](String(request.params.id), principal, reason);
+    if (!outcome.ok) {
+      response.redirect(303, `/console/approvals?notice=${encodeURIComponent(outcome.message)}`);
+      return;
+    }
+    response.redirect(303, outcome.receipt ? `/console/receipts/${encodeURIComponent(outcome.receipt.id)}` : `/console/approvals?notice=${encodeURIComponent(outcome.message)}`);
+  });
+
+  router.get('/console/rejected', async (_request, response) => {
+    const { viewer, principal } = signed(response);
+    const events = (await backend.events.recent(['call.rejected'], 200)).filter((event) => backend.maysee(principal, event));
+    send(response, page('Rejected', rejectedView(events), viewer, '/console/rejected'));
+  });
+
+  router.get('/console/registry', async (_request, response) => {
+    const { index, scanError } = backend.registry();
+    const scans = await backend.events.recent(['scan.completed', 'scan.failed'], 30);
+    send(response, page('Registry', registryView(index, scanError, scans), signed(response).viewer, '/console/registry'));
+  });
+
+  router.get('/console/sessions', async (_request, response) => {
+    send(response, page('Sessions', sessionsView(await backend.sessions()), signed(response).viewer, '/console/sessions'));
+  });
+
+  return router;
+}
+
+/** Where to go after signing in: a console path only (never another site). */
+function safeNext(value: unknown): string {
+  return typeof value === 'string' && /^\/console\/[A-Za-z0-9/_?=&%.+-]*$/.test(value) && !value.startsWith('//') ? value : '/console/failures';
+}
+
+function htmlNotFound(message: string): Html {
+  return html`<h1>Not found</h1><p>${message}</p>`;
+}

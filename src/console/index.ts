@@ -1,0 +1,5 @@
+// The console for people: server-rendered views of failures, receipts, approvals, the registry and sessions, and its security.
+export { consoleRouter, type ConsoleOptions } from './console-router.js';
+export type { ApprovalDecision, ConsoleBackend, ConsolePrincipal, ConsoleReceiptQuery, ConsoleSessionSummary, PendingApproval } from './console-backend.js';
+export { CONTENT_SECURITY_POLICY, securityHeaders } from './security.js';
+export { escapeHtml, html, raw, Html } from './html.js';

@@ -1,0 +1,141 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
+
+/** No inline script or style, nothing from another origin, no framing: tool output that slips into markup still runs nothing. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/** The headers every response of the gateway carries: a strict CSP, no sniffing, no framing, no referrer. */
+export function securityHeaders(): RequestHandler {
+  return (_request, response, next) => {
+    response.setHeader('content-security-policy', CONTENT_SECURITY_POLICY);
+    response.setHeader('x-content-type-options', 'nosniff');
+    response.setHeader('x-frame-options', 'DENY');
+    // same-origin, not no-referrer: with no-referrer a browser sends Origin: null on the console's own form posts
+    response.setHeader('referrer-policy', 'same-origin');
+    response.setHeader('cross-origin-opener-policy', 'same-origin');
+    response.setHeader('cross-origin-resource-policy', 'same-origin');
+    next();
+  };
+}
+
+/** The console's cookie. */
+export const SESSION_COOKIE = 'hldp_console';
+
+/** A signed-in person: who, and the CSRF token of this sign-in. */
+export interface ConsoleSession {
+  principal: string;
+  csrf: string;
+  expires: number;
+  nonce: string;
+}
+
+const base64url = (buffer: Buffer): string => buffer.toString('base64url');
+
+/**
+ * Sign-ins as signed cookies: `payload.signature`, HMAC-SHA256 under a key only the gateway holds (derived from its
+ * credentials, so instances that share them accept each other's cookies). The token a person signs in with is
+ * never in the cookie, never in page storage. The CSRF token is an HMAC of the sign-in's random nonce.
+ */
+export class ConsoleSessions {
+  readonly #key: Buffer;
+  readonly #ttlMs: number;
+  readonly #revoked = new Map<string, number>();
+
+  constructor(key: Buffer, ttlMs = 12 * 60 * 60_000) {
+    this.#key = key;
+    this.#ttlMs = ttlMs;
+  }
+
+  /** A new sign-in for `principal`: the cookie's value and the session it stands for. */
+  issue(principal: string, now = Date.now()): { value: string; session: ConsoleSession } {
+    const nonce = base64url(randomBytes(18));
+    const expires = now + this.#ttlMs;
+    const payload = base64url(Buffer.from(JSON.stringify({ p: principal, e: expires, n: nonce })));
+    return { value: `${payload}.${this.#sign(payload)}`, session: { principal, expires, nonce, csrf: this.#csrf(nonce) } };
+  }
+
+  /** The session a cookie value stands for, if its signature holds and it has not expired or been signed out. */
+  read(value: string | undefined, now = Date.now()): ConsoleSession | undefined {
+    if (!value) return undefined;
+    const [payload, signature, extra] = value.split('.');
+    if (!payload || !signature || extra !== undefined) return undefined;
+    const expected = Buffer.from(this.#sign(payload));
+    const given = Buffer.from(signature);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    let parsed: { p?: unknown; e?: unknown; n?: unknown };
+    try {
+      parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof parsed;
+    } catch {
+      return undefined;
+    }
+    if (typeof parsed.p !== 'string' || typeof parsed.e !== 'number' || typeof parsed.n !== 'string') return undefined;
+    if (parsed.e <= now || this.#revoked.has(parsed.n)) return undefined;
+    return { principal: parsed.p, expires: parsed.e, nonce: parsed.n, csrf: this.#csrf(parsed.n) };
+  }
+
+  /** Signs a session out (in this process: cookies are also cleared in the browser). */
+  revoke(session: ConsoleSession): void {
+    const now = Date.now();
+    for (const [nonce, expires] of this.#revoked) if (expires <= now) this.#revoked.delete(nonce);
+    this.#revoked.set(session.nonce, session.expires);
+  }
+
+  /** Whether `given` is this session's CSRF token (constant time). */
+  csrfMatches(session: ConsoleSession, given: unknown): boolean {
+    if (typeof given !== 'string') return false;
+    const expected = Buffer.from(session.csrf);
+    const actual = Buffer.from(given);
+    return actual.length === expected.length && timingSafeEqual(actual, expected);
+  }
+
+  #sign(payload: string): string {
+    return base64url(createHmac('sha256', this.#key).update(`session:${payload}`).digest());
+  }
+
+  #csrf(nonce: string): string {
+    return base64url(createHmac('sha256', this.#key).update(`csrf:${nonce}`).digest());
+  }
+}
+
+/** The value of one cookie in a request's `Cookie` header. */
+export function cookieValue(request: Request, name: string): string | undefined {
+  const header = request.get('cookie');
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return decodeURIComponent(part.slice(at + 1).trim());
+  }
+  return undefined;
+}
+
+/**
+ * Whether a state-changing request comes from the console's own pages: an `Origin` (or, without one, a
+ * `Sec-Fetch-Site`) that names this very host. A request that sends neither (not a browser) still needs the CSRF token.
+ */
+export function fromSameOrigin(request: Request): { ok: true } | { ok: false; reason: string } {
+  const origin = request.get('origin');
+  const host = request.get('host');
+  if (origin !== undefined) {
+    if (origin === 'null' || !host) return { ok: false, reason: `Origin '${origin}' is not this console's` };
+    let parsed: URL;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      return { ok: false, reason: `Origin '${origin.slice(0, 80)}' is not a URL` };
+    }
+    if (parsed.host !== host) return { ok: false, reason: `Origin '${parsed.origin}' is not this console's (${host})` };
+    return { ok: true };
+  }
+  const site = request.get('sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return { ok: false, reason: `a ${site} request` };
+  return { ok: true };
+}

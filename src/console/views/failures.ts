@@ -1,0 +1,115 @@
+import type { Receipt } from '../../core/index.js';
+import type { ConsoleReceiptQuery } from '../console-backend.js';
+import { html, type Html } from '../html.js';
+import { firstLine, time } from './layout.js';
+
+/** The failures view's filters, as the form sends them. */
+export interface FailureFilters {
+  status: 'failed' | 'all' | 'ok';
+  tool: string;
+  caller: string;
+  session: string;
+  code: string;
+  since: string;
+  until: string;
+  q: string;
+  offset: number;
+}
+
+const PAGE = 50;
+
+/** A form field's value: a string of at most 200 characters, trimmed. */
+function field(query: Record<string, unknown>, name: string): string {
+  const value = query[name];
+  return typeof value === 'string' ? value.trim().slice(0, 200) : '';
+}
+
+/** A time field: `datetime-local` (read as UTC) or ISO; empty when it is neither. */
+function timeField(query: Record<string, unknown>, name: string): string {
+  const value = field(query, name);
+  if (value === '') return '';
+  const withZone = /(?:Z|[+-]\d\d:\d\d)$/.test(value) ? value : `${value}Z`;
+  return Number.isNaN(Date.parse(withZone)) ? '' : new Date(withZone).toISOString();
+}
+
+/** The filters of a request's query string. */
+export function failureFilters(query: Record<string, unknown>): FailureFilters {
+  const status = field(query, 'status');
+  const offset = Number(field(query, 'offset'));
+  return {
+    status: status === 'all' || status === 'ok' ? status : 'failed',
+    tool: field(query, 'tool'), caller: field(query, 'caller'), session: field(query, 'session'), code: field(query, 'code'),
+    since: timeField(query, 'since'), until: timeField(query, 'until'), q: field(query, 'q'),
+    offset: Number.isSafeInteger(offset) && offset > 0 ? offset : 0,
+  };
+}
+
+/** What the filters ask of the store. */
+export function receiptQuery(filters: FailureFilters): ConsoleReceiptQuery {
+  return {
+    ...(filters.status === 'all' ? {} : { status: filters.status }),
+    ...(filters.tool ? { tool: filters.tool } : {}),
+    ...(filters.caller ? { caller: filters.caller } : {}),
+    ...(filters.session ? { session: filters.session } : {}),
+    ...(filters.code ? { code: filters.code } : {}),
+    ...(filters.since ? { since: filters.since } : {}),
+    ...(filters.until ? { until: filters.until } : {}),
+    ...(filters.q ? { text: filters.q } : {}),
+    limit: PAGE + 1,
+    offset: filters.offset,
+  };
+}
+
+function searchOf(filters: FailureFilters, offset: number): string {
+  const parameters = new URLSearchParams();
+  for (const [key, value] of Object.entries({ ...filters, offset })) if (value !== '' && value !== 0 && !(key === 'status' && value === 'failed')) parameters.set(key, String(value));
+  const text = parameters.toString();
+  return text ? `?${text}` : '';
+}
+
+const extra = (receipt: Receipt, key: string): string | undefined => {
+  const value = (receipt as unknown as Record<string, unknown>)[key];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** The rows of receipts, newest first, failures marked; and a link to the next page. */
+export function receiptRows(receipts: Receipt[], filters: FailureFilters): Html {
+  const shown = receipts.slice(0, PAGE);
+  if (shown.length === 0) return html`<tr class="empty"><td colspan="7">No ${filters.status === 'failed' ? 'failed ' : ''}calls match.</td></tr>`;
+  return html`${shown.map(
+    (receipt) => html`<tr class="${receipt.ok ? 'ok' : 'failed'}" data-receipt="${receipt.id}">
+<td data-label="When">${time(receipt.started_at)}</td>
+<td data-label="Tool"><a href="/console/receipts/${encodeURIComponent(receipt.id)}">${receipt.ok ? '✓' : '✗'} ${receipt.tool}</a></td>
+<td data-label="Outcome">${receipt.ok ? 'ok' : receipt.code ?? 'failed'}${receipt.exit_code !== null && !receipt.ok ? html` <span class="muted">exit ${receipt.exit_code}</span>` : ''}</td>
+<td data-label="Caller">${extra(receipt, 'caller') ?? html`<span class="muted">—</span>`}</td>
+<td data-label="Session">${extra(receipt, 'session') ?? html`<span class="muted">—</span>`}</td>
+<td data-label="Took">${receipt.duration_ms} ms</td>
+<td data-label="Error" class="error-line">${firstLine(receipt.error)}</td>
+</tr>`,
+  )}${receipts.length > PAGE ? html`<tr class="more"><td colspan="7"><a href="/console/failures${searchOf(filters, filters.offset + PAGE)}">Older →</a></td></tr>` : ''}`;
+}
+
+/** The failures view: filters, then the rows, which reload when a receipt is stored (SSE), without reloading the page. */
+export function failuresView(receipts: Receipt[], filters: FailureFilters): Html {
+  const option = (value: string, label: string) => html`<option value="${value}"${filters.status === value ? html` selected` : ''}>${label}</option>`;
+  return html`<h1>Calls</h1>
+<form id="filters" class="filters" method="get" action="/console/failures" hx-get="/console/failures/rows" hx-target="#rows" hx-trigger="input changed delay:300ms from:#q, change" hx-push-url="false">
+<label>Show <select name="status">${option('failed', 'failures')}${option('all', 'all calls')}${option('ok', 'successes')}</select></label>
+<label>Tool <input name="tool" value="${filters.tool}" size="12"></label>
+<label>Caller <input name="caller" value="${filters.caller}" size="10"></label>
+<label>Session <input name="session" value="${filters.session}" size="10"></label>
+<label>Code <input name="code" value="${filters.code}" size="12" placeholder="NONZERO_EXIT"></label>
+<label>From <input name="since" type="datetime-local" step="1" value="${filters.since.replace(/\.\d+Z$|Z$/, '')}"></label>
+<label>To <input name="until" type="datetime-local" step="1" value="${filters.until.replace(/\.\d+Z$|Z$/, '')}"></label>
+<label class="grow">Search error and output <input id="q" name="q" type="search" value="${filters.q}" placeholder="No such file"></label>
+<input type="hidden" name="offset" value="${filters.offset || ''}">
+<button type="submit">Filter</button>
+</form>
+<p class="muted live" data-live="receipt.stored" data-refresh="rows" data-source="filters"><span class="dot" title="live"></span> New calls appear here as they are stored. Times are UTC.</p>
+<table class="receipts">
+<thead><tr><th>When</th><th>Tool</th><th>Outcome</th><th>Caller</th><th>Session</th><th>Took</th><th>Error</th></tr></thead>
+<tbody id="rows" data-url="/console/failures/rows">
+${receiptRows(receipts, filters)}
+</tbody>
+</table>`;
+}

@@ -1,0 +1,79 @@
+import type { Receipt, ToolDefinition } from '../../core/index.js';
+import { html, type Html } from '../html.js';
+import { time } from './layout.js';
+
+const CUT_MARKER = /\[… \d+ bytes cut of \d+ …\]/g;
+
+/** Raw text in a `<pre>`, exactly: escaped, a newline after `<pre>` (the parser drops the first one), the cut marker marked. */
+function rawBlock(id: string, label: string, text: string): Html {
+  const parts: Html[] = [];
+  let at = 0;
+  for (const match of text.matchAll(CUT_MARKER)) {
+    parts.push(html`${text.slice(at, match.index)}<mark class="cut">${match[0]}</mark>`);
+    at = match.index + match[0].length;
+  }
+  parts.push(html`${text.slice(at)}`);
+  return html`<section class="raw">
+<header><h2>${label}</h2> <span class="muted">${new TextEncoder().encode(text).length} bytes</span> <button type="button" class="copy" data-copy="${id}">Copy</button></header>
+<pre id="${id}">
+${parts}</pre>
+</section>`;
+}
+
+const SECRET_KEY = /token|secret|password|passwd|api[-_]?key|authorization|cookie|credential|private[-_]?key/i;
+
+/** Params with the values of secret-looking keys replaced, at any depth. */
+export function redactParams(value: unknown, key = ''): unknown {
+  if (SECRET_KEY.test(key) && value !== null && value !== undefined && value !== '') return '[REDACTED]';
+  if (Array.isArray(value)) return value.map((item) => redactParams(item));
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, redactParams(item, name)]));
+  return value;
+}
+
+function row(label: string, value: unknown): Html {
+  return html`<dt>${label}</dt><dd>${value === null || value === undefined || value === '' ? html`<span class="muted">—</span>` : value}</dd>`;
+}
+
+/** One receipt in full: its outcome, raw output and error exactly as stored, params (secrets redacted), and whose tool it is. */
+export function receiptView(receipt: Receipt, definition: ToolDefinition | undefined, servedCommit: string): Html {
+  const fields = receipt as unknown as Record<string, unknown>;
+  const text = (name: string): string | undefined => (typeof fields[name] === 'string' ? (fields[name] as string) : undefined);
+  const approval = text('approval') ?? receipt.confirmation;
+  return html`<p><a href="/console/failures">← Calls</a></p>
+<h1 class="${receipt.ok ? 'ok' : 'failed'}">${receipt.ok ? '✓' : '✗'} ${receipt.tool} <span class="muted">${receipt.ok ? 'ok' : receipt.code ?? 'failed'}</span></h1>
+<dl class="facts">
+${row('Receipt', html`<code>${receipt.id}</code>`)}
+${row('Method', `${receipt.executor} · ${receipt.method}`)}
+${row('Exit', receipt.exit_code === null ? (receipt.signal ? `signal ${receipt.signal}` : null) : `${receipt.exit_code}${receipt.signal ? ` (signal ${receipt.signal})` : ''}`)}
+${row('Timed out', receipt.timed_out ? `yes, after ${receipt.timeout_ms ?? '?'} ms` : 'no')}
+${row('Took', `${receipt.duration_ms} ms`)}
+${row('Started', time(receipt.started_at))}
+${row('Finished', time(receipt.finished_at))}
+${row('Commit', html`<code>${receipt.commit}</code>`)}
+${row('Caller', text('caller'))}
+${row('Session', text('session'))}
+${row('Approval', approval)}
+${row('Output', `${receipt.output_bytes} bytes produced${receipt.cut_bytes > 0 ? `, ${receipt.cut_bytes} cut` : ''}`)}
+</dl>
+${receipt.error !== null ? rawBlock('error', 'Error (raw)', receipt.error) : ''}
+${rawBlock('output', 'Output (raw)', receipt.output)}
+${receipt.stderr && receipt.stderr !== receipt.error ? rawBlock('stderr', 'Standard error', receipt.stderr) : ''}
+<section class="raw">
+<header><h2>Params</h2> <span class="muted">secret-looking values redacted</span></header>
+<pre>
+${JSON.stringify(redactParams(receipt.params), null, 2)}</pre>
+</section>
+<section class="definition">
+<h2>The definition</h2>
+${definition
+  ? html`<dl class="facts">
+${row('Display', definition.display)}
+${row('Intent', definition.intent)}
+${row('Why', definition.why)}
+${row('Author', definition.author)}
+${row('Created', definition.created)}
+</dl>
+<p class="muted">${servedCommit === receipt.commit ? 'As served now, at the commit this call ran on.' : html`As served now, at <code>${servedCommit.slice(0, 12)}</code>; the call ran on <code>${receipt.commit.slice(0, 12)}</code>.`} <a href="/console/registry#tool-${receipt.tool}">In the registry →</a></p>`
+  : html`<p class="muted">'${receipt.tool}' is not in the index served now.</p>`}
+</section>`;
+}

@@ -1,0 +1,74 @@
+import { formatDiagnostic, type ToolDefinition, type ToolIndex } from '../../core/index.js';
+import type { HldpEvent } from '../../events/index.js';
+import { html, type Html } from '../html.js';
+import { time } from './layout.js';
+
+function constraints(tool: ToolDefinition): string {
+  const { timeout_ms: timeout, max_output_bytes: output, require_confirm: confirm, ...rest } = tool.constraints;
+  const parts = [`timeout ${timeout} ms`, `output ≤ ${output} bytes`, ...(confirm ? ['needs confirmation'] : [])];
+  for (const [key, value] of Object.entries(rest)) if (value !== undefined) parts.push(`${key} ${JSON.stringify(value)}`);
+  return parts.join(' · ');
+}
+
+function toolCard(tool: ToolDefinition): Html {
+  const params = Object.keys((tool.params_schema.properties as Record<string, unknown> | undefined) ?? {});
+  return html`<article class="tool" id="tool-${tool.name}">
+<h3>${tool.name} <span class="muted">${tool.display}</span></h3>
+<p>${tool.intent}</p>
+<dl class="facts">
+<dt>Executor</dt><dd>${tool.executor} · ${tool.method}</dd>
+<dt>Params</dt><dd>${params.length ? params.join(', ') : html`<span class="muted">none</span>`}</dd>
+<dt>Constraints</dt><dd>${constraints(tool)}</dd>
+<dt>Why</dt><dd>${tool.why}</dd>
+<dt>Author</dt><dd>${tool.author}</dd>
+<dt>Created</dt><dd>${tool.created}</dd>
+${tool.group ? html`<dt>Group</dt><dd>${tool.group}</dd>` : ''}
+${tool.aliases.length ? html`<dt>Aliases</dt><dd>${tool.aliases.join(', ')}</dd>` : ''}
+${tool.unlisted ? html`<dt>Listed</dt><dd>no (callable by name only)</dd>` : ''}
+<dt>File</dt><dd><code>${tool.source.path}</code></dd>
+</dl>
+</article>`;
+}
+
+/** The registry: scan status and history, broken definitions with file:line:col, every tool, toolset and skill. */
+export function registryView(index: ToolIndex, scanError: { message: string; at: string } | undefined, scans: HldpEvent[]): Html {
+  return html`<h1>Registry</h1>
+<p class="muted live" data-live="scan.completed,scan.failed,definitions.broken" data-reload="true"><span class="dot" title="live"></span> Reloads when the repository is scanned.</p>
+<section class="status">
+<dl class="facts">
+<dt>Source</dt><dd><code>${index.source}</code></dd>
+<dt>Commit</dt><dd><code>${index.commit}</code></dd>
+<dt>Scanned</dt><dd>${time(index.scanned_at)}</dd>
+<dt>Served</dt><dd>${index.tools.length} tools, ${index.toolsets.length} toolsets, ${index.skills.length} skills</dd>
+${index.stale ? html`<dt>Stale</dt><dd class="error">${index.stale.reason} (since ${index.stale.since})</dd>` : ''}
+${scanError ? html`<dt>Last scan</dt><dd class="error">failed ${time(scanError.at)}: ${scanError.message}</dd>` : ''}
+</dl>
+</section>
+<section class="broken">
+<h2>Broken definitions <span class="count">${index.errors.length}</span></h2>
+${index.errors.length === 0
+  ? html`<p class="muted">None: every definition at this commit loads.</p>`
+  : html`<ul class="diagnostics">${index.errors.map((error) => html`<li class="diagnostic"><code>${error.file}:${error.line}:${error.column}</code> <span class="code">${error.code}</span> ${error.message}</li>`)}</ul>`}
+${index.warnings.length ? html`<details><summary>${index.warnings.length} warnings</summary><ul class="diagnostics">${index.warnings.map((warning) => html`<li><code>${formatDiagnostic(warning)}</code></li>`)}</ul></details>` : ''}
+</section>
+<section>
+<h2>Scans</h2>
+${scans.length === 0
+  ? html`<p class="muted">No rescan since the event backlog began.</p>`
+  : html`<table class="plain"><thead><tr><th>When</th><th>Result</th><th>Commit</th><th>Tools</th><th>Broken</th></tr></thead><tbody>${scans.map((event) =>
+      event.type === 'scan.failed'
+        ? html`<tr class="failed"><td>${time(event.at)}</td><td>failed</td><td colspan="3">${String(event.data.error ?? '')}</td></tr>`
+        : html`<tr><td>${time(event.at)}</td><td>${event.data.changed ? 'new commit' : 'unchanged'}</td><td><code>${String(event.data.commit ?? '').slice(0, 12)}</code></td><td>${String(event.data.tools ?? '')}</td><td>${String(event.data.errors ?? '')}</td></tr>`,
+    )}</tbody></table>`}
+</section>
+<section>
+<h2>Tools <span class="count">${index.tools.length}</span></h2>
+<div class="tools">${index.tools.map(toolCard)}</div>
+</section>
+<section>
+<h2>Toolsets <span class="count">${index.toolsets.length}</span></h2>
+${index.toolsets.length === 0 ? html`<p class="muted">None.</p>` : html`<table class="plain"><thead><tr><th>Name</th><th>Description</th><th>Tools</th><th>Author</th><th>Why</th></tr></thead><tbody>${index.toolsets.map((toolset) => html`<tr><td>${toolset.name}</td><td>${toolset.description}</td><td>${toolset.tools.join(', ') || 'all'}</td><td>${toolset.author}</td><td>${toolset.why}</td></tr>`)}</tbody></table>`}
+<h2>Skills <span class="count">${index.skills.length}</span></h2>
+${index.skills.length === 0 ? html`<p class="muted">None.</p>` : html`<table class="plain"><thead><tr><th>Name</th><th>When to read it</th><th>Toolset</th></tr></thead><tbody>${index.skills.map((skill) => html`<tr><td>${skill.name}</td><td>${skill.description}</td><td>${skill.toolset ?? skill.name}</td></tr>`)}</tbody></table>`}
+</section>`;
+}

@@ -1,0 +1,137 @@
+import { createHmac } from 'node:crypto';
+import type { EventHub } from './event-hub.js';
+import { isFailure, type HldpEvent } from './event-types.js';
+
+/** One outgoing webhook: where, which events (`failures` standing for every failure type), and the signing secret. */
+export interface NotifyTargetOptions {
+  url: string;
+  events: readonly string[];
+  secret?: string;
+}
+
+/** How deliveries are retried, and what to tell when one fails for good. */
+export interface NotifierOptions {
+  /** attempts in all, the first included; default 6 */
+  attempts?: number;
+  /** the first pause before a retry; it doubles each time (with jitter), default 1000 ms */
+  backoffMs?: number;
+  /** each attempt's deadline; default 10 s */
+  timeoutMs?: number;
+  /** events queued for one target at most; past that the oldest is dropped and counted as failed */
+  maxQueued?: number;
+  delivered?: (target: NotifyTargetOptions, event: HldpEvent, attempts: number) => void;
+  failedForGood?: (target: NotifyTargetOptions, event: HldpEvent, reason: string) => void;
+}
+
+/** The signature a receiver checks: hex HMAC-SHA256 of the raw body with the shared secret (Forgejo's scheme). */
+export function signBody(body: string, secret: string): string {
+  return createHmac('sha256', secret).update(body).digest('hex');
+}
+
+function wants(target: NotifyTargetOptions, event: HldpEvent): boolean {
+  return target.events.includes(event.type) || (target.events.includes('failures') && isFailure(event));
+}
+
+/**
+ * Outgoing webhooks: every event a target asked for is POSTed to it as JSON, signed like Forgejo's webhooks
+ * (`X-Hldp-Signature` and `X-Hub-Signature-256`), one at a time per target in id order, retried with exponential
+ * back-off on a network error or a 5xx/429; a delivery that never succeeds is counted and logged by the caller.
+ * `X-Hldp-Delivery` is the event id, the same from every instance, so a receiver can drop duplicates.
+ */
+export class Notifier {
+  readonly #hub: EventHub;
+  readonly #targets: NotifyTargetOptions[];
+  readonly #options: NotifierOptions;
+  readonly #queues: HldpEvent[][];
+  readonly #running: Array<Promise<void> | undefined>;
+  readonly #stop = new AbortController();
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(hub: EventHub, targets: readonly NotifyTargetOptions[], options: NotifierOptions = {}) {
+    this.#hub = hub;
+    this.#targets = [...targets];
+    this.#options = options;
+    this.#queues = this.#targets.map(() => []);
+    this.#running = this.#targets.map(() => undefined);
+  }
+
+  /** Subscribes to the hub: events from now on. */
+  async start(): Promise<void> {
+    if (this.#targets.length === 0) return;
+    this.#unsubscribe = await this.#hub.subscribe({
+      send: (event) => this.#targets.forEach((target, index) => wants(target, event) && this.#enqueue(index, event)),
+      reset: () => undefined,
+    });
+  }
+
+  /** Stops taking events and abandons retries still waiting (in-flight attempts end at their deadline). */
+  async stop(): Promise<void> {
+    this.#unsubscribe?.();
+    this.#stop.abort();
+    await Promise.allSettled(this.#running.filter((running): running is Promise<void> => running !== undefined));
+  }
+
+  #enqueue(index: number, event: HldpEvent): void {
+    const queue = this.#queues[index]!;
+    queue.push(event);
+    if (queue.length > (this.#options.maxQueued ?? 1000)) {
+      const dropped = queue.shift()!;
+      this.#options.failedForGood?.(this.#targets[index]!, dropped, 'dropped: the receiver fell too far behind');
+    }
+    this.#running[index] ??= this.#drain(index).finally(() => {
+      this.#running[index] = undefined;
+    });
+  }
+
+  async #drain(index: number): Promise<void> {
+    const queue = this.#queues[index]!;
+    const target = this.#targets[index]!;
+    while (queue.length > 0 && !this.#stop.signal.aborted) await this.#deliver(target, queue.shift()!);
+  }
+
+  async #deliver(target: NotifyTargetOptions, event: HldpEvent): Promise<void> {
+    const body = JSON.stringify(event);
+    const signature = target.secret ? signBody(body, target.secret) : undefined;
+    const attempts = this.#options.attempts ?? 6;
+    let reason = '';
+    for (let attempt = 1; attempt <= attempts; attempt += 1) {
+      try {
+        const response = await fetch(target.url, {
+          method: 'POST',
+          body,
+          redirect: 'manual',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'brush-holder',
+            'x-hldp-event': event.type,
+            'x-hldp-delivery': String(event.id),
+            'x-hldp-attempt': String(attempt),
+            ...(signature ? { 'x-hldp-signature': signature, 'x-hub-signature-256': `sha256=${signature}` } : {}),
+          },
+          signal: AbortSignal.any([this.#stop.signal, AbortSignal.timeout(this.#options.timeoutMs ?? 10_000)]),
+        });
+        await response.arrayBuffer().catch(() => undefined);
+        if (response.status >= 200 && response.status < 300) {
+          this.#options.delivered?.(target, event, attempt);
+          return;
+        }
+        reason = `HTTP ${response.status}`;
+        // a 4xx other than 408 and 429 will not change by asking again
+        if (response.status < 500 && response.status !== 408 && response.status !== 429) break;
+      } catch (error) {
+        if (this.#stop.signal.aborted) return;
+        reason = (error as Error).message;
+      }
+      if (attempt < attempts) {
+        const base = (this.#options.backoffMs ?? 1000) * 2 ** (attempt - 1);
+        const pause = base / 2 + Math.random() * (base / 2);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pause);
+          this.#stop.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        });
+        if (this.#stop.signal.aborted) return;
+      }
+    }
+    this.#options.failedForGood?.(target, event, reason);
+  }
+}

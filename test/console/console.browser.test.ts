@@ -1,0 +1,184 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithChromium, launchChromium } from '../helpers/browser.js';
+import { FAIL_STDERR, makeConsoleRepository } from '../helpers/console-repo.js';
+import { commitFiles, makeTempDir } from '../helpers/git.js';
+import { request } from '../helpers/http-server.js';
+import { runCli } from '../helpers/run-cli.js';
+import { openSse } from '../helpers/sse-client.js';
+import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+
+const TOKEN = 'console-test-token-0123456789';
+// HLDP_UPDATE_SCREENSHOTS=1 writes the README's screenshots; otherwise they go to the test's temporary folder
+const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let env: NodeJS.ProcessEnv;
+let repo: string;
+let server: ServiceProcess;
+let browser: { context: BrowserContext; close: () => Promise<void> };
+let page: Page;
+const dialogs: string[] = [];
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+async function screenshot(target: Page, name: string): Promise<void> {
+  const folder = process.env.HLDP_UPDATE_SCREENSHOTS ? SCREENSHOTS : join(temp.path, 'screenshots');
+  await mkdir(folder, { recursive: true });
+  await target.screenshot({ path: join(folder, `${name}.png`), fullPage: false });
+}
+
+/** Asks for a confirmation over the API and waits until its approval.requested event has gone out (a live page opened later does not reload for it). */
+async function askConfirmation(text: string): Promise<{ token: string }> {
+  const events = await openSse(`${server.url}/v1/events?types=approval.requested`, auth);
+  try {
+    const pending = await request(server, 'POST', '/v1/call', { headers: auth, body: { tool: 'note', params: { text } } });
+    expect(pending.status).toBe(202);
+    await events.next((message) => JSON.parse(message.data).data.params?.text === text);
+    return pending.json;
+  } finally {
+    events.close();
+  }
+}
+
+async function signIn(target: Page): Promise<void> {
+  await target.goto(`${server.url}/`);
+  await target.waitForURL(/\/console\/sign-in/);
+  await target.fill('#token', TOKEN);
+  await target.click('button[type=submit]');
+  await target.waitForURL(/\/console\/failures/);
+}
+
+describeWithChromium('the console in a real browser (Debian chromium, playwright-core)', () => {
+  beforeAll(async () => {
+    temp = await makeTempDir('hldp-console-');
+    repo = await makeConsoleRepository(temp.path);
+    env = {
+      HLDP_REPO: repo, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path,
+      HLDP_LOG_LEVEL: 'warn', HLDP_API_TOKEN: TOKEN, HLDP_POLL_INTERVAL_MS: '300',
+    };
+    server = await spawnService(['serve', '--port', '0'], env, / at (http:\/\/[\d.:]+)\n/);
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await signIn(page);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await temp?.cleanup();
+  });
+
+  it('1. shows a failing CLI call in the failures view within a second, and its raw stderr byte for byte', async () => {
+    await page.goto(`${server.url}/console/failures`);
+    await page.waitForSelector('.live.connected');
+    const cli = await runCli(['call', 'fail', '--json'], { env });
+    const stored = Date.now();
+    expect(cli.code).toBe(1);
+    const id = JSON.parse(cli.stdout).id as string;
+    // the receipt was stored when the CLI exited: the row must be there within a second, without a reload
+    await page.waitForSelector(`tr[data-receipt="${id}"]`, { timeout: 1000 });
+    expect(Date.now() - stored).toBeLessThanOrEqual(1000);
+    expect(await page.locator(`tr[data-receipt="${id}"]`).getAttribute('class')).toBe('failed');
+    await screenshot(page, 'failures');
+    await page.click(`tr[data-receipt="${id}"] a`);
+    await page.waitForURL(new RegExp(`/console/receipts/${id}`));
+    expect(await page.locator('#error').textContent()).toBe(FAIL_STDERR);
+    expect(await page.locator('#output').textContent()).toBe('partial output\n');
+    const api = await request(server, 'GET', `/v1/receipts/${id}`, { headers: auth });
+    expect(await page.locator('#error').textContent()).toBe(api.json.error);
+    await expect(page.locator('dl.facts').first().textContent()).resolves.toContain(api.json.commit);
+    await expect(page.locator('section.definition').textContent()).resolves.toContain('the console shows a failure exactly as the tool wrote it');
+    await screenshot(page, 'receipt');
+  });
+
+  it('2. shows a tool output that is an XSS payload as text, and runs none of it', async () => {
+    const payload = `<script>alert('script ran')</script><img src=x onerror="alert('img ran')"><svg onload="alert('svg ran')"></svg>"'\`&amp;`;
+    const call = await request(server, 'POST', '/v1/call', { headers: auth, body: { tool: 'say', params: { text: payload } } });
+    expect(call.json.output).toBe(payload);
+    await page.goto(`${server.url}/console/receipts/${call.json.id}`);
+    expect(await page.locator('#output').textContent()).toBe(payload);
+    // the page's own DOM, probed from inside (a string: this file is compiled without the DOM's types)
+    const probe = (await page.evaluate(`({
+      injected: document.querySelectorAll('main script, main img, main svg, main [onerror], main [onload]').length,
+      scripts: Array.from(document.scripts).map((script) => script.getAttribute('src')),
+    })`)) as { injected: number; scripts: string[] };
+    expect(probe.injected).toBe(0);
+    expect(probe.scripts).toEqual(['/console/assets/htmx.min.js', '/console/assets/console.js']);
+    await page.goto(`${server.url}/console/failures?status=all`);
+    await page.waitForSelector(`tr[data-receipt="${call.json.id}"]`);
+    expect(dialogs).toEqual([]);
+  });
+
+  it('3. decides a pending confirmation from the page, and the receipt appears', async () => {
+    const pending = await askConfirmation('from the page');
+    await page.goto(`${server.url}/console/approvals`);
+    const card = page.locator('li.approval', { hasText: 'from the page' });
+    await card.waitFor();
+    await screenshot(page, 'approvals');
+    await card.locator('input[name=reason]').fill('checked the text');
+    await card.locator('button.approve').click();
+    await page.waitForURL(/\/console\/receipts\//);
+    expect(await page.locator('#output').textContent()).toBe('noted: from the page');
+    const id = page.url().split('/').pop()!;
+    const receipt = await request(server, 'GET', `/v1/receipts/${id}`, { headers: auth });
+    expect(receipt.json).toMatchObject({ ok: true, tool: 'note', confirmation: expect.stringMatching(/^sha256:/) });
+    // the token is used: the agent cannot run it a second time
+    expect((await request(server, 'POST', '/v1/confirm', { headers: auth, body: { token: pending.token } })).status).toBe(409);
+    await page.goto(`${server.url}/console/approvals`);
+    await expect(page.locator('table.plain').textContent()).resolves.toContain('checked the text');
+  });
+
+  it('4. shows a broken TOOL.hdlp pushed to the served repository in the registry, with its file:line:col', async () => {
+    await page.goto(`${server.url}/console/registry`);
+    await page.waitForSelector('.live.connected');
+    await commitFiles(repo, { 'tools/broken/TOOL.hdlp': 'name: broken\ndisplay: Broken\nintent: [never closed\n' });
+    const item = page.locator('li.diagnostic', { hasText: 'tools/broken/TOOL.hdlp' });
+    await item.waitFor({ timeout: 15_000 });
+    expect(await item.locator('code').textContent()).toMatch(/^tools\/broken\/TOOL\.hdlp:\d+:\d+$/);
+    await screenshot(page, 'registry');
+    // leave the page before the repository changes again: a live page reloads on the next scan
+    await page.goto('about:blank');
+    await commitFiles(repo, { 'tools/broken': null });
+    // served before the next test asks for a confirmation (bound to the commit)
+    expect((await request(server, 'POST', '/v1/scan', { headers: auth })).status).toBe(200);
+  });
+
+  it('5. refuses a state-changing request without the CSRF token, and keeps the sign-in cookie out of reach of scripts', async () => {
+    const pending = await askConfirmation('csrf probe');
+    await page.goto(`${server.url}/console/approvals`);
+    const approval = await page.locator('li.approval', { hasText: 'csrf probe' }).getAttribute('data-approval');
+    const status = await page.evaluate(async (id) => {
+      const body = new URLSearchParams({ decision: 'approve', reason: 'no token' });
+      const response = await fetch(`/console/approvals/${encodeURIComponent(id!)}/decide`, { method: 'POST', body, redirect: 'manual' });
+      return response.status;
+    }, approval);
+    expect(status).toBe(403);
+    expect(await page.evaluate('document.cookie')).not.toContain('hldp_console');
+    // leave the live page (it reloads when the approval is resolved), then check that nothing ran: the token still works
+    await page.goto('about:blank');
+    expect((await request(server, 'POST', '/v1/confirm', { headers: auth, body: { token: pending.token } })).status).toBe(200);
+    const [cookie] = await browser.context.cookies(server.url);
+    expect(cookie).toMatchObject({ name: 'hldp_console', httpOnly: true, sameSite: 'Strict' });
+    expect(cookie!.value).not.toContain(TOKEN);
+    const csp = (await page.goto(`${server.url}/console/failures`))!.headers()['content-security-policy'];
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+  });
+
+  it('works on a phone: the failures view fits a 390-pixel screen without sideways scrolling', async () => {
+    const phone = await browser.context.newPage();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(`${server.url}/console/failures`);
+    await phone.waitForSelector('tr.failed');
+    const overflow = (await phone.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(phone, 'failures-phone');
+    await phone.close();
+  });
+});

@@ -1,0 +1,42 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Receipt } from '../../src/core/index.js';
+import type { Store } from '../../src/store/index.js';
+import { runsHere, storeKinds, type StoreBackend } from './backends.js';
+import { makeReceipt } from './support.js';
+
+describe.each(storeKinds())('$name receipts filtered for the console', (kind) => {
+  if (!runsHere(kind)) return;
+  let backend: StoreBackend;
+  let store: Store;
+  const stored: Receipt[] = [];
+
+  beforeEach(async () => {
+    backend = await kind.make();
+    store = await backend.open();
+    stored.length = 0;
+    const at = (minute: number) => `2026-12-01T10:${String(minute).padStart(2, '0')}:00.000Z`;
+    stored.push(
+      makeReceipt({ started_at: at(1), ok: false, code: 'NONZERO_EXIT', error: 'ls: cannot access /nope: No such FILE or directory\n', output: '' }),
+      makeReceipt({ started_at: at(2), ok: false, code: 'TIMEOUT', error: 'killed after 30000 ms', output: 'half a line' }),
+      makeReceipt({ started_at: at(3), ok: true, output: 'the file is here\n' }),
+      { ...makeReceipt({ started_at: at(4), ok: false, code: 'NONZERO_EXIT', error: 'permission denied' }), caller: 'agent-7', session: 's-1' } as Receipt,
+    );
+    for (const receipt of stored) await store.receipts.save(receipt);
+  });
+  afterEach(async () => {
+    await backend.cleanup();
+  });
+
+  it.each([
+    ['code', { code: 'NONZERO_EXIT' }, [3, 0]],
+    ['a time range', { since: '2026-12-01T10:02:00Z', until: '2026-12-01T10:03:00Z' }, [2, 1]],
+    ['text in the error, any case', { text: 'no such file' }, [0]],
+    ['text in the output', { text: 'FILE IS' }, [2]],
+    ['text in either, failures only', { text: 'half', status: 'failed' as const }, [1]],
+    ['caller and session', { caller: 'agent-7', session: 's-1' }, [3]],
+    ['text that is a LIKE pattern, taken literally', { text: '%' }, []],
+  ])('filters by %s', async (_name, query, expected) => {
+    const found = await store.receipts.list(query);
+    expect(found.map((receipt) => receipt.id)).toEqual(expected.map((index) => stored[index]!.id));
+  });
+});
