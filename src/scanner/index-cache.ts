@@ -17,6 +17,9 @@ export interface CachedScan {
   entries: ScanEntry[];
 }
 
+// numbers this process's temporary files
+let writes = 0;
+
 /** Indexes kept per source; older ones are pruned. */
 const KEEP = 3;
 
@@ -74,7 +77,8 @@ export class IndexCache {
   async save(scan: Omit<CachedScan, 'parser'>): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     const target = join(this.dir, `${fileName(scan.commit)}.json`);
-    const temporary = `${target}.${process.pid}.tmp`;
+    // unique per write: two scanners of one source in a process may write the same commit at once, a slice at a time
+    const temporary = `${target}.${process.pid}.${(writes += 1)}.tmp`;
     await writeInSlices(temporary, { parser: this.version(), ...scan });
     await rename(temporary, target);
     await this.prune();

@@ -134,6 +134,8 @@ describe('Scanner when one object cannot be read', () => {
     await git(root, 'rm', '-q', '--cached', 'tools/torn/TOOL.hdlp');
     await commitFiles(root, { 'tools/torn/TOOL.hdlp': makeToolYaml('torn', { why: 'repaired' }) });
     const repaired = await scanner.scan();
+    // the cache write goes on after scan() answers: the temporary folder is removed only once it is done
+    await scanner.flush();
     expect(repaired.tools.map((tool) => tool.name)).toEqual(['good', 'torn']);
   });
 });

@@ -1,8 +1,9 @@
 import { ENTRY_KINDS, ENTRY_LAYOUT, type Diagnostic, type EntryKind } from '../../core/index.js';
 import { loadGit } from './git-module.js';
 import { tooLargeMessage } from '../yaml-mapping.js';
-import { snapshotFs, type PromiseFs } from './object-store-fs.js';
+import { snapshotFs, type ObjectStoreFs, type PromiseFs } from './object-store-fs.js';
 import { ObjectSizes } from './object-size.js';
+import type { DefinitionFile } from '../parse-tool-definition.js';
 import { definitionPath, type Snapshot, type ToolEntry } from './source.js';
 
 /** An isomorphic-git object store; one `cache` per repository keeps pack reads fast (10× at 1,000 files). */
@@ -21,7 +22,7 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
   const sizes = new ObjectSizes(gitdir);
   // a flat entry (policies/<name>.hdlp) is a blob: its mode says whether it is a symlink
   const flatModes = new Map<string, string>();
-  const listEntries = async (): Promise<ToolEntry[]> => {
+  const listOnce = async (): Promise<ToolEntry[]> => {
     const { commit: parsed } = await git.readCommit({ fs, gitdir, oid: commit, cache });
     const root = await git.readTree({ fs, gitdir, oid: parsed.tree, cache });
     const listed: ToolEntry[] = [];
@@ -43,11 +44,32 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
     }
     return listed;
   };
+  const listEntries = () => retryAfterRepack(fs, sizes, listOnce);
   return {
     commit,
     listEntries,
-    read: (entry) => (entry.kind && ENTRY_LAYOUT[entry.kind].flat ? readFlatDefinition(store, fs, sizes, maxBytes, entry, flatModes.get(`${entry.kind}/${entry.folder}`)) : readDefinition(store, fs, sizes, maxBytes, entry)),
+    read: (entry) =>
+      retryAfterRepack<DefinitionFile | Diagnostic>(fs, sizes, () =>
+        entry.kind && ENTRY_LAYOUT[entry.kind].flat ? readFlatDefinition(store, fs, sizes, maxBytes, entry, flatModes.get(`${entry.kind}/${entry.folder}`)) : readDefinition(store, fs, sizes, maxBytes, entry),
+      ),
   };
+}
+
+/**
+ * Runs a read; if it fails, lists the object store again and runs it once more. Git's background `gc --auto`
+ * (started by a large commit) moves loose objects into a new pack and deletes packs it replaced: a reader that
+ * listed the store before that finds neither copy ("Could not find …", or a pack file gone). A read that fails
+ * twice fails for good (a corrupt object is still that file's READ_FAILED).
+ */
+async function retryAfterRepack<T>(fs: ObjectStoreFs, sizes: ObjectSizes, read: () => Promise<T>): Promise<T> {
+  const seen = fs.generation;
+  try {
+    return await read();
+  } catch {
+    await fs.refresh(seen);
+    sizes.forget();
+    return read();
+  }
 }
 
 const TREE_MODE = '40000';

@@ -31,9 +31,15 @@ export class ObjectSizes {
     if (loose !== undefined) return loose;
     for (const pack of await this.loadPacks()) {
       const offset = findOffset(pack, oid);
-      if (offset !== undefined) return packedSize(pack.pack, offset);
+      // a pack that git deleted since it was listed (a repack replaced it): the size is learnt by reading instead
+      if (offset !== undefined) return packedSize(pack.pack, offset).catch(() => undefined);
     }
     return undefined;
+  }
+
+  /** Lists the packs again on the next lookup (after git repacked the store). */
+  forget(): void {
+    this.packs = undefined;
   }
 
   private async looseSize(oid: string): Promise<number | undefined> {
