@@ -7,6 +7,8 @@ export interface ConsolePrincipal {
   roles: readonly string[];
   /** may approve and deny */
   approver: boolean;
+  /** sees every principal's calls, sessions and pending approvals; otherwise only its own */
+  seesAll: boolean;
 }
 
 /** The receipts the failures view asks for. */

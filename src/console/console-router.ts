@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../events/index.js';
-import type { ConsoleBackend, ConsolePrincipal } from './console-backend.js';
+import type { ConsoleBackend, ConsolePrincipal, ConsoleReceiptQuery } from './console-backend.js';
 import { html, type Html } from './html.js';
 import { ConsoleSessions, cookieValue, fromSameOrigin, SESSION_COOKIE, type ConsoleSession } from './security.js';
 import { approvalsView } from './views/approvals.js';
@@ -135,19 +135,22 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
   });
 
   router.get('/console/failures', async (request, response) => {
+    const { principal, viewer } = signed(response);
     const filters = failureFilters(request.query as Record<string, unknown>);
-    const receipts = await backend.receipts(receiptQuery(filters));
-    send(response, page('Calls', failuresView(receipts, filters), signed(response).viewer, '/console/failures'));
+    const receipts = await backend.receipts(ownCalls(principal, receiptQuery(filters)));
+    send(response, page('Calls', failuresView(receipts, filters, principal.seesAll), viewer, '/console/failures'));
   });
 
   router.get('/console/failures/rows', async (request, response) => {
     const filters = failureFilters(request.query as Record<string, unknown>);
-    send(response, receiptRows(await backend.receipts(receiptQuery(filters)), filters));
+    send(response, receiptRows(await backend.receipts(ownCalls(signed(response).principal, receiptQuery(filters))), filters));
   });
 
   router.get('/console/receipts/:id', async (request, response) => {
-    const receipt = await backend.receipt(String(request.params.id));
-    const { viewer } = signed(response);
+    const found = await backend.receipt(String(request.params.id));
+    const { viewer, principal } = signed(response);
+    // another principal's receipt is not found, rather than forbidden: its id tells nothing
+    const receipt = found && (principal.seesAll || found.caller === principal.name) ? found : undefined;
     if (!receipt) {
       send(response, page('Not found', htmlNotFound(`No receipt '${request.params.id}'.`), viewer), 404);
       return;
@@ -159,7 +162,8 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
 
   router.get('/console/approvals', async (request, response) => {
     const { viewer, principal } = signed(response);
-    const [pending, resolved] = await Promise.all([backend.approvals.pending(), backend.events.recent(['approval.resolved'], 20)]);
+    const [waiting, resolved] = await Promise.all([backend.approvals.pending(), backend.events.recent(['approval.resolved'], 20)]);
+    const pending = principal.seesAll ? waiting : waiting.filter((approval) => approval.caller === principal.name);
     const notice = typeof request.query.notice === 'string' ? request.query.notice.slice(0, 300) : undefined;
     send(response, page('Approvals', approvalsView(pending, resolved.filter((event) => backend.maysee(principal, event)), viewer, principal.approver, notice), viewer, '/console/approvals'));
   });
@@ -198,10 +202,17 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
   });
 
   router.get('/console/sessions', async (_request, response) => {
-    send(response, page('Sessions', sessionsView(await backend.sessions()), signed(response).viewer, '/console/sessions'));
+    const { principal, viewer } = signed(response);
+    const sessions = (await backend.sessions()).filter((session) => principal.seesAll || session.principal === principal.name);
+    send(response, page('Sessions', sessionsView(sessions), viewer, '/console/sessions'));
   });
 
   return router;
+}
+
+/** The receipts a principal may list: everyone's for an admin or approver, else only its own calls. */
+function ownCalls(principal: ConsolePrincipal, query: ConsoleReceiptQuery): ConsoleReceiptQuery {
+  return principal.seesAll ? query : { ...query, caller: principal.name };
 }
 
 /** Where to go after signing in: a console path only (never another site). */

@@ -89,14 +89,14 @@ export function receiptRows(receipts: Receipt[], filters: FailureFilters): Html 
   )}${receipts.length > PAGE ? html`<tr class="more"><td colspan="7"><a href="/console/failures${searchOf(filters, filters.offset + PAGE)}">Older →</a></td></tr>` : ''}`;
 }
 
-/** The failures view: filters, then the rows, which reload when a receipt is stored (SSE), without reloading the page. */
-export function failuresView(receipts: Receipt[], filters: FailureFilters): Html {
+/** The failures view: filters, then the rows, which reload when a receipt is stored (SSE), without reloading the page. `everyone`: the viewer sees every principal's calls, not only its own. */
+export function failuresView(receipts: Receipt[], filters: FailureFilters, everyone = true): Html {
   const option = (value: string, label: string) => html`<option value="${value}"${filters.status === value ? html` selected` : ''}>${label}</option>`;
   return html`<h1>Calls</h1>
 <form id="filters" class="filters" method="get" action="/console/failures" hx-get="/console/failures/rows" hx-target="#rows" hx-trigger="input changed delay:300ms from:#q, change" hx-push-url="false">
 <label>Show <select name="status">${option('failed', 'failures')}${option('all', 'all calls')}${option('ok', 'successes')}</select></label>
 <label>Tool <input name="tool" value="${filters.tool}" size="12"></label>
-<label>Caller <input name="caller" value="${filters.caller}" size="10"></label>
+${everyone ? html`<label>Caller <input name="caller" value="${filters.caller}" size="10"></label>` : ''}
 <label>Session <input name="session" value="${filters.session}" size="10"></label>
 <label>Code <input name="code" value="${filters.code}" size="12" placeholder="NONZERO_EXIT"></label>
 <label>From <input name="since" type="datetime-local" step="1" value="${filters.since.replace(/\.\d+Z$|Z$/, '')}"></label>
@@ -105,7 +105,7 @@ export function failuresView(receipts: Receipt[], filters: FailureFilters): Html
 <input type="hidden" name="offset" value="${filters.offset || ''}">
 <button type="submit">Filter</button>
 </form>
-<p class="muted live" data-live="receipt.stored" data-refresh="rows" data-source="filters"><span class="dot" title="live"></span> New calls appear here as they are stored. Times are UTC.</p>
+<p class="muted live" data-live="receipt.stored" data-refresh="rows" data-source="filters"><span class="dot" title="live"></span> New calls appear here as they are stored. Times are UTC.${everyone ? '' : ' Only your own calls are shown.'}</p>
 <table class="receipts">
 <thead><tr><th>When</th><th>Tool</th><th>Outcome</th><th>Caller</th><th>Session</th><th>Took</th><th>Error</th></tr></thead>
 <tbody id="rows" data-url="/console/failures/rows">

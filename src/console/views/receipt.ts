@@ -51,6 +51,8 @@ ${row('Started', time(receipt.started_at))}
 ${row('Finished', time(receipt.finished_at))}
 ${row('Commit', html`<code>${receipt.commit}</code>`)}
 ${row('Caller', text('caller'))}
+${row('Gateway', receipt.source ? [receipt.source.url ?? `${receipt.source.host} (CLI or stdio MCP)`, receipt.source.url ? ` on ${receipt.source.host}` : ''].join('') : null)}
+${row('Repository', receipt.source?.repository)}
 ${row('Session', text('session'))}
 ${row('Approval', approval)}
 ${row('Output', `${receipt.output_bytes} bytes produced${receipt.cut_bytes > 0 ? `, ${receipt.cut_bytes} cut` : ''}`)}

@@ -1,5 +1,5 @@
 import type { ApprovalDecision, PendingApproval } from '../../console/index.js';
-import { approvalId, type CallOutcome, type Gateway } from '../service/index.js';
+import { approvalId, type CallAsked, type CallOutcome, type Gateway } from '../service/index.js';
 
 interface Waiting extends PendingApproval {
   token: string;
@@ -19,7 +19,7 @@ export class ConfirmationQueue {
 
   constructor(gateway: Gateway) {
     this.#gateway = gateway;
-    this.#unsubscribe = gateway.observe({ called: (outcome) => this.#saw(outcome) });
+    this.#unsubscribe = gateway.observe({ called: (outcome, _seconds, asked) => this.#saw(outcome, asked) });
   }
 
   /** The confirmations still waiting, oldest first. */
@@ -32,7 +32,8 @@ export class ConfirmationQueue {
     const waiting = this.#take(id);
     if (!waiting) return { ok: false, status: 409, message: `no confirmation '${id}' is waiting (decided, used or expired)` };
     this.#gateway.decisions.note(id, { by, reason });
-    const outcome = await this.#gateway.confirm(waiting.token);
+    // the call runs for the principal who asked for it; the approver is recorded in its approval.resolved event
+    const outcome = await this.#gateway.confirm(waiting.token, waiting.caller === undefined ? {} : { caller: waiting.caller });
     if (outcome.kind === 'receipt') return { ok: true, receipt: outcome.receipt, message: `approved by ${by}: '${waiting.tool}' ran` };
     return { ok: false, status: 409, message: `not run: ${'error' in outcome ? outcome.error : outcome.kind}` };
   }
@@ -42,7 +43,7 @@ export class ConfirmationQueue {
     if (!waiting) return { ok: false, status: 409, message: `no confirmation '${id}' is waiting (decided, used or expired)` };
     const consumed = await this.#gateway.store.confirmations.consume(waiting.token, { tool: waiting.tool, params: waiting.params, commit: waiting.commit });
     if (!consumed.ok) return { ok: false, status: 409, message: consumed.message };
-    this.#gateway.events.publish('approval.resolved', { approval: id, kind: 'confirmation', decision: 'denied', tool: waiting.tool, by, reason, receipt: null });
+    this.#gateway.events.publish('approval.resolved', { approval: id, kind: 'confirmation', decision: 'denied', tool: waiting.tool, by, reason, receipt: null, ...(waiting.caller === undefined ? {} : { caller: waiting.caller }) });
     return { ok: true, message: `denied by ${by}: '${waiting.tool}' will not run` };
   }
 
@@ -51,13 +52,14 @@ export class ConfirmationQueue {
     this.#waiting.clear();
   }
 
-  #saw(outcome: CallOutcome): void {
+  #saw(outcome: CallOutcome, asked: CallAsked | undefined): void {
     if (outcome.kind === 'confirmation_required') {
       const { confirmation } = outcome;
       const id = approvalId(confirmation.token);
       this.#waiting.set(id, {
         id, kind: 'confirmation', token: confirmation.token, tool: confirmation.tool, params: confirmation.params, commit: confirmation.commit,
         created_at: new Date().toISOString(), expires_at: confirmation.expires_at,
+        ...(asked?.caller === undefined ? {} : { caller: asked.caller }), ...(asked?.session === undefined ? {} : { session: asked.session }),
       });
       // bounded: the oldest go first (their tokens still work where they were handed out)
       for (const key of this.#waiting.keys()) {

@@ -1,32 +1,37 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ConsoleBackend, ConsolePrincipal, ConsoleSessionSummary, PendingApproval } from '../../console/index.js';
+import { eventVisibleTo, overseesAll } from '../../events/index.js';
+import type { Principal } from '../../policy/index.js';
 import type { Gateway } from '../service/index.js';
 import { ConfirmationQueue } from './confirmation-queue.js';
 
-const ADMIN: ConsolePrincipal = Object.freeze({ name: 'admin', roles: ['admin', 'approver'], approver: true });
-const LOCAL: ConsolePrincipal = Object.freeze({ name: 'local', roles: ['admin', 'approver'], approver: true });
-
-function sameToken(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
+/** A principal as the console needs it: admins and approvers decide approvals and see every call; anyone else only their own. */
+function consolePrincipal(principal: Principal): ConsolePrincipal {
+  return { name: principal.name, roles: [...principal.roles], approver: principal.roles.has('approver') || principal.roles.has('admin'), seesAll: overseesAll(principal) };
 }
 
 /**
- * What the console reads and does, over a gateway. Until principals exist (issue #14), the one principal is the
- * `api_token`'s admin (or, on a loopback gateway with no token, `local`), who sees every event and decides the
- * confirmations this instance asked for.
+ * What the console reads and does, over a gateway: sign-in with any configured principal's token (or, on a gateway
+ * with no credentials, as `local`); each sees the events and receipts `eventVisibleTo` lets it; admins and approvers
+ * decide the confirmations this instance asked for, until approval requests replace them (issue #14).
  */
 export function consoleBackend(gateway: Gateway): ConsoleBackend & { close(): void } {
-  const { config } = gateway;
+  const { config, principals } = gateway;
   const queue = new ConfirmationQueue(gateway);
   const token = config.apiToken;
   return {
     events: gateway.events,
-    credentialsRequired: token !== undefined,
-    authenticate: (given) => (token !== undefined && sameToken(given, token) ? ADMIN : undefined),
-    principal: (name) => (token !== undefined ? (name === ADMIN.name ? ADMIN : undefined) : name === LOCAL.name ? LOCAL : undefined),
-    maysee: () => true,
+    credentialsRequired: principals.required,
+    authenticate: (given) => {
+      const principal = principals.authenticate(given);
+      return principal ? consolePrincipal(principal) : undefined;
+    },
+    principal: (name) => {
+      // a signed-in name whose principal was removed from the config (or, once credentials exist, `local`) is no one
+      const principal = principals.required && name === 'local' ? undefined : principals.get(name);
+      return principal ? consolePrincipal(principal) : undefined;
+    },
+    maysee: (principal, event) => eventVisibleTo({ name: principal.name, roles: new Set(principal.roles) }, event),
     receipts: (query) => gateway.store.receipts.list(query),
     receipt: (id) => gateway.store.receipts.get(id),
     registry: () => ({ index: gateway.registry.index, ...(gateway.scanError ? { scanError: gateway.scanError } : {}) }),
@@ -44,7 +49,7 @@ export function consoleBackend(gateway: Gateway): ConsoleBackend & { close(): vo
       approve: (id, by, reason) => queue.approve(id, by.name, reason),
       deny: (id, by, reason) => queue.deny(id, by.name, reason),
     },
-    // instances that share the api_token accept each other's cookies; without one, sign-ins last as long as this process
+    // instances that share the api_token accept each other's cookies; without one (the principals' digests are no secret), sign-ins last as long as this process
     sessionKey: token !== undefined ? createHash('sha256').update(`brush-holder console sessions\0${token}`).digest() : randomBytes(32),
     close: () => queue.close(),
   };

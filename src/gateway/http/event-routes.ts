@@ -1,6 +1,7 @@
 import express, { type Router } from 'express';
-import { EVENT_TYPES, isEventType, isFailure, lastEventId, streamEvents, type EventType, type HldpEvent } from '../../events/index.js';
+import { EVENT_TYPES, eventVisibleTo, isEventType, isFailure, lastEventId, streamEvents, type EventType, type HldpEvent } from '../../events/index.js';
 import type { Gateway } from '../service/index.js';
+import { principalOf } from './principal-auth.js';
 
 /** `failures` in a type list stands for every failure: a failed call, a rejected one, a failed scan, broken definitions. */
 export const FAILURES = 'failures';
@@ -15,7 +16,7 @@ export function eventFilter(types: readonly string[] | undefined): ((event: Hldp
   return (event) => wanted.has(event.type) || (failures && isFailure(event));
 }
 
-/** `GET /v1/events`: the event stream as Server-Sent Events, resumable with `Last-Event-ID` (authentication is the caller's to add). */
+/** `GET /v1/events`: the event stream as Server-Sent Events, resumable with `Last-Event-ID`, filtered by what the request's principal may see (mounted behind `principalAuth`). */
 export function eventRouter(gateway: Gateway): Router {
   const router = express.Router();
   router.get('/v1/events', async (request, response) => {
@@ -30,7 +31,9 @@ export function eventRouter(gateway: Gateway): Router {
       response.status(400).json({ code: 'INVALID_REQUEST', error: accepts });
       return;
     }
-    await streamEvents(gateway.events, request, response, { ...(after === undefined ? {} : { after }), ...(accepts ? { accepts } : {}) });
+    const principal = principalOf(response);
+    const visible = (event: HldpEvent): boolean => eventVisibleTo(principal, event) && (accepts === undefined || accepts(event));
+    await streamEvents(gateway.events, request, response, { ...(after === undefined ? {} : { after }), accepts: visible });
   });
   return router;
 }

@@ -154,7 +154,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       '/v1/events': {
         get: {
-          operationId: 'events', summary: 'The event stream (Server-Sent Events): receipt.stored, call.rejected, approval.requested, approval.resolved, scan.completed, scan.failed, definitions.broken; each with an id, resumable with Last-Event-ID from a bounded backlog, else a reset event',
+          operationId: 'events', summary: 'The event stream (Server-Sent Events): receipt.stored, call.rejected, approval.requested, approval.resolved, scan.completed, scan.failed, definitions.broken; each with an id, resumable with Last-Event-ID from a bounded backlog, else a reset event; an admin or approver gets every event, any other principal the registry events and those of its own calls',
           parameters: [
             { name: 'Last-Event-ID', in: 'header', schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'resume after this event (EventSource sends it when it reconnects)' },
             { name: 'last_event_id', in: 'query', schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'the same, for clients that cannot set headers' },

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Diagnostic, Receipt, ToolIndex } from '../../core/index.js';
 import type { EventHub } from '../../events/index.js';
 import type { CallOutcome } from './call-outcome.js';
-import type { GatewayObserver } from './gateway.js';
+import type { CallAsked, GatewayObserver } from './gateway.js';
 
 /** How much of a failed call's raw error an event carries; the receipt (`GET /v1/receipts/:id`) has all of it. */
 const ERROR_HEAD_CHARS = 2000;
@@ -54,7 +54,9 @@ function brokenDefinitions(index: ToolIndex): Record<string, unknown> {
 }
 
 /** The events a call's outcome makes; none for a substituted call (its toolset was enabled: nothing was asked of a person). */
-export function outcomeEvents(outcome: CallOutcome, asked?: { tool: string }, notes?: DecisionNotes): Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> {
+export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, notes?: DecisionNotes): Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> {
+  // who asked: a principal's stream carries its own calls' events (eventVisibleTo)
+  const who = { ...(asked?.caller === undefined ? {} : { caller: asked.caller }), ...(asked?.session === undefined ? {} : { session: asked.session }) };
   switch (outcome.kind) {
     case 'receipt': {
       const { receipt } = outcome;
@@ -64,13 +66,13 @@ export function outcomeEvents(outcome: CallOutcome, asked?: { tool: string }, no
       if (receipt.confirmation !== null) {
         // decided from the console: who and why; else the caller confirmed its own call
         const decided = notes?.take(receipt.confirmation);
-        stored.push(['approval.resolved', { approval: receipt.confirmation, kind: 'confirmation', decision: 'approved', tool: receipt.tool, receipt: receipt.id, by: decided?.by ?? null, reason: decided?.reason ?? null }]);
+        stored.push(['approval.resolved', { approval: receipt.confirmation, kind: 'confirmation', decision: 'approved', tool: receipt.tool, receipt: receipt.id, by: decided?.by ?? null, reason: decided?.reason ?? null, ...(receipt.caller ? { caller: receipt.caller } : {}) }]);
       }
       return stored;
     }
     case 'confirmation_required': {
       const { confirmation } = outcome;
-      return [['approval.requested', { approval: approvalId(confirmation.token), kind: 'confirmation', tool: confirmation.tool, params: confirmation.params, commit: confirmation.commit, expires_at: confirmation.expires_at }]];
+      return [['approval.requested', { approval: approvalId(confirmation.token), kind: 'confirmation', tool: confirmation.tool, params: confirmation.params, commit: confirmation.commit, expires_at: confirmation.expires_at, ...who }]];
     }
     case 'substituted':
       return [];
@@ -78,11 +80,11 @@ export function outcomeEvents(outcome: CallOutcome, asked?: { tool: string }, no
     case 'broken':
     case 'confirmation_invalid':
     case 'store_unavailable':
-      return [['call.rejected', { kind: outcome.kind, code: outcome.code, tool: 'tool' in outcome ? outcome.tool : (asked?.tool ?? null), error: outcome.error }]];
+      return [['call.rejected', { kind: outcome.kind, code: outcome.code, tool: 'tool' in outcome ? outcome.tool : (asked?.tool ?? null), error: outcome.error, ...who }]];
     case 'invalid_params':
     case 'refused':
     case 'timeout_not_allowed':
-      return [['call.rejected', { kind: outcome.kind, code: outcome.code, tool: outcome.tool, error: outcome.error }]];
+      return [['call.rejected', { kind: outcome.kind, code: outcome.code, tool: outcome.tool, error: outcome.error, ...who }]];
   }
 }
 

@@ -49,10 +49,17 @@ export interface RescanResult {
 
 /** What a gateway reports as it works (metrics subscribe here, so CLI, HTTP and MCP calls all count). */
 export interface GatewayObserver {
-  /** `asked`: the tool name as the caller gave it (absent for a confirmation) */
-  called?(outcome: CallOutcome, seconds: number, asked?: { tool: string }): void;
+  /** `asked`: the tool name as the caller gave it (absent for a confirmation), who called, and in which session */
+  called?(outcome: CallOutcome, seconds: number, asked?: CallAsked): void;
   matched?(seconds: number): void;
   scanned?(result: RescanResult | { error: Error }): void;
+}
+
+/** What observers learn of a call besides its outcome. */
+export interface CallAsked {
+  tool?: string;
+  caller?: string;
+  session?: string;
 }
 
 /** One call on its way down the call path. */
@@ -215,13 +222,13 @@ export class Gateway {
     const chain = this.steps.reduceRight<(request: CallRequest) => Promise<CallOutcome>>((next, step) => (request) => step(request, next), last);
     // a call in a session acts for the session's principal
     const caller = options.caller ?? options.session?.principal;
-    return this.track(chain({ tool, params, ...options, ...(caller === undefined ? {} : { caller }) }), { tool });
+    return this.track(chain({ tool, params, ...options, ...(caller === undefined ? {} : { caller }) }), { tool, ...asker(caller, options.session) });
   }
 
   /** Runs the call a confirmation token stands for, exactly as it was asked (under this request's deadline, if it names one). */
   confirm(token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session'> = {}): Promise<CallOutcome> {
     const caller = options.caller ?? options.session?.principal;
-    return this.track(this.confirmOn(this.current, token, { ...options, ...(caller === undefined ? {} : { caller }) }));
+    return this.track(this.confirmOn(this.current, token, { ...options, ...(caller === undefined ? {} : { caller }) }), asker(caller, options.session));
   }
 
   /** Reads stored receipts, newest first. */
@@ -325,7 +332,7 @@ export class Gateway {
     this.usageWrites.add(write);
   }
 
-  private track(work: Promise<CallOutcome>, asked?: { tool: string }): Promise<CallOutcome> {
+  private track(work: Promise<CallOutcome>, asked?: CallAsked): Promise<CallOutcome> {
     const start = performance.now();
     this.inFlight.add(work);
     return work.then(
@@ -449,4 +456,9 @@ export class Gateway {
 /** The configured store: PostgreSQL when `store.url` is set, else the SQLite file. */
 export function openConfiguredStore(config: GatewayConfig): Promise<Store> {
   return openStore({ url: config.store.url, sqlitePath: config.receiptsDb, poolMax: config.store.poolMax, confirmationTtlMs: config.confirmationTtlMs });
+}
+
+/** Who asked for a call, for its events: the principal and the session, where known. */
+function asker(caller: string | undefined, session: SessionState | undefined): CallAsked {
+  return { ...(caller === undefined ? {} : { caller }), ...(session === undefined ? {} : { session: session.id }) };
 }

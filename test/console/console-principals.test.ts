@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeConsoleRepository } from '../helpers/console-repo.js';
+import { makeTempDir } from '../helpers/git.js';
+import { openSse, type SseClient } from '../helpers/sse-client.js';
+import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+
+const TOKENS = {
+  admin: 'principals-admin-token-0123456789',
+  carol: 'principals-carol-token-0123456789',
+  dave: 'principals-dave-token-0123456789',
+  vera: 'principals-vera-token-0123456789',
+} as const;
+type Who = keyof typeof TOKENS;
+const digest = (token: string): string => createHash('sha256').update(token).digest('hex');
+// carol and dave are agents; vera approves (and calls nothing); admin is the api_token
+const CONFIG = `principals:
+  carol: { roles: [agent], token_sha256: ${digest(TOKENS.carol)} }
+  dave: { roles: [agent], token_sha256: ${digest(TOKENS.dave)} }
+  vera: { roles: [approver], token_sha256: ${digest(TOKENS.vera)} }
+`;
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let server: ServiceProcess;
+const streams: SseClient[] = [];
+
+beforeAll(async () => {
+  temp = await makeTempDir('hldp-console-principals-');
+  const repo = await makeConsoleRepository(temp.path);
+  const configFile = join(temp.path, 'config.yaml');
+  await writeFile(configFile, CONFIG);
+  server = await spawnService(
+    ['serve', '--port', '0', '--config', configFile],
+    { HLDP_REPO: repo, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_API_TOKEN: TOKENS.admin },
+    / at (http:\/\/[\d.:]+)\n/,
+  );
+});
+afterAll(async () => {
+  for (const stream of streams) stream.close();
+  await server?.stop();
+  await temp?.cleanup();
+});
+
+const bearer = (who: Who) => ({ authorization: `Bearer ${TOKENS[who]}` });
+
+async function call(who: Who, tool: string, params: Record<string, unknown> = {}): Promise<{ status: number; json: any }> {
+  const response = await fetch(`${server.url}/v1/call`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(who) }, body: JSON.stringify({ tool, params }) });
+  return { status: response.status, json: await response.json() };
+}
+
+async function events(who: Who): Promise<SseClient> {
+  const stream = await openSse(`${server.url}/v1/events`, bearer(who));
+  expect(stream.status).toBe(200);
+  streams.push(stream);
+  return stream;
+}
+
+/** Signs in to the console with a principal's token: its cookie and CSRF token. */
+async function signIn(who: Who): Promise<{ cookie: string; csrf: string }> {
+  const origin = new URL(server.url).origin;
+  const response = await fetch(`${server.url}/console/sign-in`, {
+    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: new URLSearchParams({ token: TOKENS[who] }),
+  });
+  expect(response.status).toBe(303);
+  const cookie = response.headers.get('set-cookie')!.split(';')[0]!;
+  const page = await (await fetch(`${server.url}/console/failures`, { headers: { cookie } })).text();
+  expect(page).toContain(`<span>${who}</span>`);
+  return { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(page)![1]! };
+}
+
+const pageOf = async (path: string, cookie: string): Promise<{ status: number; text: string }> => {
+  const response = await fetch(`${server.url}${path}`, { headers: { cookie }, redirect: 'manual' });
+  return { status: response.status, text: await response.text() };
+};
+
+describe('what each principal sees (GET /v1/events and the console)', () => {
+  describe('when two agents call', () => {
+    it("streams each agent only its own calls' events, and an admin and an approver all of them", async () => {
+      const [carol, dave, admin, vera] = [await events('carol'), await events('dave'), await events('admin'), await events('vera')];
+      const mine = await call('carol', 'fail');
+      const theirs = await call('dave', 'ok');
+      const rejected = await call('dave', 'no-such-tool');
+      expect([mine.status, theirs.status, rejected.status]).toEqual([200, 200, 404]);
+      for (const overseer of [admin, vera]) {
+        await overseer.next((message) => message.event === 'call.rejected' && JSON.parse(message.data).data.caller === 'dave');
+        const receipts = overseer.events().filter((event) => event.type === 'receipt.stored').map((event) => event.data.receipt);
+        expect(receipts).toEqual([mine.json.id, theirs.json.id]);
+      }
+      await dave.next((message) => message.event === 'call.rejected');
+      expect(dave.events().map((event) => [event.type, event.data.receipt ?? event.data.tool])).toEqual([['receipt.stored', theirs.json.id], ['call.rejected', 'no-such-tool']]);
+      // events come in id order: once carol's later call arrives, anything of dave's would have come before it
+      const later = await call('carol', 'ok');
+      await carol.next((message) => message.event === 'receipt.stored' && JSON.parse(message.data).data.receipt === later.json.id);
+      expect(carol.events().map((event) => [event.type, event.data.receipt, event.data.caller])).toEqual([['receipt.stored', mine.json.id, 'carol'], ['receipt.stored', later.json.id, 'carol']]);
+    });
+
+    it("lists an agent only its own receipts in the console, hides another's receipt, and shows an approver all", async () => {
+      const mine = await call('carol', 'fail');
+      const theirs = await call('dave', 'fail');
+      const carol = await signIn('carol');
+      const list = await pageOf('/console/failures', carol.cookie);
+      expect(list.text).toContain(mine.json.id);
+      expect(list.text).not.toContain(theirs.json.id);
+      expect(list.text).toContain('Only your own calls are shown.');
+      // asking for dave's calls by name changes nothing
+      expect((await pageOf('/console/failures/rows?caller=dave', carol.cookie)).text).not.toContain(theirs.json.id);
+      expect((await pageOf(`/console/receipts/${theirs.json.id}`, carol.cookie)).status).toBe(404);
+      expect((await pageOf(`/console/receipts/${mine.json.id}`, carol.cookie)).status).toBe(200);
+      const vera = await signIn('vera');
+      const all = await pageOf('/console/failures', vera.cookie);
+      expect(all.text).toContain(mine.json.id);
+      expect(all.text).toContain(theirs.json.id);
+    });
+  });
+
+  describe('when an agent asks for a confirmation and an approver decides it in the console', () => {
+    it('runs the call for the agent who asked, and tells the agent who decided', async () => {
+      const carolEvents = await events('carol');
+      const pending = await call('carol', 'note', { text: 'from carol' });
+      expect(pending.status).toBe(202);
+      const requested = JSON.parse((await carolEvents.next((message) => message.event === 'approval.requested')).data);
+      expect(requested.data).toMatchObject({ caller: 'carol', tool: 'note' });
+      // the agent sees its own request waiting, and may not decide it; dave does not see it at all
+      const carol = await signIn('carol');
+      const carolsQueue = await pageOf('/console/approvals', carol.cookie);
+      expect(carolsQueue.text).toContain(requested.data.approval);
+      expect(carolsQueue.text).not.toContain('Approve and run');
+      const dave = await signIn('dave');
+      expect((await pageOf('/console/approvals', dave.cookie)).text).not.toContain(requested.data.approval);
+      const refused = await fetch(`${server.url}/console/approvals/${encodeURIComponent(requested.data.approval)}/decide`, {
+        method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(server.url).origin, cookie: carol.cookie },
+        body: new URLSearchParams({ _csrf: carol.csrf, decision: 'approve' }),
+      });
+      expect(refused.status).toBe(403);
+
+      const vera = await signIn('vera');
+      const decided = await fetch(`${server.url}/console/approvals/${encodeURIComponent(requested.data.approval)}/decide`, {
+        method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(server.url).origin, cookie: vera.cookie },
+        body: new URLSearchParams({ _csrf: vera.csrf, decision: 'approve', reason: 'looks fine' }),
+      });
+      expect(decided.status).toBe(303);
+      const receiptId = decodeURIComponent(/\/console\/receipts\/(.+)$/.exec(decided.headers.get('location')!)![1]!);
+      const resolved = JSON.parse((await carolEvents.next((message) => message.event === 'approval.resolved')).data);
+      expect(resolved.data).toMatchObject({ approval: requested.data.approval, decision: 'approved', by: 'vera', reason: 'looks fine', caller: 'carol', receipt: receiptId });
+      const receipt = await (await fetch(`${server.url}/v1/receipts/${receiptId}`, { headers: bearer('admin') })).json();
+      expect(receipt).toMatchObject({ ok: true, tool: 'note', caller: 'carol', output: 'noted: from carol' });
+    });
+  });
+});
