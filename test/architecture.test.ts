@@ -39,11 +39,12 @@ const ALLOWED: Record<string, string[]> = {
   gatekeeper: ['core', 'executors', 'http-edge', 'sandbox'],
   export: ['core', 'matcher'],
   sessions: ['core', 'export', 'matcher'],
-  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions', 'events', 'console', 'policy'],
+  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions', 'events', 'console', 'policy', 'mcp-servers'],
   sandbox: ['core'],
   events: ['core', 'store'],
   policy: ['core'],
   console: ['core', 'events'],
+  'mcp-servers': ['core', 'executors', 'sandbox'],
 };
 
 describe('the source tree', () => {

@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'SANDBOX_UNAVAILABLE'
   /** the remote endpoint could not be reached */
   | 'CONNECTION_FAILED'
+  /** the MCP server answered with an error: a tool result marked `isError`, or a JSON-RPC error; its raw text is in `error` */
+  | 'MCP_ERROR'
   /** the remote endpoint answered with a non-2xx status */
   | 'HTTP_ERROR'
   /** the definition or configuration does not allow this call to be built */

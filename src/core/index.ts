@@ -9,6 +9,7 @@ export {
   type GatekeeperSpec,
   type HttpSpec,
   type JsonSchema,
+  type McpSpec,
   type ShellSpec,
   type ToolConstraints,
   type ToolDefinition,
@@ -44,6 +45,7 @@ export {
   type ToolSandbox,
 } from './tool-sandbox.js';
 export type { ExecutionResult, Receipt, ReceiptSource } from './receipt.js';
+export type { ProgressUpdate } from './progress.js';
 export type { Candidate, MatchConfidence, MatchResult, MatchStage, NearMiss } from './match-result.js';
 export type { MatchOutcome, UsageEvent } from './usage-event.js';
 export { PLACEHOLDER_PATTERN, listPlaceholders, wholePlaceholder, type Placeholder } from './template.js';

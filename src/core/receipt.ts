@@ -19,6 +19,8 @@ export interface ExecutionResult {
   output_bytes: number;
   /** bytes left out of `output` and `stderr` by the cap */
   cut_bytes: number;
+  /** an MCP tool's `structuredContent`, kept whole (the text output is what `max_output_bytes` bounds) */
+  structured_content?: Record<string, unknown>;
   duration_ms: number;
   /** with code `RESOURCE_LIMIT`: the limit that was hit */
   resource_limit?: ResourceLimitName;

@@ -2,9 +2,9 @@ import type { AccessGate } from './access.js';
 import type { DeclaredSandbox } from './tool-sandbox.js';
 
 /** The executors a tool may name; `hlpd-api` (the spec's other spelling) is read as `hldp-api`. */
-export const EXECUTOR_NAMES = ['shell', 'gatekeeper', 'hldp-api', 'git-forgejo'] as const;
+export const EXECUTOR_NAMES = ['shell', 'gatekeeper', 'hldp-api', 'git-forgejo', 'mcp'] as const;
 
-/** One of the four ways a tool runs. */
+/** One of the ways a tool runs. */
 export type ExecutorName = (typeof EXECUTOR_NAMES)[number];
 
 /** A JSON Schema object (draft 2020-12). */
@@ -71,6 +71,14 @@ export interface ForgejoSpec {
   repo?: string;
 }
 
+/** Which tool of which configured MCP server an `mcp` tool calls. */
+export interface McpSpec {
+  /** a name under `mcp_servers` in the gateway config */
+  server: string;
+  /** the tool's name as the server lists it (any characters the server uses) */
+  tool: string;
+}
+
 /** Where a definition came from in the repository. */
 export interface ToolSource {
   /** path inside the repository, e.g. `tools/git-ops/TOOL.hdlp` */
@@ -104,6 +112,7 @@ export interface ToolDefinition {
   gatekeeper?: GatekeeperSpec;
   http?: HttpSpec;
   forgejo?: ForgejoSpec;
+  mcp?: McpSpec;
   /** how its local processes are isolated and limited, as declared; see `resolveToolSandbox` */
   sandbox?: DeclaredSandbox;
   source: ToolSource;

@@ -4,6 +4,7 @@ import { describeError, failedResult } from './execution-result.js';
 import { executeForgejo } from './forgejo-executor.js';
 import { executeGatekeeper } from './gatekeeper-executor.js';
 import { executeHldpApi } from './hldp-api-executor.js';
+import { executeMcp } from './mcp-executor.js';
 import type { Params } from './params.js';
 import { redactSecrets } from './redact.js';
 import { executeShell } from './shell-executor.js';
@@ -18,6 +19,8 @@ function dispatch(tool: ToolDefinition, params: Params, context: ExecutionContex
       return executeHldpApi(tool, params, context.apis, context.signal);
     case 'git-forgejo':
       return executeForgejo(tool, params, context.forgejo, context.signal);
+    case 'mcp':
+      return executeMcp(tool, params, context);
   }
 }
 
@@ -32,7 +35,7 @@ export async function execute(tool: ToolDefinition, params: Params, context: Exe
   let result: ExecutionResult;
   try {
     result = await dispatch(tool, params, context);
-    result ??= failedResult('EXECUTOR_MISCONFIGURED', `unknown executor '${String(tool.executor)}'; use shell, gatekeeper, hldp-api or git-forgejo`, start);
+    result ??= failedResult('EXECUTOR_MISCONFIGURED', `unknown executor '${String(tool.executor)}'; use shell, gatekeeper, hldp-api, git-forgejo or mcp`, start);
   } catch (error) {
     result = failedResult('INTERNAL_ERROR', `executor '${tool.executor}' failed unexpectedly: ${describeError(error)}`, start);
   }

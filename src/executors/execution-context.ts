@@ -1,3 +1,4 @@
+import type { ErrorCode, ProgressUpdate } from '../core/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 
 /** Where `shell` tools run. */
@@ -38,6 +39,33 @@ export interface ForgejoConfig {
   author?: { name: string; email: string };
 }
 
+/** A tool result as an MCP server returned it: what an `mcp` tool's receipt is made of. */
+export interface McpToolAnswer {
+  /** content blocks: `text` ones are the raw output, any other type is kept serialised */
+  content: Array<{ type: string; [key: string]: unknown }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** How one `mcp` call runs: aborting `signal` cancels it on the server (`notifications/cancelled`). */
+export interface McpCallOptions {
+  signal: AbortSignal;
+  /** the call's deadline; `signal` fires at it, and the connection must not give up sooner */
+  timeoutMs: number;
+  /** the server's `notifications/progress` for this call */
+  onProgress?: (update: ProgressUpdate) => void;
+}
+
+/** What calling an MCP server came to: its answer, or why there is none (a JSON-RPC error, a server that will not start). */
+export type McpCallOutcome =
+  | { ok: true; answer: McpToolAnswer; notes?: string[] }
+  | { ok: false; code: ErrorCode; message: string; notes?: string[] };
+
+/** The MCP servers behind the registry, as `mcp` tools reach them (the composition root owns their processes and connections). */
+export interface McpServers {
+  callTool(server: string, tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpCallOutcome>;
+}
+
 /** What the executors need from the composition root for one call. Secrets live here and never in results. */
 export interface ExecutionContext {
   shell?: ShellConfig;
@@ -50,6 +78,10 @@ export interface ExecutionContext {
   otherSecrets?: string[];
   /** aborting it stops the call; the result then has code `CANCELLED` */
   signal?: AbortSignal;
+  /** `mcp` tools: the configured servers */
+  mcpServers?: McpServers;
+  /** where a running call's progress goes (an MCP client's `tools/call`) */
+  onProgress?: (update: ProgressUpdate) => void;
 }
 
 /** Every secret value in a context, so that results can be scrubbed of any echo of them. */

@@ -1,6 +1,18 @@
 // The executors (shell, gatekeeper client, hldp-api, git-forgejo) and the constraint runner they share.
 export { execute } from './execute.js';
-export { secretsOf, type ApiTarget, type ExecutionContext, type ForgejoConfig, type GatekeeperTarget, type ShellConfig } from './execution-context.js';
+export { secretsOf } from './execution-context.js';
+export type {
+  ApiTarget,
+  ExecutionContext,
+  ForgejoConfig,
+  GatekeeperTarget,
+  McpCallOptions,
+  McpCallOutcome,
+  McpServers,
+  McpToolAnswer,
+  ShellConfig,
+} from './execution-context.js';
+export { answerText } from './mcp-executor.js';
 export type { Params } from './params.js';
 export { runProcess, KILL_GRACE_MS, type Isolation, type ProcessSpec } from './run-process.js';
 export { BoundedOutput, boundBytes, cutMarker, type OutputEncoding, type RenderedOutput } from './bounded-output.js';

@@ -124,7 +124,7 @@ function toDefinition(file: DefinitionFile, value: Record<string, unknown>, para
     examples: written.examples ?? [],
     source: { path: file.path, oid: file.oid },
   };
-  for (const key of ['group', 'unlisted', 'access', 'output_schema', 'shell', 'gatekeeper', 'http', 'forgejo'] as const) {
+  for (const key of ['group', 'unlisted', 'access', 'output_schema', 'shell', 'gatekeeper', 'http', 'forgejo', 'mcp'] as const) {
     if (written[key] !== undefined) Object.assign(tool, { [key]: written[key] });
   }
   if (tool.shell?.argv !== undefined) tool.shell = { ...tool.shell, argv: argvAsText(tool.shell.argv) };

@@ -98,7 +98,7 @@ describe('hldp validate', () => {
     });
     const run = await runCli(['validate'], { env, cwd: temp.path });
     expect(run.code).toBe(1);
-    expect(run.stdout).toBe("tools/bad/TOOL.hdlp:5:11: error: 'executor' must be one of: shell, gatekeeper, hldp-api, git-forgejo\n");
+    expect(run.stdout).toBe("tools/bad/TOOL.hdlp:5:11: error: 'executor' must be one of: shell, gatekeeper, hldp-api, git-forgejo, mcp\n");
     expect(run.stderr).toBe('2 file(s) under .: 1 error(s), 0 warning(s)\n');
   });
 

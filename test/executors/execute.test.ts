@@ -49,7 +49,7 @@ describe('execute', () => {
   describe('when the call cannot be built or fails unexpectedly', () => {
     it('returns EXECUTOR_MISCONFIGURED for an executor it does not know', async () => {
       const tool = makeToolDefinition({ executor: 'telepathy' as ToolDefinition['executor'] });
-      expect(await execute(tool, {}, {})).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED', error: expect.stringContaining('shell, gatekeeper, hldp-api or git-forgejo') });
+      expect(await execute(tool, {}, {})).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED', error: expect.stringContaining('shell, gatekeeper, hldp-api, git-forgejo or mcp') });
     });
 
     it('returns EXECUTOR_MISCONFIGURED when the shell root does not exist', async () => {

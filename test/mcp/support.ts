@@ -33,8 +33,8 @@ export function makeClient(): Client {
 }
 
 /** Serves `repo` at `/mcp` of an express app on 127.0.0.1 port 0, over a real Gateway, and connects a client. */
-export async function connectHttp(repo: string): Promise<HttpConnected> {
-  const opened = await openTestGateway(repo);
+export async function connectHttp(repo: string, env: NodeJS.ProcessEnv = {}): Promise<HttpConnected> {
+  const opened = await openTestGateway(repo, env);
   const app = express();
   let streamOpened!: () => void;
   const notificationStream = new Promise<void>((resolve) => (streamOpened = resolve));

@@ -131,7 +131,7 @@ why: 铸渊需要通过gatekeeper执行服务器命令。这是所有系统操�
       ['a missing why', makeToolYaml('demo').replace(/^why:.*\n/m, ''), 'SCHEMA_VIOLATION', 1, /missing required field 'why'/],
       ['a missing author', makeToolYaml('demo').replace(/^author:.*\n/m, ''), 'SCHEMA_VIOLATION', 1, /missing required field 'author'/],
       ['a wrong type', makeToolYaml('demo') + 'constraints:\n  timeout_ms: "5s"\n', 'SCHEMA_VIOLATION', 11, /'constraints.timeout_ms' must be integer/],
-      ['an unknown executor', makeToolYaml('demo', { executor: 'ssh' }), 'SCHEMA_VIOLATION', 5, /'executor' must be one of: shell, gatekeeper, hldp-api, git-forgejo$/],
+      ['an unknown executor', makeToolYaml('demo', { executor: 'ssh' }), 'SCHEMA_VIOLATION', 5, /'executor' must be one of: shell, gatekeeper, hldp-api, git-forgejo, mcp$/],
       ['a name with a space', makeToolYaml('demo', { name: 'my tool' }), 'SCHEMA_VIOLATION', 1, /'name' must be ASCII letters/],
       ['a name unlike its folder', makeToolYaml('other'), 'NAME_MISMATCH', 1, /'name' is 'other' but the folder is 'demo'/],
       ['a date that is not ISO', makeToolYaml('demo', { created: 'yesterday' }), 'SCHEMA_VIOLATION', 8, /ISO date/],

@@ -1,4 +1,5 @@
 import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors/index.js';
+import type { McpServerConfig } from '../../mcp-servers/index.js';
 import type { PrincipalConfig } from '../../policy/index.js';
 import type { SandboxMode } from '../../sandbox/index.js';
 import type { SessionsConfig } from '../../sessions/index.js';
@@ -34,6 +35,8 @@ export interface GatewayConfig {
   gatekeepers: Record<string, GatekeeperTarget>;
   apis: Record<string, ApiTarget>;
   forgejo?: ForgejoConfig;
+  /** the MCP servers `mcp` tools call, by name */
+  mcpServers: Record<string, McpServerConfig>;
   sessions: SessionsConfig;
   /** the optional model stage of intent matching (`matcher.model`); absent: lexical only */
   matcherModel?: ModelStageOptions;

@@ -10,6 +10,7 @@ import { DEFAULT_SESSIONS_CONFIG } from '../../sessions/index.js';
 import type { ModelStageOptions } from '../../matcher/index.js';
 import type { Role } from '../../core/index.js';
 import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway-config.js';
+import { mcpServersConfig, type McpServerEntry } from './mcp-servers-config.js';
 import { CONFIG_SCHEMA_URL, DEFAULT_REPOSITORY } from './package-root.js';
 
 /** The config as written in YAML (snake_case), after schema validation. */
@@ -34,6 +35,7 @@ interface ConfigFile {
   gatekeepers?: Record<string, { url?: string; token?: string }>;
   apis?: Record<string, { url?: string; token?: string; headers?: Record<string, string> }>;
   forgejo?: { url?: string; token?: string; repo?: string; author?: { name: string; email: string } };
+  mcp_servers?: Record<string, McpServerEntry>;
   sessions?: {
     toolset_ttl_ms?: number;
     max_sessions?: number;
@@ -102,6 +104,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
       return { url, ...defined('token', token), ...defined('headers', headers) } satisfies ApiTarget;
     }),
     ...defined('forgejo', forgejoConfig(written.forgejo, env)),
+    mcpServers: mcpServersConfig(written.mcp_servers, env, base),
     sessions: {
       toolsetTtlMs: written.sessions?.toolset_ttl_ms ?? DEFAULT_SESSIONS_CONFIG.toolsetTtlMs,
       maxSessions: written.sessions?.max_sessions ?? DEFAULT_SESSIONS_CONFIG.maxSessions,

@@ -67,6 +67,7 @@ export function createApp(options: AppOptions): Express {
       store: { kind: gateway.store.kind, ...store },
       calls_in_flight: gateway.callsInFlight,
       ...(sandbox ? { sandbox: sandboxHealth(sandbox) } : {}),
+      ...(gateway.mcpServers.names.length > 0 ? { mcp_servers: gateway.mcpServers.status() } : {}),
     });
   });
   // the webhook authenticates by its signature, not by the API token (Forgejo cannot send one)

@@ -22,7 +22,7 @@ const ToolDefinition = {
   required: ['name', 'display', 'intent', 'method', 'executor', 'params_schema', 'constraints', 'author', 'created', 'why', 'aliases', 'examples', 'source'],
   properties: {
     name: { type: 'string' }, display: { type: 'string' }, intent: { type: 'string' }, method: { type: 'string' },
-    executor: { enum: ['shell', 'gatekeeper', 'hldp-api', 'git-forgejo'] },
+    executor: { enum: ['shell', 'gatekeeper', 'hldp-api', 'git-forgejo', 'mcp'] },
     params_schema: { type: 'object' },
     constraints: {
       type: 'object', required: ['timeout_ms', 'max_output_bytes', 'require_confirm'],
@@ -210,6 +210,16 @@ export const COMPONENT_SCHEMAS = {
           state: { enum: ['on', 'off'] }, mode: { enum: ['auto', 'required', 'off'] }, reason: { type: 'string' },
           containment: { enum: ['pid-namespace', 'process-group'] }, containment_reason: { type: 'string' },
           limits: { type: 'object', properties: { rlimits: { type: 'boolean' }, processes: { enum: ['cgroup', 'rlimit', 'unenforced'] }, reason: { type: 'string' } } },
+        },
+      },
+      mcp_servers: {
+        type: 'array', description: 'the configured MCP servers, when there are any',
+        items: {
+          type: 'object', required: ['name', 'transport', 'state', 'restarts', 'calls_in_flight'],
+          properties: {
+            name: { type: 'string' }, transport: { enum: ['stdio', 'http'] }, state: { enum: ['stopped', 'starting', 'running'] },
+            pid: { type: 'integer' }, restarts: { type: 'integer' }, calls_in_flight: { type: 'integer' },
+          },
         },
       },
     },

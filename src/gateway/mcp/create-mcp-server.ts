@@ -13,7 +13,7 @@ import { CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, READ_SKILL_TOOL, TOOLSET
 import type { SessionState } from '../../sessions/index.js';
 import { PACKAGE_ROOT } from '../config/index.js';
 import { runMetaTool, type Gateway } from '../service/index.js';
-import { readCallMeta, type CallMeta } from './call-meta.js';
+import { ProgressSent, readCallMeta, type CallMeta } from './call-meta.js';
 import { failure, metaResult, outcomeResult } from './call-result.js';
 import { skillResources, SKILL_URI_PREFIX } from './skill-resources.js';
 import { catalogFor } from './tool-catalog.js';
@@ -80,7 +80,10 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const state = await session();
-    const result = await callTool(gateway, state, request.params.name, request.params.arguments ?? {}, readCallMeta(request.params._meta, extra.signal));
+    const progress = new ProgressSent();
+    const result = await callTool(gateway, state, request.params.name, request.params.arguments ?? {}, readCallMeta(request.params._meta, extra, progress));
+    // the tool's progress goes out before its result: a client drops progress that comes after
+    await progress.flushed();
     await announceIfChanged(state, extra.sendNotification);
     return result;
   });
@@ -113,10 +116,10 @@ async function callTool(gateway: Gateway, session: SessionState, name: string, a
   const catalog = catalogFor(gateway.registry.index);
   const target = catalog.resolve(name);
   if (!meta.ok) return failure(meta.error);
-  const { signal, timeoutMs } = meta.options;
+  const { signal, timeoutMs, onProgress } = meta.options;
   try {
     if (target.kind === 'meta') {
-      const outcome = await runMetaTool(gateway, session, target.tool, args, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), resolveName: (listed) => { const resolved = catalog.resolve(listed); return resolved.kind === 'tool' ? resolved.name : listed; } });
+      const outcome = await runMetaTool(gateway, session, target.tool, args, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(onProgress ? { onProgress } : {}), resolveName: (listed) => { const resolved = catalog.resolve(listed); return resolved.kind === 'tool' ? resolved.name : listed; } });
       return metaResult(outcome, catalog);
     }
     return outcomeResult(await gateway.call(target.name, args, { ...meta.options, session }), catalog);

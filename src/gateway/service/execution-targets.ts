@@ -1,9 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ApiTarget, ExecutionContext } from '../../executors/index.js';
 import { startGatekeeper, type RunningGatekeeper } from '../../gatekeeper/index.js';
+import { McpServerPool } from '../../mcp-servers/index.js';
 import { createSandbox, type Sandbox, type SandboxStatus } from '../../sandbox/index.js';
-import { OWN_FOLDERS, type GatewayConfig } from '../config/index.js';
+import { OWN_FOLDERS, PACKAGE_ROOT, type GatewayConfig } from '../config/index.js';
 import { sandboxWarnings } from './sandbox-warnings.js';
+
+// how the gateway introduces itself to the MCP servers it calls
+const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The executors' context for this gateway, with the embedded gatekeeper started the first time a tool needs it. */
 export class ExecutionTargets {
@@ -11,6 +17,8 @@ export class ExecutionTargets {
   private selfApi: ApiTarget | undefined;
   private sandbox: Promise<Sandbox> | undefined;
   private probedStatus: SandboxStatus | undefined;
+  /** the configured MCP servers; each starts on the first call of one of its tools, stdio ones inside the sandbox */
+  readonly mcpServers: McpServerPool;
 
   // secrets of the configuration that the executors do not use themselves, but no result may show
   private readonly otherSecrets: string[];
@@ -21,6 +29,8 @@ export class ExecutionTargets {
   ) {
     const { repository, apiToken, webhookSecret, store, matcherModel } = config;
     this.otherSecrets = [repository.token, apiToken, webhookSecret, passwordOf(store.url), matcherModel?.token, ...config.principalTokens].filter((secret): secret is string => secret !== undefined);
+    for (const server of Object.values(config.mcpServers)) this.otherSecrets.push(...server.secrets);
+    this.mcpServers = new McpServerPool(config.mcpServers, { workspace: config.workspaceRoot, sandbox: () => this.sandboxed(), clientInfo: { name: 'brush-holder', version: VERSION } });
   }
 
   /** What the sandbox probe found, once it ran (`sandboxed()`). */
@@ -47,6 +57,7 @@ export class ExecutionTargets {
       apis: this.selfApi && !this.config.apis.default ? { ...this.config.apis, default: this.selfApi } : this.config.apis,
       ...(this.config.forgejo ? { forgejo: this.config.forgejo } : {}),
       otherSecrets: this.otherSecrets,
+      mcpServers: this.mcpServers,
       ...(signal ? { signal } : {}),
     };
   }
@@ -85,8 +96,9 @@ export class ExecutionTargets {
     return this.sandbox;
   }
 
-  /** Stops the embedded gatekeeper, if it was started. */
+  /** Stops the embedded gatekeeper, if it was started, and every MCP server. */
   async close(): Promise<void> {
+    await this.mcpServers.close();
     const embedded = this.embedded;
     this.embedded = undefined;
     if (embedded) await (await embedded).close();

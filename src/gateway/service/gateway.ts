@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { MatchResult, Receipt, ToolDefinition, ToolIndex, UsageEvent } from '../../core/index.js';
+import type { MatchResult, ProgressUpdate, Receipt, ToolDefinition, ToolIndex, UsageEvent } from '../../core/index.js';
 import { EventHub } from '../../events/index.js';
 import { execute, redactValue, secretsOf } from '../../executors/index.js';
+import type { McpServerPool } from '../../mcp-servers/index.js';
 import { compactSchema, createMatcher, createModelStage, matchWithModel, type MatchContext, type Matcher, type ModelStage } from '../../matcher/index.js';
 import { Scanner } from '../../scanner/index.js';
 import { accessRights, API_TOKEN_PRINCIPAL, Principals } from '../../policy/index.js';
@@ -69,6 +70,8 @@ export interface CallRequest {
   signal?: AbortSignal;
   /** the call's own deadline in ms, within the tool's `max_timeout_ms`; absent: the tool's `timeout_ms` */
   timeoutMs?: number;
+  /** where the running call's progress goes (an MCP client's progress token), if its executor reports any */
+  onProgress?: (update: ProgressUpdate) => void;
   /** the agent session the call is made in, if any */
   session?: SessionState;
   /** the principal the call is made for (with a session, the session's); absent: nobody, refused once credentials are configured */
@@ -226,7 +229,7 @@ export class Gateway {
   }
 
   /** Runs the call a confirmation token stands for, exactly as it was asked (under this request's deadline, if it names one). */
-  confirm(token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session'> = {}): Promise<CallOutcome> {
+  confirm(token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session' | 'onProgress'> = {}): Promise<CallOutcome> {
     const caller = options.caller ?? options.session?.principal;
     return this.track(this.confirmOn(this.current, token, { ...options, ...(caller === undefined ? {} : { caller }) }), asker(caller, options.session));
   }
@@ -279,6 +282,11 @@ export class Gateway {
   /** The last rescan's failure, if the index is being served in spite of it. */
   get scanError(): { message: string; at: string } | undefined {
     return this.lastScanError;
+  }
+
+  /** The configured MCP servers `mcp` tools call: their state, and `tools/list` for drafting definitions. */
+  get mcpServers(): McpServerPool {
+    return this.targets.mcpServers;
   }
 
   /** Calls running now. */
@@ -384,7 +392,7 @@ export class Gateway {
     return { kind: 'receipt', receipt: await this.run(registry, tool, data, null, deadline.timeoutMs, request) };
   }
 
-  private async confirmOn(registry: Registry, token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session'>): Promise<CallOutcome> {
+  private async confirmOn(registry: Registry, token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session' | 'onProgress'>): Promise<CallOutcome> {
     const refuse = (reason: string, error: string): CallOutcome => ({ kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason, error });
     const peeked = await this.fromStore(() => this.store.confirmations.peek(token));
     if ('kind' in peeked) return peeked;
@@ -421,19 +429,20 @@ export class Gateway {
     params: Record<string, unknown>,
     confirmation: string | null,
     timeoutMs: number,
-    options: Pick<CallOptions, 'signal' | 'caller' | 'session'>,
+    options: Pick<CallOptions, 'signal' | 'caller' | 'session' | 'onProgress'>,
   ): Promise<Receipt> {
     const id = randomUUID();
     const startedAt = new Date();
     // every executor reads its deadline from the constraints: the call's own one takes the definition's place
     const tool = timeoutMs === definition.constraints.timeout_ms ? definition : { ...definition, constraints: { ...definition.constraints, timeout_ms: timeoutMs } };
-    const context = await this.targets.context(tool.executor === 'gatekeeper', options.signal);
+    const context = { ...(await this.targets.context(tool.executor === 'gatekeeper', options.signal)), ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
     const result = await execute(tool, params, context);
     const receipt: Receipt = {
       // the spec's six fields first, as a human reading a receipt expects them
       ok: result.ok, tool: tool.name, method: tool.method, output: result.output, error: result.error, duration_ms: result.duration_ms,
       id, executor: tool.executor, stderr: result.stderr, code: result.code, exit_code: result.exit_code, signal: result.signal,
       timed_out: result.timed_out, ...(result.resource_limit ? { resource_limit: result.resource_limit } : {}), output_bytes: result.output_bytes, cut_bytes: result.cut_bytes,
+      ...(result.structured_content === undefined ? {} : { structured_content: result.structured_content }),
       // a secret the caller put in the params (a token, pasted) is not kept in the receipt either
       commit: registry.index.commit, params: redactValue(params, secretsOf(context)), started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation,
       timeout_ms: timeoutMs, caller: options.caller ?? null, session: options.session?.id ?? null,

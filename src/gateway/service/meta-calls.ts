@@ -1,4 +1,4 @@
-import type { MatchResult } from '../../core/index.js';
+import type { MatchResult, ProgressUpdate } from '../../core/index.js';
 import { CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, READ_SKILL_TOOL, TOOLSET_TOOL, type MetaTool } from '../../export/index.js';
 import { compactSchema, MAX_LIMIT } from '../../matcher/index.js';
 import { compileShapeChecker, type ShapeChecker } from '../../scanner/index.js';
@@ -29,7 +29,7 @@ export async function runMetaTool(
   session: SessionState | undefined,
   tool: MetaTool,
   args: Record<string, unknown>,
-  options: { signal?: AbortSignal; timeoutMs?: number; resolveName?: (name: string) => string } = {},
+  options: { signal?: AbortSignal; timeoutMs?: number; onProgress?: (update: ProgressUpdate) => void; resolveName?: (name: string) => string } = {},
 ): Promise<MetaOutcome> {
   const problems = argumentProblems(tool, args);
   if (problems.length) {
@@ -83,7 +83,7 @@ function argumentProblems(tool: MetaTool, args: Record<string, unknown>): string
   return [...missing, ...unknown, ...checker(args).map((problem) => problem.message)];
 }
 
-// the deadline a surface read from the request (HTTP `timeout_ms`, MCP `_meta`), passed on to the call it runs
-function deadlineOf(options: { timeoutMs?: number }): { timeoutMs?: number } {
-  return options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+// the deadline and progress sink a surface read from the request (HTTP `timeout_ms`, MCP `_meta`), passed on to the call it runs
+function deadlineOf(options: { timeoutMs?: number; onProgress?: (update: ProgressUpdate) => void }): { timeoutMs?: number; onProgress?: (update: ProgressUpdate) => void } {
+  return { ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
 }

@@ -1,0 +1,72 @@
+import type { ExecutionResult, ToolDefinition } from '../core/index.js';
+import { boundBytes } from './bounded-output.js';
+import { startDeadline } from './deadline.js';
+import type { ExecutionContext, McpToolAnswer } from './execution-context.js';
+import { elapsedSince, failedResult } from './execution-result.js';
+import type { Params } from './params.js';
+
+/**
+ * The text of a tool result as the server returned it: `text` blocks raw, any other block (an image, audio,
+ * a resource) as its JSON, blocks joined by a newline. One text block is its text exactly.
+ */
+export function answerText(answer: McpToolAnswer): string {
+  return answer.content.map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : JSON.stringify(block))).join('\n');
+}
+
+/**
+ * Runs an `mcp` tool: `tools/call` of `mcp.tool` on the configured server `mcp.server`, with the params as its
+ * arguments. The receipt keeps the raw text (other content serialised), `structuredContent` whole, and a result
+ * marked `isError` as `ok: false` with its raw text in `error`. At the deadline the call is cancelled on the
+ * server (`notifications/cancelled`) and the receipt says `TIMEOUT`.
+ */
+export async function executeMcp(tool: ToolDefinition, params: Params, context: ExecutionContext): Promise<ExecutionResult> {
+  const start = performance.now();
+  if (!tool.mcp) return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' has executor 'mcp' but no mcp section; add mcp: {server, tool} to its TOOL.hdlp`, start);
+  if (!context.mcpServers) {
+    return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' runs on MCP server '${tool.mcp.server}', but no MCP servers are configured; add mcp_servers.${tool.mcp.server} to the gateway config`, start);
+  }
+  const { timeout_ms: timeoutMs, max_output_bytes: cap } = tool.constraints;
+  const deadline = startDeadline(timeoutMs, context.signal);
+  let outcome;
+  try {
+    outcome = await context.mcpServers.callTool(tool.mcp.server, tool.mcp.tool, params, {
+      signal: deadline.signal,
+      timeoutMs,
+      ...(context.onProgress ? { onProgress: context.onProgress } : {}),
+    });
+  } finally {
+    deadline.clear();
+  }
+  const notes = outcome.notes?.length ? `${outcome.notes.join('\n')}\n` : '';
+  const stopped = deadline.reason();
+  if (stopped === 'timeout') {
+    return withNotes(failedResult('TIMEOUT', `timed out after ${timeoutMs} ms; the call was cancelled on MCP server '${tool.mcp.server}' (notifications/cancelled)`, start), notes);
+  }
+  if (stopped === 'cancelled') {
+    return withNotes(failedResult('CANCELLED', `cancelled by the caller; the call was cancelled on MCP server '${tool.mcp.server}' (notifications/cancelled)`, start), notes);
+  }
+  if (!outcome.ok) return withNotes(failedResult(outcome.code, outcome.message, start), notes);
+  const { answer } = outcome;
+  const text = boundBytes(answerText(answer), cap);
+  const structured = answer.structuredContent === undefined ? {} : { structured_content: answer.structuredContent };
+  const failed = answer.isError === true;
+  return {
+    ok: !failed,
+    output: failed ? '' : text.text,
+    error: failed ? text.text : null,
+    stderr: notes,
+    code: failed ? 'MCP_ERROR' : null,
+    exit_code: null,
+    signal: null,
+    timed_out: false,
+    output_bytes: text.totalBytes,
+    cut_bytes: text.cutBytes,
+    duration_ms: elapsedSince(start),
+    ...structured,
+  };
+}
+
+// what the connection did besides the call (a restart after a crash) goes where a process's stderr would
+function withNotes(result: ExecutionResult, notes: string): ExecutionResult {
+  return notes === '' ? result : { ...result, stderr: notes };
+}

@@ -1,0 +1,60 @@
+import { isAbsolute, resolve } from 'node:path';
+import { DEFAULT_IDLE_MS, DEFAULT_STARTUP_TIMEOUT_MS, type McpServerConfig } from '../../mcp-servers/index.js';
+import { ConfigError } from './gateway-config.js';
+
+/** One entry of `mcp_servers` as written in YAML. */
+export interface McpServerEntry {
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  token?: string;
+  headers?: Record<string, string>;
+  idle_ms?: number;
+  startup_timeout_ms?: number;
+}
+
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** The environment variable of a server's token: `HLDP_MCP_<NAME>_TOKEN`. */
+export function mcpTokenVariable(name: string): string {
+  return `HLDP_MCP_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TOKEN`;
+}
+
+/**
+ * `mcp_servers` of the config file, resolved: secrets come from the environment — a stdio server's `env` values
+ * may name gateway variables as `${NAME}` (a variable that is not set stops the start), an HTTP server's token is
+ * `token` or `HLDP_MCP_<NAME>_TOKEN`. Everything taken from the environment is a secret no receipt may show.
+ */
+export function mcpServersConfig(written: Record<string, McpServerEntry> | undefined, env: NodeJS.ProcessEnv, base: string): Record<string, McpServerConfig> {
+  const servers: Record<string, McpServerConfig> = {};
+  for (const [name, entry] of Object.entries(written ?? {})) {
+    const shared = { idleMs: entry.idle_ms ?? DEFAULT_IDLE_MS, startupTimeoutMs: entry.startup_timeout_ms ?? DEFAULT_STARTUP_TIMEOUT_MS };
+    if (entry.url !== undefined) {
+      const token = env[mcpTokenVariable(name)] ?? entry.token;
+      servers[name] = {
+        transport: 'http', url: entry.url, headers: entry.headers ?? {}, ...(token ? { token } : {}), ...shared,
+        secrets: [...(token ? [token] : []), ...Object.values(entry.headers ?? {})],
+      };
+      continue;
+    }
+    if (entry.command === undefined) throw new ConfigError(`mcp_servers.${name}`, 'needs either command (a stdio server) or url (Streamable HTTP)');
+    const secrets: string[] = [];
+    const serverEnv: Record<string, string> = {};
+    for (const [variable, value] of Object.entries(entry.env ?? {})) {
+      serverEnv[variable] = value.replace(REFERENCE, (_reference, source: string) => {
+        const found = env[source];
+        if (found === undefined) throw new ConfigError(`mcp_servers.${name}.env.${variable}`, `refers to \${${source}}, which is not set in the gateway's environment; export it, or write the value`);
+        secrets.push(found);
+        return found;
+      });
+    }
+    servers[name] = {
+      transport: 'stdio', command: entry.command, args: entry.args ?? [], env: serverEnv,
+      ...(entry.cwd === undefined ? {} : { cwd: isAbsolute(entry.cwd) ? entry.cwd : resolve(base, entry.cwd) }),
+      ...shared, secrets,
+    };
+  }
+  return servers;
+}

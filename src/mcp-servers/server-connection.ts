@@ -1,0 +1,248 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode as RpcErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ErrorCode } from '../core/index.js';
+import { describeError, minimalEnvironment, type McpCallOptions, type McpCallOutcome } from '../executors/index.js';
+import type { Sandbox } from '../sandbox/index.js';
+import type { McpServerConfig } from './server-config.js';
+import { OrderedTransport } from './ordered-transport.js';
+import { LaunchedStdioTransport } from './stdio-transport.js';
+
+/** What every connection of a pool shares. */
+export interface ConnectionDefaults {
+  /** where a stdio server runs (its cwd unless configured) and what it may write */
+  workspace: string;
+  /** the host's sandbox, probed once by whoever owns it; without one a stdio server still gets a PID namespace of its own */
+  sandbox?: () => Promise<Sandbox>;
+  /** how the gateway introduces itself in `initialize` */
+  clientInfo: { name: string; version: string };
+}
+
+/** One server's state, for health checks and operators. */
+export interface ServerStatus {
+  name: string;
+  transport: 'stdio' | 'http';
+  state: 'stopped' | 'starting' | 'running';
+  /** the stdio server's process id, while it runs */
+  pid?: number;
+  /** how many times it was started again after it ended on its own */
+  restarts: number;
+  calls_in_flight: number;
+}
+
+// Our own deadline fires first: the SDK's request timeout is only a backstop behind it.
+const SDK_TIMEOUT_SLACK_MS = 5_000;
+
+interface Live {
+  client: Client;
+  transport: LaunchedStdioTransport | StreamableHTTPClientTransport;
+  /** how it ended, worked out once */
+  ending?: Promise<{ how: string; stderr: string }>;
+}
+
+/**
+ * One configured MCP server: started (or connected) on first use, one process and connection shared by every call,
+ * started again when it ended on its own, and stopped after an idle time. A call that sees the server die is
+ * retried once on a fresh one; what happened is reported in the outcome's `notes`.
+ */
+export class ServerConnection {
+  #live: Live | undefined;
+  #starting: Promise<Live> | undefined;
+  /** a connection that ended on its own between calls, told to the next call that starts a new one */
+  #endedOnItsOwn: Live | undefined;
+  #inFlight = 0;
+  #idleTimer: NodeJS.Timeout | undefined;
+  #restarts = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly config: McpServerConfig,
+    private readonly defaults: ConnectionDefaults,
+  ) {}
+
+  /** `tools/call` on this server, within the caller's deadline; a connection that drops mid-call is restarted and the call retried once. */
+  async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpCallOutcome> {
+    return this.#using(async (notes) => {
+      for (let attempt = 0; ; attempt += 1) {
+        const live = await this.#connect(options.signal, notes);
+        if (!live.ok) return { ok: false, code: live.code, message: live.message, notes };
+        try {
+          const result = (await live.live.client.callTool({ name: tool, arguments: args }, undefined, {
+            signal: options.signal,
+            timeout: options.timeoutMs + SDK_TIMEOUT_SLACK_MS,
+            ...(options.onProgress ? { onprogress: ({ progress, total, message }) => options.onProgress!({ progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }) } : {}),
+          })) as CallToolResult;
+          return { ok: true, answer: { content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), ...(result.isError ? { isError: true } : {}) }, notes };
+        } catch (error) {
+          if (options.signal.aborted) return { ok: false, code: 'CANCELLED', message: describeError(error), notes };
+          if (!isConnectionLost(error)) return { ok: false, code: 'MCP_ERROR', message: `MCP server '${this.name}' answered tools/call of '${tool}' with an error: ${describeError(error)}`, notes };
+          // this call reports the end itself: the next start is its retry, not news
+          if (this.#endedOnItsOwn === live.live) this.#endedOnItsOwn = undefined;
+          const { how, stderr } = await this.#forget(live.live);
+          if (attempt > 0) return { ok: false, code: 'CONNECTION_FAILED', message: `MCP server '${this.name}' ${how} during the call, again after a restart; not retried a second time${stderrLine(stderr)}`, notes };
+          notes.push(`MCP server '${this.name}' ${how} during the call; it was started again and the call retried once${stderrLine(stderr)}`);
+          this.#restarts += 1;
+        }
+      }
+    });
+  }
+
+  /** Every tool the server lists (`tools/list`, all pages). */
+  async listTools(signal: AbortSignal): Promise<{ ok: true; tools: Tool[] } | { ok: false; code: ErrorCode; message: string }> {
+    return this.#using(async (notes) => {
+      const live = await this.#connect(signal, notes);
+      if (!live.ok) return live;
+      const tools: Tool[] = [];
+      try {
+        let cursor: string | undefined;
+        do {
+          const page = await live.live.client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: this.config.startupTimeoutMs });
+          tools.push(...page.tools);
+          cursor = page.nextCursor;
+        } while (cursor !== undefined);
+      } catch (error) {
+        return { ok: false, code: 'MCP_ERROR', message: `MCP server '${this.name}' answered tools/list with an error: ${describeError(error)}` };
+      }
+      return { ok: true, tools };
+    });
+  }
+
+  status(): ServerStatus {
+    const pid = this.#live?.transport instanceof LaunchedStdioTransport ? this.#live.transport.pid : undefined;
+    return {
+      name: this.name,
+      transport: this.config.transport,
+      state: this.#live ? 'running' : this.#starting ? 'starting' : 'stopped',
+      ...(pid === undefined ? {} : { pid }),
+      restarts: this.#restarts,
+      calls_in_flight: this.#inFlight,
+    };
+  }
+
+  /** Stops the server (or ends the HTTP session) now; the next call starts it again. */
+  async stop(): Promise<void> {
+    clearTimeout(this.#idleTimer);
+    const live = this.#live ?? (await this.#starting?.catch(() => undefined));
+    this.#live = undefined;
+    this.#starting = undefined;
+    if (!live) return;
+    if (live.transport instanceof StreamableHTTPClientTransport) await live.transport.terminateSession().catch(() => undefined);
+    await live.client.close().catch(() => undefined);
+  }
+
+  async #using<T>(work: (notes: string[]) => Promise<T>): Promise<T> {
+    this.#inFlight += 1;
+    clearTimeout(this.#idleTimer);
+    try {
+      return await work([]);
+    } finally {
+      this.#inFlight -= 1;
+      if (this.#inFlight === 0 && this.config.idleMs > 0) {
+        this.#idleTimer = setTimeout(() => void this.stop(), this.config.idleMs);
+        this.#idleTimer.unref();
+      }
+    }
+  }
+
+  /** The live connection, started now if there is none (one start shared by the calls waiting for it). */
+  async #connect(signal: AbortSignal, notes: string[]): Promise<{ ok: true; live: Live } | { ok: false; code: ErrorCode; message: string }> {
+    if (this.#live) return { ok: true, live: this.#live };
+    if (!this.#starting) {
+      const ended = this.#endedOnItsOwn;
+      if (ended !== undefined) {
+        this.#endedOnItsOwn = undefined;
+        const { how, stderr } = await this.#forget(ended);
+        notes.push(`MCP server '${this.name}' ${how} since its last call; it was started again${stderrLine(stderr)}`);
+        this.#restarts += 1;
+      }
+      this.#starting = this.#start();
+      this.#starting.then(
+        (live) => ((this.#live = live), (this.#starting = undefined)),
+        () => (this.#starting = undefined),
+      );
+    }
+    try {
+      return { ok: true, live: await abortable(this.#starting, signal) };
+    } catch (error) {
+      if (signal.aborted) return { ok: false, code: 'CANCELLED', message: `stopped while MCP server '${this.name}' was starting` };
+      const code = (error as { code?: unknown }).code;
+      const known = code === 'SPAWN_FAILED' || code === 'SANDBOX_FAILED' || code === 'SANDBOX_UNAVAILABLE' || code === 'EXECUTOR_MISCONFIGURED';
+      return { ok: false, code: known ? (code as ErrorCode) : 'CONNECTION_FAILED', message: `MCP server '${this.name}' could not be started: ${describeError(error)}` };
+    }
+  }
+
+  async #start(): Promise<Live> {
+    const transport = await this.#transport();
+    const client = new Client(this.defaults.clientInfo, { capabilities: {} });
+    const live: Live = { client, transport };
+    client.onclose = () => {
+      // ended on its own (a crash, a dropped connection), not by stop(): the next call says so and starts anew
+      if (this.#live !== live) return;
+      this.#live = undefined;
+      this.#endedOnItsOwn = live;
+    };
+    try {
+      await client.connect(new OrderedTransport(transport), { timeout: this.config.startupTimeoutMs });
+    } catch (error) {
+      const { how, stderr } = transport instanceof LaunchedStdioTransport ? await transport.describeEnd() : { how: 'is running', stderr: '' };
+      await client.close().catch(() => undefined);
+      if (how !== 'is running') throw Object.assign(new Error(`${describeError(error)}; the server ${how}${stderrLine(stderr)}`), { code: (error as { code?: unknown }).code });
+      throw error;
+    }
+    return live;
+  }
+
+  async #transport(): Promise<LaunchedStdioTransport | StreamableHTTPClientTransport> {
+    const { config } = this;
+    if (config.transport === 'http') {
+      const headers = { ...config.headers, ...(config.token ? { authorization: `Bearer ${config.token}` } : {}) };
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } });
+    }
+    return new LaunchedStdioTransport({
+      command: config.command,
+      args: config.args,
+      env: minimalEnvironment(config.env),
+      cwd: config.cwd ?? this.defaults.workspace,
+      workspace: this.defaults.workspace,
+      ...(this.defaults.sandbox ? { sandbox: await this.defaults.sandbox() } : {}),
+    });
+  }
+
+  /** Drops a connection that ended, and says how it ended (worked out once per connection). */
+  #forget(live: Live): Promise<{ how: string; stderr: string }> {
+    if (this.#live === live) this.#live = undefined;
+    live.ending ??= (async () => {
+      const ending = live.transport instanceof LaunchedStdioTransport ? await live.transport.describeEnd() : { how: 'closed the connection', stderr: '' };
+      await live.client.close().catch(() => undefined);
+      return ending;
+    })();
+    return live.ending;
+  }
+}
+
+// the server's last words, when it left any
+function stderrLine(stderr: string): string {
+  return stderr === '' ? '' : `. Its stderr ended with:\n${stderr}`;
+}
+
+/** Whether a failed request means the connection is gone (the process died, the session expired), so a retry can help. */
+function isConnectionLost(error: unknown): boolean {
+  if (error instanceof McpError) return error.code === RpcErrorCode.ConnectionClosed;
+  const code = (error as { code?: unknown }).code;
+  // Streamable HTTP: 404 is a session the server no longer knows
+  if (code === 404) return true;
+  return error instanceof Error && /Not connected/.test(error.message);
+}
+
+/** `work`, or a rejection as soon as `signal` aborts (the work itself goes on for whoever else waits for it). */
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
+      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
+    );
+  });
+}

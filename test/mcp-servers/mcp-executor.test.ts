@@ -1,0 +1,266 @@
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Receipt } from '../../src/core/index.js';
+import type { CallOutcome, Gateway } from '../../src/gateway/service/index.js';
+import { openTestGateway } from '../helpers/gateway.js';
+import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
+import { EVERYTHING, FILESYSTEM, RECORDER, mcpToolYaml, nodeServer, startEverythingHttp, writeMcpConfig } from './support.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+function receiptOf(outcome: CallOutcome): Receipt {
+  if (outcome.kind !== 'receipt') throw new Error(`expected a receipt, got ${outcome.kind}: ${JSON.stringify(outcome)}`);
+  return outcome.receipt;
+}
+
+/** A gateway over a committed repository of `tools`, with these `mcp_servers`. */
+async function gatewayWith(servers: Record<string, Record<string, unknown>>, tools: Record<string, string>, env: NodeJS.ProcessEnv = {}): Promise<{ gateway: Gateway; workspace: string; folder: string }> {
+  const temp = await makeTempDir('hldp-mcp-exec-');
+  cleanups.push(temp.cleanup);
+  const repo = await initRepository(join(temp.path, 'repo'));
+  await commitFiles(repo, Object.fromEntries(Object.entries(tools).map(([name, text]) => [`tools/${name}/TOOL.hdlp`, text])));
+  const config = await writeMcpConfig(temp.path, servers);
+  const opened = await openTestGateway(repo, { HLDP_CONFIG: config, ...env });
+  cleanups.push(opened.cleanup);
+  return { gateway: opened.gateway, workspace: opened.workspace, folder: temp.path };
+}
+
+const serverOf = (gateway: Gateway, name: string) => gateway.mcpServers.status().find((server) => server.name === name)!;
+
+const LONG = '{ duration: { type: number, required: true }, steps: { type: integer, required: true } }';
+
+describe('the mcp executor over stdio (server-everything)', () => {
+  let gateway: Gateway;
+  beforeAll(async () => {
+    ({ gateway } = await gatewayWith(
+      { everything: nodeServer(EVERYTHING) },
+      {
+        echo: mcpToolYaml('echo', 'everything', 'echo', '{ message: { type: string, required: true } }'),
+        'small-echo': mcpToolYaml('small-echo', 'everything', 'echo', '{ message: { type: string, required: true } }', '{ max_output_bytes: 256 }'),
+        weather: mcpToolYaml('weather', 'everything', 'get-structured-content', '{ location: { type: string, required: true } }'),
+        image: mcpToolYaml('image', 'everything', 'get-tiny-image', '{}'),
+        long: mcpToolYaml('long', 'everything', 'trigger-long-running-operation', LONG, '{ timeout_ms: 1000, max_timeout_ms: 20000 }'),
+        missing: mcpToolYaml('missing', 'everything', 'no-such-tool', '{}'),
+        ghost: mcpToolYaml('ghost', 'ghost', 'echo', '{}'),
+      },
+    ));
+  });
+
+  it('returns the server’s raw text, and stores the receipt before returning it', async () => {
+    const receipt = receiptOf(await gateway.call('echo', { message: 'hello 你好 привет' }));
+    expect(receipt).toMatchObject({ ok: true, executor: 'mcp', method: 'tools/call', output: 'Echo: hello 你好 привет', error: null, code: null, timed_out: false });
+    expect(await gateway.store.receipts.get(receipt.id)).toEqual(receipt);
+  });
+
+  it('keeps structuredContent whole in the receipt, beside the raw text', async () => {
+    const receipt = receiptOf(await gateway.call('weather', { location: 'Chicago' }));
+    expect(receipt.structured_content).toEqual({ temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 });
+    expect(JSON.parse(receipt.output)).toEqual(receipt.structured_content);
+  });
+
+  it('serialises content that is not text', async () => {
+    const receipt = receiptOf(await gateway.call('image', {}));
+    expect(receipt.ok).toBe(true);
+    const image = receipt.output.split('\n').find((line) => line.startsWith('{"type":"image"'));
+    expect(JSON.parse(image!)).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.any(String) });
+  });
+
+  it('bounds the output by max_output_bytes, the cut marked and counted', async () => {
+    const receipt = receiptOf(await gateway.call('small-echo', { message: 'x'.repeat(5000) }));
+    expect(Buffer.byteLength(receipt.output)).toBeLessThanOrEqual(256);
+    expect(receipt.output).toMatch(/\[… \d+ bytes cut of 5006 …\]/);
+    expect(receipt).toMatchObject({ ok: true, output_bytes: 5006, cut_bytes: expect.any(Number) });
+  });
+
+  it('returns ok: false with the server’s raw error for a JSON-RPC error', async () => {
+    const receipt = receiptOf(await gateway.call('missing', {}));
+    expect(receipt).toMatchObject({ ok: false, code: 'MCP_ERROR' });
+    expect(receipt.error).toMatch(/no-such-tool/);
+  });
+
+  it('names the config key to add for a server that is not configured', async () => {
+    const receipt = receiptOf(await gateway.call('ghost', {}));
+    expect(receipt).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED' });
+    expect(receipt.error).toMatch(/no MCP server named 'ghost' is configured; add mcp_servers.ghost .* \(configured: everything\)/);
+  });
+
+  it('cancels a slow tool at our deadline, and the server goes on serving', async () => {
+    const started = performance.now();
+    const receipt = receiptOf(await gateway.call('long', { duration: 10, steps: 10 }));
+    expect(receipt).toMatchObject({ ok: false, code: 'TIMEOUT', timed_out: true, timeout_ms: 1000 });
+    expect(receipt.error).toMatch(/timed out after 1000 ms; the call was cancelled on MCP server 'everything' \(notifications\/cancelled\)/);
+    expect(performance.now() - started).toBeLessThan(9000);
+    expect(receiptOf(await gateway.call('echo', { message: 'still here' })).output).toBe('Echo: still here');
+  });
+
+  it('honours a longer per-call deadline: the long task completes', async () => {
+    const receipt = receiptOf(await gateway.call('long', { duration: 1.5, steps: 3 }, { timeoutMs: 15_000 }));
+    expect(receipt).toMatchObject({ ok: true, timeout_ms: 15_000, output: 'Long running operation completed. Duration: 1.5 seconds, Steps: 3.' });
+    expect(await gateway.call('long', { duration: 1, steps: 1 }, { timeoutMs: 20_001 })).toMatchObject({ kind: 'timeout_not_allowed', allowed_ms: 20_000 });
+  });
+
+  it('shares one server process between calls, concurrent ones included', async () => {
+    receiptOf(await gateway.call('echo', { message: 'warm' }));
+    const { pid } = serverOf(gateway, 'everything');
+    const receipts = await Promise.all(Array.from({ length: 8 }, (_, index) => gateway.call('echo', { message: `m${index}` }).then(receiptOf)));
+    expect(receipts.map((receipt) => receipt.output)).toEqual(Array.from({ length: 8 }, (_, index) => `Echo: m${index}`));
+    expect(serverOf(gateway, 'everything')).toMatchObject({ state: 'running', pid });
+  });
+
+  it('starts the server again, transparently, when it was killed between calls', async () => {
+    receiptOf(await gateway.call('echo', { message: 'before' }));
+    const before = serverOf(gateway, 'everything');
+    process.kill(before.pid!, 'SIGKILL');
+    await vi.waitFor(() => expect(serverOf(gateway, 'everything').state).toBe('stopped'), { timeout: 10_000 });
+    const receipt = receiptOf(await gateway.call('echo', { message: 'after' }));
+    expect(receipt).toMatchObject({ ok: true, output: 'Echo: after' });
+    expect(receipt.stderr).toMatch(/MCP server 'everything' was killed by SIGKILL since its last call; it was started again/);
+    expect(serverOf(gateway, 'everything')).toMatchObject({ state: 'running', restarts: before.restarts + 1 });
+    expect(serverOf(gateway, 'everything').pid).not.toBe(before.pid);
+  });
+
+  it('restarts a server killed mid-call and retries that call once', async () => {
+    receiptOf(await gateway.call('echo', { message: 'before' }));
+    const before = serverOf(gateway, 'everything');
+    const running = gateway.call('long', { duration: 1, steps: 2 }, { timeoutMs: 20_000 });
+    await vi.waitFor(() => expect(serverOf(gateway, 'everything').calls_in_flight).toBe(1));
+    process.kill(before.pid!, 'SIGKILL');
+    const receipt = receiptOf(await running);
+    expect(receipt).toMatchObject({ ok: true, output: 'Long running operation completed. Duration: 1 seconds, Steps: 2.' });
+    expect(receipt.stderr).toMatch(/MCP server 'everything' was killed by SIGKILL during the call; it was started again and the call retried once/);
+    expect(serverOf(gateway, 'everything').restarts).toBe(before.restarts + 1);
+  });
+});
+
+describe('the mcp executor over stdio (server-filesystem)', () => {
+  let gateway: Gateway;
+  let allowed: string;
+  beforeAll(async () => {
+    const temp = await makeTempDir('hldp-mcp-fs-');
+    cleanups.push(temp.cleanup);
+    allowed = join(temp.path, 'allowed');
+    await mkdir(allowed);
+    await writeFile(join(allowed, 'notes.txt'), 'line one\nline two\n');
+    await writeFile(join(temp.path, 'outside.txt'), 'secret outside\n');
+    ({ gateway } = await gatewayWith(
+      { files: nodeServer(FILESYSTEM, [allowed]) },
+      {
+        'fs-read': mcpToolYaml('fs-read', 'files', 'read_text_file', '{ path: { type: string, required: true } }'),
+        'fs-write': mcpToolYaml('fs-write', 'files', 'write_file', '{ path: { type: string, required: true }, content: { type: string, required: true } }', '{ require_confirm: true }'),
+      },
+    ));
+  });
+
+  it('returns a file’s text raw', async () => {
+    expect(receiptOf(await gateway.call('fs-read', { path: join(allowed, 'notes.txt') }))).toMatchObject({ ok: true, output: 'line one\nline two\n' });
+  });
+
+  it('returns the server’s error as ok: false with its raw text (isError)', async () => {
+    const receipt = receiptOf(await gateway.call('fs-read', { path: join(allowed, '..', 'outside.txt') }));
+    expect(receipt).toMatchObject({ ok: false, code: 'MCP_ERROR', output: '' });
+    expect(receipt.error).toMatch(/^Access denied - path outside allowed directories/);
+  });
+
+  it('waits for confirmation like any other executor, then runs exactly that call', async () => {
+    const path = join(allowed, 'written.txt');
+    const pending = await gateway.call('fs-write', { path, content: 'confirmed\n' });
+    if (pending.kind !== 'confirmation_required') throw new Error(pending.kind);
+    await expect(readFile(path, 'utf8')).rejects.toThrow();
+    expect(receiptOf(await gateway.confirm(pending.confirmation.token))).toMatchObject({ ok: true, confirmation: expect.stringMatching(/^sha256:/) });
+    expect(await readFile(path, 'utf8')).toBe('confirmed\n');
+  });
+});
+
+describe('the mcp executor over Streamable HTTP (server-everything)', () => {
+  it('calls the server through the SDK client, and reconnects after the server restarts', async () => {
+    const first = await startEverythingHttp();
+    cleanups.push(first.close);
+    const { gateway } = await gatewayWith(
+      { remote: { url: first.url } },
+      {
+        sum: mcpToolYaml('sum', 'remote', 'get-sum', '{ a: { type: number, required: true }, b: { type: number, required: true } }'),
+        weather: mcpToolYaml('weather', 'remote', 'get-structured-content', '{ location: { type: string, required: true } }'),
+      },
+    );
+    expect(receiptOf(await gateway.call('sum', { a: 2, b: 40 }))).toMatchObject({ ok: true, output: 'The sum of 2 and 40 is 42.' });
+    expect(receiptOf(await gateway.call('weather', { location: 'Los Angeles' })).structured_content).toEqual({ temperature: 73, conditions: 'Sunny / Clear', humidity: 48 });
+    expect(serverOf(gateway, 'remote')).toMatchObject({ transport: 'http', state: 'running' });
+  });
+});
+
+describe('the mcp executor and the server’s side of a call (a recording fixture server)', () => {
+  let gateway: Gateway;
+  let record: string;
+  beforeAll(async () => {
+    const temp = await makeTempDir('hldp-mcp-recorder-');
+    cleanups.push(temp.cleanup);
+    record = join(temp.path, 'record.log');
+    ({ gateway } = await gatewayWith(
+      {
+        recorder: nodeServer(RECORDER, [], { env: { RECORD_FILE: record, SERVER_SECRET: '${HLDP_TEST_MCP_SECRET}' } }),
+        broken: { command: '/no/such/mcp-server' },
+      },
+      {
+        wait: mcpToolYaml('wait', 'recorder', 'wait', '{ ms: { type: integer, required: true } }', '{ timeout_ms: 500, max_timeout_ms: 60000 }'),
+        crash: mcpToolYaml('crash', 'recorder', 'exit', '{}'),
+        report: mcpToolYaml('report', 'recorder', 'report', '{ count: { type: integer, required: true } }'),
+        secret: mcpToolYaml('secret', 'recorder', 'secret', '{ name: { type: string, required: true } }'),
+        broken: mcpToolYaml('broken', 'broken', 'anything', '{}'),
+      },
+      { HLDP_TEST_MCP_SECRET: 'mcp-secret-0123456789' },
+    ));
+  });
+
+  it('sends notifications/cancelled at our deadline, and the server sees its request cancelled', async () => {
+    // started first: a cold start counts against the deadline too, and would leave no time to send the call
+    expect(receiptOf(await gateway.call('wait', { ms: 1 }, { timeoutMs: 60_000 }))).toMatchObject({ ok: true, output: 'waited 1 ms' });
+    await vi.waitFor(async () => expect(await readFile(record, 'utf8')).toMatch(/^started/m));
+    expect(receiptOf(await gateway.call('wait', { ms: 30_000 }))).toMatchObject({ ok: false, code: 'TIMEOUT' });
+    await vi.waitFor(async () => expect(await readFile(record, 'utf8')).toMatch(/^cancelled \d+: .*timed out after 500 ms/m), { timeout: 10_000 });
+  });
+
+  it('hands on every progress notification, also the ones that arrive in one chunk with the result', async () => {
+    for (let run = 0; run < 5; run += 1) {
+      const progress: unknown[] = [];
+      const receipt = receiptOf(await gateway.call('report', { count: 5 }, { onProgress: (update) => progress.push(update) }));
+      expect(receipt.output).toBe('reported 5');
+      expect(progress).toEqual([1, 2, 3, 4, 5].map((step) => ({ progress: step, total: 5, message: `step ${step}` })));
+    }
+  });
+
+  it('retries a call that kills the server only once, and says so', async () => {
+    const receipt = receiptOf(await gateway.call('crash', {}));
+    expect(receipt).toMatchObject({ ok: false, code: 'CONNECTION_FAILED' });
+    expect(receipt.error).toMatch(/MCP server 'recorder' exited with code 3 during the call, again after a restart; not retried a second time/);
+    expect((await readFile(record, 'utf8')).match(/^exiting$/gm)).toHaveLength(2);
+  });
+
+  it('passes a secret from the gateway’s environment to the server, and redacts it from the receipt', async () => {
+    const receipt = receiptOf(await gateway.call('secret', { name: 'SERVER_SECRET' }));
+    expect(receipt).toMatchObject({ ok: true, output: '[REDACTED]', structured_content: { value: '[REDACTED]' } });
+    expect(JSON.stringify(await gateway.store.receipts.get(receipt.id))).not.toContain('mcp-secret-0123456789');
+    // the server's environment is its own: nothing else of the gateway's reaches it
+    expect(receiptOf(await gateway.call('secret', { name: 'HLDP_TEST_MCP_SECRET' })).output).toBe('');
+  });
+
+  it('returns SPAWN_FAILED with the reason for a server that cannot start', async () => {
+    const receipt = receiptOf(await gateway.call('broken', {}));
+    expect(receipt).toMatchObject({ ok: false, code: 'SPAWN_FAILED' });
+    expect(receipt.error).toMatch(/MCP server 'broken' could not be started: .*\/no\/such\/mcp-server/);
+  });
+});
+
+describe('an idle MCP server', () => {
+  it('is stopped after idle_ms, and started again by the next call', async () => {
+    const { gateway } = await gatewayWith({ everything: nodeServer(EVERYTHING, [], { idle_ms: 300 }) }, { echo: mcpToolYaml('echo', 'everything', 'echo', '{ message: { type: string, required: true } }') });
+    receiptOf(await gateway.call('echo', { message: 'one' }));
+    await vi.waitFor(() => expect(serverOf(gateway, 'everything').state).toBe('stopped'), { timeout: 10_000 });
+    const receipt = receiptOf(await gateway.call('echo', { message: 'two' }));
+    expect(receipt).toMatchObject({ ok: true, output: 'Echo: two', stderr: '' });
+    expect(serverOf(gateway, 'everything').restarts).toBe(0);
+  });
+});

@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+
+const require = createRequire(import.meta.url);
+
+/** The entry point of an npm package's `bin`, run with this Node. */
+function binOf(packageName: string): string {
+  const manifest = require.resolve(`${packageName}/package.json`);
+  const { bin } = require(manifest) as { bin: string | Record<string, string> };
+  return join(dirname(manifest), typeof bin === 'string' ? bin : Object.values(bin)[0]!);
+}
+
+/** The official reference servers from npm (devDependencies), and our recording fixture. */
+export const EVERYTHING = binOf('@modelcontextprotocol/server-everything');
+export const FILESYSTEM = binOf('@modelcontextprotocol/server-filesystem');
+export const RECORDER = fileURLToPath(new URL('./fixtures/recorder-server.mjs', import.meta.url));
+
+/** A stdio server entry of `mcp_servers` running a Node script. */
+export function nodeServer(script: string, args: string[] = [], more: Record<string, unknown> = {}): Record<string, unknown> {
+  return { command: process.execPath, args: [script, ...args], ...more };
+}
+
+/** Writes a gateway config file with these `mcp_servers`; returns its path. */
+export async function writeMcpConfig(folder: string, servers: Record<string, Record<string, unknown>>, more: Record<string, unknown> = {}): Promise<string> {
+  const path = join(folder, 'brush-holder.yaml');
+  await writeFile(path, stringify({ mcp_servers: servers, ...more }));
+  return path;
+}
+
+/** A `TOOL.hdlp` of an `mcp` tool. */
+export function mcpToolYaml(name: string, server: string, tool: string, params: string, constraints = '{}'): string {
+  return [
+    `name: ${name}`,
+    `display: ${name}`,
+    `intent: calls ${tool} on ${server}`,
+    'method: tools/call',
+    'executor: mcp',
+    `mcp: { server: ${server}, tool: ${JSON.stringify(tool)} }`,
+    `params_schema: ${params}`,
+    `constraints: ${constraints}`,
+    'author: TEST-001',
+    'created: 2026-05-31',
+    `why: tests need ${name}`,
+    '',
+  ].join('\n');
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** server-everything over Streamable HTTP on a free port, as its README starts it (`streamableHttp`, `PORT`). */
+export async function startEverythingHttp(): Promise<{ url: string; process: ChildProcess; close(): Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      if (stderr.includes('listening on port')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`server-everything exited with ${code} before listening: ${stderr}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    process: child,
+    close: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
