@@ -3,6 +3,7 @@ import { callCommand } from './call-command.js';
 import { confirmCommand } from './confirm-command.js';
 import { exportCommand } from './export-command.js';
 import { gatekeeperCommand } from './gatekeeper-command.js';
+import { importCommand } from './import-command.js';
 import { listCommand } from './list-command.js';
 import { matchCommand } from './match-command.js';
 import { mcpCommand } from './mcp-command.js';
@@ -28,4 +29,5 @@ export const COMMANDS: Command[] = [
   gatekeeperCommand,
   mcpCommand,
   exportCommand,
+  importCommand,
 ];

@@ -1,0 +1,39 @@
+import { JSON_OPTION, writeJson, writeLines, type Command } from '../command.js';
+import { UsageError } from '../usage-error.js';
+
+/** `hldp import mcp --server NAME`: `TOOL.hdlp` drafts from a configured MCP server's `tools/list`, for an author to review and commit. */
+export const importCommand: Command = {
+  name: 'import',
+  usage: 'mcp --server NAME [--out DIR] [--tool T]... [--force] [--config FILE] [--json]',
+  summary: "draft TOOL.hdlp files from a configured MCP server's tools (author and why left for you; the gateway never commits them)",
+  options: {
+    ...JSON_OPTION,
+    config: { type: 'string', short: 'c' },
+    server: { type: 'string', short: 's' },
+    out: { type: 'string', short: 'o' },
+    tool: { type: 'string', multiple: true },
+    force: { type: 'boolean' },
+  },
+  maxPositionals: 1,
+  async run(flags, positionals, io) {
+    if (positionals[0] !== 'mcp') throw new UsageError(`import reads MCP servers only: hldp import mcp --server NAME [--out tools/]`);
+    const server = flags.server;
+    if (typeof server !== 'string' || server === '') throw new UsageError('import mcp needs --server NAME, one of the mcp_servers in the gateway config (--config FILE or HLDP_CONFIG)');
+    const { importMcpTools } = await import('../import-mcp.js');
+    const only = (flags.tool as unknown as string[] | undefined) ?? [];
+    const report = await importMcpTools({ flags, server, out: typeof flags.out === 'string' ? flags.out : 'tools', only, force: flags.force === true });
+    if (!report.ok) {
+      io.stderr.write(`hldp import: ${report.message}\n`);
+      return 1;
+    }
+    if (flags.json) writeJson(io, report);
+    else {
+      writeLines(io.stdout, report.written.map((entry) => `${entry.path}  (${entry.remote})`));
+      writeLines(io.stderr, [
+        ...report.skipped.map((entry) => `skipped ${entry.path}: it exists (pass --force to overwrite)`),
+        `${report.written.length} draft(s) from MCP server '${server}'. Fill in author and why in each, run hldp validate, then commit them.`,
+      ]);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,50 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { McpServerPool } from '../../mcp-servers/index.js';
+import type { Flags } from './command.js';
+import { draftTools } from './mcp-drafts.js';
+import { configFromFlags } from './open-registry.js';
+import { packageVersion } from './package-version.js';
+
+/** What `hldp import mcp` did. */
+export type ImportReport =
+  | { ok: true; server: string; written: Array<{ name: string; remote: string; path: string }>; skipped: Array<{ name: string; remote: string; path: string }> }
+  | { ok: false; message: string };
+
+// tools/list of a server that has to start first: its own start-up time, and then some
+const LIST_TIMEOUT_MS = 60_000;
+
+/** Lists `server`'s tools and writes one draft `TOOL.hdlp` per tool under `out`, never over an existing file unless `force`. */
+export async function importMcpTools(options: { flags: Flags; server: string; out: string; only: string[]; force: boolean }): Promise<ImportReport> {
+  const config = configFromFlags(options.flags);
+  const servers = Object.keys(config.mcpServers);
+  if (!config.mcpServers[options.server]) {
+    return { ok: false, message: `no MCP server named '${options.server}' in the gateway config${servers.length ? ` (configured: ${servers.join(', ')})` : '; add mcp_servers: {<name>: {command, args} | {url}} to the file given with --config or HLDP_CONFIG'}` };
+  }
+  const pool = new McpServerPool({ [options.server]: config.mcpServers[options.server]! }, { workspace: config.workspaceRoot, clientInfo: { name: 'brush-holder', version: packageVersion() } });
+  try {
+    const listed = await pool.listTools(options.server, AbortSignal.timeout(LIST_TIMEOUT_MS));
+    if (!listed.ok) return { ok: false, message: listed.message };
+    const unknown = options.only.filter((name) => !listed.tools.some((tool) => tool.name === name));
+    if (unknown.length) return { ok: false, message: `MCP server '${options.server}' lists no tool ${unknown.map((name) => `'${name}'`).join(', ')}; it lists: ${listed.tools.map((tool) => tool.name).join(', ')}` };
+    const tools = options.only.length ? listed.tools.filter((tool) => options.only.includes(tool.name)) : listed.tools;
+    const drafts = draftTools(options.server, tools, new Date().toISOString().slice(0, 10));
+    const written: Array<{ name: string; remote: string; path: string }> = [];
+    const skipped: Array<{ name: string; remote: string; path: string }> = [];
+    for (const draft of drafts) {
+      const folder = join(resolve(options.out), draft.name);
+      const path = join(folder, 'TOOL.hdlp');
+      await mkdir(folder, { recursive: true });
+      try {
+        await writeFile(path, draft.text, { flag: options.force ? 'w' : 'wx' });
+        written.push({ name: draft.name, remote: draft.remote, path });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        skipped.push({ name: draft.name, remote: draft.remote, path });
+      }
+    }
+    return { ok: true, server: options.server, written, skipped };
+  } finally {
+    await pool.close();
+  }
+}

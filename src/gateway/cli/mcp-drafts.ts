@@ -1,0 +1,90 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { stringify } from 'yaml';
+import { exportNames } from '../../export/index.js';
+
+/** Longest registry name: the schema's and the MCP name limit (SEP-986). */
+const MAX_NAME_LENGTH = 128;
+
+/** Keywords of a JSON Schema document, not of the schema itself: our validator speaks draft 2020-12 and reads none of them. */
+const DOCUMENT_KEYWORDS = ['$schema', '$id'];
+
+/** One `TOOL.hdlp` drafted from a server's `tools/list`. */
+export interface ToolDraft {
+  /** the registry name, which is also its folder's */
+  name: string;
+  /** the tool's name on the server */
+  remote: string;
+  text: string;
+}
+
+/**
+ * Registry names for a server's tools (seed 003): `mcp_<server>_<tool>` in the providers' alphabet (letters,
+ * digits, `_`, `-`), at most 128 characters; a name that had to change, or to be cut, ends in a stable fingerprint
+ * of the full name, so two long names with the same start never collapse and a name never changes between runs.
+ */
+export function registryNames(server: string, tools: readonly string[]): Map<string, string> {
+  const prefixed = tools.map((tool) => `mcp_${server}_${tool}`);
+  const names = exportNames(prefixed, MAX_NAME_LENGTH);
+  return new Map(tools.map((tool, index) => [tool, names.get(prefixed[index]!)!]));
+}
+
+/** The drafts of every tool `server` lists, dated `today` (YYYY-MM-DD). */
+export function draftTools(server: string, tools: readonly Tool[], today: string): ToolDraft[] {
+  const names = registryNames(server, tools.map((tool) => tool.name));
+  return tools.map((tool) => {
+    const name = names.get(tool.name)!;
+    return { name, remote: tool.name, text: draftText(server, tool, name, today) };
+  });
+}
+
+function draftText(server: string, tool: Tool, name: string, today: string): string {
+  const annotations = tool.annotations ?? {};
+  // the protocol's own defaults: a tool not marked read-only may change things, and destructively unless it says not
+  const readOnly = annotations.readOnlyHint === true;
+  const requireConfirm = !readOnly && annotations.destructiveHint !== false;
+  const definition: Record<string, unknown> = {
+    name,
+    display: tool.title ?? annotations.title ?? tool.name,
+    intent: intentOf(server, tool),
+    method: 'tools/call',
+    executor: 'mcp',
+    mcp: { server, tool: tool.name },
+    group: `mcp_${server}`,
+    params_schema: withoutDocumentKeywords(tool.inputSchema),
+    ...(tool.outputSchema ? { output_schema: withoutDocumentKeywords(tool.outputSchema) } : {}),
+    constraints: { require_confirm: requireConfirm },
+    author: '',
+    created: today,
+    why: '',
+  };
+  const body = stringify(definition, { lineWidth: 0 })
+    .replace(/^author: ""$/m, 'author: ""   # fill in: who wrote this definition (your persona id)')
+    .replace(/^why: ""$/m, 'why: ""      # fill in: why agents need this tool')
+    .replace(/^( {2}require_confirm: \w+)$/m, `$1   # ${confirmReason(annotations, readOnly, requireConfirm)}`);
+  const hints = Object.entries(annotations).filter(([key]) => key !== 'title').map(([key, value]) => `${key}: ${String(value)}`);
+  return [
+    `# Drafted by \`hldp import mcp --server ${server}\` from the server's tools/list on ${today}.`,
+    `# Review it, fill in author and why (hldp validate reports them until you do), then commit it.`,
+    ...(hints.length ? [`# The server's annotations: ${hints.join(', ')}.`] : []),
+    body,
+  ].join('\n');
+}
+
+function confirmReason(annotations: Tool['annotations'] & object, readOnly: boolean, requireConfirm: boolean): string {
+  if (readOnly) return 'the server marks it read-only (readOnlyHint)';
+  if (!requireConfirm) return 'the server marks it not destructive (destructiveHint: false)';
+  return annotations.destructiveHint === true
+    ? 'destructiveHint: each call waits for a confirmation'
+    : 'not marked read-only, so destructive by the protocol’s default: each call waits for a confirmation';
+}
+
+// The description's first paragraph on one line; a tool without one still says what it is.
+function intentOf(server: string, tool: Tool): string {
+  const [first = ''] = (tool.description ?? '').trim().split(/\n\s*\n/);
+  const intent = first.replace(/\s+/g, ' ').trim();
+  return intent !== '' ? intent : `Calls the tool '${tool.name}' of the MCP server '${server}'.`;
+}
+
+function withoutDocumentKeywords(schema: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(schema).filter(([key]) => !DOCUMENT_KEYWORDS.includes(key)));
+}
