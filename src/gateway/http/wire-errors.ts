@@ -24,6 +24,7 @@ export const WIRE_ERRORS = {
   PAYLOAD_TOO_LARGE: { status: 413, fix: 'send a body under max_body_bytes (1 MiB by default)' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, fix: 'send JSON with Content-Type: application/json (UTF-8, not compressed)' },
   INVALID_PARAMS: { status: 422, fix: "send params that fit the tool's params_schema; the problems name each param" },
+  TIMEOUT_NOT_ALLOWED: { status: 422, fix: "ask for a timeout_ms of at most allowed_ms (the tool's constraints.max_timeout_ms, default its timeout_ms, within the gateway's max_call_timeout_ms), or send none" },
   INTERNAL_ERROR: { status: 500, fix: "a bug in the gateway: its log has the details; the call's receipt, if it ran, is stored" },
   SCAN_FAILED: { status: 502, fix: 'make the repository reachable (URL, token, ref); the last good index is served meanwhile' },
   STORE_UNAVAILABLE: { status: 503, fix: 'bring the store back (store.url: PostgreSQL reachable, accepting connections); GET /healthz says ok again when it answers, then call again' },
