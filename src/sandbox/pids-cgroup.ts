@@ -93,6 +93,10 @@ async function removeWhenEmpty(folder: string): Promise<void> {
   }
 }
 
+// runs are numbered per process, not per probe: two sandboxes of one process (two gateways, a gateway and its
+// embedded gatekeeper) share the parent folder, and a number each would make the same run-N twice (EEXIST)
+let runCounter = 0;
+
 /** Finds a pids controller (cgroup v2, or v1's pids hierarchy) where this process may make a cgroup per run, and proves it by making one. */
 export async function probePidsCgroups(): Promise<PidsCgroupProbe> {
   const hierarchy = await findHierarchy();
@@ -105,13 +109,12 @@ export async function probePidsCgroups(): Promise<PidsCgroupProbe> {
     await mkdir(parent, { recursive: true });
     // v2 hands a controller to children only through each parent's subtree_control
     if (hierarchy.version === 2) await writeFile(join(parent, 'cgroup.subtree_control'), '+pids');
-    let counter = 0;
     const cgroups: PidsCgroups = {
       parent,
       // synchronous: two tiny writes to cgroupfs, where thread-pool jobs would wait behind others under load
       create(maximum) {
-        counter += 1;
-        const folder = join(parent, `run-${counter}`);
+        runCounter += 1;
+        const folder = join(parent, `run-${runCounter}`);
         mkdirSync(folder);
         writeFileSync(join(folder, 'pids.max'), String(maximum));
         return {

@@ -49,6 +49,15 @@ describeWithBubblewrap('runProcess in the bubblewrap sandbox', () => {
     expect(result.error).toBe(`the sandbox could not be set up, so the tool did not run: bwrap: Can't chdir to ${outside}: No such file or directory`);
   });
 
+  it('runs in a second sandbox of the same process, whose runs number on from the first’s', async () => {
+    // two gateways in one process (or a gateway and its embedded gatekeeper) probe a sandbox each
+    const second = await createSandbox({ mode: 'auto' });
+    for (let run = 0; run < 3; run += 1) {
+      expect(await runProcess(sh('echo first'))).toMatchObject({ ok: true, output: 'first\n' });
+      expect(await runProcess(sh('echo second', { isolation: { sandbox: second, workspace } }))).toMatchObject({ ok: true, output: 'second\n' });
+    }
+  });
+
   it('hides a guarded folder inside the workspace behind an empty one', async () => {
     const result = await runProcess(sh('echo secret > hidden/x 2>/dev/null; ls -A hidden; echo listed'));
     expect(result.output).toBe('x\nlisted\n');
