@@ -1,3 +1,5 @@
+import type { DeclaredSandbox } from '../core/index.js';
+
 /** A server the gateway starts and talks to over its stdin and stdout. */
 export interface StdioServerConfig {
   transport: 'stdio';
@@ -7,6 +9,8 @@ export interface StdioServerConfig {
   env: Record<string, string>;
   /** absolute working directory (default: the workspace root) */
   cwd?: string;
+  /** what the server may see and use inside the sandbox, as a tool's `sandbox:` block declares it */
+  sandbox?: DeclaredSandbox;
 }
 
 /** A server reached over Streamable HTTP. */
@@ -30,6 +34,12 @@ export type McpServerConfig = (StdioServerConfig | HttpServerConfig) & {
 
 /** Idle time before an unused server is stopped: five minutes (seed 003). */
 export const DEFAULT_IDLE_MS = 5 * 60_000;
+
+/**
+ * CPU seconds of a stdio server's process when its config sets none: a server lives across many calls, so a tool's
+ * one-minute limit would end a busy one; an hour still stops a runaway.
+ */
+export const DEFAULT_SERVER_CPU_SECONDS = 3600;
 
 /** The longest a server's start and `initialize` handshake may take. */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;

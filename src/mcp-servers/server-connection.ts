@@ -4,7 +4,7 @@ import { ErrorCode as RpcErrorCode, McpError, type CallToolResult, type Tool } f
 import type { ErrorCode } from '../core/index.js';
 import { describeError, minimalEnvironment, type McpCallOptions, type McpCallOutcome } from '../executors/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import type { McpServerConfig } from './server-config.js';
+import { DEFAULT_SERVER_CPU_SECONDS, type McpServerConfig } from './server-config.js';
 import { OrderedTransport } from './ordered-transport.js';
 import { LaunchedStdioTransport } from './stdio-transport.js';
 
@@ -184,10 +184,11 @@ export class ServerConnection {
     try {
       await client.connect(new OrderedTransport(transport), { timeout: this.config.startupTimeoutMs });
     } catch (error) {
-      const { how, stderr } = transport instanceof LaunchedStdioTransport ? await transport.describeEnd() : { how: 'is running', stderr: '' };
+      const ended = transport instanceof LaunchedStdioTransport ? await transport.describeEnd() : { how: 'is running', stderr: '' };
       await client.close().catch(() => undefined);
-      if (how !== 'is running') throw Object.assign(new Error(`${describeError(error)}; the server ${how}${stderrLine(stderr)}`), { code: (error as { code?: unknown }).code });
-      throw error;
+      if (ended.how === 'is running') throw error;
+      const message = ended.failure ? `the server ${ended.how}` : `${describeError(error)}; the server ${ended.how}${stderrLine(ended.stderr)}`;
+      throw Object.assign(new Error(message), { code: ended.failure ?? (error as { code?: unknown }).code });
     }
     return live;
   }
@@ -205,6 +206,7 @@ export class ServerConnection {
       cwd: config.cwd ?? this.defaults.workspace,
       workspace: this.defaults.workspace,
       ...(this.defaults.sandbox ? { sandbox: await this.defaults.sandbox() } : {}),
+      declared: { ...config.sandbox, limits: { cpu_seconds: DEFAULT_SERVER_CPU_SECONDS, ...config.sandbox?.limits } },
     });
   }
 

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { DeclaredSandbox } from '../core/index.js';
 import { processContainment, type LaunchPlan, type Sandbox } from '../sandbox/index.js';
 
 /** The one place a stdio MCP server is started: what to run, and the sandbox it runs in. */
@@ -16,6 +17,8 @@ export interface ServerLaunch {
   workspace: string;
   /** the host's sandbox; without one the server still gets a PID namespace that ends with it */
   sandbox?: Sandbox;
+  /** what the server may see and use in the sandbox: network, more paths, limits */
+  declared?: DeclaredSandbox;
 }
 
 /** Time between SIGTERM and SIGKILL to the server's process group when it is stopped. */
@@ -56,7 +59,8 @@ export class LaunchedStdioTransport implements Transport {
   async start(): Promise<void> {
     if (this.#child) throw new Error('LaunchedStdioTransport already started');
     const sandbox = this.launch.sandbox ?? (await processContainment());
-    const launched = await sandbox.launch({ file: this.launch.command, args: this.launch.args, cwd: this.launch.cwd, env: this.launch.env, workspace: this.launch.workspace });
+    const { command, args, cwd, env, workspace, declared } = this.launch;
+    const launched = await sandbox.launch({ file: command, args, cwd, env, workspace, ...(declared ? { declared } : {}) });
     if (!launched.ok) throw Object.assign(new Error(launched.message), { code: launched.code });
     const plan = (this.#plan = launched.plan);
     const stdio = plan.statusFd === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'];
@@ -100,13 +104,15 @@ export class LaunchedStdioTransport implements Transport {
   }
 
   /** How the server ended (`exited with code 1`, `was killed by SIGKILL`), and the tail of its stderr, for a receipt. */
-  async describeEnd(): Promise<{ how: string; stderr: string }> {
+  async describeEnd(): Promise<{ how: string; stderr: string; failure?: 'SANDBOX_FAILED' | 'SPAWN_FAILED' }> {
     const ending = this.#ending;
     if (!ending) return { how: 'is running', stderr: '' };
     const outcome = await this.#plan?.finish({ ...ending, status: this.#status, stderr: this.#stderrTail, stopped: this.#stopping }).catch(() => undefined);
     const exitCode = outcome?.exitCode ?? ending.exitCode;
     const signal = outcome?.signal ?? ending.signal;
     const how = outcome?.failure ? `could not run (${outcome.failure.code}: ${outcome.failure.message})` : signal ? `was killed by ${signal}` : `exited with code ${exitCode}`;
+    // a server that never ran (the sandbox could not be set up, no such program) says nothing of its own
+    if (outcome?.failure) return { how, stderr: '', failure: outcome.failure.code };
     return { how, stderr: this.#stderrTail.trim() };
   }
 

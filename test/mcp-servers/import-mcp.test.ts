@@ -28,7 +28,7 @@ beforeAll(async () => {
   await mkdir(allowed);
   await writeFile(join(allowed, 'hello.txt'), 'hello from the filesystem server\n');
   repo = await initRepository(join(temp, 'repo'));
-  config = await writeMcpConfig(temp, { everything: nodeServer(EVERYTHING), files: nodeServer(FILESYSTEM, [allowed]) });
+  config = await writeMcpConfig(temp, { everything: nodeServer(EVERYTHING), files: nodeServer(FILESYSTEM, [allowed], {}, [allowed]) });
   env = { HLDP_CACHE_DIR: join(temp, 'cache'), HLDP_DATA_DIR: join(temp, 'data'), HLDP_WORKSPACE: temp, HLDP_CONFIG: config };
   const everything = await runCli(['import', 'mcp', '--server', 'everything', '--out', join(repo, 'tools')], { env });
   expect(everything.code, everything.stderr).toBe(0);

@@ -1,10 +1,13 @@
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Receipt } from '../../src/core/index.js';
 import type { CallOutcome, Gateway } from '../../src/gateway/service/index.js';
 import { openTestGateway } from '../helpers/gateway.js';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
+import { describeWithBubblewrap } from '../sandbox/support/bubblewrap.js';
 import { EVERYTHING, FILESYSTEM, RECORDER, mcpToolYaml, nodeServer, startEverythingHttp, writeMcpConfig } from './support.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -147,7 +150,7 @@ describe('the mcp executor over stdio (server-filesystem)', () => {
     await writeFile(join(allowed, 'notes.txt'), 'line one\nline two\n');
     await writeFile(join(temp.path, 'outside.txt'), 'secret outside\n');
     ({ gateway } = await gatewayWith(
-      { files: nodeServer(FILESYSTEM, [allowed]) },
+      { files: nodeServer(FILESYSTEM, [allowed], {}, [allowed]) },
       {
         'fs-read': mcpToolYaml('fs-read', 'files', 'read_text_file', '{ path: { type: string, required: true } }'),
         'fs-write': mcpToolYaml('fs-write', 'files', 'write_file', '{ path: { type: string, required: true }, content: { type: string, required: true } }', '{ require_confirm: true }'),
@@ -201,7 +204,7 @@ describe('the mcp executor and the server’s side of a call (a recording fixtur
     record = join(temp.path, 'record.log');
     ({ gateway } = await gatewayWith(
       {
-        recorder: nodeServer(RECORDER, [], { env: { RECORD_FILE: record, SERVER_SECRET: '${HLDP_TEST_MCP_SECRET}' } }),
+        recorder: nodeServer(RECORDER, [], { env: { RECORD_FILE: record, SERVER_SECRET: '${HLDP_TEST_MCP_SECRET}' } }, [temp.path]),
         broken: { command: '/no/such/mcp-server' },
       },
       {
@@ -262,5 +265,50 @@ describe('an idle MCP server', () => {
     const receipt = receiptOf(await gateway.call('echo', { message: 'two' }));
     expect(receipt).toMatchObject({ ok: true, output: 'Echo: two', stderr: '' });
     expect(serverOf(gateway, 'everything').restarts).toBe(0);
+  });
+});
+
+describeWithBubblewrap('a stdio MCP server in the sandbox', () => {
+  let gateway: Gateway;
+  let shared: string;
+  let undeclared: string;
+  beforeAll(async () => {
+    const temp = await makeTempDir('hldp-mcp-sandbox-');
+    cleanups.push(temp.cleanup);
+    shared = join(temp.path, 'shared');
+    undeclared = join(temp.path, 'undeclared');
+    await mkdir(shared);
+    await mkdir(undeclared);
+    await writeFile(join(shared, 'note.txt'), 'declared\n');
+    await writeFile(join(undeclared, 'note.txt'), 'not declared\n');
+    const server = nodeServer(RECORDER, [], { env: { RECORD_FILE: join(shared, 'record.log') } }, [shared]);
+    ({ gateway } = await gatewayWith(
+      { recorder: server },
+      {
+        read: mcpToolYaml('read', 'recorder', 'read_path', '{ path: { type: string, required: true } }'),
+        fetch: mcpToolYaml('fetch', 'recorder', 'fetch', '{ url: { type: string, required: true } }'),
+      },
+    ));
+  });
+
+  it('sees the paths its config declares, and nothing else of the host', async () => {
+    expect(receiptOf(await gateway.call('read', { path: join(shared, 'note.txt') }))).toMatchObject({ ok: true, output: 'declared\n' });
+    expect(receiptOf(await gateway.call('read', { path: join(undeclared, 'note.txt') }))).toMatchObject({ ok: false, code: 'MCP_ERROR', error: 'ENOENT' });
+  });
+
+  it('cannot read the gateway’s receipts', async () => {
+    receiptOf(await gateway.call('read', { path: join(shared, 'note.txt') }));
+    const receipt = receiptOf(await gateway.call('read', { path: gateway.config.receiptsDb }));
+    expect(receipt.ok).toBe(false);
+    expect(receipt.output).toBe('');
+  });
+
+  it('has no network unless its config gives it one: the host’s 127.0.0.1 is out of reach', async () => {
+    const listener = createServer((_request, response) => response.end('reached'));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+    const url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/`;
+    expect(await (await fetch(url)).text()).toBe('reached');
+    expect(receiptOf(await gateway.call('fetch', { url }))).toMatchObject({ ok: false, error: 'ECONNREFUSED' });
   });
 });

@@ -20,9 +20,15 @@ export const EVERYTHING = binOf('@modelcontextprotocol/server-everything');
 export const FILESYSTEM = binOf('@modelcontextprotocol/server-filesystem');
 export const RECORDER = fileURLToPath(new URL('./fixtures/recorder-server.mjs', import.meta.url));
 
-/** A stdio server entry of `mcp_servers` running a Node script. */
-export function nodeServer(script: string, args: string[] = [], more: Record<string, unknown> = {}): Record<string, unknown> {
-  return { command: process.execPath, args: [script, ...args], ...more };
+/** This project's folder: where the servers' packages and the fixture live. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * A stdio server entry of `mcp_servers` running a Node script. The sandbox shows a server only the system and the
+ * workspace: it may read this project (its packages) and write `write`, as an operator would declare it.
+ */
+export function nodeServer(script: string, args: string[] = [], more: Record<string, unknown> = {}, write: string[] = []): Record<string, unknown> {
+  return { command: process.execPath, args: [script, ...args], sandbox: { filesystem: { read: [PROJECT_ROOT, dirname(process.execPath)], write } }, ...more };
 }
 
 /** Writes a gateway config file with these `mcp_servers`; returns its path. */

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { parseByteSize, type DeclaredSandbox } from '../../core/index.js';
 import { DEFAULT_IDLE_MS, DEFAULT_STARTUP_TIMEOUT_MS, type McpServerConfig } from '../../mcp-servers/index.js';
 import { ConfigError } from './gateway-config.js';
 
@@ -13,6 +14,11 @@ export interface McpServerEntry {
   headers?: Record<string, string>;
   idle_ms?: number;
   startup_timeout_ms?: number;
+  sandbox?: {
+    network?: boolean;
+    filesystem?: { read?: string[]; write?: string[] };
+    limits?: { memory?: number | string; cpu_seconds?: number; processes?: number; file_size?: number | string };
+  };
 }
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
@@ -53,8 +59,28 @@ export function mcpServersConfig(written: Record<string, McpServerEntry> | undef
     servers[name] = {
       transport: 'stdio', command: entry.command, args: entry.args ?? [], env: serverEnv,
       ...(entry.cwd === undefined ? {} : { cwd: isAbsolute(entry.cwd) ? entry.cwd : resolve(base, entry.cwd) }),
+      ...(entry.sandbox === undefined ? {} : { sandbox: declaredSandbox(name, entry.sandbox) }),
       ...shared, secrets,
     };
   }
   return servers;
+}
+
+// a server's sandbox block as the sandbox reads a tool's: sizes in bytes
+function declaredSandbox(name: string, written: NonNullable<McpServerEntry['sandbox']>): DeclaredSandbox {
+  const limits: NonNullable<DeclaredSandbox['limits']> = {};
+  for (const key of ['memory', 'file_size'] as const) {
+    const value = written.limits?.[key];
+    if (value === undefined) continue;
+    const bytes = parseByteSize(value);
+    if (bytes === undefined) throw new ConfigError(`mcp_servers.${name}.sandbox.limits.${key}`, `'${String(value)}' is not a size; write bytes, or a size such as 512MiB or 1GiB`);
+    limits[key] = bytes;
+  }
+  if (written.limits?.cpu_seconds !== undefined) limits.cpu_seconds = written.limits.cpu_seconds;
+  if (written.limits?.processes !== undefined) limits.processes = written.limits.processes;
+  return {
+    ...(written.network === undefined ? {} : { network: written.network }),
+    ...(written.filesystem === undefined ? {} : { filesystem: written.filesystem }),
+    ...(Object.keys(limits).length ? { limits } : {}),
+  };
 }
