@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../core/index.js';
+import { compressSchema } from './compress-schema.js';
 import { META_TOOLS, RESERVED_NAMES } from './meta-tools.js';
 import { exportNames } from './tool-names.js';
 import {
@@ -48,7 +49,7 @@ export function exportTools<F extends ExportFormat>(index: { commit: string; too
   for (const tool of index.tools) {
     const name = exported.get(tool.name)!;
     Object.defineProperty(names, name, { value: tool.name, enumerable: true, writable: true, configurable: true });
-    tools.push(specOf(format, name, toolDescription(tool), tool.params_schema, () => mcpToolSpec(tool, name)));
+    tools.push(specOf(format, name, toolDescription(tool), compressSchema(tool.params_schema), () => mcpToolSpec(tool, name)));
   }
   const metaTools = Object.fromEntries(META_TOOLS.map((meta) => [meta.name, meta.route]));
   return { format, commit: index.commit, tools: tools as Array<ToolSpecs[F]>, names, meta_tools: metaTools };

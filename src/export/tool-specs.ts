@@ -1,3 +1,4 @@
+import { compressSchema } from './compress-schema.js';
 import type { JsonSchema, ToolDefinition } from '../core/index.js';
 import { CONFIRM_TOOL, type MetaTool } from './meta-tools.js';
 import { toolHints, type ToolHints } from './tool-annotations.js';
@@ -40,7 +41,8 @@ export function mcpToolSpec(tool: ToolDefinition, name: string): McpToolSpec {
     name,
     title: tool.display,
     description: toolDescription(tool),
-    inputSchema: tool.params_schema as McpToolSpec['inputSchema'],
+    // over 5,000 bytes, shrunk for the listing; calls are still validated against the whole schema
+    inputSchema: compressSchema(tool.params_schema) as McpToolSpec['inputSchema'],
     annotations: toolHints(tool),
     _meta: { [REGISTRY_NAME_META]: tool.name },
   };
