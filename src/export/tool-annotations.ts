@@ -11,7 +11,7 @@ export interface ToolHints {
 
 // methods that only read, whatever their params: the gatekeeper's and the Forgejo executor's own method tables
 const READ_ONLY_METHODS: Partial<Record<ToolDefinition['executor'], ReadonlySet<string>>> = {
-  gatekeeper: new Set(['read_file', 'list_dir']),
+  gatekeeper: new Set(['read_file', 'read_bytes', 'list_dir']),
   'git-forgejo': new Set(['read_file', 'list_commits', 'list_tree']),
 };
 
@@ -20,7 +20,7 @@ const SAFE_HTTP_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 // the gatekeeper's file methods stay inside its root; a shell command (exec) may reach anything
 const CLOSED_WORLD_METHODS: Partial<Record<ToolDefinition['executor'], ReadonlySet<string>>> = {
-  gatekeeper: new Set(['read_file', 'list_dir', 'write_file']),
+  gatekeeper: new Set(['read_file', 'read_bytes', 'list_dir', 'write_file']),
 };
 
 /** The annotations a definition justifies: `readOnlyHint` from its executor and method, `destructiveHint` from `require_confirm`. */

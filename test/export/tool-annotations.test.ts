@@ -20,6 +20,7 @@ describe('toolHints', () => {
   describe('when the executor and method decide', () => {
     it.each([
       ['gatekeeper list_dir', makeToolDefinition({ executor: 'gatekeeper', method: 'list_dir' }), { readOnlyHint: true, openWorldHint: false }],
+      ['gatekeeper read_bytes', makeToolDefinition({ executor: 'gatekeeper', method: 'read_bytes' }), { readOnlyHint: true, openWorldHint: false }],
       ['gatekeeper exec', makeToolDefinition({ executor: 'gatekeeper', method: 'exec' }), {}],
       ['forgejo list_commits', makeToolDefinition({ executor: 'git-forgejo', method: 'list_commits' }), { readOnlyHint: true, openWorldHint: true }],
       ['forgejo create_issue', makeToolDefinition({ executor: 'git-forgejo', method: 'create_issue' }), { openWorldHint: true }],
