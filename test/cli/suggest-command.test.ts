@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/git.js';
+import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
 import { HLDP_BIN, runCli } from '../helpers/run-cli.js';
 import { callTool, makeClient } from '../mcp/support.js';
 
@@ -70,5 +71,28 @@ describe('hldp suggest examples', () => {
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(message);
     });
+  });
+});
+
+describeWithPostgres('hldp suggest examples on PostgreSQL (HLDP_STORE_URL)', () => {
+  // a regression: it read the SQLite file even when the gateways record into PostgreSQL, and so proposed nothing
+  it('reads the pairs the gateways stored in the shared store', async () => {
+    const database = await createTestDatabase();
+    try {
+      env.HLDP_STORE_URL = database.url;
+      await session(async (call) => {
+        expect(await call('tool_find', { intent: 'who wrote this' })).toMatchObject({ structuredContent: { found: false } });
+        await call('git-ops', { op: 'log' });
+      });
+      const run = await runCli(['suggest', 'examples', '--json'], { env });
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout).suggestions).toEqual([
+        expect.objectContaining({ tool: 'git-ops', examples: [expect.objectContaining({ text: 'who wrote this', count: 1, sessions: 1 })] }),
+      ]);
+      const { HLDP_STORE_URL: _shared, ...sqliteOnly } = env;
+      expect(JSON.parse((await runCli(['suggest', 'examples', '--json'], { env: sqliteOnly })).stdout)).toMatchObject({ events: 0, suggestions: [] });
+    } finally {
+      await database.drop();
+    }
   });
 });

@@ -16,11 +16,12 @@ export const suggestCommand: Command = {
     const minCount = flags.min === undefined ? 1 : Number(flags.min);
     if (!Number.isInteger(minCount) || minCount < 1) throw new UsageError('--min must be a positive integer');
     const { configFromFlags, scanFromFlags } = await import('../open-registry.js');
-    const { openSqliteStore } = await import('../../../store/index.js');
+    const { openConfiguredStore } = await import('../../service/index.js');
     const { suggestExamples } = await import('../../../matcher/index.js');
     const index = await scanFromFlags(flags);
     const config = configFromFlags(flags);
-    const store = openSqliteStore({ path: config.receiptsDb });
+    // the store the gateways record into: PostgreSQL when store.url is set (every instance's sessions), else the SQLite file
+    const store = await openConfiguredStore(config);
     try {
       const events = await store.usage.list(typeof flags.since === 'string' ? { since: flags.since } : {});
       const suggestions = suggestExamples(events, index, { windowMs: windowMinutes * 60_000, minCount });
