@@ -36,3 +36,4 @@ export { canonicalReceiptText, GENESIS, linkHash } from './receipt-chain.js';
 export { scheduleRetention } from './retention.js';
 export { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 export { POSTGRES_MIGRATIONS } from './postgres/postgres-migrations.js';
+export { USAGE_EVENTS_KEPT } from './sqlite-usage.js';

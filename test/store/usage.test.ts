@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { UsageEvent } from '../../src/core/index.js';
-import type { Store } from '../../src/store/index.js';
+import { USAGE_EVENTS_KEPT, type Store } from '../../src/store/index.js';
 import { runsHere, storeKinds, type StoreBackend } from './backends.js';
 
 const at = (minute: number): string => `2026-12-01T10:${String(minute).padStart(2, '0')}:00.000Z`;
@@ -38,6 +38,23 @@ describe.each(storeKinds())('$name usage log', (kind) => {
     it('refuses an event without a valid time, and a since that is no time', async () => {
       await expect(store.usage.record({ ...match(1, 'x'), at: 'yesterday' })).rejects.toThrow(/no valid time/);
       await expect(store.usage.list({ since: 'soon' })).rejects.toThrow(/'since' must be an ISO date/);
+    });
+  });
+
+  describe('when the log holds more than it keeps', () => {
+    it('drops the oldest on an instance\'s first record, and a list without since reads all that is left', async () => {
+      const old = USAGE_EVENTS_KEPT + 5;
+      const fill =
+        kind.name === 'SQLite'
+          ? "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) INSERT INTO usage_events (session, kind, at_ms, body) SELECT 'old', 'call', i, '{\"kind\":\"call\"}' FROM n"
+          : "INSERT INTO usage_events (session, kind, at_ms, body) SELECT 'old', 'call', i, '{\"kind\":\"call\"}' FROM generate_series(1, ?::int) AS i";
+      await backend.sql(fill, [old]);
+      await store.usage.record(match(1, 'newest'));
+      const [kept] = await backend.sql("SELECT COUNT(*) AS count, MIN(seq) AS first FROM usage_events");
+      expect({ count: Number(kept!.count), first: Number(kept!.first) }).toEqual({ count: USAGE_EVENTS_KEPT, first: 7 });
+      const listed = await store.usage.list();
+      expect(listed).toHaveLength(USAGE_EVENTS_KEPT);
+      expect(listed.at(-1)).toEqual(match(1, 'newest'));
     });
   });
 });
