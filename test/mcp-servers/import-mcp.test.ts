@@ -112,6 +112,12 @@ describe('an imported and committed definition', () => {
     expect(read.json).toMatchObject({ ok: true, output: 'hello from the filesystem server\n' });
     const write = await request(server, 'POST', '/v1/call', { body: { tool: 'mcp_files_write_file', params: { path: join(allowed, 'new.txt'), content: 'x' } } });
     expect(write.status).toBe(202);
+    // the operator's view: both servers started by those calls, each one process
+    const health = (await request(server, 'GET', '/healthz')).json as { mcp_servers: Array<{ name: string; transport: string; state: string; pid?: number; restarts: number }> };
+    expect(health.mcp_servers).toEqual([
+      { name: 'everything', transport: 'stdio', state: 'running', pid: expect.any(Number), restarts: 0, calls_in_flight: 0 },
+      { name: 'files', transport: 'stdio', state: 'running', pid: expect.any(Number), restarts: 0, calls_in_flight: 0 },
+    ]);
   });
 
   it('runs through the CLI', async () => {

@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { McpServerPool } from '../../mcp-servers/index.js';
+import { ExecutionTargets } from '../service/execution-targets.js';
+import { createLogger } from './create-logger.js';
 import type { Flags } from './command.js';
 import { draftTools } from './mcp-drafts.js';
 import { configFromFlags } from './open-registry.js';
-import { packageVersion } from './package-version.js';
 
 /** What `hldp import mcp` did. */
 export type ImportReport =
@@ -21,9 +21,11 @@ export async function importMcpTools(options: { flags: Flags; server: string; ou
   if (!config.mcpServers[options.server]) {
     return { ok: false, message: `no MCP server named '${options.server}' in the gateway config${servers.length ? ` (configured: ${servers.join(', ')})` : '; add mcp_servers: {<name>: {command, args} | {url}} to the file given with --config or HLDP_CONFIG'}` };
   }
-  const pool = new McpServerPool({ [options.server]: config.mcpServers[options.server]! }, { workspace: config.workspaceRoot, clientInfo: { name: 'brush-holder', version: packageVersion() } });
+  // the server starts exactly as the gateway would start it: a stdio one inside the same sandbox, under its config's sandbox block
+  // (what it cannot enforce on this host is logged on stderr, as `serve` logs it)
+  const targets = new ExecutionTargets({ ...config, mcpServers: { [options.server]: config.mcpServers[options.server]! } }, createLogger(config.logLevel));
   try {
-    const listed = await pool.listTools(options.server, AbortSignal.timeout(LIST_TIMEOUT_MS));
+    const listed = await targets.mcpServers.listTools(options.server, AbortSignal.timeout(LIST_TIMEOUT_MS));
     if (!listed.ok) return { ok: false, message: listed.message };
     const unknown = options.only.filter((name) => !listed.tools.some((tool) => tool.name === name));
     if (unknown.length) return { ok: false, message: `MCP server '${options.server}' lists no tool ${unknown.map((name) => `'${name}'`).join(', ')}; it lists: ${listed.tools.map((tool) => tool.name).join(', ')}` };
@@ -45,6 +47,6 @@ export async function importMcpTools(options: { flags: Flags; server: string; ou
     }
     return { ok: true, server: options.server, written, skipped };
   } finally {
-    await pool.close();
+    await targets.close();
   }
 }
