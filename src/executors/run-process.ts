@@ -8,6 +8,8 @@ import { describeError, elapsedSince, failedResult } from './execution-result.js
 
 /** Time between SIGTERM and SIGKILL to the process group when a run is stopped. */
 export const KILL_GRACE_MS = 100;
+/** After the SIGKILL, how long a stopped run waits for its pipes before it stops waiting for them. */
+const PIPES_LET_GO_MS = 1_000;
 
 // bubblewrap's status is a few short JSON lines; anything longer is not from it
 const STATUS_CAP_BYTES = 4096;
@@ -58,8 +60,10 @@ function killOnStop(child: ChildProcess, deadline: Deadline, grace: number): () 
     timers.push(
       setTimeout(() => {
         signalGroup(child, 'SIGKILL');
-        // a process that left the group (setsid) may still hold the pipes when no namespace contains it: stop waiting for it
-        timers.push(setTimeout(() => child.stdio.forEach((stream) => stream?.destroy()), grace));
+        // a process that left the group (setsid) may still hold the pipes when no namespace contains it: stop waiting
+        // for it, but only well after the kill - inside a namespace the pipes close when the last holder is really
+        // gone, and a SIGKILLed process on a loaded host can take far longer than the grace to get there
+        timers.push(setTimeout(() => child.stdio.forEach((stream) => stream?.destroy()), Math.max(grace, PIPES_LET_GO_MS)));
       }, grace),
     );
   };

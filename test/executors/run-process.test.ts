@@ -118,6 +118,21 @@ describe('runProcess', () => {
       expect(result).toMatchObject({ ok: false, code: 'CANCELLED', timed_out: false });
       expect(processesMatching(sleep.marker)).toEqual([]);
     });
+
+    it('returns only once the killed process is gone, even when it ignored SIGTERM and the grace is tiny', async () => {
+      // regression: the pipes were let go of 2 grace periods after the stop, so on a loaded host the receipt said
+      // "killed" while the SIGKILLed process still ran
+      for (let round = 0; round < 5; round += 1) {
+        const controller = new AbortController();
+        const sleep = uniqueSleep();
+        const running = runProcess(sh(`trap '' TERM; ${sleep.command} & wait`, { signal: controller.signal, killGraceMs: 1 }));
+        await vi.waitFor(() => expect(processesMatching(sleep.marker)).not.toEqual([]), { timeout: 5_000 });
+        controller.abort();
+        const result = await running;
+        expect(result).toMatchObject({ ok: false, code: 'CANCELLED' });
+        expect(processesMatching(sleep.marker)).toEqual([]);
+      }
+    });
   });
 
   describe('when the process prints far more than the cap', () => {
