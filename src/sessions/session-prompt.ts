@@ -30,6 +30,12 @@ export const CORE_TOOL_LINES: readonly CoreToolLine[] = META_TOOLS.map((tool) =>
 
 // a view never changes once computed, and sessions with the same toolsets share it: its lines are rendered once
 const renderedByView = new WeakMap<SessionView, Map<string, RenderedTools>>();
+// and its blocks too: the same view, active toolsets (names, order, scopes), skills and budget give the same text
+const blocksByView = new WeakMap<SessionView, Map<string, PromptBlock>>();
+/** Distinct blocks (budgets × scopes × skill indexes) kept per view; the oldest goes first. */
+const BLOCKS_PER_VIEW = 16;
+// the config's group descriptions, as a cache key, once per object
+const groupKeys = new WeakMap<object, string>();
 
 /** The prompt block of one session's view. */
 export function promptBlockOf(
@@ -49,10 +55,29 @@ export function promptBlockOf(
     const listed = new Set([...view.visible, ...view.reserved]);
     return registry.index.tools.filter((tool) => listed.has(tool));
   };
+  const budget = promptBudget(options);
+  let groupKey = groupKeys.get(groupDescriptions);
+  if (groupKey === undefined) groupKeys.set(groupDescriptions, (groupKey = JSON.stringify(groupDescriptions)));
+  let blocks = blocksByView.get(view);
+  if (!blocks) blocksByView.set(view, (blocks = new Map()));
+  const blockKey = `${budget}\0${groupKey}\0${active.map((toolset) => `${toolset.name}:${toolset.scope}`).join(',')}\0${skills.map((skill) => skill.name).join(',')}`;
+  const cached = blocks.get(blockKey);
+  if (cached) return cached;
   let byKey = renderedByView.get(view);
   if (!byKey) renderedByView.set(view, (byKey = new Map()));
-  const key = `${scoped}\0${JSON.stringify(groupDescriptions)}`;
+  const key = `${scoped}\0${groupKey}`;
   let rendered = byKey.get(key);
   if (!rendered) byKey.set(key, (rendered = renderTools(visible, named(), groupDescriptions)));
-  return renderPromptBlock({ core: CORE_TOOL_LINES, toolsets: registry.index.toolsets, active, visible, named: [], skills, groupDescriptions, budget: promptBudget(options), rendered });
+  const block = freezeBlock(renderPromptBlock({ core: CORE_TOOL_LINES, toolsets: registry.index.toolsets, active, visible, named: [], skills, groupDescriptions, budget, rendered }));
+  blocks.set(blockKey, block);
+  if (blocks.size > BLOCKS_PER_VIEW) blocks.delete(blocks.keys().next().value!);
+  return block;
+}
+
+// a cached block is handed to every caller that asks for the same state: none may change it for the others
+function freezeBlock(block: PromptBlock): PromptBlock {
+  Object.freeze(block.budget);
+  Object.freeze(block.dropped.names);
+  Object.freeze(block.dropped);
+  return Object.freeze(block);
 }

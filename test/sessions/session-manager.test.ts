@@ -107,4 +107,29 @@ describe('SessionManager', () => {
       expect(roomy.text).toMatch(/- family-\d+ \(group of \d+: tool-\d+, tool-\d+, tool-\d+, …\) \[needs confirmation\]/);
     });
   });
+
+  describe('when a block is asked for again', () => {
+    it('gives the same block for the same state, a fresh one as soon as the scope, the toolsets or the budget differ, and no caller can change it for the others', async () => {
+      const skills = [{ name: 'lettering', description: 'when writing letters', toolset: 'letters', body: 'b', source: { path: 'skills/lettering/SKILL.md', oid: 's' } }];
+      const { manager } = managerOver(indexOf(TOOLS, [toolset('letters', ['letters']), toolset('misc', ['gamma'])], skills));
+      const [first, second] = [await manager.open(), await manager.open()];
+      if (!first.ok || !second.ok) throw new Error('not opened');
+      const render = (state: typeof first.session, chars = 4000) => manager.prompt(state, { chars });
+      manager.toolset(first.session, { action: 'enable', name: 'letters', scope: 'turn' });
+      manager.toolset(second.session, { action: 'enable', name: 'letters' });
+      const turn = render(first.session);
+      expect(turn.text).toContain('- letters [active this turn]');
+      expect(turn.text).not.toContain('lettering');
+      expect(render(first.session)).toBe(turn);
+      // same toolsets and view, another scope: another block
+      expect(render(second.session).text).toContain('- letters [active]');
+      expect(render(first.session, 120)).not.toEqual(turn);
+      manager.toolset(first.session, { action: 'enable', name: 'misc' });
+      expect(render(first.session).text).toContain('Active toolsets: letters, misc');
+      manager.endTurn(first.session);
+      expect(render(first.session).text).toContain('Active toolsets: misc');
+      expect(render(first.session).text).toContain('- lettering — when writing letters');
+      expect(Object.isFrozen(turn) && Object.isFrozen(turn.dropped) && Object.isFrozen(turn.budget)).toBe(true);
+    });
+  });
 });
