@@ -3,6 +3,7 @@ export { SessionManager, type CallDecision, type Explanation, type SessionRegist
 export { DEFAULT_SESSIONS_CONFIG, type SessionsConfig } from './sessions-config.js';
 export { systemClock, type Clock } from './clock.js';
 export { MemorySessionStore, type SessionStore } from './session-store.js';
+export { StoredSessionStore, type SessionRow, type SessionRows, type StoredSessionsOptions } from './stored-session-store.js';
 export type { ActiveToolset, LoadedTool, SessionState, ToolsetScope } from './session-state.js';
 export { decideVisibility, denyListRights, type Attention, type RightsLayer, type Subject, type ToolState, type Visibility } from './visibility.js';
 export { RegistryView } from './registry-view.js';

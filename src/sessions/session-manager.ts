@@ -62,15 +62,18 @@ export class SessionManager {
     this.rights = [...(this.config.deny.length ? [denyListRights(this.config.deny)] : []), ...(options.rights ?? [])];
   }
 
-  /** Opens a session, with `toolsets` enabled for as long as it lives (connect-time selection); unknown names are refused. */
-  async open(options: { toolsets?: readonly string[]; principal?: string } = {}): Promise<{ ok: true; session: SessionState } | { ok: false; code: 'TOOLSET_NOT_FOUND'; message: string }> {
+  /**
+   * Opens a session, with `toolsets` enabled for as long as it lives (connect-time selection); unknown names are
+   * refused. `id` is for an MCP connection, whose session takes the connection's id so that any instance finds it.
+   */
+  async open(options: { toolsets?: readonly string[]; principal?: string; id?: string } = {}): Promise<{ ok: true; session: SessionState } | { ok: false; code: 'TOOLSET_NOT_FOUND'; message: string }> {
     const registry = this.registryView();
     const unknown = (options.toolsets ?? []).filter((name) => !registry.toolset(name));
     if (unknown.length) {
       const available = [...registry.toolsets.values()].map((toolset) => toolset.name).join(', ') || 'none';
       return { ok: false, code: 'TOOLSET_NOT_FOUND', message: `no toolset ${unknown.join(', ')}; available: ${available}` };
     }
-    const state = newSessionState(randomUUID(), this.clock(), options.principal);
+    const state = newSessionState(options.id ?? randomUUID(), this.clock(), options.principal);
     for (const name of options.toolsets ?? []) {
       const toolset = registry.toolset(name)!;
       if (!state.toolsets.some((active) => active.name === toolset.name)) state.toolsets.push({ name: toolset.name, scope: 'session', deadline: null });
@@ -105,6 +108,21 @@ export class SessionManager {
     return this.store.save(state);
   }
 
+  /** Whether other gateway instances see these sessions (`sessions.store`). */
+  get shared(): boolean {
+    return this.store.shared === true;
+  }
+
+  /** Resolves once the session's changes have reached the store: await it before answering, as the next request may land at another instance. */
+  async settle(state: SessionState): Promise<void> {
+    await this.store.settle?.(state.id);
+  }
+
+  // a write nobody waits for: a failure is the store's to report (StoredSessionStore logs it), never an unhandled rejection
+  private persist(state: SessionState, touch = true): void {
+    (touch ? this.save(state) : this.store.save(state)).catch(() => undefined);
+  }
+
   /** The index seen through its toolsets, built once per index. */
   registryView(): RegistryView {
     return this.cacheFor(this.options.registry()).registry;
@@ -112,7 +130,7 @@ export class SessionManager {
 
   /** What every tool is for the session (without one: for a caller with no session, acting for `principal`), expired toolsets dropped first. */
   view(state?: SessionState, principal?: string): SessionView {
-    if (state && expireSession(state, this.clock())) void this.store.save(state);
+    if (state && expireSession(state, this.clock())) this.persist(state, false);
     return this.cacheFor(this.options.registry()).viewOf(state, principal);
   }
 
@@ -131,7 +149,7 @@ export class SessionManager {
     const registry = this.registryView();
     expireSession(state, this.clock());
     const answer = toolsetTool(request, { registry, state, now: this.clock(), ttlMs: this.config.toolsetTtlMs, viewAfter: () => this.view(state), skillIndex: () => this.skillIndex(state) });
-    void this.save(state);
+    this.persist(state);
     return answer;
   }
 
@@ -148,7 +166,7 @@ export class SessionManager {
     const allowed = tools.filter((tool) => this.decide(registry, state, tool, tool.name).state !== 'forbidden');
     if (allowed.length === 0) return refusal('TOOL_FORBIDDEN', this.decide(registry, state, tools[0]!, tools[0]!.name).reason);
     const added = loadTools(state, allowed.map((tool) => tool.name), this.clock() + this.config.toolsetTtlMs);
-    void this.save(state);
+    this.persist(state);
     const visible = new Set(this.view(state).visible.map((tool) => tool.name));
     const lines = allowed.filter((tool) => visible.has(tool.name)).map((tool) => `- ${signatureOf(tool)}`);
     const message = [`loaded for this turn (the active toolsets are unchanged): ${allowed.map((tool) => tool.name).join(', ')}`, ...lines].join('\n');
@@ -169,7 +187,7 @@ export class SessionManager {
     let changed = false;
     if (state) {
       changed = loadTools(state, candidates.map((candidate) => candidate.name), this.clock() + this.config.toolsetTtlMs).length > 0;
-      void this.save(state);
+      this.persist(state);
     }
     return { result: { ...result, candidates }, changed };
   }
@@ -204,7 +222,7 @@ export class SessionManager {
   /** The turn ended (HTTP kernels say so): turn-scoped toolsets and loaded tools go. */
   endTurn(state: SessionState): boolean {
     const changed = endTurn(state);
-    void this.save(state);
+    this.persist(state);
     return changed;
   }
 
@@ -229,7 +247,7 @@ export class SessionManager {
     const registry = this.registryView();
     const holders = new Set(state.toolsets.filter((toolset) => registry.holds(toolset.name, tool)).map((toolset) => toolset.name));
     touchAfterCall(state, tool, holders, this.clock() + this.config.toolsetTtlMs);
-    void this.save(state);
+    this.persist(state);
   }
 
   private substitute(registry: RegistryView, state: SessionState, tool: ToolDefinition): CallDecision {
@@ -243,7 +261,7 @@ export class SessionManager {
       head = `toolset '${toolset.name}' is now active.`;
     } else {
       loadTools(state, [tool.name], this.clock() + this.config.toolsetTtlMs);
-      void this.save(state);
+      this.persist(state);
       tools = [signatureOf(tool)];
       head = `'${tool.name}' is now loaded for this turn.`;
     }

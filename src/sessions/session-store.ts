@@ -13,6 +13,10 @@ export interface SessionStore {
   count(): Promise<number>;
   /** the sessions held now, most recently used first (for people: the console) */
   list(): Promise<SessionState[]>;
+  /** true when other gateway instances see the same sessions (a change must reach the store before the answer goes out) */
+  readonly shared?: boolean;
+  /** resolves once this process's writes of the session have reached the store */
+  settle?(id: string): Promise<void>;
 }
 
 /** Sessions in this process's memory: bounded, least recently used first out, an idle one forgotten when next looked up. */

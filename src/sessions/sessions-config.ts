@@ -14,9 +14,14 @@ export interface SessionsConfig {
   reservedCalls: 'enable' | 'run';
   /** the line a folded group shows in the hidden-tools block */
   groupDescriptions: Record<string, string>;
+  /**
+   * where sessions live: `memory` (this process), `shared` (the store, so that every instance sharing it serves
+   * them), or `auto`: the store when it is PostgreSQL (the scale-out), memory on the SQLite file
+   */
+  store: 'auto' | 'memory' | 'shared';
 }
 
-/** The defaults: 10-minute toolsets, 10,000 sessions, forgotten after a day unused, nothing denied, nothing on demand. */
+/** The defaults: 10-minute toolsets, 10,000 sessions, forgotten after a day unused, nothing denied, nothing on demand, in the store only on PostgreSQL. */
 export const DEFAULT_SESSIONS_CONFIG: SessionsConfig = {
   toolsetTtlMs: 10 * 60_000,
   maxSessions: 10_000,
@@ -25,4 +30,5 @@ export const DEFAULT_SESSIONS_CONFIG: SessionsConfig = {
   onDemand: [],
   reservedCalls: 'enable',
   groupDescriptions: {},
+  store: 'auto',
 };

@@ -25,6 +25,7 @@ export type {
   StoreHealth,
   StoredEvent,
 } from './store.js';
+export type { AgentSessionRecord, AgentSessionStore } from './agent-sessions.js';
 export { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 export { openPostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js';
 export { openStore, type StoreOptions } from './open-store.js';

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Receipt } from '../core/index.js';
+import { AGENT_SESSIONS_TABLE } from './agent-sessions.js';
 import { canonicalReceiptText, chainAfter, GENESIS } from './receipt-chain.js';
 
 /**
@@ -60,6 +61,7 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
   },
   // AUTOINCREMENT: a pruned seq is never given again, so "after N" stays meaningful
   { version: 4, name: 'event log', up: 'CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, at_ms INTEGER NOT NULL, data TEXT NOT NULL);' },
+  { version: 5, name: 'agent sessions', up: AGENT_SESSIONS_TABLE },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

@@ -6,6 +6,7 @@ import { DEFAULT_CONFIRMATION_TTL_MS } from './confirmation-rows.js';
 import { SqliteEventLog } from './sqlite-events.js';
 import { SqliteConfirmationStore } from './sqlite-confirmations.js';
 import { SqliteMcpSessionStore } from './sqlite-mcp-sessions.js';
+import { SqliteAgentSessionStore } from './sqlite-agent-sessions.js';
 import { SqliteReceiptStore } from './sqlite-receipts.js';
 import { SqliteUsageLog } from './sqlite-usage.js';
 import { migrate } from './sqlite-schema.js';
@@ -44,6 +45,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     receipts,
     confirmations: new SqliteConfirmationStore(database, { now, ttlMs: options.confirmationTtlMs ?? DEFAULT_CONFIRMATION_TTL_MS }),
     mcpSessions: new SqliteMcpSessionStore(database, { now }),
+    agentSessions: new SqliteAgentSessionStore(database),
     usage: new SqliteUsageLog(database),
     bus: new LocalBus(),
     events,

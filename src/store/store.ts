@@ -1,4 +1,5 @@
 import type { Receipt, UsageEvent } from '../core/index.js';
+import type { AgentSessionStore } from './agent-sessions.js';
 
 /** Which receipts to read: newest first, filtered, one page at a time. */
 export interface ReceiptQuery {
@@ -209,6 +210,8 @@ export interface Store {
   receipts: ReceiptStore;
   confirmations: ConfirmationStore;
   mcpSessions: McpSessionStore;
+  /** agent sessions, where the config keeps them in the store (`sessions.store`) */
+  agentSessions: AgentSessionStore;
   usage: UsageLog;
   bus: StoreBus;
   /** the event log the SSE stream, the console and the notifications read */

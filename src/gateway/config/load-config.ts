@@ -44,6 +44,7 @@ interface ConfigFile {
     on_demand?: string[];
     reserved_calls?: 'enable' | 'run';
     group_descriptions?: Record<string, string>;
+    store?: 'auto' | 'memory' | 'shared';
   };
   matcher?: { model?: { url?: string; model?: string; token?: string; timeout_ms?: number; budget_chars?: number } };
   events?: { backlog?: number; notify_attempts?: number; notify_backoff_ms?: number };
@@ -113,6 +114,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
       onDemand: written.sessions?.on_demand ?? [],
       reservedCalls: written.sessions?.reserved_calls ?? DEFAULT_SESSIONS_CONFIG.reservedCalls,
       groupDescriptions: written.sessions?.group_descriptions ?? {},
+      store: written.sessions?.store ?? DEFAULT_SESSIONS_CONFIG.store,
     },
     ...defined('matcherModel', matcherModelConfig(written.matcher?.model, env)),
     events: { ...defined('backlog', written.events?.backlog), ...defined('notifyAttempts', written.events?.notify_attempts), ...defined('notifyBackoffMs', written.events?.notify_backoff_ms) },

@@ -91,8 +91,9 @@ export function sessionRouter(gateway: Gateway, options: { maxBodyBytes: number 
     response.json(sessions.prompt(state, budget));
   }));
 
-  router.post('/v1/sessions/:id/turn', withSession((_request, response, state) => {
+  router.post('/v1/sessions/:id/turn', withSession(async (_request, response, state) => {
     const changed = sessions.endTurn(state);
+    await sessions.settle(state);
     if (changed) response.set('X-HLDP-Tools-Changed', 'true');
     response.json({ changed, ...describe(gateway, state) });
   }));
@@ -110,14 +111,22 @@ export async function callInSession(gateway: Gateway, request: Request, response
   if (!state) return notFound(response, id);
   const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number; timeout_ms?: number; context?: Record<string, unknown> };
   if (body.intent !== undefined) {
-    response.json(await gateway.match(body.intent, { ...matchOptions(body.limit, body.context), session: state }));
+    const matched = await gateway.match(body.intent, { ...matchOptions(body.limit, body.context), session: state });
+    await gateway.sessions.settle(state);
+    response.json(matched);
     return;
   }
   const meta = META_TOOL_BY_NAME.get(body.tool!);
-  if (meta) return sendMeta(response, meta.name, await runMetaTool(gateway, state, meta, body.params ?? {}));
+  // the session's changes reach the store before the answer: the client's next request may land at another instance
+  if (meta) {
+    const outcome = await runMetaTool(gateway, state, meta, body.params ?? {});
+    await gateway.sessions.settle(state);
+    return sendMeta(response, meta.name, outcome);
+  }
   const before = gateway.sessions.view(state).digest;
   const outcome = await gateway.call(body.tool!, body.params ?? {}, { session: state, caller: principalOf(response).name, ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }) });
   if (gateway.sessions.view(state).digest !== before) response.set('X-HLDP-Tools-Changed', 'true');
+  await gateway.sessions.settle(state);
   sendOutcome(response, outcome);
 }
 

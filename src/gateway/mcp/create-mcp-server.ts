@@ -33,6 +33,12 @@ export interface McpSessionOptions {
   toolsets?: readonly string[];
   /** the principal the connection acts for (the one whose token opened it) */
   principal: string;
+  /**
+   * the agent session's id (over HTTP, the MCP session's own): resumed if the session store holds it, so that
+   * an instance restoring the connection serves it with its toolsets; opened under this id otherwise. The
+   * HTTP layer then owns its end: closing this server does not delete a shared session.
+   */
+  session?: string;
 }
 
 /**
@@ -50,17 +56,23 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
     { capabilities: { tools: { listChanged: true }, resources: {} }, instructions: INSTRUCTIONS },
   );
   const { sessions } = gateway;
-  const opened = sessions.open({ principal: options.principal, ...(options.toolsets ? { toolsets: options.toolsets } : {}) }).then((result) => {
-    if (!result.ok) throw new Error(result.message);
-    return result.session;
-  });
+  const resumed = resumeOrOpen(gateway, options);
+  const opened = resumed.then((result) => result.state);
   // a failed open is answered on the first request; it never goes unhandled
   opened.catch(() => undefined);
   let announced: string | undefined;
   let initialized = false;
+  // the session as this server last read it (in memory: the very object the store holds)
+  let latest: Promise<SessionState> = opened;
   const session = async (): Promise<SessionState> => {
-    const state = await opened;
-    await sessions.save(state);
+    const held = await latest;
+    // read again each request: another instance sharing the store may have changed it since
+    let state = await sessions.get(held.id);
+    if (!state) {
+      state = held;
+      await sessions.save(state);
+    }
+    latest = Promise.resolve(state);
     return state;
   };
   // `send` relates the notification to the request that caused it, so it travels on that request's own
@@ -84,6 +96,8 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
     const result = await callTool(gateway, state, request.params.name, request.params.arguments ?? {}, readCallMeta(request.params._meta, extra, progress));
     // the tool's progress goes out before its result: a client drops progress that comes after
     await progress.flushed();
+    // the change reaches the store before the answer: the client's next request may land at another instance
+    await sessions.settle(state);
     await announceIfChanged(state, extra.sendNotification);
     return result;
   });
@@ -102,13 +116,28 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
   };
   const unsubscribe = gateway.onIndexChange(() => {
     // only a session whose own listed tools changed hears about a rescan
-    void opened.then((state) => announceIfChanged(state), () => undefined);
+    void latest.then((state) => announceIfChanged(state), () => undefined);
   });
   server.onclose = () => {
     unsubscribe();
-    void opened.then((state) => sessions.close(state.id), () => undefined);
+    // a shared session outlives this instance's copy of the connection: the client's DELETE or the idle purge ends it;
+    // one opened for a connection that never initialised (its first request was no initialize) ends here
+    void resumed.then(({ state, resumed }) => {
+      if (options.session === undefined || !sessions.shared || (!initialized && !resumed)) return sessions.close(state.id);
+      return undefined;
+    }, () => undefined);
   };
   return server;
+}
+
+/** The session named by `options.session` if the store holds one of this principal, else a new one (under that id when it is free). */
+async function resumeOrOpen(gateway: Gateway, options: McpSessionOptions): Promise<{ state: SessionState; resumed: boolean }> {
+  const { sessions } = gateway;
+  const held = options.session === undefined ? undefined : await sessions.get(options.session);
+  if (held && held.principal === options.principal) return { state: held, resumed: true };
+  const result = await sessions.open({ principal: options.principal, ...(options.toolsets ? { toolsets: options.toolsets } : {}), ...(options.session !== undefined && !held ? { id: options.session } : {}) });
+  if (!result.ok) throw new Error(result.message);
+  return { state: result.session, resumed: false };
 }
 
 /** One `tools/call`: a meta-tool, or a registry tool through exactly the path `POST /v1/call` takes, in the session. */

@@ -81,8 +81,9 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
       ...(onInitialized ? { onsessioninitialized: onInitialized } : {}),
       onsessionclosed: async (id) => {
         sessions.delete(id);
-        // ended by the client: no instance may serve it again
+        // ended by the client: no instance may serve it again, nor its agent session
         await store.mcpSessions.delete(id).catch((error: Error) => logger?.warn({ err: error.message }, 'cannot delete the MCP session from the store'));
+        await gateway.sessions.close(id).catch((error: Error) => logger?.warn({ err: error.message }, 'cannot delete the agent session from the store'));
         await store.bus.publish(SESSION_CLOSED, { id }).catch(() => undefined);
       },
     });
@@ -100,9 +101,11 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
     }
     const principal = principalName(gateway, response);
     if (principal === undefined) return rpcError(response, 401, -32001, "Unauthorized: send Authorization: Bearer <a principal's token>");
-    const options: McpSessionOptions = { principal, ...(toolsets ? { toolsets } : {}) };
+    // the agent session takes the connection's id: an instance that restores the connection resumes it from a shared store
+    const sessionId = randomUUID();
+    const options: McpSessionOptions = { principal, session: sessionId, ...(toolsets ? { toolsets } : {}) };
     const server = createMcpServer(gateway, options);
-    const transport = transportFor(server, () => randomUUID(), async (id) => {
+    const transport = transportFor(server, () => sessionId, async (id) => {
       keep(id, { transport, server, touched: Date.now(), principal });
       const initialize = initializeParams(request.body);
       // without the record this instance still serves the session; the others answer 404 and the client starts a new one
@@ -188,9 +191,9 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
 
 /** The options a session was opened with, as recorded (only what this version knows); none without the principal it acts for. */
 function sessionOptions(recorded: Record<string, unknown>): McpSessionOptions | undefined {
-  const { toolsets, principal } = recorded;
+  const { toolsets, principal, session } = recorded;
   if (typeof principal !== 'string') return undefined;
-  return Array.isArray(toolsets) && toolsets.every((name) => typeof name === 'string') ? { principal, toolsets } : { principal };
+  return { principal, ...(typeof session === 'string' ? { session } : {}), ...(Array.isArray(toolsets) && toolsets.every((name) => typeof name === 'string') ? { toolsets } : {}) };
 }
 
 // mounted behind principalAuth (serve); mounted bare, it serves the operator at this machine only while no credential is configured

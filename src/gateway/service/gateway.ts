@@ -17,6 +17,7 @@ import type { CallOutcome } from './call-outcome.js';
 import { ExecutionTargets } from './execution-targets.js';
 import { approvalId, DecisionNotes, eventObserver } from './gateway-events.js';
 import { sessionStep } from './session-step.js';
+import { sessionStoreOf } from './session-store-of.js';
 import { tooDeepParams, unknownToolOutcome } from './unknown-tool.js';
 import { RecentTools } from './recent-tools.js';
 import { usageStep } from './usage-step.js';
@@ -149,7 +150,7 @@ export class Gateway {
     this.observers.push(eventObserver(this.events, index, this.decisions));
     this.principals = new Principals(config.principals);
     // the rights layer of the one visibility function: principals, tools' access blocks, policies' access rules
-    this.sessions = new SessionManager({ registry: () => this.current, config: config.sessions, rights: [accessRights(this.principals)], ...(clock ? { clock } : {}), ...(logger ? { logger } : {}) });
+    this.sessions = new SessionManager({ registry: () => this.current, config: config.sessions, rights: [accessRights(this.principals)], ...sessionStoreOf(config, store, clock, logger), ...(clock ? { clock } : {}), ...(logger ? { logger } : {}) });
     // visibility is the first step: a forbidden tool is refused and a reserved one substituted before anything else looks at the call
     this.use(sessionStep(this.sessions, (name, params) => this.current.matcher.lookup(name, tooDeepParams(params) ? {} : (params ?? {}))));
     // then what a session reaches for is remembered: its recent tools inform its next matches, and the pair is stored

@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import { POSTGRES_AGENT_SESSIONS_TABLE } from '../agent-sessions.js';
 import { GENESIS } from '../receipt-chain.js';
 
 /**
@@ -78,6 +79,7 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
     // appends take their seq under the events advisory lock (postgres-events.ts), so seq order is commit order
     up: `CREATE TABLE events (seq bigserial PRIMARY KEY, type text NOT NULL, at_ms bigint NOT NULL, data text NOT NULL);`,
   },
+  { version: 5, name: 'agent sessions', up: POSTGRES_AGENT_SESSIONS_TABLE },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */

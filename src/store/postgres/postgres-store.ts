@@ -7,6 +7,7 @@ import { PostgresBus } from './postgres-bus.js';
 import { PostgresEventLog } from './postgres-events.js';
 import { PostgresConfirmationStore } from './postgres-confirmations.js';
 import { PostgresMcpSessionStore } from './postgres-mcp-sessions.js';
+import { PostgresAgentSessionStore } from './postgres-agent-sessions.js';
 import { PostgresReceiptStore } from './postgres-receipts.js';
 import { PostgresUsageLog } from './postgres-usage.js';
 
@@ -41,6 +42,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     receipts,
     confirmations: new PostgresConfirmationStore(sql, { now, ttlMs: options.confirmationTtlMs ?? DEFAULT_CONFIRMATION_TTL_MS }),
     mcpSessions: new PostgresMcpSessionStore(sql, { now }),
+    agentSessions: new PostgresAgentSessionStore(sql),
     usage: new PostgresUsageLog(sql),
     bus,
     events,

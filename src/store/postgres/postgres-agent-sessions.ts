@@ -1,0 +1,39 @@
+import type { AgentSessionRecord, AgentSessionStore } from '../agent-sessions.js';
+import type { Database } from './database.js';
+
+/** Agent sessions in PostgreSQL: a session opened at one instance is served by any other. */
+export class PostgresAgentSessionStore implements AgentSessionStore {
+  readonly #sql: Database;
+
+  constructor(sql: Database) {
+    this.#sql = sql;
+  }
+
+  async get(id: string): Promise<AgentSessionRecord | undefined> {
+    const [row] = await this.#sql<AgentSessionRecord[]>`SELECT id, state, seen_ms FROM agent_sessions WHERE id = ${id}`;
+    return row;
+  }
+
+  async put(record: AgentSessionRecord): Promise<void> {
+    await this.#sql`
+      INSERT INTO agent_sessions (id, state, seen_ms) VALUES (${record.id}, ${record.state}, ${record.seen_ms})
+      ON CONFLICT (id) DO UPDATE SET state = excluded.state, seen_ms = excluded.seen_ms`;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return (await this.#sql`DELETE FROM agent_sessions WHERE id = ${id}`).count > 0;
+  }
+
+  async count(): Promise<number> {
+    const [row] = await this.#sql<Array<{ n: number }>>`SELECT count(*)::int AS n FROM agent_sessions`;
+    return row!.n;
+  }
+
+  async list(since: number, limit: number): Promise<AgentSessionRecord[]> {
+    return [...(await this.#sql<AgentSessionRecord[]>`SELECT id, state, seen_ms FROM agent_sessions WHERE seen_ms >= ${since} ORDER BY seen_ms DESC, id LIMIT ${limit}`)];
+  }
+
+  async purge(before: number): Promise<number> {
+    return (await this.#sql`DELETE FROM agent_sessions WHERE seen_ms < ${before}`).count;
+  }
+}
