@@ -115,6 +115,23 @@ describe('what each principal sees (GET /v1/events and the console)', () => {
     });
   });
 
+  describe('when two agents hold sessions', () => {
+    it("lists an agent only its own sessions, and an approver every one", async () => {
+      const open = async (who: Who): Promise<string> => {
+        const response = await fetch(`${server.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(who) }, body: '{}' });
+        expect(response.status).toBe(201);
+        return ((await response.json()) as { id: string }).id;
+      };
+      const [carols, daves] = [await open('carol'), await open('dave')];
+      const carol = await pageOf('/console/sessions', (await signIn('carol')).cookie);
+      expect(carol.text).toContain(carols);
+      expect(carol.text).not.toContain(daves);
+      const vera = await pageOf('/console/sessions', (await signIn('vera')).cookie);
+      expect(vera.text).toContain(carols);
+      expect(vera.text).toContain(daves);
+    });
+  });
+
   describe('when an agent asks for a confirmation and an approver decides it in the console', () => {
     it('runs the call for the agent who asked, and tells the agent who decided', async () => {
       const carolEvents = await events('carol');

@@ -5,7 +5,7 @@ import { time } from './layout.js';
 /** Live agent sessions and their active toolsets. */
 export function sessionsView(sessions: ConsoleSessionSummary[]): Html {
   return html`<h1>Sessions</h1>
-<p class="muted">Agent sessions held by this gateway instance (MCP connections and X-HLDP-Session), most recently used first.</p>
+<p class="muted">Live agent sessions (MCP connections and X-HLDP-Session), most recently used first: this instance's, or every instance's when sessions are kept in the shared store.</p>
 ${sessions.length === 0
   ? html`<p class="empty">No live sessions.</p>`
   : html`<table class="receipts"><thead><tr><th>Session</th><th>Principal</th><th>Active toolsets</th><th>Loaded tools</th><th>Last used</th><th>Opened</th></tr></thead><tbody>${sessions.map(
