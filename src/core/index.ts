@@ -52,3 +52,4 @@ export { PLACEHOLDER_PATTERN, listPlaceholders, wholePlaceholder, type Placehold
 export { isCodeBearingVariable, parameterVariableProblem } from './environment-names.js';
 export { isLoopback } from './loopback.js';
 export { exceedsDepth, MAX_JSON_DEPTH } from './json-depth.js';
+export { letGo, runLettingGo, runToEnd, SLICE_MS } from './letting-go.js';

@@ -144,6 +144,7 @@ function* assemble(source: string, commit: string, entries: ScanEntry[], scanned
   kept.sort(compareToolNames);
   yield;
   const { toolsets, skills } = checkMembers(kept, others, errors, duplicate);
+  yield;
   // a policy may name a tool whose definition is broken today: that tool is known, only not served
   const folders = entries.flatMap((entry) => (entryKind(entry) === 'tool' ? [entry.folder] : []));
   const policies = checkPolicies(kept, folders, others, errors, duplicate);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Diagnostic, ToolIndex } from '../core/index.js';
+import { letGo, type Diagnostic, type ToolIndex } from '../core/index.js';
 import { buildIndexLettingGo, failedEntry, parseEntry, type ScanEntry } from './build-index.js';
 import { IndexCache } from './index-cache.js';
 import { openSource, type RepositoryOptions } from './open-source.js';
@@ -68,19 +68,24 @@ export class Scanner {
           .catch((error: unknown) => process.emitWarning(`index cache not written: ${String(error)}`));
       }
     }
-    this.entries = new Map(entries.map((entry) => [entryKey(entry), entry]));
+    this.entries = await keyedLettingGo(entries);
     this.index = this.withStale(await buildIndexLettingGo(this.source.label, snapshot.commit, entries, scannedAt), snapshot);
     return this.index;
   }
 
   private async loadLatest(): Promise<void> {
     const latest = await this.cache.latest();
-    if (latest) this.entries = new Map(latest.entries.map((entry) => [entryKey(entry), entry]));
+    if (latest) this.entries = await keyedLettingGo(latest.entries);
   }
 
   private async readEntries(snapshot: Snapshot): Promise<ScanEntry[]> {
     const listing = await snapshot.listEntries();
-    const changed = listing.filter((entry) => this.entries.get(entryKey(entry))?.oid !== entry.oid);
+    const changed: ToolEntry[] = [];
+    for (let position = 0; position < listing.length; position++) {
+      if (position % STEP === STEP - 1) await letGo();
+      const entry = listing[position]!;
+      if (this.entries.get(entryKey(entry))?.oid !== entry.oid) changed.push(entry);
+    }
     const parser = createParser(changed.length, this.parseOptions);
     // reading (object-store I/O and inflating) goes on here while parsing runs in the pool's threads;
     // every promise stored here settles with an entry, never rejects: a file's failure is its own diagnostic
@@ -94,6 +99,8 @@ export class Scanner {
         const previous = this.entries.get(entryKey(entry));
         if (previous?.oid === entry.oid) {
           results[position] = previous;
+          // a run of unchanged entries never waits on I/O: it lets the event loop go now and then
+          if (position % STEP === STEP - 1) await letGo();
           continue;
         }
         let file: Awaited<ReturnType<Snapshot['read']>>;
@@ -126,6 +133,18 @@ export class Scanner {
     const { stale: _stale, ...fresh } = index;
     return fresh;
   }
+}
+
+// entries handled between two turns of the event loop in a rescan's loops over every entry
+const STEP = 2000;
+
+async function keyedLettingGo(entries: readonly ScanEntry[]): Promise<Map<string, ScanEntry>> {
+  const keyed = new Map<string, ScanEntry>();
+  for (let position = 0; position < entries.length; position++) {
+    if (position % STEP === STEP - 1) await letGo();
+    keyed.set(entryKey(entries[position]!), entries[position]!);
+  }
+  return keyed;
 }
 
 function isDiagnostic(value: object): value is Diagnostic {

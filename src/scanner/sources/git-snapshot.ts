@@ -1,4 +1,4 @@
-import { ENTRY_KINDS, ENTRY_LAYOUT, type Diagnostic, type EntryKind } from '../../core/index.js';
+import { ENTRY_KINDS, ENTRY_LAYOUT, letGo, type Diagnostic, type EntryKind } from '../../core/index.js';
 import { loadGit } from './git-module.js';
 import { tooLargeMessage } from '../yaml-mapping.js';
 import { snapshotFs, type ObjectStoreFs, type PromiseFs } from './object-store-fs.js';
@@ -32,7 +32,7 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
       if (!folder) continue;
       // read raw and parsed here: git.readTree checks and copies every entry (40 ms at 10,000 tools; this takes 6)
       const { object } = await git.readObject({ fs, gitdir, oid: folder.oid, cache, format: 'content' });
-      const items = treeItems(object as Uint8Array);
+      const items = await treeItems(object as Uint8Array);
       const entries = flat
         ? items.filter((item) => item.mode !== TREE_MODE && item.name.endsWith(file) && item.name.length > file.length).map((item) => {
             flatModes.set(`${kind}/${item.name.slice(0, -file.length)}`, item.mode);
@@ -76,11 +76,12 @@ const TREE_MODE = '40000';
 const latin1 = new TextDecoder('latin1');
 const utf8 = new TextDecoder('utf-8');
 
-/** The entries of a raw git tree object (`<mode> <name>\0<20-byte oid>` repeated). */
-function treeItems(tree: Uint8Array): Array<{ mode: string; name: string; oid: string }> {
+/** The entries of a raw git tree object (`<mode> <name>\0<20-byte oid>` repeated), letting the event loop go every few thousand. */
+async function treeItems(tree: Uint8Array): Promise<Array<{ mode: string; name: string; oid: string }>> {
   const items: Array<{ mode: string; name: string; oid: string }> = [];
   let position = 0;
-  while (position < tree.length) {
+  for (let read = 1; position < tree.length; read++) {
+    if (read % 4000 === 0) await letGo();
     const space = tree.indexOf(0x20, position);
     const nul = tree.indexOf(0x00, space);
     if (space < 0 || nul < 0 || nul + 21 > tree.length) throw new Error('malformed git tree object');
