@@ -1,3 +1,4 @@
+import { runToEnd } from '../core/index.js';
 import { analyzeWords } from './analyze.js';
 import { decisionFeatures, fitProbability } from './decision.js';
 import { measureRecord, recordRarity } from './features.js';
@@ -43,11 +44,20 @@ interface Probe {
  * A registry without examples or aliases keeps the default.
  */
 export function calibrate(index: SearchIndex, ranking: RankingParameters, model: DecisionModel): Calibration {
-  const probes = collectProbes(index);
+  return runToEnd(calibrationSteps(index, ranking, model));
+}
+
+/**
+ * `calibrate`, stopping after each probe and every few thousand tools read, with the same result: a server's
+ * rescan runs it a slice at a time (tens of milliseconds at 10,000 tools, which no request should wait for).
+ */
+export function* calibrationSteps(index: SearchIndex, ranking: RankingParameters, model: DecisionModel): Generator<void, Calibration, void> {
+  const probes = yield* collectProbes(index);
   const fitting: number[] = [];
   const other: number[] = [];
   let postings = 0;
   for (const probe of probes) {
+    yield;
     const request = readRequest(index, probe.text, ranking.valueWeight);
     if (request.words.length === 0) continue;
     postings += Math.min(...request.words.map((word) => index.documentFrequency.get(word.terms[0]!) ?? 0));
@@ -65,12 +75,14 @@ export function calibrate(index: SearchIndex, ranking: RankingParameters, model:
 
 // Every example, and every alias of two words or more (a one-word alias is a name, `git`, not a
 // request), in index order; only the sample is analysed, so a large registry costs little here.
-function collectProbes(index: SearchIndex): Probe[] {
+function* collectProbes(index: SearchIndex): Generator<void, Probe[], void> {
   const texts: Array<Probe & { alias: boolean }> = [];
-  index.tools.forEach((tool, position) => {
+  for (let position = 0; position < index.tools.length; position++) {
+    if (position % 2000 === 1999) yield;
+    const tool = index.tools[position]!;
     for (const text of tool.examples) texts.push({ position, text, alias: false });
     for (const text of tool.aliases) texts.push({ position, text, alias: true });
-  });
+  }
   const probes: Probe[] = [];
   const step = Math.max(1, texts.length / (MAX_PROBES * 2));
   for (let at = 0; at < texts.length && probes.length < MAX_PROBES; at += step) {

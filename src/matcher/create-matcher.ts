@@ -1,7 +1,7 @@
-import type { MatchResult, ToolIndex } from '../core/index.js';
+import { letGo, runLettingGo, type MatchResult, type ToolIndex } from '../core/index.js';
 import { FITTED_DECISION, FITTED_RANKING } from './fitted-parameters.js';
-import { createToolResolver, lookupTool, type LookupResult } from './lookup.js';
-import { calibrate, type Calibration } from './calibration.js';
+import { createToolResolver, lookupTool, toolResolverSteps, type LookupResult, type ToolResolver } from './lookup.js';
+import { calibrate, calibrationSteps, type Calibration } from './calibration.js';
 import type { MatchContext } from './context.js';
 import {
   DEFAULT_LIMIT,
@@ -12,7 +12,7 @@ import {
   type IntentExplanation,
 } from './match-intent.js';
 import type { DecisionModel, RankingParameters } from './ranking-parameters.js';
-import { buildSearchIndex, isCurrent, updateSearchIndex, type SearchIndex } from './search-index.js';
+import { buildSearchIndex, isCurrent, updateSearchIndex, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
 import { createParamsValidator, type ParamsValidator } from './validate-params.js';
 
 /** How to match an intent. */
@@ -81,19 +81,46 @@ export function createMatcher(index: ToolIndex, options: MatcherOptions = {}): M
   return assemble(index, searchIndex, previous.validator.next(index.tools), options);
 }
 
-function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, validator: ParamsValidator, options: MatcherOptions): Matcher {
+/**
+ * `createMatcher` for a server's rescan, where every request waits for a stall: a previous matcher's built
+ * search index is updated (its reading part; the shared structures change in one go), the alias table made and
+ * the confidence cut measured, each a slice at a time, before the matcher is returned, so the first request
+ * after the swap pays for none of it. It answers exactly as `createMatcher`'s would.
+ */
+export async function createMatcherLettingGo(index: ToolIndex, options: MatcherOptions = {}): Promise<Matcher> {
+  const previous = options.previous === undefined ? undefined : states.get(options.previous);
+  const built = previous?.built();
+  if (previous === undefined || built === undefined) return createMatcher(index, options);
+  const searchIndex = await runLettingGo(updateSearchIndexSteps(built, index.tools));
+  await letGo();
+  const resolver = await runLettingGo(toolResolverSteps(index));
+  const ranking = options.ranking ?? FITTED_RANKING;
+  const decision = options.decision ?? FITTED_DECISION;
+  const calibration = await runLettingGo(calibrationSteps(searchIndex, ranking, decision));
+  // the calibration holds only while no later update has changed the shared structures it read
+  const measured = isCurrent(searchIndex) ? { of: searchIndex, value: calibration } : undefined;
+  return assemble(index, searchIndex, previous.validator.next(index.tools), options, { resolver, ...(measured ? { calibration: measured } : {}) });
+}
+
+/** What `createMatcherLettingGo` made ahead of the first request. */
+interface Prepared {
+  resolver?: ToolResolver;
+  calibration?: { of: SearchIndex; value: Calibration };
+}
+
+function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, validator: ParamsValidator, options: MatcherOptions, prepared: Prepared = {}): Matcher {
   let search = searchIndex;
   const ranking = options.ranking ?? FITTED_RANKING;
   const decision = options.decision ?? FITTED_DECISION;
   // built on first use; rebuilt as a private copy if a successor has since updated the shared structures
-  let calibration: { of: SearchIndex; value: Calibration } | undefined;
+  let calibration: { of: SearchIndex; value: Calibration } | undefined = prepared.calibration;
   const engine = (): IntentEngine => {
     if (search === undefined || !isCurrent(search)) search = buildSearchIndex(index.tools);
     // worked out once per search index, from the registry's own examples and aliases
     if (calibration?.of !== search) calibration = { of: search, value: calibrate(search, ranking, decision) };
     return { index: search, ranking, decision, calibration: calibration.value };
   };
-  const resolver = createToolResolver(index);
+  const resolver = prepared.resolver ?? createToolResolver(index);
   const matcher: Matcher = {
     commit: index.commit,
     index,

@@ -1,6 +1,7 @@
 // The matcher: exact lookup with params validation, intent search, and the found:false decision.
 export {
   createMatcher,
+  createMatcherLettingGo,
   type Matcher,
   type MatcherOptions,
   type MatchIntentOptions,

@@ -1,4 +1,4 @@
-import { findTool, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { findTool, runToEnd, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { nearNames } from './near-names.js';
 import type { ParamProblem, ParamsValidator } from './validate-params.js';
 
@@ -27,8 +27,15 @@ export interface ToolResolver {
 
 /** A resolver for an index: exact name first, then an alias that only one tool claims. */
 export function createToolResolver(index: ToolIndex): ToolResolver {
+  return runToEnd(toolResolverSteps(index));
+}
+
+/** `createToolResolver`, stopping every thousand tools (normalising aliases takes tens of milliseconds at 10,000). */
+export function* toolResolverSteps(index: ToolIndex): Generator<void, ToolResolver, void> {
   const aliases = new Map<string, ToolDefinition | null>();
-  for (const tool of index.tools) {
+  for (let position = 0; position < index.tools.length; position++) {
+    if (position % 1000 === 999) yield;
+    const tool = index.tools[position]!;
     for (const alias of tool.aliases) {
       const key = aliasKey(alias);
       // an alias two tools claim names neither: null marks it ambiguous

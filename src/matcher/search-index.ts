@@ -1,3 +1,4 @@
+import { runToEnd } from '../core/index.js';
 import MiniSearch from 'minisearch';
 import type { ToolDefinition } from '../core/index.js';
 import { SEARCH_FIELDS } from './search-document.js';
@@ -65,14 +66,29 @@ export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex 
  * index is built afresh.
  */
 export function updateSearchIndex(previous: SearchIndex, tools: readonly ToolDefinition[]): SearchIndex {
-  if (!isCurrent(previous)) return buildSearchIndex(tools);
-  const { engine } = previous;
-  const known = new Map(previous.records.map((record) => [record.tool, record]));
+  return runToEnd(updateSearchIndexSteps(previous, tools));
+}
+
+/**
+ * `updateSearchIndex`, stopping every few thousand tools while it only reads (a server's rescan runs it a slice
+ * at a time). The shared structures change in one go at the end, with only the changed tools to index: a
+ * request served meanwhile by the previous version never sees them half-updated.
+ */
+export function* updateSearchIndexSteps(previous: SearchIndex, tools: readonly ToolDefinition[]): Generator<void, SearchIndex, void> {
+  const known = new Map<ToolDefinition, ToolRecord>();
+  for (let position = 0; position < previous.records.length; position++) {
+    if (position % STEP === STEP - 1) yield;
+    known.set(previous.records[position]!.tool, previous.records[position]!);
+  }
   const kept = new Set<ToolRecord>();
-  for (const tool of tools) {
-    const record = known.get(tool);
+  for (let position = 0; position < tools.length; position++) {
+    if (position % STEP === STEP - 1) yield;
+    const record = known.get(tools[position]!);
     if (record !== undefined) kept.add(record);
   }
+  // from here on nothing lets go
+  if (!isCurrent(previous)) return buildSearchIndex(tools);
+  const { engine } = previous;
   for (const record of previous.records) {
     if (kept.has(record)) continue;
     // removed term by term, unlike `discard`: minisearch's scores then match a fresh index's at once
@@ -90,6 +106,9 @@ export function updateSearchIndex(previous: SearchIndex, tools: readonly ToolDef
   engine.version += 1;
   return snapshot(engine, tools, records);
 }
+
+// tools handled between two stops of an update
+const STEP = 4000;
 
 /** Whether the shared search structures still hold this version's tools. */
 export function isCurrent(index: SearchIndex): boolean {

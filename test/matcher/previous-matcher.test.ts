@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ToolDefinition, ToolIndex } from '../../src/core/index.js';
-import { createMatcher, type Matcher } from '../../src/matcher/index.js';
+import { createMatcher, createMatcherLettingGo, type Matcher } from '../../src/matcher/index.js';
 import { makeIndex, makeToolDefinition, scanStarterTools } from './helpers.js';
 
 const INTENTS = [
@@ -64,6 +64,28 @@ describe('createMatcher with a previous matcher', () => {
         index = withTools(index, step(index.tools));
         matcher = createMatcher(index, { previous: matcher });
         expect(answers(matcher)).toEqual(answers(createMatcher(index)));
+      }
+    });
+
+    it('returns exactly what a matcher built afresh returns when made a slice at a time (a server rescan), with the previous one still answering', async () => {
+      let index = withTools(starter, [...starter.tools, ...extra.slice(0, 3)]);
+      let matcher = createMatcher(index).prepare();
+      const steps: Array<(tools: ToolDefinition[]) => ToolDefinition[]> = [
+        (tools) => [...tools, ...extra.slice(3)],
+        (tools) => tools.map((tool) => (tool.name === 'weather-now' ? { ...tool, intent: 'show the temperature and rain right now', aliases: ['forecast now'] } : tool)),
+        (tools) => tools.filter((tool) => tool.name !== 'file-read' && tool.name !== 'currency-convert'),
+        (tools) => tools,
+      ];
+      for (const step of steps) {
+        const before = index;
+        const previous = matcher;
+        index = withTools(index, step(index.tools));
+        const making = createMatcherLettingGo(index, { previous });
+        // meanwhile requests are answered by the previous matcher, over its own index
+        expect(answers(previous)).toEqual(answers(createMatcher(before)));
+        matcher = await making;
+        expect(answers(matcher)).toEqual(answers(createMatcher(index)));
+        expect(matcher.lookup('forecast now', {}).found).toBe(index.tools.some((tool) => tool.aliases.includes('forecast now')));
       }
     });
 

@@ -5,8 +5,8 @@ import type { MatchResult, ProgressUpdate, Receipt, ToolDefinition, ToolIndex, U
 import { EventHub } from '../../events/index.js';
 import { execute, redactValue, secretsOf } from '../../executors/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
-import { compactSchema, createMatcher, createModelStage, matchWithModel, type MatchContext, type Matcher, type ModelStage } from '../../matcher/index.js';
-import { Scanner } from '../../scanner/index.js';
+import { compactSchema, createMatcher, createMatcherLettingGo, createModelStage, matchWithModel, type MatchContext, type Matcher, type ModelStage } from '../../matcher/index.js';
+import { Scanner, warmUpParser } from '../../scanner/index.js';
 import { accessRights, API_TOKEN_PRINCIPAL, Principals } from '../../policy/index.js';
 import { SessionManager, type SessionState } from '../../sessions/index.js';
 import { openStore, type ChainReport, type ReceiptQuery, type Store, type StoreHealth } from '../../store/index.js';
@@ -119,6 +119,8 @@ export class Gateway {
   private readonly observers: GatewayObserver[];
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly listeners = new Set<(registry: Registry) => void>();
+  private readonly preparers = new Set<(registry: Registry, previous: Registry) => Promise<void>>();
+  private rescans: Promise<unknown> = Promise.resolve();
   private readonly recentTools = new RecentTools();
   private readonly usageWrites = new Set<Promise<void>>();
   private readonly modelStage: ModelStage | undefined;
@@ -250,8 +252,18 @@ export class Gateway {
     return this.store.health();
   }
 
-  /** Scans again; a new commit swaps in a new index and matcher atomically. Calls in flight keep theirs. */
-  async rescan(): Promise<RescanResult> {
+  /**
+   * Scans again; a new commit swaps in a new index and matcher atomically. Calls in flight keep theirs.
+   * Rescans run one after another, each to the end; their work is done a slice at a time, so requests are
+   * answered meanwhile from the registry being replaced.
+   */
+  rescan(): Promise<RescanResult> {
+    const run = this.rescans.then(() => this.rescanNow());
+    this.rescans = run.catch(() => undefined);
+    return run;
+  }
+
+  private async rescanNow(): Promise<RescanResult> {
     const previous = this.current;
     let index: ToolIndex;
     try {
@@ -264,14 +276,25 @@ export class Gateway {
     }
     this.lastScanError = undefined;
     const changed = index.commit !== previous.index.commit;
-    this.current = changed ? { index, matcher: createMatcher(index, { previous: previous.matcher }) } : { index, matcher: previous.matcher };
     if (changed) {
+      const next = { index, matcher: await createMatcherLettingGo(index, { previous: previous.matcher }) };
+      for (const prepare of this.preparers) await prepare(next, previous);
+      this.current = next;
       this.logger?.info({ previous: previous.index.commit, commit: index.commit, tools: index.tools.length, errors: index.errors.length }, 'index swapped');
       for (const listener of this.listeners) listener(this.current);
-    }
+    } else this.current = { index, matcher: previous.matcher };
     const result = { previous: previous.index.commit, commit: index.commit, changed, index };
     for (const observer of this.observers) observer.scanned?.(result);
     return result;
+  }
+
+  /**
+   * Runs `prepare` on every new registry before it is swapped in (work a request would otherwise do on first
+   * use, done a slice at a time ahead of it); returns the unsubscribe function.
+   */
+  beforeSwap(prepare: (registry: Registry, previous: Registry) => Promise<void>): () => void {
+    this.preparers.add(prepare);
+    return () => this.preparers.delete(prepare);
   }
 
   /** Calls `listener` after every swap to a new commit; returns the unsubscribe function. */
@@ -298,6 +321,7 @@ export class Gateway {
   /** For servers: builds the intent search index and starts the embedded gatekeeper ahead of the first request. */
   async warmUp(): Promise<void> {
     this.current.matcher.prepare();
+    warmUpParser();
     // probed at start, so that what the sandbox cannot enforce is said before the first call
     await this.targets.sandboxed();
     if (this.targets.embedsGatekeeper) await this.targets.startEmbedded();

@@ -1,0 +1,27 @@
+import { parseEntry } from './build-index.js';
+
+// every part of a definition the checks compile on first use: the shape schema, a params schema with a
+// pattern (RE2), an enum and a default, an argv template, constraints
+const SAMPLE = `name: warm-up
+display: warm-up
+intent: compiles the definition checks before a server answers
+method: run
+executor: shell
+shell: { argv: [echo, "{text}", ["--mode", "{mode}"]] }
+params_schema:
+  text: { type: string, required: true, pattern: "^[a-z]+$", description: text }
+  mode: { type: string, enum: [fast, full], default: fast, description: mode }
+constraints: { timeout_ms: 1000, max_output_bytes: 1024, require_confirm: false }
+author: HLDP
+created: 2026-01-01
+why: a server's first rescan would otherwise compile these checks while requests wait
+`;
+
+/**
+ * Parses one representative definition, so that what parsing compiles on first use (the TOOL.hdlp schema,
+ * ajv and RE2 for params schemas: ~200 ms) is compiled before a server answers, not in its first rescan
+ * (a cold scan parses in worker threads, which leaves this thread's checks uncompiled).
+ */
+export function warmUpParser(): void {
+  parseEntry({ path: 'tools/warm-up/TOOL.hdlp', folder: 'warm-up', oid: 'warm-up', content: Buffer.from(SAMPLE) });
+}
