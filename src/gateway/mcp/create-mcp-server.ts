@@ -16,7 +16,7 @@ import { runMetaTool, type Gateway } from '../service/index.js';
 import { ProgressSent, readCallMeta, type CallMeta } from './call-meta.js';
 import { failure, metaResult, outcomeResult } from './call-result.js';
 import { skillResources, SKILL_URI_PREFIX } from './skill-resources.js';
-import { catalogFor } from './tool-catalog.js';
+import { catalogFor, prepareCatalog } from './tool-catalog.js';
 
 const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -49,6 +49,7 @@ export interface McpSessionOptions {
  * One server per connection (the SDK binds a server to one transport); `close()` it to end the session.
  */
 export function createMcpServer(gateway: Gateway, options: McpSessionOptions): Server {
+  keepCatalogReady(gateway);
   // the low-level Server, not McpServer: the tools are JSON Schemas read from TOOL.hdlp that change on rescan,
   // and the gateway, not zod, validates params (with the same wording and receipts as POST /v1/call)
   const server = new Server(
@@ -156,4 +157,13 @@ async function callTool(gateway: Gateway, session: SessionState, name: string, a
     // a bug in the gateway still reaches the agent as a failed call, never as a protocol error
     return failure(`INTERNAL_ERROR: ${error instanceof Error ? error.message : String(error)}`, { code: 'INTERNAL_ERROR' });
   }
+}
+
+// gateways whose rescans build the next catalog before the swap, once MCP has been used on them
+const preparing = new WeakSet<Gateway>();
+
+function keepCatalogReady(gateway: Gateway): void {
+  if (preparing.has(gateway)) return;
+  preparing.add(gateway);
+  gateway.beforeSwap((registry, previous) => prepareCatalog(registry.index, previous.index));
 }

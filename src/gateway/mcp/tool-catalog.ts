@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ToolIndex } from '../../core/index.js';
-import { exportTools, META_TOOLS, type McpToolSpec, type MetaTool } from '../../export/index.js';
+import { runLettingGo, runToEnd, type ToolDefinition, type ToolIndex } from '../../core/index.js';
+import { exportNames, mcpMetaToolSpec, mcpToolSpec, META_TOOLS, NAME_LIMITS, RESERVED_NAMES, type McpToolSpec, type MetaTool } from '../../export/index.js';
 import type { SessionView } from '../../sessions/index.js';
 
 /** What a `tools/call` name stands for. */
@@ -30,41 +30,90 @@ const catalogs = new WeakMap<ToolIndex, ToolCatalog>();
 export function catalogFor(index: ToolIndex): ToolCatalog {
   let catalog = catalogs.get(index);
   if (!catalog) {
-    catalog = buildCatalog(index);
+    catalog = runToEnd(catalogSteps(index));
     catalogs.set(index, catalog);
   }
   return catalog;
 }
 
-const META_BY_NAME = new Map(META_TOOLS.map((tool) => [tool.name, tool]));
+/**
+ * Builds the catalog of `index` ahead of its first request, a slice at a time, when the catalog of `previous`
+ * was built (MCP is in use): a rescan then never leaves the first `tools/list` to build it in one go
+ * (hundreds of milliseconds at 10,000 tools). Only tools that changed get new specs.
+ */
+export async function prepareCatalog(index: ToolIndex, previous: ToolIndex): Promise<void> {
+  if (catalogs.has(index) || !catalogs.has(previous)) return;
+  const catalog = await runLettingGo(catalogSteps(index));
+  if (!catalogs.has(index)) catalogs.set(index, catalog);
+}
 
-function buildCatalog(index: ToolIndex): ToolCatalog {
-  const exported = exportTools(index, 'mcp');
-  const listed = new Map(Object.entries(exported.names).map(([listedName, registryName]) => [registryName, listedName]));
-  const metaSpecs = exported.tools.slice(0, META_TOOLS.length);
-  // exportTools lists the meta-tools, then the index's tools in index order
-  const specs = new Map(index.tools.map((tool, position) => [tool.name, exported.tools[META_TOOLS.length + position]!]));
+const META_BY_NAME = new Map(META_TOOLS.map((tool) => [tool.name, tool]));
+const META_SPECS = META_TOOLS.map((meta) => mcpMetaToolSpec(meta));
+const META_DIGEST = digestOf(META_SPECS);
+
+/** A tool's spec under one listed name, and the digest of its JSON. */
+interface ListedSpec {
+  name: string;
+  spec: McpToolSpec;
+  digest: string;
+}
+
+// a definition object never changes (the scanner keeps it while its folder does not): its spec is made once per listed name
+const specsByTool = new WeakMap<ToolDefinition, ListedSpec>();
+
+// tools handled between two stops of a sliced build
+const STEP = 1000;
+
+function* catalogSteps(index: ToolIndex): Generator<void, ToolCatalog, void> {
+  const exported = exportNames(index.tools.map((tool) => tool.name), NAME_LIMITS.mcp, RESERVED_NAMES);
+  yield;
+  const names: Record<string, string> = {};
+  const listed = new Map<string, string>();
+  const specs = new Map<string, McpToolSpec>();
+  const tools: McpToolSpec[] = [...META_SPECS];
+  // the digest of the listed tools: over each spec's own digest, so an unchanged tool is never serialised again
+  const digest = createHash('sha256').update(META_DIGEST);
+  for (let position = 0; position < index.tools.length; position++) {
+    if (position % STEP === STEP - 1) yield;
+    const tool = index.tools[position]!;
+    const name = exported.get(tool.name)!;
+    let known = specsByTool.get(tool);
+    if (known?.name !== name) {
+      const spec = mcpToolSpec(tool, name);
+      known = { name, spec, digest: digestOf(spec) };
+      specsByTool.set(tool, known);
+    }
+    Object.defineProperty(names, name, { value: tool.name, enumerable: true, writable: true, configurable: true });
+    listed.set(tool.name, name);
+    specs.set(tool.name, known.spec);
+    tools.push(known.spec);
+    digest.update(known.digest);
+  }
   // a view never changes once computed, and sessions with the same view share it: one list per view
   const perView = new WeakMap<SessionView, McpToolSpec[]>();
   return {
     commit: index.commit,
-    tools: exported.tools,
-    digest: createHash('sha256').update(JSON.stringify(exported.tools)).digest('hex'),
+    tools,
+    digest: digest.digest('hex'),
     resolve(name) {
       // meta-tools first: a registry tool of the same name is listed with a fingerprint suffix, never shadowed
       const meta = META_BY_NAME.get(name);
       if (meta) return { kind: 'meta', tool: meta };
       // own names only: `__proto__` or `constructor` name no tool unless one is listed under it
-      return { kind: 'tool', name: Object.hasOwn(exported.names, name) ? exported.names[name]! : name };
+      return { kind: 'tool', name: Object.hasOwn(names, name) ? names[name]! : name };
     },
     listedName: (registryName) => listed.get(registryName) ?? registryName,
     toolsFor(view) {
-      let tools = perView.get(view);
-      if (!tools) {
-        tools = [...metaSpecs, ...view.visible.map((tool) => specs.get(tool.name)!)];
-        perView.set(view, tools);
+      let listedTools = perView.get(view);
+      if (!listedTools) {
+        listedTools = [...META_SPECS, ...view.visible.map((tool) => specs.get(tool.name)!)];
+        perView.set(view, listedTools);
       }
-      return tools;
+      return listedTools;
     },
   };
+}
+
+function digestOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
 }
