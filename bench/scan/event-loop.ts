@@ -1,7 +1,7 @@
 // Event-loop delay during a rescan, at scale: a gateway (as `hldp serve` runs it: index, matcher with its search
 // index built and calibrated, an MCP catalog built) over a local git repository of N generated tools; one
 // definition changes in a new commit, and the rescan that picks it up — scan, cache write, matcher update and
-// calibration, the next catalog — runs while
+// calibration, the next catalog — and then the first tools/list and the first match after the swap run while
 // perf_hooks.monitorEventLoopDelay and a 5 ms ticker watch the loop. A request to /healthz waits as long as the
 // loop is held, so the p99 and the longest stall are what a probe sees. On a loaded machine a stall in wall time
 // also holds the time this process waited for a core; the ticker therefore also reads the process's CPU time
@@ -117,7 +117,13 @@ for (const size of sizes) {
       const name = toolName((run * 7919) % size);
       await writeFile(join(repo, 'tools', name, 'TOOL.hdlp'), toolYaml(name, run + 1));
       await git(repo, 'commit', '-qam', `change ${name}`);
-      const { result, ...measured } = await watched(() => gateway.rescan());
+      const { result, ...measured } = await watched(async () => {
+        const rescan = await gateway.rescan();
+        // what the next requests pay for: the first tools/list (the new catalog) and the first match
+        catalogFor(gateway.registry.index);
+        gateway.registry.matcher.matchIntent(`run ${name} on the target`);
+        return rescan;
+      });
       if (!result.changed) throw new Error('the rescan found no new commit');
       if (!gateway.registry.index.tools.find((tool) => tool.name === name)?.intent.includes(`variant ${run + 1}`)) throw new Error('the rescan missed the change');
       runs.push(measured);
