@@ -58,21 +58,26 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
 }
 
 /**
- * Runs a read; if it fails, lists the object store again and runs it once more. Git's background `gc --auto`
+ * Runs a read; if it fails, lists the object store again and runs it again. Git's background `gc --auto`
  * (started by a large commit) moves loose objects into a new pack and deletes packs it replaced: a reader that
- * listed the store before that finds neither copy ("Could not find …", or a pack file gone). A read that fails
- * twice fails for good (a corrupt object is still that file's READ_FAILED).
+ * listed the store before that finds neither copy ("Could not find …", or a pack file gone); a repack and a
+ * prune may each move it once more meanwhile. A read that fails `READ_ATTEMPTS` times fails for good (a corrupt
+ * object is still that file's READ_FAILED).
  */
 async function retryAfterRepack<T>(fs: ObjectStoreFs, sizes: ObjectSizes, read: () => Promise<T>): Promise<T> {
-  const seen = fs.generation;
-  try {
-    return await read();
-  } catch {
-    await fs.refresh(seen);
-    sizes.forget();
-    return read();
+  for (let attempt = 1; ; attempt++) {
+    const seen = fs.generation;
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt === READ_ATTEMPTS) throw error;
+      await fs.refresh(seen);
+      sizes.forget();
+    }
   }
 }
+
+const READ_ATTEMPTS = 3;
 
 /**
  * The content of a tree object. A loose one (what a new commit writes) is inflated by zlib in libuv's threads:
