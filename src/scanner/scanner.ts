@@ -124,7 +124,14 @@ export class Scanner {
     }
     // one unreadable object is that file's problem; when none of several can be read, the source is at fault
     if (readFailures.length > 1 && readFailures.length === changed.length) throw readFailures[0];
-    return Promise.all(results);
+    // only the parses are awaited: Promise.all over every entry queues one reaction per entry in one turn
+    // of the event loop (~100 ms at 100,000 tools, nearly all of them unchanged)
+    for (let position = 0; position < results.length; position++) {
+      if (position % STEP === STEP - 1) await letGo();
+      const result = results[position];
+      if (result instanceof Promise) results[position] = await result;
+    }
+    return results as ScanEntry[];
   }
 
   private withStale(index: ToolIndex, snapshot: Snapshot): ToolIndex {
