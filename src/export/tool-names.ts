@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { runToEnd } from '../core/index.js';
 
 /** The characters every provider accepts in a tool name (OpenAI, Anthropic, and the MCP clients that forward to them). */
 export const PORTABLE_NAME = /^[A-Za-z0-9_-]+$/;
@@ -28,9 +29,18 @@ export function exportedName(name: string, maxLength: number, reserved: Readonly
  * fingerprint) gets a longer fingerprint, never a silent cut.
  */
 export function exportNames(names: readonly string[], maxLength: number, reserved: ReadonlySet<string> = new Set()): Map<string, string> {
+  return runToEnd(exportNamesSteps(names, maxLength, reserved));
+}
+
+/** `exportNames`, stopping every few thousand names (a server's rescan builds the next MCP catalog a slice at a time). */
+export function* exportNamesSteps(names: readonly string[], maxLength: number, reserved: ReadonlySet<string> = new Set()): Generator<void, Map<string, string>, void> {
   const result = new Map<string, string>();
-  for (const name of names) result.set(name, exportedName(name, maxLength, reserved));
+  for (let position = 0; position < names.length; position++) {
+    if (position % 2000 === 1999) yield;
+    result.set(names[position]!, exportedName(names[position]!, maxLength, reserved));
+  }
   for (let length = FINGERPRINT_LENGTH * 2; length <= 64; length *= 2) {
+    yield;
     const clashing = changedClashes(result, reserved);
     if (clashing.length === 0) return result;
     for (const name of clashing) result.set(name, exportedName(name, maxLength, reserved, length));

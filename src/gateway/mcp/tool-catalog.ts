@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { runLettingGo, runToEnd, type ToolDefinition, type ToolIndex } from '../../core/index.js';
-import { exportNames, mcpMetaToolSpec, mcpToolSpec, META_TOOLS, NAME_LIMITS, RESERVED_NAMES, type McpToolSpec, type MetaTool } from '../../export/index.js';
+import { exportNamesSteps, mcpMetaToolSpec, mcpToolSpec, META_TOOLS, NAME_LIMITS, RESERVED_NAMES, type McpToolSpec, type MetaTool } from '../../export/index.js';
 import type { SessionView } from '../../sessions/index.js';
 
 /** What a `tools/call` name stands for. */
@@ -65,7 +65,7 @@ const specsByTool = new WeakMap<ToolDefinition, ListedSpec>();
 const STEP = 1000;
 
 function* catalogSteps(index: ToolIndex): Generator<void, ToolCatalog, void> {
-  const exported = exportNames(index.tools.map((tool) => tool.name), NAME_LIMITS.mcp, RESERVED_NAMES);
+  const exported = yield* exportNamesSteps(index.tools.map((tool) => tool.name), NAME_LIMITS.mcp, RESERVED_NAMES);
   yield;
   const names: Record<string, string> = {};
   const listed = new Map<string, string>();
