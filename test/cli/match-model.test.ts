@@ -5,6 +5,7 @@ import { startChatCompletionsServer, type ChatCompletionsServer } from '../helpe
 import { openTestGateway } from '../helpers/gateway.js';
 import { makeTempDir } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
+import { openSqliteStore } from '../../src/store/index.js';
 
 // no starter tool says "authored" or "edit": the words match nothing
 const INTENT = 'who authored the latest edit';
@@ -53,6 +54,31 @@ describe('Gateway.match with matcher.model, against a local server implementing 
       expect(await gateway.match(INTENT)).toMatchObject({ stage: 'model' });
       expect(await gateway.match('查看最近的提交记录')).toMatchObject({ stage: 'lexical', confidence: 'high' });
       expect(server.requests.map((request) => request.headers.authorization)).toEqual(['Bearer model-token-0123456789']);
+    } finally {
+      await opened.cleanup();
+    }
+  });
+
+  it('sends neither the model endpoint nor the stored usage events a secret pasted into the request', async () => {
+    const secret = 'principal-token-0123456789abcdef';
+    const opened = await openTestGateway('native-repo', { HLDP_MATCHER_MODEL_URL: server.url, HLDP_MATCHER_MODEL: 'tiny-model', HLDP_API_TOKEN: secret });
+    try {
+      const { gateway } = opened;
+      // the admin's session (api_token is the admin principal's token)
+      const session = await gateway.sessions.open({ principal: 'admin' });
+      if (!session.ok) throw new Error(session.message);
+      expect(await gateway.match(`${INTENT} with ${secret}`, { session: session.session })).toMatchObject({ found: true, stage: 'model' });
+      expect(server.requests).toHaveLength(1);
+      expect(server.requests[0]!.prompt).toContain(`${INTENT} with [REDACTED]`);
+      expect(JSON.stringify(server.requests[0]!.body)).not.toContain(secret);
+      await gateway.close();
+      const store = openSqliteStore({ path: gateway.config.receiptsDb });
+      try {
+        const events = await store.usage.list();
+        expect(events).toEqual([expect.objectContaining({ kind: 'match', intent: `${INTENT} with [REDACTED]` })]);
+      } finally {
+        await store.close();
+      }
     } finally {
       await opened.cleanup();
     }

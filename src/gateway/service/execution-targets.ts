@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { ApiTarget, ExecutionContext } from '../../executors/index.js';
+import { secretsOf, type ApiTarget, type ExecutionContext } from '../../executors/index.js';
 import { startGatekeeper, type RunningGatekeeper } from '../../gatekeeper/index.js';
 import { McpServerPool } from '../../mcp-servers/index.js';
 import { createSandbox, type Sandbox, type SandboxStatus } from '../../sandbox/index.js';
@@ -60,6 +60,11 @@ export class ExecutionTargets {
       mcpServers: this.mcpServers,
       ...(signal ? { signal } : {}),
     };
+  }
+
+  /** The configured secrets, known without probing the sandbox or starting anything: what no request text may carry onwards. */
+  configuredSecrets(): string[] {
+    return secretsOf({ gatekeepers: this.config.gatekeepers, apis: this.config.apis, ...(this.config.forgejo ? { forgejo: this.config.forgejo } : {}), otherSecrets: this.otherSecrets });
   }
 
   /** Makes this gateway's own HTTP API the `default` API of `hldp-api` tools, unless one is configured. */

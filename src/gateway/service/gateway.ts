@@ -207,7 +207,9 @@ export class Gateway {
     const recent = session === undefined ? [] : this.recentTools.of(session.id);
     const matchContext: MatchContext | undefined = recent.length > 0 ? { ...context, recent } : context;
     const registry = this.current;
-    const answer = await matchWithModel(registry.matcher, this.modelStage, intent, {
+    // a secret pasted into a request goes neither to the model endpoint nor into the stored usage events
+    const asked = redactValue(intent, this.targets.configuredSecrets());
+    const answer = await matchWithModel(registry.matcher, this.modelStage, asked, {
       ...(limit === undefined ? {} : { limit }),
       ...(matchContext ? { context: matchContext } : {}),
     });
@@ -216,7 +218,7 @@ export class Gateway {
     for (const observer of this.observers) observer.matched?.((performance.now() - start) / 1000);
     if (session !== undefined) {
       const tools = result.found ? result.candidates.map((candidate) => candidate.name) : [];
-      this.recordUsage({ kind: 'match', session: session.id, at: new Date().toISOString(), commit: registry.index.commit, intent, tools, outcome: result.found ? result.confidence : 'none' });
+      this.recordUsage({ kind: 'match', session: session.id, at: new Date().toISOString(), commit: registry.index.commit, intent: asked, tools, outcome: result.found ? result.confidence : 'none' });
     }
     return result;
   }
