@@ -19,7 +19,8 @@ import { git, makeTempDir } from '../../test/helpers/git.js';
 import { generateRepository, toolName } from './generate-repository.js';
 import { toolYaml } from './tool-yaml.js';
 
-// --profile PREFIX writes a V8 CPU profile of the rescans (not the set-up) to PREFIX.<size>.cpuprofile
+// --profile PREFIX writes a V8 CPU profile of the rescans (not the set-up) to PREFIX.<size>.cpuprofile and the
+// stalls to PREFIX.<size>.stalls.json; bench/scan/stall-report.ts says what ran in each
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' }, rescans: { type: 'string', default: '5' }, profile: { type: 'string' } } });
 const sizes = values.sizes.split(',').map(Number);
 const rescans = Number(values.rescans);
