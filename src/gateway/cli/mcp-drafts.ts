@@ -44,7 +44,8 @@ function draftText(server: string, tool: Tool, name: string, today: string): str
   const requireConfirm = !readOnly && annotations.destructiveHint !== false;
   const definition: Record<string, unknown> = {
     name,
-    display: tool.title ?? annotations.title ?? tool.name,
+    // the first of these that says something: a blank title would fail validate
+    display: [tool.title, annotations.title, tool.name].find((candidate) => typeof candidate === 'string' && candidate.trim() !== '') ?? name,
     intent: intentOf(server, tool),
     method: 'tools/call',
     executor: 'mcp',
@@ -61,13 +62,21 @@ function draftText(server: string, tool: Tool, name: string, today: string): str
     .replace(/^author: ""$/m, 'author: ""   # fill in: who wrote this definition (your persona id)')
     .replace(/^why: ""$/m, 'why: ""      # fill in: why agents need this tool')
     .replace(/^( {2}require_confirm: \w+)$/m, `$1   # ${confirmReason(annotations, readOnly, requireConfirm)}`);
-  const hints = Object.entries(annotations).filter(([key]) => key !== 'title').map(([key, value]) => `${key}: ${String(value)}`);
+  // the server's words inside a comment stay on its one line: a line break in them would write YAML of the server's choosing
+  const hints = Object.entries(annotations)
+    .filter(([key]) => key !== 'title')
+    .map(([key, value]) => oneLine(`${key}: ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`));
   return [
     `# Drafted by \`hldp import mcp --server ${server}\` from the server's tools/list on ${today}.`,
     `# Review it, fill in author and why (hldp validate reports them until you do), then commit it.`,
     ...(hints.length ? [`# The server's annotations: ${hints.join(', ')}.`] : []),
     body,
   ].join('\n');
+}
+
+// every line break YAML or an editor might honour, as a space
+function oneLine(text: string): string {
+  return text.replace(/[\r\n\u0085\u2028\u2029]/g, ' ');
 }
 
 function confirmReason(annotations: Tool['annotations'] & object, readOnly: boolean, requireConfirm: boolean): string {
