@@ -1,7 +1,7 @@
 // Sessions benchmark, side by side in one run: at 10,000 tools and 1,000 live sessions, a session's tools/list
 // (served: views shared by sessions with the same toolsets; and computed afresh) against the whole registry's
 // list; the prompt block; the memory of an idle session; and which sessions a rescan notifies.
-// Usage: npm run bench:sessions [-- --tools 10000 --sessions 1000 --rounds 5]
+// Usage: npm run bench:sessions [-- --tools 10000 --sessions 1000 --rounds 5 --groups 100]  (--groups 0: no tool in a group)
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
@@ -12,14 +12,16 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { loadConfig } from '../../src/gateway/config/index.js';
 import { catalogFor, createMcpServer } from '../../src/gateway/mcp/index.js';
 import { Gateway } from '../../src/gateway/service/index.js';
-import { computeView, RegistryView, type SessionState } from '../../src/sessions/index.js';
+import { computeView, promptBudget, RegistryView, renderPromptBlock, type SessionState } from '../../src/sessions/index.js';
+import { renderTools } from '../../src/sessions/prompt-block.js';
+import { CORE_TOOL_LINES } from '../../src/sessions/session-prompt.js';
 import { commitFiles, git, initRepository, makeTempDir } from '../../test/helpers/git.js';
 
-const { values } = parseArgs({ options: { tools: { type: 'string', default: '10000' }, sessions: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '5' } } });
+const { values } = parseArgs({ options: { tools: { type: 'string', default: '10000' }, sessions: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '5' }, groups: { type: 'string', default: '100' } } });
 const TOOLS = Number(values.tools);
 const SESSIONS = Number(values.sessions);
 const ROUNDS = Number(values.rounds);
-const GROUPS = 100;
+const GROUPS = Number(values.groups);
 const TOOLSETS = 20;
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -31,8 +33,7 @@ display: 工具 ${name}
 intent: 对 ${name} 执行一项操作并返回原始结果 (runs operation ${name} and returns the raw result)
 method: exec
 executor: gatekeeper
-group: family-${group}
-params_schema:
+${group < 0 ? '' : `group: family-${group}\n`}params_schema:
   target: { type: string, required: true, description: "要操作的对象 (what to act on)" }
   limit: { type: integer, minimum: 1, maximum: 500, default: 10, description: "最多返回多少条 (at most this many)" }
 author: BENCH-001
@@ -44,8 +45,8 @@ why: benchmark tool ${name}.
 // toolset k names twelve tools (seed 000 §10: an active set is ~400 tokens), and the first five also a family of 100
 const toolsetYaml = (k: number, extra = ''): string => {
   const members = Array.from({ length: 12 }, (_, i) => `tool-${String(k * 12 + i).padStart(5, '0')}`);
-  if (k < 5) members.push(`family-${k}`);
-  return `name: set-${k}\ndescription: "work of kind ${k}, tools ${members[0]} to ${members[11]}${k < 5 ? ` and family-${k}` : ''}"\ntools: [${members.join(', ')}${extra}]\nauthor: BENCH-001\nwhy: benchmark\n`;
+  if (k < 5 && k < GROUPS) members.push(`family-${k}`);
+  return `name: set-${k}\ndescription: "work of kind ${k}, tools ${members[0]} to ${members[11]}${members.length > 12 ? ` and family-${k}` : ''}"\ntools: [${members.join(', ')}${extra}]\nauthor: BENCH-001\nwhy: benchmark\n`;
 };
 
 function percentile(samples: number[], p: number): number {
@@ -68,7 +69,7 @@ async function main() {
   const files: Record<string, string> = {};
   for (let i = 0; i < TOOLS; i += 1) {
     const name = `tool-${String(i).padStart(5, '0')}`;
-    files[`tools/${name}/TOOL.hdlp`] = toolYaml(name, i % GROUPS);
+    files[`tools/${name}/TOOL.hdlp`] = toolYaml(name, GROUPS > 0 ? i % GROUPS : -1);
   }
   for (let k = 0; k < TOOLSETS; k += 1) {
     files[`toolsets/set-${k}/TOOLSET.hdlp`] = toolsetYaml(k);
@@ -134,6 +135,37 @@ async function main() {
   }
   const block = sessions.prompt(states[0]!, { windowTokens: 200_000 });
 
+  // the block side by side with the two ways it was made before, interleaved per session over a sample (one in five):
+  // with each view's tool lines kept and the block fitted on every render (before the block cache), and afresh
+  // (every named tool's line worked out from the view, then fitted: the first render of a combination before)
+  const budget = promptBudget({ windowTokens: 200_000 });
+  const inputOf = (state: SessionState) => {
+    const view = sessions.view(state);
+    const scoped = state.toolsets.length > 0;
+    const listed = new Set([...view.visible, ...view.reserved]);
+    const named = scoped ? view.reserved : gateway.registry.index.tools.filter((tool) => listed.has(tool));
+    return { core: CORE_TOOL_LINES, toolsets: gateway.registry.index.toolsets, active: state.toolsets, visible: scoped ? view.visible : [], named, skills: sessions.skillIndex(state), groupDescriptions: {}, budget };
+  };
+  const keptLines = new Map<string, ReturnType<typeof renderTools>>();
+  const sideServed: number[] = [];
+  const sideKept: number[] = [];
+  const sideAfresh: number[] = [];
+  for (const state of states.filter((_state, index) => index % 5 === 0)) {
+    const combination = state.toolsets.map((toolset) => toolset.name).sort().join(',');
+    const input = inputOf(state);
+    if (!keptLines.has(combination)) keptLines.set(combination, renderTools(input.visible, input.named));
+    let start = performance.now();
+    const served = sessions.prompt(state, { windowTokens: 200_000 });
+    sideServed.push(performance.now() - start);
+    start = performance.now();
+    renderPromptBlock({ ...input, named: [], rendered: keptLines.get(combination)! });
+    sideKept.push(performance.now() - start);
+    start = performance.now();
+    const afresh = renderPromptBlock(input);
+    sideAfresh.push(performance.now() - start);
+    if (afresh.text !== served.text) throw new Error(`the served block differs from the one rendered afresh for ${combination}`);
+  }
+
   // 1,000 MCP sessions (the real server, over in-memory transports), then a rescan that changes one toolset
   const mcpBefore = heap();
   const clients: Array<{ client: Client; notified: number; toolsets: string[] }> = [];
@@ -183,7 +215,20 @@ async function main() {
       serialise_session_vs_whole_p50_ms: { session: round(percentile(stringifySession, 50)), whole: round(percentile(stringifyWhole, 50)), ratio: round(percentile(stringifySession, 50) / percentile(stringifyWhole, 50)) },
       target_p99_ms: 2,
     },
-    prompt_block: { ...summary([...promptServed, ...promptFirst]), renders: promptServed.length + promptFirst.length, first_render_of_a_combination: { count: promptFirst.length, ...summary(promptFirst) }, later_renders: summary(promptServed), chars: block.chars, budget: block.budget, dropped_lines: block.dropped.lines, target_p99_ms: 5 },
+    prompt_block: {
+      ...summary([...promptServed, ...promptFirst]),
+      renders: promptServed.length + promptFirst.length,
+      first_render_of_a_combination: { count: promptFirst.length, ...summary(promptFirst) },
+      later_renders: summary(promptServed),
+      side_by_side_over_one_in_five_sessions: {
+        served: summary(sideServed),
+        lines_kept_fitted_each_render: summary(sideKept),
+        afresh: summary(sideAfresh),
+        served_vs_lines_kept: { p50_ratio: round(percentile(sideServed, 50) / percentile(sideKept, 50)), p99_ratio: round(percentile(sideServed, 99) / percentile(sideKept, 99)) },
+        served_vs_afresh: { p50_ratio: round(percentile(sideServed, 50) / percentile(sideAfresh, 50)), p99_ratio: round(percentile(sideServed, 99) / percentile(sideAfresh, 99)) },
+      },
+      first_render_vs_afresh_p50_ratio: round(percentile(promptFirst, 50) / percentile(sideAfresh, 50)),
+      chars: block.chars, budget: block.budget, dropped_lines: block.dropped.lines, target_p99_ms: 5 },
     memory_per_idle_session_bytes: { session_state: Math.round(perSession), mcp_session_with_in_process_client: Math.round(perMcpSession) },
     rescan_changing_one_toolset: { changed: rescan.changed, rescan_ms: round(rescanMs), views_of_1000_sessions_on_the_new_index_ms: round(fanOutMs), sessions_notified: notified.length, sessions_whose_view_changed: expected, notified_without_a_change: wrong },
   };

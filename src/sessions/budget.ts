@@ -32,11 +32,32 @@ export interface FittedBlock {
 const SEPARATOR = ' — ';
 const ELLIPSIS = '…';
 
-/** Characters as a person counts them: Unicode code points. */
+/** Characters as a person counts them: Unicode code points (as `[...text].length`, a lone surrogate one each). */
 export function countChars(text: string): number {
-  let count = 0;
-  for (const _ of text) count += 1;
+  let count = text.length;
+  for (let at = 0; at < text.length - 1; at += 1) {
+    const unit = text.charCodeAt(at);
+    if (unit < 0xd800 || unit > 0xdbff) continue;
+    const next = text.charCodeAt(at + 1);
+    if (next >= 0xdc00 && next <= 0xdfff) {
+      // a surrogate pair is one character
+      count -= 1;
+      at += 1;
+    }
+  }
   return count;
+}
+
+// a line's head and lengths, worked out once per line object: the block's tool lines are shared by every session's block
+const measured = new WeakMap<BudgetLine, { head: string; headChars: number; length: number }>();
+
+function measure(line: BudgetLine): { head: string; headChars: number; length: number } {
+  let found = measured.get(line);
+  if (!found) {
+    const head = `- ${line.name}${line.markers.map((marker) => ` ${marker}`).join('')}`;
+    measured.set(line, (found = { head, headChars: countChars(head), length: countChars(line.description) }));
+  }
+  return found;
 }
 
 interface Measured {
@@ -61,9 +82,8 @@ export function fitToBudget(sections: readonly BudgetSection[], maxChars: number
   const lines: Measured[] = [];
   sections.forEach((section, index) => {
     for (const line of section.lines) {
-      const head = `- ${line.name}${line.markers.map((marker) => ` ${marker}`).join('')}`;
-      const length = countChars(line.description);
-      lines.push({ line, section: index, head, headChars: countChars(head), length, keep: length, dropped: false });
+      const { head, headChars, length } = measure(line);
+      lines.push({ line, section: index, head, headChars, length, keep: length, dropped: false });
     }
   });
   const lineChars = (line: Measured, keep: number): number => line.headChars + (keep > 0 ? SEPARATOR.length + keep : 0);

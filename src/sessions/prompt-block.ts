@@ -1,6 +1,7 @@
 import type { SkillDefinition, ToolDefinition, ToolsetDefinition } from '../core/index.js';
 import { countChars, fitToBudget, type BudgetLine, type BudgetSection, type FittedBlock } from './budget.js';
-import { oneLine, signatureLine, toolMarkers } from './signatures.js';
+import { namedLines } from './named-lines.js';
+import { oneLine, signatureLine } from './signatures.js';
 import type { ActiveToolset } from './session-state.js';
 
 /** Seed 001: the catalogue, the hidden-tools block and the skill index share 2% of the model's window... */
@@ -9,8 +10,7 @@ export const WINDOW_SHARE = 0.02;
 export const MAX_BUDGET_CHARS = 16_000;
 /** Characters per token assumed when the budget is given as a window in tokens. */
 export const CHARS_PER_TOKEN = 4;
-/** A group with at least this many tools in the hidden-tools block is folded to one line. */
-export const FOLD_GROUP_AT = 4;
+export { FOLD_GROUP_AT } from './named-lines.js';
 
 /** The characters the budgeted sections may take: 2% of `windowTokens` (at 4 characters a token), or `chars`, capped at 16,000. */
 export function promptBudget(options: { windowTokens?: number; chars?: number }): number {
@@ -115,39 +115,4 @@ function assemble(top: string, middle: string, fitted: FittedBlock, budget: numb
     budget: { chars: budget, used: fitted.chars },
     dropped: { descriptions: fitted.shortened, description_chars: fitted.cut_chars, lines: fitted.dropped.length, names: fitted.dropped.map((line) => line.name) },
   };
-}
-
-// a definition never changes once scanned: its line is worked out once, whichever sessions name it
-const toolLines = new WeakMap<ToolDefinition, BudgetLine>();
-
-function toolLine(tool: ToolDefinition): BudgetLine {
-  let line = toolLines.get(tool);
-  if (!line) toolLines.set(tool, (line = { name: tool.name, description: oneLine(tool.intent), markers: toolMarkers(tool) }));
-  return line;
-}
-
-/** Tools by name and purpose; a group with many tools here becomes one line naming its first tools. */
-function namedLines(tools: readonly ToolDefinition[], groupDescriptions: Readonly<Record<string, string>>): BudgetLine[] {
-  const byGroup = new Map<string, ToolDefinition[]>();
-  for (const tool of tools) {
-    if (!tool.group) continue;
-    const members = byGroup.get(tool.group);
-    if (members) members.push(tool);
-    else byGroup.set(tool.group, [tool]);
-  }
-  const lines: BudgetLine[] = [];
-  const folded = new Set<string>();
-  for (const tool of tools) {
-    const members = tool.group ? byGroup.get(tool.group)! : [];
-    if (tool.group && members.length >= FOLD_GROUP_AT) {
-      if (folded.has(tool.group)) continue;
-      folded.add(tool.group);
-      const first = members.slice(0, 3).map((member) => member.name).join(', ');
-      const markers = [...new Set(members.flatMap((member) => toolLine(member).markers))];
-      lines.push({ name: `${tool.group} (group of ${members.length}: ${first}, …)`, description: oneLine(groupDescriptions[tool.group] ?? ''), markers });
-      continue;
-    }
-    lines.push(toolLine(tool));
-  }
-  return lines;
 }

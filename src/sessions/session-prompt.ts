@@ -1,10 +1,11 @@
-import type { SkillDefinition, ToolDefinition } from '../core/index.js';
+import type { SkillDefinition, ToolDefinition, ToolIndex } from '../core/index.js';
 import { META_TOOLS } from '../export/index.js';
 import { promptBudget, renderPromptBlock, renderTools, type CoreToolLine, type PromptBlock, type RenderedTools } from './prompt-block.js';
 import type { RegistryView } from './registry-view.js';
 import type { SessionState } from './session-state.js';
 import type { SessionView } from './session-view.js';
-import { signature } from './signatures.js';
+import { IndexNamedLines } from './named-lines.js';
+import { signature, signatureLine } from './signatures.js';
 
 /** `?window_tokens=N` or `?chars=N`. */
 export interface PromptOptions {
@@ -31,9 +32,12 @@ export const CORE_TOOL_LINES: readonly CoreToolLine[] = META_TOOLS.map((tool) =>
 // a view never changes once computed, and sessions with the same toolsets share it: its lines are rendered once
 const renderedByView = new WeakMap<SessionView, Map<string, RenderedTools>>();
 // and its blocks too: the same view, active toolsets (names, order, scopes), skills and budget give the same text
-const blocksByView = new WeakMap<SessionView, Map<string, PromptBlock>>();
-/** Distinct blocks (budgets × scopes × skill indexes) kept per view; the oldest goes first. */
-const BLOCKS_PER_VIEW = 16;
+const blocks = new Map<string, PromptBlock>();
+/** Blocks kept, of all views (a block is at most 16,000 budgeted characters plus the active tools' signatures); the least recently used goes first. */
+const BLOCKS_KEPT = 256;
+// each view's number, for the blocks' keys
+const viewNumbers = new WeakMap<SessionView, number>();
+let views = 0;
 // the config's group descriptions, as a cache key, once per object
 const groupKeys = new WeakMap<object, string>();
 
@@ -58,20 +62,48 @@ export function promptBlockOf(
   const budget = promptBudget(options);
   let groupKey = groupKeys.get(groupDescriptions);
   if (groupKey === undefined) groupKeys.set(groupDescriptions, (groupKey = JSON.stringify(groupDescriptions)));
-  let blocks = blocksByView.get(view);
-  if (!blocks) blocksByView.set(view, (blocks = new Map()));
-  const blockKey = `${budget}\0${groupKey}\0${active.map((toolset) => `${toolset.name}:${toolset.scope}`).join(',')}\0${skills.map((skill) => skill.name).join(',')}`;
+  let number = viewNumbers.get(view);
+  if (number === undefined) viewNumbers.set(view, (number = ++views));
+  const blockKey = `${number}\0${budget}\0${groupKey}\0${active.map((toolset) => `${toolset.name}:${toolset.scope}`).join(',')}\0${skills.map((skill) => skill.name).join(',')}`;
   const cached = blocks.get(blockKey);
-  if (cached) return cached;
+  if (cached) {
+    blocks.delete(blockKey);
+    blocks.set(blockKey, cached);
+    return cached;
+  }
   let byKey = renderedByView.get(view);
   if (!byKey) renderedByView.set(view, (byKey = new Map()));
   const key = `${scoped}\0${groupKey}`;
   let rendered = byKey.get(key);
-  if (!rendered) byKey.set(key, (rendered = renderTools(visible, named(), groupDescriptions)));
+  if (!rendered) byKey.set(key, (rendered = renderedTools(registry, view, scoped, groupDescriptions, groupKey) ?? renderTools(visible, named(), groupDescriptions)));
   const block = freezeBlock(renderPromptBlock({ core: CORE_TOOL_LINES, toolsets: registry.index.toolsets, active, visible, named: [], skills, groupDescriptions, budget, rendered }));
   blocks.set(blockKey, block);
-  if (blocks.size > BLOCKS_PER_VIEW) blocks.delete(blocks.keys().next().value!);
+  if (blocks.size > BLOCKS_KEPT) blocks.delete(blocks.keys().next().value!);
   return block;
+}
+
+// the named lines of the whole index, once per index (a rescan makes a new one) and group descriptions
+const namedByIndex = new WeakMap<ToolIndex, Map<string, IndexNamedLines>>();
+
+/**
+ * A view's lines from its index's: the named tools are the index's but the visible ones (with a toolset active)
+ * and the hidden and forbidden ones, so only the groups of those few are worked out again.
+ */
+function renderedTools(registry: RegistryView, view: SessionView, scoped: boolean, groupDescriptions: Readonly<Record<string, string>>, groupKey: string): RenderedTools | undefined {
+  const { index } = registry;
+  if (view.commit !== index.commit) return undefined;
+  let byGroups = namedByIndex.get(index);
+  if (!byGroups) namedByIndex.set(index, (byGroups = new Map()));
+  let lines = byGroups.get(groupKey);
+  if (!lines) byGroups.set(groupKey, (lines = new IndexNamedLines(index.tools, groupDescriptions)));
+  const excluded = scoped ? mergeSorted(view.positions.visible, view.positions.unlisted) : view.positions.unlisted;
+  return { signatures: scoped ? view.visible.map((tool) => `- ${signatureLine(tool)}`) : [], named: lines.linesWithout(excluded) };
+}
+
+function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
+  if (b.length === 0) return [...a];
+  if (a.length === 0) return [...b];
+  return [...a, ...b].sort((x, y) => x - y);
 }
 
 // a cached block is handed to every caller that asks for the same state: none may change it for the others

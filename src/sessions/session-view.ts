@@ -13,6 +13,8 @@ export interface SessionView {
   reserved: ToolDefinition[];
   hidden: number;
   forbidden: number;
+  /** where the visible tools are in the index's order (positions), and the hidden and forbidden ones: what a block leaves out of its named tools */
+  positions: { visible: readonly number[]; unlisted: readonly number[] };
   /** equal digests, identical listed tools (names and definitions): a change of digest is a `list_changed` */
   digest: string;
 }
@@ -54,17 +56,25 @@ export function computeView(registry: RegistryView, rights: readonly RightsLayer
   const reserved: ToolDefinition[] = [];
   let hidden = 0;
   let forbidden = 0;
+  const visibleAt: number[] = [];
+  const unlistedAt: number[] = [];
   const hash = createHash('sha1');
   const input = { registry, rights, subject, attention };
-  for (const tool of registry.index.tools) {
+  registry.index.tools.forEach((tool, at) => {
     const { state } = classifyTool(tool, tool.name, input);
     if (state === 'visible') {
       visible.push(tool);
+      visibleAt.push(at);
       // the oid changes whenever anything in the tool's folder does
       hash.update(tool.name).update('\0').update(tool.source.oid).update('\n');
-    } else if (state === 'reserved') reserved.push(tool);
-    else if (state === 'hidden') hidden += 1;
-    else forbidden += 1;
-  }
-  return { commit: registry.index.commit, visible, reserved, hidden, forbidden, digest: hash.digest('hex') };
+      return;
+    }
+    if (state === 'reserved') reserved.push(tool);
+    else {
+      unlistedAt.push(at);
+      if (state === 'hidden') hidden += 1;
+      else forbidden += 1;
+    }
+  });
+  return { commit: registry.index.commit, visible, reserved, hidden, forbidden, positions: { visible: visibleAt, unlisted: unlistedAt }, digest: hash.digest('hex') };
 }

@@ -18,6 +18,19 @@ function keptLines(text: string): string[] {
   return text.split('\n').filter((entry) => entry.startsWith('- '));
 }
 
+describe('countChars', () => {
+  it('counts what [...text] counts: code points, a surrogate pair one, a lone surrogate one', () => {
+    const units = fc.array(fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.integer({ min: 0xd800, max: 0xdfff })), { maxLength: 40 });
+    fc.assert(
+      fc.property(units, (codes) => {
+        const text = String.fromCharCode(...codes);
+        expect(countChars(text)).toBe([...text].length);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe('fitToBudget', () => {
   it('never exceeds the budget, and counts what it cut', () => {
     fc.assert(
