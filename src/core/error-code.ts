@@ -8,13 +8,17 @@ export type ErrorCode =
   | 'CONFIRMATION_REQUIRED'
   /** the confirmation token is unknown, used, expired, or bound to other params or another commit */
   | 'CONFIRMATION_INVALID'
+  /** a policy rule, an approver or the human at an MCP client refused the call: nothing ran */
+  | 'DENIED'
+  /** the call waited for approval and no one decided in time: nothing ran */
+  | 'EXPIRED'
   /** the process ran and exited with a non-zero status */
   | 'NONZERO_EXIT'
   /** the process was ended by a signal it did not ask for */
   | 'KILLED_BY_SIGNAL'
   /** the deadline passed; the process tree was killed */
   | 'TIMEOUT'
-  /** the caller gave up (its abort signal fired); the process tree was killed */
+  /** the caller gave up (its abort signal fired; the process tree was killed), or its approval request was cancelled (nothing ran) */
   | 'CANCELLED'
   /** the process could not be started */
   | 'SPAWN_FAILED'

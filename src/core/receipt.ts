@@ -39,12 +39,14 @@ export interface Receipt extends ExecutionResult {
   params: Record<string, unknown>;
   started_at: string;
   finished_at: string;
-  /** the confirmation token this call consumed, if it needed one */
+  /** the id of the approval request the call went through (`approval` says who decided it, how and why), null when none was needed */
   confirmation: string | null;
   /** the principal the call was made for; absent only on receipts stored before principals existed */
   caller?: string | null;
   /** the agent session the call was made in, null without one */
   session?: string | null;
+  /** the approval request the call went through (who decided it, how, why, under which rule); null when none was needed */
+  approval?: ReceiptApproval | null;
   /** the deadline the call ran under: the tool's `timeout_ms`, or the one the call asked for */
   timeout_ms?: number;
   /** which gateway made it, and from which repository: one user's gateways share a receipts database by default */
@@ -59,4 +61,17 @@ export interface ReceiptSource {
   repository: string;
   /** the gateway's HTTP address when it serves one; absent for a CLI or stdio MCP call */
   url?: string;
+}
+
+/** A receipt's link to the approval request its call went through. */
+export interface ReceiptApproval {
+  id: string;
+  status: 'approved' | 'denied' | 'expired' | 'cancelled';
+  decided_by: string | null;
+  reason: string | null;
+  decided_at: string;
+  /** through the API (an approver, or the caller where its rule allows), a confirmation token, the MCP client's human, the clock, or a changed registry */
+  via: 'api' | 'confirm' | 'elicitation' | 'expiry' | 'outdated';
+  /** `policies/x.hdlp:line:col`, or null when the tool's own `require_confirm` asked */
+  rule: string | null;
 }

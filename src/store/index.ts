@@ -1,22 +1,27 @@
-// The store of what gateway instances share: receipts (a hash chain), pending confirmations, MCP sessions, and a bus
+// The store of what gateway instances share: receipts (a hash chain), approval requests, rejected calls, MCP sessions, and a bus
 // between instances; embedded SQLite by default, PostgreSQL to scale out.
 export type {
   ChainBreak,
   ChainLink,
   ChainReport,
-  ConfirmationBinding,
-  ConfirmationLookup,
-  ConfirmationRefusal,
-  ConfirmationRequest,
-  ConfirmationStore,
+  ApprovalDecision,
+  ApprovalQuery,
+  ApprovalRecord,
+  ApprovalStatus,
+  ApprovalStore,
+  ApprovalTerms,
+  ApprovalVia,
   EventLog,
   McpSessionRecord,
   McpSessionStore,
   NewEvent,
-  PendingConfirmation,
+  NewApproval,
   PruneResult,
   ReceiptQuery,
   ReceiptStore,
+  RejectedCall,
+  RejectionQuery,
+  RejectionStore,
   RetentionPolicy,
   Store,
   UsageLog,
@@ -31,7 +36,6 @@ export { openPostgresStore, type PostgresStoreOptions } from './postgres/postgre
 export { openStore, type StoreOptions } from './open-store.js';
 export { StoreError } from './store-error.js';
 export { describeUrl } from './postgres/database.js';
-export { DEFAULT_CONFIRMATION_TTL_MS } from './confirmation-rows.js';
 export { canonicalJson, hashParams } from './canonical-params.js';
 export { canonicalReceiptText, GENESIS, linkHash } from './receipt-chain.js';
 export { scheduleRetention } from './retention.js';

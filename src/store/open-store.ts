@@ -10,12 +10,11 @@ export interface StoreOptions {
   sqlitePath: string;
   poolMax?: number;
   now?: () => number;
-  confirmationTtlMs?: number;
 }
 
 /** Opens the configured store. */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const shared = { ...(options.now ? { now: options.now } : {}), ...(options.confirmationTtlMs !== undefined ? { confirmationTtlMs: options.confirmationTtlMs } : {}) };
+  const shared = options.now ? { now: options.now } : {};
   if (options.url) return openPostgresStore({ url: options.url, ...(options.poolMax !== undefined ? { poolMax: options.poolMax } : {}), ...shared });
   return openSqliteStore({ path: options.sqlitePath, ...shared });
 }

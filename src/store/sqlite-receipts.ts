@@ -30,7 +30,7 @@ export class SqliteReceiptStore implements ReceiptStore {
     this.#database = database;
     this.#path = options.path;
     this.#now = options.now;
-    this.#insert = database.prepare('INSERT INTO receipts (seq, id, tool, ok, started_ms, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    this.#insert = database.prepare('INSERT INTO receipts (seq, id, tool, ok, started_ms, body, prev_hash, hash, caller, session) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
     this.#exists = database.prepare('SELECT id FROM receipts WHERE id = ?');
     this.#head = database.prepare('SELECT seq, hash FROM receipt_chain WHERE id = 1');
     this.#setHead = database.prepare('UPDATE receipt_chain SET seq = ?, hash = ? WHERE id = 1');
@@ -65,7 +65,7 @@ export class SqliteReceiptStore implements ReceiptStore {
         const { rows, head } = chainAfter(this.#head.get() ?? GENESIS, accepted.map((item) => item.text));
         rows.forEach((row, index) => {
           const { receipt, started } = accepted[index]!;
-          this.#insert.run(row.seq, receipt.id, receipt.tool, receipt.ok ? 1 : 0, started, row.body, row.prev_hash, row.hash);
+          this.#insert.run(row.seq, receipt.id, receipt.tool, receipt.ok ? 1 : 0, started, row.body, row.prev_hash, row.hash, receipt.caller ?? null, receipt.session ?? null);
         });
         this.#setHead.run(head.seq, head.hash);
         return outcome;
@@ -94,6 +94,11 @@ export class SqliteReceiptStore implements ReceiptStore {
       where.push('tool = ?');
       values.push(query.tool);
     }
+    for (const [column, value] of [['caller', query.caller], ['session', query.session]] as const) {
+      if (value === undefined) continue;
+      where.push(`${column} = ?`);
+      values.push(value);
+    }
     if (query.since !== undefined) {
       where.push('started_ms >= ?');
       values.push(sinceMs(query.since));
@@ -102,11 +107,10 @@ export class SqliteReceiptStore implements ReceiptStore {
       where.push('started_ms <= ?');
       values.push(sinceMs(query.until));
     }
-    for (const field of ['code', 'caller', 'session'] as const) {
-      if (query[field] !== undefined) {
-        where.push(`json_extract(body, '$.${field}') = ?`);
-        values.push(query[field]);
-      }
+    // caller and session are columns of their own (indexed by caller); code is read from the body
+    if (query.code !== undefined) {
+      where.push("json_extract(body, '$.code') = ?");
+      values.push(query.code);
     }
     if (query.text !== undefined && query.text !== '') {
       where.push("(instr(lower(coalesce(json_extract(body, '$.output'), '')), lower(?)) > 0 OR instr(lower(coalesce(json_extract(body, '$.error'), '')), lower(?)) > 0)");

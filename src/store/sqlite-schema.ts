@@ -62,6 +62,55 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
   // AUTOINCREMENT: a pruned seq is never given again, so "after N" stays meaningful
   { version: 4, name: 'event log', up: 'CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, at_ms INTEGER NOT NULL, data TEXT NOT NULL);' },
   { version: 5, name: 'agent sessions', up: AGENT_SESSIONS_TABLE },
+  // confirmations become approval requests whose rule lets the caller approve its own (a pending one at the upgrade is dropped)
+  {
+    version: 6,
+    name: 'approval requests, rejected calls, receipts by caller',
+    up: `CREATE TABLE approvals (
+       id TEXT PRIMARY KEY,
+       status TEXT NOT NULL,
+       caller TEXT NOT NULL,
+       session TEXT,
+       tool TEXT NOT NULL,
+       method TEXT NOT NULL,
+       executor TEXT NOT NULL,
+       params TEXT NOT NULL,
+       params_hash TEXT NOT NULL,
+       commit_id TEXT NOT NULL,
+       rule TEXT NOT NULL,
+       timeout_ms INTEGER,
+       token_hash TEXT UNIQUE,
+       created_ms INTEGER NOT NULL,
+       expires_ms INTEGER NOT NULL,
+       decided_ms INTEGER,
+       decided_by TEXT,
+       decision_reason TEXT,
+       decided_via TEXT,
+       receipt_id TEXT
+     );
+     CREATE INDEX approvals_by_time ON approvals (created_ms DESC);
+     CREATE INDEX approvals_by_status ON approvals (status, created_ms DESC);
+     CREATE INDEX approvals_by_caller ON approvals (caller, created_ms DESC);
+     CREATE INDEX approvals_pending_by_expiry ON approvals (expires_ms) WHERE status = 'pending';
+     CREATE TABLE rejected_calls (
+       seq INTEGER PRIMARY KEY AUTOINCREMENT,
+       id TEXT NOT NULL UNIQUE,
+       at_ms INTEGER NOT NULL,
+       caller TEXT,
+       session TEXT,
+       tool TEXT NOT NULL,
+       code TEXT NOT NULL,
+       reason TEXT NOT NULL,
+       params TEXT NOT NULL
+     );
+     CREATE INDEX rejected_calls_by_time ON rejected_calls (at_ms DESC, seq DESC);
+     CREATE INDEX rejected_calls_by_caller ON rejected_calls (caller, at_ms DESC);
+     ALTER TABLE receipts ADD COLUMN caller TEXT;
+     ALTER TABLE receipts ADD COLUMN session TEXT;
+     UPDATE receipts SET caller = json_extract(body, '$.caller'), session = json_extract(body, '$.session');
+     CREATE INDEX receipts_by_caller ON receipts (caller, started_ms DESC);
+     DROP TABLE confirmations;`,
+  },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

@@ -2,12 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { LocalBus } from './local-bus.js';
-import { DEFAULT_CONFIRMATION_TTL_MS } from './confirmation-rows.js';
 import { SqliteEventLog } from './sqlite-events.js';
-import { SqliteConfirmationStore } from './sqlite-confirmations.js';
+import { SqliteApprovalStore } from './sqlite-approvals.js';
 import { SqliteMcpSessionStore } from './sqlite-mcp-sessions.js';
 import { SqliteAgentSessionStore } from './sqlite-agent-sessions.js';
 import { SqliteReceiptStore } from './sqlite-receipts.js';
+import { SqliteRejectionStore } from './sqlite-rejections.js';
 import { SqliteUsageLog } from './sqlite-usage.js';
 import { migrate } from './sqlite-schema.js';
 import type { Store } from './store.js';
@@ -18,8 +18,6 @@ export interface SqliteStoreOptions {
   path: string;
   /** the clock in ms since the epoch, for expiry and retention; injectable for tests */
   now?: () => number;
-  /** how long a confirmation waits; default 10 minutes */
-  confirmationTtlMs?: number;
 }
 
 /** Opens (creating or migrating) the embedded SQLite store, in WAL mode so that several processes can share it. */
@@ -43,7 +41,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   return {
     kind: 'sqlite',
     receipts,
-    confirmations: new SqliteConfirmationStore(database, { now, ttlMs: options.confirmationTtlMs ?? DEFAULT_CONFIRMATION_TTL_MS }),
+    approvals: new SqliteApprovalStore(database, { now }),
+    rejections: new SqliteRejectionStore(database),
     mcpSessions: new SqliteMcpSessionStore(database, { now }),
     agentSessions: new SqliteAgentSessionStore(database),
     usage: new SqliteUsageLog(database),

@@ -1,4 +1,4 @@
-import type { Receipt, UsageEvent } from '../core/index.js';
+import type { AccessGate, ExecutorName, Receipt, UsageEvent } from '../core/index.js';
 import type { AgentSessionStore } from './agent-sessions.js';
 
 /** Which receipts to read: newest first, filtered, one page at a time. */
@@ -37,54 +37,136 @@ export interface ReceiptStore {
   prune(policy: RetentionPolicy, options?: { signal?: AbortSignal }): Promise<PruneResult>;
 }
 
-/** A call waiting for confirmation: bound to its tool, the exact params and the index commit. */
-export interface PendingConfirmation {
-  /** the single-use token; only its hash is stored */
-  token: string;
+/** Where an approval request stands: waiting, or decided once (approved and run, denied, expired, cancelled). */
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled';
+
+/** What the policy said when it asked for a person: kept with the request, so that it is decided by the rule it was bound to. */
+export interface ApprovalTerms {
+  /** `policies/x.hdlp:line:col`, or null when the tool's own `require_confirm` asked */
+  where: string | null;
+  reason: string;
+  /** the caller may approve its own request */
+  self_approval: boolean;
+  /** who may decide it */
+  approvers: AccessGate;
+  /** the human at an MCP client may decide it there */
+  elicit: boolean;
+}
+
+/** A new request for approval: the exact call it is bound to. */
+export interface NewApproval {
+  caller: string;
+  session: string | null;
   tool: string;
-  /** the params as they will run (canonical form) */
+  /** the tool's method and executor, so that a receipt can say what would have run */
+  method: string;
+  executor: ExecutorName;
+  /** the params as they will run (defaults filled) */
   params: Record<string, unknown>;
-  /** SHA-256 of the canonical params */
+  /** the index commit, which is the policy version too */
+  commit: string;
+  rule: ApprovalTerms;
+  /** the deadline the call asked for, if it asked */
+  timeoutMs?: number;
+  /** SHA-256 of the confirmation token, when the caller may approve its own request with it */
+  tokenHash?: string;
+  ttlMs: number;
+}
+
+/** How a request was decided. */
+export type ApprovalVia = 'api' | 'confirm' | 'elicitation' | 'expiry' | 'outdated';
+
+/** An approval request as stored: bound to `{caller, session, tool, params digest, policy commit, expiry}`. */
+export interface ApprovalRecord {
+  id: string;
+  status: ApprovalStatus;
+  caller: string;
+  session: string | null;
+  tool: string;
+  method: string;
+  executor: ExecutorName;
+  params: Record<string, unknown>;
+  /** SHA-256 of the canonical params: a call that resumes with other params is refused */
   params_hash: string;
   commit: string;
+  rule: ApprovalTerms;
+  timeout_ms: number | null;
   created_at: string;
   expires_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  decision_reason: string | null;
+  decided_via: ApprovalVia | null;
+  /** the receipt the decision produced: the call's (approved), or the one that says it never ran */
+  receipt_id: string | null;
 }
 
-/** What a confirmation is for. */
-export interface ConfirmationRequest {
+/** The one decision a pending request takes. */
+export interface ApprovalDecision {
+  status: Exclude<ApprovalStatus, 'pending'>;
+  by: string | null;
+  reason: string | null;
+  via: ApprovalVia;
+}
+
+/** Which requests to read: newest first, filtered, one page at a time. */
+export interface ApprovalQuery {
+  status?: ApprovalStatus;
+  caller?: string;
+  tool?: string;
+  /** default 50, at most 1000 */
+  limit?: number;
+  offset?: number;
+}
+
+/** Approval requests, shared by every instance: each is decided exactly once, by one conditional update. */
+export interface ApprovalStore {
+  create(request: NewApproval): Promise<ApprovalRecord>;
+  get(id: string): Promise<ApprovalRecord | undefined>;
+  /** the request a confirmation token stands for */
+  byTokenHash(tokenHash: string): Promise<ApprovalRecord | undefined>;
+  list(query?: ApprovalQuery): Promise<ApprovalRecord[]>;
+  /**
+   * Decides a pending request, once: `expired` only when its expiry has passed, any other decision only before it.
+   * Resolves to the decided request, or undefined when it was not pending (then, at most one of any number of
+   * concurrent deciders, on any instance, gets a request back).
+   */
+  decide(id: string, decision: ApprovalDecision): Promise<ApprovalRecord | undefined>;
+  /** records the receipt the decision produced */
+  settle(id: string, receiptId: string): Promise<void>;
+  /** pending requests whose expiry has passed, oldest first */
+  due(limit: number): Promise<ApprovalRecord[]>;
+}
+
+/** A call refused before it could run (an unknown tool, invalid params, a forbidden tool, a deadline not allowed): a record, not a receipt. */
+export interface RejectedCall {
+  type: 'rejected';
+  id: string;
+  at: string;
+  caller: string | null;
+  session: string | null;
   tool: string;
-  params: Record<string, unknown>;
-  commit: string;
-  /** default: the store's (10 minutes) */
-  ttlMs?: number;
+  /** the refusal's code: TOOL_NOT_FOUND, INVALID_PARAMS, TOOL_FORBIDDEN, TIMEOUT_NOT_ALLOWED, … */
+  code: string;
+  reason: string;
+  /** the params as sent, secrets redacted; over 8 KiB of JSON, the head of that text with the cut counted */
+  params: unknown;
 }
 
-/** What a token must match when it is used. */
-export interface ConfirmationBinding {
-  tool: string;
-  params: Record<string, unknown>;
-  commit: string;
+/** Which rejected calls to read: newest first, filtered, one page at a time. */
+export interface RejectionQuery {
+  caller?: string;
+  tool?: string;
+  code?: string;
+  since?: string | Date;
+  limit?: number;
+  offset?: number;
 }
 
-/** Why a token cannot be used. */
-export type ConfirmationRefusal = 'unknown' | 'used' | 'expired' | 'mismatch';
-
-/** A usable confirmation, or why there is none, with a message that says what to do. */
-export type ConfirmationLookup =
-  | { ok: true; confirmation: PendingConfirmation }
-  | { ok: false; reason: ConfirmationRefusal; message: string };
-
-/** Pending confirmations: single use, expiring, persisted. */
-export interface ConfirmationStore {
-  /** a new token for this exact call */
-  create(request: ConfirmationRequest): Promise<PendingConfirmation>;
-  /** the pending call a token stands for, without using it up */
-  peek(token: string): Promise<ConfirmationLookup>;
-  /** uses the token up, atomically, if it is pending, unexpired and bound to exactly this call; a mismatch leaves it pending */
-  consume(token: string, binding: ConfirmationBinding): Promise<ConfirmationLookup>;
-  /** deletes expired and used tokens; returns how many */
-  purge(): Promise<number>;
+/** Rejected calls, kept so that a person can see what an agent tried and why it was refused. */
+export interface RejectionStore {
+  save(record: RejectedCall): Promise<void>;
+  list(query?: RejectionQuery): Promise<RejectedCall[]>;
 }
 
 /** A link of the receipt chain: `hash = sha256(prev_hash ‖ canonical receipt text)`. */
@@ -208,7 +290,10 @@ export interface Store {
   /** `sqlite` or `postgres` */
   readonly kind: 'sqlite' | 'postgres';
   receipts: ReceiptStore;
-  confirmations: ConfirmationStore;
+  /** approval requests: the confirm flow is the self-approval case */
+  approvals: ApprovalStore;
+  /** calls refused before they could run */
+  rejections: RejectionStore;
   mcpSessions: McpSessionStore;
   /** agent sessions, where the config keeps them in the store (`sessions.store`) */
   agentSessions: AgentSessionStore;

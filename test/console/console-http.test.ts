@@ -88,7 +88,7 @@ describe('the console over HTTP', () => {
     // the right token from this origin gets through to the decision (there is no such approval)
     const through = await decide({}, { _csrf: csrf, decision: 'deny' });
     expect(through.status).toBe(303);
-    expect(through.headers.get('location')).toMatch(/notice=no%20confirmation/);
+    expect(through.headers.get('location')).toMatch(/notice=no%20approval%20request/);
   });
 
   it('signs out: the cookie is cleared and no longer accepted', async () => {

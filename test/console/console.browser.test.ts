@@ -127,7 +127,7 @@ describeWithChromium('the console in a real browser (Debian chromium, playwright
     expect(await page.locator('#output').textContent()).toBe('noted: from the page');
     const id = page.url().split('/').pop()!;
     const receipt = await request(server, 'GET', `/v1/receipts/${id}`, { headers: auth });
-    expect(receipt.json).toMatchObject({ ok: true, tool: 'note', confirmation: expect.stringMatching(/^sha256:/) });
+    expect(receipt.json).toMatchObject({ ok: true, tool: 'note', confirmation: expect.stringMatching(/^apr_/), approval: expect.objectContaining({ decided_by: 'admin', reason: 'checked the text' }) });
     // the token is used: the agent cannot run it a second time
     expect((await request(server, 'POST', '/v1/confirm', { headers: auth, body: { token: pending.token } })).status).toBe(409);
     await page.goto(`${server.url}/console/approvals`);

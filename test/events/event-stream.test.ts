@@ -68,8 +68,9 @@ describe('GET /v1/events', () => {
       expect(requested.data).toMatchObject({ kind: 'confirmation', tool: 'note', params: { text: 'hi' }, expires_at: pending.json.expires_at });
       const confirmed = await request(server, 'POST', '/v1/confirm', { body: { token: pending.json.token } });
       const resolved = JSON.parse((await client.next((m) => m.event === 'approval.resolved')).data);
-      // confirmed by the caller itself, not decided by a person in the console
-      expect(resolved.data).toEqual({ approval: requested.data.approval, kind: 'confirmation', decision: 'approved', tool: 'note', receipt: confirmed.json.id, by: null, reason: null, caller: 'local' });
+      // confirmed by the caller itself (local), not decided by a person in the console
+      expect(resolved.data).toEqual({ approval: requested.data.approval, kind: 'confirmation', decision: 'approved', tool: 'note', receipt: confirmed.json.id, by: 'local', reason: null, via: 'confirm', caller: 'local' });
+      expect(requested.data.approval).toBe(pending.json.id);
       expect(requested.data.approval).toBe(confirmed.json.confirmation);
     });
   });

@@ -75,8 +75,8 @@ describe('per-call deadlines', () => {
       cleanups.push(cleanup);
       const pending = await gateway.call('guarded-nap', { seconds: 1 });
       if (pending.kind !== 'confirmation_required') throw new Error(pending.kind);
-      expect(await gateway.confirm(pending.confirmation.token, { timeoutMs: 999_999 })).toMatchObject({ kind: 'timeout_not_allowed' });
-      expect(receiptOf(await gateway.confirm(pending.confirmation.token, { timeoutMs: 10_000 }))).toMatchObject({ ok: true, timeout_ms: 10_000 });
+      expect(await gateway.confirm(pending.confirmation.token!, { timeoutMs: 999_999 })).toMatchObject({ kind: 'timeout_not_allowed' });
+      expect(receiptOf(await gateway.confirm(pending.confirmation.token!, { timeoutMs: 10_000 }))).toMatchObject({ ok: true, timeout_ms: 10_000 });
     });
   });
 

@@ -78,11 +78,12 @@ describe('Gateway calls', () => {
       const outcome = await gateway.call('file-write', { path: 'out.txt', content: 'written\n' });
       if (outcome.kind !== 'confirmation_required') throw new Error(outcome.kind);
       await expect(readFile(join(workspace, 'out.txt'), 'utf8')).rejects.toThrow();
-      const confirmed = receiptOf(await gateway.confirm(outcome.confirmation.token));
+      const confirmed = receiptOf(await gateway.confirm(outcome.confirmation.token!));
       expect(confirmed).toMatchObject({ ok: true, tool: 'file-write', params: { path: 'out.txt', content: 'written\n', append: false, create_dirs: false } });
-      expect(confirmed.confirmation).toMatch(/^sha256:[0-9a-f]{16}$/);
+      expect(confirmed.confirmation).toBe(outcome.confirmation.id);
+      expect(confirmed.approval).toMatchObject({ id: outcome.confirmation.id, status: 'approved', via: 'confirm', rule: null });
       expect(await readFile(join(workspace, 'out.txt'), 'utf8')).toBe('written\n');
-      expect(await gateway.confirm(outcome.confirmation.token)).toMatchObject({ kind: 'confirmation_invalid', reason: 'used' });
+      expect(await gateway.confirm(outcome.confirmation.token!)).toMatchObject({ kind: 'confirmation_invalid', reason: 'used' });
     });
 
     it('gives each call its own token: changed params need a new one', async () => {
@@ -90,8 +91,8 @@ describe('Gateway calls', () => {
       const first = await gateway.call('file-write', { path: 'a.txt', content: 'a' });
       const second = await gateway.call('file-write', { path: 'a.txt', content: 'b' });
       if (first.kind !== 'confirmation_required' || second.kind !== 'confirmation_required') throw new Error('expected confirmations');
-      expect(first.confirmation.token).not.toBe(second.confirmation.token);
-      expect(receiptOf(await gateway.confirm(second.confirmation.token)).params).toMatchObject({ content: 'b' });
+      expect(first.confirmation.token!).not.toBe(second.confirmation.token!);
+      expect(receiptOf(await gateway.confirm(second.confirmation.token!)).params).toMatchObject({ content: 'b' });
     });
 
     it('refuses a token made before the registry moved to another commit', async () => {
@@ -105,7 +106,7 @@ describe('Gateway calls', () => {
       if (outcome.kind !== 'confirmation_required') throw new Error(outcome.kind);
       await commitFiles(repo, { 'tools/other/TOOL.hdlp': shellTool('other', '[echo, other]') });
       await gateway.rescan();
-      expect(await gateway.confirm(outcome.confirmation.token)).toMatchObject({ kind: 'confirmation_invalid', reason: 'mismatch' });
+      expect(await gateway.confirm(outcome.confirmation.token!)).toMatchObject({ kind: 'confirmation_invalid', reason: 'mismatch' });
     });
   });
 

@@ -173,7 +173,7 @@ describe('the mcp executor over stdio (server-filesystem)', () => {
     const pending = await gateway.call('fs-write', { path, content: 'confirmed\n' });
     if (pending.kind !== 'confirmation_required') throw new Error(pending.kind);
     await expect(readFile(path, 'utf8')).rejects.toThrow();
-    expect(receiptOf(await gateway.confirm(pending.confirmation.token))).toMatchObject({ ok: true, confirmation: expect.stringMatching(/^sha256:/) });
+    expect(receiptOf(await gateway.confirm(pending.confirmation.token!))).toMatchObject({ ok: true, confirmation: pending.confirmation.id, approval: { status: 'approved', via: 'confirm' } });
     expect(await readFile(path, 'utf8')).toBe('confirmed\n');
   });
 });

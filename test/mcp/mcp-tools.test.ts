@@ -113,7 +113,7 @@ describe.each([
 
       const confirmed = await callTool(client, 'confirm', { token });
       expect(confirmed.isError).toBeFalsy();
-      expect(confirmed.structuredContent).toMatchObject({ ok: true, tool: 'file-write', confirmation: expect.stringMatching(/^sha256:/) });
+      expect(confirmed.structuredContent).toMatchObject({ ok: true, tool: 'file-write', confirmation: expect.stringMatching(/^apr_/), approval: expect.objectContaining({ status: 'approved', via: 'confirm' }) });
       expect(await readFile(join(workspace, 'note.txt'), 'utf8')).toBe('written by MCP\n');
 
       const again = await callTool(client, 'confirm', { token });

@@ -9,7 +9,7 @@ import { makeStoreFolder } from './support.js';
 /** One database of one kind, fresh for a test: stores opened over it, and raw SQL to inspect or tamper with it. */
 export interface StoreBackend {
   /** a store over the database (call it twice for two instances sharing it) */
-  open(options?: { now?: () => number; confirmationTtlMs?: number }): Promise<Store>;
+  open(options?: { now?: () => number }): Promise<Store>;
   /** raw SQL with `?` placeholders, as an operator with write access to the database would run it */
   sql(query: string, params?: unknown[]): Promise<Array<Record<string, unknown>>>;
   /** the user tables of the database */

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { ConsoleBackend, ConsolePrincipal, ConsoleSessionSummary, PendingApproval } from '../../console/index.js';
+import type { ConsoleBackend, ConsolePrincipal, ConsoleSessionSummary } from '../../console/index.js';
 import { eventVisibleTo, overseesAll } from '../../events/index.js';
 import type { Principal } from '../../policy/index.js';
 import type { Gateway } from '../service/index.js';
-import { ConfirmationQueue } from './confirmation-queue.js';
+import { consoleApprovals } from './console-approvals.js';
 
 /** A principal as the console needs it: admins and approvers decide approvals and see every call; anyone else only their own. */
 function consolePrincipal(principal: Principal): ConsolePrincipal {
@@ -13,11 +13,10 @@ function consolePrincipal(principal: Principal): ConsolePrincipal {
 /**
  * What the console reads and does, over a gateway: sign-in with any configured principal's token (or, on a gateway
  * with no credentials, as `local`); each sees the events and receipts `eventVisibleTo` lets it; admins and approvers
- * decide the confirmations this instance asked for, until approval requests replace them (issue #14).
+ * decide approval requests (of every instance, from the store) under the same rules as `POST /v1/approvals/:id/approve`.
  */
 export function consoleBackend(gateway: Gateway): ConsoleBackend & { close(): void } {
   const { config, principals } = gateway;
-  const queue = new ConfirmationQueue(gateway);
   const token = config.apiToken;
   return {
     events: gateway.events,
@@ -44,13 +43,9 @@ export function consoleBackend(gateway: Gateway): ConsoleBackend & { close(): vo
         toolsets: state.toolsets.map((toolset) => ({ name: toolset.name, scope: toolset.scope, expires_at: toolset.deadline === null ? null : new Date(toolset.deadline).toISOString() })),
         loaded: state.loaded.map((tool) => tool.name),
       })),
-    approvals: {
-      pending: async (): Promise<PendingApproval[]> => queue.pending(),
-      approve: (id, by, reason) => queue.approve(id, by.name, reason),
-      deny: (id, by, reason) => queue.deny(id, by.name, reason),
-    },
+    approvals: consoleApprovals(gateway),
     // instances that share the api_token accept each other's cookies; without one (the principals' digests are no secret), sign-ins last as long as this process
     sessionKey: token !== undefined ? createHash('sha256').update(`brush-holder console sessions\0${token}`).digest() : randomBytes(32),
-    close: () => queue.close(),
+    close: () => undefined,
   };
 }

@@ -6,6 +6,7 @@ import type { SandboxStatus } from '../../sandbox/index.js';
 import { securityHeaders } from '../../console/index.js';
 import type { Gateway } from '../service/index.js';
 import { apiRouter } from './api-routes.js';
+import { approvalRouter } from './approval-routes.js';
 import { eventRouter } from './event-routes.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import { openApiDocument } from './openapi.js';
@@ -80,6 +81,7 @@ export function createApp(options: AppOptions): Express {
   app.use('/v1', auth);
   app.use(sessionRouter(gateway, { maxBodyBytes: config.maxBodyBytes }));
   app.use(policyRouter(gateway));
+  app.use(approvalRouter(gateway, { maxBodyBytes: config.maxBodyBytes }));
   app.use(apiRouter(gateway, { maxBodyBytes: config.maxBodyBytes, rescansIdle: () => scheduler.idle() }));
   app.use(eventRouter(gateway));
   options.extraRoutes?.(app, auth);

@@ -9,4 +9,47 @@ export const POLICY_SCHEMAS = {
       refusing: { type: 'string', description: 'present while a policy file cannot be read: every call is refused, and this says why' },
     },
   },
+  ApprovalDecisionRequest: {
+    type: 'object', additionalProperties: false,
+    properties: {
+      reason: { type: 'string', maxLength: 4000, description: 'why: kept on the request and in the receipt' },
+      params: { type: 'object', description: 'the params the decider saw: other params than the request is bound to are refused (APPROVAL_MISMATCH), and it stays pending' },
+      timeout_ms: { type: 'integer', minimum: 1, description: "approve only: the run's deadline, as in CallRequest (default: the one the call asked for)" },
+    },
+  },
+  Approval: {
+    type: 'object', required: ['id', 'status', 'caller', 'session', 'tool', 'params', 'params_hash', 'commit', 'rule', 'created_at', 'expires_at', 'decided_at', 'decided_by', 'decision_reason', 'decided_via', 'receipt_id'],
+    description: 'an approval request, bound to {caller, session, tool, params digest, policy commit, expiry}, decided at most once',
+    properties: {
+      id: { type: 'string' }, status: { enum: ['pending', 'approved', 'denied', 'expired', 'cancelled'] }, caller: { type: 'string' }, session: { type: ['string', 'null'] },
+      tool: { type: 'string' }, method: { type: 'string' }, executor: { type: 'string' }, params: { type: 'object' }, params_hash: { type: 'string' },
+      commit: { type: 'string', description: 'the index commit, which is the policy version' },
+      rule: { type: 'object', description: 'where (policies/x.hdlp:line:col, null for require_confirm), reason, self_approval, approvers, elicit' },
+      timeout_ms: { type: ['integer', 'null'] }, created_at: { type: 'string' }, expires_at: { type: 'string' }, decided_at: { type: ['string', 'null'] },
+      decided_by: { type: ['string', 'null'] }, decision_reason: { type: ['string', 'null'] }, decided_via: { type: ['string', 'null'] }, receipt_id: { type: ['string', 'null'] },
+    },
+  },
+  ApprovalState: {
+    type: 'object', required: ['approval', 'receipt'],
+    properties: { approval: { $ref: '#/components/schemas/Approval' }, receipt: { oneOf: [{ type: 'null' }, { $ref: '#/components/schemas/Receipt' }] } },
+  },
+  ApprovalPage: {
+    type: 'object', required: ['approvals', 'limit', 'offset', 'next_offset'],
+    properties: { approvals: { type: 'array', items: { $ref: '#/components/schemas/Approval' } }, limit: { type: 'integer' }, offset: { type: 'integer' }, next_offset: { type: ['integer', 'null'] } },
+  },
+  ApprovalRefused: {
+    type: 'object', required: ['code', 'error'],
+    properties: { code: { type: 'string' }, error: { type: 'string' }, approval: { $ref: '#/components/schemas/Approval' }, receipt: { $ref: '#/components/schemas/Receipt' } },
+  },
+  RejectedCall: {
+    type: 'object', required: ['type', 'id', 'at', 'caller', 'session', 'tool', 'code', 'reason', 'params'],
+    properties: {
+      type: { const: 'rejected' }, id: { type: 'string' }, at: { type: 'string' }, caller: { type: ['string', 'null'] }, session: { type: ['string', 'null'] },
+      tool: { type: 'string' }, code: { type: 'string' }, reason: { type: 'string' }, params: { description: 'as sent, secrets redacted; over 8 KiB of JSON, the head of that text with the cut counted' },
+    },
+  },
+  RejectionPage: {
+    type: 'object', required: ['rejections', 'limit', 'offset', 'next_offset'],
+    properties: { rejections: { type: 'array', items: { $ref: '#/components/schemas/RejectedCall' } }, limit: { type: 'integer' }, offset: { type: 'integer' }, next_offset: { type: ['integer', 'null'] } },
+  },
 } as const;

@@ -138,10 +138,13 @@ export const COMPONENT_SCHEMAS = {
   },
   Receipt,
   ConfirmationRequired: {
-    type: 'object', required: ['status', 'tool', 'params', 'commit', 'token', 'expires_at', 'message'],
+    type: 'object', required: ['status', 'id', 'tool', 'params', 'commit', 'expires_at', 'reason', 'approvers', 'message'],
+    description: 'the call waits for a person: an approval request, bound to this exact call; GET /v1/approvals/{id}?wait=30 waits for its receipt',
     properties: {
-      status: { const: 'confirmation_required' }, tool: { type: 'string' }, params: { type: 'object' }, commit: { type: 'string' },
-      token: { type: 'string' }, expires_at: { type: 'string' }, message: { type: 'string' },
+      status: { enum: ['confirmation_required', 'approval_required'], description: 'confirmation_required: the caller may run it itself with token; approval_required: an approver decides' },
+      id: { type: 'string' }, tool: { type: 'string' }, params: { type: 'object' }, commit: { type: 'string' },
+      token: { type: 'string', description: 'single use; only where the caller may approve its own request' }, expires_at: { type: 'string' },
+      reason: { type: 'string', description: 'why it waits: the rule (policies/x.hdlp:line:col) or the tool\'s require_confirm' }, approvers: { type: 'string' }, message: { type: 'string' },
     },
   },
   ToolNotFound: {

@@ -55,7 +55,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
           requestBody: { required: true, ...json('CallRequest') },
           responses: {
             '200': { description: 'the receipt of the call, whatever its outcome (ok true or false); or, for an intent, the match', content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Receipt' }, { $ref: '#/components/schemas/MatchResult' }] } } } },
-            '202': answer('the tool requires confirmation: nothing ran; confirm with the token', 'ConfirmationRequired'),
+            '202': answer('the call waits for a person (the policy or the tool\'s require_confirm): nothing ran; the request id, and a token where the caller may confirm it itself', 'ConfirmationRequired'),
             '403': answer("the tool is forbidden to this caller; nothing ran", 'Refused'),
             '404': answer('no tool of that name: {found: false} with near names', 'ToolNotFound'),
             '409': {
@@ -73,7 +73,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       '/v1/confirm': {
         post: {
-          operationId: 'confirm', summary: 'Run exactly the call a confirmation token stands for (single use)',
+          operationId: 'confirm', summary: 'Run exactly the call a confirmation token stands for (single use): the self-approval case of an approval request',
           requestBody: { required: true, ...json('ConfirmRequest') },
           responses: {
             '200': answer('the receipt', 'Receipt'),
@@ -82,6 +82,70 @@ export function openApiDocument(version: string): Record<string, unknown> {
             '503': answer('the store cannot be reached: nothing ran', 'Error'),
             ...errors,
           },
+        },
+      },
+      '/v1/approvals': {
+        get: {
+          operationId: 'listApprovals', summary: 'Approval requests, newest first; a principal that decides none sees only its own; overdue ones are expired (EXPIRED receipt) first',
+          parameters: [
+            { name: 'status', in: 'query', schema: { enum: ['pending', 'approved', 'denied', 'expired', 'cancelled'] } },
+            { name: 'caller', in: 'query', schema: { type: 'string' } }, { name: 'tool', in: 'query', schema: { type: 'string' } },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } }, { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+          ],
+          responses: { '200': answer('one page', 'ApprovalPage'), '400': errors['400'], '401': errors['401'] },
+        },
+      },
+      '/v1/approvals/{id}': {
+        get: {
+          operationId: 'getApproval', summary: 'One approval request and, once decided, its receipt (the call\'s, or the DENIED/EXPIRED/CANCELLED one); ?wait=S long-polls up to S seconds (at most 120) for the decision',
+          parameters: [sessionId, { name: 'wait', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 120, default: 0 } }],
+          responses: { '200': answer('the request and its receipt (null while pending)', 'ApprovalState'), '400': errors['400'], '404': answer('no such request that this principal may see', 'Error'), '401': errors['401'] },
+        },
+      },
+      '/v1/approvals/{id}/approve': {
+        post: {
+          operationId: 'approve', summary: 'Approve a pending request: exactly its call runs, once, and its receipt links the approval, the approver and the reason. The caller may not approve its own request unless its rule allows self-approval',
+          parameters: [sessionId], requestBody: { required: false, ...json('ApprovalDecisionRequest') },
+          responses: {
+            '200': answer('the decided request and the receipt of the run', 'ApprovalState'),
+            '403': answer('this principal may not decide it (APPROVAL_FORBIDDEN: self-approval, or not one of its approvers)', 'ApprovalRefused'),
+            '404': answer('no such request (APPROVAL_NOT_FOUND)', 'ApprovalRefused'),
+            '409': answer('already decided (APPROVAL_DECIDED), expired (APPROVAL_EXPIRED), other params (APPROVAL_MISMATCH), or the registry moved and the request was cancelled (APPROVAL_OUTDATED, with its CANCELLED receipt); nothing ran', 'ApprovalRefused'),
+            '422': answer('timeout_ms is longer than the tool and the gateway allow; the request stays pending', 'ApprovalRefused'),
+            '503': answer('the store cannot be reached: nothing was decided', 'ApprovalRefused'),
+            ...errors,
+          },
+        },
+      },
+      '/v1/approvals/{id}/deny': {
+        post: {
+          operationId: 'deny', summary: 'Deny a pending request: a DENIED receipt with the approver and the reason; nothing runs',
+          parameters: [sessionId], requestBody: { required: false, ...json('ApprovalDecisionRequest') },
+          responses: {
+            '200': answer('the decided request and its DENIED receipt', 'ApprovalState'), '403': answer('this principal may not decide it', 'ApprovalRefused'),
+            '404': answer('no such request', 'ApprovalRefused'), '409': answer('already decided, expired, or other params', 'ApprovalRefused'), '503': answer('the store cannot be reached', 'ApprovalRefused'), ...errors,
+          },
+        },
+      },
+      '/v1/approvals/{id}/cancel': {
+        post: {
+          operationId: 'cancelApproval', summary: 'The caller (or an admin) withdraws its pending request: a CANCELLED receipt; nothing runs',
+          parameters: [sessionId], requestBody: { required: false, ...json('ApprovalDecisionRequest') },
+          responses: {
+            '200': answer('the cancelled request and its CANCELLED receipt', 'ApprovalState'), '403': answer('not its caller nor an admin', 'ApprovalRefused'),
+            '404': answer('no such request', 'ApprovalRefused'), '409': answer('already decided', 'ApprovalRefused'), '503': answer('the store cannot be reached', 'ApprovalRefused'), ...errors,
+          },
+        },
+      },
+      '/v1/rejections': {
+        get: {
+          operationId: 'listRejections', summary: 'Calls refused before they could run (unknown tool, invalid params, forbidden, deadline not allowed): caller, tool, params (secrets redacted), reason; newest first. A principal that decides nothing sees only its own',
+          parameters: [
+            { name: 'caller', in: 'query', schema: { type: 'string' } }, { name: 'tool', in: 'query', schema: { type: 'string' } }, { name: 'code', in: 'query', schema: { type: 'string' } },
+            { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' } },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } }, { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+          ],
+          responses: { '200': answer('one page', 'RejectionPage'), '400': errors['400'], '401': errors['401'] },
         },
       },
       '/v1/toolsets': { get: { operationId: 'listToolsets', summary: 'The toolsets of the index: name, one-line description, tools and groups (empty: the whole registry), hint', responses: { '200': answer('the toolsets', 'ToolsetList'), '401': errors['401'] } } },

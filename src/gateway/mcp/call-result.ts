@@ -23,10 +23,13 @@ export function outcomeResult(outcome: CallOutcome, catalog: ToolCatalog): CallT
       return { content: [{ type: 'text', text: outcome.message }], structuredContent: { code: outcome.code, ran: false, tool: catalog.listedName(outcome.tool), toolset: outcome.toolset, tools: outcome.tools, message: outcome.message } };
     case 'confirmation_required': {
       const { confirmation } = outcome;
-      const text =
-        `'${catalog.listedName(confirmation.tool)}' requires confirmation: nothing has run. ` +
-        `To run exactly this call, call the ${CONFIRM_TOOL.name} tool with {"token": "${confirmation.token}"} before ${confirmation.expires_at}.\n` +
-        `params: ${JSON.stringify(confirmation.params)}`;
+      const text = confirmation.token
+        ? `'${catalog.listedName(confirmation.tool)}' requires confirmation: nothing has run. ` +
+          `To run exactly this call, call the ${CONFIRM_TOOL.name} tool with {"token": "${confirmation.token}"} before ${confirmation.expires_at}.\n` +
+          `params: ${JSON.stringify(confirmation.params)}`
+        : `'${catalog.listedName(confirmation.tool)}' is pending approval: nothing has run. ${confirmation.reason}. ` +
+          `Request ${confirmation.id} waits for ${confirmation.approvers} to decide it before ${confirmation.expires_at}; once approved, exactly this call runs once.\n` +
+          `params: ${JSON.stringify(confirmation.params)}`;
       return { content: [{ type: 'text', text }], structuredContent: { ...confirmation, message: text } };
     }
     case 'not_found':

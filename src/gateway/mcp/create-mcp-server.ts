@@ -12,9 +12,10 @@ import {
 import { CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, READ_SKILL_TOOL, TOOLSET_TOOL } from '../../export/index.js';
 import type { SessionState } from '../../sessions/index.js';
 import { PACKAGE_ROOT } from '../config/index.js';
-import { runMetaTool, type Gateway } from '../service/index.js';
+import { runMetaTool, type CallOutcome, type Gateway } from '../service/index.js';
 import { ProgressSent, readCallMeta, type CallMeta } from './call-meta.js';
 import { failure, metaResult, outcomeResult } from './call-result.js';
+import { elicitApproval, type SendRelated } from './elicit-approval.js';
 import { skillResources, SKILL_URI_PREFIX } from './skill-resources.js';
 import { catalogFor, prepareCatalog } from './tool-catalog.js';
 
@@ -94,7 +95,8 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const state = await session();
     const progress = new ProgressSent();
-    const result = await callTool(gateway, state, request.params.name, request.params.arguments ?? {}, readCallMeta(request.params._meta, extra, progress));
+    const ask: SendRelated = (elicit, schema, options) => extra.sendRequest(elicit, schema, options);
+    const result = await callTool(gateway, state, request.params.name, request.params.arguments ?? {}, readCallMeta(request.params._meta, extra, progress), (outcome) => elicitApproval(gateway, server, state, outcome, ask, extra.signal));
     // the tool's progress goes out before its result: a client drops progress that comes after
     await progress.flushed();
     // the change reaches the store before the answer: the client's next request may land at another instance
@@ -142,7 +144,7 @@ async function resumeOrOpen(gateway: Gateway, options: McpSessionOptions): Promi
 }
 
 /** One `tools/call`: a meta-tool, or a registry tool through exactly the path `POST /v1/call` takes, in the session. */
-async function callTool(gateway: Gateway, session: SessionState, name: string, args: Record<string, unknown>, meta: CallMeta): Promise<CallToolResult> {
+async function callTool(gateway: Gateway, session: SessionState, name: string, args: Record<string, unknown>, meta: CallMeta, decide: (outcome: CallOutcome) => Promise<CallOutcome>): Promise<CallToolResult> {
   const catalog = catalogFor(gateway.registry.index);
   const target = catalog.resolve(name);
   if (!meta.ok) return failure(meta.error);
@@ -150,9 +152,10 @@ async function callTool(gateway: Gateway, session: SessionState, name: string, a
   try {
     if (target.kind === 'meta') {
       const outcome = await runMetaTool(gateway, session, target.tool, args, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(onProgress ? { onProgress } : {}), resolveName: (listed) => { const resolved = catalog.resolve(listed); return resolved.kind === 'tool' ? resolved.name : listed; } });
-      return metaResult(outcome, catalog);
+      // tool_call waits for approval like a direct call: the human at the client may decide it there
+      return metaResult(outcome.kind === 'call' ? { ...outcome, outcome: await decide(outcome.outcome) } : outcome, catalog);
     }
-    return outcomeResult(await gateway.call(target.name, args, { ...meta.options, session }), catalog);
+    return outcomeResult(await decide(await gateway.call(target.name, args, { ...meta.options, session })), catalog);
   } catch (error) {
     // a bug in the gateway still reaches the agent as a failed call, never as a protocol error
     return failure(`INTERNAL_ERROR: ${error instanceof Error ? error.message : String(error)}`, { code: 'INTERNAL_ERROR' });

@@ -1,16 +1,23 @@
 import type { Diagnostic, NearMiss, Receipt, ToolDefinition } from '../../core/index.js';
 import type { ParamProblem } from '../../matcher/index.js';
 
-/** A call that needs a human (or the agent, deliberately) to confirm it first. */
+/** A call that waits for a person: its approval request, bound to the caller, session, tool, params digest, commit and expiry. */
 export interface ConfirmationRequired {
-  status: 'confirmation_required';
+  /** `confirmation_required`: the caller may run it itself with `token`; `approval_required`: an approver decides */
+  status: 'confirmation_required' | 'approval_required';
+  /** the approval request: `GET /v1/approvals/:id?wait=30` waits for its receipt */
+  id: string;
   tool: string;
   /** the params exactly as they will run (defaults filled) */
   params: Record<string, unknown>;
   commit: string;
-  /** single use; bound to this tool, these params and this commit */
-  token: string;
+  /** single use, bound to this exact call; only when the caller may approve its own request */
+  token?: string;
   expires_at: string;
+  /** why it waits: the rule (`policies/x.hdlp:line:col`) or the tool's `require_confirm` */
+  reason: string;
+  /** who may decide it, in words */
+  approvers: string;
   message: string;
 }
 
@@ -43,5 +50,5 @@ export type CallOutcome =
   | { kind: 'substituted'; code: 'CALL_NOT_RUN'; ran: false; tool: string; toolset: string | null; tools: string[]; message: string }
   /** the call asked for a deadline longer than the tool (or the gateway's ceiling) allows; nothing ran */
   | { kind: 'timeout_not_allowed'; code: 'TIMEOUT_NOT_ALLOWED'; tool: string; error: string; requested_ms: number; allowed_ms: number }
-  /** a confirmation could not be made or used because the store is down: nothing ran */
+  /** an approval request could not be made or used because the store is down: nothing ran */
   | { kind: 'store_unavailable'; code: 'STORE_UNAVAILABLE'; error: string };

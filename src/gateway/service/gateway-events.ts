@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Diagnostic, Receipt, ToolIndex } from '../../core/index.js';
 import type { EventHub } from '../../events/index.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -6,31 +5,6 @@ import type { CallAsked, GatewayObserver } from './gateway.js';
 
 /** How much of a failed call's raw error an event carries; the receipt (`GET /v1/receipts/:id`) has all of it. */
 const ERROR_HEAD_CHARS = 2000;
-
-/** The id an approval request goes by: the fingerprint the receipt records when the confirmation is used. */
-export function approvalId(token: string): string {
-  return `sha256:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
-}
-
-/** Who decided an approval from the console, and why: kept until its receipt's `approval.resolved` event takes it. */
-export class DecisionNotes {
-  readonly #notes = new Map<string, { by: string; reason: string }>();
-
-  note(approval: string, decision: { by: string; reason: string }): void {
-    this.#notes.set(approval, decision);
-    // bounded: a note whose call never ran is dropped with the oldest
-    for (const key of this.#notes.keys()) {
-      if (this.#notes.size <= 1000) break;
-      this.#notes.delete(key);
-    }
-  }
-
-  take(approval: string): { by: string; reason: string } | undefined {
-    const decision = this.#notes.get(approval);
-    this.#notes.delete(approval);
-    return decision;
-  }
-}
 
 /** What a `receipt.stored` event says: enough to list and highlight the call; the receipt itself is one request away. */
 export function receiptSummary(receipt: Receipt): Record<string, unknown> {
@@ -54,7 +28,7 @@ function brokenDefinitions(index: ToolIndex): Record<string, unknown> {
 }
 
 /** The events a call's outcome makes; none for a substituted call (its toolset was enabled: nothing was asked of a person). */
-export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, notes?: DecisionNotes): Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> {
+export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked): Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> {
   // who asked: a principal's stream carries its own calls' events (eventVisibleTo)
   const who = { ...(asked?.caller === undefined ? {} : { caller: asked.caller }), ...(asked?.session === undefined ? {} : { session: asked.session }) };
   switch (outcome.kind) {
@@ -63,16 +37,23 @@ export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, notes?: D
       // a receipt the store could not take is in no one's history: announcing it would point at nothing
       if (receipt.error?.includes('RECEIPT_NOT_STORED:')) return [];
       const stored: Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> = [['receipt.stored', receiptSummary(receipt)]];
-      if (receipt.confirmation !== null) {
-        // decided from the console: who and why; else the caller confirmed its own call
-        const decided = notes?.take(receipt.confirmation);
-        stored.push(['approval.resolved', { approval: receipt.confirmation, kind: 'confirmation', decision: 'approved', tool: receipt.tool, receipt: receipt.id, by: decided?.by ?? null, reason: decided?.reason ?? null, ...(receipt.caller ? { caller: receipt.caller } : {}) }]);
+      // a decided request's receipt (the call's, or the one that says it never ran) resolves it, with who decided and why
+      const { approval } = receipt;
+      if (approval) {
+        stored.push(['approval.resolved', {
+          approval: approval.id, kind: approval.via === 'confirm' ? 'confirmation' : 'approval', decision: approval.status, tool: receipt.tool,
+          receipt: receipt.id, by: approval.decided_by, reason: approval.reason, via: approval.via,
+          ...(receipt.caller ? { caller: receipt.caller } : {}), ...(receipt.session ? { session: receipt.session } : {}),
+        }]);
       }
       return stored;
     }
     case 'confirmation_required': {
       const { confirmation } = outcome;
-      return [['approval.requested', { approval: approvalId(confirmation.token), kind: 'confirmation', tool: confirmation.tool, params: confirmation.params, commit: confirmation.commit, expires_at: confirmation.expires_at, ...who }]];
+      return [['approval.requested', {
+        approval: confirmation.id, kind: confirmation.token ? 'confirmation' : 'approval', tool: confirmation.tool, params: confirmation.params,
+        commit: confirmation.commit, expires_at: confirmation.expires_at, reason: confirmation.reason, approvers: confirmation.approvers, ...who,
+      }]];
     }
     case 'substituted':
       return [];
@@ -89,12 +70,12 @@ export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, notes?: D
 }
 
 /** The observer that turns what the gateway does into events: calls, rejections, confirmations, scans, broken definitions. */
-export function eventObserver(hub: EventHub, initial: ToolIndex, notes?: DecisionNotes): GatewayObserver {
+export function eventObserver(hub: EventHub, initial: ToolIndex): GatewayObserver {
   let brokenFiles = JSON.stringify(initial.errors.map((error) => [error.file, error.line, error.column, error.message]));
   let failing = false;
   return {
     called(outcome, _seconds, asked) {
-      for (const [type, data] of outcomeEvents(outcome, asked, notes)) hub.publish(type, data);
+      for (const [type, data] of outcomeEvents(outcome, asked)) hub.publish(type, data);
     },
     scanned(result) {
       if ('error' in result) {

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { MatchResult, ProgressUpdate, Receipt, ToolDefinition, ToolIndex, UsageEvent } from '../../core/index.js';
+import type { MatchResult, ProgressUpdate, Receipt, ReceiptApproval, ReceiptSource, ToolDefinition, ToolIndex, UsageEvent } from '../../core/index.js';
 import { EventHub } from '../../events/index.js';
 import { execute, redactValue, secretsOf } from '../../executors/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
 import { compactSchema, createMatcher, createMatcherLettingGo, createModelStage, matchWithModel, type MatchContext, type Matcher, type ModelStage } from '../../matcher/index.js';
 import { Scanner, warmUpParser } from '../../scanner/index.js';
-import { accessRights, API_TOKEN_PRINCIPAL, Principals } from '../../policy/index.js';
+import { accessRights, API_TOKEN_PRINCIPAL, decidePolicy, LOCAL_PRINCIPAL, Principals, type Principal } from '../../policy/index.js';
 import { SessionManager, type SessionState } from '../../sessions/index.js';
 import { openStore, type ChainReport, type ReceiptQuery, type Store, type StoreHealth } from '../../store/index.js';
 import type { SandboxStatus } from '../../sandbox/index.js';
@@ -15,7 +15,10 @@ import { repositoryOptions, type GatewayConfig } from '../config/index.js';
 import { chooseDeadline } from './call-deadline.js';
 import type { CallOutcome } from './call-outcome.js';
 import { ExecutionTargets } from './execution-targets.js';
-import { approvalId, DecisionNotes, eventObserver } from './gateway-events.js';
+import { eventObserver } from './gateway-events.js';
+import { ApprovalDesk, type ApprovalAnswer, type DecideOptions } from './approval-desk.js';
+import { unrunReceipt, type UnrunCall } from './unrun-receipt.js';
+import { rejectionOf, type AskedCall } from './rejection-step.js';
 import { sessionStep } from './session-step.js';
 import { sessionStoreOf } from './session-store-of.js';
 import { tooDeepParams, unknownToolOutcome } from './unknown-tool.js';
@@ -112,8 +115,8 @@ export class Gateway {
   readonly events: EventHub;
   /** the configured principals (and `api_token` as `admin`): who requests act for */
   readonly principals: Principals;
-  /** who decided an approval from the console, for its `approval.resolved` event */
-  readonly decisions = new DecisionNotes();
+  /** approval requests: filed by the policy step, decided by approvers, callers (confirm), MCP clients or the clock */
+  readonly approvals: ApprovalDesk;
   private current: Registry;
   private readonly steps: CallStep[] = [];
   private readonly observers: GatewayObserver[];
@@ -149,8 +152,17 @@ export class Gateway {
       ...(config.events.backlog !== undefined ? { backlog: config.events.backlog } : {}),
       onError: (error, what) => logger?.warn({ err: error.message }, what),
     });
-    this.observers.push(eventObserver(this.events, index, this.decisions));
+    this.observers.push(eventObserver(this.events, index));
     this.principals = new Principals(config.principals);
+    this.approvals = new ApprovalDesk({
+      registry: () => this.current,
+      store,
+      ttlMs: config.confirmationTtlMs,
+      maxCallTimeoutMs: config.maxCallTimeoutMs,
+      run: (registry, tool, params, approval, timeoutMs, who) => this.run(registry, tool, params, approval, timeoutMs, who),
+      unrun: (call) => this.storeUnrun(call),
+      finished: (outcome) => this.report(outcome, 0, { tool: outcome.kind === 'receipt' ? outcome.receipt.tool : undefined, ...(outcome.kind === 'receipt' && outcome.receipt.caller ? { caller: outcome.receipt.caller } : {}), ...(outcome.kind === 'receipt' && outcome.receipt.session ? { session: outcome.receipt.session } : {}) }),
+    });
     // the rights layer of the one visibility function: principals, tools' access blocks, policies' access rules
     this.sessions = new SessionManager({ registry: () => this.current, config: config.sessions, rights: [accessRights(this.principals)], ...sessionStoreOf(config, store, clock, logger), ...(clock ? { clock } : {}), ...(logger ? { logger } : {}) });
     // visibility is the first step: a forbidden tool is refused and a reserved one substituted before anything else looks at the call
@@ -230,13 +242,32 @@ export class Gateway {
     const chain = this.steps.reduceRight<(request: CallRequest) => Promise<CallOutcome>>((next, step) => (request) => step(request, next), last);
     // a call in a session acts for the session's principal
     const caller = options.caller ?? options.session?.principal;
-    return this.track(chain({ tool, params, ...options, ...(caller === undefined ? {} : { caller }) }), { tool, ...asker(caller, options.session) });
+    const outcome = chain({ tool, params, ...options, ...(caller === undefined ? {} : { caller }) });
+    // a call refused before it could run leaves a record a person can read (hldp receipts --rejected)
+    void outcome.then((done) => this.recordRejection(done, { tool, params, caller: caller ?? null, session: options.session?.id ?? null }), () => undefined);
+    return this.track(outcome, { tool, ...asker(caller, options.session) });
   }
 
   /** Runs the call a confirmation token stands for, exactly as it was asked (under this request's deadline, if it names one). */
   confirm(token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session' | 'onProgress'> = {}): Promise<CallOutcome> {
     const caller = options.caller ?? options.session?.principal;
-    return this.track(this.confirmOn(this.current, token, { ...options, ...(caller === undefined ? {} : { caller }) }), asker(caller, options.session));
+    const confirming = this.fromStore(() => this.approvals.confirm(token, { ...(caller === undefined ? {} : { caller }), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }));
+    return this.track(confirming, asker(caller, options.session));
+  }
+
+  /** An approver (or the caller, where its rule allows) approves or denies a pending request; approving runs exactly its call, once. */
+  decide(id: string, principal: Principal, verdict: 'approve' | 'deny', options: DecideOptions = {}): Promise<ApprovalAnswer> {
+    return this.hold(this.approvals.decide(id, principal, verdict, options).catch(storeDown));
+  }
+
+  /** The caller (or an admin) withdraws a pending request: a `CANCELLED` receipt, nothing ran. */
+  cancelApproval(id: string, principal: Principal, reason: string | null): Promise<ApprovalAnswer> {
+    return this.hold(this.approvals.cancel(id, principal, reason).catch(storeDown));
+  }
+
+  /** The principal of that name (absent: `local`); one no longer configured has no roles. */
+  principal(name: string | undefined): Principal {
+    return this.principals.get(name ?? LOCAL_PRINCIPAL.name) ?? { name: name ?? LOCAL_PRINCIPAL.name, roles: new Set() };
   }
 
   /** Reads stored receipts, newest first. */
@@ -324,6 +355,8 @@ export class Gateway {
   async warmUp(): Promise<void> {
     this.current.matcher.prepare();
     warmUpParser();
+    // unattended approval requests still expire, each with its EXPIRED receipt
+    this.approvals.start((error) => this.logger?.warn({ err: error.message }, 'could not expire approval requests'));
     // probed at start, so that what the sandbox cannot enforce is said before the first call
     await this.targets.sandboxed();
     if (this.targets.embedsGatekeeper) await this.targets.startEmbedded();
@@ -347,6 +380,7 @@ export class Gateway {
 
   /** Lets calls in flight finish (their receipts stored), then stops the embedded gatekeeper and closes the store. */
   async close(): Promise<void> {
+    this.approvals.stop();
     await Promise.allSettled([...this.inFlight]);
     await Promise.allSettled([...this.usageWrites]);
     // the events of the last calls reach the log before the store closes
@@ -367,13 +401,41 @@ export class Gateway {
     this.usageWrites.add(write);
   }
 
+  /** Tells the observers what a call (or a decision on one) came to. */
+  private report(outcome: CallOutcome, seconds: number, asked?: CallAsked): void {
+    for (const observer of this.observers) observer.called?.(outcome, seconds, asked);
+  }
+
+  /** Keeps track of work that writes to the store, so that `close` waits for it. */
+  hold<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    return work.finally(() => this.inFlight.delete(work));
+  }
+
+  // written after the answer, like a usage event: the record is for a person later, and must neither slow nor fail a call
+  private recordRejection(outcome: CallOutcome, asked: AskedCall): void {
+    const rejected = rejectionOf(outcome, asked);
+    if (!rejected) return;
+    const write = this.targets
+      .context(false)
+      .then((context) => {
+        const secrets = secretsOf(context);
+        return this.store.rejections.save({ ...rejected, params: redactValue(rejected.params, secrets), reason: redactValue(rejected.reason, secrets) });
+      })
+      .catch((error: unknown) => {
+        this.logger?.warn({ err: (error as Error).message, tool: rejected.tool }, 'could not record a rejected call');
+      })
+      .finally(() => this.usageWrites.delete(write));
+    this.usageWrites.add(write);
+  }
+
   private track(work: Promise<CallOutcome>, asked?: CallAsked): Promise<CallOutcome> {
     const start = performance.now();
     this.inFlight.add(work);
     return work.then(
       (outcome) => {
         this.inFlight.delete(work);
-        for (const observer of this.observers) observer.called?.(outcome, (performance.now() - start) / 1000, asked);
+        this.report(outcome, (performance.now() - start) / 1000, asked);
         return outcome;
       },
       (error: unknown) => {
@@ -404,40 +466,23 @@ export class Gateway {
     const { tool, data } = lookup;
     const deadline = chooseDeadline(tool, request.timeoutMs, this.config.maxCallTimeoutMs);
     if (!deadline.ok) return deadline.outcome;
-    if (tool.constraints.require_confirm) {
-      const pending = await this.fromStore(() => this.store.confirmations.create({ tool: tool.name, params: data, commit: registry.index.commit }));
-      if ('kind' in pending) return pending;
-      return {
-        kind: 'confirmation_required',
-        confirmation: {
-          status: 'confirmation_required', tool: tool.name, params: pending.params, commit: pending.commit,
-          token: pending.token, expires_at: pending.expires_at,
-          message: `'${tool.name}' requires confirmation: nothing has run. Confirm this exact call with hldp confirm ${pending.token} (or POST /v1/confirm) before ${pending.expires_at}.`,
-        },
-      };
+    const caller = this.principal(request.caller);
+    const decision = decidePolicy(registry.index, tool, data, caller);
+    const session = request.session?.id ?? null;
+    switch (decision.kind) {
+      case 'allow':
+        return { kind: 'receipt', receipt: await this.run(registry, tool, data, null, deadline.timeoutMs, { ...request, session }) };
+      case 'deny':
+        return {
+          kind: 'receipt',
+          receipt: await this.storeUnrun({
+            tool: tool.name, method: tool.method, executor: tool.executor, params: data, commit: registry.index.commit, code: 'DENIED',
+            error: `${tool.name}: denied, nothing ran: ${decision.reason}`, caller: caller.name, session, approval: null, timeoutMs: deadline.timeoutMs,
+          }),
+        };
+      case 'approve':
+        return this.fromStore(() => this.approvals.request(registry, tool, data, decision, caller.name, session, deadline.timeoutMs));
     }
-    return { kind: 'receipt', receipt: await this.run(registry, tool, data, null, deadline.timeoutMs, request) };
-  }
-
-  private async confirmOn(registry: Registry, token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session' | 'onProgress'>): Promise<CallOutcome> {
-    const refuse = (reason: string, error: string): CallOutcome => ({ kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason, error });
-    const peeked = await this.fromStore(() => this.store.confirmations.peek(token));
-    if ('kind' in peeked) return peeked;
-    if (!peeked.ok) return refuse(peeked.reason, peeked.message);
-    const { tool: name, params, commit } = peeked.confirmation;
-    if (commit !== registry.index.commit) {
-      return refuse('mismatch', `the registry moved from ${commit} to ${registry.index.commit} since this token was made; call '${name}' again for a new token`);
-    }
-    const tool = registry.matcher.lookup(name, params);
-    if (!tool.found || !tool.valid) return refuse('mismatch', `'${name}' no longer accepts these params; call it again`);
-    // checked before the token is spent: a refused deadline leaves the confirmation usable
-    const deadline = chooseDeadline(tool.tool, options.timeoutMs, this.config.maxCallTimeoutMs);
-    if (!deadline.ok) return deadline.outcome;
-    const consumed = await this.fromStore(() => this.store.confirmations.consume(token, { tool: name, params, commit }));
-    if ('kind' in consumed) return consumed;
-    if (!consumed.ok) return refuse(consumed.reason, consumed.message);
-    const fingerprint = approvalId(token);
-    return { kind: 'receipt', receipt: await this.run(registry, tool.tool, params, fingerprint, deadline.timeoutMs, options) };
   }
 
   /** A store operation, or the outcome that says the store cannot be reached (nothing ran). */
@@ -454,9 +499,9 @@ export class Gateway {
     registry: Registry,
     definition: ToolDefinition,
     params: Record<string, unknown>,
-    confirmation: string | null,
+    approval: ReceiptApproval | null,
     timeoutMs: number,
-    options: Pick<CallOptions, 'signal' | 'caller' | 'session' | 'onProgress'>,
+    options: { signal?: AbortSignal; caller?: string | null; session?: string | null; onProgress?: (update: ProgressUpdate) => void },
   ): Promise<Receipt> {
     const id = randomUUID();
     const startedAt = new Date();
@@ -471,27 +516,49 @@ export class Gateway {
       timed_out: result.timed_out, ...(result.resource_limit ? { resource_limit: result.resource_limit } : {}), output_bytes: result.output_bytes, cut_bytes: result.cut_bytes,
       ...(result.structured_content === undefined ? {} : { structured_content: result.structured_content }),
       // a secret the caller put in the params (a token, pasted) is not kept in the receipt either
-      commit: registry.index.commit, params: redactValue(params, secretsOf(context)), started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation,
-      timeout_ms: timeoutMs, caller: options.caller ?? null, session: options.session?.id ?? null,
-      source: { host: hostname(), repository: registry.index.source, ...(this.servingAt ? { url: this.servingAt } : {}) },
+      commit: registry.index.commit, params: redactValue(params, secretsOf(context)), started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation: approval?.id ?? null,
+      timeout_ms: timeoutMs, caller: options.caller ?? null, session: options.session ?? null, approval,
+      source: this.sourceOf(registry),
     };
-    // stored before it is returned: a receipt the caller saw is a receipt a human can read later
+    await this.keep(receipt);
+    this.logger?.info({ call_id: id, tool: tool.name, executor: tool.executor, caller: receipt.caller, session: receipt.session, ok: receipt.ok, code: receipt.code, duration_ms: receipt.duration_ms }, 'call');
+    return receipt;
+  }
+
+  /** Stores the receipt of a call that never ran (a policy, an approver or the clock said no). */
+  private async storeUnrun(call: Omit<UnrunCall, 'source'>): Promise<Receipt> {
+    const secrets = secretsOf(await this.targets.context(false));
+    const receipt = unrunReceipt({ ...call, params: redactValue(call.params, secrets), error: redactValue(call.error, secrets), source: this.sourceOf(this.current) });
+    await this.keep(receipt);
+    this.logger?.info({ call_id: receipt.id, tool: receipt.tool, caller: receipt.caller, session: receipt.session, ok: false, code: receipt.code, approval: receipt.approval?.id ?? null }, 'call not run');
+    return receipt;
+  }
+
+  private sourceOf(registry: Registry): ReceiptSource {
+    return { host: hostname(), repository: registry.index.source, ...(this.servingAt ? { url: this.servingAt } : {}) };
+  }
+
+  /** Stores a receipt before it is returned: a receipt the caller saw is a receipt a human can read later. */
+  private async keep(receipt: Receipt): Promise<void> {
     try {
       await this.store.receipts.save(receipt);
     } catch (error) {
       // the call ran: its caller still gets the whole receipt, told that no one can read it later
       const reason = `RECEIPT_NOT_STORED: this call ran, but its receipt could not be stored: ${(error as Error).message}`;
       receipt.error = receipt.error === null ? reason : `${receipt.error}\n${reason}`;
-      this.logger?.error({ call_id: id, tool: tool.name, err: (error as Error).message }, 'receipt not stored');
+      this.logger?.error({ call_id: receipt.id, tool: receipt.tool, err: (error as Error).message }, 'receipt not stored');
     }
-    this.logger?.info({ call_id: id, tool: tool.name, executor: tool.executor, caller: receipt.caller, session: receipt.session, ok: receipt.ok, code: receipt.code, duration_ms: receipt.duration_ms }, 'call');
-    return receipt;
   }
+}
+
+// a decision the store could not take: nothing ran (a run that began stores its own receipt)
+function storeDown(error: unknown): ApprovalAnswer {
+  return { ok: false, code: 'STORE_UNAVAILABLE', error: `the store cannot be reached, so nothing was decided: ${(error as Error).message}; try again when GET /healthz says ok` };
 }
 
 /** The configured store: PostgreSQL when `store.url` is set, else the SQLite file. */
 export function openConfiguredStore(config: GatewayConfig): Promise<Store> {
-  return openStore({ url: config.store.url, sqlitePath: config.receiptsDb, poolMax: config.store.poolMax, confirmationTtlMs: config.confirmationTtlMs });
+  return openStore({ url: config.store.url, sqlitePath: config.receiptsDb, poolMax: config.store.poolMax });
 }
 
 /** Who asked for a call, for its events: the principal and the session, where known. */

@@ -1,7 +1,8 @@
-// The gateway service: registry (index + matcher, swapped atomically), the call path, confirmations and rescans.
+// The gateway service: registry (index + matcher, swapped atomically), the call path, approval requests and rescans.
 export { brokenDefinition, unknownToolOutcome } from './unknown-tool.js';
 export { Gateway, openConfiguredStore, type CallAsked, type CallOptions, type CallRequest, type CallStep, type GatewayObserver, type GatewayOptions, type MatchOptions, type Registry, type RescanResult } from './gateway.js';
 export type { CallOutcome, ConfirmationRequired } from './call-outcome.js';
 export { runMetaTool, META_TOOL_BY_NAME, type MetaOutcome } from './meta-calls.js';
 export { sandboxWarnings } from './sandbox-warnings.js';
-export { announceBroken, approvalId, DecisionNotes, outcomeEvents, receiptSummary } from './gateway-events.js';
+export { announceBroken, outcomeEvents, receiptSummary } from './gateway-events.js';
+export type { ApprovalAnswer, ApprovalRefusalCode, DecideOptions } from './approval-desk.js';

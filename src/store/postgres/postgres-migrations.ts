@@ -80,6 +80,54 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
     up: `CREATE TABLE events (seq bigserial PRIMARY KEY, type text NOT NULL, at_ms bigint NOT NULL, data text NOT NULL);`,
   },
   { version: 5, name: 'agent sessions', up: POSTGRES_AGENT_SESSIONS_TABLE },
+  // confirmations become approval requests whose rule lets the caller approve its own (a pending one at the upgrade is dropped)
+  {
+    version: 6,
+    name: 'approval requests, rejected calls, receipts by caller',
+    up: `CREATE TABLE approvals (
+       id text PRIMARY KEY,
+       status text NOT NULL,
+       caller text NOT NULL,
+       session text,
+       tool text NOT NULL,
+       method text NOT NULL,
+       executor text NOT NULL,
+       params text NOT NULL,
+       params_hash text NOT NULL,
+       commit_id text NOT NULL,
+       rule text NOT NULL,
+       timeout_ms bigint,
+       token_hash text UNIQUE,
+       created_ms bigint NOT NULL,
+       expires_ms bigint NOT NULL,
+       decided_ms bigint,
+       decided_by text,
+       decision_reason text,
+       decided_via text,
+       receipt_id text
+     );
+     CREATE INDEX approvals_by_time ON approvals (created_ms DESC);
+     CREATE INDEX approvals_by_status ON approvals (status, created_ms DESC);
+     CREATE INDEX approvals_by_caller ON approvals (caller, created_ms DESC);
+     CREATE INDEX approvals_pending_by_expiry ON approvals (expires_ms) WHERE status = 'pending';
+     CREATE TABLE rejected_calls (
+       seq bigserial PRIMARY KEY,
+       id text NOT NULL UNIQUE,
+       at_ms bigint NOT NULL,
+       caller text,
+       session text,
+       tool text NOT NULL,
+       code text NOT NULL,
+       reason text NOT NULL,
+       params text NOT NULL
+     );
+     CREATE INDEX rejected_calls_by_time ON rejected_calls (at_ms DESC, seq DESC);
+     CREATE INDEX rejected_calls_by_caller ON rejected_calls (caller, at_ms DESC);
+     ALTER TABLE receipts ADD COLUMN caller text, ADD COLUMN session text;
+     UPDATE receipts SET caller = body::jsonb ->> 'caller', session = body::jsonb ->> 'session';
+     CREATE INDEX receipts_by_caller ON receipts (caller, started_ms DESC);
+     DROP TABLE confirmations;`,
+  },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */

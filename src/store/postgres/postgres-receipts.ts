@@ -54,10 +54,10 @@ export class PostgresReceiptStore implements ReceiptStore {
       const linked = chainAfter(head ?? GENESIS, accepted.map((item) => item.text));
       const rows = linked.rows.map((row, index) => {
         const { receipt, started } = accepted[index]!;
-        return { seq: row.seq, id: receipt.id, tool: receipt.tool, ok: receipt.ok, started_ms: started, body: row.body, prev_hash: row.prev_hash, hash: row.hash };
+        return { seq: row.seq, id: receipt.id, tool: receipt.tool, ok: receipt.ok, started_ms: started, body: row.body, prev_hash: row.prev_hash, hash: row.hash, caller: receipt.caller ?? null, session: receipt.session ?? null };
       });
       await Promise.all([
-        sql`INSERT INTO receipts ${sql(rows, 'seq', 'id', 'tool', 'ok', 'started_ms', 'body', 'prev_hash', 'hash')}`,
+        sql`INSERT INTO receipts ${sql(rows, 'seq', 'id', 'tool', 'ok', 'started_ms', 'body', 'prev_hash', 'hash', 'caller', 'session')}`,
         sql`UPDATE receipt_chain SET seq = ${linked.head.seq}, hash = ${linked.head.hash} WHERE id = 1`,
       ]);
       return outcome;
@@ -78,11 +78,11 @@ export class PostgresReceiptStore implements ReceiptStore {
       WHERE true
         ${query.status ? sql`AND ok = ${query.status === 'ok'}` : sql``}
         ${query.tool !== undefined ? sql`AND tool = ${query.tool}` : sql``}
+        ${query.caller !== undefined ? sql`AND caller = ${query.caller}` : sql``}
+        ${query.session !== undefined ? sql`AND session = ${query.session}` : sql``}
         ${since !== undefined ? sql`AND started_ms >= ${since}` : sql``}
         ${query.until !== undefined ? sql`AND started_ms <= ${sinceMs(query.until)}` : sql``}
         ${query.code !== undefined ? sql`AND (body::json->>'code') = ${query.code}` : sql``}
-        ${query.caller !== undefined ? sql`AND (body::json->>'caller') = ${query.caller}` : sql``}
-        ${query.session !== undefined ? sql`AND (body::json->>'session') = ${query.session}` : sql``}
         ${query.text ? sql`AND (strpos(lower(coalesce(body::json->>'output', '')), lower(${query.text})) > 0 OR strpos(lower(coalesce(body::json->>'error', '')), lower(${query.text})) > 0)` : sql``}
       ORDER BY started_ms DESC, seq DESC
       LIMIT ${limit} OFFSET ${offset}`;

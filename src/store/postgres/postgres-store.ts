@@ -1,22 +1,20 @@
-import { DEFAULT_CONFIRMATION_TTL_MS } from '../confirmation-rows.js';
 import type { Store } from '../store.js';
 import { StoreError } from '../store-error.js';
 import { connect, describeUrl, type ConnectOptions } from './database.js';
 import { migratePostgres } from './postgres-migrations.js';
 import { PostgresBus } from './postgres-bus.js';
 import { PostgresEventLog } from './postgres-events.js';
-import { PostgresConfirmationStore } from './postgres-confirmations.js';
+import { PostgresApprovalStore } from './postgres-approvals.js';
 import { PostgresMcpSessionStore } from './postgres-mcp-sessions.js';
 import { PostgresAgentSessionStore } from './postgres-agent-sessions.js';
 import { PostgresReceiptStore } from './postgres-receipts.js';
+import { PostgresRejectionStore } from './postgres-rejections.js';
 import { PostgresUsageLog } from './postgres-usage.js';
 
 /** Where and how the shared store keeps its data. */
 export interface PostgresStoreOptions extends ConnectOptions {
   /** the clock in ms since the epoch, passed to every query that needs the time (never SQL now()); injectable for tests */
   now?: () => number;
-  /** how long a confirmation waits; default 10 minutes */
-  confirmationTtlMs?: number;
 }
 
 const HEALTH_TIMEOUT_MS = 2000;
@@ -40,7 +38,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   return {
     kind: 'postgres',
     receipts,
-    confirmations: new PostgresConfirmationStore(sql, { now, ttlMs: options.confirmationTtlMs ?? DEFAULT_CONFIRMATION_TTL_MS }),
+    approvals: new PostgresApprovalStore(sql, { now }),
+    rejections: new PostgresRejectionStore(sql),
     mcpSessions: new PostgresMcpSessionStore(sql, { now }),
     agentSessions: new PostgresAgentSessionStore(sql),
     usage: new PostgresUsageLog(sql),

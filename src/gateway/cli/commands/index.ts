@@ -1,4 +1,5 @@
 import type { Command } from '../command.js';
+import { approvalsCommand } from './approvals-command.js';
 import { callCommand } from './call-command.js';
 import { confirmCommand } from './confirm-command.js';
 import { exportCommand } from './export-command.js';
@@ -22,6 +23,7 @@ export const COMMANDS: Command[] = [
   matchCommand,
   callCommand,
   confirmCommand,
+  approvalsCommand,
   receiptsCommand,
   suggestCommand,
   tailCommand,

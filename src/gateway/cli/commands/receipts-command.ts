@@ -10,13 +10,14 @@ const AMBIGUOUS_SHOWN = 10;
 /** `hldp receipts`: stored receipts, newest first; with an id (or its first 8+ characters), one receipt in full; `verify` walks the hash chain. */
 export const receiptsCommand: Command = {
   name: 'receipts',
-  usage: '[ID|PREFIX | verify] [--failed|--ok] [--tool T] [--since ISO] [--limit N] [--offset N] [--json]',
-  summary: 'read stored receipts, newest first (one in full with its id or its first 8+ characters); verify checks their hash chain',
+  usage: '[ID|PREFIX | verify] [--failed|--ok|--rejected] [--tool T] [--since ISO] [--limit N] [--offset N] [--json]',
+  summary: 'read stored receipts, newest first (one in full with its id or its first 8+ characters); --rejected: calls refused before they ran; verify checks their hash chain',
   options: {
     ...JSON_OPTION,
     config: { type: 'string', short: 'c' },
     failed: { type: 'boolean' },
     ok: { type: 'boolean' },
+    rejected: { type: 'boolean' },
     tool: { type: 'string' },
     since: { type: 'string' },
     limit: { type: 'string', short: 'n' },
@@ -24,7 +25,7 @@ export const receiptsCommand: Command = {
   },
   maxPositionals: 1,
   async run(flags, positionals, io) {
-    if (flags.failed && flags.ok) throw new UsageError('--failed and --ok exclude each other');
+    if ([flags.failed, flags.ok, flags.rejected].filter(Boolean).length > 1) throw new UsageError('--failed, --ok and --rejected exclude each other');
     const limit = integerFlag('--limit', flags.limit, 20, 1, 1000);
     const offset = integerFlag('--offset', flags.offset, 0, 0, Number.MAX_SAFE_INTEGER);
     if (typeof flags.since === 'string' && Number.isNaN(Date.parse(flags.since))) throw new UsageError('--since must be an ISO date or time, e.g. 2026-11-29T10:00:00Z');
@@ -38,6 +39,14 @@ export const receiptsCommand: Command = {
         return printChainReport(await store.receipts.verify(), io, flags.json === true);
       }
       const id = positionals[0];
+      if (flags.rejected) {
+        if (id) throw new UsageError('--rejected lists; it takes no id');
+        const page = await store.rejections.list({ limit: limit + 1, offset, ...(typeof flags.tool === 'string' ? { tool: flags.tool } : {}), ...(typeof flags.since === 'string' ? { since: flags.since } : {}) });
+        const rejections = page.slice(0, limit);
+        if (flags.json) writeJson(io, { rejections, limit, offset, next_offset: page.length > limit ? offset + limit : null });
+        else writeLines(io.stdout, rejections.map((entry) => `${entry.at}  rejected  ${entry.tool}  ${entry.code}  by ${entry.caller ?? '-'}  ${firstLine(entry.reason)}`));
+        return 0;
+      }
       if (id) return await showOne(store.receipts, id, io, Boolean(flags.json), config.store.url ? 'the PostgreSQL store' : config.receiptsDb);
       const { summaryLine } = await import('../format-outcome.js');
       // one more than asked says whether another page follows, as GET /v1/receipts does
@@ -93,4 +102,9 @@ function integerFlag(name: string, value: string | boolean | undefined, fallback
   const number = Number(value);
   if (typeof value !== 'string' || !/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < min || number > max) throw new UsageError(`${name} must be an integer from ${min} to ${max}`);
   return number;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }

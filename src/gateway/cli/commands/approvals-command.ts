@@ -1,0 +1,85 @@
+import type { ApprovalRecord, ApprovalStatus } from '../../../store/index.js';
+import { JSON_OPTION, REPOSITORY_OPTIONS, writeJson, writeLines, type Command, type CommandIo } from '../command.js';
+import { UsageError } from '../usage-error.js';
+
+const ACTIONS = ['list', 'show', 'approve', 'deny', 'cancel'] as const;
+const STATUSES: readonly string[] = ['pending', 'approved', 'denied', 'expired', 'cancelled', 'all'];
+
+/**
+ * `hldp approvals`: the approval queue, as the principal in `HLDP_TOKEN` (or `local`): list, show (optionally
+ * waiting for the decision), approve (runs exactly the bound call, once, here), deny, cancel.
+ */
+export const approvalsCommand: Command = {
+  name: 'approvals',
+  usage: 'list [--status S|all] | show ID [--wait S] | approve ID [--reason R] | deny ID [--reason R] | cancel ID [--json]',
+  summary: 'the approval queue: list pending requests, show one, approve (runs the call once), deny or cancel; acts as HLDP_TOKEN\'s principal, else local',
+  options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, status: { type: 'string' }, reason: { type: 'string' }, wait: { type: 'string' }, limit: { type: 'string', short: 'n' } },
+  maxPositionals: 2,
+  async run(flags, positionals, io) {
+    const [action = 'list', id] = positionals;
+    if (!(ACTIONS as readonly string[]).includes(action)) throw new UsageError(`unknown approvals action '${action}'; use ${ACTIONS.join(', ')}`);
+    if (action !== 'list' && !id) throw new UsageError(`approvals ${action} needs a request id, e.g. hldp approvals ${action} apr_3kq...; list them with hldp approvals list`);
+    const status = typeof flags.status === 'string' ? flags.status : 'pending';
+    if (!STATUSES.includes(status)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
+    const wait = typeof flags.wait === 'string' ? Number(flags.wait) : 0;
+    if (!Number.isSafeInteger(wait) || wait < 0 || wait > 3600) throw new UsageError('--wait is whole seconds from 0 to 3600');
+    const limit = typeof flags.limit === 'string' ? Number(flags.limit) : 50;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit is a whole number from 1 to 1000');
+    const json = flags.json === true;
+    const reason = typeof flags.reason === 'string' ? flags.reason : null;
+    const { cliCaller, withGateway } = await import('../with-gateway.js');
+    return withGateway(flags, async (gateway) => {
+      const principal = gateway.principal(cliCaller(gateway));
+      if (action === 'list') {
+        const records = await gateway.approvals.list({ ...(status === 'all' ? {} : { status: status as ApprovalStatus }), limit }, principal);
+        if (json) writeJson(io, { approvals: records });
+        else if (records.length === 0) io.stderr.write(`no ${status === 'all' ? '' : `${status} `}approval requests${principal.roles.has('approver') ? '' : ` of '${principal.name}'`}\n`);
+        else writeLines(io.stdout, records.map(summary));
+        return 0;
+      }
+      if (action === 'show') {
+        if (!(await gateway.approvals.get(id!, principal))) return missing(io, id!, principal.name);
+        const state = await gateway.approvals.wait(id!, wait * 1000);
+        if (!state) return missing(io, id!, principal.name);
+        if (json) writeJson(io, state);
+        else writeLines(io.stdout, [detail(state.approval), ...(state.receipt ? [`receipt ${state.receipt.id}: ${state.receipt.ok ? 'ok' : (state.receipt.code ?? 'failed')}`] : [])]);
+        return state.approval.status === 'pending' || state.approval.status === 'approved' ? 0 : 1;
+      }
+      const answer = action === 'cancel' ? await gateway.cancelApproval(id!, principal, reason) : await gateway.decide(id!, principal, action as 'approve' | 'deny', { reason });
+      if (json) writeJson(io, answer.ok ? { approval: answer.approval, receipt: answer.receipt } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}) });
+      if (!answer.ok) {
+        if (!json) io.stderr.write(`${answer.code}: ${answer.error}\n`);
+        return 1;
+      }
+      if (!json) {
+        const { receiptDetail } = await import('../format-outcome.js');
+        io.stderr.write(`${answer.approval.id} ${answer.approval.status} by ${principal.name}\n`);
+        if (answer.receipt) writeLines(io.stdout, [receiptDetail(answer.receipt)]);
+      }
+      // approve: 0 when the call it ran says ok; deny and cancel did what was asked
+      return action === 'approve' && answer.receipt && !answer.receipt.ok ? 1 : 0;
+    });
+  },
+};
+
+function summary(record: ApprovalRecord): string {
+  return `${record.id}  ${record.status.padEnd(9)}  ${record.tool}  by ${record.caller}  expires ${record.expires_at}  ${record.rule.reason}`;
+}
+
+function detail(record: ApprovalRecord): string {
+  return [
+    `${record.id}  ${record.status}`,
+    `tool      ${record.tool} (${record.executor} ${record.method})`,
+    `params    ${JSON.stringify(record.params)}`,
+    `caller    ${record.caller}${record.session ? ` (session ${record.session})` : ''}`,
+    `why       ${record.rule.reason}`,
+    `commit    ${record.commit}`,
+    `asked     ${record.created_at}, expires ${record.expires_at}`,
+    ...(record.decided_at ? [`decided   ${record.status} by ${record.decided_by ?? 'the clock'} at ${record.decided_at} via ${record.decided_via}${record.decision_reason ? `: ${record.decision_reason}` : ''}`] : []),
+  ].join('\n');
+}
+
+function missing(io: CommandIo, id: string, principal: string): number {
+  io.stderr.write(`no approval request '${id}' that '${principal}' may see\n`);
+  return 1;
+}

@@ -1,0 +1,126 @@
+import express, { type RequestHandler, type Response, type Router } from 'express';
+import { redactValue } from '../../executors/index.js';
+import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
+import type { ApprovalAnswer, Gateway } from '../service/index.js';
+import { validateBody } from './body-validator.js';
+import { principalOf } from './principal-auth.js';
+import { integerParameter } from './query-parameters.js';
+
+const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'cancelled'];
+/** The longest a caller may hold `GET /v1/approvals/:id?wait=` open, in seconds. */
+export const MAX_WAIT_SECONDS = 120;
+
+const REFUSAL_STATUS: Record<Extract<ApprovalAnswer, { ok: false }>['code'], number> = {
+  APPROVAL_NOT_FOUND: 404,
+  APPROVAL_FORBIDDEN: 403,
+  APPROVAL_DECIDED: 409,
+  APPROVAL_EXPIRED: 409,
+  APPROVAL_MISMATCH: 409,
+  APPROVAL_OUTDATED: 409,
+  TIMEOUT_NOT_ALLOWED: 422,
+  STORE_UNAVAILABLE: 503,
+};
+
+/**
+ * Approval requests and rejected calls: the queue (`GET /v1/approvals?status=pending`), one request (long-polled
+ * with `?wait=`), `approve`, `deny` and `cancel`; `GET /v1/rejections` lists calls refused before they could run.
+ */
+export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number }): Router {
+  const router = express.Router();
+  const parse = express.json({ limit: options.maxBodyBytes, strict: false });
+  const check = validateBody('ApprovalDecisionRequest');
+  // the body is optional: a bare POST approves (or denies) without a reason
+  const json: RequestHandler[] = [parse, (request, response, next) => (request.get('content-type') === undefined && request.body === undefined ? ((request.body = {}), next()) : check(request, response, next))];
+  // params shown to approvers keep no secret of the gateway's either
+  const shown = (record: ApprovalRecord): ApprovalRecord => ({ ...record, params: redactValue(record.params, gateway.config.principalTokens) });
+
+  router.get('/v1/approvals', async (request, response) => {
+    const query = request.query as Record<string, unknown>;
+    const unknown = Object.keys(query).filter((key) => !['status', 'caller', 'tool', 'limit', 'offset'].includes(key));
+    const status = query['status'];
+    const limit = integerParameter('limit', stringOf(query['limit']), 50, 1, 1000);
+    const offset = integerParameter('offset', stringOf(query['offset']), 0, 0, Number.MAX_SAFE_INTEGER);
+    const problem = unknown.length ? `unknown query parameter '${unknown[0]}'; use status, caller, tool, limit, offset` : status !== undefined && !STATUSES.includes(status as ApprovalStatus) ? `'status' must be one of ${STATUSES.join(', ')}` : typeof limit === 'string' ? limit : typeof offset === 'string' ? offset : undefined;
+    if (problem !== undefined || typeof limit === 'string' || typeof offset === 'string') {
+      response.status(400).json({ code: 'INVALID_REQUEST', error: problem });
+      return;
+    }
+    const page = await gateway.approvals.list({
+      ...(status ? { status: status as ApprovalStatus } : {}), ...(stringOf(query['caller']) ? { caller: stringOf(query['caller'])! } : {}),
+      ...(stringOf(query['tool']) ? { tool: stringOf(query['tool'])! } : {}), limit: limit + 1, offset,
+    }, principalOf(response));
+    response.json({ approvals: page.slice(0, limit).map(shown), limit, offset, next_offset: page.length > limit ? offset + limit : null });
+  });
+
+  router.get('/v1/approvals/:id', async (request, response) => {
+    const wait = integerParameter('wait', stringOf(request.query['wait']), 0, 0, MAX_WAIT_SECONDS);
+    if (typeof wait === 'string') {
+      response.status(400).json({ code: 'INVALID_REQUEST', error: wait });
+      return;
+    }
+    const principal = principalOf(response);
+    const id = request.params.id;
+    if (!(await gateway.approvals.get(id, principal))) {
+      response.status(404).json({ code: 'APPROVAL_NOT_FOUND', error: `no approval request '${id}' that '${principal.name}' may see; list them with GET /v1/approvals` });
+      return;
+    }
+    // the caller that hangs up stops the wait
+    const gone = new AbortController();
+    response.on('close', () => gone.abort());
+    const state = await gateway.hold(gateway.approvals.wait(id, wait * 1000, gone.signal));
+    if (gone.signal.aborted) return;
+    if (!state) response.status(404).json({ code: 'APPROVAL_NOT_FOUND', error: `no approval request '${id}'` });
+    else response.json({ approval: shown(state.approval), receipt: state.receipt });
+  });
+
+  for (const verdict of ['approve', 'deny'] as const) {
+    router.post(`/v1/approvals/:id/${verdict}`, ...json, async (request, response) => {
+      const body = request.body as { reason?: string; params?: Record<string, unknown>; timeout_ms?: number };
+      const answer = await gateway.decide(String(request.params['id']), principalOf(response), verdict, {
+        reason: body.reason ?? null, ...(body.params ? { params: body.params } : {}), ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }),
+      });
+      sendAnswer(response, answer, shown);
+    });
+  }
+
+  router.post('/v1/approvals/:id/cancel', ...json, async (request, response) => {
+    const body = request.body as { reason?: string };
+    sendAnswer(response, await gateway.cancelApproval(String(request.params['id']), principalOf(response), body.reason ?? null), shown);
+  });
+
+  router.get('/v1/rejections', async (request, response) => {
+    const query = request.query as Record<string, unknown>;
+    const unknown = Object.keys(query).filter((key) => !['caller', 'tool', 'code', 'since', 'limit', 'offset'].includes(key));
+    const limit = integerParameter('limit', stringOf(query['limit']), 50, 1, 1000);
+    const offset = integerParameter('offset', stringOf(query['offset']), 0, 0, Number.MAX_SAFE_INTEGER);
+    const since = stringOf(query['since']);
+    const problem = unknown.length ? `unknown query parameter '${unknown[0]}'; use caller, tool, code, since, limit, offset` : since !== undefined && Number.isNaN(Date.parse(since)) ? "'since' must be an ISO date or time" : typeof limit === 'string' ? limit : typeof offset === 'string' ? offset : undefined;
+    if (problem !== undefined || typeof limit === 'string' || typeof offset === 'string') {
+      response.status(400).json({ code: 'INVALID_REQUEST', error: problem });
+      return;
+    }
+    const principal = principalOf(response);
+    // everyone sees what was refused to them; approvers and admins see every caller's
+    const everyone = principal.roles.has('admin') || principal.roles.has('approver');
+    const caller = everyone ? stringOf(query['caller']) : principal.name;
+    const page = await gateway.store.rejections.list({
+      ...(caller !== undefined ? { caller } : {}), ...(stringOf(query['tool']) ? { tool: stringOf(query['tool'])! } : {}),
+      ...(stringOf(query['code']) ? { code: stringOf(query['code'])! } : {}), ...(since !== undefined ? { since } : {}), limit: limit + 1, offset,
+    });
+    response.json({ rejections: page.slice(0, limit), limit, offset, next_offset: page.length > limit ? offset + limit : null });
+  });
+  return router;
+}
+
+function sendAnswer(response: Response, answer: ApprovalAnswer, shown: (record: ApprovalRecord) => ApprovalRecord): void {
+  if (answer.ok) {
+    response.json({ approval: shown(answer.approval), receipt: answer.receipt });
+    return;
+  }
+  const { ok: _ok, approval, ...rest } = answer;
+  response.status(REFUSAL_STATUS[answer.code]).json({ ...rest, ...(approval ? { approval: shown(approval) } : {}) });
+}
+
+function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,37 @@
+import type { ApprovalDecision, ConsoleBackend, ConsolePrincipal, PendingApproval } from '../../console/index.js';
+import type { ApprovalRecord } from '../../store/index.js';
+import type { Gateway } from '../service/index.js';
+
+const MOST = 1000;
+
+/** A stored request as the console's approvals view lists it. */
+function pendingOf(record: ApprovalRecord): PendingApproval {
+  return {
+    id: record.id, kind: record.rule.self_approval ? 'confirmation' : 'approval', tool: record.tool, params: record.params, commit: record.commit,
+    created_at: record.created_at, expires_at: record.expires_at, caller: record.caller, ...(record.session ? { session: record.session } : {}), reason: record.rule.reason,
+  };
+}
+
+/**
+ * The console's approvals over the gateway's approval requests (shared by every instance through the store): every
+ * pending one (the console shows each principal what it may see), and decisions made as the signed-in principal,
+ * under the same rules as `POST /v1/approvals/:id/approve|deny` (self-approval only where the rule allows it; the
+ * call runs once, for the principal who asked).
+ */
+export function consoleApprovals(gateway: Gateway): ConsoleBackend['approvals'] {
+  const decide = async (id: string, by: ConsolePrincipal, reason: string, verdict: 'approve' | 'deny'): Promise<ApprovalDecision> => {
+    const answer = await gateway.decide(id, gateway.principal(by.name), verdict, { reason: reason === '' ? null : reason });
+    if (!answer.ok) return { ok: false, status: answer.code === 'APPROVAL_NOT_FOUND' ? 404 : answer.code === 'APPROVAL_FORBIDDEN' ? 403 : 409, message: answer.error };
+    const ran = verdict === 'approve' ? `'${answer.approval.tool}' ran` : `'${answer.approval.tool}' will not run`;
+    return { ok: true, ...(answer.receipt && verdict === 'approve' ? { receipt: answer.receipt } : {}), message: `${verdict === 'approve' ? 'approved' : 'denied'} by ${by.name}: ${ran}` };
+  };
+  return {
+    pending: async () => {
+      // an overdue request is expired (its EXPIRED receipt stored) rather than shown as waiting
+      await gateway.approvals.sweep();
+      return (await gateway.store.approvals.list({ status: 'pending', limit: MOST })).map(pendingOf);
+    },
+    approve: (id, by, reason) => decide(id, by, reason, 'approve'),
+    deny: (id, by, reason) => decide(id, by, reason, 'deny'),
+  };
+}

@@ -1,0 +1,280 @@
+import { randomBytes } from 'node:crypto';
+import { describeGate, type ProgressUpdate, type Receipt, type ReceiptApproval, type ToolDefinition } from '../../core/index.js';
+import { deciderProblem, hashToken, type PolicyDecision, type Principal } from '../../policy/index.js';
+import { hashParams, type ApprovalDecision, type ApprovalQuery, type ApprovalRecord, type Store } from '../../store/index.js';
+import { chooseDeadline } from './call-deadline.js';
+import type { CallOutcome } from './call-outcome.js';
+import type { Registry } from './gateway.js';
+import type { UnrunCall } from './unrun-receipt.js';
+
+/** Why an approval request could not be decided (or read) as asked; nothing ran. */
+export type ApprovalRefusalCode =
+  | 'APPROVAL_NOT_FOUND'
+  | 'APPROVAL_FORBIDDEN'
+  | 'APPROVAL_DECIDED'
+  | 'APPROVAL_EXPIRED'
+  | 'APPROVAL_MISMATCH'
+  | 'APPROVAL_OUTDATED'
+  | 'TIMEOUT_NOT_ALLOWED'
+  | 'STORE_UNAVAILABLE';
+
+/** What deciding, cancelling or reading a request came to: the request and its receipt, or why not. */
+export type ApprovalAnswer =
+  | { ok: true; approval: ApprovalRecord; receipt: Receipt | null }
+  | { ok: false; code: ApprovalRefusalCode; error: string; approval?: ApprovalRecord; receipt?: Receipt; requested_ms?: number; allowed_ms?: number };
+
+/** How a person decides: approve runs exactly the bound call once; deny stores a `DENIED` receipt. */
+export interface DecideOptions {
+  reason?: string | null;
+  /** the params the decider saw: other params than the request's are refused, and it stays pending */
+  params?: Record<string, unknown>;
+  /** the run's deadline, within the tool's and the gateway's ceilings (default: the one the call asked for) */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** where the approved run's progress goes, if its executor reports any */
+  onProgress?: (update: ProgressUpdate) => void;
+  /** `elicitation`: the human at the MCP client decides, where the rule lets them */
+  via?: 'api' | 'elicitation';
+}
+
+/** What the desk needs of the gateway: the registry now, the store, and how to run and record. */
+export interface ApprovalHost {
+  registry(): Registry;
+  store: Store;
+  /** the default time a request waits */
+  ttlMs: number;
+  maxCallTimeoutMs: number;
+  run(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval, timeoutMs: number, who: { caller: string; session: string | null; signal?: AbortSignal; onProgress?: (update: ProgressUpdate) => void }): Promise<Receipt>;
+  /** stores (and returns) the receipt of a call that never ran */
+  unrun(call: Omit<UnrunCall, 'source'>): Promise<Receipt>;
+  /** tells observers (metrics, events) what a decision came to */
+  finished(outcome: CallOutcome): void;
+}
+
+// how often a waiting caller looks at the store for a decision another process made
+const POLL_MS = 250;
+const SWEEP_MS = 1000;
+
+/**
+ * Approval requests (seed 002): a call the policy sends to a person is bound to `{caller, session, tool, params
+ * digest, commit, expiry}` and decided exactly once (one conditional update in the shared store), by an approver,
+ * by its caller where the rule allows (the confirm flow), by the human at an MCP client, or by the clock.
+ */
+export class ApprovalDesk {
+  readonly #host: ApprovalHost;
+  readonly #waiters = new Map<string, Set<() => void>>();
+  #sweeper: NodeJS.Timeout | undefined;
+
+  constructor(host: ApprovalHost) {
+    this.#host = host;
+  }
+
+  /** Files the request a policy decision asks for; the caller's answer says how it will be decided. */
+  async request(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, decision: Extract<PolicyDecision, { kind: 'approve' }>, caller: string, session: string | null, timeoutMs: number): Promise<CallOutcome> {
+    // a confirmation token exists only where the caller may approve its own request
+    const token = decision.selfApproval ? `hldp_confirm_${randomBytes(24).toString('base64url')}` : undefined;
+    const record = await this.#host.store.approvals.create({
+      caller, session, tool: tool.name, method: tool.method, executor: tool.executor, params, commit: registry.index.commit,
+      rule: { where: decision.rule?.where ?? null, reason: decision.reason, self_approval: decision.selfApproval, approvers: decision.approvers, elicit: decision.elicit },
+      timeoutMs, ...(token ? { tokenHash: hashToken(token) } : {}),
+      ttlMs: decision.expiresInMs ?? this.#host.ttlMs,
+    });
+    const approvers = describeGate(decision.approvers);
+    const wait = `GET /v1/approvals/${record.id}?wait=30 waits for its receipt`;
+    const message = token
+      ? `${decision.reason}: nothing has run. Confirm this exact call with hldp confirm ${token} (or POST /v1/confirm) before ${record.expires_at}; or ${approvers} approves request ${record.id}. ${wait}.`
+      : `${decision.reason}: nothing has run. Request ${record.id} waits for ${approvers} to approve it (hldp approvals approve ${record.id}) before ${record.expires_at}. ${wait}.`;
+    return {
+      kind: 'confirmation_required',
+      confirmation: {
+        status: token ? 'confirmation_required' : 'approval_required', id: record.id, tool: tool.name, params: record.params, commit: record.commit,
+        ...(token ? { token } : {}), expires_at: record.expires_at, reason: decision.reason, approvers, message,
+      },
+    };
+  }
+
+  /** Runs the call a confirmation token stands for: its caller's self-approval, under the token's binding. */
+  async confirm(token: string, options: Omit<DecideOptions, 'via' | 'reason'> & { caller?: string } = {}): Promise<CallOutcome> {
+    const refuse = (reason: string, error: string): CallOutcome => ({ kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason, error });
+    const record = await this.#host.store.approvals.byTokenHash(hashToken(token));
+    if (!record) return refuse('unknown', 'no call waits for this confirmation token; call the tool again for a new one');
+    const answer = await this.#decide(record, { name: options.caller ?? record.caller, token: true }, 'approve', { ...options, via: 'api' });
+    if (answer.ok) return { kind: 'receipt', receipt: answer.receipt! };
+    switch (answer.code) {
+      case 'APPROVAL_DECIDED':
+        return answer.approval?.status === 'expired' ? refuse('expired', `this confirmation token expired: ${answer.error}`) : refuse('used', `this confirmation token was already used: ${answer.error}`);
+      case 'APPROVAL_EXPIRED':
+        return refuse('expired', answer.error);
+      case 'APPROVAL_MISMATCH':
+      case 'APPROVAL_OUTDATED':
+        return refuse('mismatch', answer.error);
+      case 'TIMEOUT_NOT_ALLOWED':
+        return { kind: 'timeout_not_allowed', code: 'TIMEOUT_NOT_ALLOWED', tool: record.tool, error: answer.error, requested_ms: answer.requested_ms ?? 0, allowed_ms: answer.allowed_ms ?? 0 };
+      default:
+        return refuse('unknown', answer.error);
+    }
+  }
+
+  /** An approver (or, where its rule allows, the caller) approves or denies a pending request, once. */
+  async decide(id: string, decider: Principal, verdict: 'approve' | 'deny', options: DecideOptions = {}): Promise<ApprovalAnswer> {
+    const record = await this.#host.store.approvals.get(id);
+    if (!record) return { ok: false, code: 'APPROVAL_NOT_FOUND', error: `no approval request '${id}'; list them with GET /v1/approvals?status=pending` };
+    // the human at the MCP client decides where the rule says so; anyone else by role
+    const problem = options.via === 'elicitation' ? (record.rule.elicit ? undefined : `request '${id}' may not be decided at the MCP client; ${describeGate(record.rule.approvers)} decides it`) : deciderProblem({ caller: record.caller, selfApproval: record.rule.self_approval, approvers: record.rule.approvers }, decider);
+    if (problem) return { ok: false, code: 'APPROVAL_FORBIDDEN', error: problem, approval: record };
+    return this.#decide(record, { name: decider.name, token: false }, verdict, options);
+  }
+
+  /** The caller withdraws its own request (or an admin does): a `CANCELLED` receipt, nothing ran. */
+  async cancel(id: string, by: Principal, reason: string | null): Promise<ApprovalAnswer> {
+    const record = await this.#host.store.approvals.get(id);
+    if (!record) return { ok: false, code: 'APPROVAL_NOT_FOUND', error: `no approval request '${id}'` };
+    if (record.caller !== by.name && !by.roles.has('admin')) return { ok: false, code: 'APPROVAL_FORBIDDEN', error: `only its caller '${record.caller}' or an admin may cancel request '${id}'`, approval: record };
+    const closed = await this.#close(record, { status: 'cancelled', by: by.name, reason, via: 'api' }, `cancelled by ${by.name}${reason ? `: ${reason}` : ''}; nothing ran`);
+    return closed ?? this.#alreadyDecided(id);
+  }
+
+  /** One request, if `principal` may see it: its caller, its approvers, an admin. */
+  async get(id: string, principal: Principal): Promise<ApprovalRecord | undefined> {
+    const record = await this.#host.store.approvals.get(id);
+    return record && this.maySee(record, principal) ? record : undefined;
+  }
+
+  /** Requests newest first; a principal that decides none sees only its own. Overdue ones are expired first. */
+  async list(query: ApprovalQuery, principal: Principal): Promise<ApprovalRecord[]> {
+    await this.sweep();
+    const mine = principal.roles.has('approver') || principal.roles.has('admin') ? {} : { caller: principal.name };
+    return this.#host.store.approvals.list({ ...query, ...mine });
+  }
+
+  /** Whether `principal` may read this request. */
+  maySee(record: ApprovalRecord, principal: Principal): boolean {
+    return record.caller === principal.name || principal.roles.has('admin') || deciderProblem({ caller: '', selfApproval: false, approvers: record.rule.approvers }, principal) === undefined;
+  }
+
+  /** Waits up to `ms` for the request to be decided and its receipt stored (expiring it when its time comes). */
+  async wait(id: string, ms: number, signal?: AbortSignal): Promise<{ approval: ApprovalRecord; receipt: Receipt | null } | undefined> {
+    const until = Date.now() + ms;
+    for (;;) {
+      const record = await this.#host.store.approvals.get(id);
+      if (!record) return undefined;
+      const overdue = record.status === 'pending' && Date.parse(record.expires_at) <= Date.now();
+      if (overdue && (await this.#expire(record))) continue;
+      const settled = record.status !== 'pending' && record.receipt_id !== null;
+      if (settled || Date.now() >= until || signal?.aborted) {
+        return { approval: record, receipt: record.receipt_id === null ? null : ((await this.#host.store.receipts.get(record.receipt_id)) ?? null) };
+      }
+      const expiresIn = record.status === 'pending' ? Math.max(0, Date.parse(record.expires_at) - Date.now()) : POLL_MS;
+      await this.#nap(id, Math.min(until - Date.now(), expiresIn, POLL_MS), signal);
+    }
+  }
+
+  /** Expires every overdue request now: an `EXPIRED` receipt each (once, whichever instance gets there first). */
+  async sweep(): Promise<number> {
+    let expired = 0;
+    for (const record of await this.#host.store.approvals.due(100)) if (await this.#expire(record)) expired += 1;
+    return expired;
+  }
+
+  /** Sweeps every second until `stop` (servers: unattended requests still expire and say so). */
+  start(onError: (error: Error) => void): void {
+    this.#sweeper ??= setInterval(() => void this.sweep().catch(onError), SWEEP_MS).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+    for (const wake of [...this.#waiters.values()].flatMap((set) => [...set])) wake();
+  }
+
+  async #decide(record: ApprovalRecord, decider: { name: string; token: boolean }, verdict: 'approve' | 'deny', options: DecideOptions): Promise<ApprovalAnswer> {
+    const via = decider.token ? 'confirm' : (options.via ?? 'api');
+    if (record.status !== 'pending') return this.#alreadyDecided(record.id, record);
+    if (Date.parse(record.expires_at) <= Date.now()) {
+      await this.#expire(record);
+      return { ok: false, code: 'APPROVAL_EXPIRED', error: `request '${record.id}' expired at ${record.expires_at}; nothing ran: call the tool again`, approval: record };
+    }
+    if (options.params !== undefined && hashParams(options.params) !== record.params_hash) {
+      return { ok: false, code: 'APPROVAL_MISMATCH', error: `these are not the params request '${record.id}' is bound to (its digest is ${record.params_hash}); it stays pending: decide exactly the call it shows, or call the tool again with the new params`, approval: record };
+    }
+    const reason = options.reason ?? null;
+    if (verdict === 'deny') {
+      const closed = await this.#close(record, { status: 'denied', by: decider.name, reason, via }, `denied by ${decider.name}${reason ? `: ${reason}` : ''}; nothing ran`);
+      return closed ?? this.#alreadyDecided(record.id);
+    }
+    // anything changed since the request was made is refused, not forwarded: the commit (the policy's version) or the tool
+    const registry = this.#host.registry();
+    const lookup = registry.matcher.lookup(record.tool, record.params);
+    const moved = registry.index.commit !== record.commit ? `the registry moved from ${record.commit} to ${registry.index.commit} since request '${record.id}' was made` : !lookup.found || !lookup.valid ? `'${record.tool}' no longer accepts these params` : undefined;
+    if (moved || !lookup.found || !lookup.valid) {
+      const text = `${moved}; nothing ran: call the tool again`;
+      const closed = await this.#close(record, { status: 'cancelled', by: decider.name, reason: text, via: 'outdated' }, text);
+      return closed?.ok ? { ok: false, code: 'APPROVAL_OUTDATED', error: text, approval: closed.approval, ...(closed.receipt ? { receipt: closed.receipt } : {}) } : this.#alreadyDecided(record.id);
+    }
+    // checked before the decision: a refused deadline leaves the request pending
+    const deadline = chooseDeadline(lookup.tool, options.timeoutMs ?? record.timeout_ms ?? undefined, this.#host.maxCallTimeoutMs);
+    if (!deadline.ok) return { ok: false, code: 'TIMEOUT_NOT_ALLOWED', error: deadline.outcome.error, approval: record, requested_ms: deadline.outcome.requested_ms, allowed_ms: deadline.outcome.allowed_ms };
+    const decided = await this.#host.store.approvals.decide(record.id, { status: 'approved', by: decider.name, reason, via });
+    if (!decided) return this.#alreadyDecided(record.id);
+    const receipt = await this.#host.run(registry, lookup.tool, decided.params, linkOf(decided), deadline.timeoutMs, { caller: decided.caller, session: decided.session, ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+    return this.#settled(decided, receipt);
+  }
+
+  /** Decides a request that will not run, stores the receipt that says so; undefined when another decider won. */
+  async #close(record: ApprovalRecord, decision: ApprovalDecision, error: string): Promise<ApprovalAnswer | undefined> {
+    const decided = await this.#host.store.approvals.decide(record.id, decision);
+    if (!decided) return undefined;
+    const code = decision.status === 'denied' ? 'DENIED' : decision.status === 'expired' ? 'EXPIRED' : 'CANCELLED';
+    const receipt = await this.#host.unrun({
+      tool: decided.tool, method: decided.method, executor: decided.executor, params: decided.params, commit: decided.commit,
+      code, error: `${decided.tool}: ${error}`, caller: decided.caller, session: decided.session, approval: linkOf(decided),
+      // every new request records the deadline it would run under
+      timeoutMs: decided.timeout_ms ?? 30_000,
+    });
+    return this.#settled(decided, receipt);
+  }
+
+  async #settled(decided: ApprovalRecord, receipt: Receipt): Promise<ApprovalAnswer> {
+    // a receipt the store could not take has no id to point at
+    if (!receipt.error?.includes('RECEIPT_NOT_STORED:')) await this.#host.store.approvals.settle(decided.id, receipt.id);
+    this.#host.finished({ kind: 'receipt', receipt });
+    for (const wake of this.#waiters.get(decided.id) ?? []) wake();
+    return { ok: true, approval: { ...decided, receipt_id: receipt.id }, receipt };
+  }
+
+  async #expire(record: ApprovalRecord): Promise<boolean> {
+    const closed = await this.#close(record, { status: 'expired', by: null, reason: null, via: 'expiry' }, `no one decided request '${record.id}' before ${record.expires_at}; nothing ran`);
+    return closed !== undefined;
+  }
+
+  async #alreadyDecided(id: string, known?: ApprovalRecord): Promise<ApprovalAnswer> {
+    const record = known ?? (await this.#host.store.approvals.get(id));
+    const how = record ? `${record.status}${record.decided_by ? ` by ${record.decided_by}` : ''} at ${record.decided_at}` : 'gone';
+    return { ok: false, code: 'APPROVAL_DECIDED', error: `request '${id}' was already decided (${how}); it runs at most once`, ...(record ? { approval: record } : {}) };
+  }
+
+  #nap(id: string, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      let set = this.#waiters.get(id);
+      if (!set) this.#waiters.set(id, (set = new Set()));
+      const wake = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', wake);
+        set.delete(wake);
+        if (set.size === 0 && this.#waiters.get(id) === set) this.#waiters.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(wake, Math.max(0, ms));
+      signal?.addEventListener('abort', wake, { once: true });
+      set.add(wake);
+    });
+  }
+}
+
+/** The receipt's link to the request its call went through. */
+function linkOf(record: ApprovalRecord): ReceiptApproval {
+  return {
+    id: record.id, status: record.status as ReceiptApproval['status'], decided_by: record.decided_by, reason: record.decision_reason,
+    decided_at: record.decided_at ?? new Date().toISOString(), via: record.decided_via ?? 'api', rule: record.rule.where,
+  };
+}

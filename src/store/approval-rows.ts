@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import { canonicalJson, hashParams } from './canonical-params.js';
+import type { ApprovalQuery, ApprovalRecord, ApprovalStatus, ApprovalTerms, NewApproval } from './store.js';
+
+/** A stored approval request, as both stores keep it. */
+export interface ApprovalRow {
+  id: string;
+  status: string;
+  caller: string;
+  session: string | null;
+  tool: string;
+  method: string;
+  executor: string;
+  params: string;
+  params_hash: string;
+  commit_id: string;
+  rule: string;
+  timeout_ms: number | null;
+  token_hash: string | null;
+  created_ms: number;
+  expires_ms: number;
+  decided_ms: number | null;
+  decided_by: string | null;
+  decision_reason: string | null;
+  decided_via: string | null;
+  receipt_id: string | null;
+}
+
+/** The columns of `approvals`, in the order both stores write them. */
+export const APPROVAL_COLUMNS = 'id, status, caller, session, tool, method, executor, params, params_hash, commit_id, rule, timeout_ms, token_hash, created_ms, expires_ms, decided_ms, decided_by, decision_reason, decided_via, receipt_id';
+
+/** A fresh request id: not a secret (approvers see it in the queue), but not guessable either. */
+export const newApprovalId = (): string => `apr_${randomBytes(12).toString('base64url')}`;
+
+/** The row a new request is stored as. */
+export function approvalRow(request: NewApproval, now: number): ApprovalRow {
+  return {
+    id: newApprovalId(),
+    status: 'pending',
+    caller: request.caller,
+    session: request.session,
+    tool: request.tool,
+    method: request.method,
+    executor: request.executor,
+    params: canonicalJson(request.params),
+    params_hash: hashParams(request.params),
+    commit_id: request.commit,
+    rule: JSON.stringify(request.rule),
+    timeout_ms: request.timeoutMs ?? null,
+    token_hash: request.tokenHash ?? null,
+    created_ms: now,
+    expires_ms: now + request.ttlMs,
+    decided_ms: null,
+    decided_by: null,
+    decision_reason: null,
+    decided_via: null,
+    receipt_id: null,
+  };
+}
+
+/** A row as the request it stands for. */
+export function toApproval(row: ApprovalRow): ApprovalRecord {
+  const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+  return {
+    id: row.id,
+    status: row.status as ApprovalStatus,
+    caller: row.caller,
+    session: row.session,
+    tool: row.tool,
+    method: row.method,
+    executor: row.executor as ApprovalRecord['executor'],
+    params: JSON.parse(row.params) as Record<string, unknown>,
+    params_hash: row.params_hash,
+    commit: row.commit_id,
+    rule: JSON.parse(row.rule) as ApprovalTerms,
+    timeout_ms: row.timeout_ms,
+    created_at: new Date(row.created_ms).toISOString(),
+    expires_at: new Date(row.expires_ms).toISOString(),
+    decided_at: iso(row.decided_ms),
+    decided_by: row.decided_by,
+    decision_reason: row.decision_reason,
+    decided_via: row.decided_via as ApprovalRecord['decided_via'],
+    receipt_id: row.receipt_id,
+  };
+}
+
+/** The SQL filters of a query (`?` placeholders) and their values, newest first, paged. */
+export function approvalFilters(query: ApprovalQuery): { where: string; values: Array<string | number>; limit: number; offset: number } {
+  const clauses: string[] = [];
+  const values: Array<string | number> = [];
+  for (const [column, value] of [['status', query.status], ['caller', query.caller], ['tool', query.tool]] as const) {
+    if (value === undefined) continue;
+    clauses.push(`${column} = ?`);
+    values.push(value);
+  }
+  return {
+    where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '',
+    values,
+    limit: Math.min(1001, Math.max(1, Math.floor(query.limit ?? 50))),
+    offset: Math.max(0, Math.floor(query.offset ?? 0)),
+  };
+}

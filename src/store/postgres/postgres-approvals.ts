@@ -1,0 +1,60 @@
+import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from '../approval-rows.js';
+import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalStore, NewApproval } from '../store.js';
+import type { Database } from './database.js';
+
+const COLUMNS = APPROVAL_COLUMNS.split(', ') as Array<keyof ApprovalRow>;
+
+/** Approval requests in PostgreSQL; a decision is one conditional UPDATE, so exactly one decider on any instance wins. */
+export class PostgresApprovalStore implements ApprovalStore {
+  readonly #sql: Database;
+  readonly #now: () => number;
+
+  constructor(sql: Database, options: { now: () => number }) {
+    this.#sql = sql;
+    this.#now = options.now;
+  }
+
+  async create(request: NewApproval): Promise<ApprovalRecord> {
+    const row = approvalRow(request, this.#now());
+    await this.#sql`INSERT INTO approvals ${this.#sql(row, ...COLUMNS)}`;
+    return toApproval(row);
+  }
+
+  async get(id: string): Promise<ApprovalRecord | undefined> {
+    const [row] = await this.#sql<ApprovalRow[]>`SELECT ${this.#sql(COLUMNS)} FROM approvals WHERE id = ${id}`;
+    return row && toApproval(row);
+  }
+
+  async byTokenHash(tokenHash: string): Promise<ApprovalRecord | undefined> {
+    const [row] = await this.#sql<ApprovalRow[]>`SELECT ${this.#sql(COLUMNS)} FROM approvals WHERE token_hash = ${tokenHash}`;
+    return row && toApproval(row);
+  }
+
+  async list(query: ApprovalQuery = {}): Promise<ApprovalRecord[]> {
+    const { where, values, limit, offset } = approvalFilters(query);
+    let index = 0;
+    const text = `SELECT ${APPROVAL_COLUMNS} FROM approvals ${where.replace(/\?/g, () => `$${++index}`)} ORDER BY created_ms DESC, id DESC LIMIT $${++index} OFFSET $${++index}`;
+    const rows = await this.#sql.unsafe<ApprovalRow[]>(text, [...values, limit, offset]);
+    return rows.map(toApproval);
+  }
+
+  async decide(id: string, decision: ApprovalDecision): Promise<ApprovalRecord | undefined> {
+    const now = this.#now();
+    // READ COMMITTED: a second UPDATE of the row waits for the first to commit, then sees it decided and matches nothing
+    const expiry = decision.status === 'expired' ? this.#sql`expires_ms <= ${now}` : this.#sql`expires_ms > ${now}`;
+    const [row] = await this.#sql<ApprovalRow[]>`
+      UPDATE approvals SET status = ${decision.status}, decided_ms = ${now}, decided_by = ${decision.by}, decision_reason = ${decision.reason}, decided_via = ${decision.via}
+      WHERE id = ${id} AND status = 'pending' AND ${expiry}
+      RETURNING ${this.#sql(COLUMNS)}`;
+    return row && toApproval(row);
+  }
+
+  async settle(id: string, receiptId: string): Promise<void> {
+    await this.#sql`UPDATE approvals SET receipt_id = ${receiptId} WHERE id = ${id} AND receipt_id IS NULL`;
+  }
+
+  async due(limit: number): Promise<ApprovalRecord[]> {
+    const rows = await this.#sql<ApprovalRow[]>`SELECT ${this.#sql(COLUMNS)} FROM approvals WHERE status = 'pending' AND expires_ms <= ${this.#now()} ORDER BY expires_ms LIMIT ${limit}`;
+    return rows.map(toApproval);
+  }
+}

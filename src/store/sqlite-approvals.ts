@@ -1,0 +1,73 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from './approval-rows.js';
+import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalStore, NewApproval } from './store.js';
+
+/** Approval requests in the `approvals` table; a decision is one conditional UPDATE, so exactly one decider wins. */
+export class SqliteApprovalStore implements ApprovalStore {
+  readonly #database: Database;
+  readonly #now: () => number;
+  readonly #insert: Statement;
+  readonly #byId: Statement<[string], ApprovalRow>;
+  readonly #byToken: Statement<[string], ApprovalRow>;
+  readonly #decideBefore: Statement<[string, number, string | null, string | null, string, string, number], ApprovalRow>;
+  readonly #decideAfter: Statement<[string, number, string | null, string | null, string, string, number], ApprovalRow>;
+  readonly #settle: Statement<[string, string]>;
+  readonly #due: Statement<[number, number], ApprovalRow>;
+  readonly #listings = new Map<string, Statement<Array<string | number>, ApprovalRow>>();
+
+  constructor(database: Database, options: { now: () => number }) {
+    this.#database = database;
+    this.#now = options.now;
+    this.#insert = database.prepare(`INSERT INTO approvals (${APPROVAL_COLUMNS}) VALUES (${APPROVAL_COLUMNS.split(',').map(() => '?').join(', ')})`);
+    this.#byId = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = ?`);
+    this.#byToken = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE token_hash = ?`);
+    const decide = (condition: string) =>
+      database.prepare<[string, number, string | null, string | null, string, string, number], ApprovalRow>(
+        `UPDATE approvals SET status = ?, decided_ms = ?, decided_by = ?, decision_reason = ?, decided_via = ?
+         WHERE id = ? AND status = 'pending' AND ${condition} RETURNING ${APPROVAL_COLUMNS}`,
+      );
+    this.#decideBefore = decide('expires_ms > ?');
+    this.#decideAfter = decide('expires_ms <= ?');
+    this.#settle = database.prepare('UPDATE approvals SET receipt_id = ? WHERE id = ? AND receipt_id IS NULL');
+    this.#due = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE status = 'pending' AND expires_ms <= ? ORDER BY expires_ms LIMIT ?`);
+  }
+
+  async create(request: NewApproval): Promise<ApprovalRecord> {
+    const row = approvalRow(request, this.#now());
+    this.#insert.run(...APPROVAL_COLUMNS.split(', ').map((column) => row[column as keyof ApprovalRow]));
+    return toApproval(row);
+  }
+
+  async get(id: string): Promise<ApprovalRecord | undefined> {
+    const row = this.#byId.get(id);
+    return row && toApproval(row);
+  }
+
+  async byTokenHash(tokenHash: string): Promise<ApprovalRecord | undefined> {
+    const row = this.#byToken.get(tokenHash);
+    return row && toApproval(row);
+  }
+
+  async list(query: ApprovalQuery = {}): Promise<ApprovalRecord[]> {
+    const { where, values, limit, offset } = approvalFilters(query);
+    const sql = `SELECT ${APPROVAL_COLUMNS} FROM approvals ${where} ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?`;
+    let statement = this.#listings.get(sql);
+    if (!statement) this.#listings.set(sql, (statement = this.#database.prepare<Array<string | number>, ApprovalRow>(sql)));
+    return statement.all(...values, limit, offset).map(toApproval);
+  }
+
+  async decide(id: string, decision: ApprovalDecision): Promise<ApprovalRecord | undefined> {
+    const now = this.#now();
+    const statement = decision.status === 'expired' ? this.#decideAfter : this.#decideBefore;
+    const row = statement.get(decision.status, now, decision.by, decision.reason, decision.via, id, now);
+    return row && toApproval(row);
+  }
+
+  async settle(id: string, receiptId: string): Promise<void> {
+    this.#settle.run(receiptId, id);
+  }
+
+  async due(limit: number): Promise<ApprovalRecord[]> {
+    return this.#due.all(this.#now(), limit).map(toApproval);
+  }
+}

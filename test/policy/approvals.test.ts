@@ -1,0 +1,255 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitFiles } from '../helpers/git.js';
+import { runCli } from '../helpers/run-cli.js';
+import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { api, mcpClient, policyRepository, startGateway, textOf, TOKENS } from './support.js';
+
+// one real `hldp serve` for the file: bot (an agent) calls, alice and bob (approvers) decide; the policy lives in the repository
+let gateway: { url: string; service: ServiceProcess; env: NodeJS.ProcessEnv; configFile: string };
+let repo: string;
+let workspace: string;
+let cleanup: () => Promise<void>;
+
+const WRITES = [
+  'name: writes', 'author: TEST-001', 'why: writes outside the agent area need a person',
+  'approval:',
+  '  - tools: [file-write]',
+  '    when: { path: { glob: "agent/**" } }',
+  '    decision: allow',
+  '  - tools: [shell-exec]',
+  '    when: { cmd: { regex: "rm\\\\s+-rf\\\\s+/" } }',
+  '    decision: deny',
+  '    reason: never remove the root',
+  '  - tools: [file-write]',
+  '    when: { path: { glob: "soon/**" } }',
+  '    decision: approve',
+  '    expires_in_ms: 1000',
+  '  - tools: [file-write]',
+  '    when: { path: { glob: "ask/**" } }',
+  '    decision: approve',
+  '    elicit: true',
+  '  - tools: [file-write]',
+  '    decision: approve',
+  '    reason: a write outside agent/ needs a person',
+].join('\n');
+
+beforeAll(async () => {
+  const made = await policyRepository({ 'policies/writes.hdlp': WRITES });
+  repo = made.repo;
+  workspace = join(made.temp.path, 'workspace');
+  gateway = await startGateway(repo, made.temp.path);
+  cleanup = async () => {
+    await gateway.service.stop();
+    await made.temp.cleanup();
+  };
+});
+afterAll(() => cleanup());
+
+const write = (path: string, content = 'x\n', append = false) => api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path, content, append, create_dirs: true } } });
+const exists = (path: string) => readFile(join(workspace, path), 'utf8').then((text) => text, () => undefined);
+
+describe('the approval policy', () => {
+  it('runs a write under the allowed glob directly, with no approval', async () => {
+    const direct = await write('agent/notes.txt', 'mine\n');
+    expect(direct.status).toBe(200);
+    expect(direct.body).toMatchObject({ ok: true, tool: 'file-write', caller: 'bot', approval: null, confirmation: null });
+    expect(await exists('agent/notes.txt')).toBe('mine\n');
+  });
+
+  it('keeps a write outside it pending: 202 with the request id and no token, and nothing ran', async () => {
+    const pending = await write('etc/outside.txt');
+    expect(pending.status).toBe(202);
+    expect(pending.body).toMatchObject({ status: 'approval_required', id: expect.stringMatching(/^apr_/), tool: 'file-write', reason: expect.stringContaining('policies/writes.hdlp:20:5') });
+    expect(pending.body.token).toBeUndefined();
+    expect(await exists('etc/outside.txt')).toBeUndefined();
+    const queue = await api(gateway.url, 'GET', '/v1/approvals?status=pending', { who: 'alice' });
+    expect(queue.body.approvals.map((entry: { id: string }) => entry.id)).toContain(pending.body.id);
+  });
+
+  it('stores a DENIED receipt for a denied command, and nothing ran', async () => {
+    const denied = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'shell-exec', params: { cmd: 'touch ran.txt; rm -rf /nothing-here' } } });
+    expect(denied.status).toBe(200);
+    expect(denied.body).toMatchObject({ ok: false, code: 'DENIED', exit_code: null, output: '', error: expect.stringContaining('never remove the root (policies/writes.hdlp:') });
+    expect(await exists('ran.txt')).toBeUndefined();
+    expect((await api(gateway.url, 'GET', `/v1/receipts/${denied.body.id}`, { who: 'admin' })).body).toMatchObject({ code: 'DENIED', caller: 'bot' });
+  });
+});
+
+describe('approval requests between two principals', () => {
+  it('refuses self-approval; the approver\'s approval runs the call once, and answers the waiting caller', async () => {
+    const pending = await write('etc/approved.txt', 'approved\n');
+    const id = pending.body.id as string;
+    const waiting = api(gateway.url, 'GET', `/v1/approvals/${id}?wait=60`, { who: 'bot' });
+    const own = await api(gateway.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'bot', body: { reason: 'trust me' } });
+    expect(own.status).toBe(403);
+    expect(own.body).toMatchObject({ code: 'APPROVAL_FORBIDDEN', error: expect.stringContaining('does not allow self-approval') });
+    const approved = await api(gateway.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: { reason: 'looks right' } });
+    expect(approved.status).toBe(200);
+    expect(approved.body.receipt).toMatchObject({
+      ok: true, tool: 'file-write', caller: 'bot', confirmation: id,
+      approval: { id, status: 'approved', decided_by: 'alice', reason: 'looks right', via: 'api', rule: 'policies/writes.hdlp:20:5' },
+    });
+    const answered = await waiting;
+    expect(answered.status).toBe(200);
+    expect(answered.body).toMatchObject({ approval: { id, status: 'approved', decided_by: 'alice', receipt_id: approved.body.receipt.id }, receipt: { id: approved.body.receipt.id, ok: true } });
+    expect(await exists('etc/approved.txt')).toBe('approved\n');
+    const again = await api(gateway.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'bob' });
+    expect(again).toMatchObject({ status: 409, body: { code: 'APPROVAL_DECIDED' } });
+  });
+
+  it('runs the call exactly once for 20 concurrent approvals of one request', async () => {
+    const pending = await write('etc/once.txt', 'ran\n', true);
+    const id = pending.body.id as string;
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => api(gateway.url, 'POST', `/v1/approvals/${id}/approve`, { who: index % 2 ? 'alice' : 'bob' })));
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    expect(answers.filter((answer) => answer.status === 409 && answer.body.code === 'APPROVAL_DECIDED')).toHaveLength(19);
+    // append: a second run would have left two lines
+    expect(await exists('etc/once.txt')).toBe('ran\n');
+    const receipts = await api(gateway.url, 'GET', '/v1/receipts?tool=file-write&limit=100', { who: 'admin' });
+    expect(receipts.body.receipts.filter((receipt: { confirmation: string | null }) => receipt.confirmation === id)).toHaveLength(1);
+  });
+
+  it('refuses a decision on other params under the same id, and keeps the request pending', async () => {
+    const pending = await write('etc/exact.txt', 'exact\n');
+    const id = pending.body.id as string;
+    const changed = await api(gateway.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: { params: { ...pending.body.params, content: 'rm -rf ~\n' } } });
+    expect(changed).toMatchObject({ status: 409, body: { code: 'APPROVAL_MISMATCH' } });
+    expect(await exists('etc/exact.txt')).toBeUndefined();
+    expect((await api(gateway.url, 'GET', `/v1/approvals/${id}`, { who: 'alice' })).body.approval.status).toBe('pending');
+    const same = await api(gateway.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: { params: pending.body.params } });
+    expect(same.body.receipt).toMatchObject({ ok: true });
+    expect(await exists('etc/exact.txt')).toBe('exact\n');
+  });
+
+  it('stores DENIED for a denial, with the approver and the reason, and answers the waiting caller', async () => {
+    const pending = await write('etc/denied.txt');
+    const id = pending.body.id as string;
+    const waiting = api(gateway.url, 'GET', `/v1/approvals/${id}?wait=60`, { who: 'bot' });
+    const denied = await api(gateway.url, 'POST', `/v1/approvals/${id}/deny`, { who: 'bob', body: { reason: 'not today' } });
+    expect(denied.body.receipt).toMatchObject({ ok: false, code: 'DENIED', approval: { status: 'denied', decided_by: 'bob', reason: 'not today' } });
+    expect((await waiting).body.receipt).toMatchObject({ id: denied.body.receipt.id, code: 'DENIED' });
+    expect(await exists('etc/denied.txt')).toBeUndefined();
+  });
+
+  it('stores EXPIRED when no one decides in time, and answers the waiting caller', async () => {
+    const pending = await write('soon/late.txt');
+    expect(pending.status).toBe(202);
+    const answered = await api(gateway.url, 'GET', `/v1/approvals/${pending.body.id}?wait=60`, { who: 'bot' });
+    expect(answered.body).toMatchObject({ approval: { status: 'expired', decided_via: 'expiry' }, receipt: { ok: false, code: 'EXPIRED', approval: { status: 'expired', via: 'expiry' } } });
+    const late = await api(gateway.url, 'POST', `/v1/approvals/${pending.body.id}/approve`, { who: 'alice' });
+    expect(late).toMatchObject({ status: 409, body: { code: 'APPROVAL_DECIDED' } });
+    expect(await exists('soon/late.txt')).toBeUndefined();
+  });
+
+  it('lets the caller cancel its own request (CANCELLED), and no one else but an admin', async () => {
+    const pending = await write('etc/cancelled.txt');
+    const id = pending.body.id as string;
+    expect((await api(gateway.url, 'POST', `/v1/approvals/${id}/cancel`, { who: 'alice' })).status).toBe(403);
+    const cancelled = await api(gateway.url, 'POST', `/v1/approvals/${id}/cancel`, { who: 'bot' });
+    expect(cancelled.body.receipt).toMatchObject({ code: 'CANCELLED', approval: { status: 'cancelled', decided_by: 'bot' } });
+  });
+
+  it('shows a principal that decides nothing only its own requests', async () => {
+    const mine = await api(gateway.url, 'GET', '/v1/approvals', { who: 'lead' });
+    expect(mine.status).toBe(200);
+    expect(mine.body.approvals).toEqual([]);
+    const pending = await write('etc/private.txt');
+    expect((await api(gateway.url, 'GET', `/v1/approvals/${pending.body.id}`, { who: 'lead' })).status).toBe(404);
+  });
+
+  it('refuses to run a request after the policy moved, with a CANCELLED receipt', async () => {
+    const pending = await write('etc/moved.txt');
+    await commitFiles(repo, { 'policies/writes.hdlp': WRITES.replace('a write outside agent/ needs a person', 'a write outside agent/ needs someone') });
+    expect((await api(gateway.url, 'POST', '/v1/scan', { who: 'admin' })).body.changed).toBe(true);
+    const stale = await api(gateway.url, 'POST', `/v1/approvals/${pending.body.id}/approve`, { who: 'alice' });
+    expect(stale).toMatchObject({ status: 409, body: { code: 'APPROVAL_OUTDATED', receipt: { code: 'CANCELLED', approval: { status: 'cancelled', via: 'outdated' } } } });
+    expect(await exists('etc/moved.txt')).toBeUndefined();
+  });
+});
+
+describe('MCP elicitation (the official SDK client, declaring the capability)', () => {
+  const askAt = async (answer: 'accept' | 'decline', path: string) => {
+    const client = await mcpClient(gateway.url, 'bot', { capabilities: { elicitation: {} } });
+    const asked: ElicitRequest['params'][] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      return answer === 'accept' ? { action: 'accept', content: { reason: 'fine by me' } } : { action: 'decline' };
+    });
+    try {
+      const result = (await client.callTool({ name: 'file-write', arguments: { path, content: 'asked\n', create_dirs: true } })) as CallToolResult;
+      return { result, asked };
+    } finally {
+      await client.close();
+    }
+  };
+
+  it('asks the human at the client, showing the exact call; accept runs it once', async () => {
+    const { result, asked } = await askAt('accept', 'ask/yes.txt');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.message).toContain('"path": "ask/yes.txt"');
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ ok: true, approval: { status: 'approved', via: 'elicitation', decided_by: 'bot', reason: 'fine by me' } });
+    expect(await exists('ask/yes.txt')).toBe('asked\n');
+  });
+
+  it('stores DENIED when the human declines, and nothing ran', async () => {
+    const { result } = await askAt('decline', 'ask/no.txt');
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ ok: false, code: 'DENIED', approval: { status: 'denied', via: 'elicitation' } });
+    expect(await exists('ask/no.txt')).toBeUndefined();
+  });
+
+  it('answers pending with the request id where the rule does not let the client decide', async () => {
+    const { result, asked } = await askAt('accept', 'etc/not-asked.txt');
+    expect(asked).toEqual([]);
+    expect(textOf(result)).toMatch(/is pending approval: nothing has run\..*Request apr_\S+ waits for role approver or admin/s);
+    expect(await exists('etc/not-asked.txt')).toBeUndefined();
+  });
+});
+
+describe('hldp approvals and hldp receipts --rejected (real CLI processes over the same store)', () => {
+  it('lists the queue for an approver and approves from the terminal; the waiting caller hears of it', async () => {
+    const pending = await write('etc/from-cli.txt', 'cli\n');
+    const id = pending.body.id as string;
+    const env = { ...gateway.env, HLDP_TOKEN: TOKENS.alice };
+    const listed = await runCli(['approvals', 'list', '--repo', repo, '--config', gateway.configFile, '--json'], { env });
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).approvals.map((entry: { id: string }) => entry.id)).toContain(id);
+    const waiting = api(gateway.url, 'GET', `/v1/approvals/${id}?wait=60`, { who: 'bot' });
+    const asBot = await runCli(['approvals', 'approve', id, '--repo', repo, '--config', gateway.configFile], { env: { ...gateway.env, HLDP_TOKEN: TOKENS.bot } });
+    expect(asBot.code).toBe(1);
+    expect(asBot.stderr).toContain('APPROVAL_FORBIDDEN');
+    const approved = await runCli(['approvals', 'approve', id, '--reason', 'from the terminal', '--repo', repo, '--config', gateway.configFile, '--json'], { env });
+    expect(approved.code).toBe(0);
+    expect(JSON.parse(approved.stdout).receipt).toMatchObject({ ok: true, approval: { decided_by: 'alice', reason: 'from the terminal' } });
+    expect((await waiting).body).toMatchObject({ approval: { status: 'approved' }, receipt: { ok: true } });
+    expect(await exists('etc/from-cli.txt')).toBe('cli\n');
+  });
+
+  it('keeps a record of a rejected call (secrets redacted), listed by hldp receipts --rejected and GET /v1/rejections', async () => {
+    const unknown = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'shel-exec', params: { cmd: 'ls', pasted: TOKENS.bot } } });
+    expect(unknown.status).toBe(404);
+    // the record is written after the answer: look until it is there
+    let listed: { code: number | null; stdout: string } = { code: null, stdout: '' };
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      listed = await runCli(['receipts', '--rejected', '--config', gateway.configFile, '--json'], { env: gateway.env });
+      if (listed.stdout.includes('shel-exec')) break;
+    }
+    expect(listed.code).toBe(0);
+    const record = JSON.parse(listed.stdout).rejections.find((entry: { tool: string }) => entry.tool === 'shel-exec');
+    expect(record).toMatchObject({ type: 'rejected', caller: 'bot', code: 'TOOL_NOT_FOUND', reason: expect.stringContaining("'shel-exec'"), params: { cmd: 'ls' } });
+    expect(JSON.stringify(record)).not.toContain(TOKENS.bot);
+    const own = await api(gateway.url, 'GET', '/v1/rejections?tool=shel-exec', { who: 'bot' });
+    expect(own.body.rejections[0]).toMatchObject({ id: record.id });
+    expect((await api(gateway.url, 'GET', '/v1/rejections', { who: 'lead' })).body.rejections.filter((entry: { caller: string }) => entry.caller !== 'lead')).toEqual([]);
+  });
+
+  it('never shows a token in the gateway\'s log', () => {
+    const log = gateway.service.stderr();
+    expect(log).toContain('call');
+    for (const token of Object.values(TOKENS)) expect(log).not.toContain(token);
+  });
+});
