@@ -11,6 +11,7 @@ import { api, mcpClient, policyRepository, startGateway, textOf, TOKENS } from '
 let gateway: { url: string; service: ServiceProcess; env: NodeJS.ProcessEnv; configFile: string };
 let repo: string;
 let workspace: string;
+let tempPath: string;
 let cleanup: () => Promise<void>;
 
 const WRITES = [
@@ -40,6 +41,7 @@ beforeAll(async () => {
   const made = await policyRepository({ 'policies/writes.hdlp': WRITES });
   repo = made.repo;
   workspace = join(made.temp.path, 'workspace');
+  tempPath = made.temp.path;
   gateway = await startGateway(repo, made.temp.path);
   cleanup = async () => {
     await gateway.service.stop();
@@ -251,5 +253,19 @@ describe('hldp approvals and hldp receipts --rejected (real CLI processes over t
     const log = gateway.service.stderr();
     expect(log).toContain('call');
     for (const token of Object.values(TOKENS)) expect(log).not.toContain(token);
+  });
+});
+
+describe('a server shutting down while a caller waits', () => {
+  it('answers the waiter with the request as it stands and exits without waiting out ?wait=', async () => {
+    const second = await startGateway(repo, tempPath);
+    const pending = await api(second.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: 'etc/shutdown.txt', content: 'x' } } });
+    const waiting = api(second.url, 'GET', `/v1/approvals/${pending.body.id}?wait=120`, { who: 'bot' }).catch((error: Error) => ({ status: 0, body: String(error) }));
+    // a request after it, answered: the wait has reached the server
+    expect((await api(second.url, 'GET', '/healthz')).status).toBe(200);
+    expect(await second.service.stop()).toBe(0);
+    const answered = await waiting;
+    // answered within the test's own timeout (30 s), far under the 120 s asked for
+    expect(answered.status === 0 || answered.body.approval.status === 'pending').toBe(true);
   });
 });

@@ -64,6 +64,7 @@ export class ApprovalDesk {
   readonly #host: ApprovalHost;
   readonly #waiters = new Map<string, Set<() => void>>();
   #sweeper: NodeJS.Timeout | undefined;
+  #stopped = false;
 
   constructor(host: ApprovalHost) {
     this.#host = host;
@@ -161,7 +162,8 @@ export class ApprovalDesk {
       const overdue = record.status === 'pending' && Date.parse(record.expires_at) <= Date.now();
       if (overdue && (await this.#expire(record))) continue;
       const settled = record.status !== 'pending' && record.receipt_id !== null;
-      if (settled || Date.now() >= until || signal?.aborted) {
+      // a closing gateway answers its waiters with what is known now, rather than hold its shutdown up
+      if (settled || Date.now() >= until || signal?.aborted || this.#stopped) {
         return { approval: record, receipt: record.receipt_id === null ? null : ((await this.#host.store.receipts.get(record.receipt_id)) ?? null) };
       }
       const expiresIn = record.status === 'pending' ? Math.max(0, Date.parse(record.expires_at) - Date.now()) : POLL_MS;
@@ -182,6 +184,7 @@ export class ApprovalDesk {
   }
 
   stop(): void {
+    this.#stopped = true;
     clearInterval(this.#sweeper);
     this.#sweeper = undefined;
     for (const wake of [...this.#waiters.values()].flatMap((set) => [...set])) wake();
