@@ -101,23 +101,27 @@ export async function runProcess(spec: ProcessSpec): Promise<ExecutionResult> {
     env: spec.env,
     workspace: spec.isolation?.workspace ?? spec.cwd,
     ...(spec.isolation?.declared ? { declared: spec.isolation.declared } : {}),
+    warm: true,
   });
   if (!launch.ok) return failedResult(launch.code, launch.message, start);
   const { plan } = launch;
   let child: ChildProcess;
   try {
-    const input = spec.input === undefined ? 'ignore' : 'pipe';
-    const stdio = plan.statusFd === undefined ? [input, 'pipe', 'pipe'] : [input, 'pipe', 'pipe', 'pipe'];
-    child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: stdio as ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    if (plan.started) child = plan.started;
+    else {
+      const input = spec.input === undefined ? 'ignore' : 'pipe';
+      const stdio = plan.statusFd === undefined ? [input, 'pipe', 'pipe'] : [input, 'pipe', 'pipe', 'pipe'];
+      child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: stdio as ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    }
   } catch (error) {
     await plan.finish({ exitCode: null, signal: null, status: '', stderr: '', stopped: false });
     return failedResult('SPAWN_FAILED', describeError(error), start);
   }
-  if (spec.input !== undefined) {
-    // a program that exits without reading its input is its own business: EPIPE is not a failure of the run
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(spec.input);
-  }
+  // a program that exits without reading its input is its own business: EPIPE is not a failure of the run
+  child.stdin?.on('error', () => undefined);
+  // a launcher started ahead of its run has a stdin pipe whatever the run: without input, it is closed at once
+  if (spec.input !== undefined) child.stdin!.end(spec.input);
+  else child.stdin?.end();
   child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
   const status = collectStatus(plan.statusFd === undefined ? undefined : (child.stdio[plan.statusFd] as Readable));

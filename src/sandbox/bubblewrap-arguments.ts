@@ -17,7 +17,8 @@ export interface BubblewrapInput {
   system: readonly SystemMount[];
   /** resolved, real */
   workspace: string;
-  cwd: string;
+  /** the working directory inside; none: whoever runs inside enters it (a waiting launcher's script) */
+  cwd?: string;
   policy: ToolSandbox;
   guarded: GuardedPaths;
   /** where /etc/resolv.conf points, bound for tools with network */
@@ -70,6 +71,7 @@ export function bubblewrapArguments(input: BubblewrapInput): string[] {
       hidden.push(path);
     } else if (info) args.push('--ro-bind', '/dev/null', path);
   }
-  args.push('--chdir', input.cwd, '--');
+  if (input.cwd !== undefined) args.push('--chdir', input.cwd);
+  args.push('--');
   return args;
 }

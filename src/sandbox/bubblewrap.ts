@@ -1,9 +1,10 @@
 import { lstat, readlink, stat } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, resolve } from 'node:path';
+import { findProgram } from './find-program.js';
 import { probeFailure, runProbe } from './probe-command.js';
 
 /** bubblewrap as this host can run it, or why it cannot. */
-export type Bubblewrap = { ok: true; version: string; system: SystemMount[] } | { ok: false; reason: string };
+export type Bubblewrap = { ok: true; version: string; system: SystemMount[]; path: string } | { ok: false; reason: string };
 
 /** One path of the read-only system: bound, or a symlink recreated (merged /usr: /bin → usr/bin). */
 export type SystemMount = { path: string; symlink?: string };
@@ -74,7 +75,8 @@ export async function probeBubblewrap(path: string | undefined = process.env.PAT
     const why = probeFailure(trial);
     return { ok: false, reason: `bubblewrap cannot make a sandbox here: ${why}; ${fixFor(why)}` };
   }
-  return { ok: true, version: version.stdout.trim(), system };
+  // its absolute path: a launcher starts with an empty environment, where no PATH would find it
+  return { ok: true, version: version.stdout.trim(), system, path: findProgram('bwrap', path, '/') ?? 'bwrap' };
 }
 
 /** Where /etc/resolv.conf really is, when it links out of /etc (systemd-resolved): a tool with network needs it to resolve names. */

@@ -9,6 +9,9 @@ import { inNamespace, probePidNamespace, type PidNamespace } from './pid-namespa
 import { probePidsCgroups, type PidsCgroupProbe, type RunCgroup } from './pids-cgroup.js';
 import { runProbe } from './probe-command.js';
 import { limitHit, limitsPrelude, prlimitArguments } from './resource-limits.js';
+import { LauncherPool } from './launcher-pool.js';
+import { removeScript, startWarm, type WarmCommand } from './warm-launch.js';
+import { exportable } from './warm-script.js';
 import type { Launch, LaunchEnding, LaunchOutcome, LaunchRequest, Sandbox, SandboxMode, SandboxStatus } from './sandbox.js';
 import { describeStatus } from './sandbox-status.js';
 
@@ -66,6 +69,10 @@ class HostSandbox implements Sandbox {
       return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the gateway's sandbox is 'required', but it cannot run here, so no local tool runs: ${this.status.reason}` };
     }
     const policy = resolveToolSandbox(request.declared);
+    if (request.warm && exportable(request.env)) {
+      const warm = this.warm(request, policy);
+      if (warm) return warm;
+    }
     const limits = this.limitsFor(policy.limits);
     if (!limits.ok) return limits.refusal;
     const { cgroup } = limits;
@@ -76,7 +83,12 @@ class HostSandbox implements Sandbox {
     }
     const [file, ...args] = command.argv;
     const { read } = command;
-    const finish = async (ending: LaunchEnding): Promise<LaunchOutcome> => {
+    const finish = this.finisher(read, policy, cgroup);
+    return { ok: true, plan: { file: file!, args, cwd: request.cwd, env: command.env, ...(read === bubblewrapOutcome ? { statusFd: STATUS_FD } : {}), finish } };
+  }
+
+  private finisher(read: (ending: LaunchEnding) => Promise<LaunchOutcome>, policy: ToolSandbox, cgroup: RunCgroup | undefined): (ending: LaunchEnding) => Promise<LaunchOutcome> {
+    return async (ending) => {
       const outcome = await read(ending);
       const refusedForks = cgroup?.refusals();
       // its processes are gone (the namespace died with the run): removing it need not hold up the receipt
@@ -85,7 +97,47 @@ class HostSandbox implements Sandbox {
       const hit = limitHit({ exitCode: outcome.exitCode, signal: outcome.signal, stderr: ending.stderr, stopped: ending.stopped, refusedForks }, policy.limits);
       return hit ? { ...outcome, resourceLimit: hit } : outcome;
     };
-    return { ok: true, plan: { file: file!, args, cwd: request.cwd, env: command.env, ...(read === bubblewrapOutcome ? { statusFd: STATUS_FD } : {}), finish } };
+  }
+
+  private readonly pool = new LauncherPool();
+
+  close(): void {
+    this.pool.close();
+  }
+
+  /**
+   * A run started by a launcher that set its sandbox (or namespace) and cgroup up ahead of time, when this host has
+   * one of those; undefined where it has neither (the cold path runs the program directly).
+   */
+  private warm(request: LaunchRequest, policy: ToolSandbox): Launch | undefined {
+    const limited = this.status.limits.rlimits;
+    const cgroups = limited && this.probed.cgroups?.ok ? this.probed.cgroups.cgroups : undefined;
+    const run = { cwd: request.cwd, env: request.env, ...(limited ? { limits: policy.limits, processes: this.status.limits.processes === 'rlimit' } : {}) };
+    let command: WarmCommand;
+    if (this.status.sandbox === 'on') {
+      const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
+      const workspace = this.realWorkspace(request.workspace);
+      const args = bubblewrapArguments({ system: bubblewrap.system, workspace, policy, guarded: this.guarded, ...(this.resolver ? { resolver: this.resolver } : {}) });
+      // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
+      command = { launcher: [bubblewrap.path, ...args], workspace, statusFd: STATUS_FD, run: { ...run, env: { ...request.env, TMPDIR: '/tmp' }, argv: [request.file, ...request.args] } };
+    } else if (this.probed.namespace.ok) {
+      // a wrapper would report a missing program as its own failure: find it first, as spawn would
+      const program = findProgram(request.file, request.env.PATH, request.cwd);
+      if (program === undefined) return { ok: false, code: 'SPAWN_FAILED', message: `spawn ${request.file} ENOENT: no such program on PATH (${request.env.PATH ?? ''})` };
+      command = { launcher: this.probed.namespace.launcher, workspace: request.workspace, run: { ...run, argv: [program, ...request.args], init: true } };
+    } else return undefined;
+    const started = startWarm(this.pool, command, cgroups, policy.limits.processes);
+    if (!started.ok) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the processes limit cannot be set for this run: ${started.message}` };
+    const { launcher, argv } = started;
+    const read = command.statusFd === undefined ? initOutcome : bubblewrapOutcome;
+    const finished = this.finisher(read, policy, launcher.cgroup);
+    const finish = async (ending: LaunchEnding): Promise<LaunchOutcome> => {
+      removeScript(launcher);
+      const outcome = await finished(ending);
+      started.replenish();
+      return outcome;
+    };
+    return { ok: true, plan: { file: argv[0]!, args: argv.slice(1), cwd: command.workspace, env: {}, ...(command.statusFd === undefined ? {} : { statusFd: command.statusFd }), finish, started: launcher.child } };
   }
 
   /**

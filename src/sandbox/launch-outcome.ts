@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { decodeStatus } from './exit-status.js';
 import { PRELUDE_FAILURE } from './resource-limits.js';
+import { SCRIPT_SHELL_NAME } from './warm-script.js';
 import type { LaunchEnding, LaunchOutcome } from './sandbox.js';
 
 function lastLine(text: string, prefix: string): string | undefined {
@@ -10,14 +11,16 @@ function lastLine(text: string, prefix: string): string | undefined {
     .at(-1);
 }
 
-// prlimit execs the tool; when it cannot, it says so and exits 126 or 127 before the tool ever ran; the limits'
-// shell statements say so and exit 125
+// prlimit execs the tool; when it cannot, it says so and exits 126 or 127 before the tool ever ran. The shell that
+// sets a run up (the limits' statements, a waiting launcher's script) says so in a line of its own and exits 125;
+// when that shell cannot exec the program, its own line (`hldp-sandbox: 9: exec: x: not found`) and 127 or 126 say so
 function prlimitFailure(outcome: LaunchOutcome, stderr: string): LaunchOutcome {
-  if (outcome.exitCode === PRELUDE_FAILURE.status && stderr.includes(PRELUDE_FAILURE.line)) {
+  const shellSaid = lastLine(stderr.trimEnd(), `${SCRIPT_SHELL_NAME}: `);
+  if (outcome.exitCode === PRELUDE_FAILURE.status && (stderr.includes(PRELUDE_FAILURE.line) || (shellSaid !== undefined && stderr.trimEnd().endsWith(shellSaid)))) {
     return { exitCode: null, signal: null, failure: { code: 'SANDBOX_FAILED', message: `the sandbox could not be set up, so the tool did not run: ${stderr.trim()}` } };
   }
   if (outcome.exitCode !== 126 && outcome.exitCode !== 127) return outcome;
-  const line = lastLine(stderr, 'prlimit: failed to execute ');
+  const line = lastLine(stderr, 'prlimit: failed to execute ') ?? (shellSaid !== undefined && /^[^:]+: \d+: exec: /.test(shellSaid) ? shellSaid : undefined);
   return line === undefined ? outcome : { exitCode: null, signal: null, failure: { code: 'SPAWN_FAILED', message: line } };
 }
 

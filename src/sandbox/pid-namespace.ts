@@ -1,3 +1,4 @@
+import { findProgram } from './find-program.js';
 import { probeFailure, runProbe } from './probe-command.js';
 
 /**
@@ -22,13 +23,17 @@ export function inNamespace(launcher: readonly string[], command: readonly strin
   return [...launcher, 'sh', '-c', prelude ? `${prelude}\n${INIT_SCRIPT}` : INIT_SCRIPT, 'hldp-init', ...command];
 }
 
+// absolute paths: a launcher started ahead of its run has an empty environment, where no PATH would find them
+const program = (name: string): string => findProgram(name, process.env.PATH, '/') ?? name;
+
 function candidates(): string[][] {
   const shared = ['--pid', '--fork', '--kill-child', '--'];
+  const unshare = program('unshare');
   // root may make a PID namespace directly; anyone else needs a user namespace to own it
-  if (process.getuid?.() === 0) return [['unshare', ...shared]];
+  if (process.getuid?.() === 0) return [[unshare, ...shared]];
   return [
-    ['unshare', '--user', '--map-current-user', ...shared],
-    ['unshare', '--user', '--map-root-user', ...shared],
+    [unshare, '--user', '--map-current-user', ...shared],
+    [unshare, '--user', '--map-root-user', ...shared],
   ];
 }
 
@@ -37,7 +42,7 @@ function candidates(): string[][] {
  * as the gateway, through `setpriv --pdeathsig` where it exists), by starting one and checking the tool is PID 2.
  */
 export async function probePidNamespace(): Promise<PidNamespace> {
-  const deathSignal = (await runProbe('setpriv', ['--pdeathsig', 'KILL', '--', 'true'])).ok ? ['setpriv', '--pdeathsig', 'KILL', '--'] : [];
+  const deathSignal = (await runProbe('setpriv', ['--pdeathsig', 'KILL', '--', 'true'])).ok ? [program('setpriv'), '--pdeathsig', 'KILL', '--'] : [];
   const failures: string[] = [];
   for (const candidate of candidates()) {
     const launcher = [...deathSignal, ...candidate];

@@ -6,6 +6,8 @@ import { join, relative } from 'node:path';
 export interface RunCgroup {
   /** write a pid here to put that process (and what it forks) in the cgroup */
   procs: string;
+  /** sets its maximum of processes (a launcher started ahead of its run gets its run's maximum when taken) */
+  limit(maximum: number): void;
   /** how many forks the limit refused */
   refusals(): number;
   /** removes the cgroup once its processes are gone */
@@ -116,9 +118,11 @@ export async function probePidsCgroups(): Promise<PidsCgroupProbe> {
         runCounter += 1;
         const folder = join(parent, `run-${runCounter}`);
         mkdirSync(folder);
-        writeFileSync(join(folder, 'pids.max'), String(maximum));
+        const limit = (value: number): void => writeFileSync(join(folder, 'pids.max'), String(value));
+        limit(maximum);
         return {
           procs: join(folder, 'cgroup.procs'),
+          limit,
           refusals: () => Number(/^max (\d+)/m.exec(readEvents(join(folder, 'pids.events')))?.[1] ?? 0),
           release: () => removeWhenEmpty(folder),
         };

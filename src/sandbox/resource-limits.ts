@@ -35,6 +35,12 @@ export function limitsPrelude(cgroupProcs: string, limits: ResourceLimits): stri
   return `{ ${statements.join(' && ')}; } || { echo '${PRELUDE_FAILURE.line}' >&2; exit ${PRELUDE_FAILURE.status}; }`;
 }
 
+/** The statement that puts the shell running it in a pids cgroup before it execs anything; the run stops if it fails. */
+export function cgroupJoin(cgroupProcs: string): string {
+  const quoted = `'${cgroupProcs.replaceAll("'", "'\\''")}'`;
+  return `{ echo 0 > ${quoted}; } || { echo '${PRELUDE_FAILURE.line}' >&2; exit ${PRELUDE_FAILURE.status}; }`;
+}
+
 /** What the end of a run says about its limits. */
 export interface LimitEvidence {
   exitCode: number | null;

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import type { DeclaredSandbox, ErrorCode, ResourceLimitName } from '../core/index.js';
 
 /** The gateway's (and a gatekeeper's) setting: `auto` sandboxes when bubblewrap runs here, `required` refuses to run without it. */
@@ -42,6 +43,11 @@ export interface LaunchRequest {
   workspace: string;
   /** the tool's declared `sandbox:` block; defaults fill what it leaves out */
   declared?: DeclaredSandbox;
+  /**
+   * start it now, from a launcher that set its sandbox up ahead of time where one waits (`LaunchPlan.started`);
+   * the caller then owns a child whose stdin is a pipe
+   */
+  warm?: boolean;
 }
 
 /** What to spawn instead of the request, and how to read its end. */
@@ -54,6 +60,8 @@ export interface LaunchPlan {
   statusFd?: number;
   /** reads how the launched process ended, and frees what the launch held */
   finish(ending: LaunchEnding): Promise<LaunchOutcome>;
+  /** the process, already started (a `warm` request): `file` and `args` are what it runs, not to be spawned again */
+  started?: ChildProcess;
 }
 
 /** How the spawned process ended, as the runner saw it. */
@@ -85,4 +93,6 @@ export type Launch = { ok: true; plan: LaunchPlan } | { ok: false; code: Extract
 export interface Sandbox {
   readonly status: SandboxStatus;
   launch(request: LaunchRequest): Promise<Launch>;
+  /** stops the launchers waiting for runs; runs under way go on */
+  close(): void;
 }

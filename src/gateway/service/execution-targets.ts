@@ -101,9 +101,11 @@ export class ExecutionTargets {
     return this.sandbox;
   }
 
-  /** Stops the embedded gatekeeper, if it was started, and every MCP server. */
+  /** Stops the embedded gatekeeper, if it was started, every MCP server, and the sandbox's waiting launchers. */
   async close(): Promise<void> {
     await this.mcpServers.close();
+    const sandbox = this.sandbox;
+    if (sandbox) (await sandbox.catch(() => undefined))?.close();
     const embedded = this.embedded;
     this.embedded = undefined;
     if (embedded) await (await embedded).close();

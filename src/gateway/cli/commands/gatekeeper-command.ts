@@ -33,7 +33,10 @@ export const gatekeeperCommand: Command = {
     for (const warning of warnings) io.stderr.write(`hldp: WARNING: ${warning}\n`);
     io.stderr.write(`hldp: gatekeeper at ${running.url}/exec, root ${running.root}, sandbox ${sandbox.status.sandbox}\n`);
     await new Promise<void>((resolve) => {
-      const stop = () => void running.close().then(resolve, resolve);
+      const stop = () => {
+        sandbox.close();
+        void running.close().then(resolve, resolve);
+      };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });

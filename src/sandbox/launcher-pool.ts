@@ -1,0 +1,166 @@
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, unlinkSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { CONTROL_FD } from './warm-script.js';
+import type { RunCgroup } from './pids-cgroup.js';
+
+/** A launcher started ahead of its run: its sandbox (or namespace) is set up and it waits for its script. */
+export interface WaitingLauncher {
+  child: ChildProcess;
+  /** the pids cgroup it already joined, when processes are counted by one */
+  cgroup?: RunCgroup;
+  /** its script file on the host, written when it is taken */
+  script: string;
+}
+
+/** How many launchers wait for each command line. */
+const WAITING_PER_KEY = 2;
+/** How many different command lines keep launchers waiting (the most recently used). */
+const KEYS_KEPT = 4;
+/** A launcher not used in this time is stopped. */
+const IDLE_MS = 30_000;
+
+interface Waiting extends WaitingLauncher {
+  timer: NodeJS.Timeout;
+}
+
+function streams(child: ChildProcess): Array<Readable | Writable> {
+  return child.stdio.filter((stream): stream is Readable | Writable => stream !== null && stream !== undefined);
+}
+
+function setHeld(launcher: WaitingLauncher, held: boolean): void {
+  // a waiting launcher must not keep a CLI's process alive; the one in use must
+  if (held) launcher.child.ref();
+  else launcher.child.unref();
+  for (const stream of streams(launcher.child)) {
+    const socket = stream as { ref?: () => void; unref?: () => void };
+    if (held) socket.ref?.();
+    else socket.unref?.();
+  }
+}
+
+// Node hears of a launcher's death only when it reaps it, a turn or more later: until then /proc shows a zombie
+function isWaiting(launcher: WaitingLauncher): boolean {
+  const { child } = launcher;
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null || child.killed) return false;
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 2)[0];
+  return state !== 'Z' && state !== 'X';
+}
+
+/** Stops a launcher that will not be used, with everything it set up, and frees its cgroup. */
+export function discard(launcher: WaitingLauncher): void {
+  const { child } = launcher;
+  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  for (const stream of streams(child)) stream.destroy();
+  try {
+    unlinkSync(launcher.script);
+  } catch {
+    // gone already
+  }
+  void launcher.cgroup?.release();
+}
+
+/**
+ * Launchers started ahead of their runs, per command line (a key): a run takes a waiting one, whose start-up (the
+ * move into its pids cgroup, bubblewrap's namespaces and mounts) is already done, and sends it its script. A key
+ * used a second time gets launchers waiting for its next runs; unused ones are stopped after a while.
+ */
+export class LauncherPool {
+  readonly #waiting = new Map<string, Waiting[]>();
+  readonly #seen = new Set<string>();
+  #closed = false;
+
+  /** A launcher for `key`, waiting or started now. */
+  take(key: string, start: () => WaitingLauncher): WaitingLauncher {
+    const launcher = this.#waitingOne(key) ?? start();
+    setHeld(launcher, true);
+    return launcher;
+  }
+
+  /**
+   * After a run of `key` ended: from the key's second run on, launchers are started to wait for its next runs (after
+   * the run, so that their start-up never competes with it). A key run once (a CLI's one call) gets none.
+   */
+  replenish(key: string, start: () => WaitingLauncher): void {
+    if (this.#closed) return;
+    if (this.#seen.has(key)) this.#refill(key, start);
+    else this.#seen.add(key);
+  }
+
+  /** Tells a taken launcher that its script is written: it runs it. */
+  go(launcher: WaitingLauncher): void {
+    (launcher.child.stdio[CONTROL_FD] as Writable).end('go\n');
+  }
+
+  #waitingOne(key: string): WaitingLauncher | undefined {
+    const list = this.#waiting.get(key);
+    while (list && list.length > 0) {
+      const candidate = list.shift()!;
+      clearTimeout(candidate.timer);
+      if (isWaiting(candidate)) return candidate;
+      discard(candidate);
+    }
+    return undefined;
+  }
+
+  #refill(key: string, start: () => WaitingLauncher): void {
+    // the most recently used keys last; launchers of the others are stopped
+    const list = this.#waiting.get(key) ?? [];
+    this.#waiting.delete(key);
+    this.#waiting.set(key, list);
+    for (const [old, waiting] of this.#waiting) {
+      if (this.#waiting.size <= KEYS_KEPT) break;
+      for (const launcher of waiting) {
+        clearTimeout(launcher.timer);
+        discard(launcher);
+      }
+      this.#waiting.delete(old);
+    }
+    // one at a time, each in a turn of its own: a spawn holds the event loop for a moment
+    const next = (): void => {
+      if (this.#closed || this.#waiting.get(key) !== list || list.length >= WAITING_PER_KEY) return;
+      let launcher: WaitingLauncher;
+      try {
+        launcher = start();
+      } catch {
+        return;
+      }
+      setHeld(launcher, false);
+      const waiting: Waiting = { ...launcher, timer: setTimeout(() => this.#expire(key, waiting), IDLE_MS).unref() };
+      list.push(waiting);
+      setImmediate(next);
+    };
+    setImmediate(next);
+  }
+
+  #expire(key: string, launcher: Waiting): void {
+    const list = this.#waiting.get(key);
+    const index = list?.indexOf(launcher) ?? -1;
+    if (index >= 0) list!.splice(index, 1);
+    discard(launcher);
+  }
+
+  /** Stops every waiting launcher; runs already taken go on. */
+  close(): void {
+    this.#closed = true;
+    for (const list of this.#waiting.values()) {
+      for (const launcher of list) {
+        clearTimeout(launcher.timer);
+        discard(launcher);
+      }
+    }
+    this.#waiting.clear();
+  }
+}

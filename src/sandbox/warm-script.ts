@@ -1,0 +1,83 @@
+import type { ResourceLimits } from '../core/index.js';
+import { PRELUDE_FAILURE } from './resource-limits.js';
+
+/** The descriptor a waiting launcher waits on: a line there says its script is written (the status descriptor is 3). */
+export const CONTROL_FD = 4;
+
+/** Where a sandboxed launcher sees its script (its own file, bound read-only). */
+export const SCRIPT_INSIDE = '/.hldp-run.sh';
+
+/** `$0` of the shell that reads the script: each of its own errors starts with `hldp-sandbox: `. */
+export const SCRIPT_SHELL_NAME = 'hldp-sandbox';
+
+/**
+ * What a waiting launcher runs: it waits for the line that says its script is written, then runs it. (The script
+ * comes as a file: Node's pipes are sockets, which a shell cannot open by /dev/fd, and the shell's `read` takes one
+ * byte per system call.) At end of file (the gateway let go of it) it exits.
+ */
+export function waitForScript(path: string): string {
+  return `IFS= read -r go <&${CONTROL_FD} || exit ${PRELUDE_FAILURE.status}\nexec ${CONTROL_FD}<&-\n. ${shellWord(path)}`;
+}
+
+/** One word for the shell, whatever it holds (a NUL never gets here): single quotes, each `'` as `'\''`. */
+export function shellWord(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Whether a shell can give the process exactly this environment (`export` takes identifiers only). */
+export function exportable(env: Record<string, string>): boolean {
+  return Object.keys(env).every((name) => IDENTIFIER.test(name));
+}
+
+/** One run of a waiting launcher: where, with what limits and environment, and what. */
+export interface WarmRun {
+  cwd: string;
+  env: Record<string, string>;
+  /** the limits to set; none where limits are off */
+  limits?: ResourceLimits;
+  /** set RLIMIT_NPROC too: no pids cgroup counts the processes */
+  processes?: boolean;
+  argv: readonly string[];
+  /** run the program as PID 2 under this shell as the namespace's init, instead of in its place */
+  init?: boolean;
+}
+
+/**
+ * `ulimit` statements (POSIX units: KiB for data, 512-byte blocks for files; CPU soft before hard). Inside the
+ * sandbox no capability is left: a limit can only be lowered, never raised again by the tool.
+ */
+function ulimits(limits: ResourceLimits, processes: boolean): string {
+  const statements = [
+    `ulimit -d ${Math.max(1, Math.floor(limits.memory / 1024))}`,
+    `ulimit -S -t ${limits.cpu_seconds}`,
+    `ulimit -H -t ${limits.cpu_seconds + 1}`,
+    `ulimit -f ${Math.max(1, Math.floor(limits.file_size / 512))}`,
+    'ulimit -c 0',
+    ...(processes ? [`ulimit -p ${limits.processes}`] : []),
+  ];
+  return `{ ${statements.join(' && ')}; } || { echo '${PRELUDE_FAILURE.line}' >&2; exit ${PRELUDE_FAILURE.status}; }`;
+}
+
+// the namespace's init: the tool as PID 2 with the shell's stdin handed on through descriptor 3 (a background job
+// would get /dev/null), the init's own stderr silenced once the tool runs, its status passed on
+const INIT_TAIL = `0<&3 3<&- & exec 2>/dev/null 3<&-; wait $!`;
+
+/**
+ * The script a waiting launcher sources: it sets the limits, enters the working
+ * directory, replaces its whole environment with the run's, and execs the program (or, as a namespace's init, runs
+ * it as PID 2). Every value is one single-quoted word. A failure before the program starts exits 125 with a line
+ * of the shell's own (`hldp-sandbox: …`).
+ */
+export function warmScript(run: WarmRun): string {
+  const lines: string[] = [];
+  if (run.limits) lines.push(ulimits(run.limits, run.processes === true));
+  lines.push(`cd -- ${shellWord(run.cwd)} || exit ${PRELUDE_FAILURE.status}`);
+  // the shell exports what it was started with (nothing) and PWD, OLDPWD: the program gets the run's environment only
+  lines.push('unset PWD OLDPWD');
+  for (const [name, value] of Object.entries(run.env)) lines.push(`export ${name}=${shellWord(value)}`);
+  const command = run.argv.map(shellWord).join(' ');
+  lines.push(run.init ? `exec 3<&0; ${command} ${INIT_TAIL}` : `exec ${command}`);
+  return `${lines.join('\n')}\n`;
+}
