@@ -2,7 +2,8 @@
 //   npm run bench:exec
 // 1. overhead: `true` through execute() vs a bare child_process.spawn, interleaved, medians and their ratios: contained
 //    only (a PID namespace, no sandbox: target ≤ 1.5×), sandbox off (namespace + limits), the bubblewrap sandbox of the
-//    default configuration (target ≤ 3×), and bubblewrap alone spawned bare (its own start-up, for scale)
+//    default configuration (target ≤ 3×), the same with no launcher waiting, and bubblewrap alone spawned bare (its
+//    own start-up, for scale)
 // 2. memory: peak RSS growth while a tool prints 1 GiB under a 64 KiB cap, in the sandbox (target < 64 MiB)
 // 3. kill: time from the deadline to the whole process tree gone, with and without children ignoring SIGTERM, contained
 //    only and in the sandbox (target < 200 ms)
@@ -164,8 +165,12 @@ try {
     contained: { shell: { root } },
     // what a host without bubblewrap gets: the namespace, prlimit and a pids cgroup where one can be made
     sandbox_off: { shell: { root, sandbox: await createSandbox({ mode: 'off' }) } },
-    // the default configuration: bubblewrap, prlimit, a pids cgroup where one can be made
+    // the default configuration: bubblewrap, its limits, a pids cgroup where one can be made; from a command line's
+    // second run on, each run takes a launcher that set its sandbox up ahead of time
     sandboxed: { shell: { root, sandbox } },
+    // the same with no launcher waiting: every run sets its sandbox up itself (a command line's first run, or one
+    // after its launchers were idle for 30 s)
+    sandboxed_no_waiting: { shell: { root, sandbox: await createSandbox({ mode: 'auto', waitingLaunchers: 0 }) } },
   };
   const report = {
     benchmark: 'exec',

@@ -1,12 +1,19 @@
 // HTTP benchmark: POST /v1/call of a `true` shell tool against a real `hldp serve` process at concurrency 1, 16, 64,
-// side by side with the executor called in-process at the same concurrency; receipts counted in the database.
+// side by side with the executor called in-process at the same concurrency and in the same sandbox (serve's
+// default: bubblewrap where it runs); receipts counted in the database. Each side also reports the time its event
+// loop spent inside child_process spawns (the fork of the process, and the child's exec, which libuv waits for): its
+// share of the server's CPU time (read from /proc) and per call (bench/http/spawn-timer.cjs, preloaded).
 // Usage: npm run bench:http [-- --requests 2000 --concurrency 1,16,64]
 import { spawn } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import { Pool } from 'undici';
 import { execute } from '../../src/executors/index.js';
+import { createSandbox } from '../../src/sandbox/index.js';
 import { scanOnce } from '../../src/scanner/index.js';
 import { makeTempDir, makeToolYaml, writeFiles } from '../../test/helpers/git.js';
 import { HLDP_BIN } from '../../test/helpers/run-cli.js';
@@ -18,8 +25,47 @@ const levels = values.concurrency.split(',').map(Number);
 const temp = await makeTempDir('hldp-bench-http-');
 const repo = join(temp.path, 'repo');
 await writeFiles(repo, { 'tools/true-tool/TOOL.hdlp': makeToolYaml('true-tool', { executor: 'shell', method: 'run', shell: '{ argv: ["true"] }' }) });
-const env = { ...process.env, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_POLL_INTERVAL_MS: '0' };
-const child = spawn(process.execPath, [HLDP_BIN, 'serve', '--repo', repo, '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+const SPAWN_TIMER = new URL('./spawn-timer.cjs', import.meta.url).pathname;
+const spawnFile = join(temp.path, 'spawns.json');
+const env = { ...process.env, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_POLL_INTERVAL_MS: '0', HLDP_BENCH_SPAWN_FILE: spawnFile };
+const child = spawn(process.execPath, ['--require', SPAWN_TIMER, HLDP_BIN, 'serve', '--repo', repo, '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+// the same timer in this process, for the in-process side
+const ownSpawns = createRequire(import.meta.url)(SPAWN_TIMER) as SpawnTotals;
+
+interface SpawnTotals {
+  spawns: number;
+  spawn_ms: number;
+}
+
+/** The server's spawn totals so far: it writes them on SIGUSR2. */
+async function serverSpawns(): Promise<SpawnTotals> {
+  await rm(spawnFile, { force: true });
+  child.kill('SIGUSR2');
+  for (;;) {
+    const text = await readFile(spawnFile, 'utf8').catch(() => '');
+    if (text !== '') return JSON.parse(text) as SpawnTotals;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const TICKS_PER_MS = 100 / 1000;
+/** CPU time (user + system) of a process so far, in ms, from /proc (clock ticks of 10 ms). */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_MS;
+}
+
+/** Runs a load and says what share of the measured process's CPU time went into spawns. */
+async function withSpawnShare(pid: number, totals: () => Promise<SpawnTotals>, run: () => Promise<Awaited<ReturnType<typeof load>>>) {
+  const [spawnsBefore, cpuBefore] = [await totals(), await cpuMs(pid)];
+  const result = await run();
+  const [spawnsAfter, cpuAfter] = [await totals(), await cpuMs(pid)];
+  const spawnMs = spawnsAfter.spawn_ms - spawnsBefore.spawn_ms;
+  const spawns = spawnsAfter.spawns - spawnsBefore.spawns;
+  const cpu = cpuAfter - cpuBefore;
+  return { ...result, spawns, spawn_ms_per_spawn: +(spawnMs / Math.max(1, spawns)).toFixed(3), cpu_ms_per_call: +(cpu / total).toFixed(2), spawn_share_of_cpu: +(spawnMs / Math.max(1, cpu)).toFixed(3) };
+}
 const url = await new Promise<string>((resolve, reject) => {
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
@@ -65,19 +111,23 @@ const viaHttp = async () => {
   const receipt = (await response.body.json()) as { ok?: boolean };
   return response.statusCode === 200 && receipt.ok === true;
 };
-const context = { shell: { root: temp.path } };
+// the server's own sandbox: the default (bubblewrap where it runs, its limits, a pids cgroup as root)
+const context = { shell: { root: temp.path, sandbox: await createSandbox({ mode: 'auto' }) } };
 const inProcess = async () => (await execute(tool, {}, context)).ok;
 
 await load(4, 50, viaHttp);
 await load(4, 50, inProcess);
 const results = [];
+const loadBefore = loadavg().map((value) => +value.toFixed(2));
 for (const concurrency of levels) {
   // alternate the two sides so that drift on a shared machine hits both alike
-  const http = await load(concurrency, total, viaHttp);
-  const direct = await load(concurrency, total, inProcess);
-  results.push({ concurrency, requests: total, http, in_process_executor: direct, throughput_ratio: +(direct.per_second / http.per_second).toFixed(2), p50_ratio: +(http.p50_ms / direct.p50_ms).toFixed(2) });
+  const http = await withSpawnShare(child.pid!, serverSpawns, () => load(concurrency, total, viaHttp));
+  const direct = await withSpawnShare(process.pid, async () => ({ ...ownSpawns }), () => load(concurrency, total, inProcess));
+  const goal = concurrency === 16 ? { goal_throughput_ratio: 1.2 } : {};
+  results.push({ concurrency, requests: total, http, in_process_executor: direct, throughput_ratio: +(direct.per_second / http.per_second).toFixed(2), p50_ratio: +(http.p50_ms / direct.p50_ms).toFixed(2), ...goal });
   console.error(JSON.stringify(results.at(-1)));
 }
+const loadAfter = loadavg().map((value) => +value.toFixed(2));
 await pool.close();
 child.kill('SIGTERM');
 await new Promise((resolve) => child.once('exit', resolve));
@@ -85,4 +135,5 @@ const database = new BetterSqlite3(join(temp.path, 'data', 'receipts.db'), { rea
 const stored = (database.prepare('SELECT count(*) AS n FROM receipts').get() as { n: number }).n;
 database.close();
 await temp.cleanup();
-console.log(JSON.stringify({ benchmark: 'http', node: process.version, receipts_expected: httpCalls, receipts_stored: stored, lost_receipts: httpCalls - stored, results }, null, 2));
+context.shell.sandbox.close();
+console.log(JSON.stringify({ benchmark: 'http', node: process.version, cpus: cpus().length, load_average_before: loadBefore, load_average_after: loadAfter, receipts_expected: httpCalls, receipts_stored: stored, lost_receipts: httpCalls - stored, results }, null, 2));

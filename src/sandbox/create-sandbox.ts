@@ -24,6 +24,8 @@ export interface SandboxOptions {
   protect?: readonly string[];
   /** whether the declared resource limits apply; default true */
   limits?: boolean;
+  /** how many launchers wait, set up, for the next runs of each command line (default 2; 0: each run starts its own) */
+  waitingLaunchers?: number;
 }
 
 /** What the probes found, from which a sandbox is made. */
@@ -47,6 +49,7 @@ class HostSandbox implements Sandbox {
   ) {
     this.status = describeStatus(probed, options.limits !== false);
     this.guarded = { hide: options.hide ?? [], protect: options.protect ?? [] };
+    this.pool = new LauncherPool(options.waitingLaunchers);
   }
 
   private readonly workspaces = new Map<string, string>();
@@ -99,7 +102,7 @@ class HostSandbox implements Sandbox {
     };
   }
 
-  private readonly pool = new LauncherPool();
+  private readonly pool: LauncherPool;
 
   close(): void {
     this.pool.close();

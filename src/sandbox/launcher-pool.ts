@@ -13,8 +13,8 @@ export interface WaitingLauncher {
   script: string;
 }
 
-/** How many launchers wait for each command line. */
-const WAITING_PER_KEY = 2;
+/** How many launchers wait for each command line, by default. */
+export const WAITING_PER_KEY = 2;
 /** How many different command lines keep launchers waiting (the most recently used). */
 const KEYS_KEPT = 4;
 /** A launcher not used in this time is stopped. */
@@ -82,6 +82,9 @@ export class LauncherPool {
   readonly #seen = new Set<string>();
   #closed = false;
 
+  /** `perKey`: how many launchers wait for each command line; 0: none, every run starts its own */
+  constructor(private readonly perKey: number = WAITING_PER_KEY) {}
+
   /** A launcher for `key`, waiting or started now. */
   take(key: string, start: () => WaitingLauncher): WaitingLauncher {
     const launcher = this.#waitingOne(key) ?? start();
@@ -94,7 +97,7 @@ export class LauncherPool {
    * the run, so that their start-up never competes with it). A key run once (a CLI's one call) gets none.
    */
   replenish(key: string, start: () => WaitingLauncher): void {
-    if (this.#closed) return;
+    if (this.#closed || this.perKey === 0) return;
     if (this.#seen.has(key)) this.#refill(key, start);
     else this.#seen.add(key);
   }
@@ -130,7 +133,7 @@ export class LauncherPool {
     }
     // one at a time, each in a turn of its own: a spawn holds the event loop for a moment
     const next = (): void => {
-      if (this.#closed || this.#waiting.get(key) !== list || list.length >= WAITING_PER_KEY) return;
+      if (this.#closed || this.#waiting.get(key) !== list || list.length >= this.perKey) return;
       let launcher: WaitingLauncher;
       try {
         launcher = start();

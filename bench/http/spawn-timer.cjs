@@ -1,0 +1,20 @@
+// Preloaded into the measured `hldp serve` by bench/http (node --require): counts the time the server's event loop
+// spends inside child_process spawns (fork of the server, and the exec of the child, which libuv waits for), and
+// writes the running totals to $HLDP_BENCH_SPAWN_FILE on SIGUSR2. Measurement only; never loaded by the product.
+'use strict';
+const { ChildProcess } = require('node:child_process');
+const { writeFileSync } = require('node:fs');
+
+const file = process.env.HLDP_BENCH_SPAWN_FILE;
+const totals = { spawns: 0, spawn_ms: 0 };
+const original = ChildProcess.prototype.spawn;
+ChildProcess.prototype.spawn = function timedSpawn(options) {
+  const start = process.hrtime.bigint();
+  try {
+    return original.call(this, options);
+  } finally {
+    totals.spawns += 1;
+    totals.spawn_ms += Number(process.hrtime.bigint() - start) / 1e6;
+  }
+};
+if (file) process.on('SIGUSR2', () => writeFileSync(file, JSON.stringify(totals)));
