@@ -2,5 +2,5 @@
 export { EVENT_TYPES, isEventType, isFailure, type EventType, type HldpEvent } from './event-types.js';
 export { eventVisibleTo, overseesAll, type EventViewer } from './event-visibility.js';
 export { EventHub, type EventHubOptions, type ResetInfo, type SubscribeOptions } from './event-hub.js';
-export { lastEventId, sseFrame, streamEvents, type SseOptions } from './sse-response.js';
+export { lastEventId, streamEvents, type SseOptions } from './sse-response.js';
 export { Notifier, signBody, type NotifierOptions, type NotifyTargetOptions } from './notifier.js';

@@ -10,6 +10,12 @@ interface PendingEvent {
 /**
  * The event log in the `events` table. Appends made in one turn of the event loop share one IMMEDIATE transaction;
  * SQLite has one writer at a time (across the processes sharing the file too), so `seq` order is commit order.
+ *
+ * Its commits skip the fsync that receipts wait for (`synchronous = NORMAL` for the event transaction alone): an
+ * fsync blocks the whole event loop for 1-6 ms on this machine, so it delayed every delivery, and an event is a
+ * notice of something already durable (the receipt, committed with FULL before its event). In WAL mode a NORMAL commit
+ * survives a crash of the process; only a power loss can roll back the events written since the store's last FULL
+ * commit (the next receipt's fsync covers them) — a subscriber resuming after one is sent a `reset`.
  */
 export class SqliteEventLog implements EventLog {
   readonly #database: Database;
@@ -18,22 +24,31 @@ export class SqliteEventLog implements EventLog {
   readonly #after: Statement<[number, number], StoredEvent>;
   readonly #last: Statement<[], { seq: number }>;
   readonly #first: Statement<[], { seq: number }>;
+  /** the connection's own `synchronous` level, restored after each event transaction */
+  readonly #synchronous: number;
 
   constructor(database: Database) {
     this.#database = database;
+    this.#synchronous = Number(database.pragma('synchronous', { simple: true }));
     this.#insert = database.prepare('INSERT INTO events (type, at_ms, data) VALUES (?, ?, ?)');
     this.#after = database.prepare('SELECT seq, type, at_ms, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
     this.#last = database.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'");
     this.#first = database.prepare('SELECT seq FROM events ORDER BY seq LIMIT 1');
+    const write = database.transaction((batch: PendingEvent[]) => {
+      for (const pending of batch) {
+        const seq = Number(this.#insert.run(pending.event.type, pending.event.at_ms, pending.event.data).lastInsertRowid);
+        pending.stored = { seq, ...pending.event };
+      }
+    });
     this.#writer = new BatchWriter(async (batch) => {
-      this.#database
-        .transaction(() => {
-          for (const pending of batch) {
-            const seq = Number(this.#insert.run(pending.event.type, pending.event.at_ms, pending.event.data).lastInsertRowid);
-            pending.stored = { seq, ...pending.event };
-          }
-        })
-        .immediate();
+      // 1 is NORMAL; never more durable than the connection was opened with
+      const relaxed = Math.min(1, this.#synchronous);
+      if (relaxed !== this.#synchronous) this.#database.pragma(`synchronous = ${relaxed}`);
+      try {
+        write.immediate(batch);
+      } finally {
+        if (relaxed !== this.#synchronous) this.#database.pragma(`synchronous = ${this.#synchronous}`);
+      }
       return batch.map(() => undefined);
     });
   }

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAIL_STDERR, makeConsoleRepository } from '../helpers/console-repo.js';
@@ -109,6 +110,38 @@ describe('GET /v1/events', () => {
       expect(Number(reset.id)).toBe(JSON.parse(reset.data).newest);
       const bad = await request(server, 'GET', '/v1/events', { headers: { 'last-event-id': 'yesterday' } });
       expect(bad.status).toBe(400);
+    });
+  });
+
+  describe('when many events leave at once, or the client speaks HTTP/1.0 (no chunked encoding)', () => {
+    it('frames every event whole in both: chunks that fetch decodes, and a plain body', async () => {
+      const client = await sse({}, '?types=receipt.stored');
+      const { port } = new URL(server.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      let raw = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (text: string) => (raw += text));
+      socket.write('GET /v1/events?types=receipt.stored HTTP/1.0\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n');
+      await new Promise<void>((resolve) => socket.once('data', () => resolve()));
+      const calls = await Promise.all(Array.from({ length: 12 }, () => request(server, 'POST', '/v1/call', { body: { tool: 'ok', params: {} } })));
+      const ids = calls.map((call) => call.json.id as string);
+      await client.next((m) => m.event === 'receipt.stored' && JSON.parse(m.data).data.receipt === ids.at(-1));
+      for (const id of ids) await client.next((m) => m.event === 'receipt.stored' && JSON.parse(m.data).data.receipt === id);
+      await new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          if (ids.every((id) => raw.includes(`"receipt":"${id}"`))) resolve();
+        };
+        socket.on('data', check);
+        socket.once('close', () => reject(new Error(`closed with ${raw.length} bytes`)));
+        check();
+      });
+      socket.destroy();
+      const [head, body] = [raw.slice(0, raw.indexOf('\r\n\r\n')), raw.slice(raw.indexOf('\r\n\r\n') + 4)];
+      expect(head).not.toMatch(/transfer-encoding/i);
+      // nothing but SSE in the body: no chunk sizes, and no CR (frames use LF; JSON escapes a CR)
+      expect(body).not.toContain('\r');
+      const frames = body.split('\n\n').filter((frame) => frame.includes('event: receipt.stored'));
+      expect(frames.map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6)).data.receipt)).toEqual(expect.arrayContaining(ids));
     });
   });
 

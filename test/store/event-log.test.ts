@@ -1,5 +1,8 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
+import { migrate } from '../../src/store/sqlite-schema.js';
+import { SqliteEventLog } from '../../src/store/sqlite-events.js';
 import { runsHere, storeKinds, type StoreBackend } from './backends.js';
 
 const event = (type: string, n: number) => ({ type, at_ms: 1_780_000_000_000 + n, data: JSON.stringify({ n }) });
@@ -56,5 +59,30 @@ describe.each(storeKinds())('$name event log', (kind) => {
       expect(next!.seq).toBe(11);
       expect((await store.events.after(0, 100)).map((item) => item.seq)).toEqual([8, 9, 10, 11]);
     });
+  });
+});
+
+describe('SQLite event log on a connection that waits for fsync (synchronous = FULL, as receipts are written)', () => {
+  it('commits its events at NORMAL (no fsync holding the event loop) and leaves the connection at FULL', async () => {
+    const database = new BetterSqlite3(':memory:');
+    try {
+      database.pragma('synchronous = FULL');
+      migrate(database);
+      const pragmas: string[] = [];
+      const pragma = database.pragma.bind(database);
+      database.pragma = ((source: string, options?: { simple?: boolean }) => {
+        // the level each statement that changes the log runs at
+        if (source.startsWith('synchronous =')) pragmas.push(source);
+        return pragma(source, options);
+      }) as typeof database.pragma;
+      const log = new SqliteEventLog(database);
+      await log.append([event('receipt.stored', 1)]);
+      await log.append([event('receipt.stored', 2), event('call.rejected', 3)]);
+      expect(pragmas).toEqual(['synchronous = 1', 'synchronous = 2', 'synchronous = 1', 'synchronous = 2']);
+      expect(pragma('synchronous', { simple: true })).toBe(2);
+      expect((await log.after(0, 10)).map((item) => item.seq)).toEqual([1, 2, 3]);
+    } finally {
+      database.close();
+    }
   });
 });
