@@ -26,6 +26,28 @@ export interface ConsoleReceiptQuery {
   offset: number;
 }
 
+/** A call refused before anything ran, as the store keeps it (`GET /v1/rejections`). */
+export interface ConsoleRejection {
+  id: string;
+  at: string;
+  caller: string | null;
+  session: string | null;
+  tool: string;
+  code: string;
+  reason: string;
+  /** the params as sent, secrets redacted */
+  params: unknown;
+}
+
+/** Which rejected calls the rejected view asks for, newest first. */
+export interface ConsoleRejectionQuery {
+  caller?: string;
+  tool?: string;
+  code?: string;
+  limit: number;
+  offset: number;
+}
+
 /** A call waiting for a person: a confirmation today, an approval request once principals and policies exist. */
 export interface PendingApproval {
   id: string;
@@ -71,6 +93,8 @@ export interface ConsoleBackend {
   maysee(principal: ConsolePrincipal, event: HldpEvent): boolean;
   receipts(query: ConsoleReceiptQuery): Promise<Receipt[]>;
   receipt(id: string): Promise<Receipt | undefined>;
+  /** the calls refused before they ran, from the store (kept after the event backlog rolled over) */
+  rejections(query: ConsoleRejectionQuery): Promise<ConsoleRejection[]>;
   registry(): { index: ToolIndex; scanError?: { message: string; at: string } };
   sessions(): Promise<ConsoleSessionSummary[]>;
   approvals: {

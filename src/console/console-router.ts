@@ -11,7 +11,7 @@ import { failureFilters, failuresView, receiptQuery, receiptRows } from './views
 import { page, type Viewer } from './views/layout.js';
 import { receiptView } from './views/receipt.js';
 import { registryView } from './views/registry.js';
-import { rejectedView } from './views/rejected.js';
+import { rejectedView, rejectionFilters, rejectionQuery } from './views/rejected.js';
 import { sessionsView } from './views/sessions.js';
 import { signInPage } from './views/sign-in.js';
 
@@ -189,10 +189,12 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     response.redirect(303, outcome.receipt ? `/console/receipts/${encodeURIComponent(outcome.receipt.id)}` : `/console/approvals?notice=${encodeURIComponent(outcome.message)}`);
   });
 
-  router.get('/console/rejected', async (_request, response) => {
+  router.get('/console/rejected', async (request, response) => {
     const { viewer, principal } = signed(response);
-    const events = (await backend.events.recent(['call.rejected'], 200)).filter((event) => backend.maysee(principal, event));
-    send(response, page('Rejected', rejectedView(events), viewer, '/console/rejected'));
+    const filters = rejectionFilters(request.query as Record<string, unknown>);
+    // everyone sees what was refused to them; approvers and admins see every caller's (as GET /v1/rejections)
+    const rejections = await backend.rejections(rejectionQuery(principal.seesAll ? filters : { ...filters, caller: principal.name }));
+    send(response, page('Rejected', rejectedView(rejections, filters, principal.seesAll), viewer, '/console/rejected'));
   });
 
   router.get('/console/registry', async (_request, response) => {

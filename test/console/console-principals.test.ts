@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import BetterSqlite3 from 'better-sqlite3';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -163,6 +164,42 @@ describe('what each principal sees (GET /v1/events and the console)', () => {
       expect(resolved.data).toMatchObject({ approval: requested.data.approval, decision: 'approved', by: 'vera', reason: 'looks fine', caller: 'carol', receipt: receiptId });
       const receipt = await (await fetch(`${server.url}/v1/receipts/${receiptId}`, { headers: bearer('admin') })).json();
       expect(receipt).toMatchObject({ ok: true, tool: 'note', caller: 'carol', output: 'noted: from carol' });
+    });
+  });
+
+  describe('when calls were rejected and the event backlog has rolled over since', () => {
+    it('lists them from the store in the rejected view: an agent its own, an approver every caller\'s', async () => {
+      const tools = { dave: `dave-no-such-tool-${Date.now()}`, carol: `carol-no-such-tool-${Date.now()}` };
+      expect([(await call('dave', tools.dave)).status, (await call('carol', tools.carol)).status]).toEqual([404, 404]);
+      // the record is written after the answer: wait until the API lists both
+      for (let tries = 0; ; tries += 1) {
+        const listed = (await (await fetch(`${server.url}/v1/rejections?limit=1000`, { headers: bearer('admin') })).json()) as { rejections: Array<{ tool: string }> };
+        if ([tools.dave, tools.carol].every((tool) => listed.rejections.some((rejection) => rejection.tool === tool))) break;
+        expect(tries).toBeLessThan(200);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // what pruning does once events.backlog newer events came: the call.rejected events are gone from the log
+      const database = new BetterSqlite3(join(temp.path, 'data', 'receipts.db'));
+      try {
+        database.prepare('DELETE FROM events').run();
+      } finally {
+        database.close();
+      }
+      const dave = await pageOf('/console/rejected', (await signIn('dave')).cookie);
+      expect(dave.status).toBe(200);
+      expect(dave.text).toContain(tools.dave);
+      expect(dave.text).toContain('TOOL_NOT_FOUND');
+      expect(dave.text).not.toContain(tools.carol);
+      // an agent cannot ask for another caller's: the caller filter is fixed to it
+      expect((await pageOf('/console/rejected?caller=carol', (await signIn('dave')).cookie)).text).not.toContain(tools.carol);
+      const vera = (await signIn('vera')).cookie;
+      const all = await pageOf('/console/rejected', vera);
+      expect(all.text).toContain(tools.dave);
+      expect(all.text).toContain(tools.carol);
+      const carols = await pageOf('/console/rejected?caller=carol', vera);
+      expect(carols.text).toContain(tools.carol);
+      expect(carols.text).not.toContain(tools.dave);
+      expect((await pageOf('/console/rejected?code=INVALID_PARAMS', vera)).text).not.toContain(tools.carol);
     });
   });
 });

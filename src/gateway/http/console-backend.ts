@@ -33,6 +33,7 @@ export function consoleBackend(gateway: Gateway): ConsoleBackend & { close(): vo
     maysee: (principal, event) => eventVisibleTo({ name: principal.name, roles: new Set(principal.roles) }, event),
     receipts: (query) => gateway.store.receipts.list(query),
     receipt: (id) => gateway.store.receipts.get(id),
+    rejections: (query) => gateway.store.rejections.list(query),
     registry: () => ({ index: gateway.registry.index, ...(gateway.scanError ? { scanError: gateway.scanError } : {}) }),
     sessions: async (): Promise<ConsoleSessionSummary[]> =>
       (await gateway.sessions.list()).map((state) => ({
