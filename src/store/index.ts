@@ -4,6 +4,7 @@ export type {
   ChainBreak,
   ChainLink,
   ChainReport,
+  DeploymentSecrets,
   ApprovalDecision,
   ApprovalQuery,
   ApprovalRecord,

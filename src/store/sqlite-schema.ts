@@ -111,6 +111,8 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
      CREATE INDEX receipts_by_caller ON receipts (caller, started_ms DESC);
      DROP TABLE confirmations;`,
   },
+  // one value per deployment that every instance reads (the console's cookie-signing key), made by the first to ask
+  { version: 7, name: 'deployment secrets', up: 'CREATE TABLE deployment_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_ms INTEGER NOT NULL);' },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

@@ -8,6 +8,7 @@ import { SqliteMcpSessionStore } from './sqlite-mcp-sessions.js';
 import { SqliteAgentSessionStore } from './sqlite-agent-sessions.js';
 import { SqliteReceiptStore } from './sqlite-receipts.js';
 import { SqliteRejectionStore } from './sqlite-rejections.js';
+import { SqliteDeploymentSecrets } from './sqlite-secrets.js';
 import { SqliteUsageLog } from './sqlite-usage.js';
 import { migrate } from './sqlite-schema.js';
 import type { Store } from './store.js';
@@ -48,6 +49,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     usage: new SqliteUsageLog(database),
     bus: new LocalBus(),
     events,
+    secrets: new SqliteDeploymentSecrets(database, { now }),
     health: async () => {
       try {
         database.prepare('SELECT 1').get();

@@ -269,6 +269,15 @@ export interface EventLog {
   prune(keep: number): Promise<number>;
 }
 
+/**
+ * Secrets one deployment shares: every instance and process on the store reads the same value, made by whichever
+ * asked first (the console's cookie-signing key). Kept in the store only: never logged, never in a receipt.
+ */
+export interface DeploymentSecrets {
+  /** the value kept under `name`; when there is none yet, `make()`'s is kept and returned (two racing makers agree on one) */
+  getOrCreate(name: string, make: () => string): Promise<string>;
+}
+
 /** Whether the store answers now, and if not, why. */
 export type StoreHealth = { ok: true } | { ok: false; error: string };
 
@@ -301,6 +310,8 @@ export interface Store {
   bus: StoreBus;
   /** the event log the SSE stream, the console and the notifications read */
   events: EventLog;
+  /** secrets every instance of the deployment shares */
+  secrets: DeploymentSecrets;
   /** a cheap round trip to the database, bounded in time */
   health(): Promise<StoreHealth>;
   close(): Promise<void>;

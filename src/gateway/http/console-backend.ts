@@ -10,14 +10,31 @@ function consolePrincipal(principal: Principal): ConsolePrincipal {
   return { name: principal.name, roles: [...principal.roles], approver: principal.roles.has('approver') || principal.roles.has('admin'), seesAll: overseesAll(principal) };
 }
 
+/** Where the deployment's cookie-signing key is kept in the store. */
+const SESSION_KEY_SECRET = 'console.session_key';
+
+/**
+ * The key console cookies are signed with, the same in every instance of a deployment (so that instances behind one
+ * load balancer accept each other's sign-ins): derived from the `api_token` when there is one, whatever the
+ * instances' stores; otherwise 32 random bytes made once by the first instance and kept in the shared store (the
+ * principals' token digests in the config are no secret, so nothing in it could serve). Never logged.
+ */
+export async function consoleSessionKey(gateway: Gateway): Promise<Buffer> {
+  const token = gateway.config.apiToken;
+  if (token !== undefined) return createHash('sha256').update(`brush-holder console sessions\0${token}`).digest();
+  const kept = Buffer.from(await gateway.store.secrets.getOrCreate(SESSION_KEY_SECRET, () => randomBytes(32).toString('base64')), 'base64');
+  // fail closed on a value that is not a key (edited by hand): signing with it would make cookies guessable
+  if (kept.length < 32) throw new Error(`the console's signing key in the store ('${SESSION_KEY_SECRET}' in deployment_secrets) is not 32 bytes of base64; delete that row and restart, and every instance makes a new one`);
+  return kept;
+}
+
 /**
  * What the console reads and does, over a gateway: sign-in with any configured principal's token (or, on a gateway
  * with no credentials, as `local`); each sees the events and receipts `eventVisibleTo` lets it; admins and approvers
  * decide approval requests (of every instance, from the store) under the same rules as `POST /v1/approvals/:id/approve`.
  */
-export function consoleBackend(gateway: Gateway): ConsoleBackend & { close(): void } {
-  const { config, principals } = gateway;
-  const token = config.apiToken;
+export function consoleBackend(gateway: Gateway, sessionKey: Buffer): ConsoleBackend & { close(): void } {
+  const { principals } = gateway;
   return {
     events: gateway.events,
     credentialsRequired: principals.required,
@@ -45,8 +62,7 @@ export function consoleBackend(gateway: Gateway): ConsoleBackend & { close(): vo
         loaded: state.loaded.map((tool) => tool.name),
       })),
     approvals: consoleApprovals(gateway),
-    // instances that share the api_token accept each other's cookies; without one (the principals' digests are no secret), sign-ins last as long as this process
-    sessionKey: token !== undefined ? createHash('sha256').update(`brush-holder console sessions\0${token}`).digest() : randomBytes(32),
+    sessionKey,
     close: () => undefined,
   };
 }

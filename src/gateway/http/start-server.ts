@@ -7,7 +7,7 @@ import { ConfigError, type GatewayConfig } from '../config/index.js';
 import { mountMcp, type McpHttpHandler } from '../mcp/index.js';
 import { announceBroken, Gateway } from '../service/index.js';
 import { consoleRouter } from '../../console/index.js';
-import { consoleBackend } from './console-backend.js';
+import { consoleBackend, consoleSessionKey } from './console-backend.js';
 import { createApp } from './create-app.js';
 import { startNotifications } from './notifications.js';
 import { GatewayMetrics } from './gateway-metrics.js';
@@ -44,7 +44,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   await gateway.events.start();
   const notifier = await startNotifications(gateway, metrics, logger);
   announceBroken(gateway.events, gateway.registry.index);
-  const people = consoleBackend(gateway);
+  const people = consoleBackend(gateway, await consoleSessionKey(gateway));
   const scheduler = new RescanScheduler(gateway, logger);
   const links = await linkInstance(gateway, scheduler, logger);
   let mcp: McpHttpHandler | undefined;

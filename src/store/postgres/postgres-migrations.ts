@@ -128,6 +128,8 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
      CREATE INDEX receipts_by_caller ON receipts (caller, started_ms DESC);
      DROP TABLE confirmations;`,
   },
+  // one value per deployment that every instance reads (the console's cookie-signing key), made by the first to ask
+  { version: 7, name: 'deployment secrets', up: 'CREATE TABLE deployment_secrets (name text PRIMARY KEY, value text NOT NULL, created_ms bigint NOT NULL);' },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */

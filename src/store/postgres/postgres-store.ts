@@ -9,6 +9,7 @@ import { PostgresMcpSessionStore } from './postgres-mcp-sessions.js';
 import { PostgresAgentSessionStore } from './postgres-agent-sessions.js';
 import { PostgresReceiptStore } from './postgres-receipts.js';
 import { PostgresRejectionStore } from './postgres-rejections.js';
+import { PostgresDeploymentSecrets } from './postgres-secrets.js';
 import { PostgresUsageLog } from './postgres-usage.js';
 
 /** Where and how the shared store keeps its data. */
@@ -45,6 +46,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     usage: new PostgresUsageLog(sql),
     bus,
     events,
+    secrets: new PostgresDeploymentSecrets(sql, { now }),
     health: async () => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_resolve, reject) => {

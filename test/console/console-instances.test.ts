@@ -1,0 +1,100 @@
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeConsoleRepository } from '../helpers/console-repo.js';
+import { makeTempDir } from '../helpers/git.js';
+import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
+import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { makeWorld, startInstance, type ScaleWorld } from '../scale/support.js';
+
+const CAROL = 'instances-carol-token-0123456789';
+// principals only, no api_token: the case where each process used to sign cookies with a random key of its own
+const CONFIG = `principals:\n  carol: { roles: [approver], token_sha256: ${createHash('sha256').update(CAROL).digest('hex')} }\n`;
+
+/** Signs in at one instance; the cookie it sets. */
+async function signIn(url: string): Promise<string> {
+  const response = await fetch(`${url}/console/sign-in`, {
+    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(url).origin }, body: new URLSearchParams({ token: CAROL }),
+  });
+  expect(response.status).toBe(303);
+  return response.headers.get('set-cookie')!.split(';')[0]!;
+}
+
+/** Whether an instance takes the cookie: the page as carol, or a redirect to the sign-in page. */
+async function signedInAt(url: string, cookie: string): Promise<boolean> {
+  const response = await fetch(`${url}/console/failures`, { headers: { cookie }, redirect: 'manual' });
+  if (response.status === 303) return false;
+  expect(response.status).toBe(200);
+  expect(await response.text()).toContain('<span>carol</span>');
+  return true;
+}
+
+describe('console sign-ins across two hldp serve processes on one SQLite store, without an api_token', () => {
+  let temp: { path: string; cleanup: () => Promise<void> };
+  const processes: ServiceProcess[] = [];
+
+  const serve = async (data: string): Promise<ServiceProcess> => {
+    const started = await spawnService(
+      ['serve', '--port', '0', '--config', join(temp.path, 'config.yaml')],
+      { HLDP_REPO: join(temp.path, 'repo'), HLDP_CACHE_DIR: join(temp.path, `cache-${processes.length}`), HLDP_DATA_DIR: join(temp.path, data), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'debug' },
+      / at (http:\/\/[\d.:]+)\n/,
+    );
+    processes.push(started);
+    return started;
+  };
+
+  beforeAll(async () => {
+    temp = await makeTempDir('hldp-console-instances-');
+    await makeConsoleRepository(temp.path);
+    await writeFile(join(temp.path, 'config.yaml'), CONFIG);
+  });
+  afterAll(async () => {
+    await Promise.allSettled(processes.map((each) => each.stop()));
+    await temp?.cleanup();
+  });
+
+  it('accepts a cookie signed at one instance at the other (one key per deployment, made once in the store and never logged), and not at a deployment of its own', async () => {
+    const [a, b] = await Promise.all([serve('shared'), serve('shared')]);
+    const cookie = await signIn(a.url);
+    expect(await signedInAt(b.url, cookie)).toBe(true);
+    expect(await signedInAt(a.url, await signIn(b.url))).toBe(true);
+    // a restart keeps the key: sign-ins outlive the process that made them
+    await a.stop();
+    const again = await serve('shared');
+    expect(await signedInAt(again.url, cookie)).toBe(true);
+    // another deployment (its own store) has its own key
+    const elsewhere = await serve('elsewhere');
+    expect(await signedInAt(elsewhere.url, cookie)).toBe(false);
+    const database = new BetterSqlite3(join(temp.path, 'shared', 'receipts.db'), { readonly: true });
+    const rows = database.prepare("SELECT name, value FROM deployment_secrets").all() as Array<{ name: string; value: string }>;
+    database.close();
+    expect(rows.map((row) => row.name)).toEqual(['console.session_key']);
+    expect(Buffer.from(rows[0]!.value, 'base64')).toHaveLength(32);
+    for (const each of processes) expect(each.stderr()).not.toContain(rows[0]!.value);
+  });
+});
+
+describeWithPostgres('console sign-ins across two hldp serve processes on one PostgreSQL database, without an api_token', () => {
+  let world: ScaleWorld;
+  let database: { url: string; drop: () => Promise<void> };
+  const instances: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    world = await makeWorld();
+    database = await createTestDatabase();
+    instances.push(...(await Promise.all([startInstance(world, database.url, { config: CONFIG }), startInstance(world, database.url, { config: CONFIG })])));
+  });
+  afterAll(async () => {
+    await Promise.allSettled(instances.map((instance) => instance.stop()));
+    await database?.drop();
+    await world?.cleanup();
+  });
+
+  it('accepts a cookie signed at one instance at the other', async () => {
+    const [a, b] = instances as [ServiceProcess, ServiceProcess];
+    expect(await signedInAt(b.url, await signIn(a.url))).toBe(true);
+    expect(await signedInAt(a.url, await signIn(b.url))).toBe(true);
+  });
+});
