@@ -84,6 +84,8 @@ export class EventHub {
 
   /** Starts delivering: from the log's current end, listening to the bus and polling for other processes' events. */
   async start(): Promise<void> {
+    // a second start (a subscriber of `hldp mcp` asking, on a hub a server already started) changes nothing
+    if (this.#started) return;
     this.#delivered = (await this.#log.bounds()).last;
     this.#started = true;
     if (this.#options.bus) {
@@ -139,15 +141,52 @@ export class EventHub {
 
   /** The newest events of some types, newest first (the console's history of scans and rejected calls). */
   async recent(types: readonly EventType[], limit: number): Promise<HldpEvent[]> {
+    return (await this.#newest((event) => types.includes(event.type), limit)).events;
+  }
+
+  /**
+   * A page of the log for a client that polls rather than listens (MCP's `resources/read`): the events after `after`
+   * that `accepts` lets through, oldest first, at most `limit`; without `after`, the newest `limit` of them. `last`
+   * is where to ask next (the last id read, whether the client could see it or not). An `after` older than the
+   * backlog, or never given, gets `reset` and no events, as a reconnecting SSE client does.
+   */
+  async page(after: number | undefined, limit: number, accepts: (event: HldpEvent) => boolean = () => true): Promise<{ events: HldpEvent[]; last: number; reset?: ResetInfo }> {
+    if (after === undefined) {
+      const { events, last } = await this.#newest(accepts, limit);
+      return { events: events.reverse(), last };
+    }
+    const { first, last } = await this.#log.bounds();
+    if (after < first - 1 || after > last) {
+      const reason = after > last ? `event ${after} was never given here (the newest is ${last})` : `event ${after} is older than the backlog, which starts at ${first}`;
+      return { events: [], last, reset: { reason, requested: after, oldest: first, newest: last } };
+    }
+    const events: HldpEvent[] = [];
+    let read = after;
+    for (;;) {
+      const rows = await this.#log.after(read, PAGE);
+      for (const row of rows) {
+        const event = decode(row);
+        if (event && accepts(event)) {
+          if (events.length === limit) return { events, last: read };
+          events.push(event);
+        }
+        read = row.seq;
+      }
+      if (rows.length < PAGE) return { events, last: read };
+    }
+  }
+
+  /** The newest `limit` events `accepts` lets through, newest first, and the log's newest id. */
+  async #newest(accepts: (event: HldpEvent) => boolean, limit: number): Promise<{ events: HldpEvent[]; last: number }> {
     const { first, last } = await this.#log.bounds();
     const found: HldpEvent[] = [];
     // read backwards a page at a time: the log has no index by type, and is bounded
     for (let end = last; end >= first && found.length < limit; end -= PAGE) {
       const rows = await this.#log.after(Math.max(first - 1, end - PAGE), PAGE);
-      const page = rows.filter((row) => row.seq <= end).map(decode).filter((event): event is HldpEvent => event !== undefined && types.includes(event.type));
+      const page = rows.filter((row) => row.seq <= end).map(decode).filter((event): event is HldpEvent => event !== undefined && accepts(event));
       found.push(...page.reverse());
     }
-    return found.slice(0, limit);
+    return { events: found.slice(0, limit), last };
   }
 
   /** How many subscribers are listening now. */

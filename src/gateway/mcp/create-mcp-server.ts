@@ -4,8 +4,11 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type CallToolResult,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -16,6 +19,7 @@ import { runMetaTool, type CallOutcome, type Gateway } from '../service/index.js
 import { ProgressSent, readCallMeta, type CallMeta } from './call-meta.js';
 import { failure, metaResult, outcomeResult } from './call-result.js';
 import { elicitApproval, type SendRelated } from './elicit-approval.js';
+import { eventResources, EVENTS_TEMPLATE, EVENTS_URI, isEventsUri } from './event-resources.js';
 import { skillResources, SKILL_URI_PREFIX } from './skill-resources.js';
 import { catalogFor, prepareCatalog } from './tool-catalog.js';
 
@@ -55,8 +59,10 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
   // and the gateway, not zod, validates params (with the same wording and receipts as POST /v1/call)
   const server = new Server(
     { name: 'brush-holder', title: 'brush-holder 笔筒', version: VERSION },
-    { capabilities: { tools: { listChanged: true }, resources: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true }, resources: { subscribe: true } }, instructions: INSTRUCTIONS },
   );
+  // the event stream (hldp tail for MCP clients), filtered by what this connection's principal may see
+  const events = eventResources(gateway, server, options.principal);
   const { sessions } = gateway;
   const resumed = resumeOrOpen(gateway, options);
   const opened = resumed.then((result) => result.state);
@@ -106,7 +112,18 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
   });
   // the session's skill index: a skill whose toolset is active is left out (seed 000 §6), though it can still be read
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: skillResources(sessions.skillIndex(await session())) }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [EVENTS_TEMPLATE] }));
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    if (!isEventsUri(request.params.uri)) throw new Error(`only ${EVENTS_URI} (with ?types= if you like) can be subscribed to; skills do not change within a commit`);
+    await events.subscribe(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    events.unsubscribe(request.params.uri);
+    return {};
+  });
   server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    if (isEventsUri(request.params.uri)) return events.read(request.params.uri);
     const name = request.params.uri.startsWith(SKILL_URI_PREFIX) ? request.params.uri.slice(SKILL_URI_PREFIX.length) : '';
     const answer = sessions.readSkill(decodeURIComponent(name));
     if (!answer.ok) throw new Error(`${answer.message}; skills are read as ${SKILL_URI_PREFIX}<name>`);
@@ -123,6 +140,7 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
   });
   server.onclose = () => {
     unsubscribe();
+    events.close();
     // a shared session outlives this instance's copy of the connection: the client's DELETE or the idle purge ends it;
     // one opened for a connection that never initialised (its first request was no initialize) ends here
     void resumed.then(({ state, resumed }) => {

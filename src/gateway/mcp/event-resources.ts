@@ -1,0 +1,104 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { eventFilter, eventVisibleTo, type HldpEvent } from '../../events/index.js';
+import type { Gateway } from '../service/index.js';
+
+/** The event stream as an MCP resource: read a page of it, or subscribe to hear when it grows. */
+export const EVENTS_URI = 'hldp://events';
+
+/** How `resources/templates/list` describes it. */
+export const EVENTS_TEMPLATE = {
+  uriTemplate: `${EVENTS_URI}{?after,types,limit}`,
+  name: 'events',
+  title: 'Event stream (hldp tail)',
+  description:
+    'What happens at the gateway, as GET /v1/events streams it, only what your principal may see: receipt.stored, call.rejected, approval.requested, ' +
+    'approval.resolved, scan.completed, scan.failed, definitions.broken. Read hldp://events for the newest events, hldp://events?after=ID for those after an id ' +
+    '(then ask after the answer\'s "last"); types=failures,approval.requested narrows it; limit (default 50, at most 500). Subscribe to hldp://events ' +
+    '(or with ?types=) and notifications/resources/updated says when there is more to read.',
+  mimeType: 'application/json',
+};
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 500;
+
+/** What a `hldp://events…` URI asks for. */
+interface EventsQuery {
+  after?: number;
+  limit: number;
+  accepts?: (event: HldpEvent) => boolean;
+}
+
+/** Whether a URI names the event stream. */
+export function isEventsUri(uri: string): boolean {
+  return uri === EVENTS_URI || uri.startsWith(`${EVENTS_URI}?`);
+}
+
+/** The query of a `hldp://events?…` URI, or what is wrong with it (in words that say what to send). */
+function parseEventsUri(uri: string): EventsQuery | string {
+  const parameters = new URLSearchParams(uri.slice(EVENTS_URI.length + 1));
+  const unknown = [...parameters.keys()].filter((key) => !['after', 'types', 'limit'].includes(key));
+  if (unknown.length > 0) return `unknown parameter '${unknown[0]!.slice(0, 40)}' in ${EVENTS_URI}; use after, types and limit (${EVENTS_TEMPLATE.uriTemplate})`;
+  const after = parameters.get('after');
+  if (after !== null && !/^\d{1,15}$/.test(after)) return `after must be the id of an event (a non-negative integer), got '${after.slice(0, 40)}'`;
+  const limitText = parameters.get('limit');
+  const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return `limit must be an integer from 1 to ${MAX_LIMIT}, got '${String(limitText).slice(0, 40)}'`;
+  const types = parameters.get('types');
+  const accepts = eventFilter(types === null ? undefined : types.split(',').map((type) => type.trim()).filter(Boolean));
+  if (typeof accepts === 'string') return accepts;
+  return { ...(after === null ? {} : { after: Number(after) }), limit, ...(accepts ? { accepts } : {}) };
+}
+
+/**
+ * The event stream of one MCP connection, for the principal it acts for (`eventVisibleTo`, as SSE filters it):
+ * `read` answers `resources/read` of `hldp://events…` with a page of events, `subscribe` sends
+ * `notifications/resources/updated` for the subscribed URI when an event it would show arrives (at most one per
+ * turn of the event loop), `close` ends every subscription.
+ */
+export function eventResources(gateway: Gateway, server: Server, principalName: string) {
+  const subscriptions = new Map<string, () => void>();
+  const viewer = () => gateway.principals.get(principalName);
+  const visible = (event: HldpEvent): boolean => {
+    const principal = viewer();
+    // a principal removed from the config since the connection opened sees nothing more
+    return principal !== undefined && eventVisibleTo(principal, event);
+  };
+  return {
+    async read(uri: string): Promise<{ contents: Array<{ uri: string; mimeType: string; text: string }> }> {
+      const query = parseEventsUri(uri);
+      if (typeof query === 'string') throw new Error(query);
+      const page = await gateway.events.page(query.after, query.limit, (event) => visible(event) && (query.accepts?.(event) ?? true));
+      const text = JSON.stringify({ events: page.events, last: page.last, ...(page.reset ? { reset: page.reset } : {}) });
+      return { contents: [{ uri, mimeType: 'application/json', text }] };
+    },
+    async subscribe(uri: string): Promise<void> {
+      const query = parseEventsUri(uri);
+      if (typeof query === 'string') throw new Error(query);
+      if (subscriptions.has(uri)) return;
+      // `hldp mcp` has no server that started the hub: the first subscriber starts it (polling the store for other processes' events)
+      await gateway.events.start();
+      let pending = false;
+      const unsubscribe = await gateway.events.subscribe({
+        accepts: (event) => visible(event) && (query.accepts?.(event) ?? true),
+        send: () => {
+          if (pending) return;
+          pending = true;
+          setImmediate(() => {
+            pending = false;
+            void server.sendResourceUpdated({ uri }).catch(() => undefined);
+          });
+        },
+        reset: () => undefined,
+      });
+      subscriptions.set(uri, unsubscribe);
+    },
+    unsubscribe(uri: string): void {
+      subscriptions.get(uri)?.();
+      subscriptions.delete(uri);
+    },
+    close(): void {
+      for (const unsubscribe of subscriptions.values()) unsubscribe();
+      subscriptions.clear();
+    },
+  };
+}

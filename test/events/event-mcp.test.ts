@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAIL_STDERR, makeConsoleRepository } from '../helpers/console-repo.js';
+import { makeTempDir } from '../helpers/git.js';
+import { HLDP_BIN, runCli } from '../helpers/run-cli.js';
+import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+
+const TOKENS = { admin: 'mcp-events-admin-token-0123456789', carol: 'mcp-events-carol-token-0123456789', dave: 'mcp-events-dave-token-0123456789' } as const;
+type Who = keyof typeof TOKENS;
+const digest = (token: string): string => createHash('sha256').update(token).digest('hex');
+const CONFIG = `principals:
+  carol: { roles: [agent], token_sha256: ${digest(TOKENS.carol)} }
+  dave: { roles: [agent], token_sha256: ${digest(TOKENS.dave)} }
+`;
+
+interface Page {
+  events: Array<{ id: number; type: string; data: Record<string, any> }>;
+  last: number;
+  reset?: { reason: string };
+}
+
+async function read(client: Client, uri: string): Promise<Page> {
+  const result = await client.readResource({ uri });
+  expect(result.contents[0]).toMatchObject({ uri, mimeType: 'application/json' });
+  return JSON.parse(String((result.contents[0] as { text: string }).text)) as Page;
+}
+
+/** Counts the client's `notifications/resources/updated` for a URI, and waits for the next. */
+function updates(client: Client): { count: () => number; next: () => Promise<string> } {
+  let count = 0;
+  let waiting: Array<(uri: string) => void> = [];
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    count += 1;
+    for (const wake of waiting.splice(0)) wake(notification.params.uri);
+  });
+  return { count: () => count, next: () => new Promise((resolve) => waiting.push(resolve)) };
+}
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let env: NodeJS.ProcessEnv;
+let server: ServiceProcess;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  temp = await makeTempDir('hldp-events-mcp-');
+  const repo = await makeConsoleRepository(temp.path);
+  await writeFile(join(temp.path, 'config.yaml'), CONFIG);
+  env = { HLDP_REPO: repo, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_API_TOKEN: TOKENS.admin };
+  server = await spawnService(['serve', '--port', '0', '--config', join(temp.path, 'config.yaml')], env, / at (http:\/\/[\d.:]+)\n/);
+});
+afterAll(async () => {
+  await Promise.allSettled(clients.map((client) => client.close()));
+  await server?.stop();
+  await temp?.cleanup();
+});
+
+async function connect(who: Who): Promise<Client> {
+  const client = new Client({ name: 'events-test', version: '0.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKENS[who]}` } } }));
+  clients.push(client);
+  return client;
+}
+
+async function fail(who: Who): Promise<string> {
+  const response = await fetch(`${server.url}/v1/call`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKENS[who]}` }, body: JSON.stringify({ tool: 'fail', params: {} }) });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { id: string }).id;
+}
+
+describe('the event stream over MCP (hldp tail for MCP clients), against a real hldp serve', () => {
+  it('describes hldp://events as a resource template and a subscribable resource', async () => {
+    const client = await connect('carol');
+    expect(client.getServerCapabilities()?.resources).toMatchObject({ subscribe: true });
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: 'hldp://events{?after,types,limit}', name: 'events', mimeType: 'application/json' })]);
+    // the skill index is left as it was
+    expect((await client.listResources()).resources.every((resource) => resource.uri.startsWith('skill://'))).toBe(true);
+  });
+
+  it('notifies a subscriber of new events and reads them after an id: its own calls only, with the raw error', async () => {
+    const carol = await connect('carol');
+    const start = (await read(carol, 'hldp://events?types=receipt.stored')).last;
+    const heard = updates(carol);
+    await carol.subscribeResource({ uri: 'hldp://events?types=failures' });
+    // the client opens its notification stream (GET) after initializing: until a notification arrives, keep failing
+    const mine: string[] = [];
+    const theirs: string[] = [];
+    for (let tries = 0; heard.count() === 0; tries += 1) {
+      expect(tries).toBeLessThan(100);
+      const next = heard.next();
+      theirs.push(await fail('dave'));
+      mine.push(await fail('carol'));
+      await Promise.race([next, new Promise((resolve) => setTimeout(resolve, 200))]);
+    }
+    const notified = heard.next();
+    mine.push(await fail('carol'));
+    expect(await notified).toBe('hldp://events?types=failures');
+    const page = await read(carol, `hldp://events?after=${start}&types=receipt.stored&limit=500`);
+    expect(page.events.map((event) => event.data.receipt)).toEqual(mine);
+    expect(page.events.every((event) => event.data.caller === 'carol' && event.data.ok === false && event.data.error === FAIL_STDERR)).toBe(true);
+    expect(page.events.map((event) => event.id)).toEqual([...page.events.map((event) => event.id)].sort((a, b) => a - b));
+    expect(page.last).toBeGreaterThanOrEqual(page.events.at(-1)!.id);
+    // nothing of dave's, even asked for by id
+    expect(JSON.stringify(page)).not.toContain(theirs[0]!);
+    // one page at a time: limit 1, then after its last
+    const first = await read(carol, `hldp://events?after=${start}&types=receipt.stored&limit=1`);
+    expect(first.events.map((event) => event.data.receipt)).toEqual([mine[0]]);
+    expect((await read(carol, `hldp://events?after=${first.last}&types=receipt.stored&limit=1`)).events.map((event) => event.data.receipt)).toEqual([mine[1]]);
+    // an unsubscribed client hears nothing more
+    await carol.unsubscribeResource({ uri: 'hldp://events?types=failures' });
+    const before = heard.count();
+    await fail('carol');
+    await read(carol, 'hldp://events');
+    expect(heard.count()).toBe(before);
+  });
+
+  it('answers a malformed query or a subscription to anything else with an error that says what to send, and an id never given with reset', async () => {
+    const client = await connect('carol');
+    await expect(client.readResource({ uri: 'hldp://events?after=yesterday' })).rejects.toThrow(/after must be the id of an event/);
+    await expect(client.readResource({ uri: 'hldp://events?types=receipts' })).rejects.toThrow(/unknown event type 'receipts'/);
+    await expect(client.readResource({ uri: 'hldp://events?since=1' })).rejects.toThrow(/use after, types and limit/);
+    await expect(client.subscribeResource({ uri: 'skill://anything' })).rejects.toThrow(/only hldp:\/\/events/);
+    const future = await read(client, 'hldp://events?after=999999999');
+    expect(future.events).toEqual([]);
+    expect(future.reset?.reason).toMatch(/never given/);
+  });
+});
+
+describe('the event stream over MCP from hldp mcp (stdio), a real process', () => {
+  it('notifies a subscriber of a failing call another process (the CLI) made on the same store', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [HLDP_BIN, 'mcp'],
+      env: { ...(process.env as Record<string, string>), HLDP_REPO: env.HLDP_REPO!, HLDP_CACHE_DIR: env.HLDP_CACHE_DIR!, HLDP_DATA_DIR: env.HLDP_DATA_DIR!, HLDP_WORKSPACE: env.HLDP_WORKSPACE!, HLDP_LOG_LEVEL: 'warn' },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'events-test', version: '0.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    const start = (await read(client, 'hldp://events')).last;
+    const heard = updates(client);
+    await client.subscribeResource({ uri: 'hldp://events' });
+    const notified = heard.next();
+    const { HLDP_API_TOKEN: _token, ...local } = env;
+    const cli = await runCli(['call', 'fail', '--json'], { env: local });
+    expect(cli.code).toBe(1);
+    const id = JSON.parse(cli.stdout).id;
+    expect(await notified).toBe('hldp://events');
+    const page = await read(client, `hldp://events?after=${start}`);
+    expect(page.events).toContainEqual(expect.objectContaining({ type: 'receipt.stored', data: expect.objectContaining({ receipt: id, ok: false, error: FAIL_STDERR }) }));
+  });
+});
