@@ -5,7 +5,8 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithChromium, launchChromium } from '../helpers/browser.js';
 import { FAIL_STDERR, makeConsoleRepository } from '../helpers/console-repo.js';
-import { commitFiles, makeTempDir } from '../helpers/git.js';
+import { commitFiles, git, initRepository, makeTempDir } from '../helpers/git.js';
+import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { request } from '../helpers/http-server.js';
 import { runCli } from '../helpers/run-cli.js';
 import { openSse } from '../helpers/sse-client.js';
@@ -17,7 +18,9 @@ const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta
 
 let temp: { path: string; cleanup: () => Promise<void> };
 let env: NodeJS.ProcessEnv;
-let repo: string;
+// the author's clone; the gateway serves the bare repository it pushes to, over real smart HTTP (git http-backend)
+let work: string;
+let gitServer: GitHttpServer;
 let server: ServiceProcess;
 let browser: { context: BrowserContext; close: () => Promise<void> };
 let page: Page;
@@ -54,9 +57,14 @@ async function signIn(target: Page): Promise<void> {
 describeWithChromium('the console in a real browser (Debian chromium, playwright-core)', () => {
   beforeAll(async () => {
     temp = await makeTempDir('hldp-console-');
-    repo = await makeConsoleRepository(temp.path);
+    work = await makeConsoleRepository(temp.path);
+    const served = join(temp.path, 'served');
+    await initRepository(join(served, 'tools.git'), { bare: true });
+    gitServer = await startGitHttpServer({ projectRoot: served });
+    await git(work, 'remote', 'add', 'origin', `${gitServer.url}/tools.git`);
+    await git(work, 'push', '-q', 'origin', 'main');
     env = {
-      HLDP_REPO: repo, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path,
+      HLDP_REPO: `${gitServer.url}/tools.git`, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path,
       HLDP_LOG_LEVEL: 'warn', HLDP_API_TOKEN: TOKEN, HLDP_POLL_INTERVAL_MS: '300',
     };
     server = await spawnService(['serve', '--port', '0'], env, / at (http:\/\/[\d.:]+)\n/);
@@ -71,6 +79,7 @@ describeWithChromium('the console in a real browser (Debian chromium, playwright
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    await gitServer?.close();
     await temp?.cleanup();
   });
 
@@ -112,6 +121,18 @@ describeWithChromium('the console in a real browser (Debian chromium, playwright
     expect(probe.scripts).toEqual(['/console/assets/htmx.min.js', '/console/assets/console.js']);
     await page.goto(`${server.url}/console/failures?status=all`);
     await page.waitForSelector(`tr[data-receipt="${call.json.id}"]`);
+    // a tool name is whatever the agent sent: the rejected view (read from the store) shows it as text too
+    const refused = await request(server, 'POST', '/v1/call', { headers: auth, body: { tool: payload, params: {} } });
+    expect(refused.status).toBe(404);
+    // the record is written after the answer: wait until the API lists it
+    for (let tries = 0; !(await request(server, 'GET', '/v1/rejections?limit=5', { headers: auth })).json.rejections.some((rejection: { tool: string }) => rejection.tool === payload); tries += 1) {
+      expect(tries).toBeLessThan(200);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await page.goto(`${server.url}/console/rejected`);
+    expect(await page.locator('tr[data-rejection] td[data-label="Tool"]').first().textContent()).toBe(payload);
+    expect(await page.evaluate(`document.querySelectorAll('main script, main img, main svg, main [onerror], main [onload]').length`)).toBe(0);
+    await screenshot(page, 'rejected');
     expect(dialogs).toEqual([]);
   });
 
@@ -137,14 +158,17 @@ describeWithChromium('the console in a real browser (Debian chromium, playwright
   it('4. shows a broken TOOL.hdlp pushed to the served repository in the registry, with its file:line:col', async () => {
     await page.goto(`${server.url}/console/registry`);
     await page.waitForSelector('.live.connected');
-    await commitFiles(repo, { 'tools/broken/TOOL.hdlp': 'name: broken\ndisplay: Broken\nintent: [never closed\n' });
+    // an author pushes: git push over smart HTTP to the repository the gateway serves (and polls)
+    await commitFiles(work, { 'tools/broken/TOOL.hdlp': 'name: broken\ndisplay: Broken\nintent: [never closed\n' });
+    await git(work, 'push', '-q', 'origin', 'main');
     const item = page.locator('li.diagnostic', { hasText: 'tools/broken/TOOL.hdlp' });
     await item.waitFor({ timeout: 15_000 });
     expect(await item.locator('code').textContent()).toMatch(/^tools\/broken\/TOOL\.hdlp:\d+:\d+$/);
     await screenshot(page, 'registry');
     // leave the page before the repository changes again: a live page reloads on the next scan
     await page.goto('about:blank');
-    await commitFiles(repo, { 'tools/broken': null });
+    await commitFiles(work, { 'tools/broken': null });
+    await git(work, 'push', '-q', 'origin', 'main');
     // served before the next test asks for a confirmation (bound to the commit)
     expect((await request(server, 'POST', '/v1/scan', { headers: auth })).status).toBe(200);
   });
