@@ -1,6 +1,6 @@
 // bench:events — 200 SSE subscribers on a real `hldp serve` while 100 calls/s are stored: none lost, delivery p99
 // (receipt stored → event received), and the SSE overhead on POST /v1/call throughput as a ratio (same run, with and
-// without subscribers). Usage: npm run bench:events -- [--subscribers 200] [--rate 100] [--seconds 10] [--calls 1000] [--profile DIR]
+// without subscribers). Usage: npm run bench:events -- [--subscribers 200] [--rate 100] [--seconds 10] [--calls 1000] [--profile DIR] [--hldp PATH]
 // The measured tool is an `hldp-api` GET to a local HTTP target that answers at once: the cheapest real call (a shell
 // tool spawns bubblewrap, which on 2 cores alone caps the server below 100 calls/s), so that what is measured is the
 // gateway's receipt, event and SSE path. The generator and the subscribers are child processes of their own.
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 
-const { values } = parseArgs({ options: { subscribers: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, calls: { type: 'string' }, concurrency: { type: 'string' }, profile: { type: 'string' } } });
+const { values } = parseArgs({ options: { subscribers: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, calls: { type: 'string' }, concurrency: { type: 'string' }, profile: { type: 'string' }, hldp: { type: 'string' } } });
 const SUBSCRIBERS = Number(values.subscribers ?? 200);
 const RATE = Number(values.rate ?? 100);
 const SECONDS = Number(values.seconds ?? 10);
@@ -22,7 +22,8 @@ const CALLS = Number(values.calls ?? 1000);
 const CONCURRENCY = Number(values.concurrency ?? 16);
 // --profile DIR: the server writes a V8 CPU profile there when it exits (open it in Chrome's DevTools)
 const PROFILE = values.profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', values.profile];
-const HLDP = new URL('../../bin/hldp.js', import.meta.url).pathname;
+// --hldp PATH: another build's bin/hldp.js (an older version, for a side-by-side run of the same harness)
+const HLDP = values.hldp ?? new URL('../../bin/hldp.js', import.meta.url).pathname;
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
