@@ -21,22 +21,22 @@ export const DECISION_FEATURES: readonly DecisionFeature[] = [
 ];
 
 /**
- * The features the confidence model is fitted on: how well the best tool and the request cover each
- * other, never what the request looks like (its length, its share of values or of words no tool
- * has). Those describe a benchmark's style of request, and a model leaning on them answered
- * `found: false` for a quarter of the plain requests of another registry.
+ * What describes the request rather than how the best tool and the request cover each other: its
+ * length, its share of values or of words no tool has, how much evidence it gives at all, and the
+ * best tool's lead. Those describe a benchmark's style of request, and a model leaning on them
+ * answered `found: false` for a quarter of the plain requests of another registry.
  */
-export const CONFIDENCE_FEATURES: readonly DecisionFeature[] = [
-  'coverage',
-  'namingCoverage',
-  'describingCoverage',
-  'paramCoverage',
-  'nameShare',
-  'intentShare',
-  'namePhrase',
-  'intentPhrase',
-  'nameHead',
-];
+const REQUEST_STYLE: ReadonlySet<DecisionFeature> = new Set<DecisionFeature>([
+  'unknownShare',
+  'valueShare',
+  'matchedWords',
+  'queryWords',
+  'evidence',
+  'margin',
+]);
+
+/** The features the confidence model is fitted on: `DECISION_FEATURES` but the request's style. */
+export const CONFIDENCE_FEATURES: readonly DecisionFeature[] = DECISION_FEATURES.filter((feature) => !REQUEST_STYLE.has(feature));
 
 /**
  * Below this much evidence (see `ToolFeatures.evidence`) among the best-ranked tools, nothing in
