@@ -190,13 +190,59 @@ export function matchedFields(index: SearchIndex, position: number, words: Query
 }
 
 // A whole word counts fully. An ideographic word not found whole counts by the share of its
-// characters that matched parts (single characters or character pairs) cover.
+// characters that matched parts (single characters or character pairs) cover, or by its English
+// senses (`glossesOf`) where one of them is found, whichever says more.
 // `whole` is 1 for a whole match, or for an ideographic word the share of its characters that
 // character pairs cover when they cover at least half of it (single characters say too little).
-function wordMatch(fields: Map<string, number>, word: QueryWord): { share: number; mask: number; whole: number } {
+function wordMatch(fields: Map<string, number>, word: QueryWord): WordMatch {
   const found = fields.get(word.terms[0]!);
   if (found !== undefined) return { share: 1, mask: found, whole: 1 };
-  if (word.terms.length === 1) return { share: 0, mask: 0, whole: 0 };
+  const parts = word.terms.length === 1 ? NO_MATCH : partsMatch(fields, word);
+  if (word.glosses.senses.length === 0 || parts.share >= GLOSS_SHARE) return parts;
+  const glossed = glossMatch(fields, word);
+  return glossed.share > parts.share ? glossed : parts;
+}
+
+interface WordMatch {
+  share: number;
+  mask: number;
+  whole: number;
+}
+
+const NO_MATCH: WordMatch = { share: 0, mask: 0, whole: 0 };
+
+// A sense found whole is a translation of the word, less sure than the word itself: it counts this
+// much of a whole match, and a sense found in part that share of it.
+const GLOSS_SHARE = 0.8;
+// As evidence that the request is this tool's business, a sense counts fully only where it is the
+// word's first, its common meaning (删除 as "delete"); a rarer reading found in a tool (处理 as
+// "punish"), or a sense of a part of a word the dictionary lacks, ranks it, but is weak evidence,
+// as a lone Chinese character is.
+const RARE_SENSE_EVIDENCE = 0.25;
+
+function glossMatch(fields: Map<string, number>, word: QueryWord): WordMatch {
+  let best = 0;
+  let mask = 0;
+  let first = Infinity;
+  word.glosses.senses.forEach((sense, at) => {
+    let hits = 0;
+    let senseMask = 0;
+    for (const term of sense) {
+      const found = fields.get(term);
+      if (found === undefined) continue;
+      hits += 1;
+      senseMask |= found;
+    }
+    const share = hits / sense.length;
+    if (share === 1) first = Math.min(first, at);
+    if (share > best) [best, mask] = [share, senseMask];
+    else if (share === best && share > 0) mask |= senseMask;
+  });
+  const whole = best < 1 ? 0 : first < word.glosses.common ? GLOSS_SHARE : RARE_SENSE_EVIDENCE;
+  return { share: best * GLOSS_SHARE, mask, whole };
+}
+
+function partsMatch(fields: Map<string, number>, word: QueryWord): WordMatch {
   const characters = [...word.word];
   const covered = new Array<boolean>(characters.length).fill(false);
   const paired = new Array<boolean>(characters.length).fill(false);

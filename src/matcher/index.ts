@@ -30,6 +30,7 @@ export { formatMatchResult } from './format-match-result.js';
 export { compactSchema } from './compact-schema.js';
 export { toolSlug, missingToolSuggestion } from './suggestion.js';
 export { analyze } from './analyze.js';
+export { glossesOf } from './lexicon.js';
 export { matchWithModel } from './match-with-model.js';
 export {
   checkNames,

@@ -30,7 +30,8 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
   if (words.length === 0 || index.tools.length === 0) return { words, ranked: [] };
   const terms = words.flatMap((word) => {
     const weight = word.value ? parameters.valueWeight : 1;
-    return word.terms.map((term) => ({ term, weight }));
+    const own = word.terms.map((term) => ({ term, weight }));
+    return word.glosses.senses.length === 0 ? own : [...own, ...glossTerms(word.glosses)];
   });
   const hits = firstStage(index, parameters, terms);
   const best = hits[0]?.score ?? 0;
@@ -40,6 +41,14 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
   });
   ranked.sort((a, b) => b.score - a.score || a.position - b.position);
   return { words, ranked };
+}
+
+// A word's senses are alternatives, and a translation is less sure than the word itself: each
+// term of its senses is searched at a fraction of a word's weight.
+const GLOSS_WEIGHT = 0.5;
+
+function glossTerms(glosses: QueryWord['glosses']): Array<{ term: string; weight: number }> {
+  return [...new Set(glosses.senses.flat())].map((term) => ({ term, weight: GLOSS_WEIGHT }));
 }
 
 function rerankScore(weights: RerankWeights, features: ToolFeatures): number {

@@ -1,5 +1,6 @@
 import { analyzeWords } from './analyze.js';
 import type { RequestTerms } from './features.js';
+import { glossesOf, type Glosses } from './lexicon.js';
 import { inverseDocumentFrequency, type SearchIndex } from './search-index.js';
 import { valueWords } from './value-words.js';
 
@@ -10,7 +11,11 @@ export interface QueryWord {
   weight: number;
   /** whether the request gives it as a value (quoted, a name, a code) rather than saying what it wants */
   value: boolean;
+  /** a Chinese word's English senses (see `glossesOf`): what it can match in tools described in English */
+  glosses: Glosses;
 }
+
+const NO_GLOSSES: Glosses = { senses: [], common: 0 };
 
 // An intent is a sentence or two; past this many distinct words the rest is pasted material, and
 // reading all of it would make one request cost as much as hundreds.
@@ -38,8 +43,11 @@ export function readRequest(index: SearchIndex, text: string, valueWeight: numbe
     seen.add(first);
     for (const term of wordTerms) terms.add(term);
     const value = values.has(word);
+    const glosses = value ? NO_GLOSSES : glossesOf(word);
     const weight = inverseDocumentFrequency(index, first) * (value ? valueWeight : 1);
-    words.push({ word, terms: wordTerms, weight, value });
+    // a translation is searched and covers the word, but it is not the request naming the tool: its
+    // senses stay out of the terms that name and intent shares, and so the confidence, compare
+    words.push({ word, terms: wordTerms, weight, value, glosses });
   }
   const share = (test: (word: QueryWord) => boolean): number =>
     words.length === 0 ? 0 : words.filter(test).length / words.length;
