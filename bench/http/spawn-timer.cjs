@@ -1,6 +1,7 @@
 // Preloaded into the measured `hldp serve` by bench/http (node --require): counts the time the server's event loop
-// spends inside child_process spawns (fork of the server, and the exec of the child, which libuv waits for), and
-// writes the running totals to $HLDP_BENCH_SPAWN_FILE on SIGUSR2. Measurement only; never loaded by the product.
+// spends inside child_process spawns (the fork of the server, and the child's exec, which libuv waits for), and
+// writes the running totals to $HLDP_BENCH_SPAWN_FILE on SIGUSR2; required by the benchmark itself for its own
+// in-process side (the totals are its export). Measurement only; never loaded by the product.
 'use strict';
 const { ChildProcess } = require('node:child_process');
 const { writeFileSync } = require('node:fs');
@@ -18,3 +19,4 @@ ChildProcess.prototype.spawn = function timedSpawn(options) {
   }
 };
 if (file) process.on('SIGUSR2', () => writeFileSync(file, JSON.stringify(totals)));
+module.exports = totals;

@@ -80,6 +80,7 @@ export function discard(launcher: WaitingLauncher): void {
 export class LauncherPool {
   readonly #waiting = new Map<string, Waiting[]>();
   readonly #seen = new Set<string>();
+  readonly #refilling = new Set<string>();
   #closed = false;
 
   /** `perKey`: how many launchers wait for each command line; 0: none, every run starts its own */
@@ -96,7 +97,7 @@ export class LauncherPool {
    * After a run of `key` ended: from the key's second run on, launchers are started to wait for its next runs (after
    * the run, so that their start-up never competes with it). A key run once (a CLI's one call) gets none.
    */
-  replenish(key: string, start: () => WaitingLauncher): void {
+  replenish(key: string, start: () => Promise<WaitingLauncher>): void {
     if (this.#closed || this.perKey === 0) return;
     if (this.#seen.has(key)) this.#refill(key, start);
     else this.#seen.add(key);
@@ -118,7 +119,7 @@ export class LauncherPool {
     return undefined;
   }
 
-  #refill(key: string, start: () => WaitingLauncher): void {
+  #refill(key: string, start: () => Promise<WaitingLauncher>): void {
     // the most recently used keys last; launchers of the others are stopped
     const list = this.#waiting.get(key) ?? [];
     this.#waiting.delete(key);
@@ -131,21 +132,28 @@ export class LauncherPool {
       }
       this.#waiting.delete(old);
     }
+    if (this.#refilling.has(key)) return;
+    this.#refilling.add(key);
     // one at a time, each in a turn of its own: a spawn holds the event loop for a moment
-    const next = (): void => {
-      if (this.#closed || this.#waiting.get(key) !== list || list.length >= this.perKey) return;
-      let launcher: WaitingLauncher;
-      try {
-        launcher = start();
-      } catch {
-        return;
+    const next = async (): Promise<void> => {
+      while (!this.#closed && this.#waiting.get(key) === list && list.length < this.perKey) {
+        await new Promise((resolve) => setImmediate(resolve));
+        let launcher: WaitingLauncher;
+        try {
+          launcher = await start();
+        } catch {
+          return;
+        }
+        if (this.#closed || this.#waiting.get(key) !== list) {
+          discard(launcher);
+          return;
+        }
+        setHeld(launcher, false);
+        const waiting: Waiting = { ...launcher, timer: setTimeout(() => this.#expire(key, waiting), IDLE_MS).unref() };
+        list.push(waiting);
       }
-      setHeld(launcher, false);
-      const waiting: Waiting = { ...launcher, timer: setTimeout(() => this.#expire(key, waiting), IDLE_MS).unref() };
-      list.push(waiting);
-      setImmediate(next);
     };
-    setImmediate(next);
+    void next().finally(() => this.#refilling.delete(key));
   }
 
   #expire(key: string, launcher: Waiting): void {

@@ -19,6 +19,8 @@ export interface PidsCgroups {
   /** the folder holding this process's run cgroups */
   parent: string;
   create(maximum: number): RunCgroup;
+  /** the same off the event loop: making a cgroup (v1) can wait for an RCU grace period, milliseconds under load */
+  createInBackground(maximum: number): Promise<RunCgroup>;
 }
 
 /** A pids controller this process can use, or why there is none. */
@@ -111,6 +113,12 @@ export async function probePidsCgroups(): Promise<PidsCgroupProbe> {
     await mkdir(parent, { recursive: true });
     // v2 hands a controller to children only through each parent's subtree_control
     if (hierarchy.version === 2) await writeFile(join(parent, 'cgroup.subtree_control'), '+pids');
+    const runCgroup = (folder: string): RunCgroup => ({
+      procs: join(folder, 'cgroup.procs'),
+      limit: (value) => writeFileSync(join(folder, 'pids.max'), String(value)),
+      refusals: () => Number(/^max (\d+)/m.exec(readEvents(join(folder, 'pids.events')))?.[1] ?? 0),
+      release: () => removeWhenEmpty(folder),
+    });
     const cgroups: PidsCgroups = {
       parent,
       // synchronous: two tiny writes to cgroupfs, where thread-pool jobs would wait behind others under load
@@ -118,14 +126,16 @@ export async function probePidsCgroups(): Promise<PidsCgroupProbe> {
         runCounter += 1;
         const folder = join(parent, `run-${runCounter}`);
         mkdirSync(folder);
-        const limit = (value: number): void => writeFileSync(join(folder, 'pids.max'), String(value));
-        limit(maximum);
-        return {
-          procs: join(folder, 'cgroup.procs'),
-          limit,
-          refusals: () => Number(/^max (\d+)/m.exec(readEvents(join(folder, 'pids.events')))?.[1] ?? 0),
-          release: () => removeWhenEmpty(folder),
-        };
+        const cgroup = runCgroup(folder);
+        cgroup.limit(maximum);
+        return cgroup;
+      },
+      async createInBackground(maximum) {
+        runCounter += 1;
+        const folder = join(parent, `run-${runCounter}`);
+        await mkdir(folder);
+        await writeFile(join(folder, 'pids.max'), String(maximum));
+        return runCgroup(folder);
       },
     };
     await cgroups.create(1).release();

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { discard, type LauncherPool, type WaitingLauncher } from './launcher-pool.js';
-import type { PidsCgroups } from './pids-cgroup.js';
+import type { PidsCgroups, RunCgroup } from './pids-cgroup.js';
 import { cgroupJoin } from './resource-limits.js';
 import { CONTROL_FD, SCRIPT_INSIDE, SCRIPT_SHELL_NAME, waitForScript, warmScript, type WarmRun } from './warm-script.js';
 
@@ -62,8 +62,7 @@ function launcherArgv(command: WarmCommand, procs: string | undefined, script: s
   return procs ? [SHELL, '-c', `${cgroupJoin(procs)}\nexec "$@"`, 'hldp-limits', ...bubblewrap] : bubblewrap;
 }
 
-function startLauncher(command: WarmCommand, cgroups: PidsCgroups | undefined, processes: number): WaitingLauncher {
-  const cgroup = cgroups?.create(processes);
+function startLauncher(command: WarmCommand, cgroup: RunCgroup | undefined): WaitingLauncher {
   const script = newScriptFile();
   const argv = launcherArgv(command, cgroup?.procs, script);
   const stdio = ['pipe', 'pipe', 'pipe', command.statusFd === undefined ? 'ignore' : 'pipe', 'pipe'] as const;
@@ -89,7 +88,9 @@ export function startWarm(
 ): { ok: true; launcher: WaitingLauncher; argv: string[]; replenish: () => void } | { ok: false; message: string } {
   const key = `${command.run.init === true ? 'init' : 'exec'}\0${command.workspace}\0${command.statusFd ?? ''}\0${command.launcher.join('\0')}`;
   let launcher: WaitingLauncher;
-  const start = (): WaitingLauncher => startLauncher(command, cgroups, processes);
+  const start = (): WaitingLauncher => startLauncher(command, cgroups?.create(processes));
+  // launchers for later runs make their cgroups off the event loop
+  const prestart = async (): Promise<WaitingLauncher> => startLauncher(command, await cgroups?.createInBackground(processes));
   try {
     launcher = pool.take(key, start);
     launcher.cgroup?.limit(processes);
@@ -103,5 +104,5 @@ export function startWarm(
     return { ok: false, message: `the run's script cannot be written: ${(error as Error).message}` };
   }
   pool.go(launcher);
-  return { ok: true, launcher, argv: launcher.child.spawnargs, replenish: () => pool.replenish(key, start) };
+  return { ok: true, launcher, argv: launcher.child.spawnargs, replenish: () => pool.replenish(key, prestart) };
 }
