@@ -75,7 +75,8 @@ export async function streamEvents(hub: EventHub, request: IncomingMessage, resp
   let corked = false;
   const write = (text: string, framed?: Buffer): void => {
     if (!open) return;
-    if ((direct ? socket.writableLength : response.writableLength) > limit) {
+    // (a response's writableLength counts its socket's queue too, so it sees what was written straight to it)
+    if (response.writableLength > limit) {
       open = false;
       response.destroy();
       return;
