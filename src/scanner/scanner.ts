@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { letGo, type Diagnostic, type ToolIndex } from '../core/index.js';
+import { letGo, runLettingGo, type Diagnostic, type ToolIndex } from '../core/index.js';
 import { buildIndexLettingGo, failedEntry, parseEntry, type ScanEntry } from './build-index.js';
 import { IndexCache } from './index-cache.js';
 import { openSource, type RepositoryOptions } from './open-source.js';
+import { restoreIndex, storeIndexSteps } from './stored-index.js';
 import { createParser } from './parse-pool.js';
 import { definitionPath, entryKey, type RepositorySource, type Snapshot, type ToolEntry } from './sources/source.js';
 import { MAX_DEFINITION_BYTES, type ParseOptions } from './yaml-mapping.js';
@@ -15,7 +16,9 @@ export class Scanner {
   readonly source: RepositorySource;
   private readonly cache: IndexCache;
   private index: ToolIndex | undefined;
+  /** the entries of the last index, keyed by folder: made when a new commit is scanned, not at a warm start */
   private entries = new Map<string, ScanEntry>();
+  private unkeyed: ScanEntry[] | undefined;
   private pendingSave: Promise<void> = Promise.resolve();
   private scanning: Promise<ToolIndex> | undefined;
   private readonly parseOptions: ParseOptions;
@@ -52,24 +55,31 @@ export class Scanner {
     if (this.index?.commit === snapshot.commit) return this.withStale(this.index, snapshot);
     const cached = await this.cache.load(snapshot.commit);
     let entries: ScanEntry[];
-    let scannedAt: string;
+    let index: ToolIndex;
     if (cached) {
-      ({ entries, scanned_at: scannedAt } = cached);
+      entries = cached.entries;
+      const header = { source: this.source.label, commit: snapshot.commit, scanned_at: cached.scanned_at };
+      index = (cached.index && restoreIndex(cached.index, entries, header)) ?? (await buildIndexLettingGo(header.source, header.commit, entries, header.scanned_at));
     } else {
-      if (this.entries.size === 0) await this.loadLatest();
+      if (this.unkeyed) this.entries = await keyedLettingGo(this.unkeyed);
+      else if (this.entries.size === 0) await this.loadLatest();
+      this.unkeyed = undefined;
       entries = await this.readEntries(snapshot);
-      scannedAt = new Date().toISOString();
-      const scan = { source: this.source.label, commit: snapshot.commit, scanned_at: scannedAt, entries };
+      const scannedAt = new Date().toISOString();
+      index = await buildIndexLettingGo(this.source.label, snapshot.commit, entries, scannedAt);
       // a file that could not be read this time is read again next time, not remembered as broken
       if (!entries.some(isUnread)) {
+        const built = index;
         // the index is usable now; the disk copy follows without delaying the answer
         this.pendingSave = this.pendingSave
-          .then(() => this.cache.save(scan))
+          .then(async () => this.cache.save({ source: this.source.label, commit: snapshot.commit, scanned_at: scannedAt, entries, index: await runLettingGo(storeIndexSteps(built, entries)) }))
           .catch((error: unknown) => process.emitWarning(`index cache not written: ${String(error)}`));
       }
     }
-    this.entries = await keyedLettingGo(entries);
-    this.index = this.withStale(await buildIndexLettingGo(this.source.label, snapshot.commit, entries, scannedAt), snapshot);
+    // keyed only when a later scan needs them (a CLI command and a restart need not)
+    this.unkeyed = entries;
+    this.entries.clear();
+    this.index = this.withStale(index, snapshot);
     return this.index;
   }
 

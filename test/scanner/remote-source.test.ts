@@ -89,6 +89,8 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     expect(rescanned).toMatchObject({ commit: second, tools: [{ name: 'alpha' }, { name: 'beta' }] });
     // GET info/refs once, then POST git-upload-pack
     expect(server!.requests() - requestsBefore).toBe(2);
+    // the cache write goes on after scan() answers: the temporary folder is removed only once it is done
+    await scanner.flush();
   });
 
   describe('when the remote becomes unreachable', () => {

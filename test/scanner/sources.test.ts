@@ -167,6 +167,50 @@ describe('the index cache', () => {
     expect(JSON.parse(await readFile(join(indexDir, `${first.commit}.json`), 'utf8')).commit).toBe(first.commit);
   });
 
+  it('restarts from the index it stored, equal to one built afresh: aliases another tool took, toolsets, skills, errors, text beyond ASCII', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, {
+      'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { display: '"工具 🚀 alpha — ёлка"', aliases: '[first, shared]' }),
+      'tools/beta/TOOL.hdlp': makeToolYaml('beta', { aliases: '[alpha, shared, second]', group: 'letters' }),
+      'tools/broken/TOOL.hdlp': makeToolYaml('broken', { executor: 'nope' }),
+      'toolsets/letters/TOOLSET.hdlp': 'name: letters\ndescription: the letters\ntools: [alpha, letters, missing]\n',
+      'skills/care/SKILL.md': '---\nname: care\ndescription: how to care — 小心\n---\n# care\n',
+    });
+    const first = await scanOnce(repo, { cacheDir });
+    const restarted = await scanOnce(repo, { cacheDir });
+    // scanned_at is set when definitions are parsed: equal means the restart parsed nothing
+    expect(restarted.scanned_at).toBe(first.scanned_at);
+    expect(restarted).toEqual(first);
+    expect(restarted.tools.find((tool) => tool.name === 'beta')?.aliases).toEqual(['second']);
+    expect(restarted.tools[0]!.display).toBe('工具 🚀 alpha — ёлка');
+    const afresh = await scanOnce(repo, { cacheDir: join(temp.path, 'other-cache') });
+    expect({ ...restarted, scanned_at: '' }).toEqual({ ...afresh, scanned_at: '' });
+    expect(first.warnings.length + first.errors.length).toBeGreaterThan(1);
+  });
+
+  it('builds the index again from a cache written by an older version, never reading what it holds', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one', { display: '"工具 one"' }) });
+    const first = await scanOnce(repo, { cacheDir });
+    const { readdir, writeFile } = await import('node:fs/promises');
+    const indexDir = join(cacheDir, 'sources', (await readdir(join(cacheDir, 'sources')))[0]!, 'index');
+    const path = join(indexDir, `${first.commit}.json`);
+    const written = JSON.parse(await readFile(path, 'latin1')) as { parser: string; entries: Array<{ tool: { intent: string } }> };
+    expect(written.parser).toMatch(/^2\//);
+    // the layout before this one: the bare parser hash, UTF-8, schemas as objects, no stored index
+    const older = { ...written, parser: written.parser.replace(/^2\//, ''), entries: written.entries.map((entry) => ({ ...entry, tool: { ...entry.tool, intent: 'MISREAD' } })) };
+    delete (older as { index?: unknown }).index;
+    await writeFile(path, JSON.stringify(older), 'utf8');
+    const second = await scanOnce(repo, { cacheDir });
+    expect(second.scanned_at).not.toBe(first.scanned_at);
+    expect(second.tools.map((tool) => [tool.intent, tool.display])).toEqual([['does one things', '工具 one']]);
+    // a file of this layout whose stored index does not fit its entries is not trusted either
+    const current = JSON.parse(await readFile(path, 'latin1')) as { index: { tools: unknown[] } };
+    current.index.tools = [7];
+    await writeFile(path, JSON.stringify(current), 'latin1');
+    expect((await scanOnce(repo, { cacheDir })).tools.map((tool) => tool.name)).toEqual(['one']);
+  });
+
   it('keeps folders apart from each other', async () => {
     await mkdir(join(temp.path, 'a', 'tools', 'x'), { recursive: true });
     await writeFiles(temp.path, { 'a/tools/x/TOOL.hdlp': makeToolYaml('x'), 'b/tools/y/TOOL.hdlp': makeToolYaml('y') });
