@@ -25,13 +25,30 @@ export interface ToolResolver {
   resolve(name: string): ToolDefinition | undefined;
 }
 
-/** A resolver for an index: exact name first, then an alias that only one tool claims. */
+/**
+ * A resolver for an index: exact name first, then an alias that only one tool claims. The alias table is made
+ * on the first name that is not a tool's (a CLI call by name never needs it: tens of milliseconds at 10,000 tools).
+ */
 export function createToolResolver(index: ToolIndex): ToolResolver {
-  return runToEnd(toolResolverSteps(index));
+  let aliases: Map<string, ToolDefinition | null> | undefined;
+  return {
+    resolve(name) {
+      return findTool(index, name) ?? (aliases ??= runToEnd(aliasTableSteps(index))).get(aliasKey(name)) ?? undefined;
+    },
+  };
 }
 
-/** `createToolResolver`, stopping every thousand tools (normalising aliases takes tens of milliseconds at 10,000). */
+/** `createToolResolver` with its alias table made now, stopping every thousand tools (normalising aliases takes tens of milliseconds at 10,000). */
 export function* toolResolverSteps(index: ToolIndex): Generator<void, ToolResolver, void> {
+  const aliases = yield* aliasTableSteps(index);
+  return {
+    resolve(name) {
+      return findTool(index, name) ?? aliases.get(aliasKey(name)) ?? undefined;
+    },
+  };
+}
+
+function* aliasTableSteps(index: ToolIndex): Generator<void, Map<string, ToolDefinition | null>, void> {
   const aliases = new Map<string, ToolDefinition | null>();
   for (let position = 0; position < index.tools.length; position++) {
     if (position % 1000 === 999) yield;
@@ -42,11 +59,7 @@ export function* toolResolverSteps(index: ToolIndex): Generator<void, ToolResolv
       aliases.set(key, aliases.has(key) && aliases.get(key) !== tool ? null : tool);
     }
   }
-  return {
-    resolve(name) {
-      return findTool(index, name) ?? aliases.get(aliasKey(name)) ?? undefined;
-    },
-  };
+  return aliases;
 }
 
 function aliasKey(alias: string): string {

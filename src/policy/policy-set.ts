@@ -36,8 +36,9 @@ const sets = new WeakMap<ToolIndex, PolicySet>();
 export class PolicySet {
   readonly commit: string;
   readonly broken: Diagnostic[];
-  private readonly names = new Map<string, string>();
-  private readonly groups = new Map<string, string[]>();
+  // names, aliases and groups as tool names: made when a rule or a base list first names tools (tens of
+  // milliseconds at 10,000 tools that a registry without policies never needs)
+  private tables: { names: Map<string, string>; groups: Map<string, string[]> } | undefined;
   private readonly gates = new Map<string, PolicyGate[]>();
   private readonly rules: Array<{ compiled: CompiledRule; tools: ReadonlySet<string> | 'all' }> = [];
   private readonly rulesByTool = new Map<string, CompiledRule[]>();
@@ -53,11 +54,6 @@ export class PolicySet {
   private constructor(readonly index: ToolIndex) {
     this.commit = index.commit;
     this.broken = index.errors.filter((diagnostic) => diagnostic.file.startsWith('policies/'));
-    for (const tool of index.tools) {
-      this.names.set(tool.name.toLowerCase(), tool.name);
-      for (const alias of tool.aliases) this.names.set(alias.toLowerCase(), tool.name);
-      if (tool.group) this.groups.set(tool.group, [...(this.groups.get(tool.group) ?? []), tool.name]);
-    }
     for (const policy of index.policies ?? []) {
       for (const rule of policy.access) {
         const where = `${policy.source.path}:${rule.at.line}:${rule.at.column}`;
@@ -118,11 +114,27 @@ export class PolicySet {
   private expand(names: readonly string[]): ReadonlySet<string> | 'all' {
     if (names.includes('*')) return 'all';
     const tools = new Set<string>();
+    const tables = (this.tables ??= this.nameTables());
     for (const name of names) {
-      const tool = this.names.get(name.toLowerCase());
+      const tool = tables.names.get(name.toLowerCase());
       if (tool) tools.add(tool);
-      for (const member of this.groups.get(name) ?? []) tools.add(member);
+      for (const member of tables.groups.get(name) ?? []) tools.add(member);
     }
     return tools;
+  }
+
+  private nameTables(): { names: Map<string, string>; groups: Map<string, string[]> } {
+    const names = new Map<string, string>();
+    const groups = new Map<string, string[]>();
+    for (const tool of this.index.tools) {
+      names.set(tool.name.toLowerCase(), tool.name);
+      for (const alias of tool.aliases) names.set(alias.toLowerCase(), tool.name);
+      if (!tool.group) continue;
+      // pushed, not copied: a copy per member is quadratic in a group's size
+      const members = groups.get(tool.group);
+      if (members) members.push(tool.name);
+      else groups.set(tool.group, [tool.name]);
+    }
+    return { names, groups };
   }
 }
