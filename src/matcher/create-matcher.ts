@@ -13,6 +13,7 @@ import {
 } from './match-intent.js';
 import type { DecisionModel, RankingParameters } from './ranking-parameters.js';
 import { buildSearchIndex, isCurrent, updateSearchIndex, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
+import type { SearchIndexFiles } from './search-index-file.js';
 import { createParamsValidator, type ParamsValidator } from './validate-params.js';
 
 /** How to match an intent. */
@@ -36,6 +37,8 @@ export interface MatcherOptions {
    * previous matcher never built its search index, this one builds its own on first use.
    */
   previous?: Matcher;
+  /** where search indexes are kept between runs: a matcher builds its own only when none is kept for its index, and keeps it */
+  searchFiles?: SearchIndexFiles;
 }
 
 /** Exact and intent matching over one index. */
@@ -57,6 +60,8 @@ export interface Matcher {
   prepare(): Matcher;
   /** the same index with other parameters, without rebuilding it (for fitting) */
   reconfigure(options: MatcherOptions): Matcher;
+  /** keeps its search index in `searchFiles` if it was built or updated and no file holds it yet (servers, when they stop) */
+  persist(): void;
 }
 
 /** What a successor matcher takes over from its predecessor. */
@@ -115,7 +120,14 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
   // built on first use; rebuilt as a private copy if a successor has since updated the shared structures
   let calibration: { of: SearchIndex; value: Calibration } | undefined = prepared.calibration;
   const engine = (): IntentEngine => {
-    if (search === undefined || !isCurrent(search)) search = buildSearchIndex(index.tools);
+    if (search === undefined) {
+      // kept from an earlier run over the same scan, or built (seconds at 10,000 tools) and kept for the next
+      search = options.searchFiles?.read(index);
+      if (search === undefined) {
+        search = buildSearchIndex(index.tools);
+        options.searchFiles?.write(index, search);
+      }
+    } else if (!isCurrent(search)) search = buildSearchIndex(index.tools);
     // worked out once per search index, from the registry's own examples and aliases
     if (calibration?.of !== search) calibration = { of: search, value: calibrate(search, ranking, decision) };
     return { index: search, ranking, decision, calibration: calibration.value };
@@ -132,6 +144,9 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       return matcher;
     },
     reconfigure: (changed) => assemble(index, engine().index, validator, changed),
+    persist: () => {
+      if (search !== undefined && isCurrent(search)) options.searchFiles?.write(index, search);
+    },
   };
   states.set(matcher, { built: () => search, validator });
   return matcher;

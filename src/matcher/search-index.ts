@@ -2,7 +2,7 @@ import { runToEnd } from '../core/index.js';
 import MiniSearch from 'minisearch';
 import type { ToolDefinition } from '../core/index.js';
 import { SEARCH_FIELDS } from './search-document.js';
-import { describeTool, indexedDocument, type IndexedDocument, type ToolRecord } from './tool-record.js';
+import { describeTool, indexedDocument, reserveRecordIds, type IndexedDocument, type ToolRecord } from './tool-record.js';
 
 /**
  * The minisearch index and term statistics that a line of index versions shares: an update changes
@@ -37,15 +37,18 @@ export interface SearchIndex {
 const splitTerms = (text: string): string[] => (text.length === 0 ? [] : text.split(' '));
 const sameTerm = (term: string): string => term;
 
+// how minisearch is made, and loaded again from its JSON
+const MINISEARCH_OPTIONS = {
+  fields: [...SEARCH_FIELDS],
+  tokenize: splitTerms,
+  processTerm: sameTerm,
+  searchOptions: { tokenize: splitTerms, processTerm: sameTerm, combineWith: 'OR' as const },
+};
+
 /** Analyses every tool and indexes it with minisearch. */
 export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex {
   const engine: SearchEngine = {
-    minisearch: new MiniSearch<IndexedDocument>({
-      fields: [...SEARCH_FIELDS],
-      tokenize: splitTerms,
-      processTerm: sameTerm,
-      searchOptions: { tokenize: splitTerms, processTerm: sameTerm, combineWith: 'OR' },
-    }),
+    minisearch: new MiniSearch<IndexedDocument>(MINISEARCH_OPTIONS),
     documentFrequency: new Map(),
     version: 0,
   };
@@ -109,6 +112,38 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: readonly T
 
 // tools handled between two stops of an update
 const STEP = 4000;
+
+/** A search index as kept on disk: everything but the tools, which it is restored over (by position and name). */
+export interface StoredSearchIndex {
+  names: string[];
+  /** minisearch's own JSON */
+  minisearch: string;
+  documentFrequency: Map<string, number>;
+  records: Array<Omit<ToolRecord, 'tool'>>;
+}
+
+/** What of a search index is kept on disk. */
+export function storeSearchIndex(index: SearchIndex): StoredSearchIndex {
+  return {
+    names: index.tools.map((tool) => tool.name),
+    minisearch: JSON.stringify(index.minisearch),
+    documentFrequency: new Map(index.documentFrequency),
+    records: index.records.map(({ tool: _tool, ...record }) => record),
+  };
+}
+
+/** The search index kept for exactly these tools, over them; undefined when it was kept for other tools. */
+export function restoreSearchIndex(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): SearchIndex | undefined {
+  if (stored.names.length !== tools.length || stored.records.length !== tools.length) return undefined;
+  for (let position = 0; position < tools.length; position++) if (stored.names[position] !== tools[position]!.name) return undefined;
+  const records = stored.records.map((record, position): ToolRecord => ({ ...record, tool: tools[position]! }));
+  // later tools are given ids no restored record holds
+  let next = 0;
+  for (const record of records) next = Math.max(next, record.id + 1);
+  reserveRecordIds(next);
+  const engine: SearchEngine = { minisearch: MiniSearch.loadJSON<IndexedDocument>(stored.minisearch, MINISEARCH_OPTIONS), documentFrequency: stored.documentFrequency, version: 0 };
+  return snapshot(engine, tools, records);
+}
 
 /** Whether the shared search structures still hold this version's tools. */
 export function isCurrent(index: SearchIndex): boolean {

@@ -42,6 +42,11 @@ export type IndexedDocument = { id: number } & Record<SearchField, string>;
 
 let nextId = 0;
 
+/** Keeps ids below `next` from being given again: records restored from disk hold them. */
+export function reserveRecordIds(next: number): void {
+  nextId = Math.max(nextId, next);
+}
+
 /** Analyses a tool: its record for the re-rank and its document for minisearch. */
 export function describeTool(tool: ToolDefinition): { record: ToolRecord; document: IndexedDocument } {
   const id = nextId;

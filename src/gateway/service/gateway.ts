@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { MatchResult, ProgressUpdate, Receipt, ReceiptApproval, ReceiptSource, ToolDefinition, ToolIndex, UsageEvent } from '../../core/index.js';
 import { EventHub } from '../../events/index.js';
 import { execute, redactValue, secretsOf } from '../../executors/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
-import { compactSchema, createMatcher, createMatcherLettingGo, createModelStage, matchWithModel, type MatchContext, type Matcher, type ModelStage } from '../../matcher/index.js';
+import { compactSchema, createMatcher, createMatcherLettingGo, createModelStage, matchWithModel, searchIndexFiles, type MatchContext, type Matcher, type ModelStage, type SearchIndexFiles } from '../../matcher/index.js';
 import { Scanner, warmUpParser } from '../../scanner/index.js';
 import { accessRights, API_TOKEN_PRINCIPAL, decidePolicy, LOCAL_PRINCIPAL, Principals, type Principal } from '../../policy/index.js';
 import { SessionManager, type SessionState } from '../../sessions/index.js';
@@ -123,6 +124,7 @@ export class Gateway {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly listeners = new Set<(registry: Registry) => void>();
   private readonly preparers = new Set<(registry: Registry, previous: Registry) => Promise<void>>();
+  private readonly searchFiles: SearchIndexFiles;
   private rescans: Promise<unknown> = Promise.resolve();
   private readonly recentTools = new RecentTools();
   private readonly usageWrites = new Set<Promise<void>>();
@@ -141,7 +143,9 @@ export class Gateway {
     observers: GatewayObserver[],
     clock?: () => number,
   ) {
-    this.current = { index, matcher: createMatcher(index) };
+    // search indexes are kept between runs beside the scans, so a restart loads its own instead of building it
+    this.searchFiles = searchIndexFiles(join(config.cacheDir, 'search'));
+    this.current = { index, matcher: createMatcher(index, { searchFiles: this.searchFiles }) };
     this.observers = observers;
     this.events = new EventHub({
       log: store.events,
@@ -310,7 +314,7 @@ export class Gateway {
     this.lastScanError = undefined;
     const changed = index.commit !== previous.index.commit;
     if (changed) {
-      const next = { index, matcher: await createMatcherLettingGo(index, { previous: previous.matcher }) };
+      const next = { index, matcher: await createMatcherLettingGo(index, { previous: previous.matcher, searchFiles: this.searchFiles }) };
       for (const prepare of this.preparers) await prepare(next, previous);
       this.current = next;
       this.logger?.info({ previous: previous.index.commit, commit: index.commit, tools: index.tools.length, errors: index.errors.length }, 'index swapped');
@@ -386,6 +390,8 @@ export class Gateway {
     // the events of the last calls reach the log before the store closes
     await this.events.stop();
     await this.scanner.flush();
+    // the search index a rescan updated is kept for the next start
+    this.current.matcher.persist();
     await this.targets.close();
     await this.store.close();
   }

@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import type { ToolIndex } from '../core/index.js';
+import { restoreSearchIndex, storeSearchIndex, type SearchIndex, type StoredSearchIndex } from './search-index.js';
+
+/** Search indexes kept on disk per scan (source, commit, scan time), so a restart loads the index instead of analysing every tool again. */
+export interface SearchIndexFiles {
+  /** the search index kept for this index's tools, if a file of this version holds it */
+  read(index: ToolIndex): SearchIndex | undefined;
+  /** keeps `search` (built for `index`) unless a file already holds it; a failure to write only costs the next start a build */
+  write(index: ToolIndex, search: SearchIndex): void;
+}
+
+// files kept; older ones are pruned
+const KEEP = 3;
+
+let matcherVersionMemo: string | undefined;
+
+// A file written by another matcher (its analysis, its minisearch) is not used: the version hashes
+// package.json and the matcher's own code, the TypeScript sources where present (as the scanner's cache does).
+function matcherVersion(): string {
+  if (matcherVersionMemo !== undefined) return matcherVersionMemo;
+  const hash = createHash('sha1').update(readFileSync(new URL('../../package.json', import.meta.url)));
+  const sources = new URL('../../src/matcher/', import.meta.url);
+  const fromSources = existsSync(sources);
+  const folder = fromSources ? sources : new URL('./', import.meta.url);
+  const extension = fromSources ? '.ts' : '.js';
+  for (const name of readdirSync(folder).filter((file) => file.endsWith(extension) && !file.endsWith('.d.ts')).sort()) {
+    hash.update(name).update(readFileSync(new URL(name, folder)));
+  }
+  matcherVersionMemo = hash.digest('hex').slice(0, 12);
+  return matcherVersionMemo;
+}
+
+/** Search index files in `dir` (the gateway's cache folder). */
+export function searchIndexFiles(dir: string): SearchIndexFiles {
+  const pathOf = (index: ToolIndex): string => {
+    // a scan is one source at one commit, parsed at one time: a rescan that parsed anything has another time
+    const key = createHash('sha256').update(JSON.stringify([matcherVersion(), index.source, index.commit, index.scanned_at, index.tools.length])).digest('hex').slice(0, 32);
+    return join(dir, `${key}.v8`);
+  };
+  return {
+    read(index) {
+      try {
+        const stored = deserialize(readFileSync(pathOf(index))) as StoredSearchIndex & { version: string };
+        return stored.version === matcherVersion() ? restoreSearchIndex(stored, index.tools) : undefined;
+      } catch {
+        // missing, torn or of another layout: a miss, never an error
+        return undefined;
+      }
+    },
+    write(index, search) {
+      const path = pathOf(index);
+      if (existsSync(path)) return;
+      try {
+        mkdirSync(dir, { recursive: true });
+        const temporary = `${path}.${process.pid}.tmp`;
+        writeFileSync(temporary, serialize({ version: matcherVersion(), ...storeSearchIndex(search) }));
+        renameSync(temporary, path);
+        prune(dir);
+      } catch (error) {
+        process.emitWarning(`search index not kept on disk: ${String(error)}`);
+      }
+    },
+  };
+}
+
+function prune(dir: string): void {
+  const dated = readdirSync(dir)
+    .filter((name) => name.endsWith('.v8'))
+    .map((name) => ({ name, time: statSync(join(dir, name)).mtimeMs }))
+    .sort((a, b) => b.time - a.time);
+  for (const { name } of dated.slice(KEEP)) rmSync(join(dir, name), { force: true });
+}

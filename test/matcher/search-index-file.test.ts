@@ -1,0 +1,83 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ToolDefinition, ToolIndex } from '../../src/core/index.js';
+import { createMatcher, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
+import { makeTempDir } from '../helpers/git.js';
+import { makeToolDefinition, scanStarterTools } from './helpers.js';
+
+const INTENTS = ['查看最近的提交记录', '读取配置文件', 'покажи последние коммиты', 'read the file README.md', 'get the weather forecast for Tokyo', 'convert 100 USD to EUR', 'tell me a joke'];
+
+/** Everything an answer shows, for comparing two matchers. */
+function answers(matcher: Matcher): unknown[] {
+  return INTENTS.map((intent) => {
+    const { found, confidence, ranked } = matcher.explainIntent(intent);
+    return { intent, found, confidence, shown: ranked.map(({ tool, score, probability, matched }) => ({ name: tool.name, score, probability, matched })), result: matcher.matchIntent(intent, { limit: 5 }) };
+  });
+}
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let starter: ToolIndex;
+beforeAll(async () => {
+  const scanned = await scanStarterTools();
+  // the starter tools and a few more, so that a rescan has something to add and to drop
+  const extra = [
+    makeToolDefinition({ name: 'weather-forecast', intent: 'get the weather forecast for the next days in a city', aliases: ['forecast'] }),
+    makeToolDefinition({ name: 'currency-convert', intent: 'convert an amount of money from one currency to another', examples: ['convert 5 GBP to JPY'] }),
+  ];
+  starter = { ...scanned, tools: [...scanned.tools, ...extra].sort((a, b) => (a.name < b.name ? -1 : 1)) };
+});
+beforeEach(async () => {
+  temp = await makeTempDir('hldp-search-file-');
+});
+afterEach(() => temp.cleanup());
+
+describe('search indexes kept on disk', () => {
+  it('are written by the first matcher that builds one, and a restart over the same scan reads it and answers exactly as a fresh build', async () => {
+    const dir = join(temp.path, 'search');
+    createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
+    expect(await readdir(dir)).toHaveLength(1);
+    // a restart: the very same scan, read again from the scanner's cache (other objects, equal content)
+    const restarted: ToolIndex = structuredClone(starter);
+    expect(searchIndexFiles(dir).read(restarted)).toBeDefined();
+    const restored = createMatcher(restarted, { searchFiles: searchIndexFiles(dir) }).prepare();
+    expect(answers(restored)).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
+    expect(await readdir(dir)).toHaveLength(1);
+  });
+
+  it('are updated by a rescan from a restored index as from a built one, and the updated one is kept when the server stops', async () => {
+    const dir = join(temp.path, 'search');
+    createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
+    const restored = createMatcher(structuredClone(starter), { searchFiles: searchIndexFiles(dir) }).prepare();
+    // one tool changed, one gone, one new: the tools kept are the very objects of the restored index
+    const changed: ToolDefinition[] = restored.index.tools
+      .filter((tool) => tool.name !== 'currency-convert')
+      .map((tool) => (tool.name === 'weather-forecast' ? { ...tool, intent: 'tell the weather of the coming week for a city' } : tool));
+    changed.push(makeToolDefinition({ name: 'joke-teller', intent: 'tell a joke on a topic' }));
+    changed.sort((a, b) => (a.name < b.name ? -1 : 1));
+    const next: ToolIndex = { ...restored.index, commit: 'next', scanned_at: '2026-12-01T00:00:00.000Z', tools: changed };
+    const updated = createMatcher(next, { previous: restored, searchFiles: searchIndexFiles(dir) });
+    expect(answers(updated)).toEqual(answers(createMatcher(structuredClone(next)).prepare()));
+    updated.persist();
+    expect(await readdir(dir)).toHaveLength(2);
+    expect(answers(createMatcher(structuredClone(next), { searchFiles: searchIndexFiles(dir) }).prepare())).toEqual(answers(updated));
+  });
+
+  it('are not used for another scan of the same commit, by another version of the matcher, or when torn', async () => {
+    const dir = join(temp.path, 'search');
+    createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
+    const files = searchIndexFiles(dir);
+    expect(files.read({ ...starter, scanned_at: '2030-01-01T00:00:00.000Z' })).toBeUndefined();
+    expect(files.read({ ...starter, tools: starter.tools.slice(1) })).toBeUndefined();
+    const [name] = await readdir(dir);
+    const path = join(dir, name!);
+    const kept = deserialize(await readFile(path)) as { version: string };
+    await writeFile(path, serialize({ ...kept, version: 'an older matcher' }));
+    expect(files.read(starter)).toBeUndefined();
+    await writeFile(path, (await readFile(path)).subarray(0, 1000));
+    expect(files.read(starter)).toBeUndefined();
+    // and a matcher over it builds its own, answering as ever
+    expect(answers(createMatcher(starter, { searchFiles: files }).prepare())).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
+  });
+});
