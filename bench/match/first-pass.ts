@@ -1,0 +1,106 @@
+// The first requests after a start, as a server meets them (issue #18): in a fresh process per run, a matcher is
+// built and prepared as `hldp serve` prepares it before it listens (search index and calibration), then every
+// request of the set is asked once, in order: the first pass's p50 and p99 are what the first agents wait. The
+// second pass, in the same process, is a warm server's. Wall clock and the process's CPU time side by side (on a
+// loaded machine the wall clock also waits for a core). `--sizes` replicates BFCL's tools under new names.
+// Usage: npx tsx bench/match/first-pass.ts [--sizes 3148,100000] [--runs 3]
+import { execFile } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+import { createMatcher } from '../../src/matcher/index.js';
+import { readBenchData } from './bench-data.js';
+import { replicate } from './latency.js';
+import { percentile } from './metrics.js';
+import { asIndex } from './systems.js';
+import { DEFAULT_DATA, prepareWorld } from './world.js';
+
+/** The goals of issue #18 each row is printed beside. */
+const GOALS = { first_pass_p99_ms: '< 1 ms from the first request (3,148 tools)', second_pass_p99_ms: '< 2 ms (100,000 tools, a warm server)' };
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '3148' },
+    runs: { type: 'string', default: '3' },
+    child: { type: 'boolean', default: false },
+    size: { type: 'string' },
+  },
+});
+const round = (value: number, digits = 3): number => Number(value.toFixed(digits));
+
+interface ChildReport {
+  tools: number;
+  prepare_ms: number;
+  heap_mb: number;
+  first_pass: { p50: number; p99: number; max: number };
+  second_pass: { p50: number; p99: number; max: number };
+  /** the same in CPU time of the process (all its threads): what a quiet machine would see, where the wall clock waits for a core */
+  first_pass_cpu: { p50: number; p99: number; max: number };
+  second_pass_cpu: { p50: number; p99: number; max: number };
+}
+
+async function child(size: number): Promise<ChildReport> {
+  const data = await readBenchData(DEFAULT_DATA);
+  const { world } = await prepareWorld(data);
+  const base = [...world.toolsById.values()];
+  const tools = size > base.length ? replicate(base, size) : base;
+  const started = performance.now();
+  const matcher = createMatcher(asIndex(tools)).prepare();
+  const prepareMs = performance.now() - started;
+  const cpu = (): number => {
+    const used = process.cpuUsage();
+    return (used.user + used.system) / 1000;
+  };
+  const passes = [0, 1].map(() => {
+    const wall: number[] = [];
+    const used: number[] = [];
+    for (const query of data.queries) {
+      const start = performance.now();
+      const startCpu = cpu();
+      matcher.matchIntent(query.text);
+      used.push(cpu() - startCpu);
+      wall.push(performance.now() - start);
+    }
+    return { wall, used };
+  });
+  const summary = (times: number[]) => ({ p50: round(percentile(times, 50)), p99: round(percentile(times, 99)), max: round(Math.max(...times)) });
+  return {
+    tools: tools.length, prepare_ms: Math.round(prepareMs), heap_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+    first_pass: summary(passes[0]!.wall), second_pass: summary(passes[1]!.wall), first_pass_cpu: summary(passes[0]!.used), second_pass_cpu: summary(passes[1]!.used),
+  };
+}
+
+async function main(): Promise<void> {
+  if (values.child) {
+    process.stdout.write(JSON.stringify(await child(Number(values.size))));
+    return;
+  }
+  const execFileAsync = promisify(execFile);
+  const script = fileURLToPath(import.meta.url);
+  const before = loadavg().map((value) => round(value, 2));
+  const results: Record<string, unknown> = {};
+  for (const size of values.sizes.split(',').map(Number)) {
+    const runs: ChildReport[] = [];
+    for (let run = 0; run < Number(values.runs); run++) {
+      const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', script, '--child', '--size', String(size)], { maxBuffer: 1 << 24 });
+      runs.push(JSON.parse(stdout) as ChildReport);
+      process.stderr.write(`${size}: ${stdout}\n`);
+    }
+    const median = (list: number[]): number => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+    const summarise = (list: ChildReport[]) => ({
+      tools: list[0]!.tools,
+      prepare_ms_median: median(list.map((report) => report.prepare_ms)),
+      heap_mb_median: median(list.map((report) => report.heap_mb)),
+      first_pass_p50_ms_median: median(list.map((report) => report.first_pass.p50)),
+      first_pass_p99_ms_median: median(list.map((report) => report.first_pass.p99)),
+      second_pass_p99_ms_median: median(list.map((report) => report.second_pass.p99)),
+      first_pass_cpu_p50_ms_median: median(list.map((report) => report.first_pass_cpu.p50)),
+      first_pass_cpu_p99_ms_median: median(list.map((report) => report.first_pass_cpu.p99)),
+      second_pass_cpu_p99_ms_median: median(list.map((report) => report.second_pass_cpu.p99)),
+    });
+    results[String(size)] = { ...summarise(runs), runs: runs.length, goals: GOALS };
+  }
+  process.stdout.write(`${JSON.stringify({ benchmark: 'first requests after a start', load_average: { before, after: loadavg().map((value) => round(value, 2)) }, results }, null, 2)}\n`);
+}
+
+await main();
