@@ -1,21 +1,74 @@
 // Scan benchmark, side by side in one run: a cold `hldp scan` of a remote over smart HTTP vs the baseline
 // `git clone --depth 1` + reading the files with the CLI (`hldp scan` of the checkout), and vs clone + cat (the floor);
-// warm start from the cache; an incremental rescan after a one-file commit.
-// Usage: npm run bench:scan [-- --sizes 1000,10000 --runs 3]
-import { execFile } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+// warm start from the cache; an incremental rescan after a one-file commit; `hldp serve` ready from a warm cache;
+// `hldp call` of one tool from a warm cache beside the same call in a registry of 5 tools. Each row beside its goal
+// (issue #18). The repositories are generated (git fast-import), never committed.
+// Usage: npm run bench:scan [-- --sizes 1000,10000,100000 --runs 3]
+import { execFile, spawn } from 'node:child_process';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { Scanner } from '../../src/scanner/index.js';
 import { git, initRepository, makeTempDir } from '../../test/helpers/git.js';
 import { startGitHttpServer } from '../../test/helpers/git-http-server.js';
 import { HLDP_BIN } from '../../test/helpers/run-cli.js';
+import { generateRepository, toolName } from './generate-repository.js';
 import { toolYaml } from './tool-yaml.js';
 
 const execFileAsync = promisify(execFile);
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1000,10000' }, runs: { type: 'string', default: '3' } } });
 const sizes = values.sizes.split(',').map(Number);
 const runs = Number(values.runs);
+const loadBefore = loadavg().map((value) => +value.toFixed(1));
+
+/** Issue #18's goals, printed beside the figures they judge. */
+const GOALS = {
+  cold_cli_over_floor: '≤ 2 (100,000 tools: ≤ 2× git clone --depth 1 + read)',
+  cold_cli_max_rss_mb: '≤ 300 (100,000 tools)',
+  warm_start_in_process_ms: '≤ 100 (10,000 tools)',
+  incremental_rescan_ms: '≤ 100 (10,000 tools)',
+  serve_ready_from_warm_cache_ms: '≤ 1,000 (100,000 tools)',
+  serve_ready_rss_mb: '≤ 300 (100,000 tools)',
+  call_extra_over_5_tools_ms: '≤ 100 (10,000 tools, whole CLI processes, medians)',
+};
+
+// the CLI under test, with its peak RSS reported on stderr at exit (the kernel's maxrss of that process)
+const MAX_RSS_HOOK = `data:text/javascript,process.on('exit',()=>process.stderr.write('\\nhldp-bench-maxrss-kb='+process.resourceUsage().maxRSS+'\\n'))`;
+
+async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ ms: number; stdout: string; maxRssMb: number; code: number }> {
+  const start = performance.now();
+  const done = await execFileAsync(process.execPath, ['--import', MAX_RSS_HOOK, HLDP_BIN, ...args], { env: { ...process.env, ...env }, maxBuffer: 1 << 30 })
+    .then((output) => ({ ...output, code: 0 }))
+    .catch((error: { stdout: string; stderr: string; code: number }) => ({ stdout: error.stdout, stderr: error.stderr, code: error.code }));
+  const ms = performance.now() - start;
+  const kb = Number(/hldp-bench-maxrss-kb=(\d+)/.exec(done.stderr)?.[1] ?? NaN);
+  return { ms, stdout: done.stdout, maxRssMb: Math.round(kb / 1024), code: done.code };
+}
+
+/** `hldp serve` on port 0 until it says it is serving: the time, and its resident memory then (VmRSS) and at its peak (VmHWM). */
+async function serveReady(repo: string, env: NodeJS.ProcessEnv): Promise<{ ms: number; rssMb: number; peakMb: number }> {
+  const start = performance.now();
+  const child = spawn(process.execPath, [HLDP_BIN, 'serve', '--repo', repo, '--port', '0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (/hldp: serving \d+ tools/.test(stderr)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`hldp serve exited ${code}: ${stderr}`)));
+    });
+    const ms = performance.now() - start;
+    const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+    const field = (name: string): number => Math.round(Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024);
+    return { ms, rssMb: field('VmRSS'), peakMb: field('VmHWM') };
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
 
 /** Times the source's snapshot (head check, fetch, object reads): the part that talks to the git server. */
 function timeSnapshots(scanner: Scanner): { total: number } {
@@ -47,14 +100,8 @@ function median(samples: number[]): number {
 async function benchmark(size: number) {
   const temp = await makeTempDir('hldp-bench-scan-');
   const served = join(temp.path, 'served');
-  const work = await initRepository(join(temp.path, 'work'));
-  for (let i = 0; i < size; i++) {
-    const name = `tool-${String(i).padStart(5, '0')}`;
-    await mkdir(join(work, 'tools', name), { recursive: true });
-    await writeFile(join(work, 'tools', name, 'TOOL.hdlp'), toolYaml(name));
-  }
-  await git(work, 'add', '-A');
-  await git(work, 'commit', '-q', '-m', `${size} tools`);
+  const work = join(temp.path, 'work');
+  await generateRepository(work, size);
   await initRepository(join(served, 'tools.git'), { bare: true });
   await git(work, 'push', '-q', join(served, 'tools.git'), 'main');
   const server = await startGitHttpServer({ projectRoot: served });
@@ -63,6 +110,7 @@ async function benchmark(size: number) {
   const baseline: number[] = [];
   const floor: number[] = [];
   const coldCli: number[] = [];
+  const coldCliRss: number[] = [];
   const coldInProcess: number[] = [];
   for (let run = 0; run < runs; run++) {
     // interleaved, so that drift on a shared machine hits both sides alike
@@ -82,12 +130,11 @@ async function benchmark(size: number) {
     await rm(clone, { recursive: true, force: true });
     await rm(baselineCache, { recursive: true, force: true });
     const cacheDir = join(temp.path, `cache-cli-${run}`);
-    const [cliMs, output] = await time(() =>
-      execFileAsync(process.execPath, [HLDP_BIN, 'scan', '--repo', url, '--json'], { env: { ...process.env, HLDP_CACHE_DIR: cacheDir }, maxBuffer: 1 << 30 }),
-    );
+    const output = await cli(['scan', '--repo', url, '--json'], { HLDP_CACHE_DIR: cacheDir });
     const scanned = JSON.parse(output.stdout) as { tools: unknown[]; errors: unknown[] };
     if (scanned.tools.length !== size || scanned.errors.length) throw new Error(`cold CLI scan found ${scanned.tools.length} tools, ${scanned.errors.length} errors`);
-    coldCli.push(cliMs);
+    coldCli.push(output.ms);
+    coldCliRss.push(output.maxRssMb);
     await rm(cacheDir, { recursive: true, force: true });
     const inProcessCache = join(temp.path, `cache-${run}`);
     const [inProcessMs] = await time(async () => {
@@ -123,7 +170,7 @@ async function benchmark(size: number) {
   const fetches = timeSnapshots(scanner);
   for (let run = 0; run < runs + 2; run++) {
     fetches.total = 0;
-    await writeFile(join(work, 'tools', 'tool-00000', 'TOOL.hdlp'), toolYaml('tool-00000', run + 1));
+    await writeFile(join(work, 'tools', toolName(0), 'TOOL.hdlp'), toolYaml(toolName(0), run + 1));
     await git(work, 'commit', '-q', '-am', `change ${run}`);
     await git(work, 'push', '-q', join(served, 'tools.git'), 'main');
     const [ms, index] = await time(() => scanner.scan());
@@ -133,20 +180,48 @@ async function benchmark(size: number) {
     await scanner.flush();
   }
   await server.close();
+
+  // a server from a warm cache (the scan's and the search index's), and `hldp call` of one tool beside the
+  // same call in a registry of 5 tools: whole processes, over local repositories
+  const small = join(temp.path, 'small');
+  await generateRepository(small, 5);
+  const env = { HLDP_CACHE_DIR: join(temp.path, 'cache-local'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path };
+  await serveReady(work, env);
+  const ready: Array<{ ms: number; rssMb: number; peakMb: number }> = [];
+  for (let run = 0; run < runs; run++) ready.push(await serveReady(work, env));
+  const call = (repo: string) => cli(['call', toolName(1), '--repo', repo, '--params', '{"target":"x"}'], env);
+  await call(small);
+  await call(work);
+  const calls: number[] = [];
+  const smallCalls: number[] = [];
+  for (let run = 0; run < runs + 2; run++) {
+    // alternated, so that drift hits both alike
+    smallCalls.push((await call(small)).ms);
+    calls.push((await call(work)).ms);
+  }
   await temp.cleanup();
   const result = {
     tools: size,
+    load_average_before_and_after: [loadBefore, loadavg().map((value) => +value.toFixed(1))],
     baseline_git_clone_depth1_plus_hldp_scan_of_checkout_ms: Math.round(median(baseline)),
     floor_git_clone_depth1_plus_cat_ms: Math.round(median(floor)),
     cold_scan_cli_ms: Math.round(median(coldCli)),
     cold_scan_in_process_ms: Math.round(median(coldInProcess)),
     cold_cli_over_baseline: +(median(coldCli) / median(baseline)).toFixed(2),
     cold_cli_over_floor: +(median(coldCli) / median(floor)).toFixed(2),
+    cold_cli_max_rss_mb: median(coldCliRss),
     warm_start_in_process_ms: +median(warm).toFixed(1),
     warm_start_of_which_remote_head_check_ms: +median(warmRemote).toFixed(1),
     warm_start_cli_process_ms: Math.round(median(warmCli)),
     incremental_rescan_ms: +median(incremental).toFixed(1),
     incremental_of_which_fetch_ms: +median(incrementalRemote).toFixed(1),
+    serve_ready_from_warm_cache_ms: Math.round(median(ready.map((run) => run.ms))),
+    serve_ready_rss_mb: median(ready.map((run) => run.rssMb)),
+    serve_ready_peak_rss_mb: median(ready.map((run) => run.peakMb)),
+    call_ms: Math.round(median(calls)),
+    call_5_tools_ms: Math.round(median(smallCalls)),
+    call_extra_over_5_tools_ms: Math.round(median(calls) - median(smallCalls)),
+    goals: GOALS,
   };
   console.error(JSON.stringify(result));
   return result;
