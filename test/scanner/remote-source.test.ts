@@ -192,5 +192,6 @@ describe('Scanner fetching from a remote that moves on', () => {
     const fetched = sizes.filter((size) => size !== clonePack);
     for (const size of fetched) expect(size).toBeLessThan(clonePack! / 2);
     expect(Math.max(...fetched) - Math.min(...fetched)).toBeLessThan(2048);
+    await scanner.flush();
   });
 });
