@@ -57,14 +57,14 @@ export function loadLexicon(): void {
 
 function lookUp(entries: Map<string, string>, word: string): Glosses {
   const whole = entries.get(word);
-  if (whole !== undefined) return { senses: senses(whole), common: 1 };
+  if (whole !== undefined) return { senses: senses(definitionsOf(whole)), common: 1 };
   const characters = [...word];
   const found: Array<readonly string[]> = [];
   for (let start = 0; start < characters.length; ) {
     let end = Math.min(characters.length, start + MAX_ENTRY_CHARACTERS);
     while (end > start + 1 && !entries.has(characters.slice(start, end).join(''))) end -= 1;
     const definition = entries.get(characters.slice(start, end).join(''));
-    if (definition !== undefined) found.push(...senses(definition));
+    if (definition !== undefined) found.push(...senses(definitionsOf(definition)));
     start = end;
   }
   // parts glossed one by one (一 and 张 of 一张) are guesses at the word, none its common meaning
@@ -94,26 +94,37 @@ function distinct(glosses: Array<readonly string[]>): Array<readonly string[]> {
   });
 }
 
-// The package's data is one JSON object behind `export default`; importing it as a module would
-// keep its 124,000 entries with pinyin, variants and classifiers alive for good (~80 MB): it is
-// read once into word → definitions (~27 MB) and the rest is let go.
+// The package's data is one JSON object behind `export default`: importing it as a module, or
+// parsing it whole, makes its 124,000 entries with pinyin, variants and classifiers (~80 MB, 2-3 s on
+// a loaded machine). Only each entry's two written forms are read, with its definitions left as
+// their JSON text until a request asks for the word (about half the time).
+const ENTRY = /\["((?:[^"\\]|\\.)*)","((?:[^"\\]|\\.)*)","(?:[^"\\]|\\.)*",("(?:[^"\\]|\\.)*"|\[(?:"(?:[^"\\]|\\.)*",?)*\])/g;
+
 function loadDictionary(): Map<string, string> {
   if (dictionary !== undefined) return dictionary;
   const text = readFileSync(dataFile(), 'utf8');
-  const data = JSON.parse(text.slice(text.indexOf('{')).replace(/;?\s*$/, '')) as { all: DictionaryEntry[] };
   const entries = new Map<string, string>();
-  for (const [traditional, simplified, , english] of data.all) {
-    const definition = typeof english === 'string' ? english : english.join('/');
-    for (const form of new Set([simplified, traditional])) {
+  for (const [, traditional, simplified, english] of text.matchAll(ENTRY)) {
+    for (const form of new Set([simplified!, traditional!])) {
       const known = entries.get(form);
-      entries.set(form, known === undefined ? definition : `${known}/${definition}`);
+      // JSON text never holds a raw line break: it joins the definitions of a form's entries
+      entries.set(form, known === undefined ? english! : `${known}\n${english!}`);
     }
   }
   dictionary = entries;
   return entries;
 }
 
-type DictionaryEntry = [traditional: string, simplified: string, pinyin: string, english: string | string[], ...unknown[]];
+// the definitions of a form's entries, from their JSON text: a string, or an array of strings
+function definitionsOf(raw: string): string {
+  return raw
+    .split('\n')
+    .map((json) => {
+      const value = JSON.parse(json) as string | string[];
+      return typeof value === 'string' ? value : value.join('/');
+    })
+    .join('/');
+}
 
 // The package exports only its lookup class (which imports all of its data as modules); its data
 // file is found beside it in the node_modules folders Node would search.
