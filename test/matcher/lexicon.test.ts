@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MatchResult } from '../../src/core/index.js';
 import { createMatcher, glossesOf, type Matcher } from '../../src/matcher/index.js';
@@ -22,6 +23,23 @@ describe('glossesOf', () => {
       const senses = glossesOf('删除文件').senses.flat();
       expect(senses).toContain('delet');
       expect(senses).toContain('file');
+    });
+  });
+
+  describe('when the word is any text at all', () => {
+    it('returns senses that are lists of index terms, never throwing', () => {
+      const text = fc.string({ unit: fc.oneof(fc.constantFrom('删', '除', '天', '气', '"', '\\', '/', '[', ']', ' ', '(', 'a'), fc.string({ unit: 'binary', maxLength: 1 })), maxLength: 12 });
+      fc.assert(
+        fc.property(text, (word) => {
+          const { senses, common } = glossesOf(word);
+          expect([0, 1]).toContain(common);
+          for (const sense of senses) {
+            expect(sense.length).toBeGreaterThan(0);
+            for (const term of sense) expect(term).toMatch(/^\S+$/);
+          }
+        }),
+        { numRuns: 300 },
+      );
     });
   });
 
