@@ -10,7 +10,7 @@ import { probePidsCgroups, type PidsCgroupProbe, type RunCgroup } from './pids-c
 import { runProbe } from './probe-command.js';
 import { limitHit, limitsPrelude, prlimitArguments } from './resource-limits.js';
 import { LauncherPool } from './launcher-pool.js';
-import { removeScript, startWarm, type WarmCommand } from './warm-launch.js';
+import { removeScript, scriptFolder, startWarm, type WarmCommand } from './warm-launch.js';
 import { exportable } from './warm-script.js';
 import type { Launch, LaunchEnding, LaunchOutcome, LaunchRequest, Sandbox, SandboxMode, SandboxStatus } from './sandbox.js';
 import { describeStatus } from './sandbox-status.js';
@@ -209,7 +209,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     resolverFolder(),
   ]);
   const probed: Probed = { mode: options.mode, bubblewrap, namespace, prlimit, cgroups, root };
-  return new HostSandbox(probed, { ...options, hide: await realPaths(options.hide), protect: await realPaths(options.protect) }, resolver);
+  // the run scripts' folder too: where the temporary folder is inside a workspace, tools would read other runs' scripts
+  const hide = await realPaths([...(options.hide ?? []), scriptFolder()]);
+  return new HostSandbox(probed, { ...options, hide, protect: await realPaths(options.protect) }, resolver);
 }
 
 let containment: Promise<Sandbox> | undefined;

@@ -21,18 +21,26 @@ export interface WarmCommand {
   run: Omit<WarmRun, 'argv'> & { argv: readonly string[] };
 }
 
-let scriptFolder: string | undefined;
+let folder: string | undefined;
 let scriptCounter = 0;
 
-/** A new, empty script file of this process's own folder (mode 0700 in the temporary folder; removed at exit). */
-function newScriptFile(): string {
-  if (scriptFolder === undefined) {
-    const folder = mkdtempSync(join(tmpdir(), 'hldp-launch-'));
-    scriptFolder = folder;
-    process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+/**
+ * The folder of this process's run scripts (mode 0700 in the temporary folder; removed at exit). Every sandbox
+ * hides it: where the temporary folder is inside a workspace, a tool would otherwise read other runs' scripts.
+ */
+export function scriptFolder(): string {
+  if (folder === undefined) {
+    const made = mkdtempSync(join(tmpdir(), 'hldp-launch-'));
+    folder = made;
+    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
   }
+  return folder;
+}
+
+/** A new, empty script file in the scripts folder, readable by its owner only. */
+function newScriptFile(): string {
   scriptCounter += 1;
-  const path = join(scriptFolder, `run-${scriptCounter}.sh`);
+  const path = join(scriptFolder(), `run-${scriptCounter}.sh`);
   writeFileSync(path, '', { mode: 0o600 });
   return path;
 }
