@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { minimalEnvironment, runProcess, type ProcessSpec } from '../../src/executors/index.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -66,6 +67,22 @@ for (const mode of ['auto', 'off'] as const) {
       }
       expect(await readdir(temp.path)).not.toContain('pwned');
     });
+
+    it('passes any arguments and environment values to the program byte for byte (property: quotes, `$()`, newlines, any Unicode)', async () => {
+      // the run's argv and environment travel as a shell script the launcher sources: every value must stay one word
+      const nasty = fc.constantFrom("'", '"', '\\', '$', '`', '\n', ';', '*', ' ', '%', '$(', "'\\''", '\r', '~', '!', '{', '}');
+      const value = fc.string({ unit: fc.oneof(nasty, fc.string({ unit: 'grapheme', maxLength: 1 })), maxLength: 24 });
+      await fc.assert(
+        fc.asyncProperty(fc.array(value, { maxLength: 5 }), value, async (args, envValue) => {
+          const printed = await runProcess(spec(sandbox, 'printf', ['<%s>', ...args]));
+          expect(printed).toMatchObject({ ok: true, output: args.length === 0 ? '<>' : args.map((arg) => `<${arg}>`).join('') });
+          const env = await runProcess(spec(sandbox, 'printenv', ['HLDP_VALUE'], { env: { PATH: '/usr/bin:/bin', HLDP_VALUE: envValue } }));
+          expect(env).toMatchObject({ ok: true, output: `${envValue}\n` });
+        }),
+        { numRuns: 30 },
+      );
+      expect(await readdir(temp.path)).toEqual([]);
+    }, 120_000);
 
     it('keeps launchers waiting once a command line ran twice, and stops them when the sandbox closes', async () => {
       const own = await createSandbox({ mode });
