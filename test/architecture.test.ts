@@ -42,7 +42,7 @@ const ALLOWED: Record<string, string[]> = {
   gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions', 'events', 'console', 'policy', 'mcp-servers'],
   sandbox: ['core'],
   events: ['core', 'store'],
-  policy: ['core'],
+  policy: ['core', 'store'],
   console: ['core', 'events'],
   'mcp-servers': ['core', 'executors', 'sandbox'],
 };

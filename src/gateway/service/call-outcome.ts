@@ -1,25 +1,8 @@
 import type { Diagnostic, NearMiss, Receipt, ToolDefinition } from '../../core/index.js';
 import type { ParamProblem } from '../../matcher/index.js';
+import type { ConfirmationRequired } from '../../policy/index.js';
 
-/** A call that waits for a person: its approval request, bound to the caller, session, tool, params digest, commit and expiry. */
-export interface ConfirmationRequired {
-  /** `confirmation_required`: the caller may run it itself with `token`; `approval_required`: an approver decides */
-  status: 'confirmation_required' | 'approval_required';
-  /** the approval request: `GET /v1/approvals/:id?wait=30` waits for its receipt */
-  id: string;
-  tool: string;
-  /** the params exactly as they will run (defaults filled) */
-  params: Record<string, unknown>;
-  commit: string;
-  /** single use, bound to this exact call; only when the caller may approve its own request */
-  token?: string;
-  expires_at: string;
-  /** why it waits: the rule (`policies/x.hdlp:line:col`) or the tool's `require_confirm` */
-  reason: string;
-  /** who may decide it, in words */
-  approvers: string;
-  message: string;
-}
+export type { ConfirmationRequired };
 
 /** What `{tool, params}` (or a confirmation) comes to: a receipt only when the call was accepted and ran. */
 export type CallOutcome =

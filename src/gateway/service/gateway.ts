@@ -6,9 +6,9 @@ import type { MatchResult, ProgressUpdate, Receipt, ReceiptApproval, ReceiptSour
 import { EventHub } from '../../events/index.js';
 import { execute, redactValue, secretsOf } from '../../executors/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
-import { compactSchema, createMatcher, createMatcherLettingGo, createModelStage, matchWithModel, searchIndexFiles, type MatchContext, type Matcher, type ModelStage, type SearchIndexFiles } from '../../matcher/index.js';
+import { compactSchema, createModelStage, matchWithModel, searchIndexFiles, type MatchContext, type ModelStage } from '../../matcher/index.js';
 import { Scanner, warmUpParser } from '../../scanner/index.js';
-import { accessRights, API_TOKEN_PRINCIPAL, decidePolicy, LOCAL_PRINCIPAL, Principals, type Principal } from '../../policy/index.js';
+import { accessRights, API_TOKEN_PRINCIPAL, ApprovalDesk, decidePolicy, LOCAL_PRINCIPAL, Principals, unrunReceipt, type ApprovalAnswer, type DecideOptions, type Principal, type UnrunCall } from '../../policy/index.js';
 import { SessionManager, type SessionState } from '../../sessions/index.js';
 import { openStore, type ChainReport, type ReceiptQuery, type Store, type StoreHealth } from '../../store/index.js';
 import type { SandboxStatus } from '../../sandbox/index.js';
@@ -17,20 +17,15 @@ import { chooseDeadline } from './call-deadline.js';
 import type { CallOutcome } from './call-outcome.js';
 import { ExecutionTargets } from './execution-targets.js';
 import { eventObserver } from './gateway-events.js';
-import { ApprovalDesk, type ApprovalAnswer, type DecideOptions } from './approval-desk.js';
-import { unrunReceipt, type UnrunCall } from './unrun-receipt.js';
 import { rejectionOf, type AskedCall } from './rejection-step.js';
 import { sessionStep } from './session-step.js';
 import { sessionStoreOf } from './session-store-of.js';
 import { tooDeepParams, unknownToolOutcome } from './unknown-tool.js';
 import { RecentTools } from './recent-tools.js';
 import { usageStep } from './usage-step.js';
+import { RegistrySwap, type Registry, type RescanResult } from './registry-swap.js';
 
-/** One index and the matcher built over it: swapped together, so a call never mixes two commits. */
-export interface Registry {
-  index: ToolIndex;
-  matcher: Matcher;
-}
+export type { Registry, RescanResult };
 
 /**
  * How to match an intent: at most `limit` candidates; `context` (tools, group) moves the tools it
@@ -43,14 +38,6 @@ export interface MatchOptions {
   session?: SessionState;
   /** the principal asking (with a session, the session's): only tools it may use are offered */
   caller?: string;
-}
-
-/** What a rescan found. */
-export interface RescanResult {
-  previous: string;
-  commit: string;
-  changed: boolean;
-  index: ToolIndex;
 }
 
 /** What a gateway reports as it works (metrics subscribe here, so CLI, HTTP and MCP calls all count). */
@@ -117,19 +104,14 @@ export class Gateway {
   /** the configured principals (and `api_token` as `admin`): who requests act for */
   readonly principals: Principals;
   /** approval requests: filed by the policy step, decided by approvers, callers (confirm), MCP clients or the clock */
-  readonly approvals: ApprovalDesk;
-  private current: Registry;
+  readonly approvals: ApprovalDesk<Registry>;
+  private readonly registries: RegistrySwap;
   private readonly steps: CallStep[] = [];
   private readonly observers: GatewayObserver[];
   private readonly inFlight = new Set<Promise<unknown>>();
-  private readonly listeners = new Set<(registry: Registry) => void>();
-  private readonly preparers = new Set<(registry: Registry, previous: Registry) => Promise<void>>();
-  private readonly searchFiles: SearchIndexFiles;
-  private rescans: Promise<unknown> = Promise.resolve();
   private readonly recentTools = new RecentTools();
   private readonly usageWrites = new Set<Promise<void>>();
   private readonly modelStage: ModelStage | undefined;
-  private lastScanError: { message: string; at: string } | undefined;
   /** tells this instance's messages on the store's bus from the others' */
   readonly instanceId = randomUUID();
 
@@ -143,10 +125,11 @@ export class Gateway {
     observers: GatewayObserver[],
     clock?: () => number,
   ) {
-    // search indexes are kept between runs beside the scans, so a restart loads its own instead of building it
-    this.searchFiles = searchIndexFiles(join(config.cacheDir, 'search'));
-    this.current = { index, matcher: createMatcher(index, { searchFiles: this.searchFiles }) };
     this.observers = observers;
+    // search indexes are kept between runs beside the scans, so a restart loads its own instead of building it
+    this.registries = new RegistrySwap(scanner, index, searchIndexFiles(join(config.cacheDir, 'search')), logger, (result) => {
+      for (const observer of this.observers) observer.scanned?.(result);
+    });
     this.events = new EventHub({
       log: store.events,
       // other instances hear of new events at once over PostgreSQL; on SQLite the poll finds what other processes appended
@@ -159,20 +142,20 @@ export class Gateway {
     this.observers.push(eventObserver(this.events, index));
     this.principals = new Principals(config.principals);
     this.approvals = new ApprovalDesk({
-      registry: () => this.current,
+      registry: () => this.registries.current,
       store,
       ttlMs: config.confirmationTtlMs,
-      maxCallTimeoutMs: config.maxCallTimeoutMs,
+      deadline: (tool, requestedMs) => chooseDeadline(tool, requestedMs, config.maxCallTimeoutMs),
       run: (registry, tool, params, approval, timeoutMs, who) => this.run(registry, tool, params, approval, timeoutMs, who),
       unrun: (call) => this.storeUnrun(call),
       finished: (outcome) => this.report(outcome, 0, { tool: outcome.kind === 'receipt' ? outcome.receipt.tool : undefined, ...(outcome.kind === 'receipt' && outcome.receipt.caller ? { caller: outcome.receipt.caller } : {}), ...(outcome.kind === 'receipt' && outcome.receipt.session ? { session: outcome.receipt.session } : {}) }),
     });
     // the rights layer of the one visibility function: principals, tools' access blocks, policies' access rules
-    this.sessions = new SessionManager({ registry: () => this.current, config: config.sessions, rights: [accessRights(this.principals)], ...sessionStoreOf(config, store, clock, logger), ...(clock ? { clock } : {}), ...(logger ? { logger } : {}) });
+    this.sessions = new SessionManager({ registry: () => this.registries.current, config: config.sessions, rights: [accessRights(this.principals)], ...sessionStoreOf(config, store, clock, logger), ...(clock ? { clock } : {}), ...(logger ? { logger } : {}) });
     // visibility is the first step: a forbidden tool is refused and a reserved one substituted before anything else looks at the call
-    this.use(sessionStep(this.sessions, (name, params) => this.current.matcher.lookup(name, tooDeepParams(params) ? {} : (params ?? {}))));
+    this.use(sessionStep(this.sessions, (name, params) => this.registries.current.matcher.lookup(name, tooDeepParams(params) ? {} : (params ?? {}))));
     // then what a session reaches for is remembered: its recent tools inform its next matches, and the pair is stored
-    this.use(usageStep(this.recentTools, (event) => this.recordUsage(event), () => this.current));
+    this.use(usageStep(this.recentTools, (event) => this.recordUsage(event), () => this.registries.current));
     const onFailure = (message: string): void => this.logger?.warn({ model: config.matcherModel?.model, err: message }, 'matcher model failed; answering from the words alone');
     this.modelStage = config.matcherModel === undefined ? undefined : createModelStage(config.matcherModel, { onFailure });
   }
@@ -189,7 +172,7 @@ export class Gateway {
 
   /** The registry calls start on now. */
   get registry(): Registry {
-    return this.current;
+    return this.registries.current;
   }
 
   /** Adds a step to the call path, after the ones already there. */
@@ -208,7 +191,7 @@ export class Gateway {
 
   /** Tool definitions of the current index. */
   tools(): ToolDefinition[] {
-    return this.current.index.tools;
+    return this.registries.current.index.tools;
   }
 
   /**
@@ -222,7 +205,7 @@ export class Gateway {
     const caller = options.caller ?? session?.principal;
     const recent = session === undefined ? [] : this.recentTools.of(session.id);
     const matchContext: MatchContext | undefined = recent.length > 0 ? { ...context, recent } : context;
-    const registry = this.current;
+    const registry = this.registries.current;
     // a secret pasted into a request goes neither to the model endpoint nor into the stored usage events
     const asked = redactValue(intent, this.targets.configuredSecrets());
     const answer = await matchWithModel(registry.matcher, this.modelStage, asked, {
@@ -241,7 +224,7 @@ export class Gateway {
 
   /** `{tool, params}`: through the call steps, then runs it (or asks for confirmation first) and stores its receipt before answering. */
   call(tool: string, params: unknown, options: CallOptions = {}): Promise<CallOutcome> {
-    const registry = this.current;
+    const registry = this.registries.current;
     const last = (request: CallRequest): Promise<CallOutcome> => this.callOn(registry, request);
     const chain = this.steps.reduceRight<(request: CallRequest) => Promise<CallOutcome>>((next, step) => (request) => step(request, next), last);
     // a call in a session acts for the session's principal
@@ -289,60 +272,24 @@ export class Gateway {
     return this.store.health();
   }
 
-  /**
-   * Scans again; a new commit swaps in a new index and matcher atomically. Calls in flight keep theirs.
-   * Rescans run one after another, each to the end; their work is done a slice at a time, so requests are
-   * answered meanwhile from the registry being replaced.
-   */
+  /** Scans again; a new commit swaps in a new index and matcher atomically (calls in flight keep theirs). Rescans run one after another. */
   rescan(): Promise<RescanResult> {
-    const run = this.rescans.then(() => this.rescanNow());
-    this.rescans = run.catch(() => undefined);
-    return run;
+    return this.registries.rescan();
   }
 
-  private async rescanNow(): Promise<RescanResult> {
-    const previous = this.current;
-    let index: ToolIndex;
-    try {
-      index = await this.scanner.scan();
-    } catch (error) {
-      this.lastScanError = { message: (error as Error).message, at: new Date().toISOString() };
-      this.logger?.warn({ err: this.lastScanError.message }, 'rescan failed; serving the last good index');
-      for (const observer of this.observers) observer.scanned?.({ error: error as Error });
-      throw error;
-    }
-    this.lastScanError = undefined;
-    const changed = index.commit !== previous.index.commit;
-    if (changed) {
-      const next = { index, matcher: await createMatcherLettingGo(index, { previous: previous.matcher, searchFiles: this.searchFiles }) };
-      for (const prepare of this.preparers) await prepare(next, previous);
-      this.current = next;
-      this.logger?.info({ previous: previous.index.commit, commit: index.commit, tools: index.tools.length, errors: index.errors.length }, 'index swapped');
-      for (const listener of this.listeners) listener(this.current);
-    } else this.current = { index, matcher: previous.matcher };
-    const result = { previous: previous.index.commit, commit: index.commit, changed, index };
-    for (const observer of this.observers) observer.scanned?.(result);
-    return result;
-  }
-
-  /**
-   * Runs `prepare` on every new registry before it is swapped in (work a request would otherwise do on first
-   * use, done a slice at a time ahead of it); returns the unsubscribe function.
-   */
+  /** Runs `prepare` on every new registry before it is swapped in; returns the unsubscribe function. */
   beforeSwap(prepare: (registry: Registry, previous: Registry) => Promise<void>): () => void {
-    this.preparers.add(prepare);
-    return () => this.preparers.delete(prepare);
+    return this.registries.beforeSwap(prepare);
   }
 
   /** Calls `listener` after every swap to a new commit; returns the unsubscribe function. */
   onIndexChange(listener: (registry: Registry) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.registries.onIndexChange(listener);
   }
 
   /** The last rescan's failure, if the index is being served in spite of it. */
   get scanError(): { message: string; at: string } | undefined {
-    return this.lastScanError;
+    return this.registries.scanError;
   }
 
   /** The configured MCP servers `mcp` tools call: their state, and `tools/list` for drafting definitions. */
@@ -357,7 +304,7 @@ export class Gateway {
 
   /** For servers: builds the intent search index and starts the embedded gatekeeper ahead of the first request. */
   async warmUp(): Promise<void> {
-    this.current.matcher.prepare();
+    this.registries.current.matcher.prepare();
     warmUpParser();
     // unattended approval requests still expire, each with its EXPIRED receipt
     this.approvals.start((error) => this.logger?.warn({ err: error.message }, 'could not expire approval requests'));
@@ -391,7 +338,7 @@ export class Gateway {
     await this.events.stop();
     await this.scanner.flush();
     // the search index a rescan updated is kept for the next start
-    this.current.matcher.persist();
+    this.registries.current.matcher.persist();
     await this.targets.close();
     await this.store.close();
   }
@@ -534,7 +481,7 @@ export class Gateway {
   /** Stores the receipt of a call that never ran (a policy, an approver or the clock said no). */
   private async storeUnrun(call: Omit<UnrunCall, 'source'>): Promise<Receipt> {
     const secrets = secretsOf(await this.targets.context(false));
-    const receipt = unrunReceipt({ ...call, params: redactValue(call.params, secrets), error: redactValue(call.error, secrets), source: this.sourceOf(this.current) });
+    const receipt = unrunReceipt({ ...call, params: redactValue(call.params, secrets), error: redactValue(call.error, secrets), source: this.sourceOf(this.registries.current) });
     await this.keep(receipt);
     this.logger?.info({ call_id: receipt.id, tool: receipt.tool, caller: receipt.caller, session: receipt.session, ok: false, code: receipt.code, approval: receipt.approval?.id ?? null }, 'call not run');
     return receipt;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ErrorCode, ExecutorName, Receipt, ReceiptApproval, ReceiptSource } from '../../core/index.js';
+import type { ErrorCode, ExecutorName, Receipt, ReceiptApproval, ReceiptSource } from '../core/index.js';
 
 /** What a receipt of a call that never ran says about it. */
 export interface UnrunCall {

@@ -1,11 +1,44 @@
 import { randomBytes } from 'node:crypto';
-import { describeGate, type ProgressUpdate, type Receipt, type ReceiptApproval, type ToolDefinition } from '../../core/index.js';
-import { deciderProblem, hashToken, type PolicyDecision, type Principal } from '../../policy/index.js';
-import { hashParams, type ApprovalDecision, type ApprovalQuery, type ApprovalRecord, type Store } from '../../store/index.js';
-import { chooseDeadline } from './call-deadline.js';
-import type { CallOutcome } from './call-outcome.js';
-import type { Registry } from './gateway.js';
+import { describeGate, type ProgressUpdate, type Receipt, type ReceiptApproval, type ToolDefinition } from '../core/index.js';
+import { hashParams, type ApprovalDecision, type ApprovalQuery, type ApprovalRecord, type Store } from '../store/index.js';
+import { deciderProblem, type PolicyDecision } from './approval-rules.js';
+import { hashToken, type Principal } from './principals.js';
 import type { UnrunCall } from './unrun-receipt.js';
+
+/** A call that waits for a person: its approval request, bound to the caller, session, tool, params digest, commit and expiry. */
+export interface ConfirmationRequired {
+  /** `confirmation_required`: the caller may run it itself with `token`; `approval_required`: an approver decides */
+  status: 'confirmation_required' | 'approval_required';
+  /** the approval request: `GET /v1/approvals/:id?wait=30` waits for its receipt */
+  id: string;
+  tool: string;
+  /** the params exactly as they will run (defaults filled) */
+  params: Record<string, unknown>;
+  commit: string;
+  /** single use, bound to this exact call; only when the caller may approve its own request */
+  token?: string;
+  expires_at: string;
+  /** why it waits: the rule (`policies/x.hdlp:line:col`) or the tool's `require_confirm` */
+  reason: string;
+  /** who may decide it, in words */
+  approvers: string;
+  message: string;
+}
+
+/** What filing a request comes to: the caller is told how it will be decided. */
+export type ApprovalRequested = { kind: 'confirmation_required'; confirmation: ConfirmationRequired };
+
+/** What a confirmation token comes to: the receipt of the run, or why it did not run. */
+export type ConfirmOutcome =
+  | { kind: 'receipt'; receipt: Receipt }
+  | { kind: 'confirmation_invalid'; code: 'CONFIRMATION_INVALID'; reason: string; error: string }
+  | { kind: 'timeout_not_allowed'; code: 'TIMEOUT_NOT_ALLOWED'; tool: string; error: string; requested_ms: number; allowed_ms: number };
+
+/** What the desk reads of a registry: its commit, and whether a tool still takes the params a request is bound to. */
+export interface ApprovalRegistry {
+  index: { commit: string };
+  matcher: { lookup(tool: string, params?: unknown): { found: false } | { found: true; valid: false; tool: ToolDefinition } | { found: true; valid: true; tool: ToolDefinition } };
+}
 
 /** Why an approval request could not be decided (or read) as asked; nothing ran. */
 export type ApprovalRefusalCode =
@@ -38,17 +71,18 @@ export interface DecideOptions {
 }
 
 /** What the desk needs of the gateway: the registry now, the store, and how to run and record. */
-export interface ApprovalHost {
+export interface ApprovalHost<Registry extends ApprovalRegistry> {
   registry(): Registry;
   store: Store;
   /** the default time a request waits */
   ttlMs: number;
-  maxCallTimeoutMs: number;
+  /** the deadline an approved run gets: the one asked for if the tool and the gateway allow it, or why not */
+  deadline(tool: ToolDefinition, requestedMs: number | undefined): { ok: true; timeoutMs: number } | { ok: false; outcome: { error: string; requested_ms: number; allowed_ms: number } };
   run(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval, timeoutMs: number, who: { caller: string; session: string | null; signal?: AbortSignal; onProgress?: (update: ProgressUpdate) => void }): Promise<Receipt>;
   /** stores (and returns) the receipt of a call that never ran */
   unrun(call: Omit<UnrunCall, 'source'>): Promise<Receipt>;
   /** tells observers (metrics, events) what a decision came to */
-  finished(outcome: CallOutcome): void;
+  finished(outcome: { kind: 'receipt'; receipt: Receipt }): void;
 }
 
 // how often a waiting caller looks at the store for a decision another process made
@@ -60,18 +94,18 @@ const SWEEP_MS = 1000;
  * digest, commit, expiry}` and decided exactly once (one conditional update in the shared store), by an approver,
  * by its caller where the rule allows (the confirm flow), by the human at an MCP client, or by the clock.
  */
-export class ApprovalDesk {
-  readonly #host: ApprovalHost;
+export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> {
+  readonly #host: ApprovalHost<Registry>;
   readonly #waiters = new Map<string, Set<() => void>>();
   #sweeper: NodeJS.Timeout | undefined;
   #stopped = false;
 
-  constructor(host: ApprovalHost) {
+  constructor(host: ApprovalHost<Registry>) {
     this.#host = host;
   }
 
   /** Files the request a policy decision asks for; the caller's answer says how it will be decided. */
-  async request(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, decision: Extract<PolicyDecision, { kind: 'approve' }>, caller: string, session: string | null, timeoutMs: number): Promise<CallOutcome> {
+  async request(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, decision: Extract<PolicyDecision, { kind: 'approve' }>, caller: string, session: string | null, timeoutMs: number): Promise<ApprovalRequested> {
     // a confirmation token exists only where the caller may approve its own request
     const token = decision.selfApproval ? `hldp_confirm_${randomBytes(24).toString('base64url')}` : undefined;
     const record = await this.#host.store.approvals.create({
@@ -95,8 +129,8 @@ export class ApprovalDesk {
   }
 
   /** Runs the call a confirmation token stands for: its caller's self-approval, under the token's binding. */
-  async confirm(token: string, options: Omit<DecideOptions, 'via' | 'reason'> & { caller?: string } = {}): Promise<CallOutcome> {
-    const refuse = (reason: string, error: string): CallOutcome => ({ kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason, error });
+  async confirm(token: string, options: Omit<DecideOptions, 'via' | 'reason'> & { caller?: string } = {}): Promise<ConfirmOutcome> {
+    const refuse = (reason: string, error: string): ConfirmOutcome => ({ kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason, error });
     const record = await this.#host.store.approvals.byTokenHash(hashToken(token));
     if (!record) return refuse('unknown', 'no call waits for this confirmation token; call the tool again for a new one');
     const answer = await this.#decide(record, { name: options.caller ?? record.caller, token: true }, 'approve', { ...options, via: 'api' });
@@ -215,7 +249,7 @@ export class ApprovalDesk {
       return closed?.ok ? { ok: false, code: 'APPROVAL_OUTDATED', error: text, approval: closed.approval, ...(closed.receipt ? { receipt: closed.receipt } : {}) } : this.#alreadyDecided(record.id);
     }
     // checked before the decision: a refused deadline leaves the request pending
-    const deadline = chooseDeadline(lookup.tool, options.timeoutMs ?? record.timeout_ms ?? undefined, this.#host.maxCallTimeoutMs);
+    const deadline = this.#host.deadline(lookup.tool, options.timeoutMs ?? record.timeout_ms ?? undefined);
     if (!deadline.ok) return { ok: false, code: 'TIMEOUT_NOT_ALLOWED', error: deadline.outcome.error, approval: record, requested_ms: deadline.outcome.requested_ms, allowed_ms: deadline.outcome.allowed_ms };
     const decided = await this.#host.store.approvals.decide(record.id, { status: 'approved', by: decider.name, reason, via });
     if (!decided) return this.#alreadyDecided(record.id);

@@ -1,0 +1,103 @@
+import type { Logger } from 'pino';
+import type { ToolIndex } from '../../core/index.js';
+import { createMatcher, createMatcherLettingGo, type Matcher, type SearchIndexFiles } from '../../matcher/index.js';
+import type { Scanner } from '../../scanner/index.js';
+
+/** One index and the matcher built over it: swapped together, so a call never mixes two commits. */
+export interface Registry {
+  index: ToolIndex;
+  matcher: Matcher;
+}
+
+/** What a rescan found. */
+export interface RescanResult {
+  previous: string;
+  commit: string;
+  changed: boolean;
+  index: ToolIndex;
+}
+
+/**
+ * The registry calls start on, and its replacement: rescans one after another, each new commit's matcher
+ * (and whatever `beforeSwap` hooks prepare, such as the MCP catalogue) built a slice at a time, then swapped in at once.
+ */
+export class RegistrySwap {
+  #current: Registry;
+  #rescans: Promise<unknown> = Promise.resolve();
+  #lastScanError: { message: string; at: string } | undefined;
+  readonly #listeners = new Set<(registry: Registry) => void>();
+  readonly #preparers = new Set<(registry: Registry, previous: Registry) => Promise<void>>();
+
+  constructor(
+    private readonly scanner: Scanner,
+    index: ToolIndex,
+    /** where each index's search index is kept between runs */
+    private readonly searchFiles: SearchIndexFiles,
+    private readonly logger: Logger | undefined,
+    /** told of every rescan: what it found, or why it failed */
+    private readonly scanned: (result: RescanResult | { error: Error }) => void,
+  ) {
+    this.#current = { index, matcher: createMatcher(index, { searchFiles }) };
+  }
+
+  /** The registry calls start on now. */
+  get current(): Registry {
+    return this.#current;
+  }
+
+  /** The last rescan's failure, if the index is being served in spite of it. */
+  get scanError(): { message: string; at: string } | undefined {
+    return this.#lastScanError;
+  }
+
+  /**
+   * Scans again; a new commit swaps in a new index and matcher atomically. Calls in flight keep theirs.
+   * Rescans run one after another, each to the end; their work is done a slice at a time, so requests are
+   * answered meanwhile from the registry being replaced.
+   */
+  rescan(): Promise<RescanResult> {
+    const run = this.#rescans.then(() => this.#rescanNow());
+    this.#rescans = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Runs `prepare` on every new registry before it is swapped in (work a request would otherwise do on first
+   * use, done a slice at a time ahead of it); returns the unsubscribe function.
+   */
+  beforeSwap(prepare: (registry: Registry, previous: Registry) => Promise<void>): () => void {
+    this.#preparers.add(prepare);
+    return () => this.#preparers.delete(prepare);
+  }
+
+  /** Calls `listener` after every swap to a new commit; returns the unsubscribe function. */
+  onIndexChange(listener: (registry: Registry) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async #rescanNow(): Promise<RescanResult> {
+    const previous = this.#current;
+    let index: ToolIndex;
+    try {
+      index = await this.scanner.scan();
+    } catch (error) {
+      this.#lastScanError = { message: (error as Error).message, at: new Date().toISOString() };
+      this.logger?.warn({ err: this.#lastScanError.message }, 'rescan failed; serving the last good index');
+      this.scanned({ error: error as Error });
+      throw error;
+    }
+    this.#lastScanError = undefined;
+    const changed = index.commit !== previous.index.commit;
+    if (changed) {
+      const next = { index, matcher: await createMatcherLettingGo(index, { previous: previous.matcher, searchFiles: this.searchFiles }) };
+      for (const prepare of this.#preparers) await prepare(next, previous);
+      this.#current = next;
+      this.logger?.info({ previous: previous.index.commit, commit: index.commit, tools: index.tools.length, errors: index.errors.length }, 'index swapped');
+      for (const listener of this.#listeners) listener(this.#current);
+    } else this.#current = { index, matcher: previous.matcher };
+    const result = { previous: previous.index.commit, commit: index.commit, changed, index };
+    this.scanned(result);
+    return result;
+  }
+}
