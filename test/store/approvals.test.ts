@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { hashParams, type ApprovalRecord, type NewApproval, type Store } from '../../src/store/index.js';
-import { runsHere, storeKinds, type StoreBackend } from './backends.js';
+import { runsHere, storeKinds, useStore } from './backends.js';
 
 const request: NewApproval = {
   caller: 'bot', session: 'session-1', tool: 'file-write', method: 'write_file', executor: 'gatekeeper',
@@ -11,23 +11,16 @@ const request: NewApproval = {
 
 describe.each(storeKinds())('$name approval store', (kind) => {
   if (!runsHere(kind)) return;
-  let backend: StoreBackend;
-  let now: number;
-  let store: Store;
-  const open = (): Promise<Store> => backend.open({ now: () => now });
-
-  beforeEach(async () => {
-    backend = await kind.make();
+  let now = Date.parse('2026-05-31T10:00:00.000Z');
+  beforeEach(() => {
     now = Date.parse('2026-05-31T10:00:00.000Z');
-    store = await open();
   });
-  afterEach(async () => {
-    await backend.cleanup();
-  });
+  const db = useStore(kind, { now: () => now });
+  const open = (): Promise<Store> => db.backend.open({ now: () => now });
 
   describe('when a request is created', () => {
     it('binds it to caller, session, tool, params digest, commit and expiry, pending', async () => {
-      const created = await store.approvals.create(request);
+      const created = await db.store.approvals.create(request);
       expect(created).toEqual({
         id: expect.stringMatching(/^apr_[A-Za-z0-9_-]{16}$/), status: 'pending', caller: 'bot', session: 'session-1',
         tool: 'file-write', method: 'write_file', executor: 'gatekeeper', params: request.params, params_hash: hashParams(request.params),
@@ -35,86 +28,77 @@ describe.each(storeKinds())('$name approval store', (kind) => {
         created_at: '2026-05-31T10:00:00.000Z', expires_at: '2026-05-31T10:10:00.000Z',
         decided_at: null, decided_by: null, decision_reason: null, decided_via: null, receipt_id: null,
       } satisfies ApprovalRecord);
-      expect(await store.approvals.get(created.id)).toEqual(created);
+      expect(await db.store.approvals.get(created.id)).toEqual(created);
     });
 
     it('keeps only a hash of a confirmation token, and finds the request by it', async () => {
-      const created = await store.approvals.create({ ...request, tokenHash: 'a'.repeat(64) });
-      expect(await store.approvals.byTokenHash('a'.repeat(64))).toEqual(created);
-      expect(await store.approvals.byTokenHash('b'.repeat(64))).toBeUndefined();
+      const created = await db.store.approvals.create({ ...request, tokenHash: 'a'.repeat(64) });
+      expect(await db.store.approvals.byTokenHash('a'.repeat(64))).toEqual(created);
+      expect(await db.store.approvals.byTokenHash('b'.repeat(64))).toBeUndefined();
     });
   });
 
   describe('when a request is decided', () => {
     it('decides it once: of 20 concurrent approvals from two stores over one database, exactly one wins', async () => {
-      const created = await store.approvals.create(request);
+      const created = await db.store.approvals.create(request);
       const other = await open();
-      const outcomes = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 ? other : store).approvals.decide(created.id, { status: 'approved', by: index % 2 ? 'alice' : 'bob', reason: null, via: 'api' })));
+      const outcomes = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 ? other : db.store).approvals.decide(created.id, { status: 'approved', by: index % 2 ? 'alice' : 'bob', reason: null, via: 'api' })));
       const won = outcomes.filter((outcome) => outcome !== undefined);
       expect(won).toHaveLength(1);
       expect(won[0]).toMatchObject({ status: 'approved', decided_at: '2026-05-31T10:00:00.000Z' });
-      expect(await store.approvals.decide(created.id, { status: 'denied', by: 'alice', reason: 'late', via: 'api' })).toBeUndefined();
+      expect(await db.store.approvals.decide(created.id, { status: 'denied', by: 'alice', reason: 'late', via: 'api' })).toBeUndefined();
     });
 
     it('approves or denies only before its expiry, and expires it only after', async () => {
-      const created = await store.approvals.create({ ...request, ttlMs: 1000 });
-      expect(await store.approvals.decide(created.id, { status: 'expired', by: null, reason: null, via: 'expiry' })).toBeUndefined();
-      expect(await store.approvals.due(10)).toEqual([]);
+      const created = await db.store.approvals.create({ ...request, ttlMs: 1000 });
+      expect(await db.store.approvals.decide(created.id, { status: 'expired', by: null, reason: null, via: 'expiry' })).toBeUndefined();
+      expect(await db.store.approvals.due(10)).toEqual([]);
       now += 1000;
-      expect((await store.approvals.due(10)).map((due) => due.id)).toEqual([created.id]);
-      expect(await store.approvals.decide(created.id, { status: 'approved', by: 'alice', reason: null, via: 'api' })).toBeUndefined();
-      expect(await store.approvals.decide(created.id, { status: 'expired', by: null, reason: null, via: 'expiry' })).toMatchObject({ status: 'expired', decided_via: 'expiry' });
-      expect(await store.approvals.due(10)).toEqual([]);
+      expect((await db.store.approvals.due(10)).map((due) => due.id)).toEqual([created.id]);
+      expect(await db.store.approvals.decide(created.id, { status: 'approved', by: 'alice', reason: null, via: 'api' })).toBeUndefined();
+      expect(await db.store.approvals.decide(created.id, { status: 'expired', by: null, reason: null, via: 'expiry' })).toMatchObject({ status: 'expired', decided_via: 'expiry' });
+      expect(await db.store.approvals.due(10)).toEqual([]);
     });
 
     it('records the receipt the decision produced, once', async () => {
-      const created = await store.approvals.create(request);
-      await store.approvals.decide(created.id, { status: 'denied', by: 'alice', reason: 'no', via: 'api' });
-      await store.approvals.settle(created.id, 'receipt-1');
-      await store.approvals.settle(created.id, 'receipt-2');
-      expect(await store.approvals.get(created.id)).toMatchObject({ status: 'denied', decided_by: 'alice', decision_reason: 'no', receipt_id: 'receipt-1' });
+      const created = await db.store.approvals.create(request);
+      await db.store.approvals.decide(created.id, { status: 'denied', by: 'alice', reason: 'no', via: 'api' });
+      await db.store.approvals.settle(created.id, 'receipt-1');
+      await db.store.approvals.settle(created.id, 'receipt-2');
+      expect(await db.store.approvals.get(created.id)).toMatchObject({ status: 'denied', decided_by: 'alice', decision_reason: 'no', receipt_id: 'receipt-1' });
     });
   });
 
   describe('when requests are listed', () => {
     it('pages them newest first, filtered by status, caller and tool', async () => {
-      const first = await store.approvals.create(request);
+      const first = await db.store.approvals.create(request);
       now += 1;
-      const second = await store.approvals.create({ ...request, caller: 'lead', tool: 'shell-exec' });
+      const second = await db.store.approvals.create({ ...request, caller: 'lead', tool: 'shell-exec' });
       now += 1;
-      const third = await store.approvals.create(request);
-      await store.approvals.decide(third.id, { status: 'cancelled', by: 'bot', reason: null, via: 'api' });
+      const third = await db.store.approvals.create(request);
+      await db.store.approvals.decide(third.id, { status: 'cancelled', by: 'bot', reason: null, via: 'api' });
       const ids = (records: ApprovalRecord[]) => records.map((record) => record.id);
-      expect(ids(await store.approvals.list())).toEqual([third.id, second.id, first.id]);
-      expect(ids(await store.approvals.list({ status: 'pending' }))).toEqual([second.id, first.id]);
-      expect(ids(await store.approvals.list({ caller: 'bot' }))).toEqual([third.id, first.id]);
-      expect(ids(await store.approvals.list({ tool: 'shell-exec' }))).toEqual([second.id]);
-      expect(ids(await store.approvals.list({ limit: 1, offset: 1 }))).toEqual([second.id]);
+      expect(ids(await db.store.approvals.list())).toEqual([third.id, second.id, first.id]);
+      expect(ids(await db.store.approvals.list({ status: 'pending' }))).toEqual([second.id, first.id]);
+      expect(ids(await db.store.approvals.list({ caller: 'bot' }))).toEqual([third.id, first.id]);
+      expect(ids(await db.store.approvals.list({ tool: 'shell-exec' }))).toEqual([second.id]);
+      expect(ids(await db.store.approvals.list({ limit: 1, offset: 1 }))).toEqual([second.id]);
     });
   });
 });
 
 describe.each(storeKinds())('$name rejected-call store', (kind) => {
   if (!runsHere(kind)) return;
-  let backend: StoreBackend;
-  let store: Store;
-
-  beforeEach(async () => {
-    backend = await kind.make();
-    store = await backend.open();
-  });
-  afterEach(async () => {
-    await backend.cleanup();
-  });
+  const db = useStore(kind);
 
   const record = (id: string, at: string, extra: Record<string, unknown> = {}) => ({ type: 'rejected' as const, id, at, caller: 'bot', session: null, tool: 'shel-exec', code: 'TOOL_NOT_FOUND', reason: "unknown tool 'shel-exec'", params: { cmd: 'ls' }, ...extra });
 
   it('keeps records newest first, filtered by caller, tool, code and time', async () => {
-    await store.rejections.save(record('r1', '2026-05-31T10:00:00.000Z'));
-    await store.rejections.save(record('r2', '2026-05-31T10:00:01.000Z', { caller: 'lead', code: 'TOOL_FORBIDDEN', tool: 'deploy' }));
-    await store.rejections.save(record('r3', '2026-05-31T10:00:02.000Z', { caller: null, session: 's-1' }));
-    const ids = async (query: Parameters<Store['rejections']['list']>[0]) => (await store.rejections.list(query)).map((entry) => entry.id);
-    expect(await store.rejections.list({ limit: 1 })).toEqual([record('r3', '2026-05-31T10:00:02.000Z', { caller: null, session: 's-1' })]);
+    await db.store.rejections.save(record('r1', '2026-05-31T10:00:00.000Z'));
+    await db.store.rejections.save(record('r2', '2026-05-31T10:00:01.000Z', { caller: 'lead', code: 'TOOL_FORBIDDEN', tool: 'deploy' }));
+    await db.store.rejections.save(record('r3', '2026-05-31T10:00:02.000Z', { caller: null, session: 's-1' }));
+    const ids = async (query: Parameters<Store['rejections']['list']>[0]) => (await db.store.rejections.list(query)).map((entry) => entry.id);
+    expect(await db.store.rejections.list({ limit: 1 })).toEqual([record('r3', '2026-05-31T10:00:02.000Z', { caller: null, session: 's-1' })]);
     expect(await ids({})).toEqual(['r3', 'r2', 'r1']);
     expect(await ids({ caller: 'bot' })).toEqual(['r1']);
     expect(await ids({ code: 'TOOL_FORBIDDEN' })).toEqual(['r2']);
@@ -122,8 +106,8 @@ describe.each(storeKinds())('$name rejected-call store', (kind) => {
   });
 
   it('keeps at most 8 KiB of params, with the cut counted', async () => {
-    await store.rejections.save(record('big', '2026-05-31T10:00:00.000Z', { params: { blob: 'x'.repeat(20_000) } }));
-    const [stored] = await store.rejections.list({});
+    await db.store.rejections.save(record('big', '2026-05-31T10:00:00.000Z', { params: { blob: 'x'.repeat(20_000) } }));
+    const [stored] = await db.store.rejections.list({});
     expect(typeof stored!.params).toBe('string');
     expect(stored!.params as string).toMatch(/^\{"blob":"x+\[… \d+ chars cut of 20011 …\]$/);
   });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import postgres from 'postgres';
-import { it } from 'vitest';
+import { afterEach, beforeEach, it } from 'vitest';
 import { openPostgresStore, openSqliteStore, type Store } from '../../src/store/index.js';
 import { createTestDatabase, sharedPostgres } from '../helpers/postgres-suite.js';
 import { makeStoreFolder } from './support.js';
@@ -107,4 +107,38 @@ export function runsHere(kind: StoreKind): boolean {
     it.skip(`DID NOT RUN: no ${kind.name} (${kind.unavailable})`, () => undefined);
   }
   return false;
+}
+
+/** The database and the store a test of a `describe.each(storeKinds())` suite works on, fresh for each test. */
+export interface StoreUnderTest {
+  readonly backend: StoreBackend;
+  readonly store: Store;
+}
+
+/**
+ * Inside a `describe.each(storeKinds())` body (after `runsHere`): a fresh database of `kind` and a store over it
+ * before each test (opened with `options`, such as an injected clock), both closed and removed after it.
+ */
+export function useStore(kind: StoreKind, options: { now?: () => number } = {}): StoreUnderTest {
+  let current: { backend: StoreBackend; store: Store } | undefined;
+  const opened = (): { backend: StoreBackend; store: Store } => {
+    if (!current) throw new Error('useStore: the store is opened in beforeEach; read it inside a test or a hook');
+    return current;
+  };
+  beforeEach(async () => {
+    const backend = await kind.make();
+    current = { backend, store: await backend.open(options) };
+  });
+  afterEach(async () => {
+    await current?.backend.cleanup();
+    current = undefined;
+  });
+  return {
+    get backend() {
+      return opened().backend;
+    },
+    get store() {
+      return opened().store;
+    },
+  };
 }

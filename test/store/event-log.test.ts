@@ -1,45 +1,35 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/store/index.js';
+import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/store/sqlite-schema.js';
 import { SqliteEventLog } from '../../src/store/sqlite-events.js';
-import { runsHere, storeKinds, type StoreBackend } from './backends.js';
+import { runsHere, storeKinds, useStore } from './backends.js';
 
 const event = (type: string, n: number) => ({ type, at_ms: 1_780_000_000_000 + n, data: JSON.stringify({ n }) });
 
 describe.each(storeKinds())('$name event log', (kind) => {
   if (!runsHere(kind)) return;
-  let backend: StoreBackend;
-  let store: Store;
-
-  beforeEach(async () => {
-    backend = await kind.make();
-    store = await backend.open();
-  });
-  afterEach(async () => {
-    await backend.cleanup();
-  });
+  const db = useStore(kind);
 
   describe('when the log is empty', () => {
     it('says it starts after its last seq, 0', async () => {
-      expect(await store.events.bounds()).toEqual({ first: 1, last: 0 });
-      expect(await store.events.after(0, 10)).toEqual([]);
+      expect(await db.store.events.bounds()).toEqual({ first: 1, last: 0 });
+      expect(await db.store.events.after(0, 10)).toEqual([]);
     });
   });
 
   describe('when events are appended', () => {
     it('gives them increasing seqs in the order given and reads them back after any seq', async () => {
-      const stored = await store.events.append([event('scan.completed', 1), event('receipt.stored', 2)]);
+      const stored = await db.store.events.append([event('scan.completed', 1), event('receipt.stored', 2)]);
       expect(stored.map((item) => item.seq)).toEqual([1, 2]);
-      expect(await store.events.after(0, 10)).toEqual(stored);
-      expect(await store.events.after(1, 10)).toEqual([stored[1]]);
-      expect(await store.events.after(0, 1)).toEqual([stored[0]]);
+      expect(await db.store.events.after(0, 10)).toEqual(stored);
+      expect(await db.store.events.after(1, 10)).toEqual([stored[1]]);
+      expect(await db.store.events.after(0, 1)).toEqual([stored[0]]);
     });
 
     it('serialises appends of two stores over one database, so that "after N" never skips one', async () => {
-      const other = await backend.open();
+      const other = await db.backend.open();
       const appends = await Promise.all(
-        Array.from({ length: 40 }, (_item, index) => (index % 2 ? store : other).events.append([event('receipt.stored', index), event('call.rejected', index)])),
+        Array.from({ length: 40 }, (_item, index) => (index % 2 ? db.store : other).events.append([event('receipt.stored', index), event('call.rejected', index)])),
       );
       const seqs = appends.flat().map((item) => item.seq).sort((a, b) => a - b);
       expect(seqs).toEqual(Array.from({ length: 80 }, (_item, index) => index + 1));
@@ -52,12 +42,12 @@ describe.each(storeKinds())('$name event log', (kind) => {
 
   describe('when the log is pruned', () => {
     it('keeps the newest events, never gives a pruned seq again, and says where it now starts', async () => {
-      await store.events.append(Array.from({ length: 10 }, (_item, index) => event('receipt.stored', index)));
-      expect(await store.events.prune(3)).toBe(7);
-      expect(await store.events.bounds()).toEqual({ first: 8, last: 10 });
-      const [next] = await store.events.append([event('scan.failed', 11)]);
+      await db.store.events.append(Array.from({ length: 10 }, (_item, index) => event('receipt.stored', index)));
+      expect(await db.store.events.prune(3)).toBe(7);
+      expect(await db.store.events.bounds()).toEqual({ first: 8, last: 10 });
+      const [next] = await db.store.events.append([event('scan.failed', 11)]);
       expect(next!.seq).toBe(11);
-      expect((await store.events.after(0, 100)).map((item) => item.seq)).toEqual([8, 9, 10, 11]);
+      expect((await db.store.events.after(0, 100)).map((item) => item.seq)).toEqual([8, 9, 10, 11]);
     });
   });
 });

@@ -1,70 +1,60 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/store/index.js';
-import { runsHere, storeKinds, type StoreBackend } from './backends.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runsHere, storeKinds, useStore } from './backends.js';
 import { makeReceipt } from './support.js';
 
 const at = (minute: number): string => `2026-05-31T10:${String(minute).padStart(2, '0')}:00.000Z`;
 
 describe.each(storeKinds())('$name receipt store', (kind) => {
   if (!runsHere(kind)) return;
-  let backend: StoreBackend;
-  let store: Store;
-
-  beforeEach(async () => {
-    backend = await kind.make();
-    store = await backend.open();
-  });
-  afterEach(async () => {
-    await backend.cleanup();
-  });
+  const db = useStore(kind);
 
   describe('when a receipt is saved', () => {
     it('returns it whole from get, raw output included', async () => {
       const receipt = makeReceipt({ ok: false, code: 'NONZERO_EXIT', error: 'boom\n', stderr: 'boom\n', output: 'partial\n[… 10 bytes cut of 20 …]\ntail', cut_bytes: 10 });
-      await store.receipts.save(receipt);
-      expect(await store.receipts.get(receipt.id)).toEqual(receipt);
+      await db.store.receipts.save(receipt);
+      expect(await db.store.receipts.get(receipt.id)).toEqual(receipt);
     });
 
     it('keeps text no JSON database type would: control characters, lone surrogates, key order of the spec', async () => {
       const receipt = makeReceipt({ output: 'nul \u0000 bell \u0007 é 中文 \ud800 end', params: { z: 1, a: { y: 2, b: 3 } } });
-      await store.receipts.save(receipt);
-      const [row] = await backend.sql('SELECT body FROM receipts WHERE id = ?', [receipt.id]);
+      await db.store.receipts.save(receipt);
+      const [row] = await db.backend.sql('SELECT body FROM receipts WHERE id = ?', [receipt.id]);
       expect(String(row!.body).startsWith('{"ok":true,"tool":"shell-exec","method":"exec","output":')).toBe(true);
-      expect(await store.receipts.get(receipt.id)).toEqual(receipt);
+      expect(await db.store.receipts.get(receipt.id)).toEqual(receipt);
     });
 
     it('returns it from a second store over the same database', async () => {
       const receipt = makeReceipt();
-      await store.receipts.save(receipt);
-      const other = await backend.open();
+      await db.store.receipts.save(receipt);
+      const other = await db.backend.open();
       expect(await other.receipts.get(receipt.id)).toEqual(receipt);
     });
 
     it('refuses a second receipt with the same id, and stores the others saved with it', async () => {
       const receipt = makeReceipt();
-      await store.receipts.save(receipt);
+      await db.store.receipts.save(receipt);
       const neighbour = makeReceipt();
-      const outcomes = await Promise.allSettled([store.receipts.save({ ...receipt, ok: false }), store.receipts.save(neighbour)]);
+      const outcomes = await Promise.allSettled([db.store.receipts.save({ ...receipt, ok: false }), db.store.receipts.save(neighbour)]);
       expect(outcomes[0]).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/already stored/) } });
       expect(outcomes[1]).toMatchObject({ status: 'fulfilled' });
-      expect((await store.receipts.get(receipt.id))?.ok).toBe(true);
-      expect(await store.receipts.get(neighbour.id)).toEqual(neighbour);
-      expect((await store.receipts.verify()).ok).toBe(true);
+      expect((await db.store.receipts.get(receipt.id))?.ok).toBe(true);
+      expect(await db.store.receipts.get(neighbour.id)).toEqual(neighbour);
+      expect((await db.store.receipts.verify()).ok).toBe(true);
     });
 
     it('returns undefined for an id never saved', async () => {
-      expect(await store.receipts.get('no-such-call')).toBeUndefined();
+      expect(await db.store.receipts.get('no-such-call')).toBeUndefined();
     });
   });
 
   describe('when receipts are listed', () => {
     beforeEach(async () => {
-      await store.receipts.save(makeReceipt({ id: 'r1', tool: 'shell-exec', ok: true, started_at: at(1) }));
-      await store.receipts.save(makeReceipt({ id: 'r2', tool: 'file-read', ok: false, code: 'IO_ERROR', started_at: at(2) }));
-      await store.receipts.save(makeReceipt({ id: 'r3', tool: 'shell-exec', ok: false, code: 'NONZERO_EXIT', started_at: at(3) }));
-      await store.receipts.save(makeReceipt({ id: 'r4', tool: 'git-ops', ok: true, started_at: at(4) }));
+      await db.store.receipts.save(makeReceipt({ id: 'r1', tool: 'shell-exec', ok: true, started_at: at(1) }));
+      await db.store.receipts.save(makeReceipt({ id: 'r2', tool: 'file-read', ok: false, code: 'IO_ERROR', started_at: at(2) }));
+      await db.store.receipts.save(makeReceipt({ id: 'r3', tool: 'shell-exec', ok: false, code: 'NONZERO_EXIT', started_at: at(3) }));
+      await db.store.receipts.save(makeReceipt({ id: 'r4', tool: 'git-ops', ok: true, started_at: at(4) }));
       // same start as r4, saved later: newer
-      await store.receipts.save(makeReceipt({ id: 'r5', tool: 'git-ops', ok: true, started_at: at(4) }));
+      await db.store.receipts.save(makeReceipt({ id: 'r5', tool: 'git-ops', ok: true, started_at: at(4) }));
     });
 
     it.each([
@@ -79,22 +69,22 @@ describe.each(storeKinds())('$name receipt store', (kind) => {
       ['a second page', { limit: 2, offset: 2 }, ['r3', 'r2']],
       ['past the end', { offset: 10 }, []],
     ] as const)('returns %s', async (_case, query, ids) => {
-      expect((await store.receipts.list(query)).map((receipt) => receipt.id)).toEqual(ids);
+      expect((await db.store.receipts.list(query)).map((receipt) => receipt.id)).toEqual(ids);
     });
 
     it('throws naming the format for a since that is not a time', async () => {
-      await expect(store.receipts.list({ since: 'yesterday-ish' })).rejects.toThrow(/ISO date/);
+      await expect(db.store.receipts.list({ since: 'yesterday-ish' })).rejects.toThrow(/ISO date/);
     });
   });
 
   describe('when many receipts are saved at once from two stores over one database', () => {
     it('stores every one exactly once, in one unbroken chain', async () => {
-      const other = await backend.open();
+      const other = await db.backend.open();
       const receipts = Array.from({ length: 200 }, () => makeReceipt());
-      await Promise.all(receipts.map((receipt, index) => (index % 2 ? other : store).receipts.save(receipt)));
-      const [count] = await backend.sql('SELECT count(*) AS n, count(DISTINCT id) AS ids, min(seq) AS low, max(seq) AS high FROM receipts');
+      await Promise.all(receipts.map((receipt, index) => (index % 2 ? other : db.store).receipts.save(receipt)));
+      const [count] = await db.backend.sql('SELECT count(*) AS n, count(DISTINCT id) AS ids, min(seq) AS low, max(seq) AS high FROM receipts');
       expect(Object.fromEntries(Object.entries(count!).map(([key, value]) => [key, Number(value)]))).toEqual({ n: 200, ids: 200, low: 1, high: 200 });
-      expect(await store.receipts.verify()).toMatchObject({ ok: true, checked: 200, head: { seq: 200 } });
+      expect(await db.store.receipts.verify()).toMatchObject({ ok: true, checked: 200, head: { seq: 200 } });
     });
   });
 });
