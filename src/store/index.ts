@@ -39,7 +39,7 @@ export { StoreError } from './store-error.js';
 export { describeUrl } from './postgres/database.js';
 export { canonicalJson, hashParams } from './canonical-params.js';
 export { canonicalReceiptText, GENESIS, linkHash } from './receipt-chain.js';
-export { scheduleRetention } from './retention.js';
+export { schedulePruning, scheduleRetention } from './retention.js';
 export { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 export { POSTGRES_MIGRATIONS } from './postgres/postgres-migrations.js';
 export { USAGE_EVENTS_KEPT } from './sqlite-usage.js';

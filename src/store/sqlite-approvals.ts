@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from './approval-rows.js';
-import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalStore, NewApproval } from './store.js';
+import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from './retention.js';
+import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalStore, NewApproval, RetentionPolicy } from './store.js';
 
 /** Approval requests in the `approvals` table; a decision is one conditional UPDATE, so exactly one decider wins. */
 export class SqliteApprovalStore implements ApprovalStore {
@@ -14,6 +15,8 @@ export class SqliteApprovalStore implements ApprovalStore {
   readonly #settle: Statement<[string, string]>;
   readonly #due: Statement<[number, number], ApprovalRow>;
   readonly #listings = new Map<string, Statement<Array<string | number>, ApprovalRow>>();
+  readonly #newest: Statement<[number], { created_ms: number; id: string }>;
+  readonly #prune: Statement<[number, number, number, string]>;
 
   constructor(database: Database, options: { now: () => number }) {
     this.#database = database;
@@ -30,6 +33,22 @@ export class SqliteApprovalStore implements ApprovalStore {
     this.#decideAfter = decide('expires_ms <= ?');
     this.#settle = database.prepare('UPDATE approvals SET receipt_id = ? WHERE id = ? AND receipt_id IS NULL');
     this.#due = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE status = 'pending' AND expires_ms <= ? ORDER BY expires_ms LIMIT ?`);
+    this.#newest = database.prepare('SELECT created_ms, id FROM approvals ORDER BY created_ms DESC, id DESC LIMIT 1 OFFSET ?');
+    // decided, its receipt stored (or the grace past), and too old or beyond the newest max_rows
+    this.#prune = database.prepare(
+      `DELETE FROM approvals WHERE rowid IN (SELECT rowid FROM approvals
+         WHERE status <> 'pending' AND (receipt_id IS NOT NULL OR decided_ms < ?) AND (created_ms < ? OR (created_ms, id) < (?, ?))
+         LIMIT ${PRUNE_BATCH})`,
+    );
+  }
+
+  async prune(policy: RetentionPolicy): Promise<number> {
+    return pruneInBatches(() => {
+      const now = this.#now();
+      // the oldest of the newest max_rows: anything before it is beyond them
+      const bound = policy.maxRows === undefined ? undefined : this.#newest.get(policy.maxRows - 1);
+      return this.#prune.run(now - APPROVAL_RUN_GRACE_MS, retentionCutoff(policy, now), bound?.created_ms ?? -1, bound?.id ?? '').changes;
+    });
   }
 
   async create(request: NewApproval): Promise<ApprovalRecord> {

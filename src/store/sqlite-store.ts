@@ -43,7 +43,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     kind: 'sqlite',
     receipts,
     approvals: new SqliteApprovalStore(database, { now }),
-    rejections: new SqliteRejectionStore(database),
+    rejections: new SqliteRejectionStore(database, { now }),
     mcpSessions: new SqliteMcpSessionStore(database, { now }),
     agentSessions: new SqliteAgentSessionStore(database),
     usage: new SqliteUsageLog(database),

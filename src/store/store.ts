@@ -136,6 +136,12 @@ export interface ApprovalStore {
   settle(id: string, receiptId: string): Promise<void>;
   /** pending requests whose expiry has passed, oldest first */
   due(limit: number): Promise<ApprovalRecord[]>;
+  /**
+   * Deletes decided requests the policy lets go (created more than `days` ago, or older than the newest `maxRows`),
+   * `PRUNE_BATCH` per transaction; resolves to how many. A pending request is never deleted, nor an approved one whose
+   * run has not stored its receipt yet (for a day after the decision).
+   */
+  prune(policy: RetentionPolicy): Promise<number>;
 }
 
 /** A call refused before it could run (an unknown tool, invalid params, a forbidden tool, a deadline not allowed): a record, not a receipt. */
@@ -167,6 +173,8 @@ export interface RejectionQuery {
 export interface RejectionStore {
   save(record: RejectedCall): Promise<void>;
   list(query?: RejectionQuery): Promise<RejectedCall[]>;
+  /** Deletes records older than `days` or beyond the newest `maxRows`, `PRUNE_BATCH` per transaction; resolves to how many. */
+  prune(policy: RetentionPolicy): Promise<number>;
 }
 
 /** A link of the receipt chain: `hash = sha256(prev_hash ‖ canonical receipt text)`. */

@@ -23,16 +23,26 @@ describe('loadConfig of the store and retention', () => {
     expect(loadConfig({ file, env: { HLDP_STORE_URL: 'postgresql://other/hldp' } }).store.url).toBe('postgresql://other/hldp');
   });
 
-  it('uses the SQLite file and keeps every receipt by default', () => {
+  it('uses the SQLite file and keeps every receipt, approval request and rejected call by default', () => {
     const config = loadConfig({ env: {} });
     expect(config.store).toEqual({ poolMax: 10 });
     expect(config.receiptsRetention).toBeUndefined();
+    expect(config.approvalsRetention).toBeUndefined();
+    expect(config.rejectionsRetention).toBeUndefined();
+  });
+
+  it('reads approvals.retention and rejections.retention like receipts.retention', async () => {
+    const file = await configFile('approvals: { retention: { days: 90 } }\nrejections: { retention: { max_rows: 5000, interval_ms: 60000 } }\n');
+    expect(loadConfig({ file, env: {} })).toMatchObject({ approvalsRetention: { days: 90, intervalMs: 3_600_000 }, rejectionsRetention: { maxRows: 5000, intervalMs: 60_000 } });
   });
 
   it.each([
     ['a store url of another scheme', 'store: { url: "mysql://db/hldp" }\n', /store\/url|url.*postgres/],
     ['retention of zero days', 'receipts: { retention: { days: 0 } }\n', /days/],
     ['an unknown retention key', 'receipts: { retention: { rows: 5 } }\n', /rows/],
+    ['approvals kept for zero days', 'approvals: { retention: { days: 0 } }\n', /days/],
+    ['rejected calls kept to zero rows', 'rejections: { retention: { max_rows: 0 } }\n', /max_rows/],
+    ['a pruning pass more often than each second', 'rejections: { retention: { max_rows: 5, interval_ms: 10 } }\n', /interval_ms/],
   ])('stops with file:line:col for %s', async (_case, text, reason) => {
     const file = await configFile(text);
     expect(() => loadConfig({ file, env: {} })).toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:1:\\d+: .*`));

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { scheduleRetention } from '../../src/store/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { schedulePruning, scheduleRetention, type NewApproval } from '../../src/store/index.js';
 import { runsHere, storeKinds, useStore } from './backends.js';
 import { makeReceipt } from './support.js';
 
@@ -79,5 +79,112 @@ describe.each(storeKinds())('$name receipt retention', (kind) => {
       });
       expect(await pruned).toMatchObject({ deleted: 20, checkpoint: { seq: 20 } });
     });
+  });
+});
+
+const approvalRequest = (ttlDays: number): NewApproval => ({
+  caller: 'bot', session: null, tool: 'file-write', method: 'write_file', executor: 'gatekeeper',
+  params: { path: 'etc/notes.txt', content: 'hello' }, commit: 'c'.repeat(40),
+  rule: { where: 'policies/writes.hdlp:8:5', reason: 'a write outside agent/ needs a person', self_approval: false, approvers: { roles: ['approver'] }, elicit: false },
+  ttlMs: ttlDays * DAY,
+});
+
+describe.each(storeKinds())('$name approval request retention', (kind) => {
+  if (!runsHere(kind)) return;
+  let now = NOW;
+  beforeEach(() => {
+    now = NOW;
+  });
+  const db = useStore(kind, { now: () => now });
+
+  /** A request made `createdDaysAgo` ago; decided `decidedDaysAgo` ago (if given), its receipt stored when `settled`. */
+  const request = async (createdDaysAgo: number, decided?: { daysAgo: number; status: 'approved' | 'denied'; settled: boolean }): Promise<string> => {
+    now = NOW - createdDaysAgo * DAY;
+    const created = await db.store.approvals.create(approvalRequest(365));
+    if (decided) {
+      now = NOW - decided.daysAgo * DAY;
+      await db.store.approvals.decide(created.id, { status: decided.status, by: 'alice', reason: null, via: 'api' });
+      if (decided.settled) await db.store.approvals.settle(created.id, `receipt-of-${created.id}`);
+    }
+    now = NOW;
+    return created.id;
+  };
+  const ids = async (): Promise<string[]> => (await db.store.approvals.list({ limit: 1000 })).map((record) => record.id).sort();
+
+  describe('when requests are older than days', () => {
+    it('deletes the decided ones whose receipt is stored, and keeps a pending one and an approved one still running', async () => {
+      const pending = await request(40);
+      const denied = await request(40, { daysAgo: 39, status: 'denied', settled: true });
+      const receiptLost = await request(40, { daysAgo: 3, status: 'approved', settled: false });
+      const running = await request(40, { daysAgo: 0.01, status: 'approved', settled: false });
+      const young = await request(1, { daysAgo: 1, status: 'denied', settled: true });
+      expect(await db.store.approvals.prune({ days: 30 })).toBe(2);
+      expect(await ids()).toEqual([pending, running, young].sort());
+      expect(await ids()).not.toContain(denied);
+      expect(await ids()).not.toContain(receiptLost);
+      expect(await db.store.approvals.prune({ days: 30 })).toBe(0);
+    });
+  });
+
+  describe('when there are more requests than max_rows', () => {
+    it('keeps the newest max_rows and every pending one beyond them', async () => {
+      const oldPending = await request(10);
+      const decided: string[] = [];
+      for (let day = 9; day >= 1; day -= 1) decided.push(await request(day, { daysAgo: day, status: 'denied', settled: true }));
+      expect(await db.store.approvals.prune({ maxRows: 3 })).toBe(6);
+      expect(await ids()).toEqual([oldPending, ...decided.slice(-3)].sort());
+      expect((await db.store.approvals.get(oldPending))?.status).toBe('pending');
+    });
+
+    it('deletes in batches until only max_rows are left', async () => {
+      for (let index = 0; index < 600; index += 1) await request(1, { daysAgo: 1, status: 'denied', settled: true });
+      expect(await db.store.approvals.prune({ maxRows: 50 })).toBe(550);
+      expect(await db.backend.sql('SELECT count(*) AS n FROM approvals')).toEqual([{ n: 50 }]);
+    });
+  });
+
+  describe('when a policy sets no limit', () => {
+    it('deletes nothing', async () => {
+      await request(400, { daysAgo: 400, status: 'denied', settled: true });
+      expect(await db.store.approvals.prune({})).toBe(0);
+    });
+  });
+
+  describe('when pruning is scheduled', () => {
+    it('prunes at once and reports how many it deleted', async () => {
+      for (let day = 5; day >= 1; day -= 1) await request(day, { daysAgo: day, status: 'denied', settled: true });
+      const pruned = new Promise((resolve) => {
+        const schedule = schedulePruning(() => db.store.approvals.prune({ maxRows: 2 }), { intervalMs: 60_000, onPruned: (deleted) => void schedule.stop().then(() => resolve(deleted)) });
+      });
+      expect(await pruned).toBe(3);
+    });
+  });
+});
+
+describe.each(storeKinds())('$name rejected-call retention', (kind) => {
+  if (!runsHere(kind)) return;
+  const db = useStore(kind, { now: () => NOW });
+
+  const reject = (id: string, days: number): Promise<void> =>
+    db.store.rejections.save({ type: 'rejected', id, at: daysAgo(days), caller: 'bot', session: null, tool: 'shel-exec', code: 'TOOL_NOT_FOUND', reason: "unknown tool 'shel-exec'", params: {} });
+  const ids = async (): Promise<string[]> => (await db.store.rejections.list({ limit: 1000 })).map((record) => record.id);
+
+  it('deletes the records older than days', async () => {
+    for (const [id, days] of [['r1', 40], ['r2', 31], ['r3', 29], ['r4', 0]] as const) await reject(id, days);
+    expect(await db.store.rejections.prune({ days: 30 })).toBe(2);
+    expect(await ids()).toEqual(['r4', 'r3']);
+  });
+
+  it('keeps the newest max_rows, in batches', async () => {
+    for (let index = 0; index < 600; index += 1) await reject(`r${index}`, 1);
+    expect(await db.store.rejections.prune({ maxRows: 3 })).toBe(597);
+    expect(await ids()).toEqual(['r599', 'r598', 'r597']);
+    expect(await db.store.rejections.prune({ maxRows: 3 })).toBe(0);
+  });
+
+  it('deletes nothing under a policy with no limit', async () => {
+    await reject('old', 400);
+    expect(await db.store.rejections.prune({})).toBe(0);
+    expect(await ids()).toEqual(['old']);
   });
 });

@@ -15,6 +15,10 @@ export interface GatewayConfig {
   store: { url?: string; poolMax: number };
   /** pruning of old receipts; none when unset */
   receiptsRetention?: { days?: number; maxRows?: number; intervalMs: number };
+  /** pruning of decided approval requests (never a pending one); none when unset */
+  approvalsRetention?: { days?: number; maxRows?: number; intervalMs: number };
+  /** pruning of rejected-call records; none when unset */
+  rejectionsRetention?: { days?: number; maxRows?: number; intervalMs: number };
   listen: { host: string; port: number };
   apiToken?: string;
   /** named identities with token digests and roles; `api_token`, if set, is among them as `admin` */

@@ -21,6 +21,8 @@ interface ConfigFile {
   receipts_db?: string;
   store?: { url?: string; pool_max?: number };
   receipts?: { retention?: { days?: number; max_rows?: number; interval_ms?: number } };
+  approvals?: { retention?: { days?: number; max_rows?: number; interval_ms?: number } };
+  rejections?: { retention?: { days?: number; max_rows?: number; interval_ms?: number } };
   listen?: { host?: string; port?: number };
   api_token?: string;
   principals?: Record<string, { roles: Role[]; token_sha256?: string; tools?: string[] }>;
@@ -82,6 +84,8 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     receiptsDb: (overrides.receiptsDb && resolve(overrides.receiptsDb)) ?? fromEnv('HLDP_RECEIPTS_DB') ?? fromFile(written.receipts_db) ?? join(dataDir, 'receipts.db'),
     store: { ...defined('url', env.HLDP_STORE_URL || written.store?.url), poolMax: written.store?.pool_max ?? 10 },
     ...defined('receiptsRetention', retentionConfig(written.receipts?.retention)),
+    ...defined('approvalsRetention', retentionConfig(written.approvals?.retention)),
+    ...defined('rejectionsRetention', retentionConfig(written.rejections?.retention)),
     listen: {
       host: overrides.host ?? env.HLDP_HOST ?? written.listen?.host ?? '127.0.0.1',
       port: overrides.port ?? integerFromEnv(env, 'HLDP_PORT', 65535) ?? written.listen?.port ?? 3900,

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { describeUrl, scheduleRetention } from '../../store/index.js';
+import { describeUrl, schedulePruning, scheduleRetention } from '../../store/index.js';
 import type { Gateway } from '../service/index.js';
 import type { RescanScheduler } from './rescan-scheduler.js';
 
@@ -15,7 +15,7 @@ export interface InstanceLinks {
 
 /**
  * Subscribes to the other instances' rescan announcements (PostgreSQL LISTEN/NOTIFY; the repository poll stays the
- * fallback for a lost one) and starts pruning receipts if a retention policy is configured.
+ * fallback for a lost one) and starts pruning receipts, approval requests and rejected calls where a retention policy is configured.
  */
 export async function linkInstance(gateway: Gateway, scheduler: RescanScheduler, logger: Logger): Promise<InstanceLinks> {
   const { config, store, instanceId } = gateway;
@@ -34,6 +34,19 @@ export async function linkInstance(gateway: Gateway, scheduler: RescanScheduler,
         onError: (error) => logger.warn({ err: error.message }, 'pruning receipts failed; trying again at the next interval'),
       })
     : undefined;
+  // decided approval requests and rejected-call records: the same passes, each on its own schedule
+  const upkeep = (['approvals', 'rejections'] as const).flatMap((table) => {
+    const policy = table === 'approvals' ? config.approvalsRetention : config.rejectionsRetention;
+    if (!policy) return [];
+    const what = table === 'approvals' ? 'approval requests' : 'rejected calls';
+    return [
+      schedulePruning(() => store[table].prune(policy), {
+        intervalMs: policy.intervalMs,
+        onPruned: (deleted) => logger.info({ deleted }, `${what} pruned`),
+        onError: (error) => logger.warn({ err: error.message }, `pruning ${what} failed; trying again at the next interval`),
+      }),
+    ];
+  });
   logger.info({ store: store.kind === 'postgres' && config.store.url ? describeUrl(config.store.url) : config.receiptsDb, instance: instanceId }, 'store open');
   return {
     announceRescan(reason) {
@@ -42,7 +55,7 @@ export async function linkInstance(gateway: Gateway, scheduler: RescanScheduler,
       });
     },
     async stop() {
-      await retention?.stop();
+      await Promise.all([retention?.stop(), ...upkeep.map((pruning) => pruning.stop())]);
       await unsubscribe?.();
     },
   };

@@ -1,5 +1,6 @@
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from '../approval-rows.js';
-import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalStore, NewApproval } from '../store.js';
+import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from '../retention.js';
+import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalStore, NewApproval, RetentionPolicy } from '../store.js';
 import type { Database } from './database.js';
 
 const COLUMNS = APPROVAL_COLUMNS.split(', ') as Array<keyof ApprovalRow>;
@@ -12,6 +13,25 @@ export class PostgresApprovalStore implements ApprovalStore {
   constructor(sql: Database, options: { now: () => number }) {
     this.#sql = sql;
     this.#now = options.now;
+  }
+
+  async prune(policy: RetentionPolicy): Promise<number> {
+    return pruneInBatches(async () => {
+      const now = this.#now();
+      // the oldest of the newest max_rows: anything before it is beyond them (none: nothing is)
+      const beyond =
+        policy.maxRows === undefined
+          ? this.#sql`false`
+          : this.#sql`(created_ms, id) < (SELECT created_ms, id FROM approvals ORDER BY created_ms DESC, id DESC LIMIT 1 OFFSET ${policy.maxRows - 1})`;
+      // decided, its receipt stored (or the grace past), and too old or beyond the newest max_rows
+      const result = await this.#sql`
+        DELETE FROM approvals WHERE id IN (
+          SELECT id FROM approvals
+          WHERE status <> 'pending' AND (receipt_id IS NOT NULL OR decided_ms < ${now - APPROVAL_RUN_GRACE_MS})
+            AND (created_ms < ${retentionCutoff(policy, now)} OR COALESCE(${beyond}, false))
+          LIMIT ${PRUNE_BATCH})`;
+      return result.count;
+    });
   }
 
   async create(request: NewApproval): Promise<ApprovalRecord> {

@@ -1,13 +1,27 @@
 import { rejectionFilters, rejectionRow, toRejection, type RejectionRow } from '../rejection-rows.js';
-import type { RejectedCall, RejectionQuery, RejectionStore } from '../store.js';
+import { PRUNE_BATCH, pruneInBatches, retentionCutoff } from '../retention.js';
+import type { RejectedCall, RejectionQuery, RejectionStore, RetentionPolicy } from '../store.js';
 import type { Database } from './database.js';
 
 /** Rejected calls in PostgreSQL. */
 export class PostgresRejectionStore implements RejectionStore {
   readonly #sql: Database;
+  readonly #now: () => number;
 
-  constructor(sql: Database) {
+  constructor(sql: Database, options: { now: () => number }) {
     this.#sql = sql;
+    this.#now = options.now;
+  }
+
+  async prune(policy: RetentionPolicy): Promise<number> {
+    return pruneInBatches(async () => {
+      // the oldest of the newest max_rows (in one statement, so that instances pruning at once agree on it)
+      const bound = policy.maxRows === undefined ? this.#sql`-1` : this.#sql`COALESCE((SELECT seq FROM rejected_calls ORDER BY seq DESC LIMIT 1 OFFSET ${policy.maxRows - 1}), -1)`;
+      const result = await this.#sql`
+        DELETE FROM rejected_calls WHERE seq IN (
+          SELECT seq FROM rejected_calls WHERE at_ms < ${retentionCutoff(policy, this.#now())} OR seq < ${bound} ORDER BY seq LIMIT ${PRUNE_BATCH})`;
+      return result.count;
+    });
   }
 
   async save(record: RejectedCall): Promise<void> {

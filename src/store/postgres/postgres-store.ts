@@ -40,7 +40,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     kind: 'postgres',
     receipts,
     approvals: new PostgresApprovalStore(sql, { now }),
-    rejections: new PostgresRejectionStore(sql),
+    rejections: new PostgresRejectionStore(sql, { now }),
     mcpSessions: new PostgresMcpSessionStore(sql, { now }),
     agentSessions: new PostgresAgentSessionStore(sql),
     usage: new PostgresUsageLog(sql),
