@@ -77,6 +77,8 @@ export interface McpSpec {
   server: string;
   /** the tool's name as the server lists it (any characters the server uses) */
   tool: string;
+  /** a second run of the same call is safe (the server's `idempotentHint` or `readOnlyHint`): only then is a call retried after the server died mid-call */
+  idempotent?: boolean;
 }
 
 /** Where a definition came from in the repository. */

@@ -54,6 +54,11 @@ export interface McpCallOptions {
   timeoutMs: number;
   /** the server's `notifications/progress` for this call */
   onProgress?: (update: ProgressUpdate) => void;
+  /**
+   * whether a second run of the call is safe (the tool declares `mcp.idempotent`): only then is a call whose server
+   * died mid-call run again on a fresh one; otherwise it ends there, since it may or may not have run
+   */
+  idempotent?: boolean;
 }
 
 /** What calling an MCP server came to: its answer, or why there is none (a JSON-RPC error, a server that will not start). */

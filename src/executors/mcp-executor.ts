@@ -32,6 +32,7 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
     outcome = await context.mcpServers.callTool(tool.mcp.server, tool.mcp.tool, params, {
       signal: deadline.signal,
       timeoutMs,
+      idempotent: tool.mcp.idempotent === true,
       ...(context.onProgress ? { onProgress: context.onProgress } : {}),
     });
   } finally {

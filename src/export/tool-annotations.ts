@@ -23,7 +23,7 @@ const CLOSED_WORLD_METHODS: Partial<Record<ToolDefinition['executor'], ReadonlyS
   gatekeeper: new Set(['read_file', 'read_bytes', 'list_dir', 'write_file']),
 };
 
-/** The annotations a definition justifies: `readOnlyHint` from its executor and method, `destructiveHint` from `require_confirm`. */
+/** The annotations a definition justifies: `readOnlyHint` from its executor and method, `destructiveHint` from `require_confirm`, `idempotentHint` from `mcp.idempotent`. */
 export function toolHints(tool: ToolDefinition): ToolHints {
   const readOnly = isReadOnly(tool);
   const openWorld = tool.executor === 'hldp-api' || tool.executor === 'git-forgejo' ? true : CLOSED_WORLD_METHODS[tool.executor]?.has(tool.method) ? false : undefined;
@@ -32,6 +32,8 @@ export function toolHints(tool: ToolDefinition): ToolHints {
     ...(readOnly ? { readOnlyHint: true } : {}),
     // the author asked for a human or agent to confirm each call: the one sure sign of a call that changes things
     ...(!readOnly && tool.constraints.require_confirm ? { destructiveHint: true } : {}),
+    // the author (or the server's own hints, through hldp import mcp) says a second run does no more than the first
+    ...(!readOnly && tool.mcp?.idempotent === true ? { idempotentHint: true } : {}),
     ...(openWorld === undefined ? {} : { openWorldHint: openWorld }),
   };
 }

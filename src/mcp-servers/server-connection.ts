@@ -43,7 +43,8 @@ interface Live {
 /**
  * One configured MCP server: started (or connected) on first use, one process and connection shared by every call,
  * started again when it ended on its own, and stopped after an idle time. A call that sees the server die is
- * retried once on a fresh one; what happened is reported in the outcome's `notes`.
+ * retried once on a fresh one only where a second run is safe (the call is idempotent, or it never reached the
+ * server); what happened is reported in the outcome's `notes`.
  */
 export class ServerConnection {
   #live: Live | undefined;
@@ -53,6 +54,8 @@ export class ServerConnection {
   #inFlight = 0;
   #idleTimer: NodeJS.Timeout | undefined;
   #restarts = 0;
+  /** a call reported the server's end and did not retry: the next start is a restart */
+  #restartOwed = false;
 
   constructor(
     readonly name: string,
@@ -60,7 +63,11 @@ export class ServerConnection {
     private readonly defaults: ConnectionDefaults,
   ) {}
 
-  /** `tools/call` on this server, within the caller's deadline; a connection that drops mid-call is restarted and the call retried once. */
+  /**
+   * `tools/call` on this server, within the caller's deadline. A connection that drops mid-call is dropped (the next
+   * call starts a fresh one); the call is retried once on it only when `options.idempotent` says a second run is safe,
+   * or when the request never reached the server. Otherwise the outcome says the call may or may not have run.
+   */
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpCallOutcome> {
     return this.#using(async (notes) => {
       for (let attempt = 0; ; attempt += 1) {
@@ -75,11 +82,17 @@ export class ServerConnection {
           return { ok: true, answer: { content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), ...(result.isError ? { isError: true } : {}) }, notes };
         } catch (error) {
           if (options.signal.aborted) return { ok: false, code: 'CANCELLED', message: describeError(error), notes };
-          if (!isConnectionLost(error)) return { ok: false, code: 'MCP_ERROR', message: `MCP server '${this.name}' answered tools/call of '${tool}' with an error: ${describeError(error)}`, notes };
-          // this call reports the end itself: the next start is its retry, not news
+          const lost = connectionLost(error);
+          if (lost === undefined) return { ok: false, code: 'MCP_ERROR', message: `MCP server '${this.name}' answered tools/call of '${tool}' with an error: ${describeError(error)}`, notes };
+          // this call reports the end itself: the next start is its retry (or owed to the next call), not news
           if (this.#endedOnItsOwn === live.live) this.#endedOnItsOwn = undefined;
           const { how, stderr } = await this.#forget(live.live);
           if (attempt > 0) return { ok: false, code: 'CONNECTION_FAILED', message: `MCP server '${this.name}' ${how} during the call, again after a restart; not retried a second time${stderrLine(stderr)}`, notes };
+          if (lost === 'during the call' && options.idempotent !== true) {
+            this.#restartOwed = true;
+            const message = `MCP server '${this.name}' ${how} during the call of '${tool}': the call may or may not have run, and it was not retried, since its tool does not declare a second run safe (mcp.idempotent: true in its TOOL.hdlp, which hldp import mcp writes for a tool the server marks idempotentHint or readOnlyHint). The server is started again on the next call${stderrLine(stderr)}`;
+            return { ok: false, code: 'CONNECTION_FAILED', message, notes };
+          }
           notes.push(`MCP server '${this.name}' ${how} during the call; it was started again and the call retried once${stderrLine(stderr)}`);
           this.#restarts += 1;
         }
@@ -155,6 +168,10 @@ export class ServerConnection {
         notes.push(`MCP server '${this.name}' ${how} since its last call; it was started again${stderrLine(stderr)}`);
         this.#restarts += 1;
       }
+      if (this.#restartOwed) {
+        this.#restartOwed = false;
+        this.#restarts += 1;
+      }
       this.#starting = this.#start();
       this.#starting.then(
         (live) => ((this.#live = live), (this.#starting = undefined)),
@@ -227,13 +244,17 @@ function stderrLine(stderr: string): string {
   return stderr === '' ? '' : `. Its stderr ended with:\n${stderr}`;
 }
 
-/** Whether a failed request means the connection is gone (the process died, the session expired), so a retry can help. */
-function isConnectionLost(error: unknown): boolean {
-  if (error instanceof McpError) return error.code === RpcErrorCode.ConnectionClosed;
+/**
+ * Whether a failed request means the connection is gone, so a fresh one can help: `during the call` when it closed
+ * while the server had the request (it may have run), `before the call` when the request never reached a server that
+ * could run it (a session the server no longer knows, a transport already closed); undefined for any other error.
+ */
+function connectionLost(error: unknown): 'during the call' | 'before the call' | undefined {
+  if (error instanceof McpError) return error.code === RpcErrorCode.ConnectionClosed ? 'during the call' : undefined;
   const code = (error as { code?: unknown }).code;
   // Streamable HTTP: 404 is a session the server no longer knows
-  if (code === 404) return true;
-  return error instanceof Error && /Not connected/.test(error.message);
+  if (code === 404) return 'before the call';
+  return error instanceof Error && /Not connected/.test(error.message) ? 'before the call' : undefined;
 }
 
 /** `work`, or a rejection as soon as `signal` aborts (the work itself goes on for whoever else waits for it). */

@@ -64,6 +64,14 @@ describe('hldp import mcp', () => {
     expect(await readFile(join(repo, 'tools', 'mcp_files_read_text_file', 'TOOL.hdlp'), 'utf8')).toMatch(/^ {2}require_confirm: false {3}# the server marks it read-only/m);
   });
 
+  it('carries idempotentHint and readOnlyHint as mcp.idempotent, which lets a call be retried after its server died', async () => {
+    const draft = (name: string) => readFile(join(repo, 'tools', name, 'TOOL.hdlp'), 'utf8');
+    expect(await draft('mcp_files_write_file')).toMatch(/^mcp:\n {2}server: files\n {2}tool: write_file\n {2}idempotent: true {3}# idempotentHint/m);
+    expect(await draft('mcp_files_read_text_file')).toMatch(/^ {2}idempotent: true {3}# readOnlyHint/m);
+    // readOnlyHint: false, idempotentHint: false (each call toggles): never retried
+    expect(await draft('mcp_everything_toggle-simulated-logging')).not.toMatch(/^ {2}idempotent/m);
+  });
+
   it('leaves author and why to the author: validate reports each at file:line:col until they are filled in', async () => {
     const before = await runCli(['validate', join(repo, 'tools')]);
     expect(before.code).toBe(1);

@@ -37,8 +37,9 @@ describe('hldp import mcp drafts from whatever a server lists (property)', () =>
           expect(draft.name).toMatch(/^[A-Za-z0-9_-]{1,128}$/);
           const written = parse(draft.text) as Record<string, unknown>;
           expect(Object.keys(written)).toEqual(DRAFT_KEYS);
-          expect(written.mcp).toEqual({ server: 'srv', tool: tool.name });
           const annotations = tool.annotations ?? {};
+          const idempotent = annotations.readOnlyHint === true || annotations.idempotentHint === true;
+          expect(written.mcp).toEqual({ server: 'srv', tool: tool.name, ...(idempotent ? { idempotent: true } : {}) });
           const confirm = !(annotations.readOnlyHint === true) && annotations.destructiveHint !== false;
           expect(written.constraints).toEqual({ require_confirm: confirm });
           expect(written.author).toBe('');
@@ -56,7 +57,7 @@ describe('hldp import mcp drafts from whatever a server lists (property)', () =>
         const filled = draft!.text.replace(/^author: "".*$/m, 'author: ICE-GL-ZY001').replace(/^why: "".*$/m, 'why: agents need it');
         const parsed = parseToolDefinition({ path: `tools/${draft!.name}/TOOL.hdlp`, folder: draft!.name, oid: '0', content: Buffer.from(filled) });
         expect(parsed.diagnostics.filter((diagnostic) => diagnostic.severity === 'error')).toEqual([]);
-        expect(parsed.tool?.mcp).toEqual({ server: 'srv', tool: tool.name });
+        expect(parsed.tool?.mcp).toEqual({ server: 'srv', tool: tool.name, ...(tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true ? { idempotent: true } : {}) });
       }),
       { numRuns: 300 },
     );

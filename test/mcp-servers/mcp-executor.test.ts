@@ -46,7 +46,9 @@ describe('the mcp executor over stdio (server-everything)', () => {
         'small-echo': mcpToolYaml('small-echo', 'everything', 'echo', '{ message: { type: string, required: true } }', '{ max_output_bytes: 256 }'),
         weather: mcpToolYaml('weather', 'everything', 'get-structured-content', '{ location: { type: string, required: true } }'),
         image: mcpToolYaml('image', 'everything', 'get-tiny-image', '{}'),
-        long: mcpToolYaml('long', 'everything', 'trigger-long-running-operation', LONG, '{ timeout_ms: 1000, max_timeout_ms: 20000 }'),
+        // the server marks it readOnlyHint and idempotentHint, as hldp import mcp carries over
+        long: mcpToolYaml('long', 'everything', 'trigger-long-running-operation', LONG, '{ timeout_ms: 1000, max_timeout_ms: 20000 }', { idempotent: true }),
+        'long-undeclared': mcpToolYaml('long-undeclared', 'everything', 'trigger-long-running-operation', LONG, '{ timeout_ms: 1000, max_timeout_ms: 20000 }'),
         missing: mcpToolYaml('missing', 'everything', 'no-such-tool', '{}'),
         ghost: mcpToolYaml('ghost', 'ghost', 'echo', '{}'),
       },
@@ -126,7 +128,7 @@ describe('the mcp executor over stdio (server-everything)', () => {
     expect(serverOf(gateway, 'everything').pid).not.toBe(before.pid);
   });
 
-  it('restarts a server killed mid-call and retries that call once', async () => {
+  it('restarts a server killed mid-call and retries that call once, when its tool declares a second run safe', async () => {
     receiptOf(await gateway.call('echo', { message: 'before' }));
     const before = serverOf(gateway, 'everything');
     const running = gateway.call('long', { duration: 1, steps: 2 }, { timeoutMs: 20_000 });
@@ -136,6 +138,26 @@ describe('the mcp executor over stdio (server-everything)', () => {
     expect(receipt).toMatchObject({ ok: true, output: 'Long running operation completed. Duration: 1 seconds, Steps: 2.' });
     expect(receipt.stderr).toMatch(/MCP server 'everything' was killed by SIGKILL during the call; it was started again and the call retried once/);
     expect(serverOf(gateway, 'everything').restarts).toBe(before.restarts + 1);
+  });
+
+  it('does not retry a call killed mid-call whose tool does not declare a second run safe: a complete receipt says it may or may not have run', async () => {
+    receiptOf(await gateway.call('echo', { message: 'before' }));
+    const before = serverOf(gateway, 'everything');
+    const progress: unknown[] = [];
+    const running = gateway.call('long-undeclared', { duration: 2, steps: 4 }, { timeoutMs: 20_000, onProgress: (update) => progress.push(update) });
+    // killed once the operation is under way on the server
+    await vi.waitFor(() => expect(progress.length).toBeGreaterThan(0), { timeout: 15_000 });
+    process.kill(before.pid!, 'SIGKILL');
+    const receipt = receiptOf(await running);
+    expect(receipt).toMatchObject({ ok: false, code: 'CONNECTION_FAILED', tool: 'long-undeclared', output: '', exit_code: null, timed_out: false });
+    expect(receipt.error).toMatch(/MCP server 'everything' was killed by SIGKILL during the call of 'trigger-long-running-operation': the call may or may not have run, and it was not retried/);
+    expect(receipt.error).toMatch(/mcp\.idempotent: true/);
+    expect(await gateway.store.receipts.get(receipt.id)).toEqual(receipt);
+    // nothing was started again for it: the next call starts the server, and counts the restart
+    expect(serverOf(gateway, 'everything')).toMatchObject({ state: 'stopped', restarts: before.restarts });
+    expect(receiptOf(await gateway.call('echo', { message: 'after' }))).toMatchObject({ ok: true, output: 'Echo: after' });
+    expect(serverOf(gateway, 'everything')).toMatchObject({ state: 'running', restarts: before.restarts + 1 });
+    expect(serverOf(gateway, 'everything').pid).not.toBe(before.pid);
   });
 });
 
@@ -210,6 +232,8 @@ describe('the mcp executor and the server’s side of a call (a recording fixtur
       {
         wait: mcpToolYaml('wait', 'recorder', 'wait', '{ ms: { type: integer, required: true } }', '{ timeout_ms: 500, max_timeout_ms: 60000 }'),
         crash: mcpToolYaml('crash', 'recorder', 'exit', '{}'),
+        'crash-idempotent': mcpToolYaml('crash-idempotent', 'recorder', 'exit', '{}', '{}', { idempotent: true }),
+        'slow-write': mcpToolYaml('slow-write', 'recorder', 'wait', '{ ms: { type: integer, required: true } }', '{ timeout_ms: 60000 }'),
         report: mcpToolYaml('report', 'recorder', 'report', '{ count: { type: integer, required: true } }'),
         secret: mcpToolYaml('secret', 'recorder', 'secret', '{ name: { type: string, required: true } }'),
         broken: mcpToolYaml('broken', 'broken', 'anything', '{}'),
@@ -235,11 +259,34 @@ describe('the mcp executor and the server’s side of a call (a recording fixtur
     }
   });
 
-  it('retries a call that kills the server only once, and says so', async () => {
-    const receipt = receiptOf(await gateway.call('crash', {}));
+  it('retries a call of an idempotent tool that kills the server only once, and says so', async () => {
+    const exits = ((await readFile(record, 'utf8').catch(() => '')).match(/^exiting$/gm) ?? []).length;
+    const receipt = receiptOf(await gateway.call('crash-idempotent', {}));
     expect(receipt).toMatchObject({ ok: false, code: 'CONNECTION_FAILED' });
     expect(receipt.error).toMatch(/MCP server 'recorder' exited with code 3 during the call, again after a restart; not retried a second time/);
-    expect((await readFile(record, 'utf8')).match(/^exiting$/gm)).toHaveLength(2);
+    expect((await readFile(record, 'utf8')).match(/^exiting$/gm)).toHaveLength(exits + 2);
+  });
+
+  it('runs a call that kills the server of a tool not declared idempotent once, and says it may or may not have run', async () => {
+    const exits = ((await readFile(record, 'utf8').catch(() => '')).match(/^exiting$/gm) ?? []).length;
+    const receipt = receiptOf(await gateway.call('crash', {}));
+    expect(receipt).toMatchObject({ ok: false, code: 'CONNECTION_FAILED' });
+    expect(receipt.error).toMatch(/MCP server 'recorder' exited with code 3 during the call of 'exit': the call may or may not have run, and it was not retried/);
+    expect((await readFile(record, 'utf8')).match(/^exiting$/gm)).toHaveLength(exits + 1);
+  });
+
+  it('runs a call of a tool not declared idempotent once when its server is killed mid-call', async () => {
+    // warm: the server is up before the call, so that the kill lands while it holds the request
+    expect(receiptOf(await gateway.call('wait', { ms: 1 }, { timeoutMs: 60_000 }))).toMatchObject({ ok: true });
+    const starts = async (): Promise<number> => ((await readFile(record, 'utf8')).match(/^started /gm) ?? []).length;
+    const before = await starts();
+    const running = gateway.call('slow-write', { ms: 30_000 });
+    await vi.waitFor(async () => expect(await starts()).toBe(before + 1), { timeout: 15_000 });
+    process.kill(serverOf(gateway, 'recorder').pid!, 'SIGKILL');
+    const receipt = receiptOf(await running);
+    expect(receipt).toMatchObject({ ok: false, code: 'CONNECTION_FAILED', tool: 'slow-write' });
+    expect(receipt.error).toMatch(/MCP server 'recorder' was killed by SIGKILL during the call of 'wait': the call may or may not have run/);
+    expect(await starts()).toBe(before + 1);
   });
 
   it('passes a secret from the gateway’s environment to the server, and redacts it from the receipt', async () => {

@@ -39,14 +39,14 @@ export async function writeMcpConfig(folder: string, servers: Record<string, Rec
 }
 
 /** A `TOOL.hdlp` of an `mcp` tool. */
-export function mcpToolYaml(name: string, server: string, tool: string, params: string, constraints = '{}'): string {
+export function mcpToolYaml(name: string, server: string, tool: string, params: string, constraints = '{}', mcp: { idempotent?: boolean } = {}): string {
   return [
     `name: ${name}`,
     `display: ${name}`,
     `intent: calls ${tool} on ${server}`,
     'method: tools/call',
     'executor: mcp',
-    `mcp: { server: ${server}, tool: ${JSON.stringify(tool)} }`,
+    `mcp: { server: ${server}, tool: ${JSON.stringify(tool)}${mcp.idempotent === undefined ? '' : `, idempotent: ${mcp.idempotent}`} }`,
     `params_schema: ${params}`,
     `constraints: ${constraints}`,
     'author: TEST-001',

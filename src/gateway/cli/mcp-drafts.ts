@@ -42,6 +42,8 @@ function draftText(server: string, tool: Tool, name: string, today: string): str
   // the protocol's own defaults: a tool not marked read-only may change things, and destructively unless it says not
   const readOnly = annotations.readOnlyHint === true;
   const requireConfirm = !readOnly && annotations.destructiveHint !== false;
+  // a call that only reads, or does no more the second time, may run again after its server died mid-call
+  const idempotent = readOnly || annotations.idempotentHint === true;
   const definition: Record<string, unknown> = {
     name,
     // the first of these that says something: a blank title would fail validate
@@ -49,7 +51,7 @@ function draftText(server: string, tool: Tool, name: string, today: string): str
     intent: intentOf(server, tool),
     method: 'tools/call',
     executor: 'mcp',
-    mcp: { server, tool: tool.name },
+    mcp: { server, tool: tool.name, ...(idempotent ? { idempotent: true } : {}) },
     group: `mcp_${server}`,
     params_schema: withoutDocumentKeywords(tool.inputSchema),
     ...(tool.outputSchema ? { output_schema: withoutDocumentKeywords(tool.outputSchema) } : {}),
@@ -61,7 +63,8 @@ function draftText(server: string, tool: Tool, name: string, today: string): str
   const body = stringify(definition, { lineWidth: 0 })
     .replace(/^author: ""$/m, 'author: ""   # fill in: who wrote this definition (your persona id)')
     .replace(/^why: ""$/m, 'why: ""      # fill in: why agents need this tool')
-    .replace(/^( {2}require_confirm: \w+)$/m, `$1   # ${confirmReason(annotations, readOnly, requireConfirm)}`);
+    .replace(/^( {2}require_confirm: \w+)$/m, `$1   # ${confirmReason(annotations, readOnly, requireConfirm)}`)
+    .replace(/^( {2}idempotent: true)$/m, `$1   # ${readOnly ? 'readOnlyHint' : 'idempotentHint'}: a call whose server died mid-call is run again once`);
   // the server's words inside a comment stay on its one line: a line break in them would write YAML of the server's choosing
   const hints = Object.entries(annotations)
     .filter(([key]) => key !== 'title')
