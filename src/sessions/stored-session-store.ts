@@ -1,17 +1,21 @@
+import { mergeSessionChange } from './session-merge.js';
 import type { ActiveToolset, LoadedTool, SessionState } from './session-state.js';
 import type { SessionStore } from './session-store.js';
 
-/** A session as a row of the shared store: its state as JSON text, and when it was last used. */
+/** A session as a row of the shared store: its state as JSON text, when it was last used, and its revision. */
 export interface SessionRow {
   id: string;
   state: string;
   seen_ms: number;
+  /** counts the row's writes */
+  rev: number;
 }
 
 /** The rows the store keeps (the store's `agentSessions`; the gateway wires them in). */
 export interface SessionRows {
   get(id: string): Promise<SessionRow | undefined>;
-  put(row: SessionRow): Promise<void>;
+  /** writes the row if it is still at revision `expected` (undefined: whatever is there); its new revision, or undefined when another write came first */
+  write(row: Omit<SessionRow, 'rev'>, expected?: number): Promise<number | undefined>;
   delete(id: string): Promise<boolean>;
   count(): Promise<number>;
   list(since: number, limit: number): Promise<SessionRow[]>;
@@ -37,18 +41,27 @@ const TOUCH_EVERY_MS = 60_000;
 const LISTED = 1000;
 /** The format of the state's text; a row of another format is no session this version can serve. */
 const FORMAT = 1;
+// a write that keeps losing to other instances' writes of the same session gives up after this many merges
+const MERGES = 20;
 
 /**
  * Sessions in the store every gateway instance shares (SQLite or PostgreSQL, issue #13): a session opened at
  * one instance is served by any other with its active toolsets, deadlines, scopes and loaded tools. Each
- * request reads the row; a change is written as a whole row (the last write wins), in order per session, and
+ * request reads the row; a change is written over the revision it was read at (compare-and-set), in order per
+ * session. When another instance wrote the session meanwhile, the change is merged into what it wrote and written
+ * again (`mergeSessionChange`), so that two instances changing one session at once both keep their change.
  * `settle` waits for this instance's writes before the answer goes out, so that the client's next request,
  * wherever it lands, sees them. Deadlines stay data, checked when a view is built; nothing runs in the
  * background: idle rows are forgotten when read, and purged now and then by a write.
  */
 export class StoredSessionStore implements SessionStore {
   readonly shared = true;
-  private readonly known = new Map<string, { state: string; seen: number }>();
+  /** the row as this process last read or wrote it */
+  private readonly known = new Map<string, { state: string; seen: number; rev: number }>();
+  /** the text each state object was read as or last saved as: what its next change is a change of */
+  private readonly bases = new WeakMap<SessionState, string>();
+  /** the text of the newest write queued per session: the same text again writes nothing more */
+  private readonly queued = new Map<string, string>();
   private readonly writes = new Map<string, Promise<void>>();
   private lastPurge = Number.NEGATIVE_INFINITY;
   private readonly touchEveryMs: number;
@@ -77,29 +90,35 @@ export class StoredSessionStore implements SessionStore {
       this.options.onError?.(new Error(`session '${id}' in the store is not a session this version can read`), 'an agent session in the store is unreadable: treated as ended');
       return undefined;
     }
-    this.remember(id, row.state, row.seen_ms);
+    this.remember(id, row.state, row.seen_ms, row.rev);
+    this.bases.set(state, row.state);
     return state;
   }
 
   save(state: SessionState): Promise<void> {
     const text = stateText(state);
     const known = this.known.get(state.id);
+    const base = this.bases.get(state);
+    this.bases.set(state, text);
     if (known && known.state === text && state.last_used - known.seen < this.touchEveryMs) return this.settle(state.id);
+    if (this.queued.get(state.id) === text) return this.settle(state.id);
+    this.queued.set(state.id, text);
     const opening = known === undefined;
-    this.remember(state.id, text, state.last_used);
-    const row: SessionRow = { id: state.id, state: text, seen_ms: state.last_used };
-    const write = (this.writes.get(state.id) ?? Promise.resolve()).then(() => this.rows.put(row));
+    const write = (this.writes.get(state.id) ?? Promise.resolve()).then(() => this.write(state, text, base));
     const settled = write.then(
       () => undefined,
       (error: Error) => {
-        // what this process believes was written was not: the next save writes again
-        if (this.known.get(state.id)?.state === text) this.known.delete(state.id);
+        // what this process believes is in the store may not be: the next read or save finds out
+        this.known.delete(state.id);
         this.options.onError?.(error, 'cannot keep an agent session in the store');
       },
     );
     this.writes.set(state.id, settled);
     void settled.then(() => {
-      if (this.writes.get(state.id) === settled) this.writes.delete(state.id);
+      if (this.writes.get(state.id) === settled) {
+        this.writes.delete(state.id);
+        this.queued.delete(state.id);
+      }
     });
     if (opening) this.purgeNowAndThen();
     // a caller that waits (opening a session) hears of a failure; fire-and-forget callers only log it
@@ -127,9 +146,40 @@ export class StoredSessionStore implements SessionStore {
     await this.writes.get(id);
   }
 
-  private remember(id: string, state: string, seen: number): void {
+  /**
+   * Writes the change `state` made to `base` (the text it was read as): over the row as this process knows it when
+   * that is still the base, else merged into the row as it is now; again, merged, whenever another write came first.
+   * A state with no base (a session just opened) is written whole. A session another instance closed stays closed.
+   */
+  private async write(state: SessionState, text: string, base: string | undefined): Promise<void> {
+    if (base === undefined) {
+      const rev = await this.rows.write({ id: state.id, state: text, seen_ms: state.last_used });
+      if (rev !== undefined) this.remember(state.id, text, state.last_used, rev);
+      return;
+    }
+    const ours = parseState({ id: state.id, state: text, seen_ms: state.last_used, rev: 0 })!;
+    const original = parseState({ id: state.id, state: base, seen_ms: state.last_used, rev: 0 });
+    const known = this.known.get(state.id);
+    let row: SessionRow | undefined = known ? { id: state.id, state: known.state, seen_ms: known.seen, rev: known.rev } : await this.rows.get(state.id);
+    for (let merges = 0; row !== undefined; merges += 1) {
+      const theirs = row.state === base ? undefined : parseState(row);
+      // a row no longer readable as a session is this change's to replace
+      const next = theirs && original ? mergeSessionChange(original, ours, theirs) : ours;
+      const desired = { id: state.id, state: next === ours ? text : stateText(next), seen_ms: Math.max(state.last_used, row.seen_ms) };
+      const rev = await this.rows.write(desired, row.rev);
+      if (rev !== undefined) {
+        this.remember(state.id, desired.state, desired.seen_ms, rev);
+        return;
+      }
+      if (merges >= MERGES) throw new Error(`session '${state.id}' was changed by other writes ${MERGES} times while this change was merged into them; it was not written`);
+      row = await this.rows.get(state.id);
+    }
+    this.known.delete(state.id);
+  }
+
+  private remember(id: string, state: string, seen: number, rev: number): void {
     this.known.delete(id);
-    this.known.set(id, { state, seen });
+    this.known.set(id, { state, seen, rev });
     if (this.known.size > KNOWN_KEPT) this.known.delete(this.known.keys().next().value!);
   }
 

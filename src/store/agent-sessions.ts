@@ -8,13 +8,18 @@ export interface AgentSessionRecord {
   state: string;
   /** when it was last used, ms since the epoch */
   seen_ms: number;
+  /** counts the row's writes: a write that names the revision it read fails once another write came first */
+  rev: number;
 }
 
 /** Agent sessions (active toolsets, loaded tools, deadlines) that any gateway instance sharing the store can serve. */
 export interface AgentSessionStore {
   get(id: string): Promise<AgentSessionRecord | undefined>;
-  /** writes the session, new or changed (the last write wins) */
-  put(record: AgentSessionRecord): Promise<void>;
+  /**
+   * Writes the session if the row is still at revision `expected` (null: only if there is no row; undefined: whatever is
+   * there, the last write winning). Resolves to the row's new revision, or undefined when another write came first.
+   */
+  write(record: Omit<AgentSessionRecord, 'rev'>, expected?: number | null): Promise<number | undefined>;
   /** false if there was none */
   delete(id: string): Promise<boolean>;
   count(): Promise<number>;
@@ -27,6 +32,12 @@ export interface AgentSessionStore {
 /** The SQLite schema step of agent sessions (sqlite-schema.ts). */
 export const AGENT_SESSIONS_TABLE = `CREATE TABLE agent_sessions (id TEXT PRIMARY KEY, state TEXT NOT NULL, seen_ms INTEGER NOT NULL);
   CREATE INDEX agent_sessions_by_seen ON agent_sessions (seen_ms);`;
+
+/** The SQLite schema step that gives each row a revision, for compare-and-set writes (sqlite-schema.ts). */
+export const AGENT_SESSION_REVISIONS = 'ALTER TABLE agent_sessions ADD COLUMN rev INTEGER NOT NULL DEFAULT 0;';
+
+/** Its PostgreSQL twin (postgres/postgres-migrations.ts). */
+export const POSTGRES_AGENT_SESSION_REVISIONS = 'ALTER TABLE agent_sessions ADD COLUMN rev bigint NOT NULL DEFAULT 0;';
 
 /** Its PostgreSQL twin (postgres/postgres-migrations.ts). */
 export const POSTGRES_AGENT_SESSIONS_TABLE = `CREATE TABLE agent_sessions (id text PRIMARY KEY, state text NOT NULL, seen_ms bigint NOT NULL);

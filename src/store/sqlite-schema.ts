@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Receipt } from '../core/index.js';
-import { AGENT_SESSIONS_TABLE } from './agent-sessions.js';
+import { AGENT_SESSION_REVISIONS, AGENT_SESSIONS_TABLE } from './agent-sessions.js';
 import { canonicalReceiptText, chainAfter, GENESIS } from './receipt-chain.js';
 
 /**
@@ -113,6 +113,8 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
   },
   // one value per deployment that every instance reads (the console's cookie-signing key), made by the first to ask
   { version: 7, name: 'deployment secrets', up: 'CREATE TABLE deployment_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_ms INTEGER NOT NULL);' },
+  // a session's row is written only over the revision its writer read: two instances changing one session merge, not overwrite
+  { version: 8, name: 'agent session revisions', up: AGENT_SESSION_REVISIONS },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

@@ -13,6 +13,8 @@ import { makeWorld, startInstance, WEBHOOK_SECRET, type ScaleWorld } from './sup
 const TOOLSETS = {
   'toolsets/talk/TOOLSET.hdlp': 'name: talk\ndescription: say things back\ntools: [echo]\nhint: echo answers with its word\nauthor: TEST-001\nwhy: shared sessions test\n',
   'toolsets/quiet/TOOLSET.hdlp': 'name: quiet\ndescription: runs that leave a trace\ntools: [once]\nauthor: TEST-001\nwhy: shared sessions test\n',
+  // six more sets, for enabling many at once at both instances
+  ...Object.fromEntries(['s1', 's2', 's3', 's4', 's5', 's6'].map((name) => [`toolsets/${name}/TOOLSET.hdlp`, `name: ${name}\ndescription: set ${name}\ntools: [echo]\nauthor: TEST-001\nwhy: shared sessions test\n`])),
 };
 
 const SESSION = 'X-HLDP-Session';
@@ -62,6 +64,20 @@ function httpScenario(instances: () => { a: ServiceProcess; b: ServiceProcess })
     // ended at B: gone at A
     expect((await request(b.url, `/v1/sessions/${id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await request(a.url, `/v1/sessions/${id}`)).json).toMatchObject({ code: 'SESSION_NOT_FOUND' });
+  });
+
+  it('keeps every toolset enabled in one session at A and at B at the same moment (no change lost to a concurrent one)', async () => {
+    const { a, b } = instances();
+    const id = (await request(a.url, '/v1/sessions', { body: {} })).json.id as string;
+    const names = ['s1', 's2', 's3', 's4', 's5', 's6'];
+    for (let round = 0; round < 3; round += 1) {
+      const answers = await Promise.all(names.map((name, index) => request(index % 2 ? b.url : a.url, '/v1/call', { session: id, body: { tool: 'toolset', params: { action: 'enable', name } } })));
+      expect(answers.map((answer) => answer.status)).toEqual(names.map(() => 200));
+      for (const url of [a.url, b.url]) expect(((await request(url, `/v1/sessions/${id}`)).json.toolsets as Array<{ name: string }>).map((toolset) => toolset.name).sort()).toEqual(names);
+      // and all disabled at once: none left behind
+      await Promise.all(names.map((name, index) => request(index % 2 ? a.url : b.url, '/v1/call', { session: id, body: { tool: 'toolset', params: { action: 'disable', name } } })));
+      expect((await request(b.url, `/v1/sessions/${id}`)).json.toolsets).toEqual([]);
+    }
   });
 }
 

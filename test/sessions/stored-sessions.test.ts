@@ -86,6 +86,61 @@ describe.each(storeKinds())('agent sessions in the $name store, as two gateway i
     });
   });
 
+  describe('when both instances change one session at the same time', () => {
+    it('keeps both changes: a toolset enabled at each, a tool loaded at one', async () => {
+      const opened = await a.open({ principal: 'alice' });
+      if (!opened.ok) throw new Error(opened.message);
+      // both read the session before either writes
+      const [atA, atB] = [(await a.get(opened.session.id))!, (await b.get(opened.session.id))!];
+      a.toolset(atA, { action: 'enable', name: 'letters' });
+      b.toolset(atB, { action: 'enable', name: 'ops', scope: 'turn' });
+      b.load(atB, 'alpha');
+      await Promise.all([a.settle(atA), b.settle(atB)]);
+      for (const manager of [a, b]) {
+        const merged = (await manager.get(opened.session.id))!;
+        expect(merged.toolsets.map((entry) => `${entry.name}:${entry.scope}`).sort()).toEqual(['letters:session', 'ops:turn']);
+        expect(merged.loaded.map((entry) => entry.name)).toEqual(['alpha']);
+      }
+      expect(warnings).toEqual([]);
+    });
+
+    it('keeps a disable at one and an enable at the other, and the later of two deadlines of one toolset', async () => {
+      const opened = await a.open({ principal: 'alice' });
+      if (!opened.ok) throw new Error(opened.message);
+      const first = (await a.get(opened.session.id))!;
+      a.toolset(first, { action: 'enable', name: 'letters' });
+      await a.settle(first);
+      const [atA, atB] = [(await a.get(opened.session.id))!, (await b.get(opened.session.id))!];
+      a.toolset(atA, { action: 'disable', name: 'letters' });
+      b.toolset(atB, { action: 'enable', name: 'ops' });
+      await Promise.all([b.settle(atB), a.settle(atA)]);
+      expect((await a.get(opened.session.id))!.toolsets.map((entry) => entry.name)).toEqual(['ops']);
+
+      clock.advance(5000);
+      const [again, other] = [(await a.get(opened.session.id))!, (await b.get(opened.session.id))!];
+      a.afterCall(again, 'deploy');
+      clock.advance(1000);
+      b.afterCall(other, 'rollback');
+      await Promise.all([a.settle(again), b.settle(other)]);
+      expect((await b.get(opened.session.id))!.toolsets).toEqual([{ name: 'ops', scope: 'session', deadline: clock() + TTL }]);
+    });
+
+    it('loses no change when many requests at both instances enable and load at once', async () => {
+      const opened = await a.open({ principal: 'alice' });
+      if (!opened.ok) throw new Error(opened.message);
+      const names = ['alpha', 'beta', 'deploy', 'rollback'];
+      await Promise.all(
+        names.map(async (name, index) => {
+          const manager = index % 2 ? b : a;
+          const state = (await manager.get(opened.session.id))!;
+          manager.load(state, name);
+          await manager.settle(state);
+        }),
+      );
+      expect((await b.get(opened.session.id))!.loaded.map((entry) => entry.name).sort()).toEqual(names);
+    });
+  });
+
   describe('when a turn-scoped toolset and a loaded tool are ended at the other instance', () => {
     it('are gone at the first, while the session-scoped toolset stays', async () => {
       const opened = await a.open({ principal: 'alice' });

@@ -10,14 +10,21 @@ export class PostgresAgentSessionStore implements AgentSessionStore {
   }
 
   async get(id: string): Promise<AgentSessionRecord | undefined> {
-    const [row] = await this.#sql<AgentSessionRecord[]>`SELECT id, state, seen_ms FROM agent_sessions WHERE id = ${id}`;
+    const [row] = await this.#sql<AgentSessionRecord[]>`SELECT id, state, seen_ms, rev FROM agent_sessions WHERE id = ${id}`;
     return row;
   }
 
-  async put(record: AgentSessionRecord): Promise<void> {
-    await this.#sql`
-      INSERT INTO agent_sessions (id, state, seen_ms) VALUES (${record.id}, ${record.state}, ${record.seen_ms})
-      ON CONFLICT (id) DO UPDATE SET state = excluded.state, seen_ms = excluded.seen_ms`;
+  async write(record: Omit<AgentSessionRecord, 'rev'>, expected?: number | null): Promise<number | undefined> {
+    const { id, state, seen_ms: seen } = record;
+    const [row] =
+      expected === undefined
+        ? await this.#sql<Array<{ rev: number }>>`
+            INSERT INTO agent_sessions (id, state, seen_ms) VALUES (${id}, ${state}, ${seen})
+            ON CONFLICT (id) DO UPDATE SET state = excluded.state, seen_ms = excluded.seen_ms, rev = agent_sessions.rev + 1 RETURNING rev`
+        : expected === null
+          ? await this.#sql<Array<{ rev: number }>>`INSERT INTO agent_sessions (id, state, seen_ms) VALUES (${id}, ${state}, ${seen}) ON CONFLICT (id) DO NOTHING RETURNING rev`
+          : await this.#sql<Array<{ rev: number }>>`UPDATE agent_sessions SET state = ${state}, seen_ms = ${seen}, rev = rev + 1 WHERE id = ${id} AND rev = ${expected} RETURNING rev`;
+    return row?.rev;
   }
 
   async delete(id: string): Promise<boolean> {
@@ -30,7 +37,7 @@ export class PostgresAgentSessionStore implements AgentSessionStore {
   }
 
   async list(since: number, limit: number): Promise<AgentSessionRecord[]> {
-    return [...(await this.#sql<AgentSessionRecord[]>`SELECT id, state, seen_ms FROM agent_sessions WHERE seen_ms >= ${since} ORDER BY seen_ms DESC, id LIMIT ${limit}`)];
+    return [...(await this.#sql<AgentSessionRecord[]>`SELECT id, state, seen_ms, rev FROM agent_sessions WHERE seen_ms >= ${since} ORDER BY seen_ms DESC, id LIMIT ${limit}`)];
   }
 
   async purge(before: number): Promise<number> {

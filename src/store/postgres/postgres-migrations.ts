@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres';
-import { POSTGRES_AGENT_SESSIONS_TABLE } from '../agent-sessions.js';
+import { POSTGRES_AGENT_SESSION_REVISIONS, POSTGRES_AGENT_SESSIONS_TABLE } from '../agent-sessions.js';
 import { GENESIS } from '../receipt-chain.js';
 
 /**
@@ -130,6 +130,7 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   },
   // one value per deployment that every instance reads (the console's cookie-signing key), made by the first to ask
   { version: 7, name: 'deployment secrets', up: 'CREATE TABLE deployment_secrets (name text PRIMARY KEY, value text NOT NULL, created_ms bigint NOT NULL);' },
+  { version: 8, name: 'agent session revisions', up: POSTGRES_AGENT_SESSION_REVISIONS },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */
