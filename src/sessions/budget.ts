@@ -93,7 +93,11 @@ export function fitToBudget(sections: readonly BudgetSection[], maxChars: number
     const rendered = counts.filter((count) => count > 0).length;
     return counts.reduce((sum, count, index) => sum + (count > 0 ? headers[index]! : 0), 0) + Math.max(0, rendered - 1);
   };
-  const totalAfter = (rounds: number): number => fixed() + lines.reduce((sum, line) => sum + 1 + lineChars(line, Math.max(0, line.length - rounds)), 0);
+  const totalAfter = (rounds: number): number => {
+    let sum = fixed();
+    for (const line of lines) sum += 1 + lineChars(line, Math.max(0, line.length - rounds));
+    return sum;
+  };
 
   let total = totalAfter(0);
   if (total > maxChars) {
@@ -119,23 +123,21 @@ export function fitToBudget(sections: readonly BudgetSection[], maxChars: number
   }
   const dropped: BudgetLine[] = [];
   if (total > maxChars) {
-    // lines with markers go last of all: a mode must not vanish while a plain line still stands
-    const order = [...lines].reverse().sort((a, b) => Number(a.line.markers.length > 0) - Number(b.line.markers.length > 0) || sections[a.section]!.dropRank - sections[b.section]!.dropRank);
-    for (const line of order) {
+    for (const line of dropOrder(lines, sections)) {
       if (total <= maxChars) break;
-      const fixedBefore = fixed();
       counts[line.section]! -= 1;
-      total -= 1 + lineChars(line, 0) + fixedBefore - fixed();
+      total -= 1 + lineChars(line, 0);
+      // the section's header (and one separating newline, if another section remains) goes with its last line
+      if (counts[line.section] === 0) total -= headers[line.section]! + (counts.some((count) => count > 0) ? 1 : 0);
       line.dropped = true;
       dropped.push(line.line);
     }
   }
   let shortened = 0;
   let cutChars = 0;
-  const sectionTexts = sections.map((section, index) => {
-    const kept = lines.filter((line) => line.section === index && !line.dropped);
-    return kept.length === 0 ? '' : [section.header, ...kept.map((line) => render(line))].join('\n');
-  });
+  const kept: string[][] = sections.map(() => []);
+  for (const line of lines) if (!line.dropped) kept[line.section]!.push(render(line));
+  const sectionTexts = sections.map((section, index) => (kept[index]!.length === 0 ? '' : [section.header, ...kept[index]!].join('\n')));
   const text = sectionTexts.filter((part) => part !== '').join('\n');
   for (const line of lines) {
     if (line.dropped || line.keep === line.length) continue;
@@ -143,6 +145,23 @@ export function fitToBudget(sections: readonly BudgetSection[], maxChars: number
     cutChars += line.length - line.keep;
   }
   return { text, sections: sectionTexts, chars: countChars(text), shortened, cut_chars: cutChars, dropped };
+}
+
+/**
+ * The order whole lines go in: lines with markers last of all (a mode must not vanish while a plain line still
+ * stands), then lowest `dropRank` first, last line first. Made lazily, a group at a time, since usually only the
+ * first group is reached (a sort of every line took most of a large block's fitting).
+ */
+function* dropOrder(lines: readonly Measured[], sections: readonly BudgetSection[]): Generator<Measured> {
+  const ranks = [...new Set(sections.map((section) => section.dropRank))].sort((a, b) => a - b);
+  for (const marked of [false, true]) {
+    for (const rank of ranks) {
+      for (let at = lines.length - 1; at >= 0; at -= 1) {
+        const line = lines[at]!;
+        if (line.line.markers.length > 0 === marked && sections[line.section]!.dropRank === rank) yield line;
+      }
+    }
+  }
 }
 
 function render(line: Measured): string {
