@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-    testTimeout: 30_000,
+    // a guard against a hang, not a measure: a test that spawns a cold CLI process took over 25 s at load 17-20 on CI's 2 cores
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // rebuilds dist/ when a source is newer (the CLI tests run bin/hldp.js, which runs dist/); starts PostgreSQL for the store tests

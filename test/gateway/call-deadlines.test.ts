@@ -99,16 +99,27 @@ describe('per-call deadlines', () => {
   });
 
   describe('when the call comes from the CLI', () => {
-    it('takes --timeout in ms or with a unit, and exits 1 with the reason above the ceiling', async () => {
+    // three cold CLI processes, one a test: each has the whole test timeout to itself on a loaded machine
+    let env: NodeJS.ProcessEnv;
+    beforeAll(async () => {
       const temp = await makeTempDir();
       cleanups.push(temp.cleanup);
-      const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path };
+      env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path };
+    });
+
+    it('takes --timeout with a unit, and the long task completes under it', async () => {
       const honoured = await runCli(['call', 'nap', '--repo', repo, '--params', '{"seconds":1}', '--timeout', '10s', '--json'], { env });
-      expect(honoured.code).toBe(0);
+      expect(honoured.code, honoured.stderr).toBe(0);
       expect(JSON.parse(honoured.stdout)).toMatchObject({ ok: true, timeout_ms: 10_000 });
+    });
+
+    it('exits 1 with the reason for a --timeout above the ceiling', async () => {
       const refused = await runCli(['call', 'nap', '--repo', repo, '--params', '{"seconds":0}', '--timeout', '1h'], { env });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/timeout_ms 3600000 is more than this call may ask for.*at most 20000 ms/);
+    });
+
+    it('exits 2 for a --timeout that is no duration', async () => {
       const malformed = await runCli(['call', 'nap', '--repo', repo, '--timeout', 'soon'], { env });
       expect(malformed.code).toBe(2);
       expect(malformed.stderr).toMatch(/--timeout must be a positive whole number/);

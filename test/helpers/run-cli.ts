@@ -13,8 +13,8 @@ export interface CliRun {
   pid?: number;
 }
 
-// under the test timeout (30 s): a run that hangs is killed here, never left behind listening
-const DEFAULT_TIMEOUT_MS = 25_000;
+// under the test timeout (60 s): a run that hangs is killed here, never left behind listening
+const DEFAULT_TIMEOUT_MS = 55_000;
 
 const running = new Set<ChildProcess>();
 // a test file that ends (or is killed by its timeout) takes its children with it
