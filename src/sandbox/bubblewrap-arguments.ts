@@ -1,6 +1,6 @@
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ToolSandbox } from '../core/index.js';
 import { isolationArguments, STATUS_FD, systemArguments, type SystemMount } from './bubblewrap.js';
 
@@ -31,6 +31,41 @@ export function declaredPath(path: string, workspace: string): string {
   return isAbsolute(path) ? resolve(path) : resolve(workspace, path);
 }
 
+/**
+ * A declared path as the real one it names: every symlink resolved; a path that does not exist yet, its nearest
+ * existing parent's real path with the rest appended (a committed symlink cannot point a declaration elsewhere).
+ */
+export function realDeclaredPath(path: string, workspace: string): string {
+  const absolute = declaredPath(path, workspace);
+  const rest: string[] = [];
+  for (let existing = absolute; ; existing = dirname(existing)) {
+    try {
+      return join(realpathSync(existing), ...rest.reverse());
+    } catch {
+      if (dirname(existing) === existing) return absolute;
+      rest.push(basename(existing));
+    }
+  }
+}
+
+/**
+ * Why a tool's declared paths cannot be granted, or undefined: a declared path (resolved) inside or equal to a
+ * hidden path, or a declared writable one inside or equal to a read-only path. (A guarded path inside a declared one
+ * is hidden or made read-only on top of it instead.) Reading inside a read-only path is what read-only allows.
+ */
+export function guardedConflict(policy: ToolSandbox, workspace: string, guarded: GuardedPaths): string | undefined {
+  for (const kind of ['read', 'write'] as const) {
+    for (const declared of policy.filesystem[kind]) {
+      const real = realDeclaredPath(declared, workspace);
+      const hidden = guarded.hide.find((folder) => isInside(real, folder));
+      if (hidden !== undefined) return `the tool declares filesystem.${kind} '${declared}' (really ${real}), which is inside the gateway's hidden path ${hidden}: no tool may see it`;
+      const protectedPath = kind === 'write' ? guarded.protect.find((folder) => isInside(real, folder)) : undefined;
+      if (protectedPath !== undefined) return `the tool declares filesystem.write '${declared}' (really ${real}), which is inside the read-only path ${protectedPath}: no tool may change it`;
+    }
+  }
+  return undefined;
+}
+
 const isInside = (path: string, folder: string): boolean => path === folder || path.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
 
 /**
@@ -46,13 +81,13 @@ export function bubblewrapArguments(input: BubblewrapInput): string[] {
     args.push('--ro-bind-try', input.resolver, input.resolver);
     exposed.push(input.resolver);
   }
-  for (const path of policy.filesystem.read.map((declared) => declaredPath(declared, workspace))) {
+  for (const path of policy.filesystem.read.map((declared) => realDeclaredPath(declared, workspace))) {
     args.push('--ro-bind-try', path, path);
     exposed.push(path);
   }
   args.push('--bind', workspace, workspace);
   exposed.push(workspace);
-  for (const path of policy.filesystem.write.map((declared) => declaredPath(declared, workspace))) {
+  for (const path of policy.filesystem.write.map((declared) => realDeclaredPath(declared, workspace))) {
     args.push('--bind-try', path, path);
     exposed.push(path);
   }

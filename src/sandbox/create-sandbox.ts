@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { resolveToolSandbox, type ResourceLimits, type ToolSandbox } from '../core/index.js';
 import { probeBubblewrap, resolverFolder, STATUS_FD, type Bubblewrap } from './bubblewrap.js';
-import { bubblewrapArguments, type GuardedPaths } from './bubblewrap-arguments.js';
+import { bubblewrapArguments, guardedConflict, type GuardedPaths } from './bubblewrap-arguments.js';
 import { findProgram } from './find-program.js';
 import { bubblewrapOutcome, directOutcome, initOutcome } from './launch-outcome.js';
 import { inNamespace, probePidNamespace, type PidNamespace } from './pid-namespace.js';
@@ -72,6 +72,11 @@ class HostSandbox implements Sandbox {
       return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the gateway's sandbox is 'required', but it cannot run here, so no local tool runs: ${this.status.reason}` };
     }
     const policy = resolveToolSandbox(request.declared);
+    if (this.status.sandbox === 'on') {
+      // fail closed: a declared path into the gateway's own files (directly or by a symlink) is never bound
+      const conflict = guardedConflict(policy, this.realWorkspace(request.workspace), this.guarded);
+      if (conflict !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `this tool cannot run in the sandbox: ${conflict}` };
+    }
     if (request.warm && exportable(request.env)) {
       const warm = this.warm(request, policy);
       if (warm) return warm;
