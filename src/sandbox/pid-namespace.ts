@@ -10,7 +10,7 @@ import { probeFailure, runProbe } from './probe-command.js';
  * A shell gives a background job /dev/null as its stdin unless the job redirects it: the tool's stdin (the params
  * of a `stdin: json` tool) is handed on through descriptor 3, explicitly.
  */
-const INIT_SCRIPT = 'exec 3<&0; "$@" 0<&3 3<&- & exec 2>/dev/null 3<&-; wait $!';
+const INIT_SCRIPT = 'exec 3<&0; "$@" 0<&3 3<&- & exec 2>/dev/null 3<&-; wait "$!"';
 
 /** A way to start a process in a PID namespace of its own, or why there is none. */
 export type PidNamespace = { ok: true; launcher: string[] } | { ok: false; reason: string };

@@ -1,4 +1,5 @@
 import type { ResourceLimits } from '../core/index.js';
+import { findProgram } from './find-program.js';
 import { PRELUDE_FAILURE } from './resource-limits.js';
 
 /** The descriptor a waiting launcher waits on: a line there says its script is written (the status descriptor is 3). */
@@ -48,21 +49,33 @@ export interface WarmRun {
  * `ulimit` statements (POSIX units: KiB for data, 512-byte blocks for files; CPU soft before hard). Inside the
  * sandbox no capability is left: a limit can only be lowered, never raised again by the tool.
  */
-function ulimits(limits: ResourceLimits, processes: boolean): string {
+function ulimits(limits: ResourceLimits): string {
   const statements = [
     `ulimit -d ${Math.max(1, Math.floor(limits.memory / 1024))}`,
     `ulimit -S -t ${limits.cpu_seconds}`,
     `ulimit -H -t ${limits.cpu_seconds + 1}`,
     `ulimit -f ${Math.max(1, Math.floor(limits.file_size / 512))}`,
     'ulimit -c 0',
-    ...(processes ? [`ulimit -p ${limits.processes}`] : []),
   ];
   return `{ ${statements.join(' && ')}; } || { echo '${PRELUDE_FAILURE.line}' >&2; exit ${PRELUDE_FAILURE.status}; }`;
 }
 
 // the namespace's init: the tool as PID 2 with the shell's stdin handed on through descriptor 3 (a background job
 // would get /dev/null), the init's own stderr silenced once the tool runs, its status passed on
-const INIT_TAIL = `0<&3 3<&- & exec 2>/dev/null 3<&-; wait $!`;
+// (every expansion quoted: the run's environment, exported before, may set IFS)
+const INIT_TAIL = `0<&3 3<&- & exec 2>/dev/null 3<&-; wait "$!"`;
+
+let prlimitPath: string | undefined;
+
+/**
+ * RLIMIT_NPROC is set by util-linux's prlimit, as on the cold path: `ulimit -p` is the processes limit in dash
+ * only (in bash it is the pipe size, which cannot be set), and `-u` is not in dash. By its absolute path: a
+ * launcher has no PATH. (Only used where limits apply, which the probe allows only where prlimit runs.)
+ */
+function processesLimit(limits: ResourceLimits): string[] {
+  prlimitPath ??= findProgram('prlimit', process.env.PATH, '/') ?? '/usr/bin/prlimit';
+  return [prlimitPath, `--nproc=${limits.processes}`, '--'];
+}
 
 /**
  * The script a waiting launcher sources: it sets the limits, enters the working
@@ -72,12 +85,13 @@ const INIT_TAIL = `0<&3 3<&- & exec 2>/dev/null 3<&-; wait $!`;
  */
 export function warmScript(run: WarmRun): string {
   const lines: string[] = [];
-  if (run.limits) lines.push(ulimits(run.limits, run.processes === true));
+  if (run.limits) lines.push(ulimits(run.limits));
   lines.push(`cd -- ${shellWord(run.cwd)} || exit ${PRELUDE_FAILURE.status}`);
   // the shell exports what it was started with (nothing) and PWD, OLDPWD: the program gets the run's environment only
   lines.push('unset PWD OLDPWD');
   for (const [name, value] of Object.entries(run.env)) lines.push(`export ${name}=${shellWord(value)}`);
-  const command = run.argv.map(shellWord).join(' ');
+  const argv = run.limits && run.processes === true ? [...processesLimit(run.limits), ...run.argv] : run.argv;
+  const command = argv.map(shellWord).join(' ');
   lines.push(run.init ? `exec 3<&0; ${command} ${INIT_TAIL}` : `exec ${command}`);
   return `${lines.join('\n')}\n`;
 }
