@@ -104,4 +104,9 @@ export interface ConsoleBackend {
   };
   /** the key sign-in cookies are signed with */
   sessionKey: Buffer;
+  /**
+   * what a principal's sign-ins are bound to (the SHA-256 of its current token; '' for `local`), covered by the
+   * cookie's signature: rotating the token ends every sign-in made with the old one, at every instance
+   */
+  sessionBinding(name: string): string | undefined;
 }

@@ -55,7 +55,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     response.status(status).type('html').setHeader('cache-control', 'no-store').send(markup.text);
   };
   const signedIn = (request: Request): Signed | undefined => {
-    const session = sessions.read(cookieValue(request, SESSION_COOKIE));
+    const session = sessions.read(cookieValue(request, SESSION_COOKIE), (name) => backend.sessionBinding(name));
     const principal = session && backend.principal(session.principal);
     return session && principal ? { session, principal, viewer: { name: principal.name, csrf: session.csrf } } : undefined;
   };
@@ -114,7 +114,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
       send(response, signInPage({ credentialsRequired: true, error: 'That token stands for no one here.', next }), 401);
       return;
     }
-    const { value, session } = sessions.issue(principal.name);
+    const { value, session } = sessions.issue(principal.name, backend.sessionBinding(principal.name) ?? '');
     response.cookie(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', secure: options.secureCookies === true, path: '/', expires: new Date(session.expires) });
     response.redirect(303, next);
   });

@@ -42,8 +42,10 @@ const base64url = (buffer: Buffer): string => buffer.toString('base64url');
 
 /**
  * Sign-ins as signed cookies: `payload.signature`, HMAC-SHA256 under a key only the gateway holds (derived from its
- * credentials, so instances that share them accept each other's cookies). The token a person signs in with is
- * never in the cookie, never in page storage. The CSRF token is an HMAC of the sign-in's random nonce.
+ * credentials, so instances that share them accept each other's cookies). The signature also covers the principal's
+ * binding (the SHA-256 of its current token, never in the cookie itself), so rotating a principal's token ends its
+ * sign-ins at every instance. The token a person signs in with is never in the cookie, never in page storage.
+ * The CSRF token is an HMAC of the sign-in's random nonce.
  */
 export class ConsoleSessions {
   readonly #key: Buffer;
@@ -56,28 +58,35 @@ export class ConsoleSessions {
   }
 
   /** A new sign-in for `principal`: the cookie's value and the session it stands for. */
-  issue(principal: string, now = Date.now()): { value: string; session: ConsoleSession } {
+  issue(principal: string, binding: string, now = Date.now()): { value: string; session: ConsoleSession } {
     const nonce = base64url(randomBytes(18));
     const expires = now + this.#ttlMs;
     const payload = base64url(Buffer.from(JSON.stringify({ p: principal, e: expires, n: nonce })));
-    return { value: `${payload}.${this.#sign(payload)}`, session: { principal, expires, nonce, csrf: this.#csrf(nonce) } };
+    return { value: `${payload}.${this.#sign(payload, binding)}`, session: { principal, expires, nonce, csrf: this.#csrf(nonce) } };
   }
 
-  /** The session a cookie value stands for, if its signature holds and it has not expired or been signed out. */
-  read(value: string | undefined, now = Date.now()): ConsoleSession | undefined {
+  /**
+   * The session a cookie value stands for, if its signature holds for the principal's current binding (`bindingOf`
+   * answers undefined for a principal that no longer exists) and it has not expired or been signed out.
+   */
+  read(value: string | undefined, bindingOf: (principal: string) => string | undefined, now = Date.now()): ConsoleSession | undefined {
     if (!value) return undefined;
     const [payload, signature, extra] = value.split('.');
     if (!payload || !signature || extra !== undefined) return undefined;
-    const expected = Buffer.from(this.#sign(payload));
-    const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    // the payload is parsed before its signature is checked only to learn whose binding to check it with
     let parsed: { p?: unknown; e?: unknown; n?: unknown };
     try {
       parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof parsed;
     } catch {
       return undefined;
     }
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
     if (typeof parsed.p !== 'string' || typeof parsed.e !== 'number' || typeof parsed.n !== 'string') return undefined;
+    const binding = bindingOf(parsed.p);
+    if (binding === undefined) return undefined;
+    const expected = Buffer.from(this.#sign(payload, binding));
+    const given = Buffer.from(signature);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     if (parsed.e <= now || this.#revoked.has(parsed.n)) return undefined;
     return { principal: parsed.p, expires: parsed.e, nonce: parsed.n, csrf: this.#csrf(parsed.n) };
   }
@@ -97,8 +106,8 @@ export class ConsoleSessions {
     return actual.length === expected.length && timingSafeEqual(actual, expected);
   }
 
-  #sign(payload: string): string {
-    return base64url(createHmac('sha256', this.#key).update(`session:${payload}`).digest());
+  #sign(payload: string, binding: string): string {
+    return base64url(createHmac('sha256', this.#key).update(`session:${payload}\0${binding}`).digest());
   }
 
   #csrf(nonce: string): string {

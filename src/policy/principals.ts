@@ -42,6 +42,7 @@ const HEX_DIGEST = /^[0-9a-f]{64}$/;
 export class Principals {
   private readonly byName = new Map<string, Principal>();
   private readonly digests: Array<{ digest: Buffer; principal: Principal }> = [];
+  private readonly digestByName = new Map<string, string>();
 
   constructor(configs: readonly PrincipalConfig[]) {
     for (const config of configs) {
@@ -52,6 +53,7 @@ export class Principals {
       const principal: Principal = Object.freeze({ name: config.name, roles: new Set(config.roles), ...(config.tools ? { tools: [...config.tools] } : {}) });
       this.byName.set(config.name, principal);
       this.digests.push({ digest: Buffer.from(digest, 'hex'), principal });
+      this.digestByName.set(config.name, digest);
     }
   }
 
@@ -79,6 +81,11 @@ export class Principals {
   /** The principal of a request that presented no token: `local` when nothing is configured, nobody otherwise. */
   anonymous(): Principal | undefined {
     return this.required ? undefined : LOCAL_PRINCIPAL;
+  }
+
+  /** The hex SHA-256 of a configured principal's current token (what sign-in cookies are bound to); `local` has none. */
+  tokenDigest(name: string): string | undefined {
+    return this.digestByName.get(name);
   }
 
   /** Every configured principal. */

@@ -14,9 +14,9 @@ const CAROL = 'instances-carol-token-0123456789';
 const CONFIG = `principals:\n  carol: { roles: [approver], token_sha256: ${createHash('sha256').update(CAROL).digest('hex')} }\n`;
 
 /** Signs in at one instance; the cookie it sets. */
-async function signIn(url: string): Promise<string> {
+async function signIn(url: string, token = CAROL): Promise<string> {
   const response = await fetch(`${url}/console/sign-in`, {
-    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(url).origin }, body: new URLSearchParams({ token: CAROL }),
+    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(url).origin }, body: new URLSearchParams({ token }),
   });
   expect(response.status).toBe(303);
   return response.headers.get('set-cookie')!.split(';')[0]!;
@@ -73,6 +73,24 @@ describe('console sign-ins across two hldp serve processes on one SQLite store, 
     expect(rows.map((row) => row.name)).toEqual(['console.session_key']);
     expect(Buffer.from(rows[0]!.value, 'base64')).toHaveLength(32);
     for (const each of processes) expect(each.stderr()).not.toContain(rows[0]!.value);
+  });
+
+  it("ends a principal's sign-ins at every instance when its token is rotated (the cookie's signature covers the token's digest)", async () => {
+    await writeFile(join(temp.path, 'config.yaml'), CONFIG);
+    const [a, b] = await Promise.all([serve('rotated'), serve('rotated')]);
+    const stolen = await signIn(a.url);
+    expect(await signedInAt(b.url, stolen)).toBe(true);
+    // the operator rotates carol's token and restarts both instances (same store, same signing key)
+    const rotated = 'instances-carol-rotated-9876543210';
+    await writeFile(join(temp.path, 'config.yaml'), CONFIG.replace(createHash('sha256').update(CAROL).digest('hex'), createHash('sha256').update(rotated).digest('hex')));
+    await Promise.all([a.stop(), b.stop()]);
+    const [c, d] = await Promise.all([serve('rotated'), serve('rotated')]);
+    expect(await signedInAt(c.url, stolen)).toBe(false);
+    expect(await signedInAt(d.url, stolen)).toBe(false);
+    // a sign-in with the new token works at both
+    const fresh = await signIn(c.url, rotated);
+    expect(await signedInAt(d.url, fresh)).toBe(true);
+    await writeFile(join(temp.path, 'config.yaml'), CONFIG);
   });
 });
 

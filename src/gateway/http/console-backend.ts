@@ -63,6 +63,7 @@ export function consoleBackend(gateway: Gateway, sessionKey: Buffer): ConsoleBac
       })),
     approvals: consoleApprovals(gateway),
     sessionKey,
+    sessionBinding: (name) => principals.tokenDigest(name) ?? (name === 'local' && !principals.required ? '' : undefined),
     close: () => undefined,
   };
 }
