@@ -132,6 +132,68 @@ describe('the event stream over MCP (hldp tail for MCP clients), against a real 
   });
 });
 
+/** The event hub's subscribers in the serving process, as GET /metrics reports them. */
+async function hubSubscribers(): Promise<number> {
+  const response = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKENS.admin}` } });
+  expect(response.status).toBe(200);
+  const line = (await response.text()).split('\n').find((each) => each.startsWith('hldp_event_subscribers '));
+  expect(line).toBeDefined();
+  return Number(line!.split(' ')[1]);
+}
+
+/** Reads /metrics until the hub is back to `count` subscribers (a closed connection lets go asynchronously), at most 100 reads. */
+async function settlesAt(count: number): Promise<number> {
+  let now = await hubSubscribers();
+  for (let tries = 0; now !== count && tries < 100; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    now = await hubSubscribers();
+  }
+  return now;
+}
+
+describe('hldp://events subscriptions leave no hub subscriber behind (real hldp serve, real SDK client)', () => {
+  it('takes concurrent subscribes to one URI as one subscription, and lets all go when the connection ends', async () => {
+    const before = await hubSubscribers();
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKENS.carol}` } } });
+    const client = new Client({ name: 'events-leak-test', version: '0.0.0' });
+    await client.connect(transport);
+    // one JSON-RPC batch: the server starts every request of it in the same turn, so each subscribe runs before any finished
+    const batch = [...Array.from({ length: 12 }, () => 'hldp://events?types=failures'), ...Array.from({ length: 6 }, () => 'hldp://events')]
+      .map((uri, at) => ({ jsonrpc: '2.0', id: 1000 + at, method: 'resources/subscribe', params: { uri } }));
+    const answer = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKENS.carol}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': transport.protocolVersion ?? '2025-06-18' },
+      body: JSON.stringify(batch),
+    });
+    expect(answer.status).toBe(200);
+    const body = await answer.text();
+    for (const { id } of batch) expect(body).toContain(`"id":${id}`);
+    expect(body).not.toContain('"error"');
+    expect(await hubSubscribers()).toBe(before + 2);
+    await client.unsubscribeResource({ uri: 'hldp://events' });
+    expect(await hubSubscribers()).toBe(before + 1);
+    // subscribes still in flight when the session ends (DELETE): none of them may outlive it
+    const inFlight = Array.from({ length: 8 }, (_, at) => client.subscribeResource({ uri: `hldp://events?types=failures&limit=${at + 1}` }).catch(() => undefined));
+    await transport.terminateSession();
+    await Promise.all(inFlight);
+    await client.close();
+    expect(await settlesAt(before)).toBe(before);
+  });
+
+  it(`refuses more than ${16} distinct subscriptions on one connection with an error that says what to do`, async () => {
+    const before = await hubSubscribers();
+    const client = await connect('carol');
+    for (let at = 1; at <= 16; at += 1) await client.subscribeResource({ uri: `hldp://events?limit=${at}` });
+    await expect(client.subscribeResource({ uri: 'hldp://events?limit=17' })).rejects.toThrow(/at most 16 hldp:\/\/events subscriptions per connection; unsubscribe/);
+    // one already held is no new subscription
+    await client.subscribeResource({ uri: 'hldp://events?limit=16' });
+    expect(await hubSubscribers()).toBe(before + 16);
+    await client.unsubscribeResource({ uri: 'hldp://events?limit=1' });
+    await client.subscribeResource({ uri: 'hldp://events?limit=17' });
+    expect(await hubSubscribers()).toBe(before + 16);
+  });
+});
+
 describe('the event stream over MCP from hldp mcp (stdio), a real process', () => {
   it('notifies a subscriber of a failing call another process (the CLI) made on the same store', async () => {
     const transport = new StdioClientTransport({

@@ -56,6 +56,11 @@ export class GatewayMetrics {
     };
   }
 
+  /** Reports how many subscribers the event hub has (SSE streams, MCP subscriptions, webhooks) as `hldp_event_subscribers`. */
+  eventSubscribers(count: () => number): void {
+    new Gauge({ name: 'hldp_event_subscribers', help: 'Subscribers of the event hub now: SSE streams, MCP hldp://events subscriptions, webhook targets', registers: [this.registry], collect() { this.set(count()); } });
+  }
+
   /** Records the index now served. */
   indexServed(index: ToolIndex): void {
     this.tools.set(index.tools.length);

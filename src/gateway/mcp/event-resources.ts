@@ -1,9 +1,13 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { eventFilter, eventVisibleTo, type HldpEvent } from '../../events/index.js';
 import type { Gateway } from '../service/index.js';
 
 /** The event stream as an MCP resource: read a page of it, or subscribe to hear when it grows. */
 export const EVENTS_URI = 'hldp://events';
+
+/** Distinct `hldp://events…` URIs one MCP connection may subscribe to at once; beyond it `resources/subscribe` is refused. */
+export const MAX_EVENT_SUBSCRIPTIONS = 16;
 
 /** How `resources/templates/list` describes it. */
 export const EVENTS_TEMPLATE = {
@@ -14,7 +18,7 @@ export const EVENTS_TEMPLATE = {
     'What happens at the gateway, as GET /v1/events streams it, only what your principal may see: receipt.stored, call.rejected, approval.requested, ' +
     'approval.resolved, scan.completed, scan.failed, definitions.broken. Read hldp://events for the newest events, hldp://events?after=ID for those after an id ' +
     '(then ask after the answer\'s "last"); types=failures,approval.requested narrows it; limit (default 50, at most 500). Subscribe to hldp://events ' +
-    '(or with ?types=) and notifications/resources/updated says when there is more to read.',
+    '(or with ?types=) and notifications/resources/updated says when there is more to read (at most ' + MAX_EVENT_SUBSCRIPTIONS + ' distinct URIs per connection).',
   mimeType: 'application/json',
 };
 
@@ -56,7 +60,10 @@ function parseEventsUri(uri: string): EventsQuery | string {
  * turn of the event loop), `close` ends every subscription.
  */
 export function eventResources(gateway: Gateway, server: Server, principalName: string) {
-  const subscriptions = new Map<string, () => void>();
+  // a URI's entry is made before the awaits of subscribing (`undefined` while in flight), so a second subscribe to
+  // it, an unsubscribe or the connection's close during them cannot leave a hub subscriber nobody removes
+  const subscriptions = new Map<string, { unsubscribe?: () => void }>();
+  let closed = false;
   const viewer = () => gateway.principals.get(principalName);
   const visible = (event: HldpEvent): boolean => {
     const principal = viewer();
@@ -74,30 +81,48 @@ export function eventResources(gateway: Gateway, server: Server, principalName: 
     async subscribe(uri: string): Promise<void> {
       const query = parseEventsUri(uri);
       if (typeof query === 'string') throw new Error(query);
+      if (closed) throw new Error('this MCP connection is closed');
       if (subscriptions.has(uri)) return;
-      // `hldp mcp` has no server that started the hub: the first subscriber starts it (polling the store for other processes' events)
-      await gateway.events.start();
-      let pending = false;
-      const unsubscribe = await gateway.events.subscribe({
-        accepts: (event) => visible(event) && (query.accepts?.(event) ?? true),
-        send: () => {
-          if (pending) return;
-          pending = true;
-          setImmediate(() => {
-            pending = false;
-            void server.sendResourceUpdated({ uri }).catch(() => undefined);
-          });
-        },
-        reset: () => undefined,
-      });
-      subscriptions.set(uri, unsubscribe);
+      if (subscriptions.size >= MAX_EVENT_SUBSCRIPTIONS) {
+        throw new McpError(ErrorCode.InvalidRequest, `at most ${MAX_EVENT_SUBSCRIPTIONS} ${EVENTS_URI} subscriptions per connection; unsubscribe from one (resources/unsubscribe) or subscribe to ${EVENTS_URI} with a wider ?types=`);
+      }
+      const entry: { unsubscribe?: () => void } = {};
+      subscriptions.set(uri, entry);
+      let unsubscribe: (() => void) | undefined;
+      try {
+        // `hldp mcp` has no server that started the hub: the first subscriber starts it (polling the store for other processes' events)
+        await gateway.events.start();
+        let pending = false;
+        unsubscribe = await gateway.events.subscribe({
+          accepts: (event) => visible(event) && (query.accepts?.(event) ?? true),
+          send: () => {
+            if (pending) return;
+            pending = true;
+            setImmediate(() => {
+              pending = false;
+              void server.sendResourceUpdated({ uri }).catch(() => undefined);
+            });
+          },
+          reset: () => undefined,
+        });
+      } catch (error) {
+        if (subscriptions.get(uri) === entry) subscriptions.delete(uri);
+        throw error;
+      }
+      // closed, or unsubscribed from, while subscribing: nobody wants it any more
+      if (closed || subscriptions.get(uri) !== entry) {
+        unsubscribe();
+        return;
+      }
+      entry.unsubscribe = unsubscribe;
     },
     unsubscribe(uri: string): void {
-      subscriptions.get(uri)?.();
+      subscriptions.get(uri)?.unsubscribe?.();
       subscriptions.delete(uri);
     },
     close(): void {
-      for (const unsubscribe of subscriptions.values()) unsubscribe();
+      closed = true;
+      for (const entry of subscriptions.values()) entry.unsubscribe?.();
       subscriptions.clear();
     },
   };
