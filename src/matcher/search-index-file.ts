@@ -52,9 +52,10 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
       }
     },
     write(index, search) {
-      const path = pathOf(index);
-      if (existsSync(path)) return;
       try {
+        // inside the try: the version reads package.json, and failing to read it only costs the next start a build
+        const path = pathOf(index);
+        if (existsSync(path)) return;
         mkdirSync(dir, { recursive: true });
         const temporary = `${path}.${process.pid}.tmp`;
         writeFileSync(temporary, serialize({ version: matcherVersion(), ...storeSearchIndex(search) }));
@@ -67,8 +68,35 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
   };
 }
 
+// a `.tmp` of a live process other than this one is left alone unless it is this old (its pid was reused)
+const ABANDONED_MS = 60 * 60_000;
+
+/** Whether process `pid` is running on this machine. */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 function prune(dir: string): void {
-  const dated = readdirSync(dir)
+  const names = readdirSync(dir);
+  // `<key>.v8.<pid>.tmp` a crash (or a full disk) left behind, beside the files; never one being written now
+  const now = Date.now();
+  for (const name of names) {
+    const torn = /^[0-9a-f]{32}\.v8\.(\d+)\.tmp$/.exec(name);
+    if (!torn) continue;
+    const pid = Number(torn[1]);
+    if (pid === process.pid) continue;
+    try {
+      if (!running(pid) || now - statSync(join(dir, name)).mtimeMs > ABANDONED_MS) rmSync(join(dir, name), { force: true });
+    } catch {
+      // gone already
+    }
+  }
+  const dated = names
     .filter((name) => name.endsWith('.v8'))
     .map((name) => ({ name, time: statSync(join(dir, name)).mtimeMs }))
     .sort((a, b) => b.time - a.time);
