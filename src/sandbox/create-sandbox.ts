@@ -9,8 +9,8 @@ import { inNamespace, probePidNamespace, type PidNamespace } from './pid-namespa
 import { probePidsCgroups, type PidsCgroupProbe, type RunCgroup } from './pids-cgroup.js';
 import { runProbe } from './probe-command.js';
 import { limitHit, limitsPrelude, prlimitArguments } from './resource-limits.js';
-import { LauncherPool } from './launcher-pool.js';
-import { removeScript, scriptFolder, startWarm, type WarmCommand } from './warm-launch.js';
+import { closeScript, LauncherPool } from './launcher-pool.js';
+import { scriptFolder, startWarm, type WarmCommand } from './warm-launch.js';
 import { exportable } from './warm-script.js';
 import type { Launch, LaunchEnding, LaunchOutcome, LaunchRequest, Sandbox, SandboxMode, SandboxStatus } from './sandbox.js';
 import { describeStatus } from './sandbox-status.js';
@@ -140,7 +140,7 @@ class HostSandbox implements Sandbox {
     const read = command.statusFd === undefined ? initOutcome : bubblewrapOutcome;
     const finished = this.finisher(read, policy, launcher.cgroup);
     const finish = async (ending: LaunchEnding): Promise<LaunchOutcome> => {
-      removeScript(launcher);
+      closeScript(launcher);
       const outcome = await finished(ending);
       started.replenish();
       return outcome;

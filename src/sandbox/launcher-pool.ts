@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, unlinkSync } from 'node:fs';
+import { closeSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { CONTROL_FD } from './warm-script.js';
 import type { RunCgroup } from './pids-cgroup.js';
@@ -9,8 +9,15 @@ export interface WaitingLauncher {
   child: ChildProcess;
   /** the pids cgroup it already joined, when processes are counted by one */
   cgroup?: RunCgroup;
-  /** its script file on the host, written when it is taken */
-  script: string;
+  /** the gateway's descriptor of its script, a file with no name left on the host, written when it is taken (undefined once closed) */
+  script: { fd: number | undefined };
+}
+
+/** Closes the gateway's descriptor of a launcher's script: once its run is over, or it was stopped unused. */
+export function closeScript(launcher: WaitingLauncher): void {
+  const { fd } = launcher.script;
+  launcher.script.fd = undefined;
+  if (fd !== undefined) closeSync(fd);
 }
 
 /** How many launchers wait for each command line, by default. */
@@ -64,11 +71,7 @@ export function discard(launcher: WaitingLauncher): void {
     }
   }
   for (const stream of streams(child)) stream.destroy();
-  try {
-    unlinkSync(launcher.script);
-  } catch {
-    // gone already
-  }
+  closeScript(launcher);
   void launcher.cgroup?.release();
 }
 

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { discard, type LauncherPool, type WaitingLauncher } from './launcher-pool.js';
+import { closeScript, discard, type LauncherPool, type WaitingLauncher } from './launcher-pool.js';
 import type { PidsCgroups, RunCgroup } from './pids-cgroup.js';
 import { cgroupJoin } from './resource-limits.js';
-import { CONTROL_FD, SCRIPT_INSIDE, SCRIPT_SHELL_NAME, waitForScript, warmScript, type WarmRun } from './warm-script.js';
+import { CONTROL_FD, SCRIPT_FD, SCRIPT_SHELL_NAME, waitForScript, warmScript, type WarmRun } from './warm-script.js';
 
 /** The shell every launcher waits in, by its absolute path: launchers start with an empty environment, no PATH. */
 export const SHELL = '/bin/sh';
@@ -24,63 +24,112 @@ export interface WarmCommand {
 let folder: string | undefined;
 let scriptCounter = 0;
 
+const FOLDER_PREFIX = 'hldp-launch-';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, another user's
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
 /**
- * The folder of this process's run scripts (mode 0700 in the temporary folder; removed at exit). Every sandbox
- * hides it: where the temporary folder is inside a workspace, a tool would otherwise read other runs' scripts.
+ * Removes the scripts' folders that processes now dead left in the temporary folder (a gateway killed with SIGKILL
+ * never runs its exit handler): each is named after the pid that made it. A folder of the old form (no pid) is
+ * left alone: whose it is cannot be told.
+ */
+export function sweepScriptFolders(temporary: string = tmpdir()): void {
+  let names: string[];
+  try {
+    names = readdirSync(temporary);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = /^hldp-launch-(\d+)-[^/]+$/.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid || alive(Number(pid))) continue;
+    try {
+      // another user's (its mode is 0700) is theirs to sweep
+      if (statSync(join(temporary, name)).uid !== process.getuid?.()) continue;
+      rmSync(join(temporary, name), { recursive: true, force: true });
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
+}
+
+/**
+ * The folder in which this process's run scripts are made (mode 0700 in the temporary folder, named after this
+ * process; removed at exit, or by the next sandbox's sweep after a SIGKILL). A script has a name there only from
+ * its creation to the launcher's start, empty. Every sandbox hides the folder all the same.
  */
 export function scriptFolder(): string {
   if (folder === undefined) {
-    const made = mkdtempSync(join(tmpdir(), 'hldp-launch-'));
+    sweepScriptFolders();
+    const made = mkdtempSync(join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
     folder = made;
     process.once('exit', () => rmSync(made, { recursive: true, force: true }));
   }
   return folder;
 }
 
-/** A new, empty script file in the scripts folder, readable by its owner only. */
-function newScriptFile(): string {
+/**
+ * A new, empty script file, readable by its owner only, with no name left: the gateway's descriptor to write it, and
+ * the launcher's to read it (to be closed here once the launcher has it).
+ */
+function newScriptFile(): { write: number; read: number } {
   scriptCounter += 1;
   const path = join(scriptFolder(), `run-${scriptCounter}.sh`);
-  writeFileSync(path, '', { mode: 0o600 });
-  return path;
-}
-
-/** Removes a launcher's script file once its run is over, or it was stopped unused. */
-export function removeScript(launcher: WaitingLauncher): void {
+  const write = openSync(path, 'wx', 0o600);
   try {
-    unlinkSync(launcher.script);
-  } catch {
-    // gone already
+    const read = openSync(path, 'r');
+    return { write, read };
+  } catch (error) {
+    closeSync(write);
+    throw error;
+  } finally {
+    unlinkSync(path);
   }
 }
 
 /**
  * The command line of one launcher: join the cgroup (when there is one), then the launcher, then a shell waiting
- * for its script. In bubblewrap the script file is bound read-only at `SCRIPT_INSIDE`; in a namespace's launcher the
- * shell is the init, and joins the cgroup itself before anything forks.
+ * for its script on `SCRIPT_FD`. In a namespace's launcher the shell is the init, and joins the cgroup itself
+ * before anything forks.
  */
-function launcherArgv(command: WarmCommand, procs: string | undefined, script: string): string[] {
+function launcherArgv(command: WarmCommand, procs: string | undefined): string[] {
   const init = command.run.init === true;
   if (init) {
-    const waiting = procs ? `${cgroupJoin(procs)}\n${waitForScript(script)}` : waitForScript(script);
+    const waiting = procs ? `${cgroupJoin(procs)}\n${waitForScript()}` : waitForScript();
     return [...command.launcher, SHELL, '-c', waiting, SCRIPT_SHELL_NAME];
   }
-  // bubblewrap's arguments end with `--`: the script's bind goes before it
-  const bubblewrap = [...command.launcher.slice(0, -1), '--ro-bind', script, SCRIPT_INSIDE, '--', SHELL, '-c', waitForScript(SCRIPT_INSIDE), SCRIPT_SHELL_NAME];
+  const bubblewrap = [...command.launcher, SHELL, '-c', waitForScript(), SCRIPT_SHELL_NAME];
   return procs ? [SHELL, '-c', `${cgroupJoin(procs)}\nexec "$@"`, 'hldp-limits', ...bubblewrap] : bubblewrap;
 }
 
 function startLauncher(command: WarmCommand, cgroup: RunCgroup | undefined): WaitingLauncher {
   const script = newScriptFile();
-  const argv = launcherArgv(command, cgroup?.procs, script);
-  const stdio = ['pipe', 'pipe', 'pipe', command.statusFd === undefined ? 'ignore' : 'pipe', 'pipe'] as const;
-  // an empty environment: the script exports the run's own, and nothing of the gateway's is there to leak
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: command.workspace, env: {}, detached: true, stdio: [...stdio], windowsHide: true });
+  const argv = launcherArgv(command, cgroup?.procs);
+  const stdio: Array<'pipe' | 'ignore' | number> = ['pipe', 'pipe', 'pipe', command.statusFd === undefined ? 'ignore' : 'pipe', 'pipe', script.read];
+  if (stdio[CONTROL_FD] !== 'pipe' || stdio[SCRIPT_FD] !== script.read) throw new Error('the control and script descriptors are out of place');
+  let child;
+  try {
+    // an empty environment: the script exports the run's own, and nothing of the gateway's is there to leak
+    child = spawn(argv[0]!, argv.slice(1), { cwd: command.workspace, env: {}, detached: true, stdio, windowsHide: true });
+  } catch (error) {
+    closeSync(script.write);
+    throw error;
+  } finally {
+    // the launcher has its own copy now
+    closeSync(script.read);
+  }
   // a launcher that fails while it waits is dropped when taken; its run's own listeners come with the run
   child.on('error', () => undefined);
   for (const stream of child.stdio) stream?.on('error', () => undefined);
-  if (CONTROL_FD !== child.stdio.length - 1) throw new Error('the control descriptor must be the last one');
-  return { child, script, ...(cgroup ? { cgroup } : {}) };
+  return { child, script: { fd: script.write }, ...(cgroup ? { cgroup } : {}) };
 }
 
 /**
@@ -106,7 +155,8 @@ export function startWarm(
     return { ok: false, message: (error as Error).message };
   }
   try {
-    writeFileSync(launcher.script, warmScript(command.run));
+    writeSync(launcher.script.fd!, warmScript(command.run), 0);
+    closeScript(launcher);
   } catch (error) {
     discard(launcher);
     return { ok: false, message: `the run's script cannot be written: ${(error as Error).message}` };

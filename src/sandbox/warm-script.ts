@@ -5,19 +5,22 @@ import { PRELUDE_FAILURE } from './resource-limits.js';
 /** The descriptor a waiting launcher waits on: a line there says its script is written (the status descriptor is 3). */
 export const CONTROL_FD = 4;
 
-/** Where a sandboxed launcher sees its script (its own file, bound read-only). */
-export const SCRIPT_INSIDE = '/.hldp-run.sh';
+/**
+ * The descriptor a launcher reads its script from: a file opened, then unlinked, by the gateway before the launcher
+ * starts, so no run's script (its environment: API keys) has a name on the host, even after a SIGKILL of the gateway.
+ */
+export const SCRIPT_FD = 5;
 
 /** `$0` of the shell that reads the script: each of its own errors starts with `hldp-sandbox: `. */
 export const SCRIPT_SHELL_NAME = 'hldp-sandbox';
 
 /**
- * What a waiting launcher runs: it waits for the line that says its script is written, then runs it. (The script
- * comes as a file: Node's pipes are sockets, which a shell cannot open by /dev/fd, and the shell's `read` takes one
+ * What a waiting launcher runs: it waits for the line that says its script is written, then runs it from its
+ * descriptor (`.` opens it afresh, from the start). (The script comes as a file: Node's pipes are sockets, which a shell cannot open by /dev/fd, and the shell's `read` takes one
  * byte per system call.) At end of file (the gateway let go of it) it exits.
  */
-export function waitForScript(path: string): string {
-  return `IFS= read -r go <&${CONTROL_FD} || exit ${PRELUDE_FAILURE.status}\nexec ${CONTROL_FD}<&-\n. ${shellWord(path)}`;
+export function waitForScript(): string {
+  return `IFS= read -r go <&${CONTROL_FD} || exit ${PRELUDE_FAILURE.status}\nexec ${CONTROL_FD}<&-\n. /dev/fd/${SCRIPT_FD}`;
 }
 
 /** One word for the shell, whatever it holds (a NUL never gets here): single quotes, each `'` as `'\''`. */
@@ -84,7 +87,8 @@ function processesLimit(limits: ResourceLimits): string[] {
  * of the shell's own (`hldp-sandbox: …`).
  */
 export function warmScript(run: WarmRun): string {
-  const lines: string[] = [];
+  // the script's descriptor is the shell's only: nothing the program starts gets it
+  const lines: string[] = [`exec ${SCRIPT_FD}<&-`];
   if (run.limits) lines.push(ulimits(run.limits));
   lines.push(`cd -- ${shellWord(run.cwd)} || exit ${PRELUDE_FAILURE.status}`);
   // the shell exports what it was started with (nothing) and PWD, OLDPWD: the program gets the run's environment only

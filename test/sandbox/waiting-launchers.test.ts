@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -130,12 +131,11 @@ for (const mode of ['auto', 'off'] as const) {
       for (let run = 0; run < 3; run += 1) expect(await runProcess(spec(sandbox, 'echo', ['secret-param']))).toMatchObject({ ok: true });
       await until(async () => (await launchers()).length > 0);
       const all = await launchers();
-      const folder = /(\/[^\0']*\/hldp-launch-[^/\0']+)\//.exec(all[0]!.commandLine)?.[1];
-      expect(folder).toBeDefined();
-      const scripts = await readdir(folder!);
-      // the scripts of launchers still waiting (empty) and no other: a finished run's script, with its params, is gone
-      expect(scripts.length).toBeLessThanOrEqual(all.length);
-      for (const script of scripts) expect(await readFile(join(folder!, script), 'utf8').catch(() => '')).not.toContain('secret-param');
+      expect(all.length).toBeGreaterThan(0);
+      // a script has no name on the host once its launcher has started: it is read from a descriptor
+      const folders = (await readdir(tmpdir())).filter((name) => name.startsWith(`hldp-launch-${process.pid}-`));
+      expect(folders).toHaveLength(1);
+      expect(await readdir(join(tmpdir(), folders[0]!))).toEqual([]);
     });
   });
 }
