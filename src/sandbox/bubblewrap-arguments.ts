@@ -50,7 +50,7 @@ export function realDeclaredPath(path: string, workspace: string): string {
 
 /**
  * Why a tool's declared paths cannot be granted, or undefined: a declared path (resolved) inside or equal to a
- * hidden path, or a declared writable one inside or equal to a read-only path. (A guarded path inside a declared one
+ * hidden path, or a declared writable one inside or equal to a read-only path and outside the workspace. (A guarded path inside a declared one
  * is hidden or made read-only on top of it instead.) Reading inside a read-only path is what read-only allows.
  */
 export function guardedConflict(policy: ToolSandbox, workspace: string, guarded: GuardedPaths): string | undefined {
@@ -59,7 +59,8 @@ export function guardedConflict(policy: ToolSandbox, workspace: string, guarded:
       const real = realDeclaredPath(declared, workspace);
       const hidden = guarded.hide.find((folder) => isInside(real, folder));
       if (hidden !== undefined) return `the tool declares filesystem.${kind} '${declared}' (really ${real}), which is inside the gateway's hidden path ${hidden}: no tool may see it`;
-      const protectedPath = kind === 'write' ? guarded.protect.find((folder) => isInside(real, folder)) : undefined;
+      // the workspace is writable wherever it is (a read-only folder around it does not cover it): so is what is in it
+      const protectedPath = kind === 'write' && !isInside(real, workspace) ? guarded.protect.find((folder) => isInside(real, folder)) : undefined;
       if (protectedPath !== undefined) return `the tool declares filesystem.write '${declared}' (really ${real}), which is inside the read-only path ${protectedPath}: no tool may change it`;
     }
   }

@@ -64,6 +64,14 @@ describeWithBubblewrap('declared paths into the gateway’s hidden and read-only
     });
   }
 
+  it('lets a tool whose workspace is inside the read-only repository write what it declares inside that workspace', async () => {
+    const inner = join(repository, 'tools', 'builder');
+    await mkdir(join(inner, 'out'), { recursive: true });
+    const result = await runProcess({ ...sh('echo built > out/artifact', { filesystem: { write: ['out'] } }), cwd: inner, isolation: { sandbox, workspace: inner, declared: { filesystem: { write: ['out'] } } } });
+    expect(result).toMatchObject({ ok: true });
+    expect(await readFile(join(inner, 'out', 'artifact'), 'utf8')).toBe('built\n');
+  });
+
   it('still hides a guarded folder inside a declared writable one, and lets a tool read inside the read-only one', async () => {
     const result = await runProcess(sh(`cat ${join(cache, 'secret')} 2>/dev/null; ls -A ${cache}; cat ${join(repository, '.git', 'config')}; echo changed > ${join(repository, '.git', 'config')} 2>/dev/null; true`, { filesystem: { write: [temp.path], read: [join(repository, '.git')] } }));
     expect(result).toMatchObject({ ok: true });
