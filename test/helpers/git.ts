@@ -29,7 +29,8 @@ export async function git(cwd: string, ...args: string[]): Promise<string> {
 /** A temporary folder removed by the returned cleanup. */
 export async function makeTempDir(prefix = 'hldp-test-'): Promise<{ path: string; cleanup: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
-  return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
+  // retries: a sandbox launcher discarded while it set up may still make a mount point in it for a moment
+  return { path, cleanup: () => rm(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) };
 }
 
 /** Writes files (relative path → content; null deletes) into a folder. */

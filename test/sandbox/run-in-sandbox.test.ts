@@ -21,7 +21,11 @@ describeWithBubblewrap('runProcess in the bubblewrap sandbox', () => {
     await mkdir(join(workspace, 'hidden'), { recursive: true });
     sandbox = await createSandbox({ mode: 'auto', hide: [join(workspace, 'hidden')] });
   });
-  afterAll(() => temp?.cleanup());
+  afterAll(async () => {
+    // stop its waiting launchers first: one still setting up makes its mount points in the workspace while it is removed
+    sandbox?.close();
+    await temp?.cleanup();
+  });
 
   it('runs with no capabilities and no new privileges, in namespaces of its own', async () => {
     const result = await runProcess(sh('grep -E "^(CapEff|NoNewPrivs)" /proc/self/status; hostname'));
