@@ -16,29 +16,47 @@ export function prlimitArguments(limits: ResourceLimits, processes: boolean): st
 /** The status and the line a limits prelude fails with: the tool never ran. */
 export const PRELUDE_FAILURE = { status: 125, line: 'hldp-sandbox: the limits of this run could not be set' };
 
+/** One word for the shell, whatever it holds (a NUL never gets here): single quotes, each `'` as `'\''`. */
+export function shellWord(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/** Statements run as one: if any fails, the shell says so on stderr and the run stops with the prelude's status. */
+function allOrStop(statements: string[]): string {
+  return `{ ${statements.join(' && ')}; } || { echo '${PRELUDE_FAILURE.line}' >&2; exit ${PRELUDE_FAILURE.status}; }`;
+}
+
 /**
- * Shell statements that put the shell in the run's pids cgroup (`0` is the writer itself, in any PID namespace)
- * and set the other limits with `ulimit` (POSIX units: KiB for data, 512-byte blocks for files; CPU soft before
- * hard). One shell the run starts anyway (the namespace's init, or a launcher before bubblewrap) does it, saving a
- * process; if any of it fails, the run stops there.
+ * `ulimit` statements (POSIX units: KiB for data, 512-byte blocks for files; CPU soft before hard). Inside the
+ * sandbox no capability is left: a limit can only be lowered, never raised again by the tool.
  */
-export function limitsPrelude(cgroupProcs: string, limits: ResourceLimits): string {
-  const quoted = `'${cgroupProcs.replaceAll("'", "'\\''")}'`;
-  const statements = [
-    `echo 0 > ${quoted}`,
+function ulimitStatements(limits: ResourceLimits): string[] {
+  return [
     `ulimit -d ${Math.max(1, Math.floor(limits.memory / 1024))}`,
     `ulimit -S -t ${limits.cpu_seconds}`,
     `ulimit -H -t ${limits.cpu_seconds + 1}`,
     `ulimit -f ${Math.max(1, Math.floor(limits.file_size / 512))}`,
     'ulimit -c 0',
   ];
-  return `{ ${statements.join(' && ')}; } || { echo '${PRELUDE_FAILURE.line}' >&2; exit ${PRELUDE_FAILURE.status}; }`;
+}
+
+/** The run's limits as `ulimit` statements; the run stops if one fails. */
+export function ulimits(limits: ResourceLimits): string {
+  return allOrStop(ulimitStatements(limits));
+}
+
+/**
+ * Shell statements that put the shell in the run's pids cgroup (`0` is the writer itself, in any PID namespace)
+ * and set the other limits with `ulimit`. One shell the run starts anyway (the namespace's init, or a launcher
+ * before bubblewrap) does it, saving a process; if any of it fails, the run stops there.
+ */
+export function limitsPrelude(cgroupProcs: string, limits: ResourceLimits): string {
+  return allOrStop([`echo 0 > ${shellWord(cgroupProcs)}`, ...ulimitStatements(limits)]);
 }
 
 /** The statement that puts the shell running it in a pids cgroup before it execs anything; the run stops if it fails. */
 export function cgroupJoin(cgroupProcs: string): string {
-  const quoted = `'${cgroupProcs.replaceAll("'", "'\\''")}'`;
-  return `{ echo 0 > ${quoted}; } || { echo '${PRELUDE_FAILURE.line}' >&2; exit ${PRELUDE_FAILURE.status}; }`;
+  return allOrStop([`echo 0 > ${shellWord(cgroupProcs)}`]);
 }
 
 /** What the end of a run says about its limits. */

@@ -1,6 +1,6 @@
 import type { ResourceLimits } from '../core/index.js';
 import { findProgram } from './find-program.js';
-import { PRELUDE_FAILURE } from './resource-limits.js';
+import { PRELUDE_FAILURE, shellWord, ulimits } from './resource-limits.js';
 
 /** The descriptor a waiting launcher waits on: a line there says its script is written (the status descriptor is 3). */
 export const CONTROL_FD = 4;
@@ -23,11 +23,6 @@ export function waitForScript(): string {
   return `IFS= read -r go <&${CONTROL_FD} || exit ${PRELUDE_FAILURE.status}\nexec ${CONTROL_FD}<&-\n. /dev/fd/${SCRIPT_FD}`;
 }
 
-/** One word for the shell, whatever it holds (a NUL never gets here): single quotes, each `'` as `'\''`. */
-export function shellWord(text: string): string {
-  return `'${text.replaceAll("'", "'\\''")}'`;
-}
-
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Whether a shell can give the process exactly this environment (`export` takes identifiers only). */
@@ -46,21 +41,6 @@ export interface WarmRun {
   argv: readonly string[];
   /** run the program as PID 2 under this shell as the namespace's init, instead of in its place */
   init?: boolean;
-}
-
-/**
- * `ulimit` statements (POSIX units: KiB for data, 512-byte blocks for files; CPU soft before hard). Inside the
- * sandbox no capability is left: a limit can only be lowered, never raised again by the tool.
- */
-function ulimits(limits: ResourceLimits): string {
-  const statements = [
-    `ulimit -d ${Math.max(1, Math.floor(limits.memory / 1024))}`,
-    `ulimit -S -t ${limits.cpu_seconds}`,
-    `ulimit -H -t ${limits.cpu_seconds + 1}`,
-    `ulimit -f ${Math.max(1, Math.floor(limits.file_size / 512))}`,
-    'ulimit -c 0',
-  ];
-  return `{ ${statements.join(' && ')}; } || { echo '${PRELUDE_FAILURE.line}' >&2; exit ${PRELUDE_FAILURE.status}; }`;
 }
 
 // the namespace's init: the tool as PID 2 with the shell's stdin handed on through descriptor 3 (a background job
