@@ -1,4 +1,4 @@
-import type { Receipt, ToolIndex } from '../core/index.js';
+import type { Receipt, RejectedCall, ToolIndex } from '../core/index.js';
 import type { EventHub, HldpEvent } from '../events/index.js';
 
 /** Who is signed in: a name, and whether they may decide approvals. */
@@ -24,19 +24,6 @@ export interface ConsoleReceiptQuery {
   text?: string;
   limit: number;
   offset: number;
-}
-
-/** A call refused before anything ran, as the store keeps it (`GET /v1/rejections`). */
-export interface ConsoleRejection {
-  id: string;
-  at: string;
-  caller: string | null;
-  session: string | null;
-  tool: string;
-  code: string;
-  reason: string;
-  /** the params as sent, secrets redacted */
-  params: unknown;
 }
 
 /** Which rejected calls the rejected view asks for, newest first. */
@@ -94,7 +81,7 @@ export interface ConsoleBackend {
   receipts(query: ConsoleReceiptQuery): Promise<Receipt[]>;
   receipt(id: string): Promise<Receipt | undefined>;
   /** the calls refused before they ran, from the store (kept after the event backlog rolled over) */
-  rejections(query: ConsoleRejectionQuery): Promise<ConsoleRejection[]>;
+  rejections(query: ConsoleRejectionQuery): Promise<RejectedCall[]>;
   registry(): { index: ToolIndex; scanError?: { message: string; at: string } };
   sessions(): Promise<ConsoleSessionSummary[]>;
   approvals: {

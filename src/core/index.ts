@@ -48,6 +48,7 @@ export type { ExecutionResult, Receipt, ReceiptApproval, ReceiptSource } from '.
 export type { ProgressUpdate } from './progress.js';
 export type { Candidate, MatchConfidence, MatchResult, MatchStage, NearMiss } from './match-result.js';
 export type { MatchOutcome, UsageEvent } from './usage-event.js';
+export type { RejectedCall } from './rejected-call.js';
 export { PLACEHOLDER_PATTERN, listPlaceholders, wholePlaceholder, type Placeholder } from './template.js';
 export { isCodeBearingVariable, parameterVariableProblem } from './environment-names.js';
 export { isLoopback } from './loopback.js';

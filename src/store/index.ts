@@ -20,7 +20,6 @@ export type {
   PruneResult,
   ReceiptQuery,
   ReceiptStore,
-  RejectedCall,
   RejectionQuery,
   RejectionStore,
   RetentionPolicy,

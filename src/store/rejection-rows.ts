@@ -1,6 +1,7 @@
+import type { RejectedCall } from '../core/index.js';
 import { canonicalJson } from './canonical-params.js';
 import { sinceMs } from './receipt-rows.js';
-import type { RejectedCall, RejectionQuery } from './store.js';
+import type { RejectionQuery } from './store.js';
 
 /** How much of a rejected call's params is kept: they may be anything a caller sent. */
 export const MAX_REJECTED_PARAMS_CHARS = 8192;

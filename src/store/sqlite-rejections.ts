@@ -1,7 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
+import type { RejectedCall } from '../core/index.js';
 import { rejectionFilters, rejectionRow, toRejection, type RejectionRow } from './rejection-rows.js';
 import { PRUNE_BATCH, pruneInBatches, retentionCutoff } from './retention.js';
-import type { RejectedCall, RejectionQuery, RejectionStore, RetentionPolicy } from './store.js';
+import type { RejectionQuery, RejectionStore, RetentionPolicy } from './store.js';
 
 /** Rejected calls in the `rejected_calls` table. */
 export class SqliteRejectionStore implements RejectionStore {

@@ -1,4 +1,4 @@
-import type { AccessGate, ExecutorName, Receipt, UsageEvent } from '../core/index.js';
+import type { AccessGate, ExecutorName, Receipt, RejectedCall, UsageEvent } from '../core/index.js';
 import type { AgentSessionStore } from './agent-sessions.js';
 
 /** Which receipts to read: newest first, filtered, one page at a time. */
@@ -142,21 +142,6 @@ export interface ApprovalStore {
    * run has not stored its receipt yet (for a day after the decision).
    */
   prune(policy: RetentionPolicy): Promise<number>;
-}
-
-/** A call refused before it could run (an unknown tool, invalid params, a forbidden tool, a deadline not allowed): a record, not a receipt. */
-export interface RejectedCall {
-  type: 'rejected';
-  id: string;
-  at: string;
-  caller: string | null;
-  session: string | null;
-  tool: string;
-  /** the refusal's code: TOOL_NOT_FOUND, INVALID_PARAMS, TOOL_FORBIDDEN, TIMEOUT_NOT_ALLOWED, … */
-  code: string;
-  reason: string;
-  /** the params as sent, secrets redacted; over 8 KiB of JSON, the head of that text with the cut counted */
-  params: unknown;
 }
 
 /** Which rejected calls to read: newest first, filtered, one page at a time. */

@@ -1,4 +1,5 @@
-import type { ConsoleRejection, ConsoleRejectionQuery } from '../console-backend.js';
+import type { RejectedCall } from '../../core/index.js';
+import type { ConsoleRejectionQuery } from '../console-backend.js';
 import { html, type Html } from '../html.js';
 import { firstLine, time } from './layout.js';
 
@@ -53,7 +54,7 @@ function paramsText(params: unknown): string {
  * Calls refused before anything ran, newest first, from the store: they stay after the event backlog has rolled
  * over. `everyone`: the viewer sees every caller's, not only its own.
  */
-export function rejectedView(rejections: ConsoleRejection[], filters: RejectionFilters, everyone = true): Html {
+export function rejectedView(rejections: RejectedCall[], filters: RejectionFilters, everyone = true): Html {
   const shown = rejections.slice(0, PAGE);
   return html`<h1>Rejected calls</h1>
 <form class="filters" method="get" action="/console/rejected">

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RejectedCall } from '../../store/index.js';
+import type { RejectedCall } from '../../core/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import { tooDeepParams } from './unknown-tool.js';
 
