@@ -1,30 +1,22 @@
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from '../approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from '../retention.js';
 import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalStore, NewApproval, RetentionPolicy } from '../store.js';
-import type { Database } from './database.js';
+import { PostgresTable } from './postgres-table.js';
 
 const COLUMNS = APPROVAL_COLUMNS.split(', ') as Array<keyof ApprovalRow>;
 
 /** Approval requests in PostgreSQL; a decision is one conditional UPDATE, so exactly one decider on any instance wins. */
-export class PostgresApprovalStore implements ApprovalStore {
-  readonly #sql: Database;
-  readonly #now: () => number;
-
-  constructor(sql: Database, options: { now: () => number }) {
-    this.#sql = sql;
-    this.#now = options.now;
-  }
-
+export class PostgresApprovalStore extends PostgresTable implements ApprovalStore {
   async prune(policy: RetentionPolicy): Promise<number> {
     return pruneInBatches(async () => {
-      const now = this.#now();
+      const now = this.now();
       // the oldest of the newest max_rows: anything before it is beyond them (none: nothing is)
       const beyond =
         policy.maxRows === undefined
-          ? this.#sql`false`
-          : this.#sql`(created_ms, id) < (SELECT created_ms, id FROM approvals ORDER BY created_ms DESC, id DESC LIMIT 1 OFFSET ${policy.maxRows - 1})`;
+          ? this.sql`false`
+          : this.sql`(created_ms, id) < (SELECT created_ms, id FROM approvals ORDER BY created_ms DESC, id DESC LIMIT 1 OFFSET ${policy.maxRows - 1})`;
       // decided, its receipt stored (or the grace past), and too old or beyond the newest max_rows
-      const result = await this.#sql`
+      const result = await this.sql`
         DELETE FROM approvals WHERE id IN (
           SELECT id FROM approvals
           WHERE status <> 'pending' AND (receipt_id IS NOT NULL OR decided_ms < ${now - APPROVAL_RUN_GRACE_MS})
@@ -35,18 +27,18 @@ export class PostgresApprovalStore implements ApprovalStore {
   }
 
   async create(request: NewApproval): Promise<ApprovalRecord> {
-    const row = approvalRow(request, this.#now());
-    await this.#sql`INSERT INTO approvals ${this.#sql(row, ...COLUMNS)}`;
+    const row = approvalRow(request, this.now());
+    await this.sql`INSERT INTO approvals ${this.sql(row, ...COLUMNS)}`;
     return toApproval(row);
   }
 
   async get(id: string): Promise<ApprovalRecord | undefined> {
-    const [row] = await this.#sql<ApprovalRow[]>`SELECT ${this.#sql(COLUMNS)} FROM approvals WHERE id = ${id}`;
+    const [row] = await this.sql<ApprovalRow[]>`SELECT ${this.sql(COLUMNS)} FROM approvals WHERE id = ${id}`;
     return row && toApproval(row);
   }
 
   async byTokenHash(tokenHash: string): Promise<ApprovalRecord | undefined> {
-    const [row] = await this.#sql<ApprovalRow[]>`SELECT ${this.#sql(COLUMNS)} FROM approvals WHERE token_hash = ${tokenHash}`;
+    const [row] = await this.sql<ApprovalRow[]>`SELECT ${this.sql(COLUMNS)} FROM approvals WHERE token_hash = ${tokenHash}`;
     return row && toApproval(row);
   }
 
@@ -54,27 +46,27 @@ export class PostgresApprovalStore implements ApprovalStore {
     const { where, values, limit, offset } = approvalFilters(query);
     let index = 0;
     const text = `SELECT ${APPROVAL_COLUMNS} FROM approvals ${where.replace(/\?/g, () => `$${++index}`)} ORDER BY created_ms DESC, id DESC LIMIT $${++index} OFFSET $${++index}`;
-    const rows = await this.#sql.unsafe<ApprovalRow[]>(text, [...values, limit, offset]);
+    const rows = await this.sql.unsafe<ApprovalRow[]>(text, [...values, limit, offset]);
     return rows.map(toApproval);
   }
 
   async decide(id: string, decision: ApprovalDecision): Promise<ApprovalRecord | undefined> {
-    const now = this.#now();
+    const now = this.now();
     // READ COMMITTED: a second UPDATE of the row waits for the first to commit, then sees it decided and matches nothing
-    const expiry = decision.status === 'expired' ? this.#sql`expires_ms <= ${now}` : this.#sql`expires_ms > ${now}`;
-    const [row] = await this.#sql<ApprovalRow[]>`
+    const expiry = decision.status === 'expired' ? this.sql`expires_ms <= ${now}` : this.sql`expires_ms > ${now}`;
+    const [row] = await this.sql<ApprovalRow[]>`
       UPDATE approvals SET status = ${decision.status}, decided_ms = ${now}, decided_by = ${decision.by}, decision_reason = ${decision.reason}, decided_via = ${decision.via}
       WHERE id = ${id} AND status = 'pending' AND ${expiry}
-      RETURNING ${this.#sql(COLUMNS)}`;
+      RETURNING ${this.sql(COLUMNS)}`;
     return row && toApproval(row);
   }
 
   async settle(id: string, receiptId: string): Promise<void> {
-    await this.#sql`UPDATE approvals SET receipt_id = ${receiptId} WHERE id = ${id} AND receipt_id IS NULL`;
+    await this.sql`UPDATE approvals SET receipt_id = ${receiptId} WHERE id = ${id} AND receipt_id IS NULL`;
   }
 
   async due(limit: number): Promise<ApprovalRecord[]> {
-    const rows = await this.#sql<ApprovalRow[]>`SELECT ${this.#sql(COLUMNS)} FROM approvals WHERE status = 'pending' AND expires_ms <= ${this.#now()} ORDER BY expires_ms LIMIT ${limit}`;
+    const rows = await this.sql<ApprovalRow[]>`SELECT ${this.sql(COLUMNS)} FROM approvals WHERE status = 'pending' AND expires_ms <= ${this.now()} ORDER BY expires_ms LIMIT ${limit}`;
     return rows.map(toApproval);
   }
 }

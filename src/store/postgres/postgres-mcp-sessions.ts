@@ -1,38 +1,30 @@
 import { toRecord, type McpSessionRow } from '../sqlite-mcp-sessions.js';
 import type { McpSessionRecord, McpSessionStore } from '../store.js';
-import type { Database } from './database.js';
+import { PostgresTable } from './postgres-table.js';
 
 /** MCP sessions in PostgreSQL: any instance can serve a session another one opened. */
-export class PostgresMcpSessionStore implements McpSessionStore {
-  readonly #sql: Database;
-  readonly #now: () => number;
-
-  constructor(sql: Database, options: { now: () => number }) {
-    this.#sql = sql;
-    this.#now = options.now;
-  }
-
+export class PostgresMcpSessionStore extends PostgresTable implements McpSessionStore {
   async create(record: { id: string; initialize: Record<string, unknown>; options?: Record<string, unknown> }): Promise<void> {
-    const now = this.#now();
-    await this.#sql`
+    const now = this.now();
+    await this.sql`
       INSERT INTO mcp_sessions (id, initialize, options, created_ms, seen_ms)
       VALUES (${record.id}, ${JSON.stringify(record.initialize)}, ${JSON.stringify(record.options ?? {})}, ${now}, ${now})`;
   }
 
   async get(id: string): Promise<McpSessionRecord | undefined> {
-    const [row] = await this.#sql<McpSessionRow[]>`SELECT id, initialize, options, created_ms FROM mcp_sessions WHERE id = ${id}`;
+    const [row] = await this.sql<McpSessionRow[]>`SELECT id, initialize, options, created_ms FROM mcp_sessions WHERE id = ${id}`;
     return row && toRecord(row);
   }
 
   async delete(id: string): Promise<void> {
-    await this.#sql`DELETE FROM mcp_sessions WHERE id = ${id}`;
+    await this.sql`DELETE FROM mcp_sessions WHERE id = ${id}`;
   }
 
   async touch(id: string): Promise<void> {
-    await this.#sql`UPDATE mcp_sessions SET seen_ms = ${this.#now()} WHERE id = ${id}`;
+    await this.sql`UPDATE mcp_sessions SET seen_ms = ${this.now()} WHERE id = ${id}`;
   }
 
   async purge(idleMs: number): Promise<number> {
-    return (await this.#sql`DELETE FROM mcp_sessions WHERE seen_ms < ${this.#now() - idleMs}`).count;
+    return (await this.sql`DELETE FROM mcp_sessions WHERE seen_ms < ${this.now() - idleMs}`).count;
   }
 }

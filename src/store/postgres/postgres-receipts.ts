@@ -5,6 +5,7 @@ import { duplicateReceipt, pageOf, sinceMs, startedMs, type PendingReceipt } fro
 import { PRUNE_BATCH, prunablePrefix } from '../retention.js';
 import type { ChainLink, ChainReport, PruneResult, ReceiptQuery, ReceiptStore, RetentionPolicy } from '../store.js';
 import type { Database } from './database.js';
+import { PostgresTable } from './postgres-table.js';
 import { LOCKS } from './postgres-migrations.js';
 
 const VERIFY_PAGE = 10_000;
@@ -13,14 +14,11 @@ const VERIFY_PAGE = 10_000;
  * Receipts in PostgreSQL, one hash chain for every instance: each batch of receipts is linked under one
  * `pg_advisory_xact_lock`, so instances take turns at the head (see the README for why one chain, not one per instance).
  */
-export class PostgresReceiptStore implements ReceiptStore {
-  readonly #sql: Database;
-  readonly #now: () => number;
+export class PostgresReceiptStore extends PostgresTable implements ReceiptStore {
   readonly #writer: BatchWriter<PendingReceipt>;
 
   constructor(sql: Database, options: { now: () => number }) {
-    this.#sql = sql;
-    this.#now = options.now;
+    super(sql, options);
     this.#writer = new BatchWriter((batch) => this.#append(batch));
   }
 
@@ -36,7 +34,7 @@ export class PostgresReceiptStore implements ReceiptStore {
 
   async #append(batch: PendingReceipt[]): Promise<BatchOutcome> {
     const ids = batch.map(({ receipt }) => receipt.id);
-    return this.#sql.begin(async (sql) => {
+    return this.sql.begin(async (sql) => {
       // sent together: the head and the duplicates are read after the lock is granted, each statement with a fresh snapshot
       const [, [head], stored] = await Promise.all([
         sql`SELECT pg_advisory_xact_lock(${LOCKS.chain.toString()}::bigint)`,
@@ -65,12 +63,12 @@ export class PostgresReceiptStore implements ReceiptStore {
   }
 
   async get(id: string): Promise<Receipt | undefined> {
-    const [row] = await this.#sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE id = ${id}`;
+    const [row] = await this.sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE id = ${id}`;
     return row ? (JSON.parse(row.body) as Receipt) : undefined;
   }
 
   async list(query: ReceiptQuery = {}): Promise<Receipt[]> {
-    const sql = this.#sql;
+    const sql = this.sql;
     const since = query.since === undefined ? undefined : sinceMs(query.since);
     const { limit, offset } = pageOf(query);
     const rows = await sql<Array<{ body: string }>>`
@@ -92,7 +90,7 @@ export class PostgresReceiptStore implements ReceiptStore {
   /** Walks the chain inside one REPEATABLE READ transaction (one snapshot while calls go on), through a cursor. */
   async verify(): Promise<ChainReport> {
     await this.#writer.flush();
-    return this.#sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (sql) => {
+    return this.sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (sql) => {
       const [[checkpointRow], [headRow]] = await Promise.all([
         sql<ChainLink[]>`SELECT seq, hash FROM receipt_checkpoints ORDER BY seq DESC LIMIT 1`,
         sql<ChainLink[]>`SELECT seq, hash FROM receipt_chain WHERE id = 1`,
@@ -114,7 +112,7 @@ export class PostgresReceiptStore implements ReceiptStore {
   async prune(policy: RetentionPolicy, options: { signal?: AbortSignal } = {}): Promise<PruneResult> {
     let total = 0;
     for (;;) {
-      const pass = await this.#sql.begin(async (sql) => {
+      const pass = await this.sql.begin(async (sql) => {
         const [[lock], [checkpointRow], [head]] = await Promise.all([
           sql<Array<{ granted: boolean }>>`SELECT pg_try_advisory_xact_lock(${LOCKS.prune.toString()}::bigint) AS granted`,
           sql<ChainLink[]>`SELECT seq, hash FROM receipt_checkpoints ORDER BY seq DESC LIMIT 1`,
@@ -124,12 +122,12 @@ export class PostgresReceiptStore implements ReceiptStore {
         if (!lock?.granted) return { deleted: 0, checkpoint, busy: true };
         const oldest = await sql<Array<{ seq: number; started_ms: number; hash: string }>>`
           SELECT seq, started_ms, hash FROM receipts WHERE seq > ${checkpoint.seq} ORDER BY seq LIMIT ${PRUNE_BATCH}`;
-        const count = prunablePrefix(oldest, (head ?? GENESIS).seq, policy, this.#now());
+        const count = prunablePrefix(oldest, (head ?? GENESIS).seq, policy, this.now());
         if (count === 0) return { deleted: 0, checkpoint, busy: false };
         const last = oldest[count - 1]!;
         const [deleted] = await Promise.all([
           sql`DELETE FROM receipts WHERE seq <= ${last.seq}`,
-          sql`INSERT INTO receipt_checkpoints (seq, hash, pruned_ms, deleted) VALUES (${last.seq}, ${last.hash}, ${this.#now()}, ${count})`,
+          sql`INSERT INTO receipt_checkpoints (seq, hash, pruned_ms, deleted) VALUES (${last.seq}, ${last.hash}, ${this.now()}, ${count})`,
         ]);
         return { deleted: deleted.count, checkpoint: { seq: last.seq, hash: last.hash }, busy: false };
       });
