@@ -5,7 +5,6 @@
 // 2. over HTTP: POST /v1/call of an allowed `true` tool against two real `hldp serve` processes over those two
 //    registries, alternated, at concurrency 1.
 // Usage: npm run bench:http:policy [-- --tools 10000 --rules 100 --calls 20000 --requests 1000]
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,7 +16,7 @@ import { accessRights } from '../../src/policy/index.js';
 import { createMatcher } from '../../src/matcher/index.js';
 import { loadConfig } from '../../src/gateway/config/index.js';
 import { makeTempDir, makeToolYaml, writeFiles } from '../../test/helpers/git.js';
-import { HLDP_BIN } from '../../test/helpers/run-cli.js';
+import { spawnService, type ServiceProcess } from '../../test/helpers/spawn-service.js';
 
 const { values } = parseArgs({ options: { tools: { type: 'string', default: '10000' }, rules: { type: 'string', default: '100' }, calls: { type: 'string', default: '20000' }, requests: { type: 'string', default: '1000' } } });
 const toolCount = Number(values.tools);
@@ -91,19 +90,9 @@ for (let round = 0; round < calls; round += 1) {
 const inProcess = { with: summary(samples.with), without: summary(samples.without) };
 
 // 2. over HTTP: two real servers, the same calls
-async function serve(repo: string, withPolicies: boolean): Promise<{ url: string; stop: () => Promise<void> }> {
-  const env = { ...process.env, HLDP_CACHE_DIR: join(temp.path, `serve-cache-${withPolicies}`), HLDP_DATA_DIR: join(temp.path, `data-${withPolicies}`), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_POLL_INTERVAL_MS: '0' };
-  const child = spawn(process.execPath, [HLDP_BIN, 'serve', '--repo', repo, '--port', '0', ...(withPolicies ? ['--config', configFile] : [])], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk;
-      const match = / at (http:\/\/[\d.:]+)\n/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', () => reject(new Error(stderr)));
-  });
-  return { url, stop: () => new Promise((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
+function serve(repo: string, withPolicies: boolean): Promise<ServiceProcess> {
+  const env = { HLDP_CACHE_DIR: join(temp.path, `serve-cache-${withPolicies}`), HLDP_DATA_DIR: join(temp.path, `data-${withPolicies}`), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_POLL_INTERVAL_MS: '0' };
+  return spawnService(['serve', '--repo', repo, '--port', '0', ...(withPolicies ? ['--config', configFile] : [])], env, / at (http:\/\/[\d.:]+)\n/);
 }
 const servers = { with: await serve(withRepo, true), without: await serve(withoutRepo, false) };
 const pools = { with: new Pool(servers.with.url, { connections: 1 }), without: new Pool(servers.without.url, { connections: 1 }) };

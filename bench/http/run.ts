@@ -4,7 +4,6 @@
 // loop spent inside child_process spawns (the fork of the process, and the child's exec, which libuv waits for): its
 // share of the server's CPU time (read from /proc) and per call (bench/http/spawn-timer.cjs, preloaded).
 // Usage: npm run bench:http [-- --requests 2000 --concurrency 1,16,64]
-import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
@@ -16,7 +15,7 @@ import { execute } from '../../src/executors/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { scanOnce } from '../../src/scanner/index.js';
 import { makeTempDir, makeToolYaml, writeFiles } from '../../test/helpers/git.js';
-import { HLDP_BIN } from '../../test/helpers/run-cli.js';
+import { spawnService } from '../../test/helpers/spawn-service.js';
 
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '1,16,64' } } });
 const total = Number(values.requests);
@@ -27,8 +26,9 @@ const repo = join(temp.path, 'repo');
 await writeFiles(repo, { 'tools/true-tool/TOOL.hdlp': makeToolYaml('true-tool', { executor: 'shell', method: 'run', shell: '{ argv: ["true"] }' }) });
 const SPAWN_TIMER = new URL('./spawn-timer.cjs', import.meta.url).pathname;
 const spawnFile = join(temp.path, 'spawns.json');
-const env = { ...process.env, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_POLL_INTERVAL_MS: '0', HLDP_BENCH_SPAWN_FILE: spawnFile };
-const child = spawn(process.execPath, ['--require', SPAWN_TIMER, HLDP_BIN, 'serve', '--repo', repo, '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_POLL_INTERVAL_MS: '0', HLDP_BENCH_SPAWN_FILE: spawnFile };
+const server = await spawnService(['serve', '--repo', repo, '--port', '0'], env, / at (http:\/\/[\d.:]+)\n/, ['--require', SPAWN_TIMER]);
+const { child, url } = server;
 // the same timer in this process, for the in-process side
 const ownSpawns = createRequire(import.meta.url)(SPAWN_TIMER) as SpawnTotals;
 
@@ -72,15 +72,6 @@ async function withSpawnShare(pid: number, totals: () => Promise<SpawnTotals>, r
   const cpu = cpuAfter - cpuBefore;
   return { ...result, spawns, spawn_ms_per_spawn: +(spawnMs / Math.max(1, spawns)).toFixed(3), spawn_share_of_wall: +(spawnMs / wall).toFixed(3), cpu_ms_per_call: +(cpu / total).toFixed(2) };
 }
-const url = await new Promise<string>((resolve, reject) => {
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk;
-    const match = / at (http:\/\/[\d.:]+)\n/.exec(stderr);
-    if (match) resolve(match[1]!);
-  });
-  child.once('exit', () => reject(new Error(stderr)));
-});
 const tool = (await scanOnce(repo, { cacheDir: join(temp.path, 'cache') })).tools[0]!;
 
 function percentile(samples: number[], p: number): number {
@@ -135,8 +126,7 @@ for (const concurrency of levels) {
 }
 const loadAfter = loadavg().map((value) => +value.toFixed(2));
 await pool.close();
-child.kill('SIGTERM');
-await new Promise((resolve) => child.once('exit', resolve));
+await server.stop();
 const database = new BetterSqlite3(join(temp.path, 'data', 'receipts.db'), { readonly: true });
 const stored = (database.prepare('SELECT count(*) AS n FROM receipts').get() as { n: number }).n;
 database.close();

@@ -10,9 +10,9 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `hldp <args>` and waits for the line announcing its URL on stderr. */
-export function spawnService(args: string[], env: NodeJS.ProcessEnv, announce: RegExp): Promise<ServiceProcess> {
-  const child = track(spawn(process.execPath, [HLDP_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+/** Starts `hldp <args>` (node given `nodeArguments` first, e.g. `--require`) and waits for the line announcing its URL on stderr. */
+export function spawnService(args: string[], env: NodeJS.ProcessEnv, announce: RegExp, nodeArguments: string[] = []): Promise<ServiceProcess> {
+  const child = track(spawn(process.execPath, [...nodeArguments, HLDP_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
