@@ -96,4 +96,8 @@ export interface ConsoleBackend {
    * cookie's signature: rotating the token ends every sign-in made with the old one, at every instance
    */
   sessionBinding(name: string): string | undefined;
+  /** records that the sign-in `id` (its cookie's nonce) is signed out until `expiresMs`, for every instance sharing the store */
+  signOut(id: string, expiresMs: number): Promise<void>;
+  /** whether the sign-in `id` was signed out, at this instance or any other */
+  signedOut(id: string): Promise<boolean>;
 }

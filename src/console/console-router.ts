@@ -54,13 +54,21 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
   const send = (response: Response, markup: Html, status = 200): void => {
     response.status(status).type('html').setHeader('cache-control', 'no-store').send(markup.text);
   };
-  const signedIn = (request: Request): Signed | undefined => {
+  // a cookie signed out at any instance is refused: the store says so (a store that does not answer is a refusal, below)
+  const signedIn = async (request: Request): Promise<Signed | undefined> => {
     const session = sessions.read(cookieValue(request, SESSION_COOKIE), (name) => backend.sessionBinding(name));
     const principal = session && backend.principal(session.principal);
-    return session && principal ? { session, principal, viewer: { name: principal.name, csrf: session.csrf } } : undefined;
+    if (!session || !principal || (await backend.signedOut(session.nonce))) return undefined;
+    return { session, principal, viewer: { name: principal.name, csrf: session.csrf } };
   };
-  const requireSignIn = (request: Request, response: Response, next: NextFunction): void => {
-    const signed = signedIn(request);
+  const requireSignIn = async (request: Request, response: Response, next: NextFunction): Promise<void> => {
+    let signed: Signed | undefined;
+    try {
+      signed = await signedIn(request);
+    } catch (error) {
+      response.status(503).json({ code: 'STORE_UNAVAILABLE', error: `cannot tell whether this sign-in was signed out, so it is refused: the store does not answer (${(error as Error).message}); try again when GET /healthz says ok` });
+      return;
+    }
     if (signed) {
       response.locals.signed = signed;
       next();
@@ -95,8 +103,9 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     response.type(asset.type).setHeader('cache-control', 'no-cache').send(body);
   });
 
-  router.get('/console/sign-in', (request, response) => {
-    if (signedIn(request)) return response.redirect(303, '/console/failures');
+  router.get('/console/sign-in', async (request, response) => {
+    // a store that does not answer leaves the person on the sign-in page (fail closed)
+    if (await signedIn(request).catch(() => undefined)) return response.redirect(303, '/console/failures');
     send(response, signInPage({ credentialsRequired: backend.credentialsRequired, next: safeNext(request.query.next) }));
   });
 
@@ -121,8 +130,15 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
 
   router.use('/console', requireSignIn);
 
-  router.post('/console/sign-out', form, requireCsrf, (_request, response) => {
-    sessions.revoke(signed(response).session);
+  router.post('/console/sign-out', form, requireCsrf, async (_request, response) => {
+    const { session } = signed(response);
+    try {
+      await backend.signOut(session.nonce, session.expires);
+    } catch (error) {
+      // the cookie stays, so that the person can sign out again once the store answers
+      response.status(503).json({ code: 'STORE_UNAVAILABLE', error: `not signed out: the store did not record it (${(error as Error).message}), and other instances would still take this sign-in; try again when GET /healthz says ok` });
+      return;
+    }
     response.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'strict', secure: options.secureCookies === true, path: '/' });
     response.redirect(303, '/console/sign-in');
   });

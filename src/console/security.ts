@@ -50,7 +50,6 @@ const base64url = (buffer: Buffer): string => buffer.toString('base64url');
 export class ConsoleSessions {
   readonly #key: Buffer;
   readonly #ttlMs: number;
-  readonly #revoked = new Map<string, number>();
 
   constructor(key: Buffer, ttlMs = 12 * 60 * 60_000) {
     this.#key = key;
@@ -67,7 +66,8 @@ export class ConsoleSessions {
 
   /**
    * The session a cookie value stands for, if its signature holds for the principal's current binding (`bindingOf`
-   * answers undefined for a principal that no longer exists) and it has not expired or been signed out.
+   * answers undefined for a principal that no longer exists) and it has not expired. Whether it was signed out is
+   * the store's to say (`ConsoleBackend.signedOut`, shared by every instance).
    */
   read(value: string | undefined, bindingOf: (principal: string) => string | undefined, now = Date.now()): ConsoleSession | undefined {
     if (!value) return undefined;
@@ -87,15 +87,8 @@ export class ConsoleSessions {
     const expected = Buffer.from(this.#sign(payload, binding));
     const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-    if (parsed.e <= now || this.#revoked.has(parsed.n)) return undefined;
+    if (parsed.e <= now) return undefined;
     return { principal: parsed.p, expires: parsed.e, nonce: parsed.n, csrf: this.#csrf(parsed.n) };
-  }
-
-  /** Signs a session out (in this process: cookies are also cleared in the browser). */
-  revoke(session: ConsoleSession): void {
-    const now = Date.now();
-    for (const [nonce, expires] of this.#revoked) if (expires <= now) this.#revoked.delete(nonce);
-    this.#revoked.set(session.nonce, session.expires);
   }
 
   /** Whether `given` is this session's CSRF token (constant time). */

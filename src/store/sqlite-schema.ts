@@ -115,6 +115,13 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
   { version: 7, name: 'deployment secrets', up: 'CREATE TABLE deployment_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_ms INTEGER NOT NULL);' },
   // a session's row is written only over the revision its writer read: two instances changing one session merge, not overwrite
   { version: 8, name: 'agent session revisions', up: AGENT_SESSION_REVISIONS },
+  // a console cookie signed out at one instance is refused at every other; a row goes once its cookie has expired
+  {
+    version: 9,
+    name: 'console sign-outs',
+    up: `CREATE TABLE console_sign_outs (id TEXT PRIMARY KEY, expires_ms INTEGER NOT NULL);
+     CREATE INDEX console_sign_outs_by_expiry ON console_sign_outs (expires_ms);`,
+  },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

@@ -9,6 +9,7 @@ import { SqliteAgentSessionStore } from './sqlite-agent-sessions.js';
 import { SqliteReceiptStore } from './sqlite-receipts.js';
 import { SqliteRejectionStore } from './sqlite-rejections.js';
 import { SqliteDeploymentSecrets } from './sqlite-secrets.js';
+import { SqliteSignOuts } from './sqlite-sign-outs.js';
 import { SqliteUsageLog } from './sqlite-usage.js';
 import { migrate } from './sqlite-schema.js';
 import type { Store } from './store.js';
@@ -50,6 +51,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     bus: new LocalBus(),
     events,
     secrets: new SqliteDeploymentSecrets(database, { now }),
+    signOuts: new SqliteSignOuts(database, { now }),
     health: async () => {
       try {
         database.prepare('SELECT 1').get();

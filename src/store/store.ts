@@ -271,6 +271,17 @@ export interface DeploymentSecrets {
   getOrCreate(name: string, make: () => string): Promise<string>;
 }
 
+/**
+ * Console sign-ins signed out before their cookies expired, shared by every instance and process on the store: a
+ * cookie signed out at one instance is refused at all of them. Kept until the cookie would have expired anyway.
+ */
+export interface SignOutList {
+  /** records that the sign-in `id` is signed out, until `expiresMs`; drops the records of cookies that have expired since */
+  add(id: string, expiresMs: number): Promise<void>;
+  /** whether the sign-in `id` was signed out */
+  has(id: string): Promise<boolean>;
+}
+
 /** Whether the store answers now, and if not, why. */
 export type StoreHealth = { ok: true } | { ok: false; error: string };
 
@@ -305,6 +316,8 @@ export interface Store {
   events: EventLog;
   /** secrets every instance of the deployment shares */
   secrets: DeploymentSecrets;
+  /** the console's sign-outs, which every instance honours */
+  signOuts: SignOutList;
   /** a cheap round trip to the database, bounded in time */
   health(): Promise<StoreHealth>;
   close(): Promise<void>;

@@ -31,6 +31,17 @@ async function signedInAt(url: string, cookie: string): Promise<boolean> {
   return true;
 }
 
+/** Signs out at one instance with the sign-in's CSRF token, as the console's own page does. */
+async function signOut(url: string, cookie: string): Promise<void> {
+  const page = await (await fetch(`${url}/console/failures`, { headers: { cookie } })).text();
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+  const response = await fetch(`${url}/console/sign-out`, {
+    method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: new URL(url).origin }, body: new URLSearchParams({ _csrf: csrf }),
+  });
+  expect(response.status).toBe(303);
+  expect(response.headers.get('set-cookie')).toMatch(/hldp_console=;/);
+}
+
 describe('console sign-ins across two hldp serve processes on one SQLite store, without an api_token', () => {
   let temp: { path: string; cleanup: () => Promise<void> };
   const processes: ServiceProcess[] = [];
@@ -92,6 +103,19 @@ describe('console sign-ins across two hldp serve processes on one SQLite store, 
     expect(await signedInAt(d.url, fresh)).toBe(true);
     await writeFile(join(temp.path, 'config.yaml'), CONFIG);
   });
+
+  it('refuses a cookie signed out at one instance at the other too, and after a restart, while other sign-ins go on', async () => {
+    const [a, b] = await Promise.all([serve('signed-out'), serve('signed-out')]);
+    const copied = await signIn(a.url);
+    const other = await signIn(b.url);
+    expect(await signedInAt(b.url, copied)).toBe(true);
+    await signOut(a.url, copied);
+    expect(await signedInAt(a.url, copied)).toBe(false);
+    expect(await signedInAt(b.url, copied)).toBe(false);
+    expect(await signedInAt(a.url, other)).toBe(true);
+    await b.stop();
+    expect(await signedInAt((await serve('signed-out')).url, copied)).toBe(false);
+  });
 });
 
 describeWithPostgres('console sign-ins across two hldp serve processes on one PostgreSQL database, without an api_token', () => {
@@ -114,5 +138,15 @@ describeWithPostgres('console sign-ins across two hldp serve processes on one Po
     const [a, b] = instances as [ServiceProcess, ServiceProcess];
     expect(await signedInAt(b.url, await signIn(a.url))).toBe(true);
     expect(await signedInAt(a.url, await signIn(b.url))).toBe(true);
+  });
+
+  it('refuses a cookie signed out at one instance at the other', async () => {
+    const [a, b] = instances as [ServiceProcess, ServiceProcess];
+    const copied = await signIn(a.url);
+    const other = await signIn(a.url);
+    await signOut(b.url, copied);
+    expect(await signedInAt(a.url, copied)).toBe(false);
+    expect(await signedInAt(b.url, copied)).toBe(false);
+    expect(await signedInAt(b.url, other)).toBe(true);
   });
 });

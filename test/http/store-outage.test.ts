@@ -48,4 +48,29 @@ describeWithPostgres('hldp serve on PostgreSQL when the database stops answering
     expect((await request(server, 'GET', '/healthz')).json).toMatchObject({ status: 'ok', store: { ok: true } });
     expect((await request(server, 'GET', '/v1/receipts/verify')).json).toMatchObject({ ok: true, checked: 1 });
   });
+
+  it('refuses the console, and a sign-out, while it cannot tell whether a sign-in was signed out; signs out once the database is back', async () => {
+    const origin = new URL(server.url).origin;
+    const form = { 'content-type': 'application/x-www-form-urlencoded', origin };
+    // no credentials configured: the sign-in button signs in the local operator
+    const signIn = await fetch(`${server.url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: form, body: '' });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const page = await (await fetch(`${server.url}/console/failures`, { headers: { cookie } })).text();
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+    const signOut = () => fetch(`${server.url}/console/sign-out`, { method: 'POST', redirect: 'manual', headers: { ...form, cookie }, body: new URLSearchParams({ _csrf: csrf }) });
+    await cutOff();
+
+    const view = await fetch(`${server.url}/console/failures`, { headers: { cookie }, redirect: 'manual' });
+    expect(view.status).toBe(503);
+    expect(await view.json()).toMatchObject({ code: 'STORE_UNAVAILABLE', error: expect.stringContaining('cannot tell whether this sign-in was signed out') });
+    const refused = await signOut();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('set-cookie')).toBeNull();
+
+    await admin.unsafe(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+    const out = await signOut();
+    expect(out.status).toBe(303);
+    expect(out.headers.get('set-cookie')).toMatch(/hldp_console=;/);
+    expect((await fetch(`${server.url}/console/failures`, { headers: { cookie }, redirect: 'manual' })).status).toBe(303);
+  });
 });

@@ -64,6 +64,8 @@ export function consoleBackend(gateway: Gateway, sessionKey: Buffer): ConsoleBac
     approvals: consoleApprovals(gateway),
     sessionKey,
     sessionBinding: (name) => principals.tokenDigest(name) ?? (name === 'local' && !principals.required ? '' : undefined),
+    signOut: (id, expiresMs) => gateway.store.signOuts.add(id, expiresMs),
+    signedOut: (id) => gateway.store.signOuts.has(id),
     close: () => undefined,
   };
 }

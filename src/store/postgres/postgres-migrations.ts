@@ -131,6 +131,13 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   // one value per deployment that every instance reads (the console's cookie-signing key), made by the first to ask
   { version: 7, name: 'deployment secrets', up: 'CREATE TABLE deployment_secrets (name text PRIMARY KEY, value text NOT NULL, created_ms bigint NOT NULL);' },
   { version: 8, name: 'agent session revisions', up: POSTGRES_AGENT_SESSION_REVISIONS },
+  // a console cookie signed out at one instance is refused at every other; a row goes once its cookie has expired
+  {
+    version: 9,
+    name: 'console sign-outs',
+    up: `CREATE TABLE console_sign_outs (id text PRIMARY KEY, expires_ms bigint NOT NULL);
+     CREATE INDEX console_sign_outs_by_expiry ON console_sign_outs (expires_ms);`,
+  },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */

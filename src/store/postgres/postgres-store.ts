@@ -10,6 +10,7 @@ import { PostgresAgentSessionStore } from './postgres-agent-sessions.js';
 import { PostgresReceiptStore } from './postgres-receipts.js';
 import { PostgresRejectionStore } from './postgres-rejections.js';
 import { PostgresDeploymentSecrets } from './postgres-secrets.js';
+import { PostgresSignOuts } from './postgres-sign-outs.js';
 import { PostgresUsageLog } from './postgres-usage.js';
 
 /** Where and how the shared store keeps its data. */
@@ -47,6 +48,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     bus,
     events,
     secrets: new PostgresDeploymentSecrets(sql, { now }),
+    signOuts: new PostgresSignOuts(sql, { now }),
     health: async () => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_resolve, reject) => {
