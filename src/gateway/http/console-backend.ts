@@ -1,32 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
-import type { ConsoleBackend, ConsolePrincipal, ConsoleSessionSummary } from '../../console/index.js';
-import { eventVisibleTo, overseesAll } from '../../events/index.js';
-import type { Principal } from '../../policy/index.js';
+import { consolePrincipal, type ConsoleBackend, type ConsoleSessionSummary } from '../../console/index.js';
+import { eventVisibleTo } from '../../events/index.js';
 import type { Gateway } from '../service/index.js';
 import { consoleApprovals } from './console-approvals.js';
-
-/** A principal as the console needs it: admins and approvers decide approvals and see every call; anyone else only their own. */
-function consolePrincipal(principal: Principal): ConsolePrincipal {
-  return { name: principal.name, roles: [...principal.roles], approver: principal.roles.has('approver') || principal.roles.has('admin'), seesAll: overseesAll(principal) };
-}
-
-/** Where the deployment's cookie-signing key is kept in the store. */
-const SESSION_KEY_SECRET = 'console.session_key';
-
-/**
- * The key console cookies are signed with, the same in every instance of a deployment (so that instances behind one
- * load balancer accept each other's sign-ins): derived from the `api_token` when there is one, whatever the
- * instances' stores; otherwise 32 random bytes made once by the first instance and kept in the shared store (the
- * principals' token digests in the config are no secret, so nothing in it could serve). Never logged.
- */
-export async function consoleSessionKey(gateway: Gateway): Promise<Buffer> {
-  const token = gateway.config.apiToken;
-  if (token !== undefined) return createHash('sha256').update(`brush-holder console sessions\0${token}`).digest();
-  const kept = Buffer.from(await gateway.store.secrets.getOrCreate(SESSION_KEY_SECRET, () => randomBytes(32).toString('base64')), 'base64');
-  // fail closed on a value that is not a key (edited by hand): signing with it would make cookies guessable
-  if (kept.length < 32) throw new Error(`the console's signing key in the store ('${SESSION_KEY_SECRET}' in deployment_secrets) is not 32 bytes of base64; delete that row and restart, and every instance makes a new one`);
-  return kept;
-}
 
 /**
  * What the console reads and does, over a gateway: sign-in with any configured principal's token (or, on a gateway

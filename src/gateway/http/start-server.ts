@@ -5,11 +5,11 @@ import type { Logger } from 'pino';
 import { isLoopback } from '../../core/index.js';
 import { ConfigError, type GatewayConfig } from '../config/index.js';
 import { mountMcp, type McpHttpHandler } from '../mcp/index.js';
-import { announceBroken, Gateway } from '../service/index.js';
-import { consoleRouter } from '../../console/index.js';
-import { consoleBackend, consoleSessionKey } from './console-backend.js';
+import { Gateway } from '../service/index.js';
+import { consoleRouter, consoleSessionKey } from '../../console/index.js';
+import { announceBroken, startNotifications } from '../../events/index.js';
+import { consoleBackend } from './console-backend.js';
 import { createApp } from './create-app.js';
-import { startNotifications } from './notifications.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { linkInstance } from './instance-links.js';
 import { RescanScheduler } from './rescan-scheduler.js';
@@ -43,9 +43,9 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   await gateway.warmUp();
   // from here on, every event in the store's log (this process's, the CLI's, other instances') reaches subscribers
   await gateway.events.start();
-  const notifier = await startNotifications(gateway, metrics, logger);
+  const notifier = await startNotifications(gateway.events, config.notify, config.events, { counters: (label) => metrics.notifications(label), logger });
   announceBroken(gateway.events, gateway.registry.index);
-  const people = consoleBackend(gateway, await consoleSessionKey(gateway));
+  const people = consoleBackend(gateway, await consoleSessionKey(config.apiToken, gateway.store.secrets));
   const scheduler = new RescanScheduler(gateway, logger);
   const links = await linkInstance(gateway, scheduler, logger);
   let mcp: McpHttpHandler | undefined;

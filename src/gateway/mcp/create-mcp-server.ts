@@ -12,6 +12,7 @@ import {
   type CallToolResult,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
+import { eventResources, EVENTS_TEMPLATE, EVENTS_URI, isEventsUri } from '../../events/index.js';
 import { CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, READ_SKILL_TOOL, TOOLSET_TOOL } from '../../export/index.js';
 import type { SessionState } from '../../sessions/index.js';
 import { PACKAGE_ROOT } from '../config/index.js';
@@ -19,7 +20,6 @@ import { runMetaTool, type CallOutcome, type Gateway } from '../service/index.js
 import { ProgressSent, readCallMeta, type CallMeta } from './call-meta.js';
 import { failure, metaResult, outcomeResult } from './call-result.js';
 import { elicitApproval, type SendRelated } from './elicit-approval.js';
-import { eventResources, EVENTS_TEMPLATE, EVENTS_URI, isEventsUri } from './event-resources.js';
 import { skillResources, SKILL_URI_PREFIX } from './skill-resources.js';
 import { catalogFor, prepareCatalog } from './tool-catalog.js';
 
@@ -62,7 +62,7 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
     { capabilities: { tools: { listChanged: true }, resources: { subscribe: true } }, instructions: INSTRUCTIONS },
   );
   // the event stream (hldp tail for MCP clients), filtered by what this connection's principal may see
-  const events = eventResources(gateway, server, options.principal);
+  const events = eventResources(gateway.events, server, () => gateway.principals.get(options.principal));
   const { sessions } = gateway;
   const resumed = resumeOrOpen(gateway, options);
   const opened = resumed.then((result) => result.state);

@@ -1,31 +1,7 @@
-import type { Diagnostic, Receipt, ToolIndex } from '../../core/index.js';
-import type { EventHub } from '../../events/index.js';
+import type { ToolIndex } from '../../core/index.js';
+import { brokenDefinitions, receiptSummary, type EventHub } from '../../events/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { CallAsked, GatewayObserver } from './gateway.js';
-
-/** How much of a failed call's raw error an event carries; the receipt (`GET /v1/receipts/:id`) has all of it. */
-const ERROR_HEAD_CHARS = 2000;
-
-/** What a `receipt.stored` event says: enough to list and highlight the call; the receipt itself is one request away. */
-export function receiptSummary(receipt: Receipt): Record<string, unknown> {
-  const error = receipt.error === null ? null : receipt.error.length > ERROR_HEAD_CHARS ? receipt.error.slice(0, ERROR_HEAD_CHARS) : receipt.error;
-  const extra = receipt as unknown as Record<string, unknown>;
-  return {
-    receipt: receipt.id, ok: receipt.ok, tool: receipt.tool, method: receipt.method, executor: receipt.executor,
-    code: receipt.code, exit_code: receipt.exit_code, duration_ms: receipt.duration_ms,
-    started_at: receipt.started_at, finished_at: receipt.finished_at, commit: receipt.commit,
-    error, ...(error !== null && error.length < receipt.error!.length ? { error_chars: receipt.error!.length } : {}),
-    output_bytes: receipt.output_bytes, cut_bytes: receipt.cut_bytes, confirmation: receipt.confirmation,
-    // who called and in which session, once principals record them on receipts
-    ...(extra.caller !== undefined ? { caller: extra.caller } : {}),
-    ...(extra.session !== undefined ? { session: extra.session } : {}),
-  };
-}
-
-function brokenDefinitions(index: ToolIndex): Record<string, unknown> {
-  const errors = index.errors.map((error: Diagnostic) => ({ file: error.file, line: error.line, column: error.column, code: error.code, message: error.message }));
-  return { commit: index.commit, files: [...new Set(index.errors.map((error) => error.file))], errors };
-}
 
 /** The events a call's outcome makes; none for a substituted call (its toolset was enabled: nothing was asked of a person). */
 export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked): Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> {
@@ -94,9 +70,4 @@ export function eventObserver(hub: EventHub, initial: ToolIndex): GatewayObserve
       brokenFiles = broken;
     },
   };
-}
-
-/** The `definitions.broken` event for an index served as it is (at start). */
-export function announceBroken(hub: EventHub, index: ToolIndex): void {
-  if (index.errors.length > 0) hub.publish('definitions.broken', brokenDefinitions(index));
 }

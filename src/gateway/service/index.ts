@@ -4,5 +4,5 @@ export { Gateway, openConfiguredStore, type CallAsked, type CallOptions, type Ca
 export type { CallOutcome, ConfirmationRequired } from './call-outcome.js';
 export { runMetaTool, META_TOOL_BY_NAME, type MetaOutcome } from './meta-calls.js';
 export { sandboxWarnings } from './sandbox-warnings.js';
-export { announceBroken, outcomeEvents, receiptSummary } from './gateway-events.js';
+export { outcomeEvents } from './gateway-events.js';
 export type { ApprovalAnswer, ApprovalRefusalCode, DecideOptions } from '../../policy/index.js';

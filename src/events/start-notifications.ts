@@ -1,7 +1,12 @@
 import type { Logger } from 'pino';
-import { Notifier } from '../../events/index.js';
-import type { Gateway } from '../service/index.js';
-import type { GatewayMetrics } from './gateway-metrics.js';
+import type { EventHub } from './event-hub.js';
+import { Notifier, type NotifyTargetOptions } from './notifier.js';
+
+/** What the outgoing webhooks are counted and logged with: a target's counters (by its label), and the log. */
+export interface NotificationsReport {
+  counters(label: string): { watch(): void; delivered(): void; failed(): void };
+  logger: Pick<Logger, 'warn'>;
+}
 
 /** A target's label: its place in `notify` and its host (never the path or query, which may hold a secret). */
 function label(url: string, index: number): string {
@@ -12,14 +17,20 @@ function label(url: string, index: number): string {
   }
 }
 
-/** Starts the configured outgoing webhooks over the gateway's events, counting deliveries and failures in /metrics. */
-export async function startNotifications(gateway: Gateway, metrics: GatewayMetrics, logger: Logger): Promise<Notifier | undefined> {
-  const targets = gateway.config.notify;
+/**
+ * Starts the configured outgoing webhooks (`notify`, retried as the config's `events` says) over the hub's events,
+ * counting deliveries and failures (in /metrics) and logging a delivery that failed for good.
+ */
+export async function startNotifications(
+  hub: EventHub,
+  targets: readonly NotifyTargetOptions[],
+  events: { notifyAttempts?: number; notifyBackoffMs?: number },
+  { counters: countersOf, logger }: NotificationsReport,
+): Promise<Notifier | undefined> {
   if (targets.length === 0) return undefined;
-  const counters = new Map(targets.map((target, index) => [target, metrics.notifications(label(target.url, index))]));
+  const counters = new Map(targets.map((target, index) => [target, countersOf(label(target.url, index))]));
   for (const counter of counters.values()) counter.watch();
-  const { events } = gateway.config;
-  const notifier = new Notifier(gateway.events, targets, {
+  const notifier = new Notifier(hub, targets, {
     ...(events.notifyAttempts !== undefined ? { attempts: events.notifyAttempts } : {}),
     ...(events.notifyBackoffMs !== undefined ? { backoffMs: events.notifyBackoffMs } : {}),
     delivered: (target) => counters.get(target as (typeof targets)[number])?.delivered(),

@@ -1,7 +1,9 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { eventFilter, eventVisibleTo, type HldpEvent } from '../../events/index.js';
-import type { Gateway } from '../service/index.js';
+import { eventFilter } from './event-filter.js';
+import type { EventHub } from './event-hub.js';
+import type { HldpEvent } from './event-types.js';
+import { eventVisibleTo, type EventViewer } from './event-visibility.js';
 
 /** The event stream as an MCP resource: read a page of it, or subscribe to hear when it grows. */
 export const EVENTS_URI = 'hldp://events';
@@ -54,17 +56,17 @@ function parseEventsUri(uri: string): EventsQuery | string {
 }
 
 /**
- * The event stream of one MCP connection, for the principal it acts for (`eventVisibleTo`, as SSE filters it):
+ * The event stream of one MCP connection, for the principal it acts for (`viewer`: undefined once that principal
+ * was removed from the config; `eventVisibleTo`, as SSE filters it):
  * `read` answers `resources/read` of `hldp://events…` with a page of events, `subscribe` sends
  * `notifications/resources/updated` for the subscribed URI when an event it would show arrives (at most one per
  * turn of the event loop), `close` ends every subscription.
  */
-export function eventResources(gateway: Gateway, server: Server, principalName: string) {
+export function eventResources(hub: EventHub, server: Server, viewer: () => EventViewer | undefined) {
   // a URI's entry is made before the awaits of subscribing (`undefined` while in flight), so a second subscribe to
   // it, an unsubscribe or the connection's close during them cannot leave a hub subscriber nobody removes
   const subscriptions = new Map<string, { unsubscribe?: () => void }>();
   let closed = false;
-  const viewer = () => gateway.principals.get(principalName);
   const visible = (event: HldpEvent): boolean => {
     const principal = viewer();
     // a principal removed from the config since the connection opened sees nothing more
@@ -74,7 +76,7 @@ export function eventResources(gateway: Gateway, server: Server, principalName: 
     async read(uri: string): Promise<{ contents: Array<{ uri: string; mimeType: string; text: string }> }> {
       const query = parseEventsUri(uri);
       if (typeof query === 'string') throw new Error(query);
-      const page = await gateway.events.page(query.after, query.limit, (event) => visible(event) && (query.accepts?.(event) ?? true));
+      const page = await hub.page(query.after, query.limit, (event) => visible(event) && (query.accepts?.(event) ?? true));
       const text = JSON.stringify({ events: page.events, last: page.last, ...(page.reset ? { reset: page.reset } : {}) });
       return { contents: [{ uri, mimeType: 'application/json', text }] };
     },
@@ -91,9 +93,9 @@ export function eventResources(gateway: Gateway, server: Server, principalName: 
       let unsubscribe: (() => void) | undefined;
       try {
         // `hldp mcp` has no server that started the hub: the first subscriber starts it (polling the store for other processes' events)
-        await gateway.events.start();
+        await hub.start();
         let pending = false;
-        unsubscribe = await gateway.events.subscribe({
+        unsubscribe = await hub.subscribe({
           accepts: (event) => visible(event) && (query.accepts?.(event) ?? true),
           send: () => {
             if (pending) return;
