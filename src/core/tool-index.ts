@@ -28,17 +28,58 @@ export interface ToolIndex {
 
 /** The tool of that exact name, if the index has it. */
 export function findTool(index: ToolIndex, name: string): ToolDefinition | undefined {
-  // tools are sorted by name: binary search keeps lookups O(log n) at 10,000 tools
+  const lazy = lazyLookups.get(index);
+  if (lazy) return lazy(name);
+  const at = positionOf(index.tools, name, (tool) => tool.name);
+  return at === undefined ? undefined : index.tools[at];
+}
+
+// tools are sorted by name: binary search keeps lookups O(log n) at 10,000 tools
+function positionOf<T>(sorted: readonly T[], name: string, nameOf: (item: T) => string): number | undefined {
   let low = 0;
-  let high = index.tools.length - 1;
+  let high = sorted.length - 1;
   while (low <= high) {
     const middle = (low + high) >>> 1;
-    const tool = index.tools[middle]!;
-    if (tool.name === name) return tool;
-    if (tool.name < name) low = middle + 1;
+    const found = nameOf(sorted[middle]!);
+    if (found === name) return middle;
+    if (found < name) low = middle + 1;
     else high = middle - 1;
   }
   return undefined;
+}
+
+// how findTool reaches one tool of an index made by `withLazyTools` without making all of them; a copy of such an
+// index (a spread reads `tools`, making them all) has no entry here and is searched as any other
+const lazyLookups = new WeakMap<ToolIndex, (name: string) => ToolDefinition | undefined>();
+
+/**
+ * An index whose tools are made when first read: the whole list when `tools` is read, one tool when `findTool`
+ * asks for its name (a call by name from a warm cache need not make 10,000 definitions). `names` are the tools'
+ * names in index order; `toolAt(position)` makes one, and is asked once per position: the list and the lookups
+ * share the very objects.
+ */
+export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly string[], toolAt: (position: number) => ToolDefinition): ToolIndex {
+  const made: Array<ToolDefinition | undefined> = new Array(names.length);
+  const madeAt = (position: number): ToolDefinition => (made[position] ??= toolAt(position));
+  const { source, commit, ...rest } = fields;
+  // the fields in the order a built index has them (JSON output and equality in tests see the same object)
+  const index = { source, commit } as ToolIndex;
+  Object.defineProperty(index, 'tools', {
+    enumerable: true,
+    configurable: true,
+    get(): ToolDefinition[] {
+      const tools = names.map((_, position) => madeAt(position));
+      Object.defineProperty(index, 'tools', { value: tools, enumerable: true, configurable: true, writable: true });
+      lazyLookups.delete(index);
+      return tools;
+    },
+  });
+  Object.assign(index, rest);
+  lazyLookups.set(index, (name) => {
+    const at = positionOf(names, name, (known) => known);
+    return at === undefined ? undefined : madeAt(at);
+  });
+  return index;
 }
 
 /** Orders tools the way an index holds them (by name, code-point order). */

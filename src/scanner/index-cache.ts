@@ -1,21 +1,30 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ScanEntry } from './build-index.js';
 import type { StoredIndex } from './stored-index.js';
+import { readCacheFile, writeCacheFile, type CachedEntries } from './cache-file.js';
 import { POLICY_SCHEMA_URL } from './parse-policy.js';
 import { SKILL_SCHEMA_URL } from './parse-skill.js';
 import { TOOLSET_SCHEMA_URL } from './parse-toolset.js';
 import { TOOL_SCHEMA_URL } from './tool-schema.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
-/** One scan as stored on disk: enough to rebuild the index without parsing anything, and the index built from it. */
+/** One scan to store on disk: enough to rebuild the index without parsing anything, and the index built from it. */
 export interface CachedScan {
-  parser: string;
   source: string;
   commit: string;
   scanned_at: string;
-  entries: ScanEntry[];
+  entries: readonly ScanEntry[];
+  index?: StoredIndex;
+}
+
+/** One scan as read back: its header and stored index at once, its entries parsed when asked for. */
+export interface LoadedScan {
+  source: string;
+  commit: string;
+  scanned_at: string;
+  entries: CachedEntries;
   index?: StoredIndex;
 }
 
@@ -58,12 +67,12 @@ export class IndexCache {
   ) {}
 
   /** The scan of that commit, if cached by this parser version and format. */
-  async load(commit: string): Promise<CachedScan | undefined> {
+  async load(commit: string): Promise<LoadedScan | undefined> {
     return this.read(join(this.dir, `${fileName(commit)}.json`));
   }
 
   /** The most recently written scan, whatever its commit: the base for an incremental rescan after a restart. */
-  async latest(): Promise<CachedScan | undefined> {
+  async latest(): Promise<LoadedScan | undefined> {
     let names: string[];
     try {
       names = (await readdir(this.dir)).filter((name) => name.endsWith('.json'));
@@ -76,25 +85,22 @@ export class IndexCache {
   }
 
   /** Writes atomically (temp file + rename), then prunes old scans. */
-  async save(scan: Omit<CachedScan, 'parser'>): Promise<void> {
+  async save(scan: CachedScan): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     const target = join(this.dir, `${fileName(scan.commit)}.json`);
     // unique per write: two scanners of one source in a process may write the same commit at once, a slice at a time
     const temporary = `${target}.${process.pid}.${(writes += 1)}.tmp`;
-    await writeInSlices(temporary, { parser: this.version(), ...scan });
+    const { entries, index, ...header } = scan;
+    await writeCacheFile(temporary, { parser: this.version(), ...header, entries: entries.length }, index, entries);
     await rename(temporary, target);
     await this.prune();
   }
 
-  private async read(path: string): Promise<CachedScan | undefined> {
-    try {
-      // the file is ASCII (written so): read as latin1, it skips UTF-8 decoding, and JSON.parse reads one-byte strings faster
-      const scan = JSON.parse((await readFile(path)).toString('latin1')) as CachedScan;
-      return scan.parser === this.version() ? scan : undefined;
-    } catch {
-      // missing or torn: a cache miss, never an error
-      return undefined;
-    }
+  private async read(path: string): Promise<LoadedScan | undefined> {
+    const file = await readCacheFile(path, this.version());
+    if (!file) return undefined;
+    const { source, commit, scanned_at } = file.header;
+    return { source, commit, scanned_at, entries: file.entries, ...(file.index ? { index: file.index } : {}) };
   }
 
   private version(): string {
@@ -112,38 +118,10 @@ export class IndexCache {
 }
 
 // The layout of the file, part of the version it is checked against: a file of another layout is rebuilt, never
-// misread. 2: ASCII only, every other character as a JSON \u escape.
-const FORMAT = 2;
-
-// every character beyond ASCII, as JSON.stringify leaves them
-const NON_ASCII = /[\u0080-\uffff]/g;
-
-function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(NON_ASCII, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+// misread. 2: ASCII only, every other character as a JSON \u escape. 3: lines (header, stored index with the tools'
+// names, then one entry a line), so that one entry can be parsed without the others.
+const FORMAT = 3;
 
 function fileName(commit: string): string {
   return commit.replace(/[^A-Za-z0-9]/g, '_');
-}
-
-// entries serialised per slice, with the event loop let go between slices: one JSON.stringify of
-// 100,000 entries (tens of MB) would hold every request for a large part of a second
-const SLICE = 500;
-
-/** Writes `{...header, entries: [...], index}` as the JSON.stringify of the whole would, in ASCII, a slice of entries at a time. */
-async function writeInSlices(path: string, scan: CachedScan): Promise<void> {
-  const { entries, index, ...header } = scan;
-  const handle = await open(path, 'w');
-  try {
-    const head = asciiJson(header);
-    await handle.write(`${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"entries":[`);
-    for (let start = 0; start < entries.length; start += SLICE) {
-      const slice = entries.slice(start, start + SLICE).map(asciiJson).join(',');
-      await handle.write(start === 0 ? slice : `,${slice}`);
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-    await handle.write(index === undefined ? ']}' : `],"index":${asciiJson(index)}}`);
-  } finally {
-    await handle.close();
-  }
 }

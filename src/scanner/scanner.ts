@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { letGo, runLettingGo, type Diagnostic, type ToolIndex } from '../core/index.js';
 import { buildIndexLettingGo, failedEntry, parseEntry, type ScanEntry } from './build-index.js';
+import type { EntryList } from './cache-file.js';
 import { IndexCache } from './index-cache.js';
 import { openSource, type RepositoryOptions } from './open-source.js';
 import { restoreIndex, storeIndexSteps } from './stored-index.js';
@@ -18,7 +19,7 @@ export class Scanner {
   private index: ToolIndex | undefined;
   /** the entries of the last index, keyed by folder: made when a new commit is scanned, not at a warm start */
   private entries = new Map<string, ScanEntry>();
-  private unkeyed: ScanEntry[] | undefined;
+  private unkeyed: EntryList | undefined;
   private pendingSave: Promise<void> = Promise.resolve();
   private scanning: Promise<ToolIndex> | undefined;
   private readonly parseOptions: ParseOptions;
@@ -54,25 +55,27 @@ export class Scanner {
     const snapshot = await this.source.snapshot();
     if (this.index?.commit === snapshot.commit) return this.withStale(this.index, snapshot);
     const cached = await this.cache.load(snapshot.commit);
-    let entries: ScanEntry[];
     let index: ToolIndex;
+    let entries: EntryList;
     if (cached) {
+      // parsed when read: a call by name from a warm cache parses one entry
       entries = cached.entries;
       const header = { source: this.source.label, commit: snapshot.commit, scanned_at: cached.scanned_at };
-      index = (cached.index && restoreIndex(cached.index, entries, header)) ?? (await buildIndexLettingGo(header.source, header.commit, entries, header.scanned_at));
+      index = (cached.index && restoreIndex(cached.index, cached.entries, header)) ?? (await buildIndexLettingGo(header.source, header.commit, cached.entries.all(), header.scanned_at));
     } else {
       if (this.unkeyed) this.entries = await keyedLettingGo(this.unkeyed);
       else if (this.entries.size === 0) await this.loadLatest();
       this.unkeyed = undefined;
-      entries = await this.readEntries(snapshot);
+      const read = await this.readEntries(snapshot);
+      entries = read;
       const scannedAt = new Date().toISOString();
-      index = await buildIndexLettingGo(this.source.label, snapshot.commit, entries, scannedAt);
+      index = await buildIndexLettingGo(this.source.label, snapshot.commit, read, scannedAt);
       // a file that could not be read this time is read again next time, not remembered as broken
-      if (!entries.some(isUnread)) {
+      if (!read.some(isUnread)) {
         const built = index;
         // the index is usable now; the disk copy follows without delaying the answer
         this.pendingSave = this.pendingSave
-          .then(async () => this.cache.save({ source: this.source.label, commit: snapshot.commit, scanned_at: scannedAt, entries, index: await runLettingGo(storeIndexSteps(built, entries)) }))
+          .then(async () => this.cache.save({ source: this.source.label, commit: snapshot.commit, scanned_at: scannedAt, entries: read, index: await runLettingGo(storeIndexSteps(built, read)) }))
           .catch((error: unknown) => process.emitWarning(`index cache not written: ${String(error)}`));
       }
     }
@@ -155,11 +158,12 @@ export class Scanner {
 // entries handled between two turns of the event loop in a rescan's loops over every entry
 const STEP = 2000;
 
-async function keyedLettingGo(entries: readonly ScanEntry[]): Promise<Map<string, ScanEntry>> {
+async function keyedLettingGo(entries: EntryList): Promise<Map<string, ScanEntry>> {
   const keyed = new Map<string, ScanEntry>();
   for (let position = 0; position < entries.length; position++) {
     if (position % STEP === STEP - 1) await letGo();
-    keyed.set(entryKey(entries[position]!), entries[position]!);
+    const entry = entries.at(position)!;
+    keyed.set(entryKey(entry), entry);
   }
   return keyed;
 }

@@ -1,13 +1,19 @@
-import type { ToolDefinition, ToolIndex } from '../core/index.js';
-import type { ScanEntry } from './build-index.js';
+import { withLazyTools, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { entryKind, type ScanEntry } from './build-index.js';
+import type { CachedEntries } from './cache-file.js';
 
 /**
  * An index as the disk cache keeps it beside its entries, so that a warm start takes it as built instead of
  * assembling it again (collisions, aliases, sorting, members and policies checked: ~15-40 ms at 10,000 tools).
- * Each tool is the position of its entry, or the position and the aliases it kept when some were another's.
+ * Each tool is the position of its entry, or the position and the aliases it kept when some were another's; with the
+ * tools' names and the entries' kinds, a tool can be found by name and its entry parsed alone.
  */
 export interface StoredIndex {
   tools: Array<number | [position: number, aliases: string[]]>;
+  /** each tool's name, in index order */
+  names: string[];
+  /** one letter an entry: `t` a tool with a definition, `n` a tool without, `s` a toolset, `k` a skill, `p` a policy */
+  kinds: string;
   toolsets: ToolIndex['toolsets'];
   skills: ToolIndex['skills'];
   policies?: ToolIndex['policies'];
@@ -33,23 +39,39 @@ export function* storeIndexSteps(index: ToolIndex, entries: readonly ScanEntry[]
     const entry = entries[position] as { tool: ToolDefinition };
     tools[at] = entry.tool === tool ? position : [position, tool.aliases];
   }
+  const names = index.tools.map((tool) => tool.name);
+  let kinds = '';
+  for (const entry of entries) kinds += 'tool' in entry ? (entry.tool ? 't' : 'n') : KIND_LETTERS[entryKind(entry)];
   const { toolsets, skills, policies, errors, warnings } = index;
-  return { tools, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings };
+  return { tools, names, kinds, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings };
 }
+
+const KIND_LETTERS = { tool: 't', toolset: 's', skill: 'k', policy: 'p' } as const;
 
 // tools handled between two stops
 const STEP = 4000;
 
-/** The index a cache kept, over the entries read with it (their very tool objects, as a fresh build would hold). */
-export function restoreIndex(stored: StoredIndex, entries: readonly ScanEntry[], header: Pick<ToolIndex, 'source' | 'commit' | 'scanned_at'>): ToolIndex | undefined {
-  const tools: ToolDefinition[] = new Array(stored.tools.length);
-  for (let at = 0; at < stored.tools.length; at++) {
-    const kept = stored.tools[at]!;
-    const entry = entries[typeof kept === 'number' ? kept : kept[0]];
-    // a cache that does not fit its own entries is not trusted: the index is built from the entries instead
-    if (!entry || !('tool' in entry) || !entry.tool) return undefined;
-    tools[at] = typeof kept === 'number' ? entry.tool : { ...entry.tool, aliases: kept[1] };
+/**
+ * The index a cache kept, over the entries read with it: its tools are made when first read (the very tool objects
+ * of the entries, as a fresh build would hold), so a call by name parses one entry, not 10,000. Undefined when the
+ * stored index does not fit its entries (the index is then built from them).
+ */
+export function restoreIndex(stored: StoredIndex, entries: CachedEntries, header: Pick<ToolIndex, 'source' | 'commit' | 'scanned_at'>): ToolIndex | undefined {
+  const { tools, names, kinds } = stored;
+  if (!Array.isArray(tools) || !Array.isArray(names) || typeof kinds !== 'string' || names.length !== tools.length || kinds.length !== entries.length) return undefined;
+  for (const kept of tools) {
+    const position = typeof kept === 'number' ? kept : kept[0];
+    // a cache that does not fit its own entries is not trusted
+    if (kinds[position] !== 't') return undefined;
   }
   const { toolsets, skills, policies, errors, warnings } = stored;
-  return { source: header.source, commit: header.commit, tools, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: header.scanned_at };
+  const fields = { source: header.source, commit: header.commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: header.scanned_at };
+  return withLazyTools(fields, names, (at) => {
+    const kept = tools[at]!;
+    const position = typeof kept === 'number' ? kept : kept[0];
+    const entry = entries.at(position);
+    const tool = entry && 'tool' in entry ? entry.tool : null;
+    if (!tool || tool.name !== names[at]) throw entries.damaged(position, `not the tool '${names[at]}' its index names`);
+    return typeof kept === 'number' ? tool : { ...tool, aliases: kept[1] };
+  });
 }

@@ -15,7 +15,7 @@ export class RegistryView {
   private readonly holders = new Map<string, Set<string>>();
   /** toolsets whose empty list means the whole registry */
   readonly wholeRegistryToolsets = new Set<string>();
-  readonly groups = new Map<string, ToolDefinition[]>();
+  private groupMap: Map<string, ToolDefinition[]> | undefined;
   readonly onDemand = new Set<string>();
   private readonly skills = new Map<string, SkillDefinition>();
 
@@ -24,12 +24,6 @@ export class RegistryView {
     readonly resolve: ToolResolver,
     onDemand: readonly string[] = [],
   ) {
-    for (const tool of index.tools) {
-      if (!tool.group) continue;
-      const members = this.groups.get(tool.group);
-      if (members) members.push(tool);
-      else this.groups.set(tool.group, [tool]);
-    }
     for (const toolset of index.toolsets) {
       this.toolsets.set(toolset.name.toLowerCase(), toolset);
       if (toolset.tools.length === 0) {
@@ -42,6 +36,23 @@ export class RegistryView {
     }
     for (const tool of this.expand(onDemand)) this.onDemand.add(tool.name);
     for (const skill of index.skills) this.skills.set(skill.name.toLowerCase(), skill);
+  }
+
+  /**
+   * Group name → its tools, in index order. Made when first asked: it reads every tool, and a call by name in a
+   * registry without toolsets never needs it (a warm start makes each definition only when it is read).
+   */
+  get groups(): ReadonlyMap<string, ToolDefinition[]> {
+    if (this.groupMap) return this.groupMap;
+    const groups = new Map<string, ToolDefinition[]>();
+    for (const tool of this.index.tools) {
+      if (!tool.group) continue;
+      const members = groups.get(tool.group);
+      if (members) members.push(tool);
+      else groups.set(tool.group, [tool]);
+    }
+    this.groupMap = groups;
+    return groups;
   }
 
   /** The tool of that exact name (never an alias). */

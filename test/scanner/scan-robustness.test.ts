@@ -150,8 +150,16 @@ describe('IndexCache', () => {
     await cache.save({ source: 's', commit: 'abc', scanned_at: '2026-01-01T00:00:00Z', entries });
     clearInterval(ticker);
     expect(ticks).toBeGreaterThan(0);
-    expect(await cache.load('abc')).toMatchObject({ source: 's', commit: 'abc', scanned_at: '2026-01-01T00:00:00Z', entries });
+    const loaded = await cache.load('abc');
+    expect(loaded).toMatchObject({ source: 's', commit: 'abc', scanned_at: '2026-01-01T00:00:00Z' });
+    expect(loaded?.entries.all()).toEqual(entries);
+    // read one at a time (the first few alone, then the rest together), they are the same, and the same objects as the whole list
+    const again = (await cache.load('abc'))!.entries;
+    const one = Array.from({ length: 100 }, (_, index) => again.at(index * 20));
+    expect(one).toEqual(Array.from({ length: 100 }, (_, index) => entries[index * 20]));
+    expect(again.all()[40]).toBe(one[2]);
+    expect(again.all()).toEqual(entries);
     await cache.save({ source: 's', commit: 'empty', scanned_at: '2026-01-01T00:00:00Z', entries: [] });
-    expect((await cache.load('empty'))?.entries).toEqual([]);
+    expect((await cache.load('empty'))?.entries.all()).toEqual([]);
   });
 });

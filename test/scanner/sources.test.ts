@@ -1,6 +1,7 @@
 import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { findTool } from '../../src/core/index.js';
 import { Scanner, ScanError, scanOnce } from '../../src/scanner/index.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 
@@ -164,7 +165,8 @@ describe('the index cache', () => {
     const second = await scanOnce(repo, { cacheDir });
     expect(second.tools.map((tool) => tool.name)).toEqual(['one']);
     expect(second.scanned_at).not.toBe(first.scanned_at);
-    expect(JSON.parse(await readFile(join(indexDir, `${first.commit}.json`), 'utf8')).commit).toBe(first.commit);
+    const header = (await readFile(join(indexDir, `${first.commit}.json`), 'latin1')).split('\n')[0]!;
+    expect(JSON.parse(header).commit).toBe(first.commit);
   });
 
   it('restarts from the index it stored, equal to one built afresh: aliases another tool took, toolsets, skills, errors, text beyond ASCII', async () => {
@@ -195,20 +197,103 @@ describe('the index cache', () => {
     const { readdir, writeFile } = await import('node:fs/promises');
     const indexDir = join(cacheDir, 'sources', (await readdir(join(cacheDir, 'sources')))[0]!, 'index');
     const path = join(indexDir, `${first.commit}.json`);
-    const written = JSON.parse(await readFile(path, 'latin1')) as { parser: string; entries: Array<{ tool: { intent: string } }> };
-    expect(written.parser).toMatch(/^2\//);
-    // the layout before this one: the bare parser hash, UTF-8, schemas as objects, no stored index
-    const older = { ...written, parser: written.parser.replace(/^2\//, ''), entries: written.entries.map((entry) => ({ ...entry, tool: { ...entry.tool, intent: 'MISREAD' } })) };
-    delete (older as { index?: unknown }).index;
-    await writeFile(path, JSON.stringify(older), 'utf8');
-    const second = await scanOnce(repo, { cacheDir });
-    expect(second.scanned_at).not.toBe(first.scanned_at);
-    expect(second.tools.map((tool) => [tool.intent, tool.display])).toEqual([['does one things', '工具 one']]);
+    const lines = (await readFile(path, 'latin1')).split('\n');
+    const header = JSON.parse(lines[0]!) as { parser: string; entries: number };
+    expect(header.parser).toMatch(/^3\//);
+    const stored = JSON.parse(lines[1]!) as { tools: unknown[]; names: string[]; kinds: string };
+    const entries = lines.slice(2, -1).map((line) => JSON.parse(line.replace(/,$/, '')) as { tool: { intent: string } });
+    expect(entries).toHaveLength(header.entries);
+    const misread = entries.map((entry) => ({ ...entry, tool: { ...entry.tool, intent: 'MISREAD' } }));
+    const hash = header.parser.replace(/^3\//, '');
+    const { entries: _count, ...rest } = header;
+    // the layouts before this one: one JSON document (2: ASCII, with a stored index; 1: the bare parser hash, UTF-8, none)
+    const older = [
+      JSON.stringify({ ...rest, parser: `2/${hash}`, entries: misread, index: { tools: stored.tools, toolsets: [], skills: [], policies: [], errors: [], warnings: [] } }),
+      JSON.stringify({ ...rest, parser: hash, entries: misread }),
+    ];
+    for (const text of older) {
+      await writeFile(path, text, 'utf8');
+      const second = await scanOnce(repo, { cacheDir });
+      expect(second.scanned_at).not.toBe(first.scanned_at);
+      expect(second.tools.map((tool) => [tool.intent, tool.display])).toEqual([['does one things', '工具 one']]);
+    }
     // a file of this layout whose stored index does not fit its entries is not trusted either
-    const current = JSON.parse(await readFile(path, 'latin1')) as { index: { tools: unknown[] } };
-    current.index.tools = [7];
-    await writeFile(path, JSON.stringify(current), 'latin1');
-    expect((await scanOnce(repo, { cacheDir })).tools.map((tool) => tool.name)).toEqual(['one']);
+    const current = (await readFile(path, 'latin1')).split('\n');
+    for (const wrong of [{ tools: [7] }, { kinds: 's' }, { names: [] }]) {
+      await writeFile(path, [current[0], JSON.stringify({ ...JSON.parse(current[1]!), ...wrong }), ...current.slice(2)].join('\n'), 'latin1');
+      expect((await scanOnce(repo, { cacheDir })).tools.map((tool) => [tool.name, tool.intent])).toEqual([['one', 'does one things']]);
+    }
+    // nor is one with a line more or less than its header counts
+    for (const torn of [[...current.slice(0, -1), current[2], ''], [...current.slice(0, 2), '']]) {
+      await writeFile(path, torn.join('\n'), 'latin1');
+      const again = await scanOnce(repo, { cacheDir });
+      expect(again.tools.map((tool) => tool.name)).toEqual(['one']);
+      expect(again.scanned_at).not.toBe(first.scanned_at);
+    }
+  });
+
+  it('reads a tool by name from a restart without the others, with the same results and errors as a fresh scan', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, {
+      'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { aliases: '[shared]' }),
+      'tools/beta/TOOL.hdlp': makeToolYaml('beta', { aliases: '[shared, second]' }),
+      'tools/broken/TOOL.hdlp': makeToolYaml('broken', { executor: 'telepathy' }),
+      'tools/gamma/TOOL.hdlp': makeToolYaml('gamma'),
+    });
+    const first = await scanOnce(repo, { cacheDir });
+    const restarted = await scanOnce(repo, { cacheDir });
+    expect(restarted.scanned_at).toBe(first.scanned_at);
+    // the errors are there before any tool is read: the broken definition with its file, line and reason
+    expect(restarted.errors).toEqual(first.errors);
+    expect(restarted.errors).toEqual([expect.objectContaining({ file: 'tools/broken/TOOL.hdlp', line: 5, column: 11, code: 'SCHEMA_VIOLATION', message: expect.stringContaining("'executor' must be one of") })]);
+    const beta = findTool(restarted, 'beta');
+    expect(beta).toEqual(findTool(first, 'beta'));
+    expect(beta?.aliases).toEqual(['second']);
+    expect(findTool(restarted, 'broken')).toBeUndefined();
+    expect(findTool(restarted, 'nope')).toBeUndefined();
+    // the whole list, made later, holds the very objects the lookups gave
+    expect(restarted.tools).toEqual(first.tools);
+    expect(restarted.tools[1]).toBe(beta);
+    expect(findTool(restarted, 'gamma')).toBe(restarted.tools[2]);
+    expect(JSON.stringify(restarted)).toBe(JSON.stringify(first));
+    expect({ ...(await scanOnce(repo, { cacheDir })) }).toEqual(first);
+  });
+
+  it('refuses an entry line damaged after it was written, removes the file and scans afresh the next time', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+    const first = await scanOnce(repo, { cacheDir });
+    const { readdir, writeFile } = await import('node:fs/promises');
+    const indexDir = join(cacheDir, 'sources', (await readdir(join(cacheDir, 'sources')))[0]!, 'index');
+    const path = join(indexDir, `${first.commit}.json`);
+    const lines = (await readFile(path, 'latin1')).split('\n');
+    for (const damage of [(line: string) => line.replace('"name":"beta"', '"name":"zeta"'), (line: string) => `${line.slice(0, 20)},`]) {
+      await writeFile(path, [...lines.slice(0, 3), damage(lines[3]!), ...lines.slice(4)].join('\n'), 'latin1');
+      const restarted = await scanOnce(repo, { cacheDir });
+      expect(findTool(restarted, 'alpha')?.name).toBe('alpha');
+      expect(() => findTool(restarted, 'beta')).toThrow(/scan cache .* is damaged at entry 1 .*run the command again/);
+      await expect(readFile(path)).rejects.toMatchObject({ code: 'ENOENT' });
+      const again = await scanOnce(repo, { cacheDir });
+      expect(again.scanned_at).not.toBe(first.scanned_at);
+      expect(again.tools).toEqual(first.tools);
+    }
+  });
+
+  it('rescans a new commit after a restart from the entries it parses from the cache as it would after a fresh scan', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta'), 'tools/broken/TOOL.hdlp': 'name: [' });
+    await scanOnce(repo, { cacheDir });
+    const scanner = new Scanner({ repo, cacheDir });
+    const restarted = await scanner.scan();
+    expect(findTool(restarted, 'beta')?.name).toBe('beta');
+    await commitFiles(repo, { 'tools/beta/TOOL.hdlp': makeToolYaml('beta', { why: 'changed' }) });
+    const rescanned = await scanner.scan();
+    await scanner.flush();
+    const afresh = await scanOnce(repo, { cacheDir: join(temp.path, 'other-cache') });
+    expect({ ...rescanned, scanned_at: '' }).toEqual({ ...afresh, scanned_at: '' });
+    expect(findTool(rescanned, 'beta')?.why).toBe('changed');
+    // what the rescan wrote (its unchanged entries as they were read) reads back the same
+    expect({ ...(await scanOnce(repo, { cacheDir })), scanned_at: '' }).toEqual({ ...afresh, scanned_at: '' });
   });
 
   it('keeps folders apart from each other', async () => {

@@ -1,0 +1,54 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compareToolNames, findTool, withLazyTools, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
+
+// only the fields an index's order and lookups read; the rest of a definition plays no part here
+function makeTool(name: string): ToolDefinition {
+  return { name, aliases: [], source: { path: `tools/${name}/TOOL.hdlp`, oid: name } } as unknown as ToolDefinition;
+}
+
+const FIELDS = { source: 's', commit: 'c', toolsets: [], skills: [], policies: [], errors: [], warnings: [], scanned_at: 't' };
+
+function eagerAndLazy(names: string[]): { eager: ToolIndex; lazy: ToolIndex; made: number[] } {
+  const tools = [...new Set(names)].map(makeTool).sort(compareToolNames);
+  const made: number[] = [];
+  const lazy = withLazyTools(FIELDS, tools.map((tool) => tool.name), (position) => {
+    made.push(position);
+    return tools[position]!;
+  });
+  return { eager: { source: 's', commit: 'c', tools, ...FIELDS }, lazy, made };
+}
+
+describe('withLazyTools', () => {
+  it('finds every tool and no other as an index built whole does, making each tool at most once', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ minLength: 1, maxLength: 6 }), { maxLength: 40 }), fc.array(fc.string({ maxLength: 6 }), { maxLength: 20 }), (names, others) => {
+        const { eager, lazy, made } = eagerAndLazy(names);
+        for (const name of [...names, ...others, ...names]) expect(findTool(lazy, name)).toBe(findTool(eager, name));
+        expect(new Set(made).size).toBe(made.length);
+        expect(lazy.tools).toEqual(eager.tools);
+        expect(new Set(made).size).toBe(made.length);
+      }),
+    );
+  });
+
+  describe('when the whole list is read', () => {
+    it('gives the very objects the lookups gave, in the order and with the fields of a built index', () => {
+      const { eager, lazy, made } = eagerAndLazy(['gamma', 'alpha', 'beta']);
+      const beta = findTool(lazy, 'beta');
+      expect(made).toEqual([1]);
+      expect(lazy.tools[1]).toBe(beta);
+      expect(made).toEqual([1, 0, 2]);
+      expect(Object.keys(lazy)).toEqual(['source', 'commit', 'tools', 'toolsets', 'skills', 'policies', 'errors', 'warnings', 'scanned_at']);
+      expect(JSON.stringify(lazy)).toBe(JSON.stringify({ ...eager, tools: eager.tools }));
+    });
+
+    it('is read by a copy, which is then an index like any other', () => {
+      const { lazy } = eagerAndLazy(['beta', 'alpha']);
+      const copy: ToolIndex = { ...lazy, tools: lazy.tools.filter((tool) => tool.name === 'beta') };
+      expect(findTool(copy, 'alpha')).toBeUndefined();
+      expect(findTool(copy, 'beta')?.name).toBe('beta');
+      expect(findTool(lazy, 'alpha')?.name).toBe('alpha');
+    });
+  });
+});
