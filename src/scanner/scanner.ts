@@ -4,6 +4,7 @@ import { buildIndexLettingGo, failedEntry, parseEntry, type ScanEntry } from './
 import type { EntryList } from './cache-file.js';
 import { IndexCache } from './index-cache.js';
 import { openSource, type RepositoryOptions } from './open-source.js';
+import { patchIndex, type EntryChange } from './patch-index.js';
 import { restoreIndex, storeIndexSteps } from './stored-index.js';
 import { createParser } from './parse-pool.js';
 import { definitionPath, entryKey, type RepositorySource, type Snapshot, type ToolEntry } from './sources/source.js';
@@ -17,7 +18,7 @@ export class Scanner {
   readonly source: RepositorySource;
   private readonly cache: IndexCache;
   private index: ToolIndex | undefined;
-  /** the entries of the last index, keyed by folder: made when a new commit is scanned, not at a warm start */
+  /** the entries of the last index, keyed by folder: at a warm start, made only when a new commit is scanned */
   private entries = new Map<string, ScanEntry>();
   private unkeyed: EntryList | undefined;
   private pendingSave: Promise<void> = Promise.resolve();
@@ -56,20 +57,21 @@ export class Scanner {
     if (this.index?.commit === snapshot.commit) return this.withStale(this.index, snapshot);
     const cached = await this.cache.load(snapshot.commit);
     let index: ToolIndex;
-    let entries: EntryList;
     if (cached) {
-      // parsed when read: a call by name from a warm cache parses one entry
-      entries = cached.entries;
+      // parsed when read: a call by name from a warm cache parses one entry; keyed only when a later scan needs them
+      this.unkeyed = cached.entries;
+      this.entries.clear();
       const header = { source: this.source.label, commit: snapshot.commit, scanned_at: cached.scanned_at };
       index = (cached.index && restoreIndex(cached.index, cached.entries, header)) ?? (await buildIndexLettingGo(header.source, header.commit, cached.entries.all(), header.scanned_at));
     } else {
       if (this.unkeyed) this.entries = await keyedLettingGo(this.unkeyed);
       else if (this.entries.size === 0) await this.loadLatest();
       this.unkeyed = undefined;
-      const read = await this.readEntries(snapshot);
-      entries = read;
+      const { entries: read, keyed, changes } = await this.readEntries(snapshot);
       const scannedAt = new Date().toISOString();
-      index = await buildIndexLettingGo(this.source.label, snapshot.commit, read, scannedAt);
+      // a few definitions changed in place: the previous index with them swapped in, if that is all they change
+      const patched = this.index && changes ? patchIndex(this.index, changes, snapshot.commit, scannedAt) : undefined;
+      index = patched ?? (await buildIndexLettingGo(this.source.label, snapshot.commit, read, scannedAt));
       // a file that could not be read this time is read again next time, not remembered as broken
       if (!read.some(isUnread)) {
         const built = index;
@@ -78,10 +80,8 @@ export class Scanner {
           .then(async () => this.cache.save({ source: this.source.label, commit: snapshot.commit, scanned_at: scannedAt, entries: read, index: await runLettingGo(storeIndexSteps(built, read)) }))
           .catch((error: unknown) => process.emitWarning(`index cache not written: ${String(error)}`));
       }
+      this.entries = keyed;
     }
-    // keyed only when a later scan needs them (a CLI command and a restart need not)
-    this.unkeyed = entries;
-    this.entries.clear();
     this.index = this.withStale(index, snapshot);
     return this.index;
   }
@@ -91,31 +91,35 @@ export class Scanner {
     if (latest) this.entries = await keyedLettingGo(latest.entries);
   }
 
-  private async readEntries(snapshot: Snapshot): Promise<ScanEntry[]> {
+  /**
+   * The entries at the snapshot, re-reading only folders whose oid changed; keyed for the next scan; and what
+   * changed, when the set of folders is the same.
+   */
+  private async readEntries(snapshot: Snapshot): Promise<{ entries: ScanEntry[]; keyed: Map<string, ScanEntry>; changes: EntryChange[] | undefined }> {
     const listing = await snapshot.listEntries();
-    const changed: ToolEntry[] = [];
+    const keys: string[] = new Array(listing.length);
+    // every promise stored here settles with an entry, never rejects: a file's failure is its own diagnostic
+    const results: Array<ScanEntry | Promise<ScanEntry>> = new Array(listing.length);
+    const changed: number[] = [];
+    let known = 0;
     for (let position = 0; position < listing.length; position++) {
       if (position % STEP === STEP - 1) await letGo();
       const entry = listing[position]!;
-      if (this.entries.get(entryKey(entry))?.oid !== entry.oid) changed.push(entry);
+      const key = entryKey(entry);
+      keys[position] = key;
+      const previous = this.entries.get(key);
+      if (previous) known++;
+      if (previous?.oid === entry.oid) results[position] = previous;
+      else changed.push(position);
     }
     const parser = createParser(changed.length, this.parseOptions);
-    // reading (object-store I/O and inflating) goes on here while parsing runs in the pool's threads;
-    // every promise stored here settles with an entry, never rejects: a file's failure is its own diagnostic
-    const results: Array<ScanEntry | Promise<ScanEntry>> = new Array(listing.length);
+    // reading (object-store I/O and inflating) goes on here while parsing runs in the pool's threads
     const readFailures: unknown[] = [];
     let next = 0;
     const reader = async (): Promise<void> => {
-      while (next < listing.length) {
-        const position = next++;
+      while (next < changed.length) {
+        const position = changed[next++]!;
         const entry = listing[position]!;
-        const previous = this.entries.get(entryKey(entry));
-        if (previous?.oid === entry.oid) {
-          results[position] = previous;
-          // a run of unchanged entries never waits on I/O: it lets the event loop go now and then
-          if (position % STEP === STEP - 1) await letGo();
-          continue;
-        }
         let file: Awaited<ReturnType<Snapshot['read']>>;
         try {
           file = await snapshot.read(entry);
@@ -131,7 +135,7 @@ export class Scanner {
       }
     };
     try {
-      await Promise.all(Array.from({ length: READ_CONCURRENCY }, reader));
+      await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, changed.length) }, reader));
     } finally {
       await parser.close();
     }
@@ -139,12 +143,17 @@ export class Scanner {
     if (readFailures.length > 1 && readFailures.length === changed.length) throw readFailures[0];
     // only the parses are awaited: Promise.all over every entry queues one reaction per entry in one turn
     // of the event loop (~100 ms at 100,000 tools, nearly all of them unchanged)
+    const keyed = new Map<string, ScanEntry>();
     for (let position = 0; position < results.length; position++) {
       if (position % STEP === STEP - 1) await letGo();
       const result = results[position];
-      if (result instanceof Promise) results[position] = await result;
+      const entry = result instanceof Promise ? await result : result!;
+      results[position] = entry;
+      keyed.set(keys[position]!, entry);
     }
-    return results as ScanEntry[];
+    const sameFolders = known === listing.length && this.entries.size === listing.length;
+    const changes = sameFolders ? changed.map((position) => ({ before: this.entries.get(keys[position]!)!, after: results[position] as ScanEntry })) : undefined;
+    return { entries: results as ScanEntry[], keyed, changes };
   }
 
   private withStale(index: ToolIndex, snapshot: Snapshot): ToolIndex {

@@ -16,7 +16,8 @@ function eagerAndLazy(names: string[]): { eager: ToolIndex; lazy: ToolIndex; mad
     made.push(position);
     return tools[position]!;
   });
-  return { eager: { source: 's', commit: 'c', tools, ...FIELDS }, lazy, made };
+  const { source, commit, ...rest } = FIELDS;
+  return { eager: { source, commit, tools, ...rest }, lazy, made };
 }
 
 describe('withLazyTools', () => {
