@@ -31,18 +31,17 @@ export interface EntryList {
 const entryTexts = new WeakMap<ScanEntry, Uint8Array>();
 
 /**
- * The entry lines of one file. Parsing the whole of a 12 MB scan (10,000 tools) is ~100 ms; a call by name needs one
- * tool, so each line is parsed when first asked for, and once. Past a few lines asked for alone, the rest are
- * parsed together: 10,000 small parses cost about twice one parse of them all.
+ * The entry lines of one file. Parsing the whole of a 12 MB scan (10,000 tools) is ~100-150 ms; a call by name needs
+ * one tool, so each line is parsed when first asked for, and once (all of them, one by one, cost about what one
+ * parse of the whole file did).
  */
 export class CachedEntries implements EntryList {
   private readonly made: Array<ScanEntry | undefined>;
-  private alone = 0;
 
   /** `starts[i]` is where line i begins; `starts[length]` is one past the last line */
   constructor(
     private readonly path: string,
-    private buffer: Buffer | undefined,
+    private readonly buffer: Buffer,
     private readonly starts: Uint32Array,
   ) {
     this.made = new Array(starts.length - 1);
@@ -57,68 +56,34 @@ export class CachedEntries implements EntryList {
     if (position < 0 || position >= this.made.length) return undefined;
     const made = this.made[position];
     if (made) return made;
-    if (this.alone >= PARSED_ALONE) {
-      this.parseRest();
-      return this.made[position];
-    }
-    this.alone++;
-    let entry: unknown;
+    // each entry keeps its own slice of the file (no copy) for a later write
+    const text = this.buffer.subarray(this.starts[position]!, this.starts[position + 1]! - 1);
+    let entry: ScanEntry;
     try {
-      entry = JSON.parse(this.buffer!.toString('latin1', this.starts[position]!, this.textEnd(position)));
+      entry = JSON.parse(text.toString('latin1')) as ScanEntry;
     } catch (error) {
       throw this.damaged(position, (error as Error).message);
     }
-    return this.keep(position, entry);
+    if (typeof entry !== 'object' || entry === null || typeof entry.folder !== 'string' || typeof entry.oid !== 'string' || !Array.isArray(entry.diagnostics)) throw this.damaged(position, 'not an entry');
+    entryTexts.set(entry, text);
+    this.made[position] = entry;
+    return entry;
   }
 
   /** Every entry, in order. */
   all(): ScanEntry[] {
-    if (this.buffer) this.parseRest();
-    return this.made as ScanEntry[];
+    return Array.from({ length: this.made.length }, (_, position) => this.at(position)!);
   }
 
   /**
    * A file whose header and line count are right but one of whose lines is not what was written (a disk fault, a
    * hand edit): never misread, and not read again. Written by rename, a file is never torn this way.
    */
-  damaged(position: number | 'entries', reason: string): Error {
+  damaged(position: number, reason: string): Error {
     rmSync(this.path, { force: true });
-    return new Error(`the scan cache ${this.path} is damaged at ${position === 'entries' ? 'its entries' : `entry ${position}`} (${reason}); it is removed: run the command again to rescan`);
-  }
-
-  // the lines are `<entry>,\n`: together, within brackets and without the last comma, they are one JSON array
-  private parseRest(): void {
-    const count = this.made.length;
-    if (count > 0) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(`[${this.buffer!.toString('latin1', this.starts[0]!, this.starts[count]! - 2)}]`);
-      } catch (error) {
-        throw this.damaged('entries', (error as Error).message);
-      }
-      if (!Array.isArray(parsed) || parsed.length !== count) throw this.damaged('entries', 'not one entry a line');
-      for (let position = 0; position < count; position++) if (!this.made[position]) this.keep(position, parsed[position]);
-    }
-    // each entry keeps its own slice of the file for a later write; nothing is parsed from it again
-    this.buffer = undefined;
-  }
-
-  private keep(position: number, entry: unknown): ScanEntry {
-    if (typeof entry !== 'object' || entry === null || typeof (entry as ScanEntry).folder !== 'string' || typeof (entry as ScanEntry).oid !== 'string' || !Array.isArray((entry as ScanEntry).diagnostics)) {
-      throw this.damaged(position, 'not an entry');
-    }
-    entryTexts.set(entry as ScanEntry, this.buffer!.subarray(this.starts[position]!, this.textEnd(position)));
-    this.made[position] = entry as ScanEntry;
-    return entry as ScanEntry;
-  }
-
-  private textEnd(position: number): number {
-    return this.starts[position + 1]! - 2;
+    return new Error(`the scan cache ${this.path} is damaged at entry ${position} (${reason}); it is removed: run the command again to rescan`);
   }
 }
-
-// entries parsed one by one before the rest are parsed together
-const PARSED_ALONE = 64;
 
 /** Reads a cache file written by `writeCacheFile` if its header says `parser`; anything else (other version, torn) is a miss. */
 export async function readCacheFile(path: string, parser: string): Promise<CacheFile | undefined> {
@@ -141,8 +106,8 @@ export async function readCacheFile(path: string, parser: string): Promise<Cache
     let start = indexEnd + 1;
     for (let line = 0; line < header.entries; line++) {
       const end = buffer.indexOf(NEWLINE, start);
-      // fewer lines than the header counts, or not the lines written: torn
-      if (end < 0 || buffer[end - 1] !== COMMA) return undefined;
+      // fewer lines than the header counts: torn
+      if (end < 0) return undefined;
       starts[line] = start;
       start = end + 1;
     }
@@ -156,14 +121,13 @@ export async function readCacheFile(path: string, parser: string): Promise<Cache
 }
 
 const NEWLINE = 0x0a;
-const COMMA = 0x2c;
 
 // entries written per slice, with the event loop let go between slices: serialising 100,000 entries (tens of MB)
 // in one go would hold every request for a large part of a second
 const SLICE = 500;
 
 /**
- * Writes the header, the stored index and then each entry on a line of its own, followed by a comma, ASCII only
+ * Writes the header, the stored index and then each entry on a line of its own, ASCII only
  * (every other character as a JSON `\u` escape, so no line holds a raw newline), a slice of entries at a time.
  */
 export async function writeCacheFile(path: string, header: CacheHeader, index: StoredIndex | undefined, entries: readonly ScanEntry[]): Promise<void> {
@@ -188,7 +152,7 @@ export async function writeCacheFile(path: string, header: CacheHeader, index: S
   }
 }
 
-const LINE_END = Buffer.from(',\n');
+const LINE_END = Buffer.from('\n');
 
 // every character beyond ASCII, as JSON.stringify leaves them
 const NON_ASCII = /[\u0080-\uffff]/g;

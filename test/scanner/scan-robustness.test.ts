@@ -153,7 +153,7 @@ describe('IndexCache', () => {
     const loaded = await cache.load('abc');
     expect(loaded).toMatchObject({ source: 's', commit: 'abc', scanned_at: '2026-01-01T00:00:00Z' });
     expect(loaded?.entries.all()).toEqual(entries);
-    // read one at a time (the first few alone, then the rest together), they are the same, and the same objects as the whole list
+    // read one at a time, they are the same, and the same objects as the whole list
     const again = (await cache.load('abc'))!.entries;
     const one = Array.from({ length: 100 }, (_, index) => again.at(index * 20));
     expect(one).toEqual(Array.from({ length: 100 }, (_, index) => entries[index * 20]));

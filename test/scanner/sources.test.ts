@@ -201,7 +201,7 @@ describe('the index cache', () => {
     const header = JSON.parse(lines[0]!) as { parser: string; entries: number };
     expect(header.parser).toMatch(/^3\//);
     const stored = JSON.parse(lines[1]!) as { tools: unknown[]; names: string[]; kinds: string };
-    const entries = lines.slice(2, -1).map((line) => JSON.parse(line.replace(/,$/, '')) as { tool: { intent: string } });
+    const entries = lines.slice(2, -1).map((line) => JSON.parse(line) as { tool: { intent: string } });
     expect(entries).toHaveLength(header.entries);
     const misread = entries.map((entry) => ({ ...entry, tool: { ...entry.tool, intent: 'MISREAD' } }));
     const hash = header.parser.replace(/^3\//, '');
@@ -267,7 +267,7 @@ describe('the index cache', () => {
     const indexDir = join(cacheDir, 'sources', (await readdir(join(cacheDir, 'sources')))[0]!, 'index');
     const path = join(indexDir, `${first.commit}.json`);
     const lines = (await readFile(path, 'latin1')).split('\n');
-    for (const damage of [(line: string) => line.replace('"name":"beta"', '"name":"zeta"'), (line: string) => `${line.slice(0, 20)},`]) {
+    for (const damage of [(line: string) => line.replace('"name":"beta"', '"name":"zeta"'), (line: string) => line.slice(0, 20)]) {
       await writeFile(path, [...lines.slice(0, 3), damage(lines[3]!), ...lines.slice(4)].join('\n'), 'latin1');
       const restarted = await scanOnce(repo, { cacheDir });
       expect(findTool(restarted, 'alpha')?.name).toBe('alpha');
