@@ -5,6 +5,7 @@ import { processContainment, type LaunchOutcome, type Sandbox } from '../sandbox
 import { BoundedOutput } from './bounded-output.js';
 import { startDeadline, type Deadline, type StopReason } from './deadline.js';
 import { describeError, elapsedSince, failedResult } from './execution-result.js';
+import { readOutput } from './output-reader.js';
 
 /** Time between SIGTERM and SIGKILL to the process group when a run is stopped. */
 export const KILL_GRACE_MS = 100;
@@ -122,8 +123,8 @@ export async function runProcess(spec: ProcessSpec): Promise<ExecutionResult> {
   // a launcher started ahead of its run has a stdin pipe whatever the run: without input, it is closed at once
   if (spec.input !== undefined) child.stdin!.end(spec.input);
   else child.stdin?.end();
-  child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+  readOutput(child.stdout!, stdout);
+  readOutput(child.stderr!, stderr);
   const status = collectStatus(plan.statusFd === undefined ? undefined : (child.stdio[plan.statusFd] as Readable));
   // the leader is gone: its leftovers would be orphans, and their open pipes would keep the run waiting
   child.once('exit', () => signalGroup(child, 'SIGKILL'));
