@@ -109,8 +109,8 @@ class HostSandbox implements Sandbox {
 
   private readonly pool: LauncherPool;
 
-  close(): void {
-    this.pool.close();
+  close(): Promise<void> {
+    return this.pool.close();
   }
 
   /**

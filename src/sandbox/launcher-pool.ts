@@ -83,7 +83,7 @@ export function discard(launcher: WaitingLauncher): void {
 export class LauncherPool {
   readonly #waiting = new Map<string, Waiting[]>();
   readonly #seen = new Set<string>();
-  readonly #refilling = new Set<string>();
+  readonly #refilling = new Map<string, Promise<void>>();
   #closed = false;
 
   /** `perKey`: how many launchers wait for each command line; 0: none, every run starts its own */
@@ -136,7 +136,6 @@ export class LauncherPool {
       this.#waiting.delete(old);
     }
     if (this.#refilling.has(key)) return;
-    this.#refilling.add(key);
     // one at a time, each in a turn of its own: a spawn holds the event loop for a moment
     const next = async (): Promise<void> => {
       while (!this.#closed && this.#waiting.get(key) === list && list.length < this.perKey) {
@@ -156,7 +155,7 @@ export class LauncherPool {
         list.push(waiting);
       }
     };
-    void next().finally(() => this.#refilling.delete(key));
+    this.#refilling.set(key, next().finally(() => this.#refilling.delete(key)));
   }
 
   #expire(key: string, launcher: Waiting): void {
@@ -166,8 +165,11 @@ export class LauncherPool {
     discard(launcher);
   }
 
-  /** Stops every waiting launcher; runs already taken go on. */
-  close(): void {
+  /**
+   * Stops every waiting launcher; runs already taken go on. Resolves once the launchers that were starting are
+   * stopped too (each is stopped as soon as its start returns), so that a gateway that exits after it leaves none.
+   */
+  async close(): Promise<void> {
     this.#closed = true;
     for (const list of this.#waiting.values()) {
       for (const launcher of list) {
@@ -176,5 +178,6 @@ export class LauncherPool {
       }
     }
     this.#waiting.clear();
+    await Promise.all(this.#refilling.values());
   }
 }

@@ -93,6 +93,6 @@ export type Launch = { ok: true; plan: LaunchPlan } | { ok: false; code: Extract
 export interface Sandbox {
   readonly status: SandboxStatus;
   launch(request: LaunchRequest): Promise<Launch>;
-  /** stops the launchers waiting for runs; runs under way go on */
-  close(): void;
+  /** stops the launchers waiting for runs, and resolves once those still starting are stopped too; runs under way go on */
+  close(): Promise<void>;
 }

@@ -96,25 +96,47 @@ function newScriptFile(): { write: number; read: number } {
 }
 
 /**
- * The command line of one launcher: join the cgroup (when there is one), then the launcher, then a shell waiting
- * for its script on `SCRIPT_FD`. In a namespace's launcher the shell is the init, and joins the cgroup itself
- * before anything forks.
+ * The descriptor of a launcher's lifeline: a pipe from the gateway that it never writes, so that it reads end of file
+ * only when the gateway is gone (or has let go of the launcher, which it stops then anyway).
+ */
+export const LIFELINE_FD = 6;
+
+/**
+ * The group guard: a shell in the launcher's process group, holding nothing of the run but the lifeline, that kills
+ * the whole group when the lifeline ends. bubblewrap's --die-with-parent leaves a gap: a gateway killed after
+ * bubblewrap cloned its sandbox but before it released it (a few ms of its start) takes the outer bubblewrap with it,
+ * while the sandbox's first process waits, before it has asked to die with its parent, for a word that never comes:
+ * it was left running (6-8 launchers in 20 rounds of a gateway killed with SIGKILL). The same holds for any launcher
+ * whose wrapper (the cgroup's shell, setpriv) is still starting when the gateway dies: the parent-death signal is
+ * asked for by whoever has the gateway as parent at that moment, and by no one if that is too late. The guard is
+ * forked before anything else of the launcher, so its read starts while the gateway is surely alive, or ends at
+ * once; it is outside the run's cgroup. A run's end kills the group, and the guard with it.
+ */
+export function groupGuard(): string {
+  return `(exec 0<&- 1>&- 2>&- 3>&- ${CONTROL_FD}>&- ${SCRIPT_FD}<&-; read -r line <&${LIFELINE_FD}; kill -9 0) &`;
+}
+
+/** `$0` of the launcher's first shell, which forks the guard (and joins the cgroup) before it execs the launcher. */
+export const GUARD_SHELL_NAME = 'hldp-guard';
+
+/**
+ * The command line of one launcher: the guard, then join the cgroup (when there is one), then the launcher, then a
+ * shell waiting for its script on `SCRIPT_FD`. In a namespace's launcher the shell is the init, and joins the
+ * cgroup itself before anything forks.
  */
 function launcherArgv(command: WarmCommand, procs: string | undefined): string[] {
   const init = command.run.init === true;
-  if (init) {
-    const waiting = procs ? `${cgroupJoin(procs)}\n${waitForScript()}` : waitForScript();
-    return [...command.launcher, SHELL, '-c', waiting, SCRIPT_SHELL_NAME];
-  }
-  const bubblewrap = [...command.launcher, SHELL, '-c', waitForScript(), SCRIPT_SHELL_NAME];
-  return procs ? [SHELL, '-c', `${cgroupJoin(procs)}\nexec "$@"`, 'hldp-limits', ...bubblewrap] : bubblewrap;
+  const waiting = init && procs ? `${cgroupJoin(procs)}\n${waitForScript()}` : waitForScript();
+  const launcher = [...command.launcher, SHELL, '-c', waiting, SCRIPT_SHELL_NAME];
+  const prelude = [groupGuard(), ...(!init && procs ? [cgroupJoin(procs)] : [])];
+  return [SHELL, '-c', `${prelude.join('\n')}\nexec "$@" ${LIFELINE_FD}<&-`, GUARD_SHELL_NAME, ...launcher];
 }
 
 function startLauncher(command: WarmCommand, cgroup: RunCgroup | undefined): WaitingLauncher {
   const script = newScriptFile();
   const argv = launcherArgv(command, cgroup?.procs);
-  const stdio: Array<'pipe' | 'ignore' | number> = ['pipe', 'pipe', 'pipe', command.statusFd === undefined ? 'ignore' : 'pipe', 'pipe', script.read];
-  if (stdio[CONTROL_FD] !== 'pipe' || stdio[SCRIPT_FD] !== script.read) throw new Error('the control and script descriptors are out of place');
+  const stdio: Array<'pipe' | 'ignore' | number> = ['pipe', 'pipe', 'pipe', command.statusFd === undefined ? 'ignore' : 'pipe', 'pipe', script.read, 'pipe'];
+  if (stdio[CONTROL_FD] !== 'pipe' || stdio[SCRIPT_FD] !== script.read || stdio[LIFELINE_FD] !== 'pipe') throw new Error('the control, script and lifeline descriptors are out of place');
   let child;
   try {
     // an empty environment: the script exports the run's own, and nothing of the gateway's is there to leak

@@ -105,7 +105,7 @@ export class ExecutionTargets {
   async close(): Promise<void> {
     await this.mcpServers.close();
     const sandbox = this.sandbox;
-    if (sandbox) (await sandbox.catch(() => undefined))?.close();
+    if (sandbox) await (await sandbox.catch(() => undefined))?.close();
     const embedded = this.embedded;
     this.embedded = undefined;
     if (embedded) await (await embedded).close();

@@ -34,8 +34,7 @@ export const gatekeeperCommand: Command = {
     io.stderr.write(`hldp: gatekeeper at ${running.url}/exec, root ${running.root}, sandbox ${sandbox.status.sandbox}\n`);
     await new Promise<void>((resolve) => {
       const stop = () => {
-        sandbox.close();
-        void running.close().then(resolve, resolve);
+        void Promise.all([sandbox.close(), running.close()]).then(() => resolve(), () => resolve());
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
