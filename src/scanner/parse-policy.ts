@@ -5,7 +5,7 @@ import type { ApprovalRule, Diagnostic, PolicyAccessRule, PolicyDefinition } fro
 import type { DefinitionFile } from './parse-tool-definition.js';
 import { compileShapeChecker, type ShapeChecker } from './shape-checker.js';
 import { definitionText, hasErrors, readYamlMapping, type ParseOptions, type Reporter } from './yaml-mapping.js';
-import type { Position, YamlLocator } from './yaml-locator.js';
+import type { Locator, Position } from './yaml-locator.js';
 
 /** Where the JSON Schema of `policies/<name>.hdlp` lives. */
 export const POLICY_SCHEMA_URL = new URL('../../schemas/policy.schema.json', import.meta.url);
@@ -33,7 +33,7 @@ const APPROVE_ONLY = ['self_approval', 'approvers', 'elicit', 'expires_in_ms'] a
 export function parsePolicy(file: DefinitionFile, options: ParseOptions = {}): ParsedPolicy {
   const read = definitionText(file, 'the policy', options);
   if ('diagnostic' in read) return { policy: null, diagnostics: [read.diagnostic] };
-  const mapping = readYamlMapping(file, read.text, 'a policy', 'name, access, approval, author, why');
+  const mapping = readYamlMapping(file, read.text, 'a policy', 'name, access, approval, author, why', options);
   if (!mapping.ok) return { policy: null, diagnostics: mapping.diagnostics };
   const { value, locator, report } = mapping;
   checker ??= compileShapeChecker(JSON.parse(readFileSync(POLICY_SCHEMA_URL, 'utf8')) as object, 'the policy');
@@ -62,7 +62,7 @@ export function parsePolicy(file: DefinitionFile, options: ParseOptions = {}): P
   return { policy, diagnostics: report.diagnostics, namePosition: locator.locate(['name']), members };
 }
 
-function at(locator: YamlLocator, path: Array<string | number>): { line: number; column: number } {
+function at(locator: Locator, path: Array<string | number>): { line: number; column: number } {
   const { line, column } = locator.locate(path);
   return { line, column };
 }

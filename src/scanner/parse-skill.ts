@@ -34,7 +34,7 @@ export function parseSkill(file: DefinitionFile, options: ParseOptions = {}): Pa
     };
   }
   // the front matter padded by one empty line stands where it stands in the file: positions need no shifting
-  const mapping = readYamlMapping(file, `\n${match[1]!}`, 'the front matter of SKILL.md', 'name, description');
+  const mapping = readYamlMapping(file, `\n${match[1]!}`, 'the front matter of SKILL.md', 'name, description', options);
   if (!mapping.ok) return { skill: null, diagnostics: mapping.diagnostics };
   const { value, locator, report } = mapping;
   checker ??= compileShapeChecker(JSON.parse(readFileSync(SKILL_SCHEMA_URL, 'utf8')) as object, 'the front matter');

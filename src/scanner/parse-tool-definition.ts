@@ -15,7 +15,7 @@ import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkTem
 import type { SchemaProblem } from './shape-checker.js';
 import { checkToolShape } from './tool-schema.js';
 import { definitionText, guardParse, readYamlMapping, type ParseOptions } from './yaml-mapping.js';
-import type { Position, YamlLocator } from './yaml-locator.js';
+import type { Locator, Position } from './yaml-locator.js';
 
 /** One `TOOL.hdlp` (or `TOOLSET.hdlp`, `SKILL.md`) as read from a source. */
 export interface DefinitionFile {
@@ -50,7 +50,7 @@ export function parseToolDefinition(file: DefinitionFile, options: ParseOptions 
     () => {
       const read = definitionText(file, 'TOOL.hdlp', options);
       if ('diagnostic' in read) return { tool: null, diagnostics: [read.diagnostic] };
-      const mapping = readYamlMapping(file, read.text, 'TOOL.hdlp', 'name, display, intent, ...');
+      const mapping = readYamlMapping(file, read.text, 'TOOL.hdlp', 'name, display, intent, ...', options);
       if (!mapping.ok) return { tool: null, diagnostics: mapping.diagnostics };
       return validateDefinition(file, mapping.value, mapping.locator);
     },
@@ -58,7 +58,7 @@ export function parseToolDefinition(file: DefinitionFile, options: ParseOptions 
   );
 }
 
-function validateDefinition(file: DefinitionFile, value: Record<string, unknown>, locator: YamlLocator): ParsedDefinition {
+function validateDefinition(file: DefinitionFile, value: Record<string, unknown>, locator: Locator): ParsedDefinition {
   const diagnostics: Diagnostic[] = [];
   const report = (code: DiagnosticCode, problem: SchemaProblem, severity: Diagnostic['severity'] = 'error'): void => {
     const { line, column } = locator.locate(problem.path, problem.atKey);

@@ -23,7 +23,7 @@ export interface ParsedToolset {
 export function parseToolset(file: DefinitionFile, options: ParseOptions = {}): ParsedToolset {
   const read = definitionText(file, 'TOOLSET.hdlp', options);
   if ('diagnostic' in read) return { toolset: null, diagnostics: [read.diagnostic] };
-  const mapping = readYamlMapping(file, read.text, 'TOOLSET.hdlp', 'name, description, tools, hint, author, why');
+  const mapping = readYamlMapping(file, read.text, 'TOOLSET.hdlp', 'name, description, tools, hint, author, why', options);
   if (!mapping.ok) return { toolset: null, diagnostics: mapping.diagnostics };
   const { value, locator, report } = mapping;
   checker ??= compileShapeChecker(JSON.parse(readFileSync(TOOLSET_SCHEMA_URL, 'utf8')) as object, 'TOOLSET.hdlp');

@@ -6,8 +6,16 @@ export interface Position {
   column: number;
 }
 
+/** Where a JSON path, or an offset, sits in a definition's text. */
+export interface Locator {
+  /** Position of the value at `path`, or of its key when `key` is set; falls back to the nearest ancestor. */
+  locate(path: ReadonlyArray<string | number>, key?: boolean): Position;
+  /** Position of an offset in the text. */
+  at(offset: number): Position;
+}
+
 /** Finds where a JSON path (as ajv reports it) sits in the YAML text, so diagnostics point at the right line. */
-export class YamlLocator {
+export class YamlLocator implements Locator {
   constructor(
     private readonly document: Document,
     private readonly lineCounter: LineCounter,

@@ -2,7 +2,8 @@ import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { Diagnostic, DiagnosticCode } from '../core/index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import type { SchemaProblem } from './shape-checker.js';
-import { YamlLocator } from './yaml-locator.js';
+import { parseYamlFast } from './yaml-fast.js';
+import { YamlLocator, type Locator, type Position } from './yaml-locator.js';
 
 /** A definition larger than this is refused unread, unless the configuration allows more: no tool needs 1 MiB of YAML. */
 export const MAX_DEFINITION_BYTES = 1024 * 1024;
@@ -23,11 +24,13 @@ const MAX_ALIAS_COUNT = 100;
 export interface ParseOptions {
   /** the largest file accepted, in bytes (default {@link MAX_DEFINITION_BYTES}) */
   maxBytes?: number;
+  /** `false` reads every text through `yaml`'s document, as before the fast reader (tests and benchmarks compare the two) */
+  fastYaml?: boolean;
 }
 
 /** A YAML mapping read from a definition file, with the locator its diagnostics point through. */
 export type YamlMapping =
-  | { ok: true; value: Record<string, unknown>; locator: YamlLocator; report: Reporter }
+  | { ok: true; value: Record<string, unknown>; locator: Locator; report: Reporter }
   | { ok: false; diagnostics: Diagnostic[] };
 
 /** Adds a located diagnostic for a problem at a JSON path. */
@@ -60,8 +63,25 @@ export function definitionText(file: DefinitionFile, label: string, options: Par
  * mapping; anything else is a diagnostic naming what the file must be. Hostile YAML is refused as
  * `YAML_RESOURCE_LIMIT` before it costs memory or time: an alias bomb, runaway nesting, too many
  * values once aliases are expanded. A text holding a NUL is refused: no argument or header carries one.
+ *
+ * A text in the plain subset most definitions are written in is read by the fast reader (`yaml-fast.ts`), and
+ * `yaml` parses it again with positions only when something asks where a path is (a diagnostic): a valid
+ * definition costs one fast read; a broken one is reported exactly as `yaml` alone reports it.
  */
-export function readYamlMapping(file: DefinitionFile, text: string, label: string, fields: string): YamlMapping {
+export function readYamlMapping(file: DefinitionFile, text: string, label: string, fields: string, options: ParseOptions = {}): YamlMapping {
+  const fast = options.fastYaml === false ? undefined : parseYamlFast(text);
+  if (fast) {
+    const size = measure(fast.value);
+    if (size.depth <= MAX_DEFINITION_DEPTH && size.nodes <= MAX_DEFINITION_NODES && !size.nul) {
+      const locator = new LazyLocator(text, fast.offsets);
+      return { ok: true, value: fast.value, locator, report: reporter(file, locator) };
+    }
+  }
+  return readYamlMappingPositioned(file, text, label, fields);
+}
+
+/** {@link readYamlMapping} through `yaml`'s document, with positions: what every text the fast reader gives up on takes. */
+export function readYamlMappingPositioned(file: DefinitionFile, text: string, label: string, fields: string): YamlMapping {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const locator = new YamlLocator(document, lineCounter);
@@ -102,13 +122,52 @@ export function readYamlMapping(file: DefinitionFile, text: string, label: strin
     const got = value === null || value === undefined ? 'an empty document' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
     return fail('SCHEMA_VIOLATION', `${label} must be a YAML mapping of fields (${fields}), got ${got}`);
   }
+  return { ok: true, value: value as Record<string, unknown>, locator, report: reporter(file, locator) };
+}
+
+function reporter(file: DefinitionFile, locator: Locator): Reporter {
   const diagnostics: Diagnostic[] = [];
   const report = ((code, problem, severity = 'error') => {
     const { line, column } = locator.locate(problem.path, problem.atKey);
     diagnostics.push({ file: file.path, line, column, severity, code, message: problem.message });
   }) as Reporter;
   Object.defineProperty(report, 'diagnostics', { value: diagnostics });
-  return { ok: true, value: value as Record<string, unknown>, locator, report };
+  return report;
+}
+
+/**
+ * Positions in a text the fast reader read: a top-level key's value from the offsets it noted, anything else
+ * from `yaml`'s document, parsed on the first such question (a definition with a problem, or a toolset's members).
+ */
+class LazyLocator implements Locator {
+  private positioned: YamlLocator | undefined;
+
+  constructor(
+    private readonly text: string,
+    private readonly offsets: ReadonlyMap<string, number>,
+  ) {}
+
+  locate(path: ReadonlyArray<string | number>, key = false): Position {
+    if (path.length === 1 && !key) {
+      const offset = this.offsets.get(String(path[0]));
+      if (offset !== undefined) return this.at(offset);
+    }
+    if (!this.positioned) {
+      const lineCounter = new LineCounter();
+      this.positioned = new YamlLocator(parseDocument(this.text, { lineCounter, prettyErrors: false, uniqueKeys: true }), lineCounter);
+    }
+    return this.positioned.locate(path, key);
+  }
+
+  at(offset: number): Position {
+    let line = 1;
+    let start = 0;
+    for (let newline = this.text.indexOf('\n'); newline >= 0 && newline < offset; newline = this.text.indexOf('\n', newline + 1)) {
+      line++;
+      start = newline + 1;
+    }
+    return { line, column: offset - start + 1 };
+  }
 }
 
 /** Whether any diagnostic is an error. */
