@@ -22,7 +22,7 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
   const { gitdir, cache } = store;
   const git = await loadGit();
   const fs = await snapshotFs(gitdir);
-  const sizes = new ObjectSizes(gitdir);
+  const sizes = new ObjectSizes(gitdir, (oid) => fs.mayBeLoose(oid));
   // a flat entry (policies/<name>.hdlp) is a blob: its mode says whether it is a symlink
   const flatModes = new Map<string, string>();
   const listOnce = async (): Promise<ToolEntry[]> => {

@@ -1,5 +1,5 @@
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
-import { open, readdir, readFile } from 'node:fs/promises';
+import { open, readdir, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 // enough compressed bytes to hold an object header or a delta's two size numbers, and no more
@@ -7,9 +7,9 @@ const HEAD_BYTES = 512;
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
 
-/** One pack: its index file parsed lazily, its pack file opened per lookup. */
+/** One pack: its index file, and its pack file kept open while lookups come. */
 interface PackIndex {
-  pack: string;
+  pack: PackFile;
   /** the `.idx` file (version 2) */
   index: Buffer;
   count: number;
@@ -24,10 +24,17 @@ interface PackIndex {
 export class ObjectSizes {
   private packs: Promise<PackIndex[]> | undefined;
 
-  constructor(private readonly gitdir: string) {}
+  /**
+   * `mayBeLoose` says whether a loose object of that id can exist (its folder was listed): a clone's objects are all
+   * packed, and trying to open a loose file first cost an `open` failing with ENOENT per object.
+   */
+  constructor(
+    private readonly gitdir: string,
+    private readonly mayBeLoose: (oid: string) => boolean = () => true,
+  ) {}
 
   async size(oid: string): Promise<number | undefined> {
-    const loose = await this.looseSize(oid);
+    const loose = this.mayBeLoose(oid) ? await this.looseSize(oid) : undefined;
     if (loose !== undefined) return loose;
     for (const pack of await this.loadPacks()) {
       const offset = findOffset(pack, oid);
@@ -39,7 +46,9 @@ export class ObjectSizes {
 
   /** Lists the packs again on the next lookup (after git repacked the store). */
   forget(): void {
+    const packs = this.packs;
     this.packs = undefined;
+    void packs?.then((list) => list.forEach((pack) => pack.pack.close()), () => undefined);
   }
 
   private async looseSize(oid: string): Promise<number | undefined> {
@@ -64,7 +73,7 @@ export class ObjectSizes {
         const index = await readFile(join(dir, name));
         // version 2: magic \377tOc, version 2, then the 256-entry fan-out table
         if (index.length < 8 + 1024 || index.readUInt32BE(0) !== 0xff744f63 || index.readUInt32BE(4) !== 2) continue;
-        indexes.push({ pack: join(dir, `${name.slice(0, -4)}.pack`), index, count: index.readUInt32BE(8 + 255 * 4) });
+        indexes.push({ pack: new PackFile(join(dir, `${name.slice(0, -4)}.pack`)), index, count: index.readUInt32BE(8 + 255 * 4) });
       }
       return indexes;
     })();
@@ -98,8 +107,8 @@ function findOffset({ index, count }: PackIndex, oid: string): number | undefine
 }
 
 /** A pack entry's size: from its header, or for a delta from the delta's own header (the size it produces). */
-async function packedSize(pack: string, offset: number): Promise<number | undefined> {
-  const head = await readAt(pack, offset, 64 + HEAD_BYTES);
+async function packedSize(pack: PackFile, offset: number): Promise<number | undefined> {
+  const head = await pack.read(offset, 64 + HEAD_BYTES);
   let position = 0;
   let byte = head[position++]!;
   const type = (byte >> 4) & 7;
@@ -151,5 +160,49 @@ async function readAt(path: string, position: number, length: number): Promise<B
     return buffer.subarray(0, bytesRead);
   } finally {
     await handle.close();
+  }
+}
+
+// how long a pack file stays open after its last lookup: a scan looks up thousands in a row
+const PACK_IDLE_MS = 100;
+
+/**
+ * A pack file opened once for a run of lookups, not once per lookup (an open and a close per object were a tenth of a
+ * cold scan's CPU at 10,000 tools), and closed when none came for a moment. A pack git deleted meanwhile still reads
+ * through the open handle; one that cannot be opened fails that lookup, and the next one opens it again.
+ */
+class PackFile {
+  private handle: Promise<FileHandle> | undefined;
+  private reading = 0;
+  private idle: NodeJS.Timeout | undefined;
+
+  constructor(readonly path: string) {}
+
+  async read(position: number, length: number): Promise<Buffer> {
+    clearTimeout(this.idle);
+    this.reading++;
+    try {
+      if (!this.handle) {
+        const opening = open(this.path, 'r');
+        this.handle = opening;
+        opening.catch(() => {
+          if (this.handle === opening) this.handle = undefined;
+        });
+      }
+      const handle = await this.handle;
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, position);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      this.reading--;
+      if (this.reading === 0) this.idle = setTimeout(() => this.reading === 0 && this.close(), PACK_IDLE_MS).unref();
+    }
+  }
+
+  close(): void {
+    clearTimeout(this.idle);
+    const handle = this.handle;
+    this.handle = undefined;
+    void handle?.then((open) => open.close(), () => undefined).catch(() => undefined);
   }
 }

@@ -12,6 +12,8 @@ export interface ObjectStoreFs extends PromiseFs {
   readonly generation: number;
   /** lists the loose-object folders and the packs again (once for all readers that saw the same generation fail) */
   refresh(seen: number): Promise<void>;
+  /** whether the folder a loose object of this id would sit in was listed */
+  mayBeLoose(oid: string): boolean;
 }
 
 // one shared, stack-less "not found": isomorphic-git only reads its code
@@ -63,6 +65,7 @@ export async function snapshotFs(gitdir: string): Promise<ObjectStoreFs> {
     get generation() {
       return generation;
     },
+    mayBeLoose: (oid) => listing.looseDirs.has(oid.slice(0, 2)),
     refresh(seen) {
       if (seen !== generation) return refreshing ?? Promise.resolve();
       generation += 1;
