@@ -7,10 +7,15 @@ import type { DefinitionFile } from './parse-tool-definition.js';
 import type { ParseOptions } from './yaml-mapping.js';
 
 /**
- * Below this many files a pool costs more than it saves: each thread loads yaml and ajv and compiles the schema
- * (~0.3 s). Measured on 2 cores under load: 1,000 files 1.9 s pooled vs 1.4 s not; 10,000 files 6.4 s vs 8.0 s.
+ * Below this many files the scan parses in its own thread. A pool costs each thread ~0.4 s of CPU to load yaml and
+ * ajv and compile the schemas, and the main thread a structured clone of every file and entry both ways; since the
+ * fast YAML reader a generated definition costs ~0.06-0.07 ms to parse and validate, and the clone costs about as
+ * much. Measured on 2 cores at load 9-14 (2026-12-02, `bench/scan/parse-cost.ts`, `bench/scan/cold.ts`): 20,000
+ * files 5.8 s of CPU and 11.1 s of wall pooled vs 1.4 s and 2.8 s in one thread; a cold scan of 10,000 tools the
+ * same CPU either way and 54 MB more RSS pooled. (With `yaml`'s document, 0.4-0.9 ms a definition, the pool paid
+ * from 2,000 files on.) Above this it is not measured.
  */
-export const POOL_THRESHOLD = 2000;
+export const POOL_THRESHOLD = 250_000;
 const BATCH = 64;
 
 // a thread that runs away with memory is ended by V8, not the gateway (files are at most a few MiB each)

@@ -20,7 +20,7 @@ why: a server's first rescan would otherwise compile these checks while requests
 /**
  * Parses one representative definition, so that what parsing compiles on first use (the TOOL.hdlp schema,
  * ajv and RE2 for params schemas: ~200 ms) is compiled before a server answers, not in its first rescan
- * (a cold scan parses in worker threads, which leaves this thread's checks uncompiled).
+ * (a cold scan served from the cache parses nothing, which leaves the checks uncompiled).
  */
 export function warmUpParser(): void {
   parseEntry({ path: 'tools/warm-up/TOOL.hdlp', folder: 'warm-up', oid: 'warm-up', content: Buffer.from(SAMPLE) });

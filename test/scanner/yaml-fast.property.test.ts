@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineCounter, parseDocument, stringify } from 'yaml';
+import { LineCounter, parseDocument, stringify, type DocumentOptions, type ToStringOptions } from 'yaml';
 import { parseToolDefinition } from '../../src/scanner/index.js';
 import { parseYamlFast } from '../../src/scanner/yaml-fast.js';
 import { YamlLocator } from '../../src/scanner/yaml-locator.js';
@@ -108,7 +108,7 @@ describe('the fast YAML reader', () => {
     let answered = 0;
     fc.assert(
       fc.property(fc.dictionary(key, value, { minKeys: 1, maxKeys: 6 }), stringifyOptions, (document, options) => {
-        const text = stringify(document, options as Parameters<typeof stringify>[1]);
+        const text = stringify(document, options as ToStringOptions & DocumentOptions);
         if (expectAgrees(text)) answered++;
       }),
       { numRuns: 1500 },
