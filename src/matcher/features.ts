@@ -1,7 +1,7 @@
 import type { QueryWord } from './request-words.js';
 import { SEARCH_FIELDS, type SearchField } from './search-document.js';
 import { inverseDocumentFrequency, type SearchIndex } from './search-index.js';
-import { DESCRIBING_FIELDS, FIELD_BIT, NAMING_FIELDS, PARAM_FIELDS, type IntentWord, type ToolRecord } from './tool-record.js';
+import { DESCRIBING_FIELDS, FIELD_BIT, NAMING_FIELDS, PARAM_FIELDS, type ToolRecord } from './tool-record.js';
 
 /** What the re-rank and the decision know about one tool for one request. */
 export interface ToolFeatures {
@@ -68,7 +68,6 @@ export function measureRecord(
   request: RequestTerms,
   stage1: number,
 ): ToolFeatures {
-  const fields = record.termFields;
   const { words, terms, pairs } = request;
   let total = 0;
   let covered = 0;
@@ -79,7 +78,7 @@ export function measureRecord(
   let evidence = 0;
   for (const word of words) {
     total += word.weight;
-    const { share, mask, whole } = wordMatch(fields, word);
+    const { share, mask, whole } = wordMatch(record, word);
     if (share === 0) continue;
     const weight = word.weight * share;
     matchedWords += share;
@@ -90,18 +89,18 @@ export function measureRecord(
     if (mask & PARAM_FIELDS) parameters += weight;
   }
   const scale = total > 0 ? 1 / total : 0;
-  const names = record.nameVariants;
+  const head = record.nameHead();
   return {
     stage1,
     coverage: covered * scale,
     namingCoverage: named * scale,
     describingCoverage: described * scale,
     paramCoverage: parameters * scale,
-    nameShare: bestNameShare(names, terms),
-    intentShare: bestIntentShare(record.intentVariants, rarities, terms),
-    namePhrase: pairShare(record.namePairs, pairs, record.namePairs.size),
-    intentPhrase: pairShare(record.intentPairs, pairs, pairs.size),
-    nameHead: names[0] !== undefined && terms.has(names[0][0]!) ? 1 : 0,
+    nameShare: record.bestNameShare(terms),
+    intentShare: record.bestIntentShare(rarities, terms),
+    namePhrase: record.namePairCount === 0 ? 0 : record.sharedNamePairs(pairs) / record.namePairCount,
+    intentPhrase: pairs.size === 0 || record.intentPairCount === 0 ? 0 : record.sharedIntentPairs(pairs) / pairs.size,
+    nameHead: head !== undefined && terms.has(head) ? 1 : 0,
     unknownShare: request.unknownShare,
     valueShare: request.valueShare,
     matchedWords,
@@ -124,41 +123,6 @@ function wordEvidence(word: QueryWord, mask: number, whole: number): number {
   return whole * factor * single;
 }
 
-function pairShare(toolPairs: Set<string>, requestPairs: Set<string>, of: number): number {
-  if (of === 0 || toolPairs.size === 0) return 0;
-  const [fewer, more] = toolPairs.size < requestPairs.size ? [toolPairs, requestPairs] : [requestPairs, toolPairs];
-  let hits = 0;
-  for (const pair of fewer) if (more.has(pair)) hits += 1;
-  return hits / of;
-}
-
-// the name (or alias) the request mentions most completely
-function bestNameShare(variants: string[][], queryTerms: Set<string>): number {
-  let best = 0;
-  for (const terms of variants) {
-    let hits = 0;
-    for (const term of terms) if (queryTerms.has(term)) hits += 1;
-    best = Math.max(best, hits / terms.length);
-  }
-  return best;
-}
-
-// the intent (or example) the request mirrors most completely, rare words counting more
-function bestIntentShare(variants: IntentWord[][], rarities: Float64Array[], queryTerms: Set<string>): number {
-  let best = 0;
-  variants.forEach((terms, variant) => {
-    const rarity = rarities[variant]!;
-    let total = 0;
-    let hits = 0;
-    terms.forEach(([term, value], word) => {
-      total += rarity[word]!;
-      if (!value && queryTerms.has(term)) hits += rarity[word]!;
-    });
-    if (total > 0) best = Math.max(best, hits / total);
-  });
-  return best;
-}
-
 // Rarity is not stored with the tool's record: it changes with every tool an update adds or
 // removes. It is worked out once per index version, for the tools a request brings up.
 function intentRarity(index: SearchIndex, position: number): Float64Array[] {
@@ -172,15 +136,15 @@ function intentRarity(index: SearchIndex, position: number): Float64Array[] {
 
 /** The rarity in `index` of each word of each of a record's intents and examples. */
 export function recordRarity(index: SearchIndex, record: ToolRecord): Float64Array[] {
-  return record.intentVariants.map((terms) => Float64Array.from(terms, ([term]) => inverseDocumentFrequency(index, term)));
+  return record.intentTerms().map((terms) => Float64Array.from(terms, (term) => inverseDocumentFrequency(index, term)));
 }
 
 /** Which request words occur (whole, or mostly) in which fields of a tool, e.g. `intent: 提交, 记录`. */
 export function matchedFields(index: SearchIndex, position: number, words: QueryWord[]): string[] {
-  const fields = index.records[position]!.termFields;
+  const record = index.records[position]!;
   const byField = new Map<SearchField, string[]>();
   for (const word of words) {
-    const { share, mask } = wordMatch(fields, word);
+    const { share, mask } = wordMatch(record, word);
     if (share <= 0.5) continue; // a word found only in small part is not shown as found
     for (const field of SEARCH_FIELDS) {
       if (mask & FIELD_BIT[field]) byField.set(field, [...(byField.get(field) ?? []), word.word]);
@@ -194,8 +158,8 @@ export function matchedFields(index: SearchIndex, position: number, words: Query
 // senses (`glossesOf`) where one of them is found, whichever says more.
 // `whole` is 1 for a whole match, or for an ideographic word the share of its characters that
 // character pairs cover when they cover at least half of it (single characters say too little).
-function wordMatch(fields: Map<string, number>, word: QueryWord): WordMatch {
-  const found = fields.get(word.terms[0]!);
+function wordMatch(fields: ToolRecord, word: QueryWord): WordMatch {
+  const found = fields.fieldsOf(word.terms[0]!);
   if (found !== undefined) return { share: 1, mask: found, whole: 1 };
   const parts = word.terms.length === 1 ? NO_MATCH : partsMatch(fields, word);
   if (word.glosses.senses.length === 0 || parts.share >= GLOSS_SHARE) return parts;
@@ -220,7 +184,7 @@ const GLOSS_SHARE = 0.8;
 // as a lone Chinese character is.
 const RARE_SENSE_EVIDENCE = 0.25;
 
-function glossMatch(fields: Map<string, number>, word: QueryWord): WordMatch {
+function glossMatch(fields: ToolRecord, word: QueryWord): WordMatch {
   let best = 0;
   let mask = 0;
   let first = Infinity;
@@ -228,7 +192,7 @@ function glossMatch(fields: Map<string, number>, word: QueryWord): WordMatch {
     let hits = 0;
     let senseMask = 0;
     for (const term of sense) {
-      const found = fields.get(term);
+      const found = fields.fieldsOf(term);
       if (found === undefined) continue;
       hits += 1;
       senseMask |= found;
@@ -242,14 +206,14 @@ function glossMatch(fields: Map<string, number>, word: QueryWord): WordMatch {
   return { share: best * GLOSS_SHARE, mask, whole };
 }
 
-function partsMatch(fields: Map<string, number>, word: QueryWord): WordMatch {
+function partsMatch(fields: ToolRecord, word: QueryWord): WordMatch {
   const characters = [...word.word];
   const covered = new Array<boolean>(characters.length).fill(false);
   const paired = new Array<boolean>(characters.length).fill(false);
   let mask = 0;
   characters.forEach((character, index) => {
-    const single = fields.get(character);
-    const pair = index + 1 < characters.length ? fields.get(character + characters[index + 1]!) : undefined;
+    const single = fields.fieldsOf(character);
+    const pair = index + 1 < characters.length ? fields.fieldsOf(character + characters[index + 1]!) : undefined;
     if (single !== undefined) [covered[index], mask] = [true, mask | single];
     if (pair !== undefined) {
       [covered[index], covered[index + 1], mask] = [true, true, mask | pair];

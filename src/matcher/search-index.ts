@@ -2,7 +2,42 @@ import { runToEnd } from '../core/index.js';
 import MiniSearch from 'minisearch';
 import type { ToolDefinition } from '../core/index.js';
 import { SEARCH_FIELDS } from './search-document.js';
-import { describeTool, indexedDocument, reserveRecordIds, type IndexedDocument, type ToolRecord } from './tool-record.js';
+import { describeTool, indexedDocument, reserveRecordIds, TermDictionary, ToolRecord, type IndexedDocument } from './tool-record.js';
+
+/** In how many tools each term occurs (terms no tool has now: none). */
+export interface TermCounts {
+  has(term: string): boolean;
+  get(term: string): number | undefined;
+}
+
+/** Term counts kept per term id of the engine's dictionary. */
+class DocumentFrequency implements TermCounts {
+  constructor(
+    readonly dictionary: TermDictionary,
+    public counts: Int32Array = new Int32Array(Math.max(64, dictionary.terms.length)),
+  ) {}
+
+  has(term: string): boolean {
+    const id = this.dictionary.idOf(term);
+    return id !== undefined && id < this.counts.length && this.counts[id]! > 0;
+  }
+
+  get(term: string): number | undefined {
+    const id = this.dictionary.idOf(term);
+    if (id === undefined || id >= this.counts.length) return undefined;
+    const count = this.counts[id]!;
+    return count > 0 ? count : undefined;
+  }
+
+  add(ids: Int32Array, change: 1 | -1): void {
+    if (this.dictionary.terms.length > this.counts.length) {
+      const grown = new Int32Array(Math.max(64, this.dictionary.terms.length, this.counts.length * 2));
+      grown.set(this.counts);
+      this.counts = grown;
+    }
+    for (const id of ids) this.counts[id]! += change;
+  }
+}
 
 /**
  * The minisearch index and term statistics that a line of index versions shares: an update changes
@@ -10,8 +45,10 @@ import { describeTool, indexedDocument, reserveRecordIds, type IndexedDocument, 
  */
 interface SearchEngine {
   minisearch: MiniSearch<IndexedDocument>;
+  /** the ids of the terms the engine's records hold */
+  dictionary: TermDictionary;
   /** in how many tools each term occurs */
-  documentFrequency: Map<string, number>;
+  documentFrequency: DocumentFrequency;
   /** the version whose tools the engine holds now */
   version: number;
 }
@@ -24,7 +61,7 @@ export interface SearchIndex {
   /** minisearch id → position in `tools` */
   positions: Map<number, number>;
   minisearch: MiniSearch<IndexedDocument>;
-  documentFrequency: ReadonlyMap<string, number>;
+  documentFrequency: TermCounts;
   /** inverse document frequencies read so far (of terms the index has), kept for this version only */
   rarity: Map<string, number>;
   /** per position, the rarity of each word of each of the tool's intents, worked out on first use */
@@ -47,13 +84,15 @@ const MINISEARCH_OPTIONS = {
 
 /** Analyses every tool and indexes it with minisearch. */
 export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex {
+  const dictionary = new TermDictionary();
   const engine: SearchEngine = {
     minisearch: new MiniSearch<IndexedDocument>(MINISEARCH_OPTIONS),
-    documentFrequency: new Map(),
+    dictionary,
+    documentFrequency: new DocumentFrequency(dictionary),
     version: 0,
   };
   const records = tools.map((tool) => {
-    const { record, document } = describeTool(tool);
+    const { record, document } = describeTool(tool, dictionary);
     engine.minisearch.add(document);
     count(engine, record, 1);
     return record;
@@ -101,7 +140,7 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: readonly T
   const records = tools.map((tool) => {
     const record = known.get(tool);
     if (record !== undefined) return record;
-    const described = describeTool(tool);
+    const described = describeTool(tool, engine.dictionary);
     engine.minisearch.add(described.document);
     count(engine, described.record, 1);
     return described.record;
@@ -118,30 +157,54 @@ export interface StoredSearchIndex {
   names: string[];
   /** minisearch's own JSON */
   minisearch: string;
-  documentFrequency: Map<string, number>;
-  records: Array<Omit<ToolRecord, 'tool'>>;
+  /** the engine's dictionary: each term at its id */
+  terms: string[];
+  /** per term id, in how many tools it occurs */
+  counts: Int32Array;
+  /** per position, the record's minisearch id */
+  ids: Int32Array;
+  /** the records' numbers one after another: the record at position p is `data[offsets[p]..offsets[p + 1]]` */
+  offsets: Int32Array;
+  data: Int32Array;
 }
 
 /** What of a search index is kept on disk. */
 export function storeSearchIndex(index: SearchIndex): StoredSearchIndex {
+  const { records } = index;
+  const { dictionary, documentFrequency } = index.engine;
+  const offsets = new Int32Array(records.length + 1);
+  records.forEach((record, position) => (offsets[position + 1] = offsets[position]! + record.data.length));
+  const data = new Int32Array(offsets[records.length]!);
+  records.forEach((record, position) => data.set(record.data, offsets[position]));
   return {
     names: index.tools.map((tool) => tool.name),
     minisearch: JSON.stringify(index.minisearch),
-    documentFrequency: new Map(index.documentFrequency),
-    records: index.records.map(({ tool: _tool, ...record }) => record),
+    terms: dictionary.terms.slice(),
+    counts: documentFrequency.counts.slice(0, dictionary.terms.length),
+    ids: Int32Array.from(records, (record) => record.id),
+    offsets,
+    data,
   };
 }
 
 /** The search index kept for exactly these tools, over them; undefined when it was kept for other tools. */
 export function restoreSearchIndex(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): SearchIndex | undefined {
-  if (stored.names.length !== tools.length || stored.records.length !== tools.length) return undefined;
-  for (let position = 0; position < tools.length; position++) if (stored.names[position] !== tools[position]!.name) return undefined;
-  const records = stored.records.map((record, position): ToolRecord => ({ ...record, tool: tools[position]! }));
+  const { names, ids, offsets, data } = stored;
+  if (names.length !== tools.length || ids.length !== tools.length || offsets.length !== tools.length + 1) return undefined;
+  for (let position = 0; position < tools.length; position++) if (names[position] !== tools[position]!.name) return undefined;
+  const dictionary = new TermDictionary(stored.terms);
+  // a record is a view of the one array read from the file: no copy
+  const records = tools.map((tool, position) => new ToolRecord(tool, ids[position]!, data.subarray(offsets[position], offsets[position + 1]), dictionary));
   // later tools are given ids no restored record holds
   let next = 0;
-  for (const record of records) next = Math.max(next, record.id + 1);
+  for (const id of ids) next = Math.max(next, id + 1);
   reserveRecordIds(next);
-  const engine: SearchEngine = { minisearch: MiniSearch.loadJSON<IndexedDocument>(stored.minisearch, MINISEARCH_OPTIONS), documentFrequency: stored.documentFrequency, version: 0 };
+  const engine: SearchEngine = {
+    minisearch: MiniSearch.loadJSON<IndexedDocument>(stored.minisearch, MINISEARCH_OPTIONS),
+    dictionary,
+    documentFrequency: new DocumentFrequency(dictionary, stored.counts),
+    version: 0,
+  };
   return snapshot(engine, tools, records);
 }
 
@@ -170,10 +233,5 @@ function snapshot(engine: SearchEngine, tools: readonly ToolDefinition[], record
 }
 
 function count(engine: SearchEngine, record: ToolRecord, change: 1 | -1): void {
-  const frequency = engine.documentFrequency;
-  for (const term of record.termFields.keys()) {
-    const next = (frequency.get(term) ?? 0) + change;
-    if (next === 0) frequency.delete(term);
-    else frequency.set(term, next);
-  }
+  engine.documentFrequency.add(record.termIds(), change);
 }

@@ -1,0 +1,35 @@
+// Whether a change to the matcher's structures left its answers exactly as they were (issue #18): every BFCL request
+// (or `--limit` of them) is asked of this checkout's matcher and of another's (`--before DIR`: `git archive <commit> src
+// package.json | tar -x -C DIR`, node_modules linked) over the same tools, BFCL's replicated to `--size`, and the full
+// explanation compared: found, confidence, and every ranked tool with its score, probability and matched fields.
+// Prints the count of differing answers and the first few. Usage:
+// npx tsx bench/match/same-answers.ts --before DIR [--size 3148] [--limit 0]
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createMatcher } from '../../src/matcher/index.js';
+import { readBenchData } from './bench-data.js';
+import { replicate } from './latency.js';
+import { asIndex } from './systems.js';
+import { DEFAULT_DATA, prepareWorld } from './world.js';
+
+const { values } = parseArgs({ options: { before: { type: 'string' }, size: { type: 'string', default: '3148' }, limit: { type: 'string', default: '0' } } });
+if (!values.before) throw new Error('usage: same-answers.ts --before DIR [--size N] [--limit N]');
+const before = (await import(pathToFileURL(join(resolve(values.before), 'src/matcher/index.ts')).href)) as typeof import('../../src/matcher/index.js');
+const data = await readBenchData(DEFAULT_DATA);
+const { world } = await prepareWorld(data);
+const base = [...world.toolsById.values()];
+const size = Number(values.size);
+const tools = size > base.length ? replicate(base, size) : base.slice(0, size);
+const queries = Number(values.limit) > 0 ? data.queries.slice(0, Number(values.limit)) : data.queries;
+const matchers = { before: before.createMatcher(asIndex(tools)).prepare(), after: createMatcher(asIndex(tools)).prepare() };
+const shown = (matcher: typeof matchers.after, text: string): string => {
+  const { found, confidence, ranked } = matcher.explainIntent(text);
+  return JSON.stringify({ found, confidence, ranked: ranked.map(({ tool, score, probability, matched, features }) => ({ name: tool.name, score, probability, matched, features })) });
+};
+const differing: Array<{ request: string; before: string; after: string }> = [];
+for (const query of queries) {
+  const [a, b] = [shown(matchers.before, query.text), shown(matchers.after, query.text)];
+  if (a !== b) differing.push({ request: query.text, before: a, after: b });
+}
+process.stdout.write(`${JSON.stringify({ benchmark: 'same answers', tools: tools.length, requests: queries.length, differing: differing.length, first: differing.slice(0, 3) }, null, 2)}\n`);
