@@ -3,8 +3,12 @@
 // request of the set is asked once, in order: the first pass's p50 and p99 are what the first agents wait. The
 // second pass, in the same process, is a warm server's. Wall clock and the process's CPU time side by side (on a
 // loaded machine the wall clock also waits for a core). `--sizes` replicates BFCL's tools under new names.
-// Usage: npx tsx bench/match/first-pass.ts [--sizes 3148,100000] [--runs 3]
+// `--profile PREFIX` (with one size and one run) records a CPU profile of both passes, PREFIX.cpuprofile, and the
+// windows of each pass's slowest 1% of requests, PREFIX.tail.json: `npx tsx bench/scan/stall-report.ts PREFIX.cpuprofile
+// PREFIX.tail.json` says what ran in each.
+// Usage: npx tsx bench/match/first-pass.ts [--sizes 3148,100000] [--runs 3] [--profile PREFIX]
 import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
@@ -24,6 +28,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     child: { type: 'boolean', default: false },
     size: { type: 'string' },
+    profile: { type: 'string' },
   },
 });
 const round = (value: number, digits = 3): number => Number(value.toFixed(digits));
@@ -51,23 +56,48 @@ async function child(size: number): Promise<ChildReport> {
     const used = process.cpuUsage();
     return (used.user + used.system) / 1000;
   };
-  const passes = [0, 1].map(() => {
+  const session = values.profile ? await startProfile() : undefined;
+  const windows: Array<{ pass: number; from_us: number; to_us: number; cpu_ms: number; wall_ms: number; request: string }> = [];
+  const passes = [0, 1].map((pass) => {
     const wall: number[] = [];
     const used: number[] = [];
     for (const query of data.queries) {
+      const clock = process.hrtime.bigint();
       const start = performance.now();
       const startCpu = cpu();
       matcher.matchIntent(query.text);
       used.push(cpu() - startCpu);
       wall.push(performance.now() - start);
+      if (session) windows.push({ pass, from_us: Number(clock / 1000n), to_us: Number(process.hrtime.bigint() / 1000n), cpu_ms: used.at(-1)!, wall_ms: wall.at(-1)!, request: query.text });
     }
     return { wall, used };
   });
+  if (session) {
+    const { profile } = await session.post('Profiler.stop');
+    session.disconnect();
+    await writeFile(`${values.profile}.cpuprofile`, JSON.stringify(profile));
+    // the slowest 1% of each pass, by wall time
+    const tail = [0, 1].flatMap((pass) => {
+      const list = windows.filter((window) => window.pass === pass).sort((a, b) => b.wall_ms - a.wall_ms);
+      return list.slice(0, Math.ceil(list.length / 100));
+    });
+    await writeFile(`${values.profile}.tail.json`, JSON.stringify(tail, null, 1));
+  }
   const summary = (times: number[]) => ({ p50: round(percentile(times, 50)), p99: round(percentile(times, 99)), max: round(Math.max(...times)) });
   return {
     tools: tools.length, prepare_ms: Math.round(prepareMs), heap_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
     first_pass: summary(passes[0]!.wall), second_pass: summary(passes[1]!.wall), first_pass_cpu: summary(passes[0]!.used), second_pass_cpu: summary(passes[1]!.used),
   };
+}
+
+async function startProfile() {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  return session;
 }
 
 async function main(): Promise<void> {
@@ -82,7 +112,8 @@ async function main(): Promise<void> {
   for (const size of values.sizes.split(',').map(Number)) {
     const runs: ChildReport[] = [];
     for (let run = 0; run < Number(values.runs); run++) {
-      const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', script, '--child', '--size', String(size)], { maxBuffer: 1 << 24 });
+      const profile = values.profile ? ['--profile', values.profile] : [];
+      const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', script, '--child', '--size', String(size), ...profile], { maxBuffer: 1 << 24 });
       runs.push(JSON.parse(stdout) as ChildReport);
       process.stderr.write(`${size}: ${stdout}\n`);
     }

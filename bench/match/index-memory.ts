@@ -1,6 +1,6 @@
 // Where the search index's memory and load time go (issue #18): over N tools (BFCL's replicated under new names, or
 // `bench/scan`'s generated template), the search index is built, then taken apart piece by piece with a forced
-// collection after each, so the heap each piece held is the difference: minisearch (its postings, document ids and
+// collection after each, so the memory each piece held (V8's heap and array buffers) is the difference: minisearch (its postings, document ids and
 // field lengths), the per-tool records of the re-rank, the term counts. Then the index is written to a file as a
 // server keeps it and read back (a warm start): the file's size by part, and the CPU and heap the read costs.
 // `--root DIR` measures another checkout's sources (`git archive <commit> src package.json | tar -x -C DIR`, node_modules
@@ -25,10 +25,12 @@ const { parseToolDefinition } = await load<typeof import('../../src/scanner/inde
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with node --expose-gc');
+// the V8 heap and the typed arrays' memory beside it (records hold theirs there)
 const heapMb = (): number => {
   gc();
   gc();
-  return process.memoryUsage().heapUsed / 2 ** 20;
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return (heapUsed + arrayBuffers) / 2 ** 20;
 };
 const cpuS = (): number => {
   const used = process.cpuUsage();
@@ -125,7 +127,7 @@ process.stdout.write(
       source: values.source,
       tools: tools.length,
       load_average: { before: loadBefore, after: loadavg().map((value) => round(value, 2)) },
-      heap_mb: {
+      memory_mb: {
         tools: round(heapTools),
         search_index: round(heapBuilt - heapTools),
         by_part: parts,
@@ -136,7 +138,7 @@ process.stdout.write(
       rss_mb_after_build: round(rssBuilt),
       build_cpu_s: round(buildCpu, 2),
       file: { mb: round(fileMb), write_cpu_s: round(writeCpu, 2), by_part_mb: partsMb },
-      read: { cpu_s: round(readCpu, 2), wall_s: round(readWall / 1000, 2), heap_mb: round(heapRead), rss_mb_after: round(process.memoryUsage().rss / 2 ** 20) },
+      read: { cpu_s: round(readCpu, 2), wall_s: round(readWall / 1000, 2), memory_mb: round(heapRead), rss_mb_after: round(process.memoryUsage().rss / 2 ** 20) },
     },
     null,
     2,
