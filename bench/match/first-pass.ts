@@ -50,7 +50,7 @@ async function child(size: number): Promise<ChildReport> {
   const base = [...world.toolsById.values()];
   const tools = size > base.length ? replicate(base, size) : base;
   const started = performance.now();
-  const matcher = createMatcher(asIndex(tools)).prepare();
+  const matcher = await createMatcher(asIndex(tools)).ready();
   const prepareMs = performance.now() - started;
   const cpu = (): number => {
     const used = process.cpuUsage();

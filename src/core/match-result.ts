@@ -29,7 +29,10 @@ export type MatchConfidence = 'high' | 'low';
 /** Which stage named the candidates: the lexical search, or (configured, when that found nothing confident) a model. */
 export type MatchStage = 'lexical' | 'model';
 
-/** What an intent (or an unknown name) resolves to; `found: false` only when nothing in the registry matches part of it. */
+/**
+ * What an intent (or an unknown name) resolves to; `found: false` only when nothing in the registry matches part of it.
+ * `incomplete` says why the answer may change if asked again soon: the Chinese-English dictionary was still being read.
+ */
 export type MatchResult =
-  | { found: true; confidence: MatchConfidence; stage: MatchStage; candidates: Candidate[] }
-  | { found: false; suggestion: string; near: NearMiss[] };
+  | { found: true; confidence: MatchConfidence; stage: MatchStage; candidates: Candidate[]; incomplete?: string }
+  | { found: false; suggestion: string; near: NearMiss[]; incomplete?: string };

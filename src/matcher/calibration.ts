@@ -1,7 +1,8 @@
-import { runToEnd } from '../core/index.js';
+import { runToEnd, type ToolDefinition } from '../core/index.js';
 import { analyzeWords } from './analyze.js';
 import { decisionFeatures, fitProbability } from './decision.js';
 import { measureRecord, recordRarity } from './features.js';
+import { isChineseWord } from './lexicon.js';
 import { rankTools, type RankedTool } from './rank.js';
 import type { DecisionModel, RankingParameters } from './ranking-parameters.js';
 import { readRequest } from './request-words.js';
@@ -16,6 +17,8 @@ export interface Calibration {
   probes: number;
   /** the cut those probes alone favour, before it is drawn toward the default by `PRIOR_PROBES` */
   probed?: number;
+  /** measured while the Chinese-English dictionary was still being read, on Chinese probes without their senses: measured again once it is */
+  provisional?: true;
 }
 
 // a registry's examples and aliases are a sample: this many at most are measured (every k-th)
@@ -56,21 +59,37 @@ export function* calibrationSteps(index: SearchIndex, ranking: RankingParameters
   const fitting: number[] = [];
   const other: number[] = [];
   let postings = 0;
+  let provisional = false;
   for (const probe of probes) {
     yield;
     const request = readRequest(index, probe.text, ranking.valueWeight);
     if (request.words.length === 0) continue;
+    provisional ||= request.words.some((word) => word.glosses.pending === true);
     postings += Math.min(...request.words.map((word) => index.documentFrequency.get(word.terms[0]!) ?? 0));
     if (postings > POSTINGS_BUDGET) break;
     fitting.push(ownProbability(index, model, probe, request));
     const others = rankTools(index, ranking, probe.text).ranked.filter((entry) => entry.position !== probe.position);
     other.push(others.length === 0 ? 0 : fitProbability(model, decisionFeatures(others)));
   }
-  if (fitting.length < MIN_SIDE || other.length < MIN_SIDE) return { threshold: model.threshold, probes: 0 };
+  const unfinished = provisional ? { provisional: true as const } : {};
+  if (fitting.length < MIN_SIDE || other.length < MIN_SIDE) return { threshold: model.threshold, probes: 0, ...unfinished };
   const probed = bestCut(fitting, other, model.threshold);
   const count = fitting.length;
   const threshold = (count * probed + PRIOR_PROBES * model.threshold) / (count + PRIOR_PROBES);
-  return { threshold: round(threshold), probes: count, probed: round(probed) };
+  return { threshold: round(threshold), probes: count, probed: round(probed), ...unfinished };
+}
+
+/**
+ * Whether the calibration of these tools asks Chinese requests (an example or alias with a Chinese
+ * character), which the Chinese-English dictionary should be read for first; stops at the first.
+ */
+export function* hasChineseProbesSteps(tools: readonly ToolDefinition[]): Generator<void, boolean, void> {
+  for (let position = 0; position < tools.length; position++) {
+    if (position % 2000 === 1999) yield;
+    const tool = tools[position]!;
+    if (tool.examples.some(isChineseWord) || tool.aliases.some(isChineseWord)) return true;
+  }
+  return false;
 }
 
 // Every example, and every alias of two words or more (a one-word alias is a name, `git`, not a

@@ -1,7 +1,8 @@
-import { letGo, runLettingGo, type MatchResult, type ToolIndex } from '../core/index.js';
+import { letGo, runLettingGo, runToEnd, type MatchResult, type ToolIndex } from '../core/index.js';
 import { FITTED_DECISION, FITTED_RANKING } from './fitted-parameters.js';
 import { createToolResolver, lookupTool, toolResolverSteps, type LookupResult, type ToolResolver } from './lookup.js';
-import { calibrate, calibrationSteps, type Calibration } from './calibration.js';
+import { calibrate, calibrationSteps, hasChineseProbesSteps, type Calibration } from './calibration.js';
+import { isChineseWord, lexiconSettled, loadLexicon } from './lexicon.js';
 import type { MatchContext } from './context.js';
 import {
   DEFAULT_LIMIT,
@@ -58,6 +59,13 @@ export interface Matcher {
    * never needs it: at 10,000 tools it takes seconds). Servers call it before they listen.
    */
   prepare(): Matcher;
+  /**
+   * `prepare()` for servers and the CLI: when the registry's examples or aliases, or `intent`, have
+   * Chinese words, the Chinese-English dictionary is read first (in a worker thread, while this thread
+   * builds the search index), so that the calibration and the answers have their English senses.
+   * Without it no answer waits for the dictionary: one made before it is read says so (`incomplete`).
+   */
+  ready(intent?: string): Promise<Matcher>;
   /** the same index with other parameters, without rebuilding it (for fitting) */
   reconfigure(options: MatcherOptions): Matcher;
   /** keeps its search index in `searchFiles` if it was built or updated and no file holds it yet (servers, when they stop) */
@@ -101,6 +109,8 @@ export async function createMatcherLettingGo(index: ToolIndex, options: MatcherO
   const resolver = await runLettingGo(toolResolverSteps(index));
   const ranking = options.ranking ?? FITTED_RANKING;
   const decision = options.decision ?? FITTED_DECISION;
+  // a registry with Chinese examples is calibrated with their senses: the dictionary is read off this thread
+  if (!lexiconSettled() && (await runLettingGo(hasChineseProbesSteps(index.tools)))) await loadLexicon().catch(() => undefined);
   const calibration = await runLettingGo(calibrationSteps(searchIndex, ranking, decision));
   // the calibration holds only while no later update has changed the shared structures it read
   const measured = isCurrent(searchIndex) ? { of: searchIndex, value: calibration } : undefined;
@@ -119,7 +129,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
   const decision = options.decision ?? FITTED_DECISION;
   // built on first use; rebuilt as a private copy if a successor has since updated the shared structures
   let calibration: { of: SearchIndex; value: Calibration } | undefined = prepared.calibration;
-  const engine = (): IntentEngine => {
+  const searchIndexNow = (): SearchIndex => {
     if (search === undefined) {
       // kept from an earlier run over the same scan, or built (seconds at 10,000 tools) and kept for the next
       search = options.searchFiles?.read(index);
@@ -128,9 +138,16 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
         options.searchFiles?.write(index, search);
       }
     } else if (!isCurrent(search)) search = buildSearchIndex(index.tools);
-    // worked out once per search index, from the registry's own examples and aliases
-    if (calibration?.of !== search) calibration = { of: search, value: calibrate(search, ranking, decision) };
-    return { index: search, ranking, decision, calibration: calibration.value };
+    return search;
+  };
+  const engine = (): IntentEngine => {
+    const current = searchIndexNow();
+    // worked out once per search index, from the registry's own examples and aliases (again once the
+    // dictionary is read, if Chinese probes were measured without it: only where `ready` was not awaited)
+    if (calibration?.of !== current || (calibration.value.provisional && lexiconSettled())) {
+      calibration = { of: current, value: calibrate(current, ranking, decision) };
+    }
+    return { index: current, ranking, decision, calibration: calibration.value };
   };
   const resolver = prepared.resolver ?? createToolResolver(index);
   const matcher: Matcher = {
@@ -140,6 +157,14 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
     matchIntent: (intent, { limit = DEFAULT_LIMIT, context } = {}) => matchIntent(engine(), intent, limit, context),
     explainIntent: (intent, context) => explainIntent(engine(), intent, MAX_LIMIT, context),
     prepare: () => {
+      engine();
+      return matcher;
+    },
+    ready: async (intent) => {
+      const chinese = !lexiconSettled() && ((intent !== undefined && isChineseWord(intent)) || runToEnd(hasChineseProbesSteps(index.tools)));
+      const reading = chinese ? loadLexicon().catch(() => undefined) : undefined;
+      searchIndexNow();
+      await reading;
       engine();
       return matcher;
     },

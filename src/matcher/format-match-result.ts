@@ -4,7 +4,7 @@ import { compactSchema } from './compact-schema.js';
 /** A match result as plain text for people (what `hldp match` prints without `--json`). */
 export function formatMatchResult(result: MatchResult): string {
   if (!result.found) {
-    const lines = [`no tool found. ${result.suggestion}`];
+    const lines = [result.incomplete === undefined ? `no tool found. ${result.suggestion}` : `no tool found yet. ${result.suggestion}`];
     if (result.near.length > 0) {
       lines.push('weakly related:');
       for (const miss of result.near) lines.push(`  ${miss.name} (${miss.display})  score ${miss.score}`);
@@ -12,6 +12,7 @@ export function formatMatchResult(result: MatchResult): string {
     return lines.join('\n');
   }
   const lines: string[] = [];
+  if (result.incomplete !== undefined) lines.push(`incomplete: ${result.incomplete}`);
   if (result.confidence === 'low') lines.push('weak match: these tools match part of the intent; check that one fits before calling it');
   if (result.stage === 'model') lines.push('named by the configured model (the words matched no tool well enough)');
   result.candidates.forEach((candidate, position) => {

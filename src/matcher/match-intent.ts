@@ -19,6 +19,15 @@ const MAX_NEAR_MISSES = 3;
 // by how well they fit, which a tool matching one rare word of a long request need not win
 const EVIDENCE_DEPTH = DEFAULT_LIMIT;
 
+/**
+ * What an answer made while the Chinese-English dictionary was still being read says (it is read in a
+ * worker thread, ~1 s, when a process meets its first Chinese request or, for a registry with Chinese
+ * examples, when a server starts): no request waits for it, so such a request is matched by its words as
+ * written, without their English senses.
+ */
+export const LEXICON_LOADING =
+  'the Chinese-English dictionary was still being read: the Chinese words were matched only as written, not by their English senses; ask again in a second for the full answer';
+
 /** One ranked tool with the evidence behind its place. */
 export interface ExplainedTool {
   tool: ToolDefinition;
@@ -43,6 +52,8 @@ export interface IntentExplanation {
   /** where this registry's line between confident and weak answers lies */
   calibration: Calibration;
   ranked: ExplainedTool[];
+  /** set when the request has Chinese words the dictionary, still being read, could not gloss (`LEXICON_LOADING`) */
+  incomplete?: string;
 }
 
 /** The engine an intent runs through: one index, its ranking parameters, its decision model and the registry's calibration. */
@@ -68,7 +79,8 @@ export function explainIntent(
   const found = evidence >= NOTHING_MATCHES;
   const best = explained[0];
   const confidence = !found || best === undefined ? undefined : best.probability >= engine.calibration.threshold ? 'high' : 'low';
-  return { found, confidence, evidence: round(evidence), decision: decisionFeatures(ranked), calibration: engine.calibration, ranked: explained };
+  const incomplete = ranking.words.some((word) => word.glosses.pending === true) ? { incomplete: LEXICON_LOADING } : {};
+  return { found, confidence, evidence: round(evidence), decision: decisionFeatures(ranked), calibration: engine.calibration, ranked: explained, ...incomplete };
 }
 
 /**
@@ -78,13 +90,16 @@ export function explainIntent(
  */
 export function matchIntent(engine: IntentEngine, intent: string, limit: number = DEFAULT_LIMIT, context?: MatchContext): MatchResult {
   const wanted = clampLimit(limit);
-  const { found, confidence, ranked } = explainIntent(engine, intent, Math.max(wanted, MAX_NEAR_MISSES), context);
+  const { found, confidence, ranked, incomplete } = explainIntent(engine, intent, Math.max(wanted, MAX_NEAR_MISSES), context);
+  const unfinished = incomplete === undefined ? {} : { incomplete };
   if (!found || confidence === undefined) {
     const near: NearMiss[] = ranked
       .filter((entry) => entry.features.matchedWords > 0)
       .slice(0, MAX_NEAR_MISSES)
       .map(({ tool, score }) => ({ name: tool.name, display: tool.display, score }));
-    return { found: false, suggestion: missingToolSuggestion(intent), near };
+    // "write the tool" is not said on words that were not all read: the agent is told to ask again
+    const suggestion = incomplete === undefined ? missingToolSuggestion(intent) : `${incomplete}; only then, if still nothing fits: ${missingToolSuggestion(intent)}`;
+    return { found: false, suggestion, near, ...unfinished };
   }
   const threshold = engine.calibration.threshold;
   // a confident answer offers the others only when they would be confident on their own; a weak one
@@ -94,7 +109,7 @@ export function matchIntent(engine: IntentEngine, intent: string, limit: number 
     .filter((entry, position) =>
       position === 0 || (confidence === 'high' ? entry.probability >= threshold : entry.features.evidence >= NOTHING_MATCHES),
     );
-  return { found: true, confidence, stage: 'lexical', candidates: chosen.map(toCandidate) };
+  return { found: true, confidence, stage: 'lexical', candidates: chosen.map(toCandidate), ...unfinished };
 }
 
 /** A caller's limit as a whole number of candidates from 1 to `MAX_LIMIT`. */

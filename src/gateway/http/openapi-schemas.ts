@@ -47,6 +47,9 @@ const Candidate = {
   },
 };
 
+// present only on an answer made while the Chinese-English dictionary was still being read (a second or so after start)
+const INCOMPLETE = { type: 'string', description: 'why asking again soon may answer differently: the Chinese words were matched only as written while the dictionary was being read' };
+
 const MatchResult = {
   oneOf: [
     {
@@ -56,9 +59,10 @@ const MatchResult = {
         confidence: { enum: ['high', 'low'], description: 'low: the candidates match part of the intent; check that one fits before calling it' },
         stage: { enum: ['lexical', 'model'], description: 'which stage named the candidates (model: the configured matcher.model)' },
         candidates: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Candidate' } },
+        incomplete: INCOMPLETE,
       },
     },
-    { type: 'object', required: ['found', 'suggestion', 'near'], properties: { found: { const: false }, suggestion: { type: 'string' }, near: { type: 'array', maxItems: 3, items: { $ref: '#/components/schemas/NearMiss' } } } },
+    { type: 'object', required: ['found', 'suggestion', 'near'], properties: { found: { const: false }, suggestion: { type: 'string' }, near: { type: 'array', maxItems: 3, items: { $ref: '#/components/schemas/NearMiss' } }, incomplete: INCOMPLETE } },
   ],
 };
 

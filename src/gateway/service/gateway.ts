@@ -304,7 +304,7 @@ export class Gateway {
 
   /** For servers: builds the intent search index and starts the embedded gatekeeper ahead of the first request. */
   async warmUp(): Promise<void> {
-    this.registries.current.matcher.prepare();
+    await this.registries.current.matcher.ready();
     warmUpParser();
     // unattended approval requests still expire, each with its EXPIRED receipt
     this.approvals.start((error) => this.logger?.warn({ err: error.message }, 'could not expire approval requests'));

@@ -21,7 +21,7 @@ export const matchCommand: Command = {
     const { matcherModel } = configFromFlags(flags);
     const onFailure = (message: string): void => void io.stderr.write(`hldp match: the model stage failed (${message}); answering from the words alone\n`);
     const stage = matcherModel === undefined ? undefined : createModelStage(matcherModel, { onFailure });
-    const result = await matchWithModel(createMatcher(index), stage, intent, limit === undefined ? {} : { limit });
+    const result = await matchWithModel(await createMatcher(index).ready(intent), stage, intent, limit === undefined ? {} : { limit });
     if (flags.json) writeJson(io, result);
     else writeLines(io.stdout, [formatMatchResult(result)]);
     return result.found ? 0 : 1;
