@@ -2,7 +2,8 @@
 // side by side with the executor called in-process at the same concurrency and in the same sandbox (serve's
 // default: bubblewrap where it runs); receipts counted in the database. Each side also reports the time its event
 // loop spent inside child_process spawns (the fork of the process, and the child's exec, which libuv waits for): its
-// share of the server's CPU time (read from /proc) and per call (bench/http/spawn-timer.cjs, preloaded).
+// share of the load's wall time, per spawn (bench/http/spawn-timer.cjs, preloaded), and each side's CPU time per call
+// and resident size (a fork costs more the larger the process: bench/http/fork-cost.ts).
 // Usage: npm run bench:http [-- --requests 2000 --concurrency 1,16,64]
 import { readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -125,6 +126,9 @@ for (const concurrency of levels) {
   console.error(JSON.stringify(results.at(-1)));
 }
 const loadAfter = loadavg().map((value) => +value.toFixed(2));
+// what a spawn costs grows with the size of the process that forks (bench/http/fork-cost.ts): both sides' sizes
+const rssMib = async (pid: number): Promise<number> => Math.round(Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+const sizes = { server_rss_mib: await rssMib(child.pid!), in_process_rss_mib: await rssMib(process.pid) };
 await pool.close();
 await server.stop();
 const database = new BetterSqlite3(join(temp.path, 'data', 'receipts.db'), { readonly: true });
@@ -132,4 +136,4 @@ const stored = (database.prepare('SELECT count(*) AS n FROM receipts').get() as 
 database.close();
 await temp.cleanup();
 context.shell.sandbox.close();
-console.log(JSON.stringify({ benchmark: 'http', node: process.version, cpus: cpus().length, load_average_before: loadBefore, load_average_after: loadAfter, receipts_expected: httpCalls, receipts_stored: stored, lost_receipts: httpCalls - stored, results }, null, 2));
+console.log(JSON.stringify({ benchmark: 'http', node: process.version, cpus: cpus().length, load_average_before: loadBefore, load_average_after: loadAfter, receipts_expected: httpCalls, receipts_stored: stored, lost_receipts: httpCalls - stored, ...sizes, results }, null, 2));
