@@ -11,7 +11,7 @@ beforeEach(async () => {
 });
 afterEach(() => temp.cleanup());
 
-// a folder of the size the pool once started at (the pool now starts at POOL_THRESHOLD, far above)
+// a folder of the size the pool once started at (it now starts at POOL_THRESHOLD)
 const LARGE = 2000;
 
 const fileOf = (name: string, text: string) => ({ path: `tools/${name}/TOOL.hdlp`, folder: name, oid: `oid-${name}`, content: Buffer.from(text) });
