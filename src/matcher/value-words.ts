@@ -10,6 +10,9 @@ const LETTER = /\p{L}/u;
 const DIGIT = /\p{Nd}/u;
 // words joined by dots, slashes or colons are file names, paths, addresses and versions
 const JOINED = /[\p{L}\p{Nd}_~-][./\\:]+[\p{L}\p{Nd}_~-]/u;
+// scripts written without spaces (杀掉占用8080端口的进程 is one token)
+const UNSPACED_RUN =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u3000-\u303f\uff00-\uffef]+/u;
 // (tokens are tested one by one: patterns run over a whole pasted text would backtrack on long words)
 
 // Values are looked for where a request's words are read: its opening holds far more than the 32
@@ -29,9 +32,12 @@ export function valueWords(request: string): Set<string> {
     if (!SENTENCE_OPENING.test(text.slice(Math.max(0, match.index - 4), match.index))) add(match[0]);
   }
   for (const token of text.split(/\s+/)) {
-    if (JOINED.test(token)) add(token);
-    else if (DIGIT.test(token) && LETTER.test(token)) {
-      for (const [word] of token.matchAll(WORD)) if (LETTER.test(word) && DIGIT.test(word)) add(word);
+    // a sentence written without spaces is one token: its own words are not a code for the number or file name inside it
+    for (const piece of token.split(UNSPACED_RUN)) {
+      if (JOINED.test(piece)) add(piece);
+      else if (DIGIT.test(piece) && LETTER.test(piece)) {
+        for (const [word] of piece.matchAll(WORD)) if (LETTER.test(word) && DIGIT.test(word)) add(word);
+      }
     }
   }
   return values;

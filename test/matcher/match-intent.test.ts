@@ -194,3 +194,18 @@ describe('matchIntent', () => {
     });
   });
 });
+
+describe('matchIntent with a Chinese request that holds a number or a file name', () => {
+  // a sentence written without spaces is one token: a number inside it once made every word of it a "value", which is no evidence
+  const matcher = createMatcher(
+    makeIndex([
+      makeToolDefinition({ name: 'kill-process', display: '结束进程', intent: '按端口结束占用它的进程', examples: [] }),
+      makeToolDefinition({ name: 'send-mail', display: '发邮件', intent: '给同事发一封邮件', examples: [] }),
+    ]),
+  );
+
+  it.each([['杀掉占用8080端口的进程'], ['结束3个进程']])('returns the tool its words name for %s', (intent) => {
+    const result = matcher.matchIntent(intent);
+    expect(result).toMatchObject({ found: true, candidates: [{ name: 'kill-process' }] });
+  });
+});

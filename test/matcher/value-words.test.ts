@@ -14,6 +14,17 @@ describe('valueWords', () => {
     });
   });
 
+  describe('when a sentence written without spaces holds a number, a code or a file name', () => {
+    it.each([
+      ['杀掉占用8080端口的进程', []],
+      ['打开settings.json文件', ['settings', 'json']],
+      ['查一下订单SK123的状态', ['sk123']],
+      ['删除3天前的日志', []],
+    ])('returns only those as values in %s, not the words around them', (text, values) => {
+      expect([...valueWords(text)].sort()).toEqual([...values].sort());
+    });
+  });
+
   describe('when a capitalised word opens a sentence', () => {
     it('returns no value for it', () => {
       expect(valueWords('Find a hotel. Book it for me!')).toEqual(new Set());
