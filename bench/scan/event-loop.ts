@@ -108,6 +108,7 @@ for (const size of sizes) {
     start = performance.now();
     const gateway = await Gateway.open({ config });
     await gateway.warmUp();
+    await gateway.prepareMatching();
     // an MCP client is connected: its tools/list built the catalog, which every rescan then keeps ready
     const mcp = createMcpServer(gateway, { principal: 'local' });
     catalogFor(gateway.registry.index);

@@ -13,7 +13,7 @@ import {
   type IntentExplanation,
 } from './match-intent.js';
 import type { DecisionModel, RankingParameters } from './ranking-parameters.js';
-import { buildSearchIndex, isCurrent, updateSearchIndex, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
+import { buildSearchIndex, buildSearchIndexSteps, isCurrent, updateSearchIndex, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
 import type { SearchIndexFiles } from './search-index-file.js';
 import { createParamsValidator, type ParamsValidator } from './validate-params.js';
 
@@ -66,6 +66,12 @@ export interface Matcher {
    * Without it no answer waits for the dictionary: one made before it is read says so (`incomplete`).
    */
   ready(intent?: string): Promise<Matcher>;
+  /**
+   * `prepare()` a slice at a time, for a server that already answers calls by name: the search index kept on disk is
+   * read in one piece (the file, then minisearch's postings), one that must be built is built a few tools at a time,
+   * and the confidence cut is measured a probe at a time. Answers are exactly `prepare()`'s.
+   */
+  prepareLettingGo(): Promise<Matcher>;
   /** the same index with other parameters, without rebuilding it (for fitting) */
   reconfigure(options: MatcherOptions): Matcher;
   /** keeps its search index in `searchFiles` if it was built or updated and no file holds it yet (servers, when they stop) */
@@ -165,6 +171,34 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       const reading = chinese ? loadLexicon().catch(() => undefined) : undefined;
       searchIndexNow();
       await reading;
+      engine();
+      return matcher;
+    },
+    prepareLettingGo: async () => {
+      await letGo();
+      // as ready(): a registry with Chinese examples is calibrated with their senses, the dictionary read off this thread meanwhile
+      const chinese = !lexiconSettled() && (await runLettingGo(hasChineseProbesSteps(index.tools)));
+      const reading = chinese ? loadLexicon().catch(() => undefined) : undefined;
+      if (search === undefined) {
+        const kept = options.searchFiles?.read(index);
+        // a synchronous first intent may have built it meanwhile: that one stands
+        if (search === undefined && kept !== undefined) search = kept;
+        else if (search === undefined) {
+          const built = await runLettingGo(buildSearchIndexSteps(index.tools));
+          if (search === undefined) {
+            search = built;
+            await letGo();
+            options.searchFiles?.write(index, built);
+          }
+        }
+      }
+      await reading;
+      const current = search;
+      if (current !== undefined && isCurrent(current) && calibration?.of !== current) {
+        const value = await runLettingGo(calibrationSteps(current, ranking, decision));
+        if (search === current && isCurrent(current) && calibration?.of !== current) calibration = { of: current, value };
+      }
+      // anything left (a search index a successor updated since) is done as prepare() does it
       engine();
       return matcher;
     },

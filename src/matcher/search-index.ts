@@ -84,6 +84,14 @@ const MINISEARCH_OPTIONS = {
 
 /** Analyses every tool and indexes it with minisearch. */
 export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex {
+  return runToEnd(buildSearchIndexSteps(tools));
+}
+
+/**
+ * `buildSearchIndex`, stopping every few tools (a server builds its first index a slice at a time while it already
+ * answers calls by name). The structures are new and private until the end, so stopping anywhere is safe.
+ */
+export function* buildSearchIndexSteps(tools: readonly ToolDefinition[]): Generator<void, SearchIndex, void> {
   const dictionary = new TermDictionary();
   const engine: SearchEngine = {
     minisearch: new MiniSearch<IndexedDocument>(MINISEARCH_OPTIONS),
@@ -91,14 +99,19 @@ export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex 
     documentFrequency: new DocumentFrequency(dictionary),
     version: 0,
   };
-  const records = tools.map((tool) => {
-    const { record, document } = describeTool(tool, dictionary);
+  const records: ToolRecord[] = [];
+  for (let position = 0; position < tools.length; position++) {
+    if (position % BUILD_STEP === BUILD_STEP - 1) yield;
+    const { record, document } = describeTool(tools[position]!, dictionary);
     engine.minisearch.add(document);
     count(engine, record, 1);
-    return record;
-  });
+    records.push(record);
+  }
   return snapshot(engine, tools, records);
 }
+
+// tools analysed and indexed between two stops of a build (each a fraction of a millisecond)
+const BUILD_STEP = 16;
 
 /**
  * The search structures for `tools`, made from those of a previous version by analysing and indexing

@@ -39,6 +39,7 @@ describe('Gateway.rescan on a server (matcher and MCP catalog prepared before th
     cleanups.push(opened.cleanup);
     const { gateway } = opened;
     await gateway.warmUp();
+    await gateway.prepareMatching();
     // an MCP client connected: its first tools/list built the catalog
     const mcp = createMcpServer(gateway, { principal: 'local' });
     cleanups.push(() => mcp.close());
@@ -72,6 +73,7 @@ describe('Gateway.rescan on a server (matcher and MCP catalog prepared before th
     cleanups.push(opened.cleanup);
     const { gateway } = opened;
     await gateway.warmUp();
+    await gateway.prepareMatching();
     const first = await commitFiles(repo, { 'tools/tool-1/TOOL.hdlp': tool(1, 1) });
     const [one, two] = await Promise.all([gateway.rescan(), gateway.rescan()]);
     expect(one).toMatchObject({ changed: true, commit: first });

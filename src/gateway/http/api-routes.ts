@@ -2,7 +2,7 @@ import express, { type RequestHandler, type Router } from 'express';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../../core/index.js';
 import { unknownToolOutcome, type Gateway } from '../service/index.js';
 import { validateBody } from './body-validator.js';
-import { matchOptions } from './match-options.js';
+import { matchOptions, matchWait } from './match-options.js';
 import { receiptQuery, toolListQuery } from './query-parameters.js';
 import { outcomeStatus, sendOutcome } from './send-outcome.js';
 import { principalOf } from './principal-auth.js';
@@ -43,7 +43,7 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
 
   router.post('/v1/match', ...jsonBody, validateBody('MatchRequest'), async (request, response) => {
     const { intent, limit, context } = request.body as { intent: string; limit?: number; context?: Record<string, unknown> };
-    response.json(await gateway.match(intent, { ...matchOptions(limit, context), caller: principalOf(response).name }));
+    response.json(await gateway.match(intent, { ...matchOptions(limit, context), ...matchWait(request), caller: principalOf(response).name }));
   });
 
   router.post('/v1/call', ...jsonBody, validateBody('CallRequest'), async (request, response) => {
@@ -52,7 +52,7 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number; timeout_ms?: number; context?: Record<string, unknown> };
     if (body.intent !== undefined) {
       // an intent only matches: the spec's §1 second form never runs anything
-      response.json(await gateway.match(body.intent, { ...matchOptions(body.limit, body.context), caller: principalOf(response).name }));
+      response.json(await gateway.match(body.intent, { ...matchOptions(body.limit, body.context), ...matchWait(request), caller: principalOf(response).name }));
       return;
     }
     sendOutcome(response, await gateway.call(body.tool!, body.params ?? {}, { ...deadlineOption(body.timeout_ms), caller: principalOf(response).name }));

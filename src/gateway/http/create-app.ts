@@ -1,11 +1,11 @@
-import express, { type Express, type Request, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { isLoopback } from '../../core/index.js';
 import { errorHandler, loopbackHostGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
 import type { SandboxStatus } from '../../sandbox/index.js';
 import { securityHeaders } from '../../console/index.js';
 import { eventStreamRoute } from '../../events/index.js';
-import type { Gateway } from '../service/index.js';
+import { SearchIndexLoadingError, type Gateway } from '../service/index.js';
 import { apiRouter } from './api-routes.js';
 import { approvalRouter } from './approval-routes.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
@@ -67,6 +67,7 @@ export function createApp(options: AppOptions): Express {
       ...(scanError ? { scan_error: scanError } : {}),
       store: { kind: gateway.store.kind, ...store },
       calls_in_flight: gateway.callsInFlight,
+      matching: gateway.matching,
       ...(sandbox ? { sandbox: sandboxHealth(sandbox) } : {}),
       ...(gateway.mcpServers.names.length > 0 ? { mcp_servers: gateway.mcpServers.status() } : {}),
     });
@@ -86,6 +87,11 @@ export function createApp(options: AppOptions): Express {
   app.get('/v1/events', eventStreamRoute(gateway.events, principalOf));
   options.extraRoutes?.(app, auth);
   app.use(notFoundHandler(ROUTES));
+  // a match asked while the search index is still loading after the start, past its wait: 503 and when to ask again
+  app.use(((error, _request, response, next) => {
+    if (!(error instanceof SearchIndexLoadingError) || response.headersSent) return next(error);
+    response.status(503).set('Retry-After', String(error.retryAfterSeconds)).json({ code: error.code, error: error.message });
+  }) as ErrorRequestHandler);
   app.use(errorHandler(logger, 'gateway'));
   return app;
 }

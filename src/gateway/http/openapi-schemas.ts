@@ -210,6 +210,7 @@ export const COMPONENT_SCHEMAS = {
         properties: { kind: { enum: ['sqlite', 'postgres'] }, ok: { type: 'boolean' }, error: { type: 'string' } },
       },
       calls_in_flight: { type: 'integer' },
+      matching: { enum: ['ready', 'loading', 'failed'], description: 'intent matching: loading while the search index is read or built after a start (calls by name are answered meanwhile; a match waits or gets 503 SEARCH_INDEX_LOADING), failed if that failed (the next match tries again)' },
       sandbox: {
         type: 'object', required: ['state', 'mode', 'containment', 'limits'],
         description: "how local tools are isolated here: state off (with the reason and what to change) when bubblewrap cannot run or the config turned it off",

@@ -10,6 +10,13 @@ const errors = {
 };
 
 /** The OpenAPI 3.1 document of the HTTP API: what `GET /v1/openapi.json` serves and what request bodies are checked against. */
+// a match asked in the seconds after a start, while the search index is still loading
+const PREFER_WAIT = { name: 'Prefer', in: 'header', schema: { type: 'string', examples: ['wait=0'] }, description: 'wait=N (RFC 7240, seconds, at most 20, the default): how long a match waits for the search index while it is loading after a start before 503 SEARCH_INDEX_LOADING; wait=0 answers at once' };
+const LOADING = {
+  ...answer('the search index is still loading after the start and was not ready within the wait (SEARCH_INDEX_LOADING): ask again after Retry-After; calls by name work meanwhile', 'Error'),
+  headers: { 'Retry-After': { description: 'seconds', schema: { type: 'integer' } } },
+};
+
 export function openApiDocument(version: string): Record<string, unknown> {
   return {
     openapi: '3.1.0',
@@ -44,14 +51,15 @@ export function openApiDocument(version: string): Record<string, unknown> {
       '/v1/match': {
         post: {
           operationId: 'match', summary: 'Intent → 1-3 candidates, or found: false with a suggestion; never runs anything',
+          parameters: [PREFER_WAIT],
           requestBody: { required: true, ...json('MatchRequest') },
-          responses: { '200': answer('candidates or found: false', 'MatchResult'), ...errors },
+          responses: { '200': answer('candidates or found: false', 'MatchResult'), '503': LOADING, ...errors },
         },
       },
       '/v1/call': {
         post: {
           operationId: 'call', summary: '{tool, params} runs a registered tool; {intent, context} only matches. With X-HLDP-Session the call is made in that session, and the meta-tools (toolset, tool_find, tool_load, tool_call, read_skill, confirm) answer by name',
-          parameters: [{ name: 'X-HLDP-Session', in: 'header', schema: { type: 'string' }, description: 'the session (POST /v1/sessions) the call is made in' }],
+          parameters: [{ name: 'X-HLDP-Session', in: 'header', schema: { type: 'string' }, description: 'the session (POST /v1/sessions) the call is made in' }, PREFER_WAIT],
           requestBody: { required: true, ...json('CallRequest') },
           responses: {
             '200': { description: 'the receipt of the call, whatever its outcome (ok true or false); or, for an intent, the match', content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Receipt' }, { $ref: '#/components/schemas/MatchResult' }] } } } },
@@ -66,7 +74,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
               description: 'params do not fit the schema (each offending param named, and the schema), or timeout_ms is longer than the tool and the gateway allow; nothing ran',
               content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/InvalidParams' }, { $ref: '#/components/schemas/TimeoutNotAllowed' }] } } },
             },
-            '503': answer('the store cannot be reached to make or use a confirmation: nothing ran', 'Error'),
+            '503': { ...answer('the store cannot be reached to make or use a confirmation: nothing ran (STORE_UNAVAILABLE); or, for an intent, the search index is still loading after the start (SEARCH_INDEX_LOADING)', 'Error'), headers: LOADING.headers },
             ...errors,
           },
         },

@@ -3,7 +3,7 @@ import { anthropicToolSpec, openAiToolSpec } from '../../export/index.js';
 import type { SessionState } from '../../sessions/index.js';
 import { catalogFor } from '../mcp/index.js';
 import { META_TOOL_BY_NAME, runMetaTool, type Gateway, type MetaOutcome } from '../service/index.js';
-import { matchOptions } from './match-options.js';
+import { matchOptions, matchWait } from './match-options.js';
 import { principalOf } from './principal-auth.js';
 import { sendOutcome } from './send-outcome.js';
 import { validateBody } from './body-validator.js';
@@ -111,7 +111,7 @@ export async function callInSession(gateway: Gateway, request: Request, response
   if (!state) return notFound(response, id);
   const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number; timeout_ms?: number; context?: Record<string, unknown> };
   if (body.intent !== undefined) {
-    const matched = await gateway.match(body.intent, { ...matchOptions(body.limit, body.context), session: state });
+    const matched = await gateway.match(body.intent, { ...matchOptions(body.limit, body.context), ...matchWait(request), session: state });
     await gateway.sessions.settle(state);
     response.json(matched);
     return;

@@ -73,6 +73,9 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
   const url = `http://${host}:${port}`;
   gateway.useSelfApi(`http://${isLoopback(config.listen.host) ? host : '127.0.0.1'}:${port}`);
+  // only now: what needs no search index (calls by name, listings, health) is answered while it is read or built a
+  // slice at a time (seconds at 100,000 tools); a match waits for it (or gets 503 SEARCH_INDEX_LOADING past its wait)
+  void gateway.prepareMatching().catch(() => undefined);
   const { index } = gateway.registry;
   if (index.errors.length > 0) logger.warn({ dropped: [...new Set(index.errors.map((error) => error.file))], errors: index.errors.length }, 'definitions dropped: not served');
   logger.info({ url, source: index.source, commit: index.commit, tools: gateway.tools().length }, 'gateway listening');

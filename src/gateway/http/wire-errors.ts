@@ -33,6 +33,7 @@ export const WIRE_ERRORS = {
   TIMEOUT_NOT_ALLOWED: { status: 422, fix: "ask for a timeout_ms of at most allowed_ms (the tool's constraints.max_timeout_ms, default its timeout_ms, within the gateway's max_call_timeout_ms), or send none" },
   INTERNAL_ERROR: { status: 500, fix: "a bug in the gateway: its log has the details; the call's receipt, if it ran, is stored" },
   SCAN_FAILED: { status: 502, fix: 'make the repository reachable (URL, token, ref); the last good index is served meanwhile' },
+  SEARCH_INDEX_LOADING: { status: 503, fix: 'ask again after Retry-After (a second): the server has just started and is still loading its search index; calls by name, GET /v1/tools and /healthz answer meanwhile, and GET /healthz says matching: ready when a match will be answered' },
   STORE_UNAVAILABLE: { status: 503, fix: 'bring the store back (store.url: PostgreSQL reachable, accepting connections); GET /healthz says ok again when it answers, then call again' },
 } as const satisfies Record<string, { status: number; fix: string }>;
 

@@ -6,7 +6,7 @@ import type { MatchResult, ProgressUpdate, Receipt, ReceiptApproval, ReceiptSour
 import { EventHub } from '../../events/index.js';
 import { execute, redactValue, secretsOf } from '../../executors/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
-import { compactSchema, createModelStage, matchWithModel, searchIndexFiles, type MatchContext, type ModelStage } from '../../matcher/index.js';
+import { compactSchema, createModelStage, matchWithModel, searchIndexFiles, type MatchContext, type Matcher, type ModelStage } from '../../matcher/index.js';
 import { Scanner, warmUpParser } from '../../scanner/index.js';
 import { accessRights, API_TOKEN_PRINCIPAL, ApprovalDesk, decidePolicy, LOCAL_PRINCIPAL, Principals, unrunReceipt, type ApprovalAnswer, type DecideOptions, type Principal, type UnrunCall } from '../../policy/index.js';
 import { SessionManager, type SessionState } from '../../sessions/index.js';
@@ -38,6 +38,21 @@ export interface MatchOptions {
   session?: SessionState;
   /** the principal asking (with a session, the session's): only tools it may use are offered */
   caller?: string;
+  /** how long to wait for intent matching while it is being prepared (start, default {@link MATCH_WAIT_MS}) before `SearchIndexLoadingError` */
+  waitMs?: number;
+}
+
+/** How long a match waits, by default, for intent matching being prepared after a start. */
+export const MATCH_WAIT_MS = 20_000;
+
+/** A match asked while the search index is still being read or built, and not ready within the wait. */
+export class SearchIndexLoadingError extends Error {
+  readonly code = 'SEARCH_INDEX_LOADING';
+  /** when to ask again, in seconds */
+  readonly retryAfterSeconds = 1;
+  constructor(tools: number) {
+    super(`intent matching is not ready yet: the search index over ${tools} tools is still being loaded after the start; ask again in a second (GET /healthz says matching: ready), or call the tool by name, which works now`);
+  }
 }
 
 /** What a gateway reports as it works (metrics subscribe here, so CLI, HTTP and MCP calls all count). */
@@ -112,6 +127,10 @@ export class Gateway {
   private readonly recentTools = new RecentTools();
   private readonly usageWrites = new Set<Promise<void>>();
   private readonly modelStage: ModelStage | undefined;
+  /** intent matching being prepared, per matcher, and the matchers that are ready */
+  private readonly preparing = new WeakMap<Matcher, Promise<Matcher>>();
+  private readonly prepared = new WeakSet<Matcher>();
+  private matchingFailure: string | undefined;
   /** tells this instance's messages on the store's bus from the others' */
   readonly instanceId = randomUUID();
 
@@ -129,6 +148,10 @@ export class Gateway {
     // search indexes are kept between runs beside the scans, so a restart loads its own instead of building it
     this.registries = new RegistrySwap(scanner, index, searchIndexFiles(join(config.cacheDir, 'search')), logger, (result) => {
       for (const observer of this.observers) observer.scanned?.(result);
+    });
+    // once matching has been prepared here (servers), each new registry is prepared before it is swapped in, so matches never wait after a rescan
+    this.registries.beforeSwap(async (next, previous) => {
+      if (this.preparing.has(previous.matcher)) await this.prepareMatching(next.matcher).catch(() => undefined);
     });
     this.events = new EventHub({
       log: store.events,
@@ -205,7 +228,7 @@ export class Gateway {
     const caller = options.caller ?? session?.principal;
     const recent = session === undefined ? [] : this.recentTools.of(session.id);
     const matchContext: MatchContext | undefined = recent.length > 0 ? { ...context, recent } : context;
-    const registry = this.registries.current;
+    const registry = await this.readyToMatch(options.waitMs ?? MATCH_WAIT_MS);
     // a secret pasted into a request goes neither to the model endpoint nor into the stored usage events
     const asked = redactValue(intent, this.targets.configuredSecrets());
     const answer = await matchWithModel(registry.matcher, this.modelStage, asked, {
@@ -302,15 +325,72 @@ export class Gateway {
     return this.inFlight.size;
   }
 
-  /** For servers: builds the intent search index and starts the embedded gatekeeper ahead of the first request. */
+  /**
+   * For servers: starts the embedded gatekeeper and probes the sandbox ahead of the first request. Intent matching
+   * (the search index, its calibration) is not prepared here: a server starts `prepareMatching` once it listens, so
+   * calls by name, listings and health are answered meanwhile, and a match waits for it.
+   */
   async warmUp(): Promise<void> {
-    await this.registries.current.matcher.ready();
     warmUpParser();
     // unattended approval requests still expire, each with its EXPIRED receipt
     this.approvals.start((error) => this.logger?.warn({ err: error.message }, 'could not expire approval requests'));
     // probed at start, so that what the sandbox cannot enforce is said before the first call
     await this.targets.sandboxed();
     if (this.targets.embedsGatekeeper) await this.targets.startEmbedded();
+  }
+
+  /**
+   * Prepares intent matching over the current registry (reads its search index kept on disk, or builds it, then
+   * measures its confidence cut), a slice at a time; resolves with the matcher once it is ready. Started once per
+   * registry; a rescan's new registry is prepared before it is swapped in.
+   */
+  prepareMatching(matcher: Matcher = this.registries.current.matcher): Promise<Matcher> {
+    let pending = this.preparing.get(matcher);
+    if (pending === undefined) {
+      const started = performance.now();
+      pending = matcher.prepareLettingGo().then(
+        (prepared) => {
+          this.prepared.add(prepared);
+          this.matchingFailure = undefined;
+          this.logger?.info({ commit: matcher.commit, tools: matcher.index.tools.length, ms: Math.round(performance.now() - started) }, 'intent matching ready');
+          return prepared;
+        },
+        (error: unknown) => {
+          // the next match tries again
+          this.preparing.delete(matcher);
+          this.matchingFailure = (error as Error).message;
+          this.logger?.error({ err: this.matchingFailure }, 'could not prepare intent matching');
+          throw error;
+        },
+      );
+      this.preparing.set(matcher, pending);
+    }
+    return pending;
+  }
+
+  /** Intent matching over the current registry: `ready`, `loading` (its search index is read or built) or `failed` (the next match tries again). */
+  get matching(): 'ready' | 'loading' | 'failed' {
+    const { matcher } = this.registries.current;
+    if (this.prepared.has(matcher)) return 'ready';
+    return this.matchingFailure !== undefined && !this.preparing.has(matcher) ? 'failed' : 'loading';
+  }
+
+  /** The registry to match on once its matcher is ready, waiting at most `waitMs`; `SearchIndexLoadingError` after that. */
+  private async readyToMatch(waitMs: number): Promise<Registry> {
+    const registry = this.registries.current;
+    if (this.prepared.has(registry.matcher)) return registry;
+    const ready = this.prepareMatching(registry.matcher);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), waitMs);
+    });
+    try {
+      const first = await Promise.race([ready, timedOut]);
+      if (first === 'timeout') throw new SearchIndexLoadingError(registry.index.tools.length);
+      return registry;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** What holds for local tools on this host (bubblewrap, containment, limits), once probed: at warm-up or the first call. */

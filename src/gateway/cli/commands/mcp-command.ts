@@ -41,6 +41,8 @@ export const mcpCommand: Command = {
     process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
     try {
       logger.info({ source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: gateway.tools().length }, 'MCP server on stdio');
+      // as serve: the client is answered (initialize, tools/list, calls by name) while the search index loads; tool_find waits for it
+      void gateway.prepareMatching().catch(() => undefined);
       await serveMcpStdio(gateway, { signal: stop.signal, principal, ...(toolsets ? { toolsets } : {}) });
       return 0;
     } finally {
