@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ToolDefinition, ToolIndex } from '../../src/core/index.js';
-import { createMatcher, createMatcherLettingGo, type Matcher } from '../../src/matcher/index.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createMatcher, createMatcherLettingGo, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
 import { makeIndex, makeToolDefinition, scanStarterTools } from './helpers.js';
 
 const INTENTS = [
@@ -169,5 +172,33 @@ describe('createMatcher with a previous matcher', () => {
       const after = createMatcher(index, { previous: before }).reconfigure(strict);
       expect(answers(after)).toEqual(answers(createMatcher(index, strict)));
     });
+  });
+});
+
+describe('Matcher.prepareLettingGo (a server that listens before its search index is ready)', () => {
+  it('answers exactly as prepare(), whether it builds the search index a slice at a time or reads the one kept on disk', async () => {
+    const index = makeIndex([...(await scanStarterTools()).tools, ...EXTRA.map((overrides) => makeToolDefinition(overrides))]);
+    const expected = answers(createMatcher(index).prepare());
+    const dir = await mkdtemp(join(tmpdir(), 'hldp-prepare-test-'));
+    try {
+      const built = await createMatcher(index, { searchFiles: searchIndexFiles(dir) }).prepareLettingGo();
+      expect(answers(built)).toEqual(expected);
+      // the one it built was kept, and the next start reads it
+      expect(searchIndexFiles(dir).read(index)).toBeDefined();
+      const read = await createMatcher(index, { searchFiles: searchIndexFiles(dir) }).prepareLettingGo();
+      expect(answers(read)).toEqual(expected);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves a synchronous first intent asked meanwhile standing, and answers as it does', async () => {
+    const index = makeIndex(EXTRA.map((overrides) => makeToolDefinition(overrides)));
+    const matcher = createMatcher(index);
+    const preparing = matcher.prepareLettingGo();
+    const first = matcher.matchIntent('get the weather forecast for Tokyo');
+    await preparing;
+    expect(matcher.matchIntent('get the weather forecast for Tokyo')).toEqual(first);
+    expect(answers(matcher)).toEqual(answers(createMatcher(index).prepare()));
   });
 });
