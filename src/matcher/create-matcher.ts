@@ -68,7 +68,7 @@ export interface Matcher {
   ready(intent?: string): Promise<Matcher>;
   /**
    * `prepare()` a slice at a time, for a server that already answers calls by name: the search index kept on disk is
-   * read in one piece (the file, then minisearch's postings), one that must be built is built a few tools at a time,
+   * read without blocking and restored a slice at a time (its v8.deserialize and minisearch's JSON.parse are one piece each), one that must be built is built a few tools at a time,
    * and the confidence cut is measured a probe at a time. Answers are exactly `prepare()`'s.
    */
   prepareLettingGo(): Promise<Matcher>;
@@ -180,7 +180,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       const chinese = !lexiconSettled() && (await runLettingGo(hasChineseProbesSteps(index.tools)));
       const reading = chinese ? loadLexicon().catch(() => undefined) : undefined;
       if (search === undefined) {
-        const kept = options.searchFiles?.read(index);
+        const kept = await options.searchFiles?.readLettingGo(index);
         // a synchronous first intent may have built it meanwhile: that one stands
         if (search === undefined && kept !== undefined) search = kept;
         else if (search === undefined) {

@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import type { ToolIndex } from '../core/index.js';
-import { restoreSearchIndex, storeSearchIndex, type SearchIndex, type StoredSearchIndex } from './search-index.js';
+import { letGo, type ToolIndex } from '../core/index.js';
+import { restoreSearchIndex, restoreSearchIndexLettingGo, storeSearchIndex, type SearchIndex, type StoredSearchIndex } from './search-index.js';
 
 /** Search indexes kept on disk per scan (source, commit, scan time), so a restart loads the index instead of analysing every tool again. */
 export interface SearchIndexFiles {
   /** the search index kept for this index's tools, if a file of this version holds it */
   read(index: ToolIndex): SearchIndex | undefined;
+  /** `read` for a server that already answers: the file read without blocking, minisearch's postings restored a slice at a time */
+  readLettingGo(index: ToolIndex): Promise<SearchIndex | undefined>;
   /** keeps `search` (built for `index`) unless a file already holds it; a failure to write only costs the next start a build */
   write(index: ToolIndex, search: SearchIndex): void;
 }
@@ -48,6 +51,17 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
         return stored.version === matcherVersion() ? restoreSearchIndex(stored, index.tools) : undefined;
       } catch {
         // missing, torn or of another layout: a miss, never an error
+        return undefined;
+      }
+    },
+    async readLettingGo(index) {
+      try {
+        const bytes = await readFile(pathOf(index));
+        await letGo();
+        const stored = deserialize(bytes) as StoredSearchIndex & { version: string };
+        await letGo();
+        return stored.version === matcherVersion() ? await restoreSearchIndexLettingGo(stored, index.tools) : undefined;
+      } catch {
         return undefined;
       }
     },

@@ -202,9 +202,27 @@ export function storeSearchIndex(index: SearchIndex): StoredSearchIndex {
 
 /** The search index kept for exactly these tools, over them; undefined when it was kept for other tools. */
 export function restoreSearchIndex(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): SearchIndex | undefined {
-  const { names, ids, offsets, data } = stored;
-  if (names.length !== tools.length || ids.length !== tools.length || offsets.length !== tools.length + 1) return undefined;
-  for (let position = 0; position < tools.length; position++) if (names[position] !== tools[position]!.name) return undefined;
+  return keptFor(stored, tools) ? restoreOver(stored, tools, MiniSearch.loadJSON<IndexedDocument>(stored.minisearch, MINISEARCH_OPTIONS)) : undefined;
+}
+
+/**
+ * `restoreSearchIndex` for a server that already answers: minisearch turns its postings back into maps a thousand
+ * terms at a time (its `loadJSONAsync`), letting the event loop go between; only the JSON.parse of them is one piece.
+ */
+export async function restoreSearchIndexLettingGo(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): Promise<SearchIndex | undefined> {
+  if (!keptFor(stored, tools)) return undefined;
+  return restoreOver(stored, tools, await MiniSearch.loadJSONAsync<IndexedDocument>(stored.minisearch, MINISEARCH_OPTIONS));
+}
+
+function keptFor(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): boolean {
+  const { names, ids, offsets } = stored;
+  if (names.length !== tools.length || ids.length !== tools.length || offsets.length !== tools.length + 1) return false;
+  for (let position = 0; position < tools.length; position++) if (names[position] !== tools[position]!.name) return false;
+  return true;
+}
+
+function restoreOver(stored: StoredSearchIndex, tools: readonly ToolDefinition[], minisearch: MiniSearch<IndexedDocument>): SearchIndex {
+  const { ids, offsets, data } = stored;
   const dictionary = new TermDictionary(stored.terms);
   // a record is a view of the one array read from the file: no copy
   const records = tools.map((tool, position) => new ToolRecord(tool, ids[position]!, data.subarray(offsets[position], offsets[position + 1]), dictionary));
@@ -213,7 +231,7 @@ export function restoreSearchIndex(stored: StoredSearchIndex, tools: readonly To
   for (const id of ids) next = Math.max(next, id + 1);
   reserveRecordIds(next);
   const engine: SearchEngine = {
-    minisearch: MiniSearch.loadJSON<IndexedDocument>(stored.minisearch, MINISEARCH_OPTIONS),
+    minisearch,
     dictionary,
     documentFrequency: new DocumentFrequency(dictionary, stored.counts),
     version: 0,
