@@ -56,7 +56,7 @@ export interface Matcher {
   explainIntent(intent: string, context?: MatchContext): IntentExplanation;
   /**
    * Builds the intent search index now, which is otherwise built on the first intent (an exact call
-   * never needs it: at 10,000 tools it takes seconds). Servers call it before they listen.
+   * never needs it: at 10,000 tools it takes seconds). Servers use `prepareLettingGo` once they listen.
    */
   prepare(): Matcher;
   /**
