@@ -5,13 +5,13 @@
 // own CPU (all threads) and peak RSS at exit. The git server runs in a process of its own. Goal (issue #18): at
 // 100,000 tools ≤ 2× the floor and ≤ 300 MB RSS. `--profile DIR` adds `--cpu-prof` (this version only).
 // Usage: npx tsx bench/scan/cold.ts [--tools 10000] [--rounds 3] [--before DIR] [--version NAME=DIR] [--profile DIR]
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { git, initRepository, makeTempDir } from '../../test/helpers/git.js';
-import { generateRepository } from './generate-repository.js';
+import { makeTempDir } from '../../test/helpers/git.js';
+import { serveGeneratedRepository } from './served-repository.js';
 
 const execFileAsync = promisify(execFile);
 const { values } = parseArgs({
@@ -46,14 +46,8 @@ async function coldScan(root: string, url: string, cacheDir: string, profile: st
 }
 
 const temp = await makeTempDir('hldp-bench-cold-');
-const work = join(temp.path, 'work');
-const served = join(temp.path, 'served');
-await generateRepository(work, size);
-await initRepository(join(served, 'tools.git'), { bare: true });
-await git(work, 'push', '-q', join(served, 'tools.git'), 'main');
-const server = spawn(process.execPath, ['--import', 'tsx', new URL('serve-git.ts', import.meta.url).pathname, served], { stdio: ['ignore', 'pipe', 'inherit'] });
-const base = await new Promise<string>((done) => server.stdout.once('data', (chunk: Buffer) => done(chunk.toString().trim())));
-const url = `${base}/tools.git`;
+const served = await serveGeneratedRepository(temp.path, size);
+const { url } = served;
 const loadBefore = loadavg();
 const samples = new Map<string, Array<{ wall: number; cpu: number; rssMb: number }>>([['floor', []], ...versions.map(([name]): [string, []] => [name, []])]);
 try {
@@ -86,6 +80,6 @@ try {
     `${JSON.stringify({ benchmark: 'cold hldp scan over smart HTTP', tools: size, rounds: Number(values.rounds), load_average: { before: loadBefore, after: loadavg() }, floor_git_clone_depth1_plus_cat_ms: Math.round(floor), ...report, goal: '100,000 tools: ≤ 2× the floor, ≤ 300 MB RSS' }, null, 2)}\n`,
   );
 } finally {
-  server.kill('SIGTERM');
+  served.stop();
   await temp.cleanup();
 }

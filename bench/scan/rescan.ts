@@ -6,15 +6,15 @@
 // --profile PREFIX writes V8 CPU profiles of this version's rescans to PREFIX.scan.<run>.cpuprofile and of the cache
 // writes after them to PREFIX.write.<run>.cpuprofile.
 // Usage: npx tsx bench/scan/rescan.ts [--tools 10000] [--before DIR] [--runs 9] [--profile PREFIX]
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Scanner } from '../../src/scanner/index.js';
-import { git, initRepository, makeTempDir } from '../../test/helpers/git.js';
-import { generateRepository, toolName } from './generate-repository.js';
+import { git, makeTempDir } from '../../test/helpers/git.js';
+import { toolName } from './generate-repository.js';
+import { serveGeneratedRepository } from './served-repository.js';
 import { toolYaml } from './tool-yaml.js';
 
 const { values } = parseArgs({ options: { tools: { type: 'string', default: '10000' }, before: { type: 'string' }, runs: { type: 'string', default: '9' }, profile: { type: 'string' } } });
@@ -49,14 +49,8 @@ const cpu = (): number => {
 };
 
 const temp = await makeTempDir('hldp-bench-rescan-');
-const work = join(temp.path, 'work');
-const served = join(temp.path, 'served');
-await generateRepository(work, size);
-await initRepository(join(served, 'tools.git'), { bare: true });
-await git(work, 'push', '-q', join(served, 'tools.git'), 'main');
-const server = spawn(process.execPath, ['--import', 'tsx', new URL('serve-git.ts', import.meta.url).pathname, served], { stdio: ['ignore', 'pipe', 'inherit'] });
-const base = await new Promise<string>((done) => server.stdout.once('data', (chunk: Buffer) => done(chunk.toString().trim())));
-const url = `${base}/tools.git`;
+const served = await serveGeneratedRepository(temp.path, size);
+const { work, url } = served;
 const loadBefore = loadavg();
 try {
   const scanners = new Map<string, { scanner: Scanner; snapshotMs: number }>();
@@ -82,7 +76,7 @@ try {
   for (let run = 0; run <= Number(values.runs); run++) {
     await writeFile(join(work, 'tools', toolName(0), 'TOOL.hdlp'), toolYaml(toolName(0), run + 1));
     await git(work, 'commit', '-q', '-am', `change ${run}`);
-    await git(work, 'push', '-q', join(served, 'tools.git'), 'main');
+    await served.push();
     for (const [name] of run % 2 === 0 ? versions : [...versions].reverse()) {
       const timed = scanners.get(name)!;
       timed.snapshotMs = 0;
@@ -113,6 +107,6 @@ try {
   );
   process.stdout.write(`${JSON.stringify({ benchmark: 'incremental rescan over smart HTTP', tools: size, runs: Number(values.runs), load_average: { before: loadBefore, after: loadavg() }, ...report, goal: '≤ 100 ms at 10,000 tools' }, null, 2)}\n`);
 } finally {
-  server.kill('SIGTERM');
+  served.stop();
   await temp.cleanup();
 }
