@@ -4,12 +4,16 @@
 // the test asserts the order of what the server says, never how long anything took.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TIMEOUT_META } from '../../src/gateway/mcp/call-meta.js';
 import { generateRepository } from '../../bench/scan/generate-repository.js';
 import { commitFiles, makeTempDir } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { runCli } from '../helpers/run-cli.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { firstText, makeClient } from '../mcp/support.js';
 
 // large enough that building its search index takes far longer than a few requests, on any machine
 const TOOLS = 3000;
@@ -50,6 +54,14 @@ describe('hldp serve while its search index is still being built', () => {
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(refused.json).toMatchObject({ code: 'SEARCH_INDEX_LOADING' });
     expect(refused.json.error).toMatch(/call the tool by name/);
+    // so does an MCP tool_find whose own deadline is shorter than the load, as a failed tool result with the same code
+    const mcp = makeClient();
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+    const found = (await mcp.callTool({ name: 'tool_find', arguments: { intent: INTENT }, _meta: { [TIMEOUT_META]: 1 } })) as CallToolResult;
+    await mcp.close();
+    expect(found.isError).toBe(true);
+    expect(found.structuredContent).toMatchObject({ code: 'SEARCH_INDEX_LOADING', retry_after_seconds: 1 });
+    expect(firstText(found)).toMatch(/^SEARCH_INDEX_LOADING: .*call the tool by name/);
     expect(server.stderr()).not.toContain('"intent matching ready"');
 
     // by default a match waits for the index, and answers

@@ -16,7 +16,7 @@ import { eventResources, EVENTS_TEMPLATE, EVENTS_URI, isEventsUri } from '../../
 import { CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, READ_SKILL_TOOL, TOOLSET_TOOL } from '../../export/index.js';
 import type { SessionState } from '../../sessions/index.js';
 import { PACKAGE_ROOT } from '../config/index.js';
-import { runMetaTool, type CallOutcome, type Gateway } from '../service/index.js';
+import { runMetaTool, SearchIndexLoadingError, type CallOutcome, type Gateway } from '../service/index.js';
 import { ProgressSent, readCallMeta, type CallMeta } from './call-meta.js';
 import { failure, metaResult, outcomeResult } from './call-result.js';
 import { elicitApproval, type SendRelated } from './elicit-approval.js';
@@ -175,6 +175,8 @@ async function callTool(gateway: Gateway, session: SessionState, name: string, a
     }
     return outcomeResult(await decide(await gateway.call(target.name, args, { ...meta.options, session })), catalog);
   } catch (error) {
+    // a match before the search index is ready: the agent asks again, or calls by name (HTTP answers 503 with the same code)
+    if (error instanceof SearchIndexLoadingError) return failure(`SEARCH_INDEX_LOADING: ${error.message}`, { code: error.code, retry_after_seconds: error.retryAfterSeconds });
     // a bug in the gateway still reaches the agent as a failed call, never as a protocol error
     return failure(`INTERNAL_ERROR: ${error instanceof Error ? error.message : String(error)}`, { code: 'INTERNAL_ERROR' });
   }

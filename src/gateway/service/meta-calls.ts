@@ -4,7 +4,7 @@ import { compactSchema, MAX_LIMIT } from '../../matcher/index.js';
 import { compileShapeChecker, type ShapeChecker } from '../../scanner/index.js';
 import type { MetaAnswer, SessionState, ToolsetRequest } from '../../sessions/index.js';
 import type { CallOutcome } from './call-outcome.js';
-import type { Gateway } from './gateway.js';
+import { MATCH_WAIT_MS, type Gateway } from './gateway.js';
 
 /** The meta-tools by name. */
 export const META_TOOL_BY_NAME: ReadonlyMap<string, MetaTool> = new Map([TOOLSET_TOOL, FIND_TOOL, LOAD_TOOL, CALL_TOOL, READ_SKILL_TOOL, CONFIRM_TOOL].map((tool) => [tool.name, tool]));
@@ -56,7 +56,9 @@ export async function runMetaTool(
       const tools = context?.tools;
       const group = context?.group;
       const hint = tools === undefined && group === undefined ? {} : { context: { ...(tools ? { tools } : {}), ...(group ? { group } : {}) } };
-      const result = await gateway.match(intent, { ...(limit === undefined ? {} : { limit }), ...hint, ...(session ? { session } : {}) });
+      // a call's own deadline bounds how long it waits for a search index still loading after a start
+      const wait = options.timeoutMs === undefined ? {} : { waitMs: Math.min(MATCH_WAIT_MS, options.timeoutMs) };
+      const result = await gateway.match(intent, { ...(limit === undefined ? {} : { limit }), ...hint, ...wait, ...(session ? { session } : {}) });
       const found = sessions.find(session, result);
       return { kind: 'match', result: found.result, changed: found.changed };
     }
