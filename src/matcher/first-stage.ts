@@ -1,6 +1,6 @@
-import type { SearchResult } from 'minisearch';
 import type { RankingParameters } from './ranking-parameters.js';
-import { FIELD_GROUPS, type FieldGroup } from './search-document.js';
+import { FIELD_COUNT } from './postings.js';
+import { FIELD_GROUPS, SEARCH_FIELDS, type FieldGroup } from './search-document.js';
 import type { SearchIndex } from './search-index.js';
 
 /** A term of the request as the first stage reads it: its weight relative to a plain content word. */
@@ -9,31 +9,117 @@ export interface WeightedTerm {
   weight: number;
 }
 
-/** One tool the first stage found, with its minisearch score. */
+/** One tool the first stage found, with its BM25 score. */
 export interface FirstStageHit {
   position: number;
   score: number;
 }
 
-// minisearch takes one boost per field; the fitted boosts are per field group
-const fieldBoosts = new WeakMap<Record<FieldGroup, number>, Record<string, number>>();
+// one boost per field, from the fitted boosts per field group (0 reads as 1, as minisearch read it)
+const fieldBoosts = new WeakMap<Record<FieldGroup, number>, Float64Array>();
+
+// scratch reused by every search: per field, the term's inverse document frequency and weight; the best tools so far
+const rarities = new Float64Array(FIELD_COUNT);
+const fieldWeights = new Float64Array(FIELD_COUNT);
+let bestScores = new Float64Array(32);
+let bestPositions = new Int32Array(32);
 
 /**
- * minisearch's BM25 over the tools' fields (per field, weighted by its group's boost), each term
- * weighted by the request; the best `depth` tools come back, best first (ties by position).
+ * BM25+ over the tools' fields (per field, weighted by its group's boost), each term weighted by the request; the
+ * best `depth` tools come back, best first (ties by position). The scores are minisearch's to the last bit (the
+ * test suite holds them to a fresh minisearch over the same tools): the same formula, the same order of operations
+ * (per term, a tool's fields in order; then the terms in the request's order; then × the number of terms matched).
  */
 export function firstStage(index: SearchIndex, parameters: RankingParameters, terms: WeightedTerm[]): FirstStageHit[] {
   const chosen = choose(index, terms, parameters);
   if (chosen.size === 0) return [];
-  const results = index.minisearch.search([...chosen.keys()].join(' '), {
-    boost: boostsFor(parameters.boosts),
-    bm25: parameters.bm25,
-    boostTerm: (term) => chosen.get(term) ?? 1,
-  });
-  return best(index, results, parameters.depth);
+  const { postings, dictionary } = index.engine;
+  const { starts, lengths, slots, codes, fieldCounts, fieldLengths, alive, scores, matched, touched } = postings;
+  const boosts = boostsFor(parameters.boosts);
+  const { k, b, d } = parameters.bm25;
+  const documents = index.tools.length;
+  const averages = index.averageFieldLengths;
+  let touchedCount = 0;
+  for (const [term, termBoost] of chosen) {
+    const id = dictionary.idOf(term);
+    if (id === undefined || id >= lengths.length) continue;
+    for (let field = 0; field < FIELD_COUNT; field++) {
+      const matching = fieldCounts[id * FIELD_COUNT + field]!;
+      rarities[field] = Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));
+      fieldWeights[field] = termBoost * boosts[field]!;
+    }
+    const start = starts[id]!;
+    const end = start + lengths[id]!;
+    // a tool's entries for one term are side by side: its score for the term is summed before it joins its total
+    let current = -1;
+    let termScore = 0;
+    for (let at = start; at <= end; at++) {
+      const slot = at === end ? -1 : slots[at]!;
+      if (slot !== -1 && alive[slot] === 0) continue;
+      if (slot !== current && current !== -1) {
+        if (matched[current] === 0) {
+          touched[touchedCount++] = current;
+          scores[current] = termScore;
+        } else scores[current] = scores[current]! + termScore;
+        matched[current]! += 1;
+      }
+      if (slot === -1) break;
+      const code = codes[at]!;
+      const field = code & 15;
+      const termFreq = code >>> 4;
+      const fieldLength = fieldLengths[slot * FIELD_COUNT + field]!;
+      const avgFieldLength = averages[field]!;
+      // minisearch's calcBM25Score, written as it is
+      const rawScore = rarities[field]! * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)));
+      const weightedScore = fieldWeights[field]! * rawScore;
+      if (slot === current) termScore += weightedScore;
+      else {
+        current = slot;
+        termScore = weightedScore;
+      }
+    }
+  }
+  return best(index, touchedCount, parameters.depth);
 }
 
-// Rarest terms first, until their tools fill the budget or there are `maxTerms` of them: minisearch
+// The best `depth` of the touched tools by score, then position, kept in a small sorted array (no sort of every hit);
+// the scratch is cleared on the way.
+function best(index: SearchIndex, touchedCount: number, depth: number): FirstStageHit[] {
+  const { scores, matched, touched } = index.engine.postings;
+  const positions = index.slotPositions;
+  if (depth > bestScores.length) {
+    bestScores = new Float64Array(depth);
+    bestPositions = new Int32Array(depth);
+  }
+  let filled = 0;
+  for (let at = 0; at < touchedCount; at++) {
+    const slot = touched[at]!;
+    const score = scores[slot]! * matched[slot]!;
+    const position = positions[slot]!;
+    scores[slot] = 0;
+    matched[slot] = 0;
+    if (depth <= 0) continue;
+    if (filled === depth) {
+      const lastScore = bestScores[filled - 1]!;
+      if (score < lastScore || (score === lastScore && position > bestPositions[filled - 1]!)) continue;
+      filled -= 1;
+    }
+    let place = filled;
+    while (place > 0 && (bestScores[place - 1]! < score || (bestScores[place - 1] === score && bestPositions[place - 1]! > position))) {
+      bestScores[place] = bestScores[place - 1]!;
+      bestPositions[place] = bestPositions[place - 1]!;
+      place -= 1;
+    }
+    bestScores[place] = score;
+    bestPositions[place] = position;
+    filled += 1;
+  }
+  const hits = new Array<FirstStageHit>(filled);
+  for (let at = 0; at < filled; at++) hits[at] = { position: bestPositions[at]!, score: bestScores[at]! };
+  return hits;
+}
+
+// Rarest terms first, until their tools fill the budget or there are `maxTerms` of them: the first stage
 // spends time on every tool a term brings and on every term, frequent terms discriminate least,
 // and the re-rank still counts all the request's words for the tools the rare ones found. A term
 // two words yield (a character of two Chinese words) keeps the larger weight.
@@ -55,27 +141,14 @@ function choose(index: SearchIndex, terms: WeightedTerm[], parameters: RankingPa
   return chosen;
 }
 
-function boostsFor(groups: Record<FieldGroup, number>): Record<string, number> {
+function boostsFor(groups: Record<FieldGroup, number>): Float64Array {
   let boosts = fieldBoosts.get(groups);
   if (boosts === undefined) {
-    boosts = {};
+    boosts = new Float64Array(FIELD_COUNT).fill(1);
     for (const [group, fields] of Object.entries(FIELD_GROUPS)) {
-      for (const field of fields) boosts[field] = groups[group as FieldGroup];
+      for (const field of fields) boosts[SEARCH_FIELDS.indexOf(field)] = groups[group as FieldGroup] || 1;
     }
     fieldBoosts.set(groups, boosts);
   }
   return boosts;
-}
-
-// minisearch sorts by score alone, in the order it met the tools; ties are broken by position here
-// so that an index updated in place ranks exactly as one built afresh
-function best(index: SearchIndex, results: SearchResult[], depth: number): FirstStageHit[] {
-  let end = Math.min(depth, results.length);
-  const last = results[end - 1]?.score;
-  while (end < results.length && results[end]!.score === last) end += 1;
-  const hits = results
-    .slice(0, end)
-    .map((result): FirstStageHit => ({ position: index.positions.get(result.id as number)!, score: result.score }));
-  hits.sort((a, b) => b.score - a.score || a.position - b.position);
-  return hits.slice(0, depth);
 }

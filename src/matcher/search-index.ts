@@ -1,8 +1,7 @@
 import { runToEnd } from '../core/index.js';
-import MiniSearch from 'minisearch';
 import type { ToolDefinition } from '../core/index.js';
-import { SEARCH_FIELDS } from './search-document.js';
-import { describeTool, indexedDocument, reserveRecordIds, TermDictionary, ToolRecord, type IndexedDocument } from './tool-record.js';
+import { FIELD_COUNT, Postings, type StoredPostings } from './postings.js';
+import { describeTool, TermDictionary, ToolRecord } from './tool-record.js';
 
 /** In how many tools each term occurs (terms no tool has now: none). */
 export interface TermCounts {
@@ -40,11 +39,11 @@ class DocumentFrequency implements TermCounts {
 }
 
 /**
- * The minisearch index and term statistics that a line of index versions shares: an update changes
+ * The first stage's postings and term statistics that a line of index versions shares: an update changes
  * them in place, so only the version it made may read them afterwards.
  */
 interface SearchEngine {
-  minisearch: MiniSearch<IndexedDocument>;
+  postings: Postings;
   /** the ids of the terms the engine's records hold */
   dictionary: TermDictionary;
   /** in how many tools each term occurs */
@@ -53,14 +52,18 @@ interface SearchEngine {
   version: number;
 }
 
-/** The search structures of one index version: minisearch over the tools' fields, and each tool's record. */
+/** The search structures of one index version: postings of the tools' fields, and each tool's record. */
 export interface SearchIndex {
   tools: readonly ToolDefinition[];
   /** per position in `tools`, what the re-rank knows of the tool */
   records: readonly ToolRecord[];
-  /** minisearch id → position in `tools` */
-  positions: Map<number, number>;
-  minisearch: MiniSearch<IndexedDocument>;
+  /** per slot in the postings (a record's id), its position in `tools` (-1: none in this version) */
+  slotPositions: Int32Array;
+  /**
+   * per field, the tools' average length as minisearch's running average makes it when the tools are added in
+   * this order (a fresh build's: an update that removed tools does not carry minisearch's drift)
+   */
+  averageFieldLengths: Float64Array;
   documentFrequency: TermCounts;
   /** inverse document frequencies read so far (of terms the index has), kept for this version only */
   rarity: Map<string, number>;
@@ -70,19 +73,7 @@ export interface SearchIndex {
   version: number;
 }
 
-// analysed fields travel through minisearch as space-joined terms: it only has to split them again
-const splitTerms = (text: string): string[] => (text.length === 0 ? [] : text.split(' '));
-const sameTerm = (term: string): string => term;
-
-// how minisearch is made, and loaded again from its JSON
-const MINISEARCH_OPTIONS = {
-  fields: [...SEARCH_FIELDS],
-  tokenize: splitTerms,
-  processTerm: sameTerm,
-  searchOptions: { tokenize: splitTerms, processTerm: sameTerm, combineWith: 'OR' as const },
-};
-
-/** Analyses every tool and indexes it with minisearch. */
+/** Analyses every tool and indexes it. */
 export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex {
   return runToEnd(buildSearchIndexSteps(tools));
 }
@@ -93,20 +84,14 @@ export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex 
  */
 export function* buildSearchIndexSteps(tools: readonly ToolDefinition[]): Generator<void, SearchIndex, void> {
   const dictionary = new TermDictionary();
-  const engine: SearchEngine = {
-    minisearch: new MiniSearch<IndexedDocument>(MINISEARCH_OPTIONS),
-    dictionary,
-    documentFrequency: new DocumentFrequency(dictionary),
-    version: 0,
-  };
+  const engine: SearchEngine = { postings: new Postings(), dictionary, documentFrequency: new DocumentFrequency(dictionary), version: 0 };
   const records: ToolRecord[] = [];
   for (let position = 0; position < tools.length; position++) {
     if (position % BUILD_STEP === BUILD_STEP - 1) yield;
-    const { record, document } = describeTool(tools[position]!, dictionary);
-    engine.minisearch.add(document);
-    count(engine, record, 1);
-    records.push(record);
+    records.push(index(engine, tools[position]!));
   }
+  // the lists' room to grow (up to as much again) given back: slots are positions already
+  engine.postings.compact(slotsOf(records));
   return snapshot(engine, tools, records);
 }
 
@@ -146,18 +131,16 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: readonly T
   const { engine } = previous;
   for (const record of previous.records) {
     if (kept.has(record)) continue;
-    // removed term by term, unlike `discard`: minisearch's scores then match a fresh index's at once
-    engine.minisearch.remove(indexedDocument(record));
+    // its entries stay until a compaction, skipped; the term counts are a fresh index's at once
+    engine.postings.remove(record.id, record.termIds(), record.termFieldMasks());
     count(engine, record, -1);
   }
-  const records = tools.map((tool) => {
-    const record = known.get(tool);
-    if (record !== undefined) return record;
-    const described = describeTool(tool, engine.dictionary);
-    engine.minisearch.add(described.document);
-    count(engine, described.record, 1);
-    return described.record;
-  });
+  let records = tools.map((tool) => known.get(tool) ?? index(engine, tool));
+  if (engine.postings.wasteful()) {
+    // dead tools' entries dropped and the slots renumbered by position: records take their new slots
+    engine.postings.compact(slotsOf(records));
+    records = records.map((record, position) => new ToolRecord(record.tool, position, record.data, record.dictionary));
+  }
   engine.version += 1;
   return snapshot(engine, tools, records);
 }
@@ -168,14 +151,12 @@ const STEP = 4000;
 /** A search index as kept on disk: everything but the tools, which it is restored over (by position and name). */
 export interface StoredSearchIndex {
   names: string[];
-  /** minisearch's own JSON */
-  minisearch: string;
+  /** the postings, tight, each tool's slot its position: typed arrays, so that reading them is a copy */
+  postings: StoredPostings;
   /** the engine's dictionary: each term at its id */
   terms: string[];
   /** per term id, in how many tools it occurs */
   counts: Int32Array;
-  /** per position, the record's minisearch id */
-  ids: Int32Array;
   /** the records' numbers one after another: the record at position p is `data[offsets[p]..offsets[p + 1]]` */
   offsets: Int32Array;
   data: Int32Array;
@@ -191,10 +172,9 @@ export function storeSearchIndex(index: SearchIndex): StoredSearchIndex {
   records.forEach((record, position) => data.set(record.data, offsets[position]));
   return {
     names: index.tools.map((tool) => tool.name),
-    minisearch: JSON.stringify(index.minisearch),
+    postings: index.engine.postings.compacted(slotsOf(records)),
     terms: dictionary.terms.slice(),
     counts: documentFrequency.counts.slice(0, dictionary.terms.length),
-    ids: Int32Array.from(records, (record) => record.id),
     offsets,
     data,
   };
@@ -202,41 +182,43 @@ export function storeSearchIndex(index: SearchIndex): StoredSearchIndex {
 
 /** The search index kept for exactly these tools, over them; undefined when it was kept for other tools. */
 export function restoreSearchIndex(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): SearchIndex | undefined {
-  return keptFor(stored, tools) ? restoreOver(stored, tools, MiniSearch.loadJSON<IndexedDocument>(stored.minisearch, MINISEARCH_OPTIONS)) : undefined;
-}
-
-/**
- * `restoreSearchIndex` for a server that already answers: minisearch turns its postings back into maps a thousand
- * terms at a time (its `loadJSONAsync`), letting the event loop go between; only the JSON.parse of them is one piece.
- */
-export async function restoreSearchIndexLettingGo(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): Promise<SearchIndex | undefined> {
   if (!keptFor(stored, tools)) return undefined;
-  return restoreOver(stored, tools, await MiniSearch.loadJSONAsync<IndexedDocument>(stored.minisearch, MINISEARCH_OPTIONS));
-}
-
-function keptFor(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): boolean {
-  const { names, ids, offsets } = stored;
-  if (names.length !== tools.length || ids.length !== tools.length || offsets.length !== tools.length + 1) return false;
-  for (let position = 0; position < tools.length; position++) if (names[position] !== tools[position]!.name) return false;
-  return true;
-}
-
-function restoreOver(stored: StoredSearchIndex, tools: readonly ToolDefinition[], minisearch: MiniSearch<IndexedDocument>): SearchIndex {
-  const { ids, offsets, data } = stored;
+  const { offsets, data } = stored;
   const dictionary = new TermDictionary(stored.terms);
-  // a record is a view of the one array read from the file: no copy
-  const records = tools.map((tool, position) => new ToolRecord(tool, ids[position]!, data.subarray(offsets[position], offsets[position + 1]), dictionary));
-  // later tools are given ids no restored record holds
-  let next = 0;
-  for (const id of ids) next = Math.max(next, id + 1);
-  reserveRecordIds(next);
+  // a record is a view of the one array read from the file: no copy; its slot in the postings is its position
+  const records = tools.map((tool, position) => new ToolRecord(tool, position, data.subarray(offsets[position], offsets[position + 1]), dictionary));
   const engine: SearchEngine = {
-    minisearch,
+    postings: new Postings(stored.postings),
     dictionary,
     documentFrequency: new DocumentFrequency(dictionary, stored.counts),
     version: 0,
   };
   return snapshot(engine, tools, records);
+}
+
+/**
+ * `restoreSearchIndex` for a server that already answers. The postings are typed arrays the file's
+ * deserialisation already copied: what is left (a view per record, the dictionary's map) takes milliseconds.
+ */
+export async function restoreSearchIndexLettingGo(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): Promise<SearchIndex | undefined> {
+  return restoreSearchIndex(stored, tools);
+}
+
+// kept for these tools, and of this layout (a file of another layout is a miss, never misread)
+function keptFor(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): boolean {
+  const { names, offsets, postings, terms, counts, data } = stored;
+  if (!Array.isArray(names) || !Array.isArray(terms) || !(offsets instanceof Int32Array) || !(data instanceof Int32Array) || !(counts instanceof Int32Array)) return false;
+  if (names.length !== tools.length || offsets.length !== tools.length + 1 || !postingsFit(postings, tools.length, terms.length)) return false;
+  for (let position = 0; position < tools.length; position++) if (names[position] !== tools[position]!.name) return false;
+  return true;
+}
+
+function postingsFit(postings: StoredPostings | undefined, tools: number, terms: number): boolean {
+  if (typeof postings !== 'object' || postings === null) return false;
+  const { starts, lengths, fieldCounts, slots, codes, fieldLengths } = postings;
+  const arrays = [starts, lengths, fieldCounts, slots, codes, fieldLengths];
+  if (!arrays.every((array) => array instanceof Int32Array)) return false;
+  return starts.length === lengths.length && lengths.length >= terms && fieldCounts.length === lengths.length * FIELD_COUNT && slots.length === codes.length && fieldLengths.length === tools * FIELD_COUNT;
 }
 
 /** Whether the shared search structures still hold this version's tools. */
@@ -256,12 +238,32 @@ export function inverseDocumentFrequency(index: SearchIndex, term: string): numb
 }
 
 function snapshot(engine: SearchEngine, tools: readonly ToolDefinition[], records: ToolRecord[]): SearchIndex {
-  const positions = new Map<number, number>();
-  records.forEach((record, position) => positions.set(record.id, position));
-  const { minisearch, documentFrequency, version } = engine;
+  const { postings, documentFrequency, version } = engine;
+  const slotPositions = new Int32Array(postings.slotCount).fill(-1);
+  // minisearch's running average, the tools added in this order: (average × count + length) / (count + 1)
+  const averageFieldLengths = new Float64Array(FIELD_COUNT);
+  const { fieldLengths } = postings;
+  for (let position = 0; position < records.length; position++) {
+    const slot = records[position]!.id;
+    slotPositions[slot] = position;
+    for (let field = 0; field < FIELD_COUNT; field++) {
+      averageFieldLengths[field] = (averageFieldLengths[field]! * position + fieldLengths[slot * FIELD_COUNT + field]!) / (position + 1);
+    }
+  }
   const intentRarity = new Array<Float64Array[] | undefined>(records.length);
-  return { tools, records, positions, minisearch, documentFrequency, rarity: new Map(), intentRarity, engine, version };
+  return { tools, records, slotPositions, averageFieldLengths, documentFrequency, rarity: new Map(), intentRarity, engine, version };
 }
+
+// analyses a tool and indexes it under a new slot
+function index(engine: SearchEngine, tool: ToolDefinition): ToolRecord {
+  const slot = engine.postings.nextSlot();
+  const { record, document } = describeTool(tool, engine.dictionary, slot);
+  engine.postings.add(slot, document, engine.dictionary);
+  count(engine, record, 1);
+  return record;
+}
+
+const slotsOf = (records: readonly ToolRecord[]): Int32Array => Int32Array.from(records, (record) => record.id);
 
 function count(engine: SearchEngine, record: ToolRecord, change: 1 | -1): void {
   engine.documentFrequency.add(record.termIds(), change);

@@ -68,7 +68,7 @@ const HEADER = 5;
 export class ToolRecord {
   constructor(
     readonly tool: ToolDefinition,
-    /** the tool's id in the minisearch index: unique among all records ever made */
+    /** the tool's slot in its search engine's postings (0 for a record measured on its own) */
     readonly id: number,
     /** the numbers: see the layout above */
     readonly data: Int32Array,
@@ -93,9 +93,15 @@ export class ToolRecord {
     return undefined;
   }
 
-  /** ids of its distinct terms (those minisearch indexed), ascending */
+  /** ids of its distinct terms (those the postings hold), ascending */
   termIds(): Int32Array {
     return this.data.subarray(HEADER, HEADER + this.data[TERMS]!);
+  }
+
+  /** the fields (bit mask) of each of its distinct terms, in the order of `termIds` */
+  termFieldMasks(): Int32Array {
+    const count = this.data[TERMS]!;
+    return this.data.subarray(HEADER + count, HEADER + 2 * count);
   }
 
   /** the share of the words of its name (or of the alias) the set holds most of */
@@ -207,31 +213,17 @@ export class ToolRecord {
   }
 }
 
-/** A tool as minisearch indexes it: per field, its analysed terms joined by spaces (terms never hold one). */
+/** A tool as the postings index it (and minisearch did): per field, its analysed terms joined by spaces (terms never hold one). */
 export type IndexedDocument = { id: number } & Record<SearchField, string>;
-
-let nextId = 0;
-
-/** Keeps ids below `next` from being given again: records restored from disk hold them. */
-export function reserveRecordIds(next: number): void {
-  nextId = Math.max(nextId, next);
-}
 
 /**
  * Analyses a tool: its record for the re-rank (its terms given ids in `dictionary`, the engine's; a record
- * measured on its own may have one of its own) and its document for minisearch.
+ * measured on its own may have one of its own), under its slot in the engine's postings, and its document for them.
  */
-export function describeTool(tool: ToolDefinition, dictionary = new TermDictionary()): { record: ToolRecord; document: IndexedDocument } {
-  const id = nextId;
-  nextId += 1;
+export function describeTool(tool: ToolDefinition, dictionary = new TermDictionary(), slot = 0): { record: ToolRecord; document: IndexedDocument } {
   const text = toSearchDocument(tool);
-  const { document, termFields } = analyseFields(text, id);
-  return { record: new ToolRecord(tool, id, encode(dictionary, termFields, namesAndIntents(tool, text)), dictionary), document };
-}
-
-/** The document minisearch indexed for a record, analysed again (minisearch needs it to remove the tool). */
-export function indexedDocument(record: ToolRecord): IndexedDocument {
-  return analyseFields(toSearchDocument(record.tool), record.id).document;
+  const { document, termFields } = analyseFields(text, slot);
+  return { record: new ToolRecord(tool, slot, encode(dictionary, termFields, namesAndIntents(tool, text)), dictionary), document };
 }
 
 /** A record as plain maps, sets and strings: what it holds, for tests and for reading. */
