@@ -1,7 +1,7 @@
 // Where the search index's memory and load time go (issue #18): over N tools (BFCL's replicated under new names, or
 // `bench/scan`'s generated template), the search index is built, then taken apart piece by piece with a forced
-// collection after each, so the memory each piece held (V8's heap and array buffers) is the difference: minisearch (its postings, document ids and
-// field lengths), the per-tool records of the re-rank, the term counts. Then the index is written to a file as a
+// collection after each, so the memory each piece held (V8's heap and array buffers) is the difference: the first stage (minisearch before,
+// its own typed-array postings after), the per-tool records of the re-rank, the term counts. Then the index is written to a file as a
 // server keeps it and read back (a warm start): the file's size by part, and the CPU and heap the read costs.
 // `--root DIR` measures another checkout's sources (`git archive <commit> src package.json | tar -x -C DIR`, node_modules
 // linked), to put the code before a change beside it. Run with `--expose-gc`:
@@ -89,9 +89,11 @@ const take = (name: string, drop: () => void): void => {
   parts[name] = round(before - heapMb());
 };
 const held = built as unknown as Record<string, unknown> & { engine: Record<string, unknown> };
-take('minisearch', () => {
-  held['minisearch'] = undefined;
+// minisearch before the first stage's own postings replaced it (a `--root` checkout of the code before), the postings after
+take('first stage', () => {
+  for (const key of ['minisearch', 'slotPositions', 'averageFieldLengths']) held[key] = undefined;
   held.engine['minisearch'] = undefined;
+  held.engine['postings'] = undefined;
 });
 take('records', () => {
   held['records'] = undefined;

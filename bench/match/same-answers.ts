@@ -16,6 +16,9 @@ import { DEFAULT_DATA, prepareWorld } from './world.js';
 const { values } = parseArgs({ options: { before: { type: 'string' }, size: { type: 'string', default: '3148' }, limit: { type: 'string', default: '0' } } });
 if (!values.before) throw new Error('usage: same-answers.ts --before DIR [--size N] [--limit N]');
 const before = (await import(pathToFileURL(join(resolve(values.before), 'src/matcher/index.ts')).href)) as typeof import('../../src/matcher/index.js');
+// each checkout has its own Chinese-English dictionary: this one's is read by `systems.ts`, the other's here (unread,
+// its Chinese requests would be answered without senses, and differ for that alone)
+await before.loadLexicon();
 const data = await readBenchData(DEFAULT_DATA);
 const { world } = await prepareWorld(data);
 const base = [...world.toolsById.values()];

@@ -68,7 +68,7 @@ export interface Matcher {
   ready(intent?: string): Promise<Matcher>;
   /**
    * `prepare()` a slice at a time, for a server that already answers calls by name: the search index kept on disk is
-   * read without blocking and restored a slice at a time (its v8.deserialize and minisearch's JSON.parse are one piece each), one that must be built is built a few tools at a time,
+   * read without blocking and restored (its v8.deserialize of typed arrays is one short piece), one that must be built is built a few tools at a time,
    * and the confidence cut is measured a probe at a time. Answers are exactly `prepare()`'s.
    */
   prepareLettingGo(): Promise<Matcher>;

@@ -12,7 +12,7 @@ export interface RankedTool {
   /** position of the tool in the index */
   position: number;
   score: number;
-  /** the raw first-stage (minisearch BM25) score */
+  /** the raw first-stage (BM25+, minisearch's) score */
   stage1Score: number;
   features: ToolFeatures;
 }
@@ -23,7 +23,7 @@ export interface Ranking {
   ranked: RankedTool[];
 }
 
-/** Ranks the tools for a request: minisearch's BM25 over the fields, then a re-rank of the best few by coverage. */
+/** Ranks the tools for a request: BM25+ over the fields (minisearch's scores, our postings), then a re-rank of the best few by coverage. */
 export function rankTools(index: SearchIndex, parameters: RankingParameters, text: string): Ranking {
   const request = readRequest(index, text, parameters.valueWeight);
   const { words } = request;

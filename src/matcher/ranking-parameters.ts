@@ -3,15 +3,15 @@ import type { FieldGroup } from './search-document.js';
 
 /** The knobs of intent ranking; the values in use are measured by `bench/match/fit.ts`, not chosen by hand. */
 export interface RankingParameters {
-  /** minisearch field boosts, one per field group (minisearch reads 0 as 1: use a small number instead) */
+  /** first-stage field boosts, one per field group (0 reads as 1, as minisearch read it: use a small number instead) */
   boosts: Record<FieldGroup, number>;
-  /** minisearch's BM25+ parameters: term-frequency saturation, length normalisation, per-term lower bound */
+  /** the first stage's BM25+ parameters (minisearch's): term-frequency saturation, length normalisation, per-term lower bound */
   bm25: { k: number; b: number; d: number };
   /** weight of a word the request gives as a value (quoted, a capitalised name, a code) relative to other words */
   valueWeight: number;
-  /** minisearch is asked for the rarest request terms until their tools number this many (a latency bound) */
+  /** the first stage reads the rarest request terms until their tools number this many (a latency bound) */
   postingsBudget: number;
-  /** and for at most this many terms (a latency bound: each term costs minisearch a fixed overhead) */
+  /** and at most this many terms (a latency bound: each term costs a pass over its postings) */
   maxTerms: number;
   /** how many first-stage results the re-rank looks at */
   depth: number;

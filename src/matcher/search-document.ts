@@ -19,7 +19,7 @@ export const SEARCH_FIELDS = [
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 
 /**
- * The fields that share one boost. minisearch indexes and scores every field on its own; the groups
+ * The fields that share one boost. The first stage indexes and scores every field on its own; the groups
  * are the tie the benchmark forces (it has no display names, aliases, examples, why or group to
  * measure them by): display names and aliases are names, examples say what a tool does like its
  * intent, and why and group are background like its parameters.

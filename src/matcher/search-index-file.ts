@@ -10,7 +10,7 @@ import { restoreSearchIndex, restoreSearchIndexLettingGo, storeSearchIndex, type
 export interface SearchIndexFiles {
   /** the search index kept for this index's tools, if a file of this version holds it */
   read(index: ToolIndex): SearchIndex | undefined;
-  /** `read` for a server that already answers: the file read without blocking, minisearch's postings restored a slice at a time */
+  /** `read` for a server that already answers: the file read without blocking (its typed arrays restored in one short piece) */
   readLettingGo(index: ToolIndex): Promise<SearchIndex | undefined>;
   /** keeps `search` (built for `index`) unless a file already holds it; a failure to write only costs the next start a build */
   write(index: ToolIndex, search: SearchIndex): void;
@@ -21,11 +21,14 @@ const KEEP = 3;
 
 let matcherVersionMemo: string | undefined;
 
-// A file written by another matcher (its analysis, its minisearch) is not used: the version hashes
+// The file's layout: 1 held minisearch's JSON, 2 the first stage's own postings as typed arrays.
+const LAYOUT = 2;
+
+// A file written by another matcher (its analysis, its postings) is not used: the version hashes the layout,
 // package.json and the matcher's own code, the TypeScript sources where present (as the scanner's cache does).
 function matcherVersion(): string {
   if (matcherVersionMemo !== undefined) return matcherVersionMemo;
-  const hash = createHash('sha1').update(readFileSync(new URL('../../package.json', import.meta.url)));
+  const hash = createHash('sha1').update(`layout ${LAYOUT}\n`).update(readFileSync(new URL('../../package.json', import.meta.url)));
   const sources = new URL('../../src/matcher/', import.meta.url);
   const fromSources = existsSync(sources);
   const folder = fromSources ? sources : new URL('./', import.meta.url);

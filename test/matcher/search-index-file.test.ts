@@ -80,4 +80,19 @@ describe('search indexes kept on disk', () => {
     // and a matcher over it builds its own, answering as ever
     expect(answers(createMatcher(starter, { searchFiles: files }).prepare())).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
   });
+
+  it('are a miss, never misread, when they hold the earlier layout (minisearch JSON) under this version, and a matcher over one builds its own', async () => {
+    const dir = join(temp.path, 'search');
+    createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
+    const [name] = await readdir(dir);
+    const path = join(dir, name!);
+    const { version, names, terms, counts, offsets, data } = deserialize(await readFile(path)) as Record<string, unknown>;
+    // layout 1: minisearch's own JSON and each record's minisearch id, no postings
+    const earlier = { version, names, minisearch: JSON.stringify({ documentCount: 0, nextId: 0, index: [] }), terms, counts, ids: Int32Array.from(names as string[], (_, at) => at + 100), offsets, data };
+    await writeFile(path, serialize(earlier));
+    const files = searchIndexFiles(dir);
+    expect(files.read(starter)).toBeUndefined();
+    expect(await files.readLettingGo(starter)).toBeUndefined();
+    expect(answers(createMatcher(starter, { searchFiles: files }).prepare())).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
+  });
 });
