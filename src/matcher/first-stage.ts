@@ -34,7 +34,7 @@ export function firstStage(index: SearchIndex, parameters: RankingParameters, te
   const chosen = choose(index, terms, parameters);
   if (chosen.size === 0) return [];
   const { postings, dictionary } = index.engine;
-  const { starts, lengths, slots, codes, fieldCounts, fieldLengths, alive, scores, matched, touched } = postings;
+  const { starts, lengths, moved, fieldCounts, fieldLengths, alive, scores, matched, touched } = postings;
   const boosts = boostsFor(parameters.boosts);
   const { k, b, d } = parameters.bm25;
   const documents = index.tools.length;
@@ -50,6 +50,8 @@ export function firstStage(index: SearchIndex, parameters: RankingParameters, te
     }
     const start = starts[id]!;
     const end = start + lengths[id]!;
+    const slots = moved[id] === 1 ? postings.movedSlots : postings.slots;
+    const codes = moved[id] === 1 ? postings.movedCodes : postings.codes;
     // a tool's entries for one term are side by side: its score for the term is summed before it joins its total
     let current = -1;
     let termScore = 0;
