@@ -57,16 +57,14 @@ export class Postings {
     this.adopt(stored ?? { starts: new Int32Array(64), lengths: new Int32Array(64), fieldCounts: new Int32Array(64 * FIELD_COUNT), slots: new Int32Array(0), codes: new Int32Array(0), fieldLengths: new Int32Array(0) });
   }
 
-  /** drops dead entries and slots and the room moved lists left: the live slots are renumbered in `order` */
-  compact(order: Int32Array): void {
-    this.adopt(this.compacted(order));
-  }
-
-  // tight arrays (their slots numbered from 0) become this index's, with room to grow
-  private adopt(tight: StoredPostings): void {
+  /**
+   * tight arrays (their slots numbered from 0, as `compactedPostings` gives them) become this index's, with room to
+   * grow (each list's own, `capacities`, when given: none by default)
+   */
+  adopt(tight: StoredPostings & { capacities?: Int32Array }): void {
     this.starts = tight.starts;
     this.lengths = tight.lengths;
-    this.capacities = tight.lengths.slice();
+    this.capacities = tight.capacities ?? tight.lengths.slice();
     this.fieldCounts = tight.fieldCounts;
     this.slots = tight.slots;
     this.codes = tight.codes;
@@ -139,48 +137,14 @@ export class Postings {
     }
   }
 
-  /** whether dropping dead entries and slots is worth a pass over all entries */
-  wasteful(): boolean {
-    return this.deadSlots > Math.max(256, this.slotCount / 2) || this.garbage > Math.max(65_536, (this.slots.length + this.movedUsed) / 2);
-  }
-
   /**
-   * The live entries in tight arrays, slots renumbered by `order` (live slots in the order they get their new
-   * numbers): what a compaction keeps and what is written to disk.
+   * whether dropping dead entries and slots is worth a pass over all entries once `removedSlots` more tools (with
+   * `removedEntries` entries) are taken out and `addedSlots` added
    */
-  compacted(order: Int32Array): StoredPostings {
-    const renumber = new Int32Array(this.slotCount).fill(-1);
-    order.forEach((slot, next) => (renumber[slot] = next));
-    const terms = this.lengths.length;
-    const starts = new Int32Array(terms);
-    const lengths = new Int32Array(terms);
-    let total = 0;
-    for (let term = 0; term < terms; term++) {
-      const start = this.starts[term]!;
-      const end = start + this.lengths[term]!;
-      const from = this.moved[term] === 1 ? this.movedSlots : this.slots;
-      for (let at = start; at < end; at++) if (renumber[from[at]!] !== -1) lengths[term]! += 1;
-      starts[term] = total;
-      total += lengths[term]!;
-    }
-    const slots = new Int32Array(total);
-    const codes = new Int32Array(total);
-    let next = 0;
-    for (let term = 0; term < terms; term++) {
-      const start = this.starts[term]!;
-      const end = start + this.lengths[term]!;
-      const [fromSlots, fromCodes] = this.moved[term] === 1 ? [this.movedSlots, this.movedCodes] : [this.slots, this.codes];
-      for (let at = start; at < end; at++) {
-        const slot = renumber[fromSlots[at]!]!;
-        if (slot === -1) continue;
-        slots[next] = slot;
-        codes[next] = fromCodes[at]!;
-        next += 1;
-      }
-    }
-    const fieldLengths = new Int32Array(order.length * FIELD_COUNT);
-    order.forEach((slot, renumbered) => fieldLengths.set(this.fieldLengths.subarray(slot * FIELD_COUNT, (slot + 1) * FIELD_COUNT), renumbered * FIELD_COUNT));
-    return { starts, lengths, fieldCounts: this.fieldCounts.slice(0, terms * FIELD_COUNT), slots, codes, fieldLengths };
+  wastefulAfter(removedSlots: number, removedEntries: number, addedSlots: number): boolean {
+    const deadSlots = this.deadSlots + removedSlots;
+    const garbage = this.garbage + removedEntries;
+    return deadSlots > Math.max(256, (this.slotCount + addedSlots) / 2) || garbage > Math.max(65_536, (this.slots.length + this.movedUsed) / 2);
   }
 
   // room for `count` more entries of `term`, moving its list to the moved lists' pool when it is full; where they start

@@ -1,5 +1,6 @@
 import { runToEnd } from '../core/index.js';
 import type { ToolDefinition } from '../core/index.js';
+import { compactedPostings, compactedPostingsSteps, renumbering, type TightPostings } from './compacted-postings.js';
 import { FIELD_COUNT, Postings, type StoredPostings } from './postings.js';
 import { describeTool, TermDictionary, ToolRecord } from './tool-record.js';
 
@@ -91,7 +92,9 @@ export function* buildSearchIndexSteps(tools: readonly ToolDefinition[]): Genera
     records.push(index(engine, tools[position]!));
   }
   // the lists' room to grow (up to as much again) given back: slots are positions already
-  engine.postings.compact(slotsOf(records));
+  const { postings } = engine;
+  const tight = yield* compactedPostingsSteps(postings, renumbering(slotsOf(records), postings.slotCount), records.length);
+  postings.adopt({ ...tight, fieldCounts: postings.fieldCounts });
   return snapshot(engine, tools, records);
 }
 
@@ -110,9 +113,11 @@ export function updateSearchIndex(previous: SearchIndex, tools: readonly ToolDef
 }
 
 /**
- * `updateSearchIndex`, stopping every few thousand tools while it only reads (a server's rescan runs it a slice
- * at a time). The shared structures change in one go at the end, with only the changed tools to index: a
- * request served meanwhile by the previous version never sees them half-updated.
+ * `updateSearchIndex`, stopping every few thousand tools or entries while it only reads (a server's rescan runs it a
+ * slice at a time). When the postings are due a compaction (dead tools' entries dropped, the slots renumbered by
+ * position), the kept tools' entries are copied into new tight arrays meanwhile, off to the side. The shared
+ * structures change in one go at the end, with only the changed tools to index: a request served meanwhile by the
+ * previous version never sees them half-updated.
  */
 export function* updateSearchIndexSteps(previous: SearchIndex, tools: readonly ToolDefinition[]): Generator<void, SearchIndex, void> {
   const known = new Map<ToolDefinition, ToolRecord>();
@@ -121,28 +126,100 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: readonly T
     known.set(previous.records[position]!.tool, previous.records[position]!);
   }
   const kept = new Set<ToolRecord>();
+  let found = 0;
   for (let position = 0; position < tools.length; position++) {
     if (position % STEP === STEP - 1) yield;
     const record = known.get(tools[position]!);
-    if (record !== undefined) kept.add(record);
+    if (record === undefined) continue;
+    kept.add(record);
+    found += 1;
   }
+  const removed = previous.records.filter((record) => !kept.has(record));
+  const compaction = found === kept.size && dueCompaction(previous, removed, tools.length - found) ? yield* compactionSteps(previous, tools, known, removed) : undefined;
   // from here on nothing lets go
   if (!isCurrent(previous)) return buildSearchIndex(tools);
   const { engine } = previous;
-  for (const record of previous.records) {
-    if (kept.has(record)) continue;
-    // its entries stay until a compaction, skipped; the term counts are a fresh index's at once
-    engine.postings.remove(record.id, record.termIds(), record.termFieldMasks());
-    count(engine, record, -1);
-  }
-  let records = tools.map((tool) => known.get(tool) ?? index(engine, tool));
-  if (engine.postings.wasteful()) {
-    // dead tools' entries dropped and the slots renumbered by position: records take their new slots
-    engine.postings.compact(slotsOf(records));
-    records = records.map((record, position) => new ToolRecord(record.tool, position, record.data, record.dictionary));
+  let records: ToolRecord[];
+  if (compaction === undefined) {
+    for (const record of removed) {
+      // its entries stay until a compaction, skipped; the term counts are a fresh index's at once
+      engine.postings.remove(record.id, record.termIds(), record.termFieldMasks());
+      count(engine, record, -1);
+    }
+    records = tools.map((tool) => known.get(tool) ?? index(engine, tool));
+  } else {
+    // the counts as the removals left them; a tool added takes the slot of its position, left empty for it
+    engine.postings.adopt({ ...compaction.tight, fieldCounts: compaction.fieldCounts });
+    engine.documentFrequency.counts = compaction.documentCounts;
+    records = tools.map((tool, position) => compaction.renumbered[position] ?? index(engine, tool, position));
   }
   engine.version += 1;
   return snapshot(engine, tools, records);
+}
+
+// whether the update's removals and additions leave the postings worth compacting
+function dueCompaction(previous: SearchIndex, removed: readonly ToolRecord[], added: number): boolean {
+  let removedEntries = 0;
+  for (const record of removed) for (const mask of record.termFieldMasks()) removedEntries += bitCount(mask);
+  return previous.engine.postings.wastefulAfter(removed.length, removedEntries, added);
+}
+
+/**
+ * The postings and counts an update that compacts swaps in: the kept tools' entries in arrays of their own with each
+ * slot its position in `tools` (and room for the added tools' entries), the counts without the removed tools.
+ */
+interface Compaction {
+  tight: TightPostings;
+  fieldCounts: Int32Array;
+  documentCounts: Int32Array;
+  /** per position, the kept tool's record under its new slot; undefined for a tool to add */
+  renumbered: Array<ToolRecord | undefined>;
+}
+
+function* compactionSteps(previous: SearchIndex, tools: readonly ToolDefinition[], known: ReadonlyMap<ToolDefinition, ToolRecord>, removed: readonly ToolRecord[]): Generator<void, Compaction, void> {
+  const { postings, dictionary, documentFrequency } = previous.engine;
+  const renumber = new Int32Array(postings.slotCount).fill(-1);
+  const renumbered = new Array<ToolRecord | undefined>(tools.length);
+  // per term id, the entries the added tools will bring (as far as the analysis of each alone tells: a guess is enough)
+  const room = new Int32Array(postings.lengths.length);
+  for (let position = 0; position < tools.length; position++) {
+    const record = known.get(tools[position]!);
+    if (record === undefined) {
+      yield;
+      const alone = describeTool(tools[position]!).record;
+      const masks = alone.termFieldMasks();
+      alone.termIds().forEach((term, at) => {
+        const id = dictionary.idOf(alone.dictionary.terms[term]!);
+        if (id !== undefined && id < room.length) room[id]! += bitCount(masks[at]!);
+      });
+      continue;
+    }
+    if (position % STEP === STEP - 1) yield;
+    renumber[record.id] = position;
+    renumbered[position] = new ToolRecord(record.tool, position, record.data, record.dictionary);
+  }
+  const fieldCounts = postings.fieldCounts.slice();
+  const documentCounts = documentFrequency.counts.slice();
+  for (let at = 0; at < removed.length; at++) {
+    if (at % REMOVED_STEP === REMOVED_STEP - 1) yield;
+    const termIds = removed[at]!.termIds();
+    const masks = removed[at]!.termFieldMasks();
+    for (let index = 0; index < termIds.length; index++) {
+      documentCounts[termIds[index]!]! -= 1;
+      for (let field = 0; field < FIELD_COUNT; field++) if ((masks[index]! & (1 << field)) !== 0) fieldCounts[termIds[index]! * FIELD_COUNT + field]! -= 1;
+    }
+  }
+  const tight = yield* compactedPostingsSteps(postings, renumber, tools.length, room);
+  return { tight, fieldCounts, documentCounts, renumbered };
+}
+
+// removed tools counted out between two stops of a compaction
+const REMOVED_STEP = 256;
+
+function bitCount(mask: number): number {
+  let count = 0;
+  for (let rest = mask; rest !== 0; rest &= rest - 1) count += 1;
+  return count;
 }
 
 // tools handled between two stops of an update
@@ -172,7 +249,7 @@ export function storeSearchIndex(index: SearchIndex): StoredSearchIndex {
   records.forEach((record, position) => data.set(record.data, offsets[position]));
   return {
     names: index.tools.map((tool) => tool.name),
-    postings: index.engine.postings.compacted(slotsOf(records)),
+    postings: compactedPostings(index.engine.postings, slotsOf(records)),
     terms: dictionary.terms.slice(),
     counts: documentFrequency.counts.slice(0, dictionary.terms.length),
     offsets,
@@ -254,9 +331,9 @@ function snapshot(engine: SearchEngine, tools: readonly ToolDefinition[], record
   return { tools, records, slotPositions, averageFieldLengths, documentFrequency, rarity: new Map(), intentRarity, engine, version };
 }
 
-// analyses a tool and indexes it under a new slot
-function index(engine: SearchEngine, tool: ToolDefinition): ToolRecord {
-  const slot = engine.postings.nextSlot();
+// analyses a tool and indexes it under a new slot (or the empty one given)
+function index(engine: SearchEngine, tool: ToolDefinition, emptySlot?: number): ToolRecord {
+  const slot = emptySlot ?? engine.postings.nextSlot();
   const { record, document } = describeTool(tool, engine.dictionary, slot);
   engine.postings.add(slot, document, engine.dictionary);
   count(engine, record, 1);

@@ -161,5 +161,30 @@ describe('firstStage', () => {
         { numRuns: 5 },
       );
     });
+
+    it('still returns minisearch’s hits and scores when the compacting update also adds and replaces tools anywhere', () => {
+      fc.assert(
+        fc.property(
+          fc.array(toolArbitrary, { minLength: 300, maxLength: 300 }),
+          fc.array(fc.tuple(fc.nat(), toolArbitrary), { minLength: 1, maxLength: 6 }),
+          fc.array(requestArbitrary, { minLength: 1, maxLength: 3 }),
+          (many, added, requests) => {
+            const parameters: RankingParameters = { ...FITTED_RANKING, depth: 10 };
+            const tools = named(many);
+            const built = buildSearchIndex(tools);
+            const next = tools.filter((_, at) => at % 11 === 0);
+            // a replaced tool is a new object under an old name; an added one comes in at any position
+            next[0] = { ...next[0]!, intent: `${next[0]!.intent} replaced` };
+            for (const [at, tool] of added) next.splice(at % (next.length + 1), 0, { ...tool, name: `${tool.name}-new${(serial += 1)}` });
+            const compacted = updateSearchIndex(built, next);
+            expect(compacted.records.map((record) => record.id)).toEqual(next.map((_, at) => at));
+            expectSameAsMinisearch(compacted, next, requests, parameters);
+            const changed = applied(next, { kind: 'remove', at: 3 });
+            expectSameAsMinisearch(updateSearchIndex(compacted, changed), changed, requests, parameters);
+          },
+        ),
+        { numRuns: 5 },
+      );
+    });
   });
 });

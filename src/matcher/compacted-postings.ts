@@ -1,0 +1,89 @@
+import { runToEnd } from '../core/index.js';
+import { FIELD_COUNT, type Postings, type StoredPostings } from './postings.js';
+
+/**
+ * The live entries of `postings` in tight arrays, slots renumbered by `order` (live slots in the order they get
+ * their new numbers): what a compaction keeps and what is written to disk.
+ */
+export function compactedPostings(postings: Postings, order: Int32Array): StoredPostings {
+  const { capacities: _room, ...tight } = runToEnd(compactedPostingsSteps(postings, renumbering(order, postings.slotCount), order.length));
+  return { ...tight, fieldCounts: postings.fieldCounts.slice(0, postings.lengths.length * FIELD_COUNT) };
+}
+
+/** Per slot of `slotCount`, its new number in `order` (-1: dropped). */
+export function renumbering(order: Int32Array, slotCount: number): Int32Array {
+  const renumber = new Int32Array(slotCount).fill(-1);
+  for (let next = 0; next < order.length; next++) renumber[order[next]!] = next;
+  return renumber;
+}
+
+/**
+ * `compactedPostings` for `slotCount` new slots (`renumber`: per old slot its new number, -1 dropped; a new slot no
+ * old one maps to is left empty, for a tool added after; `room`: per term id, room left after its entries for tools to
+ * add), stopping every few thousand entries; without the counts per term and field, which the caller gives. It only
+ * reads the postings, so the index they belong to stays searchable meanwhile (and must not change: an update that
+ * changed them throws the result away).
+ */
+export function* compactedPostingsSteps(postings: Postings, renumber: Int32Array, slotCount: number, room?: Int32Array): Generator<void, TightPostings, void> {
+  const terms = postings.lengths.length;
+  const starts = new Int32Array(terms);
+  const lengths = new Int32Array(terms);
+  let total = 0;
+  let read = 0;
+  for (let term = 0; term < terms; term++) {
+    const start = postings.starts[term]!;
+    const end = start + postings.lengths[term]!;
+    const from = postings.moved[term] === 1 ? postings.movedSlots : postings.slots;
+    let kept = 0;
+    for (let at = start; at < end; at++) if (renumber[from[at]!] !== -1) kept += 1;
+    starts[term] = total;
+    lengths[term] = kept;
+    total += kept + (room !== undefined && term < room.length ? room[term]! : 0);
+    read += end - start + 1;
+    if (read >= ENTRY_STEP) {
+      read = 0;
+      yield;
+    }
+  }
+  const slots = new Int32Array(total);
+  const codes = new Int32Array(total);
+  for (let term = 0; term < terms; term++) {
+    let next = starts[term]!;
+    const start = postings.starts[term]!;
+    const end = start + postings.lengths[term]!;
+    const moved = postings.moved[term] === 1;
+    const fromSlots = moved ? postings.movedSlots : postings.slots;
+    const fromCodes = moved ? postings.movedCodes : postings.codes;
+    for (let at = start; at < end; at++) {
+      const slot = renumber[fromSlots[at]!]!;
+      if (slot === -1) continue;
+      slots[next] = slot;
+      codes[next] = fromCodes[at]!;
+      next += 1;
+    }
+    read += end - start + 1;
+    if (read >= ENTRY_STEP) {
+      read = 0;
+      yield;
+    }
+  }
+  const fieldLengths = new Int32Array(slotCount * FIELD_COUNT);
+  for (let slot = 0; slot < renumber.length; slot++) {
+    const renumbered = renumber[slot]!;
+    if (renumbered === -1) continue;
+    for (let field = 0; field < FIELD_COUNT; field++) fieldLengths[renumbered * FIELD_COUNT + field] = postings.fieldLengths[slot * FIELD_COUNT + field]!;
+    read += FIELD_COUNT;
+    if (read >= ENTRY_STEP) {
+      read = 0;
+      yield;
+    }
+  }
+  const capacities = room === undefined ? lengths.slice() : lengths.map((length, term) => length + (term < room.length ? room[term]! : 0));
+  return { starts, lengths, capacities, slots, codes, fieldLengths };
+}
+
+/** Postings in arrays of their own, each term's list with its room to grow; the counts per term and field apart. */
+export type TightPostings = Omit<StoredPostings, 'fieldCounts'> & { capacities: Int32Array };
+
+// entries read between two stops (a fraction of a millisecond)
+const ENTRY_STEP = 16_384;
