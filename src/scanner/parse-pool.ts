@@ -13,9 +13,9 @@ import type { ParseOptions } from './yaml-mapping.js';
  * much. Measured on 2 cores at load 9-14 (2026-12-02, `bench/scan/parse-cost.ts`, `bench/scan/cold.ts`): 20,000
  * files 5.8 s of CPU and 11.1 s of wall pooled vs 1.4 s and 2.8 s in one thread; a cold scan of 10,000 tools the
  * same CPU either way and 54 MB more RSS pooled. But a cold scan of 100,000 in one thread ran more than twice as long
- * as before with the pool (over 16 minutes against 8, load 9-14): likely the garbage collector, as parsing's garbage
- * then shares a heap that isomorphic-git's cache of every object read grows to ~800 MB (not profiled). So from
- * 20,000 files on, the pool parses (not measured between 10,000 and 100,000).
+ * as before with the pool (over 16 minutes against 8, load 9-14; not profiled: the reason then given, an isomorphic-git
+ * cache of every object read, was measured false on 2026-12-02: its pack index caches nothing once read from a `.idx`).
+ * So from 20,000 files on, the pool parses (not measured between 10,000 and 100,000).
  */
 export const POOL_THRESHOLD = 20_000;
 const BATCH = 64;

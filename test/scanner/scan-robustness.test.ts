@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process';
-import { readdir, truncate, writeFile } from 'node:fs/promises';
+import { truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createParser, POOL_THRESHOLD } from '../../src/scanner/parse-pool.js';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
-import { ObjectSizes } from '../../src/scanner/sources/object-size.js';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { aliasBombYaml } from '../helpers/hostile-yaml.js';
 
@@ -92,27 +91,6 @@ describe('Scanner size limits', () => {
     const index = await scanOnce(root, { cacheDir });
     expect(index.tools.map((tool) => tool.name)).toEqual(['good']);
     expect(index.errors).toEqual([expect.objectContaining({ file: 'tools/big/TOOL.hdlp', code: 'FILE_TOO_LARGE' })]);
-  });
-});
-
-describe('ObjectSizes', () => {
-  it('reads the size of every object, loose, packed and deltified, as git itself reports it', async () => {
-    const root = join(temp.path, 'repo');
-    await initRepository(root);
-    for (let round = 0; round < 4; round++) {
-      await commitFiles(root, {
-        'tools/a/TOOL.hdlp': makeToolYaml('a', { why: `round ${round} ${'z'.repeat(3000 * round)}` }),
-        [`tools/r${round}/TOOL.hdlp`]: makeToolYaml(`r${round}`),
-      });
-      if (round === 2) await git(root, 'gc', '-q', '--aggressive');
-    }
-    const listing = await git(root, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objectsize)');
-    const sizes = new ObjectSizes(join(root, '.git'));
-    const expected = listing.split('\n').map((line) => line.split(' '));
-    expect(expected.length).toBeGreaterThan(20);
-    for (const [oid, size] of expected) expect(await sizes.size(oid!), oid).toBe(Number(size));
-    const packs = await readdir(join(root, '.git', 'objects', 'pack'));
-    expect(packs.some((name) => name.endsWith('.idx'))).toBe(true);
   });
 });
 

@@ -1,40 +1,41 @@
-import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import { inflate } from 'node:zlib';
 import { ENTRY_KINDS, ENTRY_LAYOUT, letGo, type Diagnostic, type EntryKind } from '../../core/index.js';
 import { loadGit } from './git-module.js';
 import { tooLargeMessage } from '../yaml-mapping.js';
-import { snapshotFs, type ObjectStoreFs, type PromiseFs } from './object-store-fs.js';
-import { ObjectSizes } from './object-size.js';
+import { listObjects, type ObjectListing } from './object-listing.js';
+import { ObjectReader } from './object-reader.js';
+import { PackStore } from './pack-store.js';
 import type { DefinitionFile } from '../parse-tool-definition.js';
 import { definitionPath, type Snapshot, type ToolEntry } from './source.js';
 
-/** An isomorphic-git object store; one `cache` per repository keeps pack reads fast (10× at 1,000 files). */
+/**
+ * A repository's object store: one isomorphic-git `cache` for its fetches (without it each call re-reads and
+ * re-checks the pack: 10× slower at 1,000 files), and the packs the scanner reads definitions from.
+ */
 export interface ObjectStore {
   gitdir: string;
   cache: object;
+  packs?: PackStore;
 }
 
 const SYMLINK_MODE = '120000';
+const SUBMODULE_MODE = '160000';
+const TREE_MODE = '40000';
 
 /** Lists `tools/`, `toolsets/`, `skills/` and `policies/` at a commit from the object store (no working tree), reading each definition on demand. */
 export async function readGitSnapshot(store: ObjectStore, commit: string, maxBytes: number): Promise<Snapshot> {
-  const { gitdir, cache } = store;
-  const git = await loadGit();
-  const fs = await snapshotFs(gitdir);
-  const sizes = new ObjectSizes(gitdir, (oid) => fs.mayBeLoose(oid));
+  store.packs ??= new PackStore(store.gitdir);
+  const listing = await listObjects(store.gitdir, store.packs);
+  const objects = new ObjectReader(store.gitdir, store.packs, (oid) => listing.mayBeLoose(oid));
   // a flat entry (policies/<name>.hdlp) is a blob: its mode says whether it is a symlink
   const flatModes = new Map<string, string>();
   const listOnce = async (): Promise<ToolEntry[]> => {
-    const { commit: parsed } = await git.readCommit({ fs, gitdir, oid: commit, cache });
-    const root = await git.readTree({ fs, gitdir, oid: parsed.tree, cache });
+    const root = await treeItems((await objects.read(await treeOf(objects, commit), 'tree')).content);
     const listed: ToolEntry[] = [];
     for (const kind of ENTRY_KINDS) {
       const { folder: top, file, flat } = ENTRY_LAYOUT[kind];
-      const folder = root.tree.find((entry) => entry.path === top && entry.type === 'tree');
+      const folder = root.find((entry) => entry.name === top && entry.mode === TREE_MODE);
       if (!folder) continue;
-      // read raw and parsed here: git.readTree checks and copies every entry (40 ms at 10,000 tools; this takes 6)
-      const items = await treeItems(await readTreeObject(store, fs, folder.oid));
+      const items = await treeItems((await objects.read(folder.oid, 'tree')).content);
       const entries = flat
         ? items.filter((item) => item.mode !== TREE_MODE && item.name.endsWith(file) && item.name.length > file.length).map((item) => {
             flatModes.set(`${kind}/${item.name.slice(0, -file.length)}`, item.mode);
@@ -46,13 +47,12 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
     }
     return listed;
   };
-  const listEntries = () => retryAfterRepack(fs, sizes, listOnce);
   return {
     commit,
-    listEntries,
+    listEntries: () => retryAfterRepack(listing, listOnce),
     read: (entry) =>
-      retryAfterRepack<DefinitionFile | Diagnostic>(fs, sizes, () =>
-        entry.kind && ENTRY_LAYOUT[entry.kind].flat ? readFlatDefinition(store, fs, sizes, maxBytes, entry, flatModes.get(`${entry.kind}/${entry.folder}`)) : readDefinition(store, fs, sizes, maxBytes, entry),
+      retryAfterRepack<DefinitionFile | Diagnostic>(listing, () =>
+        entry.kind && ENTRY_LAYOUT[entry.kind].flat ? readFlatDefinition(objects, maxBytes, entry, flatModes.get(`${entry.kind}/${entry.folder}`)) : readDefinition(objects, maxBytes, entry),
       ),
   };
 }
@@ -64,42 +64,35 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
  * prune may each move it once more meanwhile. A read that fails `READ_ATTEMPTS` times fails for good (a corrupt
  * object is still that file's READ_FAILED).
  */
-async function retryAfterRepack<T>(fs: ObjectStoreFs, sizes: ObjectSizes, read: () => Promise<T>): Promise<T> {
+async function retryAfterRepack<T>(listing: ObjectListing, read: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const seen = fs.generation;
+    const seen = listing.generation;
     try {
       return await read();
     } catch (error) {
       if (attempt === READ_ATTEMPTS) throw error;
-      await fs.refresh(seen);
-      sizes.forget();
+      await listing.refresh(seen);
     }
   }
 }
 
 const READ_ATTEMPTS = 3;
 
-/**
- * The content of a tree object. A loose one (what a new commit writes) is inflated by zlib in libuv's threads:
- * isomorphic-git inflates in JavaScript on the event loop, which for `tools/` at 100,000 tools is a stall of
- * ~200 ms in every rescan. A packed one comes from isomorphic-git, which must resolve deltas.
- */
-async function readTreeObject(store: ObjectStore, fs: PromiseFs, oid: string): Promise<Uint8Array> {
-  const { gitdir, cache } = store;
-  const git = await loadGit();
-  const read = await git.readObject({ fs, gitdir, oid, cache, format: 'deflated' });
-  if (read.format === 'content') return read.object as Uint8Array;
-  const wrapped = read.format === 'deflated' ? await inflateAsync(read.object as Uint8Array) : Buffer.from(read.object as Uint8Array);
-  // what isomorphic-git checks too: the bytes are the object asked for, and a tree
-  if (createHash('sha1').update(wrapped).digest('hex') !== oid) throw new Error(`SHA check failed for object ${oid}`);
-  const nul = wrapped.indexOf(0);
-  if (nul < 0 || !wrapped.subarray(0, nul).toString('latin1').startsWith('tree ')) throw new Error(`object ${oid} is not a tree`);
-  return wrapped.subarray(nul + 1);
+/** The tree a commit points at (its first line, `tree <oid>`), through annotated tags (`object <oid>`) as git peels them. */
+async function treeOf(objects: ObjectReader, commit: string): Promise<string> {
+  let object = await objects.read(commit);
+  for (let depth = 0; object.type === 'tag' && depth < MAX_TAG_DEPTH; depth++) {
+    const target = /^object ([0-9a-f]{40})\n/.exec(object.content.toString('latin1', 0, 48));
+    if (!target) throw new Error(`tag ${commit} names no object`);
+    object = await objects.read(target[1]!);
+  }
+  const match = object.type === 'commit' ? /^tree ([0-9a-f]{40})\n/.exec(object.content.toString('latin1', 0, 46)) : null;
+  if (!match) throw new Error(`${commit} is not a commit (a ${object.type})`);
+  return match[1]!;
 }
 
-const inflateAsync = promisify(inflate);
-
-const TREE_MODE = '40000';
+// a tag of a tag of …: git allows chains, none sensible is this long
+const MAX_TAG_DEPTH = 16;
 
 /** The entries of a raw git tree object (`<mode> <name>\0<20-byte oid>` repeated), letting the event loop go every few thousand. */
 async function treeItems(raw: Uint8Array): Promise<Array<{ mode: string; name: string; oid: string }>> {
@@ -119,27 +112,23 @@ async function treeItems(raw: Uint8Array): Promise<Array<{ mode: string; name: s
   return items;
 }
 
-async function readFlatDefinition(store: ObjectStore, fs: PromiseFs, sizes: ObjectSizes, maxBytes: number, entry: ToolEntry, mode: string | undefined) {
-  const { gitdir, cache } = store;
-  const git = await loadGit();
+async function readFlatDefinition(objects: ObjectReader, maxBytes: number, entry: ToolEntry, mode: string | undefined) {
   const kind: EntryKind = entry.kind!;
   const path = definitionPath(entry.folder, kind);
   const at = { file: path, line: 1, column: 1 };
-  if (mode === SYMLINK_MODE || mode === '160000') return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${path} must be a regular file (not a symlink or submodule)` } satisfies Diagnostic;
-  const size = await sizes.size(entry.oid);
+  if (mode === SYMLINK_MODE || mode === SUBMODULE_MODE) return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${path} must be a regular file (not a symlink or submodule)` } satisfies Diagnostic;
+  const size = await objects.size(entry.oid);
   if (size !== undefined && size > maxBytes) return { ...at, severity: 'error', code: 'FILE_TOO_LARGE', message: tooLargeMessage(size, maxBytes, path) } satisfies Diagnostic;
-  const { blob } = await git.readBlob({ fs, gitdir, oid: entry.oid, cache });
-  return { kind, path, folder: entry.folder, oid: entry.oid, content: blob };
+  const { content } = await objects.read(entry.oid, 'blob');
+  return { kind, path, folder: entry.folder, oid: entry.oid, content };
 }
 
-async function readDefinition(store: ObjectStore, fs: PromiseFs, sizes: ObjectSizes, maxBytes: number, entry: ToolEntry) {
-  const { gitdir, cache } = store;
-  const git = await loadGit();
+async function readDefinition(objects: ObjectReader, maxBytes: number, entry: ToolEntry) {
   const kind: EntryKind = entry.kind ?? 'tool';
   const { folder: top, file: name } = ENTRY_LAYOUT[kind];
   const path = definitionPath(entry.folder, kind);
-  const folder = await git.readTree({ fs, gitdir, oid: entry.oid, cache });
-  const file = folder.tree.find((item) => item.path === name);
+  const folder = await treeItems((await objects.read(entry.oid, 'tree')).content);
+  const file = folder.find((item) => item.name === name);
   const at = { file: path, line: 1, column: 1 };
   if (!file) {
     return {
@@ -150,14 +139,14 @@ async function readDefinition(store: ObjectStore, fs: PromiseFs, sizes: ObjectSi
       message: `${top}/${entry.folder}/ has no ${name}, so it is not a ${kind}`,
     } satisfies Diagnostic;
   }
-  if (file.type !== 'blob' || file.mode === SYMLINK_MODE) {
+  if (file.mode === TREE_MODE || file.mode === SYMLINK_MODE || file.mode === SUBMODULE_MODE) {
     return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${name} must be a regular file (not a symlink, folder or submodule)` } satisfies Diagnostic;
   }
   // the size from the object's header: a huge blob is refused without being inflated
-  const size = await sizes.size(file.oid);
+  const size = await objects.size(file.oid);
   if (size !== undefined && size > maxBytes) return { ...at, severity: 'error', code: 'FILE_TOO_LARGE', message: tooLargeMessage(size, maxBytes, name) } satisfies Diagnostic;
-  const { blob } = await git.readBlob({ fs, gitdir, oid: file.oid, cache });
-  return { ...(kind === 'tool' ? {} : { kind }), path, folder: entry.folder, oid: entry.oid, content: blob };
+  const { content } = await objects.read(file.oid, 'blob');
+  return { ...(kind === 'tool' ? {} : { kind }), path, folder: entry.folder, oid: entry.oid, content };
 }
 
 /** Refuses SHA-256 repositories: isomorphic-git reads SHA-1 object stores only. */

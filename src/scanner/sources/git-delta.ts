@@ -1,0 +1,50 @@
+/**
+ * Applies a git delta (a pack's `ofs-delta` or `ref-delta` data, inflated) to its base: two sizes, then copy
+ * instructions (a range of the base) and insert instructions (bytes that follow). Throws on a delta that does not
+ * fit its base or its own stated sizes: a corrupt pack is that object's read failure, never wrong content.
+ */
+export function applyDelta(delta: Uint8Array, base: Uint8Array): Buffer {
+  let position = 0;
+  const readSize = (): number => {
+    let value = 0;
+    let shift = 0;
+    let byte: number;
+    do {
+      if (position >= delta.length) throw new Error('corrupt git delta: truncated size');
+      byte = delta[position++]!;
+      value += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (byte & 0x80);
+    return value;
+  };
+  if (readSize() !== base.length) throw new Error('corrupt git delta: its base has another size');
+  const size = readSize();
+  // every instruction is at least a byte and writes at most the whole base or 127 bytes: a size beyond that is a lie
+  if (size > (delta.length - position) * Math.max(base.length, 127)) throw new Error('corrupt git delta: a size its instructions cannot reach');
+  const result = Buffer.allocUnsafe(size);
+  let written = 0;
+  while (position < delta.length) {
+    const instruction = delta[position++]!;
+    if (instruction & 0x80) {
+      // copy: up to 4 offset bytes and 3 size bytes, each present when its bit is set; size 0 means 0x10000
+      let offset = 0;
+      let size = 0;
+      for (let bit = 0; bit < 4; bit++) if (instruction & (1 << bit)) offset += delta[position++]! * 2 ** (8 * bit);
+      for (let bit = 0; bit < 3; bit++) if (instruction & (0x10 << bit)) size += delta[position++]! * 2 ** (8 * bit);
+      if (size === 0) size = 0x10000;
+      if (position > delta.length || offset + size > base.length || written + size > result.length) throw new Error('corrupt git delta: a copy out of range');
+      result.set(base.subarray(offset, offset + size), written);
+      written += size;
+    } else if (instruction !== 0) {
+      // insert: the next `instruction` bytes
+      if (position + instruction > delta.length || written + instruction > result.length) throw new Error('corrupt git delta: an insert out of range');
+      result.set(delta.subarray(position, position + instruction), written);
+      position += instruction;
+      written += instruction;
+    } else {
+      throw new Error('corrupt git delta: instruction 0 is reserved');
+    }
+  }
+  if (written !== result.length) throw new Error('corrupt git delta: its result is shorter than it says');
+  return result;
+}

@@ -1,0 +1,197 @@
+import { execFile } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Scanner } from '../../src/scanner/index.js';
+import { applyDelta } from '../../src/scanner/sources/git-delta.js';
+import { ObjectReader } from '../../src/scanner/sources/object-reader.js';
+import { PackStore } from '../../src/scanner/sources/pack-store.js';
+import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+
+// The scanner reads trees and blobs from git's packs itself (Node's zlib, a bounded cache of delta bases):
+// every object must come back as git itself reads it, however deep its delta chain, and the cache must stay
+// within its bound.
+
+let temp: { path: string; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  temp = await makeTempDir();
+});
+afterEach(() => temp.cleanup());
+
+/** Every object of the repository as `git cat-file --batch` prints it. */
+async function catAllObjects(root: string): Promise<Array<{ oid: string; type: string; content: Buffer }>> {
+  const listing = await git(root, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname)');
+  const oids = listing.split('\n');
+  const output = await new Promise<Buffer>((resolve, reject) => {
+    const child = execFile('git', ['cat-file', '--batch'], { cwd: root, encoding: 'buffer', maxBuffer: 1 << 28 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    child.stdin!.end(`${oids.join('\n')}\n`);
+  });
+  const objects: Array<{ oid: string; type: string; content: Buffer }> = [];
+  let position = 0;
+  while (position < output.length) {
+    const newline = output.indexOf(0x0a, position);
+    const [oid, type, size] = output.toString('latin1', position, newline).split(' ');
+    const start = newline + 1;
+    objects.push({ oid: oid!, type: type!, content: output.subarray(start, start + Number(size)) });
+    position = start + Number(size) + 1;
+  }
+  return objects;
+}
+
+/** Tools committed over several commits, each a small change of the last, then packed by `git gc --aggressive`: deep delta chains. */
+async function deltifiedRepository(tools: number, rounds: number): Promise<string> {
+  const root = join(temp.path, 'repo');
+  await initRepository(root);
+  for (let round = 0; round < rounds; round++) {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < tools; index++) files[`tools/t${index}/TOOL.hdlp`] = makeToolYaml(`t${index}`, { why: `round ${round}, ${'a long shared reason that deltas can reuse '.repeat(8)}` });
+    await commitFiles(root, files, `round ${round}`);
+  }
+  await git(root, 'gc', '-q', '--aggressive');
+  return root;
+}
+
+async function longestChain(root: string): Promise<number> {
+  const [pack] = (await readdir(join(root, '.git', 'objects', 'pack'))).filter((name) => name.endsWith('.idx'));
+  const { stdout } = await promisify(execFile)('git', ['verify-pack', '-v', join(root, '.git', 'objects', 'pack', pack!)], { maxBuffer: 1 << 26 });
+  return Math.max(0, ...[...stdout.matchAll(/^chain length = (\d+):/gm)].map((match) => Number(match[1])));
+}
+
+describe('ObjectReader', () => {
+  it('reads the type, size and content of every object, loose, packed and deltified, as git itself does', async () => {
+    const root = join(temp.path, 'repo');
+    await initRepository(root);
+    for (let round = 0; round < 4; round++) {
+      await commitFiles(root, {
+        'tools/a/TOOL.hdlp': makeToolYaml('a', { why: `round ${round} ${'z'.repeat(3000 * round)}` }),
+        [`tools/r${round}/TOOL.hdlp`]: makeToolYaml(`r${round}`),
+      });
+      if (round === 2) await git(root, 'gc', '-q', '--aggressive');
+    }
+    const expected = await catAllObjects(root);
+    expect(expected.length).toBeGreaterThan(20);
+    const reader = new ObjectReader(join(root, '.git'), await listed(join(root, '.git')));
+    for (const { oid, type, content } of expected) {
+      expect(await reader.size(oid), oid).toBe(content.length);
+      const object = await reader.read(oid);
+      expect(object.type, oid).toBe(type);
+      expect(object.content.equals(content), oid).toBe(true);
+    }
+  });
+
+  it('refuses an object whose content does not match its id, and says which is missing', async () => {
+    const root = join(temp.path, 'repo');
+    await initRepository(root);
+    await commitFiles(root, { 'tools/a/TOOL.hdlp': makeToolYaml('a') });
+    const reader = new ObjectReader(join(root, '.git'), await listed(join(root, '.git')));
+    const blob = await git(root, 'rev-parse', 'HEAD:tools/a/TOOL.hdlp');
+    await expect(reader.read(blob, 'tree')).rejects.toThrow(`object ${blob} is a blob, not a tree`);
+    await expect(reader.read('0123456789012345678901234567890123456789')).rejects.toThrow('Could not find 0123456789012345678901234567890123456789');
+  });
+});
+
+async function listed(gitdir: string, limit?: number): Promise<PackStore> {
+  const packs = new PackStore(gitdir, limit);
+  await packs.list();
+  return packs;
+}
+
+describe('PackStore', () => {
+  it('reads every object of a deeply deltified pack right while its cache of delta bases stays within its bound', async () => {
+    const root = await deltifiedRepository(12, 8);
+    expect(await longestChain(root)).toBeGreaterThanOrEqual(5);
+    const expected = await catAllObjects(root);
+    const limit = 4 * 1024;
+    const packs = await listed(join(root, '.git'), limit);
+    const reader = new ObjectReader(join(root, '.git'), packs, () => false);
+    let most = 0;
+    for (const { oid, content } of expected) {
+      expect((await reader.read(oid)).content.equals(content), oid).toBe(true);
+      expect(packs.baseCache.bytes).toBeLessThanOrEqual(limit);
+      most = Math.max(most, packs.baseCache.entries);
+    }
+    // bases were kept (and dropped again): the chains were resolved from the cache, not each from its root
+    expect(most).toBeGreaterThan(1);
+  });
+
+  it('keeps the bases of a chain it read, so that the next object on it is resolved from there', async () => {
+    const root = await deltifiedRepository(2, 12);
+    const packs = await listed(join(root, '.git'));
+    const reader = new ObjectReader(join(root, '.git'), packs, () => false);
+    const blobs = (await catAllObjects(root)).filter((object) => object.type === 'blob');
+    expect(packs.baseCache.entries).toBe(0);
+    for (const { oid } of blobs) await reader.read(oid);
+    expect(packs.baseCache.entries).toBeGreaterThan(0);
+    expect(packs.baseCache.bytes).toBeLessThanOrEqual(packs.baseCache.limit);
+  });
+});
+
+describe('Scanner over a deeply deltified pack', () => {
+  it('reads every definition exactly as committed, at the last commit and at an older one', async () => {
+    const root = await deltifiedRepository(30, 6);
+    expect(await longestChain(root)).toBeGreaterThanOrEqual(5);
+    for (const ref of ['HEAD', 'HEAD~3']) {
+      const scanner = new Scanner({ repo: root, ref, cacheDir: join(temp.path, `cache-${ref}`) });
+      const snapshot = await scanner.source.snapshot();
+      const entries = await snapshot.listEntries();
+      expect(entries).toHaveLength(30);
+      for (const entry of entries) {
+        const file = await snapshot.read(entry);
+        const committed = await git(root, 'show', `${ref}:tools/${entry.folder}/TOOL.hdlp`);
+        expect('content' in file && Buffer.from(file.content).toString('utf8').trim()).toBe(committed);
+      }
+      const index = await scanner.scan();
+      expect(index.errors).toEqual([]);
+      expect(index.tools).toHaveLength(30);
+    }
+  });
+});
+
+describe('applyDelta', () => {
+  it('rebuilds any target from a delta of copies and inserts over any base', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.array(fc.oneof(fc.record({ copy: fc.nat(), length: fc.integer({ min: 1, max: 80 }) }), fc.uint8Array({ minLength: 1, maxLength: 127 }))), (base, steps) => {
+        const target: number[] = [];
+        const instructions: number[] = [];
+        for (const step of steps) {
+          if (step instanceof Uint8Array) {
+            instructions.push(step.length, ...step);
+            target.push(...step);
+          } else if (base.length > 0) {
+            const offset = step.copy % base.length;
+            const length = Math.min(step.length, base.length - offset);
+            instructions.push(0x80 | 0x01 | 0x02 | 0x10, offset & 0xff, offset >> 8, length);
+            target.push(...base.subarray(offset, offset + length));
+          }
+        }
+        const delta = Uint8Array.from([...varint(base.length), ...varint(target.length), ...instructions]);
+        expect([...applyDelta(delta, base)]).toEqual(target);
+      }),
+    );
+  });
+
+  it('throws an Error, never anything else and never a wrong-sized result, on arbitrary bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), fc.uint8Array({ maxLength: 64 }), (delta, base) => {
+        try {
+          const result = applyDelta(Uint8Array.from([...varint(base.length), ...delta]), base);
+          expect(result).toBeInstanceOf(Buffer);
+        } catch (error) {
+          expect(error).toBeInstanceOf(Error);
+          expect((error as Error).message).toMatch(/^corrupt git delta/);
+        }
+      }),
+    );
+  });
+});
+
+function varint(value: number): number[] {
+  const bytes: number[] = [];
+  do {
+    bytes.push((value & 0x7f) | (value > 0x7f ? 0x80 : 0));
+    value >>>= 7;
+  } while (value > 0);
+  return bytes;
+}
