@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Scanner } from '../../src/scanner/index.js';
 import { applyDelta } from '../../src/scanner/sources/git-delta.js';
 import { ObjectReader } from '../../src/scanner/sources/object-reader.js';
@@ -92,8 +92,8 @@ describe('ObjectReader', () => {
   });
 });
 
-async function listed(gitdir: string, limit?: number): Promise<PackStore> {
-  const packs = new PackStore(gitdir, limit);
+async function listed(gitdir: string, limit?: number, idleMs?: number): Promise<PackStore> {
+  const packs = new PackStore(gitdir, limit, idleMs);
   await packs.list();
   return packs;
 }
@@ -109,8 +109,8 @@ describe('PackStore', () => {
     let most = 0;
     for (const { oid, content } of expected) {
       expect((await reader.read(oid)).content.equals(content), oid).toBe(true);
-      expect(packs.baseCache.bytes).toBeLessThanOrEqual(limit);
-      most = Math.max(most, packs.baseCache.entries);
+      expect(packs.held.baseBytes).toBeLessThanOrEqual(limit);
+      most = Math.max(most, packs.held.bases);
     }
     // bases were kept (and dropped again): the chains were resolved from the cache, not each from its root
     expect(most).toBeGreaterThan(1);
@@ -121,10 +121,22 @@ describe('PackStore', () => {
     const packs = await listed(join(root, '.git'));
     const reader = new ObjectReader(join(root, '.git'), packs, () => false);
     const blobs = (await catAllObjects(root)).filter((object) => object.type === 'blob');
-    expect(packs.baseCache.entries).toBe(0);
+    expect(packs.held.bases).toBe(0);
     for (const { oid } of blobs) await reader.read(oid);
-    expect(packs.baseCache.entries).toBeGreaterThan(0);
-    expect(packs.baseCache.bytes).toBeLessThanOrEqual(packs.baseCache.limit);
+    expect(packs.held.bases).toBeGreaterThan(0);
+    expect(packs.held.baseBytes).toBeLessThanOrEqual(packs.held.baseLimit);
+  });
+
+  it('lets the pack contents and the bases go once no read came for a while, and reads again after', async () => {
+    const root = await deltifiedRepository(2, 12);
+    const packs = await listed(join(root, '.git'), undefined, 50);
+    const reader = new ObjectReader(join(root, '.git'), packs, () => false);
+    const blobs = (await catAllObjects(root)).filter((object) => object.type === 'blob');
+    for (const { oid } of blobs) await reader.read(oid);
+    expect(packs.held).toMatchObject({ packs: 1, bases: expect.any(Number) });
+    await vi.waitFor(() => expect(packs.held).toMatchObject({ packs: 0, bases: 0, baseBytes: 0 }), { timeout: 5000, interval: 20 });
+    for (const { oid, content } of blobs) expect((await reader.read(oid)).content.equals(content)).toBe(true);
+    expect(packs.held.packs).toBe(1);
   });
 });
 

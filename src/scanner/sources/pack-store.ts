@@ -43,25 +43,33 @@ interface PackEntry {
   baseOid?: string;
 }
 
+/** How long the packs' contents and the delta bases are kept after the last read: a scan reads thousands in a row. */
+export const IDLE_RELEASE_MS = 1000;
+
 /**
  * The packs of one git directory, read with Node's zlib (isomorphic-git inflates in JavaScript and keeps no delta
- * base: ~1 ms per definition at 10,000 tools). Kept per repository across snapshots, as isomorphic-git's cache was: a
- * pack's name is its content's hash, so what was read from it stays true; `list` forgets packs git deleted.
+ * base: ~1 ms per definition at 10,000 tools). Kept per repository across snapshots: a pack's name is its content's
+ * hash, so what was read from it stays true; `list` forgets packs git deleted. A pack's content and the delta bases
+ * are let go once no read came for `idleMs` (a server holds neither between rescans; isomorphic-git kept every pack
+ * it read for good).
  */
 export class PackStore {
   private packs: Pack[] = [];
   private readonly bases: BaseCache;
+  private lastRead = 0;
+  private idle: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly gitdir: string,
     baseCacheBytes = BASE_CACHE_BYTES,
+    private readonly idleMs = IDLE_RELEASE_MS,
   ) {
     this.bases = new BaseCache(baseCacheBytes);
   }
 
-  /** How many bases are kept, and their bytes (bounded by the limit given). */
-  get baseCache(): { entries: number; bytes: number; limit: number } {
-    return { entries: this.bases.size, bytes: this.bases.bytes, limit: this.bases.limit };
+  /** How many bases are kept and their bytes (bounded by the limit given), and how many packs' contents are held. */
+  get held(): { bases: number; baseBytes: number; baseLimit: number; packs: number } {
+    return { bases: this.bases.size, baseBytes: this.bases.bytes, baseLimit: this.bases.limit, packs: this.packs.filter((pack) => pack.content).length };
   }
 
   /** Lists the pack folder (again, after a fetch or a repack): new indexes are read, gone packs forgotten. */
@@ -111,6 +119,8 @@ export class PackStore {
   }
 
   private content(pack: Pack): Promise<Buffer> {
+    this.lastRead = Date.now();
+    this.idle ??= setTimeout(() => this.releaseWhenIdle(), this.idleMs).unref();
     if (!pack.content) {
       const reading = readFile(join(this.gitdir, 'objects', 'pack', `${pack.name}.pack`));
       pack.content = reading;
@@ -120,6 +130,18 @@ export class PackStore {
       });
     }
     return pack.content;
+  }
+
+  // one timer per idle period, not one per read: it looks again when the last read is not old enough yet
+  private releaseWhenIdle(): void {
+    const waited = Date.now() - this.lastRead;
+    if (waited < this.idleMs) {
+      this.idle = setTimeout(() => this.releaseWhenIdle(), this.idleMs - waited).unref();
+      return;
+    }
+    this.idle = undefined;
+    this.bases.clear();
+    for (const pack of this.packs) pack.content = undefined;
   }
 
   // walks the chain down to a kept base or a whole object, then applies the deltas back up, keeping each base
@@ -278,6 +300,11 @@ class BaseCache {
       this.map.delete(oldest);
       this.bytes -= old.content.length;
     }
+  }
+
+  clear(): void {
+    this.map.clear();
+    this.bytes = 0;
   }
 
   forgetPack(pack: string): void {
