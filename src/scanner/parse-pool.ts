@@ -20,6 +20,14 @@ import type { ParseOptions } from './yaml-mapping.js';
 export const POOL_THRESHOLD = 20_000;
 const BATCH = 64;
 
+/**
+ * Files handed to the threads and not yet parsed, past which readers wait. Reading a packed definition costs less
+ * than parsing it (~0.07 ms against ~0.15 ms of a thread since the scanner reads packs with Node's zlib): without a
+ * bound every file read, its copy in a thread's queue and its entry waited in memory at once (a cold scan of 100,000
+ * tools peaked at 1.19 GB against 0.79 GB before the faster reads). 1,024 files is ~0.1 s of the threads' work.
+ */
+export const MAX_IN_FLIGHT = 1024;
+
 // a thread that runs away with memory is ended by V8, not the gateway (files are at most a few MiB each)
 const WORKER_LIMITS = { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 64 };
 
@@ -30,6 +38,8 @@ const WORKER_PATH = fileURLToPath(new URL('../../dist/scanner/parse-worker.js', 
 export interface Parser {
   /** queues a file; resolves with its entry, rejects only if the thread parsing it died */
   parse(file: DefinitionFile): Promise<ScanEntry>;
+  /** resolves once another file may be queued: readers wait here while the threads are behind */
+  ready(): Promise<void>;
   /** sends any queued files and stops the threads once every entry is back */
   close(): Promise<void>;
   readonly threads: number;
@@ -38,7 +48,7 @@ export interface Parser {
 /** A parser sized for `files` parses. */
 export function createParser(files: number, options: ParseOptions = {}): Parser {
   if (files < POOL_THRESHOLD || !existsSync(WORKER_PATH)) {
-    return { threads: 0, parse: async (file) => parseEntry(file, options), close: async () => undefined };
+    return { threads: 0, parse: async (file) => parseEntry(file, options), ready: async () => undefined, close: async () => undefined };
   }
   return new PoolParser(Math.max(1, Math.min(4, availableParallelism())), options);
 }
@@ -57,6 +67,7 @@ class PoolParser implements Parser {
   private nextId = 0;
   private nextWorker = 0;
   private drained: (() => void) | undefined;
+  private roomWaiters: Array<() => void> = [];
   private closing = false;
 
   constructor(
@@ -74,6 +85,11 @@ class PoolParser implements Parser {
     if (this.batch.length >= BATCH) this.flush();
     else if (this.batch.length === 1) setImmediate(() => this.flush());
     return entry;
+  }
+
+  ready(): Promise<void> {
+    if (this.pending.size < MAX_IN_FLIGHT) return Promise.resolve();
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 
   async close(): Promise<void> {
@@ -94,6 +110,7 @@ class PoolParser implements Parser {
         this.pending.delete(id);
       }
       if (this.pending.size === 0) this.drained?.();
+      this.makeRoom();
     });
     worker.on('error', (error) => this.lost(worker, error));
     worker.on('exit', (code) => {
@@ -114,6 +131,15 @@ class PoolParser implements Parser {
     const slot = this.workers.indexOf(worker);
     if (slot >= 0 && !this.closing) this.workers[slot] = this.spawn();
     if (this.pending.size === 0) this.drained?.();
+    this.makeRoom();
+  }
+
+  // readers waiting for room go on once the threads are half-way through what they hold
+  private makeRoom(): void {
+    if (this.pending.size > MAX_IN_FLIGHT / 2 || !this.roomWaiters.length) return;
+    const waiting = this.roomWaiters;
+    this.roomWaiters = [];
+    for (const resolve of waiting) resolve();
   }
 
   private flush(): void {

@@ -118,6 +118,8 @@ export class Scanner {
     let next = 0;
     const reader = async (): Promise<void> => {
       while (next < changed.length) {
+        await parser.ready();
+        if (next >= changed.length) break;
         const position = changed[next++]!;
         const entry = listing[position]!;
         let file: Awaited<ReturnType<Snapshot['read']>>;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseEntry } from '../../src/scanner/build-index.js';
-import { createParser, POOL_THRESHOLD } from '../../src/scanner/parse-pool.js';
+import { createParser, MAX_IN_FLIGHT, POOL_THRESHOLD } from '../../src/scanner/parse-pool.js';
 import { scanOnce } from '../../src/scanner/index.js';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 
@@ -26,6 +26,24 @@ describe('createParser', () => {
       await parser.close();
       expect(pooled).toEqual(files.map((file) => parseEntry(file)));
       expect(pooled.filter((entry) => 'tool' in entry && entry.tool === null)).toHaveLength(6);
+    });
+  });
+
+  describe('when files come faster than the threads parse them', () => {
+    it('has readers wait once MAX_IN_FLIGHT files are queued, and lets them go on once the threads caught up', async () => {
+      const parser = createParser(POOL_THRESHOLD);
+      // what has settled by the next turn of the event loop
+      const settled = (promise: Promise<unknown>) => Promise.race([promise.then(() => 'ready'), new Promise((resolve) => setImmediate(() => resolve('waiting')))]);
+      expect(await settled(parser.ready())).toBe('ready');
+      const files = Array.from({ length: MAX_IN_FLIGHT }, (_, i) => fileOf(`t${i}`, makeToolYaml(`t${i}`)));
+      let parsed = 0;
+      const entries = files.map((file) => parser.parse(file).then((entry) => (parsed++, entry)));
+      const ready = parser.ready().then(() => parsed);
+      expect(await settled(ready)).toBe('waiting');
+      // it resolves once at least half of them are back, before the rest
+      expect(await ready).toBeGreaterThanOrEqual(MAX_IN_FLIGHT / 2);
+      expect(await Promise.all(entries)).toEqual(files.map((file) => parseEntry(file)));
+      await parser.close();
     });
   });
 
