@@ -140,6 +140,23 @@ describe('PackStore', () => {
   });
 });
 
+describe('a git snapshot', () => {
+  it('lets go of the pack contents and the bases once the scan has read every definition', async () => {
+    const root = await deltifiedRepository(12, 6);
+    const scanner = new Scanner({ repo: root, cacheDir: join(temp.path, 'cache') });
+    const snapshot = await scanner.source.snapshot();
+    const entries = await snapshot.listEntries();
+    for (const entry of entries) await snapshot.read(entry);
+    const packs = (scanner.source as unknown as { store: { packs: PackStore } }).store.packs;
+    expect(packs.held.packs).toBe(1);
+    snapshot.release?.();
+    expect(packs.held).toMatchObject({ packs: 0, bases: 0 });
+    const index = await scanner.scan();
+    expect(index.tools).toHaveLength(12);
+    expect(packs.held).toMatchObject({ packs: 0, bases: 0 });
+  });
+});
+
 describe('Scanner over a deeply deltified pack', () => {
   it('reads every definition exactly as committed, at the last commit and at an older one', async () => {
     const root = await deltifiedRepository(30, 6);

@@ -54,6 +54,7 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
       retryAfterRepack<DefinitionFile | Diagnostic>(listing, () =>
         entry.kind && ENTRY_LAYOUT[entry.kind].flat ? readFlatDefinition(objects, maxBytes, entry, flatModes.get(`${entry.kind}/${entry.folder}`)) : readDefinition(objects, maxBytes, entry),
       ),
+    release: () => store.packs?.release(),
   };
 }
 

@@ -139,6 +139,12 @@ export class PackStore {
       this.idle = setTimeout(() => this.releaseWhenIdle(), this.idleMs - waited).unref();
       return;
     }
+    this.release();
+  }
+
+  /** Lets go of the packs' contents and the delta bases now (a scan read what it needed); a later read reads them again. */
+  release(): void {
+    clearTimeout(this.idle);
     this.idle = undefined;
     this.bases.clear();
     for (const pack of this.packs) pack.content = undefined;

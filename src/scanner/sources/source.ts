@@ -19,6 +19,8 @@ export interface Snapshot {
   listEntries(): Promise<ToolEntry[]>;
   /** reads the entry's `TOOL.hdlp` (`TOOLSET.hdlp`, `SKILL.md`), or explains why there is none */
   read(entry: ToolEntry): Promise<DefinitionFile | Diagnostic>;
+  /** lets go of what reading held (a git source's pack contents and delta bases) once a scan read what it needed; a later read reads them again */
+  release?(): void;
 }
 
 /** A place tools are read from: a folder, a local git repository, or a remote over smart HTTP. */
