@@ -178,6 +178,22 @@ describe('Scanner over a deeply deltified pack', () => {
   });
 });
 
+describe('Scanner at an annotated tag', () => {
+  it('reads the commit the tag points at, through a tag of a tag', async () => {
+    const root = join(temp.path, 'repo');
+    await initRepository(root);
+    await commitFiles(root, { 'tools/a/TOOL.hdlp': makeToolYaml('a') });
+    await git(root, 'tag', '-a', 'v1', '-m', 'first');
+    await git(root, 'tag', '-a', 'v1-again', '-m', 'a tag of a tag', 'v1');
+    await commitFiles(root, { 'tools/b/TOOL.hdlp': makeToolYaml('b') });
+    await git(root, 'gc', '-q');
+    for (const ref of ['v1', 'v1-again']) {
+      const index = await new Scanner({ repo: root, ref, cacheDir: join(temp.path, `cache-${ref}`) }).scan();
+      expect(index.tools.map((tool) => tool.name)).toEqual(['a']);
+    }
+  });
+});
+
 describe('applyDelta', () => {
   it('rebuilds any target from a delta of copies and inserts over any base', () => {
     fc.assert(
