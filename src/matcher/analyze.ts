@@ -22,13 +22,18 @@ const memo = new Map<string, string[]>();
 
 /** Splits identifiers (`getWeather`, `calculate_triangle_area`, `math.factorial`) into words. */
 export function splitIdentifiers(text: string): string[] {
+  return spacedIdentifiers(text)
+    .split(/\s+/)
+    .filter((part) => part.length > 0);
+}
+
+// the text with identifiers' words spaced apart: its letter runs are those of `splitIdentifiers(text).join(' ')`
+function spacedIdentifiers(text: string): string {
   return text
     .normalize('NFKC')
     .replace(/(\p{Ll}|\p{Nd})(\p{Lu})/gu, '$1 $2')
     .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
-    .replace(/[_.:]+/g, ' ')
-    .split(/\s+/)
-    .filter((part) => part.length > 0);
+    .replace(/[_.:]+/g, ' ');
 }
 
 /**
@@ -38,24 +43,29 @@ export function splitIdentifiers(text: string): string[] {
 export function analyzeWords(text: string, limit = Infinity): AnalyzedWord[] {
   const words: AnalyzedWord[] = [];
   const distinct = new Set<string>();
-  const add = (raw: string): void => {
-    const word = raw.toLowerCase();
-    let terms = memo.get(word);
-    if (terms === undefined) {
-      if (memo.size >= MEMO_LIMIT) memo.clear();
-      terms = termsOf(word);
-      memo.set(word, terms);
-    }
-    if (terms.length === 0) return;
-    words.push({ word, terms });
-    distinct.add(terms[0]!);
-  };
-  for (const [token] of splitIdentifiers(text).join(' ').matchAll(WORD)) {
+  const spaced = spacedIdentifiers(text);
+  // one pattern object read with exec (matchAll copies it per call): nothing in the loop uses it meanwhile
+  WORD.lastIndex = 0;
+  for (let match = WORD.exec(spaced); match !== null; match = WORD.exec(spaced)) {
     if (distinct.size >= limit) break;
-    if (!UNSPACED.test(token)) add(token);
-    else for (const segment of segmentsOf(token)) add(segment);
+    const token = match[0];
+    if (!UNSPACED.test(token)) addWord(token, words, distinct);
+    else for (const segment of segmentsOf(token)) addWord(segment, words, distinct);
   }
   return words;
+}
+
+function addWord(raw: string, words: AnalyzedWord[], distinct: Set<string>): void {
+  const word = raw.toLowerCase();
+  let terms = memo.get(word);
+  if (terms === undefined) {
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    terms = termsOf(word);
+    memo.set(word, terms);
+  }
+  if (terms.length === 0) return;
+  words.push({ word, terms });
+  distinct.add(terms[0]!);
 }
 
 // ICU's word breaking is the costliest step of analysis, and tool texts repeat their phrases

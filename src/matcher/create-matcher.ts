@@ -1,5 +1,6 @@
 import { letGo, runLettingGo, runToEnd, type MatchResult, type ToolIndex } from '../core/index.js';
 import { FITTED_DECISION, FITTED_RANKING } from './fitted-parameters.js';
+import { warmUpTransliteration } from './suggestion.js';
 import { createToolResolver, lookupTool, toolResolverSteps, type LookupResult, type ToolResolver } from './lookup.js';
 import { calibrate, calibrationSteps, hasChineseProbesSteps, type Calibration } from './calibration.js';
 import { isChineseWord, lexiconSettled, loadLexicon } from './lexicon.js';
@@ -164,6 +165,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
     explainIntent: (intent, context) => explainIntent(engine(), intent, MAX_LIMIT, context),
     prepare: () => {
       engine();
+      warmUpTransliteration();
       return matcher;
     },
     ready: async (intent) => {
@@ -172,6 +174,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       searchIndexNow();
       await reading;
       engine();
+      warmUpTransliteration();
       return matcher;
     },
     prepareLettingGo: async () => {
@@ -200,6 +203,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       }
       // anything left (a search index a successor updated since) is done as prepare() does it
       engine();
+      warmUpTransliteration();
       return matcher;
     },
     reconfigure: (changed) => assemble(index, engine().index, validator, changed),

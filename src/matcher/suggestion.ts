@@ -7,11 +7,22 @@ const MAX_SLUG_LENGTH = 64;
 const MAX_READ_WORDS = 16;
 const MAX_READ_CHARACTERS = 1024;
 
+// a word already in ASCII is its own transliteration
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * Reads the transliteration tables in once (the first non-ASCII word otherwise pays ~20 ms for it): for a server
+ * preparing its matcher, so that the first request answered `found: false` does not.
+ */
+export function warmUpTransliteration(): void {
+  anyAscii('查看 Привет');
+}
+
 /** A folder name for a tool that would answer `intent`: its first content words, transliterated to ASCII, kebab-case. */
 export function toolSlug(intent: string): string {
   const parts: string[] = [];
   for (const { word } of analyzeWords(intent.slice(0, MAX_READ_CHARACTERS), MAX_READ_WORDS)) {
-    const ascii = anyAscii(word)
+    const ascii = (ASCII.test(word) ? word : anyAscii(word))
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '');
     if (ascii.length > 0 && !parts.includes(ascii)) parts.push(ascii);

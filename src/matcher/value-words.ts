@@ -24,23 +24,24 @@ const MAX_SPAN_WORDS = 32;
 export function valueWords(request: string): Set<string> {
   const text = request.slice(0, MAX_SCANNED_CHARACTERS);
   const values = new Set<string>();
-  const add = (span: string): void => {
-    for (const { word } of analyzeWords(span, MAX_SPAN_WORDS)) values.add(word);
-  };
-  for (const match of text.matchAll(QUOTED)) add(match[3]!);
+  for (const match of text.matchAll(QUOTED)) addValues(match[3]!, values);
   for (const match of text.matchAll(CAPITALISED)) {
-    if (!SENTENCE_OPENING.test(text.slice(Math.max(0, match.index - 4), match.index))) add(match[0]);
+    if (!SENTENCE_OPENING.test(text.slice(Math.max(0, match.index - 4), match.index))) addValues(match[0], values);
   }
   for (const token of text.split(/\s+/)) {
     // a sentence written without spaces is one token: its own words are not a code for the number or file name inside it
     for (const piece of token.split(UNSPACED_RUN)) {
-      if (JOINED.test(piece)) add(piece);
+      if (JOINED.test(piece)) addValues(piece, values);
       else if (DIGIT.test(piece) && LETTER.test(piece)) {
-        for (const [word] of piece.matchAll(WORD)) if (LETTER.test(word) && DIGIT.test(word)) add(word);
+        for (const [word] of piece.matchAll(WORD)) if (LETTER.test(word) && DIGIT.test(word)) addValues(word, values);
       }
     }
   }
   return values;
+}
+
+function addValues(span: string, values: Set<string>): void {
+  for (const { word } of analyzeWords(span, MAX_SPAN_WORDS)) values.add(word);
 }
 
 /** A request with the words it gives as values left out: what it asks for, not what it asks it of. */
