@@ -3,7 +3,7 @@ import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inflate } from 'node:zlib';
-import { partialInflate, type GitObject, type ObjectType, type PackStore } from './pack-store.js';
+import { MAX_CHAIN, partialInflate, type GitObject, type ObjectType, type PackStore } from './pack-store.js';
 
 // enough compressed bytes to hold a loose object's header, and no more
 const HEAD_BYTES = 512;
@@ -31,8 +31,16 @@ export class ObjectReader {
   }
 
   /** The object; throws "Could not find" when no loose file and no listed pack holds it (git may have repacked: list again and retry). */
-  async read(oid: string, expected?: ObjectType): Promise<GitObject> {
-    const object = (this.mayBeLoose(oid) ? await this.readLoose(oid) : undefined) ?? (await this.packs.read(oid, (base) => this.read(base)));
+  read(oid: string, expected?: ObjectType): Promise<GitObject> {
+    return this.readAt(oid, expected, 0);
+  }
+
+  // `hops`: how many ref-deltas led here. Their bases are named by id, so a hostile pack can make them each other's
+  // (git's index-pack refuses that; a repository on disk is whatever wrote it): without a bound such a read never
+  // ends, and every step of it is a microtask, so nothing else on the event loop runs either.
+  private async readAt(oid: string, expected: ObjectType | undefined, hops: number): Promise<GitObject> {
+    if (hops > MAX_CHAIN) throw new Error(`corrupt pack: a delta chain longer than ${MAX_CHAIN} (ref-deltas whose bases lead back to themselves?) reading ${oid}`);
+    const object = (this.mayBeLoose(oid) ? await this.readLoose(oid) : undefined) ?? (await this.packs.read(oid, (base) => this.readAt(base, undefined, hops + 1)));
     if (!object) throw new Error(`Could not find ${oid}`);
     const header = Buffer.from(`${object.type} ${object.content.length}\0`, 'latin1');
     if (createHash('sha1').update(header).update(object.content).digest('hex') !== oid) throw new Error(`SHA check failed for object ${oid}`);

@@ -188,8 +188,8 @@ export class PackStore {
   }
 }
 
-// git itself refuses chains deeper than 10,000 (pack.depth's maximum is 4095)
-const MAX_CHAIN = 10_000;
+/** The longest delta chain read (ofs-deltas within a pack, ref-deltas across reads): git's `pack.depth` is at most 4095. */
+export const MAX_CHAIN = 10_000;
 
 async function readPackIndex(path: string, name: string): Promise<Pack | undefined> {
   const index = await readFile(path);
