@@ -24,6 +24,7 @@ import { tooDeepParams, unknownToolOutcome } from './unknown-tool.js';
 import { RecentTools } from './recent-tools.js';
 import { usageStep } from './usage-step.js';
 import { RegistrySwap, type Registry, type RescanResult } from './registry-swap.js';
+import { MATCH_WAIT_MS, MatchingReadiness } from './matching-readiness.js';
 
 export type { Registry, RescanResult };
 
@@ -40,19 +41,6 @@ export interface MatchOptions {
   caller?: string;
   /** how long to wait for intent matching while it is being prepared (start, default {@link MATCH_WAIT_MS}) before `SearchIndexLoadingError` */
   waitMs?: number;
-}
-
-/** How long a match waits, by default, for intent matching being prepared after a start. */
-export const MATCH_WAIT_MS = 20_000;
-
-/** A match asked while the search index is still being read or built, and not ready within the wait. */
-export class SearchIndexLoadingError extends Error {
-  readonly code = 'SEARCH_INDEX_LOADING';
-  /** when to ask again, in seconds */
-  readonly retryAfterSeconds = 1;
-  constructor(tools: number) {
-    super(`intent matching is not ready yet: the search index over ${tools} tools is still being loaded after the start; ask again in a second (GET /healthz says matching: ready), or call the tool by name, which works now`);
-  }
 }
 
 /** What a gateway reports as it works (metrics subscribe here, so CLI, HTTP and MCP calls all count). */
@@ -127,10 +115,7 @@ export class Gateway {
   private readonly recentTools = new RecentTools();
   private readonly usageWrites = new Set<Promise<void>>();
   private readonly modelStage: ModelStage | undefined;
-  /** intent matching being prepared, per matcher, and the matchers that are ready */
-  private readonly preparing = new WeakMap<Matcher, Promise<Matcher>>();
-  private readonly prepared = new WeakSet<Matcher>();
-  private matchingFailure: string | undefined;
+  private readonly matchingReadiness: MatchingReadiness;
   /** tells this instance's messages on the store's bus from the others' */
   readonly instanceId = randomUUID();
 
@@ -151,8 +136,9 @@ export class Gateway {
     });
     // once matching has been prepared here (servers), each new registry is prepared before it is swapped in, so matches never wait after a rescan
     this.registries.beforeSwap(async (next, previous) => {
-      if (this.preparing.has(previous.matcher)) await this.prepareMatching(next.matcher).catch(() => undefined);
+      if (this.matchingReadiness.started(previous.matcher)) await this.prepareMatching(next.matcher).catch(() => undefined);
     });
+    this.matchingReadiness = new MatchingReadiness(() => this.registries.current, logger);
     this.events = new EventHub({
       log: store.events,
       // other instances hear of new events at once over PostgreSQL; on SQLite the poll finds what other processes appended
@@ -228,7 +214,7 @@ export class Gateway {
     const caller = options.caller ?? session?.principal;
     const recent = session === undefined ? [] : this.recentTools.of(session.id);
     const matchContext: MatchContext | undefined = recent.length > 0 ? { ...context, recent } : context;
-    const registry = await this.readyToMatch(options.waitMs ?? MATCH_WAIT_MS);
+    const registry = await this.matchingReadiness.ready(options.waitMs ?? MATCH_WAIT_MS);
     // a secret pasted into a request goes neither to the model endpoint nor into the stored usage events
     const asked = redactValue(intent, this.targets.configuredSecrets());
     const answer = await matchWithModel(registry.matcher, this.modelStage, asked, {
@@ -345,52 +331,12 @@ export class Gateway {
    * registry; a rescan's new registry is prepared before it is swapped in.
    */
   prepareMatching(matcher: Matcher = this.registries.current.matcher): Promise<Matcher> {
-    let pending = this.preparing.get(matcher);
-    if (pending === undefined) {
-      const started = performance.now();
-      pending = matcher.prepareLettingGo().then(
-        (prepared) => {
-          this.prepared.add(prepared);
-          this.matchingFailure = undefined;
-          this.logger?.info({ commit: matcher.commit, tools: matcher.index.tools.length, ms: Math.round(performance.now() - started) }, 'intent matching ready');
-          return prepared;
-        },
-        (error: unknown) => {
-          // the next match tries again
-          this.preparing.delete(matcher);
-          this.matchingFailure = (error as Error).message;
-          this.logger?.error({ err: this.matchingFailure }, 'could not prepare intent matching');
-          throw error;
-        },
-      );
-      this.preparing.set(matcher, pending);
-    }
-    return pending;
+    return this.matchingReadiness.prepare(matcher);
   }
 
   /** Intent matching over the current registry: `ready`, `loading` (its search index is read or built) or `failed` (the next match tries again). */
   get matching(): 'ready' | 'loading' | 'failed' {
-    const { matcher } = this.registries.current;
-    if (this.prepared.has(matcher)) return 'ready';
-    return this.matchingFailure !== undefined && !this.preparing.has(matcher) ? 'failed' : 'loading';
-  }
-
-  /** The registry to match on once its matcher is ready, waiting at most `waitMs`; `SearchIndexLoadingError` after that. */
-  private async readyToMatch(waitMs: number): Promise<Registry> {
-    const registry = this.registries.current;
-    if (this.prepared.has(registry.matcher)) return registry;
-    const ready = this.prepareMatching(registry.matcher);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), waitMs);
-    });
-    try {
-      const first = await Promise.race([ready, timedOut]);
-      if (first === 'timeout') throw new SearchIndexLoadingError(registry.index.tools.length);
-      return registry;
-    } finally {
-      clearTimeout(timer);
-    }
+    return this.matchingReadiness.state;
   }
 
   /** What holds for local tools on this host (bubblewrap, containment, limits), once probed: at warm-up or the first call. */

@@ -1,6 +1,7 @@
 // The gateway service: registry (index + matcher, swapped atomically), the call path, approval requests and rescans.
 export { brokenDefinition, unknownToolOutcome } from './unknown-tool.js';
-export { Gateway, MATCH_WAIT_MS, openConfiguredStore, SearchIndexLoadingError, type CallAsked, type CallOptions, type CallRequest, type CallStep, type GatewayObserver, type GatewayOptions, type MatchOptions, type Registry, type RescanResult } from './gateway.js';
+export { Gateway, openConfiguredStore, type CallAsked, type CallOptions, type CallRequest, type CallStep, type GatewayObserver, type GatewayOptions, type MatchOptions, type Registry, type RescanResult } from './gateway.js';
+export { MATCH_WAIT_MS, SearchIndexLoadingError } from './matching-readiness.js';
 export type { CallOutcome, ConfirmationRequired } from './call-outcome.js';
 export { runMetaTool, META_TOOL_BY_NAME, type MetaOutcome } from './meta-calls.js';
 export { sandboxWarnings } from './sandbox-warnings.js';

@@ -4,7 +4,8 @@ import { compactSchema, MAX_LIMIT } from '../../matcher/index.js';
 import { compileShapeChecker, type ShapeChecker } from '../../scanner/index.js';
 import type { MetaAnswer, SessionState, ToolsetRequest } from '../../sessions/index.js';
 import type { CallOutcome } from './call-outcome.js';
-import { MATCH_WAIT_MS, type Gateway } from './gateway.js';
+import type { Gateway } from './gateway.js';
+import { MATCH_WAIT_MS } from './matching-readiness.js';
 
 /** The meta-tools by name. */
 export const META_TOOL_BY_NAME: ReadonlyMap<string, MetaTool> = new Map([TOOLSET_TOOL, FIND_TOOL, LOAD_TOOL, CALL_TOOL, READ_SKILL_TOOL, CONFIRM_TOOL].map((tool) => [tool.name, tool]));

@@ -1,0 +1,89 @@
+import type { Logger } from 'pino';
+import type { Matcher } from '../../matcher/index.js';
+import type { Registry } from './registry-swap.js';
+
+/** How long a match waits, by default, for intent matching being prepared after a start. */
+export const MATCH_WAIT_MS = 20_000;
+
+/** A match asked while the search index is still being read or built, and not ready within the wait. */
+export class SearchIndexLoadingError extends Error {
+  readonly code = 'SEARCH_INDEX_LOADING';
+  /** when to ask again, in seconds */
+  readonly retryAfterSeconds = 1;
+  constructor(tools: number) {
+    super(`intent matching is not ready yet: the search index over ${tools} tools is still being loaded after the start; ask again in a second (GET /healthz says matching: ready), or call the tool by name, which works now`);
+  }
+}
+
+/**
+ * Whether intent matching is ready on each registry's matcher: prepares it (reads its search index kept on disk,
+ * or builds it, then measures its confidence cut) once per matcher, says `ready`, `loading` or `failed`, and lets
+ * a match wait for it a bounded time.
+ */
+export class MatchingReadiness {
+  /** intent matching being prepared, per matcher, and the matchers that are ready */
+  readonly #preparing = new WeakMap<Matcher, Promise<Matcher>>();
+  readonly #prepared = new WeakSet<Matcher>();
+  #failure: string | undefined;
+
+  constructor(
+    /** the registry calls start on now */
+    private readonly current: () => Registry,
+    private readonly logger: Logger | undefined,
+  ) {}
+
+  /** Prepares intent matching over `matcher`, a slice at a time, once; resolves with the matcher once it is ready. */
+  prepare(matcher: Matcher): Promise<Matcher> {
+    let pending = this.#preparing.get(matcher);
+    if (pending === undefined) {
+      const started = performance.now();
+      pending = matcher.prepareLettingGo().then(
+        (prepared) => {
+          this.#prepared.add(prepared);
+          this.#failure = undefined;
+          this.logger?.info({ commit: matcher.commit, tools: matcher.index.tools.length, ms: Math.round(performance.now() - started) }, 'intent matching ready');
+          return prepared;
+        },
+        (error: unknown) => {
+          // the next match tries again
+          this.#preparing.delete(matcher);
+          this.#failure = (error as Error).message;
+          this.logger?.error({ err: this.#failure }, 'could not prepare intent matching');
+          throw error;
+        },
+      );
+      this.#preparing.set(matcher, pending);
+    }
+    return pending;
+  }
+
+  /** Whether preparing `matcher` was ever started (then a rescan's next matcher is prepared before it is swapped in). */
+  started(matcher: Matcher): boolean {
+    return this.#preparing.has(matcher);
+  }
+
+  /** Intent matching over the current registry: `ready`, `loading` (its search index is read or built) or `failed` (the next match tries again). */
+  get state(): 'ready' | 'loading' | 'failed' {
+    const { matcher } = this.current();
+    if (this.#prepared.has(matcher)) return 'ready';
+    return this.#failure !== undefined && !this.#preparing.has(matcher) ? 'failed' : 'loading';
+  }
+
+  /** The registry to match on once its matcher is ready, waiting at most `waitMs`; `SearchIndexLoadingError` after that. */
+  async ready(waitMs: number): Promise<Registry> {
+    const registry = this.current();
+    if (this.#prepared.has(registry.matcher)) return registry;
+    const ready = this.prepare(registry.matcher);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), waitMs);
+    });
+    try {
+      const first = await Promise.race([ready, timedOut]);
+      if (first === 'timeout') throw new SearchIndexLoadingError(registry.index.tools.length);
+      return registry;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
