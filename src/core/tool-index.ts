@@ -34,6 +34,11 @@ export function findTool(index: ToolIndex, name: string): ToolDefinition | undef
   return at === undefined ? undefined : index.tools[at];
 }
 
+/** How many tools the index has, without making every tool of an index made by `withLazyTools` (counting is no reason to parse 100,000 definitions). */
+export function toolCount(index: ToolIndex): number {
+  return lazyNames.get(index)?.length ?? index.tools.length;
+}
+
 // tools are sorted by name: binary search keeps lookups O(log n) at 10,000 tools
 function positionOf<T>(sorted: readonly T[], name: string, nameOf: (item: T) => string): number | undefined {
   let low = 0;
@@ -51,6 +56,8 @@ function positionOf<T>(sorted: readonly T[], name: string, nameOf: (item: T) => 
 // how findTool reaches one tool of an index made by `withLazyTools` without making all of them; a copy of such an
 // index (a spread reads `tools`, making them all) has no entry here and is searched as any other
 const lazyLookups = new WeakMap<ToolIndex, (name: string) => ToolDefinition | undefined>();
+// the names of such an index's tools, for counting them
+const lazyNames = new WeakMap<ToolIndex, readonly string[]>();
 
 /**
  * An index whose tools are made when first read: the whole list when `tools` is read, one tool when `findTool`
@@ -71,10 +78,12 @@ export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly 
       const tools = names.map((_, position) => madeAt(position));
       Object.defineProperty(index, 'tools', { value: tools, enumerable: true, configurable: true, writable: true });
       lazyLookups.delete(index);
+      lazyNames.delete(index);
       return tools;
     },
   });
   Object.assign(index, rest);
+  lazyNames.set(index, names);
   lazyLookups.set(index, (name) => {
     const at = positionOf(names, name, (known) => known);
     return at === undefined ? undefined : madeAt(at);

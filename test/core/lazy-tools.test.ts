@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareToolNames, findTool, withLazyTools, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
+import { compareToolNames, findTool, toolCount, withLazyTools, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
 
 // only the fields an index's order and lookups read; the rest of a definition plays no part here
 function makeTool(name: string): ToolDefinition {
@@ -50,6 +50,20 @@ describe('withLazyTools', () => {
       expect(findTool(copy, 'alpha')).toBeUndefined();
       expect(findTool(copy, 'beta')?.name).toBe('beta');
       expect(findTool(lazy, 'alpha')?.name).toBe('alpha');
+    });
+  });
+
+  describe('when its tools are counted', () => {
+    it('counts them without making any, as many as a built index holds, before and after the list is read', () => {
+      fc.assert(
+        fc.property(fc.array(fc.string({ minLength: 1, maxLength: 6 }), { maxLength: 40 }), (names) => {
+          const { eager, lazy, made } = eagerAndLazy(names);
+          expect(toolCount(lazy)).toBe(eager.tools.length);
+          expect(made).toEqual([]);
+          expect(lazy.tools).toHaveLength(toolCount(lazy));
+          expect(toolCount(lazy)).toBe(toolCount(eager));
+        }),
+      );
     });
   });
 });

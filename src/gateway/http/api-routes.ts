@@ -1,5 +1,5 @@
 import express, { type RequestHandler, type Router } from 'express';
-import { exceedsDepth, MAX_JSON_DEPTH } from '../../core/index.js';
+import { exceedsDepth, MAX_JSON_DEPTH, toolCount } from '../../core/index.js';
 import { unknownToolOutcome, type Gateway } from '../service/index.js';
 import { validateBody } from './body-validator.js';
 import { matchOptions, matchWait } from './match-options.js';
@@ -69,7 +69,7 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
       await options.rescansIdle();
       const result = await gateway.rescan();
       const { index } = result;
-      response.json({ previous: result.previous, commit: result.commit, changed: result.changed, tools: index.tools.length, errors: index.errors, warnings: index.warnings, ...(index.stale ? { stale: index.stale } : {}) });
+      response.json({ previous: result.previous, commit: result.commit, changed: result.changed, tools: toolCount(index), errors: index.errors, warnings: index.warnings, ...(index.stale ? { stale: index.stale } : {}) });
     } catch (error) {
       response.status(502).json({ code: 'SCAN_FAILED', error: `${(error as Error).message}; still serving ${gateway.registry.index.commit}` });
     }

@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { isLoopback } from '../../core/index.js';
+import { isLoopback, toolCount } from '../../core/index.js';
 import { errorHandler, loopbackHostGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
 import type { SandboxStatus } from '../../sandbox/index.js';
 import { securityHeaders } from '../../console/index.js';
@@ -62,7 +62,7 @@ export function createApp(options: AppOptions): Express {
     }
     response.json({
       status,
-      source: index.source, commit: index.commit, tools: index.tools.length, errors: index.errors.length,
+      source: index.source, commit: index.commit, tools: toolCount(index), errors: index.errors.length,
       ...(index.stale ? { stale: index.stale } : {}),
       ...(scanError ? { scan_error: scanError } : {}),
       store: { kind: gateway.store.kind, ...store },

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ToolIndex } from '../../core/index.js';
+import { toolCount, type ToolIndex } from '../../core/index.js';
 import type { GatewayObserver } from '../service/index.js';
 
 /** The gateway's Prometheus metrics, fed by the gateway's observer hooks. */
@@ -63,7 +63,7 @@ export class GatewayMetrics {
 
   /** Records the index now served. */
   indexServed(index: ToolIndex): void {
-    this.tools.set(index.tools.length);
+    this.tools.set(toolCount(index));
     this.definitionErrors.set(index.errors.length);
     this.stale.set(index.stale ? 1 : 0);
     this.info.reset();

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
-import { isLoopback } from '../../core/index.js';
+import { isLoopback, toolCount } from '../../core/index.js';
 import { ConfigError, type GatewayConfig } from '../config/index.js';
 import { mountMcp, type McpHttpHandler } from '../mcp/index.js';
 import { Gateway } from '../service/index.js';
@@ -78,7 +78,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   void gateway.prepareMatching().catch(() => undefined);
   const { index } = gateway.registry;
   if (index.errors.length > 0) logger.warn({ dropped: [...new Set(index.errors.map((error) => error.file))], errors: index.errors.length }, 'definitions dropped: not served');
-  logger.info({ url, source: index.source, commit: index.commit, tools: gateway.tools().length }, 'gateway listening');
+  logger.info({ url, source: index.source, commit: index.commit, tools: toolCount(gateway.registry.index) }, 'gateway listening');
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -1,4 +1,4 @@
-import type { ToolIndex } from '../../core/index.js';
+import { toolCount, type ToolIndex } from '../../core/index.js';
 import { brokenDefinitions, receiptSummary, type EventHub } from '../../events/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { CallAsked, GatewayObserver } from './gateway.js';
@@ -63,7 +63,7 @@ export function eventObserver(hub: EventHub, initial: ToolIndex): GatewayObserve
       // a poll that finds the same commit is not news, unless it ends a run of failures
       const news = result.changed || failing;
       failing = false;
-      if (news) hub.publish('scan.completed', { previous: result.previous, commit: result.commit, changed: result.changed, tools: index.tools.length, toolsets: index.toolsets.length, skills: index.skills.length, errors: index.errors.length, warnings: index.warnings.length });
+      if (news) hub.publish('scan.completed', { previous: result.previous, commit: result.commit, changed: result.changed, tools: toolCount(index), toolsets: index.toolsets.length, skills: index.skills.length, errors: index.errors.length, warnings: index.warnings.length });
       const broken = JSON.stringify(index.errors.map((error) => [error.file, error.line, error.column, error.message]));
       // announced when the set of problems changes, not on every poll that finds the same ones
       if (broken !== brokenFiles && index.errors.length > 0) hub.publish('definitions.broken', brokenDefinitions(index));

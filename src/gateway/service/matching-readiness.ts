@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { toolCount } from '../../core/index.js';
 import type { Matcher } from '../../matcher/index.js';
 import type { Registry } from './registry-swap.js';
 
@@ -41,7 +42,7 @@ export class MatchingReadiness {
         (prepared) => {
           this.#prepared.add(prepared);
           this.#failure = undefined;
-          this.logger?.info({ commit: matcher.commit, tools: matcher.index.tools.length, ms: Math.round(performance.now() - started) }, 'intent matching ready');
+          this.logger?.info({ commit: matcher.commit, tools: toolCount(matcher.index), ms: Math.round(performance.now() - started) }, 'intent matching ready');
           return prepared;
         },
         (error: unknown) => {
@@ -80,7 +81,7 @@ export class MatchingReadiness {
     });
     try {
       const first = await Promise.race([ready, timedOut]);
-      if (first === 'timeout') throw new SearchIndexLoadingError(registry.index.tools.length);
+      if (first === 'timeout') throw new SearchIndexLoadingError(toolCount(registry.index));
       return registry;
     } finally {
       clearTimeout(timer);

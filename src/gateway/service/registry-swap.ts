@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ToolIndex } from '../../core/index.js';
+import { toolCount, type ToolIndex } from '../../core/index.js';
 import { createMatcher, createMatcherLettingGo, type Matcher, type SearchIndexFiles } from '../../matcher/index.js';
 import type { Scanner } from '../../scanner/index.js';
 
@@ -93,7 +93,7 @@ export class RegistrySwap {
       const next = { index, matcher: await createMatcherLettingGo(index, { previous: previous.matcher, searchFiles: this.searchFiles }) };
       for (const prepare of this.#preparers) await prepare(next, previous);
       this.#current = next;
-      this.logger?.info({ previous: previous.index.commit, commit: index.commit, tools: index.tools.length, errors: index.errors.length }, 'index swapped');
+      this.logger?.info({ previous: previous.index.commit, commit: index.commit, tools: toolCount(index), errors: index.errors.length }, 'index swapped');
       for (const listener of this.#listeners) listener(this.#current);
     } else this.#current = { index, matcher: previous.matcher };
     const result = { previous: previous.index.commit, commit: index.commit, changed, index };

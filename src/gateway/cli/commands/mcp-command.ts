@@ -1,4 +1,5 @@
 import { REPOSITORY_OPTIONS, type Command } from '../command.js';
+import { toolCount } from '../../../core/index.js';
 import { UsageError } from '../usage-error.js';
 
 /** `hldp mcp`: the registry's tools as an MCP server on stdin/stdout; logs go to stderr, stdout is the protocol's. */
@@ -40,7 +41,7 @@ export const mcpCommand: Command = {
     const onSignal = () => stop.abort();
     process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
     try {
-      logger.info({ source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: gateway.tools().length }, 'MCP server on stdio');
+      logger.info({ source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: toolCount(gateway.registry.index) }, 'MCP server on stdio');
       // as serve: the client is answered (initialize, tools/list, calls by name) while the search index loads; tool_find waits for it
       void gateway.prepareMatching().catch(() => undefined);
       await serveMcpStdio(gateway, { signal: stop.signal, principal, ...(toolsets ? { toolsets } : {}) });

@@ -1,4 +1,4 @@
-import { formatDiagnostic } from '../../../core/index.js';
+import { formatDiagnostic, toolCount } from '../../../core/index.js';
 import { REPOSITORY_OPTIONS, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
 
@@ -27,7 +27,7 @@ export const serveCommand: Command = {
     const { sandboxWarnings } = await import('../../service/index.js');
     // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
     for (const warning of sandboxWarnings(server.gateway.sandbox)) io.stderr.write(`hldp: WARNING: ${warning}\n`);
-    io.stderr.write(`hldp: serving ${server.gateway.tools().length} tools from ${index.source} at ${server.url}\n`);
+    io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         logger.info({ signal }, 'shutting down: letting calls in flight finish');
