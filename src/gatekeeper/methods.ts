@@ -83,27 +83,41 @@ const declaredSandbox = {
   },
 };
 
-const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true });
+/** The request's validator and each method's params validator, with the instance that compiled them. */
+interface Validators {
+  ajv: Ajv2020;
+  request: ValidateFunction<ExecRequest>;
+  params: Record<string, ValidateFunction>;
+}
 
-const validateRequest = ajv.compile<ExecRequest>({
-  type: 'object',
-  required: ['method'],
-  additionalProperties: false,
-  properties: {
-    method: { type: 'string', minLength: 1 },
-    params: { type: 'object', default: {} },
-    timeout_ms: { type: 'integer', minimum: 1, maximum: 86_400_000, default: 30_000 },
-    max_output_bytes: { type: 'integer', minimum: 64, maximum: 1_073_741_824, default: 65_536 },
-    sandbox: declaredSandbox,
-  },
-});
+let validators: Validators | undefined;
 
-const validateParams: Record<string, ValidateFunction> = Object.fromEntries(
-  Object.entries(METHODS).map(([name, method]) => [name, ajv.compile(method.params)]),
-);
+// compiled on the first request, not when the module loads: a server that starts with an embedded gatekeeper
+// answers its first requests sooner, and most never send it one; the schemas are ours and fixed, so the meta-schema
+// (compiled once per Ajv instance, the larger part of the cost) is not consulted
+function compiledValidators(): Validators {
+  if (validators) return validators;
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true, validateSchema: false });
+  const request = ajv.compile<ExecRequest>({
+    type: 'object',
+    required: ['method'],
+    additionalProperties: false,
+    properties: {
+      method: { type: 'string', minLength: 1 },
+      params: { type: 'object', default: {} },
+      timeout_ms: { type: 'integer', minimum: 1, maximum: 86_400_000, default: 30_000 },
+      max_output_bytes: { type: 'integer', minimum: 64, maximum: 1_073_741_824, default: 65_536 },
+      sandbox: declaredSandbox,
+    },
+  });
+  const params = Object.fromEntries(Object.entries(METHODS).map(([name, method]) => [name, ajv.compile(method.params)]));
+  validators = { ajv, request, params };
+  return validators;
+}
 
 /** The request, or a message that says what is wrong with it and how to fix it. */
 export function parseExecRequest(body: unknown): { ok: true; request: ExecRequest } | { ok: false; message: string; code: 'INVALID_REQUEST' | 'UNKNOWN_METHOD' | 'INVALID_PARAMS' } {
+  const { ajv, request: validateRequest, params: validateParams } = compiledValidators();
   if (!validateRequest(body)) {
     return { ok: false, code: 'INVALID_REQUEST', message: `${ajv.errorsText(validateRequest.errors, { dataVar: 'body' })}; send {method, params, timeout_ms?, max_output_bytes?, sandbox?} as application/json` };
   }

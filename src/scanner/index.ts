@@ -7,6 +7,6 @@ export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, type ParseOptions } from '.
 export { readBounded } from './sources/folder-source.js';
 export { ScanError, type ScanErrorCode } from './scan-error.js';
 export { TOOL_SCHEMA_URL } from './tool-schema.js';
-export { compileShapeChecker, type SchemaProblem, type ShapeChecker } from './shape-checker.js';
+export { compileShapeChecker, type SchemaProblem, type ShapeChecker, type ShapeCheckerOptions } from './shape-checker.js';
 export { YamlLocator, type Position } from './yaml-locator.js';
 export { validateDefinitionFiles } from './validate-files.js';

@@ -36,7 +36,7 @@ export function parsePolicy(file: DefinitionFile, options: ParseOptions = {}): P
   const mapping = readYamlMapping(file, read.text, 'a policy', 'name, access, approval, author, why', options);
   if (!mapping.ok) return { policy: null, diagnostics: mapping.diagnostics };
   const { value, locator, report } = mapping;
-  checker ??= compileShapeChecker(JSON.parse(readFileSync(POLICY_SCHEMA_URL, 'utf8')) as object, 'the policy');
+  checker ??= compileShapeChecker(JSON.parse(readFileSync(POLICY_SCHEMA_URL, 'utf8')) as object, 'the policy', { ownSchema: true });
   for (const problem of checker(value)) report('SCHEMA_VIOLATION', problem);
   if (typeof value.name === 'string' && value.name !== file.folder) {
     report('NAME_MISMATCH', { path: ['name'], atKey: false, message: `'name' is '${value.name}' but the file is '${file.folder}.hdlp': rename one so they match` });

@@ -37,7 +37,7 @@ export function parseSkill(file: DefinitionFile, options: ParseOptions = {}): Pa
   const mapping = readYamlMapping(file, `\n${match[1]!}`, 'the front matter of SKILL.md', 'name, description', options);
   if (!mapping.ok) return { skill: null, diagnostics: mapping.diagnostics };
   const { value, locator, report } = mapping;
-  checker ??= compileShapeChecker(JSON.parse(readFileSync(SKILL_SCHEMA_URL, 'utf8')) as object, 'the front matter');
+  checker ??= compileShapeChecker(JSON.parse(readFileSync(SKILL_SCHEMA_URL, 'utf8')) as object, 'the front matter', { ownSchema: true });
   for (const problem of checker(value)) report('SCHEMA_VIOLATION', problem);
   if (typeof value.name === 'string' && value.name !== file.folder) {
     report('NAME_MISMATCH', { path: ['name'], atKey: false, message: `'name' is '${value.name}' but the folder is '${file.folder}': rename one so they match` });

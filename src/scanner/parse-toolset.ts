@@ -26,7 +26,7 @@ export function parseToolset(file: DefinitionFile, options: ParseOptions = {}): 
   const mapping = readYamlMapping(file, read.text, 'TOOLSET.hdlp', 'name, description, tools, hint, author, why', options);
   if (!mapping.ok) return { toolset: null, diagnostics: mapping.diagnostics };
   const { value, locator, report } = mapping;
-  checker ??= compileShapeChecker(JSON.parse(readFileSync(TOOLSET_SCHEMA_URL, 'utf8')) as object, 'TOOLSET.hdlp');
+  checker ??= compileShapeChecker(JSON.parse(readFileSync(TOOLSET_SCHEMA_URL, 'utf8')) as object, 'TOOLSET.hdlp', { ownSchema: true });
   for (const problem of checker(value)) report('SCHEMA_VIOLATION', problem);
   if (typeof value.name === 'string' && value.name !== file.folder) {
     report('NAME_MISMATCH', { path: ['name'], atKey: false, message: `'name' is '${value.name}' but the folder is '${file.folder}': rename one so they match` });

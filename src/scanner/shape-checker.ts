@@ -12,12 +12,22 @@ export interface SchemaProblem {
 /** Validates a value against a JSON Schema and explains each problem in words, with the path it concerns. */
 export type ShapeChecker = (value: unknown) => SchemaProblem[];
 
+/** How to compile a shape checker. */
+export interface ShapeCheckerOptions {
+  /**
+   * The schema is one of this package's own (`schemas/`, the OpenAPI document), which a test checks against the
+   * JSON Schema meta-schema: it is not checked again when compiled. Checking compiles the 2020-12 meta-schema in
+   * each checker's own Ajv instance, most of what compiling a small schema costs (a server compiles several as it starts).
+   */
+  ownSchema?: boolean;
+}
+
 /**
  * Compiles a schema once into a checker whose messages name the field and the fix.
  * A property's `x-expected` annotation, when present, says in words what a failed `pattern` or union accepts.
  */
-export function compileShapeChecker(schema: object, rootName = 'TOOL.hdlp'): ShapeChecker {
-  const validate: ValidateFunction = new Ajv2020({ allErrors: true, strict: false, verbose: true }).compile(schema);
+export function compileShapeChecker(schema: object, rootName = 'TOOL.hdlp', options: ShapeCheckerOptions = {}): ShapeChecker {
+  const validate: ValidateFunction = new Ajv2020({ allErrors: true, strict: false, verbose: true, ...(options.ownSchema ? { validateSchema: false } : {}) }).compile(schema);
   return (value) => (validate(value) ? [] : describeErrors(validate.errors ?? [], rootName));
 }
 

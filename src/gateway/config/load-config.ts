@@ -161,7 +161,7 @@ function readConfigFile(path: string): ConfigFile {
   } catch {
     throw new ConfigError(path, 'its YAML aliases expand too far; write the values out');
   }
-  checker ??= compileShapeChecker(JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as object, 'the config');
+  checker ??= compileShapeChecker(JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as object, 'the config', { ownSchema: true });
   const [problem] = checker(value);
   if (problem) {
     const { line, column } = locator.locate(problem.path, problem.atKey);

@@ -16,7 +16,7 @@ export function validateBody(schemaName: keyof typeof COMPONENT_SCHEMAS): Reques
   let checker = checkers.get(schemaName);
   if (!checker) {
     // the document's own schemas, so the server cannot drift from what it publishes
-    checker = compileShapeChecker({ $ref: `#/components/schemas/${schemaName}`, components: { schemas: COMPONENT_SCHEMAS } }, 'the body');
+    checker = compileShapeChecker({ $ref: `#/components/schemas/${schemaName}`, components: { schemas: COMPONENT_SCHEMAS } }, 'the body', { ownSchema: true });
     checkers.set(schemaName, checker);
   }
   const check = checker;
