@@ -37,7 +37,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   }
   const { logger } = options;
   const metrics = new GatewayMetrics();
-  const gateway = await Gateway.open({ config, logger, observer: metrics.observer(), ...(options.clock ? { clock: options.clock } : {}) });
+  const gateway = await Gateway.open({ config, logger, observer: metrics.observer(), probeSandbox: true, ...(options.clock ? { clock: options.clock } : {}) });
   metrics.indexServed(gateway.registry.index);
   metrics.eventSubscribers(() => gateway.events.subscribers);
   await gateway.warmUp();
@@ -75,7 +75,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   gateway.useSelfApi(`http://${isLoopback(config.listen.host) ? host : '127.0.0.1'}:${port}`);
   // only now: what needs no search index (calls by name, listings, health) is answered while it is read or built a
   // slice at a time (seconds at 100,000 tools); a match waits for it (or gets 503 SEARCH_INDEX_LOADING past its wait)
-  void gateway.prepareMatching().catch(() => undefined);
+  gateway.prepareInBackground();
   const { index } = gateway.registry;
   if (index.errors.length > 0) logger.warn({ dropped: [...new Set(index.errors.map((error) => error.file))], errors: index.errors.length }, 'definitions dropped: not served');
   logger.info({ url, source: index.source, commit: index.commit, tools: toolCount(gateway.registry.index) }, 'gateway listening');

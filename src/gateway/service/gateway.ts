@@ -94,6 +94,8 @@ export interface GatewayOptions {
   observers?: GatewayObserver[];
   /** the sessions' clock (tests move time with it) */
   clock?: () => number;
+  /** probe the sandbox while the repository is scanned (servers, whose `warmUp` awaits the probe), not on the first call */
+  probeSandbox?: boolean;
 }
 
 /** The composition root's service: the registry, the call path (steps → lookup → confirmation → execute → receipt → observers), sessions, rescans. */
@@ -173,10 +175,19 @@ export class Gateway {
   static async open(options: GatewayOptions): Promise<Gateway> {
     const { config } = options;
     const scanner = new Scanner(repositoryOptions(config));
-    const index = await scanner.scan();
+    const targets = new ExecutionTargets(config, options.logger);
+    // the sandbox probe waits on child processes: begun now, it runs while the scan reads the cache; `warmUp` awaits it
+    if (options.probeSandbox) void targets.sandboxed().catch(() => undefined);
+    let index: ToolIndex;
+    try {
+      index = await scanner.scan();
+    } catch (error) {
+      await targets.close();
+      throw error;
+    }
     const store = options.store ?? (await openConfiguredStore(config));
     const observers = [...(options.observer ? [options.observer] : []), ...(options.observers ?? [])];
-    return new Gateway(config, scanner, index, store, new ExecutionTargets(config, options.logger), options.logger, observers, options.clock);
+    return new Gateway(config, scanner, index, store, targets, options.logger, observers, options.clock);
   }
 
   /** The registry calls start on now. */
@@ -313,16 +324,32 @@ export class Gateway {
 
   /**
    * For servers: starts the embedded gatekeeper and probes the sandbox ahead of the first request. Intent matching
-   * (the search index, its calibration) is not prepared here: a server starts `prepareMatching` once it listens, so
-   * calls by name, listings and health are answered meanwhile, and a match waits for it.
+   * (the search index, its calibration) and the parser's checks are not prepared here: a server starts
+   * `prepareInBackground` once it listens, so calls by name, listings and health are answered meanwhile, and a match
+   * waits for it.
    */
   async warmUp(): Promise<void> {
-    warmUpParser();
     // unattended approval requests still expire, each with its EXPIRED receipt
     this.approvals.start((error) => this.logger?.warn({ err: error.message }, 'could not expire approval requests'));
     // probed at start, so that what the sandbox cannot enforce is said before the first call
     await this.targets.sandboxed();
     if (this.targets.embedsGatekeeper) await this.targets.startEmbedded();
+  }
+
+  /**
+   * For servers, once they listen: prepares intent matching, then compiles what parsing a definition compiles on
+   * first use (the TOOL.hdlp schema, params schemas' meta-schema, RE2), so that a later rescan does not compile it
+   * while requests wait, and the first requests by name do not wait for it either.
+   */
+  prepareInBackground(): void {
+    const warmUpParsing = (): void => {
+      try {
+        warmUpParser();
+      } catch (error) {
+        this.logger?.warn({ err: (error as Error).message }, 'could not compile the parser\'s checks ahead of a rescan');
+      }
+    };
+    this.prepareMatching().then(warmUpParsing, warmUpParsing);
   }
 
   /**

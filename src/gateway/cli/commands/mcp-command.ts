@@ -17,7 +17,7 @@ export const mcpCommand: Command = {
     const { serveMcpStdio } = await import('../../mcp/index.js');
     const config = configFromFlags(flags);
     const logger = createLogger(config.logLevel).child({ surface: 'mcp' });
-    const gateway = await Gateway.open({ config, logger });
+    const gateway = await Gateway.open({ config, logger, probeSandbox: true });
     const { cliCaller } = await import('../with-gateway.js');
     let principal: string;
     try {
@@ -43,7 +43,7 @@ export const mcpCommand: Command = {
     try {
       logger.info({ source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: toolCount(gateway.registry.index) }, 'MCP server on stdio');
       // as serve: the client is answered (initialize, tools/list, calls by name) while the search index loads; tool_find waits for it
-      void gateway.prepareMatching().catch(() => undefined);
+      gateway.prepareInBackground();
       await serveMcpStdio(gateway, { signal: stop.signal, principal, ...(toolsets ? { toolsets } : {}) });
       return 0;
     } finally {
