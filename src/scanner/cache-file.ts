@@ -1,5 +1,6 @@
-import { rmSync } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { close, closeSync, fstat, open as openDescriptor, read, readSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import type { ScanEntry } from './build-index.js';
 import type { StoredIndex } from './stored-index.js';
 
@@ -26,25 +27,41 @@ export interface EntryList {
   at(position: number): ScanEntry | undefined;
 }
 
-// The text each entry was read from or written as (ASCII bytes, a slice of the file read, so no copy): a rescan writes
+// The text each entry was read from or written as (ASCII bytes): a rescan writes
 // its unchanged entries back as they were, instead of serialising 10,000 definitions again (~100 ms at 10,000 tools).
 const entryTexts = new WeakMap<ScanEntry, Uint8Array>();
 
+// bytes read from the file at once when an entry is asked for: the entries after it in the block are then read
+// without another call (a reader that makes every tool reads the file in a few hundred reads at 100,000 tools)
+const BLOCK_BYTES = 1 << 20;
+
+// the file an entry list reads from stays open while the list is alive, and is closed once it is collected
+const openFiles = new FinalizationRegistry<number>((descriptor) => {
+  try {
+    closeSync(descriptor);
+  } catch {
+    // already closed
+  }
+});
+
 /**
- * The entry lines of one file. Parsing the whole of a 12 MB scan (10,000 tools) is ~100-150 ms; a call by name needs
- * one tool, so each line is parsed when first asked for, and once (all of them, one by one, cost about what one
- * parse of the whole file did).
+ * The entry lines of one file, read from it when first asked for: a call by name needs one tool, so a server starting
+ * from a 134 MB scan (100,000 tools) reads its header and index, not its entries (~0.6 s of CPU and the file's size
+ * in memory), and each line is parsed once, when first asked for.
  */
 export class CachedEntries implements EntryList {
   private readonly made: Array<ScanEntry | undefined>;
+  private block: Buffer = Buffer.alloc(0);
+  private blockStart = 0;
 
-  /** `starts[i]` is where line i begins; `starts[length]` is one past the last line */
+  /** `starts[i]` is where line i begins in the file; `starts[length]` is its end */
   constructor(
     private readonly path: string,
-    private readonly buffer: Buffer,
-    private readonly starts: Uint32Array,
+    private readonly descriptor: number,
+    private readonly starts: Float64Array,
   ) {
     this.made = new Array(starts.length - 1);
+    openFiles.register(this, descriptor);
   }
 
   get length(): number {
@@ -56,8 +73,8 @@ export class CachedEntries implements EntryList {
     if (position < 0 || position >= this.made.length) return undefined;
     const made = this.made[position];
     if (made) return made;
-    // each entry keeps its own slice of the file (no copy) for a later write
-    const text = this.buffer.subarray(this.starts[position]!, this.starts[position + 1]! - 1);
+    // each entry keeps its own text for a later write
+    const text = this.line(position);
     let entry: ScanEntry;
     try {
       entry = JSON.parse(text.toString('latin1')) as ScanEntry;
@@ -83,40 +100,105 @@ export class CachedEntries implements EntryList {
     rmSync(this.path, { force: true });
     return new Error(`the scan cache ${this.path} is damaged at entry ${position} (${reason}); it is removed: run the command again to rescan`);
   }
+
+  // line `position` without its newline, from the block that holds it (read now if it is not the last one read)
+  private line(position: number): Buffer {
+    const start = this.starts[position]!;
+    const end = this.starts[position + 1]!;
+    if (start < this.blockStart || end > this.blockStart + this.block.length) {
+      const size = Math.max(BLOCK_BYTES, end - start);
+      const block = Buffer.allocUnsafe(Math.min(size, this.starts[this.made.length]! - start));
+      let read: number;
+      try {
+        read = readSync(this.descriptor, block, 0, block.length, start);
+      } catch (error) {
+        throw this.damaged(position, (error as Error).message);
+      }
+      if (read < end - start) throw this.damaged(position, 'the file is shorter than its index says');
+      this.block = block.subarray(0, read);
+      this.blockStart = start;
+    }
+    const text = this.block.subarray(start - this.blockStart, end - this.blockStart);
+    if (text[text.length - 1] !== NEWLINE) throw this.damaged(position, 'a line does not end where its length says');
+    // a copy: an entry's kept text must not hold the whole block in memory
+    return Buffer.from(text.subarray(0, text.length - 1));
+  }
 }
 
-/** Reads a cache file written by `writeCacheFile` if its header says `parser`; anything else (other version, torn) is a miss. */
+/**
+ * Reads a cache file written by `writeCacheFile` if its header says `parser`; anything else (other version, torn) is a
+ * miss. Only the header, the stored index and the lines' lengths are read; entries are read when asked for.
+ */
 export async function readCacheFile(path: string, parser: string): Promise<CacheFile | undefined> {
-  let buffer: Buffer;
+  let descriptor: number;
   try {
-    buffer = await readFile(path);
+    // a plain descriptor, not a FileHandle: a handle closes its descriptor when it is collected, under the entries
+    descriptor = await openAsync(path, 'r');
   } catch {
     return undefined;
   }
+  let kept = false;
   try {
-    const headerEnd = buffer.indexOf(NEWLINE);
-    if (headerEnd < 0) return undefined;
+    const { size } = await fstatAsync(descriptor);
+    const head = await readLines(descriptor, 3, size);
+    if (!head) return undefined;
+    const [headerText, indexText, lengthsText] = head.lines;
     // the file is ASCII (written so): read as latin1, it skips UTF-8 decoding, and JSON.parse reads one-byte strings faster
-    const header = JSON.parse(buffer.toString('latin1', 0, headerEnd)) as CacheHeader;
+    const header = JSON.parse(headerText!) as CacheHeader;
     if (header.parser !== parser || !Number.isSafeInteger(header.entries) || header.entries < 0) return undefined;
-    const indexEnd = buffer.indexOf(NEWLINE, headerEnd + 1);
-    if (indexEnd < 0) return undefined;
-    const index = JSON.parse(buffer.toString('latin1', headerEnd + 1, indexEnd)) as StoredIndex | null;
-    const starts = new Uint32Array(header.entries + 1);
-    let start = indexEnd + 1;
+    const lengths = JSON.parse(lengthsText!) as unknown;
+    if (!Array.isArray(lengths) || lengths.length !== header.entries) return undefined;
+    const starts = new Float64Array(header.entries + 1);
+    let start = head.end;
     for (let line = 0; line < header.entries; line++) {
-      const end = buffer.indexOf(NEWLINE, start);
-      // fewer lines than the header counts: torn
-      if (end < 0) return undefined;
+      const length = lengths[line] as unknown;
+      if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 1) return undefined;
       starts[line] = start;
-      start = end + 1;
+      start += length;
     }
     starts[header.entries] = start;
-    // more than it counts: not this layout
-    if (start !== buffer.length) return undefined;
-    return { header, index: index ?? undefined, entries: new CachedEntries(path, buffer, starts) };
+    // shorter or longer than its lines add up to: torn, or not this layout
+    if (start !== size) return undefined;
+    const index = JSON.parse(indexText!) as StoredIndex | null;
+    const entries = new CachedEntries(path, descriptor, starts);
+    kept = true;
+    return { header, index: index ?? undefined, entries };
   } catch {
     return undefined;
+  } finally {
+    // the entry list keeps the descriptor (closed when the list is collected)
+    if (!kept) await closeAsync(descriptor).catch(() => undefined);
+  }
+}
+
+const openAsync = promisify(openDescriptor);
+const fstatAsync = promisify(fstat);
+const readAsync = promisify(read);
+const closeAsync = promisify(close);
+
+// the first `count` lines of the file, as text, and where the next one begins; undefined if the file has fewer
+async function readLines(descriptor: number, count: number, size: number): Promise<{ lines: string[]; end: number } | undefined> {
+  let buffer = Buffer.alloc(Math.min(size, 1 << 16));
+  let filled = 0;
+  const lines: string[] = [];
+  let lineStart = 0;
+  for (;;) {
+    let newline = buffer.indexOf(NEWLINE, lineStart);
+    while (newline >= 0 && newline < filled) {
+      lines.push(buffer.toString('latin1', lineStart, newline));
+      lineStart = newline + 1;
+      if (lines.length === count) return { lines, end: lineStart };
+      newline = buffer.indexOf(NEWLINE, lineStart);
+    }
+    if (filled === size) return undefined;
+    if (filled === buffer.length) {
+      const larger = Buffer.alloc(Math.min(size, buffer.length * 2));
+      buffer.copy(larger, 0, 0, filled);
+      buffer = larger;
+    }
+    const { bytesRead } = await readAsync(descriptor, buffer, filled, buffer.length - filled, filled);
+    if (bytesRead === 0) return undefined;
+    filled += bytesRead;
   }
 }
 
@@ -127,23 +209,30 @@ const NEWLINE = 0x0a;
 const SLICE = 500;
 
 /**
- * Writes the header, the stored index and then each entry on a line of its own, ASCII only
+ * Writes the header, the stored index, the entries' line lengths and then each entry on a line of its own, ASCII only
  * (every other character as a JSON `\u` escape, so no line holds a raw newline), a slice of entries at a time.
  */
 export async function writeCacheFile(path: string, header: CacheHeader, index: StoredIndex | undefined, entries: readonly ScanEntry[]): Promise<void> {
+  // the lengths come before the entries, so every entry's text is made first (an entry read from a file keeps its own)
+  const texts: Uint8Array[] = new Array(entries.length);
+  for (let start = 0; start < entries.length; start += SLICE) {
+    for (let position = start; position < Math.min(entries.length, start + SLICE); position++) {
+      const entry = entries[position]!;
+      let text = entryTexts.get(entry);
+      if (!text) {
+        text = Buffer.from(asciiJson(entry), 'latin1');
+        entryTexts.set(entry, text);
+      }
+      texts[position] = text;
+    }
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
   const handle = await open(path, 'w');
   try {
-    await handle.write(`${asciiJson(header)}\n${asciiJson(index ?? null)}\n`);
-    for (let start = 0; start < entries.length; start += SLICE) {
+    await handle.write(`${asciiJson(header)}\n${asciiJson(index ?? null)}\n${JSON.stringify(texts.map((text) => text.length + 1))}\n`);
+    for (let start = 0; start < texts.length; start += SLICE) {
       const lines: Uint8Array[] = [];
-      for (const entry of entries.slice(start, start + SLICE)) {
-        let text = entryTexts.get(entry);
-        if (!text) {
-          text = Buffer.from(asciiJson(entry), 'latin1');
-          entryTexts.set(entry, text);
-        }
-        lines.push(text, LINE_END);
-      }
+      for (const text of texts.slice(start, start + SLICE)) lines.push(text, LINE_END);
       await handle.writev(lines);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }

@@ -199,15 +199,17 @@ describe('the index cache', () => {
     const path = join(indexDir, `${first.commit}.json`);
     const lines = (await readFile(path, 'latin1')).split('\n');
     const header = JSON.parse(lines[0]!) as { parser: string; entries: number };
-    expect(header.parser).toMatch(/^3\//);
+    expect(header.parser).toMatch(/^4\//);
     const stored = JSON.parse(lines[1]!) as { tools: unknown[]; names: string[]; kinds: string };
-    const entries = lines.slice(2, -1).map((line) => JSON.parse(line) as { tool: { intent: string } });
+    expect(JSON.parse(lines[2]!)).toEqual(lines.slice(3, -1).map((line) => line.length + 1));
+    const entries = lines.slice(3, -1).map((line) => JSON.parse(line) as { tool: { intent: string } });
     expect(entries).toHaveLength(header.entries);
     const misread = entries.map((entry) => ({ ...entry, tool: { ...entry.tool, intent: 'MISREAD' } }));
-    const hash = header.parser.replace(/^3\//, '');
+    const hash = header.parser.replace(/^4\//, '');
     const { entries: _count, ...rest } = header;
-    // the layouts before this one: one JSON document (2: ASCII, with a stored index; 1: the bare parser hash, UTF-8, none)
+    // the layouts before this one: 3, lines without their lengths; one JSON document (2: ASCII, with a stored index; 1: the bare parser hash, UTF-8, none)
     const older = [
+      [JSON.stringify({ ...header, parser: `3/${hash}` }), lines[1], ...misread.map((entry) => JSON.stringify(entry)), ''].join('\n'),
       JSON.stringify({ ...rest, parser: `2/${hash}`, entries: misread, index: { tools: stored.tools, toolsets: [], skills: [], policies: [], errors: [], warnings: [] } }),
       JSON.stringify({ ...rest, parser: hash, entries: misread }),
     ];
@@ -223,8 +225,8 @@ describe('the index cache', () => {
       await writeFile(path, [current[0], JSON.stringify({ ...JSON.parse(current[1]!), ...wrong }), ...current.slice(2)].join('\n'), 'latin1');
       expect((await scanOnce(repo, { cacheDir })).tools.map((tool) => [tool.name, tool.intent])).toEqual([['one', 'does one things']]);
     }
-    // nor is one with a line more or less than its header counts
-    for (const torn of [[...current.slice(0, -1), current[2], ''], [...current.slice(0, 2), '']]) {
+    // nor is one with a line more or less than its header counts, or than its lengths add up to
+    for (const torn of [[...current.slice(0, -1), current[3], ''], [...current.slice(0, 3), ''], [...current.slice(0, 2), '']]) {
       await writeFile(path, torn.join('\n'), 'latin1');
       const again = await scanOnce(repo, { cacheDir });
       expect(again.tools.map((tool) => tool.name)).toEqual(['one']);
@@ -267,16 +269,23 @@ describe('the index cache', () => {
     const indexDir = join(cacheDir, 'sources', (await readdir(join(cacheDir, 'sources')))[0]!, 'index');
     const path = join(indexDir, `${first.commit}.json`);
     const lines = (await readFile(path, 'latin1')).split('\n');
-    for (const damage of [(line: string) => line.replace('"name":"beta"', '"name":"zeta"'), (line: string) => line.slice(0, 20)]) {
-      await writeFile(path, [...lines.slice(0, 3), damage(lines[3]!), ...lines.slice(4)].join('\n'), 'latin1');
-      const restarted = await scanOnce(repo, { cacheDir });
-      expect(findTool(restarted, 'alpha')?.name).toBe('alpha');
-      expect(() => findTool(restarted, 'beta')).toThrow(/scan cache .* is damaged at entry 1 .*run the command again/);
-      await expect(readFile(path)).rejects.toMatchObject({ code: 'ENOENT' });
-      const again = await scanOnce(repo, { cacheDir });
-      expect(again.scanned_at).not.toBe(first.scanned_at);
-      expect(again.tools).toEqual(first.tools);
-    }
+    // lines 0-2 are the header, the stored index and the entries' lengths; line 4 is beta's entry
+    const write = (damaged: string) => writeFile(path, [...lines.slice(0, 4), damaged, ...lines.slice(5)].join('\n'), 'latin1');
+    // of the same length, it is read and refused when its tool is asked for
+    await write(lines[4]!.replace('"name":"beta"', '"name":"zeta"'));
+    const restarted = await scanOnce(repo, { cacheDir });
+    expect(findTool(restarted, 'alpha')?.name).toBe('alpha');
+    expect(() => findTool(restarted, 'beta')).toThrow(/scan cache .* is damaged at entry 1 .*run the command again/);
+    await expect(readFile(path)).rejects.toMatchObject({ code: 'ENOENT' });
+    const again = await scanOnce(repo, { cacheDir });
+    expect(again.scanned_at).not.toBe(first.scanned_at);
+    expect(again.tools).toEqual(first.tools);
+    // cut short, the file no longer adds up to its lengths: not read at all, scanned afresh
+    await scanOnce(repo, { cacheDir });
+    await write(lines[4]!.slice(0, 20));
+    const cut = await scanOnce(repo, { cacheDir });
+    expect(cut.scanned_at).not.toBe(again.scanned_at);
+    expect(cut.tools).toEqual(first.tools);
   });
 
   it('rescans a new commit after a restart from the entries it parses from the cache as it would after a fresh scan', async () => {

@@ -1,0 +1,108 @@
+import { readdir, readFile, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readCacheFile, writeCacheFile, type CacheHeader } from '../../src/scanner/cache-file.js';
+import { Scanner } from '../../src/scanner/index.js';
+import type { ScanEntry } from '../../src/scanner/build-index.js';
+import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+
+let temp: { path: string; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  temp = await makeTempDir();
+});
+afterEach(async () => {
+  await temp.cleanup();
+});
+
+const failed = (index: number, message: string): ScanEntry => ({ folder: `t${index}`, oid: `oid-${index}`, tool: null, diagnostics: [{ file: `tools/t${index}/TOOL.hdlp`, line: 1, column: 1, severity: 'error', code: 'YAML_SYNTAX', message }] });
+const header = (entries: number): CacheHeader => ({ parser: 'p', source: 's', commit: 'c', scanned_at: '2026-01-01T00:00:00Z', entries });
+
+describe('readCacheFile', () => {
+  it('reads back every entry as written, one at a time in any order or all at once, whatever text they hold', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.string({ maxLength: 3000 }), { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 10 }), async (messages, asked) => {
+        const path = join(temp.path, 'scan.json');
+        const entries = messages.map((message, index) => failed(index, message));
+        await writeCacheFile(path, header(entries.length), undefined, entries);
+        const file = (await readCacheFile(path, 'p'))!;
+        expect(file.header).toEqual(header(entries.length));
+        for (const position of asked) expect(file.entries.at(position % Math.max(1, entries.length))).toEqual(entries[position % Math.max(1, entries.length)]);
+        expect(file.entries.all()).toEqual(entries);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('reads entries larger than a block read, and many across blocks', async () => {
+    const path = join(temp.path, 'scan.json');
+    const entries = [failed(0, 'x'.repeat(3 << 20)), ...Array.from({ length: 3000 }, (_, index) => failed(index + 1, `${'y'.repeat(500)} ${index}`)), failed(3001, 'z'.repeat(2 << 20))];
+    await writeCacheFile(path, header(entries.length), undefined, entries);
+    const file = (await readCacheFile(path, 'p'))!;
+    expect(file.entries.at(3001)).toEqual(entries[3001]);
+    expect(file.entries.at(1500)).toEqual(entries[1500]);
+    expect(file.entries.all()).toEqual(entries);
+  });
+
+  describe('when the file is not what this version writes', () => {
+    it.each([
+      ['written by another parser or format', async (path: string) => writeCacheFile(path, { ...header(2), parser: '3/other' }, undefined, [failed(0, 'a'), failed(1, 'b')])],
+      // the layout before the lengths line: header, index, then the entries (same parser string, as a hand-copied file might have)
+      ['in the layout before the lines\' lengths', async (path: string) => writeFile(path, `${JSON.stringify(header(2))}\nnull\n${JSON.stringify(failed(0, 'a'))}\n${JSON.stringify(failed(1, 'b'))}\n`)],
+      ['cut short', async (path: string) => {
+        await writeCacheFile(path, header(2), undefined, [failed(0, 'a'), failed(1, 'b')]);
+        const { size } = await import('node:fs/promises').then((fs) => fs.stat(path));
+        await truncate(path, size - 3);
+      }],
+      ['longer than its lines', async (path: string) => {
+        await writeCacheFile(path, header(2), undefined, [failed(0, 'a'), failed(1, 'b')]);
+        await writeFile(path, `${await readFile(path, 'latin1')}${JSON.stringify(failed(2, 'c'))}\n`, 'latin1');
+      }],
+      ['empty', async (path: string) => writeFile(path, '')],
+    ])('is a miss when %s', async (_case, write) => {
+      const path = join(temp.path, 'scan.json');
+      await write(path);
+      expect(await readCacheFile(path, 'p')).toBeUndefined();
+    });
+
+    it('says an entry line that is not what its lengths say is damaged, and removes the file', async () => {
+      const path = join(temp.path, 'scan.json');
+      await writeCacheFile(path, header(2), undefined, [failed(0, 'aaaa'), failed(1, 'bbbb')]);
+      // same length, other bytes: the line no longer parses
+      await writeFile(path, (await readFile(path, 'latin1')).replace('"oid-1"', '{oid-1}'), 'latin1');
+      const file = (await readCacheFile(path, 'p'))!;
+      expect(file.entries.at(0)).toEqual(failed(0, 'aaaa'));
+      expect(() => file.entries.at(1)).toThrow(/is damaged at entry 1/);
+      expect(await readCacheFile(path, 'p')).toBeUndefined();
+    });
+  });
+});
+
+describe('Scanner over a scan cache in an older layout', () => {
+  it('rebuilds it from the repository instead of reading it, and serves what the repository holds', async () => {
+    const repo = join(temp.path, 'repo');
+    await initRepository(repo);
+    await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+    const cacheDir = join(temp.path, 'cache');
+    const first = new Scanner({ repo, cacheDir });
+    const index = await first.scan();
+    await first.flush();
+    // the same scan as the layout before (format 3: no lengths line), its tools renamed, under the old format's parser string
+    const folder = await findIndexFolder(cacheDir);
+    const [name] = await readdir(folder);
+    const text = await readFile(join(folder, name!), 'latin1');
+    const [headerLine, indexLine, , ...entryLines] = text.split('\n');
+    const oldHeader = JSON.parse(headerLine!) as CacheHeader;
+    const older = [JSON.stringify({ ...oldHeader, parser: oldHeader.parser.replace(/^4\//, '3/') }), indexLine, ...entryLines].join('\n').replaceAll('alpha', 'omega');
+    await writeFile(join(folder, name!), older, 'latin1');
+    const again = await new Scanner({ repo, cacheDir }).scan();
+    expect(again.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
+    expect(again.tools).toEqual(index.tools);
+  });
+});
+
+async function findIndexFolder(cacheDir: string): Promise<string> {
+  const sources = join(cacheDir, 'sources');
+  const [source] = await readdir(sources);
+  return join(sources, source!, 'index');
+}
