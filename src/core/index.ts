@@ -16,7 +16,7 @@ export {
   type ToolSource,
 } from './tool-definition.js';
 export { formatDiagnostic, type Diagnostic, type DiagnosticCode } from './diagnostic.js';
-export { compareToolNames, findTool, toolCount, withLazyTools, type ToolIndex } from './tool-index.js';
+export { compareToolNames, findTool, makeToolsSteps, toolCount, withLazyTools, type ToolIndex } from './tool-index.js';
 export {
   ENTRY_KINDS,
   ENTRY_LAYOUT,

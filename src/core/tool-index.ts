@@ -39,6 +39,20 @@ export function toolCount(index: ToolIndex): number {
   return lazyNames.get(index)?.length ?? index.tools.length;
 }
 
+/**
+ * Makes every tool of an index made by `withLazyTools`, yielding between tools, so that a reader of the whole list
+ * (the matcher, preparing intent matching after a server listens) finds them made instead of parsing 100,000
+ * definitions in one turn of the event loop; any other index has nothing to make.
+ */
+export function* makeToolsSteps(index: ToolIndex): Generator<void, void, void> {
+  const make = lazyMakers.get(index);
+  if (!make) return;
+  for (let position = 0; position < make.count; position++) {
+    make.at(position);
+    yield;
+  }
+}
+
 // tools are sorted by name: binary search keeps lookups O(log n) at 10,000 tools
 function positionOf<T>(sorted: readonly T[], name: string, nameOf: (item: T) => string): number | undefined {
   let low = 0;
@@ -58,6 +72,8 @@ function positionOf<T>(sorted: readonly T[], name: string, nameOf: (item: T) => 
 const lazyLookups = new WeakMap<ToolIndex, (name: string) => ToolDefinition | undefined>();
 // the names of such an index's tools, for counting them
 const lazyNames = new WeakMap<ToolIndex, readonly string[]>();
+// how to make one tool of such an index, by position
+const lazyMakers = new WeakMap<ToolIndex, { count: number; at: (position: number) => ToolDefinition }>();
 
 /**
  * An index whose tools are made when first read: the whole list when `tools` is read, one tool when `findTool`
@@ -79,11 +95,13 @@ export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly 
       Object.defineProperty(index, 'tools', { value: tools, enumerable: true, configurable: true, writable: true });
       lazyLookups.delete(index);
       lazyNames.delete(index);
+      lazyMakers.delete(index);
       return tools;
     },
   });
   Object.assign(index, rest);
   lazyNames.set(index, names);
+  lazyMakers.set(index, { count: names.length, at: madeAt });
   lazyLookups.set(index, (name) => {
     const at = positionOf(names, name, (known) => known);
     return at === undefined ? undefined : madeAt(at);

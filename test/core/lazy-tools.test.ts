@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareToolNames, findTool, toolCount, withLazyTools, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
+import { compareToolNames, findTool, makeToolsSteps, runToEnd, toolCount, withLazyTools, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
 
 // only the fields an index's order and lookups read; the rest of a definition plays no part here
 function makeTool(name: string): ToolDefinition {
@@ -64,6 +64,26 @@ describe('withLazyTools', () => {
           expect(toolCount(lazy)).toBe(toolCount(eager));
         }),
       );
+    });
+  });
+
+  describe('when its tools are made a step at a time', () => {
+    it('makes each once, one a step, and the whole list read later is those very objects', () => {
+      const { eager, lazy, made } = eagerAndLazy(['gamma', 'alpha', 'beta']);
+      const beta = findTool(lazy, 'beta');
+      const steps = makeToolsSteps(lazy);
+      steps.next();
+      expect(made).toEqual([1, 0]);
+      runToEnd(steps);
+      expect(made).toEqual([1, 0, 2]);
+      expect(lazy.tools).toEqual(eager.tools);
+      expect(lazy.tools[1]).toBe(beta);
+      expect(made).toEqual([1, 0, 2]);
+    });
+
+    it('has nothing to make in an index built whole', () => {
+      const { eager } = eagerAndLazy(['alpha']);
+      expect(makeToolsSteps(eager).next()).toEqual({ done: true, value: undefined });
     });
   });
 });

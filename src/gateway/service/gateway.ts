@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { MatchResult, ProgressUpdate, Receipt, ReceiptApproval, ReceiptSource, ToolDefinition, ToolIndex, UsageEvent } from '../../core/index.js';
+import { makeToolsSteps, runLettingGo, type MatchResult, type ProgressUpdate, type Receipt, type ReceiptApproval, type ReceiptSource, type ToolDefinition, type ToolIndex, type UsageEvent } from '../../core/index.js';
 import { EventHub } from '../../events/index.js';
 import { execute, redactValue, secretsOf } from '../../executors/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
@@ -349,7 +349,11 @@ export class Gateway {
         this.logger?.warn({ err: (error as Error).message }, 'could not compile the parser\'s checks ahead of a rescan');
       }
     };
-    this.prepareMatching().then(warmUpParsing, warmUpParsing);
+    // the matcher reads every definition at once: made first a slice at a time, a request by name waits for none of them
+    void runLettingGo(makeToolsSteps(this.registries.current.index))
+      // a definition that cannot be read fails intent matching as it would have, said in the log
+      .then(() => this.prepareMatching(), () => this.prepareMatching())
+      .then(warmUpParsing, warmUpParsing);
   }
 
   /**
