@@ -6,16 +6,10 @@
 export function applyDelta(delta: Uint8Array, base: Uint8Array): Buffer {
   let position = 0;
   const readSize = (): number => {
-    let value = 0;
-    let shift = 0;
-    let byte: number;
-    do {
-      if (position >= delta.length) throw new Error('corrupt git delta: truncated size');
-      byte = delta[position++]!;
-      value += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (byte & 0x80);
-    return value;
+    const size = readVarint(delta, position);
+    if (size === undefined) throw new Error('corrupt git delta: truncated size');
+    position = size.next;
+    return size.value;
   };
   if (readSize() !== base.length) throw new Error('corrupt git delta: its base has another size');
   const size = readSize();
@@ -47,4 +41,17 @@ export function applyDelta(delta: Uint8Array, base: Uint8Array): Buffer {
   }
   if (written !== result.length) throw new Error('corrupt git delta: its result is shorter than it says');
   return result;
+}
+
+/** A little-endian base-128 number: a delta's two sizes (read whole by `applyDelta`, or from a delta's first bytes for its object's size). */
+export function readVarint(bytes: Uint8Array, start: number): { value: number; next: number } | undefined {
+  let value = 0;
+  let shift = 0;
+  for (let position = start; position < bytes.length; position++) {
+    const byte = bytes[position]!;
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+    if ((byte & 0x80) === 0) return { value, next: position + 1 };
+  }
+  return undefined;
 }

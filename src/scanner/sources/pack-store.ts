@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
-import { applyDelta } from './git-delta.js';
+import { applyDelta, readVarint } from './git-delta.js';
 
 /** The four kinds of git object. */
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
@@ -259,19 +259,6 @@ export function partialInflate(compressed: Buffer): Buffer {
   } catch {
     return Buffer.alloc(0);
   }
-}
-
-/** A little-endian base-128 number (a delta's sizes, a loose header's digits are read elsewhere). */
-export function readVarint(bytes: Uint8Array, start: number): { value: number; next: number } | undefined {
-  let value = 0;
-  let shift = 0;
-  for (let position = start; position < bytes.length; position++) {
-    const byte = bytes[position]!;
-    value += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-    if ((byte & 0x80) === 0) return { value, next: position + 1 };
-  }
-  return undefined;
 }
 
 /** Delta bases by pack and offset, least recently used dropped first once they hold more than `limit` bytes. */
