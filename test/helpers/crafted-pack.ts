@@ -3,30 +3,32 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 
+/** One object of a crafted pack: a whole blob, or a `ref-delta` on the object `base` names (its `data` the delta itself). */
+export type CraftedEntry = { oid: string; kind: 'blob'; data: Buffer } | { oid: string; kind: 'ref-delta'; base: string; data: Buffer };
+
 /**
- * Writes `objects/pack/pack-<hash>.{pack,idx}` into `gitdir`: one version-2 pack whose objects are all `ref-delta`s,
- * each on the base `bases` names (which may be another object of the same pack, or itself). No git writes such a
- * pack (index-pack refuses a delta cycle), but a repository on disk is whatever its writer put there. Each delta
- * copies the 5 bytes of a 5-byte base.
+ * Writes `objects/pack/pack-<hash>.{pack,idx}` into `gitdir`: one version-2 pack holding `entries` as given, under
+ * the ids given (which need not be their contents' hashes: a repository on disk is whatever its writer put there,
+ * and git's index-pack, which would refuse most of what tests craft, never sees it).
  */
-export async function writeRefDeltaPack(gitdir: string, bases: Record<string, string>): Promise<void> {
-  const delta = Buffer.from([5, 5, 0x90, 5]);
+export async function writeCraftedPack(gitdir: string, entries: readonly CraftedEntry[]): Promise<void> {
   const header = Buffer.alloc(12);
   header.write('PACK', 0, 'latin1');
   header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(Object.keys(bases).length, 8);
+  header.writeUInt32BE(entries.length, 8);
   const offsets = new Map<string, number>();
-  const entries: Buffer[] = [];
+  const bodies: Buffer[] = [];
   let offset = header.length;
-  for (const [oid, base] of Object.entries(bases)) {
-    const entry = Buffer.concat([Buffer.from([(7 << 4) | delta.length]), Buffer.from(base, 'hex'), deflateSync(delta)]);
-    offsets.set(oid, offset);
-    offset += entry.length;
-    entries.push(entry);
+  for (const entry of entries) {
+    const typed = entry.kind === 'blob' ? entryHeader(3, entry.data.length) : Buffer.concat([entryHeader(7, entry.data.length), Buffer.from(entry.base, 'hex')]);
+    const body = Buffer.concat([typed, deflateSync(entry.data)]);
+    offsets.set(entry.oid, offset);
+    offset += body.length;
+    bodies.push(body);
   }
-  const body = Buffer.concat([header, ...entries]);
-  const checksum = createHash('sha1').update(body).digest();
-  const pack = Buffer.concat([body, checksum]);
+  const content = Buffer.concat([header, ...bodies]);
+  const checksum = createHash('sha1').update(content).digest();
+  const pack = Buffer.concat([content, checksum]);
   const names = [...offsets.keys()].sort();
   const fanout = Buffer.alloc(1024);
   for (let byte = 0; byte < 256; byte++) fanout.writeUInt32BE(names.filter((name) => parseInt(name.slice(0, 2), 16) <= byte).length, byte * 4);
@@ -40,4 +42,45 @@ export async function writeRefDeltaPack(gitdir: string, bases: Record<string, st
   const name = `pack-${checksum.toString('hex')}`;
   await writeFile(join(folder, `${name}.pack`), pack);
   await writeFile(join(folder, `${name}.idx`), index);
+}
+
+/**
+ * A pack whose objects are all `ref-delta`s, each on the base `bases` names (another object of the same pack, or
+ * itself): no git writes one (index-pack refuses a delta cycle). Each delta copies the 5 bytes of a 5-byte base.
+ */
+export function writeRefDeltaPack(gitdir: string, bases: Record<string, string>): Promise<void> {
+  const delta = Buffer.from([5, 5, 0x90, 5]);
+  return writeCraftedPack(gitdir, Object.entries(bases).map(([oid, base]) => ({ oid, kind: 'ref-delta' as const, base, data: delta })));
+}
+
+/** A git delta: its base's size, its result's size, then its instructions as given. */
+export function craftDelta(baseSize: number, resultSize: number, instructions: Buffer): Buffer {
+  return Buffer.concat([varint(baseSize), varint(resultSize), instructions]);
+}
+
+/** The id git gives a blob of `content`. */
+export function blobId(content: Buffer): string {
+  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
+}
+
+// a pack entry's type and size: 3 bits of type and 4 of size, then 7 bits of size per byte
+function entryHeader(type: number, size: number): Buffer {
+  const bytes = [(type << 4) | (size & 15)];
+  let rest = Math.floor(size / 16);
+  while (rest > 0) {
+    bytes[bytes.length - 1]! |= 0x80;
+    bytes.push(rest & 0x7f);
+    rest = Math.floor(rest / 128);
+  }
+  return Buffer.from(bytes);
+}
+
+function varint(value: number): Buffer {
+  const bytes: number[] = [];
+  let rest = value;
+  do {
+    bytes.push((rest & 0x7f) | (rest >= 128 ? 0x80 : 0));
+    rest = Math.floor(rest / 128);
+  } while (rest > 0);
+  return Buffer.from(bytes);
 }

@@ -1,9 +1,11 @@
 /**
  * Applies a git delta (a pack's `ofs-delta` or `ref-delta` data, inflated) to its base: two sizes, then copy
  * instructions (a range of the base) and insert instructions (bytes that follow). Throws on a delta that does not
- * fit its base or its own stated sizes: a corrupt pack is that object's read failure, never wrong content.
+ * fit its base or its own stated sizes, or whose result would pass `maxBytes` (checked before anything is
+ * allocated: a few kilobytes of copies of one base can state gigabytes): a corrupt pack is that object's read
+ * failure, never wrong content.
  */
-export function applyDelta(delta: Uint8Array, base: Uint8Array): Buffer {
+export function applyDelta(delta: Uint8Array, base: Uint8Array, maxBytes = Number.MAX_SAFE_INTEGER): Buffer {
   let position = 0;
   const readSize = (): number => {
     const size = readVarint(delta, position);
@@ -13,6 +15,7 @@ export function applyDelta(delta: Uint8Array, base: Uint8Array): Buffer {
   };
   if (readSize() !== base.length) throw new Error('corrupt git delta: its base has another size');
   const size = readSize();
+  if (size > maxBytes) throw new Error(`git delta: its result of ${size} bytes is over the ${maxBytes} bytes an object read may hold`);
   // every instruction is at least a byte and writes at most the whole base or 127 bytes: a size beyond that is a lie
   if (size > (delta.length - position) * Math.max(base.length, 127)) throw new Error('corrupt git delta: a size its instructions cannot reach');
   const result = Buffer.allocUnsafe(size);

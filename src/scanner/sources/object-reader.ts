@@ -3,7 +3,7 @@ import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inflate } from 'node:zlib';
-import { MAX_CHAIN, partialInflate, type GitObject, type ObjectType, type PackStore } from './pack-store.js';
+import { MAX_CHAIN, MAX_OBJECT_BYTES, partialInflate, type GitObject, type ObjectType, type PackStore } from './pack-store.js';
 
 // enough compressed bytes to hold a loose object's header, and no more
 const HEAD_BYTES = 512;
@@ -22,6 +22,7 @@ export class ObjectReader {
     private readonly gitdir: string,
     private readonly packs: PackStore,
     private readonly mayBeLoose: (oid: string) => boolean = () => true,
+    private readonly maxObjectBytes = MAX_OBJECT_BYTES,
   ) {}
 
   /** The object's size from its header; `undefined` when neither a loose header nor a pack entry says (the caller reads it and checks after). */
@@ -57,7 +58,11 @@ export class ObjectReader {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    const wrapped = await inflateAsync(compressed);
+    // a loose object is bounded as a packed one is: a few kilobytes of zeros inflate to gigabytes
+    const wrapped = await inflateAsync(compressed, { maxOutputLength: this.maxObjectBytes + HEAD_BYTES }).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw error;
+      throw new Error(`loose object ${oid} inflates to more than the ${this.maxObjectBytes} bytes an object read may hold`);
+    });
     const nul = wrapped.indexOf(0);
     const match = nul > 0 ? /^([a-z]+) (\d+)$/.exec(wrapped.toString('latin1', 0, nul)) : null;
     if (!match || !OBJECT_TYPES.has(match[1]!) || Number(match[2]) !== wrapped.length - nul - 1) throw new Error(`malformed loose object ${oid}`);

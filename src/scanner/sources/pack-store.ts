@@ -25,6 +25,14 @@ const HEAD_BYTES = 512;
  */
 export const BASE_CACHE_BYTES = 32 * 1024 * 1024;
 
+/**
+ * The largest object the reader makes, whole or as a delta's result or a delta itself: a delta base is read whatever
+ * it is, and a pack can state a base of gigabytes that a few kilobytes of copy instructions fill (git's own index-pack
+ * would resolve it; a repository on disk is whatever its writer put there). Trees, commits and definitions are far
+ * smaller: a `tools/` tree of 100,000 tools is ~4 MB.
+ */
+export const MAX_OBJECT_BYTES = 64 * 1024 * 1024;
+
 /** A pack: its version-2 index, and its content once an object in it is read. */
 interface Pack {
   name: string;
@@ -63,6 +71,7 @@ export class PackStore {
     private readonly gitdir: string,
     baseCacheBytes = BASE_CACHE_BYTES,
     private readonly idleMs = IDLE_RELEASE_MS,
+    private readonly maxObjectBytes = MAX_OBJECT_BYTES,
   ) {
     this.bases = new BaseCache(baseCacheBytes);
   }
@@ -162,6 +171,7 @@ export class PackStore {
         break;
       }
       const entry = entryAt(content, at);
+      if (entry.size > this.maxObjectBytes) throw new Error(`pack ${pack.name}: an object of ${entry.size} bytes at ${at}, over the ${this.maxObjectBytes} bytes an object read may hold`);
       if (entry.type === OFS_DELTA) {
         deltas.push({ offset: at, entry });
         at = entry.baseOffset!;
@@ -181,7 +191,7 @@ export class PackStore {
     }
     for (let index = deltas.length - 1; index >= 0; index--) {
       const { offset: at, entry } = deltas[index]!;
-      base = { type: base.type, content: applyDelta(inflateEntry(content, entry), base.content) };
+      base = { type: base.type, content: applyDelta(inflateEntry(content, entry), base.content, this.maxObjectBytes) };
       if (index > 0) this.bases.set(pack.name, at, base);
     }
     return base;
