@@ -230,6 +230,19 @@ describe('applyDelta', () => {
       }),
     );
   });
+
+  it('never returns more than the bytes a read may hold, whatever the delta states', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), fc.uint8Array({ maxLength: 64 }), fc.nat({ max: 200 }), (delta, base, maxBytes) => {
+        try {
+          expect(applyDelta(Uint8Array.from([...varint(base.length), ...delta]), base, maxBytes).length).toBeLessThanOrEqual(maxBytes);
+        } catch (error) {
+          expect(error).toBeInstanceOf(Error);
+          expect((error as Error).message).toMatch(/^corrupt git delta|^git delta: its result of \d+ bytes is over the \d+ bytes/);
+        }
+      }),
+    );
+  });
 });
 
 function varint(value: number): number[] {
