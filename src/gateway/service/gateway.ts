@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { makeToolsSteps, runLettingGo, type MatchResult, type ProgressUpdate, type Receipt, type ReceiptApproval, type ReceiptSource, type ToolDefinition, type ToolIndex, type UsageEvent } from '../../core/index.js';
+import { makeToolsSteps, runLettingGo, type MatchResult, type Receipt, type ToolDefinition, type ToolIndex } from '../../core/index.js';
 import { EventHub } from '../../events/index.js';
-import { execute, redactValue, secretsOf } from '../../executors/index.js';
+import { redactValue } from '../../executors/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
-import { compactSchema, createModelStage, matchWithModel, searchIndexFiles, type MatchContext, type Matcher, type ModelStage } from '../../matcher/index.js';
+import { createModelStage, matchWithModel, searchIndexFiles, type MatchContext, type Matcher, type ModelStage } from '../../matcher/index.js';
 import { Scanner, warmUpParser } from '../../scanner/index.js';
-import { accessRights, API_TOKEN_PRINCIPAL, ApprovalDesk, decidePolicy, LOCAL_PRINCIPAL, Principals, unrunReceipt, type ApprovalAnswer, type DecideOptions, type Principal, type UnrunCall } from '../../policy/index.js';
+import { accessRights, API_TOKEN_PRINCIPAL, ApprovalDesk, decidePolicy, LOCAL_PRINCIPAL, Principals, type ApprovalAnswer, type DecideOptions, type Principal } from '../../policy/index.js';
 import { SessionManager, type SessionState } from '../../sessions/index.js';
 import { openStore, type ChainReport, type ReceiptQuery, type Store, type StoreHealth } from '../../store/index.js';
 import type { SandboxStatus } from '../../sandbox/index.js';
@@ -17,93 +16,25 @@ import { chooseDeadline } from './call-deadline.js';
 import type { CallOutcome } from './call-outcome.js';
 import { ExecutionTargets } from './execution-targets.js';
 import { eventObserver } from './gateway-events.js';
-import { rejectionOf, type AskedCall } from './rejection-step.js';
 import { sessionStep } from './session-step.js';
 import { sessionStoreOf } from './session-store-of.js';
-import { tooDeepParams, unknownToolOutcome } from './unknown-tool.js';
+import { tooDeepParams } from './unknown-tool.js';
+import { lookUpCall } from './call-lookup.js';
 import { RecentTools } from './recent-tools.js';
 import { usageStep } from './usage-step.js';
 import { RegistrySwap, type Registry, type RescanResult } from './registry-swap.js';
 import { MATCH_WAIT_MS, MatchingReadiness } from './matching-readiness.js';
+import { ReceiptKeeper, storeDown } from './receipt-keeper.js';
+import { LaterWrites } from './later-writes.js';
+import type { CallAsked, CallOptions, CallRequest, CallStep, GatewayObserver, GatewayOptions, MatchOptions } from './gateway-types.js';
 
 export type { Registry, RescanResult };
-
-/**
- * How to match an intent: at most `limit` candidates; `context` (tools, group) moves the tools it
- * points at up; `session` adds the tools that session called lately, and records the match.
- */
-export interface MatchOptions {
-  limit?: number;
-  context?: Omit<MatchContext, 'recent'>;
-  /** the agent session asking (MCP: its connection's; HTTP: `X-HLDP-Session`), if any */
-  session?: SessionState;
-  /** the principal asking (with a session, the session's): only tools it may use are offered */
-  caller?: string;
-  /** how long to wait for intent matching while it is being prepared (start, default {@link MATCH_WAIT_MS}) before `SearchIndexLoadingError` */
-  waitMs?: number;
-}
-
-/** What a gateway reports as it works (metrics subscribe here, so CLI, HTTP and MCP calls all count). */
-export interface GatewayObserver {
-  /** `asked`: the tool name as the caller gave it (absent for a confirmation), who called, and in which session */
-  called?(outcome: CallOutcome, seconds: number, asked?: CallAsked): void;
-  matched?(seconds: number): void;
-  scanned?(result: RescanResult | { error: Error }): void;
-}
-
-/** What observers learn of a call besides its outcome. */
-export interface CallAsked {
-  tool?: string;
-  caller?: string;
-  session?: string;
-}
-
-/** One call on its way down the call path. */
-export interface CallRequest {
-  tool: string;
-  params: unknown;
-  signal?: AbortSignal;
-  /** the call's own deadline in ms, within the tool's `max_timeout_ms`; absent: the tool's `timeout_ms` */
-  timeoutMs?: number;
-  /** where the running call's progress goes (an MCP client's progress token), if its executor reports any */
-  onProgress?: (update: ProgressUpdate) => void;
-  /** the agent session the call is made in, if any */
-  session?: SessionState;
-  /** the principal the call is made for (with a session, the session's); absent: nobody, refused once credentials are configured */
-  caller?: string;
-  /** `tool_call` runs any tool the caller may run; a direct call of a reserved tool enables its toolset instead */
-  via?: 'direct' | 'tool_call';
-}
-
-/** How one call or confirmation runs: what a surface passes besides the tool and its params. */
-export type CallOptions = Omit<CallRequest, 'tool' | 'params'>;
-
-/**
- * One step of the call path before execution (visibility; the policy, approval and event steps of later
- * work): it answers the call itself, or passes it on with `next`. Steps run in the order they were added.
- */
-export type CallStep = (request: CallRequest, next: (request: CallRequest) => Promise<CallOutcome>) => Promise<CallOutcome>;
-
-/** How to open a gateway; the store, logger, observers, session store and clock may be injected (tests, embedding, metrics). */
-export interface GatewayOptions {
-  config: GatewayConfig;
-  logger?: Logger;
-  store?: Store;
-  observer?: GatewayObserver;
-  /** more observers: metrics, events and anything else subscribe side by side */
-  observers?: GatewayObserver[];
-  /** the sessions' clock (tests move time with it) */
-  clock?: () => number;
-  /** probe the sandbox while the repository is scanned (servers, whose `warmUp` awaits the probe), not on the first call */
-  probeSandbox?: boolean;
-}
+export type { CallAsked, CallOptions, CallRequest, CallStep, GatewayObserver, GatewayOptions, MatchOptions } from './gateway-types.js';
 
 /** The composition root's service: the registry, the call path (steps → lookup → confirmation → execute → receipt → observers), sessions, rescans. */
 export class Gateway {
   /** agent sessions: toolsets, visibility, the meta-tools and the prompt block over this gateway's registry */
   readonly sessions: SessionManager;
-  /** the HTTP address this gateway serves at, once it does (recorded in receipts) */
-  private servingAt: string | undefined;
   /** the event stream: this process's calls, rejections, confirmations and scans go into the store's log; servers `start` it to deliver */
   readonly events: EventHub;
   /** the configured principals (and `api_token` as `admin`): who requests act for */
@@ -115,9 +46,10 @@ export class Gateway {
   private readonly observers: GatewayObserver[];
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly recentTools = new RecentTools();
-  private readonly usageWrites = new Set<Promise<void>>();
+  private readonly later: LaterWrites;
   private readonly modelStage: ModelStage | undefined;
   private readonly matchingReadiness: MatchingReadiness;
+  private readonly keeper: ReceiptKeeper;
   /** tells this instance's messages on the store's bus from the others' */
   readonly instanceId = randomUUID();
 
@@ -132,6 +64,8 @@ export class Gateway {
     clock?: () => number,
   ) {
     this.observers = observers;
+    this.keeper = new ReceiptKeeper(targets, store, logger, () => this.registries.current);
+    this.later = new LaterWrites(store, targets, logger);
     // search indexes are kept between runs beside the scans, so a restart loads its own instead of building it
     this.registries = new RegistrySwap(scanner, index, searchIndexFiles(join(config.cacheDir, 'search')), logger, (result) => {
       for (const observer of this.observers) observer.scanned?.(result);
@@ -157,8 +91,8 @@ export class Gateway {
       store,
       ttlMs: config.confirmationTtlMs,
       deadline: (tool, requestedMs) => chooseDeadline(tool, requestedMs, config.maxCallTimeoutMs),
-      run: (registry, tool, params, approval, timeoutMs, who) => this.run(registry, tool, params, approval, timeoutMs, who),
-      unrun: (call) => this.storeUnrun(call),
+      run: (registry, tool, params, approval, timeoutMs, who) => this.keeper.run(registry, tool, params, approval, timeoutMs, who),
+      unrun: (call) => this.keeper.storeUnrun(call),
       finished: (outcome) => this.report(outcome, 0, { tool: outcome.kind === 'receipt' ? outcome.receipt.tool : undefined, ...(outcome.kind === 'receipt' && outcome.receipt.caller ? { caller: outcome.receipt.caller } : {}), ...(outcome.kind === 'receipt' && outcome.receipt.session ? { session: outcome.receipt.session } : {}) }),
     });
     // the rights layer of the one visibility function: principals, tools' access blocks, policies' access rules
@@ -166,7 +100,7 @@ export class Gateway {
     // visibility is the first step: a forbidden tool is refused and a reserved one substituted before anything else looks at the call
     this.use(sessionStep(this.sessions, (name, params) => this.registries.current.matcher.lookup(name, tooDeepParams(params) ? {} : (params ?? {}))));
     // then what a session reaches for is remembered: its recent tools inform its next matches, and the pair is stored
-    this.use(usageStep(this.recentTools, (event) => this.recordUsage(event), () => this.registries.current));
+    this.use(usageStep(this.recentTools, (event) => this.later.usage(event), () => this.registries.current));
     const onFailure = (message: string): void => this.logger?.warn({ model: config.matcherModel?.model, err: message }, 'matcher model failed; answering from the words alone');
     this.modelStage = config.matcherModel === undefined ? undefined : createModelStage(config.matcherModel, { onFailure });
   }
@@ -237,7 +171,7 @@ export class Gateway {
     for (const observer of this.observers) observer.matched?.((performance.now() - start) / 1000);
     if (session !== undefined) {
       const tools = result.found ? result.candidates.map((candidate) => candidate.name) : [];
-      this.recordUsage({ kind: 'match', session: session.id, at: new Date().toISOString(), commit: registry.index.commit, intent: asked, tools, outcome: result.found ? result.confidence : 'none' });
+      this.later.usage({ kind: 'match', session: session.id, at: new Date().toISOString(), commit: registry.index.commit, intent: asked, tools, outcome: result.found ? result.confidence : 'none' });
     }
     return result;
   }
@@ -251,14 +185,14 @@ export class Gateway {
     const caller = options.caller ?? options.session?.principal;
     const outcome = chain({ tool, params, ...options, ...(caller === undefined ? {} : { caller }) });
     // a call refused before it could run leaves a record a person can read (hldp receipts --rejected)
-    void outcome.then((done) => this.recordRejection(done, { tool, params, caller: caller ?? null, session: options.session?.id ?? null }), () => undefined);
+    void outcome.then((done) => this.later.rejection(done, { tool, params, caller: caller ?? null, session: options.session?.id ?? null }), () => undefined);
     return this.track(outcome, { tool, ...asker(caller, options.session) });
   }
 
   /** Runs the call a confirmation token stands for, exactly as it was asked (under this request's deadline, if it names one). */
   confirm(token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session' | 'onProgress'> = {}): Promise<CallOutcome> {
     const caller = options.caller ?? options.session?.principal;
-    const confirming = this.fromStore(() => this.approvals.confirm(token, { ...(caller === undefined ? {} : { caller }), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }));
+    const confirming = this.keeper.fromStore(() => this.approvals.confirm(token, { ...(caller === undefined ? {} : { caller }), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }));
     return this.track(confirming, asker(caller, options.session));
   }
 
@@ -381,7 +315,7 @@ export class Gateway {
    * `api_token`, it goes without a token: a tool must not read the API as admin for an agent that is not one.
    */
   useSelfApi(url: string): void {
-    this.servingAt = url;
+    this.keeper.servingAt = url;
     const onlyAdmin = this.config.principals.every((principal) => principal.name === API_TOKEN_PRINCIPAL);
     this.targets.useSelfApi({ url, ...(this.config.apiToken && onlyAdmin ? { token: this.config.apiToken } : {}) });
   }
@@ -390,7 +324,7 @@ export class Gateway {
   async close(): Promise<void> {
     this.approvals.stop();
     await Promise.allSettled([...this.inFlight]);
-    await Promise.allSettled([...this.usageWrites]);
+    await this.later.settled();
     // the events of the last calls reach the log before the store closes
     await this.events.stop();
     await this.scanner.flush();
@@ -398,17 +332,6 @@ export class Gateway {
     this.registries.current.matcher.persist();
     await this.targets.close();
     await this.store.close();
-  }
-
-  // written after the answer: a usage event is for learning later, and must neither slow nor fail a call
-  private recordUsage(event: UsageEvent): void {
-    const write = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.store.usage.record(event))
-      .catch((error: unknown) => {
-        this.logger?.warn({ err: (error as Error).message, session: event.session }, 'could not record a usage event');
-      })
-      .finally(() => this.usageWrites.delete(write));
-    this.usageWrites.add(write);
   }
 
   /** Tells the observers what a call (or a decision on one) came to. */
@@ -420,23 +343,6 @@ export class Gateway {
   hold<T>(work: Promise<T>): Promise<T> {
     this.inFlight.add(work);
     return work.finally(() => this.inFlight.delete(work));
-  }
-
-  // written after the answer, like a usage event: the record is for a person later, and must neither slow nor fail a call
-  private recordRejection(outcome: CallOutcome, asked: AskedCall): void {
-    const rejected = rejectionOf(outcome, asked);
-    if (!rejected) return;
-    const write = this.targets
-      .context(false)
-      .then((context) => {
-        const secrets = secretsOf(context);
-        return this.store.rejections.save({ ...rejected, params: redactValue(rejected.params, secrets), reason: redactValue(rejected.reason, secrets) });
-      })
-      .catch((error: unknown) => {
-        this.logger?.warn({ err: (error as Error).message, tool: rejected.tool }, 'could not record a rejected call');
-      })
-      .finally(() => this.usageWrites.delete(write));
-    this.usageWrites.add(write);
   }
 
   private track(work: Promise<CallOutcome>, asked?: CallAsked): Promise<CallOutcome> {
@@ -456,23 +362,8 @@ export class Gateway {
   }
 
   private async callOn(registry: Registry, request: CallRequest): Promise<CallOutcome> {
-    const { tool: name, params } = request;
-    // a value nested past the limit is never cloned or validated: both recurse, and would overflow the stack
-    const tooDeep = tooDeepParams(params);
-    const lookup = registry.matcher.lookup(name, tooDeep ? {} : (params ?? {}));
-    if (!lookup.found) return unknownToolOutcome(registry.index, name, lookup.errorMessage, lookup.near);
-    if (tooDeep) {
-      return {
-        kind: 'invalid_params', found: true, code: 'INVALID_PARAMS', tool: lookup.tool.name, error: `invalid params for '${lookup.tool.name}': ${tooDeep}`,
-        problems: [{ param: '', message: tooDeep }], schema: compactSchema(lookup.tool.params_schema), params_schema: lookup.tool.params_schema,
-      };
-    }
-    if (!lookup.valid) {
-      return {
-        kind: 'invalid_params', found: true, code: 'INVALID_PARAMS', tool: lookup.tool.name, error: lookup.errorMessage,
-        problems: lookup.problems, schema: lookup.schema, params_schema: lookup.tool.params_schema,
-      };
-    }
+    const lookup = lookUpCall(registry, request.tool, request.params);
+    if (!lookup.ok) return lookup.outcome;
     const { tool, data } = lookup;
     const deadline = chooseDeadline(tool, request.timeoutMs, this.config.maxCallTimeoutMs);
     if (!deadline.ok) return deadline.outcome;
@@ -481,89 +372,19 @@ export class Gateway {
     const session = request.session?.id ?? null;
     switch (decision.kind) {
       case 'allow':
-        return { kind: 'receipt', receipt: await this.run(registry, tool, data, null, deadline.timeoutMs, { ...request, session }) };
+        return { kind: 'receipt', receipt: await this.keeper.run(registry, tool, data, null, deadline.timeoutMs, { ...request, session }) };
       case 'deny':
         return {
           kind: 'receipt',
-          receipt: await this.storeUnrun({
+          receipt: await this.keeper.storeUnrun({
             tool: tool.name, method: tool.method, executor: tool.executor, params: data, commit: registry.index.commit, code: 'DENIED',
             error: `${tool.name}: denied, nothing ran: ${decision.reason}`, caller: caller.name, session, approval: null, timeoutMs: deadline.timeoutMs,
           }),
         };
       case 'approve':
-        return this.fromStore(() => this.approvals.request(registry, tool, data, decision, caller.name, session, deadline.timeoutMs));
+        return this.keeper.fromStore(() => this.approvals.request(registry, tool, data, decision, caller.name, session, deadline.timeoutMs));
     }
   }
-
-  /** A store operation, or the outcome that says the store cannot be reached (nothing ran). */
-  private async fromStore<T>(operation: () => Promise<T>): Promise<T | Extract<CallOutcome, { kind: 'store_unavailable' }>> {
-    try {
-      return await operation();
-    } catch (error) {
-      this.logger?.error({ err: (error as Error).message }, 'store unavailable');
-      return { kind: 'store_unavailable', code: 'STORE_UNAVAILABLE', error: `the store cannot be reached, so nothing ran: ${(error as Error).message}; try again when GET /healthz says ok` };
-    }
-  }
-
-  private async run(
-    registry: Registry,
-    definition: ToolDefinition,
-    params: Record<string, unknown>,
-    approval: ReceiptApproval | null,
-    timeoutMs: number,
-    options: { signal?: AbortSignal; caller?: string | null; session?: string | null; onProgress?: (update: ProgressUpdate) => void },
-  ): Promise<Receipt> {
-    const id = randomUUID();
-    const startedAt = new Date();
-    // every executor reads its deadline from the constraints: the call's own one takes the definition's place
-    const tool = timeoutMs === definition.constraints.timeout_ms ? definition : { ...definition, constraints: { ...definition.constraints, timeout_ms: timeoutMs } };
-    const context = { ...(await this.targets.context(tool.executor === 'gatekeeper', options.signal)), ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
-    const result = await execute(tool, params, context);
-    const receipt: Receipt = {
-      // the spec's six fields first, as a human reading a receipt expects them
-      ok: result.ok, tool: tool.name, method: tool.method, output: result.output, error: result.error, duration_ms: result.duration_ms,
-      id, executor: tool.executor, stderr: result.stderr, code: result.code, exit_code: result.exit_code, signal: result.signal,
-      timed_out: result.timed_out, ...(result.resource_limit ? { resource_limit: result.resource_limit } : {}), output_bytes: result.output_bytes, cut_bytes: result.cut_bytes,
-      ...(result.structured_content === undefined ? {} : { structured_content: result.structured_content }),
-      // a secret the caller put in the params (a token, pasted) is not kept in the receipt either
-      commit: registry.index.commit, params: redactValue(params, secretsOf(context)), started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation: approval?.id ?? null,
-      timeout_ms: timeoutMs, caller: options.caller ?? null, session: options.session ?? null, approval,
-      source: this.sourceOf(registry),
-    };
-    await this.keep(receipt);
-    this.logger?.info({ call_id: id, tool: tool.name, executor: tool.executor, caller: receipt.caller, session: receipt.session, ok: receipt.ok, code: receipt.code, duration_ms: receipt.duration_ms }, 'call');
-    return receipt;
-  }
-
-  /** Stores the receipt of a call that never ran (a policy, an approver or the clock said no). */
-  private async storeUnrun(call: Omit<UnrunCall, 'source'>): Promise<Receipt> {
-    const secrets = secretsOf(await this.targets.context(false));
-    const receipt = unrunReceipt({ ...call, params: redactValue(call.params, secrets), error: redactValue(call.error, secrets), source: this.sourceOf(this.registries.current) });
-    await this.keep(receipt);
-    this.logger?.info({ call_id: receipt.id, tool: receipt.tool, caller: receipt.caller, session: receipt.session, ok: false, code: receipt.code, approval: receipt.approval?.id ?? null }, 'call not run');
-    return receipt;
-  }
-
-  private sourceOf(registry: Registry): ReceiptSource {
-    return { host: hostname(), repository: registry.index.source, ...(this.servingAt ? { url: this.servingAt } : {}) };
-  }
-
-  /** Stores a receipt before it is returned: a receipt the caller saw is a receipt a human can read later. */
-  private async keep(receipt: Receipt): Promise<void> {
-    try {
-      await this.store.receipts.save(receipt);
-    } catch (error) {
-      // the call ran: its caller still gets the whole receipt, told that no one can read it later
-      const reason = `RECEIPT_NOT_STORED: this call ran, but its receipt could not be stored: ${(error as Error).message}`;
-      receipt.error = receipt.error === null ? reason : `${receipt.error}\n${reason}`;
-      this.logger?.error({ call_id: receipt.id, tool: receipt.tool, err: (error as Error).message }, 'receipt not stored');
-    }
-  }
-}
-
-// a decision the store could not take: nothing ran (a run that began stores its own receipt)
-function storeDown(error: unknown): ApprovalAnswer {
-  return { ok: false, code: 'STORE_UNAVAILABLE', error: `the store cannot be reached, so nothing was decided: ${(error as Error).message}; try again when GET /healthz says ok` };
 }
 
 /** The configured store: PostgreSQL when `store.url` is set, else the SQLite file. */

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { ProgressUpdate, Receipt, ReceiptApproval, ReceiptSource, ToolDefinition } from '../../core/index.js';
+import { execute, redactValue, secretsOf } from '../../executors/index.js';
+import { unrunReceipt, type ApprovalAnswer, type UnrunCall } from '../../policy/index.js';
+import type { Store } from '../../store/index.js';
+import type { CallOutcome } from './call-outcome.js';
+import type { ExecutionTargets } from './execution-targets.js';
+import type { Registry } from './registry-swap.js';
+
+/** Who a run is for and what it may be told: the caller's signal, progress sink, principal and session. */
+export interface RunOptions {
+  signal?: AbortSignal;
+  caller?: string | null;
+  session?: string | null;
+  onProgress?: (update: ProgressUpdate) => void;
+}
+
+/**
+ * The end of the call path: runs a tool through its executor and stores its receipt before anyone sees it, stores
+ * the receipt of a call that never ran, and says so plainly when the store cannot be reached.
+ */
+export class ReceiptKeeper {
+  /** the HTTP address the gateway serves at, once it does (recorded in receipts) */
+  servingAt: string | undefined;
+
+  constructor(
+    private readonly targets: ExecutionTargets,
+    private readonly store: Store,
+    private readonly logger: Logger | undefined,
+    private readonly current: () => Registry,
+  ) {}
+
+  /** Runs `definition` under `timeoutMs` (the call's own deadline, or the tool's) and stores the whole receipt. */
+  async run(registry: Registry, definition: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval | null, timeoutMs: number, options: RunOptions): Promise<Receipt> {
+    const id = randomUUID();
+    const startedAt = new Date();
+    // every executor reads its deadline from the constraints: the call's own one takes the definition's place
+    const tool = timeoutMs === definition.constraints.timeout_ms ? definition : { ...definition, constraints: { ...definition.constraints, timeout_ms: timeoutMs } };
+    const context = { ...(await this.targets.context(tool.executor === 'gatekeeper', options.signal)), ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
+    const result = await execute(tool, params, context);
+    const receipt: Receipt = {
+      // the spec's six fields first, as a human reading a receipt expects them
+      ok: result.ok, tool: tool.name, method: tool.method, output: result.output, error: result.error, duration_ms: result.duration_ms,
+      id, executor: tool.executor, stderr: result.stderr, code: result.code, exit_code: result.exit_code, signal: result.signal,
+      timed_out: result.timed_out, ...(result.resource_limit ? { resource_limit: result.resource_limit } : {}), output_bytes: result.output_bytes, cut_bytes: result.cut_bytes,
+      ...(result.structured_content === undefined ? {} : { structured_content: result.structured_content }),
+      // a secret the caller put in the params (a token, pasted) is not kept in the receipt either
+      commit: registry.index.commit, params: redactValue(params, secretsOf(context)), started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation: approval?.id ?? null,
+      timeout_ms: timeoutMs, caller: options.caller ?? null, session: options.session ?? null, approval,
+      source: this.sourceOf(registry),
+    };
+    await this.keep(receipt);
+    this.logger?.info({ call_id: id, tool: tool.name, executor: tool.executor, caller: receipt.caller, session: receipt.session, ok: receipt.ok, code: receipt.code, duration_ms: receipt.duration_ms }, 'call');
+    return receipt;
+  }
+
+  /** Stores the receipt of a call that never ran (a policy, an approver or the clock said no). */
+  async storeUnrun(call: Omit<UnrunCall, 'source'>): Promise<Receipt> {
+    const secrets = secretsOf(await this.targets.context(false));
+    const receipt = unrunReceipt({ ...call, params: redactValue(call.params, secrets), error: redactValue(call.error, secrets), source: this.sourceOf(this.current()) });
+    await this.keep(receipt);
+    this.logger?.info({ call_id: receipt.id, tool: receipt.tool, caller: receipt.caller, session: receipt.session, ok: false, code: receipt.code, approval: receipt.approval?.id ?? null }, 'call not run');
+    return receipt;
+  }
+
+  /** A store operation, or the outcome that says the store cannot be reached (nothing ran). */
+  async fromStore<T>(operation: () => Promise<T>): Promise<T | Extract<CallOutcome, { kind: 'store_unavailable' }>> {
+    try {
+      return await operation();
+    } catch (error) {
+      this.logger?.error({ err: (error as Error).message }, 'store unavailable');
+      return { kind: 'store_unavailable', code: 'STORE_UNAVAILABLE', error: `the store cannot be reached, so nothing ran: ${(error as Error).message}; try again when GET /healthz says ok` };
+    }
+  }
+
+  private sourceOf(registry: Registry): ReceiptSource {
+    return { host: hostname(), repository: registry.index.source, ...(this.servingAt ? { url: this.servingAt } : {}) };
+  }
+
+  /** Stores a receipt before it is returned: a receipt the caller saw is a receipt a human can read later. */
+  private async keep(receipt: Receipt): Promise<void> {
+    try {
+      await this.store.receipts.save(receipt);
+    } catch (error) {
+      // the call ran: its caller still gets the whole receipt, told that no one can read it later
+      const reason = `RECEIPT_NOT_STORED: this call ran, but its receipt could not be stored: ${(error as Error).message}`;
+      receipt.error = receipt.error === null ? reason : `${receipt.error}\n${reason}`;
+      this.logger?.error({ call_id: receipt.id, tool: receipt.tool, err: (error as Error).message }, 'receipt not stored');
+    }
+  }
+}
+
+/** A decision the store could not take: nothing ran (a run that began stores its own receipt). */
+export function storeDown(error: unknown): ApprovalAnswer {
+  return { ok: false, code: 'STORE_UNAVAILABLE', error: `the store cannot be reached, so nothing was decided: ${(error as Error).message}; try again when GET /healthz says ok` };
+}
