@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { deserialize, serialize } from 'node:v8';
 import { letGo, type ToolIndex } from '../core/index.js';
 import { restoreSearchIndex, restoreSearchIndexLettingGo, storeSearchIndex, type SearchIndex, type StoredSearchIndex } from './search-index.js';
+import { decodeSearchIndexFile, encodeSearchIndexFile, LAYOUT, type ReadRequest } from './search-index-layout.js';
 
 /** Search indexes kept on disk per scan (source, commit, scan time), so a restart loads the index instead of analysing every tool again. */
 export interface SearchIndexFiles {
   /** the search index kept for this index's tools, if a file of this version holds it */
   read(index: ToolIndex): SearchIndex | undefined;
-  /** `read` for a server that already answers: the file read without blocking (its typed arrays restored in one short piece) */
+  /** `read` for a server that already answers: the file read without blocking (its arrays read in libuv's threads) */
   readLettingGo(index: ToolIndex): Promise<SearchIndex | undefined>;
   /** keeps `search` (built for `index`) unless a file already holds it; a failure to write only costs the next start a build */
   write(index: ToolIndex, search: SearchIndex): void;
@@ -20,9 +20,6 @@ export interface SearchIndexFiles {
 const KEEP = 3;
 
 let matcherVersionMemo: string | undefined;
-
-// The file's layout: 1 held minisearch's JSON, 2 the first stage's own postings as typed arrays.
-const LAYOUT = 2;
 
 // A file written by another matcher (its analysis, its postings) is not used: the version hashes the layout,
 // package.json and the matcher's own code, the TypeScript sources where present (as the scanner's cache does).
@@ -49,23 +46,29 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
   };
   return {
     read(index) {
+      let descriptor: number | undefined;
       try {
-        const stored = deserialize(readFileSync(pathOf(index))) as StoredSearchIndex & { version: string };
-        return stored.version === matcherVersion() ? restoreSearchIndex(stored, index.tools) : undefined;
+        descriptor = openSync(pathOf(index), 'r');
+        const file = decodeSync(descriptor);
+        return file?.version === matcherVersion() ? restoreSearchIndex(file.stored, index.tools) : undefined;
       } catch {
         // missing, torn or of another layout: a miss, never an error
         return undefined;
+      } finally {
+        if (descriptor !== undefined) closeSync(descriptor);
       }
     },
     async readLettingGo(index) {
+      let handle: FileHandle | undefined;
       try {
-        const bytes = await readFile(pathOf(index));
+        handle = await open(pathOf(index), 'r');
+        const file = await decodeAsync(handle);
         await letGo();
-        const stored = deserialize(bytes) as StoredSearchIndex & { version: string };
-        await letGo();
-        return stored.version === matcherVersion() ? await restoreSearchIndexLettingGo(stored, index.tools) : undefined;
+        return file?.version === matcherVersion() ? await restoreSearchIndexLettingGo(file.stored, index.tools) : undefined;
       } catch {
         return undefined;
+      } finally {
+        await handle?.close().catch(() => undefined);
       }
     },
     write(index, search) {
@@ -75,7 +78,15 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
         if (existsSync(path)) return;
         mkdirSync(dir, { recursive: true });
         const temporary = `${path}.${process.pid}.tmp`;
-        writeFileSync(temporary, serialize({ version: matcherVersion(), ...storeSearchIndex(search) }));
+        // piece by piece: the arrays are written from where they are, never joined into one buffer of the file's size
+        const descriptor = openSync(temporary, 'w');
+        try {
+          for (const piece of encodeSearchIndexFile(matcherVersion(), storeSearchIndex(search))) {
+            for (let written = 0; written < piece.length; ) written += writeSync(descriptor, piece, written);
+          }
+        } finally {
+          closeSync(descriptor);
+        }
         renameSync(temporary, path);
         prune(dir);
       } catch (error) {
@@ -83,6 +94,35 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
       }
     },
   };
+}
+
+type Decoded = { version: string; stored: StoredSearchIndex } | undefined;
+
+// the decoder's reads, each filled from the file (a short read: the file ended)
+function decodeSync(descriptor: number): Decoded {
+  const decoding = decodeSearchIndexFile(fstatSync(descriptor).size);
+  for (let step = decoding.next(0); ; ) {
+    if (step.done) return step.value;
+    step = decoding.next(fill(step.value, (into, offset, position) => readSync(descriptor, into, offset, into.length - offset, position)));
+  }
+}
+
+function fill({ into, position }: ReadRequest, read: (into: Uint8Array, offset: number, position: number) => number): number {
+  let filled = 0;
+  for (let bytes = -1; filled < into.length && bytes !== 0; filled += bytes) bytes = read(into, filled, position + filled);
+  return filled;
+}
+
+// as decodeSync, each read in libuv's threads (at 100,000 tools ~150 MB, which would hold the event loop if read here)
+async function decodeAsync(handle: FileHandle): Promise<Decoded> {
+  const decoding = decodeSearchIndexFile((await handle.stat()).size);
+  for (let step = decoding.next(0); ; ) {
+    if (step.done) return step.value;
+    const { into, position } = step.value;
+    let filled = 0;
+    for (let bytes = -1; filled < into.length && bytes !== 0; filled += bytes) ({ bytesRead: bytes } = await handle.read(into, filled, into.length - filled, position + filled));
+    step = decoding.next(filled);
+  }
 }
 
 // a `.tmp` of a live process other than this one is left alone unless it is this old (its pid was reused)

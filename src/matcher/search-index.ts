@@ -228,7 +228,7 @@ const STEP = 4000;
 /** A search index as kept on disk: everything but the tools, which it is restored over (by position and name). */
 export interface StoredSearchIndex {
   names: string[];
-  /** the postings, tight, each tool's slot its position: typed arrays, so that reading them is a copy */
+  /** the postings, tight, each tool's slot its position */
   postings: StoredPostings;
   /** the engine's dictionary: each term at its id */
   terms: string[];
@@ -274,8 +274,8 @@ export function restoreSearchIndex(stored: StoredSearchIndex, tools: readonly To
 }
 
 /**
- * `restoreSearchIndex` for a server that already answers. The postings are typed arrays the file's
- * deserialisation already copied: what is left (a view per record, the dictionary's map) takes milliseconds.
+ * `restoreSearchIndex` for a server that already answers. The arrays were read from the file in libuv's threads:
+ * what is left (a view per record, the dictionary's map) takes milliseconds.
  */
 export async function restoreSearchIndexLettingGo(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): Promise<SearchIndex | undefined> {
   return restoreSearchIndex(stored, tools);

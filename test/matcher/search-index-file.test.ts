@@ -4,6 +4,8 @@ import { deserialize, serialize } from 'node:v8';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolDefinition, ToolIndex } from '../../src/core/index.js';
 import { createMatcher, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
+import { decodeSearchIndexFile, encodeSearchIndexFile } from '../../src/matcher/search-index-layout.js';
+import type { StoredSearchIndex } from '../../src/matcher/search-index.js';
 import { makeTempDir } from '../helpers/git.js';
 import { makeToolDefinition, scanStarterTools } from './helpers.js';
 
@@ -16,6 +18,20 @@ function answers(matcher: Matcher): unknown[] {
     return { intent, found, confidence, shown: ranked.map(({ tool, score, probability, matched }) => ({ name: tool.name, score, probability, matched })), result: matcher.matchIntent(intent, { limit: 5 }) };
   });
 }
+
+/** A kept file's content, decoded from its bytes as the reader does from the file. */
+function decodeBytes(bytes: Uint8Array): { version: string; stored: StoredSearchIndex } | undefined {
+  const decoding = decodeSearchIndexFile(bytes.length);
+  for (let step = decoding.next(0); ; ) {
+    if (step.done) return step.value;
+    const { into, position } = step.value;
+    const piece = bytes.subarray(position, position + into.length);
+    into.set(piece);
+    step = decoding.next(piece.length);
+  }
+}
+
+const joined = (pieces: Uint8Array[]): Buffer => Buffer.concat(pieces);
 
 let temp: { path: string; cleanup: () => Promise<void> };
 let starter: ToolIndex;
@@ -72,27 +88,59 @@ describe('search indexes kept on disk', () => {
     expect(files.read({ ...starter, tools: starter.tools.slice(1) })).toBeUndefined();
     const [name] = await readdir(dir);
     const path = join(dir, name!);
-    const kept = deserialize(await readFile(path)) as { version: string };
-    await writeFile(path, serialize({ ...kept, version: 'an older matcher' }));
+    const bytes = await readFile(path);
+    const kept = decodeBytes(bytes)!;
+    expect(kept.stored.names).toEqual(starter.tools.map((tool) => tool.name));
+    await writeFile(path, joined(encodeSearchIndexFile('an older matcher', kept.stored)));
     expect(files.read(starter)).toBeUndefined();
-    await writeFile(path, (await readFile(path)).subarray(0, 1000));
-    expect(files.read(starter)).toBeUndefined();
+    expect(await files.readLettingGo(starter)).toBeUndefined();
+    // torn, or with bytes after its last array
+    for (const damaged of [bytes.subarray(0, 1000), bytes.subarray(0, bytes.length - 4), Buffer.concat([bytes, Buffer.alloc(8)])]) {
+      await writeFile(path, damaged);
+      expect(files.read(starter)).toBeUndefined();
+      expect(await files.readLettingGo(starter)).toBeUndefined();
+    }
+    await writeFile(path, bytes);
+    expect(files.read(starter)).toBeDefined();
     // and a matcher over it builds its own, answering as ever
     expect(answers(createMatcher(starter, { searchFiles: files }).prepare())).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
   });
 
-  it('are a miss, never misread, when they hold the earlier layout (minisearch JSON) under this version, and a matcher over one builds its own', async () => {
+  it.each([
+    // layout 1: minisearch's own JSON and each record's minisearch id, no postings
+    ['1 (minisearch JSON)', ({ names, terms, counts, offsets, data }: StoredSearchIndex, version: string) => serialize({ version, names, minisearch: JSON.stringify({ documentCount: 0, nextId: 0, index: [] }), terms, counts, ids: Int32Array.from(names, (_, at) => at + 100), offsets, data })],
+    // layout 2: the same content as now, in one `v8.serialize`
+    ['2 (one v8.serialize)', (stored: StoredSearchIndex, version: string) => serialize({ version, ...stored })],
+  ])('are a miss, never misread, when they hold the earlier layout %s under this version, and a matcher over one builds its own', async (_, earlier) => {
     const dir = join(temp.path, 'search');
     createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
     const [name] = await readdir(dir);
     const path = join(dir, name!);
-    const { version, names, terms, counts, offsets, data } = deserialize(await readFile(path)) as Record<string, unknown>;
-    // layout 1: minisearch's own JSON and each record's minisearch id, no postings
-    const earlier = { version, names, minisearch: JSON.stringify({ documentCount: 0, nextId: 0, index: [] }), terms, counts, ids: Int32Array.from(names as string[], (_, at) => at + 100), offsets, data };
-    await writeFile(path, serialize(earlier));
+    const { version, stored } = decodeBytes(await readFile(path))!;
+    await writeFile(path, earlier(stored, version));
+    // what the earlier reader read: the file is of that layout
+    expect(deserialize(await readFile(path))).toMatchObject({ version, names: stored.names });
     const files = searchIndexFiles(dir);
     expect(files.read(starter)).toBeUndefined();
     expect(await files.readLettingGo(starter)).toBeUndefined();
     expect(answers(createMatcher(starter, { searchFiles: files }).prepare())).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
+  });
+
+  it('are read into arrays that each hold only their own numbers, the records views of one array of their data (no buffer of the whole file kept)', async () => {
+    const dir = join(temp.path, 'search');
+    createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
+    const fileBytes = (await readFile(join(dir, (await readdir(dir))[0]!))).length;
+    for (const search of [searchIndexFiles(dir).read(starter)!, (await searchIndexFiles(dir).readLettingGo(starter))!]) {
+      const { postings } = search.engine;
+      for (const array of [postings.starts, postings.lengths, postings.fieldCounts, postings.slots, postings.codes, postings.fieldLengths, search.engine.documentFrequency.counts]) {
+        expect(array.byteOffset).toBe(0);
+        expect(array.buffer.byteLength).toBe(array.byteLength);
+        expect(array.buffer.byteLength).toBeLessThan(fileBytes);
+      }
+      const buffers = new Set(search.records.map((record) => record.data.buffer));
+      expect(buffers.size).toBe(1);
+      const [data] = buffers;
+      expect(data!.byteLength).toBe(search.records.reduce((sum, record) => sum + record.data.byteLength, 0));
+    }
   });
 });

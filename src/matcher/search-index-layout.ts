@@ -1,0 +1,139 @@
+import { endianness } from 'node:os';
+import { deserialize, serialize } from 'node:v8';
+import { FIELD_COUNT, type StoredPostings } from './postings.js';
+import type { StoredSearchIndex } from './search-index.js';
+
+// The search index file, layout 3 (1 held minisearch's JSON, 2 one `v8.serialize` of everything):
+//   bytes 0-7    MAGIC
+//   bytes 8-11   the layout (uint32, little-endian)
+//   bytes 12-15  the header's length H (uint32, little-endian)
+//   bytes 16-    the header: `v8.serialize` of the strings (version, byte order, names, terms) and each array's length
+//   then, each at a multiple of 8 bytes from the file's start, the typed arrays in ARRAYS' order, in the byte order the
+//   header names, and nothing after the last.
+// The arrays are read each straight into an array of its own size: nothing else holds their bytes. With one
+// `v8.deserialize` of the whole file (layout 2), an aligned array was a view of the file's buffer (all 149 MB of it
+// alive behind a small array at 100,000 tools) and an unaligned one a copy beside it: 430 MB outside the heap.
+
+/** The file's layout: a file of another is a miss, and rebuilt. */
+export const LAYOUT = 3;
+
+const MAGIC = Buffer.from('hldpsix\n', 'latin1');
+const PREFIX_BYTES = 16;
+const ALIGN = 8;
+// a header past this is not one this code wrote (100,000 tools' names and terms are a few MB)
+const MAX_HEADER_BYTES = 1 << 30;
+
+/** The typed arrays of a stored search index, in the file's order. */
+export const ARRAYS = ['counts', 'offsets', 'data', 'starts', 'lengths', 'fieldCounts', 'slots', 'codes', 'fieldLengths'] as const;
+type ArrayName = (typeof ARRAYS)[number];
+
+interface Header {
+  version: string;
+  byteOrder: string;
+  names: string[];
+  terms: string[];
+  /** per array of ARRAYS, how many numbers it holds */
+  lengths: number[];
+}
+
+/** One read the decoder asks for: fill `into` from the file at `position`; answered with the bytes read. */
+export interface ReadRequest {
+  into: Uint8Array;
+  position: number;
+}
+
+const padded = (bytes: number): number => Math.ceil(bytes / ALIGN) * ALIGN;
+
+const arraysOf = (stored: StoredSearchIndex): Record<ArrayName, Int32Array> => ({ ...stored.postings, counts: stored.counts, offsets: stored.offsets, data: stored.data });
+
+/** The file's pieces in order (prefix and header, then each array and its padding): written one after another, never joined. */
+export function encodeSearchIndexFile(version: string, stored: StoredSearchIndex): Uint8Array[] {
+  const arrays = arraysOf(stored);
+  const header: Header = { version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: ARRAYS.map((name) => arrays[name].length) };
+  const headerBytes = serialize(header);
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  MAGIC.copy(prefix, 0);
+  prefix.writeUInt32LE(LAYOUT, 8);
+  prefix.writeUInt32LE(headerBytes.length, 12);
+  const pieces: Uint8Array[] = [prefix, headerBytes, new Uint8Array(padded(PREFIX_BYTES + headerBytes.length) - PREFIX_BYTES - headerBytes.length)];
+  for (const name of ARRAYS) {
+    const array = arrays[name];
+    pieces.push(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), new Uint8Array(padded(array.byteLength) - array.byteLength));
+  }
+  return pieces;
+}
+
+/**
+ * Decodes a file of `size` bytes, asking for each read it needs (yielded; the bytes read are sent back): the stored
+ * index and the version it was written by, or undefined for anything this layout did not write — another layout or
+ * byte order, a header that does not parse or does not add up to the file's size, arrays whose numbers point outside
+ * one another. Never throws for what the file holds.
+ */
+export function* decodeSearchIndexFile(size: number): Generator<ReadRequest, { version: string; stored: StoredSearchIndex } | undefined, number> {
+  if (!Number.isSafeInteger(size) || size < PREFIX_BYTES) return undefined;
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  if ((yield { into: prefix, position: 0 }) !== PREFIX_BYTES) return undefined;
+  if (!prefix.subarray(0, MAGIC.length).equals(MAGIC) || prefix.readUInt32LE(8) !== LAYOUT) return undefined;
+  const headerLength = prefix.readUInt32LE(12);
+  if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength > size) return undefined;
+  const headerBytes = Buffer.alloc(headerLength);
+  if ((yield { into: headerBytes, position: PREFIX_BYTES }) !== headerLength) return undefined;
+  const header = parseHeader(headerBytes);
+  if (header === undefined) return undefined;
+  // where each array starts; together they must end where the file does
+  let position = padded(PREFIX_BYTES + headerLength);
+  const starts = header.lengths.map((length) => {
+    const at = position;
+    position += padded(length * Int32Array.BYTES_PER_ELEMENT);
+    return at;
+  });
+  if (position !== size) return undefined;
+  const arrays = {} as Record<ArrayName, Int32Array>;
+  for (let index = 0; index < ARRAYS.length; index++) {
+    const array = new Int32Array(header.lengths[index]!);
+    const bytes = new Uint8Array(array.buffer);
+    if (bytes.length > 0 && (yield { into: bytes, position: starts[index]! }) !== bytes.length) return undefined;
+    arrays[ARRAYS[index]!] = array;
+  }
+  const { counts, offsets, data, ...postings } = arrays;
+  const stored: StoredSearchIndex = { names: header.names, terms: header.terms, counts, offsets, data, postings };
+  return consistent(stored) ? { version: header.version, stored } : undefined;
+}
+
+function parseHeader(bytes: Buffer): Header | undefined {
+  let header: unknown;
+  try {
+    header = deserialize(bytes);
+  } catch {
+    return undefined;
+  }
+  if (typeof header !== 'object' || header === null) return undefined;
+  const { version, byteOrder, names, terms, lengths } = header as Record<string, unknown>;
+  if (typeof version !== 'string' || byteOrder !== endianness() || !strings(names) || !strings(terms)) return undefined;
+  if (!Array.isArray(lengths) || lengths.length !== ARRAYS.length) return undefined;
+  // each array's length fits in a file no larger than a safe integer of bytes
+  if (!lengths.every((length) => Number.isSafeInteger(length) && length >= 0 && length <= 2 ** 40)) return undefined;
+  return { version, byteOrder: endianness(), names, terms, lengths };
+}
+
+const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+// the numbers that say where other numbers are point inside them, so that no view or read goes out of its array
+// (what the arrays say of terms and tools is the writer's: a file is written by rename, so it is whole or a miss)
+function consistent({ names, terms, counts, offsets, data, postings }: StoredSearchIndex): boolean {
+  if (offsets.length !== names.length + 1 || offsets[0] !== 0 || offsets[names.length] !== data.length) return false;
+  for (let position = 0; position < names.length; position++) if (offsets[position + 1]! < offsets[position]!) return false;
+  return counts.length === terms.length && postingsConsistent(postings, names.length, terms.length);
+}
+
+function postingsConsistent({ starts, lengths, fieldCounts, slots, codes, fieldLengths }: StoredPostings, tools: number, terms: number): boolean {
+  if (starts.length !== lengths.length || lengths.length < terms || fieldCounts.length !== lengths.length * FIELD_COUNT) return false;
+  if (slots.length !== codes.length || fieldLengths.length !== tools * FIELD_COUNT) return false;
+  for (let term = 0; term < starts.length; term++) {
+    const start = starts[term]!;
+    const length = lengths[term]!;
+    if (start < 0 || length < 0 || start + length > slots.length) return false;
+  }
+  for (const slot of slots) if (slot < 0 || slot >= tools) return false;
+  return true;
+}
