@@ -2,19 +2,34 @@
 // (the process's, from /proc) until it listens, the first request by name, /healthz polled every 20 ms until it says
 // matching: ready (and the longest of those waits: how long the event loop was held meanwhile), then the first match.
 // A checkout before the change has no `matching` field: it is ready when it listens. Run it over each side's built
-// bin/hldp.js alternately; the first run over a fresh WORK is cold.
-// Usage: npx tsx bench/scan/serve-ready.ts BIN REPO WORK
+// bin/hldp.js alternately; the first run over a fresh WORK is cold. Memory (issue #18's ≤ 300 MB): RSS and its peak
+// from /proc/PID/status, V8's heap and the memory outside it (array buffers) from the server's /metrics, at listening,
+// once matching is ready, and after --settle S more seconds (default 5) with /healthz asked meanwhile.
+// Usage: npx tsx bench/scan/serve-ready.ts BIN REPO WORK [--settle S]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-const [bin, repo, work] = process.argv.slice(2) as [string, string, string];
+import { parseArgs } from 'node:util';
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { settle: { type: 'string', default: '5' } } });
+const [bin, repo, work] = positionals as [string, string, string];
 const env = { ...process.env, HLDP_CACHE_DIR: `${work}/cache`, HLDP_DATA_DIR: `${work}/data`, HLDP_WORKSPACE: work, HLDP_LOG_LEVEL: 'warn' };
 const cpu = (pid: number): number => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return (Number(f[11]) + Number(f[12])) / 100; };
+const statusMb = (pid: number): { rss_mb: number; peak_rss_mb: number } => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss_mb: Math.round(kb('VmRSS') / 1024), peak_rss_mb: Math.round(kb('VmHWM') / 1024) };
+};
+// V8's heap and what lies outside it, as the server's own /metrics says (prom-client's default gauges)
+const memory = async (pid: number, url: string): Promise<Record<string, number>> => {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const gauge = (name: string): number => Math.round(Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20);
+  return { ...statusMb(pid), heap_used_mb: gauge('hldp_nodejs_heap_size_used_bytes'), heap_total_mb: gauge('hldp_nodejs_heap_size_total_bytes'), external_mb: gauge('hldp_nodejs_external_memory_bytes') };
+};
 const start = performance.now();
 const child = spawn(process.execPath, [bin, 'serve', '--repo', repo, '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
 let stderr = '';
 const url = await new Promise<string>((resolve, reject) => { child.stderr!.on('data', (c: Buffer) => { stderr += c; const m = / at (http:\/\/[\d.:]+)\n/.exec(stderr); if (m) resolve(m[1]!); }); child.once('exit', () => reject(new Error(stderr))); });
-const listening = { s: (performance.now() - start) / 1000, cpu_s: cpu(child.pid!) };
+const listening = { s: (performance.now() - start) / 1000, cpu_s: cpu(child.pid!), ...statusMb(child.pid!) };
 const t0 = performance.now();
 const byName = await fetch(`${url}/v1/tools/tool-000001`); await byName.text();
 const firstByNameMs = performance.now() - t0;
@@ -23,10 +38,12 @@ let longestHealthMs = 0;
 // a kept-alive connection the server closes as a request goes out (its 5 s idle timeout, while the index loads at 100,000 tools) is reset: asked again
 const health = async (): Promise<{ matching?: string }> => { try { return await (await fetch(`${url}/healthz`)).json() as { matching?: string }; } catch (error) { if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw error; return health(); } };
 for (;;) { const th = performance.now(); const h = await health(); longestHealthMs = Math.max(longestHealthMs, performance.now() - th); if (h.matching === undefined || h.matching === 'ready') { matching = h.matching; break; } await new Promise((r) => setTimeout(r, 20)); }
-const ready = { s: (performance.now() - start) / 1000, cpu_s: cpu(child.pid!) };
+const ready = { s: (performance.now() - start) / 1000, cpu_s: cpu(child.pid!), ...(await memory(child.pid!, url)) };
 const t1 = performance.now();
 const m = await fetch(`${url}/v1/match`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ intent: 'run tool-000001 on the target' }) }); await m.text();
 const firstMatchMs = performance.now() - t1;
+for (const until = performance.now() + Number(values.settle) * 1000; performance.now() < until; ) { await health(); await new Promise((r) => setTimeout(r, 200)); }
+const settled = await memory(child.pid!, url);
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));
-console.log(JSON.stringify({ bin, load: loadavg().map((x) => Math.round(x * 10) / 10), listening, first_by_name_ms: Math.round(firstByNameMs), matching_ready: matching ? ready : 'n/a (before: ready at listen)', first_match_ms: Math.round(firstMatchMs), longest_healthz_while_loading_ms: Math.round(longestHealthMs) }));
+console.log(JSON.stringify({ bin, load: loadavg().map((x) => Math.round(x * 10) / 10), listening, first_by_name_ms: Math.round(firstByNameMs), matching_ready: matching ? ready : 'n/a (before: ready at listen)', first_match_ms: Math.round(firstMatchMs), [`after_${values.settle}_s`]: settled, longest_healthz_while_loading_ms: Math.round(longestHealthMs) }));
