@@ -1,5 +1,5 @@
 import { close, closeSync, fstat, open as openDescriptor, read, readSync, rmSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { ScanEntry } from './build-index.js';
 import type { StoredIndex } from './stored-index.js';
@@ -27,15 +27,19 @@ export interface EntryList {
   at(position: number): ScanEntry | undefined;
 }
 
-// The text each entry was read from or written as (ASCII bytes): a rescan writes
-// its unchanged entries back as they were, instead of serialising 10,000 definitions again (~100 ms at 10,000 tools).
-const entryTexts = new WeakMap<ScanEntry, Uint8Array>();
+// Where the text each entry was read from or last written as (ASCII bytes, its line without the newline) lies in a
+// file kept open: a rescan writes its unchanged entries back as they were, instead of serialising 10,000 definitions
+// again (~100 ms at 10,000 tools). Read again from the file, not kept in memory: at 100,000 tools the texts were
+// 130 MB outside the heap for as long as the server ran.
+const entryTexts = new WeakMap<ScanEntry, { file: OpenFile; start: number; length: number }>();
 
 // bytes read from the file at once when an entry is asked for: the entries after it in the block are then read
 // without another call (a reader that makes every tool reads the file in a few hundred reads at 100,000 tools)
 const BLOCK_BYTES = 1 << 20;
 
-// the file an entry list reads from stays open while the list is alive, and is closed once it is collected
+// a file stays open while an entry list or an entry's text refers to it, and is closed once nothing does; a file
+// replaced or pruned meanwhile is still read through its descriptor (a cache file is written by rename, or after the
+// path was unlinked: never changed in place)
 const openFiles = new FinalizationRegistry<number>((descriptor) => {
   try {
     closeSync(descriptor);
@@ -43,6 +47,13 @@ const openFiles = new FinalizationRegistry<number>((descriptor) => {
     // already closed
   }
 });
+
+/** A cache file's descriptor, closed once this is collected. */
+class OpenFile {
+  constructor(readonly descriptor: number) {
+    openFiles.register(this, descriptor);
+  }
+}
 
 /**
  * The entry lines of one file, read from it when first asked for: a call by name needs one tool, so a server starting
@@ -54,14 +65,16 @@ export class CachedEntries implements EntryList {
   private block: Buffer = Buffer.alloc(0);
   private blockStart = 0;
 
+  private readonly file: OpenFile;
+
   /** `starts[i]` is where line i begins in the file; `starts[length]` is its end */
   constructor(
     private readonly path: string,
-    private readonly descriptor: number,
+    descriptor: number,
     private readonly starts: Float64Array,
   ) {
     this.made = new Array(starts.length - 1);
-    openFiles.register(this, descriptor);
+    this.file = new OpenFile(descriptor);
   }
 
   get length(): number {
@@ -73,7 +86,6 @@ export class CachedEntries implements EntryList {
     if (position < 0 || position >= this.made.length) return undefined;
     const made = this.made[position];
     if (made) return made;
-    // each entry keeps its own text for a later write
     const text = this.line(position);
     let entry: ScanEntry;
     try {
@@ -82,7 +94,7 @@ export class CachedEntries implements EntryList {
       throw this.damaged(position, (error as Error).message);
     }
     if (typeof entry !== 'object' || entry === null || typeof entry.folder !== 'string' || typeof entry.oid !== 'string' || !Array.isArray(entry.diagnostics)) throw this.damaged(position, 'not an entry');
-    entryTexts.set(entry, text);
+    entryTexts.set(entry, { file: this.file, start: this.starts[position]!, length: text.length });
     this.made[position] = entry;
     return entry;
   }
@@ -110,7 +122,7 @@ export class CachedEntries implements EntryList {
       const block = Buffer.allocUnsafe(Math.min(size, this.starts[this.made.length]! - start));
       let read: number;
       try {
-        read = readSync(this.descriptor, block, 0, block.length, start);
+        read = readSync(this.file.descriptor, block, 0, block.length, start);
       } catch (error) {
         throw this.damaged(position, (error as Error).message);
       }
@@ -120,8 +132,7 @@ export class CachedEntries implements EntryList {
     }
     const text = this.block.subarray(start - this.blockStart, end - this.blockStart);
     if (text[text.length - 1] !== NEWLINE) throw this.damaged(position, 'a line does not end where its length says');
-    // a copy: an entry's kept text must not hold the whole block in memory
-    return Buffer.from(text.subarray(0, text.length - 1));
+    return text.subarray(0, text.length - 1);
   }
 }
 
@@ -210,35 +221,88 @@ const SLICE = 500;
 
 /**
  * Writes the header, the stored index, the entries' line lengths and then each entry on a line of its own, ASCII only
- * (every other character as a JSON `\u` escape, so no line holds a raw newline), a slice of entries at a time.
+ * (every other character as a JSON `\u` escape, so no line holds a raw newline), a slice of entries at a time. An
+ * entry read from a cache file or written before is copied from that file's line; afterwards each entry's text is
+ * this file's line.
  */
 export async function writeCacheFile(path: string, header: CacheHeader, index: StoredIndex | undefined, entries: readonly ScanEntry[]): Promise<void> {
-  // the lengths come before the entries, so every entry's text is made first (an entry read from a file keeps its own)
-  const texts: Uint8Array[] = new Array(entries.length);
+  // the lengths come before the entries: the texts of entries read from no file are made first, and held until written
+  const made: Array<Uint8Array | undefined> = new Array(entries.length);
+  const lengths: number[] = new Array(entries.length);
   for (let start = 0; start < entries.length; start += SLICE) {
     for (let position = start; position < Math.min(entries.length, start + SLICE); position++) {
       const entry = entries[position]!;
-      let text = entryTexts.get(entry);
-      if (!text) {
-        text = Buffer.from(asciiJson(entry), 'latin1');
-        entryTexts.set(entry, text);
+      const kept = entryTexts.get(entry);
+      if (kept) {
+        lengths[position] = kept.length;
+      } else {
+        made[position] = Buffer.from(asciiJson(entry), 'latin1');
+        lengths[position] = made[position]!.length;
       }
-      texts[position] = text;
     }
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  const handle = await open(path, 'w');
+  // a file at this path may be one whose lines are being copied: it is unlinked (still read through its descriptor), never overwritten
+  await rm(path, { force: true });
+  const handle = await open(path, 'wx');
+  const head = `${asciiJson(header)}\n${asciiJson(index ?? null)}\n${JSON.stringify(lengths.map((length) => length + 1))}\n`;
   try {
-    await handle.write(`${asciiJson(header)}\n${asciiJson(index ?? null)}\n${JSON.stringify(texts.map((text) => text.length + 1))}\n`);
-    for (let start = 0; start < texts.length; start += SLICE) {
+    await handle.write(head);
+    for (let start = 0; start < entries.length; start += SLICE) {
       const lines: Uint8Array[] = [];
-      for (const text of texts.slice(start, start + SLICE)) lines.push(text, LINE_END);
+      for (const text of await textsOf(entries, made, start, Math.min(entries.length, start + SLICE))) lines.push(text, LINE_END);
       await handle.writev(lines);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   } finally {
     await handle.close();
   }
+  // each entry's text is now this file's line (the files they were copied from can be closed)
+  let written: OpenFile;
+  try {
+    written = new OpenFile(await openAsync(path, 'r'));
+  } catch {
+    return;
+  }
+  let at = head.length;
+  entries.forEach((entry, position) => {
+    entryTexts.set(entry, { file: written, start: at, length: lengths[position]! });
+    at += lengths[position]! + 1;
+  });
+}
+
+// the texts of entries [from, to): made ones as they are, the others read back from their files, a run of lines that
+// follow one another in one file in one read; a line that does not read back whole is made again from its entry
+async function textsOf(entries: readonly ScanEntry[], made: ReadonlyArray<Uint8Array | undefined>, from: number, to: number): Promise<Uint8Array[]> {
+  const texts: Uint8Array[] = [];
+  for (let position = from; position < to; ) {
+    const first = entryTexts.get(entries[position]!);
+    if (made[position] !== undefined || !first) {
+      texts.push(made[position] ?? Buffer.from(asciiJson(entries[position]!), 'latin1'));
+      position += 1;
+      continue;
+    }
+    let end = position + 1;
+    let bytes = first.length + 1;
+    for (let next = entryTexts.get(entries[end]!); end < to && made[end] === undefined && next?.file === first.file && next.start === first.start + bytes; next = entryTexts.get(entries[end]!)) {
+      bytes += next.length + 1;
+      end += 1;
+    }
+    const run = Buffer.allocUnsafe(bytes);
+    let read = 0;
+    try {
+      read = (await readAsync(first.file.descriptor, run, 0, bytes, first.start)).bytesRead;
+    } catch {
+      // made again below
+    }
+    for (let offset = 0; position < end; position++) {
+      const { length } = entryTexts.get(entries[position]!)!;
+      const whole = offset + length < read && run[offset + length] === NEWLINE;
+      texts.push(whole ? run.subarray(offset, offset + length) : Buffer.from(asciiJson(entries[position]!), 'latin1'));
+      offset += length + 1;
+    }
+  }
+  return texts;
 }
 
 const LINE_END = Buffer.from('\n');

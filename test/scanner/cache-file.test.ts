@@ -1,4 +1,4 @@
-import { readdir, readFile, truncate, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -42,6 +42,35 @@ describe('readCacheFile', () => {
     expect(file.entries.at(3001)).toEqual(entries[3001]);
     expect(file.entries.at(1500)).toEqual(entries[1500]);
     expect(file.entries.all()).toEqual(entries);
+  });
+
+  describe('when entries read from one file are written to another', () => {
+    const written = (count: number): ScanEntry[] => Array.from({ length: count }, (_, index) => failed(index, `message ${index} ${'é'.repeat(index % 7)}`));
+
+    it.each([
+      ['to another path, the file read from then removed', 'next.json', async (path: string) => rm(path)],
+      ['to the path it was read from', 'scan.json', async () => undefined],
+      // its lines no longer where the entries were read from: each such entry is written from its object instead
+      ['after the file read from was cut short in place', 'next.json', async (path: string) => truncate(path, 200)],
+      ['after the file read from was emptied in place', 'next.json', async (path: string) => truncate(path, 0)],
+    ])('writes them as they were %s, with entries made since between them, and so on over writes', async (_case, next, change) => {
+      const path = join(temp.path, 'scan.json');
+      const entries = written(2500);
+      await writeCacheFile(path, header(entries.length), undefined, entries);
+      const read = (await readCacheFile(path, 'p'))!.entries.all();
+      await change(path);
+      // some read entries, in another order, with new ones among them
+      const mixed = [failed(9000, 'new first'), ...read.slice(1000), failed(9001, 'new middle'), ...read.slice(0, 900).reverse(), failed(9002, 'new last')];
+      const nextPath = join(temp.path, next);
+      await writeCacheFile(nextPath, header(mixed.length), undefined, mixed);
+      expect((await readCacheFile(nextPath, 'p'))!.entries.all()).toEqual(mixed);
+      // written again from the file just written (each entry's text is now its line there), the earlier one gone
+      const third = join(temp.path, 'third.json');
+      if (nextPath !== path) await rm(path, { force: true });
+      await writeCacheFile(third, header(1500), undefined, mixed.slice(0, 1500));
+      await rm(nextPath);
+      expect((await readCacheFile(third, 'p'))!.entries.all()).toEqual(mixed.slice(0, 1500));
+    });
   });
 
   describe('when the file is not what this version writes', () => {
