@@ -1,8 +1,10 @@
-import { close, closeSync, fstat, open as openDescriptor, read, readSync, rmSync } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { close, fstat, open as openDescriptor, read, readSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { ScanEntry } from './build-index.js';
+import { entryTexts, OpenFile } from './entry-texts.js';
 import type { StoredIndex } from './stored-index.js';
+
+export { writeCacheFile } from './cache-file-writer.js';
 
 /** What a scan cache file says of itself on its first line. */
 export interface CacheHeader {
@@ -27,33 +29,9 @@ export interface EntryList {
   at(position: number): ScanEntry | undefined;
 }
 
-// Where the text each entry was read from or last written as (ASCII bytes, its line without the newline) lies in a
-// file kept open: a rescan writes its unchanged entries back as they were, instead of serialising 10,000 definitions
-// again (~100 ms at 10,000 tools). Read again from the file, not kept in memory: at 100,000 tools the texts were
-// 130 MB outside the heap for as long as the server ran.
-const entryTexts = new WeakMap<ScanEntry, { file: OpenFile; start: number; length: number }>();
-
 // bytes read from the file at once when an entry is asked for: the entries after it in the block are then read
 // without another call (a reader that makes every tool reads the file in a few hundred reads at 100,000 tools)
 const BLOCK_BYTES = 1 << 20;
-
-// a file stays open while an entry list or an entry's text refers to it, and is closed once nothing does; a file
-// replaced or pruned meanwhile is still read through its descriptor (a cache file is written by rename, or after the
-// path was unlinked: never changed in place)
-const openFiles = new FinalizationRegistry<number>((descriptor) => {
-  try {
-    closeSync(descriptor);
-  } catch {
-    // already closed
-  }
-});
-
-/** A cache file's descriptor, closed once this is collected. */
-class OpenFile {
-  constructor(readonly descriptor: number) {
-    openFiles.register(this, descriptor);
-  }
-}
 
 /**
  * The entry lines of one file, read from it when first asked for: a call by name needs one tool, so a server starting
@@ -215,101 +193,3 @@ async function readLines(descriptor: number, count: number, size: number): Promi
 
 const NEWLINE = 0x0a;
 
-// entries written per slice, with the event loop let go between slices: serialising 100,000 entries (tens of MB)
-// in one go would hold every request for a large part of a second
-const SLICE = 500;
-
-/**
- * Writes the header, the stored index, the entries' line lengths and then each entry on a line of its own, ASCII only
- * (every other character as a JSON `\u` escape, so no line holds a raw newline), a slice of entries at a time. An
- * entry read from a cache file or written before is copied from that file's line; afterwards each entry's text is
- * this file's line.
- */
-export async function writeCacheFile(path: string, header: CacheHeader, index: StoredIndex | undefined, entries: readonly ScanEntry[]): Promise<void> {
-  // the lengths come before the entries: the texts of entries read from no file are made first, and held until written
-  const made: Array<Uint8Array | undefined> = new Array(entries.length);
-  const lengths: number[] = new Array(entries.length);
-  for (let start = 0; start < entries.length; start += SLICE) {
-    for (let position = start; position < Math.min(entries.length, start + SLICE); position++) {
-      const entry = entries[position]!;
-      const kept = entryTexts.get(entry);
-      if (kept) {
-        lengths[position] = kept.length;
-      } else {
-        made[position] = Buffer.from(asciiJson(entry), 'latin1');
-        lengths[position] = made[position]!.length;
-      }
-    }
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  // a file at this path may be one whose lines are being copied: it is unlinked (still read through its descriptor), never overwritten
-  await rm(path, { force: true });
-  const handle = await open(path, 'wx');
-  const head = `${asciiJson(header)}\n${asciiJson(index ?? null)}\n${JSON.stringify(lengths.map((length) => length + 1))}\n`;
-  try {
-    await handle.write(head);
-    for (let start = 0; start < entries.length; start += SLICE) {
-      const lines: Uint8Array[] = [];
-      for (const text of await textsOf(entries, made, start, Math.min(entries.length, start + SLICE))) lines.push(text, LINE_END);
-      await handle.writev(lines);
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-  } finally {
-    await handle.close();
-  }
-  // each entry's text is now this file's line (the files they were copied from can be closed)
-  let written: OpenFile;
-  try {
-    written = new OpenFile(await openAsync(path, 'r'));
-  } catch {
-    return;
-  }
-  let at = head.length;
-  entries.forEach((entry, position) => {
-    entryTexts.set(entry, { file: written, start: at, length: lengths[position]! });
-    at += lengths[position]! + 1;
-  });
-}
-
-// the texts of entries [from, to): made ones as they are, the others read back from their files, a run of lines that
-// follow one another in one file in one read; a line that does not read back whole is made again from its entry
-async function textsOf(entries: readonly ScanEntry[], made: ReadonlyArray<Uint8Array | undefined>, from: number, to: number): Promise<Uint8Array[]> {
-  const texts: Uint8Array[] = [];
-  for (let position = from; position < to; ) {
-    const first = entryTexts.get(entries[position]!);
-    if (made[position] !== undefined || !first) {
-      texts.push(made[position] ?? Buffer.from(asciiJson(entries[position]!), 'latin1'));
-      position += 1;
-      continue;
-    }
-    let end = position + 1;
-    let bytes = first.length + 1;
-    for (let next = entryTexts.get(entries[end]!); end < to && made[end] === undefined && next?.file === first.file && next.start === first.start + bytes; next = entryTexts.get(entries[end]!)) {
-      bytes += next.length + 1;
-      end += 1;
-    }
-    const run = Buffer.allocUnsafe(bytes);
-    let read = 0;
-    try {
-      read = (await readAsync(first.file.descriptor, run, 0, bytes, first.start)).bytesRead;
-    } catch {
-      // made again below
-    }
-    for (let offset = 0; position < end; position++) {
-      const { length } = entryTexts.get(entries[position]!)!;
-      const whole = offset + length < read && run[offset + length] === NEWLINE;
-      texts.push(whole ? run.subarray(offset, offset + length) : Buffer.from(asciiJson(entries[position]!), 'latin1'));
-      offset += length + 1;
-    }
-  }
-  return texts;
-}
-
-const LINE_END = Buffer.from('\n');
-
-// every character beyond ASCII, as JSON.stringify leaves them
-const NON_ASCII = /[\u0080-\uffff]/g;
-
-function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(NON_ASCII, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
