@@ -12,9 +12,12 @@ export interface GitObject {
   content: Buffer;
 }
 
-const TYPES: Array<ObjectType | undefined> = [undefined, 'commit', 'tree', 'blob', 'tag'];
-const OFS_DELTA = 6;
-const REF_DELTA = 7;
+/** The object kinds by their number in a pack entry's header. */
+export const TYPES: Array<ObjectType | undefined> = [undefined, 'commit', 'tree', 'blob', 'tag'];
+/** A pack entry that is a delta against an earlier entry, by distance. */
+export const OFS_DELTA = 6;
+/** A pack entry that is a delta against an object named by id (in the pack, or, in a thin pack, outside it). */
+export const REF_DELTA = 7;
 // enough compressed bytes to hold a delta's two size numbers, and no more
 const HEAD_BYTES = 512;
 
@@ -42,7 +45,7 @@ interface Pack {
 }
 
 /** One entry's header in a pack. */
-interface PackEntry {
+export interface PackEntry {
   type: number;
   size: number;
   /** where its zlib stream starts */
@@ -230,7 +233,8 @@ function findOffset({ index, count }: Pack, wanted: Buffer): number | undefined 
   return undefined;
 }
 
-function entryAt(content: Buffer, offset: number): PackEntry {
+/** The header of the pack entry at `offset` (its type, size, where its data starts and its delta base). */
+export function entryAt(content: Buffer, offset: number): PackEntry {
   if (offset < 12 || offset >= content.length - 20) throw new Error(`corrupt pack: an object offset ${offset} outside the pack`);
   let position = offset;
   let byte = content[position++]!;

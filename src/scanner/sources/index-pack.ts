@@ -1,0 +1,227 @@
+import { createHash } from 'node:crypto';
+import { rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import zlib from 'node:zlib';
+import { applyDelta } from './git-delta.js';
+import { entryAt, MAX_CHAIN, OFS_DELTA, REF_DELTA, TYPES, type GitObject, type ObjectType } from './pack-store.js';
+
+/** A pack made whole (`git index-pack --fix-thin`) and its version-2 index, named as git names them: `pack-<name>.pack`. */
+export interface IndexedPack {
+  name: string;
+  pack: Buffer;
+  index: Buffer;
+  /** objects in the pack, the bases appended to fix a thin pack included */
+  objects: number;
+  /** bases that came from outside the pack (a thin pack's), appended whole */
+  appended: number;
+  /** the received objects by id, resolved and checked (what a read right after the fetch would otherwise resolve again), up to `KEEP_BYTES` of them */
+  received: Map<string, GitObject>;
+}
+
+/** How much of a fetch's resolved objects `IndexedPack.received` keeps (a one-file commit's are ~0.4 MB at 10,000 tools). */
+export const KEEP_BYTES = 16 * 1024 * 1024;
+
+interface Entry {
+  offset: number;
+  /** the entry's bytes end here (header and zlib stream): what its CRC-32 covers */
+  end: number;
+  crc: number;
+  kind: number;
+  /** inflated: the object's content, or a delta's instructions */
+  data: Buffer;
+  baseOffset?: number;
+  baseOid?: string;
+  /** once resolved */
+  type?: ObjectType;
+  content?: Buffer;
+  oid?: string;
+  depth?: number;
+}
+
+/**
+ * Indexes a received pack as `git index-pack --fix-thin` does: every entry inflated (Node's zlib, which says where
+ * each stream ends), its deltas resolved from their bases (in the pack, or for a thin pack's `ref-delta`s read by
+ * `readOutside`, then appended whole so the pack stands alone, as git requires), each object's id computed, and the
+ * index written. Throws on anything that does not add up: a checksum, a size, a base that is nowhere, a chain too long.
+ */
+export async function indexPack(received: Buffer, readOutside: (oid: string) => Promise<GitObject>): Promise<IndexedPack> {
+  if (received.length < 32 || received.toString('latin1', 0, 4) !== 'PACK') throw new Error('not a git pack (no PACK signature)');
+  const version = received.readUInt32BE(4);
+  if (version !== 2 && version !== 3) throw new Error(`git pack version ${version} is not supported`);
+  const trailer = received.length - 20;
+  if (!sha1(received.subarray(0, trailer)).equals(received.subarray(trailer))) throw new Error('corrupt pack: its checksum does not match (truncated in transfer?)');
+  const count = received.readUInt32BE(8);
+  const entries: Entry[] = [];
+  let offset = 12;
+  for (let index = 0; index < count; index++) {
+    const header = entryAt(received, offset);
+    const { buffer: data, engine } = zlib.inflateSync(received.subarray(header.data, trailer), { info: true, maxOutputLength: Math.max(header.size, 1) }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    if (data.length !== header.size) throw new Error(`corrupt pack: an object at ${offset} inflated to ${data.length} bytes where its header says ${header.size}`);
+    const end = header.data + engine.bytesWritten;
+    entries.push({ offset, end, crc: crc32(received.subarray(offset, end)), kind: header.type, data, ...(header.baseOffset !== undefined ? { baseOffset: header.baseOffset } : {}), ...(header.baseOid ? { baseOid: header.baseOid } : {}) });
+    offset = end;
+  }
+  if (offset !== trailer) throw new Error(`corrupt pack: ${trailer - offset} bytes after its ${count} objects`);
+  const outside = await resolveAll(entries, readOutside);
+  return writeIndex(received, entries, outside);
+}
+
+/** Resolves every entry from its base, bases first (a worklist from the whole objects, so a chain in any order is linear). */
+async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promise<GitObject>): Promise<GitObject[]> {
+  const byOffset = new Map(entries.map((entry) => [entry.offset, entry]));
+  const waitingOnOffset = new Map<number, Entry[]>();
+  const waitingOnOid = new Map<string, Entry[]>();
+  const ready: Entry[] = [];
+  for (const entry of entries) {
+    if (entry.kind === OFS_DELTA) {
+      if (!byOffset.has(entry.baseOffset!)) throw new Error(`corrupt pack: a delta at ${entry.offset} names no entry at ${entry.baseOffset} as its base`);
+      push(waitingOnOffset, entry.baseOffset!, entry);
+    } else if (entry.kind === REF_DELTA) {
+      push(waitingOnOid, entry.baseOid!, entry);
+    } else {
+      const type = TYPES[entry.kind];
+      if (!type) throw new Error(`corrupt pack: unknown object type ${entry.kind} at ${entry.offset}`);
+      Object.assign(entry, { type, content: entry.data, depth: 0 });
+      ready.push(entry);
+    }
+  }
+  const resolveFrom = (list: Entry[]): void => {
+    while (list.length > 0) {
+      const base = list.pop()!;
+      base.oid = objectId(base.type!, base.content!);
+      for (const child of [...take(waitingOnOffset, base.offset), ...take(waitingOnOid, base.oid)]) {
+        if (base.depth! >= MAX_CHAIN) throw new Error(`corrupt pack: a delta chain longer than ${MAX_CHAIN}`);
+        Object.assign(child, { type: base.type, content: applyDelta(child.data, base.content!), depth: base.depth! + 1 });
+        list.push(child);
+      }
+    }
+  };
+  resolveFrom(ready);
+  // what is left waits on objects outside the pack (a thin pack), or on nothing at all
+  const outside: GitObject[] = [];
+  for (const oid of [...waitingOnOid.keys()]) {
+    const base = await readOutside(oid);
+    outside.push(base);
+    const children = take(waitingOnOid, oid);
+    for (const child of children) Object.assign(child, { type: base.type, content: applyDelta(child.data, base.content), depth: 1 });
+    resolveFrom(children);
+  }
+  const unresolved = entries.find((entry) => entry.oid === undefined);
+  if (unresolved) throw new Error(`corrupt pack: the delta at ${unresolved.offset} has no base (its chain leads back to itself)`);
+  return outside;
+}
+
+/** The fixed pack (the outside bases appended, its count and checksum updated) and its version-2 index. */
+function writeIndex(received: Buffer, entries: Entry[], outside: GitObject[]): IndexedPack {
+  const trailer = received.length - 20;
+  const appended: Buffer[] = [];
+  let offset = trailer;
+  for (const base of outside) {
+    // stored, not compressed: this copies an object we hold already (a one-file commit's base is the whole old `tools/`
+    // tree: 0.4 MB at 10,000 tools, whose ids do not compress much), and compressing it cost more than the rest of the fetch
+    const compressed = zlib.deflateSync(base.content, { level: zlib.constants.Z_NO_COMPRESSION, chunkSize: Math.max(base.content.length + 1024, zlib.constants.Z_MIN_CHUNK) });
+    const bytes = Buffer.concat([entryHeader(TYPES.indexOf(base.type), base.content.length), compressed]);
+    entries.push({ offset, end: offset + bytes.length, crc: crc32(bytes), kind: TYPES.indexOf(base.type), data: base.content, type: base.type, content: base.content, oid: objectId(base.type, base.content) });
+    appended.push(bytes);
+    offset += bytes.length;
+  }
+  const kept = new Map<string, GitObject>();
+  let keptBytes = 0;
+  for (const entry of entries.slice(0, entries.length - outside.length)) {
+    if ((keptBytes += entry.content!.length) > KEEP_BYTES) break;
+    kept.set(entry.oid!, { type: entry.type!, content: entry.content! });
+  }
+  const head = Buffer.from(received.subarray(0, 12));
+  head.writeUInt32BE(entries.length, 8);
+  const body = Buffer.concat([head, received.subarray(12, trailer), ...appended]);
+  const checksum = outside.length ? sha1(body) : received.subarray(trailer);
+  const pack = Buffer.concat([body, checksum]);
+  // one entry per id (a pack may hold an object twice: the first is kept, as git keeps it)
+  const unique = new Map<string, Entry>();
+  for (const entry of entries) if (!unique.has(entry.oid!)) unique.set(entry.oid!, entry);
+  const sorted = [...unique.values()].sort((a, b) => (a.oid! < b.oid! ? -1 : a.oid! > b.oid! ? 1 : 0));
+  const large = sorted.filter((entry) => entry.offset >= 0x80000000);
+  const index = Buffer.alloc(8 + 1024 + sorted.length * 28 + large.length * 8 + 40);
+  index.writeUInt32BE(0xff744f63, 0);
+  index.writeUInt32BE(2, 4);
+  const fanout = new Array<number>(256).fill(0);
+  for (const entry of sorted) fanout[Number.parseInt(entry.oid!.slice(0, 2), 16)]! += 1;
+  for (let byte = 0, total = 0; byte < 256; byte++) index.writeUInt32BE((total += fanout[byte]!), 8 + byte * 4);
+  const names = 8 + 1024;
+  const crcs = names + sorted.length * 20;
+  const offsets = crcs + sorted.length * 4;
+  let nextLarge = 0;
+  sorted.forEach((entry, position) => {
+    index.write(entry.oid!, names + position * 20, 'hex');
+    index.writeUInt32BE(entry.crc, crcs + position * 4);
+    if (entry.offset < 0x80000000) {
+      index.writeUInt32BE(entry.offset, offsets + position * 4);
+    } else {
+      index.writeUInt32BE((0x80000000 | nextLarge) >>> 0, offsets + position * 4);
+      index.writeBigUInt64BE(BigInt(entry.offset), offsets + sorted.length * 4 + nextLarge * 8);
+      nextLarge++;
+    }
+  });
+  checksum.copy(index, index.length - 40);
+  sha1(index.subarray(0, index.length - 20)).copy(index, index.length - 20);
+  return { name: `pack-${checksum.toString('hex')}`, pack, index, objects: entries.length, appended: outside.length, received: kept };
+}
+
+/** Writes the pack, then its index (readers list packs by their index: a pack is seen only once whole). */
+export async function writeIndexedPack(gitdir: string, indexed: IndexedPack): Promise<void> {
+  const base = join(gitdir, 'objects', 'pack', indexed.name);
+  for (const [extension, bytes] of [['.pack', indexed.pack], ['.idx', indexed.index]] as const) {
+    const temporary = `${base}${extension}.${process.pid}.tmp`;
+    await writeFile(temporary, bytes);
+    await rename(temporary, `${base}${extension}`);
+  }
+}
+
+function entryHeader(type: number, size: number): Buffer {
+  const bytes = [((type & 7) << 4) | (size & 15)];
+  let rest = Math.floor(size / 16);
+  while (rest > 0) {
+    bytes[bytes.length - 1]! |= 0x80;
+    bytes.push(rest & 0x7f);
+    rest = Math.floor(rest / 128);
+  }
+  return Buffer.from(bytes);
+}
+
+function objectId(type: ObjectType, content: Buffer): string {
+  return createHash('sha1').update(`${type} ${content.length}\0`, 'latin1').update(content).digest('hex');
+}
+
+function sha1(bytes: Buffer): Buffer {
+  return createHash('sha1').update(bytes).digest();
+}
+
+function push<K>(map: Map<K, Entry[]>, key: K, entry: Entry): void {
+  const list = map.get(key);
+  if (list) list.push(entry);
+  else map.set(key, [entry]);
+}
+
+function take<K>(map: Map<K, Entry[]>, key: K): Entry[] {
+  const list = map.get(key) ?? [];
+  map.delete(key);
+  return list;
+}
+
+const CRC_TABLE = Int32Array.from({ length: 256 }, (_, byte) => {
+  let value = byte;
+  for (let bit = 0; bit < 8; bit++) value = value & 1 ? 0xedb88320 ^ (value >>> 1) : value >>> 1;
+  return value;
+});
+
+const nativeCrc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
+
+/** CRC-32 as zlib computes it: Node's own where it has one (`zlib.crc32` is 20.15 and later; `engines` allows 20.10). */
+export const crc32: (bytes: Uint8Array) => number = nativeCrc32 ?? portableCrc32;
+
+/** CRC-32 (the polynomial zlib and git use) by table, for a Node without `zlib.crc32`. */
+export function portableCrc32(bytes: Uint8Array): number {
+  let value = -1;
+  for (let position = 0; position < bytes.length; position++) value = CRC_TABLE[(value ^ bytes[position]!) & 0xff]! ^ (value >>> 8);
+  return (value ^ -1) >>> 0;
+}

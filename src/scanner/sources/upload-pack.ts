@@ -1,0 +1,133 @@
+import type { GitHttpResponse, HttpClient } from 'isomorphic-git';
+import { FLUSH, packetLine, packetText, readPacket } from './pkt-line.js';
+
+/** What a smart-HTTP server offers to fetch: its refs and its capabilities (protocol v0/v1). */
+export interface RefAdvertisement {
+  /** full ref name → object id */
+  refs: Map<string, string>;
+  capabilities: Set<string>;
+}
+
+/** What one fetch asks for. */
+export interface PackRequest {
+  want: string;
+  /** commits we hold whole: the server sends only what they lack, and may send deltas against their objects (a thin pack) */
+  haves: readonly string[];
+  /** our shallow boundary (`.git/shallow`): commits whose parents we do not hold */
+  shallows: readonly string[];
+}
+
+/** An HTTP status other than 200, shaped as isomorphic-git's errors are (`data.statusCode`) so that one place words it. */
+export class UploadPackHttpError extends Error {
+  readonly code = 'HttpError';
+  readonly data: { statusCode: number };
+
+  constructor(statusCode: number, url: string) {
+    super(`HTTP ${statusCode} from ${url}`);
+    this.data = { statusCode };
+  }
+}
+
+const SERVICE = 'git-upload-pack';
+const USER_AGENT = 'git/brush-holder';
+// what we ask of a server when it offers it: a thin pack (deltas against what we hold: a one-file commit's new
+// `tools/` tree comes as a few hundred bytes instead of the whole tree), offset deltas, and no progress chatter
+const WANTED_CAPABILITIES = ['side-band-64k', 'ofs-delta', 'thin-pack', 'no-progress', 'shallow'];
+
+/** GET `info/refs`: the refs and capabilities of the repository at `url` (one round trip: the head check a rescan starts with). */
+export async function discoverUploadPack(http: HttpClient, url: string, headers: Record<string, string>): Promise<RefAdvertisement> {
+  const location = `${url}/info/refs?service=${SERVICE}`;
+  const response = await http.request({ url: location, method: 'GET', headers: { ...headers, 'user-agent': USER_AGENT } });
+  const body = await readBody(response, location);
+  if (response.headers?.['content-type'] !== `application/x-${SERVICE}-advertisement`) {
+    throw new Error(`${url} did not answer as a smart-HTTP git server (content type ${response.headers?.['content-type'] ?? 'none'})`);
+  }
+  return parseAdvertisement(body);
+}
+
+/** The refs and capabilities in a v0/v1 advertisement (`# service=…` and a flush first over HTTP, then one ref a line). */
+export function parseAdvertisement(body: Buffer): RefAdvertisement {
+  const refs = new Map<string, string>();
+  let capabilities = new Set<string>();
+  let position = 0;
+  let first = true;
+  while (position < body.length) {
+    const { packet, next } = readPacket(body, position);
+    position = next;
+    if (packet.flush) {
+      if (first) continue;
+      break;
+    }
+    const line = packetText(packet.payload);
+    if (first && line.startsWith('# service=')) continue;
+    if (first && line === 'version 1') continue;
+    const nul = line.indexOf('\0');
+    if (first && nul >= 0) capabilities = new Set(line.slice(nul + 1).split(' ').filter(Boolean));
+    first = false;
+    const match = /^([0-9a-f]{40}) ([^\0 ]+)$/.exec(nul >= 0 ? line.slice(0, nul) : line);
+    if (!match) throw new Error(`malformed ref advertisement line: ${JSON.stringify(line.slice(0, 120))}`);
+    // an empty repository advertises only its capabilities, on a line named capabilities^{}
+    if (match[2] !== 'capabilities^{}' && !match[2]!.endsWith('^{}')) refs.set(match[2]!, match[1]!);
+  }
+  return { refs, capabilities };
+}
+
+/** POST `git-upload-pack`: the pack of what `want` has that `haves` lack, as the server sends it (thin when it may). */
+export async function fetchPack(http: HttpClient, url: string, headers: Record<string, string>, offered: Set<string>, request: PackRequest): Promise<Buffer> {
+  const capabilities = WANTED_CAPABILITIES.filter((capability) => offered.has(capability) && (capability !== 'shallow' || request.shallows.length > 0));
+  const lines = [packetLine(`want ${request.want} ${[...capabilities, 'agent=brush-holder'].join(' ')}\n`)];
+  // a shallow boundary the server does not understand would make it assume we hold history we do not
+  if (request.shallows.length > 0 && !offered.has('shallow')) throw new Error(`${url} does not serve shallow clones; remove the scanner's clone to fetch it whole`);
+  for (const oid of request.shallows) lines.push(packetLine(`shallow ${oid}\n`));
+  lines.push(FLUSH);
+  for (const oid of request.haves) lines.push(packetLine(`have ${oid}\n`));
+  lines.push(packetLine('done\n'));
+  const location = `${url}/${SERVICE}`;
+  const response = await http.request({
+    url: location,
+    method: 'POST',
+    headers: { ...headers, 'user-agent': USER_AGENT, 'content-type': `application/x-${SERVICE}-request`, accept: `application/x-${SERVICE}-result` },
+    // an array, not a stream: sent whole with a Content-Length (as isomorphic-git sends it; some servers refuse chunked requests)
+    body: [Buffer.concat(lines)] as unknown as AsyncIterableIterator<Uint8Array>,
+  });
+  return packOfResponse(await readBody(response, location), capabilities.includes('side-band-64k'));
+}
+
+/**
+ * The pack in an upload-pack answer: after the negotiation's `ACK`/`NAK` lines, either the pack's bytes as they are or,
+ * with side-band, packets whose first byte says pack data (1), progress (2) or a fatal error (3).
+ */
+export function packOfResponse(body: Buffer, sideBand: boolean): Buffer {
+  let position = 0;
+  for (;;) {
+    if (!sideBand && body.toString('latin1', position, position + 4) === 'PACK') return body.subarray(position);
+    const { packet, next } = readPacket(body, position);
+    if (packet.flush) throw new Error('the server sent no pack');
+    const band = packet.payload[0];
+    if (sideBand && (band === 1 || band === 2 || band === 3)) break;
+    const line = packetText(packet.payload);
+    if (line.startsWith('ERR ')) throw new Error(`the server refused the fetch: ${line.slice(4)}`);
+    if (!/^(ACK [0-9a-f]{40}( \w+)?|NAK|shallow [0-9a-f]{40}|unshallow [0-9a-f]{40})$/.test(line)) {
+      throw new Error(`unexpected line in the server's answer: ${JSON.stringify(line.slice(0, 120))}`);
+    }
+    position = next;
+  }
+  const parts: Buffer[] = [];
+  for (;;) {
+    const { packet, next } = readPacket(body, position);
+    position = next;
+    if (packet.flush) break;
+    const band = packet.payload[0];
+    if (band === 1) parts.push(packet.payload.subarray(1));
+    else if (band === 3) throw new Error(`the server failed the fetch: ${packetText(packet.payload.subarray(1))}`);
+    else if (band !== 2) throw new Error(`malformed side-band packet (band ${band})`);
+  }
+  return Buffer.concat(parts);
+}
+
+async function readBody(response: GitHttpResponse, url: string): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of response.body ?? []) chunks.push(chunk);
+  if (response.statusCode !== 200) throw new UploadPackHttpError(response.statusCode, url);
+  return Buffer.concat(chunks);
+}

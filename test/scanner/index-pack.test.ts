@@ -1,0 +1,130 @@
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { indexPack, portableCrc32, writeIndexedPack } from '../../src/scanner/sources/index-pack.js';
+import type { GitObject, ObjectType } from '../../src/scanner/sources/pack-store.js';
+import { commitFiles, git, initRepository, makeTempDir } from '../helpers/git.js';
+
+// Our own `git index-pack --fix-thin`: a fetched pack's index must be the one git writes, a thin pack must be made
+// whole so that git reads it, and a hostile pack must be refused or indexed exactly as git indexes it.
+
+const run = promisify(execFile);
+
+/** `git pack-objects` of the revisions given (`--thin` for a fetch's pack against what `^commit` holds). */
+async function packObjects(repo: string, revisions: string[], thin = false): Promise<Buffer> {
+  const child = execFile('git', ['pack-objects', '--revs', '--stdout', '--delta-base-offset', ...(thin ? ['--thin'] : [])], { cwd: repo, encoding: 'buffer', maxBuffer: 1 << 26 });
+  const chunks: Buffer[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise<void>((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git pack-objects exited ${code}`)))));
+  child.stdin!.end(`${revisions.join('\n')}\n`);
+  await done;
+  return Buffer.concat(chunks);
+}
+
+/** The index `git index-pack` writes for a pack. */
+async function gitIndex(folder: string, pack: Buffer): Promise<Buffer> {
+  const path = join(folder, `check-${randomBytes(6).toString('hex')}.pack`);
+  await writeFile(path, pack);
+  await run('git', ['index-pack', path]);
+  return readFile(path.replace(/\.pack$/, '.idx'));
+}
+
+/** Reads an object from the repository as git prints it: a thin pack's base. */
+async function readWithGit(repo: string, oid: string): Promise<GitObject> {
+  const type = (await git(repo, 'cat-file', '-t', oid)) as ObjectType;
+  const { stdout } = await run('git', ['cat-file', type, oid], { cwd: repo, encoding: 'buffer', maxBuffer: 1 << 26 });
+  return { type, content: stdout };
+}
+
+const noOutside = async (oid: string): Promise<GitObject> => {
+  throw new Error(`Could not find ${oid}`);
+};
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let repo: string;
+let first: string;
+let second: string;
+
+beforeAll(async () => {
+  temp = await makeTempDir('hldp-index-pack-');
+  repo = await initRepository(join(temp.path, 'repo'));
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 60; i++) files[`tools/tool-${i}/TOOL.hdlp`] = `name: tool-${i}\nwhy: ${'padding so git finds deltas '.repeat(20)}${i}\n`;
+  first = await commitFiles(repo, files);
+  second = await commitFiles(repo, { 'tools/tool-3/TOOL.hdlp': `name: tool-3\nwhy: ${'padding so git finds deltas '.repeat(20)}changed\n`, 'tools/new/TOOL.hdlp': 'name: new\n' });
+});
+afterAll(async () => temp.cleanup());
+
+describe('indexPack', () => {
+  it('writes the index git index-pack writes for the same pack, deltas and all', async () => {
+    const pack = await packObjects(repo, [second]);
+    const indexed = await indexPack(pack, noOutside);
+    expect(indexed.appended).toBe(0);
+    expect(indexed.pack.equals(pack)).toBe(true);
+    expect(indexed.index.equals(await gitIndex(temp.path, pack))).toBe(true);
+    expect(indexed.objects).toBe(Number((await git(repo, 'rev-list', '--objects', second)).split('\n').length));
+  });
+
+  describe('when the pack is thin', () => {
+    it('appends the bases it lacks so that git reads it whole, and indexes it as git does', async () => {
+      const thin = await packObjects(repo, [second, `^${first}`], true);
+      await expect(indexPack(thin, noOutside)).rejects.toThrow(/Could not find/);
+      const indexed = await indexPack(thin, (oid) => readWithGit(repo, oid));
+      expect(indexed.appended).toBeGreaterThan(0);
+      // git refuses a thin pack without --fix-thin: this one it indexes as it stands, to the same bytes
+      expect(indexed.index.equals(await gitIndex(temp.path, indexed.pack))).toBe(true);
+      const gitdir = join(temp.path, 'written');
+      await initRepository(gitdir, { bare: true });
+      await writeIndexedPack(gitdir, indexed);
+      await run('git', ['verify-pack', join(gitdir, 'objects', 'pack', `${indexed.name}.idx`)]);
+      // every object the thin pack brought is handed on resolved, as git reads it
+      for (const [oid, object] of indexed.received) expect(object).toEqual(await readWithGit(repo, oid));
+    });
+  });
+
+  describe('when the pack is damaged', () => {
+    it('refuses a pack cut short or with a wrong checksum', async () => {
+      const pack = await packObjects(repo, [second]);
+      await expect(indexPack(pack.subarray(0, pack.length - 7), noOutside)).rejects.toThrow(/checksum/);
+      await expect(indexPack(pack.subarray(0, 20), noOutside)).rejects.toThrow(/not a git pack/);
+    });
+
+    it('refuses or indexes exactly as git does whatever bytes it is given, its checksum made right', async () => {
+      const pack = await packObjects(repo, [second]);
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.record({ at: fc.nat(), byte: fc.nat(255) }), { minLength: 1, maxLength: 4 }), fc.option(fc.nat()), async (flips, cut) => {
+          const body = Buffer.from(pack.subarray(0, cut === null ? pack.length - 20 : 12 + (cut % (pack.length - 32))));
+          for (const { at, byte } of flips) body[at % body.length] = byte;
+          const hostile = Buffer.concat([body, createHash('sha1').update(body).digest()]);
+          let indexed: Awaited<ReturnType<typeof indexPack>> | undefined;
+          try {
+            indexed = await indexPack(hostile, noOutside);
+          } catch (error) {
+            expect(error).toBeInstanceOf(Error);
+            return;
+          }
+          expect(indexed.index.equals(await gitIndex(temp.path, hostile))).toBe(true);
+        }),
+        { numRuns: 60 },
+      );
+    }, 60_000);
+  });
+});
+
+describe('portableCrc32', () => {
+  it('computes what zlib computes', () => {
+    expect(portableCrc32(Buffer.from('123456789'))).toBe(0xcbf43926);
+    const native = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
+    if (!native) return;
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+        expect(portableCrc32(bytes)).toBe(native(bytes));
+      }),
+    );
+  });
+});
