@@ -8,25 +8,29 @@ export interface GitHttpServer {
   url: string;
   /** requests served so far */
   requests(): number;
+  /** body bytes sent so far in answers to `POST …/git-upload-pack` (the packs fetched) */
+  uploadPackBytes(): number;
   close(): Promise<void>;
 }
 
 /** Serves every repository under `projectRoot`; with `token`, requires HTTP Basic auth with that password (as Forgejo does). */
 export async function startGitHttpServer(options: { projectRoot: string; token?: string }): Promise<GitHttpServer> {
   let requests = 0;
+  const sent = { uploadPack: 0 };
   const server = createServer((request, response) => {
     requests++;
     if (options.token && !authorised(request, options.token)) {
       response.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' }).end('unauthorised\n');
       return;
     }
-    serveCgi(options.projectRoot, request, response);
+    serveCgi(options.projectRoot, request, response, sent);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     requests: () => requests,
+    uploadPackBytes: () => sent.uploadPack,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -42,8 +46,9 @@ function authorised(request: IncomingMessage, token: string): boolean {
   return decoded.slice(decoded.indexOf(':') + 1) === token;
 }
 
-function serveCgi(projectRoot: string, request: IncomingMessage, response: ServerResponse): void {
+function serveCgi(projectRoot: string, request: IncomingMessage, response: ServerResponse, sent: { uploadPack: number }): void {
   const url = new URL(request.url ?? '/', 'http://localhost');
+  const counted = request.method === 'POST' && url.pathname.endsWith('/git-upload-pack');
   const backend = spawn('git', ['http-backend'], {
     env: {
       PATH: process.env.PATH,
@@ -67,6 +72,7 @@ function serveCgi(projectRoot: string, request: IncomingMessage, response: Serve
   let headersSent = false;
   backend.stdout.on('data', (chunk: Buffer) => {
     if (headersSent) {
+      if (counted) sent.uploadPack += chunk.length;
       response.write(chunk);
       return;
     }
@@ -75,6 +81,7 @@ function serveCgi(projectRoot: string, request: IncomingMessage, response: Serve
     if (!end) return;
     writeCgiHeaders(response, head.subarray(0, end.index).toString('latin1'));
     headersSent = true;
+    if (counted) sent.uploadPack += head.length - end.index - end.length;
     response.write(head.subarray(end.index + end.length));
   });
   backend.stdout.on('end', () => response.end());

@@ -93,6 +93,25 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     await scanner.flush();
   });
 
+  it('fetches a one-file commit as a thin pack: a few hundred bytes, not the whole new tools/ tree', async () => {
+    const url = await servedRepository();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 400; i++) files[`tools/tool-${i}/TOOL.hdlp`] = makeToolYaml(`tool-${i}`);
+    await push(files);
+    const scanner = new Scanner({ repo: url, cacheDir });
+    await scanner.scan();
+    // 400 entries of `40000 tool-N\0` and a 20-byte id: the tree a non-thin fetch resends whole
+    const treeBytes = Number(await git(work, 'cat-file', '-s', 'HEAD:tools'));
+    expect(treeBytes).toBeGreaterThan(10_000);
+    const second = await push({ 'tools/tool-7/TOOL.hdlp': makeToolYaml('tool-7', { intent: 'does other things' }) });
+    const sentBefore = server!.uploadPackBytes();
+    const rescanned = await scanner.scan();
+    expect(rescanned.commit).toBe(second);
+    expect(rescanned.tools.find((tool) => tool.name === 'tool-7')?.intent).toBe('does other things');
+    expect(server!.uploadPackBytes() - sentBefore).toBeLessThan(2_000);
+    await scanner.flush();
+  });
+
   describe('when the remote becomes unreachable', () => {
     it('keeps serving the last fetched index, marked stale with the reason', async () => {
       const url = await servedRepository();

@@ -1,9 +1,10 @@
+import { promises } from 'node:fs';
 import { ENTRY_KINDS, ENTRY_LAYOUT, letGo, type Diagnostic, type EntryKind } from '../../core/index.js';
 import { loadGit } from './git-module.js';
 import { tooLargeMessage } from '../yaml-mapping.js';
 import { listObjects, type ObjectListing } from './object-listing.js';
 import { ObjectReader } from './object-reader.js';
-import { PackStore } from './pack-store.js';
+import { MAX_OBJECT_BYTES, PackStore, type GitObject } from './pack-store.js';
 import type { DefinitionFile } from '../parse-tool-definition.js';
 import { definitionPath, type Snapshot, type ToolEntry } from './source.js';
 
@@ -15,6 +16,15 @@ export interface ObjectStore {
   gitdir: string;
   cache: object;
   packs?: PackStore;
+  /** the objects the last fetch brought, resolved as it indexed them: for the snapshot that follows it, once */
+  fetched?: Map<string, GitObject>;
+  /**
+   * the trees the last snapshot listed (the root and its `tools/`, `toolsets/`, `skills/`, `policies/`): the next
+   * fetch's thin pack sends their next versions as deltas against them, so they are its bases without a pack read
+   * (kept only for a store that fetches: `keepListed`)
+   */
+  listed?: Map<string, GitObject>;
+  keepListed?: boolean;
 }
 
 const SYMLINK_MODE = '120000';
@@ -25,17 +35,25 @@ const TREE_MODE = '40000';
 export async function readGitSnapshot(store: ObjectStore, commit: string, maxBytes: number): Promise<Snapshot> {
   store.packs ??= new PackStore(store.gitdir);
   const listing = await listObjects(store.gitdir, store.packs);
-  const objects = new ObjectReader(store.gitdir, store.packs, (oid) => listing.mayBeLoose(oid));
+  const fetched = store.fetched ?? new Map<string, GitObject>();
+  store.fetched = undefined;
+  const objects = new ObjectReader(store.gitdir, store.packs, (oid) => listing.mayBeLoose(oid), MAX_OBJECT_BYTES, fetched);
   // a flat entry (policies/<name>.hdlp) is a blob: its mode says whether it is a symlink
   const flatModes = new Map<string, string>();
   const listOnce = async (): Promise<ToolEntry[]> => {
-    const root = await treeItems((await objects.read(await treeOf(objects, commit), 'tree')).content);
-    const listed: ToolEntry[] = [];
+    const listed = new Map<string, GitObject>();
+    const readTree = async (oid: string): Promise<GitObject> => {
+      const tree = await objects.read(oid, 'tree');
+      listed.set(oid, tree);
+      return tree;
+    };
+    const root = await treeItems((await readTree(await treeOf(objects, commit))).content);
+    const entriesListed: ToolEntry[] = [];
     for (const kind of ENTRY_KINDS) {
       const { folder: top, file, flat } = ENTRY_LAYOUT[kind];
       const folder = root.find((entry) => entry.name === top && entry.mode === TREE_MODE);
       if (!folder) continue;
-      const items = await treeItems((await objects.read(folder.oid, 'tree')).content);
+      const items = await treeItems((await readTree(folder.oid)).content);
       const entries = flat
         ? items.filter((item) => item.mode !== TREE_MODE && item.name.endsWith(file) && item.name.length > file.length).map((item) => {
             flatModes.set(`${kind}/${item.name.slice(0, -file.length)}`, item.mode);
@@ -43,9 +61,10 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
           })
         : items.filter((item) => item.mode === TREE_MODE).map((item) => ({ folder: item.name, oid: item.oid }));
       entries.sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
-      listed.push(...(kind === 'tool' ? entries : entries.map((entry) => ({ kind, ...entry }))));
+      entriesListed.push(...(kind === 'tool' ? entries : entries.map((entry) => ({ kind, ...entry }))));
     }
-    return listed;
+    if (store.keepListed) store.listed = listed;
+    return entriesListed;
   };
   return {
     commit,
@@ -54,7 +73,10 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
       retryAfterRepack<DefinitionFile | Diagnostic>(listing, () =>
         entry.kind && ENTRY_LAYOUT[entry.kind].flat ? readFlatDefinition(objects, maxBytes, entry, flatModes.get(`${entry.kind}/${entry.folder}`)) : readDefinition(objects, maxBytes, entry),
       ),
-    release: () => store.packs?.release(),
+    release: () => {
+      fetched.clear();
+      store.packs?.release();
+    },
   };
 }
 
@@ -153,7 +175,7 @@ async function readDefinition(objects: ObjectReader, maxBytes: number, entry: To
 /** Refuses SHA-256 repositories: isomorphic-git reads SHA-1 object stores only. */
 export async function objectFormat(gitdir: string): Promise<string> {
   const git = await loadGit();
-  const fs = { promises: (await import('node:fs')).promises };
+  const fs = { promises };
   const format = await git.getConfig({ fs, gitdir, path: 'extensions.objectformat' });
   return typeof format === 'string' ? format.toLowerCase() : 'sha1';
 }

@@ -23,16 +23,22 @@ export class ObjectReader {
     private readonly packs: PackStore,
     private readonly mayBeLoose: (oid: string) => boolean = () => true,
     private readonly maxObjectBytes = MAX_OBJECT_BYTES,
+    /** objects already read and checked (a fetch's, resolved as it indexed them) */
+    private readonly known: ReadonlyMap<string, GitObject> = new Map(),
   ) {}
 
   /** The object's size from its header; `undefined` when neither a loose header nor a pack entry says (the caller reads it and checks after). */
   async size(oid: string): Promise<number | undefined> {
+    const known = this.known.get(oid);
+    if (known) return known.content.length;
     const loose = this.mayBeLoose(oid) ? await this.looseSize(oid) : undefined;
     return loose ?? this.packs.size(oid);
   }
 
   /** The object; throws "Could not find" when no loose file and no listed pack holds it (git may have repacked: list again and retry). */
   read(oid: string, expected?: ObjectType): Promise<GitObject> {
+    const known = this.known.get(oid);
+    if (known && (!expected || known.type === expected)) return Promise.resolve(known);
     return this.readAt(oid, expected, 0);
   }
 
