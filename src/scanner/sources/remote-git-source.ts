@@ -7,6 +7,7 @@ import { ScanError } from '../scan-error.js';
 import { loadGit, type Git } from './git-module.js';
 import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
 import { indexPack, writeIndexedPack } from './index-pack.js';
+import { headBranch, readLooseRef, writeLooseRef } from './loose-refs.js';
 import { ObjectReader } from './object-reader.js';
 import { PackStore } from './pack-store.js';
 import { discoverUploadPack, fetchPack, type RefAdvertisement } from './upload-pack.js';
@@ -44,6 +45,7 @@ export class RemoteGitSource implements RepositorySource {
   private readonly headers: Record<string, string>;
   private readonly store: ObjectStore;
   private readonly dir: string;
+  private formatChecked = false;
   // loaded by the first snapshot, so that importing the scanner costs nothing for folder sources
   private git!: Git;
   private http!: HttpClient;
@@ -94,12 +96,12 @@ export class RemoteGitSource implements RepositorySource {
       }),
     );
     const branch = await this.localBranch();
-    const commit = await this.git.resolveRef({ fs, gitdir: this.store.gitdir, ref: `refs/remotes/origin/${branch}` });
+    const commit = await this.resolveRef(`refs/remotes/origin/${branch}`);
     return readGitSnapshot(this.store, commit, this.options.maxBytes);
   }
 
   private async update(branch: string): Promise<Snapshot> {
-    const local = await this.git.resolveRef({ fs, gitdir: this.store.gitdir, ref: `refs/remotes/origin/${branch}` });
+    const local = await this.resolveRef(`refs/remotes/origin/${branch}`);
     let advertisement: RefAdvertisement;
     try {
       // protocol v0: the head check is one GET of info/refs, whose answer the fetch then uses (two requests in all)
@@ -122,7 +124,7 @@ export class RemoteGitSource implements RepositorySource {
     }
     const commit = await this.call('fetch', () => this.fetchFrom(advertisement, remote, local, branch));
     // the local branch names what we hold for the next fetch's `have`; both refs move only once the pack is written
-    for (const ref of [`refs/remotes/origin/${branch}`, `refs/heads/${branch}`]) await this.git.writeRef({ fs, gitdir: this.store.gitdir, ref, value: commit, force: true });
+    for (const ref of [`refs/remotes/origin/${branch}`, `refs/heads/${branch}`]) await writeLooseRef(this.store.gitdir, ref, commit);
     return readGitSnapshot(this.store, commit, this.options.maxBytes);
   }
 
@@ -167,9 +169,17 @@ export class RemoteGitSource implements RepositorySource {
 
   private async localBranch(): Promise<string | undefined> {
     if (!fs.existsSync(join(this.store.gitdir, 'HEAD'))) return undefined;
-    const format = await objectFormat(this.store.gitdir);
-    if (format !== 'sha1') throw this.sha256Refusal(format);
-    return (await this.git.currentBranch({ fs, gitdir: this.store.gitdir })) ?? undefined;
+    // a property of the remote, checked before the clone: once per source, not per rescan
+    if (!this.formatChecked) {
+      const format = await objectFormat(this.store.gitdir);
+      if (format !== 'sha1') throw this.sha256Refusal(format);
+      this.formatChecked = true;
+    }
+    return (await headBranch(this.store.gitdir)) ?? (await this.git.currentBranch({ fs, gitdir: this.store.gitdir })) ?? undefined;
+  }
+
+  private async resolveRef(ref: string): Promise<string> {
+    return (await readLooseRef(this.store.gitdir, ref)) ?? this.git.resolveRef({ fs, gitdir: this.store.gitdir, ref });
   }
 
   private async call<T>(action: string, run: () => Promise<T>): Promise<T> {
