@@ -112,6 +112,42 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     await scanner.flush();
   });
 
+  describe('when a push lands between the head check and the fetch', () => {
+    it('reads the refs again and fetches the new head when the server no longer offers the one it listed', async () => {
+      const projectRoot = join(temp.path, 'served');
+      await initRepository(join(projectRoot, 'tools.git'), { bare: true });
+      let racing: (() => Promise<void>) | undefined;
+      server = await startGitHttpServer({
+        projectRoot,
+        beforeServing: async (method, path) => {
+          const race = racing;
+          if (method !== 'POST' || !path.endsWith('/git-upload-pack') || !race) return;
+          racing = undefined;
+          await race();
+        },
+      });
+      const url = `${server.url}/tools.git`;
+      work = await initRepository(join(temp.path, 'work'));
+      await git(work, 'remote', 'add', 'origin', url);
+      await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+      const scanner = new Scanner({ repo: url, cacheDir });
+      await scanner.scan();
+      await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+      let replaced = '';
+      // after the head check listed beta's commit, it is forced away: the server refuses it as "not our ref"
+      racing = async () => {
+        await git(work, 'reset', '-q', '--hard', 'HEAD~1');
+        replaced = await commitFiles(work, { 'tools/gamma/TOOL.hdlp': makeToolYaml('gamma') });
+        await git(work, 'push', '-q', '--force', 'origin', 'main');
+      };
+      const rescanned = await scanner.scan();
+      expect(replaced).not.toBe('');
+      expect(rescanned.commit).toBe(replaced);
+      expect(rescanned.tools.map((tool) => tool.name)).toEqual(['alpha', 'gamma']);
+      await scanner.flush();
+    });
+  });
+
   describe('when the remote becomes unreachable', () => {
     it('keeps serving the last fetched index, marked stale with the reason', async () => {
       const url = await servedRepository();
