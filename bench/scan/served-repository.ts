@@ -1,9 +1,13 @@
 // A generated repository of `size` tools pushed to a bare one and served over smart HTTP by serve-git.ts in a process
 // of its own (so that a benchmark's CPU time is the scanner's alone): the bench/scan benchmarks that scan a remote.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, initRepository } from '../../test/helpers/git.js';
 import { generateRepository } from './generate-repository.js';
+
+// USER_HZ: 100 on every Linux Node runs on
+const CLOCK_TICKS = 100;
 
 export interface ServedRepository {
   /** the working repository, to commit in and `push()` from */
@@ -14,6 +18,8 @@ export interface ServedRepository {
   push(): Promise<void>;
   /** stops the git server */
   stop(): void;
+  /** CPU milliseconds the git server has used so far: its own process and the `git http-backend` processes it ran (Linux: /proc; NaN elsewhere) */
+  serverCpuMs(): number;
 }
 
 export async function serveGeneratedRepository(root: string, size: number): Promise<ServedRepository> {
@@ -25,5 +31,16 @@ export async function serveGeneratedRepository(root: string, size: number): Prom
   await push();
   const server = spawn(process.execPath, ['--import', 'tsx', new URL('serve-git.ts', import.meta.url).pathname, join(root, 'served')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const base = await new Promise<string>((done) => server.stdout.once('data', (chunk: Buffer) => done(chunk.toString().trim())));
-  return { work, url: `${base}/tools.git`, push, stop: () => void server.kill('SIGTERM') };
+  return { work, url: `${base}/tools.git`, push, stop: () => void server.kill('SIGTERM'), serverCpuMs: () => processTreeCpuMs(server.pid) };
+}
+
+// utime, stime, and the children's cutime and cstime once they were waited for (every CGI request's git processes)
+function processTreeCpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^.*\) /, '').split(' ');
+    const ticks = [11, 12, 13, 14].reduce((sum, field) => sum + Number(fields[field]), 0);
+    return (ticks * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
 }
