@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexPack, portableCrc32, writeIndexedPack } from '../../src/scanner/sources/index-pack.js';
 import type { GitObject, ObjectType } from '../../src/scanner/sources/pack-store.js';
+import { blobId, craftDelta, writeCraftedPack } from '../helpers/crafted-pack.js';
 import { commitFiles, git, initRepository, makeTempDir } from '../helpers/git.js';
 
 // Our own `git index-pack --fix-thin`: a fetched pack's index must be the one git writes, a thin pack must be made
@@ -92,6 +93,24 @@ describe('indexPack', () => {
       const pack = await packObjects(repo, [second]);
       await expect(indexPack(pack.subarray(0, pack.length - 7), noOutside)).rejects.toThrow(/checksum/);
       await expect(indexPack(pack.subarray(0, 20), noOutside)).rejects.toThrow(/not a git pack/);
+    });
+
+    it('refuses a delta whose result states more than an object read may hold, before making it', async () => {
+      // 1,024 copies of a 1 MiB blob of zeros: ~2 KB of instructions stating a 1 GiB object, then a small one on it
+      const zeros = Buffer.alloc(1024 * 1024);
+      const copies = Buffer.alloc(2 * 1024);
+      for (let at = 0; at < copies.length; at += 2) copies.set([0x80 | 0x40, 0x10], at);
+      const huge = 'b0'.repeat(20);
+      const gitdir = join(temp.path, 'bomb');
+      await writeCraftedPack(gitdir, [
+        { oid: blobId(zeros), kind: 'blob', data: zeros },
+        { oid: huge, kind: 'ref-delta', base: blobId(zeros), data: craftDelta(zeros.length, 1024 * zeros.length, copies) },
+        { oid: 'c0'.repeat(20), kind: 'ref-delta', base: huge, data: craftDelta(1024 * zeros.length, 3, Buffer.from([3, 0x61, 0x62, 0x63])) },
+      ]);
+      const [packFile] = (await readdir(join(gitdir, 'objects', 'pack'))).filter((name) => name.endsWith('.pack'));
+      const bomb = await readFile(join(gitdir, 'objects', 'pack', packFile!));
+      await expect(indexPack(bomb, noOutside)).rejects.toThrow(/over the \d+ bytes an object read may hold/);
+      await expect(indexPack(bomb, noOutside, 512 * 1024)).rejects.toThrow(/an object of 1048576 bytes at 12, over the 524288 bytes/);
     });
 
     it('refuses or indexes exactly as git does whatever bytes it is given, its checksum made right', async () => {

@@ -3,7 +3,7 @@ import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { applyDelta } from './git-delta.js';
-import { entryAt, MAX_CHAIN, OFS_DELTA, REF_DELTA, TYPES, type GitObject, type ObjectType } from './pack-store.js';
+import { entryAt, MAX_CHAIN, MAX_OBJECT_BYTES, OFS_DELTA, REF_DELTA, TYPES, type GitObject, type ObjectType } from './pack-store.js';
 
 /** A pack made whole (`git index-pack --fix-thin`) and its version-2 index, named as git names them: `pack-<name>.pack`. */
 export interface IndexedPack {
@@ -42,9 +42,10 @@ interface Entry {
  * Indexes a received pack as `git index-pack --fix-thin` does: every entry inflated (Node's zlib, which says where
  * each stream ends), its deltas resolved from their bases (in the pack, or for a thin pack's `ref-delta`s read by
  * `readOutside`, then appended whole so the pack stands alone, as git requires), each object's id computed, and the
- * index written. Throws on anything that does not add up: a checksum, a size, a base that is nowhere, a chain too long.
+ * index written. Throws on anything that does not add up: a checksum, a size, a base that is nowhere, a chain too long,
+ * or an object past `maxObjectBytes` (checked before it is inflated or made: a server's few kilobytes of delta can state gigabytes).
  */
-export async function indexPack(received: Buffer, readOutside: (oid: string) => Promise<GitObject>): Promise<IndexedPack> {
+export async function indexPack(received: Buffer, readOutside: (oid: string) => Promise<GitObject>, maxObjectBytes = MAX_OBJECT_BYTES): Promise<IndexedPack> {
   if (received.length < 32 || received.toString('latin1', 0, 4) !== 'PACK') throw new Error('not a git pack (no PACK signature)');
   const version = received.readUInt32BE(4);
   if (version !== 2 && version !== 3) throw new Error(`git pack version ${version} is not supported`);
@@ -55,6 +56,7 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
   let offset = 12;
   for (let index = 0; index < count; index++) {
     const header = entryAt(received, offset);
+    if (header.size > maxObjectBytes) throw new Error(`fetched pack: an object of ${header.size} bytes at ${offset}, over the ${maxObjectBytes} bytes an object read may hold`);
     const { buffer: data, engine } = zlib.inflateSync(received.subarray(header.data, trailer), { info: true, maxOutputLength: Math.max(header.size, 1) }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
     if (data.length !== header.size) throw new Error(`corrupt pack: an object at ${offset} inflated to ${data.length} bytes where its header says ${header.size}`);
     const end = header.data + engine.bytesWritten;
@@ -62,12 +64,12 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
     offset = end;
   }
   if (offset !== trailer) throw new Error(`corrupt pack: ${trailer - offset} bytes after its ${count} objects`);
-  const outside = await resolveAll(entries, readOutside);
+  const outside = await resolveAll(entries, readOutside, maxObjectBytes);
   return writeIndex(received, entries, outside);
 }
 
 /** Resolves every entry from its base, bases first (a worklist from the whole objects, so a chain in any order is linear). */
-async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promise<GitObject>): Promise<GitObject[]> {
+async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promise<GitObject>, maxObjectBytes: number): Promise<GitObject[]> {
   const byOffset = new Map(entries.map((entry) => [entry.offset, entry]));
   const waitingOnOffset = new Map<number, Entry[]>();
   const waitingOnOid = new Map<string, Entry[]>();
@@ -91,7 +93,7 @@ async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promis
       base.oid = objectId(base.type!, base.content!);
       for (const child of [...take(waitingOnOffset, base.offset), ...take(waitingOnOid, base.oid)]) {
         if (base.depth! >= MAX_CHAIN) throw new Error(`corrupt pack: a delta chain longer than ${MAX_CHAIN}`);
-        Object.assign(child, { type: base.type, content: applyDelta(child.data, base.content!), depth: base.depth! + 1 });
+        Object.assign(child, { type: base.type, content: applyDelta(child.data, base.content!, maxObjectBytes), depth: base.depth! + 1 });
         list.push(child);
       }
     }
@@ -103,7 +105,7 @@ async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promis
     const base = await readOutside(oid);
     outside.push(base);
     const children = take(waitingOnOid, oid);
-    for (const child of children) Object.assign(child, { type: base.type, content: applyDelta(child.data, base.content), depth: 1 });
+    for (const child of children) Object.assign(child, { type: base.type, content: applyDelta(child.data, base.content, maxObjectBytes), depth: 1 });
     resolveFrom(children);
   }
   const unresolved = entries.find((entry) => entry.oid === undefined);
