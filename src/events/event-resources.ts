@@ -1,5 +1,4 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { eventFilter } from './event-filter.js';
 import type { EventHub } from './event-hub.js';
 import type { HldpEvent } from './event-types.js';
@@ -86,6 +85,8 @@ export function eventResources(hub: EventHub, server: Server, viewer: () => Even
       if (closed) throw new Error('this MCP connection is closed');
       if (subscriptions.has(uri)) return;
       if (subscriptions.size >= MAX_EVENT_SUBSCRIPTIONS) {
+        // loaded here, not at the top: the events folder is on `hldp serve`'s path to listening, the MCP SDK is not (issue #18)
+        const { ErrorCode, McpError } = await import('@modelcontextprotocol/sdk/types.js');
         throw new McpError(ErrorCode.InvalidRequest, `at most ${MAX_EVENT_SUBSCRIPTIONS} ${EVENTS_URI} subscriptions per connection; unsubscribe from one (resources/unsubscribe) or subscribe to ${EVENTS_URI} with a wider ?types=`);
       }
       const entry: { unsubscribe?: () => void } = {};

@@ -1,12 +1,12 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode as RpcErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorCode } from '../core/index.js';
 import { describeError, minimalEnvironment, type McpCallOptions, type McpCallOutcome } from '../executors/index.js';
 import type { Sandbox } from '../sandbox/index.js';
+import { loadClientKit, type ClientKit } from './client-kit.js';
 import { DEFAULT_SERVER_CPU_SECONDS, type McpServerConfig } from './server-config.js';
-import { OrderedTransport } from './ordered-transport.js';
-import { LaunchedStdioTransport } from './stdio-transport.js';
+import type { LaunchedStdioTransport } from './stdio-transport.js';
 
 /** What every connection of a pool shares. */
 export interface ConnectionDefaults {
@@ -36,6 +36,8 @@ const SDK_TIMEOUT_SLACK_MS = 5_000;
 interface Live {
   client: Client;
   transport: LaunchedStdioTransport | StreamableHTTPClientTransport;
+  /** the SDK it was made with (loaded on the first start) */
+  kit: ClientKit;
   /** how it ended, worked out once */
   ending?: Promise<{ how: string; stderr: string }>;
 }
@@ -82,7 +84,7 @@ export class ServerConnection {
           return { ok: true, answer: { content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), ...(result.isError ? { isError: true } : {}) }, notes };
         } catch (error) {
           if (options.signal.aborted) return { ok: false, code: 'CANCELLED', message: describeError(error), notes };
-          const lost = connectionLost(error);
+          const lost = connectionLost(error, live.live.kit);
           if (lost === undefined) return { ok: false, code: 'MCP_ERROR', message: `MCP server '${this.name}' answered tools/call of '${tool}' with an error: ${describeError(error)}`, notes };
           // this call reports the end itself: the next start is its retry (or owed to the next call), not news
           if (this.#endedOnItsOwn === live.live) this.#endedOnItsOwn = undefined;
@@ -121,7 +123,8 @@ export class ServerConnection {
   }
 
   status(): ServerStatus {
-    const pid = this.#live?.transport instanceof LaunchedStdioTransport ? this.#live.transport.pid : undefined;
+    const live = this.#live;
+    const pid = live && live.transport instanceof live.kit.LaunchedStdioTransport ? live.transport.pid : undefined;
     return {
       name: this.name,
       transport: this.config.transport,
@@ -139,7 +142,7 @@ export class ServerConnection {
     this.#live = undefined;
     this.#starting = undefined;
     if (!live) return;
-    if (live.transport instanceof StreamableHTTPClientTransport) await live.transport.terminateSession().catch(() => undefined);
+    if (live.transport instanceof live.kit.StreamableHTTPClientTransport) await live.transport.terminateSession().catch(() => undefined);
     await live.client.close().catch(() => undefined);
   }
 
@@ -189,9 +192,10 @@ export class ServerConnection {
   }
 
   async #start(): Promise<Live> {
-    const transport = await this.#transport();
-    const client = new Client(this.defaults.clientInfo, { capabilities: {} });
-    const live: Live = { client, transport };
+    const kit = await loadClientKit();
+    const transport = await this.#transport(kit);
+    const client = new kit.Client(this.defaults.clientInfo, { capabilities: {} });
+    const live: Live = { client, transport, kit };
     client.onclose = () => {
       // ended on its own (a crash, a dropped connection), not by stop(): the next call says so and starts anew
       if (this.#live !== live) return;
@@ -199,9 +203,9 @@ export class ServerConnection {
       this.#endedOnItsOwn = live;
     };
     try {
-      await client.connect(new OrderedTransport(transport), { timeout: this.config.startupTimeoutMs });
+      await client.connect(new kit.OrderedTransport(transport), { timeout: this.config.startupTimeoutMs });
     } catch (error) {
-      const ended = transport instanceof LaunchedStdioTransport ? await transport.describeEnd() : { how: 'is running', stderr: '' };
+      const ended = transport instanceof kit.LaunchedStdioTransport ? await transport.describeEnd() : { how: 'is running', stderr: '' };
       await client.close().catch(() => undefined);
       if (ended.how === 'is running') throw error;
       const message = ended.failure ? `the server ${ended.how}` : `${describeError(error)}; the server ${ended.how}${stderrLine(ended.stderr)}`;
@@ -210,13 +214,13 @@ export class ServerConnection {
     return live;
   }
 
-  async #transport(): Promise<LaunchedStdioTransport | StreamableHTTPClientTransport> {
+  async #transport(kit: ClientKit): Promise<LaunchedStdioTransport | StreamableHTTPClientTransport> {
     const { config } = this;
     if (config.transport === 'http') {
       const headers = { ...config.headers, ...(config.token ? { authorization: `Bearer ${config.token}` } : {}) };
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } });
+      return new kit.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } });
     }
-    return new LaunchedStdioTransport({
+    return new kit.LaunchedStdioTransport({
       command: config.command,
       args: config.args,
       env: minimalEnvironment(config.env),
@@ -231,7 +235,7 @@ export class ServerConnection {
   #forget(live: Live): Promise<{ how: string; stderr: string }> {
     if (this.#live === live) this.#live = undefined;
     live.ending ??= (async () => {
-      const ending = live.transport instanceof LaunchedStdioTransport ? await live.transport.describeEnd() : { how: 'closed the connection', stderr: '' };
+      const ending = live.transport instanceof live.kit.LaunchedStdioTransport ? await live.transport.describeEnd() : { how: 'closed the connection', stderr: '' };
       await live.client.close().catch(() => undefined);
       return ending;
     })();
@@ -249,7 +253,7 @@ function stderrLine(stderr: string): string {
  * while the server had the request (it may have run), `before the call` when the request never reached a server that
  * could run it (a session the server no longer knows, a transport already closed); undefined for any other error.
  */
-function connectionLost(error: unknown): 'during the call' | 'before the call' | undefined {
+function connectionLost(error: unknown, { McpError, RpcErrorCode }: ClientKit): 'during the call' | 'before the call' | undefined {
   if (error instanceof McpError) return error.code === RpcErrorCode.ConnectionClosed ? 'during the call' : undefined;
   const code = (error as { code?: unknown }).code;
   // Streamable HTTP: 404 is a session the server no longer knows

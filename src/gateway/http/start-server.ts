@@ -4,7 +4,8 @@ import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { isLoopback, toolCount } from '../../core/index.js';
 import { ConfigError, type GatewayConfig } from '../config/index.js';
-import { mountMcp, type McpHttpHandler } from '../mcp/index.js';
+// mcp-http.js, not the folder's index: the index also holds the MCP SDK's server, which the handler loads on the first /mcp request
+import { mountMcp, type McpHttpHandler } from '../mcp/mcp-http.js';
 import { Gateway } from '../service/index.js';
 import { consoleRouter, consoleSessionKey } from '../../console/index.js';
 import { announceBroken, startNotifications } from '../../events/index.js';

@@ -5,8 +5,9 @@ import { isLoopback } from '../../core/index.js';
 import { loopbackHostGuard } from '../../http-edge/index.js';
 import { LOCAL_PRINCIPAL } from '../../policy/index.js';
 import type { Gateway } from '../service/index.js';
-import { createMcpServer, type McpSessionOptions } from './create-mcp-server.js';
-import { SessionTransport } from './session-transport.js';
+import type { McpSessionOptions } from './create-mcp-server.js';
+import type * as SessionParts from './session-parts.js';
+import type { SessionTransport } from './session-transport.js';
 
 /** How `/mcp` is served. */
 export interface McpHttpOptions {
@@ -41,6 +42,17 @@ const SESSION_IDLE_MS = 24 * 60 * 60_000;
 /** The bus topic of "this session was ended (DELETE) at some instance". */
 const SESSION_CLOSED = 'mcp_session_closed';
 
+let sessionParts: Promise<typeof SessionParts> | undefined;
+
+/**
+ * The MCP server SDK (and zod), loaded on the first request that opens or restores a session: `hldp serve` listens
+ * without paying its module load (~0.4 s of CPU, issue #18), and a gateway nobody reaches over MCP never pays it.
+ */
+function loadSessionParts(): Promise<typeof SessionParts> {
+  sessionParts ??= import('./session-parts.js');
+  return sessionParts;
+}
+
 /**
  * MCP over Streamable HTTP, with sessions: each session is one MCP server over `gateway`, so that
  * `notifications/tools/list_changed` reaches the client on its GET stream when a rescan changes the tools.
@@ -74,7 +86,7 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
     if (sessions.size > maxSessions && oldest !== undefined) void endSession(oldest);
   };
 
-  const transportFor = (server: Server, sessionId: () => string, onInitialized?: (id: string) => Promise<void>): SessionTransport => {
+  const transportFor = ({ SessionTransport }: typeof SessionParts, sessionId: () => string, onInitialized?: (id: string) => Promise<void>): SessionTransport => {
     const transport: SessionTransport = new SessionTransport({
       sessionIdGenerator: sessionId,
       maxRequestBodySize: config.maxBodyBytes,
@@ -104,8 +116,9 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
     // the agent session takes the connection's id: an instance that restores the connection resumes it from a shared store
     const sessionId = randomUUID();
     const options: McpSessionOptions = { principal, session: sessionId, ...(toolsets ? { toolsets } : {}) };
-    const server = createMcpServer(gateway, options);
-    const transport = transportFor(server, () => sessionId, async (id) => {
+    const parts = await loadSessionParts();
+    const server = parts.createMcpServer(gateway, options);
+    const transport = transportFor(parts, () => sessionId, async (id) => {
       keep(id, { transport, server, touched: Date.now(), principal });
       const initialize = initializeParams(request.body);
       // without the record this instance still serves the session; the others answer 404 and the client starts a new one
@@ -123,8 +136,9 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
     const options = sessionOptions(record.options);
     // a session recorded before principals existed belongs to nobody once credentials are configured
     if (!options) return undefined;
-    const server = createMcpServer(gateway, options);
-    const transport = transportFor(server, () => id);
+    const parts = await loadSessionParts();
+    const server = parts.createMcpServer(gateway, options);
+    const transport = transportFor(parts, () => id);
     await server.connect(transport);
     try {
       await transport.restore(record.initialize, protocolVersion);
