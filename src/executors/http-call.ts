@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import type { ErrorCode } from '../core/index.js';
 import { BoundedOutput, type RenderedOutput } from './bounded-output.js';
 import { startDeadline } from './deadline.js';
@@ -25,6 +24,8 @@ export type HttpOutcome =
 export async function httpCall(call: HttpCall): Promise<HttpOutcome> {
   const deadline = startDeadline(call.timeoutMs, call.signal);
   try {
+    // loaded at the first network call, not with the executors: `hldp serve` and `hldp call` of a local tool do not pay its ~0.1 s load (issue #18)
+    const { request } = await import('undici');
     const response = await request(call.url, {
       method: call.method as 'GET',
       headers: call.headers,

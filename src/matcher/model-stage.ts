@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import type { ToolDefinition, ToolIndex } from '../core/index.js';
 import { createToolResolver } from './lookup.js';
 import { listForModel } from './model-listing.js';
@@ -117,6 +116,8 @@ function remember(cache: Map<string, Promise<ModelAnswer>>, key: string, answer:
 async function post(url: string, body: unknown, token: string | undefined, timeoutMs: number): Promise<{ ok: true; content: string } | Extract<ModelAnswer, { ok: false }>> {
   const signal = AbortSignal.timeout(timeoutMs);
   try {
+    // loaded at the first model request, not with the matcher: most gateways configure no model (issue #18)
+    const { request } = await import('undici');
     const response = await request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
