@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findTool } from '../../src/core/index.js';
 import { Scanner, ScanError, scanOnce } from '../../src/scanner/index.js';
-import { commitFiles, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { commitFiles, git, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 
 let temp: { path: string; cleanup: () => Promise<void> };
 let cacheDir: string;
@@ -126,6 +126,24 @@ describe('Scanner on a local git repository', () => {
     await expect(scanOnce(repo, { cacheDir, ref: 'HEAD~3' })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.stringMatching(/has no parent \(it is the first commit\)/) });
     await expect(scanOnce(repo, { cacheDir, ref: 'nope' })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.not.stringMatching(/no commits yet/) });
     await expect(scanOnce(repo, { cacheDir, ref: 'nope' })).rejects.toMatchObject({ message: expect.stringMatching(/^ref 'nope' cannot be read in '.*#nope': .*; give a branch, a tag, a commit id, or one of them followed by ~N or \^N$/) });
+  });
+
+  it('reads HEAD however git keeps it: a loose branch, a packed branch, a detached commit, a branch naming a branch', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    const first = await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one') });
+    const second = await commitFiles(repo, { 'tools/two/TOOL.hdlp': makeToolYaml('two') });
+    const commitOf = async () => (await scanOnce(repo, { cacheDir })).commit;
+    expect(await commitOf()).toBe(second);
+    // the branch only in packed-refs (its loose file gone), as `git gc` leaves it
+    await git(repo, 'pack-refs', '--all', '--prune');
+    expect(await commitOf()).toBe(second);
+    await git(repo, 'checkout', '-q', '--detach', first);
+    expect(await commitOf()).toBe(first);
+    // HEAD on a branch that is itself a symbolic ref to main
+    await git(repo, 'checkout', '-q', 'main');
+    await git(repo, 'symbolic-ref', 'refs/heads/alias', 'refs/heads/main');
+    await git(repo, 'symbolic-ref', 'HEAD', 'refs/heads/alias');
+    expect(await commitOf()).toBe(second);
   });
 
   it('refuses an empty repository with REF_NOT_FOUND, saying it has no commits', async () => {

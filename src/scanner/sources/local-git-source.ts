@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import fs from 'node:fs';
 import { ScanError } from '../scan-error.js';
@@ -28,6 +29,9 @@ export class LocalGitSource implements RepositorySource {
     if (format !== 'sha1') {
       throw new ScanError('UNSUPPORTED_OBJECT_FORMAT', `repository '${this.label}' uses ${format} object ids; brush-holder reads SHA-1 repositories only (isomorphic-git has no SHA-256 support)`, { format });
     }
+    // the everyday case, HEAD on a branch whose ref is a loose file, is read without loading isomorphic-git (issue #18)
+    const head = this.ref === 'HEAD' ? await looseHead(this.store.gitdir) : undefined;
+    if (head !== undefined) return readGitSnapshot(this.store, head, this.maxBytes);
     const git = await loadGit();
     let commit: string;
     try {
@@ -39,6 +43,22 @@ export class LocalGitSource implements RepositorySource {
     }
     return readGitSnapshot(this.store, commit, this.maxBytes);
   }
+}
+
+const COMMIT_ID = /^[0-9a-f]{40}$/;
+
+/**
+ * The commit HEAD names, when HEAD is a commit id or `ref: refs/…` naming a loose ref file that holds one: what
+ * isomorphic-git's resolveRef answers then (it reads the loose file before packed-refs). Anything else (a packed
+ * ref, a ref naming a ref, a file that cannot be read) is undefined, for isomorphic-git to resolve.
+ */
+async function looseHead(gitdir: string): Promise<string | undefined> {
+  const head = (await readFile(join(gitdir, 'HEAD'), 'utf8').catch(() => '')).trim();
+  if (COMMIT_ID.test(head)) return head;
+  const target = /^ref: (refs\/[^\0\n]+)$/.exec(head)?.[1];
+  if (target === undefined || target.split('/').some((part) => part === '' || part === '.' || part === '..')) return undefined;
+  const commit = (await readFile(join(gitdir, target), 'utf8').catch(() => '')).trim();
+  return COMMIT_ID.test(commit) ? commit : undefined;
 }
 
 // isomorphic-git resolves names and full ids; git's everyday `HEAD~2`, `main^` and short ids are walked here
