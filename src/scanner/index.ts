@@ -9,4 +9,5 @@ export { ScanError, type ScanErrorCode } from './scan-error.js';
 export { TOOL_SCHEMA_URL } from './tool-schema.js';
 export { compileShapeChecker, type SchemaProblem, type ShapeChecker, type ShapeCheckerOptions } from './shape-checker.js';
 export { YamlLocator, type Position } from './yaml-locator.js';
+export { yamlModule } from './yaml-module.js';
 export { validateDefinitionFiles } from './validate-files.js';

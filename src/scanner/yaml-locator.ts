@@ -1,4 +1,5 @@
-import { isMap, isScalar, isSeq, type Document, type LineCounter, type Node as YamlNode } from 'yaml';
+import type { Document, LineCounter, Node as YamlNode } from 'yaml';
+import { yamlModule } from './yaml-module.js';
 
 /** A 1-based position in a source file. */
 export interface Position {
@@ -23,6 +24,7 @@ export class YamlLocator implements Locator {
 
   /** Position of the value at `path`, or of its key when `key` is set; falls back to the nearest ancestor. */
   locate(path: ReadonlyArray<string | number>, key = false): Position {
+    const { isMap, isScalar, isSeq } = yamlModule();
     let node: unknown = this.document.contents;
     let best = this.positionOf(node) ?? { line: 1, column: 1 };
     for (let depth = 0; depth < path.length; depth++) {

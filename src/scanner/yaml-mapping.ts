@@ -1,9 +1,10 @@
-import { LineCounter, parseDocument, visit, type Document } from 'yaml';
+import type { Document } from 'yaml';
 import type { Diagnostic, DiagnosticCode } from '../core/index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { parseYamlFast } from './yaml-fast.js';
 import { YamlLocator, type Locator, type Position } from './yaml-locator.js';
+import { yamlModule } from './yaml-module.js';
 
 /** A definition larger than this is refused unread, unless the configuration allows more: no tool needs 1 MiB of YAML. */
 export const MAX_DEFINITION_BYTES = 1024 * 1024;
@@ -82,6 +83,7 @@ export function readYamlMapping(file: DefinitionFile, text: string, label: strin
 
 /** {@link readYamlMapping} through `yaml`'s document, with positions: what every text the fast reader gives up on takes. */
 export function readYamlMappingPositioned(file: DefinitionFile, text: string, label: string, fields: string): YamlMapping {
+  const { LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const locator = new YamlLocator(document, lineCounter);
@@ -153,6 +155,7 @@ class LazyLocator implements Locator {
       if (offset !== undefined) return this.at(offset);
     }
     if (!this.positioned) {
+      const { LineCounter, parseDocument } = yamlModule();
       const lineCounter = new LineCounter();
       this.positioned = new YamlLocator(parseDocument(this.text, { lineCounter, prettyErrors: false, uniqueKeys: true }), lineCounter);
     }
@@ -232,6 +235,7 @@ function pathOf(link: PathLink | undefined): Array<string | number> {
 
 // an alias problem has no offset of its own: point at the first alias, where the expansion starts
 function firstAliasOffset(document: Document): number {
+  const { visit } = yamlModule();
   let offset = 0;
   visit(document, {
     Alias(_key, node) {

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
 import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors/index.js';
 import { SANDBOX_MODES, type SandboxMode } from '../../sandbox/index.js';
-import { compileShapeChecker, defaultCacheDir, MAX_DEFINITION_BYTES, YamlLocator, type RepositoryOptions, type ShapeChecker } from '../../scanner/index.js';
+import { compileShapeChecker, defaultCacheDir, MAX_DEFINITION_BYTES, YamlLocator, yamlModule, type RepositoryOptions, type ShapeChecker } from '../../scanner/index.js';
 import { API_TOKEN_PRINCIPAL, hashToken, type PrincipalConfig } from '../../policy/index.js';
 import { DEFAULT_SESSIONS_CONFIG } from '../../sessions/index.js';
 import type { ModelStageOptions } from '../../matcher/index.js';
@@ -147,6 +146,7 @@ function readConfigFile(path: string): ConfigFile {
   } catch (error) {
     throw new ConfigError(path, `cannot read the config file: ${(error as Error).message}`);
   }
+  const { LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const locator = new YamlLocator(document, lineCounter);
