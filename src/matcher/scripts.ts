@@ -1,6 +1,6 @@
 import { stemmer as englishStemmer } from '@orama/stemmers/english';
 import { stemmer as russianStemmer } from '@orama/stemmers/russian';
-import { ara, ell, eng, heb, hin, jpn, rus, tha, zho } from 'stopword';
+import { createRequire } from 'node:module';
 
 /** How the words of one writing system are reduced to index terms. */
 export interface ScriptRules {
@@ -15,22 +15,32 @@ export interface ScriptRules {
 
 const keep = (word: string): string => word;
 
+// The stop lists are read at the first word analysed, not with the matcher: `stopword` holds every language's list
+// (~0.2 MB of CommonJS, required synchronously here), and `hldp serve` analyses nothing before it listens (issue #18).
+const require = createRequire(import.meta.url);
+let rules: Array<[RegExp, ScriptRules]> | undefined;
+
 // One language per script is a deliberate simplification: Latin text is stemmed as English (the
 // language tool descriptions are mostly written in) and Cyrillic as Russian. Other scripts are
 // not stemmed. Korean has no stop
 // list here: the one in `stopword` mixes in content words.
-const RULES: Array<[RegExp, ScriptRules]> = [
-  [/\p{Script=Latin}/u, { ideographic: false, stopWords: new Set(eng), stem: englishStemmer }],
-  [/\p{Script=Cyrillic}/u, { ideographic: false, stopWords: new Set(rus), stem: russianStemmer }],
-  [/\p{Script=Han}/u, { ideographic: true, characters: true, stopWords: new Set(zho), stem: keep }],
-  [/[\p{Script=Hiragana}\p{Script=Katakana}]/u, { ideographic: true, characters: true, stopWords: new Set(jpn), stem: keep }],
-  [/\p{Script=Hangul}/u, { ideographic: true, stopWords: new Set(), stem: keep }],
-  [/\p{Script=Arabic}/u, { ideographic: false, stopWords: new Set(ara), stem: keep }],
-  [/\p{Script=Devanagari}/u, { ideographic: false, stopWords: new Set(hin), stem: keep }],
-  [/\p{Script=Thai}/u, { ideographic: false, stopWords: new Set(tha), stem: keep }],
-  [/\p{Script=Greek}/u, { ideographic: false, stopWords: new Set(ell), stem: keep }],
-  [/\p{Script=Hebrew}/u, { ideographic: false, stopWords: new Set(heb), stem: keep }],
-];
+function scriptRules(): Array<[RegExp, ScriptRules]> {
+  if (rules) return rules;
+  const { ara, ell, eng, heb, hin, jpn, rus, tha, zho } = require('stopword') as typeof import('stopword');
+  rules = [
+    [/\p{Script=Latin}/u, { ideographic: false, stopWords: new Set(eng), stem: englishStemmer }],
+    [/\p{Script=Cyrillic}/u, { ideographic: false, stopWords: new Set(rus), stem: russianStemmer }],
+    [/\p{Script=Han}/u, { ideographic: true, characters: true, stopWords: new Set(zho), stem: keep }],
+    [/[\p{Script=Hiragana}\p{Script=Katakana}]/u, { ideographic: true, characters: true, stopWords: new Set(jpn), stem: keep }],
+    [/\p{Script=Hangul}/u, { ideographic: true, stopWords: new Set(), stem: keep }],
+    [/\p{Script=Arabic}/u, { ideographic: false, stopWords: new Set(ara), stem: keep }],
+    [/\p{Script=Devanagari}/u, { ideographic: false, stopWords: new Set(hin), stem: keep }],
+    [/\p{Script=Thai}/u, { ideographic: false, stopWords: new Set(tha), stem: keep }],
+    [/\p{Script=Greek}/u, { ideographic: false, stopWords: new Set(ell), stem: keep }],
+    [/\p{Script=Hebrew}/u, { ideographic: false, stopWords: new Set(heb), stem: keep }],
+  ];
+  return rules;
+}
 
 const OTHER: ScriptRules = { ideographic: false, stopWords: new Set(), stem: keep };
 
@@ -38,6 +48,6 @@ const OTHER: ScriptRules = { ideographic: false, stopWords: new Set(), stem: kee
 export function rulesFor(word: string): ScriptRules {
   const letter = /\p{L}/u.exec(word)?.[0];
   if (letter === undefined) return OTHER;
-  for (const [pattern, rules] of RULES) if (pattern.test(letter)) return rules;
+  for (const [pattern, rules] of scriptRules()) if (pattern.test(letter)) return rules;
   return OTHER;
 }
