@@ -32,10 +32,10 @@ export type {
 } from './store.js';
 export type { AgentSessionRecord, AgentSessionStore } from './agent-sessions.js';
 export { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
-export { openPostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js';
-export { openStore, type StoreOptions } from './open-store.js';
+export type { PostgresStoreOptions } from './postgres/postgres-store.js';
+export { openPostgresStore, openStore, type StoreOptions } from './open-store.js';
 export { StoreError } from './store-error.js';
-export { describeUrl } from './postgres/database.js';
+export { describeUrl } from './postgres/describe-url.js';
 export { canonicalJson, hashParams } from './canonical-params.js';
 export { canonicalReceiptText, GENESIS, linkHash } from './receipt-chain.js';
 export { schedulePruning, scheduleRetention } from './retention.js';

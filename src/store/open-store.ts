@@ -1,4 +1,4 @@
-import { openPostgresStore } from './postgres/postgres-store.js';
+import type { PostgresStoreOptions } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
 
@@ -17,4 +17,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const shared = options.now ? { now: options.now } : {};
   if (options.url) return openPostgresStore({ url: options.url, ...(options.poolMax !== undefined ? { poolMax: options.poolMax } : {}), ...shared });
   return openSqliteStore({ path: options.sqlitePath, ...shared });
+}
+
+/**
+ * Opens a PostgreSQL store. The driver and the store's modules are loaded here, on the first open: a gateway on
+ * SQLite, the default, never loads them (issue #18: two dozen modules of every start).
+ */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const { openPostgresStore: open } = await import('./postgres/postgres-store.js');
+  return open(options);
 }

@@ -12,17 +12,6 @@ export interface ConnectOptions {
   connectTimeoutSeconds?: number;
 }
 
-/** The URL with its password hidden: for messages and logs. */
-export function describeUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'the configured store.url (not a valid URL)';
-  }
-}
-
 /** A pool over `url`: bigint columns read as numbers (seq and times stay far below 2^53), notices dropped. */
 export function connect(options: ConnectOptions): Database {
   return postgres(options.url, {

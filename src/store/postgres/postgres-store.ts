@@ -1,6 +1,7 @@
 import type { Store } from '../store.js';
 import { StoreError } from '../store-error.js';
-import { connect, describeUrl, type ConnectOptions } from './database.js';
+import { connect, type ConnectOptions } from './database.js';
+import { describeUrl } from './describe-url.js';
 import { migratePostgres } from './postgres-migrations.js';
 import { PostgresBus } from './postgres-bus.js';
 import { PostgresEventLog } from './postgres-events.js';
