@@ -71,6 +71,15 @@ describe('indexPack', () => {
     expect(indexed.objects).toBe(Number((await git(repo, 'rev-list', '--objects', second)).split('\n').length));
   });
 
+  it('keeps no small object in a chunk bigger than itself', async () => {
+    // zlib's default output chunk is 16 KB: an object inflated into one kept all of it alive (a 100,000-tool clone's
+    // 200,000 small objects held ~3 GB); inflated into a chunk of its own size, a small one sits in Node's 8 KB pool
+    const indexed = await indexPack(await packObjects(repo, [second]), noOutside);
+    const small = [...indexed.received.values()].filter((object) => object.content.length < 1024);
+    expect(small.length).toBeGreaterThan(10);
+    for (const object of small) expect(object.content.buffer.byteLength).toBeLessThanOrEqual(8192);
+  });
+
   describe('when the pack is thin', () => {
     it('appends the bases it lacks so that git reads it whole, and indexes it as git does', async () => {
       const thin = await packObjects(repo, [second, `^${first}`], true);

@@ -116,6 +116,15 @@ describe('PackStore', () => {
     expect(most).toBeGreaterThan(1);
   });
 
+  it('keeps no small object in a chunk bigger than itself (the delta bases it keeps count what they hold)', async () => {
+    const root = await deltifiedRepository(4, 3);
+    const reader = new ObjectReader(join(root, '.git'), await listed(join(root, '.git')), () => false);
+    const small = (await catAllObjects(root)).filter((object) => object.content.length < 1024);
+    expect(small.length).toBeGreaterThan(4);
+    // zlib's default output chunk is 16 KB: a small object inflated into one kept all of it alive
+    for (const { oid } of small) expect((await reader.read(oid)).content.buffer.byteLength, oid).toBeLessThanOrEqual(8192);
+  });
+
   it('keeps the bases of a chain it read, so that the next object on it is resolved from there', async () => {
     const root = await deltifiedRepository(2, 12);
     const packs = await listed(join(root, '.git'));

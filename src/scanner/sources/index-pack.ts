@@ -57,7 +57,9 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
   for (let index = 0; index < count; index++) {
     const header = entryAt(received, offset);
     if (header.size > maxObjectBytes) throw new Error(`fetched pack: an object of ${header.size} bytes at ${offset}, over the ${maxObjectBytes} bytes an object read may hold`);
-    const { buffer: data, engine } = zlib.inflateSync(received.subarray(header.data, trailer), { info: true, maxOutputLength: Math.max(header.size, 1) }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    // an output chunk of the object's own size: with zlib's default 16 KB chunk, each small object kept its chunk alive
+    // (a 100,000-tool clone's 200,000 objects: ~3 GB)
+    const { buffer: data, engine } = zlib.inflateSync(received.subarray(header.data, trailer), { info: true, maxOutputLength: Math.max(header.size, 1), chunkSize: Math.max(header.size, zlib.constants.Z_MIN_CHUNK) }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
     if (data.length !== header.size) throw new Error(`corrupt pack: an object at ${offset} inflated to ${data.length} bytes where its header says ${header.size}`);
     const end = header.data + engine.bytesWritten;
     entries.push({ offset, end, crc: crc32(received.subarray(offset, end)), kind: header.type, data, ...(header.baseOffset !== undefined ? { baseOffset: header.baseOffset } : {}), ...(header.baseOid ? { baseOid: header.baseOid } : {}) });

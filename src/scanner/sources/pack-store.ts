@@ -261,7 +261,8 @@ export function entryAt(content: Buffer, offset: number): PackEntry {
 
 // zlib stops at the end of the entry's stream: the rest of the pack after it is ignored
 function inflateEntry(content: Buffer, entry: PackEntry): Buffer {
-  const inflated = inflateSync(content.subarray(entry.data), { maxOutputLength: Math.max(entry.size, 1) });
+  // an output chunk of the object's own size: with zlib's default 16 KB chunk, a small object kept its chunk alive (in the base cache too)
+  const inflated = inflateSync(content.subarray(entry.data), { maxOutputLength: Math.max(entry.size, 1), chunkSize: Math.max(entry.size, zlibConstants.Z_MIN_CHUNK) });
   if (inflated.length !== entry.size) throw new Error(`corrupt pack: an object inflated to ${inflated.length} bytes where its header says ${entry.size}`);
   return inflated;
 }
