@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HttpClient } from 'isomorphic-git';
 import { isLoopback } from '../../core/index.js';
@@ -84,19 +84,29 @@ export class RemoteGitSource implements RepositorySource {
     }
   }
 
+  /**
+   * A shallow clone of the one branch, made ourselves (isomorphic-git's clone indexed the pack in JavaScript and held
+   * ~700 MB at 100,000 tools): the refs from one GET, then the commit's tree alone (`deepen 1`), indexed with Node's
+   * zlib and SHA-1 as a fetch's pack is, and written as a git directory isomorphic-git and git both read.
+   */
   private async cloneFresh(): Promise<Snapshot> {
-    const capabilities = await this.call('read', () => this.git.getRemoteInfo2({ http: this.http, url: this.url, headers: this.requestHeaders() }));
-    const format = String((capabilities.capabilities as Record<string, unknown>)['object-format'] ?? 'sha1');
+    const advertisement = await this.call('read', () => discoverUploadPack(this.http, this.url, this.requestHeaders()));
+    const format = [...advertisement.capabilities].find((capability) => capability.startsWith('object-format='))?.slice('object-format='.length) ?? 'sha1';
     if (format !== 'sha1') throw this.sha256Refusal(format);
-    await this.call('clone', () =>
-      this.git.clone({
-        fs, http: this.http, dir: this.dir, gitdir: this.store.gitdir, url: this.url, headers: this.requestHeaders(), cache: this.store.cache,
-        singleBranch: true, depth: 1, noCheckout: true, noTags: true,
-        ...(this.options.ref ? { ref: this.options.ref } : {}),
-      }),
-    );
-    const branch = await this.localBranch();
-    const commit = await this.resolveRef(`refs/remotes/origin/${branch}`);
+    const branch = this.options.ref ?? defaultBranch(advertisement);
+    if (branch === undefined) throw new ScanError('REF_NOT_FOUND', `${this.url} has no branch to read (an empty repository?)`, {});
+    // the name becomes a path in the clone and a line of its config: a server's `symref` is not trusted with either
+    if (!isBranchName(branch)) throw new ScanError('REF_NOT_FOUND', `'${branch.slice(0, 200)}' is not a branch name git accepts (${this.url})`, { ref: branch.slice(0, 200) });
+    const commit = advertisement.refs.get(`refs/heads/${branch}`);
+    if (commit === undefined) throw new ScanError('REF_NOT_FOUND', `branch '${branch}' does not exist on ${this.url}`, { ref: branch });
+    const received = await this.call('clone', () => fetchPack(this.http, this.url, this.requestHeaders(), advertisement.capabilities, { want: commit, haves: [], shallows: [], depth: 1 }));
+    // a clone's pack stands alone: a delta on anything outside it is a broken pack
+    const indexed = await this.call('clone', () => indexPack(received, (oid) => Promise.reject(new Error(`corrupt pack: a delta on ${oid}, which is not in the pack`))));
+    await initClone(this.store.gitdir, this.url, branch);
+    await writeIndexedPack(this.store.gitdir, indexed);
+    await writeFile(join(this.store.gitdir, 'shallow'), `${commit}\n`, 'latin1');
+    for (const ref of [`refs/remotes/origin/${branch}`, `refs/heads/${branch}`]) await writeLooseRef(this.store.gitdir, ref, commit);
+    this.store.fetched = indexed.received;
     return readGitSnapshot(this.store, commit, this.options.maxBytes);
   }
 
@@ -212,4 +222,47 @@ export class RemoteGitSource implements RepositorySource {
 async function readShallow(gitdir: string): Promise<string[]> {
   const text = await readFile(join(gitdir, 'shallow'), 'latin1').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? '' : Promise.reject(error)));
   return text.split('\n').filter((line) => /^[0-9a-f]{40}$/.test(line));
+}
+
+/** The branch the remote's HEAD names (the `symref=HEAD:refs/heads/<branch>` capability), or the one branch it has. */
+function defaultBranch(advertisement: RefAdvertisement): string | undefined {
+  for (const capability of advertisement.capabilities) {
+    const match = /^symref=HEAD:refs\/heads\/(.+)$/.exec(capability);
+    if (match) return match[1];
+  }
+  const branches = [...advertisement.refs.keys()].filter((ref) => ref.startsWith('refs/heads/'));
+  return branches.length === 1 ? branches[0]!.slice('refs/heads/'.length) : undefined;
+}
+
+/** A branch name as `git check-ref-format --branch` accepts it, narrowed to printable ASCII. */
+export function isBranchName(name: string): boolean {
+  return (
+    /^[A-Za-z0-9._/+@-]+$/.test(name) && name.length <= 255 && !name.startsWith('-') && !name.startsWith('/') && !name.endsWith('/') && !name.endsWith('.') &&
+    !name.split('/').some((part) => part === '' || part.startsWith('.') || part.endsWith('.lock')) && !name.includes('..') && !name.includes('@{') && name !== '@'
+  );
+}
+
+/**
+ * The git directory of a fresh single-branch clone, as `git clone --bare --single-branch` lays it out but with the
+ * remote's branch under `refs/remotes/origin` too (as the fetches expect): HEAD on the branch, the remote and its
+ * refspec in `config`. Its objects come from the one pack written next.
+ */
+async function initClone(gitdir: string, url: string, branch: string): Promise<void> {
+  for (const folder of ['objects/pack', 'objects/info', 'refs/heads', 'refs/tags', 'refs/remotes/origin']) await mkdir(join(gitdir, folder), { recursive: true });
+  await writeFile(join(gitdir, 'HEAD'), `ref: refs/heads/${branch}\n`, 'utf8');
+  const config = [
+    '[core]',
+    '\trepositoryformatversion = 0',
+    '\tfilemode = true',
+    '\tbare = false',
+    '\tlogallrefupdates = false',
+    '[remote "origin"]',
+    `\turl = ${url}`,
+    `\tfetch = +refs/heads/${branch}:refs/remotes/origin/${branch}`,
+    `[branch "${branch}"]`,
+    '\tremote = origin',
+    `\tmerge = refs/heads/${branch}`,
+    '',
+  ];
+  await writeFile(join(gitdir, 'config'), config.join('\n'), 'utf8');
 }

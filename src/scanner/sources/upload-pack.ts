@@ -15,6 +15,8 @@ export interface PackRequest {
   haves: readonly string[];
   /** our shallow boundary (`.git/shallow`): commits whose parents we do not hold */
   shallows: readonly string[];
+  /** a fresh clone's history depth (`deepen`): 1 asks for the wanted commit's tree alone, without its parents */
+  depth?: number;
 }
 
 /** An HTTP status other than 200, shaped as isomorphic-git's errors are (`data.statusCode`) so that one place words it. */
@@ -64,7 +66,8 @@ export function parseAdvertisement(body: Buffer): RefAdvertisement {
     const nul = line.indexOf('\0');
     if (first && nul >= 0) capabilities = new Set(line.slice(nul + 1).split(' ').filter(Boolean));
     first = false;
-    const match = /^([0-9a-f]{40}) ([^\0 ]+)$/.exec(nul >= 0 ? line.slice(0, nul) : line);
+    // a SHA-256 repository's ids are 64 digits: read, so that the caller can refuse it by its `object-format`
+    const match = /^([0-9a-f]{40}|[0-9a-f]{64}) ([^\0 ]+)$/.exec(nul >= 0 ? line.slice(0, nul) : line);
     if (!match) throw new Error(`malformed ref advertisement line: ${JSON.stringify(line.slice(0, 120))}`);
     // an empty repository advertises only its capabilities, on a line named capabilities^{}
     if (match[2] !== 'capabilities^{}' && !match[2]!.endsWith('^{}')) refs.set(match[2]!, match[1]!);
@@ -74,11 +77,13 @@ export function parseAdvertisement(body: Buffer): RefAdvertisement {
 
 /** POST `git-upload-pack`: the pack of what `want` has that `haves` lack, as the server sends it (thin when it may). */
 export async function fetchPack(http: HttpClient, url: string, headers: Record<string, string>, offered: Set<string>, request: PackRequest): Promise<Buffer> {
-  const capabilities = WANTED_CAPABILITIES.filter((capability) => offered.has(capability) && (capability !== 'shallow' || request.shallows.length > 0));
+  const shallow = request.shallows.length > 0 || request.depth !== undefined;
+  const capabilities = WANTED_CAPABILITIES.filter((capability) => offered.has(capability) && (capability !== 'shallow' || shallow));
   const lines = [packetLine(`want ${request.want} ${[...capabilities, 'agent=brush-holder'].join(' ')}\n`)];
   // a shallow boundary the server does not understand would make it assume we hold history we do not
-  if (request.shallows.length > 0 && !offered.has('shallow')) throw new Error(`${url} does not serve shallow clones; remove the scanner's clone to fetch it whole`);
+  if (shallow && !offered.has('shallow')) throw new Error(`${url} does not serve shallow clones; remove the scanner's clone to fetch it whole`);
   for (const oid of request.shallows) lines.push(packetLine(`shallow ${oid}\n`));
+  if (request.depth !== undefined) lines.push(packetLine(`deepen ${request.depth}\n`));
   lines.push(FLUSH);
   for (const oid of request.haves) lines.push(packetLine(`have ${oid}\n`));
   lines.push(packetLine('done\n'));
@@ -99,9 +104,16 @@ export async function fetchPack(http: HttpClient, url: string, headers: Record<s
  */
 export function packOfResponse(body: Buffer, sideBand: boolean): Buffer {
   let position = 0;
+  let shallowInfo = false;
   for (;;) {
     if (!sideBand && body.toString('latin1', position, position + 4) === 'PACK') return body.subarray(position);
     const { packet, next } = readPacket(body, position);
+    // a `deepen` request's answer begins with the new shallow boundary, ended by a flush
+    if (packet.flush && shallowInfo) {
+      shallowInfo = false;
+      position = next;
+      continue;
+    }
     if (packet.flush) throw new Error('the server sent no pack');
     const band = packet.payload[0];
     if (sideBand && (band === 1 || band === 2 || band === 3)) break;
@@ -110,6 +122,7 @@ export function packOfResponse(body: Buffer, sideBand: boolean): Buffer {
     if (!/^(ACK [0-9a-f]{40}( \w+)?|NAK|shallow [0-9a-f]{40}|unshallow [0-9a-f]{40})$/.test(line)) {
       throw new Error(`unexpected line in the server's answer: ${JSON.stringify(line.slice(0, 120))}`);
     }
+    shallowInfo = /^(un)?shallow /.test(line);
     position = next;
   }
   const parts: Buffer[] = [];

@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { readdir, readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Scanner, scanOnce } from '../../src/scanner/index.js';
+import { isBranchName } from '../../src/scanner/sources/remote-git-source.js';
+import { packOfResponse } from '../../src/scanner/sources/upload-pack.js';
+import { packetLine, FLUSH } from '../../src/scanner/sources/pkt-line.js';
+import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+
+// A remote's first scan clones it ourselves (isomorphic-git's clone indexed the pack in JavaScript: ~700 MB and most of
+// a cold scan's CPU at 100,000 tools): one GET of the refs, one POST asking for the branch's commit alone (`deepen 1`),
+// the pack indexed with Node's zlib, written as a git directory git itself reads and later fetches extend.
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let server: GitHttpServer | undefined;
+beforeEach(async () => {
+  temp = await makeTempDir();
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await temp.cleanup();
+});
+
+async function served(): Promise<{ url: string; work: string }> {
+  const projectRoot = join(temp.path, 'served');
+  await initRepository(join(projectRoot, 'tools.git'), { bare: true });
+  server = await startGitHttpServer({ projectRoot });
+  const url = `${server.url}/tools.git`;
+  const work = await initRepository(join(temp.path, 'work'));
+  await git(work, 'remote', 'add', 'origin', url);
+  return { url, work };
+}
+
+async function gitdirOf(cacheDir: string): Promise<string> {
+  for (const entry of await readdir(cacheDir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name === 'shallow') return entry.parentPath;
+  }
+  throw new Error(`no clone under ${cacheDir}`);
+}
+
+describe('the first scan of a remote over smart HTTP (git http-backend) clones it ourselves', () => {
+  it('holds the branch commit alone, in one pack git verifies, with the refs and shallow boundary git and later fetches read', async () => {
+    const { url, work } = await served();
+    await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'README.md': 'old\n' });
+    const head = await commitFiles(work, { 'tools/beta/TOOL.hdlp': makeToolYaml('beta'), 'README.md': 'new\n' });
+    await git(work, 'push', '-q', 'origin', 'main');
+    const cacheDir = join(temp.path, 'cache');
+    const index = await scanOnce(url, { cacheDir });
+    expect(index.commit).toBe(head);
+    expect(index.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
+    const gitdir = await gitdirOf(cacheDir);
+    expect(await readFile(join(gitdir, 'shallow'), 'latin1')).toBe(`${head}\n`);
+    expect((await readdir(join(gitdir, 'objects', 'pack'))).filter((name) => name.endsWith('.pack'))).toHaveLength(1);
+    // git reads it as a shallow clone of one commit: the parent's objects never came
+    expect(await git(gitdir, '--git-dir', gitdir, 'rev-list', '--count', 'HEAD')).toBe('1');
+    expect(await git(gitdir, '--git-dir', gitdir, 'rev-parse', 'refs/remotes/origin/main', 'HEAD')).toBe(`${head}\n${head}`);
+    await expect(git(gitdir, '--git-dir', gitdir, 'cat-file', '-e', 'HEAD~1')).rejects.toThrow();
+    await git(gitdir, '--git-dir', gitdir, 'fsck', '--no-dangling');
+    expect(await git(gitdir, '--git-dir', gitdir, 'config', 'remote.origin.url')).toBe(url);
+  });
+
+  it('clones the branch asked for, and a later push is fetched onto the clone', async () => {
+    const { url, work } = await served();
+    await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    await git(work, 'push', '-q', 'origin', 'main');
+    await git(work, 'checkout', '-q', '-b', 'staging');
+    await commitFiles(work, { 'tools/staged/TOOL.hdlp': makeToolYaml('staged') });
+    await git(work, 'push', '-q', 'origin', 'staging');
+    const scanner = new Scanner({ repo: url, ref: 'staging', cacheDir: join(temp.path, 'cache') });
+    expect((await scanner.scan()).tools.map((tool) => tool.name)).toEqual(['alpha', 'staged']);
+    const next = await commitFiles(work, { 'tools/later/TOOL.hdlp': makeToolYaml('later') });
+    await git(work, 'push', '-q', 'origin', 'staging');
+    const fetched = await scanner.scan();
+    expect(fetched.commit).toBe(next);
+    expect(fetched.tools.map((tool) => tool.name)).toEqual(['alpha', 'later', 'staged']);
+    await scanner.flush();
+  });
+
+  it('says plainly that a branch does not exist', async () => {
+    const { url, work } = await served();
+    await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    await git(work, 'push', '-q', 'origin', 'main');
+    await expect(scanOnce(url, { ref: 'nope', cacheDir: join(temp.path, 'cache') })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.stringContaining("branch 'nope' does not exist") });
+  });
+});
+
+describe('a clone from a server whose HEAD names a branch git would refuse (a local HTTP server implementing the advertisement)', () => {
+  let hostile: Server | undefined;
+  afterEach(() => new Promise<void>((resolve) => (hostile ? hostile.close(() => resolve()) : resolve())));
+
+  it.each(['../../../../escaped', 'main\n[core]\n\tfsmonitor = evil', '.hidden', 'a..b'])('refuses %j before writing anything', async (branch) => {
+    const oid = 'a'.repeat(40);
+    const advertisement = Buffer.concat([
+      packetLine('# service=git-upload-pack\n'),
+      FLUSH,
+      packetLine(`${oid} HEAD\0side-band-64k ofs-delta shallow symref=HEAD:refs/heads/${branch} agent=git/2\n`),
+      packetLine(`${oid} refs/heads/${branch}\n`),
+      FLUSH,
+    ]);
+    // and a pack when asked (an empty one, well formed): only the name stands between the server and our files
+    const header = Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0]);
+    const pack = Buffer.concat([header, createHash('sha1').update(header).digest()]);
+    const answer = Buffer.concat([packetLine('NAK\n'), packetLine(Buffer.concat([Buffer.from([1]), pack])), FLUSH]);
+    hostile = createServer((request, response) => {
+      request.resume();
+      if (request.method === 'POST') {
+        response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-result' });
+        response.end(answer);
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' });
+      response.end(advertisement);
+    });
+    await new Promise<void>((resolve) => hostile!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/tools.git`;
+    const cacheDir = join(temp.path, 'cache');
+    await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: branch.includes('\n') ? 'SOURCE_UNREACHABLE' : 'REF_NOT_FOUND' });
+    // nothing of a clone was made, inside the cache or beside it
+    const written = await readdir(temp.path, { recursive: true });
+    expect(written.filter((path) => /escaped|HEAD$|config$/.test(String(path)))).toEqual([]);
+  });
+
+  it('accepts the branch names git accepts and no others', () => {
+    for (const name of ['main', 'release/1.2', 'feature/x-y_z', 'v1.0+build', 'user@host']) expect(isBranchName(name), name).toBe(true);
+    for (const name of ['', '-x', '/a', 'a/', 'a.', 'a..b', '.a', 'a/.b', 'a.lock', 'a//b', 'a b', 'a\nb', 'a@{1}', '@', 'a~1', 'a^', 'a:b', 'a\\b']) expect(isBranchName(name), JSON.stringify(name)).toBe(false);
+  });
+});
+
+describe('packOfResponse after a deepen request', () => {
+  it('skips the shallow boundary and its flush, then reads the pack from the side band', () => {
+    const pack = Buffer.from('PACK0123456789');
+    const body = Buffer.concat([packetLine(`shallow ${'b'.repeat(40)}\n`), FLUSH, packetLine('NAK\n'), packetLine(Buffer.concat([Buffer.from([1]), pack])), FLUSH]);
+    expect(packOfResponse(body, true).equals(pack)).toBe(true);
+  });
+});
