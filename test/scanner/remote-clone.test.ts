@@ -93,7 +93,8 @@ describe('a clone from a server whose HEAD names a branch git would refuse (a lo
   let hostile: Server | undefined;
   afterEach(() => new Promise<void>((resolve) => (hostile ? hostile.close(() => resolve()) : resolve())));
 
-  it.each(['../../../../escaped', 'main\n[core]\n\tfsmonitor = evil', '.hidden', 'a..b'])('refuses %j before writing anything', async (branch) => {
+  /** A local HTTP server that advertises `branch` at a made-up commit and answers the fetch with an empty, well-formed pack. */
+  async function serveAdvertisement(branch: string): Promise<string> {
     const oid = 'a'.repeat(40);
     const advertisement = Buffer.concat([
       packetLine('# service=git-upload-pack\n'),
@@ -102,7 +103,6 @@ describe('a clone from a server whose HEAD names a branch git would refuse (a lo
       packetLine(`${oid} refs/heads/${branch}\n`),
       FLUSH,
     ]);
-    // and a pack when asked (an empty one, well formed): only the name stands between the server and our files
     const header = Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0]);
     const pack = Buffer.concat([header, createHash('sha1').update(header).digest()]);
     const answer = Buffer.concat([packetLine('NAK\n'), packetLine(Buffer.concat([Buffer.from([1]), pack])), FLUSH]);
@@ -117,12 +117,26 @@ describe('a clone from a server whose HEAD names a branch git would refuse (a lo
       response.end(advertisement);
     });
     await new Promise<void>((resolve) => hostile!.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/tools.git`;
+    return `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/tools.git`;
+  }
+
+  it.each(['../../../../escaped', 'main\n[core]\n\tfsmonitor = evil', '.hidden', 'a..b'])('refuses %j before writing anything', async (branch) => {
+    // only the name stands between such a server and our files: the pack it sends is well formed
+    const url = await serveAdvertisement(branch);
     const cacheDir = join(temp.path, 'cache');
     await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: branch.includes('\n') ? 'SOURCE_UNREACHABLE' : 'REF_NOT_FOUND' });
     // nothing of a clone was made, inside the cache or beside it
     const written = await readdir(temp.path, { recursive: true });
     expect(written.filter((path) => /escaped|HEAD$|config$/.test(String(path)))).toEqual([]);
+  });
+
+  it('refuses a pack without the commit the server advertised, and leaves no clone to be stuck on', async () => {
+    const url = await serveAdvertisement('main');
+    const cacheDir = join(temp.path, 'cache');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: 'SOURCE_UNREACHABLE', message: expect.stringContaining(`does not hold the commit it advertised for 'main' (${'a'.repeat(40)})`) });
+      expect((await readdir(cacheDir, { recursive: true })).filter((path) => /HEAD$/.test(String(path)))).toEqual([]);
+    }
   });
 
   it('accepts the branch names git accepts and no others', () => {

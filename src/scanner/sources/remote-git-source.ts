@@ -102,10 +102,14 @@ export class RemoteGitSource implements RepositorySource {
     const received = await this.call('clone', () => fetchPack(this.http, this.url, this.requestHeaders(), advertisement.capabilities, { want: commit, haves: [], shallows: [], depth: 1 }));
     // a clone's pack stands alone: a delta on anything outside it is a broken pack
     const indexed = await this.call('clone', () => indexPack(received, (oid) => Promise.reject(new Error(`corrupt pack: a delta on ${oid}, which is not in the pack`))));
+    if (!packHolds(indexed.index, commit)) throw new ScanError('SOURCE_UNREACHABLE', `cannot clone ${this.url}: the server's pack does not hold the commit it advertised for '${branch}' (${commit})`, {});
+    // HEAD last: a clone cut short (a full disk, a kill) has none, and the next scan starts it over from nothing
+    await rm(this.dir, { recursive: true, force: true });
     await initClone(this.store.gitdir, this.url, branch);
     await writeIndexedPack(this.store.gitdir, indexed);
     await writeFile(join(this.store.gitdir, 'shallow'), `${commit}\n`, 'latin1');
     for (const ref of [`refs/remotes/origin/${branch}`, `refs/heads/${branch}`]) await writeLooseRef(this.store.gitdir, ref, commit);
+    await writeFile(join(this.store.gitdir, 'HEAD'), `ref: refs/heads/${branch}\n`, 'utf8');
     this.store.fetched = indexed.received;
     return readGitSnapshot(this.store, commit, this.options.maxBytes);
   }
@@ -249,7 +253,6 @@ export function isBranchName(name: string): boolean {
  */
 async function initClone(gitdir: string, url: string, branch: string): Promise<void> {
   for (const folder of ['objects/pack', 'objects/info', 'refs/heads', 'refs/tags', 'refs/remotes/origin']) await mkdir(join(gitdir, folder), { recursive: true });
-  await writeFile(join(gitdir, 'HEAD'), `ref: refs/heads/${branch}\n`, 'utf8');
   const config = [
     '[core]',
     '\trepositoryformatversion = 0',
@@ -265,4 +268,20 @@ async function initClone(gitdir: string, url: string, branch: string): Promise<v
     '',
   ];
   await writeFile(join(gitdir, 'config'), config.join('\n'), 'utf8');
+}
+
+/** Whether a version-2 pack index lists the object (a binary search of its sorted names within its fan-out bucket). */
+function packHolds(index: Buffer, oid: string): boolean {
+  const wanted = Buffer.from(oid, 'hex');
+  const first = wanted[0]!;
+  let low = first === 0 ? 0 : index.readUInt32BE(8 + (first - 1) * 4);
+  let high = index.readUInt32BE(8 + first * 4) - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const order = wanted.compare(index, 8 + 1024 + middle * 20, 8 + 1024 + middle * 20 + 20);
+    if (order === 0) return true;
+    if (order > 0) low = middle + 1;
+    else high = middle - 1;
+  }
+  return false;
 }
