@@ -1,5 +1,5 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 /**
  * The refs of the clone a remote source keeps, read and written as files (git's loose refs), which is how the clone
@@ -22,6 +22,8 @@ export async function readLooseRef(gitdir: string, ref: string): Promise<string 
 /** Points a loose ref at an object id, by rename: a reader sees the old id or the new one, never half a file. */
 export async function writeLooseRef(gitdir: string, ref: string, oid: string): Promise<void> {
   const path = join(gitdir, ref);
+  // a branch named with slashes (`release/1.2`) is a file in folders of its own
+  await mkdir(dirname(path), { recursive: true });
   const temporary = `${path}.${process.pid}.lock`;
   await writeFile(temporary, `${oid}\n`, 'latin1');
   await rename(temporary, path);
