@@ -97,6 +97,30 @@ describe('indexPack', () => {
     });
   });
 
+  describe('when a thin pack chains ref-deltas (a server without ofs-delta)', () => {
+    it('resolves an in-pack base through the outside one and never asks outside for it', async () => {
+      // A is a ref-delta on P, which the pack lacks (we hold it); B is a ref-delta on A, inside the pack
+      const p = Buffer.from('the base the receiver holds\n');
+      const a = Buffer.from('A, made from P\n');
+      const b = Buffer.from('B, made from A\n');
+      const gitdir = join(temp.path, `chained-${randomBytes(4).toString('hex')}`);
+      await writeCraftedPack(gitdir, [
+        { oid: blobId(a), kind: 'ref-delta', base: blobId(p), data: craftDelta(p.length, a.length, Buffer.concat([Buffer.from([a.length]), a])) },
+        { oid: blobId(b), kind: 'ref-delta', base: blobId(a), data: craftDelta(a.length, b.length, Buffer.concat([Buffer.from([b.length]), b])) },
+      ]);
+      const [name] = (await readdir(join(gitdir, 'objects', 'pack'))).filter((file) => file.endsWith('.pack'));
+      const asked: string[] = [];
+      const indexed = await indexPack(await readFile(join(gitdir, 'objects', 'pack', name!)), async (oid) => {
+        asked.push(oid);
+        if (oid === blobId(p)) return { type: 'blob', content: p };
+        throw new Error(`Could not find ${oid}`);
+      });
+      expect(asked).toEqual([blobId(p)]);
+      expect(indexed.received.get(blobId(b))?.content.equals(b)).toBe(true);
+      expect(indexed.appended).toBe(1);
+    });
+  });
+
   describe('when the pack is damaged', () => {
     it('refuses a pack cut short or with a wrong checksum', async () => {
       const pack = await packObjects(repo, [second]);

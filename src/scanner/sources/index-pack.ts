@@ -104,6 +104,8 @@ async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promis
   // what is left waits on objects outside the pack (a thin pack), or on nothing at all
   const outside: GitObject[] = [];
   for (const oid of [...waitingOnOid.keys()]) {
+    // a ref-delta base inside the pack, resolved meanwhile through an outside one, has had its deltas resolved
+    if (!waitingOnOid.has(oid)) continue;
     const base = await readOutside(oid);
     outside.push(base);
     const children = take(waitingOnOid, oid);
