@@ -64,17 +64,17 @@ describe('the first scan of a remote over smart HTTP (git http-backend) clones i
     expect(await git(gitdir, '--git-dir', gitdir, 'config', 'remote.origin.url')).toBe(url);
   });
 
-  it('clones the branch asked for, and a later push is fetched onto the clone', async () => {
+  it('clones the branch asked for (its name with a slash), and a later push is fetched onto the clone', async () => {
     const { url, work } = await served();
     await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
     await git(work, 'push', '-q', 'origin', 'main');
-    await git(work, 'checkout', '-q', '-b', 'staging');
+    await git(work, 'checkout', '-q', '-b', 'release/staging');
     await commitFiles(work, { 'tools/staged/TOOL.hdlp': makeToolYaml('staged') });
-    await git(work, 'push', '-q', 'origin', 'staging');
-    const scanner = new Scanner({ repo: url, ref: 'staging', cacheDir: join(temp.path, 'cache') });
+    await git(work, 'push', '-q', 'origin', 'release/staging');
+    const scanner = new Scanner({ repo: url, ref: 'release/staging', cacheDir: join(temp.path, 'cache') });
     expect((await scanner.scan()).tools.map((tool) => tool.name)).toEqual(['alpha', 'staged']);
     const next = await commitFiles(work, { 'tools/later/TOOL.hdlp': makeToolYaml('later') });
-    await git(work, 'push', '-q', 'origin', 'staging');
+    await git(work, 'push', '-q', 'origin', 'release/staging');
     const fetched = await scanner.scan();
     expect(fetched.commit).toBe(next);
     expect(fetched.tools.map((tool) => tool.name)).toEqual(['alpha', 'later', 'staged']);
@@ -86,6 +86,55 @@ describe('the first scan of a remote over smart HTTP (git http-backend) clones i
     await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
     await git(work, 'push', '-q', 'origin', 'main');
     await expect(scanOnce(url, { ref: 'nope', cacheDir: join(temp.path, 'cache') })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.stringContaining("branch 'nope' does not exist") });
+  });
+});
+
+describe('a fetch from a server that advertises a commit its pack lacks (a local HTTP server in front of git http-backend)', () => {
+  let front: Server | undefined;
+  afterEach(() => new Promise<void>((resolve) => (front ? front.close(() => resolve()) : resolve())));
+
+  it('fails that scan plainly, and the next honest answer is fetched: refs never name a commit that did not come', async () => {
+    const { url: real, work } = await served();
+    const head = await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    await git(work, 'push', '-q', 'origin', 'main');
+    const fake = 'c'.repeat(40);
+    let lying = false;
+    const header = Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0]);
+    const emptyPack = Buffer.concat([packetLine('NAK\n'), packetLine(Buffer.concat([Buffer.from([1]), header, createHash('sha1').update(header).digest()])), FLUSH]);
+    front = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        void (async () => {
+          if (lying && request.method === 'POST') {
+            response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-result' });
+            response.end(emptyPack);
+            return;
+          }
+          const answer = await fetch(`${real.replace(/\/tools\.git$/, '')}${request.url}`, { method: request.method, headers: { 'content-type': String(request.headers['content-type'] ?? '') }, ...(request.method === 'POST' ? { body: Buffer.concat(chunks) } : {}) });
+          let body = Buffer.from(await answer.arrayBuffer());
+          // the lie: the branch advertised at a commit that does not exist (same length, so the pkt-line stays valid)
+          if (lying) body = Buffer.from(body.toString('latin1').replace(`${head} refs/heads/main`, `${fake} refs/heads/main`), 'latin1');
+          response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? '' });
+          response.end(body);
+        })();
+      });
+    });
+    await new Promise<void>((resolve) => front!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}/tools.git`;
+    const scanner = new Scanner({ repo: url, cacheDir: join(temp.path, 'cache') });
+    expect((await scanner.scan()).commit).toBe(head);
+    lying = true;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await expect(scanner.scan()).rejects.toMatchObject({ code: 'SOURCE_UNREACHABLE', message: expect.stringContaining(`does not hold the commit it advertised for 'main' (${fake})`) });
+    }
+    lying = false;
+    const next = await commitFiles(work, { 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+    await git(work, 'push', '-q', 'origin', 'main');
+    const honest = await scanner.scan();
+    expect(honest.commit).toBe(next);
+    expect(honest.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
+    await scanner.flush();
   });
 });
 

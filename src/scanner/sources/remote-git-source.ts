@@ -157,6 +157,11 @@ export class RemoteGitSource implements RepositorySource {
       await this.store.packs.list();
       const objects = new ObjectReader(this.store.gitdir, this.store.packs);
       const indexed = await indexPack(received, async (oid) => this.store.listed?.get(oid) ?? objects.read(oid));
+      // refs that name a commit we never received would fail every later scan (the next head check finds nothing new):
+      // the commit must have come, or be one we hold already (a branch reset to a commit fetched before)
+      if (!packHolds(indexed.index, want) && !(await objects.read(want, 'commit').then(() => true, () => false))) {
+        throw new Error(`the server's pack does not hold the commit it advertised for '${branch}' (${want})`);
+      }
       if (indexed.objects > 0) await writeIndexedPack(this.store.gitdir, indexed);
       this.store.fetched = indexed.received;
       return want;
