@@ -143,7 +143,8 @@ describe('indexPack', () => {
       const [packFile] = (await readdir(join(gitdir, 'objects', 'pack'))).filter((name) => name.endsWith('.pack'));
       const bomb = await readFile(join(gitdir, 'objects', 'pack', packFile!));
       await expect(indexPack(bomb, noOutside)).rejects.toThrow(/over the \d+ bytes an object read may hold/);
-      await expect(indexPack(bomb, noOutside, 512 * 1024)).rejects.toThrow(/an object of 1048576 bytes at 12, over the 524288 bytes/);
+      // a whole object over the limit is hashed as it streams (a large file beside tools/), but no delta may be built on it
+      await expect(indexPack(bomb, noOutside, 512 * 1024)).rejects.toThrow(/a delta at \d+ on an object over the 524288 bytes a read may hold/);
     });
 
     it('refuses or indexes exactly as git does whatever bytes it is given, its checksum made right', async () => {

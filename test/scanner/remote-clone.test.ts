@@ -81,6 +81,23 @@ describe('the first scan of a remote over smart HTTP (git http-backend) clones i
     await scanner.flush();
   });
 
+  it('clones and fetches a repository holding a file larger than a read may hold beside tools/ (hashed as it streams, never held)', async () => {
+    const { url, work } = await served();
+    // 70 MiB of zeros: git stores it whole (it deltifies against nothing), ~70 KB compressed
+    const big = Buffer.alloc(70 * 1024 * 1024);
+    await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'assets/big.bin': big });
+    await git(work, 'push', '-q', 'origin', 'main');
+    const cacheDir = join(temp.path, 'cache');
+    const scanner = new Scanner({ repo: url, cacheDir });
+    expect((await scanner.scan()).tools.map((tool) => tool.name)).toEqual(['alpha']);
+    await commitFiles(work, { 'tools/beta/TOOL.hdlp': makeToolYaml('beta'), 'assets/big2.bin': Buffer.concat([big, Buffer.from('x')]) });
+    await git(work, 'push', '-q', 'origin', 'main');
+    expect((await scanner.scan()).tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
+    await scanner.flush();
+    const gitdir = await gitdirOf(cacheDir);
+    await git(gitdir, '--git-dir', gitdir, 'fsck', '--no-dangling');
+  });
+
   it('says plainly that a branch does not exist', async () => {
     const { url, work } = await served();
     await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });

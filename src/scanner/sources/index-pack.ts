@@ -56,7 +56,18 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
   let offset = 12;
   for (let index = 0; index < count; index++) {
     const header = entryAt(received, offset);
-    if (header.size > maxObjectBytes) throw new Error(`fetched pack: an object of ${header.size} bytes at ${offset}, over the ${maxObjectBytes} bytes an object read may hold`);
+    const type = TYPES[header.type];
+    if (header.size > MAX_STREAMED_BYTES) throw new Error(`fetched pack: an object of ${header.size} bytes at ${offset}, over the ${MAX_STREAMED_BYTES} bytes a repository's file may have here`);
+    if (header.size > maxObjectBytes && type !== undefined) {
+      // a whole object over what a read may hold (a large file beside `tools/`; git stores files over its 512 MiB
+      // bigFileThreshold whole) is hashed as it streams out of zlib and never held: it can be no delta's base here
+      const { oid, consumed } = await hashStreamed(received.subarray(header.data, trailer), type, header.size, offset);
+      const end = header.data + consumed;
+      entries.push({ offset, end, crc: crc32(received.subarray(offset, end)), kind: header.type, data: EMPTY, type, oid, depth: 0 });
+      offset = end;
+      continue;
+    }
+    if (header.size > maxObjectBytes) throw new Error(`fetched pack: a delta of ${header.size} bytes at ${offset}, over the ${maxObjectBytes} bytes an object read may hold`);
     // an output chunk of the object's own size: with zlib's default 16 KB chunk, each small object kept its chunk alive
     // (a 100,000-tool clone's 200,000 objects: ~3 GB)
     const { buffer: data, engine } = zlib.inflateSync(received.subarray(header.data, trailer), { info: true, maxOutputLength: Math.max(header.size, 1), chunkSize: Math.max(header.size, zlib.constants.Z_MIN_CHUNK) }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
@@ -85,15 +96,16 @@ async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promis
     } else {
       const type = TYPES[entry.kind];
       if (!type) throw new Error(`corrupt pack: unknown object type ${entry.kind} at ${entry.offset}`);
-      Object.assign(entry, { type, content: entry.data, depth: 0 });
+      if (entry.oid === undefined) Object.assign(entry, { type, content: entry.data, depth: 0 });
       ready.push(entry);
     }
   }
   const resolveFrom = (list: Entry[]): void => {
     while (list.length > 0) {
       const base = list.pop()!;
-      base.oid = objectId(base.type!, base.content!);
+      base.oid ??= objectId(base.type!, base.content!);
       for (const child of [...take(waitingOnOffset, base.offset), ...take(waitingOnOid, base.oid)]) {
+        if (base.content === undefined) throw new Error(`fetched pack: a delta at ${child.offset} on an object over the ${maxObjectBytes} bytes a read may hold`);
         if (base.depth! >= MAX_CHAIN) throw new Error(`corrupt pack: a delta chain longer than ${MAX_CHAIN}`);
         Object.assign(child, { type: base.type, content: applyDelta(child.data, base.content!, maxObjectBytes), depth: base.depth! + 1 });
         list.push(child);
@@ -134,7 +146,9 @@ function writeIndex(received: Buffer, entries: Entry[], outside: GitObject[]): I
   const kept = new Map<string, GitObject>();
   let keptBytes = 0;
   for (const entry of entries.slice(0, entries.length - outside.length)) {
-    if ((keptBytes += entry.content!.length) > KEEP_BYTES) break;
+    // a large object streamed through is not held, so not handed on
+    if (entry.content === undefined) continue;
+    if ((keptBytes += entry.content.length) > KEEP_BYTES) break;
     kept.set(entry.oid!, { type: entry.type!, content: entry.content! });
   }
   const head = Buffer.from(received.subarray(0, 12));
@@ -192,6 +206,31 @@ function entryHeader(type: number, size: number): Buffer {
     rest = Math.floor(rest / 128);
   }
   return Buffer.from(bytes);
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** The largest whole object a pack may bring (hashed as it streams, never held): past it, the clone or fetch is refused. */
+export const MAX_STREAMED_BYTES = 2 * 1024 * 1024 * 1024;
+
+/** A whole object's id, its content inflated a chunk at a time and hashed as it comes; and how many pack bytes its zlib stream took. */
+async function hashStreamed(stream: Buffer, type: ObjectType, size: number, offset: number): Promise<{ oid: string; consumed: number }> {
+  const hash = createHash('sha1').update(`${type} ${size}\0`, 'latin1');
+  const inflate = zlib.createInflate({ chunkSize: 64 * 1024 });
+  let inflated = 0;
+  inflate.on('data', (chunk: Buffer) => {
+    inflated += chunk.length;
+    // more than its header says: stop now, not after gigabytes
+    if (inflated > size) inflate.destroy(new Error(`corrupt pack: an object at ${offset} inflates past the ${size} bytes its header says`));
+    else hash.update(chunk);
+  });
+  await new Promise<void>((resolve, reject) => {
+    inflate.once('end', resolve);
+    inflate.once('error', reject);
+    inflate.end(stream);
+  });
+  if (inflated !== size) throw new Error(`corrupt pack: an object at ${offset} inflated to ${inflated} bytes where its header says ${size}`);
+  return { oid: hash.digest('hex'), consumed: inflate.bytesWritten };
 }
 
 function objectId(type: ObjectType, content: Buffer): string {
