@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { readdir, readFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -152,6 +152,86 @@ describe('a fetch from a server that advertises a commit its pack lacks (a local
     expect(honest.commit).toBe(next);
     expect(honest.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
     await scanner.flush();
+  });
+});
+
+describe('starting a clone over after 64 fetches, from a server whose fetch fails (a local HTTP server in front of git http-backend)', () => {
+  let front: Server | undefined;
+  afterEach(() => new Promise<void>((resolve) => (front ? front.close(() => resolve()) : resolve())));
+
+  it('keeps the old clone until the new one has come, and starts over once the server answers', async () => {
+    const { url: real, work } = await served();
+    const first = await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    await git(work, 'push', '-q', 'origin', 'main');
+    let failing = false;
+    front = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        void (async () => {
+          if (failing && request.method === 'POST') {
+            response.writeHead(500);
+            response.end('upload-pack failed');
+            return;
+          }
+          const answer = await fetch(`${real.replace(/\/tools\.git$/, '')}${request.url}`, { method: request.method, headers: { 'content-type': String(request.headers['content-type'] ?? '') }, ...(request.method === 'POST' ? { body: Buffer.concat(chunks) } : {}) });
+          response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? '' });
+          response.end(Buffer.from(await answer.arrayBuffer()));
+        })();
+      });
+    });
+    await new Promise<void>((resolve) => front!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}/tools.git`;
+    const cacheDir = join(temp.path, 'cache');
+    const scanner = new Scanner({ repo: url, cacheDir });
+    expect((await scanner.scan()).commit).toBe(first);
+    // as if 64 fetches had each left a pack (copies of the clone's: the same objects under other names)
+    const gitdir = await gitdirOf(cacheDir);
+    const packDir = join(gitdir, 'objects', 'pack');
+    const [pack] = (await readdir(packDir)).filter((name) => name.endsWith('.pack'));
+    for (let copy = 0; copy < 64; copy++) {
+      const name = `pack-${copy.toString(16).padStart(40, '0')}`;
+      await copyFile(join(packDir, pack!), join(packDir, `${name}.pack`));
+      await copyFile(join(packDir, pack!.replace(/\.pack$/, '.idx')), join(packDir, `${name}.idx`));
+    }
+    const second = await commitFiles(work, { 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+    await git(work, 'push', '-q', 'origin', 'main');
+    failing = true;
+    await expect(scanner.scan()).rejects.toMatchObject({ code: 'SOURCE_UNREACHABLE', message: expect.stringContaining('HTTP 500') });
+    // the old clone is all there, and reads as before
+    expect(await git(gitdir, '--git-dir', gitdir, 'rev-parse', 'HEAD')).toBe(first);
+    expect((await readdir(packDir)).filter((name) => name.endsWith('.pack'))).toHaveLength(65);
+    failing = false;
+    const fresh = await scanner.scan();
+    expect(fresh.commit).toBe(second);
+    expect(fresh.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
+    expect((await readdir(packDir)).filter((name) => name.endsWith('.pack'))).toHaveLength(1);
+    await scanner.flush();
+  });
+});
+
+describe('a server whose advertisement carries media type parameters (a local HTTP server in front of git http-backend)', () => {
+  let front: Server | undefined;
+  afterEach(() => new Promise<void>((resolve) => (front ? front.close(() => resolve()) : resolve())));
+
+  it('is read as git reads it: `application/x-git-upload-pack-advertisement; charset=utf-8` is the advertisement', async () => {
+    const { url: real, work } = await served();
+    const head = await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    await git(work, 'push', '-q', 'origin', 'main');
+    front = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        void (async () => {
+          const answer = await fetch(`${real.replace(/\/tools\.git$/, '')}${request.url}`, { method: request.method, headers: { 'content-type': String(request.headers['content-type'] ?? '') }, ...(request.method === 'POST' ? { body: Buffer.concat(chunks) } : {}) });
+          response.writeHead(answer.status, { 'content-type': `${answer.headers.get('content-type') ?? ''}; charset=utf-8` });
+          response.end(Buffer.from(await answer.arrayBuffer()));
+        })();
+      });
+    });
+    await new Promise<void>((resolve) => front!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}/tools.git`;
+    expect((await scanOnce(url, { cacheDir: join(temp.path, 'cache') })).commit).toBe(head);
   });
 });
 

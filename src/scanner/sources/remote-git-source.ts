@@ -105,6 +105,9 @@ export class RemoteGitSource implements RepositorySource {
     if (!packHolds(indexed.index, commit)) throw new ScanError('SOURCE_UNREACHABLE', `cannot clone ${this.url}: the server's pack does not hold the commit it advertised for '${branch}' (${commit})`, {});
     // HEAD last: a clone cut short (a full disk, a kill) has none, and the next scan starts it over from nothing
     await rm(this.dir, { recursive: true, force: true });
+    this.store.cache = {};
+    this.store.packs = undefined;
+    this.store.listed = undefined;
     await initClone(this.store.gitdir, this.url, branch);
     await writeIndexedPack(this.store.gitdir, indexed);
     await writeFile(join(this.store.gitdir, 'shallow'), `${commit}\n`, 'latin1');
@@ -129,13 +132,8 @@ export class RemoteGitSource implements RepositorySource {
     if (!remote) throw new ScanError('REF_NOT_FOUND', `branch '${branch}' no longer exists on ${this.url}`, { ref: branch });
     if (remote === local) return readGitSnapshot(this.store, local, this.options.maxBytes);
     // every fetch adds a pack and every object read scans all pack indexes: past a limit, start over from one pack
-    if ((await this.packCount()) >= MAX_PACKS) {
-      await rm(this.dir, { recursive: true, force: true });
-      this.store.cache = {};
-      this.store.packs = undefined;
-      this.store.listed = undefined;
-      return this.cloneFresh();
-    }
+    // (the old clone stays until the new one's pack has come: a failed clone leaves it to be read, and tried again next time)
+    if ((await this.packCount()) >= MAX_PACKS) return this.cloneFresh();
     const commit = await this.call('fetch', () => this.fetchFrom(advertisement, remote, local, branch));
     // the local branch names what we hold for the next fetch's `have`; both refs move only once the pack is written
     for (const ref of [`refs/remotes/origin/${branch}`, `refs/heads/${branch}`]) await writeLooseRef(this.store.gitdir, ref, commit);

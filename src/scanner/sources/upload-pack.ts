@@ -41,7 +41,9 @@ export async function discoverUploadPack(http: HttpClient, url: string, headers:
   const location = `${url}/info/refs?service=${SERVICE}`;
   const response = await http.request({ url: location, method: 'GET', headers: { ...headers, 'user-agent': USER_AGENT } });
   const body = await readBody(response, location);
-  if (response.headers?.['content-type'] !== `application/x-${SERVICE}-advertisement`) {
+  // the media type alone: a server (or a proxy before it) may add parameters such as `; charset=utf-8`
+  const mediaType = (response.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== `application/x-${SERVICE}-advertisement`) {
     throw new Error(`${url} did not answer as a smart-HTTP git server (content type ${response.headers?.['content-type'] ?? 'none'})`);
   }
   return parseAdvertisement(body);
