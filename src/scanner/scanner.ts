@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { letGo, runLettingGo, type Diagnostic, type ToolIndex } from '../core/index.js';
+import { ENTRY_KINDS, letGo, runLettingGo, type Diagnostic, type ToolIndex } from '../core/index.js';
 import { buildIndexLettingGo, failedEntry, parseEntry, type ScanEntry } from './build-index.js';
 import type { EntryList } from './cache-file.js';
 import { IndexCache } from './index-cache.js';
@@ -20,6 +20,9 @@ export class Scanner {
   private index: ToolIndex | undefined;
   /** the entries of the last index, keyed by folder: at a warm start, made only when a new commit is scanned */
   private entries = new Map<string, ScanEntry>();
+  /** the same entries in the listing's order, and the commit they are of: what a tree comparison starts from */
+  private ordered: ScanEntry[] | undefined;
+  private entriesCommit: string | undefined;
   private unkeyed: EntryList | undefined;
   private pendingSave: Promise<void> = Promise.resolve();
   private scanning: Promise<ToolIndex> | undefined;
@@ -61,6 +64,8 @@ export class Scanner {
       // parsed when read: a call by name from a warm cache parses one entry; keyed only when a later scan needs them
       this.unkeyed = cached.entries;
       this.entries.clear();
+      this.ordered = undefined;
+      this.entriesCommit = snapshot.commit;
       const header = { source: this.source.label, commit: snapshot.commit, scanned_at: cached.scanned_at };
       index = (cached.index && restoreIndex(cached.index, cached.entries, header)) ?? (await buildIndexLettingGo(header.source, header.commit, cached.entries.all(), header.scanned_at));
     } else {
@@ -80,7 +85,9 @@ export class Scanner {
           .then(async () => this.cache.save({ source: this.source.label, commit: snapshot.commit, scanned_at: scannedAt, entries: read, index: await runLettingGo(storeIndexSteps(built, read)) }))
           .catch((error: unknown) => process.emitWarning(`index cache not written: ${String(error)}`));
       }
-      this.entries = keyed;
+      this.entries = keyed(this.entries);
+      this.ordered = read;
+      this.entriesCommit = snapshot.commit;
     }
     this.index = this.withStale(index, snapshot);
     return this.index;
@@ -88,14 +95,45 @@ export class Scanner {
 
   private async loadLatest(): Promise<void> {
     const latest = await this.cache.latest();
-    if (latest) this.entries = await keyedLettingGo(latest.entries);
+    if (latest) {
+      this.entries = await keyedLettingGo(latest.entries);
+      this.entriesCommit = latest.commit;
+    }
   }
 
   /**
    * The entries at the snapshot, re-reading only folders whose oid changed; keyed for the next scan; and what
-   * changed, when the set of folders is the same.
+   * changed, when the set of folders is the same. When the source can say what changed since the entries' commit
+   * (git: trees compared from the top) and that is definitions changed in place, only those are looked at;
+   * otherwise every entry is listed and compared by oid.
    */
-  private async readEntries(snapshot: Snapshot): Promise<{ entries: ScanEntry[]; keyed: Map<string, ScanEntry>; changes: EntryChange[] | undefined }> {
+  private async readEntries(snapshot: Snapshot): Promise<ReadEntries> {
+    return (await this.readChangedOnly(snapshot)) ?? (await this.readListed(snapshot));
+  }
+
+  private async readChangedOnly(snapshot: Snapshot): Promise<ReadEntries | undefined> {
+    const ordered = this.ordered;
+    // entries that could not be read last time are read again: only a full listing finds them
+    if (!ordered || !this.entriesCommit || !snapshot.diffEntries || ordered.length !== this.entries.size || ordered.some(isUnread)) return undefined;
+    const diff = await snapshot.diffEntries(this.entriesCommit);
+    if (!diff || diff.added.length > 0 || diff.removed.length > 0) return undefined;
+    const positions: number[] = [];
+    for (const entry of diff.changed) {
+      const position = positionOf(ordered, entry);
+      if (position === undefined) return undefined;
+      positions.push(position);
+    }
+    const results: Array<ScanEntry | Promise<ScanEntry>> = ordered.slice();
+    await this.readChanged(snapshot, positions, (at) => diff.changed[at]!, results);
+    const changes = positions.map((position) => ({ before: ordered[position]!, after: results[position] as ScanEntry }));
+    const keyed = (entries: Map<string, ScanEntry>): Map<string, ScanEntry> => {
+      for (const { after } of changes) entries.set(entryKey(after), after);
+      return entries;
+    };
+    return { entries: results as ScanEntry[], keyed, changes };
+  }
+
+  private async readListed(snapshot: Snapshot): Promise<ReadEntries> {
     const listing = await snapshot.listEntries();
     const keys: string[] = new Array(listing.length);
     // every promise stored here settles with an entry, never rejects: a file's failure is its own diagnostic
@@ -112,16 +150,32 @@ export class Scanner {
       if (previous?.oid === entry.oid) results[position] = previous;
       else changed.push(position);
     }
-    const parser = createParser(changed.length, this.parseOptions);
-    // reading (object-store I/O and inflating) goes on here while parsing runs in the pool's threads
+    await this.readChanged(snapshot, changed, (at) => listing[changed[at]!]!, results);
+    const keyed = new Map<string, ScanEntry>();
+    for (let position = 0; position < results.length; position++) {
+      if (position % STEP === STEP - 1) await letGo();
+      keyed.set(keys[position]!, results[position] as ScanEntry);
+    }
+    const sameFolders = known === listing.length && this.entries.size === listing.length;
+    const changes = sameFolders ? changed.map((position) => ({ before: this.entries.get(keys[position]!)!, after: results[position] as ScanEntry })) : undefined;
+    return { entries: results as ScanEntry[], keyed: () => keyed, changes };
+  }
+
+  /**
+   * Reads and parses the entries at `positions` of `results` (`entryAt(i)` is the one at `positions[i]`), each
+   * replaced by what it yields; the parses run in the pool's threads while the next files are read.
+   */
+  private async readChanged(snapshot: Snapshot, positions: readonly number[], entryAt: (at: number) => ToolEntry, results: Array<ScanEntry | Promise<ScanEntry>>): Promise<void> {
+    const parser = createParser(positions.length, this.parseOptions);
     const readFailures: unknown[] = [];
     let next = 0;
     const reader = async (): Promise<void> => {
-      while (next < changed.length) {
+      while (next < positions.length) {
         await parser.ready();
-        if (next >= changed.length) break;
-        const position = changed[next++]!;
-        const entry = listing[position]!;
+        if (next >= positions.length) break;
+        const at = next++;
+        const position = positions[at]!;
+        const entry = entryAt(at);
         let file: Awaited<ReturnType<Snapshot['read']>>;
         try {
           file = await snapshot.read(entry);
@@ -137,27 +191,17 @@ export class Scanner {
       }
     };
     try {
-      await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, changed.length) }, reader));
+      await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, positions.length) }, reader));
     } finally {
       // what reading held (a pack's content, delta bases: ~50 MB at 100,000 tools) is not kept while the index is built
       snapshot.release?.();
       await parser.close();
     }
     // one unreadable object is that file's problem; when none of several can be read, the source is at fault
-    if (readFailures.length > 1 && readFailures.length === changed.length) throw readFailures[0];
+    if (readFailures.length > 1 && readFailures.length === positions.length) throw readFailures[0];
     // only the parses are awaited: Promise.all over every entry queues one reaction per entry in one turn
     // of the event loop (~100 ms at 100,000 tools, nearly all of them unchanged)
-    const keyed = new Map<string, ScanEntry>();
-    for (let position = 0; position < results.length; position++) {
-      if (position % STEP === STEP - 1) await letGo();
-      const result = results[position];
-      const entry = result instanceof Promise ? await result : result!;
-      results[position] = entry;
-      keyed.set(keys[position]!, entry);
-    }
-    const sameFolders = known === listing.length && this.entries.size === listing.length;
-    const changes = sameFolders ? changed.map((position) => ({ before: this.entries.get(keys[position]!)!, after: results[position] as ScanEntry })) : undefined;
-    return { entries: results as ScanEntry[], keyed, changes };
+    for (const position of positions) results[position] = await results[position]!;
   }
 
   private withStale(index: ToolIndex, snapshot: Snapshot): ToolIndex {
@@ -166,6 +210,31 @@ export class Scanner {
     const { stale: _stale, ...fresh } = index;
     return fresh;
   }
+}
+
+/** What a rescan read: the entries in order; how to key them for the next (given the last scan's keyed entries); what changed in place. */
+interface ReadEntries {
+  entries: ScanEntry[];
+  keyed: (previous: Map<string, ScanEntry>) => Map<string, ScanEntry>;
+  changes: EntryChange[] | undefined;
+}
+
+// the position of the entry of that kind and folder in a listing's order (kinds in ENTRY_KINDS order, then folders as
+// JavaScript strings sort), by binary search
+function positionOf(ordered: readonly ScanEntry[], entry: ToolEntry): number | undefined {
+  const rank = ENTRY_KINDS.indexOf(entry.kind ?? 'tool');
+  let low = 0;
+  let high = ordered.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const found = ordered[middle]!;
+    const foundRank = ENTRY_KINDS.indexOf(found.kind ?? 'tool');
+    const order = foundRank !== rank ? foundRank - rank : found.folder < entry.folder ? -1 : found.folder > entry.folder ? 1 : 0;
+    if (order === 0) return middle;
+    if (order < 0) low = middle + 1;
+    else high = middle - 1;
+  }
+  return undefined;
 }
 
 // entries handled between two turns of the event loop in a rescan's loops over every entry

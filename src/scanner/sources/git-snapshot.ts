@@ -7,7 +7,8 @@ import { listObjects, type ObjectListing } from './object-listing.js';
 import { ObjectReader } from './object-reader.js';
 import { MAX_OBJECT_BYTES, PackStore, type GitObject } from './pack-store.js';
 import type { DefinitionFile } from '../parse-tool-definition.js';
-import { definitionPath, type Snapshot, type ToolEntry } from './source.js';
+import { diffEntryTrees } from './entry-diff.js';
+import { definitionPath, type EntryDiff, type Snapshot, type ToolEntry } from './source.js';
 
 /**
  * A repository's object store: one isomorphic-git `cache` for its fetches (without it each call re-reads and
@@ -67,9 +68,40 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
     if (store.keepListed) store.listed = listed;
     return entriesListed;
   };
+  const diffOnce = async (since: string): Promise<EntryDiff | undefined> => {
+    // the trees the last snapshot listed are read from memory, as are the ones this fetch brought
+    const previous = store.listed;
+    const read = new Map<string, GitObject>();
+    const readTree = async (oid: string): Promise<GitObject> => {
+      const tree = read.get(oid) ?? previous?.get(oid) ?? (await objects.read(oid, 'tree'));
+      read.set(oid, tree);
+      return tree;
+    };
+    let before: GitObject;
+    try {
+      before = await readTree(await treeOf(objects, since));
+    } catch {
+      // that commit is not held (a clone started over since): the caller lists every entry
+      return undefined;
+    }
+    const rootOid = await treeOf(objects, commit);
+    const after = await readTree(rootOid);
+    const diff = await diffEntryTrees(before.content, after.content, async (oid) => (await readTree(oid)).content, flatModes);
+    if (diff && store.keepListed) {
+      // the next fetch's thin pack has deltas against this commit's trees, as after a listing: keep those (an
+      // unchanged folder's tree is the last snapshot's), not the older ones
+      const listed = new Map<string, GitObject>([[rootOid, after]]);
+      for (const item of await treeItems(after.content)) {
+        if (item.mode === TREE_MODE && ENTRY_KINDS.some((kind) => ENTRY_LAYOUT[kind].folder === item.name)) listed.set(item.oid, await readTree(item.oid));
+      }
+      store.listed = listed;
+    }
+    return diff;
+  };
   return {
     commit,
     listEntries: () => retryAfterRepack(listing, listOnce),
+    diffEntries: (since) => retryAfterRepack(listing, () => diffOnce(since)),
     read: (entry) =>
       retryAfterRepack<DefinitionFile | Diagnostic>(listing, () =>
         entry.kind && ENTRY_LAYOUT[entry.kind].flat ? readFlatDefinition(objects, maxBytes, entry, flatModes.get(`${entry.kind}/${entry.folder}`)) : readDefinition(objects, maxBytes, entry),

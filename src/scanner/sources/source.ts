@@ -10,6 +10,13 @@ export interface ToolEntry {
   oid: string;
 }
 
+/** The entry folders that differ between two commits, each in its listing's order: `removed` with its old oid. */
+export interface EntryDiff {
+  changed: ToolEntry[];
+  added: ToolEntry[];
+  removed: ToolEntry[];
+}
+
 /** What a source holds at one commit. */
 export interface Snapshot {
   commit: string;
@@ -17,6 +24,12 @@ export interface Snapshot {
   stale?: { reason: string; since: string };
   /** entry folders: tools sorted by folder name, then toolsets, then skills; listed on demand (a cached commit never needs the listing) */
   listEntries(): Promise<ToolEntry[]>;
+  /**
+   * what changed in the entry folders since an earlier commit, found by comparing trees from the top (an unchanged
+   * folder is skipped by its id, unread); undefined when it cannot say (that commit is not held, a tree is not in
+   * git's order): the caller then lists every entry
+   */
+  diffEntries?(since: string): Promise<EntryDiff | undefined>;
   /** reads the entry's `TOOL.hdlp` (`TOOLSET.hdlp`, `SKILL.md`), or explains why there is none */
   read(entry: ToolEntry): Promise<DefinitionFile | Diagnostic>;
   /** lets go of what reading held (a git source's pack contents and delta bases) once a scan read what it needed; a later read reads them again */
