@@ -6,6 +6,7 @@ export { parseToolDefinition, type DefinitionFile, type ParsedDefinition } from 
 export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, type ParseOptions } from './yaml-mapping.js';
 export { readBounded } from './sources/folder-source.js';
 export { ScanError, type ScanErrorCode } from './scan-error.js';
+export type { PushHint } from './sources/source.js';
 export { TOOL_SCHEMA_URL } from './tool-schema.js';
 export { compileShapeChecker, type SchemaProblem, type ShapeChecker, type ShapeCheckerOptions } from './shape-checker.js';
 export { YamlLocator, type Position } from './yaml-locator.js';

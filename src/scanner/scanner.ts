@@ -7,7 +7,7 @@ import { openSource, type RepositoryOptions } from './open-source.js';
 import { patchIndex, type EntryChange } from './patch-index.js';
 import { restoreIndex, storeIndexSteps } from './stored-index.js';
 import { createParser } from './parse-pool.js';
-import { definitionPath, entryKey, type RepositorySource, type Snapshot, type ToolEntry } from './sources/source.js';
+import { definitionPath, entryKey, type PushHint, type RepositorySource, type Snapshot, type ToolEntry } from './sources/source.js';
 import { MAX_DEFINITION_BYTES, type ParseOptions } from './yaml-mapping.js';
 
 // reads overlap object-store I/O; parsing stays on this thread
@@ -42,9 +42,12 @@ export class Scanner {
     return this.index;
   }
 
-  /** Scans the repository; concurrent callers share one scan. Throws `ScanError` only when nothing can be served. */
-  scan(): Promise<ToolIndex> {
-    this.scanning ??= this.scanNow().finally(() => {
+  /**
+   * Scans the repository; concurrent callers share one scan. Throws `ScanError` only when nothing can be served.
+   * `pushed` (what a signed push webhook said) lets a remote source fetch the new commit beside its head check.
+   */
+  scan(pushed?: PushHint): Promise<ToolIndex> {
+    this.scanning ??= this.scanNow(pushed).finally(() => {
       this.scanning = undefined;
     });
     return this.scanning;
@@ -55,8 +58,8 @@ export class Scanner {
     return this.pendingSave;
   }
 
-  private async scanNow(): Promise<ToolIndex> {
-    const snapshot = await this.source.snapshot();
+  private async scanNow(pushed: PushHint | undefined): Promise<ToolIndex> {
+    const snapshot = await this.source.snapshot(pushed);
     if (this.index?.commit === snapshot.commit) return this.withStale(this.index, snapshot);
     const cached = await this.cache.load(snapshot.commit);
     let index: ToolIndex;

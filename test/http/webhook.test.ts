@@ -73,6 +73,24 @@ describe('POST /v1/hooks/forgejo', () => {
     expect(call.json).toMatchObject({ ok: true, output: 'second\n', commit });
   });
 
+  it('hands the rescan the branch and commit the push names, so that the remote is fetched beside its head check', async () => {
+    const commit = await pushTool('second');
+    const body = pushPayload(commit);
+    const gateway = server.gateway;
+    const rescan = gateway.rescan.bind(gateway);
+    const asked: unknown[] = [];
+    // watched, not replaced: the rescan runs as it would
+    gateway.rescan = (pushed) => {
+      asked.push(pushed);
+      return rescan(pushed);
+    };
+    const swapped = nextIndex();
+    const response = await request(server, 'POST', '/v1/hooks/forgejo', { raw: body, headers: { 'content-type': 'application/json', 'x-forgejo-event': 'push', 'x-forgejo-signature': sign(body) } });
+    expect(response.status).toBe(202);
+    expect((await swapped).index.commit).toBe(commit);
+    expect(asked).toEqual([{ ref: 'refs/heads/main', after: commit }]);
+  });
+
   it.each([
     ['a wrong signature', (body: string) => ({ 'x-forgejo-signature': sign(body, 'not-the-secret') })],
     ['a signature of other bytes', (body: string) => ({ 'x-forgejo-signature': sign(`${body} `) })],

@@ -1,10 +1,13 @@
 import type { Logger } from 'pino';
+import type { PushHint } from '../../scanner/index.js';
 import type { Gateway } from '../service/index.js';
 
 /** Runs rescans one at a time in the background; a request during a scan runs one more after it (the push may be newer). */
 export class RescanScheduler {
   private running: Promise<void> | undefined;
   private again = false;
+  // what the last request's push webhook said, for the rescan that request runs
+  private pushed: PushHint | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -12,8 +15,9 @@ export class RescanScheduler {
     private readonly logger: Logger,
   ) {}
 
-  /** Asks for a rescan; returns at once. */
-  request(reason: string): void {
+  /** Asks for a rescan; returns at once. `pushed`: what a signed push webhook said the branch now names. */
+  request(reason: string, pushed?: PushHint): void {
+    this.pushed = pushed;
     if (this.running) {
       this.again = true;
       return;
@@ -46,8 +50,10 @@ export class RescanScheduler {
     let why = reason;
     do {
       this.again = false;
+      const pushed = this.pushed;
+      this.pushed = undefined;
       try {
-        const result = await this.gateway.rescan();
+        const result = await this.gateway.rescan(pushed);
         this.logger.debug({ reason: why, commit: result.commit, changed: result.changed }, 'rescan');
       } catch {
         // the gateway logged it and keeps the last good index; /healthz reports it

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import express, { type Router } from 'express';
 import { secretsEqual } from '../../http-edge/index.js';
+import type { PushHint } from '../../scanner/index.js';
 import type { RescanScheduler } from './rescan-scheduler.js';
 
 /**
@@ -28,12 +29,22 @@ export function webhookRouter(options: { secret: string | undefined; maxBodyByte
     const rescan = event === 'push' ? 'scheduled' : 'ignored';
     if (rescan === 'scheduled') {
       const reason = `webhook ${delivery ?? ''}`.trim();
-      options.scheduler.request(reason);
+      options.scheduler.request(reason, pushOf(body));
       options.announce?.(reason);
     }
     response.status(202).json({ accepted: true, event, delivery, rescan });
   });
   return router;
+}
+
+// the branch and commit a push names (signed, so read; still only a hint the scanner checks against the branch's head)
+function pushOf(body: Buffer): PushHint | undefined {
+  try {
+    const { ref, after } = JSON.parse(body.toString('utf8')) as { ref?: unknown; after?: unknown };
+    return typeof ref === 'string' && typeof after === 'string' ? { ref, after } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function signatureOf(header: string | undefined): string | undefined {

@@ -6,7 +6,7 @@ import { EventHub } from '../../events/index.js';
 import { redactValue } from '../../executors/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
 import { createModelStage, matchWithModel, searchIndexFiles, type MatchContext, type Matcher, type ModelStage } from '../../matcher/index.js';
-import { Scanner, warmUpParser } from '../../scanner/index.js';
+import { Scanner, warmUpParser, type PushHint } from '../../scanner/index.js';
 import { accessRights, API_TOKEN_PRINCIPAL, ApprovalDesk, decidePolicy, LOCAL_PRINCIPAL, Principals, type ApprovalAnswer, type DecideOptions, type Principal } from '../../policy/index.js';
 import { SessionManager, type SessionState } from '../../sessions/index.js';
 import { openStore, type ChainReport, type ReceiptQuery, type Store, type StoreHealth } from '../../store/index.js';
@@ -226,9 +226,12 @@ export class Gateway {
     return this.store.health();
   }
 
-  /** Scans again; a new commit swaps in a new index and matcher atomically (calls in flight keep theirs). Rescans run one after another. */
-  rescan(): Promise<RescanResult> {
-    return this.registries.rescan();
+  /**
+   * Scans again; a new commit swaps in a new index and matcher atomically (calls in flight keep theirs). Rescans run
+   * one after another. `pushed`: what a signed push webhook said, so that a remote is fetched beside its head check.
+   */
+  rescan(pushed?: PushHint): Promise<RescanResult> {
+    return this.registries.rescan(pushed);
   }
 
   /** Runs `prepare` on every new registry before it is swapped in; returns the unsubscribe function. */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { toolCount, type ToolIndex } from '../../core/index.js';
 import { createMatcher, createMatcherLettingGo, type Matcher, type SearchIndexFiles } from '../../matcher/index.js';
-import type { Scanner } from '../../scanner/index.js';
+import type { PushHint, Scanner } from '../../scanner/index.js';
 
 /** One index and the matcher built over it: swapped together, so a call never mixes two commits. */
 export interface Registry {
@@ -55,8 +55,8 @@ export class RegistrySwap {
    * Rescans run one after another, each to the end; their work is done a slice at a time, so requests are
    * answered meanwhile from the registry being replaced.
    */
-  rescan(): Promise<RescanResult> {
-    const run = this.#rescans.then(() => this.#rescanNow());
+  rescan(pushed?: PushHint): Promise<RescanResult> {
+    const run = this.#rescans.then(() => this.#rescanNow(pushed));
     this.#rescans = run.catch(() => undefined);
     return run;
   }
@@ -76,11 +76,11 @@ export class RegistrySwap {
     return () => this.#listeners.delete(listener);
   }
 
-  async #rescanNow(): Promise<RescanResult> {
+  async #rescanNow(pushed: PushHint | undefined): Promise<RescanResult> {
     const previous = this.#current;
     let index: ToolIndex;
     try {
-      index = await this.scanner.scan();
+      index = await this.scanner.scan(pushed);
     } catch (error) {
       this.#lastScanError = { message: (error as Error).message, at: new Date().toISOString() };
       this.logger?.warn({ err: this.#lastScanError.message }, 'rescan failed; serving the last good index');

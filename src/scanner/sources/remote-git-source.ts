@@ -11,7 +11,7 @@ import { headBranch, readLooseRef, writeLooseRef } from './loose-refs.js';
 import { ObjectReader } from './object-reader.js';
 import { PackStore } from './pack-store.js';
 import { discoverUploadPack, fetchPack, type RefAdvertisement } from './upload-pack.js';
-import type { RepositorySource, Snapshot } from './source.js';
+import type { PushHint, RepositorySource, Snapshot } from './source.js';
 
 let modules: Promise<{ git: Git; http: HttpClient; lockfile: typeof import('proper-lockfile') }> | undefined;
 
@@ -46,6 +46,8 @@ export class RemoteGitSource implements RepositorySource {
   private readonly store: ObjectStore;
   private readonly dir: string;
   private formatChecked = false;
+  /** what the server offered at its last ref listing: a fetch sent beside the next head check asks by these */
+  private offered: Set<string> | undefined;
   // loaded by the first snapshot, so that importing the scanner costs nothing for folder sources
   private git!: Git;
   private http!: HttpClient;
@@ -68,7 +70,7 @@ export class RemoteGitSource implements RepositorySource {
     this.store = { gitdir: join(this.dir, '.git'), cache: {}, keepListed: true };
   }
 
-  async snapshot(): Promise<Snapshot> {
+  async snapshot(pushed?: PushHint): Promise<Snapshot> {
     await mkdir(this.options.workDir, { recursive: true });
     const { git, http, lockfile } = await loadModules();
     this.git = git;
@@ -78,7 +80,7 @@ export class RemoteGitSource implements RepositorySource {
     try {
       const branch = await this.localBranch();
       if (!branch) return await this.cloneFresh();
-      return await this.update(branch);
+      return await this.update(branch, pushed);
     } finally {
       await release();
     }
@@ -93,6 +95,7 @@ export class RemoteGitSource implements RepositorySource {
     const advertisement = await this.call('read', () => discoverUploadPack(this.http, this.url, this.requestHeaders()));
     const format = [...advertisement.capabilities].find((capability) => capability.startsWith('object-format='))?.slice('object-format='.length) ?? 'sha1';
     if (format !== 'sha1') throw this.sha256Refusal(format);
+    this.offered = advertisement.capabilities;
     const branch = this.options.ref ?? defaultBranch(advertisement);
     if (branch === undefined) throw new ScanError('REF_NOT_FOUND', `${this.url} has no branch to read (an empty repository?)`, {});
     // the name becomes a path in the clone and a line of its config: a server's `symref` is not trusted with either
@@ -117,8 +120,11 @@ export class RemoteGitSource implements RepositorySource {
     return readGitSnapshot(this.store, commit, this.options.maxBytes);
   }
 
-  private async update(branch: string): Promise<Snapshot> {
+  private async update(branch: string, pushed: PushHint | undefined): Promise<Snapshot> {
     const local = await this.resolveRef(`refs/remotes/origin/${branch}`);
+    // a signed push that names this branch's new head: its pack is asked for beside the head check (one round trip
+    // instead of two), and kept only if the head check finds the branch there
+    const early = this.fetchEarly(branch, local, pushed);
     let advertisement: RefAdvertisement;
     try {
       // protocol v0: the head check is one GET of info/refs, whose answer the fetch then uses (two requests in all)
@@ -128,16 +134,31 @@ export class RemoteGitSource implements RepositorySource {
       const snapshot = await readGitSnapshot(this.store, local, this.options.maxBytes);
       return { ...snapshot, stale: { reason: this.describe('reach', error).message, since: new Date().toISOString() } };
     }
+    this.offered = advertisement.capabilities;
     const remote = advertisement.refs.get(`refs/heads/${branch}`);
     if (!remote) throw new ScanError('REF_NOT_FOUND', `branch '${branch}' no longer exists on ${this.url}`, { ref: branch });
     if (remote === local) return readGitSnapshot(this.store, local, this.options.maxBytes);
     // every fetch adds a pack and every object read scans all pack indexes: past a limit, start over from one pack
     // (the old clone stays until the new one's pack has come: a failed clone leaves it to be read, and tried again next time)
     if ((await this.packCount()) >= MAX_PACKS) return this.cloneFresh();
-    const commit = await this.call('fetch', () => this.fetchFrom(advertisement, remote, local, branch));
+    const commit = await this.call('fetch', () => this.fetchFrom(advertisement, remote, local, branch, early?.want === remote ? early.received : undefined));
     // the local branch names what we hold for the next fetch's `have`; both refs move only once the pack is written
     for (const ref of [`refs/remotes/origin/${branch}`, `refs/heads/${branch}`]) await writeLooseRef(this.store.gitdir, ref, commit);
     return readGitSnapshot(this.store, commit, this.options.maxBytes);
+  }
+
+  /**
+   * The POST for the commit a signed push names, sent before the head check has answered, when the push is this
+   * branch's, names a commit we lack, and a ref listing of this process told what to ask by. Its answer is used only
+   * when the head check finds the branch at that commit; a failure is then met by asking again.
+   */
+  private fetchEarly(branch: string, local: string, pushed: PushHint | undefined): { want: string; received: Promise<Buffer> } | undefined {
+    if (!pushed || !this.offered || pushed.ref !== `refs/heads/${branch}` || !/^[0-9a-f]{40}$/.test(pushed.after) || pushed.after === local) return undefined;
+    const offered = this.offered;
+    const received = readShallow(this.store.gitdir).then((shallows) => fetchPack(this.http, this.url, this.requestHeaders(), offered, { want: pushed.after, haves: [local], shallows }));
+    // awaited only if the head check agrees: never an unhandled rejection
+    received.catch(() => undefined);
+    return { want: pushed.after, received };
   }
 
   /**
@@ -147,10 +168,11 @@ export class RemoteGitSource implements RepositorySource {
    * A push between the head check and this request can make the server refuse a commit it no longer advertises:
    * then the refs are read again and the new head fetched, once.
    */
-  private async fetchFrom(advertisement: RefAdvertisement, remote: string, local: string, branch: string): Promise<string> {
+  private async fetchFrom(advertisement: RefAdvertisement, remote: string, local: string, branch: string, early?: Promise<Buffer>): Promise<string> {
     const shallows = await readShallow(this.store.gitdir);
-    const fetchOne = async (offered: Set<string>, want: string): Promise<string> => {
-      const received = await fetchPack(this.http, this.url, this.requestHeaders(), offered, { want, haves: [local], shallows });
+    const fetchOne = async (offered: Set<string>, want: string, sent?: Promise<Buffer>): Promise<string> => {
+      const ask = () => fetchPack(this.http, this.url, this.requestHeaders(), offered, { want, haves: [local], shallows });
+      const received = sent ? await sent.catch(ask) : await ask();
       this.store.packs ??= new PackStore(this.store.gitdir);
       await this.store.packs.list();
       const objects = new ObjectReader(this.store.gitdir, this.store.packs);
@@ -165,7 +187,7 @@ export class RemoteGitSource implements RepositorySource {
       return want;
     };
     try {
-      return await fetchOne(advertisement.capabilities, remote);
+      return await fetchOne(advertisement.capabilities, remote, early);
     } catch (error) {
       const again = await discoverUploadPack(this.http, this.url, this.requestHeaders()).catch(() => undefined);
       const moved = again?.refs.get(`refs/heads/${branch}`);

@@ -36,14 +36,23 @@ export interface Snapshot {
   release?(): void;
 }
 
+/**
+ * What a signed push webhook said: the branch it moved (`refs/heads/<name>`) and the commit it now names. A hint, never
+ * trusted alone: a source that uses it still checks that its branch names that commit.
+ */
+export interface PushHint {
+  ref: string;
+  after: string;
+}
+
 /** A place tools are read from: a folder, a local git repository, or a remote over smart HTTP. */
 export interface RepositorySource {
   /** shown to users; never holds credentials */
   readonly label: string;
   /** what the index cache is keyed by */
   readonly cacheKey: string;
-  /** resolves the current commit and lists its tools */
-  snapshot(): Promise<Snapshot>;
+  /** resolves the current commit and lists its tools; `pushed` may let a remote fetch while it checks its branch's head */
+  snapshot(pushed?: PushHint): Promise<Snapshot>;
 }
 
 /** The path of an entry's definition inside the repository (a tool's by default). */

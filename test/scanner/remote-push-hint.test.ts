@@ -1,0 +1,137 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ToolIndex } from '../../src/core/index.js';
+import { Scanner, type PushHint } from '../../src/scanner/index.js';
+import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+
+// A rescan started by a signed push webhook knows the commit the branch should now name: it sends the fetch for it
+// beside the head check instead of after it. The head check still decides: a push that names another commit than
+// the branch's head (another branch's, an older one, a replayed delivery) never moves the scanner there.
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let server: GitHttpServer;
+let work: string;
+let url: string;
+/** the requests in the order they reached the server, and whether the POST came before the ref listing was answered */
+let seen: string[];
+let postBeforeListingAnswered: boolean;
+let holding: boolean;
+
+beforeEach(async () => {
+  temp = await makeTempDir('hldp-push-hint-');
+  const projectRoot = join(temp.path, 'served');
+  await initRepository(join(projectRoot, 'tools.git'), { bare: true });
+  seen = [];
+  postBeforeListingAnswered = false;
+  holding = false;
+  let postSeen = false;
+  let postArrived: (() => void) | undefined;
+  server = await startGitHttpServer({
+    projectRoot,
+    // once holding, a ref listing is answered only when a POST has arrived or a second has passed: a fetch sent
+    // beside it arrives meanwhile, one sent after it never does
+    beforeServing: async (method, path) => {
+      if (!holding) return;
+      seen.push(`${method} ${path.replace(/.*\//, '')}`);
+      if (method === 'POST') {
+        postSeen = true;
+        postArrived?.();
+        return;
+      }
+      postBeforeListingAnswered =
+        postSeen ||
+        (await new Promise<boolean>((resolve) => {
+          postArrived = () => resolve(true);
+          setTimeout(() => resolve(false), 1000);
+        }));
+      postArrived = undefined;
+    },
+  });
+  url = `${server.url}/tools.git`;
+  work = await initRepository(join(temp.path, 'work'));
+  await git(work, 'remote', 'add', 'origin', url);
+});
+afterEach(async () => {
+  await server.close();
+  await temp.cleanup();
+});
+
+async function push(files: Record<string, string | null>, branch = 'main'): Promise<string> {
+  const commit = await commitFiles(work, files);
+  await git(work, 'push', '-q', 'origin', `HEAD:refs/heads/${branch}`);
+  return commit;
+}
+
+/** A scanner that cloned the first commit. */
+async function clonedScanner(): Promise<Scanner> {
+  await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+  const scanner = new Scanner({ repo: url, cacheDir: join(temp.path, 'cache') });
+  await scanner.scan();
+  return scanner;
+}
+
+/** One rescan, its requests recorded and its ref listings held as `beforeServing` says. */
+async function rescan(scanner: Scanner, pushed?: PushHint): Promise<ToolIndex> {
+  seen = [];
+  holding = true;
+  try {
+    return await scanner.scan(pushed);
+  } finally {
+    holding = false;
+  }
+}
+
+describe('Scanner rescanning a remote for a signed push', () => {
+  describe('when the push names the branch\'s new head', () => {
+    it('sends the fetch beside the head check and reads that commit, in the same two requests', async () => {
+      const scanner = await clonedScanner();
+      const commit = await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+      const index = await rescan(scanner, { ref: 'refs/heads/main', after: commit });
+      expect(index.commit).toBe(commit);
+      expect(index.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
+      expect(postBeforeListingAnswered).toBe(true);
+      expect(seen.sort()).toEqual(['GET refs', 'POST git-upload-pack']);
+      // the refs moved with the pack: the next rescan finds nothing new
+      expect((await rescan(scanner)).commit).toBe(commit);
+      await scanner.flush();
+    });
+  });
+
+  describe('when the push names a commit the branch is not at', () => {
+    it('keeps to the branch\'s head, for another branch\'s commit named as this branch\'s', async () => {
+      const scanner = await clonedScanner();
+      await git(work, 'checkout', '-q', '-b', 'other');
+      const elsewhere = await push({ 'tools/intruder/TOOL.hdlp': makeToolYaml('intruder') }, 'other');
+      await git(work, 'checkout', '-q', 'main');
+      const head = await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+      const index = await rescan(scanner, { ref: 'refs/heads/main', after: elsewhere });
+      expect(index.commit).toBe(head);
+      expect(index.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
+      expect((await rescan(scanner)).commit).toBe(head);
+      await scanner.flush();
+    });
+
+    it('fetches the head when the pushed commit is older than it (a delivery replayed or late)', async () => {
+      const scanner = await clonedScanner();
+      const older = await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+      const head = await push({ 'tools/gamma/TOOL.hdlp': makeToolYaml('gamma') });
+      const index = await rescan(scanner, { ref: 'refs/heads/main', after: older });
+      expect(index.commit).toBe(head);
+      expect(index.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta', 'gamma']);
+      await scanner.flush();
+    });
+  });
+
+  describe('when the push is to another branch', () => {
+    it('checks the head first, as without a push', async () => {
+      const scanner = await clonedScanner();
+      await git(work, 'checkout', '-q', '-b', 'other');
+      const elsewhere = await push({ 'tools/intruder/TOOL.hdlp': makeToolYaml('intruder') }, 'other');
+      const index = await rescan(scanner, { ref: 'refs/heads/other', after: elsewhere });
+      expect(index.tools.map((tool) => tool.name)).toEqual(['alpha']);
+      expect(seen).toEqual(['GET refs']);
+      await scanner.flush();
+    });
+  });
+});
