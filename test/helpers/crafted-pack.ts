@@ -12,6 +12,25 @@ export type CraftedEntry = { oid: string; kind: 'blob'; data: Buffer } | { oid: 
  * and git's index-pack, which would refuse most of what tests craft, never sees it).
  */
 export async function writeCraftedPack(gitdir: string, entries: readonly CraftedEntry[]): Promise<void> {
+  const { pack, offsets } = packOf(entries);
+  const checksum = pack.subarray(pack.length - 20);
+  const names = [...offsets.keys()].sort();
+  const fanout = Buffer.alloc(1024);
+  for (let byte = 0; byte < 256; byte++) fanout.writeUInt32BE(names.filter((name) => parseInt(name.slice(0, 2), 16) <= byte).length, byte * 4);
+  const crcs = Buffer.alloc(4 * names.length);
+  const packOffsets = Buffer.alloc(4 * names.length);
+  names.forEach((name, position) => packOffsets.writeUInt32BE(offsets.get(name)!, position * 4));
+  const indexBody = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]), fanout, ...names.map((name) => Buffer.from(name, 'hex')), crcs, packOffsets, checksum]);
+  const index = Buffer.concat([indexBody, createHash('sha1').update(indexBody).digest()]);
+  const folder = join(gitdir, 'objects', 'pack');
+  await mkdir(folder, { recursive: true });
+  const name = `pack-${checksum.toString('hex')}`;
+  await writeFile(join(folder, `${name}.pack`), pack);
+  await writeFile(join(folder, `${name}.idx`), index);
+}
+
+/** The bytes of a version-2 pack holding `entries` as given (what a server sends), and where each entry starts. */
+export function packOf(entries: readonly CraftedEntry[]): { pack: Buffer; offsets: Map<string, number> } {
   const header = Buffer.alloc(12);
   header.write('PACK', 0, 'latin1');
   header.writeUInt32BE(2, 4);
@@ -27,21 +46,7 @@ export async function writeCraftedPack(gitdir: string, entries: readonly Crafted
     bodies.push(body);
   }
   const content = Buffer.concat([header, ...bodies]);
-  const checksum = createHash('sha1').update(content).digest();
-  const pack = Buffer.concat([content, checksum]);
-  const names = [...offsets.keys()].sort();
-  const fanout = Buffer.alloc(1024);
-  for (let byte = 0; byte < 256; byte++) fanout.writeUInt32BE(names.filter((name) => parseInt(name.slice(0, 2), 16) <= byte).length, byte * 4);
-  const crcs = Buffer.alloc(4 * names.length);
-  const packOffsets = Buffer.alloc(4 * names.length);
-  names.forEach((name, position) => packOffsets.writeUInt32BE(offsets.get(name)!, position * 4));
-  const indexBody = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]), fanout, ...names.map((name) => Buffer.from(name, 'hex')), crcs, packOffsets, checksum]);
-  const index = Buffer.concat([indexBody, createHash('sha1').update(indexBody).digest()]);
-  const folder = join(gitdir, 'objects', 'pack');
-  await mkdir(folder, { recursive: true });
-  const name = `pack-${checksum.toString('hex')}`;
-  await writeFile(join(folder, `${name}.pack`), pack);
-  await writeFile(join(folder, `${name}.idx`), index);
+  return { pack: Buffer.concat([content, createHash('sha1').update(content).digest()]), offsets };
 }
 
 /**

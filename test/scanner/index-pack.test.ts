@@ -35,6 +35,14 @@ async function gitIndex(folder: string, pack: Buffer): Promise<Buffer> {
   return readFile(path.replace(/\.pack$/, '.idx'));
 }
 
+/** Writes a pack beside its index as git writes it, for `git verify-pack`; its file name under `temp`. */
+async function writtenPack(pack: Buffer): Promise<string> {
+  const name = `verify-${randomBytes(6).toString('hex')}.pack`;
+  await writeFile(join(temp.path, name), pack);
+  await run('git', ['index-pack', join(temp.path, name)]);
+  return name.replace(/\.pack$/, '.idx');
+}
+
 /** Reads an object from the repository as git prints it: a thin pack's base. */
 async function readWithGit(repo: string, oid: string): Promise<GitObject> {
   const type = (await git(repo, 'cat-file', '-t', oid)) as ObjectType;
@@ -79,6 +87,39 @@ describe('indexPack', () => {
     expect(small.length).toBeGreaterThan(10);
     for (const object of small) expect(object.content.buffer.byteLength).toBeLessThanOrEqual(8192);
   });
+
+  it('indexes a pack the same whatever it may hold at once: what it lets go it inflates or resolves again', async () => {
+    // a hostile pack can make gigabytes of objects from kilobytes (test/scanner/hostile-server.test.ts): past its
+    // bound the indexer lets bases go and makes them again, which must never change what it writes or hands on.
+    // A file changed a line at a time over 15 commits: git packs its versions as one chain of deltas 13 long
+    const history = await initRepository(join(temp.path, `history-${randomBytes(4).toString('hex')}`));
+    const lines = Array.from({ length: 40 }, (_, line) => `line ${line} of a text that git chains its deltas on, padded out`);
+    const commits: string[] = [];
+    for (let version = 0; version < 15; version++) {
+      lines[version] = `line ${version} changed in version ${version}`;
+      commits.push(await commitFiles(history, { 'tools/a/TOOL.hdlp': `${lines.join('\n')}\n` }));
+    }
+    const pack = await packObjects(history, [commits[14]!]);
+    const thin = await packObjects(history, [commits[14]!, `^${commits[6]}`], true);
+    const chains = (await run('git', ['verify-pack', '-v', join(temp.path, await writtenPack(pack))])).stdout;
+    expect(chains).toMatch(/chain length = 1[0-9]: /);
+    const contents = (indexed: Awaited<ReturnType<typeof indexPack>>) => new Map([...indexed.received].map(([oid, object]) => [oid, `${object.type} ${object.content.toString('hex')}`]));
+    const whole = await indexPack(pack, noOutside);
+    const wholeThin = await indexPack(thin, (oid) => readWithGit(history, oid));
+    expect(wholeThin.appended).toBeGreaterThan(0);
+    await fc.assert(
+      fc.asyncProperty(fc.nat(40_000), async (holdBytes) => {
+        const bounded = await indexPack(pack, noOutside, undefined, holdBytes);
+        expect(bounded.index.equals(whole.index)).toBe(true);
+        expect(contents(bounded)).toEqual(contents(whole));
+        const boundedThin = await indexPack(thin, (oid) => readWithGit(history, oid), undefined, holdBytes);
+        expect(boundedThin.pack.equals(wholeThin.pack)).toBe(true);
+        expect(boundedThin.index.equals(wholeThin.index)).toBe(true);
+        expect(contents(boundedThin)).toEqual(contents(wholeThin));
+      }),
+      { numRuns: 25 },
+    );
+  }, 60_000);
 
   describe('when the pack is thin', () => {
     it('appends the bases it lacks so that git reads it whole, and indexes it as git does', async () => {

@@ -21,21 +21,54 @@ export interface IndexedPack {
 /** How much of a fetch's resolved objects `IndexedPack.received` keeps (a one-file commit's are ~0.4 MB at 10,000 tools). */
 export const KEEP_BYTES = 16 * 1024 * 1024;
 
-interface Entry {
-  offset: number;
-  /** the entry's bytes end here (header and zlib stream): what its CRC-32 covers */
-  end: number;
-  crc: number;
-  kind: number;
-  /** inflated: the object's content, or a delta's instructions */
-  data: Buffer;
-  baseOffset?: number;
-  baseOid?: string;
+/**
+ * What the indexer holds of a pack's inflated bytes at once: entries' data as read, and the contents of bases whose
+ * deltas are still to be resolved. Past it, an object is inflated again (and a delta's result made again) when it is
+ * needed: a pack is as many objects of up to `maxObjectBytes` as its sender likes (a thousand 64 MiB blobs of zeros
+ * deflate to ~64 MB), and holding them all held gigabytes. A 100,000-tool clone's objects fit within it.
+ */
+export const HOLD_BYTES = 128 * 1024 * 1024;
+
+/** What may be made again (inflated or resolved a second time) once the bytes held are full, before the pack is refused. */
+export const REDO_BYTES = 4 * 1024 * 1024 * 1024;
+
+/** One object of the pack (a class: 200,000 of them at 100,000 tools, each of one shape, its fields set from the start). */
+class Entry {
+  /** inflated: a delta's instructions, or a whole object's content until its deltas are resolved (absent once let go) */
+  data: Buffer | undefined = undefined;
+  /** a whole object too large to hold, hashed as it streamed: no delta may be made on it */
+  streamed = false;
+  /** a thin pack's base from outside it, held whole (it is appended to the pack) */
+  outside: Buffer | undefined = undefined;
+  /** once known: the entry its delta is on */
+  base: Entry | undefined = undefined;
+  /** its deltas not yet resolved */
+  pending = 0;
   /** once resolved */
-  type?: ObjectType;
-  content?: Buffer;
-  oid?: string;
-  depth?: number;
+  type: ObjectType | undefined = undefined;
+  oid: string | undefined = undefined;
+  depth = 0;
+
+  constructor(
+    readonly offset: number,
+    /** the entry's bytes end here (header and zlib stream): what its CRC-32 covers */
+    readonly end: number,
+    readonly crc: number,
+    readonly kind: number,
+    /** where its zlib stream starts, and what it inflates to */
+    readonly dataStart: number,
+    readonly size: number,
+    readonly baseOffset: number | undefined,
+    readonly baseOid: string | undefined,
+  ) {}
+
+  /** A whole object, its id known. */
+  static whole(offset: number, end: number, crc: number, type: ObjectType, dataStart: number, size: number, oid: string): Entry {
+    const entry = new Entry(offset, end, crc, TYPES.indexOf(type), dataStart, size, undefined, undefined);
+    entry.type = type;
+    entry.oid = oid;
+    return entry;
+  }
 }
 
 /**
@@ -43,15 +76,17 @@ interface Entry {
  * each stream ends), its deltas resolved from their bases (in the pack, or for a thin pack's `ref-delta`s read by
  * `readOutside`, then appended whole so the pack stands alone, as git requires), each object's id computed, and the
  * index written. Throws on anything that does not add up: a checksum, a size, a base that is nowhere, a chain too long,
- * or an object past `maxObjectBytes` (checked before it is inflated or made: a server's few kilobytes of delta can state gigabytes).
+ * or an object past `maxObjectBytes` (checked before it is inflated or made: a server's few kilobytes of delta can state
+ * gigabytes). Holds at most `holdBytes` of inflated bytes besides the pack (see `HOLD_BYTES`).
  */
-export async function indexPack(received: Buffer, readOutside: (oid: string) => Promise<GitObject>, maxObjectBytes = MAX_OBJECT_BYTES): Promise<IndexedPack> {
+export async function indexPack(received: Buffer, readOutside: (oid: string) => Promise<GitObject>, maxObjectBytes = MAX_OBJECT_BYTES, holdBytes = HOLD_BYTES): Promise<IndexedPack> {
   if (received.length < 32 || received.toString('latin1', 0, 4) !== 'PACK') throw new Error('not a git pack (no PACK signature)');
   const version = received.readUInt32BE(4);
   if (version !== 2 && version !== 3) throw new Error(`git pack version ${version} is not supported`);
   const trailer = received.length - 20;
   if (!sha1(received.subarray(0, trailer)).equals(received.subarray(trailer))) throw new Error('corrupt pack: its checksum does not match (truncated in transfer?)');
   const count = received.readUInt32BE(8);
+  const held = new Held(received, trailer, maxObjectBytes, holdBytes);
   const entries: Entry[] = [];
   let offset = 12;
   for (let index = 0; index < count; index++) {
@@ -63,26 +98,133 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
       // bigFileThreshold whole) is hashed as it streams out of zlib and never held: it can be no delta's base here
       const { oid, consumed } = await hashStreamed(received.subarray(header.data, trailer), type, header.size, offset);
       const end = header.data + consumed;
-      entries.push({ offset, end, crc: crc32(received.subarray(offset, end)), kind: header.type, data: EMPTY, type, oid, depth: 0 });
+      const entry = Entry.whole(offset, end, crc32(received.subarray(offset, end)), type, header.data, header.size, oid);
+      entry.streamed = true;
+      entries.push(entry);
       offset = end;
       continue;
     }
     if (header.size > maxObjectBytes) throw new Error(`fetched pack: a delta of ${header.size} bytes at ${offset}, over the ${maxObjectBytes} bytes an object read may hold`);
-    // an output chunk of the object's own size: with zlib's default 16 KB chunk, each small object kept its chunk alive
-    // (a 100,000-tool clone's 200,000 objects: ~3 GB)
-    const { buffer: data, engine } = zlib.inflateSync(received.subarray(header.data, trailer), { info: true, maxOutputLength: Math.max(header.size, 1), chunkSize: Math.max(header.size, zlib.constants.Z_MIN_CHUNK) }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
-    if (data.length !== header.size) throw new Error(`corrupt pack: an object at ${offset} inflated to ${data.length} bytes where its header says ${header.size}`);
-    const end = header.data + engine.bytesWritten;
-    entries.push({ offset, end, crc: crc32(received.subarray(offset, end)), kind: header.type, data, ...(header.baseOffset !== undefined ? { baseOffset: header.baseOffset } : {}), ...(header.baseOid ? { baseOid: header.baseOid } : {}) });
+    const { data, consumed } = inflateAt(received, header.data, trailer, header.size, offset);
+    const end = header.data + consumed;
+    const entry = new Entry(offset, end, crc32(received.subarray(offset, end)), header.type, header.data, header.size, header.baseOffset, header.baseOid);
+    if (type !== undefined) {
+      // a whole object's id now, while its content is at hand: it need not be held unless something is a delta on it
+      entry.type = type;
+      entry.oid = objectId(type, data);
+    }
+    held.keep(entry, data);
+    entries.push(entry);
     offset = end;
   }
   if (offset !== trailer) throw new Error(`corrupt pack: ${trailer - offset} bytes after its ${count} objects`);
-  const outside = await resolveAll(entries, readOutside, maxObjectBytes);
-  return writeIndex(received, entries, outside);
+  const { outside, kept } = await resolveAll(entries, readOutside, held);
+  return writeIndex(received, entries, outside, kept);
 }
 
-/** Resolves every entry from its base, bases first (a worklist from the whole objects, so a chain in any order is linear). */
-async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promise<GitObject>, maxObjectBytes: number): Promise<GitObject[]> {
+/** An entry's zlib stream inflated to exactly `size` bytes, and how many of the pack's bytes the stream took. */
+function inflateAt(pack: Buffer, start: number, trailer: number, size: number, offset: number): { data: Buffer; consumed: number } {
+  // an output chunk of the object's own size: with zlib's default 16 KB chunk, each small object kept its chunk alive
+  // (a 100,000-tool clone's 200,000 objects: ~3 GB)
+  const { buffer: data, engine } = zlib.inflateSync(pack.subarray(start, trailer), { info: true, maxOutputLength: Math.max(size, 1), chunkSize: Math.max(size, zlib.constants.Z_MIN_CHUNK) }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+  if (data.length !== size) throw new Error(`corrupt pack: an object at ${offset} inflated to ${data.length} bytes where its header says ${size}`);
+  return { data, consumed: engine.bytesWritten };
+}
+
+/**
+ * The inflated bytes the indexer holds, within `limit`: entries' data kept as read while there is room, the contents
+ * of bases whose deltas wait kept by recent use. What is not held is made again when needed (counted against `REDO_BYTES`).
+ */
+class Held {
+  private bytes = 0;
+  private redone = 0;
+  // insertion order is recency: the first is the least recently used
+  private readonly contents = new Map<Entry, Buffer>();
+
+  constructor(
+    private readonly pack: Buffer,
+    private readonly trailer: number,
+    readonly maxObjectBytes: number,
+    private readonly limit: number,
+  ) {}
+
+  /** Holds an entry's data as read, if there is room. */
+  keep(entry: Entry, data: Buffer): void {
+    if (this.bytes + data.length > this.limit) return;
+    entry.data = data;
+    this.bytes += data.length;
+  }
+
+  /** Lets an entry's data go. */
+  drop(entry: Entry): void {
+    if (entry.data === undefined) return;
+    this.bytes -= entry.data.length;
+    entry.data = undefined;
+  }
+
+  /** An entry's inflated data: held, or inflated again. */
+  dataOf(entry: Entry): Buffer {
+    if (entry.data !== undefined) return entry.data;
+    this.redo(entry.size);
+    return inflateAt(this.pack, entry.dataStart, this.trailer, entry.size, entry.offset).data;
+  }
+
+  /** Holds a base's content while its deltas wait, letting the least recently used go past the limit. */
+  hold(entry: Entry, content: Buffer): void {
+    if (entry.outside !== undefined || this.contents.has(entry)) return;
+    this.contents.set(entry, content);
+    this.bytes += content.length;
+    // only when full: a walk from the map's start passes every entry deleted since it was last compacted
+    if (this.bytes <= this.limit) return;
+    for (const [oldest, bytes] of this.contents) {
+      if (this.bytes <= this.limit) break;
+      this.contents.delete(oldest);
+      this.bytes -= bytes.length;
+    }
+  }
+
+  /** A base whose deltas are all resolved: its content goes. */
+  release(entry: Entry): void {
+    const content = this.contents.get(entry);
+    if (content === undefined) return;
+    this.contents.delete(entry);
+    this.bytes -= content.length;
+  }
+
+  /** An object's content: held, or made again from the nearest held base up its chain. */
+  contentOf(entry: Entry): Buffer {
+    const chain: Entry[] = [];
+    let at = entry;
+    let content: Buffer | undefined;
+    for (;;) {
+      if (at.outside !== undefined) content = at.outside;
+      else if ((content = this.contents.get(at)) !== undefined) {
+        this.contents.delete(at);
+        this.contents.set(at, content);
+      } else if (at.base === undefined) content = this.dataOf(at);
+      if (content !== undefined) break;
+      chain.push(at);
+      at = at.base!;
+    }
+    for (let index = chain.length - 1; index >= 0; index--) {
+      const delta = chain[index]!;
+      // made before (it was resolved, then let go): made again
+      content = applyDelta(this.dataOf(delta), content, this.maxObjectBytes);
+      this.redo(content.length);
+    }
+    return content;
+  }
+
+  private redo(bytes: number): void {
+    if ((this.redone += bytes) > REDO_BYTES) throw new Error(`fetched pack: its deltas would be made again past ${REDO_BYTES} bytes to index it within ${this.limit} bytes of memory`);
+  }
+}
+
+/**
+ * Resolves every entry from its base, bases first (a worklist from the whole objects, so a chain in any order is
+ * linear), and keeps up to `KEEP_BYTES` of the resolved objects to hand on.
+ */
+async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promise<GitObject>, held: Held): Promise<{ outside: GitObject[]; kept: Map<string, GitObject> }> {
   const byOffset = new Map(entries.map((entry) => [entry.offset, entry]));
   const waitingOnOffset = new Map<number, Entry[]>();
   const waitingOnOid = new Map<string, Entry[]>();
@@ -94,20 +236,49 @@ async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promis
     } else if (entry.kind === REF_DELTA) {
       push(waitingOnOid, entry.baseOid!, entry);
     } else {
-      const type = TYPES[entry.kind];
-      if (!type) throw new Error(`corrupt pack: unknown object type ${entry.kind} at ${entry.offset}`);
-      if (entry.oid === undefined) Object.assign(entry, { type, content: entry.data, depth: 0 });
+      if (!TYPES[entry.kind]) throw new Error(`corrupt pack: unknown object type ${entry.kind} at ${entry.offset}`);
       ready.push(entry);
     }
   }
+  const kept = new Map<string, GitObject>();
+  let keptBytes = 0;
+  const keep = (entry: Entry, size: number, content: () => Buffer): void => {
+    if (keptBytes + size > KEEP_BYTES || kept.has(entry.oid!)) return;
+    keptBytes += size;
+    kept.set(entry.oid!, { type: entry.type!, content: content() });
+  };
+  // whole objects first, in pack order (as `received` kept them before: the fetch's new trees and blobs)
+  for (const entry of ready) if (!entry.streamed) keep(entry, entry.size, () => held.dataOf(entry));
   const resolveFrom = (list: Entry[]): void => {
     while (list.length > 0) {
-      const base = list.pop()!;
-      base.oid ??= objectId(base.type!, base.content!);
-      for (const child of [...take(waitingOnOffset, base.offset), ...take(waitingOnOid, base.oid)]) {
-        if (base.content === undefined) throw new Error(`fetched pack: a delta at ${child.offset} on an object over the ${maxObjectBytes} bytes a read may hold`);
-        if (base.depth! >= MAX_CHAIN) throw new Error(`corrupt pack: a delta chain longer than ${MAX_CHAIN}`);
-        Object.assign(child, { type: base.type, content: applyDelta(child.data, base.content!, maxObjectBytes), depth: base.depth! + 1 });
+      const entry = list.pop()!;
+      let content: Buffer | undefined;
+      const base = entry.base;
+      if (base !== undefined && entry.oid === undefined) {
+        // made when it is its turn, not when its base was: a base with a thousand deltas held them all at once
+        content = applyDelta(held.dataOf(entry), held.contentOf(base), held.maxObjectBytes);
+        held.drop(entry);
+        entry.type = base.type;
+        entry.oid = objectId(base.type!, content);
+        entry.depth = base.depth + 1;
+        if (--base.pending === 0) held.release(base);
+        const made = content;
+        keep(entry, made.length, () => made);
+      }
+      const children = take(waitingOnOffset, entry.offset, take(waitingOnOid, entry.oid!, NONE));
+      if (children.length === 0) {
+        if (base === undefined) held.drop(entry);
+        continue;
+      }
+      if (entry.streamed) throw new Error(`fetched pack: a delta at ${children[0]!.offset} on an object over the ${held.maxObjectBytes} bytes a read may hold`);
+      if (entry.depth! >= MAX_CHAIN) throw new Error(`corrupt pack: a delta chain longer than ${MAX_CHAIN}`);
+      entry.pending = children.length;
+      content ??= held.contentOf(entry);
+      // a whole object's data becomes the content its deltas are made from
+      if (base === undefined) held.drop(entry);
+      held.hold(entry, content);
+      for (const child of children) {
+        child.base = entry;
         list.push(child);
       }
     }
@@ -118,19 +289,19 @@ async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promis
   for (const oid of [...waitingOnOid.keys()]) {
     // a ref-delta base inside the pack, resolved meanwhile through an outside one, has had its deltas resolved
     if (!waitingOnOid.has(oid)) continue;
-    const base = await readOutside(oid);
-    outside.push(base);
-    const children = take(waitingOnOid, oid);
-    for (const child of children) Object.assign(child, { type: base.type, content: applyDelta(child.data, base.content, maxObjectBytes), depth: 1 });
-    resolveFrom(children);
+    const object = await readOutside(oid);
+    outside.push(object);
+    const base = Entry.whole(-1, -1, 0, object.type, -1, object.content.length, oid);
+    base.outside = object.content;
+    resolveFrom([base]);
   }
   const unresolved = entries.find((entry) => entry.oid === undefined);
   if (unresolved) throw new Error(`corrupt pack: the delta at ${unresolved.offset} has no base (its chain leads back to itself)`);
-  return outside;
+  return { outside, kept };
 }
 
 /** The fixed pack (the outside bases appended, its count and checksum updated) and its version-2 index. */
-function writeIndex(received: Buffer, entries: Entry[], outside: GitObject[]): IndexedPack {
+function writeIndex(received: Buffer, entries: Entry[], outside: GitObject[], kept: Map<string, GitObject>): IndexedPack {
   const trailer = received.length - 20;
   const appended: Buffer[] = [];
   let offset = trailer;
@@ -139,17 +310,9 @@ function writeIndex(received: Buffer, entries: Entry[], outside: GitObject[]): I
     // tree: 0.4 MB at 10,000 tools, whose ids do not compress much), and compressing it cost more than the rest of the fetch
     const compressed = zlib.deflateSync(base.content, { level: zlib.constants.Z_NO_COMPRESSION, chunkSize: Math.max(base.content.length + 1024, zlib.constants.Z_MIN_CHUNK) });
     const bytes = Buffer.concat([entryHeader(TYPES.indexOf(base.type), base.content.length), compressed]);
-    entries.push({ offset, end: offset + bytes.length, crc: crc32(bytes), kind: TYPES.indexOf(base.type), data: base.content, type: base.type, content: base.content, oid: objectId(base.type, base.content) });
+    entries.push(Entry.whole(offset, offset + bytes.length, crc32(bytes), base.type, -1, base.content.length, objectId(base.type, base.content)));
     appended.push(bytes);
     offset += bytes.length;
-  }
-  const kept = new Map<string, GitObject>();
-  let keptBytes = 0;
-  for (const entry of entries.slice(0, entries.length - outside.length)) {
-    // a large object streamed through is not held, so not handed on
-    if (entry.content === undefined) continue;
-    if ((keptBytes += entry.content.length) > KEEP_BYTES) break;
-    kept.set(entry.oid!, { type: entry.type!, content: entry.content! });
   }
   const head = Buffer.from(received.subarray(0, 12));
   head.writeUInt32BE(entries.length, 8);
@@ -208,8 +371,6 @@ function entryHeader(type: number, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
-const EMPTY = Buffer.alloc(0);
-
 /** The largest whole object a pack may bring (hashed as it streams, never held): past it, the clone or fetch is refused. */
 export const MAX_STREAMED_BYTES = 2 * 1024 * 1024 * 1024;
 
@@ -247,11 +408,16 @@ function push<K>(map: Map<K, Entry[]>, key: K, entry: Entry): void {
   else map.set(key, [entry]);
 }
 
-function take<K>(map: Map<K, Entry[]>, key: K): Entry[] {
-  const list = map.get(key) ?? [];
+/** The entries waiting on `key`, after `also` (none: `NONE`, shared and never written). */
+function take<K>(map: Map<K, Entry[]>, key: K, also: Entry[]): Entry[] {
+  const list = map.get(key);
+  if (list === undefined) return also;
   map.delete(key);
+  if (also.length > 0) list.push(...also);
   return list;
 }
+
+const NONE: Entry[] = [];
 
 const CRC_TABLE = Int32Array.from({ length: 256 }, (_, byte) => {
   let value = byte;
