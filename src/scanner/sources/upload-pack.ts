@@ -1,4 +1,4 @@
-import type { GitHttpResponse, HttpClient } from 'isomorphic-git';
+import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { FLUSH, packetLine, packetText, readPacket } from './pkt-line.js';
 
 /** What a smart-HTTP server offers to fetch: its refs and its capabilities (protocol v0/v1). */
@@ -36,11 +36,28 @@ const USER_AGENT = 'git/brush-holder';
 // `tools/` tree comes as a few hundred bytes instead of the whole tree), offset deltas, and no progress chatter
 const WANTED_CAPABILITIES = ['side-band-64k', 'ofs-delta', 'thin-pack', 'no-progress', 'shallow'];
 
+/**
+ * What one answer of a server may take: its bytes (held whole until read: a pack is indexed from memory), the time
+ * between two of its chunks, and its whole time. Past any, the request is aborted and the scan fails plainly: a
+ * server (or anything answering at its address) that streams without end or stalls forever no longer holds the
+ * scanner's memory, or its lock on the clone, without bound.
+ */
+export interface TransferLimits {
+  maxBytes: number;
+  idleMs: number;
+  totalMs: number;
+}
+
+/** A ref advertisement: ~60 bytes a ref, so 64 MiB is a million refs. */
+export const ADVERTISEMENT_LIMITS: TransferLimits = { maxBytes: 64 * 1024 * 1024, idleMs: 60_000, totalMs: 5 * 60_000 };
+
+/** A pack: the whole of a depth-1 clone (~60 MB at 100,000 tools); past 1 GiB, a registry of tools is not what is being read. */
+export const PACK_LIMITS: TransferLimits = { maxBytes: 1024 * 1024 * 1024, idleMs: 60_000, totalMs: 15 * 60_000 };
+
 /** GET `info/refs`: the refs and capabilities of the repository at `url` (one round trip: the head check a rescan starts with). */
-export async function discoverUploadPack(http: HttpClient, url: string, headers: Record<string, string>): Promise<RefAdvertisement> {
+export async function discoverUploadPack(http: HttpClient, url: string, headers: Record<string, string>, limits = ADVERTISEMENT_LIMITS): Promise<RefAdvertisement> {
   const location = `${url}/info/refs?service=${SERVICE}`;
-  const response = await http.request({ url: location, method: 'GET', headers: { ...headers, 'user-agent': USER_AGENT } });
-  const body = await readBody(response, location);
+  const { response, body } = await transfer(http, { url: location, method: 'GET', headers: { ...headers, 'user-agent': USER_AGENT } }, limits);
   // the media type alone: a server (or a proxy before it) may add parameters such as `; charset=utf-8`
   const mediaType = (response.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType !== `application/x-${SERVICE}-advertisement`) {
@@ -78,7 +95,7 @@ export function parseAdvertisement(body: Buffer): RefAdvertisement {
 }
 
 /** POST `git-upload-pack`: the pack of what `want` has that `haves` lack, as the server sends it (thin when it may). */
-export async function fetchPack(http: HttpClient, url: string, headers: Record<string, string>, offered: Set<string>, request: PackRequest): Promise<Buffer> {
+export async function fetchPack(http: HttpClient, url: string, headers: Record<string, string>, offered: Set<string>, request: PackRequest, limits = PACK_LIMITS): Promise<Buffer> {
   const shallow = request.shallows.length > 0 || request.depth !== undefined;
   const capabilities = WANTED_CAPABILITIES.filter((capability) => offered.has(capability) && (capability !== 'shallow' || shallow));
   const lines = [packetLine(`want ${request.want} ${[...capabilities, 'agent=brush-holder'].join(' ')}\n`)];
@@ -90,14 +107,18 @@ export async function fetchPack(http: HttpClient, url: string, headers: Record<s
   for (const oid of request.haves) lines.push(packetLine(`have ${oid}\n`));
   lines.push(packetLine('done\n'));
   const location = `${url}/${SERVICE}`;
-  const response = await http.request({
-    url: location,
-    method: 'POST',
-    headers: { ...headers, 'user-agent': USER_AGENT, 'content-type': `application/x-${SERVICE}-request`, accept: `application/x-${SERVICE}-result` },
-    // an array, not a stream: sent whole with a Content-Length (as isomorphic-git sends it; some servers refuse chunked requests)
-    body: [Buffer.concat(lines)] as unknown as AsyncIterableIterator<Uint8Array>,
-  });
-  return packOfResponse(await readBody(response, location), capabilities.includes('side-band-64k'));
+  const { body } = await transfer(
+    http,
+    {
+      url: location,
+      method: 'POST',
+      headers: { ...headers, 'user-agent': USER_AGENT, 'content-type': `application/x-${SERVICE}-request`, accept: `application/x-${SERVICE}-result` },
+      // an array, not a stream: sent whole with a Content-Length (as isomorphic-git sends it; some servers refuse chunked requests)
+      body: [Buffer.concat(lines)] as unknown as AsyncIterableIterator<Uint8Array>,
+    },
+    limits,
+  );
+  return packOfResponse(body, capabilities.includes('side-band-64k'));
 }
 
 /**
@@ -140,9 +161,44 @@ export function packOfResponse(body: Buffer, sideBand: boolean): Buffer {
   return Buffer.concat(parts);
 }
 
-async function readBody(response: GitHttpResponse, url: string): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of response.body ?? []) chunks.push(chunk);
-  if (response.statusCode !== 200) throw new UploadPackHttpError(response.statusCode, url);
-  return Buffer.concat(chunks);
+/** One request and its whole answer, within `limits` (an HTTP status other than 200 is thrown once its body is read). */
+async function transfer(http: HttpClient, request: GitHttpRequest, limits: TransferLimits): Promise<{ response: GitHttpResponse; body: Buffer }> {
+  const controller = new AbortController();
+  let fail!: (error: Error) => void;
+  const failed = new Promise<never>((_, reject) => {
+    fail = (error) => {
+      reject(error);
+      controller.abort(error);
+    };
+  });
+  // a rejection nobody awaits any more (the answer came first) must not surface as unhandled
+  failed.catch(() => {});
+  const total = setTimeout(() => fail(new Error(`${request.url} did not answer whole within ${limits.totalMs / 1000} s`)), limits.totalMs);
+  const idle = setTimeout(() => fail(new Error(`${request.url} sent nothing for ${limits.idleMs / 1000} s`)), limits.idleMs);
+  let chunks: AsyncIterator<Uint8Array> | undefined;
+  try {
+    const response = await Promise.race([http.request({ ...request, signal: controller.signal }), failed]);
+    chunks = response.body ? response.body[Symbol.asyncIterator]() : (async function* () {})();
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      idle.refresh();
+      const step = await Promise.race([chunks.next(), failed]);
+      if (step.done) break;
+      size += step.value.length;
+      if (size > limits.maxBytes) throw new Error(`${request.url} sent more than the ${limits.maxBytes} bytes an answer may have here`);
+      parts.push(step.value);
+    }
+    chunks = undefined;
+    if (response.statusCode !== 200) throw new UploadPackHttpError(response.statusCode, request.url);
+    return { response, body: Buffer.concat(parts, size) };
+  } finally {
+    clearTimeout(total);
+    clearTimeout(idle);
+    // an answer left unread (too large, too slow, an error): the connection goes with it
+    if (chunks) {
+      controller.abort();
+      void chunks.return?.()?.catch?.(() => {});
+    }
+  }
 }

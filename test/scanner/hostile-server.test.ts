@@ -1,0 +1,161 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import http from 'isomorphic-git/http/node';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FLUSH, packetLine } from '../../src/scanner/sources/pkt-line.js';
+import { discoverUploadPack, fetchPack } from '../../src/scanner/sources/upload-pack.js';
+import { blobId, craftDelta, packOf, type CraftedEntry } from '../helpers/crafted-pack.js';
+import { makeTempDir } from '../helpers/git.js';
+import { runCli } from '../helpers/run-cli.js';
+
+// What a remote sends is hostile input: its answer's size, its pace and its pack's objects are whatever it likes.
+// Before these bounds, a server streaming without end filled the scanner's memory, one that stalled held the scan
+// (and its lock on the clone) forever, and a pack of a few kilobytes whose deltas each make 64 MiB had every result
+// held at once while the pack was indexed. Each server here is a local HTTP server implementing the smart-HTTP contract.
+
+const MIB = 1024 * 1024;
+const COMMIT = 'a'.repeat(40);
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let server: Server | undefined;
+beforeEach(async () => {
+  temp = await makeTempDir();
+});
+afterEach(async () => {
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server?.closeAllConnections();
+  server = undefined;
+  await temp.cleanup();
+});
+
+async function serve(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<string> {
+  server = createServer(handler);
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/tools.git`;
+}
+
+const ADVERTISEMENT = Buffer.concat([
+  packetLine('# service=git-upload-pack\n'),
+  FLUSH,
+  packetLine(`${COMMIT} HEAD\0side-band-64k ofs-delta shallow symref=HEAD:refs/heads/main agent=git/2\n`),
+  packetLine(`${COMMIT} refs/heads/main\n`),
+  FLUSH,
+]);
+
+/** An upload-pack answer carrying `pack` on side band 1, in packets of at most 65,520 bytes. */
+function sideBandAnswer(pack: Buffer): Buffer {
+  const packets = [packetLine('NAK\n')];
+  for (let at = 0; at < pack.length; at += 65_515) packets.push(packetLine(Buffer.concat([Buffer.from([1]), pack.subarray(at, at + 65_515)])));
+  return Buffer.concat([...packets, FLUSH]);
+}
+
+/** Runs `hldp scan` of `url` as a user would, with the child's peak resident memory printed as it exits. */
+async function scanWithPeak(url: string): Promise<{ code: number; stdout: string; stderr: string; peakBytes: number }> {
+  const peak = join(temp.path, 'peak.mjs');
+  await writeFile(peak, "process.on('exit', () => process.stderr.write(`peak-rss-kib ${process.resourceUsage().maxRSS}\\n`));\n");
+  const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', NODE_OPTIONS: `--import=${peak}` };
+  const run = await runCli(['scan', '--repo', url, '--json'], { env, timeoutMs: 50_000 });
+  return { ...run, peakBytes: Number(/peak-rss-kib (\d+)/.exec(run.stderr)?.[1]) * 1024 };
+}
+
+describe('a clone from a server whose pack makes many large objects (a local HTTP server implementing upload-pack)', () => {
+  it('indexes it within bounded memory, then fails that scan plainly: hldp scan exits 2, its peak RSS under 512 MB', async () => {
+    // 24 deltas of ~150 bytes each, every one 63 copies of a 1 MiB blob of zeros plus a byte of its own: 1.5 GiB of
+    // distinct objects from a pack of a few kilobytes; every result was held until the whole pack was resolved
+    const zeros = Buffer.alloc(MIB);
+    const copies = Buffer.alloc(2 * 63);
+    for (let at = 0; at < copies.length; at += 2) copies.set([0x80 | 0x40, 0x10], at);
+    const entries: CraftedEntry[] = [{ oid: blobId(zeros), kind: 'blob', data: zeros }];
+    for (let index = 0; index < 24; index++) {
+      entries.push({ oid: index.toString(16).padStart(40, 'c'), kind: 'ref-delta', base: blobId(zeros), data: craftDelta(MIB, 63 * MIB + 1, Buffer.concat([copies, Buffer.from([1, index])])) });
+    }
+    const answer = sideBandAnswer(packOf(entries).pack);
+    const url = await serve((request, response) => {
+      request.resume();
+      if (request.method === 'POST') {
+        response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-result' });
+        response.end(answer);
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' });
+      response.end(ADVERTISEMENT);
+    });
+    const run = await scanWithPeak(url);
+    expect(run.code, run.stderr).toBe(2);
+    // the pack is well formed: it is indexed whole, and refused because the commit is not in it
+    expect(run.stderr).toContain(`does not hold the commit it advertised for 'main' (${COMMIT})`);
+    expect(run.peakBytes).toBeGreaterThan(0);
+    expect(run.peakBytes).toBeLessThan(512 * MIB);
+  }, 60_000);
+});
+
+describe('a server whose answer never ends or never comes (a local HTTP server implementing the advertisement)', () => {
+  it('hldp scan refuses an advertisement past 64 MiB and closes the connection, its peak RSS under 512 MB', async () => {
+    let closed = false;
+    const url = await serve((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' });
+      response.write(ADVERTISEMENT.subarray(0, ADVERTISEMENT.length - 4));
+      // one ref line after another, for as long as the client reads
+      const line = packetLine(`${COMMIT} refs/tags/${'t'.repeat(900)}\n`);
+      const chunk = Buffer.concat(Array.from({ length: 64 }, () => line));
+      const more = (): void => {
+        while (!response.destroyed && response.write(chunk));
+        if (!response.destroyed) response.once('drain', more);
+      };
+      response.once('close', () => (closed = true));
+      more();
+    });
+    const run = await scanWithPeak(url);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain('sent more than the 67108864 bytes an answer may have here');
+    expect(run.peakBytes).toBeLessThan(512 * MIB);
+    await expect.poll(() => closed).toBe(true);
+  }, 60_000);
+
+  it('gives up on a server that stops sending for longer than the idle limit, and closes the connection', async () => {
+    let closed = false;
+    const url = await serve((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' });
+      response.write(ADVERTISEMENT.subarray(0, 20));
+      response.once('close', () => (closed = true));
+    });
+    const started = Date.now();
+    await expect(discoverUploadPack(http, url, {}, { maxBytes: MIB, idleMs: 300, totalMs: 30_000 })).rejects.toThrow(`${url}/info/refs?service=git-upload-pack sent nothing for 0.3 s`);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    await expect.poll(() => closed).toBe(true);
+  });
+
+  it('gives up on a server that answers a byte at a time past the whole limit, and on one that sends no headers', async () => {
+    const url = await serve((request, response) => {
+      request.resume();
+      if (request.method === 'POST') {
+        // never answers at all
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' });
+      let at = 0;
+      const drip = setInterval(() => {
+        if (response.destroyed || at >= ADVERTISEMENT.length - 1) return clearInterval(drip);
+        response.write(ADVERTISEMENT.subarray(at, ++at));
+      }, 50);
+    });
+    await expect(discoverUploadPack(http, url, {}, { maxBytes: MIB, idleMs: 1_000, totalMs: 600 })).rejects.toThrow('did not answer whole within 0.6 s');
+    const offered = new Set(['side-band-64k', 'ofs-delta']);
+    await expect(fetchPack(http, url, {}, offered, { want: COMMIT, haves: [], shallows: [] }, { maxBytes: MIB, idleMs: 400, totalMs: 30_000 })).rejects.toThrow('sent nothing for 0.4 s');
+  });
+
+  it('refuses a pack answer past its byte limit', async () => {
+    const answer = sideBandAnswer(Buffer.alloc(2 * MIB, 1));
+    const url = await serve((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-result' });
+      response.end(answer);
+    });
+    const offered = new Set(['side-band-64k']);
+    await expect(fetchPack(http, url, {}, offered, { want: COMMIT, haves: [], shallows: [] }, { maxBytes: MIB, idleMs: 5_000, totalMs: 30_000 })).rejects.toThrow(`sent more than the ${MIB} bytes an answer may have here`);
+  });
+});
