@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import express, { type Express, type RequestHandler, type Response, type Router } from 'express';
-import { isLoopback } from '../../core/index.js';
+import { isLoopback, loadOnce } from '../../core/index.js';
 import { loopbackHostGuard } from '../../http-edge/index.js';
 import { LOCAL_PRINCIPAL } from '../../policy/index.js';
 import type { Gateway } from '../service/index.js';
@@ -42,16 +42,11 @@ const SESSION_IDLE_MS = 24 * 60 * 60_000;
 /** The bus topic of "this session was ended (DELETE) at some instance". */
 const SESSION_CLOSED = 'mcp_session_closed';
 
-let sessionParts: Promise<typeof SessionParts> | undefined;
-
 /**
  * The MCP server SDK (and zod), loaded on the first request that opens or restores a session: `hldp serve` listens
  * without paying its module load (~0.4 s of CPU, issue #18), and a gateway nobody reaches over MCP never pays it.
  */
-function loadSessionParts(): Promise<typeof SessionParts> {
-  sessionParts ??= import('./session-parts.js');
-  return sessionParts;
-}
+const loadSessionParts: () => Promise<typeof SessionParts> = loadOnce(() => import('./session-parts.js'));
 
 /**
  * MCP over Streamable HTTP, with sessions: each session is one MCP server over `gateway`, so that

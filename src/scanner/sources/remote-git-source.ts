@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HttpClient } from 'isomorphic-git';
-import { isLoopback } from '../../core/index.js';
+import { isLoopback, loadOnce } from '../../core/index.js';
 import { ScanError } from '../scan-error.js';
 import { loadGit, type Git } from './git-module.js';
 import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
@@ -13,13 +13,10 @@ import { PackStore } from './pack-store.js';
 import { discoverUploadPack, fetchPack, type RefAdvertisement } from './upload-pack.js';
 import type { PushHint, RepositorySource, Snapshot } from './source.js';
 
-let modules: Promise<{ git: Git; http: HttpClient; lockfile: typeof import('proper-lockfile') }> | undefined;
-
 // loaded once: a dynamic import() of a module already loaded still costs a trip through the loader (and its hooks) per call
-function loadModules(): NonNullable<typeof modules> {
-  modules ??= Promise.all([loadGit(), import('isomorphic-git/http/node'), import('proper-lockfile')]).then(([git, http, lockfile]) => ({ git, http: http.default, lockfile: lockfile.default }));
-  return modules;
-}
+const loadModules: () => Promise<{ git: Git; http: HttpClient; lockfile: typeof import('proper-lockfile') }> = loadOnce(() =>
+  Promise.all([loadGit(), import('isomorphic-git/http/node'), import('proper-lockfile')]).then(([git, http, lockfile]) => ({ git, http: http.default, lockfile: lockfile.default })),
+);
 
 /** Fetches kept as separate packs before the clone is started over. */
 const MAX_PACKS = 64;
