@@ -9,6 +9,7 @@ import { isBranchName } from '../../src/scanner/sources/remote-git-source.js';
 import { packOfResponse } from '../../src/scanner/sources/upload-pack.js';
 import { packetLine, FLUSH } from '../../src/scanner/sources/pkt-line.js';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { startGitHttpFront, type GitHttpFront } from '../helpers/git-http-front.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 
 // A remote's first scan clones it ourselves (isomorphic-git's clone indexed the pack in JavaScript: ~700 MB and most of
@@ -107,8 +108,8 @@ describe('the first scan of a remote over smart HTTP (git http-backend) clones i
 });
 
 describe('a fetch from a server that advertises a commit its pack lacks (a local HTTP server in front of git http-backend)', () => {
-  let front: Server | undefined;
-  afterEach(() => new Promise<void>((resolve) => (front ? front.close(() => resolve()) : resolve())));
+  let front: GitHttpFront | undefined;
+  afterEach(() => front?.close());
 
   it('fails that scan plainly, and the next honest answer is fetched: refs never name a commit that did not come', async () => {
     const { url: real, work } = await served();
@@ -118,27 +119,12 @@ describe('a fetch from a server that advertises a commit its pack lacks (a local
     let lying = false;
     const header = Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0]);
     const emptyPack = Buffer.concat([packetLine('NAK\n'), packetLine(Buffer.concat([Buffer.from([1]), header, createHash('sha1').update(header).digest()])), FLUSH]);
-    front = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        void (async () => {
-          if (lying && request.method === 'POST') {
-            response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-result' });
-            response.end(emptyPack);
-            return;
-          }
-          const answer = await fetch(`${real.replace(/\/tools\.git$/, '')}${request.url}`, { method: request.method, headers: { 'content-type': String(request.headers['content-type'] ?? '') }, ...(request.method === 'POST' ? { body: Buffer.concat(chunks) } : {}) });
-          let body = Buffer.from(await answer.arrayBuffer());
-          // the lie: the branch advertised at a commit that does not exist (same length, so the pkt-line stays valid)
-          if (lying) body = Buffer.from(body.toString('latin1').replace(`${head} refs/heads/main`, `${fake} refs/heads/main`), 'latin1');
-          response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? '' });
-          response.end(body);
-        })();
-      });
+    front = await startGitHttpFront(real, {
+      intercept: ({ method }) => (lying && method === 'POST' ? { status: 200, contentType: 'application/x-git-upload-pack-result', body: emptyPack } : undefined),
+      // the lie: the branch advertised at a commit that does not exist (same length, so the pkt-line stays valid)
+      rewrite: (answer) => (lying ? { ...answer, body: Buffer.from(answer.body.toString('latin1').replace(`${head} refs/heads/main`, `${fake} refs/heads/main`), 'latin1') } : answer),
     });
-    await new Promise<void>((resolve) => front!.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}/tools.git`;
+    const url = front.url;
     const scanner = new Scanner({ repo: url, cacheDir: join(temp.path, 'cache') });
     expect((await scanner.scan()).commit).toBe(head);
     lying = true;
@@ -156,32 +142,18 @@ describe('a fetch from a server that advertises a commit its pack lacks (a local
 });
 
 describe('starting a clone over after 64 fetches, from a server whose fetch fails (a local HTTP server in front of git http-backend)', () => {
-  let front: Server | undefined;
-  afterEach(() => new Promise<void>((resolve) => (front ? front.close(() => resolve()) : resolve())));
+  let front: GitHttpFront | undefined;
+  afterEach(() => front?.close());
 
   it('keeps the old clone until the new one has come, and starts over once the server answers', async () => {
     const { url: real, work } = await served();
     const first = await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
     await git(work, 'push', '-q', 'origin', 'main');
     let failing = false;
-    front = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        void (async () => {
-          if (failing && request.method === 'POST') {
-            response.writeHead(500);
-            response.end('upload-pack failed');
-            return;
-          }
-          const answer = await fetch(`${real.replace(/\/tools\.git$/, '')}${request.url}`, { method: request.method, headers: { 'content-type': String(request.headers['content-type'] ?? '') }, ...(request.method === 'POST' ? { body: Buffer.concat(chunks) } : {}) });
-          response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? '' });
-          response.end(Buffer.from(await answer.arrayBuffer()));
-        })();
-      });
+    front = await startGitHttpFront(real, {
+      intercept: ({ method }) => (failing && method === 'POST' ? { status: 500, contentType: '', body: Buffer.from('upload-pack failed') } : undefined),
     });
-    await new Promise<void>((resolve) => front!.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}/tools.git`;
+    const url = front.url;
     const cacheDir = join(temp.path, 'cache');
     const scanner = new Scanner({ repo: url, cacheDir });
     expect((await scanner.scan()).commit).toBe(first);
@@ -211,26 +183,15 @@ describe('starting a clone over after 64 fetches, from a server whose fetch fail
 });
 
 describe('a server whose advertisement carries media type parameters (a local HTTP server in front of git http-backend)', () => {
-  let front: Server | undefined;
-  afterEach(() => new Promise<void>((resolve) => (front ? front.close(() => resolve()) : resolve())));
+  let front: GitHttpFront | undefined;
+  afterEach(() => front?.close());
 
   it('is read as git reads it: `application/x-git-upload-pack-advertisement; charset=utf-8` is the advertisement', async () => {
     const { url: real, work } = await served();
     const head = await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
     await git(work, 'push', '-q', 'origin', 'main');
-    front = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        void (async () => {
-          const answer = await fetch(`${real.replace(/\/tools\.git$/, '')}${request.url}`, { method: request.method, headers: { 'content-type': String(request.headers['content-type'] ?? '') }, ...(request.method === 'POST' ? { body: Buffer.concat(chunks) } : {}) });
-          response.writeHead(answer.status, { 'content-type': `${answer.headers.get('content-type') ?? ''}; charset=utf-8` });
-          response.end(Buffer.from(await answer.arrayBuffer()));
-        })();
-      });
-    });
-    await new Promise<void>((resolve) => front!.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}/tools.git`;
+    front = await startGitHttpFront(real, { rewrite: (answer) => ({ ...answer, contentType: `${answer.contentType}; charset=utf-8` }) });
+    const url = front.url;
     expect((await scanOnce(url, { cacheDir: join(temp.path, 'cache') })).commit).toBe(head);
   });
 });

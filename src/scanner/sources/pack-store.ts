@@ -124,7 +124,7 @@ export class PackStore {
     const wanted = Buffer.from(oid, 'hex');
     if (wanted.length !== 20) return undefined;
     for (const pack of this.packs) {
-      const offset = findOffset(pack, wanted);
+      const offset = indexOffset(pack.index, wanted);
       if (offset !== undefined) return { pack, offset };
     }
     return undefined;
@@ -211,8 +211,9 @@ async function readPackIndex(path: string, name: string): Promise<Pack | undefin
   return { name, index, count: index.readUInt32BE(8 + 255 * 4), content: undefined };
 }
 
-/** The pack offset of an object id, by binary search of the index's sorted names within its fan-out bucket. */
-function findOffset({ index, count }: Pack, wanted: Buffer): number | undefined {
+/** The pack offset of an object id, by binary search of a version-2 index's sorted names within its fan-out bucket. */
+export function indexOffset(index: Buffer, wanted: Buffer): number | undefined {
+  const count = index.readUInt32BE(8 + 255 * 4);
   const first = wanted[0]!;
   let low = first === 0 ? 0 : index.readUInt32BE(8 + (first - 1) * 4);
   let high = index.readUInt32BE(8 + first * 4) - 1;

@@ -9,7 +9,7 @@ import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.
 import { indexPack, writeIndexedPack } from './index-pack.js';
 import { headBranch, readLooseRef, writeLooseRef } from './loose-refs.js';
 import { ObjectReader } from './object-reader.js';
-import { PackStore } from './pack-store.js';
+import { indexOffset, PackStore } from './pack-store.js';
 import { discoverUploadPack, fetchPack, type RefAdvertisement } from './upload-pack.js';
 import type { PushHint, RepositorySource, Snapshot } from './source.js';
 
@@ -102,7 +102,7 @@ export class RemoteGitSource implements RepositorySource {
     const received = await this.call('clone', () => fetchPack(this.http, this.url, this.requestHeaders(), advertisement.capabilities, { want: commit, haves: [], shallows: [], depth: 1 }));
     // a clone's pack stands alone: a delta on anything outside it is a broken pack
     const indexed = await this.call('clone', () => indexPack(received, (oid) => Promise.reject(new Error(`corrupt pack: a delta on ${oid}, which is not in the pack`))));
-    if (!packHolds(indexed.index, commit)) throw new ScanError('SOURCE_UNREACHABLE', `cannot clone ${this.url}: the server's pack does not hold the commit it advertised for '${branch}' (${commit})`, {});
+    if (indexOffset(indexed.index, Buffer.from(commit, 'hex')) === undefined) throw new ScanError('SOURCE_UNREACHABLE', `cannot clone ${this.url}: the server's pack does not hold the commit it advertised for '${branch}' (${commit})`, {});
     // HEAD last: a clone cut short (a full disk, a kill) has none, and the next scan starts it over from nothing
     await rm(this.dir, { recursive: true, force: true });
     this.store.cache = {};
@@ -176,7 +176,7 @@ export class RemoteGitSource implements RepositorySource {
       const indexed = await indexPack(received, async (oid) => this.store.listed?.get(oid) ?? objects.read(oid));
       // refs that name a commit we never received would fail every later scan (the next head check finds nothing new):
       // the commit must have come, or be one we hold already (a branch reset to a commit fetched before)
-      if (!packHolds(indexed.index, want) && !(await objects.read(want, 'commit').then(() => true, () => false))) {
+      if (indexOffset(indexed.index, Buffer.from(want, 'hex')) === undefined && !(await objects.read(want, 'commit').then(() => true, () => false))) {
         throw new Error(`the server's pack does not hold the commit it advertised for '${branch}' (${want})`);
       }
       if (indexed.objects > 0) await writeIndexedPack(this.store.gitdir, indexed);
@@ -290,20 +290,4 @@ async function initClone(gitdir: string, url: string, branch: string): Promise<v
     '',
   ];
   await writeFile(join(gitdir, 'config'), config.join('\n'), 'utf8');
-}
-
-/** Whether a version-2 pack index lists the object (a binary search of its sorted names within its fan-out bucket). */
-function packHolds(index: Buffer, oid: string): boolean {
-  const wanted = Buffer.from(oid, 'hex');
-  const first = wanted[0]!;
-  let low = first === 0 ? 0 : index.readUInt32BE(8 + (first - 1) * 4);
-  let high = index.readUInt32BE(8 + first * 4) - 1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    const order = wanted.compare(index, 8 + 1024 + middle * 20, 8 + 1024 + middle * 20 + 20);
-    if (order === 0) return true;
-    if (order > 0) low = middle + 1;
-    else high = middle - 1;
-  }
-  return false;
 }
