@@ -3,6 +3,7 @@ import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { applyDelta } from './git-delta.js';
+import { Entry, Held, HOLD_BYTES, inflateAt } from './pack-entries.js';
 import { entryAt, MAX_CHAIN, MAX_OBJECT_BYTES, OFS_DELTA, REF_DELTA, TYPES, type GitObject, type ObjectType } from './pack-store.js';
 
 /** A pack made whole (`git index-pack --fix-thin`) and its version-2 index, named as git names them: `pack-<name>.pack`. */
@@ -20,56 +21,6 @@ export interface IndexedPack {
 
 /** How much of a fetch's resolved objects `IndexedPack.received` keeps (a one-file commit's are ~0.4 MB at 10,000 tools). */
 export const KEEP_BYTES = 16 * 1024 * 1024;
-
-/**
- * What the indexer holds of a pack's inflated bytes at once: entries' data as read, and the contents of bases whose
- * deltas are still to be resolved. Past it, an object is inflated again (and a delta's result made again) when it is
- * needed: a pack is as many objects of up to `maxObjectBytes` as its sender likes (a thousand 64 MiB blobs of zeros
- * deflate to ~64 MB), and holding them all held gigabytes. A 100,000-tool clone's objects fit within it.
- */
-export const HOLD_BYTES = 128 * 1024 * 1024;
-
-/** What may be made again (inflated or resolved a second time) once the bytes held are full, before the pack is refused. */
-export const REDO_BYTES = 4 * 1024 * 1024 * 1024;
-
-/** One object of the pack (a class: 200,000 of them at 100,000 tools, each of one shape, its fields set from the start). */
-class Entry {
-  /** inflated: a delta's instructions, or a whole object's content until its deltas are resolved (absent once let go) */
-  data: Buffer | undefined = undefined;
-  /** a whole object too large to hold, hashed as it streamed: no delta may be made on it */
-  streamed = false;
-  /** a thin pack's base from outside it, held whole (it is appended to the pack) */
-  outside: Buffer | undefined = undefined;
-  /** once known: the entry its delta is on */
-  base: Entry | undefined = undefined;
-  /** its deltas not yet resolved */
-  pending = 0;
-  /** once resolved */
-  type: ObjectType | undefined = undefined;
-  oid: string | undefined = undefined;
-  depth = 0;
-
-  constructor(
-    readonly offset: number,
-    /** the entry's bytes end here (header and zlib stream): what its CRC-32 covers */
-    readonly end: number,
-    readonly crc: number,
-    readonly kind: number,
-    /** where its zlib stream starts, and what it inflates to */
-    readonly dataStart: number,
-    readonly size: number,
-    readonly baseOffset: number | undefined,
-    readonly baseOid: string | undefined,
-  ) {}
-
-  /** A whole object, its id known. */
-  static whole(offset: number, end: number, crc: number, type: ObjectType, dataStart: number, size: number, oid: string): Entry {
-    const entry = new Entry(offset, end, crc, TYPES.indexOf(type), dataStart, size, undefined, undefined);
-    entry.type = type;
-    entry.oid = oid;
-    return entry;
-  }
-}
 
 /**
  * Indexes a received pack as `git index-pack --fix-thin` does: every entry inflated (Node's zlib, which says where
@@ -120,104 +71,6 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
   if (offset !== trailer) throw new Error(`corrupt pack: ${trailer - offset} bytes after its ${count} objects`);
   const { outside, kept } = await resolveAll(entries, readOutside, held);
   return writeIndex(received, entries, outside, kept);
-}
-
-/** An entry's zlib stream inflated to exactly `size` bytes, and how many of the pack's bytes the stream took. */
-function inflateAt(pack: Buffer, start: number, trailer: number, size: number, offset: number): { data: Buffer; consumed: number } {
-  // an output chunk of the object's own size: with zlib's default 16 KB chunk, each small object kept its chunk alive
-  // (a 100,000-tool clone's 200,000 objects: ~3 GB)
-  const { buffer: data, engine } = zlib.inflateSync(pack.subarray(start, trailer), { info: true, maxOutputLength: Math.max(size, 1), chunkSize: Math.max(size, zlib.constants.Z_MIN_CHUNK) }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
-  if (data.length !== size) throw new Error(`corrupt pack: an object at ${offset} inflated to ${data.length} bytes where its header says ${size}`);
-  return { data, consumed: engine.bytesWritten };
-}
-
-/**
- * The inflated bytes the indexer holds, within `limit`: entries' data kept as read while there is room, the contents
- * of bases whose deltas wait kept by recent use. What is not held is made again when needed (counted against `REDO_BYTES`).
- */
-class Held {
-  private bytes = 0;
-  private redone = 0;
-  // insertion order is recency: the first is the least recently used
-  private readonly contents = new Map<Entry, Buffer>();
-
-  constructor(
-    private readonly pack: Buffer,
-    private readonly trailer: number,
-    readonly maxObjectBytes: number,
-    private readonly limit: number,
-  ) {}
-
-  /** Holds an entry's data as read, if there is room. */
-  keep(entry: Entry, data: Buffer): void {
-    if (this.bytes + data.length > this.limit) return;
-    entry.data = data;
-    this.bytes += data.length;
-  }
-
-  /** Lets an entry's data go. */
-  drop(entry: Entry): void {
-    if (entry.data === undefined) return;
-    this.bytes -= entry.data.length;
-    entry.data = undefined;
-  }
-
-  /** An entry's inflated data: held, or inflated again. */
-  dataOf(entry: Entry): Buffer {
-    if (entry.data !== undefined) return entry.data;
-    this.redo(entry.size);
-    return inflateAt(this.pack, entry.dataStart, this.trailer, entry.size, entry.offset).data;
-  }
-
-  /** Holds a base's content while its deltas wait, letting the least recently used go past the limit. */
-  hold(entry: Entry, content: Buffer): void {
-    if (entry.outside !== undefined || this.contents.has(entry)) return;
-    this.contents.set(entry, content);
-    this.bytes += content.length;
-    // only when full: a walk from the map's start passes every entry deleted since it was last compacted
-    if (this.bytes <= this.limit) return;
-    for (const [oldest, bytes] of this.contents) {
-      if (this.bytes <= this.limit) break;
-      this.contents.delete(oldest);
-      this.bytes -= bytes.length;
-    }
-  }
-
-  /** A base whose deltas are all resolved: its content goes. */
-  release(entry: Entry): void {
-    const content = this.contents.get(entry);
-    if (content === undefined) return;
-    this.contents.delete(entry);
-    this.bytes -= content.length;
-  }
-
-  /** An object's content: held, or made again from the nearest held base up its chain. */
-  contentOf(entry: Entry): Buffer {
-    const chain: Entry[] = [];
-    let at = entry;
-    let content: Buffer | undefined;
-    for (;;) {
-      if (at.outside !== undefined) content = at.outside;
-      else if ((content = this.contents.get(at)) !== undefined) {
-        this.contents.delete(at);
-        this.contents.set(at, content);
-      } else if (at.base === undefined) content = this.dataOf(at);
-      if (content !== undefined) break;
-      chain.push(at);
-      at = at.base!;
-    }
-    for (let index = chain.length - 1; index >= 0; index--) {
-      const delta = chain[index]!;
-      // made before (it was resolved, then let go): made again
-      content = applyDelta(this.dataOf(delta), content, this.maxObjectBytes);
-      this.redo(content.length);
-    }
-    return content;
-  }
-
-  private redo(bytes: number): void {
-    if ((this.redone += bytes) > REDO_BYTES) throw new Error(`fetched pack: its deltas would be made again past ${REDO_BYTES} bytes to index it within ${this.limit} bytes of memory`);
-  }
 }
 
 /**
