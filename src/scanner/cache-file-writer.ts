@@ -10,45 +10,42 @@ const openAsync = promisify(openDescriptor);
 
 const NEWLINE = 0x0a;
 
+/** The last line of a cache file: where its stored index begins, as 16 hex digits, and a newline. */
+export const TRAILER_BYTES = 17;
+
 // entries written per slice, with the event loop let go between slices: serialising 100,000 entries (tens of MB)
 // in one go would hold every request for a large part of a second
 const SLICE = 500;
 
 /**
- * Writes the header, the stored index, the entries' line lengths and then each entry on a line of its own, ASCII only
- * (every other character as a JSON `\u` escape, so no line holds a raw newline), a slice of entries at a time. An
- * entry read from a cache file or written before is copied from that file's line; afterwards each entry's text is
- * this file's line.
+ * Writes the header, then each entry on a line of its own, ASCII only (every other character as a JSON `\u` escape,
+ * so no line holds a raw newline), a slice of entries at a time, then the stored index, the entries' line lengths and
+ * a trailer saying where the index begins (`TRAILER_BYTES`: 16 hex digits and a newline). An entry read from a cache
+ * file or written before is copied from that file's line; afterwards each entry's text is this file's line. Only a
+ * slice's texts are held at once: with the lengths before the entries (layout 4), every text had to be made before
+ * the first was written (~130 MB at 100,000 tools, the peak of a cold scan's write).
  */
 export async function writeCacheFile(path: string, header: CacheHeader, index: StoredIndex | undefined, entries: readonly ScanEntry[]): Promise<void> {
-  // the lengths come before the entries: the texts of entries read from no file are made first, and held until written
-  const made: Array<Uint8Array | undefined> = new Array(entries.length);
   const lengths: number[] = new Array(entries.length);
-  for (let start = 0; start < entries.length; start += SLICE) {
-    for (let position = start; position < Math.min(entries.length, start + SLICE); position++) {
-      const entry = entries[position]!;
-      const kept = entryTexts.get(entry);
-      if (kept) {
-        lengths[position] = kept.length;
-      } else {
-        made[position] = Buffer.from(asciiJson(entry), 'latin1');
-        lengths[position] = made[position]!.length;
-      }
-    }
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
   // a file at this path may be one whose lines are being copied: it is unlinked (still read through its descriptor), never overwritten
   await rm(path, { force: true });
   const handle = await open(path, 'wx');
-  const head = `${asciiJson(header)}\n${asciiJson(index ?? null)}\n${JSON.stringify(lengths.map((length) => length + 1))}\n`;
+  const head = `${asciiJson(header)}\n`;
+  let at = head.length;
   try {
     await handle.write(head);
     for (let start = 0; start < entries.length; start += SLICE) {
       const lines: Uint8Array[] = [];
-      for (const text of textsOf(entries, made, start, Math.min(entries.length, start + SLICE))) lines.push(text, LINE_END);
+      const texts = textsOf(entries, start, Math.min(entries.length, start + SLICE));
+      for (let offset = 0; offset < texts.length; offset++) {
+        lines.push(texts[offset]!, LINE_END);
+        lengths[start + offset] = texts[offset]!.length;
+        at += texts[offset]!.length + 1;
+      }
       await handle.writev(lines);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    await handle.write(`${asciiJson(index ?? null)}\n${JSON.stringify(lengths.map((length) => length + 1))}\n${at.toString(16).padStart(TRAILER_BYTES - 1, '0')}\n`);
   } finally {
     await handle.close();
   }
@@ -59,27 +56,27 @@ export async function writeCacheFile(path: string, header: CacheHeader, index: S
   } catch {
     return;
   }
-  let at = head.length;
+  at = head.length;
   entries.forEach((entry, position) => {
     entryTexts.set(entry, { file: written, start: at, length: lengths[position]! });
     at += lengths[position]! + 1;
   });
 }
 
-// the texts of entries [from, to): made ones as they are, the others read back from their files, a run of lines that
+// the texts of entries [from, to): those read from no file made now, the others read back from their files, a run of lines that
 // follow one another in one file in one read; a line that does not read back whole is made again from its entry
-function textsOf(entries: readonly ScanEntry[], made: ReadonlyArray<Uint8Array | undefined>, from: number, to: number): Uint8Array[] {
+function textsOf(entries: readonly ScanEntry[], from: number, to: number): Uint8Array[] {
   const texts: Uint8Array[] = [];
   for (let position = from; position < to; ) {
     const first = entryTexts.get(entries[position]!);
-    if (made[position] !== undefined || !first) {
-      texts.push(made[position] ?? Buffer.from(asciiJson(entries[position]!), 'latin1'));
+    if (!first) {
+      texts.push(Buffer.from(asciiJson(entries[position]!), 'latin1'));
       position += 1;
       continue;
     }
     let end = position + 1;
     let bytes = first.length + 1;
-    for (let next = entryTexts.get(entries[end]!); end < to && made[end] === undefined && next?.file === first.file && next.start === first.start + bytes; next = entryTexts.get(entries[end]!)) {
+    for (let next = entryTexts.get(entries[end]!); end < to && next?.file === first.file && next.start === first.start + bytes; next = entryTexts.get(entries[end]!)) {
       bytes += next.length + 1;
       end += 1;
     }

@@ -4,6 +4,8 @@ import type { ScanEntry } from './build-index.js';
 import { entryTexts, OpenFile } from './entry-texts.js';
 import type { StoredIndex } from './stored-index.js';
 
+import { TRAILER_BYTES } from './cache-file-writer.js';
+
 export { writeCacheFile } from './cache-file-writer.js';
 
 /** What a scan cache file says of itself on its first line. */
@@ -116,7 +118,8 @@ export class CachedEntries implements EntryList {
 
 /**
  * Reads a cache file written by `writeCacheFile` if its header says `parser`; anything else (other version, torn) is a
- * miss. Only the header, the stored index and the lines' lengths are read; entries are read when asked for.
+ * miss. Only the header, the stored index and the lines' lengths are read (the first line, and the tail the trailer
+ * points to); entries are read when asked for.
  */
 export async function readCacheFile(path: string, parser: string): Promise<CacheFile | undefined> {
   let descriptor: number;
@@ -129,13 +132,19 @@ export async function readCacheFile(path: string, parser: string): Promise<Cache
   let kept = false;
   try {
     const { size } = await fstatAsync(descriptor);
-    const head = await readLines(descriptor, 3, size);
+    const tailStart = await indexStart(descriptor, size);
+    if (tailStart === undefined) return undefined;
+    const head = await readLines(descriptor, 1, tailStart);
     if (!head) return undefined;
-    const [headerText, indexText, lengthsText] = head.lines;
     // the file is ASCII (written so): read as latin1, it skips UTF-8 decoding, and JSON.parse reads one-byte strings faster
-    const header = JSON.parse(headerText!) as CacheHeader;
+    const header = JSON.parse(head.lines[0]!) as CacheHeader;
     if (header.parser !== parser || !Number.isSafeInteger(header.entries) || header.entries < 0) return undefined;
-    const lengths = JSON.parse(lengthsText!) as unknown;
+    const tail = Buffer.alloc(size - TRAILER_BYTES - tailStart);
+    if ((await readAsync(descriptor, tail, 0, tail.length, tailStart)).bytesRead !== tail.length) return undefined;
+    const indexEnd = tail.indexOf(NEWLINE);
+    // exactly two lines between the entries and the trailer: the stored index and the lengths
+    if (indexEnd < 0 || tail.indexOf(NEWLINE, indexEnd + 1) !== tail.length - 1) return undefined;
+    const lengths = JSON.parse(tail.toString('latin1', indexEnd + 1, tail.length - 1)) as unknown;
     if (!Array.isArray(lengths) || lengths.length !== header.entries) return undefined;
     const starts = new Float64Array(header.entries + 1);
     let start = head.end;
@@ -146,9 +155,9 @@ export async function readCacheFile(path: string, parser: string): Promise<Cache
       start += length;
     }
     starts[header.entries] = start;
-    // shorter or longer than its lines add up to: torn, or not this layout
-    if (start !== size) return undefined;
-    const index = JSON.parse(indexText!) as StoredIndex | null;
+    // the lines do not end where the index begins: torn, or not this layout
+    if (start !== tailStart) return undefined;
+    const index = JSON.parse(tail.toString('latin1', 0, indexEnd)) as StoredIndex | null;
     const entries = new CachedEntries(path, descriptor, starts);
     kept = true;
     return { header, index: index ?? undefined, entries };
@@ -158,6 +167,17 @@ export async function readCacheFile(path: string, parser: string): Promise<Cache
     // the entry list keeps the descriptor (closed when the list is collected)
     if (!kept) await closeAsync(descriptor).catch(() => undefined);
   }
+}
+
+// where the stored index begins, as the file's trailer says; undefined when the file has no trailer of this layout
+async function indexStart(descriptor: number, size: number): Promise<number | undefined> {
+  if (size < TRAILER_BYTES) return undefined;
+  const trailer = Buffer.alloc(TRAILER_BYTES);
+  if ((await readAsync(descriptor, trailer, 0, TRAILER_BYTES, size - TRAILER_BYTES)).bytesRead !== TRAILER_BYTES) return undefined;
+  const text = trailer.toString('latin1');
+  if (!/^[0-9a-f]{16}\n$/.test(text)) return undefined;
+  const start = Number.parseInt(text, 16);
+  return Number.isSafeInteger(start) && start < size - TRAILER_BYTES ? start : undefined;
 }
 
 const openAsync = promisify(openDescriptor);

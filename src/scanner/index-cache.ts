@@ -120,8 +120,10 @@ export class IndexCache {
 // The layout of the file, part of the version it is checked against: a file of another layout is rebuilt, never
 // misread. 2: ASCII only, every other character as a JSON \u escape. 3: lines (header, stored index with the tools'
 // names, then one entry a line), so that one entry can be parsed without the others. 4: a line of the entries' lengths
-// after the stored index, so that a reader finds an entry without reading the lines before it.
-const FORMAT = 4;
+// after the stored index, so that a reader finds an entry without reading the lines before it. 5: the entries right
+// after the header, then the stored index, the lengths and a trailer saying where the index begins, so that a writer
+// holds one slice of entries' texts at a time, not all of them.
+const FORMAT = 5;
 
 function fileName(commit: string): string {
   return commit.replace(/[^A-Za-z0-9]/g, '_');

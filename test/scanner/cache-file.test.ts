@@ -78,6 +78,19 @@ describe('readCacheFile', () => {
       ['written by another parser or format', async (path: string) => writeCacheFile(path, { ...header(2), parser: '3/other' }, undefined, [failed(0, 'a'), failed(1, 'b')])],
       // the layout before the lengths line: header, index, then the entries (same parser string, as a hand-copied file might have)
       ['in the layout before the lines\' lengths', async (path: string) => writeFile(path, `${JSON.stringify(header(2))}\nnull\n${JSON.stringify(failed(0, 'a'))}\n${JSON.stringify(failed(1, 'b'))}\n`)],
+      // layout 4: header, index, lengths, then the entries (a file cut or grown by hand keeps its parser string)
+      ['in the layout with the lengths before the entries', async (path: string) => writeFile(path, `${JSON.stringify(header(2))}\nnull\n[${JSON.stringify(failed(0, 'a')).length + 1},${JSON.stringify(failed(1, 'b')).length + 1}]\n${JSON.stringify(failed(0, 'a'))}\n${JSON.stringify(failed(1, 'b'))}\n`)],
+      ['its trailer pointing before the index', async (path: string) => {
+        await writeCacheFile(path, header(2), undefined, [failed(0, 'a'), failed(1, 'b')]);
+        const text = await readFile(path, 'latin1');
+        const start = Number.parseInt(text.slice(-17), 16);
+        await writeFile(path, `${text.slice(0, -17)}${(start - 1).toString(16).padStart(16, '0')}\n`, 'latin1');
+      }],
+      ['its trailer pointing past the file', async (path: string) => {
+        await writeCacheFile(path, header(2), undefined, [failed(0, 'a'), failed(1, 'b')]);
+        const text = await readFile(path, 'latin1');
+        await writeFile(path, `${text.slice(0, -17)}${'f'.repeat(16)}\n`, 'latin1');
+      }],
       ['cut short', async (path: string) => {
         await writeCacheFile(path, header(2), undefined, [failed(0, 'a'), failed(1, 'b')]);
         const { size } = await import('node:fs/promises').then((fs) => fs.stat(path));
@@ -116,13 +129,17 @@ describe('Scanner over a scan cache in an older layout', () => {
     const first = new Scanner({ repo, cacheDir });
     const index = await first.scan();
     await first.flush();
-    // the same scan as the layout before (format 3: no lengths line), its tools renamed, under the old format's parser string
+    // the same scan in the layout before (format 4: the index and the lengths before the entries, no trailer), its
+    // tools renamed, under the old format's parser string
     const folder = await findIndexFolder(cacheDir);
     const [name] = await readdir(folder);
     const text = await readFile(join(folder, name!), 'latin1');
-    const [headerLine, indexLine, , ...entryLines] = text.split('\n');
+    const [headerLine, ...rest] = text.split('\n');
+    const [indexLine, lengthsLine] = rest.slice(-4, -2);
+    const entryLines = rest.slice(0, -4);
     const oldHeader = JSON.parse(headerLine!) as CacheHeader;
-    const older = [JSON.stringify({ ...oldHeader, parser: oldHeader.parser.replace(/^4\//, '3/') }), indexLine, ...entryLines].join('\n').replaceAll('alpha', 'omega');
+    expect(oldHeader.parser).toMatch(/^5\//);
+    const older = [JSON.stringify({ ...oldHeader, parser: oldHeader.parser.replace(/^5\//, '4/') }), indexLine, lengthsLine, ...entryLines, ''].join('\n').replaceAll('alpha', 'omega');
     await writeFile(join(folder, name!), older, 'latin1');
     const again = await new Scanner({ repo, cacheDir }).scan();
     expect(again.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);

@@ -217,17 +217,24 @@ describe('the index cache', () => {
     const path = join(indexDir, `${first.commit}.json`);
     const lines = (await readFile(path, 'latin1')).split('\n');
     const header = JSON.parse(lines[0]!) as { parser: string; entries: number };
-    expect(header.parser).toMatch(/^4\//);
-    const stored = JSON.parse(lines[1]!) as { tools: unknown[]; names: string[]; kinds: string };
-    expect(JSON.parse(lines[2]!)).toEqual(lines.slice(3, -1).map((line) => line.length + 1));
-    const entries = lines.slice(3, -1).map((line) => JSON.parse(line) as { tool: { intent: string } });
+    expect(header.parser).toMatch(/^5\//);
+    // layout 5: the header, the entries, the stored index, the entries' lengths, then where the index begins
+    const [indexLine, lengthsLine, trailer] = lines.slice(-4, -1);
+    const entryLines = lines.slice(1, -4);
+    const stored = JSON.parse(indexLine!) as { tools: unknown[]; names: string[]; kinds: string };
+    expect(JSON.parse(lengthsLine!)).toEqual(entryLines.map((line) => line.length + 1));
+    expect(Number.parseInt(trailer!, 16)).toBe(lines[0]!.length + 1 + entryLines.reduce((sum, line) => sum + line.length + 1, 0));
+    const entries = entryLines.map((line) => JSON.parse(line) as { tool: { intent: string } });
     expect(entries).toHaveLength(header.entries);
     const misread = entries.map((entry) => ({ ...entry, tool: { ...entry.tool, intent: 'MISREAD' } }));
-    const hash = header.parser.replace(/^4\//, '');
+    const misreadLines = misread.map((entry) => JSON.stringify(entry));
+    const hash = header.parser.replace(/^5\//, '');
     const { entries: _count, ...rest } = header;
-    // the layouts before this one: 3, lines without their lengths; one JSON document (2: ASCII, with a stored index; 1: the bare parser hash, UTF-8, none)
+    // the layouts before this one: 4, the index and the lengths before the entries; 3, lines without their lengths;
+    // one JSON document (2: ASCII, with a stored index; 1: the bare parser hash, UTF-8, none)
     const older = [
-      [JSON.stringify({ ...header, parser: `3/${hash}` }), lines[1], ...misread.map((entry) => JSON.stringify(entry)), ''].join('\n'),
+      [JSON.stringify({ ...header, parser: `4/${hash}` }), indexLine, JSON.stringify(misreadLines.map((line) => line.length + 1)), ...misreadLines, ''].join('\n'),
+      [JSON.stringify({ ...header, parser: `3/${hash}` }), indexLine, ...misreadLines, ''].join('\n'),
       JSON.stringify({ ...rest, parser: `2/${hash}`, entries: misread, index: { tools: stored.tools, toolsets: [], skills: [], policies: [], errors: [], warnings: [] } }),
       JSON.stringify({ ...rest, parser: hash, entries: misread }),
     ];
@@ -239,16 +246,19 @@ describe('the index cache', () => {
     }
     // a file of this layout whose stored index does not fit its entries is not trusted either
     const current = (await readFile(path, 'latin1')).split('\n');
+    const currentEntries = current.slice(1, -4);
     for (const wrong of [{ tools: [7] }, { kinds: 's' }, { names: [] }]) {
-      await writeFile(path, [current[0], JSON.stringify({ ...JSON.parse(current[1]!), ...wrong }), ...current.slice(2)].join('\n'), 'latin1');
+      await writeFile(path, [current[0], ...currentEntries, JSON.stringify({ ...JSON.parse(current.at(-4)!), ...wrong }), ...current.slice(-3)].join('\n'), 'latin1');
       expect((await scanOnce(repo, { cacheDir })).tools.map((tool) => [tool.name, tool.intent])).toEqual([['one', 'does one things']]);
     }
-    // nor is one with a line more or less than its header counts, or than its lengths add up to
-    for (const torn of [[...current.slice(0, -1), current[3], ''], [...current.slice(0, 3), ''], [...current.slice(0, 2), '']]) {
+    // nor is one with a line more or less than its header counts, or than its lengths add up to, or cut anywhere
+    const again = (await readFile(path, 'latin1')).split('\n');
+    const tail = again.slice(-4);
+    for (const torn of [[again[0], again[1], ...again.slice(1, -4), ...tail], [again[0], ...tail], again.slice(0, -2).concat(''), again.slice(0, 2).concat('')]) {
       await writeFile(path, torn.join('\n'), 'latin1');
-      const again = await scanOnce(repo, { cacheDir });
-      expect(again.tools.map((tool) => tool.name)).toEqual(['one']);
-      expect(again.scanned_at).not.toBe(first.scanned_at);
+      const scanned = await scanOnce(repo, { cacheDir });
+      expect(scanned.tools.map((tool) => tool.name)).toEqual(['one']);
+      expect(scanned.scanned_at).not.toBe(first.scanned_at);
     }
   });
 
@@ -287,10 +297,10 @@ describe('the index cache', () => {
     const indexDir = join(cacheDir, 'sources', (await readdir(join(cacheDir, 'sources')))[0]!, 'index');
     const path = join(indexDir, `${first.commit}.json`);
     const lines = (await readFile(path, 'latin1')).split('\n');
-    // lines 0-2 are the header, the stored index and the entries' lengths; line 4 is beta's entry
-    const write = (damaged: string) => writeFile(path, [...lines.slice(0, 4), damaged, ...lines.slice(5)].join('\n'), 'latin1');
+    // line 0 is the header, then the entries: line 2 is beta's
+    const write = (damaged: string) => writeFile(path, [...lines.slice(0, 2), damaged, ...lines.slice(3)].join('\n'), 'latin1');
     // of the same length, it is read and refused when its tool is asked for
-    await write(lines[4]!.replace('"name":"beta"', '"name":"zeta"'));
+    await write(lines[2]!.replace('"name":"beta"', '"name":"zeta"'));
     const restarted = await scanOnce(repo, { cacheDir });
     expect(findTool(restarted, 'alpha')?.name).toBe('alpha');
     expect(() => findTool(restarted, 'beta')).toThrow(/scan cache .* is damaged at entry 1 .*run the command again/);
@@ -300,7 +310,7 @@ describe('the index cache', () => {
     expect(again.tools).toEqual(first.tools);
     // cut short, the file no longer adds up to its lengths: not read at all, scanned afresh
     await scanOnce(repo, { cacheDir });
-    await write(lines[4]!.slice(0, 20));
+    await write(lines[2]!.slice(0, 20));
     const cut = await scanOnce(repo, { cacheDir });
     expect(cut.scanned_at).not.toBe(again.scanned_at);
     expect(cut.tools).toEqual(first.tools);
