@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { parseEntry, type ScanEntry } from './build-index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import type { ParseOptions } from './yaml-mapping.js';
+import { StringTable } from './string-table.js';
 
 /**
  * Below this many files the scan parses in its own thread. A pool costs each thread ~0.4 s of CPU to load yaml and
@@ -71,6 +72,7 @@ class PoolParser implements Parser {
   private drained: (() => void) | undefined;
   private roomWaiters: Array<() => void> = [];
   private closing = false;
+  private readonly strings = new StringTable();
 
   constructor(
     readonly threads: number,
@@ -108,7 +110,7 @@ class PoolParser implements Parser {
       const mine = this.assigned.get(worker)!;
       for (const { id, entry } of results) {
         mine.delete(id);
-        this.pending.get(id)?.resolve(entry);
+        this.pending.get(id)?.resolve(this.strings.shareStrings(entry));
         this.pending.delete(id);
       }
       if (this.pending.size === 0) this.drained?.();
