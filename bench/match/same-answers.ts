@@ -1,7 +1,8 @@
 // Whether a change to the matcher's structures left its answers exactly as they were (issue #18): every BFCL request
 // (or `--limit` of them) is asked of this checkout's matcher and of another's (`--before DIR`: `git archive <commit> src
 // package.json | tar -x -C DIR`, node_modules linked) over the same tools, BFCL's replicated to `--size`, and the full
-// explanation compared: found, confidence, and every ranked tool with its score, probability and matched fields.
+// explanation compared: found, confidence, evidence, the decision's features, and every ranked tool with its score,
+// probability, features and matched fields; and the answer `matchIntent` gives, suggestion and near misses included.
 // Prints the count of differing answers and the first few. Usage:
 // npx tsx bench/match/same-answers.ts --before DIR [--size 3148] [--limit 0]
 import { join, resolve } from 'node:path';
@@ -27,8 +28,10 @@ const tools = size > base.length ? replicate(base, size) : base.slice(0, size);
 const queries = Number(values.limit) > 0 ? data.queries.slice(0, Number(values.limit)) : data.queries;
 const matchers = { before: before.createMatcher(asIndex(tools)).prepare(), after: createMatcher(asIndex(tools)).prepare() };
 const shown = (matcher: typeof matchers.after, text: string): string => {
-  const { found, confidence, ranked } = matcher.explainIntent(text);
-  return JSON.stringify({ found, confidence, ranked: ranked.map(({ tool, score, probability, matched, features }) => ({ name: tool.name, score, probability, matched, features })) });
+  const { found, confidence, evidence, decision, ranked } = matcher.explainIntent(text);
+  const explained = { found, confidence, evidence, decision, ranked: ranked.map(({ tool, score, probability, matched, features }) => ({ name: tool.name, score, probability, matched, features })) };
+  // and the answer itself, as an agent gets it (a found: false answer's suggestion and near misses)
+  return JSON.stringify({ explained, answer: matcher.matchIntent(text) });
 };
 const differing: Array<{ request: string; before: string; after: string }> = [];
 for (const query of queries) {

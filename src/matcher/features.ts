@@ -78,7 +78,12 @@ export function measureRecord(
   let evidence = 0;
   for (const word of words) {
     total += word.weight;
-    const { share, mask, whole } = wordMatch(record, word);
+    // a word found whole, the common case, is read without the object `wordMatch` makes: garbage on every request,
+    // as the first pass after a start runs this code before the compiler can leave the object out (issue #18)
+    let share = 1;
+    let whole = 1;
+    let mask = record.fieldsOf(word.terms[0]!);
+    if (mask === undefined) ({ share, mask, whole } = partialMatch(record, word));
     if (share === 0) continue;
     const weight = word.weight * share;
     matchedWords += share;
@@ -147,7 +152,10 @@ export function matchedFields(index: SearchIndex, position: number, words: Query
     const { share, mask } = wordMatch(record, word);
     if (share <= 0.5) continue; // a word found only in small part is not shown as found
     for (const field of SEARCH_FIELDS) {
-      if (mask & FIELD_BIT[field]) byField.set(field, [...(byField.get(field) ?? []), word.word]);
+      if ((mask & FIELD_BIT[field]) === 0) continue;
+      const matched = byField.get(field);
+      if (matched === undefined) byField.set(field, [word.word]);
+      else matched.push(word.word);
     }
   }
   return [...byField].map(([field, matched]) => `${field}: ${matched.join(', ')}`);
@@ -160,7 +168,11 @@ export function matchedFields(index: SearchIndex, position: number, words: Query
 // character pairs cover when they cover at least half of it (single characters say too little).
 function wordMatch(fields: ToolRecord, word: QueryWord): WordMatch {
   const found = fields.fieldsOf(word.terms[0]!);
-  if (found !== undefined) return { share: 1, mask: found, whole: 1 };
+  return found === undefined ? partialMatch(fields, word) : { share: 1, mask: found, whole: 1 };
+}
+
+// `wordMatch` of a word the tool does not have whole
+function partialMatch(fields: ToolRecord, word: QueryWord): WordMatch {
   const parts = word.terms.length === 1 ? NO_MATCH : partsMatch(fields, word);
   if (word.glosses.senses.length === 0 || parts.share >= GLOSS_SHARE) return parts;
   const glossed = glossMatch(fields, word);

@@ -35,9 +35,11 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
   });
   const hits = firstStage(index, parameters, terms);
   const best = hits[0]?.score ?? 0;
+  // the weights' names once per request, not per tool (an array each time)
+  const names = Object.keys(parameters.rerank) as Array<keyof RerankWeights>;
   const ranked = hits.map(({ position, score }): RankedTool => {
     const features = measure(index, position, request, best > 0 ? score / best : 0);
-    return { position, score: rerankScore(parameters.rerank, features), stage1Score: score, features };
+    return { position, score: rerankScore(parameters.rerank, names, features), stage1Score: score, features };
   });
   ranked.sort((a, b) => b.score - a.score || a.position - b.position);
   return { words, ranked };
@@ -51,8 +53,8 @@ function glossTerms(glosses: QueryWord['glosses']): Array<{ term: string; weight
   return [...new Set(glosses.senses.flat())].map((term) => ({ term, weight: GLOSS_WEIGHT }));
 }
 
-function rerankScore(weights: RerankWeights, features: ToolFeatures): number {
+function rerankScore(weights: RerankWeights, names: ReadonlyArray<keyof RerankWeights>, features: ToolFeatures): number {
   let score = 0;
-  for (const name of Object.keys(weights) as Array<keyof RerankWeights>) score += weights[name] * features[name];
+  for (const name of names) score += weights[name] * features[name];
   return score;
 }

@@ -30,14 +30,17 @@ export function valueWords(request: string): Set<string> {
   }
   for (const token of text.split(/\s+/)) {
     // a sentence written without spaces is one token: its own words are not a code for the number or file name inside it
-    for (const piece of token.split(UNSPACED_RUN)) {
-      if (JOINED.test(piece)) addValues(piece, values);
-      else if (DIGIT.test(piece) && LETTER.test(piece)) {
-        for (const [word] of piece.matchAll(WORD)) if (LETTER.test(word) && DIGIT.test(word)) addValues(word, values);
-      }
-    }
+    if (!UNSPACED_RUN.test(token)) addCodes(token, values); // most tokens: no array of one piece per token
+    else for (const piece of token.split(UNSPACED_RUN)) addCodes(piece, values);
   }
   return values;
+}
+
+function addCodes(piece: string, values: Set<string>): void {
+  if (JOINED.test(piece)) addValues(piece, values);
+  else if (DIGIT.test(piece) && LETTER.test(piece)) {
+    for (const [word] of piece.matchAll(WORD)) if (LETTER.test(word) && DIGIT.test(word)) addValues(word, values);
+  }
 }
 
 function addValues(span: string, values: Set<string>): void {
