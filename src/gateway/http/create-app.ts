@@ -77,7 +77,8 @@ export function createApp(options: AppOptions): Express {
   // every principal (api_token is one, admin) is admitted; what each may see and run is the rights layer's to say
   const auth: RequestHandler = principalAuth(gateway.principals);
   app.get('/metrics', auth, async (_request, response) => {
-    response.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    const { contentType, text } = await metrics.exposition();
+    response.type(contentType).send(text);
   });
   app.use('/v1', auth);
   app.use(sessionRouter(gateway, { maxBodyBytes: config.maxBodyBytes }));

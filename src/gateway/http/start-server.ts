@@ -80,6 +80,8 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   const { index } = gateway.registry;
   if (index.errors.length > 0) logger.warn({ dropped: [...new Set(index.errors.map((error) => error.file))], errors: index.errors.length }, 'definitions dropped: not served');
   logger.info({ url, source: index.source, commit: index.commit, tools: toolCount(gateway.registry.index) }, 'gateway listening');
+  // prom-client only now, off the path to listening (issue #18): what was counted before is counted as it loads
+  metrics.start().catch((error: unknown) => logger.error({ err: error }, 'metrics could not be started'));
   let closing: Promise<void> | undefined;
   return {
     url,
