@@ -1,6 +1,6 @@
 import { letGo, runLettingGo, runToEnd, type MatchResult, type ToolIndex } from '../core/index.js';
 import { FITTED_DECISION, FITTED_RANKING } from './fitted-parameters.js';
-import { warmUpTransliteration } from './suggestion.js';
+import { loadTransliteration, warmUpTransliteration } from './suggestion.js';
 import { createToolResolver, lookupTool, toolResolverSteps, type LookupResult, type ToolResolver } from './lookup.js';
 import { calibrate, calibrationSteps, hasChineseProbesSteps, type Calibration } from './calibration.js';
 import { isChineseWord, lexiconSettled, loadLexicon } from './lexicon.js';
@@ -171,13 +171,15 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
     ready: async (intent) => {
       const chinese = !lexiconSettled() && ((intent !== undefined && isChineseWord(intent)) || runToEnd(hasChineseProbesSteps(index.tools)));
       const reading = chinese ? loadLexicon().catch(() => undefined) : undefined;
+      const transliteration = loadTransliteration();
       searchIndexNow();
-      await reading;
+      await Promise.all([reading, transliteration]);
       engine();
       warmUpTransliteration();
       return matcher;
     },
     prepareLettingGo: async () => {
+      await loadTransliteration();
       await letGo();
       // as ready(): a registry with Chinese examples is calibrated with their senses, the dictionary read off this thread meanwhile
       const chinese = !lexiconSettled() && (await runLettingGo(hasChineseProbesSteps(index.tools)));

@@ -1,4 +1,4 @@
-import anyAscii from 'any-ascii';
+import { createRequire } from 'node:module';
 import { analyzeWords } from './analyze.js';
 
 const MAX_SLUG_WORDS = 4;
@@ -10,19 +10,45 @@ const MAX_READ_CHARACTERS = 1024;
 // a word already in ASCII is its own transliteration
 const ASCII = /^[\x00-\x7f]*$/;
 
+type Transliterate = (text: string) => string;
+
+// any-ascii (0.55 MB of tables, ~20-30 ms of CPU to load) is loaded when a matcher is prepared or at its first use,
+// not with this module: a server listens first (issue #18)
+let anyAscii: Transliterate | undefined;
+
+/**
+ * Loads any-ascii: for a matcher being prepared. It is required, as `transliterator` does, and imported only where
+ * this Node cannot require an ES module (before 20.19): a require() of it while an import() of it is still in
+ * flight fails (ERR_INTERNAL_ASSERTION, "not yet fully loaded"), so the two are never mixed where require() works.
+ */
+export async function loadTransliteration(): Promise<void> {
+  try {
+    transliterator();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_REQUIRE_ESM') throw error;
+    anyAscii ??= (await import('any-ascii')).default;
+  }
+}
+
+// any-ascii at its first use: an ES module, which require() loads from Node 20.19 and 22.12 on
+function transliterator(): Transliterate {
+  anyAscii ??= (createRequire(import.meta.url)('any-ascii') as { default: Transliterate }).default;
+  return anyAscii;
+}
+
 /**
  * Reads the transliteration tables in once (the first non-ASCII word otherwise pays ~20 ms for it): for a server
  * preparing its matcher, so that the first request answered `found: false` does not.
  */
 export function warmUpTransliteration(): void {
-  anyAscii('查看 Привет');
+  transliterator()('查看 Привет');
 }
 
 /** A folder name for a tool that would answer `intent`: its first content words, transliterated to ASCII, kebab-case. */
 export function toolSlug(intent: string): string {
   const parts: string[] = [];
   for (const { word } of analyzeWords(intent.slice(0, MAX_READ_CHARACTERS), MAX_READ_WORDS)) {
-    const ascii = (ASCII.test(word) ? word : anyAscii(word))
+    const ascii = (ASCII.test(word) ? word : transliterator()(word))
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '');
     if (ascii.length > 0 && !parts.includes(ascii)) parts.push(ascii);

@@ -148,10 +148,16 @@ describe('hldp match', () => {
     expect(answer.candidates[0].name).toBe(tool);
   });
 
-  it.each([['what is the weather in Paris'], ['закажи пиццу на вечер'], ['今天天气怎么样']])('exits 1 with found: false for %s', async (intent) => {
+  it.each([
+    ['what is the weather in Paris', 'weather-paris'],
+    ['закажи пиццу на вечер', 'zakazhi-pitstsu-vecher'],
+    ['今天天气怎么样', 'jintian-tianqi-zenme-yang'],
+  ])('exits 1 with found: false for %s, naming the folder to write', async (intent, slug) => {
     const run = await runCli(['match', intent], { env });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^no tool found\. 此工具尚不在仓库中/);
+    // any-ascii is loaded as the matcher is prepared (issue #18): a fresh process still transliterates
+    expect(run.stdout).toContain(`tools/${slug}/TOOL.hdlp`);
   });
 });
 
