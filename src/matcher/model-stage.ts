@@ -158,15 +158,18 @@ export function checkNames(content: string, index: ToolIndex, limit: number): st
   const resolver = createToolResolver(index);
   // names differ in more than case within an index (the scanner refuses the rest)
   const byLowerName = new Map(index.tools.map((tool) => [tool.name.toLowerCase(), tool]));
+  const byName = new Map(index.tools.map((tool) => [tool.name, tool]));
   const named: string[] = [];
   const add = (candidate: string): void => {
     const tool = resolver.resolve(candidate.trim()) ?? byLowerName.get(candidate.trim().toLowerCase());
     if (tool !== undefined && !named.includes(tool.name)) named.push(tool.name);
   };
-  const json = /\{[\s\S]*\}/.exec(content)?.[0];
+  // from the first `{` to the last `}`, found by index (a backtracking pattern took seconds on an answer of braces)
+  const open = content.indexOf('{');
+  const close = content.lastIndexOf('}');
   let parsed: unknown;
   try {
-    parsed = json === undefined ? undefined : JSON.parse(json);
+    parsed = open < 0 || close < open ? undefined : JSON.parse(content.slice(open, close + 1));
   } catch {
     parsed = undefined;
   }
@@ -174,25 +177,15 @@ export function checkNames(content: string, index: ToolIndex, limit: number): st
   if (Array.isArray(tools)) {
     for (const name of tools) if (typeof name === 'string') add(name);
   } else {
-    // prose: the registry's names it mentions as whole names (not `git` inside `git-ops`), in order
-    const mentions = index.tools
-      .map((tool) => ({ name: tool.name, at: mentionAt(content, tool.name) }))
-      .filter((mention) => mention.at >= 0)
-      .sort((a, b) => a.at - b.at);
-    for (const mention of mentions) add(mention.name);
+    // prose: the registry's names it mentions as whole names (not `git` inside `git-ops`), in order: one pass over
+    // the answer's name-like words, each looked up (a search of the answer for every name was tools × answer)
+    for (const word of content.matchAll(NAME_WORD)) {
+      const tool = byName.get(word[0]) ?? (word[0].endsWith('.') ? byName.get(word[0].slice(0, -1)) : undefined);
+      if (tool !== undefined) add(tool.name);
+    }
   }
   return named.slice(0, limit);
 }
 
-const NAME_CHARACTER = /[A-Za-z0-9._-]/;
-
-function mentionAt(content: string, name: string): number {
-  for (let at = content.indexOf(name); at >= 0; at = content.indexOf(name, at + 1)) {
-    const before = content[at - 1];
-    const after = content[at + name.length];
-    // a sentence's full stop after a name is not part of it
-    const afterIsName = after !== undefined && NAME_CHARACTER.test(after) && !(after === '.' && !NAME_CHARACTER.test(content[at + name.length + 1] ?? ' '));
-    if ((before === undefined || !NAME_CHARACTER.test(before)) && !afterIsName) return at;
-  }
-  return -1;
-}
+// a run of the characters names are made of (a sentence's full stop after a name is tried without it)
+const NAME_WORD = /[A-Za-z0-9._-]+/g;

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../src/core/index.js';
-import { createMatcher, createModelStage, listForModel, matchWithModel, type ModelStageOptions } from '../../src/matcher/index.js';
+import { checkNames, createMatcher, createModelStage, listForModel, matchWithModel, type ModelStageOptions } from '../../src/matcher/index.js';
 import { startChatCompletionsServer, type ChatCompletionsServer, type ChatReply, type ChatRequest } from '../helpers/chat-completions-server.js';
 import { makeIndex, makeToolDefinition } from './helpers.js';
 
@@ -81,6 +82,42 @@ describe('the model stage, against a local server implementing the OpenAI chat-c
       const server = await serve(() => answer);
       const { stage, matcher } = setUp(server);
       expect(await matchWithModel(matcher, stage, RUSSIAN)).toEqual(matcher.matchIntent(RUSSIAN));
+    });
+
+    it('returns the lexical answer, without stalling, when the answer is 200 KiB of braces or of names run together', async () => {
+      // a backtracking pattern for the JSON took seconds to minutes on such an answer of `{`, and searching the answer for every name
+      // was tools × answer: an endpoint (or anything between it and us over http://) could stall the gateway
+      for (const answer of ['{'.repeat(200 * 1024), 'weather-forecast'.repeat(12 * 1024)]) {
+        const server = await serve(() => answer);
+        const { stage, matcher } = setUp(server);
+        expect(await matchWithModel(matcher, stage, RUSSIAN)).toEqual(matcher.matchIntent(RUSSIAN));
+      }
+      // a stall is the defect: the backtracking pattern took 32 s on this machine, the reading by index milliseconds
+    }, 15_000);
+
+    it('reads prose as whole names, in order, exactly as a search for each name bounded by other characters would', () => {
+      const names = ['git', 'git-ops', 'a.b', 'v1.', 'x_y', 'weather-forecast'];
+      const index = makeIndex(names.map((name) => makeToolDefinition({ name })));
+      // the reading before: each name's first mention not inside a longer name (a full stop after it ends a sentence)
+      const isName = (character: string | undefined) => character !== undefined && /[A-Za-z0-9._-]/.test(character);
+      const mentionAt = (content: string, name: string): number => {
+        for (let at = content.indexOf(name); at >= 0; at = content.indexOf(name, at + 1)) {
+          const after = content[at + name.length];
+          const afterIsName = isName(after) && !(after === '.' && !isName(content[at + name.length + 1] ?? ' '));
+          if (!isName(content[at - 1]) && !afterIsName) return at;
+        }
+        return -1;
+      };
+      const piece = fc.constantFrom(...names, ' ', '.', '-', ',', '`', 'use ', 'a', '\n', '..', '{', '}');
+      fc.assert(
+        fc.property(fc.array(piece, { maxLength: 14 }), fc.integer({ min: 1, max: 6 }), (pieces, limit) => {
+          const content = pieces.join('');
+          if (content.includes('{') && content.lastIndexOf('}') > content.indexOf('{')) return;
+          const expected = names.map((name) => ({ name, at: mentionAt(content, name) })).filter((mention) => mention.at >= 0).sort((a, b) => a.at - b.at).map((mention) => mention.name).slice(0, limit);
+          expect(checkNames(content, index, limit)).toEqual(expected);
+        }),
+        { numRuns: 2000 },
+      );
     });
   });
 
