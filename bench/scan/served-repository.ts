@@ -20,6 +20,8 @@ export interface ServedRepository {
   stop(): void;
   /** CPU milliseconds the git server has used so far: its own process and the `git http-backend` processes it ran (Linux: /proc; NaN elsewhere) */
   serverCpuMs(): number;
+  /** the same, split: the HTTP server's own process (which spawns a CGI per request) and the git processes it ran */
+  serverCpuSplitMs(): { server: number; git: number };
 }
 
 export async function serveGeneratedRepository(root: string, size: number): Promise<ServedRepository> {
@@ -31,14 +33,14 @@ export async function serveGeneratedRepository(root: string, size: number): Prom
   await push();
   const server = spawn(process.execPath, ['--import', 'tsx', new URL('serve-git.ts', import.meta.url).pathname, join(root, 'served')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const base = await new Promise<string>((done) => server.stdout.once('data', (chunk: Buffer) => done(chunk.toString().trim())));
-  return { work, url: `${base}/tools.git`, push, stop: () => void server.kill('SIGTERM'), serverCpuMs: () => processTreeCpuMs(server.pid) };
+  return { work, url: `${base}/tools.git`, push, stop: () => void server.kill('SIGTERM'), serverCpuMs: () => processTreeCpuMs(server.pid), serverCpuSplitMs: () => ({ server: processTreeCpuMs(server.pid, [11, 12]), git: processTreeCpuMs(server.pid, [13, 14]) }) };
 }
 
 // utime, stime, and the children's cutime and cstime once they were waited for (every CGI request's git processes)
-function processTreeCpuMs(pid: number | undefined): number {
+function processTreeCpuMs(pid: number | undefined, fieldsSummed = [11, 12, 13, 14]): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^.*\) /, '').split(' ');
-    const ticks = [11, 12, 13, 14].reduce((sum, field) => sum + Number(fields[field]), 0);
+    const ticks = fieldsSummed.reduce((sum, field) => sum + Number(fields[field]), 0);
     return (ticks * 1000) / CLOCK_TICKS;
   } catch {
     return Number.NaN;

@@ -83,8 +83,10 @@ export class Scanner {
       // a file that could not be read this time is read again next time, not remembered as broken
       if (!read.some(isUnread)) {
         const built = index;
-        // the index is usable now; the disk copy follows without delaying the answer
+        // the index is usable now; the disk copy follows without delaying the answer: from the next turn of the event
+        // loop on (its first slice, ~10 ms, ran before the caller had the index when it began in this one)
         this.pendingSave = this.pendingSave
+          .then(letGo)
           .then(async () => this.cache.save({ source: this.source.label, commit: snapshot.commit, scanned_at: scannedAt, entries: read, index: await runLettingGo(storeIndexSteps(built, read)) }))
           .catch((error: unknown) => process.emitWarning(`index cache not written: ${String(error)}`));
       }
