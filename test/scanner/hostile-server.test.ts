@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import http from 'isomorphic-git/http/node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FLUSH, packetLine } from '../../src/scanner/sources/pkt-line.js';
+import { indexPack } from '../../src/scanner/sources/index-pack.js';
 import { discoverUploadPack, fetchPack } from '../../src/scanner/sources/upload-pack.js';
 import { blobId, craftDelta, packOf, type CraftedEntry } from '../helpers/crafted-pack.js';
 import { makeTempDir } from '../helpers/git.js';
@@ -60,34 +61,61 @@ async function scanWithPeak(url: string): Promise<{ code: number; stdout: string
   return { ...run, peakBytes: Number(/peak-rss-kib (\d+)/.exec(run.stderr)?.[1]) * 1024 };
 }
 
+/** A pack of a 1 MiB blob of zeros and `count` deltas of ~140 bytes, each 63 copies of it plus a byte of its own: 63 MiB apiece. */
+function manyLargeDeltas(count: number): Buffer {
+  const zeros = Buffer.alloc(MIB);
+  const copies = Buffer.alloc(2 * 63);
+  for (let at = 0; at < copies.length; at += 2) copies.set([0x80 | 0x40, 0x10], at);
+  const entries: CraftedEntry[] = [{ oid: blobId(zeros), kind: 'blob', data: zeros }];
+  for (let index = 0; index < count; index++) {
+    entries.push({ oid: index.toString(16).padStart(40, 'c'), kind: 'ref-delta', base: blobId(zeros), data: craftDelta(MIB, 63 * MIB + 1, Buffer.concat([copies, Buffer.from([1, index])])) });
+  }
+  return packOf(entries).pack;
+}
+
+async function serveClone(pack: Buffer): Promise<string> {
+  const answer = sideBandAnswer(pack);
+  return serve((request, response) => {
+    request.resume();
+    if (request.method === 'POST') {
+      response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-result' });
+      response.end(answer);
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' });
+    response.end(ADVERTISEMENT);
+  });
+}
+
 describe('a clone from a server whose pack makes many large objects (a local HTTP server implementing upload-pack)', () => {
   it('indexes it within bounded memory, then fails that scan plainly: hldp scan exits 2, its peak RSS under 512 MB', async () => {
-    // 24 deltas of ~150 bytes each, every one 63 copies of a 1 MiB blob of zeros plus a byte of its own: 1.5 GiB of
-    // distinct objects from a pack of a few kilobytes; every result was held until the whole pack was resolved
-    const zeros = Buffer.alloc(MIB);
-    const copies = Buffer.alloc(2 * 63);
-    for (let at = 0; at < copies.length; at += 2) copies.set([0x80 | 0x40, 0x10], at);
-    const entries: CraftedEntry[] = [{ oid: blobId(zeros), kind: 'blob', data: zeros }];
-    for (let index = 0; index < 24; index++) {
-      entries.push({ oid: index.toString(16).padStart(40, 'c'), kind: 'ref-delta', base: blobId(zeros), data: craftDelta(MIB, 63 * MIB + 1, Buffer.concat([copies, Buffer.from([1, index])])) });
-    }
-    const answer = sideBandAnswer(packOf(entries).pack);
-    const url = await serve((request, response) => {
-      request.resume();
-      if (request.method === 'POST') {
-        response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-result' });
-        response.end(answer);
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' });
-      response.end(ADVERTISEMENT);
-    });
-    const run = await scanWithPeak(url);
+    // 12 deltas: 756 MiB of distinct objects from a pack of ~3 KB, every result held until the whole pack was resolved
+    const run = await scanWithPeak(await serveClone(manyLargeDeltas(12)));
     expect(run.code, run.stderr).toBe(2);
     // the pack is well formed: it is indexed whole, and refused because the commit is not in it
     expect(run.stderr).toContain(`does not hold the commit it advertised for 'main' (${COMMIT})`);
     expect(run.peakBytes).toBeGreaterThan(0);
     expect(run.peakBytes).toBeLessThan(512 * MIB);
+  }, 60_000);
+
+  it('refuses a pack that would make more than 1 GiB (16 times a larger pack), before making it all: hldp scan exits 2', async () => {
+    // 64 such deltas (4 GiB from ~9 KB) took 74 s of CPU; a 1 MiB pack of them, hours
+    const run = await scanWithPeak(await serveClone(manyLargeDeltas(64)));
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/its objects would make more than the 1073741824 bytes a pack of \d+ bytes may make here/);
+    expect(run.peakBytes).toBeLessThan(512 * MIB);
+  }, 60_000);
+
+  it('lets the event loop turn while it indexes: timers (the clone lock refresh among them) and requests still run', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    try {
+      // indexing this pack was one synchronous piece of seconds
+      await expect(indexPack(manyLargeDeltas(20), () => Promise.reject(new Error('no outside objects')))).rejects.toThrow(/would make more than/);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(ticks).toBeGreaterThanOrEqual(3);
   }, 60_000);
 });
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
+import { letGo, SLICE_MS } from '../../core/index.js';
 import { applyDelta } from './git-delta.js';
 import { Entry, Held, HOLD_BYTES, inflateAt } from './pack-entries.js';
 import { entryAt, MAX_CHAIN, MAX_OBJECT_BYTES, OFS_DELTA, REF_DELTA, TYPES, type GitObject, type ObjectType } from './pack-store.js';
@@ -38,15 +39,18 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
   if (!sha1(received.subarray(0, trailer)).equals(received.subarray(trailer))) throw new Error('corrupt pack: its checksum does not match (truncated in transfer?)');
   const count = received.readUInt32BE(8);
   const held = new Held(received, trailer, maxObjectBytes, holdBytes);
+  const slices = new Slices();
   const entries: Entry[] = [];
   let offset = 12;
   for (let index = 0; index < count; index++) {
+    if (slices.due()) await slices.letGo();
     const header = entryAt(received, offset);
     const type = TYPES[header.type];
     if (header.size > MAX_STREAMED_BYTES) throw new Error(`fetched pack: an object of ${header.size} bytes at ${offset}, over the ${MAX_STREAMED_BYTES} bytes a repository's file may have here`);
     if (header.size > maxObjectBytes && type !== undefined) {
       // a whole object over what a read may hold (a large file beside `tools/`; git stores files over its 512 MiB
       // bigFileThreshold whole) is hashed as it streams out of zlib and never held: it can be no delta's base here
+      held.made(header.size);
       const { oid, consumed } = await hashStreamed(received.subarray(header.data, trailer), type, header.size, offset);
       const end = header.data + consumed;
       const entry = Entry.whole(offset, end, crc32(received.subarray(offset, end)), type, header.data, header.size, oid);
@@ -56,6 +60,7 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
       continue;
     }
     if (header.size > maxObjectBytes) throw new Error(`fetched pack: a delta of ${header.size} bytes at ${offset}, over the ${maxObjectBytes} bytes an object read may hold`);
+    held.made(header.size);
     const { data, consumed } = inflateAt(received, header.data, trailer, header.size, offset);
     const end = header.data + consumed;
     const entry = new Entry(offset, end, crc32(received.subarray(offset, end)), header.type, header.data, header.size, header.baseOffset, header.baseOid);
@@ -69,7 +74,7 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
     offset = end;
   }
   if (offset !== trailer) throw new Error(`corrupt pack: ${trailer - offset} bytes after its ${count} objects`);
-  const { outside, kept } = await resolveAll(entries, readOutside, held);
+  const { outside, kept } = await resolveAll(entries, readOutside, held, slices);
   return writeIndex(received, entries, outside, kept);
 }
 
@@ -77,7 +82,7 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
  * Resolves every entry from its base, bases first (a worklist from the whole objects, so a chain in any order is
  * linear), and keeps up to `KEEP_BYTES` of the resolved objects to hand on.
  */
-async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promise<GitObject>, held: Held): Promise<{ outside: GitObject[]; kept: Map<string, GitObject> }> {
+async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promise<GitObject>, held: Held, slices: Slices): Promise<{ outside: GitObject[]; kept: Map<string, GitObject> }> {
   const byOffset = new Map(entries.map((entry) => [entry.offset, entry]));
   const waitingOnOffset = new Map<number, Entry[]>();
   const waitingOnOid = new Map<string, Entry[]>();
@@ -102,14 +107,16 @@ async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promis
   };
   // whole objects first, in pack order (as `received` kept them before: the fetch's new trees and blobs)
   for (const entry of ready) if (!entry.streamed) keep(entry, entry.size, () => held.dataOf(entry));
-  const resolveFrom = (list: Entry[]): void => {
+  const resolveFrom = async (list: Entry[]): Promise<void> => {
     while (list.length > 0) {
+      if (slices.due()) await slices.letGo();
       const entry = list.pop()!;
       let content: Buffer | undefined;
       const base = entry.base;
       if (base !== undefined && entry.oid === undefined) {
         // made when it is its turn, not when its base was: a base with a thousand deltas held them all at once
         content = applyDelta(held.dataOf(entry), held.contentOf(base), held.maxObjectBytes);
+        held.made(content.length);
         held.drop(entry);
         entry.type = base.type;
         entry.oid = objectId(base.type!, content);
@@ -136,7 +143,7 @@ async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promis
       }
     }
   };
-  resolveFrom(ready);
+  await resolveFrom(ready);
   // what is left waits on objects outside the pack (a thin pack), or on nothing at all
   const outside: GitObject[] = [];
   for (const oid of [...waitingOnOid.keys()]) {
@@ -146,7 +153,7 @@ async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promis
     outside.push(object);
     const base = Entry.whole(-1, -1, 0, object.type, -1, object.content.length, oid);
     base.outside = object.content;
-    resolveFrom([base]);
+    await resolveFrom([base]);
   }
   const unresolved = entries.find((entry) => entry.oid === undefined);
   if (unresolved) throw new Error(`corrupt pack: the delta at ${unresolved.offset} has no base (its chain leads back to itself)`);
@@ -271,6 +278,23 @@ function take<K>(map: Map<K, Entry[]>, key: K, also: Entry[]): Entry[] {
 }
 
 const NONE: Entry[] = [];
+
+/**
+ * The indexer's turns on the event loop: indexing a 100,000-tool clone's pack is ~5 s of CPU, and a server's every
+ * 64th fetch starts a clone over, so it lets requests and timers (the clone lock's refresh among them) run every `SLICE_MS`.
+ */
+class Slices {
+  private start = performance.now();
+
+  due(): boolean {
+    return performance.now() - this.start >= SLICE_MS;
+  }
+
+  async letGo(): Promise<void> {
+    await letGo();
+    this.start = performance.now();
+  }
+}
 
 const CRC_TABLE = Int32Array.from({ length: 256 }, (_, byte) => {
   let value = byte;

@@ -12,8 +12,16 @@ import { TYPES, type ObjectType } from './pack-store.js';
  */
 export const HOLD_BYTES = 128 * 1024 * 1024;
 
-/** What may be made again (inflated or resolved a second time) once the bytes held are full, before the pack is refused. */
-export const REDO_BYTES = 4 * 1024 * 1024 * 1024;
+/**
+ * What indexing a pack may make in all, inflated or resolved (a second time included), before the pack is refused:
+ * 16 times the pack, and at least 1 GiB. A delta of ~30 bytes states a 64 MiB object, so a pack of a few kilobytes
+ * made gigabytes, minutes of CPU. A 100,000-tool clone makes ~100 MB from its 16 MB pack.
+ */
+export function makeLimit(packBytes: number): number {
+  return Math.max(MIN_MAKE_BYTES, 16 * packBytes);
+}
+
+const MIN_MAKE_BYTES = 1024 * 1024 * 1024;
 
 /** One object of the pack (a class: 200,000 of them at 100,000 tools, each of one shape, its fields set from the start). */
 export class Entry {
@@ -65,11 +73,12 @@ export function inflateAt(pack: Buffer, start: number, trailer: number, size: nu
 
 /**
  * The inflated bytes the indexer holds, within `limit`: entries' data kept as read while there is room, the contents
- * of bases whose deltas wait kept by recent use. What is not held is made again when needed (counted against `REDO_BYTES`).
+ * of bases whose deltas wait kept by recent use. What is not held is made again when needed; all that is made counts against `makeLimit`.
  */
 export class Held {
   private bytes = 0;
-  private redone = 0;
+  private madeBytes = 0;
+  private readonly makeLimit: number;
   // insertion order is recency: the first is the least recently used
   private readonly contents = new Map<Entry, Buffer>();
 
@@ -78,7 +87,16 @@ export class Held {
     private readonly trailer: number,
     readonly maxObjectBytes: number,
     private readonly limit: number,
-  ) {}
+  ) {
+    this.makeLimit = makeLimit(pack.length);
+  }
+
+  /** Counts bytes inflated or made, refusing the pack past its limit (checked before the work, from the object's stated size). */
+  made(bytes: number): void {
+    if ((this.madeBytes += bytes) > this.makeLimit) {
+      throw new Error(`fetched pack: its objects would make more than the ${this.makeLimit} bytes a pack of ${this.pack.length} bytes may make here (inflated and resolved)`);
+    }
+  }
 
   /** Holds an entry's data as read, if there is room. */
   keep(entry: Entry, data: Buffer): void {
@@ -97,7 +115,7 @@ export class Held {
   /** An entry's inflated data: held, or inflated again. */
   dataOf(entry: Entry): Buffer {
     if (entry.data !== undefined) return entry.data;
-    this.redo(entry.size);
+    this.made(entry.size);
     return inflateAt(this.pack, entry.dataStart, this.trailer, entry.size, entry.offset).data;
   }
 
@@ -142,13 +160,9 @@ export class Held {
       const delta = chain[index]!;
       // made before (it was resolved, then let go): made again
       content = applyDelta(this.dataOf(delta), content, this.maxObjectBytes);
-      this.redo(content.length);
+      this.made(content.length);
     }
     return content;
-  }
-
-  private redo(bytes: number): void {
-    if ((this.redone += bytes) > REDO_BYTES) throw new Error(`fetched pack: its deltas would be made again past ${REDO_BYTES} bytes to index it within ${this.limit} bytes of memory`);
   }
 }
 
