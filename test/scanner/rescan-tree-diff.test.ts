@@ -108,4 +108,21 @@ describe('Scanner rescanning a local git repository', () => {
       await scanner.flush();
     });
   });
+
+  describe('when the last scanned commit is gone (history rewritten, then pruned)', () => {
+    it('lists every entry of the new commit and holds a fresh scan\'s index', async () => {
+      await commitFiles(repo, START);
+      await commitFiles(repo, { 'tools/beta/TOOL.hdlp': makeToolYaml('beta', { group: 'letters', intent: 'soon gone' }) }, 'to be rewritten');
+      const scanner = new Scanner({ repo, cacheDir: join(temp.path, 'cache') });
+      await scanner.scan();
+      await git(repo, 'reset', '-q', '--hard', 'HEAD~1');
+      await commitFiles(repo, { 'tools/gamma/TOOL.hdlp': makeToolYaml('gamma', { intent: 'rewritten' }) }, 'rewritten');
+      await git(repo, 'reflog', 'expire', '--expire=now', '--all');
+      await git(repo, 'gc', '-q', '--prune=now');
+      const counted = countingListings(scanner);
+      await expectFreshScan(await scanner.scan(), 0);
+      expect(counted.listings).toBe(1);
+      await scanner.flush();
+    });
+  });
 });

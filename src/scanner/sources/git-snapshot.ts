@@ -77,13 +77,7 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
       read.set(oid, tree);
       return tree;
     };
-    let before: GitObject;
-    try {
-      before = await readTree(await treeOf(objects, since));
-    } catch {
-      // that commit is not held (a clone started over since): the caller lists every entry
-      return undefined;
-    }
+    const before = await readTree(await treeOf(objects, since));
     const rootOid = await treeOf(objects, commit);
     const after = await readTree(rootOid);
     const diff = await diffEntryTrees(before.content, after.content, async (oid) => (await readTree(oid)).content, flatModes);
@@ -101,7 +95,9 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
   return {
     commit,
     listEntries: () => retryAfterRepack(listing, listOnce),
-    diffEntries: (since) => retryAfterRepack(listing, () => diffOnce(since)),
+    // any failure (that commit no longer held, a clone started over since, an old tree git would refuse, a repack
+    // meanwhile) leaves the caller to list every entry, which reads only the new commit and retries after a repack
+    diffEntries: (since) => diffOnce(since).catch(() => undefined),
     read: (entry) =>
       retryAfterRepack<DefinitionFile | Diagnostic>(listing, () =>
         entry.kind && ENTRY_LAYOUT[entry.kind].flat ? readFlatDefinition(objects, maxBytes, entry, flatModes.get(`${entry.kind}/${entry.folder}`)) : readDefinition(objects, maxBytes, entry),
