@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { DeclaredSandbox } from '../core/index.js';
@@ -42,12 +42,14 @@ export class LaunchedStdioTransport implements Transport {
 
   #child: ChildProcess | undefined;
   #plan: LaunchPlan | undefined;
-  readonly #readBuffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
+  readonly #lines = new LineReader(MAX_MESSAGE_BYTES);
   #stderrTail = '';
   #status = '';
   #ending: { exitCode: number | null; signal: NodeJS.Signals | null } | undefined;
   #closed: Promise<void> | undefined;
   #stopping = false;
+  /** why we stopped the server ourselves, when it broke the protocol */
+  #broke: string | undefined;
 
   constructor(private readonly launch: ServerLaunch) {}
 
@@ -110,31 +112,38 @@ export class LaunchedStdioTransport implements Transport {
     const outcome = await this.#plan?.finish({ ...ending, status: this.#status, stderr: this.#stderrTail, stopped: this.#stopping }).catch(() => undefined);
     const exitCode = outcome?.exitCode ?? ending.exitCode;
     const signal = outcome?.signal ?? ending.signal;
-    const how = outcome?.failure ? `could not run (${outcome.failure.code}: ${outcome.failure.message})` : signal ? `was killed by ${signal}` : `exited with code ${exitCode}`;
+    const how = outcome?.failure
+      ? `could not run (${outcome.failure.code}: ${outcome.failure.message})`
+      : this.#broke !== undefined
+        ? `was stopped by the gateway (${this.#broke})`
+        : signal
+          ? `was killed by ${signal}`
+          : `exited with code ${exitCode}`;
     // a server that never ran (the sandbox could not be set up, no such program) says nothing of its own
     if (outcome?.failure) return { how, stderr: '', failure: outcome.failure.code };
     return { how, stderr: this.#stderrTail.trim() };
   }
 
   #receive(chunk: Buffer): void {
+    let lines: Buffer[];
     try {
-      this.#readBuffer.append(chunk);
+      lines = this.#lines.push(chunk);
     } catch (error) {
       // a message beyond the limit: the stream cannot be trusted any more
+      this.#broke = (error as Error).message;
       this.onerror?.(error as Error);
       void this.close();
       return;
     }
-    for (;;) {
-      let message: JSONRPCMessage | null;
+    for (const line of lines) {
+      let message: JSONRPCMessage;
       try {
-        message = this.#readBuffer.readMessage();
+        message = deserializeMessage(line.toString('utf8').replace(/\r$/, ''));
       } catch (error) {
         // a line that is not JSON-RPC (a server printing to stdout): reported, and the stream goes on
         this.onerror?.(error as Error);
         continue;
       }
-      if (message === null) return;
       this.onmessage?.(message);
     }
   }
@@ -147,5 +156,41 @@ export class LaunchedStdioTransport implements Transport {
     } catch {
       // ESRCH: the group is gone
     }
+  }
+}
+
+/**
+ * Newline-delimited lines from a stream, each end looked for only in the bytes that just came. The SDK's `ReadBuffer`
+ * joined its whole buffer to each chunk and searched it from the start: a 64 MiB line in 64 KiB pipe chunks copied
+ * ~34 GB on the event loop (512 s measured; a server-filesystem `read_file` of a large log is such a line).
+ */
+export class LineReader {
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** The lines `chunk` completes, without their newline; throws when a line passes `maxBytes`. */
+  push(chunk: Buffer): Buffer[] {
+    const lines: Buffer[] = [];
+    let start = 0;
+    for (let newline = chunk.indexOf(0x0a); newline >= 0; newline = chunk.indexOf(0x0a, start)) {
+      this.#grow(newline - start);
+      const part = chunk.subarray(start, newline);
+      lines.push(this.#pending.length === 0 ? part : Buffer.concat([...this.#pending, part], this.#pendingBytes));
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      start = newline + 1;
+    }
+    if (start < chunk.length) {
+      this.#grow(chunk.length - start);
+      this.#pending.push(chunk.subarray(start));
+    }
+    return lines;
+  }
+
+  #grow(bytes: number): void {
+    this.#pendingBytes += bytes;
+    if (this.#pendingBytes > this.maxBytes) throw new Error(`a message from the MCP server is larger than ${this.maxBytes} bytes`);
   }
 }
