@@ -29,6 +29,7 @@ export async function executeForgejo(
   }
   const api = new ForgejoRepositoryApi(config, repository, tool.constraints.timeout_ms, signal);
   const outcome = await method(api, withDefaults(tool.params_schema, rawParams), config);
-  if (!outcome.ok) return failedResult(outcome.code, outcome.message, start);
+  // an error's body is the server's text (up to the API's 32 MiB): bounded in the receipt as output is
+  if (!outcome.ok) return failedResult(outcome.code, boundBytes(outcome.message, tool.constraints.max_output_bytes).text, start);
   return succeededResult(boundBytes(outcome.output, tool.constraints.max_output_bytes, outcome.encoding), start);
 }

@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -195,5 +197,30 @@ describe('git-forgejo executor against a Forgejo API contract server', () => {
       const result = await execute(tool, { path: 'README.md' }, { forgejo: config });
       expect(result).toMatchObject({ ok: false, code: 'HTTP_ERROR', error: expect.stringContaining('/repos/someone/else/') });
     });
+  });
+});
+
+describe('git-forgejo executor against a local server answering the API with a large error', () => {
+  it('keeps the error within max_output_bytes, its head and tail and the cut marked, as output is kept', async () => {
+    // a Forgejo (or a proxy before it) answering 500 with megabytes: the whole body went into the receipt's error
+    const body = `{"message":"${'x'.repeat(2 * 1024 * 1024)}"}`;
+    const server = createServer((request, response) => {
+      request.resume();
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const tool = forgejoTool('read_file', { constraints: { timeout_ms: 10_000, max_output_bytes: 4096, require_confirm: false } });
+      const result = await execute(tool, { path: 'README.md' }, { forgejo: { ...config, url } });
+      expect(result).toMatchObject({ ok: false, code: 'HTTP_ERROR' });
+      expect(Buffer.byteLength(result.error!)).toBeLessThanOrEqual(4096);
+      expect(result.error).toMatch(/^GET .* answered HTTP 500: \{"message":"x+/);
+      expect(result.error).toMatch(/\[… \d+ bytes cut of \d+ …\]/);
+      expect(result.error!.endsWith('x"}')).toBe(true);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
