@@ -17,7 +17,7 @@ export interface GitHttpServer {
  * Serves every repository under `projectRoot`; with `token`, requires HTTP Basic auth with that password (as Forgejo does).
  * `beforeServing` runs before each request is answered (the request waits for it): a test moves the repository there.
  */
-export async function startGitHttpServer(options: { projectRoot: string; token?: string; beforeServing?: (method: string, path: string) => Promise<void> }): Promise<GitHttpServer> {
+export async function startGitHttpServer(options: { projectRoot: string; token?: string; beforeServing?: (method: string, path: string, request: IncomingMessage) => Promise<void> }): Promise<GitHttpServer> {
   let requests = 0;
   const sent = { uploadPack: 0 };
   const server = createServer((request, response) => {
@@ -30,7 +30,7 @@ export async function startGitHttpServer(options: { projectRoot: string; token?:
     if (!options.beforeServing) return serve();
     // the body is piped to the CGI only once it runs: hold it until then
     request.pause();
-    void options.beforeServing(request.method ?? 'GET', new URL(request.url ?? '/', 'http://localhost').pathname).then(serve, (error: unknown) => response.writeHead(500).end(String(error)));
+    void options.beforeServing(request.method ?? 'GET', new URL(request.url ?? '/', 'http://localhost').pathname, request).then(serve, (error: unknown) => response.writeHead(500).end(String(error)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

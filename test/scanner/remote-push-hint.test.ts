@@ -17,6 +17,11 @@ let url: string;
 let seen: string[];
 let postBeforeListingAnswered: boolean;
 let holding: boolean;
+/** whether to hold the next POST until its client drops it, and whether it did */
+let holdingEarly = false;
+let earlyDropped: boolean | undefined;
+/** how long every POST waits before it is answered */
+let slowPostMs = 0;
 
 beforeEach(async () => {
   temp = await makeTempDir('hldp-push-hint-');
@@ -31,7 +36,17 @@ beforeEach(async () => {
     projectRoot,
     // once holding, a ref listing is answered only when a POST has arrived or a second has passed: a fetch sent
     // beside it arrives meanwhile, one sent after it never does
-    beforeServing: async (method, path) => {
+    beforeServing: async (method, path, request) => {
+      if (slowPostMs > 0 && method === 'POST') await new Promise((resolve) => setTimeout(resolve, slowPostMs));
+      if (holdingEarly && method === 'POST') {
+        // the first POST (the early fetch) is held until its client drops it, or 20 s
+        holdingEarly = false;
+        earlyDropped = await new Promise<boolean>((resolve) => {
+          request.socket.once('close', () => resolve(true));
+          setTimeout(() => resolve(false), 20_000);
+        });
+        return;
+      }
       if (!holding) return;
       seen.push(`${method} ${path.replace(/.*\//, '')}`);
       if (method === 'POST') {
@@ -121,6 +136,35 @@ describe('Scanner rescanning a remote for a signed push', () => {
       expect(index.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta', 'gamma']);
       await scanner.flush();
     });
+  });
+
+  describe('when the push names an older commit and the server is slow to answer its fetch', () => {
+    it('drops that fetch and its connection as soon as the head check disagrees, and fetches the head', async () => {
+      // a replayed delivery's fetch ran to its end beside later rescans: up to a whole history downloaded and dropped
+      const scanner = await clonedScanner();
+      const older = await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+      const head = await push({ 'tools/gamma/TOOL.hdlp': makeToolYaml('gamma') });
+      holdingEarly = true;
+      earlyDropped = undefined;
+      const index = await scanner.scan({ ref: 'refs/heads/main', after: older });
+      expect(index.commit).toBe(head);
+      await expect.poll(() => earlyDropped, { timeout: 25_000 }).toBe(true);
+      await scanner.flush();
+    }, 30_000);
+  });
+
+  describe('when the server takes longer than 5 s to start answering a fetch', () => {
+    it('waits for it: Node\'s global agent ended such a request as timed out, failing the rescan', async () => {
+      const scanner = await clonedScanner();
+      const head = await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+      slowPostMs = 6_000;
+      try {
+        expect((await scanner.scan()).commit).toBe(head);
+      } finally {
+        slowPostMs = 0;
+      }
+      await scanner.flush();
+    }, 30_000);
   });
 
   describe('when the push is to another branch', () => {

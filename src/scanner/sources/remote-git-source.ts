@@ -21,6 +21,13 @@ const loadModules: () => Promise<{ git: Git; http: HttpClient; lockfile: typeof 
 /** Fetches kept as separate packs before the clone is started over. */
 const MAX_PACKS = 64;
 
+/** The fetch a signed push started beside the head check: the commit it asks for, its answer, and how to drop it. */
+interface EarlyFetch {
+  want: string;
+  received: Promise<Buffer>;
+  drop: AbortController;
+}
+
 /** How to reach a remote repository. */
 export interface RemoteOptions {
   url: string;
@@ -122,6 +129,16 @@ export class RemoteGitSource implements RepositorySource {
     // a signed push that names this branch's new head: its pack is asked for beside the head check (one round trip
     // instead of two), and kept only if the head check finds the branch there
     const early = this.fetchEarly(branch, local, pushed);
+    try {
+      return await this.updateFrom(branch, local, early);
+    } finally {
+      // an early fetch the head check did not want (another commit, a replayed delivery) is dropped with its download
+      // at once, not left running beside later rescans: used, it has already finished
+      early?.drop.abort();
+    }
+  }
+
+  private async updateFrom(branch: string, local: string, early: EarlyFetch | undefined): Promise<Snapshot> {
     let advertisement: RefAdvertisement;
     try {
       // protocol v0: the head check is one GET of info/refs, whose answer the fetch then uses (two requests in all)
@@ -149,13 +166,14 @@ export class RemoteGitSource implements RepositorySource {
    * branch's, names a commit we lack, and a ref listing of this process told what to ask by. Its answer is used only
    * when the head check finds the branch at that commit; a failure is then met by asking again.
    */
-  private fetchEarly(branch: string, local: string, pushed: PushHint | undefined): { want: string; received: Promise<Buffer> } | undefined {
+  private fetchEarly(branch: string, local: string, pushed: PushHint | undefined): EarlyFetch | undefined {
     if (!pushed || !this.offered || pushed.ref !== `refs/heads/${branch}` || !/^[0-9a-f]{40}$/.test(pushed.after) || pushed.after === local) return undefined;
     const offered = this.offered;
-    const received = readShallow(this.store.gitdir).then((shallows) => fetchPack(this.http, this.url, this.requestHeaders(), offered, { want: pushed.after, haves: [local], shallows }));
+    const drop = new AbortController();
+    const received = readShallow(this.store.gitdir).then((shallows) => fetchPack(this.http, this.url, this.requestHeaders(), offered, { want: pushed.after, haves: [local], shallows }, undefined, drop.signal));
     // awaited only if the head check agrees: never an unhandled rejection
     received.catch(() => undefined);
-    return { want: pushed.after, received };
+    return { want: pushed.after, received, drop };
   }
 
   /**

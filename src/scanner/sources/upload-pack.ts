@@ -1,3 +1,5 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { FLUSH, packetLine, packetText, readPacket } from './pkt-line.js';
 
@@ -95,7 +97,7 @@ export function parseAdvertisement(body: Buffer): RefAdvertisement {
 }
 
 /** POST `git-upload-pack`: the pack of what `want` has that `haves` lack, as the server sends it (thin when it may). */
-export async function fetchPack(http: HttpClient, url: string, headers: Record<string, string>, offered: Set<string>, request: PackRequest, limits = PACK_LIMITS): Promise<Buffer> {
+export async function fetchPack(http: HttpClient, url: string, headers: Record<string, string>, offered: Set<string>, request: PackRequest, limits = PACK_LIMITS, signal?: AbortSignal): Promise<Buffer> {
   const shallow = request.shallows.length > 0 || request.depth !== undefined;
   const capabilities = WANTED_CAPABILITIES.filter((capability) => offered.has(capability) && (capability !== 'shallow' || shallow));
   const lines = [packetLine(`want ${request.want} ${[...capabilities, 'agent=brush-holder'].join(' ')}\n`)];
@@ -117,6 +119,7 @@ export async function fetchPack(http: HttpClient, url: string, headers: Record<s
       body: [Buffer.concat(lines)] as unknown as AsyncIterableIterator<Uint8Array>,
     },
     limits,
+    signal,
   );
   return packOfResponse(body, capabilities.includes('side-band-64k'));
 }
@@ -161,8 +164,16 @@ export function packOfResponse(body: Buffer, sideBand: boolean): Buffer {
   return Buffer.concat(parts);
 }
 
-/** One request and its whole answer, within `limits` (an HTTP status other than 200 is thrown once its body is read). */
-async function transfer(http: HttpClient, request: GitHttpRequest, limits: TransferLimits): Promise<{ response: GitHttpResponse; body: Buffer }> {
+// Node's global agents (keep-alive, Node 19 and later) end a request whose socket is idle for 5 s, which the HTTP
+// client reports as 'Request timed out': a server computing a large pack before its first byte failed the clone.
+// `limits` decide how long we wait.
+const AGENTS: Record<string, HttpAgent> = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+
+/**
+ * One request and its whole answer, within `limits` (an HTTP status other than 200 is thrown once its body is read);
+ * `signal` drops it, and its connection, once it is no longer needed.
+ */
+async function transfer(http: HttpClient, request: GitHttpRequest, limits: TransferLimits, signal?: AbortSignal): Promise<{ response: GitHttpResponse; body: Buffer }> {
   const controller = new AbortController();
   let fail!: (error: Error) => void;
   const failed = new Promise<never>((_, reject) => {
@@ -175,9 +186,12 @@ async function transfer(http: HttpClient, request: GitHttpRequest, limits: Trans
   failed.catch(() => {});
   const total = setTimeout(() => fail(new Error(`${request.url} did not answer whole within ${limits.totalMs / 1000} s`)), limits.totalMs);
   const idle = setTimeout(() => fail(new Error(`${request.url} sent nothing for ${limits.idleMs / 1000} s`)), limits.idleMs);
+  const dropped = () => fail(new Error(`${request.url}: the request was dropped, no longer needed`));
+  if (signal?.aborted) dropped();
+  else signal?.addEventListener('abort', dropped, { once: true });
   let chunks: AsyncIterator<Uint8Array> | undefined;
   try {
-    const response = await Promise.race([http.request({ ...request, signal: controller.signal }), failed]);
+    const response = await Promise.race([http.request({ ...request, signal: controller.signal, agent: AGENTS[new URL(request.url).protocol] }), failed]);
     chunks = response.body ? response.body[Symbol.asyncIterator]() : (async function* () {})();
     const parts: Uint8Array[] = [];
     let size = 0;
@@ -195,6 +209,7 @@ async function transfer(http: HttpClient, request: GitHttpRequest, limits: Trans
   } finally {
     clearTimeout(total);
     clearTimeout(idle);
+    signal?.removeEventListener('abort', dropped);
     // an answer left unread (too large, too slow, an error): the connection goes with it
     if (chunks) {
       controller.abort();
