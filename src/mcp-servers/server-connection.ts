@@ -218,7 +218,7 @@ export class ServerConnection {
     const { config } = this;
     if (config.transport === 'http') {
       const headers = { ...config.headers, ...(config.token ? { authorization: `Bearer ${config.token}` } : {}) };
-      return new kit.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } });
+      return new kit.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers }, fetch: kit.boundedFetch() });
     }
     return new kit.LaunchedStdioTransport({
       command: config.command,

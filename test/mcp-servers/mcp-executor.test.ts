@@ -233,6 +233,45 @@ describe('the mcp executor over Streamable HTTP (server-everything)', () => {
   });
 });
 
+describe('the mcp executor over Streamable HTTP, against a local server implementing the transport whose answer never ends', () => {
+  it('drops the stream once one event passes 64 MiB: the gateway no longer buffers it without end, past the call\'s deadline', async () => {
+    // the SDK reads an event stream without a limit: one endless event grew the gateway's memory past the call's
+    // deadline (its receipt said TIMEOUT while the download went on)
+    let closed = false;
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        if (request.method !== 'POST') return void response.writeHead(405).end();
+        const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string; params?: { protocolVersion?: string } };
+        if (message.id === undefined) return void response.writeHead(202).end();
+        if (message.method === 'initialize') {
+          const result = { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'endless', version: '1.0.0' } };
+          return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+        }
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.write('event: message\ndata: ');
+        const chunk = Buffer.alloc(64 * 1024, 0x61);
+        response.once('close', () => (closed = true));
+        const more = (): void => {
+          while (!response.destroyed && response.write(chunk));
+          if (!response.destroyed) response.once('drain', more);
+        };
+        more();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const { gateway } = await gatewayWith({ endless: { url } }, { spew: mcpToolYaml('spew', 'endless', 'spew', '{}', '{ timeout_ms: 3000 }') });
+    // the SDK leaves the call waiting when its stream fails: it ends at its deadline, with a complete receipt
+    const receipt = receiptOf(await gateway.call('spew', {}));
+    expect(receipt).toMatchObject({ ok: false, timed_out: true });
+    // the download stops at the bound (it went on without end, past the deadline, held whole)
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 40_000 });
+  }, 60_000);
+});
+
 describe('the mcp executor and the server’s side of a call (a recording fixture server)', () => {
   let gateway: Gateway;
   let record: string;
