@@ -174,11 +174,18 @@ function writeIndex(received: Buffer, entries: Entry[], outside: GitObject[], ke
     appended.push(bytes);
     offset += bytes.length;
   }
-  const head = Buffer.from(received.subarray(0, 12));
-  head.writeUInt32BE(entries.length, 8);
-  const body = Buffer.concat([head, received.subarray(12, trailer), ...appended]);
-  const checksum = outside.length ? sha1(body) : received.subarray(trailer);
-  const pack = Buffer.concat([body, checksum]);
+  // a pack that stands alone is written as it came; one with bases appended is made in one copy (it was two, on
+  // top of the received pack: a 1 GiB pack was held three times)
+  let pack = received;
+  let checksum = received.subarray(trailer);
+  if (outside.length > 0) {
+    const head = Buffer.from(received.subarray(0, 12));
+    head.writeUInt32BE(entries.length, 8);
+    const hash = createHash('sha1').update(head).update(received.subarray(12, trailer));
+    for (const bytes of appended) hash.update(bytes);
+    checksum = hash.digest();
+    pack = Buffer.concat([head, received.subarray(12, trailer), ...appended, checksum]);
+  }
   // one entry per id (a pack may hold an object twice: the first is kept, as git keeps it)
   const unique = new Map<string, Entry>();
   for (const entry of entries) if (!unique.has(entry.oid!)) unique.set(entry.oid!, entry);
