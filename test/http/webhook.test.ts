@@ -114,6 +114,21 @@ describe('POST /v1/hooks/forgejo', () => {
     expect(server.gateway.registry.index.commit).toBe(before);
   });
 
+  it('keeps a delivery id only as an id looks: an unsigned header of 10,000 characters is dropped, the push still rescans', async () => {
+    // the id reached the announcement to the other instances, and PostgreSQL's NOTIFY refuses a payload past ~8,000
+    // bytes: they then waited for their poll
+    const commit = await pushTool('fourth');
+    const body = pushPayload(commit);
+    const swapped = nextIndex();
+    const response = await request(server, 'POST', '/v1/hooks/forgejo', {
+      raw: body,
+      headers: { 'content-type': 'application/json', 'x-forgejo-event': 'push', 'x-forgejo-delivery': 'x'.repeat(10_000), 'x-forgejo-signature': sign(body) },
+    });
+    expect(response.status).toBe(202);
+    expect(response.json).toEqual({ accepted: true, event: 'push', delivery: null, rescan: 'scheduled' });
+    expect((await swapped).index.commit).toBe(commit);
+  });
+
   it('also accepts the X-Hub-Signature-256 form', async () => {
     const commit = await pushTool('third');
     const body = pushPayload(commit);

@@ -24,7 +24,10 @@ export function webhookRouter(options: { secret: string | undefined; maxBodyByte
       return;
     }
     const event = request.get('x-forgejo-event') ?? request.get('x-gitea-event') ?? 'push';
-    const delivery = request.get('x-forgejo-delivery') ?? request.get('x-gitea-delivery') ?? null;
+    // the delivery id is outside the signature: kept only as an id looks (Forgejo sends a UUID), since it goes into the
+    // announcement the other instances get (PostgreSQL's NOTIFY refuses a payload past ~8,000 bytes) and the logs
+    const claimed = request.get('x-forgejo-delivery') ?? request.get('x-gitea-delivery');
+    const delivery = claimed !== undefined && DELIVERY_ID.test(claimed) ? claimed : null;
     // a push to any branch may be ours; a rescan with nothing new costs one ref listing
     const rescan = event === 'push' ? 'scheduled' : 'ignored';
     if (rescan === 'scheduled') {
@@ -36,6 +39,8 @@ export function webhookRouter(options: { secret: string | undefined; maxBodyByte
   });
   return router;
 }
+
+const DELIVERY_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 // the branch and commit a push names (signed, so read; still only a hint the scanner checks against the branch's head)
 function pushOf(body: Buffer): PushHint | undefined {
