@@ -9,6 +9,7 @@ import { indexPack } from '../../src/scanner/sources/index-pack.js';
 import { discoverUploadPack, fetchPack } from '../../src/scanner/sources/upload-pack.js';
 import { blobId, craftDelta, packOf, type CraftedEntry } from '../helpers/crafted-pack.js';
 import { makeTempDir } from '../helpers/git.js';
+import { serveUploadPack, sideBandAnswer } from '../helpers/upload-pack-server.js';
 import { runCli } from '../helpers/run-cli.js';
 
 // What a remote sends is hostile input: its answer's size, its pace and its pack's objects are whatever it likes.
@@ -45,13 +46,6 @@ const ADVERTISEMENT = Buffer.concat([
   FLUSH,
 ]);
 
-/** An upload-pack answer carrying `pack` on side band 1, in packets of at most 65,520 bytes. */
-function sideBandAnswer(pack: Buffer): Buffer {
-  const packets = [packetLine('NAK\n')];
-  for (let at = 0; at < pack.length; at += 65_515) packets.push(packetLine(Buffer.concat([Buffer.from([1]), pack.subarray(at, at + 65_515)])));
-  return Buffer.concat([...packets, FLUSH]);
-}
-
 /** Runs `hldp scan` of `url` as a user would, with the child's peak resident memory printed as it exits. */
 async function scanWithPeak(url: string): Promise<{ code: number; stdout: string; stderr: string; peakBytes: number }> {
   const peak = join(temp.path, 'peak.mjs');
@@ -74,17 +68,9 @@ function manyLargeDeltas(count: number): Buffer {
 }
 
 async function serveClone(pack: Buffer): Promise<string> {
-  const answer = sideBandAnswer(pack);
-  return serve((request, response) => {
-    request.resume();
-    if (request.method === 'POST') {
-      response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-result' });
-      response.end(answer);
-      return;
-    }
-    response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' });
-    response.end(ADVERTISEMENT);
-  });
+  const served = await serveUploadPack(ADVERTISEMENT, sideBandAnswer(pack));
+  server = served.server;
+  return served.url;
 }
 
 describe('a clone from a server whose pack makes many large objects (a local HTTP server implementing upload-pack)', () => {

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { copyFile, readdir, readFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
@@ -11,6 +10,7 @@ import { packetLine, FLUSH } from '../../src/scanner/sources/pkt-line.js';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { startGitHttpFront, type GitHttpFront } from '../helpers/git-http-front.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+import { serveUploadPack, sideBandAnswer } from '../helpers/upload-pack-server.js';
 
 // A remote's first scan clones it ourselves (isomorphic-git's clone indexed the pack in JavaScript: ~700 MB and most of
 // a cold scan's CPU at 100,000 tools): one GET of the refs, one POST asking for the branch's commit alone (`deepen 1`),
@@ -212,19 +212,9 @@ describe('a clone from a server whose HEAD names a branch git would refuse (a lo
     ]);
     const header = Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0]);
     const pack = Buffer.concat([header, createHash('sha1').update(header).digest()]);
-    const answer = Buffer.concat([packetLine('NAK\n'), packetLine(Buffer.concat([Buffer.from([1]), pack])), FLUSH]);
-    hostile = createServer((request, response) => {
-      request.resume();
-      if (request.method === 'POST') {
-        response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-result' });
-        response.end(answer);
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' });
-      response.end(advertisement);
-    });
-    await new Promise<void>((resolve) => hostile!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/tools.git`;
+    const served = await serveUploadPack(advertisement, sideBandAnswer(pack));
+    hostile = served.server;
+    return served.url;
   }
 
   it.each(['../../../../escaped', 'main\n[core]\n\tfsmonitor = evil', '.hidden', 'a..b'])('refuses %j before writing anything', async (branch) => {
