@@ -11,7 +11,9 @@ export interface AnalyzedWord {
 const WORD = /[\p{L}\p{M}\p{Nd}]+/gu;
 const UNSPACED =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
-const segmenter = new Intl.Segmenter('und', { granularity: 'word' });
+// made at the first unspaced word, not when the module loads: ICU's word-break data costs ~20 ms of CPU, which a
+// server would otherwise pay before it listens (issue #18) for a segmenter only intent matching uses
+let segmenter: Intl.Segmenter | undefined;
 
 const ONLY_DIGITS = /^[\p{Nd}]+$/u;
 
@@ -76,7 +78,7 @@ function segmentsOf(token: string): string[] {
   if (segments === undefined) {
     if (segmentMemo.size >= MEMO_LIMIT) segmentMemo.clear();
     segments = [];
-    for (const segment of segmenter.segment(token)) if (segment.isWordLike) segments.push(segment.segment);
+    for (const segment of (segmenter ??= new Intl.Segmenter('und', { granularity: 'word' })).segment(token)) if (segment.isWordLike) segments.push(segment.segment);
     segmentMemo.set(token, segments);
   }
   return segments;
