@@ -1,43 +1,136 @@
 /** What an HTTP MCP server's answer may hold: one JSON-RPC message, or one event of its event stream. */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
+/** What the fetch tells its connection about the event streams answering requests. */
+export interface AnswerEnds {
+  /**
+   * The event stream answering request `id` ended (`reason` says how) and the SDK will not resume it (no event of it
+   * carried an id): unless the answer came within it, the call would wait for its deadline.
+   */
+  onEnded?: (id: string | number, reason: string) => void;
+}
+
+type Id = string | number;
+
 /**
  * `fetch` for the SDK's Streamable HTTP client transport, its answers bounded: a JSON answer to `maxBytes` in all, an
  * event stream to `maxBytes` per event (bytes since the last blank line). The SDK reads a JSON answer whole and parses
  * an event stream without a limit, so a server streaming one endless event grew the gateway's memory without end,
  * even after the call's receipt said it timed out. Past the bound the answer fails, and so does the call.
+ *
+ * It also ends what the SDK leaves running: a request's answer is dropped with its connection once the SDK sends
+ * `notifications/cancelled` for it (the call's deadline passed, or its caller went away), where the SDK read it on to
+ * its end; and an event stream that ends or fails is told to `ends`, where the SDK left its call to wait for its deadline.
  */
-export function boundedFetch(maxBytes = MAX_ANSWER_BYTES): typeof fetch {
+export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {}): typeof fetch {
+  const open = new Map<Id, AbortController>();
   return async (input, init) => {
-    const response = await fetch(input, init);
-    if (!response.body) return response;
-    const perEvent = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+    const { request, cancelled } = outgoing(init?.body);
+    if (cancelled !== undefined) {
+      open.get(cancelled)?.abort(new Error('the call was cancelled'));
+      open.delete(cancelled);
+    }
+    const own = request === undefined ? undefined : new AbortController();
+    if (own) open.set(request!, own);
+    const forget = (): void => {
+      if (own && open.get(request!) === own) open.delete(request!);
+    };
+    let response: Response;
+    try {
+      response = await fetch(input, own ? { ...init, signal: init?.signal ? AbortSignal.any([init.signal, own.signal]) : own.signal } : init);
+    } catch (error) {
+      forget();
+      throw error;
+    }
+    if (!response.body) {
+      forget();
+      return response;
+    }
+    const events = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream') ? new EventBound(maxBytes) : undefined;
     let counted = 0;
-    let lineLength = 0;
-    const bounded = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          let over = false;
-          if (!perEvent) over = (counted += chunk.byteLength) > maxBytes;
-          else {
-            for (const byte of chunk) {
-              // checked at each byte: the blank line ending an event within this chunk must not hide one past the bound
-              if (++counted > maxBytes) {
-                over = true;
-                break;
-              }
-              if (byte === 0x0a) {
-                // a blank line ends an event
-                if (lineLength === 0) counted = 0;
-                lineLength = 0;
-              } else if (byte !== 0x0d) lineLength++;
-            }
-          }
-          if (over) controller.error(new Error(`an answer from the MCP server is larger than ${maxBytes} bytes${perEvent ? ' in one event' : ''}`));
-          else controller.enqueue(chunk);
-        },
-      }),
-    );
+    const end = (reason: string): void => {
+      forget();
+      if (events && request !== undefined && !own!.signal.aborted && !events.resumable) ends.onEnded?.(request, reason);
+    };
+    const reader = response.body.getReader();
+    const bounded = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        let next: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          next = await reader.read();
+        } catch (error) {
+          end(`failed (${error instanceof Error ? error.message : String(error)})`);
+          throw error;
+        }
+        if (next.done) {
+          end('ended');
+          return controller.close();
+        }
+        if (events ? events.over(next.value) : (counted += next.value.byteLength) > maxBytes) {
+          const error = new Error(`an answer from the MCP server is larger than ${maxBytes} bytes${events ? ' in one event' : ''}`);
+          end(`was dropped: ${error.message}`);
+          reader.cancel(error).catch(() => undefined);
+          throw error;
+        }
+        controller.enqueue(next.value);
+      },
+      cancel(reason) {
+        forget();
+        return reader.cancel(reason);
+      },
+    });
     return new Response(bounded, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
+
+/** The request a POST body sends (its id), or the request a `notifications/cancelled` in it cancels. */
+function outgoing(body: unknown): { request?: Id; cancelled?: Id } {
+  if (typeof body !== 'string') return {};
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return {};
+  }
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return {};
+  const { id, method, params } = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
+  if (typeof method !== 'string') return {};
+  if (typeof id === 'string' || typeof id === 'number') return { request: id };
+  const cancelled = method === 'notifications/cancelled' ? params?.requestId : undefined;
+  return typeof cancelled === 'string' || typeof cancelled === 'number' ? { cancelled } : {};
+}
+
+/** Counts an event stream's bytes per event, and sees whether any event carries an id (the SDK resumes such a stream). */
+export class EventBound {
+  resumable = false;
+  #counted = 0;
+  #lineLength = 0;
+  /** how many of the current line's first bytes spell `id:` (and a space after it: 4) */
+  #idPrefix = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** Whether `chunk` takes an event past the bound (checked at each byte: a blank line later in it must not hide one). */
+  over(chunk: Uint8Array): boolean {
+    for (const byte of chunk) {
+      if (++this.#counted > this.maxBytes) return true;
+      if (byte === 0x0a) {
+        // a blank line ends an event
+        if (this.#lineLength === 0) this.#counted = 0;
+        this.#lineLength = 0;
+        this.#idPrefix = 0;
+      } else if (byte !== 0x0d) {
+        // an id the SDK keeps: "id:", then one space at most, then a value
+        if (this.#lineLength === this.#idPrefix) {
+          if (this.#idPrefix < 3 && byte === ID_FIELD[this.#idPrefix]) this.#idPrefix++;
+          else if (this.#idPrefix === 3 && byte === 0x20) this.#idPrefix++;
+          else if (this.#idPrefix >= 3) this.resumable = true;
+        }
+        this.#lineLength++;
+      }
+    }
+    return false;
+  }
+}
+
+const ID_FIELD = [0x69, 0x64, 0x3a]; // "id:"

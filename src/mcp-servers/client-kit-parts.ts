@@ -3,5 +3,5 @@ export { Client } from '@modelcontextprotocol/sdk/client/index.js';
 export { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 export { boundedFetch } from './bounded-fetch.js';
 export { ErrorCode as RpcErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-export { OrderedTransport } from './ordered-transport.js';
+export { AnswerLost, OrderedTransport } from './ordered-transport.js';
 export { LaunchedStdioTransport } from './stdio-transport.js';

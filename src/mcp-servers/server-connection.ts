@@ -4,6 +4,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorCode } from '../core/index.js';
 import { describeError, minimalEnvironment, type McpCallOptions, type McpCallOutcome } from '../executors/index.js';
 import type { Sandbox } from '../sandbox/index.js';
+import type { AnswerEnds } from './bounded-fetch.js';
 import { loadClientKit, type ClientKit } from './client-kit.js';
 import { DEFAULT_SERVER_CPU_SECONDS, type McpServerConfig } from './server-config.js';
 import type { LaunchedStdioTransport } from './stdio-transport.js';
@@ -84,6 +85,11 @@ export class ServerConnection {
           return { ok: true, answer: { content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), ...(result.isError ? { isError: true } : {}) }, notes };
         } catch (error) {
           if (options.signal.aborted) return { ok: false, code: 'CANCELLED', message: describeError(error), notes };
+          const lostAnswer = answerLost(error, live.live.kit);
+          if (lostAnswer !== undefined) {
+            const message = `MCP server '${this.name}': the event stream of its answer to tools/call of '${tool}' ${lostAnswer} before the answer came: the call may or may not have run, and it was not retried`;
+            return { ok: false, code: 'CONNECTION_FAILED', message, notes };
+          }
           const lost = connectionLost(error, live.live.kit);
           if (lost === undefined) return { ok: false, code: 'MCP_ERROR', message: `MCP server '${this.name}' answered tools/call of '${tool}' with an error: ${describeError(error)}`, notes };
           // this call reports the end itself: the next start is its retry (or owed to the next call), not news
@@ -193,7 +199,10 @@ export class ServerConnection {
 
   async #start(): Promise<Live> {
     const kit = await loadClientKit();
-    const transport = await this.#transport(kit);
+    const ends: AnswerEnds = {};
+    const transport = await this.#transport(kit, ends);
+    const ordered = new kit.OrderedTransport(transport);
+    ends.onEnded = (id, how) => ordered.unanswered(id, how);
     const client = new kit.Client(this.defaults.clientInfo, { capabilities: {} });
     const live: Live = { client, transport, kit };
     client.onclose = () => {
@@ -203,7 +212,7 @@ export class ServerConnection {
       this.#endedOnItsOwn = live;
     };
     try {
-      await client.connect(new kit.OrderedTransport(transport), { timeout: this.config.startupTimeoutMs });
+      await client.connect(ordered, { timeout: this.config.startupTimeoutMs });
     } catch (error) {
       const ended = transport instanceof kit.LaunchedStdioTransport ? await transport.describeEnd() : { how: 'is running', stderr: '' };
       await client.close().catch(() => undefined);
@@ -214,11 +223,11 @@ export class ServerConnection {
     return live;
   }
 
-  async #transport(kit: ClientKit): Promise<LaunchedStdioTransport | StreamableHTTPClientTransport> {
+  async #transport(kit: ClientKit, ends: AnswerEnds): Promise<LaunchedStdioTransport | StreamableHTTPClientTransport> {
     const { config } = this;
     if (config.transport === 'http') {
       const headers = { ...config.headers, ...(config.token ? { authorization: `Bearer ${config.token}` } : {}) };
-      return new kit.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers }, fetch: kit.boundedFetch() });
+      return new kit.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers }, fetch: kit.boundedFetch(undefined, ends) });
     }
     return new kit.LaunchedStdioTransport({
       command: config.command,
@@ -259,6 +268,11 @@ function connectionLost(error: unknown, { McpError, RpcErrorCode }: ClientKit): 
   // Streamable HTTP: 404 is a session the server no longer knows
   if (code === 404) return 'before the call';
   return error instanceof Error && /Not connected/.test(error.message) ? 'before the call' : undefined;
+}
+
+/** How the event stream of a request's answer ended without it (`OrderedTransport.unanswered`), or undefined. */
+function answerLost(error: unknown, { McpError, AnswerLost }: ClientKit): string | undefined {
+  return error instanceof McpError && error.data instanceof AnswerLost ? error.data.how : undefined;
 }
 
 /** `work`, or a rejection as soon as `signal` aborts (the work itself goes on for whoever else waits for it). */

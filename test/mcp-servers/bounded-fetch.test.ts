@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { boundedFetch } from '../../src/mcp-servers/bounded-fetch.js';
+import { EventBound, boundedFetch } from '../../src/mcp-servers/bounded-fetch.js';
 
 // The fetch under the SDK's Streamable HTTP transport: an MCP server's answer is bounded per JSON message and per event
 // of an event stream, never in all (an event stream lives as long as its session). A real local HTTP server answers.
@@ -37,5 +38,62 @@ describe('boundedFetch', () => {
     await expect((await boundedFetch(100)(await serve('application/json', json))).text()).rejects.toThrow();
     await new Promise<void>((resolve) => server!.close(() => resolve()));
     expect(await (await boundedFetch(1000)(await serve('application/json', json))).json()).toEqual(JSON.parse(json));
+  });
+});
+
+describe('EventBound: whether the SDK would resume an event stream (an event of it carries an id)', () => {
+  it('sees an id field with a value, however the stream is cut into chunks', () => {
+    // the reference: lines of the stream (\r ignored), one of which is "id:", at most one space, then a value
+    const resumable = (text: string): boolean => text.replace(/\r/g, '').split('\n').some((line) => /^id:( .|[^ ])/s.test(line));
+    const piece = fc.oneof(fc.constantFrom('id:', 'id: ', 'id', ':', ' ', '7', 'data: ', '\n', '\r\n', 'event: message', 'x'), fc.string({ maxLength: 6 }));
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 24 }), fc.array(fc.nat(60), { maxLength: 6 }), (pieces, cuts) => {
+        const bytes = Buffer.from(pieces.join(''), 'utf8');
+        const bound = new EventBound(1 << 20);
+        let at = 0;
+        for (const cut of [...cuts.sort((a, b) => a - b), bytes.length]) {
+          const to = Math.min(Math.max(cut, at), bytes.length);
+          bound.over(bytes.subarray(at, to));
+          at = to;
+        }
+        expect(bound.resumable).toBe(resumable(bytes.toString('utf8')));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('boundedFetch and a cancelled request', () => {
+  it('drops the answer of a request once notifications/cancelled names it, and tells no one it ended', async () => {
+    let closed = false;
+    server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number };
+        if (message.id === undefined) return void response.writeHead(202).end();
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.write(': open\n\n');
+        response.once('close', () => (closed = true));
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const ended: unknown[] = [];
+    const fetch = boundedFetch(100, { onEnded: (id, how) => ended.push([id, how]) });
+    const post = (body: unknown) => fetch(url, { method: 'POST', body: JSON.stringify(body) });
+    const answer = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: {} });
+    const reading = answer.text().then(
+      () => 'read to its end',
+      (error: unknown) => error,
+    );
+    await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } });
+    expect(await reading).toBeInstanceOf(Error);
+    await new Promise<void>((resolve) => {
+      const wait = (): unknown => (closed ? resolve() : setTimeout(wait, 10));
+      wait();
+    });
+    expect(ended).toEqual([]);
+    server.closeAllConnections();
   });
 });

@@ -1,5 +1,5 @@
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -233,42 +233,105 @@ describe('the mcp executor over Streamable HTTP (server-everything)', () => {
   });
 });
 
-describe('the mcp executor over Streamable HTTP, against a local server implementing the transport whose answer never ends', () => {
-  it('drops the stream once one event passes 64 MiB: the gateway no longer buffers it without end, past the call\'s deadline', async () => {
-    // the SDK reads an event stream without a limit: one endless event grew the gateway's memory past the call's
-    // deadline (its receipt said TIMEOUT while the download went on)
-    let closed = false;
-    const server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        if (request.method !== 'POST') return void response.writeHead(405).end();
-        const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string; params?: { protocolVersion?: string } };
-        if (message.id === undefined) return void response.writeHead(202).end();
-        if (message.method === 'initialize') {
-          const result = { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'endless', version: '1.0.0' } };
-          return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
-        }
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
-        response.write('event: message\ndata: ');
-        const chunk = Buffer.alloc(64 * 1024, 0x61);
-        response.once('close', () => (closed = true));
-        const more = (): void => {
-          while (!response.destroyed && response.write(chunk));
-          if (!response.destroyed) response.once('drain', more);
-        };
-        more();
-      });
+/**
+ * A local server implementing the Streamable HTTP transport's contract as far as a call needs: `initialize` answered
+ * in JSON, notifications accepted, and each `tools/call` answered as an event stream by `answer` (the request's id).
+ * `closed` turns true when the gateway drops a call's answer.
+ */
+async function streamingServer(answer: (response: ServerResponse, id: number) => void): Promise<{ url: string; closed: () => boolean }> {
+  let closed = false;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (request.method !== 'POST') return void response.writeHead(405).end();
+      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string; params?: { protocolVersion?: string } };
+      if (message.id === undefined) return void response.writeHead(202).end();
+      if (message.method === 'initialize') {
+        const result = { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'streaming', version: '1.0.0' } };
+        return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.once('close', () => (closed = true));
+      answer(response, message.id);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-    const { gateway } = await gatewayWith({ endless: { url } }, { spew: mcpToolYaml('spew', 'endless', 'spew', '{}', '{ timeout_ms: 3000 }') });
-    // the SDK leaves the call waiting when its stream fails: it ends at its deadline, with a complete receipt
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, closed: () => closed };
+}
+
+/** Writes `chunk` again and again, as fast as the gateway reads it, or every `everyMs`, until the answer is dropped. */
+function endlessly(response: ServerResponse, chunk: Buffer, everyMs?: number): void {
+  if (everyMs !== undefined) {
+    const timer = setInterval(() => (response.destroyed ? clearInterval(timer) : response.write(chunk)), everyMs);
+    return;
+  }
+  const more = (): void => {
+    while (!response.destroyed && response.write(chunk));
+    if (!response.destroyed) response.once('drain', more);
+  };
+  more();
+}
+
+const callWithin = (server: string, timeoutMs: number): Record<string, string> => ({ spew: mcpToolYaml('spew', server, 'spew', '{}', `{ timeout_ms: ${timeoutMs} }`) });
+
+describe('the mcp executor over Streamable HTTP, against a local server implementing the transport whose answer goes wrong', () => {
+  it('fails the call once one event passes 64 MiB, and drops the stream: the gateway no longer buffers it without end, past the call\'s deadline', async () => {
+    // the SDK reads an event stream without a limit: one endless event grew the gateway's memory past the call's
+    // deadline (its receipt said TIMEOUT while the download went on); then the SDK left the call to its deadline
+    const server = await streamingServer((response) => {
+      response.write('event: message\ndata: ');
+      endlessly(response, Buffer.alloc(64 * 1024, 0x61));
+    });
+    const { gateway } = await gatewayWith({ endless: { url: server.url } }, callWithin('endless', 120_000));
+    // far within its deadline of 120 s: the test's own is 60 s
+    const receipt = receiptOf(await gateway.call('spew', {}));
+    expect(receipt).toMatchObject({ ok: false, timed_out: false, code: 'CONNECTION_FAILED' });
+    expect(receipt.error).toContain('larger than 67108864 bytes in one event');
+    expect(receipt.error).toContain('may or may not have run');
+    await vi.waitFor(() => expect(server.closed()).toBe(true), { timeout: 10_000 });
+  }, 60_000);
+
+  it('drops the answer of a call whose deadline passed: the server sees its stream closed, not read on', async () => {
+    // one small piece every 50 ms: read on after the deadline, it would take the SDK ~55 minutes to reach the bound
+    const server = await streamingServer((response) => {
+      response.write('event: message\ndata: ');
+      endlessly(response, Buffer.alloc(1024, 0x61), 50);
+    });
+    const { gateway } = await gatewayWith({ trickle: { url: server.url } }, callWithin('trickle', 1_000));
     const receipt = receiptOf(await gateway.call('spew', {}));
     expect(receipt).toMatchObject({ ok: false, timed_out: true });
-    // the download stops at the bound (it went on without end, past the deadline, held whole)
-    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 40_000 });
+    await vi.waitFor(() => expect(server.closed()).toBe(true), { timeout: 10_000 });
+  }, 30_000);
+
+  it('fails the call at once when the stream ends without the answer, where the SDK left it to its deadline', async () => {
+    const server = await streamingServer((response) => response.end(': nothing to say\n\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"bye"}}\n\n'));
+    const { gateway } = await gatewayWith({ mute: { url: server.url } }, callWithin('mute', 120_000));
+    const receipt = receiptOf(await gateway.call('spew', {}));
+    expect(receipt).toMatchObject({ ok: false, timed_out: false, code: 'CONNECTION_FAILED' });
+    expect(receipt.error).toContain("MCP server 'mute': the event stream of its answer to tools/call of 'spew' ended before the answer came");
+  }, 60_000);
+
+  it('fails the call at once when the connection drops mid-event', async () => {
+    const server = await streamingServer((response) => {
+      response.write('event: message\ndata: {"jsonrpc":');
+      setTimeout(() => response.destroy(), 50);
+    });
+    const { gateway } = await gatewayWith({ drop: { url: server.url } }, callWithin('drop', 120_000));
+    const receipt = receiptOf(await gateway.call('spew', {}));
+    expect(receipt).toMatchObject({ ok: false, timed_out: false, code: 'CONNECTION_FAILED' });
+    expect(receipt.error).toContain('the event stream of its answer to tools/call of \'spew\' failed');
+  }, 60_000);
+
+  it('returns the answer that came just before the stream ended, in the same piece', async () => {
+    const server = await streamingServer((response, id) => {
+      const result = { content: [{ type: 'text', text: 'last words' }] };
+      response.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`);
+    });
+    const { gateway } = await gatewayWith({ brief: { url: server.url } }, callWithin('brief', 120_000));
+    const receipt = receiptOf(await gateway.call('spew', {}));
+    expect(receipt).toMatchObject({ ok: true, output: 'last words' });
   }, 60_000);
 });
 
