@@ -15,6 +15,8 @@ export type ForgejoMethod = (api: ForgejoRepositoryApi, params: Params, config: 
 
 /** Forgejo pages hold at most 50 items. */
 const PAGE_LIMIT = 50;
+/** The most commits one `list_commits` reads (20 pages): a schema may allow more, a model may ask for any number. */
+const COMMITS_LIMIT = 1000;
 /** Git trees come in pages of at most 1000 entries. */
 const TREE_PAGE = 1000;
 /** A tree of more pages than this is refused rather than read for ever. */
@@ -63,6 +65,7 @@ const readFile: ForgejoMethod = async (api, params) => {
 /** `list_commits {limit?, ref?, path?}`: the newest commits, as the API's JSON array. */
 const listCommits: ForgejoMethod = async (api, params) => {
   const limit = typeof params.limit === 'number' && params.limit > 0 ? Math.floor(params.limit) : 10;
+  if (limit > COMMITS_LIMIT) return invalid(`parameter 'limit' may be at most ${COMMITS_LIMIT} commits (got ${params.limit as number}); page through older ones with 'ref'`);
   const commits: unknown[] = [];
   // one page size for every page: page numbers count in it
   const pageSize = Math.min(PAGE_LIMIT, limit);

@@ -100,6 +100,11 @@ describe('git-forgejo executor against a Forgejo API contract server', () => {
       expect(commits.map((commit) => commit.commit.message.trim())).toEqual(['commit 6: docs', 'commit 5', 'commit 4', 'commit 3', 'commit 2']);
     });
 
+    it('refuses a limit past 1,000 commits, which a schema may allow, instead of reading the history page after page', async () => {
+      expect(await run('list_commits', { limit: 1_000_000_000 })).toMatchObject({ ok: false, code: 'INVALID_PARAMS', error: expect.stringContaining("'limit' may be at most 1000") });
+      expect(JSON.parse((await run('list_commits', { limit: 1000 })).output)).toHaveLength(6);
+    });
+
     it('returns only the commits touching a path, at a ref', async () => {
       const result = await run('list_commits', { path: 'docs/guide.md', limit: 10 });
       expect(JSON.parse(result.output)).toHaveLength(1);
