@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The CLI entry: runs the compiled CLI (built by `npm ci` through the `prepare` script).
-import { main } from '../dist/gateway/cli/main.js';
+import { main } from '../dist/cli/main.js';
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -28,7 +28,7 @@ function targetFolder(file: string, specifier: string): string | undefined {
   return parts[0] === file.split('/')[0] ? undefined : parts[0];
 }
 
-// STYLE.md: everything may use core; scanner → index ← matcher; executors depend on core (and the sandbox they start processes in); one composition root
+// STYLE.md: everything may use core; scanner → index ← matcher; executors depend on core (and the sandbox they start processes in); one composition root (the gateway), which the command line starts
 const ALLOWED: Record<string, string[]> = {
   core: [],
   scanner: ['core'],
@@ -40,6 +40,7 @@ const ALLOWED: Record<string, string[]> = {
   export: ['core', 'matcher'],
   sessions: ['core', 'export', 'matcher'],
   gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions', 'events', 'console', 'policy', 'mcp-servers'],
+  cli: ['core', 'scanner', 'matcher', 'gatekeeper', 'store', 'export', 'sandbox', 'events', 'policy', 'gateway'],
   sandbox: ['core'],
   events: ['core', 'store'],
   policy: ['core', 'store'],

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registryNames } from '../../src/gateway/cli/mcp-drafts.js';
+import { registryNames } from '../../src/cli/mcp-drafts.js';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
 import { request, startTestServer } from '../helpers/http-server.js';
 import { runCli } from '../helpers/run-cli.js';

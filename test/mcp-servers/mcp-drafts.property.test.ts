@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { draftTools } from '../../src/gateway/cli/mcp-drafts.js';
+import { draftTools } from '../../src/cli/mcp-drafts.js';
 import { parseToolDefinition } from '../../src/scanner/parse-tool-definition.js';
 
 // What a server's tools/list may hold: anything a hostile or careless server sends (names, titles, descriptions and

@@ -5,5 +5,6 @@ export { MATCH_WAIT_MS, SearchIndexLoadingError } from './matching-readiness.js'
 export type { CallOutcome, ConfirmationRequired } from './call-outcome.js';
 export { runMetaTool, META_TOOL_BY_NAME, type MetaOutcome } from './meta-calls.js';
 export { sandboxWarnings } from './sandbox-warnings.js';
+export { ExecutionTargets } from './execution-targets.js';
 export { outcomeEvents } from './gateway-events.js';
 export type { ApprovalAnswer, ApprovalRefusalCode, DecideOptions } from '../../policy/index.js';

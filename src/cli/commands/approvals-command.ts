@@ -1,4 +1,4 @@
-import type { ApprovalRecord, ApprovalStatus } from '../../../store/index.js';
+import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
 import { JSON_OPTION, REPOSITORY_OPTIONS, writeJson, writeLines, type Command, type CommandIo } from '../command.js';
 import { UsageError } from '../usage-error.js';
 

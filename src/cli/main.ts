@@ -72,6 +72,6 @@ function overview(): string {
 
 async function version(): Promise<string> {
   const { readFile } = await import('node:fs/promises');
-  const manifest = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const manifest = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return manifest.version;
 }

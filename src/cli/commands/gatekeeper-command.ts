@@ -18,10 +18,10 @@ export const gatekeeperCommand: Command = {
       throw new UsageError('set HLDP_GATEKEEPER_TOKEN to a long random secret (at least 16 characters), and give the gateway the same one as gatekeepers.<name>.token');
     }
     const { createLogger } = await import('../create-logger.js');
-    const { startGatekeeper } = await import('../../../gatekeeper/index.js');
-    const { createSandbox } = await import('../../../sandbox/index.js');
-    const { sandboxMode, OWN_FOLDERS } = await import('../../config/index.js');
-    const { sandboxWarnings } = await import('../../service/index.js');
+    const { startGatekeeper } = await import('../../gatekeeper/index.js');
+    const { createSandbox } = await import('../../sandbox/index.js');
+    const { sandboxMode, OWN_FOLDERS } = await import('../../gateway/config/index.js');
+    const { sandboxWarnings } = await import('../../gateway/service/index.js');
     const mode = sandboxMode(typeof flags.sandbox === 'string' ? flags.sandbox : undefined, '--sandbox') ?? sandboxMode(process.env.HLDP_SANDBOX) ?? 'auto';
     const logger = createLogger(process.env.HLDP_LOG_LEVEL ?? 'info');
     const root = typeof flags.root === 'string' ? flags.root : process.cwd();

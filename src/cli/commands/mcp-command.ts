@@ -1,5 +1,5 @@
 import { REPOSITORY_OPTIONS, type Command } from '../command.js';
-import { toolCount } from '../../../core/index.js';
+import { toolCount } from '../../core/index.js';
 import { UsageError } from '../usage-error.js';
 
 /** `hldp mcp`: the registry's tools as an MCP server on stdin/stdout; logs go to stderr, stdout is the protocol's. */
@@ -12,9 +12,9 @@ export const mcpCommand: Command = {
   async run(flags) {
     const { configFromFlags } = await import('../open-registry.js');
     const { createLogger } = await import('../create-logger.js');
-    const { Gateway } = await import('../../service/index.js');
-    const { RescanScheduler } = await import('../../http/index.js');
-    const { serveMcpStdio } = await import('../../mcp/index.js');
+    const { Gateway } = await import('../../gateway/service/index.js');
+    const { RescanScheduler } = await import('../../gateway/http/index.js');
+    const { serveMcpStdio } = await import('../../gateway/mcp/index.js');
     const config = configFromFlags(flags);
     const logger = createLogger(config.logLevel).child({ surface: 'mcp' });
     const gateway = await Gateway.open({ config, logger, probeSandbox: true });

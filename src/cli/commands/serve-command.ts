@@ -1,4 +1,4 @@
-import { formatDiagnostic, toolCount } from '../../../core/index.js';
+import { formatDiagnostic, toolCount } from '../../core/index.js';
 import { REPOSITORY_OPTIONS, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
 
@@ -14,7 +14,7 @@ export const serveCommand: Command = {
     const { configFromFlags } = await import('../open-registry.js');
     const { createLogger } = await import('../create-logger.js');
     const { packageVersion } = await import('../package-version.js');
-    const { startServer } = await import('../../http/index.js');
+    const { startServer } = await import('../../gateway/http/index.js');
     const config = configFromFlags(flags);
     const logger = createLogger(config.logLevel);
     const server = await startServer(config, { logger, version: packageVersion() });
@@ -24,7 +24,7 @@ export const serveCommand: Command = {
     if (dropped.length > 0) {
       io.stderr.write(`hldp: ${dropped.length} definition(s) dropped, not served (GET /healthz says degraded):\n${index.errors.map((error) => `  ${formatDiagnostic(error)}`).join('\n')}\n`);
     }
-    const { sandboxWarnings } = await import('../../service/index.js');
+    const { sandboxWarnings } = await import('../../gateway/service/index.js');
     // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
     for (const warning of sandboxWarnings(server.gateway.sandbox)) io.stderr.write(`hldp: WARNING: ${warning}\n`);
     io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);

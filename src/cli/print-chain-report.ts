@@ -1,4 +1,4 @@
-import type { ChainReport } from '../../store/index.js';
+import type { ChainReport } from '../store/index.js';
 import { writeJson, type CommandIo } from './command.js';
 
 /** Prints what `verify` found; exit status 0 for an intact chain, 1 for a broken one. */

@@ -1,4 +1,4 @@
-import { isFailure, type HldpEvent } from '../../events/index.js';
+import { isFailure, type HldpEvent } from '../events/index.js';
 
 const RED = '\u001b[31m';
 const GREEN = '\u001b[32m';

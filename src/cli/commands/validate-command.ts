@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { ENTRY_KINDS, ENTRY_LAYOUT, formatDiagnostic, type Diagnostic, type EntryKind } from '../../../core/index.js';
-import type { DefinitionFile } from '../../../scanner/index.js';
+import { ENTRY_KINDS, ENTRY_LAYOUT, formatDiagnostic, type Diagnostic, type EntryKind } from '../../core/index.js';
+import type { DefinitionFile } from '../../scanner/index.js';
 import { JSON_OPTION, writeJson, writeLines, type Command } from '../command.js';
 
 /** `hldp validate`: lint `TOOL.hdlp`, `TOOLSET.hdlp`, `SKILL.md` and `policies/*.hdlp` files in the working tree, for authors and pre-commit hooks. */
@@ -12,7 +12,7 @@ export const validateCommand: Command = {
   options: { ...JSON_OPTION, config: { type: 'string', short: 'c' } },
   maxPositionals: Infinity,
   async run(flags, positionals, io) {
-    const { validateDefinitionFiles } = await import('../../../scanner/index.js');
+    const { validateDefinitionFiles } = await import('../../scanner/index.js');
     const { configFromFlags } = await import('../open-registry.js');
     const maxBytes = configFromFlags(flags).repository.maxDefinitionBytes;
     const paths = positionals.length ? positionals : ['.'];
@@ -118,7 +118,7 @@ function located(file: string, kind: EntryKind): FoundFile {
 
 // the size is judged before the file is read, as the scanner does
 async function readDefinition(file: string, kind: EntryKind, maxBytes: number): Promise<DefinitionFile | Diagnostic> {
-  const { readBounded } = await import('../../../scanner/index.js');
+  const { readBounded } = await import('../../scanner/index.js');
   const shown = relative(process.cwd(), resolve(file)) || file;
   const { file: name, flat } = ENTRY_LAYOUT[kind];
   const content = await readBounded(file, maxBytes, { file: shown, line: 1, column: 1 }, flat ? shown : name);

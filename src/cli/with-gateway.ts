@@ -1,5 +1,5 @@
-import { LOCAL_PRINCIPAL } from '../../policy/index.js';
-import { Gateway } from '../service/index.js';
+import { LOCAL_PRINCIPAL } from '../policy/index.js';
+import { Gateway } from '../gateway/service/index.js';
 import type { Flags } from './command.js';
 import { configFromFlags } from './open-registry.js';
 import { UsageError } from './usage-error.js';

@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import type { HldpEvent } from '../../events/index.js';
+import type { HldpEvent } from '../events/index.js';
 
 /** What `followEvents` needs: where, as whom, which events, and what to do with them. */
 export interface FollowOptions {

@@ -11,7 +11,7 @@ export const matchCommand: Command = {
   async run(flags, positionals, io) {
     const intent = positionals[0]?.trim();
     if (!intent) throw new UsageError('match needs an intent, e.g. hldp match "查看最近的提交记录"');
-    const { createMatcher, createModelStage, formatMatchResult, matchWithModel, MAX_LIMIT } = await import('../../../matcher/index.js');
+    const { createMatcher, createModelStage, formatMatchResult, matchWithModel, MAX_LIMIT } = await import('../../matcher/index.js');
     const { configFromFlags, scanFromFlags } = await import('../open-registry.js');
     const limit = flags.limit === undefined ? undefined : Number(flags.limit);
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)) {

@@ -1,5 +1,5 @@
-import type { Receipt } from '../../../core/index.js';
-import type { ReceiptStore } from '../../../store/index.js';
+import type { Receipt } from '../../core/index.js';
+import type { ReceiptStore } from '../../store/index.js';
 import { JSON_OPTION, writeJson, writeLines, type Command, type CommandIo } from '../command.js';
 import { UsageError } from '../usage-error.js';
 
@@ -30,7 +30,7 @@ export const receiptsCommand: Command = {
     const offset = integerFlag('--offset', flags.offset, 0, 0, Number.MAX_SAFE_INTEGER);
     if (typeof flags.since === 'string' && Number.isNaN(Date.parse(flags.since))) throw new UsageError('--since must be an ISO date or time, e.g. 2026-11-29T10:00:00Z');
     const { configFromFlags } = await import('../open-registry.js');
-    const { openConfiguredStore } = await import('../../service/index.js');
+    const { openConfiguredStore } = await import('../../gateway/service/index.js');
     const config = configFromFlags(flags);
     const store = await openConfiguredStore(config);
     try {

@@ -16,8 +16,8 @@ export const suggestCommand: Command = {
     const minCount = flags.min === undefined ? 1 : Number(flags.min);
     if (!Number.isInteger(minCount) || minCount < 1) throw new UsageError('--min must be a positive integer');
     const { configFromFlags, scanFromFlags } = await import('../open-registry.js');
-    const { openConfiguredStore } = await import('../../service/index.js');
-    const { suggestExamples } = await import('../../../matcher/index.js');
+    const { openConfiguredStore } = await import('../../gateway/service/index.js');
+    const { suggestExamples } = await import('../../matcher/index.js');
     const index = await scanFromFlags(flags);
     const config = configFromFlags(flags);
     // the store the gateways record into: PostgreSQL when store.url is set (every instance's sessions), else the SQLite file

@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { stringify } from 'yaml';
-import { exportNames } from '../../export/index.js';
+import { exportNames } from '../export/index.js';
 
 /** Longest registry name: the schema's and the MCP name limit (SEP-986). */
 const MAX_NAME_LENGTH = 128;

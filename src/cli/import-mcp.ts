@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ExecutionTargets } from '../service/execution-targets.js';
+import { ExecutionTargets } from '../gateway/service/index.js';
 import { createLogger } from './create-logger.js';
 import type { Flags } from './command.js';
 import { draftTools } from './mcp-drafts.js';

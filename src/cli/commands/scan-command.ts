@@ -1,4 +1,4 @@
-import { formatDiagnostic } from '../../../core/index.js';
+import { formatDiagnostic } from '../../core/index.js';
 import { JSON_OPTION, REPOSITORY_OPTIONS, writeJson, writeLines, type Command } from '../command.js';
 
 /** `hldp scan`: read every definition and print `{commit, tools, errors}`. */

@@ -1,5 +1,5 @@
-import { formatDiagnostic, type Receipt } from '../../core/index.js';
-import type { CallOutcome } from '../service/index.js';
+import { formatDiagnostic, type Receipt } from '../core/index.js';
+import type { CallOutcome } from '../gateway/service/index.js';
 import { writeJson, type CommandIo } from './command.js';
 
 /** Exit status of a call that waits for confirmation: nothing ran, and a script can tell this apart from a failure. */

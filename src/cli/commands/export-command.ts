@@ -9,7 +9,7 @@ export const exportCommand: Command = {
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, format: { type: 'string', short: 'f' } },
   maxPositionals: 0,
   async run(flags, _positionals, io) {
-    const { exportTools, EXPORT_FORMATS } = await import('../../../export/index.js');
+    const { exportTools, EXPORT_FORMATS } = await import('../../export/index.js');
     const format = EXPORT_FORMATS.find((known) => known === flags.format);
     if (!format) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}${typeof flags.format === 'string' ? `, not '${flags.format}'` : ''}`);
     const { scanFromFlags } = await import('../open-registry.js');
