@@ -3,24 +3,13 @@
 // default collectors and the calls made while it listened. any-ascii is loaded as the matcher is prepared, after
 // listening: a fresh server's first request, a call of a tool named in Cyrillic, still gets the transliterated folder.
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../src/gateway/http/index.js';
-import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
-import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { useServiceHome } from '../helpers/serve-process.js';
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let env: NodeJS.ProcessEnv;
-const services: ServiceProcess[] = [];
-
-beforeEach(async () => {
-  temp = await makeTempDir();
-  env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' };
-});
-afterEach(async () => {
-  while (services.length) await services.pop()!.stop();
-  await temp.cleanup();
-});
+const home = useServiceHome('warn');
 
 describe('GatewayMetrics', () => {
   describe('when the gateway counts before prom-client is loaded', () => {
@@ -55,10 +44,9 @@ describe('GatewayMetrics', () => {
 describe('hldp serve', () => {
   describe('when its first requests are a call by name and /metrics', () => {
     it('reports the call, the index and the process', async () => {
-      const repo = await initRepository(join(temp.path, 'repo'));
+      const repo = await initRepository(join(home.path, 'repo'));
       await commitFiles(repo, { 'tools/greet/TOOL.hdlp': makeToolYaml('greet', { executor: 'shell', method: 'run', shell: '{ argv: [echo, hello] }' }) });
-      const server = await spawnService(['serve', '--repo', repo, '--port', '0'], env, / at (http:\/\/[\d.:]+)\n/);
-      services.push(server);
+      const server = await home.serve(['--repo', repo]);
 
       const call = await request(server, 'POST', '/v1/call', { body: { tool: 'greet', params: {} } });
       expect(call.json).toMatchObject({ ok: true, tool: 'greet' });
@@ -73,10 +61,9 @@ describe('hldp serve', () => {
 
   describe('when its first request calls a missing tool named in another script', () => {
     it('suggests the folder its name transliterates to', async () => {
-      const repo = await initRepository(join(temp.path, 'repo'));
+      const repo = await initRepository(join(home.path, 'repo'));
       await commitFiles(repo, { 'tools/greet/TOOL.hdlp': makeToolYaml('greet', { executor: 'shell', method: 'run', shell: '{ argv: [echo, hello] }' }) });
-      const server = await spawnService(['serve', '--repo', repo, '--port', '0'], env, / at (http:\/\/[\d.:]+)\n/);
-      services.push(server);
+      const server = await home.serve(['--repo', repo]);
 
       const call = await request(server, 'POST', '/v1/call', { body: { tool: 'погода-москва', params: {} } });
       expect(call.json).toMatchObject({ found: false, code: 'TOOL_NOT_FOUND' });

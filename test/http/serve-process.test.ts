@@ -1,37 +1,19 @@
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../helpers/git.js';
+import { describe, expect, it } from 'vitest';
 import { request } from '../helpers/http-server.js';
 import { runCli } from '../helpers/run-cli.js';
-import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { useServiceHome } from '../helpers/serve-process.js';
 
 const GATEKEEPER_TOKEN = 'gatekeeper-token-0123456789abcdef';
-let temp: { path: string; cleanup: () => Promise<void> };
-let env: NodeJS.ProcessEnv;
-const services: ServiceProcess[] = [];
-
-beforeEach(async () => {
-  temp = await makeTempDir();
-  env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' };
-});
-afterEach(async () => {
-  while (services.length) await services.pop()!.stop();
-  await temp.cleanup();
-});
-
-async function start(args: string[], extraEnv: NodeJS.ProcessEnv, announce: RegExp): Promise<ServiceProcess> {
-  const service = await spawnService(args, { ...env, ...extraEnv }, announce);
-  services.push(service);
-  return service;
-}
+const home = useServiceHome('warn');
 
 describe('hldp serve with a standalone hldp gatekeeper', () => {
   it('runs shell-exec on the real gatekeeper process and stores the receipt', async () => {
-    const gatekeeper = await start(['gatekeeper', '--port', '0', '--root', temp.path], { HLDP_GATEKEEPER_TOKEN: GATEKEEPER_TOKEN }, /gatekeeper at (http:\/\/[\d.:]+)\/exec/);
-    const gateway = await start(['serve', '--port', '0'], { HLDP_GATEKEEPER_DEFAULT_URL: gatekeeper.url, HLDP_GATEKEEPER_DEFAULT_TOKEN: GATEKEEPER_TOKEN, HLDP_LOG_LEVEL: 'info' }, / at (http:\/\/[\d.:]+)\n/);
+    const gatekeeper = await home.start(['gatekeeper', '--port', '0', '--root', home.path], { HLDP_GATEKEEPER_TOKEN: GATEKEEPER_TOKEN }, /gatekeeper at (http:\/\/[\d.:]+)\/exec/);
+    const gateway = await home.serve([], { HLDP_GATEKEEPER_DEFAULT_URL: gatekeeper.url, HLDP_GATEKEEPER_DEFAULT_TOKEN: GATEKEEPER_TOKEN, HLDP_LOG_LEVEL: 'info' });
     const response = await request(gateway, 'POST', '/v1/call', { body: { tool: 'shell-exec', params: { cmd: 'echo hello; pwd' } } });
-    expect(response.json).toMatchObject({ ok: true, output: `hello\n${await realpath(temp.path)}\n`, executor: 'gatekeeper' });
+    expect(response.json).toMatchObject({ ok: true, output: `hello\n${await realpath(home.path)}\n`, executor: 'gatekeeper' });
     // the gatekeeper's token never reaches a receipt or the gateway's log
     expect(JSON.stringify(response.json)).not.toContain(GATEKEEPER_TOKEN);
     expect(gateway.stderr()).not.toContain(GATEKEEPER_TOKEN);
@@ -45,14 +27,13 @@ describe('hldp serve with a standalone hldp gatekeeper', () => {
 
 describe('hldp serve shutting down', () => {
   it('lets a call in flight finish, answers it, stores its receipt, and exits 0', async () => {
-    const gateway = await start(['serve', '--port', '0'], {}, / at (http:\/\/[\d.:]+)\n/);
+    const gateway = await home.serve();
     const slow = request(gateway, 'POST', '/v1/call', { body: { tool: 'shell-exec', params: { cmd: 'sleep 1; echo finished' } } });
     await waitFor(async () => (await request(gateway, 'GET', '/healthz')).json.calls_in_flight === 1);
-    services.pop();
     const exit = gateway.stop();
     expect((await slow).json).toMatchObject({ ok: true, output: 'finished\n' });
     expect(await exit).toBe(0);
-    const stored = await runCli(['receipts', '--json'], { env });
+    const stored = await runCli(['receipts', '--json'], { env: home.env });
     expect(JSON.parse(stored.stdout).receipts[0]).toMatchObject({ tool: 'shell-exec', output: 'finished\n' });
   });
 });
@@ -64,9 +45,9 @@ describe('hldp serve refusing to start', () => {
     [['serve', '--port', '0'], { HLDP_WEBHOOK_SECRET: 'short' }, /HLDP_WEBHOOK_SECRET: must be at least 8 characters/],
     [['serve', '--port', '0', '--config', 'CONFIG'], {}, /config.yaml:2:9: 'listen.port' must be integer/],
   ])('%j exits 2 naming the key and the reason', async (args, extraEnv, message) => {
-    const config = join(temp.path, 'config.yaml');
+    const config = join(home.path, 'config.yaml');
     await writeFile(config, 'listen:\n  port: "eighty"\n');
-    const run = await runCli(args.map((arg) => (arg === 'CONFIG' ? config : arg)), { env: { ...env, ...extraEnv } });
+    const run = await runCli(args.map((arg) => (arg === 'CONFIG' ? config : arg)), { env: { ...home.env, ...extraEnv } });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
   });
@@ -78,7 +59,7 @@ describe('hldp serve on a port in use', () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address() as { port: number };
-    const run = await runCli(['serve', '--port', String(port)], { env }).finally(() => new Promise((resolve) => blocker.close(resolve)));
+    const run = await runCli(['serve', '--port', String(port)], { env: home.env }).finally(() => new Promise((resolve) => blocker.close(resolve)));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(new RegExp(`listen.port: 127.0.0.1:${port} is in use`));
   });

@@ -6,39 +6,27 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TIMEOUT_META } from '../../src/gateway/mcp/call-meta.js';
 import { generateRepository } from '../../bench/scan/generate-repository.js';
-import { commitFiles, makeTempDir } from '../helpers/git.js';
+import { commitFiles } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { runCli } from '../helpers/run-cli.js';
-import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { useServiceHome } from '../helpers/serve-process.js';
 import { firstText, makeClient } from '../mcp/support.js';
 
 // large enough that building its search index takes far longer than a few requests, on any machine
 const TOOLS = 3000;
 const INTENT = 'check disk usage on the server';
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let env: NodeJS.ProcessEnv;
-const services: ServiceProcess[] = [];
-
-beforeEach(async () => {
-  temp = await makeTempDir();
-  env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'info' };
-});
-afterEach(async () => {
-  while (services.length) await services.pop()!.stop();
-  await temp.cleanup();
-});
+const home = useServiceHome('info');
 
 describe('hldp serve while its search index is still being built', () => {
   it('answers a call by name and lists tools at once, refuses a match that will not wait with 503 SEARCH_INDEX_LOADING, and a match that waits answers as hldp match does', async () => {
-    const repo = join(temp.path, 'repo');
+    const repo = join(home.path, 'repo');
     await generateRepository(repo, TOOLS);
     await commitFiles(repo, { 'tools/shell-exec/TOOL.hdlp': await readFile(new URL('../../native-repo/tools/shell-exec/TOOL.hdlp', import.meta.url), 'utf8') }, 'add shell-exec');
-    const server = await spawnService(['serve', '--repo', repo, '--port', '0'], env, / at (http:\/\/[\d.:]+)\n/);
-    services.push(server);
+    const server = await home.serve(['--repo', repo]);
 
     // the server listens before intent matching is ready, and says so
     const loading = await request(server, 'GET', '/healthz');
@@ -75,7 +63,7 @@ describe('hldp serve while its search index is still being built', () => {
     const after = await request(server, 'POST', '/v1/match', { body: { intent: INTENT }, headers: { prefer: 'wait=0' } });
     expect(after.json).toEqual(waited.json);
     expect((await request(server, 'POST', '/v1/call', { body: { intent: INTENT } })).json).toEqual(waited.json);
-    const cli = await runCli(['match', '--repo', repo, '--json', INTENT], { env, timeoutMs: 120_000 });
+    const cli = await runCli(['match', '--repo', repo, '--json', INTENT], { env: home.env, timeoutMs: 120_000 });
     expect(JSON.parse(cli.stdout)).toEqual(waited.json);
   }, 180_000);
 });

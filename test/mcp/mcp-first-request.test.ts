@@ -3,32 +3,20 @@
 // the session as before: tools/list, then a call that runs and stores its receipt.
 import { join } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { describe, expect, it } from 'vitest';
+import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
-import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { useServiceHome } from '../helpers/serve-process.js';
 import { callTool, firstText, makeClient } from './support.js';
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let env: NodeJS.ProcessEnv;
-const services: ServiceProcess[] = [];
-
-beforeEach(async () => {
-  temp = await makeTempDir();
-  env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' };
-});
-afterEach(async () => {
-  while (services.length) await services.pop()!.stop();
-  await temp.cleanup();
-});
+const home = useServiceHome('warn');
 
 describe('hldp serve', () => {
   describe('when its first requests are MCP initialize requests', () => {
     it('answers both, lists the tools and runs a call whose receipt is stored', async () => {
-      const repo = await initRepository(join(temp.path, 'repo'));
+      const repo = await initRepository(join(home.path, 'repo'));
       await commitFiles(repo, { 'tools/greet/TOOL.hdlp': makeToolYaml('greet', { executor: 'shell', method: 'run', shell: '{ argv: [echo, hello] }' }) });
-      const server = await spawnService(['serve', '--repo', repo, '--port', '0'], env, / at (http:\/\/[\d.:]+)\n/);
-      services.push(server);
+      const server = await home.serve(['--repo', repo]);
 
       const first = makeClient();
       const second = makeClient();
