@@ -39,13 +39,14 @@ const ALLOWED: Record<string, string[]> = {
   gatekeeper: ['core', 'executors', 'http-edge', 'sandbox'],
   export: ['core', 'matcher'],
   sessions: ['core', 'export', 'matcher'],
-  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions', 'events', 'console', 'policy', 'mcp-servers'],
+  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions', 'events', 'console', 'policy', 'mcp-servers', 'openapi'],
   cli: ['core', 'scanner', 'matcher', 'gatekeeper', 'store', 'export', 'sandbox', 'events', 'policy', 'gateway'],
   sandbox: ['core'],
   events: ['core', 'store'],
   policy: ['core', 'store'],
   console: ['core', 'events'],
   'mcp-servers': ['core', 'executors', 'sandbox'],
+  openapi: [],
 };
 
 describe('the source tree', () => {

@@ -2,7 +2,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import pino from 'pino';
 import { expect } from 'vitest';
-import { COMPONENT_SCHEMAS, openApiDocument, startServer, type RunningServer } from '../../src/gateway/http/index.js';
+import { startServer, type RunningServer } from '../../src/gateway/http/index.js';
+import { COMPONENT_SCHEMAS, openApiDocument } from '../../src/openapi/index.js';
 import { makeTestConfig } from './gateway.js';
 
 /** A real gateway server on 127.0.0.1 port 0 over `repo`, state in a temporary folder. */

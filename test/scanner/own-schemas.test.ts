@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { COMPONENT_SCHEMAS } from '../../src/gateway/http/index.js';
+import { COMPONENT_SCHEMAS } from '../../src/openapi/index.js';
 import { compileShapeChecker } from '../../src/scanner/index.js';
 
 // the package's own schemas are compiled without the meta-schema check (`ownSchema`): this test is that check

@@ -7,9 +7,6 @@ export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 /** The embedded default registry: this project's own `native-repo/`. */
 export const DEFAULT_REPOSITORY = fileURLToPath(new URL('../../../native-repo', import.meta.url));
 
-/** The receipt's JSON Schema. */
-export const RECEIPT_SCHEMA_URL = new URL('../../../schemas/receipt.schema.json', import.meta.url);
-
 /** The gateway config JSON Schema. */
 export const CONFIG_SCHEMA_URL = new URL('../../../schemas/config.schema.json', import.meta.url);
 

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { compileShapeChecker, type ShapeChecker } from '../../scanner/index.js';
-import { COMPONENT_SCHEMAS } from './openapi-schemas.js';
+import { COMPONENT_SCHEMAS } from '../../openapi/index.js';
 
 const checkers = new Map<string, ShapeChecker>();
 

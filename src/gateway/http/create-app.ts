@@ -9,7 +9,7 @@ import { SearchIndexLoadingError, type Gateway } from '../service/index.js';
 import { apiRouter } from './api-routes.js';
 import { approvalRouter } from './approval-routes.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
-import { openApiDocument } from './openapi.js';
+import { openApiDocument } from '../../openapi/index.js';
 import { policyRouter } from './policy-routes.js';
 import { principalAuth, principalOf, requestPrincipal } from './principal-auth.js';
 import type { RescanScheduler } from './rescan-scheduler.js';

@@ -8,7 +8,7 @@ import { matchOptions, matchWait } from './match-options.js';
 import { principalOf } from './principal-auth.js';
 import { sendOutcome } from './send-outcome.js';
 import { validateBody } from './body-validator.js';
-import { WIRE_ERRORS, type WireErrorCode } from './wire-errors.js';
+import { WIRE_ERRORS, type WireErrorCode } from '../../openapi/index.js';
 
 /** The header that names the session a call is made in. */
 export const SESSION_HEADER = 'X-HLDP-Session';

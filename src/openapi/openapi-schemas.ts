@@ -1,8 +1,10 @@
 /** JSON Schemas of the HTTP API's bodies: the OpenAPI document's components, and what requests are validated with. */
 import { readFileSync } from 'node:fs';
-import { RECEIPT_SCHEMA_URL } from '../config/index.js';
 import { WIRE_ERROR_CODES } from './wire-errors.js';
 import { POLICY_SCHEMAS } from './openapi-policy-schemas.js';
+
+// the receipt's own JSON Schema (same depth from src/openapi and dist/openapi)
+const RECEIPT_SCHEMA_URL = new URL('../../schemas/receipt.schema.json', import.meta.url);
 
 const nullableString = { type: ['string', 'null'] };
 const stringList = { type: 'array', items: { type: 'string' } };
@@ -71,7 +73,7 @@ const { $schema: _schema, $id: _id, ...Receipt } = JSON.parse(readFileSync(RECEI
 
 const Error = {
   type: 'object', required: ['code', 'error'],
-  description: 'A refused request: code (one of the table in src/gateway/http/wire-errors.ts) and a message that says what to send instead',
+  description: 'A refused request: code (one of the table in src/openapi/wire-errors.ts) and a message that says what to send instead',
   properties: { code: { enum: WIRE_ERROR_CODES }, error: { type: 'string' } },
 };
 
