@@ -1,4 +1,5 @@
 import { runToEnd } from '../core/index.js';
+import { narrowed } from './narrow-array.js';
 import { FIELD_COUNT, type Postings, type StoredPostings } from './postings.js';
 
 /**
@@ -79,7 +80,8 @@ export function* compactedPostingsSteps(postings: Postings, renumber: Int32Array
     }
   }
   const capacities = room === undefined ? lengths.slice() : lengths.map((length, term) => length + (term < room.length ? room[term]! : 0));
-  return { starts, lengths, capacities, slots, codes, fieldLengths };
+  // most codes fit in a byte and most field lengths too: a fourth of the memory (a tool added later widens them if need be)
+  return { starts, lengths, capacities, slots, codes: narrowed(codes), fieldLengths: narrowed(fieldLengths) };
 }
 
 /** Postings in arrays of their own, each term's list with its room to grow; the counts per term and field apart. */

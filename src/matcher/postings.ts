@@ -1,3 +1,4 @@
+import { holding, resized, type NarrowArray } from './narrow-array.js';
 import { SEARCH_FIELDS } from './search-document.js';
 import type { IndexedDocument, TermDictionary } from './tool-record.js';
 
@@ -14,8 +15,10 @@ export interface StoredPostings {
   lengths: Int32Array;
   fieldCounts: Int32Array;
   slots: Int32Array;
-  codes: Int32Array;
-  fieldLengths: Int32Array;
+  /** entry codes, as narrow as they fit (most fit in a byte: a frequency under 16) */
+  codes: NarrowArray;
+  /** per slot and field, its length, as narrow as they fit */
+  fieldLengths: NarrowArray;
 }
 
 /**
@@ -32,16 +35,17 @@ export class Postings {
   lengths!: Int32Array;
   capacities!: Int32Array;
   fieldCounts!: Int32Array;
-  /** the tight pool */
+  /** the tight pool (its codes as narrow as they fit, widened when a tool added into its room brings a larger one) */
   slots!: Int32Array;
-  codes!: Int32Array;
+  codes!: NarrowArray;
   /** per term id, 1 where its list is in the pool of moved lists */
   moved!: Uint8Array;
   movedSlots!: Int32Array;
   movedCodes!: Int32Array;
   /** entries in use at the start of the moved lists' pool, live or not */
   movedUsed = 0;
-  fieldLengths!: Int32Array;
+  /** as narrow as they fit, widened when a tool added brings a longer field */
+  fieldLengths!: NarrowArray;
   alive!: Uint8Array;
   /** slots given so far */
   slotCount = 0;
@@ -58,8 +62,8 @@ export class Postings {
   }
 
   /**
-   * tight arrays (their slots numbered from 0, as `compactedPostings` gives them) become this index's, with room to
-   * grow (each list's own, `capacities`, when given: none by default)
+   * tight arrays (their slots numbered from 0, as `compactedPostings` gives them, codes and field lengths as narrow as
+   * it made them) become this index's, with room to grow (each list's own, `capacities`, when given: none by default)
    */
   adopt(tight: StoredPostings & { capacities?: Int32Array }): void {
     this.starts = tight.starts;
@@ -76,7 +80,7 @@ export class Postings {
     this.garbage = 0;
     this.deadSlots = 0;
     const room = Math.max(64, this.slotCount);
-    this.fieldLengths = room * FIELD_COUNT === tight.fieldLengths.length ? tight.fieldLengths : copied(tight.fieldLengths, new Int32Array(room * FIELD_COUNT));
+    this.fieldLengths = room * FIELD_COUNT === tight.fieldLengths.length ? tight.fieldLengths : resized(tight.fieldLengths, room * FIELD_COUNT);
     this.alive = new Uint8Array(room).fill(1, 0, this.slotCount);
     this.scores = new Float64Array(room);
     this.matched = new Int32Array(room);
@@ -101,6 +105,7 @@ export class Postings {
       const tokens = text.length === 0 ? [] : text.split(' ');
       const frequencies = new Map<string, number>();
       for (const token of tokens) frequencies.set(token, (frequencies.get(token) ?? 0) + 1);
+      this.fieldLengths = holding(this.fieldLengths, frequencies.size);
       this.fieldLengths[slot * FIELD_COUNT + field] = frequencies.size;
       for (const [term, frequency] of frequencies) {
         if (term === '') continue;
@@ -113,6 +118,8 @@ export class Postings {
     this.growTerms(dictionary.terms.length);
     for (const [term, codes] of entries) {
       const at = this.reserve(term, codes.length);
+      // the tight pool's codes are narrow: widened (all of them, once) only when a code written into its room does not fit
+      if (this.moved[term] !== 1) for (const code of codes) this.codes = holding(this.codes, code);
       const [slots, codesTo] = this.moved[term] === 1 ? [this.movedSlots, this.movedCodes] : [this.slots, this.codes];
       for (let index = 0; index < codes.length; index++) {
         slots[at + index] = slot;
@@ -124,7 +131,7 @@ export class Postings {
   }
 
   /** takes a tool out: `fields` gives each of its term ids with the mask of the fields it has the term in */
-  remove(slot: number, termIds: Int32Array, masks: Int32Array): void {
+  remove(slot: number, termIds: ArrayLike<number>, masks: ArrayLike<number>): void {
     this.alive[slot] = 0;
     this.deadSlots += 1;
     for (let index = 0; index < termIds.length; index++) {
@@ -200,7 +207,7 @@ export class Postings {
 
   private growSlots(size: number): void {
     this.alive = copied(this.alive, new Uint8Array(size));
-    this.fieldLengths = copied(this.fieldLengths, new Int32Array(size * FIELD_COUNT));
+    this.fieldLengths = resized(this.fieldLengths, size * FIELD_COUNT);
     this.scores = new Float64Array(size);
     this.matched = new Int32Array(size);
     this.touched = new Int32Array(size);

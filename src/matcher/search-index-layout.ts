@@ -1,13 +1,16 @@
 import { endianness } from 'node:os';
 import { deserialize, serialize } from 'node:v8';
+import { arrayOf, WIDTHS, widthOf, type NarrowArray, type Width } from './narrow-array.js';
 import { FIELD_COUNT, type StoredPostings } from './postings.js';
 import type { StoredSearchIndex } from './search-index.js';
 
-// The search index file, layout 3 (1 held minisearch's JSON, 2 one `v8.serialize` of everything):
+// The search index file, layout 4 (1 held minisearch's JSON, 2 one `v8.serialize` of everything, 3 every array of
+// 32-bit numbers):
 //   bytes 0-7    MAGIC
 //   bytes 8-11   the layout (uint32, little-endian)
 //   bytes 12-15  the header's length H (uint32, little-endian)
-//   bytes 16-    the header: `v8.serialize` of the strings (version, byte order, names, terms) and each array's length
+//   bytes 16-    the header: `v8.serialize` of the strings (version, byte order, names, terms), each array's length and
+//                the bytes of each of its numbers (1, 2 or 4, as ARRAY_WIDTHS allows: unsigned, or 4 signed)
 //   then, each at a multiple of 8 bytes from the file's start, the typed arrays in ARRAYS' order, in the byte order the
 //   header names, and nothing after the last.
 // The arrays are read each straight into an array of its own size: nothing else holds their bytes. With one
@@ -15,7 +18,7 @@ import type { StoredSearchIndex } from './search-index.js';
 // alive behind a small array at 100,000 tools) and an unaligned one a copy beside it: 430 MB outside the heap.
 
 /** The file's layout: a file of another is a miss, and rebuilt. */
-export const LAYOUT = 3;
+export const LAYOUT = 4;
 
 const MAGIC = Buffer.from('hldpsix\n', 'latin1');
 const PREFIX_BYTES = 16;
@@ -27,6 +30,10 @@ const MAX_HEADER_BYTES = 1 << 30;
 export const ARRAYS = ['counts', 'offsets', 'data', 'starts', 'lengths', 'fieldCounts', 'slots', 'codes', 'fieldLengths'] as const;
 type ArrayName = (typeof ARRAYS)[number];
 
+// the widths each array may be kept in: the records' numbers and the entries' codes and field lengths are kept as narrow
+// as they fit (issue #18), the rest are 32-bit
+const ARRAY_WIDTHS: Record<ArrayName, readonly Width[]> = { counts: [4], offsets: [4], data: [2, 4], starts: [4], lengths: [4], fieldCounts: [4], slots: [4], codes: WIDTHS, fieldLengths: WIDTHS };
+
 interface Header {
   version: string;
   byteOrder: string;
@@ -34,6 +41,8 @@ interface Header {
   terms: string[];
   /** per array of ARRAYS, how many numbers it holds */
   lengths: number[];
+  /** per array of ARRAYS, the bytes of each of its numbers */
+  widths: Width[];
 }
 
 /** One read the decoder asks for: fill `into` from the file at `position`; answered with the bytes read. */
@@ -44,12 +53,12 @@ export interface ReadRequest {
 
 const padded = (bytes: number): number => Math.ceil(bytes / ALIGN) * ALIGN;
 
-const arraysOf = (stored: StoredSearchIndex): Record<ArrayName, Int32Array> => ({ ...stored.postings, counts: stored.counts, offsets: stored.offsets, data: stored.data });
+const arraysOf = (stored: StoredSearchIndex): Record<ArrayName, NarrowArray> => ({ ...stored.postings, counts: stored.counts, offsets: stored.offsets, data: stored.data });
 
 /** The file's pieces in order (prefix and header, then each array and its padding): written one after another, never joined. */
 export function encodeSearchIndexFile(version: string, stored: StoredSearchIndex): Uint8Array[] {
   const arrays = arraysOf(stored);
-  const header: Header = { version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: ARRAYS.map((name) => arrays[name].length) };
+  const header: Header = { version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: ARRAYS.map((name) => arrays[name].length), widths: ARRAYS.map((name) => widthOf(arrays[name])) };
   const headerBytes = serialize(header);
   const prefix = Buffer.alloc(PREFIX_BYTES);
   MAGIC.copy(prefix, 0);
@@ -82,21 +91,23 @@ export function* decodeSearchIndexFile(size: number): Generator<ReadRequest, { v
   if (header === undefined) return undefined;
   // where each array starts; together they must end where the file does
   let position = padded(PREFIX_BYTES + headerLength);
-  const starts = header.lengths.map((length) => {
+  const starts = header.lengths.map((length, index) => {
     const at = position;
-    position += padded(length * Int32Array.BYTES_PER_ELEMENT);
+    position += padded(length * header.widths[index]!);
     return at;
   });
   if (position !== size) return undefined;
-  const arrays = {} as Record<ArrayName, Int32Array>;
+  const arrays = {} as Record<ArrayName, NarrowArray>;
   for (let index = 0; index < ARRAYS.length; index++) {
-    const array = new Int32Array(header.lengths[index]!);
+    const array = arrayOf(header.widths[index]!, header.lengths[index]!);
     const bytes = new Uint8Array(array.buffer);
     if (bytes.length > 0 && (yield { into: bytes, position: starts[index]! }) !== bytes.length) return undefined;
     arrays[ARRAYS[index]!] = array;
   }
-  const { counts, offsets, data, ...postings } = arrays;
-  const stored: StoredSearchIndex = { names: header.names, terms: header.terms, counts, offsets, data, postings };
+  // the widths were checked against ARRAY_WIDTHS: only codes, field lengths and the records' numbers may be narrower
+  const wide = (name: ArrayName): Int32Array => arrays[name] as Int32Array;
+  const postings = { starts: wide('starts'), lengths: wide('lengths'), fieldCounts: wide('fieldCounts'), slots: wide('slots'), codes: arrays.codes, fieldLengths: arrays.fieldLengths };
+  const stored: StoredSearchIndex = { names: header.names, terms: header.terms, counts: wide('counts'), offsets: wide('offsets'), data: arrays.data as Uint16Array | Int32Array, postings };
   return consistent(stored) ? { version: header.version, stored } : undefined;
 }
 
@@ -108,12 +119,13 @@ function parseHeader(bytes: Buffer): Header | undefined {
     return undefined;
   }
   if (typeof header !== 'object' || header === null) return undefined;
-  const { version, byteOrder, names, terms, lengths } = header as Record<string, unknown>;
+  const { version, byteOrder, names, terms, lengths, widths } = header as Record<string, unknown>;
   if (typeof version !== 'string' || byteOrder !== endianness() || !strings(names) || !strings(terms)) return undefined;
   if (!Array.isArray(lengths) || lengths.length !== ARRAYS.length) return undefined;
   // each array's length fits in a file no larger than a safe integer of bytes
   if (!lengths.every((length) => Number.isSafeInteger(length) && length >= 0 && length <= 2 ** 40)) return undefined;
-  return { version, byteOrder: endianness(), names, terms, lengths };
+  if (!Array.isArray(widths) || widths.length !== ARRAYS.length || !ARRAYS.every((name, index) => ARRAY_WIDTHS[name].includes(widths[index] as Width))) return undefined;
+  return { version, byteOrder: endianness(), names, terms, lengths, widths: widths as Width[] };
 }
 
 const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');

@@ -2,7 +2,8 @@ import { runToEnd } from '../core/index.js';
 import type { ToolDefinition } from '../core/index.js';
 import { compactedPostings, compactedPostingsSteps, renumbering, type TightPostings } from './compacted-postings.js';
 import { FIELD_COUNT, Postings, type StoredPostings } from './postings.js';
-import { describeTool, TermDictionary, ToolRecord } from './tool-record.js';
+import { largest, type NarrowArray } from './narrow-array.js';
+import { describeTool, TermDictionary, ToolRecord, type RecordNumbers } from './tool-record.js';
 
 /** In how many tools each term occurs (terms no tool has now: none). */
 export interface TermCounts {
@@ -29,13 +30,13 @@ class DocumentFrequency implements TermCounts {
     return count > 0 ? count : undefined;
   }
 
-  add(ids: Int32Array, change: 1 | -1): void {
+  add(ids: ArrayLike<number>, change: 1 | -1): void {
     if (this.dictionary.terms.length > this.counts.length) {
       const grown = new Int32Array(Math.max(64, this.dictionary.terms.length, this.counts.length * 2));
       grown.set(this.counts);
       this.counts = grown;
     }
-    for (const id of ids) this.counts[id]! += change;
+    for (let at = 0; at < ids.length; at++) this.counts[ids[at]!]! += change;
   }
 }
 
@@ -236,7 +237,8 @@ export interface StoredSearchIndex {
   counts: Int32Array;
   /** the records' numbers one after another: the record at position p is `data[offsets[p]..offsets[p + 1]]` */
   offsets: Int32Array;
-  data: Int32Array;
+  /** 16 bits each when every record's numbers fit */
+  data: RecordNumbers;
 }
 
 /** What of a search index is kept on disk. */
@@ -245,7 +247,8 @@ export function storeSearchIndex(index: SearchIndex): StoredSearchIndex {
   const { dictionary, documentFrequency } = index.engine;
   const offsets = new Int32Array(records.length + 1);
   records.forEach((record, position) => (offsets[position + 1] = offsets[position]! + record.data.length));
-  const data = new Int32Array(offsets[records.length]!);
+  const wide = records.some((record) => record.data instanceof Int32Array && largest(record.data) > 0xffff);
+  const data = wide ? new Int32Array(offsets[records.length]!) : new Uint16Array(offsets[records.length]!);
   records.forEach((record, position) => data.set(record.data, offsets[position]));
   return {
     names: index.tools.map((tool) => tool.name),
@@ -284,7 +287,7 @@ export async function restoreSearchIndexLettingGo(stored: StoredSearchIndex, too
 // kept for these tools, and of this layout (a file of another layout is a miss, never misread)
 function keptFor(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): boolean {
   const { names, offsets, postings, terms, counts, data } = stored;
-  if (!Array.isArray(names) || !Array.isArray(terms) || !(offsets instanceof Int32Array) || !(data instanceof Int32Array) || !(counts instanceof Int32Array)) return false;
+  if (!Array.isArray(names) || !Array.isArray(terms) || !(offsets instanceof Int32Array) || !recordNumbers(data) || !(counts instanceof Int32Array)) return false;
   if (names.length !== tools.length || offsets.length !== tools.length + 1 || !postingsFit(postings, tools.length, terms.length)) return false;
   for (let position = 0; position < tools.length; position++) if (names[position] !== tools[position]!.name) return false;
   return true;
@@ -293,10 +296,12 @@ function keptFor(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): b
 function postingsFit(postings: StoredPostings | undefined, tools: number, terms: number): boolean {
   if (typeof postings !== 'object' || postings === null) return false;
   const { starts, lengths, fieldCounts, slots, codes, fieldLengths } = postings;
-  const arrays = [starts, lengths, fieldCounts, slots, codes, fieldLengths];
-  if (!arrays.every((array) => array instanceof Int32Array)) return false;
+  if (![starts, lengths, fieldCounts, slots].every((array) => array instanceof Int32Array) || !narrowArray(codes) || !narrowArray(fieldLengths)) return false;
   return starts.length === lengths.length && lengths.length >= terms && fieldCounts.length === lengths.length * FIELD_COUNT && slots.length === codes.length && fieldLengths.length === tools * FIELD_COUNT;
 }
+
+const recordNumbers = (array: unknown): array is RecordNumbers => array instanceof Uint16Array || array instanceof Int32Array;
+const narrowArray = (array: unknown): array is NarrowArray => array instanceof Uint8Array || recordNumbers(array);
 
 /** Whether the shared search structures still hold this version's tools. */
 export function isCurrent(index: SearchIndex): boolean {

@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '../core/index.js';
 import { analyze, analyzeWords } from './analyze.js';
+import { largest } from './narrow-array.js';
 import { SEARCH_FIELDS, toSearchDocument, type SearchDocument, type SearchField } from './search-document.js';
 import { valueWords } from './value-words.js';
 
@@ -14,6 +15,12 @@ export const NAMING_FIELDS = FIELD_BIT.name | FIELD_BIT.display | FIELD_BIT.alia
 export const DESCRIBING_FIELDS = FIELD_BIT.intent | FIELD_BIT.examples;
 /** The fields that describe a tool's parameters. */
 export const PARAM_FIELDS = FIELD_BIT.param_names | FIELD_BIT.param_text;
+
+/**
+ * A record's numbers: 16 bits each while every one fits (a dictionary of under 32,768 terms, as most registries'),
+ * else 32 (issue #18: at 100,000 tools the records' numbers were 79 MB of 32-bit integers).
+ */
+export type RecordNumbers = Uint16Array | Int32Array;
 
 /** A word of a tool's intent or example: its first term, and whether the example gives it as a value. */
 export type IntentWord = [term: string, value: boolean];
@@ -71,7 +78,7 @@ export class ToolRecord {
     /** the tool's slot in its search engine's postings (0 for a record measured on its own) */
     readonly id: number,
     /** the numbers: see the layout above */
-    readonly data: Int32Array,
+    readonly data: RecordNumbers,
     readonly dictionary: TermDictionary,
   ) {}
 
@@ -94,12 +101,12 @@ export class ToolRecord {
   }
 
   /** ids of its distinct terms (those the postings hold), ascending */
-  termIds(): Int32Array {
+  termIds(): RecordNumbers {
     return this.data.subarray(HEADER, HEADER + this.data[TERMS]!);
   }
 
   /** the fields (bit mask) of each of its distinct terms, in the order of `termIds` */
-  termFieldMasks(): Int32Array {
+  termFieldMasks(): RecordNumbers {
     const count = this.data[TERMS]!;
     return this.data.subarray(HEADER + count, HEADER + 2 * count);
   }
@@ -341,7 +348,7 @@ function adjacentPairs(variants: IntentWord[][]): Array<[string, string]> {
   return pairs;
 }
 
-function encode(dictionary: TermDictionary, termFields: Map<string, number>, parts: NamesAndIntents): Int32Array {
+function encode(dictionary: TermDictionary, termFields: Map<string, number>, parts: NamesAndIntents): RecordNumbers {
   const numbers: number[] = [0, 0, 0, 0, 0];
   const terms = [...termFields].map(([term, mask]): [number, number] => [dictionary.intern(term), mask]).sort((a, b) => a[0] - b[0]);
   numbers[TERMS] = terms.length;
@@ -360,5 +367,5 @@ function encode(dictionary: TermDictionary, termFields: Map<string, number>, par
     numbers.push(unique.length);
     for (const [a, b] of unique) numbers.push(a, b);
   }
-  return Int32Array.from(numbers);
+  return largest(numbers) <= 0xffff ? Uint16Array.from(numbers) : Int32Array.from(numbers);
 }

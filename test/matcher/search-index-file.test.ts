@@ -1,4 +1,5 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -124,6 +125,53 @@ describe('search indexes kept on disk', () => {
     expect(files.read(starter)).toBeUndefined();
     expect(await files.readLettingGo(starter)).toBeUndefined();
     expect(answers(createMatcher(starter, { searchFiles: files }).prepare())).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
+  });
+
+  it('are a miss, never misread, when they hold the earlier layout 3 (every array of 32-bit numbers), and a matcher over one builds its own', async () => {
+    const dir = join(temp.path, 'search');
+    createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
+    const [name] = await readdir(dir);
+    const path = join(dir, name!);
+    const { version, stored } = decodeBytes(await readFile(path))!;
+    // layout 3 as its writer wrote it: the same prefix and header without the widths, then every array as 32-bit numbers
+    const wide = [stored.counts, stored.offsets, stored.data, ...Object.values(stored.postings)].map((array) => Int32Array.from(array));
+    const header = serialize({ version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: wide.map((array) => array.length) });
+    const prefix = Buffer.alloc(16);
+    prefix.write('hldpsix\n', 0, 'latin1');
+    prefix.writeUInt32LE(3, 8);
+    prefix.writeUInt32LE(header.length, 12);
+    const pad = (bytes: number): Buffer => Buffer.alloc((8 - (bytes % 8)) % 8);
+    await writeFile(path, Buffer.concat([prefix, header, pad(16 + header.length), ...wide.flatMap((array) => [Buffer.from(array.buffer), pad(array.byteLength)])]));
+    const files = searchIndexFiles(dir);
+    expect(files.read(starter)).toBeUndefined();
+    expect(await files.readLettingGo(starter)).toBeUndefined();
+    expect(answers(createMatcher(starter, { searchFiles: files }).prepare())).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
+  });
+
+  it('keep codes, field lengths and records as narrow as they fit, and a rescan bringing larger ones widens them and answers as a fresh build', async () => {
+    const dir = join(temp.path, 'search');
+    createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
+    const restored = createMatcher(structuredClone(starter), { searchFiles: searchIndexFiles(dir) }).prepare();
+    const before = searchIndexFiles(dir).read(starter)!;
+    expect(before.engine.postings.codes).toBeInstanceOf(Uint8Array);
+    expect(before.engine.postings.fieldLengths).toBeInstanceOf(Uint8Array);
+    expect(before.records.every((record) => record.data instanceof Uint16Array)).toBe(true);
+    // a word 20 times in one field (a code past a byte) and a description of 300 distinct words (a field length past one)
+    const long = makeToolDefinition({
+      name: 'long-winded',
+      intent: `${'forecast '.repeat(20)}the weather`,
+      why: Array.from({ length: 300 }, (_, at) => `word${String.fromCharCode(97 + (at % 26))}${String.fromCharCode(97 + Math.floor(at / 26))}`).join(' '),
+    });
+    const tools = [...restored.index.tools, long].sort((a, b) => (a.name < b.name ? -1 : 1));
+    const next: ToolIndex = { ...restored.index, commit: 'next', scanned_at: '2026-12-01T00:00:00.000Z', tools };
+    const updated = createMatcher(next, { previous: restored, searchFiles: searchIndexFiles(dir) });
+    expect(answers(updated)).toEqual(answers(createMatcher(structuredClone(next)).prepare()));
+    for (const intent of ['forecast the weather', 'wordaa wordbb wordkl']) expect(updated.explainIntent(intent)).toEqual(createMatcher(structuredClone(next)).prepare().explainIntent(intent));
+    updated.persist();
+    const kept = searchIndexFiles(dir).read(next)!;
+    expect(kept.engine.postings.codes).toBeInstanceOf(Uint16Array);
+    expect(kept.engine.postings.fieldLengths).toBeInstanceOf(Uint16Array);
+    expect(answers(createMatcher(structuredClone(next), { searchFiles: searchIndexFiles(dir) }).prepare())).toEqual(answers(updated));
   });
 
   it('are read into arrays that each hold only their own numbers, the records views of one array of their data (no buffer of the whole file kept)', async () => {

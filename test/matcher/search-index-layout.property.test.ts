@@ -4,6 +4,10 @@ import type { ToolDefinition } from '../../src/core/index.js';
 import { FIELD_COUNT } from '../../src/matcher/postings.js';
 import { buildSearchIndex, restoreSearchIndex, storeSearchIndex, type StoredSearchIndex } from '../../src/matcher/search-index.js';
 import { decodeSearchIndexFile, encodeSearchIndexFile } from '../../src/matcher/search-index-layout.js';
+import { arrayOf, widthOf, type NarrowArray, type Width } from '../../src/matcher/narrow-array.js';
+import { plainRecord } from '../../src/matcher/tool-record.js';
+import { firstStage } from '../../src/matcher/first-stage.js';
+import { FITTED_RANKING } from '../../src/matcher/fitted-parameters.js';
 import { makeToolDefinition } from './helpers.js';
 
 // The search index file is read back from disk, where anything may have happened to it: the decoder is held to
@@ -47,6 +51,36 @@ describe('the search index file', () => {
         const decoded = decode(Buffer.concat(encodeSearchIndexFile(version, stored)));
         expect(decoded).toEqual({ version, stored });
         expect(restoreSearchIndex(decoded!.stored, tools)).toBeDefined();
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('reads back each array in the width it was written in, narrow or wide, and a restored index answers the same either way', () => {
+    const wideOf = (values: NarrowArray, width: Width): NarrowArray => {
+      const array = arrayOf(Math.max(width, widthOf(values)) as Width, values.length);
+      array.set(values);
+      return array;
+    };
+    fc.assert(
+      fc.property(toolsArbitrary, fc.constantFrom<Width>(2, 4), fc.constantFrom<Width>(1, 2, 4), fc.constantFrom<Width>(1, 2, 4), (tools, dataWidth, codesWidth, lengthsWidth) => {
+        const narrow = storeSearchIndex(buildSearchIndex(tools));
+        // the narrowest that holds them: what a build keeps
+        expect(widthOf(narrow.data)).toBe(2);
+        expect(widthOf(narrow.postings.codes)).toBe(1);
+        expect(widthOf(narrow.postings.fieldLengths)).toBe(1);
+        const postings = { ...narrow.postings, codes: wideOf(narrow.postings.codes, codesWidth), fieldLengths: wideOf(narrow.postings.fieldLengths, lengthsWidth) };
+        const stored: StoredSearchIndex = { ...narrow, data: wideOf(narrow.data, dataWidth) as Uint16Array | Int32Array, postings };
+        const decoded = decode(Buffer.concat(encodeSearchIndexFile('v', stored)))!;
+        expect(decoded.stored).toEqual(stored);
+        for (const [read, written] of [[decoded.stored.data, stored.data], [decoded.stored.postings.codes, postings.codes], [decoded.stored.postings.fieldLengths, postings.fieldLengths]] as const) expect(widthOf(read)).toBe(widthOf(written));
+        const asNarrow = restoreSearchIndex(narrow, tools)!;
+        const asWide = restoreSearchIndex(decoded.stored, tools)!;
+        expect(asWide.records.map((record) => plainRecord(record))).toEqual(asNarrow.records.map((record) => plainRecord(record)));
+        for (const words of [['read', 'file'], ['weather', 'tokyo'], ['提交'], ['joke', 'money', 'convert']]) {
+          const terms = words.map((term) => ({ term, weight: 1 }));
+          expect(firstStage(asWide, FITTED_RANKING, terms)).toEqual(firstStage(asNarrow, FITTED_RANKING, terms));
+        }
       }),
       { numRuns: 60 },
     );
