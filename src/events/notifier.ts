@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventHub } from './event-hub.js';
 import { isFailure, type HldpEvent } from './event-types.js';
 
@@ -125,10 +126,8 @@ export class Notifier {
       if (attempt < attempts) {
         const base = (this.#options.backoffMs ?? 1000) * 2 ** (attempt - 1);
         const pause = base / 2 + Math.random() * (base / 2);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pause);
-          this.#stop.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-        });
+        // the timer's own abort handling removes its listener when the pause ends: a receiver down for hours adds none
+        await sleep(pause, undefined, { signal: this.#stop.signal }).catch(() => undefined);
         if (this.#stop.signal.aborted) return;
       }
     }
