@@ -121,6 +121,24 @@ describe('receipts', () => {
     expect(stored.body).toMatchObject({ caller: 'bot', session: null });
   });
 
+  it('are each shown to their caller and to admins and approvers, never to another principal (found in review)', async () => {
+    const made = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'git-ops', params: { op: 'status' } } });
+    await api(gateway.url, 'POST', '/v1/call', { who: 'lead', body: { tool: 'git-ops', params: { op: 'status' } } });
+    const id = made.body.id as string;
+    // lead, another agent, neither reads bot's receipt (the 404 of an id that does not exist) nor finds it in a list
+    expect(await api(gateway.url, 'GET', `/v1/receipts/${id}`, { who: 'lead' })).toMatchObject({ status: 404, body: { code: 'RECEIPT_NOT_FOUND' } });
+    const leads = (await api(gateway.url, 'GET', '/v1/receipts?limit=1000', { who: 'lead' })).body.receipts as Array<{ id: string; caller: string }>;
+    expect(leads.length).toBeGreaterThan(0);
+    expect(leads.filter((receipt) => receipt.caller !== 'lead')).toEqual([]);
+    // bot reads its own; an approver and an admin read everyone's
+    expect((await api(gateway.url, 'GET', `/v1/receipts/${id}`, { who: 'bot' })).body).toMatchObject({ id, caller: 'bot' });
+    for (const who of ['alice', 'admin'] as const) {
+      expect((await api(gateway.url, 'GET', `/v1/receipts/${id}`, { who })).status).toBe(200);
+      const all = (await api(gateway.url, 'GET', '/v1/receipts?limit=1000', { who })).body.receipts as Array<{ caller: string }>;
+      expect(all.some((receipt) => receipt.caller === 'bot') && all.some((receipt) => receipt.caller === 'lead')).toBe(true);
+    }
+  });
+
   it('and the log never hold a token, even one a caller pastes into its params', async () => {
     const call = await api(gateway.url, 'POST', '/v1/call', { who: 'lead', body: { tool: 'git-ops', params: { op: 'log', limit: 1, ref: TOKENS.bot } } });
     const text = JSON.stringify(call.body);

@@ -1,5 +1,6 @@
 import express, { type RequestHandler, type Router } from 'express';
 import { exceedsDepth, MAX_JSON_DEPTH, toolCount } from '../../core/index.js';
+import { overseesAll } from '../../events/index.js';
 import { unknownToolOutcome, type Gateway } from '../service/index.js';
 import { validateBody } from './body-validator.js';
 import { matchOptions, matchWait } from './match-options.js';
@@ -84,7 +85,9 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     const limit = query.limit!;
     const offset = query.offset ?? 0;
     // one more than asked says whether another page follows, without a count over the table
-    const page = await gateway.receipts({ ...query, limit: limit + 1 });
+    // everyone sees the receipts of its own calls; admins and approvers see every caller's
+    const principal = principalOf(response);
+    const page = await gateway.receipts({ ...query, ...(overseesAll(principal) ? {} : { caller: principal.name }), limit: limit + 1 });
     const receipts = page.slice(0, limit);
     response.json({ receipts, limit, offset, next_offset: page.length > limit ? offset + limit : null });
   });
@@ -94,7 +97,10 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
   });
 
   router.get('/v1/receipts/:id', async (request, response) => {
-    const receipt = await gateway.store.receipts.get(request.params.id);
+    const principal = principalOf(response);
+    const found = await gateway.store.receipts.get(request.params.id);
+    // another principal's receipt is not there for this one: the same 404, so an id says nothing either way
+    const receipt = found && (overseesAll(principal) || found.caller === principal.name) ? found : undefined;
     if (!receipt) response.status(404).json({ code: 'RECEIPT_NOT_FOUND', error: `no receipt '${request.params.id}'` });
     else response.json(receipt);
   });
