@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { runLettingGo, runToEnd, type ToolDefinition, type ToolIndex } from '../../core/index.js';
 import { exportNamesSteps, mcpMetaToolSpec, mcpToolSpec, META_TOOLS, NAME_LIMITS, RESERVED_NAMES, type McpToolSpec, type MetaTool } from '../../export/index.js';
 import type { SessionView } from '../../sessions/index.js';
@@ -14,8 +13,6 @@ export interface ToolCatalog {
   commit: string;
   /** the meta-tools, then every registry tool */
   tools: McpToolSpec[];
-  /** a digest of the listed tools: equal digests, identical `tools/list` answers */
-  digest: string;
   resolve(name: string): CallTarget;
   /** the listed name of a registry tool */
   listedName(registryName: string): string;
@@ -49,17 +46,9 @@ export async function prepareCatalog(index: ToolIndex, previous: ToolIndex): Pro
 
 const META_BY_NAME = new Map(META_TOOLS.map((tool) => [tool.name, tool]));
 const META_SPECS = META_TOOLS.map((meta) => mcpMetaToolSpec(meta));
-const META_DIGEST = digestOf(META_SPECS);
-
-/** A tool's spec under one listed name, and the digest of its JSON. */
-interface ListedSpec {
-  name: string;
-  spec: McpToolSpec;
-  digest: string;
-}
 
 // a definition object never changes (the scanner keeps it while its folder does not): its spec is made once per listed name
-const specsByTool = new WeakMap<ToolDefinition, ListedSpec>();
+const specsByTool = new WeakMap<ToolDefinition, McpToolSpec>();
 
 // tools handled between two stops of a sliced build
 const STEP = 1000;
@@ -67,42 +56,38 @@ const STEP = 1000;
 function* catalogSteps(index: ToolIndex): Generator<void, ToolCatalog, void> {
   const exported = yield* exportNamesSteps(index.tools.map((tool) => tool.name), NAME_LIMITS.mcp, RESERVED_NAMES);
   yield;
-  const names: Record<string, string> = {};
-  const listed = new Map<string, string>();
+  // per registry name its spec (whose name is the listed one); per listed name that is not its registry name, the
+  // registry name: most tools are listed under their own name, and at 100,000 tools three maps of every name (and a
+  // digest of each spec's JSON, which nothing read) were a fifth of the catalog's memory and most of its CPU (issue #18)
   const specs = new Map<string, McpToolSpec>();
+  const renamed = new Map<string, string>();
   const tools: McpToolSpec[] = [...META_SPECS];
-  // the digest of the listed tools: over each spec's own digest, so an unchanged tool is never serialised again
-  const digest = createHash('sha256').update(META_DIGEST);
   for (let position = 0; position < index.tools.length; position++) {
     if (position % STEP === STEP - 1) yield;
     const tool = index.tools[position]!;
     const name = exported.get(tool.name)!;
-    let known = specsByTool.get(tool);
-    if (known?.name !== name) {
-      const spec = mcpToolSpec(tool, name);
-      known = { name, spec, digest: digestOf(spec) };
-      specsByTool.set(tool, known);
+    let spec = specsByTool.get(tool);
+    if (spec?.name !== name) {
+      spec = mcpToolSpec(tool, name);
+      specsByTool.set(tool, spec);
     }
-    Object.defineProperty(names, name, { value: tool.name, enumerable: true, writable: true, configurable: true });
-    listed.set(tool.name, name);
-    specs.set(tool.name, known.spec);
-    tools.push(known.spec);
-    digest.update(known.digest);
+    if (name !== tool.name) renamed.set(name, tool.name);
+    specs.set(tool.name, spec);
+    tools.push(spec);
   }
   // a view never changes once computed, and sessions with the same view share it: one list per view
   const perView = new WeakMap<SessionView, McpToolSpec[]>();
   return {
     commit: index.commit,
     tools,
-    digest: digest.digest('hex'),
     resolve(name) {
       // meta-tools first: a registry tool of the same name is listed with a fingerprint suffix, never shadowed
       const meta = META_BY_NAME.get(name);
       if (meta) return { kind: 'meta', tool: meta };
-      // own names only: `__proto__` or `constructor` name no tool unless one is listed under it
-      return { kind: 'tool', name: Object.hasOwn(names, name) ? names[name]! : name };
+      // a listed name is its registry name unless renamed; any other name passes through as is
+      return { kind: 'tool', name: renamed.get(name) ?? name };
     },
-    listedName: (registryName) => listed.get(registryName) ?? registryName,
+    listedName: (registryName) => specs.get(registryName)?.name ?? registryName,
     toolsFor(view) {
       let listedTools = perView.get(view);
       if (!listedTools) {
@@ -112,8 +97,4 @@ function* catalogSteps(index: ToolIndex): Generator<void, ToolCatalog, void> {
       return listedTools;
     },
   };
-}
-
-function digestOf(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
 }
