@@ -153,7 +153,8 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   /** An approver (or, where its rule allows, the caller) approves or denies a pending request, once. */
   async decide(id: string, decider: Principal, verdict: 'approve' | 'deny', options: DecideOptions = {}): Promise<ApprovalAnswer> {
     const record = await this.#host.store.approvals.get(id);
-    if (!record) return { ok: false, code: 'APPROVAL_NOT_FOUND', error: `no approval request '${id}'; list them with GET /v1/approvals?status=pending` };
+    // one who may not read the request is answered as the read answers them: its params, caller and session stay unseen
+    if (!record || !this.maySee(record, decider)) return notFound(id);
     // the human at the MCP client decides where the rule says so; anyone else by role
     const problem = options.via === 'elicitation' ? (record.rule.elicit ? undefined : `request '${id}' may not be decided at the MCP client; ${describeGate(record.rule.approvers)} decides it`) : deciderProblem({ caller: record.caller, selfApproval: record.rule.self_approval, approvers: record.rule.approvers }, decider);
     if (problem) return { ok: false, code: 'APPROVAL_FORBIDDEN', error: problem, approval: record };
@@ -163,7 +164,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   /** The caller withdraws its own request (or an admin does): a `CANCELLED` receipt, nothing ran. */
   async cancel(id: string, by: Principal, reason: string | null): Promise<ApprovalAnswer> {
     const record = await this.#host.store.approvals.get(id);
-    if (!record) return { ok: false, code: 'APPROVAL_NOT_FOUND', error: `no approval request '${id}'` };
+    if (!record || !this.maySee(record, by)) return notFound(id);
     if (record.caller !== by.name && !by.roles.has('admin')) return { ok: false, code: 'APPROVAL_FORBIDDEN', error: `only its caller '${record.caller}' or an admin may cancel request '${id}'`, approval: record };
     const closed = await this.#close(record, { status: 'cancelled', by: by.name, reason, via: 'api' }, `cancelled by ${by.name}${reason ? `: ${reason}` : ''}; nothing ran`);
     return closed ?? this.#alreadyDecided(id);
@@ -314,4 +315,9 @@ function linkOf(record: ApprovalRecord): ReceiptApproval {
     id: record.id, status: record.status as ReceiptApproval['status'], decided_by: record.decided_by, reason: record.decision_reason,
     decided_at: record.decided_at ?? new Date().toISOString(), via: record.decided_via ?? 'api', rule: record.rule.where,
   };
+}
+
+// the answer to a request that does not exist, or that the asker may not read: the two look alike
+function notFound(id: string): ApprovalAnswer {
+  return { ok: false, code: 'APPROVAL_NOT_FOUND', error: `no approval request '${id}'; list them with GET /v1/approvals?status=pending` };
 }

@@ -162,6 +162,17 @@ describe('approval requests between two principals', () => {
     expect((await api(gateway.url, 'GET', `/v1/approvals/${pending.body.id}`, { who: 'lead' })).status).toBe(404);
   });
 
+  it.each(['approve', 'deny', 'cancel'])('answers %s by one who may not read the request as the read does: 404, and not a word of it', async (action) => {
+    const pending = await write(`etc/secret-${action}.txt`, 'a private plan\n');
+    const id = pending.body.id as string;
+    const read = await api(gateway.url, 'GET', `/v1/approvals/${id}`, { who: 'lead' });
+    const refused = await api(gateway.url, 'POST', `/v1/approvals/${id}/${action}`, { who: 'lead' });
+    expect(refused).toMatchObject({ status: read.status, body: { code: 'APPROVAL_NOT_FOUND' } });
+    expect(refused.body.approval).toBeUndefined();
+    expect(JSON.stringify(refused.body)).not.toContain(`secret-${action}`);
+    expect((await api(gateway.url, 'GET', `/v1/approvals/${id}`, { who: 'bot' })).body).toMatchObject({ approval: { status: 'pending' } });
+  });
+
   it('refuses to run a request after the policy moved, with a CANCELLED receipt', async () => {
     const pending = await write('etc/moved.txt');
     await commitFiles(repo, { 'policies/writes.hdlp': WRITES.replace('a write outside agent/ needs a person', 'a write outside agent/ needs someone') });
