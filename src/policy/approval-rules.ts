@@ -25,15 +25,17 @@ export type PolicyDecision =
 /**
  * The first approval rule (over every policy in path order) whose tools, callers and param conditions match
  * decides; with none, a tool with `constraints.require_confirm` waits for a confirmation its caller may give
- * itself (today's confirm flow), and any other runs. A broken policy denies.
+ * itself (today's confirm flow), and any other runs. A broken policy denies. `roots` is where the tool's relative
+ * paths land (its root as configured and resolved), so that a glob judges the path the tool will reach; none when
+ * the gateway does not know, and then a path it cannot judge matches a deny or approve rule and no allow rule.
  */
-export function decidePolicy(index: ToolIndex, tool: ToolDefinition, params: Record<string, unknown>, caller: Principal): PolicyDecision {
+export function decidePolicy(index: ToolIndex, tool: ToolDefinition, params: Record<string, unknown>, caller: Principal, roots: readonly string[] = []): PolicyDecision {
   const set = PolicySet.of(index);
   const broken = set.brokenReason;
   if (broken) return { kind: 'deny', reason: broken };
   for (const compiled of set.rulesFor(tool)) {
     if (compiled.callers && !passesGate(compiled.callers, caller)) continue;
-    if (!compiled.conditions.every(([param, test]) => test(Object.hasOwn(params, param) ? params[param] : undefined))) continue;
+    if (!compiled.conditions.every(([param, test]) => test(Object.hasOwn(params, param) ? params[param] : undefined, roots))) continue;
     const { rule, ref } = compiled;
     switch (rule.decision) {
       case 'allow':

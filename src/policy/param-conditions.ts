@@ -1,16 +1,21 @@
-import { posix } from 'node:path';
 import picomatch from 'picomatch';
 import { RE2JS } from 're2js';
 import type { ParamCondition, PolicyDecisionKind } from '../core/index.js';
+import { rootedPath } from './rooted-path.js';
 
-/** Tests one param value (undefined when the call lacks it). */
-export type ValueTest = (value: unknown) => boolean;
+/**
+ * Tests one param value (undefined when the call lacks it); a glob reads it as a path under `roots`, the
+ * tool's root (see {@link rootedPath}), none when the gateway does not know where the tool's paths land.
+ */
+export type ValueTest = (value: unknown, roots?: readonly string[]) => boolean;
 
 /**
  * How a condition reads values that could go either way, chosen so that the call gets the stricter decision:
  * an `allow` rule matches `strict`ly (a list only when every element matches, a glob's `*` not over dot files,
- * a path that climbs out with `..` never), an `approve` or `deny` rule `broad`ly (a list when any element
- * matches, dot files included, a path that climbs out always).
+ * a path that cannot be judged never), an `approve` or `deny` rule `broad`ly (a list when any element
+ * matches, dot files included, a path that cannot be judged always). A path cannot be judged when it climbs
+ * out of the tool's root, or is absolute outside it, or when the gateway does not know the root and the glob
+ * and the path are not both relative or both absolute.
  */
 export type ConditionMode = 'strict' | 'broad';
 
@@ -21,15 +26,19 @@ export function modeOf(decision: PolicyDecisionKind): ConditionMode {
 
 /** Compiles one param condition once: globs by picomatch, regexes by RE2 (linear time, found anywhere in the text). */
 export function compileCondition(condition: ParamCondition, mode: ConditionMode): ValueTest {
-  const tests: Array<(scalar: string | number | boolean) => boolean> = [];
+  const tests: Array<(scalar: string | number | boolean, roots: readonly string[]) => boolean> = [];
   if (condition.glob !== undefined) {
     const globs = Array.isArray(condition.glob) ? condition.glob : [condition.glob];
-    const matchers = globs.map((glob) => picomatch(glob, { dot: mode === 'broad' }));
-    tests.push((scalar) => {
+    // an absolute glob judges the path's absolute form, a relative one its form relative to the tool's root
+    const matchers = globs.map((glob) => ({ absolute: glob.startsWith('/'), matches: picomatch(glob, { dot: mode === 'broad' }) }));
+    tests.push((scalar, roots) => {
       if (typeof scalar !== 'string') return false;
-      const path = posix.normalize(scalar);
-      if (path === '..' || path.startsWith('../')) return mode === 'broad';
-      return matchers.some((matches) => matches(path));
+      const path = rootedPath(scalar, roots);
+      return matchers.some(({ absolute, matches }) => {
+        if (!absolute) return path.relative === undefined ? mode === 'broad' : matches(path.relative);
+        // every name of one file: a glob written against either spelling of the root judges it
+        return path.absolute.length === 0 ? mode === 'broad' : path.absolute.some((name) => matches(name));
+      });
     });
   }
   if (condition.regex !== undefined) {
@@ -40,9 +49,9 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
     const values = Array.isArray(condition.equals) ? condition.equals : [condition.equals];
     tests.push((scalar) => values.includes(scalar));
   }
-  const scalarTest = (scalar: unknown): boolean =>
-    (typeof scalar === 'string' || typeof scalar === 'number' || typeof scalar === 'boolean') && tests.every((test) => test(scalar));
-  return (value) => {
+  return (value, roots = []) => {
+    const scalarTest = (scalar: unknown): boolean =>
+      (typeof scalar === 'string' || typeof scalar === 'number' || typeof scalar === 'boolean') && tests.every((test) => test(scalar, roots));
     if (Array.isArray(value)) return value.length > 0 && (mode === 'strict' ? value.every(scalarTest) : value.some(scalarTest));
     return scalarTest(value);
   };

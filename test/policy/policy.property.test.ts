@@ -87,6 +87,47 @@ describe('a glob condition', () => {
   });
 });
 
+describe('a glob condition under a tool root', () => {
+  const ROOTS = ['/srv/link-to-workspace', '/data/workspace'];
+  const name = fc.oneof(fc.constantFrom('secrets', 'agent', 'key', '.env', 'a b', 'x.txt'), fc.stringMatching(/^[a-z][a-z.]{0,5}$/));
+  // one path inside the root, as its canonical relative segments, and a way of spelling it
+  const spelled = fc.record({
+    parts: fc.array(name, { minLength: 1, maxLength: 5 }),
+    root: fc.constantFrom(undefined, ...ROOTS),
+    detours: fc.array(fc.constantFrom('.', 'dot', 'detour', 'double', 'none'), { minLength: 6, maxLength: 6 }),
+    trailing: fc.boolean(),
+  }).map(({ parts, root, detours, trailing }) => {
+    const pieces = parts.map((part, index) => {
+      const detour = detours[index];
+      if (detour === 'dot') return `./${part}`;
+      if (detour === 'detour') return `zz/../${part}`;
+      if (detour === 'double') return `${part}/`;
+      return part;
+    });
+    const body = pieces.join('/') + (trailing ? '/' : '');
+    return { canonical: parts.join('/'), spelling: root === undefined ? body : `${root}/${detours[5] === 'dot' ? './' : ''}${body}` };
+  });
+
+  it.each(['secrets/**', 'agent/*.txt', '**/.env', '*', '/data/workspace/secrets/**'])('judges any spelling of a path inside the root as its canonical relative path (%s)', (glob) => {
+    const strict = compileCondition({ glob }, 'strict');
+    const broad = compileCondition({ glob }, 'broad');
+    fc.assert(fc.property(spelled, ({ canonical, spelling }) => {
+      expect(strict(spelling, ROOTS)).toBe(strict(canonical, ROOTS));
+      expect(broad(spelling, ROOTS)).toBe(broad(canonical, ROOTS));
+    }), { numRuns: 300 });
+  });
+
+  it('catches a path outside the root for approve and deny, never for allow', () => {
+    const strict = compileCondition({ glob: 'secrets/**' }, 'strict');
+    const broad = compileCondition({ glob: 'secrets/**' }, 'broad');
+    fc.assert(fc.property(fc.array(name, { minLength: 1, maxLength: 4 }), fc.constantFrom('/etc', '/data/workspace-other', '/data'), (parts, elsewhere) => {
+      const outside = `${elsewhere}/${parts.join('/')}`;
+      expect(strict(outside, ROOTS)).toBe(false);
+      expect(broad(outside, ROOTS)).toBe(true);
+    }), { numRuns: 200 });
+  });
+});
+
 describe('a regex condition', () => {
   it('answers in linear time where a backtracking engine would not return', () => {
     const test = compileCondition({ regex: '^(a+)+$' }, 'broad');

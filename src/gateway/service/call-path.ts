@@ -1,4 +1,5 @@
 import { decidePolicy, type ApprovalAnswer, type ApprovalDesk, type DecideOptions, type Principal } from '../../policy/index.js';
+import type { ToolDefinition } from '../../core/index.js';
 import type { SessionState } from '../../sessions/index.js';
 import { chooseDeadline } from './call-deadline.js';
 import { lookUpCall } from './call-lookup.js';
@@ -20,6 +21,8 @@ export interface CallPathParts {
   /** told what each call (or decision on one) came to */
   observers: readonly GatewayObserver[];
   maxCallTimeoutMs: number;
+  /** where a tool's relative paths land, for the policy's path conditions (none when unknown) */
+  pathRoots: (tool: ToolDefinition) => readonly string[];
 }
 
 /**
@@ -113,7 +116,7 @@ export class CallPath {
     const deadline = chooseDeadline(tool, request.timeoutMs, this.parts.maxCallTimeoutMs);
     if (!deadline.ok) return deadline.outcome;
     const caller = this.parts.principal(request.caller);
-    const decision = decidePolicy(registry.index, tool, data, caller);
+    const decision = decidePolicy(registry.index, tool, data, caller, this.parts.pathRoots(tool));
     const session = request.session?.id ?? null;
     switch (decision.kind) {
       case 'allow':

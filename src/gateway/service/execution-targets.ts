@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
+import type { ToolDefinition } from '../../core/index.js';
 import { secretsOf, type ApiTarget, type ExecutionContext } from '../../executors/index.js';
 import { startGatekeeper, type RunningGatekeeper } from '../../gatekeeper/index.js';
 import { McpServerPool } from '../../mcp-servers/index.js';
@@ -17,6 +18,7 @@ export class ExecutionTargets {
   private selfApi: ApiTarget | undefined;
   private sandbox: Promise<Sandbox> | undefined;
   private probedStatus: SandboxStatus | undefined;
+  private workspaceRoots: readonly string[] | undefined;
   /** the configured MCP servers; each starts on the first call of one of its tools, stdio ones inside the sandbox */
   readonly mcpServers: McpServerPool;
 
@@ -41,6 +43,19 @@ export class ExecutionTargets {
   /** Whether `gatekeepers.default` is the embedded one (nothing configured it). */
   get embedsGatekeeper(): boolean {
     return this.config.embeddedGatekeeper.enabled && !this.config.gatekeepers.default;
+  }
+
+  /**
+   * Where a tool's relative paths land, as configured and with symlinks resolved: the workspace for the embedded
+   * gatekeeper's methods and for shell tools that run in it; none where the gateway cannot know (another
+   * gatekeeper's root, a shell tool's own cwd, a remote API), and the policy then judges paths it cannot place strictly.
+   */
+  pathRoots(tool: ToolDefinition): readonly string[] {
+    const embedded = tool.executor === 'gatekeeper' && (tool.gatekeeper?.target ?? 'default') === 'default' && this.embedsGatekeeper;
+    const shellAtRoot = tool.executor === 'shell' && tool.shell?.cwd === undefined;
+    if (!embedded && !shellAtRoot) return [];
+    this.workspaceRoots ??= rootsOf(this.config.workspaceRoot);
+    return this.workspaceRoots;
   }
 
   /** The context for one call; `needsGatekeeper` starts the embedded gatekeeper if it is the target. */
@@ -109,6 +124,17 @@ export class ExecutionTargets {
     const embedded = this.embedded;
     this.embedded = undefined;
     if (embedded) await (await embedded).close();
+  }
+}
+
+/** A root as given (made absolute) and as its symlinks resolve, when it exists. */
+function rootsOf(root: string): readonly string[] {
+  const given = resolve(root);
+  try {
+    const real = realpathSync(given);
+    return real === given ? [given] : [given, real];
+  } catch {
+    return [given];
   }
 }
 

@@ -80,7 +80,7 @@ export class Gateway {
     });
     this.observers.push(eventObserver(this.events, index));
     this.principals = new Principals(config.principals);
-    this.calls = new CallPath({ registry: () => this.registries.current, keeper: this.keeper, later: this.later, approvals: () => this.approvals, principal: (name) => this.principal(name), observers: this.observers, maxCallTimeoutMs: config.maxCallTimeoutMs });
+    this.calls = new CallPath({ registry: () => this.registries.current, keeper: this.keeper, later: this.later, approvals: () => this.approvals, principal: (name) => this.principal(name), observers: this.observers, maxCallTimeoutMs: config.maxCallTimeoutMs, pathRoots: (tool) => targets.pathRoots(tool) });
     this.approvals = new ApprovalDesk({
       registry: () => this.registries.current,
       store,

@@ -1,0 +1,93 @@
+import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { api, policyRepository, startGateway } from './support.js';
+
+// A path condition judges the path the tool will reach, however the caller spells it: one real `hldp serve`
+// whose embedded gatekeeper's root is the workspace; the workspace is reached through a symlink as well.
+let gateway: { url: string; service: ServiceProcess };
+let workspace: string;
+let realWorkspace: string;
+let linkedWorkspace: string;
+let cleanup: () => Promise<void>;
+
+const GUARD = [
+  'name: guard', 'author: TEST-001', 'why: agents never read secrets; writes outside agent/ need a person',
+  'approval:',
+  '  - tools: [file-read]',
+  '    when: { path: { glob: "secrets/**" } }',
+  '    decision: deny',
+  '    reason: never read secrets',
+  '  - tools: [file-write]',
+  '    when: { path: { glob: "agent/**" } }',
+  '    decision: allow',
+  '  - tools: [file-write]',
+  '    decision: approve',
+].join('\n');
+
+beforeAll(async () => {
+  const made = await policyRepository({ 'policies/guard.hdlp': GUARD });
+  workspace = join(made.temp.path, 'workspace');
+  await mkdir(join(workspace, 'secrets'), { recursive: true });
+  await mkdir(join(workspace, 'public'), { recursive: true });
+  await writeFile(join(workspace, 'secrets', 'key'), 'TOP-SECRET\n');
+  await writeFile(join(workspace, 'public', 'notes'), 'hello\n');
+  realWorkspace = await realpath(workspace);
+  linkedWorkspace = join(made.temp.path, 'linked-workspace');
+  await symlink(workspace, linkedWorkspace);
+  const started = await startGateway(made.repo, made.temp.path, { env: { HLDP_WORKSPACE: linkedWorkspace } });
+  gateway = started;
+  cleanup = async () => {
+    await started.service.stop();
+    await made.temp.cleanup();
+  };
+});
+afterAll(() => cleanup());
+
+const read = (path: string) => api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-read', params: { path } } });
+const write = (path: string) => api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path, content: 'x\n', create_dirs: true } } });
+
+describe('a deny rule with a path glob', () => {
+  describe('when the caller spells a path inside the root another way', () => {
+    it.each([
+      ['relative', () => 'secrets/key'],
+      ['absolute through the configured root', () => `${linkedWorkspace}/secrets/key`],
+      ['absolute through the resolved root', () => `${realWorkspace}/secrets/key`],
+      ['with ./', () => './secrets/key'],
+      ['with a detour', () => 'a/../secrets/key'],
+      ['with a doubled slash', () => 'secrets//key'],
+      ['absolute with . and ..', () => `${realWorkspace}/./public/../secrets//key`],
+      ['as the folder with a trailing slash', () => 'secrets/'],
+      ['as the folder, absolute with a trailing slash', () => `${realWorkspace}/secrets/`],
+    ])('denies it (%s), and nothing is read', async (_, spelling) => {
+      const answer = await read(spelling());
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ ok: false, code: 'DENIED', output: '', error: expect.stringContaining('never read secrets (policies/guard.hdlp:') });
+    });
+  });
+
+  it('denies a path that leaves the root, which it cannot judge', async () => {
+    expect((await read('/etc/hostname')).body).toMatchObject({ ok: false, code: 'DENIED' });
+    expect((await read('../workspace/secrets/key')).body).toMatchObject({ ok: false, code: 'DENIED' });
+  });
+
+  it('still runs a read the rule does not cover, absolute or relative', async () => {
+    expect((await read('public/notes')).body).toMatchObject({ ok: true, output: 'hello\n' });
+    expect((await read(`${realWorkspace}/public/notes`)).body).toMatchObject({ ok: true, output: 'hello\n' });
+  });
+});
+
+describe('an allow rule with a path glob', () => {
+  it('runs an absolute write inside its glob directly, as the relative one', async () => {
+    const direct = await write(`${realWorkspace}/agent/absolute.txt`);
+    expect(direct.status).toBe(200);
+    expect(direct.body).toMatchObject({ ok: true, approval: null });
+  });
+
+  it('does not let a write that climbs out through it', async () => {
+    const climbing = await write('agent/../../outside.txt');
+    expect(climbing.status).toBe(202);
+    expect(climbing.body).toMatchObject({ status: 'approval_required' });
+  });
+});
