@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSse } from '../helpers/sse-client.js';
 import type { ServiceProcess } from '../helpers/spawn-service.js';
 import { api, echoTool, mcpClient, policyRepository, startGateway, textOf, TOKENS } from './support.js';
 
@@ -136,6 +137,20 @@ describe('receipts', () => {
       expect((await api(gateway.url, 'GET', `/v1/receipts/${id}`, { who })).status).toBe(200);
       const all = (await api(gateway.url, 'GET', '/v1/receipts?limit=1000', { who })).body.receipts as Array<{ caller: string }>;
       expect(all.some((receipt) => receipt.caller === 'bot') && all.some((receipt) => receipt.caller === 'lead')).toBe(true);
+    }
+  });
+
+  it('and the events never hold a token a caller pastes into the params of a call waiting for a person (found in review)', async () => {
+    // approval.requested goes to the store, every instance, the event stream and outgoing webhooks
+    const stream = await openSse(`${gateway.url}/v1/events?types=approval.requested`, { authorization: `Bearer ${TOKENS.admin}` });
+    try {
+      const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: 'notes.txt', content: `key=${TOKENS.alice}` } } });
+      expect(pending.status).toBe(202);
+      const requested = JSON.parse((await stream.next((message) => message.event === 'approval.requested' && JSON.parse(message.data).data.approval === pending.body.id)).data);
+      expect(requested.data.params).toMatchObject({ path: 'notes.txt', content: 'key=[REDACTED]' });
+      expect(JSON.stringify(requested)).not.toContain(TOKENS.alice);
+    } finally {
+      stream.close();
     }
   });
 

@@ -1,10 +1,15 @@
 import { toolCount, type ToolIndex } from '../../core/index.js';
 import { brokenDefinitions, receiptSummary, type EventHub } from '../../events/index.js';
+import { redactValue } from '../../executors/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { CallAsked, GatewayObserver } from './gateway.js';
 
-/** The events a call's outcome makes; none for a substituted call (its toolset was enabled: nothing was asked of a person). */
-export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked): Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> {
+/**
+ * The events a call's outcome makes; none for a substituted call (its toolset was enabled: nothing was asked of a
+ * person). Params leave without the configured `secrets`, as in receipts: events go to the store, every instance, the
+ * event stream and outgoing webhooks.
+ */
+export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, secrets: readonly string[] = []): Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> {
   // who asked: a principal's stream carries its own calls' events (eventVisibleTo)
   const who = { ...(asked?.caller === undefined ? {} : { caller: asked.caller }), ...(asked?.session === undefined ? {} : { session: asked.session }) };
   switch (outcome.kind) {
@@ -27,7 +32,7 @@ export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked): Array<[P
     case 'confirmation_required': {
       const { confirmation } = outcome;
       return [['approval.requested', {
-        approval: confirmation.id, kind: confirmation.token ? 'confirmation' : 'approval', tool: confirmation.tool, params: confirmation.params,
+        approval: confirmation.id, kind: confirmation.token ? 'confirmation' : 'approval', tool: confirmation.tool, params: redactValue(confirmation.params, secrets),
         commit: confirmation.commit, expires_at: confirmation.expires_at, reason: confirmation.reason, approvers: confirmation.approvers, ...who,
       }]];
     }
@@ -46,12 +51,12 @@ export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked): Array<[P
 }
 
 /** The observer that turns what the gateway does into events: calls, rejections, confirmations, scans, broken definitions. */
-export function eventObserver(hub: EventHub, initial: ToolIndex): GatewayObserver {
+export function eventObserver(hub: EventHub, initial: ToolIndex, secrets: () => readonly string[]): GatewayObserver {
   let brokenFiles = JSON.stringify(initial.errors.map((error) => [error.file, error.line, error.column, error.message]));
   let failing = false;
   return {
     called(outcome, _seconds, asked) {
-      for (const [type, data] of outcomeEvents(outcome, asked)) hub.publish(type, data);
+      for (const [type, data] of outcomeEvents(outcome, asked, secrets())) hub.publish(type, data);
     },
     scanned(result) {
       if ('error' in result) {

@@ -78,7 +78,7 @@ export class Gateway {
       ...(config.events.backlog !== undefined ? { backlog: config.events.backlog } : {}),
       onError: (error, what) => logger?.warn({ err: error.message }, what),
     });
-    this.observers.push(eventObserver(this.events, index));
+    this.observers.push(eventObserver(this.events, index, () => targets.configuredSecrets()));
     this.principals = new Principals(config.principals);
     this.calls = new CallPath({ registry: () => this.registries.current, keeper: this.keeper, later: this.later, approvals: () => this.approvals, principal: (name) => this.principal(name), observers: this.observers, maxCallTimeoutMs: config.maxCallTimeoutMs, pathRoots: (tool) => targets.pathRoots(tool) });
     this.approvals = new ApprovalDesk({
