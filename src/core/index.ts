@@ -17,7 +17,7 @@ export {
 } from './tool-definition.js';
 export { formatDiagnostic, type Diagnostic, type DiagnosticCode } from './diagnostic.js';
 export { loadOnce } from './load-once.js';
-export { compareToolNames, findTool, makeToolsSteps, toolCount, withLazyTools, type ToolIndex } from './tool-index.js';
+export { compareToolNames, eachTool, findTool, makeToolsSteps, toolCount, withLazyTools, type ToolIndex } from './tool-index.js';
 export {
   ENTRY_KINDS,
   ENTRY_LAYOUT,

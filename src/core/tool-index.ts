@@ -53,6 +53,20 @@ export function* makeToolsSteps(index: ToolIndex): Generator<void, void, void> {
   }
 }
 
+/**
+ * Each tool of the index in order. An index made by `withLazyTools` makes the tools not yet made without keeping
+ * them (a reader of every tool once, `hldp scan --json` at 100,000 tools, then holds one at a time, not all); the
+ * tools it already made are the very objects it holds.
+ */
+export function* eachTool(index: ToolIndex): Generator<ToolDefinition, void, void> {
+  const make = lazyMakers.get(index);
+  if (!make) {
+    yield* index.tools;
+    return;
+  }
+  for (let position = 0; position < make.count; position++) yield make.peek(position);
+}
+
 // tools are sorted by name: binary search keeps lookups O(log n) at 10,000 tools
 function positionOf<T>(sorted: readonly T[], name: string, nameOf: (item: T) => string): number | undefined {
   let low = 0;
@@ -73,17 +87,18 @@ const lazyLookups = new WeakMap<ToolIndex, (name: string) => ToolDefinition | un
 // the names of such an index's tools, for counting them
 const lazyNames = new WeakMap<ToolIndex, readonly string[]>();
 // how to make one tool of such an index, by position
-const lazyMakers = new WeakMap<ToolIndex, { count: number; at: (position: number) => ToolDefinition }>();
+const lazyMakers = new WeakMap<ToolIndex, { count: number; at: (position: number) => ToolDefinition; peek: (position: number) => ToolDefinition }>();
 
 /**
  * An index whose tools are made when first read: the whole list when `tools` is read, one tool when `findTool`
  * asks for its name (a call by name from a warm cache need not make 10,000 definitions). `names` are the tools'
- * names in index order; `toolAt(position)` makes one, and is asked once per position: the list and the lookups
- * share the very objects.
+ * names in index order; `toolAt(position, true)` makes one, and is asked so once per position: the list and the
+ * lookups share the very objects. `toolAt(position, false)` makes one that is not kept (`eachTool`): what it reads
+ * to make it need not be kept either.
  */
-export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly string[], toolAt: (position: number) => ToolDefinition): ToolIndex {
+export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly string[], toolAt: (position: number, keep: boolean) => ToolDefinition): ToolIndex {
   const made: Array<ToolDefinition | undefined> = new Array(names.length);
-  const madeAt = (position: number): ToolDefinition => (made[position] ??= toolAt(position));
+  const madeAt = (position: number): ToolDefinition => (made[position] ??= toolAt(position, true));
   const { source, commit, ...rest } = fields;
   // the fields in the order a built index has them (JSON output and equality in tests see the same object)
   const index = { source, commit } as ToolIndex;
@@ -101,7 +116,7 @@ export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly 
   });
   Object.assign(index, rest);
   lazyNames.set(index, names);
-  lazyMakers.set(index, { count: names.length, at: madeAt });
+  lazyMakers.set(index, { count: names.length, at: madeAt, peek: (position) => made[position] ?? toolAt(position, false) });
   lazyLookups.set(index, (name) => {
     const at = positionOf(names, name, (known) => known);
     return at === undefined ? undefined : madeAt(at);

@@ -16,9 +16,19 @@ interface EntryBase {
   name_position?: Position;
 }
 
+/** What assembling an index reads of a tool: its names, its group and where it is written. */
+export type ToolStub = Pick<ToolDefinition, 'name' | 'aliases' | 'group'> & { source: Pick<ToolDefinition['source'], 'path'> };
+
+/** An entry whose tool is `T`: a whole definition in a `ScanEntry`, only what assembling needs in an `EntrySummary`. */
+export type EntryOf<T extends ToolStub> =
+  | (EntryBase & { kind?: 'tool'; tool: T | null })
+  | OtherEntry;
+
 /** What one entry folder produced at one oid: reused as is while the oid does not change. A tool when `kind` is absent. */
-export type ScanEntry =
-  | (EntryBase & { kind?: 'tool'; tool: ToolDefinition | null })
+export type ScanEntry = EntryOf<ToolDefinition>;
+
+/** A toolset, skill or policy entry: held whole by an index and its summaries alike. */
+export type OtherEntry =
   | (EntryBase & { kind: 'toolset'; toolset: ToolsetDefinition | null; member_positions?: Position[] })
   | (EntryBase & { kind: 'skill'; skill: SkillDefinition | null; toolset_position?: Position })
   | (EntryBase & { kind: 'policy'; policy: PolicyDefinition | null; members?: PolicyMember[] });
@@ -85,7 +95,7 @@ export function failedEntry(kind: EntryKind, folder: string, oid: string, diagno
  * Assembles an index from per-folder results: collisions keep the first by path order and report the rest;
  * a toolset naming an unknown tool or group, or a skill an unknown toolset, is reported and left out.
  */
-export function buildIndex(source: string, commit: string, entries: ScanEntry[], scannedAt: string): ToolIndex {
+export function buildIndex(source: string, commit: string, entries: readonly ScanEntry[], scannedAt: string): ToolIndex {
   const steps = assemble(source, commit, entries, scannedAt);
   let step = steps.next();
   while (!step.done) step = steps.next();
@@ -96,7 +106,12 @@ export function buildIndex(source: string, commit: string, entries: ScanEntry[],
  * The same index, built a slice at a time with the event loop let go between slices: at 100,000 tools a
  * rescan's index build would otherwise hold every request for the whole of it.
  */
-export async function buildIndexLettingGo(source: string, commit: string, entries: ScanEntry[], scannedAt: string): Promise<ToolIndex> {
+export async function buildIndexLettingGo(source: string, commit: string, entries: readonly ScanEntry[], scannedAt: string): Promise<ToolIndex> {
+  return assembleLettingGo(source, commit, entries, scannedAt);
+}
+
+/** An index assembled the same way from entries whose tools are `T` (whole definitions, or summaries of them), a slice at a time. */
+export async function assembleLettingGo<T extends ToolStub>(source: string, commit: string, entries: readonly EntryOf<T>[], scannedAt: string): Promise<IndexOf<T>> {
   const steps = assemble(source, commit, entries, scannedAt);
   let step = steps.next();
   while (!step.done) {
@@ -109,14 +124,17 @@ export async function buildIndexLettingGo(source: string, commit: string, entrie
 // entries handled between two pauses (a few milliseconds of work)
 const SLICE = 2000;
 
-function* assemble(source: string, commit: string, entries: ScanEntry[], scannedAt: string): Generator<void, ToolIndex> {
-  const tools: ToolDefinition[] = [];
+/** An index whose tools are `T`. */
+export type IndexOf<T extends ToolStub> = Omit<ToolIndex, 'tools'> & { tools: T[] };
+
+function* assemble<T extends ToolStub>(source: string, commit: string, entries: readonly EntryOf<T>[], scannedAt: string): Generator<void, IndexOf<T>> {
+  const tools: T[] = [];
   const errors: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
   // names differing only in case would be the same tool to a human and to case-insensitive file systems
-  const owners = new Map<string, ToolDefinition>();
+  const owners = new Map<string, T>();
   const aliasOwners = new Map<string, string>();
-  const others: ScanEntry[] = [];
+  const others: OtherEntry[] = [];
   for (let position = 0; position < entries.length; position++) {
     if (position % SLICE === SLICE - 1) yield;
     const entry = entries[position]!;
@@ -135,7 +153,7 @@ function* assemble(source: string, commit: string, entries: ScanEntry[], scanned
     owners.set(tool.name.toLowerCase(), tool);
     tools.push(tool);
   }
-  const kept: ToolDefinition[] = [];
+  const kept: T[] = [];
   for (let position = 0; position < tools.length; position++) {
     if (position % SLICE === SLICE - 1) yield;
     kept.push(keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings));
@@ -157,12 +175,12 @@ function duplicate(file: string, position: Position | undefined, taken: string):
 }
 
 // an alias that is another tool's name, or already another tool's alias, would make lookups ambiguous
-function keepUniqueAliases(
-  tool: ToolDefinition,
-  owners: Map<string, ToolDefinition>,
+function keepUniqueAliases<T extends ToolStub>(
+  tool: T,
+  owners: Map<string, T>,
   aliasOwners: Map<string, string>,
   warnings: Diagnostic[],
-): ToolDefinition {
+): T {
   const kept: string[] = [];
   for (const alias of tool.aliases) {
     const key = alias.toLowerCase();

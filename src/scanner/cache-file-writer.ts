@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import type { ScanEntry } from './build-index.js';
 import type { CacheHeader } from './cache-file.js';
 import { entryTexts, OpenFile } from './entry-texts.js';
+import { asciiJson } from './entry-summary.js';
 import type { StoredIndex } from './stored-index.js';
 
 const openAsync = promisify(openDescriptor);
@@ -100,10 +101,68 @@ function textsOf(entries: readonly ScanEntry[], from: number, to: number): Uint8
 
 const LINE_END = Buffer.from('\n');
 
-// every character beyond ASCII, as JSON.stringify leaves them
-const NON_ASCII = /[\u0080-\uffff]/g;
 
-function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(NON_ASCII, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/**
+ * A cache file written while a scan reads: the header at once, each entry's line appended in order as it is parsed
+ * (a slice at a time), then the stored index, the lengths and the trailer, as `writeCacheFile` lays them out. A cold
+ * scan of 100,000 tools so holds one slice of entries, not every entry (~216 MB on the main heap).
+ */
+export class CacheFileStream {
+  private readonly starts: Float64Array;
+  private count = 0;
+
+  private constructor(
+    readonly path: string,
+    private readonly handle: Awaited<ReturnType<typeof open>>,
+    private at: number,
+    private readonly entries: number,
+  ) {
+    this.starts = new Float64Array(entries + 1);
+    this.starts[0] = at;
+  }
+
+  /** Creates the file at `path` (replacing none: a file there is unlinked first) and writes its header. */
+  static async create(path: string, header: CacheHeader): Promise<CacheFileStream> {
+    await rm(path, { force: true });
+    const handle = await open(path, 'wx');
+    const head = `${asciiJson(header)}\n`;
+    try {
+      await handle.write(head);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    return new CacheFileStream(path, handle, head.length, header.entries);
+  }
+
+  /** Appends the next entries' lines (ASCII JSON without their newlines), in order. */
+  async append(lines: readonly Uint8Array[]): Promise<void> {
+    if (this.count + lines.length > this.entries) throw new Error(`more entries than the header's ${this.entries}`);
+    const chunks: Uint8Array[] = [];
+    for (const line of lines) {
+      chunks.push(line, LINE_END);
+      this.at += line.length + 1;
+      this.starts[++this.count] = this.at;
+    }
+    await this.handle.writev(chunks);
+  }
+
+  /** Writes the index, the lengths and the trailer and closes the file; returns a descriptor reading it and where each line starts. */
+  async finish(index: StoredIndex | undefined): Promise<{ descriptor: number; starts: Float64Array }> {
+    if (this.count !== this.entries) throw new Error(`${this.count} entries written, the header says ${this.entries}`);
+    const lengths = new Array<number>(this.entries);
+    for (let line = 0; line < this.entries; line++) lengths[line] = this.starts[line + 1]! - this.starts[line]!;
+    try {
+      await this.handle.write(`${asciiJson(index ?? null)}\n${JSON.stringify(lengths)}\n${this.at.toString(16).padStart(TRAILER_BYTES - 1, '0')}\n`);
+    } finally {
+      await this.handle.close();
+    }
+    return { descriptor: await openAsync(this.path, 'r'), starts: this.starts };
+  }
+
+  /** Closes and removes the file, written or not. */
+  async abandon(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+    await rm(this.path, { force: true });
+  }
 }
-

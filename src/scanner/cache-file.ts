@@ -64,8 +64,19 @@ export class CachedEntries implements EntryList {
   /** The entry at that position (the same object every time); throws, and removes the file, when its line is damaged. */
   at(position: number): ScanEntry | undefined {
     if (position < 0 || position >= this.made.length) return undefined;
-    const made = this.made[position];
-    if (made) return made;
+    return (this.made[position] ??= this.parse(position));
+  }
+
+  /**
+   * The entry at that position as `at` gives it when it was made before; else parsed from its line and not kept, so a
+   * reader of every entry once (`hldp scan --json`) holds one at a time: a later `at` makes another object.
+   */
+  peek(position: number): ScanEntry | undefined {
+    if (position < 0 || position >= this.made.length) return undefined;
+    return this.made[position] ?? this.parse(position);
+  }
+
+  private parse(position: number): ScanEntry {
     const text = this.line(position);
     let entry: ScanEntry;
     try {
@@ -75,8 +86,13 @@ export class CachedEntries implements EntryList {
     }
     if (typeof entry !== 'object' || entry === null || typeof entry.folder !== 'string' || typeof entry.oid !== 'string' || !Array.isArray(entry.diagnostics)) throw this.damaged(position, 'not an entry');
     entryTexts.set(entry, { file: this.file, start: this.starts[position]!, length: text.length });
-    this.made[position] = entry;
     return entry;
+  }
+
+  /** Makes `entry` the one at that position (an entry this file's line was written from): kept, its text this line. */
+  adopt(position: number, entry: ScanEntry): void {
+    entryTexts.set(entry, { file: this.file, start: this.starts[position]!, length: this.starts[position + 1]! - this.starts[position]! - 1 });
+    this.made[position] = entry;
   }
 
   /** Every entry, in order. */

@@ -1,6 +1,6 @@
 import { distance } from 'fastest-levenshtein';
-import type { Diagnostic, SkillDefinition, ToolDefinition, ToolsetDefinition } from '../core/index.js';
-import type { ScanEntry } from './build-index.js';
+import type { Diagnostic, SkillDefinition, ToolsetDefinition } from '../core/index.js';
+import type { OtherEntry, ToolStub } from './build-index.js';
 import type { Position } from './yaml-locator.js';
 
 type Duplicate = (file: string, position: Position | undefined, taken: string) => Diagnostic;
@@ -9,7 +9,7 @@ type Duplicate = (file: string, position: Position | undefined, taken: string) =
  * Keeps the toolsets whose every member is a tool (name or alias) or a group of the index, and the skills whose
  * toolset exists; the others are reported at the member, with the names nearest to it, and left out.
  */
-export function checkMembers(tools: readonly ToolDefinition[], entries: readonly ScanEntry[], errors: Diagnostic[], duplicate: Duplicate): { toolsets: ToolsetDefinition[]; skills: SkillDefinition[] } {
+export function checkMembers(tools: readonly ToolStub[], entries: readonly OtherEntry[], errors: Diagnostic[], duplicate: Duplicate): { toolsets: ToolsetDefinition[]; skills: SkillDefinition[] } {
   // nothing to check: the table of every tool's names is not built (tens of milliseconds at 10,000 tools)
   if (!entries.some((entry) => entry.kind === 'toolset' || entry.kind === 'skill')) return { toolsets: [], skills: [] };
   const known = new Map<string, string>();

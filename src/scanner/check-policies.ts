@@ -1,5 +1,5 @@
-import type { Diagnostic, PolicyDefinition, ToolDefinition } from '../core/index.js';
-import type { ScanEntry } from './build-index.js';
+import type { Diagnostic, PolicyDefinition } from '../core/index.js';
+import type { OtherEntry, ToolStub } from './build-index.js';
 import { nearest } from './check-members.js';
 import type { Position } from './yaml-locator.js';
 
@@ -13,9 +13,9 @@ type Duplicate = (file: string, position: Position | undefined, taken: string) =
  * still a known name (`folders`), so one broken tool does not break every policy that mentions it.
  */
 export function checkPolicies(
-  tools: readonly ToolDefinition[],
+  tools: readonly ToolStub[],
   folders: readonly string[],
-  entries: readonly ScanEntry[],
+  entries: readonly OtherEntry[],
   errors: Diagnostic[],
   duplicate: Duplicate,
 ): PolicyDefinition[] {

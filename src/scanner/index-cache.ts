@@ -3,7 +3,8 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ScanEntry } from './build-index.js';
 import type { StoredIndex } from './stored-index.js';
-import { readCacheFile, writeCacheFile, type CachedEntries } from './cache-file.js';
+import { CachedEntries, readCacheFile, writeCacheFile } from './cache-file.js';
+import { CacheFileStream } from './cache-file-writer.js';
 import { POLICY_SCHEMA_URL } from './parse-policy.js';
 import { SKILL_SCHEMA_URL } from './parse-skill.js';
 import { TOOLSET_SCHEMA_URL } from './parse-toolset.js';
@@ -26,6 +27,13 @@ export interface LoadedScan {
   scanned_at: string;
   entries: CachedEntries;
   index?: StoredIndex;
+}
+
+/** A scan cache file being written as a scan reads (`IndexCache.begin`). */
+export interface CacheWrite {
+  append(lines: readonly Uint8Array[]): Promise<void>;
+  finish(index: StoredIndex, keep: boolean): Promise<LoadedScan & { index: StoredIndex }>;
+  abandon(): Promise<void>;
 }
 
 // numbers this process's temporary files
@@ -94,6 +102,34 @@ export class IndexCache {
     await writeCacheFile(temporary, { parser: this.version(), ...header, entries: entries.length }, index, entries);
     await rename(temporary, target);
     await this.prune();
+  }
+
+  /**
+   * Begins writing the scan of a commit as it is read: `append` each entry's line in order, then `finish` with the
+   * index, which serves the scan from the file (its entries read back when asked for) and keeps it as the cache unless
+   * told not to (a scan some of whose files could not be read is not kept).
+   */
+  async begin(scan: Omit<CachedScan, 'entries' | 'index'> & { entries: number }): Promise<CacheWrite> {
+    await mkdir(this.dir, { recursive: true });
+    const target = join(this.dir, `${fileName(scan.commit)}.json`);
+    const temporary = `${target}.${process.pid}.${(writes += 1)}.tmp`;
+    const stream = await CacheFileStream.create(temporary, { parser: this.version(), ...scan });
+    return {
+      append: (lines) => stream.append(lines),
+      abandon: () => stream.abandon(),
+      finish: async (index, keep) => {
+        const { descriptor, starts } = await stream.finish(index);
+        if (keep) {
+          await rename(temporary, target);
+          await this.prune();
+        } else {
+          // still read through its descriptor
+          await rm(temporary, { force: true });
+        }
+        const { source, commit, scanned_at } = scan;
+        return { source, commit, scanned_at, entries: new CachedEntries(keep ? target : temporary, descriptor, starts), index };
+      },
+    };
   }
 
   private async read(path: string): Promise<LoadedScan | undefined> {

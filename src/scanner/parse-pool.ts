@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { parseEntry, type ScanEntry } from './build-index.js';
+import { summarise, type EntrySummary, type SummarisedEntry } from './entry-summary.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import type { ParseOptions } from './yaml-mapping.js';
 import { StringTable } from './string-table.js';
@@ -38,9 +39,9 @@ const WORKER_LIMITS = { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 8
 const WORKER_PATH = fileURLToPath(new URL('../../dist/scanner/parse-worker.js', import.meta.url));
 
 /** Parses definition files: in this thread for a few, in a pool of worker threads for many (YAML parsing is CPU-bound). */
-export interface Parser {
+export interface Parser<Result = ScanEntry> {
   /** queues a file; resolves with its entry, rejects only if the thread parsing it died */
-  parse(file: DefinitionFile): Promise<ScanEntry>;
+  parse(file: DefinitionFile): Promise<Result>;
   /** resolves once another file may be queued: readers wait here while the threads are behind */
   ready(): Promise<void>;
   /** sends any queued files and stops the threads once every entry is back */
@@ -53,17 +54,38 @@ export function createParser(files: number, options: ParseOptions = {}): Parser 
   if (files < POOL_THRESHOLD || !existsSync(WORKER_PATH)) {
     return { threads: 0, parse: async (file) => parseEntry(file, options), ready: async () => undefined, close: async () => undefined };
   }
-  return new PoolParser(Math.max(1, Math.min(4, availableParallelism())), options);
+  return new PoolParser<ScanEntry>(threadCount(), options, false);
 }
 
-interface Waiter {
-  resolve: (entry: ScanEntry) => void;
+/**
+ * A parser sized for `files` parses that yields each entry as its summary and its cache line (`SummarisedEntry`): a
+ * pool's threads make both, so the main thread never holds the whole entry (nor its structured clone).
+ */
+export function createSummaryParser(files: number, options: ParseOptions = {}): Parser<SummarisedEntry> {
+  if (files < POOL_THRESHOLD || !existsSync(WORKER_PATH)) {
+    return { threads: 0, parse: async (file) => summarise(parseEntry(file, options)), ready: async () => undefined, close: async () => undefined };
+  }
+  return new PoolParser<SummarisedEntry>(threadCount(), options, true);
+}
+
+function threadCount(): number {
+  return Math.max(1, Math.min(4, availableParallelism()));
+}
+
+/** What a thread sends back for a batch of summaries: each entry's summary and its line's length, the lines one after another in `lines`. */
+export interface SummaryBatch {
+  results: Array<{ id: number; summary: EntrySummary; length: number }>;
+  lines: ArrayBuffer;
+}
+
+interface Waiter<Result> {
+  resolve: (result: Result) => void;
   reject: (error: Error) => void;
 }
 
-class PoolParser implements Parser {
+class PoolParser<Result> implements Parser<Result> {
   private readonly workers: Worker[];
-  private readonly pending = new Map<number, Waiter>();
+  private readonly pending = new Map<number, Waiter<Result>>();
   /** which files each thread holds, so that a thread that dies fails only its own */
   private readonly assigned = new Map<Worker, Set<number>>();
   private batch: Array<{ id: number; file: DefinitionFile }> = [];
@@ -77,13 +99,14 @@ class PoolParser implements Parser {
   constructor(
     readonly threads: number,
     private readonly options: ParseOptions,
+    private readonly summaries: boolean,
   ) {
     this.workers = Array.from({ length: threads }, () => this.spawn());
   }
 
-  parse(file: DefinitionFile): Promise<ScanEntry> {
+  parse(file: DefinitionFile): Promise<Result> {
     const id = this.nextId++;
-    const entry = new Promise<ScanEntry>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const entry = new Promise<Result>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     this.batch.push({ id, file });
     // a full batch goes at once; a partial one goes when this turn of the event loop is done queueing
     if (this.batch.length >= BATCH) this.flush();
@@ -104,14 +127,24 @@ class PoolParser implements Parser {
   }
 
   private spawn(): Worker {
-    const worker = new Worker(WORKER_PATH, { workerData: this.options, resourceLimits: WORKER_LIMITS });
+    const worker = new Worker(WORKER_PATH, { workerData: { options: this.options, summaries: this.summaries }, resourceLimits: WORKER_LIMITS });
     this.assigned.set(worker, new Set());
-    worker.on('message', (results: Array<{ id: number; entry: ScanEntry }>) => {
+    worker.on('message', (message: Array<{ id: number; entry: ScanEntry }> | SummaryBatch) => {
       const mine = this.assigned.get(worker)!;
-      for (const { id, entry } of results) {
+      const settle = (id: number, result: Result): void => {
         mine.delete(id);
-        this.pending.get(id)?.resolve(this.strings.shareStrings(entry));
+        this.pending.get(id)?.resolve(result);
         this.pending.delete(id);
+      };
+      if (Array.isArray(message)) {
+        for (const { id, entry } of message) settle(id, this.strings.shareStrings(entry) as Result);
+      } else {
+        // views of the one buffer the thread made and handed over (no copy): it lives until its last line is written
+        let offset = 0;
+        for (const { id, summary, length } of message.results) {
+          settle(id, { summary, line: new Uint8Array(message.lines, offset, length) } as Result);
+          offset += length;
+        }
       }
       if (this.pending.size === 0) this.drained?.();
       this.makeRoom();

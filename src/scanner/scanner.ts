@@ -1,14 +1,17 @@
 import { join } from 'node:path';
-import { ENTRY_KINDS, letGo, runLettingGo, type Diagnostic, type ToolIndex } from '../core/index.js';
-import { buildIndexLettingGo, failedEntry, parseEntry, type ScanEntry } from './build-index.js';
+import { ENTRY_KINDS, letGo, runLettingGo, type ToolIndex } from '../core/index.js';
+import { buildIndexLettingGo, entryKind, failedEntry, parseEntry, type ScanEntry } from './build-index.js';
 import type { EntryList } from './cache-file.js';
-import { IndexCache } from './index-cache.js';
+import { IndexCache, type CacheWrite, type LoadedScan } from './index-cache.js';
+import { streamEntries } from './stream-entries.js';
+import type { EntrySummary } from './entry-summary.js';
 import { openSource, type RepositoryOptions } from './open-source.js';
 import { patchIndex, type EntryChange } from './patch-index.js';
-import { restoreIndex, storeIndexSteps } from './stored-index.js';
+import { restoreIndex, storeIndexSteps, storeSummaries, type StoredIndex } from './stored-index.js';
 import { createParser } from './parse-pool.js';
-import { definitionPath, entryKey, type PushHint, type RepositorySource, type Snapshot, type ToolEntry } from './sources/source.js';
+import { entryKey, type PushHint, type RepositorySource, type Snapshot, type ToolEntry } from './sources/source.js';
 import { MAX_DEFINITION_BYTES, type ParseOptions } from './yaml-mapping.js';
+import { isDiagnostic, isUnread, unreadEntry } from './unread-entry.js';
 
 // reads overlap object-store I/O; parsing stays on this thread
 const READ_CONCURRENCY = 16;
@@ -72,9 +75,19 @@ export class Scanner {
       const header = { source: this.source.label, commit: snapshot.commit, scanned_at: cached.scanned_at };
       index = (cached.index && restoreIndex(cached.index, cached.entries, header)) ?? (await buildIndexLettingGo(header.source, header.commit, cached.entries.all(), header.scanned_at));
     } else {
-      if (this.unkeyed) this.entries = await keyedLettingGo(this.unkeyed);
-      else if (this.entries.size === 0) await this.loadLatest();
+      if (this.unkeyed) {
+        // a cache file holds its entries in its commit's listing order: what a tree comparison starts from, as after a
+        // scan held in memory (a cold scan now serves its index from the file it wrote)
+        const ordered = await entriesLettingGo(this.unkeyed);
+        this.entries = keyedOf(ordered);
+        this.ordered = ordered;
+      } else if (this.entries.size === 0) await this.loadLatest();
       this.unkeyed = undefined;
+      const streamed = this.entries.size === 0 ? await this.streamScan(snapshot) : undefined;
+      if (streamed) {
+        this.index = this.withStale(streamed, snapshot);
+        return this.index;
+      }
       const { entries: read, keyed, changes } = await this.readEntries(snapshot);
       const scannedAt = new Date().toISOString();
       // a few definitions changed in place: the previous index with them swapped in, if that is all they change
@@ -96,6 +109,50 @@ export class Scanner {
     }
     this.index = this.withStale(index, snapshot);
     return this.index;
+  }
+
+  /**
+   * A scan with no earlier entries to reuse (a cold start): each entry's line is written to the cache file as it is
+   * parsed, only its summary kept, and the index assembled from the summaries is served from that file as a warm start
+   * serves it (each tool read back when asked for). Undefined when the cache cannot be written: the caller then reads
+   * every entry into memory.
+   */
+  private async streamScan(snapshot: Snapshot): Promise<ToolIndex | undefined> {
+    const listing = await snapshot.listEntries();
+    const scannedAt = new Date().toISOString();
+    const header = { source: this.source.label, commit: snapshot.commit, scanned_at: scannedAt };
+    let write: CacheWrite;
+    try {
+      write = await this.cache.begin({ ...header, entries: listing.length });
+    } catch (error) {
+      process.emitWarning(`index cache not written: ${String(error)}`);
+      return undefined;
+    }
+    let loaded: LoadedScan & { index: StoredIndex };
+    let summaries: EntrySummary[];
+    try {
+      let readFailures: unknown[];
+      ({ summaries, readFailures } = await streamEntries(snapshot, listing, this.parseOptions, write));
+      // one unreadable object is that file's problem; when none of several can be read, the source is at fault
+      if (readFailures.length > 1 && readFailures.length === listing.length) throw new ReadFailure(readFailures[0]);
+      const stored = await storeSummaries(header.source, header.commit, summaries, scannedAt);
+      // a file that could not be read this time is read again next time, not remembered as broken
+      loaded = await write.finish(stored, readFailures.length === 0);
+    } catch (error) {
+      await write.abandon();
+      if (error instanceof ReadFailure) throw error.cause;
+      process.emitWarning(`index cache not written: ${String(error)}`);
+      return undefined;
+    }
+    // the toolsets, skills and policies the summaries hold whole are the entries a rescan keeps, as after a scan held in memory
+    summaries.forEach((summary, position) => {
+      if (entryKind(summary) !== 'tool') loaded.entries.adopt(position, summary as ScanEntry);
+    });
+    this.unkeyed = loaded.entries;
+    this.entries.clear();
+    this.ordered = undefined;
+    this.entriesCommit = snapshot.commit;
+    return restoreIndex(loaded.index, loaded.entries, header) ?? (await buildIndexLettingGo(header.source, header.commit, loaded.entries.all(), scannedAt));
   }
 
   private async loadLatest(): Promise<void> {
@@ -217,6 +274,11 @@ export class Scanner {
   }
 }
 
+// the source failed every read: thrown past the cache write's own failures
+class ReadFailure {
+  constructor(readonly cause: unknown) {}
+}
+
 /** What a rescan read: the entries in order; how to key them for the next (given the last scan's keyed entries); what changed in place. */
 interface ReadEntries {
   entries: ScanEntry[];
@@ -246,33 +308,22 @@ function positionOf(ordered: readonly ScanEntry[], entry: ToolEntry): number | u
 const STEP = 2000;
 
 async function keyedLettingGo(entries: EntryList): Promise<Map<string, ScanEntry>> {
-  const keyed = new Map<string, ScanEntry>();
+  return keyedOf(await entriesLettingGo(entries));
+}
+
+async function entriesLettingGo(entries: EntryList): Promise<ScanEntry[]> {
+  const all: ScanEntry[] = new Array(entries.length);
   for (let position = 0; position < entries.length; position++) {
     if (position % STEP === STEP - 1) await letGo();
-    const entry = entries.at(position)!;
-    keyed.set(entryKey(entry), entry);
+    all[position] = entries.at(position)!;
   }
+  return all;
+}
+
+function keyedOf(entries: readonly ScanEntry[]): Map<string, ScanEntry> {
+  const keyed = new Map<string, ScanEntry>();
+  for (const entry of entries) keyed.set(entryKey(entry), entry);
   return keyed;
-}
-
-function isDiagnostic(value: object): value is Diagnostic {
-  return 'severity' in value;
-}
-
-// marked by an oid no listing has, so the next scan of a new commit reads the file again
-const UNREAD = 'unread:';
-
-function unreadEntry(entry: ToolEntry, error: unknown): ScanEntry {
-  const reason = error instanceof Error ? error.message : String(error);
-  const kind = entry.kind ?? 'tool';
-  return failedEntry(kind, entry.folder, `${UNREAD}${entry.oid}`, {
-    file: definitionPath(entry.folder, kind), line: 1, column: 1, severity: 'error', code: 'READ_FAILED',
-    message: `the file could not be read from the repository (${reason.split('\n')[0]}); it is read again on the next scan`,
-  });
-}
-
-function isUnread(entry: ScanEntry): boolean {
-  return entry.oid.startsWith(UNREAD);
 }
 
 /** Scans a repository once (the CLI's and the benchmarks' entry point) and waits for the cache write. */

@@ -1,5 +1,6 @@
 import { withLazyTools, type ToolDefinition, type ToolIndex } from '../core/index.js';
-import { entryKind, type ScanEntry } from './build-index.js';
+import { assembleLettingGo, entryKind, type ScanEntry } from './build-index.js';
+import type { EntrySummary, ToolSummary } from './entry-summary.js';
 import type { CachedEntries } from './cache-file.js';
 
 /**
@@ -46,6 +47,23 @@ export function* storeIndexSteps(index: ToolIndex, entries: readonly ScanEntry[]
   return { tools, names, kinds, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings };
 }
 
+/**
+ * The stored index of a scan kept only as summaries (a cold scan that wrote its entries as it read them): assembled
+ * as `buildIndex` assembles entries, each tool its entry's position (with the aliases it kept, when some were another's).
+ */
+export async function storeSummaries(source: string, commit: string, summaries: readonly EntrySummary[], scannedAt: string): Promise<StoredIndex> {
+  const index = await assembleLettingGo(source, commit, summaries, scannedAt);
+  const tools: StoredIndex['tools'] = index.tools.map((tool) => {
+    const summary = summaries[tool.position] as { tool: ToolSummary | null };
+    return summary.tool === tool ? tool.position : [tool.position, tool.aliases];
+  });
+  const names = index.tools.map((tool) => tool.name);
+  let kinds = '';
+  for (const summary of summaries) kinds += 'tool' in summary ? (summary.tool ? 't' : 'n') : KIND_LETTERS[entryKind(summary)];
+  const { toolsets, skills, policies, errors, warnings } = index;
+  return { tools, names, kinds, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings };
+}
+
 const KIND_LETTERS = { tool: 't', toolset: 's', skill: 'k', policy: 'p' } as const;
 
 // tools handled between two stops
@@ -66,10 +84,10 @@ export function restoreIndex(stored: StoredIndex, entries: CachedEntries, header
   }
   const { toolsets, skills, policies, errors, warnings } = stored;
   const fields = { source: header.source, commit: header.commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: header.scanned_at };
-  return withLazyTools(fields, names, (at) => {
+  return withLazyTools(fields, names, (at, keep) => {
     const kept = tools[at]!;
     const position = typeof kept === 'number' ? kept : kept[0];
-    const entry = entries.at(position);
+    const entry = keep ? entries.at(position) : entries.peek(position);
     const tool = entry && 'tool' in entry ? entry.tool : null;
     if (!tool || tool.name !== names[at]) throw entries.damaged(position, `not the tool '${names[at]}' its index names`);
     return typeof kept === 'number' ? tool : { ...tool, aliases: kept[1] };

@@ -60,6 +60,28 @@ describe('hldp scan', () => {
   });
 });
 
+describe('hldp scan --json, written a slice of tools at a time', () => {
+  it.each([
+    ['no tool', 0],
+    ['a few tools', 3],
+    ['more tools than one write holds', 502],
+  ])('prints %s as one document laid out as JSON.stringify with two spaces lays it out', async (_case, count) => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    const files: Record<string, string> = { 'tools/zz-broken/TOOL.hdlp': makeToolYaml('zz-broken', { executor: 'ssh' }) };
+    for (let i = 0; i < count; i++) files[`tools/t${String(i).padStart(4, '0')}/TOOL.hdlp`] = makeToolYaml(`t${String(i).padStart(4, '0')}`, i === 1 ? { display: '"工具 \\"quoted\\" — ёлка"' } : {});
+    await commitFiles(repo, files);
+    const run = await runCli(['scan', '--repo', repo, '--json'], { env });
+    expect(run.code).toBe(0);
+    const parsed = JSON.parse(run.stdout) as { tools: Array<{ name: string; display: string }> };
+    expect(run.stdout).toBe(`${JSON.stringify(parsed, null, 2)}\n`);
+    expect(parsed.tools.map((tool) => tool.name)).toEqual(Array.from({ length: count }, (_, i) => `t${String(i).padStart(4, '0')}`));
+    if (count > 1) expect(parsed.tools[1]!.display).toBe('工具 "quoted" — ёлка');
+    const human = await runCli(['scan', '--repo', repo], { env });
+    const listed = count > 20 ? `${parsed.tools.slice(0, 20).map((tool) => tool.name).join(', ')}, …` : parsed.tools.map((tool) => tool.name).join(', ');
+    expect(human.stdout).toContain(count ? `tools   ${count}: ${listed}\n` : 'tools   0\n');
+  });
+});
+
 describe('the index cache', () => {
   it('written by the compiled CLI is read by the sources (one parser version for both)', async () => {
     const repo = await initRepository(join(temp.path, 'repo'));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareToolNames, findTool, makeToolsSteps, runToEnd, toolCount, withLazyTools, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
+import { compareToolNames, eachTool, findTool, makeToolsSteps, runToEnd, toolCount, withLazyTools, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
 
 // only the fields an index's order and lookups read; the rest of a definition plays no part here
 function makeTool(name: string): ToolDefinition {
@@ -85,5 +85,29 @@ describe('withLazyTools', () => {
       const { eager } = eagerAndLazy(['alpha']);
       expect(makeToolsSteps(eager).next()).toEqual({ done: true, value: undefined });
     });
+  });
+});
+
+describe('eachTool', () => {
+  it('gives the tools of an index in order; of a lazy one without keeping those it makes, and the very ones it made before', () => {
+    const tools = ['gamma', 'alpha', 'beta'].map(makeTool).sort(compareToolNames);
+    const asked: Array<[number, boolean]> = [];
+    const lazy = withLazyTools(FIELDS, tools.map((tool) => tool.name), (position, keep) => {
+      asked.push([position, keep]);
+      // a fresh object each time, as a cache file's line parsed again gives
+      return { ...tools[position]! };
+    });
+    const beta = findTool(lazy, 'beta');
+    const seen = [...eachTool(lazy)];
+    expect(seen).toEqual(tools);
+    expect(seen[1]).toBe(beta);
+    expect(asked).toEqual([[1, true], [0, false], [2, false]]);
+    // not kept: the list made afterwards makes them again, once
+    expect(lazy.tools[0]).not.toBe(seen[0]);
+    expect(asked).toEqual([[1, true], [0, false], [2, false], [0, true], [2, true]]);
+    expect([...eachTool(lazy)]).toEqual(tools);
+    expect([...eachTool(lazy)][0]).toBe(lazy.tools[0]);
+    const { source, commit, ...rest } = FIELDS;
+    expect([...eachTool({ source, commit, tools, ...rest })]).toEqual(tools);
   });
 });

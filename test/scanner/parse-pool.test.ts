@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseEntry } from '../../src/scanner/build-index.js';
-import { createParser, MAX_IN_FLIGHT, POOL_THRESHOLD } from '../../src/scanner/parse-pool.js';
+import { summarise } from '../../src/scanner/entry-summary.js';
+import { createParser, createSummaryParser, MAX_IN_FLIGHT, POOL_THRESHOLD } from '../../src/scanner/parse-pool.js';
 import { scanOnce } from '../../src/scanner/index.js';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 
@@ -26,6 +27,21 @@ describe('createParser', () => {
       await parser.close();
       expect(pooled).toEqual(files.map((file) => parseEntry(file)));
       expect(pooled.filter((entry) => 'tool' in entry && entry.tool === null)).toHaveLength(6);
+    });
+  });
+
+  describe('when the threads send summaries', () => {
+    it('gives each entry\'s summary and line exactly as made in this thread, the lines in buffers handed over', async () => {
+      const parser = createSummaryParser(POOL_THRESHOLD);
+      expect(parser.threads).toBeGreaterThan(0);
+      const files = Array.from({ length: 300 }, (_, i) => fileOf(`t${i}`, i % 50 === 7 ? makeToolYaml(`t${i}`, { executor: 'nope' }) : makeToolYaml(`t${i}`, { display: '"工具 — ёлка"' })));
+      const pooled = await Promise.all(files.map((file) => parser.parse(file)));
+      await parser.close();
+      const here = files.map((file) => summarise(parseEntry(file)));
+      expect(pooled.map(({ summary }) => summary)).toEqual(here.map(({ summary }) => summary));
+      expect(pooled.map(({ line }) => Buffer.from(line).toString('latin1'))).toEqual(here.map(({ line }) => Buffer.from(line).toString('latin1')));
+      expect(pooled.filter(({ summary }) => 'tool' in summary && summary.tool === null)).toHaveLength(6);
+      expect(pooled[0]!.summary).not.toHaveProperty('tool.intent');
     });
   });
 

@@ -1,5 +1,6 @@
-import { formatDiagnostic } from '../../core/index.js';
-import { JSON_OPTION, REPOSITORY_OPTIONS, writeJson, writeLines, type Command } from '../command.js';
+import { once } from 'node:events';
+import { eachTool, formatDiagnostic, toolCount, type ToolIndex } from '../../core/index.js';
+import { JSON_OPTION, REPOSITORY_OPTIONS, writeLines, type Command, type CommandIo } from '../command.js';
 
 /** `hldp scan`: read every definition and print `{commit, tools, errors}`. */
 export const scanCommand: Command = {
@@ -12,23 +13,19 @@ export const scanCommand: Command = {
     const { scanFromFlags } = await import('../open-registry.js');
     const index = await scanFromFlags(flags);
     if (flags.json) {
-      writeJson(io, {
-        source: index.source,
-        commit: index.commit,
-        scanned_at: index.scanned_at,
-        ...(index.stale ? { stale: index.stale } : {}),
-        tools: index.tools.map((tool) => ({ name: tool.name, display: tool.display, executor: tool.executor, method: tool.method, path: tool.source.path })),
-        toolsets: index.toolsets.map((toolset) => ({ name: toolset.name, description: toolset.description, tools: toolset.tools, path: toolset.source.path })),
-        skills: index.skills.map((skill) => ({ name: skill.name, description: skill.description, ...(skill.toolset ? { toolset: skill.toolset } : {}), path: skill.source.path })),
-        errors: index.errors,
-        warnings: index.warnings,
-      });
+      await writeIndexJson(io, index);
       return 0;
+    }
+    const count = toolCount(index);
+    const first: string[] = [];
+    for (const tool of eachTool(index)) {
+      if (first.length === 20) break;
+      first.push(tool.name);
     }
     writeLines(io.stdout, [
       `source  ${index.source}`,
       `commit  ${index.commit}${index.stale ? `  (stale: ${index.stale.reason})` : ''}`,
-      `tools   ${index.tools.length}${index.tools.length ? `: ${index.tools.slice(0, 20).map((tool) => tool.name).join(', ')}${index.tools.length > 20 ? ', …' : ''}` : ''}`,
+      `tools   ${count}${count ? `: ${first.join(', ')}${count > 20 ? ', …' : ''}` : ''}`,
       `toolsets ${index.toolsets.length}${index.toolsets.length ? `: ${index.toolsets.map((toolset) => toolset.name).join(', ')}` : ''}`,
       `skills  ${index.skills.length}${index.skills.length ? `: ${index.skills.map((skill) => skill.name).join(', ')}` : ''}`,
       `errors  ${index.errors.length}`,
@@ -37,3 +34,34 @@ export const scanCommand: Command = {
     return 0;
   },
 };
+
+// tools written to stdout at once
+const TOOLS_PER_WRITE = 500;
+
+/**
+ * `{source, commit, scanned_at, tools, toolsets, skills, errors, warnings}` as `writeJson` writes it, the tools a few
+ * hundred at a time, each made from the scan cache and let go once written: at 100,000 tools the list is not held.
+ */
+async function writeIndexJson(io: CommandIo, index: ToolIndex): Promise<void> {
+  const write = async (text: string): Promise<void> => {
+    if (!io.stdout.write(text)) await once(io.stdout, 'drain');
+  };
+  const head = JSON.stringify({ source: index.source, commit: index.commit, scanned_at: index.scanned_at, ...(index.stale ? { stale: index.stale } : {}) }, null, 2);
+  let text = `${head.slice(0, -2)},\n  "tools": [`;
+  let written = 0;
+  for (const tool of eachTool(index)) {
+    const summary = { name: tool.name, display: tool.display, executor: tool.executor, method: tool.method, path: tool.source.path };
+    text += `${written === 0 ? '' : ','}\n    ${JSON.stringify(summary, null, 2).replaceAll('\n', '\n    ')}`;
+    if (++written % TOOLS_PER_WRITE === 0) {
+      await write(text);
+      text = '';
+    }
+  }
+  const rest = JSON.stringify({
+    toolsets: index.toolsets.map((toolset) => ({ name: toolset.name, description: toolset.description, tools: toolset.tools, path: toolset.source.path })),
+    skills: index.skills.map((skill) => ({ name: skill.name, description: skill.description, ...(skill.toolset ? { toolset: skill.toolset } : {}), path: skill.source.path })),
+    errors: index.errors,
+    warnings: index.warnings,
+  }, null, 2);
+  await write(`${text}${written ? '\n  ]' : ']'},\n${rest.slice(2)}\n`);
+}

@@ -1,0 +1,40 @@
+import { entryKind, type EntryOf, type ScanEntry, type ToolStub } from './build-index.js';
+
+/** A tool as a summary keeps it: what assembling the index reads, and where its entry is among the scan's. */
+export type ToolSummary = ToolStub & { position: number };
+
+/**
+ * What a cold scan keeps of one entry while the others are read: its kind, folder, oid, diagnostics and positions,
+ * and of a tool only its names, group and path (a toolset, skill or policy is kept whole: the index holds it). The
+ * entry itself is written to the cache file as it comes and read back from there when asked for.
+ */
+export type EntrySummary = EntryOf<ToolSummary>;
+
+/** A parsed entry as a cold scan receives it: its summary, and its cache line (ASCII JSON, no newline). */
+export interface SummarisedEntry {
+  summary: EntrySummary;
+  line: Uint8Array;
+}
+
+/** The summary of an entry; its tool's `position` is -1 until the scan says where the entry is. */
+export function summaryOf(entry: ScanEntry): EntrySummary {
+  if (entryKind(entry) !== 'tool' || !('tool' in entry)) return entry as EntrySummary;
+  const { tool, ...rest } = entry;
+  if (!tool) return { ...rest, tool: null };
+  const stub: ToolSummary = { name: tool.name, aliases: tool.aliases, source: { path: tool.source.path }, position: -1 };
+  if (tool.group !== undefined) stub.group = tool.group;
+  return { ...rest, tool: stub };
+}
+
+/** An entry's summary and its line, made in this thread. */
+export function summarise(entry: ScanEntry): SummarisedEntry {
+  return { summary: summaryOf(entry), line: Buffer.from(asciiJson(entry), 'latin1') };
+}
+
+// every character beyond ASCII, as JSON.stringify leaves them
+const NON_ASCII = /[\u0080-\uffff]/g;
+
+/** JSON with every character beyond ASCII as a `\u` escape: a cache line is ASCII, so no line holds a raw newline. */
+export function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(NON_ASCII, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
