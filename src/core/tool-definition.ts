@@ -55,7 +55,7 @@ export interface HttpSpec {
   api?: string;
   /** HTTP method, or a `{param}` placeholder */
   method?: string;
-  /** path template: `{p}` is percent-encoded, `{+p}` keeps `/` (never `..`) */
+  /** path template: `{p}` is percent-encoded (never `.` or `..`), `{+p}` keeps `/` (never a `.` or `..` segment) */
   path: string;
   /** parameters sent in the query string (an object-valued parameter contributes each key) */
   query?: string[];

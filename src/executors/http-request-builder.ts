@@ -18,7 +18,7 @@ function expandReserved(name: string, value: unknown): Step<string> {
   return { ok: true, value: segments.map((segment) => encodeURIComponent(segment)).join('/') };
 }
 
-/** The path template filled in: `{p}` percent-encoded whole, `{+p}` encoded segment by segment. */
+/** The path template filled in: `{p}` percent-encoded whole (never `.` or `..`), `{+p}` encoded segment by segment. */
 export function buildPath(template: string, params: Params): Step<string> {
   let problem: Step<string> | undefined;
   const path = template.replace(PLACEHOLDER_PATTERN, (_match, plus: string, name: string) => {
@@ -27,7 +27,15 @@ export function buildPath(template: string, params: Params): Step<string> {
       problem ??= { ok: false, code: 'INVALID_PARAMS', message: `the path '${template}' needs parameter '${name}' as a string or number` };
       return '';
     }
-    if (plus !== '+') return encodeURIComponent(parameterText(value));
+    if (plus !== '+') {
+      const text = parameterText(value);
+      // encodeURIComponent leaves '.' as it is, and the URL parser resolves a '.' or '..' segment: the path would climb
+      if (text === '.' || text === '..') {
+        problem ??= { ok: false, code: 'INVALID_PARAMS', message: `parameter '${name}' may not be '.' or '..': it would move the request out of the path '${template}'` };
+        return '';
+      }
+      return encodeURIComponent(text);
+    }
     const expanded = expandReserved(name, value);
     if (!expanded.ok) problem ??= expanded;
     return expanded.ok ? expanded.value : '';

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpSpec } from '../../src/core/index.js';
 import { execute, type ExecutionContext } from '../../src/executors/index.js';
@@ -70,6 +71,28 @@ describe('hldp-api executor', () => {
     it.each(['../admin', 'a/../../admin', './x', 'a/./b'])('returns INVALID_PARAMS and sends nothing for {+p} = %s', async (value) => {
       const result = await execute(apiTool({ path: '/files/{+path}' }), { path: value }, context);
       expect(result).toMatchObject({ ok: false, code: 'INVALID_PARAMS', error: expect.stringContaining("'..'") });
+    });
+
+    it.each([
+      [{ project: '..', id: '..' }],
+      [{ project: 'p1', id: '..' }],
+      [{ project: '.', id: '42' }],
+    ])('returns INVALID_PARAMS and sends nothing for a {p} that is a dot segment: %j', async (params) => {
+      const result = await execute(apiTool({ path: '/projects/{project}/items/{id}' }), params, context);
+      expect(result).toMatchObject({ ok: false, code: 'INVALID_PARAMS', error: expect.stringContaining("may not be '.' or '..'") });
+    });
+
+    it('keeps every request inside the template: the path the server sees starts with its literal part, one segment a {p}', async () => {
+      const value = fc.oneof(fc.constantFrom('.', '..', '...', '%2e', '%2e%2e', '.%2e', '\\..', '..\\', '/', '?', '#', ' '), fc.string({ maxLength: 6 }), fc.integer());
+      await fc.assert(fc.asyncProperty(value, value, async (project, id) => {
+        const result = await execute(apiTool({ path: '/projects/{project}/items/{id}' }), { project, id }, context);
+        if (!result.ok) {
+          expect(result.code).toBe('INVALID_PARAMS');
+          return;
+        }
+        const { url } = JSON.parse(result.output) as Seen;
+        expect(url).toMatch(/^\/api\/projects\/[^/?#]*\/items\/[^/?#]*$/);
+      }), { numRuns: 200 });
     });
 
     it('returns INVALID_PARAMS naming a missing path parameter', async () => {
