@@ -154,6 +154,32 @@ describe('receipts', () => {
     }
   });
 
+  it('an agent holds at most 16 event streams open at once; a closed one frees its place, and an admin is not counted (found in review)', async () => {
+    // each stream may queue 4 MiB for a reader that does not read: without a bound, one agent's token held any amount
+    const streams = [];
+    try {
+      for (let index = 0; index < 16; index++) streams.push(await openSse(`${gateway.url}/v1/events`, { authorization: `Bearer ${TOKENS.bot}` }));
+      expect(streams.map((stream) => stream.status)).toEqual(Array(16).fill(200));
+      const refused = await fetch(`${gateway.url}/v1/events`, { headers: { authorization: `Bearer ${TOKENS.bot}` } });
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toMatchObject({ code: 'TOO_MANY_STREAMS' });
+      // another agent and an admin are not held back by bot's streams
+      for (const who of ['lead', 'admin'] as const) {
+        const other = await openSse(`${gateway.url}/v1/events`, { authorization: `Bearer ${TOKENS[who]}` });
+        streams.push(other);
+        expect(other.status).toBe(200);
+      }
+      streams.shift()!.close();
+      await expect.poll(async () => {
+        const again = await openSse(`${gateway.url}/v1/events`, { authorization: `Bearer ${TOKENS.bot}` });
+        streams.push(again);
+        return again.status;
+      }, { timeout: 10_000 }).toBe(200);
+    } finally {
+      for (const stream of streams) stream.close();
+    }
+  });
+
   it('and the log never hold a token, even one a caller pastes into its params', async () => {
     const call = await api(gateway.url, 'POST', '/v1/call', { who: 'lead', body: { tool: 'git-ops', params: { op: 'log', limit: 1, ref: TOKENS.bot } } });
     const text = JSON.stringify(call.body);
