@@ -37,6 +37,8 @@ export type DiagnosticCode =
   | 'NOT_UTF8'
   | 'DEPRECATED_SPELLING'
   | 'OPTION_LIKE_ARGUMENT'
+  /** a `shell.script` tool declares two parameters that set one `HLDP_PARAM_` variable (`path` and `PATH`): calls giving either are refused */
+  | 'SHARED_SCRIPT_VARIABLE'
   | 'FILE_TOO_LARGE'
   | 'NOT_A_FILE'
   /** a toolset names a tool or group the index does not have, or a skill a toolset it does not have */

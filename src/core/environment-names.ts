@@ -55,3 +55,19 @@ export function parameterVariableProblem(name: string): string | undefined {
   if (isCodeBearingVariable(name)) return `a program would run or obey the value of '${name}'`;
   return undefined;
 }
+
+/** The variable a `shell.script` tool reads a parameter from: `HLDP_PARAM_` and the name in capitals, other signs as `_`. */
+export function scriptVariableName(parameter: string): string {
+  return `HLDP_PARAM_${parameter.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}`;
+}
+
+/** The script variables that more than one of `parameters` would set (`path` and `PATH`, `a-b` and `a_b`), each with those parameters. */
+export function sharedScriptVariables(parameters: readonly string[]): Map<string, string[]> {
+  const byVariable = new Map<string, string[]>();
+  for (const parameter of parameters) {
+    const variable = scriptVariableName(parameter);
+    byVariable.set(variable, [...(byVariable.get(variable) ?? []), parameter]);
+  }
+  for (const [variable, names] of byVariable) if (names.length < 2) byVariable.delete(variable);
+  return byVariable;
+}

@@ -23,5 +23,4 @@ export { openInsideRoot, pathOfHandle, type OpenInsideRootOptions } from './root
 export { describeError, elapsedSince, failedResult, succeededResult } from './execution-result.js';
 export { redactSecrets, redactValue, REDACTED } from './redact.js';
 export { apiUrlVariable } from './hldp-api-executor.js';
-export { scriptVariableName } from './shell-executor.js';
 export { GATEKEEPER_SLACK_MS } from './gatekeeper-executor.js';

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { parameterVariableProblem, type ArgvTemplate, type ExecutionResult, type ShellSpec, type ToolDefinition } from '../core/index.js';
+import { parameterVariableProblem, scriptVariableName, sharedScriptVariables, type ArgvTemplate, type ExecutionResult, type ShellSpec, type ToolDefinition } from '../core/index.js';
 import { buildArgv, fillTemplate } from './argv-template.js';
 import type { ShellConfig } from './execution-context.js';
 import { failedResult } from './execution-result.js';
@@ -10,11 +10,6 @@ import { runProcess } from './run-process.js';
 
 /** A command ready to spawn, or the failure that stopped it being built. */
 type Command = { ok: true; file: string; args: string[] } | { ok: false; result: ExecutionResult };
-
-/** The variable a script reads a parameter from: `HLDP_PARAM_` and the name in capitals, other signs as `_`. */
-export function scriptVariableName(parameter: string): string {
-  return `HLDP_PARAM_${parameter.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}`;
-}
 
 function pickTemplate(spec: ShellSpec, params: Params, start: number): { ok: true; template: ArgvTemplate } | { ok: false; result: ExecutionResult } {
   const argv = spec.argv!;
@@ -40,21 +35,40 @@ function buildCommand(spec: ShellSpec, params: Params, start: number): Command {
   return { ok: true, file: file!, args };
 }
 
-function buildEnvironment(spec: ShellSpec, params: Params, config: ShellConfig): { ok: true; env: Record<string, string> } | { ok: false; message: string } {
+type Environment = { ok: true; env: Record<string, string> } | { ok: false; code: 'INVALID_PARAMS' | 'EXECUTOR_MISCONFIGURED'; message: string };
+
+function buildEnvironment(spec: ShellSpec, params: Params, declared: readonly string[], config: ShellConfig): Environment {
   const overrides: Record<string, string> = {};
   for (const [name, template] of Object.entries(spec.env ?? {})) {
     const filled = fillTemplate(template, params);
     if (!filled.ok) continue;
     const problem = filled.text !== template ? parameterVariableProblem(name) : undefined;
-    if (problem) return { ok: false, message: `shell.env '${name}' may not take a parameter: ${problem}` };
+    if (problem) return { ok: false, code: 'EXECUTOR_MISCONFIGURED', message: `shell.env '${name}' may not take a parameter: ${problem}` };
     overrides[name] = filled.text;
   }
   if (spec.script !== undefined) {
-    for (const [name, value] of Object.entries(params)) {
-      if (hasValue(value)) overrides[scriptVariableName(name)] = parameterText(value);
-    }
+    const scriptVariables = exportedParameters(params, declared);
+    if (!scriptVariables.ok) return scriptVariables;
+    Object.assign(overrides, scriptVariables.env);
   }
   return { ok: true, env: minimalEnvironment(overrides, config.inheritEnv) };
+}
+
+// Only what the schema declares: an undeclared `PATH` would otherwise overwrite the checked `path`'s HLDP_PARAM_PATH.
+function exportedParameters(params: Params, declared: readonly string[]): Environment {
+  const shared = sharedScriptVariables(declared);
+  const env: Record<string, string> = {};
+  for (const name of declared) {
+    const value = ownValue(params, name);
+    if (!hasValue(value)) continue;
+    const variable = scriptVariableName(name);
+    const sharing = shared.get(variable);
+    if (sharing) {
+      return { ok: false, code: 'INVALID_PARAMS', message: `parameters ${sharing.map((other) => `'${other}'`).join(' and ')} would all set ${variable}, so the script could not tell which it reads; give the tool's parameters names that differ in more than case and punctuation` };
+    }
+    env[variable] = parameterText(value);
+  }
+  return { ok: true, env };
 }
 
 async function resolveWorkingDirectory(
@@ -73,6 +87,11 @@ async function resolveWorkingDirectory(
   return { ok: true, cwd: resolved.path };
 }
 
+function declaredParameters(tool: ToolDefinition): string[] {
+  const properties = tool.params_schema.properties;
+  return typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+}
+
 /** Runs a `shell` tool: an argv template (no shell at all) or a fixed `sh -c` script reading params from the environment (and, with `stdin: json`, from standard input). */
 export async function executeShell(
   tool: ToolDefinition,
@@ -86,8 +105,8 @@ export async function executeShell(
   const params = withDefaults(tool.params_schema, rawParams);
   const command = buildCommand(tool.shell, params, start);
   if (!command.ok) return command.result;
-  const environment = buildEnvironment(tool.shell, params, config);
-  if (!environment.ok) return failedResult('EXECUTOR_MISCONFIGURED', environment.message, start);
+  const environment = buildEnvironment(tool.shell, params, declaredParameters(tool), config);
+  if (!environment.ok) return failedResult(environment.code, environment.message, start);
   // the kernel ends every argument and variable at a NUL: a value holding one would arrive cut short
   if ([...command.args, ...Object.values(environment.env)].some((text) => text.includes('\0'))) {
     return failedResult('INVALID_PARAMS', 'parameter values may not contain NUL characters (\\0)', start);

@@ -1,4 +1,4 @@
-import { listPlaceholders, parameterVariableProblem, wholePlaceholder, type JsonSchema } from '../core/index.js';
+import { listPlaceholders, parameterVariableProblem, sharedScriptVariables, wholePlaceholder, type JsonSchema } from '../core/index.js';
 import type { SchemaProblem } from './shape-checker.js';
 
 /** The per-executor fields that may reference parameters (already shape-checked by the schema). */
@@ -123,6 +123,20 @@ export function checkOptionLikeArguments(fields: ExecutorFields, paramsSchema: J
   };
   for (const [list, prefix] of argvTemplates(fields.shell?.argv)) checkList(list, ['shell', 'argv', ...prefix]);
   return problems;
+}
+
+/** Parameters of a `shell.script` tool that would set one `HLDP_PARAM_` variable (`path` and `PATH`): the executor refuses a call that gives either. */
+export function checkScriptVariables(fields: ExecutorFields, paramsSchema: JsonSchema): SchemaProblem[] {
+  if (typeof fields.shell?.script !== 'string') return [];
+  const declared = Object.keys((paramsSchema.properties ?? {}) as Record<string, JsonSchema>);
+  // the written schema is the full form (`properties:`) or the shorthand (parameters right under params_schema)
+  const written = (fields as { params_schema?: unknown }).params_schema;
+  const full = typeof written === 'object' && written !== null && 'properties' in written;
+  return [...sharedScriptVariables(declared)].map(([variable, names]) => ({
+    path: full ? ['params_schema', 'properties', names.at(-1)!] : ['params_schema', names.at(-1)!],
+    atKey: true,
+    message: `parameters ${names.map((name) => `'${name}'`).join(' and ')} would all set ${variable} for the script, and a call giving any of them is refused; rename them so that they differ in more than case and punctuation`,
+  }));
 }
 
 // `shell.argv` is one template, or a map of templates by the value of `shell.select`

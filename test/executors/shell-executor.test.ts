@@ -66,7 +66,7 @@ describe('shell executor', () => {
 
     it.each([
       ['an argument', printArgv('{value}')],
-      ['a script variable', shellTool({ script: 'true' })],
+      ['a script variable', shellTool({ script: 'true' }, { value: { type: 'string' } })],
     ])('returns INVALID_PARAMS for a NUL character in %s, running nothing', async (_case, tool) => {
       const result = await execute(tool, { value: 'a\0b' }, context);
       expect(result).toMatchObject({ ok: false, code: 'INVALID_PARAMS', exit_code: null, error: expect.stringContaining('NUL') });
@@ -98,9 +98,26 @@ describe('shell executor', () => {
 
   describe('when the tool is a script', () => {
     it('returns what the fixed script made of parameters read from HLDP_PARAM_ variables, none of them parsed', async () => {
-      const tool = shellTool({ script: 'printf "%s|%s" "$HLDP_PARAM_VALUE" "$HLDP_PARAM_MAX_COUNT"' });
+      const tool = shellTool({ script: 'printf "%s|%s" "$HLDP_PARAM_VALUE" "$HLDP_PARAM_MAX_COUNT"' }, { value: { type: 'string' }, 'max-count': { type: 'integer' } });
       const result = await execute(tool, { value: '$(touch pwned); `touch pwned`', 'max-count': 3 }, { shell: { root: join(root, 'work') } });
       expect(result).toMatchObject({ ok: true, output: '$(touch pwned); `touch pwned`|3' });
+      expect(await readdir(join(root, 'work'))).toEqual([]);
+    });
+
+    it('sets no variable for a parameter the schema does not declare: an undeclared PATH leaves the checked path\'s HLDP_PARAM_PATH alone', async () => {
+      const tool = shellTool({ script: 'printf "%s|%s" "$HLDP_PARAM_PATH" "${HLDP_PARAM_EXTRA-unset}"' }, { path: { type: 'string', pattern: '^reports/[a-z]+\\.txt$' } });
+      const result = await execute(tool, { path: 'reports/a.txt', PATH: 'secret.txt', extra: 'x' }, context);
+      expect(result).toMatchObject({ ok: true, output: 'reports/a.txt|unset' });
+    });
+
+    it.each([
+      [{ path: 'reports/a.txt', PATH: 'secret.txt' }],
+      [{ PATH: 'secret.txt' }],
+      [{ path: 'reports/a.txt' }],
+    ])('returns INVALID_PARAMS and runs nothing when two declared parameters would set one variable: %j', async (params) => {
+      const tool = shellTool({ script: 'touch ran; printf %s "$HLDP_PARAM_PATH"' }, { path: { type: 'string' }, PATH: { type: 'string' } });
+      const result = await execute(tool, params, { shell: { root: join(root, 'work') } });
+      expect(result).toMatchObject({ ok: false, code: 'INVALID_PARAMS', error: expect.stringContaining("parameters 'path' and 'PATH' would all set HLDP_PARAM_PATH") });
       expect(await readdir(join(root, 'work'))).toEqual([]);
     });
 

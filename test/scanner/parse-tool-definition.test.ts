@@ -82,6 +82,22 @@ why: 铸渊需要通过gatekeeper执行服务器命令。这是所有系统操�
     });
   });
 
+  describe('when a script tool declares two parameters that set one variable', () => {
+    it.each([
+      ['differ in case', '{ path: { type: string }, PATH: { type: string } }', "'path' and 'PATH' would all set HLDP_PARAM_PATH"],
+      ['differ in punctuation', '{ max-count: { type: integer }, max_count: { type: integer } }', "'max-count' and 'max_count' would all set HLDP_PARAM_MAX_COUNT"],
+    ])('warns (SHARED_SCRIPT_VARIABLE) when their names %s, and still loads the tool', (_case, schema, message) => {
+      const parsed = parse(makeToolYaml('demo', { executor: 'shell', params_schema: schema, shell: '{ script: "true" }' }));
+      expect(parsed.tool?.name).toBe('demo');
+      expect(parsed.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', code: 'SHARED_SCRIPT_VARIABLE', message: expect.stringContaining(message) })]);
+    });
+
+    it('says nothing of an argv tool, whose parameters set no variables', () => {
+      const parsed = parse(makeToolYaml('demo', { executor: 'shell', params_schema: '{ path: { type: string, required: true }, PATH: { type: string, required: true } }', shell: '{ argv: [ls, --, "{path}", "{PATH}"] }' }));
+      expect(parsed.diagnostics).toEqual([]);
+    });
+  });
+
   describe('when a parameter is a whole argument of a program', () => {
     // required: an optional parameter outside a group is UNFILLABLE_TEMPLATE, a check of its own
     const shellTool = (argv: string, schema = '{ p: { type: string, required: true } }') => makeToolYaml('demo', { executor: 'shell', params_schema: schema, shell: `{ argv: ${argv} }` });
