@@ -39,5 +39,10 @@ export async function execute(tool: ToolDefinition, params: Params, context: Exe
   } catch (error) {
     result = failedResult('INTERNAL_ERROR', `executor '${tool.executor}' failed unexpectedly: ${describeError(error)}`, start);
   }
-  return redactSecrets(result, secretsOf(context));
+  try {
+    return redactSecrets(result, secretsOf(context));
+  } catch (error) {
+    // the call ran, but what it returned could not be checked for secrets: the receipt keeps why, never the raw result
+    return failedResult('INTERNAL_ERROR', `executor '${tool.executor}' ran the call, but its result could not be checked for secrets and is not kept: ${describeError(error)}`, start);
+  }
 }

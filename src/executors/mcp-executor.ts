@@ -1,4 +1,4 @@
-import type { ExecutionResult, ToolDefinition } from '../core/index.js';
+import { exceedsDepth, MAX_JSON_DEPTH, type ExecutionResult, type ToolDefinition } from '../core/index.js';
 import { boundBytes } from './bounded-output.js';
 import { startDeadline } from './deadline.js';
 import type { ExecutionContext, McpToolAnswer } from './execution-context.js';
@@ -49,13 +49,13 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
   if (!outcome.ok) return withNotes(failedResult(outcome.code, outcome.message, start), notes);
   const { answer } = outcome;
   const text = boundBytes(answerText(answer), cap);
-  const structured = answer.structuredContent === undefined ? {} : { structured_content: answer.structuredContent };
+  const { note, ...structured } = structuredPart(answer.structuredContent);
   const failed = answer.isError === true;
   return {
     ok: !failed,
     output: failed ? '' : text.text,
     error: failed ? text.text : null,
-    stderr: notes,
+    stderr: `${notes}${note}`,
     code: failed ? 'MCP_ERROR' : null,
     exit_code: null,
     signal: null,
@@ -65,6 +65,16 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
     duration_ms: elapsedSince(start),
     ...structured,
   };
+}
+
+// A structuredContent nested past MAX_JSON_DEPTH is left out, and the receipt says so: a real tool's answer needs a
+// few levels, while every walk over a receipt (redaction, its canonical text, the JSON its reader gets) pays for each.
+function structuredPart(content: Record<string, unknown> | undefined): { structured_content?: Record<string, unknown>; note: string } {
+  if (content === undefined) return { note: '' };
+  if (exceedsDepth(content, MAX_JSON_DEPTH)) {
+    return { note: `structuredContent nested more than ${MAX_JSON_DEPTH} levels deep; it was left out of this receipt (the text content is kept)\n` };
+  }
+  return { structured_content: content, note: '' };
 }
 
 // what the connection did besides the call (a restart after a crash) goes where a process's stderr would

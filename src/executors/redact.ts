@@ -28,10 +28,37 @@ export function redactValue<T>(value: T, secrets: readonly string[]): T {
   return scrubStrings(value, scrub) as T;
 }
 
-// every string in a JSON value, keys included, passed through `scrub`
-function scrubStrings(value: unknown, scrub: (text: string) => string): unknown {
-  if (typeof value === 'string') return scrub(value);
-  if (Array.isArray(value)) return value.map((item) => scrubStrings(item, scrub));
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key), scrubStrings(item, scrub)]));
+// every string in a JSON value, keys included, passed through `scrub`; iterative, with its own stack, so that a value
+// nested 100,000 deep (an MCP server's answer, say) is scrubbed rather than a stack overflow that loses the receipt
+function scrubStrings(root: unknown, scrub: (text: string) => string): unknown {
+  let scrubbed: unknown;
+  // each entry: a value still to copy, and where its copy goes
+  const pending: Array<[unknown, (copy: unknown) => void]> = [[root, (copy) => (scrubbed = copy)]];
+  while (pending.length > 0) {
+    const [value, place] = pending.pop()!;
+    if (typeof value === 'string') {
+      place(scrub(value));
+    } else if (Array.isArray(value)) {
+      const copy: unknown[] = new Array<unknown>(value.length);
+      place(copy);
+      for (let index = value.length - 1; index >= 0; index -= 1) pending.push([value[index], (item) => (copy[index] = item)]);
+    } else if (value !== null && typeof value === 'object') {
+      const copy: Record<string, unknown> = {};
+      place(copy);
+      const entries = Object.entries(value);
+      const names = entries.map(([key]) => scrub(key));
+      // members are defined in their order first, then filled first to last off the stack: a later key that scrubs to
+      // the same text as an earlier one wins, as it did with Object.fromEntries
+      for (const name of names) define(copy, name, undefined);
+      for (let index = entries.length - 1; index >= 0; index -= 1) pending.push([entries[index]![1], (member) => define(copy, names[index]!, member)]);
+    } else {
+      place(value);
+    }
+  }
+  return scrubbed;
+}
+
+// a data property even for a key such as "__proto__", which plain assignment would take for the prototype
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }

@@ -8,7 +8,7 @@ import type { CallOutcome, Gateway } from '../../src/gateway/service/index.js';
 import { openTestGateway } from '../helpers/gateway.js';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
 import { describeWithBubblewrap } from '../sandbox/support/bubblewrap.js';
-import { EVERYTHING, FILESYSTEM, RECORDER, mcpToolYaml, nodeServer, startEverythingHttp, writeMcpConfig } from './support.js';
+import { DEEP, EVERYTHING, FILESYSTEM, RECORDER, mcpToolYaml, nodeServer, startEverythingHttp, writeMcpConfig } from './support.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -419,6 +419,34 @@ describe('the mcp executor and the server’s side of a call (a recording fixtur
     const receipt = receiptOf(await gateway.call('broken', {}));
     expect(receipt).toMatchObject({ ok: false, code: 'SPAWN_FAILED' });
     expect(receipt.error).toMatch(/MCP server 'broken' could not be started: .*\/no\/such\/mcp-server/);
+  });
+});
+
+describe('the mcp executor and a server whose structuredContent nests thousands of levels deep', () => {
+  const secret = 'deep-secret-0123456789';
+  let gateway: Gateway;
+  beforeAll(async () => {
+    ({ gateway } = await gatewayWith(
+      { deep: nodeServer(DEEP, [], { env: { SERVER_SECRET: '${HLDP_TEST_MCP_SECRET}' } }) },
+      { deep: mcpToolYaml('deep', 'deep', 'deep', '{ depth: { type: integer, required: true } }') },
+      { HLDP_TEST_MCP_SECRET: secret },
+    ));
+  });
+
+  it('stores a complete receipt of a call answered 20,000 levels deep: the nesting left out, and said so', async () => {
+    const receipt = receiptOf(await gateway.call('deep', { depth: 20_000 }));
+    expect(receipt).toMatchObject({ ok: true, code: null, output: 'depth 20000' });
+    expect(receipt.structured_content).toBeUndefined();
+    expect(receipt.stderr).toContain('structuredContent nested more than 64 levels deep; it was left out of this receipt');
+    expect(receipt.error).toBeNull();
+    expect(await gateway.store.receipts.get(receipt.id)).toEqual(receipt);
+  });
+
+  it('keeps a structuredContent 64 levels deep whole, its secret redacted', async () => {
+    const receipt = receiptOf(await gateway.call('deep', { depth: 64 }));
+    expect(receipt).toMatchObject({ ok: true, stderr: '', error: null });
+    expect(JSON.stringify(receipt.structured_content)).toBe(`${'{"a":'.repeat(64)}"[REDACTED]"${'}'.repeat(64)}`);
+    expect(await gateway.store.receipts.get(receipt.id)).toEqual(receipt);
   });
 });
 

@@ -19,6 +19,7 @@ function binOf(packageName: string): string {
 export const EVERYTHING = binOf('@modelcontextprotocol/server-everything');
 export const FILESYSTEM = binOf('@modelcontextprotocol/server-filesystem');
 export const RECORDER = fileURLToPath(new URL('./fixtures/recorder-server.mjs', import.meta.url));
+export const DEEP = fileURLToPath(new URL('./fixtures/deep-server.mjs', import.meta.url));
 
 /** This project's folder: where the servers' packages and the fixture live. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,0 +1,83 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { REDACTED, redactSecrets, redactValue } from '../../src/executors/index.js';
+import { canonicalJson } from '../../src/store/index.js';
+
+// the recursive walk redaction used before it had its own stack: on shallow values the two must agree exactly
+function recursiveScrub(value: unknown, scrub: (text: string) => string): unknown {
+  if (typeof value === 'string') return scrub(value);
+  if (Array.isArray(value)) return value.map((item) => recursiveScrub(item, scrub));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key), recursiveScrub(item, scrub)]));
+}
+
+// secrets of lower-case letters and digits: no JSON escaping changes them, and none can overlap '[REDACTED]'
+const secretArbitrary = fc.stringMatching(/^[a-z0-9]{8,16}$/);
+
+/** Strings that often hold the secret, once or several times, among other text. */
+const textWith = (secret: string) => fc.array(fc.oneof(fc.constant(secret), fc.string({ maxLength: 6 })), { maxLength: 4 }).map((pieces) => pieces.join(''));
+
+/** A JSON value nested `depth` levels deep along one path, each level an object or an array, with siblings that hold the secret. */
+function deepValue(secret: string) {
+  return fc
+    .record({
+      depth: fc.integer({ min: 0, max: 20_000 }),
+      levels: fc.array(fc.record({ array: fc.boolean(), key: textWith(secret), sibling: fc.oneof(textWith(secret), fc.jsonValue({ maxDepth: 2 })) }), { minLength: 1, maxLength: 6 }),
+      leaf: textWith(secret),
+    })
+    .map(({ depth, levels, leaf }) => {
+      let value: unknown = leaf;
+      for (let level = 0; level < depth; level += 1) {
+        const { array, key, sibling } = levels[level % levels.length]!;
+        value = array ? [sibling, value] : { [`${key}`]: value, sibling };
+      }
+      return value;
+    });
+}
+
+describe('redactValue', () => {
+  describe('when a value nests thousands of levels deep or spreads wide', () => {
+    it('never throws, and leaves no occurrence of a secret in any string, keys included', () => {
+      fc.assert(
+        fc.property(secretArbitrary.chain((secret) => fc.tuple(fc.constant(secret), deepValue(secret))), ([secret, value]) => {
+          const redacted = redactValue(value, [secret]);
+          expect(canonicalJson(redacted)).not.toContain(secret);
+        }),
+        { numRuns: 20 },
+      );
+    });
+
+    it('returns what the recursive walk returned on values it could walk', () => {
+      fc.assert(
+        fc.property(secretArbitrary.chain((secret) => fc.tuple(fc.constant(secret), fc.array(fc.oneof(textWith(secret), fc.jsonValue({ maxDepth: 4 }), fc.dictionary(textWith(secret), fc.jsonValue({ maxDepth: 3 }))), { maxLength: 8 }))), ([secret, value]) => {
+          const scrub = (text: string): string => text.split(secret).join(REDACTED);
+          expect(redactValue(value, [secret])).toStrictEqual(recursiveScrub(value, scrub));
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('redacts every string of an array of 200,000 members', () => {
+      const secret = 'wide-secret-0123';
+      const redacted = redactValue(Array.from({ length: 200_000 }, (_item, index) => `${index}:${secret}`), [secret]);
+      expect(redacted.every((text, index) => text === `${index}:${REDACTED}`)).toBe(true);
+    });
+
+    it('keeps a key named __proto__ as a member, not as the prototype', () => {
+      const redacted = redactValue(JSON.parse('{"__proto__":{"token":"proto-secret-0123"}}') as Record<string, unknown>, ['proto-secret-0123']);
+      expect(Object.getPrototypeOf(redacted)).toBe(Object.prototype);
+      expect(JSON.stringify(redacted)).toBe(`{"__proto__":{"token":"${REDACTED}"}}`);
+    });
+  });
+});
+
+describe('redactSecrets', () => {
+  it('redacts a structured_content nested 20,000 levels deep instead of overflowing the stack', () => {
+    const secret = 'deep-secret-0123456789';
+    const structured = JSON.parse(`${'{"a":'.repeat(20_000)}"${secret}"${'}'.repeat(20_000)}`) as Record<string, unknown>;
+    const result = { ok: true, output: secret, error: null, stderr: '', code: null, exit_code: null, signal: null, timed_out: false, output_bytes: 1, cut_bytes: 0, duration_ms: 1, structured_content: structured };
+    const redacted = redactSecrets(result, [secret]);
+    expect(redacted.output).toBe(REDACTED);
+    expect(canonicalJson(redacted.structured_content)).toBe(`${'{"a":'.repeat(20_000)}"${REDACTED}"${'}'.repeat(20_000)}`);
+  });
+});
