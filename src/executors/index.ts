@@ -18,7 +18,7 @@ export { runProcess, KILL_GRACE_MS, type Isolation, type ProcessSpec } from './r
 export { BoundedOutput, boundBytes, cutMarker, type OutputEncoding, type RenderedOutput } from './bounded-output.js';
 export { startDeadline, type Deadline, type StopReason } from './deadline.js';
 export { minimalEnvironment } from './minimal-env.js';
-export { resolveInsideRoot, type ResolveOptions, type RootPath } from './root-path.js';
+export { isHiddenPath, resolveInsideRoot, type ResolveOptions, type RootPath } from './root-path.js';
 export { openInsideRoot, pathOfHandle, type OpenInsideRootOptions } from './root-files.js';
 export { describeError, elapsedSince, failedResult, succeededResult } from './execution-result.js';
 export { redactSecrets, redactValue, REDACTED } from './redact.js';

@@ -11,6 +11,8 @@ export type RootPath =
 export interface ResolveOptions {
   /** accept a path that does not exist yet (to be created), as long as its nearest existing parent is inside */
   allowMissing?: boolean;
+  /** absolute paths refused as if outside the root, with what is inside them (the gateway's own data), however they are reached */
+  hidden?: readonly string[];
 }
 
 function isInside(root: string, candidate: string): boolean {
@@ -29,11 +31,30 @@ function errnoOf(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
+function hidden(requested: string): RootPath {
+  return {
+    ok: false,
+    code: 'PATH_OUTSIDE_ROOT',
+    message: `path '${requested}' is hidden from tools: it holds the gateway's own data (its data or cache folder, receipts database or config); choose a path outside it`,
+  };
+}
+
 /**
  * Resolves `requested` (relative to `root`, or absolute) and refuses it unless it stays inside the root
- * after `..` and every symlink are resolved.
+ * after `..` and every symlink are resolved, and outside every `hidden` path.
  */
 export async function resolveInsideRoot(root: string, requested: string, options: ResolveOptions = {}): Promise<RootPath> {
+  const resolved = await resolveInRoot(root, requested, options);
+  if (!resolved.ok || !isHiddenPath(options.hidden ?? [], resolved.path)) return resolved;
+  return hidden(requested);
+}
+
+/** Whether `candidate` (absolute, symlinks resolved) is one of the `hidden` paths or inside one. */
+export function isHiddenPath(hiddenPaths: readonly string[], candidate: string): boolean {
+  return hiddenPaths.some((path) => isInside(path, candidate));
+}
+
+async function resolveInRoot(root: string, requested: string, options: ResolveOptions): Promise<RootPath> {
   if (requested.includes('\0')) return outside(requested.replaceAll('\0', '\\0'));
   let realRoot: string;
   try {

@@ -6,7 +6,7 @@ import type { MethodContext } from './method-context.js';
 /** `exec {cmd, cwd?}`: `sh -c cmd` in a folder inside the root, under the shared constraint runner, with a minimal environment. */
 export async function execMethod(params: { cmd: string; cwd?: string }, context: MethodContext): Promise<ExecutionResult> {
   const start = performance.now();
-  const resolved = await resolveInsideRoot(context.root, params.cwd ?? '.');
+  const resolved = await resolveInsideRoot(context.root, params.cwd ?? '.', { hidden: context.hidden ?? [] });
   if (!resolved.ok) return failedResult(resolved.code, resolved.message, start);
   const info = await stat(resolved.path).catch(() => undefined);
   if (!info?.isDirectory()) return failedResult('IO_ERROR', `ENOTDIR: working directory '${params.cwd}' is not a folder`, start);

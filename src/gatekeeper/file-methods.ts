@@ -6,6 +6,7 @@ import {
   boundBytes,
   describeError,
   failedResult,
+  isHiddenPath,
   openInsideRoot,
   pathOfHandle,
   type OpenInsideRootOptions,
@@ -78,7 +79,7 @@ export async function readBytesMethod(params: { path: string; offset?: number; l
 
 // Opened before it is checked: a FIFO opens without blocking, and what is checked is what is read.
 async function openForReading(context: MethodContext, requested: string): Promise<Opened> {
-  const resolved = await resolveInsideRoot(context.root, requested);
+  const resolved = await resolveInsideRoot(context.root, requested, { hidden: context.hidden ?? [] });
   if (!resolved.ok) return { ok: false, code: resolved.code, message: resolved.message };
   return openRegularFile(resolved.root, resolved.path, requested, { flags: constants.O_RDONLY | constants.O_NONBLOCK });
 }
@@ -89,7 +90,7 @@ export async function writeFileMethod(
   context: MethodContext,
 ): Promise<ExecutionResult> {
   const start = performance.now();
-  const resolved = await resolveInsideRoot(context.root, params.path, { allowMissing: true });
+  const resolved = await resolveInsideRoot(context.root, params.path, { allowMissing: true, hidden: context.hidden ?? [] });
   if (!resolved.ok) return failedResult(resolved.code, resolved.message, start);
   const bytes = Buffer.from(params.content, params.encoding ?? 'utf8');
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK | (params.append ? constants.O_APPEND : constants.O_TRUNC);
@@ -113,13 +114,15 @@ export async function writeFileMethod(
 export async function listDirMethod(params: { path?: string }, context: MethodContext): Promise<ExecutionResult> {
   const start = performance.now();
   const requested = params.path ?? '.';
-  const resolved = await resolveInsideRoot(context.root, requested);
+  const hiddenPaths = context.hidden ?? [];
+  const resolved = await resolveInsideRoot(context.root, requested, { hidden: hiddenPaths });
   if (!resolved.ok) return failedResult(resolved.code, resolved.message, start);
   let folder: FileHandle | undefined;
   try {
     folder = await openInsideRoot(resolved.root, resolved.path, { flags: constants.O_RDONLY | constants.O_DIRECTORY });
     const path = pathOfHandle(folder, resolved.path);
-    const names = (await readdir(path)).sort();
+    // the gateway's own data is not there for tools: left out as the sandbox leaves it out of exec's view
+    const names = (await readdir(path)).filter((name) => !isHiddenPath(hiddenPaths, join(resolved.path, name))).sort();
     const entries = await Promise.all(
       names.map(async (name) => {
         const info = await lstat(join(path, name));

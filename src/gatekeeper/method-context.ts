@@ -7,6 +7,8 @@ export interface MethodContext {
   root: string;
   /** the host's sandbox exec starts its process in; without one, a PID namespace of its own only */
   sandbox?: Sandbox;
+  /** paths inside the root no method may read, write or list (the gateway's own data): the sandbox hides them from exec */
+  hidden?: readonly string[];
   /** the calling tool's declared `sandbox:` block */
   declared?: DeclaredSandbox;
   timeoutMs: number;

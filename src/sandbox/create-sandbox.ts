@@ -52,6 +52,10 @@ class HostSandbox implements Sandbox {
     this.pool = new LauncherPool(options.waitingLaunchers);
   }
 
+  get hidden(): readonly string[] {
+    return this.guarded.hide;
+  }
+
   private readonly workspaces = new Map<string, string>();
 
   private realWorkspace(path: string): string {

@@ -92,6 +92,8 @@ export type Launch = { ok: true; plan: LaunchPlan } | { ok: false; code: Extract
 /** Starts local processes isolated and limited as the probe found possible. */
 export interface Sandbox {
   readonly status: SandboxStatus;
+  /** the paths no tool may see (the gateway's data, cache, receipts database, config; the run scripts' folder), as given and as their symlinks resolve */
+  readonly hidden: readonly string[];
   launch(request: LaunchRequest): Promise<Launch>;
   /** stops the launchers waiting for runs, and resolves once those still starting are stopped too; runs under way go on */
   close(): Promise<void>;
