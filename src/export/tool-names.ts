@@ -19,14 +19,19 @@ export function nameFingerprint(name: string, length = FINGERPRINT_LENGTH): stri
  */
 export function exportedName(name: string, maxLength: number, reserved: ReadonlySet<string> = new Set(), fingerprintLength = FINGERPRINT_LENGTH): string {
   if (PORTABLE_NAME.test(name) && name.length <= maxLength && !reserved.has(name)) return name;
-  const stem = name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, maxLength - fingerprintLength - 1);
-  return `${stem}_${nameFingerprint(name, fingerprintLength)}`;
+  return withTail(name, `_${nameFingerprint(name, Math.min(fingerprintLength, maxLength - 1))}`, maxLength);
+}
+
+// the name's portable stem, cut so that the stem and `tail` together fit in `maxLength`
+function withTail(name: string, tail: string, maxLength: number): string {
+  return `${name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, Math.max(0, maxLength - tail.length))}${tail}`;
 }
 
 /**
  * Exported names for a whole registry, registry name → exported name, all distinct and none reserved.
  * A name that fits is never changed; a changed name that still collides (with a fitting name or another
- * fingerprint) gets a longer fingerprint, never a silent cut.
+ * fingerprint) gets a longer fingerprint, never a silent cut; one that collides even at 64 hex digits (names
+ * committed to shadow it) gets a numbered form. Never throws: one odd name must not take the catalogue down.
  */
 export function exportNames(names: readonly string[], maxLength: number, reserved: ReadonlySet<string> = new Set()): Map<string, string> {
   return runToEnd(exportNamesSteps(names, maxLength, reserved));
@@ -45,9 +50,28 @@ export function* exportNamesSteps(names: readonly string[], maxLength: number, r
     if (clashing.length === 0) return result;
     for (const name of clashing) result.set(name, exportedName(name, maxLength, reserved, length));
   }
-  const left = changedClashes(result, reserved);
-  if (left.length > 0) throw new Error(`cannot give distinct exported names to ${left.join(', ')}`);
+  numberClashes(result, changedClashes(result, reserved), maxLength, reserved);
   return result;
+}
+
+/**
+ * Gives each of `clashing` the first free `<stem>_<fingerprint>_<n>` (n from 2), in code-point order of the
+ * registry names: the same registry always gets the same names, whatever order its tools were listed in.
+ */
+function numberClashes(result: Map<string, string>, clashing: string[], maxLength: number, reserved: ReadonlySet<string>): void {
+  if (clashing.length === 0) return;
+  const moving = new Set(clashing);
+  const taken = new Set(reserved);
+  for (const [name, exported] of result) if (!moving.has(name)) taken.add(exported);
+  for (const name of [...moving].sort()) {
+    let exported: string;
+    for (let number = 2; ; number += 1) {
+      exported = withTail(name, `_${nameFingerprint(name, Math.min(FINGERPRINT_LENGTH, maxLength - 1))}_${number}`, maxLength);
+      if (!taken.has(exported)) break;
+    }
+    taken.add(exported);
+    result.set(name, exported);
+  }
 }
 
 /** Changed names whose exported form another name (or a reserved one) also has. */

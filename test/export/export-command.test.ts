@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
@@ -38,6 +39,21 @@ describe('hldp export', () => {
       expect(document.names).toEqual({ deploy_prod_845c54e5: 'deploy.prod' });
       const plain = await runCli(['export', '--format', 'openai', '--repo', repo], { env });
       expect(plain.stderr).toBe("renamed for openai: 'deploy.prod' is exported as 'deploy_prod_845c54e5' (use --json for the table)\n");
+    });
+  });
+
+  describe('when tools are named after the fingerprinted forms of another, at every length', () => {
+    it('exports every tool under a distinct MCP name instead of dying', async () => {
+      const fingerprint = (length: number) => createHash('sha256').update('a.b').digest('hex').slice(0, length);
+      const names = ['a.b', ...[8, 16, 32, 64].map((length) => `a_b_${fingerprint(length)}`)];
+      const repo = await initRepository(join(temp.path, 'repo'));
+      await commitFiles(repo, Object.fromEntries(names.map((name) => [`tools/${name}/TOOL.hdlp`, makeToolYaml(name)])));
+      const run = await runCli(['export', '--format', 'mcp', '--repo', repo, '--json'], { env });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const exported = (JSON.parse(run.stdout).tools as Array<{ name: string }>).map((tool) => tool.name);
+      expect(new Set(exported).size).toBe(exported.length);
+      expect(exported).toEqual(expect.arrayContaining([...names.slice(1), `a_b_${fingerprint(8)}_2`]));
     });
   });
 

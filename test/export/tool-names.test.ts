@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exportedName, exportNames, nameFingerprint, NAME_LIMITS, RESERVED_NAMES } from '../../src/export/index.js';
+import { exportedName, exportNames, nameFingerprint, NAME_LIMITS, PORTABLE_NAME, RESERVED_NAMES } from '../../src/export/index.js';
 
 const long = (length: number, letter = 'x') => letter.repeat(length);
 
@@ -77,5 +78,39 @@ describe('exportNames', () => {
       const exported = exportNames([name], NAME_LIMITS.mcp, RESERVED_NAMES).get(name)!;
       expect(exported).toBe(`${name}_${nameFingerprint(name)}`);
     });
+  });
+});
+
+describe('exportNames over any registry', () => {
+  // names an author could commit, and names built to shadow another's fingerprinted forms at every length
+  const shadowed = fc.string({ minLength: 1, maxLength: 12 }).map((name) => [name, ...[8, 16, 32, 64, 63].map((length) => `${name.replace(/[^A-Za-z0-9_-]/g, '_')}_${nameFingerprint(name, length)}`)]);
+  const registry = fc.uniqueArray(fc.oneof(fc.string({ maxLength: 140 }), fc.stringMatching(/^[a-z_.]{1,6}$/), fc.constantFrom(...RESERVED_NAMES)), { maxLength: 30 });
+  const names = fc.tuple(registry, fc.array(shadowed, { maxLength: 3 })).map(([plain, groups]) => [...new Set([...plain, ...groups.flat()])]);
+
+  it.each([['mcp'], ['openai']] as const)('returns distinct, portable, unreserved %s names within the limit, the same in any order', (format) => {
+    fc.assert(
+      fc.property(names, fc.func(fc.integer()), (registryNames, order) => {
+        const limit = NAME_LIMITS[format];
+        const exported = exportNames(registryNames, limit, RESERVED_NAMES);
+        const values = [...exported.values()];
+        expect(new Set(values).size).toBe(registryNames.length);
+        for (const [name, value] of exported) {
+          expect(value).toMatch(PORTABLE_NAME);
+          expect(value.length).toBeLessThanOrEqual(limit);
+          expect(RESERVED_NAMES.has(value)).toBe(false);
+          if (PORTABLE_NAME.test(name) && name.length <= limit && !RESERVED_NAMES.has(name)) expect(value).toBe(name);
+        }
+        const shuffled = [...registryNames].sort((left, right) => order(left) - order(right));
+        expect(exportNames(shuffled, limit, RESERVED_NAMES)).toEqual(exported);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('returns a numbered name for the one whose fingerprints are all taken by names that fit', () => {
+    const taken = [8, 16, 32, 64].map((length) => `a_b_${nameFingerprint('a.b', length)}`);
+    const exported = exportNames(['a.b', ...taken], NAME_LIMITS.mcp, RESERVED_NAMES);
+    expect(exported.get('a.b')).toBe(`a_b_${nameFingerprint('a.b')}_2`);
+    for (const name of taken) expect(exported.get(name)).toBe(name);
   });
 });
