@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { LocalBus } from './local-bus.js';
@@ -22,9 +22,16 @@ export interface SqliteStoreOptions {
   now?: () => number;
 }
 
+// The file holds every receipt and the console's signing key: a folder we make is 0700, a database we make 0600.
+// SQLite gives its -wal, -shm and -journal files the database file's own mode, so they are private too.
+function createPrivately(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+}
+
 /** Opens (creating or migrating) the embedded SQLite store, in WAL mode so that several processes can share it. */
 export function openSqliteStore(options: SqliteStoreOptions): Store {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  if (options.path !== ':memory:') createPrivately(options.path);
   const database = new BetterSqlite3(options.path);
   try {
     database.pragma('journal_mode = WAL');

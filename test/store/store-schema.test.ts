@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import postgres from 'postgres';
@@ -40,6 +41,15 @@ describe('the SQLite store schema', () => {
     database.pragma('user_version = 99');
     database.close();
     expect(() => openSqliteStore({ path })).toThrow(/upgrade brush-holder/);
+  });
+
+  it('creates its folder 0700 and the database, its -wal and -shm 0600: they hold the console\'s signing key and every receipt', async () => {
+    const path = join(await sqlitePath(), '..', 'made', 'by', 'us', 'hldp.sqlite');
+    const store = keep(openSqliteStore({ path }));
+    await store.receipts.save(makeReceipt({ id: 'r1' }));
+    const mode = async (file: string) => (await stat(file)).mode & 0o777;
+    expect(await mode(join(path, '..'))).toBe(0o700);
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) expect([file, await mode(file)]).toEqual([file, 0o600]);
   });
 
   it('opens a file in WAL mode', async () => {
