@@ -114,9 +114,18 @@ export function cookieValue(request: Request, name: string): string | undefined 
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === name) return decodeURIComponent(part.slice(at + 1).trim());
+    if (at > 0 && part.slice(0, at).trim() === name) return decodeCookie(part.slice(at + 1).trim());
   }
   return undefined;
+}
+
+// a value that is not valid percent-encoding is no cookie of ours: its visitor is signed out, not a server error
+function decodeCookie(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

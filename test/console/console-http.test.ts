@@ -79,6 +79,12 @@ describe('the console over HTTP', () => {
     expect((await fetch(`${server.url}/console/failures`, { headers: { cookie }, redirect: 'manual' })).status).toBe(200);
   });
 
+  it.each([['%E0%A4%A'], ['%'], ['%ZZ']])('treats a cookie that is not valid percent-encoding (%s) as signed out, not as a store failure', async (value) => {
+    const page = await fetch(`${server.url}/console/failures`, { headers: { cookie: `hldp_console=${value}` }, redirect: 'manual' });
+    expect(page.status).toBe(303);
+    expect(page.headers.get('location')).toMatch(/sign-in/);
+  });
+
   it('refuses a state-changing request from another origin even with the right CSRF token, and one without the token', async () => {
     const { cookie, csrf } = await signIn();
     const decide = (headers: Record<string, string>, body: Record<string, string>) => post('/console/approvals/sha256%3A00/decide', body, { cookie, ...headers });
