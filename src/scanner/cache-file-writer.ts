@@ -1,5 +1,5 @@
 import { open as openDescriptor, readSync } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { ScanEntry } from './build-index.js';
 import type { CacheHeader } from './cache-file.js';
@@ -34,7 +34,7 @@ export async function writeCacheFile(path: string, header: CacheHeader, index: S
   const head = `${asciiJson(header)}\n`;
   let at = head.length;
   try {
-    await handle.write(head);
+    await writeWhole(handle, [Buffer.from(head, 'latin1')]);
     for (let start = 0; start < entries.length; start += SLICE) {
       const lines: Uint8Array[] = [];
       const texts = textsOf(entries, start, Math.min(entries.length, start + SLICE));
@@ -43,10 +43,10 @@ export async function writeCacheFile(path: string, header: CacheHeader, index: S
         lengths[start + offset] = texts[offset]!.length;
         at += texts[offset]!.length + 1;
       }
-      await handle.writev(lines);
+      await writeWhole(handle, lines);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    await handle.write(`${asciiJson(index ?? null)}\n${JSON.stringify(lengths.map((length) => length + 1))}\n${at.toString(16).padStart(TRAILER_BYTES - 1, '0')}\n`);
+    await writeWhole(handle, [Buffer.from(`${asciiJson(index ?? null)}\n${JSON.stringify(lengths.map((length) => length + 1))}\n${at.toString(16).padStart(TRAILER_BYTES - 1, '0')}\n`, 'latin1')]);
   } finally {
     await handle.close();
   }
@@ -101,6 +101,21 @@ function textsOf(entries: readonly ScanEntry[], from: number, to: number): Uint8
 
 const LINE_END = Buffer.from('\n');
 
+// A write may be short without an error (a file size limit reached, a disk nearly full: the bytes up to the limit are
+// written). The rest is written again, so that the error it then meets (EFBIG, ENOSPC) is thrown: a torn file taken
+// for a whole one would be kept as the cache, its trailer missing, and served from while its lines were cut short.
+async function writeWhole(handle: FileHandle, chunks: readonly Uint8Array[]): Promise<void> {
+  let rest = chunks.filter((chunk) => chunk.length > 0);
+  while (rest.length > 0) {
+    let { bytesWritten } = await handle.writev(rest as Uint8Array[]);
+    if (bytesWritten === 0) throw new Error('cache file write made no progress');
+    let first = 0;
+    while (first < rest.length && bytesWritten >= rest[first]!.length) bytesWritten -= rest[first++]!.length;
+    rest = rest.slice(first);
+    if (bytesWritten > 0) rest[0] = rest[0]!.subarray(bytesWritten);
+  }
+}
+
 
 /**
  * A cache file written while a scan reads: the header at once, each entry's line appended in order as it is parsed
@@ -127,7 +142,7 @@ export class CacheFileStream {
     const handle = await open(path, 'wx');
     const head = `${asciiJson(header)}\n`;
     try {
-      await handle.write(head);
+      await writeWhole(handle, [Buffer.from(head, 'latin1')]);
     } catch (error) {
       await handle.close();
       throw error;
@@ -144,7 +159,7 @@ export class CacheFileStream {
       this.at += line.length + 1;
       this.starts[++this.count] = this.at;
     }
-    await this.handle.writev(chunks);
+    await writeWhole(this.handle, chunks);
   }
 
   /** Writes the index, the lengths and the trailer and closes the file; returns a descriptor reading it and where each line starts. */
@@ -153,7 +168,7 @@ export class CacheFileStream {
     const lengths = new Array<number>(this.entries);
     for (let line = 0; line < this.entries; line++) lengths[line] = this.starts[line + 1]! - this.starts[line]!;
     try {
-      await this.handle.write(`${asciiJson(index ?? null)}\n${JSON.stringify(lengths)}\n${this.at.toString(16).padStart(TRAILER_BYTES - 1, '0')}\n`);
+      await writeWhole(this.handle, [Buffer.from(`${asciiJson(index ?? null)}\n${JSON.stringify(lengths)}\n${this.at.toString(16).padStart(TRAILER_BYTES - 1, '0')}\n`, 'latin1')]);
     } finally {
       await this.handle.close();
     }

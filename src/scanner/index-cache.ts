@@ -99,7 +99,13 @@ export class IndexCache {
     // unique per write: two scanners of one source in a process may write the same commit at once, a slice at a time
     const temporary = `${target}.${process.pid}.${(writes += 1)}.tmp`;
     const { entries, index, ...header } = scan;
-    await writeCacheFile(temporary, { parser: this.version(), ...header, entries: entries.length }, index, entries);
+    try {
+      await writeCacheFile(temporary, { parser: this.version(), ...header, entries: entries.length }, index, entries);
+    } catch (error) {
+      // a write cut short (a full disk, a file size limit) leaves no torn file behind: nothing else removes a temporary
+      await rm(temporary, { force: true });
+      throw error;
+    }
     await rename(temporary, target);
     await this.prune();
   }
