@@ -2,11 +2,13 @@
 // counts before it is loaded is kept and counted when it is; a fresh server's first /metrics shows the index, the
 // default collectors and the calls made while it listened. any-ascii is loaded as the matcher is prepared, after
 // listening: a fresh server's first request, a call of a tool named in Cyrillic, still gets the transliterated folder.
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../src/gateway/http/index.js';
 import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
+import { runCli } from '../helpers/run-cli.js';
 import { useServiceHome } from '../helpers/serve-process.js';
 
 const home = useServiceHome('warn');
@@ -70,4 +72,53 @@ describe('hldp serve', () => {
       expect(JSON.stringify(call.json)).toContain('tools/pogoda-moskva/TOOL.hdlp');
     }, 60_000);
   });
+
+  // a cold start streams each parsed entry to the scan cache file and serves its tools from that file
+  describe('when it starts cold over a repository with broken definitions', () => {
+    it('serves its tools by name and lists the broken ones\' diagnostics as a scan held in memory reports them', async () => {
+      const repo = await initRepository(join(home.path, 'repo'));
+      await commitFiles(repo, {
+        'tools/greet/TOOL.hdlp': makeToolYaml('greet', { executor: 'shell', method: 'run', shell: '{ argv: [echo, hello] }', aliases: '[hello]' }),
+        'tools/other/TOOL.hdlp': makeToolYaml('other'),
+        'tools/broken/TOOL.hdlp': 'name: broken\n  bad: [\n',
+        'tools/late/TOOL.hdlp': makeToolYaml('late', { created: 'someday' }),
+      });
+      expect(await cacheFiles(home.env.HLDP_CACHE_DIR!)).toEqual([]);
+      const server = await home.serve(['--repo', repo]);
+
+      const call = await request(server, 'POST', '/v1/call', { body: { tool: 'hello', params: {} } });
+      expect(call.json).toMatchObject({ ok: true, tool: 'greet', output: 'hello\n' });
+      const other = await request(server, 'GET', '/v1/tools/other');
+      expect(other.status).toBe(200);
+      expect(other.json).toMatchObject({ name: 'other', intent: 'does other things', source: { path: 'tools/other/TOOL.hdlp' } });
+
+      // a cache folder that cannot be made: hldp scan holds its scan in memory
+      await writeFile(join(home.path, 'not-a-folder'), '');
+      const inMemory = await runCli(['scan', '--repo', repo, '--json'], { env: { ...home.env, HLDP_CACHE_DIR: join(home.path, 'not-a-folder') } });
+      const expected = JSON.parse(inMemory.stdout) as { tools: Array<{ name: string }>; errors: unknown[]; warnings: unknown[] };
+      expect(expected.errors).toEqual(expect.arrayContaining([
+        expect.objectContaining({ file: 'tools/broken/TOOL.hdlp', code: 'YAML_SYNTAX', line: 1 }),
+        expect.objectContaining({ file: 'tools/late/TOOL.hdlp', line: 8 }),
+      ]));
+      // asked for by name, a broken tool says why, with its diagnostics
+      const broken = await request(server, 'GET', '/v1/tools/broken');
+      expect(broken.status).toBe(409);
+      expect(broken.json).toMatchObject({ code: 'TOOL_BROKEN', diagnostics: expected.errors.filter((error) => (error as { file: string }).file === 'tools/broken/TOOL.hdlp') });
+      const listed = await request(server, 'GET', '/v1/tools?summary=true');
+      expect(listed.json).toMatchObject({ total: 2, errors: expected.errors, warnings: expected.warnings });
+      expect((listed.json.tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual(expected.tools.map((tool) => tool.name));
+      expect((await request(server, 'GET', '/healthz')).json).toMatchObject({ status: 'degraded', tools: 2, errors: expected.errors.length });
+      // the scan it served from is the cache file it wrote
+      expect(await cacheFiles(home.env.HLDP_CACHE_DIR!)).toEqual([expect.stringMatching(/\/index\/[0-9a-f]{40}\.json$/)]);
+    }, 60_000);
+  });
 });
+
+// every file under the cache folder's index folders
+async function cacheFiles(cacheDir: string): Promise<string[]> {
+  try {
+    return (await readdir(cacheDir, { recursive: true })).filter((path) => /(^|\/)index\/./.test(path));
+  } catch {
+    return [];
+  }
+}
