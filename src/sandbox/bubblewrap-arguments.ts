@@ -67,6 +67,15 @@ export function guardedConflict(policy: ToolSandbox, workspace: string, guarded:
   return undefined;
 }
 
+/** The folders strictly between the innermost of `folders` holding `path` and `path`, outermost first. */
+function foldersBetween(holders: readonly string[], path: string): string[] {
+  const holder = holders.filter((folder) => isInside(path, folder) && folder !== path).sort((a, b) => b.length - a.length)[0];
+  if (holder === undefined) return [];
+  const folders: string[] = [];
+  for (let folder = dirname(path); folder !== holder && isInside(folder, holder); folder = dirname(folder)) folders.unshift(folder);
+  return folders;
+}
+
 const isInside = (path: string, folder: string): boolean => path === folder || path.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
 
 /**
@@ -88,20 +97,35 @@ export function bubblewrapArguments(input: BubblewrapInput): string[] {
   }
   args.push('--bind', workspace, workspace);
   exposed.push(workspace);
+  const writable = [workspace];
   for (const path of policy.filesystem.write.map((declared) => realDeclaredPath(declared, workspace))) {
     args.push('--bind-try', path, path);
     exposed.push(path);
+    writable.push(path);
   }
+  const readOnly: string[] = [];
   for (const path of input.guarded.protect) {
     // a read-only folder around the workspace would cover its writable bind: the workspace wins there
     if (isInside(workspace, path) || !exposed.some((folder) => isInside(path, folder))) continue;
-    if (statSync(path, { throwIfNoEntry: false })) args.push('--ro-bind', path, path);
+    if (statSync(path, { throwIfNoEntry: false })) (args.push('--ro-bind', path, path), readOnly.push(path));
   }
   const hidden: string[] = [];
+  const pinned = new Set<string>();
   // shortest first: a hidden folder hides what is inside it, with nothing more to do for those
   for (const path of [...input.guarded.hide].sort((a, b) => a.length - b.length)) {
     if (!exposed.some((folder) => isInside(path, folder)) || hidden.some((folder) => isInside(path, folder))) continue;
     const info = statSync(path, { throwIfNoEntry: false });
+    // a hidden path is hidden by its name: were a folder on the way to it renamed (mv .local x), its data would be
+    // in plain sight under the new name, here and for the gatekeeper's file methods. Each folder between the
+    // writable one holding it and it is bound onto itself, a mount point, which rename(2) refuses (EBUSY); in a
+    // read-only folder nothing can be renamed
+    if (info) {
+      for (const folder of foldersBetween(writable, path)) {
+        if (pinned.has(folder) || readOnly.some((protectedPath) => isInside(folder, protectedPath))) continue;
+        pinned.add(folder);
+        args.push('--bind', folder, folder);
+      }
+    }
     if (info?.isDirectory()) {
       args.push('--tmpfs', path);
       hidden.push(path);

@@ -6,6 +6,7 @@ import { startGatekeeper, type RunningGatekeeper } from '../../src/gatekeeper/in
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { request } from '../helpers/http-server.js';
 import { useServiceHome } from '../helpers/serve-process.js';
+import { describeWithBubblewrap } from '../sandbox/support/bubblewrap.js';
 
 // The gateway's own data (data and cache folders, receipts database, config) is hidden from tools: the sandbox
 // hides it from exec, and the file methods, which run outside the sandbox, refuse it and leave it out of listings.
@@ -27,6 +28,28 @@ describe('hldp serve with its data folder inside the workspace (started in $HOME
     expect(await readdir(join(home.path, 'data'))).not.toContain('planted.txt');
     await writeFile(join(home.path, 'notes.txt'), 'mine\n');
     expect((await request(gateway, 'POST', '/v1/call', { body: { tool: 'file-read', params: { path: 'notes.txt' } } })).json).toMatchObject({ ok: true, output: 'mine\n' });
+  });
+});
+
+describeWithBubblewrap('hldp serve whose data folder lies deeper inside the workspace (~/.local/share/…), in the sandbox', () => {
+  const home = useServiceHome('warn');
+
+  it('keeps a tool from renaming a folder on the way to it, which would bring the data out under a new name (found in review)', async () => {
+    // the sandbox hides the data folder by its name: moved with its parent (mv .local x), it was no longer hidden,
+    // to exec as to file-read; each folder on the way is a mount point in the sandbox now, which rename(2) refuses
+    const data = join(home.path, 'outer', 'share', 'data');
+    const gateway = await home.serve([], { HLDP_DATA_DIR: data });
+    const shell = async (cmd: string) => (await request(gateway, 'POST', '/v1/call', { body: { tool: 'shell-exec', params: { cmd } } })).json;
+    expect(await shell('echo stored')).toMatchObject({ ok: true });
+    for (const folder of ['outer', 'outer/share', 'outer/share/data']) {
+      const moved = await shell(`mv ${folder} ${home.path}/moved`);
+      expect(moved, folder).toMatchObject({ ok: false, code: 'NONZERO_EXIT', stderr: expect.stringMatching(/busy/i) });
+    }
+    expect(await readdir(data)).toContain('receipts.db');
+    const read = await request(gateway, 'POST', '/v1/call', { body: { tool: 'file-read', params: { path: 'moved/share/data/receipts.db', encoding: 'base64' } } });
+    expect(read.json).toMatchObject({ ok: false });
+    // the folders on the way stay writable as before
+    expect(await shell('touch outer/mine.txt outer/share/mine.txt && echo written')).toMatchObject({ ok: true, output: 'written\n' });
   });
 });
 
