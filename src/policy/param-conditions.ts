@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
 import { RE2JS } from 're2js';
 import type { ParamCondition, PolicyDecisionKind } from '../core/index.js';
-import { rootedPath } from './rooted-path.js';
+import { resolvedRootedPath, rootedPath, type RootedPath } from './rooted-path.js';
 
 /**
  * Tests one param value (undefined when the call lacks it); a glob reads it as a path under `roots`, the
@@ -31,14 +31,19 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
     const globs = Array.isArray(condition.glob) ? condition.glob : [condition.glob];
     // an absolute glob judges the path's absolute form, a relative one its form relative to the tool's root
     const matchers = globs.map((glob) => ({ absolute: glob.startsWith('/'), matches: picomatch(glob, { dot: mode === 'broad' }) }));
-    tests.push((scalar, roots) => {
-      if (typeof scalar !== 'string') return false;
-      const path = rootedPath(scalar, roots);
-      return matchers.some(({ absolute, matches }) => {
+    const judge = (path: RootedPath): boolean =>
+      matchers.some(({ absolute, matches }) => {
         if (!absolute) return path.relative === undefined ? mode === 'broad' : matches(path.relative);
         // every name of one file: a glob written against either spelling of the root judges it
         return path.absolute.length === 0 ? mode === 'broad' : path.absolute.some((name) => matches(name));
       });
+    tests.push((scalar, roots) => {
+      if (typeof scalar !== 'string') return false;
+      const path = rootedPath(scalar, roots);
+      if (roots.length === 0) return judge(path);
+      // the path as spelt and where its symlinks lead: deny and approve rules match either, allow rules need both
+      const real = resolvedRootedPath(path, roots);
+      return mode === 'broad' ? judge(path) || judge(real) : judge(path) && judge(real);
     });
   }
   if (condition.regex !== undefined) {

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 
 /**
@@ -14,8 +15,8 @@ export interface RootedPath {
 /**
  * Reads `text` as a path under `roots` (the tool's root as configured and as its symlinks resolve; empty when the
  * gateway does not know where the tool's paths land): `.` and `..` segments, doubled and trailing slashes
- * normalised, an absolute path inside a root made relative to it. Lexical only: symlinks inside the root are the
- * executor's to refuse.
+ * normalised, an absolute path inside a root made relative to it. Lexical only: see {@link resolvedRootedPath} for
+ * where its symlinks lead.
  */
 export function rootedPath(text: string, roots: readonly string[]): RootedPath {
   if (text.includes('\0')) return { relative: undefined, absolute: [] };
@@ -39,4 +40,24 @@ function inside(relative: string, bases: readonly string[]): RootedPath {
 
 function withoutTrailingSlash(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') || '/' : path;
+}
+
+/**
+ * Where `path` (inside a root) really leads, its symlinks resolved as far as it exists (what does not exist yet is
+ * taken as written), read under the same `roots`: a symlink inside the workspace (`link -> secrets`) reaches files a
+ * glob on the spelling would not name. `relative` is undefined when it leads out of every root or cannot be
+ * resolved. A hard link is one file under two names: no glob on a name can see it.
+ */
+export function resolvedRootedPath(path: RootedPath, roots: readonly string[]): RootedPath {
+  const absolute = path.absolute[0];
+  if (path.relative === undefined || absolute === undefined) return path;
+  const missing: string[] = [];
+  for (let existing = absolute; ; existing = posix.dirname(existing)) {
+    try {
+      return rootedPath(posix.join(realpathSync.native(existing), ...missing), roots);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || existing === '/') return { relative: undefined, absolute: [] };
+      missing.unshift(posix.basename(existing));
+    }
+  }
 }

@@ -33,6 +33,10 @@ beforeAll(async () => {
   await mkdir(join(workspace, 'public'), { recursive: true });
   await writeFile(join(workspace, 'secrets', 'key'), 'TOP-SECRET\n');
   await writeFile(join(workspace, 'public', 'notes'), 'hello\n');
+  // symlinks inside the workspace, as a repository or a tool (ln -s) may make them
+  await symlink('secrets', join(workspace, 'link'));
+  await mkdir(join(workspace, 'agent'), { recursive: true });
+  await symlink('../secrets', join(workspace, 'agent', 'out'));
   realWorkspace = await realpath(workspace);
   linkedWorkspace = join(made.temp.path, 'linked-workspace');
   await symlink(workspace, linkedWorkspace);
@@ -67,6 +71,12 @@ describe('a deny rule with a path glob', () => {
     });
   });
 
+  it('denies a path through a symlink inside the root that leads where the glob names (found in review)', async () => {
+    for (const path of ['link/key', `${realWorkspace}/link/key`, 'agent/out/key']) {
+      expect((await read(path)).body, path).toMatchObject({ ok: false, code: 'DENIED', output: '' });
+    }
+  });
+
   it('denies a path that leaves the root, which it cannot judge', async () => {
     expect((await read('/etc/hostname')).body).toMatchObject({ ok: false, code: 'DENIED' });
     expect((await read('../workspace/secrets/key')).body).toMatchObject({ ok: false, code: 'DENIED' });
@@ -83,6 +93,12 @@ describe('an allow rule with a path glob', () => {
     const direct = await write(`${realWorkspace}/agent/absolute.txt`);
     expect(direct.status).toBe(200);
     expect(direct.body).toMatchObject({ ok: true, approval: null });
+  });
+
+  it('does not allow a write through a symlink in its glob that leads out of it: a person is asked (found in review)', async () => {
+    const linked = await write('agent/out/planted.txt');
+    expect(linked.status).toBe(202);
+    expect(linked.body).toMatchObject({ status: 'approval_required' });
   });
 
   it('does not let a write that climbs out through it', async () => {
