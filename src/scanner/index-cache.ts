@@ -9,7 +9,7 @@ import { POLICY_SCHEMA_URL } from './parse-policy.js';
 import { SKILL_SCHEMA_URL } from './parse-skill.js';
 import { TOOLSET_SCHEMA_URL } from './parse-toolset.js';
 import { TOOL_SCHEMA_URL } from './tool-schema.js';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 
 /** One scan to store on disk: enough to rebuild the index without parsing anything, and the index built from it. */
 export interface CachedScan {
@@ -101,13 +101,14 @@ export class IndexCache {
     const { entries, index, ...header } = scan;
     try {
       await writeCacheFile(temporary, { parser: this.version(), ...header, entries: entries.length }, index, entries);
+      await rename(temporary, target);
     } catch (error) {
-      // a write cut short (a full disk, a file size limit) leaves no torn file behind: nothing else removes a temporary
+      // a write cut short (a full disk, a file size limit), or a file that cannot be put in place, leaves no file
+      // behind: nothing else removes a temporary
       await rm(temporary, { force: true });
       throw error;
     }
-    await rename(temporary, target);
-    await this.prune();
+    await this.prune().catch(() => undefined);
   }
 
   /**
@@ -126,8 +127,15 @@ export class IndexCache {
       finish: async (index, keep) => {
         const { descriptor, starts } = await stream.finish(index);
         if (keep) {
-          await rename(temporary, target);
-          await this.prune();
+          try {
+            await rename(temporary, target);
+          } catch (error) {
+            // the caller abandons the write (which removes the file) and reads the scan in memory
+            closeSync(descriptor);
+            throw error;
+          }
+          // older scans left behind cost disk, never a wrong answer: the scan is served and kept all the same
+          await this.prune().catch(() => undefined);
         } else {
           // still read through its descriptor
           await rm(temporary, { force: true });

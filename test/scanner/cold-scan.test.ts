@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findTool } from '../../src/core/index.js';
@@ -48,6 +49,24 @@ describe('a cold scan', () => {
     expect(streamed.skills).toEqual([expect.objectContaining({ name: 'care', toolset: 'fine' })]);
   });
 
+  it('whose file cannot be put in place serves the scan all the same, and leaves neither its descriptor open nor a temporary file (found in review)', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+    const cacheDir = join(temp.path, 'cache');
+    const first = await scanOnce(repo, { cacheDir });
+    // a folder where the file goes: the rename of the finished file fails (EISDIR)
+    const [file] = await filesUnder(cacheDir, '.json');
+    await rm(file!);
+    await mkdir(join(file!, 'in-the-way'), { recursive: true });
+    const open = (): number => readdirSync('/proc/self/fd').length;
+    const before = open();
+    for (let round = 0; round < 20; round++) expect({ ...(await scanOnce(repo, { cacheDir })), scanned_at: '' }).toEqual({ ...first, scanned_at: '' });
+    // each failed keep left its descriptor open, and each failed save its temporary file; what is left open now is
+    // one descriptor a round at most, read through by entries until they are collected
+    expect(open() - before).toBeLessThan(30);
+    expect(await filesUnder(cacheDir, '.tmp')).toEqual([]);
+  });
+
   it('is what a restart from its cache serves, and a rescan of a new commit reads only the changed file', async () => {
     const repo = await initRepository(join(temp.path, 'repo'));
     await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
@@ -65,3 +84,9 @@ describe('a cold scan', () => {
     expect(findTool(rescanned, 'alpha')).toBe(findTool(cold, 'alpha'));
   });
 });
+
+/** The files under `folder` (at any depth) whose names end with `suffix`. */
+async function filesUnder(folder: string, suffix: string): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile() && entry.name.endsWith(suffix)).map((entry) => join(entry.parentPath, entry.name));
+}
