@@ -305,23 +305,28 @@ describe('the mcp executor over Streamable HTTP, against a local server implemen
     await vi.waitFor(() => expect(server.closed()).toBe(true), { timeout: 10_000 });
   }, 30_000);
 
-  it('fails the call at once when the stream ends without the answer, where the SDK left it to its deadline', async () => {
-    const server = await streamingServer((response) => response.end(': nothing to say\n\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"bye"}}\n\n'));
-    const { gateway } = await gatewayWith({ mute: { url: server.url } }, callWithin('mute', 120_000));
+  it.each([
+    {
+      how: 'the stream ends without the answer, where the SDK left it to its deadline',
+      server: 'mute',
+      answer: (response: ServerResponse) => response.end(': nothing to say\n\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"bye"}}\n\n'),
+      error: "MCP server 'mute': the event stream of its answer to tools/call of 'spew' ended before the answer came",
+    },
+    {
+      how: 'the connection drops mid-event',
+      server: 'drop',
+      answer: (response: ServerResponse) => {
+        response.write('event: message\ndata: {"jsonrpc":');
+        setTimeout(() => response.destroy(), 50);
+      },
+      error: "the event stream of its answer to tools/call of 'spew' failed",
+    },
+  ])('fails the call at once when $how', async ({ server: name, answer, error }) => {
+    const server = await streamingServer(answer);
+    const { gateway } = await gatewayWith({ [name]: { url: server.url } }, callWithin(name, 120_000));
     const receipt = receiptOf(await gateway.call('spew', {}));
     expect(receipt).toMatchObject({ ok: false, timed_out: false, code: 'CONNECTION_FAILED' });
-    expect(receipt.error).toContain("MCP server 'mute': the event stream of its answer to tools/call of 'spew' ended before the answer came");
-  }, 60_000);
-
-  it('fails the call at once when the connection drops mid-event', async () => {
-    const server = await streamingServer((response) => {
-      response.write('event: message\ndata: {"jsonrpc":');
-      setTimeout(() => response.destroy(), 50);
-    });
-    const { gateway } = await gatewayWith({ drop: { url: server.url } }, callWithin('drop', 120_000));
-    const receipt = receiptOf(await gateway.call('spew', {}));
-    expect(receipt).toMatchObject({ ok: false, timed_out: false, code: 'CONNECTION_FAILED' });
-    expect(receipt.error).toContain('the event stream of its answer to tools/call of \'spew\' failed');
+    expect(receipt.error).toContain(error);
   }, 60_000);
 
   it('returns the answer that came just before the stream ended, in the same piece', async () => {
