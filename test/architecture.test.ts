@@ -40,7 +40,9 @@ const ALLOWED: Record<string, string[]> = {
   export: ['core', 'matcher'],
   sessions: ['core', 'export', 'matcher'],
   gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions', 'events', 'console', 'policy', 'mcp-servers', 'openapi'],
-  cli: ['core', 'scanner', 'matcher', 'gatekeeper', 'store', 'export', 'sandbox', 'events', 'policy', 'gateway'],
+  // the MCP front is built on the gateway's service; the command line wires it (hldp mcp, and /mcp in hldp serve)
+  'mcp-front': ['core', 'export', 'sessions', 'events', 'policy', 'http-edge', 'gateway'],
+  cli: ['core', 'scanner', 'matcher', 'gatekeeper', 'store', 'export', 'sandbox', 'events', 'policy', 'gateway', 'mcp-front'],
   sandbox: ['core'],
   events: ['core', 'store'],
   policy: ['core', 'store'],

@@ -4,7 +4,7 @@
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { ToolIndex } from '../../src/core/index.js';
-import { catalogFor } from '../../src/gateway/mcp/tool-catalog.js';
+import { catalogFor } from '../../src/sessions/tool-catalog.js';
 import { Scanner } from '../../src/scanner/index.js';
 
 const [repo, work] = process.argv.slice(2) as [string, string];

@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runLettingGo, type ToolIndex } from '../../src/core/index.js';
 import { exportTools } from '../../src/export/index.js';
-import { catalogFor, createMcpServer } from '../../src/gateway/mcp/index.js';
+// the file, not the folder's index: the index loads no MCP SDK, so it leaves the SDK's server out
+import { createMcpServer } from '../../src/mcp-front/create-mcp-server.js';
+import { catalogFor } from '../../src/sessions/index.js';
 import { createMatcher } from '../../src/matcher/index.js';
 import { openTestGateway } from '../helpers/gateway.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';

@@ -3,13 +3,14 @@ import addFormatsModule from 'ajv-formats';
 import pino from 'pino';
 import { expect } from 'vitest';
 import { startServer, type RunningServer } from '../../src/gateway/http/index.js';
+import { mountMcp } from '../../src/mcp-front/index.js';
 import { COMPONENT_SCHEMAS, openApiDocument } from '../../src/openapi/index.js';
 import { makeTestConfig } from './gateway.js';
 
 /** A real gateway server on 127.0.0.1 port 0 over `repo`, state in a temporary folder. */
 export async function startTestServer(repo: string, env: NodeJS.ProcessEnv = {}): Promise<RunningServer & { workspace: string; cleanup: () => Promise<void> }> {
   const { config, workspace, cleanup } = await makeTestConfig(repo, { HLDP_PORT: '0', ...env });
-  const server = await startServer(config, { logger: pino({ level: 'silent' }), version: 'test' });
+  const server = await startServer(config, { logger: pino({ level: 'silent' }), version: 'test', mountMcp });
   return {
     ...server,
     workspace,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { TIMEOUT_META } from '../../src/gateway/mcp/call-meta.js';
+import { TIMEOUT_META } from '../../src/mcp-front/call-meta.js';
 import { generateRepository } from '../../bench/scan/generate-repository.js';
 import { commitFiles } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';

@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nameFingerprint } from '../../src/export/index.js';
-import { mountMcp } from '../../src/gateway/mcp/index.js';
+import { mountMcp } from '../../src/mcp-front/index.js';
 import { openTestGateway } from '../helpers/gateway.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { callTool, connectHttp, firstText, makeClient, nextToolListChange, type HttpConnected } from './support.js';

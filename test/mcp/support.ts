@@ -5,7 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import express from 'express';
-import { mountMcp, type McpHttpHandler } from '../../src/gateway/mcp/index.js';
+import { mountMcp, type McpHttpHandler } from '../../src/mcp-front/index.js';
 import type { Gateway } from '../../src/gateway/service/index.js';
 import { openTestGateway } from '../helpers/gateway.js';
 import { makeTempDir } from '../helpers/git.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolIndex } from '../../src/core/index.js';
 import { exportTools, nameFingerprint } from '../../src/export/index.js';
-import { catalogFor } from '../../src/gateway/mcp/index.js';
+import { catalogFor } from '../../src/sessions/index.js';
 import { makeToolDefinition } from '../matcher/helpers.js';
 
 const indexOf = (names: string[]): ToolIndex => ({

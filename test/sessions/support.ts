@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pino from 'pino';
 import { startServer, type RunningServer } from '../../src/gateway/http/index.js';
+import { mountMcp } from '../../src/mcp-front/index.js';
 import type { SessionsConfig } from '../../src/sessions/index.js';
 import { makeTestConfig } from '../helpers/gateway.js';
 
@@ -27,7 +28,7 @@ export async function startSessionServer(repo: string, options: { clock?: Manual
   const { config, cleanup } = await makeTestConfig(repo, { HLDP_PORT: '0', HLDP_POLL_INTERVAL_MS: '600000' });
   Object.assign(config.sessions, options.sessions ?? {});
   const clock = options.clock ?? manualClock();
-  const server = await startServer(config, { logger: pino({ level: 'silent' }), version: 'test', clock });
+  const server = await startServer(config, { logger: pino({ level: 'silent' }), version: 'test', clock, mountMcp });
   return {
     server,
     clock,

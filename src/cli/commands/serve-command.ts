@@ -15,9 +15,10 @@ export const serveCommand: Command = {
     const { createLogger } = await import('../create-logger.js');
     const { packageVersion } = await import('../package-version.js');
     const { startServer } = await import('../../gateway/http/index.js');
+    const { mountMcp } = await import('../../mcp-front/index.js');
     const config = configFromFlags(flags);
     const logger = createLogger(config.logLevel);
-    const server = await startServer(config, { logger, version: packageVersion() });
+    const server = await startServer(config, { logger, version: packageVersion(), mountMcp });
     const { index } = server.gateway.registry;
     // a definition left out is named at start: "serving 1 tools" alone hides the two that were dropped
     const dropped = [...new Set(index.errors.map((error) => error.file))];

@@ -1,8 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { anthropicToolSpec, openAiToolSpec } from '../../export/index.js';
-import type { SessionState } from '../../sessions/index.js';
-// tool-catalog.js, not the folder's index: the index also holds the MCP SDK's server, loaded on the first /mcp request only
-import { catalogFor } from '../mcp/tool-catalog.js';
+import { catalogFor, type SessionState } from '../../sessions/index.js';
 import { META_TOOL_BY_NAME, runMetaTool, type Gateway, type MetaOutcome } from '../service/index.js';
 import { matchOptions, matchWait } from './match-options.js';
 import { principalOf } from './principal-auth.js';

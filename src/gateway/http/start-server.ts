@@ -1,11 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { isLoopback, toolCount } from '../../core/index.js';
 import { ConfigError, type GatewayConfig } from '../config/index.js';
-// mcp-http.js, not the folder's index: the index also holds the MCP SDK's server, which the handler loads on the first /mcp request
-import { mountMcp, type McpHttpHandler } from '../mcp/mcp-http.js';
 import { Gateway } from '../service/index.js';
 import { consoleRouter, consoleSessionKey } from '../../console/index.js';
 import { announceBroken, startNotifications } from '../../events/index.js';
@@ -29,6 +27,11 @@ export interface ServerOptions {
   version: string;
   /** the sessions' clock (tests move time with it instead of waiting) */
   clock?: () => number;
+  /**
+   * Mounts MCP over Streamable HTTP (`/mcp`) behind the bearer auth: the MCP front's `mountMcp`, passed in by whoever
+   * starts the server, since the MCP front is built on the gateway and the gateway does not import it. Without it, no `/mcp`.
+   */
+  mountMcp?: (app: Express, gateway: Gateway, options: { auth: RequestHandler }) => { close(): Promise<void> };
 }
 
 /** Opens the gateway, starts its embedded gatekeeper and HTTP API, and polls the repository as a webhook fallback. */
@@ -49,13 +52,13 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   const people = consoleBackend(gateway, await consoleSessionKey(config.apiToken, gateway.store.secrets));
   const scheduler = new RescanScheduler(gateway, logger);
   const links = await linkInstance(gateway, scheduler, logger);
-  let mcp: McpHttpHandler | undefined;
+  let mcp: { close(): Promise<void> } | undefined;
   const app = createApp({
     gateway, logger, metrics, scheduler, version: options.version,
     announceRescan: (reason) => links.announceRescan(reason),
     // MCP over Streamable HTTP, behind the same bearer auth as /v1
     extraRoutes: (express, auth) => {
-      mcp = mountMcp(express, gateway, { auth });
+      mcp = options.mountMcp?.(express, gateway, { auth });
       // the console for people: its own sign-in (a cookie), so it sits beside the bearer-token routes
       express.use(consoleRouter(people));
     },

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import express, { type Express, type RequestHandler, type Response, type Router } from 'express';
-import { isLoopback, loadOnce } from '../../core/index.js';
-import { loopbackHostGuard } from '../../http-edge/index.js';
-import { LOCAL_PRINCIPAL } from '../../policy/index.js';
-import type { Gateway } from '../service/index.js';
+import { isLoopback, loadOnce } from '../core/index.js';
+import { loopbackHostGuard } from '../http-edge/index.js';
+import { LOCAL_PRINCIPAL } from '../policy/index.js';
+import type { Gateway } from '../gateway/service/index.js';
 import type { McpSessionOptions } from './create-mcp-server.js';
 import type * as SessionParts from './session-parts.js';
 import type { SessionTransport } from './session-transport.js';

@@ -1,5 +1,5 @@
-import type { ProgressUpdate } from '../../core/index.js';
-import type { CallOptions } from '../service/index.js';
+import type { ProgressUpdate } from '../core/index.js';
+import type { CallOptions } from '../gateway/service/index.js';
 
 /** The `_meta` key of a `tools/call` request that asks for the call's own deadline in ms, as `timeout_ms` does over HTTP. */
 export const TIMEOUT_META = 'hldp/timeout_ms';

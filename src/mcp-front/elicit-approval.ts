@@ -1,7 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ElicitResultSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { SessionState } from '../../sessions/index.js';
-import type { CallOutcome, Gateway } from '../service/index.js';
+import type { SessionState } from '../sessions/index.js';
+import type { CallOutcome, Gateway } from '../gateway/service/index.js';
 
 /** How the server sends a request related to the `tools/call` being answered (on its own response stream). */
 export type SendRelated = (request: { method: 'elicitation/create'; params: Record<string, unknown> }, schema: typeof ElicitResultSchema, options: { timeout: number; signal?: AbortSignal }) => Promise<ElicitResult>;

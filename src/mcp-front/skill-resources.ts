@@ -1,4 +1,4 @@
-import type { SkillDefinition } from '../../core/index.js';
+import type { SkillDefinition } from '../core/index.js';
 
 /** Skills are MCP resources `skill://<name>`, Markdown. */
 export const SKILL_URI_PREFIX = 'skill://';

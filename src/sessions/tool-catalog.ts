@@ -1,6 +1,6 @@
-import { runLettingGo, runToEnd, type ToolDefinition, type ToolIndex } from '../../core/index.js';
-import { exportNamesSteps, mcpMetaToolSpec, mcpToolSpec, META_TOOLS, NAME_LIMITS, RESERVED_NAMES, type McpToolSpec, type MetaTool } from '../../export/index.js';
-import type { SessionView } from '../../sessions/index.js';
+import { runLettingGo, runToEnd, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { exportNamesSteps, mcpMetaToolSpec, mcpToolSpec, META_TOOLS, NAME_LIMITS, RESERVED_NAMES, type McpToolSpec, type MetaTool } from '../export/index.js';
+import type { SessionView } from './session-view.js';
 
 /** What a `tools/call` name stands for. */
 export type CallTarget =

@@ -1,8 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { formatDiagnostic, type MatchResult, type Receipt } from '../../core/index.js';
-import { CONFIRM_TOOL, FIND_TOOL } from '../../export/index.js';
-import type { CallOutcome, MetaOutcome } from '../service/index.js';
-import type { ToolCatalog } from './tool-catalog.js';
+import { formatDiagnostic, type MatchResult, type Receipt } from '../core/index.js';
+import { CONFIRM_TOOL, FIND_TOOL } from '../export/index.js';
+import type { CallOutcome, MetaOutcome } from '../gateway/service/index.js';
+import type { ToolCatalog } from '../sessions/index.js';
 
 /** The `_meta` key naming which channel of a receipt a content block carries: `output`, `error` or `stderr`. */
 export const STREAM_META = 'hldp/stream';

@@ -1,9 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { LOCAL_PRINCIPAL } from '../../policy/index.js';
-import type { Gateway } from '../service/index.js';
-import { createMcpServer } from './create-mcp-server.js';
+import { LOCAL_PRINCIPAL } from '../policy/index.js';
+import type { Gateway } from '../gateway/service/index.js';
 
 /** Where the stdio server reads and writes: stdout is the protocol channel only. */
 export interface StdioStreams {
@@ -17,6 +16,8 @@ export interface StdioStreams {
  */
 export async function serveMcpStdio(gateway: Gateway, options: { streams?: StdioStreams; signal?: AbortSignal; toolsets?: readonly string[]; principal?: string } = {}): Promise<void> {
   const { stdin, stdout } = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
+  // loaded here, not by the folder's index: `hldp serve` imports the index for /mcp and listens without the SDK (issue #18)
+  const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('./create-mcp-server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
   // the operator at this machine unless the command was given a principal's token
   const server = createMcpServer(gateway, { principal: options.principal ?? LOCAL_PRINCIPAL.name, ...(options.toolsets ? { toolsets: options.toolsets } : {}) });
   const closed = new Promise<void>((resolve) => {
