@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/git.js';
 import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
 import { HLDP_BIN, runCli } from '../helpers/run-cli.js';
-import { callTool, makeClient } from '../mcp/support.js';
+import { callTool, makeClient } from '../mcp-front/support.js';
 
 let temp: { path: string; cleanup: () => Promise<void> };
 let env: Record<string, string>;

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../src/core/index.js';
 import { compressSchema, exportTools, firstSentence, SCHEMA_BUDGET_BYTES, schemaBytes } from '../../src/export/index.js';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
-import { connectHttp } from '../mcp/support.js';
+import { connectHttp } from '../mcp-front/support.js';
 
 const words = (count: number, seed = 'word') => Array.from({ length: count }, (_, index) => `${seed}${index}`).join(' ');
 

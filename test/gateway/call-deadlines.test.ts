@@ -5,7 +5,7 @@ import { openTestGateway } from '../helpers/gateway.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { expectDocumented, request, startTestServer } from '../helpers/http-server.js';
 import { runCli } from '../helpers/run-cli.js';
-import { callTool, connectHttp, firstText, type HttpConnected } from '../mcp/support.js';
+import { callTool, connectHttp, firstText, type HttpConnected } from '../mcp-front/support.js';
 
 // spec §3: "工具执行超时默认30秒——长任务需显式设置timeout" — a long task needs an explicit timeout
 const napper = (name: string, constraints: string) =>

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument, WIRE_ERRORS } from '../../src/openapi/index.js';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { expectDocumented, request, startTestServer } from '../helpers/http-server.js';
-import { connectHttp, type HttpConnected } from '../mcp/support.js';
+import { connectHttp, type HttpConnected } from '../mcp-front/support.js';
 import { runCli } from '../helpers/run-cli.js';
 
 // Requests and definitions that must get a 4xx saying what to send instead, never a 500 or a hang.

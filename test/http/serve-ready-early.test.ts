@@ -13,7 +13,7 @@ import { commitFiles } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { runCli } from '../helpers/run-cli.js';
 import { useServiceHome } from '../helpers/serve-process.js';
-import { firstText, makeClient } from '../mcp/support.js';
+import { firstText, makeClient } from '../mcp-front/support.js';
 
 // large enough that building its search index takes far longer than a few requests, on any machine
 const TOOLS = 3000;

@@ -5,7 +5,7 @@ import { registryNames } from '../../src/cli/mcp-drafts.js';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
 import { request, startTestServer } from '../helpers/http-server.js';
 import { runCli } from '../helpers/run-cli.js';
-import { connectHttp, connectStdio, firstText } from '../mcp/support.js';
+import { connectHttp, connectStdio, firstText } from '../mcp-front/support.js';
 import { EVERYTHING, FILESYSTEM, nodeServer, writeMcpConfig } from './support.js';
 
 const cleanups: Array<() => Promise<void>> = [];

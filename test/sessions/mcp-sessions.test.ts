@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
-import { connectStdio } from '../mcp/support.js';
+import { connectStdio } from '../mcp-front/support.js';
 import { call, connectClient, listedNames, META, startSessionServer, textOf } from './support.js';
 
 // Acceptance of issue #13 over MCP: the official SDK client against a real gateway (hldp serve's server, /mcp).
