@@ -39,10 +39,12 @@ const ALLOWED: Record<string, string[]> = {
   gatekeeper: ['core', 'executors', 'http-edge', 'sandbox'],
   export: ['core', 'matcher'],
   sessions: ['core', 'export', 'matcher'],
-  gateway: ['core', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions', 'events', 'console', 'policy', 'mcp-servers', 'openapi'],
+  // the configuration: the YAML file, the environment and flags, resolved into what each folder is started with
+  config: ['core', 'scanner', 'matcher', 'executors', 'sandbox', 'sessions', 'policy', 'mcp-servers'],
+  gateway: ['core', 'config', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions', 'events', 'console', 'policy', 'mcp-servers', 'openapi'],
   // the MCP front is built on the gateway's service; the command line wires it (hldp mcp, and /mcp in hldp serve)
-  'mcp-front': ['core', 'export', 'sessions', 'events', 'policy', 'http-edge', 'gateway'],
-  cli: ['core', 'scanner', 'matcher', 'gatekeeper', 'store', 'export', 'sandbox', 'events', 'policy', 'gateway', 'mcp-front'],
+  'mcp-front': ['core', 'config', 'export', 'sessions', 'events', 'policy', 'http-edge', 'gateway'],
+  cli: ['core', 'config', 'scanner', 'matcher', 'gatekeeper', 'store', 'export', 'sandbox', 'events', 'policy', 'gateway', 'mcp-front'],
   sandbox: ['core'],
   events: ['core', 'store'],
   policy: ['core', 'store'],

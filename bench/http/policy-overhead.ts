@@ -14,7 +14,7 @@ import { scanOnce } from '../../src/scanner/index.js';
 import { SessionManager } from '../../src/sessions/index.js';
 import { accessRights } from '../../src/policy/index.js';
 import { createMatcher } from '../../src/matcher/index.js';
-import { loadConfig } from '../../src/gateway/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { makeTempDir, makeToolYaml, writeFiles } from '../../test/helpers/git.js';
 import { spawnService, type ServiceProcess } from '../../test/helpers/spawn-service.js';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../src/gateway/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createMcpServer } from '../../src/mcp-front/create-mcp-server.js';
 import { catalogFor } from '../../src/sessions/index.js';
 import { Gateway } from '../../src/gateway/service/index.js';

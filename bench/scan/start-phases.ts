@@ -20,7 +20,8 @@ const root = values.root ? resolve(values.root) : fileURLToPath(new URL('../..',
 const repo = values.repo ? resolve(values.repo) : join(work, 'repo');
 if (!values.repo && !existsSync(repo)) await generateRepository(repo, Number(values.tools));
 const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(root, path)).href)) as T;
-const { loadConfig } = await load<typeof import('../../src/gateway/config/index.js')>('src/gateway/config/index.ts');
+// --root may be a tree from before the config moved from gateway/config to config
+const { loadConfig } = await load<typeof import('../../src/config/index.js')>(existsSync(join(root, 'src/config/index.ts')) ? 'src/config/index.ts' : 'src/gateway/config/index.ts');
 // --root may be a tree from before the catalog moved from gateway/mcp to sessions
 const { catalogFor } = await load<typeof import('../../src/sessions/index.js')>(existsSync(join(root, 'src/sessions/tool-catalog.ts')) ? 'src/sessions/index.ts' : 'src/gateway/mcp/index.ts');
 const { Gateway } = await load<typeof import('../../src/gateway/service/index.js')>('src/gateway/service/index.ts');

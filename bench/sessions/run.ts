@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { loadConfig } from '../../src/gateway/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createMcpServer } from '../../src/mcp-front/create-mcp-server.js';
 import { Gateway } from '../../src/gateway/service/index.js';
 import { catalogFor, computeView, promptBudget, RegistryView, renderPromptBlock, type SessionState } from '../../src/sessions/index.js';

@@ -1,6 +1,6 @@
 import type { ToolIndex } from '../core/index.js';
 import { Scanner } from '../scanner/index.js';
-import { loadConfig, repositoryOptions, type GatewayConfig } from '../gateway/config/index.js';
+import { loadConfig, repositoryOptions, type GatewayConfig } from '../config/index.js';
 import type { Flags } from './command.js';
 
 /** The config a command runs with: file, environment, then its flags. */

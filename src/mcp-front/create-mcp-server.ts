@@ -15,7 +15,7 @@ import {
 import { eventResources, EVENTS_TEMPLATE, EVENTS_URI, isEventsUri } from '../events/index.js';
 import { CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, READ_SKILL_TOOL, TOOLSET_TOOL } from '../export/index.js';
 import { catalogFor, prepareCatalog, type SessionState } from '../sessions/index.js';
-import { PACKAGE_ROOT } from '../gateway/config/index.js';
+import { PACKAGE_ROOT } from '../config/index.js';
 import { runMetaTool, SearchIndexLoadingError, type CallOutcome, type Gateway } from '../gateway/service/index.js';
 import { ProgressSent, readCallMeta, type CallMeta } from './call-meta.js';
 import { failure, metaResult, outcomeResult } from './call-result.js';

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadConfig, type GatewayConfig } from '../../src/gateway/config/index.js';
+import { loadConfig, type GatewayConfig } from '../../src/config/index.js';
 import { Gateway } from '../../src/gateway/service/index.js';
 import { makeTempDir } from './git.js';
 

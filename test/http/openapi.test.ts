@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/gateway/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createApp, GatewayMetrics, RescanScheduler } from '../../src/gateway/http/index.js';
 import { openApiDocument } from '../../src/openapi/index.js';
 import { Gateway } from '../../src/gateway/service/index.js';

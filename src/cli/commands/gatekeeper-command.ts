@@ -20,7 +20,7 @@ export const gatekeeperCommand: Command = {
     const { createLogger } = await import('../create-logger.js');
     const { startGatekeeper } = await import('../../gatekeeper/index.js');
     const { createSandbox } = await import('../../sandbox/index.js');
-    const { sandboxMode, OWN_FOLDERS } = await import('../../gateway/config/index.js');
+    const { sandboxMode, OWN_FOLDERS } = await import('../../config/index.js');
     const { sandboxWarnings } = await import('../../gateway/service/index.js');
     const mode = sandboxMode(typeof flags.sandbox === 'string' ? flags.sandbox : undefined, '--sandbox') ?? sandboxMode(process.env.HLDP_SANDBOX) ?? 'auto';
     const logger = createLogger(process.env.HLDP_LOG_LEVEL ?? 'info');

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { isLoopback, toolCount } from '../../core/index.js';
-import { ConfigError, type GatewayConfig } from '../config/index.js';
+import { ConfigError, type GatewayConfig } from '../../config/index.js';
 import { Gateway } from '../service/index.js';
 import { consoleRouter, consoleSessionKey } from '../../console/index.js';
 import { announceBroken, startNotifications } from '../../events/index.js';

@@ -6,7 +6,7 @@ import { secretsOf, type ApiTarget, type ExecutionContext } from '../../executor
 import { startGatekeeper, type RunningGatekeeper } from '../../gatekeeper/index.js';
 import { McpServerPool } from '../../mcp-servers/index.js';
 import { createSandbox, type Sandbox, type SandboxStatus } from '../../sandbox/index.js';
-import { OWN_FOLDERS, PACKAGE_ROOT, type GatewayConfig } from '../config/index.js';
+import { OWN_FOLDERS, PACKAGE_ROOT, type GatewayConfig } from '../../config/index.js';
 import { sandboxWarnings } from './sandbox-warnings.js';
 
 // how the gateway introduces itself to the MCP servers it calls

@@ -3,7 +3,7 @@ import type { ProgressUpdate } from '../../core/index.js';
 import type { MatchContext } from '../../matcher/index.js';
 import type { SessionState } from '../../sessions/index.js';
 import type { Store } from '../../store/index.js';
-import type { GatewayConfig } from '../config/index.js';
+import type { GatewayConfig } from '../../config/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { RescanResult } from './registry-swap.js';
 

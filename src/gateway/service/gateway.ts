@@ -10,7 +10,7 @@ import { accessRights, API_TOKEN_PRINCIPAL, ApprovalDesk, LOCAL_PRINCIPAL, Princ
 import { SessionManager } from '../../sessions/index.js';
 import { openStore, type ChainReport, type ReceiptQuery, type Store, type StoreHealth } from '../../store/index.js';
 import type { SandboxStatus } from '../../sandbox/index.js';
-import { repositoryOptions, type GatewayConfig } from '../config/index.js';
+import { repositoryOptions, type GatewayConfig } from '../../config/index.js';
 import { chooseDeadline } from './call-deadline.js';
 import type { CallOutcome } from './call-outcome.js';
 import { CallPath } from './call-path.js';

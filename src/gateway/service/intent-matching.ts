@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { MatchResult, UsageEvent } from '../../core/index.js';
 import { redactValue } from '../../executors/index.js';
 import { createModelStage, matchWithModel, type MatchContext, type Matcher, type ModelStage } from '../../matcher/index.js';
-import type { GatewayConfig } from '../config/index.js';
+import type { GatewayConfig } from '../../config/index.js';
 import type { MatchOptions } from './gateway-types.js';
 import { MATCH_WAIT_MS, MatchingReadiness } from './matching-readiness.js';
 import { RecentTools } from './recent-tools.js';

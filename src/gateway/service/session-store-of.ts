@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { StoredSessionStore, type SessionStore } from '../../sessions/index.js';
 import type { Store } from '../../store/index.js';
-import type { GatewayConfig } from '../config/index.js';
+import type { GatewayConfig } from '../../config/index.js';
 
 /**
  * Where the gateway's agent sessions live (`sessions.store`): in the shared store when asked, or by default when

@@ -1,9 +1,9 @@
-import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../../executors/index.js';
-import type { McpServerConfig } from '../../mcp-servers/index.js';
-import type { PrincipalConfig } from '../../policy/index.js';
-import type { SandboxMode } from '../../sandbox/index.js';
-import type { SessionsConfig } from '../../sessions/index.js';
-import type { ModelStageOptions } from '../../matcher/index.js';
+import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../executors/index.js';
+import type { McpServerConfig } from '../mcp-servers/index.js';
+import type { PrincipalConfig } from '../policy/index.js';
+import type { SandboxMode } from '../sandbox/index.js';
+import type { SessionsConfig } from '../sessions/index.js';
+import type { ModelStageOptions } from '../matcher/index.js';
 
 /** Everything the gateway runs with, resolved from file, environment and flags; secrets included, so never log it whole. */
 export interface GatewayConfig {

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
-import { parseByteSize, type DeclaredSandbox } from '../../core/index.js';
-import { DEFAULT_IDLE_MS, DEFAULT_STARTUP_TIMEOUT_MS, type McpServerConfig } from '../../mcp-servers/index.js';
+import { parseByteSize, type DeclaredSandbox } from '../core/index.js';
+import { DEFAULT_IDLE_MS, DEFAULT_STARTUP_TIMEOUT_MS, type McpServerConfig } from '../mcp-servers/index.js';
 import { ConfigError } from './gateway-config.js';
 
 /** One entry of `mcp_servers` as written in YAML. */

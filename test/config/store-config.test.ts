@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/gateway/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { makeTempDir } from '../helpers/git.js';
 
 let temp: { path: string; cleanup: () => Promise<void> };
