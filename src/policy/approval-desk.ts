@@ -128,12 +128,16 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     };
   }
 
-  /** Runs the call a confirmation token stands for: its caller's self-approval, under the token's binding. */
-  async confirm(token: string, options: Omit<DecideOptions, 'via' | 'reason'> & { caller?: string } = {}): Promise<ConfirmOutcome> {
+  /**
+   * Runs the call a confirmation token stands for: its caller's self-approval, under the token's binding (the
+   * caller, the tool, the params, the commit). `caller` is who presents the token.
+   */
+  async confirm(token: string, options: Omit<DecideOptions, 'via' | 'reason'> & { caller: string }): Promise<ConfirmOutcome> {
     const refuse = (reason: string, error: string): ConfirmOutcome => ({ kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason, error });
     const record = await this.#host.store.approvals.byTokenHash(hashToken(token));
-    if (!record) return refuse('unknown', 'no call waits for this confirmation token; call the tool again for a new one');
-    const answer = await this.#decide(record, { name: options.caller ?? record.caller, token: true }, 'approve', { ...options, via: 'api' });
+    // a token is its caller's alone: anyone else who holds it (a leaked log, another agent) is told what an unknown token is told
+    if (!record || record.caller !== options.caller) return refuse('unknown', 'no call waits for this confirmation token; call the tool again for a new one');
+    const answer = await this.#decide(record, { name: options.caller, token: true }, 'approve', { ...options, via: 'api' });
     if (answer.ok) return { kind: 'receipt', receipt: answer.receipt! };
     switch (answer.code) {
       case 'APPROVAL_DECIDED':

@@ -57,7 +57,9 @@ export class CallPath {
   /** Runs the call a confirmation token stands for, exactly as it was asked (under this request's deadline, if it names one). */
   confirm(token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session' | 'onProgress'>): Promise<CallOutcome> {
     const caller = options.caller ?? options.session?.principal;
-    const confirming = this.parts.keeper.fromStore(() => this.parts.approvals().confirm(token, { ...(caller === undefined ? {} : { caller }), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }));
+    // the token is bound to the principal it was given to: the one presenting it is named, never taken from the token
+    const presenter = this.parts.principal(caller).name;
+    const confirming = this.parts.keeper.fromStore(() => this.parts.approvals().confirm(token, { caller: presenter, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }));
     return this.track(confirming, asker(caller, options.session));
   }
 

@@ -1,0 +1,60 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { api, mcpClient, policyRepository, startGateway, textOf, type Who } from './support.js';
+
+// one real `hldp serve` with no policy: file-write's own require_confirm gives its caller a token
+let gateway: { url: string; service: ServiceProcess };
+let workspace: string;
+let cleanup: () => Promise<void>;
+
+beforeAll(async () => {
+  const made = await policyRepository({});
+  workspace = join(made.temp.path, 'workspace');
+  gateway = await startGateway(made.repo, made.temp.path);
+  cleanup = async () => {
+    await gateway.service.stop();
+    await made.temp.cleanup();
+  };
+});
+afterAll(() => cleanup());
+
+const asked = async (path: string): Promise<string> => {
+  const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path, content: 'ran\n', create_dirs: true } } });
+  expect(pending).toMatchObject({ status: 202, body: { status: 'confirmation_required', token: expect.stringMatching(/^hldp_confirm_/) } });
+  return pending.body.token as string;
+};
+const exists = (path: string) => readFile(join(workspace, path), 'utf8').then((text) => text, () => undefined);
+
+describe('a confirmation token', () => {
+  describe('when a principal other than its caller presents it', () => {
+    it.each<Who>(['lead', 'alice', 'admin'])('answers %s as it answers an unknown token, runs nothing, and still runs for its caller', async (who) => {
+      const path = `other/${who}.txt`;
+      const token = await asked(path);
+      const unknown = await api(gateway.url, 'POST', '/v1/confirm', { who, body: { token: 'hldp_confirm_no-such-token' } });
+      const replayed = await api(gateway.url, 'POST', '/v1/confirm', { who, body: { token } });
+      expect(replayed.status).toBe(unknown.status);
+      expect(replayed.body).toEqual(unknown.body);
+      expect(await exists(path)).toBeUndefined();
+      const own = await api(gateway.url, 'POST', '/v1/confirm', { who: 'bot', body: { token } });
+      expect(own).toMatchObject({ status: 200, body: { ok: true, tool: 'file-write', caller: 'bot', approval: { via: 'confirm', decided_by: 'bot' } } });
+      expect(await exists(path)).toBe('ran\n');
+    });
+
+    it('answers the MCP confirm tool of another principal\'s session as for an unknown token', async () => {
+      const token = await asked('other/mcp.txt');
+      const client = await mcpClient(gateway.url, 'lead');
+      try {
+        const unknown = (await client.callTool({ name: 'confirm', arguments: { token: 'hldp_confirm_no-such-token' } })) as CallToolResult;
+        const replayed = (await client.callTool({ name: 'confirm', arguments: { token } })) as CallToolResult;
+        expect(replayed.isError).toBe(true);
+        expect(textOf(replayed)).toBe(textOf(unknown));
+      } finally {
+        await client.close();
+      }
+      expect(await exists('other/mcp.txt')).toBeUndefined();
+    });
+  });
+});
