@@ -1,4 +1,5 @@
 import type { ExecutionResult } from '../core/index.js';
+import { cutPartialSecrets } from './secrets-at-cut.js';
 
 /** What stands in for a secret found in a result. */
 export const REDACTED = '[REDACTED]';
@@ -6,16 +7,22 @@ export const REDACTED = '[REDACTED]';
 // Short values would blank out ordinary words; a real token is longer than this.
 const SHORTEST_SECRET = 8;
 
-/** The result with every occurrence of a secret in `output`, `error`, `stderr` and any string of `structured_content` replaced by `[REDACTED]`. */
+/**
+ * The result with every occurrence of a secret in `output`, `error`, `stderr` and any string of `structured_content`
+ * replaced by `[REDACTED]`; where the output cap cut a secret in two, the part left beside the cut is cut too (and counted).
+ */
 export function redactSecrets(result: ExecutionResult, secrets: readonly string[]): ExecutionResult {
   const applicable = [...new Set(secrets)].filter((secret) => secret.length >= SHORTEST_SECRET).sort((a, b) => b.length - a.length);
   if (applicable.length === 0) return result;
   const scrub = (text: string): string => applicable.reduce((scrubbed, secret) => scrubbed.split(secret).join(REDACTED), text);
+  const output = cutPartialSecrets(scrub(result.output), applicable);
+  const stderr = cutPartialSecrets(scrub(result.stderr), applicable);
   return {
     ...result,
-    output: scrub(result.output),
-    stderr: scrub(result.stderr),
-    error: result.error === null ? null : scrub(result.error),
+    output: output.text,
+    stderr: stderr.text,
+    error: result.error === null ? null : cutPartialSecrets(scrub(result.error), applicable).text,
+    cut_bytes: result.cut_bytes + output.cutBytes + stderr.cutBytes,
     ...(result.structured_content === undefined ? {} : { structured_content: scrubStrings(result.structured_content, scrub) as Record<string, unknown> }),
   };
 }

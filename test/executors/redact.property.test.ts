@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactSecrets, redactValue } from '../../src/executors/index.js';
+import { boundBytes, cutMarker, REDACTED, redactSecrets, redactValue, succeededResult } from '../../src/executors/index.js';
 import { canonicalJson } from '../../src/store/index.js';
 
 // the recursive walk redaction used before it had its own stack: on shallow values the two must agree exactly
@@ -79,5 +79,58 @@ describe('redactSecrets', () => {
     const redacted = redactSecrets(result, [secret]);
     expect(redacted.output).toBe(REDACTED);
     expect(canonicalJson(redacted.structured_content)).toBe(`${'{"a":'.repeat(20_000)}"${REDACTED}"${'}'.repeat(20_000)}`);
+  });
+});
+
+describe('redactSecrets over output the cap cut', () => {
+  const MARKER = /\n\[… (\d+) bytes cut of (\d+) …\]\n/;
+  // secrets in capitals, the rest of the text without any: a capital in the receipt can only come from a secret
+  const secretOf = fc.stringMatching(/^[A-Z]{8,24}$/);
+  const filler = (length: number) => fc.array(fc.constantFrom('a', 'b', ' ', '\n', 'é', '→'), { minLength: length, maxLength: length }).map((chars) => chars.join(''));
+  // a text of `length` characters with the secret (if placed) at `at`, most often across the head's or the tail's cut
+  const cutText = fc.record({ cap: fc.integer({ min: 40, max: 160 }), secret: secretOf, placed: fc.boolean(), extra: fc.integer({ min: 1, max: 300 }), shift: fc.integer({ min: -26, max: 2 }), where: fc.constantFrom('head', 'tail', 'anywhere') })
+    .chain((shape) => {
+      const length = shape.cap + shape.extra;
+      return fc.record({ before: filler(length), anywhere: fc.integer({ min: 0, max: length }) }).map(({ before, anywhere }) => {
+        const total = Buffer.byteLength(before);
+        const budget = shape.cap - Buffer.byteLength(cutMarker(total, total));
+        // the cut's place in characters, near enough: the filler's wide characters move it a little
+        const ratio = before.length / total;
+        const headCut = Math.floor((budget / 2) * ratio);
+        const tailCut = before.length - Math.floor((budget - Math.floor(budget / 2)) * ratio);
+        const at = Math.max(0, Math.min(before.length, shape.where === 'head' ? headCut + shape.shift : shape.where === 'tail' ? tailCut + shape.shift : anywhere));
+        return { ...shape, text: shape.placed ? before.slice(0, at) + shape.secret + before.slice(at) : before };
+      });
+    });
+
+  it('shows no part of a secret the cut divides, counts what it cut, stays within the cap, and leaves other text alone', () => {
+    fc.assert(
+      fc.property(cutText, fc.stringMatching(/^[A-Z]{8,12}$/), ({ cap, secret, placed, text }, absent) => {
+        const rendered = boundBytes(text, cap);
+        const result = redactSecrets(succeededResult(rendered, 0), [secret, `Q${absent}`]);
+        expect(result.output.replaceAll(REDACTED, '')).not.toMatch(/[A-Z]/);
+        // (a whole secret shorter than '[REDACTED]' lengthens the text: that is redaction's, not the cut's)
+        if (!result.output.includes(REDACTED)) expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(cap);
+        if (!placed) expect(result).toMatchObject({ output: rendered.text, cut_bytes: rendered.cutBytes });
+        const marker = MARKER.exec(result.output);
+        if (rendered.cutBytes === 0) expect(marker).toBeNull();
+        if (marker && !result.output.includes(REDACTED)) {
+          const kept = Buffer.byteLength(result.output.slice(0, marker.index)) + Buffer.byteLength(result.output.slice(marker.index + marker[0].length));
+          expect(kept + Number(marker[1])).toBe(Number(marker[2]));
+          expect(result.cut_bytes).toBe(Number(marker[1]));
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('leaves base64 output whole, even where its edges look like the start or the end of a secret', () => {
+    const rendered = boundBytes(Buffer.from('a file read as base64, long enough to be cut. '.repeat(20)), 100, 'base64');
+    const head = rendered.text.slice(0, rendered.text.indexOf('\n[…'));
+    const tail = rendered.text.slice(rendered.text.indexOf('…]\n') + '…]\n'.length);
+    const secrets = [`${head.slice(-3)}-not-seen`, `not-seen-${tail.slice(0, 3)}`];
+    expect(redactSecrets(succeededResult(rendered, 0), secrets)).toMatchObject({ output: rendered.text, cut_bytes: rendered.cutBytes });
+    // the same edges in text are cut
+    expect(redactSecrets(succeededResult(boundBytes(`x${'base64 '.repeat(40)}`, 100), 0), ['64 -not-seen']).output).toMatch(/base\n\[…/);
   });
 });
