@@ -41,6 +41,8 @@ interface Live {
   kit: ClientKit;
   /** how it ended, worked out once */
   ending?: Promise<{ how: string; stderr: string }>;
+  /** the client saw its transport close: set before the SDK fails the requests still waiting on it */
+  closed?: boolean;
 }
 
 /**
@@ -90,7 +92,7 @@ export class ServerConnection {
             const message = `MCP server '${this.name}': the event stream of its answer to tools/call of '${tool}' ${lostAnswer} before the answer came: the call may or may not have run, and it was not retried`;
             return { ok: false, code: 'CONNECTION_FAILED', message, notes };
           }
-          const lost = connectionLost(error, live.live.kit);
+          const lost = connectionLost(error, live.live);
           if (lost === undefined) return { ok: false, code: 'MCP_ERROR', message: `MCP server '${this.name}' answered tools/call of '${tool}' with an error: ${describeError(error)}`, notes };
           // this call reports the end itself: the next start is its retry (or owed to the next call), not news
           if (this.#endedOnItsOwn === live.live) this.#endedOnItsOwn = undefined;
@@ -206,6 +208,7 @@ export class ServerConnection {
     const client = new kit.Client(this.defaults.clientInfo, { capabilities: {} });
     const live: Live = { client, transport, kit };
     client.onclose = () => {
+      live.closed = true;
       // ended on its own (a crash, a dropped connection), not by stop(): the next call says so and starts anew
       if (this.#live !== live) return;
       this.#live = undefined;
@@ -261,9 +264,11 @@ function stderrLine(stderr: string): string {
  * Whether a failed request means the connection is gone, so a fresh one can help: `during the call` when it closed
  * while the server had the request (it may have run), `before the call` when the request never reached a server that
  * could run it (a session the server no longer knows, a transport already closed); undefined for any other error.
+ * Told by where the error came from, not by its code: the SDK's "connection closed" is -32000, the first code of
+ * JSON-RPC's server-error range, which a server may answer with itself; only the client's own close makes it a loss.
  */
-function connectionLost(error: unknown, { McpError, RpcErrorCode }: ClientKit): 'during the call' | 'before the call' | undefined {
-  if (error instanceof McpError) return error.code === RpcErrorCode.ConnectionClosed ? 'during the call' : undefined;
+function connectionLost(error: unknown, { closed, kit: { McpError, RpcErrorCode } }: Live): 'during the call' | 'before the call' | undefined {
+  if (error instanceof McpError) return closed === true && error.code === RpcErrorCode.ConnectionClosed ? 'during the call' : undefined;
   const code = (error as { code?: unknown }).code;
   // Streamable HTTP: 404 is a session the server no longer knows
   if (code === 404) return 'before the call';
