@@ -257,8 +257,11 @@ export const COMPONENT_SCHEMAS = {
     },
   },
   SessionTools: {
-    type: 'object', required: ['commit', 'active_toolsets', 'format', 'tools'],
-    properties: { commit: { type: 'string' }, active_toolsets: { type: 'array', items: { type: 'string' } }, format: { enum: ['mcp', 'openai', 'anthropic'] }, tools: { type: 'array', items: { type: 'object' } } },
+    type: 'object', required: ['commit', 'active_toolsets', 'format', 'tools', 'names'],
+    properties: {
+      commit: { type: 'string' }, active_toolsets: { type: 'array', items: { type: 'string' } }, format: { enum: ['mcp', 'openai', 'anthropic'] }, tools: { type: 'array', items: { type: 'object' } },
+      names: { type: 'object', additionalProperties: { type: 'string' }, description: "listed name → registry name of each registry tool listed; a listed name is callable as it is (POST /v1/call in the session, tool_call)" },
+    },
   },
   ToolVisibility: {
     type: 'object', required: ['found', 'tool', 'reason'],

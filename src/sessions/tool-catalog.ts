@@ -1,4 +1,4 @@
-import { runLettingGo, runToEnd, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { findTool, runLettingGo, runToEnd, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { exportNamesSteps, mcpMetaToolSpec, mcpToolSpec, META_TOOLS, NAME_LIMITS, RESERVED_NAMES, type McpToolSpec, type MetaTool } from '../export/index.js';
 import type { SessionView } from './session-view.js';
 
@@ -20,17 +20,33 @@ export interface ToolCatalog {
   toolsFor(view: SessionView): McpToolSpec[];
 }
 
-// an index never changes once built: its catalog is computed once, and dropped with it
-const catalogs = new WeakMap<ToolIndex, ToolCatalog>();
+/** Whose name rules a catalog's listed names follow: MCP's (128 characters), or the providers' (OpenAI and Anthropic, 64). */
+export type CatalogNames = 'mcp' | 'provider';
 
-/** The catalog of `index`, built on first use. */
-export function catalogFor(index: ToolIndex): ToolCatalog {
-  let catalog = catalogs.get(index);
+// an index never changes once built: its catalogs are computed once, and dropped with it
+const catalogs: Record<CatalogNames, WeakMap<ToolIndex, ToolCatalog>> = { mcp: new WeakMap(), provider: new WeakMap() };
+const LIMITS: Record<CatalogNames, number> = { mcp: NAME_LIMITS.mcp, provider: Math.min(NAME_LIMITS.openai, NAME_LIMITS.anthropic) };
+
+/** The catalog of `index` whose names follow `names` (MCP's unless said), built on first use. */
+export function catalogFor(index: ToolIndex, names: CatalogNames = 'mcp'): ToolCatalog {
+  let catalog = catalogs[names].get(index);
   if (!catalog) {
-    catalog = runToEnd(catalogSteps(index));
-    catalogs.set(index, catalog);
+    catalog = runToEnd(catalogSteps(index, LIMITS[names]));
+    catalogs[names].set(index, catalog);
   }
   return catalog;
+}
+
+/**
+ * What a name listed by any of the index's catalogs stands for: a meta-tool, or the registry tool it was listed
+ * for (under MCP's names or the providers'); any other name passes through as is. For a surface (HTTP) whose
+ * clients may have listed the tools in either form.
+ */
+export function resolveListedName(index: ToolIndex, name: string): CallTarget {
+  const target = catalogFor(index).resolve(name);
+  if (target.kind === 'meta' || target.name !== name || findTool(index, name)) return target;
+  // only a name that is no registry name may be a provider's: its catalog is built for the first such name
+  return catalogFor(index, 'provider').resolve(name);
 }
 
 /**
@@ -39,9 +55,10 @@ export function catalogFor(index: ToolIndex): ToolCatalog {
  * (hundreds of milliseconds at 10,000 tools). Only tools that changed get new specs.
  */
 export async function prepareCatalog(index: ToolIndex, previous: ToolIndex): Promise<void> {
-  if (catalogs.has(index) || !catalogs.has(previous)) return;
-  const catalog = await runLettingGo(catalogSteps(index));
-  if (!catalogs.has(index)) catalogs.set(index, catalog);
+  const built = catalogs.mcp;
+  if (built.has(index) || !built.has(previous)) return;
+  const catalog = await runLettingGo(catalogSteps(index, LIMITS.mcp));
+  if (!built.has(index)) built.set(index, catalog);
 }
 
 const META_BY_NAME = new Map(META_TOOLS.map((tool) => [tool.name, tool]));
@@ -53,8 +70,8 @@ const specsByTool = new WeakMap<ToolDefinition, McpToolSpec>();
 // tools handled between two stops of a sliced build
 const STEP = 1000;
 
-function* catalogSteps(index: ToolIndex): Generator<void, ToolCatalog, void> {
-  const exported = yield* exportNamesSteps(index.tools.map((tool) => tool.name), NAME_LIMITS.mcp, RESERVED_NAMES);
+function* catalogSteps(index: ToolIndex, maxLength: number): Generator<void, ToolCatalog, void> {
+  const exported = yield* exportNamesSteps(index.tools.map((tool) => tool.name), maxLength, RESERVED_NAMES);
   yield;
   // per registry name its spec (whose name is the listed one); per listed name that is not its registry name, the
   // registry name: most tools are listed under their own name, and at 100,000 tools three maps of every name (and a

@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { anthropicToolSpec, openAiToolSpec } from '../../export/index.js';
-import { catalogFor, type SessionState } from '../../sessions/index.js';
+import { anthropicToolSpec, openAiToolSpec, REGISTRY_NAME_META, type McpToolSpec } from '../../export/index.js';
+import { catalogFor, resolveListedName, type SessionState } from '../../sessions/index.js';
 import { META_TOOL_BY_NAME, runMetaTool, type Gateway, type MetaOutcome } from '../service/index.js';
 import { matchOptions, matchWait } from './match-options.js';
 import { principalOf } from './principal-auth.js';
@@ -71,9 +71,10 @@ export function sessionRouter(gateway: Gateway, options: { maxBodyBytes: number 
       return;
     }
     const view = sessions.view(state);
-    const listed = catalogFor(gateway.registry.index).toolsFor(view);
+    // each format's names within its own limit: the providers refuse names past 64 characters, MCP takes 128
+    const listed = catalogFor(gateway.registry.index, format === 'mcp' ? 'mcp' : 'provider').toolsFor(view);
     const tools = format === 'mcp' ? listed : listed.map((tool) => (format === 'openai' ? openAiToolSpec : anthropicToolSpec)(tool.name, tool.description, tool.inputSchema));
-    response.json({ commit: view.commit, active_toolsets: state.toolsets.map((toolset) => toolset.name), format, tools });
+    response.json({ commit: view.commit, active_toolsets: state.toolsets.map((toolset) => toolset.name), format, tools, names: registryNames(listed) });
   }));
 
   router.get('/v1/sessions/:id/tools/:name', withSession((request, response, state) => {
@@ -115,18 +116,35 @@ export async function callInSession(gateway: Gateway, request: Request, response
     response.json(matched);
     return;
   }
-  const meta = META_TOOL_BY_NAME.get(body.tool!);
+  // a name as the session's tool list gave it (renamed to fit a client's alphabet) stands for its registry tool, as over MCP
+  const { index } = gateway.registry;
+  const target = resolveListedName(index, body.tool!);
+  const resolveName = (listed: string): string => {
+    const resolved = resolveListedName(index, listed);
+    return resolved.kind === 'tool' ? resolved.name : listed;
+  };
   // the session's changes reach the store before the answer: the client's next request may land at another instance
+  const meta = target.kind === 'meta' ? META_TOOL_BY_NAME.get(target.tool.name) : undefined;
   if (meta) {
-    const outcome = await runMetaTool(gateway, state, meta, body.params ?? {});
+    const outcome = await runMetaTool(gateway, state, meta, body.params ?? {}, { resolveName });
     await gateway.sessions.settle(state);
     return sendMeta(response, meta.name, outcome);
   }
   const before = gateway.sessions.view(state).digest;
-  const outcome = await gateway.call(body.tool!, body.params ?? {}, { session: state, caller: principalOf(response).name, ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }) });
+  const outcome = await gateway.call(target.kind === 'tool' ? target.name : body.tool!, body.params ?? {}, { session: state, caller: principalOf(response).name, ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }) });
   if (gateway.sessions.view(state).digest !== before) response.set('X-HLDP-Tools-Changed', 'true');
   await gateway.sessions.settle(state);
   sendOutcome(response, outcome);
+}
+
+// listed name → registry name of every registry tool listed, as `hldp export --json` gives it
+function registryNames(listed: readonly McpToolSpec[]): Record<string, string> {
+  const names: Record<string, string> = {};
+  for (const tool of listed) {
+    const registryName = tool._meta?.[REGISTRY_NAME_META];
+    if (typeof registryName === 'string') Object.defineProperty(names, tool.name, { value: registryName, enumerable: true, writable: true, configurable: true });
+  }
+  return names;
 }
 
 function sendMeta(response: Response, tool: string, outcome: MetaOutcome): void {
