@@ -136,6 +136,18 @@ describe('PackStore', () => {
     expect(packs.held.baseBytes).toBeLessThanOrEqual(packs.held.baseLimit);
   });
 
+  it('keeps each base in memory of its own: a small one kept no slab of the shared pool alive', async () => {
+    // zlib's output and a delta's result are small slices of Node's 8 KiB pool: a kept base held its whole slab (a
+    // cold scan of 100,000 tools held ~14,000 slabs, ~114 MB, through the bases and the objects a clone handed on)
+    const root = await deltifiedRepository(2, 12);
+    const packs = await listed(join(root, '.git'));
+    const reader = new ObjectReader(join(root, '.git'), packs, () => false);
+    for (const { oid } of (await catAllObjects(root)).filter((object) => object.type === 'blob')) await reader.read(oid);
+    expect(packs.held.bases).toBeGreaterThan(0);
+    expect(packs.held.baseBytes).toBeLessThan(packs.held.bases * 4096);
+    expect(packs.held.baseMemory).toBe(packs.held.baseBytes);
+  });
+
   it('lets the pack contents and the bases go once no read came for a while, and reads again after', async () => {
     const root = await deltifiedRepository(2, 12);
     const packs = await listed(join(root, '.git'), undefined, 50);

@@ -5,7 +5,7 @@ import zlib from 'node:zlib';
 import { letGo, SLICE_MS } from '../../core/index.js';
 import { applyDelta } from './git-delta.js';
 import { Entry, Held, HOLD_BYTES, inflateAt } from './pack-entries.js';
-import { entryAt, MAX_CHAIN, MAX_OBJECT_BYTES, OFS_DELTA, REF_DELTA, TYPES, type GitObject, type ObjectType } from './pack-store.js';
+import { entryAt, MAX_CHAIN, MAX_OBJECT_BYTES, OFS_DELTA, ownMemory, REF_DELTA, TYPES, type GitObject, type ObjectType } from './pack-store.js';
 
 /** A pack made whole (`git index-pack --fix-thin`) and its version-2 index, named as git names them: `pack-<name>.pack`. */
 export interface IndexedPack {
@@ -20,8 +20,18 @@ export interface IndexedPack {
   received: Map<string, GitObject>;
 }
 
-/** How much of a fetch's resolved objects `IndexedPack.received` keeps (a one-file commit's are ~0.4 MB at 10,000 tools). */
+/**
+ * How much of a fetch's resolved objects `IndexedPack.received` keeps (a one-file commit's are ~0.4 MB at 10,000
+ * tools), each counted with `KEPT_OVERHEAD_BYTES` beside its content.
+ */
 export const KEEP_BYTES = 16 * 1024 * 1024;
+
+/**
+ * What keeping one object costs beside its content (its object, its Buffer, its id and its map slot, measured ~250
+ * bytes): counted against `KEEP_BYTES`, which counted content alone and so kept 110,790 objects of a 100,000-tool
+ * clone (~30 MB of heap and their buffers held through the whole scan, for 16 MB counted).
+ */
+export const KEPT_OVERHEAD_BYTES = 256;
 
 /**
  * Indexes a received pack as `git index-pack --fix-thin` does: every entry inflated (Node's zlib, which says where
@@ -31,7 +41,7 @@ export const KEEP_BYTES = 16 * 1024 * 1024;
  * or an object past `maxObjectBytes` (checked before it is inflated or made: a server's few kilobytes of delta can state
  * gigabytes). Holds at most `holdBytes` of inflated bytes besides the pack (see `HOLD_BYTES`).
  */
-export async function indexPack(received: Buffer, readOutside: (oid: string) => Promise<GitObject>, maxObjectBytes = MAX_OBJECT_BYTES, holdBytes = HOLD_BYTES): Promise<IndexedPack> {
+export async function indexPack(received: Buffer, readOutside: (oid: string) => Promise<GitObject>, maxObjectBytes = MAX_OBJECT_BYTES, holdBytes = HOLD_BYTES, keepBytes = KEEP_BYTES): Promise<IndexedPack> {
   if (received.length < 32 || received.toString('latin1', 0, 4) !== 'PACK') throw new Error('not a git pack (no PACK signature)');
   const version = received.readUInt32BE(4);
   if (version !== 2 && version !== 3) throw new Error(`git pack version ${version} is not supported`);
@@ -74,15 +84,15 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
     offset = end;
   }
   if (offset !== trailer) throw new Error(`corrupt pack: ${trailer - offset} bytes after its ${count} objects`);
-  const { outside, kept } = await resolveAll(entries, readOutside, held, slices);
+  const { outside, kept } = await resolveAll(entries, readOutside, held, slices, keepBytes);
   return writeIndex(received, entries, outside, kept);
 }
 
 /**
  * Resolves every entry from its base, bases first (a worklist from the whole objects, so a chain in any order is
- * linear), and keeps up to `KEEP_BYTES` of the resolved objects to hand on.
+ * linear), and keeps up to `keepBytes` of the resolved objects to hand on.
  */
-async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promise<GitObject>, held: Held, slices: Slices): Promise<{ outside: GitObject[]; kept: Map<string, GitObject> }> {
+async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promise<GitObject>, held: Held, slices: Slices, keepBytes: number): Promise<{ outside: GitObject[]; kept: Map<string, GitObject> }> {
   const byOffset = new Map(entries.map((entry) => [entry.offset, entry]));
   const waitingOnOffset = new Map<number, Entry[]>();
   const waitingOnOid = new Map<string, Entry[]>();
@@ -101,9 +111,9 @@ async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promis
   const kept = new Map<string, GitObject>();
   let keptBytes = 0;
   const keep = (entry: Entry, size: number, content: () => Buffer): void => {
-    if (keptBytes + size > KEEP_BYTES || kept.has(entry.oid!)) return;
-    keptBytes += size;
-    kept.set(entry.oid!, { type: entry.type!, content: content() });
+    if (keptBytes + size + KEPT_OVERHEAD_BYTES > keepBytes || kept.has(entry.oid!)) return;
+    keptBytes += size + KEPT_OVERHEAD_BYTES;
+    kept.set(entry.oid!, { type: entry.type!, content: ownMemory(content()) });
   };
   // whole objects first, in pack order (as `received` kept them before: the fetch's new trees and blobs)
   for (const entry of ready) if (!entry.streamed) keep(entry, entry.size, () => held.dataOf(entry));

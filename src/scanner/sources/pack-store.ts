@@ -79,9 +79,12 @@ export class PackStore {
     this.bases = new BaseCache(baseCacheBytes);
   }
 
-  /** How many bases are kept and their bytes (bounded by the limit given), and how many packs' contents are held. */
-  get held(): { bases: number; baseBytes: number; baseLimit: number; packs: number } {
-    return { bases: this.bases.size, baseBytes: this.bases.bytes, baseLimit: this.bases.limit, packs: this.packs.filter((pack) => pack.content).length };
+  /**
+   * How many bases are kept and their bytes (bounded by the limit given), the memory those bytes keep alive (the same,
+   * unless a base shares its memory), and how many packs' contents are held.
+   */
+  get held(): { bases: number; baseBytes: number; baseMemory: number; baseLimit: number; packs: number } {
+    return { bases: this.bases.size, baseBytes: this.bases.bytes, baseMemory: this.bases.memory(), baseLimit: this.bases.limit, packs: this.packs.filter((pack) => pack.content).length };
   }
 
   /** Lists the pack folder (again, after a fetch or a repack): new indexes are read, gone packs forgotten. */
@@ -277,6 +280,18 @@ export function partialInflate(compressed: Buffer): Buffer {
   }
 }
 
+/**
+ * The bytes in memory of their own: a small object that zlib inflated or a delta made sits in Node's shared 8 KiB
+ * pool, and keeping it kept the whole slab alive (a cold scan of 100,000 tools held ~14,000 slabs, ~114 MB, through
+ * its delta bases and the objects a clone handed on). A copy for what is kept; what is read and let go stays where it is.
+ */
+export function ownMemory(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
+  const copy = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(copy);
+  return copy;
+}
+
 /** Delta bases by pack and offset, least recently used dropped first once they hold more than `limit` bytes. */
 class BaseCache {
   private readonly map = new Map<string, GitObject>();
@@ -286,6 +301,13 @@ class BaseCache {
 
   get size(): number {
     return this.map.size;
+  }
+
+  /** The bytes of the memory the kept bases' contents lie in. */
+  memory(): number {
+    let bytes = 0;
+    for (const { content } of this.map.values()) bytes += content.buffer.byteLength;
+    return bytes;
   }
 
   get(pack: string, offset: number): GitObject | undefined {
@@ -302,7 +324,7 @@ class BaseCache {
     const key = `${pack}:${offset}`;
     // one base bigger than a quarter of the whole would push out everything else
     if (value.content.length > this.limit / 4 || this.map.has(key)) return;
-    this.map.set(key, value);
+    this.map.set(key, { type: value.type, content: ownMemory(value.content) });
     this.bytes += value.content.length;
     for (const [oldest, old] of this.map) {
       if (this.bytes <= this.limit) break;
