@@ -159,7 +159,7 @@ export class SessionManager {
     const group = registry.groups.get(name);
     const tools = group ?? (registry.resolve(name) ? [registry.resolve(name)!] : []);
     if (tools.length === 0) {
-      const near = nearNames(this.options.registry().matcher, name);
+      const near = this.mayOffer(state, nearNames(this.options.registry().matcher, name).map((near) => ({ name: near }))).map((near) => near.name);
       return refusal('TOOL_NOT_FOUND', `no tool or group '${name}'${near.length ? `; did you mean ${near.map((near) => `'${near}'`).join(', ')}?` : ''}; tool_find finds tools by what they do`);
     }
     expireSession(state, this.clock());
@@ -175,14 +175,11 @@ export class SessionManager {
 
   /** `tool_find {intent}`: the matcher's candidates the session (or, without one, `principal`) may use, loaded for this turn at once (seed 001). */
   find(state: SessionState | undefined, result: MatchResult, principal?: string): { result: MatchResult; changed: boolean } {
-    if (!result.found) return { result, changed: false };
     const registry = this.registryView();
     if (state) expireSession(state, this.clock());
-    const candidates = result.candidates.filter((candidate) => {
-      const tool = registry.tool(candidate.name);
-      const decided = tool ? this.decide(registry, state, tool, tool.name, principal).state : 'forbidden';
-      return decided === 'visible' || decided === 'reserved';
-    });
+    // the near misses of found: false are offered too: a tool withheld from the caller is not named to it
+    if (!result.found) return { result: { ...result, near: this.offered(registry, state, result.near, principal) }, changed: false };
+    const candidates = this.offered(registry, state, result.candidates, principal);
     if (candidates.length === 0) return { result: { found: false, suggestion: 'no tool you may use fits; describe the task differently or ask a person', near: [] }, changed: false };
     let changed = false;
     if (state) {
@@ -190,6 +187,17 @@ export class SessionManager {
       this.persist(state);
     }
     return { result: { ...result, candidates }, changed };
+  }
+
+  /**
+   * The tools of `named` (near misses of an unknown name, say) the session (or, without one, `principal`) may be
+   * offered: visible or reserved, as for `tool_find`'s candidates; forbidden and hidden ones are left out.
+   */
+  mayOffer<T extends { name: string }>(state: SessionState | undefined, named: readonly T[], principal?: string): T[] {
+    if (named.length === 0) return [];
+    const registry = this.registryView();
+    if (state) expireSession(state, this.clock());
+    return this.offered(registry, state, named, principal);
   }
 
   /** `read_skill {name}`: the skill's body. */
@@ -272,6 +280,14 @@ export class SessionManager {
       `The call to '${tool.name}' has NOT run yet: call '${tool.name}' again with its arguments to run it.`,
     ].join('\n');
     return { kind: 'substitute', tool, toolset: toolset?.name ?? null, tools, message };
+  }
+
+  private offered<T extends { name: string }>(registry: RegistryView, state: SessionState | undefined, named: readonly T[], principal?: string): T[] {
+    return named.filter((entry) => {
+      const tool = registry.tool(entry.name);
+      const decided = tool ? this.decide(registry, state, tool, tool.name, principal).state : 'forbidden';
+      return decided === 'visible' || decided === 'reserved';
+    });
   }
 
   private decide(registry: RegistryView, state: SessionState | undefined, tool: ToolDefinition, calledAs: string, principal?: string): Visibility {

@@ -2,12 +2,14 @@ import type { LookupResult } from '../../matcher/index.js';
 import type { SessionManager } from '../../sessions/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { CallStep } from './gateway.js';
+import { offeringOnly } from './unknown-tool.js';
 
 /**
  * The visibility step of the call path: asks the sessions' one visibility function what the tool is for the
  * caller. Forbidden is refused with its reason; reserved (in a session, called directly) enables the tool's
  * toolset and answers that nothing ran — or, under `sessions.reserved_calls: run`, runs it at once when its
- * params are valid; anything else goes on, and a call that ran keeps the toolsets holding the tool alive.
+ * params are valid; anything else goes on, and a call that ran keeps the toolsets holding the tool alive. An unknown
+ * name's near misses keep only the tools the caller may be offered.
  */
 export function sessionStep(sessions: SessionManager, lookup: (name: string, params: unknown) => LookupResult): CallStep {
   return async (request, next) => {
@@ -18,7 +20,11 @@ export function sessionStep(sessions: SessionManager, lookup: (name: string, par
       return toolsetEnabled !== undefined && outcome.kind === 'receipt' ? { ...outcome, toolset_enabled: toolsetEnabled } : outcome;
     };
     switch (decision.kind) {
-      case 'unknown':
+      case 'unknown': {
+        // "did you mean" names only tools the caller may be offered, as tool_find does
+        const outcome = await ran();
+        return outcome.kind === 'not_found' ? offeringOnly(outcome, request.tool, sessions.mayOffer(request.session, outcome.near, request.caller)) : outcome;
+      }
       case 'run':
         return ran();
       case 'refuse': {

@@ -19,6 +19,21 @@ export function unknownToolOutcome(index: ToolIndex, name: string, error: string
         (diagnostics.length > 1 ? ` (and ${diagnostics.length - 1} more)` : '') + '; fix it (hldp validate), push, and rescan',
     };
   }
+  return missingTool(name, error, near);
+}
+
+/**
+ * A missing tool's outcome naming only `offered` of its near misses (those the caller may be offered): its error
+ * and suggestion name no other tool. The outcome as it was when nothing was left out.
+ */
+export function offeringOnly(outcome: Extract<CallOutcome, { kind: 'not_found' }>, name: string, offered: NearMiss[]): Extract<CallOutcome, { kind: 'not_found' }> {
+  if (offered.length === outcome.near.length) return outcome;
+  // worded as the matcher words an unknown name
+  const hint = offered.length > 0 ? `did you mean ${offered.map((miss) => `'${miss.name}'`).join(', ')}?` : 'match by intent instead, or list the tools with `hldp list`';
+  return missingTool(name, `unknown tool '${name}'; ${hint}`, offered);
+}
+
+function missingTool(name: string, error: string, near: NearMiss[]): Extract<CallOutcome, { kind: 'not_found' }> {
   const typo = near.find((miss) => miss.score >= TYPO_SCORE);
   const suggestion = typo
     ? `call '${typo.name}', the registered tool spelled like '${name}'; if no registered tool fits, ${missingToolSuggestion(name)}`
