@@ -1,4 +1,4 @@
-import { exceedsDepth, MAX_JSON_DEPTH, type ExecutionResult, type ToolDefinition } from '../core/index.js';
+import { exceedsDepth, MAX_JSON_DEPTH, type ErrorCode, type ExecutionResult, type ToolDefinition } from '../core/index.js';
 import { boundBytes } from './bounded-output.js';
 import { startDeadline } from './deadline.js';
 import type { ExecutionContext, McpToolAnswer } from './execution-context.js';
@@ -46,7 +46,7 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
   if (stopped === 'cancelled') {
     return withNotes(failedResult('CANCELLED', `cancelled by the caller; the call was cancelled on MCP server '${tool.mcp.server}' (notifications/cancelled)`, start), notes);
   }
-  if (!outcome.ok) return withNotes(failedResult(outcome.code, outcome.message, start), notes);
+  if (!outcome.ok) return withNotes(boundedFailure(outcome.code, outcome.message, cap, start), notes);
   const { answer } = outcome;
   const text = boundBytes(answerText(answer), cap);
   const { note, ...structured } = structuredPart(answer.structuredContent);
@@ -75,6 +75,14 @@ function structuredPart(content: Record<string, unknown> | undefined): { structu
     return { note: `structuredContent nested more than ${MAX_JSON_DEPTH} levels deep; it was left out of this receipt (the text content is kept)\n` };
   }
   return { structured_content: content, note: '' };
+}
+
+// a failure's message carries the server's own text (a JSON-RPC error's message, its stderr): bounded in the receipt
+// as output is, as the Forgejo executor bounds an error's body
+function boundedFailure(code: ErrorCode, message: string, cap: number, start: number): ExecutionResult {
+  const bounded = boundBytes(message, cap);
+  const result = failedResult(code, bounded.text, start);
+  return bounded.cutBytes === 0 ? result : { ...result, output_bytes: bounded.totalBytes, cut_bytes: bounded.cutBytes };
 }
 
 // what the connection did besides the call (a restart after a crash) goes where a process's stderr would

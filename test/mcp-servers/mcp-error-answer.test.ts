@@ -49,4 +49,15 @@ describe('an MCP server that answers tools/call with a JSON-RPC error', () => {
       expect(Number(((await call('runs', {})).output as string).split(' ')[0])).toBe(before + 1);
     });
   });
+
+  describe('when its message is past the tool’s max_output_bytes', () => {
+    it('bounds it in the receipt as output is, the cut marked and counted (found in review)', async () => {
+      const failed = await call('fail', { code: -32603, size: 5 * 1024 * 1024 });
+      expect(failed).toMatchObject({ ok: false, code: 'MCP_ERROR' });
+      expect(Buffer.byteLength(failed.error)).toBeLessThanOrEqual(1024);
+      expect(failed.error).toMatch(/^MCP server 'errors' answered tools\/call of 'fail' with an error: MCP error -32603: E+\n\[… \d+ bytes cut of \d+ …\]\nE+$/);
+      expect(failed.cut_bytes).toBeGreaterThan(5 * 1024 * 1024 - 1024);
+      expect((await request(server, 'GET', `/v1/receipts/${failed.id}`)).json).toEqual(failed);
+    });
+  });
 });
