@@ -1,17 +1,16 @@
 import { isFailure, type HldpEvent } from '../events/index.js';
+import { terminalSafe } from './terminal-safe.js';
 
 const RED = '\u001b[31m';
 const GREEN = '\u001b[32m';
 const DIM = '\u001b[2m';
 const RESET = '\u001b[0m';
 
-/** The first line of a text, at most `width` characters, control characters shown as spaces (the terminal is the tail's, not the tool's). */
+/** The first line of a text, at most `width` characters (made terminal-safe with the rest of its event's line). */
 function firstLine(text: unknown, width = 160): string {
   if (typeof text !== 'string') return '';
-  const line = text.split('\n').find((part) => part.trim() !== '') ?? '';
-  // eslint-disable-next-line no-control-regex
-  const clean = line.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim();
-  return clean.length > width ? `${clean.slice(0, width - 1)}…` : clean;
+  const line = (text.split('\n').find((part) => part.trim() !== '') ?? '').trim();
+  return line.length > width ? `${line.slice(0, width - 1)}…` : line;
 }
 
 /** What one event says, in one line. */
@@ -40,9 +39,12 @@ function describe(event: HldpEvent): string {
   }
 }
 
-/** One line of `hldp tail`: time, id, type and what happened; failures in red when `color` is on. */
+/**
+ * One line of `hldp tail`: time, id, type and what happened; failures in red when `color` is on. Every value in it
+ * is terminal-safe: a tool name an agent sent, a tool's stderr, can neither steer the terminal nor start a line.
+ */
 export function eventLine(event: HldpEvent, color: boolean): string {
-  const text = `${event.at}  #${event.id}  ${event.type.padEnd(18)}  ${describe(event)}`;
+  const text = terminalSafe(`${event.at}  #${event.id}  ${event.type.padEnd(18)}  ${describe(event)}`);
   if (!color) return text;
   if (isFailure(event)) return `${RED}${text}${RESET}`;
   if (event.type === 'receipt.stored') return `${GREEN}${text}${RESET}`;

@@ -1,6 +1,7 @@
 import type { Receipt } from '../../core/index.js';
 import type { ReceiptStore } from '../../store/index.js';
 import { JSON_OPTION, writeJson, writeLines, type Command, type CommandIo } from '../command.js';
+import { terminalSafe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 
 // a prefix this long is what people copy from a summary line; shorter ones match too much to be an id
@@ -44,7 +45,8 @@ export const receiptsCommand: Command = {
         const page = await store.rejections.list({ limit: limit + 1, offset, ...(typeof flags.tool === 'string' ? { tool: flags.tool } : {}), ...(typeof flags.since === 'string' ? { since: flags.since } : {}) });
         const rejections = page.slice(0, limit);
         if (flags.json) writeJson(io, { rejections, limit, offset, next_offset: page.length > limit ? offset + limit : null });
-        else writeLines(io.stdout, rejections.map((entry) => `${entry.at}  rejected  ${entry.tool}  ${entry.code}  by ${entry.caller ?? '-'}  ${firstLine(entry.reason)}`));
+        // the tool name is whatever an agent sent, the reason may quote it: neither may steer the operator's terminal
+        else writeLines(io.stdout, rejections.map((entry) => terminalSafe(`${entry.at}  rejected  ${entry.tool}  ${entry.code}  by ${entry.caller ?? '-'}  ${firstLine(entry.reason)}`)));
         return 0;
       }
       if (id) return await showOne(store.receipts, id, io, Boolean(flags.json), config.store.url ? 'the PostgreSQL store' : config.receiptsDb);
@@ -59,7 +61,8 @@ export const receiptsCommand: Command = {
       });
       const receipts = page.slice(0, limit);
       if (flags.json) writeJson(io, { receipts, limit, offset, next_offset: page.length > limit ? offset + limit : null });
-      else writeLines(io.stdout, receipts.map((receipt) => `${receipt.started_at}  ${summaryLine(receipt)}${errorHead(receipt)}`));
+      // a failure's error is the tool's own stderr: shown terminal-safe
+      else writeLines(io.stdout, receipts.map((receipt) => terminalSafe(`${receipt.started_at}  ${summaryLine(receipt)}${errorHead(receipt)}`)));
       return 0;
     } finally {
       await store.close();
@@ -75,7 +78,7 @@ async function showOne(receipts: ReceiptStore, id: string, io: CommandIo, json: 
     const matches = await receipts.findByPrefix(id, AMBIGUOUS_SHOWN + 1);
     if (matches.length > 1) {
       io.stderr.write(`'${id}' starts ${matches.length > AMBIGUOUS_SHOWN ? `more than ${AMBIGUOUS_SHOWN}` : matches.length} receipts; give more of the id:\n`);
-      writeLines(io.stderr, matches.slice(0, AMBIGUOUS_SHOWN).map((match) => `  ${match.id}  ${match.started_at}  ${summaryLine(match)}`));
+      writeLines(io.stderr, matches.slice(0, AMBIGUOUS_SHOWN).map((match) => terminalSafe(`  ${match.id}  ${match.started_at}  ${summaryLine(match)}`)));
       return 1;
     }
     receipt = matches[0];
