@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
-import { api, startSessionServer } from './support.js';
+import { api, call, connectClient, startSessionServer, textOf } from './support.js';
 
 // names a provider cannot take as they are: listed renamed, and callable under the name listed
 const DOTTED = 'deploy.prod';
@@ -52,6 +52,24 @@ describe('GET /v1/sessions/:id/tools and POST /v1/call in the session', () => {
       }
       // listed name → registry name, as hldp export --json gives it
       expect(listed.body.names).toMatchObject({ [dotted]: DOTTED, [long]: LONG });
+    });
+  });
+
+  describe('when tool_load is given a listed name', () => {
+    it('loads its registry tool, over HTTP and over MCP (found in review)', async () => {
+      const session = await openSession();
+      const listed = await api(base, 'GET', `/v1/sessions/${session}/tools`);
+      const dotted = (listed.body.tools as Array<{ name: string }>).map((tool) => tool.name).find((name) => name.startsWith('deploy_prod_'))!;
+      const loaded = await api(base, 'POST', '/v1/call', { session, body: { tool: 'tool_load', params: { name: dotted } } });
+      expect(loaded).toMatchObject({ status: 200, body: { ok: true, loaded: [DOTTED] } });
+      const mcp = await connectClient(`${base}/mcp`);
+      try {
+        const result = await call(mcp.client, 'tool_load', { name: dotted });
+        expect(result.isError ?? false).toBe(false);
+        expect(textOf(result)).toContain(DOTTED);
+      } finally {
+        await mcp.close();
+      }
     });
   });
 });

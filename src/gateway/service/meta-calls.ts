@@ -23,7 +23,7 @@ const checkers = new Map<string, ShapeChecker>();
 /**
  * Runs one meta-tool (`toolset`, `tool_find`, `tool_load`, `tool_call`, `read_skill`, `confirm`) for a session,
  * with its arguments checked against its published schema. `resolveName` turns a name as the caller
- * sees it (an MCP listed name) into a registry name for `tool_call`.
+ * sees it (an MCP listed name) into a registry name for `tool_call` and `tool_load`.
  */
 export async function runMetaTool(
   gateway: Gateway,
@@ -46,7 +46,8 @@ export async function runMetaTool(
       return { kind: 'answer', answer: sessions.toolset(session, { action: 'list', ...args } as ToolsetRequest) };
     case LOAD_TOOL.name:
       if (!session) return needsSession();
-      return { kind: 'answer', answer: sessions.load(session, args.name as string) };
+      // a name as tools/list or tool_find gave it (renamed to fit a client's alphabet) loads its registry tool
+      return { kind: 'answer', answer: sessions.load(session, options.resolveName ? options.resolveName(args.name as string) : (args.name as string)) };
     case READ_SKILL_TOOL.name:
       return { kind: 'answer', answer: sessions.readSkill(args.name as string) };
     case FIND_TOOL.name: {
