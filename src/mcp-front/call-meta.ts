@@ -7,18 +7,59 @@ export const TIMEOUT_META = 'hldp/timeout_ms';
 /** What a `tools/call` request's `_meta` asks of the call, or what is wrong with it. */
 export type CallMeta = { ok: true; options: CallOptions } | { ok: false; error: string };
 
-/** Progress notifications sent for one request: the result is sent after them, so a client never sees it first. */
+/** At most one progress notification per request this often: the updates between are coalesced into the latest. */
+export const PROGRESS_INTERVAL_MS = 100;
+
+/** A progress message longer than this is cut: it labels a progress bar, it is not the tool's output. */
+export const PROGRESS_MESSAGE_CHARS = 1024;
+
+/**
+ * Progress notifications of one request: sent at most one every `PROGRESS_INTERVAL_MS`, each the latest update
+ * (progress only grows, so one that is overtaken may be dropped), messages cut to `PROGRESS_MESSAGE_CHARS`. The
+ * SDK queues what it sends for a client without bound, and a server may send progress as fast as it can write:
+ * unthrottled, a client that stopped reading made the gateway keep every update. The result is sent after them,
+ * the latest update first, so a client never sees the result before the last progress.
+ */
 export class ProgressSent {
   readonly #pending = new Set<Promise<void>>();
+  #latest: (() => Promise<void>) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #lastSent = Number.NEGATIVE_INFINITY;
 
-  track(sending: Promise<void>): void {
-    const settled = sending.catch(() => undefined).finally(() => this.#pending.delete(settled));
-    this.#pending.add(settled);
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /** Sends `send` now if none went out within the interval, else once the interval is over, unless a later one replaces it. */
+  offer(send: () => Promise<void>): void {
+    this.#latest = send;
+    if (this.#timer !== undefined) return;
+    const wait = this.#lastSent + PROGRESS_INTERVAL_MS - this.now();
+    if (wait <= 0) return this.#sendLatest();
+    this.#timer = setTimeout(() => this.#sendLatest(), wait);
+    this.#timer.unref();
   }
 
-  /** Resolves once every notification sent so far has been handed to the transport. */
+  /** Drops the update waiting for its turn (the call ended or was cancelled). */
+  drop(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#latest = undefined;
+  }
+
+  /** Sends the update waiting for its turn now, and resolves once every notification has been handed to the transport. */
   async flushed(): Promise<void> {
+    this.#sendLatest();
     await Promise.all([...this.#pending]);
+  }
+
+  #sendLatest(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const send = this.#latest;
+    this.#latest = undefined;
+    if (send === undefined) return;
+    this.#lastSent = this.now();
+    const settled = send().catch(() => undefined).finally(() => this.#pending.delete(settled));
+    this.#pending.add(settled);
   }
 }
 
@@ -48,7 +89,9 @@ export function readCallMeta(meta: Record<string, unknown> | undefined, context:
 // Progress after the call ended (or was cancelled) is dropped: the client no longer expects it.
 function progressSender(progressToken: string | number, context: RequestContext, sent: ProgressSent): (update: ProgressUpdate) => void {
   return (update) => {
-    if (context.signal.aborted) return;
-    sent.track(context.sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } }));
+    if (context.signal.aborted) return sent.drop();
+    const message = update.message === undefined || update.message.length <= PROGRESS_MESSAGE_CHARS ? {} : { message: `${update.message.slice(0, PROGRESS_MESSAGE_CHARS - 1)}…` };
+    const params = { progressToken, ...update, ...message };
+    sent.offer(() => context.sendNotification({ method: 'notifications/progress', params }));
   };
 }
