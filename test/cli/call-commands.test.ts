@@ -31,6 +31,20 @@ describe('hldp call', () => {
     expect(detail.stdout).toContain('--- error ---\noops\n');
   });
 
+  it('stores an INTERNAL_ERROR receipt and exits 1 when the run cannot be set up (a workspace that does not exist)', async () => {
+    const missing = { ...env, HLDP_WORKSPACE: join(temp.path, 'no-such-workspace') };
+    const run = await runCli(['call', 'file-read', '--params', '{"path":"notes.txt"}', '--json'], { env: missing });
+    expect(run.code).toBe(1);
+    const receipt = JSON.parse(run.stdout);
+    expect(receipt).toMatchObject({
+      ok: false, tool: 'file-read', method: 'read_file', output: '', code: 'INTERNAL_ERROR', exit_code: null,
+      error: expect.stringContaining("gatekeeper root '"), duration_ms: expect.any(Number), params: { path: 'notes.txt' },
+    });
+    expect(Object.keys(receipt).slice(0, 6)).toEqual(['ok', 'tool', 'method', 'output', 'error', 'duration_ms']);
+    const later = await runCli(['receipts', '--failed', '--json'], { env: missing });
+    expect(JSON.parse(later.stdout).receipts).toEqual([receipt]);
+  });
+
   it('lists receipts by tool, newest first', async () => {
     await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo one"}'], { env });
     await runCli(['call', 'git-ops', '--params', '{"op":"status","path":"."}'], { env });

@@ -90,8 +90,14 @@ export class ExecutionTargets {
   /** Starts the embedded gatekeeper now (serve does, so that the first call does not wait). */
   startEmbedded(): Promise<RunningGatekeeper> {
     // on 127.0.0.1 with a random token only this process knows
-    this.embedded ??= this.sandboxed().then((sandbox) => startGatekeeper({ host: '127.0.0.1', port: 0, root: this.config.workspaceRoot, sandbox }));
-    return this.embedded;
+    if (this.embedded) return this.embedded;
+    const starting = this.sandboxed().then((sandbox) => startGatekeeper({ host: '127.0.0.1', port: 0, root: this.config.workspaceRoot, sandbox }));
+    // a start that failed (a workspace not made yet) is tried again by the next call, not remembered for good
+    starting.catch(() => {
+      if (this.embedded === starting) this.embedded = undefined;
+    });
+    this.embedded = starting;
+    return starting;
   }
 
   /**
@@ -123,7 +129,8 @@ export class ExecutionTargets {
     if (sandbox) await (await sandbox.catch(() => undefined))?.close();
     const embedded = this.embedded;
     this.embedded = undefined;
-    if (embedded) await (await embedded).close();
+    // one that never started has nothing to stop (its call's receipt said why)
+    if (embedded) await (await embedded.catch(() => undefined))?.close();
   }
 }
 

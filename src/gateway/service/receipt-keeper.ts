@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { ProgressUpdate, Receipt, ReceiptApproval, ReceiptSource, ToolDefinition } from '../../core/index.js';
-import { execute, redactValue, secretsOf } from '../../executors/index.js';
+import type { ExecutionResult, ProgressUpdate, Receipt, ReceiptApproval, ReceiptSource, ToolDefinition } from '../../core/index.js';
+import { describeError, execute, failedResult, redactValue, secretsOf } from '../../executors/index.js';
 import { unrunReceipt, type ApprovalAnswer, type UnrunCall } from '../../policy/index.js';
 import type { Store } from '../../store/index.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -32,28 +32,51 @@ export class ReceiptKeeper {
     private readonly current: () => Registry,
   ) {}
 
-  /** Runs `definition` under `timeoutMs` (the call's own deadline, or the tool's) and stores the whole receipt. */
+  /**
+   * Runs `definition` under `timeoutMs` (the call's own deadline, or the tool's) and stores the whole receipt. Whatever
+   * throws on the way (setting the run up, the executor's context, the receipt itself) still yields one stored
+   * `INTERNAL_ERROR` receipt: an accepted call always gets one, and an approval it went through is never left without.
+   */
   async run(registry: Registry, definition: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval | null, timeoutMs: number, options: RunOptions): Promise<Receipt> {
     const id = randomUUID();
     const startedAt = new Date();
+    const start = performance.now();
+    const progress = { executed: false };
+    let receipt: Receipt;
+    try {
+      receipt = await this.runAndAssemble(id, startedAt, registry, definition, params, approval, timeoutMs, options, progress);
+    } catch (error) {
+      const secrets = this.targets.configuredSecrets();
+      const what = progress.executed ? 'ran, but its receipt could not be made, so its output is not kept' : 'could not be set up, so nothing ran';
+      const result = failedResult('INTERNAL_ERROR', redactValue(`'${definition.name}' ${what}: ${describeError(error)}`, secrets), start);
+      receipt = this.assemble(id, startedAt, registry, definition, result, safeParams(params, secrets), approval, timeoutMs, options);
+    }
+    await this.keep(receipt);
+    this.logger?.info({ call_id: id, tool: receipt.tool, executor: receipt.executor, caller: receipt.caller, session: receipt.session, ok: receipt.ok, code: receipt.code, duration_ms: receipt.duration_ms }, 'call');
+    return receipt;
+  }
+
+  private async runAndAssemble(id: string, startedAt: Date, registry: Registry, definition: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval | null, timeoutMs: number, options: RunOptions, progress: { executed: boolean }): Promise<Receipt> {
     // every executor reads its deadline from the constraints: the call's own one takes the definition's place
     const tool = timeoutMs === definition.constraints.timeout_ms ? definition : { ...definition, constraints: { ...definition.constraints, timeout_ms: timeoutMs } };
     const context = { ...(await this.targets.context(tool.executor === 'gatekeeper', options.signal)), ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
     const result = await execute(tool, params, context);
-    const receipt: Receipt = {
+    progress.executed = true;
+    // a secret the caller put in the params (a token, pasted) is not kept in the receipt either
+    return this.assemble(id, startedAt, registry, definition, result, redactValue(params, secretsOf(context)), approval, timeoutMs, options);
+  }
+
+  private assemble(id: string, startedAt: Date, registry: Registry, tool: ToolDefinition, result: ExecutionResult, params: Record<string, unknown>, approval: ReceiptApproval | null, timeoutMs: number, options: RunOptions): Receipt {
+    return {
       // the spec's six fields first, as a human reading a receipt expects them
       ok: result.ok, tool: tool.name, method: tool.method, output: result.output, error: result.error, duration_ms: result.duration_ms,
       id, executor: tool.executor, stderr: result.stderr, code: result.code, exit_code: result.exit_code, signal: result.signal,
       timed_out: result.timed_out, ...(result.resource_limit ? { resource_limit: result.resource_limit } : {}), output_bytes: result.output_bytes, cut_bytes: result.cut_bytes,
       ...(result.structured_content === undefined ? {} : { structured_content: result.structured_content }),
-      // a secret the caller put in the params (a token, pasted) is not kept in the receipt either
-      commit: registry.index.commit, params: redactValue(params, secretsOf(context)), started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation: approval?.id ?? null,
+      commit: registry.index.commit, params, started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation: approval?.id ?? null,
       timeout_ms: timeoutMs, caller: options.caller ?? null, session: options.session ?? null, approval,
       source: this.sourceOf(registry),
     };
-    await this.keep(receipt);
-    this.logger?.info({ call_id: id, tool: tool.name, executor: tool.executor, caller: receipt.caller, session: receipt.session, ok: receipt.ok, code: receipt.code, duration_ms: receipt.duration_ms }, 'call');
-    return receipt;
   }
 
   /** Stores the receipt of a call that never ran (a policy, an approver or the clock said no). */
@@ -95,4 +118,13 @@ export class ReceiptKeeper {
 /** A decision the store could not take: nothing ran (a run that began stores its own receipt). */
 export function storeDown(error: unknown): ApprovalAnswer {
   return { ok: false, code: 'STORE_UNAVAILABLE', error: `the store cannot be reached, so nothing was decided: ${(error as Error).message}; try again when GET /healthz says ok` };
+}
+
+// the params as a failure receipt keeps them: redacted, or none at all where even that failed (never the raw ones)
+function safeParams(params: Record<string, unknown>, secrets: readonly string[]): Record<string, unknown> {
+  try {
+    return redactValue(params, secrets);
+  } catch {
+    return {};
+  }
 }
