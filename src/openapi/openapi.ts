@@ -220,8 +220,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       '/v1/receipts/verify': {
         get: {
-          operationId: 'verifyReceipts', summary: 'Walk the receipt hash chain from its checkpoint to its head; name the first broken link (edited, deleted, inserted or reordered)',
-          responses: { '200': answer('the report: ok, or the first broken seq and why', 'ChainReport'), '401': errors['401'] },
+          operationId: 'verifyReceipts', summary: 'Walk the receipt hash chain from its checkpoint to its head; name the first broken link (edited, deleted, inserted or reordered). Admins and approvers only; requests made while a walk runs share its report',
+          responses: { '200': answer('the report: ok, or the first broken seq and why', 'ChainReport'), '401': errors['401'], '403': answer('the principal is neither an admin nor an approver (ROLE_REQUIRED): the walk reads every receipt', 'Error') },
         },
       },
       '/v1/events': {

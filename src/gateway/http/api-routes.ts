@@ -93,6 +93,11 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
   });
 
   router.get('/v1/receipts/verify', async (_request, response) => {
+    // a walk reads every receipt of every caller: an audit, not an agent's to start at will
+    if (!overseesAll(principalOf(response))) {
+      response.status(403).json({ code: 'ROLE_REQUIRED', error: 'only an admin or approver may walk the receipt chain (GET /v1/receipts/verify); ask one, or run hldp receipts verify where the store is' });
+      return;
+    }
     response.json(await gateway.verifyReceipts());
   });
 

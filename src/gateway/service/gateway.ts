@@ -44,6 +44,8 @@ export class Gateway {
   private readonly later: LaterWrites;
   private readonly keeper: ReceiptKeeper;
   private readonly calls: CallPath;
+  // the receipt chain walk running now, which every verify asked meanwhile shares
+  private verifying: Promise<ChainReport> | undefined;
   private readonly intents: IntentMatching;
   /** tells this instance's messages on the store's bus from the others' */
   readonly instanceId = randomUUID();
@@ -180,9 +182,15 @@ export class Gateway {
     return this.store.receipts.list(query);
   }
 
-  /** Walks the receipt chain and names the first broken link, if any. */
+  /**
+   * Walks the receipt chain and names the first broken link, if any. Asked again while a walk runs, it answers with
+   * that walk's report: however many ask at once, the store is walked once.
+   */
   verifyReceipts(): Promise<ChainReport> {
-    return this.store.receipts.verify();
+    this.verifying ??= this.store.receipts.verify().finally(() => {
+      this.verifying = undefined;
+    });
+    return this.verifying;
   }
 
   /** Whether the store answers now (a bounded round trip). */

@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { api, policyRepository, startGateway, type Who } from '../policy/support.js';
+
+// a real `hldp serve` with principals: bot and lead are agents, alice an approver, admin the api_token
+let gateway: { url: string; service: ServiceProcess };
+let cleanup: () => Promise<void>;
+
+beforeAll(async () => {
+  const made = await policyRepository({});
+  gateway = await startGateway(made.repo, made.temp.path);
+  cleanup = async () => {
+    await gateway.service.stop();
+    await made.temp.cleanup();
+  };
+});
+afterAll(() => cleanup());
+
+describe('GET /v1/receipts/verify', () => {
+  describe('when an agent asks', () => {
+    it.each<Who>(['bot', 'lead'])('answers %s 403 ROLE_REQUIRED and walks nothing', async (who) => {
+      const refused = await api(gateway.url, 'GET', '/v1/receipts/verify', { who });
+      expect(refused).toMatchObject({ status: 403, body: { code: 'ROLE_REQUIRED', error: expect.stringContaining('admin or approver') } });
+      expect(refused.body.checked).toBeUndefined();
+    });
+  });
+
+  describe('when an admin or an approver asks', () => {
+    it.each<Who>(['admin', 'alice'])('answers %s with the chain report', async (who) => {
+      await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'shell-exec', params: { cmd: 'echo chained' } } });
+      const report = await api(gateway.url, 'GET', '/v1/receipts/verify', { who });
+      expect(report).toMatchObject({ status: 200, body: { ok: true, checked: expect.any(Number) } });
+      expect(report.body.checked).toBeGreaterThan(0);
+    });
+  });
+});
