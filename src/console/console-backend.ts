@@ -22,6 +22,8 @@ export interface ConsoleReceiptQuery {
   until?: string;
   /** case-insensitive text in the output or the error */
   text?: string;
+  /** with `text`: how many of the newest calls that meet the other filters are searched */
+  searchRows?: number;
   limit: number;
   offset: number;
 }

@@ -34,6 +34,11 @@ export function pageOf(query: ReceiptQuery): { limit: number; offset: number } {
   };
 }
 
+/** How many rows a text search may read, when the query bounds it (a positive whole number), else undefined. */
+export function searchRowsOf(query: ReceiptQuery): number | undefined {
+  return query.searchRows === undefined ? undefined : Math.max(1, Math.floor(query.searchRows));
+}
+
 /** The refusal of a second receipt with an id already stored. */
 export function duplicateReceipt(id: string): Error {
   return Object.assign(new Error(`a receipt with id '${id}' is already stored (receipt ids are UNIQUE)`), { code: 'DUPLICATE_RECEIPT' });

@@ -3,7 +3,7 @@ import type { Receipt } from '../core/index.js';
 import { BatchWriter, type BatchOutcome } from './batch-writer.js';
 import { canonicalReceiptText, chainAfter, ChainVerifier, GENESIS, type ChainRow } from './receipt-chain.js';
 import { PRUNE_BATCH, prunablePrefix } from './retention.js';
-import { duplicateReceipt, startedMs, sinceMs, pageOf, type PendingReceipt } from './receipt-rows.js';
+import { duplicateReceipt, startedMs, sinceMs, pageOf, searchRowsOf, type PendingReceipt } from './receipt-rows.js';
 import type { ChainLink, ChainReport, PruneResult, ReceiptQuery, ReceiptStore, RetentionPolicy } from './store.js';
 
 const VERIFY_PAGE = 5000;
@@ -112,12 +112,19 @@ export class SqliteReceiptStore implements ReceiptStore {
       where.push("json_extract(body, '$.code') = ?");
       values.push(query.code);
     }
-    if (query.text !== undefined && query.text !== '') {
-      where.push("(instr(lower(coalesce(json_extract(body, '$.output'), '')), lower(?)) > 0 OR instr(lower(coalesce(json_extract(body, '$.error'), '')), lower(?)) > 0)");
-      values.push(query.text, query.text);
-    }
+    const search = query.text !== undefined && query.text !== '' ? "(instr(lower(coalesce(json_extract(body, '$.output'), '')), lower(?)) > 0 OR instr(lower(coalesce(json_extract(body, '$.error'), '')), lower(?)) > 0)" : undefined;
+    const searchRows = searchRowsOf(query);
+    const filters = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
     const { limit, offset } = pageOf(query);
-    const sql = `SELECT body FROM receipts ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_ms DESC, seq DESC LIMIT ? OFFSET ?`;
+    let sql: string;
+    if (search && searchRows !== undefined) {
+      // a bounded search reads the newest rows that meet the other filters, then looks for the text in those alone
+      sql = `SELECT body FROM (SELECT body, started_ms, seq FROM receipts ${filters} ORDER BY started_ms DESC, seq DESC LIMIT ?) WHERE ${search} ORDER BY started_ms DESC, seq DESC LIMIT ? OFFSET ?`;
+      values.push(searchRows, query.text!, query.text!);
+    } else {
+      sql = `SELECT body FROM receipts ${search ? `${filters ? `${filters} AND` : 'WHERE'} ${search}` : filters} ORDER BY started_ms DESC, seq DESC LIMIT ? OFFSET ?`;
+      if (search) values.push(query.text!, query.text!);
+    }
     let statement = this.#listings.get(sql);
     if (!statement) {
       statement = this.#database.prepare<Array<string | number>, { body: string }>(sql);

@@ -16,8 +16,10 @@ export interface ReceiptQuery {
   caller?: string;
   /** only calls made in this session (the receipt's `session`) */
   session?: string;
-  /** only receipts whose output or error holds this text (case-insensitive for ASCII letters; a scan, bounded by the page) */
+  /** only receipts whose output or error holds this text (case-insensitive for ASCII letters; a scan, bounded by the page and `searchRows`) */
   text?: string;
+  /** with `text`: only the newest this many receipts that meet the other filters are searched (what one search may read) */
+  searchRows?: number;
   /** page size; default 50, at most 1000 */
   limit?: number;
   offset?: number;

@@ -35,6 +35,9 @@ describe.each(storeKinds())('$name receipts filtered for the console', (kind) =>
     ['text in either, failures only', { text: 'half', status: 'failed' as const }, [1]],
     ['caller and session', { caller: 'agent-7', session: 's-1' }, [3]],
     ['text that is a LIKE pattern, taken literally', { text: '%' }, []],
+    ['text in the newest rows a search may read', { text: 'no such file', searchRows: 3 }, []],
+    ['text in the newest rows that meet the other filters', { text: 'no such file', status: 'failed' as const, searchRows: 3 }, [0]],
+    ['text in the newest rows, paged among the matches', { text: 'e', searchRows: 3, limit: 1, offset: 1 }, [2]],
   ])('filters by %s', async (_name, query, expected) => {
     const found = await store.receipts.list(query);
     expect(found.map((receipt) => receipt.id)).toEqual(expected.map((index) => stored[index]!.id));

@@ -1,7 +1,7 @@
 import type { Receipt } from '../../core/index.js';
 import { BatchWriter, type BatchOutcome } from '../batch-writer.js';
 import { canonicalReceiptText, chainAfter, ChainVerifier, GENESIS, type ChainRow } from '../receipt-chain.js';
-import { duplicateReceipt, pageOf, sinceMs, startedMs, type PendingReceipt } from '../receipt-rows.js';
+import { duplicateReceipt, pageOf, searchRowsOf, sinceMs, startedMs, type PendingReceipt } from '../receipt-rows.js';
 import { PRUNE_BATCH, prunablePrefix } from '../retention.js';
 import type { ChainLink, ChainReport, PruneResult, ReceiptQuery, ReceiptStore, RetentionPolicy } from '../store.js';
 import type { Database } from './database.js';
@@ -71,8 +71,10 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
     const sql = this.sql;
     const since = query.since === undefined ? undefined : sinceMs(query.since);
     const { limit, offset } = pageOf(query);
-    const rows = await sql<Array<{ body: string }>>`
-      SELECT body FROM receipts
+    const searchRows = searchRowsOf(query);
+    const search = query.text ? sql`(strpos(lower(coalesce(body::json->>'output', '')), lower(${query.text})) > 0 OR strpos(lower(coalesce(body::json->>'error', '')), lower(${query.text})) > 0)` : undefined;
+    const filtered = sql`
+      SELECT body, started_ms, seq FROM receipts
       WHERE true
         ${query.status ? sql`AND ok = ${query.status === 'ok'}` : sql``}
         ${query.tool !== undefined ? sql`AND tool = ${query.tool}` : sql``}
@@ -81,9 +83,12 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
         ${since !== undefined ? sql`AND started_ms >= ${since}` : sql``}
         ${query.until !== undefined ? sql`AND started_ms <= ${sinceMs(query.until)}` : sql``}
         ${query.code !== undefined ? sql`AND (body::json->>'code') = ${query.code}` : sql``}
-        ${query.text ? sql`AND (strpos(lower(coalesce(body::json->>'output', '')), lower(${query.text})) > 0 OR strpos(lower(coalesce(body::json->>'error', '')), lower(${query.text})) > 0)` : sql``}
-      ORDER BY started_ms DESC, seq DESC
-      LIMIT ${limit} OFFSET ${offset}`;
+        ${search && searchRows === undefined ? sql`AND ${search}` : sql``}
+      ORDER BY started_ms DESC, seq DESC`;
+    // a bounded search reads the newest rows that meet the other filters, then looks for the text in those alone
+    const rows = search && searchRows !== undefined
+      ? await sql<Array<{ body: string }>>`SELECT body FROM (${filtered} LIMIT ${searchRows}) AS filtered WHERE ${search} ORDER BY started_ms DESC, seq DESC LIMIT ${limit} OFFSET ${offset}`
+      : await sql<Array<{ body: string }>>`${filtered} LIMIT ${limit} OFFSET ${offset}`;
     return rows.map((row) => JSON.parse(row.body) as Receipt);
   }
 
