@@ -79,6 +79,13 @@ export interface ApprovalHost<Registry extends ApprovalRegistry> {
   /** the deadline an approved run gets: the one asked for if the tool and the gateway allow it, or why not */
   deadline(tool: ToolDefinition, requestedMs: number | undefined): { ok: true; timeoutMs: number } | { ok: false; outcome: { error: string; requested_ms: number; allowed_ms: number } };
   run(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval, timeoutMs: number, who: { caller: string; session: string | null; signal?: AbortSignal; onProgress?: (update: ProgressUpdate) => void }): Promise<Receipt>;
+  /**
+   * Why the request's caller may not run its call now (undefined: it may), asked again when the request is
+   * decided: the same access decision a fresh call gets (the principal still configured, a calling role, access
+   * blocks and rules, its base list, a policy that now denies). Rights live in the config, which changes without
+   * a commit.
+   */
+  callerProblem(registry: Registry, tool: ToolDefinition, record: ApprovalRecord): string | undefined;
   /** stores (and returns) the receipt of a call that never ran */
   unrun(call: Omit<UnrunCall, 'source'>): Promise<Receipt>;
   /** tells observers (metrics, events) what a decision came to */
@@ -250,6 +257,13 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const moved = registry.index.commit !== record.commit ? `the registry moved from ${record.commit} to ${registry.index.commit} since request '${record.id}' was made` : !lookup.found || !lookup.valid ? `'${record.tool}' no longer accepts these params` : undefined;
     if (moved || !lookup.found || !lookup.valid) {
       const text = `${moved}; nothing ran: call the tool again`;
+      const closed = await this.#close(record, { status: 'cancelled', by: decider.name, reason: text, via: 'outdated' }, text);
+      return closed?.ok ? { ok: false, code: 'APPROVAL_OUTDATED', error: text, approval: closed.approval, ...(closed.receipt ? { receipt: closed.receipt } : {}) } : this.#alreadyDecided(record.id);
+    }
+    // the caller's rights as they are now, not as they were when it asked: a revoked principal's call ends here
+    const forbidden = this.#host.callerProblem(registry, lookup.tool, record);
+    if (forbidden !== undefined) {
+      const text = `'${record.caller}' may no longer call '${record.tool}': ${forbidden}; request '${record.id}' is cancelled, nothing ran`;
       const closed = await this.#close(record, { status: 'cancelled', by: decider.name, reason: text, via: 'outdated' }, text);
       return closed?.ok ? { ok: false, code: 'APPROVAL_OUTDATED', error: text, approval: closed.approval, ...(closed.receipt ? { receipt: closed.receipt } : {}) } : this.#alreadyDecided(record.id);
     }

@@ -57,14 +57,14 @@ export async function policyRepository(files: Record<string, string>): Promise<{
   return { repo, temp };
 }
 
-/** A real `hldp serve` process over `repo` with the test principals (and `config` appended to the config file). */
+/** A real `hldp serve` process over `repo` with the test principals (or `principals` instead), and `config` appended to the config file. */
 export async function startGateway(
   repo: string,
   temp: string,
-  options: { config?: string; env?: NodeJS.ProcessEnv; logLevel?: string } = {},
+  options: { config?: string; env?: NodeJS.ProcessEnv; logLevel?: string; principals?: string } = {},
 ): Promise<{ url: string; service: ServiceProcess; env: NodeJS.ProcessEnv; configFile: string }> {
   const configFile = join(temp, `config-${Math.random().toString(36).slice(2)}.yaml`);
-  await writeFile(configFile, `${PRINCIPALS_YAML}${options.config ?? ''}`);
+  await writeFile(configFile, `${options.principals ?? PRINCIPALS_YAML}${options.config ?? ''}`);
   const env: NodeJS.ProcessEnv = {
     HLDP_CACHE_DIR: join(temp, 'cache'), HLDP_DATA_DIR: join(temp, 'data'), HLDP_WORKSPACE: join(temp, 'workspace'),
     HLDP_POLL_INTERVAL_MS: '600000', HLDP_LOG_LEVEL: options.logLevel ?? 'info', ...PRINCIPAL_ENV, ...options.env,

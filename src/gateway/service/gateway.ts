@@ -6,7 +6,7 @@ import { EventHub } from '../../events/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
 import { searchIndexFiles, type Matcher } from '../../matcher/index.js';
 import { Scanner, warmUpParser, type PushHint } from '../../scanner/index.js';
-import { accessRights, API_TOKEN_PRINCIPAL, ApprovalDesk, LOCAL_PRINCIPAL, Principals, type ApprovalAnswer, type DecideOptions, type Principal } from '../../policy/index.js';
+import { accessRights, API_TOKEN_PRINCIPAL, ApprovalDesk, decidePolicy, LOCAL_PRINCIPAL, Principals, type ApprovalAnswer, type DecideOptions, type Principal } from '../../policy/index.js';
 import { SessionManager } from '../../sessions/index.js';
 import { openStore, type ChainReport, type ReceiptQuery, type Store, type StoreHealth } from '../../store/index.js';
 import type { SandboxStatus } from '../../sandbox/index.js';
@@ -89,6 +89,7 @@ export class Gateway {
       ttlMs: config.confirmationTtlMs,
       deadline: (tool, requestedMs) => chooseDeadline(tool, requestedMs, config.maxCallTimeoutMs),
       run: (registry, tool, params, approval, timeoutMs, who) => this.keeper.run(registry, tool, params, approval, timeoutMs, who),
+      callerProblem: (registry, tool, record) => this.callerProblem(registry, tool, record.caller, record.params),
       unrun: (call) => this.keeper.storeUnrun(call),
       finished: (outcome) => this.calls.report(outcome, 0, { tool: outcome.kind === 'receipt' ? outcome.receipt.tool : undefined, ...(outcome.kind === 'receipt' && outcome.receipt.caller ? { caller: outcome.receipt.caller } : {}), ...(outcome.kind === 'receipt' && outcome.receipt.session ? { session: outcome.receipt.session } : {}) }),
     });
@@ -175,6 +176,17 @@ export class Gateway {
   /** The principal of that name (absent: `local`); one no longer configured has no roles. */
   principal(name: string | undefined): Principal {
     return this.principals.get(name ?? LOCAL_PRINCIPAL.name) ?? { name: name ?? LOCAL_PRINCIPAL.name, roles: new Set() };
+  }
+
+  /**
+   * Why `caller` may not run this call now, by the decisions a fresh call goes through (visibility's rights,
+   * then the policy); undefined when it may. Asked when a request filed earlier is approved or confirmed.
+   */
+  private callerProblem(registry: Registry, tool: ToolDefinition, caller: string, params: Record<string, unknown>): string | undefined {
+    const decision = this.sessions.decideCall(undefined, tool.name, 'tool_call', caller);
+    if (decision.kind === 'refuse') return decision.visibility.reason;
+    const policy = decidePolicy(registry.index, tool, params, this.principal(caller), this.targets.pathRoots(tool));
+    return policy.kind === 'deny' ? policy.reason : undefined;
   }
 
   /** Reads stored receipts, newest first. */
