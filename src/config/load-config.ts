@@ -40,6 +40,7 @@ interface ConfigFile {
   sessions?: {
     toolset_ttl_ms?: number;
     max_sessions?: number;
+    max_sessions_per_principal?: number;
     idle_ms?: number;
     deny?: string[];
     on_demand?: string[];
@@ -112,6 +113,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     sessions: {
       toolsetTtlMs: written.sessions?.toolset_ttl_ms ?? DEFAULT_SESSIONS_CONFIG.toolsetTtlMs,
       maxSessions: written.sessions?.max_sessions ?? DEFAULT_SESSIONS_CONFIG.maxSessions,
+      maxSessionsPerPrincipal: written.sessions?.max_sessions_per_principal ?? DEFAULT_SESSIONS_CONFIG.maxSessionsPerPrincipal,
       idleMs: written.sessions?.idle_ms ?? DEFAULT_SESSIONS_CONFIG.idleMs,
       deny: written.sessions?.deny ?? [],
       onDemand: written.sessions?.on_demand ?? [],

@@ -16,6 +16,7 @@ export {
   type ToolSource,
 } from './tool-definition.js';
 export { formatDiagnostic, type Diagnostic, type DiagnosticCode } from './diagnostic.js';
+export { fairEvictee } from './fair-eviction.js';
 export { loadOnce } from './load-once.js';
 export { compareToolNames, eachTool, findTool, makeToolsSteps, toolCount, withLazyTools, type ToolIndex } from './tool-index.js';
 export {

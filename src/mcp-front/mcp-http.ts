@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import express, { type Express, type RequestHandler, type Response, type Router } from 'express';
-import { isLoopback, loadOnce } from '../core/index.js';
+import { fairEvictee, isLoopback, loadOnce } from '../core/index.js';
 import { loopbackHostGuard } from '../http-edge/index.js';
 import { LOCAL_PRINCIPAL } from '../policy/index.js';
 import type { Gateway } from '../gateway/service/index.js';
@@ -75,10 +75,13 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
     await session?.server.close();
   };
 
+  // one more than the bound ends the least recently used connection of the principal holding the most, so that
+  // a principal opening connections in a loop ends its own, never another principal's
   const keep = (id: string, session: Session): void => {
     sessions.set(id, session);
-    const [oldest] = sessions.keys();
-    if (sessions.size > maxSessions && oldest !== undefined) void endSession(oldest);
+    if (sessions.size <= maxSessions) return;
+    const evicted = fairEvictee([...sessions].map(([held, { principal }]) => [held, principal] as const));
+    if (evicted !== undefined) void endSession(evicted);
   };
 
   const transportFor = ({ SessionTransport }: typeof SessionParts, sessionId: () => string, onInitialized?: (id: string) => Promise<void>): SessionTransport => {

@@ -58,7 +58,7 @@ export class SessionManager {
   constructor(private readonly options: SessionsOptions) {
     this.config = { ...DEFAULT_SESSIONS_CONFIG, ...options.config };
     this.clock = options.clock ?? systemClock;
-    this.store = options.store ?? new MemorySessionStore({ maxSessions: this.config.maxSessions, idleMs: this.config.idleMs, now: this.clock });
+    this.store = options.store ?? new MemorySessionStore({ maxSessions: this.config.maxSessions, maxPerPrincipal: this.config.maxSessionsPerPrincipal, idleMs: this.config.idleMs, now: this.clock });
     this.rights = [...(this.config.deny.length ? [denyListRights(this.config.deny)] : []), ...(options.rights ?? [])];
   }
 

@@ -1,3 +1,4 @@
+import { fairEvictee } from '../core/index.js';
 import type { SessionState } from './session-state.js';
 
 /**
@@ -19,18 +20,24 @@ export interface SessionStore {
   settle?(id: string): Promise<void>;
 }
 
-/** Sessions in this process's memory: bounded, least recently used first out, an idle one forgotten when next looked up. */
+/**
+ * Sessions in this process's memory, bounded twice: each principal keeps at most `maxPerPrincipal` (one more
+ * forgets that principal's own least recently used), and all together at most `maxSessions` (one more forgets the
+ * least recently used session of the principal holding the most), so that no principal's sessions push out
+ * another's. An idle one is forgotten when next looked up.
+ */
 export class MemorySessionStore implements SessionStore {
   // insertion order is recency: a session is moved to the end each time it is read or written
   private readonly sessions = new Map<string, SessionState>();
+  private readonly perPrincipal = new Map<string, number>();
 
-  constructor(private readonly options: { maxSessions: number; idleMs: number; now: () => number }) {}
+  constructor(private readonly options: { maxSessions: number; maxPerPrincipal?: number; idleMs: number; now: () => number }) {}
 
   async get(id: string): Promise<SessionState | undefined> {
     const state = this.sessions.get(id);
     if (!state) return undefined;
     if (this.options.now() - state.last_used > this.options.idleMs) {
-      this.sessions.delete(id);
+      this.remove(id);
       return undefined;
     }
     this.sessions.delete(id);
@@ -39,16 +46,29 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async save(state: SessionState): Promise<void> {
-    this.sessions.delete(state.id);
+    const known = this.sessions.get(state.id);
+    if (known) this.remove(state.id);
     this.sessions.set(state.id, state);
+    const owner = ownerOf(state);
+    const held = (this.perPrincipal.get(owner) ?? 0) + 1;
+    this.perPrincipal.set(owner, held);
+    if (held > (this.options.maxPerPrincipal ?? Number.POSITIVE_INFINITY)) {
+      for (const [id, other] of this.sessions) {
+        if (ownerOf(other) === owner) {
+          this.remove(id);
+          break;
+        }
+      }
+    }
     while (this.sessions.size > this.options.maxSessions) {
-      const [oldest] = this.sessions.keys();
-      this.sessions.delete(oldest!);
+      const evicted = fairEvictee(mapEntries(this.sessions, (other) => ownerOf(other)));
+      if (evicted === undefined) break;
+      this.remove(evicted);
     }
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.sessions.delete(id);
+    return this.remove(id);
   }
 
   async count(): Promise<number> {
@@ -59,4 +79,22 @@ export class MemorySessionStore implements SessionStore {
     const now = this.options.now();
     return [...this.sessions.values()].filter((state) => now - state.last_used <= this.options.idleMs).reverse();
   }
+
+  private remove(id: string): boolean {
+    const state = this.sessions.get(id);
+    if (!state) return false;
+    this.sessions.delete(id);
+    const owner = ownerOf(state);
+    const held = (this.perPrincipal.get(owner) ?? 1) - 1;
+    if (held > 0) this.perPrincipal.set(owner, held);
+    else this.perPrincipal.delete(owner);
+    return true;
+  }
+}
+
+// sessions opened with no principal (the operator at this machine) count as one owner
+const ownerOf = (state: SessionState): string => state.principal ?? '';
+
+function* mapEntries<Value>(map: Map<string, Value>, owner: (value: Value) => string): Iterable<readonly [string, string]> {
+  for (const [id, value] of map) yield [id, owner(value)];
 }

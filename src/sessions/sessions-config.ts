@@ -2,8 +2,10 @@
 export interface SessionsConfig {
   /** an enabled toolset lives this long after the last call of one of its tools (seed 000 §5: 10 minutes) */
   toolsetTtlMs: number;
-  /** sessions kept at once; one more forgets the least recently used */
+  /** sessions kept at once (in memory); one more forgets the least recently used of the principal holding the most */
   maxSessions: number;
+  /** sessions one principal keeps at once (in memory); one more forgets that principal's least recently used */
+  maxSessionsPerPrincipal: number;
   /** a session unused this long is forgotten when next looked up */
   idleMs: number;
   /** tool names and groups no session may see or run (Forbidden) */
@@ -21,10 +23,11 @@ export interface SessionsConfig {
   store: 'auto' | 'memory' | 'shared';
 }
 
-/** The defaults: 10-minute toolsets, 10,000 sessions, forgotten after a day unused, nothing denied, nothing on demand, in the store only on PostgreSQL. */
+/** The defaults: 10-minute toolsets, 10,000 sessions (1,000 a principal), forgotten after a day unused, nothing denied, nothing on demand, in the store only on PostgreSQL. */
 export const DEFAULT_SESSIONS_CONFIG: SessionsConfig = {
   toolsetTtlMs: 10 * 60_000,
   maxSessions: 10_000,
+  maxSessionsPerPrincipal: 1000,
   idleMs: 24 * 60 * 60_000,
   deny: [],
   onDemand: [],
