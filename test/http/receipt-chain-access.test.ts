@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestGateway } from '../helpers/gateway.js';
 import type { ServiceProcess } from '../helpers/spawn-service.js';
 import { api, policyRepository, startGateway, type Who } from '../policy/support.js';
 
@@ -31,6 +32,25 @@ describe('GET /v1/receipts/verify', () => {
       const report = await api(gateway.url, 'GET', '/v1/receipts/verify', { who });
       expect(report).toMatchObject({ status: 200, body: { ok: true, checked: expect.any(Number) } });
       expect(report.body.checked).toBeGreaterThan(0);
+    });
+  });
+});
+
+describe('Gateway.verifyReceipts', () => {
+  describe('when asked again while a walk runs', () => {
+    it('answers with that walk rather than start another, and walks afresh once it is over', async () => {
+      const { gateway: opened, cleanup: close } = await openTestGateway('native-repo');
+      try {
+        await opened.call('shell-exec', { cmd: 'echo one' });
+        const first = opened.verifyReceipts();
+        expect(opened.verifyReceipts()).toBe(first);
+        expect(await first).toMatchObject({ ok: true, checked: 1 });
+        const later = opened.verifyReceipts();
+        expect(later).not.toBe(first);
+        expect(await later).toMatchObject({ ok: true, checked: 1 });
+      } finally {
+        await close();
+      }
     });
   });
 });
