@@ -12,7 +12,7 @@ import { MemorySessionStore, type SessionStore } from './session-store.js';
 import { ViewCache, type SessionView } from './session-view.js';
 import { signatureLine as signatureOf } from './signatures.js';
 import { registryLines, toolsetTool, type ToolsetRequest } from './toolset-tool.js';
-import { decideVisibility, denyListRights, type RightsLayer, type Visibility } from './visibility.js';
+import { decideVisibility, denyListRights, unmatchedDenyEntries, type RightsLayer, type Visibility } from './visibility.js';
 
 /** The index and matcher calls start on now (the gateway's registry, swapped on rescan). */
 export interface SessionRegistry {
@@ -309,6 +309,9 @@ export class SessionManager {
       };
       cache = new ViewCache(new RegistryView(current.index, resolve, this.config.onDemand), this.rights);
       this.caches.set(current.index, cache);
+      // said once per index: a deny list entry that matches nothing would let through what it was written to stop
+      const unmatched = unmatchedDenyEntries(this.config.deny, current.index);
+      if (unmatched.length > 0) this.options.logger?.warn({ entries: unmatched, commit: current.index.commit }, 'sessions.deny names no tool, alias or group of this registry: those entries deny nothing');
     }
     return cache;
   }

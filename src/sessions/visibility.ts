@@ -48,17 +48,40 @@ export interface VisibilityInput {
   attention: Attention;
 }
 
-/** The config-level deny list (`sessions.deny`): tool names and groups no session may see or run. */
+/**
+ * The config-level deny list (`sessions.deny`): tool names, aliases and groups no session may see or run. Matched as
+ * the policies' lists are, in any letter case and by alias too: a list that names a tool another way than the
+ * registry spells it still denies it, never silently nothing.
+ */
 export function denyListRights(deny: readonly string[]): RightsLayer {
-  const denied = new Set(deny);
+  const denied = new Set(deny.map(nameKey));
   return {
     name: 'sessions.deny',
     refuse(tool) {
-      if (denied.has(tool.name)) return `'${tool.name}' is on the gateway's deny list (sessions.deny in the config)`;
-      if (tool.group !== undefined && denied.has(tool.group)) return `'${tool.name}' is in group '${tool.group}', which the gateway's deny list (sessions.deny) names`;
+      if (denied.has(nameKey(tool.name))) return `'${tool.name}' is on the gateway's deny list (sessions.deny in the config)`;
+      const alias = tool.aliases.find((name) => denied.has(nameKey(name)));
+      if (alias !== undefined) return `'${tool.name}' is on the gateway's deny list as its alias '${alias}' (sessions.deny in the config)`;
+      if (tool.group !== undefined && denied.has(nameKey(tool.group))) return `'${tool.name}' is in group '${tool.group}', which the gateway's deny list (sessions.deny) names`;
       return undefined;
     },
   };
+}
+
+/** The entries of a deny list that name no tool, alias or group of `index`: they deny nothing there. */
+export function unmatchedDenyEntries(deny: readonly string[], index: ToolIndex): string[] {
+  if (deny.length === 0) return [];
+  const known = new Set<string>();
+  for (const tool of index.tools) {
+    known.add(nameKey(tool.name));
+    for (const alias of tool.aliases) known.add(nameKey(alias));
+    if (tool.group !== undefined) known.add(nameKey(tool.group));
+  }
+  return deny.filter((entry) => !known.has(nameKey(entry)));
+}
+
+// a name as every list of tools compares it: Unicode-normalised, spaces collapsed, any letter case
+function nameKey(name: string): string {
+  return name.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, ' ');
 }
 
 /** Why a tool has its state, as data: `decideVisibility` words it; views, which ask about every tool, never need the words. */
