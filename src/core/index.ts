@@ -18,7 +18,18 @@ export {
 export { formatDiagnostic, type Diagnostic, type DiagnosticCode } from './diagnostic.js';
 export { fairEvictee } from './fair-eviction.js';
 export { loadOnce } from './load-once.js';
-export { compareToolNames, eachTool, findTool, makeToolsSteps, toolCount, withLazyTools, type ToolIndex } from './tool-index.js';
+export {
+  compareToolNames,
+  eachTool,
+  findTool,
+  makeToolsSteps,
+  toolCount,
+  toolNameAt,
+  toolsOf,
+  withLazyTools,
+  type ToolIndex,
+  type ToolSequence,
+} from './tool-index.js';
 export {
   ENTRY_KINDS,
   ENTRY_LAYOUT,

@@ -67,6 +67,32 @@ export function* eachTool(index: ToolIndex): Generator<ToolDefinition, void, voi
   for (let position = 0; position < make.count; position++) yield make.peek(position);
 }
 
+/**
+ * The tools of an index in order, reached one at a time by position: what a reader that needs a few of them by
+ * position, or each once, takes instead of `tools` (reading `tools` makes and keeps every tool of an index made by
+ * `withLazyTools`). An array of tools is one.
+ */
+export interface ToolSequence {
+  readonly length: number;
+  /** the tool at that position */
+  at(position: number): ToolDefinition | undefined;
+  /** its name, where it is known without making the tool */
+  nameAt?(position: number): string | undefined;
+}
+
+/** The index's tools as a sequence: of an index made by `withLazyTools`, each made when asked for, none read whole. */
+export function toolsOf(index: ToolIndex): ToolSequence {
+  const make = lazyMakers.get(index);
+  const names = lazyNames.get(index);
+  if (!make || !names) return index.tools;
+  return { length: make.count, at: (position) => (position >= 0 && position < make.count ? make.at(position) : undefined), nameAt: (position) => names[position] };
+}
+
+/** The name of the tool at that position of the sequence (without making it, where its names are known). */
+export function toolNameAt(tools: ToolSequence, position: number): string | undefined {
+  return tools.nameAt ? tools.nameAt(position) : tools.at(position)?.name;
+}
+
 // tools are sorted by name: binary search keeps lookups O(log n) at 10,000 tools
 function positionOf<T>(sorted: readonly T[], name: string, nameOf: (item: T) => string): number | undefined {
   let low = 0;

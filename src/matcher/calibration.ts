@@ -1,4 +1,4 @@
-import { runToEnd, type ToolDefinition } from '../core/index.js';
+import { runToEnd, type ToolDefinition, type ToolSequence } from '../core/index.js';
 import { analyzeWords } from './analyze.js';
 import { decisionFeatures, fitProbability } from './decision.js';
 import { measureRecord, recordRarity } from './features.js';
@@ -83,28 +83,28 @@ export function* calibrationSteps(index: SearchIndex, ranking: RankingParameters
  * Whether the calibration of these tools asks Chinese requests (an example or alias with a Chinese
  * character), which the Chinese-English dictionary should be read for first; stops at the first.
  */
-export function* hasChineseProbesSteps(tools: readonly ToolDefinition[]): Generator<void, boolean, void> {
+export function* hasChineseProbesSteps(tools: ToolSequence): Generator<void, boolean, void> {
   for (let position = 0; position < tools.length; position++) {
     if (position % 2000 === 1999) yield;
-    const tool = tools[position]!;
+    const tool = tools.at(position)!;
     if (tool.examples.some(isChineseWord) || tool.aliases.some(isChineseWord)) return true;
   }
   return false;
 }
 
 /** The probes `calibrate` asks (for tests: `probesSteps` run to its end). */
-export function calibrationProbes(tools: readonly ToolDefinition[]): Probe[] {
+export function calibrationProbes(tools: ToolSequence): Probe[] {
   return runToEnd(probesSteps(tools));
 }
 
 // A sample of every example, and every alias of two words or more (a one-word alias is a name, `git`, not a request),
 // taken from their list in index order (each tool's examples, then its aliases); only the sample is analysed. The list
 // is counted, not made: at 100,000 tools it was 400,000 objects made and dropped (issue #18), for 64 probes.
-function* probesSteps(tools: readonly ToolDefinition[]): Generator<void, Probe[], void> {
+function* probesSteps(tools: ToolSequence): Generator<void, Probe[], void> {
   let total = 0;
   for (let position = 0; position < tools.length; position++) {
     if (position % 2000 === 1999) yield;
-    total += textsOf(tools[position]!);
+    total += textsOf(tools.at(position)!);
   }
   const probes: Probe[] = [];
   const step = Math.max(1, total / (MAX_PROBES * 2));
@@ -113,12 +113,12 @@ function* probesSteps(tools: readonly ToolDefinition[]): Generator<void, Probe[]
   let before = 0;
   for (let at = 0; at < total && probes.length < MAX_PROBES; at += step) {
     const wanted = Math.floor(at);
-    while (before + textsOf(tools[position]!) <= wanted) {
-      before += textsOf(tools[position]!);
+    while (before + textsOf(tools.at(position)!) <= wanted) {
+      before += textsOf(tools.at(position)!);
       position += 1;
       if (position % 2000 === 1999) yield;
     }
-    const tool = tools[position]!;
+    const tool = tools.at(position)!;
     const alias = wanted - before >= tool.examples.length;
     const text = alias ? tool.aliases[wanted - before - tool.examples.length]! : tool.examples[wanted - before]!;
     if (!alias || analyzeWords(text, 2).length >= 2) probes.push({ position, text });
@@ -130,7 +130,7 @@ const textsOf = (tool: ToolDefinition): number => tool.examples.length + tool.al
 
 // the probe against its own tool as if the author had not written it
 function ownProbability(index: SearchIndex, model: DecisionModel, probe: Probe, request: ReturnType<typeof readRequest>): number {
-  const tool = index.tools[probe.position]!;
+  const tool = index.tools.at(probe.position)!;
   const without = {
     ...tool,
     examples: tool.examples.filter((text) => text !== probe.text),

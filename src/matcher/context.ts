@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../core/index.js';
+import type { ToolSequence } from '../core/index.js';
 import { NOTHING_MATCHES } from './decision.js';
 import type { RankedTool } from './rank.js';
 
@@ -22,7 +22,7 @@ const RECENT_BOOST = 0.15;
 const RECENT_DECAY = 0.7;
 
 /** The ranking with context applied: tools the context points at move up among those that match. */
-export function applyContext(tools: readonly ToolDefinition[], ranked: RankedTool[], context: MatchContext | undefined): RankedTool[] {
+export function applyContext(tools: ToolSequence, ranked: RankedTool[], context: MatchContext | undefined): RankedTool[] {
   if (context === undefined || ranked.length < 2) return ranked;
   const named = new Set((context.tools ?? []).map(normalise));
   const recent = (context.recent ?? []).map(normalise);
@@ -30,7 +30,7 @@ export function applyContext(tools: readonly ToolDefinition[], ranked: RankedToo
   if (named.size === 0 && recent.length === 0 && group === undefined) return ranked;
   const adjusted = ranked.map((entry) => {
     if (entry.features.evidence < NOTHING_MATCHES) return entry;
-    const tool = tools[entry.position]!;
+    const tool = tools.at(entry.position)!;
     const names = [tool.name, ...tool.aliases].map(normalise);
     let boost = 0;
     if (names.some((name) => named.has(name))) boost += NAMED_BOOST;

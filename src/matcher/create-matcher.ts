@@ -1,4 +1,4 @@
-import { letGo, runLettingGo, runToEnd, type MatchResult, type ToolIndex } from '../core/index.js';
+import { letGo, runLettingGo, runToEnd, toolsOf, type MatchResult, type ToolIndex } from '../core/index.js';
 import { FITTED_DECISION, FITTED_RANKING } from './fitted-parameters.js';
 import { loadTransliteration, warmUpTransliteration } from './suggestion.js';
 import { createToolResolver, lookupTool, toolResolverSteps, type LookupResult, type ToolResolver } from './lookup.js';
@@ -97,8 +97,8 @@ export function createMatcher(index: ToolIndex, options: MatcherOptions = {}): M
   const previous = options.previous === undefined ? undefined : states.get(options.previous);
   if (previous === undefined) return assemble(index, undefined, createParamsValidator(), options);
   const built = previous.built();
-  const searchIndex = built === undefined ? undefined : updateSearchIndex(built, index.tools);
-  return assemble(index, searchIndex, previous.validator.next(index.tools), options);
+  const searchIndex = built === undefined ? undefined : updateSearchIndex(built, toolsOf(index));
+  return assemble(index, searchIndex, previous.validator.next(toolsOf(index)), options);
 }
 
 /**
@@ -111,17 +111,17 @@ export async function createMatcherLettingGo(index: ToolIndex, options: MatcherO
   const previous = options.previous === undefined ? undefined : states.get(options.previous);
   const built = previous?.built();
   if (previous === undefined || built === undefined) return createMatcher(index, options);
-  const searchIndex = await runLettingGo(updateSearchIndexSteps(built, index.tools));
+  const searchIndex = await runLettingGo(updateSearchIndexSteps(built, toolsOf(index)));
   await letGo();
   const resolver = await runLettingGo(toolResolverSteps(index));
   const ranking = options.ranking ?? FITTED_RANKING;
   const decision = options.decision ?? FITTED_DECISION;
   // a registry with Chinese examples is calibrated with their senses: the dictionary is read off this thread
-  if (!lexiconSettled() && (await runLettingGo(hasChineseProbesSteps(index.tools)))) await loadLexicon().catch(() => undefined);
+  if (!lexiconSettled() && (await runLettingGo(hasChineseProbesSteps(toolsOf(index))))) await loadLexicon().catch(() => undefined);
   const calibration = await runLettingGo(calibrationSteps(searchIndex, ranking, decision));
   // the calibration holds only while no later update has changed the shared structures it read
   const measured = isCurrent(searchIndex) ? { of: searchIndex, value: calibration } : undefined;
-  return assemble(index, searchIndex, previous.validator.next(index.tools), options, { resolver, ...(measured ? { calibration: measured } : {}) });
+  return assemble(index, searchIndex, previous.validator.next(toolsOf(index)), options, { resolver, ...(measured ? { calibration: measured } : {}) });
 }
 
 /** What `createMatcherLettingGo` made ahead of the first request. */
@@ -141,10 +141,10 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       // kept from an earlier run over the same scan, or built (seconds at 10,000 tools) and kept for the next
       search = options.searchFiles?.read(index);
       if (search === undefined) {
-        search = buildSearchIndex(index.tools);
+        search = buildSearchIndex(toolsOf(index));
         options.searchFiles?.write(index, search);
       }
-    } else if (!isCurrent(search)) search = buildSearchIndex(index.tools);
+    } else if (!isCurrent(search)) search = buildSearchIndex(toolsOf(index));
     return search;
   };
   const engine = (): IntentEngine => {
@@ -169,7 +169,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       return matcher;
     },
     ready: async (intent) => {
-      const chinese = !lexiconSettled() && ((intent !== undefined && isChineseWord(intent)) || runToEnd(hasChineseProbesSteps(index.tools)));
+      const chinese = !lexiconSettled() && ((intent !== undefined && isChineseWord(intent)) || runToEnd(hasChineseProbesSteps(toolsOf(index))));
       const reading = chinese ? loadLexicon().catch(() => undefined) : undefined;
       const transliteration = loadTransliteration();
       searchIndexNow();
@@ -182,14 +182,14 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       await loadTransliteration();
       await letGo();
       // as ready(): a registry with Chinese examples is calibrated with their senses, the dictionary read off this thread meanwhile
-      const chinese = !lexiconSettled() && (await runLettingGo(hasChineseProbesSteps(index.tools)));
+      const chinese = !lexiconSettled() && (await runLettingGo(hasChineseProbesSteps(toolsOf(index))));
       const reading = chinese ? loadLexicon().catch(() => undefined) : undefined;
       if (search === undefined) {
         const kept = await options.searchFiles?.readLettingGo(index);
         // a synchronous first intent may have built it meanwhile: that one stands
         if (search === undefined && kept !== undefined) search = kept;
         else if (search === undefined) {
-          const built = await runLettingGo(buildSearchIndexSteps(index.tools));
+          const built = await runLettingGo(buildSearchIndexSteps(toolsOf(index)));
           if (search === undefined) {
             search = built;
             await letGo();

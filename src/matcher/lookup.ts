@@ -1,4 +1,4 @@
-import { findTool, runToEnd, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { findTool, runToEnd, toolsOf, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { nearNames } from './near-names.js';
 import type { ParamProblem, ParamsValidator } from './validate-params.js';
 
@@ -30,10 +30,10 @@ export interface ToolResolver {
  * on the first name that is not a tool's (a CLI call by name never needs it: tens of milliseconds at 10,000 tools).
  */
 export function createToolResolver(index: ToolIndex): ToolResolver {
-  let aliases: Map<string, ToolDefinition | null> | undefined;
+  let aliases: Map<string, number | null> | undefined;
   return {
     resolve(name) {
-      return findTool(index, name) ?? (aliases ??= runToEnd(aliasTableSteps(index))).get(aliasKey(name)) ?? undefined;
+      return findTool(index, name) ?? byAlias(index, (aliases ??= runToEnd(aliasTableSteps(index))), name);
     },
   };
 }
@@ -43,20 +43,28 @@ export function* toolResolverSteps(index: ToolIndex): Generator<void, ToolResolv
   const aliases = yield* aliasTableSteps(index);
   return {
     resolve(name) {
-      return findTool(index, name) ?? aliases.get(aliasKey(name)) ?? undefined;
+      return findTool(index, name) ?? byAlias(index, aliases, name);
     },
   };
 }
 
-function* aliasTableSteps(index: ToolIndex): Generator<void, Map<string, ToolDefinition | null>, void> {
-  const aliases = new Map<string, ToolDefinition | null>();
-  for (let position = 0; position < index.tools.length; position++) {
+// the tool an alias names, if one tool alone claims it
+function byAlias(index: ToolIndex, aliases: ReadonlyMap<string, number | null>, name: string): ToolDefinition | undefined {
+  const position = aliases.get(aliasKey(name));
+  return position === undefined || position === null ? undefined : toolsOf(index).at(position);
+}
+
+// each alias to the position of the tool that claims it: the table holds no tool (of a registry made from a scan
+// cache, a tool is made when read and not held; at 100,000 tools the table held every definition)
+function* aliasTableSteps(index: ToolIndex): Generator<void, Map<string, number | null>, void> {
+  const aliases = new Map<string, number | null>();
+  const tools = toolsOf(index);
+  for (let position = 0; position < tools.length; position++) {
     if (position % 1000 === 999) yield;
-    const tool = index.tools[position]!;
-    for (const alias of tool.aliases) {
+    for (const alias of tools.at(position)!.aliases) {
       const key = aliasKey(alias);
       // an alias two tools claim names neither: null marks it ambiguous
-      aliases.set(key, aliases.has(key) && aliases.get(key) !== tool ? null : tool);
+      aliases.set(key, aliases.has(key) && aliases.get(key) !== position ? null : position);
     }
   }
   return aliases;

@@ -124,7 +124,7 @@ function explain(
   entry: RankedTool,
   position: number,
 ): ExplainedTool {
-  const tool = engine.index.tools[entry.position]!;
+  const tool = engine.index.tools.at(entry.position)!;
   const probability = fitProbability(engine.decision, decisionFeatures(ranked, position));
   const matched = matchedFields(engine.index, entry.position, words);
   return { tool, score: round(entry.score), probability: round(probability), features: entry.features, matched };

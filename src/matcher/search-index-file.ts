@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { letGo, type ToolIndex } from '../core/index.js';
+import { letGo, toolCount, toolsOf, type ToolIndex } from '../core/index.js';
 import { restoreSearchIndex, restoreSearchIndexLettingGo, storeSearchIndex, type SearchIndex, type StoredSearchIndex } from './search-index.js';
 import { decodeSearchIndexFile, encodeSearchIndexFile, LAYOUT, type ReadRequest } from './search-index-layout.js';
 
@@ -41,7 +41,7 @@ function matcherVersion(): string {
 export function searchIndexFiles(dir: string): SearchIndexFiles {
   const pathOf = (index: ToolIndex): string => {
     // a scan is one source at one commit, parsed at one time: a rescan that parsed anything has another time
-    const key = createHash('sha256').update(JSON.stringify([matcherVersion(), index.source, index.commit, index.scanned_at, index.tools.length])).digest('hex').slice(0, 32);
+    const key = createHash('sha256').update(JSON.stringify([matcherVersion(), index.source, index.commit, index.scanned_at, toolCount(index)])).digest('hex').slice(0, 32);
     return join(dir, `${key}.v8`);
   };
   return {
@@ -50,7 +50,7 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
       try {
         descriptor = openSync(pathOf(index), 'r');
         const file = decodeSync(descriptor);
-        return file?.version === matcherVersion() ? restoreSearchIndex(file.stored, index.tools) : undefined;
+        return file?.version === matcherVersion() ? restoreSearchIndex(file.stored, toolsOf(index)) : undefined;
       } catch {
         // missing, torn or of another layout: a miss, never an error
         return undefined;
@@ -64,7 +64,7 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
         handle = await open(pathOf(index), 'r');
         const file = await decodeAsync(handle);
         await letGo();
-        return file?.version === matcherVersion() ? await restoreSearchIndexLettingGo(file.stored, index.tools) : undefined;
+        return file?.version === matcherVersion() ? await restoreSearchIndexLettingGo(file.stored, toolsOf(index)) : undefined;
       } catch {
         return undefined;
       } finally {

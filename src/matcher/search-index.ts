@@ -1,5 +1,5 @@
-import { runToEnd } from '../core/index.js';
-import type { ToolDefinition } from '../core/index.js';
+import { runToEnd, toolNameAt } from '../core/index.js';
+import type { ToolDefinition, ToolSequence } from '../core/index.js';
 import { compactedPostings, compactedPostingsSteps, renumbering, type TightPostings } from './compacted-postings.js';
 import { FIELD_COUNT, Postings, type StoredPostings } from './postings.js';
 import { largest, type NarrowArray } from './narrow-array.js';
@@ -56,7 +56,8 @@ interface SearchEngine {
 
 /** The search structures of one index version: postings of the tools' fields, and each tool's record. */
 export interface SearchIndex {
-  tools: readonly ToolDefinition[];
+  /** the tools, by position: a few are read per request (the candidates), none is held by the index */
+  tools: ToolSequence;
   /** per position in `tools`, what the re-rank knows of the tool */
   records: readonly ToolRecord[];
   /** per slot in the postings (a record's id), its position in `tools` (-1: none in this version) */
@@ -76,7 +77,7 @@ export interface SearchIndex {
 }
 
 /** Analyses every tool and indexes it. */
-export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex {
+export function buildSearchIndex(tools: ToolSequence): SearchIndex {
   return runToEnd(buildSearchIndexSteps(tools));
 }
 
@@ -84,13 +85,13 @@ export function buildSearchIndex(tools: readonly ToolDefinition[]): SearchIndex 
  * `buildSearchIndex`, stopping every few tools (a server builds its first index a slice at a time while it already
  * answers calls by name). The structures are new and private until the end, so stopping anywhere is safe.
  */
-export function* buildSearchIndexSteps(tools: readonly ToolDefinition[]): Generator<void, SearchIndex, void> {
+export function* buildSearchIndexSteps(tools: ToolSequence): Generator<void, SearchIndex, void> {
   const dictionary = new TermDictionary();
   const engine: SearchEngine = { postings: new Postings(), dictionary, documentFrequency: new DocumentFrequency(dictionary), version: 0 };
   const records: ToolRecord[] = [];
   for (let position = 0; position < tools.length; position++) {
     if (position % BUILD_STEP === BUILD_STEP - 1) yield;
-    records.push(index(engine, tools[position]!));
+    records.push(index(engine, tools.at(position)!));
   }
   // the lists' room to grow (up to as much again) given back: slots are positions already
   const { postings } = engine;
@@ -109,7 +110,7 @@ const BUILD_STEP = 16;
  * searched (`isCurrent` tells). A previous version that is no longer current is not updated: the
  * index is built afresh.
  */
-export function updateSearchIndex(previous: SearchIndex, tools: readonly ToolDefinition[]): SearchIndex {
+export function updateSearchIndex(previous: SearchIndex, tools: ToolSequence): SearchIndex {
   return runToEnd(updateSearchIndexSteps(previous, tools));
 }
 
@@ -120,23 +121,27 @@ export function updateSearchIndex(previous: SearchIndex, tools: readonly ToolDef
  * structures change in one go at the end, with only the changed tools to index: a request served meanwhile by the
  * previous version never sees them half-updated.
  */
-export function* updateSearchIndexSteps(previous: SearchIndex, tools: readonly ToolDefinition[]): Generator<void, SearchIndex, void> {
+export function* updateSearchIndexSteps(previous: SearchIndex, tools: ToolSequence): Generator<void, SearchIndex, void> {
+  // the previous version's tools, asked for by position (its records do not hold them)
   const known = new Map<ToolDefinition, ToolRecord>();
   for (let position = 0; position < previous.records.length; position++) {
     if (position % STEP === STEP - 1) yield;
-    known.set(previous.records[position]!.tool, previous.records[position]!);
+    known.set(previous.tools.at(position)!, previous.records[position]!);
   }
   const kept = new Set<ToolRecord>();
-  let found = 0;
+  // each tool read once: of a registry made from a scan cache, a tool is made when read, and not held
+  const found = new Array<ToolRecord | undefined>(tools.length);
+  let foundCount = 0;
   for (let position = 0; position < tools.length; position++) {
     if (position % STEP === STEP - 1) yield;
-    const record = known.get(tools[position]!);
+    const record = known.get(tools.at(position)!);
     if (record === undefined) continue;
+    found[position] = record;
     kept.add(record);
-    found += 1;
+    foundCount += 1;
   }
   const removed = previous.records.filter((record) => !kept.has(record));
-  const compaction = found === kept.size && dueCompaction(previous, removed, tools.length - found) ? yield* compactionSteps(previous, tools, known, removed) : undefined;
+  const compaction = foundCount === kept.size && dueCompaction(previous, removed, tools.length - foundCount) ? yield* compactionSteps(previous, tools, found, removed) : undefined;
   // from here on nothing lets go
   if (!isCurrent(previous)) return buildSearchIndex(tools);
   const { engine } = previous;
@@ -147,12 +152,12 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: readonly T
       engine.postings.remove(record.id, record.termIds(), record.termFieldMasks());
       count(engine, record, -1);
     }
-    records = tools.map((tool) => known.get(tool) ?? index(engine, tool));
+    records = Array.from({ length: tools.length }, (_, position) => found[position] ?? index(engine, tools.at(position)!));
   } else {
     // the counts as the removals left them; a tool added takes the slot of its position, left empty for it
     engine.postings.adopt({ ...compaction.tight, fieldCounts: compaction.fieldCounts });
     engine.documentFrequency.counts = compaction.documentCounts;
-    records = tools.map((tool, position) => compaction.renumbered[position] ?? index(engine, tool, position));
+    records = Array.from({ length: tools.length }, (_, position) => compaction.renumbered[position] ?? index(engine, tools.at(position)!, position));
   }
   engine.version += 1;
   return snapshot(engine, tools, records);
@@ -177,17 +182,17 @@ interface Compaction {
   renumbered: Array<ToolRecord | undefined>;
 }
 
-function* compactionSteps(previous: SearchIndex, tools: readonly ToolDefinition[], known: ReadonlyMap<ToolDefinition, ToolRecord>, removed: readonly ToolRecord[]): Generator<void, Compaction, void> {
+function* compactionSteps(previous: SearchIndex, tools: ToolSequence, found: ReadonlyArray<ToolRecord | undefined>, removed: readonly ToolRecord[]): Generator<void, Compaction, void> {
   const { postings, dictionary, documentFrequency } = previous.engine;
   const renumber = new Int32Array(postings.slotCount).fill(-1);
   const renumbered = new Array<ToolRecord | undefined>(tools.length);
   // per term id, the entries the added tools will bring (as far as the analysis of each alone tells: a guess is enough)
   const room = new Int32Array(postings.lengths.length);
   for (let position = 0; position < tools.length; position++) {
-    const record = known.get(tools[position]!);
+    const record = found[position];
     if (record === undefined) {
       yield;
-      const alone = describeTool(tools[position]!).record;
+      const alone = describeTool(tools.at(position)!).record;
       const masks = alone.termFieldMasks();
       alone.termIds().forEach((term, at) => {
         const id = dictionary.idOf(alone.dictionary.terms[term]!);
@@ -197,7 +202,7 @@ function* compactionSteps(previous: SearchIndex, tools: readonly ToolDefinition[
     }
     if (position % STEP === STEP - 1) yield;
     renumber[record.id] = position;
-    renumbered[position] = new ToolRecord(record.tool, position, record.data, record.dictionary);
+    renumbered[position] = new ToolRecord(position, record.data, record.dictionary);
   }
   const fieldCounts = postings.fieldCounts.slice();
   const documentCounts = documentFrequency.counts.slice();
@@ -251,7 +256,7 @@ export function storeSearchIndex(index: SearchIndex): StoredSearchIndex {
   const data = wide ? new Int32Array(offsets[records.length]!) : new Uint16Array(offsets[records.length]!);
   records.forEach((record, position) => data.set(record.data, offsets[position]));
   return {
-    names: index.tools.map((tool) => tool.name),
+    names: Array.from({ length: index.tools.length }, (_, position) => toolNameAt(index.tools, position)!),
     postings: compactedPostings(index.engine.postings, slotsOf(records)),
     terms: dictionary.terms.slice(),
     counts: documentFrequency.counts.slice(0, dictionary.terms.length),
@@ -261,12 +266,13 @@ export function storeSearchIndex(index: SearchIndex): StoredSearchIndex {
 }
 
 /** The search index kept for exactly these tools, over them; undefined when it was kept for other tools. */
-export function restoreSearchIndex(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): SearchIndex | undefined {
+export function restoreSearchIndex(stored: StoredSearchIndex, tools: ToolSequence): SearchIndex | undefined {
   if (!keptFor(stored, tools)) return undefined;
   const { offsets, data } = stored;
   const dictionary = new TermDictionary(stored.terms);
   // a record is a view of the one array read from the file: no copy; its slot in the postings is its position
-  const records = tools.map((tool, position) => new ToolRecord(tool, position, data.subarray(offsets[position], offsets[position + 1]), dictionary));
+  // the tools are not made: an update asks this version for them by position
+  const records = Array.from({ length: tools.length }, (_, position) => new ToolRecord(position, data.subarray(offsets[position], offsets[position + 1]), dictionary));
   const engine: SearchEngine = {
     postings: new Postings(stored.postings),
     dictionary,
@@ -280,16 +286,16 @@ export function restoreSearchIndex(stored: StoredSearchIndex, tools: readonly To
  * `restoreSearchIndex` for a server that already answers. The arrays were read from the file in libuv's threads:
  * what is left (a view per record, the dictionary's map) takes milliseconds.
  */
-export async function restoreSearchIndexLettingGo(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): Promise<SearchIndex | undefined> {
+export async function restoreSearchIndexLettingGo(stored: StoredSearchIndex, tools: ToolSequence): Promise<SearchIndex | undefined> {
   return restoreSearchIndex(stored, tools);
 }
 
 // kept for these tools, and of this layout (a file of another layout is a miss, never misread)
-function keptFor(stored: StoredSearchIndex, tools: readonly ToolDefinition[]): boolean {
+function keptFor(stored: StoredSearchIndex, tools: ToolSequence): boolean {
   const { names, offsets, postings, terms, counts, data } = stored;
   if (!Array.isArray(names) || !Array.isArray(terms) || !(offsets instanceof Int32Array) || !recordNumbers(data) || !(counts instanceof Int32Array)) return false;
   if (names.length !== tools.length || offsets.length !== tools.length + 1 || !postingsFit(postings, tools.length, terms.length)) return false;
-  for (let position = 0; position < tools.length; position++) if (names[position] !== tools[position]!.name) return false;
+  for (let position = 0; position < tools.length; position++) if (names[position] !== toolNameAt(tools, position)) return false;
   return true;
 }
 
@@ -319,7 +325,7 @@ export function inverseDocumentFrequency(index: SearchIndex, term: string): numb
   return rarity;
 }
 
-function snapshot(engine: SearchEngine, tools: readonly ToolDefinition[], records: ToolRecord[]): SearchIndex {
+function snapshot(engine: SearchEngine, tools: ToolSequence, records: ToolRecord[]): SearchIndex {
   const { postings, documentFrequency, version } = engine;
   const slotPositions = new Int32Array(postings.slotCount).fill(-1);
   // minisearch's running average, the tools added in this order: (average × count + length) / (count + 1)

@@ -70,11 +70,12 @@ const HEADER = 5;
 
 /**
  * What the re-rank knows of one tool, analysed once, as term ids in one typed array (its layout above). It depends
- * on the tool alone, so an index version that keeps the very same `ToolDefinition` object keeps its record.
+ * on the tool alone, so an index version that keeps the very same `ToolDefinition` object keeps its record. It does
+ * not hold the tool (issue #18: at 100,000 tools the records held every definition, ~170 MB): its index version
+ * reaches the tool by position.
  */
 export class ToolRecord {
   constructor(
-    readonly tool: ToolDefinition,
     /** the tool's slot in its search engine's postings (0 for a record measured on its own) */
     readonly id: number,
     /** the numbers: see the layout above */
@@ -250,7 +251,7 @@ export type IndexedDocument = { id: number } & Record<SearchField, string>;
 export function describeTool(tool: ToolDefinition, dictionary = new TermDictionary(), slot = 0): { record: ToolRecord; document: IndexedDocument } {
   const text = toSearchDocument(tool);
   const { document, termFields } = analyseFields(text, slot);
-  return { record: new ToolRecord(tool, slot, encode(dictionary, termFields, namesAndIntents(tool, text)), dictionary), document };
+  return { record: new ToolRecord(slot, encode(dictionary, termFields, namesAndIntents(tool, text)), dictionary), document };
 }
 
 /** A record as plain maps, sets and strings: what it holds, for tests and for reading. */

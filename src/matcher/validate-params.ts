@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { ToolDefinition } from '../core/index.js';
+import type { ToolDefinition, ToolSequence } from '../core/index.js';
 import { compactSchema } from './compact-schema.js';
 import { linearRegExp } from './linear-regexp.js';
 
@@ -20,7 +20,7 @@ export type ParamsValidation =
 export interface ParamsValidator {
   validate(tool: ToolDefinition, params: unknown): ParamsValidation;
   /** a validator for another index version: the schemas compiled for the tools it keeps carry over */
-  next(tools: readonly ToolDefinition[]): ParamsValidator;
+  next(tools: ToolSequence): ParamsValidator;
 }
 
 // ajv-formats ships CommonJS whose default export arrives wrapped under NodeNext
@@ -58,7 +58,8 @@ function validatorOver(ajv: Ajv2020, compiled: Map<ToolDefinition, ValidateFunct
       // looked up in the few compiled, not a set of every tool made (tens of milliseconds at 100,000 tools)
       const carried = new Map<ToolDefinition, ValidateFunction>();
       if (compiled.size > 0) {
-        for (const tool of tools) {
+        for (let position = 0; position < tools.length; position++) {
+          const tool = tools.at(position)!;
           const check = compiled.get(tool);
           if (check !== undefined) carried.set(tool, check);
         }
