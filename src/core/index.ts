@@ -22,7 +22,6 @@ export {
   compareToolNames,
   eachTool,
   findTool,
-  makeToolsSteps,
   toolCount,
   toolNameAt,
   toolsOf,

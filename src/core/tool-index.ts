@@ -40,20 +40,6 @@ export function toolCount(index: ToolIndex): number {
 }
 
 /**
- * Makes every tool of an index made by `withLazyTools`, yielding between tools, so that a reader of the whole list
- * (the matcher, preparing intent matching after a server listens) finds them made instead of parsing 100,000
- * definitions in one turn of the event loop; any other index has nothing to make.
- */
-export function* makeToolsSteps(index: ToolIndex): Generator<void, void, void> {
-  const make = lazyMakers.get(index);
-  if (!make) return;
-  for (let position = 0; position < make.count; position++) {
-    make.at(position);
-    yield;
-  }
-}
-
-/**
  * Each tool of the index in order. An index made by `withLazyTools` makes the tools not yet made without keeping
  * them (a reader of every tool once, `hldp scan --json` at 100,000 tools, then holds one at a time, not all); the
  * tools it already made are the very objects it holds.
@@ -116,15 +102,27 @@ const lazyNames = new WeakMap<ToolIndex, readonly string[]>();
 const lazyMakers = new WeakMap<ToolIndex, { count: number; at: (position: number) => ToolDefinition; peek: (position: number) => ToolDefinition }>();
 
 /**
- * An index whose tools are made when first read: the whole list when `tools` is read, one tool when `findTool`
- * asks for its name (a call by name from a warm cache need not make 10,000 definitions). `names` are the tools'
- * names in index order; `toolAt(position, true)` makes one, and is asked so once per position: the list and the
- * lookups share the very objects. `toolAt(position, false)` makes one that is not kept (`eachTool`): what it reads
- * to make it need not be kept either.
+ * An index whose tools are made when first read: the whole list when `tools` is read, one tool when `findTool` (or
+ * `toolsOf`) asks for it (a call by name from a warm cache need not make 10,000 definitions). `names` are the tools'
+ * names in index order; `toolAt(position, true)` makes one. A tool made is not held by the index (issue #18: at
+ * 100,000 tools the definitions were ~170 MB of a server's heap), only the last few made and those someone else holds:
+ * while anything holds a tool, asking again gives that very object; once none does, a new one, equal to it. Reading
+ * `tools` makes and keeps them all, the very objects the lookups gave. `toolAt(position, false)` makes one that is not
+ * kept (`eachTool`): what it reads to make it need not be kept either.
  */
 export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly string[], toolAt: (position: number, keep: boolean) => ToolDefinition): ToolIndex {
-  const made: Array<ToolDefinition | undefined> = new Array(names.length);
-  const madeAt = (position: number): ToolDefinition => (made[position] ??= toolAt(position, true));
+  // each tool made, held weakly: the list, a lookup or a request holding it keeps it the same object
+  const made: Array<WeakRef<ToolDefinition> | undefined> = new Array(names.length);
+  const recent = new RecentlyMade();
+  const madeAt = (position: number): ToolDefinition => {
+    let tool = made[position]?.deref();
+    if (tool === undefined) {
+      tool = toolAt(position, true);
+      made[position] = new WeakRef(tool);
+      recent.add(tool);
+    }
+    return tool;
+  };
   const { source, commit, ...rest } = fields;
   // the fields in the order a built index has them (JSON output and equality in tests see the same object)
   const index = { source, commit } as ToolIndex;
@@ -142,12 +140,26 @@ export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly 
   });
   Object.assign(index, rest);
   lazyNames.set(index, names);
-  lazyMakers.set(index, { count: names.length, at: madeAt, peek: (position) => made[position] ?? toolAt(position, false) });
+  lazyMakers.set(index, { count: names.length, at: madeAt, peek: (position) => made[position]?.deref() ?? toolAt(position, false) });
   lazyLookups.set(index, (name) => {
     const at = positionOf(names, name, (known) => known);
     return at === undefined ? undefined : madeAt(at);
   });
   return index;
+}
+
+// tools an index made lately, held so that the few a server is asked for again and again (a call by name, the
+// candidates of a match) are not made anew each time
+const RECENT_TOOLS = 256;
+
+class RecentlyMade {
+  private readonly tools: ToolDefinition[] = [];
+  private next = 0;
+
+  add(tool: ToolDefinition): void {
+    this.tools[this.next] = tool;
+    this.next = (this.next + 1) % RECENT_TOOLS;
+  }
 }
 
 /** Orders tools the way an index holds them (by name, code-point order). */

@@ -1,5 +1,6 @@
 import { close, fstat, open as openDescriptor, read, readSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
+import type { ToolSource } from '../core/index.js';
 import type { ScanEntry } from './build-index.js';
 import { entryTexts, OpenFile } from './entry-texts.js';
 import type { StoredIndex } from './stored-index.js';
@@ -38,10 +39,15 @@ const BLOCK_BYTES = 1 << 20;
 /**
  * The entry lines of one file, read from it when first asked for: a call by name needs one tool, so a server starting
  * from a 134 MB scan (100,000 tools) reads its header and index, not its entries (~0.6 s of CPU and the file's size
- * in memory), and each line is parsed once, when first asked for.
+ * in memory). An entry parsed is not held by the list (issue #18: a server held every definition after preparing its
+ * matcher), only while something holds it or its tool: asked for again meanwhile, it is that very object; after, its
+ * line is parsed again.
  */
 export class CachedEntries implements EntryList {
-  private readonly made: Array<ScanEntry | undefined>;
+  // an entry adopted is held; one parsed, weakly
+  private readonly made: Array<ScanEntry | WeakRef<ScanEntry> | undefined>;
+  // an entry stays while its tool's source does: the index's tool, or a copy of it with fewer aliases, is that entry's
+  private readonly owners = new WeakMap<ToolSource, ScanEntry>();
   private block: Buffer = Buffer.alloc(0);
   private blockStart = 0;
 
@@ -61,10 +67,16 @@ export class CachedEntries implements EntryList {
     return this.made.length;
   }
 
-  /** The entry at that position (the same object every time); throws, and removes the file, when its line is damaged. */
+  /** The entry at that position (the same object while anything holds it or its tool); throws, and removes the file, when its line is damaged. */
   at(position: number): ScanEntry | undefined {
     if (position < 0 || position >= this.made.length) return undefined;
-    return (this.made[position] ??= this.parse(position));
+    let entry = this.madeAt(position);
+    if (entry === undefined) {
+      entry = this.parse(position);
+      this.made[position] = new WeakRef(entry);
+      if ('tool' in entry && entry.tool) this.owners.set(entry.tool.source, entry);
+    }
+    return entry;
   }
 
   /**
@@ -73,7 +85,12 @@ export class CachedEntries implements EntryList {
    */
   peek(position: number): ScanEntry | undefined {
     if (position < 0 || position >= this.made.length) return undefined;
-    return this.made[position] ?? this.parse(position);
+    return this.madeAt(position) ?? this.parse(position);
+  }
+
+  private madeAt(position: number): ScanEntry | undefined {
+    const made = this.made[position];
+    return made instanceof WeakRef ? made.deref() : made;
   }
 
   private parse(position: number): ScanEntry {

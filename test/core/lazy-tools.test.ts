@@ -1,6 +1,8 @@
 import fc from 'fast-check';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { compareToolNames, eachTool, findTool, makeToolsSteps, runToEnd, toolCount, withLazyTools, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
+import { compareToolNames, eachTool, findTool, toolCount, toolsOf, withLazyTools, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
 
 // only the fields an index's order and lookups read; the rest of a definition plays no part here
 function makeTool(name: string): ToolDefinition {
@@ -67,23 +69,32 @@ describe('withLazyTools', () => {
     });
   });
 
-  describe('when its tools are made a step at a time', () => {
-    it('makes each once, one a step, and the whole list read later is those very objects', () => {
-      const { eager, lazy, made } = eagerAndLazy(['gamma', 'alpha', 'beta']);
-      const beta = findTool(lazy, 'beta');
-      const steps = makeToolsSteps(lazy);
-      steps.next();
-      expect(made).toEqual([1, 0]);
-      runToEnd(steps);
-      expect(made).toEqual([1, 0, 2]);
-      expect(lazy.tools).toEqual(eager.tools);
-      expect(lazy.tools[1]).toBe(beta);
-      expect(made).toEqual([1, 0, 2]);
-    });
+  describe('when its tools are no longer held', () => {
+    // a full collection, as the process would run one sooner or later
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
 
-    it('has nothing to make in an index built whole', () => {
-      const { eager } = eagerAndLazy(['alpha']);
-      expect(makeToolsSteps(eager).next()).toEqual({ done: true, value: undefined });
+    it('makes one asked for again afresh, equal to the one before; one still held is that very object', async () => {
+      const tools = Array.from({ length: 600 }, (_, at) => makeTool(`tool-${String(at).padStart(4, '0')}`));
+      const made: number[] = [];
+      const lazy = withLazyTools(FIELDS, tools.map((tool) => tool.name), (position) => {
+        made.push(position);
+        return { ...tools[position]! };
+      });
+      const held = findTool(lazy, 'tool-0000');
+      const sequence = toolsOf(lazy);
+      // more than the few lately made that the index keeps
+      for (let position = 1; position < tools.length; position++) expect(sequence.at(position)).toEqual(tools[position]);
+      // a collection runs between turns of the event loop: what a turn deref'd stays alive until it ends
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      collect();
+      expect(findTool(lazy, 'tool-0000')).toBe(held);
+      const again = sequence.at(1);
+      expect(again).toEqual(tools[1]);
+      expect(made.filter((position) => position === 1)).toHaveLength(2);
+      expect(made.filter((position) => position === 0)).toHaveLength(1);
+      expect(sequence.nameAt?.(599)).toBe('tool-0599');
+      expect(made.filter((position) => position === 599)).toHaveLength(1);
     });
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { makeToolsSteps, runLettingGo, type MatchResult, type Receipt, type ToolDefinition, type ToolIndex } from '../../core/index.js';
+import { type MatchResult, type Receipt, type ToolDefinition, type ToolIndex } from '../../core/index.js';
 import { EventHub } from '../../events/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
 import { searchIndexFiles, type Matcher } from '../../matcher/index.js';
@@ -270,11 +270,8 @@ export class Gateway {
         this.logger?.warn({ err: (error as Error).message }, 'could not compile the parser\'s checks ahead of a rescan');
       }
     };
-    // the matcher reads every definition at once: made first a slice at a time, a request by name waits for none of them
-    void runLettingGo(makeToolsSteps(this.registries.current.index))
-      // a definition that cannot be read fails intent matching as it would have, said in the log
-      .then(() => this.prepareMatching(), () => this.prepareMatching())
-      .then(warmUpParsing, warmUpParsing);
+    // the matcher reads the definitions it needs a slice at a time (a request by name waits for none of them), and holds none
+    this.prepareMatching().then(warmUpParsing, warmUpParsing);
   }
 
   /**
