@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorCode } from '../core/index.js';
-import { describeError, minimalEnvironment, type McpCallOptions, type McpCallOutcome } from '../executors/index.js';
+import { boundBytes, describeError, minimalEnvironment, type McpCallOptions, type McpCallOutcome } from '../executors/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { AnswerEnds } from './bounded-fetch.js';
 import { loadClientKit, type ClientKit } from './client-kit.js';
@@ -30,6 +30,9 @@ export interface ServerStatus {
   restarts: number;
   calls_in_flight: number;
 }
+
+// At most this much of a server's error answer to tools/list is kept (hldp import mcp prints it)
+const LIST_ERROR_BYTES = 64 * 1024;
 
 // Our own deadline fires first: the SDK's request timeout is only a backstop behind it.
 const SDK_TIMEOUT_SLACK_MS = 5_000;
@@ -124,7 +127,8 @@ export class ServerConnection {
           cursor = page.nextCursor;
         } while (cursor !== undefined);
       } catch (error) {
-        return { ok: false, code: 'MCP_ERROR', message: `MCP server '${this.name}' answered tools/list with an error: ${describeError(error)}` };
+        // the server's own text, bounded as a call's error is by its tool's cap: no tool here, so this one
+        return { ok: false, code: 'MCP_ERROR', message: boundBytes(`MCP server '${this.name}' answered tools/list with an error: ${describeError(error)}`, LIST_ERROR_BYTES).text };
       }
       return { ok: true, tools };
     });

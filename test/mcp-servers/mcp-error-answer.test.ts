@@ -1,8 +1,10 @@
+import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
 import { request, startTestServer } from '../helpers/http-server.js';
+import { runCli } from '../helpers/run-cli.js';
 import { mcpToolYaml, nodeServer, writeMcpConfig } from './support.js';
 
 const ERROR_SERVER = fileURLToPath(new URL('./fixtures/error-server.mjs', import.meta.url));
@@ -58,6 +60,18 @@ describe('an MCP server that answers tools/call with a JSON-RPC error', () => {
       expect(failed.error).toMatch(/^MCP server 'errors' answered tools\/call of 'fail' with an error: MCP error -32603: E+\n\[… \d+ bytes cut of \d+ …\]\nE+$/);
       expect(failed.cut_bytes).toBeGreaterThan(5 * 1024 * 1024 - 1024);
       expect((await request(server, 'GET', `/v1/receipts/${failed.id}`)).json).toEqual(failed);
+    });
+  });
+
+  describe('when it answers tools/list of hldp import mcp with an error of 5 MiB', () => {
+    it('prints a bounded message, the cut marked (found in review)', async () => {
+      // a config of its own: the gateway's stays as it was
+      const config = await writeMcpConfig(await mkdir(join(temp.path, 'import'), { recursive: true }).then(() => join(temp.path, 'import')), { errors: nodeServer(ERROR_SERVER, [], { env: { LIST_ERROR_SIZE: String(5 * 1024 * 1024) } }) });
+      const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_CONFIG: config };
+      const run = await runCli(['import', 'mcp', '--server', 'errors', '--out', join(temp.path, 'imported')], { env });
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toMatch(/MCP server 'errors' answered tools\/list with an error: MCP error -32603: L+\n\[… \d+ bytes cut of \d+ …\]\nL+/);
+      expect(run.stdout.length + run.stderr.length).toBeLessThan(128 * 1024);
     });
   });
 });
