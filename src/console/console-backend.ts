@@ -49,6 +49,8 @@ export interface PendingApproval {
   caller?: string;
   session?: string;
   reason?: string;
+  /** whether the principal it was listed for may approve or deny it */
+  decidable: boolean;
 }
 
 /** What deciding an approval came to. */
@@ -87,7 +89,8 @@ export interface ConsoleBackend {
   registry(): { index: ToolIndex; scanError?: { message: string; at: string } };
   sessions(): Promise<ConsoleSessionSummary[]>;
   approvals: {
-    pending(): Promise<PendingApproval[]>;
+    /** the pending requests `principal` may see (its own, those its rules let it decide, all for an admin) */
+    pending(principal: ConsolePrincipal): Promise<PendingApproval[]>;
     approve(id: string, by: ConsolePrincipal, reason: string): Promise<ApprovalDecision>;
     deny(id: string, by: ConsolePrincipal, reason: string): Promise<ApprovalDecision>;
   };

@@ -178,18 +178,14 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
 
   router.get('/console/approvals', async (request, response) => {
     const { viewer, principal } = signed(response);
-    const [waiting, resolved] = await Promise.all([backend.approvals.pending(), backend.events.recent(['approval.resolved'], 20)]);
-    const pending = principal.seesAll ? waiting : waiting.filter((approval) => approval.caller === principal.name);
+    const [pending, resolved] = await Promise.all([backend.approvals.pending(principal), backend.events.recent(['approval.resolved'], 20)]);
     const notice = typeof request.query.notice === 'string' ? request.query.notice.slice(0, 300) : undefined;
-    send(response, page('Approvals', approvalsView(pending, resolved.filter((event) => backend.maysee(principal, event)), viewer, principal.approver, notice), viewer, '/console/approvals'));
+    send(response, page('Approvals', approvalsView(pending, resolved.filter((event) => backend.maysee(principal, event)), viewer, notice), viewer, '/console/approvals'));
   });
 
   router.post('/console/approvals/:id/decide', form, requireCsrf, async (request, response) => {
+    // who may decide is the request's own rule, judged by the backend as the API judges it (a rule may name a principal without the approver role)
     const { principal } = signed(response);
-    if (!principal.approver) {
-      response.status(403).json({ code: 'NOT_AN_APPROVER', error: `'${principal.name}' may not decide approvals; ask a principal with the approver role` });
-      return;
-    }
     const body = (request.body ?? {}) as Record<string, unknown>;
     const reason = typeof body.reason === 'string' ? body.reason.trim().slice(0, 500) : '';
     const decision = body.decision === 'approve' ? 'approve' : body.decision === 'deny' ? 'deny' : undefined;
@@ -198,6 +194,11 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
       return;
     }
     const outcome = await backend.approvals[decision](String(request.params.id), principal, reason);
+    // one the request's rule does not let decide (or see) is refused as the API refuses it
+    if (!outcome.ok && (outcome.status === 403 || outcome.status === 404)) {
+      response.status(outcome.status).json({ code: outcome.status === 403 ? 'APPROVAL_FORBIDDEN' : 'APPROVAL_NOT_FOUND', error: outcome.message });
+      return;
+    }
     if (!outcome.ok) {
       response.redirect(303, `/console/approvals?notice=${encodeURIComponent(outcome.message)}`);
       return;

@@ -95,6 +95,8 @@ export interface ApprovalHost<Registry extends ApprovalRegistry> {
 // how often a waiting caller looks at the store for a decision another process made
 const POLL_MS = 250;
 const SWEEP_MS = 1000;
+// the store's page when a list is filtered per record (its most)
+const LIST_PAGE = 1000;
 
 /**
  * Approval requests (seed 002): a call the policy sends to a person is bound to `{caller, session, tool, params
@@ -167,7 +169,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     // one who may not read the request is answered as the read answers them: its params, caller and session stay unseen
     if (!record || !this.maySee(record, decider)) return notFound(id);
     // the human at the MCP client decides where the rule says so; anyone else by role
-    const problem = options.via === 'elicitation' ? (record.rule.elicit ? undefined : `request '${id}' may not be decided at the MCP client; ${describeGate(record.rule.approvers)} decides it`) : deciderProblem({ caller: record.caller, selfApproval: record.rule.self_approval, approvers: record.rule.approvers }, decider);
+    const problem = options.via === 'elicitation' ? (record.rule.elicit ? undefined : `request '${id}' may not be decided at the MCP client; ${describeGate(record.rule.approvers)} decides it`) : this.deciderProblem(record, decider);
     if (problem) return { ok: false, code: 'APPROVAL_FORBIDDEN', error: problem, approval: record };
     return this.#decide(record, { name: decider.name, token: false }, verdict, options);
   }
@@ -187,16 +189,36 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     return record && this.maySee(record, principal) ? record : undefined;
   }
 
-  /** Requests newest first; a principal that decides none sees only its own. Overdue ones are expired first. */
+  /**
+   * The requests `principal` may see (`maySee`, as `get` and `decide` judge them), newest first, `offset` and
+   * `limit` counted over those. Overdue ones are expired first.
+   */
   async list(query: ApprovalQuery, principal: Principal): Promise<ApprovalRecord[]> {
     await this.sweep();
-    const mine = principal.roles.has('approver') || principal.roles.has('admin') ? {} : { caller: principal.name };
-    return this.#host.store.approvals.list({ ...query, ...mine });
+    if (principal.roles.has('admin')) return this.#host.store.approvals.list(query);
+    // a rule names its own deciders, so who sees what is known per record: read in pages, keep what may be seen
+    const limit = query.limit ?? 50;
+    let skip = query.offset ?? 0;
+    const seen: ApprovalRecord[] = [];
+    for (let at = 0; ; at += LIST_PAGE) {
+      const page = await this.#host.store.approvals.list({ ...query, limit: LIST_PAGE, offset: at });
+      for (const record of page) {
+        if (!this.maySee(record, principal)) continue;
+        if (skip > 0) skip -= 1;
+        else if (seen.push(record) >= limit) return seen;
+      }
+      if (page.length < LIST_PAGE) return seen;
+    }
   }
 
-  /** Whether `principal` may read this request. */
+  /** Whether `principal` may read this request: its caller, an admin, or one its rule lets decide. The one rule of list, get, decide and the console. */
   maySee(record: ApprovalRecord, principal: Principal): boolean {
     return record.caller === principal.name || principal.roles.has('admin') || deciderProblem({ caller: '', selfApproval: false, approvers: record.rule.approvers }, principal) === undefined;
+  }
+
+  /** Why `principal` may not approve or deny this request over the API or the console (undefined: it may); what `decide` asks. */
+  deciderProblem(record: ApprovalRecord, principal: Principal): string | undefined {
+    return deciderProblem({ caller: record.caller, selfApproval: record.rule.self_approval, approvers: record.rule.approvers }, principal);
   }
 
   /** Waits up to `ms` for the request to be decided and its receipt stored (expiring it when its time comes). */

@@ -5,10 +5,10 @@ import { redactParams } from './receipt.js';
 import { time, type Viewer } from './layout.js';
 
 /** The pending queue: each call exactly as it would run, with approve and deny and a reason, for those who may decide. */
-export function approvalsView(pending: PendingApproval[], resolved: HldpEvent[], viewer: Viewer, mayDecide: boolean, notice?: string): Html {
+export function approvalsView(pending: PendingApproval[], resolved: HldpEvent[], viewer: Viewer, notice?: string): Html {
   return html`<h1>Approvals</h1>
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
-<p class="muted live" data-live="approval.requested,approval.resolved" data-reload="true"><span class="dot" title="live"></span> Calls waiting for a person. ${mayDecide ? '' : 'You may look, not decide.'}</p>
+<p class="muted live" data-live="approval.requested,approval.resolved" data-reload="true"><span class="dot" title="live"></span> Calls waiting for a person. ${pending.some((approval) => !approval.decidable) ? 'Those without buttons you may look at, not decide.' : ''}</p>
 ${pending.length === 0
   ? html`<p class="empty">Nothing is waiting.</p>`
   : html`<ul class="approvals">${pending.map(
@@ -25,7 +25,7 @@ ${approval.reason ? html`<dt>Why it waits</dt><dd>${approval.reason}</dd>` : ''}
 </dl>
 <pre>
 ${JSON.stringify(redactParams(approval.params), null, 2)}</pre>
-${mayDecide
+${approval.decidable
   ? html`<form method="post" action="/console/approvals/${encodeURIComponent(approval.id)}/decide" class="decide">
 <input type="hidden" name="_csrf" value="${viewer.csrf}">
 <label>Reason <input name="reason" maxlength="500" placeholder="why (kept with the decision)"></label>

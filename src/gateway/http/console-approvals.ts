@@ -5,7 +5,7 @@ import type { Gateway } from '../service/index.js';
 const MOST = 1000;
 
 /** A stored request as the console's approvals view lists it. */
-function pendingOf(record: ApprovalRecord): PendingApproval {
+function pendingOf(record: ApprovalRecord): Omit<PendingApproval, 'decidable'> {
   return {
     id: record.id, kind: record.rule.self_approval ? 'confirmation' : 'approval', tool: record.tool, params: record.params, commit: record.commit,
     created_at: record.created_at, expires_at: record.expires_at, caller: record.caller, ...(record.session ? { session: record.session } : {}), reason: record.rule.reason,
@@ -13,8 +13,8 @@ function pendingOf(record: ApprovalRecord): PendingApproval {
 }
 
 /**
- * The console's approvals over the gateway's approval requests (shared by every instance through the store): every
- * pending one (the console shows each principal what it may see), and decisions made as the signed-in principal,
+ * The console's approvals over the gateway's approval requests (shared by every instance through the store): the
+ * pending ones the signed-in principal may see, each saying whether it may decide it, and decisions made as the signed-in principal,
  * under the same rules as `POST /v1/approvals/:id/approve|deny` (self-approval only where the rule allows it; the
  * call runs once, for the principal who asked).
  */
@@ -26,10 +26,11 @@ export function consoleApprovals(gateway: Gateway): ConsoleBackend['approvals'] 
     return { ok: true, ...(answer.receipt && verdict === 'approve' ? { receipt: answer.receipt } : {}), message: `${verdict === 'approve' ? 'approved' : 'denied'} by ${by.name}: ${ran}` };
   };
   return {
-    pending: async () => {
-      // an overdue request is expired (its EXPIRED receipt stored) rather than shown as waiting
-      await gateway.approvals.sweep();
-      return (await gateway.store.approvals.list({ status: 'pending', limit: MOST })).map(pendingOf);
+    pending: async (viewer) => {
+      // the requests the viewer may see, and which it may decide, by the desk's own rules (as the API lists and decides them)
+      const principal = gateway.principal(viewer.name);
+      const records = await gateway.approvals.list({ status: 'pending', limit: MOST }, principal);
+      return records.map((record) => ({ ...pendingOf(record), decidable: gateway.approvals.deciderProblem(record, principal) === undefined }));
     },
     approve: (id, by, reason) => decide(id, by, reason, 'approve'),
     deny: (id, by, reason) => decide(id, by, reason, 'deny'),
