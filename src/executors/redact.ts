@@ -15,8 +15,10 @@ export function redactSecrets(result: ExecutionResult, secrets: readonly string[
   const applicable = [...new Set(secrets)].filter((secret) => secret.length >= SHORTEST_SECRET).sort((a, b) => b.length - a.length);
   if (applicable.length === 0) return result;
   const scrub = (text: string): string => applicable.reduce((scrubbed, secret) => scrubbed.split(secret).join(REDACTED), text);
-  const output = cutPartialSecrets(scrub(result.output), applicable);
-  const stderr = cutPartialSecrets(scrub(result.stderr), applicable);
+  // a marker in a result nothing was cut from is the tool's own text: nothing to trim beside it (found in review)
+  const trimmed = (text: string): { text: string; cutBytes: number } => (result.cut_bytes > 0 ? cutPartialSecrets(text, applicable) : { text, cutBytes: 0 });
+  const output = trimmed(scrub(result.output));
+  const stderr = trimmed(scrub(result.stderr));
   return {
     ...result,
     output: output.text,
