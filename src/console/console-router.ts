@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { findTool } from '../core/index.js';
 import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../events/index.js';
 import type { ConsoleBackend, ConsolePrincipal, ConsoleReceiptQuery } from './console-backend.js';
 import { html, type Html } from './html.js';
@@ -172,7 +173,8 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
       return;
     }
     const { index } = backend.registry();
-    const definition = index.tools.find((tool) => tool.name === receipt.tool);
+    // one tool by name: reading index.tools would make and keep every definition of a lazily read index
+    const definition = findTool(index, receipt.tool);
     send(response, page(`${receipt.ok ? '✓' : '✗'} ${receipt.tool}`, receiptView(receipt, definition, index.commit), viewer, '/console/failures'));
   });
 
@@ -194,11 +196,8 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
       return;
     }
     const outcome = await backend.approvals[decision](String(request.params.id), principal, reason);
-    // one the request's rule does not let decide (or see) is refused as the API refuses it
-    if (!outcome.ok && (outcome.status === 403 || outcome.status === 404)) {
-      response.status(outcome.status).json({ code: outcome.status === 403 ? 'APPROVAL_FORBIDDEN' : 'APPROVAL_NOT_FOUND', error: outcome.message });
-      return;
-    }
+    // one the request's rule does not let decide (or see) is refused as the API refuses it, in words on the page a
+    // person was on: a request they may not see reads exactly as one that does not exist
     if (!outcome.ok) {
       response.redirect(303, `/console/approvals?notice=${encodeURIComponent(outcome.message)}`);
       return;

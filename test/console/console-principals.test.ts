@@ -151,7 +151,9 @@ describe('what each principal sees (GET /v1/events and the console)', () => {
         method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(server.url).origin, cookie: dave.cookie },
         body: new URLSearchParams({ _csrf: dave.csrf, decision: 'approve' }),
       });
-      expect(refused.status).toBe(404);
+      // refused in the words a request that does not exist gets, on the approvals page
+      expect(refused.status).toBe(303);
+      expect(refused.headers.get('location')).toMatch(/notice=no%20approval%20request/);
 
       const vera = await signIn('vera');
       const decided = await fetch(`${server.url}/console/approvals/${encodeURIComponent(requested.data.approval)}/decide`, {
