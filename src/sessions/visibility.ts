@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolIndex } from '../core/index.js';
+import { eachTool, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import type { RegistryView } from './registry-view.js';
 import type { ActiveToolset } from './session-state.js';
 
@@ -71,7 +71,8 @@ export function denyListRights(deny: readonly string[]): RightsLayer {
 export function unmatchedDenyEntries(deny: readonly string[], index: ToolIndex): string[] {
   if (deny.length === 0) return [];
   const known = new Set<string>();
-  for (const tool of index.tools) {
+  // one tool at a time: reading index.tools would make and keep every definition of a lazily read index
+  for (const tool of eachTool(index)) {
     known.add(nameKey(tool.name));
     for (const alias of tool.aliases) known.add(nameKey(alias));
     if (tool.group !== undefined) known.add(nameKey(tool.group));
