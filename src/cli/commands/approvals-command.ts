@@ -1,5 +1,6 @@
 import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
 import { JSON_OPTION, REPOSITORY_OPTIONS, writeJson, writeLines, type Command, type CommandIo } from '../command.js';
+import { terminalSafe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 
 const ACTIONS = ['list', 'show', 'approve', 'deny', 'cancel'] as const;
@@ -62,8 +63,10 @@ export const approvalsCommand: Command = {
   },
 };
 
+// what an agent sent (params, tool name) and a policy's author wrote (its reason) reach the approver's terminal
+// escaped: a bidi override could reorder the path a person approves (found in review)
 function summary(record: ApprovalRecord): string {
-  return `${record.id}  ${record.status.padEnd(9)}  ${record.tool}  by ${record.caller}  expires ${record.expires_at}  ${record.rule.reason}`;
+  return terminalSafe(`${record.id}  ${record.status.padEnd(9)}  ${record.tool}  by ${record.caller}  expires ${record.expires_at}  ${record.rule.reason}`);
 }
 
 function detail(record: ApprovalRecord): string {
@@ -76,7 +79,9 @@ function detail(record: ApprovalRecord): string {
     `commit    ${record.commit}`,
     `asked     ${record.created_at}, expires ${record.expires_at}`,
     ...(record.decided_at ? [`decided   ${record.status} by ${record.decided_by ?? 'the clock'} at ${record.decided_at} via ${record.decided_via}${record.decision_reason ? `: ${record.decision_reason}` : ''}`] : []),
-  ].join('\n');
+  ]
+    .map(terminalSafe)
+    .join('\n');
 }
 
 function missing(io: CommandIo, id: string, principal: string): number {
