@@ -92,6 +92,9 @@ function progressSender(progressToken: string | number, context: RequestContext,
     if (context.signal.aborted) return sent.drop();
     const message = update.message === undefined || update.message.length <= PROGRESS_MESSAGE_CHARS ? {} : { message: `${update.message.slice(0, PROGRESS_MESSAGE_CHARS - 1)}…` };
     const params = { progressToken, ...update, ...message };
-    sent.offer(() => context.sendNotification({ method: 'notifications/progress', params }));
+    // an update that waited for its turn is not sent once the call was cancelled meanwhile (found in review)
+    sent.offer(async () => {
+      if (!context.signal.aborted) await context.sendNotification({ method: 'notifications/progress', params });
+    });
   };
 }
