@@ -59,7 +59,10 @@ describe('who may see and decide an approval request whose rule names its approv
       const { cookie, csrf } = await signIn(who);
       return fetch(`${gateway.url}/console/approvals/${encodeURIComponent(id)}/decide`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin, cookie }, body: new URLSearchParams({ _csrf: csrf, decision: 'approve' }) });
     };
-    expect((await decide('bob')).status).toBe(404);
+    // refused as the API refuses it, in the console's words: back to the approvals page, as for a request that does not exist
+    const refused = await decide('bob');
+    expect(refused.status).toBe(303);
+    expect(refused.headers.get('location')).toMatch(/notice=no%20approval%20request/);
     expect((await api(gateway.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'bob' })).status).toBe(404);
     const decided = await decide('lead');
     expect(decided.status).toBe(303);
