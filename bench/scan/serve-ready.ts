@@ -5,12 +5,15 @@
 // bin/hldp.js alternately; the first run over a fresh WORK is cold. Memory (issue #18's ≤ 300 MB): RSS and its peak
 // from /proc/PID/status, V8's heap and the memory outside it (array buffers) from the server's /metrics, at listening,
 // once matching is ready, and after --settle S more seconds (default 5) with /healthz asked meanwhile.
-// Usage: npx tsx bench/scan/serve-ready.ts BIN REPO WORK [--settle S]
+// --then STEP (repeatable) makes a request after that, and reports RSS and heap after each (then after a collection
+// the server is asked to let garbage go by waiting --settle again): what a whole read of the tools costs a served
+// index. A STEP is `GET /path`, `POST /path {json}`, or `mcp-list` (an MCP session's initialize and tools/list).
+// Usage: npx tsx bench/scan/serve-ready.ts BIN REPO WORK [--settle S] [--then STEP]...
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { settle: { type: 'string', default: '5' } } });
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { settle: { type: 'string', default: '5' }, then: { type: 'string', multiple: true, default: [] } } });
 const [bin, repo, work] = positionals as [string, string, string];
 const env = { ...process.env, HLDP_CACHE_DIR: `${work}/cache`, HLDP_DATA_DIR: `${work}/data`, HLDP_WORKSPACE: work, HLDP_LOG_LEVEL: 'warn' };
 const cpu = (pid: number): number => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return (Number(f[11]) + Number(f[12])) / 100; };
@@ -44,6 +47,31 @@ const m = await fetch(`${url}/v1/match`, { method: 'POST', headers: { 'content-t
 const firstMatchMs = performance.now() - t1;
 for (const until = performance.now() + Number(values.settle) * 1000; performance.now() < until; ) { await health(); await new Promise((r) => setTimeout(r, 200)); }
 const settled = await memory(child.pid!, url);
+// each --then step, and the memory after it settled
+const steps: Array<Record<string, unknown>> = [];
+for (const step of values.then as string[]) {
+  const ts = performance.now();
+  let status: number;
+  if (step === 'mcp-list') {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const init = await fetch(`${url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'serve-ready', version: '0' } } }) });
+    await init.text();
+    const session = init.headers.get('mcp-session-id') ?? '';
+    await (await fetch(`${url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+    const list = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }) });
+    await list.text();
+    status = list.status;
+  } else {
+    const [method, path, ...body] = step.split(' ');
+    const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body.length ? { body: body.join(' ') } : {}) });
+    await response.text();
+    status = response.status;
+  }
+  const ms = Math.round(performance.now() - ts);
+  const after = await memory(child.pid!, url);
+  for (const until = performance.now() + Number(values.settle) * 1000; performance.now() < until; ) { await health(); await new Promise((r) => setTimeout(r, 200)); }
+  steps.push({ step, status, ms, after, settled: await memory(child.pid!, url) });
+}
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));
-console.log(JSON.stringify({ bin, load: loadavg().map((x) => Math.round(x * 10) / 10), listening, first_by_name_ms: Math.round(firstByNameMs), matching_ready: matching ? ready : 'n/a (before: ready at listen)', first_match_ms: Math.round(firstMatchMs), [`after_${values.settle}_s`]: settled, longest_healthz_while_loading_ms: Math.round(longestHealthMs) }));
+console.log(JSON.stringify({ bin, load: loadavg().map((x) => Math.round(x * 10) / 10), listening, first_by_name_ms: Math.round(firstByNameMs), matching_ready: matching ? ready : 'n/a (before: ready at listen)', first_match_ms: Math.round(firstMatchMs), [`after_${values.settle}_s`]: settled, longest_healthz_while_loading_ms: Math.round(longestHealthMs), ...(steps.length ? { then: steps } : {}) }));
