@@ -1,21 +1,9 @@
 import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { makeTempDir } from '../helpers/git.js';
+import { configFiles } from './support.js';
 
-let temp: { path: string; cleanup: () => Promise<void> };
-beforeEach(async () => {
-  temp = await makeTempDir();
-});
-afterEach(() => temp.cleanup());
-
-async function configFile(text: string): Promise<string> {
-  const file = join(temp.path, 'brush-holder.yaml');
-  await writeFile(file, text);
-  return file;
-}
+const configFile = configFiles();
 
 describe('loadConfig', () => {
   describe('when secrets come from the environment', () => {
