@@ -1,0 +1,34 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { escapeHtml, revealed } from '../../src/console/html.js';
+
+// what reorders or hides text in a browser: bidi controls and marks, zero-width characters, tag characters, controls
+// eslint-disable-next-line no-control-regex
+const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/u;
+const hiddenCharacter = fc
+  .oneof(fc.integer({ min: 0, max: 8 }), fc.integer({ min: 0x0b, max: 0x1f }), fc.constantFrom(0x061c, 0x200b, 0x200e, 0x200f, 0x202e, 0x2066, 0x2069, 0xfeff), fc.integer({ min: 0xe0000, max: 0xe007f }))
+  .map((code) => String.fromCodePoint(code));
+const text = fc.array(fc.oneof(fc.string({ unit: 'grapheme' }), hiddenCharacter)).map((parts) => parts.join(''));
+
+describe('revealed', () => {
+  it('leaves no character that hides or reorders text, and no markup of the text', () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        const shown = revealed(value).text;
+        expect(shown).not.toMatch(HIDDEN);
+        // the only tags are its own marks
+        expect(shown.replace(/<span class="hidden-character" title="[^"]*">[^<]*<\/span>/g, '')).not.toMatch(/[<>]/);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('is the escaped text itself when it holds none of them', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }).filter((value) => !HIDDEN.test(value)), (value) => {
+        expect(revealed(value).text).toBe(escapeHtml(value));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { api, policyRepository, startGateway, TOKENS } from './support.js';
+
+// What a person reads before approving must be what runs: an agent's params with a right-to-left override showed the
+// approver, in the console, a path written backwards from the one the tool gets (the CLI escaped it; the console did not).
+const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
+
+let gateway: { url: string; service: ServiceProcess };
+let cleanup: () => Promise<void>;
+
+beforeAll(async () => {
+  const made = await policyRepository({ 'policies/writes.hdlp': RULE });
+  gateway = await startGateway(made.repo, made.temp.path);
+  cleanup = async () => {
+    await gateway.service.stop();
+    await made.temp.cleanup();
+  };
+});
+afterAll(() => cleanup());
+
+describe('the console approvals page, for params that hide or reorder text', () => {
+  it('shows each such character as its marked escape, never as itself', async () => {
+    // reads as "notes/txt.exe" with the override, and the tag characters spell "hi", which no one sees
+    const path = 'notes/\u202eexe.txt';
+    const content = 'ok\u{e0068}\u{e0069}\u200b';
+    const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path, content } } });
+    expect(pending).toMatchObject({ status: 202, body: { status: 'approval_required' } });
+    const origin = new URL(gateway.url).origin;
+    const signIn = await fetch(`${gateway.url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: new URLSearchParams({ token: TOKENS.admin }) });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const page = await (await fetch(`${gateway.url}/console/approvals`, { headers: { cookie } })).text();
+    const item = page.split('data-approval=').find((part) => part.startsWith(`"${pending.body.id as string}"`))!;
+    expect(item).toBeDefined();
+    expect(item).not.toMatch(/[\u202e\u200b\u{e0000}-\u{e007f}]/u);
+    expect(item).toContain('notes/<span class="hidden-character" title="a character that hides or reorders text">\\u202e</span>exe.txt');
+    expect(item).toContain('ok<span class="hidden-character" title="a character that hides or reorders text">\\u{e0068}</span>');
+    expect(item).toContain('\\u200b</span>');
+    // what runs is what was sent: the API gives the params as they are
+    expect((await api(gateway.url, 'GET', `/v1/approvals/${pending.body.id as string}`, { who: 'admin' })).body.approval.params).toMatchObject({ path, content });
+  });
+});
