@@ -148,7 +148,17 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     const { principal } = signed(response);
     const types = typeof request.query.types === 'string' ? request.query.types.split(',').filter(isEventType) : [...EVENT_TYPES];
     const wanted = new Set<EventType>(types);
-    await streamEvents(backend.events, request, response, { accepts: (event) => wanted.has(event.type) && backend.maysee(principal, event) });
+    // one count per principal with GET /v1/events: a second door must not lift the bound on an agent's streams
+    const place = backend.events.streams.take({ name: principal.name, roles: new Set(principal.roles) });
+    if (!place.ok) {
+      response.status(429).json({ code: 'TOO_MANY_STREAMS', error: place.message });
+      return;
+    }
+    try {
+      await streamEvents(backend.events, request, response, { accepts: (event) => wanted.has(event.type) && backend.maysee(principal, event) });
+    } finally {
+      place.release();
+    }
   });
 
   router.get('/console/failures', async (request, response) => {

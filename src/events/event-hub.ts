@@ -1,6 +1,7 @@
 import type { EventLog, StoreBus, StoredEvent } from '../store/index.js';
 import type { EventType, HldpEvent } from './event-types.js';
 import { isEventType } from './event-types.js';
+import { StreamQuota } from './stream-quota.js';
 
 /** Where a subscriber starts: live from now, or after the event it saw last (SSE `Last-Event-ID`). */
 export interface SubscribeOptions {
@@ -65,6 +66,8 @@ function decode(row: StoredEvent): HldpEvent | undefined {
  * A subscriber resumes after an id from the log's bounded backlog, or is told to reset.
  */
 export class EventHub {
+  /** the event streams each agent holds open, over every door to this hub */
+  readonly streams = new StreamQuota();
   readonly #log: EventLog;
   readonly #options: EventHubOptions;
   readonly #subscribers = new Set<Subscriber>();

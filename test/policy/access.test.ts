@@ -180,6 +180,32 @@ describe('receipts', () => {
     }
   });
 
+  it("and the console's event stream counts against the same 16: an agent's token signed in to the console opens no more (found in review E4)", async () => {
+    // a second door to the same hub: 60 console streams of one agent were all accepted, each able to queue 4 MiB
+    const origin = new URL(gateway.url).origin;
+    const signIn = await fetch(`${gateway.url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: new URLSearchParams({ token: TOKENS.bot }) });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const streams = [];
+    try {
+      for (let index = 0; index < 10; index++) streams.push(await openSse(`${gateway.url}/v1/events`, { authorization: `Bearer ${TOKENS.bot}` }));
+      for (let index = 0; index < 6; index++) streams.push(await openSse(`${gateway.url}/console/events`, { cookie }));
+      expect(streams.map((stream) => stream.status)).toEqual(Array(16).fill(200));
+      const refused = await fetch(`${gateway.url}/console/events`, { headers: { cookie } });
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toMatchObject({ code: 'TOO_MANY_STREAMS' });
+      expect((await fetch(`${gateway.url}/v1/events`, { headers: { authorization: `Bearer ${TOKENS.bot}` } })).status).toBe(429);
+      // a console stream closed frees its place for either door
+      streams.pop()!.close();
+      await expect.poll(async () => {
+        const again = await openSse(`${gateway.url}/v1/events`, { authorization: `Bearer ${TOKENS.bot}` });
+        streams.push(again);
+        return again.status;
+      }, { timeout: 10_000 }).toBe(200);
+    } finally {
+      for (const stream of streams) stream.close();
+    }
+  });
+
   it('and the log never hold a token, even one a caller pastes into its params', async () => {
     const call = await api(gateway.url, 'POST', '/v1/call', { who: 'lead', body: { tool: 'git-ops', params: { op: 'log', limit: 1, ref: TOKENS.bot } } });
     const text = JSON.stringify(call.body);
