@@ -185,6 +185,8 @@ export const COMPONENT_SCHEMAS = {
     properties: {
       receipts: { type: 'array', items: { $ref: '#/components/schemas/Receipt' } },
       limit: { type: 'integer' }, offset: { type: 'integer' }, next_offset: { type: ['integer', 'null'] },
+      max_bytes: { type: 'integer', description: 'the most bytes of stored receipts one page holds (its first receipt always comes, whatever its size)' },
+      ended_early: { const: true, description: 'the page holds fewer than limit receipts because the next would have passed max_bytes; next_offset continues' },
     },
   },
   ScanResult: {

@@ -18,6 +18,7 @@ export type {
   NewEvent,
   NewApproval,
   PruneResult,
+  ReceiptPage,
   ReceiptQuery,
   ReceiptStore,
   RejectionQuery,

@@ -43,3 +43,15 @@ export function searchRowsOf(query: ReceiptQuery): number | undefined {
 export function duplicateReceipt(id: string): Error {
   return Object.assign(new Error(`a receipt with id '${id}' is already stored (receipt ids are UNIQUE)`), { code: 'DUPLICATE_RECEIPT' });
 }
+
+/**
+ * How many of a page's rows (their stored sizes, newest first, one more than `limit` when more follow) fit in
+ * `maxBytes`: the first always (a page never comes back empty while receipts remain), then each while the total stays
+ * within it. `endedEarly`: the page stopped before `limit` because of the bytes.
+ */
+export function fitInBytes(sizes: number[], limit: number, maxBytes: number): { taken: number; more: boolean; endedEarly: boolean } {
+  let taken = 0;
+  let total = 0;
+  while (taken < Math.min(limit, sizes.length) && (taken === 0 || total + sizes[taken]! <= maxBytes)) total += sizes[taken++]!;
+  return { taken, more: sizes.length > taken, endedEarly: taken < limit && sizes.length > taken };
+}

@@ -3,8 +3,8 @@ import type { Receipt } from '../core/index.js';
 import { BatchWriter, type BatchOutcome } from './batch-writer.js';
 import { canonicalReceiptText, chainAfter, ChainVerifier, GENESIS, type ChainRow } from './receipt-chain.js';
 import { PRUNE_BATCH, prunablePrefix } from './retention.js';
-import { duplicateReceipt, startedMs, sinceMs, pageOf, searchRowsOf, type PendingReceipt } from './receipt-rows.js';
-import type { ChainLink, ChainReport, PruneResult, ReceiptQuery, ReceiptStore, RetentionPolicy } from './store.js';
+import { duplicateReceipt, fitInBytes, startedMs, sinceMs, pageOf, searchRowsOf, type PendingReceipt } from './receipt-rows.js';
+import type { ChainLink, ChainReport, PruneResult, ReceiptPage, ReceiptQuery, ReceiptStore, RetentionPolicy } from './store.js';
 
 const VERIFY_PAGE = 5000;
 
@@ -83,7 +83,8 @@ export class SqliteReceiptStore implements ReceiptStore {
     return this.#byPrefix.all(prefix, `${prefix}\uffff`, limit).map((row) => JSON.parse(row.body) as Receipt);
   }
 
-  async list(query: ReceiptQuery = {}): Promise<Receipt[]> {
+  /** the filters of a query other than its text, as a WHERE clause (empty when none) and its values */
+  #filtersOf(query: ReceiptQuery): { filters: string; values: Array<string | number> } {
     const where: string[] = [];
     const values: Array<string | number> = [];
     if (query.status) {
@@ -112,9 +113,42 @@ export class SqliteReceiptStore implements ReceiptStore {
       where.push("json_extract(body, '$.code') = ?");
       values.push(query.code);
     }
+    return { filters: where.length > 0 ? `WHERE ${where.join(' AND ')}` : '', values };
+  }
+
+  #statement(sql: string): Statement<Array<string | number>, { body: string }> {
+    let statement = this.#listings.get(sql);
+    if (!statement) {
+      statement = this.#database.prepare<Array<string | number>, { body: string }>(sql);
+      this.#listings.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /**
+   * One snapshot: the sizes of the page's rows first (octet_length reads a row's length, not its text), then the
+   * text of only the rows that fit in `maxBytes`.
+   */
+  async page(query: ReceiptQuery, maxBytes: number): Promise<ReceiptPage> {
+    const { filters, values } = this.#filtersOf(query);
+    const { limit, offset } = pageOf(query);
+    const sizes = this.#database.prepare<Array<string | number>, { seq: number; bytes: number }>(
+      `SELECT seq, octet_length(body) AS bytes FROM receipts ${filters} ORDER BY started_ms DESC, seq DESC LIMIT ? OFFSET ?`,
+    );
+    const bodies = this.#database.prepare<[string], { body: string }>('SELECT body FROM receipts WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY started_ms DESC, seq DESC');
+    return this.#database.transaction(() => {
+      const rows = sizes.all(...values, limit + 1, offset);
+      const { taken, more, endedEarly } = fitInBytes(rows.map((row) => row.bytes), limit, maxBytes);
+      const seqs = rows.slice(0, taken).map((row) => row.seq);
+      const receipts = seqs.length === 0 ? [] : bodies.all(JSON.stringify(seqs)).map((row) => JSON.parse(row.body) as Receipt);
+      return { receipts, more, endedEarly };
+    })();
+  }
+
+  async list(query: ReceiptQuery = {}): Promise<Receipt[]> {
+    const { filters, values } = this.#filtersOf(query);
     const search = query.text !== undefined && query.text !== '' ? "(instr(lower(coalesce(json_extract(body, '$.output'), '')), lower(?)) > 0 OR instr(lower(coalesce(json_extract(body, '$.error'), '')), lower(?)) > 0)" : undefined;
     const searchRows = searchRowsOf(query);
-    const filters = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
     const { limit, offset } = pageOf(query);
     let sql: string;
     if (search && searchRows !== undefined) {
@@ -125,12 +159,7 @@ export class SqliteReceiptStore implements ReceiptStore {
       sql = `SELECT body FROM receipts ${search ? `${filters ? `${filters} AND` : 'WHERE'} ${search}` : filters} ORDER BY started_ms DESC, seq DESC LIMIT ? OFFSET ?`;
       if (search) values.push(query.text!, query.text!);
     }
-    let statement = this.#listings.get(sql);
-    if (!statement) {
-      statement = this.#database.prepare<Array<string | number>, { body: string }>(sql);
-      this.#listings.set(sql, statement);
-    }
-    const rows = statement.all(...values, limit, offset);
+    const rows = this.#statement(sql).all(...values, limit, offset);
     return rows.map((row) => JSON.parse(row.body) as Receipt);
   }
 

@@ -25,6 +25,15 @@ export interface ReceiptQuery {
   offset?: number;
 }
 
+/** A page of receipts bounded in rows and in bytes. */
+export interface ReceiptPage {
+  receipts: Receipt[];
+  /** more receipts follow this page */
+  more: boolean;
+  /** the page holds fewer than `limit` receipts because the next one would have passed `maxBytes` */
+  endedEarly: boolean;
+}
+
 /** Where receipts are kept: every accepted call's one receipt, saved before it is returned, as a link of one hash chain. */
 export interface ReceiptStore {
   /** saves a new receipt at the head of the chain; a second receipt with the same id is refused (throws) */
@@ -33,6 +42,11 @@ export interface ReceiptStore {
   /** receipts whose id starts with `prefix`, newest first, at most `limit` (for `hldp receipts <prefix>`); optional for stores that cannot */
   findByPrefix?(prefix: string, limit: number): Promise<Receipt[]>;
   list(query?: ReceiptQuery): Promise<Receipt[]>;
+  /**
+   * One page (`limit`, `offset` and the filters of `query`; not `text`) bounded in bytes too: it ends before the
+   * receipt that would take the stored text past `maxBytes` (the first receipt always comes), read in one snapshot.
+   */
+  page(query: ReceiptQuery, maxBytes: number): Promise<ReceiptPage>;
   /** walks the chain from its checkpoint to its head in one consistent snapshot; names the first broken link */
   verify(): Promise<ChainReport>;
   /** deletes the oldest receipts the policy lets go, in small batches, moving the checkpoint with them */

@@ -10,6 +10,9 @@ import { principalOf } from './principal-auth.js';
 import { callInSession, SESSION_HEADER } from './session-routes.js';
 import { toolPage } from './tool-list.js';
 
+/** How many bytes of stored receipts one page of `GET /v1/receipts` holds at most (beyond its first receipt). */
+export const RECEIPT_PAGE_BYTES = 4 * 1024 * 1024;
+
 /** The `/v1` API over a gateway (authentication is the caller's to add). */
 export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; rescansIdle: () => Promise<void> }): Router {
   const router = express.Router();
@@ -84,12 +87,15 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     }
     const limit = query.limit!;
     const offset = query.offset ?? 0;
-    // one more than asked says whether another page follows, without a count over the table
     // everyone sees the receipts of its own calls; admins and approvers see every caller's
     const principal = principalOf(response);
-    const page = await gateway.receipts({ ...query, ...(overseesAll(principal) ? {} : { caller: principal.name }), limit: limit + 1 });
-    const receipts = page.slice(0, limit);
-    response.json({ receipts, limit, offset, next_offset: page.length > limit ? offset + limit : null });
+    // bounded in bytes as well as rows: a page of large receipts ends early (next_offset continues), so one request
+    // never reads, parses and sends more than about RECEIPT_PAGE_BYTES whatever the receipts hold
+    const page = await gateway.store.receipts.page({ ...query, ...(overseesAll(principal) ? {} : { caller: principal.name }) }, RECEIPT_PAGE_BYTES);
+    response.json({
+      receipts: page.receipts, limit, offset, next_offset: page.more ? offset + page.receipts.length : null,
+      max_bytes: RECEIPT_PAGE_BYTES, ...(page.endedEarly ? { ended_early: true } : {}),
+    });
   });
 
   router.get('/v1/receipts/verify', async (_request, response) => {

@@ -1,9 +1,9 @@
 import type { Receipt } from '../../core/index.js';
 import { BatchWriter, type BatchOutcome } from '../batch-writer.js';
 import { canonicalReceiptText, chainAfter, ChainVerifier, GENESIS, type ChainRow } from '../receipt-chain.js';
-import { duplicateReceipt, pageOf, searchRowsOf, sinceMs, startedMs, type PendingReceipt } from '../receipt-rows.js';
+import { duplicateReceipt, fitInBytes, pageOf, searchRowsOf, sinceMs, startedMs, type PendingReceipt } from '../receipt-rows.js';
 import { PRUNE_BATCH, prunablePrefix } from '../retention.js';
-import type { ChainLink, ChainReport, PruneResult, ReceiptQuery, ReceiptStore, RetentionPolicy } from '../store.js';
+import type { ChainLink, ChainReport, PruneResult, ReceiptPage, ReceiptQuery, ReceiptStore, RetentionPolicy } from '../store.js';
 import type { Database } from './database.js';
 import { PostgresTable } from './postgres-table.js';
 import { LOCKS } from './postgres-migrations.js';
@@ -67,22 +67,45 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
     return row ? (JSON.parse(row.body) as Receipt) : undefined;
   }
 
-  async list(query: ReceiptQuery = {}): Promise<Receipt[]> {
+  /** the filters of a query other than its text, as SQL conditions each starting with AND */
+  #filtersOf(query: ReceiptQuery) {
     const sql = this.sql;
     const since = query.since === undefined ? undefined : sinceMs(query.since);
-    const { limit, offset } = pageOf(query);
-    const searchRows = searchRowsOf(query);
-    const search = query.text ? sql`(strpos(lower(coalesce(body::json->>'output', '')), lower(${query.text})) > 0 OR strpos(lower(coalesce(body::json->>'error', '')), lower(${query.text})) > 0)` : undefined;
-    const filtered = sql`
-      SELECT body, started_ms, seq FROM receipts
-      WHERE true
+    return sql`
         ${query.status ? sql`AND ok = ${query.status === 'ok'}` : sql``}
         ${query.tool !== undefined ? sql`AND tool = ${query.tool}` : sql``}
         ${query.caller !== undefined ? sql`AND caller = ${query.caller}` : sql``}
         ${query.session !== undefined ? sql`AND session = ${query.session}` : sql``}
         ${since !== undefined ? sql`AND started_ms >= ${since}` : sql``}
         ${query.until !== undefined ? sql`AND started_ms <= ${sinceMs(query.until)}` : sql``}
-        ${query.code !== undefined ? sql`AND (body::json->>'code') = ${query.code}` : sql``}
+        ${query.code !== undefined ? sql`AND (body::json->>'code') = ${query.code}` : sql``}`;
+  }
+
+  /**
+   * One snapshot (REPEATABLE READ): the sizes of the page's rows first (octet_length of a stored text reads its
+   * length, not the text), then the text of only the rows that fit in `maxBytes`.
+   */
+  async page(query: ReceiptQuery, maxBytes: number): Promise<ReceiptPage> {
+    const { limit, offset } = pageOf(query);
+    return this.sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (sql) => {
+      const rows = await sql<Array<{ seq: string; bytes: number }>>`
+        SELECT seq, octet_length(body) AS bytes FROM receipts WHERE true ${this.#filtersOf(query)}
+        ORDER BY started_ms DESC, seq DESC LIMIT ${limit + 1} OFFSET ${offset}`;
+      const { taken, more, endedEarly } = fitInBytes(rows.map((row) => Number(row.bytes)), limit, maxBytes);
+      const seqs = rows.slice(0, taken).map((row) => row.seq);
+      const bodies = seqs.length === 0 ? [] : await sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE seq = ANY(${seqs}::bigint[]) ORDER BY started_ms DESC, seq DESC`;
+      return { receipts: bodies.map((row) => JSON.parse(row.body) as Receipt), more, endedEarly };
+    });
+  }
+
+  async list(query: ReceiptQuery = {}): Promise<Receipt[]> {
+    const sql = this.sql;
+    const { limit, offset } = pageOf(query);
+    const searchRows = searchRowsOf(query);
+    const search = query.text ? sql`(strpos(lower(coalesce(body::json->>'output', '')), lower(${query.text})) > 0 OR strpos(lower(coalesce(body::json->>'error', '')), lower(${query.text})) > 0)` : undefined;
+    const filtered = sql`
+      SELECT body, started_ms, seq FROM receipts
+      WHERE true ${this.#filtersOf(query)}
         ${search && searchRows === undefined ? sql`AND ${search}` : sql``}
       ORDER BY started_ms DESC, seq DESC`;
     // a bounded search reads the newest rows that meet the other filters, then looks for the text in those alone
