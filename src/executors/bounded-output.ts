@@ -82,16 +82,19 @@ export class BoundedOutput {
     return { head, tail: Buffer.concat([ring.subarray(this.#ringPosition), ring.subarray(0, this.#ringPosition)]) };
   }
 
-  /** The kept bytes as text; when bytes were cut, the marker counts them and the whole stays within the capacity. */
-  render(encoding: OutputEncoding = 'utf8'): RenderedOutput {
+  /**
+   * The kept bytes as text; when bytes were cut, the marker counts them and the whole stays within `capacity`
+   * (the buffer's own, or less: an HTTP error body read under a response's cap is kept under a tool's).
+   */
+  render(encoding: OutputEncoding = 'utf8', capacity = this.capacity): RenderedOutput {
     const { head, tail } = this.#parts();
     const total = this.#totalBytes;
     const encodedLength = encoding === 'base64' ? 4 * Math.ceil(total / 3) : total;
-    if (total === head.length + tail.length && encodedLength <= this.capacity) {
+    if (total === head.length + tail.length && encodedLength <= capacity) {
       return { text: Buffer.concat([head, tail]).toString(encoding), totalBytes: total, cutBytes: 0 };
     }
     // the marker's own length depends on the numbers in it: reserve for the largest it can be
-    const budget = Math.max(0, this.capacity - Buffer.byteLength(cutMarker(total, total)));
+    const budget = Math.max(0, Math.min(capacity, this.capacity) - Buffer.byteLength(cutMarker(total, total)));
     const { headBytes, tailBytes } =
       encoding === 'base64' ? base64Split(budget, head, tail) : utf8Split(budget, head, tail);
     const cutBytes = total - headBytes.length - tailBytes.length;

@@ -1,5 +1,5 @@
 import type { ErrorCode, ExecutionResult } from '../core/index.js';
-import type { RenderedOutput } from './bounded-output.js';
+import { boundBytes, type RenderedOutput } from './bounded-output.js';
 
 /** Milliseconds since `start` (a `performance.now()` reading), rounded to whole ms. */
 export function elapsedSince(start: number): number {
@@ -21,6 +21,20 @@ export function failedResult(code: ErrorCode, error: string, start: number): Exe
     cut_bytes: 0,
     duration_ms: elapsedSince(start),
   };
+}
+
+/**
+ * A failure whose message carries a server's own text (an HTTP error's body, a JSON-RPC error, a server's stderr):
+ * held to the tool's cap as output is, and, where cut, counted in `output_bytes` and `cut_bytes` as output is.
+ */
+export function boundedFailure(code: ErrorCode, message: string, cap: number, start: number): ExecutionResult {
+  return cutFailure(code, boundBytes(message, cap), start);
+}
+
+/** A failure whose text was already bounded (`rendered`), counted as `boundedFailure` counts it; `prefix` says whose text it is. */
+export function cutFailure(code: ErrorCode, rendered: RenderedOutput, start: number, prefix = ''): ExecutionResult {
+  const result = failedResult(code, prefix + rendered.text, start);
+  return rendered.cutBytes === 0 ? result : { ...result, output_bytes: rendered.totalBytes, cut_bytes: rendered.cutBytes };
 }
 
 /** The raw text of a thrown value: its code and message, and those of its cause. */

@@ -1,7 +1,7 @@
 import type { ExecutionResult, ToolDefinition } from '../core/index.js';
 import { boundBytes } from './bounded-output.js';
 import type { ForgejoConfig } from './execution-context.js';
-import { failedResult, succeededResult } from './execution-result.js';
+import { boundedFailure, failedResult, succeededResult } from './execution-result.js';
 import { ForgejoRepositoryApi } from './forgejo-api.js';
 import { FORGEJO_METHODS } from './forgejo-methods.js';
 import { withDefaults, type Params } from './params.js';
@@ -29,7 +29,7 @@ export async function executeForgejo(
   }
   const api = new ForgejoRepositoryApi(config, repository, tool.constraints.timeout_ms, signal);
   const outcome = await method(api, withDefaults(tool.params_schema, rawParams), config);
-  // an error's body is the server's text (up to the API's 32 MiB): bounded in the receipt as output is
-  if (!outcome.ok) return failedResult(outcome.code, boundBytes(outcome.message, tool.constraints.max_output_bytes).text, start);
+  // an error's body is the server's text (up to the API's 32 MiB): bounded in the receipt as output is, and what was cut counted
+  if (!outcome.ok) return boundedFailure(outcome.code, outcome.message, tool.constraints.max_output_bytes, start);
   return succeededResult(boundBytes(outcome.output, tool.constraints.max_output_bytes, outcome.encoding), start);
 }

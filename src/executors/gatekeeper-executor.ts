@@ -1,6 +1,6 @@
 import type { ExecutionResult, ToolDefinition } from '../core/index.js';
 import type { GatekeeperTarget } from './execution-context.js';
-import { elapsedSince, failedResult } from './execution-result.js';
+import { cutFailure, elapsedSince, failedResult } from './execution-result.js';
 import { httpCall, joinUrl } from './http-call.js';
 import type { Params } from './params.js';
 
@@ -9,6 +9,8 @@ export const GATEKEEPER_SLACK_MS = 2_000;
 
 // JSON escapes can grow a byte up to six characters, and the answer carries output and stderr
 const responseCap = (maxOutputBytes: number): number => 12 * maxOutputBytes + 65_536;
+// room kept under the cap for "gatekeeper 'NAME' answered HTTP 500: " before an error's body
+const ERROR_PREFIX_BYTES = 120;
 
 /** Runs a `gatekeeper` tool: `POST <target>/exec` with `{method, params, timeout_ms, max_output_bytes, sandbox?}`. */
 export async function executeGatekeeper(
@@ -37,11 +39,13 @@ export async function executeGatekeeper(
     body: JSON.stringify({ method: tool.method, params, timeout_ms, max_output_bytes, ...(tool.sandbox ? { sandbox: tool.sandbox } : {}) }),
     timeoutMs: timeout_ms + GATEKEEPER_SLACK_MS,
     maxBodyBytes: responseCap(max_output_bytes),
+    // an error's body is the server's text, not a result: held to the tool's own cap, prefix included
+    maxErrorBodyBytes: Math.max(1, max_output_bytes - ERROR_PREFIX_BYTES),
     signal,
   });
   if (!outcome.ok) return failedResult(outcome.code, `gatekeeper '${name}': ${outcome.message}`, start);
   if (outcome.status < 200 || outcome.status > 299) {
-    return failedResult('HTTP_ERROR', `gatekeeper '${name}' answered HTTP ${outcome.status}: ${outcome.body.text}`, start);
+    return cutFailure('HTTP_ERROR', outcome.body, start, `gatekeeper '${name}' answered HTTP ${outcome.status}: `.slice(0, ERROR_PREFIX_BYTES));
   }
   const parsed = parseGatekeeperResult(outcome.body.text);
   if (typeof parsed === 'string') return failedResult('INTERNAL_ERROR', `gatekeeper '${name}' answered 200 with ${parsed}`, start);

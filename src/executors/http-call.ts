@@ -12,6 +12,8 @@ export interface HttpCall {
   timeoutMs: number;
   /** cap of the kept response body (head and tail) */
   maxBodyBytes: number;
+  /** cap of a non-2xx response's kept body, when smaller (an error's text is held to the tool's cap) */
+  maxErrorBodyBytes?: number;
   signal?: AbortSignal;
 }
 
@@ -37,7 +39,8 @@ export async function httpCall(call: HttpCall): Promise<HttpOutcome> {
     });
     const body = new BoundedOutput(call.maxBodyBytes);
     for await (const chunk of response.body) body.push(chunk as Buffer);
-    return { ok: true, status: response.statusCode, headers: response.headers, body: body.render() };
+    const failed = response.statusCode < 200 || response.statusCode > 299;
+    return { ok: true, status: response.statusCode, headers: response.headers, body: body.render('utf8', failed ? call.maxErrorBodyBytes : undefined) };
   } catch (error) {
     const stopped = deadline.reason();
     if (stopped === 'timeout') return { ok: false, code: 'TIMEOUT', message: `no complete response from ${call.method} ${redactUrl(call.url)} within ${call.timeoutMs} ms` };

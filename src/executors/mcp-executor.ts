@@ -2,7 +2,7 @@ import { exceedsDepth, MAX_JSON_DEPTH, type ErrorCode, type ExecutionResult, typ
 import { boundBytes } from './bounded-output.js';
 import { startDeadline } from './deadline.js';
 import type { ExecutionContext, McpToolAnswer } from './execution-context.js';
-import { elapsedSince, failedResult } from './execution-result.js';
+import { boundedFailure, elapsedSince, failedResult } from './execution-result.js';
 import type { Params } from './params.js';
 
 /**
@@ -75,14 +75,6 @@ function structuredPart(content: Record<string, unknown> | undefined): { structu
     return { note: `structuredContent nested more than ${MAX_JSON_DEPTH} levels deep; it was left out of this receipt (the text content is kept)\n` };
   }
   return { structured_content: content, note: '' };
-}
-
-// a failure's message carries the server's own text (a JSON-RPC error's message, its stderr): bounded in the receipt
-// as output is, as the Forgejo executor bounds an error's body
-function boundedFailure(code: ErrorCode, message: string, cap: number, start: number): ExecutionResult {
-  const bounded = boundBytes(message, cap);
-  const result = failedResult(code, bounded.text, start);
-  return bounded.cutBytes === 0 ? result : { ...result, output_bytes: bounded.totalBytes, cut_bytes: bounded.cutBytes };
 }
 
 // what the connection did besides the call (a restart after a crash) goes where a process's stderr would

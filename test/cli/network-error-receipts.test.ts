@@ -1,0 +1,77 @@
+import { cp, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
+import { runCli } from '../helpers/run-cli.js';
+
+// Receipts of network tools that failed must be honest: an error body cut to the tool's cap says so in cut_bytes.
+const ERROR_BODY_BYTES = 100_000;
+const CAP = 1000;
+
+function tool(name: string, executor: string, method: string, extra: string): string {
+  return [
+    `name: ${name}`, `display: ${name}`, `intent: read a file over the network (${name})`, `method: ${method}`, `executor: ${executor}`,
+    'params_schema:', '  path: { type: string, required: true }', extra,
+    'constraints:', `  max_output_bytes: ${CAP}`, 'author: TEST-001', 'created: 2026-12-02', `why: tests need ${name}`,
+  ].join('\n');
+}
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let repo: string;
+let failing: Server;
+let failingUrl: string;
+
+beforeAll(async () => {
+  temp = await makeTempDir();
+  repo = join(temp.path, 'repo');
+  await initRepository(repo);
+  await cp('native-repo', repo, { recursive: true });
+  await commitFiles(repo, {
+    'tools/fj-read/TOOL.hdlp': tool('fj-read', 'git-forgejo', 'read_file', ''),
+    'tools/gk-read/TOOL.hdlp': tool('gk-read', 'gatekeeper', 'read_file', 'gatekeeper: { target: gk }'),
+  }, 'network tools with a small cap');
+  await writeFile(join(temp.path, 'config.yaml'), 'gatekeepers:\n  gk: {}\n');
+  // a Forgejo or gatekeeper that fails as the contract allows: any request answered 500, with a large body
+  failing = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${'E'.repeat(ERROR_BODY_BYTES - 4)}tail`));
+  });
+  await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+  failingUrl = `http://127.0.0.1:${(failing.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => failing.close(resolve));
+  await temp.cleanup();
+});
+
+function env(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path,
+    HLDP_FORGEJO_URL: failingUrl, HLDP_FORGEJO_TOKEN: 'forgejo-token-0123456789', HLDP_FORGEJO_REPO: 'o/r',
+    HLDP_GATEKEEPER_GK_URL: failingUrl, HLDP_GATEKEEPER_GK_TOKEN: 'gatekeeper-token-0123456789', ...extra,
+  };
+}
+
+async function call(name: string, extra: NodeJS.ProcessEnv): Promise<Record<string, any>> {
+  const run = await runCli(['call', name, '--params', '{"path":"a.txt"}', '--repo', repo, '--config', join(temp.path, 'config.yaml'), '--json'], { env: env(extra) });
+  expect(run.code, run.stderr).toBe(1);
+  return JSON.parse(run.stdout) as Record<string, any>;
+}
+
+describe('hldp call of a network tool whose server answers an error larger than the tool cap (found in review E8)', () => {
+  it.each([
+    ['git-forgejo', 'fj-read'],
+    ['gatekeeper', 'gk-read'],
+  ])('a %s error is kept under the tool cap, and the receipt counts what was cut', async (_executor, name) => {
+    const receipt = await call(name, {});
+    expect(receipt).toMatchObject({ ok: false, tool: name, code: 'HTTP_ERROR' });
+    expect(receipt.error).toMatch(/answered HTTP 500: E+\n\[… \d+ bytes cut of \d+ …\]\n[E]*tail$/);
+    expect(Buffer.byteLength(receipt.error as string)).toBeLessThanOrEqual(CAP);
+    expect(receipt.output_bytes).toBeGreaterThanOrEqual(ERROR_BODY_BYTES);
+    expect(receipt.cut_bytes).toBeGreaterThan(ERROR_BODY_BYTES - CAP);
+    const marker = Number(/\[… (\d+) bytes cut/.exec(receipt.error as string)![1]);
+    expect(receipt.cut_bytes).toBe(marker);
+  });
+});
