@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
+import { terminalSafe } from './terminal-safe.js';
 
 /** Where a command writes: stdout for results (one JSON document with --json), stderr for everything else. */
 export interface CommandIo {
@@ -38,7 +39,12 @@ export function writeJson(io: CommandIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Writes lines of text. */
+/**
+ * Writes lines of text for a person: each line (an entry holding line feeds is several) through `terminalSafe`, so
+ * that what a definition, an agent or a tool wrote into them (a `display`, an `intent`, a diagnostic quoting a
+ * `TOOL.hdlp`, a request's text) cannot steer the terminal, reorder or hide what is read. What must stay exact goes
+ * to the stream itself (`hldp call`'s output, a receipt opened in full) or through `writeJson`.
+ */
 export function writeLines(stream: NodeJS.WritableStream, lines: string[]): void {
-  if (lines.length) stream.write(`${lines.join('\n')}\n`);
+  if (lines.length) stream.write(`${lines.flatMap((line) => line.split('\n')).map(terminalSafe).join('\n')}\n`);
 }

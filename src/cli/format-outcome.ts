@@ -1,6 +1,7 @@
 import { formatDiagnostic, type Receipt } from '../core/index.js';
 import type { CallOutcome } from '../gateway/service/index.js';
-import { writeJson, type CommandIo } from './command.js';
+import { writeJson, writeLines, type CommandIo } from './command.js';
+import { terminalSafe } from './terminal-safe.js';
 
 /** Exit status of a call that waits for confirmation: nothing ran, and a script can tell this apart from a failure. */
 export const EXIT_CONFIRMATION_REQUIRED = 3;
@@ -13,25 +14,25 @@ export function printOutcome(outcome: CallOutcome, io: CommandIo, json: boolean)
       if (!json) printReceipt(outcome.receipt, io);
       return outcome.receipt.ok ? 0 : 1;
     case 'confirmation_required':
-      if (!json) io.stderr.write(`${outcome.confirmation.message}\nparams: ${JSON.stringify(outcome.confirmation.params)}\n`);
+      if (!json) writeLines(io.stderr, [outcome.confirmation.message, `params: ${JSON.stringify(outcome.confirmation.params)}`]);
       return EXIT_CONFIRMATION_REQUIRED;
     case 'not_found':
-      if (!json) io.stderr.write(`${outcome.error}\n${outcome.suggestion}\n`);
+      if (!json) writeLines(io.stderr, [outcome.error, outcome.suggestion]);
       return 1;
     case 'broken':
-      if (!json) io.stderr.write(`${outcome.error}\n${outcome.diagnostics.map(formatDiagnostic).join('\n')}\n`);
+      if (!json) writeLines(io.stderr, [outcome.error, ...outcome.diagnostics.map((diagnostic) => terminalSafe(formatDiagnostic(diagnostic)))]);
       return 1;
     case 'invalid_params':
-      if (!json) io.stderr.write(`${outcome.error}\nschema: ${outcome.schema}\n`);
+      if (!json) writeLines(io.stderr, [outcome.error, `schema: ${outcome.schema}`]);
       return 1;
     case 'confirmation_invalid':
     case 'refused':
     case 'timeout_not_allowed':
     case 'store_unavailable':
-      if (!json) io.stderr.write(`${outcome.error}\n`);
+      if (!json) writeLines(io.stderr, [outcome.error]);
       return 1;
     case 'substituted':
-      if (!json) io.stderr.write(`${outcome.message}\n`);
+      if (!json) writeLines(io.stderr, [outcome.message]);
       return 1;
   }
 }

@@ -89,7 +89,8 @@ async function showOne(receipts: ReceiptStore, id: string, io: CommandIo, json: 
     return 1;
   }
   if (json) writeJson(io, receipt);
-  else writeLines(io.stdout, [receiptDetail(receipt)]);
+  // a receipt opened in full is printed as stored, its output raw (as `hldp call` prints it)
+  else io.stdout.write(`${receiptDetail(receipt)}\n`);
   return 0;
 }
 

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { eachTool, formatDiagnostic, toolCount, type ToolIndex } from '../../core/index.js';
 import { JSON_OPTION, REPOSITORY_OPTIONS, writeLines, type Command, type CommandIo } from '../command.js';
+import { terminalSafe } from '../terminal-safe.js';
 
 /** `hldp scan`: read every definition and print `{commit, tools, errors}`. */
 export const scanCommand: Command = {
@@ -30,7 +31,7 @@ export const scanCommand: Command = {
       `skills  ${index.skills.length}${index.skills.length ? `: ${index.skills.map((skill) => skill.name).join(', ')}` : ''}`,
       `errors  ${index.errors.length}`,
     ]);
-    writeLines(io.stderr, [...index.errors, ...index.warnings].map(formatDiagnostic));
+    writeLines(io.stderr, [...index.errors, ...index.warnings].map((diagnostic) => terminalSafe(formatDiagnostic(diagnostic))));
     return 0;
   },
 };

@@ -3,6 +3,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ENTRY_KINDS, ENTRY_LAYOUT, formatDiagnostic, type Diagnostic, type EntryKind } from '../../core/index.js';
 import type { DefinitionFile } from '../../scanner/index.js';
 import { JSON_OPTION, writeJson, writeLines, type Command } from '../command.js';
+import { terminalSafe } from '../terminal-safe.js';
 
 /** `hldp validate`: lint `TOOL.hdlp`, `TOOLSET.hdlp`, `SKILL.md` and `policies/*.hdlp` files in the working tree, for authors and pre-commit hooks. */
 export const validateCommand: Command = {
@@ -44,7 +45,8 @@ export const validateCommand: Command = {
     const ordered = [...errors, ...result.warnings].sort(byPlace);
     if (flags.json) writeJson(io, { files: found, paths, errors, warnings: result.warnings });
     else {
-      writeLines(io.stdout, ordered.map(formatDiagnostic));
+      // a diagnostic quotes the file's own text: one line each, whatever line feed it holds
+      writeLines(io.stdout, ordered.map((diagnostic) => terminalSafe(formatDiagnostic(diagnostic))));
       io.stderr.write(`${found} file(s) under ${paths.join(', ')}: ${errors.length} error(s), ${result.warnings.length} warning(s)\n`);
       if (found === 0) {
         io.stderr.write('no definition found (looked for PATH/TOOL.hdlp, PATH/tools/*/TOOL.hdlp, PATH/toolsets/*/TOOLSET.hdlp, PATH/skills/*/SKILL.md, PATH/policies/*.hdlp and PATH/*/TOOL.hdlp); pass a tools repository, e.g. hldp validate native-repo\n');

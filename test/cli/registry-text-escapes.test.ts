@@ -1,0 +1,42 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { runCli } from '../helpers/run-cli.js';
+
+// A TOOL.hdlp comes from anyone who can push: what it says reached the terminal of whoever ran hldp list, match,
+// validate or scan over it (found in review E1): set the window title, clear the screen, or turn text around.
+const STEERING = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let repo: string;
+let env: NodeJS.ProcessEnv;
+beforeAll(async () => {
+  temp = await makeTempDir('hldp-registry-escapes-');
+  repo = join(temp.path, 'repo');
+  await initRepository(repo);
+  await commitFiles(repo, {
+    'tools/evil/TOOL.hdlp': makeToolYaml('evil', { display: String.raw`"Evil \e]0;PWNED\a tool"`, intent: String.raw`"list files \e[2J\e[31mFAKE\e[0m \u202eexe.txt"`, executor: 'shell', method: 'run', shell: '{ argv: [echo, hi] }' }),
+    // a broken sibling whose unknown field is named with an escape, quoted back by the diagnostic
+    'tools/broken/TOOL.hdlp': `${makeToolYaml('broken')}"key\\e[2J": 1\n`,
+  }, 'hostile definitions');
+  env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path };
+});
+afterAll(() => temp.cleanup());
+
+describe('the human views of a hostile registry (found in review)', () => {
+  it.each([
+    ['match', ['match', 'list files', '--repo', '__repo__']],
+    ['validate', ['validate', '__repo__']],
+    ['scan', ['scan', '--repo', '__repo__']],
+  ])('hldp %s shows what a definition says escaped, never raw', async (_name, args) => {
+    const run = await runCli(args.map((arg) => (arg === '__repo__' ? repo : arg)), { env });
+    const shown = `${run.stdout}${run.stderr}`;
+    expect(shown).not.toMatch(STEERING);
+    expect(shown).toContain(String.raw`\x1b[2J`);
+  });
+
+  it('keeps --json exact', async () => {
+    const run = await runCli(['match', 'list files', '--repo', repo, '--json'], { env });
+    expect(JSON.parse(run.stdout).candidates[0].intent).toBe('list files \u001b[2J\u001b[31mFAKE\u001b[0m \u202eexe.txt');
+  });
+});
