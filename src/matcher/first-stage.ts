@@ -7,6 +7,11 @@ import type { SearchIndex } from './search-index.js';
 export interface WeightedTerm {
   term: string;
   weight: number;
+  /**
+   * Which request word it is a term of (its terms in that word's order: the word, its parts, its senses);
+   * without it, the term is a word of its own
+   */
+  word?: number;
 }
 
 /** One tool the first stage found, with its BM25 score. */
@@ -121,23 +126,33 @@ function best(index: SearchIndex, touchedCount: number, depth: number): FirstSta
   return hits;
 }
 
-// Rarest terms first, until their tools fill the budget or there are `maxTerms` of them: the first stage
-// spends time on every tool a term brings and on every term, frequent terms discriminate least,
-// and the re-rank still counts all the request's words for the tools the rare ones found. A term
-// two words yield (a character of two Chinese words) keeps the larger weight.
+// The terms the first stage reads, within a latency bound: at most `maxTerms` of them, and no more once their tools
+// fill the postings budget (a term that would overflow it is left out, unless it is the first). Each request word gets
+// a say before any word gets a second: first every word's first term the index has, rarest first (frequent terms
+// discriminate least, and the re-rank still counts all the request's words for the tools the rare ones found), then
+// every word's second, and so on. A word's further terms are alternatives to its first — a Chinese word's characters,
+// its senses in the dictionary's order — and ranking them by rarity would let one word's rare readings (间 as
+// "among", 酒店 as "pub", each in a tool or two) fill every place before the request's other words are read at all. A
+// term two words yield keeps the larger weight and the earlier turn.
 function choose(index: SearchIndex, terms: WeightedTerm[], parameters: RankingParameters): Map<string, number> {
   const weights = new Map<string, number>();
-  for (const { term, weight } of terms) {
+  const turns = new Map<string, number>();
+  const found = new Map<number, number>();
+  for (const { term, weight, word } of terms) {
     if (!index.documentFrequency.has(term)) continue;
+    const turn = word === undefined ? 0 : (found.get(word) ?? 0);
+    if (word !== undefined) found.set(word, turn + 1);
     weights.set(term, Math.max(weight, weights.get(term) ?? 0));
+    turns.set(term, Math.min(turn, turns.get(term) ?? turn));
   }
   const frequency = (term: string): number => index.documentFrequency.get(term)!;
-  const usable = [...weights.keys()].sort((a, b) => frequency(a) - frequency(b));
+  const usable = [...weights.keys()].sort((a, b) => turns.get(a)! - turns.get(b)! || frequency(a) - frequency(b));
   const chosen = new Map<string, number>();
   let postings = 0;
   for (const term of usable) {
+    if (chosen.size === parameters.maxTerms) break;
+    if (chosen.size > 0 && postings + frequency(term) > parameters.postingsBudget) continue;
     postings += frequency(term);
-    if (chosen.size === parameters.maxTerms || (chosen.size > 0 && postings > parameters.postingsBudget)) break;
     chosen.set(term, weights.get(term)!);
   }
   return chosen;

@@ -1,5 +1,5 @@
 import { measure, type ToolFeatures } from './features.js';
-import { firstStage } from './first-stage.js';
+import { firstStage, type WeightedTerm } from './first-stage.js';
 import type { RankingParameters, RerankWeights } from './ranking-parameters.js';
 import { readRequest, type QueryWord } from './request-words.js';
 import type { SearchIndex } from './search-index.js';
@@ -28,10 +28,10 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
   const request = readRequest(index, text, parameters.valueWeight);
   const { words } = request;
   if (words.length === 0 || index.tools.length === 0) return { words, ranked: [] };
-  const terms = words.flatMap((word) => {
+  const terms = words.flatMap((word, at): WeightedTerm[] => {
     const weight = word.value ? parameters.valueWeight : 1;
-    const own = word.terms.map((term) => ({ term, weight }));
-    return word.glosses.senses.length === 0 ? own : [...own, ...glossTerms(word.glosses)];
+    const own = word.terms.map((term) => ({ term, weight, word: at }));
+    return word.glosses.senses.length === 0 ? own : [...own, ...glossTerms(word.glosses, at)];
   });
   const hits = firstStage(index, parameters, terms);
   const best = hits[0]?.score ?? 0;
@@ -49,8 +49,8 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
 // term of its senses is searched at a fraction of a word's weight.
 const GLOSS_WEIGHT = 0.5;
 
-function glossTerms(glosses: QueryWord['glosses']): Array<{ term: string; weight: number }> {
-  return [...new Set(glosses.senses.flat())].map((term) => ({ term, weight: GLOSS_WEIGHT }));
+function glossTerms(glosses: QueryWord['glosses'], word: number): WeightedTerm[] {
+  return [...new Set(glosses.senses.flat())].map((term) => ({ term, weight: GLOSS_WEIGHT, word }));
 }
 
 function rerankScore(weights: RerankWeights, names: ReadonlyArray<keyof RerankWeights>, features: ToolFeatures): number {
