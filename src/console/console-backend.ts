@@ -89,8 +89,10 @@ export interface ConsoleBackend {
   registry(): { index: ToolIndex; scanError?: { message: string; at: string } };
   sessions(): Promise<ConsoleSessionSummary[]>;
   approvals: {
-    /** the pending requests `principal` may see (its own, those its rules let it decide, all for an admin) */
-    pending(principal: ConsolePrincipal): Promise<PendingApproval[]>;
+    /** the pending requests `principal` may see (its own, those its rules let it decide, all for an admin), newest first, one page */
+    pending(principal: ConsolePrincipal, page: { offset: number; limit: number }): Promise<PendingApproval[]>;
+    /** one pending request `principal` may see, whole */
+    request(id: string, principal: ConsolePrincipal): Promise<PendingApproval | undefined>;
     approve(id: string, by: ConsolePrincipal, reason: string): Promise<ApprovalDecision>;
     deny(id: string, by: ConsolePrincipal, reason: string): Promise<ApprovalDecision>;
   };

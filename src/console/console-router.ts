@@ -7,7 +7,7 @@ import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../event
 import type { ConsoleBackend, ConsolePrincipal, ConsoleReceiptQuery } from './console-backend.js';
 import { html, type Html } from './html.js';
 import { ConsoleSessions, cookieValue, fromSameOrigin, SESSION_COOKIE, type ConsoleSession } from './security.js';
-import { approvalsView } from './views/approvals.js';
+import { APPROVALS_PAGE, approvalsView, approvalView } from './views/approvals.js';
 import { failureFilters, failuresView, receiptQuery, receiptRows } from './views/failures.js';
 import { page, type Viewer } from './views/layout.js';
 import { receiptView } from './views/receipt.js';
@@ -190,9 +190,23 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
 
   router.get('/console/approvals', async (request, response) => {
     const { viewer, principal } = signed(response);
-    const [pending, resolved] = await Promise.all([backend.approvals.pending(principal), backend.events.recent(['approval.resolved'], 20)]);
+    const offset = Number(request.query.offset);
+    const paging = { offset: Number.isSafeInteger(offset) && offset > 0 ? offset : 0, limit: APPROVALS_PAGE + 1 };
+    // a page at a time, one more than shown to know whether older requests wait: the queue may be long, each request's params up to a body's size
+    const [pending, resolved] = await Promise.all([backend.approvals.pending(principal, paging), backend.events.recent(['approval.resolved'], 20)]);
     const notice = typeof request.query.notice === 'string' ? request.query.notice.slice(0, 300) : undefined;
-    send(response, page('Approvals', approvalsView(pending, resolved.filter((event) => backend.maysee(principal, event)), viewer, notice), viewer, '/console/approvals'));
+    const shown = pending.slice(0, APPROVALS_PAGE);
+    send(response, page('Approvals', approvalsView(shown, resolved.filter((event) => backend.maysee(principal, event)), viewer, notice, { offset: paging.offset, more: pending.length > APPROVALS_PAGE }), viewer, '/console/approvals'));
+  });
+
+  router.get('/console/approvals/:id', async (request, response) => {
+    const { viewer, principal } = signed(response);
+    const approval = await backend.approvals.request(String(request.params.id), principal);
+    if (!approval) {
+      send(response, page('Not found', htmlNotFound(`No pending request '${request.params.id}' (decided, expired, or not yours to see).`), viewer), 404);
+      return;
+    }
+    send(response, page(`Approval ${approval.tool}`, approvalView(approval, viewer), viewer, '/console/approvals'));
   });
 
   router.post('/console/approvals/:id/decide', form, requireCsrf, async (request, response) => {

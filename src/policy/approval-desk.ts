@@ -95,8 +95,8 @@ export interface ApprovalHost<Registry extends ApprovalRegistry> {
 // how often a waiting caller looks at the store for a decision another process made
 const POLL_MS = 250;
 const SWEEP_MS = 1000;
-// the store's page when a list is filtered per record (its most)
-const LIST_PAGE = 1000;
+// the store's page when a list is filtered per record: small, since each request holds its params (up to a body's size)
+const LIST_PAGE = 50;
 
 /**
  * Approval requests (seed 002): a call the policy sends to a person is bound to `{caller, session, tool, params

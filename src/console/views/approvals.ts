@@ -4,18 +4,27 @@ import { html, revealed, type Html } from '../html.js';
 import { redactParams } from './receipt.js';
 import { time, type Viewer } from './layout.js';
 
-/** The pending queue: each call exactly as it would run, with approve and deny and a reason, for those who may decide. */
-export function approvalsView(pending: PendingApproval[], resolved: HldpEvent[], viewer: Viewer, notice?: string): Html {
-  return html`<h1>Approvals</h1>
-${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
-<p class="muted live" data-live="approval.requested,approval.resolved" data-reload="true"><span class="dot" title="live"></span> Calls waiting for a person. ${pending.some((approval) => !approval.decidable) ? 'Those without buttons you may look at, not decide.' : ''}</p>
-${pending.length === 0
-  ? html`<p class="empty">Nothing is waiting.</p>`
-  : html`<ul class="approvals">${pending.map(
-      (approval) => html`<li class="approval" data-approval="${approval.id}">
+/** How many pending requests one page of the approvals view shows. */
+export const APPROVALS_PAGE = 20;
+
+/** How much of a request's params (JSON text, in characters) the list shows; the request's own page shows them whole. */
+export const PARAMS_PREVIEW = 4096;
+
+/** Where the approvals view's pages are: which one, and whether an older one follows. */
+export interface ApprovalsPaging {
+  offset: number;
+  more: boolean;
+}
+
+/** One request: what it would run, who asked and why; `whole` shows every param, else a preview and a link to the whole. */
+function approvalItem(approval: PendingApproval, viewer: Viewer, whole: boolean): Html {
+  const params = JSON.stringify(redactParams(approval.params), null, 2);
+  const cut = !whole && params.length > PARAMS_PREVIEW;
+  const link = `/console/approvals/${encodeURIComponent(approval.id)}`;
+  return html`<li class="approval" data-approval="${approval.id}">
 <h2>${revealed(approval.tool)} <span class="muted">${approval.kind}</span></h2>
 <dl class="facts">
-<dt>Id</dt><dd><code>${approval.id}</code></dd>
+<dt>Id</dt><dd><a href="${link}"><code>${approval.id}</code></a></dd>
 <dt>Asked</dt><dd>${time(approval.created_at)}</dd>
 <dt>Expires</dt><dd>${time(approval.expires_at)}</dd>
 <dt>Commit</dt><dd><code>${approval.commit.slice(0, 12)}</code></dd>
@@ -24,7 +33,8 @@ ${approval.session ? html`<dt>Session</dt><dd>${revealed(approval.session)}</dd>
 ${approval.reason ? html`<dt>Why it waits</dt><dd>${revealed(approval.reason)}</dd>` : ''}
 </dl>
 <pre>
-${revealed(JSON.stringify(redactParams(approval.params), null, 2))}</pre>
+${revealed(cut ? params.slice(0, PARAMS_PREVIEW) : params)}</pre>
+${cut ? html`<p class="notice" data-cut="params">The params are cut here: ${(params.length - PARAMS_PREVIEW).toLocaleString('en')} more characters. <a href="${link}">Read the whole request</a> before deciding.</p>` : ''}
 ${approval.decidable
   ? html`<form method="post" action="/console/approvals/${encodeURIComponent(approval.id)}/decide" class="decide">
 <input type="hidden" name="_csrf" value="${viewer.csrf}">
@@ -33,8 +43,29 @@ ${approval.decidable
 <button type="submit" name="decision" value="deny" class="deny">Deny</button>
 </form>`
   : ''}
-</li>`,
-    )}</ul>`}
+</li>`;
+}
+
+/** One pending request whole, with approve and deny for those who may decide. */
+export function approvalView(approval: PendingApproval, viewer: Viewer): Html {
+  return html`<h1>Approval request</h1>
+<p class="muted"><a href="/console/approvals">← every waiting request</a></p>
+<ul class="approvals">${approvalItem(approval, viewer, true)}</ul>`;
+}
+
+/** The pending queue, a page at a time: each call as it would run (long params cut, with a link to the whole), with approve and deny and a reason, for those who may decide. */
+export function approvalsView(pending: PendingApproval[], resolved: HldpEvent[], viewer: Viewer, notice?: string, paging: ApprovalsPaging = { offset: 0, more: false }): Html {
+  const { offset, more } = paging;
+  return html`<h1>Approvals</h1>
+${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
+<p class="muted live" data-live="approval.requested,approval.resolved" data-reload="true"><span class="dot" title="live"></span> Calls waiting for a person. ${pending.some((approval) => !approval.decidable) ? 'Those without buttons you may look at, not decide.' : ''}</p>
+${pending.length === 0
+  ? html`<p class="empty">Nothing is waiting.</p>`
+  : html`<p class="muted" data-page="approvals">Requests ${offset + 1}–${offset + pending.length}, newest first.${more ? ' More wait on the next page.' : ''}</p>
+<ul class="approvals">${pending.map((approval) => approvalItem(approval, viewer, false))}</ul>`}
+${offset > 0 || more
+  ? html`<p class="pages">${offset > 0 ? html`<a href="/console/approvals?offset=${Math.max(0, offset - APPROVALS_PAGE)}">← Newer requests</a> ` : ''}${more ? html`<a href="/console/approvals?offset=${offset + APPROVALS_PAGE}">Older requests →</a>` : ''}</p>`
+  : ''}
 <h2>Decided lately</h2>
 ${resolved.length === 0
   ? html`<p class="muted">None yet.</p>`

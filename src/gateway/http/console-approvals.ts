@@ -2,8 +2,6 @@ import type { ApprovalDecision, ConsoleBackend, ConsolePrincipal, PendingApprova
 import type { ApprovalRecord } from '../../store/index.js';
 import type { Gateway } from '../service/index.js';
 
-const MOST = 1000;
-
 /** A stored request as the console's approvals view lists it. */
 function pendingOf(record: ApprovalRecord): Omit<PendingApproval, 'decidable'> {
   return {
@@ -26,11 +24,16 @@ export function consoleApprovals(gateway: Gateway): ConsoleBackend['approvals'] 
     return { ok: true, ...(answer.receipt && verdict === 'approve' ? { receipt: answer.receipt } : {}), message: `${verdict === 'approve' ? 'approved' : 'denied'} by ${by.name}: ${ran}` };
   };
   return {
-    pending: async (viewer) => {
+    pending: async (viewer, page) => {
       // the requests the viewer may see, and which it may decide, by the desk's own rules (as the API lists and decides them)
       const principal = gateway.principal(viewer.name);
-      const records = await gateway.approvals.list({ status: 'pending', limit: MOST }, principal);
+      const records = await gateway.approvals.list({ status: 'pending', limit: page.limit, offset: page.offset }, principal);
       return records.map((record) => ({ ...pendingOf(record), decidable: gateway.approvals.deciderProblem(record, principal) === undefined }));
+    },
+    request: async (id, viewer) => {
+      const principal = gateway.principal(viewer.name);
+      const record = await gateway.approvals.get(id, principal);
+      return record?.status === 'pending' ? { ...pendingOf(record), decidable: gateway.approvals.deciderProblem(record, principal) === undefined } : undefined;
     },
     approve: (id, by, reason) => decide(id, by, reason, 'approve'),
     deny: (id, by, reason) => decide(id, by, reason, 'deny'),

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { api, policyRepository, startGateway, TOKENS, type Who } from './support.js';
+
+// An agent's pending requests were rendered whole on the approver's page: 100 requests of 1 MB params made a 100 MB
+// page and froze the gateway while it was built (review E13). A page now shows a bounded number of requests, each
+// request's params cut to a preview with a link to the whole request.
+const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
+const CONTENT = 'A'.repeat(200_000);
+
+let gateway: { url: string; service: ServiceProcess };
+let cleanup: () => Promise<void>;
+const filed: string[] = [];
+
+async function signIn(who: Who): Promise<string> {
+  const origin = new URL(gateway.url).origin;
+  const response = await fetch(`${gateway.url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: new URLSearchParams({ token: TOKENS[who] }) });
+  return response.headers.get('set-cookie')!.split(';')[0]!;
+}
+
+async function pageOf(path: string, cookie: string): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${gateway.url}${path}`, { headers: { cookie } });
+  return { status: response.status, text: await response.text() };
+}
+
+beforeAll(async () => {
+  const made = await policyRepository({ 'policies/writes.hdlp': RULE });
+  gateway = await startGateway(made.repo, made.temp.path);
+  cleanup = async () => {
+    await gateway.service.stop();
+    await made.temp.cleanup();
+  };
+  // oldest first: 10 of the admin's, then 15 of the agent's
+  for (const [who, count] of [['admin', 10], ['bot', 15]] as const) {
+    for (let index = 0; index < count; index += 1) {
+      const pending = await api(gateway.url, 'POST', '/v1/call', { who, body: { tool: 'file-write', params: { path: `big-${who}-${index}.txt`, content: CONTENT } } });
+      expect(pending.status).toBe(202);
+      filed.push(pending.body.id as string);
+    }
+  }
+}, 60_000);
+afterAll(() => cleanup());
+
+describe('the console approvals page, for many pending requests with large params', () => {
+  it('shows one page of requests, each with its params cut and a link to the whole', async () => {
+    const cookie = await signIn('alice');
+    const first = await pageOf('/console/approvals', cookie);
+    expect(first.status).toBe(200);
+    expect(first.text.length).toBeLessThan(500_000);
+    expect(first.text.split('data-approval=').length - 1).toBe(20);
+    expect(first.text).toContain('Requests 1–20, newest first. More wait on the next page.');
+    // 200,000 characters of content, less the 4,096 shown, and the few of the other params
+    expect(first.text.match(/The params are cut here: 19[56],\d{3} more characters\./g)).toHaveLength(20);
+    expect(first.text).toContain(`<a href="/console/approvals/${encodeURIComponent(filed.at(-1)!)}">Read the whole request</a>`);
+    expect(first.text).toContain('<a href="/console/approvals?offset=20">Older requests →</a>');
+  });
+
+  it('reaches the oldest requests on the next page', async () => {
+    const cookie = await signIn('alice');
+    const older = await pageOf('/console/approvals?offset=20', cookie);
+    for (const id of filed.slice(0, 5)) expect(older.text).toContain(`data-approval="${id}"`);
+    expect(older.text).toContain('Requests 21–25, newest first.');
+    expect(older.text).not.toContain('Older requests');
+  });
+
+  it('shows one request whole on its own page, with the decision buttons', async () => {
+    const cookie = await signIn('alice');
+    const whole = await pageOf(`/console/approvals/${encodeURIComponent(filed[0]!)}`, cookie);
+    expect(whole.status).toBe(200);
+    expect(whole.text).toContain(CONTENT);
+    expect(whole.text).not.toContain('The params are cut here');
+    expect(whole.text).toContain('value="approve"');
+  });
+
+  it('answers 404 for a request the viewer may not see', async () => {
+    const lead = await signIn('lead');
+    expect((await pageOf(`/console/approvals/${encodeURIComponent(filed[0]!)}`, lead)).status).toBe(404);
+  });
+});
