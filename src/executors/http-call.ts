@@ -51,15 +51,25 @@ export async function httpCall(call: HttpCall): Promise<HttpOutcome> {
   }
 }
 
-/** The URL without any user:password part, fit for an error message. */
+/**
+ * The URL fit for an error message: no user:password part, and every query value (many APIs take a key as `?key=`)
+ * and the fragment replaced by `[REDACTED]`, so that a credential in a configured URL never reaches a receipt.
+ */
 export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     parsed.username = '';
     parsed.password = '';
-    return parsed.toString();
+    const query = parsed.search.slice(1);
+    const fragment = parsed.hash === '' ? '' : '#[REDACTED]';
+    parsed.search = '';
+    parsed.hash = '';
+    // each name is kept (it says which parameter), never its value; a bare item may be the key itself
+    const items = query === '' ? [] : query.split('&').map((item) => (item.includes('=') ? `${item.slice(0, item.indexOf('='))}=[REDACTED]` : '[REDACTED]'));
+    return parsed.toString() + (items.length > 0 ? `?${items.join('&')}` : '') + fragment;
   } catch {
-    return url;
+    // not a URL: what could be a credential (userinfo, query, fragment) is left out
+    return url.replace(/\/\/[^/?#]*@/, '//').replace(/[?#].*$/s, '?[REDACTED]');
   }
 }
 

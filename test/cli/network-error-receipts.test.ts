@@ -54,8 +54,8 @@ function env(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   };
 }
 
-async function call(name: string, extra: NodeJS.ProcessEnv): Promise<Record<string, any>> {
-  const run = await runCli(['call', name, '--params', '{"path":"a.txt"}', '--repo', repo, '--config', join(temp.path, 'config.yaml'), '--json'], { env: env(extra) });
+async function call(name: string, extra: NodeJS.ProcessEnv, params = '{"path":"a.txt"}'): Promise<Record<string, any>> {
+  const run = await runCli(['call', name, '--params', params, '--repo', repo, '--config', join(temp.path, 'config.yaml'), '--json'], { env: env(extra) });
   expect(run.code, run.stderr).toBe(1);
   return JSON.parse(run.stdout) as Record<string, any>;
 }
@@ -73,5 +73,21 @@ describe('hldp call of a network tool whose server answers an error larger than 
     expect(receipt.cut_bytes).toBeGreaterThan(ERROR_BODY_BYTES - CAP);
     const marker = Number(/\[… (\d+) bytes cut/.exec(receipt.error as string)![1]);
     expect(receipt.cut_bytes).toBe(marker);
+  });
+});
+
+describe('hldp call of a network tool whose configured URL holds a credential, when nothing answers (found in review E14)', () => {
+  it("keeps the URL's query values and user:password out of the receipt's CONNECTION_FAILED error", async () => {
+    // a port that nothing listens on: the failing server's, once closed
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const url = `http://user:PASSWORDSECRET42@127.0.0.1:${port}/base?api_key=SUPERSECRETKEY123&BARESECRETKEY77`;
+    const receipt = await call('http-request', { HLDP_API_DEFAULT_URL: url }, '{"method":"GET","path":"/healthz"}');
+    expect(receipt).toMatchObject({ ok: false, tool: 'http-request', code: 'CONNECTION_FAILED' });
+    expect(receipt.error).toContain(`GET http://127.0.0.1:${port}/base?api_key=[REDACTED]&[REDACTED]`);
+    expect(receipt.error).toContain('ECONNREFUSED');
+    for (const secret of ['SUPERSECRETKEY123', 'BARESECRETKEY77', 'PASSWORDSECRET42']) expect(JSON.stringify(receipt)).not.toContain(secret);
   });
 });
