@@ -23,7 +23,9 @@ export interface RescanResult {
  */
 export class RegistrySwap {
   #current: Registry;
-  #rescans: Promise<unknown> = Promise.resolve();
+  // at most one rescan runs and one waits: every request made while one waits joins it
+  #running: Promise<RescanResult> | undefined;
+  #pending: { pushed: PushHint | undefined; result: Promise<RescanResult> } | undefined;
   #lastScanError: { message: string; at: string } | undefined;
   readonly #listeners = new Set<(registry: Registry) => void>();
   readonly #preparers = new Set<(registry: Registry, previous: Registry) => Promise<void>>();
@@ -53,11 +55,33 @@ export class RegistrySwap {
   /**
    * Scans again; a new commit swaps in a new index and matcher atomically. Calls in flight keep theirs.
    * Rescans run one after another, each to the end; their work is done a slice at a time, so requests are
-   * answered meanwhile from the registry being replaced.
+   * answered meanwhile from the registry being replaced. Each request is answered by the first rescan that starts
+   * after it: requests made while one runs share the next, so N requests cost at most two scans, not N.
    */
   rescan(pushed?: PushHint): Promise<RescanResult> {
-    const run = this.#rescans.then(() => this.#rescanNow(pushed));
-    this.#rescans = run.catch(() => undefined);
+    if (this.#pending) {
+      // the newest push's hint is the one the shared rescan looks for
+      if (pushed) this.#pending.pushed = pushed;
+      return this.#pending.result;
+    }
+    if (!this.#running) return this.#start(pushed);
+    const pending: { pushed: PushHint | undefined; result: Promise<RescanResult> } = { pushed, result: Promise.resolve() as never };
+    const settled = (): void => undefined;
+    pending.result = this.#running.then(settled, settled).then(() => {
+      this.#pending = undefined;
+      return this.#start(pending.pushed);
+    });
+    this.#pending = pending;
+    return pending.result;
+  }
+
+  #start(pushed: PushHint | undefined): Promise<RescanResult> {
+    const run = this.#rescanNow(pushed);
+    this.#running = run;
+    const done = (): void => {
+      if (this.#running === run) this.#running = undefined;
+    };
+    run.then(done, done);
     return run;
   }
 
