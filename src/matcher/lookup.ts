@@ -1,5 +1,5 @@
-import { findTool, runToEnd, toolsOf, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
-import { nearNames } from './near-names.js';
+import { eachTool, findTool, runToEnd, toolsOf, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { nearNames, type AliasesByPosition } from './near-names.js';
 import type { ParamProblem, ParamsValidator } from './validate-params.js';
 
 /** What an exact call `{tool, params}` resolves to. */
@@ -23,6 +23,8 @@ export type LookupResult =
 /** Resolves names and aliases of one index to tools. */
 export interface ToolResolver {
   resolve(name: string): ToolDefinition | undefined;
+  /** every alias as written, with its tool's position: what near names are read from besides the names */
+  aliases(): AliasesByPosition;
 }
 
 /**
@@ -30,11 +32,12 @@ export interface ToolResolver {
  * on the first name that is not a tool's (a CLI call by name never needs it: tens of milliseconds at 10,000 tools).
  */
 export function createToolResolver(index: ToolIndex): ToolResolver {
-  let aliases: Map<string, number | null> | undefined;
+  let aliases: AliasTable | undefined;
   return {
     resolve(name) {
-      return findTool(index, name) ?? byAlias(index, (aliases ??= runToEnd(aliasTableSteps(index))), name);
+      return findTool(index, name) ?? byAlias(index, (aliases ??= runToEnd(aliasTableSteps(index))).byKey, name);
     },
+    aliases: () => (aliases ??= runToEnd(aliasTableSteps(index))).written,
   };
 }
 
@@ -43,8 +46,9 @@ export function* toolResolverSteps(index: ToolIndex): Generator<void, ToolResolv
   const aliases = yield* aliasTableSteps(index);
   return {
     resolve(name) {
-      return findTool(index, name) ?? byAlias(index, aliases, name);
+      return findTool(index, name) ?? byAlias(index, aliases.byKey, name);
     },
+    aliases: () => aliases.written,
   };
 }
 
@@ -54,20 +58,32 @@ function byAlias(index: ToolIndex, aliases: ReadonlyMap<string, number | null>, 
   return position === undefined || position === null ? undefined : toolsOf(index).at(position);
 }
 
+// an index's aliases: by key, for resolving; as written, for near names
+interface AliasTable {
+  byKey: Map<string, number | null>;
+  written: AliasesByPosition;
+}
+
 // each alias to the position of the tool that claims it: the table holds no tool (of a registry made from a scan
 // cache, a tool is made when read and not held; at 100,000 tools the table held every definition)
-function* aliasTableSteps(index: ToolIndex): Generator<void, Map<string, number | null>, void> {
-  const aliases = new Map<string, number | null>();
-  const tools = toolsOf(index);
-  for (let position = 0; position < tools.length; position++) {
-    if (position % 1000 === 999) yield;
-    for (const alias of tools.at(position)!.aliases) {
+function* aliasTableSteps(index: ToolIndex): Generator<void, AliasTable, void> {
+  const byKey = new Map<string, number | null>();
+  const texts: string[] = [];
+  const positions: number[] = [];
+  // each tool made once and let go: of a registry served from the scan cache, none is kept for this
+  let position = -1;
+  for (const tool of eachTool(index)) {
+    if (++position % 1000 === 999) yield;
+    for (const alias of tool.aliases) {
       const key = aliasKey(alias);
       // an alias two tools claim names neither: null marks it ambiguous
-      aliases.set(key, aliases.has(key) && aliases.get(key) !== position ? null : position);
+      byKey.set(key, byKey.has(key) && byKey.get(key) !== position ? null : position);
+      // the key itself where the alias is written as its key: one string held for both (200,000 aliases at 100,000 tools)
+      texts.push(key === alias ? key : alias);
+      positions.push(position);
     }
   }
-  return aliases;
+  return { byKey, written: { texts, positions } };
 }
 
 function aliasKey(alias: string): string {
@@ -84,7 +100,7 @@ export function lookupTool(
 ): LookupResult {
   const tool = resolver.resolve(name);
   if (tool === undefined) {
-    const near = nearNames(index.tools, name);
+    const near = nearNames(toolsOf(index), resolver.aliases(), name);
     const hint =
       near.length > 0
         ? `did you mean ${near.map((miss) => `'${miss.name}'`).join(', ')}?`

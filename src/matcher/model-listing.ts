@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../core/index.js';
+import { toolNameAt, type ToolSequence } from '../core/index.js';
 
 /** The registry as a model reads it: one `name: purpose` line per tool, within a budget of characters. */
 export interface ModelListing {
@@ -17,14 +17,21 @@ export interface ModelListing {
  * names do not fit, the tools at the end of `tools` are left out and counted. Callers put the tools
  * most likely to fit the request first.
  */
-export function listForModel(tools: readonly ToolDefinition[], budget: number): ModelListing {
-  const entries = tools.map((tool) => ({ name: tool.name, purpose: oneLine(tool.intent) }));
-  // each line is "- name: purpose\n"; a name alone is "- name\n"
-  const fixed = (count: number): number => entries.slice(0, count).reduce((sum, entry) => sum + entry.name.length + 3, 0);
-  let count = entries.length;
-  while (count > 0 && fixed(count) > budget) count -= 1;
-  const kept = entries.slice(0, count);
-  const room = budget - fixed(count);
+export function listForModel(tools: ToolSequence, budget: number): ModelListing {
+  // each line is "- name: purpose\n"; a name alone is "- name\n": the names decide how many fit, so only the tools
+  // listed are made (at 100,000 tools, a few thousand at most)
+  let count = 0;
+  let fixed = 0;
+  for (; count < tools.length; count++) {
+    const line = toolNameAt(tools, count)!.length + 3;
+    if (fixed + line > budget) break;
+    fixed += line;
+  }
+  const kept = Array.from({ length: count }, (_, position) => {
+    const tool = tools.at(position)!;
+    return { name: tool.name, purpose: oneLine(tool.intent) };
+  });
+  const room = budget - fixed;
   const cap = purposeCap(kept.map((entry) => entry.purpose.length + 2), room);
   const shortened = kept.some((entry) => entry.purpose.length + 2 > cap);
   const lines = kept.map(({ name, purpose }) => {
@@ -32,7 +39,7 @@ export function listForModel(tools: readonly ToolDefinition[], budget: number): 
     if (length === 0) return `- ${name}`;
     return `- ${name}: ${length < purpose.length ? `${purpose.slice(0, Math.max(0, length - 1))}…` : purpose}`;
   });
-  return { text: lines.join('\n'), names: kept.map((entry) => entry.name), omitted: entries.length - count, shortened };
+  return { text: lines.join('\n'), names: kept.map((entry) => entry.name), omitted: tools.length - count, shortened };
 }
 
 // The largest cap on each purpose's length (with its ": ") at which they all fit into `room`:

@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolIndex } from '../core/index.js';
+import { findTool, toolNameAt, toolsOf, type ToolDefinition, type ToolIndex, type ToolSequence } from '../core/index.js';
 import { createToolResolver } from './lookup.js';
 import { listForModel } from './model-listing.js';
 
@@ -62,8 +62,7 @@ export function createModelStage(options: ModelStageOptions, hooks: ModelStageHo
   let pausedUntil = 0;
 
   const ask = async (intent: string, index: ToolIndex, limit: number, preferred: readonly ToolDefinition[]): Promise<ModelAnswer> => {
-    const first = new Set(preferred);
-    const listing = listForModel([...preferred, ...index.tools.filter((tool) => !first.has(tool))], budget);
+    const listing = listForModel(preferredFirst(index, preferred), budget);
     const registry = listing.omitted > 0 ? `${listing.text}\n(${listing.omitted} more tools not listed)` : listing.text;
     const body = {
       model: options.model,
@@ -156,12 +155,18 @@ async function readBounded(body: AsyncIterable<Buffer>): Promise<string> {
  */
 export function checkNames(content: string, index: ToolIndex, limit: number): string[] {
   const resolver = createToolResolver(index);
-  // names differ in more than case within an index (the scanner refuses the rest)
-  const byLowerName = new Map(index.tools.map((tool) => [tool.name.toLowerCase(), tool]));
-  const byName = new Map(index.tools.map((tool) => [tool.name, tool]));
+  // names differ in more than case within an index (the scanner refuses the rest); positions, not tools: the
+  // tools are made only when named
+  const byPosition = toolsOf(index);
+  let byLowerName: Map<string, number> | undefined;
+  const lowerNamed = (name: string): ToolDefinition | undefined => {
+    byLowerName ??= new Map(Array.from({ length: byPosition.length }, (_, position) => [toolNameAt(byPosition, position)!.toLowerCase(), position]));
+    const position = byLowerName.get(name);
+    return position === undefined ? undefined : byPosition.at(position);
+  };
   const named: string[] = [];
   const add = (candidate: string): void => {
-    const tool = resolver.resolve(candidate.trim()) ?? byLowerName.get(candidate.trim().toLowerCase());
+    const tool = resolver.resolve(candidate.trim()) ?? lowerNamed(candidate.trim().toLowerCase());
     if (tool !== undefined && !named.includes(tool.name)) named.push(tool.name);
   };
   // from the first `{` to the last `}`, found by index (a backtracking pattern took seconds on an answer of braces)
@@ -180,11 +185,25 @@ export function checkNames(content: string, index: ToolIndex, limit: number): st
     // prose: the registry's names it mentions as whole names (not `git` inside `git-ops`), in order: one pass over
     // the answer's name-like words, each looked up (a search of the answer for every name was tools × answer)
     for (const word of content.matchAll(NAME_WORD)) {
-      const tool = byName.get(word[0]) ?? (word[0].endsWith('.') ? byName.get(word[0].slice(0, -1)) : undefined);
+      const tool = findTool(index, word[0]) ?? (word[0].endsWith('.') ? findTool(index, word[0].slice(0, -1)) : undefined);
       if (tool !== undefined) add(tool.name);
     }
   }
   return named.slice(0, limit);
+}
+
+// the lexical ranking's tools, then the index's others in order, by position: no tool is made until listed
+function preferredFirst(index: ToolIndex, preferred: readonly ToolDefinition[]): ToolSequence {
+  const all = toolsOf(index);
+  // names are unique within an index: a preferred tool is the index's tool of its name
+  const first = new Set(preferred.map((tool) => tool.name));
+  const rest: number[] = [];
+  for (let position = 0; position < all.length; position++) if (!first.has(toolNameAt(all, position)!)) rest.push(position);
+  return {
+    length: preferred.length + rest.length,
+    at: (position) => (position < preferred.length ? preferred[position] : all.at(rest[position - preferred.length]!)),
+    nameAt: (position) => (position < preferred.length ? preferred[position]?.name : toolNameAt(all, rest[position - preferred.length]!)),
+  };
 }
 
 // a run of the characters names are made of (a sentence's full stop after a name is tried without it)

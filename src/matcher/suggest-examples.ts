@@ -1,4 +1,4 @@
-import type { MatchOutcome, ToolIndex, UsageEvent } from '../core/index.js';
+import { toolNameAt, toolsOf, type MatchOutcome, type ToolIndex, type UsageEvent } from '../core/index.js';
 
 /** How a request was answered before the agent called a tool anyway. */
 export type MissedAs = 'found: false' | 'low confidence' | 'other tools first';
@@ -78,9 +78,12 @@ export function suggestExamples(events: readonly UsageEvent[], index: ToolIndex,
     byText.set(key, entry);
   }
   const suggestions: ExampleSuggestion[] = [];
-  for (const tool of index.tools) {
-    const byText = found.get(tool.name);
+  // by name first: only the tools called are made (the index's others are not read)
+  const tools = toolsOf(index);
+  for (let position = 0; position < tools.length; position++) {
+    const byText = found.get(toolNameAt(tools, position)!);
     if (byText === undefined) continue;
+    const tool = tools.at(position)!;
     const known = new Set([...tool.examples, ...tool.aliases, tool.name, tool.intent].map(normalise));
     const texts = [...byText.entries()]
       .filter(([key, entry]) => !known.has(key) && entry.count >= (options.minCount ?? 1))
