@@ -35,7 +35,7 @@ export function findTool(index: ToolIndex, name: string): ToolDefinition | undef
 }
 
 /** How many tools the index has, without making every tool of an index made by `withLazyTools` (counting is no reason to parse 100,000 definitions). */
-export function toolCount(index: ToolIndex): number {
+export function toolCount(index: Pick<ToolIndex, 'tools'>): number {
   return lazyNames.get(index)?.length ?? index.tools.length;
 }
 
@@ -44,7 +44,7 @@ export function toolCount(index: ToolIndex): number {
  * them (a reader of every tool once, `hldp scan --json` at 100,000 tools, then holds one at a time, not all); the
  * tools it already made are the very objects it holds.
  */
-export function* eachTool(index: ToolIndex): Generator<ToolDefinition, void, void> {
+export function* eachTool<Index extends Pick<ToolIndex, 'tools'>>(index: Index): Generator<ToolDefinition, void, void> {
   const make = lazyMakers.get(index);
   if (!make) {
     yield* index.tools;
@@ -67,7 +67,7 @@ export interface ToolSequence {
 }
 
 /** The index's tools as a sequence: of an index made by `withLazyTools`, each made when asked for, none read whole. */
-export function toolsOf(index: ToolIndex): ToolSequence {
+export function toolsOf(index: Pick<ToolIndex, 'tools'>): ToolSequence {
   const make = lazyMakers.get(index);
   const names = lazyNames.get(index);
   if (!make || !names) return index.tools;
@@ -95,11 +95,11 @@ function positionOf<T>(sorted: readonly T[], name: string, nameOf: (item: T) => 
 
 // how findTool reaches one tool of an index made by `withLazyTools` without making all of them; a copy of such an
 // index (a spread reads `tools`, making them all) has no entry here and is searched as any other
-const lazyLookups = new WeakMap<ToolIndex, (name: string) => ToolDefinition | undefined>();
+const lazyLookups = new WeakMap<object, (name: string) => ToolDefinition | undefined>();
 // the names of such an index's tools, for counting them
-const lazyNames = new WeakMap<ToolIndex, readonly string[]>();
+const lazyNames = new WeakMap<object, readonly string[]>();
 // how to make one tool of such an index, by position
-const lazyMakers = new WeakMap<ToolIndex, { count: number; at: (position: number) => ToolDefinition; peek: (position: number) => ToolDefinition }>();
+const lazyMakers = new WeakMap<object, { count: number; at: (position: number) => ToolDefinition; peek: (position: number) => ToolDefinition }>();
 
 /**
  * An index whose tools are made when first read: the whole list when `tools` is read, one tool when `findTool` (or

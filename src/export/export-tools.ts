@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../core/index.js';
+import { eachTool, toolNameAt, toolsOf, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { compressSchema } from './compress-schema.js';
 import { META_TOOLS, RESERVED_NAMES } from './meta-tools.js';
 import { exportNames } from './tool-names.js';
@@ -41,12 +41,16 @@ export interface ToolExport<F extends ExportFormat = ExportFormat> {
   meta_tools: Record<string, string>;
 }
 
-/** Every tool of `index` as `format` specs, names normalised to what the format accepts. */
-export function exportTools<F extends ExportFormat>(index: { commit: string; tools: readonly ToolDefinition[] }, format: F): ToolExport<F> {
-  const exported = exportNames(index.tools.map((tool) => tool.name), NAME_LIMITS[format], RESERVED_NAMES);
+/**
+ * Every tool of `index` as `format` specs, names normalised to what the format accepts. The tools are read one at a
+ * time (of an index served from the scan cache, none is kept: the specs are what is held).
+ */
+export function exportTools<F extends ExportFormat>(index: Pick<ToolIndex, 'commit' | 'tools'>, format: F): ToolExport<F> {
+  const all = toolsOf(index);
+  const exported = exportNames(Array.from({ length: all.length }, (_, position) => toolNameAt(all, position)!), NAME_LIMITS[format], RESERVED_NAMES);
   const names: Record<string, string> = {};
   const tools: Array<ToolSpecs[ExportFormat]> = META_TOOLS.map((meta) => specOf(format, meta.name, meta.description, meta.inputSchema, () => mcpMetaToolSpec(meta)));
-  for (const tool of index.tools) {
+  for (const tool of eachTool(index)) {
     const name = exported.get(tool.name)!;
     Object.defineProperty(names, name, { value: tool.name, enumerable: true, writable: true, configurable: true });
     tools.push(specOf(format, name, toolDescription(tool), compressSchema(tool.params_schema), () => mcpToolSpec(tool, name)));

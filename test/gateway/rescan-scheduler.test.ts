@@ -39,7 +39,7 @@ describe('RescanScheduler', () => {
       await scheduler.idle();
       expect(scans).toHaveLength(2);
       expect(gateway.registry.index.commit).toBe(newest);
-      expect(gateway.tools().map((tool) => tool.name)).toEqual(['a', 'b']);
+      expect([...gateway.tools()].map((tool) => tool.name)).toEqual(['a', 'b']);
     });
   });
 
@@ -52,7 +52,7 @@ describe('RescanScheduler', () => {
       await scheduler.idle();
       expect(scans.at(-1)).toHaveProperty('error');
       expect(gateway.scanError?.message).toBeTruthy();
-      expect(gateway.tools().map((tool) => tool.name)).toEqual(['a']);
+      expect([...gateway.tools()].map((tool) => tool.name)).toEqual(['a']);
       await scheduler.stop();
     });
   });

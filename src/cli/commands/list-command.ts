@@ -1,4 +1,6 @@
-import { JSON_OPTION, REPOSITORY_OPTIONS, writeJson, writeLines, type Command } from '../command.js';
+import { once } from 'node:events';
+import { eachTool, type ToolIndex } from '../../core/index.js';
+import { JSON_OPTION, REPOSITORY_OPTIONS, writeLines, type Command, type CommandIo } from '../command.js';
 
 /** `hldp list`: the index, one tool a line (or every definition with --json). */
 export const listCommand: Command = {
@@ -10,20 +12,48 @@ export const listCommand: Command = {
   async run(flags, _positionals, io) {
     const { scanFromFlags } = await import('../open-registry.js');
     const index = await scanFromFlags(flags);
-    if (flags.json) {
-      writeJson(io, { commit: index.commit, tools: index.tools });
-      return 0;
-    }
-    const width = Math.max(4, ...index.tools.map((tool) => tool.name.length));
-    const executorWidth = Math.max(8, ...index.tools.map((tool) => tool.executor.length));
-    writeLines(io.stdout, [
-      `${'NAME'.padEnd(width)}  ${'EXECUTOR'.padEnd(executorWidth)}  CONFIRM  DISPLAY · INTENT`,
-      ...index.tools.map(
-        (tool) =>
-          `${tool.name.padEnd(width)}  ${tool.executor.padEnd(executorWidth)}  ${(tool.constraints.require_confirm ? 'yes' : 'no').padEnd(7)}  ${tool.display} · ${tool.intent}`,
-      ),
-    ]);
-    if (index.errors.length) io.stderr.write(`${index.errors.length} definition(s) failed to load; run hldp scan to see them\n`);
+    await writeToolList(io, index, flags.json === true);
+    if (!flags.json && index.errors.length) io.stderr.write(`${index.errors.length} definition(s) failed to load; run hldp scan to see them\n`);
     return 0;
   },
 };
+
+/** `hldp list`'s output for an index: one tool a line under a header, or `{commit, tools}` as JSON; tools read one at a time. */
+export async function writeToolList(io: CommandIo, index: ToolIndex, json: boolean): Promise<void> {
+  if (json) return writeToolsJson(io, index);
+  // one tool at a time, its line's parts kept (the widths need every name and executor before the first line)
+  const rows: Array<{ name: string; executor: string; rest: string }> = [];
+  for (const tool of eachTool(index)) {
+    rows.push({ name: tool.name, executor: tool.executor, rest: `${(tool.constraints.require_confirm ? 'yes' : 'no').padEnd(7)}  ${tool.display} · ${tool.intent}` });
+  }
+  const width = rows.reduce((widest, row) => Math.max(widest, row.name.length), 4);
+  const executorWidth = rows.reduce((widest, row) => Math.max(widest, row.executor.length), 8);
+  writeLines(io.stdout, [
+    `${'NAME'.padEnd(width)}  ${'EXECUTOR'.padEnd(executorWidth)}  CONFIRM  DISPLAY · INTENT`,
+    ...rows.map((row) => `${row.name.padEnd(width)}  ${row.executor.padEnd(executorWidth)}  ${row.rest}`),
+  ]);
+}
+
+// tools written to stdout at once
+const TOOLS_PER_WRITE = 200;
+
+/**
+ * `{commit, tools}` exactly as `writeJson` writes it, every definition whole, a few hundred at a time, each made from
+ * the scan cache and let go once written: at 100,000 tools neither the list nor its JSON is held.
+ */
+async function writeToolsJson(io: CommandIo, index: ToolIndex): Promise<void> {
+  const write = async (text: string): Promise<void> => {
+    if (!io.stdout.write(text)) await once(io.stdout, 'drain');
+  };
+  let text = `${JSON.stringify({ commit: index.commit }, null, 2).slice(0, -2)},\n  "tools": [`;
+  let written = 0;
+  for (const tool of eachTool(index)) {
+    // a JSON string holds no raw line break: indenting each line indents the definition as a nested value
+    text += `${written === 0 ? '' : ','}\n    ${JSON.stringify(tool, null, 2).replaceAll('\n', '\n    ')}`;
+    if (++written % TOOLS_PER_WRITE === 0) {
+      await write(text);
+      text = '';
+    }
+  }
+  await write(`${text}${written ? '\n  ]' : ']'}\n}\n`);
+}

@@ -1,4 +1,4 @@
-import { formatDiagnostic, type ToolDefinition, type ToolIndex } from '../../core/index.js';
+import { eachTool, formatDiagnostic, toolCount, type ToolDefinition, type ToolIndex } from '../../core/index.js';
 import type { HldpEvent } from '../../events/index.js';
 import { html, type Html } from '../html.js';
 import { time } from './layout.js';
@@ -39,7 +39,7 @@ export function registryView(index: ToolIndex, scanError: { message: string; at:
 <dt>Source</dt><dd><code>${index.source}</code></dd>
 <dt>Commit</dt><dd><code>${index.commit}</code></dd>
 <dt>Scanned</dt><dd>${time(index.scanned_at)}</dd>
-<dt>Served</dt><dd>${index.tools.length} tools, ${index.toolsets.length} toolsets, ${index.skills.length} skills</dd>
+<dt>Served</dt><dd>${toolCount(index)} tools, ${index.toolsets.length} toolsets, ${index.skills.length} skills</dd>
 ${index.stale ? html`<dt>Stale</dt><dd class="error">${index.stale.reason} (since ${index.stale.since})</dd>` : ''}
 ${scanError ? html`<dt>Last scan</dt><dd class="error">failed ${time(scanError.at)}: ${scanError.message}</dd>` : ''}
 </dl>
@@ -62,8 +62,8 @@ ${scans.length === 0
     )}</tbody></table>`}
 </section>
 <section>
-<h2>Tools <span class="count">${index.tools.length}</span></h2>
-<div class="tools">${index.tools.map(toolCard)}</div>
+<h2>Tools <span class="count">${toolCount(index)}</span></h2>
+<div class="tools">${Array.from(eachTool(index), toolCard)}</div>
 </section>
 <section>
 <h2>Toolsets <span class="count">${index.toolsets.length}</span></h2>

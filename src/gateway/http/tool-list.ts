@@ -1,10 +1,14 @@
-import type { ToolDefinition, ToolIndex } from '../../core/index.js';
+import { eachTool, toolCount, toolsOf, type ToolDefinition, type ToolIndex } from '../../core/index.js';
 import type { ToolListQuery } from './query-parameters.js';
 
 /** A tool as the summary form lists it: what it is and how to find it, no schemas. */
 export type ToolSummary = Pick<ToolDefinition, 'name' | 'display' | 'intent' | 'executor' | 'method' | 'aliases' | 'group'>;
 
-/** One page of `GET /v1/tools`: the tools that pass the filters, from `offset`, at most `limit`. */
+/**
+ * One page of `GET /v1/tools`: the tools that pass the filters, from `offset`, at most `limit`. The index's tools are
+ * read one at a time and only the page's are held (of an index served from the scan cache, reading `tools` made and
+ * kept all 100,000 definitions): unfiltered, only the page's tools are made.
+ */
 export function toolPage(index: ToolIndex, query: ToolListQuery): { total: number; next_offset: number | null; tools: Array<ToolDefinition | ToolSummary> } {
   const words = query.q?.toLowerCase().split(/\s+/).filter((word) => word !== '') ?? [];
   const matches = (tool: ToolDefinition): boolean => {
@@ -13,12 +17,25 @@ export function toolPage(index: ToolIndex, query: ToolListQuery): { total: numbe
     const text = [tool.name, tool.display, tool.intent, tool.group ?? '', ...tool.aliases].join('\n').toLowerCase();
     return words.every((word) => text.includes(word));
   };
-  const filtered = words.length === 0 && query.group === undefined ? index.tools : index.tools.filter(matches);
-  const page = filtered.slice(query.offset, query.offset + query.limit);
+  const end = query.offset + query.limit;
+  const page: ToolDefinition[] = [];
+  let total: number;
+  if (words.length === 0 && query.group === undefined) {
+    total = toolCount(index);
+    const tools = toolsOf(index);
+    for (let position = query.offset; position < Math.min(end, total); position++) page.push(tools.at(position)!);
+  } else {
+    total = 0;
+    for (const tool of eachTool(index)) {
+      if (!matches(tool)) continue;
+      if (total >= query.offset && total < end) page.push(tool);
+      total += 1;
+    }
+  }
   const next = query.offset + page.length;
   return {
-    total: filtered.length,
-    next_offset: next < filtered.length ? next : null,
+    total,
+    next_offset: next < total ? next : null,
     tools: query.summary ? page.map(summaryOf) : page,
   };
 }

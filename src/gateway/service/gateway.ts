@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { type MatchResult, type Receipt, type ToolDefinition, type ToolIndex } from '../../core/index.js';
+import { eachTool, type MatchResult, type Receipt, type ToolDefinition, type ToolIndex } from '../../core/index.js';
 import { EventHub } from '../../events/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
 import { searchIndexFiles, type Matcher } from '../../matcher/index.js';
@@ -139,9 +139,9 @@ export class Gateway {
     };
   }
 
-  /** Tool definitions of the current index. */
-  tools(): ToolDefinition[] {
-    return this.registries.current.index.tools;
+  /** Tool definitions of the current index, one at a time (none kept: of an index from the scan cache, `index.tools` makes and keeps them all). */
+  tools(): Iterable<ToolDefinition> {
+    return eachTool(this.registries.current.index);
   }
 
   /**
