@@ -24,6 +24,8 @@ export interface ConsoleReceiptQuery {
   text?: string;
   /** with `text`: how many of the newest calls that meet the other filters are searched */
   searchRows?: number;
+  /** with `text`: how many bytes of those stored calls are searched at most (the newest first) */
+  searchBytes?: number;
   limit: number;
   offset: number;
 }

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { findTool } from '../core/index.js';
+import { findTool, type Receipt } from '../core/index.js';
 import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../events/index.js';
 import type { ConsoleBackend, ConsolePrincipal, ConsoleReceiptQuery } from './console-backend.js';
 import { html, type Html } from './html.js';
 import { ConsoleSessions, cookieValue, fromSameOrigin, SESSION_COOKIE, type ConsoleSession } from './security.js';
 import { APPROVALS_PAGE, approvalsView, approvalView } from './views/approvals.js';
-import { failureFilters, failuresView, receiptQuery, receiptRows } from './views/failures.js';
+import { failureFilters, failuresView, receiptQuery, receiptRows, type FailureFilters } from './views/failures.js';
 import { page, type Viewer } from './views/layout.js';
 import { receiptView } from './views/receipt.js';
 import { registryView } from './views/registry.js';
@@ -161,16 +161,40 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     }
   });
 
+  // a text search reads up to SEARCH_BYTES of stored calls: one at a time per principal, so no one principal (an
+  // agent may sign in) runs many at once; a second is told to wait for the first
+  const searching = new Set<string>();
+  const receiptsFor = async (principal: ConsolePrincipal, filters: FailureFilters): Promise<Receipt[] | undefined> => {
+    if (filters.q === '') return backend.receipts(ownCalls(principal, receiptQuery(filters)));
+    if (searching.has(principal.name)) return undefined;
+    searching.add(principal.name);
+    try {
+      return await backend.receipts(ownCalls(principal, receiptQuery(filters)));
+    } finally {
+      searching.delete(principal.name);
+    }
+  };
+  const SEARCH_BUSY = 'Another search of yours is still running: one search at a time per principal. Wait for it to finish, then search again.';
+
   router.get('/console/failures', async (request, response) => {
     const { principal, viewer } = signed(response);
     const filters = failureFilters(request.query as Record<string, unknown>);
-    const receipts = await backend.receipts(ownCalls(principal, receiptQuery(filters)));
+    const receipts = await receiptsFor(principal, filters);
+    if (!receipts) {
+      send(response, page('Calls', html`<h1>Calls</h1><p class="notice" role="status" data-code="SEARCH_BUSY">${SEARCH_BUSY}</p>`, viewer, '/console/failures'), 429);
+      return;
+    }
     send(response, page('Calls', failuresView(receipts, filters, principal.seesAll), viewer, '/console/failures'));
   });
 
   router.get('/console/failures/rows', async (request, response) => {
     const filters = failureFilters(request.query as Record<string, unknown>);
-    send(response, receiptRows(await backend.receipts(ownCalls(signed(response).principal, receiptQuery(filters))), filters));
+    const receipts = await receiptsFor(signed(response).principal, filters);
+    if (!receipts) {
+      send(response, html`<tr class="empty" data-code="SEARCH_BUSY"><td colspan="7">${SEARCH_BUSY}</td></tr>`, 429);
+      return;
+    }
+    send(response, receiptRows(receipts, filters));
   });
 
   router.get('/console/receipts/:id', async (request, response) => {

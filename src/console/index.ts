@@ -5,4 +5,4 @@ export { consolePrincipal } from './console-principal.js';
 export { consoleSessionKey } from './session-key.js';
 export { CONTENT_SECURITY_POLICY, securityHeaders } from './security.js';
 export { escapeHtml, html, raw, Html } from './html.js';
-export { SEARCH_ROWS } from './views/failures.js';
+export { SEARCH_BYTES, SEARCH_ROWS } from './views/failures.js';

@@ -152,9 +152,18 @@ export class SqliteReceiptStore implements ReceiptStore {
     const { limit, offset } = pageOf(query);
     let sql: string;
     if (search && searchRows !== undefined) {
-      // a bounded search reads the newest rows that meet the other filters, then looks for the text in those alone
-      sql = `SELECT body FROM (SELECT body, started_ms, seq FROM receipts ${filters} ORDER BY started_ms DESC, seq DESC LIMIT ?) WHERE ${search} ORDER BY started_ms DESC, seq DESC LIMIT ? OFFSET ?`;
-      values.push(searchRows, query.text!, query.text!);
+      // a bounded search reads the newest rows that meet the other filters (at most searchRows, and searchBytes of
+      // stored text: their sizes are read first, not their text), then looks for the text in those alone, in one snapshot
+      const sizes = this.#database.prepare<Array<string | number>, { seq: number; bytes: number }>(
+        `SELECT seq, octet_length(body) AS bytes FROM receipts ${filters} ORDER BY started_ms DESC, seq DESC LIMIT ?`,
+      );
+      const found = this.#statement(`SELECT body FROM receipts WHERE seq IN (SELECT value FROM json_each(?)) AND ${search} ORDER BY started_ms DESC, seq DESC LIMIT ? OFFSET ?`);
+      const rows = this.#database.transaction(() => {
+        const candidates = sizes.all(...values, searchRows);
+        const { taken } = fitInBytes(candidates.map((row) => row.bytes), candidates.length, query.searchBytes ?? Number.POSITIVE_INFINITY);
+        return found.all(JSON.stringify(candidates.slice(0, taken).map((row) => row.seq)), query.text!, query.text!, limit, offset);
+      })();
+      return rows.map((row) => JSON.parse(row.body) as Receipt);
     } else {
       sql = `SELECT body FROM receipts ${search ? `${filters ? `${filters} AND` : 'WHERE'} ${search}` : filters} ORDER BY started_ms DESC, seq DESC LIMIT ? OFFSET ?`;
       if (search) values.push(query.text!, query.text!);

@@ -20,6 +20,8 @@ export interface ReceiptQuery {
   text?: string;
   /** with `text`: only the newest this many receipts that meet the other filters are searched (what one search may read) */
   searchRows?: number;
+  /** with `text` and `searchRows`: the searched rows stop before the one that would take their stored text past this many bytes */
+  searchBytes?: number;
   /** page size; default 50, at most 1000 */
   limit?: number;
   offset?: number;

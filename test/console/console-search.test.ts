@@ -41,7 +41,7 @@ describe('the console\'s search (q=)', () => {
     it('searches only the newest of them, and says how to reach older ones', async () => {
       const page = await (await fetch(`${server.url}/console/failures?q=needle`, { headers: { cookie } })).text();
       expect(page).not.toContain('data-receipt="oldest"');
-      expect(page).toContain(`reads only the newest ${SEARCH_ROWS.toLocaleString('en')} calls that meet the other filters; set To earlier`);
+      expect(page).toContain(`reads only the newest ${SEARCH_ROWS.toLocaleString('en')} calls that meet the other filters, and of them at most 16 MiB (fewer calls when their output is large); set To earlier`);
       expect(await rows('q=needle')).not.toContain('data-receipt="oldest"');
     });
 

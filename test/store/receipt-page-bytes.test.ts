@@ -52,4 +52,13 @@ describe.each(storeKinds())('$name receipts paged by bytes', (kind) => {
       expect(page).toMatchObject({ more: false, endedEarly: false });
     });
   });
+
+  describe('when a text search may read fewer bytes than the rows it may read hold', () => {
+    it('searches only the newest rows that fit in the bytes', async () => {
+      const found = await store.receipts.list({ text: 'xx', searchRows: 10, searchBytes: 250 * KIB });
+      expect(found.map((receipt) => receipt.id)).toEqual(['r0', 'r1', 'r2']);
+      const all = await store.receipts.list({ text: 'xx', searchRows: 10 });
+      expect(all.map((receipt) => receipt.id)).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
+    });
+  });
 });

@@ -21,6 +21,9 @@ const PAGE = 50;
 /** How many calls (the newest that meet the other filters) one search reads: a search never walks the whole store. */
 export const SEARCH_ROWS = 10_000;
 
+/** How many bytes of stored calls one search reads at most: its cost is bounded by bytes, not only by rows. */
+export const SEARCH_BYTES = 16 * 1024 * 1024;
+
 /** A form field's value: a string of at most 200 characters, trimmed. */
 function field(query: Record<string, unknown>, name: string): string {
   const value = query[name];
@@ -57,7 +60,7 @@ export function receiptQuery(filters: FailureFilters): ConsoleReceiptQuery {
     ...(filters.code ? { code: filters.code } : {}),
     ...(filters.since ? { since: filters.since } : {}),
     ...(filters.until ? { until: filters.until } : {}),
-    ...(filters.q ? { text: filters.q, searchRows: SEARCH_ROWS } : {}),
+    ...(filters.q ? { text: filters.q, searchRows: SEARCH_ROWS, searchBytes: SEARCH_BYTES } : {}),
     limit: PAGE + 1,
     offset: filters.offset,
   };
@@ -108,7 +111,7 @@ ${everyone ? html`<label>Caller <input name="caller" value="${filters.caller}" s
 <input type="hidden" name="offset" value="${filters.offset || ''}">
 <button type="submit">Filter</button>
 </form>
-${filters.q ? html`<p class="muted">The search reads only the newest ${SEARCH_ROWS.toLocaleString('en')} calls that meet the other filters; set To earlier to search older ones.</p>` : ''}
+${filters.q ? html`<p class="muted">The search reads only the newest ${SEARCH_ROWS.toLocaleString('en')} calls that meet the other filters, and of them at most ${SEARCH_BYTES / 1024 / 1024} MiB (fewer calls when their output is large); set To earlier to search older ones.</p>` : ''}
 <p class="muted live" data-live="receipt.stored" data-refresh="rows" data-source="filters"><span class="dot" title="live"></span> New calls appear here as they are stored. Times are UTC.${everyone ? '' : ' Only your own calls are shown.'}</p>
 <table class="receipts">
 <thead><tr><th>When</th><th>Tool</th><th>Outcome</th><th>Caller</th><th>Session</th><th>Took</th><th>Error</th></tr></thead>

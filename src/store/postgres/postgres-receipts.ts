@@ -108,9 +108,16 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
       WHERE true ${this.#filtersOf(query)}
         ${search && searchRows === undefined ? sql`AND ${search}` : sql``}
       ORDER BY started_ms DESC, seq DESC`;
-    // a bounded search reads the newest rows that meet the other filters, then looks for the text in those alone
+    // a bounded search reads the newest rows that meet the other filters (at most searchRows, and searchBytes of
+    // stored text: their sizes are read first, not their text), then looks for the text in those alone, in one snapshot
     const rows = search && searchRows !== undefined
-      ? await sql<Array<{ body: string }>>`SELECT body FROM (${filtered} LIMIT ${searchRows}) AS filtered WHERE ${search} ORDER BY started_ms DESC, seq DESC LIMIT ${limit} OFFSET ${offset}`
+      ? await sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (sql) => {
+          const candidates = await sql<Array<{ seq: string; bytes: number }>>`
+            SELECT seq, octet_length(body) AS bytes FROM receipts WHERE true ${this.#filtersOf(query)} ORDER BY started_ms DESC, seq DESC LIMIT ${searchRows}`;
+          const { taken } = fitInBytes(candidates.map((row) => Number(row.bytes)), candidates.length, query.searchBytes ?? Number.POSITIVE_INFINITY);
+          const seqs = candidates.slice(0, taken).map((row) => row.seq);
+          return sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE seq = ANY(${seqs}::bigint[]) AND ${search} ORDER BY started_ms DESC, seq DESC LIMIT ${limit} OFFSET ${offset}`;
+        })
       : await sql<Array<{ body: string }>>`${filtered} LIMIT ${limit} OFFSET ${offset}`;
     return rows.map((row) => JSON.parse(row.body) as Receipt);
   }
