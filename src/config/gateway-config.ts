@@ -36,6 +36,8 @@ export interface GatewayConfig {
   /** `auto`: isolate local tools with bubblewrap where it runs, warn where it does not; `required`: refuse to run them without it */
   sandbox: SandboxMode;
   embeddedGatekeeper: { enabled: boolean };
+  /** the console: whether its sign-in cookie is `Secure` (resolved from `console.secure_cookies`, `auto` by the listen host) */
+  console: { secureCookies: boolean };
   gatekeepers: Record<string, GatekeeperTarget>;
   apis: Record<string, ApiTarget>;
   forgejo?: ForgejoConfig;

@@ -7,7 +7,7 @@ import { compileShapeChecker, defaultCacheDir, MAX_DEFINITION_BYTES, YamlLocator
 import { API_TOKEN_PRINCIPAL, hashToken, type PrincipalConfig } from '../policy/index.js';
 import { DEFAULT_SESSIONS_CONFIG } from '../sessions/index.js';
 import type { ModelStageOptions } from '../matcher/index.js';
-import type { Role } from '../core/index.js';
+import { isLoopback, type Role } from '../core/index.js';
 import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway-config.js';
 import { mcpServersConfig, type McpServerEntry } from './mcp-servers-config.js';
 import { CONFIG_SCHEMA_URL, DEFAULT_REPOSITORY } from './package-root.js';
@@ -33,6 +33,7 @@ interface ConfigFile {
   shell?: { inherit_env?: string[] };
   sandbox?: SandboxMode;
   embedded_gatekeeper?: { enabled?: boolean };
+  console?: { secure_cookies?: boolean | 'auto' };
   gatekeepers?: Record<string, { url?: string; token?: string }>;
   apis?: Record<string, { url?: string; token?: string; headers?: Record<string, string> }>;
   forgejo?: { url?: string; token?: string; repo?: string; author?: { name: string; email: string } };
@@ -100,6 +101,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     shell: { inheritEnv: written.shell?.inherit_env ?? [] },
     sandbox: sandboxMode(env.HLDP_SANDBOX) ?? written.sandbox ?? 'auto',
     embeddedGatekeeper: { enabled: written.embedded_gatekeeper?.enabled ?? true },
+    console: { secureCookies: false },
     gatekeepers: targets(written.gatekeepers, env, 'GATEKEEPER', (name, url, token) => {
       if (!url || !token) throw new ConfigError(`gatekeepers.${name}`, `needs both url and token (or ${variable('GATEKEEPER', name, 'URL')} and ${variable('GATEKEEPER', name, 'TOKEN')})`);
       return { url, token } satisfies GatekeeperTarget;
@@ -127,6 +129,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     logLevel: (env.HLDP_LOG_LEVEL as GatewayConfig['logLevel'] | undefined) ?? written.log_level ?? 'info',
     ...defined('file', file ? resolve(file) : undefined),
   };
+  config.console.secureCookies = secureCookies(env.HLDP_CONSOLE_SECURE_COOKIES ?? written.console?.secure_cookies ?? 'auto', config.listen.host);
   if (config.maxCallTimeoutMs < 1) throw new ConfigError('HLDP_MAX_CALL_TIMEOUT_MS', 'must be at least 1 (ms)');
   if (env.HLDP_API_TOKEN !== undefined && env.HLDP_API_TOKEN.length < 16) {
     throw new ConfigError('HLDP_API_TOKEN', 'must be at least 16 characters');
@@ -291,4 +294,15 @@ function isUrl(value: string): boolean {
 
 function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/**
+ * Whether the console's sign-in cookie is `Secure`: as set, or (`auto`) whenever the gateway listens beyond loopback,
+ * where it is meant to be reached over TLS (a proxy in front) and a cookie sent over plain http could be read on the way.
+ */
+function secureCookies(value: boolean | string, host: string): boolean {
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  if (value === 'auto') return !isLoopback(host);
+  throw new ConfigError('HLDP_CONSOLE_SECURE_COOKIES', `is '${value}'; use true, false or auto`);
 }
