@@ -3,6 +3,7 @@
 // Without --data it runs BFCL v4 (shared/bench) and every set in bench/match/data; --quick skips the
 // latency measurements (which take most of the time); --model-url adds, per request set of
 // bench/match/data, the answers with the model stage of an OpenAI-compatible endpoint beside the lexical ones.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -136,6 +137,12 @@ async function main(): Promise<void> {
     }
   }
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  // then the first-pass latency at 3,148 and 100,000 tools, in fresh processes (skipped with --quick); run here, not
+  // chained in package.json, where `npm run bench:match -- --quick` gave --quick to that script instead of this one
+  if (!values.quick) {
+    const firstPass = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(new URL('./first-pass.ts', import.meta.url)), '--sizes', '3148,100000'], { stdio: 'inherit' });
+    if (firstPass.status !== 0) process.exitCode = firstPass.status ?? 1;
+  }
 }
 
 function modelOptions(values: Record<string, string | boolean | string[] | undefined>): ModelStageOptions | undefined {
