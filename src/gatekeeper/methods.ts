@@ -1,4 +1,6 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type * as AjvModule from 'ajv/dist/2020.js';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { DeclaredSandbox, ExecutionResult } from '../core/index.js';
 import { execMethod } from './exec-method.js';
 import { listDirMethod, readBytesMethod, readFileMethod, writeFileMethod } from './file-methods.js';
@@ -97,6 +99,8 @@ let validators: Validators | undefined;
 // (compiled once per Ajv instance, the larger part of the cost) is not consulted
 function compiledValidators(): Validators {
   if (validators) return validators;
+  // ajv itself too (~80 CommonJS files): a server's embedded gatekeeper starts before it listens (issue #18)
+  const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof AjvModule;
   const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true, validateSchema: false });
   const request = ajv.compile<ExecRequest>({
     type: 'object',

@@ -1,6 +1,7 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { RE2JS } from 're2js';
 import type { JsonSchema } from '../core/index.js';
+import { ajv2020 } from './ajv-module.js';
 import { splitInstancePath } from './yaml-locator.js';
 import type { SchemaProblem } from './shape-checker.js';
 
@@ -29,8 +30,9 @@ export interface NormalisedParams {
   patternProblems: SchemaProblem[];
 }
 
-// one meta-schema validator for every definition: compiling per tool would cost milliseconds each
-const metaValidator = new Ajv2020({ strict: false, validateFormats: false });
+// one meta-schema validator for every definition: compiling per tool would cost milliseconds each; made at the first
+// definition parsed, not when the scanner loads (a start from a warm cache parses none)
+let metaValidator: Ajv2020 | undefined;
 
 /** Turns the spec's shorthand `{param: {type, required, description, ...}}` (or a full object schema) into JSON Schema. */
 export function normaliseParamsSchema(written: Record<string, unknown>): NormalisedParams {
@@ -47,6 +49,7 @@ export function normaliseParamsSchema(written: Record<string, unknown>): Normali
       message: `unknown JSON Schema keyword '${String(unknown.at(-1))}' in 'params_schema'`,
     });
   }
+  metaValidator ??= new (ajv2020())({ strict: false, validateFormats: false });
   if (!metaValidator.validateSchema(schema)) {
     for (const error of metaValidator.errors ?? []) {
       const path = toWritten(splitInstancePath(error.instancePath));

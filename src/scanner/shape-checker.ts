@@ -1,4 +1,5 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { ajv2020 } from './ajv-module.js';
 import { splitInstancePath } from './yaml-locator.js';
 
 /** One problem with a definition's shape, with the JSON path it concerns. */
@@ -27,6 +28,7 @@ export interface ShapeCheckerOptions {
  * A property's `x-expected` annotation, when present, says in words what a failed `pattern` or union accepts.
  */
 export function compileShapeChecker(schema: object, rootName = 'TOOL.hdlp', options: ShapeCheckerOptions = {}): ShapeChecker {
+  const Ajv2020 = ajv2020();
   const validate: ValidateFunction = new Ajv2020({ allErrors: true, strict: false, verbose: true, ...(options.ownSchema ? { validateSchema: false } : {}) }).compile(schema);
   return (value) => (validate(value) ? [] : describeErrors(validate.errors ?? [], rootName));
 }

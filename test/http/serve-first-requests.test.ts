@@ -73,6 +73,36 @@ describe('hldp serve', () => {
     }, 60_000);
   });
 
+  // ajv is loaded at its first use (issue #18): a start from a warm cache parses no definition, and the params validator
+  // and the embedded gatekeeper's request checks are made at their first call, so these are the first to load it
+  describe('when it starts from a warm cache and its first requests are calls checked by a params schema', () => {
+    it('refuses params the schema refuses, fills defaults, and runs a call through the embedded gatekeeper', async () => {
+      const repo = await initRepository(join(home.path, 'repo'));
+      await commitFiles(repo, {
+        'tools/say/TOOL.hdlp': makeToolYaml('say', {
+          executor: 'shell',
+          method: 'run',
+          shell: '{ argv: [echo, "{text}", "{mode}"] }',
+          params_schema: '{ text: { type: string, required: true, pattern: "^[a-z]+$", description: text }, mode: { type: string, enum: [fast, full], default: fast, description: mode } }',
+        }),
+        'tools/run/TOOL.hdlp': makeToolYaml('run', { params_schema: '{ cmd: { type: string, required: true, description: the command } }' }),
+      });
+      // the first start scans and writes the cache; the second is served from it
+      await (await home.serve(['--repo', repo])).stop();
+      const server = await home.serve(['--repo', repo]);
+
+      const refused = await request(server, 'POST', '/v1/call', { body: { tool: 'say', params: { text: 'Hello!', mode: 'slow' } } });
+      expect(refused.status).toBe(422);
+      expect(refused.json).toMatchObject({ code: 'INVALID_PARAMS' });
+      expect(JSON.stringify(refused.json)).toContain("'text' must match pattern");
+      expect(JSON.stringify(refused.json)).toContain("'mode' must be one of \\\"fast\\\", \\\"full\\\"");
+      const said = await request(server, 'POST', '/v1/call', { body: { tool: 'say', params: { text: 'hello' } } });
+      expect(said.json).toMatchObject({ ok: true, tool: 'say', output: 'hello fast\n' });
+      const ran = await request(server, 'POST', '/v1/call', { body: { tool: 'run', params: { cmd: 'echo gatekept' } } });
+      expect(ran.json).toMatchObject({ ok: true, tool: 'run', output: 'gatekept\n' });
+    }, 60_000);
+  });
+
   // a cold start streams each parsed entry to the scan cache file and serves its tools from that file
   describe('when it starts cold over a repository with broken definitions', () => {
     it('serves its tools by name and lists the broken ones\' diagnostics as a scan held in memory reports them', async () => {
