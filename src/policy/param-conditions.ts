@@ -1,4 +1,5 @@
-import picomatch from 'picomatch';
+import { createRequire } from 'node:module';
+import type Picomatch from 'picomatch';
 import { RE2JS } from 're2js';
 import type { ParamCondition, PolicyDecisionKind } from '../core/index.js';
 import { resolvedRootedPath, rootedPath, type RootedPath } from './rooted-path.js';
@@ -30,6 +31,7 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
   if (condition.glob !== undefined) {
     const globs = Array.isArray(condition.glob) ? condition.glob : [condition.glob];
     // an absolute glob judges the path's absolute form, a relative one its form relative to the tool's root
+    const picomatch = picomatchModule();
     const matchers = globs.map((glob) => ({ absolute: glob.startsWith('/'), matches: picomatch(glob, { dot: mode === 'broad' }) }));
     const judge = (path: RootedPath): boolean =>
       matchers.some(({ absolute, matches }) => {
@@ -60,4 +62,13 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
     if (Array.isArray(value)) return value.length > 0 && (mode === 'strict' ? value.every(scalarTest) : value.some(scalarTest));
     return scalarTest(value);
   };
+}
+
+let picomatchLoaded: typeof Picomatch | undefined;
+
+// picomatch (CommonJS) at the first glob compiled, not as the policies' module loads: a server with no glob in its
+// policies never needs it, and one with globs compiles them after it listens (issue #18)
+function picomatchModule(): typeof Picomatch {
+  picomatchLoaded ??= createRequire(import.meta.url)('picomatch') as typeof Picomatch;
+  return picomatchLoaded;
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import picomatch from 'picomatch';
+import { createRequire } from 'node:module';
+import type Picomatch from 'picomatch';
 import { RE2JS } from 're2js';
 import type { ApprovalRule, Diagnostic, PolicyAccessRule, PolicyDefinition } from '../core/index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
@@ -87,7 +88,8 @@ function checkApprovalRule(rule: Omit<ApprovalRule, 'at'>, index: number, report
     }
     for (const glob of condition.glob === undefined ? [] : Array.isArray(condition.glob) ? condition.glob : [condition.glob]) {
       try {
-        picomatch.makeRe(glob, { strictBrackets: true });
+        // picomatch (CommonJS) at the first glob checked: a start from a warm cache parses no policy (issue #18)
+        (createRequire(import.meta.url)('picomatch') as typeof Picomatch).makeRe(glob, { strictBrackets: true });
       } catch (error) {
         report('SCHEMA_VIOLATION', { path: ['approval', index, 'when', param, 'glob'], atKey: false, message: `glob '${glob}' cannot be read (${(error as Error).message})` });
       }
