@@ -12,21 +12,21 @@ interface Deferred {
   callable?: boolean;
 }
 
-// what express and body-parser require as they load, and use only once a request needs them: qs (with get-intrinsic,
-// side-channel and object-inspect, ~20 files) for urlencoded bodies and extended query strings; mime-types (with
-// mime-db's whole table, built into maps as it loads) for a response's content type; send for files sent from disk
+// what express and body-parser require as they load, and only some requests use: qs (with get-intrinsic, side-channel
+// and object-inspect, ~20 files) for urlencoded bodies (the console's forms) and extended query strings, which the API
+// does not parse; send for files sent from disk, which no route sends. Not mime-types: every JSON answer names its
+// content type through it, so deferred it loaded on a server's first request instead
 const DEFERRED: readonly Deferred[] = [
   { name: 'qs', keys: ['formats', 'parse', 'stringify'] },
-  { name: 'mime-types', keys: ['charset', 'charsets', 'contentType', 'extension', 'extensions', 'lookup', 'types', '_extensionConflicts'] },
   { name: 'send', keys: [], callable: true },
 ];
 
 /**
  * Before express is first loaded (issue #18): its dependencies above are required as express loads, but used only
  * by requests, so each is entered in the CommonJS cache as a stand-in that loads the real module on its first use
- * (a property read, or a call) and reads and calls through to it from then on. A server then listens without their
- * ~40 files (~60 ms of CPU on this machine); `loadDeferredModules` loads them once it listens. A module already
- * loaded, or one express no longer resolves to where it did, is left as it is.
+ * (a property read, or a call) and reads and calls through to it from then on. A server then listens, and answers its
+ * API, without their ~30 files; the console's first form loads qs. A module already loaded, or one express no longer
+ * resolves, is left as it is.
  */
 export function deferExpressModules(): void {
   const fromExpress = createRequire(createRequire(import.meta.url).resolve('express'));
@@ -40,13 +40,6 @@ export function deferExpressModules(): void {
     if (cache[path]) continue;
     standIn(path, deferred);
   }
-}
-
-const standIns: Array<() => unknown> = [];
-
-/** Loads every module `deferExpressModules` stood in for (servers, once they listen): the first requests do not pay it. */
-export function loadDeferredModules(): void {
-  for (const load of standIns) load();
 }
 
 function standIn(path: string, deferred: Deferred): void {
@@ -73,5 +66,4 @@ function standIn(path: string, deferred: Deferred): void {
   for (const key of deferred.keys) Object.defineProperty(exported, key, { enumerable: true, get: () => (load() as Record<string, unknown>)[key] });
   standing.exports = exported;
   cache[path] = standing;
-  standIns.push(load);
 }

@@ -1,7 +1,5 @@
-import { createRequire } from 'node:module';
-import type * as AjvModule from 'ajv/dist/2020.js';
-import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type addFormatsModule from 'ajv-formats';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import type { ToolDefinition, ToolSequence } from '../core/index.js';
 import { compactSchema } from './compact-schema.js';
 import { linearRegExp } from './linear-regexp.js';
@@ -25,36 +23,30 @@ export interface ParamsValidator {
   next(tools: ToolSequence): ParamsValidator;
 }
 
+// ajv-formats ships CommonJS whose default export arrives wrapped under NodeNext
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
 /** A validator for one index: schemas compile lazily, so a 10,000-tool index costs nothing until used. */
 export function createParamsValidator(): ParamsValidator {
-  let ajv: Ajv2020 | undefined;
-  return validatorOver(() => (ajv ??= paramsAjv()), new Map());
-}
-
-// made at the first schema compiled, not with the matcher: a server makes its matcher before it listens, and ajv with
-// its formats is ~85 CommonJS files (issue #18); CommonJS, so required synchronously and `validate` stays synchronous
-function paramsAjv(): Ajv2020 {
-  const require = createRequire(import.meta.url);
-  const { Ajv2020 } = require('ajv/dist/2020.js') as typeof AjvModule;
-  // ajv-formats is CommonJS: its module.exports is the plugin
-  const addFormats = require('ajv-formats') as typeof addFormatsModule.default;
+  // ajv is made here, with the matcher, so before a server listens: its first request by name validates params, and
+  // made at first use its load (~80 files) landed on that request instead, ~1 s later at load 20 (issue #18)
   // a schema's $id is not registered: two tools (or two versions of one) may well use the same one
   // patterns run on RE2: a catastrophic pattern in a definition cannot stall the process
   const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, addUsedSchema: false, code: { regExp: linearRegExp } });
   addFormats(ajv);
-  return ajv;
+  return validatorOver(ajv, new Map());
 }
 
 // Versions of an index share one ajv. A tool is known by its definition object, which the scanner
 // keeps for a tool whose folder did not change; ajv forgets the schemas of the tools a version
 // drops (a validator still serving a call keeps its compiled function).
-function validatorOver(ajv: () => Ajv2020, compiled: Map<ToolDefinition, ValidateFunction>): ParamsValidator {
+function validatorOver(ajv: Ajv2020, compiled: Map<ToolDefinition, ValidateFunction>): ParamsValidator {
   return {
     validate(tool, params) {
       let check = compiled.get(tool);
       if (check === undefined) {
         try {
-          check = ajv().compile(tool.params_schema);
+          check = ajv.compile(tool.params_schema);
         } catch (error) {
           // a schema ajv refuses (an unresolvable $ref) is the definition's fault: a clear answer, never a crash
           const message = `the params schema of '${tool.name}' cannot be used (${(error as Error).message}); fix its TOOL.hdlp`;
@@ -74,7 +66,7 @@ function validatorOver(ajv: () => Ajv2020, compiled: Map<ToolDefinition, Validat
           if (check !== undefined) carried.set(tool, check);
         }
       }
-      for (const tool of compiled.keys()) if (!carried.has(tool)) ajv().removeSchema(tool.params_schema);
+      for (const tool of compiled.keys()) if (!carried.has(tool)) ajv.removeSchema(tool.params_schema);
       return validatorOver(ajv, carried);
     },
   };

@@ -11,8 +11,8 @@ export const serveCommand: Command = {
   maxPositionals: 0,
   async run(flags, _positionals, io) {
     if (typeof flags.port === 'string' && !/^\d+$/.test(flags.port)) throw new UsageError('--port must be a number from 0 to 65535');
-    // before express is loaded (issue #18): what it requires as it loads but uses only for requests waits for them
-    const { deferExpressModules, loadDeferredModules } = await import('../defer-modules.js');
+    // before express is loaded (issue #18): what it requires as it loads but the API's requests never use waits for a request that does
+    const { deferExpressModules } = await import('../defer-modules.js');
     deferExpressModules();
     const { configFromFlags } = await import('../open-registry.js');
     const { createLogger } = await import('../create-logger.js');
@@ -32,8 +32,6 @@ export const serveCommand: Command = {
     // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
     for (const warning of sandboxWarnings(server.gateway.sandbox)) io.stderr.write(`hldp: WARNING: ${warning}\n`);
     io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);
-    // once it listens, as prom-client is: the first requests do not load them
-    setImmediate(loadDeferredModules);
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         logger.info({ signal }, 'shutting down: letting calls in flight finish');
