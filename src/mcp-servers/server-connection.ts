@@ -120,11 +120,15 @@ export class ServerConnection {
       if (!live.ok) return live;
       const tools: Tool[] = [];
       try {
+        // a server that answers a next page for ever (or the same cursor again) is stopped, not followed until memory runs out
+        const seen = new Set<string>();
         let cursor: string | undefined;
         do {
           const page = await live.live.client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: this.config.startupTimeoutMs });
-          tools.push(...page.tools);
+          for (const tool of page.tools) tools.push(tool);
           cursor = page.nextCursor;
+          const refused = cursor === undefined ? undefined : listRefusal(this.name, seen, cursor, tools.length);
+          if (refused) return { ok: false, code: 'MCP_ERROR', message: refused };
         } while (cursor !== undefined);
       } catch (error) {
         // the server's own text, bounded as a call's error is by its tool's cap: no tool here, so this one
@@ -295,4 +299,17 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
       (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
     );
   });
+}
+
+/** The most pages of `tools/list` followed, and the most tools kept, before a listing is refused. */
+const MAX_LIST_PAGES = 100;
+const MAX_LISTED_TOOLS = 10_000;
+
+// why a listing stops at `cursor` (its next page), or undefined to go on; remembers the cursor
+function listRefusal(server: string, seen: Set<string>, cursor: string, tools: number): string | undefined {
+  if (seen.has(cursor)) return `MCP server '${server}' answered tools/list with a nextCursor it had already given (after ${seen.size + 1} pages, ${tools} tools): its listing loops; fix the server's paging`;
+  seen.add(cursor);
+  if (seen.size >= MAX_LIST_PAGES) return `MCP server '${server}' answered more than ${MAX_LIST_PAGES} pages of tools/list (${tools} tools so far, and a nextCursor still): the most followed; fix the server's paging or import from a server that lists fewer`;
+  if (tools > MAX_LISTED_TOOLS) return `MCP server '${server}' listed more than ${MAX_LISTED_TOOLS} tools (${tools} in ${seen.size} pages, and a nextCursor still): the most kept; import from a server that lists fewer`;
+  return undefined;
 }
