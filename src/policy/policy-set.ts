@@ -1,4 +1,4 @@
-import { formatDiagnostic, type AccessGate, type ApprovalRule, type Diagnostic, type PolicyDecisionKind, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { eachTool, formatDiagnostic, toolCount, toolNameAt, toolsOf, type AccessGate, type ApprovalRule, type Diagnostic, type PolicyDecisionKind, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { compileCondition, modeOf, type ValueTest } from './param-conditions.js';
 
 /** Where a rule is written: its policy, its place in the approval list, and `file:line:col`. */
@@ -59,7 +59,7 @@ export class PolicySet {
         const where = `${policy.source.path}:${rule.at.line}:${rule.at.column}`;
         const gate: PolicyGate = { gate: { ...(rule.roles ? { roles: rule.roles } : {}), ...(rule.principals ? { principals: rule.principals } : {}) }, ...(rule.reason ? { reason: rule.reason } : {}), where };
         const covered = this.expand(rule.tools);
-        for (const name of covered === 'all' ? index.tools.map((tool) => tool.name) : covered) this.gates.set(name, [...(this.gates.get(name) ?? []), gate]);
+        for (const name of covered === 'all' ? toolNames(index) : covered) this.gates.set(name, [...(this.gates.get(name) ?? []), gate]);
       }
       for (const rule of policy.approval) {
         const mode = modeOf(rule.decision);
@@ -104,7 +104,7 @@ export class PolicySet {
     let list = this.baseLists.get(principal);
     if (!list) {
       const expanded = this.expand(names);
-      list = expanded === 'all' ? new Set(this.index.tools.map((tool) => tool.name)) : expanded;
+      list = expanded === 'all' ? new Set(toolNames(this.index)) : expanded;
       this.baseLists.set(principal, list);
     }
     return list;
@@ -126,7 +126,8 @@ export class PolicySet {
   private nameTables(): { names: Map<string, string>; groups: Map<string, string[]> } {
     const names = new Map<string, string>();
     const groups = new Map<string, string[]>();
-    for (const tool of this.index.tools) {
+    // one tool at a time: reading index.tools would make and keep every definition of a lazily read index
+    for (const tool of eachTool(this.index)) {
       names.set(tool.name.toLowerCase(), tool.name);
       for (const alias of tool.aliases) names.set(alias.toLowerCase(), tool.name);
       if (!tool.group) continue;
@@ -137,4 +138,10 @@ export class PolicySet {
     }
     return { names, groups };
   }
+}
+
+// the names of every tool of the index, in order, without making any tool
+function toolNames(index: ToolIndex): string[] {
+  const sequence = toolsOf(index);
+  return Array.from({ length: toolCount(index) }, (_, position) => toolNameAt(sequence, position)!);
 }

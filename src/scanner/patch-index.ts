@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolIndex } from '../core/index.js';
+import { toolNameAt, toolsOf, withLazyTools, type ToolDefinition, type ToolIndex, type ToolSequence } from '../core/index.js';
 import { entryKind, type ScanEntry } from './build-index.js';
 
 /** One entry folder whose oid changed between two scans: what it held before and what it holds now. */
@@ -12,35 +12,53 @@ export interface EntryChange {
  * name, aliases and group and report nothing, in the same set of folders: each new definition takes its old one's
  * place, and the collisions, aliases, toolsets, skills and policies checked are the previous ones, unchanged. That is
  * what assembling the index again would give (every input of those checks is the same), without its ~20 ms at
- * 10,000 tools. Undefined for any other change: the index is then assembled again.
+ * 10,000 tools. Undefined for any other change: the index is then assembled again. The patch of an index served from
+ * the scan cache (its tools made when read) is made the same way, one tool at a time: a whole read of the previous
+ * tools would make and keep every definition (issue #18).
  */
 export function patchIndex(previous: ToolIndex, changes: readonly EntryChange[], commit: string, scannedAt: string): ToolIndex | undefined {
-  const tools = previous.tools.slice();
+  const sequence = toolsOf(previous);
+  const swapped = new Map<number, ToolDefinition>();
   for (const { before, after } of changes) {
     if (entryKind(before) !== 'tool' || entryKind(after) !== 'tool' || before.diagnostics.length > 0 || after.diagnostics.length > 0) return undefined;
     const old = (before as { tool: ToolDefinition | null }).tool;
     const next = (after as { tool: ToolDefinition | null }).tool;
     if (!old || !next || old.name !== next.name || old.group !== next.group || !sameList(old.aliases, next.aliases)) return undefined;
-    const at = positionOf(tools, old.name);
+    const at = positionOf(sequence, old.name);
     // the index held a copy (some alias was another's) or another folder's tool of that name: not a plain swap
-    if (at === undefined || tools[at] !== old) return undefined;
-    tools[at] = next;
+    if (at === undefined || (swapped.get(at) ?? sequence.at(at)) !== old) return undefined;
+    swapped.set(at, next);
   }
   const { source, toolsets, skills, policies, errors, warnings } = previous;
-  return { source, commit, tools, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: scannedAt };
+  if (Array.isArray(sequence)) {
+    const tools = sequence.slice();
+    for (const [at, tool] of swapped) tools[at] = tool;
+    return { source, commit, tools, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: scannedAt };
+  }
+  // each tool made from the first index served lazily, but those swapped in since: a chain of rescans is one step deep
+  const from = patchedFrom.get(previous);
+  const base = from?.base ?? sequence;
+  const all = from ? new Map([...from.swapped, ...swapped]) : swapped;
+  const names = Array.from({ length: sequence.length }, (_, position) => toolNameAt(sequence, position)!);
+  const index = withLazyTools({ source, commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: scannedAt }, names, (position) => all.get(position) ?? base.at(position)!);
+  patchedFrom.set(index, { base, swapped: all });
+  return index;
 }
+
+// what a patch of a lazily served index makes its tools from: that index's tools, and the definitions swapped in
+const patchedFrom = new WeakMap<ToolIndex, { base: ToolSequence; swapped: ReadonlyMap<number, ToolDefinition> }>();
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item, at) => item === b[at]);
 }
 
 // tools are sorted by name
-function positionOf(tools: readonly ToolDefinition[], name: string): number | undefined {
+function positionOf(tools: ToolSequence, name: string): number | undefined {
   let low = 0;
   let high = tools.length - 1;
   while (low <= high) {
     const middle = (low + high) >>> 1;
-    const found = tools[middle]!.name;
+    const found = toolNameAt(tools, middle)!;
     if (found === name) return middle;
     if (found < name) low = middle + 1;
     else high = middle - 1;

@@ -15,32 +15,45 @@ export function toolLine(tool: ToolDefinition): BudgetLine {
   return line;
 }
 
-function groupLine(group: string, members: readonly ToolDefinition[], groupDescriptions: Readonly<Record<string, string>>): BudgetLine {
+// a group folded to one line, from its members' lines (in index order): their names and markers
+function groupLine(group: string, members: readonly BudgetLine[], groupDescriptions: Readonly<Record<string, string>>): BudgetLine {
   const first = members.slice(0, 3).map((member) => member.name).join(', ');
-  const markers = [...new Set(members.flatMap((member) => toolLine(member).markers))];
+  const markers = [...new Set(members.flatMap((member) => member.markers))];
   return { name: `${group} (group of ${members.length}: ${first}, …)`, description: oneLine(groupDescriptions[group] ?? ''), markers };
 }
 
+/** A tool's line and its group: what a block's lines are worked out from (never the definition itself). */
+interface Named {
+  line: BudgetLine;
+  group: string | undefined;
+}
+
+const namedOf = (tool: ToolDefinition): Named => ({ line: toolLine(tool), group: tool.group });
+
 /** Tools by name and purpose; a group with many tools here becomes one line naming its first tools. */
 export function namedLines(tools: readonly ToolDefinition[], groupDescriptions: Readonly<Record<string, string>>): BudgetLine[] {
-  const byGroup = new Map<string, ToolDefinition[]>();
-  for (const tool of tools) {
-    if (!tool.group) continue;
-    const members = byGroup.get(tool.group);
-    if (members) members.push(tool);
-    else byGroup.set(tool.group, [tool]);
+  return linesOf(tools.map(namedOf), groupDescriptions);
+}
+
+function linesOf(named: readonly Named[], groupDescriptions: Readonly<Record<string, string>>): BudgetLine[] {
+  const byGroup = new Map<string, BudgetLine[]>();
+  for (const { line, group } of named) {
+    if (!group) continue;
+    const members = byGroup.get(group);
+    if (members) members.push(line);
+    else byGroup.set(group, [line]);
   }
   const lines: BudgetLine[] = [];
   const folded = new Set<string>();
-  for (const tool of tools) {
-    const members = tool.group ? byGroup.get(tool.group)! : [];
-    if (tool.group && members.length >= FOLD_GROUP_AT) {
-      if (folded.has(tool.group)) continue;
-      folded.add(tool.group);
-      lines.push(groupLine(tool.group, members, groupDescriptions));
+  for (const { line, group } of named) {
+    const members = group ? byGroup.get(group)! : [];
+    if (group && members.length >= FOLD_GROUP_AT) {
+      if (folded.has(group)) continue;
+      folded.add(group);
+      lines.push(groupLine(group, members, groupDescriptions));
       continue;
     }
-    lines.push(toolLine(tool));
+    lines.push(line);
   }
   return lines;
 }
@@ -57,59 +70,57 @@ interface Entry {
  * `namedLines` of one index, for any of its subsets, from the lines of the whole index and the few tools a
  * session leaves out: a session names nearly every tool (all but its active toolsets' handful), so its lines
  * are the index's, less the tools left out and with only the groups those belong to worked out again.
- * Built once per index (and group descriptions); gives exactly what `namedLines` gives over the subset.
+ * Built once per index (and group descriptions) from its tools read once, in order; it keeps each tool's line and
+ * group, not the tools (a served index's definitions are made when read: issue #18). Gives exactly what
+ * `namedLines` gives over the subset.
  */
 export class IndexNamedLines {
   private readonly entries: Entry[] = [];
-  private readonly groups = new Map<string, { tools: ToolDefinition[]; at: number[] }>();
+  private readonly named: Named[] = [];
+  /** group → the positions of its tools */
+  private readonly groups = new Map<string, number[]>();
 
   constructor(
-    private readonly tools: readonly ToolDefinition[],
+    tools: Iterable<ToolDefinition>,
     private readonly groupDescriptions: Readonly<Record<string, string>>,
   ) {
-    tools.forEach((tool, at) => {
-      if (!tool.group) return;
+    for (const tool of tools) {
+      const at = this.named.length;
+      this.named.push(namedOf(tool));
+      if (!tool.group) continue;
       const members = this.groups.get(tool.group);
-      if (members) {
-        members.tools.push(tool);
-        members.at.push(at);
-      } else this.groups.set(tool.group, { tools: [tool], at: [at] });
-    });
-    tools.forEach((tool, at) => {
-      const members = tool.group ? this.groups.get(tool.group)! : undefined;
-      if (!members) this.entries.push({ at, line: toolLine(tool) });
-      else if (members.tools.length < FOLD_GROUP_AT) this.entries.push({ at, line: toolLine(tool), group: tool.group! });
-      else if (members.at[0] === at) this.entries.push({ at, line: groupLine(tool.group!, members.tools, groupDescriptions), group: tool.group! });
+      if (members) members.push(at);
+      else this.groups.set(tool.group, [at]);
+    }
+    this.named.forEach(({ line, group }, at) => {
+      const members = group ? this.groups.get(group)! : undefined;
+      if (!members) this.entries.push({ at, line });
+      else if (members.length < FOLD_GROUP_AT) this.entries.push({ at, line, group: group! });
+      else if (members[0] === at) this.entries.push({ at, line: groupLine(group!, members.map((member) => this.named[member]!.line), groupDescriptions), group: group! });
     });
   }
 
   /** The lines of every tool of the index but those at `excluded` (positions in index order). */
   linesWithout(excluded: readonly number[]): BudgetLine[] {
     if (excluded.length === 0) return this.entries.map((entry) => entry.line);
-    if (excluded.length * 2 > this.tools.length) {
+    if (excluded.length * 2 > this.named.length) {
       // most tools left out: the few left are quicker to work out from scratch
       const out = new Set(excluded);
-      return namedLines(this.tools.filter((_tool, at) => !out.has(at)), this.groupDescriptions);
+      return linesOf(this.named.filter((_named, at) => !out.has(at)), this.groupDescriptions);
     }
-    const out = new Uint8Array(this.tools.length);
+    const out = new Uint8Array(this.named.length);
     const affected = new Set<string>();
     for (const at of excluded) {
       out[at] = 1;
-      const group = this.tools[at]!.group;
+      const group = this.named[at]!.group;
       if (group) affected.add(group);
     }
     const redone: Entry[] = [];
     for (const group of affected) {
-      const members = this.groups.get(group)!;
-      const left: ToolDefinition[] = [];
-      const leftAt: number[] = [];
-      members.tools.forEach((tool, index) => {
-        if (out[members.at[index]!]) return;
-        left.push(tool);
-        leftAt.push(members.at[index]!);
-      });
+      const leftAt = this.groups.get(group)!.filter((at) => !out[at]);
+      const left = leftAt.map((at) => this.named[at]!.line);
       if (left.length >= FOLD_GROUP_AT) redone.push({ at: leftAt[0]!, line: groupLine(group, left, this.groupDescriptions) });
-      else left.forEach((tool, index) => redone.push({ at: leftAt[index]!, line: toolLine(tool) }));
+      else left.forEach((line, index) => redone.push({ at: leftAt[index]!, line }));
     }
     redone.sort((a, b) => a.at - b.at);
     const lines: BudgetLine[] = [];

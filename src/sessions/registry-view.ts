@@ -1,4 +1,4 @@
-import { findTool, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
+import { eachTool, findTool, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
 
 /** Resolves a tool name or alias to its definition (the matcher's lookup, so calls and views agree). */
 export type ToolResolver = (name: string) => ToolDefinition | undefined;
@@ -15,7 +15,7 @@ export class RegistryView {
   private readonly holders = new Map<string, Set<string>>();
   /** toolsets whose empty list means the whole registry */
   readonly wholeRegistryToolsets = new Set<string>();
-  private groupMap: Map<string, ToolDefinition[]> | undefined;
+  private groupMap: Map<string, string[]> | undefined;
   readonly onDemand = new Set<string>();
   private readonly skills = new Map<string, SkillDefinition>();
 
@@ -30,29 +30,35 @@ export class RegistryView {
         this.wholeRegistryToolsets.add(toolset.name);
         continue;
       }
-      const held = new Set(this.expand(toolset.tools).map((tool) => tool.name));
+      const held = new Set(this.expand(toolset.tools));
       this.members.set(toolset.name, held);
       for (const name of held) this.holders.set(name, (this.holders.get(name) ?? new Set()).add(toolset.name));
     }
-    for (const tool of this.expand(onDemand)) this.onDemand.add(tool.name);
+    for (const name of this.expand(onDemand)) this.onDemand.add(name);
     for (const skill of index.skills) this.skills.set(skill.name.toLowerCase(), skill);
   }
 
   /**
-   * Group name → its tools, in index order. Made when first asked: it reads every tool, and a call by name in a
-   * registry without toolsets never needs it (a warm start makes each definition only when it is read).
+   * Group name → the names of its tools, in index order. Made when first asked: it reads every tool (one at a time:
+   * names, not definitions, are kept), and a call by name in a registry without toolsets never needs it (a warm start
+   * makes each definition only when it is read).
    */
-  get groups(): ReadonlyMap<string, ToolDefinition[]> {
+  private get groupNames(): ReadonlyMap<string, readonly string[]> {
     if (this.groupMap) return this.groupMap;
-    const groups = new Map<string, ToolDefinition[]>();
-    for (const tool of this.index.tools) {
+    const groups = new Map<string, string[]>();
+    for (const tool of eachTool(this.index)) {
       if (!tool.group) continue;
       const members = groups.get(tool.group);
-      if (members) members.push(tool);
-      else groups.set(tool.group, [tool]);
+      if (members) members.push(tool.name);
+      else groups.set(tool.group, [tool.name]);
     }
     this.groupMap = groups;
     return groups;
+  }
+
+  /** The tools of the group of that exact name, in index order; undefined when no tool is in it. */
+  group(name: string): ToolDefinition[] | undefined {
+    return this.groupNames.get(name)?.map((member) => findTool(this.index, member)!);
   }
 
   /** The tool of that exact name (never an alias). */
@@ -80,20 +86,14 @@ export class RegistryView {
     return [...(this.holders.get(tool) ?? [])].sort();
   }
 
-  /** The tools a toolset holds, in index order (every tool for a whole-registry toolset). */
-  toolsOf(toolset: string): ToolDefinition[] {
-    const held = this.members.get(toolset);
-    return held ? this.index.tools.filter((tool) => held.has(tool.name)) : [...this.index.tools];
-  }
-
-  /** Tool names and groups (as toolsets and config write them) turned into tools. */
-  expand(names: readonly string[]): ToolDefinition[] {
-    const found: ToolDefinition[] = [];
+  /** Tool names and groups (as toolsets and config write them) turned into the names of the tools they stand for. */
+  expand(names: readonly string[]): string[] {
+    const found: string[] = [];
     for (const name of names) {
-      const group = this.groups.get(name);
+      const group = this.groupNames.get(name);
       if (group) found.push(...group);
       const tool = this.resolve(name);
-      if (tool) found.push(tool);
+      if (tool) found.push(tool.name);
     }
     return found;
   }

@@ -156,7 +156,7 @@ export class SessionManager {
   /** `tool_load {name}`: a reserved tool, or every reserved tool of a group, visible for this turn; the active toolsets stay as they are. */
   load(state: SessionState, name: string): MetaAnswer {
     const registry = this.registryView();
-    const group = registry.groups.get(name);
+    const group = registry.group(name);
     const tools = group ?? (registry.resolve(name) ? [registry.resolve(name)!] : []);
     if (tools.length === 0) {
       const near = this.mayOffer(state, nearNames(this.options.registry().matcher, name).map((near) => ({ name: near }))).map((near) => near.name);
@@ -167,8 +167,8 @@ export class SessionManager {
     if (allowed.length === 0) return refusal('TOOL_FORBIDDEN', this.decide(registry, state, tools[0]!, tools[0]!.name).reason);
     const added = loadTools(state, allowed.map((tool) => tool.name), this.clock() + this.config.toolsetTtlMs);
     this.persist(state);
-    const visible = new Set(this.view(state).visible.map((tool) => tool.name));
-    const lines = allowed.filter((tool) => visible.has(tool.name)).map((tool) => `- ${signatureOf(tool)}`);
+    const view = this.view(state);
+    const lines = allowed.filter((tool) => view.isVisible(tool.name)).map((tool) => `- ${signatureOf(tool)}`);
     const message = [`loaded for this turn (the active toolsets are unchanged): ${allowed.map((tool) => tool.name).join(', ')}`, ...lines].join('\n');
     return { ok: true, message, data: { loaded: allowed.map((tool) => tool.name), tools: lines.map((line) => line.slice(2)) }, changed: added.length > 0 };
   }

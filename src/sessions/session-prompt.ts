@@ -1,4 +1,4 @@
-import type { SkillDefinition, ToolDefinition, ToolIndex } from '../core/index.js';
+import { eachTool, type SkillDefinition, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { META_TOOLS } from '../export/index.js';
 import { promptBudget, renderPromptBlock, renderTools, type CoreToolLine, type PromptBlock, type RenderedTools } from './prompt-block.js';
 import type { RegistryView } from './registry-view.js';
@@ -52,12 +52,15 @@ export function promptBlockOf(
 ): PromptBlock {
   const active = state?.toolsets ?? [];
   const scoped = active.length > 0;
-  const visible = scoped ? view.visible : [];
   // with no toolset active every tool is visible: the block names them all (budgeted) instead of giving each a signature
+  const visible = (): ToolDefinition[] => (scoped ? view.visible : []);
   const named = (): ToolDefinition[] => {
     if (scoped) return view.reserved;
-    const listed = new Set([...view.visible, ...view.reserved]);
-    return registry.index.tools.filter((tool) => listed.has(tool));
+    // a view read over another index than the registry's: its tools by name, one at a time (not index.tools, which keeps them all)
+    const listed = new Set([...view.visible, ...view.reserved].map((tool) => tool.name));
+    const named: ToolDefinition[] = [];
+    for (const tool of eachTool(registry.index)) if (listed.has(tool.name)) named.push(tool);
+    return named;
   };
   const budget = promptBudget(options);
   let groupKey = groupKeys.get(groupDescriptions);
@@ -75,8 +78,8 @@ export function promptBlockOf(
   if (!byKey) renderedByView.set(view, (byKey = new Map()));
   const key = `${scoped}\0${groupKey}`;
   let rendered = byKey.get(key);
-  if (!rendered) byKey.set(key, (rendered = renderedTools(registry, view, scoped, groupDescriptions, groupKey) ?? renderTools(visible, named(), groupDescriptions)));
-  const block = freezeBlock(renderPromptBlock({ core: CORE_TOOL_LINES, toolsets: registry.index.toolsets, active, visible, named: [], skills, groupDescriptions, budget, rendered }));
+  if (!rendered) byKey.set(key, (rendered = renderedTools(registry, view, scoped, groupDescriptions, groupKey) ?? renderTools(visible(), named(), groupDescriptions)));
+  const block = freezeBlock(renderPromptBlock({ core: CORE_TOOL_LINES, toolsets: registry.index.toolsets, active, visible: [], named: [], skills, groupDescriptions, budget, rendered }));
   blocks.set(blockKey, block);
   if (blocks.size > BLOCKS_KEPT) blocks.delete(blocks.keys().next().value!);
   return block;
@@ -95,7 +98,7 @@ function renderedTools(registry: RegistryView, view: SessionView, scoped: boolea
   let byGroups = namedByIndex.get(index);
   if (!byGroups) namedByIndex.set(index, (byGroups = new Map()));
   let lines = byGroups.get(groupKey);
-  if (!lines) byGroups.set(groupKey, (lines = new IndexNamedLines(index.tools, groupDescriptions)));
+  if (!lines) byGroups.set(groupKey, (lines = new IndexNamedLines(eachTool(index), groupDescriptions)));
   const excluded = scoped ? mergeSorted(view.positions.visible, view.positions.unlisted) : view.positions.unlisted;
   return { signatures: scoped ? view.visible.map((tool) => `- ${signatureLine(tool)}`) : [], named: lines.linesWithout(excluded) };
 }

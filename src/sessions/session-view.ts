@@ -1,20 +1,26 @@
 import { createHash } from 'node:crypto';
-import type { ToolDefinition } from '../core/index.js';
+import { eachTool, toolCount, toolNameAt, toolsOf, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import type { RegistryView } from './registry-view.js';
 import type { SessionState } from './session-state.js';
 import { classifyTool, type Attention, type RightsLayer, type Subject } from './visibility.js';
 
-/** Every tool of the index sorted by what it is for one session (meta-tools are not registry tools: they are always visible). */
+/**
+ * Every tool of the index sorted by what it is for one session (meta-tools are not registry tools: they are always
+ * visible). A view holds positions, never definitions: with no toolset active every tool is visible, and a view that
+ * held them would keep every definition of an index served from the scan cache (issue #18: ~170 MB at 100,000 tools).
+ */
 export interface SessionView {
   commit: string;
-  /** listed with their schemas, in index order */
-  visible: ToolDefinition[];
-  /** listed by name and purpose only */
-  reserved: ToolDefinition[];
+  /** listed with their schemas, in index order: made anew at each read (at 100,000 tools, read `positions` and `isVisible` instead) */
+  readonly visible: ToolDefinition[];
+  /** listed by name and purpose only, in index order: made anew at each read, as `visible` */
+  readonly reserved: ToolDefinition[];
   hidden: number;
   forbidden: number;
-  /** where the visible tools are in the index's order (positions), and the hidden and forbidden ones: what a block leaves out of its named tools */
-  positions: { visible: readonly number[]; unlisted: readonly number[] };
+  /** where the visible, reserved, and hidden or forbidden (unlisted) tools are in the index's order: what a block leaves out of its named tools */
+  positions: { visible: readonly number[]; reserved: readonly number[]; unlisted: readonly number[] };
+  /** whether the registry tool of that exact name is visible, without making any tool */
+  isVisible(name: string): boolean;
   /** equal digests, identical listed tools (names and definitions): a change of digest is a `list_changed` */
   digest: string;
 }
@@ -50,31 +56,98 @@ export class ViewCache {
   }
 }
 
-/** Asks the visibility lattice (`classifyTool`, `decideVisibility` without the words) about every tool of the index, as its own name. */
+/** Asks the visibility lattice (`classifyTool`, `decideVisibility` without the words) about every tool of the index, one at a time, as its own name. */
 export function computeView(registry: RegistryView, rights: readonly RightsLayer[], subject: Subject, attention: Attention): SessionView {
-  const visible: ToolDefinition[] = [];
-  const reserved: ToolDefinition[] = [];
+  const { index } = registry;
   let hidden = 0;
   let forbidden = 0;
   const visibleAt: number[] = [];
+  const reservedAt: number[] = [];
   const unlistedAt: number[] = [];
   const hash = createHash('sha1');
   const input = { registry, rights, subject, attention };
-  registry.index.tools.forEach((tool, at) => {
+  let at = 0;
+  // one tool at a time: reading index.tools would make and keep every definition of a lazily read index
+  for (const tool of eachTool(index)) {
     const { state } = classifyTool(tool, tool.name, input);
     if (state === 'visible') {
-      visible.push(tool);
       visibleAt.push(at);
       // the oid changes whenever anything in the tool's folder does
       hash.update(tool.name).update('\0').update(tool.source.oid).update('\n');
-      return;
-    }
-    if (state === 'reserved') reserved.push(tool);
+    } else if (state === 'reserved') reservedAt.push(at);
     else {
       unlistedAt.push(at);
       if (state === 'hidden') hidden += 1;
       else forbidden += 1;
     }
-  });
-  return { commit: registry.index.commit, visible, reserved, hidden, forbidden, positions: { visible: visibleAt, unlisted: unlistedAt }, digest: hash.digest('hex') };
+    at += 1;
+  }
+  return {
+    commit: index.commit,
+    get visible() {
+      return toolsAtPositions(index, visibleAt);
+    },
+    get reserved() {
+      return toolsAtPositions(index, reservedAt);
+    },
+    hidden,
+    forbidden,
+    positions: { visible: visibleAt, reserved: reservedAt, unlisted: unlistedAt },
+    isVisible: (name) => {
+      const position = positionOfName(index, name);
+      return position !== undefined && includesSorted(visibleAt, position);
+    },
+    digest: hash.digest('hex'),
+  };
+}
+
+/**
+ * The tools at those positions (ascending) of the index, in order, none kept by it: most of them are made walking the
+ * index once; fewer, each by its position.
+ */
+export function toolsAtPositions(index: ToolIndex, positions: readonly number[]): ToolDefinition[] {
+  const tools: ToolDefinition[] = [];
+  if (positions.length === 0) return tools;
+  // a walk makes every tool, wanted or not: for up to half of them, lookups (which the index remembers weakly) make fewer
+  if (positions.length * 2 < toolCount(index)) {
+    const sequence = toolsOf(index);
+    for (const position of positions) tools.push(sequence.at(position)!);
+    return tools;
+  }
+  let at = 0;
+  let next = 0;
+  for (const tool of eachTool(index)) {
+    if (at++ !== positions[next]) continue;
+    tools.push(tool);
+    if (++next === positions.length) break;
+  }
+  return tools;
+}
+
+/** Where the tool of that exact name is in the index (tools are sorted by name), without making any tool. */
+export function positionOfName(index: ToolIndex, name: string): number | undefined {
+  const sequence = toolsOf(index);
+  let low = 0;
+  let high = sequence.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const found = toolNameAt(sequence, middle)!;
+    if (found === name) return middle;
+    if (found < name) low = middle + 1;
+    else high = middle - 1;
+  }
+  return undefined;
+}
+
+function includesSorted(sorted: readonly number[], value: number): boolean {
+  let low = 0;
+  let high = sorted.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const found = sorted[middle]!;
+    if (found === value) return true;
+    if (found < value) low = middle + 1;
+    else high = middle - 1;
+  }
+  return false;
 }

@@ -1,6 +1,6 @@
-import { findTool, runLettingGo, runToEnd, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { eachTool, findTool, runLettingGo, runToEnd, toolCount, toolNameAt, toolsOf, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { exportNamesSteps, mcpMetaToolSpec, mcpToolSpec, META_TOOLS, NAME_LIMITS, RESERVED_NAMES, type McpToolSpec, type MetaTool } from '../export/index.js';
-import type { SessionView } from './session-view.js';
+import { toolsAtPositions, type SessionView } from './session-view.js';
 
 /** What a `tools/call` name stands for. */
 export type CallTarget =
@@ -11,12 +11,12 @@ export type CallTarget =
 /** The tools of one index as MCP lists them, and the way back from a listed name to the registry. */
 export interface ToolCatalog {
   commit: string;
-  /** the meta-tools, then every registry tool */
-  tools: McpToolSpec[];
+  /** the meta-tools, then every registry tool: made anew at each read, from each definition */
+  readonly tools: McpToolSpec[];
   resolve(name: string): CallTarget;
   /** the listed name of a registry tool */
   listedName(registryName: string): string;
-  /** what one session lists: the meta-tools, then the registry tools its view makes visible */
+  /** what one session lists: the meta-tools, then the registry tools its view makes visible (made anew at each call) */
   toolsFor(view: SessionView): McpToolSpec[];
 }
 
@@ -64,39 +64,51 @@ export async function prepareCatalog(index: ToolIndex, previous: ToolIndex): Pro
 const META_BY_NAME = new Map(META_TOOLS.map((tool) => [tool.name, tool]));
 const META_SPECS = META_TOOLS.map((meta) => mcpMetaToolSpec(meta));
 
-// a definition object never changes (the scanner keeps it while its folder does not): its spec is made once per listed name
+// a definition object never changes (the scanner keeps it while its folder does not): its spec is made once per
+// listed name, and kept while the definition is (an index served from the scan cache makes each anew when read)
 const specsByTool = new WeakMap<ToolDefinition, McpToolSpec>();
 
 // tools handled between two stops of a sliced build
 const STEP = 1000;
 
+/**
+ * The catalog keeps names, not specs: at 100,000 tools a spec per tool held every definition's schema and description
+ * (issue #18), and a served index's definitions are made only when read. A list is made per request from the tools it
+ * lists, one at a time; the names it lists them under, and the way back, are worked out once from the names alone.
+ */
 function* catalogSteps(index: ToolIndex, maxLength: number): Generator<void, ToolCatalog, void> {
-  const exported = yield* exportNamesSteps(index.tools.map((tool) => tool.name), maxLength, RESERVED_NAMES);
+  const sequence = toolsOf(index);
+  const names = Array.from({ length: toolCount(index) }, (_, position) => toolNameAt(sequence, position)!);
+  const exported = yield* exportNamesSteps(names, maxLength, RESERVED_NAMES);
   yield;
-  // per registry name its spec (whose name is the listed one); per listed name that is not its registry name, the
-  // registry name: most tools are listed under their own name, and at 100,000 tools three maps of every name (and a
-  // digest of each spec's JSON, which nothing read) were a fifth of the catalog's memory and most of its CPU (issue #18)
-  const specs = new Map<string, McpToolSpec>();
+  // most tools are listed under their own name: only the others have an entry each way (at 100,000 tools three maps of
+  // every name, and a digest of each spec's JSON, which nothing read, were a fifth of the catalog's memory: issue #18)
+  const listedAs = new Map<string, string>();
   const renamed = new Map<string, string>();
-  const tools: McpToolSpec[] = [...META_SPECS];
-  for (let position = 0; position < index.tools.length; position++) {
+  for (let position = 0; position < names.length; position++) {
     if (position % STEP === STEP - 1) yield;
-    const tool = index.tools[position]!;
-    const name = exported.get(tool.name)!;
+    const name = names[position]!;
+    const listed = exported.get(name)!;
+    if (listed === name) continue;
+    listedAs.set(name, listed);
+    renamed.set(listed, name);
+  }
+  const specOf = (tool: ToolDefinition): McpToolSpec => {
+    const name = listedAs.get(tool.name) ?? tool.name;
     let spec = specsByTool.get(tool);
     if (spec?.name !== name) {
       spec = mcpToolSpec(tool, name);
       specsByTool.set(tool, spec);
     }
-    if (name !== tool.name) renamed.set(name, tool.name);
-    specs.set(tool.name, spec);
-    tools.push(spec);
-  }
-  // a view never changes once computed, and sessions with the same view share it: one list per view
-  const perView = new WeakMap<SessionView, McpToolSpec[]>();
+    return spec;
+  };
   return {
     commit: index.commit,
-    tools,
+    get tools() {
+      const tools = [...META_SPECS];
+      for (const tool of eachTool(index)) tools.push(specOf(tool));
+      return tools;
+    },
     resolve(name) {
       // meta-tools first: a registry tool of the same name is listed with a fingerprint suffix, never shadowed
       const meta = META_BY_NAME.get(name);
@@ -104,14 +116,10 @@ function* catalogSteps(index: ToolIndex, maxLength: number): Generator<void, Too
       // a listed name is its registry name unless renamed; any other name passes through as is
       return { kind: 'tool', name: renamed.get(name) ?? name };
     },
-    listedName: (registryName) => specs.get(registryName)?.name ?? registryName,
+    listedName: (registryName) => listedAs.get(registryName) ?? registryName,
     toolsFor(view) {
-      let listedTools = perView.get(view);
-      if (!listedTools) {
-        listedTools = [...META_SPECS, ...view.visible.map((tool) => specs.get(tool.name)!)];
-        perView.set(view, listedTools);
-      }
-      return listedTools;
+      // not kept per view: with no toolset active a view lists every tool, and its list would hold every spec
+      return [...META_SPECS, ...toolsAtPositions(index, view.positions.visible).map(specOf)];
     },
   };
 }

@@ -1,9 +1,9 @@
-import type { SkillDefinition, ToolsetDefinition } from '../core/index.js';
+import { toolNameAt, toolsOf, type SkillDefinition, type ToolsetDefinition } from '../core/index.js';
 import { refusal, type MetaAnswer } from './meta-answer.js';
 import type { RegistryView } from './registry-view.js';
 import { disableToolsets, enableToolset, type SessionState, type ToolsetScope } from './session-state.js';
 import { signatureLine } from './signatures.js';
-import type { SessionView } from './session-view.js';
+import { toolsAtPositions, type SessionView } from './session-view.js';
 
 /** `toolset {action, name?, scope?}` as checked. */
 export interface ToolsetRequest {
@@ -63,10 +63,13 @@ export function toolsetTool(request: ToolsetRequest, context: ToolsetContext): M
   };
 }
 
-/** The toolset's registry as one-line signatures: the tools it brings that the session may see. */
+/** The toolset's registry as one-line signatures: the tools it brings that the session may see, in index order. */
 export function registryLines(toolset: ToolsetDefinition, context: Pick<ToolsetContext, 'registry' | 'viewAfter'>): string[] {
-  const visible = new Set(context.viewAfter().visible.map((tool) => tool.name));
-  return context.registry.toolsOf(toolset.name).filter((tool) => visible.has(tool.name)).map((tool) => signatureLine(tool));
+  const { registry } = context;
+  const sequence = toolsOf(registry.index);
+  // by position and name: only the tools the toolset brings are made, one at a time (a whole-registry toolset's are all)
+  const brought = context.viewAfter().positions.visible.filter((position) => registry.holds(toolset.name, toolNameAt(sequence, position)!));
+  return toolsAtPositions(registry.index, brought).map((tool) => signatureLine(tool));
 }
 
 function listing(registry: RegistryView, state: SessionState): Array<Record<string, unknown>> {
