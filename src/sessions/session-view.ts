@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { eachTool, toolCount, toolNameAt, toolsOf, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import type { RegistryView } from './registry-view.js';
 import type { SessionState } from './session-state.js';
-import { classifyTool, type Attention, type RightsLayer, type Subject } from './visibility.js';
+import { baseListReason, classifyAttention, rightsAndAdvertising, type Attention, type RightsLayer, type Subject, type VisibilityInput } from './visibility.js';
 
 /**
  * Every tool of the index sorted by what it is for one session (meta-tools are not registry tools: they are always
@@ -28,9 +28,13 @@ export interface SessionView {
 /** How many distinct views (active toolsets × loaded tools × subject) are kept per index. */
 const VIEWS_KEPT = 512;
 
+/** How many subjects' rights passes are kept per index (one per principal in use). */
+const PASSES_KEPT = 16;
+
 /** Views of one index, shared by every session that has the same toolsets, loaded tools and subject. */
 export class ViewCache {
   private readonly views = new Map<string, SessionView>();
+  private readonly passes = new Map<string, RightsPass>();
 
   constructor(
     readonly registry: RegistryView,
@@ -49,15 +53,59 @@ export class ViewCache {
       this.views.set(key, view);
       return view;
     }
-    view = computeView(this.registry, this.rights, subject, attention);
+    // what no toolset or loaded tool changes is worked out once per subject: a view then reads names, not tools
+    const subjectKey = JSON.stringify(subject.principal ?? null);
+    let pass = this.passes.get(subjectKey);
+    if (!pass) {
+      pass = rightsPass(this.registry, this.rights, subject);
+      this.passes.set(subjectKey, pass);
+      if (this.passes.size > PASSES_KEPT) this.passes.delete(this.passes.keys().next().value!);
+    }
+    view = computeView(this.registry, this.rights, subject, attention, pass);
     this.views.set(key, view);
     if (this.views.size > VIEWS_KEPT) this.views.delete(this.views.keys().next().value!);
     return view;
   }
 }
 
-/** Asks the visibility lattice (`classifyTool`, `decideVisibility` without the words) about every tool of the index, one at a time, as its own name. */
-export function computeView(registry: RegistryView, rights: readonly RightsLayer[], subject: Subject, attention: Attention): SessionView {
+/**
+ * What the rights and advertising layers say of every tool for one subject, and what a view's digest reads of each:
+ * the part of a view that no toolset or loaded tool changes (keyed, as views are, by the subject's principal).
+ */
+export interface RightsPass {
+  /** per position: FORBIDDEN, HIDDEN, OUTSIDE_BASE_LIST (a layer's `reserve` answered), or 0 */
+  states: Uint8Array;
+  /** per position, the oid of the tool's folder */
+  oids: string[];
+}
+
+const FORBIDDEN = 1;
+const HIDDEN = 2;
+const OUTSIDE_BASE_LIST = 3;
+const NO_ATTENTION: Attention = { toolsets: [], loaded: new Set() };
+
+/** Asks the rights and advertising layers about every tool of the index, one at a time (none kept). */
+export function rightsPass(registry: RegistryView, rights: readonly RightsLayer[], subject: Subject): RightsPass {
+  const count = toolCount(registry.index);
+  const states = new Uint8Array(count);
+  const oids: string[] = new Array(count);
+  const input: VisibilityInput = { registry, rights, subject, attention: NO_ATTENTION };
+  let at = 0;
+  // one tool at a time: reading index.tools would make and keep every definition of a lazily read index
+  for (const tool of eachTool(registry.index)) {
+    const because = rightsAndAdvertising(tool, tool.name, input);
+    states[at] = because?.state === 'forbidden' ? FORBIDDEN : because ? HIDDEN : baseListReason(tool, input) === undefined ? 0 : OUTSIDE_BASE_LIST;
+    oids[at] = tool.source.oid;
+    at += 1;
+  }
+  return { states, oids };
+}
+
+/**
+ * Asks the visibility lattice (`classifyTool`, `decideVisibility` without the words) about every tool of the index, as
+ * its own name: the rights and advertising layers as `pass` recorded them (worked out here without one), attention by name.
+ */
+export function computeView(registry: RegistryView, rights: readonly RightsLayer[], subject: Subject, attention: Attention, pass = rightsPass(registry, rights, subject)): SessionView {
   const { index } = registry;
   let hidden = 0;
   let forbidden = 0;
@@ -65,22 +113,24 @@ export function computeView(registry: RegistryView, rights: readonly RightsLayer
   const reservedAt: number[] = [];
   const unlistedAt: number[] = [];
   const hash = createHash('sha1');
-  const input = { registry, rights, subject, attention };
-  let at = 0;
-  // one tool at a time: reading index.tools would make and keep every definition of a lazily read index
-  for (const tool of eachTool(index)) {
-    const { state } = classifyTool(tool, tool.name, input);
+  const input: VisibilityInput = { registry, rights, subject, attention };
+  const sequence = toolsOf(index);
+  const { states, oids } = pass;
+  for (let at = 0; at < states.length; at++) {
+    const known = states[at]!;
+    if (known === FORBIDDEN || known === HIDDEN) {
+      unlistedAt.push(at);
+      if (known === HIDDEN) hidden += 1;
+      else forbidden += 1;
+      continue;
+    }
+    const name = toolNameAt(sequence, at)!;
+    const { state } = classifyAttention(name, input, () => (known === OUTSIDE_BASE_LIST ? '' : undefined));
     if (state === 'visible') {
       visibleAt.push(at);
       // the oid changes whenever anything in the tool's folder does
-      hash.update(tool.name).update('\0').update(tool.source.oid).update('\n');
-    } else if (state === 'reserved') reservedAt.push(at);
-    else {
-      unlistedAt.push(at);
-      if (state === 'hidden') hidden += 1;
-      else forbidden += 1;
-    }
-    at += 1;
+      hash.update(name).update('\0').update(oids[at]!).update('\n');
+    } else reservedAt.push(at);
   }
   return {
     commit: index.commit,

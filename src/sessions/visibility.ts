@@ -99,26 +99,45 @@ export type Because =
  * reserved). Cheap enough to ask about every tool of a 10,000-tool index per view.
  */
 export function classifyTool(tool: ToolDefinition, calledAs: string, input: VisibilityInput): Because {
+  return rightsAndAdvertising(tool, calledAs, input) ?? classifyAttention(tool.name, input, () => baseListReason(tool, input));
+}
+
+/** The lattice's first two layers: forbidden by a rights layer, or hidden (an alias, an unlisted tool); undefined when attention decides. */
+export function rightsAndAdvertising(tool: ToolDefinition, calledAs: string, input: VisibilityInput): Because | undefined {
   for (const layer of input.rights) {
     const reason = layer.refuse(tool, input.subject, input.registry.index);
     if (reason !== undefined) return { state: 'forbidden', reason };
   }
   if (calledAs !== tool.name) return { state: 'hidden', by: 'alias' };
   if (tool.unlisted) return { state: 'hidden', by: 'unlisted' };
+  return undefined;
+}
+
+/** Why a tool the subject may use is outside its base list (a rights layer's `reserve`), if it is. */
+export function baseListReason(tool: ToolDefinition, input: VisibilityInput): string | undefined {
+  for (const layer of input.rights) {
+    const reason = layer.reserve?.(tool, input.subject, input.registry.index);
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
+}
+
+/**
+ * The attention layer, from the tool's name alone (views ask it for every tool without making them again):
+ * `outsideBaseList` is asked only when no toolset is active.
+ */
+export function classifyAttention(name: string, input: VisibilityInput, outsideBaseList: () => string | undefined): Because {
   const { registry, attention } = input;
-  const onDemand = registry.onDemand.has(tool.name);
+  const onDemand = registry.onDemand.has(name);
   for (const toolset of attention.toolsets) {
     // a toolset that names the tool beats on_demand; a whole-registry toolset does not name it
-    if (registry.holds(toolset.name, tool.name) && !(onDemand && registry.wholeRegistryToolsets.has(toolset.name))) return { state: 'visible', by: 'toolset', toolset: toolset.name };
+    if (registry.holds(toolset.name, name) && !(onDemand && registry.wholeRegistryToolsets.has(toolset.name))) return { state: 'visible', by: 'toolset', toolset: toolset.name };
   }
-  if (attention.loaded.has(tool.name)) return { state: 'visible', by: 'loaded' };
+  if (attention.loaded.has(name)) return { state: 'visible', by: 'loaded' };
   if (onDemand) return { state: 'reserved', by: 'on-demand' };
   if (attention.toolsets.length === 0) {
-    for (const layer of input.rights) {
-      const reason = layer.reserve?.(tool, input.subject, registry.index);
-      if (reason !== undefined) return { state: 'reserved', by: 'base-list', reason };
-    }
-    return { state: 'visible', by: 'no-toolset' };
+    const reason = outsideBaseList();
+    return reason === undefined ? { state: 'visible', by: 'no-toolset' } : { state: 'reserved', by: 'base-list', reason };
   }
   return { state: 'reserved', by: 'not-in-active-toolsets' };
 }

@@ -19,7 +19,7 @@ const POLICY: PolicyDefinition = {
     { tools: ['BASH'], roles: ['trusted'], reason: 'shells are for trusted agents', at: { line: 3, column: 3 } },
   ],
   approval: [
-    { tools: ['vcs'], decision: 'confirm', at: { line: 5, column: 3 } },
+    { tools: ['vcs'], decision: 'approve', at: { line: 5, column: 3 } },
     { tools: ['*'], decision: 'allow', at: { line: 6, column: 3 } },
   ],
   author: 't',
@@ -65,7 +65,7 @@ describe('the policy set of an index whose tools are made when read', () => {
     const asked = TOOLS.map((tool) => structuredClone(tool));
     expect(decisions(index, asked)).toEqual(decisions(plain, asked));
     expect(set.baseList('bot', ['*'])).toEqual(new Set(['git-ops', 'hg-ops', 'shell-exec']));
-    expect(set.rulesFor(asked[0]!).map((rule) => rule.decision)).toEqual(['confirm', 'allow']);
+    expect(set.rulesFor(asked[0]!).map((rule) => rule.decision)).toEqual(['approve', 'allow']);
     // reading index.tools would have made every tool kept and turned the index into a list held whole
     expect(kept.every((keep) => !keep)).toBe(true);
     expect(Array.isArray(toolsOf(index))).toBe(false);

@@ -79,6 +79,22 @@ describe('the readers of a served index (issue #18)', () => {
     });
   });
 
+  describe('when a session loads a tool after its first view', () => {
+    it('works out the new view from names, making no tool again but the one loaded', async () => {
+      const { plain, served, kept } = await bothSides();
+      served.manager.view(served.state);
+      const walked = kept.length;
+      expect(walked).toBeGreaterThanOrEqual(TOOLS.length);
+      expect(served.manager.load(served.state, 'rare')).toEqual(plain.manager.load(plain.state, 'rare'));
+      const view = served.manager.view(served.state);
+      expect(view.digest).toBe(plain.manager.view(plain.state).digest);
+      expect(view.positions).toEqual(plain.manager.view(plain.state).positions);
+      // the rights layers were asked once per subject: the second view read names, and only 'rare' was made, by name
+      expect(kept.slice(walked).every((keep) => keep)).toBe(true);
+      expect(kept.length - walked).toBeLessThanOrEqual(1);
+    });
+  });
+
   describe('when the catalog is asked what a name stands for', () => {
     it('resolves listed and unknown names from the names alone, making no tool', () => {
       const { index, kept } = servedFromCache();
