@@ -11,9 +11,6 @@ export const serveCommand: Command = {
   maxPositionals: 0,
   async run(flags, _positionals, io) {
     if (typeof flags.port === 'string' && !/^\d+$/.test(flags.port)) throw new UsageError('--port must be a number from 0 to 65535');
-    // before express is loaded (issue #18): what it requires as it loads but the API's requests never use waits for a request that does
-    const { deferExpressModules } = await import('../defer-modules.js');
-    deferExpressModules();
     const { configFromFlags } = await import('../open-registry.js');
     const { createLogger } = await import('../create-logger.js');
     const { packageVersion } = await import('../package-version.js');
