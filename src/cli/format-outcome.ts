@@ -29,6 +29,7 @@ export function printOutcome(outcome: CallOutcome, io: CommandIo, json: boolean)
     case 'refused':
     case 'timeout_not_allowed':
     case 'store_unavailable':
+    case 'too_many_pending':
       if (!json) writeLines(io.stderr, [outcome.error]);
       return 1;
     case 'substituted':

@@ -28,6 +28,8 @@ export interface GatewayConfig {
   webhookSecret?: string;
   maxBodyBytes: number;
   confirmationTtlMs: number;
+  /** how many approval requests one caller may have waiting at once (approvals.max_pending_per_caller) */
+  maxPendingPerCaller: number;
   /** the longest deadline any call may run under, whatever a tool's constraints allow */
   maxCallTimeoutMs: number;
   /** shell tools and the embedded gatekeeper are confined to it */

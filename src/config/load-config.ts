@@ -20,7 +20,7 @@ interface ConfigFile {
   receipts_db?: string;
   store?: { url?: string; pool_max?: number };
   receipts?: { retention?: { days?: number; max_rows?: number; interval_ms?: number } };
-  approvals?: { retention?: { days?: number; max_rows?: number; interval_ms?: number } };
+  approvals?: { retention?: { days?: number; max_rows?: number; interval_ms?: number }; max_pending_per_caller?: number };
   rejections?: { retention?: { days?: number; max_rows?: number; interval_ms?: number } };
   listen?: { host?: string; port?: number };
   api_token?: string;
@@ -96,6 +96,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     ...defined('webhookSecret', env.HLDP_WEBHOOK_SECRET ?? written.webhook_secret),
     maxBodyBytes: written.max_body_bytes ?? 1024 * 1024,
     confirmationTtlMs: written.confirmation_ttl_ms ?? 10 * 60_000,
+    maxPendingPerCaller: Math.max(1, integerFromEnv(env, 'HLDP_MAX_PENDING_PER_CALLER', 100_000) ?? written.approvals?.max_pending_per_caller ?? 20),
     maxCallTimeoutMs: integerFromEnv(env, 'HLDP_MAX_CALL_TIMEOUT_MS', 86_400_000) ?? written.max_call_timeout_ms ?? DEFAULT_MAX_CALL_TIMEOUT_MS,
     workspaceRoot: fromEnv('HLDP_WORKSPACE') ?? fromFile(written.workspace_root) ?? process.cwd(),
     shell: { inheritEnv: written.shell?.inherit_env ?? [] },

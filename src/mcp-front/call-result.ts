@@ -41,6 +41,7 @@ export function outcomeResult(outcome: CallOutcome, catalog: ToolCatalog): CallT
     case 'refused':
     case 'timeout_not_allowed':
     case 'store_unavailable':
+    case 'too_many_pending':
       return failure(outcome.error, outcome);
   }
 }

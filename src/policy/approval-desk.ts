@@ -26,7 +26,10 @@ export interface ConfirmationRequired {
 }
 
 /** What filing a request comes to: the caller is told how it will be decided. */
-export type ApprovalRequested = { kind: 'confirmation_required'; confirmation: ConfirmationRequired };
+export type ApprovalRequested =
+  | { kind: 'confirmation_required'; confirmation: ConfirmationRequired }
+  /** the caller already has `most` requests waiting: no new one is filed, nothing ran */
+  | { kind: 'too_many_pending'; code: 'TOO_MANY_PENDING'; tool: string; error: string; pending: number; most: number };
 
 /** What a confirmation token comes to: the receipt of the run, or why it did not run. */
 export type ConfirmOutcome =
@@ -76,6 +79,8 @@ export interface ApprovalHost<Registry extends ApprovalRegistry> {
   store: Store;
   /** the default time a request waits */
   ttlMs: number;
+  /** how many requests one caller may have waiting at once (approvals.max_pending_per_caller) */
+  maxPendingPerCaller: number;
   /** the deadline an approved run gets: the one asked for if the tool and the gateway allow it, or why not */
   deadline(tool: ToolDefinition, requestedMs: number | undefined): { ok: true; timeoutMs: number } | { ok: false; outcome: { error: string; requested_ms: number; allowed_ms: number } };
   run(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval, timeoutMs: number, who: { caller: string; session: string | null; signal?: AbortSignal; onProgress?: (update: ProgressUpdate) => void }): Promise<Receipt>;
@@ -115,6 +120,15 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
 
   /** Files the request a policy decision asks for; the caller's answer says how it will be decided. */
   async request(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, decision: Extract<PolicyDecision, { kind: 'approve' }>, caller: string, session: string | null, timeoutMs: number): Promise<ApprovalRequested> {
+    // one caller's requests may not bury everyone else's in the approvers' queue (a soft cap: two requests made at once may both pass it)
+    const most = this.#host.maxPendingPerCaller;
+    const pending = await this.#host.store.approvals.pendingCount(caller);
+    if (pending >= most) {
+      return {
+        kind: 'too_many_pending', code: 'TOO_MANY_PENDING', tool: tool.name, pending, most,
+        error: `'${caller}' already has ${pending} requests waiting for approval, the most one caller may have (approvals.max_pending_per_caller: ${most}); nothing has run. Wait for them to be decided, or cancel one (POST /v1/approvals/:id/cancel), then call again`,
+      };
+    }
     // a confirmation token exists only where the caller may approve its own request
     const token = decision.selfApproval ? `hldp_confirm_${randomBytes(24).toString('base64url')}` : undefined;
     const record = await this.#host.store.approvals.create({

@@ -86,6 +86,10 @@ export class SqliteApprovalStore implements ApprovalStore {
     this.#settle.run(receiptId, id);
   }
 
+  async pendingCount(caller: string): Promise<number> {
+    return this.#database.prepare<[string], { count: number }>("SELECT count(*) AS count FROM approvals WHERE caller = ? AND status = 'pending'").get(caller)!.count;
+  }
+
   async due(limit: number): Promise<ApprovalRecord[]> {
     return this.#due.all(this.#now(), limit).map(toApproval);
   }

@@ -152,6 +152,8 @@ export interface ApprovalStore {
   decide(id: string, decision: ApprovalDecision): Promise<ApprovalRecord | undefined>;
   /** records the receipt the decision produced */
   settle(id: string, receiptId: string): Promise<void>;
+  /** how many requests of `caller` are pending (expired ones not yet swept included) */
+  pendingCount(caller: string): Promise<number>;
   /** pending requests whose expiry has passed, oldest first */
   due(limit: number): Promise<ApprovalRecord[]>;
   /**

@@ -12,6 +12,7 @@ const OUTCOME_STATUS: Record<CallOutcome['kind'], number> = {
   refused: 403,
   substituted: 409,
   timeout_not_allowed: 422,
+  too_many_pending: 429,
   store_unavailable: 503,
 };
 

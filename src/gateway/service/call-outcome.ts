@@ -33,5 +33,7 @@ export type CallOutcome =
   | { kind: 'substituted'; code: 'CALL_NOT_RUN'; ran: false; tool: string; toolset: string | null; tools: string[]; message: string }
   /** the call asked for a deadline longer than the tool (or the gateway's ceiling) allows; nothing ran */
   | { kind: 'timeout_not_allowed'; code: 'TIMEOUT_NOT_ALLOWED'; tool: string; error: string; requested_ms: number; allowed_ms: number }
+  /** the caller already has the most approval requests waiting one caller may have: no new one, nothing ran */
+  | { kind: 'too_many_pending'; code: 'TOO_MANY_PENDING'; tool: string; error: string; pending: number; most: number }
   /** an approval request could not be made or used because the store is down: nothing ran */
   | { kind: 'store_unavailable'; code: 'STORE_UNAVAILABLE'; error: string };

@@ -87,6 +87,7 @@ export class Gateway {
       registry: () => this.registries.current,
       store,
       ttlMs: config.confirmationTtlMs,
+      maxPendingPerCaller: config.maxPendingPerCaller,
       deadline: (tool, requestedMs) => chooseDeadline(tool, requestedMs, config.maxCallTimeoutMs),
       run: (registry, tool, params, approval, timeoutMs, who) => this.keeper.run(registry, tool, params, approval, timeoutMs, who),
       callerProblem: (registry, tool, record) => this.callerProblem(registry, tool, record.caller, record.params),

@@ -65,6 +65,11 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
     await this.sql`UPDATE approvals SET receipt_id = ${receiptId} WHERE id = ${id} AND receipt_id IS NULL`;
   }
 
+  async pendingCount(caller: string): Promise<number> {
+    const [row] = await this.sql<Array<{ count: string }>>`SELECT count(*) AS count FROM approvals WHERE caller = ${caller} AND status = 'pending'`;
+    return Number(row?.count ?? 0);
+  }
+
   async due(limit: number): Promise<ApprovalRecord[]> {
     const rows = await this.sql<ApprovalRow[]>`SELECT ${this.sql(COLUMNS)} FROM approvals WHERE status = 'pending' AND expires_ms <= ${this.now()} ORDER BY expires_ms LIMIT ${limit}`;
     return rows.map(toApproval);
