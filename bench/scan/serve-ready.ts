@@ -7,7 +7,7 @@
 // once matching is ready, and after --settle S more seconds (default 5) with /healthz asked meanwhile.
 // --then STEP (repeatable) makes a request after that, and reports RSS and heap after each (then after a collection
 // the server is asked to let garbage go by waiting --settle again): what a whole read of the tools costs a served
-// index. A STEP is `GET /path`, `POST /path {json}`, or `mcp-list` (an MCP session's initialize and tools/list).
+// index. A STEP is `GET /path`, `POST /path {json}` (`{session}` in a path is the session the last `POST /v1/sessions` opened), or `mcp-list` (an MCP session's initialize and tools/list).
 // Usage: npx tsx bench/scan/serve-ready.ts BIN REPO WORK [--settle S] [--then STEP]...
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -49,6 +49,8 @@ for (const until = performance.now() + Number(values.settle) * 1000; performance
 const settled = await memory(child.pid!, url);
 // each --then step, and the memory after it settled
 const steps: Array<Record<string, unknown>> = [];
+// a step's {session} is the session the last POST /v1/sessions opened (its X-HLDP-Session header)
+let sessionId = '';
 for (const step of values.then as string[]) {
   const ts = performance.now();
   let status: number;
@@ -62,10 +64,11 @@ for (const step of values.then as string[]) {
     await list.text();
     status = list.status;
   } else {
-    const [method, path, ...body] = step.split(' ');
+    const [method, path, ...body] = step.replace('{session}', sessionId).split(' ');
     const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body.length ? { body: body.join(' ') } : {}) });
     await response.text();
     status = response.status;
+    sessionId = response.headers.get('x-hldp-session') ?? sessionId;
   }
   const ms = Math.round(performance.now() - ts);
   const after = await memory(child.pid!, url);
