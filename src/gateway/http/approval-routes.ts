@@ -1,5 +1,4 @@
 import express, { type RequestHandler, type Response, type Router } from 'express';
-import { redactValue } from '../../executors/index.js';
 import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
 import type { ApprovalAnswer, Gateway } from '../service/index.js';
 import { validateBody } from './body-validator.js';
@@ -31,8 +30,8 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
   const check = validateBody('ApprovalDecisionRequest');
   // the body is optional: a bare POST approves (or denies) without a reason
   const json: RequestHandler[] = [parse, (request, response, next) => (request.get('content-type') === undefined && request.body === undefined ? ((request.body = {}), next()) : check(request, response, next))];
-  // params shown to approvers keep no secret of the gateway's either
-  const shown = (record: ApprovalRecord): ApprovalRecord => ({ ...record, params: redactValue(record.params, gateway.config.principalTokens) });
+  // params shown to approvers keep no secret of the gateway's either: the one redaction receipts and events apply
+  const shown = (record: ApprovalRecord): ApprovalRecord => ({ ...record, params: gateway.shownParams(record.params) });
 
   router.get('/v1/approvals', async (request, response) => {
     const query = request.query as Record<string, unknown>;

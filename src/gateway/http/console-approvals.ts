@@ -2,10 +2,10 @@ import type { ApprovalDecision, ConsoleBackend, ConsolePrincipal, PendingApprova
 import type { ApprovalRecord } from '../../store/index.js';
 import type { Gateway } from '../service/index.js';
 
-/** A stored request as the console's approvals view lists it. */
-function pendingOf(record: ApprovalRecord): Omit<PendingApproval, 'decidable'> {
+/** A stored request as the console's approvals view lists it: its params as the API and receipts show them, without any configured secret. */
+function pendingOf(record: ApprovalRecord, gateway: Gateway): Omit<PendingApproval, 'decidable'> {
   return {
-    id: record.id, kind: record.rule.self_approval ? 'confirmation' : 'approval', tool: record.tool, params: record.params, commit: record.commit,
+    id: record.id, kind: record.rule.self_approval ? 'confirmation' : 'approval', tool: record.tool, params: gateway.shownParams(record.params), commit: record.commit,
     created_at: record.created_at, expires_at: record.expires_at, caller: record.caller, ...(record.session ? { session: record.session } : {}), reason: record.rule.reason,
   };
 }
@@ -28,12 +28,12 @@ export function consoleApprovals(gateway: Gateway): ConsoleBackend['approvals'] 
       // the requests the viewer may see, and which it may decide, by the desk's own rules (as the API lists and decides them)
       const principal = gateway.principal(viewer.name);
       const records = await gateway.approvals.list({ status: 'pending', limit: page.limit, offset: page.offset }, principal);
-      return records.map((record) => ({ ...pendingOf(record), decidable: gateway.approvals.deciderProblem(record, principal) === undefined }));
+      return records.map((record) => ({ ...pendingOf(record, gateway), decidable: gateway.approvals.deciderProblem(record, principal) === undefined }));
     },
     request: async (id, viewer) => {
       const principal = gateway.principal(viewer.name);
       const record = await gateway.approvals.get(id, principal);
-      return record?.status === 'pending' ? { ...pendingOf(record), decidable: gateway.approvals.deciderProblem(record, principal) === undefined } : undefined;
+      return record?.status === 'pending' ? { ...pendingOf(record, gateway), decidable: gateway.approvals.deciderProblem(record, principal) === undefined } : undefined;
     },
     approve: (id, by, reason) => decide(id, by, reason, 'approve'),
     deny: (id, by, reason) => decide(id, by, reason, 'deny'),

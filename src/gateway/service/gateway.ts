@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { eachTool, type MatchResult, type Receipt, type ToolDefinition, type ToolIndex } from '../../core/index.js';
 import { EventHub } from '../../events/index.js';
+import { redactValue } from '../../executors/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
 import { searchIndexFiles, type Matcher } from '../../matcher/index.js';
 import { Scanner, warmUpParser, type PushHint } from '../../scanner/index.js';
@@ -209,6 +210,11 @@ export class Gateway {
   /** Whether the store answers now (a bounded round trip). */
   storeHealth(): Promise<StoreHealth> {
     return this.store.health();
+  }
+
+  /** A call's params as people and callers are shown them (approval requests, the console): without any configured secret, as receipts and events keep them. */
+  shownParams(params: Record<string, unknown>): Record<string, unknown> {
+    return redactValue(params, this.targets.configuredSecrets());
   }
 
   /**

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { api, policyRepository, startGateway, TOKENS } from './support.js';
+
+// A configured secret an agent pastes into the params of a call waiting for a person must be shown to nobody: the
+// event and the receipt redacted it, while GET /v1/approvals/:id showed api_token and the console showed every one.
+const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
+const FORGEJO_TOKEN = 'forgejo-token-0123456789abcdef';
+
+let gateway: { url: string; service: ServiceProcess };
+let cleanup: () => Promise<void>;
+
+beforeAll(async () => {
+  const made = await policyRepository({ 'policies/writes.hdlp': RULE });
+  gateway = await startGateway(made.repo, made.temp.path, { env: { HLDP_FORGEJO_URL: 'http://127.0.0.1:9', HLDP_FORGEJO_TOKEN: FORGEJO_TOKEN, HLDP_FORGEJO_REPO: 'o/r' } });
+  cleanup = async () => {
+    await gateway.service.stop();
+    await made.temp.cleanup();
+  };
+});
+afterAll(() => cleanup());
+
+describe('a pending call whose params hold configured secrets (found in review E10)', () => {
+  it('shows each as [REDACTED] in GET /v1/approvals/:id, GET /v1/approvals and the console, as its event does', async () => {
+    const content = `admin ${TOKENS.admin} approver ${TOKENS.alice} forgejo ${FORGEJO_TOKEN}`;
+    const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: 'leak.txt', content } } });
+    expect(pending).toMatchObject({ status: 202, body: { status: 'approval_required' } });
+    const id = pending.body.id as string;
+    const secrets = [TOKENS.admin, TOKENS.alice, FORGEJO_TOKEN];
+    const expected = 'admin [REDACTED] approver [REDACTED] forgejo [REDACTED]';
+
+    const one = await api(gateway.url, 'GET', `/v1/approvals/${id}`, { who: 'alice' });
+    expect(one.body.approval.params).toMatchObject({ path: 'leak.txt', content: expected });
+    const list = await api(gateway.url, 'GET', '/v1/approvals?status=pending', { who: 'alice' });
+    expect(list.body.approvals.find((approval: { id: string }) => approval.id === id).params.content).toBe(expected);
+
+    const origin = new URL(gateway.url).origin;
+    const signIn = await fetch(`${gateway.url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: new URLSearchParams({ token: TOKENS.alice }) });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const page = await (await fetch(`${gateway.url}/console/approvals`, { headers: { cookie } })).text();
+    expect(page).toContain(id);
+    expect(page).toContain(expected);
+    for (const secret of secrets) {
+      expect(JSON.stringify(one.body)).not.toContain(secret);
+      expect(JSON.stringify(list.body)).not.toContain(secret);
+      expect(page).not.toContain(secret);
+    }
+  });
+});
