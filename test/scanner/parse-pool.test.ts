@@ -30,18 +30,18 @@ describe('createParser', () => {
     });
   });
 
-  describe('when the threads send summaries', () => {
-    it('gives each entry\'s summary and line exactly as made in this thread, the lines in buffers handed over', async () => {
-      const parser = createSummaryParser(POOL_THRESHOLD);
-      expect(parser.threads).toBeGreaterThan(0);
+  describe('when a cold scan asks for summaries', () => {
+    it('parses in this thread however many files there are, each entry\'s summary and line as summarise makes them', async () => {
+      const parser = createSummaryParser(POOL_THRESHOLD * 10);
+      expect(parser.threads).toBe(0);
       const files = Array.from({ length: 300 }, (_, i) => fileOf(`t${i}`, i % 50 === 7 ? makeToolYaml(`t${i}`, { executor: 'nope' }) : makeToolYaml(`t${i}`, { display: '"工具 — ёлка"' })));
-      const pooled = await Promise.all(files.map((file) => parser.parse(file)));
+      const made = await Promise.all(files.map((file) => parser.parse(file)));
       await parser.close();
       const here = files.map((file) => summarise(parseEntry(file)));
-      expect(pooled.map(({ summary }) => summary)).toEqual(here.map(({ summary }) => summary));
-      expect(pooled.map(({ line }) => Buffer.from(line).toString('latin1'))).toEqual(here.map(({ line }) => Buffer.from(line).toString('latin1')));
-      expect(pooled.filter(({ summary }) => 'tool' in summary && summary.tool === null)).toHaveLength(6);
-      expect(pooled[0]!.summary).not.toHaveProperty('tool.intent');
+      expect(made.map(({ summary }) => summary)).toEqual(here.map(({ summary }) => summary));
+      expect(made.map(({ line }) => Buffer.from(line).toString('latin1'))).toEqual(here.map(({ line }) => Buffer.from(line).toString('latin1')));
+      expect(made.filter(({ summary }) => 'tool' in summary && summary.tool === null)).toHaveLength(6);
+      expect(made[0]!.summary).not.toHaveProperty('tool.intent');
     });
   });
 

@@ -1,0 +1,40 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { parseEntry } from '../../src/scanner/build-index.js';
+import { ownString, summaryOf, type EntrySummary } from '../../src/scanner/entry-summary.js';
+import { makeToolYaml } from '../helpers/git.js';
+
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
+
+// a definition of ~100 KB (a long comment), its tool named with more than 13 characters (what V8 would cut as a view)
+const fileOf = (index: number) => {
+  const name = `a-long-tool-name-${index}`;
+  const text = `${makeToolYaml(name, { aliases: `[${name}-alias, 别名${name}]`, group: `a-long-group-name-${index}` })}# ${'x'.repeat(100_000)}\n`;
+  return { path: `tools/${name}/TOOL.hdlp`, folder: name, oid: `oid-${index}`, content: Buffer.from(text) };
+};
+
+describe('summaryOf', () => {
+  describe('when a cold scan parses in its own thread and keeps only summaries', () => {
+    it('keeps none of the definitions\' text alive (its names are copies of their own, not views of the file)', () => {
+      const files = Array.from({ length: 300 }, (_, index) => fileOf(index));
+      collect();
+      const before = process.memoryUsage().heapUsed;
+      const summaries: EntrySummary[] = files.map((file) => summaryOf(parseEntry(file)));
+      collect();
+      const grown = process.memoryUsage().heapUsed - before;
+      const tools = summaries.map((summary) => ('tool' in summary ? summary.tool : null));
+      expect(tools.every((tool) => tool !== null)).toBe(true);
+      expect(tools[7]).toMatchObject({ name: 'a-long-tool-name-7', aliases: ['a-long-tool-name-7-alias', '别名a-long-tool-name-7'], group: 'a-long-group-name-7' });
+      // views would hold 300 decoded files of ~100 KB (~30 MB); the summaries themselves are a few hundred KB
+      expect(grown).toBeLessThan(8 * 1024 * 1024);
+    });
+  });
+});
+
+describe('ownString', () => {
+  it.each(['', 'short', 'a-long-tool-name-1', '别名 — ёлка', 'lone \ud800 surrogate', 'x'.repeat(5000)])('returns a string equal to %j', (text) => {
+    expect(ownString(text)).toBe(text);
+  });
+});
