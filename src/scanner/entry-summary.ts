@@ -19,12 +19,19 @@ export interface SummarisedEntry {
 /** The summary of an entry; its tool's `position` is -1 until the scan says where the entry is. */
 export function summaryOf(entry: ScanEntry): EntrySummary {
   if (entryKind(entry) !== 'tool' || !('tool' in entry)) return entry as EntrySummary;
-  const { tool, ...rest } = entry;
-  if (!tool) return { ...rest, tool: null };
-  // the path is the listing's own string; the names are cut from the file's text, which each would otherwise keep
-  const stub: ToolSummary = { name: ownString(tool.name), aliases: tool.aliases.map(ownString), source: { path: tool.source.path }, position: -1 };
-  if (tool.group !== undefined) stub.group = ownString(tool.group);
-  return { ...rest, diagnostics: rest.diagnostics.length === 0 ? NO_DIAGNOSTICS : rest.diagnostics, tool: stub };
+  const { tool } = entry;
+  let stub: ToolSummary | null = null;
+  if (tool) {
+    // the path is the listing's own string; the names are cut from the file's text, which each would otherwise keep
+    stub = { name: ownString(tool.name), aliases: tool.aliases.map(ownString), source: { path: tool.source.path }, position: -1 };
+    if (tool.group !== undefined) stub.group = ownString(tool.group);
+  }
+  // made field by field, in one order: a copy by rest and spread (`{ ...rest }`) gave each summary a hidden class of
+  // its own (V8 maps and their descriptors: ~240 bytes a tool, 24 MB at 100,000 tools, measured in a heap snapshot)
+  const summary: EntrySummary = { folder: entry.folder, oid: entry.oid, diagnostics: entry.diagnostics.length === 0 ? NO_DIAGNOSTICS : entry.diagnostics, tool: stub };
+  if (entry.kind !== undefined) summary.kind = entry.kind;
+  if (entry.name_position !== undefined) summary.name_position = entry.name_position;
+  return summary;
 }
 
 // one empty list shared by every summary without diagnostics (nearly all of them: 100,000 arrays at 100,000 tools);
