@@ -4,7 +4,9 @@
 // the floor: `git clone --depth 1` + `cat` of every TOOL.hdlp. Rounds alternate the order. Each CLI run reports its
 // own CPU (all threads) and peak RSS at exit. The git server runs in a process of its own. Goal (issue #18): at
 // 100,000 tools ≤ 2× the floor and ≤ 300 MB RSS. `--profile DIR` adds `--cpu-prof` (this version only).
-// Usage: npx tsx bench/scan/cold.ts [--tools 10000] [--rounds 3] [--before DIR] [--version NAME=DIR] [--profile DIR]
+// `--url URL` scans a repository already served (of `--tools` tools: `bench/scan/serve-git.ts` over a bare clone of one
+// `generate-repository.ts` made) instead of generating one: at 100,000 tools generating takes minutes on a loaded machine.
+// Usage: npx tsx bench/scan/cold.ts [--tools 10000] [--rounds 3] [--before DIR] [--version NAME=DIR] [--profile DIR] [--url URL]
 import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     before: { type: 'string' },
     version: { type: 'string', multiple: true, default: [] },
     profile: { type: 'string' },
+    url: { type: 'string' },
   },
 });
 const size = Number(values.tools);
@@ -46,8 +49,8 @@ async function coldScan(root: string, url: string, cacheDir: string, profile: st
 }
 
 const temp = await makeTempDir('hldp-bench-cold-');
-const served = await serveGeneratedRepository(temp.path, size);
-const { url } = served;
+const served = values.url ? undefined : await serveGeneratedRepository(temp.path, size);
+const url = values.url ?? served!.url;
 const loadBefore = loadavg();
 const samples = new Map<string, Array<{ wall: number; cpu: number; rssMb: number }>>([['floor', []], ...versions.map(([name]): [string, []] => [name, []])]);
 try {
@@ -80,6 +83,6 @@ try {
     `${JSON.stringify({ benchmark: 'cold hldp scan over smart HTTP', tools: size, rounds: Number(values.rounds), load_average: { before: loadBefore, after: loadavg() }, floor_git_clone_depth1_plus_cat_ms: Math.round(floor), ...report, goal: '100,000 tools: ≤ 2× the floor, ≤ 300 MB RSS' }, null, 2)}\n`,
   );
 } finally {
-  served.stop();
+  served?.stop();
   await temp.cleanup();
 }
