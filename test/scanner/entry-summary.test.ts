@@ -53,7 +53,7 @@ describe('summaryOf', () => {
 });
 
 describe('ownString', () => {
-  it.each(['', 'short', 'a-long-tool-name-1', '别名 — ёлка', 'lone \ud800 surrogate', 'x'.repeat(5000)])('returns a string equal to %j', (text) => {
+  it.each(['', 'short', 'a-long-tool-name-1', '别名 — ёлка', 'lone \ud800 surrogate', 'x'.repeat(5000)])('returns a string equal to case %#', (text) => {
     expect(ownString(text)).toBe(text);
   });
 });
