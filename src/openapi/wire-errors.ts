@@ -33,6 +33,7 @@ export const WIRE_ERRORS = {
   INVALID_PARAMS: { status: 422, fix: "send params that fit the tool's params_schema; the problems name each param" },
   TIMEOUT_NOT_ALLOWED: { status: 422, fix: "ask for a timeout_ms of at most allowed_ms (the tool's constraints.max_timeout_ms, default its timeout_ms, within the gateway's max_call_timeout_ms), or send none" },
   TOO_MANY_STREAMS: { status: 429, fix: 'close an event stream of the same principal first (an agent may hold 16 open at once); a stream resumes where it left off with Last-Event-ID' },
+  TOO_MANY_WAITS: { status: 429, fix: 'let one of your waits on GET /v1/approvals/:id?wait= end first (an agent may hold 16 at once), or ask without wait' },
   TOO_MANY_PENDING: { status: 429, fix: 'wait for your pending approval requests to be decided, or cancel one (POST /v1/approvals/:id/cancel); one caller may have approvals.max_pending_per_caller (20) waiting at once' },
   INTERNAL_ERROR: { status: 500, fix: "a bug in the gateway: its log has the details; the call's receipt, if it ran, is stored" },
   SCAN_FAILED: { status: 502, fix: 'make the repository reachable (URL, token, ref); the last good index is served meanwhile' },

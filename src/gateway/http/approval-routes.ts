@@ -1,4 +1,5 @@
 import express, { type RequestHandler, type Response, type Router } from 'express';
+import { overseesAll } from '../../events/index.js';
 import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
 import type { ApprovalAnswer, Gateway } from '../service/index.js';
 import { validateBody } from './body-validator.js';
@@ -8,6 +9,8 @@ import { integerParameter } from './query-parameters.js';
 const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'cancelled'];
 /** The longest a caller may hold `GET /v1/approvals/:id?wait=` open, in seconds. */
 export const MAX_WAIT_SECONDS = 120;
+/** Long-polls (`?wait=`) one agent may hold open at once: each polls the store 4 times a second. */
+export const MAX_WAITS_PER_AGENT = 16;
 
 const REFUSAL_STATUS: Record<Extract<ApprovalAnswer, { ok: false }>['code'], number> = {
   APPROVAL_NOT_FOUND: 404,
@@ -51,6 +54,7 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
     response.json({ approvals: page.slice(0, limit).map(shown), limit, offset, next_offset: page.length > limit ? offset + limit : null });
   });
 
+  const waiting = new Map<string, number>();
   router.get('/v1/approvals/:id', async (request, response) => {
     const wait = integerParameter('wait', stringOf(request.query['wait']), 0, 0, MAX_WAIT_SECONDS);
     if (typeof wait === 'string') {
@@ -63,9 +67,23 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
       response.status(404).json({ code: 'APPROVAL_NOT_FOUND', error: `no approval request '${id}' that '${principal.name}' may see; list them with GET /v1/approvals` });
       return;
     }
+    // each wait polls the store 4 times a second: an agent holds at most MAX_WAITS_PER_AGENT at once (admins and approvers are not counted)
+    const counted = wait > 0 && !overseesAll(principal);
+    const waits = waiting.get(principal.name) ?? 0;
+    if (counted && waits >= MAX_WAITS_PER_AGENT) {
+      response.status(429).json({ code: 'TOO_MANY_WAITS', error: `principal '${principal.name}' already waits on ${waits} approval requests (GET /v1/approvals/:id?wait=), the most one agent may; let one end, or ask without wait` });
+      return;
+    }
+    if (counted) waiting.set(principal.name, waits + 1);
     // the caller that hangs up stops the wait
     const gone = new AbortController();
-    response.on('close', () => gone.abort());
+    response.on('close', () => {
+      gone.abort();
+      if (!counted) return;
+      const left = (waiting.get(principal.name) ?? 1) - 1;
+      if (left === 0) waiting.delete(principal.name);
+      else waiting.set(principal.name, left);
+    });
     const state = await gateway.hold(gateway.approvals.wait(id, wait * 1000, gone.signal));
     if (gone.signal.aborted) return;
     if (!state) response.status(404).json({ code: 'APPROVAL_NOT_FOUND', error: `no approval request '${id}'` });
