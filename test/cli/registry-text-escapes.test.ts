@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
+import { spawnService } from '../helpers/spawn-service.js';
 
 // A TOOL.hdlp comes from anyone who can push: what it says reached the terminal of whoever ran hldp list, match,
 // validate or scan over it (found in review E1): set the window title, clear the screen, or turn text around.
@@ -33,6 +34,17 @@ describe('the human views of a hostile registry (found in review)', () => {
     const shown = `${run.stdout}${run.stderr}`;
     expect(shown).not.toMatch(STEERING);
     expect(shown).toContain(String.raw`\x1b[2J`);
+  });
+
+  it('hldp serve names the definitions it drops escaped, never raw', async () => {
+    const server = await spawnService(['serve', '--repo', repo, '--port', '0'], env, / at (http:\/\/[\d.:]+)\n/);
+    try {
+      expect(server.stderr()).toContain('dropped');
+      expect(server.stderr()).not.toMatch(STEERING);
+      expect(server.stderr()).toContain(String.raw`\x1b[2J`);
+    } finally {
+      await server.stop();
+    }
   });
 
   it('keeps --json exact', async () => {

@@ -1,5 +1,6 @@
 import { formatDiagnostic, toolCount } from '../../core/index.js';
 import { REPOSITORY_OPTIONS, type Command } from '../command.js';
+import { terminalSafe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 
 /** `hldp serve`: the HTTP API with an embedded gatekeeper, on 127.0.0.1:3900 by default. */
@@ -23,7 +24,7 @@ export const serveCommand: Command = {
     // a definition left out is named at start: "serving 1 tools" alone hides the two that were dropped
     const dropped = [...new Set(index.errors.map((error) => error.file))];
     if (dropped.length > 0) {
-      io.stderr.write(`hldp: ${dropped.length} definition(s) dropped, not served (GET /healthz says degraded):\n${index.errors.map((error) => `  ${formatDiagnostic(error)}`).join('\n')}\n`);
+      io.stderr.write(`hldp: ${dropped.length} definition(s) dropped, not served (GET /healthz says degraded):\n${index.errors.map((error) => `  ${terminalSafe(formatDiagnostic(error))}`).join('\n')}\n`);
     }
     const { sandboxWarnings } = await import('../../gateway/service/index.js');
     // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
