@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
 import type { ServiceProcess } from '../helpers/spawn-service.js';
 import { api, policyRepository, startGateway, TOKENS } from './support.js';
 
@@ -7,11 +8,13 @@ import { api, policyRepository, startGateway, TOKENS } from './support.js';
 const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 const FORGEJO_TOKEN = 'forgejo-token-0123456789abcdef';
 
-let gateway: { url: string; service: ServiceProcess };
+let gateway: { url: string; service: ServiceProcess; env: NodeJS.ProcessEnv; configFile: string };
+let repo: string;
 let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
   const made = await policyRepository({ 'policies/writes.hdlp': RULE });
+  repo = made.repo;
   gateway = await startGateway(made.repo, made.temp.path, { env: { HLDP_FORGEJO_URL: 'http://127.0.0.1:9', HLDP_FORGEJO_TOKEN: FORGEJO_TOKEN, HLDP_FORGEJO_REPO: 'o/r' } });
   cleanup = async () => {
     await gateway.service.stop();
@@ -44,6 +47,25 @@ describe('a pending call whose params hold configured secrets (found in review E
       expect(JSON.stringify(one.body)).not.toContain(secret);
       expect(JSON.stringify(list.body)).not.toContain(secret);
       expect(page).not.toContain(secret);
+    }
+  });
+
+  it('shows each as [REDACTED] in hldp approvals list and show too, as an approver reads them in a terminal', async () => {
+    const content = `admin ${TOKENS.admin} forgejo ${FORGEJO_TOKEN}`;
+    const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: 'leak2.txt', content } } });
+    const id = pending.body.id as string;
+    const env = { ...gateway.env, HLDP_TOKEN: TOKENS.alice };
+    const runs = [
+      await runCli(['approvals', 'show', id, '--repo', repo, '--config', gateway.configFile], { env }),
+      await runCli(['approvals', 'show', id, '--json', '--repo', repo, '--config', gateway.configFile], { env }),
+      await runCli(['approvals', 'list', '--json', '--repo', repo, '--config', gateway.configFile], { env }),
+    ];
+    expect(runs[0]!.stdout).toContain('admin [REDACTED] forgejo [REDACTED]');
+    expect(JSON.parse(runs[1]!.stdout).approval.params.content).toBe('admin [REDACTED] forgejo [REDACTED]');
+    for (const run of runs) {
+      expect(run.code).toBe(0);
+      expect(run.stdout).not.toContain(TOKENS.admin);
+      expect(run.stdout).not.toContain(FORGEJO_TOKEN);
     }
   });
 });

@@ -31,8 +31,10 @@ export const approvalsCommand: Command = {
     const { cliCaller, withGateway } = await import('../with-gateway.js');
     return withGateway(flags, async (gateway) => {
       const principal = gateway.principal(cliCaller(gateway));
+      // a configured secret an agent put in its params is shown to no one, as GET /v1/approvals and the console show them
+      const shown = (record: ApprovalRecord): ApprovalRecord => ({ ...record, params: gateway.shownParams(record.params) });
       if (action === 'list') {
-        const records = await gateway.approvals.list({ ...(status === 'all' ? {} : { status: status as ApprovalStatus }), limit }, principal);
+        const records = (await gateway.approvals.list({ ...(status === 'all' ? {} : { status: status as ApprovalStatus }), limit }, principal)).map(shown);
         if (json) writeJson(io, { approvals: records });
         else if (records.length === 0) io.stderr.write(`no ${status === 'all' ? '' : `${status} `}approval requests${principal.roles.has('approver') ? '' : ` of '${principal.name}'`}\n`);
         else writeLines(io.stdout, records.map(summary));
@@ -40,14 +42,15 @@ export const approvalsCommand: Command = {
       }
       if (action === 'show') {
         if (!(await gateway.approvals.get(id!, principal))) return missing(io, id!, principal.name);
-        const state = await gateway.approvals.wait(id!, wait * 1000);
-        if (!state) return missing(io, id!, principal.name);
+        const waited = await gateway.approvals.wait(id!, wait * 1000);
+        if (!waited) return missing(io, id!, principal.name);
+        const state = { ...waited, approval: shown(waited.approval) };
         if (json) writeJson(io, state);
         else writeLines(io.stdout, [detail(state.approval), ...(state.receipt ? [`receipt ${state.receipt.id}: ${state.receipt.ok ? 'ok' : (state.receipt.code ?? 'failed')}`] : [])]);
         return state.approval.status === 'pending' || state.approval.status === 'approved' ? 0 : 1;
       }
       const answer = action === 'cancel' ? await gateway.cancelApproval(id!, principal, reason) : await gateway.decide(id!, principal, action as 'approve' | 'deny', { reason });
-      if (json) writeJson(io, answer.ok ? { approval: answer.approval, receipt: answer.receipt } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}) });
+      if (json) writeJson(io, answer.ok ? { approval: shown(answer.approval), receipt: answer.receipt } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}) });
       if (!answer.ok) {
         if (!json) io.stderr.write(`${answer.code}: ${answer.error}\n`);
         return 1;
