@@ -30,6 +30,15 @@ export interface ConsoleReceiptQuery {
   offset: number;
 }
 
+/** A page of the calls list: bounded in rows and in bytes of stored calls. */
+export interface ConsoleReceiptPage {
+  receipts: Receipt[];
+  /** more calls follow this page */
+  more: boolean;
+  /** the page holds fewer than `limit` calls because the next would have passed the byte bound */
+  endedEarly: boolean;
+}
+
 /** Which rejected calls the rejected view asks for, newest first. */
 export interface ConsoleRejectionQuery {
   caller?: string;
@@ -85,6 +94,8 @@ export interface ConsoleBackend {
   /** whether the principal may see this event (the stream is filtered per subscriber) */
   maysee(principal: ConsolePrincipal, event: HldpEvent): boolean;
   receipts(query: ConsoleReceiptQuery): Promise<Receipt[]>;
+  /** one page of calls (the filters of `query`, not `text`), ending before the call that would take the stored text past `maxBytes` (the first always comes) */
+  receiptPage(query: ConsoleReceiptQuery, maxBytes: number): Promise<ConsoleReceiptPage>;
   receipt(id: string): Promise<Receipt | undefined>;
   /** the calls refused before they ran, from the store (kept after the event backlog rolled over) */
   rejections(query: ConsoleRejectionQuery): Promise<RejectedCall[]>;

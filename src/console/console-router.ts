@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { findTool, type Receipt } from '../core/index.js';
 import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../events/index.js';
-import type { ConsoleBackend, ConsolePrincipal, ConsoleReceiptQuery } from './console-backend.js';
+import type { ConsoleBackend, ConsolePrincipal, ConsoleReceiptPage, ConsoleReceiptQuery } from './console-backend.js';
 import { html, type Html } from './html.js';
 import { ConsoleSessions, cookieValue, fromSameOrigin, SESSION_COOKIE, type ConsoleSession } from './security.js';
 import { APPROVALS_PAGE, approvalsView, approvalView } from './views/approvals.js';
-import { failureFilters, failuresView, receiptQuery, receiptRows, type FailureFilters } from './views/failures.js';
+import { failureFilters, failuresView, LIST_BYTES, PAGE, receiptQuery, receiptRows, type FailureFilters } from './views/failures.js';
 import { page, type Viewer } from './views/layout.js';
 import { receiptView } from './views/receipt.js';
 import { registryView } from './views/registry.js';
@@ -161,15 +161,17 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     }
   });
 
-  // a text search reads up to SEARCH_BYTES of stored calls: one at a time per principal, so no one principal (an
-  // agent may sign in) runs many at once; a second is told to wait for the first
+  // a plain page reads up to LIST_BYTES of stored calls (the sizes first, then only the rows that fit), as GET
+  // /v1/receipts does: a page of large calls ends early. A text search reads up to SEARCH_BYTES: one at a time per
+  // principal, so no one principal (an agent may sign in) runs many at once; a second is told to wait for the first
   const searching = new Set<string>();
-  const receiptsFor = async (principal: ConsolePrincipal, filters: FailureFilters): Promise<Receipt[] | undefined> => {
-    if (filters.q === '') return backend.receipts(ownCalls(principal, receiptQuery(filters)));
+  const receiptsFor = async (principal: ConsolePrincipal, filters: FailureFilters): Promise<ConsoleReceiptPage | undefined> => {
+    if (filters.q === '') return backend.receiptPage(ownCalls(principal, receiptQuery(filters)), LIST_BYTES);
     if (searching.has(principal.name)) return undefined;
     searching.add(principal.name);
     try {
-      return await backend.receipts(ownCalls(principal, receiptQuery(filters)));
+      const found = await backend.receipts(ownCalls(principal, receiptQuery(filters)));
+      return { receipts: found.slice(0, PAGE), more: found.length > PAGE, endedEarly: false };
     } finally {
       searching.delete(principal.name);
     }
@@ -179,22 +181,22 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
   router.get('/console/failures', async (request, response) => {
     const { principal, viewer } = signed(response);
     const filters = failureFilters(request.query as Record<string, unknown>);
-    const receipts = await receiptsFor(principal, filters);
-    if (!receipts) {
+    const calls = await receiptsFor(principal, filters);
+    if (!calls) {
       send(response, page('Calls', html`<h1>Calls</h1><p class="notice" role="status" data-code="SEARCH_BUSY">${SEARCH_BUSY}</p>`, viewer, '/console/failures'), 429);
       return;
     }
-    send(response, page('Calls', failuresView(receipts, filters, principal.seesAll), viewer, '/console/failures'));
+    send(response, page('Calls', failuresView(calls, filters, principal.seesAll), viewer, '/console/failures'));
   });
 
   router.get('/console/failures/rows', async (request, response) => {
     const filters = failureFilters(request.query as Record<string, unknown>);
-    const receipts = await receiptsFor(signed(response).principal, filters);
-    if (!receipts) {
+    const calls = await receiptsFor(signed(response).principal, filters);
+    if (!calls) {
       send(response, html`<tr class="empty" data-code="SEARCH_BUSY"><td colspan="7">${SEARCH_BUSY}</td></tr>`, 429);
       return;
     }
-    send(response, receiptRows(receipts, filters));
+    send(response, receiptRows(calls, filters));
   });
 
   router.get('/console/receipts/:id', async (request, response) => {

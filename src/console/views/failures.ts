@@ -1,5 +1,5 @@
 import type { Receipt } from '../../core/index.js';
-import type { ConsoleReceiptQuery } from '../console-backend.js';
+import type { ConsoleReceiptPage, ConsoleReceiptQuery } from '../console-backend.js';
 import { html, type Html } from '../html.js';
 import { firstLine, time } from './layout.js';
 
@@ -16,7 +16,11 @@ export interface FailureFilters {
   offset: number;
 }
 
-const PAGE = 50;
+/** How many calls a page lists at most. */
+export const PAGE = 50;
+
+/** How many bytes of stored calls one page of the list (no `q=`) reads at most, as GET /v1/receipts: a page of large calls ends early. */
+export const LIST_BYTES = 4 * 1024 * 1024;
 
 /** How many calls (the newest that meet the other filters) one search reads: a search never walks the whole store. */
 export const SEARCH_ROWS = 10_000;
@@ -61,7 +65,8 @@ export function receiptQuery(filters: FailureFilters): ConsoleReceiptQuery {
     ...(filters.since ? { since: filters.since } : {}),
     ...(filters.until ? { until: filters.until } : {}),
     ...(filters.q ? { text: filters.q, searchRows: SEARCH_ROWS, searchBytes: SEARCH_BYTES } : {}),
-    limit: PAGE + 1,
+    // a search reads one more than shown to know whether more match; a plain page is told so by the store
+    limit: filters.q ? PAGE + 1 : PAGE,
     offset: filters.offset,
   };
 }
@@ -78,9 +83,9 @@ const extra = (receipt: Receipt, key: string): string | undefined => {
   return typeof value === 'string' ? value : undefined;
 };
 
-/** The rows of receipts, newest first, failures marked; and a link to the next page. */
-export function receiptRows(receipts: Receipt[], filters: FailureFilters): Html {
-  const shown = receipts.slice(0, PAGE);
+/** The rows of a page of receipts, newest first, failures marked; a word when the page ended early; and a link to the next page. */
+export function receiptRows(calls: ConsoleReceiptPage, filters: FailureFilters): Html {
+  const shown = calls.receipts;
   if (shown.length === 0) return html`<tr class="empty"><td colspan="7">No ${filters.status === 'failed' ? 'failed ' : ''}calls match.</td></tr>`;
   return html`${shown.map(
     (receipt) => html`<tr class="${receipt.ok ? 'ok' : 'failed'}" data-receipt="${receipt.id}">
@@ -92,11 +97,11 @@ export function receiptRows(receipts: Receipt[], filters: FailureFilters): Html 
 <td data-label="Took">${receipt.duration_ms} ms</td>
 <td data-label="Error" class="error-line">${firstLine(receipt.error)}</td>
 </tr>`,
-  )}${receipts.length > PAGE ? html`<tr class="more"><td colspan="7"><a href="/console/failures${searchOf(filters, filters.offset + PAGE)}">Older →</a></td></tr>` : ''}`;
+  )}${calls.endedEarly ? html`<tr class="more" data-code="ENDED_EARLY"><td colspan="7" class="muted">This page lists ${shown.length} of ${PAGE} calls: the next would have taken it past ${LIST_BYTES / 1024 / 1024} MiB of stored calls (their output is large). Older → continues from the next.</td></tr>` : ''}${calls.more ? html`<tr class="more"><td colspan="7"><a href="/console/failures${searchOf(filters, filters.offset + shown.length)}">Older →</a></td></tr>` : ''}`;
 }
 
 /** The failures view: filters, then the rows, which reload when a receipt is stored (SSE), without reloading the page. `everyone`: the viewer sees every principal's calls, not only its own. */
-export function failuresView(receipts: Receipt[], filters: FailureFilters, everyone = true): Html {
+export function failuresView(calls: ConsoleReceiptPage, filters: FailureFilters, everyone = true): Html {
   const option = (value: string, label: string) => html`<option value="${value}"${filters.status === value ? html` selected` : ''}>${label}</option>`;
   return html`<h1>Calls</h1>
 <form id="filters" class="filters" method="get" action="/console/failures" hx-get="/console/failures/rows" hx-target="#rows" hx-trigger="input changed delay:300ms from:#q, change" hx-push-url="false">
@@ -116,7 +121,7 @@ ${filters.q ? html`<p class="muted">The search reads only the newest ${SEARCH_RO
 <table class="receipts">
 <thead><tr><th>When</th><th>Tool</th><th>Outcome</th><th>Caller</th><th>Session</th><th>Took</th><th>Error</th></tr></thead>
 <tbody id="rows" data-url="/console/failures/rows">
-${receiptRows(receipts, filters)}
+${receiptRows(calls, filters)}
 </tbody>
 </table>`;
 }

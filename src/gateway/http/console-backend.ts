@@ -24,6 +24,7 @@ export function consoleBackend(gateway: Gateway, sessionKey: Buffer): ConsoleBac
     },
     maysee: (principal, event) => eventVisibleTo({ name: principal.name, roles: new Set(principal.roles) }, event),
     receipts: (query) => gateway.store.receipts.list(query),
+    receiptPage: (query, maxBytes) => gateway.store.receipts.page(query, maxBytes),
     receipt: (id) => gateway.store.receipts.get(id),
     rejections: (query) => gateway.store.rejections.list(query),
     registry: () => ({ index: gateway.registry.index, ...(gateway.scanError ? { scanError: gateway.scanError } : {}) }),
