@@ -35,7 +35,11 @@ export const POLICY_SCHEMAS = {
   },
   ApprovalPage: {
     type: 'object', required: ['approvals', 'limit', 'offset', 'next_offset'],
-    properties: { approvals: { type: 'array', items: { $ref: '#/components/schemas/Approval' } }, limit: { type: 'integer' }, offset: { type: 'integer' }, next_offset: { type: ['integer', 'null'] } },
+    properties: {
+      approvals: { type: 'array', items: { $ref: '#/components/schemas/Approval' } }, limit: { type: 'integer' }, offset: { type: 'integer' }, next_offset: { type: ['integer', 'null'] },
+      max_bytes: { type: 'integer', description: 'the most of the requests\' params (their JSON) one page holds (its first request always comes, whatever its size)' },
+      ended_early: { const: true, description: 'the page holds fewer than limit requests because the next would have passed max_bytes; next_offset continues' },
+    },
   },
   ApprovalRefused: {
     type: 'object', required: ['code', 'error'],

@@ -208,20 +208,35 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
    * `limit` counted over those. Overdue ones are expired first.
    */
   async list(query: ApprovalQuery, principal: Principal): Promise<ApprovalRecord[]> {
+    return (await this.page(query, principal, Number.POSITIVE_INFINITY)).records;
+  }
+
+  /**
+   * As `list`, but the page ends early (`ended_early`) once the requests' params read would pass `maxBytes` (their
+   * JSON; the first request always comes): an agent's requests each hold params up to the body limit, and a list of
+   * 1,000 of them was 100 MB read, parsed and sent at once (found in review). The store is read 50 requests at a time,
+   * for an admin too, so no more than a store page beyond the budget is ever held.
+   */
+  async page(query: ApprovalQuery, principal: Principal, maxBytes: number): Promise<{ records: ApprovalRecord[]; ended_early: boolean }> {
     await this.sweep();
-    if (principal.roles.has('admin')) return this.#host.store.approvals.list(query);
     // a rule names its own deciders, so who sees what is known per record: read in pages, keep what may be seen
     const limit = query.limit ?? 50;
     let skip = query.offset ?? 0;
-    const seen: ApprovalRecord[] = [];
+    let bytes = 0;
+    const records: ApprovalRecord[] = [];
     for (let at = 0; ; at += LIST_PAGE) {
       const page = await this.#host.store.approvals.list({ ...query, limit: LIST_PAGE, offset: at });
       for (const record of page) {
         if (!this.maySee(record, principal)) continue;
-        if (skip > 0) skip -= 1;
-        else if (seen.push(record) >= limit) return seen;
+        if (skip > 0) {
+          skip -= 1;
+          continue;
+        }
+        bytes += JSON.stringify(record.params).length;
+        if (records.length > 0 && bytes > maxBytes) return { records, ended_early: true };
+        if (records.push(record) >= limit) return { records, ended_early: false };
       }
-      if (page.length < LIST_PAGE) return seen;
+      if (page.length < LIST_PAGE) return { records, ended_early: false };
     }
   }
 

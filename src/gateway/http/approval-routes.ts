@@ -23,6 +23,9 @@ const REFUSAL_STATUS: Record<Extract<ApprovalAnswer, { ok: false }>['code'], num
   STORE_UNAVAILABLE: 503,
 };
 
+/** How much of the requests' params (their JSON) one page of `GET /v1/approvals` holds at most: past it the page ends early. */
+export const APPROVAL_PAGE_BYTES = 4 * 1024 * 1024;
+
 /**
  * Approval requests and rejected calls: the queue (`GET /v1/approvals?status=pending`), one request (long-polled
  * with `?wait=`), `approve`, `deny` and `cancel`; `GET /v1/rejections` lists calls refused before they could run.
@@ -47,11 +50,14 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
       response.status(400).json({ code: 'INVALID_REQUEST', error: problem });
       return;
     }
-    const page = await gateway.approvals.list({
+    // at most about APPROVAL_PAGE_BYTES of params read, parsed and sent, whatever the requests hold (found in review)
+    const page = await gateway.approvals.page({
       ...(status ? { status: status as ApprovalStatus } : {}), ...(stringOf(query['caller']) ? { caller: stringOf(query['caller'])! } : {}),
       ...(stringOf(query['tool']) ? { tool: stringOf(query['tool'])! } : {}), limit: limit + 1, offset,
-    }, principalOf(response));
-    response.json({ approvals: page.slice(0, limit).map(shown), limit, offset, next_offset: page.length > limit ? offset + limit : null });
+    }, principalOf(response), APPROVAL_PAGE_BYTES);
+    const approvals = page.records.slice(0, limit);
+    const more = page.ended_early || page.records.length > limit;
+    response.json({ approvals: approvals.map(shown), limit, offset, next_offset: more ? offset + approvals.length : null, ...(page.ended_early ? { ended_early: true } : {}), max_bytes: APPROVAL_PAGE_BYTES });
   });
 
   const waiting = new Map<string, number>();
