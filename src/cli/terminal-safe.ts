@@ -1,10 +1,9 @@
-// C0 and C1 controls and DEL (escape sequences, BEL, carriage return, newline), the line and paragraph separators,
-// the bidirectional embeddings, overrides and isolates and the marks (LRM, RLM, ALM), which reorder what a terminal
-// shows, and the characters that show nothing at all and so hide text from the reader: the zero-width space, the word
-// joiner, the byte order mark and the tag characters (U+E0000-E007F, which spell ASCII invisibly: text written for a
-// model to read and a person not to). The zero-width joiner and non-joiner stay: scripts and emoji need them.
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/gu;
+import { HIDDEN_CHARACTER_CLASS, visibleEscape } from '../core/index.js';
+
+// C0 and C1 controls and DEL (escape sequences, BEL, carriage return, newline), and every character that reorders
+// the text around it or shows nothing (core's HIDDEN_CHARACTER_CLASS: bidi controls and marks, zero-width characters,
+// the tag characters, ...)
+const UNSAFE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${HIDDEN_CHARACTER_CLASS}]`, 'gu');
 
 /**
  * `text` as a terminal may show it: every character that could steer the terminal (clear the screen, set the
@@ -13,9 +12,5 @@ const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\
  * tools and agents wrote (`hldp tail`, `hldp receipts`, `hldp approvals`): the terminal is the operator's, not theirs.
  */
 export function terminalSafe(text: string): string {
-  return text.replace(UNSAFE, (character) => {
-    const code = character.codePointAt(0)!;
-    if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
-    return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
-  });
+  return text.replace(UNSAFE, visibleEscape);
 }

@@ -1,3 +1,5 @@
+import { HIDDEN_CHARACTER_CLASS, visibleEscape } from '../core/index.js';
+
 /** Markup that is already safe: what `html` returns, and what `raw` marks as such. Anything else interpolated is escaped. */
 export class Html {
   constructor(readonly text: string) {}
@@ -17,11 +19,9 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"'`\r]/g, (character) => ESCAPES[character]!);
 }
 
-// what reorders the text around it or shows nothing at all: the bidirectional embeddings, overrides, isolates and marks,
-// the zero-width space, word joiner and byte order mark, the tag characters (which spell text a model reads and a
-// person does not see), and the controls but tab and line feed (a browser shows most of them as nothing)
-// eslint-disable-next-line no-control-regex
-const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/gu;
+// what reorders the text around it or shows nothing at all (core's HIDDEN_CHARACTER_CLASS), and the controls but
+// tab and line feed (a browser shows most of them as nothing)
+const HIDDEN = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${HIDDEN_CHARACTER_CLASS}]`, 'gu');
 
 /**
  * Text as HTML text (not an attribute) in which every character that would reorder or hide part of it is shown as
@@ -33,9 +33,7 @@ export function revealed(text: string): Html {
   let markup = '';
   let from = 0;
   for (const match of text.matchAll(HIDDEN)) {
-    const code = match[0].codePointAt(0)!;
-    const escape = code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
-    markup += `${escapeHtml(text.slice(from, match.index))}<span class="hidden-character" title="a character that hides or reorders text">${escape}</span>`;
+    markup += `${escapeHtml(text.slice(from, match.index))}<span class="hidden-character" title="a character that hides or reorders text">${visibleEscape(match[0])}</span>`;
     from = match.index + match[0].length;
   }
   return new Html(markup + escapeHtml(text.slice(from)));

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { terminalSafe } from '../../src/cli/terminal-safe.js';
 
 // every character that can steer a terminal, reorder what it shows, or show nothing (and so hide text)
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/u;
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u115f\u1160\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]/u;
 const unsafeCharacter = fc.oneof(
   fc.integer({ min: 0, max: 0x1f }),
   fc.integer({ min: 0x7f, max: 0x9f }),
-  fc.constantFrom(0x061c, 0x200b, 0x200e, 0x200f, 0x2028, 0x2029, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2060, 0x2066, 0x2067, 0x2068, 0x2069, 0xfeff),
+  fc.constantFrom(0x061c, 0x115f, 0x1160, 0x200b, 0x200e, 0x200f, 0x2028, 0x2029, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2060, 0x2061, 0x2064, 0x2066, 0x2067, 0x2068, 0x2069, 0x206a, 0x206f, 0x3164, 0xfeff, 0xffa0, 0xfff9, 0xfffb),
   fc.integer({ min: 0xe0000, max: 0xe007f }),
 ).map((code) => String.fromCodePoint(code));
 // text mixing printable characters (any script) with the characters that steer a terminal
@@ -48,6 +48,8 @@ describe('terminalSafe', () => {
     ['git-ops\u200b', String.raw`git-ops\u200b`],
     // "ignore" spelt in tag characters: invisible in a terminal, read by a model
     ['ok\u{e0069}\u{e0067}\u{e006e}', String.raw`ok\u{e0069}\u{e0067}\u{e006e}`],
+    // a name that looks empty: a Hangul filler
+    ['\u3164', String.raw`\u3164`],
     // the joiners scripts and emoji need stay as they are
     ['\u0645\u06cc\u200c\u062e\u0648\u0627\u0645 👩\u200d💻', '\u0645\u06cc\u200c\u062e\u0648\u0627\u0645 👩\u200d💻'],
   ])('shows %j as %j', (text, shown) => {

@@ -4,9 +4,9 @@ import { escapeHtml, revealed } from '../../src/console/html.js';
 
 // what reorders or hides text in a browser: bidi controls and marks, zero-width characters, tag characters, controls
 // eslint-disable-next-line no-control-regex
-const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/u;
+const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u115f\u1160\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]/u;
 const hiddenCharacter = fc
-  .oneof(fc.integer({ min: 0, max: 8 }), fc.integer({ min: 0x0b, max: 0x1f }), fc.constantFrom(0x061c, 0x200b, 0x200e, 0x200f, 0x202e, 0x2066, 0x2069, 0xfeff), fc.integer({ min: 0xe0000, max: 0xe007f }))
+  .oneof(fc.integer({ min: 0, max: 8 }), fc.integer({ min: 0x0b, max: 0x1f }), fc.constantFrom(0x061c, 0x115f, 0x200b, 0x200e, 0x200f, 0x202e, 0x2063, 0x2066, 0x206b, 0x3164, 0xfeff, 0xfffa), fc.integer({ min: 0xe0000, max: 0xe007f }))
   .map((code) => String.fromCodePoint(code));
 const text = fc.array(fc.oneof(fc.string({ unit: 'grapheme' }), hiddenCharacter)).map((parts) => parts.join(''));
 
