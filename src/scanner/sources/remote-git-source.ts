@@ -19,6 +19,9 @@ const loadModules: () => Promise<{ git: Git; http: HttpClient; lockfile: typeof 
   Promise.all([loadGit(), import('isomorphic-git/http/node'), import('proper-lockfile')]).then(([git, http, lockfile]) => ({ git, http: http.default, lockfile: lockfile.default })),
 );
 
+/** How a read of the clone says an object is not there: our object reader's words, and isomorphic-git's. */
+const MISSING_OBJECT = /^Could not find [0-9a-f]{40}\b/;
+
 /** Fetches kept as separate packs before the clone is started over. */
 const MAX_PACKS = 64;
 
@@ -84,8 +87,37 @@ export class RemoteGitSource implements RepositorySource {
     const release = await lockfile.lock(this.options.workDir, { retries: { retries: 600, minTimeout: 50, maxTimeout: 200 }, stale: 60_000 });
     try {
       const branch = await this.localBranch();
-      if (!branch) return await this.cloneFresh();
-      return await this.update(branch, pushed);
+      return this.startedOverIfIncomplete(branch ? await this.update(branch, pushed) : await this.cloneFresh());
+    } finally {
+      await release();
+    }
+  }
+
+  /**
+   * The snapshot, but a read that finds an object missing from the clone (after the repack retries) marks the clone
+   * to be started over by the next scan. A clone or fetch checks only that the commit came: a server's answer that
+   * held it without all it points at (a broken server, a proxy cut, a hostile one) would otherwise be believed whole
+   * for good — the head check finds nothing new, and later fetches say `have` that commit, so what is missing never
+   * comes (review G, F7). This scan still fails, or reports that file READ_FAILED; the next one clones afresh.
+   */
+  private startedOverIfIncomplete(snapshot: Snapshot): Snapshot {
+    const guarded = async <T>(read: () => Promise<T>): Promise<T> => {
+      try {
+        return await read();
+      } catch (error) {
+        if (MISSING_OBJECT.test((error as Error)?.message ?? '')) await this.markIncomplete();
+        throw error;
+      }
+    };
+    return { ...snapshot, listEntries: () => guarded(() => snapshot.listEntries()), read: (entry) => guarded(() => snapshot.read(entry)) };
+  }
+
+  /** Takes HEAD out of the clone, under the lock: the next snapshot finds no branch and clones afresh (`cloneFresh`). */
+  private async markIncomplete(): Promise<void> {
+    const { lockfile } = await loadModules();
+    const release = await lockfile.lock(this.options.workDir, { retries: { retries: 600, minTimeout: 50, maxTimeout: 200 }, stale: 60_000 });
+    try {
+      await rm(join(this.store.gitdir, 'HEAD'), { force: true });
     } finally {
       await release();
     }
