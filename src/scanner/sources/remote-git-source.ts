@@ -317,7 +317,7 @@ function defaultBranch(advertisement: RefAdvertisement): string | undefined {
 export function isBranchName(name: string): boolean {
   return (
     /^[A-Za-z0-9._/+@-]+$/.test(name) && name.length <= 255 && !name.startsWith('-') && !name.startsWith('/') && !name.endsWith('/') && !name.endsWith('.') &&
-    !name.split('/').some((part) => part === '' || part.startsWith('.') || part.endsWith('.lock')) && !name.includes('..') && !name.includes('@{') && name !== '@'
+    !name.split('/').some((part) => part === '' || part.startsWith('.') || part.endsWith('.lock')) && !name.includes('..') && !name.includes('@{') && name !== '@' && name !== 'HEAD'
   );
 }
 
