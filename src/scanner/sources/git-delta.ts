@@ -15,7 +15,7 @@ export function applyDelta(delta: Uint8Array, base: Uint8Array, maxBytes = Numbe
   };
   if (readSize() !== base.length) throw new Error('corrupt git delta: its base has another size');
   const size = readSize();
-  if (size > maxBytes) throw new Error(`git delta: its result of ${size} bytes is over the ${maxBytes} bytes an object read may hold`);
+  if (!(size <= maxBytes)) throw new Error(`git delta: its result of ${size} bytes is over the ${maxBytes} bytes an object read may hold`);
   // every instruction is at least a byte and writes at most the whole base or 127 bytes: a size beyond that is a lie
   if (size > (delta.length - position) * Math.max(base.length, 127)) throw new Error('corrupt git delta: a size its instructions cannot reach');
   const result = Buffer.allocUnsafe(size);
@@ -46,15 +46,20 @@ export function applyDelta(delta: Uint8Array, base: Uint8Array, maxBytes = Numbe
   return result;
 }
 
-/** A little-endian base-128 number: a delta's two sizes (read whole by `applyDelta`, or from a delta's first bytes for its object's size). */
+/** A little-endian base-128 number: a delta's two sizes (read whole by `applyDelta`, or from a delta's first bytes for its object's size); `undefined` when truncated, and throws past a safe integer. */
 export function readVarint(bytes: Uint8Array, start: number): { value: number; next: number } | undefined {
   let value = 0;
   let shift = 0;
   for (let position = start; position < bytes.length; position++) {
+    // git reads a delta's sizes into 64 bits; here a size must be a safe integer (~150 bytes of it read as NaN)
+    if (shift > 63) throw new Error('corrupt git delta: a size runs past 64 bits');
     const byte = bytes[position]!;
     value += (byte & 0x7f) * 2 ** shift;
     shift += 7;
-    if ((byte & 0x80) === 0) return { value, next: position + 1 };
+    if ((byte & 0x80) === 0) {
+      if (!Number.isSafeInteger(value)) throw new Error(`corrupt git delta: a size of ${value} bytes, past any an object may have`);
+      return { value, next: position + 1 };
+    }
   }
   return undefined;
 }

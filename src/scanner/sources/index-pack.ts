@@ -56,7 +56,7 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
     if (slices.due()) await slices.letGo();
     const header = entryAt(received, offset);
     const type = TYPES[header.type];
-    if (header.size > MAX_STREAMED_BYTES) throw new Error(`fetched pack: an object of ${header.size} bytes at ${offset}, over the ${MAX_STREAMED_BYTES} bytes a repository's file may have here`);
+    if (!(header.size <= MAX_STREAMED_BYTES)) throw new Error(`fetched pack: an object of ${header.size} bytes at ${offset}, over the ${MAX_STREAMED_BYTES} bytes a repository's file may have here`);
     if (header.size > maxObjectBytes && type !== undefined) {
       // a whole object over what a read may hold (a large file beside `tools/`; git stores files over its 512 MiB
       // bigFileThreshold whole) is hashed as it streams out of zlib and never held: it can be no delta's base here
@@ -69,7 +69,7 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
       offset = end;
       continue;
     }
-    if (header.size > maxObjectBytes) throw new Error(`fetched pack: a delta of ${header.size} bytes at ${offset}, over the ${maxObjectBytes} bytes an object read may hold`);
+    if (!(header.size <= maxObjectBytes)) throw new Error(`fetched pack: a delta of ${header.size} bytes at ${offset}, over the ${maxObjectBytes} bytes an object read may hold`);
     held.made(header.size);
     const { data, consumed } = inflateAt(received, header.data, trailer, header.size, offset);
     const end = header.data + consumed;

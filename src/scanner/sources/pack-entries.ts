@@ -93,7 +93,7 @@ export class Held {
 
   /** Counts bytes inflated or made, refusing the pack past its limit (checked before the work, from the object's stated size). */
   made(bytes: number): void {
-    if ((this.madeBytes += bytes) > this.makeLimit) {
+    if (!((this.madeBytes += bytes) <= this.makeLimit)) {
       throw new Error(`fetched pack: its objects would make more than the ${this.makeLimit} bytes a pack of ${this.pack.length} bytes may make here (inflated and resolved)`);
     }
   }

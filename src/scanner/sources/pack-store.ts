@@ -177,7 +177,7 @@ export class PackStore {
         break;
       }
       const entry = entryAt(content, at);
-      if (entry.size > this.maxObjectBytes) throw new Error(`pack ${pack.name}: an object of ${entry.size} bytes at ${at}, over the ${this.maxObjectBytes} bytes an object read may hold`);
+      if (!(entry.size <= this.maxObjectBytes)) throw new Error(`pack ${pack.name}: an object of ${entry.size} bytes at ${at}, over the ${this.maxObjectBytes} bytes an object read may hold`);
       if (entry.type === OFS_DELTA) {
         deltas.push({ offset: at, entry });
         at = entry.baseOffset!;
@@ -237,7 +237,10 @@ export function indexOffset(index: Buffer, wanted: Buffer): number | undefined {
   return undefined;
 }
 
-/** The header of the pack entry at `offset` (its type, size, where its data starts and its delta base). */
+/** How far a pack entry's size varint may shift (git's `unpack_object_header_buffer` refuses a shift past its 64-bit size). */
+const MAX_SIZE_SHIFT = 60;
+
+/** The header of the pack entry at `offset` (its type, size, where its data starts and its delta base); throws on a size that is no safe integer. */
 export function entryAt(content: Buffer, offset: number): PackEntry {
   if (offset < 12 || offset >= content.length - 20) throw new Error(`corrupt pack: an object offset ${offset} outside the pack`);
   let position = offset;
@@ -246,20 +249,26 @@ export function entryAt(content: Buffer, offset: number): PackEntry {
   let size = byte & 15;
   let shift = 4;
   while (byte & 0x80) {
+    // git stops at the width of its size (64 bits), and a size is a safe integer here: ~160 bytes of continuation read
+    // as NaN, which passed every size check and zlib's output cap
+    if (shift > MAX_SIZE_SHIFT) throw new Error(`corrupt pack: the size of the object at ${offset} runs past ${MAX_SIZE_SHIFT + 7} bits`);
     byte = content[position++]!;
     size += (byte & 0x7f) * 2 ** shift;
     shift += 7;
   }
+  if (!Number.isSafeInteger(size)) throw new Error(`corrupt pack: the object at ${offset} states a size of ${size} bytes, past any a pack may hold`);
   if (type === REF_DELTA) return { type, size, data: position + 20, baseOid: content.toString('hex', position, position + 20) };
   if (type !== OFS_DELTA) return { type, size, data: position };
   // the base's distance back: a big-endian varint where each continuation adds one
   byte = content[position++]!;
   let distance = byte & 0x7f;
   while (byte & 0x80) {
+    // it only grows: past the entry's own offset it points before the pack (and ~150 bytes of it read as Infinity)
+    if (distance > offset) break;
     byte = content[position++]!;
     distance = (distance + 1) * 128 + (byte & 0x7f);
   }
-  if (distance <= 0 || distance > offset) throw new Error(`corrupt pack: a delta at ${offset} points before the pack`);
+  if (!(distance > 0 && distance <= offset)) throw new Error(`corrupt pack: a delta at ${offset} points before the pack`);
   return { type, size, data: position, baseOffset: offset - distance };
 }
 

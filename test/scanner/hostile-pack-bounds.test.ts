@@ -1,0 +1,78 @@
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyDelta } from '../../src/scanner/sources/git-delta.js';
+import { indexPack } from '../../src/scanner/sources/index-pack.js';
+import type { GitObject } from '../../src/scanner/sources/pack-store.js';
+import { makeTempDir } from '../helpers/git.js';
+import { advertisement, emptyCommit, PackWriter } from '../helpers/hostile-pack.js';
+import { runCli } from '../helpers/run-cli.js';
+import { serveUploadPack, sideBandAnswer } from '../helpers/upload-pack-server.js';
+
+// A git server's pack is hostile input that our own indexer reads (review G): each bound here was one a few kilobytes
+// of pack got past. Packs are crafted as a hostile server writes them and served by a local HTTP server implementing
+// upload-pack, or handed to `indexPack` directly for a limit of its own.
+
+const MIB = 1024 * 1024;
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let server: Server | undefined;
+beforeEach(async () => {
+  temp = await makeTempDir();
+});
+afterEach(async () => {
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server?.closeAllConnections();
+  server = undefined;
+  await temp.cleanup();
+});
+
+const noOutside = (oid: string): Promise<GitObject> => Promise.reject(new Error(`Could not find ${oid}`));
+
+async function scan(pack: Buffer, commit: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const served = await serveUploadPack(advertisement(commit), sideBandAnswer(pack));
+  server = served.server;
+  const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' };
+  return runCli(['scan', '--repo', served.url, '--json'], { env, timeoutMs: 50_000 });
+}
+
+/** A blob whose size varint runs on for `continuations` bytes of nothing (read as NaN past ~146), then `inflated` bytes of zeros. */
+function longSizeBlob(pack: PackWriter, continuations: number, inflated: number): void {
+  pack.raw(Buffer.concat([Buffer.from([0xb0, ...new Array<number>(continuations).fill(0x80), 0x00]), deflateSync(Buffer.alloc(inflated))]));
+}
+
+describe('a pack entry whose size varint runs past 64 bits (F6: it read as NaN, and NaN passed every size check)', () => {
+  it('indexPack refuses it from its header, before inflating anything: the 64 MiB of zeros behind it are never made', async () => {
+    const pack = new PackWriter();
+    longSizeBlob(pack, 160, 64 * MIB);
+    // main inflated all of it (zlib's output cap was NaN: none) and only then failed "where its header says NaN"
+    await expect(indexPack(pack.finish(), noOutside)).rejects.toThrow('corrupt pack: the size of the object at 12 runs past 67 bits');
+  });
+
+  it('refuses a size of 9 continuation bytes past a safe integer, and reads one of 9 that is safe', async () => {
+    const unsafe = new PackWriter();
+    unsafe.raw(Buffer.concat([Buffer.from([0xbf, ...new Array<number>(8).fill(0xff), 0x7f]), deflateSync(Buffer.alloc(1))]));
+    await expect(indexPack(unsafe.finish(), noOutside)).rejects.toThrow(/corrupt pack: the object at 12 states a size of \d+ bytes, past any a pack may hold/);
+    // a size padded with zero continuations (git writes none, but reads them) is still its size
+    const padded = new PackWriter();
+    padded.raw(Buffer.concat([Buffer.from([0xb5, ...new Array<number>(8).fill(0x80), 0x00]), deflateSync(Buffer.from('hello'))]));
+    const indexed = await indexPack(padded.finish(), noOutside);
+    expect(indexed.objects).toBe(1);
+  });
+
+  it('refuses a delta whose result size runs past 64 bits, naming it (main: a TypeError from Buffer.allocUnsafe(NaN))', () => {
+    const base = Buffer.from('hello');
+    const nanSize = Buffer.concat([Buffer.from([5]), Buffer.from(new Array<number>(160).fill(0x80)), Buffer.from([0x01, 0x90, 5])]);
+    expect(() => applyDelta(nanSize, base)).toThrow('corrupt git delta: a size runs past 64 bits');
+  });
+
+  it('hldp scan of a server sending it exits 2 with the refusal, not after gigabytes', async () => {
+    const pack = new PackWriter();
+    const commit = emptyCommit(pack);
+    longSizeBlob(pack, 160, 16 * MIB);
+    const run = await scan(pack.finish(), commit);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/corrupt pack: the size of the object at \d+ runs past 67 bits/);
+  }, 60_000);
+});
