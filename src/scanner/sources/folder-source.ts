@@ -1,40 +1,31 @@
 import { createHash } from 'node:crypto';
-import { constants, lstatSync, type BigIntStats, type Dirent } from 'node:fs';
+import { constants, type Dirent, type Stats } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ENTRY_KINDS, ENTRY_LAYOUT, entryPath, letGo, type Diagnostic, type EntryKind } from '../../core/index.js';
 import { ScanError } from '../scan-error.js';
 import { tooLargeMessage } from '../yaml-mapping.js';
-import { definitionPath, entryKey, type RepositorySource, type Snapshot, type ToolEntry } from './source.js';
+import { FileStamps, statOrUndefined } from './file-stamps.js';
+import { definitionPath, entryKey, type EntryDiff, type RepositorySource, type Snapshot, type ToolEntry } from './source.js';
 
 // files read at once by a snapshot
 const READ_CONCURRENCY = 16;
 
-/**
- * How long before a snapshot began a file must have last changed for its stat to vouch for its content next time. A
- * file system stamps times by a coarse clock: two writes of the same size within one tick leave the same stat, so a
- * file changed around the time it was read is read again (git's "racily clean" entries), until a snapshot reads it
- * when it has been still for this long.
- */
-const RACY_MS = 2000;
-
 // stats taken between two turns of the event loop
 const STAT_STEP = 500;
 
-// a file that cannot be stated is read, and reading it says why
-function statOrUndefined(path: string): BigIntStats | undefined {
-  try {
-    return lstatSync(path, { bigint: true, throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
+/** What the last snapshot saw: its commit, each kind's folders, its entries in order, and each definition's stamp when it vouched for the oid. */
+interface Seen {
+  commit: string;
+  lists: ReadonlyArray<readonly string[]>;
+  entries: readonly ToolEntry[];
+  stamps: FileStamps;
 }
 
-/** What identifies a file's state without reading it (as git's index does), and the last time it changed. */
-function stampOf(stats: BigIntStats | undefined): { key: string; changedMs: number } | undefined {
-  if (!stats?.isFile()) return undefined;
-  const changedNs = stats.mtimeNs > stats.ctimeNs ? stats.mtimeNs : stats.ctimeNs;
-  return { key: `${stats.dev}:${stats.ino}:${stats.mode}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`, changedMs: Number(changedNs / 1_000_000n) };
+/** A file to be read at a position of the entries, and its stat before it was read (none when it could not be taken). */
+interface ToRead {
+  position: number;
+  stats: Stats | undefined;
 }
 
 /** Reads `tools/*\/TOOL.hdlp`, `toolsets/*\/TOOLSET.hdlp`, `skills/*\/SKILL.md` and `policies/*.hdlp` from a plain folder (the working tree, not git). */
@@ -42,8 +33,11 @@ export class FolderSource implements RepositorySource {
   readonly label: string;
   readonly cacheKey: string;
   private readonly root: string;
-  /** each definition file last read: its stat then, when that snapshot began, and its blob id (not its bytes: 130 MB at 100,000 tools) */
-  private known = new Map<string, { stamp: string; readAt: number; oid: string }>();
+  /** each definition file last read or vouched for by its stat: its oid (not its bytes: 130 MB at 100,000 tools) is its entry's */
+  private seen: Seen | undefined;
+  /** each kind's folders (in ENTRY_KINDS order) as last listed, and the stat of its folder then */
+  private readonly listings: Array<readonly string[] | undefined> = [];
+  private readonly listingStamps = new FileStamps(ENTRY_KINDS.length);
 
   constructor(
     root: string,
@@ -56,47 +50,24 @@ export class FolderSource implements RepositorySource {
 
   async snapshot(): Promise<Snapshot> {
     const started = Date.now();
-    const contents = new Map<string, Buffer | Diagnostic>();
-    const entries: ToolEntry[] = [];
-    for (const kind of ENTRY_KINDS) {
-      for (const folder of await this.folders(kind)) entries.push(kind === 'tool' ? { folder, oid: '' } : { kind, folder, oid: '' });
-    }
-    const known = this.known;
-    this.known = new Map();
-    // a file whose stat is what it was when it was last read, and that had not changed shortly before that read, is
-    // not read again. The stats are taken synchronously, a slice at a time: ~10,000 lstat calls through the thread
-    // pool cost ~0.5-0.8 s of CPU at load, each a few microseconds when made directly
-    const toRead: Array<{ entry: ToolEntry; stamp: string | undefined }> = [];
-    for (let position = 0; position < entries.length; position++) {
-      if (position % STAT_STEP === STAT_STEP - 1) await letGo();
-      const entry = entries[position]!;
-      const key = entryKey(entry);
-      const stamp = stampOf(statOrUndefined(join(this.root, entryPath(entry.kind ?? 'tool', entry.folder))));
-      const last = stamp === undefined ? undefined : known.get(key);
-      if (last && last.stamp === stamp!.key && stamp!.changedMs < last.readAt - RACY_MS) {
-        entry.oid = last.oid;
-        this.known.set(key, last);
-      } else toRead.push({ entry, stamp: stamp?.key });
-    }
-    // several files in flight: one after another, each file's lstat, open, stat, reads and close waited for in turn
-    // took ~10 s of wall at 10,000 tools on a loaded machine
-    let next = 0;
-    const reader = async (): Promise<void> => {
-      while (next < toRead.length) {
-        const { entry, stamp } = toRead[next++]!;
-        const content = await this.readDefinition(entry.kind ?? 'tool', entry.folder);
-        contents.set(entryKey(entry), content);
-        entry.oid = Buffer.isBuffer(content) ? blobOid(content) : `missing:${(content as Diagnostic).code}`;
-        if (stamp !== undefined && Buffer.isBuffer(content)) this.known.set(entryKey(entry), { stamp, readAt: started, oid: entry.oid });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, toRead.length) }, reader));
-    const digest = createHash('sha1');
-    // a tool's line is as it always was, so that a folder of tools only keeps its commit id
-    for (const entry of entries) digest.update(entry.kind ? `${entry.kind}/${entry.folder}\0${entry.oid}\n` : `${entry.folder}\0${entry.oid}\n`);
+    const seen = this.seen;
+    const lists: Array<readonly string[]> = [];
+    for (const [at, kind] of ENTRY_KINDS.entries()) lists.push(await this.listed(at, kind, started));
+    // the same folders as last time: the entries are last time's, position for position
+    const same = seen !== undefined && lists.every((folders, at) => sameFolders(folders, seen.lists[at]!));
+    const entries = same ? seen.entries.slice() : entriesOf(lists);
+    const stamps = new FileStamps(entries.length);
+    const toRead = await this.passOver(entries, same ? undefined : positionsBefore(entries, seen), seen, stamps);
+    const contents = await this.readAll(entries, toRead, stamps, started);
+    const commit = `folder:${digestOf(entries)}`;
+    this.seen = { commit, lists, entries, stamps };
+    // what changed since the last snapshot, when it listed the same folders: the entries read again whose oid differs
+    const diff: EntryDiff | undefined = same ? { changed: toRead.filter(({ position }) => entries[position]!.oid !== seen.entries[position]!.oid).map(({ position }) => entries[position]!), added: [], removed: [] } : undefined;
+    const diffSince = seen?.commit;
     return {
-      commit: `folder:${digest.digest('hex')}`,
+      commit,
       listEntries: async () => entries,
+      diffEntries: async (since) => (diff && since === diffSince ? diff : undefined),
       read: async (entry) => {
         const kind = entry.kind ?? 'tool';
         // a file passed over by its stat is read when asked for (a scanner whose last scan did not keep it)
@@ -106,6 +77,76 @@ export class FolderSource implements RepositorySource {
         return { ...(kind === 'tool' ? {} : { kind }), path: definitionPath(entry.folder, kind), folder: entry.folder, oid: entry.oid, content };
       },
     };
+  }
+
+  /**
+   * Takes each entry's oid from the last snapshot when its file's stat vouches for it (stamped into `stamps`), and
+   * says which files are to be read. `before` gives each entry's position in the last snapshot; without it, the
+   * entries are the last snapshot's, position for position, and one to be read is replaced by an entry of its own.
+   * A file whose stat is what it was when it was last read, and that had not changed shortly before that read, is
+   * not read again. The stats are taken synchronously, a slice at a time: ~10,000 lstat calls through the thread pool
+   * cost ~0.5-0.8 s of CPU at load, each a few microseconds when made directly.
+   */
+  private async passOver(entries: ToolEntry[], before: Int32Array | undefined, seen: Seen | undefined, stamps: FileStamps): Promise<ToRead[]> {
+    const toRead: ToRead[] = [];
+    for (let position = 0; position < entries.length; position++) {
+      if (position % STAT_STEP === STAT_STEP - 1) await letGo();
+      const entry = entries[position]!;
+      const stats = statOrUndefined(this.pathOf(entry));
+      const from = before ? before[position]! : position;
+      if (seen && from >= 0 && stats?.isFile() && seen.stamps.vouches(from, stats)) {
+        stamps.copy(position, seen.stamps, from);
+        if (before) entry.oid = seen.entries[from]!.oid;
+      } else {
+        // an entry of the last snapshot is never changed: it is what that snapshot gave
+        if (!before) entries[position] = entry.kind ? { kind: entry.kind, folder: entry.folder, oid: '' } : { folder: entry.folder, oid: '' };
+        toRead.push({ position, stats });
+      }
+    }
+    return toRead;
+  }
+
+  /**
+   * Reads the files to be read, setting their entries' oids and stamping each file read whole by the stat taken
+   * before it was read. Several files in flight: one after another, each file's lstat, open, stat, reads and close
+   * waited for in turn took ~10 s of wall at 10,000 tools on a loaded machine.
+   */
+  private async readAll(entries: readonly ToolEntry[], toRead: readonly ToRead[], stamps: FileStamps, started: number): Promise<Map<string, Buffer | Diagnostic>> {
+    const contents = new Map<string, Buffer | Diagnostic>();
+    let next = 0;
+    const reader = async (): Promise<void> => {
+      while (next < toRead.length) {
+        const { position, stats } = toRead[next++]!;
+        const entry = entries[position]!;
+        const content = await this.readDefinition(entry.kind ?? 'tool', entry.folder);
+        contents.set(entryKey(entry), content);
+        entry.oid = Buffer.isBuffer(content) ? blobOid(content) : `missing:${(content as Diagnostic).code}`;
+        if (stats?.isFile() && Buffer.isBuffer(content)) stamps.set(position, stats, started);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, toRead.length) }, reader));
+    return contents;
+  }
+
+  /**
+   * A kind's folders: last time's while its folder's stat vouches for them (a folder's modification time changes
+   * whenever an entry is added to it, removed or renamed, not when a file in one of its folders is written), listed
+   * again otherwise. A folder that is a link is listed each time: its stat is the link's.
+   */
+  private async listed(at: number, kind: EntryKind, started: number): Promise<readonly string[]> {
+    const stats = statOrUndefined(join(this.root, ENTRY_LAYOUT[kind].folder));
+    const last = this.listings[at];
+    if (last && stats?.isDirectory() && this.listingStamps.vouches(at, stats)) return last;
+    const folders = await this.folders(kind);
+    this.listings[at] = stats?.isDirectory() ? folders : undefined;
+    if (stats?.isDirectory()) this.listingStamps.set(at, stats, started);
+    return folders;
+  }
+
+  // the definition's path: what `join(root, entryPath(…))` gives, without normalising 10,000 paths at each rescan
+  private pathOf(entry: ToolEntry): string {
+    const { folder: top, file, flat } = ENTRY_LAYOUT[entry.kind ?? 'tool'];
+    return flat ? `${this.root}/${top}/${entry.folder}${file}` : `${this.root}/${top}/${entry.folder}/${file}`;
   }
 
   // symlinked folders are skipped: a link could point anywhere outside the repository
@@ -179,6 +220,44 @@ export async function readBounded(path: string, limit: number, at: { file: strin
 /** The git blob id of some content, so folder and git sources identify tools the same way. */
 export function blobOid(content: Uint8Array): string {
   return createHash('sha1').update(`blob ${content.byteLength}\0`).update(content).digest('hex');
+}
+
+/** The entries of a listing, each kind's folders in turn, their oids not yet known. */
+function entriesOf(lists: ReadonlyArray<readonly string[]>): ToolEntry[] {
+  const entries: ToolEntry[] = [];
+  for (const [at, kind] of ENTRY_KINDS.entries()) {
+    for (const folder of lists[at]!) entries.push(kind === 'tool' ? { folder, oid: '' } : { kind, folder, oid: '' });
+  }
+  return entries;
+}
+
+/** For each entry, its position in what the last snapshot saw (-1: not there). */
+function positionsBefore(entries: readonly ToolEntry[], seen: Seen | undefined): Int32Array {
+  const positions = new Int32Array(entries.length).fill(-1);
+  if (!seen) return positions;
+  const was = new Map<string, number>();
+  seen.entries.forEach((entry, position) => was.set(entryKey(entry), position));
+  entries.forEach((entry, position) => {
+    positions[position] = was.get(entryKey(entry)) ?? -1;
+  });
+  return positions;
+}
+
+function sameFolders(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let at = 0; at < a.length; at++) if (a[at] !== b[at]) return false;
+  return true;
+}
+
+/** What a folder of entries is identified by: each entry's line (a tool's as it always was, so that a folder of tools keeps its commit id), hashed as one text. */
+function digestOf(entries: readonly ToolEntry[]): string {
+  const lines = new Array<string>(entries.length);
+  for (let at = 0; at < entries.length; at++) {
+    const entry = entries[at]!;
+    lines[at] = entry.kind ? `${entry.kind}/${entry.folder}\0${entry.oid}\n` : `${entry.folder}\0${entry.oid}\n`;
+  }
+  return createHash('sha1').update(lines.join('')).digest('hex');
 }
 
 function compare(a: string, b: string): number {
