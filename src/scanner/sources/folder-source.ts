@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constants, type Dirent, type Stats } from 'node:fs';
+import { constants, existsSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ENTRY_KINDS, ENTRY_LAYOUT, entryPath, letGo, type Diagnostic, type EntryKind } from '../../core/index.js';
@@ -131,10 +131,17 @@ export class FolderSource implements RepositorySource {
   /**
    * A kind's folders: last time's while its folder's stat vouches for them (a folder's modification time changes
    * whenever an entry is added to it, removed or renamed, not when a file in one of its folders is written), listed
-   * again otherwise. A folder that is a link is listed each time: its stat is the link's.
+   * again otherwise. A folder that is a link is listed each time: its stat is the link's. A kind without a folder
+   * has no entries (a repository without tools/ is still told apart from one that does not exist).
    */
   private async listed(at: number, kind: EntryKind, started: number): Promise<readonly string[]> {
-    const stats = statOrUndefined(join(this.root, ENTRY_LAYOUT[kind].folder));
+    const path = join(this.root, ENTRY_LAYOUT[kind].folder);
+    const stats = statOrUndefined(path);
+    // not listed through the thread pool just to be told so, at every rescan
+    if (!stats && kind !== 'tool' && !existsSync(path)) {
+      this.listings[at] = undefined;
+      return [];
+    }
     const last = this.listings[at];
     if (last && stats?.isDirectory() && this.listingStamps.vouches(at, stats)) return last;
     const folders = await this.folders(kind);
