@@ -29,9 +29,22 @@ export function statOrUndefined(path: string): Stats | undefined {
 export class FileStamps {
   private readonly values: Float64Array;
 
-  constructor(readonly length: number) {
+  constructor(
+    readonly length: number,
+    values?: Float64Array,
+  ) {
     // a position never set is NaN, which equals nothing
-    this.values = new Float64Array(length * FIELDS).fill(Number.NaN);
+    this.values = values ?? new Float64Array(length * FIELDS).fill(Number.NaN);
+  }
+
+  /** A table holding the same stamps, at the same positions (one copy of the numbers, not one per file). */
+  clone(): FileStamps {
+    return new FileStamps(this.length, this.values.slice());
+  }
+
+  /** Forgets the stamp at `position`: it vouches for nothing. */
+  forget(position: number): void {
+    this.values.fill(Number.NaN, position * FIELDS, (position + 1) * FIELDS);
   }
 
   /** Remembers `stats` at `position`, taken by the snapshot that began at `readAt`. */
@@ -49,7 +62,7 @@ export class FileStamps {
 
   /** Copies the stamp at `from` of another table to `position`. */
   copy(position: number, other: FileStamps, from: number): void {
-    this.values.set(other.values.subarray(from * FIELDS, (from + 1) * FIELDS), position * FIELDS);
+    for (let field = 0; field < FIELDS; field++) this.values[position * FIELDS + field] = other.values[from * FIELDS + field]!;
   }
 
   /** Whether `stats` is what was stamped at `position`, and the file had been still for `RACY_MS` when it was read. */

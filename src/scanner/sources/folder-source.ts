@@ -56,7 +56,8 @@ export class FolderSource implements RepositorySource {
     // the same folders as last time: the entries are last time's, position for position
     const same = seen !== undefined && lists.every((folders, at) => sameFolders(folders, seen.lists[at]!));
     const entries = same ? seen.entries.slice() : entriesOf(lists);
-    const stamps = new FileStamps(entries.length);
+    // the same folders: last time's stamps, those of the files read again replaced
+    const stamps = same ? seen.stamps.clone() : new FileStamps(entries.length);
     const toRead = await this.passOver(entries, same ? undefined : positionsBefore(entries, seen), seen, stamps);
     const contents = await this.readAll(entries, toRead, stamps, started);
     const commit = `folder:${digestOf(entries)}`;
@@ -82,7 +83,8 @@ export class FolderSource implements RepositorySource {
   /**
    * Takes each entry's oid from the last snapshot when its file's stat vouches for it (stamped into `stamps`), and
    * says which files are to be read. `before` gives each entry's position in the last snapshot; without it, the
-   * entries are the last snapshot's, position for position, and one to be read is replaced by an entry of its own.
+   * entries and `stamps` are the last snapshot's, position for position: one to be read is replaced by an entry of
+   * its own, and its stamp forgotten.
    * A file whose stat is what it was when it was last read, and that had not changed shortly before that read, is
    * not read again. The stats are taken synchronously, a slice at a time: ~10,000 lstat calls through the thread pool
    * cost ~0.5-0.8 s of CPU at load, each a few microseconds when made directly.
@@ -95,11 +97,16 @@ export class FolderSource implements RepositorySource {
       const stats = statOrUndefined(this.pathOf(entry));
       const from = before ? before[position]! : position;
       if (seen && from >= 0 && stats?.isFile() && seen.stamps.vouches(from, stats)) {
-        stamps.copy(position, seen.stamps, from);
-        if (before) entry.oid = seen.entries[from]!.oid;
+        if (before) {
+          stamps.copy(position, seen.stamps, from);
+          entry.oid = seen.entries[from]!.oid;
+        }
       } else {
-        // an entry of the last snapshot is never changed: it is what that snapshot gave
-        if (!before) entries[position] = entry.kind ? { kind: entry.kind, folder: entry.folder, oid: '' } : { folder: entry.folder, oid: '' };
+        if (!before) {
+          // an entry of the last snapshot is never changed: it is what that snapshot gave
+          entries[position] = entry.kind ? { kind: entry.kind, folder: entry.folder, oid: '' } : { folder: entry.folder, oid: '' };
+          stamps.forget(position);
+        }
         toRead.push({ position, stats });
       }
     }
