@@ -1,4 +1,5 @@
-import { mkdir, rename, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ToolIndex } from '../../src/core/index.js';
@@ -38,6 +39,23 @@ async function expectFreshScan(index: ToolIndex, round: number): Promise<void> {
 }
 
 describe('Scanner rescanning a folder', () => {
+  describe('when a folder is scanned and rescanned', () => {
+    it('names it by the commit id a folder always had (its cache files stay valid): the SHA-1 of each entry\'s line', async () => {
+      const blob = async (path: string): Promise<string> => {
+        const content = await readFile(join(root, path));
+        return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
+      };
+      const lines = `alpha\0${await blob('tools/alpha/TOOL.hdlp')}\nbeta\0${await blob('tools/beta/TOOL.hdlp')}\ntoolset/ops\0${await blob('toolsets/ops/TOOLSET.hdlp')}\n`;
+      const commit = `folder:${createHash('sha1').update(lines).digest('hex')}`;
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
+      const scanner = new Scanner({ repo: root, cacheDir: join(temp.path, 'cache') });
+      expect((await scanner.scan()).commit).toBe(commit);
+      vi.setSystemTime(Date.now() + 60_000);
+      expect((await scanner.scan()).commit).toBe(commit);
+      await scanner.flush();
+    });
+  });
+
   describe('when a file changes right after it was read (the same size, within the file system clock\'s tick)', () => {
     it('reads it again and sees the change', async () => {
       const scanner = new Scanner({ repo: root, cacheDir: join(temp.path, 'cache') });
