@@ -25,6 +25,8 @@ export class Scanner {
   private entries = new Map<string, ScanEntry>();
   /** the same entries in the listing's order, and the commit they are of: what a tree comparison starts from */
   private ordered: ScanEntry[] | undefined;
+  /** whether one of those entries is of a file that could not be read (a rescan then lists every entry) */
+  private orderedUnread = false;
   private entriesCommit: string | undefined;
   private unkeyed: EntryList | undefined;
   private pendingSave: Promise<void> = Promise.resolve();
@@ -81,6 +83,7 @@ export class Scanner {
         const ordered = await entriesLettingGo(this.unkeyed);
         this.entries = keyedOf(ordered);
         this.ordered = ordered;
+        this.orderedUnread = ordered.some(isUnread);
       } else if (this.entries.size === 0) await this.loadLatest();
       this.unkeyed = undefined;
       const streamed = this.entries.size === 0 ? await this.streamScan(snapshot) : undefined;
@@ -88,13 +91,13 @@ export class Scanner {
         this.index = this.withStale(streamed, snapshot);
         return this.index;
       }
-      const { entries: read, keyed, changes } = await this.readEntries(snapshot);
+      const { entries: read, keyed, changes, unread } = await this.readEntries(snapshot);
       const scannedAt = new Date().toISOString();
       // a few definitions changed in place: the previous index with them swapped in, if that is all they change
       const patched = this.index && changes ? patchIndex(this.index, changes, snapshot.commit, scannedAt) : undefined;
       index = patched ?? (await buildIndexLettingGo(this.source.label, snapshot.commit, read, scannedAt));
       // a file that could not be read this time is read again next time, not remembered as broken
-      if (!read.some(isUnread)) {
+      if (!unread) {
         const built = index;
         // the index is usable now; the disk copy follows without delaying the answer: from the next turn of the event
         // loop on (its first slice, ~10 ms, ran before the caller had the index when it began in this one)
@@ -105,6 +108,7 @@ export class Scanner {
       }
       this.entries = keyed(this.entries);
       this.ordered = read;
+      this.orderedUnread = unread;
       this.entriesCommit = snapshot.commit;
     }
     this.index = this.withStale(index, snapshot);
@@ -176,7 +180,7 @@ export class Scanner {
   private async readChangedOnly(snapshot: Snapshot): Promise<ReadEntries | undefined> {
     const ordered = this.ordered;
     // entries that could not be read last time are read again: only a full listing finds them
-    if (!ordered || !this.entriesCommit || !snapshot.diffEntries || ordered.length !== this.entries.size || ordered.some(isUnread)) return undefined;
+    if (!ordered || !this.entriesCommit || !snapshot.diffEntries || ordered.length !== this.entries.size || this.orderedUnread) return undefined;
     const diff = await snapshot.diffEntries(this.entriesCommit);
     if (!diff || diff.added.length > 0 || diff.removed.length > 0) return undefined;
     const positions: number[] = [];
@@ -192,7 +196,8 @@ export class Scanner {
       for (const { after } of changes) entries.set(entryKey(after), after);
       return entries;
     };
-    return { entries: results as ScanEntry[], keyed, changes };
+    // the others are the last scan's, none of them unread
+    return { entries: results as ScanEntry[], keyed, changes, unread: changes.some(({ after }) => isUnread(after)) };
   }
 
   private async readListed(snapshot: Snapshot): Promise<ReadEntries> {
@@ -214,13 +219,15 @@ export class Scanner {
     }
     await this.readChanged(snapshot, changed, (at) => listing[changed[at]!]!, results);
     const keyed = new Map<string, ScanEntry>();
+    let unread = false;
     for (let position = 0; position < results.length; position++) {
       if (position % STEP === STEP - 1) await letGo();
       keyed.set(keys[position]!, results[position] as ScanEntry);
+      unread ||= isUnread(results[position] as ScanEntry);
     }
     const sameFolders = known === listing.length && this.entries.size === listing.length;
     const changes = sameFolders ? changed.map((position) => ({ before: this.entries.get(keys[position]!)!, after: results[position] as ScanEntry })) : undefined;
-    return { entries: results as ScanEntry[], keyed: () => keyed, changes };
+    return { entries: results as ScanEntry[], keyed: () => keyed, changes, unread };
   }
 
   /**
@@ -279,11 +286,12 @@ class ReadFailure {
   constructor(readonly cause: unknown) {}
 }
 
-/** What a rescan read: the entries in order; how to key them for the next (given the last scan's keyed entries); what changed in place. */
+/** What a rescan read: the entries in order; how to key them for the next (given the last scan's keyed entries); what changed in place; whether a file could not be read. */
 interface ReadEntries {
   entries: ScanEntry[];
   keyed: (previous: Map<string, ScanEntry>) => Map<string, ScanEntry>;
   changes: EntryChange[] | undefined;
+  unread: boolean;
 }
 
 // the position of the entry of that kind and folder in a listing's order (kinds in ENTRY_KINDS order, then folders as
