@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The CLI entry: runs the compiled CLI (built by `npm ci` through the `prepare` script).
-import { main } from '../dist/cli/main.js';
+// The CLI entry: runs the CLI's bundle (dist/bundle/, built by `npm run build`, which `npm ci` runs through the `prepare`
+// script): a few files for Node to read instead of the ~600 modules of dist/ and node_modules (issue #18).
+import { main } from '../dist/bundle/hldp.js';
 
 main(process.argv.slice(2)).then(
   (code) => {

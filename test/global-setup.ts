@@ -3,8 +3,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// Several test files run the real CLI (bin/hldp.js → dist/). `npm test` builds first; `npx vitest` alone
-// would silently test a stale build. So before any test runs, dist/ is rebuilt when a source is newer.
+// Several test files run the real CLI (bin/hldp.js → dist/bundle/, bundled from tsc's dist/). `npm test` builds first;
+// `npx vitest` alone would silently test a stale build. So before any test runs, dist/ is rebuilt when a source is newer.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** The newest modification time of the files under `dir` whose names end in `extension`. */
@@ -20,10 +20,10 @@ export function newest(dir: string, extension: string): number {
   return latest;
 }
 
-/** Whether dist/ is older than a source it is built from (src/, the build config, package.json). */
+/** Whether tsc's dist/ or the CLI's bundle (dist/bundle/) is older than a source it is built from (src/, the build config, the bundler). */
 export function distIsStale(root = ROOT): boolean {
-  const sources = Math.max(newest(join(root, 'src'), '.ts'), statSync(join(root, 'tsconfig.build.json')).mtimeMs, statSync(join(root, 'tsconfig.json')).mtimeMs);
-  return newest(join(root, 'dist'), '.js') < sources;
+  const sources = Math.max(newest(join(root, 'src'), '.ts'), newest(join(root, 'build'), '.js'), statSync(join(root, 'tsconfig.build.json')).mtimeMs, statSync(join(root, 'tsconfig.json')).mtimeMs);
+  return Math.min(newest(join(root, 'dist'), '.js'), newest(join(root, 'dist', 'bundle'), '.js')) < sources;
 }
 
 export default function setup(): void {
@@ -31,6 +31,7 @@ export default function setup(): void {
   process.stderr.write('test/global-setup: dist/ is older than src/: rebuilding it (npm run build) so the CLI tests run the code under test\n');
   try {
     execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+    execFileSync(process.execPath, [join(ROOT, 'build/bundle.js')], { cwd: ROOT, stdio: 'inherit' });
   } catch {
     throw new Error('dist/ is stale and the build failed: fix the type errors above (npm run build), or the CLI tests would run old code');
   }

@@ -100,8 +100,9 @@ function startLoading(awaited: boolean): Promise<void> {
   return loading;
 }
 
-// the compiled worker, from src/ (tests, after the build the test script runs first) and from dist/ alike
-const WORKER_PATH = fileURLToPath(new URL('../../dist/matcher/lexicon-worker.js', import.meta.url));
+// the compiled worker: beside this code in dist/ (tsc's dist/matcher/, or the CLI's bundle in dist/bundle/, which has
+// an entry of its own for it); from src/ (tests, after the build the test script runs first), tsc's
+const WORKER_PATH = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../../dist/matcher/lexicon-worker.js' : './lexicon-worker.js', import.meta.url));
 
 async function readInWorker(): Promise<DictionaryData> {
   const file = dataFile();

@@ -28,7 +28,8 @@ function matcherVersion(): string {
   const hash = createHash('sha1').update(`layout ${LAYOUT}\n`).update(readFileSync(new URL('../../package.json', import.meta.url)));
   const sources = new URL('../../src/matcher/', import.meta.url);
   const fromSources = existsSync(sources);
-  const folder = fromSources ? sources : new URL('./', import.meta.url);
+  // dist/matcher/ from there and from the CLI's bundle (dist/bundle/) alike
+  const folder = fromSources ? sources : new URL('../matcher/', import.meta.url);
   const extension = fromSources ? '.ts' : '.js';
   for (const name of readdirSync(folder).filter((file) => file.endsWith(extension) && !file.endsWith('.d.ts')).sort()) {
     hash.update(name).update(readFileSync(new URL(name, folder)));

@@ -35,8 +35,9 @@ export const MAX_IN_FLIGHT = 1024;
 // threads held ~125 MB more at the peak of a cold scan of 100,000 tools (issue #18, measured 2026-12-02)
 const WORKER_LIMITS = { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 8 };
 
-// the compiled worker, from src/ (tests, after the build the test script runs first) and from dist/ alike
-const WORKER_PATH = fileURLToPath(new URL('../../dist/scanner/parse-worker.js', import.meta.url));
+// the compiled worker: beside this code in dist/ (tsc's dist/scanner/, or the CLI's bundle in dist/bundle/, which has
+// an entry of its own for it); from src/ (tests, after the build the test script runs first), tsc's
+const WORKER_PATH = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../../dist/scanner/parse-worker.js' : './parse-worker.js', import.meta.url));
 
 /** Parses definition files: in this thread for a few, in a pool of worker threads for many (YAML parsing is CPU-bound). */
 export interface Parser<Result = ScanEntry> {

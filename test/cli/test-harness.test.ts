@@ -15,14 +15,29 @@ afterEach(() => temp.cleanup());
 
 describe('the global set-up', () => {
   it('calls dist/ stale when a source is newer than every built file, and fresh after a build', async () => {
-    await writeFiles(temp.path, { 'src/a.ts': 'export {};', 'dist/a.js': 'export {};', 'tsconfig.json': '{}', 'tsconfig.build.json': '{}' });
+    await writeFiles(temp.path, { 'src/a.ts': 'export {};', 'dist/a.js': 'export {};', 'dist/bundle/hldp.js': 'export {};', 'build/bundle.js': '', 'tsconfig.json': '{}', 'tsconfig.build.json': '{}' });
     const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
-    for (const file of ['tsconfig.json', 'tsconfig.build.json']) await utimes(join(temp.path, file), at(0), at(0));
+    for (const file of ['tsconfig.json', 'tsconfig.build.json', 'build/bundle.js']) await utimes(join(temp.path, file), at(0), at(0));
     await utimes(join(temp.path, 'dist/a.js'), at(10), at(10));
+    await utimes(join(temp.path, 'dist/bundle/hldp.js'), at(10), at(10));
     await utimes(join(temp.path, 'src/a.ts'), at(20), at(20));
     expect(distIsStale(temp.path)).toBe(true);
     await utimes(join(temp.path, 'dist/a.js'), at(30), at(30));
+    await utimes(join(temp.path, 'dist/bundle/hldp.js'), at(30), at(30));
     expect(distIsStale(temp.path)).toBe(false);
+  });
+
+  it('calls dist/ stale when tsc ran but the CLI was not bundled again, or the bundler changed', async () => {
+    await writeFiles(temp.path, { 'src/a.ts': 'export {};', 'dist/a.js': 'export {};', 'dist/bundle/hldp.js': 'export {};', 'build/bundle.js': '', 'tsconfig.json': '{}', 'tsconfig.build.json': '{}' });
+    const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
+    for (const file of ['tsconfig.json', 'tsconfig.build.json', 'build/bundle.js', 'dist/bundle/hldp.js']) await utimes(join(temp.path, file), at(0), at(0));
+    await utimes(join(temp.path, 'src/a.ts'), at(10), at(10));
+    await utimes(join(temp.path, 'dist/a.js'), at(20), at(20));
+    expect(distIsStale(temp.path)).toBe(true);
+    await utimes(join(temp.path, 'dist/bundle/hldp.js'), at(30), at(30));
+    expect(distIsStale(temp.path)).toBe(false);
+    await utimes(join(temp.path, 'build/bundle.js'), at(40), at(40));
+    expect(distIsStale(temp.path)).toBe(true);
   });
 
   it('leaves this checkout with a dist/ as new as its sources', () => {
