@@ -109,7 +109,7 @@ const listTree: ForgejoMethod = async (api, params) => {
     const answer = await api.send('GET', api.repositoryPath(`/git/trees/${sha}${query({ recursive, page, per_page: TREE_PAGE })}`));
     if (!answer.ok) return failure(answer);
     const tree = answer.json as { tree?: Array<{ path?: string }>; truncated?: boolean };
-    entries.push(...(tree.tree ?? []));
+    for (const entry of tree.tree ?? []) entries.push(entry);
     if (!tree.truncated || (tree.tree ?? []).length === 0) break;
   }
   const prefix = text(params, 'path')?.replace(/^\/+|\/+$/g, '');

@@ -63,7 +63,8 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
           })
         : items.filter((item) => item.mode === TREE_MODE).map((item) => ({ folder: item.name, oid: item.oid }));
       entries.sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
-      entriesListed.push(...(kind === 'tool' ? entries : entries.map((entry) => ({ kind, ...entry }))));
+      // one at a time: a spread passes each entry as an argument, past ~120,000 of them a RangeError (stack overflow)
+      for (const entry of entries) entriesListed.push(kind === 'tool' ? entry : { kind, ...entry });
     }
     if (store.keepListed) store.listed = listed;
     return entriesListed;
