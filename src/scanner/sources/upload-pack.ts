@@ -191,7 +191,7 @@ async function transfer(http: HttpClient, request: GitHttpRequest, limits: Trans
   else signal?.addEventListener('abort', dropped, { once: true });
   let chunks: AsyncIterator<Uint8Array> | undefined;
   try {
-    const response = await Promise.race([http.request({ ...request, signal: controller.signal, agent: AGENTS[new URL(request.url).protocol] }), failed]);
+    const response = await follow(http, request, controller.signal, failed);
     chunks = response.body ? response.body[Symbol.asyncIterator]() : (async function* () {})();
     const parts: Uint8Array[] = [];
     let size = 0;
@@ -216,4 +216,54 @@ async function transfer(http: HttpClient, request: GitHttpRequest, limits: Trans
       void chunks.return?.()?.catch?.(() => {});
     }
   }
+}
+
+/** How many redirects one request follows (git's curl follows a few; a registry's server needs one, if any). */
+const MAX_REDIRECTS = 5;
+
+/**
+ * `request`, following up to `MAX_REDIRECTS` redirects here rather than in the HTTP client: the client drained each
+ * redirect's body to its end after the call had returned, outside every limit — a 302 whose body never ends was read
+ * for as long as the process lived, and kept `hldp scan` from exiting. Each redirect's response is dropped with its
+ * connection, unread; the hops share the request's timers and `signal`. Credentials (Authorization, Cookie) go only to
+ * the origin (scheme, host and port) they were given for, as curl (and so git) does.
+ */
+async function follow(http: HttpClient, request: GitHttpRequest, signal: AbortSignal, failed: Promise<never>): Promise<GitHttpResponse> {
+  let current = request;
+  for (let hops = 0; ; hops++) {
+    const protocol = new URL(current.url).protocol;
+    if (!AGENTS[protocol]) throw new Error(`${request.url} redirected to ${current.url}, which is not http(s)`);
+    const hop = new AbortController();
+    const response = await Promise.race([
+      http.request({
+        ...current,
+        signal: AbortSignal.any([signal, hop.signal]),
+        agent: AGENTS[protocol],
+        fetchOptions: { followRedirects: false },
+      } as GitHttpRequest),
+      failed,
+    ]);
+    const location = response.headers?.['location'];
+    if (response.statusCode < 300 || response.statusCode >= 400 || !location) return response;
+    // the redirect's body is not read: its connection is closed (the client's own 'error' listener stays, for the abort)
+    hop.abort();
+    if (hops >= MAX_REDIRECTS) throw new Error(`${request.url} redirected more than ${MAX_REDIRECTS} times`);
+    current = redirected(current, response.statusCode, location);
+  }
+}
+
+/** The request a redirect leads to: POST becomes GET where HTTP says so, and credentials stay with their origin. */
+function redirected(previous: GitHttpRequest, statusCode: number, location: string): GitHttpRequest {
+  const url = new URL(location, previous.url);
+  const dropped = new Set(['host']);
+  if (url.origin !== new URL(previous.url).origin) for (const name of ['authorization', 'cookie']) dropped.add(name);
+  let { method = 'GET', body } = previous;
+  if ((statusCode === 303 && method !== 'GET' && method !== 'HEAD') || (method === 'POST' && (statusCode === 301 || statusCode === 302))) {
+    method = 'GET';
+    body = undefined;
+    for (const name of ['content-length', 'content-type']) dropped.add(name);
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(previous.headers ?? {})) if (!dropped.has(name.toLowerCase())) headers[name] = value;
+  return { ...previous, url: url.href, method, headers, body };
 }
