@@ -4,9 +4,9 @@ import { deflateSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyDelta } from '../../src/scanner/sources/git-delta.js';
 import { indexPack } from '../../src/scanner/sources/index-pack.js';
-import type { GitObject } from '../../src/scanner/sources/pack-store.js';
+import { MAX_OBJECT_BYTES, type GitObject } from '../../src/scanner/sources/pack-store.js';
 import { makeTempDir } from '../helpers/git.js';
-import { advertisement, emptyCommit, PackWriter } from '../helpers/hostile-pack.js';
+import { advertisement, delta, emptyCommit, PackWriter } from '../helpers/hostile-pack.js';
 import { runCli } from '../helpers/run-cli.js';
 import { serveUploadPack, sideBandAnswer } from '../helpers/upload-pack-server.js';
 
@@ -74,5 +74,42 @@ describe('a pack entry whose size varint runs past 64 bits (F6: it read as NaN, 
     const run = await scan(pack.finish(), commit);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/corrupt pack: the size of the object at \d+ runs past 67 bits/);
+  }, 60_000);
+});
+
+/**
+ * Two whole blobs of `fill` bytes first (their data, kept as read, fills a hold of twice that; first in the pack, they
+ * are resolved last), then a 1-byte blob and a chain of `depth` ofs-deltas each copying its base's byte: every base is
+ * let go as soon as it is held, so each delta was made again from the root.
+ */
+function remakeChain(pack: PackWriter, depth: number, fill: number): void {
+  pack.whole('blob', Buffer.alloc(fill));
+  pack.whole('blob', Buffer.alloc(fill, 1));
+  const step = delta(1, 1, Buffer.from([0x90, 1]));
+  let at = pack.whole('blob', Buffer.from('A'));
+  for (let index = 0; index < depth; index++) at = pack.ofs(at, step);
+}
+
+describe('a delta chain made again from its root at every step (F1: the make limit counted bytes, not work)', () => {
+  it('indexPack refuses it once the re-making reaches the make limit, each re-make counted at least 4 KiB', async () => {
+    const pack = new PackWriter();
+    remakeChain(pack, 2000, 1024);
+    // ~2 million re-makes of ~5 counted bytes each: main indexed it, quadratically (7.7 s of CPU in the review)
+    await expect(indexPack(pack.finish(), noOutside, MAX_OBJECT_BYTES, 2048)).rejects.toThrow(/its objects would make more than the 1073741824 bytes a pack of \d+ bytes may make here/);
+  }, 60_000);
+
+  it('indexes the same chain when its bases fit the hold: each delta made once', async () => {
+    const pack = new PackWriter();
+    remakeChain(pack, 2000, 1024);
+    expect((await indexPack(pack.finish(), noOutside)).objects).toBe(2003);
+  });
+
+  it('hldp scan of a server sending it behind two 64 MiB blobs exits 2 naming the make limit (main: 207 s of CPU, then exit 0)', async () => {
+    const pack = new PackWriter();
+    remakeChain(pack, 9999, 64 * MIB);
+    const commit = emptyCommit(pack);
+    const run = await scan(pack.finish(), commit);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/its objects would make more than the 1073741824 bytes a pack of \d+ bytes may make here/);
   }, 60_000);
 });

@@ -23,6 +23,14 @@ export function makeLimit(packBytes: number): number {
 
 const MIN_MAKE_BYTES = 1024 * 1024 * 1024;
 
+/**
+ * What making an object again counts against `makeLimit` at the least (re-inflating a delta's data, re-applying a
+ * delta): the limit counted bytes, not work, and a chain of 1-byte deltas whose bases a full hold let go was made
+ * again from its root at every step (~5 counted bytes each: a 0.27 MB pack, 207 s of CPU). At 4 KiB a pack may make
+ * again at most ~260,000 times, which a clone whose objects fit the hold never does.
+ */
+export const REMAKE_MIN_BYTES = 4096;
+
 /** One object of the pack (a class: 200,000 of them at 100,000 tools, each of one shape, its fields set from the start). */
 export class Entry {
   /** inflated: a delta's instructions, or a whole object's content until its deltas are resolved (absent once let go) */
@@ -73,7 +81,7 @@ export function inflateAt(pack: Buffer, start: number, trailer: number, size: nu
 
 /**
  * The inflated bytes the indexer holds, within `limit`: entries' data kept as read while there is room, the contents
- * of bases whose deltas wait kept by recent use. What is not held is made again when needed; all that is made counts against `makeLimit`.
+ * of bases whose deltas wait kept by recent use. What is not held is made again when needed; all that is made counts against `makeLimit`, what is made again at least `REMAKE_MIN_BYTES` a time.
  */
 export class Held {
   private bytes = 0;
@@ -115,7 +123,7 @@ export class Held {
   /** An entry's inflated data: held, or inflated again. */
   dataOf(entry: Entry): Buffer {
     if (entry.data !== undefined) return entry.data;
-    this.made(entry.size);
+    this.made(Math.max(entry.size, REMAKE_MIN_BYTES));
     return inflateAt(this.pack, entry.dataStart, this.trailer, entry.size, entry.offset).data;
   }
 
@@ -160,7 +168,7 @@ export class Held {
       const delta = chain[index]!;
       // made before (it was resolved, then let go): made again
       content = applyDelta(this.dataOf(delta), content, this.maxObjectBytes);
-      this.made(content.length);
+      this.made(Math.max(content.length, REMAKE_MIN_BYTES));
     }
     return content;
   }
