@@ -1,5 +1,6 @@
 import { open as openDescriptor, readSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
+import { endianness } from 'node:os';
 import { promisify } from 'node:util';
 import type { ScanEntry } from './build-index.js';
 import type { CacheHeader } from './cache-file.js';
@@ -14,20 +15,35 @@ const NEWLINE = 0x0a;
 /** The last line of a cache file: where its stored index begins, as 16 hex digits, and a newline. */
 export const TRAILER_BYTES = 17;
 
+/** What the first line of a cache file's tail says of the rest (layout 6): read before the bytes it describes. */
+export interface TailLine {
+  layout: 6;
+  /** the host's byte order, which the numbers after this line are written in: another host's file is a miss */
+  byteOrder: 'BE' | 'LE';
+  /** how many tools the stored index has (0 without one) */
+  tools: number;
+  /** the bytes of the tools' names, each followed by a newline */
+  namesBytes: number;
+  aliases: StoredIndex['aliases'];
+  /** the stored index but for its positions, names and kinds, or null when the file keeps none */
+  index: Omit<StoredIndex, 'positions' | 'aliases' | 'names' | 'kinds'> | null;
+}
+
 // entries written per slice, with the event loop let go between slices: serialising 100,000 entries (tens of MB)
 // in one go would hold every request for a large part of a second
 const SLICE = 500;
 
 /**
  * Writes the header, then each entry on a line of its own, ASCII only (every other character as a JSON `\u` escape,
- * so no line holds a raw newline), a slice of entries at a time, then the stored index, the entries' line lengths and
- * a trailer saying where the index begins (`TRAILER_BYTES`: 16 hex digits and a newline). An entry read from a cache
- * file or written before is copied from that file's line; afterwards each entry's text is this file's line. Only a
- * slice's texts are held at once: with the lengths before the entries (layout 4), every text had to be made before
- * the first was written (~130 MB at 100,000 tools, the peak of a cold scan's write).
+ * so no line holds a raw newline), a slice of entries at a time, then the tail (`tailChunks`) and a trailer saying
+ * where the tail begins (`TRAILER_BYTES`: 16 hex digits and a newline). An entry read from a cache file or written
+ * before is copied from that file's line; afterwards each entry's text is this file's line. Only a slice's texts are
+ * held at once: with the lengths before the entries (layout 4), every text had to be made before the first was
+ * written (~130 MB at 100,000 tools, the peak of a cold scan's write).
  */
 export async function writeCacheFile(path: string, header: CacheHeader, index: StoredIndex | undefined, entries: readonly ScanEntry[]): Promise<void> {
   const lengths: number[] = new Array(entries.length);
+  const starts = new Float64Array(entries.length + 1);
   // a file at this path may be one whose lines are being copied: it is unlinked (still read through its descriptor), never overwritten
   await rm(path, { force: true });
   const handle = await open(path, 'wx');
@@ -41,12 +57,14 @@ export async function writeCacheFile(path: string, header: CacheHeader, index: S
       for (let offset = 0; offset < texts.length; offset++) {
         lines.push(texts[offset]!, LINE_END);
         lengths[start + offset] = texts[offset]!.length;
+        starts[start + offset] = at;
         at += texts[offset]!.length + 1;
       }
       await writeWhole(handle, lines);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    await writeWhole(handle, [Buffer.from(`${asciiJson(index ?? null)}\n${JSON.stringify(lengths.map((length) => length + 1))}\n${at.toString(16).padStart(TRAILER_BYTES - 1, '0')}\n`, 'latin1')]);
+    starts[entries.length] = at;
+    await writeWhole(handle, tailChunks(index, starts));
   } finally {
     await handle.close();
   }
@@ -101,6 +119,38 @@ function textsOf(entries: readonly ScanEntry[], from: number, to: number): Uint8
 
 const LINE_END = Buffer.from('\n');
 
+/**
+ * What follows the entries (layout 6): a line of JSON (`TailLine`: the stored index without its per-tool arrays, and
+ * their sizes), then where each entry's line starts and where the last ends (`starts`: 64-bit floats), each tool's
+ * entry position (32-bit), the entries' kinds (a letter each; none without an index), the tools' names (each followed
+ * by a newline), and the trailer, the numbers in this host's byte order. A warm start at 100,000 tools so copies its
+ * tail's numbers as bytes and splits one string of names, where it parsed JSON arrays of 100,000 names, positions and
+ * lengths and added the lengths up one by one (issue #18).
+ */
+export function tailChunks(index: StoredIndex | undefined, starts: Float64Array): Uint8Array[] {
+  const names = index ? index.names.map((name) => `${name}\n`).join('') : '';
+  // a name is a folder's name (ASCII letters, digits, '.', '_', '-'): a newline in one would split it in two
+  if (index && index.names.some((name) => name.includes('\n'))) throw new Error('a tool name holds a newline: the scan cannot be kept');
+  if (index && (index.kinds.length !== starts.length - 1 || /[^\x20-\x7e]/.test(index.kinds))) throw new Error('the stored index\'s kinds are not one letter an entry');
+  const namesBytes = Buffer.from(names, 'utf8');
+  const positions = index?.positions ?? new Uint32Array(0);
+  const line: TailLine = { layout: 6, byteOrder: endianness(), tools: positions.length, namesBytes: namesBytes.length, aliases: index?.aliases ?? [], index: index ? withoutArrays(index) : null };
+  const at = starts[starts.length - 1]!;
+  return [
+    Buffer.from(`${asciiJson(line)}\n`, 'latin1'),
+    new Uint8Array(starts.buffer, starts.byteOffset, starts.byteLength),
+    new Uint8Array(positions.buffer, positions.byteOffset, positions.byteLength),
+    Buffer.from(index?.kinds ?? '', 'latin1'),
+    namesBytes,
+    Buffer.from(`${at.toString(16).padStart(TRAILER_BYTES - 1, '0')}\n`, 'latin1'),
+  ];
+}
+
+function withoutArrays(index: StoredIndex): NonNullable<TailLine['index']> {
+  const { positions: _positions, aliases: _aliases, names: _names, kinds: _kinds, ...rest } = index;
+  return rest;
+}
+
 // A write may be short without an error (a file size limit reached, a disk nearly full: the bytes up to the limit are
 // written). The rest is written again, so that the error it then meets (EFBIG, ENOSPC) is thrown: a torn file taken
 // for a whole one would be kept as the cache, its trailer missing, and served from while its lines were cut short.
@@ -119,7 +169,7 @@ async function writeWhole(handle: FileHandle, chunks: readonly Uint8Array[]): Pr
 
 /**
  * A cache file written while a scan reads: the header at once, each entry's line appended in order as it is parsed
- * (a slice at a time), then the stored index, the lengths and the trailer, as `writeCacheFile` lays them out. A cold
+ * (a slice at a time), then the tail and the trailer, as `writeCacheFile` lays them out. A cold
  * scan of 100,000 tools so holds one slice of entries, not every entry (~216 MB on the main heap).
  */
 export class CacheFileStream {
@@ -162,13 +212,11 @@ export class CacheFileStream {
     await writeWhole(this.handle, chunks);
   }
 
-  /** Writes the index, the lengths and the trailer and closes the file; returns a descriptor reading it and where each line starts. */
+  /** Writes the tail and the trailer and closes the file; returns a descriptor reading it and where each line starts. */
   async finish(index: StoredIndex | undefined): Promise<{ descriptor: number; starts: Float64Array }> {
     if (this.count !== this.entries) throw new Error(`${this.count} entries written, the header says ${this.entries}`);
-    const lengths = new Array<number>(this.entries);
-    for (let line = 0; line < this.entries; line++) lengths[line] = this.starts[line + 1]! - this.starts[line]!;
     try {
-      await writeWhole(this.handle, [Buffer.from(`${asciiJson(index ?? null)}\n${JSON.stringify(lengths)}\n${this.at.toString(16).padStart(TRAILER_BYTES - 1, '0')}\n`, 'latin1')]);
+      await writeWhole(this.handle, tailChunks(index, this.starts));
     } finally {
       await this.handle.close();
     }

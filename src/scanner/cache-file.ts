@@ -1,11 +1,12 @@
 import { close, fstat, open as openDescriptor, read, readSync, rmSync } from 'node:fs';
+import { endianness } from 'node:os';
 import { promisify } from 'node:util';
 import type { ToolSource } from '../core/index.js';
 import type { ScanEntry } from './build-index.js';
 import { entryTexts, OpenFile } from './entry-texts.js';
 import type { StoredIndex } from './stored-index.js';
 
-import { TRAILER_BYTES } from './cache-file-writer.js';
+import { TRAILER_BYTES, type TailLine } from './cache-file-writer.js';
 
 export { writeCacheFile } from './cache-file-writer.js';
 
@@ -126,33 +127,39 @@ export class CachedEntries implements EntryList {
     return new Error(`the scan cache ${this.path} is damaged at entry ${position} (${reason}); it is removed: run the command again to rescan`);
   }
 
-  // line `position` without its newline, from the block that holds it (read now if it is not the last one read)
+  // line `position` without its newline, from the block that holds it (read now if it is not the last one read). The
+  // lines' starts are read from the file as bytes, unchecked (100,000 of them at start): a line is checked as it is
+  // read, between the first line's start and the last one's end, right after a newline and ending at one
   private line(position: number): Buffer {
     const start = this.starts[position]!;
     const end = this.starts[position + 1]!;
-    if (start < this.blockStart || end > this.blockStart + this.block.length) {
-      const size = Math.max(BLOCK_BYTES, end - start);
-      const block = Buffer.allocUnsafe(Math.min(size, this.starts[this.made.length]! - start));
+    const last = this.starts[this.made.length]!;
+    if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= this.starts[0]! && end > start && end <= last)) throw this.damaged(position, 'its line is not among the lines');
+    // from the newline before it (the header's, for the first line)
+    const from = start - 1;
+    if (from < this.blockStart || end > this.blockStart + this.block.length) {
+      const size = Math.max(BLOCK_BYTES, end - from);
+      const block = Buffer.allocUnsafe(Math.min(size, last - from));
       let read: number;
       try {
-        read = readSync(this.file.descriptor, block, 0, block.length, start);
+        read = readSync(this.file.descriptor, block, 0, block.length, from);
       } catch (error) {
         throw this.damaged(position, (error as Error).message);
       }
-      if (read < end - start) throw this.damaged(position, 'the file is shorter than its index says');
+      if (read < end - from) throw this.damaged(position, 'the file is shorter than its index says');
       this.block = block.subarray(0, read);
-      this.blockStart = start;
+      this.blockStart = from;
     }
-    const text = this.block.subarray(start - this.blockStart, end - this.blockStart);
-    if (text[text.length - 1] !== NEWLINE) throw this.damaged(position, 'a line does not end where its length says');
-    return text.subarray(0, text.length - 1);
+    const text = this.block.subarray(from - this.blockStart, end - this.blockStart);
+    if (text[0] !== NEWLINE || text[text.length - 1] !== NEWLINE) throw this.damaged(position, 'a line does not begin and end where its start says');
+    return text.subarray(1, text.length - 1);
   }
 }
 
 /**
  * Reads a cache file written by `writeCacheFile` if its header says `parser`; anything else (other version, torn) is a
- * miss. Only the header, the stored index and the lines' lengths are read (the first line, and the tail the trailer
- * points to); entries are read when asked for.
+ * miss. Only the header and the tail the trailer points to are read (the stored index and where each line starts);
+ * entries are read when asked for.
  */
 export async function readCacheFile(path: string, parser: string): Promise<CacheFile | undefined> {
   let descriptor: number;
@@ -174,26 +181,12 @@ export async function readCacheFile(path: string, parser: string): Promise<Cache
     if (header.parser !== parser || !Number.isSafeInteger(header.entries) || header.entries < 0) return undefined;
     const tail = Buffer.alloc(size - TRAILER_BYTES - tailStart);
     if ((await readAsync(descriptor, tail, 0, tail.length, tailStart)).bytesRead !== tail.length) return undefined;
-    const indexEnd = tail.indexOf(NEWLINE);
-    // exactly two lines between the entries and the trailer: the stored index and the lengths
-    if (indexEnd < 0 || tail.indexOf(NEWLINE, indexEnd + 1) !== tail.length - 1) return undefined;
-    const lengths = JSON.parse(tail.toString('latin1', indexEnd + 1, tail.length - 1)) as unknown;
-    if (!Array.isArray(lengths) || lengths.length !== header.entries) return undefined;
-    const starts = new Float64Array(header.entries + 1);
-    let start = head.end;
-    for (let line = 0; line < header.entries; line++) {
-      const length = lengths[line] as unknown;
-      if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 1) return undefined;
-      starts[line] = start;
-      start += length;
-    }
-    starts[header.entries] = start;
-    // the lines do not end where the index begins: torn, or not this layout
-    if (start !== tailStart) return undefined;
-    const index = JSON.parse(tail.toString('latin1', 0, indexEnd)) as StoredIndex | null;
-    const entries = new CachedEntries(path, descriptor, starts);
+    const read = readTail(tail, header.entries);
+    // the lines do not begin after the header and end where the tail begins: torn, or not this layout
+    if (!read || read.starts[0] !== head.end || read.starts[header.entries] !== tailStart) return undefined;
+    const entries = new CachedEntries(path, descriptor, read.starts);
     kept = true;
-    return { header, index: index ?? undefined, entries };
+    return { header, index: read.index, entries };
   } catch {
     return undefined;
   } finally {
@@ -201,6 +194,32 @@ export async function readCacheFile(path: string, parser: string): Promise<Cache
     if (!kept) await closeAsync(descriptor).catch(() => undefined);
   }
 }
+
+// The tail as `tailChunks` writes it (layout 6), or undefined when it is not that: its sizes must add up to its bytes
+function readTail(tail: Buffer, entries: number): { starts: Float64Array; index: StoredIndex | undefined } | undefined {
+  const lineEnd = tail.indexOf(NEWLINE);
+  if (lineEnd < 0) return undefined;
+  const line = JSON.parse(tail.toString('latin1', 0, lineEnd)) as Partial<TailLine> | null;
+  if (typeof line !== 'object' || line === null || line.layout !== 6 || line.byteOrder !== endianness() || !isCount(line.tools) || !isCount(line.namesBytes) || !Array.isArray(line.aliases)) return undefined;
+  const { tools, namesBytes, index } = line;
+  if (typeof index !== 'object' || Array.isArray(index) || (index === null && (tools > 0 || namesBytes > 0 || line.aliases.length > 0))) return undefined;
+  const kindsBytes = index ? entries : 0;
+  let at = lineEnd + 1;
+  if (tail.length !== at + 8 * (entries + 1) + 4 * tools + kindsBytes + namesBytes) return undefined;
+  // copied out of the tail (aligned, and the tail let go): views, not a number parsed at a time
+  const starts = new Float64Array(entries + 1);
+  new Uint8Array(starts.buffer).set(tail.subarray(at, (at += starts.byteLength)));
+  if (!index) return { starts, index: undefined };
+  const positions = new Uint32Array(tools);
+  new Uint8Array(positions.buffer).set(tail.subarray(at, (at += positions.byteLength)));
+  const kinds = tail.toString('latin1', at, (at += kindsBytes));
+  const names = tools === 0 ? [] : tail.toString('utf8', at, at + namesBytes).split('\n');
+  // each name ends with a newline: one more piece than names, the last empty
+  if (tools > 0 && (names.length !== tools + 1 || names.pop() !== '')) return undefined;
+  return { starts, index: { ...index, positions, aliases: line.aliases, names, kinds } };
+}
+
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 // where the stored index begins, as the file's trailer says; undefined when the file has no trailer of this layout
 async function indexStart(descriptor: number, size: number): Promise<number | undefined> {

@@ -172,8 +172,10 @@ export class IndexCache {
 // names, then one entry a line), so that one entry can be parsed without the others. 4: a line of the entries' lengths
 // after the stored index, so that a reader finds an entry without reading the lines before it. 5: the entries right
 // after the header, then the stored index, the lengths and a trailer saying where the index begins, so that a writer
-// holds one slice of entries' texts at a time, not all of them.
-const FORMAT = 5;
+// holds one slice of entries' texts at a time, not all of them. 6: the tail after the entries is a line of JSON, then
+// the lines' starts, the tools' positions, the entries' kinds and the tools' names as bytes, so that a warm start
+// parses no JSON array of 100,000 names, positions and lengths (issue #18).
+const FORMAT = 6;
 
 function fileName(commit: string): string {
   return commit.replace(/[^A-Za-z0-9]/g, '_');

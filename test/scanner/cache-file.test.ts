@@ -4,8 +4,11 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readCacheFile, writeCacheFile, type CacheHeader } from '../../src/scanner/cache-file.js';
 import { Scanner } from '../../src/scanner/index.js';
+import { restoreIndex } from '../../src/scanner/stored-index.js';
+import { findTool } from '../../src/core/index.js';
 import type { ScanEntry } from '../../src/scanner/build-index.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { cacheFileParts, layout5Of } from '../helpers/scan-cache-layout.js';
 
 let temp: { path: string; cleanup: () => Promise<void> };
 beforeEach(async () => {
@@ -120,31 +123,94 @@ describe('readCacheFile', () => {
   });
 });
 
-describe('Scanner over a scan cache in an older layout', () => {
-  it('rebuilds it from the repository instead of reading it, and serves what the repository holds', async () => {
+describe('a scan cache file whose tail\'s numbers were changed after it was written', () => {
+  it('is a miss, or its index is not trusted, or each entry and tool reads back as written or says it is damaged: never another', async () => {
     const repo = join(temp.path, 'repo');
     await initRepository(repo);
-    await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+    await commitFiles(repo, {
+      'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { aliases: '[shared]' }),
+      'tools/beta/TOOL.hdlp': makeToolYaml('beta', { aliases: '[shared, other]' }),
+      'tools/broken/TOOL.hdlp': makeToolYaml('broken', { executor: 'telepathy' }),
+      'tools/gamma/TOOL.hdlp': makeToolYaml('gamma'),
+      'tools/delta/TOOL.hdlp': makeToolYaml('delta'),
+    });
+    const cacheDir = join(temp.path, 'cache');
+    const scanner = new Scanner({ repo, cacheDir });
+    await scanner.scan();
+    await scanner.flush();
+    const folder = await findIndexFolder(cacheDir);
+    const [name] = await readdir(folder);
+    const file = await readFile(join(folder, name!));
+    const { parser } = JSON.parse(file.toString('latin1', 0, file.indexOf(0x0a))) as CacheHeader;
+    const read = async (path: string) => {
+      const cache = await readCacheFile(path, parser);
+      return { cache, index: cache?.index && restoreIndex(cache.index, cache.entries, { source: 's', commit: 'c', scanned_at: 't' }) };
+    };
+    const copy = join(temp.path, 'copy.json');
+    await writeFile(copy, file);
+    const written = await read(copy);
+    const entries = written.cache!.entries.all();
+    const tools = written.index!.tools;
+    expect(tools.map((tool) => [tool.name, tool.aliases])).toEqual([['alpha', ['shared']], ['beta', ['other']], ['delta', []], ['gamma', []]]);
+    // the numbers: from after the tail's line to the names (where each line starts, the tools' positions, the kinds)
+    const tailStart = Number.parseInt(file.toString('latin1', file.length - 17, file.length - 1), 16);
+    const numbersStart = file.indexOf(0x0a, tailStart) + 1;
+    const numbersEnd = numbersStart + 8 * (entries.length + 1) + 4 * tools.length + entries.length;
+    const same = <T>(made: () => T, expected: T): void => {
+      let value: T;
+      try {
+        value = made();
+      } catch (error) {
+        expect((error as Error).message).toMatch(/is damaged at entry/);
+        return;
+      }
+      expect(value).toEqual(expected);
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: numbersStart, max: numbersEnd - 1 }), fc.integer({ min: 1, max: 255 }), async (at, mask) => {
+        const changed = Buffer.from(file);
+        changed[at] = changed[at]! ^ mask;
+        await writeFile(copy, changed);
+        const { cache, index } = await read(copy);
+        if (!cache) return;
+        for (let position = 0; position < entries.length; position++) same(() => cache.entries.peek(position), entries[position]);
+        if (!index) return;
+        for (const tool of tools) same(() => findTool(index, tool.name), tool);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('Scanner over a scan cache in an older layout', () => {
+  it.each([
+    ['under the parser string of its own version', (parser: string) => parser.replace(/^6\//, '5/')],
+    // as a file copied by hand, or a version that changed the layout and forgot to change the format number, would be
+    ['under this version\'s parser string', (parser: string) => parser],
+  ])('rebuilds one of layout 5 (the index and the lines\' lengths as JSON) %s instead of reading it, and serves what the repository holds', async (_case, parserOf) => {
+    const repo = join(temp.path, 'repo');
+    await initRepository(repo);
+    await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { aliases: '[shared]' }), 'tools/beta/TOOL.hdlp': makeToolYaml('beta', { aliases: '[shared, other]' }) });
     const cacheDir = join(temp.path, 'cache');
     const first = new Scanner({ repo, cacheDir });
     // made now: a cold scan serves its tools from the file it wrote, which only this test changes in place
     const { tools } = await first.scan();
     await first.flush();
-    // the same scan in the layout before (format 4: the index and the lengths before the entries, no trailer), its
-    // tools renamed, under the old format's parser string
     const folder = await findIndexFolder(cacheDir);
     const [name] = await readdir(folder);
-    const text = await readFile(join(folder, name!), 'latin1');
-    const [headerLine, ...rest] = text.split('\n');
-    const [indexLine, lengthsLine] = rest.slice(-4, -2);
-    const entryLines = rest.slice(0, -4);
-    const oldHeader = JSON.parse(headerLine!) as CacheHeader;
-    expect(oldHeader.parser).toMatch(/^5\//);
-    const older = [JSON.stringify({ ...oldHeader, parser: oldHeader.parser.replace(/^5\//, '4/') }), indexLine, lengthsLine, ...entryLines, ''].join('\n').replaceAll('alpha', 'omega');
-    await writeFile(join(folder, name!), older, 'latin1');
+    const parts = cacheFileParts(await readFile(join(folder, name!)));
+    const parser = (JSON.parse(parts.header) as CacheHeader).parser;
+    expect(parser).toMatch(/^6\//);
+    // beta kept one alias of two: the one alpha, first by name, holds
+    expect(parts.tailLine.aliases).toEqual([[1, ['other']]]);
+    // the same scan in layout 5, its tools renamed
+    await writeFile(join(folder, name!), layout5Of(parts, parserOf(parser)).replaceAll('alpha', 'omega'), 'latin1');
     const again = await new Scanner({ repo, cacheDir }).scan();
     expect(again.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
     expect(again.tools).toEqual(tools);
+    // rebuilt in this layout, and read back from it as scanned
+    expect(JSON.parse(cacheFileParts(await readFile(join(folder, name!))).header)).toMatchObject({ parser });
+    expect((await new Scanner({ repo, cacheDir }).scan()).tools).toEqual(tools);
   });
 });
 

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findTool } from '../../src/core/index.js';
 import { Scanner, ScanError, scanOnce } from '../../src/scanner/index.js';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { cacheFileOf, cacheFileParts, layout5Of } from '../helpers/scan-cache-layout.js';
 
 let temp: { path: string; cleanup: () => Promise<void> };
 let cacheDir: string;
@@ -215,27 +216,31 @@ describe('the index cache', () => {
     const { readdir, writeFile } = await import('node:fs/promises');
     const indexDir = join(cacheDir, 'sources', (await readdir(join(cacheDir, 'sources')))[0]!, 'index');
     const path = join(indexDir, `${first.commit}.json`);
-    const lines = (await readFile(path, 'latin1')).split('\n');
-    const header = JSON.parse(lines[0]!) as { parser: string; entries: number };
-    expect(header.parser).toMatch(/^5\//);
-    // layout 5: the header, the entries, the stored index, the entries' lengths, then where the index begins
-    const [indexLine, lengthsLine, trailer] = lines.slice(-4, -1);
-    const entryLines = lines.slice(1, -4);
-    const stored = JSON.parse(indexLine!) as { tools: unknown[]; names: string[]; kinds: string };
-    expect(JSON.parse(lengthsLine!)).toEqual(entryLines.map((line) => line.length + 1));
-    expect(Number.parseInt(trailer!, 16)).toBe(lines[0]!.length + 1 + entryLines.reduce((sum, line) => sum + line.length + 1, 0));
-    const entries = entryLines.map((line) => JSON.parse(line) as { tool: { intent: string } });
+    const file = await readFile(path);
+    const parts = cacheFileParts(file);
+    const header = JSON.parse(parts.header) as { parser: string; entries: number };
+    expect(header.parser).toMatch(/^6\//);
+    // layout 6: the header, the entries, a line of JSON, then the lines' starts, the tools' positions, kinds and names
+    expect(cacheFileOf(parts).equals(file)).toBe(true);
+    expect(parts.tailLine).toMatchObject({ layout: 6, tools: 1, aliases: [] });
+    expect(parts.names).toEqual(['one']);
+    const entries = parts.entryLines.map((line) => JSON.parse(line) as { tool: { intent: string } });
     expect(entries).toHaveLength(header.entries);
     const misread = entries.map((entry) => ({ ...entry, tool: { ...entry.tool, intent: 'MISREAD' } }));
     const misreadLines = misread.map((entry) => JSON.stringify(entry));
-    const hash = header.parser.replace(/^5\//, '');
+    const hash = header.parser.replace(/^6\//, '');
     const { entries: _count, ...rest } = header;
-    // the layouts before this one: 4, the index and the lengths before the entries; 3, lines without their lengths;
-    // one JSON document (2: ASCII, with a stored index; 1: the bare parser hash, UTF-8, none)
+    const layout5 = JSON.parse(layout5Of(parts, '', misreadLines).split('\n').at(-4)!) as { tools: unknown[] };
+    const indexLine = JSON.stringify(layout5);
+    // the layouts before this one: 5, the index and the lengths as JSON after the entries (also under this version's
+    // parser string, as a file copied by hand might have); 4, the index and the lengths before the entries; 3, lines
+    // without their lengths; one JSON document (2: ASCII, with a stored index; 1: the bare parser hash, UTF-8, none)
     const older = [
+      layout5Of(parts, `5/${hash}`, misreadLines),
+      layout5Of(parts, header.parser, misreadLines),
       [JSON.stringify({ ...header, parser: `4/${hash}` }), indexLine, JSON.stringify(misreadLines.map((line) => line.length + 1)), ...misreadLines, ''].join('\n'),
       [JSON.stringify({ ...header, parser: `3/${hash}` }), indexLine, ...misreadLines, ''].join('\n'),
-      JSON.stringify({ ...rest, parser: `2/${hash}`, entries: misread, index: { tools: stored.tools, toolsets: [], skills: [], policies: [], errors: [], warnings: [] } }),
+      JSON.stringify({ ...rest, parser: `2/${hash}`, entries: misread, index: { tools: layout5.tools, toolsets: [], skills: [], policies: [], errors: [], warnings: [] } }),
       JSON.stringify({ ...rest, parser: hash, entries: misread }),
     ];
     for (const text of older) {
@@ -244,18 +249,21 @@ describe('the index cache', () => {
       expect(second.scanned_at).not.toBe(first.scanned_at);
       expect(second.tools.map((tool) => [tool.intent, tool.display])).toEqual([['does one things', '工具 one']]);
     }
-    // a file of this layout whose stored index does not fit its entries is not trusted either
-    const current = (await readFile(path, 'latin1')).split('\n');
-    const currentEntries = current.slice(1, -4);
-    for (const wrong of [{ tools: [7] }, { kinds: 's' }, { names: [] }]) {
-      await writeFile(path, [current[0], ...currentEntries, JSON.stringify({ ...JSON.parse(current.at(-4)!), ...wrong }), ...current.slice(-3)].join('\n'), 'latin1');
+    // a file of this layout whose stored index does not fit its entries is not trusted either: a tool's position past
+    // the entries, its entry's kind not a tool's, a name fewer than the tools, the names' bytes not what the line says
+    const current = cacheFileParts(await readFile(path));
+    const names = current.names.join('\n').length + 1;
+    for (const wrong of [{ positions: [7] }, { kinds: 's' }, { names: [] as string[], tailLine: { ...current.tailLine, namesBytes: 0 } }, { tailLine: { ...current.tailLine, namesBytes: names + 1 } }]) {
+      await writeFile(path, cacheFileOf({ ...current, ...wrong }));
       expect((await scanOnce(repo, { cacheDir })).tools.map((tool) => [tool.name, tool.intent])).toEqual([['one', 'does one things']]);
     }
-    // nor is one with a line more or less than its header counts, or than its lengths add up to, or cut anywhere
-    const again = (await readFile(path, 'latin1')).split('\n');
-    const tail = again.slice(-4);
-    for (const torn of [[again[0], again[1], ...again.slice(1, -4), ...tail], [again[0], ...tail], again.slice(0, -2).concat(''), again.slice(0, 2).concat('')]) {
-      await writeFile(path, torn.join('\n'), 'latin1');
+    // nor is one with a line more or less than its header counts, or than its starts say, or cut anywhere
+    const again = cacheFileParts(await readFile(path));
+    const whole = cacheFileOf(again);
+    const lineMore = Buffer.concat([Buffer.from(`${again.header}\n${again.entryLines[0]}\n`, 'latin1'), whole.subarray(again.header.length + 1)]);
+    const torn = [lineMore, cacheFileOf({ ...again, entryLines: [] }), whole.subarray(0, whole.length - 3), whole.subarray(0, again.header.length + 20), Buffer.concat([whole, Buffer.from('x\n')])];
+    for (const text of torn) {
+      await writeFile(path, text);
       const scanned = await scanOnce(repo, { cacheDir });
       expect(scanned.tools.map((tool) => tool.name)).toEqual(['one']);
       expect(scanned.scanned_at).not.toBe(first.scanned_at);
