@@ -4,7 +4,7 @@ import { findProgram } from './find-program.js';
 import { probeFailure, runProbe } from './probe-command.js';
 
 /** bubblewrap as this host can run it, or why it cannot. */
-export type Bubblewrap = { ok: true; version: string; system: SystemMount[]; path: string } | { ok: false; reason: string };
+export type Bubblewrap = { ok: true; system: SystemMount[]; path: string } | { ok: false; reason: string };
 
 /** One path of the read-only system: bound, or a symlink recreated (merged /usr: /bin → usr/bin). */
 export type SystemMount = { path: string; symlink?: string };
@@ -62,21 +62,20 @@ function fixFor(reason: string): string {
   return 'run the probe by hand to see why: bwrap --unshare-all --die-with-parent --ro-bind / / --proc /proc --dev /dev true';
 }
 
-/** Runs bubblewrap once with the flags a sandboxed run uses, to see whether it works here and, if not, why. */
+/**
+ * Runs bubblewrap once with the flags a sandboxed run uses, to see whether it works here and, if not, why. One
+ * process: a `bwrap --version` before it told only that bubblewrap starts, which the trial's spawn tells too (~10 ms
+ * of a server's CPU at start under load, issue #18).
+ */
 export async function probeBubblewrap(path: string | undefined = process.env.PATH): Promise<Bubblewrap> {
-  const version = await runProbe('bwrap', ['--version']);
-  if (!version.ok) {
-    const why = probeFailure(version);
-    return { ok: false, reason: `bubblewrap (bwrap) cannot be started: ${why}; ${fixFor(why)}` };
-  }
   const system = await systemMounts(path);
   const trial = await runProbe('bwrap', [...isolationArguments(false), ...systemArguments(system), '--', 'true']);
   if (!trial.ok) {
     const why = probeFailure(trial);
-    return { ok: false, reason: `bubblewrap cannot make a sandbox here: ${why}; ${fixFor(why)}` };
+    return { ok: false, reason: trial.started ? `bubblewrap cannot make a sandbox here: ${why}; ${fixFor(why)}` : `bubblewrap (bwrap) cannot be started: ${why}; ${fixFor(why)}` };
   }
   // its absolute path: a launcher starts with an empty environment, where no PATH would find it
-  return { ok: true, version: version.stdout.trim(), system, path: findProgram('bwrap', path, '/') ?? 'bwrap' };
+  return { ok: true, system, path: findProgram('bwrap', path, '/') ?? 'bwrap' };
 }
 
 /** Where /etc/resolv.conf really is, when it links out of /etc (systemd-resolved): a tool with network needs it to resolve names. */

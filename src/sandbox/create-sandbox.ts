@@ -5,9 +5,8 @@ import { probeBubblewrap, resolverFolder, STATUS_FD, type Bubblewrap } from './b
 import { bubblewrapArguments, guardedConflict, type GuardedPaths } from './bubblewrap-arguments.js';
 import { findProgram } from './find-program.js';
 import { bubblewrapOutcome, directOutcome, initOutcome } from './launch-outcome.js';
-import { inNamespace, probePidNamespace, type PidNamespace } from './pid-namespace.js';
+import { inNamespace, probeContainment, type PidNamespace } from './pid-namespace.js';
 import { probePidsCgroups, type PidsCgroupProbe, type RunCgroup } from './pids-cgroup.js';
-import { runProbe } from './probe-command.js';
 import { limitHit, limitsPrelude, prlimitArguments } from './resource-limits.js';
 import { closeScript, LauncherPool } from './launcher-pool.js';
 import { scriptFolder, startWarm, type WarmCommand } from './warm-launch.js';
@@ -210,10 +209,9 @@ async function realPaths(paths: readonly string[] | undefined): Promise<string[]
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const limits = options.limits !== false;
   const root = process.getuid?.() === 0;
-  const [bubblewrap, namespace, prlimit, cgroups, resolver] = await Promise.all([
+  const [bubblewrap, { namespace, prlimit }, cgroups, resolver] = await Promise.all([
     options.mode === 'off' ? undefined : probeBubblewrap(),
-    probePidNamespace(),
-    limits ? runProbe('prlimit', ['--nofile=64', '--', 'true']).then((result) => result.ok) : false,
+    probeContainment(limits),
     limits ? probePidsCgroups() : undefined,
     resolverFolder(),
   ]);

@@ -3,6 +3,8 @@ import { spawn } from 'node:child_process';
 /** How a probe command ended. */
 export interface ProbeResult {
   ok: boolean;
+  /** whether the program started at all (false: not found, not executable) */
+  started: boolean;
   stdout: string;
   stderr: string;
   /** the exit code, the signal, or the spawn error, for a message */
@@ -20,7 +22,7 @@ export function runProbe(file: string, args: readonly string[], env: Record<stri
     try {
       child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     } catch (error) {
-      resolve({ ok: false, stdout, stderr, ending: (error as Error).message });
+      resolve({ ok: false, started: false, stdout, stderr, ending: (error as Error).message });
       return;
     }
     const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
@@ -28,11 +30,11 @@ export function runProbe(file: string, args: readonly string[], env: Record<stri
     child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
     child.once('error', (error) => {
       clearTimeout(timer);
-      resolve({ ok: false, stdout, stderr, ending: error.message });
+      resolve({ ok: false, started: false, stdout, stderr, ending: error.message });
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ ok: code === 0, stdout, stderr, ending: signal ? `killed by ${signal}` : `exit code ${code}` });
+      resolve({ ok: code === 0, started: true, stdout, stderr, ending: signal ? `killed by ${signal}` : `exit code ${code}` });
     });
   });
 }
