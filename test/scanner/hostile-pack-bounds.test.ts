@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyDelta } from '../../src/scanner/sources/git-delta.js';
-import { indexPack } from '../../src/scanner/sources/index-pack.js';
+import { indexPack, MAX_PACK_OBJECTS } from '../../src/scanner/sources/index-pack.js';
 import { MAX_OBJECT_BYTES, type GitObject } from '../../src/scanner/sources/pack-store.js';
 import { makeTempDir } from '../helpers/git.js';
 import { advertisement, delta, emptyCommit, PackWriter } from '../helpers/hostile-pack.js';
@@ -111,5 +111,34 @@ describe('a delta chain made again from its root at every step (F1: the make lim
     const run = await scan(pack.finish(), commit);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/its objects would make more than the 1073741824 bytes a pack of \d+ bytes may make here/);
+  }, 60_000);
+});
+
+/** A pack of `count` empty blobs: 9 bytes each (a 1-byte header and the 8-byte zlib stream of nothing). */
+function emptyBlobs(count: number, commit?: (pack: PackWriter) => string): { pack: Buffer; commit: string } {
+  const pack = new PackWriter();
+  const head = commit?.(pack) ?? '0'.repeat(40);
+  const entry = Buffer.concat([Buffer.from([0x30]), deflateSync(Buffer.alloc(0))]);
+  for (let index = 0; index < count; index++) pack.raw(entry);
+  return { pack: pack.finish(), commit: head };
+}
+
+describe('a pack of very many tiny objects (F2: nothing bounded their number; 9 million empty blobs aborted the process)', () => {
+  it(`indexPack refuses a pack of more than ${MAX_PACK_OBJECTS} objects from its header, before reading one`, async () => {
+    // main indexed it: ~574 bytes of heap an object (9 million: a V8 heap OOM)
+    await expect(indexPack(emptyBlobs(MAX_PACK_OBJECTS + 1).pack, noOutside)).rejects.toThrow(`fetched pack: ${MAX_PACK_OBJECTS + 1} objects, over the ${MAX_PACK_OBJECTS} a pack may bring here`);
+  }, 60_000);
+
+  it('indexes many empty blobs within the limit (their empty data not kept: one object, 2 entries)', async () => {
+    const indexed = await indexPack(emptyBlobs(2).pack, noOutside);
+    expect(indexed.objects).toBe(2);
+    expect([...indexed.received.values()].map((object) => object.content.length)).toEqual([0]);
+  });
+
+  it('hldp scan of a server sending it exits 2 naming the limit', async () => {
+    const { pack, commit } = emptyBlobs(MAX_PACK_OBJECTS + 1, emptyCommit);
+    const run = await scan(pack, commit);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`objects, over the ${MAX_PACK_OBJECTS} a pack may bring here`);
   }, 60_000);
 });

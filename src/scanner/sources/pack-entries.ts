@@ -31,6 +31,8 @@ const MIN_MAKE_BYTES = 1024 * 1024 * 1024;
  */
 export const REMAKE_MIN_BYTES = 4096;
 
+const EMPTY = Buffer.alloc(0);
+
 /** One object of the pack (a class: 200,000 of them at 100,000 tools, each of one shape, its fields set from the start). */
 export class Entry {
   /** inflated: a delta's instructions, or a whole object's content until its deltas are resolved (absent once let go) */
@@ -108,7 +110,8 @@ export class Held {
 
   /** Holds an entry's data as read, if there is room. */
   keep(entry: Entry, data: Buffer): void {
-    if (this.bytes + data.length > this.limit) return;
+    // empty data is not kept (a Buffer each, counted as nothing: millions of empty blobs held gigabytes of heap)
+    if (data.length === 0 || this.bytes + data.length > this.limit) return;
     entry.data = data;
     this.bytes += data.length;
   }
@@ -123,6 +126,7 @@ export class Held {
   /** An entry's inflated data: held, or inflated again. */
   dataOf(entry: Entry): Buffer {
     if (entry.data !== undefined) return entry.data;
+    if (entry.size === 0) return EMPTY;
     this.made(Math.max(entry.size, REMAKE_MIN_BYTES));
     return inflateAt(this.pack, entry.dataStart, this.trailer, entry.size, entry.offset).data;
   }
