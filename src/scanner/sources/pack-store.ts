@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import { applyDelta, readVarint } from './git-delta.js';
+import { PackFile } from './pack-file.js';
 
 /** The four kinds of git object. */
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
@@ -25,8 +26,10 @@ const HEAD_BYTES = 512;
  * What a delta chain's bases may hold in memory: a read resolves a chain from the nearest base kept here, not from
  * its root (git's default `pack.depth` is 50: a generated registry's blobs sit on chains of 1-50 deltas, and
  * resolving each from its root inflated ~25 objects per blob). Bounded, as git's own `core.deltaBaseCacheLimit`.
+ * 8 MiB, not the 32 it was: at 100,000 generated tools the larger cache saved no CPU measured beside it and held
+ * ~24 MB more through the scan (issue #18).
  */
-export const BASE_CACHE_BYTES = 32 * 1024 * 1024;
+export const BASE_CACHE_BYTES = 8 * 1024 * 1024;
 
 /**
  * The largest object the reader makes, whole or as a delta's result or a delta itself: a delta base is read whatever
@@ -36,12 +39,12 @@ export const BASE_CACHE_BYTES = 32 * 1024 * 1024;
  */
 export const MAX_OBJECT_BYTES = 64 * 1024 * 1024;
 
-/** A pack: its version-2 index, and its content once an object in it is read. */
+/** A pack: its version-2 index, and its file once an object in it is read (read a window at a time). */
 interface Pack {
   name: string;
   index: Buffer;
   count: number;
-  content: Promise<Buffer> | undefined;
+  file: PackFile | undefined;
 }
 
 /** One entry's header in a pack. */
@@ -54,7 +57,7 @@ export interface PackEntry {
   baseOid?: string;
 }
 
-/** How long the packs' contents and the delta bases are kept after the last read: a scan reads thousands in a row. */
+/** How long the packs' files (their descriptors and windows) and the delta bases are kept after the last read: a scan reads thousands in a row. */
 export const IDLE_RELEASE_MS = 1000;
 
 /**
@@ -81,10 +84,11 @@ export class PackStore {
 
   /**
    * How many bases are kept and their bytes (bounded by the limit given), the memory those bytes keep alive (the same,
-   * unless a base shares its memory), and how many packs' contents are held.
+   * unless a base shares its memory), how many packs are open, and the bytes of their windows kept.
    */
-  get held(): { bases: number; baseBytes: number; baseMemory: number; baseLimit: number; packs: number } {
-    return { bases: this.bases.size, baseBytes: this.bases.bytes, baseMemory: this.bases.memory(), baseLimit: this.bases.limit, packs: this.packs.filter((pack) => pack.content).length };
+  get held(): { bases: number; baseBytes: number; baseMemory: number; baseLimit: number; packs: number; windowBytes: number } {
+    const open = this.packs.filter((pack) => pack.file);
+    return { bases: this.bases.size, baseBytes: this.bases.bytes, baseMemory: this.bases.memory(), baseLimit: this.bases.limit, packs: open.length, windowBytes: open.reduce((bytes, pack) => bytes + pack.file!.heldBytes, 0) };
   }
 
   /** Lists the pack folder (again, after a fetch or a repack): new indexes are read, gone packs forgotten. */
@@ -98,7 +102,12 @@ export class PackStore {
       const pack = known.get(name) ?? (await readPackIndex(join(dir, file), name));
       if (pack) packs.push(pack);
     }
-    for (const name of known.keys()) if (!packs.some((pack) => pack.name === name)) this.bases.forgetPack(name);
+    for (const [name, pack] of known) {
+      if (packs.some((kept) => kept.name === name)) continue;
+      this.bases.forgetPack(name);
+      pack.file?.retire();
+      pack.file = undefined;
+    }
     this.packs = packs;
   }
 
@@ -106,10 +115,11 @@ export class PackStore {
   async size(oid: string): Promise<number | undefined> {
     const found = this.locate(oid);
     if (!found) return undefined;
-    const content = await this.content(found.pack);
-    const entry = entryAt(content, found.offset);
+    const file = this.file(found.pack);
+    const bytes = file.entryNow(found.offset, ENTRY_HEADER_BYTES + HEAD_BYTES) ?? (await file.entry(found.offset, ENTRY_HEADER_BYTES + HEAD_BYTES));
+    const entry = entryIn(bytes, found.offset);
     if (entry.type !== OFS_DELTA && entry.type !== REF_DELTA) return entry.size;
-    const delta = partialInflate(content.subarray(entry.data, entry.data + HEAD_BYTES));
+    const delta = partialInflate(bytes.subarray(entry.data, entry.data + HEAD_BYTES));
     const base = readVarint(delta, 0);
     return base === undefined ? undefined : readVarint(delta, base.next)?.value;
   }
@@ -133,18 +143,10 @@ export class PackStore {
     return undefined;
   }
 
-  private content(pack: Pack): Promise<Buffer> {
+  private file(pack: Pack): PackFile {
     this.lastRead = Date.now();
     this.idle ??= setTimeout(() => this.releaseWhenIdle(), this.idleMs).unref();
-    if (!pack.content) {
-      const reading = readFile(join(this.gitdir, 'objects', 'pack', `${pack.name}.pack`));
-      pack.content = reading;
-      // a pack git deleted meanwhile: the next read (after the listing is refreshed) tries again
-      reading.catch(() => {
-        if (pack.content === reading) pack.content = undefined;
-      });
-    }
-    return pack.content;
+    return (pack.file ??= new PackFile(join(this.gitdir, 'objects', 'pack', `${pack.name}.pack`), pack.index));
   }
 
   // one timer per idle period, not one per read: it looks again when the last read is not old enough yet
@@ -157,18 +159,23 @@ export class PackStore {
     this.release();
   }
 
-  /** Lets go of the packs' contents and the delta bases now (a scan read what it needed); a later read reads them again. */
+  /** Lets go of the packs' files and the delta bases now (a scan read what it needed); a later read opens them again. */
   release(): void {
     clearTimeout(this.idle);
     this.idle = undefined;
     this.bases.clear();
-    for (const pack of this.packs) pack.content = undefined;
+    for (const pack of this.packs) {
+      pack.file?.retire();
+      pack.file = undefined;
+    }
   }
 
-  // walks the chain down to a kept base or a whole object, then applies the deltas back up, keeping each base
+  // walks the chain down to a kept base or a whole object by the entries' headers, then applies the deltas back up,
+  // keeping each base; each delta's bytes are read again at its turn (from a window still held, nearly always) rather
+  // than held: a long chain held a window for each of its entries
   private async readAt(pack: Pack, offset: number, readElsewhere: (oid: string) => Promise<GitObject>): Promise<GitObject> {
-    const content = await this.content(pack);
-    const deltas: Array<{ offset: number; entry: PackEntry }> = [];
+    const file = this.file(pack);
+    const deltas: Array<{ entry: PackEntry; offset: number }> = [];
     let base: GitObject | undefined;
     for (let at = offset; ; ) {
       const kept = deltas.length ? this.bases.get(pack.name, at) : undefined;
@@ -176,28 +183,32 @@ export class PackStore {
         base = kept;
         break;
       }
-      const entry = entryAt(content, at);
+      // the header first: an object over the bound is refused before the rest of its bytes are read
+      const entry = entryIn(file.entryNow(at, ENTRY_HEADER_BYTES) ?? (await file.entry(at, ENTRY_HEADER_BYTES)), at);
       if (!(entry.size <= this.maxObjectBytes)) throw new Error(`pack ${pack.name}: an object of ${entry.size} bytes at ${at}, over the ${this.maxObjectBytes} bytes an object read may hold`);
       if (entry.type === OFS_DELTA) {
-        deltas.push({ offset: at, entry });
+        deltas.push({ entry, offset: at });
         at = entry.baseOffset!;
         if (deltas.length > MAX_CHAIN) throw new Error(`corrupt pack ${pack.name}: a delta chain longer than ${MAX_CHAIN}`);
         continue;
       }
       if (entry.type === REF_DELTA) {
-        deltas.push({ offset: at, entry });
+        deltas.push({ entry, offset: at });
+        // a turn of the microtask queue first: a window held answers synchronously, so ref-deltas on each other (a
+        // hostile pack's, up to MAX_CHAIN of them) would otherwise recurse on one stack until it overflowed
+        await null;
         base = await readElsewhere(entry.baseOid!);
         break;
       }
       const type = TYPES[entry.type];
       if (!type) throw new Error(`corrupt pack ${pack.name}: unknown object type ${entry.type} at ${at}`);
-      base = { type, content: inflateEntry(content, entry) };
+      base = { type, content: inflateEntry(file.entryNow(at) ?? (await file.entry(at)), entry) };
       if (deltas.length) this.bases.set(pack.name, at, base);
       break;
     }
     for (let index = deltas.length - 1; index >= 0; index--) {
-      const { offset: at, entry } = deltas[index]!;
-      base = { type: base.type, content: applyDelta(inflateEntry(content, entry), base.content, this.maxObjectBytes) };
+      const { entry, offset: at } = deltas[index]!;
+      base = { type: base.type, content: applyDelta(inflateEntry(file.entryNow(at) ?? (await file.entry(at)), entry), base.content, this.maxObjectBytes) };
       if (index > 0) this.bases.set(pack.name, at, base);
     }
     return base;
@@ -211,7 +222,7 @@ async function readPackIndex(path: string, name: string): Promise<Pack | undefin
   const index = await readFile(path);
   // version 2: magic \377tOc, version 2, then the 256-entry fan-out table
   if (index.length < 8 + 1024 || index.readUInt32BE(0) !== 0xff744f63 || index.readUInt32BE(4) !== 2) return undefined;
-  return { name, index, count: index.readUInt32BE(8 + 255 * 4), content: undefined };
+  return { name, index, count: index.readUInt32BE(8 + 255 * 4), file: undefined };
 }
 
 /** The pack offset of an object id, by binary search of a version-2 index's sorted names within its fan-out bucket. */
@@ -243,7 +254,22 @@ const MAX_SIZE_SHIFT = 60;
 /** The header of the pack entry at `offset` (its type, size, where its data starts and its delta base); throws on a size that is no safe integer. */
 export function entryAt(content: Buffer, offset: number): PackEntry {
   if (offset < 12 || offset >= content.length - 20) throw new Error(`corrupt pack: an object offset ${offset} outside the pack`);
-  let position = offset;
+  return entryHeader(content, offset, offset);
+}
+
+/** The longest entry header: a type and a size of up to 2^64 (10 bytes), and an ofs-delta's distance or a ref-delta's id. */
+export const ENTRY_HEADER_BYTES = 32;
+
+/** The header of the pack entry whose bytes (`PackFile.entry`) start `bytes`, at `offset` in its pack; `data` is a position in `bytes`. */
+export function entryIn(bytes: Buffer, offset: number): PackEntry {
+  const entry = entryHeader(bytes, 0, offset);
+  if (entry.data > bytes.length) throw new Error(`corrupt pack: the object at ${offset} ends inside its header`);
+  return entry;
+}
+
+// `content[start]` is the entry's first byte, at `offset` in its pack
+function entryHeader(content: Buffer, start: number, offset: number): PackEntry {
+  let position = start;
   let byte = content[position++]!;
   const type = (byte >> 4) & 7;
   let size = byte & 15;
