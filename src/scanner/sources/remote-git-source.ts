@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HttpClient } from 'isomorphic-git';
 import { isLoopback, loadOnce } from '../../core/index.js';
+import { collectGarbage } from '../full-collection.js';
 import { ScanError } from '../scan-error.js';
 import { loadGit, type Git } from './git-module.js';
 import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
@@ -24,6 +25,9 @@ const MISSING_OBJECT = /^Could not find [0-9a-f]{40}\b/;
 
 /** Fetches kept as separate packs before the clone is started over. */
 const MAX_PACKS = 64;
+
+/** A clone of at least this many objects is followed by a full collection (`collectGarbage`): ~5,000 tools. */
+const COLLECT_AFTER_OBJECTS = 10_000;
 
 /** The fetch a signed push started beside the head check: the commit it asks for, its answer, and how to drop it. */
 interface EarlyFetch {
@@ -144,6 +148,9 @@ export class RemoteGitSource implements RepositorySource {
     // on: the scan that follows reads the whole pack anyway, and keeping them held ~30 MB through it at 100,000 tools
     const outside = (oid: string) => Promise.reject(new Error(`corrupt pack: a delta on ${oid}, which is not in the pack`));
     const indexed = await this.call('clone', () => indexPack(received, outside, MAX_OBJECT_BYTES, HOLD_BYTES, 0));
+    // what indexing made (an object, an id and a buffer per entry) lived until its end, so it sits in the old
+    // generation: left there, it was collected only well into the reading, which peaked on top of it
+    if (indexed.objects >= COLLECT_AFTER_OBJECTS) collectGarbage();
     if (indexOffset(indexed.index, Buffer.from(commit, 'hex')) === undefined) throw new ScanError('SOURCE_UNREACHABLE', `cannot clone ${this.url}: the server's pack does not hold the commit it advertised for '${branch}' (${commit})`, {});
     // HEAD last: a clone cut short (a full disk, a kill) has none, and the next scan starts it over from nothing
     await rm(this.dir, { recursive: true, force: true });
