@@ -151,17 +151,26 @@ export function packOfResponse(body: Buffer, sideBand: boolean): Buffer {
     shallowInfo = /^(un)?shallow /.test(line);
     position = next;
   }
-  const parts: Buffer[] = [];
+  // two passes, the pack's bytes copied once into a buffer of their size: no array of a view per packet
+  const start = position;
+  let size = 0;
   for (;;) {
     const { packet, next } = readPacket(body, position);
     position = next;
     if (packet.flush) break;
     const band = packet.payload[0];
-    if (band === 1) parts.push(packet.payload.subarray(1));
+    if (band === 1) size += packet.payload.length - 1;
     else if (band === 3) throw new Error(`the server failed the fetch: ${packetText(packet.payload.subarray(1))}`);
     else if (band !== 2) throw new Error(`malformed side-band packet (band ${band})`);
   }
-  return Buffer.concat(parts);
+  const pack = Buffer.allocUnsafe(size);
+  let written = 0;
+  for (position = start; written < size; ) {
+    const { packet, next } = readPacket(body, position);
+    position = next;
+    if (!packet.flush && packet.payload[0] === 1) written += packet.payload.copy(pack, written, 1);
+  }
+  return pack;
 }
 
 // Node's global agents (keep-alive, Node 19 and later) end a request whose socket is idle for 5 s, which the HTTP
@@ -193,6 +202,10 @@ async function transfer(http: HttpClient, request: GitHttpRequest, limits: Trans
   try {
     const response = await follow(http, request, controller.signal, failed);
     chunks = response.body ? response.body[Symbol.asyncIterator]() : (async function* () {})();
+    // the client undoes a Content-Encoding as it reads: a gzip answer of 1 MB on the wire made 900 MiB counted here.
+    // We ask for none; one that comes encoded anyway is refused before a byte of it is decoded.
+    const encoding = String(response.headers?.['content-encoding'] ?? 'identity').trim().toLowerCase();
+    if (encoding !== 'identity' && encoding !== '') throw new Error(`${request.url} answered with content-encoding ${JSON.stringify(encoding.slice(0, 40))} though asked for none (accept-encoding: identity): the limits count the bytes sent`);
     const parts: Uint8Array[] = [];
     let size = 0;
     for (;;) {
@@ -237,6 +250,8 @@ async function follow(http: HttpClient, request: GitHttpRequest, signal: AbortSi
     const response = await Promise.race([
       http.request({
         ...current,
+        // the bytes counted against the limits are the bytes sent: git's smart HTTP needs no Content-Encoding
+        headers: { ...current.headers, 'accept-encoding': 'identity' },
         signal: AbortSignal.any([signal, hop.signal]),
         agent: AGENTS[protocol],
         fetchOptions: { followRedirects: false },
