@@ -29,6 +29,8 @@ function gitWithInput(cwd: string, input: string, ...args: string[]): Promise<st
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', reject);
+    // a command that reads no input (commit-tree -m) may exit before it is written: its exit code is what counts
+    child.stdin.on('error', () => {});
     child.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`git ${args.join(' ')} exited ${code}`))));
     child.stdin.end(input);
   });
