@@ -86,7 +86,7 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
   }
   if (offset !== trailer) throw new Error(`corrupt pack: ${trailer - offset} bytes after its ${count} objects`);
   const { outside, kept } = await resolveAll(entries, readOutside, held, slices, keepBytes);
-  return writeIndex(received, entries, outside, kept);
+  return writeIndex(received, entries, outside, kept, slices);
 }
 
 /**
@@ -94,13 +94,19 @@ export async function indexPack(received: Buffer, readOutside: (oid: string) => 
  * linear), and keeps up to `keepBytes` of the resolved objects to hand on.
  */
 async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promise<GitObject>, held: Held, slices: Slices, keepBytes: number): Promise<{ outside: GitObject[]; kept: Map<string, GitObject> }> {
-  const byOffset = new Map(entries.map((entry) => [entry.offset, entry]));
+  // in turns, as the rest: 2 million tiny objects held the event loop here and in `writeIndex` for 48 s
+  const offsets = new Set<number>();
+  for (const entry of entries) {
+    if (slices.due()) await slices.letGo();
+    offsets.add(entry.offset);
+  }
   const waitingOnOffset = new Map<number, Entry[]>();
   const waitingOnOid = new Map<string, Entry[]>();
   const ready: Entry[] = [];
   for (const entry of entries) {
+    if (slices.due()) await slices.letGo();
     if (entry.kind === OFS_DELTA) {
-      if (!byOffset.has(entry.baseOffset!)) throw new Error(`corrupt pack: a delta at ${entry.offset} names no entry at ${entry.baseOffset} as its base`);
+      if (!offsets.has(entry.baseOffset!)) throw new Error(`corrupt pack: a delta at ${entry.offset} names no entry at ${entry.baseOffset} as its base`);
       push(waitingOnOffset, entry.baseOffset!, entry);
     } else if (entry.kind === REF_DELTA) {
       push(waitingOnOid, entry.baseOid!, entry);
@@ -172,7 +178,7 @@ async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promis
 }
 
 /** The fixed pack (the outside bases appended, its count and checksum updated) and its version-2 index. */
-function writeIndex(received: Buffer, entries: Entry[], outside: GitObject[], kept: Map<string, GitObject>): IndexedPack {
+export async function writeIndex(received: Buffer, entries: Entry[], outside: GitObject[], kept: Map<string, GitObject>, slices = new Slices()): Promise<IndexedPack> {
   const trailer = received.length - 20;
   const appended: Buffer[] = [];
   let offset = trailer;
@@ -199,20 +205,28 @@ function writeIndex(received: Buffer, entries: Entry[], outside: GitObject[], ke
   }
   // one entry per id (a pack may hold an object twice: the first is kept, as git keeps it)
   const unique = new Map<string, Entry>();
-  for (const entry of entries) if (!unique.has(entry.oid!)) unique.set(entry.oid!, entry);
-  const sorted = [...unique.values()].sort((a, b) => (a.oid! < b.oid! ? -1 : a.oid! > b.oid! ? 1 : 0));
+  for (const entry of entries) {
+    if (slices.due()) await slices.letGo();
+    if (!unique.has(entry.oid!)) unique.set(entry.oid!, entry);
+  }
+  const sorted = await sortedById([...unique.values()], slices);
   const large = sorted.filter((entry) => entry.offset >= 0x80000000);
   const index = Buffer.alloc(8 + 1024 + sorted.length * 28 + large.length * 8 + 40);
   index.writeUInt32BE(0xff744f63, 0);
   index.writeUInt32BE(2, 4);
   const fanout = new Array<number>(256).fill(0);
-  for (const entry of sorted) fanout[Number.parseInt(entry.oid!.slice(0, 2), 16)]! += 1;
+  for (let position = 0; position < sorted.length; position++) {
+    if (slices.due()) await slices.letGo();
+    fanout[Number.parseInt(sorted[position]!.oid!.slice(0, 2), 16)]! += 1;
+  }
   for (let byte = 0, total = 0; byte < 256; byte++) index.writeUInt32BE((total += fanout[byte]!), 8 + byte * 4);
   const names = 8 + 1024;
   const crcs = names + sorted.length * 20;
   const offsets = crcs + sorted.length * 4;
   let nextLarge = 0;
-  sorted.forEach((entry, position) => {
+  for (let position = 0; position < sorted.length; position++) {
+    if (slices.due()) await slices.letGo();
+    const entry = sorted[position]!;
     index.write(entry.oid!, names + position * 20, 'hex');
     index.writeUInt32BE(entry.crc, crcs + position * 4);
     if (entry.offset < 0x80000000) {
@@ -222,11 +236,42 @@ function writeIndex(received: Buffer, entries: Entry[], outside: GitObject[], ke
       index.writeBigUInt64BE(BigInt(entry.offset), offsets + sorted.length * 4 + nextLarge * 8);
       nextLarge++;
     }
-  });
+  }
   checksum.copy(index, index.length - 40);
   sha1(index.subarray(0, index.length - 20)).copy(index, index.length - 20);
   return { name: `pack-${checksum.toString('hex')}`, pack, index, objects: entries.length, appended: outside.length, received: kept };
 }
+
+/**
+ * `entries` sorted by id in turns on the event loop: runs of `SORT_RUN` sorted, then merged a pass at a time (one
+ * `sort` of a million ids was seconds without a turn; a server can grind ids that share a prefix, so no bucketing).
+ */
+async function sortedById(entries: Entry[], slices: Slices): Promise<Entry[]> {
+  const byId = (a: Entry, b: Entry): number => (a.oid! < b.oid! ? -1 : a.oid! > b.oid! ? 1 : 0);
+  let from = entries;
+  for (let start = 0; start < from.length; start += SORT_RUN) {
+    if (slices.due()) await slices.letGo();
+    const run = from.slice(start, start + SORT_RUN).sort(byId);
+    for (let at = 0; at < run.length; at++) from[start + at] = run[at]!;
+  }
+  let to = new Array<Entry>(from.length);
+  for (let width = SORT_RUN; width < from.length; width *= 2) {
+    for (let low = 0; low < from.length; low += 2 * width) {
+      const middle = Math.min(low + width, from.length);
+      const high = Math.min(low + 2 * width, from.length);
+      let left = low;
+      let right = middle;
+      for (let at = low; at < high; at++) {
+        if ((at & 0xfff) === 0 && slices.due()) await slices.letGo();
+        to[at] = right >= high || (left < middle && byId(from[left]!, from[right]!) <= 0) ? from[left++]! : from[right++]!;
+      }
+    }
+    [from, to] = [to, from];
+  }
+  return from;
+}
+
+const SORT_RUN = 4096;
 
 /** Writes the pack, then its index (readers list packs by their index: a pack is seen only once whole). */
 export async function writeIndexedPack(gitdir: string, indexed: IndexedPack): Promise<void> {
