@@ -42,24 +42,24 @@ describe('pkt-lines', () => {
 });
 
 describe('parseAdvertisement', () => {
-  it('reads the refs and capabilities git http-backend advertises', () => {
-    fc.assert(
-      fc.property(fc.uniqueArray(fc.tuple(fc.stringMatching(/^refs\/heads\/[a-z]{1,8}$/), oid), { minLength: 1, maxLength: 5, selector: ([name]) => name }), (refs) => {
+  it('reads the branches and capabilities git http-backend advertises, and reads past its tags', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.tuple(fc.stringMatching(/^refs\/(heads|tags)\/[a-z]{1,8}$/), oid), { minLength: 1, maxLength: 8, selector: ([name]) => name }), async (refs) => {
         const lines = [packetLine('# service=git-upload-pack\n'), FLUSH];
         refs.forEach(([name, id], index) => lines.push(packetLine(index === 0 ? `${id} ${name}\0multi_ack thin-pack side-band-64k ofs-delta shallow\n` : `${id} ${name}\n`)));
         lines.push(FLUSH);
-        const advertisement = parseAdvertisement(Buffer.concat(lines));
-        expect(advertisement.refs).toEqual(new Map(refs));
+        const advertisement = await parseAdvertisement(Buffer.concat(lines));
+        expect(advertisement.refs).toEqual(new Map(refs.filter(([name]) => name.startsWith('refs/heads/'))));
         expect(advertisement.capabilities).toEqual(new Set(['multi_ack', 'thin-pack', 'side-band-64k', 'ofs-delta', 'shallow']));
       }),
     );
   });
 
-  it('gives refs or an Error, whatever the bytes', () => {
-    fc.assert(
-      fc.property(fc.array(fc.oneof(fc.uint8Array({ maxLength: 80 }).map((bytes) => packetLine(Buffer.from(bytes))), fc.constant(FLUSH), fc.uint8Array({ maxLength: 6 }).map((bytes) => Buffer.from(bytes)))), (parts) => {
+  it('gives refs or an Error, whatever the bytes', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(fc.uint8Array({ maxLength: 80 }).map((bytes) => packetLine(Buffer.from(bytes))), fc.constant(FLUSH), fc.uint8Array({ maxLength: 6 }).map((bytes) => Buffer.from(bytes)))), async (parts) => {
         try {
-          const { refs } = parseAdvertisement(Buffer.concat(parts));
+          const { refs } = await parseAdvertisement(Buffer.concat(parts));
           for (const [, id] of refs) expect(id).toMatch(/^[0-9a-f]{40}$/);
         } catch (error) {
           expect(error).toBeInstanceOf(Error);

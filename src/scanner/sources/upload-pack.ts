@@ -5,7 +5,7 @@ import { FLUSH, packetLine, packetText, readPacket } from './pkt-line.js';
 
 /** What a smart-HTTP server offers to fetch: its refs and its capabilities (protocol v0/v1). */
 export interface RefAdvertisement {
-  /** full ref name → object id */
+  /** the branches, `refs/heads/<name>` → object id: what a head check reads (tags and other refs are read past, not kept) */
   refs: Map<string, string>;
   capabilities: Set<string>;
 }
@@ -50,8 +50,14 @@ export interface TransferLimits {
   totalMs: number;
 }
 
-/** A ref advertisement: ~60 bytes a ref, so 64 MiB is a million refs. */
-export const ADVERTISEMENT_LIMITS: TransferLimits = { maxBytes: 64 * 1024 * 1024, idleMs: 60_000, totalMs: 5 * 60_000 };
+/**
+ * A ref advertisement: ~60 bytes a ref, so 8 MiB is ~140,000 refs — far past a registry's branches and tags. It was
+ * 64 MiB, a million refs, parsed at every head check (review G, F9).
+ */
+export const ADVERTISEMENT_LIMITS: TransferLimits = { maxBytes: 8 * 1024 * 1024, idleMs: 60_000, totalMs: 5 * 60_000 };
+
+/** How many advertised refs are read between two turns of the event loop. */
+const REFS_PER_TURN = 4096;
 
 /** A pack: the whole of a depth-1 clone (~60 MB at 100,000 tools); past 1 GiB, a registry of tools is not what is being read. */
 export const PACK_LIMITS: TransferLimits = { maxBytes: 1024 * 1024 * 1024, idleMs: 60_000, totalMs: 15 * 60_000 };
@@ -65,16 +71,21 @@ export async function discoverUploadPack(http: HttpClient, url: string, headers:
   if (mediaType !== `application/x-${SERVICE}-advertisement`) {
     throw new Error(`${url} did not answer as a smart-HTTP git server (content type ${response.headers?.['content-type'] ?? 'none'})`);
   }
-  return parseAdvertisement(body);
+  return await parseAdvertisement(body);
 }
 
-/** The refs and capabilities in a v0/v1 advertisement (`# service=…` and a flush first over HTTP, then one ref a line). */
-export function parseAdvertisement(body: Buffer): RefAdvertisement {
+/**
+ * The branches and capabilities in a v0/v1 advertisement (`# service=…` and a flush first over HTTP, then one ref a
+ * line). Every line is checked; only `refs/heads/*` are kept, and the event loop turns every `REFS_PER_TURN` lines:
+ * a 64 MiB advertisement of a million tags, parsed in one synchronous loop, held every request for ~10 s.
+ */
+export async function parseAdvertisement(body: Buffer): Promise<RefAdvertisement> {
   const refs = new Map<string, string>();
   let capabilities = new Set<string>();
   let position = 0;
   let first = true;
-  while (position < body.length) {
+  for (let lines = 1; position < body.length; lines++) {
+    if (lines % REFS_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const { packet, next } = readPacket(body, position);
     position = next;
     if (packet.flush) {
@@ -91,7 +102,7 @@ export function parseAdvertisement(body: Buffer): RefAdvertisement {
     const match = /^([0-9a-f]{40}|[0-9a-f]{64}) ([^\0 ]+)$/.exec(nul >= 0 ? line.slice(0, nul) : line);
     if (!match) throw new Error(`malformed ref advertisement line: ${JSON.stringify(line.slice(0, 120))}`);
     // an empty repository advertises only its capabilities, on a line named capabilities^{}
-    if (match[2] !== 'capabilities^{}' && !match[2]!.endsWith('^{}')) refs.set(match[2]!, match[1]!);
+    if (match[2]!.startsWith('refs/heads/') && !match[2]!.endsWith('^{}')) refs.set(match[2]!, match[1]!);
   }
   return { refs, capabilities };
 }
