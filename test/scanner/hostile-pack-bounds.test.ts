@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyDelta } from '../../src/scanner/sources/git-delta.js';
-import { indexPack, MAX_PACK_OBJECTS, writeIndex } from '../../src/scanner/sources/index-pack.js';
+import { indexPack, MAX_APPENDED_BYTES, MAX_PACK_OBJECTS, writeIndex } from '../../src/scanner/sources/index-pack.js';
 import { Entry } from '../../src/scanner/sources/pack-entries.js';
 import { MAX_OBJECT_BYTES, type GitObject } from '../../src/scanner/sources/pack-store.js';
 import { makeTempDir } from '../helpers/git.js';
-import { advertisement, delta, emptyCommit, PackWriter } from '../helpers/hostile-pack.js';
+import { advertisement, delta, emptyCommit, objectId, PackWriter } from '../helpers/hostile-pack.js';
 import { runCli } from '../helpers/run-cli.js';
 import { serveUploadPack, sideBandAnswer } from '../helpers/upload-pack-server.js';
 
@@ -165,5 +165,22 @@ describe('indexing millions of tiny objects (F10: writeIndex and the resolver se
     let outOfOrder = 0;
     for (let at = 20; at < names.length; at += 20) if (Buffer.compare(names.subarray(at - 20, at), names.subarray(at, at + 20)) >= 0) outOfOrder++;
     expect(outOfOrder).toBe(0);
+  }, 60_000);
+});
+
+describe('a thin pack whose few bytes of ref-deltas are on large objects we hold (F4: their bases were held and appended without bound)', () => {
+  it('indexPack refuses one whose outside bases pass MAX_APPENDED_BYTES, naming the limit, and indexes one within it', async () => {
+    const bases = [0, 1, 2].map((fill) => Buffer.alloc(48 * MIB, fill));
+    const ids = bases.map((base) => objectId('blob', base));
+    const readOutside = (oid: string): Promise<GitObject> => Promise.resolve({ type: 'blob', content: bases[ids.indexOf(oid)]! });
+    const thin = (count: number): Buffer => {
+      const pack = new PackWriter();
+      for (let index = 0; index < count; index++) pack.ref(ids[index]!, delta(48 * MIB, 1, Buffer.from([1, index])));
+      return pack.finish();
+    };
+    // main: three deltas of a few bytes each appended 144 MiB to the pack (16 of 60 MiB: 3 GB RSS, 960 MB on disk a fetch)
+    await expect(indexPack(thin(3), readOutside)).rejects.toThrow(`fetched pack: its deltas are on ${3 * 48 * MIB} bytes of objects from outside it, over the ${MAX_APPENDED_BYTES} a fetch may append here`);
+    const indexed = await indexPack(thin(2), readOutside);
+    expect(indexed.appended).toBe(2);
   }, 60_000);
 });

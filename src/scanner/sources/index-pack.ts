@@ -163,10 +163,15 @@ async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promis
   await resolveFrom(ready);
   // what is left waits on objects outside the pack (a thin pack), or on nothing at all
   const outside: GitObject[] = [];
+  let appendedBytes = 0;
   for (const oid of [...waitingOnOid.keys()]) {
     // a ref-delta base inside the pack, resolved meanwhile through an outside one, has had its deltas resolved
     if (!waitingOnOid.has(oid)) continue;
     const object = await readOutside(oid);
+    // held to the end and appended whole: counted (16 ref-deltas of 0.7 KB on held 60 MiB blobs held 3 GB and wrote 960 MB a fetch)
+    appendedBytes += object.content.length;
+    if (!(appendedBytes <= MAX_APPENDED_BYTES)) throw new Error(`fetched pack: its deltas are on ${appendedBytes} bytes of objects from outside it, over the ${MAX_APPENDED_BYTES} a fetch may append here`);
+    held.made(object.content.length + ENTRY_OVERHEAD_BYTES);
     outside.push(object);
     const base = Entry.whole(-1, -1, 0, object.type, -1, object.content.length, oid);
     base.outside = object.content;
@@ -303,6 +308,13 @@ export const MAX_PACK_OBJECTS = 1_000_000;
 
 /** What each entry counts against the make limit beside its inflated size: what holding it costs, so a pack of empty objects is bounded by its budget too. */
 export const ENTRY_OVERHEAD_BYTES = 512;
+
+/**
+ * What a thin pack's bases from outside it may come to in all (held until the pack is written, then appended to it
+ * uncompressed): an honest fetch's are the old versions of what it changed (~4 MB at 100,000 tools), or one large
+ * file's; past it the fetch is refused.
+ */
+export const MAX_APPENDED_BYTES = 2 * MAX_OBJECT_BYTES;
 
 /** The largest whole object a pack may bring (hashed as it streams, never held): past it, the clone or fetch is refused. */
 export const MAX_STREAMED_BYTES = 2 * 1024 * 1024 * 1024;
