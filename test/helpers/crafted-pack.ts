@@ -2,9 +2,63 @@ import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
+import { FLUSH, packetLine } from '../../src/scanner/sources/pkt-line.js';
+
+// Packs as a writer of our own makes them, for what git would never write or index-pack would refuse: on disk
+// (`writeCraftedPack`, with its index) or on the wire (`packOf`, `PackWriter`: raw entry headers, ofs-deltas, many
+// tiny objects, a commit and its tree, as a hostile server sends them — review G's craft.mjs, typed).
+
+// a pack entry's type number, by name (`ofs` and `ref`: the two kinds of delta)
+const PACK_TYPE = { commit: 1, tree: 2, blob: 3, tag: 4, ofs: 6, ref: 7 } as const;
 
 /** One object of a crafted pack: a whole blob, or a `ref-delta` on the object `base` names (its `data` the delta itself). */
 export type CraftedEntry = { oid: string; kind: 'blob'; data: Buffer } | { oid: string; kind: 'ref-delta'; base: string; data: Buffer };
+
+/** A pack written entry by entry; each entry's method returns the offset it starts at. */
+export class PackWriter {
+  private readonly bodies: Buffer[] = [];
+  private offset = 12;
+  count = 0;
+
+  /** Raw bytes as one entry (a header of one's own making and its zlib stream). */
+  raw(bytes: Buffer): number {
+    const at = this.offset;
+    this.bodies.push(bytes);
+    this.offset += bytes.length;
+    this.count++;
+    return at;
+  }
+
+  whole(type: keyof typeof PACK_TYPE, content: Buffer, compressed = deflateSync(content)): number {
+    return this.raw(Buffer.concat([entryHeader(PACK_TYPE[type], content.length), compressed]));
+  }
+
+  ofs(baseOffset: number, data: Buffer): number {
+    return this.raw(Buffer.concat([entryHeader(PACK_TYPE.ofs, data.length), ofsDistance(this.offset - baseOffset), deflateSync(data)]));
+  }
+
+  ref(baseOid: string, data: Buffer): number {
+    return this.raw(Buffer.concat([entryHeader(PACK_TYPE.ref, data.length), Buffer.from(baseOid, 'hex'), deflateSync(data)]));
+  }
+
+  /** The version-2 pack: its header, the entries as added, and its checksum. */
+  finish(): Buffer {
+    const header = Buffer.alloc(12);
+    header.write('PACK', 0, 'latin1');
+    header.writeUInt32BE(2, 4);
+    header.writeUInt32BE(this.count, 8);
+    const content = Buffer.concat([header, ...this.bodies]);
+    return Buffer.concat([content, createHash('sha1').update(content).digest()]);
+  }
+}
+
+/** The bytes of a version-2 pack holding `entries` as given (what a server sends), and where each entry starts. */
+export function packOf(entries: readonly CraftedEntry[]): { pack: Buffer; offsets: Map<string, number> } {
+  const writer = new PackWriter();
+  const offsets = new Map<string, number>();
+  for (const entry of entries) offsets.set(entry.oid, entry.kind === 'blob' ? writer.whole('blob', entry.data) : writer.ref(entry.base, entry.data));
+  return { pack: writer.finish(), offsets };
+}
 
 /**
  * Writes `objects/pack/pack-<hash>.{pack,idx}` into `gitdir`: one version-2 pack holding `entries` as given, under
@@ -29,26 +83,6 @@ export async function writeCraftedPack(gitdir: string, entries: readonly Crafted
   await writeFile(join(folder, `${name}.idx`), index);
 }
 
-/** The bytes of a version-2 pack holding `entries` as given (what a server sends), and where each entry starts. */
-export function packOf(entries: readonly CraftedEntry[]): { pack: Buffer; offsets: Map<string, number> } {
-  const header = Buffer.alloc(12);
-  header.write('PACK', 0, 'latin1');
-  header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(entries.length, 8);
-  const offsets = new Map<string, number>();
-  const bodies: Buffer[] = [];
-  let offset = header.length;
-  for (const entry of entries) {
-    const typed = entry.kind === 'blob' ? entryHeader(3, entry.data.length) : Buffer.concat([entryHeader(7, entry.data.length), Buffer.from(entry.base, 'hex')]);
-    const body = Buffer.concat([typed, deflateSync(entry.data)]);
-    offsets.set(entry.oid, offset);
-    offset += body.length;
-    bodies.push(body);
-  }
-  const content = Buffer.concat([header, ...bodies]);
-  return { pack: Buffer.concat([content, createHash('sha1').update(content).digest()]), offsets };
-}
-
 /**
  * A pack whose objects are all `ref-delta`s, each on the base `bases` names (another object of the same pack, or
  * itself): no git writes one (index-pack refuses a delta cycle). Each delta copies the 5 bytes of a 5-byte base.
@@ -63,9 +97,34 @@ export function craftDelta(baseSize: number, resultSize: number, instructions: B
   return Buffer.concat([varint(baseSize), varint(resultSize), instructions]);
 }
 
+/** The id git gives an object of that type and content. */
+export function objectId(type: 'commit' | 'tree' | 'blob' | 'tag', content: Buffer): string {
+  return createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest('hex');
+}
+
 /** The id git gives a blob of `content`. */
 export function blobId(content: Buffer): string {
-  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
+  return objectId('blob', content);
+}
+
+/** A commit of an empty tree, both added to `pack`: with it in a pack, a clone of it succeeds (no tools). */
+export function emptyCommit(pack: PackWriter): string {
+  const tree = Buffer.alloc(0);
+  pack.whole('tree', tree);
+  const commit = Buffer.from(`tree ${objectId('tree', tree)}\nauthor R <r@e> 1700000000 +0000\ncommitter R <r@e> 1700000000 +0000\n\nhostile\n`);
+  pack.whole('commit', commit);
+  return objectId('commit', commit);
+}
+
+/** The ref advertisement of one branch `main` at `commit`. */
+export function advertisement(commit: string): Buffer {
+  return Buffer.concat([
+    packetLine('# service=git-upload-pack\n'),
+    FLUSH,
+    packetLine(`${commit} HEAD\0side-band-64k ofs-delta thin-pack shallow no-progress symref=HEAD:refs/heads/main agent=git/2\n`),
+    packetLine(`${commit} refs/heads/main\n`),
+    FLUSH,
+  ]);
 }
 
 // a pack entry's type and size: 3 bits of type and 4 of size, then 7 bits of size per byte
@@ -80,6 +139,7 @@ function entryHeader(type: number, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
+// a little-endian base-128 number (a delta's sizes)
 function varint(value: number): Buffer {
   const bytes: number[] = [];
   let rest = value;
@@ -87,5 +147,17 @@ function varint(value: number): Buffer {
     bytes.push((rest & 0x7f) | (rest >= 128 ? 0x80 : 0));
     rest = Math.floor(rest / 128);
   } while (rest > 0);
+  return Buffer.from(bytes);
+}
+
+// git's ofs-delta distance: big-endian base-128 where each continuation adds one
+function ofsDistance(distance: number): Buffer {
+  const bytes = [distance & 0x7f];
+  let rest = distance >>> 7;
+  while (rest > 0) {
+    rest -= 1;
+    bytes.unshift(0x80 | (rest & 0x7f));
+    rest >>>= 7;
+  }
   return Buffer.from(bytes);
 }

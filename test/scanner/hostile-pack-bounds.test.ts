@@ -8,7 +8,7 @@ import { indexPack, MAX_APPENDED_BYTES, MAX_PACK_OBJECTS, writeIndex } from '../
 import { Entry } from '../../src/scanner/sources/pack-entries.js';
 import { MAX_OBJECT_BYTES, type GitObject } from '../../src/scanner/sources/pack-store.js';
 import { makeTempDir } from '../helpers/git.js';
-import { advertisement, delta, emptyCommit, objectId, PackWriter } from '../helpers/hostile-pack.js';
+import { advertisement, craftDelta, emptyCommit, objectId, PackWriter } from '../helpers/crafted-pack.js';
 import { runCli } from '../helpers/run-cli.js';
 import { serveUploadPack, sideBandAnswer } from '../helpers/upload-pack-server.js';
 
@@ -87,7 +87,7 @@ describe('a pack entry whose size varint runs past 64 bits (F6: it read as NaN, 
 function remakeChain(pack: PackWriter, depth: number, fill: number): void {
   pack.whole('blob', Buffer.alloc(fill));
   pack.whole('blob', Buffer.alloc(fill, 1));
-  const step = delta(1, 1, Buffer.from([0x90, 1]));
+  const step = craftDelta(1, 1, Buffer.from([0x90, 1]));
   let at = pack.whole('blob', Buffer.from('A'));
   for (let index = 0; index < depth; index++) at = pack.ofs(at, step);
 }
@@ -175,7 +175,7 @@ describe('a thin pack whose few bytes of ref-deltas are on large objects we hold
     const readOutside = (oid: string): Promise<GitObject> => Promise.resolve({ type: 'blob', content: bases[ids.indexOf(oid)]! });
     const thin = (count: number): Buffer => {
       const pack = new PackWriter();
-      for (let index = 0; index < count; index++) pack.ref(ids[index]!, delta(48 * MIB, 1, Buffer.from([1, index])));
+      for (let index = 0; index < count; index++) pack.ref(ids[index]!, craftDelta(48 * MIB, 1, Buffer.from([1, index])));
       return pack.finish();
     };
     // main: three deltas of a few bytes each appended 144 MiB to the pack (16 of 60 MiB: 3 GB RSS, 960 MB on disk a fetch)
