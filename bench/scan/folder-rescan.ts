@@ -12,39 +12,15 @@ import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Scanner } from '../../src/scanner/index.js';
 import { makeTempDir } from '../../test/helpers/git.js';
+import { alternate, median, profiled, range, scannerVersions, timedScanners } from './alternated-rescans.js';
 import { generateRepository, toolName } from './generate-repository.js';
 import { toolYaml } from './tool-yaml.js';
 
 const { values } = parseArgs({ options: { tools: { type: 'string', default: '10000' }, before: { type: 'string' }, runs: { type: 'string', default: '9' }, dir: { type: 'string' }, profile: { type: 'string' } } });
 const size = Number(values.tools);
-type ScannerClass = typeof Scanner;
-const versions: Array<[string, ScannerClass]> = [['this', Scanner]];
-if (values.before) {
-  const before = (await import(pathToFileURL(join(resolve(values.before), 'src/scanner/index.ts')).href)) as { Scanner: ScannerClass };
-  versions.unshift(['before', before.Scanner]);
-}
-
-/** A sampling CPU profiler on this thread (the inspector's, as `--cpu-prof` uses) around one piece of work. */
-async function profiled<T>(path: string | undefined, work: () => Promise<T>): Promise<T> {
-  if (!path) return work();
-  const { Session } = await import('node:inspector/promises');
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 100 });
-  await session.post('Profiler.start');
-  try {
-    return await work();
-  } finally {
-    const { profile } = await session.post('Profiler.stop');
-    await writeFile(path, JSON.stringify(profile));
-    session.disconnect();
-  }
-}
+const versions = await scannerVersions(values.before);
 
 /** The longest gap between two turns of a 1 ms timer while `work` runs: how long a request would have waited. */
 async function watched<T>(work: () => Promise<T>): Promise<{ value: T; stallMs: number }> {
@@ -64,10 +40,6 @@ async function watched<T>(work: () => Promise<T>): Promise<{ value: T; stallMs: 
   }
 }
 
-const cpu = (): number => {
-  const used = process.cpuUsage();
-  return (used.user + used.system) / 1000;
-};
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 const temp = await makeTempDir('hldp-bench-folder-rescan-');
@@ -83,67 +55,32 @@ const changed = join(root, 'tools', toolName(0), 'TOOL.hdlp');
 await sleep(2100);
 const loadBefore = loadavg();
 try {
-  const scanners = new Map<string, { scanner: Scanner; snapshotMs: number }>();
-  for (const [name, Version] of versions) {
-    const scanner = new Version({ repo: root, cacheDir: join(temp.path, `cache-${name}`) });
+  const scanners = await timedScanners(versions, root, temp.path, (scanner) => {
     if (scanner.source.constructor.name !== 'FolderSource') throw new Error(`${root} is not read as a plain folder`);
-    await scanner.scan();
-    await scanner.flush();
-    const timed = { scanner, snapshotMs: 0 };
-    const source = scanner.source as { snapshot: (...hint: unknown[]) => Promise<unknown> };
-    const snapshot = source.snapshot.bind(source);
-    source.snapshot = async (...hint: unknown[]) => {
-      const start = performance.now();
-      try {
-        return await snapshot(...hint);
-      } finally {
-        timed.snapshotMs += performance.now() - start;
-      }
-    };
-    scanners.set(name, timed);
-  }
-  const times = new Map(versions.map(([name]) => [name, { wall: [] as number[], cpu: [] as number[], snapshot: [] as number[], stall: [] as number[], write: [] as number[] }]));
+  });
   // one warm-up change each, then measured ones: both versions see the same change, alternately first
-  for (let run = 0; run <= Number(values.runs); run++) {
-    await writeFile(changed, toolYaml(toolName(0), run + 1));
-    for (const [name] of run % 2 === 0 ? versions : [...versions].reverse()) {
-      const timed = scanners.get(name)!;
-      timed.snapshotMs = 0;
-      const start = performance.now();
-      const startCpu = cpu();
+  const times = await alternate(scanners, {
+    runs: Number(values.runs),
+    change: (run) => writeFile(changed, toolYaml(toolName(0), run + 1)),
+    rescan: async (name, timed, run) => {
       const profile = values.profile && name === 'this' && run > 0 ? `${values.profile}.${run}.cpuprofile` : undefined;
-      const { value: index, stallMs } = await profiled(profile, () => watched(() => timed.scanner.scan()));
-      const wall = performance.now() - start;
-      const used = cpu() - startCpu;
-      if (!index.tools[0]?.intent.includes(`variant ${run + 1}`)) throw new Error(`${name}: the rescan missed the change`);
+      const { value: index, stallMs } = await profiled(profile, () => watched(() => timed.scanner.scan()), 100);
       if (index.tools.length !== size) throw new Error(`${name}: ${index.tools.length} tools, not ${size}`);
-      // the cache write that follows a rescan is not part of it, but it is CPU the next one must not share
-      const startWrite = performance.now();
-      await timed.scanner.flush();
-      if (run > 0) {
-        const sample = times.get(name)!;
-        sample.wall.push(wall);
-        sample.cpu.push(used);
-        sample.snapshot.push(timed.snapshotMs);
-        sample.stall.push(stallMs);
-        sample.write.push(performance.now() - startWrite);
-      }
-    }
-  }
-  const median = (list: number[]): number => Math.round([...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]! * 10) / 10;
-  const range = (list: number[]): string => `${Math.round(Math.min(...list))}-${Math.round(Math.max(...list))}`;
+      return { index, samples: { stall: stallMs } };
+    },
+  });
   const report = Object.fromEntries(
     [...times].map(([name, sample]) => [
       name,
       {
-        wall_ms_median: median(sample.wall),
-        wall_ms_range: range(sample.wall),
-        cpu_ms_median: median(sample.cpu),
-        cpu_ms_range: range(sample.cpu),
-        of_which_snapshot_ms_median: median(sample.snapshot),
-        longest_stall_ms_median: median(sample.stall),
-        longest_stall_ms_max: Math.round(Math.max(...sample.stall) * 10) / 10,
-        then_cache_write_ms_median: median(sample.write),
+        wall_ms_median: median(sample.wall!),
+        wall_ms_range: range(sample.wall!),
+        cpu_ms_median: median(sample.cpu!),
+        cpu_ms_range: range(sample.cpu!),
+        of_which_snapshot_ms_median: median(sample.snapshot!),
+        longest_stall_ms_median: median(sample.stall!),
+        longest_stall_ms_max: Math.round(Math.max(...sample.stall!) * 10) / 10,
+        then_cache_write_ms_median: median(sample.write!),
       },
     ]),
   );
