@@ -111,7 +111,8 @@ for (const mode of ['auto', 'off'] as const) {
       for (let run = 0; run < 2; run += 1) expect(await runProcess(spec(sandbox, 'true', []))).toMatchObject({ ok: true });
       await until(async () => (await waitingLaunchers()).length > 0);
       const started = join(temp.path, 'started');
-      const running = runProcess(spec(sandbox, 'sh', ['-c', `touch ${started}; echo started; sleep 30`]));
+      // printed before the file appears: the kill may come as soon as it exists
+      const running = runProcess(spec(sandbox, 'sh', ['-c', `echo started; touch ${started}; sleep 30`]));
       await until(async () => (await readdir(temp.path)).includes('started'));
       // the running one among them, and those waiting, which are merely replaced
       for (const pid of await waitingLaunchers()) {
