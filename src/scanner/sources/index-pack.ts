@@ -6,6 +6,7 @@ import { letGo, SLICE_MS } from '../../core/index.js';
 import { applyDelta } from './git-delta.js';
 import { Entry, Held, HOLD_BYTES, inflateAt } from './pack-entries.js';
 import { entryAt, MAX_CHAIN, MAX_OBJECT_BYTES, OFS_DELTA, ownMemory, REF_DELTA, TYPES, type GitObject, type ObjectType } from './pack-store.js';
+import { ThinPackRefusal } from './thin-pack-refusal.js';
 
 /** A pack made whole (`git index-pack --fix-thin`) and its version-2 index, named as git names them: `pack-<name>.pack`. */
 export interface IndexedPack {
@@ -170,7 +171,7 @@ async function resolveAll(entries: Entry[], readOutside: (oid: string) => Promis
     const object = await readOutside(oid);
     // held to the end and appended whole: counted (16 ref-deltas of 0.7 KB on held 60 MiB blobs held 3 GB and wrote 960 MB a fetch)
     appendedBytes += object.content.length;
-    if (!(appendedBytes <= MAX_APPENDED_BYTES)) throw new Error(`fetched pack: its deltas are on ${appendedBytes} bytes of objects from outside it, over the ${MAX_APPENDED_BYTES} a fetch may append here`);
+    if (!(appendedBytes <= MAX_APPENDED_BYTES)) throw new ThinPackRefusal(`fetched pack: its deltas are on ${appendedBytes} bytes of objects from outside it, over the ${MAX_APPENDED_BYTES} a fetch may append here`);
     held.made(object.content.length + ENTRY_OVERHEAD_BYTES);
     outside.push(object);
     const base = Entry.whole(-1, -1, 0, object.type, -1, object.content.length, oid);
@@ -312,7 +313,7 @@ export const ENTRY_OVERHEAD_BYTES = 512;
 /**
  * What a thin pack's bases from outside it may come to in all (held until the pack is written, then appended to it
  * uncompressed): an honest fetch's are the old versions of what it changed (~4 MB at 100,000 tools), or one large
- * file's; past it the fetch is refused.
+ * file's; past it the fetch is refused (`ThinPackRefusal`: the remote source then clones afresh, whose pack needs none).
  */
 export const MAX_APPENDED_BYTES = 2 * MAX_OBJECT_BYTES;
 

@@ -11,7 +11,8 @@ import { indexPack, writeIndexedPack } from './index-pack.js';
 import { headBranch, readLooseRef, writeLooseRef } from './loose-refs.js';
 import { ObjectReader } from './object-reader.js';
 import { HOLD_BYTES } from './pack-entries.js';
-import { indexOffset, MAX_OBJECT_BYTES, PackStore } from './pack-store.js';
+import { indexOffset, MAX_OBJECT_BYTES, PackStore, type GitObject } from './pack-store.js';
+import { ThinPackRefusal } from './thin-pack-refusal.js';
 import { discoverUploadPack, fetchPack, type RefAdvertisement } from './upload-pack.js';
 import type { PushHint, RepositorySource, Snapshot } from './source.js';
 
@@ -197,10 +198,31 @@ export class RemoteGitSource implements RepositorySource {
     // every fetch adds a pack and every object read scans all pack indexes: past a limit, start over from one pack
     // (the old clone stays until the new one's pack has come: a failed clone leaves it to be read, and tried again next time)
     if ((await this.packCount()) >= MAX_PACKS) return this.cloneFresh();
-    const commit = await this.call('fetch', () => this.fetchFrom(advertisement, remote, local, branch, early?.want === remote ? early.received : undefined));
+    let commit: string;
+    try {
+      commit = await this.fetchFrom(advertisement, remote, local, branch, early?.want === remote ? early.received : undefined);
+    } catch (error) {
+      if (error instanceof ThinPackRefusal) return this.startOver(error);
+      throw this.describe('fetch', error);
+    }
     // the local branch names what we hold for the next fetch's `have`; both refs move only once the pack is written
     for (const ref of [`refs/remotes/origin/${branch}`, `refs/heads/${branch}`]) await writeLooseRef(this.store.gitdir, ref, commit);
     return readGitSnapshot(this.store, commit, this.options.maxBytes);
+  }
+
+  /**
+   * A clone started over in this scan, as after `MAX_PACKS` fetches, because a fetch's thin pack needed of the clone
+   * what it may not have (`ThinPackRefusal`): the refusal would otherwise come back at every later fetch, which says
+   * the same `have` — a push that changed three 48 MiB files was enough, for good (review of F4). Its pack brings whole objects and
+   * is bounded as any clone's; when it fails too, the old clone stays to be read, and the error says both.
+   */
+  private async startOver(refusal: ThinPackRefusal): Promise<Snapshot> {
+    try {
+      return await this.cloneFresh();
+    } catch (error) {
+      const cause = error instanceof ScanError ? error : this.describe('clone', error);
+      throw new ScanError(cause.code, `${cause.message} (a fresh clone, since the fetch was refused: ${refusal.message})`, cause.data);
+    }
   }
 
   /**
@@ -233,7 +255,14 @@ export class RemoteGitSource implements RepositorySource {
       this.store.packs ??= new PackStore(this.store.gitdir);
       await this.store.packs.list();
       const objects = new ObjectReader(this.store.gitdir, this.store.packs);
-      const indexed = await indexPack(received, async (oid) => this.store.listed?.get(oid) ?? objects.read(oid));
+      // a base the clone cannot give (missing, or over what a read may hold: a push that changed a 100 MiB file sends a
+      // delta on it) is refused as the fetch's own: every later fetch would ask for it again, a fresh clone does not
+      const readOutside = async (oid: string): Promise<GitObject> =>
+        this.store.listed?.get(oid) ??
+        objects.read(oid).catch((error: unknown) => {
+          throw new ThinPackRefusal(`fetched pack: a delta on ${oid}, which the clone cannot give: ${(error as Error)?.message ?? String(error)}`);
+        });
+      const indexed = await indexPack(received, readOutside);
       // refs that name a commit we never received would fail every later scan (the next head check finds nothing new):
       // the commit must have come, or be one we hold already (a branch reset to a commit fetched before)
       if (indexOffset(indexed.index, Buffer.from(want, 'hex')) === undefined && !(await objects.read(want, 'commit').then(() => true, () => false))) {
