@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
 import { FLUSH, packetLine } from '../../src/scanner/sources/pkt-line.js';
 
 /** An upload-pack answer carrying `pack` on side band 1, after a NAK, in packets of at most 65,520 bytes. */
@@ -10,11 +9,12 @@ export function sideBandAnswer(pack: Buffer): Buffer {
 }
 
 /**
- * A local HTTP server implementing the smart-HTTP contract with fixed answers: `advertisement` to the ref listing
- * (GET) and `answer` to every fetch (POST). Hostile servers are made of it: a lying advertisement, a crafted pack.
+ * A request handler implementing the smart-HTTP contract with fixed answers: `advertisement` to the ref listing (GET)
+ * and `answer` to every fetch (POST). Hostile servers are made of it (`testFolder().listen`): a lying advertisement, a
+ * crafted pack.
  */
-export async function serveUploadPack(advertisement: Buffer, answer: Buffer): Promise<{ server: Server; url: string }> {
-  const server = createServer((request, response) => {
+export function uploadPackHandler(advertisement: Buffer, answer: Buffer): RequestListener {
+  return (request, response) => {
     request.resume();
     if (request.method === 'POST') {
       response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-result' });
@@ -23,7 +23,5 @@ export async function serveUploadPack(advertisement: Buffer, answer: Buffer): Pr
     }
     response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' });
     response.end(advertisement);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/tools.git` };
+  };
 }

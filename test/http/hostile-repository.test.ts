@@ -1,44 +1,30 @@
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
-import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+import { makeToolYaml } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { runCli } from '../helpers/run-cli.js';
+import type { ServedRepository } from '../helpers/served-repository.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { testFolder } from '../helpers/test-folder.js';
 import { aliasBombYaml } from '../helpers/hostile-yaml.js';
 
 // The process-level guard: nothing a repository contains may end `hldp serve` or `hldp scan`. A real
 // `hldp serve` over a repository served by `git http-backend`; the bomb is pushed with real git.
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: GitHttpServer;
-let work: string;
+const folder = testFolder();
 let url: string;
+let push: ServedRepository['push'];
 let env: NodeJS.ProcessEnv;
 const services: ServiceProcess[] = [];
 
 const echoTool = (name: string) => makeToolYaml(name, { executor: 'shell', method: 'run', shell: '{ argv: [echo, hello] }' });
 
-async function push(files: Record<string, string | null>): Promise<string> {
-  const commit = await commitFiles(work, files);
-  await git(work, 'push', '-q', 'origin', 'main');
-  return commit;
-}
-
 beforeEach(async () => {
-  temp = await makeTempDir();
-  const projectRoot = join(temp.path, 'served');
-  await initRepository(join(projectRoot, 'tools.git'), { bare: true });
-  server = await startGitHttpServer({ projectRoot });
-  url = `${server.url}/tools.git`;
-  work = await initRepository(join(temp.path, 'work'));
-  await git(work, 'remote', 'add', 'origin', url);
-  env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' };
+  ({ url, push } = await folder.serve());
+  env = folder.cliEnv();
 });
+// before the folder's own: the services go before the git server and the folder
 afterEach(async () => {
   while (services.length) await services.pop()!.stop();
-  await server.close();
-  await temp.cleanup();
 });
 
 describe('hldp serve over a served git repository when an alias bomb is pushed', () => {

@@ -1,11 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FLUSH, packetLine } from '../../src/scanner/sources/pkt-line.js';
 import { parseAdvertisement } from '../../src/scanner/sources/upload-pack.js';
-import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
-import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
-import { runCli } from '../helpers/run-cli.js';
+import { git, makeToolYaml } from '../helpers/git.js';
+import { testFolder } from '../helpers/test-folder.js';
 
 // A ref advertisement of up to 64 MiB (a million refs) was parsed in one synchronous loop into a Map of every ref, at
 // every head check: ~10 s in which no request was served (review G, F9). A head check reads the branches alone: the
@@ -14,16 +13,7 @@ import { runCli } from '../helpers/run-cli.js';
 
 const COMMIT = 'a'.repeat(40);
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: GitHttpServer | undefined;
-beforeEach(async () => {
-  temp = await makeTempDir();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await temp.cleanup();
-});
+const folder = testFolder();
 
 describe('an advertisement of many refs', () => {
   it('is read with the event loop turning, and keeps the branches alone', async () => {
@@ -46,18 +36,13 @@ describe('an advertisement of many refs', () => {
   });
 
   it('hldp scan of a real repository with 100,000 tags (git http-backend) succeeds', async () => {
-    const projectRoot = join(temp.path, 'served');
-    const bare = await initRepository(join(projectRoot, 'tools.git'), { bare: true });
-    const work = await initRepository(join(temp.path, 'work'));
-    const commit = await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-    await git(work, 'push', '-q', bare, 'main');
+    const { url, bare, push } = await folder.serve();
+    const commit = await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
     // written as git's packed-refs (one line a ref, sorted), as `git pack-refs` leaves a repository's tags
     const tags = Array.from({ length: 100_000 }, (_, index) => `${commit} refs/tags/t${String(index).padStart(6, '0')}\n`);
     await writeFile(join(bare, 'packed-refs'), `# pack-refs with: peeled fully-peeled sorted \n${tags.join('')}`);
     expect(await git(bare, 'rev-parse', 'refs/tags/t099999')).toBe(commit);
-    server = await startGitHttpServer({ projectRoot });
-    const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' };
-    const run = await runCli(['scan', '--repo', `${server.url}/tools.git`, '--json'], { env, timeoutMs: 50_000 });
+    const run = await folder.scan(url, { timeoutMs: 50_000 });
     expect(run.code, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout) as { commit: string; tools: Array<{ name: string }> };
     expect(result.tools.map((tool) => tool.name)).toEqual(['alpha']);

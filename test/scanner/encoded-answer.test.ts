@@ -1,43 +1,23 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
-import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
-import { runCli } from '../helpers/run-cli.js';
+import { describe, expect, it } from 'vitest';
+import { makeToolYaml } from '../helpers/git.js';
+import { testFolder } from '../helpers/test-folder.js';
 
 // The HTTP client asked for gzip and undid it as it read, so the limits counted decoded bytes: a 1 MB answer on the
 // wire came to a 900 MiB pack held ~3 times, inside the 1 GiB limit (review G, F5). The scanner now asks for no
 // encoding (git's smart HTTP needs none), and refuses an answer encoded anyway before decoding a byte of it.
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let backend: GitHttpServer | undefined;
-let front: Server | undefined;
-beforeEach(async () => {
-  temp = await makeTempDir();
-});
-afterEach(async () => {
-  front?.closeAllConnections();
-  await new Promise<void>((resolve) => (front ? front.close(() => resolve()) : resolve()));
-  front = undefined;
-  await backend?.close();
-  backend = undefined;
-  await temp.cleanup();
-});
+const folder = testFolder();
 
 /**
  * A real repository (`git http-backend`) behind a front that passes every request on and gzips an answer when
  * `encodes` says so; it records each request's Accept-Encoding.
  */
 async function served(encodes: (request: IncomingMessage) => boolean): Promise<{ url: string; asked: string[] }> {
-  const projectRoot = join(temp.path, 'served');
-  await initRepository(join(projectRoot, 'tools.git'), { bare: true });
-  const work = await initRepository(join(temp.path, 'work'));
-  await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-  await git(work, 'push', '-q', join(projectRoot, 'tools.git'), 'main');
-  backend = await startGitHttpServer({ projectRoot });
-  const real = backend.url;
+  const { server, push } = await folder.serve();
+  await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+  const real = server.url;
   const asked: string[] = [];
   const pass = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     asked.push(String(request.headers['accept-encoding'] ?? ''));
@@ -49,15 +29,10 @@ async function served(encodes: (request: IncomingMessage) => boolean): Promise<{
     response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? '', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
     response.end(gzip ? gzipSync(body) : body);
   };
-  front = createServer((request, response) => void pass(request, response));
-  await new Promise<void>((resolve) => front!.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(front.address() as AddressInfo).port}/tools.git`, asked };
+  return { url: `${await folder.listen((request, response) => void pass(request, response))}/tools.git`, asked };
 }
 
-function scan(url: string): ReturnType<typeof runCli> {
-  const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' };
-  return runCli(['scan', '--repo', url, '--json'], { env, timeoutMs: 50_000 });
-}
+const scan = (url: string) => folder.scan(url, { timeoutMs: 50_000 });
 
 describe("the bytes a remote's answer is limited by are the bytes it sends", () => {
   it('hldp scan asks every request for no Content-Encoding, and a server that gzips only when asked to sends none: the scan succeeds', async () => {

@@ -1,16 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { applyDelta } from '../../src/scanner/sources/git-delta.js';
 import { indexPack, MAX_APPENDED_BYTES, MAX_PACK_OBJECTS, writeIndex } from '../../src/scanner/sources/index-pack.js';
 import { Entry } from '../../src/scanner/sources/pack-entries.js';
 import { MAX_OBJECT_BYTES, type GitObject } from '../../src/scanner/sources/pack-store.js';
-import { makeTempDir } from '../helpers/git.js';
 import { advertisement, craftDelta, emptyCommit, objectId, PackWriter } from '../helpers/crafted-pack.js';
-import { runCli } from '../helpers/run-cli.js';
-import { serveUploadPack, sideBandAnswer } from '../helpers/upload-pack-server.js';
+import type { CliRun } from '../helpers/run-cli.js';
+import { testFolder } from '../helpers/test-folder.js';
+import { sideBandAnswer, uploadPackHandler } from '../helpers/upload-pack-server.js';
 
 // A git server's pack is hostile input that our own indexer reads (review G): each bound here was one a few kilobytes
 // of pack got past. Packs are crafted as a hostile server writes them and served by a local HTTP server implementing
@@ -18,25 +16,14 @@ import { serveUploadPack, sideBandAnswer } from '../helpers/upload-pack-server.j
 
 const MIB = 1024 * 1024;
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: Server | undefined;
-beforeEach(async () => {
-  temp = await makeTempDir();
-});
-afterEach(async () => {
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server?.closeAllConnections();
-  server = undefined;
-  await temp.cleanup();
-});
+const folder = testFolder();
 
 const noOutside = (oid: string): Promise<GitObject> => Promise.reject(new Error(`Could not find ${oid}`));
 
-async function scan(pack: Buffer, commit: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const served = await serveUploadPack(advertisement(commit), sideBandAnswer(pack));
-  server = served.server;
-  const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' };
-  return runCli(['scan', '--repo', served.url, '--json'], { env, timeoutMs: 50_000 });
+/** `hldp scan` of a local HTTP server implementing upload-pack that advertises `commit` and answers with `pack`. */
+async function scan(pack: Buffer, commit: string): Promise<CliRun> {
+  const origin = await folder.listen(uploadPackHandler(advertisement(commit), sideBandAnswer(pack)));
+  return folder.scan(`${origin}/tools.git`, { timeoutMs: 50_000 });
 }
 
 /** A blob whose size varint runs on for `continuations` bytes of nothing (read as NaN past ~146), then `inflated` bytes of zeros. */

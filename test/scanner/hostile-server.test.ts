@@ -1,16 +1,14 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { RequestListener } from 'node:http';
 import { writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import http from 'isomorphic-git/http/node';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FLUSH, packetLine } from '../../src/scanner/sources/pkt-line.js';
 import { indexPack } from '../../src/scanner/sources/index-pack.js';
 import { discoverUploadPack, fetchPack } from '../../src/scanner/sources/upload-pack.js';
 import { blobId, craftDelta, packOf, type CraftedEntry } from '../helpers/crafted-pack.js';
-import { makeTempDir } from '../helpers/git.js';
-import { serveUploadPack, sideBandAnswer } from '../helpers/upload-pack-server.js';
-import { runCli } from '../helpers/run-cli.js';
+import { testFolder } from '../helpers/test-folder.js';
+import { sideBandAnswer, uploadPackHandler } from '../helpers/upload-pack-server.js';
 
 // What a remote sends is hostile input: its answer's size, its pace and its pack's objects are whatever it likes.
 // Before these bounds, a server streaming without end filled the scanner's memory, one that stalled held the scan
@@ -20,22 +18,11 @@ import { runCli } from '../helpers/run-cli.js';
 const MIB = 1024 * 1024;
 const COMMIT = 'a'.repeat(40);
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: Server | undefined;
-beforeEach(async () => {
-  temp = await makeTempDir();
-});
-afterEach(async () => {
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server?.closeAllConnections();
-  server = undefined;
-  await temp.cleanup();
-});
+const folder = testFolder();
 
-async function serve(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<string> {
-  server = createServer(handler);
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/tools.git`;
+/** A local HTTP server answering with `handler`; its repository's URL. */
+async function serve(handler: RequestListener): Promise<string> {
+  return `${await folder.listen(handler)}/tools.git`;
 }
 
 const ADVERTISEMENT = Buffer.concat([
@@ -48,10 +35,9 @@ const ADVERTISEMENT = Buffer.concat([
 
 /** Runs `hldp scan` of `url` as a user would, with the child's peak resident memory printed as it exits. */
 async function scanWithPeak(url: string): Promise<{ code: number; stdout: string; stderr: string; peakBytes: number }> {
-  const peak = join(temp.path, 'peak.mjs');
+  const peak = join(folder.path, 'peak.mjs');
   await writeFile(peak, "process.on('exit', () => process.stderr.write(`peak-rss-kib ${process.resourceUsage().maxRSS}\\n`));\n");
-  const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', NODE_OPTIONS: `--import=${peak}` };
-  const run = await runCli(['scan', '--repo', url, '--json'], { env, timeoutMs: 50_000 });
+  const run = await folder.scan(url, { env: { NODE_OPTIONS: `--import=${peak}` }, timeoutMs: 50_000 });
   return { ...run, peakBytes: Number(/peak-rss-kib (\d+)/.exec(run.stderr)?.[1]) * 1024 };
 }
 
@@ -67,10 +53,8 @@ function manyLargeDeltas(count: number): Buffer {
   return packOf(entries).pack;
 }
 
-async function serveClone(pack: Buffer): Promise<string> {
-  const served = await serveUploadPack(ADVERTISEMENT, sideBandAnswer(pack));
-  server = served.server;
-  return served.url;
+function serveClone(pack: Buffer): Promise<string> {
+  return serve(uploadPackHandler(ADVERTISEMENT, sideBandAnswer(pack)));
 }
 
 describe('a clone from a server whose pack makes many large objects (a local HTTP server implementing upload-pack)', () => {

@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
-import { startGitHttpFront, type GitHttpFront } from '../helpers/git-http-front.js';
-import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+import { describe, expect, it } from 'vitest';
+import { makeToolYaml } from '../helpers/git.js';
+import { startGitHttpFront } from '../helpers/git-http-front.js';
 import { runCli } from '../helpers/run-cli.js';
+import type { ServedRepository } from '../helpers/served-repository.js';
+import { testFolder } from '../helpers/test-folder.js';
 import { sideBandAnswer } from '../helpers/upload-pack-server.js';
 
 // Found in review G (F7): one answer that held the advertised commit but not all it points at was written as the
@@ -15,19 +16,7 @@ import { sideBandAnswer } from '../helpers/upload-pack-server.js';
 
 const execFileAsync = promisify(execFile);
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: GitHttpServer | undefined;
-let front: GitHttpFront | undefined;
-beforeEach(async () => {
-  temp = await makeTempDir('hldp-incomplete-clone-');
-});
-afterEach(async () => {
-  await front?.close();
-  await server?.close();
-  front = undefined;
-  server = undefined;
-  await temp.cleanup();
-});
+const folder = testFolder('hldp-incomplete-clone-');
 
 /** A pack of exactly these objects (no others they point at), as `git pack-objects` writes it. */
 async function packOfObjects(repo: string, oids: string[]): Promise<Buffer> {
@@ -45,27 +34,26 @@ async function oidOf(repo: string, spec: string): Promise<string> {
 }
 
 /** A served repository whose first clone request is answered once with a pack of `objects(work, head)` alone. */
-async function servedWithOneBadAnswer(objects: (work: string, head: string) => Promise<string[]>): Promise<{ url: string; work: string; served: string }> {
-  const projectRoot = join(temp.path, 'served');
-  const served = await initRepository(join(projectRoot, 'tools.git'), { bare: true });
-  server = await startGitHttpServer({ projectRoot });
-  const work = await initRepository(join(temp.path, 'work'));
-  const head = await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') }, 'one');
-  await git(work, 'push', '-q', served, 'main');
-  const bad = sideBandAnswer(await packOfObjects(work, await objects(work, head)));
+async function servedWithOneBadAnswer(objects: (work: string, head: string) => Promise<string[]>): Promise<{ url: string; push: ServedRepository['push'] }> {
+  const served = await folder.serve();
+  const head = await served.push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') }, 'one');
+  const bad = sideBandAnswer(await packOfObjects(served.work, await objects(served.work, head)));
   let lying = true;
-  front = await startGitHttpFront(`${server.url}/tools.git`, {
-    intercept: ({ method }) => {
-      if (!lying || method !== 'POST') return undefined;
-      lying = false;
-      return { status: 200, contentType: 'application/x-git-upload-pack-result', body: bad };
-    },
-  });
-  return { url: front.url, work, served };
+  const front = folder.closeAfter(
+    await startGitHttpFront(served.url, {
+      intercept: ({ method }) => {
+        if (!lying || method !== 'POST') return undefined;
+        lying = false;
+        return { status: 200, contentType: 'application/x-git-upload-pack-result', body: bad };
+      },
+    }),
+  );
+  return { url: front.url, push: served.push };
 }
 
+// without HLDP_LOG_LEVEL: a scan that succeeds writes nothing to stderr at the default level either
 function scan(url: string) {
-  return runCli(['scan', '--repo', url, '--json'], { env: { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data') } });
+  return runCli(['scan', '--repo', url, '--json'], { env: { HLDP_CACHE_DIR: join(folder.path, 'cache'), HLDP_DATA_DIR: join(folder.path, 'data') } });
 }
 
 function names(stdout: string): string[] {
@@ -85,15 +73,14 @@ describe('a clone that one bad answer left incomplete (review G, F7) is started 
   });
 
   it('after a pack without a definition: that scan reports READ_FAILED, the next one reads the tool, and a later push is fetched on top', async () => {
-    const { url, work, served } = await servedWithOneBadAnswer(async (repo, head) => [head, await oidOf(repo, `${head}^{tree}`), await oidOf(repo, `${head}:tools`), await oidOf(repo, `${head}:tools/alpha`)]);
+    const { url, push } = await servedWithOneBadAnswer(async (repo, head) => [head, await oidOf(repo, `${head}^{tree}`), await oidOf(repo, `${head}:tools`), await oidOf(repo, `${head}:tools/alpha`)]);
     const first = await scan(url);
     expect(JSON.parse(first.stdout)).toMatchObject({ tools: [], errors: [expect.objectContaining({ file: 'tools/alpha/TOOL.hdlp', code: 'READ_FAILED' })] });
     const second = await scan(url);
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ errors: [] });
     expect(names(second.stdout)).toEqual(['alpha']);
-    await commitFiles(work, { 'tools/beta/TOOL.hdlp': makeToolYaml('beta') }, 'two');
-    await git(work, 'push', '-q', served, 'main');
+    await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') }, 'two');
     const third = await scan(url);
     expect(third.code).toBe(0);
     expect(names(third.stdout)).toEqual(['alpha', 'beta']);

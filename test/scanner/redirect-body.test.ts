@@ -1,41 +1,17 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import http from 'isomorphic-git/http/node';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { discoverUploadPack } from '../../src/scanner/sources/upload-pack.js';
-import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
-import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
-import { runCli } from '../helpers/run-cli.js';
+import { makeToolYaml } from '../helpers/git.js';
+import { testFolder } from '../helpers/test-folder.js';
 
 // The HTTP client followed redirects itself and drained each redirect's body to its end, after the call had returned
 // and outside every limit: a same-origin 302 whose body never ends was read for as long as the process lived (GBs
 // a minute), and `hldp scan` printed its result and never exited (review G, F3). Redirects are now followed by the
 // scanner: each 3xx is dropped with its connection, unread, and the hops share the request's limits.
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let backend: GitHttpServer | undefined;
-const servers: Server[] = [];
-beforeEach(async () => {
-  temp = await makeTempDir();
-});
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-  await backend?.close();
-  backend = undefined;
-  await temp.cleanup();
-});
-
-async function serve(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<string> {
-  const server = createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const folder = testFolder();
 
 /** Writes `chunk` for as long as the client reads; `closed` is set when the connection goes. */
 function endless(response: ServerResponse, chunk: Buffer, seen: { closed: boolean }): void {
@@ -49,13 +25,9 @@ function endless(response: ServerResponse, chunk: Buffer, seen: { closed: boolea
 
 /** A real repository behind `git http-backend`, with a token, and its first commit's tool. */
 async function realRepository(token?: string): Promise<string> {
-  const projectRoot = join(temp.path, 'served');
-  await initRepository(join(projectRoot, 'tools.git'), { bare: true });
-  const work = await initRepository(join(temp.path, 'work'));
-  await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-  await git(work, 'push', '-q', join(projectRoot, 'tools.git'), 'main');
-  backend = await startGitHttpServer({ projectRoot, ...(token ? { token } : {}) });
-  return backend.url;
+  const { server, push } = await folder.serve(token ? { token } : {});
+  await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+  return server.url;
 }
 
 /** Passes a request on to `real`, headers and body, and its answer back. */
@@ -75,7 +47,7 @@ describe('a server whose ref listing is a same-origin 302 with a body that never
       const real = await realRepository();
       const redirect = { closed: false };
       const chunk = encoding === 'gzip' ? gzipSync(Buffer.alloc(1024 * 1024)) : Buffer.alloc(64 * 1024);
-      const front = await serve((request, response) => {
+      const front = await folder.listen((request, response) => {
         const path = request.url ?? '/';
         if (request.method === 'GET' && path.startsWith('/tools.git/info/refs')) {
           response.writeHead(302, { location: path.replace('/tools.git/', '/moved/tools.git/'), ...(encoding === 'gzip' ? { 'content-encoding': 'gzip' } : {}) });
@@ -85,8 +57,7 @@ describe('a server whose ref listing is a same-origin 302 with a body that never
         }
         void pass(real, request, response, path.replace('/moved/', '/'));
       });
-      const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' };
-      const run = await runCli(['scan', '--repo', `${front}/tools.git`, '--json'], { env, timeoutMs: 40_000 });
+      const run = await folder.scan(`${front}/tools.git`, { timeoutMs: 40_000 });
       expect(run.stderr).not.toContain('[runCli: killed');
       expect(run.code, run.stderr).toBe(0);
       expect((JSON.parse(run.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toEqual(['alpha']);
@@ -97,7 +68,7 @@ describe('a server whose ref listing is a same-origin 302 with a body that never
   it('in process: the listing returns and no connection is left reading the 302', async () => {
     const real = await realRepository();
     const redirect = { closed: false };
-    const front = await serve((request, response) => {
+    const front = await folder.listen((request, response) => {
       const path = request.url ?? '/';
       if (path.startsWith('/tools.git/')) {
         response.writeHead(302, { location: path.replace('/tools.git/', '/moved/tools.git/') });
@@ -113,7 +84,7 @@ describe('a server whose ref listing is a same-origin 302 with a body that never
 
   it('refuses a redirect loop plainly, naming the limit, and closes every hop', async () => {
     let open = 0;
-    const front = await serve((request, response) => {
+    const front = await folder.listen((request, response) => {
       open++;
       response.once('close', () => open--);
       response.writeHead(302, { location: `${request.url}x` });
@@ -127,7 +98,7 @@ describe('a server whose ref listing is a same-origin 302 with a body that never
 describe('a redirect and the token', () => {
   it("keeps the token for the same origin: a private repository's refs are listed through a 307", async () => {
     const real = await realRepository('s3cret');
-    const front = await serve((request, response) => {
+    const front = await folder.listen((request, response) => {
       const path = request.url ?? '/';
       if (!path.startsWith('/moved/')) {
         request.resume();
@@ -142,12 +113,12 @@ describe('a redirect and the token', () => {
 
   it('sends no token to another origin (another port of the same host)', async () => {
     const seen: Array<string | undefined> = [];
-    const other = await serve((request, response) => {
+    const other = await folder.listen((request, response) => {
       seen.push(request.headers.authorization);
       request.resume();
       response.writeHead(401).end();
     });
-    const front = await serve((request, response) => {
+    const front = await folder.listen((request, response) => {
       request.resume();
       response.writeHead(302, { location: `${other}${request.url}` }).end();
     });

@@ -1,41 +1,21 @@
 import { createHash } from 'node:crypto';
-import type { Server } from 'node:http';
 import { copyFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
 import { isBranchName } from '../../src/scanner/sources/remote-git-source.js';
 import { packOfResponse } from '../../src/scanner/sources/upload-pack.js';
 import { packetLine, FLUSH } from '../../src/scanner/sources/pkt-line.js';
-import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
-import { startGitHttpFront, type GitHttpFront } from '../helpers/git-http-front.js';
-import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
-import { serveUploadPack, sideBandAnswer } from '../helpers/upload-pack-server.js';
+import { commitFiles, git, makeToolYaml } from '../helpers/git.js';
+import { startGitHttpFront } from '../helpers/git-http-front.js';
+import { testFolder } from '../helpers/test-folder.js';
+import { sideBandAnswer, uploadPackHandler } from '../helpers/upload-pack-server.js';
 
 // A remote's first scan clones it ourselves (isomorphic-git's clone indexed the pack in JavaScript: ~700 MB and most of
 // a cold scan's CPU at 100,000 tools): one GET of the refs, one POST asking for the branch's commit alone (`deepen 1`),
 // the pack indexed with Node's zlib, written as a git directory git itself reads and later fetches extend.
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: GitHttpServer | undefined;
-beforeEach(async () => {
-  temp = await makeTempDir();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await temp.cleanup();
-});
-
-async function served(): Promise<{ url: string; work: string }> {
-  const projectRoot = join(temp.path, 'served');
-  await initRepository(join(projectRoot, 'tools.git'), { bare: true });
-  server = await startGitHttpServer({ projectRoot });
-  const url = `${server.url}/tools.git`;
-  const work = await initRepository(join(temp.path, 'work'));
-  await git(work, 'remote', 'add', 'origin', url);
-  return { url, work };
-}
+const folder = testFolder();
 
 async function gitdirOf(cacheDir: string): Promise<string> {
   for (const entry of await readdir(cacheDir, { withFileTypes: true, recursive: true })) {
@@ -46,11 +26,10 @@ async function gitdirOf(cacheDir: string): Promise<string> {
 
 describe('the first scan of a remote over smart HTTP (git http-backend) clones it ourselves', () => {
   it('holds the branch commit alone, in one pack git verifies, with the refs and shallow boundary git and later fetches read', async () => {
-    const { url, work } = await served();
+    const { url, work, push } = await folder.serve();
     await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'README.md': 'old\n' });
-    const head = await commitFiles(work, { 'tools/beta/TOOL.hdlp': makeToolYaml('beta'), 'README.md': 'new\n' });
-    await git(work, 'push', '-q', 'origin', 'main');
-    const cacheDir = join(temp.path, 'cache');
+    const head = await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta'), 'README.md': 'new\n' });
+    const cacheDir = join(folder.path, 'cache');
     const index = await scanOnce(url, { cacheDir });
     expect(index.commit).toBe(head);
     expect(index.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
@@ -66,13 +45,12 @@ describe('the first scan of a remote over smart HTTP (git http-backend) clones i
   });
 
   it('clones the branch asked for (its name with a slash), and a later push is fetched onto the clone', async () => {
-    const { url, work } = await served();
-    await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-    await git(work, 'push', '-q', 'origin', 'main');
+    const { url, work, push } = await folder.serve();
+    await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
     await git(work, 'checkout', '-q', '-b', 'release/staging');
     await commitFiles(work, { 'tools/staged/TOOL.hdlp': makeToolYaml('staged') });
     await git(work, 'push', '-q', 'origin', 'release/staging');
-    const scanner = new Scanner({ repo: url, ref: 'release/staging', cacheDir: join(temp.path, 'cache') });
+    const scanner = new Scanner({ repo: url, ref: 'release/staging', cacheDir: join(folder.path, 'cache') });
     expect((await scanner.scan()).tools.map((tool) => tool.name)).toEqual(['alpha', 'staged']);
     const next = await commitFiles(work, { 'tools/later/TOOL.hdlp': makeToolYaml('later') });
     await git(work, 'push', '-q', 'origin', 'release/staging');
@@ -83,16 +61,14 @@ describe('the first scan of a remote over smart HTTP (git http-backend) clones i
   });
 
   it('clones and fetches a repository holding a file larger than a read may hold beside tools/ (hashed as it streams, never held)', async () => {
-    const { url, work } = await served();
+    const { url, push } = await folder.serve();
     // 70 MiB of zeros: git stores it whole (it deltifies against nothing), ~70 KB compressed
     const big = Buffer.alloc(70 * 1024 * 1024);
-    await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'assets/big.bin': big });
-    await git(work, 'push', '-q', 'origin', 'main');
-    const cacheDir = join(temp.path, 'cache');
+    await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'assets/big.bin': big });
+    const cacheDir = join(folder.path, 'cache');
     const scanner = new Scanner({ repo: url, cacheDir });
     expect((await scanner.scan()).tools.map((tool) => tool.name)).toEqual(['alpha']);
-    await commitFiles(work, { 'tools/beta/TOOL.hdlp': makeToolYaml('beta'), 'assets/big2.bin': Buffer.concat([big, Buffer.from('x')]) });
-    await git(work, 'push', '-q', 'origin', 'main');
+    await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta'), 'assets/big2.bin': Buffer.concat([big, Buffer.from('x')]) });
     expect((await scanner.scan()).tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
     await scanner.flush();
     const gitdir = await gitdirOf(cacheDir);
@@ -100,40 +76,34 @@ describe('the first scan of a remote over smart HTTP (git http-backend) clones i
   });
 
   it('says plainly that a branch does not exist', async () => {
-    const { url, work } = await served();
-    await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-    await git(work, 'push', '-q', 'origin', 'main');
-    await expect(scanOnce(url, { ref: 'nope', cacheDir: join(temp.path, 'cache') })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.stringContaining("branch 'nope' does not exist") });
+    const { url, push } = await folder.serve();
+    await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    await expect(scanOnce(url, { ref: 'nope', cacheDir: join(folder.path, 'cache') })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.stringContaining("branch 'nope' does not exist") });
   });
 });
 
 describe('a fetch from a server that advertises a commit its pack lacks (a local HTTP server in front of git http-backend)', () => {
-  let front: GitHttpFront | undefined;
-  afterEach(() => front?.close());
-
   it('fails that scan plainly, and the next honest answer is fetched: refs never name a commit that did not come', async () => {
-    const { url: real, work } = await served();
-    const head = await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-    await git(work, 'push', '-q', 'origin', 'main');
+    const { url: real, push } = await folder.serve();
+    const head = await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
     const fake = 'c'.repeat(40);
     let lying = false;
     const header = Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0]);
     const emptyPack = Buffer.concat([packetLine('NAK\n'), packetLine(Buffer.concat([Buffer.from([1]), header, createHash('sha1').update(header).digest()])), FLUSH]);
-    front = await startGitHttpFront(real, {
+    const front = await startGitHttpFront(real, {
       intercept: ({ method }) => (lying && method === 'POST' ? { status: 200, contentType: 'application/x-git-upload-pack-result', body: emptyPack } : undefined),
       // the lie: the branch advertised at a commit that does not exist (same length, so the pkt-line stays valid)
       rewrite: (answer) => (lying ? { ...answer, body: Buffer.from(answer.body.toString('latin1').replace(`${head} refs/heads/main`, `${fake} refs/heads/main`), 'latin1') } : answer),
     });
-    const url = front.url;
-    const scanner = new Scanner({ repo: url, cacheDir: join(temp.path, 'cache') });
+    const url = folder.closeAfter(front).url;
+    const scanner = new Scanner({ repo: url, cacheDir: join(folder.path, 'cache') });
     expect((await scanner.scan()).commit).toBe(head);
     lying = true;
     for (let attempt = 0; attempt < 2; attempt++) {
       await expect(scanner.scan()).rejects.toMatchObject({ code: 'SOURCE_UNREACHABLE', message: expect.stringContaining(`does not hold the commit it advertised for 'main' (${fake})`) });
     }
     lying = false;
-    const next = await commitFiles(work, { 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
-    await git(work, 'push', '-q', 'origin', 'main');
+    const next = await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
     const honest = await scanner.scan();
     expect(honest.commit).toBe(next);
     expect(honest.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
@@ -142,19 +112,15 @@ describe('a fetch from a server that advertises a commit its pack lacks (a local
 });
 
 describe('starting a clone over after 64 fetches, from a server whose fetch fails (a local HTTP server in front of git http-backend)', () => {
-  let front: GitHttpFront | undefined;
-  afterEach(() => front?.close());
-
   it('keeps the old clone until the new one has come, and starts over once the server answers', async () => {
-    const { url: real, work } = await served();
-    const first = await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-    await git(work, 'push', '-q', 'origin', 'main');
+    const { url: real, push } = await folder.serve();
+    const first = await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
     let failing = false;
-    front = await startGitHttpFront(real, {
+    const front = await startGitHttpFront(real, {
       intercept: ({ method }) => (failing && method === 'POST' ? { status: 500, contentType: '', body: Buffer.from('upload-pack failed') } : undefined),
     });
-    const url = front.url;
-    const cacheDir = join(temp.path, 'cache');
+    const url = folder.closeAfter(front).url;
+    const cacheDir = join(folder.path, 'cache');
     const scanner = new Scanner({ repo: url, cacheDir });
     expect((await scanner.scan()).commit).toBe(first);
     // as if 64 fetches had each left a pack (copies of the clone's: the same objects under other names)
@@ -166,8 +132,7 @@ describe('starting a clone over after 64 fetches, from a server whose fetch fail
       await copyFile(join(packDir, pack!), join(packDir, `${name}.pack`));
       await copyFile(join(packDir, pack!.replace(/\.pack$/, '.idx')), join(packDir, `${name}.idx`));
     }
-    const second = await commitFiles(work, { 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
-    await git(work, 'push', '-q', 'origin', 'main');
+    const second = await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
     failing = true;
     await expect(scanner.scan()).rejects.toMatchObject({ code: 'SOURCE_UNREACHABLE', message: expect.stringContaining('HTTP 500') });
     // the old clone is all there, and reads as before
@@ -183,23 +148,16 @@ describe('starting a clone over after 64 fetches, from a server whose fetch fail
 });
 
 describe('a server whose advertisement carries media type parameters (a local HTTP server in front of git http-backend)', () => {
-  let front: GitHttpFront | undefined;
-  afterEach(() => front?.close());
-
   it('is read as git reads it: `application/x-git-upload-pack-advertisement; charset=utf-8` is the advertisement', async () => {
-    const { url: real, work } = await served();
-    const head = await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-    await git(work, 'push', '-q', 'origin', 'main');
-    front = await startGitHttpFront(real, { rewrite: (answer) => ({ ...answer, contentType: `${answer.contentType}; charset=utf-8` }) });
-    const url = front.url;
-    expect((await scanOnce(url, { cacheDir: join(temp.path, 'cache') })).commit).toBe(head);
+    const { url: real, push } = await folder.serve();
+    const head = await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    const front = await startGitHttpFront(real, { rewrite: (answer) => ({ ...answer, contentType: `${answer.contentType}; charset=utf-8` }) });
+    const url = folder.closeAfter(front).url;
+    expect((await scanOnce(url, { cacheDir: join(folder.path, 'cache') })).commit).toBe(head);
   });
 });
 
 describe('a clone from a server whose HEAD names a branch git would refuse (a local HTTP server implementing the advertisement)', () => {
-  let hostile: Server | undefined;
-  afterEach(() => new Promise<void>((resolve) => (hostile ? hostile.close(() => resolve()) : resolve())));
-
   /** A local HTTP server that advertises `branch` at a made-up commit and answers the fetch with an empty, well-formed pack. */
   async function serveAdvertisement(branch: string): Promise<string> {
     const oid = 'a'.repeat(40);
@@ -212,24 +170,22 @@ describe('a clone from a server whose HEAD names a branch git would refuse (a lo
     ]);
     const header = Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0]);
     const pack = Buffer.concat([header, createHash('sha1').update(header).digest()]);
-    const served = await serveUploadPack(advertisement, sideBandAnswer(pack));
-    hostile = served.server;
-    return served.url;
+    return `${await folder.listen(uploadPackHandler(advertisement, sideBandAnswer(pack)))}/tools.git`;
   }
 
   it.each(['../../../../escaped', 'main\n[core]\n\tfsmonitor = evil', '.hidden', 'a..b'])('refuses %j before writing anything', async (branch) => {
     // only the name stands between such a server and our files: the pack it sends is well formed
     const url = await serveAdvertisement(branch);
-    const cacheDir = join(temp.path, 'cache');
+    const cacheDir = join(folder.path, 'cache');
     await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: branch.includes('\n') ? 'SOURCE_UNREACHABLE' : 'REF_NOT_FOUND' });
     // nothing of a clone was made, inside the cache or beside it
-    const written = await readdir(temp.path, { recursive: true });
+    const written = await readdir(folder.path, { recursive: true });
     expect(written.filter((path) => /escaped|HEAD$|config$/.test(String(path)))).toEqual([]);
   });
 
   it('refuses a pack without the commit the server advertised, and leaves no clone to be stuck on', async () => {
     const url = await serveAdvertisement('main');
-    const cacheDir = join(temp.path, 'cache');
+    const cacheDir = join(folder.path, 'cache');
     for (let attempt = 0; attempt < 2; attempt++) {
       await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: 'SOURCE_UNREACHABLE', message: expect.stringContaining(`does not hold the commit it advertised for 'main' (${'a'.repeat(40)})`) });
       expect((await readdir(cacheDir, { recursive: true })).filter((path) => /HEAD$/.test(String(path)))).toEqual([]);

@@ -1,16 +1,15 @@
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ToolIndex } from '../../src/core/index.js';
 import { Scanner, type PushHint } from '../../src/scanner/index.js';
-import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
-import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+import { commitFiles, git, makeToolYaml } from '../helpers/git.js';
+import { testFolder } from '../helpers/test-folder.js';
 
 // A rescan started by a signed push webhook knows the commit the branch should now name: it sends the fetch for it
 // beside the head check instead of after it. The head check still decides: a push that names another commit than
 // the branch's head (another branch's, an older one, a replayed delivery) never moves the scanner there.
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: GitHttpServer;
+const folder = testFolder('hldp-push-hint-');
 let work: string;
 let url: string;
 /** the requests in the order they reached the server, and whether the POST came before the ref listing was answered */
@@ -24,16 +23,12 @@ let earlyDropped: boolean | undefined;
 let slowPostMs = 0;
 
 beforeEach(async () => {
-  temp = await makeTempDir('hldp-push-hint-');
-  const projectRoot = join(temp.path, 'served');
-  await initRepository(join(projectRoot, 'tools.git'), { bare: true });
   seen = [];
   postBeforeListingAnswered = false;
   holding = false;
   let postSeen = false;
   let postArrived: (() => void) | undefined;
-  server = await startGitHttpServer({
-    projectRoot,
+  ({ url, work } = await folder.serve({
     // once holding, a ref listing is answered only when a POST has arrived or a second has passed: a fetch sent
     // beside it arrives meanwhile, one sent after it never does
     beforeServing: async (method, path, request) => {
@@ -62,14 +57,7 @@ beforeEach(async () => {
         }));
       postArrived = undefined;
     },
-  });
-  url = `${server.url}/tools.git`;
-  work = await initRepository(join(temp.path, 'work'));
-  await git(work, 'remote', 'add', 'origin', url);
-});
-afterEach(async () => {
-  await server.close();
-  await temp.cleanup();
+  }));
 });
 
 async function push(files: Record<string, string | null>, branch = 'main'): Promise<string> {
@@ -81,7 +69,7 @@ async function push(files: Record<string, string | null>, branch = 'main'): Prom
 /** A scanner that cloned the first commit. */
 async function clonedScanner(): Promise<Scanner> {
   await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-  const scanner = new Scanner({ repo: url, cacheDir: join(temp.path, 'cache') });
+  const scanner = new Scanner({ repo: url, cacheDir: join(folder.path, 'cache') });
   await scanner.scan();
   return scanner;
 }

@@ -1,43 +1,28 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
-import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
-import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+import { commitFiles, git, makeToolYaml } from '../helpers/git.js';
+import type { GitHttpServer } from '../helpers/git-http-server.js';
+import type { ServeOptions } from '../helpers/served-repository.js';
+import { testFolder } from '../helpers/test-folder.js';
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: GitHttpServer | undefined;
+const folder = testFolder();
+let server: GitHttpServer;
 let cacheDir: string;
 let work: string;
+let push: (files: Record<string, string | null>) => Promise<string>;
 
-/** A bare repository `tools.git` served over smart HTTP, and a clone to push from. */
-async function servedRepository(options: { token?: string; objectFormat?: 'sha1' | 'sha256' } = {}): Promise<string> {
-  const projectRoot = join(temp.path, 'served');
-  await initRepository(join(projectRoot, 'tools.git'), { bare: true, ...(options.objectFormat ? { objectFormat: options.objectFormat } : {}) });
-  server = await startGitHttpServer({ projectRoot, ...(options.token ? { token: options.token } : {}) });
-  const url = `${server.url}/tools.git`;
-  work = await initRepository(join(temp.path, 'work'), options.objectFormat ? { objectFormat: options.objectFormat } : {});
-  const pushUrl = options.token ? url.replace('http://', `http://pusher:${options.token}@`) : url;
-  await git(work, 'remote', 'add', 'origin', pushUrl);
-  return url;
+/** A bare repository `tools.git` served over smart HTTP, and a clone to push from (`work`, `push`); its URL. */
+async function servedRepository(options: ServeOptions = {}): Promise<string> {
+  const served = await folder.serve(options);
+  ({ server, work, push } = served);
+  return served.url;
 }
 
-/** Commits in the work clone and pushes over smart HTTP. */
-async function push(files: Record<string, string | null>): Promise<string> {
-  const commit = await commitFiles(work, files);
-  await git(work, 'push', '-q', 'origin', 'main');
-  return commit;
-}
-
-beforeEach(async () => {
-  temp = await makeTempDir();
-  cacheDir = join(temp.path, 'cache');
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await temp.cleanup();
+beforeEach(() => {
+  cacheDir = join(folder.path, 'cache');
 });
 
 describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
@@ -70,11 +55,11 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
     const first = await scanOnce(url, { cacheDir });
     const packsBefore = await findFiles(cacheDir, (name) => name.endsWith('.pack'));
-    const requestsBefore = server!.requests();
+    const requestsBefore = server.requests();
     const again = await scanOnce(url, { cacheDir });
     expect(again.scanned_at).toBe(first.scanned_at);
     // only the ref listing (protocol v1: one GET of info/refs), and no new pack fetched
-    expect(server!.requests() - requestsBefore).toBe(1);
+    expect(server.requests() - requestsBefore).toBe(1);
     expect(await findFiles(cacheDir, (name) => name.endsWith('.pack'))).toEqual(packsBefore);
   });
 
@@ -84,11 +69,11 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     const scanner = new Scanner({ repo: url, cacheDir });
     await scanner.scan();
     const second = await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
-    const requestsBefore = server!.requests();
+    const requestsBefore = server.requests();
     const rescanned = await scanner.scan();
     expect(rescanned).toMatchObject({ commit: second, tools: [{ name: 'alpha' }, { name: 'beta' }] });
     // GET info/refs once, then POST git-upload-pack
-    expect(server!.requests() - requestsBefore).toBe(2);
+    expect(server.requests() - requestsBefore).toBe(2);
     // the cache write goes on after scan() answers: the temporary folder is removed only once it is done
     await scanner.flush();
   });
@@ -104,21 +89,18 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     const treeBytes = Number(await git(work, 'cat-file', '-s', 'HEAD:tools'));
     expect(treeBytes).toBeGreaterThan(10_000);
     const second = await push({ 'tools/tool-7/TOOL.hdlp': makeToolYaml('tool-7', { intent: 'does other things' }) });
-    const sentBefore = server!.uploadPackBytes();
+    const sentBefore = server.uploadPackBytes();
     const rescanned = await scanner.scan();
     expect(rescanned.commit).toBe(second);
     expect(rescanned.tools.find((tool) => tool.name === 'tool-7')?.intent).toBe('does other things');
-    expect(server!.uploadPackBytes() - sentBefore).toBeLessThan(2_000);
+    expect(server.uploadPackBytes() - sentBefore).toBeLessThan(2_000);
     await scanner.flush();
   });
 
   describe('when a push lands between the head check and the fetch', () => {
     it('reads the refs again and fetches the new head when the server no longer offers the one it listed', async () => {
-      const projectRoot = join(temp.path, 'served');
-      await initRepository(join(projectRoot, 'tools.git'), { bare: true });
       let racing: (() => Promise<void>) | undefined;
-      server = await startGitHttpServer({
-        projectRoot,
+      const url = await servedRepository({
         beforeServing: async (method, path) => {
           const race = racing;
           if (method !== 'POST' || !path.endsWith('/git-upload-pack') || !race) return;
@@ -126,9 +108,6 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
           await race();
         },
       });
-      const url = `${server.url}/tools.git`;
-      work = await initRepository(join(temp.path, 'work'));
-      await git(work, 'remote', 'add', 'origin', url);
       await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
       const scanner = new Scanner({ repo: url, cacheDir });
       await scanner.scan();
@@ -154,8 +133,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
       await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
       const scanner = new Scanner({ repo: url, cacheDir });
       await scanner.scan();
-      await server!.close();
-      server = undefined;
+      await server.close();
       const stale = await scanner.scan();
       expect(stale.tools.map((tool) => tool.name)).toEqual(['alpha']);
       expect(stale.stale?.reason).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+\/tools\.git/);
@@ -167,8 +145,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
 
     it('fails clearly when nothing was ever fetched', async () => {
       const url = await servedRepository();
-      await server!.close();
-      server = undefined;
+      await server.close();
       await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: 'SOURCE_UNREACHABLE', message: expect.stringContaining('cannot read') });
     });
   });

@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
-import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
-import { runCli } from '../helpers/run-cli.js';
+import { describe, expect, it } from 'vitest';
+import { git, makeToolYaml } from '../helpers/git.js';
+import { testFolder } from '../helpers/test-folder.js';
 
 // A `tools/` tree's entries were gathered with `push(...entries)`, one argument an entry: past ~120,000 of them V8
 // threw "Maximum call stack size exceeded" and every scan of that commit failed. Git stores a folder tree once however
@@ -11,16 +9,7 @@ import { runCli } from '../helpers/run-cli.js';
 
 const ENTRIES = 200_000;
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: GitHttpServer | undefined;
-beforeEach(async () => {
-  temp = await makeTempDir();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await temp.cleanup();
-});
+const folder = testFolder();
 
 /** Real `git` reading `input` on its standard input. */
 function gitWithInput(cwd: string, input: string, ...args: string[]): Promise<string> {
@@ -38,21 +27,18 @@ function gitWithInput(cwd: string, input: string, ...args: string[]): Promise<st
 
 describe(`a tools/ tree of ${ENTRIES} entries naming one empty folder tree (real git http-backend)`, () => {
   it('hldp scan lists every entry: the scan succeeds', async () => {
-    const projectRoot = join(temp.path, 'served');
-    const bare = await initRepository(join(projectRoot, 'tools.git'), { bare: true });
+    const { url, bare } = await folder.serve();
     const blob = await gitWithInput(bare, makeToolYaml('alpha'), 'hash-object', '-w', '--stdin');
-    const folder = await gitWithInput(bare, `100644 blob ${blob}\tTOOL.hdlp\n`, 'mktree');
+    const alphaTree = await gitWithInput(bare, `100644 blob ${blob}\tTOOL.hdlp\n`, 'mktree');
     // every other entry names an empty folder: listed, then found to hold no definition (cheap to read, as it is to push)
     const empty = await gitWithInput(bare, '', 'mktree');
     const lines: string[] = [];
     for (let index = 0; index < ENTRIES; index++) lines.push(`040000 tree ${empty}\tt${String(index).padStart(6, '0')}\n`);
-    const alpha = await gitWithInput(bare, `040000 tree ${folder}\talpha\n${lines.join('')}`, 'mktree');
+    const alpha = await gitWithInput(bare, `040000 tree ${alphaTree}\talpha\n${lines.join('')}`, 'mktree');
     const root = await gitWithInput(bare, `040000 tree ${alpha}\ttools\n`, 'mktree');
     const commit = await gitWithInput(bare, '', 'commit-tree', root, '-m', 'wide');
     await git(bare, 'update-ref', 'refs/heads/main', commit);
-    server = await startGitHttpServer({ projectRoot });
-    const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' };
-    const run = await runCli(['scan', '--repo', `${server.url}/tools.git`, '--json'], { env, timeoutMs: 110_000 });
+    const run = await folder.scan(url, { timeoutMs: 110_000 });
     expect(run.stderr).not.toContain('Maximum call stack size exceeded');
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
     const result = JSON.parse(run.stdout) as { tools: Array<{ name: string }>; errors: string[] };
