@@ -1,9 +1,10 @@
 // A generated repository of `size` tools pushed to a bare one and served over smart HTTP by serve-git.ts in a process
 // of its own (so that a benchmark's CPU time is the scanner's alone): the bench/scan benchmarks that scan a remote.
+// The repositories are laid out as test/helpers/served-repository.ts lays out the tests' (which serve in-process).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { git, initRepository } from '../../test/helpers/git.js';
+import { git } from '../../test/helpers/git.js';
+import { repositoryPair } from '../../test/helpers/served-repository.js';
 import { generateRepository } from './generate-repository.js';
 
 // USER_HZ: 100 on every Linux Node runs on
@@ -25,13 +26,10 @@ export interface ServedRepository {
 }
 
 export async function serveGeneratedRepository(root: string, size: number): Promise<ServedRepository> {
-  const work = join(root, 'work');
-  const bare = join(root, 'served', 'tools.git');
-  await generateRepository(work, size);
-  await initRepository(bare, { bare: true });
+  const { projectRoot, bare, work } = await repositoryPair(root, { makeWork: (path) => generateRepository(path, size) });
   const push = async () => void (await git(work, 'push', '-q', bare, 'main'));
   await push();
-  const server = spawn(process.execPath, ['--import', 'tsx', new URL('serve-git.ts', import.meta.url).pathname, join(root, 'served')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, ['--import', 'tsx', new URL('serve-git.ts', import.meta.url).pathname, projectRoot], { stdio: ['ignore', 'pipe', 'inherit'] });
   const base = await new Promise<string>((done) => server.stdout.once('data', (chunk: Buffer) => done(chunk.toString().trim())));
   return { work, url: `${base}/tools.git`, push, stop: () => void server.kill('SIGTERM'), serverCpuMs: () => processTreeCpuMs(server.pid), serverCpuSplitMs: () => ({ server: processTreeCpuMs(server.pid, [11, 12]), git: processTreeCpuMs(server.pid, [13, 14]) }) };
 }
