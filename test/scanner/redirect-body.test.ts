@@ -126,3 +126,71 @@ describe('a redirect and the token', () => {
     expect(seen).toEqual([undefined]);
   });
 });
+
+// A repository that moved answers every old address with a 301 or 302. git follows the redirect of its first request
+// (info/refs) and sends the rest to the new address; the scanner sent its POST to the old one, which a 301 or 302
+// turns into a GET, and the clone failed with HTTP 400 (review H F4).
+describe('a repository that moved: every old address redirected', () => {
+  const env = () => ({ HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' });
+  const scanned = async (url: string): Promise<string[]> => {
+    const run = await runCli(['scan', '--repo', url, '--json'], { env: env(), timeoutMs: 40_000 });
+    expect(run.code, run.stderr).toBe(0);
+    return (JSON.parse(run.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
+  };
+  const pushBeta = async (): Promise<void> => {
+    const work = join(temp.path, 'work');
+    await commitFiles(work, { 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+    await git(work, 'push', '-q', join(temp.path, 'served', 'tools.git'), 'main');
+  };
+
+  for (const status of [301, 302]) {
+    it(`hldp scan clones it and fetches from the new address (${status}, same origin)`, async () => {
+      const real = await realRepository();
+      const old: string[] = [];
+      const front = await serve((request, response) => {
+        const path = request.url ?? '/';
+        if (!path.startsWith('/moved/')) {
+          old.push(`${request.method} ${path}`);
+          request.resume();
+          response.writeHead(status, { location: `/moved${path}` }).end();
+          return;
+        }
+        void pass(real, request, response, path.replace('/moved/', '/'));
+      });
+      expect(await scanned(`${front}/tools.git`)).toEqual(['alpha']);
+      await pushBeta();
+      // a rescan: the head check, then a fetch of the new commit, again from where the listing was redirected
+      expect(await scanned(`${front}/tools.git`)).toEqual(['alpha', 'beta']);
+      expect(old.every((request) => request.startsWith('GET /tools.git/info/refs?service=git-upload-pack'))).toBe(true);
+    }, 120_000);
+  }
+
+  it('fetches from another origin without the token given for the old one', async () => {
+    const real = await realRepository();
+    const seen: Array<string | undefined> = [];
+    const moved = await serve((request, response) => {
+      seen.push(request.headers.authorization);
+      void pass(real, request, response, request.url ?? '/');
+    });
+    const front = await serve((request, response) => {
+      request.resume();
+      response.writeHead(301, { location: `${moved}${request.url}` }).end();
+    });
+    const url = new URL(`${front}/tools.git`);
+    url.username = 'hldp';
+    url.password = 's3cret';
+    expect(await scanned(url.href)).toEqual(['alpha']);
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen.every((header) => header === undefined)).toBe(true);
+  }, 120_000);
+
+  it('refuses plainly a redirect of info/refs that does not say where the repository is', async () => {
+    const front = await serve((request, response) => {
+      request.resume();
+      if ((request.url ?? '').startsWith('/tools.git/')) response.writeHead(301, { location: '/elsewhere' }).end();
+      // it answers as a git server would, so only where it is gives it away
+      else response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' }).end('001e# service=git-upload-pack\n0000');
+    });
+    await expect(discoverUploadPack(http, `${front}/tools.git`, {})).rejects.toThrow('cannot tell where the repository moved');
+  });
+});

@@ -56,6 +56,8 @@ export class RemoteGitSource implements RepositorySource {
   readonly cacheKey: string;
   private readonly url: string;
   private readonly headers: Record<string, string>;
+  // where the last ref listing said the repository is (the address asked, or where its info/refs was redirected)
+  private fetchUrl: string | undefined;
   private readonly store: ObjectStore;
   private readonly dir: string;
   private formatChecked = false;
@@ -144,7 +146,8 @@ export class RemoteGitSource implements RepositorySource {
     if (!isBranchName(branch)) throw new ScanError('REF_NOT_FOUND', `'${branch.slice(0, 200)}' is not a branch name git accepts (${this.url})`, { ref: branch.slice(0, 200) });
     const commit = advertisement.refs.get(`refs/heads/${branch}`);
     if (commit === undefined) throw new ScanError('REF_NOT_FOUND', `branch '${branch}' does not exist on ${this.url}`, { ref: branch });
-    const received = await this.call('clone', () => fetchPack(this.http, this.url, this.requestHeaders(), advertisement.capabilities, { want: commit, haves: [], shallows: [], depth: 1 }));
+    this.fetchUrl = advertisement.url;
+    const received = await this.call('clone', () => fetchPack(this.http, advertisement.url, this.requestHeaders(advertisement.url), advertisement.capabilities, { want: commit, haves: [], shallows: [], depth: 1 }));
     // a clone's pack stands alone: a delta on anything outside it is a broken pack. Its objects are not kept to hand
     // on: the scan that follows reads the whole pack anyway, and keeping them held ~30 MB through it at 100,000 tools
     const outside = (oid: string) => Promise.reject(new Error(`corrupt pack: a delta on ${oid}, which is not in the pack`));
@@ -192,6 +195,7 @@ export class RemoteGitSource implements RepositorySource {
       return { ...snapshot, stale: { reason: this.describe('reach', error).message, since: new Date().toISOString() } };
     }
     this.offered = advertisement.capabilities;
+    this.fetchUrl = advertisement.url;
     const remote = advertisement.refs.get(`refs/heads/${branch}`);
     if (!remote) throw new ScanError('REF_NOT_FOUND', `branch '${branch}' no longer exists on ${this.url}`, { ref: branch });
     if (remote === local) return readGitSnapshot(this.store, local, this.options.maxBytes);
@@ -234,7 +238,8 @@ export class RemoteGitSource implements RepositorySource {
     if (!pushed || !this.offered || pushed.ref !== `refs/heads/${branch}` || !/^[0-9a-f]{40}$/.test(pushed.after) || pushed.after === local) return undefined;
     const offered = this.offered;
     const drop = new AbortController();
-    const received = readShallow(this.store.gitdir).then((shallows) => fetchPack(this.http, this.url, this.requestHeaders(), offered, { want: pushed.after, haves: [local], shallows }, undefined, drop.signal));
+    const url = this.fetchUrl ?? this.url;
+    const received = readShallow(this.store.gitdir).then((shallows) => fetchPack(this.http, url, this.requestHeaders(url), offered, { want: pushed.after, haves: [local], shallows }, undefined, drop.signal));
     // awaited only if the head check agrees: never an unhandled rejection
     received.catch(() => undefined);
     return { want: pushed.after, received, drop };
@@ -249,8 +254,8 @@ export class RemoteGitSource implements RepositorySource {
    */
   private async fetchFrom(advertisement: RefAdvertisement, remote: string, local: string, branch: string, early?: Promise<Buffer>): Promise<string> {
     const shallows = await readShallow(this.store.gitdir);
-    const fetchOne = async (offered: Set<string>, want: string, sent?: Promise<Buffer>): Promise<string> => {
-      const ask = () => fetchPack(this.http, this.url, this.requestHeaders(), offered, { want, haves: [local], shallows });
+    const fetchOne = async ({ capabilities: offered, url }: RefAdvertisement, want: string, sent?: Promise<Buffer>): Promise<string> => {
+      const ask = () => fetchPack(this.http, url, this.requestHeaders(url), offered, { want, haves: [local], shallows });
       const received = sent ? await sent.catch(ask) : await ask();
       this.store.packs ??= new PackStore(this.store.gitdir);
       await this.store.packs.list();
@@ -273,18 +278,20 @@ export class RemoteGitSource implements RepositorySource {
       return want;
     };
     try {
-      return await fetchOne(advertisement.capabilities, remote, early);
+      return await fetchOne(advertisement, remote, early);
     } catch (error) {
       const again = await discoverUploadPack(this.http, this.url, this.requestHeaders()).catch(() => undefined);
       const moved = again?.refs.get(`refs/heads/${branch}`);
       if (!again || !moved || moved === remote) throw error;
-      return fetchOne(again.capabilities, moved);
+      return fetchOne(again, moved);
     }
   }
 
-  // isomorphic-git writes into the headers it is given (Git-Protocol): a shared object would leak protocol v2 into a v1 fetch
-  private requestHeaders(): Record<string, string> {
-    return { ...this.headers };
+  // isomorphic-git writes into the headers it is given (Git-Protocol): a shared object would leak protocol v2 into a v1 fetch.
+  // The token goes only to the origin it was given for: a repository that moved to another host (a redirect of its
+  // info/refs) is fetched from there without it, as a redirect is followed
+  private requestHeaders(url = this.url): Record<string, string> {
+    return new URL(url).origin === new URL(this.url).origin ? { ...this.headers } : {};
   }
 
   private async packCount(): Promise<number> {

@@ -8,6 +8,12 @@ export interface RefAdvertisement {
   /** the branches, `refs/heads/<name>` → object id: what a head check reads (tags and other refs are read past, not kept) */
   refs: Map<string, string>;
   capabilities: Set<string>;
+  /**
+   * The repository's address to fetch from: the one asked, or where a redirect of `info/refs` led (a repository that
+   * moved answers its `info/refs` with a 301 or 302; git then sends its later requests to the new address, and a POST
+   * sent to the old one would be redirected as a GET and refused).
+   */
+  url: string;
 }
 
 /** What one fetch asks for. */
@@ -64,14 +70,18 @@ export const PACK_LIMITS: TransferLimits = { maxBytes: 1024 * 1024 * 1024, idleM
 
 /** GET `info/refs`: the refs and capabilities of the repository at `url` (one round trip: the head check a rescan starts with). */
 export async function discoverUploadPack(http: HttpClient, url: string, headers: Record<string, string>, limits = ADVERTISEMENT_LIMITS): Promise<RefAdvertisement> {
-  const location = `${url}/info/refs?service=${SERVICE}`;
-  const { response, body } = await transfer(http, { url: location, method: 'GET', headers: { ...headers, 'user-agent': USER_AGENT } }, limits);
+  const tail = `/info/refs?service=${SERVICE}`;
+  const location = `${url}${tail}`;
+  const { response, body, url: answered } = await transfer(http, { url: location, method: 'GET', headers: { ...headers, 'user-agent': USER_AGENT } }, limits);
+  // as git does (http.c, update_url_from_redirect): the new address keeps the tail asked for, or it says nothing of
+  // where the repository now is
+  if (answered !== location && !answered.endsWith(tail)) throw new Error(`${url} redirected its info/refs to ${answered}, which does not end in ${tail}: cannot tell where the repository moved`);
   // the media type alone: a server (or a proxy before it) may add parameters such as `; charset=utf-8`
   const mediaType = (response.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType !== `application/x-${SERVICE}-advertisement`) {
     throw new Error(`${url} did not answer as a smart-HTTP git server (content type ${response.headers?.['content-type'] ?? 'none'})`);
   }
-  return await parseAdvertisement(body);
+  return { ...(await parseAdvertisement(body)), url: answered.slice(0, -tail.length) };
 }
 
 /**
@@ -79,7 +89,7 @@ export async function discoverUploadPack(http: HttpClient, url: string, headers:
  * line). Every line is checked; only `refs/heads/*` are kept, and the event loop turns every `REFS_PER_TURN` lines:
  * a 64 MiB advertisement of a million tags, parsed in one synchronous loop, held every request for ~10 s.
  */
-export async function parseAdvertisement(body: Buffer): Promise<RefAdvertisement> {
+export async function parseAdvertisement(body: Buffer): Promise<Omit<RefAdvertisement, 'url'>> {
   const refs = new Map<string, string>();
   let capabilities = new Set<string>();
   let position = 0;
@@ -193,7 +203,7 @@ const AGENTS: Record<string, HttpAgent> = { 'http:': new HttpAgent({ keepAlive: 
  * One request and its whole answer, within `limits` (an HTTP status other than 200 is thrown once its body is read);
  * `signal` drops it, and its connection, once it is no longer needed.
  */
-async function transfer(http: HttpClient, request: GitHttpRequest, limits: TransferLimits, signal?: AbortSignal): Promise<{ response: GitHttpResponse; body: Buffer }> {
+async function transfer(http: HttpClient, request: GitHttpRequest, limits: TransferLimits, signal?: AbortSignal): Promise<{ response: GitHttpResponse; body: Buffer; url: string }> {
   const controller = new AbortController();
   let fail!: (error: Error) => void;
   const failed = new Promise<never>((_, reject) => {
@@ -211,7 +221,7 @@ async function transfer(http: HttpClient, request: GitHttpRequest, limits: Trans
   else signal?.addEventListener('abort', dropped, { once: true });
   let chunks: AsyncIterator<Uint8Array> | undefined;
   try {
-    const response = await follow(http, request, controller.signal, failed);
+    const { response, url } = await follow(http, request, controller.signal, failed);
     chunks = response.body ? response.body[Symbol.asyncIterator]() : (async function* () {})();
     // the client undoes a Content-Encoding as it reads: a gzip answer of 1 MB on the wire made 900 MiB counted here.
     // We ask for none; one that comes encoded anyway is refused before a byte of it is decoded.
@@ -229,7 +239,7 @@ async function transfer(http: HttpClient, request: GitHttpRequest, limits: Trans
     }
     chunks = undefined;
     if (response.statusCode !== 200) throw new UploadPackHttpError(response.statusCode, request.url);
-    return { response, body: Buffer.concat(parts, size) };
+    return { response, body: Buffer.concat(parts, size), url };
   } finally {
     clearTimeout(total);
     clearTimeout(idle);
@@ -252,7 +262,7 @@ const MAX_REDIRECTS = 5;
  * connection, unread; the hops share the request's timers and `signal`. Credentials (Authorization, Cookie) go only to
  * the origin (scheme, host and port) they were given for, as curl (and so git) does.
  */
-async function follow(http: HttpClient, request: GitHttpRequest, signal: AbortSignal, failed: Promise<never>): Promise<GitHttpResponse> {
+async function follow(http: HttpClient, request: GitHttpRequest, signal: AbortSignal, failed: Promise<never>): Promise<{ response: GitHttpResponse; url: string }> {
   let current = request;
   for (let hops = 0; ; hops++) {
     const protocol = new URL(current.url).protocol;
@@ -270,7 +280,7 @@ async function follow(http: HttpClient, request: GitHttpRequest, signal: AbortSi
       failed,
     ]);
     const location = response.headers?.['location'];
-    if (response.statusCode < 300 || response.statusCode >= 400 || !location) return response;
+    if (response.statusCode < 300 || response.statusCode >= 400 || !location) return { response, url: current.url };
     // the redirect's body is not read: its connection is closed (the client's own 'error' listener stays, for the abort)
     hop.abort();
     if (hops >= MAX_REDIRECTS) throw new Error(`${request.url} redirected more than ${MAX_REDIRECTS} times`);
