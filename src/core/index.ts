@@ -22,6 +22,7 @@ export {
   compareToolNames,
   eachTool,
   findTool,
+  indexWith,
   toolCount,
   toolNameAt,
   toolsOf,

@@ -148,6 +148,48 @@ export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly 
   return index;
 }
 
+/**
+ * A copy of the index with `fields` set, a field given as `undefined` left out: what `{...index, ...fields}` gives,
+ * fields in the same order. A copy of an index made by `withLazyTools` makes its tools as the index does (the same
+ * objects), where a spread reads `tools` and so makes and keeps every one (issue #18: a stale index at 100,000 tools).
+ */
+export function indexWith(index: ToolIndex, fields: { [Field in keyof Omit<ToolIndex, 'tools'>]?: ToolIndex[Field] | undefined }): ToolIndex {
+  const make = lazyMakers.get(index);
+  const names = lazyNames.get(index);
+  const lookup = lazyLookups.get(index);
+  if (!make || !names || !lookup) return withoutUndefined({ ...index, ...fields }, fields);
+  const copy = {} as ToolIndex;
+  for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(index))) {
+    if (key !== 'tools') Object.defineProperty(copy, key, key in fields ? { ...descriptor, value: fields[key as keyof typeof fields] } : descriptor);
+    else {
+      Object.defineProperty(copy, 'tools', {
+        enumerable: true,
+        configurable: true,
+        get(): ToolDefinition[] {
+          // the index's own list: the very objects the index and its lookups gave
+          const tools = index.tools;
+          Object.defineProperty(copy, 'tools', { value: tools, enumerable: true, configurable: true, writable: true });
+          lazyLookups.delete(copy);
+          lazyNames.delete(copy);
+          lazyMakers.delete(copy);
+          return tools;
+        },
+      });
+    }
+  }
+  for (const key of Object.keys(fields)) if (!(key in copy)) Object.defineProperty(copy, key, { value: fields[key as keyof typeof fields], enumerable: true, configurable: true, writable: true });
+  lazyNames.set(copy, names);
+  lazyMakers.set(copy, make);
+  lazyLookups.set(copy, lookup);
+  return withoutUndefined(copy, fields);
+}
+
+// the fields given as undefined, left out
+function withoutUndefined(index: ToolIndex, fields: object): ToolIndex {
+  for (const [key, value] of Object.entries(fields)) if (value === undefined) delete index[key as keyof ToolIndex];
+  return index;
+}
+
 // tools an index made lately, held so that the few a server is asked for again and again (a call by name, the
 // candidates of a match) are not made anew each time
 const RECENT_TOOLS = 256;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ENTRY_KINDS, letGo, runLettingGo, type ToolIndex } from '../core/index.js';
+import { ENTRY_KINDS, indexWith, letGo, runLettingGo, type ToolIndex } from '../core/index.js';
 import { buildIndexLettingGo, entryKind, failedEntry, parseEntry, type ScanEntry } from './build-index.js';
 import type { EntryList } from './cache-file.js';
 import { IndexCache, type CacheWrite, type LoadedScan } from './index-cache.js';
@@ -273,11 +273,11 @@ export class Scanner {
     for (const position of positions) results[position] = await results[position]!;
   }
 
+  // a copy, not a spread: a spread reads `tools`, which makes and keeps every definition of an index served from the
+  // scan cache (issue #18: a remote out of reach cost ~170 MB at 100,000 tools)
   private withStale(index: ToolIndex, snapshot: Snapshot): ToolIndex {
-    if (snapshot.stale) return { ...index, stale: index.stale ?? snapshot.stale };
-    if (!index.stale) return index;
-    const { stale: _stale, ...fresh } = index;
-    return fresh;
+    if (snapshot.stale) return indexWith(index, { stale: index.stale ?? snapshot.stale });
+    return index.stale ? indexWith(index, { stale: undefined }) : index;
   }
 }
 

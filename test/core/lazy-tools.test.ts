@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { compareToolNames, eachTool, findTool, toolCount, toolsOf, withLazyTools, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
+import { compareToolNames, eachTool, findTool, indexWith, toolCount, toolsOf, withLazyTools, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
 
 // only the fields an index's order and lookups read; the rest of a definition plays no part here
 function makeTool(name: string): ToolDefinition {
@@ -120,5 +120,49 @@ describe('eachTool', () => {
     expect([...eachTool(lazy)][0]).toBe(lazy.tools[0]);
     const { source, commit, ...rest } = FIELDS;
     expect([...eachTool({ source, commit, tools, ...rest })]).toEqual(tools);
+  });
+});
+
+describe('indexWith', () => {
+  const stale = { reason: 'cannot reach the remote', since: '2026-12-03T00:00:00.000Z' };
+
+  it('is the spread of the index with the fields set, those given as undefined left out, for a lazy index and a built one', () => {
+    const before = { reason: 'before', since: 'then' };
+    // what the scanner asks: stale set, or left out (with another field changed)
+    const changes = fc.constantFrom<Partial<ToolIndex>>({ stale }, { stale: undefined }, { stale: undefined, commit: 'd' });
+    fc.assert(
+      fc.property(fc.array(fc.string({ minLength: 1, maxLength: 6 }), { maxLength: 30 }), fc.boolean(), changes, (names, wasStale, fields) => {
+        const { eager, lazy } = eagerAndLazy(names);
+        const start = wasStale ? indexWith(lazy, { stale: before }) : lazy;
+        const spread: Record<string, unknown> = { ...(wasStale ? { ...eager, stale: before } : eager), ...fields };
+        for (const [key, value] of Object.entries(fields)) if (value === undefined) delete spread[key];
+        const copy = indexWith(start, fields);
+        expect(Object.keys(copy)).toEqual(Object.keys(spread));
+        expect(JSON.stringify(copy)).toBe(JSON.stringify(spread));
+        expect(JSON.stringify(indexWith(eager, fields))).toBe(JSON.stringify({ ...eager, ...fields }));
+      }),
+    );
+  });
+
+  it('of a lazy index makes no tool: its tools are made as the index makes them, the very same objects', () => {
+    const { lazy, made } = eagerAndLazy(['gamma', 'alpha', 'beta']);
+    const beta = findTool(lazy, 'beta');
+    const copy = indexWith(lazy, { stale });
+    expect(made).toEqual([1]);
+    expect(Array.isArray(toolsOf(copy))).toBe(false);
+    expect(toolCount(copy)).toBe(3);
+    expect(findTool(copy, 'beta')).toBe(beta);
+    expect(toolsOf(copy).nameAt?.(0)).toBe('alpha');
+    expect(made).toEqual([1]);
+    expect(copy.stale).toEqual(stale);
+    expect(lazy.stale).toBeUndefined();
+    const fresh = indexWith(copy, { stale: undefined });
+    expect('stale' in fresh).toBe(false);
+    expect(Array.isArray(toolsOf(fresh))).toBe(false);
+    // the whole list, once read, is the index's own
+    expect(copy.tools[1]).toBe(beta);
+    expect(copy.tools).toBe(lazy.tools);
+    expect(fresh.tools).toBe(lazy.tools);
+    expect(made).toEqual([1, 0, 2]);
   });
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { eachTool, findTool, toolsOf } from '../../src/core/index.js';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
 import { commitFiles, git, makeToolYaml } from '../helpers/git.js';
 import type { GitHttpServer } from '../helpers/git-http-server.js';
@@ -141,6 +142,29 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
       const restarted = await scanOnce(url, { cacheDir });
       expect(restarted.stale).toBeDefined();
       expect(restarted.tools.map((tool) => tool.name)).toEqual(['alpha']);
+    });
+
+    it('serves the last index as it was read, making no definition for the mark (issue #18: a spread made and kept them all)', async () => {
+      const url = await servedRepository();
+      await push(Object.fromEntries(['alpha', 'beta', 'gamma'].map((name) => [`tools/${name}/TOOL.hdlp`, makeToolYaml(name, { aliases: `[${name}-alias]` })])));
+      const scanner = new Scanner({ repo: url, cacheDir });
+      const served = await scanner.scan();
+      const beta = findTool(served, 'beta');
+      expect(Array.isArray(toolsOf(served))).toBe(false);
+      await server.close();
+      const stale = await scanner.scan();
+      expect(stale.stale?.reason).toMatch(/cannot reach/);
+      // the index's tools are still made one at a time, when asked for: the very ones it made before
+      expect(Array.isArray(toolsOf(stale))).toBe(false);
+      expect(findTool(stale, 'beta')).toBe(beta);
+      expect([...eachTool(stale)].map((tool) => tool.aliases)).toEqual([['alpha-alias'], ['beta-alias'], ['gamma-alias']]);
+      // polled again while out of reach
+      const again = await scanner.scan();
+      expect(findTool(again, 'beta')).toBe(beta);
+      expect(Array.isArray(toolsOf(again))).toBe(false);
+      expect(Array.isArray(toolsOf(stale))).toBe(false);
+      expect(Array.isArray(toolsOf(served))).toBe(false);
+      expect(JSON.parse(JSON.stringify(stale))).toEqual({ ...JSON.parse(JSON.stringify(served)), stale: stale.stale });
     });
 
     it('fails clearly when nothing was ever fetched', async () => {
