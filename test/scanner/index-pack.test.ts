@@ -6,8 +6,10 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { indexPack, KEPT_OVERHEAD_BYTES, portableCrc32, writeIndexedPack } from '../../src/scanner/sources/index-pack.js';
+import { indexPack, KEPT_OVERHEAD_BYTES } from '../../src/scanner/sources/index-pack.js';
+import { portableCrc32 } from '../../src/scanner/sources/pack-hashes.js';
 import type { GitObject, ObjectType } from '../../src/scanner/sources/pack-store.js';
+import { writeIndexedPack } from '../../src/scanner/sources/write-index.js';
 import { blobId, craftDelta, writeCraftedPack } from '../helpers/crafted-pack.js';
 import { commitFiles, git, initRepository, makeTempDir } from '../helpers/git.js';
 

@@ -7,7 +7,7 @@ import { collectGarbage } from '../full-collection.js';
 import { ScanError } from '../scan-error.js';
 import { loadGit, type Git } from './git-module.js';
 import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
-import { indexPack, writeIndexedPack } from './index-pack.js';
+import { indexPack } from './index-pack.js';
 import { headBranch, readLooseRef, writeLooseRef } from './loose-refs.js';
 import { ObjectReader } from './object-reader.js';
 import { HOLD_BYTES } from './pack-entries.js';
@@ -15,6 +15,7 @@ import { indexOffset, MAX_OBJECT_BYTES, PackStore, type GitObject } from './pack
 import { ThinPackRefusal } from './thin-pack-refusal.js';
 import { discoverUploadPack, fetchPack, type RefAdvertisement } from './upload-pack.js';
 import type { PushHint, RepositorySource, Snapshot } from './source.js';
+import { writeIndexedPack } from './write-index.js';
 
 // loaded once: a dynamic import() of a module already loaded still costs a trip through the loader (and its hooks) per call
 const loadModules: () => Promise<{ git: Git; http: HttpClient; lockfile: typeof import('proper-lockfile') }> = loadOnce(() =>
