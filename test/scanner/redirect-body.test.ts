@@ -131,23 +131,18 @@ describe('a redirect and the token', () => {
 // (info/refs) and sends the rest to the new address; the scanner sent its POST to the old one, which a 301 or 302
 // turns into a GET, and the clone failed with HTTP 400 (review H F4).
 describe('a repository that moved: every old address redirected', () => {
-  const env = () => ({ HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' });
   const scanned = async (url: string): Promise<string[]> => {
-    const run = await runCli(['scan', '--repo', url, '--json'], { env: env(), timeoutMs: 40_000 });
+    const run = await folder.scan(url, { timeoutMs: 40_000 });
     expect(run.code, run.stderr).toBe(0);
     return (JSON.parse(run.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
-  };
-  const pushBeta = async (): Promise<void> => {
-    const work = join(temp.path, 'work');
-    await commitFiles(work, { 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
-    await git(work, 'push', '-q', join(temp.path, 'served', 'tools.git'), 'main');
   };
 
   for (const status of [301, 302]) {
     it(`hldp scan clones it and fetches from the new address (${status}, same origin)`, async () => {
-      const real = await realRepository();
+      const { server, push } = await folder.serve();
+      await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
       const old: string[] = [];
-      const front = await serve((request, response) => {
+      const front = await folder.listen((request, response) => {
         const path = request.url ?? '/';
         if (!path.startsWith('/moved/')) {
           old.push(`${request.method} ${path}`);
@@ -155,10 +150,10 @@ describe('a repository that moved: every old address redirected', () => {
           response.writeHead(status, { location: `/moved${path}` }).end();
           return;
         }
-        void pass(real, request, response, path.replace('/moved/', '/'));
+        void pass(server.url, request, response, path.replace('/moved/', '/'));
       });
       expect(await scanned(`${front}/tools.git`)).toEqual(['alpha']);
-      await pushBeta();
+      await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
       // a rescan: the head check, then a fetch of the new commit, again from where the listing was redirected
       expect(await scanned(`${front}/tools.git`)).toEqual(['alpha', 'beta']);
       expect(old.every((request) => request.startsWith('GET /tools.git/info/refs?service=git-upload-pack'))).toBe(true);
@@ -168,11 +163,11 @@ describe('a repository that moved: every old address redirected', () => {
   it('fetches from another origin without the token given for the old one', async () => {
     const real = await realRepository();
     const seen: Array<string | undefined> = [];
-    const moved = await serve((request, response) => {
+    const moved = await folder.listen((request, response) => {
       seen.push(request.headers.authorization);
       void pass(real, request, response, request.url ?? '/');
     });
-    const front = await serve((request, response) => {
+    const front = await folder.listen((request, response) => {
       request.resume();
       response.writeHead(301, { location: `${moved}${request.url}` }).end();
     });
@@ -185,7 +180,7 @@ describe('a repository that moved: every old address redirected', () => {
   }, 120_000);
 
   it('refuses plainly a redirect of info/refs that does not say where the repository is', async () => {
-    const front = await serve((request, response) => {
+    const front = await folder.listen((request, response) => {
       request.resume();
       if ((request.url ?? '').startsWith('/tools.git/')) response.writeHead(301, { location: '/elsewhere' }).end();
       // it answers as a git server would, so only where it is gives it away
