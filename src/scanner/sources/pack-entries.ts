@@ -75,8 +75,9 @@ export class Entry {
 /** An entry's zlib stream inflated to exactly `size` bytes, and how many of the pack's bytes the stream took. */
 export function inflateAt(pack: Buffer, start: number, trailer: number, size: number, offset: number): { data: Buffer; consumed: number } {
   // an output chunk of the object's own size: with zlib's default 16 KB chunk, each small object kept its chunk alive
-  // (a 100,000-tool clone's 200,000 objects: ~3 GB)
-  const { buffer: data, engine } = zlib.inflateSync(pack.subarray(start, trailer), { info: true, maxOutputLength: Math.max(size, 1), chunkSize: Math.max(size, zlib.constants.Z_MIN_CHUNK) }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+  // (a 100,000-tool clone's 200,000 objects: ~3 GB); one byte more, so that a chunk filled exactly is not followed by a
+  // second one as large (see `inflateEntry` in pack-store.ts)
+  const { buffer: data, engine } = zlib.inflateSync(pack.subarray(start, trailer), { info: true, maxOutputLength: Math.max(size, 1), chunkSize: Math.max(size + 1, zlib.constants.Z_MIN_CHUNK) }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
   if (data.length !== size) throw new Error(`corrupt pack: an object at ${offset} inflated to ${data.length} bytes where its header says ${size}`);
   return { data, consumed: engine.bytesWritten };
 }
