@@ -164,7 +164,9 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
   const { toolsets, skills } = checkMembers(kept, others, errors, duplicate);
   yield;
   // a policy may name a tool whose definition is broken today: that tool is known, only not served
-  const folders = entries.flatMap((entry) => (entryKind(entry) === 'tool' ? [entry.folder] : []));
+  // (only when there is a policy to check: an array of a one-folder array a tool was 100,000 arrays at 100,000 tools)
+  const folders: string[] = [];
+  if (others.some((entry) => entry.kind === 'policy')) for (const entry of entries) if (entryKind(entry) === 'tool') folders.push(entry.folder);
   const policies = checkPolicies(kept, folders, others, errors, duplicate);
   return { source, commit, tools: kept, toolsets, skills, policies, errors, warnings, scanned_at: scannedAt };
 }

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { parseEntry } from '../../src/scanner/build-index.js';
-import { ownString, summaryOf, type EntrySummary } from '../../src/scanner/entry-summary.js';
+import { ownString, summaryOf, type EntrySummary, type ToolSummary } from '../../src/scanner/entry-summary.js';
 import { makeToolYaml } from '../helpers/git.js';
 
 setFlagsFromString('--expose-gc');
@@ -48,6 +48,23 @@ describe('summaryOf', () => {
       const [first, second] = [summaries.at(-2)!, summaries.at(-1)!];
       expect(haveSameMap(first!, second!)).toBe(true);
       expect(haveSameMap((first as { tool: object }).tool, (second as { tool: object }).tool)).toBe(true);
+    });
+  });
+
+  describe('when tools are named on the same line and column of their files, and as their folders', () => {
+    it('shares one frozen position among them, and each name with its folder, and says the same of each tool', () => {
+      const entries = Array.from({ length: 50 }, (_, index) => parseEntry(smallFileOf(index)));
+      const summaries = entries.map(summaryOf);
+      const positions = new Set(summaries.map((summary) => summary.name_position));
+      expect(positions.size).toBe(1);
+      expect(Object.isFrozen([...positions][0])).toBe(true);
+      summaries.forEach((summary, index) => {
+        const entry = entries[index]!;
+        expect(summary.name_position).toEqual(entry.name_position);
+        const tool = (summary as { tool: ToolSummary }).tool;
+        const definition = (entry as { tool: { name: string; aliases: string[]; source: { path: string } } }).tool;
+        expect({ name: tool.name, aliases: tool.aliases, path: tool.source.path }).toEqual({ name: definition.name, aliases: definition.aliases, path: definition.source.path });
+      });
     });
   });
 });
