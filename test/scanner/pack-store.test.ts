@@ -99,6 +99,21 @@ async function listed(gitdir: string, limit?: number, idleMs?: number): Promise<
 }
 
 describe('PackStore', () => {
+  it('lets no file go under a read in flight, however long the read waits (a scan at load ~20 failed "pack … was let go")', async () => {
+    const root = await deltifiedRepository(12, 4);
+    const expected = await catAllObjects(root);
+    // let go at once when idle: every read waits for the disk at least once, past such a limit
+    const packs = await listed(join(root, '.git'), undefined, 0);
+    const reader = new ObjectReader(join(root, '.git'), packs, () => false);
+    for (const { oid, content } of expected) {
+      expect(await reader.size(oid), oid).toBe(content.length);
+      expect((await reader.read(oid)).content.equals(content), oid).toBe(true);
+    }
+    // and once no read is in flight they are let go, as before
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(packs.held.packs).toBe(0);
+  });
+
   it('reads every object of a deeply deltified pack right while its cache of delta bases stays within its bound', async () => {
     const root = await deltifiedRepository(12, 8);
     expect(await longestChain(root)).toBeGreaterThanOrEqual(5);

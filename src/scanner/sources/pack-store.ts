@@ -71,6 +71,8 @@ export class PackStore {
   private packs: Pack[] = [];
   private readonly bases: BaseCache;
   private lastRead = 0;
+  /** reads begun and not finished: the files are not let go under them */
+  private reading = 0;
   private idle: NodeJS.Timeout | undefined;
 
   constructor(
@@ -114,10 +116,13 @@ export class PackStore {
   /** The object's size from its pack entry's header (a delta's from the delta's own), without inflating it; `undefined` when no pack holds it. */
   async size(oid: string): Promise<number | undefined> {
     const found = this.locate(oid);
-    if (!found) return undefined;
-    const file = this.file(found.pack);
-    const bytes = file.entryNow(found.offset, ENTRY_HEADER_BYTES + HEAD_BYTES) ?? (await file.entry(found.offset, ENTRY_HEADER_BYTES + HEAD_BYTES));
-    const entry = entryIn(bytes, found.offset);
+    return found && this.whileReading(() => this.sizeAt(found.pack, found.offset));
+  }
+
+  private async sizeAt(pack: Pack, offset: number): Promise<number | undefined> {
+    const file = this.file(pack);
+    const bytes = file.entryNow(offset, ENTRY_HEADER_BYTES + HEAD_BYTES) ?? (await file.entry(offset, ENTRY_HEADER_BYTES + HEAD_BYTES));
+    const entry = entryIn(bytes, offset);
     if (entry.type !== OFS_DELTA && entry.type !== REF_DELTA) return entry.size;
     const delta = partialInflate(bytes.subarray(entry.data, entry.data + HEAD_BYTES));
     const base = readVarint(delta, 0);
@@ -130,7 +135,19 @@ export class PackStore {
    */
   async read(oid: string, readElsewhere: (oid: string) => Promise<GitObject>): Promise<GitObject | undefined> {
     const found = this.locate(oid);
-    return found && this.readAt(found.pack, found.offset, readElsewhere);
+    return found && this.whileReading(() => this.readAt(found.pack, found.offset, readElsewhere));
+  }
+
+  // A read in flight keeps the files: one that waited past `idleMs` for the disk or the CPU (a 4 MB tree read alone at
+  // load ~20 took longer) found its file let go under it, and the scan failed with "pack … was let go"
+  private async whileReading<T>(read: () => Promise<T>): Promise<T> {
+    this.reading++;
+    try {
+      return await read();
+    } finally {
+      this.reading--;
+      this.lastRead = Date.now();
+    }
   }
 
   private locate(oid: string): { pack: Pack; offset: number } | undefined {
@@ -152,8 +169,8 @@ export class PackStore {
   // one timer per idle period, not one per read: it looks again when the last read is not old enough yet
   private releaseWhenIdle(): void {
     const waited = Date.now() - this.lastRead;
-    if (waited < this.idleMs) {
-      this.idle = setTimeout(() => this.releaseWhenIdle(), this.idleMs - waited).unref();
+    if (this.reading > 0 || waited < this.idleMs) {
+      this.idle = setTimeout(() => this.releaseWhenIdle(), this.reading > 0 ? this.idleMs : this.idleMs - waited).unref();
       return;
     }
     this.release();
