@@ -4,6 +4,7 @@ import { buildIndexLettingGo, entryKind, failedEntry, parseEntry, type ScanEntry
 import type { EntryList } from './cache-file.js';
 import { IndexCache, type CacheWrite, type LoadedScan } from './index-cache.js';
 import { streamEntries } from './stream-entries.js';
+import { withHeapGrowingAtMost } from './full-collection.js';
 import type { EntrySummary } from './entry-summary.js';
 import { openSource, type RepositoryOptions } from './open-source.js';
 import { patchIndex, type EntryChange } from './patch-index.js';
@@ -52,7 +53,10 @@ export class Scanner {
    * `pushed` (what a signed push webhook said) lets a remote source fetch the new commit beside its head check.
    */
   scan(pushed?: PushHint): Promise<ToolIndex> {
-    this.scanning ??= this.scanNow(pushed).finally(() => {
+    // a first scan with nothing in memory may be a clone and a cold scan, which hold much and make much garbage beside
+    // it: V8's old generation is let grow less meanwhile (at 100,000 tools, 341-354 → 275 MB peak RSS, ~10% more CPU)
+    const first = this.index === undefined && this.entries.size === 0 && this.unkeyed === undefined;
+    this.scanning ??= (first ? withHeapGrowingAtMost(() => this.scanNow(pushed)) : this.scanNow(pushed)).finally(() => {
       this.scanning = undefined;
     });
     return this.scanning;

@@ -1,5 +1,4 @@
 import { failedEntry, parseEntry } from './build-index.js';
-import { collectGarbage } from './full-collection.js';
 import { summarise, type EntrySummary, type SummarisedEntry, type ToolSummary } from './entry-summary.js';
 import type { CacheWrite } from './index-cache.js';
 import { createSummaryParser } from './parse-pool.js';
@@ -12,9 +11,6 @@ const READ_CONCURRENCY = 16;
 
 // lines written at once
 const SLICE = 500;
-
-// a read of at least this many entries is followed by a full collection (`collectGarbage`)
-const COLLECT_AFTER_ENTRIES = 5000;
 
 // entries read past the one the file waits for, beyond which readers wait: parses come back nearly in order, so this
 // bounds only a stalled write (at ~1.3 KB a line, 4,096 of them are ~5 MB)
@@ -106,9 +102,6 @@ export async function streamEntries(snapshot: Snapshot, listing: readonly ToolEn
     // what reading held (a pack's windows, delta bases) is not kept while the index is built
     snapshot.release?.();
     await parser.close();
-    // nor what it let go: the files, their parses and lines (~90 MB of heap and buffers at 100,000 tools, beside ~75
-    // MB live), which the index's assembly and the cache's write would otherwise grow the process beside
-    if (listing.length >= COLLECT_AFTER_ENTRIES) collectGarbage();
   }
   if (failure) throw failure.error;
   return { summaries, readFailures };
