@@ -17,6 +17,7 @@ import type { DecisionModel, RankingParameters } from './ranking-parameters.js';
 import { buildSearchIndex, buildSearchIndexSteps, isCurrent, updateSearchIndex, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
 import type { SearchIndexFiles } from './search-index-file.js';
 import { createParamsValidator, type ParamsValidator } from './validate-params.js';
+import { warmUpSteps } from './warm-up.js';
 
 /** How to match an intent. */
 export interface MatchIntentOptions {
@@ -70,7 +71,9 @@ export interface Matcher {
   /**
    * `prepare()` a slice at a time, for a server that already answers calls by name: the search index kept on disk is
    * read without blocking and restored (its v8.deserialize of typed arrays is one short piece), one that must be built is built a few tools at a time,
-   * and the confidence cut is measured a probe at a time. Answers are exactly `prepare()`'s.
+   * and the confidence cut is measured a probe at a time. Answers are exactly `prepare()`'s. The first matcher a
+   * process prepares so then asks itself requests made of the registry's words (`warmUpSteps`, 512 or 300 ms of CPU at
+   * most, a slice at a time), so that a server's first requests do not wait for the code they run to be compiled.
    */
   prepareLettingGo(): Promise<Matcher>;
   /** the same index with other parameters, without rebuilding it (for fitting) */
@@ -87,6 +90,9 @@ interface MatcherState {
 }
 
 const states = new WeakMap<Matcher, MatcherState>();
+
+// the compiled code a warm-up leaves is the process's, whichever matcher ran it: the first matcher prepared warms it up
+let warmedUp = false;
 
 /**
  * A matcher over `index`. Params schemas compile on first use; the search index is built on the
@@ -206,6 +212,10 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       // anything left (a search index a successor updated since) is done as prepare() does it
       engine();
       warmUpTransliteration();
+      if (!warmedUp) {
+        warmedUp = true;
+        await runLettingGo(warmUpSteps(engine()));
+      }
       return matcher;
     },
     reconfigure: (changed) => assemble(index, engine().index, validator, changed),

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import type { MatchResult, ToolDefinition } from '../../src/core/index.js';
+import { calibrate } from '../../src/matcher/calibration.js';
+import { createMatcher, FITTED_DECISION, FITTED_RANKING, lexiconSettled, type Matcher } from '../../src/matcher/index.js';
+import type { IntentEngine } from '../../src/matcher/match-intent.js';
+import { buildSearchIndex, updateSearchIndex } from '../../src/matcher/search-index.js';
+import { warmUpSteps, warmUpTexts } from '../../src/matcher/warm-up.js';
+import { makeIndex, makeToolDefinition, scanStarterTools } from './helpers.js';
+
+// Issue #18: before a server says intent matching is ready, the first matcher it prepares asks itself requests made
+// of the registry's words, so that the first agents' requests do not wait for the code to be compiled. It must leave
+// every answer, the calibration and the dictionary as they were.
+
+const REQUESTS = [
+  'read the file README.md',
+  'run ls -la on the server',
+  "show me the last 5 commits of 'brush-holder'",
+  'send a GET request to https://example.com/v1/status',
+  'Ask Anna about “the release” tomorrow',
+  'xyzzy plugh',
+  'покажи последние коммиты',
+];
+
+const TOOLS: ToolDefinition[] = [
+  makeToolDefinition({ name: 'weather-now', display: 'weather now', intent: 'Get the current weather for a city. Uses a public API.', aliases: ['current weather'] }),
+  makeToolDefinition({
+    name: 'image-resize',
+    display: 'image resize',
+    intent: 'Resize an image to a given width and height',
+    params_schema: { type: 'object', properties: { width: { type: 'integer' } }, required: [], additionalProperties: false },
+    examples: ['make photo.png 200 pixels wide'],
+  }),
+];
+
+function engineOver(tools: ToolDefinition[]): IntentEngine {
+  const index = buildSearchIndex(tools);
+  return { index, ranking: FITTED_RANKING, decision: FITTED_DECISION, calibration: calibrate(index, FITTED_RANKING, FITTED_DECISION) };
+}
+
+function answers(matcher: Matcher): Array<{ answer: MatchResult; explained: unknown }> {
+  return REQUESTS.map((request) => ({ answer: matcher.matchIntent(request, { limit: 5 }), explained: matcher.explainIntent(request) }));
+}
+
+describe('warmUpTexts', () => {
+  it("makes its requests of the registry's own words, the same each time: examples and intents, with values, and reversed", () => {
+    const texts = [...warmUpTexts(TOOLS, 20)];
+    expect(texts).toEqual([...warmUpTexts(TOOLS, 20)]);
+    expect(texts).toHaveLength(20);
+    // an example as it is, an intent's first sentence, and the same words with a quoted parameter, a number, a name
+    expect(texts).toContain('Resize an image to a given width and height');
+    expect(texts).toContain('Get the current weather for a city.');
+    expect(texts.some((text) => text.includes("'width'"))).toBe(true);
+    expect(texts.some((text) => text.includes('“width”'))).toBe(true);
+    expect(texts.some((text) => text.includes('weather-now'))).toBe(true);
+    expect(texts).toContain('teg eht tnerruc rehtaew');
+    expect([...warmUpTexts([], 20)]).toEqual([]);
+  });
+});
+
+describe('warmUpSteps', () => {
+  it('asks one request a step, and leaves the calibration and every answer as they were', async () => {
+    const index = makeIndex(TOOLS);
+    const before = createMatcher(index).prepare();
+    const calibration = before.explainIntent('x').calibration;
+    const earlier = answers(before);
+
+    const engine = engineOver(TOOLS);
+    const steps = warmUpSteps(engine);
+    let stops = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) stops += 1;
+    expect(step.value).toBeGreaterThan(0);
+    expect(stops).toBe(step.value);
+    expect(engine.calibration).toEqual(calibration);
+
+    expect(answers(before)).toEqual(earlier);
+    expect(answers(createMatcher(index).prepare())).toEqual(earlier);
+  });
+
+  it('leaves out the texts with Chinese words while the Chinese-English dictionary is not read, and does not start reading it', () => {
+    // this file's module state is its own (vitest isolates test files): nothing has read the dictionary
+    expect(lexiconSettled()).toBe(false);
+    const chinese = [makeToolDefinition({ name: 'commit-log', display: '提交记录', intent: '查看最近的提交记录' })];
+    expect(warmUpSteps(engineOver(chinese)).next()).toEqual({ done: true, value: 0 });
+    const mixed = [...chinese, makeToolDefinition({ name: 'disk-usage', display: 'disk usage', intent: 'Check disk usage on the server' })];
+    let asked = 0;
+    for (const step = warmUpSteps(engineOver(mixed)); !step.next().done; ) asked += 1;
+    expect(asked).toBeGreaterThan(0);
+    expect(lexiconSettled()).toBe(false);
+  });
+
+  it("stops once a successor matcher has updated the index's shared structures", () => {
+    const engine = engineOver(TOOLS);
+    expect(warmUpSteps(engine).next().done).toBe(false);
+    updateSearchIndex(engine.index, [...TOOLS, makeToolDefinition({ name: 'disk-usage', intent: 'Check disk usage' })]);
+    expect(warmUpSteps(engine).next()).toEqual({ done: true, value: 0 });
+  });
+});
+
+describe('prepareLettingGo', () => {
+  it('warms the process up once and answers as a matcher prepared without it', async () => {
+    const index = await scanStarterTools();
+    // the starter tools have Chinese examples: both read the dictionary first
+    const plain = await createMatcher(index).ready();
+    const earlier = answers(plain);
+    const prepared = await createMatcher(index).prepareLettingGo();
+    expect(answers(prepared)).toEqual(earlier);
+    expect(answers(plain)).toEqual(earlier);
+    expect(prepared.explainIntent('x').calibration).toEqual(plain.explainIntent('x').calibration);
+  });
+});
