@@ -2,7 +2,6 @@
 // `clock_time_get(thread_cputime)`, which Node 20 has no other way to read): `process.cpuUsage()` counts every
 // thread of the process, so a request's figure also holds whatever the compiler's and the collector's threads
 // did meanwhile, and on a loaded machine the wall clock waits for a core. One reading costs ~1-2 µs.
-import { WASI } from 'node:wasi';
 
 // (module (import "wasi_snapshot_preview1" "clock_time_get" (func (param i32 i64 i32) (result i32))) (memory (export "memory") 1)
 //   (func (export "now") (result i64) (drop (call 0 (i32.const 3) (i64.const 1) (i32.const 0))) (i64.load (i32.const 0))))
@@ -28,9 +27,11 @@ const wasm = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
 /** A reader of this thread's CPU time in milliseconds, or undefined where WASI cannot give it. */
 export async function threadCpuClock(): Promise<(() => number) | undefined> {
   try {
+    // imported here: importing node:wasi prints an experimental warning, which a process that never reads the clock need not
+    const { WASI } = await import('node:wasi');
     const wasi = new WASI({ version: 'preview1' });
     const { instance } = await wasm.instantiate(MODULE, wasi.getImportObject());
-    wasi.initialize(instance as Parameters<WASI['initialize']>[0]);
+    wasi.initialize(instance as Parameters<typeof wasi.initialize>[0]);
     const now = instance.exports.now as () => bigint;
     const first = now();
     if (first <= 0n) return undefined;
