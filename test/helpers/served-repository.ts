@@ -28,7 +28,7 @@ export interface ServedRepository extends RepositoryPair {
   /** the repository's URL, e.g. `http://127.0.0.1:41234/tools.git` */
   url: string;
   server: GitHttpServer;
-  /** Commits `files` in `work` (null deletes one) and pushes main to `origin` over smart HTTP; returns the commit. */
+  /** Commits `files` in `work` (null deletes one) and pushes main straight to `bare` (not through the server, whose requests a test may count or hold); returns the commit. */
   push(files: Record<string, string | Uint8Array | null>, message?: string): Promise<string>;
 }
 
@@ -39,7 +39,7 @@ export interface ServeOptions {
   beforeServing?: (method: string, path: string, request: IncomingMessage) => Promise<void>;
 }
 
-/** Makes a repository pair under `root` and serves its bare repository (`server.close()` stops it); `work` pushes to it as `origin`. */
+/** Makes a repository pair under `root` and serves its bare repository (`server.close()` stops it); `work`'s `origin` is its URL. */
 export async function servedRepository(root: string, options: ServeOptions = {}): Promise<ServedRepository> {
   const pair = await repositoryPair(root, options.objectFormat ? { objectFormat: options.objectFormat } : {});
   const server = await startGitHttpServer({ projectRoot: pair.projectRoot, ...(options.token ? { token: options.token } : {}), ...(options.beforeServing ? { beforeServing: options.beforeServing } : {}) });
@@ -47,7 +47,7 @@ export async function servedRepository(root: string, options: ServeOptions = {})
   await git(pair.work, 'remote', 'add', 'origin', options.token ? url.replace('http://', `http://pusher:${options.token}@`) : url);
   const push = async (files: Record<string, string | Uint8Array | null>, message?: string): Promise<string> => {
     const commit = await commitFiles(pair.work, files, message);
-    await git(pair.work, 'push', '-q', 'origin', 'main');
+    await git(pair.work, 'push', '-q', pair.bare, 'main');
     return commit;
   };
   return { ...pair, url, server, push };

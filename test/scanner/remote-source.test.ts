@@ -16,7 +16,7 @@ let work: string;
 let push: (files: Record<string, string | null>) => Promise<string>;
 
 /** A bare repository `tools.git` served over smart HTTP, and a clone to push from (`work`, `push`); its URL. */
-async function servedRepository(options: ServeOptions = {}): Promise<string> {
+async function serve(options: ServeOptions = {}): Promise<string> {
   const served = await folder.serve(options);
   ({ server, work, push } = served);
   return served.url;
@@ -28,7 +28,7 @@ beforeEach(() => {
 
 describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
   it('clones, then sees a pushed tool, a deleted tool and a broken tool on each rescan', async () => {
-    const url = await servedRepository();
+    const url = await serve();
     const first = await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
     const scanner = new Scanner({ repo: url, cacheDir });
     const initial = await scanner.scan();
@@ -52,7 +52,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
   });
 
   it('answers an unchanged remote without fetching, and a restart without parsing', async () => {
-    const url = await servedRepository();
+    const url = await serve();
     await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
     const first = await scanOnce(url, { cacheDir });
     const packsBefore = await findFiles(cacheDir, (name) => name.endsWith('.pack'));
@@ -65,7 +65,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
   });
 
   it('rescans after a push in two requests: the fetch reuses the head check\'s ref listing', async () => {
-    const url = await servedRepository();
+    const url = await serve();
     await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
     const scanner = new Scanner({ repo: url, cacheDir });
     await scanner.scan();
@@ -80,7 +80,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
   });
 
   it('fetches a one-file commit as a thin pack: a few hundred bytes, not the whole new tools/ tree', async () => {
-    const url = await servedRepository();
+    const url = await serve();
     const files: Record<string, string> = {};
     for (let i = 0; i < 400; i++) files[`tools/tool-${i}/TOOL.hdlp`] = makeToolYaml(`tool-${i}`);
     await push(files);
@@ -101,7 +101,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
   describe('when a push lands between the head check and the fetch', () => {
     it('reads the refs again and fetches the new head when the server no longer offers the one it listed', async () => {
       let racing: (() => Promise<void>) | undefined;
-      const url = await servedRepository({
+      const url = await serve({
         beforeServing: async (method, path) => {
           const race = racing;
           if (method !== 'POST' || !path.endsWith('/git-upload-pack') || !race) return;
@@ -130,7 +130,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
 
   describe('when the remote becomes unreachable', () => {
     it('keeps serving the last fetched index, marked stale with the reason', async () => {
-      const url = await servedRepository();
+      const url = await serve();
       await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
       const scanner = new Scanner({ repo: url, cacheDir });
       await scanner.scan();
@@ -145,7 +145,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     });
 
     it('serves the last index as it was read, making no definition for the mark (issue #18: a spread made and kept them all)', async () => {
-      const url = await servedRepository();
+      const url = await serve();
       await push(Object.fromEntries(['alpha', 'beta', 'gamma'].map((name) => [`tools/${name}/TOOL.hdlp`, makeToolYaml(name, { aliases: `[${name}-alias]` })])));
       const scanner = new Scanner({ repo: url, cacheDir });
       const served = await scanner.scan();
@@ -168,7 +168,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     });
 
     it('fails clearly when nothing was ever fetched', async () => {
-      const url = await servedRepository();
+      const url = await serve();
       await server.close();
       await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: 'SOURCE_UNREACHABLE', message: expect.stringContaining('cannot read') });
     });
@@ -176,7 +176,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
 
   describe('when the remote needs a token', () => {
     it('refuses without one and reads with one, never storing it in the clone or the label', async () => {
-      const url = await servedRepository({ token: 's3cret-token' });
+      const url = await serve({ token: 's3cret-token' });
       await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
       await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: 'AUTHENTICATION_FAILED' });
       const index = await scanOnce(url, { cacheDir, token: 's3cret-token' });
@@ -207,7 +207,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
   });
 
   it('refuses a SHA-256 remote clearly', async () => {
-    const url = await servedRepository({ objectFormat: 'sha256' });
+    const url = await serve({ objectFormat: 'sha256' });
     await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
     await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: 'UNSUPPORTED_OBJECT_FORMAT' });
   });
@@ -223,7 +223,7 @@ async function findFiles(root: string, wanted: (name: string) => boolean): Promi
 
 describe('Scanner fetching from a remote that moves on', () => {
   it('asks only for what is new since the last fetch, not since the clone', async () => {
-    const url = await servedRepository();
+    const url = await serve();
     const files: Record<string, string> = {};
     for (let i = 0; i < 200; i++) files[`tools/tool-${i}/TOOL.hdlp`] = makeToolYaml(`tool-${i}`, { why: `padding ${'x'.repeat(200)}` });
     await push(files);

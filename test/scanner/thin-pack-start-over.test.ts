@@ -1,12 +1,13 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_APPENDED_BYTES } from '../../src/scanner/sources/index-pack.js';
 import { MAX_OBJECT_BYTES } from '../../src/scanner/sources/pack-store.js';
-import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
-import { startGitHttpFront, type GitHttpFront } from '../helpers/git-http-front.js';
-import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+import { makeToolYaml } from '../helpers/git.js';
+import { startGitHttpFront } from '../helpers/git-http-front.js';
 import { runCli } from '../helpers/run-cli.js';
+import type { ServedRepository } from '../helpers/served-repository.js';
+import { testFolder } from '../helpers/test-folder.js';
 
 // Found reviewing review G's F4 (d6662ce): a fetch's thin pack sends a changed file as a delta on its old version,
 // which the clone must give. Past 128 MiB of such bases the fetch was refused, and so was a delta on a file over the
@@ -16,19 +17,7 @@ import { runCli } from '../helpers/run-cli.js';
 const MIB = 1024 * 1024;
 const SCAN_TIMEOUT_MS = 110_000;
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: GitHttpServer | undefined;
-let front: GitHttpFront | undefined;
-beforeEach(async () => {
-  temp = await makeTempDir('hldp-thin-start-over-');
-});
-afterEach(async () => {
-  await front?.close();
-  await server?.close();
-  front = undefined;
-  server = undefined;
-  await temp.cleanup();
-});
+const folder = testFolder('hldp-thin-start-over-');
 
 /** `size` bytes of `fill` with `mark` at the middle: a push that changes the mark sends a delta of a few bytes on the old file. */
 function largeFile(size: number, fill: number, mark: number): Buffer {
@@ -43,22 +32,15 @@ function largeFiles(sizes: number[], mark: number): Record<string, Buffer> {
 }
 
 /** A bare repository served by `git http-backend`, holding tool alpha and `sizes` large files, and a clone to push from. */
-async function served(sizes: number[]): Promise<{ url: string; push: (files: Record<string, string | Buffer>) => Promise<string> }> {
-  const projectRoot = join(temp.path, 'served');
-  const bare = await initRepository(join(projectRoot, 'tools.git'), { bare: true });
-  server = await startGitHttpServer({ projectRoot });
-  const work = await initRepository(join(temp.path, 'work'));
-  const push = async (files: Record<string, string | Buffer>): Promise<string> => {
-    const commit = await commitFiles(work, files);
-    await git(work, 'push', '-q', bare, 'main');
-    return commit;
-  };
+async function served(sizes: number[]): Promise<{ url: string; push: ServedRepository['push'] }> {
+  const { url, push } = await folder.serve();
   await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), ...largeFiles(sizes, 0) });
-  return { url: `${server.url}/tools.git`, push };
+  return { url, push };
 }
 
+// without HLDP_LOG_LEVEL: a scan that succeeds writes nothing to stderr at the default level either
 function scan(url: string) {
-  return runCli(['scan', '--repo', url, '--json'], { env: { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data') }, timeoutMs: SCAN_TIMEOUT_MS });
+  return runCli(['scan', '--repo', url, '--json'], { env: { HLDP_CACHE_DIR: join(folder.path, 'cache'), HLDP_DATA_DIR: join(folder.path, 'data') }, timeoutMs: SCAN_TIMEOUT_MS });
 }
 
 function scanned(stdout: string): { commit: string; tools: string[] } {
@@ -67,7 +49,7 @@ function scanned(stdout: string): { commit: string; tools: string[] } {
 }
 
 async function packsOfClone(): Promise<number> {
-  for (const entry of await readdir(join(temp.path, 'cache'), { withFileTypes: true, recursive: true })) {
+  for (const entry of await readdir(join(folder.path, 'cache'), { withFileTypes: true, recursive: true })) {
     if (entry.isDirectory() && entry.name === 'pack') return (await readdir(join(entry.parentPath, entry.name))).filter((name) => name.endsWith('.pack')).length;
   }
   throw new Error('no clone under the cache');
@@ -100,9 +82,11 @@ describe('a fetch refused for what its thin pack needs of the clone is followed 
     let posts = 0;
     let failClone = false;
     // the refused fetch is the first POST, the fresh clone's the second
-    front = await startGitHttpFront(real, {
-      intercept: ({ method }) => (failClone && method === 'POST' && ++posts === 2 ? { status: 500, contentType: '', body: Buffer.from('upload-pack failed') } : undefined),
-    });
+    const front = folder.closeAfter(
+      await startGitHttpFront(real, {
+        intercept: ({ method }) => (failClone && method === 'POST' && ++posts === 2 ? { status: 500, contentType: '', body: Buffer.from('upload-pack failed') } : undefined),
+      }),
+    );
     const first = await scan(front.url);
     expect(first.code).toBe(0);
     const head = await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta'), ...largeFiles(sizes, 9) });
