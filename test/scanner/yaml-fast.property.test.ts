@@ -103,6 +103,9 @@ const fragment = fc.oneof(
   fc.stringMatching(/^[ a-z:#\-[\]{},"'|>\\\n]{0,24}$/),
 );
 
+// thousands of runs each, ~2-7 s on a loaded machine: the default 60 s was passed under nice at load ~20
+const PROPERTY_TIMEOUT_MS = 240_000;
+
 describe('the fast YAML reader', () => {
   it('reads what yaml.stringify writes exactly as yaml reads it, or gives it up', () => {
     let answered = 0;
@@ -115,7 +118,7 @@ describe('the fast YAML reader', () => {
     );
     // the subset is the common case, not a corner of it
     expect(answered).toBeGreaterThan(150);
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it('agrees with yaml on definitions with hand-written lines put anywhere, or gives them up', () => {
     const lines = makeToolYaml('demo', { params_schema: '\n  q: { type: string, required: true }', aliases: '[d1, d2]', examples: '\n  - run demo' }).split('\n');
@@ -131,7 +134,7 @@ describe('the fast YAML reader', () => {
       { numRuns: 1500 },
     );
     expect(answered).toBeGreaterThan(50);
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it('agrees with yaml on short texts of YAML punctuation', () => {
     fc.assert(
@@ -141,7 +144,7 @@ describe('the fast YAML reader', () => {
       }),
       { numRuns: 3000 },
     );
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it('reads the generated and starter-style definitions itself (the fast path is the one taken)', () => {
     const text = makeToolYaml('demo', {
