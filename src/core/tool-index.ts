@@ -64,6 +64,8 @@ export interface ToolSequence {
   at(position: number): ToolDefinition | undefined;
   /** its name, where it is known without making the tool */
   nameAt?(position: number): string | undefined;
+  /** the tool at that position, made without being kept where it is made when read (the very one, if something holds it) */
+  peek?(position: number): ToolDefinition | undefined;
 }
 
 /** The index's tools as a sequence: of an index made by `withLazyTools`, each made when asked for, none read whole. */
@@ -71,7 +73,8 @@ export function toolsOf(index: Pick<ToolIndex, 'tools'>): ToolSequence {
   const make = lazyMakers.get(index);
   const names = lazyNames.get(index);
   if (!make || !names) return index.tools;
-  return { length: make.count, at: (position) => (position >= 0 && position < make.count ? make.at(position) : undefined), nameAt: (position) => names[position] };
+  const inside = (position: number): boolean => position >= 0 && position < make.count;
+  return { length: make.count, at: (position) => (inside(position) ? make.at(position) : undefined), nameAt: (position) => names[position], peek: (position) => (inside(position) ? make.peek(position) : undefined) };
 }
 
 /** The name of the tool at that position of the sequence (without making it, where its names are known). */

@@ -4,6 +4,8 @@ export interface BudgetLine {
   description: string;
   /** mode markers such as `[active]`: kept whole on every line that is kept */
   markers: readonly string[];
+  /** the characters of `- name [marker]…` and of the description, where known without reading the description */
+  readonly measured?: { readonly headChars: number; readonly length: number };
 }
 
 /** A titled list of lines; it is left out when it has no lines left. */
@@ -48,23 +50,24 @@ export function countChars(text: string): number {
   return count;
 }
 
-// a line's head and lengths, worked out once per line object: the block's tool lines are shared by every session's block
-const measured = new WeakMap<BudgetLine, { head: string; headChars: number; length: number }>();
+// a line's lengths, worked out once per line object: the block's tool lines are shared by every session's block
+const measured = new WeakMap<BudgetLine, { headChars: number; length: number }>();
 
-function measure(line: BudgetLine): { head: string; headChars: number; length: number } {
-  let found = measured.get(line);
-  if (!found) {
-    const head = `- ${line.name}${line.markers.map((marker) => ` ${marker}`).join('')}`;
-    measured.set(line, (found = { head, headChars: countChars(head), length: countChars(line.description) }));
-  }
+function measure(line: BudgetLine): { headChars: number; length: number } {
+  let found = line.measured ?? measured.get(line);
+  if (!found) measured.set(line, (found = { headChars: countChars(headOf(line)), length: countChars(line.description) }));
   return found;
+}
+
+// `- name [marker]…`: made for the lines shown only (at 100,000 tools, ~1,100 of a block of 16,000 characters)
+function headOf(line: BudgetLine): string {
+  return `- ${line.name}${line.markers.map((marker) => ` ${marker}`).join('')}`;
 }
 
 interface Measured {
   line: BudgetLine;
   section: number;
-  /** `- name [marker]…` */
-  head: string;
+  /** characters of `- name [marker]…` */
   headChars: number;
   /** characters (code points) of the description */
   length: number;
@@ -82,8 +85,8 @@ export function fitToBudget(sections: readonly BudgetSection[], maxChars: number
   const lines: Measured[] = [];
   sections.forEach((section, index) => {
     for (const line of section.lines) {
-      const { head, headChars, length } = measure(line);
-      lines.push({ line, section: index, head, headChars, length, keep: length, dropped: false });
+      const { headChars, length } = measure(line);
+      lines.push({ line, section: index, headChars, length, keep: length, dropped: false });
     }
   });
   const lineChars = (line: Measured, keep: number): number => line.headChars + (keep > 0 ? SEPARATOR.length + keep : 0);
@@ -165,7 +168,8 @@ function* dropOrder(lines: readonly Measured[], sections: readonly BudgetSection
 }
 
 function render(line: Measured): string {
-  if (line.keep === 0) return line.head;
+  const head = headOf(line.line);
+  if (line.keep === 0) return head;
   const description = line.keep === line.length ? line.line.description : `${Array.from(line.line.description).slice(0, line.keep - 1).join('')}${ELLIPSIS}`;
-  return `${line.head}${SEPARATOR}${description}`;
+  return `${head}${SEPARATOR}${description}`;
 }

@@ -1,11 +1,11 @@
-import { eachTool, type SkillDefinition, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { eachTool, toolsOf, type SkillDefinition, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { META_TOOLS } from '../export/index.js';
 import { promptBudget, renderPromptBlock, renderTools, type CoreToolLine, type PromptBlock, type RenderedTools } from './prompt-block.js';
 import type { RegistryView } from './registry-view.js';
 import type { SessionState } from './session-state.js';
 import type { SessionView } from './session-view.js';
 import { IndexNamedLines } from './named-lines.js';
-import { signature, signatureLine } from './signatures.js';
+import { oneLine, signature, signatureLine } from './signatures.js';
 
 /** `?window_tokens=N` or `?chars=N`. */
 export interface PromptOptions {
@@ -98,7 +98,9 @@ function renderedTools(registry: RegistryView, view: SessionView, scoped: boolea
   let byGroups = namedByIndex.get(index);
   if (!byGroups) namedByIndex.set(index, (byGroups = new Map()));
   let lines = byGroups.get(groupKey);
-  if (!lines) byGroups.set(groupKey, (lines = new IndexNamedLines(eachTool(index), groupDescriptions)));
+  // each description read from its tool when a block shows it, the tool not kept: the lines hold none
+  const sequence = toolsOf(index);
+  if (!lines) byGroups.set(groupKey, (lines = new IndexNamedLines(eachTool(index), groupDescriptions, (at) => oneLine((sequence.peek ? sequence.peek(at) : sequence.at(at))!.intent))));
   const excluded = scoped ? mergeSorted(view.positions.visible, view.positions.unlisted) : view.positions.unlisted;
   return { signatures: scoped ? view.visible.map((tool) => `- ${signatureLine(tool)}`) : [], named: lines.linesWithout(excluded) };
 }

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../src/core/index.js';
+import { fitToBudget } from '../../src/sessions/budget.js';
 import { IndexNamedLines, namedLines } from '../../src/sessions/named-lines.js';
+import { oneLine } from '../../src/sessions/signatures.js';
 import { makeToolDefinition } from '../matcher/helpers.js';
 
 // an index: tools in order, each in one of a few groups (or none), some needing confirmation
@@ -26,6 +28,27 @@ describe("a block's named lines worked out from the whole index's", () => {
         const descriptions: Record<string, string> = described ? { alpha: 'the first letters', gamma: 'more\nletters' } : {};
         const left = tools.filter((_tool, at) => !excluded.includes(at));
         expect(new IndexNamedLines(tools, descriptions).linesWithout(excluded)).toEqual(namedLines(left, descriptions));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('hold no description: a block fitted from them reads only those of the lines it shows, and is the same block', () => {
+    fc.assert(
+      fc.property(index, fc.array(fc.nat({ max: 40 }), { maxLength: 10 }), fc.integer({ min: 0, max: 1200 }), (tools, picks, budget) => {
+        const excluded = [...new Set(picks.filter((pick) => pick < tools.length))].sort((a, b) => a - b);
+        const read: number[] = [];
+        // issue #18: at 100,000 tools the intents the lines held were 18.6 MB, for a block that shows ~1,100 of them
+        const lines = new IndexNamedLines(tools, { beta: 'second letters' }, (at) => {
+          read.push(at);
+          return oneLine(tools[at]!.intent);
+        }).linesWithout(excluded);
+        // a folded group's line is made with its own description; a tool's line holds none of its own
+        expect(lines.filter((line) => Object.hasOwn(line, 'description')).every((line) => line.name.includes('(group of'))).toBe(true);
+        const fitted = fitToBudget([{ header: 'Tools:', lines, dropRank: 0 }], budget);
+        const whole = fitToBudget([{ header: 'Tools:', lines: namedLines(tools.filter((_tool, at) => !excluded.includes(at)), { beta: 'second letters' }), dropRank: 0 }], budget);
+        expect({ ...fitted, dropped: fitted.dropped.map((line) => line.name) }).toEqual({ ...whole, dropped: whole.dropped.map((line) => line.name) });
+        expect(read.length).toBeLessThanOrEqual(fitted.text.split('\n').length - 1);
       }),
       { numRuns: 300 },
     );
