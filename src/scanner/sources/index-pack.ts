@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import zlib from 'node:zlib';
+import { ownMemory } from './base-cache.js';
 import { applyDelta } from './git-delta.js';
 import { Entry, Held, HOLD_BYTES, inflateAt } from './pack-entries.js';
 import { crc32, objectId, sha1 } from './pack-hashes.js';
-import { entryAt, MAX_CHAIN, MAX_OBJECT_BYTES, OFS_DELTA, ownMemory, REF_DELTA, TYPES, type GitObject, type ObjectType } from './pack-store.js';
+import { entryAt, MAX_CHAIN, MAX_OBJECT_BYTES, OFS_DELTA, REF_DELTA, TYPES, type GitObject, type ObjectType } from './pack-store.js';
 import { Slices } from './slices.js';
 import { ThinPackRefusal } from './thin-pack-refusal.js';
 import { writeIndex, type IndexedPack } from './write-index.js';

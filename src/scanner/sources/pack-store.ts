@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
+import { BaseCache } from './base-cache.js';
 import { applyDelta, readVarint } from './git-delta.js';
 import { PackFile } from './pack-file.js';
 
@@ -331,72 +332,5 @@ export function partialInflate(compressed: Buffer): Buffer {
     return inflateSync(compressed, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
   } catch {
     return Buffer.alloc(0);
-  }
-}
-
-/**
- * The bytes in memory of their own: a small object that zlib inflated or a delta made sits in Node's shared 8 KiB
- * pool, and keeping it kept the whole slab alive (a cold scan of 100,000 tools held ~14,000 slabs, ~114 MB, through
- * its delta bases and the objects a clone handed on). A copy for what is kept; what is read and let go stays where it is.
- */
-export function ownMemory(bytes: Buffer): Buffer {
-  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
-  const copy = Buffer.allocUnsafeSlow(bytes.length);
-  bytes.copy(copy);
-  return copy;
-}
-
-/** Delta bases by pack and offset, least recently used dropped first once they hold more than `limit` bytes. */
-class BaseCache {
-  private readonly map = new Map<string, GitObject>();
-  bytes = 0;
-
-  constructor(readonly limit: number) {}
-
-  get size(): number {
-    return this.map.size;
-  }
-
-  /** The bytes of the memory the kept bases' contents lie in. */
-  memory(): number {
-    let bytes = 0;
-    for (const { content } of this.map.values()) bytes += content.buffer.byteLength;
-    return bytes;
-  }
-
-  get(pack: string, offset: number): GitObject | undefined {
-    const key = `${pack}:${offset}`;
-    const value = this.map.get(key);
-    if (value) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
-  }
-
-  set(pack: string, offset: number, value: GitObject): void {
-    const key = `${pack}:${offset}`;
-    // one base bigger than a quarter of the whole would push out everything else
-    if (value.content.length > this.limit / 4 || this.map.has(key)) return;
-    this.map.set(key, { type: value.type, content: ownMemory(value.content) });
-    this.bytes += value.content.length;
-    for (const [oldest, old] of this.map) {
-      if (this.bytes <= this.limit) break;
-      this.map.delete(oldest);
-      this.bytes -= old.content.length;
-    }
-  }
-
-  clear(): void {
-    this.map.clear();
-    this.bytes = 0;
-  }
-
-  forgetPack(pack: string): void {
-    for (const [key, value] of this.map) {
-      if (!key.startsWith(`${pack}:`)) continue;
-      this.map.delete(key);
-      this.bytes -= value.content.length;
-    }
   }
 }
