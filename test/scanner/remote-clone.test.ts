@@ -3,7 +3,7 @@ import { copyFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
-import { isBranchName } from '../../src/scanner/sources/remote-git-source.js';
+import { isBranchName } from '../../src/scanner/sources/branch-name.js';
 import { packOfResponse } from '../../src/scanner/sources/upload-pack.js';
 import { packetLine, FLUSH } from '../../src/scanner/sources/pkt-line.js';
 import { commitFiles, git, makeToolYaml } from '../helpers/git.js';

@@ -1,17 +1,20 @@
 import fs from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HttpClient } from 'isomorphic-git';
-import { isLoopback, loadOnce } from '../../core/index.js';
+import { loadOnce } from '../../core/index.js';
 import { collectGarbage } from '../full-collection.js';
 import { ScanError } from '../scan-error.js';
+import { defaultBranch, isBranchName } from './branch-name.js';
+import { initClone, packCount, readShallow } from './clone-directory.js';
+import { fetchIntoClone } from './clone-fetch.js';
 import { loadGit, type Git } from './git-module.js';
 import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
 import { indexPack } from './index-pack.js';
 import { headBranch, readLooseRef, writeLooseRef } from './loose-refs.js';
-import { ObjectReader } from './object-reader.js';
 import { HOLD_BYTES } from './pack-entries.js';
-import { indexOffset, MAX_OBJECT_BYTES, PackStore, type GitObject } from './pack-store.js';
+import { indexOffset, MAX_OBJECT_BYTES } from './pack-store.js';
+import { RemoteAddress } from './remote-address.js';
 import { ThinPackRefusal } from './thin-pack-refusal.js';
 import { discoverUploadPack, fetchPack, type RefAdvertisement } from './upload-pack.js';
 import type { PushHint, RepositorySource, Snapshot } from './source.js';
@@ -55,8 +58,7 @@ export interface RemoteOptions {
 export class RemoteGitSource implements RepositorySource {
   readonly label: string;
   readonly cacheKey: string;
-  private readonly url: string;
-  private readonly headers: Record<string, string>;
+  private readonly address: RemoteAddress;
   // where the last ref listing said the repository is (the address asked, or where its info/refs was redirected)
   private fetchUrl: string | undefined;
   private readonly store: ObjectStore;
@@ -69,21 +71,16 @@ export class RemoteGitSource implements RepositorySource {
   private http!: HttpClient;
 
   constructor(private readonly options: RemoteOptions) {
-    const parsed = new URL(options.url);
-    const username = decodeURIComponent(parsed.username) || 'hldp';
-    const token = options.token ?? (parsed.password ? decodeURIComponent(parsed.password) : undefined);
-    parsed.username = '';
-    parsed.password = '';
-    // credentials travel in a header, never in the URL: it is stored in .git/config and shown to users
-    this.url = parsed.toString();
+    this.address = new RemoteAddress(options.url, options.token, options.ref);
     this.label = options.ref ? `${this.url}#${options.ref}` : this.url;
     this.cacheKey = `remote:${this.label}`;
-    this.headers = token ? { Authorization: `Basic ${Buffer.from(`${username}:${token}`).toString('base64')}` } : {};
-    if (token && parsed.protocol === 'http:' && !isLoopback(parsed.hostname)) {
-      process.emitWarning(`the repository token is sent unencrypted to ${parsed.host} (an http:// URL); use https:// beyond this machine`, { code: 'HLDP_CLEARTEXT_TOKEN' });
-    }
     this.dir = join(options.workDir, 'repo');
     this.store = { gitdir: join(this.dir, '.git'), cache: {}, keepListed: true };
+  }
+
+  /** the repository's URL, credentials taken out */
+  private get url(): string {
+    return this.address.url;
   }
 
   async snapshot(pushed?: PushHint): Promise<Snapshot> {
@@ -137,9 +134,9 @@ export class RemoteGitSource implements RepositorySource {
    * zlib and SHA-1 as a fetch's pack is, and written as a git directory isomorphic-git and git both read.
    */
   private async cloneFresh(): Promise<Snapshot> {
-    const advertisement = await this.call('read', () => discoverUploadPack(this.http, this.url, this.requestHeaders()));
+    const advertisement = await this.call('read', () => discoverUploadPack(this.http, this.url, this.address.requestHeaders()));
     const format = [...advertisement.capabilities].find((capability) => capability.startsWith('object-format='))?.slice('object-format='.length) ?? 'sha1';
-    if (format !== 'sha1') throw this.sha256Refusal(format);
+    if (format !== 'sha1') throw this.address.sha256Refusal(format);
     this.offered = advertisement.capabilities;
     const branch = this.options.ref ?? defaultBranch(advertisement);
     if (branch === undefined) throw new ScanError('REF_NOT_FOUND', `${this.url} has no branch to read (an empty repository?)`, {});
@@ -148,7 +145,7 @@ export class RemoteGitSource implements RepositorySource {
     const commit = advertisement.refs.get(`refs/heads/${branch}`);
     if (commit === undefined) throw new ScanError('REF_NOT_FOUND', `branch '${branch}' does not exist on ${this.url}`, { ref: branch });
     this.fetchUrl = advertisement.url;
-    const received = await this.call('clone', () => fetchPack(this.http, advertisement.url, this.requestHeaders(advertisement.url), advertisement.capabilities, { want: commit, haves: [], shallows: [], depth: 1 }));
+    const received = await this.call('clone', () => fetchPack(this.http, advertisement.url, this.address.requestHeaders(advertisement.url), advertisement.capabilities, { want: commit, haves: [], shallows: [], depth: 1 }));
     // a clone's pack stands alone: a delta on anything outside it is a broken pack. Its objects are not kept to hand
     // on: the scan that follows reads the whole pack anyway, and keeping them held ~30 MB through it at 100,000 tools
     const outside = (oid: string) => Promise.reject(new Error(`corrupt pack: a delta on ${oid}, which is not in the pack`));
@@ -189,11 +186,11 @@ export class RemoteGitSource implements RepositorySource {
     let advertisement: RefAdvertisement;
     try {
       // protocol v0: the head check is one GET of info/refs, whose answer the fetch then uses (two requests in all)
-      advertisement = await discoverUploadPack(this.http, this.url, this.requestHeaders());
+      advertisement = await discoverUploadPack(this.http, this.url, this.address.requestHeaders());
     } catch (error) {
       // unreachable: serve what was fetched last, and say so
       const snapshot = await readGitSnapshot(this.store, local, this.options.maxBytes);
-      return { ...snapshot, stale: { reason: this.describe('reach', error).message, since: new Date().toISOString() } };
+      return { ...snapshot, stale: { reason: this.address.describe('reach', error).message, since: new Date().toISOString() } };
     }
     this.offered = advertisement.capabilities;
     this.fetchUrl = advertisement.url;
@@ -202,13 +199,13 @@ export class RemoteGitSource implements RepositorySource {
     if (remote === local) return readGitSnapshot(this.store, local, this.options.maxBytes);
     // every fetch adds a pack and every object read scans all pack indexes: past a limit, start over from one pack
     // (the old clone stays until the new one's pack has come: a failed clone leaves it to be read, and tried again next time)
-    if ((await this.packCount()) >= MAX_PACKS) return this.cloneFresh();
+    if ((await packCount(this.store.gitdir)) >= MAX_PACKS) return this.cloneFresh();
     let commit: string;
     try {
-      commit = await this.fetchFrom(advertisement, remote, local, branch, early?.want === remote ? early.received : undefined);
+      commit = await fetchIntoClone({ store: this.store, http: this.http, address: this.address }, advertisement, { remote, local, branch }, early?.want === remote ? early.received : undefined);
     } catch (error) {
       if (error instanceof ThinPackRefusal) return this.startOver(error);
-      throw this.describe('fetch', error);
+      throw this.address.describe('fetch', error);
     }
     // the local branch names what we hold for the next fetch's `have`; both refs move only once the pack is written
     for (const ref of [`refs/remotes/origin/${branch}`, `refs/heads/${branch}`]) await writeLooseRef(this.store.gitdir, ref, commit);
@@ -225,7 +222,7 @@ export class RemoteGitSource implements RepositorySource {
     try {
       return await this.cloneFresh();
     } catch (error) {
-      const cause = error instanceof ScanError ? error : this.describe('clone', error);
+      const cause = error instanceof ScanError ? error : this.address.describe('clone', error);
       throw new ScanError(cause.code, `${cause.message} (a fresh clone, since the fetch was refused: ${refusal.message})`, cause.data);
     }
   }
@@ -240,64 +237,10 @@ export class RemoteGitSource implements RepositorySource {
     const offered = this.offered;
     const drop = new AbortController();
     const url = this.fetchUrl ?? this.url;
-    const received = readShallow(this.store.gitdir).then((shallows) => fetchPack(this.http, url, this.requestHeaders(url), offered, { want: pushed.after, haves: [local], shallows }, undefined, drop.signal));
+    const received = readShallow(this.store.gitdir).then((shallows) => fetchPack(this.http, url, this.address.requestHeaders(url), offered, { want: pushed.after, haves: [local], shallows }, undefined, drop.signal));
     // awaited only if the head check agrees: never an unhandled rejection
     received.catch(() => undefined);
     return { want: pushed.after, received, drop };
-  }
-
-  /**
-   * Fetches `remote` ourselves rather than through isomorphic-git: a thin pack (only what is new since `local`, deltas
-   * against what we hold: a one-file commit at 10,000 tools is ~0.4 KB instead of ~240 KB, the whole new `tools/`
-   * tree) indexed with Node's zlib and SHA-1 (isomorphic-git indexed in JavaScript: ~60 ms of a rescan's CPU).
-   * A push between the head check and this request can make the server refuse a commit it no longer advertises:
-   * then the refs are read again and the new head fetched, once.
-   */
-  private async fetchFrom(advertisement: RefAdvertisement, remote: string, local: string, branch: string, early?: Promise<Buffer>): Promise<string> {
-    const shallows = await readShallow(this.store.gitdir);
-    const fetchOne = async ({ capabilities: offered, url }: RefAdvertisement, want: string, sent?: Promise<Buffer>): Promise<string> => {
-      const ask = () => fetchPack(this.http, url, this.requestHeaders(url), offered, { want, haves: [local], shallows });
-      const received = sent ? await sent.catch(ask) : await ask();
-      this.store.packs ??= new PackStore(this.store.gitdir);
-      await this.store.packs.list();
-      const objects = new ObjectReader(this.store.gitdir, this.store.packs);
-      // a base the clone cannot give (missing, or over what a read may hold: a push that changed a 100 MiB file sends a
-      // delta on it) is refused as the fetch's own: every later fetch would ask for it again, a fresh clone does not
-      const readOutside = async (oid: string): Promise<GitObject> =>
-        this.store.listed?.get(oid) ??
-        objects.read(oid).catch((error: unknown) => {
-          throw new ThinPackRefusal(`fetched pack: a delta on ${oid}, which the clone cannot give: ${(error as Error)?.message ?? String(error)}`);
-        });
-      const indexed = await indexPack(received, readOutside);
-      // refs that name a commit we never received would fail every later scan (the next head check finds nothing new):
-      // the commit must have come, or be one we hold already (a branch reset to a commit fetched before)
-      if (indexOffset(indexed.index, Buffer.from(want, 'hex')) === undefined && !(await objects.read(want, 'commit').then(() => true, () => false))) {
-        throw new Error(`the server's pack does not hold the commit it advertised for '${branch}' (${want})`);
-      }
-      if (indexed.objects > 0) await writeIndexedPack(this.store.gitdir, indexed);
-      this.store.fetched = indexed.received;
-      return want;
-    };
-    try {
-      return await fetchOne(advertisement, remote, early);
-    } catch (error) {
-      const again = await discoverUploadPack(this.http, this.url, this.requestHeaders()).catch(() => undefined);
-      const moved = again?.refs.get(`refs/heads/${branch}`);
-      if (!again || !moved || moved === remote) throw error;
-      return fetchOne(again, moved);
-    }
-  }
-
-  // isomorphic-git writes into the headers it is given (Git-Protocol): a shared object would leak protocol v2 into a v1 fetch.
-  // The token goes only to the origin it was given for: a repository that moved to another host (a redirect of its
-  // info/refs) is fetched from there without it, as a redirect is followed
-  private requestHeaders(url = this.url): Record<string, string> {
-    return new URL(url).origin === new URL(this.url).origin ? { ...this.headers } : {};
-  }
-
-  private async packCount(): Promise<number> {
-    const names = await readdir(join(this.store.gitdir, 'objects', 'pack')).catch(() => [] as string[]);
-    return names.filter((name) => name.endsWith('.pack')).length;
   }
 
   private async localBranch(): Promise<string | undefined> {
@@ -305,7 +248,7 @@ export class RemoteGitSource implements RepositorySource {
     // a property of the remote, checked before the clone: once per source, not per rescan
     if (!this.formatChecked) {
       const format = await objectFormat(this.store.gitdir);
-      if (format !== 'sha1') throw this.sha256Refusal(format);
+      if (format !== 'sha1') throw this.address.sha256Refusal(format);
       this.formatChecked = true;
     }
     return (await headBranch(this.store.gitdir)) ?? (await this.git.currentBranch({ fs, gitdir: this.store.gitdir })) ?? undefined;
@@ -319,72 +262,7 @@ export class RemoteGitSource implements RepositorySource {
     try {
       return await run();
     } catch (error) {
-      throw this.describe(action, error);
+      throw this.address.describe(action, error);
     }
   }
-
-  private describe(action: string, error: unknown): ScanError {
-    const cause = error as { code?: string; data?: { statusCode?: number }; message?: string };
-    const status = cause.data?.statusCode;
-    if (status === 401 || status === 403) {
-      return new ScanError('AUTHENTICATION_FAILED', `cannot ${action} ${this.url}: HTTP ${status}; set a token with read access (--token, HLDP_REPO_TOKEN or repository.token in the config)`, { status });
-    }
-    if (cause.code === 'NotFoundError' && this.options.ref) {
-      return new ScanError('REF_NOT_FOUND', `branch '${this.options.ref}' does not exist on ${this.url}`, { ref: this.options.ref });
-    }
-    const detail = status ? `HTTP ${status}` : (cause.message ?? String(error));
-    return new ScanError('SOURCE_UNREACHABLE', `cannot ${action} ${this.url}: ${detail}`, { status });
-  }
-
-  private sha256Refusal(format: string): ScanError {
-    return new ScanError('UNSUPPORTED_OBJECT_FORMAT', `repository ${this.url} uses ${format} object ids; brush-holder reads SHA-1 repositories only (isomorphic-git has no SHA-256 support)`, { format });
-  }
-}
-
-/** The commits a shallow clone holds without their parents (`.git/shallow`, one id a line; none when the file is absent). */
-async function readShallow(gitdir: string): Promise<string[]> {
-  const text = await readFile(join(gitdir, 'shallow'), 'latin1').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? '' : Promise.reject(error)));
-  return text.split('\n').filter((line) => /^[0-9a-f]{40}$/.test(line));
-}
-
-/** The branch the remote's HEAD names (the `symref=HEAD:refs/heads/<branch>` capability), or the one branch it has. */
-function defaultBranch(advertisement: RefAdvertisement): string | undefined {
-  for (const capability of advertisement.capabilities) {
-    const match = /^symref=HEAD:refs\/heads\/(.+)$/.exec(capability);
-    if (match) return match[1];
-  }
-  const branches = [...advertisement.refs.keys()].filter((ref) => ref.startsWith('refs/heads/'));
-  return branches.length === 1 ? branches[0]!.slice('refs/heads/'.length) : undefined;
-}
-
-/** A branch name as `git check-ref-format --branch` accepts it, narrowed to printable ASCII. */
-export function isBranchName(name: string): boolean {
-  return (
-    /^[A-Za-z0-9._/+@-]+$/.test(name) && name.length <= 255 && !name.startsWith('-') && !name.startsWith('/') && !name.endsWith('/') && !name.endsWith('.') &&
-    !name.split('/').some((part) => part === '' || part.startsWith('.') || part.endsWith('.lock')) && !name.includes('..') && !name.includes('@{') && name !== '@' && name !== 'HEAD'
-  );
-}
-
-/**
- * The git directory of a fresh single-branch clone, as `git clone --bare --single-branch` lays it out but with the
- * remote's branch under `refs/remotes/origin` too (as the fetches expect): HEAD on the branch, the remote and its
- * refspec in `config`. Its objects come from the one pack written next.
- */
-async function initClone(gitdir: string, url: string, branch: string): Promise<void> {
-  for (const folder of ['objects/pack', 'objects/info', 'refs/heads', 'refs/tags', 'refs/remotes/origin']) await mkdir(join(gitdir, folder), { recursive: true });
-  const config = [
-    '[core]',
-    '\trepositoryformatversion = 0',
-    '\tfilemode = true',
-    '\tbare = false',
-    '\tlogallrefupdates = false',
-    '[remote "origin"]',
-    `\turl = ${url}`,
-    `\tfetch = +refs/heads/${branch}:refs/remotes/origin/${branch}`,
-    `[branch "${branch}"]`,
-    '\tremote = origin',
-    `\tmerge = refs/heads/${branch}`,
-    '',
-  ];
-  await writeFile(join(gitdir, 'config'), config.join('\n'), 'utf8');
 }
