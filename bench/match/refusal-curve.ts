@@ -6,6 +6,10 @@
 // cost (a wrong found:false 3, a found answer offering no fitting tool 1). Then, for the answerable
 // requests answered found:false at the matcher's own cut, where the gold tool stood and what of it
 // the request's words reach: nothing at all, only its `why`/`group`, only values, or parts of words.
+// Last, `stricter`: rules that would also refuse a weak match (one word of evidence and a low
+// probability, a best tool covering little of the request, a request mostly of words no tool has),
+// with the decision's accuracy beside the rest: whether refusing more no-tool requests can be had
+// without more wrong found:false (issue #11: on these sets, it cannot).
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { compareToolNames, type ToolDefinition } from '../../src/core/index.js';
@@ -27,7 +31,23 @@ interface Row {
   /** for a request with a gold tool: the gold tool's place (0: not ranked) and what of it the words reach */
   goldPlace: number;
   reach: string;
+  /** the best-ranked tool's probability of fitting, the registry's cut, its coverage of the request, and the request's share of words no tool has */
+  probability: number;
+  threshold: number;
+  coverage: number;
+  unknownShare: number;
 }
+
+/** Rules of "found" stricter than the matcher's, each refusing a kind of weak match too. */
+const STRICTER: Record<string, (row: Row) => boolean> = {
+  'as shipped: evidence >= 0.3': (row) => isFound(row, NOTHING_MATCHES),
+  'and more than one word of evidence, or a confident probability': (row) => isFound(row, NOTHING_MATCHES) && (row.evidence > 1 || row.probability >= row.threshold),
+  'and more than one word, or coverage >= 0.3, or a confident probability': (row) =>
+    isFound(row, NOTHING_MATCHES) && (row.evidence > 1 || row.coverage >= 0.3 || row.probability >= row.threshold),
+  'and the best tool covers >= 0.2 of the request': (row) => isFound(row, NOTHING_MATCHES) && row.coverage >= 0.2,
+  'and not (one word of evidence in a request of >= 2/3 words no tool has)': (row) =>
+    isFound(row, NOTHING_MATCHES) && !(row.evidence <= 1 && row.unknownShare >= 2 / 3),
+};
 
 const { values } = parseArgs({ options: { data: { type: 'string', multiple: true } } });
 const files = values.data?.length ? values.data : [DEFAULT_DATA, ...DATA_SETS].filter((file) => existsSync(file));
@@ -46,6 +66,7 @@ for (const file of files) {
       within.set(key, matcher);
     }
     const explanation = matcher.explainIntent(query.text);
+    const best = explanation.ranked[0];
     const gold = new Set(query.gold.map((id) => world.benchName.get(world.toolsById.get(id)!.name)!));
     const names = explanation.ranked.map((entry) => world.benchName.get(entry.tool.name)!);
     const place = names.findIndex((name) => gold.has(name)) + 1;
@@ -57,6 +78,10 @@ for (const file of files) {
       offeredHit: names.slice(0, 3).some((name) => gold.has(name)),
       goldPlace: place,
       reach: goldTool === undefined ? '' : reachOf(query.text, goldTool),
+      probability: best?.probability ?? 0,
+      threshold: explanation.calibration.threshold,
+      coverage: best?.features.coverage ?? 0,
+      unknownShare: best?.features.unknownShare ?? 0,
     };
   });
   const languages = [...new Set(rows.map((row) => row.query.lang))].sort();
@@ -65,6 +90,7 @@ for (const file of files) {
   report[data.name] = {
     curve: Object.fromEntries(Object.entries(splits).map(([split, list]) => [split, CUTS.map((cut) => point(list, cut))])),
     wrong_found_false_at_the_cut: wrongRefusals(rows),
+    stricter: Object.fromEntries(Object.entries(splits).map(([split, list]) => [split, stricter(list)])),
   };
   process.stderr.write(`refusal-curve ${data.name} done\n`);
 }
@@ -75,19 +101,33 @@ function isFound(row: Row, cut: number): boolean {
 }
 
 function point(rows: Row[], cut: number): Record<string, number> {
+  return { cut, ...tradeOff(rows, (row) => isFound(row, cut)) };
+}
+
+// one line per rule: found:false on answerable / refused no-tool / accuracy / cost
+function stricter(rows: Row[]): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(STRICTER).map(([rule, found]) => {
+      const { found_false_on_answerable: wrong, refused_no_tool: refused, accuracy, cost } = tradeOff(rows, found);
+      return [rule, `${wrong} / ${refused} / ${accuracy} / ${cost}`];
+    }),
+  );
+}
+
+function tradeOff(rows: Row[], isFoundBy: (row: Row) => boolean): Record<string, number> {
   const answerable = rows.filter((row) => row.query.gold.length > 0);
   const noTool = rows.filter((row) => row.query.gold.length === 0);
   let cost = 0;
   for (const row of rows) {
-    const found = isFound(row, cut);
+    const found = isFoundBy(row);
     if (row.query.gold.length > 0) cost += found ? (row.offeredHit ? 0 : 1) : 3;
     else cost += found ? 1 : 0;
   }
   const share = (list: Row[], test: (row: Row) => boolean): number => round(list.filter(test).length / Math.max(1, list.length));
   return {
-    cut,
-    found_false_on_answerable: share(answerable, (row) => !isFound(row, cut)),
-    refused_no_tool: share(noTool, (row) => !isFound(row, cut)),
+    found_false_on_answerable: share(answerable, (row) => !isFoundBy(row)),
+    refused_no_tool: share(noTool, (row) => !isFoundBy(row)),
+    accuracy: share(rows, (row) => isFoundBy(row) === row.query.gold.length > 0),
     cost: round(cost / Math.max(1, rows.length)),
   };
 }
