@@ -100,7 +100,12 @@ try {
 } catch {
   // none yet, or from before this list was kept: only this build's files stay
 }
-builds = [[...workers.outputFiles, ...cli.outputFiles].map((file) => basename(file.path)), ...builds].slice(0, BUILDS_KEPT);
+// a rebuild of unchanged code is the same build, not another one: listed again, it would push out a build a server
+// still runs from (npm test rebuilds at every run)
+const names = [...workers.outputFiles, ...cli.outputFiles].map((file) => basename(file.path));
+const named = new Set(names);
+const same = (other) => Array.isArray(other) && other.length === named.size && other.every((name) => named.has(name));
+builds = [names, ...builds.filter((other) => !same(other))].slice(0, BUILDS_KEPT);
 writeFileSync(`${BUILDS_FILE}.tmp`, `${JSON.stringify(builds)}\n`);
 renameSync(`${BUILDS_FILE}.tmp`, BUILDS_FILE);
 const kept = new Set([basename(BUILDS_FILE), ...builds.flat()]);

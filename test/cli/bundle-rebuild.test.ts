@@ -72,6 +72,25 @@ describe('a rebuild of the bundle', () => {
     }
   }, 180_000);
 
+  it('counts a rebuild of unchanged code as the same build, so the one a server started from stays (review I F1)', async () => {
+    await rebuild();
+    const server = await serve();
+    try {
+      await changeLazyModule(1);
+      await rebuild();
+      // npm test rebuilds at every run: two rebuilds that change nothing must not push the server's build out
+      await rebuild();
+      await rebuild();
+      const listed = JSON.parse(readFileSync(join(copy, 'dist/bundle/builds.json'), 'utf8')) as string[][];
+      expect(listed).toHaveLength(2);
+      const answer = await initialize(server.url);
+      expect(answer.status, server.stderr()).toBe(200);
+      expect(await answer.text()).toContain('serverInfo');
+    } finally {
+      server.stop();
+    }
+  }, 240_000);
+
   it('keeps the files of the last three builds and removes older ones', async () => {
     await rebuild();
     const first = bundleFiles();
