@@ -89,11 +89,14 @@ for (const hashed of workerNames.values()) {
 // written whole by rename, the entry last: a process starting meanwhile runs the previous build or this one
 mkdirSync(OUT, { recursive: true });
 const entry = cli.outputFiles.find((file) => basename(file.path) === 'hldp.js');
-for (const file of [...workers.outputFiles, ...cli.outputFiles.filter((file) => file !== entry), entry]) {
+const writeWhole = (file) => {
   writeFileSync(`${file.path}.tmp`, file.contents);
   renameSync(`${file.path}.tmp`, file.path);
-}
-// the files of the last builds stay for servers started from them; anything else (an older build's) goes
+};
+for (const file of [...workers.outputFiles, ...cli.outputFiles.filter((file) => file !== entry)]) writeWhole(file);
+// the files of the last builds stay for servers started from them; anything else (an older build's) goes. The list
+// names this build before its entry moves in: a build stopped between the two leaves the old entry, still listed, and
+// never an entry whose files the next build would take for an older build's
 let builds = [];
 try {
   builds = JSON.parse(readFileSync(BUILDS_FILE, 'utf8'));
@@ -108,5 +111,6 @@ const same = (other) => Array.isArray(other) && other.length === named.size && o
 builds = [names, ...builds.filter((other) => !same(other))].slice(0, BUILDS_KEPT);
 writeFileSync(`${BUILDS_FILE}.tmp`, `${JSON.stringify(builds)}\n`);
 renameSync(`${BUILDS_FILE}.tmp`, BUILDS_FILE);
+writeWhole(entry);
 const kept = new Set([basename(BUILDS_FILE), ...builds.flat()]);
 for (const name of readdirSync(OUT)) if (!kept.has(name)) rmSync(join(OUT, name), { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,6 +83,25 @@ describe('a rebuild of the bundle', () => {
       await rebuild();
       const listed = JSON.parse(readFileSync(join(copy, 'dist/bundle/builds.json'), 'utf8')) as string[][];
       expect(listed).toHaveLength(2);
+      const answer = await initialize(server.url);
+      expect(answer.status, server.stderr()).toBe(200);
+      expect(await answer.text()).toContain('serverInfo');
+    } finally {
+      server.stop();
+    }
+  }, 240_000);
+
+  it('leaves a build stopped before its list is written unrun, so no server runs files the next build removes (review I F2)', async () => {
+    await rebuild();
+    await changeLazyModule(1);
+    // a directory where the list's temporary file goes stops the build there, as a kill or a full disk would
+    mkdirSync(join(copy, 'dist/bundle/builds.json.tmp'));
+    await expect(rebuild()).rejects.toThrow();
+    rmSync(join(copy, 'dist/bundle/builds.json.tmp'), { recursive: true });
+    const server = await serve();
+    try {
+      await changeLazyModule(2);
+      await rebuild();
       const answer = await initialize(server.url);
       expect(answer.status, server.stderr()).toBe(200);
       expect(await answer.text()).toContain('serverInfo');
