@@ -10,6 +10,8 @@ import { servedRepository, type ServedRepository, type ServeOptions } from './se
 export interface TestFolder {
   /** the folder of the test running now */
   readonly path: string;
+  /** `cache` in that folder: where a scan keeps its cache (`cacheDir` of `scanOnce` and `Scanner`, `HLDP_CACHE_DIR` of `cliEnv()`) */
+  readonly cacheDir: string;
   /** Stops `running` after this test (the last one started first), before the folder is removed; returns it. */
   closeAfter<T extends { close(): Promise<unknown> }>(running: T): T;
   /** A repository served in this folder by `git http-backend` (see `servedRepository`), its server stopped after the test. */
@@ -42,6 +44,9 @@ export function testFolder(prefix?: string): TestFolder {
       if (!temp) throw new Error('testFolder(): the folder is made before each test; use it inside one');
       return temp.path;
     },
+    get cacheDir() {
+      return join(folder.path, 'cache');
+    },
     closeAfter(server) {
       running.push(server);
       return server;
@@ -63,7 +68,7 @@ export function testFolder(prefix?: string): TestFolder {
       });
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     },
-    cliEnv: () => ({ HLDP_CACHE_DIR: join(folder.path, 'cache'), HLDP_DATA_DIR: join(folder.path, 'data'), HLDP_WORKSPACE: folder.path, HLDP_LOG_LEVEL: 'warn' }),
+    cliEnv: () => ({ HLDP_CACHE_DIR: folder.cacheDir, HLDP_DATA_DIR: join(folder.path, 'data'), HLDP_WORKSPACE: folder.path, HLDP_LOG_LEVEL: 'warn' }),
     scan: (url, options = {}) => runCli(['scan', '--repo', url, '--json'], { env: { ...folder.cliEnv(), ...options.env }, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) }),
   };
   return folder;

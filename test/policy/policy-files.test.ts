@@ -1,18 +1,12 @@
 import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scanOnce } from '../../src/scanner/index.js';
-import { commitFiles, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { commitFiles, initRepository, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
+import { testFolder } from '../helpers/test-folder.js';
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let cacheDir: string;
-
-beforeEach(async () => {
-  temp = await makeTempDir();
-  cacheDir = join(temp.path, 'cache');
-});
-afterEach(() => temp.cleanup());
+const folder = testFolder();
 
 const TOOLS = {
   'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { group: 'letters' }),
@@ -40,14 +34,14 @@ const GOOD = policy('writes', [
 
 describe('policies/*.hdlp in the index', () => {
   it.each(['git', 'folder'])('are scanned beside tools at the same commit, with each rule\'s place (%s source)', async (kind) => {
-    const root = join(temp.path, 'repo');
+    const root = join(folder.path, 'repo');
     const files = { ...TOOLS, 'policies/writes.hdlp': GOOD, 'policies/README.md': 'not a policy' };
     let commit: string | undefined;
     if (kind === 'git') {
       await initRepository(root);
       commit = await commitFiles(root, files);
     } else await writeFiles(root, files);
-    const index = await scanOnce(root, { cacheDir });
+    const index = await scanOnce(root, { cacheDir: folder.cacheDir });
     if (commit) expect(index.commit).toBe(commit);
     expect(index.errors).toEqual([]);
     expect(index.policies).toEqual([
@@ -71,45 +65,45 @@ describe('policies/*.hdlp in the index', () => {
     ['self_approval on a rule that does not approve', policy('p', 'approval:\n  - tools: [alpha]\n    decision: allow\n    self_approval: true\n'), 7, 5, /'self_approval' applies only to decision approve/],
     ['YAML that does not parse', 'name: p\nauthor: [unclosed\n', 3, 1, /./],
   ])('report %s at file:line:col, and leave the policy out', async (_case, text, line, column, message) => {
-    const root = join(temp.path, 'repo');
+    const root = join(folder.path, 'repo');
     await writeFiles(root, { ...TOOLS, 'policies/p.hdlp': text });
-    const index = await scanOnce(root, { cacheDir });
+    const index = await scanOnce(root, { cacheDir: folder.cacheDir });
     expect(index.policies).toEqual([]);
     expect(index.errors).toContainEqual(expect.objectContaining({ file: 'policies/p.hdlp', line, column, severity: 'error', message: expect.stringMatching(message) }));
     expect(index.errors.every((error) => error.file === 'policies/p.hdlp')).toBe(true);
   });
 
   it('know a tool whose own definition is broken, so one broken tool does not break a policy', async () => {
-    const root = join(temp.path, 'repo');
+    const root = join(folder.path, 'repo');
     await writeFiles(root, { ...TOOLS, 'tools/gamma/TOOL.hdlp': 'name: gamma\n', 'policies/p.hdlp': policy('p', 'approval:\n  - tools: [gamma]\n    decision: deny\n') });
-    const index = await scanOnce(root, { cacheDir });
+    const index = await scanOnce(root, { cacheDir: folder.cacheDir });
     expect(index.policies?.map((entry) => entry.name)).toEqual(['p']);
     expect(new Set(index.errors.map((error) => error.file))).toEqual(new Set(['tools/gamma/TOOL.hdlp']));
   });
 
   it('refuse a policy that is a symlink, in git as in a folder', async () => {
-    const root = join(temp.path, 'repo');
+    const root = join(folder.path, 'repo');
     await initRepository(root);
     await writeFiles(root, { ...TOOLS, 'elsewhere.hdlp': GOOD });
     await writeFiles(root, { 'policies/.keep': '' });
     await symlink('../elsewhere.hdlp', join(root, 'policies', 'writes.hdlp'));
     await commitFiles(root, {});
-    const fromGit = await scanOnce(root, { cacheDir });
+    const fromGit = await scanOnce(root, { cacheDir: folder.cacheDir });
     expect(fromGit.errors).toEqual([expect.objectContaining({ file: 'policies/writes.hdlp', code: 'NOT_A_FILE' })]);
   });
 });
 
 describe('hldp validate on policies', () => {
   it('lints a policy given alone, against every tool of its repository, and exits 1', async () => {
-    const root = join(temp.path, 'repo');
+    const root = join(folder.path, 'repo');
     await writeFiles(root, { ...TOOLS, 'policies/p.hdlp': policy('p', 'approval:\n  - tools: [letters, alpah]\n    decision: deny\n') });
-    const run = await runCli(['validate', join(root, 'policies', 'p.hdlp')], { cwd: temp.path });
+    const run = await runCli(['validate', join(root, 'policies', 'p.hdlp')], { cwd: folder.path });
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("repo/policies/p.hdlp:5:22: error: policy 'p' names 'alpah'");
   });
 
   it('passes a repository whose policies are sound', async () => {
-    const root = join(temp.path, 'repo');
+    const root = join(folder.path, 'repo');
     await writeFiles(root, { ...TOOLS, 'policies/writes.hdlp': GOOD });
     const run = await runCli(['validate', root]);
     expect(run.stderr).toContain('3 file(s)');

@@ -1,37 +1,31 @@
 import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findTool } from '../../src/core/index.js';
 import { Scanner, ScanError, scanOnce } from '../../src/scanner/index.js';
-import { commitFiles, git, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { commitFiles, git, initRepository, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { cacheFileOf, cacheFileParts, layout5Of } from '../helpers/scan-cache-layout.js';
+import { testFolder } from '../helpers/test-folder.js';
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let cacheDir: string;
-
-beforeEach(async () => {
-  temp = await makeTempDir();
-  cacheDir = join(temp.path, 'cache');
-});
-afterEach(() => temp.cleanup());
+const folder = testFolder();
 
 describe('Scanner on a plain folder', () => {
   it('loads every valid tool, sorted by name', async () => {
-    const root = join(temp.path, 'repo');
+    const root = join(folder.path, 'repo');
     await writeFiles(root, { 'tools/zeta/TOOL.hdlp': makeToolYaml('zeta'), 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-    const index = await scanOnce(root, { cacheDir });
+    const index = await scanOnce(root, { cacheDir: folder.cacheDir });
     expect(index.tools.map((tool) => tool.name)).toEqual(['alpha', 'zeta']);
     expect(index.commit).toMatch(/^folder:[0-9a-f]{40}$/);
   });
 
   describe('when one definition is broken', () => {
     it('reports it with path, line and reason while the others load', async () => {
-      const root = join(temp.path, 'repo');
+      const root = join(folder.path, 'repo');
       await writeFiles(root, {
         'tools/good/TOOL.hdlp': makeToolYaml('good'),
         'tools/bad/TOOL.hdlp': makeToolYaml('bad', { executor: 'telepathy' }),
       });
-      const index = await scanOnce(root, { cacheDir });
+      const index = await scanOnce(root, { cacheDir: folder.cacheDir });
       expect(index.tools.map((tool) => tool.name)).toEqual(['good']);
       expect(index.errors).toEqual([expect.objectContaining({ file: 'tools/bad/TOOL.hdlp', line: 5, column: 11, code: 'SCHEMA_VIOLATION' })]);
     });
@@ -39,9 +33,9 @@ describe('Scanner on a plain folder', () => {
 
   describe('when two folders differ only in case', () => {
     it('keeps the first by path order and reports the second at its name', async () => {
-      const root = join(temp.path, 'repo');
+      const root = join(folder.path, 'repo');
       await writeFiles(root, { 'tools/Tool/TOOL.hdlp': makeToolYaml('Tool'), 'tools/tool/TOOL.hdlp': makeToolYaml('tool') });
-      const index = await scanOnce(root, { cacheDir });
+      const index = await scanOnce(root, { cacheDir: folder.cacheDir });
       expect(index.tools.map((tool) => tool.name)).toEqual(['Tool']);
       expect(index.errors).toEqual([
         expect.objectContaining({ file: 'tools/tool/TOOL.hdlp', line: 1, column: 7, code: 'DUPLICATE_NAME', message: expect.stringContaining('tools/Tool/TOOL.hdlp') }),
@@ -51,12 +45,12 @@ describe('Scanner on a plain folder', () => {
 
   describe('when an alias names another tool', () => {
     it('ignores the alias with a warning and keeps both tools', async () => {
-      const root = join(temp.path, 'repo');
+      const root = join(folder.path, 'repo');
       await writeFiles(root, {
         'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { aliases: '[beta, first]' }),
         'tools/beta/TOOL.hdlp': makeToolYaml('beta'),
       });
-      const index = await scanOnce(root, { cacheDir });
+      const index = await scanOnce(root, { cacheDir: folder.cacheDir });
       expect(index.tools.find((tool) => tool.name === 'alpha')?.aliases).toEqual(['first']);
       expect(index.warnings).toEqual([expect.objectContaining({ code: 'ALIAS_CONFLICT', file: 'tools/alpha/TOOL.hdlp' })]);
     });
@@ -64,12 +58,12 @@ describe('Scanner on a plain folder', () => {
 
   describe('when a folder has no TOOL.hdlp or is a symlink', () => {
     it('warns about the empty folder and never follows the link', async () => {
-      const root = join(temp.path, 'repo');
-      const outside = join(temp.path, 'outside');
+      const root = join(folder.path, 'repo');
+      const outside = join(folder.path, 'outside');
       await writeFiles(outside, { 'TOOL.hdlp': makeToolYaml('linked') });
       await writeFiles(root, { 'tools/real/TOOL.hdlp': makeToolYaml('real'), 'tools/empty/README.md': 'nothing' });
       await symlink(outside, join(root, 'tools', 'linked'));
-      const index = await scanOnce(root, { cacheDir });
+      const index = await scanOnce(root, { cacheDir: folder.cacheDir });
       expect(index.tools.map((tool) => tool.name)).toEqual(['real']);
       expect(index.warnings).toEqual([expect.objectContaining({ code: 'MISSING_DEFINITION', file: 'tools/empty/' })]);
     });
@@ -77,33 +71,33 @@ describe('Scanner on a plain folder', () => {
 
   describe('when the folder does not exist', () => {
     it('throws SOURCE_NOT_FOUND naming what to pass', async () => {
-      await expect(scanOnce(join(temp.path, 'nowhere'), { cacheDir })).rejects.toMatchObject({ code: 'SOURCE_NOT_FOUND' });
+      await expect(scanOnce(join(folder.path, 'nowhere'), { cacheDir: folder.cacheDir })).rejects.toMatchObject({ code: 'SOURCE_NOT_FOUND' });
     });
   });
 });
 
 describe('Scanner on a local git repository', () => {
   it('reads the committed tree, not the working tree', async () => {
-    const repo = await initRepository(join(temp.path, 'repo'));
+    const repo = await initRepository(join(folder.path, 'repo'));
     const commit = await commitFiles(repo, { 'tools/committed/TOOL.hdlp': makeToolYaml('committed') });
     await writeFiles(repo, { 'tools/uncommitted/TOOL.hdlp': makeToolYaml('uncommitted') });
-    const index = await scanOnce(repo, { cacheDir });
+    const index = await scanOnce(repo, { cacheDir: folder.cacheDir });
     expect(index.commit).toBe(commit);
     expect(index.tools.map((tool) => tool.name)).toEqual(['committed']);
   });
 
   it('reads another ref when asked', async () => {
-    const repo = await initRepository(join(temp.path, 'repo'));
+    const repo = await initRepository(join(folder.path, 'repo'));
     const first = await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one') });
     await commitFiles(repo, { 'tools/two/TOOL.hdlp': makeToolYaml('two') });
-    const index = await scanOnce(repo, { cacheDir, ref: first });
+    const index = await scanOnce(repo, { cacheDir: folder.cacheDir, ref: first });
     expect(index.tools.map((tool) => tool.name)).toEqual(['one']);
   });
 
   it('finds a new tool on the next scan of the same scanner, re-reading only what changed', async () => {
-    const repo = await initRepository(join(temp.path, 'repo'));
+    const repo = await initRepository(join(folder.path, 'repo'));
     await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one'), 'tools/two/TOOL.hdlp': makeToolYaml('two') });
-    const scanner = new Scanner({ repo, cacheDir });
+    const scanner = new Scanner({ repo, cacheDir: folder.cacheDir });
     const before = await scanner.scan();
     await commitFiles(repo, { 'tools/three/TOOL.hdlp': makeToolYaml('three'), 'tools/two/TOOL.hdlp': makeToolYaml('two', { intent: 'changed' }) });
     const after = await scanner.scan();
@@ -114,26 +108,26 @@ describe('Scanner on a local git repository', () => {
   });
 
   it('reads a ref written as git writes them: HEAD~1, HEAD^, main~2, a short id', async () => {
-    const repo = await initRepository(join(temp.path, 'repo'));
+    const repo = await initRepository(join(folder.path, 'repo'));
     const first = await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one') });
     await commitFiles(repo, { 'tools/two/TOOL.hdlp': makeToolYaml('two') });
     await commitFiles(repo, { 'tools/three/TOOL.hdlp': makeToolYaml('three') });
-    const names = async (ref: string) => (await scanOnce(repo, { cacheDir, ref })).tools.map((tool) => tool.name);
+    const names = async (ref: string) => (await scanOnce(repo, { cacheDir: folder.cacheDir, ref })).tools.map((tool) => tool.name);
     expect(await names('HEAD~1')).toEqual(['one', 'two']);
     expect(await names('HEAD^')).toEqual(['one', 'two']);
     expect(await names('HEAD~2')).toEqual(['one']);
     expect(await names('HEAD^^')).toEqual(['one']);
     expect(await names(first.slice(0, 8))).toEqual(['one']);
-    await expect(scanOnce(repo, { cacheDir, ref: 'HEAD~3' })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.stringMatching(/has no parent \(it is the first commit\)/) });
-    await expect(scanOnce(repo, { cacheDir, ref: 'nope' })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.not.stringMatching(/no commits yet/) });
-    await expect(scanOnce(repo, { cacheDir, ref: 'nope' })).rejects.toMatchObject({ message: expect.stringMatching(/^ref 'nope' cannot be read in '.*#nope': .*; give a branch, a tag, a commit id, or one of them followed by ~N or \^N$/) });
+    await expect(scanOnce(repo, { cacheDir: folder.cacheDir, ref: 'HEAD~3' })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.stringMatching(/has no parent \(it is the first commit\)/) });
+    await expect(scanOnce(repo, { cacheDir: folder.cacheDir, ref: 'nope' })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.not.stringMatching(/no commits yet/) });
+    await expect(scanOnce(repo, { cacheDir: folder.cacheDir, ref: 'nope' })).rejects.toMatchObject({ message: expect.stringMatching(/^ref 'nope' cannot be read in '.*#nope': .*; give a branch, a tag, a commit id, or one of them followed by ~N or \^N$/) });
   });
 
   it('reads HEAD however git keeps it: a loose branch, a packed branch, a detached commit, a branch naming a branch', async () => {
-    const repo = await initRepository(join(temp.path, 'repo'));
+    const repo = await initRepository(join(folder.path, 'repo'));
     const first = await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one') });
     const second = await commitFiles(repo, { 'tools/two/TOOL.hdlp': makeToolYaml('two') });
-    const commitOf = async () => (await scanOnce(repo, { cacheDir })).commit;
+    const commitOf = async () => (await scanOnce(repo, { cacheDir: folder.cacheDir })).commit;
     expect(await commitOf()).toBe(second);
     // the branch only in packed-refs (its loose file gone), as `git gc` leaves it
     await git(repo, 'pack-refs', '--all', '--prune');
@@ -148,14 +142,14 @@ describe('Scanner on a local git repository', () => {
   });
 
   it('refuses an empty repository with REF_NOT_FOUND, saying it has no commits', async () => {
-    const repo = await initRepository(join(temp.path, 'repo'));
-    await expect(scanOnce(repo, { cacheDir })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.stringMatching(/no commits yet/) });
+    const repo = await initRepository(join(folder.path, 'repo'));
+    await expect(scanOnce(repo, { cacheDir: folder.cacheDir })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.stringMatching(/no commits yet/) });
   });
 
   it('refuses a SHA-256 repository clearly', async () => {
-    const repo = await initRepository(join(temp.path, 'repo'), { objectFormat: 'sha256' });
+    const repo = await initRepository(join(folder.path, 'repo'), { objectFormat: 'sha256' });
     await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one') });
-    const error = await scanOnce(repo, { cacheDir }).catch((caught: unknown) => caught);
+    const error = await scanOnce(repo, { cacheDir: folder.cacheDir }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ScanError);
     expect(error).toMatchObject({ code: 'UNSUPPORTED_OBJECT_FORMAT', message: expect.stringContaining('sha256') });
   });
@@ -163,25 +157,25 @@ describe('Scanner on a local git repository', () => {
 
 describe('the index cache', () => {
   it('serves a restart at an unchanged commit from disk, without parsing', async () => {
-    const repo = await initRepository(join(temp.path, 'repo'));
+    const repo = await initRepository(join(folder.path, 'repo'));
     await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one') });
-    const first = await scanOnce(repo, { cacheDir });
-    const second = await scanOnce(repo, { cacheDir });
+    const first = await scanOnce(repo, { cacheDir: folder.cacheDir });
+    const second = await scanOnce(repo, { cacheDir: folder.cacheDir });
     // scanned_at is set when definitions are parsed: equal means the second run parsed nothing
     expect(second.scanned_at).toBe(first.scanned_at);
     expect(second.tools).toEqual(first.tools);
   });
 
   it('ignores a torn cache file and parses again', async () => {
-    const repo = await initRepository(join(temp.path, 'repo'));
+    const repo = await initRepository(join(folder.path, 'repo'));
     await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one') });
-    const first = await scanOnce(repo, { cacheDir });
+    const first = await scanOnce(repo, { cacheDir: folder.cacheDir });
     const { readdir, writeFile } = await import('node:fs/promises');
-    const sources = join(cacheDir, 'sources');
+    const sources = join(folder.cacheDir, 'sources');
     const [sourceDir] = await readdir(sources);
     const indexDir = join(sources, sourceDir!, 'index');
     for (const name of await readdir(indexDir)) await writeFile(join(indexDir, name), '{"parser":');
-    const second = await scanOnce(repo, { cacheDir });
+    const second = await scanOnce(repo, { cacheDir: folder.cacheDir });
     expect(second.tools.map((tool) => tool.name)).toEqual(['one']);
     expect(second.scanned_at).not.toBe(first.scanned_at);
     const header = (await readFile(join(indexDir, `${first.commit}.json`), 'latin1')).split('\n')[0]!;
@@ -189,7 +183,7 @@ describe('the index cache', () => {
   });
 
   it('restarts from the index it stored, equal to one built afresh: aliases another tool took, toolsets, skills, errors, text beyond ASCII', async () => {
-    const repo = await initRepository(join(temp.path, 'repo'));
+    const repo = await initRepository(join(folder.path, 'repo'));
     await commitFiles(repo, {
       'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { display: '"工具 🚀 alpha — ёлка"', aliases: '[first, shared]' }),
       'tools/beta/TOOL.hdlp': makeToolYaml('beta', { aliases: '[alpha, shared, second]', group: 'letters' }),
@@ -197,24 +191,24 @@ describe('the index cache', () => {
       'toolsets/letters/TOOLSET.hdlp': 'name: letters\ndescription: the letters\ntools: [alpha, letters, missing]\n',
       'skills/care/SKILL.md': '---\nname: care\ndescription: how to care — 小心\n---\n# care\n',
     });
-    const first = await scanOnce(repo, { cacheDir });
-    const restarted = await scanOnce(repo, { cacheDir });
+    const first = await scanOnce(repo, { cacheDir: folder.cacheDir });
+    const restarted = await scanOnce(repo, { cacheDir: folder.cacheDir });
     // scanned_at is set when definitions are parsed: equal means the restart parsed nothing
     expect(restarted.scanned_at).toBe(first.scanned_at);
     expect(restarted).toEqual(first);
     expect(restarted.tools.find((tool) => tool.name === 'beta')?.aliases).toEqual(['second']);
     expect(restarted.tools[0]!.display).toBe('工具 🚀 alpha — ёлка');
-    const afresh = await scanOnce(repo, { cacheDir: join(temp.path, 'other-cache') });
+    const afresh = await scanOnce(repo, { cacheDir: join(folder.path, 'other-cache') });
     expect({ ...restarted, scanned_at: '' }).toEqual({ ...afresh, scanned_at: '' });
     expect(first.warnings.length + first.errors.length).toBeGreaterThan(1);
   });
 
   it('builds the index again from a cache written by an older version, never reading what it holds', async () => {
-    const repo = await initRepository(join(temp.path, 'repo'));
+    const repo = await initRepository(join(folder.path, 'repo'));
     await commitFiles(repo, { 'tools/one/TOOL.hdlp': makeToolYaml('one', { display: '"工具 one"' }) });
-    const first = await scanOnce(repo, { cacheDir });
+    const first = await scanOnce(repo, { cacheDir: folder.cacheDir });
     const { readdir, writeFile } = await import('node:fs/promises');
-    const indexDir = join(cacheDir, 'sources', (await readdir(join(cacheDir, 'sources')))[0]!, 'index');
+    const indexDir = join(folder.cacheDir, 'sources', (await readdir(join(folder.cacheDir, 'sources')))[0]!, 'index');
     const path = join(indexDir, `${first.commit}.json`);
     const file = await readFile(path);
     const parts = cacheFileParts(file);
@@ -245,7 +239,7 @@ describe('the index cache', () => {
     ];
     for (const text of older) {
       await writeFile(path, text, 'utf8');
-      const second = await scanOnce(repo, { cacheDir });
+      const second = await scanOnce(repo, { cacheDir: folder.cacheDir });
       expect(second.scanned_at).not.toBe(first.scanned_at);
       expect(second.tools.map((tool) => [tool.intent, tool.display])).toEqual([['does one things', '工具 one']]);
     }
@@ -255,7 +249,7 @@ describe('the index cache', () => {
     const names = current.names.join('\n').length + 1;
     for (const wrong of [{ positions: [7] }, { kinds: 's' }, { names: [] as string[], tailLine: { ...current.tailLine, namesBytes: 0 } }, { tailLine: { ...current.tailLine, namesBytes: names + 1 } }]) {
       await writeFile(path, cacheFileOf({ ...current, ...wrong }));
-      expect((await scanOnce(repo, { cacheDir })).tools.map((tool) => [tool.name, tool.intent])).toEqual([['one', 'does one things']]);
+      expect((await scanOnce(repo, { cacheDir: folder.cacheDir })).tools.map((tool) => [tool.name, tool.intent])).toEqual([['one', 'does one things']]);
     }
     // nor is one with a line more or less than its header counts, or than its starts say, or cut anywhere
     const again = cacheFileParts(await readFile(path));
@@ -264,22 +258,22 @@ describe('the index cache', () => {
     const torn = [lineMore, cacheFileOf({ ...again, entryLines: [] }), whole.subarray(0, whole.length - 3), whole.subarray(0, again.header.length + 20), Buffer.concat([whole, Buffer.from('x\n')])];
     for (const text of torn) {
       await writeFile(path, text);
-      const scanned = await scanOnce(repo, { cacheDir });
+      const scanned = await scanOnce(repo, { cacheDir: folder.cacheDir });
       expect(scanned.tools.map((tool) => tool.name)).toEqual(['one']);
       expect(scanned.scanned_at).not.toBe(first.scanned_at);
     }
   });
 
   it('reads a tool by name from a restart without the others, with the same results and errors as a fresh scan', async () => {
-    const repo = await initRepository(join(temp.path, 'repo'));
+    const repo = await initRepository(join(folder.path, 'repo'));
     await commitFiles(repo, {
       'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { aliases: '[shared]' }),
       'tools/beta/TOOL.hdlp': makeToolYaml('beta', { aliases: '[shared, second]' }),
       'tools/broken/TOOL.hdlp': makeToolYaml('broken', { executor: 'telepathy' }),
       'tools/gamma/TOOL.hdlp': makeToolYaml('gamma'),
     });
-    const first = await scanOnce(repo, { cacheDir });
-    const restarted = await scanOnce(repo, { cacheDir });
+    const first = await scanOnce(repo, { cacheDir: folder.cacheDir });
+    const restarted = await scanOnce(repo, { cacheDir: folder.cacheDir });
     expect(restarted.scanned_at).toBe(first.scanned_at);
     // the errors are there before any tool is read: the broken definition with its file, line and reason
     expect(restarted.errors).toEqual(first.errors);
@@ -294,59 +288,59 @@ describe('the index cache', () => {
     expect(restarted.tools[1]).toBe(beta);
     expect(findTool(restarted, 'gamma')).toBe(restarted.tools[2]);
     expect(JSON.stringify(restarted)).toBe(JSON.stringify(first));
-    expect({ ...(await scanOnce(repo, { cacheDir })) }).toEqual(first);
+    expect({ ...(await scanOnce(repo, { cacheDir: folder.cacheDir })) }).toEqual(first);
   });
 
   it('refuses an entry line damaged after it was written, removes the file and scans afresh the next time', async () => {
-    const repo = await initRepository(join(temp.path, 'repo'));
+    const repo = await initRepository(join(folder.path, 'repo'));
     await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
-    const first = await scanOnce(repo, { cacheDir });
+    const first = await scanOnce(repo, { cacheDir: folder.cacheDir });
     // made now: a cold scan serves its tools from the file it wrote, which only this test changes in place
     const firstTools = first.tools;
     const { readdir, writeFile } = await import('node:fs/promises');
-    const indexDir = join(cacheDir, 'sources', (await readdir(join(cacheDir, 'sources')))[0]!, 'index');
+    const indexDir = join(folder.cacheDir, 'sources', (await readdir(join(folder.cacheDir, 'sources')))[0]!, 'index');
     const path = join(indexDir, `${first.commit}.json`);
     const lines = (await readFile(path, 'latin1')).split('\n');
     // line 0 is the header, then the entries: line 2 is beta's
     const write = (damaged: string) => writeFile(path, [...lines.slice(0, 2), damaged, ...lines.slice(3)].join('\n'), 'latin1');
     // of the same length, it is read and refused when its tool is asked for
     await write(lines[2]!.replace('"name":"beta"', '"name":"zeta"'));
-    const restarted = await scanOnce(repo, { cacheDir });
+    const restarted = await scanOnce(repo, { cacheDir: folder.cacheDir });
     expect(findTool(restarted, 'alpha')?.name).toBe('alpha');
     expect(() => findTool(restarted, 'beta')).toThrow(/scan cache .* is damaged at entry 1 .*run the command again/);
     await expect(readFile(path)).rejects.toMatchObject({ code: 'ENOENT' });
-    const again = await scanOnce(repo, { cacheDir });
+    const again = await scanOnce(repo, { cacheDir: folder.cacheDir });
     expect(again.scanned_at).not.toBe(first.scanned_at);
     expect(again.tools).toEqual(firstTools);
     // cut short, the file no longer adds up to its lengths: not read at all, scanned afresh
-    await scanOnce(repo, { cacheDir });
+    await scanOnce(repo, { cacheDir: folder.cacheDir });
     await write(lines[2]!.slice(0, 20));
-    const cut = await scanOnce(repo, { cacheDir });
+    const cut = await scanOnce(repo, { cacheDir: folder.cacheDir });
     expect(cut.scanned_at).not.toBe(again.scanned_at);
     expect(cut.tools).toEqual(firstTools);
   });
 
   it('rescans a new commit after a restart from the entries it parses from the cache as it would after a fresh scan', async () => {
-    const repo = await initRepository(join(temp.path, 'repo'));
+    const repo = await initRepository(join(folder.path, 'repo'));
     await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta'), 'tools/broken/TOOL.hdlp': 'name: [' });
-    await scanOnce(repo, { cacheDir });
-    const scanner = new Scanner({ repo, cacheDir });
+    await scanOnce(repo, { cacheDir: folder.cacheDir });
+    const scanner = new Scanner({ repo, cacheDir: folder.cacheDir });
     const restarted = await scanner.scan();
     expect(findTool(restarted, 'beta')?.name).toBe('beta');
     await commitFiles(repo, { 'tools/beta/TOOL.hdlp': makeToolYaml('beta', { why: 'changed' }) });
     const rescanned = await scanner.scan();
     await scanner.flush();
-    const afresh = await scanOnce(repo, { cacheDir: join(temp.path, 'other-cache') });
+    const afresh = await scanOnce(repo, { cacheDir: join(folder.path, 'other-cache') });
     expect({ ...rescanned, scanned_at: '' }).toEqual({ ...afresh, scanned_at: '' });
     expect(findTool(rescanned, 'beta')?.why).toBe('changed');
     // what the rescan wrote (its unchanged entries as they were read) reads back the same
-    expect({ ...(await scanOnce(repo, { cacheDir })), scanned_at: '' }).toEqual({ ...afresh, scanned_at: '' });
+    expect({ ...(await scanOnce(repo, { cacheDir: folder.cacheDir })), scanned_at: '' }).toEqual({ ...afresh, scanned_at: '' });
   });
 
   it('keeps folders apart from each other', async () => {
-    await mkdir(join(temp.path, 'a', 'tools', 'x'), { recursive: true });
-    await writeFiles(temp.path, { 'a/tools/x/TOOL.hdlp': makeToolYaml('x'), 'b/tools/y/TOOL.hdlp': makeToolYaml('y') });
-    expect((await scanOnce(join(temp.path, 'a'), { cacheDir })).tools.map((tool) => tool.name)).toEqual(['x']);
-    expect((await scanOnce(join(temp.path, 'b'), { cacheDir })).tools.map((tool) => tool.name)).toEqual(['y']);
+    await mkdir(join(folder.path, 'a', 'tools', 'x'), { recursive: true });
+    await writeFiles(folder.path, { 'a/tools/x/TOOL.hdlp': makeToolYaml('x'), 'b/tools/y/TOOL.hdlp': makeToolYaml('y') });
+    expect((await scanOnce(join(folder.path, 'a'), { cacheDir: folder.cacheDir })).tools.map((tool) => tool.name)).toEqual(['x']);
+    expect((await scanOnce(join(folder.path, 'b'), { cacheDir: folder.cacheDir })).tools.map((tool) => tool.name)).toEqual(['y']);
   });
 });

@@ -1,17 +1,11 @@
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
-import { commitFiles, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { commitFiles, initRepository, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
+import { testFolder } from '../helpers/test-folder.js';
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let cacheDir: string;
-
-beforeEach(async () => {
-  temp = await makeTempDir();
-  cacheDir = join(temp.path, 'cache');
-});
-afterEach(() => temp.cleanup());
+const folder = testFolder();
 
 /** A minimal valid `TOOLSET.hdlp`. */
 function toolsetYaml(name: string, tools: string, extra = ''): string {
@@ -32,7 +26,7 @@ const TOOLS = {
 describe('Scanner with toolsets and skills', () => {
   describe('when the repository holds all three kinds', () => {
     it('indexes them at the same commit, sorted, each skill linked to its toolset', async () => {
-      const repo = await initRepository(join(temp.path, 'repo'));
+      const repo = await initRepository(join(folder.path, 'repo'));
       const commit = await commitFiles(repo, {
         ...TOOLS,
         'toolsets/mixed/TOOLSET.hdlp': toolsetYaml('mixed', '[letters, gamma, bee]', 'hint: start with alpha\n'),
@@ -41,7 +35,7 @@ describe('Scanner with toolsets and skills', () => {
         'skills/lonely/SKILL.md': skillMarkdown('lonely'),
         'skills/pointer/SKILL.md': skillMarkdown('pointer', 'toolset: all\n'),
       });
-      const index = await scanOnce(repo, { cacheDir });
+      const index = await scanOnce(repo, { cacheDir: folder.cacheDir });
       expect(index.commit).toBe(commit);
       expect(index.errors).toEqual([]);
       expect(index.toolsets).toEqual([
@@ -55,9 +49,9 @@ describe('Scanner with toolsets and skills', () => {
 
   describe('when a toolset names an unknown tool', () => {
     it('leaves the toolset out and points at the member with the nearest names', async () => {
-      const root = join(temp.path, 'repo');
+      const root = join(folder.path, 'repo');
       await writeFiles(root, { ...TOOLS, 'toolsets/typo/TOOLSET.hdlp': toolsetYaml('typo', '\n  - alpha\n  - gamm\n') });
-      const index = await scanOnce(root, { cacheDir });
+      const index = await scanOnce(root, { cacheDir: folder.cacheDir });
       expect(index.toolsets).toEqual([]);
       expect(index.tools).toHaveLength(3);
       expect(index.errors).toEqual([
@@ -71,7 +65,7 @@ describe('Scanner with toolsets and skills', () => {
 
   describe('when a toolset or skill is broken', () => {
     it('isolates it with file:line:col while everything else loads', async () => {
-      const root = join(temp.path, 'repo');
+      const root = join(folder.path, 'repo');
       await writeFiles(root, {
         ...TOOLS,
         'toolsets/good/TOOLSET.hdlp': toolsetYaml('good', '[alpha]'),
@@ -82,7 +76,7 @@ describe('Scanner with toolsets and skills', () => {
         'skills/wrong/SKILL.md': skillMarkdown('wrong', 'toolset: nope\n'),
         'skills/Upper/SKILL.md': skillMarkdown('Upper'),
       });
-      const index = await scanOnce(root, { cacheDir });
+      const index = await scanOnce(root, { cacheDir: folder.cacheDir });
       expect(index.tools).toHaveLength(3);
       expect(index.toolsets.map((toolset) => toolset.name)).toEqual(['good']);
       expect(index.skills.map((skill) => skill.name)).toEqual(['fine']);
@@ -100,9 +94,9 @@ describe('Scanner with toolsets and skills', () => {
 
   describe('when only a skill changes between commits', () => {
     it('re-reads that skill alone and keeps the rest as parsed', async () => {
-      const repo = await initRepository(join(temp.path, 'repo'));
+      const repo = await initRepository(join(folder.path, 'repo'));
       await commitFiles(repo, { ...TOOLS, 'toolsets/mixed/TOOLSET.hdlp': toolsetYaml('mixed', '[letters]'), 'skills/mixed/SKILL.md': skillMarkdown('mixed') });
-      const scanner = new Scanner({ repo, cacheDir });
+      const scanner = new Scanner({ repo, cacheDir: folder.cacheDir });
       const first = await scanner.scan();
       await commitFiles(repo, { 'skills/mixed/SKILL.md': skillMarkdown('mixed', '', 'A better body.') });
       const second = await scanner.scan();
@@ -113,15 +107,15 @@ describe('Scanner with toolsets and skills', () => {
       expect(second.tools[0]).toBe(first.tools[0]);
       // and a fresh scanner reads the same index from the disk cache
       await scanner.flush();
-      expect(await new Scanner({ repo, cacheDir }).scan()).toEqual(second);
+      expect(await new Scanner({ repo, cacheDir: folder.cacheDir }).scan()).toEqual(second);
     });
   });
 });
 
 describe('hldp validate on toolsets and skills', () => {
   it('catches a toolset naming an unknown tool, given the file alone as a pre-commit hook would', async () => {
-    await writeFiles(temp.path, { ...TOOLS, 'toolsets/ops/TOOLSET.hdlp': toolsetYaml('ops', '[alpha, deploy]') });
-    const run = await runCli(['validate', 'toolsets/ops/TOOLSET.hdlp'], { cwd: temp.path });
+    await writeFiles(folder.path, { ...TOOLS, 'toolsets/ops/TOOLSET.hdlp': toolsetYaml('ops', '[alpha, deploy]') });
+    const run = await runCli(['validate', 'toolsets/ops/TOOLSET.hdlp'], { cwd: folder.path });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("toolsets/ops/TOOLSET.hdlp:3:16: error: toolset 'ops' names 'deploy', which is neither a tool nor a group of this registry\n");
     expect(run.stderr).toBe('1 file(s) under toolsets/ops/TOOLSET.hdlp: 1 error(s), 0 warning(s)\n');
@@ -134,8 +128,8 @@ describe('hldp validate on toolsets and skills', () => {
   });
 
   it('reports a skill without front matter at 1:1', async () => {
-    await writeFiles(temp.path, { 'skills/x/SKILL.md': 'just text\n' });
-    const run = await runCli(['validate'], { cwd: temp.path });
+    await writeFiles(folder.path, { 'skills/x/SKILL.md': 'just text\n' });
+    const run = await runCli(['validate'], { cwd: folder.path });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^skills\/x\/SKILL.md:1:1: error: SKILL.md must open with YAML front matter/);
   });
