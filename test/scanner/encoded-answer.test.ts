@@ -1,6 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { passOn } from '../helpers/git-http-front.js';
 import { makeToolYaml } from '../helpers/git.js';
 import { testFolder } from '../helpers/test-folder.js';
 
@@ -19,17 +20,12 @@ async function served(encodes: (request: IncomingMessage) => boolean): Promise<{
   await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
   const real = server.url;
   const asked: string[] = [];
-  const pass = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+  const front = await folder.listen((request, response) => {
     asked.push(String(request.headers['accept-encoding'] ?? ''));
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const answer = await fetch(`${real}${request.url}`, { method: request.method, headers: { 'content-type': String(request.headers['content-type'] ?? '') }, ...(request.method === 'POST' ? { body: Buffer.concat(chunks) } : {}) });
-    const body = Buffer.from(await answer.arrayBuffer());
     const gzip = encodes(request);
-    response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? '', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
-    response.end(gzip ? gzipSync(body) : body);
-  };
-  return { url: `${await folder.listen((request, response) => void pass(request, response))}/tools.git`, asked };
+    passOn(`${real}${request.url}`, request, response, { rewrite: (answer) => (gzip ? { ...answer, contentEncoding: 'gzip', body: gzipSync(answer.body) } : answer) });
+  });
+  return { url: `${front}/tools.git`, asked };
 }
 
 const scan = (url: string) => folder.scan(url, { timeoutMs: 50_000 });

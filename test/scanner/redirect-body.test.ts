@@ -1,8 +1,9 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import http from 'isomorphic-git/http/node';
 import { describe, expect, it } from 'vitest';
 import { discoverUploadPack } from '../../src/scanner/sources/upload-pack.js';
+import { passOn } from '../helpers/git-http-front.js';
 import { makeToolYaml } from '../helpers/git.js';
 import { testFolder } from '../helpers/test-folder.js';
 
@@ -30,17 +31,6 @@ async function realRepository(token?: string): Promise<string> {
   return server.url;
 }
 
-/** Passes a request on to `real`, headers and body, and its answer back. */
-async function pass(real: string, request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const headers: Record<string, string> = {};
-  for (const name of ['content-type', 'authorization', 'accept']) if (request.headers[name]) headers[name] = String(request.headers[name]);
-  const answer = await fetch(`${real}${path}`, { method: request.method, headers, ...(request.method === 'POST' ? { body: Buffer.concat(chunks) } : {}) });
-  response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? '' });
-  response.end(Buffer.from(await answer.arrayBuffer()));
-}
-
 describe('a server whose ref listing is a same-origin 302 with a body that never ends', () => {
   for (const encoding of ['plain', 'gzip'] as const) {
     it(`hldp scan follows it, succeeds and exits, and the 302's connection is closed (${encoding} body)`, async () => {
@@ -55,7 +45,7 @@ describe('a server whose ref listing is a same-origin 302 with a body that never
           endless(response, chunk, redirect);
           return;
         }
-        void pass(real, request, response, path.replace('/moved/', '/'));
+        passOn(`${real}${path.replace('/moved/', '/')}`, request, response);
       });
       const run = await folder.scan(`${front}/tools.git`, { timeoutMs: 40_000 });
       expect(run.stderr).not.toContain('[runCli: killed');
@@ -75,7 +65,7 @@ describe('a server whose ref listing is a same-origin 302 with a body that never
         endless(response, Buffer.alloc(64 * 1024), redirect);
         return;
       }
-      void pass(real, request, response, path.replace('/moved/', '/'));
+      passOn(`${real}${path.replace('/moved/', '/')}`, request, response);
     });
     const advertisement = await discoverUploadPack(http, `${front}/tools.git`, {});
     expect([...advertisement.refs.keys()]).toContain('refs/heads/main');
@@ -105,7 +95,7 @@ describe('a redirect and the token', () => {
         response.writeHead(307, { location: `/moved${path}` }).end();
         return;
       }
-      void pass(real, request, response, path.replace('/moved/', '/'));
+      passOn(`${real}${path.replace('/moved/', '/')}`, request, response);
     });
     const advertisement = await discoverUploadPack(http, `${front}/tools.git`, { Authorization: `Basic ${Buffer.from('x:s3cret').toString('base64')}` });
     expect([...advertisement.refs.keys()]).toContain('refs/heads/main');
@@ -150,7 +140,7 @@ describe('a repository that moved: every old address redirected', () => {
           response.writeHead(status, { location: `/moved${path}` }).end();
           return;
         }
-        void pass(server.url, request, response, path.replace('/moved/', '/'));
+        passOn(`${server.url}${path.replace('/moved/', '/')}`, request, response);
       });
       expect(await scanned(`${front}/tools.git`)).toEqual(['alpha']);
       await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
@@ -165,7 +155,7 @@ describe('a repository that moved: every old address redirected', () => {
     const seen: Array<string | undefined> = [];
     const moved = await folder.listen((request, response) => {
       seen.push(request.headers.authorization);
-      void pass(real, request, response, request.url ?? '/');
+      passOn(`${real}${request.url ?? '/'}`, request, response);
     });
     const front = await folder.listen((request, response) => {
       request.resume();
