@@ -16,8 +16,8 @@ export const FITTED_RANKING: RankingParameters = {
     "d": 0.25
   },
   "valueWeight": 0.85,
-  "postingsBudget": 400,
-  "maxTerms": 12,
+  "postingsBudget": 2000,
+  "maxTerms": 20,
   "depth": 20,
   "rerank": {
     "stage1": 1,
