@@ -30,6 +30,8 @@ export interface ServedRepository extends RepositoryPair {
   server: GitHttpServer;
   /** Commits `files` in `work` (null deletes one) and pushes main straight to `bare` (not through the server, whose requests a test may count or hold); returns the commit. */
   push(files: Record<string, string | Uint8Array | null>, message?: string): Promise<string>;
+  /** Commits `files` in `work` and pushes main to `origin` through the server (`git push` over smart HTTP, with the token if any, as an author does); returns the commit. */
+  pushOverHttp(files: Record<string, string | Uint8Array | null>, message?: string): Promise<string>;
 }
 
 /** What a served repository is asked for: its object format, a token the server requires (as Forgejo does), a hook before each request is served. */
@@ -50,5 +52,10 @@ export async function servedRepository(root: string, options: ServeOptions = {})
     await git(pair.work, 'push', '-q', pair.bare, 'main');
     return commit;
   };
-  return { ...pair, url, server, push };
+  const pushOverHttp = async (files: Record<string, string | Uint8Array | null>, message?: string): Promise<string> => {
+    const commit = await commitFiles(pair.work, files, message);
+    await git(pair.work, 'push', '-q', 'origin', 'main');
+    return commit;
+  };
+  return { ...pair, url, server, push, pushOverHttp };
 }

@@ -221,6 +221,32 @@ async function findFiles(root: string, wanted: (name: string) => boolean): Promi
   return found.sort();
 }
 
+// The tests' push() writes straight into the bare repository; an author pushes through the server. A git push over
+// smart HTTP (git-receive-pack through git http-backend, with the token Forgejo asks for) and then hldp scan, as a user runs them.
+describe('hldp scan of a registry its authors push to over smart HTTP', () => {
+  it('clones what the first push brought, and a rescan finds the TOOL.hdlp the next push added', async () => {
+    const received: string[] = [];
+    const served = await folder.serve({
+      token: 's3cret-token',
+      beforeServing: async (method, path) => {
+        if (path.endsWith('/git-receive-pack')) received.push(`${method} ${path}`);
+      },
+    });
+    const env = { HLDP_REPO_TOKEN: 's3cret-token' };
+    const scanned = async (): Promise<{ commit: string; tools: string[] }> => {
+      const run = await folder.scan(served.url, { env });
+      expect(run.code, run.stderr).toBe(0);
+      const index = JSON.parse(run.stdout) as { commit: string; tools: Array<{ name: string }> };
+      return { commit: index.commit, tools: index.tools.map((tool) => tool.name) };
+    };
+    const first = await served.pushOverHttp({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    expect(await scanned()).toEqual({ commit: first, tools: ['alpha'] });
+    const second = await served.pushOverHttp({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+    expect(await scanned()).toEqual({ commit: second, tools: ['alpha', 'beta'] });
+    expect(received).toEqual(['POST /tools.git/git-receive-pack', 'POST /tools.git/git-receive-pack']);
+  });
+});
+
 describe('Scanner fetching from a remote that moves on', () => {
   it('asks only for what is new since the last fetch, not since the clone', async () => {
     const url = await serve();
