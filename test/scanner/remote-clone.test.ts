@@ -29,7 +29,7 @@ describe('the first scan of a remote over smart HTTP (git http-backend) clones i
     const { url, work, push } = await folder.serve();
     await commitFiles(work, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'README.md': 'old\n' });
     const head = await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta'), 'README.md': 'new\n' });
-    const cacheDir = join(folder.path, 'cache');
+    const cacheDir = folder.cacheDir;
     const index = await scanOnce(url, { cacheDir });
     expect(index.commit).toBe(head);
     expect(index.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
@@ -50,7 +50,7 @@ describe('the first scan of a remote over smart HTTP (git http-backend) clones i
     await git(work, 'checkout', '-q', '-b', 'release/staging');
     await commitFiles(work, { 'tools/staged/TOOL.hdlp': makeToolYaml('staged') });
     await git(work, 'push', '-q', 'origin', 'release/staging');
-    const scanner = new Scanner({ repo: url, ref: 'release/staging', cacheDir: join(folder.path, 'cache') });
+    const scanner = new Scanner({ repo: url, ref: 'release/staging', cacheDir: folder.cacheDir });
     expect((await scanner.scan()).tools.map((tool) => tool.name)).toEqual(['alpha', 'staged']);
     const next = await commitFiles(work, { 'tools/later/TOOL.hdlp': makeToolYaml('later') });
     await git(work, 'push', '-q', 'origin', 'release/staging');
@@ -65,7 +65,7 @@ describe('the first scan of a remote over smart HTTP (git http-backend) clones i
     // 70 MiB of zeros: git stores it whole (it deltifies against nothing), ~70 KB compressed
     const big = Buffer.alloc(70 * 1024 * 1024);
     await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'assets/big.bin': big });
-    const cacheDir = join(folder.path, 'cache');
+    const cacheDir = folder.cacheDir;
     const scanner = new Scanner({ repo: url, cacheDir });
     expect((await scanner.scan()).tools.map((tool) => tool.name)).toEqual(['alpha']);
     await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta'), 'assets/big2.bin': Buffer.concat([big, Buffer.from('x')]) });
@@ -78,7 +78,7 @@ describe('the first scan of a remote over smart HTTP (git http-backend) clones i
   it('says plainly that a branch does not exist', async () => {
     const { url, push } = await folder.serve();
     await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-    await expect(scanOnce(url, { ref: 'nope', cacheDir: join(folder.path, 'cache') })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.stringContaining("branch 'nope' does not exist") });
+    await expect(scanOnce(url, { ref: 'nope', cacheDir: folder.cacheDir })).rejects.toMatchObject({ code: 'REF_NOT_FOUND', message: expect.stringContaining("branch 'nope' does not exist") });
   });
 });
 
@@ -96,7 +96,7 @@ describe('a fetch from a server that advertises a commit its pack lacks (a local
       rewrite: (answer) => (lying ? { ...answer, body: Buffer.from(answer.body.toString('latin1').replace(`${head} refs/heads/main`, `${fake} refs/heads/main`), 'latin1') } : answer),
     });
     const url = folder.closeAfter(front).url;
-    const scanner = new Scanner({ repo: url, cacheDir: join(folder.path, 'cache') });
+    const scanner = new Scanner({ repo: url, cacheDir: folder.cacheDir });
     expect((await scanner.scan()).commit).toBe(head);
     lying = true;
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -120,7 +120,7 @@ describe('starting a clone over after 64 fetches, from a server whose fetch fail
       intercept: ({ method }) => (failing && method === 'POST' ? { status: 500, contentType: '', body: Buffer.from('upload-pack failed') } : undefined),
     });
     const url = folder.closeAfter(front).url;
-    const cacheDir = join(folder.path, 'cache');
+    const cacheDir = folder.cacheDir;
     const scanner = new Scanner({ repo: url, cacheDir });
     expect((await scanner.scan()).commit).toBe(first);
     // as if 64 fetches had each left a pack (copies of the clone's: the same objects under other names)
@@ -153,7 +153,7 @@ describe('a server whose advertisement carries media type parameters (a local HT
     const head = await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
     const front = await startGitHttpFront(real, { rewrite: (answer) => ({ ...answer, contentType: `${answer.contentType}; charset=utf-8` }) });
     const url = folder.closeAfter(front).url;
-    expect((await scanOnce(url, { cacheDir: join(folder.path, 'cache') })).commit).toBe(head);
+    expect((await scanOnce(url, { cacheDir: folder.cacheDir })).commit).toBe(head);
   });
 });
 
@@ -176,7 +176,7 @@ describe('a clone from a server whose HEAD names a branch git would refuse (a lo
   it.each(['../../../../escaped', 'main\n[core]\n\tfsmonitor = evil', '.hidden', 'a..b'])('refuses %j before writing anything', async (branch) => {
     // only the name stands between such a server and our files: the pack it sends is well formed
     const url = await serveAdvertisement(branch);
-    const cacheDir = join(folder.path, 'cache');
+    const cacheDir = folder.cacheDir;
     await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: branch.includes('\n') ? 'SOURCE_UNREACHABLE' : 'REF_NOT_FOUND' });
     // nothing of a clone was made, inside the cache or beside it
     const written = await readdir(folder.path, { recursive: true });
@@ -185,7 +185,7 @@ describe('a clone from a server whose HEAD names a branch git would refuse (a lo
 
   it('refuses a pack without the commit the server advertised, and leaves no clone to be stuck on', async () => {
     const url = await serveAdvertisement('main');
-    const cacheDir = join(folder.path, 'cache');
+    const cacheDir = folder.cacheDir;
     for (let attempt = 0; attempt < 2; attempt++) {
       await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: 'SOURCE_UNREACHABLE', message: expect.stringContaining(`does not hold the commit it advertised for 'main' (${'a'.repeat(40)})`) });
       expect((await readdir(cacheDir, { recursive: true })).filter((path) => /HEAD$/.test(String(path)))).toEqual([]);

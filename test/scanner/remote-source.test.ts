@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eachTool, findTool, toolsOf } from '../../src/core/index.js';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
 import { commitFiles, git, makeToolYaml } from '../helpers/git.js';
@@ -11,7 +11,6 @@ import { testFolder } from '../helpers/test-folder.js';
 
 const folder = testFolder();
 let server: GitHttpServer;
-let cacheDir: string;
 let work: string;
 let push: (files: Record<string, string | null>) => Promise<string>;
 
@@ -22,15 +21,11 @@ async function serve(options: ServeOptions = {}): Promise<string> {
   return served.url;
 }
 
-beforeEach(() => {
-  cacheDir = join(folder.path, 'cache');
-});
-
 describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
   it('clones, then sees a pushed tool, a deleted tool and a broken tool on each rescan', async () => {
     const url = await serve();
     const first = await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
-    const scanner = new Scanner({ repo: url, cacheDir });
+    const scanner = new Scanner({ repo: url, cacheDir: folder.cacheDir });
     const initial = await scanner.scan();
     expect(initial.commit).toBe(first);
     expect(initial.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
@@ -54,20 +49,20 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
   it('answers an unchanged remote without fetching, and a restart without parsing', async () => {
     const url = await serve();
     await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-    const first = await scanOnce(url, { cacheDir });
-    const packsBefore = await findFiles(cacheDir, (name) => name.endsWith('.pack'));
+    const first = await scanOnce(url, { cacheDir: folder.cacheDir });
+    const packsBefore = await findFiles(folder.cacheDir, (name) => name.endsWith('.pack'));
     const requestsBefore = server.requests();
-    const again = await scanOnce(url, { cacheDir });
+    const again = await scanOnce(url, { cacheDir: folder.cacheDir });
     expect(again.scanned_at).toBe(first.scanned_at);
     // only the ref listing (protocol v1: one GET of info/refs), and no new pack fetched
     expect(server.requests() - requestsBefore).toBe(1);
-    expect(await findFiles(cacheDir, (name) => name.endsWith('.pack'))).toEqual(packsBefore);
+    expect(await findFiles(folder.cacheDir, (name) => name.endsWith('.pack'))).toEqual(packsBefore);
   });
 
   it('rescans after a push in two requests: the fetch reuses the head check\'s ref listing', async () => {
     const url = await serve();
     await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-    const scanner = new Scanner({ repo: url, cacheDir });
+    const scanner = new Scanner({ repo: url, cacheDir: folder.cacheDir });
     await scanner.scan();
     const second = await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
     const requestsBefore = server.requests();
@@ -84,7 +79,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 400; i++) files[`tools/tool-${i}/TOOL.hdlp`] = makeToolYaml(`tool-${i}`);
     await push(files);
-    const scanner = new Scanner({ repo: url, cacheDir });
+    const scanner = new Scanner({ repo: url, cacheDir: folder.cacheDir });
     await scanner.scan();
     // 400 entries of `40000 tool-N\0` and a 20-byte id: the tree a non-thin fetch resends whole
     const treeBytes = Number(await git(work, 'cat-file', '-s', 'HEAD:tools'));
@@ -110,7 +105,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
         },
       });
       await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-      const scanner = new Scanner({ repo: url, cacheDir });
+      const scanner = new Scanner({ repo: url, cacheDir: folder.cacheDir });
       await scanner.scan();
       await push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
       let replaced = '';
@@ -132,14 +127,14 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     it('keeps serving the last fetched index, marked stale with the reason', async () => {
       const url = await serve();
       await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-      const scanner = new Scanner({ repo: url, cacheDir });
+      const scanner = new Scanner({ repo: url, cacheDir: folder.cacheDir });
       await scanner.scan();
       await server.close();
       const stale = await scanner.scan();
       expect(stale.tools.map((tool) => tool.name)).toEqual(['alpha']);
       expect(stale.stale?.reason).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+\/tools\.git/);
 
-      const restarted = await scanOnce(url, { cacheDir });
+      const restarted = await scanOnce(url, { cacheDir: folder.cacheDir });
       expect(restarted.stale).toBeDefined();
       expect(restarted.tools.map((tool) => tool.name)).toEqual(['alpha']);
     });
@@ -147,7 +142,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     it('serves the last index as it was read, making no definition for the mark (issue #18: a spread made and kept them all)', async () => {
       const url = await serve();
       await push(Object.fromEntries(['alpha', 'beta', 'gamma'].map((name) => [`tools/${name}/TOOL.hdlp`, makeToolYaml(name, { aliases: `[${name}-alias]` })])));
-      const scanner = new Scanner({ repo: url, cacheDir });
+      const scanner = new Scanner({ repo: url, cacheDir: folder.cacheDir });
       const served = await scanner.scan();
       const beta = findTool(served, 'beta');
       expect(Array.isArray(toolsOf(served))).toBe(false);
@@ -170,7 +165,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     it('fails clearly when nothing was ever fetched', async () => {
       const url = await serve();
       await server.close();
-      await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: 'SOURCE_UNREACHABLE', message: expect.stringContaining('cannot read') });
+      await expect(scanOnce(url, { cacheDir: folder.cacheDir })).rejects.toMatchObject({ code: 'SOURCE_UNREACHABLE', message: expect.stringContaining('cannot read') });
     });
   });
 
@@ -178,11 +173,11 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
     it('refuses without one and reads with one, never storing it in the clone or the label', async () => {
       const url = await serve({ token: 's3cret-token' });
       await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-      await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: 'AUTHENTICATION_FAILED' });
-      const index = await scanOnce(url, { cacheDir, token: 's3cret-token' });
+      await expect(scanOnce(url, { cacheDir: folder.cacheDir })).rejects.toMatchObject({ code: 'AUTHENTICATION_FAILED' });
+      const index = await scanOnce(url, { cacheDir: folder.cacheDir, token: 's3cret-token' });
       expect(index.tools.map((tool) => tool.name)).toEqual(['alpha']);
       expect(index.source).not.toContain('s3cret');
-      const configs = await findFiles(cacheDir, (name) => name === 'config');
+      const configs = await findFiles(folder.cacheDir, (name) => name === 'config');
       expect(configs.length).toBeGreaterThan(0);
       for (const config of configs) expect(await readFile(config, 'utf8')).not.toContain('s3cret');
     });
@@ -195,7 +190,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
       process.on('warning', listen);
       try {
         for (const url of ['http://forgejo.example/a/tools.git', 'http://127.0.0.1:3000/a/tools.git', 'https://forgejo.example/a/tools.git']) {
-          new Scanner({ repo: url, cacheDir, token: 's3cret-token' });
+          new Scanner({ repo: url, cacheDir: folder.cacheDir, token: 's3cret-token' });
         }
         // process warnings are emitted on a later tick
         await new Promise((resolve) => setImmediate(resolve));
@@ -209,7 +204,7 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
   it('refuses a SHA-256 remote clearly', async () => {
     const url = await serve({ objectFormat: 'sha256' });
     await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
-    await expect(scanOnce(url, { cacheDir })).rejects.toMatchObject({ code: 'UNSUPPORTED_OBJECT_FORMAT' });
+    await expect(scanOnce(url, { cacheDir: folder.cacheDir })).rejects.toMatchObject({ code: 'UNSUPPORTED_OBJECT_FORMAT' });
   });
 });
 
@@ -253,10 +248,10 @@ describe('Scanner fetching from a remote that moves on', () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 200; i++) files[`tools/tool-${i}/TOOL.hdlp`] = makeToolYaml(`tool-${i}`, { why: `padding ${'x'.repeat(200)}` });
     await push(files);
-    const scanner = new Scanner({ repo: url, cacheDir });
+    const scanner = new Scanner({ repo: url, cacheDir: folder.cacheDir });
     await scanner.scan();
     const packSizes = async () => {
-      const packs = await findFiles(cacheDir, (name) => name.endsWith('.pack'));
+      const packs = await findFiles(folder.cacheDir, (name) => name.endsWith('.pack'));
       const { stat } = await import('node:fs/promises');
       return Promise.all(packs.map(async (pack) => (await stat(pack)).size));
     };
