@@ -211,9 +211,12 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       }
       // anything left (a search index a successor updated since) is done as prepare() does it
       engine();
+      await letGo();
+      // reading the transliteration tables in is a piece of its own (~20 ms the first time), before the warm-up's
       warmUpTransliteration();
       if (!warmedUp) {
         warmedUp = true;
+        await letGo();
         await runLettingGo(warmUpSteps(engine()));
       }
       return matcher;

@@ -1,7 +1,16 @@
 import type { ToolDefinition, ToolSequence } from '../core/index.js';
+import { analyzeWords } from './analyze.js';
+import type { RequestTerms } from './features.js';
+import { measure } from './features.js';
+import { firstStage } from './first-stage.js';
 import { isChineseWord, lexiconSettled } from './lexicon.js';
-import { matchIntent, type IntentEngine } from './match-intent.js';
+import { explainIntent, matchIntent, type IntentEngine } from './match-intent.js';
+import { rankTools } from './rank.js';
+import { readRequest } from './request-words.js';
+import { rulesFor } from './scripts.js';
 import { isCurrent } from './search-index.js';
+import { missingToolSuggestion } from './suggestion.js';
+import { valueWords } from './value-words.js';
 
 // V8 compiles a function with its optimising compiler after it has run a while, on threads beside the main one, and
 // drops that code (and compiles it again) when a request brings a kind of value its code has not seen: a server's first
@@ -21,29 +30,81 @@ const CAPITALISED = /^\p{Lu}\p{Ll}+$/u;
 /**
  * Asks the matcher requests made of the registry's own words, as agents word them, before a server says matching is
  * ready: each of a spread of tools' examples and aliases or intent, alone or with values (quoted, a number, a name,
- * the tool's identifier, in typographic quotes), and reversed (a request nothing matches). Each step is one request,
- * up to 512 of them or 300 ms of CPU time in its steps; it stops early once a successor has updated the index's
- * shared structures. The answers are dropped: nothing is recorded, and the engine (calibration included) is only
- * read. A text with Chinese words is left out while the Chinese-English dictionary is not read, which it would start.
- * Returns how many requests it asked.
+ * the tool's identifier, in typographic quotes), and reversed (a request nothing matches). The first request is asked
+ * a stage at a time first (`stageSteps`), then each step is one request, up to 512 of them or 300 ms of CPU time in
+ * its steps; it stops early once a successor has updated the index's shared structures. The answers are dropped:
+ * nothing is recorded, and the engine (calibration included) is only read. A text with Chinese words is left out
+ * while the Chinese-English dictionary is not read, which it would start. Returns how many requests it asked.
  */
 export function* warmUpSteps(engine: IntentEngine): Generator<void, number, void> {
   let asked = 0;
   let spent = 0;
+  let staged = false;
   const texts = warmUpTexts(engine.index.tools, MAX_REQUESTS);
   while (spent < MAX_CPU_MS && isCurrent(engine.index)) {
     // making the text reads a tool, which a server from its scan cache makes: counted too
-    const started = cpuMs();
+    let started = cpuMs();
     const text = texts.next();
     if (text.done) break;
-    const asks = lexiconSettled() || !isChineseWord(text.value);
-    if (asks) matchIntent(engine, text.value);
+    if (!lexiconSettled() && isChineseWord(text.value)) {
+      spent += cpuMs() - started;
+      continue;
+    }
+    if (!staged) {
+      staged = true;
+      for (const stage of stageSteps(engine, text.value)) {
+        stage();
+        spent += cpuMs() - started;
+        yield;
+        // a successor's update between two stages leaves the rest to the requests' check above
+        if (!isCurrent(engine.index)) return asked;
+        started = cpuMs();
+      }
+    }
+    matchIntent(engine, text.value);
     spent += cpuMs() - started;
-    if (!asks) continue;
     asked += 1;
     yield;
   }
   return asked;
+}
+
+/**
+ * The stages a request runs through, each on its own, in the order a request meets them: the first request after a
+ * start runs every one of them for the first time (V8 compiles each function at its first call; the stop lists, a
+ * CommonJS package, are read at the first word), ~20-30 ms of the main thread's CPU in one piece (ticks of
+ * `hldp serve`, issue #18) that a request by name or /healthz waited for. One stage a step lets the event loop go
+ * between them. Each stage only reads the engine.
+ */
+export function stageSteps(engine: IntentEngine, text: string): Array<() => unknown> {
+  const { index, ranking } = engine;
+  let request: RequestTerms | undefined;
+  const read = (): RequestTerms => (request ??= readRequest(index, text, ranking.valueWeight));
+  const terms = (): Array<{ term: string; weight: number; word: number }> =>
+    read().words.flatMap((word, at) => word.terms.map((term) => ({ term, weight: 1, word: at })));
+  return [
+    // the script rules: the stop lists read
+    () => rulesFor(text),
+    // tokenising and stemming
+    () => analyzeWords(text),
+    // quoted values, names and codes
+    () => valueWords(text),
+    // the request's words, their rarity and (when read) their Chinese senses
+    read,
+    // the first stage's postings
+    () => firstStage(index, ranking, terms()),
+    // the re-rank's features of one tool
+    () => {
+      const hit = firstStage(index, ranking, terms())[0];
+      return hit === undefined ? undefined : measure(index, hit.position, read(), 1);
+    },
+    // the whole ranking
+    () => rankTools(index, ranking, text),
+    // the decision and the evidence
+    () => explainIntent(engine, text),
+    // what a found: false answer suggests: the slug of a tool to write
+    () => missingToolSuggestion(text),
+  ];
 }
 
 function cpuMs(): number {

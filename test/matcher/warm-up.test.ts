@@ -1,11 +1,24 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { MatchResult, ToolDefinition } from '../../src/core/index.js';
 import { calibrate } from '../../src/matcher/calibration.js';
 import { createMatcher, FITTED_DECISION, FITTED_RANKING, lexiconSettled, type Matcher } from '../../src/matcher/index.js';
 import type { IntentEngine } from '../../src/matcher/match-intent.js';
 import { buildSearchIndex, updateSearchIndex } from '../../src/matcher/search-index.js';
-import { warmUpSteps, warmUpTexts } from '../../src/matcher/warm-up.js';
+import { stageSteps, warmUpSteps, warmUpTexts } from '../../src/matcher/warm-up.js';
 import { makeIndex, makeToolDefinition, scanStarterTools } from './helpers.js';
+
+// the whole requests the warm-up asks, counted (the module as it is otherwise)
+const asked = vi.hoisted(() => ({ count: 0 }));
+vi.mock('../../src/matcher/match-intent.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/matcher/match-intent.js')>();
+  return {
+    ...original,
+    matchIntent: (...args: Parameters<typeof original.matchIntent>) => {
+      asked.count += 1;
+      return original.matchIntent(...args);
+    },
+  };
+});
 
 // Issue #18: before a server says intent matching is ready, the first matcher it prepares asks itself requests made
 // of the registry's words, so that the first agents' requests do not wait for the code to be compiled. It must leave
@@ -70,11 +83,27 @@ describe('warmUpSteps', () => {
     let step = steps.next();
     for (; !step.done; step = steps.next()) stops += 1;
     expect(step.value).toBeGreaterThan(0);
-    expect(stops).toBe(step.value);
+    // the first request's stages, then one request a step
+    expect(stops).toBe(stageSteps(engine, 'x').length + step.value);
     expect(engine.calibration).toEqual(calibration);
 
     expect(answers(before)).toEqual(earlier);
     expect(answers(createMatcher(index).prepare())).toEqual(earlier);
+  });
+
+  // a server's first request ran every cold path in one piece (~20-30 ms of its main thread, the stop lists read among
+  // them), which a /healthz or a call by name waited for while matching was prepared
+  it('asks its first request a stage at a time, letting go between them, before it asks a whole request', () => {
+    const engine = engineOver(TOOLS);
+    const steps = warmUpSteps(engine);
+    const before = asked.count;
+    let stops = 0;
+    while (asked.count === before) {
+      expect(steps.next().done).toBe(false);
+      stops += 1;
+    }
+    expect(stops).toBe(stageSteps(engine, 'x').length + 1);
+    expect(stops).toBeGreaterThanOrEqual(8);
   });
 
   it('leaves out the texts with Chinese words while the Chinese-English dictionary is not read, and does not start reading it', () => {
