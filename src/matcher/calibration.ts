@@ -27,6 +27,9 @@ const MAX_PROBES = 64;
 // probes are measured until their postings reach this: a registry whose examples use only words
 // every tool has (a generated one) keeps the default rather than spend seconds on a rescan.
 const POSTINGS_BUDGET = 20_000;
+// tools read between two steps: a registry served from its scan cache makes each definition as it is read (~0.03 ms),
+// so 2,000 a step held the event loop ~70 ms at 3,148 tools while a server prepared matching (issue #18)
+const TOOLS_PER_STEP = 256;
 // the default cut weighs as much as this many probes: a registry with a few examples moves it a little
 const PRIOR_PROBES = 16;
 // fewer probes on either side than this say nothing about where the line lies
@@ -51,7 +54,7 @@ export function calibrate(index: SearchIndex, ranking: RankingParameters, model:
 }
 
 /**
- * `calibrate`, stopping after each probe and every few thousand tools read, with the same result: a server's
+ * `calibrate`, stopping after each probe and every 256 tools read, with the same result: a server's
  * rescan runs it a slice at a time (tens of milliseconds at 10,000 tools, which no request should wait for).
  */
 export function* calibrationSteps(index: SearchIndex, ranking: RankingParameters, model: DecisionModel): Generator<void, Calibration, void> {
@@ -85,7 +88,7 @@ export function* calibrationSteps(index: SearchIndex, ranking: RankingParameters
  */
 export function* hasChineseProbesSteps(tools: ToolSequence): Generator<void, boolean, void> {
   for (let position = 0; position < tools.length; position++) {
-    if (position % 2000 === 1999) yield;
+    if (position % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
     const tool = tools.at(position)!;
     if (tool.examples.some(isChineseWord) || tool.aliases.some(isChineseWord)) return true;
   }
@@ -105,7 +108,7 @@ function* probesSteps(tools: ToolSequence): Generator<void, Probe[], void> {
   let total = 0;
   const counts = new Int32Array(tools.length);
   for (let position = 0; position < tools.length; position++) {
-    if (position % 2000 === 1999) yield;
+    if (position % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
     counts[position] = textsOf(tools.at(position)!);
     total += counts[position]!;
   }
@@ -119,7 +122,7 @@ function* probesSteps(tools: ToolSequence): Generator<void, Probe[], void> {
     while (before + counts[position]! <= wanted) {
       before += counts[position]!;
       position += 1;
-      if (position % 2000 === 1999) yield;
+      if (position % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
     }
     const tool = tools.at(position)!;
     const alias = wanted - before >= tool.examples.length;
