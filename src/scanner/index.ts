@@ -1,6 +1,6 @@
 // Repository sources (folder, git via isomorphic-git), parsing and validation of TOOL.hdlp, the index and its cache.
 export { Scanner, scanOnce } from './scanner.js';
-export { warmUpParser } from './warm-up-parser.js';
+export { warmUpParserSteps } from './warm-up-parser.js';
 export { defaultCacheDir, type RepositoryOptions } from './open-source.js';
 export { parseToolDefinition, type DefinitionFile, type ParsedDefinition } from './parse-tool-definition.js';
 export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, type ParseOptions } from './yaml-mapping.js';

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { eachTool, type MatchResult, type Receipt, type ToolDefinition, type ToolIndex } from '../../core/index.js';
+import { eachTool, runLettingGo, type MatchResult, type Receipt, type ToolDefinition, type ToolIndex } from '../../core/index.js';
 import { EventHub } from '../../events/index.js';
 import { redactValue } from '../../executors/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
 import { searchIndexFiles, type Matcher } from '../../matcher/index.js';
-import { Scanner, warmUpParser, type PushHint } from '../../scanner/index.js';
+import { Scanner, warmUpParserSteps, type PushHint } from '../../scanner/index.js';
 import { accessRights, API_TOKEN_PRINCIPAL, ApprovalDesk, decidePolicy, LOCAL_PRINCIPAL, Principals, type ApprovalAnswer, type DecideOptions, type Principal } from '../../policy/index.js';
 import { SessionManager } from '../../sessions/index.js';
 import { openStore, type ChainReport, type ReceiptQuery, type Store, type StoreHealth } from '../../store/index.js';
@@ -26,6 +26,9 @@ import { RegistrySwap, type Registry, type RescanResult } from './registry-swap.
 import { ReceiptKeeper } from './receipt-keeper.js';
 import { LaterWrites } from './later-writes.js';
 import type { CallOptions, CallStep, GatewayObserver, GatewayOptions, MatchOptions } from './gateway-types.js';
+
+// how long after intent matching is ready a server compiles the parser's checks (for a later rescan)
+const PARSER_WARM_UP_DELAY_MS = 1000;
 
 export type { Registry, RescanResult };
 export type { CallAsked, CallOptions, CallRequest, CallStep, GatewayObserver, GatewayOptions, MatchOptions } from './gateway-types.js';
@@ -265,20 +268,24 @@ export class Gateway {
   }
 
   /**
-   * For servers, once they listen: prepares intent matching, then compiles what parsing a definition compiles on
-   * first use (the TOOL.hdlp schema, params schemas' meta-schema, RE2), so that a later rescan does not compile it
-   * while requests wait, and the first requests by name do not wait for it either.
+   * For servers, once they listen: prepares intent matching, then, a second after it is ready, compiles what parsing a
+   * definition compiles on first use (the TOOL.hdlp schema, params schemas' meta-schema, RE2), a step at a time, so
+   * that a later rescan does not compile it while requests wait, and the first requests do not wait for it either.
    */
   prepareInBackground(): void {
     const warmUpParsing = (): void => {
-      try {
-        warmUpParser();
-      } catch (error) {
+      runLettingGo(warmUpParserSteps()).catch((error: unknown) => {
         this.logger?.warn({ err: (error as Error).message }, 'could not compile the parser\'s checks ahead of a rescan');
-      }
+      });
+    };
+    // the parser's checks are for a later rescan: compiled a second after matching is ready, a step at a time, not as
+    // the first matches come. Compiled at once they held the event loop ~130 ms of CPU then, and split they still
+    // would hold it 40-60 ms a step, which a request meets at each of its turns (reading it, answering it) (issue #18)
+    const later = (): void => {
+      setTimeout(warmUpParsing, PARSER_WARM_UP_DELAY_MS).unref();
     };
     // the matcher reads the definitions it needs a slice at a time (a request by name waits for none of them), and holds none
-    this.prepareMatching().then(warmUpParsing, warmUpParsing);
+    this.prepareMatching().then(later, later);
   }
 
   /**
