@@ -2,19 +2,20 @@ import { describe, expect, it, vi } from 'vitest';
 import type { MatchResult, ToolDefinition } from '../../src/core/index.js';
 import { calibrate } from '../../src/matcher/calibration.js';
 import { createMatcher, FITTED_DECISION, FITTED_RANKING, lexiconSettled, type Matcher } from '../../src/matcher/index.js';
-import type { IntentEngine } from '../../src/matcher/match-intent.js';
+import { explainIntent, type IntentEngine } from '../../src/matcher/match-intent.js';
 import { buildSearchIndex, updateSearchIndex } from '../../src/matcher/search-index.js';
 import { stageSteps, warmUpSteps, warmUpTexts } from '../../src/matcher/warm-up.js';
 import { makeIndex, makeToolDefinition, scanStarterTools } from './helpers.js';
 
 // the whole requests the warm-up asks, counted (the module as it is otherwise)
-const asked = vi.hoisted(() => ({ count: 0 }));
+const asked = vi.hoisted(() => ({ count: 0, texts: [] as string[] }));
 vi.mock('../../src/matcher/match-intent.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/matcher/match-intent.js')>();
   return {
     ...original,
     matchIntent: (...args: Parameters<typeof original.matchIntent>) => {
       asked.count += 1;
+      asked.texts.push(args[1]);
       return original.matchIntent(...args);
     },
   };
@@ -83,8 +84,8 @@ describe('warmUpSteps', () => {
     let step = steps.next();
     for (; !step.done; step = steps.next()) stops += 1;
     expect(step.value).toBeGreaterThan(0);
-    // the first request's stages, then one request a step
-    expect(stops).toBe(stageSteps(engine, 'x').length + step.value);
+    // a step a request, and the stages of the first and of those in other scripts
+    expect(stops).toBeGreaterThan(step.value + stageSteps(engine, 'x').length);
     expect(engine.calibration).toEqual(calibration);
 
     expect(answers(before)).toEqual(earlier);
@@ -106,15 +107,23 @@ describe('warmUpSteps', () => {
     expect(stops).toBeGreaterThanOrEqual(8);
   });
 
-  it('leaves out the texts with Chinese words while the Chinese-English dictionary is not read, and does not start reading it', () => {
+  it('leaves out the texts with Chinese words while the Chinese-English dictionary is not read, asks Chinese only quoted, and does not start reading it', () => {
     // this file's module state is its own (vitest isolates test files): nothing has read the dictionary
     expect(lexiconSettled()).toBe(false);
     const chinese = [makeToolDefinition({ name: 'commit-log', display: '提交记录', intent: '查看最近的提交记录' })];
     expect(warmUpSteps(engineOver(chinese)).next()).toEqual({ done: true, value: 0 });
     const mixed = [...chinese, makeToolDefinition({ name: 'disk-usage', display: 'disk usage', intent: 'Check disk usage on the server' })];
-    let asked = 0;
-    for (const step = warmUpSteps(engineOver(mixed)); !step.next().done; ) asked += 1;
-    expect(asked).toBeGreaterThan(0);
+    const engine = engineOver(mixed);
+    const from = asked.texts.length;
+    for (const step = warmUpSteps(engine); !step.next().done; );
+    const texts = asked.texts.slice(from);
+    expect(texts.length).toBeGreaterThan(0);
+    // Chinese, as agents send it, only as a quoted value, which is not glossed
+    const quoted = texts.filter((text) => /\p{Script=Han}/u.test(text));
+    expect(quoted).toHaveLength(1);
+    expect(quoted[0]).toMatch(/^“.+”$/u);
+    expect(explainIntent(engine, quoted[0]!).incomplete).toBeUndefined();
+    expect(texts.some((text) => /\p{Script=Cyrillic}/u.test(text))).toBe(true);
     expect(lexiconSettled()).toBe(false);
   });
 
