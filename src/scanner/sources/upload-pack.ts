@@ -260,7 +260,8 @@ const MAX_REDIRECTS = 5;
  * redirect's body to its end after the call had returned, outside every limit — a 302 whose body never ends was read
  * for as long as the process lived, and kept `hldp scan` from exiting. Each redirect's response is dropped with its
  * connection, unread; the hops share the request's timers and `signal`. Credentials (Authorization, Cookie) go only to
- * the origin (scheme, host and port) they were given for, as curl (and so git) does.
+ * the origin (scheme, host and port) they were given for, as curl (and so git) does; a redirect from https to http is
+ * refused.
  */
 async function follow(http: HttpClient, request: GitHttpRequest, signal: AbortSignal, failed: Promise<never>): Promise<{ response: GitHttpResponse; url: string }> {
   let current = request;
@@ -291,6 +292,11 @@ async function follow(http: HttpClient, request: GitHttpRequest, signal: AbortSi
 /** The request a redirect leads to: POST becomes GET where HTTP says so, and credentials stay with their origin. */
 function redirected(previous: GitHttpRequest, statusCode: number, location: string): GitHttpRequest {
   const url = new URL(location, previous.url);
+  // git follows it with a warning; here nothing would say so, and the pack (the definitions the gateway runs) would
+  // come in clear, for anyone on the path to change: an operator who chose https gets it or an error
+  if (new URL(previous.url).protocol === 'https:' && url.protocol === 'http:') {
+    throw new Error(`${previous.url} redirected to ${url.href}: from https to plain http, which would fetch the registry's definitions unencrypted; fix the server's redirect, or configure the http:// address yourself if that is meant`);
+  }
   const dropped = new Set(['host']);
   if (url.origin !== new URL(previous.url).origin) for (const name of ['authorization', 'cookie']) dropped.add(name);
   let { method = 'GET', body } = previous;
