@@ -35,16 +35,18 @@ export async function main(argv: string[], io: CommandIo = PROCESS_IO): Promise<
     if (positionals.length > command.maxPositionals) throw new UsageError(`too many arguments: ${positionals.slice(command.maxPositionals).join(' ')}`);
     return await command.run(values, positionals, io);
   } catch (error) {
-    return reportFailure(command, error, io);
+    return await reportFailure(command, error, io);
   }
 }
 
 // errors a user can fix: printed as one line, never as a stack (checked by name so that --help loads no module)
 const USER_ERRORS = new Set(['ScanError', 'ConfigError', 'UsageError', 'StoreError']);
 
-function reportFailure(command: Command, error: unknown, io: CommandIo): number {
+async function reportFailure(command: Command, error: unknown, io: CommandIo): Promise<number> {
   if (error instanceof Error && USER_ERRORS.has(error.name)) {
-    io.stderr.write(`hldp ${command.name}: ${error.message}\n`);
+    const { terminalSafe } = await import('./terminal-safe.js');
+    // the message may quote a remote (a git server's ERR line, an HTTP answer): the terminal is the operator's
+    io.stderr.write(`hldp ${command.name}: ${error.message.split('\n').map(terminalSafe).join('\n')}\n`);
     return 2;
   }
   const code = (error as { code?: string }).code;

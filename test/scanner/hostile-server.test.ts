@@ -157,3 +157,21 @@ describe('a server whose answer never ends or never comes (a local HTTP server i
     await expect(fetchPack(http, url, {}, offered, { want: COMMIT, haves: [], shallows: [] }, { maxBytes: MIB, idleMs: 5_000, totalMs: 30_000 })).rejects.toThrow(`sent more than the ${MIB} bytes an answer may have here`);
   });
 });
+
+describe("a server's refusal that holds terminal escapes (a local HTTP server implementing the advertisement)", () => {
+  it('hldp scan prints its ERR line with every control escaped, so it cannot clear the screen or set the title (review I F5)', async () => {
+    const refusal = 'ERR \x1b]0;TITLE-SET-BY-SERVER\x07\x1b[2J\x1b[31mthe screen was cleared\x1b[0m\u202e\n';
+    const url = await serve((request, response) => {
+      request.resume();
+      if (request.method === 'GET') {
+        response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' }).end(ADVERTISEMENT);
+      } else {
+        response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-result' }).end(packetLine(refusal));
+      }
+    });
+    const run = await folder.scan(url);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('the server refused the fetch: \\x1b]0;TITLE-SET-BY-SERVER\\x07\\x1b[2J\\x1b[31mthe screen was cleared\\x1b[0m\\u202e');
+    expect(run.stderr).not.toMatch(/[\x07\x1b\u202e]/);
+  });
+});
