@@ -69,7 +69,8 @@ export class Scanner {
 
   private async scanNow(pushed: PushHint | undefined): Promise<ToolIndex> {
     const snapshot = await this.source.snapshot(pushed);
-    if (this.index?.commit === snapshot.commit) return this.withStale(this.index, snapshot);
+    // kept: a stale mark says since when (its first failed poll), and a poll that changes nothing returns the same index
+    if (this.index?.commit === snapshot.commit) return (this.index = this.withStale(this.index, snapshot));
     const cached = await this.cache.load(snapshot.commit);
     let index: ToolIndex;
     if (cached) {
@@ -280,7 +281,10 @@ export class Scanner {
   // a copy, not a spread: a spread reads `tools`, which makes and keeps every definition of an index served from the
   // scan cache (issue #18: a remote out of reach cost ~170 MB at 100,000 tools)
   private withStale(index: ToolIndex, snapshot: Snapshot): ToolIndex {
-    if (snapshot.stale) return indexWith(index, { stale: index.stale ?? snapshot.stale });
+    if (snapshot.stale) {
+      if (index.stale?.reason === snapshot.stale.reason) return index;
+      return indexWith(index, { stale: { ...snapshot.stale, since: index.stale?.since ?? snapshot.stale.since } });
+    }
     return index.stale ? indexWith(index, { stale: undefined }) : index;
   }
 }

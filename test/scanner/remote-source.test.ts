@@ -139,6 +139,21 @@ describe('Scanner on a remote over smart HTTP (git http-backend)', () => {
       expect(restarted.tools.map((tool) => tool.name)).toEqual(['alpha']);
     });
 
+    it('says since when it is stale: the first failed poll, not the last, and serves the same index while nothing changes (review I F4)', async () => {
+      const url = await serve();
+      await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+      const scanner = new Scanner({ repo: url, cacheDir: folder.cacheDir });
+      await scanner.scan();
+      await server.close();
+      const first = await scanner.scan();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const second = await scanner.scan();
+      expect(first.stale?.since).toBeDefined();
+      expect(second.stale?.since).toBe(first.stale?.since);
+      // a new copy at every poll would make a server rebuild what it keeps per index (the prompt block's lines)
+      expect(second).toBe(first);
+    });
+
     it('serves the last index as it was read, making no definition for the mark (issue #18: a spread made and kept them all)', async () => {
       const url = await serve();
       await push(Object.fromEntries(['alpha', 'beta', 'gamma'].map((name) => [`tools/${name}/TOOL.hdlp`, makeToolYaml(name, { aliases: `[${name}-alias]` })])));
