@@ -1,7 +1,7 @@
 import type { HldpEvent } from '../../events/index.js';
 import type { PendingApproval } from '../console-backend.js';
 import { html, revealed, type Html } from '../html.js';
-import { redactParams } from './receipt.js';
+import { namedKeys, secretLookingKeys } from './receipt.js';
 import { time, type Viewer } from './layout.js';
 
 /** How many pending requests one page of the approvals view shows. */
@@ -18,7 +18,10 @@ export interface ApprovalsPaging {
 
 /** One request: what it would run, who asked and why; `whole` shows every param, else a preview and a link to the whole. */
 function approvalItem(approval: PendingApproval, viewer: Viewer, whole: boolean): Html {
-  const params = JSON.stringify(redactParams(approval.params), null, 2);
+  // Shown as they will run: the params come without the configured secrets (shownParams) and nothing else is
+  // hidden — the agent names the keys, so a key that looks secret is named here rather than its value masked
+  const params = JSON.stringify(approval.params, null, 2);
+  const secretKeys = secretLookingKeys(approval.params);
   const cut = !whole && params.length > PARAMS_PREVIEW;
   const link = `/console/approvals/${encodeURIComponent(approval.id)}`;
   return html`<li class="approval" data-approval="${approval.id}">
@@ -32,6 +35,7 @@ ${approval.caller ? html`<dt>Caller</dt><dd>${revealed(approval.caller)}</dd>` :
 ${approval.session ? html`<dt>Session</dt><dd>${revealed(approval.session)}</dd>` : ''}
 ${approval.reason ? html`<dt>Why it waits</dt><dd>${revealed(approval.reason)}</dd>` : ''}
 </dl>
+${secretKeys.length > 0 ? html`<p class="notice" data-secret-keys="${secretKeys.length}">Named like credentials, shown as they will be sent: <code>${revealed(namedKeys(secretKeys))}</code>. The gateway's own secrets would read <code>[REDACTED]</code>; these are the caller's.</p>` : ''}
 <pre>
 ${revealed(cut ? params.slice(0, PARAMS_PREVIEW) : params)}</pre>
 ${cut ? html`<p class="notice" data-cut="params">The params are cut here: ${(params.length - PARAMS_PREVIEW).toLocaleString('en')} more characters. <a href="${link}">Read the whole request</a> before deciding.</p>` : ''}

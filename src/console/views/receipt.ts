@@ -30,6 +30,32 @@ export function redactParams(value: unknown, key = ''): unknown {
   return value;
 }
 
+/** How many secret-looking key paths an approval names before it says "and N more". */
+const SECRET_KEYS_NAMED = 20;
+
+/** The paths (`query.api_key`, `headers[0].cookie`) of params whose key looks secret, at any depth: the approval views show their values and name them, for the agent chose the keys. */
+export function secretLookingKeys(value: unknown, path = ''): string[] {
+  const found: string[] = [];
+  const walk = (item: unknown, at: string): void => {
+    if (Array.isArray(item)) item.forEach((element, index) => walk(element, `${at}[${index}]`));
+    else if (typeof item === 'object' && item !== null) {
+      for (const [name, inner] of Object.entries(item)) {
+        const named = at === '' ? name : `${at}.${name}`;
+        if (SECRET_KEY.test(name)) found.push(named);
+        walk(inner, named);
+      }
+    }
+  };
+  walk(value, path);
+  return found;
+}
+
+/** A list of secret-looking key paths, the first few named and the rest counted. */
+export function namedKeys(paths: string[]): string {
+  const named = paths.slice(0, SECRET_KEYS_NAMED).join(', ');
+  return paths.length > SECRET_KEYS_NAMED ? `${named} and ${paths.length - SECRET_KEYS_NAMED} more` : named;
+}
+
 function row(label: string, value: unknown): Html {
   return html`<dt>${label}</dt><dd>${value === null || value === undefined || value === '' ? html`<span class="muted">—</span>` : value}</dd>`;
 }
