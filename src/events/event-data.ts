@@ -4,6 +4,26 @@ import type { EventHub } from './event-hub.js';
 /** How much of a failed call's raw error an event carries; the receipt (`GET /v1/receipts/:id`) has all of it. */
 const ERROR_HEAD_CHARS = 2000;
 
+/**
+ * How much of a request's params an `approval.requested` event carries, in characters of their JSON: an agent sends up
+ * to `max_body_bytes` (1 MiB) of params, and every event is kept in the backlog, read by each page of history and
+ * queued for each webhook target. The request itself (`GET /v1/approvals/:id`, the console's page) keeps them whole.
+ */
+export const EVENT_PARAMS_CHARS = 4096;
+
+/**
+ * The params as an event carries them: as they are when their JSON is at most `EVENT_PARAMS_CHARS` characters; else
+ * that JSON's head, as a string ending in the cut (`[… N chars cut of M …]`, as a rejected call's record keeps them),
+ * with `params_chars` the whole JSON's length.
+ */
+export function eventParams(params: unknown): { params: unknown; params_chars?: number } {
+  const text = JSON.stringify(params) ?? 'null';
+  if (text.length <= EVENT_PARAMS_CHARS) return { params };
+  // never half of a surrogate pair
+  const end = /[\uD800-\uDBFF]/.test(text[EVENT_PARAMS_CHARS - 1]!) ? EVENT_PARAMS_CHARS - 1 : EVENT_PARAMS_CHARS;
+  return { params: `${text.slice(0, end)}[… ${text.length - end} chars cut of ${text.length} …]`, params_chars: text.length };
+}
+
 /** What a `receipt.stored` event says: enough to list and highlight the call; the receipt itself is one request away. */
 export function receiptSummary(receipt: Receipt): Record<string, unknown> {
   const error = receipt.error === null ? null : receipt.error.length > ERROR_HEAD_CHARS ? receipt.error.slice(0, ERROR_HEAD_CHARS) : receipt.error;

@@ -5,7 +5,7 @@ export { eventVisibleTo, overseesAll, type EventViewer } from './event-visibilit
 export { EventHub, type EventHubOptions, type ResetInfo, type SubscribeOptions } from './event-hub.js';
 export { lastEventId, streamEvents, type SseOptions } from './sse-response.js';
 export { Notifier, signBody, type NotifierOptions, type NotifyTargetOptions } from './notifier.js';
-export { announceBroken, brokenDefinitions, receiptSummary } from './event-data.js';
+export { announceBroken, brokenDefinitions, EVENT_PARAMS_CHARS, eventParams, receiptSummary } from './event-data.js';
 export { eventStreamRoute } from './event-stream-route.js';
 export { eventResources, EVENTS_TEMPLATE, EVENTS_URI, isEventsUri } from './event-resources.js';
 export { startNotifications, type NotificationsReport } from './start-notifications.js';

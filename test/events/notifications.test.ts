@@ -105,6 +105,24 @@ describe('outgoing webhooks (notify)', () => {
     expect(receiver.deliveries.some((delivery) => delivery.path === '/flaky' && delivery.body.includes(ok.json.id))).toBe(false);
   });
 
+  it('sends approval.requested with the head of large params and their size; the request keeps them whole', async () => {
+    // an agent sends up to max_body_bytes (1 MiB) of params; a receiver that is down holds up to 1,000 events queued
+    const text = 'p'.repeat(900_000);
+    const before = receiver.deliveries.length;
+    const pending = await request(server, 'POST', '/v1/call', { body: { tool: 'note', params: { text } } });
+    expect(pending.status).toBe(202);
+    await until(() => receiver.deliveries.slice(before).some((delivery) => delivery.path === '/flaky' && delivery.headers['x-hldp-event'] === 'approval.requested'), 'approval.requested');
+    const delivery = receiver.deliveries.slice(before).find((item) => item.path === '/flaky' && item.headers['x-hldp-event'] === 'approval.requested')!;
+    expect(delivery.body.length < 8192).toBe(true);
+    const event = JSON.parse(delivery.body);
+    const whole = JSON.stringify({ text }).length;
+    expect(event.data).toMatchObject({ approval: pending.json.id, tool: 'note', params_chars: whole });
+    // compared as booleans: a failure must not print 900,000 characters
+    expect(event.data.params === `${JSON.stringify({ text }).slice(0, 4096)}[… ${whole - 4096} chars cut of ${whole} …]`).toBe(true);
+    const approval = await request(server, 'GET', `/v1/approvals/${pending.json.id}`);
+    expect(approval.json.approval.params.text === text).toBe(true);
+  });
+
   it('counts a notification that failed for good in /metrics, after every attempt', async () => {
     const ok = await request(server, 'POST', '/v1/call', { body: { tool: 'ok', params: {} } });
     await until(() => receiver.deliveries.filter((delivery) => delivery.path === '/down' && delivery.body.includes(ok.json.id)).length === 3, 'three attempts at /down');

@@ -1,13 +1,13 @@
 import { toolCount, type ToolIndex } from '../../core/index.js';
-import { brokenDefinitions, receiptSummary, type EventHub } from '../../events/index.js';
+import { brokenDefinitions, eventParams, receiptSummary, type EventHub } from '../../events/index.js';
 import { redactValue } from '../../executors/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { CallAsked, GatewayObserver } from './gateway.js';
 
 /**
  * The events a call's outcome makes; none for a substituted call (its toolset was enabled: nothing was asked of a
- * person). Params leave without the configured `secrets`, as in receipts: events go to the store, every instance, the
- * event stream and outgoing webhooks.
+ * person). Params leave without the configured `secrets`, as in receipts, and bounded (`eventParams`): events go to
+ * the store, every instance, the event stream and outgoing webhooks.
  */
 export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, secrets: readonly string[] = []): Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> {
   // who asked: a principal's stream carries its own calls' events (eventVisibleTo)
@@ -32,7 +32,7 @@ export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, secrets: 
     case 'confirmation_required': {
       const { confirmation } = outcome;
       return [['approval.requested', {
-        approval: confirmation.id, kind: confirmation.token ? 'confirmation' : 'approval', tool: confirmation.tool, params: redactValue(confirmation.params, secrets),
+        approval: confirmation.id, kind: confirmation.token ? 'confirmation' : 'approval', tool: confirmation.tool, ...eventParams(redactValue(confirmation.params, secrets)),
         commit: confirmation.commit, expires_at: confirmation.expires_at, reason: confirmation.reason, approvers: confirmation.approvers, ...who,
       }]];
     }
