@@ -84,6 +84,7 @@ export function measureRecord(
     let whole = 1;
     let mask = record.fieldsOf(word.terms[0]!);
     if (mask === undefined) ({ share, mask, whole } = partialMatch(record, word));
+    if (share === 0 && word.relatives.length > 0) ({ share, mask, whole } = relativesMatch(record, word.relatives));
     if (share === 0) continue;
     const weight = word.weight * share;
     matchedWords += share;
@@ -177,6 +178,16 @@ function partialMatch(fields: ToolRecord, word: QueryWord): WordMatch {
   if (word.glosses.senses.length === 0 || parts.share >= GLOSS_SHARE) return parts;
   const glossed = glossMatch(fields, word);
   return glossed.share > parts.share ? glossed : parts;
+}
+
+// Another form of the word found (discovery for discovered) covers half of it, and is no evidence that the request
+// is the tool's business: forms sharing six letters are sometimes other words (particular, participants).
+const RELATIVE_SHARE = 0.5;
+
+function relativesMatch(fields: ToolRecord, relatives: readonly string[]): WordMatch {
+  let mask = 0;
+  for (const term of relatives) mask |= fields.fieldsOf(term) ?? 0;
+  return mask === 0 ? NO_MATCH : { share: RELATIVE_SHARE, mask, whole: 0 };
 }
 
 interface WordMatch {

@@ -31,6 +31,7 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
   const terms = words.flatMap((word, at): WeightedTerm[] => {
     const weight = word.value ? parameters.valueWeight : 1;
     const own = word.terms.map((term) => ({ term, weight, word: at }));
+    for (const term of word.relatives) own.push({ term, weight: weight * RELATIVE_WEIGHT, word: at });
     return word.glosses.senses.length === 0 ? own : [...own, ...glossTerms(word.glosses, at)];
   });
   const hits = firstStage(index, parameters, terms);
@@ -44,6 +45,9 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
   ranked.sort((a, b) => b.score - a.score || a.position - b.position);
   return { words, ranked };
 }
+
+// Another form of an English word (`relativesOf`) is less sure than the word itself, as a translation is.
+const RELATIVE_WEIGHT = 0.5;
 
 // A word's senses are alternatives, and a translation is less sure than the word itself: each
 // term of its senses is searched at a fraction of a word's weight.

@@ -1,6 +1,7 @@
 import { analyzeWords } from './analyze.js';
 import type { RequestTerms } from './features.js';
 import { glossesOf, type Glosses } from './lexicon.js';
+import { relativesOf } from './relatives.js';
 import { inverseDocumentFrequency, type SearchIndex } from './search-index.js';
 import { valueWords } from './value-words.js';
 
@@ -13,9 +14,15 @@ export interface QueryWord {
   value: boolean;
   /** a Chinese word's English senses (see `glossesOf`): what it can match in tools described in English */
   glosses: Glosses;
+  /**
+   * The index's other English stems with the word's first six letters (`discoveri` for discovered): forms of one word
+   * the stemmer did not join, searched and covering the word at half its weight, never evidence that anything matches
+   */
+  relatives: string[];
 }
 
 const NO_GLOSSES: Glosses = { senses: [], common: 0 };
+const NO_RELATIVES: string[] = [];
 
 // An intent is a sentence or two; past this many distinct words the rest is pasted material, and
 // reading all of it would make one request cost as much as hundreds.
@@ -47,7 +54,7 @@ export function readRequest(index: SearchIndex, text: string, valueWeight: numbe
     const weight = inverseDocumentFrequency(index, first) * (value ? valueWeight : 1);
     // a translation is searched and covers the word, but it is not the request naming the tool: its
     // senses stay out of the terms that name and intent shares, and so the confidence, compare
-    words.push({ word, terms: wordTerms, weight, value, glosses });
+    words.push({ word, terms: wordTerms, weight, value, glosses, relatives: value ? NO_RELATIVES : relativesOf(index, first) });
   }
   const share = (test: (word: QueryWord) => boolean): number =>
     words.length === 0 ? 0 : words.filter(test).length / words.length;
