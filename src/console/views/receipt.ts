@@ -101,7 +101,7 @@ ${row('Why', definition.why)}
 ${row('Author', definition.author)}
 ${row('Created', definition.created)}
 </dl>
-<p class="muted">${servedCommit === receipt.commit ? 'As served now, at the commit this call ran on.' : html`As served now, at <code>${servedCommit.slice(0, 12)}</code>; the call ran on <code>${receipt.commit.slice(0, 12)}</code>.`} <a href="/console/registry#tool-${receipt.tool}">In the registry →</a></p>`
+<p class="muted">${servedCommit === receipt.commit ? 'As served now, at the commit this call ran on.' : html`As served now, at <code>${servedCommit.slice(0, 12)}</code>; the call ran on <code>${receipt.commit.slice(0, 12)}</code>.`} <a href="/console/registry?tool=${encodeURIComponent(receipt.tool)}#tool-${receipt.tool}">In the registry →</a></p>`
   : html`<p class="muted">'${receipt.tool}' is not in the index served now.</p>`}
 </section>`;
 }

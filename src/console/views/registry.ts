@@ -1,4 +1,4 @@
-import { eachTool, formatDiagnostic, toolCount, type ToolDefinition, type ToolIndex } from '../../core/index.js';
+import { formatDiagnostic, toolCount, toolNameAt, toolsOf, type ToolDefinition, type ToolIndex } from '../../core/index.js';
 import type { HldpEvent } from '../../events/index.js';
 import { html, type Html } from '../html.js';
 import { time } from './layout.js';
@@ -30,8 +30,49 @@ ${tool.unlisted ? html`<dt>Listed</dt><dd>no (callable by name only)</dd>` : ''}
 </article>`;
 }
 
-/** The registry: scan status and history, broken definitions with file:line:col, every tool, toolset and skill. */
-export function registryView(index: ToolIndex, scanError: { message: string; at: string } | undefined, scans: HldpEvent[]): Html {
+/** How many tools one page of the registry view shows: a page stays a few hundred KiB however large the registry. */
+export const REGISTRY_PAGE = 100;
+
+/**
+ * Where a page of the registry's tools starts: `tool=` names a tool, whose page is shown (a receipt links to it);
+ * else `offset`, rounded down to a page. Names are found by binary search over the sorted names, no tool made.
+ */
+export function registryOffset(index: ToolIndex, query: { offset?: unknown; tool?: unknown }): number {
+  const tools = toolsOf(index);
+  if (typeof query.tool === 'string') {
+    let low = 0;
+    let high = tools.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const name = toolNameAt(tools, middle) ?? '';
+      if (name === query.tool) return middle - (middle % REGISTRY_PAGE);
+      if (name < query.tool) low = middle + 1;
+      else high = middle - 1;
+    }
+  }
+  const offset = Number(query.offset);
+  if (!Number.isSafeInteger(offset) || offset <= 0) return 0;
+  return Math.min(offset - (offset % REGISTRY_PAGE), Math.max(0, tools.length - 1 - ((tools.length - 1) % REGISTRY_PAGE)));
+}
+
+/** One page of the registry's tools, made one at a time (a lazily read index makes only the page's). */
+function toolsSection(index: ToolIndex, offset: number): Html {
+  const tools = toolsOf(index);
+  const end = Math.min(offset + REGISTRY_PAGE, tools.length);
+  const page: ToolDefinition[] = [];
+  for (let position = offset; position < end; position++) page.push(tools.at(position)!);
+  const pages = offset > 0 || end < tools.length
+    ? html`<p class="pages">${offset > 0 ? html`<a href="/console/registry?offset=${Math.max(0, offset - REGISTRY_PAGE)}">← Previous tools</a> ` : ''}${end < tools.length ? html`<a href="/console/registry?offset=${end}">Next tools →</a>` : ''}</p>`
+    : '';
+  return html`<h2>Tools <span class="count">${toolCount(index)}</span></h2>
+${page.length === 0 ? html`<p class="muted">None.</p>` : html`<p class="muted" data-page="tools">Tools ${offset + 1}–${end} of ${tools.length}, by name.</p>`}
+${pages}
+<div class="tools">${page.map(toolCard)}</div>
+${pages}`;
+}
+
+/** The registry: scan status and history, broken definitions with file:line:col, a page of tools, every toolset and skill. */
+export function registryView(index: ToolIndex, scanError: { message: string; at: string } | undefined, scans: HldpEvent[], offset = 0): Html {
   return html`<h1>Registry</h1>
 <p class="muted live" data-live="scan.completed,scan.failed,definitions.broken" data-reload="true"><span class="dot" title="live"></span> Reloads when the repository is scanned.</p>
 <section class="status">
@@ -62,8 +103,7 @@ ${scans.length === 0
     )}</tbody></table>`}
 </section>
 <section>
-<h2>Tools <span class="count">${toolCount(index)}</span></h2>
-<div class="tools">${Array.from(eachTool(index), toolCard)}</div>
+${toolsSection(index, offset)}
 </section>
 <section>
 <h2>Toolsets <span class="count">${index.toolsets.length}</span></h2>

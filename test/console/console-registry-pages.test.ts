@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateRepository, toolName } from '../../bench/scan/generate-repository.js';
+import { makeTempDir } from '../helpers/git.js';
+import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+
+// enough tools for several pages; review J F7 measured 13.7 MB a view at 20,000, every tool on one page
+const TOOLS = 1200;
+const AGENT_TOKEN = 'registry-pages-agent-token-0123456789';
+const CONFIG = `principals:
+  bot: { roles: [agent], token_sha256: ${createHash('sha256').update(AGENT_TOKEN).digest('hex')} }
+`;
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let server: ServiceProcess;
+let cookie: string;
+
+beforeAll(async () => {
+  temp = await makeTempDir('hldp-console-registry-pages-');
+  const repo = join(temp.path, 'repo');
+  await generateRepository(repo, TOOLS);
+  const configFile = join(temp.path, 'config.yaml');
+  await writeFile(configFile, CONFIG);
+  server = await spawnService(
+    ['serve', '--port', '0', '--config', configFile],
+    { HLDP_REPO: repo, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_API_TOKEN: 'registry-pages-admin-token-0123456789' },
+    / at (http:\/\/[\d.:]+)\n/,
+  );
+  const signedIn = await fetch(`${server.url}/console/sign-in`, {
+    method: 'POST', redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(server.url).origin },
+    body: new URLSearchParams({ token: AGENT_TOKEN }),
+  });
+  expect(signedIn.status).toBe(303);
+  cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+  await temp?.cleanup();
+});
+
+async function registryPage(query = ''): Promise<{ text: string; tools: string[] }> {
+  const response = await fetch(`${server.url}/console/registry${query}`, { headers: { cookie } });
+  expect(response.status).toBe(200);
+  const text = await response.text();
+  return { text, tools: Array.from(text.matchAll(/<article class="tool" id="tool-([^"]+)">/g), (match) => match[1]!) };
+}
+
+const names = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, offset) => toolName(from + offset));
+
+describe('the console\'s registry view', () => {
+  describe('when the registry has more tools than a page', () => {
+    it('shows a signed-in agent 100 tools a page, says which, and links the next page', async () => {
+      const first = await registryPage();
+      expect(first.tools).toEqual(names(0, 100));
+      expect(first.text).toContain(`Tools <span class="count">${TOOLS}</span>`);
+      expect(first.text).toContain(`Tools 1–100 of ${TOOLS}, by name.`);
+      expect(first.text).toContain('href="/console/registry?offset=100">Next tools →');
+      expect(first.text).not.toContain('← Previous tools');
+
+      const last = await registryPage('?offset=1100');
+      expect(last.tools).toEqual(names(1100, 1200));
+      expect(last.text).toContain('href="/console/registry?offset=1000">← Previous tools');
+      expect(last.text).not.toContain('Next tools →');
+    });
+
+    it('shows the page holding a tool named by tool=, as a receipt links to it, and the last page for an offset past the end', async () => {
+      expect((await registryPage(`?tool=${toolName(555)}`)).tools).toEqual(names(500, 600));
+      expect((await registryPage('?offset=250')).tools).toEqual(names(200, 300));
+      expect((await registryPage('?offset=99999999')).tools).toEqual(names(1100, 1200));
+      expect((await registryPage('?tool=no-such-tool')).tools).toEqual(names(0, 100));
+    });
+  });
+});
