@@ -4,8 +4,9 @@ import { endianness } from 'node:os';
 import { promisify } from 'node:util';
 import type { ScanEntry } from './build-index.js';
 import type { CacheHeader } from './cache-file.js';
-import { entryTexts, OpenFile } from './entry-texts.js';
+import { entryTexts, OpenFile, type EntryText } from './entry-texts.js';
 import { asciiJson } from './entry-summary.js';
+import type { PatchedEntries } from './patched-entries.js';
 import type { StoredIndex } from './stored-index.js';
 
 const openAsync = promisify(openDescriptor);
@@ -39,9 +40,10 @@ const SLICE = 500;
  * where the tail begins (`TRAILER_BYTES`: 16 hex digits and a newline). An entry read from a cache file or written
  * before is copied from that file's line; afterwards each entry's text is this file's line. Only a slice's texts are
  * held at once: with the lengths before the entries (layout 4), every text had to be made before the first was
- * written (~130 MB at 100,000 tools, the peak of a cold scan's write).
+ * written (~130 MB at 100,000 tools, the peak of a cold scan's write). Of entries patched over a cache file, the
+ * unchanged lines are copied from that file without being parsed.
  */
-export async function writeCacheFile(path: string, header: CacheHeader, index: StoredIndex | undefined, entries: readonly ScanEntry[]): Promise<void> {
+export async function writeCacheFile(path: string, header: CacheHeader, index: StoredIndex | undefined, entries: readonly ScanEntry[] | PatchedEntries): Promise<void> {
   const lengths: number[] = new Array(entries.length);
   const starts = new Float64Array(entries.length + 1);
   // a file at this path may be one whose lines are being copied: it is unlinked (still read through its descriptor), never overwritten
@@ -75,27 +77,34 @@ export async function writeCacheFile(path: string, header: CacheHeader, index: S
   } catch {
     return;
   }
-  at = head.length;
-  entries.forEach((entry, position) => {
-    entryTexts.set(entry, { file: written, start: at, length: lengths[position]! });
-    at += lengths[position]! + 1;
+  if (!Array.isArray(entries)) {
+    // an unchanged entry's text stays its line in the file patched over
+    for (const [position, entry] of (entries as PatchedEntries).changed) entryTexts.set(entry, { file: written, start: starts[position]!, length: lengths[position]! });
+    return;
+  }
+  (entries as readonly ScanEntry[]).forEach((entry, position) => {
+    entryTexts.set(entry, { file: written, start: starts[position]!, length: lengths[position]! });
   });
 }
 
 // the texts of entries [from, to): those read from no file made now, the others read back from their files, a run of lines that
 // follow one another in one file in one read; a line that does not read back whole is made again from its entry
-function textsOf(entries: readonly ScanEntry[], from: number, to: number): Uint8Array[] {
+function textsOf(entries: readonly ScanEntry[] | PatchedEntries, from: number, to: number): Uint8Array[] {
+  const list = entries as readonly ScanEntry[];
+  const patched = entries as PatchedEntries;
+  const textAt = Array.isArray(entries) ? (position: number): EntryText | undefined => (position < to ? entryTexts.get(list[position]!) : undefined) : (position: number): EntryText | undefined => (position < to ? patched.textAt(position) : undefined);
+  const entryAt = Array.isArray(entries) ? (position: number): ScanEntry => list[position]! : (position: number): ScanEntry => patched.peek(position)!;
   const texts: Uint8Array[] = [];
   for (let position = from; position < to; ) {
-    const first = entryTexts.get(entries[position]!);
+    const first = textAt(position);
     if (!first) {
-      texts.push(Buffer.from(asciiJson(entries[position]!), 'latin1'));
+      texts.push(Buffer.from(asciiJson(entryAt(position)), 'latin1'));
       position += 1;
       continue;
     }
     let end = position + 1;
     let bytes = first.length + 1;
-    for (let next = entryTexts.get(entries[end]!); end < to && next?.file === first.file && next.start === first.start + bytes; next = entryTexts.get(entries[end]!)) {
+    for (let next = textAt(end); end < to && next?.file === first.file && next.start === first.start + bytes; next = textAt(end)) {
       bytes += next.length + 1;
       end += 1;
     }
@@ -108,9 +117,9 @@ function textsOf(entries: readonly ScanEntry[], from: number, to: number): Uint8
       // made again below
     }
     for (let offset = 0; position < end; position++) {
-      const { length } = entryTexts.get(entries[position]!)!;
+      const { length } = textAt(position)!;
       const whole = offset + length < read && run[offset + length] === NEWLINE;
-      texts.push(whole ? run.subarray(offset, offset + length) : Buffer.from(asciiJson(entries[position]!), 'latin1'));
+      texts.push(whole ? run.subarray(offset, offset + length) : Buffer.from(asciiJson(entryAt(position)), 'latin1'));
       offset += length + 1;
     }
   }

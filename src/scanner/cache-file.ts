@@ -3,7 +3,7 @@ import { endianness } from 'node:os';
 import { promisify } from 'node:util';
 import type { ToolSource } from '../core/index.js';
 import type { ScanEntry } from './build-index.js';
-import { entryTexts, OpenFile } from './entry-texts.js';
+import { entryTexts, OpenFile, type EntryText } from './entry-texts.js';
 import type { StoredIndex } from './stored-index.js';
 
 import { TRAILER_BYTES, type TailLine } from './cache-file-writer.js';
@@ -105,6 +105,12 @@ export class CachedEntries implements EntryList {
     if (typeof entry !== 'object' || entry === null || typeof entry.folder !== 'string' || typeof entry.oid !== 'string' || !Array.isArray(entry.diagnostics)) throw this.damaged(position, 'not an entry');
     entryTexts.set(entry, { file: this.file, start: this.starts[position]!, length: text.length });
     return entry;
+  }
+
+  /** Where line `position`'s text lies in this file (without its newline), made or not: what a write after a rescan copies. */
+  textAt(position: number): EntryText | undefined {
+    if (position < 0 || position >= this.made.length) return undefined;
+    return { file: this.file, start: this.starts[position]!, length: this.starts[position + 1]! - this.starts[position]! - 1 };
   }
 
   /** Makes `entry` the one at that position (an entry this file's line was written from): kept, its text this line. */

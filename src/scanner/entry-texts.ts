@@ -26,4 +26,11 @@ export class OpenFile {
  * Where the text each entry was read from or last written as lies (ASCII bytes): a file kept open, the line's start
  * and its length without the newline.
  */
-export const entryTexts = new WeakMap<ScanEntry, { file: OpenFile; start: number; length: number }>();
+export const entryTexts = new WeakMap<ScanEntry, EntryText>();
+
+/** Where one entry's text lies: a file kept open, the line's start and its length without the newline. */
+export interface EntryText {
+  file: OpenFile;
+  start: number;
+  length: number;
+}

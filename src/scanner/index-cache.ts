@@ -5,6 +5,7 @@ import type { ScanEntry } from './build-index.js';
 import type { StoredIndex } from './stored-index.js';
 import { CachedEntries, readCacheFile, writeCacheFile } from './cache-file.js';
 import { CacheFileStream } from './cache-file-writer.js';
+import type { PatchedEntries } from './patched-entries.js';
 import { POLICY_SCHEMA_URL } from './parse-policy.js';
 import { SKILL_SCHEMA_URL } from './parse-skill.js';
 import { TOOLSET_SCHEMA_URL } from './parse-toolset.js';
@@ -16,7 +17,8 @@ export interface CachedScan {
   source: string;
   commit: string;
   scanned_at: string;
-  entries: readonly ScanEntry[];
+  /** the scan's entries, or those of a scan cache file with a few changed in place */
+  entries: readonly ScanEntry[] | PatchedEntries;
   index?: StoredIndex;
 }
 

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { ENTRY_KINDS, indexWith, letGo, runLettingGo, type ToolIndex } from '../core/index.js';
 import { buildIndexLettingGo, entryKind, failedEntry, parseEntry, type ScanEntry } from './build-index.js';
 import type { EntryList } from './cache-file.js';
+import { PatchedEntries } from './patched-entries.js';
 import { IndexCache, type CacheWrite, type LoadedScan } from './index-cache.js';
 import { streamEntries } from './stream-entries.js';
 import { withHeapGrowingAtMost } from './full-collection.js';
@@ -25,11 +26,16 @@ export class Scanner {
   /** the entries of the last index, keyed by folder: at a warm start, made only when a new commit is scanned */
   private entries = new Map<string, ScanEntry>();
   /** the same entries in the listing's order, and the commit they are of: what a tree comparison starts from */
-  private ordered: ScanEntry[] | undefined;
+  private ordered: readonly ScanEntry[] | undefined;
   /** whether one of those entries is of a file that could not be read (a rescan then lists every entry) */
   private orderedUnread = false;
   private entriesCommit: string | undefined;
-  private unkeyed: EntryList | undefined;
+  /** the entries of an index served from a cache file, in the listing's order, made when read: keyed only when a rescan needs them all */
+  private unkeyed: PatchedEntries | undefined;
+  /** whether one of those is of a file that could not be read */
+  private unkeyedUnread = false;
+  /** the scan cache's stored index of the index served from it, and of its patches since (the same: a patch changes no position, name or alias) */
+  private stored: StoredIndex | undefined;
   private pendingSave: Promise<void> = Promise.resolve();
   private scanning: Promise<ToolIndex> | undefined;
   private readonly parseOptions: ParseOptions;
@@ -75,49 +81,78 @@ export class Scanner {
     let index: ToolIndex;
     if (cached) {
       // parsed when read: a call by name from a warm cache parses one entry; keyed only when a later scan needs them
-      this.unkeyed = cached.entries;
-      this.entries.clear();
-      this.ordered = undefined;
-      this.entriesCommit = snapshot.commit;
+      this.serveUnkeyed(new PatchedEntries(cached.entries), false, snapshot.commit);
       const header = { source: this.source.label, commit: snapshot.commit, scanned_at: cached.scanned_at };
-      index = (cached.index && restoreIndex(cached.index, cached.entries, header)) ?? (await buildIndexLettingGo(header.source, header.commit, cached.entries.all(), header.scanned_at));
+      const restored = cached.index && restoreIndex(cached.index, cached.entries, header);
+      this.stored = restored ? cached.index : undefined;
+      index = restored ?? (await buildIndexLettingGo(header.source, header.commit, cached.entries.all(), header.scanned_at));
     } else {
-      if (this.unkeyed) {
-        // a cache file holds its entries in its commit's listing order: what a tree comparison starts from, as after a
-        // scan held in memory (a cold scan now serves its index from the file it wrote)
-        const ordered = await entriesLettingGo(this.unkeyed);
-        this.entries = keyedOf(ordered);
-        this.ordered = ordered;
-        this.orderedUnread = ordered.some(isUnread);
-      } else if (this.entries.size === 0) await this.loadLatest();
-      this.unkeyed = undefined;
-      const streamed = this.entries.size === 0 ? await this.streamScan(snapshot) : undefined;
-      if (streamed) {
-        this.index = this.withStale(streamed, snapshot);
-        return this.index;
+      // an index served from a cache file, a few of its definitions changed in place: only those entries are made
+      let read = this.unkeyed && !this.unkeyedUnread && this.stored ? await this.readChangedOnly(snapshot, this.unkeyed) : undefined;
+      if (!read) {
+        if (this.unkeyed) {
+          // a cache file holds its entries in its commit's listing order: what a tree comparison starts from, as after a
+          // scan held in memory (a cold scan now serves its index from the file it wrote)
+          const ordered = await entriesLettingGo(this.unkeyed);
+          this.entries = keyedOf(ordered);
+          this.ordered = ordered;
+          this.orderedUnread = ordered.some(isUnread);
+        } else if (this.entries.size === 0) await this.loadLatest();
+        this.unkeyed = undefined;
+        const streamed = this.entries.size === 0 ? await this.streamScan(snapshot) : undefined;
+        if (streamed) {
+          this.index = this.withStale(streamed, snapshot);
+          return this.index;
+        }
+        read = await this.readEntries(snapshot);
       }
-      const { entries: read, keyed, changes, unread } = await this.readEntries(snapshot);
+      const { changes, unread } = read;
+      let { entries, keyed } = read;
       const scannedAt = new Date().toISOString();
       // a few definitions changed in place: the previous index with them swapped in, if that is all they change
       const patched = this.index && changes ? patchIndex(this.index, changes, snapshot.commit, scannedAt) : undefined;
-      index = patched ?? (await buildIndexLettingGo(this.source.label, snapshot.commit, read, scannedAt));
-      // a file that could not be read this time is read again next time, not remembered as broken
-      if (!unread) {
-        const built = index;
-        // the index is usable now; the disk copy follows without delaying the answer: from the next turn of the event
-        // loop on (its first slice, ~10 ms, ran before the caller had the index when it began in this one)
-        this.pendingSave = this.pendingSave
-          .then(letGo)
-          .then(async () => this.cache.save({ source: this.source.label, commit: snapshot.commit, scanned_at: scannedAt, entries: read, index: await runLettingGo(storeIndexSteps(built, read)) }))
-          .catch((error: unknown) => process.emitWarning(`index cache not written: ${String(error)}`));
+      if (!patched && entries instanceof PatchedEntries) {
+        // assembled again from every entry, which are then keyed
+        const all = await entriesLettingGo(entries);
+        entries = all;
+        keyed = () => keyedOf(all);
       }
-      this.entries = keyed(this.entries);
-      this.ordered = read;
-      this.orderedUnread = unread;
-      this.entriesCommit = snapshot.commit;
+      index = patched ?? (await buildIndexLettingGo(this.source.label, snapshot.commit, entries as ScanEntry[], scannedAt));
+      // a patch keeps every position, name and alias: the stored index of the one it patched
+      const stored = patched ? this.stored : undefined;
+      this.stored = stored;
+      // a file that could not be read this time is read again next time, not remembered as broken
+      if (!unread) this.saveLater(snapshot.commit, scannedAt, index, entries, stored);
+      if (entries instanceof PatchedEntries) this.serveUnkeyed(entries, unread, snapshot.commit);
+      else {
+        this.entries = keyed(this.entries);
+        this.ordered = entries;
+        this.orderedUnread = unread;
+        this.unkeyed = undefined;
+        this.entriesCommit = snapshot.commit;
+      }
     }
     this.index = this.withStale(index, snapshot);
     return this.index;
+  }
+
+  // entries served from a cache file, not keyed
+  private serveUnkeyed(entries: PatchedEntries, unread: boolean, commit: string): void {
+    this.unkeyed = entries;
+    this.unkeyedUnread = unread;
+    this.entries.clear();
+    this.ordered = undefined;
+    this.entriesCommit = commit;
+  }
+
+  // the index is usable now; the disk copy follows without delaying the answer: from the next turn of the event loop on
+  // (its first slice, ~10 ms, ran before the caller had the index when it began in this one)
+  private saveLater(commit: string, scannedAt: string, built: ToolIndex, entries: readonly ScanEntry[] | PatchedEntries, stored: StoredIndex | undefined): void {
+    const storing = async (): Promise<StoredIndex> => stored ?? (await runLettingGo(storeIndexSteps(built, Array.isArray(entries) ? entries : await entriesLettingGo(entries))));
+    this.pendingSave = this.pendingSave
+      .then(letGo)
+      .then(async () => this.cache.save({ source: this.source.label, commit, scanned_at: scannedAt, entries, index: await storing() }))
+      .catch((error: unknown) => process.emitWarning(`index cache not written: ${String(error)}`));
   }
 
   /**
@@ -139,8 +174,8 @@ export class Scanner {
     }
     let loaded: LoadedScan & { index: StoredIndex };
     let summaries: EntrySummary[];
+    let readFailures: unknown[];
     try {
-      let readFailures: unknown[];
       ({ summaries, readFailures } = await streamEntries(snapshot, listing, this.parseOptions, write));
       // one unreadable object is that file's problem; when none of several can be read, the source is at fault
       if (readFailures.length > 1 && readFailures.length === listing.length) throw new ReadFailure(readFailures[0]);
@@ -157,11 +192,10 @@ export class Scanner {
     summaries.forEach((summary, position) => {
       if (entryKind(summary) !== 'tool') loaded.entries.adopt(position, summary as ScanEntry);
     });
-    this.unkeyed = loaded.entries;
-    this.entries.clear();
-    this.ordered = undefined;
-    this.entriesCommit = snapshot.commit;
-    return restoreIndex(loaded.index, loaded.entries, header) ?? (await buildIndexLettingGo(header.source, header.commit, loaded.entries.all(), scannedAt));
+    this.serveUnkeyed(new PatchedEntries(loaded.entries), readFailures.length > 0, snapshot.commit);
+    const restored = restoreIndex(loaded.index, loaded.entries, header);
+    this.stored = restored ? loaded.index : undefined;
+    return restored ?? (await buildIndexLettingGo(header.source, header.commit, loaded.entries.all(), scannedAt));
   }
 
   private async loadLatest(): Promise<void> {
@@ -179,30 +213,38 @@ export class Scanner {
    * otherwise every entry is listed and compared by oid.
    */
   private async readEntries(snapshot: Snapshot): Promise<ReadEntries> {
-    return (await this.readChangedOnly(snapshot)) ?? (await this.readListed(snapshot));
-  }
-
-  private async readChangedOnly(snapshot: Snapshot): Promise<ReadEntries | undefined> {
     const ordered = this.ordered;
     // entries that could not be read last time are read again: only a full listing finds them
-    if (!ordered || !this.entriesCommit || !snapshot.diffEntries || ordered.length !== this.entries.size || this.orderedUnread) return undefined;
+    const changedOnly = ordered && ordered.length === this.entries.size && !this.orderedUnread ? await this.readChangedOnly(snapshot, ordered) : undefined;
+    return changedOnly ?? (await this.readListed(snapshot));
+  }
+
+  // the entries at the snapshot when the tree comparison finds only entries changed in place (none unread before): of
+  // entries served from a cache file, those changed are made, and a few looked at to find them, the others left as lines
+  private async readChangedOnly(snapshot: Snapshot, ordered: readonly ScanEntry[] | PatchedEntries): Promise<ReadEntries | undefined> {
+    if (!this.entriesCommit || !snapshot.diffEntries) return undefined;
     const diff = await snapshot.diffEntries(this.entriesCommit);
     if (!diff || diff.added.length > 0 || diff.removed.length > 0) return undefined;
+    const lazy = ordered instanceof PatchedEntries ? ordered : undefined;
+    const list = ordered as readonly ScanEntry[];
+    const entryAt = lazy ? (position: number): ScanEntry => lazy.at(position)! : (position: number): ScanEntry => list[position]!;
     const positions: number[] = [];
     for (const entry of diff.changed) {
-      const position = positionOf(ordered, entry);
+      const position = positionOf(ordered.length, lazy ? (at) => lazy.peek(at)! : entryAt, entry);
       if (position === undefined) return undefined;
       positions.push(position);
     }
-    const results: Array<ScanEntry | Promise<ScanEntry>> = ordered.slice();
+    const results: Array<ScanEntry | Promise<ScanEntry>> = lazy ? new Array<ScanEntry>(ordered.length) : list.slice();
     await this.readChanged(snapshot, positions, (at) => diff.changed[at]!, results);
-    const changes = positions.map((position) => ({ before: ordered[position]!, after: results[position] as ScanEntry }));
+    const changes = positions.map((position) => ({ before: entryAt(position), after: results[position] as ScanEntry }));
     const keyed = (entries: Map<string, ScanEntry>): Map<string, ScanEntry> => {
       for (const { after } of changes) entries.set(entryKey(after), after);
       return entries;
     };
     // the others are the last scan's, none of them unread
-    return { entries: results as ScanEntry[], keyed, changes, unread: changes.some(({ after }) => isUnread(after)) };
+    const unread = changes.some(({ after }) => isUnread(after));
+    if (lazy) return { entries: lazy.with(new Map(positions.map((position, at) => [position, changes[at]!.after]))), keyed, changes, unread };
+    return { entries: results as ScanEntry[], keyed, changes, unread };
   }
 
   private async readListed(snapshot: Snapshot): Promise<ReadEntries> {
@@ -296,7 +338,7 @@ class ReadFailure {
 
 /** What a rescan read: the entries in order; how to key them for the next (given the last scan's keyed entries); what changed in place; whether a file could not be read. */
 interface ReadEntries {
-  entries: ScanEntry[];
+  entries: readonly ScanEntry[] | PatchedEntries;
   keyed: (previous: Map<string, ScanEntry>) => Map<string, ScanEntry>;
   changes: EntryChange[] | undefined;
   unread: boolean;
@@ -304,13 +346,13 @@ interface ReadEntries {
 
 // the position of the entry of that kind and folder in a listing's order (kinds in ENTRY_KINDS order, then folders as
 // JavaScript strings sort), by binary search
-function positionOf(ordered: readonly ScanEntry[], entry: ToolEntry): number | undefined {
+function positionOf(length: number, entryAt: (position: number) => ScanEntry, entry: ToolEntry): number | undefined {
   const rank = ENTRY_KINDS.indexOf(entry.kind ?? 'tool');
   let low = 0;
-  let high = ordered.length - 1;
+  let high = length - 1;
   while (low <= high) {
     const middle = (low + high) >>> 1;
-    const found = ordered[middle]!;
+    const found = entryAt(middle);
     const foundRank = ENTRY_KINDS.indexOf(found.kind ?? 'tool');
     const order = foundRank !== rank ? foundRank - rank : found.folder < entry.folder ? -1 : found.folder > entry.folder ? 1 : 0;
     if (order === 0) return middle;

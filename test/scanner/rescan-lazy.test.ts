@@ -1,0 +1,116 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { eachTool, findTool, toolsOf, type ToolIndex } from '../../src/core/index.js';
+import { Scanner } from '../../src/scanner/index.js';
+import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+
+// Issue #18: a server serving a warm scan cache (each definition made from its line when asked for) made every
+// definition on the first rescan of a new commit, and kept them: the rescan keyed every cached entry, and the cache
+// written after it read `index.tools`. A rescan of a few changed files makes only the entries it needs.
+
+const TOOLS = 300;
+const nameOf = (at: number): string => `tool-${String(at).padStart(4, '0')}`;
+
+let temp: { path: string; cleanup: () => Promise<void> };
+const warnings: string[] = [];
+const onWarning = (warning: Error): void => {
+  warnings.push(warning.message);
+};
+beforeEach(async () => {
+  temp = await makeTempDir('hldp-rescan-lazy-');
+  warnings.length = 0;
+  process.on('warning', onWarning);
+});
+afterEach(async () => {
+  process.off('warning', onWarning);
+  vi.restoreAllMocks();
+  await temp.cleanup();
+});
+
+/** Counts the scan cache's entry lines parsed in this thread (each a definition made): `JSON.parse` of a line with an oid. */
+function countingEntriesParsed(): { parsed: () => number } {
+  const parse = JSON.parse;
+  let parsed = 0;
+  vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+    if (typeof text === 'string' && text.startsWith('{') && text.includes('"oid":')) parsed += 1;
+    return parse(text, reviver);
+  });
+  return { parsed: () => parsed };
+}
+
+/** The index without the moment it was made, its tools read one at a time. */
+function comparable(index: ToolIndex): object {
+  const { scanned_at: _scannedAt, tools: _tools, ...rest } = Object.getOwnPropertyDescriptors(index);
+  return JSON.parse(JSON.stringify({ fields: Object.keys(rest), tools: [...eachTool(index)] }));
+}
+
+async function warmScanner(): Promise<{ repo: string; cacheDir: string; scanner: Scanner; warm: ToolIndex }> {
+  const repo = join(temp.path, 'repo');
+  await initRepository(repo);
+  const files: Record<string, string> = {};
+  for (let at = 0; at < TOOLS; at++) files[`tools/${nameOf(at)}/TOOL.hdlp`] = makeToolYaml(nameOf(at), { intent: `handles job ${at}`, aliases: `[${nameOf(at)}-alias]` });
+  await commitFiles(repo, files);
+  const cacheDir = join(temp.path, 'cache');
+  const cold = new Scanner({ repo, cacheDir });
+  await cold.scan();
+  await cold.flush();
+  const scanner = new Scanner({ repo, cacheDir });
+  return { repo, cacheDir, scanner, warm: await scanner.scan() };
+}
+
+describe('Scanner serving a warm scan cache', () => {
+  describe('when one definition changes in place and it rescans', () => {
+    it('makes only a handful of definitions, answers with the new one, and caches the commit as a fresh scan reads it', async () => {
+      const { repo, cacheDir, scanner, warm } = await warmScanner();
+      const unchanged = findTool(warm, nameOf(7))!;
+      await commitFiles(repo, { [`tools/${nameOf(3)}/TOOL.hdlp`]: makeToolYaml(nameOf(3), { intent: 'handles something else', aliases: `[${nameOf(3)}-alias]` }) });
+
+      const counted = countingEntriesParsed();
+      const next = await scanner.scan();
+      await scanner.flush();
+      const parsed = counted.parsed();
+      vi.restoreAllMocks();
+      expect(warnings.filter((message) => message.includes('index cache not written'))).toEqual([]);
+      // the changed entry's previous line, and a few looked at to find it: not the 300 (on main: every one, twice)
+      expect(parsed).toBeLessThan(20);
+      expect(Array.isArray(toolsOf(next))).toBe(false);
+
+      expect(findTool(next, nameOf(3))?.intent).toBe('handles something else');
+      expect(findTool(next, nameOf(7))).toBe(unchanged);
+      expect(findTool(next, `${nameOf(3)}-alias`)).toBeUndefined();
+      // the cache written after the rescan, read by a fresh scanner, is that commit's index
+      const fresh = await new Scanner({ repo, cacheDir }).scan();
+      expect(fresh.commit).toBe(next.commit);
+      expect(comparable(fresh)).toEqual(comparable(next));
+      expect(findTool(fresh, nameOf(3))?.intent).toBe('handles something else');
+      expect(findTool(fresh, nameOf(4))?.intent).toBe('handles job 4');
+    });
+
+    it('rescans again from the same cache file, each commit answered and cached as it is', async () => {
+      const { repo, cacheDir, scanner } = await warmScanner();
+      await commitFiles(repo, { [`tools/${nameOf(3)}/TOOL.hdlp`]: makeToolYaml(nameOf(3), { intent: 'first change', aliases: `[${nameOf(3)}-alias]` }) });
+      await scanner.scan();
+      await commitFiles(repo, { [`tools/${nameOf(250)}/TOOL.hdlp`]: makeToolYaml(nameOf(250), { intent: 'second change', aliases: `[${nameOf(250)}-alias]` }) });
+      const counted = countingEntriesParsed();
+      const second = await scanner.scan();
+      await scanner.flush();
+      expect(counted.parsed()).toBeLessThan(20);
+      vi.restoreAllMocks();
+      expect(Array.isArray(toolsOf(second))).toBe(false);
+      expect(findTool(second, nameOf(3))?.intent).toBe('first change');
+      expect(findTool(second, nameOf(250))?.intent).toBe('second change');
+      const fresh = await new Scanner({ repo, cacheDir }).scan();
+      expect(comparable(fresh)).toEqual(comparable(second));
+
+      // a change the patch cannot take (a tool added) is assembled again from every entry, as before
+      await commitFiles(repo, { 'tools/zeta/TOOL.hdlp': makeToolYaml('zeta'), [`tools/${nameOf(3)}/TOOL.hdlp`]: makeToolYaml(nameOf(3), { intent: 'third change' }) });
+      const third = await scanner.scan();
+      await scanner.flush();
+      expect(findTool(third, 'zeta')?.name).toBe('zeta');
+      expect(findTool(third, nameOf(3))?.intent).toBe('third change');
+      expect(findTool(third, nameOf(250))?.intent).toBe('second change');
+      expect(comparable(await new Scanner({ repo, cacheDir }).scan())).toEqual(comparable(third));
+      expect(warnings.filter((message) => message.includes('index cache not written'))).toEqual([]);
+    });
+  });
+});
