@@ -21,6 +21,7 @@ export { loadOnce } from './load-once.js';
 export {
   compareToolNames,
   eachTool,
+  eachToolAliases,
   findTool,
   indexWith,
   toolCount,

@@ -66,6 +66,8 @@ export interface ToolSequence {
   nameAt?(position: number): string | undefined;
   /** the tool at that position, made without being kept where it is made when read (the very one, if something holds it) */
   peek?(position: number): ToolDefinition | undefined;
+  /** every tool's aliases in order, where they are known without making the tools */
+  aliasLists?(): ReadonlyArray<readonly string[]> | undefined;
 }
 
 /** The index's tools as a sequence: of an index made by `withLazyTools`, each made when asked for, none read whole. */
@@ -74,7 +76,20 @@ export function toolsOf(index: Pick<ToolIndex, 'tools'>): ToolSequence {
   const names = lazyNames.get(index);
   if (!make || !names) return index.tools;
   const inside = (position: number): boolean => position >= 0 && position < make.count;
-  return { length: make.count, at: (position) => (inside(position) ? make.at(position) : undefined), nameAt: (position) => names[position], peek: (position) => (inside(position) ? make.peek(position) : undefined) };
+  return { length: make.count, at: (position) => (inside(position) ? make.at(position) : undefined), nameAt: (position) => names[position], peek: (position) => (inside(position) ? make.peek(position) : undefined), aliasLists: () => make.aliasLists?.() };
+}
+
+/**
+ * Each tool's aliases, in order: of an index made by `withLazyTools` that knows them, without making a tool (the
+ * alias table at 100,000 tools made every definition once, ~1.6 s of CPU: issue #18); else each tool made once and let go.
+ */
+export function* eachToolAliases(index: Pick<ToolIndex, 'tools'>): Generator<readonly string[], void, void> {
+  const lists = lazyMakers.get(index)?.aliasLists?.();
+  if (lists) {
+    yield* lists;
+    return;
+  }
+  for (const tool of eachTool(index)) yield tool.aliases;
 }
 
 /** The name of the tool at that position of the sequence (without making it, where its names are known). */
@@ -102,7 +117,15 @@ const lazyLookups = new WeakMap<object, (name: string) => ToolDefinition | undef
 // the names of such an index's tools, for counting them
 const lazyNames = new WeakMap<object, readonly string[]>();
 // how to make one tool of such an index, by position
-const lazyMakers = new WeakMap<object, { count: number; at: (position: number) => ToolDefinition; peek: (position: number) => ToolDefinition }>();
+const lazyMakers = new WeakMap<object, LazyMaker>();
+
+// how to make one tool of such an index, by position, and what is known of its tools' aliases
+interface LazyMaker {
+  count: number;
+  at: (position: number) => ToolDefinition;
+  peek: (position: number) => ToolDefinition;
+  aliasLists?: (() => ReadonlyArray<readonly string[]> | undefined) | undefined;
+}
 
 /**
  * An index whose tools are made when first read: the whole list when `tools` is read, one tool when `findTool` (or
@@ -111,9 +134,10 @@ const lazyMakers = new WeakMap<object, { count: number; at: (position: number) =
  * 100,000 tools the definitions were ~170 MB of a server's heap), only the last few made and those someone else holds:
  * while anything holds a tool, asking again gives that very object; once none does, a new one, equal to it. Reading
  * `tools` makes and keeps them all, the very objects the lookups gave. `toolAt(position, false)` makes one that is not
- * kept (`eachTool`): what it reads to make it need not be kept either.
+ * kept (`eachTool`): what it reads to make it need not be kept either. `aliasLists`, when given, says every tool's
+ * aliases in order without making them (`eachToolAliases`), or undefined when it cannot.
  */
-export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly string[], toolAt: (position: number, keep: boolean) => ToolDefinition): ToolIndex {
+export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly string[], toolAt: (position: number, keep: boolean) => ToolDefinition, aliasLists?: () => ReadonlyArray<readonly string[]> | undefined): ToolIndex {
   // each tool made, held weakly: the list, a lookup or a request holding it keeps it the same object
   const made: Array<WeakRef<ToolDefinition> | undefined> = new Array(names.length);
   const recent = new RecentlyMade();
@@ -143,7 +167,7 @@ export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly 
   });
   Object.assign(index, rest);
   lazyNames.set(index, names);
-  lazyMakers.set(index, { count: names.length, at: madeAt, peek: (position) => made[position]?.deref() ?? toolAt(position, false) });
+  lazyMakers.set(index, { count: names.length, at: madeAt, peek: (position) => made[position]?.deref() ?? toolAt(position, false), aliasLists });
   lazyLookups.set(index, (name) => {
     const at = positionOf(names, name, (known) => known);
     return at === undefined ? undefined : madeAt(at);

@@ -1,4 +1,4 @@
-import { eachTool, findTool, runToEnd, toolsOf, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { eachToolAliases, findTool, runToEnd, toolsOf, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { nearNames, type AliasesByPosition } from './near-names.js';
 import type { ParamProblem, ParamsValidator } from './validate-params.js';
 
@@ -70,11 +70,11 @@ function* aliasTableSteps(index: ToolIndex): Generator<void, AliasTable, void> {
   const byKey = new Map<string, number | null>();
   const texts: string[] = [];
   const positions: number[] = [];
-  // each tool made once and let go: of a registry served from the scan cache, none is kept for this
+  // of a registry served from the scan cache, read from the aliases it keeps: no tool made (else each made once and let go)
   let position = -1;
-  for (const tool of eachTool(index)) {
+  for (const aliases of eachToolAliases(index)) {
     if (++position % 1000 === 999) yield;
-    for (const alias of tool.aliases) {
+    for (const alias of aliases) {
       const key = aliasKey(alias);
       // an alias two tools claim names neither: null marks it ambiguous
       byKey.set(key, byKey.has(key) && byKey.get(key) !== position ? null : position);

@@ -12,7 +12,7 @@ export interface EntryChange {
  * name, aliases and group and report nothing, in the same set of folders: each new definition takes its old one's
  * place, and the collisions, aliases, toolsets, skills and policies checked are the previous ones, unchanged. That is
  * what assembling the index again would give (every input of those checks is the same), without its ~20 ms at
- * 10,000 tools. Undefined for any other change: the index is then assembled again. The patch of an index served from
+ * 10,000 tools; its tools' aliases are the previous index's (known without making the tools where those were). Undefined for any other change: the index is then assembled again. The patch of an index served from
  * the scan cache (its tools made when read) is made the same way, one tool at a time: a whole read of the previous
  * tools would make and keep every definition (issue #18).
  */
@@ -39,14 +39,15 @@ export function patchIndex(previous: ToolIndex, changes: readonly EntryChange[],
   const from = patchedFrom.get(previous);
   const base = from?.base ?? sequence;
   const all = from ? new Map([...from.swapped, ...swapped]) : swapped;
+  const aliasLists = from ? from.aliasLists : sequence.aliasLists;
   const names = Array.from({ length: sequence.length }, (_, position) => toolNameAt(sequence, position)!);
-  const index = withLazyTools({ source, commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: scannedAt }, names, (position) => all.get(position) ?? base.at(position)!);
-  patchedFrom.set(index, { base, swapped: all });
+  const index = withLazyTools({ source, commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: scannedAt }, names, (position) => all.get(position) ?? base.at(position)!, aliasLists);
+  patchedFrom.set(index, { base, swapped: all, aliasLists });
   return index;
 }
 
 // what a patch of a lazily served index makes its tools from: that index's tools, and the definitions swapped in
-const patchedFrom = new WeakMap<ToolIndex, { base: ToolSequence; swapped: ReadonlyMap<number, ToolDefinition> }>();
+const patchedFrom = new WeakMap<ToolIndex, { base: ToolSequence; swapped: ReadonlyMap<number, ToolDefinition>; aliasLists: ToolSequence['aliasLists'] }>();
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item, at) => item === b[at]);

@@ -19,6 +19,11 @@ export interface StoredIndex {
   names: string[];
   /** one letter an entry: `t` a tool with a definition, `n` a tool without, `s` a toolset, `k` a skill, `p` a policy */
   kinds: string;
+  /**
+   * each tool's aliases (those it kept), in index order, as the JSON of an array of arrays: parsed only when the alias
+   * table is made (the first unknown name), which then makes no definition (issue #18). Absent from an older file
+   */
+  toolAliases?: string;
   toolsets: ToolIndex['toolsets'];
   skills: ToolIndex['skills'];
   policies?: ToolIndex['policies'];
@@ -48,7 +53,7 @@ export function* storeIndexSteps(index: ToolIndex, entries: readonly ScanEntry[]
   const names = index.tools.map((tool) => tool.name);
   const kinds = kindLetters(entries);
   const { toolsets, skills, policies, errors, warnings } = index;
-  return { positions: tools, aliases, names, kinds, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings };
+  return { positions: tools, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), toolsets, skills, ...(policies ? { policies } : {}), errors, warnings };
 }
 
 /**
@@ -66,7 +71,25 @@ export async function storeSummaries(source: string, commit: string, summaries: 
   const names = index.tools.map((tool) => tool.name);
   const kinds = kindLetters(summaries);
   const { toolsets, skills, policies, errors, warnings } = index;
-  return { positions, aliases, names, kinds, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings };
+  return { positions, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), toolsets, skills, ...(policies ? { policies } : {}), errors, warnings };
+}
+
+// `StoredIndex.toolAliases`: one string, not 100,000 arrays (a warm start reads it as it reads the tail's other fields)
+function aliasListsJson(tools: ReadonlyArray<{ aliases: readonly string[] }>): string {
+  return JSON.stringify(tools.map((tool) => tool.aliases));
+}
+
+/** The tools' aliases a stored index keeps, or undefined when it keeps none or they are not one list of strings a tool. */
+function parseAliasLists(text: string, tools: number): string[][] | undefined {
+  let lists: unknown;
+  try {
+    lists = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(lists) || lists.length !== tools) return undefined;
+  for (const list of lists) if (!Array.isArray(list) || !list.every((alias) => typeof alias === 'string')) return undefined;
+  return lists as string[][];
 }
 
 const KIND_LETTERS = { tool: 't', toolset: 's', skill: 'k', policy: 'p' } as const;
@@ -100,8 +123,18 @@ export function restoreIndex(stored: StoredIndex, entries: CachedEntries, header
     if (!Array.isArray(pair) || !Number.isSafeInteger(pair[0]) || pair[0] < 0 || pair[0] >= positions.length || !Array.isArray(pair[1])) return undefined;
     kept.set(pair[0], pair[1]);
   }
-  const { toolsets, skills, policies, errors, warnings } = stored;
+  const { toolsets, skills, policies, errors, warnings, toolAliases } = stored;
   const fields = { source: header.source, commit: header.commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: header.scanned_at };
+  // parsed when first asked for, held while the caller holds them (the alias table keeps the strings, not the lists)
+  let parsed: WeakRef<string[][]> | undefined;
+  const aliasLists = (): string[][] | undefined => {
+    let lists = parsed?.deref();
+    if (lists === undefined && typeof toolAliases === 'string') {
+      lists = parseAliasLists(toolAliases, names.length);
+      if (lists) parsed = new WeakRef(lists);
+    }
+    return lists;
+  };
   return withLazyTools(fields, names, (at, keep) => {
     const position = positions[at]!;
     const entry = keep ? entries.at(position) : entries.peek(position);
@@ -109,7 +142,7 @@ export function restoreIndex(stored: StoredIndex, entries: CachedEntries, header
     if (!tool || tool.name !== names[at]) throw entries.damaged(position, `not the tool '${names[at]}' its index names`);
     const aliases = kept.get(at);
     return aliases === undefined ? tool : { ...tool, aliases };
-  });
+  }, aliasLists);
 }
 
 const TOOL_LETTER = 't'.charCodeAt(0);
