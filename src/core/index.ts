@@ -24,6 +24,7 @@ export {
   eachToolAliases,
   findTool,
   indexWith,
+  sameToolsAt,
   toolCount,
   toolNameAt,
   toolsOf,

@@ -68,6 +68,26 @@ export interface ToolSequence {
   peek?(position: number): ToolDefinition | undefined;
   /** every tool's aliases in order, where they are known without making the tools */
   aliasLists?(): ReadonlyArray<readonly string[]> | undefined;
+  /** what its tools are made from, where it is an index served from the scan cache or a patch of one (`sameToolsAt`) */
+  readonly origin?: ToolOrigin;
+}
+
+/** The tools of an index served from the scan cache (`base`), but those a rescan swapped in since, by position. */
+export interface ToolOrigin {
+  readonly base: object;
+  readonly swapped: ReadonlyMap<number, ToolDefinition>;
+}
+
+/**
+ * Whether the tool at a position of `next` is the one at that position of `previous`, told without making either:
+ * when both are made from one index served from the scan cache, as many, each but the swapped ones its tool (a search
+ * index's update after a rescan made every definition of both to compare them: issue #18). Undefined when it cannot be told so.
+ */
+export function sameToolsAt(previous: ToolSequence, next: ToolSequence): ((position: number) => boolean) | undefined {
+  const before = previous.origin;
+  const after = next.origin;
+  if (!before || !after || before.base !== after.base || previous.length !== next.length) return undefined;
+  return (position) => before.swapped.get(position) === after.swapped.get(position);
 }
 
 /** The index's tools as a sequence: of an index made by `withLazyTools`, each made when asked for, none read whole. */
@@ -76,7 +96,14 @@ export function toolsOf(index: Pick<ToolIndex, 'tools'>): ToolSequence {
   const names = lazyNames.get(index);
   if (!make || !names) return index.tools;
   const inside = (position: number): boolean => position >= 0 && position < make.count;
-  return { length: make.count, at: (position) => (inside(position) ? make.at(position) : undefined), nameAt: (position) => names[position], peek: (position) => (inside(position) ? make.peek(position) : undefined), aliasLists: () => make.aliasLists?.() };
+  return {
+    length: make.count,
+    at: (position) => (inside(position) ? make.at(position) : undefined),
+    nameAt: (position) => names[position],
+    peek: (position) => (inside(position) ? make.peek(position) : undefined),
+    aliasLists: () => make.aliasLists?.(),
+    ...(make.origin ? { origin: make.origin } : {}),
+  };
 }
 
 /**
@@ -125,6 +152,15 @@ interface LazyMaker {
   at: (position: number) => ToolDefinition;
   peek: (position: number) => ToolDefinition;
   aliasLists?: (() => ReadonlyArray<readonly string[]> | undefined) | undefined;
+  origin?: ToolOrigin | undefined;
+}
+
+/** What else an index made by `withLazyTools` knows of its tools without making them. */
+export interface LazyToolsKnown {
+  /** every tool's aliases in order, or undefined when it cannot say (`eachToolAliases`) */
+  aliasLists?: () => ReadonlyArray<readonly string[]> | undefined;
+  /** what its tools are made from (`sameToolsAt`) */
+  origin?: ToolOrigin;
 }
 
 /**
@@ -134,10 +170,9 @@ interface LazyMaker {
  * 100,000 tools the definitions were ~170 MB of a server's heap), only the last few made and those someone else holds:
  * while anything holds a tool, asking again gives that very object; once none does, a new one, equal to it. Reading
  * `tools` makes and keeps them all, the very objects the lookups gave. `toolAt(position, false)` makes one that is not
- * kept (`eachTool`): what it reads to make it need not be kept either. `aliasLists`, when given, says every tool's
- * aliases in order without making them (`eachToolAliases`), or undefined when it cannot.
+ * kept (`eachTool`): what it reads to make it need not be kept either.
  */
-export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly string[], toolAt: (position: number, keep: boolean) => ToolDefinition, aliasLists?: () => ReadonlyArray<readonly string[]> | undefined): ToolIndex {
+export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly string[], toolAt: (position: number, keep: boolean) => ToolDefinition, known: LazyToolsKnown = {}): ToolIndex {
   // each tool made, held weakly: the list, a lookup or a request holding it keeps it the same object
   const made: Array<WeakRef<ToolDefinition> | undefined> = new Array(names.length);
   const recent = new RecentlyMade();
@@ -167,7 +202,7 @@ export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly 
   });
   Object.assign(index, rest);
   lazyNames.set(index, names);
-  lazyMakers.set(index, { count: names.length, at: madeAt, peek: (position) => made[position]?.deref() ?? toolAt(position, false), aliasLists });
+  lazyMakers.set(index, { count: names.length, at: madeAt, peek: (position) => made[position]?.deref() ?? toolAt(position, false), aliasLists: known.aliasLists, origin: known.origin });
   lazyLookups.set(index, (name) => {
     const at = positionOf(names, name, (known) => known);
     return at === undefined ? undefined : madeAt(at);

@@ -1,4 +1,4 @@
-import { runToEnd, toolNameAt } from '../core/index.js';
+import { runToEnd, sameToolsAt, toolNameAt } from '../core/index.js';
 import type { ToolDefinition, ToolSequence } from '../core/index.js';
 import { compactedPostings, compactedPostingsSteps, renumbering, type TightPostings } from './compacted-postings.js';
 import { FIELD_COUNT, Postings, type StoredPostings } from './postings.js';
@@ -122,23 +122,36 @@ export function updateSearchIndex(previous: SearchIndex, tools: ToolSequence): S
  * previous version never sees them half-updated.
  */
 export function* updateSearchIndexSteps(previous: SearchIndex, tools: ToolSequence): Generator<void, SearchIndex, void> {
-  // the previous version's tools, asked for by position (its records do not hold them)
-  const known = new Map<ToolDefinition, ToolRecord>();
-  for (let position = 0; position < previous.records.length; position++) {
-    if (position % STEP === STEP - 1) yield;
-    known.set(previous.tools.at(position)!, previous.records[position]!);
-  }
-  const kept = new Set<ToolRecord>();
-  // each tool read once: of a registry made from a scan cache, a tool is made when read, and not held
   const found = new Array<ToolRecord | undefined>(tools.length);
+  const kept = new Set<ToolRecord>();
   let foundCount = 0;
-  for (let position = 0; position < tools.length; position++) {
-    if (position % STEP === STEP - 1) yield;
-    const record = known.get(tools.at(position)!);
-    if (record === undefined) continue;
-    found[position] = record;
-    kept.add(record);
-    foundCount += 1;
+  const same = previous.records.length === previous.tools.length ? sameToolsAt(previous.tools, tools) : undefined;
+  if (same) {
+    // a rescan's patch of a registry served from the scan cache: its unchanged tools told by position, none made
+    for (let position = 0; position < tools.length; position++) {
+      if (position % STEP === STEP - 1) yield;
+      if (!same(position)) continue;
+      const record = previous.records[position]!;
+      found[position] = record;
+      kept.add(record);
+      foundCount += 1;
+    }
+  } else {
+    // the previous version's tools, asked for by position (its records do not hold them)
+    const known = new Map<ToolDefinition, ToolRecord>();
+    for (let position = 0; position < previous.records.length; position++) {
+      if (position % STEP === STEP - 1) yield;
+      known.set(previous.tools.at(position)!, previous.records[position]!);
+    }
+    // each tool read once: of a registry made from a scan cache, a tool is made when read, and not held
+    for (let position = 0; position < tools.length; position++) {
+      if (position % STEP === STEP - 1) yield;
+      const record = known.get(tools.at(position)!);
+      if (record === undefined) continue;
+      found[position] = record;
+      kept.add(record);
+      foundCount += 1;
+    }
   }
   const removed = previous.records.filter((record) => !kept.has(record));
   const compaction = foundCount === kept.size && dueCompaction(previous, removed, tools.length - foundCount) ? yield* compactionSteps(previous, tools, found, removed) : undefined;

@@ -41,7 +41,11 @@ export function patchIndex(previous: ToolIndex, changes: readonly EntryChange[],
   const all = from ? new Map([...from.swapped, ...swapped]) : swapped;
   const aliasLists = from ? from.aliasLists : sequence.aliasLists;
   const names = Array.from({ length: sequence.length }, (_, position) => toolNameAt(sequence, position)!);
-  const index = withLazyTools({ source, commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: scannedAt }, names, (position) => all.get(position) ?? base.at(position)!, aliasLists);
+  const index = withLazyTools({ source, commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: scannedAt }, names, (position) => all.get(position) ?? base.at(position)!, {
+    aliasLists,
+    // the positions swapped since the index served from the cache: what a search index's update compares
+    ...(sequence.origin ? { origin: { base: sequence.origin.base, swapped: all } } : {}),
+  });
   patchedFrom.set(index, { base, swapped: all, aliasLists });
   return index;
 }

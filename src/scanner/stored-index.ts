@@ -142,7 +142,7 @@ export function restoreIndex(stored: StoredIndex, entries: CachedEntries, header
     if (!tool || tool.name !== names[at]) throw entries.damaged(position, `not the tool '${names[at]}' its index names`);
     const aliases = kept.get(at);
     return aliases === undefined ? tool : { ...tool, aliases };
-  }, aliasLists);
+  }, { aliasLists, origin: { base: {}, swapped: new Map() } });
 }
 
 const TOOL_LETTER = 't'.charCodeAt(0);

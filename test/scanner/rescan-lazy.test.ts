@@ -1,6 +1,9 @@
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eachTool, findTool, toolsOf, type ToolIndex } from '../../src/core/index.js';
+import { buildSearchIndex, updateSearchIndex } from '../../src/matcher/search-index.js';
 import { Scanner } from '../../src/scanner/index.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 
@@ -9,6 +12,9 @@ import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpe
 // written after it read `index.tools`. A rescan of a few changed files makes only the entries it needs.
 
 const TOOLS = 300;
+// a full collection, as a server runs one sooner or later: the tools made and let go are made again when read
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
 const nameOf = (at: number): string => `tool-${String(at).padStart(4, '0')}`;
 
 let temp: { path: string; cleanup: () => Promise<void> };
@@ -84,6 +90,39 @@ describe('Scanner serving a warm scan cache', () => {
       expect(comparable(fresh)).toEqual(comparable(next));
       expect(findTool(fresh, nameOf(3))?.intent).toBe('handles something else');
       expect(findTool(fresh, nameOf(4))?.intent).toBe('handles job 4');
+    });
+
+    it('has the search index updated with the changed tool alone, the others told by position', async () => {
+      const { repo, scanner, warm } = await warmScanner();
+      const search = buildSearchIndex(toolsOf(warm));
+      await commitFiles(repo, { [`tools/${nameOf(3)}/TOOL.hdlp`]: makeToolYaml(nameOf(3), { intent: 'handles something else', aliases: `[${nameOf(3)}-alias]` }) });
+      const next = await scanner.scan();
+      await scanner.flush();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      collect();
+      const counted = countingEntriesParsed();
+      const updated = updateSearchIndex(search, toolsOf(next));
+      // on main every tool of both indexes was made to be compared: those collected were parsed again
+      expect(counted.parsed()).toBeLessThan(5);
+      vi.restoreAllMocks();
+      for (let at = 0; at < TOOLS; at++) {
+        if (at === 3) expect(updated.records[at]).not.toBe(search.records[at]);
+        else expect(updated.records[at]).toBe(search.records[at]);
+      }
+      // a second rescan compares against the first's patch the same way
+      await commitFiles(repo, { [`tools/${nameOf(9)}/TOOL.hdlp`]: makeToolYaml(nameOf(9), { intent: 'handles a third thing', aliases: `[${nameOf(9)}-alias]` }) });
+      const third = await scanner.scan();
+      await scanner.flush();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      collect();
+      const again = countingEntriesParsed();
+      const twice = updateSearchIndex(updated, toolsOf(third));
+      expect(again.parsed()).toBeLessThan(5);
+      vi.restoreAllMocks();
+      for (let at = 0; at < TOOLS; at++) {
+        if (at === 9) expect(twice.records[at]).not.toBe(updated.records[at]);
+        else expect(twice.records[at]).toBe(updated.records[at]);
+      }
     });
 
     it('rescans again from the same cache file, each commit answered and cached as it is', async () => {
