@@ -5,14 +5,17 @@
 // heap after two full collections (what the server keeps), and RSS, before and after it. Steps: call-unknown
 // (POST /v1/call of a name no tool has: near names), get-unknown (GET /v1/tools/NAME of one), list-q (GET /v1/tools?q=),
 // session (POST /v1/sessions), session-call (POST /v1/call in that session, params invalid: nothing runs),
-// session-call-unknown, session-tools, session-prompt, mcp-list (an MCP session's initialize and tools/list), receipts.
+// session-call-unknown, session-tools, session-prompt, mcp-list (an MCP session's initialize and tools/list), receipts,
+// rescan (commits a one-file change to REPO, a git repository: tool-000003's variant, in its intent, then POST /v1/scan;
+// its CPU counts the cache written after it, waited for; give each side a clone of REPO of its own).
 // A step may be given twice (the second time shows what the first left built). Run it over each side's built
 // bin/hldp.js alternately, under nice. Usage: npx tsx bench/scan/request-cost.ts BIN REPO WORK STEP...
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { toolYaml } from './tool-yaml.js';
 
 const [bin, repo, work, ...steps] = process.argv.slice(2) as [string, string, string, ...string[]];
 const heapFile = join(work, `heap-${process.pid}.json`);
@@ -76,8 +79,34 @@ const STEPS: Record<string, () => Promise<number>> = {
   'session-tools': () => send('GET', `/v1/sessions/${session}/tools`),
   'session-prompt': () => send('GET', `/v1/sessions/${session}/prompt`),
   'mcp-list': mcpList,
+  rescan,
   receipts: () => send('GET', '/v1/receipts'),
 };
+
+// a one-file change committed, then a scan asked for; done once the cache file of the new commit is written
+async function rescan(): Promise<number> {
+  const variant = Date.now();
+  writeFileSync(join(repo, 'tools/tool-000003/TOOL.hdlp'), toolYaml('tool-000003', variant));
+  execFileSync('git', ['-C', repo, 'commit', '-qam', `change tool-000003 (${variant})`]);
+  const commit = execFileSync('git', ['-C', repo, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+  const status = await send('POST', '/v1/scan', {});
+  for (;;) {
+    const written = cacheFiles().find((path) => path.endsWith(`${commit}.json`));
+    if (written && statSync(written).size > 0) return status;
+    await sleep(50);
+  }
+}
+function cacheFiles(): string[] {
+  const found: string[] = [];
+  const walk = (folder: string): void => {
+    for (const name of readdirSync(folder, { withFileTypes: true })) {
+      if (name.isDirectory()) walk(join(folder, name.name));
+      else found.push(join(folder, name.name));
+    }
+  };
+  walk(`${work}/cache`);
+  return found;
+}
 
 const ready = { heap_mb: await heapMb(), rss_mb: rssMb() };
 const results: Array<Record<string, unknown>> = [];
