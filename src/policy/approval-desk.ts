@@ -219,19 +219,17 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
    */
   async page(query: ApprovalQuery, principal: Principal, maxBytes: number): Promise<{ records: ApprovalRecord[]; ended_early: boolean }> {
     await this.sweep();
-    // a rule names its own deciders, so who sees what is known per record: read in pages, keep what may be seen
+    // the store judges what the principal may see and skips `offset` of those in its query: a page reads the rows it
+    // returns and at most a store page more, however much history is skipped or hidden (review J F1)
     const limit = query.limit ?? 50;
-    let skip = query.offset ?? 0;
+    const visibleTo = { name: principal.name, roles: [...principal.roles] };
     let bytes = 0;
     const records: ApprovalRecord[] = [];
-    for (let at = 0; ; at += LIST_PAGE) {
-      const page = await this.#host.store.approvals.list({ ...query, limit: LIST_PAGE, offset: at });
+    for (let at = query.offset ?? 0; ; at += LIST_PAGE) {
+      const page = await this.#host.store.approvals.list({ ...query, visibleTo, limit: LIST_PAGE, offset: at });
       for (const record of page) {
+        // the one rule stays maySee: the query's judgement only spares reading what it would refuse
         if (!this.maySee(record, principal)) continue;
-        if (skip > 0) {
-          skip -= 1;
-          continue;
-        }
         bytes += JSON.stringify(record.params).length;
         if (records.length > 0 && bytes > maxBytes) return { records, ended_early: true };
         if (records.push(record) >= limit) return { records, ended_early: false };

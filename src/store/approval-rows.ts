@@ -85,7 +85,7 @@ export function toApproval(row: ApprovalRow): ApprovalRecord {
 }
 
 /** The SQL filters of a query (`?` placeholders) and their values, newest first, paged. */
-export function approvalFilters(query: ApprovalQuery): { where: string; values: Array<string | number>; limit: number; offset: number } {
+export function approvalFilters(query: ApprovalQuery, dialect: 'sqlite' | 'postgres'): { where: string; values: Array<string | number>; limit: number; offset: number } {
   const clauses: string[] = [];
   const values: Array<string | number> = [];
   for (const [column, value] of [['status', query.status], ['caller', query.caller], ['tool', query.tool]] as const) {
@@ -93,10 +93,37 @@ export function approvalFilters(query: ApprovalQuery): { where: string; values: 
     clauses.push(`${column} = ?`);
     values.push(value);
   }
+  const visible = query.visibleTo && visibility(query.visibleTo, dialect);
+  if (visible) {
+    clauses.push(visible.clause);
+    values.push(...visible.values);
+  }
   return {
     where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '',
     values,
     limit: Math.min(1001, Math.max(1, Math.floor(query.limit ?? 50))),
     offset: Math.max(0, Math.floor(query.offset ?? 0)),
   };
+}
+
+/**
+ * `maySee` (policy/approval-desk.ts) in SQL: the caller's own, or a rule whose approvers gate (`passesGate`) lets the
+ * principal in — no gate at all, its name listed, or one of its roles listed. Undefined for an admin: it reads every one.
+ */
+function visibility(principal: { name: string; roles: readonly string[] }, dialect: 'sqlite' | 'postgres'): { clause: string; values: string[] } | undefined {
+  if (principal.roles.includes('admin')) return undefined;
+  const list = (name: 'roles' | 'principals'): string =>
+    dialect === 'sqlite' ? `json_each(rule, '$.approvers.${name}')` : `jsonb_array_elements_text(rule::jsonb #> '{approvers,${name}}') AS listed(value)`;
+  const gate = (name: 'roles' | 'principals'): string => (dialect === 'sqlite' ? `json_type(rule, '$.approvers.${name}')` : `(rule::jsonb #> '{approvers,${name}}')`);
+  const parts = [
+    'caller = ?',
+    `(${gate('roles')} IS NULL AND ${gate('principals')} IS NULL)`,
+    `EXISTS (SELECT 1 FROM ${list('principals')} WHERE value = ?)`,
+  ];
+  const values = [principal.name, principal.name];
+  if (principal.roles.length > 0) {
+    parts.push(`EXISTS (SELECT 1 FROM ${list('roles')} WHERE value IN (${principal.roles.map(() => '?').join(', ')}))`);
+    values.push(...principal.roles);
+  }
+  return { clause: `(${parts.join(' OR ')})`, values };
 }

@@ -68,11 +68,22 @@ export class SqliteApprovalStore implements ApprovalStore {
   }
 
   async list(query: ApprovalQuery = {}): Promise<ApprovalRecord[]> {
-    const { where, values, limit, offset } = approvalFilters(query);
-    const sql = `SELECT ${APPROVAL_COLUMNS} FROM approvals ${where} ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?`;
+    const { where, values, limit, offset } = approvalFilters(query, 'sqlite');
+    // the page's ids first, from a covering index (skipped and hidden rows are index entries only), then those rows whole
+    const ids = this.#statement<{ id: string }>(`SELECT id FROM approvals ${where} ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?`).all(...values, limit, offset).map((row) => row.id);
+    if (ids.length === 0) return [];
+    const rows = this.#statement<ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id IN (${ids.map(() => '?').join(', ')})`).all(...ids);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [toApproval(row)] : [];
+    });
+  }
+
+  #statement<Row>(sql: string): Statement<Array<string | number>, Row> {
     let statement = this.#listings.get(sql);
     if (!statement) this.#listings.set(sql, (statement = this.#database.prepare<Array<string | number>, ApprovalRow>(sql)));
-    return statement.all(...values, limit, offset).map(toApproval);
+    return statement as unknown as Statement<Array<string | number>, Row>;
   }
 
   async decide(id: string, decision: ApprovalDecision): Promise<ApprovalRecord | undefined> {

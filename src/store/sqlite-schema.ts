@@ -122,6 +122,18 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
     up: `CREATE TABLE console_sign_outs (id TEXT PRIMARY KEY, expires_ms INTEGER NOT NULL);
      CREATE INDEX console_sign_outs_by_expiry ON console_sign_outs (expires_ms);`,
   },
+  // a listing picks its page from an index that holds every column it filters and orders by: a row's params come
+  // before its rule and created_ms, so judging a row from the table walked the whole of its params (review J F1)
+  {
+    version: 10,
+    name: 'approval listings from covering indexes',
+    up: `DROP INDEX approvals_by_time;
+     DROP INDEX approvals_by_status;
+     DROP INDEX approvals_by_caller;
+     CREATE INDEX approvals_by_time ON approvals (created_ms DESC, id DESC, status, caller, tool, rule);
+     CREATE INDEX approvals_by_status ON approvals (status, created_ms DESC, id DESC, caller, tool, rule);
+     CREATE INDEX approvals_by_caller ON approvals (caller, created_ms DESC, id DESC, status, tool, rule);`,
+  },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

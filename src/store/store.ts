@@ -132,6 +132,11 @@ export interface ApprovalQuery {
   status?: ApprovalStatus;
   caller?: string;
   tool?: string;
+  /**
+   * Only the requests this principal may read (its own, those its role or name may decide; an admin reads every one),
+   * judged in the query: a page reads the rows it returns, not those skipped by `offset` or hidden from the asker
+   */
+  visibleTo?: { name: string; roles: readonly string[] };
   /** default 50, at most 1000 */
   limit?: number;
   offset?: number;

@@ -84,6 +84,31 @@ describe.each(storeKinds())('$name approval store', (kind) => {
       expect(ids(await db.store.approvals.list({ tool: 'shell-exec' }))).toEqual([second.id]);
       expect(ids(await db.store.approvals.list({ limit: 1, offset: 1 }))).toEqual([second.id]);
     });
+
+    // review J F1: the listing judged who may see a request after reading it whole, so an asker who sees none of a
+    // history (or skips it with offset) read all of it; the query now judges, and skipped or hidden rows are not read
+    it('keeps to what visibleTo may see, as maySee judges it, counting offset over those and never reading the others', async () => {
+      const gate = (approvers: NewApproval['rule']['approvers']): NewApproval => ({ ...request, caller: 'other', rule: { ...request.rule, approvers } });
+      const byRole = await db.store.approvals.create(gate({ roles: ['approver'] }));
+      now += 1;
+      const byName = await db.store.approvals.create(gate({ principals: ['lead'] }));
+      now += 1;
+      const open = await db.store.approvals.create(gate({}));
+      now += 1;
+      const own = await db.store.approvals.create({ ...request, caller: 'lead' });
+      now += 1;
+      const hidden = await db.store.approvals.create(gate({ roles: ['trusted'], principals: ['carol'] }));
+      await db.backend.sql("UPDATE approvals SET params = 'not json' WHERE id = ?", [hidden.id]);
+      const ids = (records: ApprovalRecord[]) => records.map((record) => record.id);
+      const as = (name: string, roles: string[], query = {}) => db.store.approvals.list({ ...query, visibleTo: { name, roles } });
+      expect(ids(await as('lead', ['agent']))).toEqual([own.id, open.id, byName.id]);
+      expect(ids(await as('alice', ['approver']))).toEqual([own.id, open.id, byRole.id]);
+      expect(ids(await as('bot', ['agent'], { caller: 'other' }))).toEqual([open.id]);
+      expect(ids(await as('nobody', []))).toEqual([open.id]);
+      expect(ids(await as('lead', ['agent'], { offset: 2, limit: 5 }))).toEqual([byName.id]);
+      await expect(as('root', ['admin'])).rejects.toThrow();
+      expect(ids(await as('root', ['admin'], { offset: 1 }))).toEqual([own.id, open.id, byName.id, byRole.id]);
+    });
   });
 });
 

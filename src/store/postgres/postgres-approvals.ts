@@ -43,7 +43,7 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
   }
 
   async list(query: ApprovalQuery = {}): Promise<ApprovalRecord[]> {
-    const { where, values, limit, offset } = approvalFilters(query);
+    const { where, values, limit, offset } = approvalFilters(query, 'postgres');
     let index = 0;
     const text = `SELECT ${APPROVAL_COLUMNS} FROM approvals ${where.replace(/\?/g, () => `$${++index}`)} ORDER BY created_ms DESC, id DESC LIMIT $${++index} OFFSET $${++index}`;
     const rows = await this.sql.unsafe<ApprovalRow[]>(text, [...values, limit, offset]);

@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { api, policyRepository, startGateway } from './support.js';
+
+// A real `hldp serve` over a real SQLite store. GET /v1/approvals read and parsed every request of the history that
+// the page skipped (`offset`) or that the asker may not see — the whole history, for one small answer, in one
+// synchronous run (review J F1). Here the params of those rows are made unreadable in the store: a page that reads
+// only the rows it returns answers; one that reads the others fails.
+const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
+const REQUESTS = 6;
+
+let gateway: { url: string; service: ServiceProcess };
+let cleanup: () => Promise<void>;
+const ids: string[] = [];
+
+beforeAll(async () => {
+  const made = await policyRepository({ 'policies/writes.hdlp': RULE });
+  gateway = await startGateway(made.repo, made.temp.path);
+  cleanup = async () => {
+    await gateway.service.stop();
+    await made.temp.cleanup();
+  };
+  for (let index = 0; index < REQUESTS; index += 1) {
+    const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: `note-${index}.txt`, content: `${index}` } } });
+    expect(pending).toMatchObject({ status: 202, body: { status: 'approval_required' } });
+    ids.push(pending.body.id);
+    expect((await api(gateway.url, 'POST', `/v1/approvals/${pending.body.id}/cancel`, { who: 'bot', body: {} })).status).toBe(200);
+  }
+  // every request but the oldest gets params no reader can parse
+  const database = new BetterSqlite3(join(made.temp.path, 'data', 'receipts.db'));
+  database.prepare(`UPDATE approvals SET params = 'not json' WHERE id IN (${ids.slice(1).map(() => '?').join(', ')})`).run(...ids.slice(1));
+  database.close();
+}, 60_000);
+afterAll(() => cleanup());
+
+describe('GET /v1/approvals over a history it does not return', () => {
+  describe('when the page skips the newer requests with offset', () => {
+    it('returns the older one without reading those it skipped', async () => {
+      const page = await api(gateway.url, 'GET', `/v1/approvals?offset=${REQUESTS - 1}&limit=1`, { who: 'bot' });
+      expect(page.status).toBe(200);
+      expect(page.body.approvals.map((approval: { id: string }) => approval.id)).toEqual([ids[0]]);
+      expect(page.body).toMatchObject({ offset: REQUESTS - 1, next_offset: null });
+    });
+
+    it('counts the offset over what an approver may see', async () => {
+      const page = await api(gateway.url, 'GET', `/v1/approvals?offset=${REQUESTS - 1}&caller=bot`, { who: 'alice' });
+      expect(page.status).toBe(200);
+      expect(page.body.approvals.map((approval: { id: string }) => approval.id)).toEqual([ids[0]]);
+    });
+  });
+
+  describe('when the asker may see none of the requests', () => {
+    it('answers an empty page without reading them', async () => {
+      const page = await api(gateway.url, 'GET', '/v1/approvals?caller=bot', { who: 'lead' });
+      expect(page.status).toBe(200);
+      expect(page.body).toMatchObject({ approvals: [], next_offset: null });
+    });
+  });
+});
