@@ -155,7 +155,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
       return;
     }
     try {
-      await streamEvents(backend.events, request, response, { accepts: (event) => wanted.has(event.type) && backend.maysee(principal, event) });
+      await streamEvents(backend.events, request, response, { accepts: (event) => wanted.has(event.type) && backend.maysee(principal, event), ...(wanted.size < EVENT_TYPES.length ? { types } : {}) });
     } finally {
       place.release();
     }

@@ -12,3 +12,11 @@ export function eventFilter(types: readonly string[] | undefined): ((event: Hldp
   const failures = types.includes(FAILURES);
   return (event) => wanted.has(event.type) || (failures && isFailure(event));
 }
+
+/** The types of the log a list of event types (and `failures`) may let through, for the store to read only those; undefined: all. */
+export function storedTypes(types: readonly string[] | undefined): EventType[] | undefined {
+  if (types === undefined || types.length === 0) return undefined;
+  const wanted = new Set(types.filter(isEventType) as EventType[]);
+  if (types.includes(FAILURES)) for (const type of EVENT_TYPES) if (isFailure({ id: 0, type, at: '', data: { ok: false } })) wanted.add(type);
+  return [...wanted];
+}

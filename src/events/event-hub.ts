@@ -9,6 +9,8 @@ export interface SubscribeOptions {
   after?: number;
   /** which events it wants (the principal's filter, the types it asked for); absent: all */
   accepts?: (event: HldpEvent) => boolean;
+  /** the only types `accepts` may let through, when it is narrower than all: the replay reads only those from the store */
+  types?: readonly EventType[];
   /** called for each event, in id order */
   send: (event: HldpEvent) => void;
   /** called instead of a replay when `after` is older than the backlog (or unknown): events were missed */
@@ -49,6 +51,14 @@ interface Subscriber {
 
 const TOPIC = 'events';
 const PAGE = 500;
+/**
+ * Most rows of the log one read of history decodes (`recent`, `page`): what the asker may not see still costs its
+ * decoding, so a read that finds too few stops there (`page` says where it stopped in `last`).
+ */
+const MAX_READ_ROWS = 2000;
+
+/** Lets other work run between store pages: better-sqlite3 answers without yielding to I/O. */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Decodes a row of the log; an unknown type or bad JSON (a newer version's row) is skipped. */
 function decode(row: StoredEvent): HldpEvent | undefined {
@@ -142,20 +152,21 @@ export class EventHub {
     return unsubscribe;
   }
 
-  /** The newest events of some types, newest first (the console's history of scans and rejected calls). */
+  /** The newest events of some types, newest first (the console's history of scans and rejected calls); the store filters the types. */
   async recent(types: readonly EventType[], limit: number): Promise<HldpEvent[]> {
-    return (await this.#newest((event) => types.includes(event.type), limit)).events;
+    return (await this.#newest((event) => types.includes(event.type), limit, types)).events;
   }
 
   /**
    * A page of the log for a client that polls rather than listens (MCP's `resources/read`): the events after `after`
    * that `accepts` lets through, oldest first, at most `limit`; without `after`, the newest `limit` of them. `last`
    * is where to ask next (the last id read, whether the client could see it or not). An `after` older than the
-   * backlog, or never given, gets `reset` and no events, as a reconnecting SSE client does.
+   * backlog, or never given, gets `reset` and no events, as a reconnecting SSE client does. `types`, when given, are
+   * the only ones `accepts` lets through: the store reads only those. At most `MAX_READ_ROWS` rows are read.
    */
-  async page(after: number | undefined, limit: number, accepts: (event: HldpEvent) => boolean = () => true): Promise<{ events: HldpEvent[]; last: number; reset?: ResetInfo }> {
+  async page(after: number | undefined, limit: number, accepts: (event: HldpEvent) => boolean = () => true, types?: readonly EventType[]): Promise<{ events: HldpEvent[]; last: number; reset?: ResetInfo }> {
     if (after === undefined) {
-      const { events, last } = await this.#newest(accepts, limit);
+      const { events, last } = await this.#newest(accepts, limit, types);
       return { events: events.reverse(), last };
     }
     const { first, last } = await this.#log.bounds();
@@ -165,8 +176,9 @@ export class EventHub {
     }
     const events: HldpEvent[] = [];
     let read = after;
-    for (;;) {
-      const rows = await this.#log.after(read, PAGE);
+    for (let rowsRead = 0; rowsRead < MAX_READ_ROWS; ) {
+      if (rowsRead > 0) await turn();
+      const rows = await this.#log.after(read, Math.min(PAGE, MAX_READ_ROWS - rowsRead), types);
       for (const row of rows) {
         const event = decode(row);
         if (event && accepts(event)) {
@@ -175,19 +187,27 @@ export class EventHub {
         }
         read = row.seq;
       }
+      rowsRead += rows.length;
       if (rows.length < PAGE) return { events, last: read };
     }
+    return { events, last: read };
   }
 
-  /** The newest `limit` events `accepts` lets through, newest first, and the log's newest id. */
-  async #newest(accepts: (event: HldpEvent) => boolean, limit: number): Promise<{ events: HldpEvent[]; last: number }> {
-    const { first, last } = await this.#log.bounds();
+  /** The newest `limit` events `accepts` lets through (of `types`, filtered by the store), newest first, and the log's newest id; reads at most `MAX_READ_ROWS` rows. */
+  async #newest(accepts: (event: HldpEvent) => boolean, limit: number, types?: readonly EventType[]): Promise<{ events: HldpEvent[]; last: number }> {
+    const { last } = await this.#log.bounds();
     const found: HldpEvent[] = [];
-    // read backwards a page at a time: the log has no index by type, and is bounded
-    for (let end = last; end >= first && found.length < limit; end -= PAGE) {
-      const rows = await this.#log.after(Math.max(first - 1, end - PAGE), PAGE);
-      const page = rows.filter((row) => row.seq <= end).map(decode).filter((event): event is HldpEvent => event !== undefined && accepts(event));
-      found.push(...page.reverse());
+    let end = last;
+    for (let rowsRead = 0; rowsRead < MAX_READ_ROWS && found.length < limit; ) {
+      if (rowsRead > 0) await turn();
+      const rows = await this.#log.newest(end, Math.min(PAGE, MAX_READ_ROWS - rowsRead), types);
+      for (const row of rows) {
+        const event = decode(row);
+        if (event && accepts(event)) found.push(event);
+      }
+      rowsRead += rows.length;
+      if (rows.length < PAGE) break;
+      end = rows.at(-1)!.seq - 1;
     }
     return { events: found.slice(0, limit), last };
   }
@@ -222,14 +242,16 @@ export class EventHub {
       for (const event of buffered) this.#offer(subscriber, event);
       return;
     }
+    // the whole replay is sent (a client resumes without a gap), only its types read, a store page a turn
     for (;;) {
-      const rows = await this.#log.after(subscriber.last, PAGE);
+      const rows = await this.#log.after(subscriber.last, PAGE, subscriber.options.types);
       for (const row of rows) {
         const event = decode(row);
         subscriber.last = row.seq;
         if (event && (subscriber.options.accepts?.(event) ?? true)) subscriber.options.send(event);
       }
       if (rows.length < PAGE) break;
+      await turn();
     }
     const buffered = subscriber.buffer ?? [];
     subscriber.buffer = undefined;

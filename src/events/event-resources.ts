@@ -1,7 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { eventFilter } from './event-filter.js';
+import { eventFilter, storedTypes } from './event-filter.js';
 import type { EventHub } from './event-hub.js';
-import type { HldpEvent } from './event-types.js';
+import type { EventType, HldpEvent } from './event-types.js';
 import { eventVisibleTo, type EventViewer } from './event-visibility.js';
 
 /** The event stream as an MCP resource: read a page of it, or subscribe to hear when it grows. */
@@ -31,6 +31,8 @@ interface EventsQuery {
   after?: number;
   limit: number;
   accepts?: (event: HldpEvent) => boolean;
+  /** the types `accepts` may let through, which the store reads alone */
+  types?: EventType[];
 }
 
 /** Whether a URI names the event stream. */
@@ -48,10 +50,12 @@ function parseEventsUri(uri: string): EventsQuery | string {
   const limitText = parameters.get('limit');
   const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return `limit must be an integer from 1 to ${MAX_LIMIT}, got '${String(limitText).slice(0, 40)}'`;
-  const types = parameters.get('types');
-  const accepts = eventFilter(types === null ? undefined : types.split(',').map((type) => type.trim()).filter(Boolean));
+  const typesText = parameters.get('types');
+  const types = typesText === null ? undefined : typesText.split(',').map((type) => type.trim()).filter(Boolean);
+  const accepts = eventFilter(types);
   if (typeof accepts === 'string') return accepts;
-  return { ...(after === null ? {} : { after: Number(after) }), limit, ...(accepts ? { accepts } : {}) };
+  const stored = storedTypes(types);
+  return { ...(after === null ? {} : { after: Number(after) }), limit, ...(accepts ? { accepts } : {}), ...(stored ? { types: stored } : {}) };
 }
 
 /**
@@ -75,7 +79,7 @@ export function eventResources(hub: EventHub, server: Server, viewer: () => Even
     async read(uri: string): Promise<{ contents: Array<{ uri: string; mimeType: string; text: string }> }> {
       const query = parseEventsUri(uri);
       if (typeof query === 'string') throw new Error(query);
-      const page = await hub.page(query.after, query.limit, (event) => visible(event) && (query.accepts?.(event) ?? true));
+      const page = await hub.page(query.after, query.limit, (event) => visible(event) && (query.accepts?.(event) ?? true), query.types);
       const text = JSON.stringify({ events: page.events, last: page.last, ...(page.reset ? { reset: page.reset } : {}) });
       return { contents: [{ uri, mimeType: 'application/json', text }] };
     },

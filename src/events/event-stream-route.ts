@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express';
-import { eventFilter } from './event-filter.js';
+import { eventFilter, storedTypes } from './event-filter.js';
 import type { EventHub } from './event-hub.js';
 import type { HldpEvent } from './event-types.js';
 import { eventVisibleTo, type EventViewer } from './event-visibility.js';
@@ -31,7 +31,8 @@ export function eventStreamRoute(hub: EventHub, viewerOf: (response: Response) =
     }
     const visible = (event: HldpEvent): boolean => eventVisibleTo(principal, event) && (accepts === undefined || accepts(event));
     try {
-      await streamEvents(hub, request, response, { ...(after === undefined ? {} : { after }), accepts: visible });
+      const stored = storedTypes(types);
+      await streamEvents(hub, request, response, { ...(after === undefined ? {} : { after }), accepts: visible, ...(stored ? { types: stored } : {}) });
     } finally {
       place.release();
     }

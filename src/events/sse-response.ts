@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventHub, ResetInfo } from './event-hub.js';
-import type { HldpEvent } from './event-types.js';
+import type { EventType, HldpEvent } from './event-types.js';
 
 /** How one SSE response is served. */
 export interface SseOptions {
   /** resume after this id (the request's `Last-Event-ID`) */
   after?: number;
   accepts?: (event: HldpEvent) => boolean;
+  /** the only types `accepts` lets through, when narrower than all: a resumed stream reads only those from the store */
+  types?: readonly EventType[];
   /** a comment line this often keeps proxies from closing an idle stream */
   heartbeatMs?: number;
   /**
@@ -100,6 +102,7 @@ export async function streamEvents(hub: EventHub, request: IncomingMessage, resp
   const unsubscribe = await hub.subscribe({
     ...(options.after === undefined ? {} : { after: options.after }),
     ...(options.accepts ? { accepts: options.accepts } : {}),
+    ...(options.types ? { types: options.types } : {}),
     send: (event) => {
       const frame = eventFrame(event);
       write(frame.text, frame.chunk);

@@ -24,6 +24,7 @@ export class SqliteEventLog implements EventLog {
   readonly #after: Statement<[number, number], StoredEvent>;
   readonly #last: Statement<[], { seq: number }>;
   readonly #first: Statement<[], { seq: number }>;
+  readonly #statements = new Map<string, Statement<unknown[], StoredEvent>>();
   /** the connection's own `synchronous` level, restored after each event transaction */
   readonly #synchronous: number;
 
@@ -59,8 +60,27 @@ export class SqliteEventLog implements EventLog {
     return pending.map((item) => item.stored!);
   }
 
-  async after(seq: number, limit: number): Promise<StoredEvent[]> {
-    return this.#after.all(seq, limit);
+  async after(seq: number, limit: number, types?: readonly string[]): Promise<StoredEvent[]> {
+    if (types === undefined) return this.#after.all(seq, limit);
+    if (types.length === 0) return [];
+    return this.#typed('>', 'ASC', types.length).all(seq, ...types, limit);
+  }
+
+  async newest(seq: number, limit: number, types?: readonly string[]): Promise<StoredEvent[]> {
+    if (types?.length === 0) return [];
+    return this.#typed('<=', 'DESC', types?.length ?? 0).all(seq, ...(types ?? []), limit);
+  }
+
+  // the type is checked in the query, before a row's data (which may be large) is read: one statement per shape
+  #typed(compare: '>' | '<=', order: 'ASC' | 'DESC', types: number): Statement<unknown[], StoredEvent> {
+    const key = `${compare} ${order} ${types}`;
+    let statement = this.#statements.get(key);
+    if (!statement) {
+      const filter = types === 0 ? '' : ` AND type IN (${Array.from({ length: types }, () => '?').join(', ')})`;
+      statement = this.#database.prepare(`SELECT seq, type, at_ms, data FROM events WHERE seq ${compare} ?${filter} ORDER BY seq ${order} LIMIT ?`);
+      this.#statements.set(key, statement);
+    }
+    return statement;
   }
 
   async bounds(): Promise<{ first: number; last: number }> {

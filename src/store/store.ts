@@ -279,8 +279,10 @@ export type NewEvent = Omit<StoredEvent, 'seq'>;
 export interface EventLog {
   /** appends the events in order and returns them with their `seq` */
   append(events: NewEvent[]): Promise<StoredEvent[]>;
-  /** the events after `seq`, oldest first, at most `limit` */
-  after(seq: number, limit: number): Promise<StoredEvent[]>;
+  /** the events after `seq`, oldest first, at most `limit`; only those of `types` when given (filtered in the query) */
+  after(seq: number, limit: number, types?: readonly string[]): Promise<StoredEvent[]>;
+  /** the events up to `seq` included, newest first, at most `limit`; only those of `types` when given (filtered in the query) */
+  newest(seq: number, limit: number, types?: readonly string[]): Promise<StoredEvent[]>;
   /** the last `seq` ever given (0 when none), and the smallest `seq` still kept (last + 1 when the log is empty) */
   bounds(): Promise<{ first: number; last: number }>;
   /** deletes all but the newest `keep` events; returns how many went */

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventHub, type HldpEvent, type ResetInfo } from '../../src/events/index.js';
-import type { Store } from '../../src/store/index.js';
+import type { EventLog, Store } from '../../src/store/index.js';
 import { runsHere, storeKinds, type StoreBackend } from '../store/backends.js';
 
 function collector(): { events: HldpEvent[]; resets: ResetInfo[]; until(count: number): Promise<void>; send: (event: HldpEvent) => void; reset: (info: ResetInfo) => void } {
@@ -113,6 +113,76 @@ describe.each(storeKinds())('EventHub over a $name store', (kind) => {
       await events.flush();
       const scans = await events.recent(['scan.completed'], 5);
       expect(scans.map((event) => event.data.n)).toEqual([1100, 1000, 900, 800, 700]);
+    });
+  });
+
+  // an agent fills the backlog at will (each approval request it files appends an event); a read of a rare type, or
+  // of what one principal may see, must not decode all of it (review J F2)
+  describe('when history is read over a large backlog of other events', () => {
+    const BACKLOG = 3000;
+    /** the hub over a log that counts the rows the store hands it */
+    const countingHub = async (): Promise<{ events: EventHub; rows: () => number }> => {
+      let rows = 0;
+      const log = store.events;
+      const counted: EventLog = {
+        append: (batch) => log.append(batch),
+        bounds: () => log.bounds(),
+        prune: (keep) => log.prune(keep),
+        after: async (seq, limit, types) => { const read = await log.after(seq, limit, types); rows += read.length; return read; },
+        newest: async (seq, limit, types) => { const read = await log.newest(seq, limit, types); rows += read.length; return read; },
+      };
+      const events = new EventHub({ log: counted, pollMs: 50 });
+      await events.start();
+      hubs.push(events);
+      return { events, rows: () => rows };
+    };
+    const fill = async (): Promise<void> => {
+      const at = 1_780_000_000_000;
+      await store.events.append([{ type: 'scan.failed', at_ms: at, data: JSON.stringify({ error: 'old' }) }]);
+      await store.events.append(Array.from({ length: BACKLOG }, (_item, index) => ({ type: 'approval.requested', at_ms: at + index, data: JSON.stringify({ n: index, caller: 'bot' }) })));
+      await store.events.append([{ type: 'scan.failed', at_ms: at + BACKLOG, data: JSON.stringify({ error: 'new' }) }]);
+    };
+
+    it('reads only the rows of the asked types (the console\'s scan history)', async () => {
+      await fill();
+      const { events, rows } = await countingHub();
+      const scans = await events.recent(['scan.completed', 'scan.failed'], 30);
+      expect(scans.map((event) => event.data.error)).toEqual(['new', 'old']);
+      expect(rows()).toBe(2);
+    });
+
+    it('pages by type reading only those rows, oldest first after an id or newest without one (MCP hldp://events?types=)', async () => {
+      await fill();
+      const { events, rows } = await countingHub();
+      const accepts = (event: HldpEvent): boolean => event.type === 'scan.failed';
+      const newest = await events.page(undefined, 50, accepts, ['scan.failed']);
+      expect(newest.events.map((event) => event.data.error)).toEqual(['old', 'new']);
+      const after = await events.page(1, 50, accepts, ['scan.failed']);
+      expect(after.events.map((event) => event.data.error)).toEqual(['new']);
+      expect(after.last).toBe(BACKLOG + 2);
+      expect(rows()).toBe(3);
+    });
+
+    it('reads at most 2,000 rows for a principal who sees none of them, and says where to ask on', async () => {
+      await fill();
+      const { events, rows } = await countingHub();
+      const nobody = (): boolean => false;
+      const first = await events.page(0, 50, nobody);
+      expect(first).toEqual({ events: [], last: 2000 });
+      expect(rows()).toBe(2000);
+      const next = await events.page(first.last, 50, nobody);
+      expect(next).toEqual({ events: [], last: BACKLOG + 2 });
+      expect((await events.page(undefined, 50, nobody)).events).toEqual([]);
+      expect(rows()).toBe(2000 + (BACKLOG + 2 - 2000) + 2000);
+    });
+
+    it('replays a resumed subscription of some types from those rows alone, whole (SSE with Last-Event-ID)', async () => {
+      await fill();
+      const { events, rows } = await countingHub();
+      const seen = collector();
+      await events.subscribe({ after: 0, types: ['scan.failed'], accepts: (event) => event.type === 'scan.failed', send: seen.send, reset: seen.reset });
+      expect(seen.events.map((event) => event.data.error)).toEqual(['old', 'new']);
+      expect(rows()).toBe(2);
     });
   });
 });

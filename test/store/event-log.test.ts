@@ -17,6 +17,19 @@ describe.each(storeKinds())('$name event log', (kind) => {
     });
   });
 
+  describe('when events are read by type', () => {
+    it('gives only those types, after an id oldest first or up to one newest first', async () => {
+      const stored = await db.store.events.append([event('scan.failed', 1), event('receipt.stored', 2), event('scan.completed', 3), event('scan.failed', 4), event('call.rejected', 5)]);
+      expect(await db.store.events.after(0, 10, ['scan.failed', 'scan.completed'])).toEqual([stored[0], stored[2], stored[3]]);
+      expect(await db.store.events.after(1, 1, ['scan.failed', 'scan.completed'])).toEqual([stored[2]]);
+      expect(await db.store.events.newest(5, 2, ['scan.failed'])).toEqual([stored[3], stored[0]]);
+      expect(await db.store.events.newest(3, 10, ['scan.failed', 'call.rejected'])).toEqual([stored[0]]);
+      expect(await db.store.events.newest(5, 2)).toEqual([stored[4], stored[3]]);
+      expect(await db.store.events.after(0, 10, [])).toEqual([]);
+      expect(await db.store.events.newest(5, 10, [])).toEqual([]);
+    });
+  });
+
   describe('when events are appended', () => {
     it('gives them increasing seqs in the order given and reads them back after any seq', async () => {
       const stored = await db.store.events.append([event('scan.completed', 1), event('receipt.stored', 2)]);

@@ -40,8 +40,16 @@ export class PostgresEventLog implements EventLog {
     return pending.map((item) => item.stored!);
   }
 
-  async after(seq: number, limit: number): Promise<StoredEvent[]> {
-    return this.#sql<StoredEvent[]>`SELECT seq, type, at_ms, data FROM events WHERE seq > ${seq} ORDER BY seq LIMIT ${limit}`;
+  async after(seq: number, limit: number, types?: readonly string[]): Promise<StoredEvent[]> {
+    if (types === undefined) return this.#sql<StoredEvent[]>`SELECT seq, type, at_ms, data FROM events WHERE seq > ${seq} ORDER BY seq LIMIT ${limit}`;
+    if (types.length === 0) return [];
+    return this.#sql<StoredEvent[]>`SELECT seq, type, at_ms, data FROM events WHERE seq > ${seq} AND type = ANY(${[...types]}::text[]) ORDER BY seq LIMIT ${limit}`;
+  }
+
+  async newest(seq: number, limit: number, types?: readonly string[]): Promise<StoredEvent[]> {
+    if (types === undefined) return this.#sql<StoredEvent[]>`SELECT seq, type, at_ms, data FROM events WHERE seq <= ${seq} ORDER BY seq DESC LIMIT ${limit}`;
+    if (types.length === 0) return [];
+    return this.#sql<StoredEvent[]>`SELECT seq, type, at_ms, data FROM events WHERE seq <= ${seq} AND type = ANY(${[...types]}::text[]) ORDER BY seq DESC LIMIT ${limit}`;
   }
 
   async bounds(): Promise<{ first: number; last: number }> {
