@@ -166,7 +166,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
   // principal, so no one principal (an agent may sign in) runs many at once; a second is told to wait for the first
   const searching = new Set<string>();
   const receiptsFor = async (principal: ConsolePrincipal, filters: FailureFilters): Promise<ConsoleReceiptPage | undefined> => {
-    if (filters.q === '') return backend.receiptPage(ownCalls(principal, receiptQuery(filters)), LIST_BYTES);
+    if (filters.q === '' && filters.code === '') return backend.receiptPage(ownCalls(principal, receiptQuery(filters)), LIST_BYTES);
     if (searching.has(principal.name)) return undefined;
     searching.add(principal.name);
     try {

@@ -151,17 +151,21 @@ export class SqliteReceiptStore implements ReceiptStore {
     const searchRows = searchRowsOf(query);
     const { limit, offset } = pageOf(query);
     let sql: string;
-    if (search && searchRows !== undefined) {
-      // a bounded search reads the newest rows that meet the other filters (at most searchRows, and searchBytes of
-      // stored text: their sizes are read first, not their text), then looks for the text in those alone, in one snapshot
+    if ((search || query.code !== undefined) && searchRows !== undefined) {
+      // a bounded search reads the newest rows that meet the column filters (at most searchRows, and searchBytes of
+      // stored text: their sizes are read first, not their text), then looks for the text, and the code, in those
+      // alone, in one snapshot: code is read from the body too, and unbounded it parsed every row (review J F3)
+      const columns = this.#filtersOf({ ...query, code: undefined });
       const sizes = this.#database.prepare<Array<string | number>, { seq: number; bytes: number }>(
-        `SELECT seq, octet_length(body) AS bytes FROM receipts ${filters} ORDER BY started_ms DESC, seq DESC LIMIT ?`,
+        `SELECT seq, octet_length(body) AS bytes FROM receipts ${columns.filters} ORDER BY started_ms DESC, seq DESC LIMIT ?`,
       );
-      const found = this.#statement(`SELECT body FROM receipts WHERE seq IN (SELECT value FROM json_each(?)) AND ${search} ORDER BY started_ms DESC, seq DESC LIMIT ? OFFSET ?`);
+      const code = query.code === undefined ? '' : "AND json_extract(body, '$.code') = ?";
+      const found = this.#statement(`SELECT body FROM receipts WHERE seq IN (SELECT value FROM json_each(?)) ${code} ${search ? `AND ${search}` : ''} ORDER BY started_ms DESC, seq DESC LIMIT ? OFFSET ?`);
       const rows = this.#database.transaction(() => {
-        const candidates = sizes.all(...values, searchRows);
+        const candidates = sizes.all(...columns.values, searchRows);
         const { taken } = fitInBytes(candidates.map((row) => row.bytes), candidates.length, query.searchBytes ?? Number.POSITIVE_INFINITY);
-        return found.all(JSON.stringify(candidates.slice(0, taken).map((row) => row.seq)), query.text!, query.text!, limit, offset);
+        const matching = [...(query.code === undefined ? [] : [query.code]), ...(search ? [query.text!, query.text!] : [])];
+        return found.all(JSON.stringify(candidates.slice(0, taken).map((row) => row.seq)), ...matching, limit, offset);
       })();
       return rows.map((row) => JSON.parse(row.body) as Receipt);
     } else {

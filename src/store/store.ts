@@ -18,9 +18,9 @@ export interface ReceiptQuery {
   session?: string;
   /** only receipts whose output or error holds this text (case-insensitive for ASCII letters; a scan, bounded by the page and `searchRows`) */
   text?: string;
-  /** with `text`: only the newest this many receipts that meet the other filters are searched (what one search may read) */
+  /** with `text` or `code` (both read from the body): only the newest this many receipts that meet the other filters are searched (what one search may read) */
   searchRows?: number;
-  /** with `text` and `searchRows`: the searched rows stop before the one that would take their stored text past this many bytes */
+  /** with `searchRows`: the searched rows stop before the one that would take their stored text past this many bytes */
   searchBytes?: number;
   /** page size; default 50, at most 1000 */
   limit?: number;

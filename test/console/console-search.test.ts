@@ -17,7 +17,7 @@ describe('the console\'s search (q=)', () => {
     temp = await makeTempDir('hldp-console-search-');
     server = await startTestServer(await makeConsoleRepository(temp.path), { HLDP_API_TOKEN: TOKEN });
     const failed = { ok: false, code: 'NONZERO_EXIT' as const, exit_code: 1, output: '' };
-    await server.gateway.store.receipts.save(makeReceipt({ ...failed, id: 'oldest', error: 'a needle in the oldest call\n', started_at: '2026-01-01T00:00:00.000Z' }));
+    await server.gateway.store.receipts.save(makeReceipt({ ...failed, code: 'TIMEOUT', id: 'oldest', error: 'a needle in the oldest call\n', started_at: '2026-01-01T00:00:00.000Z' }));
     const saving: Array<Promise<void>> = [];
     for (let index = 0; index < SEARCH_ROWS; index += 1) {
       saving.push(server.gateway.store.receipts.save(makeReceipt({ ...failed, id: `newer-${index}`, error: 'hay\n', started_at: new Date(Date.parse('2026-02-01T00:00:00.000Z') + index * 1000).toISOString() })));
@@ -47,6 +47,22 @@ describe('the console\'s search (q=)', () => {
 
     it('finds an older call once Until narrows the calls searched', async () => {
       expect(await rows('q=needle&until=2026-01-31T00:00')).toContain('data-receipt="oldest"');
+    });
+  });
+
+  // review J F3: code= read the stored body of every call the viewer may see, unbounded, even beside q=
+  describe('when a code is asked of more calls than a search reads', () => {
+    it('looks for it in the newest of them only, and says so', async () => {
+      const page = await (await fetch(`${server.url}/console/failures?status=all&code=TIMEOUT`, { headers: { cookie } })).text();
+      expect(page).not.toContain('data-receipt="oldest"');
+      expect(page).toContain(`reads only the newest ${SEARCH_ROWS.toLocaleString('en')} calls that meet the other filters`);
+      expect(await rows('status=all&code=TIMEOUT')).not.toContain('data-receipt="oldest"');
+      expect(await rows('code=TIMEOUT&q=needle')).not.toContain('data-receipt="oldest"');
+    });
+
+    it('finds an older call once Until narrows the calls read', async () => {
+      expect(await rows('code=TIMEOUT&until=2026-01-31T00:00')).toContain('data-receipt="oldest"');
+      expect(await rows('code=NONZERO_EXIT&until=2026-01-31T00:00')).not.toContain('data-receipt="oldest"');
     });
   });
 });

@@ -38,6 +38,10 @@ describe.each(storeKinds())('$name receipts filtered for the console', (kind) =>
     ['text in the newest rows a search may read', { text: 'no such file', searchRows: 3 }, []],
     ['text in the newest rows that meet the other filters', { text: 'no such file', status: 'failed' as const, searchRows: 3 }, [0]],
     ['text in the newest rows, paged among the matches', { text: 'e', searchRows: 3, limit: 1, offset: 1 }, [2]],
+    // review J F3: code is read from the body, so with searchRows it is looked for in the newest rows alone
+    ['code in the newest rows a search may read', { code: 'TIMEOUT', searchRows: 2 }, []],
+    ['code in the newest rows that meet the other filters', { code: 'TIMEOUT', status: 'failed' as const, searchRows: 2 }, [1]],
+    ['code and text in the newest rows', { code: 'NONZERO_EXIT', text: 'denied', searchRows: 4 }, [3]],
   ])('filters by %s', async (_name, query, expected) => {
     const found = await store.receipts.list(query);
     expect(found.map((receipt) => receipt.id)).toEqual(expected.map((index) => stored[index]!.id));

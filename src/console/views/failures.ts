@@ -64,9 +64,11 @@ export function receiptQuery(filters: FailureFilters): ConsoleReceiptQuery {
     ...(filters.code ? { code: filters.code } : {}),
     ...(filters.since ? { since: filters.since } : {}),
     ...(filters.until ? { until: filters.until } : {}),
-    ...(filters.q ? { text: filters.q, searchRows: SEARCH_ROWS, searchBytes: SEARCH_BYTES } : {}),
+    ...(filters.q ? { text: filters.q } : {}),
+    // text and code are read from a call's stored body: either makes the page a bounded search (review J F3)
+    ...(filters.q || filters.code ? { searchRows: SEARCH_ROWS, searchBytes: SEARCH_BYTES } : {}),
     // a search reads one more than shown to know whether more match; a plain page is told so by the store
-    limit: filters.q ? PAGE + 1 : PAGE,
+    limit: filters.q || filters.code ? PAGE + 1 : PAGE,
     offset: filters.offset,
   };
 }
@@ -116,7 +118,7 @@ ${everyone ? html`<label>Caller <input name="caller" value="${filters.caller}" s
 <input type="hidden" name="offset" value="${filters.offset || ''}">
 <button type="submit">Filter</button>
 </form>
-${filters.q ? html`<p class="muted">The search reads only the newest ${SEARCH_ROWS.toLocaleString('en')} calls that meet the other filters, and of them at most ${SEARCH_BYTES / 1024 / 1024} MiB (fewer calls when their output is large); set To earlier to search older ones.</p>` : ''}
+${filters.q || filters.code ? html`<p class="muted">The search (text or code) reads only the newest ${SEARCH_ROWS.toLocaleString('en')} calls that meet the other filters, and of them at most ${SEARCH_BYTES / 1024 / 1024} MiB (fewer calls when their output is large); set To earlier to search older ones.</p>` : ''}
 <p class="muted live" data-live="receipt.stored" data-refresh="rows" data-source="filters"><span class="dot" title="live"></span> New calls appear here as they are stored. Times are UTC.${everyone ? '' : ' Only your own calls are shown.'}</p>
 <table class="receipts">
 <thead><tr><th>When</th><th>Tool</th><th>Outcome</th><th>Caller</th><th>Session</th><th>Took</th><th>Error</th></tr></thead>

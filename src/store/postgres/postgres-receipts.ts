@@ -110,13 +110,16 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
       ORDER BY started_ms DESC, seq DESC`;
     // a bounded search reads the newest rows that meet the other filters (at most searchRows, and searchBytes of
     // stored text: their sizes are read first, not their text), then looks for the text in those alone, in one snapshot
-    const rows = search && searchRows !== undefined
+    // the code, read from the body as the text is, is looked for in those rows alone too (review J F3)
+    const rows = (search || query.code !== undefined) && searchRows !== undefined
       ? await sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (sql) => {
           const candidates = await sql<Array<{ seq: string; bytes: number }>>`
-            SELECT seq, octet_length(body) AS bytes FROM receipts WHERE true ${this.#filtersOf(query)} ORDER BY started_ms DESC, seq DESC LIMIT ${searchRows}`;
+            SELECT seq, octet_length(body) AS bytes FROM receipts WHERE true ${this.#filtersOf({ ...query, code: undefined })} ORDER BY started_ms DESC, seq DESC LIMIT ${searchRows}`;
           const { taken } = fitInBytes(candidates.map((row) => Number(row.bytes)), candidates.length, query.searchBytes ?? Number.POSITIVE_INFINITY);
           const seqs = candidates.slice(0, taken).map((row) => row.seq);
-          return sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE seq = ANY(${seqs}::bigint[]) AND ${search} ORDER BY started_ms DESC, seq DESC LIMIT ${limit} OFFSET ${offset}`;
+          return sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE seq = ANY(${seqs}::bigint[])
+            ${query.code !== undefined ? sql`AND (body::json->>'code') = ${query.code}` : sql``} ${search ? sql`AND ${search}` : sql``}
+            ORDER BY started_ms DESC, seq DESC LIMIT ${limit} OFFSET ${offset}`;
         })
       : await sql<Array<{ body: string }>>`${filtered} LIMIT ${limit} OFFSET ${offset}`;
     return rows.map((row) => JSON.parse(row.body) as Receipt);
