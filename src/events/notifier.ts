@@ -20,6 +20,8 @@ export interface NotifierOptions {
   timeoutMs?: number;
   /** events queued for one target at most; past that the oldest is dropped and counted as failed */
   maxQueued?: number;
+  /** characters of JSON queued for one target at most (default 16 Mi); past that the oldest are dropped and counted as failed */
+  maxQueuedBytes?: number;
   delivered?: (target: NotifyTargetOptions, event: HldpEvent, attempts: number) => void;
   failedForGood?: (target: NotifyTargetOptions, event: HldpEvent, reason: string) => void;
 }
@@ -27,6 +29,12 @@ export interface NotifierOptions {
 /** The signature a receiver checks: hex HMAC-SHA256 of the raw body with the shared secret (Forgejo's scheme). */
 export function signBody(body: string, secret: string): string {
   return createHmac('sha256', secret).update(body).digest('hex');
+}
+
+/** An event waiting for one target, with the JSON body it is sent as. */
+interface Queued {
+  event: HldpEvent;
+  body: string;
 }
 
 function wants(target: NotifyTargetOptions, event: HldpEvent): boolean {
@@ -43,7 +51,8 @@ export class Notifier {
   readonly #hub: EventHub;
   readonly #targets: NotifyTargetOptions[];
   readonly #options: NotifierOptions;
-  readonly #queues: HldpEvent[][];
+  readonly #queues: Queued[][];
+  readonly #queuedBytes: number[];
   readonly #running: Array<Promise<void> | undefined>;
   readonly #stop = new AbortController();
   #unsubscribe: (() => void) | undefined;
@@ -53,6 +62,7 @@ export class Notifier {
     this.#targets = [...targets];
     this.#options = options;
     this.#queues = this.#targets.map(() => []);
+    this.#queuedBytes = this.#targets.map(() => 0);
     this.#running = this.#targets.map(() => undefined);
   }
 
@@ -60,7 +70,11 @@ export class Notifier {
   async start(): Promise<void> {
     if (this.#targets.length === 0) return;
     this.#unsubscribe = await this.#hub.subscribe({
-      send: (event) => this.#targets.forEach((target, index) => wants(target, event) && this.#enqueue(index, event)),
+      send: (event) => {
+        // written once, shared by every target that wants it
+        let body: string | undefined;
+        this.#targets.forEach((target, index) => wants(target, event) && this.#enqueue(index, { event, body: (body ??= JSON.stringify(event)) }));
+      },
       reset: () => undefined,
     });
   }
@@ -72,12 +86,14 @@ export class Notifier {
     await Promise.allSettled(this.#running.filter((running): running is Promise<void> => running !== undefined));
   }
 
-  #enqueue(index: number, event: HldpEvent): void {
+  #enqueue(index: number, queued: Queued): void {
     const queue = this.#queues[index]!;
-    queue.push(event);
-    if (queue.length > (this.#options.maxQueued ?? 1000)) {
-      const dropped = queue.shift()!;
-      this.#options.failedForGood?.(this.#targets[index]!, dropped, 'dropped: the receiver fell too far behind');
+    queue.push(queued);
+    this.#queuedBytes[index]! += queued.body.length;
+    // a receiver that is down must not make the gateway hold what waits for it without bound, in events or in bytes
+    while (queue.length > 1 && (queue.length > (this.#options.maxQueued ?? 1000) || this.#queuedBytes[index]! > (this.#options.maxQueuedBytes ?? 16 * 1024 * 1024))) {
+      const dropped = this.#take(index);
+      this.#options.failedForGood?.(this.#targets[index]!, dropped.event, 'dropped: the receiver fell too far behind');
     }
     this.#running[index] ??= this.#drain(index).finally(() => {
       this.#running[index] = undefined;
@@ -87,11 +103,16 @@ export class Notifier {
   async #drain(index: number): Promise<void> {
     const queue = this.#queues[index]!;
     const target = this.#targets[index]!;
-    while (queue.length > 0 && !this.#stop.signal.aborted) await this.#deliver(target, queue.shift()!);
+    while (queue.length > 0 && !this.#stop.signal.aborted) await this.#deliver(target, this.#take(index));
   }
 
-  async #deliver(target: NotifyTargetOptions, event: HldpEvent): Promise<void> {
-    const body = JSON.stringify(event);
+  #take(index: number): Queued {
+    const queued = this.#queues[index]!.shift()!;
+    this.#queuedBytes[index]! -= queued.body.length;
+    return queued;
+  }
+
+  async #deliver(target: NotifyTargetOptions, { event, body }: Queued): Promise<void> {
     const signature = target.secret ? signBody(body, target.secret) : undefined;
     const attempts = this.#options.attempts ?? 6;
     let reason = '';

@@ -48,4 +48,35 @@ describe('Notifier', () => {
       expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning').map((warning) => warning.message)).toEqual([]);
     });
   });
+
+  // events are bounded one by one (an approval request's params are cut to 4,096 characters), but a receiver that is
+  // down for long must not make the gateway hold a queue of any size either (review J F5)
+  describe('when a receiver does not answer and large events keep coming', () => {
+    it('keeps at most 16 Mi characters of JSON queued for it, dropping the oldest and counting them as failed', async () => {
+      const held: Array<() => void> = [];
+      receiver = createServer((request, response) => {
+        request.resume().on('end', () => held.push(() => response.writeHead(204).end()));
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      const { port } = receiver.address() as AddressInfo;
+      store = openSqliteStore({ path: ':memory:' });
+      hub = new EventHub({ log: store.events, pollMs: 20 });
+      await hub.start();
+      const dropped: number[] = [];
+      const notifier = new Notifier(hub, [{ url: `http://127.0.0.1:${port}/hook`, events: ['definitions.broken'] }], {
+        timeoutMs: 60_000,
+        failedForGood: (_target, event, reason) => void (reason.startsWith('dropped') && dropped.push(event.id)),
+      });
+      await notifier.start();
+      const big = 'x'.repeat(1024 * 1024);
+      for (let index = 0; index < 24; index += 1) hub.publish('definitions.broken', { commit: String(index), files: [big] });
+      await hub.flush();
+      for (let tries = 0; tries < 200 && held.length === 0; tries += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+      // the first is with the receiver; of the 23 queued after it, 15 fit in 16 Mi characters (each is 1 Mi and its
+      // JSON around it): the 8 oldest went
+      expect(dropped).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+      for (const answer of held.splice(0)) answer();
+      await notifier.stop();
+    });
+  });
 });
