@@ -82,13 +82,16 @@ export class SessionManager {
     return { ok: true, session: state };
   }
 
-  /** The session, if it is open; marks it used. */
-  async get(id: string): Promise<SessionState | undefined> {
+  /**
+   * The session, if it is open (and, with `owner`, opened by that principal); marks it used. Another principal's
+   * session is not found and left as it was: a probe with a leaked id neither keeps it from idling out nor moves it
+   * in its principal's least-recently-used order.
+   */
+  async get(id: string, owner?: { principal: string | undefined }): Promise<SessionState | undefined> {
     const state = await this.store.get(id);
-    if (state) {
-      state.last_used = this.clock();
-      await this.store.save(state);
-    }
+    if (!state || (owner !== undefined && state.principal !== owner.principal)) return undefined;
+    state.last_used = this.clock();
+    await this.store.save(state);
     return state;
   }
 

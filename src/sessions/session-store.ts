@@ -27,7 +27,8 @@ export interface SessionStore {
  * another's. An idle one is forgotten when next looked up.
  */
 export class MemorySessionStore implements SessionStore {
-  // insertion order is recency: a session is moved to the end each time it is read or written
+  // insertion order is recency: a session is moved to the end each time it is written (a use writes it; a read that
+  // is not a use, another principal's look-up of the id, must not move it)
   private readonly sessions = new Map<string, SessionState>();
   private readonly perPrincipal = new Map<string, number>();
 
@@ -40,8 +41,6 @@ export class MemorySessionStore implements SessionStore {
       this.remove(id);
       return undefined;
     }
-    this.sessions.delete(id);
-    this.sessions.set(id, state);
     return state;
   }
 

@@ -183,8 +183,8 @@ function describe(gateway: Gateway, state: SessionState): Record<string, unknown
 
 /** The session of that id if the request's principal opened it: another principal's session is not found, as if it did not exist. */
 async function ownSession(gateway: Gateway, id: string, response: Response): Promise<SessionState | undefined> {
-  const state = await gateway.sessions.get(id);
-  return state && state.principal === principalOf(response).name ? state : undefined;
+  // checked before the session is marked used: another principal's look-up must not refresh it (review J F8)
+  return gateway.sessions.get(id, { principal: principalOf(response).name });
 }
 
 function notFound(response: Response, id: string): void {
