@@ -23,13 +23,18 @@
   }
 
   // Live: <… data-live="type,type" data-refresh="tbody-id" data-source="form-id"> reloads the tbody's rows (with the
-  // form's filters) when such an event arrives; data-reload="true" reloads the page. One refresh at a time: events
-  // that arrive meanwhile cause exactly one more, so the last state is always shown.
+  // form's filters) when such an event arrives; data-reload="true" reloads the page; data-reload="ask" never does, it
+  // says what changed with a link that reloads (the approvals page: a reload under the person's cursor put a new
+  // request's Approve button where the one being clicked was). One refresh at a time: events that arrive meanwhile
+  // cause exactly one more, so the last state is always shown.
   var live = document.querySelector('[data-live]');
   if (!live || !window.EventSource) return;
   var types = live.getAttribute('data-live');
   var target = live.getAttribute('data-refresh') && document.getElementById(live.getAttribute('data-refresh'));
   var form = live.getAttribute('data-source') && document.getElementById(live.getAttribute('data-source'));
+  var ask = live.getAttribute('data-reload') === 'ask';
+  var requested = 0;
+  var changed = 0;
   var running = false;
   var again = false;
   // a page being left (a form submitted) or being written in is never reloaded under the person's hands
@@ -39,24 +44,27 @@
   document.addEventListener('input', function (event) { if (!target || !form || !form.contains(event.target)) edited = true; });
   window.addEventListener('pagehide', function () { leaving = true; });
 
-  function refresh() {
+  function refresh(event) {
     if (leaving) return;
     if (!target) {
-      if (!edited) {
+      if (!edited && !ask) {
         window.location.reload();
         return;
       }
+      if (event && event.type === 'approval.requested') requested += 1;
+      else changed += 1;
       var notice = document.getElementById('live-notice');
       if (!notice) {
         notice = document.createElement('p');
         notice.id = 'live-notice';
         notice.className = 'notice';
+        notice.setAttribute('role', 'status');
         var link = document.createElement('a');
         link.href = window.location.pathname + window.location.search;
-        link.textContent = 'Something changed: reload';
         notice.appendChild(link);
         live.insertAdjacentElement('afterend', notice);
       }
+      notice.firstChild.textContent = ask ? changeText() + ': show them' : 'Something changed: reload';
       return;
     }
     if (running) {
@@ -77,6 +85,13 @@
         running = false;
         if (again) refresh();
       });
+  }
+
+  function changeText() {
+    var parts = [];
+    if (requested > 0) parts.push(requested + (requested === 1 ? ' new request' : ' new requests'));
+    if (changed > 0) parts.push(changed + (changed === 1 ? ' other change' : ' other changes'));
+    return parts.join(', ') + ' since this page was shown';
   }
 
   var source = new EventSource('/console/events?types=' + encodeURIComponent(types));

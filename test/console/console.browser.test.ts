@@ -155,6 +155,29 @@ describeWithChromium('the console in a real browser (Debian chromium, playwright
     await expect(page.locator('table.plain').textContent()).resolves.toContain('checked the text');
   });
 
+  it('3b. keeps the approvals page still while a new request arrives: it says so, and its button does not move under the cursor', async () => {
+    const first = await askConfirmation('already shown');
+    await page.goto(`${server.url}/console/approvals`);
+    await page.waitForSelector('.live.connected');
+    const shownFirst = await page.locator('li.approval').first().getAttribute('data-approval');
+    const button = await page.locator('li.approval').first().locator('button.approve').boundingBox();
+    // a reload would drop this mark
+    await page.evaluate('window.stillHere = true');
+    const later = await askConfirmation('arrived later');
+    const notice = page.locator('#live-notice');
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe('1 new request since this page was shown: show them');
+    expect(await page.evaluate('window.stillHere')).toBe(true);
+    // the element under the approver's cursor is still the first request's Approve button
+    const under = await page.evaluate(`document.elementFromPoint(${button!.x + button!.width / 2}, ${button!.y + button!.height / 2})?.closest('li.approval')?.getAttribute('data-approval')`);
+    expect(under).toBe(shownFirst);
+    await notice.locator('a').click();
+    await page.locator('li.approval', { hasText: 'arrived later' }).waitFor();
+    // leave the live page, and settle both requests so that later tests start from an empty queue
+    await page.goto('about:blank');
+    for (const pending of [first, later]) expect((await request(server, 'POST', '/v1/confirm', { headers: auth, body: { token: pending.token } })).status).toBe(200);
+  });
+
   it('4. shows a broken TOOL.hdlp pushed to the served repository in the registry, with its file:line:col', async () => {
     await page.goto(`${server.url}/console/registry`);
     await page.waitForSelector('.live.connected');

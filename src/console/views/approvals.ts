@@ -62,7 +62,7 @@ export function approvalsView(pending: PendingApproval[], resolved: HldpEvent[],
   const { offset, more } = paging;
   return html`<h1>Approvals</h1>
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
-<p class="muted live" data-live="approval.requested,approval.resolved" data-reload="true"><span class="dot" title="live"></span> Calls waiting for a person. ${pending.some((approval) => !approval.decidable) ? 'Those without buttons you may look at, not decide.' : ''}</p>
+<p class="muted live" data-live="approval.requested,approval.resolved" data-reload="ask"><span class="dot" title="live"></span> Calls waiting for a person. ${pending.some((approval) => !approval.decidable) ? 'Those without buttons you may look at, not decide.' : ''}</p>
 ${pending.length === 0
   ? html`<p class="empty">Nothing is waiting.</p>`
   : html`<p class="muted" data-page="approvals">Requests ${offset + 1}–${offset + pending.length}, newest first.${more ? ' More wait on the next page.' : ''}</p>
