@@ -24,7 +24,7 @@ export const FIND_TOOL: MetaTool = {
   inputSchema: {
     type: 'object',
     properties: {
-      intent: { type: 'string', minLength: 1, description: 'what you want to do, e.g. 查看最近的提交记录' },
+      intent: { type: 'string', minLength: 1, maxLength: 4000, description: 'what you want to do, e.g. 查看最近的提交记录' },
       limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'how many candidates at most' },
       context: {
         type: 'object',

@@ -52,6 +52,20 @@ describe('hldp suggest examples', () => {
     });
   });
 
+  describe('when an agent sends tool_find an intent past 4,000 characters (the limit of POST /v1/match and /v1/call)', () => {
+    it('refuses it as invalid params, and stores nothing of it (review J: a 1 MB intent was kept whole in usage_events)', async () => {
+      await session(async (call) => {
+        const answer = (await call('tool_find', { intent: `who wrote this ${'x'.repeat(4000)}` })) as { isError?: boolean; content: Array<{ text: string }> };
+        expect(answer.isError).toBe(true);
+        expect(answer.content[0]!.text).toMatch(/INVALID_PARAMS|invalid params for 'tool_find'/);
+        await call('git-ops', { op: 'log' });
+      });
+      const run = await runCli(['suggest', 'examples', '--json'], { env });
+      expect(run.code).toBe(0);
+      expect(run.stdout).not.toContain('x'.repeat(100));
+    });
+  });
+
   describe('when nothing was stored after --since', () => {
     it('says so and exits 0', async () => {
       const run = await runCli(['suggest', 'examples', '--since', '2999-01-01'], { env });
