@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eachTool, findTool, toolsOf, type ToolIndex } from '../../src/core/index.js';
 import { createMatcher } from '../../src/matcher/index.js';
-import { Scanner } from '../../src/scanner/index.js';
-import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { commitFiles, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { countingEntriesParsed, warmScanner } from '../helpers/warm-cache.js';
 
 // Issue #18: the first name that is no tool's made the alias table by making every definition of an index served from
 // the scan cache once (~1.6 s of CPU at 100,000 tools). The cache keeps each tool's aliases beside its name: the table
@@ -23,17 +22,6 @@ afterEach(async () => {
   await temp.cleanup();
 });
 
-/** Counts the scan cache's entry lines parsed in this thread (each a definition made). */
-function countingEntriesParsed(): { parsed: () => number } {
-  const parse = JSON.parse;
-  let parsed = 0;
-  vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
-    if (typeof text === 'string' && text.startsWith('{') && text.includes('"oid":')) parsed += 1;
-    return parse(text, reviver);
-  });
-  return { parsed: () => parsed };
-}
-
 /** The same index with its tools in a plain list: what the answers must equal. */
 function builtWhole(index: ToolIndex): ToolIndex {
   return { ...Object.fromEntries(Object.entries(Object.getOwnPropertyDescriptors(index)).filter(([key]) => key !== 'tools').map(([key, descriptor]) => [key, descriptor.value])), tools: [...eachTool(index)] } as ToolIndex;
@@ -41,18 +29,10 @@ function builtWhole(index: ToolIndex): ToolIndex {
 
 const NAMES = ['tool-0012x', 'handy 13', 'shared-alias', 'SEVENTH', 'tool-0008', '别名tool-0050', 'nothing-like-it', 'tool-0199-alias'];
 
-async function warmIndex(): Promise<{ repo: string; scanner: Scanner; warm: ToolIndex }> {
-  const repo = join(temp.path, 'repo');
-  await initRepository(repo);
+function warmIndex(): ReturnType<typeof warmScanner> {
   const files: Record<string, string> = {};
   for (let at = 0; at < TOOLS; at++) files[`tools/${nameOf(at)}/TOOL.hdlp`] = makeToolYaml(nameOf(at), { aliases: aliasesOf(at) });
-  await commitFiles(repo, files);
-  const cacheDir = join(temp.path, 'cache');
-  const cold = new Scanner({ repo, cacheDir });
-  await cold.scan();
-  await cold.flush();
-  const scanner = new Scanner({ repo, cacheDir });
-  return { repo, scanner, warm: await scanner.scan() };
+  return warmScanner(temp.path, files);
 }
 
 describe('lookup over an index served from the scan cache', () => {

@@ -1,11 +1,11 @@
-import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findTool, toolsOf, type ToolDefinition } from '../../src/core/index.js';
 import { buildSearchIndex, updateSearchIndex } from '../../src/matcher/search-index.js';
 import { Scanner } from '../../src/scanner/index.js';
-import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { commitFiles, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { warmScanner } from '../helpers/warm-cache.js';
 
 // Issue #18: a server from a warm scan cache holds no definition it is not using; a definition made again from the
 // cache's line after a collection must still be known as the same tool (the matcher keeps its analysis) and as the
@@ -35,18 +35,9 @@ const nameOf = (at: number): string => `tool-${String(at).padStart(4, '0')}`;
 describe('Scanner serving tools from a warm scan cache', () => {
   describe('when the tools it made are collected and a rescan follows', () => {
     it('makes them again as the same tools: the matcher keeps their analysis, and the scan is cached again', async () => {
-      const repo = join(temp.path, 'repo');
-      await initRepository(repo);
       const files: Record<string, string> = {};
       for (let at = 0; at < TOOLS; at++) files[`tools/${nameOf(at)}/TOOL.hdlp`] = makeToolYaml(nameOf(at), { intent: `handles job ${at}`, aliases: `[${nameOf(at)}-alias]` });
-      await commitFiles(repo, files);
-      const cacheDir = join(temp.path, 'cache');
-      const cold = new Scanner({ repo, cacheDir });
-      await cold.scan();
-      await cold.flush();
-
-      const scanner = new Scanner({ repo, cacheDir });
-      const warm = await scanner.scan();
+      const { repo, cacheDir, scanner, warm } = await warmScanner(temp.path, files);
       const search = buildSearchIndex(toolsOf(warm));
       // one tool held (as a validator holds the tools it compiled for), the rest let go
       const held: ToolDefinition = findTool(warm, nameOf(7))!;

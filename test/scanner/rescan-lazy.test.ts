@@ -1,11 +1,11 @@
-import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eachTool, findTool, toolsOf, type ToolIndex } from '../../src/core/index.js';
 import { buildSearchIndex, updateSearchIndex } from '../../src/matcher/search-index.js';
 import { Scanner } from '../../src/scanner/index.js';
-import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { commitFiles, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { countingEntriesParsed, warmScanner as warmCache } from '../helpers/warm-cache.js';
 
 // Issue #18: a server serving a warm scan cache (each definition made from its line when asked for) made every
 // definition on the first rescan of a new commit, and kept them: the rescan keyed every cached entry, and the cache
@@ -33,35 +33,16 @@ afterEach(async () => {
   await temp.cleanup();
 });
 
-/** Counts the scan cache's entry lines parsed in this thread (each a definition made): `JSON.parse` of a line with an oid. */
-function countingEntriesParsed(): { parsed: () => number } {
-  const parse = JSON.parse;
-  let parsed = 0;
-  vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
-    if (typeof text === 'string' && text.startsWith('{') && text.includes('"oid":')) parsed += 1;
-    return parse(text, reviver);
-  });
-  return { parsed: () => parsed };
-}
-
 /** The index without the moment it was made, its tools read one at a time. */
 function comparable(index: ToolIndex): object {
   const { scanned_at: _scannedAt, tools: _tools, ...rest } = Object.getOwnPropertyDescriptors(index);
   return JSON.parse(JSON.stringify({ fields: Object.keys(rest), tools: [...eachTool(index)] }));
 }
 
-async function warmScanner(): Promise<{ repo: string; cacheDir: string; scanner: Scanner; warm: ToolIndex }> {
-  const repo = join(temp.path, 'repo');
-  await initRepository(repo);
+function warmScanner(): ReturnType<typeof warmCache> {
   const files: Record<string, string> = {};
   for (let at = 0; at < TOOLS; at++) files[`tools/${nameOf(at)}/TOOL.hdlp`] = makeToolYaml(nameOf(at), { intent: `handles job ${at}`, aliases: `[${nameOf(at)}-alias]` });
-  await commitFiles(repo, files);
-  const cacheDir = join(temp.path, 'cache');
-  const cold = new Scanner({ repo, cacheDir });
-  await cold.scan();
-  await cold.flush();
-  const scanner = new Scanner({ repo, cacheDir });
-  return { repo, cacheDir, scanner, warm: await scanner.scan() };
+  return warmCache(temp.path, files);
 }
 
 describe('Scanner serving a warm scan cache', () => {

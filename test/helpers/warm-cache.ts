@@ -1,0 +1,35 @@
+import { join } from 'node:path';
+import { vi } from 'vitest';
+import type { ToolIndex } from '../../src/core/index.js';
+import { Scanner } from '../../src/scanner/index.js';
+import { commitFiles, initRepository } from './git.js';
+
+/**
+ * A local repository of `files` under `root`, scanned once cold and its cache written, then a new `Scanner` over that
+ * cache: what a restarted server serves (its tools made from the scan cache when first read).
+ */
+export async function warmScanner(root: string, files: Record<string, string>): Promise<{ repo: string; cacheDir: string; scanner: Scanner; warm: ToolIndex }> {
+  const repo = join(root, 'repo');
+  await initRepository(repo);
+  await commitFiles(repo, files);
+  const cacheDir = join(root, 'cache');
+  const cold = new Scanner({ repo, cacheDir });
+  await cold.scan();
+  await cold.flush();
+  const scanner = new Scanner({ repo, cacheDir });
+  return { repo, cacheDir, scanner, warm: await scanner.scan() };
+}
+
+/**
+ * Counts the scan cache's entry lines parsed in this thread, each a definition made: `JSON.parse` of a line with an
+ * oid. A spy on `JSON.parse`: undo it with `vi.restoreAllMocks()`.
+ */
+export function countingEntriesParsed(): { parsed: () => number } {
+  const parse = JSON.parse;
+  let parsed = 0;
+  vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+    if (typeof text === 'string' && text.startsWith('{') && text.includes('"oid":')) parsed += 1;
+    return parse(text, reviver);
+  });
+  return { parsed: () => parsed };
+}
