@@ -60,7 +60,8 @@ function toolsSection(index: ToolIndex, offset: number): Html {
   const tools = toolsOf(index);
   const end = Math.min(offset + REGISTRY_PAGE, tools.length);
   const page: ToolDefinition[] = [];
-  for (let position = offset; position < end; position++) page.push(tools.at(position)!);
+  // made to be shown, not kept: a page read is no reason to hold its definitions (issue #18)
+  for (let position = offset; position < end; position++) page.push((tools.peek ? tools.peek(position) : tools.at(position))!);
   const pages = offset > 0 || end < tools.length
     ? html`<p class="pages">${offset > 0 ? html`<a href="/console/registry?offset=${Math.max(0, offset - REGISTRY_PAGE)}">← Previous tools</a> ` : ''}${end < tools.length ? html`<a href="/console/registry?offset=${end}">Next tools →</a>` : ''}</p>`
     : '';
