@@ -19,12 +19,14 @@ export function redactSecrets(result: ExecutionResult, secrets: readonly string[
   const trimmed = (text: string): { text: string; cutBytes: number } => (result.cut_bytes > 0 ? cutPartialSecrets(text, applicable) : { text, cutBytes: 0 });
   const output = trimmed(scrub(result.output));
   const stderr = trimmed(scrub(result.stderr));
+  // an error cut to the cap (an HTTP error's body) is counted in cut_bytes as output is: so is what is trimmed beside its marker
+  const error = result.error === null ? null : trimmed(scrub(result.error));
   return {
     ...result,
     output: output.text,
     stderr: stderr.text,
-    error: result.error === null ? null : cutPartialSecrets(scrub(result.error), applicable).text,
-    cut_bytes: result.cut_bytes + output.cutBytes + stderr.cutBytes,
+    error: error === null ? null : error.text,
+    cut_bytes: result.cut_bytes + output.cutBytes + stderr.cutBytes + (error?.cutBytes ?? 0),
     ...(result.structured_content === undefined ? {} : { structured_content: scrubStrings(result.structured_content, scrub) as Record<string, unknown> }),
   };
 }

@@ -76,6 +76,16 @@ describe('hldp call of a network tool whose server answers an error larger than 
   });
 });
 
+describe('hldp call of a network tool whose error is cut beside what looks like a secret', () => {
+  it('counts what is trimmed beside the cut in cut_bytes as in the marker (a secret ending in E met the E-filled body: CI, an embedded token at random)', async () => {
+    // the Forgejo token ends as the body after the cut begins: the cut's tail loses those characters, counted in both
+    const receipt = await call('fj-read', { HLDP_FORGEJO_TOKEN: 'forgejo-token-0123456789EEE' });
+    expect(receipt).toMatchObject({ ok: false, tool: 'fj-read', code: 'HTTP_ERROR' });
+    const marker = Number(/\[… (\d+) bytes cut/.exec(receipt.error as string)![1]);
+    expect(receipt.cut_bytes).toBe(marker);
+  });
+});
+
 describe('hldp call of a network tool whose configured URL holds a credential, when nothing answers (found in review E14)', () => {
   it("keeps the URL's query values and user:password out of the receipt's CONNECTION_FAILED error", async () => {
     // a port that nothing listens on: the failing server's, once closed
