@@ -1,15 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSse } from '../helpers/sse-client.js';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, echoTool, mcpClient, policyRepository, startGateway, textOf, TOKENS } from './support.js';
+import { api, echoTool, mcpClient, type PolicyGateway, startPolicyGateway, textOf, TOKENS } from './support.js';
 
 // one real `hldp serve` for the file: principals from the config file and the environment, access rules from the repository
-let gateway: { url: string; service: ServiceProcess };
-let cleanup: () => Promise<void>;
+let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  const { repo, temp } = await policyRepository({
+  gateway = await startPolicyGateway({
     // an identity gate in the tool's own definition (seed 003's trusted_only)
     'tools/deploy/TOOL.hdlp': echoTool('deploy', 'access: { roles: [trusted] }'),
     // outside bot's base list, in no gate: only a toolset could bring it, and for bot none may
@@ -20,13 +18,8 @@ beforeAll(async () => {
       'access:', '  - tools: [shell-exec]', '    roles: [trusted]', '    reason: the shell is for trusted principals',
     ].join('\n'),
   });
-  gateway = await startGateway(repo, temp.path);
-  cleanup = async () => {
-    await gateway.service.stop();
-    await temp.cleanup();
-  };
 });
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 describe('principals at the HTTP edge', () => {
   it('admits each principal by its token and refuses a missing or wrong one with 401', async () => {

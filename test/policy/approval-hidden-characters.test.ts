@@ -1,23 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway, TOKENS } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway, TOKENS } from './support.js';
 
 // What a person reads before approving must be what runs: an agent's params with a right-to-left override showed the
 // approver, in the console, a path written backwards from the one the tool gets (the CLI escaped it; the console did not).
 const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 
-let gateway: { url: string; service: ServiceProcess };
-let cleanup: () => Promise<void>;
+let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  const made = await policyRepository({ 'policies/writes.hdlp': RULE });
-  gateway = await startGateway(made.repo, made.temp.path);
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE });
 });
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 describe('the console approvals page, for params that hide or reorder text', () => {
   it('shows each such character as its marked escape, never as itself', async () => {

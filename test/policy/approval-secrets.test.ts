@@ -1,27 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway, TOKENS } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway, TOKENS } from './support.js';
 
 // A configured secret an agent pastes into the params of a call waiting for a person must be shown to nobody: the
 // event and the receipt redacted it, while GET /v1/approvals/:id showed api_token and the console showed every one.
 const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 const FORGEJO_TOKEN = 'forgejo-token-0123456789abcdef';
 
-let gateway: { url: string; service: ServiceProcess; env: NodeJS.ProcessEnv; configFile: string };
-let repo: string;
-let cleanup: () => Promise<void>;
+let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  const made = await policyRepository({ 'policies/writes.hdlp': RULE });
-  repo = made.repo;
-  gateway = await startGateway(made.repo, made.temp.path, { env: { HLDP_FORGEJO_URL: 'http://127.0.0.1:9', HLDP_FORGEJO_TOKEN: FORGEJO_TOKEN, HLDP_FORGEJO_REPO: 'o/r' } });
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE }, { env: { HLDP_FORGEJO_URL: 'http://127.0.0.1:9', HLDP_FORGEJO_TOKEN: FORGEJO_TOKEN, HLDP_FORGEJO_REPO: 'o/r' } });
 });
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 describe('a pending call whose params hold configured secrets (found in review E10)', () => {
   it('shows each as [REDACTED] in GET /v1/approvals/:id, GET /v1/approvals and the console, as its event does', async () => {
@@ -56,9 +47,9 @@ describe('a pending call whose params hold configured secrets (found in review E
     const id = pending.body.id as string;
     const env = { ...gateway.env, HLDP_TOKEN: TOKENS.alice };
     const runs = [
-      await runCli(['approvals', 'show', id, '--repo', repo, '--config', gateway.configFile], { env }),
-      await runCli(['approvals', 'show', id, '--json', '--repo', repo, '--config', gateway.configFile], { env }),
-      await runCli(['approvals', 'list', '--json', '--repo', repo, '--config', gateway.configFile], { env }),
+      await runCli(['approvals', 'show', id, '--repo', gateway.repo, '--config', gateway.configFile], { env }),
+      await runCli(['approvals', 'show', id, '--json', '--repo', gateway.repo, '--config', gateway.configFile], { env }),
+      await runCli(['approvals', 'list', '--json', '--repo', gateway.repo, '--config', gateway.configFile], { env }),
     ];
     expect(runs[0]!.stdout).toContain('admin [REDACTED] forgejo [REDACTED]');
     expect(JSON.parse(runs[1]!.stdout).approval.params.content).toBe('admin [REDACTED] forgejo [REDACTED]');

@@ -1,27 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway, TOKENS, type Who } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway, TOKENS, type Who } from './support.js';
 
 // Review finding: who may see and decide a request disagreed between the list (by role), the read and decide (by the
 // request's rule) and the console (approver role first). A rule here names lead (an agent, no approver role) alone.
 const NAMED = ['name: named', 'author: TEST-001', 'why: lead reviews these writes', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { principals: [lead] }'].join('\n');
 
-let gateway: { url: string; service: ServiceProcess };
-let cleanup: () => Promise<void>;
+let gateway: PolicyGateway;
 let id: string;
 
 beforeAll(async () => {
-  const made = await policyRepository({ 'policies/named.hdlp': NAMED });
-  gateway = await startGateway(made.repo, made.temp.path);
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({ 'policies/named.hdlp': NAMED });
   const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: 'named.txt', content: 'x\n' } } });
   expect(pending).toMatchObject({ status: 202, body: { status: 'approval_required' } });
   id = pending.body.id as string;
 });
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 async function signIn(who: Who): Promise<{ cookie: string; csrf: string }> {
   const origin = new URL(gateway.url).origin;

@@ -1,23 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway, TOKENS } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway, TOKENS } from './support.js';
 
 // An agent held 1,000 long-polls on its own request, each polling the store 4 times a second (review E5): an agent
 // now holds at most 16 waits at once, as many as event streams.
 const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 
-let gateway: { url: string; service: ServiceProcess };
-let cleanup: () => Promise<void>;
+let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  const made = await policyRepository({ 'policies/writes.hdlp': RULE });
-  gateway = await startGateway(made.repo, made.temp.path);
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE });
 });
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 describe('waits on an approval request (GET /v1/approvals/:id?wait=)', () => {
   it('holds 16 of one agent at once and refuses the rest, 429 TOO_MANY_WAITS', async () => {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway } from './support.js';
 
 // A real `hldp serve` over a real SQLite store: an agent's pending writes each hold ~900 KB of params. GET
 // /v1/approvals?limit=1000 read, parsed and sent all of them at once (100 MB with a hundred; found in review F1).
@@ -8,22 +7,16 @@ const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every w
 const REQUESTS = 8;
 const MIB = 1024 * 1024;
 
-let gateway: { url: string; service: ServiceProcess };
-let cleanup: () => Promise<void>;
+let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  const made = await policyRepository({ 'policies/writes.hdlp': RULE });
-  gateway = await startGateway(made.repo, made.temp.path);
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE });
   for (let index = 0; index < REQUESTS; index += 1) {
     const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: `big-${index}.txt`, content: `${index}`.repeat(900_000) } } });
     expect(pending).toMatchObject({ status: 202, body: { status: 'approval_required' } });
   }
 }, 60_000);
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 describe('GET /v1/approvals over requests with large params', () => {
   it('ends a page early at its byte bound, says so, and next_offset reaches every request once', async () => {

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway } from './support.js';
 
 // A real `hldp serve` over a real SQLite store. GET /v1/approvals read and parsed every request of the history that
 // the page skipped (`offset`) or that the asker may not see — the whole history, for one small answer, in one
@@ -11,17 +10,11 @@ import { api, policyRepository, startGateway } from './support.js';
 const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 const REQUESTS = 6;
 
-let gateway: { url: string; service: ServiceProcess };
-let cleanup: () => Promise<void>;
+let gateway: PolicyGateway;
 const ids: string[] = [];
 
 beforeAll(async () => {
-  const made = await policyRepository({ 'policies/writes.hdlp': RULE });
-  gateway = await startGateway(made.repo, made.temp.path);
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE });
   for (let index = 0; index < REQUESTS; index += 1) {
     const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: `note-${index}.txt`, content: `${index}` } } });
     expect(pending).toMatchObject({ status: 202, body: { status: 'approval_required' } });
@@ -29,11 +22,11 @@ beforeAll(async () => {
     expect((await api(gateway.url, 'POST', `/v1/approvals/${pending.body.id}/cancel`, { who: 'bot', body: {} })).status).toBe(200);
   }
   // every request but the oldest gets params no reader can parse
-  const database = new BetterSqlite3(join(made.temp.path, 'data', 'receipts.db'));
+  const database = new BetterSqlite3(join(gateway.folder, 'data', 'receipts.db'));
   database.prepare(`UPDATE approvals SET params = 'not json' WHERE id IN (${ids.slice(1).map(() => '?').join(', ')})`).run(...ids.slice(1));
   database.close();
 }, 60_000);
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 describe('GET /v1/approvals over a history it does not return', () => {
   describe('when the page skips the newer requests with offset', () => {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway, TOKENS, type Who } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway, TOKENS, type Who } from './support.js';
 
 // An agent's pending requests were rendered whole on the approver's page: 100 requests of 1 MB params made a 100 MB
 // page and froze the gateway while it was built (review E13). A page now shows a bounded number of requests, each
@@ -8,8 +7,7 @@ import { api, policyRepository, startGateway, TOKENS, type Who } from './support
 const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 const CONTENT = 'A'.repeat(200_000);
 
-let gateway: { url: string; service: ServiceProcess };
-let cleanup: () => Promise<void>;
+let gateway: PolicyGateway;
 const filed: string[] = [];
 
 async function signIn(who: Who): Promise<string> {
@@ -24,12 +22,7 @@ async function pageOf(path: string, cookie: string): Promise<{ status: number; t
 }
 
 beforeAll(async () => {
-  const made = await policyRepository({ 'policies/writes.hdlp': RULE });
-  gateway = await startGateway(made.repo, made.temp.path);
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE });
   // oldest first: 10 of the admin's, then 15 of the agent's
   for (const [who, count] of [['admin', 10], ['bot', 15]] as const) {
     for (let index = 0; index < count; index += 1) {
@@ -39,7 +32,7 @@ beforeAll(async () => {
     }
   }
 }, 60_000);
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 describe('the console approvals page, for many pending requests with large params', () => {
   it('shows one page of requests, each with its params cut and a link to the whole', async () => {

@@ -3,16 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitFiles } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
-import { api, mcpClient, policyRepository, startGateway, textOf, TOKENS } from './support.js';
+import { api, mcpClient, type PolicyGateway, startGateway, startPolicyGateway, textOf, TOKENS } from './support.js';
 
 // one real `hldp serve` for the file: bot (an agent) calls, alice and bob (approvers) decide; the policy lives in the repository
-let gateway: { url: string; service: ServiceProcess; env: NodeJS.ProcessEnv; configFile: string };
-let repo: string;
+let gateway: PolicyGateway;
 let workspace: string;
-let tempPath: string;
-let cleanup: () => Promise<void>;
 
 const WRITES = [
   'name: writes', 'author: TEST-001', 'why: writes outside the agent area need a person',
@@ -38,17 +34,10 @@ const WRITES = [
 ].join('\n');
 
 beforeAll(async () => {
-  const made = await policyRepository({ 'policies/writes.hdlp': WRITES });
-  repo = made.repo;
-  workspace = join(made.temp.path, 'workspace');
-  tempPath = made.temp.path;
-  gateway = await startGateway(repo, made.temp.path);
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({ 'policies/writes.hdlp': WRITES });
+  workspace = join(gateway.folder, 'workspace');
 });
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 const write = (path: string, content = 'x\n', append = false) => api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path, content, append, create_dirs: true } } });
 const exists = (path: string) => readFile(join(workspace, path), 'utf8').then((text) => text, () => undefined);
@@ -175,7 +164,7 @@ describe('approval requests between two principals', () => {
 
   it('refuses to run a request after the policy moved, with a CANCELLED receipt', async () => {
     const pending = await write('etc/moved.txt');
-    await commitFiles(repo, { 'policies/writes.hdlp': WRITES.replace('a write outside agent/ needs a person', 'a write outside agent/ needs someone') });
+    await commitFiles(gateway.repo, { 'policies/writes.hdlp': WRITES.replace('a write outside agent/ needs a person', 'a write outside agent/ needs someone') });
     expect((await api(gateway.url, 'POST', '/v1/scan', { who: 'admin' })).body.changed).toBe(true);
     const stale = await api(gateway.url, 'POST', `/v1/approvals/${pending.body.id}/approve`, { who: 'alice' });
     expect(stale).toMatchObject({ status: 409, body: { code: 'APPROVAL_OUTDATED', receipt: { code: 'CANCELLED', approval: { status: 'cancelled', via: 'outdated' } } } });
@@ -228,14 +217,14 @@ describe('hldp approvals and hldp receipts --rejected (real CLI processes over t
     const pending = await write('etc/from-cli.txt', 'cli\n');
     const id = pending.body.id as string;
     const env = { ...gateway.env, HLDP_TOKEN: TOKENS.alice };
-    const listed = await runCli(['approvals', 'list', '--repo', repo, '--config', gateway.configFile, '--json'], { env });
+    const listed = await runCli(['approvals', 'list', '--repo', gateway.repo, '--config', gateway.configFile, '--json'], { env });
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout).approvals.map((entry: { id: string }) => entry.id)).toContain(id);
     const waiting = api(gateway.url, 'GET', `/v1/approvals/${id}?wait=60`, { who: 'bot' });
-    const asBot = await runCli(['approvals', 'approve', id, '--repo', repo, '--config', gateway.configFile], { env: { ...gateway.env, HLDP_TOKEN: TOKENS.bot } });
+    const asBot = await runCli(['approvals', 'approve', id, '--repo', gateway.repo, '--config', gateway.configFile], { env: { ...gateway.env, HLDP_TOKEN: TOKENS.bot } });
     expect(asBot.code).toBe(1);
     expect(asBot.stderr).toContain('APPROVAL_FORBIDDEN');
-    const approved = await runCli(['approvals', 'approve', id, '--reason', 'from the terminal', '--repo', repo, '--config', gateway.configFile, '--json'], { env });
+    const approved = await runCli(['approvals', 'approve', id, '--reason', 'from the terminal', '--repo', gateway.repo, '--config', gateway.configFile, '--json'], { env });
     expect(approved.code).toBe(0);
     expect(JSON.parse(approved.stdout).receipt).toMatchObject({ ok: true, approval: { decided_by: 'alice', reason: 'from the terminal' } });
     expect((await waiting).body).toMatchObject({ approval: { status: 'approved' }, receipt: { ok: true } });
@@ -269,7 +258,7 @@ describe('hldp approvals and hldp receipts --rejected (real CLI processes over t
 
 describe('a server shutting down while a caller waits', () => {
   it('answers the waiter with the request as it stands and exits without waiting out ?wait=', async () => {
-    const second = await startGateway(repo, tempPath);
+    const second = await startGateway(gateway.repo, gateway.folder);
     const pending = await api(second.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: 'etc/shutdown.txt', content: 'x' } } });
     const waiting = api(second.url, 'GET', `/v1/approvals/${pending.body.id}?wait=120`, { who: 'bot' }).catch((error: Error) => ({ status: 0, body: String(error) }));
     // a request after it, answered: the wait has reached the server

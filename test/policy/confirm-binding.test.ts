@@ -2,24 +2,17 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, mcpClient, policyRepository, startGateway, textOf, type Who } from './support.js';
+import { api, mcpClient, type PolicyGateway, startPolicyGateway, textOf, type Who } from './support.js';
 
 // one real `hldp serve` with no policy: file-write's own require_confirm gives its caller a token
-let gateway: { url: string; service: ServiceProcess };
+let gateway: PolicyGateway;
 let workspace: string;
-let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  const made = await policyRepository({});
-  workspace = join(made.temp.path, 'workspace');
-  gateway = await startGateway(made.repo, made.temp.path);
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({});
+  workspace = join(gateway.folder, 'workspace');
 });
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 const asked = async (path: string): Promise<string> => {
   const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path, content: 'ran\n', create_dirs: true } } });

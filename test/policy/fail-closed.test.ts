@@ -1,31 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitFiles } from '../helpers/git.js';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, mcpClient, policyRepository, startGateway } from './support.js';
+import { api, mcpClient, type PolicyGateway, startPolicyGateway } from './support.js';
 
-let repo: string;
-let gateway: { url: string; service: ServiceProcess };
-let cleanup: () => Promise<void>;
+let gateway: PolicyGateway;
 
 const SOUND = 'name: guard\nauthor: TEST-001\nwhy: tests\napproval:\n  - tools: [shell-exec]\n    when: { cmd: { regex: "rm -rf /" } }\n    decision: deny\n';
 
 beforeAll(async () => {
-  const made = await policyRepository({ 'policies/guard.hdlp': SOUND });
-  repo = made.repo;
-  gateway = await startGateway(repo, made.temp.path);
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({ 'policies/guard.hdlp': SOUND });
 });
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 describe('a policy that cannot be read', () => {
   it('refuses every call, names file:line:col, and lets calls through again once fixed', async () => {
     expect((await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'git-ops', params: { op: 'status' } } })).status).toBe(200);
 
     // a typo that, read leniently, would have dropped the deny rule: the gateway must not run anything instead
-    await commitFiles(repo, { 'policies/guard.hdlp': SOUND.replace('decision: deny', 'decison: deny') });
+    await commitFiles(gateway.repo, { 'policies/guard.hdlp': SOUND.replace('decision: deny', 'decison: deny') });
     const scan = await api(gateway.url, 'POST', '/v1/scan', { who: 'admin' });
     expect(scan.body.errors).toContainEqual(expect.objectContaining({ file: 'policies/guard.hdlp', line: 7, column: 5, message: expect.stringContaining("unknown field 'approval.0.decison'") }));
 
@@ -45,7 +36,7 @@ describe('a policy that cannot be read', () => {
     expect(policies.body).toMatchObject({ policies: [], broken: [expect.objectContaining({ file: 'policies/guard.hdlp' }), expect.objectContaining({ file: 'policies/guard.hdlp' })], refusing: expect.stringContaining('every call is refused') });
     expect((await api(gateway.url, 'GET', '/healthz', { who: 'admin' })).body.status).toBe('degraded');
 
-    await commitFiles(repo, { 'policies/guard.hdlp': SOUND });
+    await commitFiles(gateway.repo, { 'policies/guard.hdlp': SOUND });
     await api(gateway.url, 'POST', '/v1/scan', { who: 'admin' });
     expect((await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'git-ops', params: { op: 'status' } } })).status).toBe(200);
   });

@@ -1,23 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway } from './support.js';
 
 // One agent filed 1,000 requests and buried another caller's off the approvers' page (review E6): a caller may now
 // have approvals.max_pending_per_caller requests waiting at once, and the next call is refused, 429, saying why.
 const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 
-let gateway: { url: string; service: ServiceProcess };
-let cleanup: () => Promise<void>;
+let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  const made = await policyRepository({ 'policies/writes.hdlp': RULE });
-  gateway = await startGateway(made.repo, made.temp.path, { config: 'approvals:\n  max_pending_per_caller: 3\n' });
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE }, { config: 'approvals:\n  max_pending_per_caller: 3\n' });
 });
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 const write = (who: 'bot' | 'admin', path: string) => api(gateway.url, 'POST', '/v1/call', { who, body: { tool: 'file-write', params: { path, content: 'x' } } });
 

@@ -1,23 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway } from './support.js';
 
 // a real `hldp serve` whose config keeps one decided approval request and two rejected calls, pruning every second
 const RETENTION = 'approvals: { retention: { max_rows: 1, interval_ms: 1000 } }\nrejections: { retention: { max_rows: 2, interval_ms: 1000 } }\n';
 const WRITES = ['name: writes', 'author: TEST-001', 'why: every write needs a person', 'approval:', '  - tools: [file-write]', '    decision: approve'].join('\n');
 
-let gateway: { url: string; service: ServiceProcess };
-let cleanup: () => Promise<void>;
+let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  const made = await policyRepository({ 'policies/writes.hdlp': WRITES });
-  gateway = await startGateway(made.repo, made.temp.path, { config: RETENTION });
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({ 'policies/writes.hdlp': WRITES }, { config: RETENTION });
 });
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 const write = (path: string) => api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path, content: 'x\n', create_dirs: true } } });
 

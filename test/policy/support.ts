@@ -74,6 +74,36 @@ export async function startGateway(
   return { url: service.url, service, env, configFile };
 }
 
+/** A policy test's `hldp serve` (startGateway) over its own policyRepository, and the one call that ends both. */
+export interface PolicyGateway {
+  url: string;
+  service: ServiceProcess;
+  env: NodeJS.ProcessEnv;
+  configFile: string;
+  /** the registry's git repository, for commits while the gateway runs */
+  repo: string;
+  /** the temporary folder holding the repository, the config, and the gateway's cache, data and workspace */
+  folder: string;
+  /** stops the gateway, then removes its folder */
+  stop(): Promise<void>;
+}
+
+/** A real `hldp serve` (options as startGateway's) over a new policyRepository holding `files`; its folder is removed if it does not start. */
+export async function startPolicyGateway(files: Record<string, string>, options: Parameters<typeof startGateway>[2] = {}): Promise<PolicyGateway> {
+  const { repo, temp } = await policyRepository(files);
+  try {
+    const started = await startGateway(repo, temp.path, options);
+    const stop = async (): Promise<void> => {
+      await started.service.stop();
+      await temp.cleanup();
+    };
+    return { ...started, repo, folder: temp.path, stop };
+  } catch (error) {
+    await temp.cleanup();
+    throw error;
+  }
+}
+
 /** A JSON request as principal `who` (no Authorization header when undefined). */
 export async function api(url: string, method: string, path: string, options: { who?: Who; token?: string; body?: unknown; session?: string } = {}): Promise<{ status: number; body: any; headers: Headers }> {
   const token = options.token ?? (options.who ? TOKENS[options.who] : undefined);
