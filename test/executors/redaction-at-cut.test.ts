@@ -1,22 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cutMarker } from '../../src/executors/index.js';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, echoTool, policyRepository, startGateway, TOKENS } from '../policy/support.js';
+import { api, echoTool, type PolicyGateway, startPolicyGateway, TOKENS } from '../policy/support.js';
 
 // a real `hldp serve` whose secrets include every principal's token; `echo-capped` prints its text under a 200-byte cap
 const CAP = 200;
-let gateway: { url: string; service: ServiceProcess };
-let cleanup: () => Promise<void>;
+let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  const made = await policyRepository({ 'tools/echo-capped/TOOL.hdlp': echoTool('echo-capped', `constraints: { max_output_bytes: ${CAP} }`) });
-  gateway = await startGateway(made.repo, made.temp.path);
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({ 'tools/echo-capped/TOOL.hdlp': echoTool('echo-capped', `constraints: { max_output_bytes: ${CAP} }`) });
 });
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 // where the cap cuts a printed text of `total` bytes: the head keeps its first `head` bytes, the tail its last `tail`
 function cutOf(total: number): { head: number; tail: number } {

@@ -1,21 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestGateway } from '../helpers/gateway.js';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway, type Who } from '../policy/support.js';
+import { api, type PolicyGateway, startPolicyGateway, type Who } from '../policy/support.js';
 
 // a real `hldp serve` with principals: bot and lead are agents, alice an approver, admin the api_token
-let gateway: { url: string; service: ServiceProcess };
-let cleanup: () => Promise<void>;
+let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  const made = await policyRepository({});
-  gateway = await startGateway(made.repo, made.temp.path);
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({});
 });
-afterAll(() => cleanup());
+afterAll(() => gateway?.stop());
 
 describe('GET /v1/receipts/verify', () => {
   describe('when an agent asks', () => {
