@@ -1,8 +1,5 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, policyRepository, startGateway, TOKENS } from '../policy/support.js';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { type PolicyGateway, startGatewayWithLargeReceipts, TOKENS } from '../policy/support.js';
 
 const RECEIPTS = 8;
 
@@ -11,29 +8,19 @@ const RECEIPTS = 8;
 // stored calls, as GET /v1/receipts does, ends early and says so, and Older → continues from the next call.
 // A real `hldp serve` over a real SQLite store; the agent's own calls each stored a receipt of about 1 MB of output.
 describe('the console\'s call list over large calls', () => {
-  let temp: { path: string; cleanup: () => Promise<void> };
+  let gateway: PolicyGateway;
   let url: string;
-  let service: ServiceProcess;
   let cookie: string;
 
   beforeAll(async () => {
-    const made = await policyRepository({});
-    temp = made.temp;
-    ({ url, service } = await startGateway(made.repo, temp.path));
-    await writeFile(join(temp.path, 'workspace', 'big.txt'), `${'0123456789abcdef'.repeat(62_500)}\n`);
-    for (let index = 0; index < RECEIPTS; index += 1) {
-      const call = await api(url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-read', params: { path: 'big.txt' } } });
-      expect(call.body.ok).toBe(true);
-    }
+    gateway = await startGatewayWithLargeReceipts(RECEIPTS);
+    url = gateway.url;
     // the agent signs in to the console with its own token
     const signIn = await fetch(`${url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(url).origin }, body: new URLSearchParams({ token: TOKENS.bot }) });
     expect(signIn.status).toBe(303);
     cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
   }, 60_000);
-  afterAll(async () => {
-    await service?.stop();
-    await temp?.cleanup();
-  });
+  afterAll(() => gateway?.stop());
 
   const listed = (text: string): string[] => [...text.matchAll(/data-receipt="([^"]+)"/g)].map((match) => match[1]!);
   const get = async (path: string): Promise<string> => {

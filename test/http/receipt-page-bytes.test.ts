@@ -1,32 +1,19 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, policyRepository, startGateway } from '../policy/support.js';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { api, type PolicyGateway, startGatewayWithLargeReceipts } from '../policy/support.js';
 
 const RECEIPTS = 8;
 const MIB = 1024 * 1024;
 
 // a real `hldp serve` over a real SQLite store: an agent's own calls each stored a receipt of about 1 MB of output
 describe('GET /v1/receipts over large receipts', () => {
-  let temp: { path: string; cleanup: () => Promise<void> };
+  let gateway: PolicyGateway;
   let url: string;
-  let service: ServiceProcess;
 
   beforeAll(async () => {
-    const made = await policyRepository({});
-    temp = made.temp;
-    ({ url, service } = await startGateway(made.repo, temp.path));
-    await writeFile(join(temp.path, 'workspace', 'big.txt'), `${'0123456789abcdef'.repeat(62_500)}\n`);
-    for (let index = 0; index < RECEIPTS; index += 1) {
-      const call = await api(url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-read', params: { path: 'big.txt' } } });
-      expect(call.body.ok).toBe(true);
-    }
+    gateway = await startGatewayWithLargeReceipts(RECEIPTS);
+    url = gateway.url;
   }, 60_000);
-  afterAll(async () => {
-    await service?.stop();
-    await temp?.cleanup();
-  });
+  afterAll(() => gateway?.stop());
 
   describe('when the page limit asks for holds more bytes than a page may', () => {
     it('ends the page early, says so, and next_offset reaches every receipt once', async () => {

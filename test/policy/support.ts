@@ -104,6 +104,22 @@ export async function startPolicyGateway(files: Record<string, string>, options:
   }
 }
 
+/** A policy gateway with no policy in which bot has read a file of 1,000,001 bytes `count` times: a store of large receipts, each output whole. */
+export async function startGatewayWithLargeReceipts(count: number): Promise<PolicyGateway> {
+  const gateway = await startPolicyGateway({});
+  try {
+    await writeFile(join(gateway.folder, 'workspace', 'big.txt'), `${'0123456789abcdef'.repeat(62_500)}\n`);
+    for (let index = 0; index < count; index += 1) {
+      const call = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-read', params: { path: 'big.txt' } } });
+      if (call.body?.ok !== true) throw new Error(`bot's read of big.txt did not run: ${call.status} ${JSON.stringify(call.body).slice(0, 500)}`);
+    }
+    return gateway;
+  } catch (error) {
+    await gateway.stop();
+    throw error;
+  }
+}
+
 /** A JSON request as principal `who` (no Authorization header when undefined). */
 export async function api(url: string, method: string, path: string, options: { who?: Who; token?: string; body?: unknown; session?: string } = {}): Promise<{ status: number; body: any; headers: Headers }> {
   const token = options.token ?? (options.who ? TOKENS[options.who] : undefined);
