@@ -1,29 +1,24 @@
-import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
-import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { signInToConsole } from '../helpers/console-sign-in.js';
+import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
+import { startConsoleGateway, tokenSha256, type ConsoleGateway } from './support.js';
 
 const TOKENS = {
   admin: 'approval-params-admin-token-0123456789',
   bot: 'approval-params-bot-token-0123456789',
   alice: 'approval-params-alice-token-0123456789',
 } as const;
-type Who = keyof typeof TOKENS;
-const digest = (token: string): string => createHash('sha256').update(token).digest('hex');
 const CONFIG = `principals:
-  bot: { roles: [agent], token_sha256: ${digest(TOKENS.bot)} }
-  alice: { roles: [approver], token_sha256: ${digest(TOKENS.alice)} }
+  bot: { roles: [agent], token_sha256: ${tokenSha256(TOKENS.bot)} }
+  alice: { roles: [approver], token_sha256: ${tokenSha256(TOKENS.alice)} }
 `;
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: ServiceProcess;
+let server: ConsoleGateway;
 
-beforeAll(async () => {
-  temp = await makeTempDir('hldp-console-approval-params-');
-  const repo = await initRepository(join(temp.path, 'repo'));
-  // a query of open keys, as the starter registry's http-request has: the agent names every key
+// a query of open keys, as the starter registry's http-request has: the agent names every key
+async function statusRepository(folder: string): Promise<string> {
+  const repo = await initRepository(join(folder, 'repo'));
   await commitFiles(repo, {
     'tools/status/TOOL.hdlp': makeToolYaml('status', {
       executor: 'shell', method: 'run', intent: 'reads a status with a query, after a person confirms it',
@@ -31,28 +26,13 @@ beforeAll(async () => {
       constraints: '{ require_confirm: true }',
     }),
   });
-  const configFile = join(temp.path, 'config.yaml');
-  await writeFile(configFile, CONFIG);
-  server = await spawnService(
-    ['serve', '--port', '0', '--config', configFile],
-    { HLDP_REPO: repo, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_API_TOKEN: TOKENS.admin },
-    / at (http:\/\/[\d.:]+)\n/,
-  );
-});
-afterAll(async () => {
-  await server?.stop();
-  await temp?.cleanup();
-});
-
-async function signIn(who: Who): Promise<string> {
-  const response = await fetch(`${server.url}/console/sign-in`, {
-    method: 'POST', redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(server.url).origin },
-    body: new URLSearchParams({ token: TOKENS[who] }),
-  });
-  expect(response.status).toBe(303);
-  return response.headers.get('set-cookie')!.split(';')[0]!;
+  return repo;
 }
+
+beforeAll(async () => {
+  server = await startConsoleGateway({ repository: statusRepository, config: CONFIG, apiToken: TOKENS.admin });
+});
+afterAll(() => server?.stop());
 
 const pageOf = async (path: string, cookie: string): Promise<string> => {
   const response = await fetch(`${server.url}${path}`, { headers: { cookie } });
@@ -70,7 +50,7 @@ describe('the console\'s approval views', () => {
       });
       expect(response.status).toBe(202);
       const { id } = (await response.json()) as { id: string };
-      const alice = await signIn('alice');
+      const alice = await signInToConsole(server.url, TOKENS.alice);
 
       for (const page of [await pageOf('/console/approvals', alice), await pageOf(`/console/approvals/${encodeURIComponent(id)}`, alice)]) {
         expect(page).toContain(id);

@@ -1,12 +1,10 @@
-import { createHash } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeConsoleRepository } from '../helpers/console-repo.js';
-import { makeTempDir } from '../helpers/git.js';
+import { consoleCsrf, signInToConsole } from '../helpers/console-sign-in.js';
 import { openSse, type SseClient } from '../helpers/sse-client.js';
-import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { startConsoleGateway, tokenSha256, type ConsoleGateway } from './support.js';
 
 const TOKENS = {
   admin: 'principals-admin-token-0123456789',
@@ -15,33 +13,22 @@ const TOKENS = {
   vera: 'principals-vera-token-0123456789',
 } as const;
 type Who = keyof typeof TOKENS;
-const digest = (token: string): string => createHash('sha256').update(token).digest('hex');
 // carol and dave are agents; vera approves (and calls nothing); admin is the api_token
 const CONFIG = `principals:
-  carol: { roles: [agent], token_sha256: ${digest(TOKENS.carol)} }
-  dave: { roles: [agent], token_sha256: ${digest(TOKENS.dave)} }
-  vera: { roles: [approver], token_sha256: ${digest(TOKENS.vera)} }
+  carol: { roles: [agent], token_sha256: ${tokenSha256(TOKENS.carol)} }
+  dave: { roles: [agent], token_sha256: ${tokenSha256(TOKENS.dave)} }
+  vera: { roles: [approver], token_sha256: ${tokenSha256(TOKENS.vera)} }
 `;
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: ServiceProcess;
+let server: ConsoleGateway;
 const streams: SseClient[] = [];
 
 beforeAll(async () => {
-  temp = await makeTempDir('hldp-console-principals-');
-  const repo = await makeConsoleRepository(temp.path);
-  const configFile = join(temp.path, 'config.yaml');
-  await writeFile(configFile, CONFIG);
-  server = await spawnService(
-    ['serve', '--port', '0', '--config', configFile],
-    { HLDP_REPO: repo, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_API_TOKEN: TOKENS.admin },
-    / at (http:\/\/[\d.:]+)\n/,
-  );
+  server = await startConsoleGateway({ repository: makeConsoleRepository, config: CONFIG, apiToken: TOKENS.admin });
 });
 afterAll(async () => {
   for (const stream of streams) stream.close();
   await server?.stop();
-  await temp?.cleanup();
 });
 
 const bearer = (who: Who) => ({ authorization: `Bearer ${TOKENS[who]}` });
@@ -60,15 +47,10 @@ async function events(who: Who): Promise<SseClient> {
 
 /** Signs in to the console with a principal's token: its cookie and CSRF token. */
 async function signIn(who: Who): Promise<{ cookie: string; csrf: string }> {
-  const origin = new URL(server.url).origin;
-  const response = await fetch(`${server.url}/console/sign-in`, {
-    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: new URLSearchParams({ token: TOKENS[who] }),
-  });
-  expect(response.status).toBe(303);
-  const cookie = response.headers.get('set-cookie')!.split(';')[0]!;
-  const page = await (await fetch(`${server.url}/console/failures`, { headers: { cookie } })).text();
+  const cookie = await signInToConsole(server.url, TOKENS[who]);
+  const { csrf, page } = await consoleCsrf(server.url, cookie);
   expect(page).toContain(`<span>${who}</span>`);
-  return { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(page)![1]! };
+  return { cookie, csrf };
 }
 
 const pageOf = async (path: string, cookie: string): Promise<{ status: number; text: string }> => {
@@ -181,7 +163,7 @@ describe('what each principal sees (GET /v1/events and the console)', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       // what pruning does once events.backlog newer events came: the call.rejected events are gone from the log
-      const database = new BetterSqlite3(join(temp.path, 'data', 'receipts.db'));
+      const database = new BetterSqlite3(join(server.folder, 'data', 'receipts.db'));
       try {
         database.prepare('DELETE FROM events').run();
       } finally {

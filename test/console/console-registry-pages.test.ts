@@ -1,45 +1,29 @@
-import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateRepository, toolName } from '../../bench/scan/generate-repository.js';
-import { makeTempDir } from '../helpers/git.js';
-import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { signInToConsole } from '../helpers/console-sign-in.js';
+import { startConsoleGateway, tokenSha256, type ConsoleGateway } from './support.js';
 
 // enough tools for several pages; review J F7 measured 13.7 MB a view at 20,000, every tool on one page
 const TOOLS = 1200;
 const AGENT_TOKEN = 'registry-pages-agent-token-0123456789';
 const CONFIG = `principals:
-  bot: { roles: [agent], token_sha256: ${createHash('sha256').update(AGENT_TOKEN).digest('hex')} }
+  bot: { roles: [agent], token_sha256: ${tokenSha256(AGENT_TOKEN)} }
 `;
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: ServiceProcess;
+let server: ConsoleGateway;
 let cookie: string;
 
 beforeAll(async () => {
-  temp = await makeTempDir('hldp-console-registry-pages-');
-  const repo = join(temp.path, 'repo');
-  await generateRepository(repo, TOOLS);
-  const configFile = join(temp.path, 'config.yaml');
-  await writeFile(configFile, CONFIG);
-  server = await spawnService(
-    ['serve', '--port', '0', '--config', configFile],
-    { HLDP_REPO: repo, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_API_TOKEN: 'registry-pages-admin-token-0123456789' },
-    / at (http:\/\/[\d.:]+)\n/,
-  );
-  const signedIn = await fetch(`${server.url}/console/sign-in`, {
-    method: 'POST', redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(server.url).origin },
-    body: new URLSearchParams({ token: AGENT_TOKEN }),
-  });
-  expect(signedIn.status).toBe(303);
-  cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+  const repository = async (folder: string): Promise<string> => {
+    const repo = join(folder, 'repo');
+    await generateRepository(repo, TOOLS);
+    return repo;
+  };
+  server = await startConsoleGateway({ repository, config: CONFIG, apiToken: 'registry-pages-admin-token-0123456789' });
+  cookie = await signInToConsole(server.url, AGENT_TOKEN);
 }, 60_000);
-afterAll(async () => {
-  await server?.stop();
-  await temp?.cleanup();
-});
+afterAll(() => server?.stop());
 
 async function registryPage(query = ''): Promise<{ text: string; tools: string[] }> {
   const response = await fetch(`${server.url}/console/registry${query}`, { headers: { cookie } });
