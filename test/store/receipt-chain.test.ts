@@ -1,33 +1,27 @@
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Receipt } from '../../src/core/index.js';
-import { canonicalReceiptText, GENESIS, linkHash, type Store } from '../../src/store/index.js';
-import { runsHere, storeKinds, type StoreBackend } from './backends.js';
+import { canonicalReceiptText, GENESIS, linkHash } from '../../src/store/index.js';
+import { runsHere, storeKinds, useStore } from './backends.js';
 import { makeReceipt } from './support.js';
 
 describe.each(storeKinds())('$name receipt chain', (kind) => {
   if (!runsHere(kind)) return;
-  let backend: StoreBackend;
-  let store: Store;
+  const db = useStore(kind);
 
   beforeEach(async () => {
-    backend = await kind.make();
-    store = await backend.open();
-    for (let index = 1; index <= 10; index++) await store.receipts.save(makeReceipt({ id: `r${index}`, output: `hello ${index}\n` }));
-  });
-  afterEach(async () => {
-    await backend.cleanup();
+    for (let index = 1; index <= 10; index++) await db.store.receipts.save(makeReceipt({ id: `r${index}`, output: `hello ${index}\n` }));
   });
 
   const linkOf = async (seq: number): Promise<{ prev_hash: string; hash: string; body: string }> => {
-    const [row] = await backend.sql('SELECT prev_hash, hash, body FROM receipts WHERE seq = ?', [seq]);
+    const [row] = await db.backend.sql('SELECT prev_hash, hash, body FROM receipts WHERE seq = ?', [seq]);
     return row as { prev_hash: string; hash: string; body: string };
   };
 
   describe('when nobody touched the store', () => {
     it('verifies clean from genesis to the head', async () => {
-      const [head] = await backend.sql('SELECT hash FROM receipts WHERE seq = 10');
-      expect(await store.receipts.verify()).toEqual({ ok: true, checked: 10, checkpoint: GENESIS, head: { seq: 10, hash: head!.hash } });
+      const [head] = await db.backend.sql('SELECT hash FROM receipts WHERE seq = 10');
+      expect(await db.store.receipts.verify()).toEqual({ ok: true, checked: 10, checkpoint: GENESIS, head: { seq: 10, hash: head!.hash } });
     });
 
     it('links each receipt to the one before it: hash = sha256(prev_hash ‖ its canonical text)', async () => {
@@ -35,50 +29,50 @@ describe.each(storeKinds())('$name receipt chain', (kind) => {
       const second = await linkOf(2);
       expect(first.prev_hash).toBe(GENESIS.hash);
       expect(second.prev_hash).toBe(first.hash);
-      expect(second.hash).toBe(linkHash(first.hash, canonicalReceiptText((await store.receipts.get('r2'))!)));
-      expect(second.body).toBe(canonicalReceiptText((await store.receipts.get('r2'))!));
+      expect(second.hash).toBe(linkHash(first.hash, canonicalReceiptText((await db.store.receipts.get('r2'))!)));
+      expect(second.body).toBe(canonicalReceiptText((await db.store.receipts.get('r2'))!));
     });
   });
 
   describe('when a row was tampered with', () => {
     it.each([
-      ['an edited output', 4, 'hash_mismatch', async () => backend.sql("UPDATE receipts SET body = replace(body, 'hello 4', 'HELLO 4') WHERE seq = 4")],
-      ['a deleted receipt', 6, 'missing', async () => backend.sql('DELETE FROM receipts WHERE seq = 6')],
+      ['an edited output', 4, 'hash_mismatch', async () => db.backend.sql("UPDATE receipts SET body = replace(body, 'hello 4', 'HELLO 4') WHERE seq = 4")],
+      ['a deleted receipt', 6, 'missing', async () => db.backend.sql('DELETE FROM receipts WHERE seq = 6')],
       ['two swapped receipts', 3, 'prev_hash_mismatch', async () => {
-        await backend.sql('UPDATE receipts SET seq = -1 WHERE seq = 3');
-        await backend.sql('UPDATE receipts SET seq = 3 WHERE seq = 4');
-        await backend.sql('UPDATE receipts SET seq = 4 WHERE seq = -1');
+        await db.backend.sql('UPDATE receipts SET seq = -1 WHERE seq = 3');
+        await db.backend.sql('UPDATE receipts SET seq = 3 WHERE seq = 4');
+        await db.backend.sql('UPDATE receipts SET seq = 4 WHERE seq = -1');
       }],
       ['two swapped texts', 7, 'hash_mismatch', async () => {
         const [seven, eight] = [await linkOf(7), await linkOf(8)];
-        await backend.sql('UPDATE receipts SET body = ? WHERE seq = 7', [eight.body]);
-        await backend.sql('UPDATE receipts SET body = ? WHERE seq = 8', [seven.body]);
+        await db.backend.sql('UPDATE receipts SET body = ? WHERE seq = 7', [eight.body]);
+        await db.backend.sql('UPDATE receipts SET body = ? WHERE seq = 8', [seven.body]);
       }],
       ['a forged receipt inserted with a valid link of its own', 6, 'prev_hash_mismatch', async () => {
-        for (let seq = 10; seq >= 5; seq--) await backend.sql('UPDATE receipts SET seq = ? WHERE seq = ?', [seq + 1, seq]);
+        for (let seq = 10; seq >= 5; seq--) await db.backend.sql('UPDATE receipts SET seq = ? WHERE seq = ?', [seq + 1, seq]);
         const prev = (await linkOf(4)).hash;
         const body = canonicalReceiptText(makeReceipt({ id: 'forged', output: 'nothing to see\n' }));
-        await backend.sql('INSERT INTO receipts (seq, id, tool, ok, started_ms, body, prev_hash, hash) VALUES (5, ?, ?, ?, 0, ?, ?, ?)', ['forged', 'shell-exec', kind.name === 'SQLite' ? 1 : true, body, prev, linkHash(prev, body)]);
+        await db.backend.sql('INSERT INTO receipts (seq, id, tool, ok, started_ms, body, prev_hash, hash) VALUES (5, ?, ?, ?, 0, ?, ?, ?)', ['forged', 'shell-exec', kind.name === 'SQLite' ? 1 : true, body, prev, linkHash(prev, body)]);
       }],
-      ['the newest receipt deleted', 10, 'missing', async () => backend.sql('DELETE FROM receipts WHERE seq = 10')],
+      ['the newest receipt deleted', 10, 'missing', async () => db.backend.sql('DELETE FROM receipts WHERE seq = 10')],
       ['a forged receipt appended past the head', 11, 'head_mismatch', async () => {
         const prev = (await linkOf(10)).hash;
         const body = canonicalReceiptText(makeReceipt({ id: 'forged' }));
-        await backend.sql('INSERT INTO receipts (seq, id, tool, ok, started_ms, body, prev_hash, hash) VALUES (11, ?, ?, ?, 0, ?, ?, ?)', ['forged', 'shell-exec', kind.name === 'SQLite' ? 1 : true, body, prev, linkHash(prev, body)]);
+        await db.backend.sql('INSERT INTO receipts (seq, id, tool, ok, started_ms, body, prev_hash, hash) VALUES (11, ?, ?, ?, 0, ?, ?, ?)', ['forged', 'shell-exec', kind.name === 'SQLite' ? 1 : true, body, prev, linkHash(prev, body)]);
       }],
     ] as const)('names the first broken seq after %s', async (_case, seq, reason, tamper) => {
       await tamper();
-      const report = await store.receipts.verify();
+      const report = await db.store.receipts.verify();
       expect(report).toMatchObject({ ok: false, broken: { seq, reason, message: expect.stringContaining(`seq ${seq}`) } });
     });
   });
 
   describe('when calls save receipts while verify runs', () => {
     it('verifies one consistent snapshot and reports no break', async () => {
-      const saving = Promise.all(Array.from({ length: 300 }, () => store.receipts.save(makeReceipt())));
-      const [report] = await Promise.all([store.receipts.verify(), saving]);
+      const saving = Promise.all(Array.from({ length: 300 }, () => db.store.receipts.save(makeReceipt())));
+      const [report] = await Promise.all([db.store.receipts.verify(), saving]);
       expect(report.ok).toBe(true);
-      expect((await store.receipts.verify()).checked).toBe(310);
+      expect((await db.store.receipts.verify()).checked).toBe(310);
     });
   });
 });

@@ -1,18 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Receipt } from '../../src/core/index.js';
-import type { Store } from '../../src/store/index.js';
-import { runsHere, storeKinds, type StoreBackend } from './backends.js';
+import { runsHere, storeKinds, useStore } from './backends.js';
 import { makeReceipt } from './support.js';
 
 describe.each(storeKinds())('$name receipts filtered for the console', (kind) => {
   if (!runsHere(kind)) return;
-  let backend: StoreBackend;
-  let store: Store;
+  const db = useStore(kind);
   const stored: Receipt[] = [];
 
   beforeEach(async () => {
-    backend = await kind.make();
-    store = await backend.open();
     stored.length = 0;
     const at = (minute: number) => `2026-12-01T10:${String(minute).padStart(2, '0')}:00.000Z`;
     stored.push(
@@ -21,10 +17,7 @@ describe.each(storeKinds())('$name receipts filtered for the console', (kind) =>
       makeReceipt({ started_at: at(3), ok: true, output: 'the file is here\n' }),
       { ...makeReceipt({ started_at: at(4), ok: false, code: 'NONZERO_EXIT', error: 'permission denied' }), caller: 'agent-7', session: 's-1' } as Receipt,
     );
-    for (const receipt of stored) await store.receipts.save(receipt);
-  });
-  afterEach(async () => {
-    await backend.cleanup();
+    for (const receipt of stored) await db.store.receipts.save(receipt);
   });
 
   it.each([
@@ -43,7 +36,7 @@ describe.each(storeKinds())('$name receipts filtered for the console', (kind) =>
     ['code in the newest rows that meet the other filters', { code: 'TIMEOUT', status: 'failed' as const, searchRows: 2 }, [1]],
     ['code and text in the newest rows', { code: 'NONZERO_EXIT', text: 'denied', searchRows: 4 }, [3]],
   ])('filters by %s', async (_name, query, expected) => {
-    const found = await store.receipts.list(query);
+    const found = await db.store.receipts.list(query);
     expect(found.map((receipt) => receipt.id)).toEqual(expected.map((index) => stored[index]!.id));
   });
 });

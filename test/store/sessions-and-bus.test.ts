@@ -1,42 +1,35 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/store/index.js';
-import { runsHere, storeKinds, type StoreBackend } from './backends.js';
+import { runsHere, storeKinds, type StoreBackend, useStore } from './backends.js';
 
 const initialize = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test-client', version: '1.0.0' } };
 
 describe.each(storeKinds())('$name MCP sessions, bus and health', (kind) => {
   if (!runsHere(kind)) return;
-  let backend: StoreBackend;
   let now: number;
-  let store: Store;
-
-  beforeEach(async () => {
-    backend = await kind.make();
+  // set before useStore's hook opens the store, which reads it
+  beforeEach(() => {
     now = Date.parse('2026-05-31T10:00:00.000Z');
-    store = await backend.open({ now: () => now });
   });
-  afterEach(async () => {
-    await backend.cleanup();
-  });
+  const db = useStore(kind, { now: () => now });
 
   describe('when an MCP session is recorded', () => {
     it('returns it from another store over the same database until it is deleted', async () => {
-      await store.mcpSessions.create({ id: 'session-1', initialize, options: { toolsets: ['repo'] } });
-      const other = await backend.open({ now: () => now });
+      await db.store.mcpSessions.create({ id: 'session-1', initialize, options: { toolsets: ['repo'] } });
+      const other = await db.backend.open({ now: () => now });
       expect(await other.mcpSessions.get('session-1')).toEqual({ id: 'session-1', initialize, options: { toolsets: ['repo'] }, created_at: '2026-05-31T10:00:00.000Z' });
       await other.mcpSessions.delete('session-1');
-      expect(await store.mcpSessions.get('session-1')).toBeUndefined();
+      expect(await db.store.mcpSessions.get('session-1')).toBeUndefined();
     });
 
     it('purges sessions idle longer than asked, keeping those touched since', async () => {
-      await store.mcpSessions.create({ id: 'idle', initialize });
-      await store.mcpSessions.create({ id: 'busy', initialize });
+      await db.store.mcpSessions.create({ id: 'idle', initialize });
+      await db.store.mcpSessions.create({ id: 'busy', initialize });
       now += 60_000;
-      await store.mcpSessions.touch('busy');
+      await db.store.mcpSessions.touch('busy');
       now += 30_000;
-      expect(await store.mcpSessions.purge(60_000)).toBe(1);
-      expect(await store.mcpSessions.get('idle')).toBeUndefined();
-      expect(await store.mcpSessions.get('busy')).toBeDefined();
+      expect(await db.store.mcpSessions.purge(60_000)).toBe(1);
+      expect(await db.store.mcpSessions.get('idle')).toBeUndefined();
+      expect(await db.store.mcpSessions.get('busy')).toBeDefined();
     });
   });
 
@@ -47,12 +40,12 @@ describe.each(storeKinds())('$name MCP sessions, bus and health', (kind) => {
       let arrive: () => void = () => undefined;
       const arrived = new Promise<void>((resolve) => (arrive = resolve));
       // a subscription resolves once it listens
-      await store.bus.subscribe('rescan', (message) => {
+      await db.store.bus.subscribe('rescan', (message) => {
         received.push(message);
         arrive();
       });
-      await store.bus.subscribe('elsewhere', (message) => other.push(message));
-      await store.bus.publish('rescan', { reason: 'webhook', delivery: 'abc' });
+      await db.store.bus.subscribe('elsewhere', (message) => other.push(message));
+      await db.store.bus.publish('rescan', { reason: 'webhook', delivery: 'abc' });
       await arrived;
       expect(received).toEqual([{ reason: 'webhook', delivery: 'abc' }]);
       expect(other).toEqual([]);
@@ -60,7 +53,7 @@ describe.each(storeKinds())('$name MCP sessions, bus and health', (kind) => {
   });
 
   it('reports itself healthy', async () => {
-    expect(await store.health()).toEqual({ ok: true });
+    expect(await db.store.health()).toEqual({ ok: true });
   });
 });
 
