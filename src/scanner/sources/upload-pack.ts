@@ -30,11 +30,12 @@ export interface PackRequest {
 /** An HTTP status other than 200, shaped as isomorphic-git's errors are (`data.statusCode`) so that one place words it. */
 export class UploadPackHttpError extends Error {
   readonly code = 'HttpError';
-  readonly data: { statusCode: number };
+  /** `url`: the address that answered, where a redirect led (the token goes to its own origin alone) */
+  readonly data: { statusCode: number; url: string };
 
   constructor(statusCode: number, url: string) {
     super(`HTTP ${statusCode} from ${url}`);
-    this.data = { statusCode };
+    this.data = { statusCode, url };
   }
 }
 
@@ -238,7 +239,7 @@ async function transfer(http: HttpClient, request: GitHttpRequest, limits: Trans
       parts.push(step.value);
     }
     chunks = undefined;
-    if (response.statusCode !== 200) throw new UploadPackHttpError(response.statusCode, request.url);
+    if (response.statusCode !== 200) throw new UploadPackHttpError(response.statusCode, url);
     return { response, body: Buffer.concat(parts, size), url };
   } finally {
     clearTimeout(total);
@@ -261,7 +262,9 @@ const MAX_REDIRECTS = 5;
  * for as long as the process lived, and kept `hldp scan` from exiting. Each redirect's response is dropped with its
  * connection, unread; the hops share the request's timers and `signal`. Credentials (Authorization, Cookie) go only to
  * the origin (scheme, host and port) they were given for, as curl (and so git) does; a redirect from https to http is
- * refused.
+ * refused. Only a GET (the ref listing) is redirected: as git (`http.followRedirects=initial`), a fetch's POST goes
+ * where the listing led and a redirect of it is an error — followed, a 307 or 308 carried its body (our commits'
+ * ids) to wherever the server named.
  */
 async function follow(http: HttpClient, request: GitHttpRequest, signal: AbortSignal, failed: Promise<never>): Promise<{ response: GitHttpResponse; url: string }> {
   let current = request;
@@ -284,13 +287,14 @@ async function follow(http: HttpClient, request: GitHttpRequest, signal: AbortSi
     if (response.statusCode < 300 || response.statusCode >= 400 || !location) return { response, url: current.url };
     // the redirect's body is not read: its connection is closed (the client's own 'error' listener stays, for the abort)
     hop.abort();
+    if (current.method === 'POST') throw new Error(`${current.url} answered the fetch with a redirect (HTTP ${response.statusCode}) to ${String(location).slice(0, 200)}; as git, only a redirect of the ref listing (info/refs) is followed`);
     if (hops >= MAX_REDIRECTS) throw new Error(`${request.url} redirected more than ${MAX_REDIRECTS} times`);
-    current = redirected(current, response.statusCode, location);
+    current = redirected(current, location);
   }
 }
 
-/** The request a redirect leads to: POST becomes GET where HTTP says so, and credentials stay with their origin. */
-function redirected(previous: GitHttpRequest, statusCode: number, location: string): GitHttpRequest {
+/** The GET a redirect leads to: credentials stay with their origin. */
+function redirected(previous: GitHttpRequest, location: string): GitHttpRequest {
   const url = new URL(location, previous.url);
   // git follows it with a warning; here nothing would say so, and the pack (the definitions the gateway runs) would
   // come in clear, for anyone on the path to change: an operator who chose https gets it or an error
@@ -299,13 +303,7 @@ function redirected(previous: GitHttpRequest, statusCode: number, location: stri
   }
   const dropped = new Set(['host']);
   if (url.origin !== new URL(previous.url).origin) for (const name of ['authorization', 'cookie']) dropped.add(name);
-  let { method = 'GET', body } = previous;
-  if ((statusCode === 303 && method !== 'GET' && method !== 'HEAD') || (method === 'POST' && (statusCode === 301 || statusCode === 302))) {
-    method = 'GET';
-    body = undefined;
-    for (const name of ['content-length', 'content-type']) dropped.add(name);
-  }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(previous.headers ?? {})) if (!dropped.has(name.toLowerCase())) headers[name] = value;
-  return { ...previous, url: url.href, method, headers, body };
+  return { ...previous, url: url.href, headers };
 }
