@@ -38,3 +38,38 @@ describe('a redirect of the fetch itself (the upload-pack POST)', () => {
     }, 60_000);
   }
 });
+
+describe('a repository whose ref listing is redirected to another origin that wants credentials', () => {
+  it('fails saying the token is not sent there, and where to configure, not to set a token already set', async () => {
+    const { url: real, push } = await folder.serve({ token: 's3cret' });
+    await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    const moved = new URL(real).origin;
+    const front = await folder.listen((request, response) => {
+      request.resume();
+      response.writeHead(302, { location: `${moved}${request.url}` }).end();
+    });
+    const run = await folder.scan(`${front}/tools.git`, { env: { HLDP_REPO_TOKEN: 's3cret' }, timeoutMs: 40_000 });
+    expect(run.code).toBe(2);
+    // main: "HTTP 401; set a token with read access (--token, HLDP_REPO_TOKEN …)", though one was set
+    expect(run.stderr).not.toContain('set a token');
+    expect(run.stderr).toBe(
+      `hldp scan: cannot read ${front}/tools.git: it was redirected to ${moved}, which answered HTTP 401; the token set is sent only to ${front}, never to another origin a server redirects to: if the repository moved, configure its new address (${moved}/tools.git) with a token for it\n`,
+    );
+    // configured there, the same token reads it
+    const direct = await folder.scan(`${moved}/tools.git`, { env: { HLDP_REPO_TOKEN: 's3cret' }, timeoutMs: 40_000 });
+    expect(direct.code, direct.stderr).toBe(0);
+  }, 60_000);
+
+  it('without a token: says a token would not be sent there either', async () => {
+    const { url: real, push } = await folder.serve({ token: 's3cret' });
+    await push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+    const moved = new URL(real).origin;
+    const front = await folder.listen((request, response) => {
+      request.resume();
+      response.writeHead(301, { location: `${moved}${request.url}` }).end();
+    });
+    const run = await folder.scan(`${front}/tools.git`, { timeoutMs: 40_000 });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`it was redirected to ${moved}, which answered HTTP 401; a token is sent only to ${front}, never to another origin`);
+  }, 60_000);
+});

@@ -40,9 +40,11 @@ export class RemoteAddress {
 
   /** A failure to `action` the repository as a ScanError: a refused token, a missing branch, or an unreachable server. */
   describe(action: string, error: unknown): ScanError {
-    const cause = error as { code?: string; data?: { statusCode?: number }; message?: string };
+    const cause = error as { code?: string; data?: { statusCode?: number; url?: string }; message?: string };
     const status = cause.data?.statusCode;
     if (status === 401 || status === 403) {
+      const answered = cause.data?.url;
+      if (answered && new URL(answered).origin !== new URL(this.url).origin) return this.refusedElsewhere(action, status, answered);
       return new ScanError('AUTHENTICATION_FAILED', `cannot ${action} ${this.url}: HTTP ${status}; set a token with read access (--token, HLDP_REPO_TOKEN or repository.token in the config)`, { status });
     }
     if (cause.code === 'NotFoundError' && this.ref) {
@@ -50,6 +52,23 @@ export class RemoteAddress {
     }
     const detail = status ? `HTTP ${status}` : (cause.message ?? String(error));
     return new ScanError('SOURCE_UNREACHABLE', `cannot ${action} ${this.url}: ${detail}`, { status });
+  }
+
+  /**
+   * Credentials refused by another origin, where the repository's address was redirected: a token set was not sent
+   * there (it goes only to the origin it was given for), so "set a token" would not help.
+   */
+  private refusedElsewhere(action: string, status: number, answered: string): ScanError {
+    const where = new URL(answered);
+    where.username = '';
+    where.password = '';
+    const moved = where.href.replace(/\/(info\/refs\?service=git-upload-pack|git-upload-pack)$/, '');
+    const token = 'Authorization' in this.headers ? 'the token set is sent only to' : 'a token is sent only to';
+    return new ScanError(
+      'AUTHENTICATION_FAILED',
+      `cannot ${action} ${this.url}: it was redirected to ${where.origin}, which answered HTTP ${status}; ${token} ${new URL(this.url).origin}, never to another origin a server redirects to: if the repository moved, configure its new address (${moved}) with a token for it`,
+      { status, redirectedTo: moved },
+    );
   }
 
   /** The refusal of a repository whose object ids are not SHA-1. */
