@@ -114,6 +114,19 @@ describe('PackStore', () => {
     expect(packs.held.packs).toBe(0);
   });
 
+  it('lets no file go under a read in flight when told to release: it releases once the last read ends (review I S3)', async () => {
+    const root = await deltifiedRepository(12, 4);
+    const expected = await catAllObjects(root);
+    const packs = await listed(join(root, '.git'));
+    const reader = new ObjectReader(join(root, '.git'), packs, () => false);
+    const reads = Promise.all(expected.map(({ oid }) => reader.read(oid)));
+    // a scan's end releases while another reader of the store is still reading (main: "pack … was let go")
+    packs.release();
+    const read = await reads;
+    for (const [index, { oid, content }] of expected.entries()) expect(read[index]!.content.equals(content), oid).toBe(true);
+    expect(packs.held).toMatchObject({ packs: 0, bases: 0 });
+  });
+
   it('reads every object of a deeply deltified pack right while its cache of delta bases stays within its bound', async () => {
     const root = await deltifiedRepository(12, 8);
     expect(await longestChain(root)).toBeGreaterThanOrEqual(5);

@@ -74,6 +74,8 @@ export class PackStore {
   private lastRead = 0;
   /** reads begun and not finished: the files are not let go under them */
   private reading = 0;
+  /** a `release()` asked for while reads were in flight: done when the last of them ends */
+  private releaseAsked = false;
   private idle: NodeJS.Timeout | undefined;
 
   constructor(
@@ -148,6 +150,7 @@ export class PackStore {
     } finally {
       this.reading--;
       this.lastRead = Date.now();
+      if (this.reading === 0 && this.releaseAsked) this.release();
     }
   }
 
@@ -177,8 +180,17 @@ export class PackStore {
     this.release();
   }
 
-  /** Lets go of the packs' files and the delta bases now (a scan read what it needed); a later read opens them again. */
+  /**
+   * Lets go of the packs' files and the delta bases (a scan read what it needed), now or, with reads in flight, once
+   * the last of them ends: let go under a read, its next window failed with "pack … was let go". A later read opens
+   * them again.
+   */
   release(): void {
+    if (this.reading > 0) {
+      this.releaseAsked = true;
+      return;
+    }
+    this.releaseAsked = false;
     clearTimeout(this.idle);
     this.idle = undefined;
     this.bases.clear();
