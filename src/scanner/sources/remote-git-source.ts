@@ -172,14 +172,22 @@ export class RemoteGitSource implements RepositorySource {
     const local = await this.resolveRef(`refs/remotes/origin/${branch}`);
     // a signed push that names this branch's new head: its pack is asked for beside the head check (one round trip
     // instead of two), and kept only if the head check finds the branch there
-    const early = this.fetchEarly(branch, local, pushed);
+    let early = this.fetchEarly(branch, local, pushed);
+    let refusal: ThinPackRefusal;
     try {
       return await this.updateFrom(branch, local, early);
+    } catch (error) {
+      if (!(error instanceof ThinPackRefusal)) throw error;
+      refusal = error;
     } finally {
       // an early fetch the head check did not want (another commit, a replayed delivery) is dropped with its download
       // at once, not left running beside later rescans: used, it has already finished
       early?.drop.abort();
     }
+    // the refused pack (up to a pack's limit, 1 GiB) is let go before the fresh clone brings one as large: held
+    // through it, a start-over after a signed push peaked at two packs (review I S1)
+    early = undefined;
+    return this.startOver(refusal);
   }
 
   private async updateFrom(branch: string, local: string, early: EarlyFetch | undefined): Promise<Snapshot> {
@@ -204,7 +212,8 @@ export class RemoteGitSource implements RepositorySource {
     try {
       commit = await fetchIntoClone({ store: this.store, http: this.http, address: this.address }, advertisement, { remote, local, branch }, early?.want === remote ? early.received : undefined);
     } catch (error) {
-      if (error instanceof ThinPackRefusal) return this.startOver(error);
+      // started over by `update`, once the early fetch's answer is let go
+      if (error instanceof ThinPackRefusal) throw error;
       throw this.address.describe('fetch', error);
     }
     // the local branch names what we hold for the next fetch's `have`; both refs move only once the pack is written
