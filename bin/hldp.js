@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // The CLI entry: runs the CLI's bundle (dist/bundle/, built by `npm run build`, which `npm ci` runs through the `prepare`
 // script): a few files for Node to read instead of the ~600 modules of dist/ and node_modules (issue #18).
-import { main } from '../dist/bundle/hldp.js';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import * as bundle from '../dist/bundle/hldp.js';
 
-main(process.argv.slice(2)).then(
+keepBuildWhileRunning(bundle.HLDP_BUILD);
+
+bundle.main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
@@ -12,3 +15,29 @@ main(process.argv.slice(2)).then(
     process.exitCode = 2;
   },
 );
+
+/**
+ * Records the build this process runs from in dist/bundle/running/<pid> until it exits: a rebuild keeps the files of
+ * every build a living process recorded (build/bundle.js), so the parts it imports only when first needed (the MCP
+ * front, the worker threads) are still there however many builds came since. A package folder this user may not
+ * write (installed by another) is not rebuilt under it either: then nothing is recorded.
+ */
+function keepBuildWhileRunning(build) {
+  if (typeof build !== 'string') return;
+  const folder = new URL('../dist/bundle/running/', import.meta.url);
+  const record = new URL(String(process.pid), folder);
+  try {
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(record, build);
+  } catch {
+    return;
+  }
+  // a process killed outright leaves its record: a build removes those whose process is gone
+  process.on('exit', () => {
+    try {
+      rmSync(record, { force: true });
+    } catch {
+      // left for the next build to remove
+    }
+  });
+}

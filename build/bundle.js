@@ -10,8 +10,12 @@
 // hash (the chunks, and the worker threads' entries, which the code that starts them names by that hash), files are
 // written by rename with the entry last, and the files of the last BUILDS_KEPT builds stay (listed in BUILDS_FILE), so a
 // server started from an earlier build still finds the chunks it imports when first needed, and starts its own threads.
+// Beyond those, a build stays for as long as a process started from it lives, however many builds came since: the
+// entry exports its build's id (HLDP_BUILD), bin/hldp.js records it in RUNNING/<pid> while the process lives, and a
+// build keeps every build a living process recorded (a record whose process is gone is removed).
 // Usage: node build/bundle.js (from the package root, after tsc)
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -20,6 +24,41 @@ import { pathToFileURL } from 'node:url';
 const OUT = 'dist/bundle';
 const BUILDS_FILE = join(OUT, 'builds.json');
 const BUILDS_KEPT = 3;
+// one file per living process started from the bundle, named by its pid, holding its build's id (bin/hldp.js)
+const RUNNING = 'running';
+
+// A build's id: the names of its files (each named by its content, but for the entry's), so the same build has the same id.
+const buildId = (names) => createHash('sha256').update([...names].sort().join('\n')).digest('hex').slice(0, 16);
+
+// The builds living processes run from; a record whose process is gone is removed.
+function runningBuilds() {
+  const folder = join(OUT, RUNNING);
+  const running = new Set();
+  let records = [];
+  try {
+    records = readdirSync(folder);
+  } catch {
+    return running;
+  }
+  for (const pid of records) {
+    const record = join(folder, pid);
+    try {
+      process.kill(Number(pid), 0);
+    } catch (error) {
+      // EPERM: it lives, under another user
+      if (error.code !== 'EPERM') {
+        rmSync(record, { force: true });
+        continue;
+      }
+    }
+    try {
+      running.add(readFileSync(record, 'utf8').trim());
+    } catch {
+      // removed at its exit meanwhile
+    }
+  }
+  return running;
+}
 
 // The worker entries' names once hashed, by the name their starters give (`./parse-worker.js`)
 const workerNames = new Map();
@@ -108,9 +147,11 @@ try {
 const names = [...workers.outputFiles, ...cli.outputFiles].map((file) => basename(file.path));
 const named = new Set(names);
 const same = (other) => Array.isArray(other) && other.length === named.size && other.every((name) => named.has(name));
-builds = [names, ...builds.filter((other) => !same(other))].slice(0, BUILDS_KEPT);
+// the last builds, and any older one a living process runs from (listed still, so that a later build keeps it too)
+const running = runningBuilds();
+builds = [names, ...builds.filter((other) => Array.isArray(other) && !same(other))].filter((other, at) => at < BUILDS_KEPT || running.has(buildId(other)));
 writeFileSync(`${BUILDS_FILE}.tmp`, `${JSON.stringify(builds)}\n`);
 renameSync(`${BUILDS_FILE}.tmp`, BUILDS_FILE);
-writeWhole(entry);
-const kept = new Set([basename(BUILDS_FILE), ...builds.flat()]);
+writeWhole({ path: entry.path, contents: Buffer.from(`${entry.text}\nexport const HLDP_BUILD = ${JSON.stringify(buildId(names))};\n`) });
+const kept = new Set([basename(BUILDS_FILE), RUNNING, ...builds.flat()]);
 for (const name of readdirSync(OUT)) if (!kept.has(name)) rmSync(join(OUT, name), { recursive: true, force: true });

@@ -35,7 +35,7 @@ async function changeLazyModule(mark: number): Promise<void> {
 const rebuild = () => execFileAsync(process.execPath, ['build/bundle.js'], { cwd: copy });
 const bundleFiles = () => readdirSync(join(copy, 'dist/bundle')).sort();
 
-function serve(): Promise<{ url: string; stop: () => void; stderr: () => string }> {
+function serve(): Promise<{ url: string; stop: () => void; stderr: () => string; pid: number; kill: () => Promise<void> }> {
   const env = { ...process.env, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' };
   const child = track(spawn(process.execPath, [join(copy, 'bin/hldp.js'), 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] }));
   let stderr = '';
@@ -43,7 +43,8 @@ function serve(): Promise<{ url: string; stop: () => void; stderr: () => string 
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const match = SERVE_ANNOUNCE.exec(stderr);
-      if (match) resolve({ url: match[1]!, stop: () => child.kill('SIGTERM'), stderr: () => stderr });
+      const kill = () => new Promise<void>((done) => (child.once('exit', () => done()), child.kill('SIGKILL')));
+      if (match) resolve({ url: match[1]!, stop: () => child.kill('SIGTERM'), stderr: () => stderr, pid: child.pid!, kill });
     });
     child.once('exit', (code) => reject(new Error(`hldp serve exited ${code} before listening:\n${stderr}`)));
   });
@@ -93,6 +94,36 @@ describe('a rebuild of the bundle', () => {
       server.stop();
     }
   }, 240_000);
+
+  it('keeps the build a running server started from however many builds come after it, and lets it go once the server is gone (review I S4)', async () => {
+    await rebuild();
+    const first = bundleFiles();
+    const server = await serve();
+    try {
+      // a developer's edit-and-test loop: four changed builds while the server runs (main: its chunks removed at the
+      // fourth, /mcp 500)
+      for (let mark = 1; mark <= 4; mark += 1) {
+        await changeLazyModule(mark);
+        await rebuild();
+      }
+      await expectMcpAnswers(server);
+      // the server records the build it runs from while it lives, and that build is listed beside the last three
+      expect(readdirSync(join(copy, 'dist/bundle/running'))).toContain(String(server.pid));
+      const listed = JSON.parse(readFileSync(join(copy, 'dist/bundle/builds.json'), 'utf8')) as string[][];
+      expect(listed).toHaveLength(4);
+    } finally {
+      // killed outright: its record stays, and the next build finds its process gone
+      await server.kill();
+    }
+    await changeLazyModule(5);
+    await rebuild();
+    const listed = JSON.parse(readFileSync(join(copy, 'dist/bundle/builds.json'), 'utf8')) as string[][];
+    expect(listed).toHaveLength(3);
+    expect(readdirSync(join(copy, 'dist/bundle/running'))).not.toContain(String(server.pid));
+    const gone = first.filter((name) => !listed.flat().includes(name) && name !== 'builds.json');
+    expect(gone.length).toBeGreaterThan(0);
+    for (const name of gone) expect(existsSync(join(copy, 'dist/bundle', name))).toBe(false);
+  }, 300_000);
 
   it('leaves a build stopped before its list is written unrun, so no server runs files the next build removes (review I F2)', async () => {
     await rebuild();
