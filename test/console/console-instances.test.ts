@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeConsoleRepository } from '../helpers/console-repo.js';
+import { signInToConsole } from '../helpers/console-sign-in.js';
 import { makeTempDir } from '../helpers/git.js';
 import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
@@ -14,12 +15,8 @@ const CAROL = 'instances-carol-token-0123456789';
 const CONFIG = `principals:\n  carol: { roles: [approver], token_sha256: ${createHash('sha256').update(CAROL).digest('hex')} }\n`;
 
 /** Signs in at one instance; the cookie it sets. */
-async function signIn(url: string, token = CAROL): Promise<string> {
-  const response = await fetch(`${url}/console/sign-in`, {
-    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(url).origin }, body: new URLSearchParams({ token }),
-  });
-  expect(response.status).toBe(303);
-  return response.headers.get('set-cookie')!.split(';')[0]!;
+function signIn(url: string, token = CAROL): Promise<string> {
+  return signInToConsole(url, token);
 }
 
 /** Whether an instance takes the cookie: the page as carol, or a redirect to the sign-in page. */

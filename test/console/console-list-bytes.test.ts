@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInToConsole } from '../helpers/console-sign-in.js';
 import { type PolicyGateway, startGatewayWithLargeReceipts, TOKENS } from '../policy/support.js';
 
 const RECEIPTS = 8;
@@ -16,9 +17,7 @@ describe('the console\'s call list over large calls', () => {
     gateway = await startGatewayWithLargeReceipts(RECEIPTS);
     url = gateway.url;
     // the agent signs in to the console with its own token
-    const signIn = await fetch(`${url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(url).origin }, body: new URLSearchParams({ token: TOKENS.bot }) });
-    expect(signIn.status).toBe(303);
-    cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    cookie = await signInToConsole(url, TOKENS.bot);
   }, 60_000);
   afterAll(() => gateway?.stop());
 

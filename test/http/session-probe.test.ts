@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeConsoleRepository } from '../helpers/console-repo.js';
+import { signInToConsole } from '../helpers/console-sign-in.js';
 import { makeTempDir } from '../helpers/git.js';
 import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
@@ -50,12 +51,7 @@ sessions: { store: ${store} }
   it("answers another principal's look-up 404 and leaves the session's last use and place as they were", async () => {
     const older = (await (await api('bot', '/v1/sessions', 'POST')).json()) as { id: string };
     const newer = (await (await api('bot', '/v1/sessions', 'POST')).json()) as { id: string };
-    const signedIn = await fetch(`${server.url}/console/sign-in`, {
-      method: 'POST', redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(server.url).origin },
-      body: new URLSearchParams({ token: TOKENS.admin }),
-    });
-    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = await signInToConsole(server.url, TOKENS.admin);
     const before = await consoleSessions(server.url, cookie);
     expect(before.map((session) => session.id)).toEqual([newer.id, older.id]);
     // let the clock pass the last use, so that a refresh would show as a later time

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInToConsole } from '../helpers/console-sign-in.js';
 import { openSse } from '../helpers/sse-client.js';
 import { api, echoTool, mcpClient, type PolicyGateway, startPolicyGateway, textOf, TOKENS } from './support.js';
 
@@ -175,9 +176,7 @@ describe('receipts', () => {
 
   it("and the console's event stream counts against the same 16: an agent's token signed in to the console opens no more (found in review E4)", async () => {
     // a second door to the same hub: 60 console streams of one agent were all accepted, each able to queue 4 MiB
-    const origin = new URL(gateway.url).origin;
-    const signIn = await fetch(`${gateway.url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: new URLSearchParams({ token: TOKENS.bot }) });
-    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = await signInToConsole(gateway.url, TOKENS.bot);
     const streams = [];
     try {
       for (let index = 0; index < 10; index++) streams.push(await openSse(`${gateway.url}/v1/events`, { authorization: `Bearer ${TOKENS.bot}` }));

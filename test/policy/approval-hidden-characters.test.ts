@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInToConsole } from '../helpers/console-sign-in.js';
 import { api, type PolicyGateway, startPolicyGateway, TOKENS } from './support.js';
 
 // What a person reads before approving must be what runs: an agent's params with a right-to-left override showed the
@@ -19,9 +20,7 @@ describe('the console approvals page, for params that hide or reorder text', () 
     const content = 'ok\u{e0068}\u{e0069}\u200b';
     const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path, content } } });
     expect(pending).toMatchObject({ status: 202, body: { status: 'approval_required' } });
-    const origin = new URL(gateway.url).origin;
-    const signIn = await fetch(`${gateway.url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: new URLSearchParams({ token: TOKENS.admin }) });
-    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = await signInToConsole(gateway.url, TOKENS.admin);
     const page = await (await fetch(`${gateway.url}/console/approvals`, { headers: { cookie } })).text();
     const item = page.split('data-approval=').find((part) => part.startsWith(`"${pending.body.id as string}"`))!;
     expect(item).toBeDefined();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInToConsole } from '../helpers/console-sign-in.js';
 import { runCli } from '../helpers/run-cli.js';
 import { api, type PolicyGateway, startPolicyGateway, TOKENS } from './support.js';
 
@@ -28,9 +29,7 @@ describe('a pending call whose params hold configured secrets (found in review E
     const list = await api(gateway.url, 'GET', '/v1/approvals?status=pending', { who: 'alice' });
     expect(list.body.approvals.find((approval: { id: string }) => approval.id === id).params.content).toBe(expected);
 
-    const origin = new URL(gateway.url).origin;
-    const signIn = await fetch(`${gateway.url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: new URLSearchParams({ token: TOKENS.alice }) });
-    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = await signInToConsole(gateway.url, TOKENS.alice);
     const page = await (await fetch(`${gateway.url}/console/approvals`, { headers: { cookie } })).text();
     expect(page).toContain(id);
     expect(page).toContain(expected);

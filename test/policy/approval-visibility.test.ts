@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleCsrf, signInToConsole } from '../helpers/console-sign-in.js';
 import { api, type PolicyGateway, startPolicyGateway, TOKENS, type Who } from './support.js';
 
 // Review finding: who may see and decide a request disagreed between the list (by role), the read and decide (by the
@@ -17,12 +18,8 @@ beforeAll(async () => {
 afterAll(() => gateway?.stop());
 
 async function signIn(who: Who): Promise<{ cookie: string; csrf: string }> {
-  const origin = new URL(gateway.url).origin;
-  const response = await fetch(`${gateway.url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: new URLSearchParams({ token: TOKENS[who] }) });
-  expect(response.status).toBe(303);
-  const cookie = response.headers.get('set-cookie')!.split(';')[0]!;
-  const page = await (await fetch(`${gateway.url}/console/failures`, { headers: { cookie } })).text();
-  return { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(page)![1]! };
+  const cookie = await signInToConsole(gateway.url, TOKENS[who]);
+  return { cookie, csrf: (await consoleCsrf(gateway.url, cookie)).csrf };
 }
 
 /** What the list, the read and the console say of the request for `who`. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInToConsole } from '../helpers/console-sign-in.js';
 import { api, type PolicyGateway, startPolicyGateway, TOKENS, type Who } from './support.js';
 
 // An agent's pending requests were rendered whole on the approver's page: 100 requests of 1 MB params made a 100 MB
@@ -10,11 +11,7 @@ const CONTENT = 'A'.repeat(200_000);
 let gateway: PolicyGateway;
 const filed: string[] = [];
 
-async function signIn(who: Who): Promise<string> {
-  const origin = new URL(gateway.url).origin;
-  const response = await fetch(`${gateway.url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: new URLSearchParams({ token: TOKENS[who] }) });
-  return response.headers.get('set-cookie')!.split(';')[0]!;
-}
+const signIn = (who: Who): Promise<string> => signInToConsole(gateway.url, TOKENS[who]);
 
 async function pageOf(path: string, cookie: string): Promise<{ status: number; text: string }> {
   const response = await fetch(`${gateway.url}${path}`, { headers: { cookie } });
