@@ -5,10 +5,8 @@
 //    SDK client directly, interleaved, medians and their ratios (target ≤ 1.5×)
 // 2. cold start: a fresh pool's first call (start, initialize, the call) vs the SDK client's connect and first call,
 //    and the warm call after it, for scale
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,18 +17,12 @@ import type { ToolDefinition } from '../../src/core/index.js';
 import { execute, minimalEnvironment, type ExecutionContext } from '../../src/executors/index.js';
 import { McpServerPool, type McpServerConfig } from '../../src/mcp-servers/index.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { EVERYTHING, startEverythingHttp } from '../../test/mcp-servers/support.js';
 
 const CALL_RUNS = Number(process.env.BENCH_MCP_RUNS ?? 300);
 const COLD_RUNS = Number(process.env.BENCH_MCP_COLD_RUNS ?? 8);
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
 const require = createRequire(import.meta.url);
-function binOf(packageName: string): string {
-  const manifest = require.resolve(`${packageName}/package.json`);
-  const { bin } = require(manifest) as { bin: string | Record<string, string> };
-  return join(dirname(manifest), typeof bin === 'string' ? bin : Object.values(bin)[0]!);
-}
-const EVERYTHING = binOf('@modelcontextprotocol/server-everything');
 
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -187,30 +179,6 @@ async function coldStart(workspace: string, sandbox: Sandbox) {
   };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** server-everything over Streamable HTTP, as its README starts it. */
-async function startHttpServer(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      if (stderr.includes('listening on port')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`server-everything exited with ${code} before listening: ${stderr}`)));
-  });
-  child.stderr!.resume();
-  return { url: `http://127.0.0.1:${port}/mcp`, child };
-}
-
 const workspace = await realpath(await mkdtemp(join(tmpdir(), 'hldp-bench-mcp-')));
 const closers: Array<() => Promise<unknown>> = [];
 try {
@@ -231,12 +199,8 @@ try {
     'sdk_client_direct',
   );
 
-  const http = await startHttpServer();
-  closers.push(async () => {
-    const exited = new Promise((resolve) => http.child.once('exit', resolve));
-    http.child.kill('SIGKILL');
-    await exited;
-  });
+  const http = await startEverythingHttp();
+  closers.push(() => http.close());
   const httpPool = pool(httpServer(http.url), workspace);
   const httpDirect = await httpClient(http.url);
   closers.push(() => httpPool.close(), () => httpDirect.close());
