@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInToConsole } from '../helpers/console-sign-in.js';
-import { api, type PolicyGateway, startPolicyGateway, TOKENS } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway, TOKENS, WRITES_NEED_AN_APPROVER } from './support.js';
 
 // What a person reads before approving must be what runs: an agent's params with a right-to-left override showed the
 // approver, in the console, a path written backwards from the one the tool gets (the CLI escaped it; the console did not).
-const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 
 let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE });
+  gateway = await startPolicyGateway(WRITES_NEED_AN_APPROVER);
 });
 afterAll(() => gateway?.stop());
 

@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInToConsole } from '../helpers/console-sign-in.js';
 import { runCli } from '../helpers/run-cli.js';
-import { api, type PolicyGateway, startPolicyGateway, TOKENS } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway, TOKENS, WRITES_NEED_AN_APPROVER } from './support.js';
 
 // A configured secret an agent pastes into the params of a call waiting for a person must be shown to nobody: the
 // event and the receipt redacted it, while GET /v1/approvals/:id showed api_token and the console showed every one.
-const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 const FORGEJO_TOKEN = 'forgejo-token-0123456789abcdef';
 
 let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE }, { env: { HLDP_FORGEJO_URL: 'http://127.0.0.1:9', HLDP_FORGEJO_TOKEN: FORGEJO_TOKEN, HLDP_FORGEJO_REPO: 'o/r' } });
+  gateway = await startPolicyGateway(WRITES_NEED_AN_APPROVER, { env: { HLDP_FORGEJO_URL: 'http://127.0.0.1:9', HLDP_FORGEJO_TOKEN: FORGEJO_TOKEN, HLDP_FORGEJO_REPO: 'o/r' } });
 });
 afterAll(() => gateway?.stop());
 

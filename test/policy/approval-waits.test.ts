@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, type PolicyGateway, startPolicyGateway, TOKENS } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway, TOKENS, WRITES_NEED_AN_APPROVER } from './support.js';
 
 // An agent held 1,000 long-polls on its own request, each polling the store 4 times a second (review E5): an agent
 // now holds at most 16 waits at once, as many as event streams.
-const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 
 let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE });
+  gateway = await startPolicyGateway(WRITES_NEED_AN_APPROVER);
 });
 afterAll(() => gateway?.stop());
 

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, type PolicyGateway, startPolicyGateway } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway, WRITES_NEED_AN_APPROVER } from './support.js';
 
 // A real `hldp serve` over a real SQLite store: an agent's pending writes each hold ~900 KB of params. GET
 // /v1/approvals?limit=1000 read, parsed and sent all of them at once (100 MB with a hundred; found in review F1).
-const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 const REQUESTS = 8;
 const MIB = 1024 * 1024;
 
 let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE });
+  gateway = await startPolicyGateway(WRITES_NEED_AN_APPROVER);
   for (let index = 0; index < REQUESTS; index += 1) {
     const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: `big-${index}.txt`, content: `${index}`.repeat(900_000) } } });
     expect(pending).toMatchObject({ status: 202, body: { status: 'approval_required' } });

@@ -1,20 +1,19 @@
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, type PolicyGateway, startPolicyGateway } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway, WRITES_NEED_AN_APPROVER } from './support.js';
 
 // A real `hldp serve` over a real SQLite store. GET /v1/approvals read and parsed every request of the history that
 // the page skipped (`offset`) or that the asker may not see — the whole history, for one small answer, in one
 // synchronous run (review J F1). Here the params of those rows are made unreadable in the store: a page that reads
 // only the rows it returns answers; one that reads the others fails.
-const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 const REQUESTS = 6;
 
 let gateway: PolicyGateway;
 const ids: string[] = [];
 
 beforeAll(async () => {
-  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE });
+  gateway = await startPolicyGateway(WRITES_NEED_AN_APPROVER);
   for (let index = 0; index < REQUESTS; index += 1) {
     const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: `note-${index}.txt`, content: `${index}` } } });
     expect(pending).toMatchObject({ status: 202, body: { status: 'approval_required' } });

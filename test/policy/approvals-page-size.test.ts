@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInToConsole } from '../helpers/console-sign-in.js';
-import { api, type PolicyGateway, startPolicyGateway, TOKENS, type Who } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway, TOKENS, type Who, WRITES_NEED_AN_APPROVER } from './support.js';
 
 // An agent's pending requests were rendered whole on the approver's page: 100 requests of 1 MB params made a 100 MB
 // page and froze the gateway while it was built (review E13). A page now shows a bounded number of requests, each
 // request's params cut to a preview with a link to the whole request.
-const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 const CONTENT = 'A'.repeat(200_000);
 
 let gateway: PolicyGateway;
@@ -19,7 +18,7 @@ async function pageOf(path: string, cookie: string): Promise<{ status: number; t
 }
 
 beforeAll(async () => {
-  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE });
+  gateway = await startPolicyGateway(WRITES_NEED_AN_APPROVER);
   // oldest first: 10 of the admin's, then 15 of the agent's
   for (const [who, count] of [['admin', 10], ['bot', 15]] as const) {
     for (let index = 0; index < count; index += 1) {

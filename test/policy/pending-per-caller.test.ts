@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, type PolicyGateway, startPolicyGateway } from './support.js';
+import { api, type PolicyGateway, startPolicyGateway, WRITES_NEED_AN_APPROVER } from './support.js';
 
 // One agent filed 1,000 requests and buried another caller's off the approvers' page (review E6): a caller may now
 // have approvals.max_pending_per_caller requests waiting at once, and the next call is refused, 429, saying why.
-const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 
 let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE }, { config: 'approvals:\n  max_pending_per_caller: 3\n' });
+  gateway = await startPolicyGateway(WRITES_NEED_AN_APPROVER, { config: 'approvals:\n  max_pending_per_caller: 3\n' });
 });
 afterAll(() => gateway?.stop());
 

@@ -47,6 +47,11 @@ export function echoTool(name: string, extra = ''): string {
   ].join('\n');
 }
 
+/** The policy most approval tests run under: every file-write waits for a person with the approver role. */
+export const WRITES_NEED_AN_APPROVER: Record<string, string> = {
+  'policies/writes.hdlp': ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n'),
+};
+
 /** A git repository holding the starter registry (native-repo) and `files` on top, committed. */
 export async function policyRepository(files: Record<string, string>): Promise<{ repo: string; temp: { path: string; cleanup: () => Promise<void> } }> {
   const temp = await makeTempDir('hldp-policy-');
