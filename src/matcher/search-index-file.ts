@@ -3,17 +3,29 @@ import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, rea
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { letGo, toolCount, toolsOf, type ToolIndex } from '../core/index.js';
-import { restoreSearchIndex, restoreSearchIndexLettingGo, storeSearchIndex, type SearchIndex, type StoredSearchIndex } from './search-index.js';
-import { decodeSearchIndexFile, encodeSearchIndexFile, LAYOUT, type ReadRequest } from './search-index-layout.js';
+import { restoreSearchIndex, restoreSearchIndexLettingGo, storeSearchIndex, type SearchIndex } from './search-index.js';
+import { decodeSearchIndexFile, encodeSearchIndexFile, LAYOUT, type DecodedSearchIndexFile, type Measured, type ReadRequest } from './search-index-layout.js';
+
+/** A search index read from its file, and what its matcher measured over the same tools. */
+export interface KeptSearchIndex {
+  search: SearchIndex;
+  measured: Measured;
+}
 
 /** Search indexes kept on disk per scan (source, commit, scan time), so a restart loads the index instead of analysing every tool again. */
 export interface SearchIndexFiles {
   /** the search index kept for this index's tools, if a file of this version holds it */
-  read(index: ToolIndex): SearchIndex | undefined;
-  /** `read` for a server that already answers: the file read without blocking (its arrays read in libuv's threads) */
-  readLettingGo(index: ToolIndex): Promise<SearchIndex | undefined>;
-  /** keeps `search` (built for `index`) unless a file already holds it; a failure to write only costs the next start a build */
-  write(index: ToolIndex, search: SearchIndex): void;
+  read(index: ToolIndex): KeptSearchIndex | undefined;
+  /**
+   * `read` for a server that already answers: the file's arrays read in libuv's threads, each into an array of its own
+   * size, and the checks over them and the restore made a slice at a time
+   */
+  readLettingGo(index: ToolIndex): Promise<KeptSearchIndex | undefined>;
+  /**
+   * keeps `search` (built for `index`), and what was measured over its tools, unless a file already holds it; a failure
+   * to write only costs the next start a build
+   */
+  write(index: ToolIndex, search: SearchIndex, measured?: Measured): void;
 }
 
 // files kept; older ones are pruned
@@ -51,7 +63,7 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
       try {
         descriptor = openSync(pathOf(index), 'r');
         const file = decodeSync(descriptor);
-        return file?.version === matcherVersion() ? restoreSearchIndex(file.stored, toolsOf(index)) : undefined;
+        return file?.version === matcherVersion() ? kept(restoreSearchIndex(file.stored, toolsOf(index)), file) : undefined;
       } catch {
         // missing, torn or of another layout: a miss, never an error
         return undefined;
@@ -65,14 +77,14 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
         handle = await open(pathOf(index), 'r');
         const file = await decodeAsync(handle);
         await letGo();
-        return file?.version === matcherVersion() ? await restoreSearchIndexLettingGo(file.stored, toolsOf(index)) : undefined;
+        return file?.version === matcherVersion() ? kept(await restoreSearchIndexLettingGo(file.stored, toolsOf(index)), file) : undefined;
       } catch {
         return undefined;
       } finally {
         await handle?.close().catch(() => undefined);
       }
     },
-    write(index, search) {
+    write(index, search, measured = {}) {
       try {
         // inside the try: the version reads package.json, and failing to read it only costs the next start a build
         const path = pathOf(index);
@@ -82,7 +94,7 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
         // piece by piece: the arrays are written from where they are, never joined into one buffer of the file's size
         const descriptor = openSync(temporary, 'w');
         try {
-          for (const piece of encodeSearchIndexFile(matcherVersion(), storeSearchIndex(search))) {
+          for (const piece of encodeSearchIndexFile(matcherVersion(), storeSearchIndex(search), measured)) {
             for (let written = 0; written < piece.length; ) written += writeSync(descriptor, piece, written);
           }
         } finally {
@@ -97,7 +109,9 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
   };
 }
 
-type Decoded = { version: string; stored: StoredSearchIndex } | undefined;
+type Decoded = DecodedSearchIndexFile | undefined;
+
+const kept = (search: SearchIndex | undefined, { measured }: DecodedSearchIndexFile): KeptSearchIndex | undefined => (search === undefined ? undefined : { search, measured });
 
 // the decoder's reads, each filled from the file (a short read: the file ended)
 function decodeSync(descriptor: number): Decoded {
@@ -114,12 +128,18 @@ function fill({ into, position }: ReadRequest, read: (into: Uint8Array, offset: 
   return filled;
 }
 
-// as decodeSync, each read in libuv's threads (at 100,000 tools ~150 MB, which would hold the event loop if read here)
+// as decodeSync, each read in libuv's threads (at 100,000 tools ~80 MB, which would hold the event loop if read here), and
+// other work let run at each pause of the checks
 async function decodeAsync(handle: FileHandle): Promise<Decoded> {
   const decoding = decodeSearchIndexFile((await handle.stat()).size);
   for (let step = decoding.next(0); ; ) {
     if (step.done) return step.value;
     const { into, position } = step.value;
+    if (into.length === 0) {
+      await letGo();
+      step = decoding.next(0);
+      continue;
+    }
     let filled = 0;
     for (let bytes = -1; filled < into.length && bytes !== 0; filled += bytes) ({ bytesRead: bytes } = await handle.read(into, filled, into.length - filled, position + filled));
     step = decoding.next(filled);

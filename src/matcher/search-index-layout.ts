@@ -3,14 +3,16 @@ import { deserialize, serialize } from 'node:v8';
 import { arrayOf, WIDTHS, widthOf, type NarrowArray, type Width } from './narrow-array.js';
 import { FIELD_COUNT, type StoredPostings } from './postings.js';
 import type { StoredSearchIndex } from './search-index.js';
+import type { Calibration } from './calibration.js';
 
-// The search index file, layout 4 (1 held minisearch's JSON, 2 one `v8.serialize` of everything, 3 every array of
-// 32-bit numbers):
+// The search index file, layout 5 (1 held minisearch's JSON, 2 one `v8.serialize` of everything, 3 every array of
+// 32-bit numbers, 4 nothing measured over the tools):
 //   bytes 0-7    MAGIC
 //   bytes 8-11   the layout (uint32, little-endian)
 //   bytes 12-15  the header's length H (uint32, little-endian)
 //   bytes 16-    the header: `v8.serialize` of the strings (version, byte order, names, terms), each array's length and
-//                the bytes of each of its numbers (1, 2 or 4, as ARRAY_WIDTHS allows: unsigned, or 4 signed)
+//                the bytes of each of its numbers (1, 2 or 4, as ARRAY_WIDTHS allows: unsigned, or 4 signed), and what
+//                the matcher measured over the tools beside the index (`Measured`)
 //   then, each at a multiple of 8 bytes from the file's start, the typed arrays in ARRAYS' order, in the byte order the
 //   header names, and nothing after the last.
 // The arrays are read each straight into an array of its own size: nothing else holds their bytes. With one
@@ -18,7 +20,7 @@ import type { StoredSearchIndex } from './search-index.js';
 // alive behind a small array at 100,000 tools) and an unaligned one a copy beside it: 430 MB outside the heap.
 
 /** The file's layout: a file of another is a miss, and rebuilt. */
-export const LAYOUT = 4;
+export const LAYOUT = 5;
 
 const MAGIC = Buffer.from('hldpsix\n', 'latin1');
 const PREFIX_BYTES = 16;
@@ -34,6 +36,19 @@ type ArrayName = (typeof ARRAYS)[number];
 // as they fit (issue #18), the rest are 32-bit
 const ARRAY_WIDTHS: Record<ArrayName, readonly Width[]> = { counts: [4], offsets: [4], data: [2, 4], starts: [4], lengths: [4], fieldCounts: [4], slots: [4], codes: WIDTHS, fieldLengths: WIDTHS };
 
+/**
+ * What a matcher measured over the index's tools, kept beside it so that a restart need not read every tool again
+ * (issue #18: at 100,000 tools the calibration's count of examples and aliases made every definition from the scan
+ * cache, ~1.5 s of CPU and ~200 MB of heap, before a start could match; the check for Chinese probes as much where
+ * there are none). Each part is absent where it was not measured, or not as a fresh start would measure it.
+ */
+export interface Measured {
+  /** whether an example or alias of the tools has a Chinese word (the dictionary is read before matching is ready) */
+  chineseProbes?: boolean;
+  /** the registry's calibration, and the ranking and decision parameters it was measured with (as JSON) */
+  calibration?: { parameters: string; value: Calibration };
+}
+
 interface Header {
   version: string;
   byteOrder: string;
@@ -43,22 +58,32 @@ interface Header {
   lengths: number[];
   /** per array of ARRAYS, the bytes of each of its numbers */
   widths: Width[];
+  measured: Measured;
 }
 
-/** One read the decoder asks for: fill `into` from the file at `position`; answered with the bytes read. */
+/**
+ * One read the decoder asks for: fill `into` from the file at `position`; answered with the bytes read. An empty
+ * `into` reads nothing: it is where a reader that lets other work run may let it (the checks over the arrays come
+ * a slice at a time).
+ */
 export interface ReadRequest {
   into: Uint8Array;
   position: number;
 }
+
+// the decoder's pause between two slices of its checks
+const PAUSE: ReadRequest = { into: new Uint8Array(0), position: 0 };
+// numbers checked between two pauses (a few milliseconds)
+const CHECK_STEP = 1 << 20;
 
 const padded = (bytes: number): number => Math.ceil(bytes / ALIGN) * ALIGN;
 
 const arraysOf = (stored: StoredSearchIndex): Record<ArrayName, NarrowArray> => ({ ...stored.postings, counts: stored.counts, offsets: stored.offsets, data: stored.data });
 
 /** The file's pieces in order (prefix and header, then each array and its padding): written one after another, never joined. */
-export function encodeSearchIndexFile(version: string, stored: StoredSearchIndex): Uint8Array[] {
+export function encodeSearchIndexFile(version: string, stored: StoredSearchIndex, measured: Measured = {}): Uint8Array[] {
   const arrays = arraysOf(stored);
-  const header: Header = { version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: ARRAYS.map((name) => arrays[name].length), widths: ARRAYS.map((name) => widthOf(arrays[name])) };
+  const header: Header = { version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: ARRAYS.map((name) => arrays[name].length), widths: ARRAYS.map((name) => widthOf(arrays[name])), measured };
   const headerBytes = serialize(header);
   const prefix = Buffer.alloc(PREFIX_BYTES);
   MAGIC.copy(prefix, 0);
@@ -72,13 +97,20 @@ export function encodeSearchIndexFile(version: string, stored: StoredSearchIndex
   return pieces;
 }
 
+/** A search index file's content. */
+export interface DecodedSearchIndexFile {
+  version: string;
+  stored: StoredSearchIndex;
+  measured: Measured;
+}
+
 /**
  * Decodes a file of `size` bytes, asking for each read it needs (yielded; the bytes read are sent back): the stored
- * index and the version it was written by, or undefined for anything this layout did not write — another layout or
- * byte order, a header that does not parse or does not add up to the file's size, arrays whose numbers point outside
- * one another. Never throws for what the file holds.
+ * index, what was measured beside it and the version it was written by, or undefined for anything this layout did not
+ * write — another layout or byte order, a header that does not parse or does not add up to the file's size, arrays
+ * whose numbers point outside one another. Never throws for what the file holds.
  */
-export function* decodeSearchIndexFile(size: number): Generator<ReadRequest, { version: string; stored: StoredSearchIndex } | undefined, number> {
+export function* decodeSearchIndexFile(size: number): Generator<ReadRequest, DecodedSearchIndexFile | undefined, number> {
   if (!Number.isSafeInteger(size) || size < PREFIX_BYTES) return undefined;
   const prefix = Buffer.alloc(PREFIX_BYTES);
   if ((yield { into: prefix, position: 0 }) !== PREFIX_BYTES) return undefined;
@@ -108,7 +140,7 @@ export function* decodeSearchIndexFile(size: number): Generator<ReadRequest, { v
   const wide = (name: ArrayName): Int32Array => arrays[name] as Int32Array;
   const postings = { starts: wide('starts'), lengths: wide('lengths'), fieldCounts: wide('fieldCounts'), slots: wide('slots'), codes: arrays.codes, fieldLengths: arrays.fieldLengths };
   const stored: StoredSearchIndex = { names: header.names, terms: header.terms, counts: wide('counts'), offsets: wide('offsets'), data: arrays.data as Uint16Array | Int32Array, postings };
-  return consistent(stored) ? { version: header.version, stored } : undefined;
+  return (yield* consistentSteps(stored)) ? { version: header.version, stored, measured: header.measured } : undefined;
 }
 
 function parseHeader(bytes: Buffer): Header | undefined {
@@ -119,33 +151,62 @@ function parseHeader(bytes: Buffer): Header | undefined {
     return undefined;
   }
   if (typeof header !== 'object' || header === null) return undefined;
-  const { version, byteOrder, names, terms, lengths, widths } = header as Record<string, unknown>;
+  const { version, byteOrder, names, terms, lengths, widths, measured } = header as Record<string, unknown>;
   if (typeof version !== 'string' || byteOrder !== endianness() || !strings(names) || !strings(terms)) return undefined;
   if (!Array.isArray(lengths) || lengths.length !== ARRAYS.length) return undefined;
   // each array's length fits in a file no larger than a safe integer of bytes
   if (!lengths.every((length) => Number.isSafeInteger(length) && length >= 0 && length <= 2 ** 40)) return undefined;
   if (!Array.isArray(widths) || widths.length !== ARRAYS.length || !ARRAYS.every((name, index) => ARRAY_WIDTHS[name].includes(widths[index] as Width))) return undefined;
-  return { version, byteOrder: endianness(), names, terms, lengths, widths: widths as Width[] };
+  const kept = measuredOf(measured);
+  return kept === undefined ? undefined : { version, byteOrder: endianness(), names, terms, lengths, widths: widths as Width[], measured: kept };
+}
+
+// what was measured, if it has the shape this code writes (a part of another shape: the file is not this code's)
+function measuredOf(value: unknown): Measured | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { chineseProbes, calibration } = value as Record<string, unknown>;
+  if (chineseProbes !== undefined && typeof chineseProbes !== 'boolean') return undefined;
+  if (calibration === undefined) return chineseProbes === undefined ? {} : { chineseProbes };
+  if (typeof calibration !== 'object' || calibration === null) return undefined;
+  const { parameters, value: measured } = calibration as Record<string, unknown>;
+  if (typeof parameters !== 'string' || !isCalibration(measured)) return undefined;
+  return { ...(chineseProbes === undefined ? {} : { chineseProbes }), calibration: { parameters, value: measured } };
+}
+
+function isCalibration(value: unknown): value is Calibration {
+  if (typeof value !== 'object' || value === null) return false;
+  const { threshold, probes, probed, provisional } = value as Record<string, unknown>;
+  const probability = (number: unknown): boolean => typeof number === 'number' && number >= 0 && number <= 1;
+  // a provisional cut is measured again once the dictionary is read: never kept
+  return probability(threshold) && Number.isSafeInteger(probes) && (probes as number) >= 0 && (probed === undefined || probability(probed)) && provisional === undefined;
 }
 
 const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 // the numbers that say where other numbers are point inside them, so that no view or read goes out of its array
-// (what the arrays say of terms and tools is the writer's: a file is written by rename, so it is whole or a miss)
-function consistent({ names, terms, counts, offsets, data, postings }: StoredSearchIndex): boolean {
-  if (offsets.length !== names.length + 1 || offsets[0] !== 0 || offsets[names.length] !== data.length) return false;
-  for (let position = 0; position < names.length; position++) if (offsets[position + 1]! < offsets[position]!) return false;
-  return counts.length === terms.length && postingsConsistent(postings, names.length, terms.length);
+// (what the arrays say of terms and tools is the writer's: a file is written by rename, so it is whole or a miss);
+// checked a slice at a time, each loop indexed (a `for … of` over 7.4 million slots took ~140 ms against ~14)
+function* consistentSteps({ names, terms, counts, offsets, data, postings }: StoredSearchIndex): Generator<ReadRequest, boolean, number> {
+  if (offsets.length !== names.length + 1 || offsets[0] !== 0 || offsets[names.length] !== data.length || counts.length !== terms.length) return false;
+  for (let position = 0; position < names.length; position++) {
+    if (offsets[position + 1]! < offsets[position]!) return false;
+    if (position % CHECK_STEP === CHECK_STEP - 1) yield PAUSE;
+  }
+  return yield* postingsConsistentSteps(postings, names.length, terms.length);
 }
 
-function postingsConsistent({ starts, lengths, fieldCounts, slots, codes, fieldLengths }: StoredPostings, tools: number, terms: number): boolean {
+function* postingsConsistentSteps({ starts, lengths, fieldCounts, slots, codes, fieldLengths }: StoredPostings, tools: number, terms: number): Generator<ReadRequest, boolean, number> {
   if (starts.length !== lengths.length || lengths.length < terms || fieldCounts.length !== lengths.length * FIELD_COUNT) return false;
   if (slots.length !== codes.length || fieldLengths.length !== tools * FIELD_COUNT) return false;
   for (let term = 0; term < starts.length; term++) {
     const start = starts[term]!;
     const length = lengths[term]!;
     if (start < 0 || length < 0 || start + length > slots.length) return false;
+    if (term % CHECK_STEP === CHECK_STEP - 1) yield PAUSE;
   }
-  for (const slot of slots) if (slot < 0 || slot >= tools) return false;
+  for (let at = 0; at < slots.length; at += CHECK_STEP) {
+    yield PAUSE;
+    for (let slot = at, end = Math.min(slots.length, at + CHECK_STEP); slot < end; slot++) if (slots[slot]! < 0 || slots[slot]! >= tools) return false;
+  }
   return true;
 }

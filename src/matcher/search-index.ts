@@ -1,4 +1,4 @@
-import { runToEnd, sameToolsAt, toolNameAt } from '../core/index.js';
+import { runLettingGo, runToEnd, sameToolsAt, toolNameAt } from '../core/index.js';
 import type { ToolDefinition, ToolSequence } from '../core/index.js';
 import { compactedPostings, compactedPostingsSteps, renumbering, type TightPostings } from './compacted-postings.js';
 import { FIELD_COUNT, Postings, type StoredPostings } from './postings.js';
@@ -280,35 +280,50 @@ export function storeSearchIndex(index: SearchIndex): StoredSearchIndex {
 
 /** The search index kept for exactly these tools, over them; undefined when it was kept for other tools. */
 export function restoreSearchIndex(stored: StoredSearchIndex, tools: ToolSequence): SearchIndex | undefined {
-  if (!keptFor(stored, tools)) return undefined;
+  return runToEnd(restoreSearchIndexSteps(stored, tools));
+}
+
+/**
+ * `restoreSearchIndex` for a server that already answers: the arrays were read from the file in libuv's threads, and
+ * what is left (the names compared, the dictionary's map, a view per record) is made a slice at a time.
+ */
+export function restoreSearchIndexLettingGo(stored: StoredSearchIndex, tools: ToolSequence): Promise<SearchIndex | undefined> {
+  return runLettingGo(restoreSearchIndexSteps(stored, tools));
+}
+
+function* restoreSearchIndexSteps(stored: StoredSearchIndex, tools: ToolSequence): Generator<void, SearchIndex | undefined, void> {
+  if (!(yield* keptForSteps(stored, tools))) return undefined;
   const { offsets, data } = stored;
-  const dictionary = new TermDictionary(stored.terms);
+  const dictionary = yield* TermDictionary.restoringSteps(stored.terms);
   // a record is a view of the one array read from the file: no copy; its slot in the postings is its position
   // the tools are not made: an update asks this version for them by position
-  const records = Array.from({ length: tools.length }, (_, position) => new ToolRecord(position, data.subarray(offsets[position], offsets[position + 1]), dictionary));
+  const records = new Array<ToolRecord>(tools.length);
+  for (let position = 0; position < tools.length; position++) {
+    if (position % RESTORE_STEP === RESTORE_STEP - 1) yield;
+    records[position] = new ToolRecord(position, data.subarray(offsets[position], offsets[position + 1]), dictionary);
+  }
   const engine: SearchEngine = {
     postings: new Postings(stored.postings),
     dictionary,
     documentFrequency: new DocumentFrequency(dictionary, stored.counts),
     version: 0,
   };
+  yield;
   return snapshot(engine, tools, records);
 }
 
-/**
- * `restoreSearchIndex` for a server that already answers. The arrays were read from the file in libuv's threads:
- * what is left (a view per record, the dictionary's map) takes milliseconds.
- */
-export async function restoreSearchIndexLettingGo(stored: StoredSearchIndex, tools: ToolSequence): Promise<SearchIndex | undefined> {
-  return restoreSearchIndex(stored, tools);
-}
+// records made (or names compared) between two stops of a restore
+const RESTORE_STEP = 8192;
 
 // kept for these tools, and of this layout (a file of another layout is a miss, never misread)
-function keptFor(stored: StoredSearchIndex, tools: ToolSequence): boolean {
+function* keptForSteps(stored: StoredSearchIndex, tools: ToolSequence): Generator<void, boolean, void> {
   const { names, offsets, postings, terms, counts, data } = stored;
   if (!Array.isArray(names) || !Array.isArray(terms) || !(offsets instanceof Int32Array) || !recordNumbers(data) || !(counts instanceof Int32Array)) return false;
   if (names.length !== tools.length || offsets.length !== tools.length + 1 || !postingsFit(postings, tools.length, terms.length)) return false;
-  for (let position = 0; position < tools.length; position++) if (names[position] !== toolNameAt(tools, position)) return false;
+  for (let position = 0; position < tools.length; position++) {
+    if (position % RESTORE_STEP === RESTORE_STEP - 1) yield;
+    if (names[position] !== toolNameAt(tools, position)) return false;
+  }
   return true;
 }
 

@@ -5,7 +5,7 @@ import { deserialize, serialize } from 'node:v8';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolDefinition, ToolIndex } from '../../src/core/index.js';
 import { createMatcher, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
-import { decodeSearchIndexFile, encodeSearchIndexFile } from '../../src/matcher/search-index-layout.js';
+import { decodeSearchIndexFile, encodeSearchIndexFile, type DecodedSearchIndexFile } from '../../src/matcher/search-index-layout.js';
 import type { StoredSearchIndex } from '../../src/matcher/search-index.js';
 import { makeTempDir } from '../helpers/git.js';
 import { makeToolDefinition, scanStarterTools } from './helpers.js';
@@ -21,7 +21,7 @@ function answers(matcher: Matcher): unknown[] {
 }
 
 /** A kept file's content, decoded from its bytes as the reader does from the file. */
-function decodeBytes(bytes: Uint8Array): { version: string; stored: StoredSearchIndex } | undefined {
+function decodeBytes(bytes: Uint8Array): DecodedSearchIndexFile | undefined {
   const decoding = decodeSearchIndexFile(bytes.length);
   for (let step = decoding.next(0); ; ) {
     if (step.done) return step.value;
@@ -148,11 +148,32 @@ describe('search indexes kept on disk', () => {
     expect(answers(createMatcher(starter, { searchFiles: files }).prepare())).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
   });
 
+  it('are a miss, never misread, when they hold the earlier layout 4 (nothing measured beside the index), and a matcher over one builds its own', async () => {
+    const dir = join(temp.path, 'search');
+    createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
+    const [name] = await readdir(dir);
+    const path = join(dir, name!);
+    const { version, stored } = decodeBytes(await readFile(path))!;
+    // layout 4 as its writer wrote it: this layout's arrays, as narrow, under a header without what was measured
+    const arrays = [stored.counts, stored.offsets, stored.data, ...Object.values(stored.postings)];
+    const header = serialize({ version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: arrays.map((array) => array.length), widths: arrays.map((array) => array.BYTES_PER_ELEMENT) });
+    const prefix = Buffer.alloc(16);
+    prefix.write('hldpsix\n', 0, 'latin1');
+    prefix.writeUInt32LE(4, 8);
+    prefix.writeUInt32LE(header.length, 12);
+    const pad = (bytes: number): Buffer => Buffer.alloc((8 - (bytes % 8)) % 8);
+    await writeFile(path, Buffer.concat([prefix, header, pad(16 + header.length), ...arrays.flatMap((array) => [Buffer.from(array.buffer, array.byteOffset, array.byteLength), pad(array.byteLength)])]));
+    const files = searchIndexFiles(dir);
+    expect(files.read(starter)).toBeUndefined();
+    expect(await files.readLettingGo(starter)).toBeUndefined();
+    expect(answers(createMatcher(starter, { searchFiles: files }).prepare())).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
+  });
+
   it('keep codes, field lengths and records as narrow as they fit, and a rescan bringing larger ones widens them and answers as a fresh build', async () => {
     const dir = join(temp.path, 'search');
     createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
     const restored = createMatcher(structuredClone(starter), { searchFiles: searchIndexFiles(dir) }).prepare();
-    const before = searchIndexFiles(dir).read(starter)!;
+    const before = searchIndexFiles(dir).read(starter)!.search;
     expect(before.engine.postings.codes).toBeInstanceOf(Uint8Array);
     expect(before.engine.postings.fieldLengths).toBeInstanceOf(Uint8Array);
     expect(before.records.every((record) => record.data instanceof Uint16Array)).toBe(true);
@@ -168,7 +189,7 @@ describe('search indexes kept on disk', () => {
     expect(answers(updated)).toEqual(answers(createMatcher(structuredClone(next)).prepare()));
     for (const intent of ['forecast the weather', 'wordaa wordbb wordkl']) expect(updated.explainIntent(intent)).toEqual(createMatcher(structuredClone(next)).prepare().explainIntent(intent));
     updated.persist();
-    const kept = searchIndexFiles(dir).read(next)!;
+    const kept = searchIndexFiles(dir).read(next)!.search;
     expect(kept.engine.postings.codes).toBeInstanceOf(Uint16Array);
     expect(kept.engine.postings.fieldLengths).toBeInstanceOf(Uint16Array);
     expect(answers(createMatcher(structuredClone(next), { searchFiles: searchIndexFiles(dir) }).prepare())).toEqual(answers(updated));
@@ -178,7 +199,7 @@ describe('search indexes kept on disk', () => {
     const dir = join(temp.path, 'search');
     createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
     const fileBytes = (await readFile(join(dir, (await readdir(dir))[0]!))).length;
-    for (const search of [searchIndexFiles(dir).read(starter)!, (await searchIndexFiles(dir).readLettingGo(starter))!]) {
+    for (const { search } of [searchIndexFiles(dir).read(starter)!, (await searchIndexFiles(dir).readLettingGo(starter))!]) {
       const { postings } = search.engine;
       for (const array of [postings.starts, postings.lengths, postings.fieldCounts, postings.slots, postings.codes, postings.fieldLengths, search.engine.documentFrequency.counts]) {
         expect(array.byteOffset).toBe(0);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../src/core/index.js';
 import { FIELD_COUNT } from '../../src/matcher/postings.js';
 import { buildSearchIndex, restoreSearchIndex, storeSearchIndex, type StoredSearchIndex } from '../../src/matcher/search-index.js';
-import { decodeSearchIndexFile, encodeSearchIndexFile } from '../../src/matcher/search-index-layout.js';
+import { decodeSearchIndexFile, encodeSearchIndexFile, type DecodedSearchIndexFile, type Measured } from '../../src/matcher/search-index-layout.js';
 import { arrayOf, widthOf, type NarrowArray, type Width } from '../../src/matcher/narrow-array.js';
 import { plainRecord } from '../../src/matcher/tool-record.js';
 import { firstStage } from '../../src/matcher/first-stage.js';
@@ -14,7 +14,7 @@ import { makeToolDefinition } from './helpers.js';
 // never throwing, to a miss for a file cut short or grown, and to arrays that point inside one another.
 
 /** The file's content decoded from `bytes` as the reader decodes it from a file (each read served from the bytes). */
-function decode(bytes: Uint8Array): { version: string; stored: StoredSearchIndex } | undefined {
+function decode(bytes: Uint8Array): DecodedSearchIndexFile | undefined {
   const decoding = decodeSearchIndexFile(bytes.length);
   for (let step = decoding.next(0); ; ) {
     if (step.done) return step.value;
@@ -29,7 +29,24 @@ const word = fc.constantFrom('read', 'file', 'weather', 'Tokyo', 'convert', 'mon
 const toolsArbitrary = fc.array(fc.record({ intent: fc.array(word, { minLength: 1, maxLength: 8 }), aliases: fc.array(word, { maxLength: 2 }) }), { minLength: 1, maxLength: 6 }).map((tools) =>
   tools.map(({ intent, aliases }, at): ToolDefinition => makeToolDefinition({ name: `tool-${at}`, intent: intent.join(' '), aliases: aliases.map((alias) => `${alias}-${at}`) })),
 );
-const fileOf = (tools: ToolDefinition[], version = 'v'): Buffer => Buffer.concat(encodeSearchIndexFile(version, storeSearchIndex(buildSearchIndex(tools))));
+const probability = fc.double({ min: 0, max: 1, noNaN: true });
+const measuredArbitrary: fc.Arbitrary<Measured> = fc.record(
+  { chineseProbes: fc.boolean(), calibration: fc.record({ parameters: fc.string(), value: fc.record({ threshold: probability, probes: fc.nat(), probed: probability }, { requiredKeys: ['threshold', 'probes'] }) }) },
+  { requiredKeys: [] },
+);
+const fileOf = (tools: ToolDefinition[], version = 'v', measured: Measured = {}): Buffer => Buffer.concat(encodeSearchIndexFile(version, storeSearchIndex(buildSearchIndex(tools)), measured));
+
+/** What a decoded file says was measured has the shape its writer gives it. */
+function expectMeasured(measured: Measured): void {
+  expect(Object.keys(measured).every((key) => key === 'chineseProbes' || key === 'calibration')).toBe(true);
+  if (measured.chineseProbes !== undefined) expect(typeof measured.chineseProbes).toBe('boolean');
+  if (measured.calibration === undefined) return;
+  expect(typeof measured.calibration.parameters).toBe('string');
+  const { threshold, probes, probed, provisional } = measured.calibration.value;
+  expect(threshold >= 0 && threshold <= 1 && Number.isSafeInteger(probes) && probes >= 0).toBe(true);
+  if (probed !== undefined) expect(probed >= 0 && probed <= 1).toBe(true);
+  expect(provisional).toBeUndefined();
+}
 
 /** What a decoded index must hold for every view and read over it to stay inside its arrays. */
 function expectConsistent({ names, terms, counts, offsets, data, postings }: StoredSearchIndex): void {
@@ -46,10 +63,10 @@ function expectConsistent({ names, terms, counts, offsets, data, postings }: Sto
 describe('the search index file', () => {
   it('reads back exactly what was written', () => {
     fc.assert(
-      fc.property(toolsArbitrary, fc.string(), (tools, version) => {
+      fc.property(toolsArbitrary, fc.string(), measuredArbitrary, (tools, version, measured) => {
         const stored = storeSearchIndex(buildSearchIndex(tools));
-        const decoded = decode(Buffer.concat(encodeSearchIndexFile(version, stored)));
-        expect(decoded).toEqual({ version, stored });
+        const decoded = decode(Buffer.concat(encodeSearchIndexFile(version, stored, measured)));
+        expect(decoded).toEqual({ version, stored, measured });
         expect(restoreSearchIndex(decoded!.stored, tools)).toBeDefined();
       }),
       { numRuns: 60 },
@@ -99,12 +116,13 @@ describe('the search index file', () => {
 
   it('never throws over bytes changed anywhere, and what it still reads points inside its own arrays', () => {
     fc.assert(
-      fc.property(toolsArbitrary, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }), (tools, changes) => {
-        const bytes = fileOf(tools);
+      fc.property(toolsArbitrary, measuredArbitrary, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }), (tools, measured, changes) => {
+        const bytes = fileOf(tools, 'v', measured);
         for (const [at, value] of changes) bytes[at % bytes.length] = value;
         const decoded = decode(bytes);
         if (decoded) {
           expectConsistent(decoded.stored);
+          expectMeasured(decoded.measured);
           // restored over tools of its names, every record's view is inside its data
           const named = decoded.stored.names.map((name) => makeToolDefinition({ name }));
           const restored = restoreSearchIndex(decoded.stored, named);
@@ -126,5 +144,20 @@ describe('the search index file', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('is a miss when what was measured beside the index is not of the shape its writer gives it', () => {
+    const tools = [makeToolDefinition({ name: 'a', intent: 'read the file' }), makeToolDefinition({ name: 'b', intent: 'convert money' })];
+    fc.assert(
+      fc.property(fc.anything(), (anything) => {
+        // written as any value at all in the measured part's place: read back as that shape, or a miss, never thrown
+        const decoded = decode(fileOf(tools, 'v', anything as Measured));
+        if (decoded) expectMeasured(decoded.measured);
+      }),
+      { numRuns: 300 },
+    );
+    for (const wrong of [null, 'yes', { chineseProbes: 'no' }, { calibration: { parameters: 1, value: { threshold: 0.5, probes: 3 } } }, { calibration: { parameters: '', value: { threshold: 2, probes: 3 } } }, { calibration: { parameters: '', value: { threshold: 0.5, probes: -1 } } }, { calibration: { parameters: '', value: { threshold: 0.5, probes: 3, provisional: true } } }]) {
+      expect(decode(fileOf(tools, 'v', wrong as Measured))).toBeUndefined();
+    }
   });
 });
