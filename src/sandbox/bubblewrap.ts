@@ -43,6 +43,10 @@ export function systemArguments(system: readonly SystemMount[]): string[] {
   // /proc of this PID namespace only: the host's processes (and their environ) are out of sight; no /sys, whose dozen
   // submounts cost a few ms to bind at every run and show the host's devices (glibc counts CPUs from /proc without it)
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  // bubblewrap covers /proc/sys only where access(W_OK) says the folder is writable: for root without capabilities the
+  // folder (0555) says no while its files (0644, root's) still take writes, so a tool run by a root gateway changed the
+  // host kernel's settings (kernel.core_pattern runs a program as the host's root). Shown read-only, always.
+  args.push('--ro-bind', '/proc/sys', '/proc/sys', '--ro-bind-try', '/proc/sysrq-trigger', '/proc/sysrq-trigger');
   return args;
 }
 

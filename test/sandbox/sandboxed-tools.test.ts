@@ -115,6 +115,18 @@ describeWithBubblewrap('a sandboxed tool on hldp serve', () => {
       await expect(readFile(`/tmp/${marker}`)).rejects.toThrow(/ENOENT/);
     });
 
+    it('cannot change the host kernel’s settings: /proc/sys is read-only, through the shell executor and the gatekeeper', async () => {
+      // the setting is written back with its own value: on the old code a root gateway's tool changed it on the host
+      const setting = '/proc/sys/kernel/printk_ratelimit_burst';
+      const before = await readFile(setting, 'utf8');
+      for (const tool of ['sh', 'run']) {
+        const receipt = await run(tool, `cat ${setting} > /tmp/v && cat /tmp/v > ${setting} && echo wrote; grep " /proc/sys " /proc/self/mountinfo | grep -c " ro,"`);
+        expect(receipt.output).toBe('1\n');
+        expect(receipt.stderr).toMatch(/printk_ratelimit_burst: (Read-only file system|Permission denied)/);
+      }
+      expect(await readFile(setting, 'utf8')).toBe(before);
+    });
+
     it('cannot change the tools repository the gateway serves', async () => {
       // the repository sits outside the workspace here: declared writable, it would still be read-only
       const receipt = await run('sh', `echo name: evil > ${temp.path}/repo/tools/sh/TOOL.hdlp`);
