@@ -2,7 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ToolSandbox } from '../core/index.js';
-import { isolationArguments, STATUS_FD, systemArguments, type SystemMount } from './bubblewrap.js';
+import { isolationArguments, STATUS_FD, SYSTEM_FOLDERS, systemArguments, type SystemMount } from './bubblewrap.js';
 
 /** Paths of the host that tools must not see, or must not change, whatever they declare. */
 export interface GuardedPaths {
@@ -67,6 +67,52 @@ export function guardedConflict(policy: ToolSandbox, workspace: string, guarded:
   return undefined;
 }
 
+/** The host's own kernel and device views and sockets: never bound from the host, whatever a tool declares. */
+const HOST_ONLY = ['/proc', '/sys', '/dev', '/run', '/var/run', '/boot'];
+
+/**
+ * Why a tool's declared paths would give it the host, or undefined (review K, K1). Declarations come from a
+ * repository anyone with push access writes, so none may name: `/`, or the host's /proc, /sys, /dev, /run (the
+ * gateway's environment in /proc/PID/environ, the kernel's settings, sockets such as Docker's) — to read or to write;
+ * nor, to write, a system or PATH folder, the folder of the gateway's own node or of bubblewrap (or a folder holding
+ * one), the home folder or a folder holding it, or a dot-entry of the home folder (~/.ssh, ~/.bashrc, ~/.config):
+ * programs the gateway runs on the host, and the gateway user's shell, would run what a tool wrote there. What lies
+ * inside the workspace is the workspace's (writable anyway), but a declaration holding a system folder never is.
+ */
+export function hostConflict(policy: ToolSandbox, workspace: string, system: readonly SystemMount[], programs: readonly string[]): string | undefined {
+  const home = homedir();
+  const systemFolders = [...SYSTEM_FOLDERS, ...system.filter((mount) => mount.symlink === undefined).map((mount) => mount.path), ...programs.map((program) => dirname(program))];
+  for (const kind of ['read', 'write'] as const) {
+    for (const declared of policy.filesystem[kind]) {
+      const real = realDeclaredPath(declared, workspace);
+      const named = `the tool declares filesystem.${kind} '${declared}'${real === declared ? '' : ` (really ${real})`}`;
+      if (real === '/') return `${named}, the host's whole file system: no tool may be given it`;
+      const hostOnly = HOST_ONLY.find((folder) => isInside(real, folder) || isInside(folder, real));
+      if (hostOnly !== undefined) return `${named}, which is or holds the host's ${hostOnly}: no tool may be given it`;
+      if (kind === 'read') continue;
+      const holds = systemFolders.find((folder) => isInside(folder, real));
+      if (holds !== undefined) return `${named}, which holds the system folder ${holds}: no tool may change it`;
+      if (isInside(real, workspace)) continue;
+      const within = systemFolders.find((folder) => isInside(real, folder));
+      if (within !== undefined) return `${named}, which is inside the system folder ${within}: no tool may change it`;
+      if (isInside(home, real)) return `${named}, which is or holds the home folder ${home}: no tool may change it`;
+      if (isInside(real, home) && real.slice(home.length + 1).startsWith('.')) return `${named}, a dot-entry of the home folder ${home} (its shells', keys' and programs' settings): no tool may change it`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why a workspace cannot be given to tools, or undefined: `/` (a service started where systemd starts it, without
+ * workspace_root: review K, K10), or a folder holding the host's own or a system folder. (A PATH folder inside a
+ * workspace is shown read-only on top of it instead.)
+ */
+export function workspaceConflict(workspace: string): string | undefined {
+  if (workspace === '/') return "the workspace is /, the host's whole file system";
+  const held = [...HOST_ONLY, ...SYSTEM_FOLDERS].find((folder) => isInside(folder, workspace));
+  return held === undefined ? undefined : `the workspace ${workspace} holds the host's ${held}`;
+}
+
 /** The folders strictly between the innermost of `folders` holding `path` and `path`, outermost first. */
 function foldersBetween(holders: readonly string[], path: string): string[] {
   const holder = holders.filter((folder) => isInside(path, folder) && folder !== path).sort((a, b) => b.length - a.length)[0];
@@ -97,6 +143,16 @@ export function bubblewrapArguments(input: BubblewrapInput): string[] {
   }
   args.push('--bind', workspace, workspace);
   exposed.push(workspace);
+  // a workspace that is a git repository: its hooks and config (core.hooksPath, core.fsmonitor, diff.external…) name
+  // programs git runs for whoever next uses the repository, outside any sandbox: read-only; its objects, refs and
+  // index stay writable, so tools still commit (review K, K19)
+  const gitFolder = join(workspace, '.git');
+  if (statSync(gitFolder, { throwIfNoEntry: false })?.isDirectory()) {
+    for (const entry of ['config', 'hooks']) {
+      const path = join(gitFolder, entry);
+      if (statSync(path, { throwIfNoEntry: false })) args.push('--ro-bind', path, path);
+    }
+  }
   const writable = [workspace];
   for (const path of policy.filesystem.write.map((declared) => realDeclaredPath(declared, workspace))) {
     args.push('--bind-try', path, path);
@@ -104,6 +160,14 @@ export function bubblewrapArguments(input: BubblewrapInput): string[] {
     writable.push(path);
   }
   const readOnly: string[] = [];
+  // a system or PATH folder inside something writable (a workspace holding a project's node_modules/.bin, which
+  // `npx hldp serve` puts on the gateway's PATH) is shown read-only again on top of it: the gateway runs programs
+  // from them; where the workspace is inside one, the workspace wins, as for the guarded paths
+  for (const mount of input.system) {
+    if (mount.symlink !== undefined || isInside(workspace, mount.path) || !writable.some((folder) => isInside(mount.path, folder))) continue;
+    args.push('--ro-bind', mount.path, mount.path);
+    readOnly.push(mount.path);
+  }
   for (const path of input.guarded.protect) {
     // a read-only folder around the workspace would cover its writable bind: the workspace wins there
     if (isInside(workspace, path) || !exposed.some((folder) => isInside(path, folder))) continue;

@@ -12,7 +12,23 @@ export type SystemMount = { path: string; symlink?: string };
 /** The descriptor bubblewrap writes its JSON status to: `child-pid` once the sandbox exists, `exit-code` when the tool ends. */
 export const STATUS_FD = 3;
 
-const SYSTEM_FOLDERS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
+export const SYSTEM_FOLDERS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
+
+/**
+ * The system's own program folders, searched before the gateway's PATH for what the gateway runs outside the sandbox;
+ * `HLDP_HOST_PATH` names others (a host whose bubblewrap or util-linux lives elsewhere), searched in their place.
+ */
+const SYSTEM_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'].join(delimiter);
+
+/**
+ * The absolute path of a program the gateway runs on the host, outside any sandbox (sh, bwrap, unshare, setpriv,
+ * prlimit): from the system's folders first, the gateway's PATH only for one installed elsewhere. A PATH folder a tool
+ * can write (a project's node_modules/.bin under `npx hldp serve`, in the workspace) must never choose what runs on
+ * the host: a planted `sh` there read every process's environment (review K, K1).
+ */
+export function hostProgram(name: string, path: string | undefined = process.env.PATH): string {
+  return findProgram(name, process.env.HLDP_HOST_PATH || SYSTEM_PATH, '/') ?? findProgram(name, path, '/') ?? name;
+}
 
 // every namespace bubblewrap knows (user where it can, IPC, PID, network, UTS, cgroup), no capabilities, and the
 // sandbox dies with bubblewrap, which dies with whoever started it; bubblewrap always sets no_new_privs
@@ -73,13 +89,33 @@ function fixFor(reason: string): string {
  */
 export async function probeBubblewrap(path: string | undefined = process.env.PATH): Promise<Bubblewrap> {
   const system = await systemMounts(path);
-  const trial = await runProbe('bwrap', [...isolationArguments(false), ...systemArguments(system), '--', 'true']);
+  // its absolute path: a launcher starts with an empty environment, where no PATH would find it
+  const bwrap = hostProgram('bwrap', path);
+  const trial = await runProbe(bwrap, [...isolationArguments(false), ...systemArguments(system), '--', 'true']);
   if (!trial.ok) {
     const why = probeFailure(trial);
     return { ok: false, reason: trial.started ? `bubblewrap cannot make a sandbox here: ${why}; ${fixFor(why)}` : `bubblewrap (bwrap) cannot be started: ${why}; ${fixFor(why)}` };
   }
-  // its absolute path: a launcher starts with an empty environment, where no PATH would find it
-  return { ok: true, system, path: findProgram('bwrap', path, '/') ?? 'bwrap' };
+  return { ok: true, system, path: bwrap };
+}
+
+/** A failure that says nothing of the host for good: no memory or processes for a moment, the probe's deadline. */
+const TRANSIENT = /Resource temporarily unavailable|EAGAIN|Cannot allocate memory|ENOMEM|killed by SIGKILL|Too many open files|EMFILE/i;
+
+/**
+ * `probe` again, a little later, while it fails for a reason that passes (review K, K4): `sandbox: auto` settles on
+ * "off" for the gateway's whole life from its start's probe, so one failure under a moment's pressure (EAGAIN making
+ * namespaces, the 10 s deadline on a loaded host) ran every tool unisolated until a restart. A lasting reason
+ * (bubblewrap missing, user namespaces refused, mounts not allowed) is taken at once.
+ */
+export async function settledProbe(probe: () => Promise<Bubblewrap>, delaysMs: readonly number[] = [250, 1000, 3000]): Promise<Bubblewrap> {
+  let probed = await probe();
+  for (const delay of delaysMs) {
+    if (probed.ok || !TRANSIENT.test(probed.reason)) return probed;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    probed = await probe();
+  }
+  return probed;
 }
 
 /** Where /etc/resolv.conf really is, when it links out of /etc (systemd-resolved): a tool with network needs it to resolve names. */

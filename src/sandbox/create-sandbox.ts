@@ -1,8 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { resolveToolSandbox, type ResourceLimits, type ToolSandbox } from '../core/index.js';
-import { probeBubblewrap, resolverFolder, STATUS_FD, type Bubblewrap } from './bubblewrap.js';
-import { bubblewrapArguments, guardedConflict, type GuardedPaths } from './bubblewrap-arguments.js';
+import { hostProgram, probeBubblewrap, resolverFolder, settledProbe, STATUS_FD, type Bubblewrap } from './bubblewrap.js';
+import { bubblewrapArguments, guardedConflict, hostConflict, workspaceConflict, type GuardedPaths } from './bubblewrap-arguments.js';
 import { findProgram } from './find-program.js';
 import { bubblewrapOutcome, directOutcome, initOutcome } from './launch-outcome.js';
 import { inNamespace, probeContainment, type PidNamespace } from './pid-namespace.js';
@@ -77,7 +77,13 @@ class HostSandbox implements Sandbox {
     const policy = resolveToolSandbox(request.declared);
     if (this.status.sandbox === 'on') {
       // fail closed: a declared path into the gateway's own files (directly or by a symlink) is never bound
-      const conflict = guardedConflict(policy, this.realWorkspace(request.workspace), this.guarded);
+      const workspace = this.realWorkspace(request.workspace);
+      const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
+      const unsafe = workspaceConflict(workspace);
+      if (unsafe !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: ${unsafe}, which every tool could write; set workspace_root (or HLDP_WORKSPACE) to a project's folder` };
+      const repository = this.guarded.protect.find((path) => path === workspace);
+      if (repository !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: it is ${repository}, which no tool may change (the tools repository: a tool could commit a tool or drop a policy, and the next scan would serve it); set workspace_root (or HLDP_WORKSPACE) to another folder` };
+      const conflict = guardedConflict(policy, workspace, this.guarded) ?? hostConflict(policy, workspace, bubblewrap.system, [bubblewrap.path, process.execPath]);
       if (conflict !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `this tool cannot run in the sandbox: ${conflict}` };
     }
     if (request.warm && exportable(request.env)) {
@@ -173,8 +179,9 @@ class HostSandbox implements Sandbox {
     const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
     const workspace = this.realWorkspace(request.workspace);
     const args = bubblewrapArguments({ system: bubblewrap.system, workspace, cwd: request.cwd, policy, guarded: this.guarded, ...(this.resolver ? { resolver: this.resolver } : {}) });
-    const inside = ['bwrap', ...args, ...limits.prlimit, request.file, ...request.args];
-    const argv = limits.prelude ? ['sh', '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...inside] : inside;
+    // both by absolute path: the gateway's PATH may hold a folder tools can write (review K, K1)
+    const inside = [bubblewrap.path, ...args, ...limits.prlimit, request.file, ...request.args];
+    const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...inside] : inside;
     // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
     return { ok: true, argv, env: { ...request.env, TMPDIR: '/tmp' }, read: bubblewrapOutcome };
   }
@@ -187,7 +194,7 @@ class HostSandbox implements Sandbox {
     const tool = [...limits.prlimit, program, ...request.args];
     const { namespace } = this.probed;
     if (namespace.ok) return { ok: true, argv: inNamespace(namespace.launcher, tool, limits.prelude), env: request.env, read: initOutcome };
-    const argv = limits.prelude ? ['sh', '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...tool] : tool;
+    const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...tool] : tool;
     return { ok: true, argv, env: request.env, read: directOutcome };
   }
 }
@@ -210,7 +217,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const limits = options.limits !== false;
   const root = process.getuid?.() === 0;
   const [bubblewrap, { namespace, prlimit }, cgroups, resolver] = await Promise.all([
-    options.mode === 'off' ? undefined : probeBubblewrap(),
+    options.mode === 'off' ? undefined : settledProbe(() => probeBubblewrap()),
     probeContainment(limits),
     limits ? probePidsCgroups() : undefined,
     resolverFolder(),

@@ -1,4 +1,4 @@
-import { findProgram } from './find-program.js';
+import { hostProgram } from './bubblewrap.js';
 import { probeFailure, runProbe } from './probe-command.js';
 
 /**
@@ -20,11 +20,11 @@ export type PidNamespace = { ok: true; launcher: string[] } | { ok: false; reaso
  * setting limits) runs first in its init, before anything in the namespace forks.
  */
 export function inNamespace(launcher: readonly string[], command: readonly string[], prelude?: string): string[] {
-  return [...launcher, 'sh', '-c', prelude ? `${prelude}\n${INIT_SCRIPT}` : INIT_SCRIPT, 'hldp-init', ...command];
+  return [...launcher, hostProgram('sh'), '-c', prelude ? `${prelude}\n${INIT_SCRIPT}` : INIT_SCRIPT, 'hldp-init', ...command];
 }
 
 // absolute paths: a launcher started ahead of its run has an empty environment, where no PATH would find them
-const program = (name: string): string => findProgram(name, process.env.PATH, '/') ?? name;
+const program = (name: string): string => hostProgram(name);
 
 function candidates(): string[][] {
   const shared = ['--pid', '--fork', '--kill-child', '--'];
@@ -42,11 +42,11 @@ function candidates(): string[][] {
  * as the gateway, through `setpriv --pdeathsig` where it exists), by starting one and checking the tool is PID 2.
  */
 export async function probePidNamespace(): Promise<PidNamespace> {
-  const deathSignal = (await runProbe('setpriv', ['--pdeathsig', 'KILL', '--', 'true'])).ok ? DEATH_SIGNAL() : [];
+  const deathSignal = (await runProbe(program('setpriv'), ['--pdeathsig', 'KILL', '--', 'true'])).ok ? DEATH_SIGNAL() : [];
   const failures: string[] = [];
   for (const candidate of candidates()) {
     const launcher = [...deathSignal, ...candidate];
-    const [file, ...args] = inNamespace(launcher, ['sh', '-c', 'echo $$']);
+    const [file, ...args] = inNamespace(launcher, [program('sh'), '-c', 'echo $$']);
     const result = await runProbe(file!, args);
     if (result.ok && result.stdout.trim() === '2') return { ok: true, launcher };
     failures.push(`${candidate.slice(0, -1).join(' ')}: ${result.ok ? `the tool was PID ${result.stdout.trim()}, not 2` : probeFailure(result)}`);
@@ -68,11 +68,11 @@ export interface Containment {
  */
 export async function probeContainment(limits: boolean): Promise<Containment> {
   const launcher = [...DEATH_SIGNAL(), ...candidates()[0]!];
-  const tool = limits ? [program('prlimit'), '--nofile=64', '--', 'sh', '-c', 'echo $$'] : ['sh', '-c', 'echo $$'];
+  const tool = limits ? [program('prlimit'), '--nofile=64', '--', program('sh'), '-c', 'echo $$'] : [program('sh'), '-c', 'echo $$'];
   const [file, ...args] = inNamespace(launcher, tool);
   const result = await runProbe(file!, args);
   if (result.ok && result.stdout.trim() === '2') return { namespace: { ok: true, launcher }, prlimit: limits };
-  const [namespace, prlimit] = await Promise.all([probePidNamespace(), limits ? runProbe('prlimit', ['--nofile=64', '--', 'true']).then((alone) => alone.ok) : false]);
+  const [namespace, prlimit] = await Promise.all([probePidNamespace(), limits ? runProbe(program('prlimit'), ['--nofile=64', '--', 'true']).then((alone) => alone.ok) : false]);
   return { namespace, prlimit };
 }
 

@@ -1,9 +1,10 @@
+import { hostProgram } from './bubblewrap.js';
 import { formatByteSize, type ResourceLimitName, type ResourceLimits } from '../core/index.js';
 
 /** `prlimit` arguments that set the limits for the tool it then runs (soft = hard, but CPU: SIGXCPU at the limit, SIGKILL a second later). */
 export function prlimitArguments(limits: ResourceLimits, processes: boolean): string[] {
   return [
-    'prlimit',
+    hostProgram('prlimit'),
     `--data=${limits.memory}`,
     `--cpu=${limits.cpu_seconds}:${limits.cpu_seconds + 1}`,
     `--fsize=${limits.file_size}`,

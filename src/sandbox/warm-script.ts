@@ -1,5 +1,5 @@
 import type { ResourceLimits } from '../core/index.js';
-import { findProgram } from './find-program.js';
+import { hostProgram } from './bubblewrap.js';
 import { PRELUDE_FAILURE, shellWord, ulimits } from './resource-limits.js';
 
 /** The descriptor a waiting launcher waits on: a line there says its script is written (the status descriptor is 3). */
@@ -56,7 +56,7 @@ let prlimitPath: string | undefined;
  * launcher has no PATH. (Only used where limits apply, which the probe allows only where prlimit runs.)
  */
 function processesLimit(limits: ResourceLimits): string[] {
-  prlimitPath ??= findProgram('prlimit', process.env.PATH, '/') ?? '/usr/bin/prlimit';
+  prlimitPath ??= hostProgram('prlimit');
   return [prlimitPath, `--nproc=${limits.processes}`, '--'];
 }
 

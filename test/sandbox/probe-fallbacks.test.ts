@@ -34,7 +34,7 @@ async function serveWith(programs: Record<string, string>, env: Record<string, s
   }
   service = await spawnService(
     ['serve', '--port', '0', '--repo', join(temp.path, 'repo')],
-    { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', PATH: `${bin}:${process.env.PATH}`, ...env },
+    { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', PATH: `${bin}:${process.env.PATH}`, HLDP_HOST_PATH: `${bin}:${process.env.PATH}`, ...env },
     / at (http:\/\/[\d.:]+)\n/,
   );
   return service;

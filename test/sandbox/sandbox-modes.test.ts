@@ -34,6 +34,8 @@ async function serve(env: Record<string, string>, brokenBubblewrap: boolean): Pr
     await writeFile(join(bin, 'bwrap'), `#!/bin/sh\n[ "$1" = --version ] && { echo 'bubblewrap 0.9.0'; exit 0; }\necho '${UBUNTU_FAILURE}' >&2\nexit 1\n`);
     await chmod(join(bin, 'bwrap'), 0o755);
     extra.PATH = `${bin}:${process.env.PATH}`;
+    // the gateway finds its host programs in the system's folders first: this host's are named
+    extra.HLDP_HOST_PATH = extra.PATH;
   }
   const service = await spawnService(
     ['serve', '--port', '0', '--repo', join(temp.path, 'repo')],
@@ -98,5 +100,28 @@ describeWithBubblewrap('sandbox: required where bubblewrap runs', () => {
     const gateway = await serve({ HLDP_SANDBOX: 'required' }, false);
     expect((await request(gateway, 'GET', '/healthz')).json).toMatchObject({ status: 'ok', sandbox: { state: 'on', mode: 'required' } });
     expect(await call(gateway, 'sh', 'touch /etc/hldp-required-test')).toMatchObject({ ok: false, stderr: expect.stringContaining('Read-only file system') });
+  });
+});
+
+describeWithBubblewrap('sandbox: auto where bubblewrap fails once at start for a reason that passes', () => {
+  it('probes again and runs tools in the sandbox, not unisolated for the gateway’s whole life', async () => {
+    // a bubblewrap that fails as under a moment's pressure (EAGAIN making namespaces) at its first run, then is the real one
+    const bin = join(temp.path, 'bin');
+    await mkdir(bin);
+    const real = (await import('node:child_process')).execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim();
+    const once = join(temp.path, 'failed-once');
+    await writeFile(join(bin, 'bwrap'), `#!/bin/sh\nif [ ! -e ${once} ]; then touch ${once}; echo 'bwrap: Creating new namespace failed: Resource temporarily unavailable' >&2; exit 1; fi\nexec ${real} "$@"\n`);
+    await chmod(join(bin, 'bwrap'), 0o755);
+    const service = await spawnService(
+      ['serve', '--port', '0', '--repo', join(temp.path, 'repo')],
+      { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_HOST_PATH: `${bin}:${process.env.PATH}` },
+      / at (http:\/\/[\d.:]+)\n/,
+    );
+    services.push(service);
+    expect(((await request(service, 'GET', '/healthz')).json as { sandbox: { state: string } }).sandbox.state).toBe('on');
+    expect(service.stderr()).not.toContain('WARNING: sandbox');
+    const receipt = (await request(service, 'POST', '/v1/call', { body: { tool: 'sh', params: { cmd: 'cat /proc/1/cmdline | tr "\\0" " "' } } })).json as { ok: boolean; output: string };
+    expect(receipt.ok).toBe(true);
+    expect(receipt.output).not.toContain('hldp');
   });
 });

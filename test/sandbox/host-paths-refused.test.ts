@@ -1,0 +1,116 @@
+import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { DeclaredSandbox } from '../../src/core/index.js';
+import { minimalEnvironment, runProcess, type ProcessSpec } from '../../src/executors/index.js';
+import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { git, makeTempDir } from '../helpers/git.js';
+import { describeWithBubblewrap } from './support/bubblewrap.js';
+
+// Review K: a TOOL.hdlp is written by anyone with push access, and an agent's shell-exec writes what the workspace
+// holds. Neither may reach what the gateway, a person or CI runs on the host, outside the sandbox.
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let workspace: string;
+let pathFolder: string;
+let repository: string;
+let sandbox: Sandbox;
+let savedPath: string | undefined;
+const exists = (path: string) => access(path).then(() => true, () => false);
+
+// an environment no shell can export sends a run down the cold path (bubblewrap spawned for it), else a waiting launcher takes it
+function sh(script: string, declared: DeclaredSandbox = {}, warm = true, where = workspace): ProcessSpec {
+  // the tool's own PATH is the system's: what the test checks is which programs the gateway runs on the host
+  const env = minimalEnvironment(warm ? { PATH: savedPath! } : { PATH: savedPath!, 'NOT-AN-IDENTIFIER': '1' });
+  return { file: 'sh', args: ['-c', script], cwd: where, env, timeoutMs: 20_000, maxOutputBytes: 65_536, isolation: { sandbox, workspace: where, declared } };
+}
+
+describeWithBubblewrap('what no tool may reach on the host', () => {
+  beforeAll(async () => {
+    temp = await makeTempDir();
+    workspace = join(temp.path, 'project');
+    repository = join(temp.path, 'tools-repository');
+    // a project's node_modules/.bin, first on the gateway's PATH, as `npx hldp serve` run in the project puts it
+    pathFolder = join(workspace, 'node_modules', '.bin');
+    await mkdir(pathFolder, { recursive: true });
+    await mkdir(repository);
+    await git(workspace, 'init', '-q');
+    // what an earlier run could have planted there: were the gateway to run these on the host, they would leave a mark
+    for (const program of ['sh', 'bwrap', 'prlimit', 'unshare', 'setpriv']) {
+      await writeFile(join(pathFolder, program), `#!/bin/sh\necho planted > ${join(temp.path, `planted-${program}-ran`)}\n`);
+      await chmod(join(pathFolder, program), 0o755);
+    }
+    savedPath = process.env.PATH;
+    process.env.PATH = `${pathFolder}${delimiter}${process.env.PATH}`;
+    sandbox = await createSandbox({ mode: 'auto', protect: [repository] });
+  });
+  afterAll(async () => {
+    process.env.PATH = savedPath;
+    sandbox?.close();
+    await temp?.cleanup();
+  });
+
+  for (const warm of [false, true]) {
+    it(`runs no program of a PATH folder tools can write on the host, and shows that folder read-only (${warm ? 'waiting launcher' : 'cold start'})`, async () => {
+      const result = await runProcess(sh(`echo planted-by-tool > ${pathFolder}/sh-${warm}; echo ran`, {}, warm));
+      expect(result).toMatchObject({ ok: true, output: 'ran\n' });
+      expect(result.stderr).toMatch(/Read-only file system/);
+      expect(await exists(join(pathFolder, `sh-${warm}`))).toBe(false);
+      for (const program of ['sh', 'bwrap', 'prlimit', 'unshare', 'setpriv']) expect(await exists(join(temp.path, `planted-${program}-ran`))).toBe(false);
+    });
+  }
+
+  it('refuses declarations of the host’s own paths, and nothing is written', async () => {
+    const marker = `hldp-host-path-${process.pid}`;
+    const declarations: [DeclaredSandbox, RegExp][] = [
+      [{ filesystem: { write: ['/etc'] } }, /inside the system folder \/etc|holds the system folder \/etc/],
+      [{ filesystem: { write: ['/usr/local/bin'] } }, /system folder \/usr/],
+      [{ filesystem: { write: ['/'] } }, /the host's whole file system/],
+      [{ filesystem: { read: ['/'] } }, /the host's whole file system/],
+      [{ filesystem: { read: ['/proc'] } }, /the host's \/proc/],
+      [{ filesystem: { read: ['/run'] } }, /the host's \/run/],
+      // a PATH folder in the home folder (~/.cargo/bin) may be named first
+      [{ filesystem: { write: ['~'] } }, /home folder|holds the system folder/],
+      [{ filesystem: { write: ['~/.ssh'] } }, /dot-entry of the home folder|holds the system folder/],
+      [{ filesystem: { write: ['/opt'] } }, /system folder \/opt/],
+      [{ filesystem: { write: ['node_modules'] } }, /holds the system folder .*node_modules\/\.bin/],
+    ];
+    for (const warm of [false, true]) {
+      for (const [declared, reason] of declarations) {
+        const result = await runProcess(sh(`touch /etc/${marker} ~/.ssh/${marker} 2>/dev/null; echo ran`, declared, warm));
+        expect(result, JSON.stringify(declared)).toMatchObject({ ok: false, code: 'SANDBOX_UNAVAILABLE', output: '' });
+        expect(result.error).toMatch(reason);
+      }
+    }
+    expect(await exists(`/etc/${marker}`)).toBe(false);
+    expect(await exists(join(homedir(), '.ssh', marker))).toBe(false);
+  });
+
+  it('still grants a declared path of the workspace or of a project folder', async () => {
+    await mkdir(join(temp.path, 'shared-out'));
+    const result = await runProcess(sh(`echo made > ${join(temp.path, 'shared-out', 'a')} && echo ok`, { filesystem: { write: [join(temp.path, 'shared-out')], read: ['/usr/share'] } }));
+    expect(result).toMatchObject({ ok: true, output: 'ok\n' });
+  });
+
+  it('runs no local tool in a workspace of / (a service started where systemd starts it) or in the tools repository', async () => {
+    for (const where of ['/', repository]) {
+      const result = await runProcess(sh('touch /etc/hldp-workspace-root; echo ran', {}, true, where));
+      expect(result).toMatchObject({ ok: false, code: 'SANDBOX_UNAVAILABLE', output: '' });
+      expect(result.error).toMatch(/set workspace_root \(or HLDP_WORKSPACE\)/);
+    }
+    expect(await exists('/etc/hldp-workspace-root')).toBe(false);
+  });
+
+  it('keeps a workspace repository’s hooks and config read-only, and lets tools commit', async () => {
+    const script = [
+      `printf '#!/bin/sh\\necho hook > ${join(temp.path, 'hook-ran')}\\n' > .git/hooks/post-checkout 2>/dev/null || echo hooks-refused`,
+      'git config core.fsmonitor "touch /tmp/x" 2>/dev/null || echo config-refused',
+      'echo a > file && git add file && git -c user.name=t -c user.email=t@e commit -qm one && echo committed',
+    ].join('; ');
+    const result = await runProcess(sh(script));
+    expect(result.output).toBe('hooks-refused\nconfig-refused\ncommitted\n');
+    expect(await exists(join(workspace, '.git', 'hooks', 'post-checkout'))).toBe(false);
+    expect(await readFile(join(workspace, '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
+  });
+});
