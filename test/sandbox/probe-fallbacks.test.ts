@@ -81,7 +81,7 @@ describe('the sandbox probe', () => {
           if (name !== 'bwrap') await symlink(join(folder, name), join(bin, name)).catch(() => undefined);
         }
       }
-      const gateway = await serveWith({}, { PATH: bin });
+      const gateway = await serveWith({}, { PATH: bin, HLDP_HOST_PATH: bin });
       expect(gateway.stderr()).toContain('hldp: WARNING: sandbox: off.');
       const sandbox = await health(gateway);
       expect(sandbox).toMatchObject({ state: 'off', containment: 'pid-namespace' });
