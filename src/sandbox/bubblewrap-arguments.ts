@@ -23,7 +23,12 @@ export interface BubblewrapInput {
   guarded: GuardedPaths;
   /** where /etc/resolv.conf points, bound for tools with network */
   resolver?: string;
+  /** whether bubblewrap sizes a tmpfs: the run's /tmp then holds at most its memory limit, a hiding folder 1 MiB */
+  tmpfsSize?: boolean;
 }
+
+/** What a folder that hides a guarded path may hold: it is there to be empty. */
+const HIDING_TMPFS_BYTES = 1 << 20;
 
 /** A declared path as an absolute one: `~/x` from the home folder, a relative one from the workspace. */
 export function declaredPath(path: string, workspace: string): string {
@@ -131,7 +136,7 @@ const isInside = (path: string, folder: string): boolean => path === folder || p
  */
 export function bubblewrapArguments(input: BubblewrapInput): string[] {
   const { policy, workspace } = input;
-  const args = [...isolationArguments(policy.network), '--json-status-fd', String(STATUS_FD), ...systemArguments(input.system)];
+  const args = [...isolationArguments(policy.network), '--json-status-fd', String(STATUS_FD), ...systemArguments(input.system, input.tmpfsSize ? policy.limits.memory : undefined)];
   const exposed: string[] = input.system.filter((mount) => mount.symlink === undefined).map((mount) => mount.path);
   if (policy.network && input.resolver) {
     args.push('--ro-bind-try', input.resolver, input.resolver);
@@ -191,7 +196,7 @@ export function bubblewrapArguments(input: BubblewrapInput): string[] {
       }
     }
     if (info?.isDirectory()) {
-      args.push('--tmpfs', path);
+      args.push(...(input.tmpfsSize ? ['--size', String(HIDING_TMPFS_BYTES)] : []), '--tmpfs', path);
       hidden.push(path);
     } else if (info) args.push('--ro-bind', '/dev/null', path);
   }

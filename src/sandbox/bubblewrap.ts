@@ -4,7 +4,7 @@ import { findProgram } from './find-program.js';
 import { probeFailure, runProbe } from './probe-command.js';
 
 /** bubblewrap as this host can run it, or why it cannot. */
-export type Bubblewrap = { ok: true; system: SystemMount[]; path: string } | { ok: false; reason: string };
+export type Bubblewrap = { ok: true; system: SystemMount[]; path: string; /** whether it sizes a tmpfs (`--size`, bubblewrap ≥ 0.7) */ tmpfsSize: boolean } | { ok: false; reason: string };
 
 /** One path of the read-only system: bound, or a symlink recreated (merged /usr: /bin → usr/bin). */
 export type SystemMount = { path: string; symlink?: string };
@@ -49,8 +49,11 @@ async function systemMounts(path: string | undefined): Promise<SystemMount[]> {
   return mounts;
 }
 
-/** The arguments that show the system read-only, with a private /proc, /dev and /tmp. */
-export function systemArguments(system: readonly SystemMount[]): string[] {
+/**
+ * The arguments that show the system read-only, with a private /proc, /dev and /tmp; the /tmp holds at most
+ * `tmpBytes` where given (a tmpfs is memory no rlimit counts: unsized, each run's was half the host's RAM, review K, K18).
+ */
+export function systemArguments(system: readonly SystemMount[], tmpBytes?: number): string[] {
   const args: string[] = [];
   for (const mount of system) {
     if (mount.symlink !== undefined) args.push('--symlink', mount.symlink, mount.path);
@@ -58,7 +61,7 @@ export function systemArguments(system: readonly SystemMount[]): string[] {
   }
   // /proc of this PID namespace only: the host's processes (and their environ) are out of sight; no /sys, whose dozen
   // submounts cost a few ms to bind at every run and show the host's devices (glibc counts CPUs from /proc without it)
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  args.push('--proc', '/proc', '--dev', '/dev', ...(tmpBytes === undefined ? [] : ['--size', String(tmpBytes)]), '--tmpfs', '/tmp');
   // bubblewrap covers /proc/sys only where access(W_OK) says the folder is writable: for root without capabilities the
   // folder (0555) says no while its files (0644, root's) still take writes, so a tool run by a root gateway changed the
   // host kernel's settings (kernel.core_pattern runs a program as the host's root). Shown read-only, always.
@@ -91,12 +94,15 @@ export async function probeBubblewrap(path: string | undefined = process.env.PAT
   const system = await systemMounts(path);
   // its absolute path: a launcher starts with an empty environment, where no PATH would find it
   const bwrap = hostProgram('bwrap', path);
-  const trial = await runProbe(bwrap, [...isolationArguments(false), ...systemArguments(system), '--', 'true']);
+  let trial = await runProbe(bwrap, [...isolationArguments(false), ...systemArguments(system, 1 << 20), '--', 'true']);
+  // a bubblewrap older than 0.7 knows no --size: its runs' /tmp stay unsized (said in /healthz), the rest as before
+  const tmpfsSize = !(!trial.ok && /Unknown option --size/.test(trial.stderr));
+  if (!tmpfsSize) trial = await runProbe(bwrap, [...isolationArguments(false), ...systemArguments(system), '--', 'true']);
   if (!trial.ok) {
     const why = probeFailure(trial);
     return { ok: false, reason: trial.started ? `bubblewrap cannot make a sandbox here: ${why}; ${fixFor(why)}` : `bubblewrap (bwrap) cannot be started: ${why}; ${fixFor(why)}` };
   }
-  return { ok: true, system, path: bwrap };
+  return { ok: true, system, path: bwrap, tmpfsSize };
 }
 
 /** A failure that says nothing of the host for good: no memory or processes for a moment, the probe's deadline. */

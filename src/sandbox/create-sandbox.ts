@@ -134,7 +134,7 @@ class HostSandbox implements Sandbox {
     if (this.status.sandbox === 'on') {
       const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
       const workspace = this.realWorkspace(request.workspace);
-      const args = bubblewrapArguments({ system: bubblewrap.system, workspace, policy, guarded: this.guarded, ...(this.resolver ? { resolver: this.resolver } : {}) });
+      const args = bubblewrapArguments({ system: bubblewrap.system, workspace, policy, guarded: this.guarded, tmpfsSize: bubblewrap.tmpfsSize, ...(this.resolver ? { resolver: this.resolver } : {}) });
       // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
       command = { launcher: [bubblewrap.path, ...args], workspace, statusFd: STATUS_FD, run: { ...run, env: { ...request.env, TMPDIR: '/tmp' }, argv: [request.file, ...request.args] } };
     } else if (this.probed.namespace.ok) {
@@ -178,7 +178,7 @@ class HostSandbox implements Sandbox {
   private sandboxed(request: LaunchRequest, policy: ToolSandbox, limits: { prelude?: string; prlimit: string[] }): Command {
     const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
     const workspace = this.realWorkspace(request.workspace);
-    const args = bubblewrapArguments({ system: bubblewrap.system, workspace, cwd: request.cwd, policy, guarded: this.guarded, ...(this.resolver ? { resolver: this.resolver } : {}) });
+    const args = bubblewrapArguments({ system: bubblewrap.system, workspace, cwd: request.cwd, policy, guarded: this.guarded, tmpfsSize: bubblewrap.tmpfsSize, ...(this.resolver ? { resolver: this.resolver } : {}) });
     // both by absolute path: the gateway's PATH may hold a folder tools can write (review K, K1)
     const inside = [bubblewrap.path, ...args, ...limits.prlimit, request.file, ...request.args];
     const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...inside] : inside;

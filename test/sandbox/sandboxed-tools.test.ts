@@ -191,6 +191,13 @@ describeWithBubblewrap('a sandboxed tool on hldp serve', () => {
       expect(receipt).toMatchObject({ ok: false, code: 'RESOURCE_LIMIT', resource_limit: 'cpu_seconds', signal: 'SIGXCPU', timed_out: false });
     });
 
+    it('holds its private /tmp to its memory limit: a tmpfs is memory no other limit counts', async () => {
+      // 'hog' declares 128 MiB; unsized, each run's /tmp was half the host's RAM (review K, K18)
+      const receipt = await run('hog', 'head -c 200000000 /dev/zero > /tmp/fill; echo "exit $?"; df -k /tmp | tail -1');
+      expect(receipt.output).toMatch(/^exit 1\ntmpfs\s+131072\s/);
+      expect(receipt.stderr).toMatch(/No space left on device/);
+    });
+
     it('stops a file at its size limit', async () => {
       const receipt = await run('big', `head -c 1000000 /dev/zero > ${workspace}/big.bin`);
       expect(receipt).toMatchObject({ ok: false, code: 'RESOURCE_LIMIT', resource_limit: 'file_size', signal: 'SIGXFSZ' });
