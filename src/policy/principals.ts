@@ -43,6 +43,10 @@ export class Principals {
   private readonly byName = new Map<string, Principal>();
   private readonly digests: Array<{ digest: Buffer; principal: Principal }> = [];
   private readonly digestByName = new Map<string, string>();
+  // the clear token of each principal that authenticated in this process, by name: at most one a principal (a token
+  // matches one digest), held in memory only, so that a token pasted into params or printed by a tool is redacted
+  // even when the config holds only its digest (review J F6)
+  private readonly seenTokens = new Map<string, string>();
 
   constructor(configs: readonly PrincipalConfig[]) {
     for (const config of configs) {
@@ -70,7 +74,16 @@ export class Principals {
       // every digest is compared, whatever matched before
       if (timingSafeEqual(presented, digest) && found === undefined) found = principal;
     }
+    if (found) this.seenTokens.set(found.name, token);
     return found;
+  }
+
+  /**
+   * The clear tokens that authenticated a request in this process (never written anywhere): what no receipt, record,
+   * event or log may carry. A `token_sha256` principal's token is known only once it has been presented here.
+   */
+  authenticatedTokens(): string[] {
+    return [...this.seenTokens.values()];
   }
 
   /** The principal of that name: a configured one, or `local`. */

@@ -25,6 +25,9 @@ export class ExecutionTargets {
   // secrets of the configuration that the executors do not use themselves, but no result may show
   private readonly otherSecrets: string[];
 
+  // the principals' tokens seen in clear as they authenticated (token_sha256 ones included), asked at each use
+  private learnedSecrets: () => readonly string[] = () => [];
+
   constructor(
     private readonly config: GatewayConfig,
     private readonly logger?: Logger,
@@ -71,7 +74,7 @@ export class ExecutionTargets {
       gatekeepers,
       apis: this.selfApi && !this.config.apis.default ? { ...this.config.apis, default: this.selfApi } : this.config.apis,
       ...(this.config.forgejo ? { forgejo: this.config.forgejo } : {}),
-      otherSecrets: this.otherSecrets,
+      otherSecrets: this.secrets(),
       mcpServers: this.mcpServers,
       ...(signal ? { signal } : {}),
     };
@@ -79,7 +82,21 @@ export class ExecutionTargets {
 
   /** The configured secrets, known without probing the sandbox or starting anything: what no request text may carry onwards. */
   configuredSecrets(): string[] {
-    return secretsOf({ gatekeepers: this.config.gatekeepers, apis: this.config.apis, ...(this.config.forgejo ? { forgejo: this.config.forgejo } : {}), otherSecrets: this.otherSecrets });
+    return secretsOf({ gatekeepers: this.config.gatekeepers, apis: this.config.apis, ...(this.config.forgejo ? { forgejo: this.config.forgejo } : {}), otherSecrets: this.secrets() });
+  }
+
+  /**
+   * Adds secrets learnt while serving (the tokens principals authenticated with) to those no result may show: a
+   * principal configured by `token_sha256` has no clear token in the config, so its token is redacted once it was
+   * presented to this process, and never before (review J F6).
+   */
+  learnSecrets(secrets: () => readonly string[]): void {
+    this.learnedSecrets = secrets;
+  }
+
+  private secrets(): string[] {
+    const learned = this.learnedSecrets();
+    return learned.length === 0 ? this.otherSecrets : [...this.otherSecrets, ...learned];
   }
 
   /** Makes this gateway's own HTTP API the `default` API of `hldp-api` tools, unless one is configured. */
