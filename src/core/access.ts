@@ -1,5 +1,5 @@
-/** The roles a principal may hold (seed 003's identity gates): `agent` calls tools, `trusted` is an agent whose toolsets may replace its base list, `approver` decides approval requests, `admin` is all of them. */
-export const ROLES = ['agent', 'trusted', 'approver', 'admin'] as const;
+/** The roles a principal may hold (seed 003's identity gates): `agent` calls tools, `trusted` is an agent whose toolsets may replace its base list, `approver` decides approval requests, `metrics` reads GET /metrics (a scraper) and nothing more, `admin` is all of them. */
+export const ROLES = ['agent', 'trusted', 'approver', 'admin', 'metrics'] as const;
 
 /** One role of a principal. */
 export type Role = (typeof ROLES)[number];

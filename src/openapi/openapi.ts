@@ -264,7 +264,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
         get: { operationId: 'mcpStream', summary: 'MCP: the session\'s server-sent event stream (tools/list_changed)', responses: { '200': { description: 'text/event-stream' }, '400': { description: 'no Mcp-Session-Id' }, '401': errors['401'], '404': { description: 'the session is not open' } } },
         delete: { operationId: 'mcpClose', summary: 'MCP: end the session', responses: { '200': { description: 'ended' }, '400': { description: 'no Mcp-Session-Id' }, '401': errors['401'], '404': { description: 'the session is not open' } } },
       },
-      '/metrics': { get: { operationId: 'metrics', summary: 'Prometheus text format', responses: { '200': { description: 'metrics', content: { 'text/plain': { schema: { type: 'string' } } } }, '401': errors['401'] } } },
+      '/metrics': { get: { operationId: 'metrics', summary: 'Prometheus text format', responses: { '200': { description: 'metrics', content: { 'text/plain': { schema: { type: 'string' } } } }, '401': errors['401'], '403': answer('the principal is not an admin, an approver or a metrics principal (ROLE_REQUIRED): the metrics count every caller\'s calls', 'Error') } } },
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: "a principal's token (principals in the config, or api_token / HLDP_API_TOKEN); required when any is configured" } },

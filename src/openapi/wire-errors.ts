@@ -16,7 +16,7 @@ export const WIRE_ERRORS = {
   SESSION_REQUIRED: { status: 400, fix: 'open a session with POST /v1/sessions and send its id as X-HLDP-Session: toolset and tool_load act on one' },
   TOOLSET_NOT_FOUND: { status: 404, fix: 'name a toolset the index has (GET /v1/toolsets; the message lists them), or commit its toolsets/<name>/TOOLSET.hdlp' },
   SKILL_NOT_FOUND: { status: 404, fix: 'name a skill the index has (GET /v1/skills; the message lists them), or commit its skills/<name>/SKILL.md' },
-  ROLE_REQUIRED: { status: 403, fix: 'ask a principal with the role the message names (admin or approver): the route reads every caller\'s records' },
+  ROLE_REQUIRED: { status: 403, fix: 'ask a principal with a role the message names (admin or approver; for GET /metrics also metrics): the route reads every caller\'s records' },
   TOOL_FORBIDDEN: { status: 403, fix: 'nothing the caller can do: the reason names the rule (sessions.deny in the config); ask whoever keeps the gateway' },
   CALL_NOT_RUN: { status: 409, fix: "the tool was reserved and its toolset is now enabled: make the same call again to run it (or set sessions.reserved_calls: run)" },
   WEBHOOKS_OFF: { status: 404, fix: 'set webhook_secret in the config (or HLDP_WEBHOOK_SECRET) and the same secret in Forgejo' },

@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { isLoopback, toolCount } from '../../core/index.js';
+import { isLoopback, toolCount, type Role } from '../../core/index.js';
 import { errorHandler, loopbackHostGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
 import type { SandboxStatus } from '../../sandbox/index.js';
 import { securityHeaders } from '../../console/index.js';
@@ -30,6 +30,8 @@ export interface AppOptions {
 }
 
 const ROUTES = 'see GET /v1/openapi.json for the routes';
+/** Who may read `GET /metrics`: it counts every principal's calls by tool, as only these may read them. */
+const METRICS_ROLES: readonly Role[] = ['admin', 'approver', 'metrics'];
 
 /** The gateway's HTTP API as an express app: testable in-process, and what `hldp serve` listens with. */
 export function createApp(options: AppOptions): Express {
@@ -76,7 +78,14 @@ export function createApp(options: AppOptions): Express {
   app.use(webhookRouter({ secret: config.webhookSecret, maxBodyBytes: config.maxBodyBytes, scheduler, ...(options.announceRescan ? { announce: options.announceRescan } : {}) }));
   // every principal (api_token is one, admin) is admitted; what each may see and run is the rights layer's to say
   const auth: RequestHandler = principalAuth(gateway.principals);
+  // the metrics count every principal's calls by tool: for those who may read every caller's records (admins and
+  // approvers) and for a scraper's principal with the `metrics` role (review J); without credentials, `local` reads them
   app.get('/metrics', auth, async (_request, response) => {
+    const principal = principalOf(response);
+    if (!METRICS_ROLES.some((role) => principal.roles.has(role))) {
+      response.status(403).json({ code: 'ROLE_REQUIRED', error: `principal '${principal.name}' may not read /metrics: they count every principal's calls; it needs one of the roles ${METRICS_ROLES.join(', ')} (give a Prometheus scraper a principal with roles: [metrics])` });
+      return;
+    }
     const { contentType, text } = await metrics.exposition();
     response.type(contentType).send(text);
   });
