@@ -153,9 +153,11 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
 /** The session named by `options.session` if the store holds one of this principal, else a new one (under that id when it is free). */
 async function resumeOrOpen(gateway: Gateway, options: McpSessionOptions): Promise<{ state: SessionState; resumed: boolean }> {
   const { sessions } = gateway;
-  const held = options.session === undefined ? undefined : await sessions.get(options.session);
-  if (held && held.principal === options.principal) return { state: held, resumed: true };
-  const result = await sessions.open({ principal: options.principal, ...(options.toolsets ? { toolsets: options.toolsets } : {}), ...(options.session !== undefined && !held ? { id: options.session } : {}) });
+  // ownership first: another principal's session under that id is neither read as used nor taken over (review J)
+  const held = options.session === undefined ? undefined : await sessions.get(options.session, { principal: options.principal });
+  if (held) return { state: held, resumed: true };
+  const free = options.session !== undefined && !(await sessions.exists(options.session));
+  const result = await sessions.open({ principal: options.principal, ...(options.toolsets ? { toolsets: options.toolsets } : {}), ...(free ? { id: options.session } : {}) });
   if (!result.ok) throw new Error(result.message);
   return { state: result.session, resumed: false };
 }

@@ -128,12 +128,14 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
     if (transport.sessionId === undefined) await server.close();
   };
 
-  const restore = async (id: string, protocolVersion: string | undefined): Promise<Session | undefined> => {
+  const restore = async (id: string, principal: string | undefined, protocolVersion: string | undefined): Promise<Session | undefined> => {
     const record = await store.mcpSessions.get(id).catch(() => undefined);
     if (!record) return undefined;
     const options = sessionOptions(record.options);
-    // a session recorded before principals existed belongs to nobody once credentials are configured
-    if (!options) return undefined;
+    // a session recorded before principals existed belongs to nobody once credentials are configured; another
+    // principal's is not restored at all — not replayed, kept, marked used, nor let evict its owner's connections —
+    // and is answered as one that does not exist, after the same one read of the store (review J)
+    if (!options || options.principal !== principal) return undefined;
     const parts = await loadSessionParts();
     const server = parts.createMcpServer(gateway, options);
     const transport = transportFor(parts, () => id);
@@ -150,13 +152,21 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
     return session;
   };
 
-  const sessionFor = async (id: string, protocolVersion: string | undefined): Promise<Session | undefined> => {
+  /** The session `id` if `principal` opened it: held here, or restored from the store; undefined for any other. */
+  const sessionFor = async (id: string, principal: string | undefined, protocolVersion: string | undefined): Promise<Session | undefined> => {
     const held = sessions.get(id);
-    if (held) return held;
-    let pending = restoring.get(id);
+    if (held?.principal === principal) return held;
+    if (held) {
+      // held here for another principal: read the store as for an id held nowhere, so the answer's time does not tell
+      await store.mcpSessions.get(id).catch(() => undefined);
+      return undefined;
+    }
+    // restores are shared by the requests of one principal only: another's must not wait on, or be handed, the owner's
+    const key = `${principal ?? ''}\n${id}`;
+    let pending = restoring.get(key);
     if (!pending) {
-      pending = restore(id, protocolVersion).finally(() => restoring.delete(id));
-      restoring.set(id, pending);
+      pending = restore(id, principal, protocolVersion).finally(() => restoring.delete(key));
+      restoring.set(key, pending);
     }
     return pending;
   };
@@ -167,10 +177,10 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
       if (request.method === 'POST') return openSession(request, response);
       return rpcError(response, 400, -32000, 'Bad Request: no Mcp-Session-Id header; POST an initialize request first to open a session');
     }
-    const session = await sessionFor(id, request.get('mcp-protocol-version'));
     // 404 tells the client to start a new session (the session ended, or no instance knows it);
-    // another principal's session is not found either: a session id is no credential
-    if (!session || session.principal !== principalName(gateway, response)) return rpcError(response, 404, -32001, `Session not found: '${id}' is not open; initialize a new session`);
+    // another principal's session is not found either, and is left as it was: a session id is no credential
+    const session = await sessionFor(id, principalName(gateway, response), request.get('mcp-protocol-version'));
+    if (!session) return rpcError(response, 404, -32001, `Session not found: '${id}' is not open; initialize a new session`);
     sessions.delete(id);
     sessions.set(id, session);
     if (Date.now() - session.touched > TOUCH_EVERY_MS) {

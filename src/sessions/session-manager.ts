@@ -95,6 +95,11 @@ export class SessionManager {
     return state;
   }
 
+  /** Whether a session of any principal is open under `id`; reads it without marking it used. */
+  async exists(id: string): Promise<boolean> {
+    return (await this.store.get(id)) !== undefined;
+  }
+
   /** The sessions held now, most recently used first, without marking them used. */
   list(): Promise<SessionState[]> {
     return this.store.list();
