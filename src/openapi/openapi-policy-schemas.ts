@@ -34,11 +34,14 @@ export const POLICY_SCHEMAS = {
     properties: { approval: { $ref: '#/components/schemas/Approval' }, receipt: { oneOf: [{ type: 'null' }, { $ref: '#/components/schemas/Receipt' }] } },
   },
   ApprovalPage: {
-    type: 'object', required: ['approvals', 'limit', 'offset', 'next_offset'],
+    type: 'object', required: ['approvals', 'limit', 'next_cursor'],
     properties: {
-      approvals: { type: 'array', items: { $ref: '#/components/schemas/Approval' } }, limit: { type: 'integer' }, offset: { type: 'integer' }, next_offset: { type: ['integer', 'null'] },
+      approvals: { type: 'array', items: { $ref: '#/components/schemas/Approval' } }, limit: { type: 'integer' },
+      next_cursor: { type: ['string', 'null'], description: 'send it as cursor for the next page (null on the last): it continues after the last request of this page, whatever was filed meanwhile' },
+      cursor: { type: 'string', description: 'the cursor this page was asked with (then offset and next_offset are absent)' },
+      offset: { type: 'integer', description: 'absent when the page was asked with a cursor' }, next_offset: { type: ['integer', 'null'], description: 'absent when the page was asked with a cursor' },
       max_bytes: { type: 'integer', description: 'the most of the requests\' params (their JSON) one page holds (its first request always comes, whatever its size)' },
-      ended_early: { const: true, description: 'the page holds fewer than limit requests because the next would have passed max_bytes; next_offset continues' },
+      ended_early: { const: true, description: 'the page holds fewer than limit requests because the next would have passed max_bytes; next_cursor (or next_offset) continues' },
     },
   },
   ApprovalRefused: {

@@ -98,7 +98,9 @@ export function openApiDocument(version: string): Record<string, unknown> {
           parameters: [
             { name: 'status', in: 'query', schema: { enum: ['pending', 'approved', 'denied', 'expired', 'cancelled'] } },
             { name: 'caller', in: 'query', schema: { type: 'string' } }, { name: 'tool', in: 'query', schema: { type: 'string' } },
-            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } }, { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } },
+            { name: 'cursor', in: 'query', description: 'the next_cursor of the page before (opaque); not with offset', schema: { type: 'string', maxLength: 200 } },
+            { name: 'offset', in: 'query', description: 'requests to skip, counted from the newest now (kept for existing clients; prefer cursor)', schema: { type: 'integer', minimum: 0, default: 0 } },
           ],
           responses: { '200': answer('one page', 'ApprovalPage'), '400': errors['400'], '401': errors['401'] },
         },

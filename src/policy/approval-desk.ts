@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describeGate, type ProgressUpdate, type Receipt, type ReceiptApproval, type ToolDefinition } from '../core/index.js';
-import { hashParams, type ApprovalDecision, type ApprovalQuery, type ApprovalRecord, type Store } from '../store/index.js';
+import { hashParams, type ApprovalDecision, type ApprovalPosition, type ApprovalQuery, type ApprovalRecord, type Store } from '../store/index.js';
 import { deciderProblem, type PolicyDecision } from './approval-rules.js';
 import { hashToken, type Principal } from './principals.js';
 import type { UnrunCall } from './unrun-receipt.js';
@@ -225,8 +225,12 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const visibleTo = { name: principal.name, roles: [...principal.roles] };
     let bytes = 0;
     const records: ApprovalRecord[] = [];
-    for (let at = query.offset ?? 0; ; at += LIST_PAGE) {
-      const page = await this.#host.store.approvals.list({ ...query, visibleTo, limit: LIST_PAGE, offset: at });
+    // `offset` (or `before`) places the first store page; each next one starts after the last row read, a keyset
+    let from: Pick<ApprovalQuery, 'offset' | 'before'> = { offset: query.offset ?? 0, ...(query.before ? { before: query.before } : {}) };
+    for (;;) {
+      const page = await this.#host.store.approvals.list({ ...query, ...from, visibleTo, limit: LIST_PAGE });
+      const last = page.at(-1);
+      if (last) from = { offset: 0, before: approvalPosition(last) };
       for (const record of page) {
         // the one rule stays maySee: the query's judgement only spares reading what it would refuse
         if (!this.maySee(record, principal)) continue;
@@ -387,4 +391,9 @@ function linkOf(record: ApprovalRecord): ReceiptApproval {
 // the answer to a request that does not exist, or that the asker may not read: the two look alike
 function notFound(id: string): ApprovalAnswer {
   return { ok: false, code: 'APPROVAL_NOT_FOUND', error: `no approval request '${id}'; list them with GET /v1/approvals?status=pending` };
+}
+
+/** Where a request stands in the newest-first listing: what the next page's keyset starts after. */
+export function approvalPosition(record: ApprovalRecord): ApprovalPosition {
+  return { createdMs: Date.parse(record.created_at), id: record.id };
 }

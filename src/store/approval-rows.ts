@@ -93,6 +93,11 @@ export function approvalFilters(query: ApprovalQuery, dialect: 'sqlite' | 'postg
     clauses.push(`${column} = ?`);
     values.push(value);
   }
+  if (query.before) {
+    // (created_ms, id) < before, spelt so that its first part is a range of the indexes that lead with created_ms
+    clauses.push('created_ms <= ? AND (created_ms < ? OR id < ?)');
+    values.push(query.before.createdMs, query.before.createdMs, query.before.id);
+  }
   const visible = query.visibleTo && visibility(query.visibleTo, dialect);
   if (visible) {
     clauses.push(visible.clause);

@@ -6,6 +6,7 @@ export type {
   ChainReport,
   DeploymentSecrets,
   ApprovalDecision,
+  ApprovalPosition,
   ApprovalQuery,
   ApprovalRecord,
   ApprovalStatus,

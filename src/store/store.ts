@@ -137,9 +137,17 @@ export interface ApprovalQuery {
    * judged in the query: a page reads the rows it returns, not those skipped by `offset` or hidden from the asker
    */
   visibleTo?: { name: string; roles: readonly string[] };
+  /** only the requests listed after this one, newest first: a keyset, where `offset` walks the index entries it skips */
+  before?: ApprovalPosition;
   /** default 50, at most 1000 */
   limit?: number;
   offset?: number;
+}
+
+/** Where a request stands in the newest-first order of approval requests: its creation time, then its id. */
+export interface ApprovalPosition {
+  createdMs: number;
+  id: string;
 }
 
 /** Approval requests, shared by every instance: each is decided exactly once, by one conditional update. */

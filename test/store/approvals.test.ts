@@ -109,6 +109,27 @@ describe.each(storeKinds())('$name approval store', (kind) => {
       await expect(as('root', ['admin'])).rejects.toThrow();
       expect(ids(await as('root', ['admin'], { offset: 1 }))).toEqual([own.id, open.id, byName.id, byRole.id]);
     });
+
+    // review J: GET /v1/approvals pages by a keyset (before = the last request shown), not only by OFFSET, which
+    // counts from the newest now and walks the entries it skips
+    it('lists only the requests after `before`, in the same order, requests made in the same millisecond told apart by id', async () => {
+      const made: ApprovalRecord[] = [];
+      for (let index = 0; index < 5; index += 1) {
+        made.push(await db.store.approvals.create({ ...request, caller: index === 2 ? 'lead' : 'bot' }));
+        // two pairs share their millisecond
+        if (index % 2 === 1) now += 1;
+      }
+      const ids = (records: ApprovalRecord[]) => records.map((record) => record.id);
+      const order = ids(await db.store.approvals.list());
+      expect(new Set(order)).toEqual(new Set(ids(made)));
+      const position = (id: string) => ({ createdMs: Date.parse(made.find((record) => record.id === id)!.created_at), id });
+      for (let at = 0; at < order.length; at += 1) {
+        expect(ids(await db.store.approvals.list({ before: position(order[at]!) }))).toEqual(order.slice(at + 1));
+      }
+      expect(ids(await db.store.approvals.list({ before: position(order[0]!), limit: 2 }))).toEqual(order.slice(1, 3));
+      const bots = order.filter((id) => made.find((record) => record.id === id)!.caller === 'bot');
+      expect(ids(await db.store.approvals.list({ before: position(bots[0]!), caller: 'bot', visibleTo: { name: 'bot', roles: ['agent'] } }))).toEqual(bots.slice(1));
+    });
   });
 });
 

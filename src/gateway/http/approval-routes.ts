@@ -2,6 +2,8 @@ import express, { type RequestHandler, type Response, type Router } from 'expres
 import { overseesAll } from '../../events/index.js';
 import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
 import type { ApprovalAnswer, Gateway } from '../service/index.js';
+import { approvalPosition } from '../../policy/index.js';
+import { approvalCursor, readApprovalCursor } from './approval-cursor.js';
 import { validateBody } from './body-validator.js';
 import { principalOf } from './principal-auth.js';
 import { integerParameter } from './query-parameters.js';
@@ -41,23 +43,31 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
 
   router.get('/v1/approvals', async (request, response) => {
     const query = request.query as Record<string, unknown>;
-    const unknown = Object.keys(query).filter((key) => !['status', 'caller', 'tool', 'limit', 'offset'].includes(key));
+    const unknown = Object.keys(query).filter((key) => !['status', 'caller', 'tool', 'limit', 'offset', 'cursor'].includes(key));
     const status = query['status'];
     const limit = integerParameter('limit', stringOf(query['limit']), 50, 1, 1000);
     const offset = integerParameter('offset', stringOf(query['offset']), 0, 0, Number.MAX_SAFE_INTEGER);
-    const problem = unknown.length ? `unknown query parameter '${unknown[0]}'; use status, caller, tool, limit, offset` : status !== undefined && !STATUSES.includes(status as ApprovalStatus) ? `'status' must be one of ${STATUSES.join(', ')}` : typeof limit === 'string' ? limit : typeof offset === 'string' ? offset : undefined;
-    if (problem !== undefined || typeof limit === 'string' || typeof offset === 'string') {
+    const given = stringOf(query['cursor']);
+    const cursor = given === undefined ? undefined : readApprovalCursor(given);
+    const problem = unknown.length ? `unknown query parameter '${unknown[0]}'; use status, caller, tool, limit, cursor (or offset)`
+      : status !== undefined && !STATUSES.includes(status as ApprovalStatus) ? `'status' must be one of ${STATUSES.join(', ')}`
+      : typeof limit === 'string' ? limit : typeof offset === 'string' ? offset : typeof cursor === 'string' ? cursor
+      : cursor !== undefined && query['offset'] !== undefined ? "give 'cursor' or 'offset', not both: page on with next_cursor alone" : undefined;
+    if (problem !== undefined || typeof limit === 'string' || typeof offset === 'string' || typeof cursor === 'string') {
       response.status(400).json({ code: 'INVALID_REQUEST', error: problem });
       return;
     }
     // at most about APPROVAL_PAGE_BYTES of params read, parsed and sent, whatever the requests hold (found in review)
     const page = await gateway.approvals.page({
       ...(status ? { status: status as ApprovalStatus } : {}), ...(stringOf(query['caller']) ? { caller: stringOf(query['caller'])! } : {}),
-      ...(stringOf(query['tool']) ? { tool: stringOf(query['tool'])! } : {}), limit: limit + 1, offset,
+      ...(stringOf(query['tool']) ? { tool: stringOf(query['tool'])! } : {}), limit: limit + 1, ...(cursor ? { before: cursor } : { offset }),
     }, principalOf(response), APPROVAL_PAGE_BYTES);
     const approvals = page.records.slice(0, limit);
     const more = page.ended_early || page.records.length > limit;
-    response.json({ approvals: approvals.map(shown), limit, offset, next_offset: more ? offset + approvals.length : null, ...(page.ended_early ? { ended_early: true } : {}), max_bytes: APPROVAL_PAGE_BYTES });
+    // a cursor continues after the last request shown, whatever was filed or deleted since; offset counts from the newest now
+    const next = more && approvals.length > 0 ? approvalCursor(approvalPosition(approvals.at(-1)!)) : null;
+    const paging = cursor ? { cursor: given, next_cursor: next } : { offset, next_offset: more ? offset + approvals.length : null, next_cursor: next };
+    response.json({ approvals: approvals.map(shown), limit, ...paging, ...(page.ended_early ? { ended_early: true } : {}), max_bytes: APPROVAL_PAGE_BYTES });
   });
 
   const waiting = new Map<string, number>();
