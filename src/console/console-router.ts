@@ -6,7 +6,7 @@ import { findTool, type Receipt } from '../core/index.js';
 import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../events/index.js';
 import type { ConsoleBackend, ConsolePrincipal, ConsoleReceiptPage, ConsoleReceiptQuery } from './console-backend.js';
 import { html, type Html } from './html.js';
-import { ConsoleSessions, cookieValue, fromSameOrigin, SESSION_COOKIE, type ConsoleSession } from './security.js';
+import { consoleCookie, ConsoleSessions, cookieValue, fromSameOrigin, LEGACY_COOKIE, type ConsoleSession } from './security.js';
 import { APPROVALS_PAGE, approvalsView, approvalView } from './views/approvals.js';
 import { failureFilters, failuresView, LIST_BYTES, PAGE, receiptQuery, receiptRows, type FailureFilters } from './views/failures.js';
 import { page, type Viewer } from './views/layout.js';
@@ -51,13 +51,20 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
   const assets = assetFiles();
   const cache = new Map<string, Buffer>();
   const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
+  const secure = options.secureCookies === true;
+  const cookie = consoleCookie(secure);
+  const cookieOptions = { httpOnly: true, sameSite: 'strict', secure } as const;
+  // a sign-in made before the cookie had its own path would outlive a sign-out of the new one: it goes too
+  const clearLegacy = (response: Response): void => {
+    response.clearCookie(LEGACY_COOKIE.name, { ...cookieOptions, path: LEGACY_COOKIE.path });
+  };
 
   const send = (response: Response, markup: Html, status = 200): void => {
     response.status(status).type('html').setHeader('cache-control', 'no-store').send(markup.text);
   };
   // a cookie signed out at any instance is refused: the store says so (a store that does not answer is a refusal, below)
   const signedIn = async (request: Request): Promise<Signed | undefined> => {
-    const session = sessions.read(cookieValue(request, SESSION_COOKIE), (name) => backend.sessionBinding(name));
+    const session = sessions.read(cookieValue(request, cookie.name), (name) => backend.sessionBinding(name));
     const principal = session && backend.principal(session.principal);
     if (!session || !principal || (await backend.signedOut(session.nonce))) return undefined;
     return { session, principal, viewer: { name: principal.name, csrf: session.csrf } };
@@ -125,7 +132,8 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
       return;
     }
     const { value, session } = sessions.issue(principal.name, backend.sessionBinding(principal.name) ?? '');
-    response.cookie(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', secure: options.secureCookies === true, path: '/', expires: new Date(session.expires) });
+    response.cookie(cookie.name, value, { ...cookieOptions, path: cookie.path, expires: new Date(session.expires) });
+    clearLegacy(response);
     response.redirect(303, next);
   });
 
@@ -140,7 +148,8 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
       response.status(503).json({ code: 'STORE_UNAVAILABLE', error: `not signed out: the store did not record it (${(error as Error).message}), and other instances would still take this sign-in; try again when GET /healthz says ok` });
       return;
     }
-    response.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'strict', secure: options.secureCookies === true, path: '/' });
+    response.clearCookie(cookie.name, { ...cookieOptions, path: cookie.path });
+    clearLegacy(response);
     response.redirect(303, '/console/sign-in');
   });
 

@@ -27,8 +27,27 @@ export function securityHeaders(): RequestHandler {
   };
 }
 
-/** The console's cookie. */
+/** The console's cookie, as it was named before it had a prefix and a path of its own. */
 export const SESSION_COOKIE = 'hldp_console';
+
+/** Where the console's sign-in cookie lives: its name and path. */
+export interface ConsoleCookie {
+  name: string;
+  path: string;
+}
+
+/**
+ * The sign-in cookie's name and path. A browser sends a host's cookies to every port of it (cookies have no port),
+ * so the cookie is kept as narrow as it can be: over https, `__Host-` (Secure, no Domain, Path=/: no plain-http
+ * server on the host and no other host can set or shadow it, and plain-http servers never receive it); over plain
+ * http, Path=/console, so that another server on the host receives it only for its own /console paths (review J).
+ */
+export function consoleCookie(secure: boolean): ConsoleCookie {
+  return secure ? { name: `__Host-${SESSION_COOKIE}`, path: '/' } : { name: SESSION_COOKIE, path: '/console' };
+}
+
+/** The cookie as it was set before `consoleCookie`: Path=/ under the plain name; cleared wherever one may linger. */
+export const LEGACY_COOKIE: ConsoleCookie = { name: SESSION_COOKIE, path: '/' };
 
 /** A signed-in person: who, and the CSRF token of this sign-in. */
 export interface ConsoleSession {

@@ -32,8 +32,8 @@ async function signInAndOut(options: { config?: string; env?: NodeJS.ProcessEnv 
 describe('the console sign-in cookie (found in review E3)', () => {
   it('is Secure on sign-in and sign-out when console.secure_cookies is true', async () => {
     const { signIn, signOut } = await signInAndOut({ config: 'console:\n  secure_cookies: true\n' });
-    expect(signIn).toMatch(/^hldp_console=[^;]+;.*; Secure/);
-    expect(signOut).toMatch(/^hldp_console=;.*; Secure/);
+    expect(signIn).toMatch(/^__Host-hldp_console=[^;]+;.*; Secure/);
+    expect(signOut).toMatch(/^__Host-hldp_console=;.*; Secure/);
   });
 
   it('is Secure by default when the gateway listens beyond loopback', async () => {
