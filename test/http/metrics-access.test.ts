@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/policy/index.js';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, PRINCIPALS_YAML, policyRepository, startGateway, TOKENS } from '../policy/support.js';
+import { api, PRINCIPALS_YAML, startPolicyGateway, TOKENS, type PolicyGateway } from '../policy/support.js';
 
 // GET /metrics counts every principal's calls by tool, executor and outcome: any agent read what every other principal
 // called and how it went (review J). Now admins, approvers (who read every caller's receipts anyway) and a principal
@@ -9,20 +8,14 @@ import { api, PRINCIPALS_YAML, policyRepository, startGateway, TOKENS } from '..
 const SCRAPER_TOKEN = 'scraper-token-0123456789abcdef';
 const PRINCIPALS = `${PRINCIPALS_YAML}  prometheus: { roles: [metrics], token_sha256: ${hashToken(SCRAPER_TOKEN)} }\n`;
 
-let gateway: { url: string; service: ServiceProcess };
-let cleanup: () => Promise<void>;
+let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  const made = await policyRepository({});
-  gateway = await startGateway(made.repo, made.temp.path, { principals: PRINCIPALS });
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({}, { principals: PRINCIPALS });
   // an agent's call, which the metrics count
   expect((await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-read', params: { path: 'nothing-here.txt' } } })).status).toBe(200);
 }, 60_000);
-afterAll(() => cleanup());
+afterAll(() => gateway.stop());
 
 async function metrics(token: string | undefined): Promise<{ status: number; text: string }> {
   const response = await fetch(`${gateway.url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });

@@ -3,30 +3,30 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway, TOKENS, type Who } from '../policy/support.js';
+import { api, startGateway, startPolicyGateway, TOKENS, type PolicyGateway, type Who } from '../policy/support.js';
 
 // Two real `hldp serve` processes on one SQLite store, which share MCP sessions. A request carrying another principal's
 // Mcp-Session-Id made an instance that did not hold the session restore it — replay its initialize, keep it (evicting
 // one of its owner's connections past the bound) and open the agent session under its id — before answering 404
 // (review J). Now ownership is judged from the stored record first, and the answer is that of an id nobody knows.
-let a: { url: string; service: ServiceProcess };
+let a: PolicyGateway;
 let b: { url: string; service: ServiceProcess };
 let client: Client;
 let sessionId: string;
 let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  const made = await policyRepository({});
-  a = await startGateway(made.repo, made.temp.path);
-  b = await startGateway(made.repo, made.temp.path);
+  a = await startPolicyGateway({});
+  // the same folder: the same SQLite store
+  b = await startGateway(a.repo, a.folder);
   client = new Client({ name: 'owner-test', version: '0.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKENS.bot}` } } });
   await client.connect(transport);
   sessionId = transport.sessionId!;
   cleanup = async () => {
     await client.close();
-    await Promise.all([a.service.stop(), b.service.stop()]);
-    await made.temp.cleanup();
+    await b.service.stop();
+    await a.stop();
   };
 }, 90_000);
 afterAll(() => cleanup());

@@ -1,34 +1,28 @@
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway } from './support.js';
+import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
+import { api, startPolicyGateway, type PolicyGateway } from './support.js';
 
 // GET /v1/approvals paged by `offset` only: counted from the newest request at each page, so a request filed between
 // two pages shows the last one of the first page again, and each page walks every entry it skips (review J). A page
 // now gives next_cursor, which continues after the last request it shows; offset still works as documented.
 const RULE = ['name: writes', 'author: TEST-001', 'why: a person reviews every write', 'approval:', '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
 
-let gateway: { url: string; service: ServiceProcess };
+let gateway: PolicyGateway;
 let database: string;
-let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  const made = await policyRepository({ 'policies/writes.hdlp': RULE });
-  database = join(made.temp.path, 'data', 'receipts.db');
-  gateway = await startGateway(made.repo, made.temp.path);
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({ 'policies/writes.hdlp': RULE });
+  database = join(gateway.folder, 'data', 'receipts.db');
 }, 60_000);
-afterAll(() => cleanup());
+afterAll(() => gateway.stop());
 
 /** Files a request as bot and cancels it (the pending cap stays free); resolves to its id. */
-async function fileOne(index: number): Promise<string> {
-  const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: `note-${index}.txt`, content: `${index}` } } });
+async function fileOne(index: number, url = gateway.url): Promise<string> {
+  const pending = await api(url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: `note-${index}.txt`, content: `${index}` } } });
   expect(pending).toMatchObject({ status: 202, body: { status: 'approval_required' } });
-  expect((await api(gateway.url, 'POST', `/v1/approvals/${pending.body.id}/cancel`, { who: 'bot', body: {} })).status).toBe(200);
+  expect((await api(url, 'POST', `/v1/approvals/${pending.body.id}/cancel`, { who: 'bot', body: {} })).status).toBe(200);
   return pending.body.id as string;
 }
 
@@ -83,5 +77,35 @@ describe('GET /v1/approvals paged with next_cursor', () => {
     const answer = await api(gateway.url, 'GET', `/v1/approvals?${query}`, { who: 'alice' });
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ code: 'INVALID_REQUEST', error: expect.stringMatching(message) });
+  });
+});
+
+describeWithPostgres('GET /v1/approvals paged with next_cursor, on PostgreSQL', () => {
+  let served: PolicyGateway;
+  let database: { url: string; drop: () => Promise<void> };
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    served = await startPolicyGateway({ 'policies/writes.hdlp': RULE }, { env: { HLDP_STORE_URL: database.url } });
+  }, 60_000);
+  afterAll(async () => {
+    await served?.stop();
+    await database?.drop();
+  });
+
+  it('walks every request once, newest first, with one filed between pages', async () => {
+    const filed: string[] = [];
+    for (let index = 0; index < 5; index += 1) filed.push(await fileOne(index, served.url));
+    const seen: string[] = [];
+    let cursor: string | null | undefined;
+    let late: string | undefined;
+    while (cursor !== null) {
+      const page = await api(served.url, 'GET', `/v1/approvals?caller=bot&limit=2${cursor ? `&cursor=${cursor}` : ''}`, { who: 'alice' });
+      expect(page.status).toBe(200);
+      seen.push(...idsOf(page.body));
+      cursor = page.body.next_cursor;
+      late ??= await fileOne(9, served.url);
+    }
+    expect(seen).toEqual([...filed].reverse());
+    expect(seen).not.toContain(late);
   });
 });

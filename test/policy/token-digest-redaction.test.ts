@@ -2,8 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/policy/index.js';
-import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, PRINCIPALS_YAML, policyRepository, startGateway, TOKENS } from './support.js';
+import { api, PRINCIPALS_YAML, startPolicyGateway, TOKENS, type PolicyGateway } from './support.js';
 
 // A principal configured the way the README recommends, by token_sha256, gave the gateway no clear token to redact:
 // its token pasted into params, or printed by a tool, was stored in the receipt (hash-chained), the event, the
@@ -11,20 +10,14 @@ import { api, PRINCIPALS_YAML, policyRepository, startGateway, TOKENS } from './
 const OPS_TOKEN = 'ops-token-0123456789abcdef';
 const PRINCIPALS = `${PRINCIPALS_YAML}  ops: { roles: [agent], token_sha256: ${hashToken(OPS_TOKEN)} }\n`;
 
-let gateway: { url: string; service: ServiceProcess };
+let gateway: PolicyGateway;
 let data: string;
-let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  const made = await policyRepository({});
-  data = join(made.temp.path, 'data');
-  gateway = await startGateway(made.repo, made.temp.path, { principals: PRINCIPALS });
-  cleanup = async () => {
-    await gateway.service.stop();
-    await made.temp.cleanup();
-  };
+  gateway = await startPolicyGateway({}, { principals: PRINCIPALS });
+  data = join(gateway.folder, 'data');
 }, 60_000);
-afterAll(() => cleanup());
+afterAll(() => gateway.stop());
 
 /** Every byte the store's files hold (the SQLite database and its WAL), as text. */
 async function storedBytes(): Promise<string> {
