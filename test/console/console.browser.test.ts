@@ -210,8 +210,10 @@ describeWithChromium('the console in a real browser (Debian chromium, playwright
     // leave the live page (it reloads when the approval is resolved), then check that nothing ran: the token still works
     await page.goto('about:blank');
     expect((await request(server, 'POST', '/v1/confirm', { headers: auth, body: { token: pending.token } })).status).toBe(200);
-    const [cookie] = await browser.context.cookies(server.url);
-    expect(cookie).toMatchObject({ name: 'hldp_console', httpOnly: true, sameSite: 'Strict' });
+    // the cookie is the console's alone (Path=/console): not sent for the gateway's other paths
+    expect(await browser.context.cookies(server.url)).toEqual([]);
+    const [cookie] = await browser.context.cookies(`${server.url}/console/failures`);
+    expect(cookie).toMatchObject({ name: 'hldp_console', path: '/console', httpOnly: true, sameSite: 'Strict' });
     expect(cookie!.value).not.toContain(TOKEN);
     const csp = (await page.goto(`${server.url}/console/failures`))!.headers()['content-security-policy'];
     expect(csp).toContain("script-src 'self'");
