@@ -72,22 +72,46 @@ export interface ToolSequence {
   readonly origin?: ToolOrigin;
 }
 
-/** The tools of an index served from the scan cache (`base`), but those a rescan swapped in since, by position. */
+/**
+ * What the tools of an index served from the scan cache are made from: each from one line of one cache file (`base`)
+ * as it is written there, or swapped in by a rescan (a definition changed, added or moved since).
+ */
 export interface ToolOrigin {
   readonly base: object;
+  /** by position, the base line the tool is made from as it is; -1 for one made otherwise (swapped in, or its aliases cut where `swapped` has none) */
+  readonly lines: Int32Array;
+  /** the tools swapped in since the base was read, by position */
   readonly swapped: ReadonlyMap<number, ToolDefinition>;
 }
 
 /**
- * Whether the tool at a position of `next` is the one at that position of `previous`, told without making either:
- * when both are made from one index served from the scan cache, as many, each but the swapped ones its tool (a search
- * index's update after a rescan made every definition of both to compare them: issue #18). Undefined when it cannot be told so.
+ * For each position of `next`, the position of `previous` that holds the very same tool, or -1, told without making
+ * either: when both are made from one cache file, as many of their tools are, each the tool of its line or one swapped
+ * in (a search index's update after a rescan made every definition of both to compare them: issue #18). A rescan
+ * that adds or removes a tool moves the others: they are found by their line. Undefined when it cannot be told so.
  */
-export function sameToolsAt(previous: ToolSequence, next: ToolSequence): ((position: number) => boolean) | undefined {
+export function sameToolsAt(previous: ToolSequence, next: ToolSequence): ((position: number) => number) | undefined {
   const before = previous.origin;
   const after = next.origin;
-  if (!before || !after || before.base !== after.base || previous.length !== next.length) return undefined;
-  return (position) => before.swapped.get(position) === after.swapped.get(position);
+  if (!before || !after || before.base !== after.base) return undefined;
+  const swappedAt = new Map<ToolDefinition, number>();
+  for (const [position, tool] of before.swapped) swappedAt.set(tool, position);
+  const swapped = (position: number): number | undefined => {
+    const tool = after.swapped.get(position);
+    return tool === undefined ? undefined : (swappedAt.get(tool) ?? -1);
+  };
+  // one stored index patched in place: the same positions, a tool whose aliases were cut the same one too
+  if (before.lines === after.lines && previous.length === next.length) return (position) => swapped(position) ?? (before.swapped.has(position) ? -1 : position);
+  let last = -1;
+  for (const line of before.lines) if (line > last) last = line;
+  const atLine = new Int32Array(last + 1).fill(-1);
+  before.lines.forEach((line, position) => {
+    if (line >= 0 && !before.swapped.has(position)) atLine[line] = position;
+  });
+  return (position) => {
+    const line = after.lines[position] ?? -1;
+    return swapped(position) ?? (line >= 0 && line < atLine.length ? atLine[line]! : -1);
+  };
 }
 
 /** The index's tools as a sequence: of an index made by `withLazyTools`, each made when asked for, none read whole. */

@@ -127,11 +127,13 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: ToolSequen
   let foundCount = 0;
   const same = previous.records.length === previous.tools.length ? sameToolsAt(previous.tools, tools) : undefined;
   if (same) {
-    // a rescan's patch of a registry served from the scan cache: its unchanged tools told by position, none made
+    // a rescan's patch of a registry served from the scan cache: its unchanged tools told by position (where they moved, by
+    // their line in the cache file), none made
     for (let position = 0; position < tools.length; position++) {
       if (position % STEP === STEP - 1) yield;
-      if (!same(position)) continue;
-      const record = previous.records[position]!;
+      const from = same(position);
+      if (from < 0) continue;
+      const record = previous.records[from]!;
       found[position] = record;
       kept.add(record);
       foundCount += 1;

@@ -44,7 +44,7 @@ export function patchIndex(previous: ToolIndex, changes: readonly EntryChange[],
   const index = withLazyTools({ source, commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: scannedAt }, names, (position) => all.get(position) ?? base.at(position)!, {
     aliasLists,
     // the positions swapped since the index served from the cache: what a search index's update compares
-    ...(sequence.origin ? { origin: { base: sequence.origin.base, swapped: all } } : {}),
+    ...(sequence.origin ? { origin: { base: sequence.origin.base, lines: sequence.origin.lines, swapped: new Map([...sequence.origin.swapped, ...swapped]) } } : {}),
   });
   patchedFrom.set(index, { base, swapped: all, aliasLists });
   return index;

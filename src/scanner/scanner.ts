@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { ENTRY_KINDS, indexWith, letGo, runLettingGo, type ToolIndex } from '../core/index.js';
-import { buildIndexLettingGo, entryKind, failedEntry, parseEntry, type ScanEntry } from './build-index.js';
+import { indexWith, letGo, runLettingGo, type ToolIndex } from '../core/index.js';
+import { buildIndexLettingGo, entryKind, type ScanEntry } from './build-index.js';
+import { rescanCached } from './cached-rescan.js';
 import type { EntryList } from './cache-file.js';
 import { PatchedEntries } from './patched-entries.js';
 import { IndexCache, type CacheWrite, type LoadedScan } from './index-cache.js';
@@ -10,13 +11,10 @@ import type { EntrySummary } from './entry-summary.js';
 import { openSource, type RepositoryOptions } from './open-source.js';
 import { patchIndex, type EntryChange } from './patch-index.js';
 import { restoreIndex, storeIndexSteps, storeSummaries, type StoredIndex } from './stored-index.js';
-import { createParser } from './parse-pool.js';
-import { entryKey, type PushHint, type RepositorySource, type Snapshot, type ToolEntry } from './sources/source.js';
+import { readChanged, searchEntries } from './read-changed.js';
+import { entryKey, type PushHint, type RepositorySource, type Snapshot } from './sources/source.js';
 import { MAX_DEFINITION_BYTES, type ParseOptions } from './yaml-mapping.js';
-import { isDiagnostic, isUnread, unreadEntry } from './unread-entry.js';
-
-// reads overlap object-store I/O; parsing stays on this thread
-const READ_CONCURRENCY = 16;
+import { isUnread } from './unread-entry.js';
 
 /** Holds one repository's index (tools, toolsets, skills) and keeps it current: unchanged commit → same index; new commit → re-parse only changed folders. */
 export class Scanner {
@@ -81,59 +79,90 @@ export class Scanner {
     let index: ToolIndex;
     if (cached) {
       // parsed when read: a call by name from a warm cache parses one entry; keyed only when a later scan needs them
-      this.serveUnkeyed(new PatchedEntries(cached.entries), false, snapshot.commit);
+      const entries = new PatchedEntries(cached.entries);
+      this.serveUnkeyed(entries, false, snapshot.commit);
       const header = { source: this.source.label, commit: snapshot.commit, scanned_at: cached.scanned_at };
-      const restored = cached.index && restoreIndex(cached.index, cached.entries, header);
+      const restored = cached.index && restoreIndex(cached.index, entries, header);
       this.stored = restored ? cached.index : undefined;
       index = restored ?? (await buildIndexLettingGo(header.source, header.commit, cached.entries.all(), header.scanned_at));
     } else {
-      // an index served from a cache file, a few of its definitions changed in place: only those entries are made
-      let read = this.unkeyed && !this.unkeyedUnread && this.stored ? await this.readChangedOnly(snapshot, this.unkeyed) : undefined;
-      if (!read) {
-        if (this.unkeyed) {
-          // a cache file holds its entries in its commit's listing order: what a tree comparison starts from, as after a
-          // scan held in memory (a cold scan now serves its index from the file it wrote)
-          const ordered = await entriesLettingGo(this.unkeyed);
-          this.entries = keyedOf(ordered);
-          this.ordered = ordered;
-          this.orderedUnread = ordered.some(isUnread);
-        } else if (this.entries.size === 0) await this.loadLatest();
-        this.unkeyed = undefined;
-        const streamed = this.entries.size === 0 ? await this.streamScan(snapshot) : undefined;
+      // a start onto a commit the cache does not hold: the latest scan it holds is patched as a server's rescan patches it
+      const previous = this.index ?? (this.unkeyed === undefined && this.entries.size === 0 ? await this.serveLatest() : undefined);
+      const scannedAt = new Date().toISOString();
+      const state = this.unkeyed && !this.unkeyedUnread && this.stored && this.entriesCommit ? { entries: this.unkeyed, stored: this.stored, commit: this.entriesCommit, index: previous } : undefined;
+      const rescanned = state && (await rescanCached(state, snapshot, this.source.label, scannedAt, this.parseOptions));
+      if (rescanned) {
+        index = rescanned.index;
+        this.stored = rescanned.stored;
+        // a file that could not be read this time is read again next time, not remembered as broken
+        if (!rescanned.unread) this.saveLater(snapshot.commit, scannedAt, index, rescanned.entries, rescanned.stored);
+        this.serveUnkeyed(rescanned.entries, rescanned.unread, snapshot.commit);
+      } else {
+        const streamed = await this.scanEvery(snapshot, scannedAt);
         if (streamed) {
           this.index = this.withStale(streamed, snapshot);
           return this.index;
         }
-        read = await this.readEntries(snapshot);
-      }
-      const { changes, unread } = read;
-      let { entries, keyed } = read;
-      const scannedAt = new Date().toISOString();
-      // a few definitions changed in place: the previous index with them swapped in, if that is all they change
-      const patched = this.index && changes ? patchIndex(this.index, changes, snapshot.commit, scannedAt) : undefined;
-      if (!patched && entries instanceof PatchedEntries) {
-        // assembled again from every entry, which are then keyed
-        const all = await entriesLettingGo(entries);
-        entries = all;
-        keyed = () => keyedOf(all);
-      }
-      index = patched ?? (await buildIndexLettingGo(this.source.label, snapshot.commit, entries as ScanEntry[], scannedAt));
-      // a patch keeps every position, name and alias: the stored index of the one it patched
-      const stored = patched ? this.stored : undefined;
-      this.stored = stored;
-      // a file that could not be read this time is read again next time, not remembered as broken
-      if (!unread) this.saveLater(snapshot.commit, scannedAt, index, entries, stored);
-      if (entries instanceof PatchedEntries) this.serveUnkeyed(entries, unread, snapshot.commit);
-      else {
-        this.entries = keyed(this.entries);
-        this.ordered = entries;
-        this.orderedUnread = unread;
-        this.unkeyed = undefined;
-        this.entriesCommit = snapshot.commit;
+        index = this.index!;
       }
     }
     this.index = this.withStale(index, snapshot);
     return this.index;
+  }
+
+  /**
+   * The scan when the cached index cannot be patched: every entry listed and compared by oid with the last scan's (a
+   * cache file's entries all made and keyed first), or, with no earlier entries, a cold scan streamed into the cache
+   * (returned). Otherwise leaves the index built in `this.index`.
+   */
+  private async scanEvery(snapshot: Snapshot, scannedAt: string): Promise<ToolIndex | undefined> {
+    if (this.unkeyed) {
+      // a cache file holds its entries in its commit's listing order: what a tree comparison starts from, as after a
+      // scan held in memory (a cold scan now serves its index from the file it wrote)
+      const ordered = await entriesLettingGo(this.unkeyed);
+      this.entries = keyedOf(ordered);
+      this.ordered = ordered;
+      this.orderedUnread = ordered.some(isUnread);
+      this.unkeyed = undefined;
+    }
+    if (this.entries.size === 0) {
+      const streamed = await this.streamScan(snapshot);
+      if (streamed) return streamed;
+    }
+    const { entries, keyed, changes, unread } = await this.readEntries(snapshot);
+    // a few definitions changed in place: the previous index with them swapped in, if that is all they change
+    const patched = this.index && changes ? patchIndex(this.index, changes, snapshot.commit, scannedAt) : undefined;
+    const index = patched ?? (await buildIndexLettingGo(this.source.label, snapshot.commit, entries, scannedAt));
+    // a patch keeps every position, name and alias: the stored index of the one it patched
+    const stored = patched ? this.stored : undefined;
+    this.stored = stored;
+    // a file that could not be read this time is read again next time, not remembered as broken
+    if (!unread) this.saveLater(snapshot.commit, scannedAt, index, entries, stored);
+    this.entries = keyed(this.entries);
+    this.ordered = entries;
+    this.orderedUnread = unread;
+    this.entriesCommit = snapshot.commit;
+    this.index = index;
+    return undefined;
+  }
+
+  /**
+   * At a start onto a commit the cache does not hold: the latest scan it holds, served from its file as a warm start
+   * serves it, for a rescan to patch; its index, if its stored index fits. Without a stored index, its entries keyed.
+   */
+  private async serveLatest(): Promise<ToolIndex | undefined> {
+    const latest = await this.cache.latest();
+    if (!latest) return undefined;
+    const entries = new PatchedEntries(latest.entries);
+    const restored = latest.index && restoreIndex(latest.index, entries, latest);
+    if (!restored) {
+      this.entries = await keyedLettingGo(latest.entries);
+      this.entriesCommit = latest.commit;
+      return undefined;
+    }
+    this.serveUnkeyed(entries, false, latest.commit);
+    this.stored = latest.index;
+    return restored;
   }
 
   // entries served from a cache file, not keyed
@@ -198,14 +227,6 @@ export class Scanner {
     return restored ?? (await buildIndexLettingGo(header.source, header.commit, loaded.entries.all(), scannedAt));
   }
 
-  private async loadLatest(): Promise<void> {
-    const latest = await this.cache.latest();
-    if (latest) {
-      this.entries = await keyedLettingGo(latest.entries);
-      this.entriesCommit = latest.commit;
-    }
-  }
-
   /**
    * The entries at the snapshot, re-reading only folders whose oid changed; keyed for the next scan; and what
    * changed, when the set of folders is the same. When the source can say what changed since the entries' commit
@@ -219,32 +240,26 @@ export class Scanner {
     return changedOnly ?? (await this.readListed(snapshot));
   }
 
-  // the entries at the snapshot when the tree comparison finds only entries changed in place (none unread before): of
-  // entries served from a cache file, those changed are made, and a few looked at to find them, the others left as lines
-  private async readChangedOnly(snapshot: Snapshot, ordered: readonly ScanEntry[] | PatchedEntries): Promise<ReadEntries | undefined> {
+  // the entries at the snapshot when the tree comparison finds only entries changed in place (none unread before)
+  private async readChangedOnly(snapshot: Snapshot, ordered: readonly ScanEntry[]): Promise<ReadEntries | undefined> {
     if (!this.entriesCommit || !snapshot.diffEntries) return undefined;
     const diff = await snapshot.diffEntries(this.entriesCommit);
     if (!diff || diff.added.length > 0 || diff.removed.length > 0) return undefined;
-    const lazy = ordered instanceof PatchedEntries ? ordered : undefined;
-    const list = ordered as readonly ScanEntry[];
-    const entryAt = lazy ? (position: number): ScanEntry => lazy.at(position)! : (position: number): ScanEntry => list[position]!;
     const positions: number[] = [];
     for (const entry of diff.changed) {
-      const position = positionOf(ordered.length, lazy ? (at) => lazy.peek(at)! : entryAt, entry);
-      if (position === undefined) return undefined;
+      const { position, found } = searchEntries(ordered.length, (at) => ordered[at]!, entry);
+      if (!found) return undefined;
       positions.push(position);
     }
-    const results: Array<ScanEntry | Promise<ScanEntry>> = lazy ? new Array<ScanEntry>(ordered.length) : list.slice();
-    await this.readChanged(snapshot, positions, (at) => diff.changed[at]!, results);
-    const changes = positions.map((position) => ({ before: entryAt(position), after: results[position] as ScanEntry }));
+    const results: Array<ScanEntry | Promise<ScanEntry>> = ordered.slice();
+    await readChanged(snapshot, positions, (at) => diff.changed[at]!, results, this.parseOptions);
+    const changes = positions.map((position) => ({ before: ordered[position]!, after: results[position] as ScanEntry }));
     const keyed = (entries: Map<string, ScanEntry>): Map<string, ScanEntry> => {
       for (const { after } of changes) entries.set(entryKey(after), after);
       return entries;
     };
     // the others are the last scan's, none of them unread
-    const unread = changes.some(({ after }) => isUnread(after));
-    if (lazy) return { entries: lazy.with(new Map(positions.map((position, at) => [position, changes[at]!.after]))), keyed, changes, unread };
-    return { entries: results as ScanEntry[], keyed, changes, unread };
+    return { entries: results as ScanEntry[], keyed, changes, unread: changes.some(({ after }) => isUnread(after)) };
   }
 
   private async readListed(snapshot: Snapshot): Promise<ReadEntries> {
@@ -264,7 +279,7 @@ export class Scanner {
       if (previous?.oid === entry.oid) results[position] = previous;
       else changed.push(position);
     }
-    await this.readChanged(snapshot, changed, (at) => listing[changed[at]!]!, results);
+    await readChanged(snapshot, changed, (at) => listing[changed[at]!]!, results, this.parseOptions);
     const keyed = new Map<string, ScanEntry>();
     let unread = false;
     for (let position = 0; position < results.length; position++) {
@@ -275,49 +290,6 @@ export class Scanner {
     const sameFolders = known === listing.length && this.entries.size === listing.length;
     const changes = sameFolders ? changed.map((position) => ({ before: this.entries.get(keys[position]!)!, after: results[position] as ScanEntry })) : undefined;
     return { entries: results as ScanEntry[], keyed: () => keyed, changes, unread };
-  }
-
-  /**
-   * Reads and parses the entries at `positions` of `results` (`entryAt(i)` is the one at `positions[i]`), each
-   * replaced by what it yields; the parses run in the pool's threads while the next files are read.
-   */
-  private async readChanged(snapshot: Snapshot, positions: readonly number[], entryAt: (at: number) => ToolEntry, results: Array<ScanEntry | Promise<ScanEntry>>): Promise<void> {
-    const parser = createParser(positions.length, this.parseOptions);
-    const readFailures: unknown[] = [];
-    let next = 0;
-    const reader = async (): Promise<void> => {
-      while (next < positions.length) {
-        await parser.ready();
-        if (next >= positions.length) break;
-        const at = next++;
-        const position = positions[at]!;
-        const entry = entryAt(at);
-        let file: Awaited<ReturnType<Snapshot['read']>>;
-        try {
-          file = await snapshot.read(entry);
-        } catch (error) {
-          readFailures.push(error);
-          results[position] = unreadEntry(entry, error);
-          continue;
-        }
-        // a parser thread that died takes its batch with it: those files are parsed again here
-        results[position] = isDiagnostic(file)
-          ? failedEntry(entry.kind ?? 'tool', entry.folder, entry.oid, file)
-          : parser.parse(file).catch(() => parseEntry(file, this.parseOptions));
-      }
-    };
-    try {
-      await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, positions.length) }, reader));
-    } finally {
-      // what reading held (a pack's content, delta bases: ~50 MB at 100,000 tools) is not kept while the index is built
-      snapshot.release?.();
-      await parser.close();
-    }
-    // one unreadable object is that file's problem; when none of several can be read, the source is at fault
-    if (readFailures.length > 1 && readFailures.length === positions.length) throw readFailures[0];
-    // only the parses are awaited: Promise.all over every entry queues one reaction per entry in one turn
-    // of the event loop (~100 ms at 100,000 tools, nearly all of them unchanged)
-    for (const position of positions) results[position] = await results[position]!;
   }
 
   // a copy, not a spread: a spread reads `tools`, which makes and keeps every definition of an index served from the
@@ -338,28 +310,10 @@ class ReadFailure {
 
 /** What a rescan read: the entries in order; how to key them for the next (given the last scan's keyed entries); what changed in place; whether a file could not be read. */
 interface ReadEntries {
-  entries: readonly ScanEntry[] | PatchedEntries;
+  entries: readonly ScanEntry[];
   keyed: (previous: Map<string, ScanEntry>) => Map<string, ScanEntry>;
   changes: EntryChange[] | undefined;
   unread: boolean;
-}
-
-// the position of the entry of that kind and folder in a listing's order (kinds in ENTRY_KINDS order, then folders as
-// JavaScript strings sort), by binary search
-function positionOf(length: number, entryAt: (position: number) => ScanEntry, entry: ToolEntry): number | undefined {
-  const rank = ENTRY_KINDS.indexOf(entry.kind ?? 'tool');
-  let low = 0;
-  let high = length - 1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    const found = entryAt(middle);
-    const foundRank = ENTRY_KINDS.indexOf(found.kind ?? 'tool');
-    const order = foundRank !== rank ? foundRank - rank : found.folder < entry.folder ? -1 : found.folder > entry.folder ? 1 : 0;
-    if (order === 0) return middle;
-    if (order < 0) low = middle + 1;
-    else high = middle - 1;
-  }
-  return undefined;
 }
 
 // entries handled between two turns of the event loop in a rescan's loops over every entry

@@ -2,6 +2,8 @@ import { withLazyTools, type EntryKind, type ToolDefinition, type ToolIndex } fr
 import { assembleLettingGo, entryKind, type ScanEntry } from './build-index.js';
 import { asciiJson, type EntrySummary, type ToolSummary } from './entry-summary.js';
 import type { CachedEntries } from './cache-file.js';
+import { PatchedEntries } from './patched-entries.js';
+import { definitionPath } from './sources/source.js';
 
 /**
  * An index as the disk cache keeps it beside its entries, so that a warm start takes it as built instead of
@@ -24,6 +26,12 @@ export interface StoredIndex {
    * table is made (the first unknown name), which then makes no definition (issue #18). Absent from an older file
    */
   toolAliases?: string;
+  /**
+   * what assembling the index again needs of its tools beyond their names and aliases, as the JSON of `ToolFacts`:
+   * read only by a rescan that adds, removes or renames a tool, which so parses only the entries it changes (issue
+   * #18). Absent from an older file
+   */
+  facts?: string;
   toolsets: ToolIndex['toolsets'];
   skills: ToolIndex['skills'];
   policies?: ToolIndex['policies'];
@@ -52,8 +60,9 @@ export function* storeIndexSteps(index: ToolIndex, entries: readonly ScanEntry[]
   }
   const names = index.tools.map((tool) => tool.name);
   const kinds = kindLetters(entries);
+  const facts = factsJson(index.tools, tools, entries);
   const { toolsets, skills, policies, errors, warnings } = index;
-  return { positions: tools, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), toolsets, skills, ...(policies ? { policies } : {}), errors, warnings };
+  return { positions: tools, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), facts, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings };
 }
 
 /**
@@ -70,8 +79,57 @@ export async function storeSummaries(source: string, commit: string, summaries: 
   });
   const names = index.tools.map((tool) => tool.name);
   const kinds = kindLetters(summaries);
+  const facts = factsJson(index.tools, positions, summaries);
   const { toolsets, skills, policies, errors, warnings } = index;
-  return { positions, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), toolsets, skills, ...(policies ? { policies } : {}), errors, warnings };
+  return { positions, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), facts, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings };
+}
+
+/** What a stored index keeps of its tools for assembling it again (`StoredIndex.facts`), beside their names and aliases. */
+export interface ToolFacts {
+  /** the tools that have a group: their place in the index and their group */
+  groups: Array<[at: number, group: string]>;
+  /** the tools whose folder is not their name: their place in the index and their folder */
+  folders: Array<[at: number, folder: string]>;
+  /** the entries the rest does not summarise (those with diagnostics, a tool whose path is not its folder's), in order: parsed to assemble again */
+  parse: number[];
+}
+
+// `StoredIndex.facts`: a few pairs, nearly none at all in most registries (a tool named as its folder, without a group)
+function factsJson(tools: ReadonlyArray<{ name: string; group?: string; source: { path: string } }>, positions: Uint32Array, entries: ReadonlyArray<{ folder: string; diagnostics: readonly unknown[] }>): string {
+  const facts: ToolFacts = { groups: [], folders: [], parse: [] };
+  const parse = new Set<number>();
+  entries.forEach((entry, position) => {
+    if (entry.diagnostics.length > 0) parse.add(position);
+  });
+  tools.forEach((tool, at) => {
+    const { folder } = entries[positions[at]!]!;
+    if (tool.group !== undefined) facts.groups.push([at, tool.group]);
+    if (folder !== tool.name) facts.folders.push([at, folder]);
+    if (tool.source.path !== definitionPath(folder)) parse.add(positions[at]!);
+  });
+  facts.parse = [...parse].sort((a, b) => a - b);
+  return asciiJson(facts);
+}
+
+/** The facts a stored index keeps, or undefined when it keeps none or they are not what `factsJson` writes. */
+export function parseFacts(stored: StoredIndex): ToolFacts | undefined {
+  if (typeof stored.facts !== 'string') return undefined;
+  let facts: Partial<ToolFacts>;
+  try {
+    facts = JSON.parse(stored.facts) as Partial<ToolFacts>;
+  } catch {
+    return undefined;
+  }
+  const tools = stored.names.length;
+  const pairs = (list: unknown): boolean => Array.isArray(list) && list.every((pair) => Array.isArray(pair) && pair.length === 2 && Number.isSafeInteger(pair[0]) && pair[0] >= 0 && pair[0] < tools && typeof pair[1] === 'string');
+  if (typeof facts !== 'object' || facts === null || !pairs(facts.groups) || !pairs(facts.folders) || !Array.isArray(facts.parse)) return undefined;
+  if (!facts.parse.every((position) => Number.isSafeInteger(position) && position >= 0 && position < stored.kinds.length)) return undefined;
+  return facts as ToolFacts;
+}
+
+/** The tools' aliases a stored index keeps (`toolAliases`), parsed, or undefined when it keeps none or they do not fit. */
+export function storedAliasLists(stored: StoredIndex): string[][] | undefined {
+  return typeof stored.toolAliases === 'string' ? parseAliasLists(stored.toolAliases, stored.names.length) : undefined;
 }
 
 // `StoredIndex.toolAliases`: one string, not 100,000 arrays (a warm start reads it as it reads the tail's other fields),
@@ -110,11 +168,13 @@ function kindLetters(entries: ReadonlyArray<{ kind?: EntryKind; tool?: unknown }
 const STEP = 4000;
 
 /**
- * The index a cache kept, over the entries read with it: its tools are made when first read (the very tool objects
- * of the entries, as a fresh build would hold), so a call by name parses one entry, not 10,000. Undefined when the
- * stored index does not fit its entries (the index is then built from them).
+ * The index a cache kept, over the entries read with it (or those entries as rescans since changed, added or moved
+ * them): its tools are made when first read (the very tool objects of the entries, as a fresh build would hold), so a
+ * call by name parses one entry, not 10,000. Undefined when the stored index does not fit its entries (the index is
+ * then built from them).
  */
-export function restoreIndex(stored: StoredIndex, entries: CachedEntries, header: Pick<ToolIndex, 'source' | 'commit' | 'scanned_at'>): ToolIndex | undefined {
+export function restoreIndex(stored: StoredIndex, read: CachedEntries | PatchedEntries, header: Pick<ToolIndex, 'source' | 'commit' | 'scanned_at'>): ToolIndex | undefined {
+  const entries = read instanceof PatchedEntries ? read : new PatchedEntries(read);
   const { positions, names, kinds } = stored;
   if (!(positions instanceof Uint32Array) || !Array.isArray(names) || typeof kinds !== 'string' || names.length !== positions.length || kinds.length !== entries.length) return undefined;
   // a cache that does not fit its own entries is not trusted (an index loop over a typed array: ~2 ms at 100,000
@@ -137,14 +197,24 @@ export function restoreIndex(stored: StoredIndex, entries: CachedEntries, header
     }
     return lists;
   };
-  return withLazyTools(fields, names, (at, keep) => {
+  const toolAt = (at: number, keep: boolean): ToolDefinition => {
     const position = positions[at]!;
     const entry = keep ? entries.at(position) : entries.peek(position);
     const tool = entry && 'tool' in entry ? entry.tool : null;
     if (!tool || tool.name !== names[at]) throw entries.damaged(position, `not the tool '${names[at]}' its index names`);
     const aliases = kept.get(at);
     return aliases === undefined ? tool : { ...tool, aliases };
-  }, { aliasLists, origin: { base: {}, swapped: new Map() } });
+  };
+  // each tool's line of the cache file, or the tool swapped in by a rescan (held by the entries): what a search
+  // index's update tells unchanged tools by (`sameToolsAt`), without making them
+  const lines = new Int32Array(positions.length);
+  const swapped = new Map<number, ToolDefinition>();
+  for (let at = 0; at < positions.length; at++) {
+    const line = kept.has(at) ? -1 : entries.lineAt(positions[at]!);
+    lines[at] = line;
+    if (line < 0 && !kept.has(at) && entries.changed.has(positions[at]!)) swapped.set(at, toolAt(at, true));
+  }
+  return withLazyTools(fields, names, toolAt, { aliasLists, origin: { base: entries.base, lines, swapped } });
 }
 
 const TOOL_LETTER = 't'.charCodeAt(0);

@@ -122,7 +122,7 @@ describe('Scanner serving a warm scan cache', () => {
       const fresh = await new Scanner({ repo, cacheDir }).scan();
       expect(comparable(fresh)).toEqual(comparable(second));
 
-      // a change the patch cannot take (a tool added) is assembled again from every entry, as before
+      // a tool added: assembled again from the stored index's summaries and the entries changed
       await commitFiles(repo, { 'tools/zeta/TOOL.hdlp': makeToolYaml('zeta'), [`tools/${nameOf(3)}/TOOL.hdlp`]: makeToolYaml(nameOf(3), { intent: 'third change' }) });
       const third = await scanner.scan();
       await scanner.flush();

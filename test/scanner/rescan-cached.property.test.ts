@@ -1,0 +1,136 @@
+import fc from 'fast-check';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eachTool, type ToolIndex } from '../../src/core/index.js';
+import { Scanner, scanOnce } from '../../src/scanner/index.js';
+import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+
+// Issue #18: a rescan of an index served from the scan cache, and a start onto a commit newer than the cache's, patch
+// the cached index from the trees' differences. Whatever the changes (tools added, removed, renamed, edited, their
+// aliases and groups changed, definitions broken and mended, toolsets and policies naming them), and however many
+// commits a restart skips, the index must be exactly what a fresh scan of that commit builds.
+
+const NAMES = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'Alpha'];
+const ALIASES = ['[]', '[al]', '[be, ga]', '[beta]', '[Gamma]', '[om]'];
+const GROUPS = ['', 'letters', 'greek'];
+
+type Operation =
+  | { kind: 'put'; name: string; intent: number; aliases: string; group: string }
+  | { kind: 'remove'; name: string }
+  | { kind: 'rename'; from: string; to: string }
+  | { kind: 'break'; name: string }
+  | { kind: 'toolset'; members: string[] }
+  | { kind: 'policy'; members: string[] };
+
+const operation: fc.Arbitrary<Operation> = fc.oneof(
+  fc.record({ kind: fc.constant('put' as const), name: fc.constantFrom(...NAMES), intent: fc.nat(3), aliases: fc.constantFrom(...ALIASES), group: fc.constantFrom(...GROUPS) }),
+  fc.record({ kind: fc.constant('remove' as const), name: fc.constantFrom(...NAMES) }),
+  fc.record({ kind: fc.constant('rename' as const), from: fc.constantFrom(...NAMES), to: fc.constantFrom(...NAMES) }),
+  fc.record({ kind: fc.constant('break' as const), name: fc.constantFrom(...NAMES) }),
+  fc.record({ kind: fc.constant('toolset' as const), members: fc.uniqueArray(fc.constantFrom(...NAMES, 'letters', 'greek'), { maxLength: 3 }) }),
+  fc.record({ kind: fc.constant('policy' as const), members: fc.uniqueArray(fc.constantFrom(...NAMES, 'letters'), { minLength: 1, maxLength: 2 }) }),
+);
+
+/** One commit's operations, and whether the scanner is restarted (a new process over the same cache) before it scans. */
+const step = fc.record({ operations: fc.array(operation, { minLength: 1, maxLength: 3 }), restart: fc.boolean(), skip: fc.boolean() });
+
+const definition = (name: string, intent: number, aliases: string, group: string): string => makeToolYaml(name, { intent: `handles ${name} ${intent}`, aliases, ...(group ? { group } : {}) });
+
+/** What an index exposes, but the moment it was made: its fields in order, each tool read one at a time. */
+function comparable(index: ToolIndex): object {
+  const { scanned_at: _scannedAt, tools: _tools, ...rest } = Object.getOwnPropertyDescriptors(index);
+  const fields = Object.fromEntries(Object.entries(rest).map(([key, descriptor]) => [key, descriptor.value as unknown]));
+  return JSON.parse(JSON.stringify({ order: Object.keys(rest), fields, tools: [...eachTool(index)] }));
+}
+
+/** A scanner whose snapshots count how often every entry was listed: a patch lists none. */
+function countingListings(scanner: Scanner, counted: { listings: number }): Scanner {
+  const source = scanner.source as { snapshot: Scanner['source']['snapshot'] };
+  const snapshot = source.snapshot.bind(source);
+  source.snapshot = async () => {
+    const taken = await snapshot();
+    const list = taken.listEntries.bind(taken);
+    taken.listEntries = () => {
+      counted.listings++;
+      return list();
+    };
+    return taken;
+  };
+  return scanner;
+}
+
+let temp: { path: string; cleanup: () => Promise<void> };
+beforeAll(async () => {
+  temp = await makeTempDir('hldp-rescan-cached-');
+});
+afterAll(() => temp.cleanup());
+
+describe('a Scanner patching an index served from the scan cache', () => {
+  let round = 0;
+
+  it('holds after every commit, rescanned or restarted onto, exactly the index a fresh scan of that commit builds', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 2, maxLength: 5 }), async (steps) => {
+        round++;
+        const repo = await initRepository(join(temp.path, `repo-${round}`));
+        const cacheDir = join(temp.path, `cache-${round}`);
+        const present = new Map<string, string>();
+        const start: Record<string, string> = {};
+        for (let at = 0; at < 40; at++) start[`tools/filler-${at}/TOOL.hdlp`] = makeToolYaml(`filler-${at}`, at % 7 === 0 ? { group: 'letters' } : {});
+        for (const name of ['alpha', 'beta']) {
+          start[`tools/${name}/TOOL.hdlp`] = definition(name, 0, '[]', 'letters');
+          present.set(name, 'ok');
+        }
+        await commitFiles(repo, start);
+        let scanner = new Scanner({ repo, cacheDir });
+        await scanner.scan();
+        await scanner.flush();
+        // a restart serves the cache before anything changed, then the commits after it
+        const counted = { listings: 0 };
+        scanner = countingListings(new Scanner({ repo, cacheDir }), counted);
+        await scanner.scan();
+        for (const [number, { operations, restart, skip }] of steps.entries()) {
+          const files: Record<string, string | null> = {};
+          for (const op of operations) {
+            if (op.kind === 'put') {
+              files[`tools/${op.name}/TOOL.hdlp`] = definition(op.name, op.intent, op.aliases, op.group);
+              present.set(op.name, 'ok');
+            } else if (op.kind === 'remove' && present.has(op.name)) {
+              files[`tools/${op.name}/TOOL.hdlp`] = null;
+              present.delete(op.name);
+            } else if (op.kind === 'rename' && present.has(op.from) && !present.has(op.to)) {
+              files[`tools/${op.from}/TOOL.hdlp`] = null;
+              files[`tools/${op.to}/TOOL.hdlp`] = definition(op.to, number, '[]', '');
+              present.delete(op.from);
+              present.set(op.to, 'ok');
+            } else if (op.kind === 'break' && present.has(op.name)) {
+              files[`tools/${op.name}/TOOL.hdlp`] = `name: ${op.name}\nintent: [unclosed\n`;
+            } else if (op.kind === 'toolset') {
+              files['toolsets/ops/TOOLSET.hdlp'] = `name: ops\ndescription: operations\ntools: [${op.members.join(', ')}]\nauthor: TEST-001\nwhy: tests\n`;
+            } else if (op.kind === 'policy') {
+              files['policies/writes.hdlp'] = `name: writes\nauthor: TEST-001\nwhy: tests\naccess:\n  - tools: [${op.members.join(', ')}]\n    roles: [trusted]\n`;
+            }
+          }
+          await commitFiles(repo, { ...files, [`notes/${number}.md`]: `step ${number}\n` }, `step ${number}`);
+          // a commit the scanner never saw: the next scan (or restart) skips it
+          if (skip) continue;
+          if (restart) {
+            await scanner.flush();
+            scanner = countingListings(new Scanner({ repo, cacheDir }), counted);
+          }
+          const index = await scanner.scan();
+          const fresh = await scanOnce(repo, { cacheDir: join(temp.path, `fresh-${round}-${number}`) });
+          expect(index.commit).toBe(fresh.commit);
+          expect(comparable(index)).toEqual(comparable(fresh));
+          // patched from the trees' differences: on 50f6cad a change other than in place listed (and made) every entry
+          expect(counted.listings).toBe(0);
+        }
+        await scanner.flush();
+        // the last cache written is that commit's scan, as a restart reads it
+        const last = await new Scanner({ repo, cacheDir }).scan();
+        expect(comparable(last)).toEqual(comparable(await scanOnce(repo, { cacheDir: join(temp.path, `fresh-${round}-last`) })));
+      }),
+      { numRuns: 12 },
+    );
+  }, 300_000);
+});
