@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eachTool, findTool, toolsOf, type ToolIndex } from '../../src/core/index.js';
 import { buildSearchIndex, updateSearchIndex } from '../../src/matcher/search-index.js';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
-import { commitFiles, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { commitFiles, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { countingEntriesParsed, warmScanner } from '../helpers/warm-cache.js';
 
 // Issue #18: a rescan of an index served from the scan cache made only the entries it changed when definitions changed
@@ -106,6 +106,26 @@ describe('Scanner serving a warm scan cache', () => {
       expect(comparable(next)).toEqual(comparable(fresh));
       // and the cache file the rescan wrote is that commit's scan, read back as a restart reads it
       expect(comparable(await new Scanner({ repo, cacheDir }).scan())).toEqual(comparable(fresh));
+    });
+  });
+
+  describe('of a plain folder, when tools are added, removed and changed', () => {
+    it('parses only those and a few looked at, and holds a fresh scan\'s index', async () => {
+      const root = join(temp.path, 'folder');
+      await writeFiles(root, startingFiles());
+      const scanner = new Scanner({ repo: root, cacheDir: join(temp.path, 'cache') });
+      await scanner.scan();
+      await scanner.flush();
+      await writeFiles(root, { 'tools/aa-first/TOOL.hdlp': makeToolYaml('aa-first'), [`tools/${nameOf(40)}`]: null, [`tools/${nameOf(41)}/TOOL.hdlp`]: tool(41, { aliases: '[forty-one]' }) });
+      const counted = countingEntriesParsed();
+      const next = await scanner.scan();
+      await scanner.flush();
+      const parsed = counted.parsed();
+      vi.restoreAllMocks();
+      // on 50f6cad every entry (a folder's other folders listed no differences)
+      expect(parsed).toBeLessThan(50);
+      expect(findTool(next, nameOf(41))?.aliases).toEqual(['forty-one']);
+      expect(comparable(next)).toEqual(comparable(await scanOnce(root, { cacheDir: join(temp.path, 'fresh') })));
     });
   });
 

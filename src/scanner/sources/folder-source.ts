@@ -61,12 +61,13 @@ export class FolderSource implements RepositorySource {
     const entries = same ? seen.entries.slice() : entriesOf(lists);
     // the same folders: last time's stamps, those of the files read again replaced
     const stamps = same ? seen.stamps.clone() : new FileStamps(entries.length);
-    const toRead = await this.passOver(entries, same ? undefined : positionsBefore(entries, seen), seen, stamps);
+    const before = same ? undefined : positionsBefore(entries, seen);
+    const toRead = await this.passOver(entries, before, seen, stamps);
     const contents = await this.readAll(entries, toRead, stamps, started);
     const commit = `folder:${await digestOf(entries)}`;
     this.seen = { commit, lists, entries, stamps };
-    // what changed since the last snapshot, when it listed the same folders: the entries read again whose oid differs
-    const diff: EntryDiff | undefined = same ? { changed: toRead.filter(({ position }) => entries[position]!.oid !== seen.entries[position]!.oid).map(({ position }) => entries[position]!), added: [], removed: [] } : undefined;
+    // what changed since the last snapshot: the entries read again whose oid differs, and those added and removed
+    const diff: EntryDiff | undefined = seen === undefined ? undefined : same ? { changed: toRead.filter(({ position }) => entries[position]!.oid !== seen.entries[position]!.oid).map(({ position }) => entries[position]!), added: [], removed: [] } : movedSince(entries, before!, seen);
     const diffSince = seen?.commit;
     return {
       commit,
@@ -258,6 +259,24 @@ function positionsBefore(entries: readonly ToolEntry[], seen: Seen | undefined):
     positions[position] = was.get(entryKey(entry)) ?? -1;
   });
   return positions;
+}
+
+// the entries changed, added and removed since the last snapshot, of other folders (`before`: each entry's position then, or -1)
+function movedSince(entries: readonly ToolEntry[], before: Int32Array, seen: Seen): EntryDiff {
+  const diff: EntryDiff = { changed: [], added: [], removed: [] };
+  const kept = new Uint8Array(seen.entries.length);
+  entries.forEach((entry, position) => {
+    const from = before[position]!;
+    if (from < 0) diff.added.push(entry);
+    else {
+      kept[from] = 1;
+      if (entry.oid !== seen.entries[from]!.oid) diff.changed.push(entry);
+    }
+  });
+  seen.entries.forEach((entry, position) => {
+    if (!kept[position]) diff.removed.push(entry);
+  });
+  return diff;
 }
 
 function sameFolders(a: readonly string[], b: readonly string[]): boolean {
