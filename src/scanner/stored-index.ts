@@ -90,24 +90,21 @@ export interface ToolFacts {
   groups: Array<[at: number, group: string]>;
   /** the tools whose folder is not their name: their place in the index and their folder */
   folders: Array<[at: number, folder: string]>;
-  /** the entries the rest does not summarise (those with diagnostics, a tool whose path is not its folder's), in order: parsed to assemble again */
+  /** the entries of the index's tools the rest does not summarise (with diagnostics, a path not their folder's), in order: parsed to assemble again (those of no tool of the index are parsed anyway) */
   parse: number[];
 }
 
 // `StoredIndex.facts`: a few pairs, nearly none at all in most registries (a tool named as its folder, without a group)
 function factsJson(tools: ReadonlyArray<{ name: string; group?: string; source: { path: string } }>, positions: Uint32Array, entries: ReadonlyArray<{ folder: string; diagnostics: readonly unknown[] }>): string {
   const facts: ToolFacts = { groups: [], folders: [], parse: [] };
-  const parse = new Set<number>();
-  entries.forEach((entry, position) => {
-    if (entry.diagnostics.length > 0) parse.add(position);
-  });
+  // an entry whose tool the index does not hold (broken, or a name taken) is parsed anyway: only the index's tools are said
   tools.forEach((tool, at) => {
-    const { folder } = entries[positions[at]!]!;
+    const { folder, diagnostics } = entries[positions[at]!]!;
     if (tool.group !== undefined) facts.groups.push([at, tool.group]);
     if (folder !== tool.name) facts.folders.push([at, folder]);
-    if (tool.source.path !== definitionPath(folder)) parse.add(positions[at]!);
+    if (diagnostics.length > 0 || tool.source.path !== definitionPath(folder)) facts.parse.push(positions[at]!);
   });
-  facts.parse = [...parse].sort((a, b) => a - b);
+  facts.parse.sort((a, b) => a - b);
   return asciiJson(facts);
 }
 
