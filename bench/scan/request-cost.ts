@@ -7,7 +7,8 @@
 // session (POST /v1/sessions), session-call (POST /v1/call in that session, params invalid: nothing runs),
 // session-call-unknown, session-tools, session-prompt, mcp-list (an MCP session's initialize and tools/list), receipts,
 // rescan (commits a one-file change to REPO, a git repository: tool-000003's variant, in its intent, then POST /v1/scan;
-// its CPU counts the cache written after it, waited for; give each side a clone of REPO of its own).
+// its CPU counts the cache written after it, waited for; give each side a clone of REPO of its own), rescan-add (the
+// same with a tool added, a new folder, committed by git fast-import: REPO may be bare).
 // A step may be given twice (the second time shows what the first left built). Run it over each side's built
 // bin/hldp.js alternately, under nice. Usage: npx tsx bench/scan/request-cost.ts BIN REPO WORK STEP...
 import { execFileSync, spawn } from 'node:child_process';
@@ -15,6 +16,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { commitAhead } from './commit-ahead.js';
 import { toolYaml } from './tool-yaml.js';
 
 const [bin, repo, work, ...steps] = process.argv.slice(2) as [string, string, string, ...string[]];
@@ -56,7 +58,14 @@ for (;;) {
 const json = { 'content-type': 'application/json' };
 let session = '';
 async function send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<number> {
-  const response = await fetch(`${url}${path}`, { method, headers: { ...json, ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  let response: Response;
+  try {
+    response = await fetch(`${url}${path}`, { method, headers: { ...json, ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  } catch (error) {
+    // a kept-alive connection the server closed as the request went out (its idle timeout, while a heap was measured): asked again
+    if ((error as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw error;
+    response = await fetch(`${url}${path}`, { method, headers: { ...json, ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  }
   await response.text();
   session = response.headers.get('x-hldp-session') ?? session;
   return response.status;
@@ -80,6 +89,7 @@ const STEPS: Record<string, () => Promise<number>> = {
   'session-prompt': () => send('GET', `/v1/sessions/${session}/prompt`),
   'mcp-list': mcpList,
   rescan,
+  'rescan-add': rescanAdd,
   receipts: () => send('GET', '/v1/receipts'),
 };
 
@@ -89,6 +99,16 @@ async function rescan(): Promise<number> {
   writeFileSync(join(repo, 'tools/tool-000003/TOOL.hdlp'), toolYaml('tool-000003', variant));
   execFileSync('git', ['-C', repo, 'commit', '-qam', `change tool-000003 (${variant})`]);
   const commit = execFileSync('git', ['-C', repo, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+  return scanned(commit);
+}
+
+// a tool added (a folder of its own, sorted among the others), committed, then a scan asked for; done once cached
+async function rescanAdd(): Promise<number> {
+  const name = `tool-000003-added-${Date.now()}`;
+  return scanned(commitAhead(repo, { [`tools/${name}/TOOL.hdlp`]: toolYaml(name) }, `add ${name}`));
+}
+
+async function scanned(commit: string): Promise<number> {
   const status = await send('POST', '/v1/scan', {});
   for (;;) {
     const written = cacheFiles().find((path) => path.endsWith(`${commit}.json`));

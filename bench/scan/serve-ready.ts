@@ -8,13 +8,18 @@
 // --then STEP (repeatable) makes a request after that, and reports RSS and heap after each (then after a collection
 // the server is asked to let garbage go by waiting --settle again): what a whole read of the tools costs a served
 // index. A STEP is `GET /path`, `POST /path {json}` (`{session}` in a path is the session the last `POST /v1/sessions` opened), or `mcp-list` (an MCP session's initialize and tools/list).
-// Usage: npx tsx bench/scan/serve-ready.ts BIN REPO WORK [--settle S] [--then STEP]...
+// --ahead commits a one-file change to REPO first (tool-000003's variant, by git fast-import: REPO may be bare), so that
+// the server starts with a cache one commit behind: a restart onto a repository that moved on while it was down.
+// Usage: npx tsx bench/scan/serve-ready.ts BIN REPO WORK [--settle S] [--ahead] [--then STEP]...
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { settle: { type: 'string', default: '5' }, then: { type: 'string', multiple: true, default: [] } } });
+import { commitAhead } from './commit-ahead.js';
+import { toolYaml } from './tool-yaml.js';
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { settle: { type: 'string', default: '5' }, ahead: { type: 'boolean', default: false }, then: { type: 'string', multiple: true, default: [] } } });
 const [bin, repo, work] = positionals as [string, string, string];
+const ahead = values.ahead ? commitAhead(repo, { 'tools/tool-000003/TOOL.hdlp': toolYaml('tool-000003', Date.now()) }, 'change tool-000003 while the server is down') : undefined;
 const env = { ...process.env, HLDP_CACHE_DIR: `${work}/cache`, HLDP_DATA_DIR: `${work}/data`, HLDP_WORKSPACE: work, HLDP_LOG_LEVEL: 'warn' };
 const cpu = (pid: number): number => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return (Number(f[11]) + Number(f[12])) / 100; };
 const statusMb = (pid: number): { rss_mb: number; peak_rss_mb: number } => {
@@ -77,4 +82,6 @@ for (const step of values.then as string[]) {
 }
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));
-console.log(JSON.stringify({ bin, load: loadavg().map((x) => Math.round(x * 10) / 10), listening, first_by_name_ms: Math.round(firstByNameMs), matching_ready: matching ? ready : 'n/a (before: ready at listen)', first_match_ms: Math.round(firstMatchMs), [`after_${values.settle}_s`]: settled, longest_healthz_while_loading_ms: Math.round(longestHealthMs), ...(steps.length ? { then: steps } : {}) }));
+// whether the server cached the commit it started onto (the next --ahead run is then one commit ahead again)
+const cachedAhead = ahead === undefined ? undefined : (readdirSync(`${work}/cache`, { recursive: true }) as string[]).some((path) => path.endsWith(`${ahead}.json`));
+console.log(JSON.stringify({ bin, ...(ahead ? { ahead, cached_ahead: cachedAhead } : {}), load: loadavg().map((x) => Math.round(x * 10) / 10), listening, first_by_name_ms: Math.round(firstByNameMs), matching_ready: matching ? ready : 'n/a (before: ready at listen)', first_match_ms: Math.round(firstMatchMs), [`after_${values.settle}_s`]: settled, longest_healthz_while_loading_ms: Math.round(longestHealthMs), ...(steps.length ? { then: steps } : {}) }));
