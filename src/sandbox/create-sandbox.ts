@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { resolveToolSandbox, type ResourceLimits, type ToolSandbox } from '../core/index.js';
@@ -129,7 +130,9 @@ class HostSandbox implements Sandbox {
   private warm(request: LaunchRequest, policy: ToolSandbox): Launch | undefined {
     const limited = this.status.limits.rlimits;
     const cgroups = limited && this.probed.cgroups?.ok ? this.probed.cgroups.cgroups : undefined;
-    const run = { cwd: request.cwd, env: request.env, ...(limited ? { limits: policy.limits, processes: this.status.limits.processes === 'rlimit' } : {}) };
+    // the run's secret, only in its script: its shell's line that the program never started holds it (review K, K9)
+    const nonce = randomBytes(16).toString('hex');
+    const run = { cwd: request.cwd, env: request.env, nonce, ...(limited ? { limits: policy.limits, processes: this.status.limits.processes === 'rlimit' } : {}) };
     let command: WarmCommand;
     if (this.status.sandbox === 'on') {
       const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
@@ -146,7 +149,7 @@ class HostSandbox implements Sandbox {
     const started = startWarm(this.pool, command, cgroups, policy.limits.processes);
     if (!started.ok) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the processes limit cannot be set for this run: ${started.message}` };
     const { launcher, argv } = started;
-    const read = command.statusFd === undefined ? initOutcome : bubblewrapOutcome;
+    const read = (ending: LaunchEnding): Promise<LaunchOutcome> => (command.statusFd === undefined ? initOutcome(ending, nonce) : bubblewrapOutcome(ending, nonce));
     const finished = this.finisher(read, policy, launcher.cgroup);
     const finish = async (ending: LaunchEnding): Promise<LaunchOutcome> => {
       closeScript(launcher);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { decodeStatus } from './exit-status.js';
 import { PRELUDE_FAILURE } from './resource-limits.js';
-import { SCRIPT_SHELL_NAME } from './warm-script.js';
+import { notStartedLine, SCRIPT_SHELL_NAME } from './warm-script.js';
 import type { LaunchEnding, LaunchOutcome } from './sandbox.js';
 
 function lastLine(text: string, prefix: string): string | undefined {
@@ -12,16 +12,36 @@ function lastLine(text: string, prefix: string): string | undefined {
 }
 
 // prlimit execs the tool; when it cannot, it says so and exits 126 or 127 before the tool ever ran. The shell that
-// sets a run up (the limits' statements, a waiting launcher's script) says so in a line of its own and exits 125;
-// when that shell cannot exec the program, its own line (`hldp-sandbox: 9: exec: x: not found`) and 127 or 126 say so
+// sets a cold run's limits says so in a line of its own and exits 125. Both are read from the stderr the tool writes
+// too: only where the tool runs unisolated, as the gateway's own user, who could forge anything anyway (a cold run
+// with the sandbox off); a waiting launcher's run and a sandboxed one are never read so
 function prlimitFailure(outcome: LaunchOutcome, stderr: string): LaunchOutcome {
-  const shellSaid = lastLine(stderr.trimEnd(), `${SCRIPT_SHELL_NAME}: `);
-  if (outcome.exitCode === PRELUDE_FAILURE.status && (stderr.includes(PRELUDE_FAILURE.line) || (shellSaid !== undefined && stderr.trimEnd().endsWith(shellSaid)))) {
+  if (outcome.exitCode === PRELUDE_FAILURE.status && stderr.includes(PRELUDE_FAILURE.line)) {
     return { exitCode: null, signal: null, failure: { code: 'SANDBOX_FAILED', message: `the sandbox could not be set up, so the tool did not run: ${stderr.trim()}` } };
   }
   if (outcome.exitCode !== 126 && outcome.exitCode !== 127) return outcome;
-  const line = lastLine(stderr, 'prlimit: failed to execute ') ?? (shellSaid !== undefined && /^[^:]+: \d+: exec: /.test(shellSaid) ? shellSaid : undefined);
+  const line = lastLine(stderr, 'prlimit: failed to execute ');
   return line === undefined ? outcome : { exitCode: null, signal: null, failure: { code: 'SPAWN_FAILED', message: line } };
+}
+
+/**
+ * A waiting launcher's end, read from the line its shell writes only when it ends before the program started (its
+ * EXIT trap, with the run's secret `nonce`): the program cannot write that line, so whatever it prints and however it
+ * exits, a run whose program started is the program's own end (review K, K9: a tool printed the shell's failure line
+ * and exited 125 or 127 to make its receipt say it never ran).
+ */
+function launcherFailure(outcome: LaunchOutcome, stderr: string, nonce: string): LaunchOutcome {
+  const marker = notStartedLine(nonce);
+  if (!stderr.split('\n').includes(marker)) return outcome;
+  const said = stderr
+    .split('\n')
+    .filter((line) => line !== marker)
+    .join('\n')
+    .trim();
+  if (outcome.exitCode === 126 || outcome.exitCode === 127) {
+    return { exitCode: null, signal: null, failure: { code: 'SPAWN_FAILED', message: lastLine(said, `${SCRIPT_SHELL_NAME}: `) ?? (said || `the program could not be started (exit ${outcome.exitCode})`) } };
+  }
+  return { exitCode: null, signal: null, failure: { code: 'SANDBOX_FAILED', message: `the sandbox could not be set up, so the tool did not run: ${said || `the launcher's shell exited with code ${outcome.exitCode}`}` } };
 }
 
 /** The tool's end when it ran directly: what the process reported. */
@@ -29,17 +49,22 @@ export async function directOutcome(ending: LaunchEnding): Promise<LaunchOutcome
   return prlimitFailure({ exitCode: ending.exitCode, signal: ending.signal }, ending.stderr);
 }
 
-/** The tool's end when a namespace init ran it: a status of 128+N is signal N. */
-export async function initOutcome(ending: LaunchEnding): Promise<LaunchOutcome> {
+/**
+ * The tool's end when a namespace init ran it: a status of 128+N is signal N. `nonce`: the run's secret, when a
+ * waiting launcher ran it (whose shell says so when the program never started).
+ */
+export async function initOutcome(ending: LaunchEnding, nonce?: string): Promise<LaunchOutcome> {
   const decoded = ending.signal !== null ? { exitCode: null, signal: ending.signal } : decodeStatus(ending.exitCode, null);
-  return prlimitFailure(decoded, ending.stderr);
+  return nonce === undefined ? prlimitFailure(decoded, ending.stderr) : launcherFailure(decoded, ending.stderr, nonce);
 }
 
 /**
- * The tool's end inside bubblewrap, from its JSON status: an `exit-code` line means the tool ran and ended so (128+N
- * is signal N); none means bubblewrap stopped before the tool ran, and its own error (`bwrap: …`) says why.
+ * The tool's end inside bubblewrap, from its JSON status: an `exit-code` line means what bubblewrap started ran and
+ * ended so (128+N is signal N); none means bubblewrap stopped before the tool ran, and its own error (`bwrap: …`) says
+ * why. Inside the sandbox the tool's stderr and status never say it did not run: a waiting launcher's shell says
+ * so in a line with the run's secret `nonce`, and bubblewrap started the tool (or prlimit) itself otherwise.
  */
-export async function bubblewrapOutcome(ending: LaunchEnding): Promise<LaunchOutcome> {
+export async function bubblewrapOutcome(ending: LaunchEnding, nonce?: string): Promise<LaunchOutcome> {
   let exitCode: number | undefined;
   let namespaceInit: number | undefined;
   for (const line of ending.status.split('\n')) {
@@ -52,7 +77,7 @@ export async function bubblewrapOutcome(ending: LaunchEnding): Promise<LaunchOut
     }
   }
   if (namespaceInit !== undefined) await untilGone(namespaceInit);
-  if (exitCode !== undefined) return prlimitFailure(decodeStatus(exitCode, null), ending.stderr);
+  if (exitCode !== undefined) return nonce === undefined ? decodeStatus(exitCode, null) : launcherFailure(decodeStatus(exitCode, null), ending.stderr, nonce);
   // stopped by the runner before the tool ended: bubblewrap itself was killed
   if (ending.stopped || ending.signal !== null) return { exitCode: ending.exitCode, signal: ending.signal };
   const said = lastLine(ending.stderr, 'bwrap: ') ?? (ending.stderr.trim() || `bubblewrap exited with code ${ending.exitCode} before the tool started`);

@@ -41,6 +41,21 @@ export interface WarmRun {
   argv: readonly string[];
   /** run the program as PID 2 under this shell as the namespace's init, instead of in its place */
   init?: boolean;
+  /**
+   * a secret of this run, only in its script: if the shell ends before the program started, it says so in a line
+   * holding it (`notStartedLine`), which the program, never having seen the script, cannot write (review K, K9)
+   */
+  nonce?: string;
+}
+
+/**
+ * The line a launcher's shell writes last to stderr when it ends without having started the program (a limit that
+ * could not be set, a working directory it could not enter, a program it could not exec): from the shell's EXIT trap,
+ * which a successful exec never runs. Only this line, never the program's own stderr or status, says the tool did
+ * not run.
+ */
+export function notStartedLine(nonce: string): string {
+  return `hldp-sandbox: the tool was not started (${nonce})`;
 }
 
 // the namespace's init: the tool as PID 2 with the shell's stdin handed on through descriptor 3 (a background job
@@ -69,6 +84,8 @@ function processesLimit(limits: ResourceLimits): string[] {
 export function warmScript(run: WarmRun): string {
   // the script's descriptor is the shell's only: nothing the program starts gets it
   const lines: string[] = [`exec ${SCRIPT_FD}<&-`];
+  // every way this shell ends before the program starts runs the trap; the exec that starts it does not
+  if (run.nonce !== undefined) lines.push(`trap ${shellWord(`echo ${shellWord(notStartedLine(run.nonce))} >&2`)} EXIT`);
   if (run.limits) lines.push(ulimits(run.limits));
   lines.push(`cd -- ${shellWord(run.cwd)} || exit ${PRELUDE_FAILURE.status}`);
   // the shell exports what it was started with (nothing) and PWD, OLDPWD: the program gets the run's environment only
@@ -76,6 +93,13 @@ export function warmScript(run: WarmRun): string {
   for (const [name, value] of Object.entries(run.env)) lines.push(`export ${name}=${shellWord(value)}`);
   const argv = run.limits && run.processes === true ? [...processesLimit(run.limits), ...run.argv] : run.argv;
   const command = argv.map(shellWord).join(' ');
+  if (run.nonce !== undefined) {
+    // bash runs no EXIT trap when an exec fails (dash does): a program it cannot find ends the shell here instead
+    const program = shellWord(run.argv[0]!);
+    lines.push(`command -v -- ${program} >/dev/null 2>&1 || { echo "${SCRIPT_SHELL_NAME}: exec: "${program}": not found" >&2; exit 127; }`);
+    // the namespace's init outlives the program: its end is the program's, not a set-up's
+    if (run.init) lines.push('trap - EXIT');
+  }
   lines.push(run.init ? `exec 3<&0; ${command} ${INIT_TAIL}` : `exec ${command}`);
   return `${lines.join('\n')}\n`;
 }
