@@ -29,6 +29,7 @@ interface ConfigFile {
   max_body_bytes?: number;
   confirmation_ttl_ms?: number;
   max_call_timeout_ms?: number;
+  max_output_bytes?: number;
   workspace_root?: string;
   shell?: { inherit_env?: string[] };
   sandbox?: SandboxMode;
@@ -54,6 +55,11 @@ interface ConfigFile {
   notify?: Array<{ url: string; events?: string[]; secret?: string; secret_env?: string }>;
   log_level?: GatewayConfig['logLevel'];
 }
+
+/** The gateway-wide ceiling of every tool's `max_output_bytes` when none is configured: 16 MiB (review K, K6). */
+export const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+/** The highest ceiling that may be configured: stdout and stderr at that each stay well under V8's longest string. */
+export const MAX_OUTPUT_BYTES_CEILING = 256 * 1024 * 1024;
 
 /** The gateway-wide deadline ceiling when none is configured: an hour. */
 export const DEFAULT_MAX_CALL_TIMEOUT_MS = 3_600_000;
@@ -98,6 +104,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     confirmationTtlMs: written.confirmation_ttl_ms ?? 10 * 60_000,
     maxPendingPerCaller: Math.max(1, integerFromEnv(env, 'HLDP_MAX_PENDING_PER_CALLER', 100_000) ?? written.approvals?.max_pending_per_caller ?? 20),
     maxCallTimeoutMs: integerFromEnv(env, 'HLDP_MAX_CALL_TIMEOUT_MS', 86_400_000) ?? written.max_call_timeout_ms ?? DEFAULT_MAX_CALL_TIMEOUT_MS,
+    maxOutputBytes: integerFromEnv(env, 'HLDP_MAX_OUTPUT_BYTES', MAX_OUTPUT_BYTES_CEILING) ?? written.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     workspaceRoot: fromEnv('HLDP_WORKSPACE') ?? fromFile(written.workspace_root) ?? process.cwd(),
     shell: { inheritEnv: written.shell?.inherit_env ?? [] },
     sandbox: sandboxMode(env.HLDP_SANDBOX) ?? written.sandbox ?? 'auto',
@@ -132,6 +139,9 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
   };
   config.console.secureCookies = secureCookies(env.HLDP_CONSOLE_SECURE_COOKIES ?? written.console?.secure_cookies ?? 'auto', config.listen.host);
   if (config.maxCallTimeoutMs < 1) throw new ConfigError('HLDP_MAX_CALL_TIMEOUT_MS', 'must be at least 1 (ms)');
+  if (!Number.isInteger(config.maxOutputBytes) || config.maxOutputBytes < 64 || config.maxOutputBytes > MAX_OUTPUT_BYTES_CEILING) {
+    throw new ConfigError('max_output_bytes', `must be an integer from 64 to ${MAX_OUTPUT_BYTES_CEILING} (bytes), got ${config.maxOutputBytes}`);
+  }
   if (env.HLDP_API_TOKEN !== undefined && env.HLDP_API_TOKEN.length < 16) {
     throw new ConfigError('HLDP_API_TOKEN', 'must be at least 16 characters');
   }

@@ -25,6 +25,15 @@ function dispatch(tool: ToolDefinition, params: Params, context: ExecutionContex
 }
 
 /**
+ * The tool as it may run here: its `max_output_bytes` cut to the gateway's ceiling, as `max_call_timeout_ms` cuts
+ * deadlines. A definition could ask for a GiB per channel, held in the gateway's heap (review K, K6).
+ */
+function withinCeiling(tool: ToolDefinition, ceiling: number | undefined): ToolDefinition {
+  if (ceiling === undefined || tool.constraints.max_output_bytes <= ceiling) return tool;
+  return { ...tool, constraints: { ...tool.constraints, max_output_bytes: ceiling } };
+}
+
+/**
  * Runs a registered tool with params already validated against its schema, under its constraints.
  * One result shape for success and failure; an expected failure is a result, never a throw.
  * Any configured secret the tool echoed is replaced by `[REDACTED]`.
@@ -34,7 +43,7 @@ export async function execute(tool: ToolDefinition, params: Params, context: Exe
   if (context.signal?.aborted) return failedResult('CANCELLED', 'cancelled by the caller before the call started; nothing ran', start);
   let result: ExecutionResult;
   try {
-    result = await dispatch(tool, params, context);
+    result = await dispatch(withinCeiling(tool, context.maxOutputBytes), params, context);
     result ??= failedResult('EXECUTOR_MISCONFIGURED', `unknown executor '${String(tool.executor)}'; use shell, gatekeeper, hldp-api, git-forgejo or mcp`, start);
   } catch (error) {
     result = failedResult('INTERNAL_ERROR', `executor '${tool.executor}' failed unexpectedly: ${describeError(error)}`, start);

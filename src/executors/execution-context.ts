@@ -81,6 +81,8 @@ export interface ExecutionContext {
   forgejo?: ForgejoConfig;
   /** further secrets of the composition root that no result may show (a repository token, a webhook secret) */
   otherSecrets?: string[];
+  /** the gateway's ceiling of every tool's `max_output_bytes` (config `max_output_bytes`): a tool's cap above it is cut to it */
+  maxOutputBytes?: number;
   /** aborting it stops the call; the result then has code `CANCELLED` */
   signal?: AbortSignal;
   /** `mcp` tools: the configured servers */

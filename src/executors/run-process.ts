@@ -146,7 +146,36 @@ export async function runProcess(spec: ProcessSpec): Promise<ExecutionResult> {
   }
   const stopped = deadline.reason();
   const outcome = await plan.finish({ ...closed, status: status(), stderr: stderr.render().text, stopped: stopped !== null });
-  return toResult({ stdout, stderr, outcome, stopped, timeoutMs: spec.timeoutMs, start });
+  const ending = { stdout, stderr, outcome, stopped, timeoutMs: spec.timeoutMs, start };
+  try {
+    return toResult(ending);
+  } catch (error) {
+    return unrendered(ending, error);
+  }
+}
+
+/**
+ * The receipt of a run whose output could not be made into text (longer than V8's longest string): the run happened,
+ * so its end and its byte counts are told, and the text it wrote is left out, counted as cut (review K, K6: such a run
+ * was an INTERNAL_ERROR with exit_code null and output_bytes 0).
+ */
+function unrendered(ending: Ending, error: unknown): ExecutionResult {
+  const { outcome } = ending;
+  const total = ending.stdout.totalBytes + ending.stderr.totalBytes;
+  const end = outcome.signal !== null ? `was killed by ${outcome.signal}` : outcome.exitCode !== null ? `exited with code ${outcome.exitCode}` : 'ended';
+  return {
+    ok: false,
+    output: '',
+    error: `the tool ran and ${end}, but its ${total} bytes of output could not be kept (lower max_output_bytes): ${describeError(error)}`,
+    stderr: '',
+    code: 'INTERNAL_ERROR',
+    exit_code: outcome.exitCode,
+    signal: outcome.signal,
+    timed_out: ending.stopped === 'timeout',
+    output_bytes: total,
+    cut_bytes: total,
+    duration_ms: elapsedSince(ending.start),
+  };
 }
 
 interface Ending {

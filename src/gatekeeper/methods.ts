@@ -110,7 +110,7 @@ function compiledValidators(): Validators {
       method: { type: 'string', minLength: 1 },
       params: { type: 'object', default: {} },
       timeout_ms: { type: 'integer', minimum: 1, maximum: 86_400_000, default: 30_000 },
-      max_output_bytes: { type: 'integer', minimum: 64, maximum: 1_073_741_824, default: 65_536 },
+      max_output_bytes: { type: 'integer', minimum: 64, maximum: 268_435_456, default: 65_536 },
       sandbox: declaredSandbox,
     },
   });

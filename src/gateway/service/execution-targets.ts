@@ -75,6 +75,7 @@ export class ExecutionTargets {
       apis: this.selfApi && !this.config.apis.default ? { ...this.config.apis, default: this.selfApi } : this.config.apis,
       ...(this.config.forgejo ? { forgejo: this.config.forgejo } : {}),
       otherSecrets: this.secrets(),
+      maxOutputBytes: this.config.maxOutputBytes,
       mcpServers: this.mcpServers,
       ...(signal ? { signal } : {}),
     };
