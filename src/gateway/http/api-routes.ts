@@ -6,6 +6,7 @@ import { validateBody } from './body-validator.js';
 import { matchOptions, matchWait } from './match-options.js';
 import { receiptQuery, toolListQuery } from './query-parameters.js';
 import { outcomeStatus, sendOutcome } from './send-outcome.js';
+import { hangUpSignal } from './hang-up.js';
 import { principalOf } from './principal-auth.js';
 import { callInSession, SESSION_HEADER } from './session-routes.js';
 import { toolPage } from './tool-list.js';
@@ -59,12 +60,12 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
       response.json(await gateway.match(body.intent, { ...matchOptions(body.limit, body.context), ...matchWait(request), caller: principalOf(response).name }));
       return;
     }
-    sendOutcome(response, await gateway.call(body.tool!, body.params ?? {}, { ...deadlineOption(body.timeout_ms), caller: principalOf(response).name }));
+    sendOutcome(response, await gateway.call(body.tool!, body.params ?? {}, { ...deadlineOption(body.timeout_ms), caller: principalOf(response).name, signal: hangUpSignal(response) }));
   });
 
   router.post('/v1/confirm', ...jsonBody, validateBody('ConfirmRequest'), async (request, response) => {
     const body = request.body as { token: string; timeout_ms?: number };
-    sendOutcome(response, await gateway.confirm(body.token, { ...deadlineOption(body.timeout_ms), caller: principalOf(response).name }));
+    sendOutcome(response, await gateway.confirm(body.token, { ...deadlineOption(body.timeout_ms), caller: principalOf(response).name, signal: hangUpSignal(response) }));
   });
 
   router.post('/v1/scan', async (_request, response) => {

@@ -1,4 +1,5 @@
 import express, { type Request, type Response, type Router } from 'express';
+import { hangUpSignal } from './hang-up.js';
 import { anthropicToolSpec, openAiToolSpec, REGISTRY_NAME_META, type McpToolSpec } from '../../export/index.js';
 import { catalogFor, resolveListedName, type SessionState } from '../../sessions/index.js';
 import { META_TOOL_BY_NAME, runMetaTool, type Gateway, type MetaOutcome } from '../service/index.js';
@@ -131,7 +132,7 @@ export async function callInSession(gateway: Gateway, request: Request, response
     return sendMeta(response, meta.name, outcome);
   }
   const before = gateway.sessions.view(state).digest;
-  const outcome = await gateway.call(target.kind === 'tool' ? target.name : body.tool!, body.params ?? {}, { session: state, caller: principalOf(response).name, ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }) });
+  const outcome = await gateway.call(target.kind === 'tool' ? target.name : body.tool!, body.params ?? {}, { session: state, caller: principalOf(response).name, signal: hangUpSignal(response), ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }) });
   if (gateway.sessions.view(state).digest !== before) response.set('X-HLDP-Tools-Changed', 'true');
   await gateway.sessions.settle(state);
   sendOutcome(response, outcome);
