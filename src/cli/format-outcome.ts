@@ -30,6 +30,7 @@ export function printOutcome(outcome: CallOutcome, io: CommandIo, json: boolean)
     case 'timeout_not_allowed':
     case 'store_unavailable':
     case 'too_many_pending':
+    case 'too_many_calls':
       if (!json) writeLines(io.stderr, [outcome.error]);
       return 1;
     case 'substituted':

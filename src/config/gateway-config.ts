@@ -32,6 +32,8 @@ export interface GatewayConfig {
   maxPendingPerCaller: number;
   /** the longest deadline any call may run under, whatever a tool's constraints allow */
   maxCallTimeoutMs: number;
+  /** how many calls (and confirmations) one caller may have running at once; one more is refused, 429 TOO_MANY_CALLS */
+  maxCallsInFlightPerCaller: number;
   /** the largest output cap (per channel) any call runs under, whatever a tool's `max_output_bytes` says */
   maxOutputBytes: number;
   /** shell tools and the embedded gatekeeper are confined to it */

@@ -30,6 +30,7 @@ interface ConfigFile {
   confirmation_ttl_ms?: number;
   max_call_timeout_ms?: number;
   max_output_bytes?: number;
+  max_calls_in_flight_per_caller?: number;
   workspace_root?: string;
   shell?: { inherit_env?: string[] };
   sandbox?: SandboxMode;
@@ -55,6 +56,9 @@ interface ConfigFile {
   notify?: Array<{ url: string; events?: string[]; secret?: string; secret_env?: string }>;
   log_level?: GatewayConfig['logLevel'];
 }
+
+/** How many calls one caller may have running at once when none is configured (review K, K7). */
+export const DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CALLER = 32;
 
 /** The gateway-wide ceiling of every tool's `max_output_bytes` when none is configured: 16 MiB (review K, K6). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -104,6 +108,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     confirmationTtlMs: written.confirmation_ttl_ms ?? 10 * 60_000,
     maxPendingPerCaller: Math.max(1, integerFromEnv(env, 'HLDP_MAX_PENDING_PER_CALLER', 100_000) ?? written.approvals?.max_pending_per_caller ?? 20),
     maxCallTimeoutMs: integerFromEnv(env, 'HLDP_MAX_CALL_TIMEOUT_MS', 86_400_000) ?? written.max_call_timeout_ms ?? DEFAULT_MAX_CALL_TIMEOUT_MS,
+    maxCallsInFlightPerCaller: Math.max(1, integerFromEnv(env, 'HLDP_MAX_CALLS_IN_FLIGHT_PER_CALLER', 1_000_000) ?? written.max_calls_in_flight_per_caller ?? DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CALLER),
     maxOutputBytes: integerFromEnv(env, 'HLDP_MAX_OUTPUT_BYTES', MAX_OUTPUT_BYTES_CEILING) ?? written.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     workspaceRoot: fromEnv('HLDP_WORKSPACE') ?? fromFile(written.workspace_root) ?? process.cwd(),
     shell: { inheritEnv: written.shell?.inherit_env ?? [] },

@@ -42,6 +42,7 @@ export function outcomeResult(outcome: CallOutcome, catalog: ToolCatalog): CallT
     case 'timeout_not_allowed':
     case 'store_unavailable':
     case 'too_many_pending':
+    case 'too_many_calls':
       return failure(outcome.error, outcome);
   }
 }

@@ -13,6 +13,7 @@ const OUTCOME_STATUS: Record<CallOutcome['kind'], number> = {
   substituted: 409,
   timeout_not_allowed: 422,
   too_many_pending: 429,
+  too_many_calls: 429,
   store_unavailable: 503,
 };
 

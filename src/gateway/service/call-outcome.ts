@@ -35,5 +35,7 @@ export type CallOutcome =
   | { kind: 'timeout_not_allowed'; code: 'TIMEOUT_NOT_ALLOWED'; tool: string; error: string; requested_ms: number; allowed_ms: number }
   /** the caller already has the most approval requests waiting one caller may have: no new one, nothing ran */
   | { kind: 'too_many_pending'; code: 'TOO_MANY_PENDING'; tool: string; error: string; pending: number; most: number }
+  /** the caller already has the most calls running one caller may have (max_calls_in_flight_per_caller): nothing ran */
+  | { kind: 'too_many_calls'; code: 'TOO_MANY_CALLS'; tool: string; error: string; in_flight: number; most: number }
   /** an approval request could not be made or used because the store is down: nothing ran */
   | { kind: 'store_unavailable'; code: 'STORE_UNAVAILABLE'; error: string };

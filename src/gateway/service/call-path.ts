@@ -21,6 +21,8 @@ export interface CallPathParts {
   /** told what each call (or decision on one) came to */
   observers: readonly GatewayObserver[];
   maxCallTimeoutMs: number;
+  /** how many calls one caller may have running at once */
+  maxCallsInFlightPerCaller: number;
   /** where a tool's relative paths land, for the policy's path conditions (none when unknown) */
   pathRoots: (tool: ToolDefinition) => readonly string[];
 }
@@ -33,6 +35,8 @@ export interface CallPathParts {
 export class CallPath {
   private readonly steps: CallStep[] = [];
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** calls running now, by caller ('' for one without a name) */
+  private readonly running = new Map<string, number>();
 
   constructor(private readonly parts: CallPathParts) {}
 
@@ -48,7 +52,8 @@ export class CallPath {
     const chain = this.steps.reduceRight<(request: CallRequest) => Promise<CallOutcome>>((next, step) => (request) => step(request, next), last);
     // a call in a session acts for the session's principal
     const caller = options.caller ?? options.session?.principal;
-    const outcome = chain({ tool, params, ...options, ...(caller === undefined ? {} : { caller }) });
+    const release = this.admit(caller);
+    const outcome = typeof release === 'function' ? chain({ tool, params, ...options, ...(caller === undefined ? {} : { caller }) }).finally(release) : Promise.resolve({ ...release, tool });
     // a call refused before it could run leaves a record a person can read (hldp receipts --rejected)
     void outcome.then((done) => this.parts.later.rejection(done, { tool, params, caller: caller ?? null, session: options.session?.id ?? null }), () => undefined);
     return this.track(outcome, { tool, ...asker(caller, options.session) });
@@ -59,8 +64,36 @@ export class CallPath {
     const caller = options.caller ?? options.session?.principal;
     // the token is bound to the principal it was given to: the one presenting it is named, never taken from the token
     const presenter = this.parts.principal(caller).name;
+    const release = this.admit(caller);
+    if (typeof release !== 'function') return this.track(Promise.resolve({ ...release, tool: '' }), asker(caller, options.session));
     const confirming = this.parts.keeper.fromStore(() => this.parts.approvals().confirm(token, { caller: presenter, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }));
-    return this.track(confirming, asker(caller, options.session));
+    return this.track(confirming.finally(release), asker(caller, options.session));
+  }
+
+  /**
+   * Counts a call of `caller` as running, and returns what ends that; or, when the caller already has the most calls
+   * running one caller may have, the refusal (nothing runs). One agent's fire-and-forget calls of a slow tool each held
+   * a sandbox to its end, with nothing to bound them (review K, K7).
+   */
+  private admit(caller: string | undefined): (() => void) | Omit<Extract<CallOutcome, { kind: 'too_many_calls' }>, 'tool'> {
+    const key = caller ?? '';
+    const running = this.running.get(key) ?? 0;
+    const most = this.parts.maxCallsInFlightPerCaller;
+    if (running >= most) {
+      return {
+        kind: 'too_many_calls', code: 'TOO_MANY_CALLS', in_flight: running, most,
+        error: `${caller ?? 'this caller'} already has ${running} calls running, the most one caller may have (max_calls_in_flight_per_caller); nothing ran: wait for one to end, then call again`,
+      };
+    }
+    this.running.set(key, running + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.running.get(key) ?? 1) - 1;
+      if (left <= 0) this.running.delete(key);
+      else this.running.set(key, left);
+    };
   }
 
   /** An approver (or the caller, where its rule allows) approves or denies a pending request. */

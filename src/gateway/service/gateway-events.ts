@@ -43,6 +43,7 @@ export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, secrets: 
     case 'confirmation_invalid':
     case 'store_unavailable':
     case 'too_many_pending':
+    case 'too_many_calls':
       return [['call.rejected', { kind: outcome.kind, code: outcome.code, tool: 'tool' in outcome ? outcome.tool : (asked?.tool ?? null), error: outcome.error, ...who }]];
     case 'invalid_params':
     case 'refused':

@@ -87,7 +87,7 @@ export class Gateway {
     this.observers.push(eventObserver(this.events, index, () => targets.configuredSecrets()));
     this.principals = new Principals(config.principals);
     targets.learnSecrets(() => this.principals.authenticatedTokens());
-    this.calls = new CallPath({ registry: () => this.registries.current, keeper: this.keeper, later: this.later, approvals: () => this.approvals, principal: (name) => this.principal(name), observers: this.observers, maxCallTimeoutMs: config.maxCallTimeoutMs, pathRoots: (tool) => targets.pathRoots(tool) });
+    this.calls = new CallPath({ registry: () => this.registries.current, keeper: this.keeper, later: this.later, approvals: () => this.approvals, principal: (name) => this.principal(name), observers: this.observers, maxCallTimeoutMs: config.maxCallTimeoutMs, maxCallsInFlightPerCaller: config.maxCallsInFlightPerCaller, pathRoots: (tool) => targets.pathRoots(tool) });
     this.approvals = new ApprovalDesk({
       registry: () => this.registries.current,
       store,
