@@ -1,0 +1,38 @@
+/** What a CLI command running a call does on Ctrl-C or SIGTERM. */
+export interface Interrupt {
+  /** aborted by the first SIGINT or SIGTERM: the call is cancelled, its receipt stored and printed */
+  signal: AbortSignal;
+  /** 130 after SIGINT, 143 after SIGTERM; undefined when none came */
+  exitCode(): number | undefined;
+  /** puts the default handling back */
+  dispose(): void;
+}
+
+const EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+
+/**
+ * Catches SIGINT and SIGTERM while a call runs: the first cancels the call (its process group is killed and the
+ * CANCELLED receipt is stored, then printed, as `serve` does for its calls in flight), a second exits at once.
+ * Before, the CLI died at the signal: the tool had run, but no receipt was stored and nothing was printed (review K, K12).
+ */
+export function catchInterrupt(): Interrupt {
+  const controller = new AbortController();
+  let received: keyof typeof EXIT_CODES | undefined;
+  const on = (name: keyof typeof EXIT_CODES) => () => {
+    if (received !== undefined) process.exit(EXIT_CODES[received]);
+    received = name;
+    process.stderr.write(`hldp: ${name}: cancelling the call and storing its receipt (${name === 'SIGINT' ? 'Ctrl-C' : 'a signal'} again exits at once)\n`);
+    controller.abort(new Error(`interrupted by ${name}`));
+  };
+  const handlers = { SIGINT: on('SIGINT'), SIGTERM: on('SIGTERM') };
+  process.on('SIGINT', handlers.SIGINT);
+  process.on('SIGTERM', handlers.SIGTERM);
+  return {
+    signal: controller.signal,
+    exitCode: () => (received === undefined ? undefined : EXIT_CODES[received]),
+    dispose: () => {
+      process.off('SIGINT', handlers.SIGINT);
+      process.off('SIGTERM', handlers.SIGTERM);
+    },
+  };
+}
