@@ -1,5 +1,6 @@
 import type { ExecutionResult, ToolDefinition } from '../core/index.js';
 import type { GatekeeperTarget } from './execution-context.js';
+import { boundBytes } from './bounded-output.js';
 import { cutFailure, elapsedSince, failedResult } from './execution-result.js';
 import { httpCall, joinUrl } from './http-call.js';
 import type { Params } from './params.js';
@@ -50,7 +51,23 @@ export async function executeGatekeeper(
   const parsed = parseGatekeeperResult(outcome.body.text);
   if (typeof parsed === 'string') return failedResult('INTERNAL_ERROR', `gatekeeper '${name}' answered 200 with ${parsed}`, start);
   // the receipt's time is the whole round trip the caller waited for
-  return { ...parsed, duration_ms: elapsedSince(start) };
+  return { ...heldToCap(parsed, max_output_bytes), duration_ms: elapsedSince(start) };
+}
+
+const count = (value: number): number => (Number.isSafeInteger(value) && value > 0 ? value : 0);
+
+/**
+ * A gatekeeper's result held to the tool's cap as a local run is: output and stderr each cut (head, tail, marker) where
+ * the remote sent more, and the counts at least what arrived — a gatekeeper of another version, or a compromised host,
+ * sent 61 times the cap with `output_bytes: 10`, and the gateway stored it as it came (review K, K11).
+ */
+function heldToCap(result: ExecutionResult, cap: number): ExecutionResult {
+  const output = boundBytes(result.output, cap);
+  const stderr = boundBytes(result.stderr, cap);
+  const cutBytes = count(result.cut_bytes) + output.cutBytes + stderr.cutBytes;
+  const outputBytes = Math.max(count(result.output_bytes), output.totalBytes + stderr.totalBytes, cutBytes);
+  const error = result.error === null ? null : boundBytes(result.error, cap).text;
+  return { ...result, output: output.text, error, stderr: stderr.text, output_bytes: outputBytes, cut_bytes: cutBytes };
 }
 
 const STRING_FIELDS = ['output', 'stderr'] as const;

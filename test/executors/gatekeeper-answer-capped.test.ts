@@ -1,0 +1,63 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { request } from '../helpers/http-server.js';
+import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+
+// Review K, K11: a remote gatekeeper's answer was stored as it came — 60 KiB of output for a tool capped at 1000
+// bytes, with the remote's own `output_bytes: 10`. The gateway now holds it to the tool's cap and recounts. A real
+// `hldp serve` over a real repository, its gatekeeper a real HTTP server on 127.0.0.1.
+
+const API_TOKEN = 'api-token-gatekeeper-capped-0123456';
+const GATEKEEPER_TOKEN = 'gatekeeper-token-capped-0123456789';
+const auth = { authorization: `Bearer ${API_TOKEN}` };
+const OUTPUT = 'x'.repeat(60 * 1024);
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let fake: Server;
+let gateway: ServiceProcess;
+
+beforeAll(async () => {
+  temp = await makeTempDir();
+  fake = createServer((incoming, answer) => {
+    incoming.resume();
+    incoming.on('end', () => {
+      answer.setHeader('content-type', 'application/json');
+      answer.end(JSON.stringify({ ok: true, output: OUTPUT, error: null, stderr: 'e'.repeat(5000), code: null, exit_code: 0, signal: null, timed_out: false, output_bytes: 10, cut_bytes: 0, duration_ms: 1 }));
+    });
+  });
+  await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+  const repo = await initRepository(join(temp.path, 'repo'));
+  await commitFiles(repo, {
+    'tools/remote-exec/TOOL.hdlp': makeToolYaml('remote-exec', { method: 'exec', params_schema: '{ cmd: { type: string, required: true } }', gatekeeper: '{ target: remote }', constraints: '{ max_output_bytes: 1000 }' }),
+  });
+  const config = join(temp.path, 'config.yaml');
+  await writeFile(config, `gatekeepers:\n  remote:\n    url: http://127.0.0.1:${(fake.address() as AddressInfo).port}\n    token: ${GATEKEEPER_TOKEN}\n`);
+  gateway = await spawnService(
+    ['serve', '--port', '0', '--repo', repo, '--config', config],
+    { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_API_TOKEN: API_TOKEN },
+    / at (http:\/\/[\d.:]+)\n/,
+  );
+});
+afterAll(async () => {
+  await gateway?.stop();
+  await new Promise((resolve) => fake?.close(resolve));
+  await temp?.cleanup();
+});
+
+describe("a remote gatekeeper's answer", () => {
+  it("is held to the tool's max_output_bytes, cut with the marker, and counted as what arrived", async () => {
+    const response = await request(gateway, 'POST', '/v1/call', { body: { tool: 'remote-exec', params: { cmd: 'anything' } }, headers: auth });
+    expect(response.status).toBe(200);
+    const receipt = response.json;
+    expect(receipt).toMatchObject({ ok: true });
+    expect(Buffer.byteLength(receipt.output)).toBeLessThanOrEqual(1000);
+    expect(Buffer.byteLength(receipt.stderr)).toBeLessThanOrEqual(1000);
+    expect(receipt.output).toMatch(/\[… \d+ bytes cut of 61440 …\]/);
+    expect(receipt.output_bytes).toBeGreaterThanOrEqual(61_440 + 5000);
+    expect(receipt.cut_bytes).toBeGreaterThan(61_440 + 5000 - 2000);
+  });
+});
