@@ -12,9 +12,10 @@ export type ValueTest = (value: unknown, roots?: readonly string[]) => boolean;
 
 /**
  * How a condition reads values that could go either way, chosen so that the call gets the stricter decision:
- * an `allow` rule matches `strict`ly (a list only when every element matches, a glob's `*` not over dot files,
- * a path that cannot be judged never), an `approve` or `deny` rule `broad`ly (a list when any element
- * matches, dot files included, a path that cannot be judged always). A path cannot be judged when it climbs
+ * an `allow` rule matches `strict`ly (a list only when every element matches, an object never, a glob's `*` not
+ * over dot files, a path that cannot be judged never), an `approve` or `deny` rule `broad`ly (a list or an object
+ * when any scalar inside it matches — elements, nested values, keys — or always when it is too deep to read, dot
+ * files included, a path that cannot be judged always). A path cannot be judged when it climbs
  * out of the tool's root, or is absolute outside it, or when the gateway does not know the root and the glob
  * and the path are not both relative or both absolute.
  */
@@ -57,11 +58,42 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
     tests.push((scalar) => values.includes(scalar));
   }
   return (value, roots = []) => {
-    const scalarTest = (scalar: unknown): boolean =>
-      (typeof scalar === 'string' || typeof scalar === 'number' || typeof scalar === 'boolean') && tests.every((test) => test(scalar, roots));
-    if (Array.isArray(value)) return value.length > 0 && (mode === 'strict' ? value.every(scalarTest) : value.some(scalarTest));
+    const scalarTest = (scalar: unknown): boolean => isScalar(scalar) && tests.every((test) => test(scalar, roots));
+    if (mode === 'broad') return isScalar(value) ? scalarTest(value) : anyScalarInside(value, scalarTest);
+    if (Array.isArray(value)) return value.length > 0 && value.every(scalarTest);
     return scalarTest(value);
   };
+}
+
+// past these, a value is one a broad rule cannot judge: it matches, as a path that climbs out of the root does
+const MAX_DEPTH = 64;
+const MAX_SCALARS = 100_000;
+
+function isScalar(value: unknown): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+// A broad (approve/deny) reading of a list or an object: it matches when any scalar inside does — elements, values
+// at any depth and object keys, since a tool may read any of them — and always when it is too deep or too large to read
+function anyScalarInside(value: unknown, test: (scalar: unknown) => boolean): boolean {
+  const pending: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  let seen = 0;
+  while (pending.length > 0) {
+    const { value: next, depth } = pending.pop()!;
+    if (isScalar(next)) {
+      seen += 1;
+      if (seen > MAX_SCALARS || test(next)) return true;
+      continue;
+    }
+    if (next === null || typeof next !== 'object') continue;
+    if (depth >= MAX_DEPTH) return true;
+    if (Array.isArray(next)) {
+      for (const element of next) pending.push({ value: element, depth: depth + 1 });
+      continue;
+    }
+    for (const [key, inner] of Object.entries(next)) pending.push({ value: key, depth: depth + 1 }, { value: inner, depth: depth + 1 });
+  }
+  return false;
 }
 
 let picomatchLoaded: typeof Picomatch | undefined;

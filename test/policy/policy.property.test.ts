@@ -137,3 +137,41 @@ describe('a regex condition', () => {
     expect(performance.now() - start).toBeLessThan(10_000);
   });
 });
+
+describe('a condition over a value that is not a scalar', () => {
+  const scalar = fc.oneof(fc.constantFrom('prod-db', 'prod', 'dev', 'agent/x', '../etc', ''), fc.string({ maxLength: 6 }), fc.integer(), fc.boolean());
+  const { nested } = fc.letrec<{ nested: unknown }>((tie) => ({
+    nested: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      scalar,
+      fc.constant(null),
+      fc.array(tie('nested'), { maxLength: 4 }),
+      fc.dictionary(fc.oneof(fc.constantFrom('prod', 'host', 'agent/k'), fc.string({ maxLength: 4 })), tie('nested'), { maxKeys: 4 }),
+    ),
+  }));
+  const conditions = [{ regex: 'prod' }, { equals: ['dev', 3, true] }, { glob: 'agent/**' }, { regex: 'prod', equals: 'prod-db' }];
+
+  // every scalar a tool could read in the value: elements, values at any depth, and keys
+  function scalarsOf(value: unknown): unknown[] {
+    if (Array.isArray(value)) return value.flatMap(scalarsOf);
+    if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([key, inner]) => [key, ...scalarsOf(inner)]);
+    return [value];
+  }
+
+  it.each(conditions)('a broad rule is never less strict than on the value\'s scalars, a strict one never matches an object (%j)', (condition) => {
+    const broad = compileCondition(condition, 'broad');
+    const strict = compileCondition(condition, 'strict');
+    fc.assert(fc.property(nested, (value) => {
+      if (scalarsOf(value).some((inner) => broad(inner))) expect(broad(value)).toBe(true);
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) expect(strict(value)).toBe(false);
+      if (Array.isArray(value) && value.some((inner) => inner !== null && typeof inner === 'object')) expect(strict(value)).toBe(false);
+    }), { numRuns: 400 });
+  });
+
+  it('a broad rule matches a value nested too deep to read', () => {
+    let deep: unknown = 'dev';
+    for (let level = 0; level < 200; level += 1) deep = { a: deep };
+    expect(compileCondition({ regex: 'prod' }, 'broad')(deep)).toBe(true);
+    expect(compileCondition({ regex: 'prod' }, 'strict')(deep)).toBe(false);
+  });
+});
