@@ -27,6 +27,9 @@ const STOP_GRACE_MS = 2_000;
 /** Bytes of the server's stderr kept, the latest, to say why it died. */
 const STDERR_TAIL_BYTES = 4096;
 
+/** Most bytes of messages to the server (requests, and answers to its own requests) waiting for it to read them. */
+const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
+
 /** Largest single JSON-RPC message accepted from the server. */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
@@ -89,8 +92,16 @@ export class LaunchedStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (!stdin || this.#ending || stdin.destroyed) throw new Error('Not connected: the MCP server process has ended');
-    if (!stdin.write(serializeMessage(message))) await new Promise<void>((resolve) => stdin.once('drain', resolve));
+    if (!stdin || this.#ending || stdin.destroyed || this.#broke !== undefined) throw new Error('Not connected: the MCP server process has ended');
+    const line = serializeMessage(message);
+    // what waits for the server to read is bounded here, not by waiting for 'drain': a server that stops reading and
+    // sends requests (pings) would otherwise hold every answer, and the SDK's promise around it, in the gateway's heap
+    if (stdin.writableLength > 0 && stdin.writableLength + Buffer.byteLength(line) > MAX_QUEUED_BYTES) {
+      this.#broke = `it stopped reading its stdin: more than ${MAX_QUEUED_BYTES} bytes of messages to it were waiting`;
+      void this.close();
+      throw new Error(`Not connected: MCP server ${this.#broke}`);
+    }
+    stdin.write(line);
   }
 
   /** Ends the server: stdin closed, then SIGTERM to its group, SIGKILL after a grace. */
