@@ -59,7 +59,7 @@ export {
   type ResourceLimits,
   type ToolSandbox,
 } from './tool-sandbox.js';
-export type { ExecutionResult, Receipt, ReceiptApproval, ReceiptSource } from './receipt.js';
+export { markNotStored, wasNotStored, type ExecutionResult, type Receipt, type ReceiptApproval, type ReceiptSource } from './receipt.js';
 export type { ProgressUpdate } from './progress.js';
 export type { Candidate, MatchConfidence, MatchResult, MatchStage, NearMiss } from './match-result.js';
 export type { MatchOutcome, UsageEvent } from './usage-event.js';

@@ -75,3 +75,17 @@ export interface ReceiptApproval {
   /** `policies/x.hdlp:line:col`, or null when the tool's own `require_confirm` asked */
   rule: string | null;
 }
+
+// Receipts the store could not take, known by the object and never by their text: a receipt's error holds a tool's
+// stderr or a server's message, which could say anything (review K, K17)
+const notStored = new WeakSet<Receipt>();
+
+/** Marks `receipt` as one the store could not take: no event points at it, no approval links it. */
+export function markNotStored(receipt: Receipt): void {
+  notStored.add(receipt);
+}
+
+/** Whether the store could not take `receipt` (marked by {@link markNotStored}). */
+export function wasNotStored(receipt: Receipt): boolean {
+  return notStored.has(receipt);
+}

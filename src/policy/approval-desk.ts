@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { describeGate, type ProgressUpdate, type Receipt, type ReceiptApproval, type ToolDefinition } from '../core/index.js';
+import { describeGate, wasNotStored, type ProgressUpdate, type Receipt, type ReceiptApproval, type ToolDefinition } from '../core/index.js';
 import { hashParams, type ApprovalDecision, type ApprovalPosition, type ApprovalQuery, type ApprovalRecord, type Store } from '../store/index.js';
 import { deciderProblem, type PolicyDecision } from './approval-rules.js';
 import { hashToken, type Principal } from './principals.js';
@@ -345,7 +345,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
 
   async #settled(decided: ApprovalRecord, receipt: Receipt): Promise<ApprovalAnswer> {
     // a receipt the store could not take has no id to point at
-    if (!receipt.error?.includes('RECEIPT_NOT_STORED:')) await this.#host.store.approvals.settle(decided.id, receipt.id);
+    if (!wasNotStored(receipt)) await this.#host.store.approvals.settle(decided.id, receipt.id);
     this.#host.finished({ kind: 'receipt', receipt });
     for (const wake of this.#waiters.get(decided.id) ?? []) wake();
     return { ok: true, approval: { ...decided, receipt_id: receipt.id }, receipt };

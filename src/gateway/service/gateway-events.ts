@@ -1,4 +1,4 @@
-import { toolCount, type ToolIndex } from '../../core/index.js';
+import { toolCount, wasNotStored, type ToolIndex } from '../../core/index.js';
 import { brokenDefinitions, eventParams, receiptSummary, type EventHub } from '../../events/index.js';
 import { redactValue } from '../../executors/index.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -16,7 +16,7 @@ export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, secrets: 
     case 'receipt': {
       const { receipt } = outcome;
       // a receipt the store could not take is in no one's history: announcing it would point at nothing
-      if (receipt.error?.includes('RECEIPT_NOT_STORED:')) return [];
+      if (wasNotStored(receipt)) return [];
       const stored: Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> = [['receipt.stored', receiptSummary(receipt)]];
       // a decided request's receipt (the call's, or the one that says it never ran) resolves it, with who decided and why
       const { approval } = receipt;

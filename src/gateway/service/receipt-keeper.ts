@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { ExecutionResult, ProgressUpdate, Receipt, ReceiptApproval, ReceiptSource, ToolDefinition } from '../../core/index.js';
+import { markNotStored, type ExecutionResult, type ProgressUpdate, type Receipt, type ReceiptApproval, type ReceiptSource, type ToolDefinition } from '../../core/index.js';
 import { describeError, execute, failedResult, redactValue, secretsOf } from '../../executors/index.js';
 import { unrunReceipt, type ApprovalAnswer, type UnrunCall } from '../../policy/index.js';
 import type { Store } from '../../store/index.js';
@@ -110,6 +110,7 @@ export class ReceiptKeeper {
       // the call ran: its caller still gets the whole receipt, told that no one can read it later
       const reason = `RECEIPT_NOT_STORED: this call ran, but its receipt could not be stored: ${(error as Error).message}`;
       receipt.error = receipt.error === null ? reason : `${receipt.error}\n${reason}`;
+      markNotStored(receipt);
       this.logger?.error({ call_id: receipt.id, tool: receipt.tool, err: (error as Error).message }, 'receipt not stored');
     }
   }
