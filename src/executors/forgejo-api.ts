@@ -27,6 +27,8 @@ export class ForgejoRepositoryApi {
   /** `/repos/{owner}/{repo}` followed by `suffix`. */
   repositoryPath(suffix = ''): string {
     const [owner, name] = this.#repository.split('/');
+    // a dot segment would be resolved by the URL, away from /repos/{owner}/{repo}: the executor refuses it first
+    if (owner === '.' || owner === '..' || name === '.' || name === '..') throw new Error(`'${this.#repository}' is no owner/name of a repository`);
     return `/repos/${encodeURIComponent(owner!)}/${encodeURIComponent(name!)}${suffix}`;
   }
 

@@ -6,7 +6,8 @@ import { ForgejoRepositoryApi } from './forgejo-api.js';
 import { FORGEJO_METHODS } from './forgejo-methods.js';
 import { withDefaults, type Params } from './params.js';
 
-const REPOSITORY_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+// owner and name as Forgejo names them; `.` and `..` are refused, as the URL would resolve them to another path
+const REPOSITORY_NAME = /^(?!\.\.?\/)[A-Za-z0-9_.-]+\/(?!\.\.?$)[A-Za-z0-9_.-]+$/;
 
 /** Runs a `git-forgejo` tool: its `method` (read_file, list_commits, list_tree, write_file, create_issue) through Forgejo's REST API. */
 export async function executeForgejo(
@@ -25,7 +26,7 @@ export async function executeForgejo(
   }
   const repository = tool.forgejo?.repo ?? config.repo;
   if (!repository || !REPOSITORY_NAME.test(repository)) {
-    return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' names no repository as owner/name; set forgejo.repo in its TOOL.hdlp or in the gateway config`, start);
+    return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' names no repository as owner/name (neither may be '.' or '..'); set forgejo.repo in its TOOL.hdlp or in the gateway config`, start);
   }
   const api = new ForgejoRepositoryApi(config, repository, tool.constraints.timeout_ms, signal);
   const outcome = await method(api, withDefaults(tool.params_schema, rawParams), config);
