@@ -15,3 +15,15 @@ export function visibleEscape(character: string): string {
   if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
   return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
 }
+
+// the controls but tab and line feed, and what reorders or hides text
+const HIDDEN_OR_CONTROL = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${HIDDEN_CHARACTER_CLASS}]`, 'gu');
+
+/**
+ * Plain text in which every character that would reorder or hide part of it, and every control but tab and line
+ * feed, is written as its escape (`\u202e`): for plain-text views a person decides on, such as an MCP client's
+ * elicitation prompt (the console's `revealed` is the same for HTML, the CLI's `terminalSafe` for terminals).
+ */
+export function revealHidden(text: string): string {
+  return text.replace(HIDDEN_OR_CONTROL, visibleEscape);
+}

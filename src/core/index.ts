@@ -69,4 +69,4 @@ export { isCodeBearingVariable, parameterVariableProblem, scriptVariableName, sh
 export { isLoopback } from './loopback.js';
 export { exceedsDepth, MAX_JSON_DEPTH } from './json-depth.js';
 export { letGo, runLettingGo, runToEnd, SLICE_MS } from './letting-go.js';
-export { HIDDEN_CHARACTER_CLASS, visibleEscape } from './hidden-characters.js';
+export { HIDDEN_CHARACTER_CLASS, revealHidden, visibleEscape } from './hidden-characters.js';

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ElicitResultSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { revealHidden } from '../core/index.js';
 import type { SessionState } from '../sessions/index.js';
 import type { CallOutcome, Gateway } from '../gateway/service/index.js';
 
@@ -17,10 +18,13 @@ export async function elicitApproval(gateway: Gateway, server: Server, session: 
   const { confirmation } = outcome;
   const record = await gateway.store.approvals.get(confirmation.id);
   if (!record?.rule.elicit || record.status !== 'pending') return outcome;
-  const message =
+  // shown as the console shows it: without the configured secrets, and every character that would reorder or hide
+  // part of the text (a right-to-left override in a path) as its escape — what the person reads is what runs
+  const message = revealHidden(
     `Approve this call? ${confirmation.reason}.\n` +
-    `tool: ${record.tool} (${record.executor} ${record.method})\nparams: ${JSON.stringify(record.params, null, 2)}\n` +
-    `request ${record.id}, for ${record.caller}, at commit ${record.commit.slice(0, 12)}; decide before ${record.expires_at}`;
+    `tool: ${record.tool} (${record.executor} ${record.method})\nparams: ${JSON.stringify(gateway.shownParams(record.params), null, 2)}\n` +
+    `request ${record.id}, for ${record.caller}, at commit ${record.commit.slice(0, 12)}; decide before ${record.expires_at}`,
+  );
   let answer: ElicitResult;
   try {
     answer = await send(
