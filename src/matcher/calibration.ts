@@ -1,5 +1,5 @@
 import { runToEnd, type ToolDefinition, type ToolSequence } from '../core/index.js';
-import { analyzeWords } from './analyze.js';
+import { calibrationBasisSteps, readTool, sampledText, type CalibrationBasis, type SampledText } from './calibration-basis.js';
 import { decisionFeatures, fitProbability } from './decision.js';
 import { measureRecord, recordRarity } from './features.js';
 import { isChineseWord } from './lexicon.js';
@@ -7,7 +7,7 @@ import { rankTools, type RankedTool } from './rank.js';
 import type { DecisionModel, RankingParameters } from './ranking-parameters.js';
 import { readRequest } from './request-words.js';
 import type { SearchIndex } from './search-index.js';
-import { describeTool } from './tool-record.js';
+import { describeTool, type ToolRecord } from './tool-record.js';
 
 /** Where one registry draws the line between `confidence: "high"` and `"low"`, and what it was drawn from. */
 export interface Calibration {
@@ -30,6 +30,8 @@ const POSTINGS_BUDGET = 20_000;
 // tools read between two steps: a registry served from its scan cache makes each definition as it is read (~0.03 ms),
 // so 2,000 a step held the event loop ~70 ms at 3,148 tools while a server prepared matching (issue #18)
 const TOOLS_PER_STEP = 256;
+// tools' counts walked over between two steps, when taking the sample
+const COUNTS_PER_STEP = 8192;
 // the default cut weighs as much as this many probes: a registry with a few examples moves it a little
 const PRIOR_PROBES = 16;
 // fewer probes on either side than this say nothing about where the line lies
@@ -47,31 +49,35 @@ export interface Probe {
  * with that text left out, as a request the author did not foresee would meet it, and (2) against
  * the best of the other tools, as a request for something this tool does not do. The cut that tells
  * the two apart best is drawn toward the model's default in proportion to how few probes there were.
- * A registry without examples or aliases keeps the default.
+ * A registry without examples or aliases keeps the default. `basis`, what it reads of the tools (`calibrationBasisSteps`
+ * over `index.tools`), is made when not given; given, only the sampled texts it lacks are read from the tools, and the
+ * cut is the same.
  */
-export function calibrate(index: SearchIndex, ranking: RankingParameters, model: DecisionModel): Calibration {
-  return runToEnd(calibrationSteps(index, ranking, model));
+export function calibrate(index: SearchIndex, ranking: RankingParameters, model: DecisionModel, basis?: CalibrationBasis): Calibration {
+  return runToEnd(calibrationSteps(index, ranking, model, basis));
 }
 
 /**
  * `calibrate`, stopping after each probe and every 256 tools read, with the same result: a server's
  * rescan runs it a slice at a time (tens of milliseconds at 10,000 tools, which no request should wait for).
  */
-export function* calibrationSteps(index: SearchIndex, ranking: RankingParameters, model: DecisionModel): Generator<void, Calibration, void> {
-  const probes = yield* probesSteps(index.tools);
+export function* calibrationSteps(index: SearchIndex, ranking: RankingParameters, model: DecisionModel, given?: CalibrationBasis): Generator<void, Calibration, void> {
+  const basis = given ?? (yield* calibrationBasisSteps(index.tools));
+  if (basis.texts.length !== index.tools.length) throw new Error(`a calibration basis of ${basis.texts.length} tools for a search index of ${index.tools.length}`);
+  const probes = yield* sampleSteps(index.tools, basis);
   const fitting: number[] = [];
   const other: number[] = [];
   let postings = 0;
   let provisional = false;
-  for (const probe of probes) {
+  for (const { position, sampled } of probes) {
     yield;
-    const request = readRequest(index, probe.text, ranking.valueWeight);
+    const request = readRequest(index, sampled.text, ranking.valueWeight);
     if (request.words.length === 0) continue;
     provisional ||= request.words.some((word) => word.glosses.pending === true);
     postings += Math.min(...request.words.map((word) => index.documentFrequency.get(word.terms[0]!) ?? 0));
     if (postings > POSTINGS_BUDGET) break;
-    fitting.push(ownProbability(index, model, probe, request));
-    const others = rankTools(index, ranking, probe.text).ranked.filter((entry) => entry.position !== probe.position);
+    fitting.push(ownProbability(index, model, position, sampled, request));
+    const others = rankTools(index, ranking, sampled.text).ranked.filter((entry) => entry.position !== position);
     other.push(others.length === 0 ? 0 : fitProbability(model, decisionFeatures(others)));
   }
   const unfinished = provisional ? { provisional: true as const } : {};
@@ -89,63 +95,55 @@ export function* calibrationSteps(index: SearchIndex, ranking: RankingParameters
 export function* hasChineseProbesSteps(tools: ToolSequence): Generator<void, boolean, void> {
   for (let position = 0; position < tools.length; position++) {
     if (position % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
-    const tool = tools.at(position)!;
+    const tool = readTool(tools, position);
     if (tool.examples.some(isChineseWord) || tool.aliases.some(isChineseWord)) return true;
   }
   return false;
 }
 
-/** The probes `calibrate` asks (for tests: `probesSteps` run to its end). */
-export function calibrationProbes(tools: ToolSequence): Probe[] {
-  return runToEnd(probesSteps(tools));
+/** The probes `calibrate` asks (for tests: the sample run to its end). */
+export function calibrationProbes(tools: ToolSequence, basis?: CalibrationBasis): Probe[] {
+  const probes = runToEnd(sampleSteps(tools, basis ?? runToEnd(calibrationBasisSteps(tools))));
+  return probes.map(({ position, sampled }) => ({ position, text: sampled.text }));
 }
 
 // A sample of every example, and every alias of two words or more (a one-word alias is a name, `git`, not a request),
 // taken from their list in index order (each tool's examples, then its aliases); only the sample is analysed. The list
-// is counted, not made: at 100,000 tools it was 400,000 objects made and dropped (issue #18), for 64 probes. Each tool is
-// read once to count its texts (of a registry served from a scan cache, read means made: the counts are kept instead).
-function* probesSteps(tools: ToolSequence): Generator<void, Probe[], void> {
-  let total = 0;
-  const counts = new Int32Array(tools.length);
-  for (let position = 0; position < tools.length; position++) {
-    if (position % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
-    counts[position] = textsOf(tools.at(position)!);
-    total += counts[position]!;
-  }
-  const probes: Probe[] = [];
-  const step = Math.max(1, total / (MAX_PROBES * 2));
+// is counted, not made: at 100,000 tools it was 400,000 objects made and dropped (issue #18), for 64 probes. The counts
+// are the basis's, and a text sampled is read from its tool only where the basis does not have it yet.
+function* sampleSteps(tools: ToolSequence, basis: CalibrationBasis): Generator<void, Array<{ position: number; sampled: SampledText }>, void> {
+  const counts = basis.texts;
+  const probes: Array<{ position: number; sampled: SampledText }> = [];
+  const step = Math.max(1, basis.total / (MAX_PROBES * 2));
   // the tool at `position` holds the texts from `before` on
   let position = 0;
   let before = 0;
-  for (let at = 0; at < total && probes.length < MAX_PROBES; at += step) {
+  for (let at = 0; at < basis.total && probes.length < MAX_PROBES; at += step) {
     const wanted = Math.floor(at);
     while (before + counts[position]! <= wanted) {
       before += counts[position]!;
       position += 1;
-      if (position % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
+      if (position % COUNTS_PER_STEP === COUNTS_PER_STEP - 1) yield;
     }
-    const tool = tools.at(position)!;
-    const alias = wanted - before >= tool.examples.length;
-    const text = alias ? tool.aliases[wanted - before - tool.examples.length]! : tool.examples[wanted - before]!;
-    if (!alias || analyzeWords(text, 2).length >= 2) probes.push({ position, text });
+    const sampled = sampledText(basis, tools, position, wanted - before);
+    if (sampled.probe) probes.push({ position, sampled });
   }
   return probes;
 }
 
-const textsOf = (tool: ToolDefinition): number => tool.examples.length + tool.aliases.length;
-
 // the probe against its own tool as if the author had not written it
-function ownProbability(index: SearchIndex, model: DecisionModel, probe: Probe, request: ReturnType<typeof readRequest>): number {
-  const tool = index.tools.at(probe.position)!;
-  const without = {
-    ...tool,
-    examples: tool.examples.filter((text) => text !== probe.text),
-    aliases: tool.aliases.filter((text) => text !== probe.text),
-  };
-  const { record } = describeTool(without);
+function ownProbability(index: SearchIndex, model: DecisionModel, position: number, sampled: SampledText, request: ReturnType<typeof readRequest>): number {
+  sampled.without ??= withoutText(readTool(index.tools, position), sampled.text);
+  const record = sampled.without;
   const features = measureRecord(index, record, recordRarity(index, record), request, 1);
-  const ranked: RankedTool[] = [{ position: probe.position, score: 1, stage1Score: 1, features }];
+  const ranked: RankedTool[] = [{ position, score: 1, stage1Score: 1, features }];
   return fitProbability(model, decisionFeatures(ranked));
+}
+
+// the tool analysed with every example and alias equal to `text` left out
+function withoutText(tool: ToolDefinition, text: string): ToolRecord {
+  const without = { ...tool, examples: tool.examples.filter((other) => other !== text), aliases: tool.aliases.filter((other) => other !== text) };
+  return describeTool(without).record;
 }
 
 // the cut with the best balanced accuracy over the two sides; of equally good cuts, the one nearest the default

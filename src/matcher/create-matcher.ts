@@ -2,7 +2,8 @@ import { letGo, runLettingGo, runToEnd, toolsOf, type MatchResult, type ToolInde
 import { FITTED_DECISION, FITTED_RANKING } from './fitted-parameters.js';
 import { loadTransliteration, warmUpTransliteration } from './suggestion.js';
 import { createToolResolver, lookupTool, toolResolverSteps, type LookupResult, type ToolResolver } from './lookup.js';
-import { calibrate, calibrationSteps, hasChineseProbesSteps, type Calibration } from './calibration.js';
+import { calibrationBasisSteps, type CalibrationBasis } from './calibration-basis.js';
+import { calibrate, calibrationSteps, type Calibration } from './calibration.js';
 import { isChineseWord, lexiconFailed, lexiconSettled, loadLexicon } from './lexicon.js';
 import type { MatchContext } from './context.js';
 import {
@@ -88,6 +89,8 @@ interface MatcherState {
   /** the search index, if it was built */
   built: () => SearchIndex | undefined;
   validator: ParamsValidator;
+  /** what its calibration read of the tools, if it read them: a successor reads only the tools a rescan changed */
+  basis: () => CalibrationBasis | undefined;
 }
 
 const states = new WeakMap<Matcher, MatcherState>();
@@ -105,7 +108,7 @@ export function createMatcher(index: ToolIndex, options: MatcherOptions = {}): M
   if (previous === undefined) return assemble(index, undefined, createParamsValidator(), options);
   const built = previous.built();
   const searchIndex = built === undefined ? undefined : updateSearchIndex(built, toolsOf(index));
-  return assemble(index, searchIndex, previous.validator.next(toolsOf(index)), options);
+  return assemble(index, searchIndex, previous.validator.next(toolsOf(index)), options, { previousBasis: previous.basis() });
 }
 
 /**
@@ -124,12 +127,15 @@ export async function createMatcherLettingGo(index: ToolIndex, options: MatcherO
   const ranking = options.ranking ?? FITTED_RANKING;
   const decision = options.decision ?? FITTED_DECISION;
   // a registry with Chinese examples is calibrated with their senses: the dictionary is read off this thread
-  const chineseProbes = lexiconSettled() ? undefined : await runLettingGo(hasChineseProbesSteps(toolsOf(index)));
+  // what the calibration reads of each tool: the predecessor's for the tools the rescan did not change (issue #18: read
+  // from every tool, each made from the scan cache, ~2 s of CPU at 100,000 tools), the changed ones read
+  const basis = await runLettingGo(calibrationBasisSteps(toolsOf(index), previous.basis()));
+  const chineseProbes = lexiconSettled() ? undefined : basis.chineseTools > 0;
   if (chineseProbes === true) await loadLexicon().catch(() => undefined);
-  const calibration = await runLettingGo(calibrationSteps(searchIndex, ranking, decision));
+  const calibration = await runLettingGo(calibrationSteps(searchIndex, ranking, decision, basis));
   // the calibration holds only while no later update has changed the shared structures it read
   const measured = isCurrent(searchIndex) ? { of: searchIndex, value: calibration } : undefined;
-  return assemble(index, searchIndex, previous.validator.next(toolsOf(index)), options, { resolver, ...(measured ? { calibration: measured } : {}), ...(chineseProbes === undefined ? {} : { chineseProbes }) });
+  return assemble(index, searchIndex, previous.validator.next(toolsOf(index)), options, { resolver, basis, ...(measured ? { calibration: measured } : {}), ...(chineseProbes === undefined ? {} : { chineseProbes }) });
 }
 
 /** What `createMatcherLettingGo` made ahead of the first request. */
@@ -137,6 +143,10 @@ interface Prepared {
   resolver?: ToolResolver;
   calibration?: { of: SearchIndex; value: Calibration };
   chineseProbes?: boolean;
+  /** what the calibration read of the tools */
+  basis?: CalibrationBasis;
+  /** the predecessor's, for the tools a rescan did not change */
+  previousBasis?: CalibrationBasis | undefined;
 }
 
 /** The parameters a calibration kept beside a search index was measured with: one of other parameters is not used. */
@@ -150,6 +160,17 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
   let calibration: { of: SearchIndex; value: Calibration } | undefined = prepared.calibration;
   // whether the tools' examples or aliases have Chinese words, once known (from the kept file, or read from the tools)
   let chineseProbes = prepared.chineseProbes;
+  // what the calibration reads of the tools, made once (from the predecessor's where it has one)
+  let basis = prepared.basis;
+  let previousBasis = prepared.previousBasis;
+  const basisSteps = function* (): Generator<void, CalibrationBasis, void> {
+    if (basis === undefined) {
+      const made = yield* calibrationBasisSteps(toolsOf(index), previousBasis);
+      basis ??= made;
+      previousBasis = undefined;
+    }
+    return basis;
+  };
   // built here and not kept yet: kept once its calibration is measured, which a restart then need not measure again
   let unkept: SearchIndex | undefined;
   const parameters = parametersOf(ranking, decision);
@@ -182,7 +203,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
     // worked out once per search index, from the registry's own examples and aliases (again once the
     // dictionary is read, if Chinese probes were measured without it: only where `ready` was not awaited)
     if (calibration?.of !== current || (calibration.value.provisional && lexiconSettled())) {
-      calibration = { of: current, value: calibrate(current, ranking, decision) };
+      calibration = { of: current, value: calibrate(current, ranking, decision, runToEnd(basisSteps())) };
     }
     if (unkept === current) {
       unkept = undefined;
@@ -193,7 +214,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
   // whether the dictionary is to be read before matching is ready: the tools' examples or aliases have Chinese words
   const chineseProbesSteps = function* (): Generator<void, boolean, void> {
     if (lexiconSettled()) return false;
-    chineseProbes ??= yield* hasChineseProbesSteps(toolsOf(index));
+    chineseProbes ??= (yield* basisSteps()).chineseTools > 0;
     return chineseProbes;
   };
   const resolver = prepared.resolver ?? createToolResolver(index);
@@ -240,7 +261,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       await reading;
       const current = search;
       if (current !== undefined && isCurrent(current) && calibration?.of !== current) {
-        const value = await runLettingGo(calibrationSteps(current, ranking, decision));
+        const value = await runLettingGo(calibrationSteps(current, ranking, decision, await runLettingGo(basisSteps())));
         if (search === current && isCurrent(current) && calibration?.of !== current) calibration = { of: current, value };
       }
       // anything left (a search index a successor updated since) is done as prepare() does it; one built here is kept
@@ -261,6 +282,6 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       if (search !== undefined && isCurrent(search)) keep(search);
     },
   };
-  states.set(matcher, { built: () => search, validator });
+  states.set(matcher, { built: () => search, validator, basis: () => basis });
   return matcher;
 }
