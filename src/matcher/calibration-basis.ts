@@ -107,6 +107,5 @@ export function readTool(tools: ToolSequence, position: number): ToolDefinition 
 // for each position of `tools`, the position of the predecessor's basis holding the very same tool, or -1
 function previousPositions(previous: CalibrationBasis, tools: ToolSequence): ((position: number) => number) | undefined {
   if (previous.origin === undefined) return undefined;
-  const same = sameToolsAt({ length: previous.texts.length, origin: previous.origin, at: () => undefined }, tools);
-  return same === undefined ? undefined : (position) => (same(position) ? position : -1);
+  return sameToolsAt({ length: previous.texts.length, origin: previous.origin, at: () => undefined }, tools);
 }

@@ -11,7 +11,8 @@ import { makeToolDefinition } from './helpers.js';
 // the scan cache, every definition made: ~1-2 s of CPU). A successor's basis takes the unchanged tools' numbers and
 // sampled texts over from its predecessor's; its cut must be the very cut a basis made afresh gives.
 
-type Origin = { base: object; swapped: Map<number, ToolDefinition> };
+type Origin = { base: object; lines: Int32Array; swapped: Map<number, ToolDefinition> };
+const newOrigin = (length: number): Origin => ({ base: {}, lines: Int32Array.from({ length }, (_, at) => at), swapped: new Map() });
 
 /** Tools as an index served from one scan cache (`origin`) gives them, counting the tools read. */
 function served(tools: readonly ToolDefinition[], origin?: Origin): { sequence: ToolSequence; reads: () => number } {
@@ -45,7 +46,7 @@ describe('calibrationBasisSteps', () => {
       fc.assert(
         fc.property(fc.array(tool, { minLength: 4, maxLength: 30 }), fc.array(change, { minLength: 1, maxLength: 6 }), (initial, changes) => {
           let tools = initial.map((fields, position) => named(position, fields, 0));
-          let origin: Origin = { base: {}, swapped: new Map() };
+          let origin: Origin = newOrigin(tools.length);
           let search: SearchIndex = buildSearchIndex(served(tools, origin).sequence);
           let basis = runToEnd(calibrationBasisSteps(served(tools, origin).sequence));
           changes.forEach((step, generation) => {
@@ -53,12 +54,12 @@ describe('calibrationBasisSteps', () => {
               const at = step.at % tools.length;
               tools = tools.with(at, named(at, step.tool, generation + 1));
               // the same cache file, the edited tool swapped in: the others are told unchanged by position
-              origin = { base: origin.base, swapped: new Map(origin.swapped).set(at, tools[at]!) };
+              origin = { base: origin.base, lines: origin.lines, swapped: new Map(origin.swapped).set(at, tools[at]!) };
             } else {
               if (step.kind === 'add') tools = [...tools, named(tools.length, step.tool, generation + 1)];
               else if (tools.length > 1) tools = tools.toSpliced(step.at % tools.length, 1);
               // any other change: every entry made again, from a new cache file
-              origin = { base: {}, swapped: new Map() };
+              origin = newOrigin(tools.length);
             }
             const next = served(tools, origin);
             const incremental = runToEnd(calibrationBasisSteps(next.sequence, basis));
@@ -82,7 +83,7 @@ describe('calibrationBasisSteps', () => {
       const tools = Array.from({ length: 200 }, (_, at) =>
         makeToolDefinition({ name: `tool-${String(at).padStart(3, '0')}`, intent: `handles ${words[at % words.length]} job ${at}`, examples: [`show the ${words[(at * 7) % words.length]} of client${at}`], aliases: [`tool ${at} alias`] }),
       );
-      const origin: Origin = { base: {}, swapped: new Map() };
+      const origin: Origin = newOrigin(tools.length);
       const before = served(tools, origin);
       const search = buildSearchIndex(before.sequence);
       const basis = runToEnd(calibrationBasisSteps(before.sequence));
@@ -90,7 +91,7 @@ describe('calibrationBasisSteps', () => {
       expect(first.probes).toBeGreaterThan(0);
 
       const edited = tools.with(5, makeToolDefinition({ ...tools[5]!, intent: 'handles something else' }));
-      const after = served(edited, { base: origin.base, swapped: new Map([[5, edited[5]!]]) });
+      const after = served(edited, { base: origin.base, lines: origin.lines, swapped: new Map([[5, edited[5]!]]) });
       const updated = updateSearchIndex(search, after.sequence);
       const readBefore = after.reads();
       const next = runToEnd(calibrationBasisSteps(after.sequence, basis));
