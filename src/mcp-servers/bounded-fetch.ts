@@ -12,6 +12,17 @@ export interface AnswerEnds {
 
 type Id = string | number;
 
+/** How long a POST that asks nothing (an answer to the server's request, a notification) may wait for the server's reply. */
+export const ANSWER_POST_TIMEOUT_MS = 10_000;
+/** How many exchanges with one server may be open at once: each holds a socket of the gateway's. */
+export const MAX_OPEN_EXCHANGES = 64;
+
+/** What holds a server's exchanges: `answerTimeoutMs` for a POST that asks nothing, at most `open` at once. */
+export interface ExchangeLimits {
+  answerTimeoutMs?: number;
+  open?: number;
+}
+
 /**
  * `fetch` for the SDK's Streamable HTTP client transport, its answers bounded: a JSON answer to `maxBytes` in all, an
  * event stream to `maxBytes` per event (bytes since the last blank line). The SDK reads a JSON answer whole and parses
@@ -22,22 +33,36 @@ type Id = string | number;
  * `notifications/cancelled` for it (the call's deadline passed, or its caller went away), where the SDK read it on to
  * its end; and an event stream that ends or fails is told to `ends`, where the SDK left its call to wait for its deadline.
  */
-export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {}): typeof fetch {
+export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {}, limits: ExchangeLimits = {}): typeof fetch {
   const open = new Map<Id, AbortController>();
+  const answerTimeoutMs = limits.answerTimeoutMs ?? ANSWER_POST_TIMEOUT_MS;
+  const most = limits.open ?? MAX_OPEN_EXCHANGES;
+  // every exchange holds a socket until its answer ends: a server that floods requests (pings) and never answers the
+  // client's POSTed answers held one each, without end, until the gateway ran out of descriptors (review K, K15)
+  let exchanges = 0;
   return async (input, init) => {
     const { request, cancelled } = outgoing(init?.body);
     if (cancelled !== undefined) {
       open.get(cancelled)?.abort(new Error('the call was cancelled'));
       open.delete(cancelled);
     }
+    if (exchanges >= most) throw new Error(`the MCP server leaves ${exchanges} exchanges unanswered, the most one server may have open: the gateway sends it nothing more until they end`);
+    exchanges += 1;
+    let holding = true;
+    const release = (): void => {
+      if (holding) (holding = false), (exchanges -= 1);
+    };
     const own = request === undefined ? undefined : new AbortController();
     if (own) open.set(request!, own);
     const forget = (): void => {
+      release();
       if (own && open.get(request!) === own) open.delete(request!);
     };
+    // a POST that asks nothing (an answer, a notification) is done once the server took it: it may not wait for long
+    const signals = [init?.signal, own?.signal, !own && init?.method === 'POST' ? AbortSignal.timeout(answerTimeoutMs) : undefined].filter((signal): signal is AbortSignal => signal != null);
     let response: Response;
     try {
-      response = await fetch(input, own ? { ...init, signal: init?.signal ? AbortSignal.any([init.signal, own.signal]) : own.signal } : init);
+      response = await fetch(input, signals.length === 0 ? init : { ...init, signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) });
     } catch (error) {
       forget();
       throw error;

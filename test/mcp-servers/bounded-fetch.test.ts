@@ -41,6 +41,44 @@ describe('boundedFetch', () => {
   });
 });
 
+describe('boundedFetch against a server that never answers what the client POSTs (review K, K15)', () => {
+  // a server that takes every POST and never answers it: each held one of the gateway's sockets, without end
+  async function holding(): Promise<{ url: string; open: () => number }> {
+    let held = 0;
+    server = createServer((request, response) => {
+      request.resume();
+      held += 1;
+      response.on('close', () => (held -= 1));
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, open: () => held };
+  }
+  const post = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('gives up on a POSTed answer or notification the server does not take, and its socket is let go', async () => {
+    const { url, open } = await holding();
+    const fetching = boundedFetch(1000, {}, { answerTimeoutMs: 300 });
+    const answers = Array.from({ length: 5 }, (_, id) => fetching(url, post({ jsonrpc: '2.0', id, result: {} })));
+    const notification = fetching(url, post({ jsonrpc: '2.0', method: 'notifications/progress', params: {} }));
+    for (const sent of [...answers, notification]) await expect(sent).rejects.toThrow();
+    await expect.poll(open, { timeout: 5000 }).toBe(0);
+  });
+
+  it('keeps at most its limit of exchanges open with one server, and says why it sends no more', async () => {
+    const { url, open } = await holding();
+    const fetching = boundedFetch(1000, {}, { answerTimeoutMs: 500, open: 4 });
+    // requests (a method and an id) wait for their answer as long as their call does: they are what fills the limit
+    const requests = Array.from({ length: 4 }, (_, id) => fetching(url, post({ jsonrpc: '2.0', id, method: 'tools/call', params: {} })).catch((error: Error) => error));
+    await expect.poll(open, { timeout: 5000 }).toBe(4);
+    await expect(fetching(url, post({ jsonrpc: '2.0', id: 99, result: {} }))).rejects.toThrow(/leaves 4 exchanges unanswered/);
+    expect(open()).toBe(4);
+    // once they end (the server goes away), they no longer count
+    server!.closeAllConnections();
+    await Promise.all(requests);
+    await expect(fetching(url, post({ jsonrpc: '2.0', id: 100, result: {} }))).rejects.not.toThrow(/exchanges unanswered/);
+  });
+});
+
 describe('EventBound: whether the SDK would resume an event stream (an event of it carries an id)', () => {
   it('sees an id field with a value, however the stream is cut into chunks', () => {
     // the reference: lines of the stream (\r ignored), one of which is "id:", at most one space, then a value
