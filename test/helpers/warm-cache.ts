@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { vi } from 'vitest';
-import type { ToolIndex } from '../../src/core/index.js';
+import { eachTool, type ToolIndex } from '../../src/core/index.js';
 import { Scanner } from '../../src/scanner/index.js';
 import { commitFiles, initRepository } from './git.js';
 
@@ -32,4 +32,27 @@ export function countingEntriesParsed(): { parsed: () => number } {
     return parse(text, reviver);
   });
   return { parsed: () => parsed };
+}
+
+/** What an index exposes, but the moment it was made: its fields in order, each tool read one at a time. */
+export function comparableIndex(index: ToolIndex): object {
+  const { scanned_at: _scannedAt, tools: _tools, ...rest } = Object.getOwnPropertyDescriptors(index);
+  const fields = Object.fromEntries(Object.entries(rest).map(([key, descriptor]) => [key, descriptor.value as unknown]));
+  return JSON.parse(JSON.stringify({ order: Object.keys(rest), fields, tools: [...eachTool(index)] }));
+}
+
+/** Counts how often `scanner`'s snapshots list every entry (a patch lists none), into `counted`. */
+export function countingListings(scanner: Scanner, counted: { listings: number } = { listings: 0 }): { listings: number } {
+  const source = scanner.source as { snapshot: Scanner['source']['snapshot'] };
+  const snapshot = source.snapshot.bind(source);
+  source.snapshot = async () => {
+    const taken = await snapshot();
+    const list = taken.listEntries.bind(taken);
+    taken.listEntries = () => {
+      counted.listings++;
+      return list();
+    };
+    return taken;
+  };
+  return counted;
 }

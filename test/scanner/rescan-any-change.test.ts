@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { eachTool, findTool, toolsOf, type ToolIndex } from '../../src/core/index.js';
+import { findTool, toolsOf, type ToolIndex } from '../../src/core/index.js';
 import { buildSearchIndex, updateSearchIndex } from '../../src/matcher/search-index.js';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
 import { commitFiles, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
-import { countingEntriesParsed, warmScanner } from '../helpers/warm-cache.js';
+import { comparableIndex, countingEntriesParsed, warmScanner } from '../helpers/warm-cache.js';
 
 // Issue #18: a rescan of an index served from the scan cache made only the entries it changed when definitions changed
 // in place; a tool added, removed or renamed, an alias or group changed, a definition broken (and a start onto a newer
@@ -32,13 +32,6 @@ afterEach(async () => {
   vi.restoreAllMocks();
   await temp.cleanup();
 });
-
-/** What an index exposes, but the moment it was made: its fields in order, each tool read one at a time. */
-function comparable(index: ToolIndex): object {
-  const { scanned_at: _scannedAt, tools: _tools, ...rest } = Object.getOwnPropertyDescriptors(index);
-  const fields = Object.fromEntries(Object.entries(rest).map(([key, descriptor]) => [key, descriptor.value as unknown]));
-  return JSON.parse(JSON.stringify({ order: Object.keys(rest), fields, tools: [...eachTool(index)] }));
-}
 
 function startingFiles(): Record<string, string> {
   const files: Record<string, string> = {
@@ -103,9 +96,9 @@ describe('Scanner serving a warm scan cache', () => {
       expect(Array.isArray(toolsOf(next))).toBe(false);
       check(next);
       const fresh = await scanOnce(repo, { cacheDir: join(temp.path, 'fresh') });
-      expect(comparable(next)).toEqual(comparable(fresh));
+      expect(comparableIndex(next)).toEqual(comparableIndex(fresh));
       // and the cache file the rescan wrote is that commit's scan, read back as a restart reads it
-      expect(comparable(await new Scanner({ repo, cacheDir }).scan())).toEqual(comparable(fresh));
+      expect(comparableIndex(await new Scanner({ repo, cacheDir }).scan())).toEqual(comparableIndex(fresh));
     });
   });
 
@@ -125,7 +118,7 @@ describe('Scanner serving a warm scan cache', () => {
       // on 50f6cad every entry (a folder's other folders listed no differences)
       expect(parsed).toBeLessThan(50);
       expect(findTool(next, nameOf(41))?.aliases).toEqual(['forty-one']);
-      expect(comparable(next)).toEqual(comparable(await scanOnce(root, { cacheDir: join(temp.path, 'fresh') })));
+      expect(comparableIndex(next)).toEqual(comparableIndex(await scanOnce(root, { cacheDir: join(temp.path, 'fresh') })));
     });
   });
 

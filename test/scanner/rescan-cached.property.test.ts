@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eachTool, type ToolIndex } from '../../src/core/index.js';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { comparableIndex, countingListings } from '../helpers/warm-cache.js';
 
 // Issue #18: a rescan of an index served from the scan cache, and a start onto a commit newer than the cache's, patch
 // the cached index from the trees' differences. Whatever the changes (tools added, removed, renamed, edited, their
@@ -36,29 +36,6 @@ const step = fc.record({ operations: fc.array(operation, { minLength: 1, maxLeng
 
 const definition = (name: string, intent: number, aliases: string, group: string): string => makeToolYaml(name, { intent: `handles ${name} ${intent}`, aliases, ...(group ? { group } : {}) });
 
-/** What an index exposes, but the moment it was made: its fields in order, each tool read one at a time. */
-function comparable(index: ToolIndex): object {
-  const { scanned_at: _scannedAt, tools: _tools, ...rest } = Object.getOwnPropertyDescriptors(index);
-  const fields = Object.fromEntries(Object.entries(rest).map(([key, descriptor]) => [key, descriptor.value as unknown]));
-  return JSON.parse(JSON.stringify({ order: Object.keys(rest), fields, tools: [...eachTool(index)] }));
-}
-
-/** A scanner whose snapshots count how often every entry was listed: a patch lists none. */
-function countingListings(scanner: Scanner, counted: { listings: number }): Scanner {
-  const source = scanner.source as { snapshot: Scanner['source']['snapshot'] };
-  const snapshot = source.snapshot.bind(source);
-  source.snapshot = async () => {
-    const taken = await snapshot();
-    const list = taken.listEntries.bind(taken);
-    taken.listEntries = () => {
-      counted.listings++;
-      return list();
-    };
-    return taken;
-  };
-  return scanner;
-}
-
 let temp: { path: string; cleanup: () => Promise<void> };
 beforeAll(async () => {
   temp = await makeTempDir('hldp-rescan-cached-');
@@ -87,7 +64,8 @@ describe('a Scanner patching an index served from the scan cache', () => {
         await scanner.flush();
         // a restart serves the cache before anything changed, then the commits after it
         const counted = { listings: 0 };
-        scanner = countingListings(new Scanner({ repo, cacheDir }), counted);
+        scanner = new Scanner({ repo, cacheDir });
+        countingListings(scanner, counted);
         await scanner.scan();
         for (const [number, { operations, restart, skip }] of steps.entries()) {
           const files: Record<string, string | null> = {};
@@ -116,19 +94,20 @@ describe('a Scanner patching an index served from the scan cache', () => {
           if (skip) continue;
           if (restart) {
             await scanner.flush();
-            scanner = countingListings(new Scanner({ repo, cacheDir }), counted);
+            scanner = new Scanner({ repo, cacheDir });
+            countingListings(scanner, counted);
           }
           const index = await scanner.scan();
           const fresh = await scanOnce(repo, { cacheDir: join(temp.path, `fresh-${round}-${number}`) });
           expect(index.commit).toBe(fresh.commit);
-          expect(comparable(index)).toEqual(comparable(fresh));
+          expect(comparableIndex(index)).toEqual(comparableIndex(fresh));
           // patched from the trees' differences: on 50f6cad a change other than in place listed (and made) every entry
           expect(counted.listings).toBe(0);
         }
         await scanner.flush();
         // the last cache written is that commit's scan, as a restart reads it
         const last = await new Scanner({ repo, cacheDir }).scan();
-        expect(comparable(last)).toEqual(comparable(await scanOnce(repo, { cacheDir: join(temp.path, `fresh-${round}-last`) })));
+        expect(comparableIndex(last)).toEqual(comparableIndex(await scanOnce(repo, { cacheDir: join(temp.path, `fresh-${round}-last`) })));
       }),
       { numRuns: 12 },
     );

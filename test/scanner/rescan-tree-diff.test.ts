@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolIndex } from '../../src/core/index.js';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { countingListings } from '../helpers/warm-cache.js';
 
 // A rescan of a git repository compares the trees of the last commit scanned and the new one from the top, and reads
 // only the entries whose folder changed, was added or removed; anything else (an entry that could not be read, the
@@ -35,23 +36,6 @@ const START = {
 function comparable(index: ToolIndex): object {
   const { scanned_at: _scannedAt, ...rest } = index;
   return JSON.parse(JSON.stringify({ ...rest, tools: index.tools }));
-}
-
-/** A scanner whose snapshots count how often every entry was listed. */
-function countingListings(scanner: Scanner): { listings: number } {
-  const counted = { listings: 0 };
-  const source = scanner.source as { snapshot: Scanner['source']['snapshot'] };
-  const snapshot = source.snapshot.bind(source);
-  source.snapshot = async () => {
-    const taken = await snapshot();
-    const list = taken.listEntries.bind(taken);
-    taken.listEntries = () => {
-      counted.listings++;
-      return list();
-    };
-    return taken;
-  };
-  return counted;
 }
 
 async function expectFreshScan(index: ToolIndex, round: number): Promise<void> {

@@ -1,12 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { eachTool, findTool, toolsOf, type ToolIndex } from '../../src/core/index.js';
+import { findTool, toolsOf, type ToolIndex } from '../../src/core/index.js';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { runCli } from '../helpers/run-cli.js';
-import { countingEntriesParsed } from '../helpers/warm-cache.js';
+import { comparableIndex, countingEntriesParsed } from '../helpers/warm-cache.js';
 
 // Issue #18: a process that starts with a scan cache of commit A while the repository has moved on to B made every
 // entry of A's cache (keyed them all to compare oids) and assembled the index again. It now compares A's and B's trees
@@ -33,13 +33,6 @@ afterEach(async () => {
   vi.restoreAllMocks();
   await temp.cleanup();
 });
-
-/** What an index exposes, but the moment it was made: its fields in order, each tool read one at a time. */
-function comparable(index: ToolIndex): object {
-  const { scanned_at: _scannedAt, tools: _tools, ...rest } = Object.getOwnPropertyDescriptors(index);
-  const fields = Object.fromEntries(Object.entries(rest).map(([key, descriptor]) => [key, descriptor.value as unknown]));
-  return JSON.parse(JSON.stringify({ order: Object.keys(rest), fields, tools: [...eachTool(index)] }));
-}
 
 function startingFiles(): Record<string, string> {
   const files: Record<string, string> = {
@@ -101,9 +94,9 @@ describe('a Scanner started with a scan cache of an older commit', () => {
       expectMovedOn(restarted);
       const fresh = await scanOnce(repo, { cacheDir: join(temp.path, 'fresh') });
       expect(restarted.commit).toBe(fresh.commit);
-      expect(comparable(restarted)).toEqual(comparable(fresh));
+      expect(comparableIndex(restarted)).toEqual(comparableIndex(fresh));
       // the cache it wrote is B's scan, as the next start reads it
-      expect(comparable(await new Scanner({ repo, cacheDir }).scan())).toEqual(comparable(fresh));
+      expect(comparableIndex(await new Scanner({ repo, cacheDir }).scan())).toEqual(comparableIndex(fresh));
     });
   });
 });
