@@ -27,8 +27,15 @@ const SYSTEM_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin
  * the host: a planted `sh` there read every process's environment (review K, K1).
  */
 export function hostProgram(name: string, path: string | undefined = process.env.PATH): string {
-  return findProgram(name, process.env.HLDP_HOST_PATH || SYSTEM_PATH, '/') ?? findProgram(name, path, '/') ?? name;
+  const folders = process.env.HLDP_HOST_PATH || SYSTEM_PATH;
+  // asked at every cold run (sh, prlimit): found once per name and folders, not stat'ed again each time
+  const key = `${name}\0${folders}\0${path ?? ''}`;
+  let found = hostPrograms.get(key);
+  if (found === undefined) hostPrograms.set(key, (found = findProgram(name, folders, '/') ?? findProgram(name, path, '/') ?? name));
+  return found;
 }
+
+const hostPrograms = new Map<string, string>();
 
 // every namespace bubblewrap knows (user where it can, IPC, PID, network, UTS, cgroup), no capabilities, and the
 // sandbox dies with bubblewrap, which dies with whoever started it; bubblewrap always sets no_new_privs
