@@ -7,10 +7,19 @@ import type { Params } from './params.js';
 
 /**
  * The text of a tool result as the server returned it: `text` blocks raw, any other block (an image, audio,
- * a resource) as its JSON, blocks joined by a newline. One text block is its text exactly.
+ * a resource) as its JSON, blocks joined by a newline. One text block is its text exactly; a block nested past
+ * MAX_JSON_DEPTH is its type and a note.
  */
 export function answerText(answer: McpToolAnswer): string {
-  return answer.content.map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : JSON.stringify(block))).join('\n');
+  return answer.content.map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : blockText(block))).join('\n');
+}
+
+// JSON.stringify recurses: 200,000 levels in a block's _meta (passed through by the SDK) overflowed the stack and the
+// whole answer was lost (review K, K14). Such a block is left out, as a too-deep structuredContent is.
+function blockText(block: McpToolAnswer['content'][number]): string {
+  if (!exceedsDepth(block, MAX_JSON_DEPTH)) return JSON.stringify(block);
+  const type = typeof block.type === 'string' ? block.type : 'unknown';
+  return JSON.stringify({ type, note: `nested more than ${MAX_JSON_DEPTH} levels deep; left out of this receipt` });
 }
 
 /**

@@ -433,7 +433,7 @@ describe('the mcp executor and a server whose structuredContent nests thousands 
   beforeAll(async () => {
     ({ gateway } = await gatewayWith(
       { deep: nodeServer(DEEP, [], { env: { SERVER_SECRET: '${HLDP_TEST_MCP_SECRET}' } }) },
-      { deep: mcpToolYaml('deep', 'deep', 'deep', '{ depth: { type: integer, required: true } }') },
+      { deep: mcpToolYaml('deep', 'deep', 'deep', '{ depth: { type: integer, required: true }, where: { type: string } }') },
       { HLDP_TEST_MCP_SECRET: secret },
     ));
   });
@@ -452,6 +452,28 @@ describe('the mcp executor and a server whose structuredContent nests thousands 
     expect(receipt).toMatchObject({ ok: true, stderr: '', error: null });
     expect(JSON.stringify(receipt.structured_content)).toBe(`${'{"a":'.repeat(64)}"[REDACTED]"${'}'.repeat(64)}`);
     expect(await gateway.store.receipts.get(receipt.id)).toEqual(receipt);
+  });
+
+  // Review K, K14: a content block that is not text was serialised whole, and 200,000 levels in its _meta made the
+  // receipt INTERNAL_ERROR "Maximum call stack size exceeded", the server's text lost.
+  describe('when a content block that is not text nests 200,000 levels deep', () => {
+    it.each([
+      ['an image block’s _meta', 'meta', 'image', 'depth 200000\n', '\nafter'],
+      ['an embedded resource’s _meta', 'resource', 'resource', 'depth 200000\n', ''],
+    ])('keeps the answer, %s replaced by a note', async (_name, where, type, before, after) => {
+      const receipt = receiptOf(await gateway.call('deep', { depth: 200_000, where }));
+      expect(receipt).toMatchObject({ ok: true, code: null, error: null });
+      const note = { type, note: 'nested more than 64 levels deep; left out of this receipt' };
+      expect(receipt.output).toBe(`${before}${JSON.stringify(note)}${after}`);
+      expect(await gateway.store.receipts.get(receipt.id)).toEqual(receipt);
+    });
+
+    it('keeps a block 60 levels deep raw, its secret redacted', async () => {
+      const receipt = receiptOf(await gateway.call('deep', { depth: 60, where: 'meta' }));
+      const [, block] = receipt.output.split('\n');
+      expect(JSON.parse(block!)).toMatchObject({ type: 'image', data: 'AA==', mimeType: 'image/png' });
+      expect(block).toContain(`${'{"a":'.repeat(60)}"[REDACTED]"${'}'.repeat(60)}`);
+    });
   });
 });
 
