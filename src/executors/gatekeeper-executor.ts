@@ -48,10 +48,23 @@ export async function executeGatekeeper(
   if (outcome.status < 200 || outcome.status > 299) {
     return cutFailure('HTTP_ERROR', outcome.body, start, `gatekeeper '${name}' answered HTTP ${outcome.status}: `.slice(0, ERROR_PREFIX_BYTES));
   }
+  if (outcome.body.cutBytes > 0) return overCapAnswer(name, outcome.body.totalBytes, max_output_bytes, start);
   const parsed = parseGatekeeperResult(outcome.body.text);
   if (typeof parsed === 'string') return failedResult('INTERNAL_ERROR', `gatekeeper '${name}' answered 200 with ${parsed}`, start);
   // the receipt's time is the whole round trip the caller waited for
   return { ...heldToCap(parsed, max_output_bytes), duration_ms: elapsedSince(start) };
+}
+
+/**
+ * A 200 whose body passed the response cap cannot be read as JSON (its middle was cut), and its parse error said
+ * nothing of why (review K, K11): the receipt names the size and the cap instead, and counts what arrived as cut.
+ */
+function overCapAnswer(name: string, totalBytes: number, cap: number, start: number): ExecutionResult {
+  const error =
+    `gatekeeper '${name}' answered 200 with a body of ${totalBytes} bytes, past the ${responseCap(cap)} bytes the gateway reads for this tool ` +
+    `(12 × its max_output_bytes ${cap} + 64 KiB), so its result was left out unread: the tool may have run there. ` +
+    'A gatekeeper of this version cuts what it sends to max_output_bytes; check the version running at that URL';
+  return { ...failedResult('INTERNAL_ERROR', error, start), output_bytes: totalBytes, cut_bytes: totalBytes };
 }
 
 const count = (value: number): number => (Number.isSafeInteger(value) && value > 0 ? value : 0);

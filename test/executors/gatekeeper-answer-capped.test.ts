@@ -15,6 +15,7 @@ const API_TOKEN = 'api-token-gatekeeper-capped-0123456';
 const GATEKEEPER_TOKEN = 'gatekeeper-token-capped-0123456789';
 const auth = { authorization: `Bearer ${API_TOKEN}` };
 const OUTPUT = 'x'.repeat(60 * 1024);
+const HUGE = 'y'.repeat(5 * 1024 * 1024);
 
 let temp: { path: string; cleanup: () => Promise<void> };
 let fake: Server;
@@ -23,10 +24,13 @@ let gateway: ServiceProcess;
 beforeAll(async () => {
   temp = await makeTempDir();
   fake = createServer((incoming, answer) => {
-    incoming.resume();
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
+      // params.cmd 'huge': an output of 5 MiB, past the body the gateway reads for a tool capped at 1000 bytes
+      const huge = JSON.parse(Buffer.concat(chunks).toString('utf8')).params.cmd === 'huge';
       answer.setHeader('content-type', 'application/json');
-      answer.end(JSON.stringify({ ok: true, output: OUTPUT, error: null, stderr: 'e'.repeat(5000), code: null, exit_code: 0, signal: null, timed_out: false, output_bytes: 10, cut_bytes: 0, duration_ms: 1 }));
+      answer.end(JSON.stringify({ ok: true, output: huge ? HUGE : OUTPUT, error: null, stderr: 'e'.repeat(5000), code: null, exit_code: 0, signal: null, timed_out: false, output_bytes: 10, cut_bytes: 0, duration_ms: 1 }));
     });
   });
   await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
@@ -59,5 +63,22 @@ describe("a remote gatekeeper's answer", () => {
     expect(receipt.output).toMatch(/\[… \d+ bytes cut of 61440 …\]/);
     expect(receipt.output_bytes).toBeGreaterThanOrEqual(61_440 + 5000);
     expect(receipt.cut_bytes).toBeGreaterThan(61_440 + 5000 - 2000);
+  });
+
+  // Review K, K11: past the body cap (12 × max_output_bytes + 64 KiB) the answer was lost as INTERNAL_ERROR "a body
+  // that is not JSON", a parse error that said nothing of why.
+  describe('when its body is past the bytes the gateway reads for the tool', () => {
+    it('stores a complete receipt naming the size and the cap, never a parse error', async () => {
+      const response = await request(gateway, 'POST', '/v1/call', { body: { tool: 'remote-exec', params: { cmd: 'huge' } }, headers: auth });
+      expect(response.status).toBe(200);
+      const receipt = response.json;
+      expect(receipt).toMatchObject({ ok: false, code: 'INTERNAL_ERROR', tool: 'remote-exec' });
+      expect(receipt.error).not.toMatch(/not JSON/);
+      const bodyBytes = Buffer.byteLength(JSON.stringify({ ok: true, output: HUGE }));
+      expect(receipt.error).toMatch(/^gatekeeper 'remote' answered 200 with a body of (\d+) bytes, past the 77536 bytes the gateway reads for this tool \(12 × its max_output_bytes 1000 \+ 64 KiB\)/);
+      expect(Number(/a body of (\d+) bytes/.exec(receipt.error)![1])).toBeGreaterThan(bodyBytes);
+      expect(receipt.output_bytes).toBeGreaterThan(bodyBytes);
+      expect((await request(gateway, 'GET', `/v1/receipts/${receipt.id}`, { headers: auth })).json).toEqual(receipt);
+    });
   });
 });
