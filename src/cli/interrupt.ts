@@ -1,4 +1,4 @@
-/** What a CLI command running a call does on Ctrl-C or SIGTERM. */
+/** What a CLI command running a call (`call`, `confirm`, `approvals approve`) does on Ctrl-C or SIGTERM. */
 export interface Interrupt {
   /** aborted by the first SIGINT or SIGTERM: the call is cancelled, its receipt stored and printed */
   signal: AbortSignal;
@@ -35,4 +35,18 @@ export function catchInterrupt(): Interrupt {
       process.off('SIGTERM', handlers.SIGTERM);
     },
   };
+}
+
+/**
+ * Runs `work` (a command that runs a call under `signal`) with SIGINT and SIGTERM caught as `catchInterrupt` does;
+ * its exit code, or 130 / 143 when a signal cancelled the call.
+ */
+export async function runInterruptible(work: (signal: AbortSignal) => Promise<number>): Promise<number> {
+  const interrupt = catchInterrupt();
+  try {
+    const code = await work(interrupt.signal);
+    return interrupt.exitCode() ?? code;
+  } finally {
+    interrupt.dispose();
+  }
 }

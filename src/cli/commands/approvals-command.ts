@@ -1,3 +1,4 @@
+import type { ApprovalAnswer } from '../../gateway/service/index.js';
 import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
 import { JSON_OPTION, REPOSITORY_OPTIONS, writeJson, writeLines, type Command, type CommandIo } from '../command.js';
 import { terminalSafe } from '../terminal-safe.js';
@@ -49,22 +50,31 @@ export const approvalsCommand: Command = {
         else writeLines(io.stdout, [detail(state.approval), ...(state.receipt ? [`receipt ${state.receipt.id}: ${state.receipt.ok ? 'ok' : (state.receipt.code ?? 'failed')}`] : [])]);
         return state.approval.status === 'pending' || state.approval.status === 'approved' ? 0 : 1;
       }
-      const answer = action === 'cancel' ? await gateway.cancelApproval(id!, principal, reason) : await gateway.decide(id!, principal, action as 'approve' | 'deny', { reason });
-      if (json) writeJson(io, answer.ok ? { approval: shown(answer.approval), receipt: answer.receipt } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}) });
-      if (!answer.ok) {
-        if (!json) io.stderr.write(`${answer.code}: ${answer.error}\n`);
-        return 1;
-      }
-      if (!json) {
-        const { receiptDetail } = await import('../format-outcome.js');
-        io.stderr.write(`${answer.approval.id} ${answer.approval.status} by ${principal.name}\n`);
-        if (answer.receipt) writeLines(io.stdout, [receiptDetail(answer.receipt)]);
-      }
-      // approve: 0 when the call it ran says ok; deny and cancel did what was asked
-      return action === 'approve' && answer.receipt && !answer.receipt.ok ? 1 : 0;
+      const print = (answer: ApprovalAnswer) => printAnswer(answer, { io, json, decider: principal.name, approve: action === 'approve', shown });
+      if (action !== 'approve') return print(action === 'cancel' ? await gateway.cancelApproval(id!, principal, reason) : await gateway.decide(id!, principal, 'deny', { reason }));
+      // approve runs the call here: as in hldp call, Ctrl-C or SIGTERM cancels it, its CANCELLED receipt stored and printed (review K, K12)
+      const { runInterruptible } = await import('../interrupt.js');
+      return runInterruptible(async (signal) => print(await gateway.decide(id!, principal, 'approve', { reason, signal })));
     });
   },
 };
+
+/** Prints a decision's answer; 1 when it was refused or the call an approval ran failed, else 0. */
+async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: boolean; decider: string; approve: boolean; shown: (record: ApprovalRecord) => ApprovalRecord }): Promise<number> {
+  const { io, json } = how;
+  if (json) writeJson(io, answer.ok ? { approval: how.shown(answer.approval), receipt: answer.receipt } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}) });
+  if (!answer.ok) {
+    if (!json) io.stderr.write(`${answer.code}: ${answer.error}\n`);
+    return 1;
+  }
+  if (!json) {
+    const { receiptDetail } = await import('../format-outcome.js');
+    io.stderr.write(`${answer.approval.id} ${answer.approval.status} by ${how.decider}\n`);
+    if (answer.receipt) writeLines(io.stdout, [receiptDetail(answer.receipt)]);
+  }
+  // approve: 0 when the call it ran says ok; deny and cancel did what was asked
+  return how.approve && answer.receipt && !answer.receipt.ok ? 1 : 0;
+}
 
 // what an agent sent (params, tool name) and a policy's author wrote (its reason) reach the approver's terminal
 // escaped: a bidi override could reorder the path a person approves (found in review)

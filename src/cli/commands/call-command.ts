@@ -16,17 +16,11 @@ export const callCommand: Command = {
     const params = readParams(flags.params);
     const deadline = parseTimeout(flags.timeout);
     const { cliCaller, withGateway } = await import('../with-gateway.js');
-    const { catchInterrupt } = await import('../interrupt.js');
+    const { runInterruptible } = await import('../interrupt.js');
     return withGateway(flags, async (gateway) => {
       const { printOutcome } = await import('../format-outcome.js');
       // Ctrl-C or SIGTERM cancels the call: its CANCELLED receipt is stored and printed before the CLI exits
-      const interrupt = catchInterrupt();
-      try {
-        const printed = printOutcome(await gateway.call(tool, params, { ...deadline, caller: cliCaller(gateway), signal: interrupt.signal }), io, Boolean(flags.json));
-        return interrupt.exitCode() ?? printed;
-      } finally {
-        interrupt.dispose();
-      }
+      return runInterruptible(async (signal) => printOutcome(await gateway.call(tool, params, { ...deadline, caller: cliCaller(gateway), signal }), io, Boolean(flags.json)));
     });
   },
 };

@@ -14,9 +14,11 @@ export const confirmCommand: Command = {
     if (!token) throw new UsageError('confirm needs the token a call printed, e.g. hldp confirm 3kq...');
     const deadline = parseTimeout(flags.timeout);
     const { cliCaller, withGateway } = await import('../with-gateway.js');
+    const { runInterruptible } = await import('../interrupt.js');
     return withGateway(flags, async (gateway) => {
       const { printOutcome } = await import('../format-outcome.js');
-      return printOutcome(await gateway.confirm(token, { ...deadline, caller: cliCaller(gateway) }), io, Boolean(flags.json));
+      // as hldp call: Ctrl-C or SIGTERM cancels the run, its CANCELLED receipt stored and printed (review K, K12)
+      return runInterruptible(async (signal) => printOutcome(await gateway.confirm(token, { ...deadline, caller: cliCaller(gateway), signal }), io, Boolean(flags.json)));
     });
   },
 };
