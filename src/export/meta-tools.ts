@@ -68,7 +68,7 @@ export const TOOLSET_TOOL: MetaTool = {
     type: 'object',
     properties: {
       action: { type: 'string', enum: ['list', 'enable', 'disable'], default: 'list', description: 'list the toolsets, enable one, or disable one (all, without a name)' },
-      name: { type: 'string', minLength: 1, description: 'the toolset, e.g. repo' },
+      name: { type: 'string', minLength: 1, maxLength: 256, description: 'the toolset, e.g. repo' },
       scope: { type: 'string', enum: ['session', 'turn'], default: 'session', description: 'session: until it times out or is disabled; turn: until this turn ends' },
     },
     additionalProperties: false,
@@ -84,7 +84,7 @@ export const LOAD_TOOL: MetaTool = {
   description: 'Bring a tool (or every tool of a group) that is not in the active toolsets into your list for this turn, without changing the active toolsets. Answers its arguments.',
   inputSchema: {
     type: 'object',
-    properties: { name: { type: 'string', minLength: 1, description: 'a tool name or a group name' } },
+    properties: { name: { type: 'string', minLength: 1, maxLength: 256, description: 'a tool name or a group name' } },
     required: ['name'],
     additionalProperties: false,
   },
@@ -100,7 +100,7 @@ export const CALL_TOOL: MetaTool = {
   inputSchema: {
     type: 'object',
     properties: {
-      name: { type: 'string', minLength: 1, description: 'the tool name' },
+      name: { type: 'string', minLength: 1, maxLength: 256, description: 'the tool name' },
       params: { type: 'object', description: "the tool's arguments", default: {} },
     },
     required: ['name'],
@@ -117,7 +117,7 @@ export const READ_SKILL_TOOL: MetaTool = {
   description: 'Read a skill: the steps, commands and pitfalls for one kind of task. The skill index names them with the situation each is for.',
   inputSchema: {
     type: 'object',
-    properties: { name: { type: 'string', minLength: 1, description: 'the skill name' } },
+    properties: { name: { type: 'string', minLength: 1, maxLength: 256, description: 'the skill name' } },
     required: ['name'],
     additionalProperties: false,
   },

@@ -48,9 +48,10 @@ function similarity(wanted: string, wantedWords: WantedWords, known: string): nu
   const candidate = simple ? known.toLowerCase().replace(SEPARATORS, '-') : normalise(known);
   const longest = Math.max(wanted.length, candidate.length);
   if (longest === 0) return 0;
-  const edits = distance(wanted, candidate);
   const allowed = Math.max(2, Math.floor(longest / 3));
-  const spelling = edits <= allowed ? 1 - edits / longest : 0;
+  // no spelling needs fewer edits than the lengths differ by: a name far longer than any tool's (a 1 MiB name, sent
+  // by an agent) is not compared letter by letter with every name and alias, on the event loop (review L, L7)
+  const spelling = Math.abs(wanted.length - candidate.length) > allowed ? 0 : closeness(distance(wanted, candidate), allowed, longest);
   let count: number;
   let shared = 0;
   if (simple) [count, shared] = simpleWords(known, wantedWords);
@@ -61,6 +62,10 @@ function similarity(wanted: string, wantedWords: WantedWords, known: string): nu
   }
   const overlap = shared === 0 ? 0 : (0.5 * shared) / Math.max(count, wantedWords.words.size);
   return Math.max(spelling, overlap);
+}
+
+function closeness(edits: number, allowed: number, longest: number): number {
+  return edits <= allowed ? 1 - edits / longest : 0;
 }
 
 // ASCII and CJK unified ideographs: NFKC leaves each as it is and none is cased but ASCII letters, so a name of these

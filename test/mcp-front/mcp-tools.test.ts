@@ -98,6 +98,17 @@ describe.each([
       expect(firstText(result)).toMatch(/^unknown tool 'shel-exec'; did you mean 'shell-exec'\?\ncall 'shell-exec', the registered tool spelled like 'shel-exec'; if no registered tool fits, 此工具尚不在仓库中/);
       expect(result.structuredContent).toMatchObject({ found: false, code: 'TOOL_NOT_FOUND', near: [{ name: 'shell-exec' }] });
     });
+
+    // review L, L7: a name of a megabyte was compared letter by letter with every name and alias, on the event loop
+    it('answers a name half a megabyte long with the tool it shares a word with, and bounds the names the meta-tools take', async () => {
+      const { client } = await open();
+      const long = await callTool(client, `shell-exec${'x'.repeat(1 << 19)}`, {});
+      expect(long.isError).toBe(true);
+      expect(long.structuredContent).toMatchObject({ found: false, code: 'TOOL_NOT_FOUND', near: [{ name: 'shell-exec' }] });
+      const meta = await callTool(client, 'tool_call', { name: 'x'.repeat(257), params: {} });
+      expect(meta.isError).toBe(true);
+      expect(meta.structuredContent).toMatchObject({ code: 'INVALID_PARAMS', error: expect.stringContaining('must NOT have more than 256 characters') });
+    });
   });
 
   describe('when a tool requires confirmation', () => {
