@@ -58,6 +58,9 @@ function purposeCap(lengths: number[], room: number): number {
   return low;
 }
 
+// every character some serving stack takes for a line break (Python's str.splitlines also breaks at NEL U+0085 and at
+// U+001C-U+001E, which \s does not match) or that controls a terminal: a definition's intent could otherwise put a
+// line such as "Request: …" of its own into the model's prompt (review L)
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return text.replace(/[\s\p{Cc}]+/gu, ' ').trim();
 }
