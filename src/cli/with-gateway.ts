@@ -1,4 +1,5 @@
-import { LOCAL_PRINCIPAL } from '../policy/index.js';
+import type { GatewayConfig } from '../config/index.js';
+import { API_TOKEN_PRINCIPAL, LOCAL_PRINCIPAL } from '../policy/index.js';
 import { Gateway } from '../gateway/service/index.js';
 import type { Flags } from './command.js';
 import { configFromFlags } from './open-registry.js';
@@ -24,4 +25,23 @@ export function cliCaller(gateway: Gateway, env: NodeJS.ProcessEnv = process.env
   const principal = gateway.principals.authenticate(token);
   if (!principal) throw new UsageError("HLDP_TOKEN is not the token of a configured principal; unset it to act as 'local', the operator at this machine");
   return principal.name;
+}
+
+/**
+ * Why `hldp mcp` may not act for the caller it was given, if it may not. Where principals are configured, a server
+ * started without HLDP_TOKEN would be `local` (every role): an agent framework that forgot the variable ran its agent
+ * as admin, past access rules, base lists and `sessions.deny` (review K, S7). The operator says `--as-local` when the
+ * person at this machine is meant.
+ */
+export function mcpCallerProblem(config: GatewayConfig, asLocal: boolean, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const token = env.HLDP_TOKEN !== undefined && env.HLDP_TOKEN !== '';
+  if (token && asLocal) return '--as-local and HLDP_TOKEN both say whom hldp mcp acts for; keep one';
+  if (token || asLocal) return undefined;
+  // api_token alone is one admin, no more than local: nothing would be widened
+  const named = config.principals.map((principal) => principal.name).filter((name) => name !== API_TOKEN_PRINCIPAL);
+  if (named.length === 0) return undefined;
+  return (
+    `principals are configured (${named.join(', ')}), and without HLDP_TOKEN hldp mcp would act as '${LOCAL_PRINCIPAL.name}', the operator at this machine, with every role. ` +
+    "Set HLDP_TOKEN in the MCP client's environment for this server to the token of the principal its agent is, or pass --as-local if the operator is meant"
+  );
 }

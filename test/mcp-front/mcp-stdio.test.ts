@@ -20,9 +20,9 @@ async function tempDir(): Promise<string> {
 const shellTool = (name: string, argv: string) => makeToolYaml(name, { executor: 'shell', method: 'run', shell: `{ argv: ${argv} }` });
 
 /** Runs `hldp mcp`, writes the messages, ends stdin, and collects stdout until the process exits. */
-function runWithInput(messages: unknown[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runWithInput(messages: unknown[], env: NodeJS.ProcessEnv, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HLDP_BIN, 'mcp'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [HLDP_BIN, 'mcp', ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -70,6 +70,51 @@ describe('hldp mcp (stdio)', () => {
       await changed;
       expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('second');
       expect(firstText(await callTool(client, 'second'))).toBe('second\n');
+    });
+  });
+
+  // Review K, S7: without HLDP_TOKEN hldp mcp acted as 'local', every role, even where principals were configured: an
+  // agent framework that forgot the variable ran its agent as admin, past its access rules and base list.
+  describe('when principals are configured', () => {
+    const BOT_TOKEN = 'ci-bot-token-0123456789abcdef';
+    const SHELL_CALL = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'shell-exec', arguments: { cmd: 'echo ran' } } },
+    ];
+    async function principalsEnv(): Promise<NodeJS.ProcessEnv> {
+      const path = await tempDir();
+      const config = join(path, 'brush-holder.yaml');
+      await writeFile(config, 'principals:\n  ci-bot: { roles: [agent], tools: [git-ops] }\n');
+      return { HLDP_CACHE_DIR: join(path, 'cache'), HLDP_DATA_DIR: join(path, 'data'), HLDP_WORKSPACE: path, HLDP_CONFIG: config, HLDP_PRINCIPAL_CI_BOT_TOKEN: BOT_TOKEN, HLDP_TOKEN: '' };
+    }
+    const answerTo = (stdout: string, id: number) =>
+      stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { id?: number; result?: { isError?: boolean; content: Array<{ text: string }> } }).find((message) => message.id === id)?.result;
+
+    it('refuses to start without HLDP_TOKEN (exit 2), saying what to set, and serves nothing', async () => {
+      const run = await runWithInput(SHELL_CALL, await principalsEnv());
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/^hldp mcp: principals are configured \(ci-bot\), and without HLDP_TOKEN hldp mcp would act as 'local', the operator at this machine, with every role\. Set HLDP_TOKEN .* or pass --as-local if the operator is meant\n$/);
+    });
+
+    it('acts for the principal of HLDP_TOKEN: shell-exec is not its to call', async () => {
+      const run = await runWithInput(SHELL_CALL, { ...(await principalsEnv()), HLDP_TOKEN: BOT_TOKEN });
+      expect(run.code).toBe(0);
+      expect(answerTo(run.stdout, 2)).toMatchObject({ isError: true });
+      expect(answerTo(run.stdout, 2)?.content[0]?.text).not.toBe('ran\n');
+    });
+
+    it('acts as local with --as-local, as the operator asked', async () => {
+      const run = await runWithInput(SHELL_CALL, await principalsEnv(), ['--as-local']);
+      expect(run.code).toBe(0);
+      expect(answerTo(run.stdout, 2)?.content[0]?.text).toBe('ran\n');
+    });
+
+    it('refuses --as-local beside HLDP_TOKEN (exit 2)', async () => {
+      const run = await runWithInput(SHELL_CALL, { ...(await principalsEnv()), HLDP_TOKEN: BOT_TOKEN }, ['--as-local']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/--as-local and HLDP_TOKEN both say whom hldp mcp acts for; keep one/);
     });
   });
 });

@@ -5,9 +5,9 @@ import { UsageError } from '../usage-error.js';
 /** `hldp mcp`: the registry's tools as an MCP server on stdin/stdout; logs go to stderr, stdout is the protocol's. */
 export const mcpCommand: Command = {
   name: 'mcp',
-  usage: '[--repo R] [--ref REF] [--config FILE] [--toolsets a,b]',
-  summary: 'serve the tools over MCP on stdin/stdout (for MCP clients; the HTTP endpoint is /mcp in hldp serve); acts for the principal of HLDP_TOKEN, or local',
-  options: { ...REPOSITORY_OPTIONS, toolsets: { type: 'string' } },
+  usage: '[--repo R] [--ref REF] [--config FILE] [--toolsets a,b] [--as-local]',
+  summary: 'serve the tools over MCP on stdin/stdout (for MCP clients; the HTTP endpoint is /mcp in hldp serve); acts for the principal of HLDP_TOKEN, or local (where principals are configured, only with --as-local)',
+  options: { ...REPOSITORY_OPTIONS, toolsets: { type: 'string' }, 'as-local': { type: 'boolean' } },
   maxPositionals: 0,
   async run(flags) {
     const { configFromFlags } = await import('../open-registry.js');
@@ -16,9 +16,12 @@ export const mcpCommand: Command = {
     const { RescanScheduler } = await import('../../gateway/http/index.js');
     const { serveMcpStdio } = await import('../../mcp-front/index.js');
     const config = configFromFlags(flags);
+    const { cliCaller, mcpCallerProblem } = await import('../with-gateway.js');
+    // refused before anything starts: no sandbox probe, no store opened for a server that will not run
+    const problem = mcpCallerProblem(config, flags['as-local'] === true);
+    if (problem) throw new UsageError(problem);
     const logger = createLogger(config.logLevel).child({ surface: 'mcp' });
     const gateway = await Gateway.open({ config, logger, probeSandbox: true });
-    const { cliCaller } = await import('../with-gateway.js');
     let principal: string;
     try {
       principal = cliCaller(gateway);
