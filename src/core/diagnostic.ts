@@ -46,7 +46,11 @@ export type DiagnosticCode =
   /** a `sandbox:` block that cannot be applied (a size that is no size, a limit too small to start a shell) */
   | 'INVALID_SANDBOX'
   /** a `sandbox:` block on a tool that starts no local process */
-  | 'SANDBOX_IGNORED';
+  | 'SANDBOX_IGNORED'
+  /** a policy's allow rule covers a `require_confirm` tool: the rule is decided first, so the confirmation is off (a warning) */
+  | 'ALLOW_SKIPS_CONFIRMATION'
+  /** an approve rule lets the MCP client's human decide (`elicit`) but not the caller: an agent driving its own client approves itself (a warning) */
+  | 'ELICIT_AS_CALLER';
 
 /** `file:line:col: severity: message`, the format editors and pre-commit hooks understand. */
 export function formatDiagnostic(diagnostic: Diagnostic): string {

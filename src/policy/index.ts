@@ -6,3 +6,4 @@ export { PolicySet, type RuleRef } from './policy-set.js';
 export { compileCondition, modeOf, type ConditionMode, type ValueTest } from './param-conditions.js';
 export { ApprovalDesk, approvalPosition, type ApprovalAnswer, type ApprovalHost, type ApprovalRefusalCode, type ApprovalRegistry, type ApprovalRequested, type ConfirmationRequired, type ConfirmOutcome, type DecideOptions } from './approval-desk.js';
 export { unrunReceipt, type UnrunCall } from './unrun-receipt.js';
+export { policyWarnings } from './policy-warnings.js';

@@ -1,18 +1,18 @@
-import type { Diagnostic } from '../core/index.js';
+import type { Diagnostic, ToolIndex } from '../core/index.js';
 import { buildIndex, parseEntry } from './build-index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import type { ParseOptions } from './yaml-mapping.js';
 
 /**
  * Every problem in a set of definitions (tools, toolsets, skills, policies), including collisions between them and
- * toolset members the registry lacks: what `hldp validate` reports. `context` holds the rest of the repository
+ * toolset members the registry lacks: what `hldp validate` reports, and the index they make. `context` holds the rest of the repository
  * the files sit in: read so that a toolset's (a policy's) members are checked against every tool, but not itself reported.
  */
 export function validateDefinitionFiles(
   files: DefinitionFile[],
   context: DefinitionFile[] = [],
   options: ParseOptions = {},
-): { errors: Diagnostic[]; warnings: Diagnostic[]; tools: number; toolsets: number; skills: number; policies: number } {
+): { errors: Diagnostic[]; warnings: Diagnostic[]; tools: number; toolsets: number; skills: number; policies: number; index: ToolIndex } {
   const given = new Set(files.map((file) => file.path));
   const others = context.filter((file) => !given.has(file.path));
   const index = buildIndex('validate', 'working-tree', [...files, ...others].map((file) => parseEntry(file, options)), new Date().toISOString());
@@ -25,5 +25,7 @@ export function validateDefinitionFiles(
     toolsets: counted(index.toolsets),
     skills: counted(index.skills),
     policies: counted(index.policies ?? []),
+    // the files given and their repository, for checks made outside the scanner (the policies' warnings)
+    index,
   };
 }

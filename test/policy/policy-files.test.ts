@@ -109,4 +109,48 @@ describe('hldp validate on policies', () => {
     expect(run.stderr).toContain('3 file(s)');
     expect(run.code).toBe(0);
   });
+
+  // Review K, S1 and S5: rules the gateway reads as written, but that turn a confirmation off or let the caller approve
+  describe('when a rule turns a confirmation off, or lets the calling agent approve through elicitation', () => {
+    it('warns at each such rule and still exits 0', async () => {
+      const root = join(folder.path, 'repo');
+      const confirmed = (name: string) => makeToolYaml(name, { constraints: '{ require_confirm: true }' });
+      const rules = policy('loose', [
+        'approval:',
+        '  - tools: [delta]', // 5: every call of delta ends here: no later rule reaches it
+        '    decision: deny',
+        '  - tools: [gamma, alpha]', // 7
+        '    callers: { roles: [trusted] }',
+        '    decision: allow',
+        '  - tools: [beta]', // 10
+        '    decision: approve',
+        '    elicit: true',
+        '  - tools: [alpha]', // 13: the caller may approve anyway: nothing to warn of
+        '    decision: approve',
+        '    elicit: true',
+        '    self_approval: true',
+        '  - tools: ["*"]', // 17
+        '    decision: allow',
+      ].join('\n'));
+      await writeFiles(root, { ...TOOLS, 'tools/gamma/TOOL.hdlp': confirmed('gamma'), 'tools/delta/TOOL.hdlp': confirmed('delta'), 'policies/loose.hdlp': rules });
+      const run = await runCli(['validate', join(root, 'policies', 'loose.hdlp'), '--json'], { cwd: folder.path });
+      expect(run.code).toBe(0);
+      const { errors, warnings } = JSON.parse(run.stdout) as { errors: unknown[]; warnings: Array<{ file: string; line: number; code: string; message: string }> };
+      expect(errors).toEqual([]);
+      expect(warnings.map(({ line, code }) => [line, code])).toEqual([
+        [7, 'ALLOW_SKIPS_CONFIRMATION'],
+        [17, 'ALLOW_SKIPS_CONFIRMATION'],
+        [10, 'ELICIT_AS_CALLER'],
+      ]);
+      expect(warnings[0]!.message).toBe(
+        "this allow rule covers 'gamma', which declares require_confirm: true: a matching rule is decided before a tool's require_confirm, so the calls it matches run it unconfirmed; to keep the confirmation, leave such tools out of the rule or decide approve with self_approval: true",
+      );
+      expect(warnings[1]!.message).toMatch(/^this allow rule covers 'gamma', which declares require_confirm: true: .* so every call of it runs unconfirmed/);
+      expect(warnings[2]!.message).toMatch(/^elicit: true lets the human at the calling MCP client approve, while self_approval is not given \(false\): an agent that drives its own MCP client answers the elicitation itself, which is self-approval/);
+      const text = await runCli(['validate', root], { cwd: folder.path });
+      expect(text.code).toBe(0);
+      expect(text.stdout).toMatch(/repo\/policies\/loose\.hdlp:7:\d+: warning: this allow rule covers 'gamma'/);
+      expect(text.stderr).toContain('0 error(s), 3 warning(s)');
+    });
+  });
 });

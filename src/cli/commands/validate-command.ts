@@ -42,12 +42,16 @@ export const validateCommand: Command = {
     }
     const result = validateDefinitionFiles(files, context, { maxBytes });
     const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors];
-    const ordered = [...errors, ...result.warnings].sort(byPlace);
-    if (flags.json) writeJson(io, { files: found, paths, errors, warnings: result.warnings });
+    // rules the gateway reads as written but whose author may not mean them (an allow that skips require_confirm)
+    const { policyWarnings } = await import('../../policy/index.js');
+    const given = new Set(files.map((file) => file.path));
+    const warnings = [...result.warnings, ...policyWarnings(result.index).filter((warning) => given.has(warning.file))];
+    const ordered = [...errors, ...warnings].sort(byPlace);
+    if (flags.json) writeJson(io, { files: found, paths, errors, warnings });
     else {
       // a diagnostic quotes the file's own text: one line each, whatever line feed it holds
       writeLines(io.stdout, ordered.map((diagnostic) => terminalSafe(formatDiagnostic(diagnostic))));
-      io.stderr.write(`${found} file(s) under ${paths.join(', ')}: ${errors.length} error(s), ${result.warnings.length} warning(s)\n`);
+      io.stderr.write(`${found} file(s) under ${paths.join(', ')}: ${errors.length} error(s), ${warnings.length} warning(s)\n`);
       if (found === 0) {
         io.stderr.write('no definition found (looked for PATH/TOOL.hdlp, PATH/tools/*/TOOL.hdlp, PATH/toolsets/*/TOOLSET.hdlp, PATH/skills/*/SKILL.md, PATH/policies/*.hdlp and PATH/*/TOOL.hdlp); pass a tools repository, e.g. hldp validate native-repo\n');
       }

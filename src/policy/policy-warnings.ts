@@ -1,0 +1,60 @@
+import type { ApprovalRule, Diagnostic, PolicyDefinition, ToolIndex } from '../core/index.js';
+import { PolicySet } from './policy-set.js';
+
+// tools named in one warning; the rest are counted
+const NAMED_TOOLS = 5;
+
+/**
+ * What `hldp validate` warns of in valid policies: rules that do what their author may not mean, though the gateway
+ * reads them as written (review K, S1 and S5). An `allow` rule reached by a `require_confirm` tool turns its
+ * confirmation off; `elicit: true` beside `self_approval: false` lets the human at the caller's own MCP client — for
+ * an agent that drives its client, the caller — approve.
+ */
+export function policyWarnings(index: ToolIndex): Diagnostic[] {
+  const policies = index.policies ?? [];
+  if (policies.length === 0) return [];
+  return [...allowsOverConfirm(index, policies), ...elicitAsCaller(policies)];
+}
+
+function allowsOverConfirm(index: ToolIndex, policies: readonly PolicyDefinition[]): Diagnostic[] {
+  const set = PolicySet.of(index);
+  const skipped = new Map<ApprovalRule, string[]>();
+  for (const tool of index.tools) {
+    if (!tool.constraints.require_confirm) continue;
+    // first match wins: past a rule that matches every call of the tool, no later rule is reached
+    for (const { rule } of set.rulesFor(tool)) {
+      if (rule.decision === 'allow') skipped.set(rule, [...(skipped.get(rule) ?? []), tool.name]);
+      if (!rule.callers && Object.keys(rule.when ?? {}).length === 0) break;
+    }
+  }
+  const warnings: Diagnostic[] = [];
+  for (const policy of policies) {
+    for (const rule of policy.approval) {
+      const tools = skipped.get(rule);
+      if (!tools) continue;
+      const named = tools.slice(0, NAMED_TOOLS).map((name) => `'${name}'`).join(', ') + (tools.length > NAMED_TOOLS ? ` and ${tools.length - NAMED_TOOLS} more` : '');
+      const them = tools.length > 1 ? 'them' : 'it';
+      const unconfirmed = rule.callers || rule.when ? `the calls it matches run ${them} unconfirmed` : `every call of ${them} runs unconfirmed`;
+      warnings.push({
+        file: policy.source.path, line: rule.at.line, column: rule.at.column, severity: 'warning', code: 'ALLOW_SKIPS_CONFIRMATION',
+        message:
+          `this allow rule covers ${named}, which ${tools.length > 1 ? 'declare' : 'declares'} require_confirm: true: a matching rule is decided before a tool's require_confirm, so ${unconfirmed}; ` +
+          'to keep the confirmation, leave such tools out of the rule or decide approve with self_approval: true',
+      });
+    }
+  }
+  return warnings;
+}
+
+function elicitAsCaller(policies: readonly PolicyDefinition[]): Diagnostic[] {
+  return policies.flatMap((policy) =>
+    policy.approval
+      .filter((rule) => rule.decision === 'approve' && rule.elicit === true && rule.self_approval !== true)
+      .map((rule): Diagnostic => ({
+        file: policy.source.path, line: rule.at.line, column: rule.at.column, severity: 'warning', code: 'ELICIT_AS_CALLER',
+        message:
+          `elicit: true lets the human at the calling MCP client approve, while self_approval is ${rule.self_approval === false ? 'false' : 'not given (false)'}: ` +
+          "an agent that drives its own MCP client answers the elicitation itself, which is self-approval; drop elicit so that an approver decides, or say self_approval: true if the caller may",
+      })),
+  );
+}
