@@ -103,13 +103,13 @@ describe('hldp mcp (stdio)', () => {
       expect(run.code).toBe(0);
       expect(answerTo(run.stdout, 2)).toMatchObject({ isError: true });
       expect(answerTo(run.stdout, 2)?.content[0]?.text).not.toBe('ran\n');
-    });
+    }, 120_000);
 
     it('acts as local with --as-local, as the operator asked', async () => {
       const run = await runWithInput(SHELL_CALL, await principalsEnv(), ['--as-local']);
       expect(run.code).toBe(0);
       expect(answerTo(run.stdout, 2)?.content[0]?.text).toBe('ran\n');
-    });
+    }, 120_000);
 
     it('refuses --as-local beside HLDP_TOKEN (exit 2)', async () => {
       const run = await runWithInput(SHELL_CALL, { ...(await principalsEnv()), HLDP_TOKEN: BOT_TOKEN }, ['--as-local']);
