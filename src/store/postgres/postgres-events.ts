@@ -52,10 +52,13 @@ export class PostgresEventLog implements EventLog {
     return this.#sql<StoredEvent[]>`SELECT seq, type, at_ms, data FROM events WHERE seq <= ${seq} AND type = ANY(${[...types]}::text[]) ORDER BY seq DESC LIMIT ${limit}`;
   }
 
+  /**
+   * The oldest and newest committed ids, as SQLite gives them. Not the sequence's last value: it counts an id taken by
+   * an append still in flight, and a reader told to resume after that id would never get the event once it commits.
+   * Appends commit in `seq` order (the lock above), so every id up to the newest committed one is committed or rolled back.
+   */
   async bounds(): Promise<{ first: number; last: number }> {
-    const [row] = await this.#sql<Array<{ first: number | null; last: number }>>`
-      SELECT (SELECT min(seq) FROM events) AS first,
-             (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_seq_seq) AS last`;
+    const [row] = await this.#sql<Array<{ first: number | null; last: number | null }>>`SELECT min(seq) AS first, max(seq) AS last FROM events`;
     const last = Number(row?.last ?? 0);
     return { first: row?.first === null || row?.first === undefined ? last + 1 : Number(row.first), last };
   }
