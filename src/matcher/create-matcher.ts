@@ -76,6 +76,8 @@ export interface Matcher {
    * and the confidence cut is measured a probe at a time. Answers are exactly `prepare()`'s. The first matcher a
    * process prepares so then asks itself requests made of the registry's words (`warmUpSteps`, 512 or 300 ms of CPU at
    * most, a slice at a time), so that a server's first requests do not wait for the code they run to be compiled.
+   * The Chinese-English dictionary is waited for (as by `ready`) only where the confidence cut is measured here: one
+   * kept with the search index needs nothing of it, and it is read once matching is ready.
    */
   prepareLettingGo(): Promise<Matcher>;
   /** the same index with other parameters, without rebuilding it (for fitting) */
@@ -251,16 +253,21 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
         // a synchronous first intent may have built it meanwhile: that one stands
         if (search === undefined && kept !== undefined) adopt(kept);
       }
-      // as ready(): a registry with Chinese examples is calibrated with their senses, the dictionary read off this thread meanwhile
+      // as ready(): a registry with Chinese examples is calibrated with their senses, the dictionary read off this thread
+      // meanwhile. A calibration kept with the index needs nothing of it (issue #18: at 100,000 tools a restart waited
+      // ~0.4 s for the worker): matching is ready without it, and it is read once the warm-up is done (the worker would
+      // take the warm-up's second core and add its peak to the warm-up's). Meanwhile a Chinese request is answered
+      // `incomplete`, as any before the dictionary is read.
       const chinese = await runLettingGo(chineseProbesSteps());
-      const reading = chinese ? loadLexicon().catch(() => undefined) : undefined;
+      const dictionary = (): Promise<void> | undefined => (chinese ? loadLexicon().catch(() => undefined) : undefined);
+      if (search === undefined || calibration?.of !== search) void dictionary();
       if (search === undefined) {
         const built = await runLettingGo(buildSearchIndexSteps(toolsOf(index)));
         if (search === undefined) search = unkept = built;
       }
-      await reading;
       const current = search;
       if (current !== undefined && isCurrent(current) && calibration?.of !== current) {
+        await dictionary();
         const value = await runLettingGo(calibrationSteps(current, ranking, decision, await runLettingGo(basisSteps())));
         if (search === current && isCurrent(current) && calibration?.of !== current) calibration = { of: current, value };
       }
@@ -275,6 +282,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
         await letGo();
         await runLettingGo(warmUpSteps(engine()));
       }
+      void dictionary();
       return matcher;
     },
     reconfigure: (changed) => assemble(index, engine().index, validator, changed),
