@@ -4,6 +4,7 @@ import type { PrincipalConfig } from '../policy/index.js';
 import type { SandboxMode } from '../sandbox/index.js';
 import type { SessionsConfig } from '../sessions/index.js';
 import type { ModelStageOptions } from '../matcher/index.js';
+import type { SandboxCeiling } from '../core/index.js';
 
 /** Everything the gateway runs with, resolved from file, environment and flags; secrets included, so never log it whole. */
 export interface GatewayConfig {
@@ -41,6 +42,10 @@ export interface GatewayConfig {
   shell: { inheritEnv: string[] };
   /** `auto`: isolate local tools with bubblewrap where it runs, warn where it does not; `required`: refuse to run them without it */
   sandbox: SandboxMode;
+  /** more paths no local tool may see (`sandbox.hide`: an EnvironmentFile, a key), absolute */
+  sandboxHide: string[];
+  /** the most a tool definition's `sandbox:` block may ask for (`sandbox.ceiling`); absent: no ceiling */
+  sandboxCeiling?: SandboxCeiling;
   embeddedGatekeeper: { enabled: boolean };
   /** the console: whether its sign-in cookie is `Secure` (resolved from `console.secure_cookies`, `auto` by the listen host) */
   console: { secureCookies: boolean };

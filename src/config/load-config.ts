@@ -10,6 +10,7 @@ import type { ModelStageOptions } from '../matcher/index.js';
 import { isLoopback, type Role } from '../core/index.js';
 import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway-config.js';
 import { mcpServersConfig, type McpServerEntry } from './mcp-servers-config.js';
+import { sandboxSettings, type WrittenSandbox } from './sandbox-config.js';
 import { CONFIG_SCHEMA_URL, DEFAULT_REPOSITORY } from './package-root.js';
 
 /** The config as written in YAML (snake_case), after schema validation. */
@@ -33,7 +34,7 @@ interface ConfigFile {
   max_calls_in_flight_per_caller?: number;
   workspace_root?: string;
   shell?: { inherit_env?: string[] };
-  sandbox?: SandboxMode;
+  sandbox?: WrittenSandbox;
   embedded_gatekeeper?: { enabled?: boolean };
   console?: { secure_cookies?: boolean | 'auto' };
   gatekeepers?: Record<string, { url?: string; token?: string }>;
@@ -80,6 +81,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
   const fromFile = (path: string | undefined): string | undefined => (path === undefined ? undefined : resolve(base, expandHome(path)));
   const fromEnv = (name: string): string | undefined => (env[name] ? resolve(expandHome(env[name]!)) : undefined);
 
+  const sandbox = sandboxSettings(written.sandbox, base);
   const dataDir = fromEnv('HLDP_DATA_DIR') ?? fromFile(written.data_dir) ?? defaultDataDir(env);
   const source = overrides.repo ?? env.HLDP_REPO ?? written.repository?.source;
   const config: GatewayConfig = {
@@ -112,7 +114,9 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     maxOutputBytes: integerFromEnv(env, 'HLDP_MAX_OUTPUT_BYTES', MAX_OUTPUT_BYTES_CEILING) ?? written.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     workspaceRoot: fromEnv('HLDP_WORKSPACE') ?? fromFile(written.workspace_root) ?? process.cwd(),
     shell: { inheritEnv: written.shell?.inherit_env ?? [] },
-    sandbox: sandboxMode(env.HLDP_SANDBOX) ?? written.sandbox ?? 'auto',
+    sandbox: sandboxMode(env.HLDP_SANDBOX) ?? sandbox.mode ?? 'auto',
+    sandboxHide: sandbox.hide,
+    ...defined('sandboxCeiling', sandbox.ceiling),
     embeddedGatekeeper: { enabled: written.embedded_gatekeeper?.enabled ?? true },
     console: { secureCookies: false },
     gatekeepers: targets(written.gatekeepers, env, 'GATEKEEPER', (name, url, token) => {

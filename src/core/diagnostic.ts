@@ -50,7 +50,9 @@ export type DiagnosticCode =
   /** a policy's allow rule covers a `require_confirm` tool: the rule is decided first, so the confirmation is off (a warning) */
   | 'ALLOW_SKIPS_CONFIRMATION'
   /** an approve rule lets the MCP client's human decide (`elicit`) but not the caller: an agent driving its own client approves itself (a warning) */
-  | 'ELICIT_AS_CALLER';
+  | 'ELICIT_AS_CALLER'
+  /** a `sandbox:` block that asks for more than the gateway's `sandbox.ceiling` allows: its calls are refused there */
+  | 'BEYOND_SANDBOX_CEILING';
 
 /** `file:line:col: severity: message`, the format editors and pre-commit hooks understand. */
 export function formatDiagnostic(diagnostic: Diagnostic): string {

@@ -59,6 +59,7 @@ export {
   type ResourceLimits,
   type ToolSandbox,
 } from './tool-sandbox.js';
+export { ceilingDefaults, ceilingProblems, type CeilingProblem, type SandboxCeiling } from './sandbox-ceiling.js';
 export { markNotStored, wasNotStored, type ExecutionResult, type Receipt, type ReceiptApproval, type ReceiptSource } from './receipt.js';
 export type { ProgressUpdate } from './progress.js';
 export type { Candidate, MatchConfidence, MatchResult, MatchStage, NearMiss } from './match-result.js';

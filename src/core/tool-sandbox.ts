@@ -42,11 +42,11 @@ export interface ToolSandbox {
 }
 
 /** The sandbox a declaration stands for: what it leaves out is the safe default (no network, no extra paths, default limits). */
-export function resolveToolSandbox(declared: DeclaredSandbox | undefined): ToolSandbox {
+export function resolveToolSandbox(declared: DeclaredSandbox | undefined, defaults: Readonly<ResourceLimits> = DEFAULT_RESOURCE_LIMITS): ToolSandbox {
   return {
     network: declared?.network ?? false,
     filesystem: { read: declared?.filesystem?.read ?? [], write: declared?.filesystem?.write ?? [] },
-    limits: { ...DEFAULT_RESOURCE_LIMITS, ...declared?.limits },
+    limits: { ...defaults, ...declared?.limits },
   };
 }
 

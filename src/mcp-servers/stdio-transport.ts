@@ -65,7 +65,8 @@ export class LaunchedStdioTransport implements Transport {
     if (this.#child) throw new Error('LaunchedStdioTransport already started');
     const sandbox = this.launch.sandbox ?? (await processContainment());
     const { command, args, cwd, env, workspace, declared } = this.launch;
-    const launched = await sandbox.launch({ file: command, args, cwd, env, workspace, ...(declared ? { declared } : {}) });
+    // an MCP server's sandbox is the operator's config, not a definition: the ceiling set for the repository's does not hold it
+    const launched = await sandbox.launch({ file: command, args, cwd, env, workspace, operator: true, ...(declared ? { declared } : {}) });
     if (!launched.ok) throw Object.assign(new Error(launched.message), { code: launched.code });
     const plan = (this.#plan = launched.plan);
     const stdio = plan.statusFd === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'];

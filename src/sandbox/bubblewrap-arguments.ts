@@ -63,7 +63,7 @@ export function guardedConflict(policy: ToolSandbox, workspace: string, guarded:
     for (const declared of policy.filesystem[kind]) {
       const real = realDeclaredPath(declared, workspace);
       const hidden = guarded.hide.find((folder) => isInside(real, folder));
-      if (hidden !== undefined) return `the tool declares filesystem.${kind} '${declared}' (really ${real}), which is inside the gateway's hidden path ${hidden}: no tool may see it`;
+      if (hidden !== undefined) return `the tool declares filesystem.${kind} '${declared}' (really ${real}), which is inside the hidden path ${hidden} (the gateway's own files, a secret of the host, or sandbox.hide): no tool may see it`;
       // the workspace is writable wherever it is (a read-only folder around it does not cover it): so is what is in it
       const protectedPath = kind === 'write' && !isInside(real, workspace) ? guarded.protect.find((folder) => isInside(real, folder)) : undefined;
       if (protectedPath !== undefined) return `the tool declares filesystem.write '${declared}' (really ${real}), which is inside the read-only path ${protectedPath}: no tool may change it`;

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { resolveToolSandbox, type ResourceLimits, type ToolSandbox } from '../core/index.js';
+import { ceilingDefaults, ceilingProblems, resolveToolSandbox, type ResourceLimits, type SandboxCeiling, type ToolSandbox } from '../core/index.js';
 import { hostProgram, probeBubblewrap, resolverFolder, settledProbe, STATUS_FD, type Bubblewrap } from './bubblewrap.js';
-import { bubblewrapArguments, guardedConflict, hostConflict, workspaceConflict, type GuardedPaths } from './bubblewrap-arguments.js';
+import { bubblewrapArguments, guardedConflict, hostConflict, realDeclaredPath, workspaceConflict, type GuardedPaths } from './bubblewrap-arguments.js';
 import { findProgram } from './find-program.js';
+import { hostSecrets } from './host-secrets.js';
 import { bubblewrapOutcome, directOutcome, initOutcome } from './launch-outcome.js';
 import { inNamespace, probeContainment, type PidNamespace } from './pid-namespace.js';
 import { probePidsCgroups, type PidsCgroupProbe, type RunCgroup } from './pids-cgroup.js';
@@ -18,7 +19,10 @@ import { describeStatus } from './sandbox-status.js';
 /** How to build a sandbox. */
 export interface SandboxOptions {
   mode: SandboxMode;
-  /** paths no tool may see: the gateway's cache, data directory, receipts database and its journal files, config file */
+  /**
+   * paths no tool may see: the gateway's cache, data directory, receipts database and its journal files, config file,
+   * and what the operator lists (`sandbox.hide`); a root gateway adds the host's secrets (see `hostSecrets`)
+   */
   hide?: readonly string[];
   /** paths tools may read but never change: the tools repository */
   protect?: readonly string[];
@@ -26,7 +30,14 @@ export interface SandboxOptions {
   limits?: boolean;
   /** how many launchers wait, set up, for the next runs of each command line (default 2; 0: each run starts its own) */
   waitingLaunchers?: number;
+  /** the most a tool's declared sandbox may ask for (`sandbox.ceiling`); a request beyond it is refused */
+  ceiling?: SandboxCeiling;
+  /** hears the sandbox's status when a later probe changed it (a `required` sandbox that could not run at start and now can) */
+  onStatusChange?: (status: SandboxStatus) => void;
 }
+
+/** How long a `required` sandbox that cannot run waits between two probes made for the calls it refuses. */
+const REPROBE_INTERVAL_MS = 1000;
 
 /** What the probes found, from which a sandbox is made. */
 export interface Probed {
@@ -39,17 +50,46 @@ export interface Probed {
 }
 
 class HostSandbox implements Sandbox {
-  readonly status: SandboxStatus;
+  private current: SandboxStatus;
   private readonly guarded: GuardedPaths;
+  private probedAt = Date.now();
+  private probing: Promise<void> | undefined;
 
   constructor(
-    private readonly probed: Probed,
-    options: SandboxOptions,
+    private probed: Probed,
+    private readonly options: SandboxOptions,
     private readonly resolver: string | undefined,
   ) {
-    this.status = describeStatus(probed, options.limits !== false);
+    this.current = describeStatus(probed, options.limits !== false);
     this.guarded = { hide: options.hide ?? [], protect: options.protect ?? [] };
     this.pool = new LauncherPool(options.waitingLaunchers);
+  }
+
+  get status(): SandboxStatus {
+    return this.current;
+  }
+
+  /**
+   * Probes bubblewrap again, at most once a second and once at a time, for a `required` sandbox that could not run
+   * (review K, S6): one failure at start (EAGAIN making namespaces, the probe's deadline on a loaded host) beyond the
+   * start's own retries refused every local call until a restart. It only ever turns the sandbox on.
+   */
+  private reprobe(): Promise<void> {
+    if (this.probing === undefined && Date.now() - this.probedAt >= REPROBE_INTERVAL_MS) {
+      this.probing = probeBubblewrap()
+        .then((bubblewrap) => {
+          if (!bubblewrap.ok || this.current.sandbox === 'on') return;
+          this.probed = { ...this.probed, bubblewrap };
+          this.current = describeStatus(this.probed, this.options.limits !== false);
+          this.options.onStatusChange?.(this.current);
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          this.probedAt = Date.now();
+          this.probing = undefined;
+        });
+    }
+    return this.probing ?? Promise.resolve();
   }
 
   get hidden(): readonly string[] {
@@ -72,10 +112,18 @@ class HostSandbox implements Sandbox {
   }
 
   async launch(request: LaunchRequest): Promise<Launch> {
+    if (this.status.mode === 'required' && this.status.sandbox === 'off') await this.reprobe();
     if (this.status.mode === 'required' && this.status.sandbox === 'off') {
       return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the gateway's sandbox is 'required', but it cannot run here, so no local tool runs: ${this.status.reason}` };
     }
-    const policy = resolveToolSandbox(request.declared);
+    // the operator's own declarations (an MCP server's config) are not held to the ceiling set for the repository's
+    const ceiling = request.operator ? undefined : this.options.ceiling;
+    if (ceiling !== undefined) {
+      const workspace = this.realWorkspace(request.workspace);
+      const beyond = ceilingProblems(request.declared, ceiling, workspace, (path) => realDeclaredPath(path, workspace));
+      if (beyond.length > 0) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `this tool asks more of the sandbox than this gateway allows, so it does not run: ${beyond.map((problem) => problem.message).join('; ')}` };
+    }
+    const policy = resolveToolSandbox(request.declared, ceiling === undefined ? undefined : ceilingDefaults(ceiling));
     if (this.status.sandbox === 'on') {
       // fail closed: a declared path into the gateway's own files (directly or by a symlink) is never bound
       const workspace = this.realWorkspace(request.workspace);
@@ -219,15 +267,17 @@ async function realPaths(paths: readonly string[] | undefined): Promise<string[]
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const limits = options.limits !== false;
   const root = process.getuid?.() === 0;
-  const [bubblewrap, { namespace, prlimit }, cgroups, resolver] = await Promise.all([
+  const [bubblewrap, { namespace, prlimit }, cgroups, resolver, secrets] = await Promise.all([
     options.mode === 'off' ? undefined : settledProbe(() => probeBubblewrap()),
     probeContainment(limits),
     limits ? probePidsCgroups() : undefined,
     resolverFolder(),
+    // a root gateway's tools run as root, whom no file mode stops: what the host keeps from everyone else is hidden
+    root && options.mode !== 'off' ? hostSecrets() : [],
   ]);
   const probed: Probed = { mode: options.mode, bubblewrap, namespace, prlimit, cgroups, root };
   // the run scripts' folder too: where the temporary folder is inside a workspace, tools would read other runs' scripts
-  const hide = await realPaths([...(options.hide ?? []), scriptFolder()]);
+  const hide = await realPaths([...(options.hide ?? []), scriptFolder(), ...secrets]);
   return new HostSandbox(probed, { ...options, hide, protect: await realPaths(options.protect) }, resolver);
 }
 

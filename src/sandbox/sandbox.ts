@@ -43,6 +43,8 @@ export interface LaunchRequest {
   workspace: string;
   /** the tool's declared `sandbox:` block; defaults fill what it leaves out */
   declared?: DeclaredSandbox;
+  /** `declared` comes from the operator's config (an MCP server), not from the repository: the ceiling does not hold it */
+  operator?: boolean;
   /**
    * start it now, from a launcher that set its sandbox up ahead of time where one waits (`LaunchPlan.started`);
    * the caller then owns a child whose stdin is a pipe
@@ -91,6 +93,7 @@ export type Launch = { ok: true; plan: LaunchPlan } | { ok: false; code: Extract
 
 /** Starts local processes isolated and limited as the probe found possible. */
 export interface Sandbox {
+  /** what holds now: a `required` sandbox that could not run at start is probed again by the calls it refuses */
   readonly status: SandboxStatus;
   /** the paths no tool may see (the gateway's data, cache, receipts database, config; the run scripts' folder), as given and as their symlinks resolve */
   readonly hidden: readonly string[];

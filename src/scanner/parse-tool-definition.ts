@@ -10,7 +10,7 @@ import {
   type ShellSpec,
 } from '../core/index.js';
 import { normaliseParamsSchema } from './params-schema.js';
-import { checkSandbox } from './sandbox-checks.js';
+import { ceilingWarnings, checkSandbox } from './sandbox-checks.js';
 import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptVariables, checkTemplates } from './template-checks.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { checkToolShape } from './tool-schema.js';
@@ -52,13 +52,13 @@ export function parseToolDefinition(file: DefinitionFile, options: ParseOptions 
       if ('diagnostic' in read) return { tool: null, diagnostics: [read.diagnostic] };
       const mapping = readYamlMapping(file, read.text, 'TOOL.hdlp', 'name, display, intent, ...', options);
       if (!mapping.ok) return { tool: null, diagnostics: mapping.diagnostics };
-      return validateDefinition(file, mapping.value, mapping.locator);
+      return validateDefinition(file, mapping.value, mapping.locator, options);
     },
     (diagnostic) => ({ tool: null, diagnostics: [diagnostic] }),
   );
 }
 
-function validateDefinition(file: DefinitionFile, value: Record<string, unknown>, locator: Locator): ParsedDefinition {
+function validateDefinition(file: DefinitionFile, value: Record<string, unknown>, locator: Locator, options: ParseOptions): ParsedDefinition {
   const diagnostics: Diagnostic[] = [];
   const report = (code: DiagnosticCode, problem: SchemaProblem, severity: Diagnostic['severity'] = 'error'): void => {
     const { line, column } = locator.locate(problem.path, problem.atKey);
@@ -97,6 +97,9 @@ function validateDefinition(file: DefinitionFile, value: Record<string, unknown>
   const sandbox = checkSandbox(value);
   for (const problem of sandbox.errors) report('INVALID_SANDBOX', problem);
   for (const problem of sandbox.warnings) report('SANDBOX_IGNORED', problem, 'warning');
+  if (options.sandboxCeiling && sandbox.sandbox) {
+    for (const problem of ceilingWarnings(sandbox.sandbox, options.sandboxCeiling)) report('BEYOND_SANDBOX_CEILING', problem, 'warning');
+  }
   if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return { tool: null, diagnostics };
   const tool = toDefinition(file, value, params.schema);
   if (sandbox.sandbox) tool.sandbox = sandbox.sandbox;

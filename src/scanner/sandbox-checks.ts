@@ -1,4 +1,6 @@
-import { formatByteSize, parseByteSize, type DeclaredSandbox } from '../core/index.js';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { ceilingProblems, formatByteSize, parseByteSize, type DeclaredSandbox, type SandboxCeiling } from '../core/index.js';
 import type { SchemaProblem } from './shape-checker.js';
 
 /** Below this, not even a shell starts: a smaller memory limit is a mistake, not a policy. */
@@ -43,4 +45,17 @@ export function checkSandbox(value: Record<string, unknown>): { sandbox?: Declar
     ...(written.limits ? { limits } : {}),
   };
   return { sandbox, errors, warnings };
+}
+
+/**
+ * Where a declared sandbox goes beyond a gateway's ceiling, each at its field; paths are judged as written (`~/` from
+ * the home folder, relative ones from the workspace), where the gateway judges them by their real paths.
+ */
+export function ceilingWarnings(declared: DeclaredSandbox, { ceiling, workspace }: { ceiling: SandboxCeiling; workspace: string }): SchemaProblem[] {
+  const absolute = (path: string): string => (path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : isAbsolute(path) ? resolve(path) : resolve(workspace, path));
+  return ceilingProblems(declared, ceiling, resolve(workspace), absolute).map((problem) => ({
+    path: problem.path,
+    atKey: false,
+    message: `${problem.message}; the gateway refuses its calls (SANDBOX_UNAVAILABLE)`,
+  }));
 }

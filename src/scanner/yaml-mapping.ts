@@ -1,5 +1,5 @@
 import type { Document } from 'yaml';
-import type { Diagnostic, DiagnosticCode } from '../core/index.js';
+import type { Diagnostic, DiagnosticCode, SandboxCeiling } from '../core/index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { parseYamlFast } from './yaml-fast.js';
@@ -27,6 +27,8 @@ export interface ParseOptions {
   maxBytes?: number;
   /** `false` reads every text through `yaml`'s document, as before the fast reader (tests and benchmarks compare the two) */
   fastYaml?: boolean;
+  /** a gateway's `sandbox.ceiling` and workspace (`hldp validate --config`): a `sandbox:` block beyond it is warned */
+  sandboxCeiling?: { ceiling: SandboxCeiling; workspace: string };
 }
 
 /** A YAML mapping read from a definition file, with the locator its diagnostics point through. */

@@ -66,6 +66,8 @@ describe('loadConfig', () => {
       ['a short webhook secret in the file', 'webhook_secret: short\n', {}, /brush-holder\.yaml:1:17: .*at least 8 characters/],
       ['a port that is not a number', '', { HLDP_PORT: 'eighty' }, /HLDP_PORT: must be an integer from 0 to 65535/],
       ['a sandbox mode that is none', 'sandbox: sometimes\n', {}, /brush-holder\.yaml:1:10: .*'sandbox' must be one of: auto, required, off/],
+      ['a sandbox ceiling memory that is no size', 'sandbox:\n  ceiling: { memory: lots }\n', {}, /sandbox\.ceiling\.memory: must be a size of at least 16 MiB .*got 'lots'/],
+      ['a sandbox ceiling with an unknown limit', 'sandbox:\n  ceiling: { threads: 4 }\n', {}, /brush-holder\.yaml:2:\d+: .*threads/],
       ['a sandbox mode in the environment that is none', '', { HLDP_SANDBOX: 'maybe' }, /HLDP_SANDBOX: must be one of auto, required, off, got 'maybe'/],
       ['a matcher model without a model name', 'matcher:\n  model: { url: "http://127.0.0.1:8080/v1" }\n', {}, /brush-holder\.yaml:2:10: missing required field 'matcher\.model\.model'/],
       ['a matcher model url that is not http', 'matcher:\n  model: { url: "file:///tmp/x", model: m }\n', {}, /brush-holder\.yaml:2:\d+: .*http\(s\) URL/],
@@ -91,6 +93,18 @@ describe('loadConfig', () => {
       const file = await configFile('sandbox: required\n');
       expect(loadConfig({ file, env: {} }).sandbox).toBe('required');
       expect(loadConfig({ file, env: { HLDP_SANDBOX: 'off' } }).sandbox).toBe('off');
+    });
+
+    it('reads the mode, the paths to hide and the ceiling from a sandbox object, paths from the file’s folder', async () => {
+      const file = await configFile('sandbox:\n  mode: required\n  hide: [/etc/hldp.env, secrets]\n  ceiling: { network: false, memory: 512MiB, cpu_seconds: 30, processes: 64, file_size: 1048576, writable_roots: [/srv/shared, scratch] }\n');
+      const folder = file.slice(0, file.lastIndexOf('/'));
+      const config = loadConfig({ file, env: {} });
+      expect(config).toMatchObject({ sandbox: 'required', sandboxHide: ['/etc/hldp.env', `${folder}/secrets`] });
+      expect(config.sandboxCeiling).toEqual({ network: false, limits: { memory: 512 * 2 ** 20, cpu_seconds: 30, processes: 64, file_size: 1048576 }, writableRoots: ['/srv/shared', `${folder}/scratch`] });
+      expect(loadConfig({ file, env: { HLDP_SANDBOX: 'auto' } }).sandbox).toBe('auto');
+      // none: no ceiling, nothing more hidden
+      expect(loadConfig({ env: {} })).toMatchObject({ sandboxHide: [] });
+      expect(loadConfig({ env: {} }).sandboxCeiling).toBeUndefined();
     });
   });
 });

@@ -1,4 +1,4 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
@@ -125,5 +125,43 @@ describeWithBubblewrap('sandbox: auto where bubblewrap fails once at start for a
     const [seen, processes] = receipt.output.trim().split('\n').map(Number);
     expect(seen).toBe(0);
     expect(processes).toBeLessThan(10);
+  });
+});
+
+describeWithBubblewrap('sandbox: required where bubblewrap fails at start for longer than its retries', () => {
+  it('probes again when it refuses a call, and runs tools in the sandbox once bubblewrap works, without a restart', async () => {
+    // a bubblewrap that fails as under pressure (EAGAIN making namespaces) for as long as a file says so: past the
+    // start's retries, a required gateway refused every local call until it was restarted (review K, S6)
+    const bin = join(temp.path, 'bin');
+    await mkdir(bin);
+    const real = (await import('node:child_process')).execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim();
+    const failing = join(temp.path, 'failing');
+    await writeFile(failing, '');
+    await writeFile(join(bin, 'bwrap'), `#!/bin/sh\nif [ -e ${failing} ]; then echo 'bwrap: Creating new namespace failed: Resource temporarily unavailable' >&2; exit 1; fi\nexec ${real} "$@"\n`);
+    await chmod(join(bin, 'bwrap'), 0o755);
+    const service = await spawnService(
+      ['serve', '--port', '0', '--repo', join(temp.path, 'repo')],
+      { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_SANDBOX: 'required', PATH: `${bin}:${process.env.PATH}`, HLDP_HOST_PATH: `${bin}:${process.env.PATH}` },
+      / at (http:\/\/[\d.:]+)\n/,
+    );
+    services.push(service);
+    expect((await request(service, 'GET', '/healthz')).json).toMatchObject({ status: 'degraded', sandbox: { state: 'off', mode: 'required' } });
+    expect(await call(service, 'sh', 'echo ran')).toMatchObject({ ok: false, code: 'SANDBOX_UNAVAILABLE', error: expect.stringContaining('Resource temporarily unavailable') });
+    await rm(failing);
+    // each refused call may probe again, at most once a second: the first call after that runs
+    let receipt: { ok: boolean; code?: string; output?: string } = { ok: false };
+    for (let attempt = 0; attempt < 40 && !receipt.ok; attempt += 1) {
+      receipt = (await call(service, 'sh', 'ls /proc | grep -c "^[0-9]"; touch /etc/hldp-s6-test 2>/dev/null || echo read-only')) as typeof receipt;
+      if (!receipt.ok) {
+        expect(receipt).toMatchObject({ code: 'SANDBOX_UNAVAILABLE' });
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+    expect(receipt).toMatchObject({ ok: true });
+    const [processes, etc] = receipt.output!.trim().split('\n');
+    expect(Number(processes)).toBeLessThan(10);
+    expect(etc).toBe('read-only');
+    expect((await request(service, 'GET', '/healthz')).json).toMatchObject({ status: 'ok', sandbox: { state: 'on', mode: 'required' } });
+    expect(service.stderr()).toContain('sandbox: on after probing bubblewrap again');
   });
 });

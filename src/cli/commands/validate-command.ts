@@ -15,7 +15,10 @@ export const validateCommand: Command = {
   async run(flags, positionals, io) {
     const { validateDefinitionFiles } = await import('../../scanner/index.js');
     const { configFromFlags } = await import('../open-registry.js');
-    const maxBytes = configFromFlags(flags).repository.maxDefinitionBytes;
+    const config = configFromFlags(flags);
+    const maxBytes = config.repository.maxDefinitionBytes;
+    // with --config, a sandbox: block beyond the gateway's ceiling is warned here, before its calls are refused there
+    const sandboxCeiling = config.sandboxCeiling ? { ceiling: config.sandboxCeiling, workspace: config.workspaceRoot } : undefined;
     const paths = positionals.length ? positionals : ['.'];
     const files: DefinitionFile[] = [];
     const roots = new Set<string>();
@@ -40,7 +43,7 @@ export const validateCommand: Command = {
       const read = await readDefinition(file, kind, maxBytes);
       if ('content' in read) context.push(read);
     }
-    const result = validateDefinitionFiles(files, context, { maxBytes });
+    const result = validateDefinitionFiles(files, context, { maxBytes, ...(sandboxCeiling ? { sandboxCeiling } : {}) });
     const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors];
     // rules the gateway reads as written but whose author may not mean them (an allow that skips require_confirm)
     const { policyWarnings } = await import('../../policy/index.js');

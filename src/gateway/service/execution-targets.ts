@@ -17,7 +17,7 @@ export class ExecutionTargets {
   private embedded: Promise<RunningGatekeeper> | undefined;
   private selfApi: ApiTarget | undefined;
   private sandbox: Promise<Sandbox> | undefined;
-  private probedStatus: SandboxStatus | undefined;
+  private probed: Sandbox | undefined;
   private workspaceRoots: readonly string[] | undefined;
   /** the configured MCP servers; each starts on the first call of one of its tools, stdio ones inside the sandbox */
   readonly mcpServers: McpServerPool;
@@ -40,7 +40,8 @@ export class ExecutionTargets {
 
   /** What the sandbox probe found, once it ran (`sandboxed()`). */
   get sandboxStatus(): SandboxStatus | undefined {
-    return this.probedStatus;
+    // read at each ask: a required sandbox that could not run at start may run now
+    return this.probed?.status;
   }
 
   /** Whether `gatekeepers.default` is the embedded one (nothing configured it). */
@@ -129,12 +130,14 @@ export class ExecutionTargets {
       const repository = /^https?:\/\//i.test(config.repository.source) ? [] : [config.repository.source];
       const sandbox = await createSandbox({
         mode: config.sandbox,
-        hide: [config.cacheDir, config.dataDir, receipts, `${receipts}-wal`, `${receipts}-shm`, `${receipts}-journal`, ...(config.file ? [config.file] : [])],
+        hide: [config.cacheDir, config.dataDir, receipts, `${receipts}-wal`, `${receipts}-shm`, `${receipts}-journal`, ...(config.file ? [config.file] : []), ...config.sandboxHide],
         // no tool may register another, nor change the code of the gateway that runs it
         protect: [...repository, ...OWN_FOLDERS],
+        ...(config.sandboxCeiling ? { ceiling: config.sandboxCeiling } : {}),
+        onStatusChange: (status) => this.logger?.warn({ sandbox: status.sandbox }, `sandbox: ${status.sandbox} after probing bubblewrap again: local tools run ${status.sandbox === 'on' ? 'in the sandbox' : 'unisolated'} from now on`),
       });
       for (const warning of sandboxWarnings(sandbox.status)) this.logger?.warn({ sandbox: sandbox.status.sandbox }, warning);
-      this.probedStatus = sandbox.status;
+      this.probed = sandbox;
       return sandbox;
     })();
     return this.sandbox;
