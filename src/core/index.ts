@@ -18,6 +18,7 @@ export {
 export { formatDiagnostic, type Diagnostic, type DiagnosticCode } from './diagnostic.js';
 export { fairEvictee } from './fair-eviction.js';
 export { loadOnce } from './load-once.js';
+export { markPatchedFrom, takePatchedFrom } from './previous-scan.js';
 export {
   compareToolNames,
   eachTool,

@@ -84,6 +84,21 @@ export function* calibrationBasisSteps(tools: ToolSequence, previous?: Calibrati
 }
 
 /**
+ * The basis kept beside a search index (its two numbers per tool) over the tools it was kept for: the texts it sampled
+ * are read again from their tools when the calibration asks for them (at most 64), so the cut is the same.
+ */
+export function keptCalibrationBasis({ texts, chinese }: { texts: Uint32Array; chinese: Uint8Array }, tools: ToolSequence): CalibrationBasis | undefined {
+  if (texts.length !== tools.length || chinese.length !== tools.length) return undefined;
+  let total = 0;
+  let chineseTools = 0;
+  for (let position = 0; position < texts.length; position++) {
+    total += texts[position]!;
+    chineseTools += chinese[position]!;
+  }
+  return { texts, chinese, total, chineseTools, sampled: new Map(), origin: tools.origin };
+}
+
+/**
  * The `offset`-th text of the tool at `position`, as the sample reads it: from the basis if it was read before, else
  * from the tool (made, not kept), and remembered.
  */

@@ -1,4 +1,4 @@
-import { letGo, runLettingGo, runToEnd, toolsOf, type MatchResult, type ToolIndex } from '../core/index.js';
+import { letGo, runLettingGo, runToEnd, toolCount, toolsOf, type MatchResult, type ToolIndex } from '../core/index.js';
 import { FITTED_DECISION, FITTED_RANKING } from './fitted-parameters.js';
 import { loadTransliteration, warmUpTransliteration } from './suggestion.js';
 import { createToolResolver, lookupTool, toolResolverSteps, type LookupResult, type ToolResolver } from './lookup.js';
@@ -178,12 +178,22 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
   const parameters = parametersOf(ranking, decision);
   const adopt = (kept: KeptSearchIndex): void => {
     search = kept.search;
+    if (kept.updated) {
+      // the older scan's index updated with the tools changed since: measured over these tools afresh, reading only
+      // the changed ones (the older scan's basis taken over), then kept
+      unkept = kept.search;
+      if (basis === undefined && kept.basis !== undefined) previousBasis = kept.basis;
+      return;
+    }
+    if (basis === undefined && kept.basis !== undefined) basis = kept.basis;
     chineseProbes = kept.measured.chineseProbes;
     const measured = kept.measured.calibration;
     if (measured?.parameters === parameters) calibration = { of: kept.search, value: measured.value };
   };
   const keep = (built: SearchIndex): void => {
     const measured: Measured = chineseProbes === undefined ? {} : { chineseProbes };
+    // what the calibration read of each tool: the first rescan after the next start then reads only the tools it changes
+    if (basis !== undefined && basis.texts.length === toolCount(index)) measured.basis = { texts: basis.texts, chinese: basis.chinese };
     // a cut measured without the dictionary's senses (not read yet, or not readable here) is measured again by the next start
     if (calibration?.of === built && calibration.value.provisional !== true && !lexiconFailed()) measured.calibration = { parameters, value: calibration.value };
     options.searchFiles?.write(index, built, measured);

@@ -2,19 +2,32 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { letGo, toolCount, toolsOf, type ToolIndex } from '../core/index.js';
-import { restoreSearchIndex, restoreSearchIndexLettingGo, storeSearchIndex, type SearchIndex } from './search-index.js';
+import { letGo, runLettingGo, runToEnd, sameToolsAt, takePatchedFrom, toolCount, toolsOf, type ToolIndex, type ToolSequence } from '../core/index.js';
+import { keptCalibrationBasis, type CalibrationBasis } from './calibration-basis.js';
+import { restoreSearchIndex, restoreSearchIndexLettingGo, storeSearchIndex, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
 import { decodeSearchIndexFile, encodeSearchIndexFile, LAYOUT, type DecodedSearchIndexFile, type Measured, type ReadRequest } from './search-index-layout.js';
 
 /** A search index read from its file, and what its matcher measured over the same tools. */
 export interface KeptSearchIndex {
   search: SearchIndex;
   measured: Measured;
+  /** what the calibration read of each tool, kept with the index (over the tools of the file's scan) */
+  basis?: CalibrationBasis;
+  /**
+   * set where no file was kept for the index asked for, but one was for the scan it was patched from at a start
+   * (`takePatchedFrom`): `search` is that one updated with the tools changed, answering as a fresh build; nothing was
+   * measured over these tools (`measured` is empty, `basis` is the older scan's) and it is not kept yet
+   */
+  updated?: true;
 }
 
 /** Search indexes kept on disk per scan (source, commit, scan time), so a restart loads the index instead of analysing every tool again. */
 export interface SearchIndexFiles {
-  /** the search index kept for this index's tools, if a file of this version holds it */
+  /**
+   * the search index kept for this index's tools, if a file of this version holds it; else, for an index patched at a
+   * start from an older scan whose file is kept, that one updated with the tools changed (issue #18: a restart onto a
+   * newer commit built it again from every tool, ~35 s of CPU at 100,000)
+   */
   read(index: ToolIndex): KeptSearchIndex | undefined;
   /**
    * `read` for a server that already answers: the file's arrays read in libuv's threads, each into an array of its own
@@ -59,30 +72,18 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
   };
   return {
     read(index) {
-      let descriptor: number | undefined;
-      try {
-        descriptor = openSync(pathOf(index), 'r');
-        const file = decodeSync(descriptor);
-        return file?.version === matcherVersion() ? kept(restoreSearchIndex(file.stored, toolsOf(index)), file) : undefined;
-      } catch {
-        // missing, torn or of another layout: a miss, never an error
-        return undefined;
-      } finally {
-        if (descriptor !== undefined) closeSync(descriptor);
-      }
+      const own = readKeptSync(pathOf(index), toolsOf(index));
+      if (own !== undefined) return own;
+      const previous = patchedFrom(index);
+      const older = previous && readKeptSync(pathOf(previous), toolsOf(previous));
+      return older && updated(older, () => runToEnd(updateSearchIndexSteps(older.search, toolsOf(index))));
     },
     async readLettingGo(index) {
-      let handle: FileHandle | undefined;
-      try {
-        handle = await open(pathOf(index), 'r');
-        const file = await decodeAsync(handle);
-        await letGo();
-        return file?.version === matcherVersion() ? kept(await restoreSearchIndexLettingGo(file.stored, toolsOf(index)), file) : undefined;
-      } catch {
-        return undefined;
-      } finally {
-        await handle?.close().catch(() => undefined);
-      }
+      const own = await readKeptAsync(pathOf(index), toolsOf(index));
+      if (own !== undefined) return own;
+      const previous = patchedFrom(index);
+      const older = previous && (await readKeptAsync(pathOf(previous), toolsOf(previous)));
+      return older && (await updatedAsync(older, () => runLettingGo(updateSearchIndexSteps(older.search, toolsOf(index)))));
     },
     write(index, search, measured = {}) {
       try {
@@ -111,7 +112,64 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
 
 type Decoded = DecodedSearchIndexFile | undefined;
 
-const kept = (search: SearchIndex | undefined, { measured }: DecodedSearchIndexFile): KeptSearchIndex | undefined => (search === undefined ? undefined : { search, measured });
+function readKeptSync(path: string, tools: ToolSequence): KeptSearchIndex | undefined {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(path, 'r');
+    const file = decodeSync(descriptor);
+    return file?.version === matcherVersion() ? kept(restoreSearchIndex(file.stored, tools), file, tools) : undefined;
+  } catch {
+    // missing, torn or of another layout: a miss, never an error
+    return undefined;
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+}
+
+async function readKeptAsync(path: string, tools: ToolSequence): Promise<KeptSearchIndex | undefined> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(path, 'r');
+    const file = await decodeAsync(handle);
+    await letGo();
+    return file?.version === matcherVersion() ? kept(await restoreSearchIndexLettingGo(file.stored, tools), file, tools) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+function kept(search: SearchIndex | undefined, { measured }: DecodedSearchIndexFile, tools: ToolSequence): KeptSearchIndex | undefined {
+  if (search === undefined) return undefined;
+  const basis = measured.basis && keptCalibrationBasis(measured.basis, tools);
+  return { search, measured, ...(basis ? { basis } : {}) };
+}
+
+// the scan `index` was patched from at a start, where their unchanged tools can be told by position without making them
+function patchedFrom(index: ToolIndex): ToolIndex | undefined {
+  const previous = takePatchedFrom(index);
+  return previous && sameToolsAt(toolsOf(previous), toolsOf(index)) ? previous : undefined;
+}
+
+// the older scan's index updated (a failure to make a changed tool is a miss: a build meets it as it would)
+function updated(older: KeptSearchIndex, update: () => SearchIndex): KeptSearchIndex | undefined {
+  try {
+    return updatedWith(older, update());
+  } catch {
+    return undefined;
+  }
+}
+
+async function updatedAsync(older: KeptSearchIndex, update: () => Promise<SearchIndex>): Promise<KeptSearchIndex | undefined> {
+  try {
+    return updatedWith(older, await update());
+  } catch {
+    return undefined;
+  }
+}
+
+const updatedWith = (older: KeptSearchIndex, search: SearchIndex): KeptSearchIndex => ({ search, measured: {}, ...(older.basis ? { basis: older.basis } : {}), updated: true });
 
 // the decoder's reads, each filled from the file (a short read: the file ended)
 function decodeSync(descriptor: number): Decoded {

@@ -5,8 +5,8 @@ import { FIELD_COUNT, type StoredPostings } from './postings.js';
 import type { StoredSearchIndex } from './search-index.js';
 import type { Calibration } from './calibration.js';
 
-// The search index file, layout 5 (1 held minisearch's JSON, 2 one `v8.serialize` of everything, 3 every array of
-// 32-bit numbers, 4 nothing measured over the tools):
+// The search index file, layout 6 (1 held minisearch's JSON, 2 one `v8.serialize` of everything, 3 every array of
+// 32-bit numbers, 4 nothing measured over the tools, 5 not what the calibration read of each tool):
 //   bytes 0-7    MAGIC
 //   bytes 8-11   the layout (uint32, little-endian)
 //   bytes 12-15  the header's length H (uint32, little-endian)
@@ -20,7 +20,7 @@ import type { Calibration } from './calibration.js';
 // alive behind a small array at 100,000 tools) and an unaligned one a copy beside it: 430 MB outside the heap.
 
 /** The file's layout: a file of another is a miss, and rebuilt. */
-export const LAYOUT = 5;
+export const LAYOUT = 6;
 
 const MAGIC = Buffer.from('hldpsix\n', 'latin1');
 const PREFIX_BYTES = 16;
@@ -47,6 +47,17 @@ export interface Measured {
   chineseProbes?: boolean;
   /** the registry's calibration, and the ranking and decision parameters it was measured with (as JSON) */
   calibration?: { parameters: string; value: Calibration };
+  /**
+   * what the calibration read of each tool, by position (`CalibrationBasis`): a rescan's calibration then reads only
+   * the tools it changed from the first rescan after a start on (issue #18: the first read every tool, ~2 s at 100,000)
+   */
+  basis?: KeptBasis;
+}
+
+/** Per tool, by position: how many examples and aliases it has, and 1 where one of them has a Chinese character. */
+export interface KeptBasis {
+  texts: Uint32Array;
+  chinese: Uint8Array;
 }
 
 interface Header {
@@ -158,19 +169,35 @@ function parseHeader(bytes: Buffer): Header | undefined {
   if (!lengths.every((length) => Number.isSafeInteger(length) && length >= 0 && length <= 2 ** 40)) return undefined;
   if (!Array.isArray(widths) || widths.length !== ARRAYS.length || !ARRAYS.every((name, index) => ARRAY_WIDTHS[name].includes(widths[index] as Width))) return undefined;
   const kept = measuredOf(measured);
+  if (kept?.basis !== undefined && kept.basis.texts.length !== names.length) return undefined;
   return kept === undefined ? undefined : { version, byteOrder: endianness(), names, terms, lengths, widths: widths as Width[], measured: kept };
 }
 
 // what was measured, if it has the shape this code writes (a part of another shape: the file is not this code's)
 function measuredOf(value: unknown): Measured | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { chineseProbes, calibration } = value as Record<string, unknown>;
+  const { chineseProbes, calibration, basis } = value as Record<string, unknown>;
   if (chineseProbes !== undefined && typeof chineseProbes !== 'boolean') return undefined;
-  if (calibration === undefined) return chineseProbes === undefined ? {} : { chineseProbes };
+  const kept: Measured = chineseProbes === undefined ? {} : { chineseProbes };
+  if (basis !== undefined) {
+    if (!isBasis(basis)) return undefined;
+    // copies: the deserialised arrays may be views of the header's bytes, which are not to be held
+    kept.basis = { texts: basis.texts.slice(), chinese: basis.chinese.slice() };
+  }
+  if (calibration === undefined) return kept;
   if (typeof calibration !== 'object' || calibration === null) return undefined;
   const { parameters, value: measured } = calibration as Record<string, unknown>;
   if (typeof parameters !== 'string' || !isCalibration(measured)) return undefined;
-  return { ...(chineseProbes === undefined ? {} : { chineseProbes }), calibration: { parameters, value: measured } };
+  return { ...kept, calibration: { parameters, value: measured } };
+}
+
+// two arrays of one length, the second of 0 and 1 only (an indexed loop: 100,000 numbers)
+function isBasis(value: unknown): value is KeptBasis {
+  if (typeof value !== 'object' || value === null) return false;
+  const { texts, chinese } = value as Record<string, unknown>;
+  if (!(texts instanceof Uint32Array) || !(chinese instanceof Uint8Array) || texts.length !== chinese.length) return false;
+  for (let at = 0; at < chinese.length; at++) if (chinese[at]! > 1) return false;
+  return true;
 }
 
 function isCalibration(value: unknown): value is Calibration {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { indexWith, letGo, runLettingGo, type ToolIndex } from '../core/index.js';
+import { indexWith, letGo, markPatchedFrom, runLettingGo, type ToolIndex } from '../core/index.js';
 import { buildIndexLettingGo, entryKind, type ScanEntry } from './build-index.js';
 import { rescanCached } from './cached-rescan.js';
 import type { EntryList } from './cache-file.js';
@@ -77,6 +77,8 @@ export class Scanner {
     if (this.index?.commit === snapshot.commit) return (this.index = this.withStale(this.index, snapshot));
     const cached = await this.cache.load(snapshot.commit);
     let index: ToolIndex;
+    // at a start onto a commit the cache does not hold, the latest scan's index it patched
+    let patchedFrom: ToolIndex | undefined;
     if (cached) {
       // parsed when read: a call by name from a warm cache parses one entry; keyed only when a later scan needs them
       const entries = new PatchedEntries(cached.entries);
@@ -87,12 +89,14 @@ export class Scanner {
       index = restored ?? (await buildIndexLettingGo(header.source, header.commit, cached.entries.all(), header.scanned_at));
     } else {
       // a start onto a commit the cache does not hold: the latest scan it holds is patched as a server's rescan patches it
-      const previous = this.index ?? (this.unkeyed === undefined && this.entries.size === 0 ? await this.serveLatest() : undefined);
+      const latest = this.index === undefined && this.unkeyed === undefined && this.entries.size === 0 ? await this.serveLatest() : undefined;
+      const previous = this.index ?? latest;
       const scannedAt = new Date().toISOString();
       const state = this.unkeyed && !this.unkeyedUnread && this.stored && this.entriesCommit ? { entries: this.unkeyed, stored: this.stored, commit: this.entriesCommit, index: previous } : undefined;
       const rescanned = state && (await rescanCached(state, snapshot, this.source.label, scannedAt, this.parseOptions));
       if (rescanned) {
         index = rescanned.index;
+        patchedFrom = latest;
         this.stored = rescanned.stored;
         // a file that could not be read this time is read again next time, not remembered as broken
         if (!rescanned.unread) this.saveLater(snapshot.commit, scannedAt, index, rescanned.entries, rescanned.stored);
@@ -107,6 +111,8 @@ export class Scanner {
       }
     }
     this.index = this.withStale(index, snapshot);
+    // what was kept for that scan (its search index) is updated with the tools changed rather than made again
+    if (patchedFrom) markPatchedFrom(this.index, patchedFrom);
     return this.index;
   }
 

@@ -169,6 +169,28 @@ describe('search indexes kept on disk', () => {
     expect(answers(createMatcher(starter, { searchFiles: files }).prepare())).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
   });
 
+  it('are a miss, never misread, when they hold the earlier layout 5 (no calibration basis beside the index), and a matcher over one builds its own', async () => {
+    const dir = join(temp.path, 'search');
+    createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
+    const [name] = await readdir(dir);
+    const path = join(dir, name!);
+    const { version, stored, measured } = decodeBytes(await readFile(path))!;
+    // layout 5 as its writer wrote it: this layout's arrays under a header measuring the calibration and Chinese probes only
+    const { basis: _basis, ...withoutBasis } = measured;
+    const arrays = [stored.counts, stored.offsets, stored.data, ...Object.values(stored.postings)];
+    const header = serialize({ version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: arrays.map((array) => array.length), widths: arrays.map((array) => array.BYTES_PER_ELEMENT), measured: withoutBasis });
+    const prefix = Buffer.alloc(16);
+    prefix.write('hldpsix\n', 0, 'latin1');
+    prefix.writeUInt32LE(5, 8);
+    prefix.writeUInt32LE(header.length, 12);
+    const pad = (bytes: number): Buffer => Buffer.alloc((8 - (bytes % 8)) % 8);
+    await writeFile(path, Buffer.concat([prefix, header, pad(16 + header.length), ...arrays.flatMap((array) => [Buffer.from(array.buffer, array.byteOffset, array.byteLength), pad(array.byteLength)])]));
+    const files = searchIndexFiles(dir);
+    expect(files.read(starter)).toBeUndefined();
+    expect(await files.readLettingGo(starter)).toBeUndefined();
+    expect(answers(createMatcher(starter, { searchFiles: files }).prepare())).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
+  });
+
   it('keep codes, field lengths and records as narrow as they fit, and a rescan bringing larger ones widens them and answers as a fresh build', async () => {
     const dir = join(temp.path, 'search');
     createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();

@@ -34,12 +34,22 @@ const measuredArbitrary: fc.Arbitrary<Measured> = fc.record(
   { chineseProbes: fc.boolean(), calibration: fc.record({ parameters: fc.string(), value: fc.record({ threshold: probability, probes: fc.nat(), probed: probability }, { requiredKeys: ['threshold', 'probes'] }) }) },
   { requiredKeys: [] },
 );
+// what the calibration read of each tool, for `count` tools, from a few generated pairs repeated (none: no basis kept)
+const basisArbitrary = fc.array(fc.tuple(fc.nat({ max: 2 ** 32 - 1 }), fc.boolean()), { maxLength: 4 });
+const basisOf = (pairs: Array<[number, boolean]>, count: number): Measured['basis'] =>
+  pairs.length === 0 ? undefined : { texts: Uint32Array.from({ length: count }, (_, at) => pairs[at % pairs.length]![0]), chinese: Uint8Array.from({ length: count }, (_, at) => (pairs[at % pairs.length]![1] ? 1 : 0)) };
 const fileOf = (tools: ToolDefinition[], version = 'v', measured: Measured = {}): Buffer => Buffer.concat(encodeSearchIndexFile(version, storeSearchIndex(buildSearchIndex(tools)), measured));
 
 /** What a decoded file says was measured has the shape its writer gives it. */
 function expectMeasured(measured: Measured): void {
-  expect(Object.keys(measured).every((key) => key === 'chineseProbes' || key === 'calibration')).toBe(true);
+  expect(Object.keys(measured).every((key) => key === 'chineseProbes' || key === 'calibration' || key === 'basis')).toBe(true);
   if (measured.chineseProbes !== undefined) expect(typeof measured.chineseProbes).toBe('boolean');
+  if (measured.basis !== undefined) {
+    expect(measured.basis.texts).toBeInstanceOf(Uint32Array);
+    expect(measured.basis.chinese).toBeInstanceOf(Uint8Array);
+    expect(measured.basis.chinese.length).toBe(measured.basis.texts.length);
+    expect(measured.basis.chinese.every((value) => value <= 1)).toBe(true);
+  }
   if (measured.calibration === undefined) return;
   expect(typeof measured.calibration.parameters).toBe('string');
   const { threshold, probes, probed, provisional } = measured.calibration.value;
@@ -63,7 +73,9 @@ function expectConsistent({ names, terms, counts, offsets, data, postings }: Sto
 describe('the search index file', () => {
   it('reads back exactly what was written', () => {
     fc.assert(
-      fc.property(toolsArbitrary, fc.string(), measuredArbitrary, (tools, version, measured) => {
+      fc.property(toolsArbitrary, fc.string(), measuredArbitrary, basisArbitrary, (tools, version, measuredOnly, pairs) => {
+        const basis = basisOf(pairs, tools.length);
+        const measured: Measured = basis === undefined ? measuredOnly : { ...measuredOnly, basis };
         const stored = storeSearchIndex(buildSearchIndex(tools));
         const decoded = decode(Buffer.concat(encodeSearchIndexFile(version, stored, measured)));
         expect(decoded).toEqual({ version, stored, measured });
@@ -156,7 +168,9 @@ describe('the search index file', () => {
       }),
       { numRuns: 300 },
     );
-    for (const wrong of [null, 'yes', { chineseProbes: 'no' }, { calibration: { parameters: 1, value: { threshold: 0.5, probes: 3 } } }, { calibration: { parameters: '', value: { threshold: 2, probes: 3 } } }, { calibration: { parameters: '', value: { threshold: 0.5, probes: -1 } } }, { calibration: { parameters: '', value: { threshold: 0.5, probes: 3, provisional: true } } }]) {
+    for (const wrong of [null, 'yes', { chineseProbes: 'no' }, { calibration: { parameters: 1, value: { threshold: 0.5, probes: 3 } } }, { calibration: { parameters: '', value: { threshold: 2, probes: 3 } } }, { calibration: { parameters: '', value: { threshold: 0.5, probes: -1 } } }, { calibration: { parameters: '', value: { threshold: 0.5, probes: 3, provisional: true } } },
+      // a basis of another length than the tools, of other arrays, or saying 2 where it says whether a tool has Chinese
+      { basis: { texts: new Uint32Array(1), chinese: new Uint8Array(1) } }, { basis: { texts: [1, 2], chinese: new Uint8Array(2) } }, { basis: { texts: new Int32Array(2), chinese: new Uint8Array(2) } }, { basis: { texts: new Uint32Array(2), chinese: new Uint8Array([0, 2]) } }, { basis: { texts: new Uint32Array(2) } }]) {
       expect(decode(fileOf(tools, 'v', wrong as Measured))).toBeUndefined();
     }
   });

@@ -64,7 +64,9 @@ describe('a search index kept on disk', () => {
       // the first start builds, calibrates and keeps them (and warms the process up, which reads tools)
       const first = await createMatcher(warm, { searchFiles: searchIndexFiles(searchDir) }).prepareLettingGo();
       const measured = await keptMeasured(searchDir);
-      expect(measured).toEqual({ chineseProbes: false, calibration: { parameters: JSON.stringify([FITTED_RANKING, FITTED_DECISION]), value: first.explainIntent('open the payroll').calibration } });
+      // and what the calibration read of each tool: two examples and an alias, none Chinese
+      const basis = { texts: new Uint32Array(60).fill(3), chinese: new Uint8Array(60) };
+      expect(measured).toEqual({ chineseProbes: false, calibration: { parameters: JSON.stringify([FITTED_RANKING, FITTED_DECISION]), value: first.explainIntent('open the payroll').calibration }, basis });
       expect(first.explainIntent('open the payroll').calibration.probes).toBeGreaterThan(0);
 
       const restarted = await new Scanner({ repo, cacheDir }).scan();
