@@ -77,3 +77,31 @@ describe('hldp serve restarted onto a commit its scan cache does not hold', () =
     expect(parsed).toBeLessThan(TOOLS);
   }, 300_000);
 });
+
+describe('hldp serve restarted after it rescanned', () => {
+  it('prepares matching from what it kept at its stop without making every definition', async () => {
+    // a registry with a Chinese example: the server reads the dictionary, and its rescan's matcher then kept no word of
+    // whether the tools have Chinese probes, which a restart read from every definition (what the calibration read of
+    // each tool, kept with the index since layout 6, says)
+    const repo = await initRepository(join(home.path, 'repo'));
+    const files: Record<string, string> = {};
+    for (let at = 0; at < TOOLS; at++) files[`tools/${nameOf(at)}/TOOL.hdlp`] = definition(at);
+    files[`tools/${nameOf(0)}/TOOL.hdlp`] = makeToolYaml(nameOf(0), { intent: 'check the weather of team 0', examples: '["查看天气", "open the weather list"]' });
+    await commitFiles(repo, files);
+    const first = await home.serve(['--repo', repo]);
+    await answers(first);
+    await commitFiles(repo, { [`tools/${nameOf(7)}/TOOL.hdlp`]: definition(7, 'sort the parcels of the harbour') }, 'while serving');
+    expect((await request(first, 'POST', '/v1/scan')).json).toMatchObject({ changed: true });
+    const beforeStop = await answers(first);
+    expect(await first.stop()).toBe(0);
+
+    const counter = join(home.path, 'count-parsed.cjs');
+    await writeFile(counter, COUNTER);
+    const parsedFile = join(home.path, 'parsed');
+    const restarted = await home.start(['serve', '--repo', repo, '--port', '0'], { NODE_OPTIONS: `--require ${counter}`, HLDP_TEST_PARSED_FILE: parsedFile }, SERVE_ANNOUNCE);
+    expect(await answers(restarted)).toEqual(beforeStop);
+    expect(await restarted.stop()).toBe(0);
+    // the warm-up's requests (at most 512): on ed35918 every one of the 1,500 too
+    expect(Number(await readFile(parsedFile, 'utf8'))).toBeLessThan(TOOLS);
+  }, 300_000);
+});
