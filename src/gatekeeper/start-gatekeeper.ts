@@ -3,6 +3,7 @@ import { statSync, realpathSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { closeIdleConnectionsUnread } from '../http-edge/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { createGatekeeperApp } from './app.js';
 
@@ -53,6 +54,7 @@ export async function startGatekeeper(options: GatekeeperOptions): Promise<Runni
   const host = options.host ?? '127.0.0.1';
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(options.port ?? 0, host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    closeIdleConnectionsUnread(listening);
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { closeIdleConnectionsUnread } from '../../src/http-edge/index.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 
@@ -39,6 +40,8 @@ export async function makeWorld(): Promise<ScaleWorld> {
     response.setHeader('content-type', 'text/plain');
     response.end(decodeURIComponent((request.url ?? '').replace(/^\/echo\//, '')));
   });
+  // this process runs the load's 64 clients too: held up, Node's own keep-alive timeout reset the gateways' requests to it
+  closeIdleConnectionsUnread(echo);
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
   echo.unref();
   return {

@@ -4,6 +4,7 @@ import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { isLoopback, toolCount } from '../../core/index.js';
 import { ConfigError, type GatewayConfig } from '../../config/index.js';
+import { closeIdleConnectionsUnread } from '../../http-edge/index.js';
 import { Gateway } from '../service/index.js';
 import { consoleRouter, consoleSessionKey } from '../../console/index.js';
 import { announceBroken, startNotifications } from '../../events/index.js';
@@ -111,6 +112,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
 function listen(app: Express, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
+    closeIdleConnectionsUnread(server);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
   });
