@@ -115,7 +115,8 @@ for (const mode of ['auto', 'off'] as const) {
       const running = runProcess(spec(sandbox, 'sh', ['-c', `echo started; touch ${started}; sleep 30`]));
       await until(async () => (await readdir(temp.path)).includes('started'));
       // the running one among them, and those waiting, which are merely replaced
-      for (const pid of await waitingLaunchers()) {
+      const killed = await waitingLaunchers();
+      for (const pid of killed) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {
@@ -125,6 +126,9 @@ for (const mode of ['auto', 'off'] as const) {
       const result = await running;
       expect(result).toMatchObject({ ok: false, output: 'started\n' });
       expect(result.code).toMatch(/KILLED_BY_SIGNAL|SANDBOX_FAILED|NONZERO_EXIT/);
+      // as above: the run's own launcher is dead, the waiting ones only once the kill took effect (on a loaded host,
+      // a turn or more later); until then the next run could be handed one of them, still in /proc as waiting
+      await until(async () => (await Promise.all(killed.map(isDead))).every(Boolean));
       expect(await runProcess(spec(sandbox, 'echo', ['next']))).toMatchObject({ ok: true, output: 'next\n' });
     });
 
