@@ -39,13 +39,16 @@ async function signOut(url: string, cookie: string): Promise<void> {
   expect(response.headers.get('set-cookie')).toMatch(/hldp_console=;/);
 }
 
-describe('console sign-ins across two hldp serve processes on one SQLite store, without an api_token', () => {
+// each test starts two to four cold hldp serve processes, up to three times one after another: a cold start took over
+// 25 s at load 17-20 on CI's 2 cores, and the rotation's two pairs and their stops ran past 60 s at load ~25
+describe('console sign-ins across two hldp serve processes on one SQLite store, without an api_token', { timeout: 180_000 }, () => {
   let temp: { path: string; cleanup: () => Promise<void> };
   const processes: ServiceProcess[] = [];
 
-  const serve = async (data: string): Promise<ServiceProcess> => {
+  /** `hldp serve` over the data folder `data`, with the config file `config` of the test's folder. */
+  const serve = async (data: string, config = 'config.yaml'): Promise<ServiceProcess> => {
     const started = await spawnService(
-      ['serve', '--port', '0', '--config', join(temp.path, 'config.yaml')],
+      ['serve', '--port', '0', '--config', join(temp.path, config)],
       { HLDP_REPO: join(temp.path, 'repo'), HLDP_CACHE_DIR: join(temp.path, `cache-${processes.length}`), HLDP_DATA_DIR: join(temp.path, data), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'debug' },
       / at (http:\/\/[\d.:]+)\n/,
     );
@@ -84,21 +87,21 @@ describe('console sign-ins across two hldp serve processes on one SQLite store, 
   });
 
   it("ends a principal's sign-ins at every instance when its token is rotated (the cookie's signature covers the token's digest)", async () => {
-    await writeFile(join(temp.path, 'config.yaml'), CONFIG);
-    const [a, b] = await Promise.all([serve('rotated'), serve('rotated')]);
+    // a config file of its own: the rotated token never reaches the other tests, even when this one fails half-way
+    await writeFile(join(temp.path, 'rotation.yaml'), CONFIG);
+    const [a, b] = await Promise.all([serve('rotated', 'rotation.yaml'), serve('rotated', 'rotation.yaml')]);
     const stolen = await signIn(a.url);
     expect(await signedInAt(b.url, stolen)).toBe(true);
     // the operator rotates carol's token and restarts both instances (same store, same signing key)
     const rotated = 'instances-carol-rotated-9876543210';
-    await writeFile(join(temp.path, 'config.yaml'), CONFIG.replace(createHash('sha256').update(CAROL).digest('hex'), createHash('sha256').update(rotated).digest('hex')));
+    await writeFile(join(temp.path, 'rotation.yaml'), CONFIG.replace(createHash('sha256').update(CAROL).digest('hex'), createHash('sha256').update(rotated).digest('hex')));
     await Promise.all([a.stop(), b.stop()]);
-    const [c, d] = await Promise.all([serve('rotated'), serve('rotated')]);
+    const [c, d] = await Promise.all([serve('rotated', 'rotation.yaml'), serve('rotated', 'rotation.yaml')]);
     expect(await signedInAt(c.url, stolen)).toBe(false);
     expect(await signedInAt(d.url, stolen)).toBe(false);
     // a sign-in with the new token works at both
     const fresh = await signIn(c.url, rotated);
     expect(await signedInAt(d.url, fresh)).toBe(true);
-    await writeFile(join(temp.path, 'config.yaml'), CONFIG);
   });
 
   it('refuses a cookie signed out at one instance at the other too, and after a restart, while other sign-ins go on', async () => {
