@@ -46,18 +46,26 @@ function setHeld(launcher: WaitingLauncher, held: boolean): void {
   }
 }
 
-// Node hears of a launcher's death only when it reaps it, a turn or more later: until then /proc shows a zombie
+// SIGKILL is signal 9: bit 8 of /proc's pending-signal masks
+const SIGKILL_BIT = 1n << 8n;
+
+// Node hears of a launcher's death only when it reaps it, a turn or more later: until then /proc shows a zombie. And a
+// launcher sent SIGKILL (by another process) dies only when it next runs, on a loaded host a while later: until then it
+// shows as sleeping, with the signal pending, and a run handed to it ended "killed by SIGKILL" without having started
 function isWaiting(launcher: WaitingLauncher): boolean {
   const { child } = launcher;
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null || child.killed) return false;
-  let stat: string;
+  let status: string;
   try {
-    stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+    status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
   } catch {
     return false;
   }
-  const state = stat.slice(stat.lastIndexOf(')') + 2)[0];
-  return state !== 'Z' && state !== 'X';
+  const state = /^State:\s+(\S)/m.exec(status)?.[1];
+  if (state === undefined || state === 'Z' || state === 'X') return false;
+  // the thread's own pending signals and the process's
+  const pending = [/^SigPnd:\s+([0-9a-f]+)$/m, /^ShdPnd:\s+([0-9a-f]+)$/m].map((field) => BigInt(`0x${field.exec(status)?.[1] ?? '0'}`));
+  return pending.every((mask) => (mask & SIGKILL_BIT) === 0n);
 }
 
 /** Stops a launcher that will not be used, with everything it set up, and frees its cgroup. */
