@@ -15,7 +15,7 @@ import { toolPage } from './tool-list.js';
 export const RECEIPT_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** The `/v1` API over a gateway (authentication is the caller's to add). */
-export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; rescansIdle: () => Promise<void> }): Router {
+export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; rescansIdle: () => Promise<void>; announce?: (reason: string) => void }): Router {
   const router = express.Router();
   // parsed, then measured: anything past the depth limit is refused before a handler clones or validates it
   const jsonBody: RequestHandler[] = [express.json({ limit: options.maxBodyBytes, strict: false }), refuseDeepBodies];
@@ -73,6 +73,9 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
       // a background rescan may have started before the newest push: let it end, then look again
       await options.rescansIdle();
       const result = await gateway.rescan();
+      // the other instances sharing the store rescan too, as for a webhook: else they served the old commit (and its
+      // policies) until their next poll, while this answer said the new one is served (review L, L2)
+      options.announce?.('POST /v1/scan');
       const { index } = result;
       response.json({ previous: result.previous, commit: result.commit, changed: result.changed, tools: toolCount(index), errors: index.errors, warnings: index.warnings, ...(index.stale ? { stale: index.stale } : {}) });
     } catch (error) {

@@ -93,7 +93,7 @@ export function createApp(options: AppOptions): Express {
   app.use(sessionRouter(gateway, { maxBodyBytes: config.maxBodyBytes }));
   app.use(policyRouter(gateway));
   app.use(approvalRouter(gateway, { maxBodyBytes: config.maxBodyBytes }));
-  app.use(apiRouter(gateway, { maxBodyBytes: config.maxBodyBytes, rescansIdle: () => scheduler.idle() }));
+  app.use(apiRouter(gateway, { maxBodyBytes: config.maxBodyBytes, rescansIdle: () => scheduler.idle(), ...(options.announceRescan ? { announce: options.announceRescan } : {}) }));
   app.get('/v1/events', eventStreamRoute(gateway.events, principalOf));
   options.extraRoutes?.(app, auth);
   app.use(notFoundHandler(ROUTES));

@@ -8,7 +8,7 @@ const RESCAN = 'rescan';
 
 /** What ties one serving instance to the others sharing its store, and to the store's upkeep. */
 export interface InstanceLinks {
-  /** tells every other instance to rescan (the webhook calls it) */
+  /** tells every other instance to rescan (the webhook and POST /v1/scan call it) */
   announceRescan(reason: string): void;
   stop(): Promise<void>;
 }
