@@ -52,7 +52,7 @@ interface ConfigFile {
     group_descriptions?: Record<string, string>;
     store?: 'auto' | 'memory' | 'shared';
   };
-  matcher?: { model?: { url?: string; model?: string; token?: string; timeout_ms?: number; budget_chars?: number } };
+  matcher?: { model?: { url?: string; model?: string; token?: string; timeout_ms?: number; budget_chars?: number; per_principal_per_minute?: number; max_concurrent?: number } };
   events?: { backlog?: number; notify_attempts?: number; notify_backoff_ms?: number };
   notify?: Array<{ url: string; events?: string[]; secret?: string; secret_env?: string }>;
   log_level?: GatewayConfig['logLevel'];
@@ -278,7 +278,18 @@ function matcherModelConfig(written: NonNullable<ConfigFile['matcher']>['model']
   if (!isUrl(url)) throw new ConfigError('matcher.model.url', `must be an http(s) URL, got '${url}'`);
   const timeoutMs = integerFromEnv(env, 'HLDP_MATCHER_MODEL_TIMEOUT_MS', 120_000) ?? written?.timeout_ms;
   if (timeoutMs !== undefined && timeoutMs < 100) throw new ConfigError('HLDP_MATCHER_MODEL_TIMEOUT_MS', `must be at least 100 ms, got ${timeoutMs}`);
-  return { url, model, ...defined('token', token), ...defined('timeoutMs', timeoutMs), ...defined('budgetChars', written?.budget_chars) };
+  const perPrincipalPerMinute = written?.per_principal_per_minute;
+  if (perPrincipalPerMinute !== undefined && !(Number.isInteger(perPrincipalPerMinute) && perPrincipalPerMinute >= 1)) {
+    throw new ConfigError('matcher.model.per_principal_per_minute', `must be a whole number of model requests of at least 1, got ${String(perPrincipalPerMinute)}`);
+  }
+  const maxConcurrent = written?.max_concurrent;
+  if (maxConcurrent !== undefined && !(Number.isInteger(maxConcurrent) && maxConcurrent >= 1)) {
+    throw new ConfigError('matcher.model.max_concurrent', `must be a whole number of requests of at least 1, got ${String(maxConcurrent)}`);
+  }
+  return {
+    url, model, ...defined('token', token), ...defined('timeoutMs', timeoutMs), ...defined('budgetChars', written?.budget_chars),
+    ...defined('perPrincipalPerMinute', perPrincipalPerMinute), ...defined('maxConcurrent', maxConcurrent),
+  };
 }
 
 /** The environment variable of a named target's field, e.g. `HLDP_GATEKEEPER_BS_SG_001_TOKEN`. */

@@ -38,6 +38,7 @@ export {
   checkNames,
   createModelStage,
   type ModelAnswer,
+  type ModelAsker,
   type ModelStage,
   type ModelStageHooks,
   type ModelStageOptions,

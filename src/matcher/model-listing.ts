@@ -42,6 +42,31 @@ export function listForModel(tools: ToolSequence, budget: number): ModelListing 
   return { text: lines.join('\n'), names: kept.map((entry) => entry.name), omitted: tools.length - count, shortened };
 }
 
+/**
+ * The tools of `tools`, in order, that `mayOffer` accepts, as many as a listing within `budget` could name: the walk
+ * stops at the first accepted tool whose name no longer fits (`more`), so a large registry is not made whole for one
+ * principal's listing, and a refused tool is never read past its name.
+ */
+export function listOfferable(tools: ToolSequence, mayOffer: (name: string) => boolean, budget: number): { tools: ToolSequence; more: boolean } {
+  const kept: number[] = [];
+  let fixed = 0;
+  let more = false;
+  for (let position = 0; position < tools.length; position++) {
+    const name = toolNameAt(tools, position)!;
+    if (!mayOffer(name)) continue;
+    if (fixed + name.length + 3 > budget) {
+      more = true;
+      break;
+    }
+    fixed += name.length + 3;
+    kept.push(position);
+  }
+  return {
+    tools: { length: kept.length, at: (position) => tools.at(kept[position]!), nameAt: (position) => toolNameAt(tools, kept[position]!) },
+    more,
+  };
+}
+
 // The largest cap on each purpose's length (with its ": ") at which they all fit into `room`:
 // cutting the longest first, one character at a time round-robin, ends at exactly this cap.
 function purposeCap(lengths: number[], room: number): number {

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { findTool, toolNameAt, toolsOf, type ToolDefinition, type ToolIndex, type ToolSequence } from '../core/index.js';
 import { createToolResolver } from './lookup.js';
-import { listForModel } from './model-listing.js';
+import { ModelLimits, type ModelLimitOptions } from './model-limits.js';
+import { listForModel, listOfferable } from './model-listing.js';
 
 /** An OpenAI-compatible chat-completions endpoint (llama.cpp, vLLM, Ollama, hosted APIs). */
-export interface ModelStageOptions {
+export interface ModelStageOptions extends ModelLimitOptions {
   /** the API base (`http://127.0.0.1:8080/v1`) or the full `…/chat/completions` URL */
   url: string;
   model: string;
@@ -15,10 +17,21 @@ export interface ModelStageOptions {
   budgetChars?: number;
 }
 
-/** Why the model named nothing usable: it said none, or it could not be asked (the lexical answer stands). */
+/**
+ * Why the model named nothing usable: it said none, or it could not be asked (the lexical answer stands); `limited`:
+ * the asker's rate or the stage's concurrency was used up, so the model was not asked (not a failure of the endpoint).
+ */
 export type ModelAnswer =
   | { ok: true; names: string[] }
-  | { ok: false; reason: 'timeout' | 'error' | 'unavailable'; message: string };
+  | { ok: false; reason: 'timeout' | 'error' | 'unavailable' | 'limited'; message: string };
+
+/** Who asks the model stage: the tools it may be offered are all the model sees and all it may answer. */
+export interface ModelAsker {
+  /** the principal the request is counted against (undefined: the one anonymous caller) */
+  principal?: string;
+  /** whether the asker may be offered the tool of that name; absent: every tool (the CLI, the operator) */
+  mayOffer?: (name: string) => boolean;
+}
 
 /** The second stage of tool_find: asks a model which registry tools fit a request the words could not place. */
 export interface ModelStage {
@@ -27,9 +40,10 @@ export interface ModelStage {
   /**
    * Registry names that fit the request, best first (at most `limit`), checked against the index so
    * that an invented name never gets out. `preferred` (the lexical ranking) is listed first when the
-   * registry does not fit the budget. Answers are cached per (request, commit).
+   * registry does not fit the budget. Only the tools the asker may be offered are listed and answered; answers
+   * are cached per (request, commit, asker, lexical ranking), since those decide what the model was shown.
    */
-  name(intent: string, index: ToolIndex, limit: number, preferred?: readonly ToolDefinition[]): Promise<ModelAnswer>;
+  name(intent: string, index: ToolIndex, limit: number, preferred?: readonly ToolDefinition[], asker?: ModelAsker): Promise<ModelAnswer>;
 }
 
 const DEFAULT_TIMEOUT_MS = 3_000;
@@ -59,11 +73,15 @@ export function createModelStage(options: ModelStageOptions, hooks: ModelStageHo
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const budget = options.budgetChars ?? DEFAULT_BUDGET;
   const cache = new Map<string, Promise<ModelAnswer>>();
+  const limits = new ModelLimits(options, now);
   let pausedUntil = 0;
 
-  const ask = async (intent: string, index: ToolIndex, limit: number, preferred: readonly ToolDefinition[]): Promise<ModelAnswer> => {
-    const listing = listForModel(preferredFirst(index, preferred), budget);
-    const registry = listing.omitted > 0 ? `${listing.text}\n(${listing.omitted} more tools not listed)` : listing.text;
+  const ask = async (intent: string, index: ToolIndex, limit: number, preferred: readonly ToolDefinition[], mayOffer: ((name: string) => boolean) | undefined): Promise<ModelAnswer> => {
+    const ordered = preferredFirst(index, preferred);
+    // a tool the asker may not be offered is never shown to the model (a hosted endpoint is a third party) nor taken from it
+    const offerable = mayOffer === undefined ? { tools: ordered, more: false } : listOfferable(ordered, mayOffer, budget);
+    const listing = listForModel(offerable.tools, budget);
+    const registry = offerable.more ? `${listing.text}\n(more tools not listed)` : listing.omitted > 0 ? `${listing.text}\n(${listing.omitted} more tools not listed)` : listing.text;
     const body = {
       model: options.model,
       temperature: 0,
@@ -75,17 +93,20 @@ export function createModelStage(options: ModelStageOptions, hooks: ModelStageHo
     };
     const answer = await post(url, body, options.token, timeoutMs);
     if (!answer.ok) return answer;
-    return { ok: true, names: checkNames(answer.content, index, limit) };
+    return { ok: true, names: checkNames(answer.content, index, limit, mayOffer) };
   };
 
   return {
     model: options.model,
-    async name(intent, index, limit, preferred = []) {
+    async name(intent, index, limit, preferred = [], asker = {}) {
       if (now() < pausedUntil) return { ok: false, reason: 'unavailable', message: `the model failed lately; asking again after ${new Date(pausedUntil).toISOString()}` };
-      const key = `${index.commit}\n${limit}\n${intent.trim()}`;
+      const key = cacheKey(index.commit, limit, intent, asker, preferred);
       let answer = cache.get(key);
       if (answer === undefined) {
-        answer = ask(intent, index, limit, preferred);
+        // only a request that reaches the endpoint counts: a cached answer costs nothing
+        const refused = limits.admit(asker.principal);
+        if (refused !== undefined) return { ok: false, reason: 'limited', message: refused };
+        answer = ask(intent, index, limit, preferred, asker.mayOffer).finally(() => limits.release());
         remember(cache, key, answer);
       } else {
         // most recently used last: the oldest entry is the one dropped
@@ -102,6 +123,14 @@ export function createModelStage(options: ModelStageOptions, hooks: ModelStageHo
       return settled;
     },
   };
+}
+
+// what decides the model's answer: the request, the commit, what the asker may be offered (its principal stands for
+// that: a session changes attention, not rights) and the lexical ranking that ordered a listing cut to the budget
+function cacheKey(commit: string, limit: number, intent: string, asker: ModelAsker, preferred: readonly ToolDefinition[]): string {
+  const ranking = createHash('sha256').update(preferred.map((tool) => tool.name).join('\n')).digest('base64url');
+  const who = asker.mayOffer === undefined ? '*' : `principal:${asker.principal ?? ''}`;
+  return `${commit}\n${limit}\n${who}\n${ranking}\n${intent.trim()}`;
 }
 
 function remember(cache: Map<string, Promise<ModelAnswer>>, key: string, answer: Promise<ModelAnswer>): void {
@@ -151,9 +180,10 @@ async function readBounded(body: AsyncIterable<Buffer>): Promise<string> {
 
 /**
  * The registry's tools the model's answer names, in its order, at most `limit`: from its JSON when it
- * wrote JSON, else every listed name or alias it mentions. A name the registry lacks is dropped.
+ * wrote JSON, else every listed name or alias it mentions. A name the registry lacks, or whose tool `mayOffer`
+ * refuses, is dropped.
  */
-export function checkNames(content: string, index: ToolIndex, limit: number): string[] {
+export function checkNames(content: string, index: ToolIndex, limit: number, mayOffer?: (name: string) => boolean): string[] {
   const resolver = createToolResolver(index);
   // names differ in more than case within an index (the scanner refuses the rest); positions, not tools: the
   // tools are made only when named
@@ -167,7 +197,7 @@ export function checkNames(content: string, index: ToolIndex, limit: number): st
   const named: string[] = [];
   const add = (candidate: string): void => {
     const tool = resolver.resolve(candidate.trim()) ?? lowerNamed(candidate.trim().toLowerCase());
-    if (tool !== undefined && !named.includes(tool.name)) named.push(tool.name);
+    if (tool !== undefined && !named.includes(tool.name) && (mayOffer === undefined || mayOffer(tool.name))) named.push(tool.name);
   };
   // from the first `{` to the last `}`, found by index (a backtracking pattern took seconds on an answer of braces)
   const open = content.indexOf('{');

@@ -50,7 +50,7 @@ const Candidate = {
 };
 
 // present only on an answer made while the Chinese-English dictionary was still being read (a second or so after start)
-const INCOMPLETE = { type: 'string', description: 'why asking again soon may answer differently: the Chinese words were matched only as written while the dictionary was being read' };
+const INCOMPLETE = { type: 'string', description: 'why asking again soon may answer differently: the Chinese words were matched only as written while the dictionary was being read, or the model stage was not asked (the caller\'s per_principal_per_minute or the stage\'s max_concurrent was reached)' };
 
 const MatchResult = {
   oneOf: [

@@ -43,6 +43,11 @@ describe('loadConfig', () => {
       });
       expect(loadConfig({ env: {} }).matcherModel).toBeUndefined();
     });
+
+    it('reads the model stage\'s rate per principal and its concurrency cap', async () => {
+      const file = await configFile('matcher:\n  model: { url: "http://127.0.0.1:8080/v1", model: m, per_principal_per_minute: 5, max_concurrent: 2 }\n');
+      expect(loadConfig({ file, env: {} }).matcherModel).toMatchObject({ perPrincipalPerMinute: 5, maxConcurrent: 2 });
+    });
   });
 
   describe('when principals are configured', () => {

@@ -186,6 +186,31 @@ describe('the model stage, against a local server implementing the OpenAI chat-c
     });
   });
 
+  describe('when more requests than max_concurrent would be in flight at once (review L, L8)', () => {
+    it('asks the model for the first only, and answers the others from the words, saying so in incomplete', async () => {
+      const server = await serve(() => 'hang');
+      const { stage, matcher } = setUp(server, { timeoutMs: 500, maxConcurrent: 1 });
+      const [first, second] = await Promise.all([matchWithModel(matcher, stage, RUSSIAN), matchWithModel(matcher, stage, 'куда лететь в отпуск')]);
+      expect(server.requests).toHaveLength(1);
+      expect(first).toEqual(matcher.matchIntent(RUSSIAN));
+      expect(second).toEqual({ ...matcher.matchIntent('куда лететь в отпуск'), incomplete: expect.stringMatching(/1 model requests are running \(matcher\.model\.max_concurrent\)/) });
+    });
+  });
+
+  describe('when the asker may be offered only some tools (review L, L3)', () => {
+    it('lists only those for the model and keeps only those of its answer, else the lexical answer', async () => {
+      const server = await serve(() => '{"tools": ["flight-search", "weather-forecast"]}');
+      const { stage, matcher } = setUp(server);
+      const mayOffer = (name: string) => name !== 'flight-search';
+      const result = await matchWithModel(matcher, stage, RUSSIAN, {}, { principal: 'bot', mayOffer });
+      expect(server.requests[0]!.prompt).not.toContain('flight-search');
+      expect(result).toMatchObject({ found: true, stage: 'model', candidates: [{ name: 'weather-forecast' }] });
+      expect(result.found && result.candidates).toHaveLength(1);
+      const none = await matchWithModel(matcher, stage, RUSSIAN, {}, { principal: 'bot2', mayOffer: () => false });
+      expect(none).toEqual(matcher.matchIntent(RUSSIAN));
+    });
+  });
+
   describe('when the registry is larger than the budget', () => {
     it('sends at most the budget, the tools the words ranked first, and says how many it left out', async () => {
       // the last tool by name is the one the words find (weakly: a parameter's name)

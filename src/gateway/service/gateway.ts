@@ -73,6 +73,7 @@ export class Gateway {
     });
     this.intents = new IntentMatching({
       registries: this.registries, visible: (answer, caller) => this.sessions.find(undefined, answer, caller).result, secrets: () => targets.configuredSecrets(),
+      mayOffer: (name, caller) => this.sessions.mayOffer(undefined, [{ name }], caller).length > 0,
       usage: (event) => this.later.usage(event), matched: (seconds) => this.observers.forEach((observer) => observer.matched?.(seconds)), matcherModel: config.matcherModel, logger,
     });
     this.events = new EventHub({

@@ -13,6 +13,8 @@ export interface IntentMatchingParts {
   registries: RegistrySwap;
   /** the one visibility function: what of an answer the caller may be offered */
   visible: (answer: MatchResult, caller: string | undefined) => MatchResult;
+  /** the same lattice for one tool: whether the caller may be offered it (what the model stage may show and answer) */
+  mayOffer: (name: string, caller: string | undefined) => boolean;
   /** the configured secrets, which a request never carries to the model endpoint or the usage events */
   secrets: () => string[];
   /** records a session's match for `hldp suggest examples` */
@@ -54,10 +56,12 @@ export class IntentMatching {
     const registry = await this.readiness.ready(options.waitMs ?? MATCH_WAIT_MS);
     // a secret pasted into a request goes neither to the model endpoint nor into the stored usage events
     const asked = redactValue(intent, this.parts.secrets());
+    // the model sees, and may answer, only the tools this caller may be offered; its requests count against the caller
+    const asker = { ...(caller === undefined ? {} : { principal: caller }), mayOffer: (name: string) => this.parts.mayOffer(name, caller) };
     const answer = await matchWithModel(registry.matcher, this.modelStage, asked, {
       ...(limit === undefined ? {} : { limit }),
       ...(matchContext ? { context: matchContext } : {}),
-    });
+    }, asker);
     // a forbidden or unlisted tool is never offered, with or without a session (the same lattice as tools/list)
     const result = this.parts.visible(answer, caller);
     this.parts.matched((performance.now() - start) / 1000);
