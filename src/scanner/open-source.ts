@@ -51,11 +51,16 @@ export function openSource(options: RepositoryOptions): { source: RepositorySour
   if (!existsSync(path)) {
     throw new ScanError('SOURCE_NOT_FOUND', `repository '${options.repo}' does not exist; pass a folder holding tools/, a git repository, or an http(s) URL`);
   }
-  const source = gitDirectoryOf(path) ? new LocalGitSource(path, options.ref ?? 'HEAD', maxBytes) : new FolderSource(path, maxBytes);
-  if (options.ref && source instanceof FolderSource) {
+  if (gitDirectoryOf(path)) {
+    const source = new LocalGitSource(path, options.ref ?? 'HEAD', maxBytes);
+    return { source, workDir: sourceCacheDir(cacheDir, source.cacheKey) };
+  }
+  if (options.ref) {
     throw new ScanError('REF_NOT_FOUND', `'${options.repo}' is a plain folder, not a git repository, so it has no ref '${options.ref}'`);
   }
-  return { source, workDir: sourceCacheDir(cacheDir, source.cacheKey) };
+  const workDir = sourceCacheDir(cacheDir, FolderSource.cacheKeyOf(path));
+  // what its last snapshot saw is kept beside its scans: a restart reads only the files whose stat changed since
+  return { source: new FolderSource(path, maxBytes, join(workDir, 'folder-record')), workDir };
 }
 
 function pick<T extends object, K extends keyof T>(object: T, ...keys: K[]): Partial<Pick<T, K>> {

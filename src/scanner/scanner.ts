@@ -66,9 +66,10 @@ export class Scanner {
     return this.scanning;
   }
 
-  /** Resolves once the last scan is written to the disk cache. */
-  flush(): Promise<void> {
-    return this.pendingSave;
+  /** Resolves once the last scan is written to the disk cache (and what its source keeps of it). */
+  async flush(): Promise<void> {
+    await this.pendingSave;
+    await this.source.flush?.();
   }
 
   private async scanNow(pushed: PushHint | undefined): Promise<ToolIndex> {

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { constants, existsSync, type Dirent, type Stats } from 'node:fs';
-import { lstat, open, readdir } from 'node:fs/promises';
+import { existsSync, type BigIntStats, type Dirent } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ENTRY_KINDS, ENTRY_LAYOUT, entryPath, letGo, type Diagnostic, type EntryKind } from '../../core/index.js';
 import { ScanError } from '../scan-error.js';
-import { tooLargeMessage } from '../yaml-mapping.js';
 import { FileStamps, statOrUndefined } from './file-stamps.js';
+import { readFolderRecord, writeFolderRecord, type FolderRecord } from './folder-record.js';
+import { blobOid, readBounded } from './read-bounded.js';
 import { definitionPath, entryKey, type EntryDiff, type RepositorySource, type Snapshot, type ToolEntry } from './source.js';
 
 // files read at once by a snapshot
@@ -17,43 +18,55 @@ const STAT_STEP = 500;
 // entries' lines hashed between two turns of the event loop
 const DIGEST_STEP = 10_000;
 
-/** What the last snapshot saw: its commit, each kind's folders, its entries in order, and each definition's stamp when it vouched for the oid. */
-interface Seen {
-  commit: string;
-  lists: ReadonlyArray<readonly string[]>;
-  entries: readonly ToolEntry[];
-  stamps: FileStamps;
-}
-
 /** A file to be read at a position of the entries, and its stat before it was read (none when it could not be taken). */
 interface ToRead {
   position: number;
-  stats: Stats | undefined;
+  stats: BigIntStats | undefined;
 }
 
-/** Reads `tools/*\/TOOL.hdlp`, `toolsets/*\/TOOLSET.hdlp`, `skills/*\/SKILL.md` and `policies/*.hdlp` from a plain folder (the working tree, not git). */
+/**
+ * Reads `tools/*\/TOOL.hdlp`, `toolsets/*\/TOOLSET.hdlp`, `skills/*\/SKILL.md` and `policies/*.hdlp` from a plain folder
+ * (the working tree, not git). Given a path to keep its record at (`keptAt`, in the source's cache folder), what a
+ * snapshot saw is kept there, so that a process started later reads only the files whose stat changed since, as a
+ * running one does: without it, a restart read and hashed every file to find its commit.
+ */
 export class FolderSource implements RepositorySource {
   readonly label: string;
   readonly cacheKey: string;
   private readonly root: string;
   /** each definition file last read or vouched for by its stat: its oid (not its bytes: 130 MB at 100,000 tools) is its entry's */
-  private seen: Seen | undefined;
+  private seen: FolderRecord | undefined;
+  /** whether the kept record was looked for (at the first snapshot) */
+  private recordRead = false;
   /** each kind's folders (in ENTRY_KINDS order) as last listed, and the stat of its folder then */
-  private readonly listings: Array<readonly string[] | undefined> = [];
-  private readonly listingStamps = new FileStamps(ENTRY_KINDS.length);
+  private listings: Array<readonly string[] | undefined> = [];
+  private listingStamps = new FileStamps(ENTRY_KINDS.length);
+  /** whether a kind's folder was listed again during this snapshot */
+  private relisted = false;
+  /** the record's write under way, and whether a newer snapshot is to be written after it */
+  private keeping: Promise<void> | undefined;
+  private unkept = false;
 
   constructor(
     root: string,
     private readonly maxBytes: number,
+    private readonly keptAt?: string,
   ) {
     this.root = resolve(root);
     this.label = this.root;
-    this.cacheKey = `folder:${this.root}`;
+    this.cacheKey = FolderSource.cacheKeyOf(this.root);
+  }
+
+  /** What the scan cache of the folder at `root` is keyed by. */
+  static cacheKeyOf(root: string): string {
+    return `folder:${resolve(root)}`;
   }
 
   async snapshot(): Promise<Snapshot> {
     const started = Date.now();
+    if (!this.recordRead) await this.readRecord();
     const seen = this.seen;
+    this.relisted = false;
     const lists: Array<readonly string[]> = [];
     for (const [at, kind] of ENTRY_KINDS.entries()) lists.push(await this.listed(at, kind, started));
     // the same folders as last time: the entries are last time's, position for position
@@ -65,7 +78,8 @@ export class FolderSource implements RepositorySource {
     const toRead = await this.passOver(entries, before, seen, stamps);
     const contents = await this.readAll(entries, toRead, stamps, started);
     const commit = `folder:${await digestOf(entries)}`;
-    this.seen = { commit, lists, entries, stamps };
+    this.seen = { commit, lists, listingStamps: this.keptListingStamps(), entries, stamps };
+    if (!same || toRead.length > 0 || this.relisted) this.keep();
     // what changed since the last snapshot: the entries read again whose oid differs, and those added and removed
     const diff: EntryDiff | undefined = seen === undefined ? undefined : same ? { changed: toRead.filter(({ position }) => entries[position]!.oid !== seen.entries[position]!.oid).map(({ position }) => entries[position]!), added: [], removed: [] } : movedSince(entries, before!, seen);
     const diffSince = seen?.commit;
@@ -84,6 +98,50 @@ export class FolderSource implements RepositorySource {
     };
   }
 
+  /** Resolves once what the last snapshot saw is kept on disk (a write that failed only warns: the next start reads more). */
+  async flush(): Promise<void> {
+    while (this.keeping) await this.keeping;
+  }
+
+  // at the first snapshot: what a snapshot of an earlier process saw, if it was kept for this folder and size limit
+  private async readRecord(): Promise<void> {
+    this.recordRead = true;
+    if (!this.keptAt || this.seen) return;
+    const record = await readFolderRecord(this.keptAt, this.root, this.maxBytes);
+    if (!record) return;
+    this.seen = record;
+    // a kind's listing is vouched for by its folder's stamp; a forgotten one is listed again
+    this.listings = record.lists.slice();
+    this.listingStamps = record.listingStamps.clone();
+  }
+
+  // the listing stamps as a record keeps them: a kind not kept as listed (its folder missing, or a link) is forgotten
+  private keptListingStamps(): FileStamps {
+    const kept = this.listingStamps.clone();
+    for (let at = 0; at < ENTRY_KINDS.length; at++) if (!this.listings[at]) kept.forget(at);
+    return kept;
+  }
+
+  // writes the last snapshot's record after this turn of the event loop, one write at a time, the newest snapshot last
+  private keep(): void {
+    if (!this.keptAt) return;
+    this.unkept = true;
+    this.keeping ??= this.keepLoop(this.keptAt);
+  }
+
+  private async keepLoop(path: string): Promise<void> {
+    await letGo();
+    for (;;) {
+      // checked and cleared in one turn: a snapshot's keep() after this sees no write under way and starts one
+      if (!this.unkept || !this.seen) {
+        this.keeping = undefined;
+        return;
+      }
+      this.unkept = false;
+      await writeFolderRecord(path, this.root, this.maxBytes, this.seen).catch((error: unknown) => process.emitWarning(`folder record not written: ${String(error)}`));
+    }
+  }
+
   /**
    * Takes each entry's oid from the last snapshot when its file's stat vouches for it (stamped into `stamps`), and
    * says which files are to be read. `before` gives each entry's position in the last snapshot; without it, the
@@ -93,7 +151,7 @@ export class FolderSource implements RepositorySource {
    * not read again. The stats are taken synchronously, a slice at a time: ~10,000 lstat calls through the thread pool
    * cost ~0.5-0.8 s of CPU at load, each a few microseconds when made directly.
    */
-  private async passOver(entries: ToolEntry[], before: Int32Array | undefined, seen: Seen | undefined, stamps: FileStamps): Promise<ToRead[]> {
+  private async passOver(entries: ToolEntry[], before: Int32Array | undefined, seen: FolderRecord | undefined, stamps: FileStamps): Promise<ToRead[]> {
     const toRead: ToRead[] = [];
     for (let position = 0; position < entries.length; position++) {
       if (position % STAT_STEP === STAT_STEP - 1) await letGo();
@@ -156,6 +214,7 @@ export class FolderSource implements RepositorySource {
     const last = this.listings[at];
     if (last && stats?.isDirectory() && this.listingStamps.vouches(at, stats)) return last;
     const folders = await this.folders(kind);
+    this.relisted = true;
     this.listings[at] = stats?.isDirectory() ? folders : undefined;
     if (stats?.isDirectory()) this.listingStamps.set(at, stats, started);
     return folders;
@@ -209,37 +268,6 @@ export class FolderSource implements RepositorySource {
   }
 }
 
-/**
- * Reads a file only if it is within `limit` bytes, judged by the open file's size before any byte is read.
- * Symlinks are not followed; a file that grows while it is read is reported, never cut short.
- */
-export async function readBounded(path: string, limit: number, at: { file: string; line: number; column: number }, label = 'TOOL.hdlp'): Promise<Buffer | Diagnostic> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${label} must be a regular file (not a symlink, folder or device)` };
-    if (stats.size > limit) return { ...at, severity: 'error', code: 'FILE_TOO_LARGE', message: tooLargeMessage(stats.size, limit, label) };
-    // one byte more than its size: a file that grew while being read is noticed
-    const buffer = Buffer.alloc(stats.size + 1);
-    let filled = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-      if (filled === buffer.length) break;
-    }
-    if (filled > stats.size) return { ...at, severity: 'error', code: 'READ_FAILED', message: `${label} changed while it was read; scan again` };
-    return buffer.subarray(0, filled);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** The git blob id of some content, so folder and git sources identify tools the same way. */
-export function blobOid(content: Uint8Array): string {
-  return createHash('sha1').update(`blob ${content.byteLength}\0`).update(content).digest('hex');
-}
-
 /** The entries of a listing, each kind's folders in turn, their oids not yet known. */
 function entriesOf(lists: ReadonlyArray<readonly string[]>): ToolEntry[] {
   const entries: ToolEntry[] = [];
@@ -250,7 +278,7 @@ function entriesOf(lists: ReadonlyArray<readonly string[]>): ToolEntry[] {
 }
 
 /** For each entry, its position in what the last snapshot saw (-1: not there). */
-function positionsBefore(entries: readonly ToolEntry[], seen: Seen | undefined): Int32Array {
+function positionsBefore(entries: readonly ToolEntry[], seen: FolderRecord | undefined): Int32Array {
   const positions = new Int32Array(entries.length).fill(-1);
   if (!seen) return positions;
   const was = new Map<string, number>();
@@ -262,7 +290,7 @@ function positionsBefore(entries: readonly ToolEntry[], seen: Seen | undefined):
 }
 
 // the entries changed, added and removed since the last snapshot, of other folders (`before`: each entry's position then, or -1)
-function movedSince(entries: readonly ToolEntry[], before: Int32Array, seen: Seen): EntryDiff {
+function movedSince(entries: readonly ToolEntry[], before: Int32Array, seen: FolderRecord): EntryDiff {
   const diff: EntryDiff = { changed: [], added: [], removed: [] };
   const kept = new Uint8Array(seen.entries.length);
   entries.forEach((entry, position) => {

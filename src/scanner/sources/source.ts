@@ -53,6 +53,8 @@ export interface RepositorySource {
   readonly cacheKey: string;
   /** resolves the current commit and lists its tools; `pushed` may let a remote fetch while it checks its branch's head */
   snapshot(pushed?: PushHint): Promise<Snapshot>;
+  /** resolves once what the source keeps on disk of its last snapshot is written (a folder's record of its files' stats) */
+  flush?(): Promise<void>;
 }
 
 /** The path of an entry's definition inside the repository (a tool's by default). */
