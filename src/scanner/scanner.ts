@@ -90,7 +90,7 @@ export class Scanner {
       index = restored ?? (await buildIndexLettingGo(header.source, header.commit, cached.entries.all(), header.scanned_at));
     } else {
       // a start onto a commit the cache does not hold: the latest scan it holds is patched as a server's rescan patches it
-      const latest = this.index === undefined && this.unkeyed === undefined && this.entries.size === 0 ? await this.serveLatest() : undefined;
+      const latest = this.index === undefined && this.unkeyed === undefined && this.entries.size === 0 ? await this.serveLatest(snapshot.diffBase) : undefined;
       const previous = this.index ?? latest;
       const scannedAt = new Date().toISOString();
       const state = this.unkeyed && !this.unkeyedUnread && this.stored && this.entriesCommit ? { entries: this.unkeyed, stored: this.stored, commit: this.entriesCommit, index: previous } : undefined;
@@ -154,11 +154,14 @@ export class Scanner {
   }
 
   /**
-   * At a start onto a commit the cache does not hold: the latest scan it holds, served from its file as a warm start
-   * serves it, for a rescan to patch; its index, if its stored index fits. Without a stored index, its entries keyed.
+   * At a start onto a commit the cache does not hold: the scan of `base` (the commit the source can say what changed
+   * since) or else the latest scan it holds, served from its file as a warm start serves it, for a rescan to patch; its
+   * index, if its stored index fits. Without a stored index, its entries keyed.
    */
-  private async serveLatest(): Promise<ToolIndex | undefined> {
-    const latest = await this.cache.latest();
+  private async serveLatest(base: string | undefined): Promise<ToolIndex | undefined> {
+    // a folder put back as it was at an older scan is served from that scan's file, which is then not written again
+    // and so not the latest: the next start after a change still patches it
+    const latest = (base === undefined ? undefined : await this.cache.load(base)) ?? (await this.cache.latest());
     if (!latest) return undefined;
     const entries = new PatchedEntries(latest.entries);
     const restored = latest.index && restoreIndex(latest.index, entries, latest);

@@ -87,6 +87,7 @@ export class FolderSource implements RepositorySource {
       commit,
       listEntries: async () => entries,
       diffEntries: async (since) => (diff && since === diffSince ? diff : undefined),
+      ...(diff && diffSince ? { diffBase: diffSince } : {}),
       read: async (entry) => {
         const kind = entry.kind ?? 'tool';
         // a file passed over by its stat is read when asked for (a scanner whose last scan did not keep it)

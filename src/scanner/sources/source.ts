@@ -30,6 +30,8 @@ export interface Snapshot {
    * git's order): the caller then lists every entry
    */
   diffEntries?(since: string): Promise<EntryDiff | undefined>;
+  /** the one commit `diffEntries` answers from, where it answers from one only (a folder's last snapshot, kept across restarts) */
+  diffBase?: string;
   /** reads the entry's `TOOL.hdlp` (`TOOLSET.hdlp`, `SKILL.md`), or explains why there is none */
   read(entry: ToolEntry): Promise<DefinitionFile | Diagnostic>;
   /** lets go of what reading held (a git source's pack contents and delta bases) once a scan read what it needed; a later read reads them again */
