@@ -107,7 +107,8 @@ function parseRecord(file: Buffer, root: string, maxBytes: number): FolderRecord
       const oid = fields[position * 2 + 1]!;
       // a name a listing gives, in its order: never a path out of the folder
       if (!isFolderName(folder, kind) || (folders.length > 0 && !(folders[folders.length - 1]! < folder))) return undefined;
-      if (!/^([0-9a-f]{40}|missing:[A-Z_]+)$/.test(oid)) return undefined;
+      // a blob's id or a verdict's (a regular expression over 100,000 of them cost ~6 ms of each start)
+      if (oid.length !== 40 && !oid.startsWith('missing:')) return undefined;
       // only a definition read whole vouches for its oid by its stat
       if (oid.startsWith('missing:')) stamps.forget(position);
       folders.push(folder);

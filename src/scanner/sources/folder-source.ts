@@ -77,7 +77,9 @@ export class FolderSource implements RepositorySource {
     const before = same ? undefined : positionsBefore(entries, seen);
     const toRead = await this.passOver(entries, before, seen, stamps);
     const contents = await this.readAll(entries, toRead, stamps, started);
-    const commit = `folder:${await digestOf(entries)}`;
+    // nothing read changed: the commit is the last snapshot's, not hashed again (~7 ms at 10,000 entries, each start)
+    const unchanged = same && toRead.every(({ position }) => entries[position]!.oid === seen.entries[position]!.oid);
+    const commit = unchanged ? seen.commit : `folder:${await digestOf(entries)}`;
     this.seen = { commit, lists, listingStamps: this.keptListingStamps(), entries, stamps };
     if (!same || toRead.length > 0 || this.relisted) this.keep();
     // what changed since the last snapshot: the entries read again whose oid differs, and those added and removed
