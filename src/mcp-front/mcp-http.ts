@@ -120,7 +120,7 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
       keep(id, { transport, server, touched: Date.now(), principal });
       const initialize = initializeParams(request.body);
       // without the record this instance still serves the session; the others answer 404 and the client starts a new one
-      if (initialize) await store.mcpSessions.create({ id, initialize, options: { ...options } }).catch((error: Error) => logger?.warn({ err: error.message }, 'cannot keep the MCP session in the store'));
+      if (initialize) await store.mcpSessions.create({ id, initialize: keptInitialize(initialize), options: { ...options } }).catch((error: Error) => logger?.warn({ err: error.message }, 'cannot keep the MCP session in the store'));
     });
     await server.connect(transport);
     await transport.handleRequest(request, response, request.body);
@@ -249,4 +249,20 @@ function toolsetsOf(value: unknown): string[] | undefined | string {
 
 function rpcError(response: Response, status: number, code: number, message: string): void {
   response.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/** How many characters of a client's capabilities are kept whole; past it, only their names (each a flag). */
+const MAX_KEPT_CAPABILITIES_CHARS = 4096;
+
+/**
+ * What the store keeps of an initialize to replay it: the protocol version, the client's name and version, and its
+ * capabilities — whole while small, else their names only. The whole params (up to the 1 MiB body limit) were kept a
+ * day for every session any agent opened: ~1 MiB an initialize, 100 MB in 20 s from one client (review L, L4).
+ */
+function keptInitialize(params: Record<string, unknown>): Record<string, unknown> {
+  const text = (value: unknown, max: number): string => (typeof value === 'string' ? value.slice(0, max) : '');
+  const info = typeof params['clientInfo'] === 'object' && params['clientInfo'] !== null ? (params['clientInfo'] as Record<string, unknown>) : {};
+  const given = typeof params['capabilities'] === 'object' && params['capabilities'] !== null ? (params['capabilities'] as Record<string, unknown>) : {};
+  const capabilities = JSON.stringify(given).length <= MAX_KEPT_CAPABILITIES_CHARS ? given : Object.fromEntries(Object.keys(given).slice(0, 32).map((name) => [name.slice(0, 64), {}]));
+  return { protocolVersion: text(params['protocolVersion'], 64), capabilities, clientInfo: { name: text(info['name'], 256), version: text(info['version'], 256) } };
 }
