@@ -5,7 +5,7 @@ import { ceilingDefaults, ceilingProblems, resolveToolSandbox, type ResourceLimi
 import { hostProgram, probeBubblewrap, resolverFolder, settledProbe, STATUS_FD, type Bubblewrap } from './bubblewrap.js';
 import { bubblewrapArguments, guardedConflict, hostConflict, realDeclaredPath, workspaceConflict, type GuardedPaths } from './bubblewrap-arguments.js';
 import { findProgram } from './find-program.js';
-import { hostSecrets } from './host-secrets.js';
+import { expandPatterns, hostSecrets, secretPatterns } from './host-secrets.js';
 import { bubblewrapOutcome, directOutcome, initOutcome } from './launch-outcome.js';
 import { inNamespace, probeContainment, type PidNamespace } from './pid-namespace.js';
 import { probePidsCgroups, type PidsCgroupProbe, type RunCgroup } from './pids-cgroup.js';
@@ -24,6 +24,8 @@ export interface SandboxOptions {
    * and what the operator lists (`sandbox.hide`); a root gateway adds the host's secrets (see `hostSecrets`)
    */
   hide?: readonly string[];
+  /** names with a `*` (`/etc/ssh/*_key`) whose matches are hidden too, looked for again at every launch */
+  hidePatterns?: readonly string[];
   /** paths tools may read but never change: the tools repository */
   protect?: readonly string[];
   /** whether the declared resource limits apply; default true */
@@ -93,7 +95,13 @@ class HostSandbox implements Sandbox {
   }
 
   get hidden(): readonly string[] {
-    return this.guarded.hide;
+    return this.guardedNow().hide;
+  }
+
+  /** The guarded paths of one launch: the patterns' matches as they are now (a key made after the start too; review M, M2). */
+  private guardedNow(): GuardedPaths {
+    const patterns = this.options.hidePatterns ?? [];
+    return patterns.length === 0 ? this.guarded : { hide: [...this.guarded.hide, ...expandPatterns(patterns)], protect: this.guarded.protect };
   }
 
   private readonly workspaces = new Map<string, string>();
@@ -118,31 +126,41 @@ class HostSandbox implements Sandbox {
     }
     // the operator's own declarations (an MCP server's config) are not held to the ceiling set for the repository's
     const ceiling = request.operator ? undefined : this.options.ceiling;
+    // each declared path is resolved once for this launch, and the ceiling, the conflicts and the binds all judge that
+    // one real path: a symlink in the workspace that a tool flips between two folders passed the ceiling on one
+    // resolution and was bound at the other (review M, M3)
+    const workspace = this.realWorkspace(request.workspace);
+    const resolved = new Map<string, string>();
+    const real = (path: string): string => {
+      let found = resolved.get(path);
+      if (found === undefined) resolved.set(path, (found = realDeclaredPath(path, workspace)));
+      return found;
+    };
     if (ceiling !== undefined) {
-      const workspace = this.realWorkspace(request.workspace);
-      const beyond = ceilingProblems(request.declared, ceiling, workspace, (path) => realDeclaredPath(path, workspace));
+      const beyond = ceilingProblems(request.declared, ceiling, workspace, real);
       if (beyond.length > 0) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `this tool asks more of the sandbox than this gateway allows, so it does not run: ${beyond.map((problem) => problem.message).join('; ')}` };
     }
-    const policy = resolveToolSandbox(request.declared, ceiling === undefined ? undefined : ceilingDefaults(ceiling));
+    const declaredPolicy = resolveToolSandbox(request.declared, ceiling === undefined ? undefined : ceilingDefaults(ceiling));
+    const policy: ToolSandbox = { ...declaredPolicy, filesystem: { read: declaredPolicy.filesystem.read.map(real), write: declaredPolicy.filesystem.write.map(real) } };
+    const guarded = this.guardedNow();
     if (this.status.sandbox === 'on') {
       // fail closed: a declared path into the gateway's own files (directly or by a symlink) is never bound
-      const workspace = this.realWorkspace(request.workspace);
       const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
       const unsafe = workspaceConflict(workspace);
       if (unsafe !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: ${unsafe}, which every tool could write; set workspace_root (or HLDP_WORKSPACE) to a project's folder` };
-      const repository = this.guarded.protect.find((path) => path === workspace);
+      const repository = guarded.protect.find((path) => path === workspace);
       if (repository !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: it is ${repository}, which no tool may change (the tools repository: a tool could commit a tool or drop a policy, and the next scan would serve it); set workspace_root (or HLDP_WORKSPACE) to another folder` };
-      const conflict = guardedConflict(policy, workspace, this.guarded) ?? hostConflict(policy, workspace, bubblewrap.system, [bubblewrap.path, process.execPath]);
+      const conflict = guardedConflict(policy, workspace, guarded) ?? hostConflict(policy, workspace, bubblewrap.system, [bubblewrap.path, process.execPath]);
       if (conflict !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `this tool cannot run in the sandbox: ${conflict}` };
     }
     if (request.warm && exportable(request.env)) {
-      const warm = this.warm(request, policy);
+      const warm = this.warm(request, policy, guarded);
       if (warm) return warm;
     }
     const limits = this.limitsFor(policy.limits);
     if (!limits.ok) return limits.refusal;
     const { cgroup } = limits;
-    const command = this.status.sandbox === 'on' ? this.sandboxed(request, policy, limits) : this.contained(request, limits);
+    const command = this.status.sandbox === 'on' ? this.sandboxed(request, policy, guarded, limits) : this.contained(request, limits);
     if (!command.ok) {
       void cgroup?.release();
       return command.refusal;
@@ -175,7 +193,7 @@ class HostSandbox implements Sandbox {
    * A run started by a launcher that set its sandbox (or namespace) and cgroup up ahead of time, when this host has
    * one of those; undefined where it has neither (the cold path runs the program directly).
    */
-  private warm(request: LaunchRequest, policy: ToolSandbox): Launch | undefined {
+  private warm(request: LaunchRequest, policy: ToolSandbox, guarded: GuardedPaths): Launch | undefined {
     const limited = this.status.limits.rlimits;
     const cgroups = limited && this.probed.cgroups?.ok ? this.probed.cgroups.cgroups : undefined;
     // the run's secret, only in its script: its shell's line that the program never started holds it (review K, K9)
@@ -185,7 +203,7 @@ class HostSandbox implements Sandbox {
     if (this.status.sandbox === 'on') {
       const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
       const workspace = this.realWorkspace(request.workspace);
-      const args = bubblewrapArguments({ system: bubblewrap.system, workspace, policy, guarded: this.guarded, tmpfsSize: bubblewrap.tmpfsSize, ...(this.resolver ? { resolver: this.resolver } : {}) });
+      const args = bubblewrapArguments({ system: bubblewrap.system, workspace, policy, guarded, tmpfsSize: bubblewrap.tmpfsSize, ...(this.resolver ? { resolver: this.resolver } : {}) });
       // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
       command = { launcher: [bubblewrap.path, ...args], workspace, statusFd: STATUS_FD, run: { ...run, env: { ...request.env, TMPDIR: '/tmp' }, argv: [request.file, ...request.args] } };
     } else if (this.probed.namespace.ok) {
@@ -226,10 +244,10 @@ class HostSandbox implements Sandbox {
   }
 
   /** bubblewrap, behind the limits' shell when there is one. */
-  private sandboxed(request: LaunchRequest, policy: ToolSandbox, limits: { prelude?: string; prlimit: string[] }): Command {
+  private sandboxed(request: LaunchRequest, policy: ToolSandbox, guarded: GuardedPaths, limits: { prelude?: string; prlimit: string[] }): Command {
     const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
     const workspace = this.realWorkspace(request.workspace);
-    const args = bubblewrapArguments({ system: bubblewrap.system, workspace, cwd: request.cwd, policy, guarded: this.guarded, tmpfsSize: bubblewrap.tmpfsSize, ...(this.resolver ? { resolver: this.resolver } : {}) });
+    const args = bubblewrapArguments({ system: bubblewrap.system, workspace, cwd: request.cwd, policy, guarded, tmpfsSize: bubblewrap.tmpfsSize, ...(this.resolver ? { resolver: this.resolver } : {}) });
     // both by absolute path: the gateway's PATH may hold a folder tools can write (review K, K1)
     const inside = [bubblewrap.path, ...args, ...limits.prlimit, request.file, ...request.args];
     const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...inside] : inside;
@@ -278,7 +296,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const probed: Probed = { mode: options.mode, bubblewrap, namespace, prlimit, cgroups, root };
   // the run scripts' folder too: where the temporary folder is inside a workspace, tools would read other runs' scripts
   const hide = await realPaths([...(options.hide ?? []), scriptFolder(), ...secrets]);
-  return new HostSandbox(probed, { ...options, hide, protect: await realPaths(options.protect) }, resolver);
+  const hidePatterns = [...(options.hidePatterns ?? []), ...(root && options.mode !== 'off' ? secretPatterns() : [])];
+  return new HostSandbox(probed, { ...options, hide, hidePatterns, protect: await realPaths(options.protect) }, resolver);
 }
 
 let containment: Promise<Sandbox> | undefined;

@@ -1,4 +1,4 @@
-import type { Dirent } from 'node:fs';
+import { readdirSync, type Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -33,20 +33,28 @@ export const KNOWN_SECRETS: readonly string[] = [
 const MOST_VISITED = 50_000;
 const MOST_HIDDEN = 256;
 
-/**
- * The known secret locations: each plain path whether it exists or not (every launch looks again, so one made after
- * the start is hidden too), each `*` expanded to the names there now.
- */
-export async function knownSecrets(patterns: readonly string[] = KNOWN_SECRETS): Promise<string[]> {
+/** The known secret locations that are plain paths, each whether it exists or not (every launch looks again). */
+export function knownSecrets(patterns: readonly string[] = KNOWN_SECRETS): string[] {
+  return patterns.filter((pattern) => !basename(pattern).includes('*'));
+}
+
+/** The known secret locations that name several (`/etc/ssh/*_key`), expanded by `expandPatterns` at each launch. */
+export function secretPatterns(patterns: readonly string[] = KNOWN_SECRETS): string[] {
+  return patterns.filter((pattern) => basename(pattern).includes('*'));
+}
+
+/** Each `*` pattern's matches as its folder holds them now (a `*` stands for any characters of one name). */
+export function expandPatterns(patterns: readonly string[]): string[] {
   const found: string[] = [];
   for (const pattern of patterns) {
     const name = basename(pattern);
-    if (!name.includes('*')) {
-      found.push(pattern);
+    const matcher = new RegExp(`^${name.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    let names: string[];
+    try {
+      names = readdirSync(dirname(pattern));
+    } catch {
       continue;
     }
-    const matcher = new RegExp(`^${name.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-    const names = await readdir(dirname(pattern)).catch(() => [] as string[]);
     found.push(...names.filter((entry) => matcher.test(entry)).map((entry) => join(dirname(pattern), entry)));
   }
   return found;
@@ -69,7 +77,7 @@ export async function rootOnlyEntries(folder = '/etc'): Promise<string[]> {
       return;
     }
     for (const entry of entries) {
-      if (++visited > MOST_VISITED || found.length >= MOST_HIDDEN) return;
+      if (++visited > MOST_VISITED) return;
       if (!entry.isFile() && !entry.isDirectory()) continue;
       const child = join(path, entry.name);
       const info = await lstat(child).catch(() => undefined);
@@ -83,11 +91,36 @@ export async function rootOnlyEntries(folder = '/etc'): Promise<string[]> {
     }
   };
   await walk(folder);
-  return found;
+  return collapsed(found, folder, MOST_HIDDEN);
 }
 
-/** What a root gateway's tools must not read of the host: the known secret locations and every root-only entry of /etc. */
+/**
+ * At most `most` paths hiding at least what `found` names (review M, M1: past the cap the rest were readable): the
+ * folder holding the most found entries is hidden whole in their place, again until they fit, never `top` itself (a
+ * host whose /etc holds more root-only files directly than that keeps them all, one mount each).
+ */
+export function collapsed(found: readonly string[], top: string, most: number): string[] {
+  let paths = [...found];
+  while (paths.length > most) {
+    const counts = new Map<string, number>();
+    for (const path of paths) {
+      const folder = dirname(path);
+      if (folder !== top && folder.startsWith(`${top}/`)) counts.set(folder, (counts.get(folder) ?? 0) + 1);
+    }
+    let widest: string | undefined;
+    for (const [folder, count] of counts) if (count > 1 && (widest === undefined || count > counts.get(widest)! || (count === counts.get(widest)! && folder.length > widest.length))) widest = folder;
+    // no folder below `top` holds two: hiding one would make no room; each stays a mount of its own
+    if (widest === undefined) break;
+    const inside = (path: string): boolean => path === widest || path.startsWith(`${widest}/`);
+    paths = [...paths.filter((path) => !inside(path)), widest];
+  }
+  return paths;
+}
+
+/**
+ * What a root gateway's tools must not read of the host: the known secret locations that are plain paths and every
+ * root-only entry of /etc (the patterns, `secretPatterns`, are expanded at each launch).
+ */
 export async function hostSecrets(): Promise<string[]> {
-  const [known, rootOnly] = await Promise.all([knownSecrets(), rootOnlyEntries()]);
-  return [...new Set([...known, ...rootOnly])];
+  return [...new Set([...knownSecrets(), ...(await rootOnlyEntries())])];
 }

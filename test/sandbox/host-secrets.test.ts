@@ -17,6 +17,11 @@ const mark = `hldp-k3-${process.pid}`;
 const environmentFile = `/etc/${mark}.env`;
 const listedFile = `/etc/${mark}-listed.conf`;
 const listedFolder = `/etc/${mark}-listed.d`;
+// more root-only files than the start hides one by one (review M, M1: past 256 the rest were readable)
+const manyFolder = `/etc/${mark}-many.d`;
+// an SSH host key made after the start (review M, M2: `/etc/ssh/*_key` was expanded once, at the start)
+const lateKey = `/etc/ssh/${mark}_key`;
+let madeSshFolder = false;
 
 let temp: { path: string; cleanup: () => Promise<void> };
 // no config (a root gateway hides what the host keeps from everyone on its own), and one with sandbox.hide
@@ -47,6 +52,15 @@ describeAsRoot('the host secrets a root gateway keeps from its tools', () => {
     await chmod(listedFile, 0o644);
     await mkdir(listedFolder, { mode: 0o755 });
     await writeFile(join(listedFolder, 'key'), 'folder-secret\n');
+    await mkdir(manyFolder, { mode: 0o755 });
+    await chmod(manyFolder, 0o755);
+    for (let at = 1; at <= 300; at++) {
+      const file = join(manyFolder, `f${String(at).padStart(3, '0')}`);
+      await writeFile(file, `many-secret-${at}\n`, { mode: 0o600 });
+      await chmod(file, 0o600);
+    }
+    madeSshFolder = !existsSync('/etc/ssh');
+    if (madeSshFolder) await mkdir('/etc/ssh', { mode: 0o755 });
     const tool = (name: string, argv: string, extra: Record<string, string> = {}) =>
       makeToolYaml(name, { executor: 'shell', method: 'run', params_schema: '{ f: { type: string, required: true } }', shell: `{ argv: ${argv} }`, ...extra });
     await writeFiles(join(temp.path, 'repo'), {
@@ -66,6 +80,9 @@ describeAsRoot('the host secrets a root gateway keeps from its tools', () => {
     await rm(environmentFile, { force: true });
     await rm(listedFile, { force: true });
     await rm(listedFolder, { recursive: true, force: true });
+    await rm(manyFolder, { recursive: true, force: true });
+    await rm(lateKey, { force: true });
+    if (madeSshFolder) await rm('/etc/ssh', { recursive: true, force: true });
     await temp?.cleanup();
   });
 
@@ -90,6 +107,21 @@ describeAsRoot('the host secrets a root gateway keeps from its tools', () => {
     const passwd = await call(plain, 'peek', { f: '/etc/passwd' });
     expect(passwd).toMatchObject({ ok: true });
     expect(passwd.output).toMatch(/^root:/m);
+  });
+
+  it('hides every root-only file of a folder holding more of them than it hides one by one', async () => {
+    // the folder is hidden whole (an empty folder of the run's own), or its files one by one
+    for (const at of ['001', '150', '300']) {
+      const receipt = await call(plain, 'peek', { f: join(manyFolder, `f${at}`) });
+      expect(receipt).toMatchObject({ ok: false, code: 'NONZERO_EXIT', output: '' });
+      expect(receipt.error).toMatch(/Permission denied|No such file/);
+    }
+  });
+
+  it('hides an SSH host key made after the start', async () => {
+    await writeFile(lateKey, 'PRIVATE-HOSTKEY\n', { mode: 0o600 });
+    await chmod(lateKey, 0o600);
+    refusedRead(await call(plain, 'peek', { f: lateKey }));
   });
 
   it('hides what the operator lists in sandbox.hide, a folder behind an empty one of the run’s own', async () => {
