@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import express, { type Express, type RequestHandler, type Response, type Router } from 'express';
-import { fairEvictee, isLoopback, loadOnce } from '../core/index.js';
+import { exceedsDepth, fairEvictee, isLoopback, loadOnce } from '../core/index.js';
 import { loopbackHostGuard } from '../http-edge/index.js';
 import { LOCAL_PRINCIPAL } from '../policy/index.js';
 import type { Gateway } from '../gateway/service/index.js';
@@ -263,6 +263,8 @@ function keptInitialize(params: Record<string, unknown>): Record<string, unknown
   const text = (value: unknown, max: number): string => (typeof value === 'string' ? value.slice(0, max) : '');
   const info = typeof params['clientInfo'] === 'object' && params['clientInfo'] !== null ? (params['clientInfo'] as Record<string, unknown>) : {};
   const given = typeof params['capabilities'] === 'object' && params['capabilities'] !== null ? (params['capabilities'] as Record<string, unknown>) : {};
-  const capabilities = JSON.stringify(given).length <= MAX_KEPT_CAPABILITIES_CHARS ? given : Object.fromEntries(Object.keys(given).slice(0, 32).map((name) => [name.slice(0, 64), {}]));
+  // measured only when not too deep to measure: JSON.stringify of a deep one overflows the stack (review M, M5)
+  const small = !exceedsDepth(given) && JSON.stringify(given).length <= MAX_KEPT_CAPABILITIES_CHARS;
+  const capabilities = small ? given : Object.fromEntries(Object.keys(given).slice(0, 32).map((name) => [name.slice(0, 64), {}]));
   return { protocolVersion: text(params['protocolVersion'], 64), capabilities, clientInfo: { name: text(info['name'], 256), version: text(info['version'], 256) } };
 }

@@ -195,5 +195,37 @@ describe('MCP over Streamable HTTP', () => {
       const response = await rawRequest(url.toString(), { method: 'POST', headers: { 'mcp-session-id': id }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
       expect(response.status).toBe(404);
     });
+
+    // review M, M5: what the store keeps of an initialize was made with JSON.stringify of the capabilities, outside
+    // the catch of the store's write: capabilities nested 150,000 levels made the initialize a 400 "Parse error"
+    it('opens a session for an initialize whose capabilities nest deeper than JSON.stringify can go, keeping their names', async () => {
+      const opened = await openTestGateway('native-repo');
+      cleanups.push(opened.cleanup);
+      const app = express();
+      const handler = mountMcp(app, opened.gateway);
+      const server = app.listen(0, '127.0.0.1');
+      await new Promise<void>((resolve) => server.once('listening', resolve));
+      cleanups.push(async () => {
+        await handler.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      });
+      const port = (server.address() as { port: number }).port;
+      const depth = 150_000;
+      const capabilities = `{"deep":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
+      const body = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":${capabilities},"clientInfo":{"name":"deep-client","version":"1"}}}`;
+      const answer = await new Promise<{ status: number; session: string | undefined; text: string }>((resolve, reject) => {
+        const request = httpRequest(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' } }, (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, session: response.headers['mcp-session-id'] as string | undefined, text }));
+        });
+        request.on('error', reject);
+        request.end(body);
+      });
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.session).toBeDefined();
+      expect(await opened.gateway.store.mcpSessions.get(answer.session!)).toMatchObject({ initialize: { capabilities: { deep: {} }, clientInfo: { name: 'deep-client' } } });
+    });
   });
 });
