@@ -60,7 +60,8 @@ describe('HTTP sessions', () => {
       const session = await open(['repo']);
       await callIn(session, 'toolset', { action: 'enable', name: 'ops' });
       const ran = await callIn(session, 'tool_call', { name: 'shell-exec', params: { cmd: 'echo over http' } });
-      expect(ran).toMatchObject({ status: 200, body: { ok: true, tool: 'shell-exec', output: 'over http\n' } });
+      // the whole receipt in the message: a failed run says its code and raw error (it failed once, in CI at a91c447)
+      expect(ran, JSON.stringify(ran.body)).toMatchObject({ status: 200, body: { ok: true, tool: 'shell-exec', output: 'over http\n' } });
     });
   });
 
