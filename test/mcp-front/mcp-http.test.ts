@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nameFingerprint } from '../../src/export/index.js';
+import type { Gateway } from '../../src/gateway/service/index.js';
 import { mountMcp } from '../../src/mcp-front/index.js';
 import { openTestGateway } from '../helpers/gateway.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
@@ -31,17 +32,34 @@ async function connect(repo: string): Promise<HttpConnected> {
 }
 
 /** A raw HTTP request, so that headers such as Host can be set as a browser under DNS rebinding would send them. */
-function rawRequest(url: string, options: { method: string; headers?: Record<string, string>; body?: unknown }): Promise<{ status: number; body: string }> {
+/** A request as no client library sends it: `body` as JSON, or `text` as it is (JSON too deep to stringify). */
+function rawRequest(url: string, options: { method: string; headers?: Record<string, string>; body?: unknown; text?: string }): Promise<{ status: number; body: string; session: string | undefined }> {
   return new Promise((resolve, reject) => {
-    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const body = options.text ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
     const request = httpRequest(url, { method: options.method, headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...options.headers } }, (response) => {
       let text = '';
       response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text, session: response.headers['mcp-session-id'] as string | undefined }));
     });
     request.on('error', reject);
     request.end(body);
   });
+}
+
+/** A gateway over native-repo with MCP mounted on a server of its own, closed after the test. */
+async function mountedGateway(): Promise<{ gateway: Gateway; url: URL }> {
+  const opened = await openTestGateway('native-repo');
+  cleanups.push(opened.cleanup);
+  const app = express();
+  const handler = mountMcp(app, opened.gateway);
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  cleanups.push(async () => {
+    await handler.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return { gateway: opened.gateway, url: new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`) };
 }
 
 describe('MCP over Streamable HTTP', () => {
@@ -172,26 +190,15 @@ describe('MCP over Streamable HTTP', () => {
     });
 
     it('answers 404 to a session its client ended with DELETE, at every instance sharing the store', async () => {
-      const opened = await openTestGateway('native-repo');
-      cleanups.push(opened.cleanup);
-      const app = express();
-      const handler = mountMcp(app, opened.gateway);
-      const server = app.listen(0, '127.0.0.1');
-      await new Promise<void>((resolve) => server.once('listening', resolve));
-      cleanups.push(async () => {
-        await handler.close();
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      });
-      const url = new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`);
+      const { gateway, url } = await mountedGateway();
       const client = makeClient();
       const transport = new StreamableHTTPClientTransport(url);
       await client.connect(transport);
       cleanups.push(() => client.close());
       const id = transport.sessionId!;
-      expect(await opened.gateway.store.mcpSessions.get(id)).toMatchObject({ id, initialize: { clientInfo: { name: 'brush-holder-test' } } });
+      expect(await gateway.store.mcpSessions.get(id)).toMatchObject({ id, initialize: { clientInfo: { name: 'brush-holder-test' } } });
       await transport.terminateSession();
-      expect(await opened.gateway.store.mcpSessions.get(id)).toBeUndefined();
+      expect(await gateway.store.mcpSessions.get(id)).toBeUndefined();
       const response = await rawRequest(url.toString(), { method: 'POST', headers: { 'mcp-session-id': id }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
       expect(response.status).toBe(404);
     });
@@ -199,33 +206,14 @@ describe('MCP over Streamable HTTP', () => {
     // review M, M5: what the store keeps of an initialize was made with JSON.stringify of the capabilities, outside
     // the catch of the store's write: capabilities nested 150,000 levels made the initialize a 400 "Parse error"
     it('opens a session for an initialize whose capabilities nest deeper than JSON.stringify can go, keeping their names', async () => {
-      const opened = await openTestGateway('native-repo');
-      cleanups.push(opened.cleanup);
-      const app = express();
-      const handler = mountMcp(app, opened.gateway);
-      const server = app.listen(0, '127.0.0.1');
-      await new Promise<void>((resolve) => server.once('listening', resolve));
-      cleanups.push(async () => {
-        await handler.close();
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      });
-      const port = (server.address() as { port: number }).port;
+      const { gateway, url } = await mountedGateway();
       const depth = 150_000;
       const capabilities = `{"deep":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
-      const body = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":${capabilities},"clientInfo":{"name":"deep-client","version":"1"}}}`;
-      const answer = await new Promise<{ status: number; session: string | undefined; text: string }>((resolve, reject) => {
-        const request = httpRequest(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' } }, (response) => {
-          let text = '';
-          response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, session: response.headers['mcp-session-id'] as string | undefined, text }));
-        });
-        request.on('error', reject);
-        request.end(body);
-      });
-      expect(answer.status, answer.text).toBe(200);
+      const text = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":${capabilities},"clientInfo":{"name":"deep-client","version":"1"}}}`;
+      const answer = await rawRequest(url.toString(), { method: 'POST', text });
+      expect(answer.status, answer.body).toBe(200);
       expect(answer.session).toBeDefined();
-      expect(await opened.gateway.store.mcpSessions.get(answer.session!)).toMatchObject({ initialize: { capabilities: { deep: {} }, clientInfo: { name: 'deep-client' } } });
+      expect(await gateway.store.mcpSessions.get(answer.session!)).toMatchObject({ initialize: { capabilities: { deep: {} }, clientInfo: { name: 'deep-client' } } });
     });
   });
 });
