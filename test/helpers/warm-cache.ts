@@ -56,3 +56,21 @@ export function countingListings(scanner: Scanner, counted: { listings: number }
   };
   return counted;
 }
+
+/**
+ * A CommonJS module for `NODE_OPTIONS=--require`: counts, in the main thread of a real `hldp` process, the scan
+ * cache's entry lines parsed (as `countingEntriesParsed` does in this one) and writes the count to
+ * `HLDP_TEST_PARSED_FILE` at exit.
+ */
+export const ENTRIES_PARSED_COUNTER = `
+const { isMainThread } = require('node:worker_threads');
+if (isMainThread) {
+  const parse = JSON.parse;
+  let parsed = 0;
+  JSON.parse = function (text, reviver) {
+    if (typeof text === 'string' && text.startsWith('{') && text.includes('"oid":')) parsed += 1;
+    return parse(text, reviver);
+  };
+  process.on('exit', () => require('node:fs').writeFileSync(process.env.HLDP_TEST_PARSED_FILE, String(parsed)));
+}
+`;

@@ -9,34 +9,18 @@ import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { SERVE_ANNOUNCE, useServiceHome } from '../helpers/serve-process.js';
 import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { ENTRIES_PARSED_COUNTER } from '../helpers/warm-cache.js';
+import { changesWhileDown, TOPIC_INTENTS, topicToolDefinition as definition, topicToolFiles, topicToolName as nameOf } from '../helpers/topic-tools.js';
 
 const TOOLS = 1_500;
-const TOPICS = ['weather', 'invoice', 'ledger', 'calendar', 'mailbox', 'printer', 'backup', 'deploy', 'ticket', 'payroll'];
-const nameOf = (at: number): string => `tool-${String(at).padStart(4, '0')}`;
-const definition = (at: number, intent = `manage the ${TOPICS[at % TOPICS.length]} of team ${at}`): string =>
-  makeToolYaml(nameOf(at), { intent, examples: `["show the ${TOPICS[(at + 3) % TOPICS.length]} for ${at}", "open the ${TOPICS[at % TOPICS.length]} list"]`, aliases: `["${TOPICS[at % TOPICS.length]} helper ${at}"]` });
-const INTENTS = ['check the weather list', 'open the payroll', 'deploy helper', 'manage the ticket of team 7', 'sort the parcels of the harbour', 'weigh a parcel', 'something else entirely'];
 
-// counts, in the main thread of a real `hldp` process, the scan cache's entry lines parsed (a JSON.parse of a line with an oid)
-const COUNTER = `
-const { isMainThread } = require('node:worker_threads');
-if (isMainThread) {
-  const parse = JSON.parse;
-  let parsed = 0;
-  JSON.parse = function (text, reviver) {
-    if (typeof text === 'string' && text.startsWith('{') && text.includes('"oid":')) parsed += 1;
-    return parse(text, reviver);
-  };
-  process.on('exit', () => require('node:fs').writeFileSync(process.env.HLDP_TEST_PARSED_FILE, String(parsed)));
-}
-`;
 
 const home = useServiceHome('warn');
 
 // each intent's answer, once matching is ready (a match waits for it)
 async function answers(server: ServiceProcess): Promise<unknown[]> {
   const answered: unknown[] = [];
-  for (const intent of INTENTS) {
+  for (const intent of TOPIC_INTENTS) {
     const response = await request(server, 'POST', '/v1/match', { body: { intent, limit: 5 }, headers: { prefer: 'wait=120' } });
     expect(response.status, JSON.stringify(response.json)).toBe(200);
     answered.push(response.json);
@@ -47,22 +31,16 @@ async function answers(server: ServiceProcess): Promise<unknown[]> {
 describe('hldp serve restarted onto a commit its scan cache does not hold', () => {
   it('answers as a fresh server, its search index updated from the older commit\'s rather than built from every definition', async () => {
     const repo = await initRepository(join(home.path, 'repo'));
-    const files: Record<string, string> = {};
-    for (let at = 0; at < TOOLS; at++) files[`tools/${nameOf(at)}/TOOL.hdlp`] = definition(at);
+    const files = topicToolFiles(TOOLS);
     await commitFiles(repo, files);
     const first = await home.serve(['--repo', repo]);
     await answers(first);
     await first.stop();
 
-    // the repository moves on while no server runs: a tool edited, one added, one removed, an alias changed
-    await commitFiles(repo, {
-      [`tools/${nameOf(7)}/TOOL.hdlp`]: definition(7, 'sort the parcels of the harbour'),
-      'tools/added/TOOL.hdlp': makeToolYaml('added', { intent: 'weigh the parcels at the harbour', examples: '["weigh a parcel"]' }),
-      [`tools/${nameOf(11)}/TOOL.hdlp`]: null,
-      [`tools/${nameOf(12)}/TOOL.hdlp`]: makeToolYaml(nameOf(12), { intent: 'manage the ledger of team 12', aliases: '["ledger desk"]' }),
-    }, 'while down');
+    // the repository moves on while no server runs
+    await commitFiles(repo, changesWhileDown(), 'while down');
     const counter = join(home.path, 'count-parsed.cjs');
-    await writeFile(counter, COUNTER);
+    await writeFile(counter, ENTRIES_PARSED_COUNTER);
     const parsedFile = join(home.path, 'parsed');
     const restarted = await home.start(['serve', '--repo', repo, '--port', '0'], { NODE_OPTIONS: `--require ${counter}`, HLDP_TEST_PARSED_FILE: parsedFile }, SERVE_ANNOUNCE);
     const afterRestart = await answers(restarted);
@@ -84,8 +62,7 @@ describe('hldp serve restarted after it rescanned', () => {
     // whether the tools have Chinese probes, which a restart read from every definition (what the calibration read of
     // each tool, kept with the index since layout 6, says)
     const repo = await initRepository(join(home.path, 'repo'));
-    const files: Record<string, string> = {};
-    for (let at = 0; at < TOOLS; at++) files[`tools/${nameOf(at)}/TOOL.hdlp`] = definition(at);
+    const files = topicToolFiles(TOOLS);
     files[`tools/${nameOf(0)}/TOOL.hdlp`] = makeToolYaml(nameOf(0), { intent: 'check the weather of team 0', examples: '["查看天气", "open the weather list"]' });
     await commitFiles(repo, files);
     const first = await home.serve(['--repo', repo]);
@@ -96,7 +73,7 @@ describe('hldp serve restarted after it rescanned', () => {
     expect(await first.stop()).toBe(0);
 
     const counter = join(home.path, 'count-parsed.cjs');
-    await writeFile(counter, COUNTER);
+    await writeFile(counter, ENTRIES_PARSED_COUNTER);
     const parsedFile = join(home.path, 'parsed');
     const restarted = await home.start(['serve', '--repo', repo, '--port', '0'], { NODE_OPTIONS: `--require ${counter}`, HLDP_TEST_PARSED_FILE: parsedFile }, SERVE_ANNOUNCE);
     expect(await answers(restarted)).toEqual(beforeStop);

@@ -6,6 +6,7 @@ import { createMatcher, createMatcherLettingGo, searchIndexFiles, type Matcher }
 import { Scanner } from '../../src/scanner/index.js';
 import { commitFiles, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { countingEntriesParsed, warmScanner } from '../helpers/warm-cache.js';
+import { changesWhileDown, TOPIC_INTENTS, topicToolDefinition as definition, topicToolFiles, topicToolName as nameOf } from '../helpers/topic-tools.js';
 
 // Issue #18: a restart onto a commit newer than the scan cache's patched the cached scan (only the changed entries
 // read), but the search index was kept per commit, so matching-ready built it again from every definition (~35 s of
@@ -17,15 +18,10 @@ const TOOLS = 1_000;
 // what the calibration reads of the tools it samples: at most 128 texts sampled, and the tool of each of at most 64
 // probes analysed without its text
 const SAMPLE_READS = 128 + 64;
-const TOPICS = ['weather', 'invoice', 'ledger', 'calendar', 'mailbox', 'printer', 'backup', 'deploy', 'ticket', 'payroll'];
-const nameOf = (at: number): string => `tool-${String(at).padStart(4, '0')}`;
-const definition = (at: number, intent = `manage the ${TOPICS[at % TOPICS.length]} of team ${at}`): string =>
-  makeToolYaml(nameOf(at), { intent, examples: `["show the ${TOPICS[(at + 3) % TOPICS.length]} for ${at}", "open the ${TOPICS[at % TOPICS.length]} list"]`, aliases: `["${TOPICS[at % TOPICS.length]} helper ${at}"]` });
-const INTENTS = ['check the weather list', 'open the payroll', 'deploy helper', 'manage the ticket of team 7', 'sort the parcels of the harbour', 'something else entirely'];
 
 /** Everything an answer shows, the calibration included. */
 function answers(matcher: Matcher): unknown[] {
-  return INTENTS.map((intent) => ({ explained: matcher.explainIntent(intent), result: matcher.matchIntent(intent, { limit: 5 }) }));
+  return TOPIC_INTENTS.map((intent) => ({ explained: matcher.explainIntent(intent), result: matcher.matchIntent(intent, { limit: 5 }) }));
 }
 
 /** The same index with its tools in a plain list (a fresh start that reads them all). */
@@ -43,19 +39,13 @@ afterEach(async () => {
 });
 
 async function startedOnAhead(prepare: (matcher: Matcher) => Promise<Matcher>): Promise<{ repo: string; cacheDir: string; searchDir: string; scanner: Scanner; restarted: ToolIndex; matcher: Matcher; parsed: number }> {
-  const files: Record<string, string> = {};
-  for (let at = 0; at < TOOLS; at++) files[`tools/${nameOf(at)}/TOOL.hdlp`] = definition(at);
+  const files = topicToolFiles(TOOLS);
   const { repo, cacheDir, warm } = await warmScanner(temp.path, files);
   const searchDir = join(temp.path, 'search');
   // the first start builds its search index, calibrates and keeps both (and warms the process up)
   await createMatcher(warm, { searchFiles: searchIndexFiles(searchDir) }).prepareLettingGo();
-  // the repository moves on while no process runs: a tool edited, one added, one removed, an alias changed
-  await commitFiles(repo, {
-    [`tools/${nameOf(7)}/TOOL.hdlp`]: definition(7, 'sort the parcels of the harbour'),
-    'tools/added/TOOL.hdlp': makeToolYaml('added', { intent: 'weigh the parcels at the harbour', examples: '["weigh a parcel"]' }),
-    [`tools/${nameOf(11)}/TOOL.hdlp`]: null,
-    [`tools/${nameOf(12)}/TOOL.hdlp`]: makeToolYaml(nameOf(12), { intent: 'manage the ledger of team 12', aliases: '["ledger desk"]' }),
-  }, 'while down');
+  // the repository moves on while no process runs
+  await commitFiles(repo, changesWhileDown(), 'while down');
   const scanner = new Scanner({ repo, cacheDir });
   const restarted = await scanner.scan();
   await scanner.flush();
@@ -92,8 +82,7 @@ describe('a search index kept on disk', () => {
 
   describe('when the first rescan after a start changes one definition', () => {
     it('reads only the changed tool for its calibration, the others\' numbers kept with the index', async () => {
-      const files: Record<string, string> = {};
-      for (let at = 0; at < TOOLS; at++) files[`tools/${nameOf(at)}/TOOL.hdlp`] = definition(at);
+      const files = topicToolFiles(TOOLS);
       const { repo, cacheDir, warm } = await warmScanner(temp.path, files);
       const searchFiles = searchIndexFiles(join(temp.path, 'search'));
       await createMatcher(warm, { searchFiles }).prepareLettingGo();

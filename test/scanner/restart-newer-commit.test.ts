@@ -6,7 +6,7 @@ import { Scanner, scanOnce } from '../../src/scanner/index.js';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { runCli } from '../helpers/run-cli.js';
-import { comparableIndex, countingEntriesParsed } from '../helpers/warm-cache.js';
+import { comparableIndex, countingEntriesParsed, ENTRIES_PARSED_COUNTER } from '../helpers/warm-cache.js';
 
 // Issue #18: a process that starts with a scan cache of commit A while the repository has moved on to B made every
 // entry of A's cache (keyed them all to compare oids) and assembled the index again. It now compares A's and B's trees
@@ -101,26 +101,13 @@ describe('a Scanner started with a scan cache of an older commit', () => {
   });
 });
 
-// counts, in the main thread of a real `hldp` process, the scan cache's entry lines parsed (a JSON.parse of a line with an oid)
-const COUNTER = `
-const { isMainThread } = require('node:worker_threads');
-if (isMainThread) {
-  const parse = JSON.parse;
-  let parsed = 0;
-  JSON.parse = function (text, reviver) {
-    if (typeof text === 'string' && text.startsWith('{') && text.includes('"oid":')) parsed += 1;
-    return parse(text, reviver);
-  };
-  process.on('exit', () => require('node:fs').writeFileSync(process.env.HLDP_TEST_PARSED_FILE, String(parsed)));
-}
-`;
 
 describe('hldp scan started over a repository that moved on while it was down', () => {
   it('prints a fresh scan\'s index of the new commit, having parsed only the entries changed', async () => {
     const repo = await initRepository(join(temp.path, 'repo'));
     await commitFiles(repo, startingFiles());
     const counter = join(temp.path, 'count-parsed.cjs');
-    await writeFile(counter, COUNTER);
+    await writeFile(counter, ENTRIES_PARSED_COUNTER);
     const cacheDir = join(temp.path, 'cache');
     const run = async (args: string[], cache: string): Promise<{ stdout: string; stderr: string; parsed: number }> => {
       const parsedFile = join(temp.path, `parsed-${Math.random()}`);
