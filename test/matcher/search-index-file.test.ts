@@ -34,6 +34,18 @@ function decodeBytes(bytes: Uint8Array): DecodedSearchIndexFile | undefined {
 
 const joined = (pieces: Uint8Array[]): Buffer => Buffer.concat(pieces);
 
+/** Writes `stored` at `path` as an earlier layout's writer wrote it: its arrays under a header with `measured` (or without). */
+async function writeLayout(path: string, layout: number, { version, stored, measured }: Pick<DecodedSearchIndexFile, 'version' | 'stored'> & { measured?: object }): Promise<void> {
+  const arrays = [stored.counts, stored.offsets, stored.data, ...Object.values(stored.postings)];
+  const header = serialize({ version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: arrays.map((array) => array.length), widths: arrays.map((array) => array.BYTES_PER_ELEMENT), ...(measured && { measured }) });
+  const prefix = Buffer.alloc(16);
+  prefix.write('hldpsix\n', 0, 'latin1');
+  prefix.writeUInt32LE(layout, 8);
+  prefix.writeUInt32LE(header.length, 12);
+  const pad = (bytes: number): Buffer => Buffer.alloc((8 - (bytes % 8)) % 8);
+  await writeFile(path, Buffer.concat([prefix, header, pad(16 + header.length), ...arrays.flatMap((array) => [Buffer.from(array.buffer, array.byteOffset, array.byteLength), pad(array.byteLength)])]));
+}
+
 let temp: { path: string; cleanup: () => Promise<void> };
 let starter: ToolIndex;
 beforeAll(async () => {
@@ -155,14 +167,7 @@ describe('search indexes kept on disk', () => {
     const path = join(dir, name!);
     const { version, stored } = decodeBytes(await readFile(path))!;
     // layout 4 as its writer wrote it: this layout's arrays, as narrow, under a header without what was measured
-    const arrays = [stored.counts, stored.offsets, stored.data, ...Object.values(stored.postings)];
-    const header = serialize({ version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: arrays.map((array) => array.length), widths: arrays.map((array) => array.BYTES_PER_ELEMENT) });
-    const prefix = Buffer.alloc(16);
-    prefix.write('hldpsix\n', 0, 'latin1');
-    prefix.writeUInt32LE(4, 8);
-    prefix.writeUInt32LE(header.length, 12);
-    const pad = (bytes: number): Buffer => Buffer.alloc((8 - (bytes % 8)) % 8);
-    await writeFile(path, Buffer.concat([prefix, header, pad(16 + header.length), ...arrays.flatMap((array) => [Buffer.from(array.buffer, array.byteOffset, array.byteLength), pad(array.byteLength)])]));
+    await writeLayout(path, 4, { version, stored });
     const files = searchIndexFiles(dir);
     expect(files.read(starter)).toBeUndefined();
     expect(await files.readLettingGo(starter)).toBeUndefined();
@@ -177,14 +182,7 @@ describe('search indexes kept on disk', () => {
     const { version, stored, measured } = decodeBytes(await readFile(path))!;
     // layout 5 as its writer wrote it: this layout's arrays under a header measuring the calibration and Chinese probes only
     const { basis: _basis, ...withoutBasis } = measured;
-    const arrays = [stored.counts, stored.offsets, stored.data, ...Object.values(stored.postings)];
-    const header = serialize({ version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: arrays.map((array) => array.length), widths: arrays.map((array) => array.BYTES_PER_ELEMENT), measured: withoutBasis });
-    const prefix = Buffer.alloc(16);
-    prefix.write('hldpsix\n', 0, 'latin1');
-    prefix.writeUInt32LE(5, 8);
-    prefix.writeUInt32LE(header.length, 12);
-    const pad = (bytes: number): Buffer => Buffer.alloc((8 - (bytes % 8)) % 8);
-    await writeFile(path, Buffer.concat([prefix, header, pad(16 + header.length), ...arrays.flatMap((array) => [Buffer.from(array.buffer, array.byteOffset, array.byteLength), pad(array.byteLength)])]));
+    await writeLayout(path, 5, { version, stored, measured: withoutBasis });
     const files = searchIndexFiles(dir);
     expect(files.read(starter)).toBeUndefined();
     expect(await files.readLettingGo(starter)).toBeUndefined();

@@ -47,11 +47,11 @@ function rawRequest(url: string, options: { method: string; headers?: Record<str
 }
 
 /** A gateway over native-repo with MCP mounted on a server of its own, closed after the test. */
-async function mountedGateway(): Promise<{ gateway: Gateway; url: URL }> {
+async function mountedGateway(options?: Parameters<typeof mountMcp>[2]): Promise<{ gateway: Gateway; url: URL; handler: ReturnType<typeof mountMcp> }> {
   const opened = await openTestGateway('native-repo');
   cleanups.push(opened.cleanup);
   const app = express();
-  const handler = mountMcp(app, opened.gateway);
+  const handler = mountMcp(app, opened.gateway, options);
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   cleanups.push(async () => {
@@ -59,7 +59,7 @@ async function mountedGateway(): Promise<{ gateway: Gateway; url: URL }> {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
-  return { gateway: opened.gateway, url: new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`) };
+  return { gateway: opened.gateway, url: new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`), handler };
 }
 
 describe('MCP over Streamable HTTP', () => {
@@ -141,18 +141,7 @@ describe('MCP over Streamable HTTP', () => {
 
   describe('when more sessions open than maxSessions', () => {
     it('closes the least recently used in memory, and restores it from the store when its client comes back', async () => {
-      const opened = await openTestGateway('native-repo');
-      cleanups.push(opened.cleanup);
-      const app = express();
-      const handler = mountMcp(app, opened.gateway, { maxSessions: 1 });
-      const server = app.listen(0, '127.0.0.1');
-      await new Promise<void>((resolve) => server.once('listening', resolve));
-      cleanups.push(async () => {
-        await handler.close();
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      });
-      const url = new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`);
+      const { url, handler } = await mountedGateway({ maxSessions: 1 });
       const first = makeClient();
       const second = makeClient();
       await first.connect(new StreamableHTTPClientTransport(url));
@@ -165,18 +154,8 @@ describe('MCP over Streamable HTTP', () => {
     });
 
     it('restores an evicted session with the toolsets it was opened with (/mcp?toolsets=repo)', async () => {
-      const opened = await openTestGateway('native-repo');
-      cleanups.push(opened.cleanup);
-      const app = express();
-      const handler = mountMcp(app, opened.gateway, { maxSessions: 1 });
-      const server = app.listen(0, '127.0.0.1');
-      await new Promise<void>((resolve) => server.once('listening', resolve));
-      cleanups.push(async () => {
-        await handler.close();
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      });
-      const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`;
+      const { url, handler } = await mountedGateway({ maxSessions: 1 });
+      const base = url.href;
       const withRepo = makeClient();
       const plain = makeClient();
       await withRepo.connect(new StreamableHTTPClientTransport(new URL(`${base}?toolsets=repo`)));
