@@ -8,6 +8,8 @@ export interface AnswerEnds {
    * carried an id): unless the answer came within it, the call would wait for its deadline.
    */
   onEnded?: (id: string | number, reason: string) => void;
+  /** A POST was not sent: `open` exchanges with the server were waiting for it already, the most there may be. */
+  onRefused?: () => void;
 }
 
 type Id = string | number;
@@ -40,13 +42,22 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
   // every exchange holds a socket until its answer ends: a server that floods requests (pings) and never answers the
   // client's POSTed answers held one each, without end, until the gateway ran out of descriptors (review K, K15)
   let exchanges = 0;
+  /** the POSTs that ask nothing (answers to the server's requests — the gateway declares no capability but ping's —, notifications) still waiting */
+  const telling = new Set<AbortController>();
   return async (input, init) => {
     const { request, cancelled } = outgoing(init?.body);
     if (cancelled !== undefined) {
       open.get(cancelled)?.abort(new Error('the call was cancelled'));
       open.delete(cancelled);
+      // what the gateway was still telling the server goes with the call: a server that took answers to its pings and
+      // never replied kept their sockets for ANSWER_POST_TIMEOUT_MS after the call's receipt (review K, K15)
+      for (const told of telling) told.abort(new Error('the call was cancelled'));
+      telling.clear();
     }
-    if (exchanges >= most) throw new Error(`the MCP server leaves ${exchanges} exchanges unanswered, the most one server may have open: the gateway sends it nothing more until they end`);
+    if (exchanges >= most) {
+      ends.onRefused?.();
+      throw new Error(`the MCP server leaves ${exchanges} exchanges unanswered, the most one server may have open: the gateway sends it nothing more until they end`);
+    }
     exchanges += 1;
     let holding = true;
     const release = (): void => {
@@ -54,12 +65,15 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
     };
     const own = request === undefined ? undefined : new AbortController();
     if (own) open.set(request!, own);
+    const tells = !own && init?.method === 'POST' && cancelled === undefined ? new AbortController() : undefined;
+    if (tells) telling.add(tells);
     const forget = (): void => {
       release();
       if (own && open.get(request!) === own) open.delete(request!);
+      if (tells) telling.delete(tells);
     };
     // a POST that asks nothing (an answer, a notification) is done once the server took it: it may not wait for long
-    const signals = [init?.signal, own?.signal, !own && init?.method === 'POST' ? AbortSignal.timeout(answerTimeoutMs) : undefined].filter((signal): signal is AbortSignal => signal != null);
+    const signals = [init?.signal, own?.signal, tells?.signal, !own && init?.method === 'POST' ? AbortSignal.timeout(answerTimeoutMs) : undefined].filter((signal): signal is AbortSignal => signal != null);
     let response: Response;
     try {
       response = await fetch(input, signals.length === 0 ? init : { ...init, signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) });
@@ -78,8 +92,16 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
       if (events && request !== undefined && !own!.signal.aborted && !events.resumable) ends.onEnded?.(request, reason);
     };
     const reader = response.body.getReader();
+    /** what is left of the last chunk read, handed on a piece at a time */
+    let rest: Uint8Array | undefined;
     const bounded = new ReadableStream<Uint8Array>({
       async pull(controller) {
+        await aTurnOfTheLoop();
+        if (rest !== undefined) {
+          controller.enqueue(rest.subarray(0, PIECE_BYTES));
+          rest = rest.byteLength > PIECE_BYTES ? rest.subarray(PIECE_BYTES) : undefined;
+          return;
+        }
         let next: Awaited<ReturnType<typeof reader.read>>;
         try {
           next = await reader.read();
@@ -97,7 +119,8 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
           reader.cancel(error).catch(() => undefined);
           throw error;
         }
-        controller.enqueue(next.value);
+        controller.enqueue(next.value.subarray(0, PIECE_BYTES));
+        if (next.value.byteLength > PIECE_BYTES) rest = next.value.subarray(PIECE_BYTES);
       },
       cancel(reason) {
         forget();
@@ -106,6 +129,32 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
     });
     return new Response(bounded, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/**
+ * How much of an answer is handed to the SDK at once, and for how long it may read without letting the event loop
+ * turn. The SDK reads an event stream in one run of microtasks for as long as bytes are waiting, so a server that
+ * streamed messages as fast as the gateway read them (pings, log lines, progress) held the loop for hundreds of ms at a
+ * time: every timer of the gateway fired late, the call's deadline among them, 3-4 times late on a loaded host
+ * (review K, K15). A piece of 16 KiB is a few hundred messages at most, a few ms of work.
+ */
+const PIECE_BYTES = 16 * 1024;
+const SLICE_MS = 10;
+
+let lastTurn = performance.now();
+let turnMarked = false;
+
+/** Resolves at once while the loop turned within the last SLICE_MS, else after a turn (timers included) has run. */
+function aTurnOfTheLoop(): Promise<void> | undefined {
+  if (performance.now() - lastTurn < SLICE_MS) {
+    if (!turnMarked) {
+      turnMarked = true;
+      setImmediate(() => ((turnMarked = false), (lastTurn = performance.now())));
+    }
+    return undefined;
+  }
+  // a macrotask of the timers phase: the timers that came due while the SDK read (a deadline's) run before it
+  return new Promise<void>((resolve) => setTimeout(() => ((lastTurn = performance.now()), resolve()), 0));
 }
 
 /** The request a POST body sends (its id), or the request a `notifications/cancelled` in it cancels. */

@@ -6,6 +6,38 @@ export class AnswerLost {
   constructor(readonly how: string) {}
 }
 
+/** What a server sent besides answers: requests and notifications, counted by method (the first few methods by name). */
+export class Received {
+  requests = 0;
+  notifications = 0;
+  /** count per method, for at most MAX_NAMED methods (a server chooses the names: the rest are counted only in the totals) */
+  readonly methods = new Map<string, number>();
+
+  count(method: string, isRequest: boolean): void {
+    if (isRequest) this.requests += 1;
+    else this.notifications += 1;
+    const name = method.length > 64 ? `${method.slice(0, 64)}…` : method;
+    const seen = this.methods.get(name);
+    if (seen !== undefined) this.methods.set(name, seen + 1);
+    else if (this.methods.size < MAX_NAMED) this.methods.set(name, 1);
+  }
+
+  /** What was counted since `before` (a copy taken earlier). */
+  since(before: Received): Received {
+    const difference = new Received();
+    difference.requests = this.requests - before.requests;
+    difference.notifications = this.notifications - before.notifications;
+    for (const [name, count] of this.methods) if (count > (before.methods.get(name) ?? 0)) difference.methods.set(name, count - (before.methods.get(name) ?? 0));
+    return difference;
+  }
+
+  copy(): Received {
+    return this.since(new Received());
+  }
+}
+
+const MAX_NAMED = 8;
+
 // JSON-RPC's "internal error": not the SDK's ConnectionClosed, which drops the connection every other call shares
 const INTERNAL_ERROR = -32603;
 
@@ -23,10 +55,13 @@ export class OrderedTransport implements Transport {
   #delivery: Promise<void> = Promise.resolve();
   /** requests sent whose answer has not been handed on */
   #unanswered = new Set<string | number>();
+  /** what the server sent besides answers, since the connection started */
+  readonly received = new Received();
 
   constructor(readonly inner: Transport) {
     inner.onmessage = (message) =>
       this.#enqueue(() => {
+        if ('method' in message && typeof message.method === 'string') this.received.count(message.method, 'id' in message && message.id !== undefined);
         if (('result' in message || 'error' in message) && 'id' in message && message.id !== undefined) this.#unanswered.delete(message.id);
         this.onmessage?.(message);
       });

@@ -4,7 +4,8 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorCode } from '../core/index.js';
 import { boundBytes, describeError, minimalEnvironment, type McpCallOptions, type McpCallOutcome } from '../executors/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import type { AnswerEnds } from './bounded-fetch.js';
+import { MAX_OPEN_EXCHANGES, type AnswerEnds } from './bounded-fetch.js';
+import type { Received } from './ordered-transport.js';
 import { loadClientKit, type ClientKit } from './client-kit.js';
 import { DEFAULT_SERVER_CPU_SECONDS, type McpServerConfig } from './server-config.js';
 import type { LaunchedStdioTransport } from './stdio-transport.js';
@@ -46,6 +47,10 @@ interface Live {
   ending?: Promise<{ how: string; stderr: string }>;
   /** the client saw its transport close: set before the SDK fails the requests still waiting on it */
   closed?: boolean;
+  /** what the server sent besides answers (requests, notifications) */
+  received: Received;
+  /** POSTs to an HTTP server not sent, since as many exchanges as one server may have were waiting */
+  refused: { count: number };
 }
 
 /**
@@ -81,6 +86,11 @@ export class ServerConnection {
       for (let attempt = 0; ; attempt += 1) {
         const live = await this.#connect(options.signal, notes);
         if (!live.ok) return { ok: false, code: live.code, message: live.message, notes };
+        const heard = { received: live.live.received.copy(), refused: live.live.refused.count };
+        const told = (): void => {
+          const note = heardNote(this.name, live.live.received.since(heard.received), live.live.refused.count - heard.refused);
+          if (note !== undefined) notes.push(note);
+        };
         try {
           const result = (await live.live.client.callTool({ name: tool, arguments: args }, undefined, {
             signal: options.signal,
@@ -89,14 +99,20 @@ export class ServerConnection {
           })) as CallToolResult;
           return { ok: true, answer: { content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), ...(result.isError ? { isError: true } : {}) }, notes };
         } catch (error) {
-          if (options.signal.aborted) return { ok: false, code: 'CANCELLED', message: describeError(error), notes };
+          // a call that ends without its answer says what the server sent meanwhile (review K, K15: a flood of pings)
+          if (options.signal.aborted) {
+            told();
+            return { ok: false, code: 'CANCELLED', message: describeError(error), notes };
+          }
           const lostAnswer = answerLost(error, live.live.kit);
           if (lostAnswer !== undefined) {
+            told();
             const message = `MCP server '${this.name}': the event stream of its answer to tools/call of '${tool}' ${lostAnswer} before the answer came: the call may or may not have run, and it was not retried`;
             return { ok: false, code: 'CONNECTION_FAILED', message, notes };
           }
           const lost = connectionLost(error, live.live);
           if (lost === undefined) return { ok: false, code: 'MCP_ERROR', message: `MCP server '${this.name}' answered tools/call of '${tool}' with an error: ${describeError(error)}`, notes };
+          told();
           // this call reports the end itself: the next start is its retry (or owed to the next call), not news
           if (this.#endedOnItsOwn === live.live) this.#endedOnItsOwn = undefined;
           const { how, stderr } = await this.#forget(live.live);
@@ -209,12 +225,13 @@ export class ServerConnection {
 
   async #start(): Promise<Live> {
     const kit = await loadClientKit();
-    const ends: AnswerEnds = {};
+    const refused = { count: 0 };
+    const ends: AnswerEnds = { onRefused: () => (refused.count += 1) };
     const transport = await this.#transport(kit, ends);
     const ordered = new kit.OrderedTransport(transport);
     ends.onEnded = (id, how) => ordered.unanswered(id, how);
     const client = new kit.Client(this.defaults.clientInfo, { capabilities: {} });
-    const live: Live = { client, transport, kit };
+    const live: Live = { client, transport, kit, received: ordered.received, refused };
     client.onclose = () => {
       live.closed = true;
       // ended on its own (a crash, a dropped connection), not by stop(): the next call says so and starts anew
@@ -261,6 +278,15 @@ export class ServerConnection {
     })();
     return live.ending;
   }
+}
+
+/** What a server sent while a call waited in vain, when it sent anything besides answers: for the call's receipt. */
+function heardNote(server: string, received: Received, refused: number): string | undefined {
+  if (received.requests === 0 && received.notifications === 0 && refused === 0) return undefined;
+  const methods = [...received.methods].map(([method, count]) => `${method} ×${count}`).join(', ');
+  const sent = `while the call waited, MCP server '${server}' sent ${received.requests} requests and ${received.notifications} notifications${methods === '' ? '' : ` (${methods})`}`;
+  const unsent = refused === 0 ? '' : `; ${refused} messages of the gateway to it were not sent, since ${MAX_OPEN_EXCHANGES} exchanges with it were waiting unanswered, the most one server may have open`;
+  return sent + unsent;
 }
 
 // the server's last words, when it left any

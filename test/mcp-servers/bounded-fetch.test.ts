@@ -41,6 +41,41 @@ describe('boundedFetch', () => {
   });
 });
 
+describe('boundedFetch and a server that streams faster than the gateway reads (review K, K15)', () => {
+  // the SDK reads what is waiting in one run of microtasks: pieces of 16 KiB, with a turn of the loop at least every
+  // 10 ms of reading, let the gateway's timers (a call's deadline) fire while a server floods the stream
+  it('hands the answer on in pieces of at most 16 KiB, all of it, in order', async () => {
+    const body = Buffer.alloc(2 * 1024 * 1024);
+    for (let index = 0; index < body.length; index += 1) body[index] = 0x61 + (index % 26);
+    const url = await serve('text/event-stream', body.toString('latin1'));
+    const reader = (await boundedFetch(4 * 1024 * 1024)(url)).body!.getReader();
+    const pieces: Uint8Array[] = [];
+    for (let next = await reader.read(); !next.done; next = await reader.read()) pieces.push(next.value);
+    expect(Math.max(...pieces.map((piece) => piece.byteLength))).toBeLessThanOrEqual(16 * 1024);
+    expect(Buffer.concat(pieces).equals(body)).toBe(true);
+  });
+
+  it('lets the loop turn while it hands on what is waiting: a timer set before the reading fires before it ends', async () => {
+    const url = await serve('text/event-stream', 'x'.repeat(2 * 1024 * 1024));
+    const response = await boundedFetch(16 * 1024 * 1024)(url);
+    // everything has arrived and waits to be read
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const reader = response.body!.getReader();
+    let fired = false;
+    let readWhenFired = -1;
+    let read = 0;
+    setTimeout(() => ((fired = true), (readWhenFired = read)), 0);
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      read += next.value.byteLength;
+      // the SDK's parsing of a piece, a few ms of work
+      const until = performance.now() + 2;
+      while (performance.now() < until);
+    }
+    expect(fired).toBe(true);
+    expect(readWhenFired).toBeLessThan(read);
+  });
+});
+
 describe('boundedFetch against a server that never answers what the client POSTs (review K, K15)', () => {
   // a server that takes every POST and never answers it: each held one of the gateway's sockets, without end
   async function holding(): Promise<{ url: string; open: () => number }> {

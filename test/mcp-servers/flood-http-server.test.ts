@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
+import { track } from '../helpers/run-cli.js';
+import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { mcpToolYaml, writeMcpConfig } from './support.js';
+
+// Review K, K15: a Streamable-HTTP MCP server that floods a call's event stream (ping requests, log lines, progress)
+// held the gateway's event loop for hundreds of ms at a time, so the call's deadline fired late (3-4 times its
+// timeout_ms on a loaded host); its receipt said only that it timed out; and the answers to its pings it took and never
+// replied to kept a socket each for 10 s after the receipt. Real hldp serve, the server a real process on 127.0.0.1.
+const FLOOD = fileURLToPath(new URL('./fixtures/flood-http-server.mjs', import.meta.url));
+const TIMEOUT_MS = 3000;
+
+async function floodServer(kind: string): Promise<{ url: string; held: () => Promise<number> }> {
+  const child = track(spawn(process.execPath, [FLOOD], { env: { ...process.env, FLOOD: kind }, stdio: ['ignore', 'pipe', 'inherit'] }));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const match = /listening on (\S+)\n/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the flood server exited with ${code}`)));
+  });
+  stops.push(() => child.kill('SIGKILL'));
+  return { url, held: async () => Number(await (await fetch(new URL('/held', url))).text()) };
+}
+
+const stops: Array<() => unknown> = [];
+let temp: Awaited<ReturnType<typeof makeTempDir>>;
+let gateway: ServiceProcess;
+const servers: Record<string, Awaited<ReturnType<typeof floodServer>>> = {};
+const KINDS = ['ping', 'log', 'progress'] as const;
+
+beforeAll(async () => {
+  temp = await makeTempDir('hldp-mcp-flood-');
+  for (const kind of KINDS) servers[kind] = await floodServer(kind);
+  const repo = await initRepository(join(temp.path, 'repo'));
+  await commitFiles(repo, Object.fromEntries(KINDS.map((kind) => [`tools/${kind}/TOOL.hdlp`, mcpToolYaml(kind, kind, 'flood', '{}', `{ timeout_ms: ${TIMEOUT_MS} }`)])));
+  const config = await writeMcpConfig(temp.path, Object.fromEntries(KINDS.map((kind) => [kind, { url: servers[kind]!.url }])));
+  await mkdir(join(temp.path, 'workspace'));
+  gateway = await spawnService(['serve', '--port', '0', '--repo', repo, '--config', config], {
+    HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: join(temp.path, 'workspace'), HLDP_POLL_INTERVAL_MS: '600000',
+  }, / at (http:\/\/[\d.:]+)\n/);
+}, 60_000);
+afterAll(async () => {
+  await gateway?.stop();
+  for (const stop of stops) stop();
+  await temp?.cleanup();
+});
+
+async function call(tool: string): Promise<{ receipt: Record<string, unknown>; wallMs: number }> {
+  const started = performance.now();
+  const response = await fetch(`${gateway.url}/v1/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tool, params: {} }) });
+  return { receipt: (await response.json()) as Record<string, unknown>, wallMs: performance.now() - started };
+}
+
+describe('a Streamable-HTTP MCP server that floods the answer stream of a call', () => {
+  it.each([
+    { kind: 'ping', says: /while the call waited, MCP server 'ping' sent (\d+) requests and \d+ notifications \(ping ×\1/ },
+    { kind: 'log', says: /while the call waited, MCP server 'log' sent 0 requests and (\d+) notifications \(notifications\/message ×\1\)/ },
+    { kind: 'progress', says: /while the call waited, MCP server 'progress' sent 0 requests and (\d+) notifications \(notifications\/progress ×\1\)/ },
+  ])('of $kind messages: the call ends at its deadline, and its receipt says what the server sent meanwhile', async ({ kind, says }) => {
+    const { receipt, wallMs } = await call(kind);
+    expect(receipt).toMatchObject({ ok: false, code: 'TIMEOUT', timed_out: true, error: expect.stringContaining(`timed out after ${TIMEOUT_MS} ms`), stderr: expect.stringMatching(says) });
+    expect(Number(says.exec(receipt.stderr as string)![1])).toBeGreaterThan(0);
+    // not a measure of speed: a bound far above the deadline that a loop held by the flood passed (3-4 times it)
+    expect(wallMs).toBeLessThan(3 * TIMEOUT_MS);
+  }, 60_000);
+
+  it("lets go of its answers to the server's pings with the call, not 10 s later", async () => {
+    const { receipt } = await call('ping');
+    expect(receipt).toMatchObject({ code: 'TIMEOUT', stderr: expect.stringMatching(/messages of the gateway to it were not sent, since 64 exchanges with it were waiting unanswered/) });
+    // the server held every answer it took; once the call is over, the gateway has closed them all
+    const deadline = Date.now() + 5000;
+    let held = await servers.ping!.held();
+    while (held > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      held = await servers.ping!.held();
+    }
+    expect(held).toBe(0);
+  }, 60_000);
+});
