@@ -1,6 +1,6 @@
 import type { ExecutionResult, ToolDefinition } from '../core/index.js';
 import type { GatekeeperTarget } from './execution-context.js';
-import { boundBytes } from './bounded-output.js';
+import { GatekeeperAnswerReader, TEXT_FIELDS, type ReadAnswer } from './gatekeeper-answer.js';
 import { cutFailure, elapsedSince, failedResult } from './execution-result.js';
 import { httpCall, joinUrl } from './http-call.js';
 import type { Params } from './params.js';
@@ -8,8 +8,6 @@ import type { Params } from './params.js';
 /** Extra time the client gives a gatekeeper over the tool's own deadline, for the round trip. */
 export const GATEKEEPER_SLACK_MS = 2_000;
 
-// JSON escapes can grow a byte up to six characters, and the answer carries output and stderr
-const responseCap = (maxOutputBytes: number): number => 12 * maxOutputBytes + 65_536;
 // room kept under the cap for "gatekeeper 'NAME' answered HTTP 500: " before an error's body
 const ERROR_PREFIX_BYTES = 120;
 
@@ -33,13 +31,16 @@ export async function executeGatekeeper(
     );
   }
   const { timeout_ms, max_output_bytes } = tool.constraints;
+  const answer = new GatekeeperAnswerReader(max_output_bytes);
   const outcome = await httpCall({
     url: joinUrl(target.url, '/exec'),
     method: 'POST',
     headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ method: tool.method, params, timeout_ms, max_output_bytes, ...(tool.sandbox ? { sandbox: tool.sandbox } : {}) }),
     timeoutMs: timeout_ms + GATEKEEPER_SLACK_MS,
-    maxBodyBytes: responseCap(max_output_bytes),
+    // a 2xx answer is read as it arrives, at any size within the deadline, its texts held to the tool's cap
+    answerSink: answer,
+    maxBodyBytes: max_output_bytes,
     // an error's body is the server's text, not a result: held to the tool's own cap, prefix included
     maxErrorBodyBytes: Math.max(1, max_output_bytes - ERROR_PREFIX_BYTES),
     signal,
@@ -48,71 +49,46 @@ export async function executeGatekeeper(
   if (outcome.status < 200 || outcome.status > 299) {
     return cutFailure('HTTP_ERROR', outcome.body, start, `gatekeeper '${name}' answered HTTP ${outcome.status}: `.slice(0, ERROR_PREFIX_BYTES));
   }
-  if (outcome.body.cutBytes > 0) return overCapAnswer(name, outcome.body.totalBytes, max_output_bytes, start);
-  const parsed = parseGatekeeperResult(outcome.body.text);
-  if (typeof parsed === 'string') return failedResult('INTERNAL_ERROR', `gatekeeper '${name}' answered 200 with ${parsed}`, start);
+  const read = answer.result();
+  const parsed = typeof read === 'string' ? read : resultOf(read);
+  if (typeof parsed === 'string') return failedResult('INTERNAL_ERROR', `gatekeeper '${name}' answered ${outcome.status} with ${parsed}`, start);
   // the receipt's time is the whole round trip the caller waited for
-  return { ...heldToCap(parsed, max_output_bytes), duration_ms: elapsedSince(start) };
+  return { ...parsed, duration_ms: elapsedSince(start) };
 }
+
+const count = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0);
 
 /**
- * A 200 whose body passed the response cap cannot be read as JSON (its middle was cut), and its parse error said
- * nothing of why (review K, K11): the receipt names the size and the cap instead, and counts what arrived as cut.
+ * A gatekeeper's answer as a result held to the tool's cap as a local run is: output, stderr and error each kept head
+ * and tail with the cut marked, however large the answer (read as it came, `GatekeeperAnswerReader`), and the counts at
+ * least what arrived — a gatekeeper of another version, or a compromised host, sent 61 times the cap with
+ * `output_bytes: 10` and the gateway stored it as it came, and past 12 × the cap + 64 KiB the answer was dropped
+ * whole (review K, K11).
  */
-function overCapAnswer(name: string, totalBytes: number, cap: number, start: number): ExecutionResult {
-  const error =
-    `gatekeeper '${name}' answered 200 with a body of ${totalBytes} bytes, past the ${responseCap(cap)} bytes the gateway reads for this tool ` +
-    `(12 × its max_output_bytes ${cap} + 64 KiB), so its result was left out unread: the tool may have run there. ` +
-    'A gatekeeper of this version cuts what it sends to max_output_bytes; check the version running at that URL';
-  return { ...failedResult('INTERNAL_ERROR', error, start), output_bytes: totalBytes, cut_bytes: totalBytes };
-}
-
-const count = (value: number): number => (Number.isSafeInteger(value) && value > 0 ? value : 0);
-
-/**
- * A gatekeeper's result held to the tool's cap as a local run is: output and stderr each cut (head, tail, marker) where
- * the remote sent more, and the counts at least what arrived — a gatekeeper of another version, or a compromised host,
- * sent 61 times the cap with `output_bytes: 10`, and the gateway stored it as it came (review K, K11).
- */
-function heldToCap(result: ExecutionResult, cap: number): ExecutionResult {
-  const output = boundBytes(result.output, cap);
-  const stderr = boundBytes(result.stderr, cap);
-  const cutBytes = count(result.cut_bytes) + output.cutBytes + stderr.cutBytes;
-  const outputBytes = Math.max(count(result.output_bytes), output.totalBytes + stderr.totalBytes, cutBytes);
-  const error = result.error === null ? null : boundBytes(result.error, cap).text;
-  return { ...result, output: output.text, error, stderr: stderr.text, output_bytes: outputBytes, cut_bytes: cutBytes };
-}
-
-const STRING_FIELDS = ['output', 'stderr'] as const;
-
-/** The gatekeeper's JSON as a result, or what is wrong with it. */
-function parseGatekeeperResult(text: string): ExecutionResult | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return `a body that is not JSON (${(error as Error).message}): ${text.slice(0, 200)}`;
+function resultOf({ texts, fields }: ReadAnswer): ExecutionResult | string {
+  if (typeof fields.ok !== 'boolean') return 'JSON that is not a result (no boolean \'ok\')';
+  for (const field of TEXT_FIELDS) {
+    if (fields[field] !== undefined && !(field === 'error' && fields[field] === null)) return `a result whose '${field}' is not text`;
   }
-  if (typeof value !== 'object' || value === null || typeof (value as { ok?: unknown }).ok !== 'boolean') {
-    return `JSON that is not a result (no boolean 'ok'): ${text.slice(0, 200)}`;
-  }
-  const result = value as Partial<ExecutionResult>;
-  for (const field of STRING_FIELDS) {
-    if (result[field] !== undefined && typeof result[field] !== 'string') return `a result whose '${field}' is not text`;
-  }
+  const ok = fields.ok;
+  const empty = { text: '', totalBytes: 0, cutBytes: 0 };
+  const output = texts.output ?? empty;
+  const stderr = texts.stderr ?? empty;
+  const cutBytes = count(fields.cut_bytes) + output.cutBytes + stderr.cutBytes;
+  const outputBytes = Math.max(count(fields.output_bytes), output.totalBytes + stderr.totalBytes, cutBytes);
   return {
-    ok: result.ok!,
-    output: result.output ?? '',
-    error: result.error ?? (result.ok ? null : 'the gatekeeper reported a failure without an error text'),
-    stderr: result.stderr ?? '',
-    code: result.code ?? (result.ok ? null : 'INTERNAL_ERROR'),
-    exit_code: result.exit_code ?? null,
-    signal: result.signal ?? null,
-    timed_out: result.timed_out ?? false,
-    output_bytes: result.output_bytes ?? 0,
-    cut_bytes: result.cut_bytes ?? 0,
-    duration_ms: result.duration_ms ?? 0,
-    ...(isResourceLimit(result.resource_limit) ? { resource_limit: result.resource_limit } : {}),
+    ok,
+    output: output.text,
+    error: texts.error?.text ?? (ok ? null : 'the gatekeeper reported a failure without an error text'),
+    stderr: stderr.text,
+    code: (fields.code as ExecutionResult['code'] | undefined) ?? (ok ? null : 'INTERNAL_ERROR'),
+    exit_code: (fields.exit_code as number | null | undefined) ?? null,
+    signal: (fields.signal as string | null | undefined) ?? null,
+    timed_out: (fields.timed_out as boolean | undefined) ?? false,
+    output_bytes: outputBytes,
+    cut_bytes: cutBytes,
+    duration_ms: 0,
+    ...(isResourceLimit(fields.resource_limit) ? { resource_limit: fields.resource_limit } : {}),
   };
 }
 

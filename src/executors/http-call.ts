@@ -15,6 +15,8 @@ export interface HttpCall {
   /** cap of a non-2xx response's kept body, when smaller (an error's text is held to the tool's cap) */
   maxErrorBodyBytes?: number;
   signal?: AbortSignal;
+  /** where a 2xx response's body goes instead of being kept (a reader of its own bounds); its `body` is then empty */
+  answerSink?: { push(chunk: Buffer): void };
 }
 
 /** A response (any status) with its body bounded, or why there is none. */
@@ -38,8 +40,9 @@ export async function httpCall(call: HttpCall): Promise<HttpOutcome> {
       bodyTimeout: call.timeoutMs + 1_000,
     });
     const body = new BoundedOutput(call.maxBodyBytes);
-    for await (const chunk of response.body) body.push(chunk as Buffer);
     const failed = response.statusCode < 200 || response.statusCode > 299;
+    const into = !failed && call.answerSink ? call.answerSink : body;
+    for await (const chunk of response.body) into.push(chunk as Buffer);
     return { ok: true, status: response.statusCode, headers: response.headers, body: body.render('utf8', failed ? call.maxErrorBodyBytes : undefined) };
   } catch (error) {
     const stopped = deadline.reason();
