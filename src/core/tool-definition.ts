@@ -96,7 +96,7 @@ export interface ToolDefinition {
   intent: string;
   method: string;
   executor: ExecutorName;
-  /** a real JSON Schema object (`type: object`), turned from the shorthand when needed */
+  /** a real JSON Schema object (`type: object`), turned from the shorthand when needed; the scanner checked it against JSON Schema 2020-12's meta-schema, and the params validator does not check it again */
   params_schema: JsonSchema;
   constraints: ToolConstraints;
   author: string;

@@ -32,7 +32,11 @@ export function createParamsValidator(): ParamsValidator {
   // made at first use its load (~80 files) landed on that request instead, ~1 s later at load 20 (issue #18)
   // a schema's $id is not registered: two tools (or two versions of one) may well use the same one
   // patterns run on RE2: a catastrophic pattern in a definition cannot stall the process
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, addUsedSchema: false, code: { regExp: linearRegExp } });
+  // no meta-schema check: every params schema comes from the scanner, which checked it against JSON Schema 2020-12's
+  // (normaliseParamsSchema) and refused the definition otherwise; checking again compiled that meta-schema at a server's
+  // first call by name, ~0.1-0.25 s of the main thread that a 100,000-tool start's search index waited behind (issue
+  // #18). A schema ajv still cannot compile (an unresolvable $ref, a keyword's value of the wrong type) is answered below
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, addUsedSchema: false, validateSchema: false, code: { regExp: linearRegExp } });
   addFormats(ajv);
   return validatorOver(ajv, new Map());
 }

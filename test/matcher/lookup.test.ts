@@ -134,4 +134,20 @@ describe('lookup', () => {
       expect(result.problems).toEqual([{ param: 'url', message: 'must match format "uri"' }]);
     });
   });
+
+  // the validator does not check schemas against the meta-schema (the scanner did): one that reached it unchecked is
+  // still refused with an answer that names the tool and the fix, and nothing of it runs as code
+  describe('when the params schema cannot be compiled', () => {
+    it.each([
+      ['an unresolvable $ref', { type: 'object', properties: { q: { $ref: '#/$defs/missing' } } }, /can't resolve reference #\/\$defs\/missing/],
+      ['a keyword whose value is code', { type: 'object', properties: { q: { type: 'string', maxLength: 'x; process.exit(3)' } } }, /maxLength value must be \["number"\]/],
+      ['an unknown type', { type: 'object', properties: { q: { type: 'strin' } } }, /type must be JSONType or JSONType\[\]: strin/],
+    ])('returns %s as invalid, naming the tool and the fix', (_, params_schema, reason) => {
+      const tool = makeToolDefinition({ name: 'broken', params_schema });
+      const result = expectInvalid(createMatcher(makeIndex([tool])).lookup('broken', { q: 'a' }));
+      expect(result.errorMessage).toMatch(/^the params schema of 'broken' cannot be used \(.+\); fix its TOOL\.hdlp$/);
+      expect(result.errorMessage).toMatch(reason);
+      expect(result.problems).toEqual([{ param: '', message: result.errorMessage }]);
+    });
+  });
 });
