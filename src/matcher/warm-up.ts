@@ -22,11 +22,12 @@ const MAX_REQUESTS = 512;
 // and the compiler's it sets going; the wall clock on a loaded machine would also count the waits for a core
 const MAX_CPU_MS = 300;
 // A request of the registry's that takes this much CPU runs its loops long enough for V8 to optimise them within it
-// (on-stack replacement), and the little it runs once a request is a small part of it: once this many of them in a
-// row did, more teach the compiler nothing. At 100,000 generated tools each took 8-12 ms, the twentieth no less than
-// the second, and they were two thirds of the warm-up; BFCL's at 3,148 tools take ~0.2 ms, and ask all 512 (issue #18)
-const COSTLY_REQUEST_MS = 5;
-const COSTLY_IN_A_ROW = 4;
+// (on-stack replacement), and the little it runs once a request is a small part of it: once four of the last five
+// did, more teach the compiler nothing. At 100,000 generated tools each took 4-12 ms (~4 the reversed ones, which
+// nothing matches, one in five), the twentieth no less than the second, and they were two thirds of the warm-up;
+// BFCL's at 3,148 tools take ~0.2 ms (p99 ~2 ms of the process's CPU at load 23): they ask all 512 (issue #18)
+const COSTLY_REQUEST_MS = 4;
+const COSTLY_OF_LAST = [4, 5] as const;
 // a request is a sentence or two: an intent's first sentence, cut here
 const MAX_TEXT_CHARACTERS = 200;
 const SENTENCE_END = /(?<=[.!?。！？])\s*/u;
@@ -39,7 +40,7 @@ const CAPITALISED = /^\p{Lu}\p{Ll}+$/u;
  * the tool's identifier, in typographic quotes), and reversed (a request nothing matches); after the first, a few in
  * other scripts (Chinese, Russian, Japanese, Thai). The first and those are asked a stage at a time first
  * (`stageSteps`), then each step is one request, up to 512 of the registry's or 300 ms of CPU time in its steps, or
- * until four of the registry's in a row each took over `costlyRequestMs` (5 ms) of CPU; it stops early once a
+ * until four of the last five of the registry's each took over `costlyRequestMs` (4 ms) of CPU; it stops early once a
  * successor has updated the index's shared structures. The answers are dropped: nothing is
  * recorded, and the engine (calibration included) is only read. While the Chinese-English dictionary is not read, a
  * text of the registry's with Chinese words is left out and the Chinese request is all quoted (a value is not glossed),
@@ -48,9 +49,11 @@ const CAPITALISED = /^\p{Lu}\p{Ll}+$/u;
 export function* warmUpSteps(engine: IntentEngine, { costlyRequestMs = COSTLY_REQUEST_MS } = {}): Generator<void, number, void> {
   let asked = 0;
   let spent = 0;
-  let costlyInARow = 0;
+  // whether each of the last five whole requests of the registry's took over costlyRequestMs, the newest last
+  const costly: boolean[] = [];
+  const [enough, of] = COSTLY_OF_LAST;
   const requests = warmUpRequests(engine.index.tools);
-  while (spent < MAX_CPU_MS && costlyInARow < COSTLY_IN_A_ROW && isCurrent(engine.index)) {
+  while (spent < MAX_CPU_MS && costly.filter(Boolean).length < enough && isCurrent(engine.index)) {
     // making the text reads a tool, which a server from its scan cache makes: counted too
     let started = cpuMs();
     const request = requests.next();
@@ -72,7 +75,7 @@ export function* warmUpSteps(engine: IntentEngine, { costlyRequestMs = COSTLY_RE
     spent += now - started;
     asked += 1;
     // the first request and the other scripts' are asked a stage at a time first: only whole ones of the registry's count
-    costlyInARow = staged ? 0 : now - whole > costlyRequestMs ? costlyInARow + 1 : 0;
+    if (!staged && costly.push(now - whole > costlyRequestMs) > of) costly.shift();
     yield;
   }
   return asked;
