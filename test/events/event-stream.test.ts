@@ -76,6 +76,27 @@ describe('GET /v1/events', () => {
     });
   });
 
+  describe('when a call is confirmed (review N, N1)', () => {
+    it('sends its receipt.stored and approval.resolved once each, and counts the call once', async () => {
+      const client = await sse();
+      const metric = async (): Promise<number> => {
+        const text = (await request(server, 'GET', '/metrics')).text;
+        const line = text.split('\n').find((row) => row.startsWith('hldp_calls_total{') && row.includes('tool="note"') && row.includes('outcome="ok"'));
+        return line ? Number(line.split(' ').at(-1)) : 0;
+      };
+      const before = await metric();
+      const pending = await request(server, 'POST', '/v1/call', { body: { tool: 'note', params: { text: 'once' } } });
+      const confirmed = await request(server, 'POST', '/v1/confirm', { body: { token: pending.json.token } });
+      expect(confirmed.json, JSON.stringify(confirmed.json)).toMatchObject({ ok: true, tool: 'note' });
+      // a later call's receipt: everything the confirmation published came before it
+      const after = await request(server, 'POST', '/v1/call', { body: { tool: 'fail', params: {} } });
+      await client.next((m) => m.event === 'receipt.stored' && JSON.parse(m.data).data.receipt === after.json.id);
+      const about = client.events().filter((event) => event.data?.receipt === confirmed.json.id).map((event) => event.type);
+      expect(about.sort()).toEqual(['approval.resolved', 'receipt.stored']);
+      expect(await metric()).toBe(before + 1);
+    });
+  });
+
   describe('when only some types are asked for', () => {
     it('sends those and no others; an unknown type is a 400 that lists the types', async () => {
       const failures = await sse({}, '?types=failures');

@@ -67,7 +67,9 @@ export class CallPath {
     const release = this.admit(caller);
     if (typeof release !== 'function') return this.track(Promise.resolve({ ...release, tool: '' }), asker(caller, options.session));
     const confirming = this.parts.keeper.fromStore(() => this.parts.approvals().confirm(token, { caller: presenter, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }));
-    return this.track(confirming.finally(release), asker(caller, options.session));
+    // the desk reports the receipt of the run it settled (as for any decision); reporting it here too doubled every
+    // confirmed call's events, webhooks and metrics (review N, N1)
+    return this.track(confirming.finally(release), asker(caller, options.session), (outcome) => outcome.kind !== 'receipt');
   }
 
   /**
@@ -127,13 +129,13 @@ export class CallPath {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private track(work: Promise<CallOutcome>, asked?: CallAsked): Promise<CallOutcome> {
+  private track(work: Promise<CallOutcome>, asked?: CallAsked, reported: (outcome: CallOutcome) => boolean = () => true): Promise<CallOutcome> {
     const start = performance.now();
     this.inFlight.add(work);
     return work.then(
       (outcome) => {
         this.inFlight.delete(work);
-        this.report(outcome, (performance.now() - start) / 1000, asked);
+        if (reported(outcome)) this.report(outcome, (performance.now() - start) / 1000, asked);
         return outcome;
       },
       (error: unknown) => {
