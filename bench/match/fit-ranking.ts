@@ -51,6 +51,13 @@ const KNOBS: Knob[] = [
   rerankKnob('intentPhrase'),
   rerankKnob('nameHead'),
   {
+    // the cosine of word vectors (`src/matcher/similarity.ts`): re-orders the tools the words found
+    name: 'similarity',
+    values: [0, 0.5, 1, 2, 3, 4, 6, 8],
+    get: (p) => p.similarity,
+    set: (p, value) => ({ ...p, similarity: value }),
+  },
+  {
     name: 'valueWeight',
     values: [0, 0.1, 0.25, 0.4, 0.55, 0.7, 0.85, 1],
     get: (p) => p.valueWeight,
@@ -72,20 +79,21 @@ export function rankingObjective(matcher: Matcher, world: BenchWorld, queries: r
   return (hits1 + hits3) / (2 * queries.length);
 }
 
-/** Coordinate ascent over the knobs, one at a time, until a full round improves nothing. */
+/** Coordinate ascent over the knobs (or only those named in `only`), one at a time, until a full round improves nothing. */
 export function fitRanking(
   matcher: Matcher,
   world: BenchWorld,
   queries: readonly BenchQuery[],
   start: RankingParameters,
   log: (line: string) => void,
+  only?: ReadonlySet<string>,
 ): RankingParameters {
   let best = start;
   let bestScore = rankingObjective(matcher.reconfigure({ ranking: best }), world, queries);
   log(`start ${bestScore.toFixed(4)}`);
   for (let round = 1; round <= 3; round += 1) {
     let improved = false;
-    for (const knob of KNOBS) {
+    for (const knob of KNOBS.filter((knob) => only === undefined || only.has(knob.name))) {
       for (const value of knob.values) {
         if (value === knob.get(best)) continue;
         const trial = knob.set(best, value);

@@ -1,9 +1,10 @@
 // Refits the matcher's measured parameters on the tuning split (even hash) and rewrites
-// src/matcher/fitted-parameters.ts: `npx tsx bench/match/fit.ts [--data FILE] [--only decision]`.
+// src/matcher/fitted-parameters.ts: `npx tsx bench/match/fit.ts [--data FILE] [--only decision | --only KNOB,...]`
+// (`--only similarity` fits the word vectors' weight alone, every other parameter and the decision model kept).
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createMatcher, FITTED_RANKING, type DecisionModel, type RankingParameters } from '../../src/matcher/index.js';
+import { createMatcher, FITTED_DECISION, FITTED_RANKING, type DecisionModel, type RankingParameters } from '../../src/matcher/index.js';
 import { isTuningQuery, readBenchData } from './bench-data.js';
 import { fitDecision } from './fit-decision.js';
 import { fitRanking } from './fit-ranking.js';
@@ -47,9 +48,11 @@ async function main(): Promise<void> {
   let ranking: RankingParameters = { ...FITTED_RANKING, ...LATENCY_CHOICES };
   if (values.only !== 'decision') {
     const matcher = createMatcher(asIndex([...world.toolsById.values()]));
-    ranking = fitRanking(matcher, world, tuning.filter((query) => query.gold.length > 0), ranking, log);
+    const only = values.only === undefined ? undefined : new Set(values.only.split(','));
+    ranking = fitRanking(matcher, world, tuning.filter((query) => query.gold.length > 0), ranking, log, only);
   }
-  const decision = fitDecision(world, tuning, ranking);
+  const knobsOnly = values.only !== undefined && values.only !== 'decision';
+  const decision = knobsOnly ? FITTED_DECISION : fitDecision(world, tuning, ranking);
   log(`decision ${JSON.stringify(decision)}`);
   await writeFile(TARGET, render(ranking, decision, values.data!));
   log(`wrote ${TARGET}`);

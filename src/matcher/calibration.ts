@@ -136,7 +136,7 @@ function ownProbability(index: SearchIndex, model: DecisionModel, position: numb
   sampled.without ??= withoutText(readTool(index.tools, position), sampled.text);
   const record = sampled.without;
   const features = measureRecord(index, record, recordRarity(index, record), request, 1);
-  const ranked: RankedTool[] = [{ position, score: 1, stage1Score: 1, features }];
+  const ranked: RankedTool[] = [{ position, score: 1, stage1Score: 1, features, similarity: 0, wordsScore: 1 }];
   return fitProbability(model, decisionFeatures(ranked));
 }
 

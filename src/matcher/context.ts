@@ -37,7 +37,7 @@ export function applyContext(tools: ToolSequence, ranked: RankedTool[], context:
     if (group !== undefined && tool.group !== undefined && normalise(tool.group) === group) boost += GROUP_BOOST;
     const age = recent.findIndex((name) => names.includes(name));
     if (age >= 0) boost += RECENT_BOOST * RECENT_DECAY ** age;
-    return boost === 0 ? entry : { ...entry, score: entry.score * (1 + boost) };
+    return boost === 0 ? entry : { ...entry, score: entry.score * (1 + boost), wordsScore: entry.wordsScore * (1 + boost) };
   });
   return adjusted.sort((a, b) => b.score - a.score || a.position - b.position);
 }

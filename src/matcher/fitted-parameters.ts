@@ -30,7 +30,8 @@ export const FITTED_RANKING: RankingParameters = {
     "namePhrase": 0,
     "intentPhrase": 3,
     "nameHead": 0
-  }
+  },
+  "similarity": 4
 };
 
 /** The confidence model (high vs low) fitted on the tuning split. */

@@ -75,7 +75,7 @@ export function explainIntent(
   const ranked = applyContext(engine.index.tools, ranking.ranked, context);
   // evidence is gathered only for what an answer can show
   const explained = ranked.slice(0, count).map((entry, position) => explain(engine, ranking.words, ranked, entry, position));
-  const evidence = Math.max(0, ...ranked.slice(0, EVIDENCE_DEPTH).map((entry) => entry.features.evidence));
+  const evidence = Math.max(0, ...byWords(ranked).slice(0, EVIDENCE_DEPTH).map((entry) => entry.features.evidence));
   const found = evidence >= NOTHING_MATCHES;
   const best = explained[0];
   const confidence = !found || best === undefined ? undefined : best.probability >= engine.calibration.threshold ? 'high' : 'low';
@@ -110,6 +110,14 @@ export function matchIntent(engine: IntentEngine, intent: string, limit: number 
       position === 0 || (confidence === 'high' ? entry.probability >= threshold : entry.features.evidence >= NOTHING_MATCHES),
     );
   return { found: true, confidence, stage: 'lexical', candidates: chosen.map(toCandidate), ...unfinished };
+}
+
+// The ranking in the order of the words alone: the word vectors re-order the tools the words found, but whether
+// anything matches stays the words' judgement over their own best (a tool near in meaning that shares no word
+// with the request neither makes it answerable nor, ranked first, hides the one that does).
+function byWords(ranked: readonly RankedTool[]): readonly RankedTool[] {
+  if (ranked.every((entry) => entry.wordsScore === entry.score)) return ranked;
+  return [...ranked].sort((a, b) => b.wordsScore - a.wordsScore || a.position - b.position);
 }
 
 /** A caller's limit as a whole number of candidates from 1 to `MAX_LIMIT`. */

@@ -1,8 +1,10 @@
+import { NOTHING_MATCHES } from './decision.js';
 import { measure, type ToolFeatures } from './features.js';
 import { firstStage, type WeightedTerm } from './first-stage.js';
 import type { RankingParameters, RerankWeights } from './ranking-parameters.js';
 import { readRequest, type QueryWord } from './request-words.js';
 import type { SearchIndex } from './search-index.js';
+import { similarityScorer } from './similarity.js';
 
 export type { ToolFeatures } from './features.js';
 export type { QueryWord } from './request-words.js';
@@ -15,6 +17,16 @@ export interface RankedTool {
   /** the raw first-stage (BM25+, minisearch's) score */
   stage1Score: number;
   features: ToolFeatures;
+  /**
+   * how near in meaning the request and the tool are (`similarityScorer`), 0..1; 0 with no similarity weight, for a
+   * tool the words give no evidence for, and for texts with no English word in the table
+   */
+  similarity: number;
+  /**
+   * the score by the words alone (`score` less the similarity's part): whether anything matches is judged over the
+   * best tools in this order, so the vectors re-order candidates without deciding that a request is answerable
+   */
+  wordsScore: number;
 }
 
 /** The ranking of the tools for one request, and the request's words. */
@@ -23,7 +35,11 @@ export interface Ranking {
   ranked: RankedTool[];
 }
 
-/** Ranks the tools for a request: BM25+ over the fields (minisearch's scores, our postings), then a re-rank of the best few by coverage. */
+/**
+ * Ranks the tools for a request: BM25+ over the fields (minisearch's scores, our postings), then a re-rank of the
+ * best few by coverage and by how near in meaning each is to the request (word vectors: they re-order the tools
+ * the words found, never add one).
+ */
 export function rankTools(index: SearchIndex, parameters: RankingParameters, text: string): Ranking {
   const request = readRequest(index, text, parameters.valueWeight);
   const { words } = request;
@@ -38,9 +54,14 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
   const best = hits[0]?.score ?? 0;
   // the weights' names once per request, not per tool (an array each time)
   const names = Object.keys(parameters.rerank) as Array<keyof RerankWeights>;
+  const near = parameters.similarity > 0 ? similarityScorer(index, words) : undefined;
   const ranked = hits.map(({ position, score }): RankedTool => {
     const features = measure(index, position, request, best > 0 ? score / best : 0);
-    return { position, score: rerankScore(parameters.rerank, names, features), stage1Score: score, features };
+    // meaning lifts only a tool the words give evidence for (what names or describes it has a word of the request): one
+    // the request matches only in its `why` or by a value is not lifted above it, and nothing is pushed down
+    const similarity = near === undefined || features.evidence < NOTHING_MATCHES ? 0 : Math.max(0, near.similarity(position));
+    const words = rerankScore(parameters.rerank, names, features);
+    return { position, score: words + parameters.similarity * similarity, stage1Score: score, features, similarity, wordsScore: words };
   });
   ranked.sort((a, b) => b.score - a.score || a.position - b.position);
   return { words, ranked };

@@ -17,6 +17,11 @@ export interface RankingParameters {
   depth: number;
   /** weights of the re-rank's linear score */
   rerank: RerankWeights;
+  /**
+   * weight in the re-rank's score of the cosine of the request's and the tool's word vectors (`similarityScorer`);
+   * 0: the vectors are neither read nor used
+   */
+  similarity: number;
 }
 
 /** The features of a tool the second-stage score weighs (the rest describe the request, for the decision). */

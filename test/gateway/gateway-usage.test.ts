@@ -26,12 +26,12 @@ describe('Gateway sessions', () => {
     it('puts that tool first among those its next intent matches', async () => {
       const { gateway, session } = await gatewayOver();
       const [s1, other] = [await session(), await session()];
-      expect(first(await gateway.match('edit the file', { session: s1 }))).toBe('file-read');
+      expect(first(await gateway.match('open the file', { session: s1 }))).toBe('file-read');
       // file-write waits for confirmation: the agent still reached for it
       expect((await gateway.call('file-write', { path: 'notes.txt', content: 'x' }, { session: s1 })).kind).toBe('confirmation_required');
-      expect(first(await gateway.match('edit the file', { session: s1 }))).toBe('file-write');
-      expect(first(await gateway.match('edit the file', { session: other }))).toBe('file-read');
-      expect(first(await gateway.match('edit the file'))).toBe('file-read');
+      expect(first(await gateway.match('open the file', { session: s1 }))).toBe('file-write');
+      expect(first(await gateway.match('open the file', { session: other }))).toBe('file-read');
+      expect(first(await gateway.match('open the file'))).toBe('file-read');
     });
   });
 

@@ -64,11 +64,11 @@ describe('HTTP API', () => {
 
   describe('when the intent comes with context', () => {
     it('puts the tool context names first among those the intent matches', async () => {
-      const plain = await request(server, 'POST', '/v1/match', { body: { intent: 'edit the file' }, headers: auth });
+      const plain = await request(server, 'POST', '/v1/match', { body: { intent: 'open the file' }, headers: auth });
       expect(plain.json.candidates[0].name).toBe('file-read');
-      const hinted = await request(server, 'POST', '/v1/match', { body: { intent: 'edit the file', context: { tools: ['file-write'], cwd: '/srv' } }, headers: auth });
+      const hinted = await request(server, 'POST', '/v1/match', { body: { intent: 'open the file', context: { tools: ['file-write'], cwd: '/srv' } }, headers: auth });
       expect(hinted.json.candidates[0].name).toBe('file-write');
-      const viaCall = await request(server, 'POST', '/v1/call', { body: { intent: 'edit the file', context: { tools: ['file-write'] } }, headers: auth });
+      const viaCall = await request(server, 'POST', '/v1/call', { body: { intent: 'open the file', context: { tools: ['file-write'] } }, headers: auth });
       expect(viaCall.json.candidates[0].name).toBe('file-write');
     });
 

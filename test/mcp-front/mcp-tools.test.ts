@@ -164,7 +164,7 @@ describe.each([
 
     it('puts the tool its context names first', async () => {
       const { client } = await open();
-      const result = await callTool(client, 'tool_find', { intent: 'edit the file', context: { tools: ['file-write'] } });
+      const result = await callTool(client, 'tool_find', { intent: 'open the file', context: { tools: ['file-write'] } });
       expect((result.structuredContent as { candidates: Array<{ name: string }> }).candidates[0]!.name).toBe('file-write');
     });
 
