@@ -71,6 +71,12 @@ export interface DecideOptions {
   onProgress?: (update: ProgressUpdate) => void;
   /** `elicitation`: the human at the MCP client decides, where the rule lets them */
   via?: 'api' | 'elicitation';
+  /**
+   * A one-shot CLI process deciding: a request made against another commit than the one this process reads is left
+   * pending, not cancelled as outdated — the CLI may read another repository than the gateway that made it (its own
+   * default), which is not the registry moving (review N, N7)
+   */
+  leaveIfElsewhere?: boolean;
 }
 
 /** What the desk needs of the gateway: the registry now, the store, and how to run and record. */
@@ -306,6 +312,12 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     }
     // anything changed since the request was made is refused, not forwarded: the commit (the policy's version) or the tool
     const registry = this.#host.registry();
+    if (options.leaveIfElsewhere && registry.index.commit !== record.commit) {
+      return {
+        ok: false, code: 'APPROVAL_MISMATCH', approval: record,
+        error: `request '${record.id}' was made against commit ${record.commit}, and this process reads ${registry.index.commit}; nothing was decided, it stays pending: decide it where it was made (the gateway's POST /v1/confirm or /v1/approvals/${record.id}/approve, or its console), or run this command over the same repository (--repo, --config) as that gateway`,
+      };
+    }
     const lookup = registry.matcher.lookup(record.tool, record.params);
     const moved = registry.index.commit !== record.commit ? `the registry moved from ${record.commit} to ${registry.index.commit} since request '${record.id}' was made` : !lookup.found || !lookup.valid ? `'${record.tool}' no longer accepts these params` : undefined;
     if (moved || !lookup.found || !lookup.valid) {

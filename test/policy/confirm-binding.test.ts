@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { api, mcpClient, type PolicyGateway, startPolicyGateway, textOf, type Who } from './support.js';
+import { runCli } from '../helpers/run-cli.js';
+import { api, mcpClient, type PolicyGateway, startPolicyGateway, textOf, TOKENS, type Who } from './support.js';
 
 // one real `hldp serve` with no policy: file-write's own require_confirm gives its caller a token
 let gateway: PolicyGateway;
@@ -48,6 +49,25 @@ describe('a confirmation token', () => {
         await client.close();
       }
       expect(await exists('other/mcp.txt')).toBeUndefined();
+    });
+  });
+
+  describe('when its caller confirms it with hldp confirm over another repository than the gateway serves (review N, N7)', () => {
+    it('decides nothing and leaves it pending, says where to confirm it, and it still runs when confirmed there', async () => {
+      const path = 'elsewhere/cli.txt';
+      const token = await asked(path);
+      const env = { ...gateway.env, HLDP_TOKEN: TOKENS.bot };
+      // the package's own starter tools: not the gateway's repository, so another commit
+      const elsewhere = await runCli(['confirm', token, '--repo', join(process.cwd(), 'native-repo'), '--config', gateway.configFile, '--json'], { env });
+      expect(elsewhere.code, elsewhere.stderr + elsewhere.stdout).not.toBe(0);
+      expect(elsewhere.stdout + elsewhere.stderr).toContain('stays pending');
+      expect(await exists(path)).toBeUndefined();
+      const pending = await api(gateway.url, 'GET', '/v1/approvals', { who: 'bot' });
+      expect(JSON.stringify(pending.body)).toContain(path);
+      const here = await runCli(['confirm', token, '--repo', gateway.repo, '--config', gateway.configFile, '--json'], { env });
+      expect(here.code, here.stderr + here.stdout).toBe(0);
+      expect(JSON.parse(here.stdout)).toMatchObject({ ok: true, tool: 'file-write', caller: 'bot' });
+      expect(await exists(path)).toBe('ran\n');
     });
   });
 });

@@ -54,7 +54,7 @@ export const approvalsCommand: Command = {
       if (action !== 'approve') return print(action === 'cancel' ? await gateway.cancelApproval(id!, principal, reason) : await gateway.decide(id!, principal, 'deny', { reason }));
       // approve runs the call here: as in hldp call, Ctrl-C or SIGTERM cancels it, its CANCELLED receipt stored and printed (review K, K12)
       const { runInterruptible } = await import('../interrupt.js');
-      return runInterruptible(async (signal) => print(await gateway.decide(id!, principal, 'approve', { reason, signal })));
+      return runInterruptible(async (signal) => print(await gateway.decide(id!, principal, 'approve', { reason, signal, leaveIfElsewhere: true })));
     });
   },
 };

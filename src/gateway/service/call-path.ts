@@ -60,13 +60,13 @@ export class CallPath {
   }
 
   /** Runs the call a confirmation token stands for, exactly as it was asked (under this request's deadline, if it names one). */
-  confirm(token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session' | 'onProgress'>): Promise<CallOutcome> {
+  confirm(token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session' | 'onProgress'> & Pick<DecideOptions, 'leaveIfElsewhere'>): Promise<CallOutcome> {
     const caller = options.caller ?? options.session?.principal;
     // the token is bound to the principal it was given to: the one presenting it is named, never taken from the token
     const presenter = this.parts.principal(caller).name;
     const release = this.admit(caller);
     if (typeof release !== 'function') return this.track(Promise.resolve({ ...release, tool: '' }), asker(caller, options.session));
-    const confirming = this.parts.keeper.fromStore(() => this.parts.approvals().confirm(token, { caller: presenter, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }));
+    const confirming = this.parts.keeper.fromStore(() => this.parts.approvals().confirm(token, { caller: presenter, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}), ...(options.leaveIfElsewhere ? { leaveIfElsewhere: true } : {}) }));
     // the desk reports the receipt of the run it settled (as for any decision); reporting it here too doubled every
     // confirmed call's events, webhooks and metrics (review N, N1)
     return this.track(confirming.finally(release), asker(caller, options.session), (outcome) => outcome.kind !== 'receipt');

@@ -167,7 +167,7 @@ export class Gateway {
   }
 
   /** Runs the call a confirmation token stands for, exactly as it was asked (under this request's deadline, if it names one). */
-  confirm(token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session' | 'onProgress'> = {}): Promise<CallOutcome> {
+  confirm(token: string, options: Pick<CallOptions, 'signal' | 'timeoutMs' | 'caller' | 'session' | 'onProgress'> & Pick<DecideOptions, 'leaveIfElsewhere'> = {}): Promise<CallOutcome> {
     return this.calls.confirm(token, options);
   }
 
