@@ -162,7 +162,9 @@ describe('when the remote becomes unreachable', () => {
   it('keeps serving the last good index and says so in /healthz', async () => {
     await gitServer.close();
     const scan = await request(server, 'POST', '/v1/scan');
-    expect(scan.json).toMatchObject({ changed: false, stale: { reason: expect.stringMatching(/cannot reach/) } });
+    // what was read is said, and the status is not a success (review N, N22: it was 200)
+    expect(scan.status).toBe(502);
+    expect(scan.json).toMatchObject({ code: 'SCAN_FAILED', error: expect.stringMatching(/cannot reach .*; still serving /), changed: false, stale: { reason: expect.stringMatching(/cannot reach/) } });
     const health = await request(server, 'GET', '/healthz');
     expect(health.json).toMatchObject({ status: 'degraded', tools: 1, stale: { reason: expect.any(String) } });
     expect((await request(server, 'POST', '/v1/call', { body: { tool: 'first' } })).json.ok).toBe(true);

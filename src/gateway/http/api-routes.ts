@@ -77,7 +77,11 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
       // policies) until their next poll, while this answer said the new one is served (review L, L2)
       options.announce?.('POST /v1/scan');
       const { index } = result;
-      response.json({ previous: result.previous, commit: result.commit, changed: result.changed, tools: toolCount(index), errors: index.errors, warnings: index.warnings, ...(index.stale ? { stale: index.stale } : {}) });
+      const found = { previous: result.previous, commit: result.commit, changed: result.changed, tools: toolCount(index), errors: index.errors, warnings: index.warnings };
+      // the repository could not be read and the last good index is served: not a success (a CI step that pushes, then
+      // rescans and fails on non-2xx, passed while its push was never read: review N, N22)
+      if (index.stale) response.status(502).json({ code: 'SCAN_FAILED', error: `${index.stale.reason}; still serving ${index.commit}`, ...found, stale: index.stale });
+      else response.json(found);
     } catch (error) {
       response.status(502).json({ code: 'SCAN_FAILED', error: `${(error as Error).message}; still serving ${gateway.registry.index.commit}` });
     }
