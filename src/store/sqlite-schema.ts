@@ -134,6 +134,8 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
      CREATE INDEX approvals_by_status ON approvals (status, created_ms DESC, id DESC, caller, tool, rule);
      CREATE INDEX approvals_by_caller ON approvals (caller, created_ms DESC, id DESC, status, tool, rule);`,
   },
+  // PostgreSQL's step 11 (receipts and events appended by one function call each); SQLite has one writer: nothing to change
+  { version: 11, name: 'appends in one statement', up: 'SELECT 1' },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

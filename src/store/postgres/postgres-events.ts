@@ -1,7 +1,6 @@
 import { BatchWriter } from '../batch-writer.js';
 import type { EventLog, NewEvent, StoredEvent } from '../store.js';
 import type { Database } from './database.js';
-import { LOCKS } from './postgres-migrations.js';
 
 interface PendingEvent {
   event: NewEvent;
@@ -10,8 +9,8 @@ interface PendingEvent {
 
 /**
  * The event log in PostgreSQL. Sequence values can commit out of order, and a reader of "everything after N" would
- * then skip the late one for good: each batch takes its `seq` values under one `pg_advisory_xact_lock`, so every
- * instance's appends commit in `seq` order.
+ * then skip the late one for good: each batch takes its `seq` values under one `pg_advisory_xact_lock`, taken and let
+ * go within one statement (`hldp_append_events`), so every instance's appends commit in `seq` order.
  */
 export class PostgresEventLog implements EventLog {
   readonly #sql: Database;
@@ -20,13 +19,11 @@ export class PostgresEventLog implements EventLog {
   constructor(sql: Database) {
     this.#sql = sql;
     this.#writer = new BatchWriter(async (batch) => {
-      const rows = batch.map(({ event }) => ({ type: event.type, at_ms: event.at_ms, data: event.data }));
-      const stored = await this.#sql.begin(async (transaction) => {
-        await transaction`SELECT pg_advisory_xact_lock(${LOCKS.events.toString()}::bigint)`;
-        const inserted = await transaction`INSERT INTO events ${transaction(rows, 'type', 'at_ms', 'data')} RETURNING seq`;
-        return inserted.map((row) => Number(row.seq));
-      });
-      // RETURNING gives the rows in the order of the VALUES list
+      // one statement (migration 11): the lock is let go at its commit, within the round trip, never held across
+      // this process's event loop (review L, L7); seq values are taken in the batch's order, so ascending is that order
+      const rows = await this.#sql<Array<{ seq: number }>>`
+        SELECT seq FROM hldp_append_events(${this.#sql.array(batch.map(({ event }) => event.type))}::text[], ${this.#sql.array(batch.map(({ event }) => event.at_ms))}::bigint[], ${this.#sql.array(batch.map(({ event }) => event.data))}::text[]) AS seq`;
+      const stored = rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
       batch.forEach((pending, index) => {
         pending.stored = { seq: stored[index]!, ...pending.event };
       });

@@ -22,6 +22,60 @@ export const LOCKS = {
   events: 0x686c_6470_0004n,
 } as const;
 
+/**
+ * Links a batch of receipts after the chain's head and stores them, under the chain lock, in the statement's own
+ * transaction; returns the batch positions (1-based) refused as duplicates (an id stored before, or earlier in the
+ * batch). Each link's hash is `sha256(prev_hash ‖ body)` of the body's UTF-8, as `linkHash` computes it. A VOLATILE
+ * function's every query takes a new snapshot (READ COMMITTED): the head is read after the lock is granted.
+ */
+const APPEND_RECEIPTS_FUNCTION = `CREATE FUNCTION hldp_append_receipts(ids text[], tools text[], oks boolean[], started bigint[], bodies text[], callers text[], sessions text[])
+  RETURNS SETOF integer LANGUAGE plpgsql VOLATILE AS $$
+  DECLARE
+    head_seq bigint;
+    head_hash text;
+    stored text[];
+    taken text[] := '{}';
+    positions integer[] := '{}';
+    seqs bigint[] := '{}';
+    prevs text[] := '{}';
+    hashes text[] := '{}';
+  BEGIN
+    PERFORM pg_advisory_xact_lock(${LOCKS.chain.toString()});
+    SELECT seq, hash INTO head_seq, head_hash FROM receipt_chain WHERE id = 1;
+    SELECT coalesce(array_agg(r.id), '{}') INTO stored FROM receipts r WHERE r.id = ANY(ids);
+    FOR i IN 1 .. coalesce(array_length(ids, 1), 0) LOOP
+      IF ids[i] = ANY(stored) OR ids[i] = ANY(taken) THEN
+        RETURN NEXT i;
+        CONTINUE;
+      END IF;
+      taken := taken || ids[i];
+      positions := positions || i;
+      head_seq := head_seq + 1;
+      seqs := seqs || head_seq;
+      prevs := prevs || head_hash;
+      head_hash := encode(sha256(convert_to(head_hash || bodies[i], 'UTF8')), 'hex');
+      hashes := hashes || head_hash;
+    END LOOP;
+    IF array_length(positions, 1) IS NULL THEN RETURN; END IF;
+    INSERT INTO receipts (seq, id, tool, ok, started_ms, body, prev_hash, hash, caller, session)
+      SELECT u.seq, ids[u.position], tools[u.position], oks[u.position], started[u.position], bodies[u.position], u.prev, u.hash, callers[u.position], sessions[u.position]
+      FROM unnest(positions, seqs, prevs, hashes) AS u(position, seq, prev, hash);
+    UPDATE receipt_chain SET seq = head_seq, hash = head_hash WHERE id = 1;
+  END $$;`;
+
+/**
+ * Appends a batch of events under the events lock, in the statement's own transaction, their seq values taken in the
+ * batch's order; returns those values (ascending is the batch's order).
+ */
+const APPEND_EVENTS_FUNCTION = `CREATE FUNCTION hldp_append_events(types text[], ats bigint[], datas text[])
+  RETURNS SETOF bigint LANGUAGE plpgsql VOLATILE AS $$
+  BEGIN
+    PERFORM pg_advisory_xact_lock(${LOCKS.events.toString()});
+    RETURN QUERY INSERT INTO events (type, at_ms, data)
+      SELECT u.type, u.at_ms, u.data FROM unnest(types, ats, datas) WITH ORDINALITY AS u(type, at_ms, data, position) ORDER BY u.position
+      RETURNING seq;
+  END $$;`;
+
 /** The schema's steps, oldest first. */
 export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   {
@@ -141,6 +195,10 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   // SQLite's step 10 (covering indexes for approval listings); PostgreSQL keeps params out of line, so a listing that
   // judges rows by rule and created_ms never reads them: nothing to change
   { version: 10, name: 'approval listings from covering indexes', up: 'SELECT 1' },
+  // receipts and events are appended by one function call each, outside any transaction the client drives: the
+  // advisory lock that orders the appends of every instance is taken and released (at the statement's commit) within
+  // one round trip, so a stopped or stalled instance cannot hold every other instance's writes (review L, L7)
+  { version: 11, name: 'appends in one statement', up: `${APPEND_RECEIPTS_FUNCTION}\n${APPEND_EVENTS_FUNCTION}` },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */

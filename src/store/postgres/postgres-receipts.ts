@@ -1,6 +1,6 @@
 import type { Receipt } from '../../core/index.js';
 import { BatchWriter, type BatchOutcome } from '../batch-writer.js';
-import { canonicalReceiptText, chainAfter, ChainVerifier, GENESIS, type ChainRow } from '../receipt-chain.js';
+import { canonicalReceiptText, ChainVerifier, GENESIS, type ChainRow } from '../receipt-chain.js';
 import { duplicateReceipt, fitInBytes, pageOf, searchRowsOf, sinceMs, startedMs, type PendingReceipt } from '../receipt-rows.js';
 import { PRUNE_BATCH, prunablePrefix } from '../retention.js';
 import type { ChainLink, ChainReport, PruneResult, ReceiptPage, ReceiptQuery, ReceiptStore, RetentionPolicy } from '../store.js';
@@ -12,7 +12,8 @@ const VERIFY_PAGE = 10_000;
 
 /**
  * Receipts in PostgreSQL, one hash chain for every instance: each batch of receipts is linked under one
- * `pg_advisory_xact_lock`, so instances take turns at the head (see the README for why one chain, not one per instance).
+ * `pg_advisory_xact_lock`, taken and let go within one statement, so instances take turns at the head (see the README
+ * for why one chain, not one per instance).
  */
 export class PostgresReceiptStore extends PostgresTable implements ReceiptStore {
   readonly #writer: BatchWriter<PendingReceipt>;
@@ -32,34 +33,22 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
     return this.#writer.flush();
   }
 
+  /**
+   * One statement: `hldp_append_receipts` (migration 11) takes the chain lock, reads the head, links and inserts the
+   * batch and moves the head, and the statement's commit lets the lock go — all on the server, within the one round
+   * trip. A batch linked here between round trips held the lock across them (and across this process's event loop):
+   * an instance stopped or stalled mid-batch held every other instance's receipts (review L, L7).
+   */
   async #append(batch: PendingReceipt[]): Promise<BatchOutcome> {
-    const ids = batch.map(({ receipt }) => receipt.id);
-    return this.sql.begin(async (sql) => {
-      // sent together: the head and the duplicates are read after the lock is granted, each statement with a fresh snapshot
-      const [, [head], stored] = await Promise.all([
-        sql`SELECT pg_advisory_xact_lock(${LOCKS.chain.toString()}::bigint)`,
-        sql<ChainLink[]>`SELECT seq, hash FROM receipt_chain WHERE id = 1`,
-        sql<Array<{ id: string }>>`SELECT id FROM receipts WHERE id = ANY(${ids})`,
-      ]);
-      const seen = new Set(stored.map((row) => row.id));
-      const outcome: BatchOutcome = batch.map(({ receipt }) => {
-        const duplicate = seen.has(receipt.id);
-        seen.add(receipt.id);
-        return duplicate ? duplicateReceipt(receipt.id) : undefined;
-      });
-      const accepted = batch.filter((_item, index) => !outcome[index]);
-      if (accepted.length === 0) return outcome;
-      const linked = chainAfter(head ?? GENESIS, accepted.map((item) => item.text));
-      const rows = linked.rows.map((row, index) => {
-        const { receipt, started } = accepted[index]!;
-        return { seq: row.seq, id: receipt.id, tool: receipt.tool, ok: receipt.ok, started_ms: started, body: row.body, prev_hash: row.prev_hash, hash: row.hash, caller: receipt.caller ?? null, session: receipt.session ?? null };
-      });
-      await Promise.all([
-        sql`INSERT INTO receipts ${sql(rows, 'seq', 'id', 'tool', 'ok', 'started_ms', 'body', 'prev_hash', 'hash', 'caller', 'session')}`,
-        sql`UPDATE receipt_chain SET seq = ${linked.head.seq}, hash = ${linked.head.hash} WHERE id = 1`,
-      ]);
-      return outcome;
-    });
+    // each column as one array parameter (sql.array: a plain array's type is guessed from its first element)
+    const column = (pick: (item: PendingReceipt) => string | number | boolean | null) => this.sql.array(batch.map(pick) as never[]);
+    const refused = await this.sql<Array<{ refused: number }>>`
+      SELECT refused FROM hldp_append_receipts(
+        ${column(({ receipt }) => receipt.id)}::text[], ${column(({ receipt }) => receipt.tool)}::text[], ${column(({ receipt }) => receipt.ok)}::boolean[],
+        ${column(({ started }) => started)}::bigint[], ${column(({ text }) => text)}::text[],
+        ${column(({ receipt }) => receipt.caller ?? null)}::text[], ${column(({ receipt }) => receipt.session ?? null)}::text[]) AS refused`;
+    const duplicates = new Set(refused.map((row) => row.refused - 1));
+    return batch.map(({ receipt }, index) => (duplicates.has(index) ? duplicateReceipt(receipt.id) : undefined));
   }
 
   async get(id: string): Promise<Receipt | undefined> {
