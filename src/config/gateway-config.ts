@@ -31,6 +31,8 @@ export interface GatewayConfig {
   confirmationTtlMs: number;
   /** how many approval requests one caller may have waiting at once (approvals.max_pending_per_caller) */
   maxPendingPerCaller: number;
+  /** how long an approved call's run is leased to the process running it, renewed while it runs (approvals.run_lease_ms) */
+  approvalRunLeaseMs: number;
   /** the longest deadline any call may run under, whatever a tool's constraints allow */
   maxCallTimeoutMs: number;
   /** how many calls (and confirmations) one caller may have running at once; one more is refused, 429 TOO_MANY_CALLS */

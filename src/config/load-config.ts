@@ -21,7 +21,7 @@ interface ConfigFile {
   receipts_db?: string;
   store?: { url?: string; pool_max?: number };
   receipts?: { retention?: { days?: number; max_rows?: number; interval_ms?: number } };
-  approvals?: { retention?: { days?: number; max_rows?: number; interval_ms?: number }; max_pending_per_caller?: number };
+  approvals?: { retention?: { days?: number; max_rows?: number; interval_ms?: number }; max_pending_per_caller?: number; run_lease_ms?: number };
   rejections?: { retention?: { days?: number; max_rows?: number; interval_ms?: number } };
   listen?: { host?: string; port?: number };
   api_token?: string;
@@ -60,6 +60,9 @@ interface ConfigFile {
 
 /** How many calls one caller may have running at once when none is configured (review K, K7). */
 export const DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CALLER = 32;
+
+/** How long an approved call's run is leased to its process unless renewed (approvals.run_lease_ms). */
+export const DEFAULT_APPROVAL_RUN_LEASE_MS = 30_000;
 
 /** The gateway-wide ceiling of every tool's `max_output_bytes` when none is configured: 16 MiB (review K, K6). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -109,6 +112,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     maxBodyBytes: written.max_body_bytes ?? 1024 * 1024,
     confirmationTtlMs: written.confirmation_ttl_ms ?? 10 * 60_000,
     maxPendingPerCaller: Math.max(1, integerFromEnv(env, 'HLDP_MAX_PENDING_PER_CALLER', 100_000) ?? written.approvals?.max_pending_per_caller ?? 20),
+    approvalRunLeaseMs: Math.max(1000, integerFromEnv(env, 'HLDP_APPROVAL_RUN_LEASE_MS', 86_400_000) ?? written.approvals?.run_lease_ms ?? DEFAULT_APPROVAL_RUN_LEASE_MS),
     maxCallTimeoutMs: integerFromEnv(env, 'HLDP_MAX_CALL_TIMEOUT_MS', 86_400_000) ?? written.max_call_timeout_ms ?? DEFAULT_MAX_CALL_TIMEOUT_MS,
     maxCallsInFlightPerCaller: Math.max(1, integerFromEnv(env, 'HLDP_MAX_CALLS_IN_FLIGHT_PER_CALLER', 1_000_000) ?? written.max_calls_in_flight_per_caller ?? DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CALLER),
     maxOutputBytes: integerFromEnv(env, 'HLDP_MAX_OUTPUT_BYTES', MAX_OUTPUT_BYTES_CEILING) ?? written.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,

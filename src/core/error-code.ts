@@ -18,7 +18,7 @@ export type ErrorCode =
   | 'KILLED_BY_SIGNAL'
   /** the deadline passed; the process tree was killed */
   | 'TIMEOUT'
-  /** the caller gave up (its abort signal fired; the process tree was killed), or its approval request was cancelled (nothing ran) */
+  /** the caller gave up (its abort signal fired; the process tree was killed), or its approval request was cancelled (nothing ran), or the gateway process running its approved call stopped before storing the receipt (interrupted: it may have run) */
   | 'CANCELLED'
   /** the process could not be started */
   | 'SPAWN_FAILED'

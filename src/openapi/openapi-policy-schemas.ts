@@ -27,6 +27,10 @@ export const POLICY_SCHEMAS = {
       rule: { type: 'object', description: 'where (policies/x.hdlp:line:col, null for require_confirm), reason, self_approval, approvers, elicit' },
       timeout_ms: { type: ['integer', 'null'] }, created_at: { type: 'string' }, expires_at: { type: 'string' }, decided_at: { type: ['string', 'null'] },
       decided_by: { type: ['string', 'null'] }, decision_reason: { type: ['string', 'null'] }, decided_via: { type: ['string', 'null'] }, receipt_id: { type: ['string', 'null'] },
+      run: {
+        oneOf: [{ type: 'null' }, { type: 'object', required: ['by', 'lease_until'], properties: { by: { type: 'string' }, lease_until: { type: 'string' } } }],
+        description: "an approved call's run: the gateway process running it (host, pid, instance) and when its lease ends, renewed while it runs; a lease that lapses with no receipt stored is closed by any instance with a CANCELLED receipt saying the run was interrupted",
+      },
     },
   },
   ApprovalState: {

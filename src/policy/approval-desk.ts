@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describeGate, wasNotStored, type ProgressUpdate, type Receipt, type ReceiptApproval, type ToolDefinition } from '../core/index.js';
-import { hashParams, type ApprovalDecision, type ApprovalPosition, type ApprovalQuery, type ApprovalRecord, type Store } from '../store/index.js';
+import { hashParams, type ApprovalDecision, type ApprovalPosition, type ApprovalQuery, type ApprovalRecord, type ApprovalRunner, type Store } from '../store/index.js';
 import { deciderProblem, type PolicyDecision } from './approval-rules.js';
 import { hashToken, type Principal } from './principals.js';
 import type { UnrunCall } from './unrun-receipt.js';
@@ -87,6 +87,11 @@ export interface ApprovalHost<Registry extends ApprovalRegistry> {
   ttlMs: number;
   /** how many requests one caller may have waiting at once (approvals.max_pending_per_caller) */
   maxPendingPerCaller: number;
+  /**
+   * This process, as an approved call's runner (host, pid, instance), and its lease (approvals.run_lease_ms): renewed
+   * while the call runs; once lapsed with no receipt, any process closes the request as interrupted
+   */
+  runner: ApprovalRunner;
   /** the deadline an approved run gets: the one asked for if the tool and the gateway allow it, or why not */
   deadline(tool: ToolDefinition, requestedMs: number | undefined): { ok: true; timeoutMs: number } | { ok: false; outcome: { error: string; requested_ms: number; allowed_ms: number } };
   run(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval, timeoutMs: number, who: { caller: string; session: string | null; signal?: AbortSignal; onProgress?: (update: ProgressUpdate) => void }): Promise<Receipt>;
@@ -119,6 +124,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   readonly #waiters = new Map<string, Set<() => void>>();
   #sweeper: NodeJS.Timeout | undefined;
   #stopped = false;
+  #onError: ((error: Error) => void) | undefined;
 
   constructor(host: ApprovalHost<Registry>) {
     this.#host = host;
@@ -266,6 +272,8 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       if (!record) return undefined;
       const overdue = record.status === 'pending' && Date.parse(record.expires_at) <= Date.now();
       if (overdue && (await this.#expire(record))) continue;
+      // a run whose process stopped is closed by whoever reads it first, as an overdue request is expired
+      if (lapsedRun(record) && (await this.#interrupted(record))) continue;
       const settled = record.status !== 'pending' && record.receipt_id !== null;
       // a closing gateway answers its waiters with what is known now, rather than hold its shutdown up
       if (settled || Date.now() >= until || signal?.aborted || this.#stopped) {
@@ -276,15 +284,21 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     }
   }
 
-  /** Expires every overdue request now: an `EXPIRED` receipt each (once, whichever instance gets there first). */
+  /**
+   * Expires every overdue request now (an `EXPIRED` receipt each), and closes every approved request whose run's lease
+   * lapsed with no receipt stored (a `CANCELLED` receipt saying the run was interrupted): each once, whichever
+   * instance gets there first. Resolves to how many it closed.
+   */
   async sweep(): Promise<number> {
-    let expired = 0;
-    for (const record of await this.#host.store.approvals.due(100)) if (await this.#expire(record)) expired += 1;
-    return expired;
+    let closed = 0;
+    for (const record of await this.#host.store.approvals.due(100)) if (await this.#expire(record)) closed += 1;
+    for (const record of await this.#host.store.approvals.lapsed(100)) if (await this.#interrupted(record)) closed += 1;
+    return closed;
   }
 
-  /** Sweeps every second until `stop` (servers: unattended requests still expire and say so). */
+  /** Sweeps every second until `stop` (servers: unattended requests still expire, and interrupted runs are closed, and say so). */
   start(onError: (error: Error) => void): void {
+    this.#onError = onError;
     this.#sweeper ??= setInterval(() => void this.sweep().catch(onError), SWEEP_MS).unref();
   }
 
@@ -335,10 +349,39 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     // checked before the decision: a refused deadline leaves the request pending
     const deadline = this.#host.deadline(lookup.tool, options.timeoutMs ?? record.timeout_ms ?? undefined);
     if (!deadline.ok) return { ok: false, code: 'TIMEOUT_NOT_ALLOWED', error: deadline.outcome.error, approval: record, requested_ms: deadline.outcome.requested_ms, allowed_ms: deadline.outcome.allowed_ms };
-    const decided = await this.#host.store.approvals.decide(record.id, { status: 'approved', by: decider.name, reason, via });
+    // the decision and the run's lease in one update: no moment when it is approved and no one holds its run
+    const runner = this.#host.runner;
+    const decided = await this.#host.store.approvals.decide(record.id, { status: 'approved', by: decider.name, reason, via }, runner);
     if (!decided) return this.#alreadyDecided(record.id);
-    const receipt = await this.#host.run(registry, lookup.tool, decided.params, linkOf(decided), deadline.timeoutMs, { caller: decided.caller, session: decided.session, ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
-    return this.#settled(decided, receipt);
+    const renewing = setInterval(() => {
+      this.#host.store.approvals.renew(decided.id, runner).then(
+        (held) => held || this.#onError?.(new Error(`the run of approved request '${decided.id}' was closed as interrupted by another process while it ran here (its lease lapsed: this process could not renew it in time); its receipt will be stored but not linked`)),
+        (error: Error) => this.#onError?.(new Error(`could not renew the lease of approved request '${decided.id}': ${error.message}`)),
+      );
+    }, Math.max(100, Math.floor(runner.leaseMs / 3))).unref();
+    try {
+      const receipt = await this.#host.run(registry, lookup.tool, decided.params, linkOf(decided), deadline.timeoutMs, { caller: decided.caller, session: decided.session, ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+      return await this.#settled(decided, receipt);
+    } finally {
+      clearInterval(renewing);
+    }
+  }
+
+  /**
+   * Closes an approved request whose run's lease lapsed with no receipt stored: its process stopped (killed, crashed,
+   * its host gone) or could not store the receipt. Nothing runs again; a `CANCELLED` receipt says the call may have
+   * run. False when another process took it first, or its runner renewed the lease meanwhile.
+   */
+  async #interrupted(seen: ApprovalRecord): Promise<boolean> {
+    const taken = await this.#host.store.approvals.takeOver(seen, this.#host.runner);
+    if (!taken) return false;
+    const receipt = await this.#host.unrun({
+      tool: taken.tool, method: taken.method, executor: taken.executor, params: taken.params, commit: taken.commit, code: 'CANCELLED',
+      error: `${taken.tool}: interrupted: request '${taken.id}' was approved and its run started by ${seen.run?.by ?? 'a gateway'}, which stopped (or could not store the receipt) before its receipt was stored — its lease ended at ${seen.run?.lease_until ?? 'an unknown time'} and was not renewed. The call may have run in part or in whole, and its output is lost: check what it does before calling it again`,
+      caller: taken.caller, session: taken.session, approval: linkOf(taken), timeoutMs: taken.timeout_ms ?? 30_000,
+    });
+    await this.#settled(taken, receipt);
+    return true;
   }
 
   /** Decides a request that will not run, stores the receipt that says so; undefined when another decider won. */
@@ -390,6 +433,11 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       set.add(wake);
     });
   }
+}
+
+/** Whether an approved request's run has lapsed: no receipt stored, and its lease ended. */
+function lapsedRun(record: ApprovalRecord): boolean {
+  return record.status === 'approved' && record.receipt_id === null && record.run !== null && Date.parse(record.run.lease_until) <= Date.now();
 }
 
 /** The receipt's link to the request its call went through. */

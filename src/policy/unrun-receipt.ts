@@ -19,7 +19,7 @@ export interface UnrunCall {
   source: ReceiptSource;
 }
 
-/** The receipt of a call a policy, an approver or the clock stopped: the same shape as a run's, nothing produced. */
+/** The receipt of a call a policy, an approver or the clock stopped, or whose run was interrupted: the same shape as a run's, nothing produced. */
 export function unrunReceipt(call: UnrunCall, now = new Date()): Receipt {
   const at = now.toISOString();
   return {

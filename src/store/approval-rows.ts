@@ -24,10 +24,19 @@ export interface ApprovalRow {
   decision_reason: string | null;
   decided_via: string | null;
   receipt_id: string | null;
+  run_by: string | null;
+  run_lease_ms: number | null;
 }
 
 /** The columns of `approvals`, in the order both stores write them. */
-export const APPROVAL_COLUMNS = 'id, status, caller, session, tool, method, executor, params, params_hash, commit_id, rule, timeout_ms, token_hash, created_ms, expires_ms, decided_ms, decided_by, decision_reason, decided_via, receipt_id';
+export const APPROVAL_COLUMNS = 'id, status, caller, session, tool, method, executor, params, params_hash, commit_id, rule, timeout_ms, token_hash, created_ms, expires_ms, decided_ms, decided_by, decision_reason, decided_via, receipt_id, run_by, run_lease_ms';
+
+/** Schema step 12, the same text on both stores: an approved call's runner and lease, and the lapsed runs found by an index. */
+export const APPROVAL_RUN_LEASES = `ALTER TABLE approvals ADD COLUMN run_by text;
+     ALTER TABLE approvals ADD COLUMN run_lease_ms bigint;
+     UPDATE approvals SET run_by = 'a gateway of an earlier version', run_lease_ms = decided_ms + coalesce(timeout_ms, 30000) + 60000
+       WHERE status = 'approved' AND receipt_id IS NULL AND decided_ms IS NOT NULL;
+     CREATE INDEX approvals_running_by_lease ON approvals (run_lease_ms) WHERE status = 'approved' AND receipt_id IS NULL;`;
 
 /** A fresh request id: not a secret (approvers see it in the queue), but not guessable either. */
 export const newApprovalId = (): string => `apr_${randomBytes(12).toString('base64url')}`;
@@ -55,6 +64,8 @@ export function approvalRow(request: NewApproval, now: number): ApprovalRow {
     decision_reason: null,
     decided_via: null,
     receipt_id: null,
+    run_by: null,
+    run_lease_ms: null,
   };
 }
 
@@ -81,6 +92,7 @@ export function toApproval(row: ApprovalRow): ApprovalRecord {
     decision_reason: row.decision_reason,
     decided_via: row.decided_via as ApprovalRecord['decided_via'],
     receipt_id: row.receipt_id,
+    run: row.run_by === null || row.run_lease_ms === null ? null : { by: row.run_by, lease_until: new Date(Number(row.run_lease_ms)).toISOString() },
   };
 }
 

@@ -9,6 +9,8 @@ export type {
   ApprovalPosition,
   ApprovalQuery,
   ApprovalRecord,
+  ApprovalRun,
+  ApprovalRunner,
   ApprovalStatus,
   ApprovalStore,
   ApprovalTerms,

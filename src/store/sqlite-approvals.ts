@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from './approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from './retention.js';
-import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalStore, NewApproval, RetentionPolicy } from './store.js';
+import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRunner, ApprovalStore, NewApproval, RetentionPolicy } from './store.js';
 
 /** Approval requests in the `approvals` table; a decision is one conditional UPDATE, so exactly one decider wins. */
 export class SqliteApprovalStore implements ApprovalStore {
@@ -10,9 +10,12 @@ export class SqliteApprovalStore implements ApprovalStore {
   readonly #insert: Statement;
   readonly #byId: Statement<[string], ApprovalRow>;
   readonly #byToken: Statement<[string], ApprovalRow>;
-  readonly #decideBefore: Statement<[string, number, string | null, string | null, string, string, number], ApprovalRow>;
-  readonly #decideAfter: Statement<[string, number, string | null, string | null, string, string, number], ApprovalRow>;
+  readonly #decideBefore: Statement<[string, number, string | null, string | null, string, string | null, number | null, string, number], ApprovalRow>;
+  readonly #decideAfter: Statement<[string, number, string | null, string | null, string, string | null, number | null, string, number], ApprovalRow>;
   readonly #settle: Statement<[string, string]>;
+  readonly #renew: Statement<[number, string, string]>;
+  readonly #lapsed: Statement<[number, number], ApprovalRow>;
+  readonly #takeOver: Statement<[string, number, string, string, number, number], ApprovalRow>;
   readonly #due: Statement<[number, number], ApprovalRow>;
   readonly #listings = new Map<string, Statement<Array<string | number>, ApprovalRow>>();
   readonly #newest: Statement<[number], { created_ms: number; id: string }>;
@@ -25,13 +28,19 @@ export class SqliteApprovalStore implements ApprovalStore {
     this.#byId = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = ?`);
     this.#byToken = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE token_hash = ?`);
     const decide = (condition: string) =>
-      database.prepare<[string, number, string | null, string | null, string, string, number], ApprovalRow>(
-        `UPDATE approvals SET status = ?, decided_ms = ?, decided_by = ?, decision_reason = ?, decided_via = ?
+      database.prepare<[string, number, string | null, string | null, string, string | null, number | null, string, number], ApprovalRow>(
+        `UPDATE approvals SET status = ?, decided_ms = ?, decided_by = ?, decision_reason = ?, decided_via = ?, run_by = ?, run_lease_ms = ?
          WHERE id = ? AND status = 'pending' AND ${condition} RETURNING ${APPROVAL_COLUMNS}`,
       );
     this.#decideBefore = decide('expires_ms > ?');
     this.#decideAfter = decide('expires_ms <= ?');
     this.#settle = database.prepare('UPDATE approvals SET receipt_id = ? WHERE id = ? AND receipt_id IS NULL');
+    this.#renew = database.prepare('UPDATE approvals SET run_lease_ms = ? WHERE id = ? AND run_by = ? AND receipt_id IS NULL');
+    this.#lapsed = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE status = 'approved' AND receipt_id IS NULL AND run_lease_ms <= ? ORDER BY run_lease_ms LIMIT ?`);
+    this.#takeOver = database.prepare(
+      `UPDATE approvals SET run_by = ?, run_lease_ms = ?
+       WHERE id = ? AND status = 'approved' AND receipt_id IS NULL AND run_by = ? AND run_lease_ms = ? AND run_lease_ms <= ? RETURNING ${APPROVAL_COLUMNS}`,
+    );
     this.#due = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE status = 'pending' AND expires_ms <= ? ORDER BY expires_ms LIMIT ?`);
     this.#newest = database.prepare('SELECT created_ms, id FROM approvals ORDER BY created_ms DESC, id DESC LIMIT 1 OFFSET ?');
     // decided, its receipt stored (or the grace past), and too old or beyond the newest max_rows
@@ -86,15 +95,30 @@ export class SqliteApprovalStore implements ApprovalStore {
     return statement as unknown as Statement<Array<string | number>, Row>;
   }
 
-  async decide(id: string, decision: ApprovalDecision): Promise<ApprovalRecord | undefined> {
+  async decide(id: string, decision: ApprovalDecision, runner?: ApprovalRunner): Promise<ApprovalRecord | undefined> {
     const now = this.#now();
     const statement = decision.status === 'expired' ? this.#decideAfter : this.#decideBefore;
-    const row = statement.get(decision.status, now, decision.by, decision.reason, decision.via, id, now);
+    const row = statement.get(decision.status, now, decision.by, decision.reason, decision.via, runner?.by ?? null, runner ? now + runner.leaseMs : null, id, now);
     return row && toApproval(row);
   }
 
   async settle(id: string, receiptId: string): Promise<void> {
     this.#settle.run(receiptId, id);
+  }
+
+  async renew(id: string, runner: ApprovalRunner): Promise<boolean> {
+    return this.#renew.run(this.#now() + runner.leaseMs, id, runner.by).changes > 0;
+  }
+
+  async lapsed(limit: number): Promise<ApprovalRecord[]> {
+    return this.#lapsed.all(this.#now(), limit).map(toApproval);
+  }
+
+  async takeOver(seen: ApprovalRecord, runner: ApprovalRunner): Promise<ApprovalRecord | undefined> {
+    if (!seen.run) return undefined;
+    const now = this.#now();
+    const row = this.#takeOver.get(runner.by, now + runner.leaseMs, seen.id, seen.run.by, Date.parse(seen.run.lease_until), now);
+    return row && toApproval(row);
   }
 
   async pendingCount(caller: string): Promise<number> {

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Receipt } from '../core/index.js';
 import { AGENT_SESSION_REVISIONS, AGENT_SESSIONS_TABLE } from './agent-sessions.js';
+import { APPROVAL_RUN_LEASES } from './approval-rows.js';
 import { canonicalReceiptText, chainAfter, GENESIS } from './receipt-chain.js';
 
 /**
@@ -136,6 +137,7 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
   },
   // PostgreSQL's step 11 (receipts and events appended by one function call each); SQLite has one writer: nothing to change
   { version: 11, name: 'appends in one statement', up: 'SELECT 1' },
+  { version: 12, name: 'approval run leases', up: APPROVAL_RUN_LEASES },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

@@ -117,6 +117,24 @@ export interface ApprovalRecord {
   decided_via: ApprovalVia | null;
   /** the receipt the decision produced: the call's (approved), or the one that says it never ran */
   receipt_id: string | null;
+  /**
+   * An approved call's run: the gateway process running it (host, pid, instance) and when its lease ends. The runner
+   * renews the lease while the call runs; once it has lapsed with no receipt stored, another process closes the request
+   * with a receipt saying the run was interrupted. Null for a request that was not approved.
+   */
+  run: ApprovalRun | null;
+}
+
+/** Who runs an approved call, and until when its lease holds unless renewed. */
+export interface ApprovalRun {
+  by: string;
+  lease_until: string;
+}
+
+/** The process that takes an approved call's run, and how long each lease (and renewal) lasts. */
+export interface ApprovalRunner {
+  by: string;
+  leaseMs: number;
 }
 
 /** The one decision a pending request takes. */
@@ -162,9 +180,18 @@ export interface ApprovalStore {
    * Resolves to the decided request, or undefined when it was not pending (then, at most one of any number of
    * concurrent deciders, on any instance, gets a request back).
    */
-  decide(id: string, decision: ApprovalDecision): Promise<ApprovalRecord | undefined>;
-  /** records the receipt the decision produced */
+  decide(id: string, decision: ApprovalDecision, runner?: ApprovalRunner): Promise<ApprovalRecord | undefined>;
+  /** records the receipt the decision produced, unless one is recorded already */
   settle(id: string, receiptId: string): Promise<void>;
+  /** extends the lease of a run `runner` holds; false when the request is no longer its own to run (settled, or taken over) */
+  renew(id: string, runner: ApprovalRunner): Promise<boolean>;
+  /** approved requests with no receipt whose run's lease has lapsed, oldest lease first */
+  lapsed(limit: number): Promise<ApprovalRecord[]>;
+  /**
+   * Takes over the lapsed run `seen` (as `lapsed` returned it), once: only while its lease is the one seen and has
+   * lapsed and no receipt is stored, so of any number of processes at once at most one gets the request back.
+   */
+  takeOver(seen: ApprovalRecord, runner: ApprovalRunner): Promise<ApprovalRecord | undefined>;
   /** how many requests of `caller` are pending (expired ones not yet swept included) */
   pendingCount(caller: string): Promise<number>;
   /** pending requests whose expiry has passed, oldest first */

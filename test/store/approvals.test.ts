@@ -26,7 +26,7 @@ describe.each(storeKinds())('$name approval store', (kind) => {
         tool: 'file-write', method: 'write_file', executor: 'gatekeeper', params: request.params, params_hash: hashParams(request.params),
         commit: request.commit, rule: request.rule, timeout_ms: null,
         created_at: '2026-05-31T10:00:00.000Z', expires_at: '2026-05-31T10:10:00.000Z',
-        decided_at: null, decided_by: null, decision_reason: null, decided_via: null, receipt_id: null,
+        decided_at: null, decided_by: null, decision_reason: null, decided_via: null, receipt_id: null, run: null,
       } satisfies ApprovalRecord);
       expect(await db.store.approvals.get(created.id)).toEqual(created);
     });
@@ -66,6 +66,40 @@ describe.each(storeKinds())('$name approval store', (kind) => {
       await db.store.approvals.settle(created.id, 'receipt-1');
       await db.store.approvals.settle(created.id, 'receipt-2');
       expect(await db.store.approvals.get(created.id)).toMatchObject({ status: 'denied', decided_by: 'alice', decision_reason: 'no', receipt_id: 'receipt-1' });
+    });
+  });
+
+  describe('when an approved call runs under a lease', () => {
+    const runner = { by: 'host-a pid 1 (instance a)', leaseMs: 30_000 };
+    it('records who runs it until when, renews the lease while no receipt is stored, and lets another process take it over once, after it lapsed', async () => {
+      const created = await db.store.approvals.create(request);
+      const approved = await db.store.approvals.decide(created.id, { status: 'approved', by: 'alice', reason: null, via: 'api' }, runner);
+      expect(approved?.run).toEqual({ by: runner.by, lease_until: '2026-05-31T10:00:30.000Z' });
+      now += 20_000;
+      expect(await db.store.approvals.renew(created.id, runner)).toBe(true);
+      expect(await db.store.approvals.renew(created.id, { ...runner, by: 'someone else' })).toBe(false);
+      now += 29_999;
+      expect(await db.store.approvals.lapsed(10)).toEqual([]);
+      now += 1;
+      const [lapsed] = await db.store.approvals.lapsed(10);
+      expect(lapsed).toMatchObject({ id: created.id, status: 'approved', receipt_id: null, run: { by: runner.by, lease_until: '2026-05-31T10:00:50.000Z' } });
+      const other = await open();
+      const takers = await Promise.all(Array.from({ length: 10 }, (_, index) => (index % 2 ? other : db.store).approvals.takeOver(lapsed!, { by: `taker ${index}`, leaseMs: 30_000 })));
+      expect(takers.filter((taken) => taken !== undefined)).toHaveLength(1);
+      expect(await db.store.approvals.lapsed(10)).toEqual([]);
+      // the first runner, back, finds the run is no longer its own
+      expect(await db.store.approvals.renew(created.id, runner)).toBe(false);
+    });
+
+    it('lists no request whose receipt is stored, nor one decided otherwise', async () => {
+      const created = await db.store.approvals.create(request);
+      await db.store.approvals.decide(created.id, { status: 'approved', by: 'alice', reason: null, via: 'api' }, runner);
+      await db.store.approvals.settle(created.id, 'receipt-1');
+      const denied = await db.store.approvals.create(request);
+      await db.store.approvals.decide(denied.id, { status: 'denied', by: 'alice', reason: null, via: 'api' });
+      now += 60_000;
+      expect(await db.store.approvals.lapsed(10)).toEqual([]);
+      expect(await db.store.approvals.renew(created.id, runner)).toBe(false);
     });
   });
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { eachTool, runLettingGo, type MatchResult, type Receipt, type ToolDefinition, type ToolIndex } from '../../core/index.js';
@@ -94,6 +95,8 @@ export class Gateway {
       store,
       ttlMs: config.confirmationTtlMs,
       maxPendingPerCaller: config.maxPendingPerCaller,
+      // who runs an approved call, as a person reading an interrupted run's receipt needs to find it
+      runner: { by: `${hostname()} pid ${process.pid} (instance ${this.instanceId})`, leaseMs: config.approvalRunLeaseMs },
       deadline: (tool, requestedMs) => chooseDeadline(tool, requestedMs, config.maxCallTimeoutMs),
       run: (registry, tool, params, approval, timeoutMs, who) => this.keeper.run(registry, tool, params, approval, timeoutMs, who),
       callerProblem: (registry, tool, record) => this.callerProblem(registry, tool, record.caller, record.params),

@@ -1,6 +1,6 @@
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from '../approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from '../retention.js';
-import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalStore, NewApproval, RetentionPolicy } from '../store.js';
+import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRunner, ApprovalStore, NewApproval, RetentionPolicy } from '../store.js';
 import { PostgresTable } from './postgres-table.js';
 
 const COLUMNS = APPROVAL_COLUMNS.split(', ') as Array<keyof ApprovalRow>;
@@ -50,12 +50,13 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
     return rows.map(toApproval);
   }
 
-  async decide(id: string, decision: ApprovalDecision): Promise<ApprovalRecord | undefined> {
+  async decide(id: string, decision: ApprovalDecision, runner?: ApprovalRunner): Promise<ApprovalRecord | undefined> {
     const now = this.now();
     // READ COMMITTED: a second UPDATE of the row waits for the first to commit, then sees it decided and matches nothing
     const expiry = decision.status === 'expired' ? this.sql`expires_ms <= ${now}` : this.sql`expires_ms > ${now}`;
     const [row] = await this.sql<ApprovalRow[]>`
-      UPDATE approvals SET status = ${decision.status}, decided_ms = ${now}, decided_by = ${decision.by}, decision_reason = ${decision.reason}, decided_via = ${decision.via}
+      UPDATE approvals SET status = ${decision.status}, decided_ms = ${now}, decided_by = ${decision.by}, decision_reason = ${decision.reason}, decided_via = ${decision.via},
+        run_by = ${runner?.by ?? null}, run_lease_ms = ${runner ? now + runner.leaseMs : null}
       WHERE id = ${id} AND status = 'pending' AND ${expiry}
       RETURNING ${this.sql(COLUMNS)}`;
     return row && toApproval(row);
@@ -63,6 +64,29 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
 
   async settle(id: string, receiptId: string): Promise<void> {
     await this.sql`UPDATE approvals SET receipt_id = ${receiptId} WHERE id = ${id} AND receipt_id IS NULL`;
+  }
+
+  async renew(id: string, runner: ApprovalRunner): Promise<boolean> {
+    const result = await this.sql`UPDATE approvals SET run_lease_ms = ${this.now() + runner.leaseMs} WHERE id = ${id} AND run_by = ${runner.by} AND receipt_id IS NULL`;
+    return result.count > 0;
+  }
+
+  async lapsed(limit: number): Promise<ApprovalRecord[]> {
+    const rows = await this.sql<ApprovalRow[]>`
+      SELECT ${this.sql(COLUMNS)} FROM approvals WHERE status = 'approved' AND receipt_id IS NULL AND run_lease_ms <= ${this.now()} ORDER BY run_lease_ms LIMIT ${limit}`;
+    return rows.map(toApproval);
+  }
+
+  async takeOver(seen: ApprovalRecord, runner: ApprovalRunner): Promise<ApprovalRecord | undefined> {
+    if (!seen.run) return undefined;
+    const now = this.now();
+    // READ COMMITTED: a second taker waits for the first to commit, then finds the lease moved and matches nothing
+    const [row] = await this.sql<ApprovalRow[]>`
+      UPDATE approvals SET run_by = ${runner.by}, run_lease_ms = ${now + runner.leaseMs}
+      WHERE id = ${seen.id} AND status = 'approved' AND receipt_id IS NULL AND run_by = ${seen.run.by}
+        AND run_lease_ms = ${Date.parse(seen.run.lease_until)} AND run_lease_ms <= ${now}
+      RETURNING ${this.sql(COLUMNS)}`;
+    return row && toApproval(row);
   }
 
   async pendingCount(caller: string): Promise<number> {

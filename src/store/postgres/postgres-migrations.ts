@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import { POSTGRES_AGENT_SESSION_REVISIONS, POSTGRES_AGENT_SESSIONS_TABLE } from '../agent-sessions.js';
+import { APPROVAL_RUN_LEASES } from '../approval-rows.js';
 import { GENESIS } from '../receipt-chain.js';
 
 /**
@@ -199,6 +200,9 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   // advisory lock that orders the appends of every instance is taken and released (at the statement's commit) within
   // one round trip, so a stopped or stalled instance cannot hold every other instance's writes (review L, L7)
   { version: 11, name: 'appends in one statement', up: `${APPEND_RECEIPTS_FUNCTION}\n${APPEND_EVENTS_FUNCTION}` },
+  // an approved call's run is leased by the process running it, and closed as interrupted by another once the lease
+  // lapses with no receipt (review L, L5); requests left so before the upgrade get a lease that ends after their deadline
+  { version: 12, name: 'approval run leases', up: APPROVAL_RUN_LEASES },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */
