@@ -48,6 +48,8 @@ export interface GatewayConfig {
   sandboxHide: string[];
   /** the most a tool definition's `sandbox:` block may ask for (`sandbox.ceiling`); absent: no ceiling */
   sandboxCeiling?: SandboxCeiling;
+  /** who a root gateway's local tools run as (`sandbox.run_as`, `HLDP_SANDBOX_RUN_AS`): a user's name or {uid, gid}; absent: nobody */
+  sandboxRunAs?: string | { uid: number; gid: number };
   embeddedGatekeeper: { enabled: boolean };
   /** the console: whether its sign-in cookie is `Secure` (resolved from `console.secure_cookies`, `auto` by the listen host) */
   console: { secureCookies: boolean };

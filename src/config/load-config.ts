@@ -121,6 +121,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     sandbox: sandboxMode(env.HLDP_SANDBOX) ?? sandbox.mode ?? 'auto',
     sandboxHide: sandbox.hide,
     ...defined('sandboxCeiling', sandbox.ceiling),
+    ...defined('sandboxRunAs', env.HLDP_SANDBOX_RUN_AS || sandbox.runAs),
     embeddedGatekeeper: { enabled: written.embedded_gatekeeper?.enabled ?? true },
     console: { secureCookies: false },
     gatekeepers: targets(written.gatekeepers, env, 'GATEKEEPER', (name, url, token) => {

@@ -10,6 +10,7 @@ export type WrittenSandbox =
   | {
       mode?: SandboxMode;
       hide?: string[];
+      run_as?: string | { uid: number; gid: number };
       ceiling?: {
         network?: boolean;
         memory?: number | string;
@@ -26,6 +27,8 @@ export interface SandboxSettings {
   mode?: SandboxMode;
   hide: string[];
   ceiling?: SandboxCeiling;
+  /** who a root gateway's tools run as: a user's name or {uid, gid}; absent: nobody */
+  runAs?: string | { uid: number; gid: number };
 }
 
 /** Reads `sandbox:`; paths are made absolute from `base` (the config file's folder), `~/` from the home folder. */
@@ -34,7 +37,7 @@ export function sandboxSettings(written: WrittenSandbox | undefined, base: strin
   if (typeof written === 'string') return { mode: written, hide: [] };
   const absolute = (path: string): string => (path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : isAbsolute(path) ? resolve(path) : resolve(base, path));
   const hide = (written.hide ?? []).map(absolute);
-  const settings: SandboxSettings = { ...(written.mode ? { mode: written.mode } : {}), hide };
+  const settings: SandboxSettings = { ...(written.mode ? { mode: written.mode } : {}), hide, ...(written.run_as !== undefined ? { runAs: written.run_as } : {}) };
   const ceiling = written.ceiling;
   if (ceiling === undefined) return settings;
   const size = (key: 'memory' | 'file_size', minimum: number): number | undefined => {

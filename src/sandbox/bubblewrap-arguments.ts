@@ -25,6 +25,8 @@ export interface BubblewrapInput {
   resolver?: string;
   /** whether bubblewrap sizes a tmpfs: the run's /tmp then holds at most its memory limit, a hiding folder 1 MiB */
   tmpfsSize?: boolean;
+  /** the tool becomes another user inside (a root gateway's `sandbox.run_as`): no user namespace, a /tmp it can write */
+  dropping?: boolean;
 }
 
 /** What a folder that hides a guarded path may hold: it is there to be empty. */
@@ -129,6 +131,30 @@ function foldersBetween(holders: readonly string[], path: string): string[] {
 
 const isInside = (path: string, folder: string): boolean => path === folder || path.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
 
+/** Where the sandbox starts: its own root, and the folders it makes itself. */
+const SANDBOX_OWN = ['/', '/tmp', '/proc', '/dev'];
+
+/**
+ * The folders on the way to each path bound from the host, made 0755 before it is bound: bubblewrap run by root makes
+ * them 0700, which a tool that becomes another user could not pass (a workspace under /work, a PATH folder in a
+ * project, were reachable only as the working directory). `beforeSystem`: those outside /tmp, made before the system
+ * is bound; else those in the run's /tmp, made once it is there.
+ */
+function openFolders(input: BubblewrapInput, beforeSystem: boolean): string[] {
+  const { policy, workspace } = input;
+  const system = input.system.filter((mount) => mount.symlink === undefined).map((mount) => mount.path);
+  const bound = [...system, workspace, ...(policy.network && input.resolver ? [input.resolver] : []), ...[...policy.filesystem.read, ...policy.filesystem.write].map((declared) => realDeclaredPath(declared, workspace))];
+  const folders = new Set<string>();
+  for (const path of bound) {
+    // a folder inside a bound system folder is the host's: it is there already, and never to be made
+    for (let folder = dirname(path); !SANDBOX_OWN.includes(folder) && !system.some((mount) => isInside(folder, mount)); folder = dirname(folder)) {
+      if (isInside(folder, '/tmp') !== beforeSystem) folders.add(folder);
+    }
+  }
+  // outermost first: each is made inside the one before
+  return [...folders].sort((a, b) => a.length - b.length).flatMap((folder) => ['--perms', '0755', '--dir', folder]);
+}
+
 /**
  * bubblewrap's arguments, up to and including `--`: every namespace, no capabilities, the system read-only, a
  * private /proc, /dev and /tmp, the workspace writable, the declared paths, then the guarded paths hidden or made
@@ -136,7 +162,11 @@ const isInside = (path: string, folder: string): boolean => path === folder || p
  */
 export function bubblewrapArguments(input: BubblewrapInput): string[] {
   const { policy, workspace } = input;
-  const args = [...isolationArguments(policy.network), '--json-status-fd', String(STATUS_FD), ...systemArguments(input.system, input.tmpfsSize ? policy.limits.memory : undefined)];
+  const dropping = input.dropping === true;
+  const args = [...isolationArguments(policy.network, dropping), '--json-status-fd', String(STATUS_FD)];
+  if (dropping) args.push(...openFolders(input, true));
+  args.push(...systemArguments(input.system, input.tmpfsSize ? policy.limits.memory : undefined, dropping));
+  if (dropping) args.push(...openFolders(input, false));
   const exposed: string[] = input.system.filter((mount) => mount.symlink === undefined).map((mount) => mount.path);
   if (policy.network && input.resolver) {
     args.push('--ro-bind-try', input.resolver, input.resolver);

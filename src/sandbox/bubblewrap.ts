@@ -41,6 +41,11 @@ const hostPrograms = new Map<string, string>();
 // sandbox dies with bubblewrap, which dies with whoever started it; bubblewrap always sets no_new_privs
 const ISOLATION = ['--unshare-all', '--die-with-parent', '--cap-drop', 'ALL'];
 
+// a root gateway's runs drop to another user (sandbox.run_as) inside: bubblewrap run by root makes a user namespace
+// mapping only uid 0 (onto the host's root), where no other uid exists to become, so they get every namespace but the
+// user's, and their first process keeps only what becoming that user takes (setpriv, then none at all)
+const DROPPING = ['--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', '--cap-drop', 'ALL', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP'];
+
 /** The read-only system: the usual folders, and each PATH folder outside them, so every program on PATH can run. */
 async function systemMounts(path: string | undefined): Promise<SystemMount[]> {
   const candidates = [...SYSTEM_FOLDERS];
@@ -60,7 +65,7 @@ async function systemMounts(path: string | undefined): Promise<SystemMount[]> {
  * The arguments that show the system read-only, with a private /proc, /dev and /tmp; the /tmp holds at most
  * `tmpBytes` where given (a tmpfs is memory no rlimit counts: unsized, each run's was half the host's RAM, review K, K18).
  */
-export function systemArguments(system: readonly SystemMount[], tmpBytes?: number): string[] {
+export function systemArguments(system: readonly SystemMount[], tmpBytes?: number, dropping = false): string[] {
   const args: string[] = [];
   for (const mount of system) {
     if (mount.symlink !== undefined) args.push('--symlink', mount.symlink, mount.path);
@@ -68,7 +73,8 @@ export function systemArguments(system: readonly SystemMount[], tmpBytes?: numbe
   }
   // /proc of this PID namespace only: the host's processes (and their environ) are out of sight; no /sys, whose dozen
   // submounts cost a few ms to bind at every run and show the host's devices (glibc counts CPUs from /proc without it)
-  args.push('--proc', '/proc', '--dev', '/dev', ...(tmpBytes === undefined ? [] : ['--size', String(tmpBytes)]), '--tmpfs', '/tmp');
+  // bubblewrap makes the /tmp as root, 0755: a run that drops to another user needs it writable (1777, as a host's)
+  args.push('--proc', '/proc', '--dev', '/dev', ...(dropping ? ['--perms', '1777'] : []), ...(tmpBytes === undefined ? [] : ['--size', String(tmpBytes)]), '--tmpfs', '/tmp');
   // bubblewrap covers /proc/sys only where access(W_OK) says the folder is writable: for root without capabilities the
   // folder (0555) says no while its files (0644, root's) still take writes, so a tool run by a root gateway changed the
   // host kernel's settings (kernel.core_pattern runs a program as the host's root). Shown read-only, always.
@@ -76,8 +82,9 @@ export function systemArguments(system: readonly SystemMount[], tmpBytes?: numbe
   return args;
 }
 
-/** The isolation flags every sandboxed run starts with. */
-export function isolationArguments(network: boolean): string[] {
+/** The isolation flags every sandboxed run starts with; `dropping`: its tool is run as another user (`dropArguments`). */
+export function isolationArguments(network: boolean, dropping = false): string[] {
+  if (dropping) return network ? [...DROPPING] : [...DROPPING, '--unshare-net'];
   return network ? [...ISOLATION, '--share-net'] : [...ISOLATION];
 }
 
@@ -97,14 +104,17 @@ function fixFor(reason: string): string {
  * process: a `bwrap --version` before it told only that bubblewrap starts, which the trial's spawn tells too (~10 ms
  * of a server's CPU at start under load, issue #18).
  */
-export async function probeBubblewrap(path: string | undefined = process.env.PATH): Promise<Bubblewrap> {
+export async function probeBubblewrap(path: string | undefined = process.env.PATH, drop?: readonly string[]): Promise<Bubblewrap> {
   const system = await systemMounts(path);
   // its absolute path: a launcher starts with an empty environment, where no PATH would find it
   const bwrap = hostProgram('bwrap', path);
-  let trial = await runProbe(bwrap, [...isolationArguments(false), ...systemArguments(system, 1 << 20), '--', 'true']);
+  const dropping = drop !== undefined;
+  // a run that drops to another user is tried as one: the user is become inside, then `true` runs as it
+  const tool = [...(drop ?? []), 'true'];
+  let trial = await runProbe(bwrap, [...isolationArguments(false, dropping), ...systemArguments(system, 1 << 20, dropping), '--', ...tool]);
   // a bubblewrap older than 0.7 knows no --size: its runs' /tmp stay unsized (said in /healthz), the rest as before
   const tmpfsSize = !(!trial.ok && /Unknown option --size/.test(trial.stderr));
-  if (!tmpfsSize) trial = await runProbe(bwrap, [...isolationArguments(false), ...systemArguments(system), '--', 'true']);
+  if (!tmpfsSize) trial = await runProbe(bwrap, [...isolationArguments(false, dropping), ...systemArguments(system, undefined, dropping), '--', ...tool]);
   if (!trial.ok) {
     const why = probeFailure(trial);
     return { ok: false, reason: trial.started ? `bubblewrap cannot make a sandbox here: ${why}; ${fixFor(why)}` : `bubblewrap (bwrap) cannot be started: ${why}; ${fixFor(why)}` };

@@ -7,6 +7,8 @@ import { bubblewrapArguments, guardedConflict, hostConflict, realDeclaredPath, w
 import { findProgram } from './find-program.js';
 import { expandPatterns, hostSecrets, secretPatterns } from './host-secrets.js';
 import { bubblewrapOutcome, directOutcome, initOutcome } from './launch-outcome.js';
+import { probeFailure, runProbe } from './probe-command.js';
+import { describeRunAs, dropArguments, giveWorkspace, resolveRunAs, type RunAs, type RunAsSetting } from './run-as.js';
 import { inNamespace, probeContainment, type PidNamespace } from './pid-namespace.js';
 import { probePidsCgroups, type PidsCgroupProbe, type RunCgroup } from './pids-cgroup.js';
 import { limitHit, limitsPrelude, prlimitArguments } from './resource-limits.js';
@@ -36,6 +38,13 @@ export interface SandboxOptions {
   ceiling?: SandboxCeiling;
   /** hears the sandbox's status when a later probe changed it (a `required` sandbox that could not run at start and now can) */
   onStatusChange?: (status: SandboxStatus) => void;
+  /**
+   * who a root gateway's tools run as (`sandbox.run_as`): a user's name or {uid, gid}; default `nobody`; `root` (or
+   * uid 0) runs them as root. Not root, this process's user is the only one they can run as, and this is ignored
+   */
+  runAs?: RunAsSetting;
+  /** hears what the sandbox changed on the host (a root-owned workspace given to the `run_as` user) */
+  onNotice?: (message: string) => void;
 }
 
 /** How long a `required` sandbox that cannot run waits between two probes made for the calls it refuses. */
@@ -49,6 +58,10 @@ export interface Probed {
   prlimit: boolean;
   cgroups: PidsCgroupProbe | undefined;
   root: boolean;
+  /** the user every tool becomes (a root gateway's `sandbox.run_as`); none: it runs as this process's user */
+  runAs?: RunAs;
+  /** why a root gateway cannot make its tools another user: every local call is refused with it */
+  runAsFailure?: string;
 }
 
 class HostSandbox implements Sandbox {
@@ -65,6 +78,26 @@ class HostSandbox implements Sandbox {
     this.current = describeStatus(probed, options.limits !== false);
     this.guarded = { hide: options.hide ?? [], protect: options.protect ?? [] };
     this.pool = new LauncherPool(options.waitingLaunchers);
+    this.drop = probed.runAs ? dropArguments(probed.runAs) : undefined;
+  }
+
+  /** setpriv's command that becomes `run_as` before the tool, for a root gateway's runs */
+  private readonly drop: string[] | undefined;
+
+  /** the workspaces already checked (and given to `run_as` where root owned them) */
+  private readonly given = new Set<string>();
+
+  /** A root-owned workspace is given to the user tools run as, once: they could not write in it otherwise. */
+  private giveWorkspace(workspace: string): void {
+    const { runAs } = this.probed;
+    if (runAs === undefined || this.given.has(workspace)) return;
+    this.given.add(workspace);
+    try {
+      const done = giveWorkspace(workspace, runAs);
+      if (done) this.options.onNotice?.(done);
+    } catch (error) {
+      this.options.onNotice?.(`the workspace ${workspace} cannot be given to ${describeRunAs(runAs)}, whom this root gateway runs its tools as, so they may not write in it: ${(error as Error).message}`);
+    }
   }
 
   get status(): SandboxStatus {
@@ -78,7 +111,7 @@ class HostSandbox implements Sandbox {
    */
   private reprobe(): Promise<void> {
     if (this.probing === undefined && Date.now() - this.probedAt >= REPROBE_INTERVAL_MS) {
-      this.probing = probeBubblewrap()
+      this.probing = probeBubblewrap(undefined, this.drop)
         .then((bubblewrap) => {
           if (!bubblewrap.ok || this.current.sandbox === 'on') return;
           this.probed = { ...this.probed, bubblewrap };
@@ -124,12 +157,15 @@ class HostSandbox implements Sandbox {
     if (this.status.mode === 'required' && this.status.sandbox === 'off') {
       return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the gateway's sandbox is 'required', but it cannot run here, so no local tool runs: ${this.status.reason}` };
     }
+    // fail closed: a root gateway that cannot make a tool another user does not run it as root instead
+    if (this.probed.runAsFailure !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: this.probed.runAsFailure };
     // the operator's own declarations (an MCP server's config) are not held to the ceiling set for the repository's
     const ceiling = request.operator ? undefined : this.options.ceiling;
     // each declared path is resolved once for this launch, and the ceiling, the conflicts and the binds all judge that
     // one real path: a symlink in the workspace that a tool flips between two folders passed the ceiling on one
     // resolution and was bound at the other (review M, M3)
     const workspace = this.realWorkspace(request.workspace);
+    this.giveWorkspace(workspace);
     const resolved = new Map<string, string>();
     const real = (path: string): string => {
       let found = resolved.get(path);
@@ -198,12 +234,12 @@ class HostSandbox implements Sandbox {
     const cgroups = limited && this.probed.cgroups?.ok ? this.probed.cgroups.cgroups : undefined;
     // the run's secret, only in its script: its shell's line that the program never started holds it (review K, K9)
     const nonce = randomBytes(16).toString('hex');
-    const run = { cwd: request.cwd, env: request.env, nonce, ...(limited ? { limits: policy.limits, processes: this.status.limits.processes === 'rlimit' } : {}) };
+    const run = { cwd: request.cwd, env: request.env, nonce, ...(this.drop ? { drop: this.drop } : {}), ...(limited ? { limits: policy.limits, processes: this.status.limits.processes === 'rlimit' } : {}) };
     let command: WarmCommand;
     if (this.status.sandbox === 'on') {
       const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
       const workspace = this.realWorkspace(request.workspace);
-      const args = bubblewrapArguments({ system: bubblewrap.system, workspace, policy, guarded, tmpfsSize: bubblewrap.tmpfsSize, ...(this.resolver ? { resolver: this.resolver } : {}) });
+      const args = bubblewrapArguments({ system: bubblewrap.system, workspace, policy, guarded, tmpfsSize: bubblewrap.tmpfsSize, dropping: this.drop !== undefined, ...(this.resolver ? { resolver: this.resolver } : {}) });
       // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
       command = { launcher: [bubblewrap.path, ...args], workspace, statusFd: STATUS_FD, run: { ...run, env: { ...request.env, TMPDIR: '/tmp' }, argv: [request.file, ...request.args] } };
     } else if (this.probed.namespace.ok) {
@@ -247,9 +283,9 @@ class HostSandbox implements Sandbox {
   private sandboxed(request: LaunchRequest, policy: ToolSandbox, guarded: GuardedPaths, limits: { prelude?: string; prlimit: string[] }): Command {
     const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
     const workspace = this.realWorkspace(request.workspace);
-    const args = bubblewrapArguments({ system: bubblewrap.system, workspace, cwd: request.cwd, policy, guarded, tmpfsSize: bubblewrap.tmpfsSize, ...(this.resolver ? { resolver: this.resolver } : {}) });
+    const args = bubblewrapArguments({ system: bubblewrap.system, workspace, cwd: request.cwd, policy, guarded, tmpfsSize: bubblewrap.tmpfsSize, dropping: this.drop !== undefined, ...(this.resolver ? { resolver: this.resolver } : {}) });
     // both by absolute path: the gateway's PATH may hold a folder tools can write (review K, K1)
-    const inside = [bubblewrap.path, ...args, ...limits.prlimit, request.file, ...request.args];
+    const inside = [bubblewrap.path, ...args, ...(this.drop ?? []), ...limits.prlimit, request.file, ...request.args];
     const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...inside] : inside;
     // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
     return { ok: true, argv, env: { ...request.env, TMPDIR: '/tmp' }, read: bubblewrapOutcome };
@@ -260,7 +296,7 @@ class HostSandbox implements Sandbox {
     // a wrapper would report a missing program as its own failure: find it first, as spawn would
     const program = findProgram(request.file, request.env.PATH, request.cwd);
     if (program === undefined) return { ok: false, refusal: { ok: false, code: 'SPAWN_FAILED', message: `spawn ${request.file} ENOENT: no such program on PATH (${request.env.PATH ?? ''})` } };
-    const tool = [...limits.prlimit, program, ...request.args];
+    const tool = [...(this.drop ?? []), ...limits.prlimit, program, ...request.args];
     const { namespace } = this.probed;
     if (namespace.ok) return { ok: true, argv: inNamespace(namespace.launcher, tool, limits.prelude), env: request.env, read: initOutcome };
     const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...tool] : tool;
@@ -285,25 +321,48 @@ async function realPaths(paths: readonly string[] | undefined): Promise<string[]
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const limits = options.limits !== false;
   const root = process.getuid?.() === 0;
-  const [bubblewrap, { namespace, prlimit }, cgroups, resolver, secrets] = await Promise.all([
-    options.mode === 'off' ? undefined : settledProbe(() => probeBubblewrap()),
+  // a root gateway runs no tool as root unless the operator says so: each becomes `run_as` (nobody) first
+  const runAs = root ? resolveRunAs(options.runAs) : undefined;
+  const drop = runAs ? dropArguments(runAs) : undefined;
+  const [probedBubblewrap, { namespace, prlimit }, cgroups, resolver, secrets] = await Promise.all([
+    options.mode === 'off' ? undefined : settledProbe(() => probeBubblewrap(undefined, drop)),
     probeContainment(limits),
     limits ? probePidsCgroups() : undefined,
     resolverFolder(),
     // a root gateway's tools run as root, whom no file mode stops: what the host keeps from everyone else is hidden
     root && options.mode !== 'off' ? hostSecrets() : [],
   ]);
-  const probed: Probed = { mode: options.mode, bubblewrap, namespace, prlimit, cgroups, root };
+  const { bubblewrap, runAsFailure } = runAs ? await dropProbed(probedBubblewrap, runAs) : { bubblewrap: probedBubblewrap };
+  const probed: Probed = { mode: options.mode, bubblewrap, namespace, prlimit, cgroups, root, ...(runAs ? { runAs } : {}), ...(runAsFailure ? { runAsFailure } : {}) };
   // the run scripts' folder too: where the temporary folder is inside a workspace, tools would read other runs' scripts
   const hide = await realPaths([...(options.hide ?? []), scriptFolder(), ...secrets]);
   const hidePatterns = [...(options.hidePatterns ?? []), ...(root && options.mode !== 'off' ? secretPatterns() : [])];
   return new HostSandbox(probed, { ...options, hide, hidePatterns, protect: await realPaths(options.protect) }, resolver);
 }
 
+/**
+ * Whether a root gateway's runs can become `run_as`: the bubblewrap probe tried a run that does (a success says so);
+ * where it failed, or there is no bubblewrap, setpriv is tried alone. Where bubblewrap runs but the drop fails inside
+ * it, the sandbox stays on and every call is refused with the reason, never run as root.
+ */
+async function dropProbed(bubblewrap: Bubblewrap | undefined, runAs: RunAs): Promise<{ bubblewrap: Bubblewrap | undefined; runAsFailure?: string }> {
+  if (bubblewrap?.ok) return { bubblewrap };
+  const drop = dropArguments(runAs);
+  const alone = await runProbe(drop[0]!, [...drop.slice(1), 'true']);
+  const fix = 'install util-linux (setpriv), or set sandbox.run_as to a user of this host ({uid, gid}, or root to run tools as root)';
+  if (!alone.ok) return { bubblewrap, runAsFailure: `this gateway runs as root and runs no tool as root, but it cannot make a tool ${describeRunAs(runAs)} here: ${probeFailure(alone)}; ${fix}` };
+  if (bubblewrap === undefined) return { bubblewrap };
+  // bubblewrap failed with the drop: is it the drop, or bubblewrap itself?
+  const plain = await probeBubblewrap();
+  if (!plain.ok) return { bubblewrap };
+  return { bubblewrap: plain, runAsFailure: `this gateway runs as root and runs no tool as root, but a run in bubblewrap cannot become ${describeRunAs(runAs)}: ${bubblewrap.reason.replace(/; [^;]*$/, '')}; ${fix}` };
+}
+
 let containment: Promise<Sandbox> | undefined;
 
 /** The sandbox of a run that was given none: no isolation or limits, but a PID namespace that ends with the run. */
 export function processContainment(): Promise<Sandbox> {
-  containment ??= createSandbox({ mode: 'off', limits: false });
+  // a library caller's run without a sandbox: run as this process's user, as before run_as (a gateway always gives one)
+  containment ??= createSandbox({ mode: 'off', limits: false, runAs: 'root' });
   return containment;
 }

@@ -35,5 +35,11 @@ export function describeStatus(probed: Probed, limitsWanted: boolean): SandboxSt
             'install bubblewrap, or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0), or run as root',
         }),
     limits: limitsStatus(probed, limitsWanted, namespaced),
+    ...(probed.runAs ? { runAs: { ...probed.runAs } } : {}),
+    ...(probed.runAsFailure
+      ? { runAsReason: probed.runAsFailure }
+      : probed.root && probed.runAs === undefined
+        ? { runAsReason: "sandbox.run_as is root: this root gateway's tools run as root, whom no file mode stops (set run_as to an unprivileged user, or leave it out for nobody)" }
+        : {}),
   };
 }

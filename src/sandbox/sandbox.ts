@@ -20,6 +20,10 @@ export interface SandboxStatus {
   containmentReason?: string;
   /** how the declared resource limits are enforced (or why they are not) */
   limits: LimitsStatus;
+  /** the user a root gateway's tools run as (`sandbox.run_as`); absent: they run as this process's user */
+  runAs?: { uid: number; gid: number; name?: string };
+  /** a root gateway whose tools run as root (the operator said so), or cannot run as another user (every call refused) */
+  runAsReason?: string;
 }
 
 /** How resource limits hold on this host. */

@@ -39,6 +39,8 @@ export interface WarmRun {
   /** set RLIMIT_NPROC too: no pids cgroup counts the processes */
   processes?: boolean;
   argv: readonly string[];
+  /** the command that becomes the user the tool runs as (setpriv's, a root gateway's `sandbox.run_as`), before the program */
+  drop?: readonly string[];
   /** run the program as PID 2 under this shell as the namespace's init, instead of in its place */
   init?: boolean;
   /**
@@ -91,7 +93,7 @@ export function warmScript(run: WarmRun): string {
   // the shell exports what it was started with (nothing) and PWD, OLDPWD: the program gets the run's environment only
   lines.push('unset PWD OLDPWD');
   for (const [name, value] of Object.entries(run.env)) lines.push(`export ${name}=${shellWord(value)}`);
-  const argv = run.limits && run.processes === true ? [...processesLimit(run.limits), ...run.argv] : run.argv;
+  const argv = [...(run.drop ?? []), ...(run.limits && run.processes === true ? processesLimit(run.limits) : []), ...run.argv];
   const command = argv.map(shellWord).join(' ');
   if (run.nonce !== undefined) {
     // bash runs no EXIT trap when an exec fails (dash does): a program it cannot find ends the shell here instead

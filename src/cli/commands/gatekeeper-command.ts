@@ -26,7 +26,9 @@ export const gatekeeperCommand: Command = {
     const logger = createLogger(process.env.HLDP_LOG_LEVEL ?? 'info');
     const root = typeof flags.root === 'string' ? flags.root : process.cwd();
     // probed before it listens: what exec cannot enforce here is said before the first command runs
-    const sandbox = await createSandbox({ mode, protect: OWN_FOLDERS });
+    // a root gatekeeper runs commands as nobody, or as HLDP_SANDBOX_RUN_AS (a user's name, a uid, or root)
+    const runAs = process.env.HLDP_SANDBOX_RUN_AS;
+    const sandbox = await createSandbox({ mode, protect: OWN_FOLDERS, ...(runAs ? { runAs } : {}), onNotice: (message) => logger.warn({ sandbox: 'run_as' }, message) });
     const warnings = sandboxWarnings(sandbox.status);
     for (const warning of warnings) logger.warn({ sandbox: sandbox.status.sandbox }, warning);
     const running = await startGatekeeper({ host, port, root, token, logger, sandbox });

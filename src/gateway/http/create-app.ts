@@ -57,7 +57,9 @@ export function createApp(options: AppOptions): Express {
     const sandbox = gateway.sandbox;
     // dropped definitions are a degraded service: some tool an agent expects is not there; so is a store that does not
     // answer, and so are local tools that cannot run at all (sandbox required and off)
-    const status = index.stale || scanError || index.errors.length > 0 || !store.ok || (sandbox?.mode === 'required' && sandbox.sandbox === 'off') ? 'degraded' : 'ok';
+    // …or because a root gateway cannot run them as sandbox.run_as (and so runs none)
+    const unrunnable = (sandbox?.mode === 'required' && sandbox.sandbox === 'off') || (sandbox?.runAs !== undefined && sandbox.runAsReason !== undefined);
+    const status = index.stale || scanError || index.errors.length > 0 || !store.ok || unrunnable ? 'degraded' : 'ok';
     if (!mayReadDetails(request)) {
       response.json({ status });
       return;
@@ -115,5 +117,7 @@ function sandboxHealth(status: SandboxStatus): Record<string, unknown> {
     containment: status.containment,
     ...(status.containmentReason ? { containment_reason: status.containmentReason } : {}),
     limits: { rlimits: status.limits.rlimits, processes: status.limits.processes, ...(status.limits.reason ? { reason: status.limits.reason } : {}) },
+    ...(status.runAs ? { run_as: status.runAs } : {}),
+    ...(status.runAsReason ? { run_as_reason: status.runAsReason } : {}),
   };
 }

@@ -134,6 +134,8 @@ export class ExecutionTargets {
         // no tool may register another, nor change the code of the gateway that runs it
         protect: [...repository, ...OWN_FOLDERS],
         ...(config.sandboxCeiling ? { ceiling: config.sandboxCeiling } : {}),
+        ...(config.sandboxRunAs !== undefined ? { runAs: config.sandboxRunAs } : {}),
+        onNotice: (message) => this.logger?.warn({ sandbox: 'run_as' }, message),
         onStatusChange: (status) => this.logger?.warn({ sandbox: status.sandbox }, `sandbox: ${status.sandbox} after probing bubblewrap again: local tools run ${status.sandbox === 'on' ? 'in the sandbox' : 'unisolated'} from now on`),
       });
       for (const warning of sandboxWarnings(sandbox.status)) this.logger?.warn({ sandbox: sandbox.status.sandbox }, warning);

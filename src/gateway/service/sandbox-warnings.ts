@@ -13,5 +13,6 @@ export function sandboxWarnings(status: SandboxStatus | undefined): string[] {
   }
   if (status.containmentReason) warnings.push(`process containment: ${status.containmentReason}`);
   if (status.limits.reason) warnings.push(`resource limits: ${status.limits.reason}`);
+  if (status.runAsReason) warnings.push(`run_as: ${status.runAsReason}`);
   return warnings;
 }

@@ -1,0 +1,79 @@
+import { chownSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { hostProgram } from './bubblewrap.js';
+
+/** `sandbox.run_as` as the operator writes it: a user's name, or numbers. */
+export type RunAsSetting = string | { uid: number; gid: number };
+
+/** The unprivileged user a root gateway's tools run as. */
+export interface RunAs {
+  uid: number;
+  gid: number;
+  /** the name it was given by, or found under in /etc/passwd */
+  name?: string;
+}
+
+/** The user a root gateway's tools run as when the operator names none: `nobody`, or 65534 where /etc/passwd lacks it. */
+export const DEFAULT_RUN_AS = 'nobody';
+
+const NOBODY_ID = 65534;
+
+/** A user's uid and primary gid from a passwd file, or undefined. */
+function passwdEntry(name: string, passwd: string): { uid: number; gid: number } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(passwd, 'utf8');
+  } catch {
+    return undefined;
+  }
+  for (const line of text.split('\n')) {
+    const [user, , uid, gid] = line.split(':');
+    if (user === name && /^\d+$/.test(uid ?? '') && /^\d+$/.test(gid ?? '')) return { uid: Number(uid), gid: Number(gid) };
+  }
+  return undefined;
+}
+
+/**
+ * Who a root gateway's tools run as: undefined when they run as root because the operator said so (`run_as: root`,
+ * or uid 0); throws, naming the fix, for a user that does not exist here.
+ */
+export function resolveRunAs(setting: RunAsSetting | undefined, passwd = '/etc/passwd'): RunAs | undefined {
+  if (setting === undefined) {
+    const nobody = passwdEntry(DEFAULT_RUN_AS, passwd);
+    return { uid: nobody?.uid ?? NOBODY_ID, gid: nobody?.gid ?? NOBODY_ID, name: DEFAULT_RUN_AS };
+  }
+  if (typeof setting === 'object') return setting.uid === 0 ? undefined : { uid: setting.uid, gid: setting.gid };
+  if (/^\d+$/.test(setting)) return Number(setting) === 0 ? undefined : { uid: Number(setting), gid: Number(setting) };
+  const entry = passwdEntry(setting, passwd);
+  if (entry === undefined) throw new Error(`sandbox.run_as names the user '${setting}', who is not in ${passwd}: name a user of this host, or give {uid, gid}`);
+  return entry.uid === 0 ? undefined : { ...entry, name: setting };
+}
+
+/** `uid 65534 (nobody)`, for messages. */
+export function describeRunAs(runAs: RunAs): string {
+  return `uid ${runAs.uid}, gid ${runAs.gid}${runAs.name ? ` (${runAs.name})` : ''}`;
+}
+
+/**
+ * The command that becomes the user before it execs the tool (util-linux's setpriv): real, effective and saved ids,
+ * no supplementary groups, no inheritable capabilities and an empty bounding set. Run by root (or, in the sandbox,
+ * by its first process, which keeps only CAP_SETUID, CAP_SETGID and CAP_SETPCAP for it): the kernel clears every
+ * capability when the last of its uids leaves 0, and bubblewrap's no_new_privs keeps setuid programs from raising it.
+ */
+export function dropArguments(runAs: RunAs): string[] {
+  return [hostProgram('setpriv'), `--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--'];
+}
+
+/**
+ * Gives a root-owned workspace folder (the folder itself, not what it holds) to the user tools run as, so that they
+ * can make files in it; says what it did, or undefined when nothing was to be done. A folder another user owns is
+ * left as it is (its owner chose its modes), and so is the gateway's home folder or one holding it.
+ */
+export function giveWorkspace(workspace: string, runAs: RunAs): string | undefined {
+  const info = statSync(workspace, { throwIfNoEntry: false });
+  if (!info?.isDirectory() || info.uid !== 0) return undefined;
+  const home = homedir();
+  if (home === workspace || home.startsWith(workspace.endsWith('/') ? workspace : `${workspace}/`)) return undefined;
+  chownSync(workspace, runAs.uid, runAs.gid);
+  return `the workspace ${workspace} (owned by root) now belongs to ${describeRunAs(runAs)}, whom this root gateway runs its tools as, so that they can write in it (its contents keep their owners)`;
+}
