@@ -84,6 +84,17 @@ class HostSandbox implements Sandbox {
   /** setpriv's command that becomes `run_as` before the tool, for a root gateway's runs */
   private readonly drop: string[] | undefined;
 
+  /**
+   * The run's environment; a run that becomes `run_as` also trusts every repository to git (`safe.directory=*`, as
+   * command-line configuration, which git honours for it): git refuses one another user owns ("dubious ownership"),
+   * so the git tools of a root gateway failed in a workspace root made. Its config and hooks are read-only in the
+   * sandbox, and what they would run, runs as the same unprivileged user as the tool.
+   */
+  private environment(env: Record<string, string>): Record<string, string> {
+    if (this.drop === undefined || env.GIT_CONFIG_COUNT !== undefined) return env;
+    return { ...env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: '*' };
+  }
+
   /** the workspaces already checked (and given to `run_as` where root owned them) */
   private readonly given = new Set<string>();
 
@@ -234,14 +245,14 @@ class HostSandbox implements Sandbox {
     const cgroups = limited && this.probed.cgroups?.ok ? this.probed.cgroups.cgroups : undefined;
     // the run's secret, only in its script: its shell's line that the program never started holds it (review K, K9)
     const nonce = randomBytes(16).toString('hex');
-    const run = { cwd: request.cwd, env: request.env, nonce, ...(this.drop ? { drop: this.drop } : {}), ...(limited ? { limits: policy.limits, processes: this.status.limits.processes === 'rlimit' } : {}) };
+    const run = { cwd: request.cwd, env: this.environment(request.env), nonce, ...(this.drop ? { drop: this.drop } : {}), ...(limited ? { limits: policy.limits, processes: this.status.limits.processes === 'rlimit' } : {}) };
     let command: WarmCommand;
     if (this.status.sandbox === 'on') {
       const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
       const workspace = this.realWorkspace(request.workspace);
       const args = bubblewrapArguments({ system: bubblewrap.system, workspace, policy, guarded, tmpfsSize: bubblewrap.tmpfsSize, dropping: this.drop !== undefined, ...(this.resolver ? { resolver: this.resolver } : {}) });
       // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
-      command = { launcher: [bubblewrap.path, ...args], workspace, statusFd: STATUS_FD, run: { ...run, env: { ...request.env, TMPDIR: '/tmp' }, argv: [request.file, ...request.args] } };
+      command = { launcher: [bubblewrap.path, ...args], workspace, statusFd: STATUS_FD, run: { ...run, env: { ...run.env, TMPDIR: '/tmp' }, argv: [request.file, ...request.args] } };
     } else if (this.probed.namespace.ok) {
       // a wrapper would report a missing program as its own failure: find it first, as spawn would
       const program = findProgram(request.file, request.env.PATH, request.cwd);
@@ -288,7 +299,7 @@ class HostSandbox implements Sandbox {
     const inside = [bubblewrap.path, ...args, ...(this.drop ?? []), ...limits.prlimit, request.file, ...request.args];
     const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...inside] : inside;
     // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
-    return { ok: true, argv, env: { ...request.env, TMPDIR: '/tmp' }, read: bubblewrapOutcome };
+    return { ok: true, argv, env: { ...this.environment(request.env), TMPDIR: '/tmp' }, read: bubblewrapOutcome };
   }
 
   /** No sandbox: the PID namespace (unshare) where there is one, the limits, the program itself. */
@@ -298,9 +309,9 @@ class HostSandbox implements Sandbox {
     if (program === undefined) return { ok: false, refusal: { ok: false, code: 'SPAWN_FAILED', message: `spawn ${request.file} ENOENT: no such program on PATH (${request.env.PATH ?? ''})` } };
     const tool = [...(this.drop ?? []), ...limits.prlimit, program, ...request.args];
     const { namespace } = this.probed;
-    if (namespace.ok) return { ok: true, argv: inNamespace(namespace.launcher, tool, limits.prelude), env: request.env, read: initOutcome };
+    if (namespace.ok) return { ok: true, argv: inNamespace(namespace.launcher, tool, limits.prelude), env: this.environment(request.env), read: initOutcome };
     const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...tool] : tool;
-    return { ok: true, argv, env: request.env, read: directOutcome };
+    return { ok: true, argv, env: this.environment(request.env), read: directOutcome };
   }
 }
 

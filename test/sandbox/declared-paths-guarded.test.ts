@@ -1,11 +1,11 @@
-import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DeclaredSandbox } from '../../src/core/index.js';
 import { minimalEnvironment, runProcess, type ProcessSpec } from '../../src/executors/index.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { makeTempDir } from '../helpers/git.js';
-import { describeWithBubblewrap } from './support/bubblewrap.js';
+import { describeWithBubblewrap, giveToNobody } from './support/bubblewrap.js';
 
 let temp: { path: string; cleanup: () => Promise<void> };
 let sandbox: Sandbox;
@@ -34,6 +34,8 @@ describeWithBubblewrap('declared paths into the gateway’s hidden and read-only
     // a committed symlink in the workspace that points into the cache
     await symlink(cache, join(workspace, 'link'));
     sandbox = await createSandbox({ mode: 'auto', hide: [cache], protect: [repository], limits: false });
+    // a root gateway's tools run as nobody (sandbox.run_as): they must reach these folders as nobody would
+    if (process.getuid?.() === 0) await chmod(temp.path, 0o755);
   });
   afterAll(async () => {
     sandbox?.close();
@@ -67,6 +69,8 @@ describeWithBubblewrap('declared paths into the gateway’s hidden and read-only
   it('lets a tool whose workspace is inside the read-only repository write what it declares inside that workspace', async () => {
     const inner = join(repository, 'tools', 'builder');
     await mkdir(join(inner, 'out'), { recursive: true });
+    // a declared writable path is the operator's to give to a root gateway's run_as user
+    if (process.getuid?.() === 0) await giveToNobody(join(inner, 'out'));
     const result = await runProcess({ ...sh('echo built > out/artifact', { filesystem: { write: ['out'] } }), cwd: inner, isolation: { sandbox, workspace: inner, declared: { filesystem: { write: ['out'] } } } });
     expect(result).toMatchObject({ ok: true });
     expect(await readFile(join(inner, 'out', 'artifact'), 'utf8')).toBe('built\n');

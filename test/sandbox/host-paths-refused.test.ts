@@ -6,7 +6,7 @@ import type { DeclaredSandbox } from '../../src/core/index.js';
 import { minimalEnvironment, runProcess, type ProcessSpec } from '../../src/executors/index.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { git, makeTempDir } from '../helpers/git.js';
-import { describeWithBubblewrap } from './support/bubblewrap.js';
+import { describeWithBubblewrap, giveToNobody } from './support/bubblewrap.js';
 
 // Review K: a TOOL.hdlp is written by anyone with push access, and an agent's shell-exec writes what the workspace
 // holds. Neither may reach what the gateway, a person or CI runs on the host, outside the sandbox.
@@ -44,6 +44,12 @@ describeWithBubblewrap('what no tool may reach on the host', () => {
     savedPath = process.env.PATH;
     process.env.PATH = `${pathFolder}${delimiter}${process.env.PATH}`;
     sandbox = await createSandbox({ mode: 'auto', protect: [repository] });
+    // a root gateway runs tools as nobody (sandbox.run_as): what they write is the operator's to give them, as the
+    // README says (the gateway gives only a root-owned workspace folder itself, not what it holds)
+    if (process.getuid?.() === 0) {
+      await chmod(temp.path, 0o755);
+      await giveToNobody(workspace);
+    }
   });
   afterAll(async () => {
     process.env.PATH = savedPath;
@@ -89,6 +95,7 @@ describeWithBubblewrap('what no tool may reach on the host', () => {
 
   it('still grants a declared path of the workspace or of a project folder', async () => {
     await mkdir(join(temp.path, 'shared-out'));
+    if (process.getuid?.() === 0) await giveToNobody(join(temp.path, 'shared-out'));
     const result = await runProcess(sh(`echo made > ${join(temp.path, 'shared-out', 'a')} && echo ok`, { filesystem: { write: [join(temp.path, 'shared-out')], read: ['/usr/share'] } }));
     expect(result).toMatchObject({ ok: true, output: 'ok\n' });
   });

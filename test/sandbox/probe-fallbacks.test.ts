@@ -61,12 +61,27 @@ describe('the sandbox probe', () => {
   });
 
   describe('when setpriv cannot run', () => {
+    const brokenSetpriv = { setpriv: '#!/bin/sh\necho "setpriv: not here" >&2\nexit 1\n' };
     it('still contains every run in a PID namespace, with the limits enforced', async () => {
-      const gateway = await serveWith({ setpriv: '#!/bin/sh\necho "setpriv: not here" >&2\nexit 1\n' }, { HLDP_SANDBOX: 'off' });
+      // a root gateway needs setpriv to run tools as sandbox.run_as (below): this one is told to run them as root
+      const gateway = await serveWith(brokenSetpriv, { HLDP_SANDBOX: 'off', ...(process.getuid?.() === 0 ? { HLDP_SANDBOX_RUN_AS: 'root' } : {}) });
       expect(gateway.stderr()).not.toContain('process containment:');
       expect(await health(gateway)).toMatchObject({ containment: 'pid-namespace', limits: { rlimits: true } });
       expect((await health(gateway)).limits.reason ?? '').not.toContain('prlimit');
       await leavesNothingBehind(gateway);
+    });
+  });
+
+  describe('when setpriv cannot run', () => {
+    const root = process.getuid?.() === 0;
+    // a root gateway runs no tool as root unless told to: without setpriv it runs none, and says why
+    (root ? it : it.skip)(`refuses every call of a root gateway with a whole receipt saying why, and runs nothing${root ? '' : ' (NOT RUN: needs root)'}`, async () => {
+      const gateway = await serveWith({ setpriv: '#!/bin/sh\necho "setpriv: not here" >&2\nexit 1\n' }, { HLDP_SANDBOX: 'off' });
+      const receipt = (await request(gateway, 'POST', '/v1/call', { body: { tool: 'sh', params: { cmd: `touch ${join(temp.path, 'ran')}` } } })).json as Record<string, unknown>;
+      expect(receipt).toMatchObject({ ok: false, code: 'SANDBOX_UNAVAILABLE', exit_code: null, output: '' });
+      expect(receipt.error).toMatch(/runs no tool as root, but it cannot make a tool uid 65534.*setpriv: not here/);
+      expect(gateway.stderr()).toMatch(/run_as: this gateway runs as root and runs no tool as root/);
+      expect(await readdir(temp.path)).not.toContain('ran');
     });
   });
 

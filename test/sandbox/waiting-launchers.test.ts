@@ -62,7 +62,9 @@ for (const mode of ['auto', 'off'] as const) {
         expect(printed).toMatchObject({ ok: true, output: `${hostile}|run ${run}|` });
         const env = await runProcess(spec(sandbox, 'env', [], { env: { PATH: '/usr/bin:/bin', ONE: `it's ${run}` } }));
         // no PWD or OLDPWD of the launcher's shell, nothing of the gateway's, TMPDIR only where the sandbox sets it
-        const expected = mode === 'auto' ? [`ONE=it's ${run}`, 'PATH=/usr/bin:/bin', 'TMPDIR=/tmp'] : [`ONE=it's ${run}`, 'PATH=/usr/bin:/bin'];
+        // a root gateway's run (as nobody, sandbox.run_as) is also told git's safe.directory, as command-line configuration
+        const git = process.getuid?.() === 0 ? ['GIT_CONFIG_COUNT=1', 'GIT_CONFIG_KEY_0=safe.directory', 'GIT_CONFIG_VALUE_0=*'] : [];
+        const expected = [...git, `ONE=it's ${run}`, 'PATH=/usr/bin:/bin', ...(mode === 'auto' ? ['TMPDIR=/tmp'] : [])];
         expect(env).toMatchObject({ ok: true });
         expect(env.output.trimEnd().split('\n').sort()).toEqual(expected);
       }

@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { chown, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, it } from 'vitest';
 
 /** Why bubblewrap cannot make a sandbox on this machine, or undefined when it can (checked once, as the gateway's probe does). */
@@ -27,5 +29,14 @@ export function describeWithBubblewrap(name: string, suite: () => void): void {
   } else {
     console.warn(`NOT RUN: the sandbox tests of '${name}' need bubblewrap: ${problem}`);
     describe.skip(`${name} (NOT RUN: ${problem})`, suite);
+  }
+}
+
+/** Gives a folder and all it holds to nobody (65534), whom a root gateway runs its tools as by default (sandbox.run_as). */
+export async function giveToNobody(path: string): Promise<void> {
+  await chown(path, 65534, 65534);
+  for (const entry of await readdir(path, { withFileTypes: true })) {
+    if (entry.isDirectory()) await giveToNobody(join(path, entry.name));
+    else if (!entry.isSymbolicLink()) await chown(join(path, entry.name), 65534, 65534);
   }
 }
