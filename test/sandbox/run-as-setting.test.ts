@@ -1,0 +1,40 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveRunAs } from '../../src/sandbox/run-as.js';
+import { makeTempDir } from '../helpers/git.js';
+
+// sandbox.run_as as the operator writes it, read against a passwd file of our own
+let temp: { path: string; cleanup: () => Promise<void> };
+let passwd: string;
+
+beforeAll(async () => {
+  temp = await makeTempDir();
+  passwd = join(temp.path, 'passwd');
+  await writeFile(passwd, 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\nbuilder:x:1500:1600::/home/builder:/bin/sh\n');
+});
+afterAll(async () => {
+  await temp?.cleanup();
+});
+
+describe('resolveRunAs', () => {
+  it.each([
+    ['left out', undefined, { uid: 65534, gid: 65534, name: 'nobody' }],
+    ['a user of the host', 'builder', { uid: 1500, gid: 1600, name: 'builder' }],
+    ['numbers', { uid: 4321, gid: 4322 }, { uid: 4321, gid: 4322 }],
+    ['a uid as text (HLDP_SANDBOX_RUN_AS)', '4321', { uid: 4321, gid: 4321 }],
+    ['root by name', 'root', undefined],
+    ['uid 0', { uid: 0, gid: 0 }, undefined],
+    ['uid 0 as text', '0', undefined],
+  ] as const)('when it is %s, returns whom tools run as (none: root)', (_case, setting, expected) => {
+    expect(resolveRunAs(setting as Parameters<typeof resolveRunAs>[0], passwd)).toEqual(expected);
+  });
+
+  it('falls back to 65534 where the host has no nobody', () => {
+    expect(resolveRunAs(undefined, join(temp.path, 'no-such-passwd'))).toEqual({ uid: 65534, gid: 65534, name: 'nobody' });
+  });
+
+  it('throws naming the fix for a user the host does not have', () => {
+    expect(() => resolveRunAs('ghost', passwd)).toThrow(/sandbox.run_as names the user 'ghost', who is not in .*passwd: name a user of this host, or give \{uid, gid\}/);
+  });
+});
