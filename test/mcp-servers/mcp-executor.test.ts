@@ -27,7 +27,9 @@ async function gatewayWith(servers: Record<string, Record<string, unknown>>, too
   const repo = await initRepository(join(temp.path, 'repo'));
   await commitFiles(repo, Object.fromEntries(Object.entries(tools).map(([name, text]) => [`tools/${name}/TOOL.hdlp`, text])));
   const config = await writeMcpConfig(temp.path, servers);
-  const opened = await openTestGateway(repo, { HLDP_CONFIG: config, ...env });
+  // these servers write records into the test's own (root's) folders: run as root, as before sandbox.run_as; a root
+  // gateway's MCP servers running as nobody is test/sandbox/run-as.test.ts
+  const opened = await openTestGateway(repo, { HLDP_CONFIG: config, ...(process.getuid?.() === 0 ? { HLDP_SANDBOX_RUN_AS: 'root' } : {}), ...env });
   cleanups.push(opened.cleanup);
   return { gateway: opened.gateway, workspace: opened.workspace, folder: temp.path };
 }
