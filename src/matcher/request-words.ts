@@ -1,6 +1,7 @@
 import { analyzeWords } from './analyze.js';
 import type { RequestTerms } from './features.js';
 import { glossesOf, type Glosses } from './lexicon.js';
+import { bridgedScripts, isForeignFunctionWord, loanwordGlosses } from './loanwords.js';
 import { relativesOf } from './relatives.js';
 import { inverseDocumentFrequency, type SearchIndex } from './search-index.js';
 import { valueWords } from './value-words.js';
@@ -23,6 +24,9 @@ export interface QueryWord {
 
 const NO_GLOSSES: Glosses = { senses: [], common: 0 };
 const NO_RELATIVES: string[] = [];
+// a word in ASCII letters in a request in another script is a name or a code, not a borrowed word
+const ASCII_WORD = /^[\x00-\x7f]*$/;
+const LATIN_ONLY = /^[\p{Script=Latin}\p{M}\p{Nd}]*$/u;
 
 // An intent is a sentence or two; past this many distinct words the rest is pasted material, and
 // reading all of it would make one request cost as much as hundreds.
@@ -42,15 +46,21 @@ export function readRequest(index: SearchIndex, text: string, valueWeight: numbe
   const pairs = new Set<string>();
   const seen = new Set<string>();
   let previous: string | undefined;
-  for (const { word, terms: wordTerms } of analyzeWords(request, MAX_QUERY_WORDS)) {
+  const analysed = analyzeWords(request, MAX_QUERY_WORDS);
+  // only a request with a function word of Spanish, German, … is read again for its language (most are in English)
+  const bridged = analysed.some(({ word }) => isForeignFunctionWord(word)) ? bridgedScripts(request) : undefined;
+  for (const { word, terms: wordTerms } of analysed) {
     const first = wordTerms[0]!;
+    // a request in Spanish or German has its function words (de, la, und) read as English's are: left out
+    if (bridged?.latin === true && isForeignFunctionWord(word)) continue;
     if (previous !== undefined && previous !== first) pairs.add(`${previous} ${first}`);
     previous = first;
     if (seen.has(first) || words.length === MAX_QUERY_WORDS) continue;
     seen.add(first);
     for (const term of wordTerms) terms.add(term);
     const value = values.has(word);
-    const glosses = value ? NO_GLOSSES : glossesOf(word);
+    let glosses = value ? NO_GLOSSES : glossesOf(word);
+    if (!value && glosses.senses.length === 0 && glosses.pending !== true && !index.documentFrequency.has(first)) glosses = loanSenses(index, word, bridged?.latin === true);
     const weight = inverseDocumentFrequency(index, first) * (value ? valueWeight : 1);
     // a translation is searched and covers the word, but it is not the request naming the tool: its
     // senses stay out of the terms that name and intent shares, and so the confidence, compare
@@ -60,4 +70,14 @@ export function readRequest(index: SearchIndex, text: string, valueWeight: numbe
     words.length === 0 ? 0 : words.filter(test).length / words.length;
   const unknownShare = share((word) => !index.documentFrequency.has(word.terms[0]!));
   return { words, terms, pairs, unknownShare, valueShare: share((word) => word.value) };
+}
+
+
+// A word no tool has, in a request not in English, may be an English word borrowed (see `loanwordGlosses`); a word
+// in ASCII letters in a request in another script is a name or a code, as a value is (bridging German's capitalised
+// nouns, which are read as names, too gained one request of 33 and cost Russian's names as much: not done)
+function loanSenses(index: SearchIndex, word: string, latin: boolean): Glosses {
+  if (ASCII_WORD.test(word)) return latin ? loanwordGlosses(index, word) : NO_GLOSSES;
+  // a word with a letter of another script than Latin's, or any word of a request not in English
+  return latin || !LATIN_ONLY.test(word) ? loanwordGlosses(index, word) : NO_GLOSSES;
 }

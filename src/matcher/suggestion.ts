@@ -31,7 +31,7 @@ export async function loadTransliteration(): Promise<void> {
 }
 
 // any-ascii at its first use: an ES module, which require() loads from Node 20.19 and 22.12 on
-function transliterator(): Transliterate {
+export function transliterator(): Transliterate {
   anyAscii ??= (createRequire(import.meta.url)('any-ascii') as { default: Transliterate }).default;
   return anyAscii;
 }
