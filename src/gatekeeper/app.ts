@@ -41,7 +41,7 @@ export function createGatekeeperApp(options: GatekeeperAppOptions): Express {
     const { timeout_ms, max_output_bytes, sandbox: declared } = parsed.request;
     const result = await runMethod(parsed.request, {
       root: options.root, timeoutMs: timeout_ms, maxOutputBytes: max_output_bytes, signal: hangUp.signal,
-      ...(options.sandbox ? { sandbox: options.sandbox, hidden: options.sandbox.hidden } : {}), ...(declared ? { declared } : {}),
+      ...(options.sandbox ? { sandbox: options.sandbox, hidden: options.sandbox.hidden, readOnly: options.sandbox.readOnly } : {}), ...(declared ? { declared } : {}),
     });
     response.json(result);
   });

@@ -16,6 +16,7 @@ import {
   type OutputEncoding,
 } from '../executors/index.js';
 import type { ExecutionResult } from '../core/index.js';
+import { workspaceConflict, writeRefusal } from '../sandbox/index.js';
 import type { MethodContext } from './method-context.js';
 import { readByteWindow, readLineWindow } from './windows.js';
 
@@ -31,6 +32,8 @@ export async function readFileMethod(params: { path: string; encoding?: OutputEn
   if (windowed && params.encoding === 'base64') {
     return failedResult('INVALID_PARAMS', 'offset and limit count lines of text; for a binary file use read_bytes (a hex dump by byte offset), or drop encoding: base64', start);
   }
+  const unsafe = rootConflict(context);
+  if (unsafe) return failedResult('EXECUTOR_MISCONFIGURED', unsafe, start);
   const opened = await openForReading(context, params.path);
   if (!opened.ok) return failedResult(opened.code, opened.message, start);
   const handle = opened.handle;
@@ -68,6 +71,8 @@ export async function readFileMethod(params: { path: string; encoding?: OutputEn
 /** `read_bytes {path, offset?, length?}`: up to 8 KiB from a byte offset as a hex dump under a `[bytes A-B of N]` header. */
 export async function readBytesMethod(params: { path: string; offset?: number; length?: number }, context: MethodContext): Promise<ExecutionResult> {
   const start = performance.now();
+  const unsafe = rootConflict(context);
+  if (unsafe) return failedResult('EXECUTOR_MISCONFIGURED', unsafe, start);
   const opened = await openForReading(context, params.path);
   if (!opened.ok) return failedResult(opened.code, opened.message, start);
   try {
@@ -90,8 +95,13 @@ export async function writeFileMethod(
   context: MethodContext,
 ): Promise<ExecutionResult> {
   const start = performance.now();
+  const unsafe = rootConflict(context);
+  if (unsafe) return failedResult('EXECUTOR_MISCONFIGURED', unsafe, start);
   const resolved = await resolveInsideRoot(context.root, params.path, { allowMissing: true, hidden: context.hidden ?? [] });
   if (!resolved.ok) return failedResult(resolved.code, resolved.message, start);
+  // what the sandbox shows read-only to processes, this method (outside the sandbox) does not write either (review N, N25)
+  const readOnly = writeRefusal(resolved.path, resolved.root, context.readOnly ?? []);
+  if (readOnly) return failedResult('PATH_OUTSIDE_ROOT', `path '${params.path}' is read-only for tools: ${readOnly}; write elsewhere in the workspace`, start);
   const bytes = Buffer.from(params.content, params.encoding ?? 'utf8');
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK | (params.append ? constants.O_APPEND : constants.O_TRUNC);
   const opened = await openRegularFile(resolved.root, resolved.path, params.path, { flags, mode: 0o644, createDirs: params.create_dirs === true });
@@ -114,6 +124,8 @@ export async function writeFileMethod(
 export async function listDirMethod(params: { path?: string }, context: MethodContext): Promise<ExecutionResult> {
   const start = performance.now();
   const requested = params.path ?? '.';
+  const unsafe = rootConflict(context);
+  if (unsafe) return failedResult('EXECUTOR_MISCONFIGURED', unsafe, start);
   const hiddenPaths = context.hidden ?? [];
   const resolved = await resolveInsideRoot(context.root, requested, { hidden: hiddenPaths });
   if (!resolved.ok) return failedResult(resolved.code, resolved.message, start);
@@ -136,6 +148,15 @@ export async function listDirMethod(params: { path?: string }, context: MethodCo
   } finally {
     await folder?.close();
   }
+}
+
+/**
+ * Why no file method serves this root, or undefined: a root no local tool may run in (`/`, a system folder's holder,
+ * a home folder or one holding it: review N, N19) or the tools repository itself, as the sandbox refuses it for exec.
+ */
+function rootConflict(context: MethodContext): string | undefined {
+  const conflict = workspaceConflict(context.root) ?? (context.readOnly?.includes(context.root) ? `the workspace ${context.root} is read-only for tools (the tools repository or this gateway's own files)` : undefined);
+  return conflict === undefined ? undefined : `no file method runs in this workspace: ${conflict}; set workspace_root (or HLDP_WORKSPACE; --root for hldp gatekeeper) to a project's folder`;
 }
 
 type Opened = { ok: true; handle: FileHandle } | { ok: false; code: 'IO_ERROR' | 'PATH_OUTSIDE_ROOT' | 'EXECUTOR_MISCONFIGURED'; message: string; errno?: string };

@@ -9,6 +9,8 @@ export interface MethodContext {
   sandbox?: Sandbox;
   /** paths inside the root no method may read, write or list (the gateway's own data): the sandbox hides them from exec */
   hidden?: readonly string[];
+  /** paths inside the root write_file may not write (the tools repository, the gateway's own files): the sandbox shows them read-only to exec */
+  readOnly?: readonly string[];
   /** the calling tool's declared `sandbox:` block */
   declared?: DeclaredSandbox;
   timeoutMs: number;

@@ -3,6 +3,9 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ToolSandbox } from '../core/index.js';
 import { isolationArguments, STATUS_FD, SYSTEM_FOLDERS, systemArguments, type SystemMount } from './bubblewrap.js';
+import { HOST_ONLY, isInside, readOnlyInside, repositoryGuards, type RepositoryGuards } from './workspace-rules.js';
+
+export { workspaceConflict } from './workspace-rules.js';
 
 /** Paths of the host that tools must not see, or must not change, whatever they declare. */
 export interface GuardedPaths {
@@ -10,6 +13,8 @@ export interface GuardedPaths {
   hide: readonly string[];
   /** read-only: the tools repository, so no tool can register another */
   protect: readonly string[];
+  /** the workspace's git repositories as found at this launch (see `repositoryGuards`); looked for here when absent */
+  repositories?: Extract<RepositoryGuards, { ok: true }>;
 }
 
 /** Everything a bubblewrap command line is built from. */
@@ -74,8 +79,6 @@ export function guardedConflict(policy: ToolSandbox, workspace: string, guarded:
   return undefined;
 }
 
-/** The host's own kernel and device views and sockets: never bound from the host, whatever a tool declares. */
-const HOST_ONLY = ['/proc', '/sys', '/dev', '/run', '/var/run', '/boot'];
 
 /**
  * Why a tool's declared paths would give it the host, or undefined (review K, K1). Declarations come from a
@@ -109,17 +112,6 @@ export function hostConflict(policy: ToolSandbox, workspace: string, system: rea
   return undefined;
 }
 
-/**
- * Why a workspace cannot be given to tools, or undefined: `/` (a service started where systemd starts it, without
- * workspace_root: review K, K10), or a folder holding the host's own or a system folder. (A PATH folder inside a
- * workspace is shown read-only on top of it instead.)
- */
-export function workspaceConflict(workspace: string): string | undefined {
-  if (workspace === '/') return "the workspace is /, the host's whole file system";
-  const held = [...HOST_ONLY, ...SYSTEM_FOLDERS].find((folder) => isInside(folder, workspace));
-  return held === undefined ? undefined : `the workspace ${workspace} holds the host's ${held}`;
-}
-
 /** The folders strictly between the innermost of `folders` holding `path` and `path`, outermost first. */
 function foldersBetween(holders: readonly string[], path: string): string[] {
   const holder = holders.filter((folder) => isInside(path, folder) && folder !== path).sort((a, b) => b.length - a.length)[0];
@@ -129,7 +121,6 @@ function foldersBetween(holders: readonly string[], path: string): string[] {
   return folders;
 }
 
-const isInside = (path: string, folder: string): boolean => path === folder || path.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
 
 /** Where the sandbox starts: its own root, and the folders it makes itself. */
 const SANDBOX_OWN = ['/', '/tmp', '/proc', '/dev'];
@@ -178,21 +169,22 @@ export function bubblewrapArguments(input: BubblewrapInput): string[] {
   }
   args.push('--bind', workspace, workspace);
   exposed.push(workspace);
-  // a workspace that is a git repository: its hooks and config (core.hooksPath, core.fsmonitor, diff.external…) name
-  // programs git runs for whoever next uses the repository, outside any sandbox: read-only; its objects, refs and
-  // index stay writable, so tools still commit (review K, K19)
-  const gitFolder = join(workspace, '.git');
-  if (statSync(gitFolder, { throwIfNoEntry: false })?.isDirectory()) {
-    for (const entry of ['config', 'hooks']) {
-      const path = join(gitFolder, entry);
-      if (statSync(path, { throwIfNoEntry: false })) args.push('--ro-bind', path, path);
-    }
-  }
   const writable = [workspace];
   for (const path of policy.filesystem.write.map((declared) => realDeclaredPath(declared, workspace))) {
     args.push('--bind-try', path, path);
     exposed.push(path);
     writable.push(path);
+  }
+  // each git repository of the workspace (its own, nested ones, submodules): its hooks and config (core.hooksPath,
+  // core.fsmonitor, diff.external…) name programs git runs for whoever next uses the repository, outside any sandbox:
+  // read-only, after every writable bind that could cover them; its objects, refs and index stay writable, so tools
+  // still commit (review K, K19; review N, N23). Each .git and the folders on the way to it are pinned first (a mount
+  // point cannot be renamed): a repository moved aside and replaced would take its protection with it
+  const repositories = input.guarded.repositories ?? repositoryGuards(workspace);
+  const pinned = new Set<string>();
+  if (repositories.ok) {
+    for (const folder of repositories.pinned) (args.push('--bind', folder, folder), pinned.add(folder));
+    for (const path of repositories.readOnly) args.push('--ro-bind', path, path);
   }
   const readOnly: string[] = [];
   // a system or PATH folder inside something writable (a workspace holding a project's node_modules/.bin, which
@@ -203,13 +195,12 @@ export function bubblewrapArguments(input: BubblewrapInput): string[] {
     args.push('--ro-bind', mount.path, mount.path);
     readOnly.push(mount.path);
   }
-  for (const path of input.guarded.protect) {
-    // a read-only folder around the workspace would cover its writable bind: the workspace wins there
-    if (isInside(workspace, path) || !exposed.some((folder) => isInside(path, folder))) continue;
+  // a read-only folder around the workspace would cover its writable bind: the workspace wins there
+  for (const path of readOnlyInside(workspace, input.guarded.protect)) {
+    if (!exposed.some((folder) => isInside(path, folder))) continue;
     if (statSync(path, { throwIfNoEntry: false })) (args.push('--ro-bind', path, path), readOnly.push(path));
   }
   const hidden: string[] = [];
-  const pinned = new Set<string>();
   // shortest first: a hidden folder hides what is inside it, with nothing more to do for those
   for (const path of [...input.guarded.hide].sort((a, b) => a.length - b.length)) {
     if (!exposed.some((folder) => isInside(path, folder)) || hidden.some((folder) => isInside(path, folder))) continue;

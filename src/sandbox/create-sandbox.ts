@@ -5,6 +5,7 @@ import { ceilingDefaults, ceilingProblems, resolveToolSandbox, type ResourceLimi
 import { hostProgram, probeBubblewrap, resolverFolder, settledProbe, STATUS_FD, type Bubblewrap } from './bubblewrap.js';
 import { bubblewrapArguments, guardedConflict, hostConflict, realDeclaredPath, workspaceConflict, type GuardedPaths } from './bubblewrap-arguments.js';
 import { findProgram } from './find-program.js';
+import { repositoryGuards } from './workspace-rules.js';
 import { expandPatterns, hostSecrets, secretPatterns } from './host-secrets.js';
 import { bubblewrapOutcome, directOutcome, initOutcome } from './launch-outcome.js';
 import { probeFailure, runProbe } from './probe-command.js';
@@ -142,6 +143,10 @@ class HostSandbox implements Sandbox {
     return this.guardedNow().hide;
   }
 
+  get readOnly(): readonly string[] {
+    return this.guarded.protect;
+  }
+
   /** The guarded paths of one launch: the patterns' matches as they are now (a key made after the start too; review M, M2). */
   private guardedNow(): GuardedPaths {
     const patterns = this.options.hidePatterns ?? [];
@@ -189,7 +194,7 @@ class HostSandbox implements Sandbox {
     }
     const declaredPolicy = resolveToolSandbox(request.declared, ceiling === undefined ? undefined : ceilingDefaults(ceiling));
     const policy: ToolSandbox = { ...declaredPolicy, filesystem: { read: declaredPolicy.filesystem.read.map(real), write: declaredPolicy.filesystem.write.map(real) } };
-    const guarded = this.guardedNow();
+    let guarded = this.guardedNow();
     if (this.status.sandbox === 'on') {
       // fail closed: a declared path into the gateway's own files (directly or by a symlink) is never bound
       const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
@@ -199,6 +204,10 @@ class HostSandbox implements Sandbox {
       if (repository !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: it is ${repository}, which no tool may change (the tools repository: a tool could commit a tool or drop a policy, and the next scan would serve it); set workspace_root (or HLDP_WORKSPACE) to another folder` };
       const conflict = guardedConflict(policy, workspace, guarded) ?? hostConflict(policy, workspace, bubblewrap.system, [bubblewrap.path, process.execPath]);
       if (conflict !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `this tool cannot run in the sandbox: ${conflict}` };
+      // every repository in the workspace as it is now: past the bound, none is left writable unnoticed (review N, N23)
+      const repositories = repositoryGuards(workspace);
+      if (!repositories.ok) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: ${repositories.reason}; set workspace_root (or HLDP_WORKSPACE) to a project's folder` };
+      guarded = { ...guarded, repositories };
     }
     if (request.warm && exportable(request.env)) {
       const warm = this.warm(request, policy, guarded);

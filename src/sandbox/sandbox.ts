@@ -101,6 +101,8 @@ export interface Sandbox {
   readonly status: SandboxStatus;
   /** the paths no tool may see (the gateway's data, cache, receipts database, config; the run scripts' folder), as given and as their symlinks resolve */
   readonly hidden: readonly string[];
+  /** the paths tools may read but never change (the tools repository, the gateway's own files), as given and real; PATH folders are read-only too */
+  readonly readOnly: readonly string[];
   launch(request: LaunchRequest): Promise<Launch>;
   /** stops the launchers waiting for runs, and resolves once those still starting are stopped too; runs under way go on */
   close(): Promise<void>;

@@ -20,8 +20,8 @@ export const gatekeeperCommand: Command = {
     const { createLogger } = await import('../create-logger.js');
     const { startGatekeeper } = await import('../../gatekeeper/index.js');
     const { createSandbox } = await import('../../sandbox/index.js');
-    const { sandboxMode, OWN_FOLDERS } = await import('../../config/index.js');
-    const { sandboxWarnings } = await import('../../gateway/service/index.js');
+    const { sandboxMode, OWN_FOLDERS, PACKAGE_ROOT } = await import('../../config/index.js');
+    const { sandboxWarnings, workspaceWarnings } = await import('../../gateway/service/index.js');
     const mode = sandboxMode(typeof flags.sandbox === 'string' ? flags.sandbox : undefined, '--sandbox') ?? sandboxMode(process.env.HLDP_SANDBOX) ?? 'auto';
     const logger = createLogger(process.env.HLDP_LOG_LEVEL ?? 'info');
     const root = typeof flags.root === 'string' ? flags.root : process.cwd();
@@ -29,7 +29,7 @@ export const gatekeeperCommand: Command = {
     // a root gatekeeper runs commands as nobody, or as HLDP_SANDBOX_RUN_AS (a user's name, a uid, or root)
     const runAs = process.env.HLDP_SANDBOX_RUN_AS;
     const sandbox = await createSandbox({ mode, protect: OWN_FOLDERS, ...(runAs ? { runAs } : {}), onNotice: (message) => logger.warn({ sandbox: 'run_as' }, message) });
-    const warnings = sandboxWarnings(sandbox.status);
+    const warnings = [...sandboxWarnings(sandbox.status), ...workspaceWarnings(root, PACKAGE_ROOT, '--root')];
     for (const warning of warnings) logger.warn({ sandbox: sandbox.status.sandbox }, warning);
     const running = await startGatekeeper({ host, port, root, token, logger, sandbox });
     for (const warning of warnings) io.stderr.write(`hldp: WARNING: ${warning}\n`);

@@ -26,9 +26,10 @@ export const serveCommand: Command = {
     if (dropped.length > 0) {
       io.stderr.write(`hldp: ${dropped.length} definition(s) dropped, not served (GET /healthz says degraded):\n${index.errors.map((error) => `  ${terminalSafe(formatDiagnostic(error))}`).join('\n')}\n`);
     }
-    const { sandboxWarnings } = await import('../../gateway/service/index.js');
+    const { sandboxWarnings, workspaceWarnings } = await import('../../gateway/service/index.js');
+    const { PACKAGE_ROOT } = await import('../../config/index.js');
     // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
-    for (const warning of sandboxWarnings(server.gateway.sandbox)) io.stderr.write(`hldp: WARNING: ${warning}\n`);
+    for (const warning of [...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT)]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
     io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {

@@ -7,7 +7,7 @@ import { startGatekeeper, type RunningGatekeeper } from '../../gatekeeper/index.
 import { McpServerPool } from '../../mcp-servers/index.js';
 import { createSandbox, type Sandbox, type SandboxStatus } from '../../sandbox/index.js';
 import { OWN_FOLDERS, PACKAGE_ROOT, type GatewayConfig } from '../../config/index.js';
-import { sandboxWarnings } from './sandbox-warnings.js';
+import { sandboxWarnings, workspaceWarnings } from './sandbox-warnings.js';
 
 // how the gateway introduces itself to the MCP servers it calls
 const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -139,6 +139,7 @@ export class ExecutionTargets {
         onStatusChange: (status) => this.logger?.warn({ sandbox: status.sandbox }, `sandbox: ${status.sandbox} after probing bubblewrap again: local tools run ${status.sandbox === 'on' ? 'in the sandbox' : 'unisolated'} from now on`),
       });
       for (const warning of sandboxWarnings(sandbox.status)) this.logger?.warn({ sandbox: sandbox.status.sandbox }, warning);
+      for (const warning of workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT)) this.logger?.warn({ workspace: config.workspaceRoot }, warning);
       this.probed = sandbox;
       return sandbox;
     })();

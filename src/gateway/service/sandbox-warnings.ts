@@ -1,4 +1,6 @@
-import type { SandboxStatus } from '../../sandbox/index.js';
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { workspaceConflict, type SandboxStatus } from '../../sandbox/index.js';
 
 /** What an operator must hear at start about this host's sandbox: each a line, empty when everything holds. */
 export function sandboxWarnings(status: SandboxStatus | undefined): string[] {
@@ -15,4 +17,26 @@ export function sandboxWarnings(status: SandboxStatus | undefined): string[] {
   if (status.limits.reason) warnings.push(`resource limits: ${status.limits.reason}`);
   if (status.runAsReason) warnings.push(`run_as: ${status.runAsReason}`);
   return warnings;
+}
+
+/**
+ * What an operator must hear at start about the workspace, each a line naming the setting to change: one no local tool
+ * or file method runs in (a home folder, `/`: review N, N19), or this package's own checkout (the quick start run in
+ * it: tools' files land in the checkout, whose entries are read-only to them; review N, N18). `setting` names where
+ * the workspace comes from.
+ */
+export function workspaceWarnings(workspace: string, packageRoot: string, setting = 'workspace_root (or HLDP_WORKSPACE)'): string[] {
+  const real = realOrGiven(workspace);
+  const conflict = workspaceConflict(real);
+  if (conflict !== undefined) return [`workspace: ${conflict}: every local tool and file method (file-read, file-write) is refused there; set ${setting} to a project's folder`];
+  if (real === realOrGiven(packageRoot)) return [`workspace: ${real} is this gateway's own checkout (the workspace defaults to the current folder): tools write their files into it, and its entries are read-only to them; set ${setting} to another folder`];
+  return [];
+}
+
+function realOrGiven(path: string): string {
+  try {
+    return realpathSync(path).replace(/\/$/, '');
+  } catch {
+    return resolve(path).replace(/(.)\/$/, '$1');
+  }
 }

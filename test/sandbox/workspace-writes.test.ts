@@ -1,0 +1,182 @@
+import { execFileSync } from 'node:child_process';
+import { access, cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
+import { commitFiles, git, initRepository, makeTempDir } from '../helpers/git.js';
+import { runCli } from '../helpers/run-cli.js';
+import { spawnService } from '../helpers/spawn-service.js';
+import { describeWithBubblewrap } from './support/bubblewrap.js';
+
+// Review N (N19, N23, N25): what a tool can write on the host outside what README's "The sandbox" promises. Each case
+// is a real `hldp call` (and `hldp confirm` for file-write, which requires confirmation), as a user or agent runs it.
+
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const exists = (path: string) => access(path).then(() => true, () => false);
+
+let temp: { path: string; cleanup: () => Promise<void> };
+let env: NodeJS.ProcessEnv;
+
+interface Receipt {
+  ok: boolean;
+  code: string | null;
+  error: string | null;
+  output: string;
+  id: string;
+}
+
+async function call(tool: string, params: object, options: { cwd?: string; env?: NodeJS.ProcessEnv; repo?: string } = {}): Promise<Receipt> {
+  const repo = options.repo ? ['--repo', options.repo] : [];
+  const run = await runCli(['call', tool, ...repo, '--json', '--params', JSON.stringify(params)], { env: { ...env, ...options.env }, ...(options.cwd ? { cwd: options.cwd } : {}) });
+  const answer = JSON.parse(run.stdout) as Receipt & { status?: string; token?: string };
+  if (answer.status !== 'confirmation_required') return answer;
+  // the caller's own confirmation: an MCP agent gives it with the confirm meta-tool
+  const confirmed = await runCli(['confirm', answer.token!, ...repo, '--json'], { env: { ...env, ...options.env }, ...(options.cwd ? { cwd: options.cwd } : {}) });
+  return JSON.parse(confirmed.stdout) as Receipt;
+}
+
+describeWithBubblewrap('what a tool may write in its workspace (review N)', () => {
+  beforeEach(async () => {
+    temp = await makeTempDir('hldp-workspace-writes-');
+    env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_LOG_LEVEL: 'warn', HLDP_SANDBOX: 'required' };
+  });
+  afterEach(async () => {
+    await temp.cleanup();
+  });
+
+  it('N19: refuses a home folder as workspace for shell tools and the file methods, and serve and gatekeeper say so at start', async () => {
+    // HOME faked under a temporary folder: the same code path as a real home
+    const home = join(temp.path, 'home');
+    await mkdir(join(home, '.ssh'), { recursive: true });
+    await writeFile(join(home, '.ssh', 'authorized_keys'), 'ssh-ed25519 AAAA original\n');
+    await writeFile(join(home, '.ssh', 'id_ed25519'), 'PRIVATE-KEY-TEXT\n');
+    const asHome = { cwd: home, env: { HOME: home } };
+    const shell = await call('shell-exec', { cmd: 'echo ssh-ed25519 ATTACKER >> .ssh/authorized_keys; echo export EVIL=1 >> .bashrc' }, asHome);
+    expect(shell).toMatchObject({ ok: false, code: 'SANDBOX_UNAVAILABLE' });
+    expect(shell.error).toContain(`is the home folder ${home}`);
+    expect(shell.error).toMatch(/set workspace_root \(or HLDP_WORKSPACE\)/);
+    const read = await call('file-read', { path: '.ssh/id_ed25519' }, asHome);
+    expect(read).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED', output: '' });
+    expect(read.error).toContain('no file method runs in this workspace');
+    const write = await call('file-write', { path: '.profile', content: 'export EVIL=1\n' }, asHome);
+    expect(write).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED' });
+    // a folder holding the home folder is refused as the home folder is
+    const holding = await call('file-read', { path: 'home/.ssh/id_ed25519' }, { cwd: temp.path, env: { HOME: home } });
+    expect(holding).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED' });
+    expect(holding.error).toContain(`holds the home folder ${home}`);
+    expect(await readFile(join(home, '.ssh', 'authorized_keys'), 'utf8')).toBe('ssh-ed25519 AAAA original\n');
+    expect(await exists(join(home, '.bashrc'))).toBe(false);
+    expect(await exists(join(home, '.profile'))).toBe(false);
+
+    const serve = await spawnService(['serve', '--port', '0'], { ...env, HOME: home, HLDP_WORKSPACE: home }, / at (http:\/\/[\d.:]+)\n/);
+    try {
+      expect(serve.stderr()).toMatch(new RegExp(`hldp: WARNING: workspace: the workspace ${home} is the home folder .*set workspace_root \\(or HLDP_WORKSPACE\\)`));
+    } finally {
+      await serve.stop();
+    }
+    const gatekeeper = await spawnService(['gatekeeper', '--port', '0', '--root', home], { ...env, HOME: home, HLDP_GATEKEEPER_TOKEN: 'a-long-gatekeeper-token-0123' }, /gatekeeper at /);
+    try {
+      expect(gatekeeper.stderr()).toMatch(/hldp: WARNING: workspace: .* is the home folder .*set --root to a project's folder/);
+    } finally {
+      await gatekeeper.stop();
+    }
+  }, 120_000);
+
+  it('N23: keeps the config and hooks of a repository nested in the workspace read-only, and still lets tools commit there', async () => {
+    const workspace = join(temp.path, 'ws');
+    const proj = join(workspace, 'proj');
+    const deep = join(workspace, 'a', 'b', 'deep');
+    await mkdir(workspace);
+    await initRepository(proj);
+    await commitFiles(proj, { 'README.md': 'one\n' });
+    await initRepository(deep);
+    const log = join(temp.path, 'fsmonitor-ran');
+    const script = [
+      `git -C proj config core.fsmonitor "echo FSMONITOR-RAN >> ${log}; false" 2>/dev/null || echo config-refused`,
+      `git -C a/b/deep config core.fsmonitor "echo DEEP-RAN >> ${log}; false" 2>/dev/null || echo deep-refused`,
+      `printf '#!/bin/sh\\necho HOOK-RAN >> ${log}\\n' > proj/.git/hooks/pre-commit 2>/dev/null || echo hooks-refused`,
+      // a repository moved aside and another put in its place would take the protection with it
+      'mv proj/.git proj/.git-aside 2>/dev/null || echo git-pinned',
+      'mv proj proj-aside 2>/dev/null || echo repository-pinned',
+      'echo two > proj/file && git -C proj add file && git -C proj -c user.name=t -c user.email=t@e commit -qm two && echo committed',
+    ].join('; ');
+    const shell = await call('shell-exec', { cmd: script }, { env: { HLDP_WORKSPACE: workspace } });
+    expect(shell).toMatchObject({ ok: true, output: 'config-refused\ndeep-refused\nhooks-refused\ngit-pinned\nrepository-pinned\ncommitted\n' });
+    // a person, on the host, outside any sandbox
+    for (const repository of [proj, deep]) execFileSync('git', ['status', '--short'], { cwd: repository });
+    expect(await exists(log)).toBe(false);
+    expect(await readFile(join(proj, '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
+    expect(await git(proj, 'log', '--format=%s', '-1')).toContain('two');
+  }, 120_000);
+
+  it('N25: the file methods refuse what the sandbox shows read-only: .git at any depth, PATH folders, the tools repository', async () => {
+    const workspace = join(temp.path, 'repo-ws');
+    await initRepository(workspace);
+    await initRepository(join(workspace, 'sub', 'inner'));
+    const pathFolder = join(workspace, 'node_modules', '.bin');
+    await mkdir(pathFolder, { recursive: true });
+    const inWorkspace = { env: { HLDP_WORKSPACE: workspace, PATH: `${pathFolder}${delimiter}${process.env.PATH}` } };
+    const refused: [object, RegExp][] = [
+      [{ path: '.git/config', content: '[core]\n\tfsmonitor = echo CFG-RAN\n' }, /inside a git repository's \.git/],
+      [{ path: '.git/hooks/pre-commit', content: '#!/bin/sh\necho HOOK\n' }, /inside a git repository's \.git/],
+      [{ path: 'sub/inner/.git/config', content: '[core]\n\tfsmonitor = x\n', append: true }, /inside a git repository's \.git/],
+      [{ path: 'sub/new/.git/hooks/post-checkout', content: 'x', create_dirs: true }, /inside a git repository's \.git/],
+      [{ path: 'node_modules/.bin/git', content: '#!/bin/sh\necho PLANTED\n' }, /inside .*node_modules\/\.bin, which the sandbox shows read-only/],
+    ];
+    for (const [params, reason] of refused) {
+      const receipt = await call('file-write', params, inWorkspace);
+      expect(receipt, JSON.stringify(params)).toMatchObject({ ok: false, code: 'PATH_OUTSIDE_ROOT' });
+      expect(receipt.error).toMatch(reason);
+      // a complete stored receipt
+      expect(receipt.id).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    expect(await readFile(join(workspace, '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
+    expect(await readFile(join(workspace, 'sub', 'inner', '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
+    expect(await exists(join(workspace, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(await exists(join(workspace, 'sub', 'new'))).toBe(false);
+    expect(await exists(join(pathFolder, 'git'))).toBe(false);
+    // what is the workspace's own is written as before
+    expect(await call('file-write', { path: 'notes/out.txt', content: 'ok\n', create_dirs: true }, inWorkspace)).toMatchObject({ ok: true });
+    expect(await readFile(join(workspace, 'notes', 'out.txt'), 'utf8')).toBe('ok\n');
+
+    // the tools repository as workspace (`--repo .` in it): no tool registers another
+    const tools = join(temp.path, 'tools-repo');
+    await cp(join(PACKAGE_ROOT, 'native-repo'), tools, { recursive: true });
+    await initRepository(tools);
+    await git(tools, 'add', '-A');
+    await git(tools, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'tools');
+    const registered = await call('file-write', { path: 'tools/evil/TOOL.hdlp', content: 'name: evil\n', create_dirs: true }, { cwd: tools, repo: '.' });
+    expect(registered).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED' });
+    expect(registered.error).toMatch(/is read-only for tools \(the tools repository/);
+    expect(await exists(join(tools, 'tools', 'evil'))).toBe(false);
+  }, 120_000);
+});
+
+// The README's quick start: `npx hldp serve` in this checkout makes it the workspace. The gateway's own files stay
+// read-only for the file methods too; the probe file is removed whatever happens.
+describeWithBubblewrap('the gateway’s own checkout as workspace (review N, N18, N25)', () => {
+  const probe = join(PACKAGE_ROOT, 'dist', `review-n-probe-${process.pid}.txt`);
+  afterAll(async () => {
+    await rm(probe, { force: true });
+  });
+
+  it('refuses a file-write into the package’s own files, and serve warns at start', async () => {
+    const folder = await makeTempDir('hldp-own-checkout-');
+    env = { HLDP_CACHE_DIR: join(folder.path, 'cache'), HLDP_DATA_DIR: join(folder.path, 'data'), HLDP_LOG_LEVEL: 'warn', HLDP_WORKSPACE: PACKAGE_ROOT };
+    try {
+      const receipt = await call('file-write', { path: `dist/review-n-probe-${process.pid}.txt`, content: 'agent text\n' });
+      expect(receipt).toMatchObject({ ok: false, code: 'PATH_OUTSIDE_ROOT' });
+      expect(receipt.error).toMatch(/which the sandbox shows read-only to tools/);
+      expect(await exists(probe)).toBe(false);
+      const serve = await spawnService(['serve', '--port', '0'], env, / at (http:\/\/[\d.:]+)\n/);
+      try {
+        expect(serve.stderr()).toMatch(/hldp: WARNING: workspace: .* is this gateway's own checkout .*set workspace_root \(or HLDP_WORKSPACE\) to another folder/);
+      } finally {
+        await serve.stop();
+      }
+    } finally {
+      await folder.cleanup();
+    }
+  }, 120_000);
+});
+
