@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { SYSTEM_FOLDERS } from './bubblewrap.js';
@@ -12,8 +12,8 @@ export const HOST_ONLY = ['/proc', '/sys', '/dev', '/run', '/var/run', '/boot'];
 /** The entries of a git folder that name programs git runs for whoever next uses the repository, outside any sandbox. */
 export const GIT_CONTROL_ENTRIES = ['config', 'config.worktree', 'hooks'];
 
-/** How deep below the workspace nested repositories are looked for: `a/b/c/.git` is found, `a/b/c/d/.git` is not. */
-export const NESTED_REPOSITORY_DEPTH = 3;
+/** How deep below the workspace nested repositories are looked for: `a/b/.git` is found, `a/b/c/.git` is not. */
+export const NESTED_REPOSITORY_DEPTH = 2;
 /** The most repositories (nested, submodules, worktrees) a launch protects; a workspace with more runs no local tool. */
 export const MAX_REPOSITORIES = 100;
 /** The most folders read looking for them; a workspace with more at those depths runs no local tool. */
@@ -120,7 +120,8 @@ export function repositoryGuards(workspace: string): RepositoryGuards {
     const next: string[] = [];
     for (const folder of level) {
       if (read > MAX_FOLDERS_READ) return tooMany(`more than ${MAX_FOLDERS_READ} folders`);
-      const entries = entriesOf(folder);
+      // at the deepest level only a .git is looked for: one lstat, not a listing (most of the walk's cost)
+      const entries = depth < NESTED_REPOSITORY_DEPTH ? entriesOf(folder) : gitEntryOf(folder);
       if (entries === undefined) continue;
       for (const entry of entries) {
         const path = join(folder, entry.name);
@@ -139,6 +140,13 @@ export function repositoryGuards(workspace: string): RepositoryGuards {
     level = next;
   }
   return { ok: true, readOnly, pinned: [...pinned].filter((folder) => folder !== workspace).sort((a, b) => a.length - b.length) };
+}
+
+/** A folder's `.git` as a listing's entry would show it, or none. */
+function gitEntryOf(folder: string): Dirent[] | undefined {
+  const info = lstatSync(join(folder, '.git'), { throwIfNoEntry: false });
+  if (info === undefined) return undefined;
+  return [Object.assign(info, { name: '.git', parentPath: folder, path: folder }) as unknown as Dirent];
 }
 
 /** The folders strictly between `outer` and `path`, outermost first. */

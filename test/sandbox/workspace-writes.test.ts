@@ -85,7 +85,7 @@ describeWithBubblewrap('what a tool may write in its workspace (review N)', () =
   it('N23: keeps the config and hooks of a repository nested in the workspace read-only, and still lets tools commit there', async () => {
     const workspace = join(temp.path, 'ws');
     const proj = join(workspace, 'proj');
-    const deep = join(workspace, 'a', 'b', 'deep');
+    const deep = join(workspace, 'a', 'deep');
     await mkdir(workspace);
     await initRepository(proj);
     await commitFiles(proj, { 'README.md': 'one\n' });
@@ -93,7 +93,7 @@ describeWithBubblewrap('what a tool may write in its workspace (review N)', () =
     const log = join(temp.path, 'fsmonitor-ran');
     const script = [
       `git -C proj config core.fsmonitor "echo FSMONITOR-RAN >> ${log}; false" 2>/dev/null || echo config-refused`,
-      `git -C a/b/deep config core.fsmonitor "echo DEEP-RAN >> ${log}; false" 2>/dev/null || echo deep-refused`,
+      `git -C a/deep config core.fsmonitor "echo DEEP-RAN >> ${log}; false" 2>/dev/null || echo deep-refused`,
       `printf '#!/bin/sh\\necho HOOK-RAN >> ${log}\\n' > proj/.git/hooks/pre-commit 2>/dev/null || echo hooks-refused`,
       // a repository moved aside and another put in its place would take the protection with it
       'mv proj/.git proj/.git-aside 2>/dev/null || echo git-pinned',
