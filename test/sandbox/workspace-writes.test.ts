@@ -38,7 +38,8 @@ async function call(tool: string, params: object, options: { cwd?: string; env?:
 describeWithBubblewrap('what a tool may write in its workspace (review N)', () => {
   beforeEach(async () => {
     temp = await makeTempDir('hldp-workspace-writes-');
-    env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_LOG_LEVEL: 'warn', HLDP_SANDBOX: 'required' };
+    // as root where the tests run as root (CI): no file mode stops the tool, only the sandbox's binds, which are under test
+    env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_LOG_LEVEL: 'warn', HLDP_SANDBOX: 'required', HLDP_SANDBOX_RUN_AS: 'root' };
   });
   afterEach(async () => {
     await temp.cleanup();
