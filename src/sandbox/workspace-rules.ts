@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { SYSTEM_FOLDERS } from './bubblewrap.js';
@@ -70,7 +70,7 @@ export type RepositoryGuards = { ok: true; /** bound read-only */ readOnly: stri
  * Each git repository in the workspace as found now: the workspace's own `.git`, those up to
  * `NESTED_REPOSITORY_DEPTH` folders below it (not looked for in node_modules or in a `.git`), their submodules'
  * and worktrees' git folders, and `.git` files (a gitdir pointer). Their config, config.worktree and hooks are bound
- * read-only, and each `.git` and the folders between the workspace and it are pinned, so that a tool cannot move a
+ * read-only (a missing hooks folder is made, empty, to be), and each `.git` and the folders between the workspace and it are pinned, so that a tool cannot move a
  * repository aside and put another in its place. A repository a tool makes after the launch is not covered.
  */
 export function repositoryGuards(workspace: string): RepositoryGuards {
@@ -94,10 +94,20 @@ export function repositoryGuards(workspace: string): RepositoryGuards {
     for (const folder of [...foldersFrom(workspace, path), path]) pinned.add(folder);
   };
   // a git folder: its control entries, then its submodules' and worktrees' git folders, as deep as they go
-  const guardGitFolder = (gitFolder: string): boolean => {
+  const guardGitFolder = (gitFolder: string, worktree = false): boolean => {
     if (++repositories > MAX_REPOSITORIES) return false;
     const entries = entriesOf(gitFolder) ?? [];
     for (const entry of entries) if (GIT_CONTROL_ENTRIES.includes(entry.name)) readOnly.push(join(gitFolder, entry.name));
+    // a repository without a hooks folder (cloned with an empty template): a tool would make one and plant a hook
+    // there, so an empty one is made now, as `git init` makes it, to be shown read-only (a worktree's are its repository's)
+    if (!worktree && entries.some((entry) => entry.name === 'config') && !entries.some((entry) => entry.name === 'hooks')) {
+      try {
+        mkdirSync(join(gitFolder, 'hooks'), { mode: 0o755 });
+        readOnly.push(join(gitFolder, 'hooks'));
+      } catch {
+        // a repository the gateway cannot write is none a tool can write either
+      }
+    }
     for (const holder of ['modules', 'worktrees']) {
       if (!entries.some((entry) => entry.name === holder && entry.isDirectory())) continue;
       const stack = [join(gitFolder, holder)];
@@ -107,7 +117,7 @@ export function repositoryGuards(workspace: string): RepositoryGuards {
         const inner = entriesOf(folder) ?? [];
         // a git folder of its own holds HEAD; a submodule named a/b sits in modules/a/b
         if (folder !== join(gitFolder, holder) && inner.some((entry) => entry.name === 'HEAD')) {
-          if (!guardGitFolder(folder)) return false;
+          if (!guardGitFolder(folder, holder === 'worktrees')) return false;
           continue;
         }
         for (const entry of inner) if (entry.isDirectory()) stack.push(join(folder, entry.name));

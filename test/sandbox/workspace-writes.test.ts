@@ -91,22 +91,26 @@ describeWithBubblewrap('what a tool may write in its workspace (review N)', () =
     await initRepository(proj);
     await commitFiles(proj, { 'README.md': 'one\n' });
     await initRepository(deep);
+    // cloned with an empty template: no hooks folder for the sandbox to show read-only, until one is made
+    await rm(join(deep, '.git', 'hooks'), { recursive: true, force: true });
     const log = join(temp.path, 'fsmonitor-ran');
     const script = [
       `git -C proj config core.fsmonitor "echo FSMONITOR-RAN >> ${log}; false" 2>/dev/null || echo config-refused`,
       `git -C a/deep config core.fsmonitor "echo DEEP-RAN >> ${log}; false" 2>/dev/null || echo deep-refused`,
       `printf '#!/bin/sh\\necho HOOK-RAN >> ${log}\\n' > proj/.git/hooks/pre-commit 2>/dev/null || echo hooks-refused`,
+      `(mkdir -p a/deep/.git/hooks && printf '#!/bin/sh\\necho HOOK-RAN >> ${log}\\n' > a/deep/.git/hooks/pre-commit) 2>/dev/null || echo deep-hooks-refused`,
       // a repository moved aside and another put in its place would take the protection with it
       'mv proj/.git proj/.git-aside 2>/dev/null || echo git-pinned',
       'mv proj proj-aside 2>/dev/null || echo repository-pinned',
       'echo two > proj/file && git -C proj add file && git -C proj -c user.name=t -c user.email=t@e commit -qm two && echo committed',
     ].join('; ');
     const shell = await call('shell-exec', { cmd: script }, { env: { HLDP_WORKSPACE: workspace } });
-    expect(shell).toMatchObject({ ok: true, output: 'config-refused\ndeep-refused\nhooks-refused\ngit-pinned\nrepository-pinned\ncommitted\n' });
+    expect(shell).toMatchObject({ ok: true, output: 'config-refused\ndeep-refused\nhooks-refused\ndeep-hooks-refused\ngit-pinned\nrepository-pinned\ncommitted\n' });
     // a person, on the host, outside any sandbox
     for (const repository of [proj, deep]) execFileSync('git', ['status', '--short'], { cwd: repository });
     expect(await exists(log)).toBe(false);
     expect(await readFile(join(proj, '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
+    expect(await exists(join(deep, '.git', 'hooks', 'pre-commit'))).toBe(false);
     expect(await git(proj, 'log', '--format=%s', '-1')).toContain('two');
   }, 120_000);
 
