@@ -17,7 +17,9 @@ beforeAll(async () => {
   const repo = await initRepository(join(temp.path, 'repo'));
   await commitFiles(repo, { 'tools/report/TOOL.hdlp': mcpToolYaml('report', 'recorder', 'report', '{ count: { type: integer, required: true }, pad: { type: integer } }', '{ timeout_ms: 60000 }') });
   const config = await writeMcpConfig(temp.path, { recorder: nodeServer(RECORDER, [], { env: { RECORD_FILE: join(temp.path, 'record.log') } }, [temp.path]) });
-  server = await startTestServer(repo, { HLDP_CONFIG: config });
+  // the recorder server writes its record into the test's own (root's) folder: run as root, as mcp-executor's tests do;
+  // a root gateway's MCP servers running as nobody is test/sandbox/run-as.test.ts
+  server = await startTestServer(repo, { HLDP_CONFIG: config, ...(process.getuid?.() === 0 ? { HLDP_SANDBOX_RUN_AS: 'root' } : {}) });
 });
 afterAll(async () => {
   await server.cleanup();
