@@ -97,6 +97,16 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
     const bounded = new ReadableStream<Uint8Array>({
       async pull(controller) {
         await aTurnOfTheLoop();
+        // the call may have been cancelled during that turn (its deadline is a timer): what was read of its answer and
+        // not yet handed on goes with it, where the SDK took it on and answered the pings in it after the cancel, each
+        // answer holding a socket of a server that never replies for ANSWER_POST_TIMEOUT_MS (review K, K15)
+        const stopped = own?.signal.aborted ? own.signal : init?.signal?.aborted ? init.signal : undefined;
+        if (stopped) {
+          rest = undefined;
+          forget();
+          reader.cancel(stopped.reason).catch(() => undefined);
+          throw stopped.reason;
+        }
         if (rest !== undefined) {
           controller.enqueue(rest.subarray(0, PIECE_BYTES));
           rest = rest.byteLength > PIECE_BYTES ? rest.subarray(PIECE_BYTES) : undefined;

@@ -76,6 +76,26 @@ describe('boundedFetch and a server that streams faster than the gateway reads (
   });
 });
 
+describe('boundedFetch and a cancelled call whose answer has arrived in part (review K, K15)', () => {
+  // found by CI: the server flooded pings; what had been read of the stream and not yet handed on went on to the SDK
+  // after the call's notifications/cancelled, whose answers to those pings then held the server's sockets
+  it('hands on nothing more of the answer once the call is cancelled', async () => {
+    const url = await serve('text/event-stream', `event: message\ndata: ${'p'.repeat(60)}\n\n`.repeat(30_000));
+    const fetching = boundedFetch(16 * 1024 * 1024);
+    const post = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const reader = (await fetching(url, post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: {} }))).body!.getReader();
+    // everything has arrived and waits: a chunk of it larger than a piece is held in part
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await reader.read()).done).toBe(false);
+    await fetching(url, post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } })).then((response) => response.text());
+    let after = 0;
+    await expect((async () => {
+      for (let next = await reader.read(); !next.done; next = await reader.read()) after += next.value.byteLength;
+    })()).rejects.toThrow(/cancelled/);
+    expect(after).toBe(0);
+  });
+});
+
 describe('boundedFetch against a server that never answers what the client POSTs (review K, K15)', () => {
   // a server that takes every POST and never answers it: each held one of the gateway's sockets, without end
   async function holding(): Promise<{ url: string; open: () => number }> {
