@@ -3,8 +3,11 @@ import { createServer, type Server } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import postgres from 'postgres';
+import { afterAll, beforeAll } from 'vitest';
 import { closeIdleConnectionsUnread } from '../../src/http-edge/index.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { createTestDatabase } from '../helpers/postgres-suite.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 
 /** The webhook secret the instances share. */
@@ -78,6 +81,41 @@ export async function startInstance(world: ScaleWorld, storeUrl: string, options
     },
     / at (http:\/\/[\d.:]+)\n/,
   );
+}
+
+/** Two real instances on one throwaway PostgreSQL database, and a client of it; the fields are set before the suite's first test. */
+export interface TwoInstances {
+  world: ScaleWorld;
+  database: { url: string; drop: () => Promise<void> };
+  sql: postgres.Sql;
+  a: ServiceProcess;
+  b: ServiceProcess;
+  /** more instances a test starts: stopped with the two */
+  extra: ServiceProcess[];
+}
+
+/**
+ * Starts two instances on one new database before the suite (together: both run the migrations at once) and stops
+ * them, the database and the world after it. `prepare` runs on the world before they start; `sql` options the client's.
+ */
+export function useTwoInstances(options: { sql?: postgres.Options<Record<string, postgres.PostgresType>>; prepare?: (world: ScaleWorld) => Promise<unknown> } = {}): TwoInstances {
+  const pair = { extra: [] as ServiceProcess[] } as TwoInstances;
+  beforeAll(async () => {
+    pair.world = await makeWorld();
+    await options.prepare?.(pair.world);
+    pair.database = await createTestDatabase();
+    pair.sql = postgres(pair.database.url, { max: 2, onnotice: () => undefined, ...options.sql });
+    [pair.a, pair.b] = await Promise.all([startInstance(pair.world, pair.database.url), startInstance(pair.world, pair.database.url)]);
+  });
+  afterAll(async () => {
+    // an instance a test stopped (SIGSTOP) cannot stop until it runs again
+    pair.a?.child.kill('SIGCONT');
+    await Promise.allSettled([pair.a, pair.b, ...pair.extra].filter(Boolean).map((instance) => instance.stop()));
+    await pair.sql?.end();
+    await pair.database?.drop();
+    await pair.world?.cleanup();
+  });
+  return pair;
 }
 
 /** POSTs a signed Forgejo push webhook. */
