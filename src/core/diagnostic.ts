@@ -23,6 +23,8 @@ export type DiagnosticCode =
   | 'PARSE_FAILED'
   | 'SCHEMA_VIOLATION'
   | 'NAME_MISMATCH'
+  /** a tool's name or alias is one the gateway keeps for its meta-tools (toolset, tool_find, …, confirm) */
+  | 'RESERVED_NAME'
   | 'DUPLICATE_NAME'
   | 'INVALID_PARAMS_SCHEMA'
   | 'UNKNOWN_PLACEHOLDER'

@@ -16,6 +16,7 @@ export {
   type ToolSource,
 } from './tool-definition.js';
 export { formatDiagnostic, type Diagnostic, type DiagnosticCode } from './diagnostic.js';
+export { RESERVED_TOOL_NAMES } from './reserved-tool-names.js';
 export { fairEvictee } from './fair-eviction.js';
 export { loadOnce } from './load-once.js';
 export { markPatchedFrom, takePatchedFrom } from './previous-scan.js';

@@ -13,6 +13,7 @@ import { normaliseParamsSchema } from './params-schema.js';
 import { ceilingWarnings, checkSandbox } from './sandbox-checks.js';
 import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptVariables, checkTemplates } from './template-checks.js';
 import type { SchemaProblem } from './shape-checker.js';
+import { reservedNameProblems } from './reserved-names.js';
 import { checkToolShape } from './tool-schema.js';
 import { definitionText, guardParse, readYamlMapping, type ParseOptions } from './yaml-mapping.js';
 import type { Locator, Position } from './yaml-locator.js';
@@ -72,6 +73,7 @@ function validateDefinition(file: DefinitionFile, value: Record<string, unknown>
       message: `'name' is '${value.name}' but the folder is '${file.folder}': rename one so they match`,
     });
   }
+  for (const problem of reservedNameProblems(value)) report('RESERVED_NAME', problem);
   if (value.executor === 'hlpd-api') {
     report('DEPRECATED_SPELLING', { path: ['executor'], atKey: false, message: "executor 'hlpd-api' is read as 'hldp-api'; write 'hldp-api'" }, 'warning');
   }

@@ -1,7 +1,7 @@
 import express, { type RequestHandler, type Router } from 'express';
 import { exceedsDepth, MAX_JSON_DEPTH, toolCount } from '../../core/index.js';
 import { overseesAll } from '../../events/index.js';
-import { unknownToolOutcome, type Gateway } from '../service/index.js';
+import { META_TOOL_BY_NAME, metaToolWithoutSession, unknownToolOutcome, type Gateway } from '../service/index.js';
 import { validateBody } from './body-validator.js';
 import { matchOptions, matchWait } from './match-options.js';
 import { receiptQuery, toolListQuery } from './query-parameters.js';
@@ -10,6 +10,7 @@ import { hangUpSignal } from './hang-up.js';
 import { principalOf } from './principal-auth.js';
 import { callInSession, SESSION_HEADER } from './session-routes.js';
 import { toolPage } from './tool-list.js';
+import { WIRE_ERRORS } from '../../openapi/index.js';
 
 /** How many bytes of stored receipts one page of `GET /v1/receipts` holds at most (beyond its first receipt). */
 export const RECEIPT_PAGE_BYTES = 4 * 1024 * 1024;
@@ -58,6 +59,11 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     if (body.intent !== undefined) {
       // an intent only matches: the spec's §1 second form never runs anything
       response.json(await gateway.match(body.intent, { ...matchOptions(body.limit, body.context), ...matchWait(request), caller: principalOf(response).name }));
+      return;
+    }
+    const meta = META_TOOL_BY_NAME.get(body.tool!);
+    if (meta) {
+      response.status(WIRE_ERRORS.SESSION_REQUIRED.status).json({ code: 'SESSION_REQUIRED', error: metaToolWithoutSession(meta) });
       return;
     }
     sendOutcome(response, await gateway.call(body.tool!, body.params ?? {}, { ...deadlineOption(body.timeout_ms), caller: principalOf(response).name, signal: hangUpSignal(response) }));

@@ -3,7 +3,7 @@ export { brokenDefinition, unknownToolOutcome } from './unknown-tool.js';
 export { Gateway, openConfiguredStore, type CallAsked, type CallOptions, type CallRequest, type CallStep, type GatewayObserver, type GatewayOptions, type MatchOptions, type Registry, type RescanResult } from './gateway.js';
 export { MATCH_WAIT_MS, SearchIndexLoadingError } from './matching-readiness.js';
 export type { CallOutcome, ConfirmationRequired } from './call-outcome.js';
-export { runMetaTool, META_TOOL_BY_NAME, type MetaOutcome } from './meta-calls.js';
+export { metaToolWithoutSession, runMetaTool, META_TOOL_BY_NAME, type MetaOutcome } from './meta-calls.js';
 export { sandboxWarnings, workspaceWarnings } from './sandbox-warnings.js';
 export { ExecutionTargets } from './execution-targets.js';
 export { outcomeEvents } from './gateway-events.js';

@@ -21,6 +21,17 @@ export type MetaOutcome =
 const checkers = new Map<string, ShapeChecker>();
 
 /**
+ * Why a call naming a meta-tool without a session is refused, and what to send instead: the meta-tools are answered
+ * only in a session (no registry tool may take their names), and the missing-tool advice, to write the tool's
+ * TOOL.hdlp, would send the caller to write a definition validation refuses (review N, N5).
+ */
+export function metaToolWithoutSession(tool: MetaTool): string {
+  const open = `'${tool.name}' is one of the gateway's meta-tools, answered only in a session: open one with POST /v1/sessions, then send this call again with its id in the header X-HLDP-Session (MCP clients have a session per connection)`;
+  // tool_find, tool_call and confirm have routes of their own that need no session
+  return tool.route.includes('X-HLDP-Session') ? open : `${open}; without a session, ${tool.route} does what '${tool.name}' does`;
+}
+
+/**
  * Runs one meta-tool (`toolset`, `tool_find`, `tool_load`, `tool_call`, `read_skill`, `confirm`) for a session,
  * with its arguments checked against its published schema. `resolveName` turns a name as the caller
  * sees it (an MCP listed name) into a registry name for `tool_call` and `tool_load`.

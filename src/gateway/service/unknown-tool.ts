@@ -1,6 +1,7 @@
 import { exceedsDepth, MAX_JSON_DEPTH, type Diagnostic, type NearMiss, type ToolIndex } from '../../core/index.js';
 import { missingToolSuggestion } from '../../matcher/index.js';
 import type { CallOutcome } from './call-outcome.js';
+import { META_TOOL_BY_NAME, metaToolWithoutSession } from './meta-calls.js';
 
 // a near name at least this close in spelling (1 - edits / length) is a typo of it, not a related tool
 const TYPO_SCORE = 0.6;
@@ -34,6 +35,9 @@ export function offeringOnly(outcome: Extract<CallOutcome, { kind: 'not_found' }
 }
 
 function missingTool(name: string, error: string, near: NearMiss[]): Extract<CallOutcome, { kind: 'not_found' }> {
+  // a meta-tool's name outside a session: the advice to write tools/<name>/TOOL.hdlp would be refused by validation
+  const meta = META_TOOL_BY_NAME.get(name);
+  if (meta) return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', error, near, suggestion: metaToolWithoutSession(meta) };
   const typo = near.find((miss) => miss.score >= TYPO_SCORE);
   const suggestion = typo
     ? `call '${typo.name}', the registered tool spelled like '${name}'; if no registered tool fits, ${missingToolSuggestion(name)}`
