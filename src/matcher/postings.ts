@@ -154,6 +154,20 @@ export class Postings {
     return deadSlots > Math.max(256, (this.slotCount + addedSlots) / 2) || garbage > Math.max(65_536, (this.slots.length + this.movedUsed) / 2);
   }
 
+  /** entries a search may read: the tight pool's and the moved lists' pool's in use, less the garbage among them */
+  entriesInUse(): number {
+    return this.slots.length + this.movedUsed - this.garbage;
+  }
+
+  /** how many entries adding `room[term]` more entries to each term's list would move to the pool of moved lists */
+  entriesMovedBy(room: Int32Array): number {
+    let moved = 0;
+    for (let term = 0; term < room.length && term < this.lengths.length; term++) {
+      if (room[term]! > 0 && this.lengths[term]! + room[term]! > this.capacities[term]!) moved += this.lengths[term]!;
+    }
+    return moved;
+  }
+
   // room for `count` more entries of `term`, moving its list to the moved lists' pool when it is full; where they start
   private reserve(term: number, count: number): number {
     const start = this.starts[term]!;

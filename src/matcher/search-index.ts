@@ -156,7 +156,9 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: ToolSequen
     }
   }
   const removed = previous.records.filter((record) => !kept.has(record));
-  const compaction = foundCount === kept.size && dueCompaction(previous, removed, tools.length - foundCount) ? yield* compactionSteps(previous, tools, found, removed) : undefined;
+  const added = tools.length - foundCount;
+  const room = foundCount === kept.size && added > 0 ? yield* addedRoomSteps(previous, tools, found) : undefined;
+  const compaction = foundCount === kept.size && dueCompaction(previous, removed, added, room) ? yield* compactionSteps(previous, tools, found, removed, room) : undefined;
   // from here on nothing lets go
   if (!isCurrent(previous)) return buildSearchIndex(tools);
   const { engine } = previous;
@@ -178,11 +180,42 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: ToolSequen
   return snapshot(engine, tools, records);
 }
 
-// whether the update's removals and additions leave the postings worth compacting
-function dueCompaction(previous: SearchIndex, removed: readonly ToolRecord[], added: number): boolean {
+// whether the update's removals and additions leave the postings worth compacting, or its additions would move lists
+// holding more entries than a compaction copies: a list that outgrows its room moves with as much room again, so a
+// tool whose words every tool has moved nearly every entry, the tight pool kept beside it (at 100,000 generated tools,
+// a restart onto a commit that changed one of them held 146 MB of moved lists beside the 35 MB a fresh load holds)
+function dueCompaction(previous: SearchIndex, removed: readonly ToolRecord[], added: number, room: Int32Array | undefined): boolean {
   let removedEntries = 0;
   for (const record of removed) for (const mask of record.termFieldMasks()) removedEntries += bitCount(mask);
-  return previous.engine.postings.wastefulAfter(removed.length, removedEntries, added);
+  const { postings } = previous.engine;
+  return postings.wastefulAfter(removed.length, removedEntries, added) || (room !== undefined && postings.entriesMovedBy(room) > Math.max(MOVED_AT_MOST, postings.entriesInUse() / 2));
+}
+
+// entries an update may move without a compaction however few the postings hold: a small registry's update keeps its
+// records (a compaction renumbers them) and copies little either way
+const MOVED_AT_MOST = 32_768;
+
+/**
+ * Per term id, the entries the tools `found` lacks will bring (as far as the analysis of each alone tells: a guess is
+ * enough): whether adding them moves most lists, and a compaction's room for them.
+ */
+function* addedRoomSteps(previous: SearchIndex, tools: ToolSequence, found: ReadonlyArray<ToolRecord | undefined>): Generator<void, Int32Array, void> {
+  const { postings, dictionary } = previous.engine;
+  const room = new Int32Array(postings.lengths.length);
+  for (let position = 0; position < tools.length; position++) {
+    if (found[position] !== undefined) {
+      if (position % STEP === STEP - 1) yield;
+      continue;
+    }
+    yield;
+    const alone = describeTool(tools.at(position)!).record;
+    const masks = alone.termFieldMasks();
+    alone.termIds().forEach((term, at) => {
+      const id = dictionary.idOf(alone.dictionary.terms[term]!);
+      if (id !== undefined && id < room.length) room[id]! += bitCount(masks[at]!);
+    });
+  }
+  return room;
 }
 
 /**
@@ -197,24 +230,13 @@ interface Compaction {
   renumbered: Array<ToolRecord | undefined>;
 }
 
-function* compactionSteps(previous: SearchIndex, tools: ToolSequence, found: ReadonlyArray<ToolRecord | undefined>, removed: readonly ToolRecord[]): Generator<void, Compaction, void> {
-  const { postings, dictionary, documentFrequency } = previous.engine;
+function* compactionSteps(previous: SearchIndex, tools: ToolSequence, found: ReadonlyArray<ToolRecord | undefined>, removed: readonly ToolRecord[], room: Int32Array | undefined): Generator<void, Compaction, void> {
+  const { postings, documentFrequency } = previous.engine;
   const renumber = new Int32Array(postings.slotCount).fill(-1);
   const renumbered = new Array<ToolRecord | undefined>(tools.length);
-  // per term id, the entries the added tools will bring (as far as the analysis of each alone tells: a guess is enough)
-  const room = new Int32Array(postings.lengths.length);
   for (let position = 0; position < tools.length; position++) {
     const record = found[position];
-    if (record === undefined) {
-      yield;
-      const alone = describeTool(tools.at(position)!).record;
-      const masks = alone.termFieldMasks();
-      alone.termIds().forEach((term, at) => {
-        const id = dictionary.idOf(alone.dictionary.terms[term]!);
-        if (id !== undefined && id < room.length) room[id]! += bitCount(masks[at]!);
-      });
-      continue;
-    }
+    if (record === undefined) continue;
     if (position % STEP === STEP - 1) yield;
     renumber[record.id] = position;
     renumbered[position] = new ToolRecord(position, record.data, record.dictionary);
