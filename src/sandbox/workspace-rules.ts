@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { SYSTEM_FOLDERS } from './bubblewrap.js';
@@ -9,8 +9,20 @@ import { SYSTEM_FOLDERS } from './bubblewrap.js';
 /** The host's own kernel and device views and sockets: never bound from the host, whatever a tool declares. */
 export const HOST_ONLY = ['/proc', '/sys', '/dev', '/run', '/var/run', '/boot'];
 
-/** The entries of a git folder that name programs git runs for whoever next uses the repository, outside any sandbox. */
-export const GIT_CONTROL_ENTRIES = ['config', 'config.worktree', 'hooks'];
+/**
+ * The entries of a git folder that name programs git runs for whoever next uses the repository, outside any sandbox,
+ * or where git finds them: `commondir` sends git to another folder's config and hooks (review O, O3), `gitdir` names a
+ * worktree's checkout.
+ */
+export const GIT_CONTROL_ENTRIES = ['config', 'config.worktree', 'hooks', 'commondir', 'gitdir'];
+
+/**
+ * What a repository's own `commondir` says when the sandbox writes one: "the common folder is this one", as git reads a
+ * repository without it (git 2.39: status, commit, worktree add, gc unchanged). A missing entry cannot be shown
+ * read-only, and a tool that wrote one pointing at a folder of its own gave git a config (core.fsmonitor) it ran on
+ * the host at the owner's next `git status` (review O, O3).
+ */
+export const OWN_COMMON_FOLDER = '.\n';
 
 /** How deep below the workspace nested repositories are looked for: `a/b/.git` is found, `a/b/c/.git` is not. */
 export const NESTED_REPOSITORY_DEPTH = 2;
@@ -69,9 +81,11 @@ export type RepositoryGuards = { ok: true; /** bound read-only */ readOnly: stri
 /**
  * Each git repository in the workspace as found now: the workspace's own `.git`, those up to
  * `NESTED_REPOSITORY_DEPTH` folders below it (not looked for in node_modules or in a `.git`), their submodules'
- * and worktrees' git folders, and `.git` files (a gitdir pointer). Their config, config.worktree and hooks are bound
- * read-only (a missing hooks folder is made, empty, to be), and each `.git` and the folders between the workspace and it are pinned, so that a tool cannot move a
- * repository aside and put another in its place. A repository a tool makes after the launch is not covered.
+ * and worktrees' git folders, and `.git` files (a gitdir pointer). Their `GIT_CONTROL_ENTRIES` are bound read-only
+ * (a missing hooks folder is made, empty, and a missing commondir naming the repository's own folder, to be), and each
+ * `.git` and the folders between the workspace and it are pinned, so that a tool cannot move a repository aside and put
+ * another in its place. A `.git` that is a symbolic link refuses the launch. A repository a tool makes after the launch
+ * is not covered.
  */
 export function repositoryGuards(workspace: string): RepositoryGuards {
   const readOnly: string[] = [];
@@ -94,18 +108,32 @@ export function repositoryGuards(workspace: string): RepositoryGuards {
     for (const folder of [...foldersFrom(workspace, path), path]) pinned.add(folder);
   };
   // a git folder: its control entries, then its submodules' and worktrees' git folders, as deep as they go
+  const guarded = new Set<string>();
   const guardGitFolder = (gitFolder: string, worktree = false): boolean => {
+    // a worktree's git folder is reached from its repository and from its checkout's `.git` file
+    if (guarded.has(gitFolder)) return true;
+    guarded.add(gitFolder);
     if (++repositories > MAX_REPOSITORIES) return false;
     const entries = entriesOf(gitFolder) ?? [];
     for (const entry of entries) if (GIT_CONTROL_ENTRIES.includes(entry.name)) readOnly.push(join(gitFolder, entry.name));
     // a repository without a hooks folder (cloned with an empty template): a tool would make one and plant a hook
     // there, so an empty one is made now, as `git init` makes it, to be shown read-only (a worktree's are its repository's)
-    if (!worktree && entries.some((entry) => entry.name === 'config') && !entries.some((entry) => entry.name === 'hooks')) {
+    const has = (name: string): boolean => entries.some((entry) => entry.name === name);
+    if (!worktree && has('config') && !has('hooks')) {
       try {
         mkdirSync(join(gitFolder, 'hooks'), { mode: 0o755 });
         readOnly.push(join(gitFolder, 'hooks'));
       } catch {
         // a repository the gateway cannot write is none a tool can write either
+      }
+    }
+    // likewise a commondir naming the repository's own folder, where a tool would write one naming a folder of its own
+    if (!worktree && has('config') && !has('commondir')) {
+      try {
+        writeFileSync(join(gitFolder, 'commondir'), OWN_COMMON_FOLDER, { flag: 'wx', mode: 0o644 });
+        readOnly.push(join(gitFolder, 'commondir'));
+      } catch {
+        // as above
       }
     }
     for (const holder of ['modules', 'worktrees']) {
@@ -143,6 +171,15 @@ export function repositoryGuards(workspace: string): RepositoryGuards {
             // `gitdir: …`: rewritten, it would lead git to a config of the tool's own
             readOnly.push(path);
             pin(folder);
+            // and the git folder it names, when the workspace holds it (`git init --separate-git-dir`: review O, O11)
+            const target = gitFileTarget(path);
+            if (target !== undefined && isInside(target, workspace) && target !== workspace) {
+              if (!guardGitFolder(target)) return tooMany(`more than ${MAX_REPOSITORIES} git repositories`);
+              pin(target);
+            }
+          } else if (entry.isSymbolicLink()) {
+            // git follows it; a bind would land on its target and leave the link free to be pointed elsewhere (review O, O6)
+            return { ok: false, reason: `the workspace ${workspace} holds ${path}, a symbolic link the sandbox cannot protect (git follows it to the config and hooks it runs on the host); make it a folder or a gitdir file (git init --separate-git-dir)` };
           }
         } else if (entry.isDirectory() && entry.name !== 'node_modules' && depth < NESTED_REPOSITORY_DEPTH) next.push(path);
       }
@@ -150,6 +187,19 @@ export function repositoryGuards(workspace: string): RepositoryGuards {
     level = next;
   }
   return { ok: true, readOnly, pinned: [...pinned].filter((folder) => folder !== workspace).sort((a, b) => a.length - b.length) };
+}
+
+/** The real git folder a `.git` file (`gitdir: PATH`, relative to its folder) names, or undefined when it names none. */
+function gitFileTarget(file: string): string | undefined {
+  try {
+    const text = readFileSync(file, 'utf8').slice(0, 4096);
+    const named = /^gitdir: *(.+?)\s*$/m.exec(text)?.[1];
+    if (named === undefined) return undefined;
+    const target = realpathSync(isAbsolute(named) ? named : join(dirname(file), named));
+    return lstatSync(target).isDirectory() ? target : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A folder's `.git` as a listing's entry would show it, or none. */

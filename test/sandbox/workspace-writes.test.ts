@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { access, cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
@@ -114,6 +114,57 @@ describeWithBubblewrap('what a tool may write in its workspace (review N)', () =
     expect(await git(proj, 'log', '--format=%s', '-1')).toContain('two');
   }, 120_000);
 
+  it("O3: a tool cannot point a repository's .git/commondir at a config of its own, which git on the host would run", async () => {
+    const workspace = join(temp.path, 'ws');
+    await mkdir(workspace);
+    await initRepository(workspace);
+    await commitFiles(workspace, { 'README.md': 'one\n' });
+    const log = join(temp.path, 'fsmonitor-ran');
+    // review O's attack: a copy of the repository with a config of the tool's own, and commondir sending git to it
+    const script = [
+      'mkdir -p .cache/g && cp -r .git/objects .git/refs .git/HEAD .cache/g/',
+      `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tfsmonitor = "echo FSMONITOR-RAN >> ${log}; false"\\n' > .cache/g/config`,
+      '(echo ../.cache/g > .git/commondir) 2>/dev/null || echo commondir-refused',
+      'echo two > file && git add file && git -c user.name=t -c user.email=t@e commit -qm two && echo committed',
+    ].join('; ');
+    const shell = await call('shell-exec', { cmd: script }, { env: { HLDP_WORKSPACE: workspace } });
+    expect(shell).toMatchObject({ ok: true, output: 'commondir-refused\ncommitted\n' });
+    // a person, on the host, outside any sandbox
+    execFileSync('git', ['status', '--short'], { cwd: workspace });
+    expect(await exists(log)).toBe(false);
+    expect(execFileSync('git', ['rev-parse', '--absolute-git-dir', '--git-common-dir'], { cwd: workspace, encoding: 'utf8' }).split('\n').slice(0, 2).map((line) => line.replace(/\/$/, ''))).toEqual([join(workspace, '.git'), join(workspace, '.git')]);
+    expect(await git(workspace, 'log', '--format=%s', '-1')).toContain('two');
+  }, 120_000);
+
+  it('O11: keeps the config and hooks of the git folder a .git file names read-only, and still lets tools commit there', async () => {
+    const workspace = join(temp.path, 'ws');
+    await mkdir(workspace);
+    execFileSync('git', ['init', '-q', `--separate-git-dir=${join(workspace, 'sub-git')}`, join(workspace, 'sub')]);
+    const log = join(temp.path, 'hook-ran');
+    const script = [
+      `(printf '#!/bin/sh\\necho HOOK-RAN >> ${log}\\n' > sub-git/hooks/pre-commit) 2>/dev/null || echo hooks-refused`,
+      `git -C sub config core.fsmonitor "echo FSMONITOR-RAN >> ${log}; false" 2>/dev/null || echo config-refused`,
+      'echo one > sub/file && git -C sub add file && git -C sub -c user.name=t -c user.email=t@e commit -qm one && echo committed',
+    ].join('; ');
+    const shell = await call('shell-exec', { cmd: script }, { env: { HLDP_WORKSPACE: workspace } });
+    expect(shell).toMatchObject({ ok: true, output: 'hooks-refused\nconfig-refused\ncommitted\n' });
+    execFileSync('git', ['status', '--short'], { cwd: join(workspace, 'sub') });
+    expect(await exists(log)).toBe(false);
+    expect(await exists(join(workspace, 'sub-git', 'hooks', 'pre-commit'))).toBe(false);
+  }, 120_000);
+
+  it('O6: refuses a workspace whose repository .git is a symbolic link, which the sandbox cannot protect', async () => {
+    const workspace = join(temp.path, 'ws');
+    await mkdir(join(workspace, 'sub'), { recursive: true });
+    execFileSync('git', ['init', '-q', `--separate-git-dir=${join(workspace, 'sub-git')}`, join(workspace, 'sub')]);
+    await rm(join(workspace, 'sub', '.git'));
+    await symlink('../sub-git', join(workspace, 'sub', '.git'));
+    const shell = await call('shell-exec', { cmd: 'echo "#!/bin/sh" > sub/.git/hooks/pre-commit && echo hooked' }, { env: { HLDP_WORKSPACE: workspace } });
+    expect(shell).toMatchObject({ ok: false, code: 'SANDBOX_UNAVAILABLE' });
+    expect(shell.error).toContain(`${join(workspace, 'sub', '.git')}, a symbolic link the sandbox cannot protect`);
+    expect(await exists(join(workspace, 'sub-git', 'hooks', 'pre-commit'))).toBe(false);
+  }, 120_000);
+
   it('N25: the file methods refuse what the sandbox shows read-only: .git at any depth, PATH folders, the tools repository', async () => {
     const workspace = join(temp.path, 'repo-ws');
     await initRepository(workspace);
@@ -154,7 +205,8 @@ describeWithBubblewrap('what a tool may write in its workspace (review N)', () =
     expect(registered).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED' });
     expect(registered.error).toMatch(/is read-only for tools \(the tools repository/);
     expect(await exists(join(tools, 'tools', 'evil'))).toBe(false);
-  }, 120_000);
+    // 14 CLI processes (each file-write is a call and its confirm): past 120 s at load 26 on 2 cores
+  }, 300_000);
 });
 
 // The README's quick start: `npx hldp serve` in this checkout makes it the workspace. The gateway's own files stay
