@@ -53,7 +53,8 @@ export function summaryLine(receipt: Receipt): string {
   const exit = receipt.exit_code === null ? '' : ` exit ${receipt.exit_code}`;
   const signal = receipt.signal ? ` signal ${receipt.signal}` : '';
   const cut = receipt.cut_bytes ? ` (${receipt.cut_bytes} of ${receipt.output_bytes} bytes cut)` : '';
-  return `[${outcome}] ${receipt.tool} ${receipt.executor}/${receipt.method} ${receipt.duration_ms} ms${exit}${signal}${cut} · receipt ${receipt.id}`;
+  const lossy = receipt.output_lossy || receipt.stderr_lossy ? ` (${receipt.output_lossy ? 'stdout' : 'stderr'}${receipt.output_lossy && receipt.stderr_lossy ? ' and stderr' : ''} not UTF-8: invalid bytes shown as U+FFFD)` : '';
+  return `[${outcome}] ${receipt.tool} ${receipt.executor}/${receipt.method} ${receipt.duration_ms} ms${exit}${signal}${cut}${lossy} · receipt ${receipt.id}`;
 }
 
 /** A stored receipt in full, for a human reading a failure later. */

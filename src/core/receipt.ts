@@ -19,6 +19,10 @@ export interface ExecutionResult {
   output_bytes: number;
   /** bytes left out of `output` and `stderr` by the cap */
   cut_bytes: number;
+  /** present (true) only when the bytes kept of stdout (the body) were not valid UTF-8: `output` shows each invalid sequence as U+FFFD */
+  output_lossy?: true;
+  /** the same for stderr */
+  stderr_lossy?: true;
   /** an MCP tool's `structuredContent`, kept whole (the text output is what `max_output_bytes` bounds) */
   structured_content?: Record<string, unknown>;
   duration_ms: number;

@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+
 /** How captured bytes are turned into the text of a result. */
 export type OutputEncoding = 'utf8' | 'base64';
 
@@ -9,6 +11,8 @@ export interface RenderedOutput {
   totalBytes: number;
   /** bytes of the channel not in `text` */
   cutBytes: number;
+  /** rendered as UTF-8, the kept bytes were not valid UTF-8: `text` shows each invalid sequence as U+FFFD */
+  lossy?: true;
 }
 
 /** The marker placed where bytes were left out: `[… N bytes cut of M …]` on a line of its own. */
@@ -91,7 +95,8 @@ export class BoundedOutput {
     const total = this.#totalBytes;
     const encodedLength = encoding === 'base64' ? 4 * Math.ceil(total / 3) : total;
     if (total === head.length + tail.length && encodedLength <= capacity) {
-      return { text: Buffer.concat([head, tail]).toString(encoding), totalBytes: total, cutBytes: 0 };
+      const whole = Buffer.concat([head, tail]);
+      return { text: whole.toString(encoding), totalBytes: total, cutBytes: 0, ...lossiness(encoding, whole) };
     }
     // the marker's own length depends on the numbers in it: reserve for the largest it can be
     const budget = Math.max(0, Math.min(capacity, this.capacity) - Buffer.byteLength(cutMarker(total, total)));
@@ -99,8 +104,13 @@ export class BoundedOutput {
       encoding === 'base64' ? base64Split(budget, head, tail) : utf8Split(budget, head, tail);
     const cutBytes = total - headBytes.length - tailBytes.length;
     const text = headBytes.toString(encoding) + cutMarker(cutBytes, total) + tailBytes.toString(encoding);
-    return { text, totalBytes: total, cutBytes };
+    return { text, totalBytes: total, cutBytes, ...lossiness(encoding, headBytes, tailBytes) };
   }
+}
+
+// a text decoded from bytes that are not UTF-8 says so: the receipt's output is meant raw (review N, N6)
+function lossiness(encoding: OutputEncoding, ...parts: Buffer[]): { lossy?: true } {
+  return encoding === 'utf8' && !parts.every((part) => isUtf8(part)) ? { lossy: true } : {};
 }
 
 function isContinuationByte(byte: number | undefined): boolean {

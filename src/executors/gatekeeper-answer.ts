@@ -5,7 +5,7 @@ export const TEXT_FIELDS = ['output', 'stderr', 'error'] as const;
 export type TextField = (typeof TEXT_FIELDS)[number];
 
 /** The other fields of a result that are read (each a short JSON value); any other member is skipped unread. */
-const KEPT_FIELDS: ReadonlySet<string> = new Set(['ok', 'code', 'exit_code', 'signal', 'timed_out', 'output_bytes', 'cut_bytes', 'duration_ms', 'resource_limit']);
+const KEPT_FIELDS: ReadonlySet<string> = new Set(['ok', 'code', 'exit_code', 'signal', 'timed_out', 'output_bytes', 'cut_bytes', 'duration_ms', 'resource_limit', 'output_lossy', 'stderr_lossy']);
 /** The most bytes of JSON one kept field's value may take. */
 export const MAX_FIELD_BYTES = 4096;
 /** How much of an answer that is not a result its receipt quotes. */

@@ -89,6 +89,8 @@ function resultOf({ texts, fields }: ReadAnswer): ExecutionResult | string {
     cut_bytes: cutBytes,
     duration_ms: 0,
     ...(isResourceLimit(fields.resource_limit) ? { resource_limit: fields.resource_limit } : {}),
+    ...(fields.output_lossy === true ? { output_lossy: true } : {}),
+    ...(fields.stderr_lossy === true ? { stderr_lossy: true } : {}),
   };
 }
 

@@ -205,6 +205,8 @@ function toResult(ending: Ending): ExecutionResult {
     cut_bytes: out.cutBytes + err.cutBytes,
     duration_ms: elapsedSince(ending.start),
     ...(code === 'RESOURCE_LIMIT' ? { resource_limit: outcome.resourceLimit!.name } : {}),
+    ...(out.lossy ? { output_lossy: true } : {}),
+    ...(err.lossy ? { stderr_lossy: true } : {}),
   };
 }
 

@@ -72,6 +72,7 @@ export class ReceiptKeeper {
       ok: result.ok, tool: tool.name, method: tool.method, output: result.output, error: result.error, duration_ms: result.duration_ms,
       id, executor: tool.executor, stderr: result.stderr, code: result.code, exit_code: result.exit_code, signal: result.signal,
       timed_out: result.timed_out, ...(result.resource_limit ? { resource_limit: result.resource_limit } : {}), output_bytes: result.output_bytes, cut_bytes: result.cut_bytes,
+      ...(result.output_lossy ? { output_lossy: true } : {}), ...(result.stderr_lossy ? { stderr_lossy: true } : {}),
       ...(result.structured_content === undefined ? {} : { structured_content: result.structured_content }),
       commit: registry.index.commit, params, started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation: approval?.id ?? null,
       timeout_ms: timeoutMs, caller: options.caller ?? null, session: options.session ?? null, approval,
