@@ -3,6 +3,10 @@ import { REPOSITORY_OPTIONS, type Command } from '../command.js';
 import { terminalSafe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 
+// after a second signal, how long the cancelled calls may take to end and store their receipts before the process exits
+// anyway: a cancelled run is killed (SIGTERM, SIGKILL 100 ms later) and its pipes let go within a second
+const SECOND_SIGNAL_BOUND_MS = 10_000;
+
 /** `hldp serve`: the HTTP API with an embedded gatekeeper, on 127.0.0.1:3900 by default. */
 export const serveCommand: Command = {
   name: 'serve',
@@ -31,16 +35,35 @@ export const serveCommand: Command = {
     // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
     for (const warning of [...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT)]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
     io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);
+    let signals = 0;
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
-        logger.info({ signal }, 'shutting down: letting calls in flight finish');
-        server.close().then(resolve, (error: unknown) => {
-          logger.error({ err: String(error) }, 'shutdown failed');
-          resolve();
-        });
+        signals += 1;
+        if (signals === 1) {
+          logger.info({ signal }, 'shutting down: letting calls in flight finish');
+          server.close().then(resolve, (error: unknown) => {
+            logger.error({ err: String(error) }, 'shutdown failed');
+            resolve();
+          });
+          return;
+        }
+        if (signals === 2) {
+          // a second signal does not wait for the calls to end, but still stores a receipt for each: they are cancelled
+          // (process groups killed), and the close under way ends once their receipts are stored (review N, N10)
+          const calls = server.gateway.callsInFlight;
+          logger.warn({ signal, calls_in_flight: calls }, 'stopping now: cancelling the calls in flight and storing their receipts');
+          io.stderr.write(`hldp: ${signal} again: cancelling ${calls} call(s) in flight, storing their receipts, then exiting (a third signal exits at once)\n`);
+          server.stopCalls();
+          setTimeout(() => {
+            io.stderr.write(`hldp: calls still in flight after ${SECOND_SIGNAL_BOUND_MS / 1000} s of being cancelled: exiting without their receipts\n`);
+            process.exit(1);
+          }, SECOND_SIGNAL_BOUND_MS).unref();
+          return;
+        }
+        process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
       };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
     });
     return 0;
   },

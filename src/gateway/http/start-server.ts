@@ -20,6 +20,8 @@ export interface RunningServer {
   gateway: Gateway;
   /** stops accepting, lets calls in flight finish and store their receipts, then closes everything */
   close(): Promise<void>;
+  /** cancels the calls in flight, so that a `close` under way ends once their CANCELLED receipts are stored */
+  stopCalls(): void;
 }
 
 /** What `startServer` needs beyond the config. */
@@ -90,6 +92,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   return {
     url,
     gateway,
+    stopCalls: () => gateway.stopCalls(),
     close: () =>
       (closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));

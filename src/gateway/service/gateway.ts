@@ -324,6 +324,11 @@ export class Gateway {
     this.targets.useSelfApi({ url, ...(this.config.apiToken && onlyAdmin ? { token: this.config.apiToken } : {}) });
   }
 
+  /** Cancels the runs in flight (a stop that will not wait for them): each still stores its receipt, CANCELLED, before `close` ends. */
+  stopCalls(): void {
+    this.keeper.stopRuns();
+  }
+
   /** Lets calls in flight finish (their receipts stored), then stops the embedded gatekeeper and closes the store. */
   async close(): Promise<void> {
     this.approvals.stop();

@@ -24,6 +24,8 @@ export interface RunOptions {
 export class ReceiptKeeper {
   /** the HTTP address the gateway serves at, once it does (recorded in receipts) */
   servingAt: string | undefined;
+  /** fires when the gateway is stopped with runs still in flight: each is cancelled, and still stores its receipt */
+  readonly #stopping = new AbortController();
 
   constructor(
     private readonly targets: ExecutionTargets,
@@ -59,11 +61,38 @@ export class ReceiptKeeper {
   private async runAndAssemble(id: string, startedAt: Date, registry: Registry, definition: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval | null, timeoutMs: number, options: RunOptions, progress: { executed: boolean }): Promise<Receipt> {
     // every executor reads its deadline from the constraints: the call's own one takes the definition's place
     const tool = timeoutMs === definition.constraints.timeout_ms ? definition : { ...definition, constraints: { ...definition.constraints, timeout_ms: timeoutMs } };
-    const context = { ...(await this.targets.context(tool.executor === 'gatekeeper', options.signal)), ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
-    const result = await execute(tool, params, context);
+    const run = this.#runSignal(options.signal);
+    let result: ExecutionResult;
+    let context: Awaited<ReturnType<ExecutionTargets['context']>>;
+    try {
+      context = { ...(await this.targets.context(tool.executor === 'gatekeeper', run.signal)), ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
+      result = stoppedByGateway(await execute(tool, params, context), this.#stopping.signal.aborted && !options.signal?.aborted);
+    } finally {
+      run.done();
+    }
     progress.executed = true;
     // a secret the caller put in the params (a token, pasted) is not kept in the receipt either
     return this.assemble(id, startedAt, registry, definition, result, redactValue(params, secretsOf(context)), approval, timeoutMs, options);
+  }
+
+  /**
+   * Cancels every run in flight (the gateway is stopped at once: a second SIGTERM), each as its caller's hang-up would:
+   * its process group killed, its receipt CANCELLED and stored, saying the gateway was stopped (review N, N10).
+   */
+  stopRuns(): void {
+    this.#stopping.abort();
+  }
+
+  // the run's own signal: the caller's, or the gateway's stop, whichever comes first (listeners removed once it is over)
+  #runSignal(caller: AbortSignal | undefined): { signal: AbortSignal; done: () => void } {
+    const controller = new AbortController();
+    const abort = (): void => controller.abort();
+    const sources = [caller, this.#stopping.signal].filter((source): source is AbortSignal => source !== undefined);
+    for (const source of sources) {
+      if (source.aborted) abort();
+      else source.addEventListener('abort', abort, { once: true });
+    }
+    return { signal: controller.signal, done: () => sources.forEach((source) => source.removeEventListener('abort', abort)) };
   }
 
   private assemble(id: string, startedAt: Date, registry: Registry, tool: ToolDefinition, result: ExecutionResult, params: Record<string, unknown>, approval: ReceiptApproval | null, timeoutMs: number, options: RunOptions): Receipt {
@@ -129,4 +158,11 @@ function safeParams(params: Record<string, unknown>, secrets: readonly string[])
   } catch {
     return {};
   }
+}
+
+// a run cancelled because the gateway stopped says so, not that its caller gave up (the words are the executor's own,
+// never the tool's: a CANCELLED result's error starts with them)
+function stoppedByGateway(result: ExecutionResult, stopped: boolean): ExecutionResult {
+  if (!stopped || result.code !== 'CANCELLED' || result.error === null) return result;
+  return { ...result, error: result.error.replace(/^cancelled by the caller/, 'cancelled: the gateway was stopped before the call ended') };
 }
