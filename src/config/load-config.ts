@@ -316,7 +316,8 @@ function integerFromEnv(env: NodeJS.ProcessEnv, name: string, maximum: number): 
   return Number(text);
 }
 
-function defaultDataDir(env: NodeJS.ProcessEnv): string {
+/** Where receipts, approvals and sessions are kept when no data folder is configured: one per user, shared by their gateways. */
+export function defaultDataDir(env: NodeJS.ProcessEnv): string {
   return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'brush-holder');
 }
 

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import type { GatewayConfig } from '../../config/index.js';
 import { formatDiagnostic, toolCount } from '../../core/index.js';
 import { REPOSITORY_OPTIONS, type Command } from '../command.js';
 import { terminalSafe } from '../terminal-safe.js';
@@ -6,6 +8,23 @@ import { UsageError } from '../usage-error.js';
 // after a second signal, how long the cancelled calls may take to end and store their receipts before the process exits
 // anyway: a cancelled run is killed (SIGTERM, SIGKILL 100 ms later) and its pipes let go within a second
 const SECOND_SIGNAL_BOUND_MS = 10_000;
+
+/**
+ * Where the gateway keeps its records in the default data folder (no HLDP_DATA_DIR, data_dir, receipts_db or store URL)
+ * and a gateway of another repository used it before: they share receipts, approvals and sessions.
+ */
+async function sharedDataWarnings(config: GatewayConfig, repository: string): Promise<string[]> {
+  const { defaultDataDir } = await import('../../config/index.js');
+  const { otherRepositoriesServed } = await import('../shared-data-folder.js');
+  if (config.store.url !== undefined || config.dataDir !== defaultDataDir(process.env) || config.receiptsDb !== join(config.dataDir, 'receipts.db')) return [];
+  const others = otherRepositoriesServed(config.dataDir, repository);
+  if (others.length === 0) return [];
+  const named = others.slice(0, 3).map((other) => `'${terminalSafe(other)}'`).join(', ') + (others.length > 3 ? ` and ${others.length - 3} more` : '');
+  return [
+    `the default data folder ${terminalSafe(config.dataDir)} is shared by every gateway this user starts without HLDP_DATA_DIR: its receipts, approvals and sessions ` +
+      `also hold those of gateways that served ${named} (each receipt's source names its repository); to keep this one's apart, start it with HLDP_DATA_DIR=<a folder of its own> (or data_dir in the config)`,
+  ];
+}
 
 /** `hldp serve`: the HTTP API with an embedded gatekeeper, on 127.0.0.1:3900 by default. */
 export const serveCommand: Command = {
@@ -33,7 +52,7 @@ export const serveCommand: Command = {
     const { sandboxWarnings, workspaceWarnings } = await import('../../gateway/service/index.js');
     const { PACKAGE_ROOT } = await import('../../config/index.js');
     // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
-    for (const warning of [...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT)]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
+    for (const warning of [...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT), ...(await sharedDataWarnings(config, index.source))]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
     io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);
     let signals = 0;
     await new Promise<void>((resolve) => {
