@@ -18,6 +18,7 @@ import type { DecisionModel, RankingParameters } from './ranking-parameters.js';
 import { buildSearchIndex, buildSearchIndexSteps, isCurrent, updateSearchIndex, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
 import type { KeptSearchIndex, SearchIndexFiles } from './search-index-file.js';
 import type { Measured } from './search-index-layout.js';
+import { toolVectorSteps } from './similarity.js';
 import { createParamsValidator, type ParamsValidator } from './validate-params.js';
 import { warmUpSteps } from './warm-up.js';
 
@@ -135,6 +136,8 @@ export async function createMatcherLettingGo(index: ToolIndex, options: MatcherO
   const chineseProbes = lexiconSettled() ? undefined : basis.chineseTools > 0;
   if (chineseProbes === true) await loadLexicon().catch(() => undefined);
   const calibration = await runLettingGo(calibrationSteps(searchIndex, ranking, decision, basis));
+  // the changed tools' vectors (the others' are taken over), so the first request after the swap sums none
+  await runLettingGo(toolVectorSteps(searchIndex));
   // the calibration holds only while no later update has changed the shared structures it read
   const measured = isCurrent(searchIndex) ? { of: searchIndex, value: calibration } : undefined;
   return assemble(index, searchIndex, previous.validator.next(toolsOf(index)), options, { resolver, basis, ...(measured ? { calibration: measured } : {}), ...(chineseProbes === undefined ? {} : { chineseProbes }) });
@@ -287,6 +290,10 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       await letGo();
       // reading the transliteration tables in is a piece of its own (~20 ms the first time), before the warm-up's
       warmUpTransliteration();
+      // every tool's vector for the re-rank by meaning, before the warm-up (whose requests then run the re-rank as the
+      // first agents' will) and the first request: made as requests bring tools up, they were most of the first pass's
+      // cost after a start (issue #18)
+      await runLettingGo(toolVectorSteps(engine().index));
       if (!warmedUp) {
         warmedUp = true;
         await letGo();

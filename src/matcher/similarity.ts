@@ -1,6 +1,6 @@
 import type { QueryWord } from './request-words.js';
 import type { SearchIndex } from './search-index.js';
-import { DESCRIBING_FIELDS, NAMING_FIELDS, PARAM_FIELDS, type TermDictionary } from './tool-record.js';
+import { DESCRIBING_FIELDS, NAMING_FIELDS, PARAM_FIELDS, type RecordNumbers, type TermDictionary } from './tool-record.js';
 import { wordVectors, type WordVectors } from './word-vector-file.js';
 
 /**
@@ -22,11 +22,24 @@ const VECTOR_FIELDS = NAMING_FIELDS | DESCRIBING_FIELDS | PARAM_FIELDS;
 // a tool's vector reads at most this many of its terms (a definition's text is anyone's with push access: one of
 // 100,000 words would cost ~10 ms of vector sums at every request it comes up for)
 const MAX_TOOL_TERMS = 512;
-// tool vectors kept per search index version, the tools requests bring up most: 2,048 × 100 float32 = ~0.9 MB
-const MAX_KEPT_TOOLS = 2048;
+// A registry of at most this many tools has every tool's vector made before a server says matching is ready
+// (`toolVectorSteps`): made the first time a request brought the tool up, they were most of the first pass's cost
+// after a start (p99 2.13 ms against 0.58 ms before the re-rank by meaning at 3,148 tools, issue #18). Each costs
+// ~20-30 µs of CPU (~60-95 ms at 3,148 tools, ~0.2 s at 10,000, 400 bytes each); at 100,000 the 2-3 s would push a
+// warm start's matching ready (goal ≤ 1 s) far out, and there they are made as requests bring the tools up.
+const MAX_PREPARED_TOOLS = 10_000;
+// tool vectors kept, at most (their memory: 16,384 × ~500 bytes = ~8 MB); past it, forgotten all at once and made again
+// as they are needed. Room for a prepared registry and a rescan's changed tools beside it.
+const MAX_KEPT_VECTORS = 16_384;
 
-/** Per search index version: the tool vectors made (by position; null: none of its terms has a vector). */
-const toolVectors = new WeakMap<SearchIndex, Map<number, Float32Array | null>>();
+/**
+ * Per record's numbers (a tool's analysis, in its engine's dictionary: what its vector is made of), the tool vector
+ * made (null: none of its terms has a vector). The numbers are the very same array in every index version that keeps
+ * the tool (an update keeps the record, a compaction renumbers it over the same numbers), so a rescan's successor
+ * takes the unchanged tools' vectors over without asking.
+ */
+let toolVectors = new WeakMap<RecordNumbers, Float32Array | null>();
+let keptVectors = 0;
 /** Per dictionary: each term id's row in the table (-1: none; -2: not looked up yet), grown as the dictionary grows. */
 const termRows = new WeakMap<TermDictionary, Int32Array>();
 
@@ -36,23 +49,60 @@ export function similarityScorer(index: SearchIndex, words: readonly QueryWord[]
   if (table === undefined) return NONE;
   const request = requestVector(table, words);
   if (request === undefined) return NONE;
-  let kept = toolVectors.get(index);
-  if (kept === undefined) toolVectors.set(index, (kept = new Map()));
-  const tools = kept;
   return {
     similarity(position) {
-      let vector = tools.get(position);
-      if (vector === undefined) {
-        vector = toolVector(index, position, table);
-        if (tools.size >= MAX_KEPT_TOOLS) tools.clear();
-        tools.set(position, vector);
-      }
+      const vector = toolVectorAt(index, position, table);
       if (vector === null) return 0;
       let dot = 0;
       for (let at = 0; at < request.length; at++) dot += request[at]! * vector[at]!;
       return dot;
     },
   };
+}
+
+/**
+ * Makes the vector of each of `index`'s tools that has none yet (all of them at most `MAX_PREPARED_TOOLS`), stopping
+ * every few tools: a server runs it before it says matching is ready, and after a rescan's update (only the changed
+ * tools are made: the others are taken over). The answers are the same with or without it: a vector is made the
+ * same way when a request first needs it. Returns how many it made.
+ */
+export function* toolVectorSteps(index: SearchIndex): Generator<void, number, void> {
+  // past the bound the table is not read here either: a large registry's start is as it was
+  if (index.records.length > MAX_PREPARED_TOOLS) return 0;
+  const table = wordVectors();
+  if (table === undefined) return 0;
+  let made = 0;
+  for (let position = 0; position < index.records.length; position++) {
+    if (position % VECTOR_STEP === VECTOR_STEP - 1) yield;
+    if (toolVectors.has(index.records[position]!.data)) continue;
+    toolVectorAt(index, position, table);
+    made += 1;
+  }
+  return made;
+}
+
+// tools whose vectors are made between two stops (~1-2 ms)
+const VECTOR_STEP = 64;
+
+/** Whether the tool at `position` has its vector made (or is known to have none): for tests. */
+export function hasToolVector(index: SearchIndex, position: number): boolean {
+  return toolVectors.has(index.records[position]!.data);
+}
+
+// the vector of the tool at `position`, made and kept the first time it is asked for
+function toolVectorAt(index: SearchIndex, position: number, table: WordVectors): Float32Array | null {
+  const { data } = index.records[position]!;
+  let vector = toolVectors.get(data);
+  if (vector === undefined) {
+    vector = toolVector(index, position, table);
+    if (keptVectors >= MAX_KEPT_VECTORS) {
+      toolVectors = new WeakMap();
+      keptVectors = 0;
+    }
+    toolVectors.set(data, vector);
+    keptVectors += 1;
+  }
+  return vector;
 }
 
 // the request's words (their first term: the stem) with a vector, as a unit vector; undefined when none has one
