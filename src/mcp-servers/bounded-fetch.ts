@@ -191,6 +191,8 @@ export class EventBound {
   #lineLength = 0;
   /** how many of the current line's first bytes spell `id:` (and a space after it: 4) */
   #idPrefix = 0;
+  /** whether the last byte was a CR: a LF right after it ends no second line */
+  #afterCr = false;
 
   constructor(private readonly maxBytes: number) {}
 
@@ -198,12 +200,17 @@ export class EventBound {
   over(chunk: Uint8Array): boolean {
     for (const byte of chunk) {
       if (++this.#counted > this.maxBytes) return true;
-      if (byte === 0x0a) {
+      // a line ends at CRLF, LF or a lone CR (as the SDK's parser reads it): a stream of CR-only lines was one endless
+      // event here, dropped at the bound though each of its events was small (review O, O12)
+      const afterCr = this.#afterCr;
+      this.#afterCr = byte === 0x0d;
+      if (byte === 0x0a && afterCr) continue;
+      if (byte === 0x0a || byte === 0x0d) {
         // a blank line ends an event
         if (this.#lineLength === 0) this.#counted = 0;
         this.#lineLength = 0;
         this.#idPrefix = 0;
-      } else if (byte !== 0x0d) {
+      } else {
         // an id the SDK keeps: "id:", then one space at most, then a value
         if (this.#lineLength === this.#idPrefix) {
           if (this.#idPrefix < 3 && byte === ID_FIELD[this.#idPrefix]) this.#idPrefix++;

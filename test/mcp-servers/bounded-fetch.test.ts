@@ -27,6 +27,12 @@ describe('boundedFetch', () => {
     expect(await response.text()).toBe(events);
   });
 
+  it('passes an event stream whose lines end in a lone CR, many events past the bound in all, each within it (review O, O12)', async () => {
+    const events = Array.from({ length: 50 }, (_, index) => `event: message\rdata: ${'x'.repeat(40)}${index}\r\r`).join('');
+    const response = await boundedFetch(100)(await serve('text/event-stream', events));
+    expect(await response.text()).toBe(events);
+  });
+
   it('fails an event stream at the event past the bound, however its lines are cut', async () => {
     const body = `data: small\n\ndata: ${'y'.repeat(60)}\ndata: ${'y'.repeat(60)}\n\n`;
     const response = await boundedFetch(100)(await serve('text/event-stream; charset=utf-8', body));
@@ -136,9 +142,10 @@ describe('boundedFetch against a server that never answers what the client POSTs
 
 describe('EventBound: whether the SDK would resume an event stream (an event of it carries an id)', () => {
   it('sees an id field with a value, however the stream is cut into chunks', () => {
-    // the reference: lines of the stream (\r ignored), one of which is "id:", at most one space, then a value
-    const resumable = (text: string): boolean => text.replace(/\r/g, '').split('\n').some((line) => /^id:( .|[^ ])/s.test(line));
-    const piece = fc.oneof(fc.constantFrom('id:', 'id: ', 'id', ':', ' ', '7', 'data: ', '\n', '\r\n', 'event: message', 'x'), fc.string({ maxLength: 6 }));
+    // the reference: lines of the stream (ended by CRLF, LF or a lone CR, as the event stream format has it), one of
+    // which is "id:", at most one space, then a value
+    const resumable = (text: string): boolean => text.split(/\r\n|\r|\n/).some((line) => /^id:( .|[^ ])/s.test(line));
+    const piece = fc.oneof(fc.constantFrom('id:', 'id: ', 'id', ':', ' ', '7', 'data: ', '\n', '\r\n', '\r', 'event: message', 'x'), fc.string({ maxLength: 6 }));
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 24 }), fc.array(fc.nat(60), { maxLength: 6 }), (pieces, cuts) => {
         const bytes = Buffer.from(pieces.join(''), 'utf8');
