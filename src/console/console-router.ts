@@ -6,7 +6,7 @@ import { findTool, type Receipt } from '../core/index.js';
 import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../events/index.js';
 import type { ConsoleBackend, ConsolePrincipal, ConsoleReceiptPage, ConsoleReceiptQuery } from './console-backend.js';
 import { html, type Html } from './html.js';
-import { consoleCookie, ConsoleSessions, cookieValue, fromSameOrigin, LEGACY_COOKIE, type ConsoleSession } from './security.js';
+import { consoleCookie, ConsoleSessions, cookieValue, fromSameOrigin, keepsSecureCookie, LEGACY_COOKIE, type ConsoleSession } from './security.js';
 import { APPROVALS_PAGE, approvalsView, approvalView } from './views/approvals.js';
 import { failureFilters, failuresView, LIST_BYTES, PAGE, receiptQuery, receiptRows, type FailureFilters } from './views/failures.js';
 import { page, type Viewer } from './views/layout.js';
@@ -125,6 +125,12 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     }
     const body = (request.body ?? {}) as Record<string, unknown>;
     const next = safeNext(body.next);
+    // the browser would drop a Secure cookie from a plain-http page and send every page back here: say so, sign no one in
+    const keeps = secure ? keepsSecureCookie(request) : { ok: true as const };
+    if (!keeps.ok) {
+      send(response, signInPage({ credentialsRequired: backend.credentialsRequired, error: insecureOriginMessage(keeps.origin), next }), 400);
+      return;
+    }
     const token = typeof body.token === 'string' ? body.token.trim() : '';
     const principal = backend.credentialsRequired ? (token ? backend.authenticate(token) : undefined) : backend.principal('local');
     if (!principal) {
@@ -292,6 +298,11 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
 /** The receipts a principal may list: everyone's for an admin or approver, else only its own calls. */
 function ownCalls(principal: ConsolePrincipal, query: ConsoleReceiptQuery): ConsoleReceiptQuery {
   return principal.seesAll ? query : { ...query, caller: principal.name };
+}
+
+/** Why a sign-in from a plain-http page of `origin` is refused while the cookie is Secure, and the ways out. */
+function insecureOriginMessage(origin: string): string {
+  return `Not signed in: this gateway sets its sign-in cookie Secure (console.secure_cookies is true, or auto and the gateway listens beyond loopback), and a browser keeps a Secure cookie only over https — this page came over plain http (${origin}), so every page would send you back here. Open the console over https (a TLS proxy in front of the gateway), or from the gateway's own machine at http://127.0.0.1 when it listens there too (0.0.0.0); or, on a network you trust, set console.secure_cookies: false (HLDP_CONSOLE_SECURE_COOKIES=false), knowing that the token and the cookie then cross it in clear.`;
 }
 
 /** Where to go after signing in: a console path only (never another site). */

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
+import { isLoopback } from '../core/index.js';
 
 /** No inline script or style, nothing from another origin, no framing: tool output that slips into markup still runs nothing. */
 export const CONTENT_SECURITY_POLICY = [
@@ -168,4 +169,25 @@ export function fromSameOrigin(request: Request): { ok: true } | { ok: false; re
   const site = request.get('sec-fetch-site');
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return { ok: false, reason: `a ${site} request` };
   return { ok: true };
+}
+
+/**
+ * Whether the browser that posted a request keeps a `Secure` cookie set in answer: yes when its page came over https,
+ * or over plain http from a host browsers treat as secure anyway (loopback, `*.localhost`); no for any other plain-http
+ * origin, where the browser drops the cookie and every page sends it back to sign-in. Judged by the request's `Origin`,
+ * the address the browser itself shows (a TLS proxy in front of the gateway changes the scheme the gateway sees, never
+ * the Origin); a request without one (not a browser) is taken at its word.
+ */
+export function keepsSecureCookie(request: Request): { ok: true } | { ok: false; origin: string } {
+  const origin = request.get('origin');
+  if (origin === undefined) return { ok: true };
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    return { ok: true };
+  }
+  const host = parsed.hostname.toLowerCase();
+  if (parsed.protocol !== 'http:' || isLoopback(host) || host.endsWith('.localhost')) return { ok: true };
+  return { ok: false, origin: parsed.origin };
 }

@@ -14,14 +14,17 @@ afterAll(() => temp.cleanup());
 async function signInAndOut(options: { config?: string; env?: NodeJS.ProcessEnv }): Promise<{ signIn: string; signOut: string }> {
   const gateway = await startGateway(repo, temp.path, options);
   try {
-    const origin = new URL(gateway.url).origin;
+    // a gateway on 0.0.0.0 is reached at 127.0.0.1, where a browser keeps a Secure cookie over plain http: from any
+    // other plain-http origin a Secure sign-in is refused with a reason (console-plain-http-sign-in.test.ts)
+    const url = gateway.url.replace('//0.0.0.0:', '//127.0.0.1:');
+    const origin = new URL(url).origin;
     const form = { 'content-type': 'application/x-www-form-urlencoded', origin };
-    const signedIn = await fetch(`${gateway.url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: form, body: new URLSearchParams({ token: TOKENS.alice }) });
+    const signedIn = await fetch(`${url}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: form, body: new URLSearchParams({ token: TOKENS.alice }) });
     const signIn = signedIn.headers.get('set-cookie')!;
     const cookie = signIn.split(';')[0]!;
-    const page = await (await fetch(`${gateway.url}/console/approvals`, { headers: { cookie } })).text();
+    const page = await (await fetch(`${url}/console/approvals`, { headers: { cookie } })).text();
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
-    const signedOut = await fetch(`${gateway.url}/console/sign-out`, { method: 'POST', redirect: 'manual', headers: { ...form, cookie }, body: new URLSearchParams({ _csrf: csrf }) });
+    const signedOut = await fetch(`${url}/console/sign-out`, { method: 'POST', redirect: 'manual', headers: { ...form, cookie }, body: new URLSearchParams({ _csrf: csrf }) });
     expect(signedOut.status).toBe(303);
     return { signIn, signOut: signedOut.headers.get('set-cookie')! };
   } finally {

@@ -31,13 +31,16 @@ export function describeWithChromium(name: string, body: () => void): void {
   describe.skip(`${name} — DID NOT RUN: no chromium at ${CHROMIUM} (apt-get install chromium)`, body);
 }
 
-/** A real Debian chromium driven by playwright-core, with a fresh user data folder; `close` removes it. */
-export async function launchChromium(options: { viewport?: { width: number; height: number } } = {}): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+/**
+ * A real Debian chromium driven by playwright-core, with a fresh user data folder; `close` removes it. `args` are more
+ * flags, e.g. `--host-resolver-rules=MAP gateway.test 127.0.0.1` to reach a local server under a name that is not loopback.
+ */
+export async function launchChromium(options: { viewport?: { width: number; height: number }; args?: string[] } = {}): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
   const profile = await mkdtemp(join(tmpdir(), 'hldp-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: CHROMIUM_FLAGS,
+    args: [...CHROMIUM_FLAGS, ...(options.args ?? [])],
     viewport: options.viewport ?? { width: 1280, height: 900 },
     timeout: 60_000,
   });
