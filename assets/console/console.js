@@ -4,17 +4,30 @@
 (function () {
   'use strict';
 
-  // Copy: the exact text of the element named by data-copy (its textContent is the raw text as stored)
+  // Copy: the exact text of the element named by data-copy, as stored: its text, with each character the page shows
+  // as its escape (a span.hidden-character reading \u202e, \x1b, \u{e0041}) put back as the character itself
   document.addEventListener('click', function (event) {
     var button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;
     if (!button) return;
     var source = document.getElementById(button.getAttribute('data-copy'));
     if (!source || !navigator.clipboard) return;
-    navigator.clipboard.writeText(source.textContent.replace(/^\n/, '')).then(
+    navigator.clipboard.writeText(storedText(source).replace(/^\n/, '')).then(
       function () { flash(button, 'Copied'); },
       function () { flash(button, 'Copy failed'); }
     );
   });
+
+  function storedText(node) {
+    if (node.nodeType === Node.TEXT_NODE) return node.data;
+    if (node.nodeType !== Node.ELEMENT_NODE) return '';
+    if (node.classList.contains('hidden-character')) {
+      var hex = /^\\(?:x|u\{?)([0-9a-f]+)\}?$/.exec(node.textContent);
+      return hex ? String.fromCodePoint(parseInt(hex[1], 16)) : node.textContent;
+    }
+    var text = '';
+    for (var child = node.firstChild; child; child = child.nextSibling) text += storedText(child);
+    return text;
+  }
 
   function flash(button, text) {
     var before = button.textContent;

@@ -5,7 +5,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { findTool, type Receipt } from '../core/index.js';
 import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../events/index.js';
 import type { ConsoleBackend, ConsolePrincipal, ConsoleReceiptPage, ConsoleReceiptQuery } from './console-backend.js';
-import { html, type Html } from './html.js';
+import { html, revealHiddenCharacters, type Html } from './html.js';
 import { consoleCookie, ConsoleSessions, cookieValue, fromSameOrigin, keepsSecureCookie, LEGACY_COOKIE, type ConsoleSession } from './security.js';
 import { APPROVALS_PAGE, approvalsView, approvalView } from './views/approvals.js';
 import { failureFilters, failuresView, LIST_BYTES, PAGE, receiptQuery, receiptRows, type FailureFilters } from './views/failures.js';
@@ -60,7 +60,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
   };
 
   const send = (response: Response, markup: Html, status = 200): void => {
-    response.status(status).type('html').setHeader('cache-control', 'no-store').send(markup.text);
+    response.status(status).type('html').setHeader('cache-control', 'no-store').send(revealHiddenCharacters(markup.text));
   };
   // a cookie signed out at any instance is refused: the store says so (a store that does not answer is a refusal, below)
   const signedIn = async (request: Request): Promise<Signed | undefined> => {

@@ -1,4 +1,4 @@
-import { HIDDEN_CHARACTER_CLASS, visibleEscape } from '../core/index.js';
+import { HIDDEN_CHARACTER_CLASS, revealHidden, visibleEscape } from '../core/index.js';
 
 /** Markup that is already safe: what `html` returns, and what `raw` marks as such. Anything else interpolated is escaped. */
 export class Html {
@@ -37,6 +37,59 @@ export function revealed(text: string): Html {
     from = match.index + match[0].length;
   }
   return new Html(markup + escapeHtml(text.slice(from)));
+}
+
+// in a whole page: what reorders or hides text, and the controls a browser shows as nothing (tab, line feed and
+// carriage return are shown; a carriage return is already a character reference, kept so that output stays exact)
+const HIDDEN_IN_PAGE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${HIDDEN_CHARACTER_CLASS}]`, 'u');
+const HIDDEN_IN_PAGE_ALL = new RegExp(HIDDEN_IN_PAGE.source, 'gu');
+// elements whose content the parser reads as text, never markup: a character there is written as its escape, unmarked
+const TEXT_ONLY_ELEMENT = /^<(title|textarea)[\s>]/i;
+
+const marked = (character: string): string => `<span class="hidden-character" title="a character that hides or reorders text">${visibleEscape(character)}</span>`;
+
+/**
+ * A whole page, markup made by `html`, with every character that would reorder or hide text (a right-to-left
+ * override, an isolate, a zero-width space, a control) shown as its escape wherever a person reads it: marked in
+ * text, plain in a title; attribute values are left exact (a filter box keeps the text as typed). The markup is the
+ * console's own, every interpolated text escaped, so a `<` always opens one of its tags: a scan from tag to tag is
+ * exact. One pass where the page is sent covers every view, so that no view can forget it (review N, N17).
+ */
+export function revealHiddenCharacters(markup: string): string {
+  if (!HIDDEN_IN_PAGE.test(markup)) return markup;
+  let out = '';
+  let at = 0;
+  while (at < markup.length) {
+    const open = markup.indexOf('<', at);
+    const textEnd = open === -1 ? markup.length : open;
+    out += markup.slice(at, textEnd).replace(HIDDEN_IN_PAGE_ALL, marked);
+    if (open === -1) break;
+    const close = tagEnd(markup, open);
+    const tag = markup.slice(open, close);
+    out += tag;
+    at = close;
+    const textOnly = TEXT_ONLY_ELEMENT.exec(tag);
+    if (textOnly) {
+      const end = markup.toLowerCase().indexOf(`</${textOnly[1]!.toLowerCase()}`, at);
+      const contentEnd = end === -1 ? markup.length : end;
+      out += revealHidden(markup.slice(at, contentEnd));
+      at = contentEnd;
+    }
+  }
+  return out;
+}
+
+/** Where the tag opened at `open` ends (after its `>`), skipping quoted attribute values. */
+function tagEnd(markup: string, open: number): number {
+  let quote = '';
+  for (let index = open + 1; index < markup.length; index += 1) {
+    const character = markup[index]!;
+    if (quote) {
+      if (character === quote) quote = '';
+    } else if (character === '"' || character === "'") quote = character;
+    else if (character === '>') return index + 1;
+  }
+  return markup.length;
 }
 
 /** Marks trusted markup (never text that came from a tool, a request or a definition). */

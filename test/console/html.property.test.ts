@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, revealed } from '../../src/console/html.js';
+import { escapeHtml, html, revealed, revealHiddenCharacters } from '../../src/console/html.js';
 
 // what reorders or hides text in a browser: bidi controls and marks, zero-width characters, tag characters, controls
 // eslint-disable-next-line no-control-regex
@@ -29,6 +29,40 @@ describe('revealed', () => {
         expect(revealed(value).text).toBe(escapeHtml(value));
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('revealHiddenCharacters (review N, N17: every view of the console)', () => {
+  // a page as the views make it: text in elements, the same text in attributes, in a title and in a pre
+  const pageOf = (value: string): string => html`<!doctype html><html><head><title>${value} · x</title></head><body hx-headers='{"a":"b"}'><h1 class="x">${value}</h1><a href="/r/${value}" title="${value}">${value}</a><pre id="output">
+${value}</pre><input name="q" value="${value}"></body></html>`.text;
+  const tags = (markup: string): string[] => [...markup.matchAll(/<\/?([a-z!]+)/g)].map((match) => match[1]!).filter((name) => name !== 'span');
+  const decode = (escape: string): string => String.fromCodePoint(parseInt(/[0-9a-f]+/.exec(escape.slice(2))![0], 16));
+
+  it('leaves no such character in what is shown, attributes exact, the structure the same, and the marks read back to the text', () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        const before = pageOf(value);
+        const after = revealHiddenCharacters(before);
+        // outside tags (a value in an attribute holds no raw < or >: it is escaped)
+        expect(after.replace(/<[^>]*>/g, '')).not.toMatch(HIDDEN);
+        expect(tags(after)).toEqual(tags(before));
+        for (const attribute of [`href="/r/${escapeHtml(value)}"`, `title="${escapeHtml(value)}"`, `value="${escapeHtml(value)}"`]) expect(after).toContain(attribute);
+        // in text, each mark stands for exactly the character it names: the copy button puts them back
+        const pre = /<pre id="output">\n([\s\S]*)<\/pre>/.exec(after)![1]!;
+        expect(pre.replace(/<span class="hidden-character" title="[^"]*">([^<]*)<\/span>/g, (_mark, escape: string) => escapeHtml(decode(escape)))).toBe(escapeHtml(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('returns a page with none of them unchanged', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }).filter((value) => !HIDDEN.test(value)), (value) => {
+        expect(revealHiddenCharacters(pageOf(value))).toBe(pageOf(value));
+      }),
+      { numRuns: 500 },
     );
   });
 });
