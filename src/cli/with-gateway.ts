@@ -23,8 +23,23 @@ export function cliCaller(gateway: Gateway, env: NodeJS.ProcessEnv = process.env
   const token = env.HLDP_TOKEN;
   if (token === undefined || token === '') return LOCAL_PRINCIPAL.name;
   const principal = gateway.principals.authenticate(token);
-  if (!principal) throw new UsageError("HLDP_TOKEN is not the token of a configured principal; unset it to act as 'local', the operator at this machine");
+  if (!principal) throw new UsageError(unknownTokenMessage(gateway.config));
   return principal.name;
+}
+
+/**
+ * Why HLDP_TOKEN names no one, and what to do. It used to say only "unset it to act as 'local'": an MCP client's
+ * configuration that set the token but not the config file (a client starts `hldp mcp` with only the environment it
+ * is given, so HLDP_CONFIG from a shell never reaches it) was told to drop the token, and so ran its agent as the
+ * operator, with every role (review N, N26).
+ */
+function unknownTokenMessage(config: GatewayConfig): string {
+  const named = config.principals.map((principal) => principal.name).filter((name) => name !== API_TOKEN_PRINCIPAL);
+  const local = `Unset HLDP_TOKEN only if '${LOCAL_PRINCIPAL.name}', the operator at this machine with every role, is meant`;
+  if (named.length === 0) {
+    return `HLDP_TOKEN is set, but ${config.file ? `the config file ${config.file} configures` : 'no config file was given, so there are'} no principals to match it: principals come from the gateway's config file — pass --config FILE (in an MCP client's configuration, in the server's args: the client starts it with only the environment it is given, so HLDP_CONFIG set in a shell does not reach it). ${local}`;
+  }
+  return `HLDP_TOKEN is not the token of any principal configured${config.file ? ` in ${config.file}` : ''} (${named.join(', ')}${config.principals.some((principal) => principal.name === API_TOKEN_PRINCIPAL) ? ', and api_token' : ''}): check the token. ${local}`;
 }
 
 /**
