@@ -3,7 +3,7 @@ export { Scanner, scanOnce } from './scanner.js';
 export { warmUpParserSteps } from './warm-up-parser.js';
 export { defaultCacheDir, type RepositoryOptions } from './open-source.js';
 export { parseToolDefinition, type DefinitionFile, type ParsedDefinition } from './parse-tool-definition.js';
-export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, type ParseOptions } from './yaml-mapping.js';
+export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, tooLargeMessage, type ParseOptions } from './yaml-mapping.js';
 export { readBounded } from './sources/read-bounded.js';
 export { ScanError, type ScanErrorCode } from './scan-error.js';
 export type { PushHint } from './sources/source.js';

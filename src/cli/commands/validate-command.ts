@@ -8,9 +8,9 @@ import { terminalSafe } from '../terminal-safe.js';
 /** `hldp validate`: lint `TOOL.hdlp`, `TOOLSET.hdlp`, `SKILL.md` and `policies/*.hdlp` files in the working tree, for authors and pre-commit hooks. */
 export const validateCommand: Command = {
   name: 'validate',
-  usage: '[PATH...] [--json] [--config FILE]',
-  summary: 'check TOOL.hdlp, TOOLSET.hdlp, SKILL.md and policies/*.hdlp files: file:line:col: message per problem, exit 1 on any error or when nothing was found to check',
-  options: { ...JSON_OPTION, config: { type: 'string', short: 'c' } },
+  usage: '[PATH...] [--staged] [--json] [--config FILE]',
+  summary: 'check TOOL.hdlp, TOOLSET.hdlp, SKILL.md and policies/*.hdlp files (--staged: every one of the registry as git\'s index holds it, for a pre-commit hook): file:line:col: message per problem, exit 1 on any error or when nothing was found to check',
+  options: { ...JSON_OPTION, config: { type: 'string', short: 'c' }, staged: { type: 'boolean' } },
   maxPositionals: Infinity,
   async run(flags, positionals, io) {
     const { validateDefinitionFiles } = await import('../../scanner/index.js');
@@ -24,7 +24,17 @@ export const validateCommand: Command = {
     const roots = new Set<string>();
     const unread: Diagnostic[] = [];
     let found = 0;
-    for (const path of paths) {
+    if (flags.staged) {
+      // what the next commit holds: every definition of the registry (a deletion is seen by what names the deleted tool)
+      const { stagedDefinitionFiles } = await import('../staged-files.js');
+      for (const path of paths) {
+        const staged = await stagedDefinitionFiles(path, maxBytes);
+        found += staged.files.length + staged.unread.length;
+        files.push(...staged.files);
+        unread.push(...staged.unread);
+      }
+    }
+    for (const path of flags.staged ? [] : paths) {
       if (!existsSync(path)) {
         unread.push({ file: path, line: 1, column: 1, severity: 'error', code: 'NOT_A_FILE', message: 'no such file or folder' });
         continue;
@@ -54,8 +64,10 @@ export const validateCommand: Command = {
     else {
       // a diagnostic quotes the file's own text: one line each, whatever line feed it holds
       writeLines(io.stdout, ordered.map((diagnostic) => terminalSafe(formatDiagnostic(diagnostic))));
-      io.stderr.write(`${found} file(s) under ${paths.join(', ')}: ${errors.length} error(s), ${warnings.length} warning(s)\n`);
-      if (found === 0) {
+      io.stderr.write(`${found} file(s) under ${paths.join(', ')}${flags.staged ? ' as staged' : ''}: ${errors.length} error(s), ${warnings.length} warning(s)\n`);
+      if (found === 0 && flags.staged) {
+        io.stderr.write(`no definition staged under ${paths.join(', ')} (looked for tools/*/TOOL.hdlp, toolsets/*/TOOLSET.hdlp, skills/*/SKILL.md and policies/*.hdlp in git's index); give the folder that holds tools/\n`);
+      } else if (found === 0) {
         io.stderr.write('no definition found (looked for PATH/TOOL.hdlp, PATH/tools/*/TOOL.hdlp, PATH/toolsets/*/TOOLSET.hdlp, PATH/skills/*/SKILL.md, PATH/policies/*.hdlp and PATH/*/TOOL.hdlp); pass a tools repository, e.g. hldp validate native-repo\n');
       }
     }

@@ -1,0 +1,133 @@
+import { execFile, spawn } from 'node:child_process';
+import { realpathSync, statSync } from 'node:fs';
+import { relative, resolve, sep } from 'node:path';
+import { promisify } from 'node:util';
+import { ENTRY_KINDS, ENTRY_LAYOUT, type Diagnostic, type EntryKind } from '../core/index.js';
+import { tooLargeMessage, type DefinitionFile } from '../scanner/index.js';
+import { UsageError } from './usage-error.js';
+
+const execFileAsync = promisify(execFile);
+
+// what git's index holds for a regular file; a symlink (120000) or submodule (160000) is not a definition
+const REGULAR_MODES = new Set(['100644', '100755']);
+
+/** One definition path in the index, with the blob that holds it. */
+interface StagedEntry {
+  kind: EntryKind;
+  folder: string;
+  /** as shown in diagnostics: relative to the current folder, as `hldp validate FILE` shows a file */
+  shown: string;
+  mode: string;
+  oid: string;
+}
+
+/**
+ * Every definition file of the registry rooted at `path` as git's index holds it: what the next commit will hold,
+ * deletions included, whatever the working tree says. Read with git itself (`ls-files --stage`, `cat-file --batch`),
+ * which knows worktrees, split and sparse indexes.
+ */
+export async function stagedDefinitionFiles(path: string, maxBytes: number): Promise<{ files: DefinitionFile[]; unread: Diagnostic[] }> {
+  const root = realFolder(path);
+  const top = await gitOutput(root, ['rev-parse', '--show-toplevel']).catch((error: Error) => {
+    throw new UsageError(`--staged reads git's index, but '${path}' is not inside a git working tree (${firstLine(error.message)})`);
+  });
+  const prefix = relative(realpathSync(top.trim()), root).split(sep).join('/');
+  const listing = await gitOutput(root, ['ls-files', '--stage', '-z', '--full-name', '--', prefix ? `:(top,literal)${prefix}` : ':(top)']);
+  const entries: StagedEntry[] = [];
+  for (const record of listing.split('\0')) {
+    const match = /^(\d{6}) ([0-9a-f]{40,64}) (\d)\t(.*)$/s.exec(record);
+    if (!match) continue;
+    const [, mode, oid, stage, fullName] = match as unknown as [string, string, string, string, string];
+    // an unmerged path (stages 1-3) cannot be committed: git itself refuses the commit
+    if (stage !== '0') continue;
+    const inRegistry = prefix ? fullName.slice(prefix.length + 1) : fullName;
+    const entry = entryOf(inRegistry);
+    if (entry) entries.push({ ...entry, shown: relative(process.cwd(), resolve(top.trim(), fullName)) || fullName, mode, oid });
+  }
+  const unread: Diagnostic[] = [];
+  const wanted: StagedEntry[] = [];
+  for (const entry of entries) {
+    const at = { file: entry.shown, line: 1, column: 1, severity: 'error' as const };
+    if (!REGULAR_MODES.has(entry.mode)) unread.push({ ...at, code: 'NOT_A_FILE', message: `${entry.shown} must be a regular file (not a symlink or submodule)` });
+    else wanted.push(entry);
+  }
+  const blobs = await readBlobs(root, wanted.map((entry) => entry.oid), maxBytes);
+  const files: DefinitionFile[] = [];
+  wanted.forEach((entry, index) => {
+    const blob = blobs[index]!;
+    if (typeof blob === 'number') {
+      unread.push({ file: entry.shown, line: 1, column: 1, severity: 'error', code: 'FILE_TOO_LARGE', message: tooLargeMessage(blob, maxBytes, entry.shown) });
+      return;
+    }
+    files.push({ ...(entry.kind === 'tool' ? {} : { kind: entry.kind }), path: entry.shown, folder: entry.folder, oid: entry.oid, content: blob });
+  });
+  return { files, unread };
+}
+
+// `tools/<name>/TOOL.hdlp`, `policies/<name>.hdlp`, … relative to the registry's root; anything else is not a definition
+function entryOf(path: string): { kind: EntryKind; folder: string } | undefined {
+  const parts = path.split('/');
+  for (const kind of ENTRY_KINDS) {
+    const { folder: top, file, flat } = ENTRY_LAYOUT[kind];
+    if (parts[0] !== top) continue;
+    if (flat && parts.length === 2 && parts[1]!.endsWith(file) && parts[1]!.length > file.length) return { kind, folder: parts[1]!.slice(0, -file.length) };
+    if (!flat && parts.length === 3 && parts[2] === file) return { kind, folder: parts[1]! };
+  }
+  return undefined;
+}
+
+function realFolder(path: string): string {
+  let absolute: string;
+  try {
+    absolute = realpathSync(resolve(path));
+  } catch {
+    throw new UsageError(`--staged: no such folder '${path}'; give the folder that holds tools/ (the repository's root by default)`);
+  }
+  if (!statSync(absolute).isDirectory()) throw new UsageError(`--staged takes the folder that holds tools/, not a file: '${path}'`);
+  return absolute;
+}
+
+async function gitOutput(cwd: string, args: string[]): Promise<string> {
+  const { stdout } = await execFileAsync('git', args, { cwd, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' });
+  return stdout;
+}
+
+/** The blobs' contents in order, or a blob's size where it is over `maxBytes` (refused unread, as the scanner refuses it). */
+async function readBlobs(cwd: string, oids: string[], maxBytes: number): Promise<Array<Buffer | number>> {
+  if (oids.length === 0) return [];
+  const sizes = (await batch(cwd, '--batch-check=%(objectsize)', oids)).toString('latin1').trim().split('\n').map(Number);
+  const small = oids.filter((_, index) => sizes[index]! <= maxBytes);
+  const contents = parseBatch(await batch(cwd, '--batch', small));
+  let next = 0;
+  return oids.map((_, index) => (sizes[index]! <= maxBytes ? contents[next++]! : sizes[index]!));
+}
+
+function batch(cwd: string, option: string, oids: string[]): Promise<Buffer> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('git', ['cat-file', option], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolvePromise(Buffer.concat(out)) : reject(new Error(`git cat-file ${option} failed: ${Buffer.concat(err).toString('utf8').trim()}`))));
+    child.stdin.end(oids.map((oid) => `${oid}\n`).join(''));
+  });
+}
+
+// `<oid> blob <size>\n<content>\n`, repeated
+function parseBatch(output: Buffer): Buffer[] {
+  const contents: Buffer[] = [];
+  let position = 0;
+  while (position < output.length) {
+    const end = output.indexOf(0x0a, position);
+    const size = Number(output.toString('latin1', position, end).split(' ')[2]);
+    contents.push(output.subarray(end + 1, end + 1 + size));
+    position = end + 1 + size + 1;
+  }
+  return contents;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((line) => line.startsWith('fatal:'))?.trim() ?? text.split('\n')[0]!.trim();
+}

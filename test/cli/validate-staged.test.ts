@@ -1,0 +1,107 @@
+import { execFile } from 'node:child_process';
+import { chmod, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { commitFiles, git, initRepository, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { HLDP_BIN, runCli } from '../helpers/run-cli.js';
+import { testFolder } from '../helpers/test-folder.js';
+
+const execFileAsync = promisify(execFile);
+const folder = testFolder('hldp-staged-');
+
+const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const echoTool = (name: string): string => makeToolYaml(name, { executor: 'shell', method: 'run', shell: `{ argv: [echo, ${name}] }` });
+const POLICY = 'name: team\nauthor: TEST-001\nwhy: tests need a policy\naccess:\n  - tools: [echo-a]\n    roles: [trusted]\n';
+
+/** The pre-commit hook exactly as the README gives it, running this checkout's CLI instead of `npx --prefix …`. */
+async function documentedHook(): Promise<string> {
+  const readme = await readFile(README, 'utf8');
+  const block = /```sh\n(# \.git\/hooks\/pre-commit[^\n]*\n[\s\S]*?)```/.exec(readme)?.[1];
+  if (!block) throw new Error('README.md has no ```sh block starting with "# .git/hooks/pre-commit"');
+  expect(block).toContain('npx --prefix /path/to/brush-holder hldp');
+  return `#!/bin/sh\n${block.replaceAll('npx --prefix /path/to/brush-holder hldp', `'${process.execPath}' '${HLDP_BIN}'`)}`;
+}
+
+/** A tools repository with the README's hook installed, its first commit made. */
+async function hookedRepository(): Promise<string> {
+  const repo = await initRepository(join(folder.path, 'repo'));
+  await commitFiles(repo, { 'tools/echo-a/TOOL.hdlp': echoTool('echo-a'), 'tools/echo-b/TOOL.hdlp': echoTool('echo-b'), 'policies/team.hdlp': POLICY }, 'first');
+  await writeFiles(repo, { '.git/hooks/pre-commit': await documentedHook() });
+  await chmod(join(repo, '.git/hooks/pre-commit'), 0o755);
+  return repo;
+}
+
+/** `git commit` as an author runs it, the hook included: its exit status and what the hook printed. */
+async function commit(repo: string, message: string): Promise<{ code: number; output: string }> {
+  const env = { ...process.env, ...folder.cliEnv(), GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@example.test', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@example.test', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+  try {
+    const { stdout, stderr } = await execFileAsync('git', ['commit', '-q', '-m', message], { cwd: repo, env });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, output: failed.stdout + failed.stderr };
+  }
+}
+
+describe("the README's pre-commit hook (hldp validate --staged)", () => {
+  describe('when a commit deletes a tool a policy names', () => {
+    it('refuses the commit, naming the policy file:line:col and the missing tool', async () => {
+      const repo = await hookedRepository();
+      const before = await git(repo, 'rev-parse', 'HEAD');
+      await git(repo, 'rm', '-q', '-r', 'tools/echo-a');
+      const run = await commit(repo, 'remove echo-a');
+      expect(run.code).not.toBe(0);
+      expect(run.output).toMatch(/policies\/team\.hdlp:5:13: error: policy 'team' names 'echo-a', which is neither a tool nor a group/);
+      expect(await git(repo, 'rev-parse', 'HEAD')).toBe(before);
+    });
+  });
+
+  describe('when the staged file is broken but the working tree holds a good one', () => {
+    it('refuses the commit: it checks what the commit holds', async () => {
+      const repo = await hookedRepository();
+      await writeFiles(repo, { 'tools/echo-b/TOOL.hdlp': `${echoTool('echo-b')}intent: [\n` });
+      await git(repo, 'add', 'tools/echo-b/TOOL.hdlp');
+      await writeFiles(repo, { 'tools/echo-b/TOOL.hdlp': `${echoTool('echo-b')}aliases: [say b]\n` });
+      const run = await commit(repo, 'broken echo-b');
+      expect(run.code).not.toBe(0);
+      expect(run.output).toMatch(/^tools\/echo-b\/TOOL\.hdlp:11:1: error: /m);
+    });
+  });
+
+  describe('when the staged change is good but the working tree holds a broken one', () => {
+    it('lets the commit through', async () => {
+      const repo = await hookedRepository();
+      await writeFiles(repo, { 'tools/echo-b/TOOL.hdlp': `${echoTool('echo-b')}aliases: [say b]\n` });
+      await git(repo, 'add', 'tools/echo-b/TOOL.hdlp');
+      await writeFiles(repo, { 'tools/echo-b/TOOL.hdlp': 'intent: [\n' });
+      const run = await commit(repo, 'alias for echo-b');
+      expect(run).toEqual({ code: 0, output: expect.any(String) });
+      expect(await git(repo, 'show', 'HEAD:tools/echo-b/TOOL.hdlp')).toContain('aliases: [say b]');
+    });
+  });
+});
+
+describe('hldp validate --staged', () => {
+  describe('when the registry is a folder of the repository', () => {
+    it('checks the staged definitions under it, shown relative to the current folder', async () => {
+      const repo = await initRepository(join(folder.path, 'repo'));
+      await commitFiles(repo, { 'registry/tools/echo-a/TOOL.hdlp': echoTool('echo-a'), 'registry/toolsets/ops/TOOLSET.hdlp': 'name: ops\ndescription: d\ntools: [echo-a]\nauthor: TEST-001\nwhy: w\n' }, 'first');
+      await git(repo, 'rm', '-q', '-r', 'registry/tools/echo-a');
+      const run = await runCli(['validate', '--staged', 'registry', '--json'], { cwd: repo, env: folder.cliEnv() });
+      expect(run.code).toBe(1);
+      const result = JSON.parse(run.stdout);
+      expect(result.files).toBe(1);
+      expect(result.errors).toEqual([expect.objectContaining({ file: 'registry/toolsets/ops/TOOLSET.hdlp', line: 3, code: 'UNKNOWN_MEMBER' })]);
+    });
+  });
+
+  describe('when the folder is not in a git working tree', () => {
+    it('exits 2 saying --staged needs one', async () => {
+      const run = await runCli(['validate', '--staged'], { cwd: folder.path, env: folder.cliEnv() });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/--staged reads git's index, but '\.' is not inside a git working tree/);
+    });
+  });
+});
