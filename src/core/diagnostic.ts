@@ -54,7 +54,9 @@ export type DiagnosticCode =
   /** an approve rule lets the MCP client's human decide (`elicit`) but not the caller: an agent driving its own client approves itself (a warning) */
   | 'ELICIT_AS_CALLER'
   /** a `sandbox:` block that asks for more than the gateway's `sandbox.ceiling` allows: its calls are refused there */
-  | 'BEYOND_SANDBOX_CEILING';
+  | 'BEYOND_SANDBOX_CEILING'
+  /** the repository has no `tools/<name>/TOOL.hdlp` at all: nothing is served (a warning: a new registry may be empty) */
+  | 'NO_TOOLS';
 
 /** `file:line:col: severity: message`, the format editors and pre-commit hooks understand. */
 export function formatDiagnostic(diagnostic: Diagnostic): string {

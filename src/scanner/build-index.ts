@@ -1,4 +1,4 @@
-import { compareToolNames, ENTRY_LAYOUT, type Diagnostic, type EntryKind, type PolicyDefinition, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
+import { compareToolNames, ENTRY_LAYOUT, entryPath, type Diagnostic, type EntryKind, type PolicyDefinition, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
 import { checkMembers } from './check-members.js';
 import { checkPolicies } from './check-policies.js';
 import { parsePolicy, type PolicyMember } from './parse-policy.js';
@@ -168,7 +168,16 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
   const folders: string[] = [];
   if (others.some((entry) => entry.kind === 'policy')) for (const entry of entries) if (entryKind(entry) === 'tool') folders.push(entry.folder);
   const policies = checkPolicies(kept, folders, others, errors, duplicate);
+  // a --repo one folder off (the repository's parent, a tools/ folder itself) would otherwise serve nothing, silently
+  if (!entries.some((entry) => entryKind(entry) === 'tool')) warnings.push(noToolsWarning(source));
   return { source, commit, tools: kept, toolsets, skills, policies, errors, warnings, scanned_at: scannedAt };
+}
+
+function noToolsWarning(source: string): Diagnostic {
+  return {
+    file: ENTRY_LAYOUT.tool.folder, line: 1, column: 1, severity: 'warning', code: 'NO_TOOLS',
+    message: `no tool in ${source}: tools are read from ${entryPath('tool', '<name>')} at the repository's root, and there is none; give --repo the folder or git repository that holds ${ENTRY_LAYOUT.tool.folder}/`,
+  };
 }
 
 function duplicate(file: string, position: Position | undefined, taken: string): Diagnostic {

@@ -52,7 +52,8 @@ export const serveCommand: Command = {
     const { sandboxWarnings, workspaceWarnings } = await import('../../gateway/service/index.js');
     const { PACKAGE_ROOT } = await import('../../config/index.js');
     // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
-    for (const warning of [...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT), ...(await sharedDataWarnings(config, index.source))]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
+    const noTools = index.warnings.filter((warning) => warning.code === 'NO_TOOLS').map((warning) => terminalSafe(warning.message));
+    for (const warning of [...noTools, ...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT), ...(await sharedDataWarnings(config, index.source))]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
     io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);
     let signals = 0;
     await new Promise<void>((resolve) => {
