@@ -55,6 +55,8 @@ export type DiagnosticCode =
   | 'ELICIT_AS_CALLER'
   /** a `sandbox:` block that asks for more than the gateway's `sandbox.ceiling` allows: its calls are refused there */
   | 'BEYOND_SANDBOX_CEILING'
+  /** a `sandbox.filesystem` path the sandbox refuses (the gateway's own files, a system folder, /proc…): every call is refused */
+  | 'REFUSED_SANDBOX_PATH'
   /** the repository has no `tools/<name>/TOOL.hdlp` at all: nothing is served (a warning: a new registry may be empty) */
   | 'NO_TOOLS';
 

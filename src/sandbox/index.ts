@@ -1,6 +1,7 @@
 // Process isolation: bubblewrap, PID namespaces and resource limits for every local process a tool starts.
 export { createSandbox, processContainment, type SandboxOptions } from './create-sandbox.js';
 export { declaredPath } from './bubblewrap-arguments.js';
+export { declaredPathRefusal, type DeclaredPathRules } from './declared-path-refusal.js';
 export { workspaceConflict, writeRefusal } from './workspace-rules.js';
 export { decodeStatus } from './exit-status.js';
 export { limitHit, type LimitEvidence } from './resource-limits.js';

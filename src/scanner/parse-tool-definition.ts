@@ -10,7 +10,7 @@ import {
   type ShellSpec,
 } from '../core/index.js';
 import { normaliseParamsSchema } from './params-schema.js';
-import { ceilingWarnings, checkSandbox } from './sandbox-checks.js';
+import { ceilingWarnings, checkSandbox, refusedSandboxPaths, runsProcesses } from './sandbox-checks.js';
 import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptVariables, checkTemplates } from './template-checks.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { reservedNameProblems } from './reserved-names.js';
@@ -101,6 +101,9 @@ function validateDefinition(file: DefinitionFile, value: Record<string, unknown>
   for (const problem of sandbox.warnings) report('SANDBOX_IGNORED', problem, 'warning');
   if (options.sandboxCeiling && sandbox.sandbox) {
     for (const problem of ceilingWarnings(sandbox.sandbox, options.sandboxCeiling)) report('BEYOND_SANDBOX_CEILING', problem, 'warning');
+  }
+  if (options.sandboxPathRefusal && sandbox.sandbox?.filesystem && runsProcesses(value)) {
+    for (const problem of refusedSandboxPaths(sandbox.sandbox.filesystem, options.sandboxPathRefusal)) report('REFUSED_SANDBOX_PATH', problem);
   }
   if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return { tool: null, diagnostics };
   const tool = toDefinition(file, value, params.schema);

@@ -29,8 +29,7 @@ export function checkSandbox(value: Record<string, unknown>): { sandbox?: Declar
   };
   const memory = size('memory', MINIMUM_MEMORY_BYTES);
   const fileSize = size('file_size', 1);
-  const runsProcesses = value.executor === 'shell' || (value.executor === 'gatekeeper' && value.method === 'exec');
-  if (!runsProcesses) {
+  if (!runsProcesses(value)) {
     warnings.push({ path: ['sandbox'], atKey: true, message: "'sandbox' has no effect here: only shell tools and the gatekeeper's exec start local processes" });
   }
   const limits = {
@@ -45,6 +44,21 @@ export function checkSandbox(value: Record<string, unknown>): { sandbox?: Declar
     ...(written.limits ? { limits } : {}),
   };
   return { sandbox, errors, warnings };
+}
+
+/** Whether the tool starts local processes, the only ones a `sandbox:` block applies to. */
+export function runsProcesses(value: Record<string, unknown>): boolean {
+  return value.executor === 'shell' || (value.executor === 'gatekeeper' && value.method === 'exec');
+}
+
+/** Each declared path the sandbox would refuse, at its list entry: every call of the tool would be refused before it ran. */
+export function refusedSandboxPaths(filesystem: NonNullable<DeclaredSandbox['filesystem']>, refusal: (kind: 'read' | 'write', path: string) => string | undefined): SchemaProblem[] {
+  return (['read', 'write'] as const).flatMap((kind) =>
+    (filesystem[kind] ?? []).flatMap((path, index) => {
+      const reason = refusal(kind, path);
+      return reason === undefined ? [] : [{ path: ['sandbox', 'filesystem', kind, index], atKey: false, message: `${reason}; the sandbox refuses every call of this tool (SANDBOX_UNAVAILABLE)` }];
+    }),
+  );
 }
 
 /**

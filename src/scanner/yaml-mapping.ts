@@ -29,6 +29,8 @@ export interface ParseOptions {
   fastYaml?: boolean;
   /** a gateway's `sandbox.ceiling` and workspace (`hldp validate --config`): a `sandbox:` block beyond it is warned */
   sandboxCeiling?: { ceiling: SandboxCeiling; workspace: string };
+  /** why the gateway's sandbox would refuse a declared `sandbox.filesystem` path (given by `hldp validate`, which knows the sandbox's rules) */
+  sandboxPathRefusal?: (kind: 'read' | 'write', path: string) => string | undefined;
 }
 
 /** A YAML mapping read from a definition file, with the locator its diagnostics point through. */

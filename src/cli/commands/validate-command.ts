@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ENTRY_KINDS, ENTRY_LAYOUT, formatDiagnostic, type Diagnostic, type EntryKind } from '../../core/index.js';
+import type { GatewayConfig } from '../../config/index.js';
 import type { DefinitionFile } from '../../scanner/index.js';
 import { JSON_OPTION, writeJson, writeLines, type Command } from '../command.js';
 import { terminalSafe } from '../terminal-safe.js';
@@ -19,6 +20,7 @@ export const validateCommand: Command = {
     const maxBytes = config.repository.maxDefinitionBytes;
     // with --config, a sandbox: block beyond the gateway's ceiling is warned here, before its calls are refused there
     const sandboxCeiling = config.sandboxCeiling ? { ceiling: config.sandboxCeiling, workspace: config.workspaceRoot } : undefined;
+    const sandboxPathRefusal = await sandboxPathJudge(config);
     const paths = positionals.length ? positionals : ['.'];
     const files: DefinitionFile[] = [];
     const roots = new Set<string>();
@@ -53,7 +55,7 @@ export const validateCommand: Command = {
       const read = await readDefinition(file, kind, maxBytes);
       if ('content' in read) context.push(read);
     }
-    const result = validateDefinitionFiles(files, context, { maxBytes, ...(sandboxCeiling ? { sandboxCeiling } : {}) });
+    const result = validateDefinitionFiles(files, context, { maxBytes, sandboxPathRefusal, ...(sandboxCeiling ? { sandboxCeiling } : {}) });
     const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors];
     // rules the gateway reads as written but whose author may not mean them (an allow that skips require_confirm)
     const { policyWarnings } = await import('../../policy/index.js');
@@ -74,6 +76,30 @@ export const validateCommand: Command = {
     return errors.length || found === 0 ? 1 : 0;
   },
 };
+
+/**
+ * The sandbox's own judgement of a declared `sandbox.filesystem` path, with what this configuration's gateway would
+ * guard: its cache, data and receipts hidden, its repository and code read-only, in its workspace.
+ */
+async function sandboxPathJudge(config: GatewayConfig): Promise<(kind: 'read' | 'write', path: string) => string | undefined> {
+  const { declaredPathRefusal } = await import('../../sandbox/index.js');
+  const { OWN_FOLDERS } = await import('../../config/index.js');
+  const receipts = config.receiptsDb;
+  const rules = {
+    workspace: realPathOf(config.workspaceRoot),
+    hide: [config.cacheDir, config.dataDir, receipts, `${receipts}-wal`, `${receipts}-shm`, `${receipts}-journal`, ...(config.file ? [config.file] : []), ...config.sandboxHide],
+    protect: [...(/^https?:\/\//i.test(config.repository.source) ? [] : [config.repository.source]), ...OWN_FOLDERS],
+  };
+  return (kind, path) => declaredPathRefusal(kind, path, rules);
+}
+
+function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
 
 interface FoundFile {
   file: string;

@@ -1,0 +1,41 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeToolYaml, writeFiles } from '../helpers/git.js';
+import { runCli } from '../helpers/run-cli.js';
+import { testFolder } from '../helpers/test-folder.js';
+
+const folder = testFolder('hldp-sandbox-paths-');
+
+/** A shell tool declaring these `sandbox.filesystem` lists, one path a line (the first read path on line 14). */
+const shellTool = (name: string, read: string[], write: string[]): string =>
+  `${makeToolYaml(name, { executor: 'shell', method: 'run', shell: '{ argv: [echo, hi] }' })}sandbox:\n  filesystem:\n    read:\n${read.map((path) => `      - ${path}\n`).join('')}    write:\n${write.map((path) => `      - ${path}\n`).join('')}`;
+
+describe('hldp validate', () => {
+  describe('when a tool declares sandbox paths the sandbox refuses', () => {
+    it('reports each at its line, with the reason a call would be refused for', async () => {
+      const env = folder.cliEnv();
+      await writeFiles(folder.path, {
+        'tools/paths/TOOL.hdlp': shellTool('paths', ['/', '/srv/data'], ['/proc/sys', '~/.ssh', '/usr/local/bin', join(env.HLDP_CACHE_DIR!, 'x'), '/srv/out']),
+      });
+      const run = await runCli(['validate', folder.path, '--json'], { env, cwd: folder.path });
+      expect(run.code).toBe(1);
+      const errors = JSON.parse(run.stdout).errors as Array<{ line: number; code: string; message: string }>;
+      expect(errors.map(({ line, code }) => ({ line, code }))).toEqual([14, 17, 18, 19, 20].map((line) => ({ line, code: 'REFUSED_SANDBOX_PATH' })));
+      expect(errors[0]!.message).toBe("the tool declares filesystem.read '/', the host's whole file system: no tool may be given it; the sandbox refuses every call of this tool (SANDBOX_UNAVAILABLE)");
+      expect(errors[1]!.message).toMatch(/^the tool declares filesystem\.write '\/proc\/sys', which is or holds the host's \/proc/);
+      expect(errors[2]!.message).toMatch(/^the tool declares filesystem\.write '~\/\.ssh' \(really .*\/\.ssh\), a dot-entry of the home folder/);
+      expect(errors[3]!.message).toMatch(/^the tool declares filesystem\.write '\/usr\/local\/bin', which is inside the system folder \/usr: no tool may change it/);
+      expect(errors[4]!.message).toMatch(/which is inside the hidden path .*cache \(the gateway's own files/);
+    });
+  });
+
+  describe('when the tool starts no local process', () => {
+    it('only warns that its sandbox has no effect', async () => {
+      await writeFiles(folder.path, { 'tools/api/TOOL.hdlp': `${makeToolYaml('api', { executor: 'hldp-api', method: 'health', http: '{ path: /healthz }' })}sandbox: { filesystem: { write: [/proc/sys] } }\n` });
+      const run = await runCli(['validate', folder.path, '--json'], { env: folder.cliEnv(), cwd: folder.path });
+      const result = JSON.parse(run.stdout);
+      expect(result.errors.filter((error: { code: string }) => error.code === 'REFUSED_SANDBOX_PATH')).toEqual([]);
+      expect(result.warnings).toEqual([expect.objectContaining({ code: 'SANDBOX_IGNORED' })]);
+    });
+  });
+});
