@@ -41,6 +41,8 @@ export type DiagnosticCode =
   | 'OPTION_LIKE_ARGUMENT'
   /** a `shell.script` tool declares two parameters that set one `HLDP_PARAM_` variable (`path` and `PATH`): calls giving either are refused */
   | 'SHARED_SCRIPT_VARIABLE'
+  /** a `shell.script` holds `{param}` naming a parameter: a script is run as written, never filled in */
+  | 'SCRIPT_PLACEHOLDER'
   | 'FILE_TOO_LARGE'
   | 'NOT_A_FILE'
   /** a toolset names a tool or group the index does not have, or a skill a toolset it does not have */

@@ -11,7 +11,7 @@ import {
 } from '../core/index.js';
 import { normaliseParamsSchema } from './params-schema.js';
 import { ceilingWarnings, checkSandbox, refusedSandboxPaths, runsProcesses } from './sandbox-checks.js';
-import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptVariables, checkTemplates } from './template-checks.js';
+import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptPlaceholders, checkScriptVariables, checkTemplates } from './template-checks.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { reservedNameProblems } from './reserved-names.js';
 import { checkToolShape } from './tool-schema.js';
@@ -96,6 +96,7 @@ function validateDefinition(file: DefinitionFile, value: Record<string, unknown>
   for (const problem of checkArgvFillable(value, params.schema)) report('UNFILLABLE_TEMPLATE', problem);
   for (const problem of checkOptionLikeArguments(value, params.schema)) report('OPTION_LIKE_ARGUMENT', problem, 'warning');
   for (const problem of checkScriptVariables(value, params.schema)) report('SHARED_SCRIPT_VARIABLE', problem, 'warning');
+  for (const problem of checkScriptPlaceholders(value, params.schema)) report('SCRIPT_PLACEHOLDER', problem);
   const sandbox = checkSandbox(value);
   for (const problem of sandbox.errors) report('INVALID_SANDBOX', problem);
   for (const problem of sandbox.warnings) report('SANDBOX_IGNORED', problem, 'warning');

@@ -1,4 +1,4 @@
-import { listPlaceholders, parameterVariableProblem, sharedScriptVariables, wholePlaceholder, type JsonSchema } from '../core/index.js';
+import { listPlaceholders, parameterVariableProblem, scriptVariableName, sharedScriptVariables, wholePlaceholder, type JsonSchema } from '../core/index.js';
 import type { SchemaProblem } from './shape-checker.js';
 
 /** The per-executor fields that may reference parameters (already shape-checked by the schema). */
@@ -136,6 +136,23 @@ export function checkScriptVariables(fields: ExecutorFields, paramsSchema: JsonS
     path: full ? ['params_schema', 'properties', names.at(-1)!] : ['params_schema', names.at(-1)!],
     atKey: true,
     message: `parameters ${names.map((name) => `'${name}'`).join(' and ')} would all set ${variable} for the script, and a call giving any of them is refused; rename them so that they differ in more than case and punctuation`,
+  }));
+}
+
+/**
+ * A `{param}` in `shell.script` naming a declared parameter (`SCRIPT_PLACEHOLDER`): a script runs through `sh -c` as
+ * written, so the text would reach the shell as the literal `{param}` at every call (filling it in would be shell
+ * injection); the parameter arrives as `HLDP_PARAM_<NAME>`. Braces naming no parameter are the shell's or awk's own.
+ */
+export function checkScriptPlaceholders(fields: ExecutorFields, paramsSchema: JsonSchema): SchemaProblem[] {
+  const script = fields.shell?.script;
+  if (typeof script !== 'string') return [];
+  const declared = (paramsSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const named = listPlaceholders(script).filter((placeholder) => Object.hasOwn(declared, placeholder.name) && script[placeholder.index - 1] !== '$');
+  return [...new Set(named.map((placeholder) => placeholder.name))].map((name) => ({
+    path: ['shell', 'script'],
+    atKey: false,
+    message: `'shell.script' runs through sh -c as written: '{${name}}' is not replaced by parameter '${name}' (placeholders are filled in shell.argv only); read it from its variable instead, "$${scriptVariableName(name)}" (in double quotes)`,
   }));
 }
 
