@@ -43,6 +43,8 @@ export type DiagnosticCode =
   | 'SHARED_SCRIPT_VARIABLE'
   /** a `shell.script` holds `{param}` naming a parameter: a script is run as written, never filled in */
   | 'SCRIPT_PLACEHOLDER'
+  /** a `git-forgejo` tool's method the executor lacks (an error), or a gatekeeper method brush-holder's gatekeeper lacks (a warning: another may have it) */
+  | 'UNKNOWN_METHOD'
   | 'FILE_TOO_LARGE'
   | 'NOT_A_FILE'
   /** a toolset names a tool or group the index does not have, or a skill a toolset it does not have */

@@ -10,6 +10,7 @@ import {
   type ShellSpec,
 } from '../core/index.js';
 import { normaliseParamsSchema } from './params-schema.js';
+import { checkExecutorMethod } from './executor-method-check.js';
 import { ceilingWarnings, checkSandbox, refusedSandboxPaths, runsProcesses } from './sandbox-checks.js';
 import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptPlaceholders, checkScriptVariables, checkTemplates } from './template-checks.js';
 import type { SchemaProblem } from './shape-checker.js';
@@ -97,6 +98,7 @@ function validateDefinition(file: DefinitionFile, value: Record<string, unknown>
   for (const problem of checkOptionLikeArguments(value, params.schema)) report('OPTION_LIKE_ARGUMENT', problem, 'warning');
   for (const problem of checkScriptVariables(value, params.schema)) report('SHARED_SCRIPT_VARIABLE', problem, 'warning');
   for (const problem of checkScriptPlaceholders(value, params.schema)) report('SCRIPT_PLACEHOLDER', problem);
+  for (const problem of checkExecutorMethod(value)) report('UNKNOWN_METHOD', problem, problem.severity);
   const sandbox = checkSandbox(value);
   for (const problem of sandbox.errors) report('INVALID_SANDBOX', problem);
   for (const problem of sandbox.warnings) report('SANDBOX_IGNORED', problem, 'warning');

@@ -40,7 +40,15 @@ function describeErrors(errors: ErrorObject[], rootName: string): SchemaProblem[
   const problems: SchemaProblem[] = [];
   const seen = new Set<string>();
   const unions = errors.filter((error) => error.keyword === 'anyOf');
+  // a oneOf of required fields that none meets ('shell' with neither argv nor script) is one problem, not one per field
+  const neither = errors.filter(isMissingAlternatives);
   for (const error of errors) {
+    if (error.keyword === 'required' && neither.some((union) => error.schemaPath.startsWith(`${union.schemaPath}/`))) continue;
+    if (isMissingAlternatives(error)) {
+      const path = splitInstancePath(error.instancePath);
+      problems.push({ path, atKey: false, message: `${path.length ? `'${path.join('.')}'` : rootName} needs one of: ${oneOfRequired(error)}` });
+      continue;
+    }
     if (WRAPPER_KEYWORDS.has(error.keyword) && !isOneOfCount(error)) continue;
     const explained = unions.some((union) => union !== error && isWithin(error.instancePath, union.instancePath));
     // a union failing inside another names the element at fault (`shell.argv.2`), not the whole list
@@ -62,6 +70,12 @@ function isInnermostUnion(error: ErrorObject, unions: ErrorObject[]): boolean {
 
 function isWithin(instancePath: string, ancestor: string): boolean {
   return instancePath === ancestor || instancePath.startsWith(`${ancestor}/`);
+}
+
+function isMissingAlternatives(error: ErrorObject): boolean {
+  if (error.keyword !== 'oneOf' || (error.params as { passingSchemas?: unknown }).passingSchemas != null) return false;
+  const branches = error.schema as unknown;
+  return Array.isArray(branches) && branches.length > 1 && branches.every((branch) => typeof branch === 'object' && branch !== null && Object.keys(branch).join() === 'required');
 }
 
 function isOneOfCount(error: ErrorObject): boolean {
