@@ -64,8 +64,8 @@ export async function stagedDefinitionFiles(path: string, maxBytes: number): Pro
   return { files, unread };
 }
 
-// `tools/<name>/TOOL.hdlp`, `policies/<name>.hdlp`, … relative to the registry's root; anything else is not a definition
-function entryOf(path: string): { kind: EntryKind; folder: string } | undefined {
+/** `tools/<name>/TOOL.hdlp`, `policies/<name>.hdlp`, … relative to the registry's root; anything else is not a definition. */
+export function entryOf(path: string): { kind: EntryKind; folder: string } | undefined {
   const parts = path.split('/');
   for (const kind of ENTRY_KINDS) {
     const { folder: top, file, flat } = ENTRY_LAYOUT[kind];

@@ -48,4 +48,24 @@ describe('hldp serve', () => {
       expect(service.stderr()).toMatch(/serving 0 tools from /);
     });
   });
+
+  describe('when --repo is a git checkout with uncommitted definitions', () => {
+    it('warns at start, naming each one not served', async () => {
+      const repo = await initRepository(join(home.path, 'repo'));
+      await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta'), 'README.md': 'tools\n' });
+      await writeFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { intent: 'does alpha things better' }), 'tools/gamma/TOOL.hdlp': makeToolYaml('gamma'), 'tools/beta/TOOL.hdlp': null, 'README.md': 'changed\n' });
+      const service = await home.serve(['--repo', repo]);
+      expect(service.stderr()).toContain(
+        `hldp: WARNING: ${repo} is served as committed at HEAD, so 3 definition(s) edited since are not: tools/alpha/TOOL.hdlp (changed, not committed), tools/beta/TOOL.hdlp (deleted, not committed), tools/gamma/TOOL.hdlp (new, not committed); commit them`,
+      );
+    });
+
+    it('says nothing of a checkout whose definitions are all committed', async () => {
+      const repo = await initRepository(join(home.path, 'repo'));
+      await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+      await writeFiles(repo, { 'notes.txt': 'not a definition\n' });
+      const service = await home.serve(['--repo', repo]);
+      expect(service.stderr()).not.toContain('served as committed');
+    });
+  });
 });

@@ -52,8 +52,14 @@ export const serveCommand: Command = {
     const { sandboxWarnings, workspaceWarnings } = await import('../../gateway/service/index.js');
     const { PACKAGE_ROOT } = await import('../../config/index.js');
     // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
-    const noTools = index.warnings.filter((warning) => warning.code === 'NO_TOOLS').map((warning) => terminalSafe(warning.message));
-    for (const warning of [...noTools, ...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT), ...(await sharedDataWarnings(config, index.source))]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
+    const registryWarnings = index.warnings.filter((warning) => warning.code === 'NO_TOOLS').map((warning) => terminalSafe(warning.message));
+    // a checkout is served as committed: an author who edited a TOOL.hdlp expects the edit to be what runs
+    const { uncommittedDefinitions } = await import('../uncommitted-definitions.js');
+    const uncommitted = await uncommittedDefinitions(config.repository.source, config.repository.ref);
+    if (uncommitted.length > 0) {
+      registryWarnings.push(terminalSafe(`${config.repository.source} is served as committed at HEAD, so ${uncommitted.length} definition(s) edited since are not: ${uncommitted.join(', ')}; commit them (a commit is found at the next poll, or POST /v1/scan)`));
+    }
+    for (const warning of [...registryWarnings, ...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT), ...(await sharedDataWarnings(config, index.source))]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
     io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);
     let signals = 0;
     await new Promise<void>((resolve) => {

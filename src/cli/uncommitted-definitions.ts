@@ -1,0 +1,38 @@
+import { execFile } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { ENTRY_KINDS, ENTRY_LAYOUT } from '../core/index.js';
+import { entryOf } from './staged-files.js';
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * The definition files of a git checkout that differ from its HEAD (changed, staged, new or deleted), each with git's
+ * two-letter status: what `hldp serve --repo .` does not serve, since it reads the committed tree. Empty for anything
+ * but a checkout read at HEAD (a plain folder is read as it is), and when git cannot say.
+ */
+export async function uncommittedDefinitions(repo: string, ref: string | undefined): Promise<string[]> {
+  if (/^https?:\/\//i.test(repo) || (ref !== undefined && ref !== 'HEAD')) return [];
+  const root = resolve(repo);
+  const dotGit = join(root, '.git');
+  if (!existsSync(dotGit) || !statSync(dotGit).isDirectory()) return [];
+  const folders = [...new Set(ENTRY_KINDS.map((kind) => ENTRY_LAYOUT[kind].folder))];
+  let listing: string;
+  try {
+    ({ stdout: listing } = await execFileAsync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', ...folders], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
+  } catch {
+    return [];
+  }
+  return listing
+    .split('\0')
+    .filter((record) => record.length > 3 && entryOf(record.slice(3)) !== undefined)
+    .map((record) => `${record.slice(3)} (${describe(record.slice(0, 2))})`);
+}
+
+function describe(status: string): string {
+  if (status === '??') return 'new, not committed';
+  if (status.includes('D')) return 'deleted, not committed';
+  if (status.includes('A')) return 'added, not committed';
+  return 'changed, not committed';
+}
