@@ -1,4 +1,4 @@
-import { formatDiagnostic, type Receipt } from '../core/index.js';
+import { formatDiagnostic, type Receipt, type ToolIndex } from '../core/index.js';
 import type { CallOutcome } from '../gateway/service/index.js';
 import { writeJson, writeLines, type CommandIo } from './command.js';
 import { terminalSafe } from './terminal-safe.js';
@@ -6,9 +6,12 @@ import { terminalSafe } from './terminal-safe.js';
 /** Exit status of a call that waits for confirmation: nothing ran, and a script can tell this apart from a failure. */
 export const EXIT_CONFIRMATION_REQUIRED = 3;
 
-/** Prints what a call or a confirmation came to, and returns the exit status. */
-export function printOutcome(outcome: CallOutcome, io: CommandIo, json: boolean): number {
-  if (json) writeJson(io, outcome.kind === 'receipt' ? outcome.receipt : outcome.kind === 'confirmation_required' ? outcome.confirmation : stripKind(outcome));
+/**
+ * Prints what a call or a confirmation came to, and returns the exit status. `stale`: the index answered from is the
+ * last one read, the repository not readable now; --json then carries it beside what the call came to.
+ */
+export function printOutcome(outcome: CallOutcome, io: CommandIo, json: boolean, stale?: ToolIndex['stale']): number {
+  if (json) writeJson(io, { ...(outcome.kind === 'receipt' ? outcome.receipt : outcome.kind === 'confirmation_required' ? outcome.confirmation : stripKind(outcome)), ...(stale ? { stale } : {}) });
   switch (outcome.kind) {
     case 'receipt':
       if (!json) printReceipt(outcome.receipt, io);

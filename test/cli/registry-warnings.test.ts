@@ -69,3 +69,29 @@ describe('hldp serve', () => {
     });
   });
 });
+
+describe('hldp list and hldp call', () => {
+  describe('when the repository cannot be read and the last index read is used', () => {
+    it('say so on stderr and in --json', async () => {
+      const served = await folder.serve();
+      const commit = await served.push({ 'tools/echo-it/TOOL.hdlp': makeToolYaml('echo-it', { executor: 'shell', method: 'run', shell: '{ argv: [echo, it] }' }) });
+      const env = folder.cliEnv();
+      const fresh = await runCli(['list', '--repo', served.url], { env });
+      expect(fresh.code).toBe(0);
+      expect(fresh.stderr).not.toContain('WARNING');
+      await served.server.close();
+
+      const listed = await runCli(['list', '--repo', served.url, '--json'], { env });
+      expect(listed.code).toBe(0);
+      expect(JSON.parse(listed.stdout)).toMatchObject({ commit, stale: { reason: expect.stringContaining('cannot reach') }, tools: [{ name: 'echo-it' }] });
+      expect(listed.stderr).toContain(`hldp: WARNING: ${served.url} could not be read (cannot reach`);
+      expect(listed.stderr).toContain(`so this is its index as last read, at commit ${commit}`);
+
+      const called = await runCli(['call', 'echo-it', '--repo', served.url, '--json'], { env });
+      expect(called.code).toBe(0);
+      expect(JSON.parse(called.stdout)).toMatchObject({ ok: true, output: 'it\n', stale: { reason: expect.stringContaining('cannot reach') } });
+      expect(called.stderr).toContain(`hldp: WARNING: ${served.url} could not be read (cannot reach`);
+    });
+  });
+});
+

@@ -19,8 +19,11 @@ export const callCommand: Command = {
     const { runInterruptible } = await import('../interrupt.js');
     return withGateway(flags, async (gateway) => {
       const { printOutcome } = await import('../format-outcome.js');
+      const { warnIfStale } = await import('../stale-index.js');
+      const { stale } = gateway.registry.index;
+      warnIfStale(gateway.registry.index, io);
       // Ctrl-C or SIGTERM cancels the call: its CANCELLED receipt is stored and printed before the CLI exits
-      return runInterruptible(async (signal) => printOutcome(await gateway.call(tool, params, { ...deadline, caller: cliCaller(gateway), signal }), io, Boolean(flags.json)));
+      return runInterruptible(async (signal) => printOutcome(await gateway.call(tool, params, { ...deadline, caller: cliCaller(gateway), signal }), io, Boolean(flags.json), stale));
     });
   },
 };

@@ -12,13 +12,15 @@ export const listCommand: Command = {
   async run(flags, _positionals, io) {
     const { scanFromFlags } = await import('../open-registry.js');
     const index = await scanFromFlags(flags);
+    const { warnIfStale } = await import('../stale-index.js');
+    warnIfStale(index, io);
     await writeToolList(io, index, flags.json === true);
     if (!flags.json && index.errors.length) io.stderr.write(`${index.errors.length} definition(s) failed to load; run hldp scan to see them\n`);
     return 0;
   },
 };
 
-/** `hldp list`'s output for an index: one tool a line under a header, or `{commit, tools}` as JSON; tools read one at a time. */
+/** `hldp list`'s output for an index: one tool a line under a header, or `{commit, stale?, tools}` as JSON; tools read one at a time. */
 export async function writeToolList(io: CommandIo, index: ToolIndex, json: boolean): Promise<void> {
   if (json) return writeToolsJson(io, index);
   // one tool at a time, its line's parts kept (the widths need every name and executor before the first line)
@@ -45,7 +47,8 @@ async function writeToolsJson(io: CommandIo, index: ToolIndex): Promise<void> {
   const write = async (text: string): Promise<void> => {
     if (!io.stdout.write(text)) await once(io.stdout, 'drain');
   };
-  let text = `${JSON.stringify({ commit: index.commit }, null, 2).slice(0, -2)},\n  "tools": [`;
+  // a stale index says so as /healthz and GET /v1/tools do: the repository could not be read, this is the last one read
+  let text = `${JSON.stringify({ commit: index.commit, ...(index.stale ? { stale: index.stale } : {}) }, null, 2).slice(0, -2)},\n  "tools": [`;
   let written = 0;
   for (const tool of eachTool(index)) {
     // a JSON string holds no raw line break: indenting each line indents the definition as a nested value
