@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The CLI entry: runs the CLI's bundle (dist/bundle/, built by `npm run build`, which `npm ci` runs through the `prepare`
 // script): a few files for Node to read instead of the ~600 modules of dist/ and node_modules (issue #18).
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as bundle from '../dist/bundle/hldp.js';
 
 keepBuildWhileRunning(bundle.HLDP_BUILD);
+sayIfNpxRebuilt();
 
 bundle.main(process.argv.slice(2)).then(
   (code) => {
@@ -40,4 +41,20 @@ function keepBuildWhileRunning(build) {
       // left for the next build to remove
     }
   });
+}
+
+/**
+ * Says once, on stderr, that npx rebuilt dist/ before this run (build/announce-build.js leaves the record): the minute
+ * the first `npx hldp` after a source change took was npm's prepare script, whose output npm hides (review N, N9).
+ */
+function sayIfNpxRebuilt() {
+  const record = new URL('../dist/rebuilt-by-npx', import.meta.url);
+  let at;
+  try {
+    at = readFileSync(record, 'utf8').trim();
+    rmSync(record, { force: true });
+  } catch {
+    return;
+  }
+  process.stderr.write(`hldp: npx rebuilt dist/ before this run (started ${at}: src/ had changed since the last build, and npm runs the prepare script, tsc then the bundle, without showing it); run \`npm run build\` after a change to build ahead, or start node bin/hldp.js\n`);
 }
