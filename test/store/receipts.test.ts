@@ -42,6 +42,18 @@ describe.each(storeKinds())('$name receipt store', (kind) => {
       expect((await db.store.receipts.verify()).ok).toBe(true);
     });
 
+    it('stores the receipts saved with one whose caller holds U+0000, which PostgreSQL refuses alone (review O, O8)', async () => {
+      const odd = makeReceipt({ caller: 'bot\u0000x', session: 's\u0000' });
+      const neighbours = [makeReceipt(), makeReceipt()];
+      const outcomes = await Promise.allSettled([neighbours[0]!, odd, neighbours[1]!].map((receipt) => db.store.receipts.save(receipt)));
+      expect([outcomes[0], outcomes[2]]).toMatchObject([{ status: 'fulfilled' }, { status: 'fulfilled' }]);
+      for (const receipt of neighbours) expect(await db.store.receipts.get(receipt.id)).toEqual(receipt);
+      // kept whole where the database can hold it, else refused saying why
+      if (outcomes[1]!.status === 'fulfilled') expect(await db.store.receipts.get(odd.id)).toEqual(odd);
+      else expect(String(outcomes[1]!.reason)).toMatch(/its caller holds U\+0000/);
+      expect((await db.store.receipts.verify()).ok).toBe(true);
+    });
+
     it('returns undefined for an id never saved', async () => {
       expect(await db.store.receipts.get('no-such-call')).toBeUndefined();
     });

@@ -39,7 +39,20 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
    * trip. A batch linked here between round trips held the lock across them (and across this process's event loop):
    * an instance stopped or stalled mid-batch held every other instance's receipts (review L, L7).
    */
-  async #append(batch: PendingReceipt[]): Promise<BatchOutcome> {
+  async #append(all: PendingReceipt[]): Promise<BatchOutcome> {
+    // PostgreSQL's text holds no U+0000, and one in a column refused the whole statement: every other caller's receipt
+    // of the batch with it (review O, O8). Such a receipt is refused alone (its body is JSON: U+0000 is escaped there)
+    const unstorable = all.map(({ receipt }) => nulColumn(receipt));
+    const batch = all.filter((_, index) => unstorable[index] === undefined);
+    const outcome = batch.length === 0 ? [] : await this.#appendStorable(batch);
+    let next = 0;
+    return all.map(({ receipt }, index) => {
+      const column = unstorable[index];
+      return column === undefined ? outcome[next++] : new Error(`receipt ${JSON.stringify(receipt.id)} was not stored: its ${column} holds U+0000, which PostgreSQL's text cannot`);
+    });
+  }
+
+  async #appendStorable(batch: PendingReceipt[]): Promise<BatchOutcome> {
     // each column as one array parameter (sql.array: a plain array's type is guessed from its first element)
     const column = (pick: (item: PendingReceipt) => string | number | boolean | null) => this.sql.array(batch.map(pick) as never[]);
     const refused = await this.sql<Array<{ refused: number }>>`
@@ -162,4 +175,10 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
       if (pass.busy || pass.deleted < PRUNE_BATCH || options.signal?.aborted) return { deleted: total, checkpoint: pass.checkpoint };
     }
   }
+}
+
+/** The column of `receipt` stored as text beside its body that holds U+0000, or undefined. */
+function nulColumn(receipt: Receipt): string | undefined {
+  const columns = { id: receipt.id, tool: receipt.tool, caller: receipt.caller, session: receipt.session };
+  return Object.entries(columns).find(([, value]) => typeof value === 'string' && value.includes('\u0000'))?.[0];
 }
