@@ -50,6 +50,8 @@ export interface RequestTerms {
   pairs: Set<string>;
   unknownShare: number;
   valueShare: number;
+  /** whether the request is in another language than English (its words mostly another script's, or another language's function words) */
+  foreign: boolean;
 }
 
 /** Measures how well one tool's text and the request cover each other. */

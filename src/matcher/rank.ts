@@ -54,7 +54,7 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
   const best = hits[0]?.score ?? 0;
   // the weights' names once per request, not per tool (an array each time)
   const names = Object.keys(parameters.rerank) as Array<keyof RerankWeights>;
-  const near = parameters.similarity > 0 ? similarityScorer(index, words) : undefined;
+  const near = parameters.similarity > 0 ? similarityScorer(index, words, request.foreign) : undefined;
   const ranked = hits.map(({ position, score }): RankedTool => {
     const features = measure(index, position, request, best > 0 ? score / best : 0);
     // meaning lifts only a tool the words give evidence for (what names or describes it has a word of the request): one

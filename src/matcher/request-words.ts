@@ -26,6 +26,7 @@ const NO_GLOSSES: Glosses = { senses: [], common: 0 };
 const NO_RELATIVES: string[] = [];
 // a word in ASCII letters in a request in another script is a name or a code, not a borrowed word
 const ASCII_WORD = /^[\x00-\x7f]*$/;
+const NOT_LATIN_LETTER = /[^\p{Script=Latin}\P{L}]/u;
 const LATIN_ONLY = /^[\p{Script=Latin}\p{M}\p{Nd}]*$/u;
 
 // An intent is a sentence or two; past this many distinct words the rest is pasted material, and
@@ -69,7 +70,9 @@ export function readRequest(index: SearchIndex, text: string, valueWeight: numbe
   const share = (test: (word: QueryWord) => boolean): number =>
     words.length === 0 ? 0 : words.filter(test).length / words.length;
   const unknownShare = share((word) => !index.documentFrequency.has(word.terms[0]!));
-  return { words, terms, pairs, unknownShare, valueShare: share((word) => word.value) };
+  // not in English: Latin words mostly another language's (as `bridged` says), or most words in another script
+  const foreign = bridged?.latin === true || analysed.filter(({ word }) => NOT_LATIN_LETTER.test(word)).length * 2 > analysed.length;
+  return { words, terms, pairs, unknownShare, valueShare: share((word) => word.value), foreign };
 }
 
 

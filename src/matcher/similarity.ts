@@ -8,7 +8,10 @@ import { wordVectors, type WordVectors } from './word-vector-file.js';
  * matcher's own stem, `assets/word-vectors`), each text's vector the sum of its words' unit vectors weighted down by
  * how common the word is (SIF). The re-rank adds it, weighted, to the score of the tools the words already found:
  * it re-orders the candidates and never adds one, so what the first stage found (and whether anything matches at
- * all) stays the words' business. A request or tool with no English word in the table has no vector: 0.
+ * all) stays the words' business. A request word without a vector stands in it by the English sense the matcher took
+ * it for (a borrowed word's registry stem, a Chinese word's common sense); a request in another language than
+ * English counts for as much of its cosine as its vector stands for of its words. A request or tool with no English
+ * word or sense in the table has no vector: 0.
  */
 export interface SimilarityScorer {
   /** the cosine of the request's vector with the tool's at `position`, -1..1; 0 when either has none */
@@ -43,19 +46,23 @@ let keptVectors = 0;
 /** Per dictionary: each term id's row in the table (-1: none; -2: not looked up yet), grown as the dictionary grows. */
 const termRows = new WeakMap<TermDictionary, Int32Array>();
 
-/** The scorer for one request over `index`'s tools; one that answers 0 when the request has no English word with a vector. */
-export function similarityScorer(index: SearchIndex, words: readonly QueryWord[]): SimilarityScorer {
+/**
+ * The scorer for one request over `index`'s tools (`foreign`: the request is not in English); one that answers 0 when
+ * no word of the request has a vector, nor an English sense with one.
+ */
+export function similarityScorer(index: SearchIndex, words: readonly QueryWord[], foreign: boolean): SimilarityScorer {
   const table = wordVectors();
   if (table === undefined) return NONE;
-  const request = requestVector(table, words);
-  if (request === undefined) return NONE;
+  const made = requestVector(table, words, foreign);
+  if (made === undefined) return NONE;
+  const { vector: request, share } = made;
   return {
     similarity(position) {
       const vector = toolVectorAt(index, position, table);
       if (vector === null) return 0;
       let dot = 0;
       for (let at = 0; at < request.length; at++) dot += request[at]! * vector[at]!;
-      return dot;
+      return dot * share;
     },
   };
 }
@@ -105,17 +112,52 @@ function toolVectorAt(index: SearchIndex, position: number, table: WordVectors):
   return vector;
 }
 
-// the request's words (their first term: the stem) with a vector, as a unit vector; undefined when none has one
-function requestVector(table: WordVectors, words: readonly QueryWord[]): Float32Array | undefined {
+// A translation is less sure than the word itself: a word without a vector of its own stands in the request's vector
+// by its sense at this weight, as the first stage searches a sense at half a word's weight (rank.ts)
+const SENSE_WEIGHT = 0.5;
+
+/** A request's vector (a unit vector) and the share of the request's words it stands for, as its cosine counts. */
+interface RequestVector {
+  vector: Float32Array;
+  share: number;
+}
+
+// The request's words with a vector (their first term: the stem), and each word without one by its sense; undefined
+// when none has either. Issue #11: in a Spanish or German request the words with a vector were an English word left
+// in it, a name, or a word spelled like a rare English one (fahr, bien), and that one decided the vector — the re-rank
+// undid what the loanword bridge found (es/de held-out hit@3 0.182/0.273 with it, 0.227/0.364 without). So in a request
+// not in English the cosine counts as much as the vector stands for of its words (a sense for SENSE_WEIGHT of one);
+// an English request's words nearly all have vectors, and it keeps its cosine whole.
+function requestVector(table: WordVectors, words: readonly QueryWord[], foreign: boolean): RequestVector | undefined {
   const sum = new Float64Array(table.dimensions);
-  let any = false;
-  for (const word of words) {
-    const row = table.idOf(word.terms[0]!);
-    if (row === undefined) continue;
+  let represented = 0;
+  for (const word of words) represented += addWord(table, sum, word);
+  if (represented === 0) return undefined;
+  const vector = unit(sum);
+  return vector === undefined ? undefined : { vector, share: foreign ? represented / words.length : 1 };
+}
+
+// Adds a request word to `sum`: by its own vector (and answers 1), else by its first sense when that is the word's
+// common meaning — the registry stem the loanword bridge spelled it as, CC-CEDICT's first sense of a Chinese word, not
+// a sense guessed from its parts — at SENSE_WEIGHT (and answers that); 0 when it has neither
+function addWord(table: WordVectors, sum: Float64Array, word: QueryWord): number {
+  const row = table.idOf(word.terms[0]!);
+  if (row !== undefined) {
     table.addTo(sum, row, table.weightOf(row));
-    any = true;
+    return 1;
   }
-  return any ? unit(sum) : undefined;
+  const { senses, common } = word.glosses;
+  if (common === 0 || senses.length === 0) return 0;
+  const sense = senses[0]!;
+  let added = false;
+  for (const stem of sense) {
+    const senseRow = table.idOf(stem);
+    if (senseRow === undefined) continue;
+    // a sense of several words (brush teeth) is one word's meaning: its words share the word's weight
+    table.addTo(sum, senseRow, (SENSE_WEIGHT * table.weightOf(senseRow)) / sense.length);
+    added = true;
+  }
+  return added ? SENSE_WEIGHT : 0;
 }
 
 function toolVector(index: SearchIndex, position: number, table: WordVectors): Float32Array | null {
