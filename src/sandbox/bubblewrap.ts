@@ -43,10 +43,11 @@ const ISOLATION = ['--unshare-all', '--die-with-parent', '--cap-drop', 'ALL'];
 
 // a root gateway's runs drop to another user (sandbox.run_as) inside: bubblewrap run by root makes a user namespace
 // mapping only uid 0 (onto the host's root), where no other uid exists to become, so they get every namespace but the
-// user's, and their first process keeps only what becoming that user takes (setpriv, then none at all), and what
-// entering the run's working directory in a workspace that user owns (0700) takes: a waiting launcher's shell enters
-// it before it execs setpriv
-const DROPPING = ['--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', '--cap-drop', 'ALL', ...['CAP_SETUID', 'CAP_SETGID', 'CAP_SETPCAP', 'CAP_DAC_READ_SEARCH'].flatMap((name) => ['--cap-add', name])];
+// user's, and their first process keeps only what becoming that user takes: it is setpriv, which bubblewrap starts
+// with an empty environment, then none at all. Whatever enters the run's working directory (a waiting launcher's
+// shell, `env -C`) runs after the drop, as that user: CAP_DAC_READ_SEARCH, kept for a shell that entered it before,
+// let code loaded into setpriv open any file of the host by its handle (review O, O1)
+const DROPPING = ['--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', '--cap-drop', 'ALL', ...['CAP_SETUID', 'CAP_SETGID', 'CAP_SETPCAP'].flatMap((name) => ['--cap-add', name])];
 
 /** The read-only system: the usual folders, and each PATH folder outside them, so every program on PATH can run. */
 async function systemMounts(path: string | undefined): Promise<SystemMount[]> {

@@ -15,6 +15,7 @@ import { probePidsCgroups, type PidsCgroupProbe, type RunCgroup } from './pids-c
 import { limitHit, limitsPrelude, prlimitArguments } from './resource-limits.js';
 import { closeScript, LauncherPool } from './launcher-pool.js';
 import { scriptFolder, startWarm, type WarmCommand } from './warm-launch.js';
+import { environmentProblem, withEnvironment } from './tool-environment.js';
 import { exportable } from './warm-script.js';
 import type { Launch, LaunchEnding, LaunchOutcome, LaunchRequest, Sandbox, SandboxMode, SandboxStatus } from './sandbox.js';
 import { describeStatus } from './sandbox-status.js';
@@ -209,6 +210,8 @@ class HostSandbox implements Sandbox {
       if (!repositories.ok) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: ${repositories.reason}; set workspace_root (or HLDP_WORKSPACE) to a project's folder` };
       guarded = { ...guarded, repositories };
     }
+    const unstartable = environmentProblem(request.file);
+    if (unstartable !== undefined) return { ok: false, code: 'SPAWN_FAILED', message: unstartable };
     if (request.warm && exportable(request.env)) {
       const warm = this.warm(request, policy, guarded);
       if (warm) return warm;
@@ -254,19 +257,23 @@ class HostSandbox implements Sandbox {
     const cgroups = limited && this.probed.cgroups?.ok ? this.probed.cgroups.cgroups : undefined;
     // the run's secret, only in its script: its shell's line that the program never started holds it (review K, K9)
     const nonce = randomBytes(16).toString('hex');
-    const run = { cwd: request.cwd, env: this.environment(request.env), nonce, ...(this.drop ? { drop: this.drop } : {}), ...(limited ? { limits: policy.limits, processes: this.status.limits.processes === 'rlimit' } : {}) };
+    const run = { cwd: request.cwd, env: this.environment(request.env), nonce, ...(limited ? { limits: policy.limits, processes: this.status.limits.processes === 'rlimit' } : {}) };
     let command: WarmCommand;
     if (this.status.sandbox === 'on') {
       const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
       const workspace = this.realWorkspace(request.workspace);
       const args = bubblewrapArguments({ system: bubblewrap.system, workspace, policy, guarded, tmpfsSize: bubblewrap.tmpfsSize, dropping: this.drop !== undefined, ...(this.resolver ? { resolver: this.resolver } : {}) });
+      // the drop comes first, before the launcher's shell: the shell, which reads the run's script and exports its
+      // environment, is then no more than the tool (review O, O1: setpriv loaded the tool's LD_PRELOAD as root)
       // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
-      command = { launcher: [bubblewrap.path, ...args], workspace, statusFd: STATUS_FD, run: { ...run, env: { ...run.env, TMPDIR: '/tmp' }, argv: [request.file, ...request.args] } };
+      const { runAs } = this.probed;
+      command = { launcher: [bubblewrap.path, ...args, ...(this.drop ?? [])], workspace, statusFd: STATUS_FD, ...(this.drop && runAs ? { reader: { uid: runAs.uid, gid: runAs.gid } } : {}), run: { ...run, env: { ...run.env, TMPDIR: '/tmp' }, argv: [request.file, ...request.args] } };
     } else if (this.probed.namespace.ok) {
       // a wrapper would report a missing program as its own failure: find it first, as spawn would
       const program = findProgram(request.file, request.env.PATH, request.cwd);
       if (program === undefined) return { ok: false, code: 'SPAWN_FAILED', message: `spawn ${request.file} ENOENT: no such program on PATH (${request.env.PATH ?? ''})` };
-      command = { launcher: this.probed.namespace.launcher, workspace: request.workspace, run: { ...run, argv: [program, ...request.args], init: true } };
+      // the namespace's init joins the run's cgroup, which only root may: it drops in the script, for the program alone
+      command = { launcher: this.probed.namespace.launcher, workspace: request.workspace, run: { ...run, ...(this.drop ? { drop: this.drop } : {}), argv: [program, ...request.args], init: true } };
     } else return undefined;
     const started = startWarm(this.pool, command, cgroups, policy.limits.processes);
     if (!started.ok) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the processes limit cannot be set for this run: ${started.message}` };
@@ -303,12 +310,17 @@ class HostSandbox implements Sandbox {
   private sandboxed(request: LaunchRequest, policy: ToolSandbox, guarded: GuardedPaths, limits: { prelude?: string; prlimit: string[] }): Command {
     const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
     const workspace = this.realWorkspace(request.workspace);
-    const args = bubblewrapArguments({ system: bubblewrap.system, workspace, cwd: request.cwd, policy, guarded, tmpfsSize: bubblewrap.tmpfsSize, dropping: this.drop !== undefined, ...(this.resolver ? { resolver: this.resolver } : {}) });
-    // both by absolute path: the gateway's PATH may hold a folder tools can write (review K, K1)
-    const inside = [bubblewrap.path, ...args, ...(this.drop ?? []), ...limits.prlimit, request.file, ...request.args];
-    const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...inside] : inside;
+    // a run that drops enters its working directory after the drop (`env -C`): bubblewrap, as root without
+    // CAP_DAC_READ_SEARCH, could not enter one its user keeps to itself (0700)
+    const dropping = this.drop !== undefined;
+    const args = bubblewrapArguments({ system: bubblewrap.system, workspace, ...(dropping ? {} : { cwd: request.cwd }), policy, guarded, tmpfsSize: bubblewrap.tmpfsSize, dropping, ...(this.resolver ? { resolver: this.resolver } : {}) });
     // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
-    return { ok: true, argv, env: { ...this.environment(request.env), TMPDIR: '/tmp' }, read: bubblewrapOutcome };
+    const tool = withEnvironment({ ...this.environment(request.env), TMPDIR: '/tmp' }, [request.file, ...request.args], dropping ? request.cwd : undefined);
+    // both by absolute path: the gateway's PATH may hold a folder tools can write (review K, K1)
+    const inside = [bubblewrap.path, ...args, ...(this.drop ?? []), ...limits.prlimit, ...tool];
+    const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...inside] : inside;
+    // the host's sh and bubblewrap, and setpriv, get none of the run's environment: only the tool does (review O, O2)
+    return { ok: true, argv, env: {}, read: bubblewrapOutcome };
   }
 
   /** No sandbox: the PID namespace (unshare) where there is one, the limits, the program itself. */
@@ -316,11 +328,15 @@ class HostSandbox implements Sandbox {
     // a wrapper would report a missing program as its own failure: find it first, as spawn would
     const program = findProgram(request.file, request.env.PATH, request.cwd);
     if (program === undefined) return { ok: false, refusal: { ok: false, code: 'SPAWN_FAILED', message: `spawn ${request.file} ENOENT: no such program on PATH (${request.env.PATH ?? ''})` } };
-    const tool = [...(this.drop ?? []), ...limits.prlimit, program, ...request.args];
     const { namespace } = this.probed;
-    if (namespace.ok) return { ok: true, argv: inNamespace(namespace.launcher, tool, limits.prelude), env: this.environment(request.env), read: initOutcome };
+    const env = this.environment(request.env);
+    // nothing to set up: the program itself, as spawn would start it
+    if (!namespace.ok && !limits.prelude && limits.prlimit.length === 0 && this.drop === undefined) return { ok: true, argv: [program, ...request.args], env, read: directOutcome };
+    // the host's setpriv, unshare, sh and prlimit get none of the run's environment: only the tool does (review O, O2)
+    const tool = [...(this.drop ?? []), ...limits.prlimit, ...withEnvironment(env, [program, ...request.args])];
+    if (namespace.ok) return { ok: true, argv: inNamespace(namespace.launcher, tool, limits.prelude), env: {}, read: initOutcome };
     const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...tool] : tool;
-    return { ok: true, argv, env: this.environment(request.env), read: directOutcome };
+    return { ok: true, argv, env: {}, read: directOutcome };
   }
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { hostProgram } from './bubblewrap.js';
 import { decodeStatus } from './exit-status.js';
 import { PRELUDE_FAILURE } from './resource-limits.js';
 import { notStartedLine, SCRIPT_SHELL_NAME } from './warm-script.js';
@@ -11,7 +12,7 @@ function lastLine(text: string, prefix: string): string | undefined {
     .at(-1);
 }
 
-// prlimit execs the tool; when it cannot, it says so and exits 126 or 127 before the tool ever ran. The shell that
+// prlimit (or env) execs the tool; when it cannot, it says so and exits 126 or 127 before the tool ever ran. The shell that
 // sets a cold run's limits says so in a line of its own and exits 125. Both are read from the stderr the tool writes
 // too: only where the tool runs unisolated, as the gateway's own user, who could forge anything anyway (a cold run
 // with the sandbox off); a waiting launcher's run and a sandboxed one are never read so
@@ -20,7 +21,8 @@ function prlimitFailure(outcome: LaunchOutcome, stderr: string): LaunchOutcome {
     return { exitCode: null, signal: null, failure: { code: 'SANDBOX_FAILED', message: `the sandbox could not be set up, so the tool did not run: ${stderr.trim()}` } };
   }
   if (outcome.exitCode !== 126 && outcome.exitCode !== 127) return outcome;
-  const line = lastLine(stderr, 'prlimit: failed to execute ');
+  // the `env -i` that gives the program its environment (`withEnvironment`) says so in its own words
+  const line = lastLine(stderr, 'prlimit: failed to execute ') ?? lastLine(stderr, `${hostProgram('env')}: `);
   return line === undefined ? outcome : { exitCode: null, signal: null, failure: { code: 'SPAWN_FAILED', message: line } };
 }
 

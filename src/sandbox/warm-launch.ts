@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchownSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { closeScript, discard, type LauncherPool, type WaitingLauncher } from './launcher-pool.js';
@@ -18,6 +18,8 @@ export interface WarmCommand {
   workspace: string;
   /** bubblewrap's status descriptor */
   statusFd?: number;
+  /** who the launcher's shell is (a root gateway's `run_as`, become before it): its script is theirs to read */
+  reader?: { uid: number; gid: number };
   run: Omit<WarmRun, 'argv'> & { argv: readonly string[] };
 }
 
@@ -77,14 +79,17 @@ export function scriptFolder(): string {
 }
 
 /**
- * A new, empty script file, readable by its owner only, with no name left: the gateway's descriptor to write it, and
- * the launcher's to read it (to be closed here once the launcher has it).
+ * A new, empty script file, readable by its owner only (`reader`, else this process's user), with no name left: the
+ * gateway's descriptor to write it, and the launcher's to read it (to be closed here once the launcher has it).
  */
-function newScriptFile(): { write: number; read: number } {
+function newScriptFile(reader: { uid: number; gid: number } | undefined): { write: number; read: number } {
   scriptCounter += 1;
   const path = join(scriptFolder(), `run-${scriptCounter}.sh`);
   const write = openSync(path, 'wx', 0o600);
   try {
+    // the shell opens it afresh (`. /dev/fd/5`), which checks its owner and mode: one that dropped to run_as reads
+    // it as run_as (its folder, 0700 root's, keeps every other process of that user from its name meanwhile)
+    if (reader !== undefined) fchownSync(write, reader.uid, reader.gid);
     const read = openSync(path, 'r');
     return { write, read };
   } catch (error) {
@@ -133,7 +138,7 @@ function launcherArgv(command: WarmCommand, procs: string | undefined): string[]
 }
 
 function startLauncher(command: WarmCommand, cgroup: RunCgroup | undefined): WaitingLauncher {
-  const script = newScriptFile();
+  const script = newScriptFile(command.reader);
   const argv = launcherArgv(command, cgroup?.procs);
   const stdio: Array<'pipe' | 'ignore' | number> = ['pipe', 'pipe', 'pipe', command.statusFd === undefined ? 'ignore' : 'pipe', 'pipe', script.read, 'pipe'];
   if (stdio[CONTROL_FD] !== 'pipe' || stdio[SCRIPT_FD] !== script.read || stdio[LIFELINE_FD] !== 'pipe') throw new Error('the control, script and lifeline descriptors are out of place');

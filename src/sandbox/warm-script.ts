@@ -1,6 +1,7 @@
 import type { ResourceLimits } from '../core/index.js';
 import { hostProgram } from './bubblewrap.js';
 import { PRELUDE_FAILURE, shellWord, ulimits } from './resource-limits.js';
+import { withEnvironment } from './tool-environment.js';
 
 /** The descriptor a waiting launcher waits on: a line there says its script is written (the status descriptor is 3). */
 export const CONTROL_FD = 4;
@@ -39,7 +40,11 @@ export interface WarmRun {
   /** set RLIMIT_NPROC too: no pids cgroup counts the processes */
   processes?: boolean;
   argv: readonly string[];
-  /** the command that becomes the user the tool runs as (setpriv's, a root gateway's `sandbox.run_as`), before the program */
+  /**
+   * the command that becomes the user the tool runs as (setpriv's, a root gateway's `sandbox.run_as`), before the
+   * program: this shell then runs as root, so it never holds the run's environment, which only the program gets
+   * (`withEnvironment`, after the drop)
+   */
   drop?: readonly string[];
   /** run the program as PID 2 under this shell as the namespace's init, instead of in its place */
   init?: boolean;
@@ -92,8 +97,11 @@ export function warmScript(run: WarmRun): string {
   lines.push(`cd -- ${shellWord(run.cwd)} || exit ${PRELUDE_FAILURE.status}`);
   // the shell exports what it was started with (nothing) and PWD, OLDPWD: the program gets the run's environment only
   lines.push('unset PWD OLDPWD');
-  for (const [name, value] of Object.entries(run.env)) lines.push(`export ${name}=${shellWord(value)}`);
-  const argv = [...(run.drop ?? []), ...(run.limits && run.processes === true ? processesLimit(run.limits) : []), ...run.argv];
+  // a shell that drops to run_as is root: nothing of the run's (LD_PRELOAD) may reach it, nor setpriv or prlimit
+  // (review O, O1); an unprivileged one is no more than the program it execs, and exports it (one exec the less)
+  if (run.drop === undefined) for (const [name, value] of Object.entries(run.env)) lines.push(`export ${name}=${shellWord(value)}`);
+  const processes = run.limits && run.processes === true ? processesLimit(run.limits) : [];
+  const argv = run.drop === undefined ? [...processes, ...run.argv] : [...run.drop, ...processes, ...withEnvironment(run.env, run.argv)];
   const command = argv.map(shellWord).join(' ');
   if (run.nonce !== undefined) {
     // bash runs no EXIT trap when an exec fails (dash does): a program it cannot find ends the shell here instead

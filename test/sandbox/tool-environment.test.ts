@@ -1,0 +1,139 @@
+import { spawnSync } from 'node:child_process';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { minimalEnvironment, runProcess } from '../../src/executors/index.js';
+import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { request } from '../helpers/http-server.js';
+import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { describeWithBubblewrap, giveToNobody } from './support/bubblewrap.js';
+
+// Review O, O1 and O2: a tool's `shell.env` reached the programs that set its run up. A waiting launcher's shell
+// exported it, then exec'd setpriv as root with CAP_DAC_READ_SEARCH (O1: LD_PRELOAD ran code there, which opened
+// any host file by its handle); a cold run (any env name that is not an identifier) spawned the host's sh and
+// bubblewrap with it, as root with every capability (O2). Real root `hldp serve`, a real preload built here with cc:
+// every process that loads it reports its ids and capabilities; all must be the tool's: uid 65534, no capabilities.
+const root = process.getuid?.() === 0;
+const compiler = ['cc', 'gcc'].find((name) => spawnSync(name, ['--version']).status === 0);
+const token = 'admin-token-tool-env-0123456789';
+const SOURCE = fileURLToPath(new URL('./fixtures/report-preload.c', import.meta.url));
+
+type Receipt = { ok: boolean; code?: string; output: string; error?: string };
+
+let temp: { path: string; cleanup: () => Promise<void> };
+const services: ServiceProcess[] = [];
+const workspace = () => join(temp.path, 'workspace');
+const library = () => join(workspace(), 'report.so');
+const report = () => join(workspace(), 'report.log');
+
+async function serve(name: string, config: Record<string, unknown>): Promise<ServiceProcess> {
+  const file = join(temp.path, `config-${name}.yaml`);
+  await writeFile(file, stringify(config));
+  const service = await spawnService(
+    ['serve', '--port', '0', '--repo', join(temp.path, 'repo'), '--config', file],
+    { HLDP_CACHE_DIR: join(temp.path, `cache-${name}`), HLDP_DATA_DIR: join(temp.path, `data-${name}`), HLDP_WORKSPACE: workspace(), HLDP_API_TOKEN: token, HLDP_LOG_LEVEL: 'warn' },
+    / at (http:\/\/[\d.:]+)\n/,
+  );
+  services.push(service);
+  return service;
+}
+
+const call = async (gateway: ServiceProcess, tool: string) => (await request(gateway, 'POST', '/v1/call', { body: { tool, params: {} }, headers: { authorization: `Bearer ${token}` } })).json as Receipt;
+
+type Loaded = Array<{ program: string; uid: number; euid: number; capabilities: string }>;
+
+/** The processes that loaded the preload during one call: program, uid, euid, effective capabilities. */
+async function loadedBy(gateway: ServiceProcess, tool: string): Promise<Loaded> {
+  await rm(report(), { force: true });
+  const receipt = await call(gateway, tool);
+  expect(receipt.ok, JSON.stringify(receipt)).toBe(true);
+  return readReport();
+}
+
+/** The same for one run of `true` started by the sandbox directly, with `env` added to its environment. */
+async function loadedByRun(sandbox: Sandbox, env: Record<string, string>): Promise<Loaded> {
+  await rm(report(), { force: true });
+  const result = await runProcess({ file: 'true', args: [], cwd: workspace(), env: minimalEnvironment(env), timeoutMs: 20_000, maxOutputBytes: 65_536, isolation: { sandbox, workspace: workspace() } });
+  expect(result.ok, JSON.stringify(result)).toBe(true);
+  return readReport();
+}
+
+async function readReport(): Promise<Loaded> {
+  const text = await readFile(report(), 'utf8').catch(() => '');
+  return text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [program, uid, euid, capabilities] = line.split(' ');
+      return { program: program!, uid: Number(uid), euid: Number(euid), capabilities: capabilities! };
+    });
+}
+
+const describeAsRoot = root && compiler ? describeWithBubblewrap : (name: string, suite: () => void) => describe.skip(`${name} (NOT RUN: needs a root gateway and a C compiler, cc or gcc)`, suite);
+
+describeAsRoot('a tool’s environment reaches the tool only', () => {
+  beforeAll(async () => {
+    temp = await makeTempDir();
+    await chmod(temp.path, 0o755);
+    await mkdir(workspace());
+    const built = spawnSync(compiler!, ['-shared', '-fPIC', '-o', library(), `-DREPORT="${report()}"`, SOURCE], { encoding: 'utf8' });
+    if (built.status !== 0) throw new Error(`the preload does not build: ${built.stderr}`);
+    await chmod(library(), 0o644);
+    // the workspace is nobody's, as run_as needs; the report is written by whoever loads the preload
+    await giveToNobody(workspace());
+    await chmod(workspace(), 0o777);
+    const tool = (name: string, env: string) => makeToolYaml(name, { executor: 'shell', method: 'run', shell: `{ argv: [true], env: ${env} }` });
+    await writeFiles(join(temp.path, 'repo'), {
+      // a waiting launcher's run
+      'tools/warm/TOOL.hdlp': tool('warm', `{ LD_PRELOAD: "${library()}" }`),
+      // a name a shell cannot export sends the run down the cold path
+      'tools/cold/TOOL.hdlp': tool('cold', `{ LD_PRELOAD: "${library()}", "X-Y": "1" }`),
+    });
+  });
+  afterAll(async () => {
+    for (const service of services) await service.stop();
+    await temp?.cleanup();
+  });
+
+  describe.each([
+    ['required', { sandbox: { mode: 'required' } }],
+    ['off', { sandbox: 'off' }],
+  ])('when the sandbox is %s', (name, config) => {
+    let gateway: ServiceProcess;
+    beforeAll(async () => {
+      gateway = await serve(name, config);
+    });
+
+    it.each(['warm', 'cold'])('loads a %s run’s LD_PRELOAD into the tool alone, as run_as, with no capability', async (tool) => {
+      // three calls: the first starts its launcher, the next come from launchers started ahead of them
+      for (let run = 0; run < 3; run++) expectToolOnly(await loadedBy(gateway, tool));
+    });
+  });
+
+  // the launch itself, whatever let the variable through (the scan refuses it in a definition)
+  describe.each(['required', 'off'] as const)('when a run of a sandbox %s gets LD_PRELOAD', (mode) => {
+    let sandbox: Sandbox;
+    beforeAll(async () => {
+      sandbox = await createSandbox({ mode });
+    });
+    afterAll(async () => {
+      await sandbox?.close();
+    });
+
+    it.each([
+      ['warm', {}],
+      ['cold', { 'X-Y': '1' }],
+    ])('loads it into the tool alone on a %s run', async (_path, extra) => {
+      for (let run = 0; run < 3; run++) expectToolOnly(await loadedByRun(sandbox, { LD_PRELOAD: library(), ...extra }));
+    });
+  });
+});
+
+function expectToolOnly(loaded: Loaded): void {
+  expect(loaded.map((process) => process.program)).toContain('/usr/bin/true');
+  for (const process of loaded) expect(process, JSON.stringify(loaded)).toMatchObject({ uid: 65534, euid: 65534, capabilities: '0' });
+}
