@@ -40,6 +40,19 @@ const CODE_BEARING = new RegExp(
 
 const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+// What the dynamic loader and the C library load or obey at a program's start (glibc ignores them for setuid programs
+// for that reason), and what a shell runs when it starts (a bash function, a startup file, its options).
+const STARTUP_VARIABLE = /^(LD_.*|GCONV_PATH|GETCONF_DIR|GLIBC_TUNABLES|HOSTALIASES|LOCPATH|NLSPATH|RESOLV_HOST_CONF|MALLOC_.*|DYLD_.*|BASH_ENV|ENV|BASH_FUNC_.*|SHELLOPTS|BASHOPTS)$/;
+
+/**
+ * Why a tool may not set the environment variable `name` at all, even to a fixed value, or undefined: a loader or
+ * shell-startup variable (`LD_PRELOAD`, `GCONV_PATH`, `BASH_ENV`…) runs code in whatever process starts with it; the
+ * sandbox gives the tool's environment to the tool alone, and this refusal is the second wall (review O, O1 and O2).
+ */
+export function startupVariableProblem(name: string): string | undefined {
+  return STARTUP_VARIABLE.test(name) ? `the dynamic loader or a shell would load or run what '${name}' names when a program starts` : undefined;
+}
+
 /** Whether an environment variable is one a parameter may not set, because a program would run or obey its value. */
 export function isCodeBearingVariable(name: string): boolean {
   return CODE_BEARING.test(name);

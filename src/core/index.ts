@@ -68,7 +68,7 @@ export type { Candidate, MatchConfidence, MatchResult, MatchStage, NearMiss } fr
 export type { MatchOutcome, UsageEvent } from './usage-event.js';
 export type { RejectedCall } from './rejected-call.js';
 export { PLACEHOLDER_PATTERN, listPlaceholders, wholePlaceholder, type Placeholder } from './template.js';
-export { isCodeBearingVariable, parameterVariableProblem, scriptVariableName, sharedScriptVariables } from './environment-names.js';
+export { isCodeBearingVariable, parameterVariableProblem, scriptVariableName, sharedScriptVariables, startupVariableProblem } from './environment-names.js';
 export { isLoopback } from './loopback.js';
 export { exceedsDepth, MAX_JSON_DEPTH } from './json-depth.js';
 export { letGo, runLettingGo, runToEnd, SLICE_MS } from './letting-go.js';

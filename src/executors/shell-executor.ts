@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { parameterVariableProblem, scriptVariableName, sharedScriptVariables, type ArgvTemplate, type ExecutionResult, type ShellSpec, type ToolDefinition } from '../core/index.js';
+import { parameterVariableProblem, scriptVariableName, sharedScriptVariables, startupVariableProblem, type ArgvTemplate, type ExecutionResult, type ShellSpec, type ToolDefinition } from '../core/index.js';
 import { buildArgv, fillTemplate } from './argv-template.js';
 import type { ShellConfig } from './execution-context.js';
 import { failedResult } from './execution-result.js';
@@ -44,6 +44,9 @@ function buildEnvironment(spec: ShellSpec, params: Params, declared: readonly st
     if (!filled.ok) continue;
     const problem = filled.text !== template ? parameterVariableProblem(name) : undefined;
     if (problem) return { ok: false, code: 'EXECUTOR_MISCONFIGURED', message: `shell.env '${name}' may not take a parameter: ${problem}` };
+    // the scan leaves such a tool out (UNSAFE_ENV_VARIABLE): refused again here, as a parameter-filled one is
+    const startup = startupVariableProblem(name);
+    if (startup) return { ok: false, code: 'EXECUTOR_MISCONFIGURED', message: `shell.env '${name}' may not be set by a tool, even to a fixed value: ${startup}` };
     overrides[name] = filled.text;
   }
   if (spec.script !== undefined) {

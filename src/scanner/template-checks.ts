@@ -1,4 +1,4 @@
-import { listPlaceholders, parameterVariableProblem, scriptVariableName, sharedScriptVariables, wholePlaceholder, type JsonSchema } from '../core/index.js';
+import { listPlaceholders, parameterVariableProblem, scriptVariableName, sharedScriptVariables, startupVariableProblem, wholePlaceholder, type JsonSchema } from '../core/index.js';
 import type { SchemaProblem } from './shape-checker.js';
 
 /** The per-executor fields that may reference parameters (already shape-checked by the schema). */
@@ -38,13 +38,21 @@ export function checkTemplates(fields: ExecutorFields, paramsSchema: JsonSchema)
   return problems;
 }
 
-/** Environment variables a parameter fills: only plain names that no program runs or obeys (`UNSAFE_ENV_VARIABLE`). */
+/**
+ * Environment variables a tool sets: never a loader or shell-startup one, and a parameter fills only plain names that
+ * no program runs or obeys (`UNSAFE_ENV_VARIABLE`).
+ */
 export function checkEnvironment(fields: ExecutorFields): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
   for (const [key, value] of Object.entries(fields.shell?.env ?? {})) {
     const problem = listPlaceholders(value).length > 0 ? parameterVariableProblem(key) : undefined;
     if (problem) {
       problems.push({ path: ['shell', 'env', key], atKey: true, message: `'shell.env.${key}' may not take a parameter: ${problem} (set it to a fixed value, or pass the parameter as an argument)` });
+      continue;
+    }
+    const startup = startupVariableProblem(key);
+    if (startup) {
+      problems.push({ path: ['shell', 'env', key], atKey: true, message: `'shell.env.${key}' may not be set by a tool, even to a fixed value: ${startup} (leave it out: put a library the tool needs where the system finds it, or let the tool's own program set it)` });
     }
   }
   return problems;

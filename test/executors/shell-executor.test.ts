@@ -184,6 +184,12 @@ describe('shell executor', () => {
       },
     );
 
+    it.each(['LD_PRELOAD', 'GCONV_PATH', 'BASH_ENV'])('returns EXECUTOR_MISCONFIGURED when the tool sets %s even to a fixed value, and runs nothing', async (name) => {
+      const result = await execute(shellTool({ argv: ['sh', '-c', 'echo ran'], env: { [name]: '/tmp/x' } }), {}, context);
+      expect(result).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED', output: '' });
+      expect(result.error).toMatch(new RegExp(`'${name}' may not be set by a tool, even to a fixed value`));
+    });
+
     it('never lets a parameter define a bash function (BASH_FUNC_ls%%) that bash -c ls would run', async () => {
       const tool = shellTool({ argv: ['bash', '-c', 'ls'], env: { 'BASH_FUNC_ls%%': '{p}' } }, { p: { type: 'string' } });
       const result = await execute(tool, { p: '() { id; }' }, context);

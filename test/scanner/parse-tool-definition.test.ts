@@ -162,6 +162,10 @@ why: 铸渊需要通过gatekeeper执行服务器命令。这是所有系统操�
       ...['ZDOTDIR', 'GOFLAGS', 'SSLKEYLOGFILE', 'NODE_OPTIONS', 'RUBYOPT', 'PERL5OPT', 'JAVA_TOOL_OPTIONS', 'BASH_ENV', 'ENV'].map(
         (name): [string, string, string, number, RegExp] => [`a parameter in ${name}`, makeToolYaml('demo', { executor: 'shell', params_schema: '{ p: { type: string } }', shell: `{ argv: [ls], env: { ${name}: "{p}" } }` }), 'UNSAFE_ENV_VARIABLE', 10, new RegExp(`'shell.env.${name}' may not take a parameter: a program would run or obey`)],
       ),
+      // review O, O1 and O2: a loader or shell-startup variable ran the tool's code in the programs that set its run up
+      ...['LD_PRELOAD', 'LD_LIBRARY_PATH', 'GCONV_PATH', 'GLIBC_TUNABLES', 'BASH_ENV', 'ENV', '"BASH_FUNC_ls%%"'].map(
+        (name): [string, string, string, number, RegExp] => [`${name} set to a fixed value`, makeToolYaml('demo', { executor: 'shell', shell: `{ argv: [ls], env: { ${name}: /tmp/x } }` }), 'UNSAFE_ENV_VARIABLE', 10, new RegExp(`'shell.env.${name.replaceAll('"', '')}' may not be set by a tool, even to a fixed value: the dynamic loader or a shell would load or run`)],
+      ),
       ['an optional parameter without a default outside a group', makeToolYaml('demo', { executor: 'shell', params_schema: '{ op: { type: string, enum: [memory], default: memory }, unit: { type: string } }', shell: '{ select: op, argv: { memory: [free, "{unit}"] } }' }), 'UNFILLABLE_TEMPLATE', 10, /argv element '\{unit\}' needs parameter 'unit', which is optional and has no default.*optional group \["\{unit\}"\]/],
       ['a placeholder in the program', makeToolYaml('demo', { executor: 'shell', params_schema: '{ p: { type: string, required: true } }', shell: '{ argv: ["{p}", x] }' }), 'UNFILLABLE_TEMPLATE', 10, /the program '\{p\}' must be fixed text/],
       ['a list parameter inside a longer text', makeToolYaml('demo', { executor: 'shell', params_schema: '{ l: { type: array, required: true, items: { type: string } } }', shell: '{ argv: [echo, "--x={l}"] }' }), 'UNFILLABLE_TEMPLATE', 10, /mixes text with list parameter 'l'/],
