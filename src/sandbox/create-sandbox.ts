@@ -100,11 +100,19 @@ class HostSandbox implements Sandbox {
   /** the workspaces already checked (and given to `run_as` where root owned them) */
   private readonly given = new Set<string>();
 
-  /** A root-owned workspace is given to the user tools run as, once: they could not write in it otherwise. */
-  private giveWorkspace(workspace: string): void {
+  /**
+   * A root-owned workspace is given to the user tools run as, once: they could not write in it otherwise. Only one
+   * judged fit for tools (`refusal` undefined), whatever the sandbox's mode: a refused one (the tools repository, a
+   * folder holding /etc) was given away before it was refused (review O, O4), and is left as it is, said once.
+   */
+  private giveWorkspace(workspace: string, refusal: string | undefined): void {
     const { runAs } = this.probed;
     if (runAs === undefined || this.given.has(workspace)) return;
     this.given.add(workspace);
+    if (refusal !== undefined) {
+      this.options.onNotice?.(`the workspace ${workspace} is not given to ${describeRunAs(runAs)}, whom this root gateway runs its tools as, and keeps its owner: ${refusal}`);
+      return;
+    }
     try {
       const done = giveWorkspace(workspace, runAs);
       if (done) this.options.onNotice?.(done);
@@ -182,7 +190,9 @@ class HostSandbox implements Sandbox {
     // one real path: a symlink in the workspace that a tool flips between two folders passed the ceiling on one
     // resolution and was bound at the other (review M, M3)
     const workspace = this.realWorkspace(request.workspace);
-    this.giveWorkspace(workspace);
+    let guarded = this.guardedNow();
+    // judged before anything of the host is changed (the workspace's owner), whatever the sandbox's mode (review O, O4)
+    const refusal = workspaceRefusal(workspace, guarded);
     const resolved = new Map<string, string>();
     const real = (path: string): string => {
       let found = resolved.get(path);
@@ -195,14 +205,13 @@ class HostSandbox implements Sandbox {
     }
     const declaredPolicy = resolveToolSandbox(request.declared, ceiling === undefined ? undefined : ceilingDefaults(ceiling));
     const policy: ToolSandbox = { ...declaredPolicy, filesystem: { read: declaredPolicy.filesystem.read.map(real), write: declaredPolicy.filesystem.write.map(real) } };
-    let guarded = this.guardedNow();
     if (this.status.sandbox === 'on') {
       // fail closed: a declared path into the gateway's own files (directly or by a symlink) is never bound
       const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
-      const unsafe = workspaceConflict(workspace);
-      if (unsafe !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: ${unsafe}, which every tool could write; set workspace_root (or HLDP_WORKSPACE) to a project's folder` };
-      const repository = guarded.protect.find((path) => path === workspace);
-      if (repository !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: it is ${repository}, which no tool may change (the tools repository: a tool could commit a tool or drop a policy, and the next scan would serve it); set workspace_root (or HLDP_WORKSPACE) to another folder` };
+      if (refusal !== undefined) {
+        this.giveWorkspace(workspace, refusal);
+        return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: ${refusal}` };
+      }
       const conflict = guardedConflict(policy, workspace, guarded) ?? hostConflict(policy, workspace, bubblewrap.system, [bubblewrap.path, process.execPath]);
       if (conflict !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `this tool cannot run in the sandbox: ${conflict}` };
       // every repository in the workspace as it is now: past the bound, none is left writable unnoticed (review N, N23)
@@ -210,6 +219,7 @@ class HostSandbox implements Sandbox {
       if (!repositories.ok) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: ${repositories.reason}; set workspace_root (or HLDP_WORKSPACE) to a project's folder` };
       guarded = { ...guarded, repositories };
     }
+    this.giveWorkspace(workspace, refusal);
     const unstartable = environmentProblem(request.file);
     if (unstartable !== undefined) return { ok: false, code: 'SPAWN_FAILED', message: unstartable };
     if (request.warm && exportable(request.env)) {
@@ -338,6 +348,19 @@ class HostSandbox implements Sandbox {
     const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...tool] : tool;
     return { ok: true, argv, env: {}, read: directOutcome };
   }
+}
+
+/**
+ * Why no tool may run in this workspace, or undefined: `/`, one holding a system or home folder, or the tools
+ * repository itself (with the fix). The sandbox refuses the run; in every mode the workspace is not given to run_as.
+ */
+function workspaceRefusal(workspace: string, guarded: GuardedPaths): string | undefined {
+  const unsafe = workspaceConflict(workspace);
+  if (unsafe !== undefined) return `${unsafe}, which every tool could write; set workspace_root (or HLDP_WORKSPACE) to a project's folder`;
+  if (guarded.protect.includes(workspace)) {
+    return `it is ${workspace}, which no tool may change (the tools repository: a tool could commit a tool or drop a policy, and the next scan would serve it); set workspace_root (or HLDP_WORKSPACE) to another folder`;
+  }
+  return undefined;
 }
 
 /** A command line to spawn and how to read its end, or why there is none. */

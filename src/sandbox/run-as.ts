@@ -1,6 +1,6 @@
 import { chownSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { hostProgram } from './bubblewrap.js';
+import { hostProgram, SYSTEM_FOLDERS } from './bubblewrap.js';
 
 /** `sandbox.run_as` as the operator writes it: a user's name, or numbers. */
 export type RunAsSetting = string | { uid: number; gid: number };
@@ -66,14 +66,20 @@ export function dropArguments(runAs: RunAs): string[] {
 
 /**
  * Gives a root-owned workspace folder (the folder itself, not what it holds) to the user tools run as, so that they
- * can make files in it; says what it did, or undefined when nothing was to be done. A folder another user owns is
- * left as it is (its owner chose its modes), and so is the gateway's home folder or one holding it.
+ * can make files in it; says what it did (or why it did not), or undefined when nothing was to be done. A folder
+ * another user owns is left as it is (its owner chose its modes), and so is the gateway's home folder or one holding
+ * it, a folder inside a system folder (/etc/x, /opt/x: a program of the host may read what is there), and a
+ * shared one with the sticky bit (/tmp, /var/tmp: its owner may rename or delete every user's entries; review O, O4).
  */
 export function giveWorkspace(workspace: string, runAs: RunAs): string | undefined {
   const info = statSync(workspace, { throwIfNoEntry: false });
   if (!info?.isDirectory() || info.uid !== 0) return undefined;
   const home = homedir();
   if (home === workspace || home.startsWith(workspace.endsWith('/') ? workspace : `${workspace}/`)) return undefined;
+  const kept = `the workspace ${workspace} is not given to ${describeRunAs(runAs)}, whom this root gateway runs its tools as, and keeps its owner, root`;
+  if ((info.mode & 0o1000) !== 0) return `${kept}: it is a shared folder (sticky, as /tmp), whose owner could rename or delete every user's files in it; set workspace_root (or HLDP_WORKSPACE) to a folder of its own`;
+  const system = SYSTEM_FOLDERS.find((folder) => workspace.startsWith(`${folder}/`));
+  if (system !== undefined) return `${kept}: it is inside the system folder ${system}; set workspace_root (or HLDP_WORKSPACE) to a project's folder`;
   chownSync(workspace, runAs.uid, runAs.gid);
   return `the workspace ${workspace} (owned by root) now belongs to ${describeRunAs(runAs)}, whom this root gateway runs its tools as, so that they can write in it (its contents keep their owners)`;
 }
