@@ -1,5 +1,6 @@
-import { chownSync, readFileSync, statSync } from 'node:fs';
+import { chownSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { hostProgram, SYSTEM_FOLDERS } from './bubblewrap.js';
 
 /** `sandbox.run_as` as the operator writes it: a user's name, or numbers. */
@@ -80,6 +81,9 @@ export function giveWorkspace(workspace: string, runAs: RunAs): string | undefin
   if ((info.mode & 0o1000) !== 0) return `${kept}: it is a shared folder (sticky, as /tmp), whose owner could rename or delete every user's files in it; set workspace_root (or HLDP_WORKSPACE) to a folder of its own`;
   const system = SYSTEM_FOLDERS.find((folder) => workspace.startsWith(`${folder}/`));
   if (system !== undefined) return `${kept}: it is inside the system folder ${system}; set workspace_root (or HLDP_WORKSPACE) to a project's folder`;
+  // a git working tree: git refuses a repository whose top folder another user owns ("dubious ownership"), so the
+  // quick start's `npx hldp serve` as root gave the user's checkout away and root's next `git status` failed (review O, O9)
+  if (existsSync(join(workspace, '.git'))) return `${kept}: it is a git repository's working tree, and git refuses a repository whose folder another user owns (detected dubious ownership); tools can write where root allows them, or set workspace_root (or HLDP_WORKSPACE) to a folder of its own`;
   chownSync(workspace, runAs.uid, runAs.gid);
   return `the workspace ${workspace} (owned by root) now belongs to ${describeRunAs(runAs)}, whom this root gateway runs its tools as, so that they can write in it (its contents keep their owners)`;
 }

@@ -1,7 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
 import { describeWithBubblewrap } from './support/bubblewrap.js';
 
@@ -52,6 +53,17 @@ describeAsRoot('a root gateway gives its workspace to run_as only once it is jud
     expect((await stat(shared)).uid).toBe(0);
     // (said in the gateway's log, through the sandbox's onNotice: `hldp call` logs nothing at this level)
     expect(stderr).not.toMatch(/now belongs to uid 65534/);
+  });
+
+  it("leaves a git repository's working tree root’s, so that root's git still reads it (review O, O9)", async () => {
+    const checkout = join(temp.path, 'checkout');
+    await initRepository(checkout);
+    await chmod(checkout, 0o755);
+    const { receipt } = await callIds(checkout, 'required');
+    expect(receipt, JSON.stringify(receipt)).toMatchObject({ ok: true, output: '65534\n' });
+    expect((await stat(checkout)).uid).toBe(0);
+    // git refuses a repository whose folder another user owns: "detected dubious ownership"
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: checkout, encoding: 'utf8' })).toBe('');
   });
 
   it('gives a root-owned project folder to nobody, as before', async () => {
