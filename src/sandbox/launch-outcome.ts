@@ -79,7 +79,9 @@ export async function bubblewrapOutcome(ending: LaunchEnding, nonce?: string): P
     }
   }
   if (namespaceInit !== undefined) await untilGone(namespaceInit);
-  if (exitCode !== undefined) return nonce === undefined ? decodeStatus(exitCode, null) : launcherFailure(decodeStatus(exitCode, null), ending.stderr, nonce);
+  // bubblewrap started `env -i … program` (the tool's environment is set after the drop: review O, O1), whose own
+  // failure to start the program (126/127 and its line) is read as prlimit's is
+  if (exitCode !== undefined) return nonce === undefined ? prlimitFailure(decodeStatus(exitCode, null), ending.stderr) : launcherFailure(decodeStatus(exitCode, null), ending.stderr, nonce);
   // stopped by the runner before the tool ended: bubblewrap itself was killed
   if (ending.stopped || ending.signal !== null) return { exitCode: ending.exitCode, signal: ending.signal };
   const said = lastLine(ending.stderr, 'bwrap: ') ?? (ending.stderr.trim() || `bubblewrap exited with code ${ending.exitCode} before the tool started`);

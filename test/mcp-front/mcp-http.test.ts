@@ -87,21 +87,19 @@ describe('MCP over Streamable HTTP', () => {
   });
 
   describe('when registry names clash with the meta-tools or do not fit', () => {
-    it('lists them with a fingerprint suffix, routes calls back, and never shadows tool_find', async () => {
+    // a registry tool named as a meta-tool is refused at scan (RESERVED_NAME, review N, N5): it is never listed
+    it('lists a name that does not fit with a fingerprint suffix, routes calls back, and never shadows tool_find', async () => {
       const repo = await repositoryWith({
         'tools/tool_find/TOOL.hdlp': shellTool('tool_find', '[echo, registry tool_find]'),
         'tools/deploy.prod/TOOL.hdlp': makeToolYaml('deploy.prod', { executor: 'shell', method: 'run', shell: '{ argv: [echo, deployed] }', intent: 'deploy the production site' }),
       });
       const { client } = await connect(repo);
-      const suffixed = `tool_find_${nameFingerprint('tool_find')}`;
       const deploy = `deploy_prod_${nameFingerprint('deploy.prod')}`;
       const { tools } = await client.listTools();
       expect(tools.map((tool) => [tool.name, tool._meta?.['hldp/name']])).toEqual([
         ...['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm'].map((name) => [name, undefined]),
         [deploy, 'deploy.prod'],
-        [suffixed, 'tool_find'],
       ]);
-      expect(firstText(await callTool(client, suffixed))).toBe('registry tool_find\n');
       expect(firstText(await callTool(client, deploy))).toBe('deployed\n');
       const found = await callTool(client, 'tool_find', { intent: 'deploy the production site' });
       expect(found.structuredContent).toMatchObject({ found: true, candidates: [{ name: deploy }] });
