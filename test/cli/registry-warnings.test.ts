@@ -55,7 +55,8 @@ describe('hldp serve', () => {
       await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta'), 'README.md': 'tools\n' });
       await writeFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { intent: 'does alpha things better' }), 'tools/gamma/TOOL.hdlp': makeToolYaml('gamma'), 'tools/beta/TOOL.hdlp': null, 'README.md': 'changed\n' });
       const service = await home.serve(['--repo', repo]);
-      expect(service.stderr()).toContain(
+      // said once matching is ready, after the server listens (git status over a large registry takes seconds)
+      await expect.poll(() => service.stderr(), { timeout: 30_000 }).toContain(
         `hldp: WARNING: ${repo} is served as committed at HEAD, so 3 definition(s) edited since are not: tools/alpha/TOOL.hdlp (changed, not committed), tools/beta/TOOL.hdlp (deleted, not committed), tools/gamma/TOOL.hdlp (new, not committed); commit them`,
       );
     });
@@ -65,6 +66,9 @@ describe('hldp serve', () => {
       await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
       await writeFiles(repo, { 'notes.txt': 'not a definition\n' });
       const service = await home.serve(['--repo', repo]);
+      await expect.poll(async () => ((await (await fetch(`${service.url}/healthz`)).json()) as { matching: string }).matching, { timeout: 30_000 }).toBe('ready');
+      // the look runs once matching is ready: a git status of a few files, well within this
+      await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(service.stderr()).not.toContain('served as committed');
     });
   });
