@@ -99,3 +99,46 @@ describe('hldp list and hldp call', () => {
   });
 });
 
+
+describe('hldp confirm, hldp match and hldp approvals approve', () => {
+  describe('when the repository cannot be read and the last index read is used', () => {
+    it('say so on stderr and in --json, as hldp list and hldp call do', async () => {
+      const served = await folder.serve();
+      const tool = makeToolYaml('echo-it', { executor: 'shell', method: 'run', shell: '{ argv: [echo, it] }', constraints: '{ require_confirm: true }' });
+      const commit = await served.push({ 'tools/echo-it/TOOL.hdlp': tool });
+      const env = folder.cliEnv();
+      // two calls that wait for confirmation, asked while the repository can be read: one confirmed, one approved
+      const asked = [await runCli(['call', 'echo-it', '--repo', served.url, '--json'], { env }), await runCli(['call', 'echo-it', '--repo', served.url, '--json'], { env })];
+      for (const run of asked) {
+        expect(run.code, run.stderr).toBe(3);
+        expect(run.stderr).not.toContain('WARNING');
+      }
+      const [confirmation, approval] = asked.map((run) => JSON.parse(run.stdout) as { token: string; id: string });
+      const fresh = await runCli(['match', 'does echo-it things', '--repo', served.url], { env });
+      expect(fresh.stderr).not.toContain('WARNING');
+      await served.server.close();
+      const warning = `hldp: WARNING: ${served.url} could not be read (cannot reach`;
+      const stale = { reason: expect.stringContaining('cannot reach'), since: expect.any(String) };
+
+      const confirmed = await runCli(['confirm', confirmation!.token, '--repo', served.url, '--json'], { env });
+      expect(confirmed.code, confirmed.stderr).toBe(0);
+      expect(JSON.parse(confirmed.stdout)).toMatchObject({ ok: true, output: 'it\n', stale });
+      expect(confirmed.stderr).toContain(warning);
+      expect(confirmed.stderr).toContain(`so this is its index as last read, at commit ${commit}`);
+
+      const matched = await runCli(['match', 'does echo-it things', '--repo', served.url, '--json'], { env });
+      expect(matched.code, matched.stderr).toBe(0);
+      expect(JSON.parse(matched.stdout)).toMatchObject({ found: true, candidates: [{ name: 'echo-it' }], stale });
+      expect(matched.stderr).toContain(warning);
+
+      const approved = await runCli(['approvals', 'approve', approval!.id, '--repo', served.url, '--json'], { env });
+      expect(approved.code, approved.stderr).toBe(0);
+      expect(JSON.parse(approved.stdout)).toMatchObject({ approval: { id: approval!.id, status: 'approved' }, receipt: { ok: true, output: 'it\n' }, stale });
+      expect(approved.stderr).toContain(warning);
+      // reading the queue does not read the index: nothing to warn of
+      const listed = await runCli(['approvals', 'list', '--status', 'all', '--repo', served.url], { env });
+      expect(listed.code).toBe(0);
+      expect(listed.stderr).not.toContain('WARNING');
+    });
+  });
+});

@@ -1,3 +1,4 @@
+import type { ToolIndex } from '../../core/index.js';
 import type { ApprovalAnswer } from '../../gateway/service/index.js';
 import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
 import { JSON_OPTION, REPOSITORY_OPTIONS, writeJson, writeLines, type Command, type CommandIo } from '../command.js';
@@ -50,8 +51,12 @@ export const approvalsCommand: Command = {
         else writeLines(io.stdout, [detail(state.approval), ...(state.receipt ? [`receipt ${state.receipt.id}: ${state.receipt.ok ? 'ok' : (state.receipt.code ?? 'failed')}`] : [])]);
         return state.approval.status === 'pending' || state.approval.status === 'approved' ? 0 : 1;
       }
-      const print = (answer: ApprovalAnswer) => printAnswer(answer, { io, json, decider: principal.name, approve: action === 'approve', shown });
+      // only approving reads the index (the tool, its params, the commit it runs against): a stale one is said there, as hldp call says it
+      const stale = action === 'approve' ? gateway.registry.index.stale : undefined;
+      const print = (answer: ApprovalAnswer) => printAnswer(answer, { io, json, decider: principal.name, approve: action === 'approve', shown, stale });
       if (action !== 'approve') return print(action === 'cancel' ? await gateway.cancelApproval(id!, principal, reason) : await gateway.decide(id!, principal, 'deny', { reason }));
+      const { warnIfStale } = await import('../stale-index.js');
+      warnIfStale(gateway.registry.index, io);
       // approve runs the call here: as in hldp call, Ctrl-C or SIGTERM cancels it, its CANCELLED receipt stored and printed (review K, K12)
       const { runInterruptible } = await import('../interrupt.js');
       return runInterruptible(async (signal) => print(await gateway.decide(id!, principal, 'approve', { reason, signal, leaveIfElsewhere: true })));
@@ -60,9 +65,10 @@ export const approvalsCommand: Command = {
 };
 
 /** Prints a decision's answer; 1 when it was refused or the call an approval ran failed, else 0. */
-async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: boolean; decider: string; approve: boolean; shown: (record: ApprovalRecord) => ApprovalRecord }): Promise<number> {
+async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: boolean; decider: string; approve: boolean; shown: (record: ApprovalRecord) => ApprovalRecord; stale: ToolIndex['stale'] }): Promise<number> {
   const { io, json } = how;
-  if (json) writeJson(io, answer.ok ? { approval: how.shown(answer.approval), receipt: answer.receipt } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}) });
+  const stale = how.stale ? { stale: how.stale } : {};
+  if (json) writeJson(io, answer.ok ? { approval: how.shown(answer.approval), receipt: answer.receipt, ...stale } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}), ...stale });
   if (!answer.ok) {
     if (!json) io.stderr.write(`${answer.code}: ${answer.error}\n`);
     return 1;

@@ -17,10 +17,14 @@ export const confirmCommand: Command = {
     const { runInterruptible } = await import('../interrupt.js');
     return withGateway(flags, async (gateway) => {
       const { printOutcome } = await import('../format-outcome.js');
+      const { warnIfStale } = await import('../stale-index.js');
+      // the run is checked against this index (the tool, its params, the commit): a stale one is said, as hldp call says it
+      const { stale } = gateway.registry.index;
+      warnIfStale(gateway.registry.index, io);
       // this process reads its own --repo (the default when none is given), maybe not the one the call was made
       // against: a request of another commit is left pending, never cancelled here (review N, N7)
       // as hldp call: Ctrl-C or SIGTERM cancels the run, its CANCELLED receipt stored and printed (review K, K12)
-      return runInterruptible(async (signal) => printOutcome(await gateway.confirm(token, { ...deadline, caller: cliCaller(gateway), signal, leaveIfElsewhere: true }), io, Boolean(flags.json)));
+      return runInterruptible(async (signal) => printOutcome(await gateway.confirm(token, { ...deadline, caller: cliCaller(gateway), signal, leaveIfElsewhere: true }), io, Boolean(flags.json), stale));
     });
   },
 };

@@ -18,11 +18,14 @@ export const matchCommand: Command = {
       throw new UsageError(`--limit must be an integer from 1 to ${MAX_LIMIT}`);
     }
     const index = await scanFromFlags(flags);
+    const { warnIfStale } = await import('../stale-index.js');
+    // candidates from the last index read may lack a tool pushed since, or name one removed: said, as hldp list says it
+    warnIfStale(index, io);
     const { matcherModel } = configFromFlags(flags);
     const onFailure = (message: string): void => void io.stderr.write(`hldp match: the model stage failed (${message}); answering from the words alone\n`);
     const stage = matcherModel === undefined ? undefined : createModelStage(matcherModel, { onFailure });
     const result = await matchWithModel(await createMatcher(index).ready(intent), stage, intent, limit === undefined ? {} : { limit });
-    if (flags.json) writeJson(io, result);
+    if (flags.json) writeJson(io, { ...result, ...(index.stale ? { stale: index.stale } : {}) });
     else writeLines(io.stdout, [formatMatchResult(result)]);
     return result.found ? 0 : 1;
   },
