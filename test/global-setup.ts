@@ -1,29 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { distIsStale as isStale } from '../build/dist-staleness.js';
 
 // Several test files run the real CLI (bin/hldp.js → dist/bundle/, bundled from tsc's dist/). `npm test` builds first;
 // `npx vitest` alone would silently test a stale build. So before any test runs, dist/ is rebuilt when a source is newer.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** The newest modification time of the files under `dir` whose names end in `extension`. */
-export function newest(dir: string, extension: string): number {
-  let latest = 0;
-  let names: string[];
-  try {
-    names = readdirSync(dir, { recursive: true }) as string[];
-  } catch {
-    return 0;
-  }
-  for (const name of names) if (name.endsWith(extension)) latest = Math.max(latest, statSync(join(dir, name)).mtimeMs);
-  return latest;
-}
-
-/** Whether tsc's dist/ or the CLI's bundle (dist/bundle/) is older than a source it is built from (src/, the build config, the bundler). */
+/** Whether dist/ is older than a source it is built from; `root` is this checkout unless a test gives another. */
 export function distIsStale(root = ROOT): boolean {
-  const sources = Math.max(newest(join(root, 'src'), '.ts'), newest(join(root, 'build'), '.js'), statSync(join(root, 'tsconfig.build.json')).mtimeMs, statSync(join(root, 'tsconfig.json')).mtimeMs);
-  return Math.min(newest(join(root, 'dist'), '.js'), newest(join(root, 'dist', 'bundle'), '.js')) < sources;
+  return isStale(root);
 }
 
 export default function setup(): void {

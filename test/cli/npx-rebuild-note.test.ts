@@ -1,8 +1,8 @@
 // Review N, N9: the first `npx hldp …` after a source change took a minute or more and said nothing — npx installs the
 // package from its folder, which runs the prepare script (tsc, then the bundle), and npm hides that script's output.
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, cp, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -25,8 +25,33 @@ describe('a rebuild npx runs', () => {
     await run(process.execPath, [script], { cwd: temp.path, env: { ...process.env, npm_command: 'exec' } });
     expect(await readFile(join(temp.path, 'dist/rebuilt-by-npx'), 'utf8')).toMatch(/^\d{4}-\d\d-\d\dT/);
     const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(manifest.scripts['prepare']).toMatch(/^node build\/announce-build\.js && /);
+    expect(manifest.scripts['prepare']).toBe('node build/prepare.js');
+    expect(await readFile(join(ROOT, 'build/prepare.js'), 'utf8')).toContain("await import('./announce-build.js');");
   });
+
+  it('is not run by the first npx hldp of a fresh clone whose npm ci built dist/ (a real npx, a cache of its own)', async () => {
+    // the README's main job is `npm ci && npx hldp serve`: npx installs the package from its folder and runs its prepare
+    // script, which built everything a second time (a minute or more) before the server started
+    const clone = join(temp.path, 'clone');
+    const { stdout: listed } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+    for (const file of listed.split('\0').filter((name) => name !== '' && name !== 'node_modules' && !name.startsWith('test/') && !name.startsWith('bench/'))) {
+      await mkdir(dirname(join(clone, file)), { recursive: true });
+      await copyFile(join(ROOT, file), join(clone, file)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error; // a file deleted in the working tree
+      });
+    }
+    await symlink(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+    await cp(join(ROOT, 'dist'), join(clone, 'dist'), { recursive: true }); // built after the sources were written, as npm ci leaves it
+    const bundle = join(clone, 'dist/bundle/hldp.js');
+    const before = (await stat(bundle)).mtimeMs;
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('npm_')));
+    Object.assign(env, { npm_config_cache: join(temp.path, 'npm-cache'), npm_config_update_notifier: 'false', HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data') });
+    const listing = await run('npx', ['hldp', 'list', '--json'], { cwd: clone, env, maxBuffer: 16 * 1024 * 1024 });
+    expect(listing.stderr).not.toContain('npx rebuilt');
+    expect((JSON.parse(listing.stdout) as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
+    expect((await stat(bundle)).mtimeMs).toBe(before);
+    await expect(readFile(join(clone, 'dist/rebuilt-by-npx'), 'utf8')).rejects.toThrow(/ENOENT/);
+  }, 240_000);
 
   it('is said once on stderr by the first hldp run after it', async () => {
     // a package folder of its own: this checkout's bin/hldp.js, its built bundle, and the record the prepare script left
