@@ -1,5 +1,6 @@
 import { formatDiagnostic, type Receipt, type ToolIndex } from '../core/index.js';
 import type { CallOutcome } from '../gateway/service/index.js';
+import type { LeaseLapsed } from '../policy/index.js';
 import { writeJson, writeLines, type CommandIo } from './command.js';
 import { terminalSafe } from './terminal-safe.js';
 
@@ -11,10 +12,13 @@ export const EXIT_CONFIRMATION_REQUIRED = 3;
  * last one read, the repository not readable now; --json then carries it beside what the call came to.
  */
 export function printOutcome(outcome: CallOutcome, io: CommandIo, json: boolean, stale?: ToolIndex['stale']): number {
-  if (json) writeJson(io, { ...(outcome.kind === 'receipt' ? outcome.receipt : outcome.kind === 'confirmation_required' ? outcome.confirmation : stripKind(outcome)), ...(stale ? { stale } : {}) });
+  const lapsed = outcome.kind === 'receipt' && outcome.lease_lapsed ? { lease_lapsed: outcome.lease_lapsed } : {};
+  if (json) writeJson(io, { ...(outcome.kind === 'receipt' ? outcome.receipt : outcome.kind === 'confirmation_required' ? outcome.confirmation : stripKind(outcome)), ...(stale ? { stale } : {}), ...lapsed });
   switch (outcome.kind) {
     case 'receipt':
       if (!json) printReceipt(outcome.receipt, io);
+      // the run's receipt is not what its request records: said last, where a person reads first, and not a success
+      if (outcome.lease_lapsed) return leaseLapsed(outcome.lease_lapsed, io);
       return outcome.receipt.ok ? 0 : 1;
     case 'confirmation_required':
       if (!json) writeLines(io.stderr, [outcome.confirmation.message, `params: ${JSON.stringify(outcome.confirmation.params)}`]);
@@ -40,6 +44,16 @@ export function printOutcome(outcome: CallOutcome, io: CommandIo, json: boolean,
       if (!json) writeLines(io.stderr, [outcome.message]);
       return 1;
   }
+}
+
+/**
+ * Says that an approved run's lease lapsed while it ran (another process closed its request as interrupted), on
+ * stderr whatever the output format; 1: what ran is not what the request records. Before, `hldp confirm` printed the
+ * run's receipt and exited 0 (review O, O10).
+ */
+export function leaseLapsed(lapsed: LeaseLapsed, io: CommandIo): number {
+  io.stderr.write(`hldp: WARNING: ${terminalSafe(lapsed.error)}\n`);
+  return 1;
 }
 
 /** A receipt for people: a summary line on stderr, the raw output on stdout exactly as the tool produced it. */

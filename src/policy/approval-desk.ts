@@ -31,9 +31,23 @@ export type ApprovalRequested =
   /** the caller already has `most` requests waiting: no new one is filed, nothing ran */
   | { kind: 'too_many_pending'; code: 'TOO_MANY_PENDING'; tool: string; error: string; pending: number; most: number };
 
+/**
+ * An approved run whose lease lapsed while it still ran (its process stopped, or its event loop held up, past
+ * approvals.run_lease_ms): another process closed the request as interrupted, so two receipts were made for one
+ * request. Both are stored; the request is resolved by the first one recorded, `resolved_by`, and only that one is
+ * announced as approval.resolved.
+ */
+export interface LeaseLapsed {
+  /** the receipt the request is resolved by */
+  resolved_by: string | null;
+  /** what happened, in words, for the person who ran (or closed) it */
+  error: string;
+}
+
 /** What a confirmation token comes to: the receipt of the run, or why it did not run. */
 export type ConfirmOutcome =
-  | { kind: 'receipt'; receipt: Receipt }
+  /** `lease_lapsed`: the receipt is this run's, but the request was resolved by another, made when its lease lapsed */
+  | { kind: 'receipt'; receipt: Receipt; lease_lapsed?: LeaseLapsed }
   | { kind: 'confirmation_invalid'; code: 'CONFIRMATION_INVALID'; reason: string; error: string }
   | { kind: 'timeout_not_allowed'; code: 'TIMEOUT_NOT_ALLOWED'; tool: string; error: string; requested_ms: number; allowed_ms: number };
 
@@ -56,7 +70,7 @@ export type ApprovalRefusalCode =
 
 /** What deciding, cancelling or reading a request came to: the request and its receipt, or why not. */
 export type ApprovalAnswer =
-  | { ok: true; approval: ApprovalRecord; receipt: Receipt | null }
+  | { ok: true; approval: ApprovalRecord; receipt: Receipt | null; lease_lapsed?: LeaseLapsed }
   | { ok: false; code: ApprovalRefusalCode; error: string; approval?: ApprovalRecord; receipt?: Receipt; requested_ms?: number; allowed_ms?: number };
 
 /** How a person decides: approve runs exactly the bound call once; deny stores a `DENIED` receipt. */
@@ -104,8 +118,8 @@ export interface ApprovalHost<Registry extends ApprovalRegistry> {
   callerProblem(registry: Registry, tool: ToolDefinition, record: ApprovalRecord): string | undefined;
   /** stores (and returns) the receipt of a call that never ran */
   unrun(call: Omit<UnrunCall, 'source'>): Promise<Receipt>;
-  /** tells observers (metrics, events) what a decision came to */
-  finished(outcome: { kind: 'receipt'; receipt: Receipt }): void;
+  /** tells observers (metrics, events) what a decision came to; `lease_lapsed`: the receipt resolves no request */
+  finished(outcome: { kind: 'receipt'; receipt: Receipt; lease_lapsed?: LeaseLapsed }): void;
 }
 
 // how often a waiting caller looks at the store for a decision another process made
@@ -173,7 +187,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     // a token is its caller's alone: anyone else who holds it (a leaked log, another agent) is told what an unknown token is told
     if (!record || record.caller !== options.caller) return refuse('unknown', 'no call waits for this confirmation token; call the tool again for a new one');
     const answer = await this.#decide(record, { name: options.caller, token: true }, 'approve', { ...options, via: 'api' });
-    if (answer.ok) return { kind: 'receipt', receipt: answer.receipt! };
+    if (answer.ok) return { kind: 'receipt', receipt: answer.receipt!, ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) };
     switch (answer.code) {
       case 'APPROVAL_DECIDED':
         return answer.approval?.status === 'expired' ? refuse('expired', `this confirmation token expired: ${answer.error}`) : refuse('used', `this confirmation token was already used: ${answer.error}`);
@@ -361,7 +375,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     }, Math.max(100, Math.floor(runner.leaseMs / 3))).unref();
     try {
       const receipt = await this.#host.run(registry, lookup.tool, decided.params, linkOf(decided), deadline.timeoutMs, { caller: decided.caller, session: decided.session, ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
-      return await this.#settled(decided, receipt);
+      return await this.#settled(decided, receipt, true);
     } finally {
       clearInterval(renewing);
     }
@@ -380,7 +394,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       error: `${taken.tool}: interrupted: request '${taken.id}' was approved and its run started by ${seen.run?.by ?? 'a gateway'}, which stopped (or could not store the receipt) before its receipt was stored — its lease ended at ${seen.run?.lease_until ?? 'an unknown time'} and was not renewed. The call may have run in part or in whole, and its output is lost: check what it does before calling it again`,
       caller: taken.caller, session: taken.session, approval: linkOf(taken), timeoutMs: taken.timeout_ms ?? 30_000,
     });
-    await this.#settled(taken, receipt);
+    await this.#settled(taken, receipt, false);
     return true;
   }
 
@@ -395,15 +409,35 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       // every new request records the deadline it would run under
       timeoutMs: decided.timeout_ms ?? 30_000,
     });
-    return this.#settled(decided, receipt);
+    return this.#settled(decided, receipt, false);
   }
 
-  async #settled(decided: ApprovalRecord, receipt: Receipt): Promise<ApprovalAnswer> {
+  /**
+   * Records `receipt` as the one that resolves the request, and announces it. A run and the process that closed it as
+   * interrupted (its lease lapsed while it still ran: a CLI stopped with Ctrl-Z, an event loop held up) both make a
+   * receipt: the first recorded resolves the request and is announced as approval.resolved; the other is stored and
+   * announced as a receipt only, and the answer says so (`lease_lapsed`), so that `hldp confirm` does not report a
+   * run as the request's outcome when the request says otherwise (review O, O10).
+   */
+  async #settled(decided: ApprovalRecord, receipt: Receipt, ran: boolean): Promise<ApprovalAnswer> {
     // a receipt the store could not take has no id to point at
-    if (!wasNotStored(receipt)) await this.#host.store.approvals.settle(decided.id, receipt.id);
-    this.#host.finished({ kind: 'receipt', receipt });
+    const linked = wasNotStored(receipt) || (await this.#host.store.approvals.settle(decided.id, receipt.id));
+    const lapsed = linked ? undefined : await this.#lapsed(decided, receipt, ran);
+    this.#host.finished({ kind: 'receipt', receipt, ...(lapsed ? { lease_lapsed: lapsed.lease_lapsed } : {}) });
     for (const wake of this.#waiters.get(decided.id) ?? []) wake();
+    if (lapsed) return { ok: true, approval: lapsed.approval, receipt, lease_lapsed: lapsed.lease_lapsed };
     return { ok: true, approval: { ...decided, receipt_id: receipt.id }, receipt };
+  }
+
+  /** What a receipt that came second for its request says, and the request as it stands (resolved by the other). */
+  async #lapsed(decided: ApprovalRecord, receipt: Receipt, ran: boolean): Promise<{ approval: ApprovalRecord; lease_lapsed: LeaseLapsed }> {
+    const approval = (await this.#host.store.approvals.get(decided.id)) ?? decided;
+    const resolvedBy = approval.receipt_id;
+    const error = ran
+      ? `the lease of this run lapsed while it ran (this process was held up — stopped, or its event loop blocked — for longer than approvals.run_lease_ms, ${this.#host.runner.leaseMs} ms), and ${approval.run?.by ?? 'another process'} closed request '${decided.id}' as interrupted meanwhile: the request is resolved by receipt ${resolvedBy ?? '(unknown)'}, which says the call may have run. The call did run here; its receipt ${receipt.id} is stored, but it is not the request's outcome`
+      : `request '${decided.id}' was resolved by receipt ${resolvedBy ?? '(unknown)'} first (its run stored it after its lease lapsed, while this process closed it as interrupted): receipt ${receipt.id}, which says the run was interrupted, is stored but is not the request's outcome`;
+    this.#onError?.(new Error(error));
+    return { approval, lease_lapsed: { resolved_by: resolvedBy, error } };
   }
 
   async #expire(record: ApprovalRecord): Promise<boolean> {

@@ -102,8 +102,8 @@ export class SqliteApprovalStore implements ApprovalStore {
     return row && toApproval(row);
   }
 
-  async settle(id: string, receiptId: string): Promise<void> {
-    this.#settle.run(receiptId, id);
+  async settle(id: string, receiptId: string): Promise<boolean> {
+    return this.#settle.run(receiptId, id).changes > 0;
   }
 
   async renew(id: string, runner: ApprovalRunner): Promise<boolean> {

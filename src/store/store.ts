@@ -181,8 +181,11 @@ export interface ApprovalStore {
    * concurrent deciders, on any instance, gets a request back).
    */
   decide(id: string, decision: ApprovalDecision, runner?: ApprovalRunner): Promise<ApprovalRecord | undefined>;
-  /** records the receipt the decision produced, unless one is recorded already */
-  settle(id: string, receiptId: string): Promise<void>;
+  /**
+   * Records the receipt the decision produced, unless one is recorded already; false then: another receipt resolved
+   * the request first (a run whose lease lapsed was closed as interrupted while it still ran)
+   */
+  settle(id: string, receiptId: string): Promise<boolean>;
   /** extends the lease of a run `runner` holds; false when the request is no longer its own to run (settled, or taken over) */
   renew(id: string, runner: ApprovalRunner): Promise<boolean>;
   /** approved requests with no receipt whose run's lease has lapsed, oldest lease first */

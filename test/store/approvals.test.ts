@@ -60,11 +60,11 @@ describe.each(storeKinds())('$name approval store', (kind) => {
       expect(await db.store.approvals.due(10)).toEqual([]);
     });
 
-    it('records the receipt the decision produced, once', async () => {
+    it('records the receipt the decision produced, once, and tells the second settler it was not recorded', async () => {
       const created = await db.store.approvals.create(request);
       await db.store.approvals.decide(created.id, { status: 'denied', by: 'alice', reason: 'no', via: 'api' });
-      await db.store.approvals.settle(created.id, 'receipt-1');
-      await db.store.approvals.settle(created.id, 'receipt-2');
+      expect(await db.store.approvals.settle(created.id, 'receipt-1')).toBe(true);
+      expect(await db.store.approvals.settle(created.id, 'receipt-2')).toBe(false);
       expect(await db.store.approvals.get(created.id)).toMatchObject({ status: 'denied', decided_by: 'alice', decision_reason: 'no', receipt_id: 'receipt-1' });
     });
   });

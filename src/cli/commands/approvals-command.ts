@@ -68,16 +68,17 @@ export const approvalsCommand: Command = {
 async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: boolean; decider: string; approve: boolean; shown: (record: ApprovalRecord) => ApprovalRecord; stale: ToolIndex['stale'] }): Promise<number> {
   const { io, json } = how;
   const stale = how.stale ? { stale: how.stale } : {};
-  if (json) writeJson(io, answer.ok ? { approval: how.shown(answer.approval), receipt: answer.receipt, ...stale } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}), ...stale });
+  if (json) writeJson(io, answer.ok ? { approval: how.shown(answer.approval), receipt: answer.receipt, ...stale, ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}), ...stale });
   if (!answer.ok) {
     if (!json) io.stderr.write(`${answer.code}: ${answer.error}\n`);
     return 1;
   }
+  const { leaseLapsed, receiptDetail } = await import('../format-outcome.js');
   if (!json) {
-    const { receiptDetail } = await import('../format-outcome.js');
     io.stderr.write(`${answer.approval.id} ${answer.approval.status} by ${how.decider}\n`);
     if (answer.receipt) writeLines(io.stdout, [receiptDetail(answer.receipt)]);
   }
+  if (answer.lease_lapsed) return leaseLapsed(answer.lease_lapsed, io);
   // approve: 0 when the call it ran says ok; deny and cancel did what was asked
   return how.approve && answer.receipt && !answer.receipt.ok ? 1 : 0;
 }

@@ -1,13 +1,16 @@
 import type { Diagnostic, NearMiss, Receipt, ToolDefinition } from '../../core/index.js';
 import type { ParamProblem } from '../../matcher/index.js';
-import type { ConfirmationRequired } from '../../policy/index.js';
+import type { ConfirmationRequired, LeaseLapsed } from '../../policy/index.js';
 
 export type { ConfirmationRequired };
 
 /** What `{tool, params}` (or a confirmation) comes to: a receipt only when the call was accepted and ran. */
 export type CallOutcome =
-  /** `toolset_enabled`: the tool was reserved, and policy `run` enabled its toolset and ran it at once */
-  | { kind: 'receipt'; receipt: Receipt; toolset_enabled?: string | null }
+  /**
+   * `toolset_enabled`: the tool was reserved, and policy `run` enabled its toolset and ran it at once. `lease_lapsed`:
+   * an approved run's receipt that is not its request's outcome (another process closed the request as interrupted first)
+   */
+  | { kind: 'receipt'; receipt: Receipt; toolset_enabled?: string | null; lease_lapsed?: LeaseLapsed }
   | { kind: 'confirmation_required'; confirmation: ConfirmationRequired }
   | { kind: 'not_found'; found: false; code: 'TOOL_NOT_FOUND'; error: string; near: NearMiss[]; suggestion: string }
   /** the repository has the tool's folder, but its definition is broken: not served, and why */

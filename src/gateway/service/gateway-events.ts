@@ -18,9 +18,10 @@ export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, secrets: 
       // a receipt the store could not take is in no one's history: announcing it would point at nothing
       if (wasNotStored(receipt)) return [];
       const stored: Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> = [['receipt.stored', receiptSummary(receipt)]];
-      // a decided request's receipt (the call's, or the one that says it never ran) resolves it, with who decided and why
+      // a decided request's receipt (the call's, or the one that says it never ran) resolves it, with who decided and why;
+      // once: a second receipt made for it (a run whose lease lapsed, and the one closing it as interrupted) resolves nothing
       const { approval } = receipt;
-      if (approval) {
+      if (approval && !outcome.lease_lapsed) {
         stored.push(['approval.resolved', {
           approval: approval.id, kind: approval.via === 'confirm' ? 'confirmation' : 'approval', decision: approval.status, tool: receipt.tool,
           receipt: receipt.id, by: approval.decided_by, reason: approval.reason, via: approval.via,

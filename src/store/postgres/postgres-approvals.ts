@@ -62,8 +62,10 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
     return row && toApproval(row);
   }
 
-  async settle(id: string, receiptId: string): Promise<void> {
-    await this.sql`UPDATE approvals SET receipt_id = ${receiptId} WHERE id = ${id} AND receipt_id IS NULL`;
+  async settle(id: string, receiptId: string): Promise<boolean> {
+    // READ COMMITTED: a second settler waits for the first to commit, then finds a receipt recorded and matches nothing
+    const result = await this.sql`UPDATE approvals SET receipt_id = ${receiptId} WHERE id = ${id} AND receipt_id IS NULL`;
+    return result.count > 0;
   }
 
   async renew(id: string, runner: ApprovalRunner): Promise<boolean> {
