@@ -45,7 +45,7 @@ export async function executeGatekeeper(
     maxErrorBodyBytes: Math.max(1, max_output_bytes - ERROR_PREFIX_BYTES),
     signal,
   });
-  if (!outcome.ok) return failedResult(outcome.code, `gatekeeper '${name}': ${outcome.message}`, start);
+  if (!outcome.ok) return keepingWhatWasRead(failedResult(outcome.code, `gatekeeper '${name}': ${outcome.message}`, start), answer);
   if (outcome.status < 200 || outcome.status > 299) {
     return cutFailure('HTTP_ERROR', outcome.body, start, `gatekeeper '${name}' answered HTTP ${outcome.status}: `.slice(0, ERROR_PREFIX_BYTES));
   }
@@ -54,6 +54,26 @@ export async function executeGatekeeper(
   if (typeof parsed === 'string') return failedResult('INTERNAL_ERROR', `gatekeeper '${name}' answered ${outcome.status} with ${parsed}`, start);
   // the receipt's time is the whole round trip the caller waited for
   return { ...parsed, duration_ms: elapsedSince(start) };
+}
+
+/**
+ * A failed call with the texts of the answer read before it stopped: a deadline that passed while a large answer was
+ * read left a receipt with nothing, output_bytes 0, for a tool that had run in milliseconds (review O, O7).
+ */
+function keepingWhatWasRead(failed: ExecutionResult, answer: GatekeeperAnswerReader): ExecutionResult {
+  const { texts, bytes } = answer.partial();
+  const output = texts.output;
+  const stderr = texts.stderr;
+  if (bytes === 0 || (!output && !stderr)) return failed;
+  const totalBytes = (output?.totalBytes ?? 0) + (stderr?.totalBytes ?? 0);
+  return {
+    ...failed,
+    error: `${failed.error} (the answer stopped after ${bytes} bytes: the output read until then is kept)`,
+    output: output?.text ?? '',
+    stderr: stderr?.text ?? '',
+    output_bytes: totalBytes,
+    cut_bytes: (output?.cutBytes ?? 0) + (stderr?.cutBytes ?? 0),
+  };
 }
 
 const count = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0);

@@ -19,8 +19,8 @@ const answer = fc.record(
   { requiredKeys: ['ok'] },
 );
 
-function read(json: string, cuts: number[], cap: number) {
-  const bytes = Buffer.from(json, 'utf8');
+function read(json: string | Buffer, cuts: number[], cap: number) {
+  const bytes = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
   const reader = new GatekeeperAnswerReader(cap);
   let at = 0;
   for (const cut of [...cuts.sort((a, b) => a - b), bytes.length]) {
@@ -31,7 +31,58 @@ function read(json: string, cuts: number[], cap: number) {
   return reader.result();
 }
 
+// A string's body as a hostile or odd gatekeeper may send it, piece by piece, with the bytes each piece stands for.
+// Raw bytes (any but a quote or a backslash: control bytes, bytes that are not UTF-8) pass as they came; a run of escapes
+// is the UTF-16 text it spells, written as UTF-8 (a lone surrogate as U+FFFD, as Buffer.from writes it).
+type Piece = { raw: Buffer } | { units: number[]; spelled: string };
+const rawPiece = fc.uint8Array({ minLength: 1, maxLength: 100, size: 'max' }).map((bytes) => ({ raw: Buffer.from(bytes.filter((byte) => byte !== 0x22 && byte !== 0x5c)) }));
+const simpleEscape = fc.constantFrom(['"', 0x22], ['\\', 0x5c], ['/', 0x2f], ['b', 0x08], ['f', 0x0c], ['n', 0x0a], ['r', 0x0d], ['t', 0x09]).map(([letter, unit]) => ({ units: [unit as number], spelled: `\\${letter}` }));
+const unitEscape = fc.tuple(fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.integer({ min: 0xd800, max: 0xdfff }), fc.integer({ min: 0, max: 0x7f })), fc.boolean()).map(([unit, upper]) => {
+  const hex = unit.toString(16).padStart(4, '0');
+  return { units: [unit], spelled: `\\u${upper ? hex.toUpperCase() : hex}` };
+});
+const pieces = fc.array(fc.oneof(rawPiece, simpleEscape, unitEscape, unitEscape), { maxLength: 30 });
+
+function stringBody(parts: Piece[]): { spelled: Buffer; meant: Buffer } {
+  const spelled: Buffer[] = [];
+  const meant: Buffer[] = [];
+  let units: number[] = [];
+  const endEscapes = (): void => {
+    if (units.length > 0) meant.push(Buffer.from(units.map((unit) => String.fromCharCode(unit)).join(''), 'utf8'));
+    units = [];
+  };
+  for (const part of parts) {
+    if ('raw' in part) {
+      endEscapes();
+      spelled.push(part.raw);
+      meant.push(part.raw);
+    } else {
+      units.push(...part.units);
+      spelled.push(Buffer.from(part.spelled, 'latin1'));
+    }
+  }
+  endEscapes();
+  return { spelled: Buffer.concat(spelled), meant: Buffer.concat(meant) };
+}
+
 describe('GatekeeperAnswerReader', () => {
+  // review O, O7: escapes are decoded in bulk, a run of text at a time; the pieces an answer comes in, a text past the
+  // reader's 64 KiB scratch buffer, an escape or a surrogate pair cut in two, change nothing
+  it('decodes any string body as JSON.parse would, its raw bytes as they came, however it is cut and however long', () => {
+    fc.assert(
+      fc.property(pieces, fc.oneof(fc.constant(1), fc.integer({ min: 1, max: 2000 })), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }), fc.integer({ min: 1, max: 300_000 }), (parts, repeat, fractions, cap) => {
+        // repeated as pieces, not as bytes: a surrogate pair may form across the seam, as it would for JSON.parse
+        const { spelled, meant: expected } = stringBody(Array.from({ length: repeat }, () => parts).flat());
+        const answer = Buffer.concat([Buffer.from('{"ok":true,"output":"'), spelled, Buffer.from('","exit_code":0}')]);
+        const read_ = read(answer, fractions.map((fraction) => Math.floor(fraction * answer.length)), cap);
+        if (typeof read_ === 'string') throw new Error(read_);
+        expect(read_.texts.output).toEqual(boundBytes(expected, cap));
+        expect(read_.fields).toEqual({ ok: true, exit_code: 0 });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('reads what JSON.parse reads, however the answer is cut into pieces, its texts held to the cap', () => {
     fc.assert(
       fc.property(answer, other, fc.array(fc.nat(400), { maxLength: 8 }), fc.integer({ min: 1, max: 120 }), fc.boolean(), (result, extra, cuts, cap, spaced) => {
