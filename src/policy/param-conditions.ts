@@ -45,7 +45,7 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
       const path = rootedPath(scalar, roots);
       if (roots.length === 0) return judge(path);
       // the path as spelt and where its symlinks lead: deny and approve rules match either, allow rules need both
-      const real = resolvedRootedPath(path, roots);
+      const real = resolvedRootedPath(scalar, path, roots);
       return mode === 'broad' ? judge(path) || judge(real) : judge(path) && judge(real);
     });
   }

@@ -43,21 +43,27 @@ function withoutTrailingSlash(path: string): string {
 }
 
 /**
- * Where `path` (inside a root) really leads, its symlinks resolved as far as it exists (what does not exist yet is
- * taken as written), read under the same `roots`: a symlink inside the workspace (`link -> secrets`) reaches files a
- * glob on the spelling would not name. `relative` is undefined when it leads out of every root or cannot be
- * resolved. A hard link is one file under two names: no glob on a name can see it.
+ * Where `text`, read under `roots` as `path` (see {@link rootedPath}), really leads: resolved as the kernel resolves
+ * it, each symlink before a `..` after it (`link/../key` with `link -> secrets/sub` is `secrets/key`, where the
+ * lexical reading says `key`), as far as it exists (what does not exist yet is taken as written), read under the same
+ * `roots`: a symlink inside the workspace (`link -> secrets`) reaches files a glob on the spelling would not name.
+ * `relative` is undefined when it leads out of every root or cannot be resolved. A hard link is one file under two
+ * names: no glob on a name can see it.
  */
-export function resolvedRootedPath(path: RootedPath, roots: readonly string[]): RootedPath {
-  const absolute = path.absolute[0];
-  if (path.relative === undefined || absolute === undefined) return path;
+export function resolvedRootedPath(text: string, path: RootedPath, roots: readonly string[]): RootedPath {
+  const base = roots[0];
+  if (path.relative === undefined || base === undefined) return path;
+  // the path as spelt, not as normalised: posix.join would cancel `link/..` before the disk is asked
+  const spelt = (posix.isAbsolute(text) ? text : `${base}/${text}`).split('/');
   const missing: string[] = [];
-  for (let existing = absolute; ; existing = posix.dirname(existing)) {
+  while (spelt.length > 0) {
+    const existing = spelt.join('/') || '/';
     try {
       return rootedPath(posix.join(realpathSync.native(existing), ...missing), roots);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || existing === '/') return { relative: undefined, absolute: [] };
-      missing.unshift(posix.basename(existing));
+      missing.unshift(spelt.pop()!);
     }
   }
+  return { relative: undefined, absolute: [] };
 }

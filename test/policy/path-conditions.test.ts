@@ -1,8 +1,8 @@
-import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway } from './support.js';
+import { api, policyRepository, PRINCIPALS_YAML, startGateway } from './support.js';
 
 // A path condition judges the path the tool will reach, however the caller spells it: one real `hldp serve`
 // whose embedded gatekeeper's root is the workspace; the workspace is reached through a symlink as well.
@@ -24,10 +24,26 @@ const GUARD = [
   '    decision: allow',
   '  - tools: [file-write]',
   '    decision: approve',
+  '  - tools: [catf]',
+  '    when: { path: { glob: "secrets/**" } }',
+  '    decision: deny',
+  '    reason: never read secrets',
+  '  - tools: [touchf]',
+  '    when: { path: { glob: "agent/**" } }',
+  '    decision: allow',
+  '  - tools: [touchf]',
+  '    decision: approve',
+].join('\n');
+
+// shell tools whose programs resolve the path themselves, as the kernel does: a symlink before a `..` after it
+const shellTool = (name: string, program: string) => [
+  `name: ${name}`, `display: ${name}`, `intent: ${program} one file of the workspace`, 'method: run', 'executor: shell',
+  'params_schema:', '  path: { type: string, required: true, pattern: "^[^-]" }',
+  'shell:', `  argv: [${program}, "{path}"]`, 'author: TEST-001', 'created: 2026-12-04', 'why: a path-condition test tool',
 ].join('\n');
 
 beforeAll(async () => {
-  const made = await policyRepository({ 'policies/guard.hdlp': GUARD });
+  const made = await policyRepository({ 'policies/guard.hdlp': GUARD, 'tools/catf/TOOL.hdlp': shellTool('catf', 'cat'), 'tools/touchf/TOOL.hdlp': shellTool('touchf', 'touch') });
   workspace = join(made.temp.path, 'workspace');
   await mkdir(join(workspace, 'secrets'), { recursive: true });
   await mkdir(join(workspace, 'public'), { recursive: true });
@@ -37,10 +53,14 @@ beforeAll(async () => {
   await symlink('secrets', join(workspace, 'link'));
   await mkdir(join(workspace, 'agent'), { recursive: true });
   await symlink('../secrets', join(workspace, 'agent', 'out'));
+  // a symlink into a subfolder of the protected tree (a checkout's `current -> releases/v2`): `sub/../key` is secrets/key
+  await mkdir(join(workspace, 'secrets', 'sub'));
+  await symlink('secrets/sub', join(workspace, 'sub'));
+  await symlink('../secrets/sub', join(workspace, 'agent', 'in-secrets'));
   realWorkspace = await realpath(workspace);
   linkedWorkspace = join(made.temp.path, 'linked-workspace');
   await symlink(workspace, linkedWorkspace);
-  const started = await startGateway(made.repo, made.temp.path, { env: { HLDP_WORKSPACE: linkedWorkspace } });
+  const started = await startGateway(made.repo, made.temp.path, { env: { HLDP_WORKSPACE: linkedWorkspace }, principals: PRINCIPALS_YAML.replace('shell-exec]', 'shell-exec, catf, touchf]') });
   gateway = started;
   cleanup = async () => {
     await started.service.stop();
@@ -77,6 +97,15 @@ describe('a deny rule with a path glob', () => {
     }
   });
 
+  it('denies a path whose `..` comes after a symlink, resolved as the program resolves it: the link first (review P, P5)', async () => {
+    const call = (path: string) => api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'catf', params: { path } } });
+    expect((await call('secrets/key')).body).toMatchObject({ ok: false, code: 'DENIED', output: '' });
+    const detour = await call('sub/../key');
+    expect(detour.body).toMatchObject({ ok: false, code: 'DENIED', output: '' });
+    expect(JSON.stringify(detour.body)).not.toContain('TOP-SECRET');
+    expect((await call('public/../public/notes')).body).toMatchObject({ ok: true, output: 'hello\n' });
+  });
+
   it('denies a path that leaves the root, which it cannot judge', async () => {
     expect((await read('/etc/hostname')).body).toMatchObject({ ok: false, code: 'DENIED' });
     expect((await read('../workspace/secrets/key')).body).toMatchObject({ ok: false, code: 'DENIED' });
@@ -99,6 +128,18 @@ describe('an allow rule with a path glob', () => {
     const linked = await write('agent/out/planted.txt');
     expect(linked.status).toBe(202);
     expect(linked.body).toMatchObject({ status: 'approval_required' });
+  });
+
+  it('does not allow a write whose `..` after a symlink in its glob lands outside it: a person is asked (review P, P5)', async () => {
+    const call = (path: string) => api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'touchf', params: { path } } });
+    const detour = await call('agent/in-secrets/../planted');
+    expect(detour.status).toBe(202);
+    expect(detour.body).toMatchObject({ status: 'approval_required' });
+    await expect(stat(join(workspace, 'secrets', 'planted'))).rejects.toThrow(/ENOENT/);
+    // inside its glob the call runs at once (whether run_as may write there is the sandbox's matter, not the rule's)
+    const direct = await call('agent/made-directly');
+    expect(direct.status).toBe(200);
+    expect(direct.body).toMatchObject({ tool: 'touchf', approval: null });
   });
 
   it('does not let a write that climbs out through it', async () => {

@@ -1,4 +1,6 @@
-import { posix } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -115,6 +117,29 @@ describe('a glob condition under a tool root', () => {
       expect(strict(spelling, ROOTS)).toBe(strict(canonical, ROOTS));
       expect(broad(spelling, ROOTS)).toBe(broad(canonical, ROOTS));
     }), { numRuns: 300 });
+  });
+
+  it('judges a `..` after a symlink where the kernel resolves it, the link first (review P, P5): a real folder', () => {
+    // root/secrets/sub and root/l -> secrets/sub: `l/../REST` is secrets/REST to any program, whatever REST is
+    const root = mkdtempSync(join(tmpdir(), 'hldp-rooted-'));
+    try {
+      mkdirSync(join(root, 'secrets', 'sub'), { recursive: true });
+      mkdirSync(join(root, 'agent'));
+      symlinkSync('secrets/sub', join(root, 'l'));
+      symlinkSync('../secrets/sub', join(root, 'agent', 'in'));
+      const deny = compileCondition({ glob: 'secrets/**' }, 'broad');
+      const allow = compileCondition({ glob: 'agent/**' }, 'strict');
+      fc.assert(fc.property(fc.array(name, { minLength: 1, maxLength: 4 }), fc.boolean(), (parts, absolute) => {
+        const rest = parts.join('/');
+        const base = absolute ? `${root}/` : '';
+        expect(deny(`${base}l/../${rest}`, [root])).toBe(true);
+        expect(allow(`${base}agent/in/../${rest}`, [root])).toBe(false);
+        // an allow rule's `*` does not cover dot files
+        expect(allow(`${base}agent/${rest}`, [root])).toBe(!parts.some((part) => part.startsWith('.')));
+      }), { numRuns: 200 });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('catches a path outside the root for approve and deny, never for allow', () => {
