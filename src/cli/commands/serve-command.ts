@@ -9,6 +9,11 @@ import { UsageError } from '../usage-error.js';
 // anyway: a cancelled run is killed (SIGTERM, SIGKILL 100 ms later) and its pipes let go within a second
 const SECOND_SIGNAL_BOUND_MS = 10_000;
 
+// once the gateway has stopped, how long the process may stay before what holds it is named and it exits anyway: a
+// handle left open by a library (postgres.js reconnected the store after it closed: CI at 9dff67e) must not keep a
+// stopped gateway running for good, and must not go unsaid either
+const EXIT_AFTER_STOP_BOUND_MS = 5000;
+
 /**
  * Where the gateway keeps its records in the default data folder (no HLDP_DATA_DIR, data_dir, receipts_db or store URL)
  * and a gateway of another repository used it before: they share receipts, approvals and sessions.
@@ -96,6 +101,12 @@ export const serveCommand: Command = {
       process.on('SIGINT', () => stop('SIGINT'));
       process.on('SIGTERM', () => stop('SIGTERM'));
     });
+    setTimeout(() => {
+      // this timer is unref'd: what is listed is what holds the process (e.g. TCPSocketWrap: a connection left open)
+      const held = process.getActiveResourcesInfo().join(', ') || 'nothing Node names';
+      io.stderr.write(`hldp: still running ${EXIT_AFTER_STOP_BOUND_MS / 1000} s after the gateway stopped, held open by ${held}: exiting (a bug: please report it)\n`);
+      process.exit(1);
+    }, EXIT_AFTER_STOP_BOUND_MS).unref();
     return 0;
   },
 };
