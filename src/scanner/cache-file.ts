@@ -33,9 +33,14 @@ export interface EntryList {
   at(position: number): ScanEntry | undefined;
 }
 
-// bytes read from the file at once when an entry is asked for: the entries after it in the block are then read
-// without another call (a reader that makes every tool reads the file in a few hundred reads at 100,000 tools)
+// bytes read from the file at once when an entry is asked for right after the block read last ends: the entries after it
+// in the block are then read without another call (a reader that makes every tool reads the file in a few hundred
+// reads at 100,000 tools)
 const BLOCK_BYTES = 1 << 20;
+// bytes read for an entry asked for elsewhere (a call by name, the warm-up's tools spread over the registry): a line is
+// ~1-2 KB, and each 1 MiB block was fresh memory the process touched, ~5 ms of page faults a block on a virtual
+// machine (issue #18: the warm-up read 10-20 of them at 100,000 tools)
+const LONE_BLOCK_BYTES = 1 << 14;
 
 /**
  * The entry lines of one file, read from it when first asked for: a call by name needs one tool, so a server starting
@@ -144,7 +149,9 @@ export class CachedEntries implements EntryList {
     // from the newline before it (the header's, for the first line)
     const from = start - 1;
     if (from < this.blockStart || end > this.blockStart + this.block.length) {
-      const size = Math.max(BLOCK_BYTES, end - from);
+      // a reader going through the lines in order reaches the block's end; any other gets a small block
+      const inOrder = from >= this.blockStart && from <= this.blockStart + this.block.length && this.block.length > 0;
+      const size = Math.max(inOrder ? BLOCK_BYTES : LONE_BLOCK_BYTES, end - from);
       const block = Buffer.allocUnsafe(Math.min(size, last - from));
       let read: number;
       try {
