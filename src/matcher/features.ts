@@ -56,7 +56,7 @@ export interface RequestTerms {
 
 /** Measures how well one tool's text and the request cover each other. */
 export function measure(index: SearchIndex, position: number, request: RequestTerms, stage1: number): ToolFeatures {
-  return measureRecord(index, index.records[position]!, intentRarity(index, position), request, stage1);
+  return measureRecord(index, index.records.at(position)!, intentRarity(index, position), request, stage1);
 }
 
 /**
@@ -136,7 +136,7 @@ function wordEvidence(word: QueryWord, mask: number, whole: number): number {
 function intentRarity(index: SearchIndex, position: number): Float64Array[] {
   let rarities = index.intentRarity[position];
   if (rarities === undefined) {
-    rarities = recordRarity(index, index.records[position]!);
+    rarities = recordRarity(index, index.records.at(position)!);
     index.intentRarity[position] = rarities;
   }
   return rarities;
@@ -149,7 +149,7 @@ export function recordRarity(index: SearchIndex, record: ToolRecord): Float64Arr
 
 /** Which request words occur (whole, or mostly) in which fields of a tool, e.g. `intent: 提交, 记录`. */
 export function matchedFields(index: SearchIndex, position: number, words: QueryWord[]): string[] {
-  const record = index.records[position]!;
+  const record = index.records.at(position)!;
   const byField = new Map<SearchField, string[]>();
   for (const word of words) {
     const { share, mask } = wordMatch(record, word);

@@ -4,6 +4,7 @@ import { compactedPostings, compactedPostingsSteps, renumbering, type TightPosti
 import { FIELD_COUNT, Postings, type StoredPostings } from './postings.js';
 import { largest, type NarrowArray } from './narrow-array.js';
 import { describeTool, TermDictionary, ToolRecord, type RecordNumbers } from './tool-record.js';
+import { ToolRecords } from './tool-records.js';
 
 /** In how many tools each term occurs (terms no tool has now: none). */
 export interface TermCounts {
@@ -58,8 +59,8 @@ interface SearchEngine {
 export interface SearchIndex {
   /** the tools, by position: a few are read per request (the candidates), none is held by the index */
   tools: ToolSequence;
-  /** per position in `tools`, what the re-rank knows of the tool */
-  records: readonly ToolRecord[];
+  /** per position in `tools`, what the re-rank knows of the tool (a restored index's made when first asked for) */
+  records: ToolRecords;
   /** per slot in the postings (a record's id), its position in `tools` (-1: none in this version) */
   slotPositions: Int32Array;
   /**
@@ -97,7 +98,7 @@ export function* buildSearchIndexSteps(tools: ToolSequence): Generator<void, Sea
   const { postings } = engine;
   const tight = yield* compactedPostingsSteps(postings, renumbering(slotsOf(records), postings.slotCount), records.length);
   postings.adopt({ ...tight, fieldCounts: postings.fieldCounts });
-  return snapshot(engine, tools, records);
+  return snapshot(engine, tools, ToolRecords.of(records));
 }
 
 // tools analysed and indexed between two stops of a build (each a fraction of a millisecond)
@@ -133,7 +134,7 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: ToolSequen
       if (position % STEP === STEP - 1) yield;
       const from = same(position);
       if (from < 0) continue;
-      const record = previous.records[from]!;
+      const record = previous.records.at(from)!;
       found[position] = record;
       kept.add(record);
       foundCount += 1;
@@ -143,7 +144,7 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: ToolSequen
     const known = new Map<ToolDefinition, ToolRecord>();
     for (let position = 0; position < previous.records.length; position++) {
       if (position % STEP === STEP - 1) yield;
-      known.set(previous.tools.at(position)!, previous.records[position]!);
+      known.set(previous.tools.at(position)!, previous.records.at(position)!);
     }
     // each tool read once: of a registry made from a scan cache, a tool is made when read, and not held
     for (let position = 0; position < tools.length; position++) {
@@ -155,7 +156,8 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: ToolSequen
       foundCount += 1;
     }
   }
-  const removed = previous.records.filter((record) => !kept.has(record));
+  const removed: ToolRecord[] = [];
+  for (const record of previous.records) if (!kept.has(record)) removed.push(record);
   const added = tools.length - foundCount;
   const room = foundCount === kept.size && added > 0 ? yield* addedRoomSteps(previous, tools, found) : undefined;
   const compaction = foundCount === kept.size && dueCompaction(previous, removed, added, room) ? yield* compactionSteps(previous, tools, found, removed, room) : undefined;
@@ -177,7 +179,7 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: ToolSequen
     records = Array.from({ length: tools.length }, (_, position) => compaction.renumbered[position] ?? index(engine, tools.at(position)!, position));
   }
   engine.version += 1;
-  return snapshot(engine, tools, records);
+  return snapshot(engine, tools, ToolRecords.of(records));
 }
 
 // whether the update's removals and additions leave the postings worth compacting, or its additions would move lists
@@ -288,10 +290,11 @@ export function storeSearchIndex(index: SearchIndex): StoredSearchIndex {
   const { records } = index;
   const { dictionary, documentFrequency } = index.engine;
   const offsets = new Int32Array(records.length + 1);
-  records.forEach((record, position) => (offsets[position + 1] = offsets[position]! + record.data.length));
-  const wide = records.some((record) => record.data instanceof Int32Array && largest(record.data) > 0xffff);
+  for (let position = 0; position < records.length; position++) offsets[position + 1] = offsets[position]! + records.sizeAt(position);
+  const made = [...records];
+  const wide = made.some((record) => record.data instanceof Int32Array && largest(record.data) > 0xffff);
   const data = wide ? new Int32Array(offsets[records.length]!) : new Uint16Array(offsets[records.length]!);
-  records.forEach((record, position) => data.set(record.data, offsets[position]));
+  made.forEach((record, position) => data.set(record.data, offsets[position]));
   return {
     names: Array.from({ length: index.tools.length }, (_, position) => toolNameAt(index.tools, position)!),
     postings: compactedPostings(index.engine.postings, slotsOf(records)),
@@ -317,15 +320,10 @@ export function restoreSearchIndexLettingGo(stored: StoredSearchIndex, tools: To
 
 function* restoreSearchIndexSteps(stored: StoredSearchIndex, tools: ToolSequence): Generator<void, SearchIndex | undefined, void> {
   if (!(yield* keptForSteps(stored, tools))) return undefined;
-  const { offsets, data } = stored;
   const dictionary = yield* TermDictionary.restoringSteps(stored.terms);
-  // a record is a view of the one array read from the file: no copy; its slot in the postings is its position
-  // the tools are not made: an update asks this version for them by position
-  const records = new Array<ToolRecord>(tools.length);
-  for (let position = 0; position < tools.length; position++) {
-    if (position % RESTORE_STEP === RESTORE_STEP - 1) yield;
-    records[position] = new ToolRecord(position, data.subarray(offsets[position], offsets[position + 1]), dictionary);
-  }
+  // a record is a view of the one array read from the file, made when first asked for: no copy; its slot in the
+  // postings is its position. The tools are not made: an update asks this version for them by position
+  const records = ToolRecords.kept(stored.data, stored.offsets, dictionary);
   const engine: SearchEngine = {
     postings: new Postings(stored.postings),
     dictionary,
@@ -377,14 +375,14 @@ export function inverseDocumentFrequency(index: SearchIndex, term: string): numb
   return rarity;
 }
 
-function snapshot(engine: SearchEngine, tools: ToolSequence, records: ToolRecord[]): SearchIndex {
+function snapshot(engine: SearchEngine, tools: ToolSequence, records: ToolRecords): SearchIndex {
   const { postings, documentFrequency, version } = engine;
   const slotPositions = new Int32Array(postings.slotCount).fill(-1);
   // minisearch's running average, the tools added in this order: (average × count + length) / (count + 1)
   const averageFieldLengths = new Float64Array(FIELD_COUNT);
   const { fieldLengths } = postings;
   for (let position = 0; position < records.length; position++) {
-    const slot = records[position]!.id;
+    const slot = records.slotAt(position);
     slotPositions[slot] = position;
     for (let field = 0; field < FIELD_COUNT; field++) {
       averageFieldLengths[field] = (averageFieldLengths[field]! * position + fieldLengths[slot * FIELD_COUNT + field]!) / (position + 1);
@@ -403,7 +401,7 @@ function index(engine: SearchEngine, tool: ToolDefinition, emptySlot?: number): 
   return record;
 }
 
-const slotsOf = (records: readonly ToolRecord[]): Int32Array => Int32Array.from(records, (record) => record.id);
+const slotsOf = (records: readonly ToolRecord[] | ToolRecords): Int32Array => Int32Array.from({ length: records.length }, (_, position) => (records instanceof ToolRecords ? records.slotAt(position) : records[position]!.id));
 
 function count(engine: SearchEngine, record: ToolRecord, change: 1 | -1): void {
   engine.documentFrequency.add(record.termIds(), change);

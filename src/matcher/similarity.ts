@@ -81,7 +81,7 @@ export function* toolVectorSteps(index: SearchIndex): Generator<void, number, vo
   let made = 0;
   for (let position = 0; position < index.records.length; position++) {
     if (position % VECTOR_STEP === VECTOR_STEP - 1) yield;
-    if (toolVectors.has(index.records[position]!.data)) continue;
+    if (toolVectors.has(index.records.at(position)!.data)) continue;
     toolVectorAt(index, position, table);
     made += 1;
   }
@@ -93,12 +93,12 @@ const VECTOR_STEP = 64;
 
 /** Whether the tool at `position` has its vector made (or is known to have none): for tests. */
 export function hasToolVector(index: SearchIndex, position: number): boolean {
-  return toolVectors.has(index.records[position]!.data);
+  return toolVectors.has(index.records.at(position)!.data);
 }
 
 // the vector of the tool at `position`, made and kept the first time it is asked for
 function toolVectorAt(index: SearchIndex, position: number, table: WordVectors): Float32Array | null {
-  const { data } = index.records[position]!;
+  const { data } = index.records.at(position)!;
   let vector = toolVectors.get(data);
   if (vector === undefined) {
     vector = toolVector(index, position, table);
@@ -161,7 +161,7 @@ function addWord(table: WordVectors, sum: Float64Array, word: QueryWord): number
 }
 
 function toolVector(index: SearchIndex, position: number, table: WordVectors): Float32Array | null {
-  const record = index.records[position]!;
+  const record = index.records.at(position)!;
   const ids = record.termIds();
   const masks = record.termFieldMasks();
   const dictionary = index.engine.dictionary;

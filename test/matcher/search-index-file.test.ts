@@ -196,7 +196,7 @@ describe('search indexes kept on disk', () => {
     const before = searchIndexFiles(dir).read(starter)!.search;
     expect(before.engine.postings.codes).toBeInstanceOf(Uint8Array);
     expect(before.engine.postings.fieldLengths).toBeInstanceOf(Uint8Array);
-    expect(before.records.every((record) => record.data instanceof Uint16Array)).toBe(true);
+    expect([...before.records].every((record) => record.data instanceof Uint16Array)).toBe(true);
     // a word 20 times in one field (a code past a byte) and a description of 300 distinct words (a field length past one)
     const long = makeToolDefinition({
       name: 'long-winded',
@@ -229,7 +229,7 @@ describe('search indexes kept on disk', () => {
       const buffers = new Set(search.records.map((record) => record.data.buffer));
       expect(buffers.size).toBe(1);
       const [data] = buffers;
-      expect(data!.byteLength).toBe(search.records.reduce((sum, record) => sum + record.data.byteLength, 0));
+      expect(data!.byteLength).toBe([...search.records].reduce((sum, record) => sum + record.data.byteLength, 0));
     }
   });
 });

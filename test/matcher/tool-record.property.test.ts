@@ -114,7 +114,7 @@ describe('compact tool records', () => {
         const restored = restoreSearchIndex(structuredClone(storeSearchIndex(index)), named)!;
         const plains = named.map(reference);
         named.forEach((_, at) => {
-          for (const record of [records[at]!, index.records[at]!, restored.records[at]!, describeTool(named[at]!).record]) {
+          for (const record of [records[at]!, index.records.at(at)!, restored.records.at(at)!, describeTool(named[at]!).record]) {
             expect(plainRecord(record)).toEqual(plains[at]);
             for (const asked of requests) {
               const { terms, pairs } = requestOf(plains, asked);

@@ -58,8 +58,8 @@ describe('the matcher over an index whose tools are made when read', () => {
       const first = buildSearchIndex(toolsOf(lazy));
       const changed = { ...tools[0]!, intent: 'does something else' };
       const next = updateSearchIndex(first, [changed, ...tools.slice(1)]);
-      expect(next.records[0]).not.toBe(first.records[0]);
-      for (let at = 1; at < tools.length; at++) expect(next.records[at]).toBe(first.records[at]);
+      expect(next.records.at(0)).not.toBe(first.records.at(0));
+      for (let at = 1; at < tools.length; at++) expect(next.records.at(at)).toBe(first.records.at(at));
       expect(next.tools.at(0)).toBe(changed);
     });
 
@@ -67,8 +67,8 @@ describe('the matcher over an index whose tools are made when read', () => {
       const tools: ToolDefinition[] = [makeToolDefinition({ name: 'alpha', intent: 'do alpha' }), makeToolDefinition({ name: 'beta', intent: 'do beta' })];
       const first = buildSearchIndex(tools);
       const next = updateSearchIndex(first, [tools[0]!, { ...tools[1]! }]);
-      expect(next.records[0]).toBe(first.records[0]);
-      expect(next.records[1]).not.toBe(first.records[1]);
+      expect(next.records.at(0)).toBe(first.records.at(0));
+      expect(next.records.at(1)).not.toBe(first.records.at(1));
     });
   });
 });

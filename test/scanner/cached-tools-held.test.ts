@@ -52,8 +52,8 @@ describe('Scanner serving tools from a warm scan cache', () => {
 
       const updated = updateSearchIndex(search, toolsOf(next));
       for (let at = 0; at < TOOLS; at++) {
-        if (at === 3) expect(updated.records[at]).not.toBe(search.records[at]);
-        else expect(updated.records[at]).toBe(search.records[at]);
+        if (at === 3) expect(updated.records.at(at)).not.toBe(search.records.at(at));
+        else expect(updated.records.at(at)).toBe(search.records.at(at));
       }
       // and the cache written after the rescan serves that commit as a fresh scan does
       const again = await new Scanner({ repo, cacheDir }).scan();

@@ -139,10 +139,10 @@ describe('Scanner serving a warm scan cache', () => {
       vi.restoreAllMocks();
       // served from the cache file still (on 50f6cad an array of every definition, made and kept)
       expect(Array.isArray(toolsOf(next))).toBe(false);
-      const previous = new Map(warm.tools.map((made, at) => [made.name, search.records[at]]));
+      const previous = new Map(warm.tools.map((made, at) => [made.name, search.records.at(at)]));
       next.tools.forEach((made, at) => {
-        if (made.name === 'tool-0150x') expect([...previous.values()]).not.toContain(updated.records[at]);
-        else expect(updated.records[at]).toBe(previous.get(made.name));
+        if (made.name === 'tool-0150x') expect([...previous.values()]).not.toContain(updated.records.at(at));
+        else expect(updated.records.at(at)).toBe(previous.get(made.name));
       });
     });
   });

@@ -87,8 +87,8 @@ describe('Scanner serving a warm scan cache', () => {
       expect(counted.parsed()).toBeLessThan(5);
       vi.restoreAllMocks();
       for (let at = 0; at < TOOLS; at++) {
-        if (at === 3) expect(updated.records[at]).not.toBe(search.records[at]);
-        else expect(updated.records[at]).toBe(search.records[at]);
+        if (at === 3) expect(updated.records.at(at)).not.toBe(search.records.at(at));
+        else expect(updated.records.at(at)).toBe(search.records.at(at));
       }
       // a second rescan compares against the first's patch the same way
       await commitFiles(repo, { [`tools/${nameOf(9)}/TOOL.hdlp`]: makeToolYaml(nameOf(9), { intent: 'handles a third thing', aliases: `[${nameOf(9)}-alias]` }) });
@@ -101,8 +101,8 @@ describe('Scanner serving a warm scan cache', () => {
       expect(again.parsed()).toBeLessThan(5);
       vi.restoreAllMocks();
       for (let at = 0; at < TOOLS; at++) {
-        if (at === 9) expect(twice.records[at]).not.toBe(updated.records[at]);
-        else expect(twice.records[at]).toBe(updated.records[at]);
+        if (at === 9) expect(twice.records.at(at)).not.toBe(updated.records.at(at));
+        else expect(twice.records.at(at)).toBe(updated.records.at(at));
       }
     });
 
