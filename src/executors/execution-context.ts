@@ -37,6 +37,11 @@ export interface ForgejoConfig {
   repo?: string;
   /** author of commits made by `write_file`; Forgejo uses the token's user when absent */
   author?: { name: string; email: string };
+  /**
+   * the source of the registry this gateway serves (`repository.source`): `write_file` refuses to commit to it, so an
+   * agent never rewrites its own tools and policies (set by the gateway, not the config file)
+   */
+  registry?: string;
 }
 
 /** A tool result as an MCP server returned it: what an `mcp` tool's receipt is made of. */

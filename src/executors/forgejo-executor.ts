@@ -9,6 +9,29 @@ import { withDefaults, type Params } from './params.js';
 // owner and name as Forgejo names them; `.` and `..` are refused, as the URL would resolve them to another path
 const REPOSITORY_NAME = /^(?!\.\.?\/)[A-Za-z0-9_.-]+\/(?!\.\.?$)[A-Za-z0-9_.-]+$/;
 
+// the methods that commit to the repository; create_issue writes no file
+const WRITING_METHODS = new Set(['write_file']);
+
+/**
+ * Whether `owner/name` on the instance at `instance` is the registry served from `registry` (review P, P17): the same
+ * host name (a Forgejo serves its API and git on one host; the port is not compared, so a proxy's other port still
+ * counts) and the same path, `.git` and letter case aside as Forgejo sets them aside. A registry that is a local path
+ * or another host name for the same server is not recognised.
+ */
+function isRegistry(instance: string, repository: string, registry: string): boolean {
+  let base: URL;
+  let source: URL;
+  try {
+    base = new URL(instance);
+    source = new URL(registry);
+  } catch {
+    return false;
+  }
+  if (!/^https?:$/.test(source.protocol) || base.hostname.toLowerCase() !== source.hostname.toLowerCase()) return false;
+  const path = (text: string) => text.replace(/\/+$/, '').replace(/\.git$/i, '').toLowerCase();
+  return path(source.pathname) === path(`${base.pathname.replace(/\/+$/, '')}/${repository}`);
+}
+
 /** Runs a `git-forgejo` tool: its `method` (read_file, list_commits, list_tree, write_file, create_issue) through Forgejo's REST API. */
 export async function executeForgejo(
   tool: ToolDefinition,
@@ -27,6 +50,9 @@ export async function executeForgejo(
   const repository = tool.forgejo?.repo ?? config.repo;
   if (!repository || !REPOSITORY_NAME.test(repository)) {
     return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' names no repository as owner/name (neither may be '.' or '..'); set forgejo.repo in its TOOL.hdlp or in the gateway config`, start);
+  }
+  if (WRITING_METHODS.has(tool.method) && config.registry !== undefined && isRegistry(config.url, repository, config.registry)) {
+    return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' would commit to ${repository}, the registry this gateway serves (${config.registry}): an agent may not rewrite its own tools and policies; point the tool's forgejo.repo (or the config's) at another repository`, start);
   }
   const api = new ForgejoRepositoryApi(config, repository, tool.constraints.timeout_ms, signal);
   const outcome = await method(api, withDefaults(tool.params_schema, rawParams), config);

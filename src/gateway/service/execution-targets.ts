@@ -74,7 +74,7 @@ export class ExecutionTargets {
       shell: { root: this.config.workspaceRoot, inheritEnv: this.config.shell.inheritEnv, sandbox },
       gatekeepers,
       apis: this.selfApi && !this.config.apis.default ? { ...this.config.apis, default: this.selfApi } : this.config.apis,
-      ...(this.config.forgejo ? { forgejo: this.config.forgejo } : {}),
+      ...(this.config.forgejo ? { forgejo: { ...this.config.forgejo, registry: this.config.repository.source } } : {}),
       otherSecrets: this.secrets(),
       maxOutputBytes: this.config.maxOutputBytes,
       mcpServers: this.mcpServers,
