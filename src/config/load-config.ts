@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { ApiTarget, ForgejoConfig, GatekeeperTarget } from '../executors/index.js';
-import { SANDBOX_MODES, type SandboxMode } from '../sandbox/index.js';
+import { runAsSettingProblem, SANDBOX_MODES, type SandboxMode } from '../sandbox/index.js';
 import { compileShapeChecker, defaultCacheDir, MAX_DEFINITION_BYTES, YamlLocator, yamlModule, type RepositoryOptions, type ShapeChecker } from '../scanner/index.js';
 import { API_TOKEN_PRINCIPAL, hashToken, type PrincipalConfig } from '../policy/index.js';
 import { DEFAULT_SESSIONS_CONFIG } from '../sessions/index.js';
@@ -121,7 +121,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     sandbox: sandboxMode(env.HLDP_SANDBOX) ?? sandbox.mode ?? 'auto',
     sandboxHide: sandbox.hide,
     ...defined('sandboxCeiling', sandbox.ceiling),
-    ...defined('sandboxRunAs', env.HLDP_SANDBOX_RUN_AS || sandbox.runAs),
+    ...defined('sandboxRunAs', runAsSetting(env.HLDP_SANDBOX_RUN_AS, sandbox.runAs)),
     embeddedGatekeeper: { enabled: written.embedded_gatekeeper?.enabled ?? true },
     console: { secureCookies: false },
     gatekeepers: targets(written.gatekeepers, env, 'GATEKEEPER', (name, url, token) => {
@@ -300,6 +300,14 @@ function matcherModelConfig(written: NonNullable<ConfigFile['matcher']>['model']
 /** The environment variable of a named target's field, e.g. `HLDP_GATEKEEPER_BS_SG_001_TOKEN`. */
 export function variable(kind: 'GATEKEEPER' | 'API', name: string, field: 'URL' | 'TOKEN'): string {
   return `HLDP_${kind}_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${field}`;
+}
+
+/** `sandbox.run_as` (`HLDP_SANDBOX_RUN_AS` wins), refused here when it makes tools members of the group root. */
+function runAsSetting(envValue: string | undefined, written: string | { uid: number; gid: number } | undefined): string | { uid: number; gid: number } | undefined {
+  const setting = envValue || written;
+  const problem = runAsSettingProblem(setting);
+  if (problem !== undefined) throw new ConfigError(envValue ? 'HLDP_SANDBOX_RUN_AS' : 'sandbox.run_as', problem);
+  return setting;
 }
 
 /** `HLDP_SANDBOX` as a mode; throws naming the modes when it is another word. */

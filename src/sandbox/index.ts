@@ -2,6 +2,7 @@
 export { createSandbox, processContainment, type SandboxOptions } from './create-sandbox.js';
 export { declaredPath } from './bubblewrap-arguments.js';
 export { declaredPathRefusal, type DeclaredPathRules } from './declared-path-refusal.js';
+export { runAsSettingProblem } from './run-as.js';
 export { workspaceConflict, writeRefusal } from './workspace-rules.js';
 export { decodeStatus } from './exit-status.js';
 export { limitHit, type LimitEvidence } from './resource-limits.js';

@@ -39,6 +39,33 @@ function passwdEntry(name: string, passwd: string): { uid: number; gid: number }
  * or uid 0); throws, naming the fix, for a user that does not exist here.
  */
 export function resolveRunAs(setting: RunAsSetting | undefined, passwd = '/etc/passwd'): RunAs | undefined {
+  const resolved = resolvedRunAs(setting, passwd);
+  if (resolved !== undefined && resolved.gid === 0) throw new Error(`sandbox.run_as ${runAsGroupRootProblem(setting, resolved)}`);
+  return resolved;
+}
+
+/**
+ * Why a `sandbox.run_as` that is not root may not be used (to follow the setting's name), or undefined: a gid of 0 (given as numbers, or a user
+ * whose primary group is root) makes every tool a member of the group root, which reads every file root's group may
+ * read (review O, addendum). Checked when the config is read, so that the gateway does not start with it.
+ */
+export function runAsSettingProblem(setting: RunAsSetting | undefined, passwd = '/etc/passwd'): string | undefined {
+  let resolved: RunAs | undefined;
+  try {
+    resolved = resolvedRunAs(setting, passwd);
+  } catch {
+    // a user this host lacks is said at each call, as before: the config may be meant for another host
+    return undefined;
+  }
+  return resolved !== undefined && resolved.gid === 0 ? runAsGroupRootProblem(setting, resolved) : undefined;
+}
+
+function runAsGroupRootProblem(setting: RunAsSetting | undefined, resolved: RunAs): string {
+  const given = typeof setting === 'string' && !/^\d+$/.test(setting) ? `names the user '${setting}', whose primary group is root (gid 0)` : 'gives gid 0, the group root';
+  return `${given}: tools would run as ${describeRunAs(resolved)} and read every file the group root may read; give a gid of its own (e.g. {uid: ${resolved.uid}, gid: ${resolved.uid}}), or run_as: root to run tools as root`;
+}
+
+function resolvedRunAs(setting: RunAsSetting | undefined, passwd: string): RunAs | undefined {
   if (setting === undefined) {
     const nobody = passwdEntry(DEFAULT_RUN_AS, passwd);
     return { uid: nobody?.uid ?? NOBODY_ID, gid: nobody?.gid ?? NOBODY_ID, name: DEFAULT_RUN_AS };
@@ -57,12 +84,14 @@ export function describeRunAs(runAs: RunAs): string {
 
 /**
  * The command that becomes the user before it execs the tool (util-linux's setpriv): real, effective and saved ids,
- * no supplementary groups, no inheritable capabilities and an empty bounding set. Run by root (or, in the sandbox,
- * by its first process, which keeps only CAP_SETUID, CAP_SETGID and CAP_SETPCAP for it): the kernel clears every
- * capability when the last of its uids leaves 0, and bubblewrap's no_new_privs keeps setuid programs from raising it.
+ * no supplementary groups, no inheritable capabilities, an empty bounding set and no_new_privs. Run by root (or, in
+ * the sandbox, by its first process, which keeps only CAP_SETUID, CAP_SETGID and CAP_SETPCAP for it): the kernel
+ * clears every capability when the last of its uids leaves 0, and no_new_privs keeps a setuid program from raising
+ * it. bubblewrap sets no_new_privs itself; with the sandbox off nothing else did, and a tool as nobody that ran a
+ * setuid-root program (su, mount, passwd) ran it with euid 0 (review O, O13).
  */
 export function dropArguments(runAs: RunAs): string[] {
-  return [hostProgram('setpriv'), `--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--'];
+  return [hostProgram('setpriv'), `--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
 }
 
 /**

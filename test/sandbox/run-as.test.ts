@@ -1,4 +1,4 @@
-import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -54,10 +54,14 @@ describeAsRoot('a root gateway runs its tools as sandbox.run_as', () => {
     await mkdir(shared(), { mode: 0o755 });
     await writeFile(join(shared(), 'root-only'), 'shared-secret\n', { mode: 0o600 });
     await writeFile(join(shared(), 'readable'), 'shared-readable\n', { mode: 0o644 });
+    // a setuid-root program of the host, as su, mount and passwd are (review O, O13)
+    await copyFile('/usr/bin/id', join(shared(), 'suid-id'));
+    await chmod(join(shared(), 'suid-id'), 0o4755);
     const file = '{ f: { type: string, required: true } }';
     await writeFiles(join(temp.path, 'repo'), {
       'tools/ids/TOOL.hdlp': tool('ids', `[sh, -c, 'echo "$(id -u) $(id -g) $(id -G)"; grep -E "^Cap(Eff|Prm|Bnd)" /proc/self/status']`),
       'tools/peek/TOOL.hdlp': tool('peek', '[cat, --, "{f}"]', { params_schema: file, sandbox: `{ filesystem: { read: ["${shared()}"] } }` }),
+      'tools/suid/TOOL.hdlp': tool('suid', `["${join(shared(), 'suid-id')}"]`, { sandbox: `{ filesystem: { read: ["${shared()}"] } }` }),
       'tools/keep/TOOL.hdlp': tool('keep', `[sh, -c, 'echo kept > note.txt && cat note.txt && echo private > /tmp/t && cat /tmp/t']`),
       'tools/whoami/TOOL.hdlp': mcpToolYaml('whoami', 'who', 'whoami', '{}'),
       'tools/mcp-read/TOOL.hdlp': mcpToolYaml('mcp-read', 'who', 'read_path', '{ path: { type: string, required: true } }'),
@@ -126,6 +130,18 @@ describeAsRoot('a root gateway runs its tools as sandbox.run_as', () => {
     expect(receipt.ok, JSON.stringify(receipt)).toBe(true);
     expect(receipt.output).toMatch(/^65534 65534 65534\n/);
     expect((await call(gateway, 'peek', { f: join(shared(), 'root-only') })).error).toMatch(/Permission denied/);
+  });
+
+  // review O, O13: bubblewrap sets no_new_privs for its runs; with the sandbox off setpriv dropped without it, and a
+  // setuid-root program the tool ran had euid 0 (failed before: "uid=65534(nobody) gid=65534(nogroup) euid=0(root)")
+  it('gives a setuid-root program a tool runs no root euid, with the sandbox off as in it', async () => {
+    for (const name of ['off-suid', 'on-suid']) {
+      const gateway = await serve(name, { sandbox: name === 'off-suid' ? 'off' : 'required' });
+      const receipt = await call(gateway, 'suid');
+      expect(receipt.ok, JSON.stringify(receipt)).toBe(true);
+      expect(receipt.output).toMatch(/^uid=65534\b/);
+      expect(receipt.output).not.toMatch(/euid=/);
+    }
   });
 
   it('runs tools as the {uid, gid} run_as gives', async () => {
