@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { lstat, readdir, type FileHandle } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import {
   BoundedOutput,
   boundBytes,
@@ -34,7 +34,9 @@ export async function readFileMethod(params: { path: string; encoding?: OutputEn
   }
   const unsafe = rootConflict(context);
   if (unsafe) return failedResult('EXECUTOR_MISCONFIGURED', unsafe, start);
-  const opened = await openForReading(context, params.path);
+  const opener = openerOf(context);
+  if (!opener.ok) return failedResult(opener.code, opener.message, start);
+  const opened = await openForReading(context, opener.open, params.path);
   if (!opened.ok) return failedResult(opened.code, opened.message, start);
   const handle = opened.handle;
   if (windowed) {
@@ -73,7 +75,9 @@ export async function readBytesMethod(params: { path: string; offset?: number; l
   const start = performance.now();
   const unsafe = rootConflict(context);
   if (unsafe) return failedResult('EXECUTOR_MISCONFIGURED', unsafe, start);
-  const opened = await openForReading(context, params.path);
+  const opener = openerOf(context);
+  if (!opener.ok) return failedResult(opener.code, opener.message, start);
+  const opened = await openForReading(context, opener.open, params.path);
   if (!opened.ok) return failedResult(opened.code, opened.message, start);
   try {
     return await readByteWindow(opened.handle, params, context, params.path);
@@ -83,10 +87,26 @@ export async function readBytesMethod(params: { path: string; offset?: number; l
 }
 
 // Opened before it is checked: a FIFO opens without blocking, and what is checked is what is read.
-async function openForReading(context: MethodContext, requested: string): Promise<Opened> {
+async function openForReading(context: MethodContext, open: OpenFile, requested: string): Promise<Opened> {
   const resolved = await resolveInsideRoot(context.root, requested, { hidden: context.hidden ?? [] });
   if (!resolved.ok) return { ok: false, code: resolved.code, message: resolved.message };
-  return openRegularFile(resolved.root, resolved.path, requested, { flags: constants.O_RDONLY | constants.O_NONBLOCK });
+  return openRegularFile(open, resolved.root, resolved.path, requested, { flags: constants.O_RDONLY | constants.O_NONBLOCK });
+}
+
+/** Opens a path resolved inside the root, never through a symlink (`openInsideRoot`'s contract). */
+type OpenFile = (root: string, path: string, requested: string, options: OpenInsideRootOptions) => Promise<FileHandle>;
+
+/**
+ * How this call opens files: as the user a root gateway's tools run as, by its helper process (review O, O5: as
+ * root, `file-read` returned a 0600 root file of the workspace that every tool was refused), or as this process
+ * where tools run as its user; refused where tools cannot become that user.
+ */
+function openerOf(context: MethodContext): { ok: true; open: OpenFile } | { ok: false; code: 'SANDBOX_UNAVAILABLE'; message: string } {
+  const access = context.sandbox?.filesOf(context.root) ?? { ok: true };
+  if (!access.ok) return { ok: false, code: access.code, message: `no file method runs: ${access.message}` };
+  const { opener } = access;
+  if (opener === undefined) return { ok: true, open: (root, path, _requested, options) => openInsideRoot(root, path, options) };
+  return { ok: true, open: (root, path, requested, options) => opener.open(relative(root, path).split(sep).filter((part) => part !== ''), requested, options) };
 }
 
 /** `write_file {path, content, append?, create_dirs?, encoding?}`: writes or appends; never through a symlink. */
@@ -97,6 +117,8 @@ export async function writeFileMethod(
   const start = performance.now();
   const unsafe = rootConflict(context);
   if (unsafe) return failedResult('EXECUTOR_MISCONFIGURED', unsafe, start);
+  const opener = openerOf(context);
+  if (!opener.ok) return failedResult(opener.code, opener.message, start);
   const resolved = await resolveInsideRoot(context.root, params.path, { allowMissing: true, hidden: context.hidden ?? [] });
   if (!resolved.ok) return failedResult(resolved.code, resolved.message, start);
   // what the sandbox shows read-only to processes, this method (outside the sandbox) does not write either (review N, N25)
@@ -104,7 +126,7 @@ export async function writeFileMethod(
   if (readOnly) return failedResult('PATH_OUTSIDE_ROOT', `path '${params.path}' is read-only for tools: ${readOnly}; write elsewhere in the workspace`, start);
   const bytes = Buffer.from(params.content, params.encoding ?? 'utf8');
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK | (params.append ? constants.O_APPEND : constants.O_TRUNC);
-  const opened = await openRegularFile(resolved.root, resolved.path, params.path, { flags, mode: 0o644, createDirs: params.create_dirs === true });
+  const opened = await openRegularFile(opener.open, resolved.root, resolved.path, params.path, { flags, mode: 0o644, createDirs: params.create_dirs === true });
   if (!opened.ok) {
     const hint = opened.errno === 'ENOENT' && !params.create_dirs ? '; set create_dirs: true to create missing folders' : '';
     return failedResult(opened.code, opened.message + hint, start);
@@ -126,12 +148,14 @@ export async function listDirMethod(params: { path?: string }, context: MethodCo
   const requested = params.path ?? '.';
   const unsafe = rootConflict(context);
   if (unsafe) return failedResult('EXECUTOR_MISCONFIGURED', unsafe, start);
+  const opener = openerOf(context);
+  if (!opener.ok) return failedResult(opener.code, opener.message, start);
   const hiddenPaths = context.hidden ?? [];
   const resolved = await resolveInsideRoot(context.root, requested, { hidden: hiddenPaths });
   if (!resolved.ok) return failedResult(resolved.code, resolved.message, start);
   let folder: FileHandle | undefined;
   try {
-    folder = await openInsideRoot(resolved.root, resolved.path, { flags: constants.O_RDONLY | constants.O_DIRECTORY });
+    folder = await opener.open(resolved.root, resolved.path, requested, { flags: constants.O_RDONLY | constants.O_DIRECTORY });
     const path = pathOfHandle(folder, resolved.path);
     // the gateway's own data is not there for tools: left out as the sandbox leaves it out of exec's view
     const names = (await readdir(path)).filter((name) => !isHiddenPath(hiddenPaths, join(resolved.path, name))).sort();
@@ -162,10 +186,10 @@ function rootConflict(context: MethodContext): string | undefined {
 type Opened = { ok: true; handle: FileHandle } | { ok: false; code: 'IO_ERROR' | 'PATH_OUTSIDE_ROOT' | 'EXECUTOR_MISCONFIGURED'; message: string; errno?: string };
 
 // Only regular files: a FIFO or device would block or never end, and a write would not land in a file.
-async function openRegularFile(root: string, path: string, requested: string, options: OpenInsideRootOptions): Promise<Opened> {
+async function openRegularFile(open: OpenFile, root: string, path: string, requested: string, options: OpenInsideRootOptions): Promise<Opened> {
   let handle: FileHandle | undefined;
   try {
-    handle = await openInsideRoot(root, path, options);
+    handle = await open(root, path, requested, options);
     const info = await handle.stat();
     if (info.isFile()) return { ok: true, handle };
     await handle.close();

@@ -10,6 +10,7 @@ import { expandPatterns, hostSecrets, secretPatterns } from './host-secrets.js';
 import { bubblewrapOutcome, directOutcome, initOutcome } from './launch-outcome.js';
 import { probeFailure, runProbe } from './probe-command.js';
 import { describeRunAs, dropArguments, giveWorkspace, resolveRunAs, type RunAs, type RunAsSetting } from './run-as.js';
+import { RunAsFiles } from './run-as-files.js';
 import { inNamespace, probeContainment, type PidNamespace } from './pid-namespace.js';
 import { probePidsCgroups, type PidsCgroupProbe, type RunCgroup } from './pids-cgroup.js';
 import { limitHit, limitsPrelude, prlimitArguments } from './resource-limits.js';
@@ -17,7 +18,7 @@ import { closeScript, LauncherPool } from './launcher-pool.js';
 import { scriptFolder, startWarm, type WarmCommand } from './warm-launch.js';
 import { environmentProblem, withEnvironment } from './tool-environment.js';
 import { exportable } from './warm-script.js';
-import type { Launch, LaunchEnding, LaunchOutcome, LaunchRequest, Sandbox, SandboxMode, SandboxStatus } from './sandbox.js';
+import type { FileAccess, Launch, LaunchEnding, LaunchOutcome, LaunchRequest, Sandbox, SandboxMode, SandboxStatus } from './sandbox.js';
 import { describeStatus } from './sandbox-status.js';
 
 /** How to build a sandbox. */
@@ -254,7 +255,25 @@ class HostSandbox implements Sandbox {
 
   private readonly pool: LauncherPool;
 
+  /** the helpers that open files as `run_as` for the gatekeeper's file methods, by workspace */
+  private readonly files = new Map<string, RunAsFiles>();
+
+  filesOf(workspace: string): FileAccess {
+    const { runAs } = this.probed;
+    if (runAs === undefined || this.drop === undefined) return { ok: true };
+    // fail closed, as a run does: a root gateway that cannot become run_as reads no file as root instead
+    if (this.probed.runAsFailure !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: this.probed.runAsFailure };
+    const real = this.realWorkspace(workspace);
+    // the file methods refuse a root no tool may run in by themselves; a fit one is the user's to write, as for a run
+    this.giveWorkspace(real, workspaceRefusal(real, this.guardedNow()));
+    let opener = this.files.get(real);
+    if (opener === undefined) this.files.set(real, (opener = new RunAsFiles(real, this.drop, describeRunAs(runAs))));
+    return { ok: true, opener };
+  }
+
   close(): Promise<void> {
+    for (const opener of this.files.values()) opener.close();
+    this.files.clear();
     return this.pool.close();
   }
 

@@ -3,11 +3,13 @@ export { createSandbox, processContainment, type SandboxOptions } from './create
 export { declaredPath } from './bubblewrap-arguments.js';
 export { declaredPathRefusal, type DeclaredPathRules } from './declared-path-refusal.js';
 export { runAsSettingProblem } from './run-as.js';
+export { RunAsFiles, type RunAsOpenOptions } from './run-as-files.js';
 export { workspaceConflict, writeRefusal } from './workspace-rules.js';
 export { decodeStatus } from './exit-status.js';
 export { limitHit, type LimitEvidence } from './resource-limits.js';
 export {
   SANDBOX_MODES,
+  type FileAccess,
   type Launch,
   type LaunchEnding,
   type LaunchOutcome,

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import type { DeclaredSandbox, ErrorCode, ResourceLimitName } from '../core/index.js';
+import type { RunAsFiles } from './run-as-files.js';
 
 /** The gateway's (and a gatekeeper's) setting: `auto` sandboxes when bubblewrap runs here, `required` refuses to run without it. */
 export type SandboxMode = 'auto' | 'required' | 'off';
@@ -95,6 +96,9 @@ export interface LaunchOutcome {
 /** A launch, or why this request may not run. */
 export type Launch = { ok: true; plan: LaunchPlan } | { ok: false; code: Extract<ErrorCode, 'SANDBOX_UNAVAILABLE' | 'SPAWN_FAILED' | 'EXECUTOR_MISCONFIGURED'>; message: string };
 
+/** How the gatekeeper's file methods open files: see `Sandbox.filesOf`. */
+export type FileAccess = { ok: true; opener?: RunAsFiles } | { ok: false; code: Extract<ErrorCode, 'SANDBOX_UNAVAILABLE'>; message: string };
+
 /** Starts local processes isolated and limited as the probe found possible. */
 export interface Sandbox {
   /** what holds now: a `required` sandbox that could not run at start is probed again by the calls it refuses */
@@ -104,6 +108,12 @@ export interface Sandbox {
   /** the paths tools may read but never change (the tools repository, the gateway's own files), as given and real; PATH folders are read-only too */
   readonly readOnly: readonly string[];
   launch(request: LaunchRequest): Promise<Launch>;
+  /**
+   * Whom the gatekeeper's file methods act as in `workspace` (review O, O5): with `opener`, a root gateway's
+   * `run_as` user, through a helper process of that user (the workspace given to the user as a run's launch gives
+   * it); without, this process's user, as tools are; a refusal where tools cannot become `run_as` (no run either).
+   */
+  filesOf(workspace: string): FileAccess;
   /** stops the launchers waiting for runs, and resolves once those still starting are stopped too; runs under way go on */
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { mkdir, realpath, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, realpath, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceProcess } from '../helpers/spawn-service.js';
@@ -52,6 +52,8 @@ beforeAll(async () => {
   // symlinks inside the workspace, as a repository or a tool (ln -s) may make them
   await symlink('secrets', join(workspace, 'link'));
   await mkdir(join(workspace, 'agent'), { recursive: true });
+  // the folder agents write: a root gateway's file methods write as sandbox.run_as (nobody), as its tools do (review O, O5)
+  await chmod(join(workspace, 'agent'), 0o777);
   await symlink('../secrets', join(workspace, 'agent', 'out'));
   // a symlink into a subfolder of the protected tree (a checkout's `current -> releases/v2`): `sub/../key` is secrets/key
   await mkdir(join(workspace, 'secrets', 'sub'));
