@@ -50,6 +50,9 @@ const STARTUP_VARIABLE = /^(LD_.*|GCONV_PATH|GETCONF_DIR|GLIBC_TUNABLES|HOSTALIA
  * sandbox gives the tool's environment to the tool alone, and this refusal is the second wall (review O, O1 and O2).
  */
 export function startupVariableProblem(name: string): string | undefined {
+  // an environment entry is `name=value` split at its first `=`: a key `BASH_ENV=/ws/evil` sets BASH_ENV (review P, P1)
+  if (name.length === 0 || name.includes('\0')) return `${JSON.stringify(name)} is not a variable name: a name is not empty and holds no NUL`;
+  if (name.includes('=')) return `${JSON.stringify(name)} is not a variable name: an environment entry is split at its first '=', so this would set '${name.split('=', 1)[0]}'`;
   return STARTUP_VARIABLE.test(name) ? `the dynamic loader or a shell would load or run what '${name}' names when a program starts` : undefined;
 }
 

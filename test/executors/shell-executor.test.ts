@@ -190,6 +190,16 @@ describe('shell executor', () => {
       expect(result.error).toMatch(new RegExp(`'${name}' may not be set by a tool, even to a fixed value`));
     });
 
+    // review P, P1: `env -i` splits `BASH_ENV=/ws/evil=.sh` at its first '=', so the key set BASH_ENV to /ws/evil=.sh
+    it.each([['BASH_ENV=/tmp/evil', "would set 'BASH_ENV'"], ['GCONV_PATH=/tmp/gc', "would set 'GCONV_PATH'"], ['', 'is not a variable name']])(
+      'returns EXECUTOR_MISCONFIGURED for the key %j, which is no variable name, and runs nothing',
+      async (name, reason) => {
+        const result = await execute(shellTool({ argv: ['sh', '-c', 'echo "ran $BASH_ENV"'], env: { [name]: '.sh' } }), {}, context);
+        expect(result).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED', output: '' });
+        expect(result.error).toContain(reason);
+      },
+    );
+
     it('never lets a parameter define a bash function (BASH_FUNC_ls%%) that bash -c ls would run', async () => {
       const tool = shellTool({ argv: ['bash', '-c', 'ls'], env: { 'BASH_FUNC_ls%%': '{p}' } }, { p: { type: 'string' } });
       const result = await execute(tool, { p: '() { id; }' }, context);
