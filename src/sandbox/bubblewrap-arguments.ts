@@ -80,6 +80,28 @@ export function guardedConflict(policy: ToolSandbox, workspace: string, guarded:
 }
 
 
+/** Who may read the gateway user's home folder and its dot-entries through a declared `filesystem.read`. */
+export interface HomeReads {
+  /** the operator's own declaration (an MCP server's config): not held to this rule, as it is not to the ceiling */
+  operator?: boolean;
+  /** `sandbox.ceiling.readable_roots`, real: a home path inside one of them may be read */
+  readableRoots?: readonly string[];
+}
+
+/**
+ * Why a definition may not read `real` (review P, P14): the home folder, or a path holding it, or one of its
+ * dot-entries (`~/.ssh`, `~/.aws`, `~/.config/gcloud`, `~/.npmrc`: the user's keys, credentials and programs' settings)
+ * — a definition pushed to the tools repository would otherwise hand them to its output and, with the network, out —
+ * unless the operator lists it in `sandbox.ceiling.readable_roots`. Its other folders (a project under ~/src) may be read.
+ */
+function homeReadRefusal(real: string, home: string, reads: HomeReads): string | undefined {
+  if (reads.operator || (reads.readableRoots ?? []).some((root) => isInside(real, root))) return undefined;
+  const allow = 'a definition may read it only where the operator lists it in sandbox.ceiling.readable_roots';
+  if (isInside(home, real)) return `which is or holds the home folder ${home} (its keys and credentials): ${allow}`;
+  if (isInside(real, home) && real.slice(home.length + 1).startsWith('.')) return `a dot-entry of the home folder ${home} (its keys', credentials' and programs' settings): ${allow}`;
+  return undefined;
+}
+
 /**
  * Why a tool's declared paths would give it the host, or undefined (review K, K1). Declarations come from a
  * repository anyone with push access writes, so none may name: `/`, or the host's /proc, /sys, /dev, /run (the
@@ -89,7 +111,7 @@ export function guardedConflict(policy: ToolSandbox, workspace: string, guarded:
  * programs the gateway runs on the host, and the gateway user's shell, would run what a tool wrote there. What lies
  * inside the workspace is the workspace's (writable anyway), but a declaration holding a system folder never is.
  */
-export function hostConflict(policy: ToolSandbox, workspace: string, system: readonly SystemMount[], programs: readonly string[]): string | undefined {
+export function hostConflict(policy: ToolSandbox, workspace: string, system: readonly SystemMount[], programs: readonly string[], reads: HomeReads = {}): string | undefined {
   const home = homedir();
   const systemFolders = [...SYSTEM_FOLDERS, ...system.filter((mount) => mount.symlink === undefined).map((mount) => mount.path), ...programs.map((program) => dirname(program))];
   for (const kind of ['read', 'write'] as const) {
@@ -99,7 +121,11 @@ export function hostConflict(policy: ToolSandbox, workspace: string, system: rea
       if (real === '/') return `${named}, the host's whole file system: no tool may be given it`;
       const hostOnly = HOST_ONLY.find((folder) => isInside(real, folder) || isInside(folder, real));
       if (hostOnly !== undefined) return `${named}, which is or holds the host's ${hostOnly}: no tool may be given it`;
-      if (kind === 'read') continue;
+      if (kind === 'read') {
+        const refusal = homeReadRefusal(real, home, reads);
+        if (refusal !== undefined) return `${named}, ${refusal}`;
+        continue;
+      }
       const holds = systemFolders.find((folder) => isInside(folder, real));
       if (holds !== undefined) return `${named}, which holds the system folder ${holds}: no tool may change it`;
       if (isInside(real, workspace)) continue;

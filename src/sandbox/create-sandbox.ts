@@ -213,7 +213,7 @@ class HostSandbox implements Sandbox {
         this.giveWorkspace(workspace, refusal);
         return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: ${refusal}` };
       }
-      const conflict = guardedConflict(policy, workspace, guarded) ?? hostConflict(policy, workspace, bubblewrap.system, [bubblewrap.path, process.execPath]);
+      const conflict = guardedConflict(policy, workspace, guarded) ?? hostConflict(policy, workspace, bubblewrap.system, [bubblewrap.path, process.execPath], { ...(request.operator ? { operator: true } : {}), ...(this.options.ceiling?.readableRoots ? { readableRoots: this.options.ceiling.readableRoots.map(real) } : {}) });
       if (conflict !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `this tool cannot run in the sandbox: ${conflict}` };
       // every repository in the workspace as it is now: past the bound, none is left writable unnoticed (review N, N23)
       const repositories = repositoryGuards(workspace);

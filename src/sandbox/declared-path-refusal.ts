@@ -9,6 +9,8 @@ export interface DeclaredPathRules {
   /** absolute */
   hide: readonly string[];
   protect: readonly string[];
+  /** `sandbox.ceiling.readable_roots`, absolute: where a definition may read the home folder's dot-entries */
+  readableRoots?: readonly string[];
 }
 
 /**
@@ -21,5 +23,5 @@ export function declaredPathRefusal(kind: 'read' | 'write', path: string, rules:
   // guarded paths are compared by their real paths, as the gateway resolves them at its start
   const real = (paths: readonly string[]): string[] => paths.map((guarded) => realDeclaredPath(guarded, rules.workspace));
   const guarded = { hide: real([...rules.hide, ...knownSecrets()]), protect: real(rules.protect) };
-  return guardedConflict(policy, rules.workspace, guarded) ?? hostConflict(policy, rules.workspace, [], [process.execPath]);
+  return guardedConflict(policy, rules.workspace, guarded) ?? hostConflict(policy, rules.workspace, [], [process.execPath], rules.readableRoots ? { readableRoots: real(rules.readableRoots) } : {});
 }

@@ -29,6 +29,24 @@ describe('hldp validate', () => {
     });
   });
 
+  describe('when a tool declares a read of the home folder or its dot-entries (review P, P14)', () => {
+    it('reports each, unless the operator lists it in sandbox.ceiling.readable_roots; other home folders may be read', async () => {
+      const env = folder.cliEnv();
+      await writeFiles(folder.path, { 'tools/keys/TOOL.hdlp': shellTool('keys', ['~/.ssh', '~/.aws/credentials', '~/', '~/projects/data'], ['/srv/out']) });
+      const run = await runCli(['validate', folder.path, '--json'], { env, cwd: folder.path });
+      expect(run.code).toBe(1);
+      const errors = JSON.parse(run.stdout).errors as Array<{ line: number; code: string; message: string }>;
+      expect(errors.map(({ line, code }) => ({ line, code }))).toEqual([14, 15, 16].map((line) => ({ line, code: 'REFUSED_SANDBOX_PATH' })));
+      expect(errors[0]!.message).toMatch(/^the tool declares filesystem\.read '~\/\.ssh' \(really .*\/\.ssh\), a dot-entry of the home folder .*only where the operator lists it in sandbox\.ceiling\.readable_roots/);
+      expect(errors[2]!.message).toMatch(/^the tool declares filesystem\.read '~\/' \(really .*\), which is or holds the home folder/);
+      const config = join(folder.path, 'ceiling.yaml');
+      await writeFiles(folder.path, { 'ceiling.yaml': 'sandbox:\n  ceiling:\n    readable_roots: [~/.ssh, ~/.aws]\n' });
+      const allowed = await runCli(['validate', folder.path, '--json', '--config', config], { env, cwd: folder.path });
+      const left = (JSON.parse(allowed.stdout).errors as Array<{ line: number; code: string }>).filter((error) => error.code === 'REFUSED_SANDBOX_PATH');
+      expect(left.map(({ line }) => line)).toEqual([16]);
+    });
+  });
+
   describe('when the tool starts no local process', () => {
     it('only warns that its sandbox has no effect', async () => {
       await writeFiles(folder.path, { 'tools/api/TOOL.hdlp': `${makeToolYaml('api', { executor: 'hldp-api', method: 'health', http: '{ path: /healthz }' })}sandbox: { filesystem: { write: [/proc/sys] } }\n` });

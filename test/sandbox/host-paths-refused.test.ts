@@ -1,4 +1,4 @@
-import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -91,6 +91,30 @@ describeWithBubblewrap('what no tool may reach on the host', () => {
     }
     expect(await exists(`/etc/${marker}`)).toBe(false);
     expect(await exists(join(homedir(), '.ssh', marker))).toBe(false);
+  });
+
+  it('refuses a definition’s read of the home folder’s dot-entries unless the operator’s ceiling lists them (review P, P14)', async () => {
+    // a key where a user keeps keys: a pushed definition declaring it read printed it (and with network: true could send it)
+    const keys = join(homedir(), `.hldp-p14-${process.pid}`);
+    await mkdir(keys, { recursive: true, mode: 0o755 });
+    try {
+      await writeFile(join(keys, 'id_test'), 'FAKE-PRIVATE-KEY\n', { mode: 0o644 });
+      for (const declared of [keys, join(keys, 'id_test'), homedir()]) {
+        const result = await runProcess(sh(`cat ${join(keys, 'id_test')}`, { filesystem: { read: [declared] } }));
+        expect(result, declared).toMatchObject({ ok: false, code: 'SANDBOX_UNAVAILABLE', output: '' });
+        expect(result.error).toMatch(/home folder .*only where the operator lists it in sandbox\.ceiling\.readable_roots/);
+      }
+      const allowing = await createSandbox({ mode: 'auto', protect: [repository], ceiling: { readableRoots: [keys] } });
+      try {
+        const spec = sh(`cat ${join(keys, 'id_test')}`, { filesystem: { read: [keys] } });
+        const result = await runProcess({ ...spec, isolation: { ...spec.isolation!, sandbox: allowing } });
+        expect(result).toMatchObject({ ok: true, output: 'FAKE-PRIVATE-KEY\n' });
+      } finally {
+        allowing.close();
+      }
+    } finally {
+      await rm(keys, { recursive: true, force: true });
+    }
   });
 
   it('still grants a declared path of the workspace or of a project folder', async () => {
