@@ -1,14 +1,76 @@
-import { runToEnd } from '../core/index.js';
-import { narrowed } from './narrow-array.js';
+import { arrayOf, narrowed, widthFor, type NarrowArray, type StreamedArray } from './narrow-array.js';
 import { FIELD_COUNT, type Postings, type StoredPostings } from './postings.js';
 
+/** The postings as the file writer takes them: tight, as a compaction leaves them, their entries handed over a piece at a time. */
+export type WritablePostings = Omit<StoredPostings, 'slots' | 'codes'> & { slots: StreamedArray; codes: StreamedArray };
+
 /**
- * The live entries of `postings` in tight arrays, slots renumbered by `order` (live slots in the order they get
- * their new numbers): what a compaction keeps and what is written to disk.
+ * The live entries of `postings` as tight arrays, slots renumbered by `order` (live slots in the order they get their
+ * new numbers), for the file: the slots and codes of the entries read a piece at a time from where they lie as the
+ * file is written (each write of a 100,000-tool index made them whole beside the index, 28 MB of slots and 28 of codes
+ * narrowed into 7 more, issue #18), so the postings must not change until it is written; the rest made whole (a few
+ * numbers per term and per tool).
  */
-export function compactedPostings(postings: Postings, order: Int32Array): StoredPostings {
-  const { capacities: _room, ...tight } = runToEnd(compactedPostingsSteps(postings, renumbering(order, postings.slotCount), order.length));
-  return { ...tight, fieldCounts: postings.fieldCounts.slice(0, postings.lengths.length * FIELD_COUNT) };
+export function streamedPostings(postings: Postings, order: Int32Array): WritablePostings {
+  const renumber = renumbering(order, postings.slotCount);
+  const terms = postings.lengths.length;
+  const starts = new Int32Array(terms);
+  const lengths = new Int32Array(terms);
+  let total = 0;
+  let largestCode = 0;
+  for (let term = 0; term < terms; term++) {
+    const { slots, codes, start, end } = listOf(postings, term);
+    let kept = 0;
+    for (let at = start; at < end; at++) {
+      if (renumber[slots[at]!] === -1) continue;
+      kept += 1;
+      if (codes[at]! > largestCode) largestCode = codes[at]!;
+    }
+    starts[term] = total;
+    lengths[term] = kept;
+    total += kept;
+  }
+  // each live entry's new slot, or its code, in order
+  function* pieces(piece: NarrowArray, take: 'slot' | 'code'): Generator<NarrowArray, void, void> {
+    let filled = 0;
+    for (let term = 0; term < terms; term++) {
+      const list = listOf(postings, term);
+      for (let at = list.start; at < list.end; at++) {
+        const slot = renumber[list.slots[at]!]!;
+        if (slot === -1) continue;
+        piece[filled++] = take === 'slot' ? slot : list.codes[at]!;
+        if (filled < piece.length) continue;
+        yield piece;
+        filled = 0;
+      }
+    }
+    if (filled > 0) yield piece.subarray(0, filled);
+  }
+  const fieldLengths = new Int32Array(order.length * FIELD_COUNT);
+  for (let slot = 0; slot < renumber.length; slot++) {
+    const renumbered = renumber[slot]!;
+    if (renumbered === -1) continue;
+    for (let field = 0; field < FIELD_COUNT; field++) fieldLengths[renumbered * FIELD_COUNT + field] = postings.fieldLengths[slot * FIELD_COUNT + field]!;
+  }
+  const codeWidth = widthFor(largestCode);
+  return {
+    starts,
+    lengths,
+    fieldCounts: postings.fieldCounts.slice(0, terms * FIELD_COUNT),
+    slots: { length: total, width: 4, pieces: () => pieces(new Int32Array(Math.min(PIECE, total)), 'slot') },
+    codes: { length: total, width: codeWidth, pieces: () => pieces(arrayOf(codeWidth, Math.min(PIECE, total)), 'code') },
+    fieldLengths: narrowed(fieldLengths),
+  };
+}
+
+// numbers handed over in one piece (256 KB of slots)
+const PIECE = 1 << 16;
+
+// where `term`'s list lies: in the tight pool, or in the pool of moved lists
+function listOf(postings: Postings, term: number): { slots: Int32Array; codes: NarrowArray; start: number; end: number } {
+  const moved = postings.moved[term] === 1;
+  const start = postings.starts[term]!;
+  return { slots: moved ? postings.movedSlots : postings.slots, codes: moved ? postings.movedCodes : postings.codes, start, end: start + postings.lengths[term]! };
 }
 
 /** Per slot of `slotCount`, its new number in `order` (-1: dropped). */

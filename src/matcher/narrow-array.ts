@@ -58,3 +58,35 @@ export function resized(array: NarrowArray, length: number): NarrowArray {
   copy.set(array.subarray(0, Math.min(array.length, length)));
   return copy;
 }
+
+/**
+ * An array handed over a piece at a time, never whole: its length, the width of its numbers and, in order, its numbers
+ * in pieces of that width, each valid only until the next is asked for (a writer writes each before it asks again).
+ */
+export interface StreamedArray {
+  readonly length: number;
+  readonly width: Width;
+  pieces(): Iterable<NarrowArray>;
+}
+
+/** A narrow array, or one handed over a piece at a time. */
+export type ArraySource = NarrowArray | StreamedArray;
+
+/** `source`'s numbers in one array of its width. */
+export function wholeOf(source: ArraySource): NarrowArray {
+  if (!isStreamed(source)) return source;
+  const whole = arrayOf(source.width, source.length);
+  let filled = 0;
+  for (const piece of source.pieces()) {
+    whole.set(piece, filled);
+    filled += piece.length;
+  }
+  if (filled !== source.length) throw new Error(`a streamed array of ${source.length} numbers handed over ${filled}`);
+  return whole;
+}
+
+/** Whether `source` is handed over a piece at a time. */
+export const isStreamed = (source: ArraySource): source is StreamedArray => !ArrayBuffer.isView(source);
+
+/** The width of `source`'s numbers. */
+export const widthOfSource = (source: ArraySource): Width => (isStreamed(source) ? source.width : widthOf(source));

@@ -62,7 +62,7 @@ export class Postings {
   }
 
   /**
-   * tight arrays (their slots numbered from 0, as `compactedPostings` gives them, codes and field lengths as narrow as
+   * tight arrays (their slots numbered from 0, as `compactedPostingsSteps` gives them, codes and field lengths as narrow as
    * it made them) become this index's, with room to grow (each list's own, `capacities`, when given: none by default)
    */
   adopt(tight: StoredPostings & { capacities?: Int32Array }): void {
@@ -97,7 +97,43 @@ export class Postings {
 
   /** indexes a tool's document under `slot` (from `nextSlot`) */
   add(slot: number, document: IndexedDocument, dictionary: TermDictionary): void {
-    // per term id, its entry codes in field order
+    const entries = this.entriesOf(slot, document, dictionary);
+    for (const [term, codes] of entries) this.write(term, this.reserve(term, codes.length), slot, codes);
+    this.alive[slot] = 1;
+  }
+
+  /**
+   * indexes a tool's document under the `slot` of the tool it replaces (`termIds` and `masks` as `remove` takes them):
+   * where it has a term in as many fields as the tool before, its entries are rewritten where they are, and only a list
+   * it brings more entries than it had room for moves (at 100,000 tools whose words every tool has, a changed tool added
+   * under a new slot moved every list). Reads each of the replaced tool's lists to find its entries: `replaceCost`.
+   */
+  replace(slot: number, termIds: ArrayLike<number>, masks: ArrayLike<number>, document: IndexedDocument, dictionary: TermDictionary): void {
+    const entries = this.entriesOf(slot, document, dictionary);
+    for (let index = 0; index < termIds.length; index++) {
+      const term = termIds[index]!;
+      const had = bitCount(masks[index]!);
+      for (let field = 0; field < FIELD_COUNT; field++) if ((masks[index]! & (1 << field)) !== 0) this.fieldCounts[term * FIELD_COUNT + field]! -= 1;
+      const at = this.entriesAt(term, slot);
+      const codes = entries.get(term);
+      if (codes !== undefined && codes.length === had) {
+        this.write(term, at, slot, codes);
+        entries.delete(term);
+      } else this.cut(term, at, had);
+    }
+    for (const [term, codes] of entries) this.write(term, this.reserve(term, codes.length), slot, codes);
+    this.alive[slot] = 1;
+  }
+
+  /** how many entries `replace` of the tool with `termIds` reads at most */
+  replaceCost(termIds: ArrayLike<number>): number {
+    let cost = 0;
+    for (let index = 0; index < termIds.length; index++) cost += this.lengths[termIds[index]!] ?? 0;
+    return cost;
+  }
+
+  // per term id of the document's terms, its entry codes in field order; the slot's field lengths set
+  private entriesOf(slot: number, document: IndexedDocument, dictionary: TermDictionary): Map<number, number[]> {
     const entries = new Map<number, number[]>();
     for (let field = 0; field < FIELD_COUNT; field++) {
       const text = document[SEARCH_FIELDS[field]!];
@@ -116,18 +152,37 @@ export class Postings {
       }
     }
     this.growTerms(dictionary.terms.length);
-    for (const [term, codes] of entries) {
-      const at = this.reserve(term, codes.length);
-      // the tight pool's codes are narrow: widened (all of them, once) only when a code written into its room does not fit
-      if (this.moved[term] !== 1) for (const code of codes) this.codes = holding(this.codes, code);
-      const [slots, codesTo] = this.moved[term] === 1 ? [this.movedSlots, this.movedCodes] : [this.slots, this.codes];
-      for (let index = 0; index < codes.length; index++) {
-        slots[at + index] = slot;
-        codesTo[at + index] = codes[index]!;
-        this.fieldCounts[term * FIELD_COUNT + (codes[index]! & FIELD_MASK)]! += 1;
-      }
+    return entries;
+  }
+
+  // writes `slot`'s entries of `term` from `at` in its list, and counts them
+  private write(term: number, at: number, slot: number, codes: readonly number[]): void {
+    // the tight pool's codes are narrow: widened (all of them, once) only when a code written into its room does not fit
+    if (this.moved[term] !== 1) for (const code of codes) this.codes = holding(this.codes, code);
+    const [slots, codesTo] = this.moved[term] === 1 ? [this.movedSlots, this.movedCodes] : [this.slots, this.codes];
+    for (let index = 0; index < codes.length; index++) {
+      slots[at + index] = slot;
+      codesTo[at + index] = codes[index]!;
+      this.fieldCounts[term * FIELD_COUNT + (codes[index]! & FIELD_MASK)]! += 1;
     }
-    this.alive[slot] = 1;
+  }
+
+  // where `slot`'s entries of `term` start (a tool's entries for a term are side by side)
+  private entriesAt(term: number, slot: number): number {
+    const slots = this.moved[term] === 1 ? this.movedSlots : this.slots;
+    const start = this.starts[term]!;
+    const end = start + this.lengths[term]!;
+    for (let at = start; at < end; at++) if (slots[at] === slot) return at;
+    throw new Error(`search index: tool slot ${slot} has no entries for term ${term} that its record names`);
+  }
+
+  // takes `count` entries out of `term`'s list from `at`, the rest of the list moved up (its room grows by as many)
+  private cut(term: number, at: number, count: number): void {
+    const [slots, codes] = this.moved[term] === 1 ? [this.movedSlots, this.movedCodes] : [this.slots, this.codes];
+    const end = this.starts[term]! + this.lengths[term]!;
+    slots.copyWithin(at, at + count, end);
+    codes.copyWithin(at, at + count, end);
+    this.lengths[term]! -= count;
   }
 
   /** takes a tool out: `fields` gives each of its term ids with the mask of the fields it has the term in */
@@ -226,6 +281,12 @@ export class Postings {
     this.matched = new Int32Array(size);
     this.touched = new Int32Array(size);
   }
+}
+
+function bitCount(mask: number): number {
+  let count = 0;
+  for (let rest = mask; rest !== 0; rest &= rest - 1) count += 1;
+  return count;
 }
 
 function copied<T extends Int32Array | Uint8Array>(from: T, to: T): T {

@@ -4,7 +4,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { letGo, runLettingGo, runToEnd, sameToolsAt, takePatchedFrom, toolCount, toolsOf, type ToolIndex, type ToolSequence } from '../core/index.js';
 import { keptCalibrationBasis, type CalibrationBasis } from './calibration-basis.js';
-import { restoreSearchIndex, restoreSearchIndexLettingGo, storeSearchIndex, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
+import { restoreSearchIndex, restoreSearchIndexLettingGo, searchIndexToWrite, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
 import { decodeSearchIndexFile, encodeSearchIndexFile, LAYOUT, type DecodedSearchIndexFile, type Measured, type ReadRequest } from './search-index-layout.js';
 
 /** A search index read from its file, and what its matcher measured over the same tools. */
@@ -92,10 +92,11 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
         if (existsSync(path)) return;
         mkdirSync(dir, { recursive: true });
         const temporary = `${path}.${process.pid}.tmp`;
-        // piece by piece: the arrays are written from where they are, never joined into one buffer of the file's size
+        // piece by piece: the arrays are written from where they are, never joined into one buffer of the file's size,
+        // and the entries and records a piece at a time, never copied whole
         const descriptor = openSync(temporary, 'w');
         try {
-          for (const piece of encodeSearchIndexFile(matcherVersion(), storeSearchIndex(search), measured)) {
+          for (const piece of encodeSearchIndexFile(matcherVersion(), searchIndexToWrite(search), measured)) {
             for (let written = 0; written < piece.length; ) written += writeSync(descriptor, piece, written);
           }
         } finally {

@@ -1,8 +1,8 @@
 import { endianness } from 'node:os';
 import { deserialize, serialize } from 'node:v8';
-import { arrayOf, WIDTHS, widthOf, type NarrowArray, type Width } from './narrow-array.js';
+import { arrayOf, isStreamed, WIDTHS, widthOfSource, type ArraySource, type NarrowArray, type Width } from './narrow-array.js';
 import { FIELD_COUNT, type StoredPostings } from './postings.js';
-import type { StoredSearchIndex } from './search-index.js';
+import type { SearchIndexToWrite, StoredSearchIndex } from './search-index.js';
 import type { Calibration } from './calibration.js';
 
 // The search index file, layout 6 (1 held minisearch's JSON, 2 one `v8.serialize` of everything, 3 every array of
@@ -89,23 +89,39 @@ const CHECK_STEP = 1 << 20;
 
 const padded = (bytes: number): number => Math.ceil(bytes / ALIGN) * ALIGN;
 
-const arraysOf = (stored: StoredSearchIndex): Record<ArrayName, NarrowArray> => ({ ...stored.postings, counts: stored.counts, offsets: stored.offsets, data: stored.data });
+const arraysOf = (stored: SearchIndexToWrite | StoredSearchIndex): Record<ArrayName, ArraySource> => ({ ...stored.postings, counts: stored.counts, offsets: stored.offsets, data: stored.data });
 
-/** The file's pieces in order (prefix and header, then each array and its padding): written one after another, never joined. */
-export function encodeSearchIndexFile(version: string, stored: StoredSearchIndex, measured: Measured = {}): Uint8Array[] {
+const bytesOf = (array: NarrowArray): Uint8Array => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+
+/**
+ * The file's pieces in order (prefix and header, then each array and its padding): written one after another, never
+ * joined, each before the next is asked for (an array handed over a piece at a time reuses its piece).
+ */
+export function* encodeSearchIndexFile(version: string, stored: SearchIndexToWrite | StoredSearchIndex, measured: Measured = {}): Generator<Uint8Array, void, void> {
   const arrays = arraysOf(stored);
-  const header: Header = { version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: ARRAYS.map((name) => arrays[name].length), widths: ARRAYS.map((name) => widthOf(arrays[name])), measured };
+  const header: Header = { version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: ARRAYS.map((name) => arrays[name].length), widths: ARRAYS.map((name) => widthOfSource(arrays[name])), measured };
   const headerBytes = serialize(header);
   const prefix = Buffer.alloc(PREFIX_BYTES);
   MAGIC.copy(prefix, 0);
   prefix.writeUInt32LE(LAYOUT, 8);
   prefix.writeUInt32LE(headerBytes.length, 12);
-  const pieces: Uint8Array[] = [prefix, headerBytes, new Uint8Array(padded(PREFIX_BYTES + headerBytes.length) - PREFIX_BYTES - headerBytes.length)];
+  yield prefix;
+  yield headerBytes;
+  yield new Uint8Array(padded(PREFIX_BYTES + headerBytes.length) - PREFIX_BYTES - headerBytes.length);
   for (const name of ARRAYS) {
     const array = arrays[name];
-    pieces.push(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), new Uint8Array(padded(array.byteLength) - array.byteLength));
+    const byteLength = array.length * widthOfSource(array);
+    if (isStreamed(array)) {
+      let handed = 0;
+      for (const piece of array.pieces()) {
+        handed += piece.length;
+        yield bytesOf(piece);
+      }
+      // the header said how many: a file that does not add up would be read as a miss, but never written so
+      if (handed !== array.length) throw new Error(`search index file: ${name} handed over ${handed} numbers, not ${array.length}`);
+    } else yield bytesOf(array);
+    yield new Uint8Array(padded(byteLength) - byteLength);
   }
-  return pieces;
 }
 
 /** A search index file's content. */

@@ -1,8 +1,8 @@
 import { runLettingGo, runToEnd, sameToolsAt, toolNameAt } from '../core/index.js';
 import type { ToolDefinition, ToolSequence } from '../core/index.js';
-import { compactedPostings, compactedPostingsSteps, renumbering, type TightPostings } from './compacted-postings.js';
+import { compactedPostingsSteps, renumbering, streamedPostings, type TightPostings, type WritablePostings } from './compacted-postings.js';
 import { FIELD_COUNT, Postings, type StoredPostings } from './postings.js';
-import { largest, type NarrowArray } from './narrow-array.js';
+import { largest, wholeOf, type NarrowArray, type StreamedArray } from './narrow-array.js';
 import { describeTool, TermDictionary, ToolRecord, type RecordNumbers } from './tool-record.js';
 import { ToolRecords } from './tool-records.js';
 
@@ -159,19 +159,27 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: ToolSequen
   const removed: ToolRecord[] = [];
   for (const record of previous.records) if (!kept.has(record)) removed.push(record);
   const added = tools.length - foundCount;
-  const room = foundCount === kept.size && added > 0 ? yield* addedRoomSteps(previous, tools, found) : undefined;
-  const compaction = foundCount === kept.size && dueCompaction(previous, removed, added, room) ? yield* compactionSteps(previous, tools, found, removed, room) : undefined;
+  // per position, the record of the tool of that name it replaces in its slot (none where a record is found twice)
+  const replacing = foundCount === kept.size && removed.length > 0 && added > 0 ? yield* replacingSteps(previous, tools, found, kept) : new Map<number, ToolRecord>();
+  const replaced = new Set(replacing.values());
+  const room = foundCount === kept.size && added > 0 ? yield* addedRoomSteps(previous, tools, found, replacing) : undefined;
+  const compaction =
+    foundCount === kept.size && dueCompaction(previous, removed.filter((record) => !replaced.has(record)), added - replacing.size, room) ? yield* compactionSteps(previous, tools, found, removed, room?.entries) : undefined;
   // from here on nothing lets go
   if (!isCurrent(previous)) return buildSearchIndex(tools);
   const { engine } = previous;
   let records: ToolRecord[];
   if (compaction === undefined) {
     for (const record of removed) {
+      if (replaced.has(record)) continue;
       // its entries stay until a compaction, skipped; the term counts are a fresh index's at once
       engine.postings.remove(record.id, record.termIds(), record.termFieldMasks());
       count(engine, record, -1);
     }
-    records = Array.from({ length: tools.length }, (_, position) => found[position] ?? index(engine, tools.at(position)!));
+    records = Array.from({ length: tools.length }, (_, position) => {
+      const before = replacing.get(position);
+      return found[position] ?? (before === undefined ? index(engine, tools.at(position)!) : reindex(engine, tools.at(position)!, before));
+    });
   } else {
     // the counts as the removals left them; a tool added takes the slot of its position, left empty for it
     engine.postings.adopt({ ...compaction.tight, fieldCounts: compaction.fieldCounts });
@@ -186,11 +194,11 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: ToolSequen
 // holding more entries than a compaction copies: a list that outgrows its room moves with as much room again, so a
 // tool whose words every tool has moved nearly every entry, the tight pool kept beside it (at 100,000 generated tools,
 // a restart onto a commit that changed one of them held 146 MB of moved lists beside the 35 MB a fresh load holds)
-function dueCompaction(previous: SearchIndex, removed: readonly ToolRecord[], added: number, room: Int32Array | undefined): boolean {
+function dueCompaction(previous: SearchIndex, removed: readonly ToolRecord[], added: number, room: AddedRoom | undefined): boolean {
   let removedEntries = 0;
   for (const record of removed) for (const mask of record.termFieldMasks()) removedEntries += bitCount(mask);
   const { postings } = previous.engine;
-  return postings.wastefulAfter(removed.length, removedEntries, added) || (room !== undefined && postings.entriesMovedBy(room) > Math.max(MOVED_AT_MOST, postings.entriesInUse() / 2));
+  return postings.wastefulAfter(removed.length, removedEntries, added) || (room !== undefined && postings.entriesMovedBy(room.growth) > Math.max(MOVED_AT_MOST, postings.entriesInUse() / 2));
 }
 
 // entries an update may move without a compaction however few the postings hold: a small registry's update keeps its
@@ -199,11 +207,18 @@ const MOVED_AT_MOST = 32_768;
 
 /**
  * Per term id, the entries the tools `found` lacks will bring (as far as the analysis of each alone tells: a guess is
- * enough): whether adding them moves most lists, and a compaction's room for them.
+ * enough): a compaction's room for them, and by how much they grow each list, the entries of the tools they replace in
+ * their slots taken out (whether adding them moves most lists).
  */
-function* addedRoomSteps(previous: SearchIndex, tools: ToolSequence, found: ReadonlyArray<ToolRecord | undefined>): Generator<void, Int32Array, void> {
+interface AddedRoom {
+  entries: Int32Array;
+  growth: Int32Array;
+}
+
+function* addedRoomSteps(previous: SearchIndex, tools: ToolSequence, found: ReadonlyArray<ToolRecord | undefined>, replacing: ReadonlyMap<number, ToolRecord>): Generator<void, AddedRoom, void> {
   const { postings, dictionary } = previous.engine;
-  const room = new Int32Array(postings.lengths.length);
+  const entries = new Int32Array(postings.lengths.length);
+  const growth = new Int32Array(postings.lengths.length);
   for (let position = 0; position < tools.length; position++) {
     if (found[position] !== undefined) {
       if (position % STEP === STEP - 1) yield;
@@ -214,10 +229,47 @@ function* addedRoomSteps(previous: SearchIndex, tools: ToolSequence, found: Read
     const masks = alone.termFieldMasks();
     alone.termIds().forEach((term, at) => {
       const id = dictionary.idOf(alone.dictionary.terms[term]!);
-      if (id !== undefined && id < room.length) room[id]! += bitCount(masks[at]!);
+      if (id === undefined || id >= entries.length) return;
+      entries[id]! += bitCount(masks[at]!);
+      growth[id]! += bitCount(masks[at]!);
     });
+    const before = replacing.get(position);
+    if (before === undefined) continue;
+    const beforeMasks = before.termFieldMasks();
+    before.termIds().forEach((id, at) => (growth[id]! -= bitCount(beforeMasks[at]!)));
   }
-  return room;
+  return { entries, growth };
+}
+
+/**
+ * Per position of a tool added, the record of the removed tool of the same name (a definition changed): its slot is
+ * the new one's, its entries rewritten where they are. As long as finding their entries reads at most one pass over the
+ * postings' entries (what a compaction copies): the tools past that get slots of their own.
+ */
+function* replacingSteps(previous: SearchIndex, tools: ToolSequence, found: ReadonlyArray<ToolRecord | undefined>, kept: ReadonlySet<ToolRecord>): Generator<void, Map<number, ToolRecord>, void> {
+  const gone = new Map<string, ToolRecord>();
+  for (let position = 0; position < previous.records.length; position++) {
+    if (position % STEP === STEP - 1) yield;
+    const record = previous.records.at(position)!;
+    if (kept.has(record)) continue;
+    const name = toolNameAt(previous.tools, position);
+    if (name !== undefined) gone.set(name, record);
+  }
+  const replacing = new Map<number, ToolRecord>();
+  const { postings } = previous.engine;
+  let budget = postings.slots.length + postings.movedUsed;
+  for (let position = 0; position < tools.length && gone.size > 0; position++) {
+    if (position % STEP === STEP - 1) yield;
+    if (found[position] !== undefined) continue;
+    const name = toolNameAt(tools, position)!;
+    const before = gone.get(name);
+    if (before === undefined) continue;
+    gone.delete(name);
+    budget -= postings.replaceCost(before.termIds());
+    if (budget < 0) break;
+    replacing.set(position, before);
+  }
+  return replacing;
 }
 
 /**
@@ -287,23 +339,56 @@ export interface StoredSearchIndex {
 
 /** What of a search index is kept on disk. */
 export function storeSearchIndex(index: SearchIndex): StoredSearchIndex {
+  const { postings, data, ...rest } = searchIndexToWrite(index);
+  return { ...rest, postings: { ...postings, slots: wholeOf(postings.slots) as Int32Array, codes: wholeOf(postings.codes) }, data: wholeOf(data) as RecordNumbers };
+}
+
+/** `StoredSearchIndex` as the file writer takes it: the entries of the postings and the records' numbers handed over a piece at a time. */
+export type SearchIndexToWrite = Omit<StoredSearchIndex, 'postings' | 'data'> & { postings: WritablePostings; data: StreamedArray };
+
+/**
+ * What of a search index is kept on disk, for the file: the postings' entries and the records' numbers, most of it,
+ * read a piece at a time from where they lie as the file is written, never copied whole (issue #18: at 100,000 tools
+ * a write made ~100 MB of copies beside the index, the peak of a start onto a newer commit). The index must not
+ * change until the file is written.
+ */
+export function searchIndexToWrite(index: SearchIndex): SearchIndexToWrite {
   const { records } = index;
   const { dictionary, documentFrequency } = index.engine;
   const offsets = new Int32Array(records.length + 1);
   for (let position = 0; position < records.length; position++) offsets[position + 1] = offsets[position]! + records.sizeAt(position);
-  const made = [...records];
-  const wide = made.some((record) => record.data instanceof Int32Array && largest(record.data) > 0xffff);
-  const data = wide ? new Int32Array(offsets[records.length]!) : new Uint16Array(offsets[records.length]!);
-  made.forEach((record, position) => data.set(record.data, offsets[position]));
+  let wide = false;
+  for (const record of records) if (record.data instanceof Int32Array && largest(record.data) > 0xffff) wide = true;
+  const total = offsets[records.length]!;
   return {
     names: Array.from({ length: index.tools.length }, (_, position) => toolNameAt(index.tools, position)!),
-    postings: compactedPostings(index.engine.postings, slotsOf(records)),
+    postings: streamedPostings(index.engine.postings, slotsOf(records)),
     terms: dictionary.terms.slice(),
     counts: documentFrequency.counts.slice(0, dictionary.terms.length),
     offsets,
-    data,
+    data: { length: total, width: wide ? 4 : 2, pieces: () => recordPieces(records, wide ? new Int32Array(Math.min(PIECE, total)) : new Uint16Array(Math.min(PIECE, total))) },
   };
 }
+
+// the records' numbers one after another, in pieces of `piece`'s length
+function* recordPieces(records: ToolRecords, piece: RecordNumbers): Generator<RecordNumbers, void, void> {
+  let filled = 0;
+  for (const { data } of records) {
+    for (let from = 0; from < data.length; ) {
+      const count = Math.min(data.length - from, piece.length - filled);
+      piece.set(data.subarray(from, from + count), filled);
+      filled += count;
+      from += count;
+      if (filled < piece.length) continue;
+      yield piece;
+      filled = 0;
+    }
+  }
+  if (filled > 0) yield piece.subarray(0, filled);
+}
+
+// numbers handed over in one piece
+const PIECE = 1 << 16;
 
 /** The search index kept for exactly these tools, over them; undefined when it was kept for other tools. */
 export function restoreSearchIndex(stored: StoredSearchIndex, tools: ToolSequence): SearchIndex | undefined {
@@ -390,6 +475,15 @@ function snapshot(engine: SearchEngine, tools: ToolSequence, records: ToolRecord
   }
   const intentRarity = new Array<Float64Array[] | undefined>(records.length);
   return { tools, records, slotPositions, averageFieldLengths, documentFrequency, rarity: new Map(), intentRarity, engine, version };
+}
+
+// analyses a tool and indexes it in the slot of the tool it replaces
+function reindex(engine: SearchEngine, tool: ToolDefinition, before: ToolRecord): ToolRecord {
+  const { record, document } = describeTool(tool, engine.dictionary, before.id);
+  engine.postings.replace(before.id, before.termIds(), before.termFieldMasks(), document, engine.dictionary);
+  count(engine, before, -1);
+  count(engine, record, 1);
+  return record;
 }
 
 // analyses a tool and indexes it under a new slot (or the empty one given)

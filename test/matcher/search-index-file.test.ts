@@ -104,7 +104,7 @@ describe('search indexes kept on disk', () => {
     const bytes = await readFile(path);
     const kept = decodeBytes(bytes)!;
     expect(kept.stored.names).toEqual(starter.tools.map((tool) => tool.name));
-    await writeFile(path, joined(encodeSearchIndexFile('an older matcher', kept.stored)));
+    await writeFile(path, joined([...encodeSearchIndexFile('an older matcher', kept.stored)]));
     expect(files.read(starter)).toBeUndefined();
     expect(await files.readLettingGo(starter)).toBeUndefined();
     // torn, or with bytes after its last array

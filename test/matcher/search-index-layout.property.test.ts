@@ -38,7 +38,7 @@ const measuredArbitrary: fc.Arbitrary<Measured> = fc.record(
 const basisArbitrary = fc.array(fc.tuple(fc.nat({ max: 2 ** 32 - 1 }), fc.boolean()), { maxLength: 4 });
 const basisOf = (pairs: Array<[number, boolean]>, count: number): Measured['basis'] =>
   pairs.length === 0 ? undefined : { texts: Uint32Array.from({ length: count }, (_, at) => pairs[at % pairs.length]![0]), chinese: Uint8Array.from({ length: count }, (_, at) => (pairs[at % pairs.length]![1] ? 1 : 0)) };
-const fileOf = (tools: ToolDefinition[], version = 'v', measured: Measured = {}): Buffer => Buffer.concat(encodeSearchIndexFile(version, storeSearchIndex(buildSearchIndex(tools)), measured));
+const fileOf = (tools: ToolDefinition[], version = 'v', measured: Measured = {}): Buffer => Buffer.concat([...encodeSearchIndexFile(version, storeSearchIndex(buildSearchIndex(tools)), measured)]);
 
 /** What a decoded file says was measured has the shape its writer gives it. */
 function expectMeasured(measured: Measured): void {
@@ -77,7 +77,7 @@ describe('the search index file', () => {
         const basis = basisOf(pairs, tools.length);
         const measured: Measured = basis === undefined ? measuredOnly : { ...measuredOnly, basis };
         const stored = storeSearchIndex(buildSearchIndex(tools));
-        const decoded = decode(Buffer.concat(encodeSearchIndexFile(version, stored, measured)));
+        const decoded = decode(Buffer.concat([...encodeSearchIndexFile(version, stored, measured)]));
         expect(decoded).toEqual({ version, stored, measured });
         expect(restoreSearchIndex(decoded!.stored, tools)).toBeDefined();
       }),
@@ -100,7 +100,7 @@ describe('the search index file', () => {
         expect(widthOf(narrow.postings.fieldLengths)).toBe(1);
         const postings = { ...narrow.postings, codes: wideOf(narrow.postings.codes, codesWidth), fieldLengths: wideOf(narrow.postings.fieldLengths, lengthsWidth) };
         const stored: StoredSearchIndex = { ...narrow, data: wideOf(narrow.data, dataWidth) as Uint16Array | Int32Array, postings };
-        const decoded = decode(Buffer.concat(encodeSearchIndexFile('v', stored)))!;
+        const decoded = decode(Buffer.concat([...encodeSearchIndexFile('v', stored)]))!;
         expect(decoded.stored).toEqual(stored);
         for (const [read, written] of [[decoded.stored.data, stored.data], [decoded.stored.postings.codes, postings.codes], [decoded.stored.postings.fieldLengths, postings.fieldLengths]] as const) expect(widthOf(read)).toBe(widthOf(written));
         const asNarrow = restoreSearchIndex(narrow, tools)!;
