@@ -11,10 +11,11 @@ export interface StdioStreams {
 }
 
 /**
- * Serves MCP over stdin/stdout. When stdin ends, requests already read are answered first, then the server
- * closes; when `signal` aborts, it closes at once (calls running are cancelled, and their receipts say so).
+ * Serves MCP over stdin/stdout. When stdin ends, or `finish` aborts, requests already read are answered first, then
+ * the server closes; when `signal` aborts, it closes at once (calls running are cancelled, and their receipts say so).
+ * A client gone (stdout closed: EPIPE) is a caller that hung up: the server closes, its calls cancelled, receipts stored.
  */
-export async function serveMcpStdio(gateway: Gateway, options: { streams?: StdioStreams; signal?: AbortSignal; toolsets?: readonly string[]; principal?: string } = {}): Promise<void> {
+export async function serveMcpStdio(gateway: Gateway, options: { streams?: StdioStreams; signal?: AbortSignal; finish?: AbortSignal; toolsets?: readonly string[]; principal?: string } = {}): Promise<void> {
   const { stdin, stdout } = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
   // loaded here, not by the folder's index: `hldp serve` imports the index for /mcp and listens without the SDK (issue #18)
   const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('./create-mcp-server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
@@ -35,12 +36,23 @@ export async function serveMcpStdio(gateway: Gateway, options: { streams?: Stdio
   const finish = () => void pending.idle().then(close);
   stdin.once('end', finish);
   stdin.once('close', finish);
+  // a client that exits closes our stdout too: an unhandled EPIPE ended the process, and the receipts of its calls
+  // still running with it (found checking how hldp mcp ends, review N, N10). Its calls are cancelled, as an HTTP
+  // caller's that hangs up: no one is left to read their answers, and each stores its CANCELLED receipt
+  const gone = (): void => close();
+  stdout.on('error', gone);
   options.signal?.addEventListener('abort', close, { once: true });
+  options.finish?.addEventListener('abort', finish, { once: true });
   if (options.signal?.aborted) close();
+  if (options.finish?.aborted) finish();
   await closed;
   stdin.off('end', finish);
   stdin.off('close', finish);
   options.signal?.removeEventListener('abort', close);
+  options.finish?.removeEventListener('abort', finish);
+  // a late write to a closed stdout must not end the process: the command still closes the gateway (its receipts)
+  stdout.off('error', gone);
+  stdout.on('error', () => undefined);
 }
 
 /** Counts requests read but not yet answered, by watching the transport's messages in and out. */
@@ -54,9 +66,13 @@ function trackRequests(transport: StdioServerTransport): { idle(): Promise<void>
   };
   const send = transport.send.bind(transport);
   transport.send = async (message: JSONRPCMessage) => {
-    await send(message);
-    if (!('method' in message) && 'id' in message && message.id !== undefined) open.delete(message.id);
-    if (open.size === 0) for (const wake of waiters.splice(0)) wake();
+    try {
+      await send(message);
+    } finally {
+      // an answer that could not be written (the client gone) is not waited for again
+      if (!('method' in message) && 'id' in message && message.id !== undefined) open.delete(message.id);
+      if (open.size === 0) for (const wake of waiters.splice(0)) wake();
+    }
   };
   return {
     idle: () => (open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (waiters = [...waiters, resolve]))),

@@ -1,6 +1,11 @@
-import { REPOSITORY_OPTIONS, type Command } from '../command.js';
+import { REPOSITORY_OPTIONS, type Command, type CommandIo } from '../command.js';
+import type { Gateway } from '../../gateway/service/index.js';
 import { toolCount } from '../../core/index.js';
 import { UsageError } from '../usage-error.js';
+
+// after a signal, how long the cancelled calls may take to end and store their receipts before the process exits
+// anyway (as serve's second signal): a cancelled run is killed (SIGTERM, SIGKILL 100 ms later) and its pipes let go within a second
+const SECOND_SIGNAL_BOUND_MS = 10_000;
 
 /** `hldp mcp`: the registry's tools as an MCP server on stdin/stdout; logs go to stderr, stdout is the protocol's. */
 export const mcpCommand: Command = {
@@ -9,7 +14,7 @@ export const mcpCommand: Command = {
   summary: 'serve the tools over MCP on stdin/stdout (for MCP clients; the HTTP endpoint is /mcp in hldp serve); acts for the principal of HLDP_TOKEN, or local (where principals are configured, only with --as-local)',
   options: { ...REPOSITORY_OPTIONS, toolsets: { type: 'string' }, 'as-local': { type: 'boolean' } },
   maxPositionals: 0,
-  async run(flags) {
+  async run(flags, _positionals, io) {
     const { configFromFlags } = await import('../open-registry.js');
     const { createLogger } = await import('../create-logger.js');
     const { Gateway } = await import('../../gateway/service/index.js');
@@ -40,20 +45,54 @@ export const mcpCommand: Command = {
     // a long session sees new tools (and its client gets tools/list_changed) without a restart
     const scheduler = new RescanScheduler(gateway, logger);
     scheduler.poll(config.repository.pollIntervalMs);
-    const stop = new AbortController();
-    const onSignal = () => stop.abort();
-    process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+    const finish = new AbortController();
+    const stopSignals = onStopSignals(gateway, finish, io);
     try {
       logger.info({ source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: toolCount(gateway.registry.index) }, 'MCP server on stdio');
       // as serve: the client is answered (initialize, tools/list, calls by name) while the search index loads; tool_find waits for it
       gateway.prepareInBackground();
-      await serveMcpStdio(gateway, { signal: stop.signal, principal, ...(toolsets ? { toolsets } : {}) });
+      await serveMcpStdio(gateway, { finish: finish.signal, principal, ...(toolsets ? { toolsets } : {}) });
       return 0;
     } finally {
-      process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
       await scheduler.stop();
-      // calls in flight finish and store their receipts before the store closes
+      // calls in flight finish (or, after a signal, end cancelled) and store their receipts before the store closes
       await gateway.close();
+      stopSignals.dispose();
     }
   },
 };
+
+/**
+ * SIGTERM or SIGINT (a client's usual stop after closing stdin, or Ctrl-C): the calls in flight are cancelled (their
+ * process groups killed), each stores its CANCELLED receipt saying the gateway was stopped and is answered, then the
+ * server exits. A second signal waits on for those receipts (at most 10 s after the first), a third exits at once.
+ * Before, a second signal ended the process at once, and the cancelled calls left no receipt (review N, N10, as serve).
+ */
+function onStopSignals(gateway: Gateway, finish: AbortController, io: CommandIo): { dispose(): void } {
+  let signals = 0;
+  const stop = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals === 1) {
+      const calls = gateway.callsInFlight;
+      if (calls > 0) io.stderr.write(`hldp mcp: ${signal}: cancelling ${calls} call(s) in flight, storing their receipts, then exiting (a third signal exits at once)\n`);
+      gateway.stopCalls();
+      finish.abort();
+      setTimeout(() => {
+        // the rest of closing (the search index kept, the store closed) is not cut short: only calls that will not end
+        if (gateway.callsInFlight === 0) return;
+        io.stderr.write(`hldp mcp: calls still in flight ${SECOND_SIGNAL_BOUND_MS / 1000} s after being cancelled: exiting without their receipts\n`);
+        process.exit(1);
+      }, SECOND_SIGNAL_BOUND_MS).unref();
+      return;
+    }
+    if (signals === 2) {
+      io.stderr.write(`hldp mcp: ${signal} again: still storing the receipts of the cancelled calls (a third signal exits at once)\n`);
+      return;
+    }
+    process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+  };
+  const onInterrupt = (): void => stop('SIGINT');
+  const onTerminate = (): void => stop('SIGTERM');
+  process.on('SIGINT', onInterrupt).on('SIGTERM', onTerminate);
+  return { dispose: () => void process.off('SIGINT', onInterrupt).off('SIGTERM', onTerminate) };
+}

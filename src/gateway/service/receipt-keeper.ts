@@ -164,5 +164,6 @@ function safeParams(params: Record<string, unknown>, secrets: readonly string[])
 // never the tool's: a CANCELLED result's error starts with them)
 function stoppedByGateway(result: ExecutionResult, stopped: boolean): ExecutionResult {
   if (!stopped || result.code !== 'CANCELLED' || result.error === null) return result;
-  return { ...result, error: result.error.replace(/^cancelled by the caller/, 'cancelled: the gateway was stopped before the call ended') };
+  // a gatekeeper's run names the gatekeeper first (`gatekeeper 'default': cancelled by the caller`)
+  return { ...result, error: result.error.replace(/^((?:gatekeeper '[^']*': )?)cancelled by the caller/, '$1cancelled: the gateway was stopped before the call ended') };
 }
