@@ -45,11 +45,13 @@ export function createApp(options: AppOptions): Express {
   app.use(requestLog(logger));
   if (isLoopback(config.listen.host)) app.use(loopbackHostGuard());
   const document = openApiDocument(options.version);
+  // a root gateway's tools (run_as) are never the operator at this machine, whatever loopback they share with it
+  const toolUid = (): number | undefined => gateway.sandbox?.runAs?.uid;
   app.get('/v1/openapi.json', (_request, response) => {
     response.json(document);
   });
   // a probe needs no token; what the index is and where it comes from is for those who hold it
-  const mayReadDetails = (request: Request): boolean => requestPrincipal(gateway.principals, request) !== undefined;
+  const mayReadDetails = (request: Request): boolean => requestPrincipal(gateway.principals, request, toolUid) !== undefined;
   app.get('/healthz', async (request, response) => {
     const { index } = gateway.registry;
     const scanError = gateway.scanError;
@@ -79,7 +81,7 @@ export function createApp(options: AppOptions): Express {
   // the webhook authenticates by its signature, not by the API token (Forgejo cannot send one)
   app.use(webhookRouter({ secret: config.webhookSecret, maxBodyBytes: config.maxBodyBytes, scheduler, ...(options.announceRescan ? { announce: options.announceRescan } : {}) }));
   // every principal (api_token is one, admin) is admitted; what each may see and run is the rights layer's to say
-  const auth: RequestHandler = principalAuth(gateway.principals);
+  const auth: RequestHandler = principalAuth(gateway.principals, toolUid);
   // the metrics count every principal's calls by tool: for those who may read every caller's records (admins and
   // approvers) and for a scraper's principal with the `metrics` role (review J); without credentials, `local` reads them
   app.get('/metrics', auth, async (_request, response) => {

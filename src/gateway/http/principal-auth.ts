@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Principal, Principals } from '../../policy/index.js';
+import { peerUid } from './peer-user.js';
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 
@@ -8,12 +9,16 @@ const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
  * that principal in `response.locals`. With no credential configured at all, every request is `local`; with any,
  * a request without a known token gets 401.
  */
-export function principalAuth(principals: Principals): RequestHandler {
+export function principalAuth(principals: Principals, toolUid?: ToolUid): RequestHandler {
   return (request, response, next) => {
-    const principal = requestPrincipal(principals, request);
+    const principal = requestPrincipal(principals, request, toolUid);
     if (principal) {
       response.locals['principal'] = principal;
       next();
+      return;
+    }
+    if (!principals.required) {
+      response.status(401).json({ code: 'UNAUTHORIZED', error: `this connection comes from a process of uid ${toolUid?.()}, whom this root gateway runs its tools as (sandbox.run_as): with no credential configured, the gateway serves only the operator at this machine as 'local', never its own tools; configure api_token or principals and give the tool a token` });
       return;
     }
     response
@@ -23,9 +28,19 @@ export function principalAuth(principals: Principals): RequestHandler {
   };
 }
 
-/** The principal a request's `Authorization` header stands for, if any (`local` when no credential is configured). */
-export function requestPrincipal(principals: Principals, request: Request): Principal | undefined {
-  if (!principals.required) return principals.anonymous();
+/** The uid a root gateway's tools run as (`sandbox.run_as`), once the sandbox is probed; undefined otherwise. */
+export type ToolUid = () => number | undefined;
+
+/**
+ * The principal a request's `Authorization` header stands for, if any (`local` when no credential is configured —
+ * but never for a connection a process of `toolUid` made: a root gateway's tool with network access shares the
+ * host's loopback, and reached the API as `local`, every role, approving its own requests; review O, addendum).
+ */
+export function requestPrincipal(principals: Principals, request: Request, toolUid?: ToolUid): Principal | undefined {
+  if (!principals.required) {
+    const tools = toolUid?.();
+    return tools !== undefined && peerUid(request.socket) === tools ? undefined : principals.anonymous();
+  }
   const match = BEARER.exec(request.get('authorization') ?? '');
   return match ? principals.authenticate(match[1]!) : undefined;
 }

@@ -1,0 +1,57 @@
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { request } from '../helpers/http-server.js';
+import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { describeWithBubblewrap } from './support/bubblewrap.js';
+
+// Review O, addendum: a gateway on loopback with no credential configured (the quick start) serves every request as
+// `local`, the operator at this machine with every role; a tool declaring network access shares the host's loopback,
+// and reached the API as `local` too (it read the admin-only receipts walk, and could approve its own requests). A root
+// gateway's tools run as sandbox.run_as, and a connection a process of that uid made is now no one (401).
+const root = process.getuid?.() === 0;
+const describeAsRoot = root ? describeWithBubblewrap : (name: string, suite: () => void) => describe.skip(`${name} (NOT RUN: needs a root gateway)`, suite);
+
+type Receipt = { ok: boolean; output: string; error?: string };
+
+let temp: { path: string; cleanup: () => Promise<void> };
+const services: ServiceProcess[] = [];
+
+describeAsRoot("a root gateway without credentials does not serve its own tools as the operator", () => {
+  beforeAll(async () => {
+    temp = await makeTempDir();
+    await chmod(temp.path, 0o755);
+    await mkdir(join(temp.path, 'workspace'));
+    await writeFiles(join(temp.path, 'repo'), {
+      'tools/fetch/TOOL.hdlp': makeToolYaml('fetch', {
+        executor: 'shell', method: 'run', params_schema: '{ url: { type: string, required: true, pattern: "^http://127" } }',
+        shell: '{ argv: [curl, -s, "{url}"] }', sandbox: '{ network: true }',
+      }),
+    });
+  });
+  afterAll(async () => {
+    for (const service of services) await service.stop();
+    await temp?.cleanup();
+  });
+
+  for (const mode of ['required', 'off'] as const) {
+    it(`refuses the API to a tool with network access, and serves the operator (sandbox ${mode})`, async () => {
+      const config = join(temp.path, `config-${mode}.yaml`);
+      await writeFile(config, `sandbox: { mode: ${mode} }\n`);
+      const gateway = await spawnService(
+        ['serve', '--port', '0', '--repo', join(temp.path, 'repo'), '--config', config],
+        { HLDP_CACHE_DIR: join(temp.path, `cache-${mode}`), HLDP_DATA_DIR: join(temp.path, `data-${mode}`), HLDP_WORKSPACE: join(temp.path, 'workspace'), HLDP_LOG_LEVEL: 'warn' },
+        / at (http:\/\/[\d.:]+)\n/,
+      );
+      services.push(gateway);
+      // the operator, at this machine, as root: `local`, admin
+      expect((await request(gateway, 'GET', '/v1/receipts/verify')).status).toBe(200);
+      const receipt = (await request(gateway, 'POST', '/v1/call', { body: { tool: 'fetch', params: { url: `${gateway.url}/v1/receipts/verify` } } })).json as Receipt;
+      expect(receipt.ok, JSON.stringify(receipt)).toBe(true);
+      // failed before: the tool's output was the walk, {"ok":true,"checked":…}
+      expect(receipt.output).not.toMatch(/"checked"/);
+      expect(JSON.parse(receipt.output)).toMatchObject({ code: 'UNAUTHORIZED', error: expect.stringMatching(/uid 65534, whom this root gateway runs its tools as/) });
+    });
+  }
+});
