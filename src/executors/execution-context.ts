@@ -64,6 +64,11 @@ export interface McpCallOptions {
    * died mid-call run again on a fresh one; otherwise it ends there, since it may or may not have run
    */
   idempotent?: boolean;
+  /**
+   * the most bytes the server's answer may take (an HTTP server's JSON answer, or one event of its stream): a JSON-RPC
+   * answer cannot be cut and still be parsed, so past it the call fails; tied to the tool's cap (`mcpAnswerBound`)
+   */
+  maxAnswerBytes?: number;
 }
 
 /** What calling an MCP server came to: its answer, or why there is none (a JSON-RPC error, a server that will not start). */

@@ -22,6 +22,17 @@ function blockText(block: McpToolAnswer['content'][number]): string {
   return JSON.stringify({ type, note: `nested more than ${MAX_JSON_DEPTH} levels deep; left out of this receipt` });
 }
 
+/** Room in an MCP server's answer for what is not its text: the JSON-RPC envelope, content items' fields, `_meta`. */
+const ANSWER_ENVELOPE_BYTES = 1024 * 1024;
+
+/**
+ * The most bytes an MCP server's answer to a tool capped at `cap` may take: its text as JSON, every byte escaped
+ * (`\u0000` is 6), twice over (`structuredContent` may repeat it), and the envelope. Past it the answer is not read on.
+ */
+function mcpAnswerBound(cap: number): number {
+  return 12 * cap + ANSWER_ENVELOPE_BYTES;
+}
+
 /**
  * Runs an `mcp` tool: `tools/call` of `mcp.tool` on the configured server `mcp.server`, with the params as its
  * arguments. The receipt keeps the raw text (other content serialised), `structuredContent` whole, and a result
@@ -42,6 +53,7 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
       signal: deadline.signal,
       timeoutMs,
       idempotent: tool.mcp.idempotent === true,
+      maxAnswerBytes: mcpAnswerBound(cap),
       ...(context.onProgress ? { onProgress: context.onProgress } : {}),
     });
   } finally {

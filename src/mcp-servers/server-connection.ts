@@ -4,7 +4,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorCode } from '../core/index.js';
 import { boundBytes, describeError, minimalEnvironment, type McpCallOptions, type McpCallOutcome } from '../executors/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { MAX_OPEN_EXCHANGES, type AnswerEnds } from './bounded-fetch.js';
+import { MAX_OPEN_EXCHANGES, withAnswerBound, type AnswerEnds } from './bounded-fetch.js';
 import type { Received } from './ordered-transport.js';
 import { loadClientKit, type ClientKit } from './client-kit.js';
 import { DEFAULT_SERVER_CPU_SECONDS, type McpServerConfig } from './server-config.js';
@@ -92,11 +92,13 @@ export class ServerConnection {
           if (note !== undefined) notes.push(note);
         };
         try {
-          const result = (await live.live.client.callTool({ name: tool, arguments: args }, undefined, {
-            signal: options.signal,
-            timeout: options.timeoutMs + SDK_TIMEOUT_SLACK_MS,
-            ...(options.onProgress ? { onprogress: ({ progress, total, message }) => options.onProgress!({ progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }) } : {}),
-          })) as CallToolResult;
+          const call = (): Promise<unknown> =>
+            live.live.client.callTool({ name: tool, arguments: args }, undefined, {
+              signal: options.signal,
+              timeout: options.timeoutMs + SDK_TIMEOUT_SLACK_MS,
+              ...(options.onProgress ? { onprogress: ({ progress, total, message }) => options.onProgress!({ progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }) } : {}),
+            });
+          const result = (await (options.maxAnswerBytes === undefined ? call() : withAnswerBound(options.maxAnswerBytes, call))) as CallToolResult;
           return { ok: true, answer: { content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), ...(result.isError ? { isError: true } : {}) }, notes };
         } catch (error) {
           // a call that ends without its answer says what the server sent meanwhile (review K, K15: a flood of pings)

@@ -279,7 +279,7 @@ function endlessly(response: ServerResponse, chunk: Buffer, everyMs?: number): v
 const callWithin = (server: string, timeoutMs: number): Record<string, string> => ({ spew: mcpToolYaml('spew', server, 'spew', '{}', `{ timeout_ms: ${timeoutMs} }`) });
 
 describe('the mcp executor over Streamable HTTP, against a local server implementing the transport whose answer goes wrong', () => {
-  it('fails the call once one event passes 64 MiB, and drops the stream: the gateway no longer buffers it without end, past the call\'s deadline', async () => {
+  it('fails the call once one event passes the bound its tool\'s cap sets (1,835,008 bytes for the default 64 KiB; 64 MiB before review O, O14), and drops the stream: the gateway no longer buffers it without end, past the call\'s deadline', async () => {
     // the SDK reads an event stream without a limit: one endless event grew the gateway's memory past the call's
     // deadline (its receipt said TIMEOUT while the download went on); then the SDK left the call to its deadline
     const server = await streamingServer((response) => {
@@ -290,7 +290,7 @@ describe('the mcp executor over Streamable HTTP, against a local server implemen
     // far within its deadline of 120 s: the test's own is 60 s
     const receipt = receiptOf(await gateway.call('spew', {}));
     expect(receipt).toMatchObject({ ok: false, timed_out: false, code: 'CONNECTION_FAILED' });
-    expect(receipt.error).toContain('larger than 67108864 bytes in one event');
+    expect(receipt.error).toContain('larger than 1835008 bytes in one event, the most a call of its tool may receive');
     expect(receipt.error).toContain('may or may not have run');
     await vi.waitFor(() => expect(server.closed()).toBe(true), { timeout: 10_000 });
   }, 60_000);
@@ -533,4 +533,57 @@ describeWithBubblewrap('a stdio MCP server in the sandbox', () => {
     expect(await (await fetch(url)).text()).toBe('reached');
     expect(receiptOf(await gateway.call('fetch', { url }))).toMatchObject({ ok: false, error: 'ECONNREFUSED' });
   });
+});
+
+/** A local server implementing Streamable HTTP that answers every tools/call with one JSON message whose text has `bytes` bytes. */
+async function jsonAnswerServer(bytes: number): Promise<{ url: string; closed: () => boolean }> {
+  let closed = false;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (request.method !== 'POST') return void response.writeHead(405).end();
+      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string; params?: { protocolVersion?: string } };
+      if (message.id === undefined) return void response.writeHead(202).end();
+      const result =
+        message.method === 'initialize'
+          ? { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'json', version: '1.0.0' } }
+          : { content: [{ type: 'text', text: 'b'.repeat(bytes) }] };
+      response.once('close', () => (closed = true));
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, closed: () => closed };
+}
+
+// Review O, O14: a JSON answer was read up to the server's bound of 64 MiB whatever the tool's cap, parsed whole, and
+// only then cut: one 60 MiB answer to a tool capped at 64 KiB raised the gateway's peak RSS from 107 to 394 MB and took
+// 20.8 s. A JSON-RPC answer cannot be cut and still be parsed: past a bound tied to the cap (12 × cap + 1 MiB, here
+// 1,835,008 bytes) the call fails, its receipt saying why and how much arrived.
+describe('the mcp executor over Streamable HTTP, against a local server implementing the transport that answers in JSON', () => {
+  const capped = { 'capped-json': mcpToolYaml('capped-json', 'json', 'big', '{}', '{ max_output_bytes: 65536 }') };
+
+  it('fails a call whose answer passes the bound its tool\'s cap sets (16 MiB for 64 KiB), its receipt saying why, without reading it all', async () => {
+    const server = await jsonAnswerServer(16 * 1024 * 1024);
+    const { gateway } = await gatewayWith({ json: { url: server.url } }, capped);
+    const receipt = receiptOf(await gateway.call('capped-json', {}));
+    expect(receipt).toMatchObject({ ok: false, timed_out: false, output: '' });
+    expect(receipt.code).toBe('MCP_ERROR');
+    expect(receipt.error).toMatch(/an answer from the MCP server is larger than 1835008 bytes, the most a call of its tool may receive \((\d+) bytes arrived before it was dropped\)/);
+    const arrived = Number(/\((\d+) bytes arrived/.exec(receipt.error!)![1]);
+    expect(arrived).toBeGreaterThan(1_835_008);
+    expect(arrived).toBeLessThan(16 * 1024 * 1024);
+    await vi.waitFor(() => expect(server.closed()).toBe(true), { timeout: 10_000 });
+  }, 60_000);
+
+  it('still reads an answer past the cap and within the bound, and cuts it to the cap', async () => {
+    const server = await jsonAnswerServer(1024 * 1024);
+    const { gateway } = await gatewayWith({ json: { url: server.url } }, capped);
+    const receipt = receiptOf(await gateway.call('capped-json', {}));
+    expect(receipt).toMatchObject({ ok: true, output_bytes: 1024 * 1024 });
+    expect(Buffer.byteLength(receipt.output)).toBeLessThanOrEqual(65_536);
+    expect(receipt.output).toMatch(/\[… \d+ bytes cut of 1048576 …\]/);
+  }, 60_000);
 });
