@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ToolSandbox } from '../core/index.js';
 import { isolationArguments, STATUS_FD, SYSTEM_FOLDERS, systemArguments, type SystemMount } from './bubblewrap.js';
-import { HOST_ONLY, isInside, readOnlyInside, repositoryGuards, type RepositoryGuards } from './workspace-rules.js';
+import { HOST_ONLY, isInside, readOnlyInside, writableRootsGuards, type RepositoryGuards } from './workspace-rules.js';
 
 export { workspaceConflict } from './workspace-rules.js';
 
@@ -206,7 +206,7 @@ export function bubblewrapArguments(input: BubblewrapInput): string[] {
   // read-only, after every writable bind that could cover them; its objects, refs and index stay writable, so tools
   // still commit (review K, K19; review N, N23). Each .git and the folders on the way to it are pinned first (a mount
   // point cannot be renamed): a repository moved aside and replaced would take its protection with it
-  const repositories = input.guarded.repositories ?? repositoryGuards(workspace);
+  const repositories = input.guarded.repositories ?? writableRootsGuards(writable);
   const pinned = new Set<string>();
   if (repositories.ok) {
     for (const folder of repositories.pinned) (args.push('--bind', folder, folder), pinned.add(folder));

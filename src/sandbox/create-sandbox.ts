@@ -5,7 +5,7 @@ import { ceilingDefaults, ceilingProblems, resolveToolSandbox, type ResourceLimi
 import { hostProgram, probeBubblewrap, resolverFolder, settledProbe, STATUS_FD, type Bubblewrap } from './bubblewrap.js';
 import { bubblewrapArguments, guardedConflict, hostConflict, realDeclaredPath, workspaceConflict, type GuardedPaths } from './bubblewrap-arguments.js';
 import { findProgram } from './find-program.js';
-import { repositoryGuards } from './workspace-rules.js';
+import { mergeGuards, writableRootsGuards } from './workspace-rules.js';
 import { expandPatterns, hostSecrets, secretPatterns } from './host-secrets.js';
 import { bubblewrapOutcome, directOutcome, initOutcome } from './launch-outcome.js';
 import { probeFailure, runProbe } from './probe-command.js';
@@ -216,9 +216,12 @@ class HostSandbox implements Sandbox {
       const conflict = guardedConflict(policy, workspace, guarded) ?? hostConflict(policy, workspace, bubblewrap.system, [bubblewrap.path, process.execPath], { ...(request.operator ? { operator: true } : {}), ...(this.options.ceiling?.readableRoots ? { readableRoots: this.options.ceiling.readableRoots.map(real) } : {}) });
       if (conflict !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `this tool cannot run in the sandbox: ${conflict}` };
       // every repository in the workspace as it is now: past the bound, none is left writable unnoticed (review N, N23)
-      const repositories = repositoryGuards(workspace);
+      const repositories = writableRootsGuards([workspace]);
       if (!repositories.ok) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: ${repositories.reason}; set workspace_root (or HLDP_WORKSPACE) to a project's folder` };
-      guarded = { ...guarded, repositories };
+      // and in each path the tool declares writable: the same repositories of the user's, outside the workspace (review P, P7)
+      const declared = policy.filesystem.write.length > 0 ? writableRootsGuards(policy.filesystem.write) : undefined;
+      if (declared !== undefined && !declared.ok) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `this tool cannot run in the sandbox: a path it declares writable cannot be protected: ${declared.reason}` };
+      guarded = { ...guarded, repositories: declared === undefined ? repositories : mergeGuards([repositories, declared], [workspace, ...policy.filesystem.write]) };
     }
     this.giveWorkspace(workspace, refusal);
     const unstartable = environmentProblem(request.file);

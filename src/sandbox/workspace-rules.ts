@@ -1,6 +1,6 @@
-import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync, type Dirent } from 'node:fs';
+import { lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { SYSTEM_FOLDERS } from './bubblewrap.js';
 
 // What a tool may write in its workspace, one rule for the sandbox's binds (bubblewrap-arguments.ts) and for the
@@ -76,26 +76,70 @@ export function readOnlyInside(workspace: string, protect: readonly string[]): s
 }
 
 /** A git repository's protected entries found in a workspace, or why there are too many to protect. */
-export type RepositoryGuards = { ok: true; /** bound read-only */ readOnly: string[]; /** bound onto themselves, outermost first: rename(2) refuses a mount point */ pinned: string[] } | { ok: false; reason: string };
+export type RepositoryGuards =
+  | { ok: true; /** bound read-only */ readOnly: string[]; /** bound onto themselves, outermost first: rename(2) refuses a mount point */ pinned: string[]; /** every git folder found: the file methods write in none */ gitFolders: string[] }
+  | { ok: false; reason: string };
 
 /**
- * Each git repository in the workspace as found now: the workspace's own `.git`, those up to
- * `NESTED_REPOSITORY_DEPTH` folders below it (not looked for in node_modules or in a `.git`), their submodules'
- * and worktrees' git folders, and `.git` files (a gitdir pointer). Their `GIT_CONTROL_ENTRIES` are bound read-only
- * (a missing hooks folder is made, empty, and a missing commondir naming the repository's own folder, to be), and each
- * `.git` and the folders between the workspace and it are pinned, so that a tool cannot move a repository aside and put
- * another in its place. A `.git` that is a symbolic link refuses the launch. A repository a tool makes after the launch
- * is not covered.
+ * The control entries a git folder may lack that git reads once they exist, made (empty, or naming the folder itself)
+ * so that they can be shown read-only: a tool would otherwise create them. `config.worktree` is read, main folder and
+ * linked worktree alike, whenever the (read-only) config turns extensions.worktreeConfig on, by hand or by `git
+ * sparse-checkout`, which writes the main folder's but not those of worktrees added later (review P, P2); an empty
+ * one is an empty config to git 2.39, as no file is. A worktree's hooks, config and commondir are its repository's.
  */
-export function repositoryGuards(workspace: string): RepositoryGuards {
+const MADE_WHEN_MISSING: readonly { name: string; folder: boolean; worktree: boolean; text: string }[] = [
+  { name: 'hooks', folder: true, worktree: false, text: '' },
+  // what git reads with no config (version 0), and what finds the folder again once HEAD is moved aside (`isGitFolder`)
+  { name: 'config', folder: false, worktree: false, text: '[core]\n\trepositoryformatversion = 0\n' },
+  { name: 'commondir', folder: false, worktree: false, text: OWN_COMMON_FOLDER },
+  { name: 'config.worktree', folder: false, worktree: true, text: '' },
+];
+
+/**
+ * Whether a folder is one git opens as a git folder, by what it holds (a `.git`, a bare repository such as
+ * `origin.git`, a separate git folder, under any name): a valid HEAD, and objects/ and refs/ or a commondir naming
+ * where they are (review P, P9), or a config as `git init` writes it. `entries` is its listing when already read.
+ */
+export function isGitFolder(folder: string, entries?: readonly Dirent[]): boolean {
+  try {
+    const info = (name: string) => (entries === undefined ? lstatSync(join(folder, name), { throwIfNoEntry: false }) : entries.find((entry) => entry.name === name));
+    // as git checks it: a project's own folders named so are not a repository
+    if (info('HEAD') !== undefined && ((info('objects')?.isDirectory() === true && info('refs')?.isDirectory() === true) || info('commondir') !== undefined) && GIT_HEAD.test(readFileSync(join(folder, 'HEAD'), 'utf8').slice(0, 300))) return true;
+    // or by its config, which a tool cannot take away once the folder was found (it is bound read-only), where HEAD,
+    // objects and refs it can move aside to have the folder overlooked at the next launch, then put back
+    return info('config')?.isFile() === true && GIT_CONFIG.test(readFileSync(join(folder, 'config'), 'utf8').slice(0, 65_536));
+  } catch {
+    return false;
+  }
+}
+
+/** What `git init` writes in every git folder's config, bare or not. */
+const GIT_CONFIG = /^\s*(?:repositoryformatversion|bare)\s*=/im;
+
+/** What a git folder's HEAD holds: a symbolic ref, or an object id (sha1 or sha256). */
+const GIT_HEAD = /^(ref: *refs\/|[0-9a-f]{40}(?:[0-9a-f]{24})?\s*$)/;
+
+/**
+ * Each git repository in `root` (the workspace, or a declared writable path: review P, P7) as found now: a git folder
+ * found by what it holds (`isGitFolder`: the root itself, a `.git`, a bare repository) up to
+ * `NESTED_REPOSITORY_DEPTH` folders below it (not looked for in node_modules or inside a git folder), their
+ * submodules' and worktrees' git folders, and `.git` files (a gitdir pointer) with the git folder they name. Their
+ * `GIT_CONTROL_ENTRIES` are bound read-only (the missing ones git would read are made first: `MADE_WHEN_MISSING`, owned
+ * as their git folder), and each git folder and the folders between the root and it are pinned, so that a tool cannot
+ * move a repository aside and put another in its place. A `.git`, or a control entry, that is a symbolic link
+ * refuses the launch, as does passing a bound anywhere (fail closed). A repository a tool makes after the launch is
+ * not covered. `make: false` (the file methods) looks without making anything.
+ */
+export function repositoryGuards(root: string, options: { make?: boolean } = {}): RepositoryGuards {
+  const make = options.make !== false;
   const readOnly: string[] = [];
   const pinned = new Set<string>();
   let repositories = 0;
   let read = 0;
-  const tooMany = (what: string): RepositoryGuards => ({
-    ok: false,
-    reason: `the workspace ${workspace} holds ${what} within ${NESTED_REPOSITORY_DEPTH} folders of it, more than the sandbox protects (each repository's .git/config and .git/hooks are made read-only for tools, as what git runs on the host)`,
-  });
+  const tooMany = (what: string): string =>
+    `${root} holds ${what} within ${NESTED_REPOSITORY_DEPTH} folders of it, more than the sandbox protects (each repository's .git/config and .git/hooks are made read-only for tools, as what git runs on the host)`;
+  const tooManyFolders = (): string => tooMany(`more than ${MAX_FOLDERS_READ} folders (its git folders' included)`);
+  const tooManyRepositories = (): string => tooMany(`more than ${MAX_REPOSITORIES} git repositories`);
   const entriesOf = (folder: string): Dirent[] | undefined => {
     read++;
     try {
@@ -105,88 +149,155 @@ export function repositoryGuards(workspace: string): RepositoryGuards {
     }
   };
   const pin = (path: string): void => {
-    for (const folder of [...foldersFrom(workspace, path), path]) pinned.add(folder);
+    for (const folder of [...foldersFrom(root, path), path]) pinned.add(folder);
   };
-  // a git folder: its control entries, then its submodules' and worktrees' git folders, as deep as they go
+  // a git folder: its control entries, then its submodules' and worktrees' git folders, as deep as they go; the
+  // reason it cannot be guarded, or undefined
   const guarded = new Set<string>();
-  const guardGitFolder = (gitFolder: string, worktree = false): boolean => {
+  const guardGitFolder = (gitFolder: string, worktree = false): string | undefined => {
     // a worktree's git folder is reached from its repository and from its checkout's `.git` file
-    if (guarded.has(gitFolder)) return true;
+    if (guarded.has(gitFolder)) return undefined;
     guarded.add(gitFolder);
-    if (++repositories > MAX_REPOSITORIES) return false;
+    if (++repositories > MAX_REPOSITORIES) return tooManyRepositories();
     const entries = entriesOf(gitFolder) ?? [];
-    for (const entry of entries) if (GIT_CONTROL_ENTRIES.includes(entry.name)) readOnly.push(join(gitFolder, entry.name));
-    // a repository without a hooks folder (cloned with an empty template): a tool would make one and plant a hook
-    // there, so an empty one is made now, as `git init` makes it, to be shown read-only (a worktree's are its repository's)
-    const has = (name: string): boolean => entries.some((entry) => entry.name === name);
-    if (!worktree && has('config') && !has('hooks')) {
-      try {
-        mkdirSync(join(gitFolder, 'hooks'), { mode: 0o755 });
-        readOnly.push(join(gitFolder, 'hooks'));
-      } catch {
-        // a repository the gateway cannot write is none a tool can write either
+    for (const entry of entries) {
+      if (!GIT_CONTROL_ENTRIES.includes(entry.name) && entry.name !== 'modules' && entry.name !== 'worktrees') continue;
+      // a bind lands on a link's target and leaves the link, in the writable git folder, free to be replaced by a
+      // folder of the tool's own (review P, P16): refused, as a symbolic link `.git` is
+      if (entry.isSymbolicLink()) {
+        return `${root} holds ${join(gitFolder, entry.name)}, a symbolic link the sandbox cannot protect (a tool could replace the link, and git would run what it points at on the host); make it a real ${entry.name === 'hooks' || entry.name === 'modules' || entry.name === 'worktrees' ? 'folder (or set core.hooksPath for shared hooks)' : 'file'}`;
       }
+      if (GIT_CONTROL_ENTRIES.includes(entry.name)) readOnly.push(join(gitFolder, entry.name));
     }
-    // likewise a commondir naming the repository's own folder, where a tool would write one naming a folder of its own
-    if (!worktree && has('config') && !has('commondir')) {
-      try {
-        writeFileSync(join(gitFolder, 'commondir'), OWN_COMMON_FOLDER, { flag: 'wx', mode: 0o644 });
-        readOnly.push(join(gitFolder, 'commondir'));
-      } catch {
-        // as above
+    const has = (name: string): boolean => entries.some((entry) => entry.name === name);
+    // a linked worktree's git folder holds no objects (its commondir names them), however it was reached: from its
+    // repository's worktrees/, or first from its checkout's `.git` file
+    const linked = worktree || (has('commondir') && !entries.some((entry) => entry.name === 'objects' && entry.isDirectory()));
+    // only in what git opens as a repository: a folder merely named .git is left as it is
+    if (make && isGitFolder(gitFolder, entries)) {
+      for (const missing of MADE_WHEN_MISSING) {
+        if (linked && !missing.worktree) continue;
+        if (has(missing.name)) continue;
+        const path = join(gitFolder, missing.name);
+        if (makeOwnedAs(gitFolder, path, missing.folder, missing.text)) readOnly.push(path);
       }
     }
     for (const holder of ['modules', 'worktrees']) {
       if (!entries.some((entry) => entry.name === holder && entry.isDirectory())) continue;
       const stack = [join(gitFolder, holder)];
       while (stack.length > 0) {
-        if (read > MAX_FOLDERS_READ) return true;
+        // a tool can plant folders here (the git folder's own are writable): past the bound, the launch is refused,
+        // never run with the rest unguarded (review P, P11)
+        if (read > MAX_FOLDERS_READ) return tooManyFolders();
         const folder = stack.pop()!;
         const inner = entriesOf(folder) ?? [];
-        // a git folder of its own holds HEAD; a submodule named a/b sits in modules/a/b
-        if (folder !== join(gitFolder, holder) && inner.some((entry) => entry.name === 'HEAD')) {
-          if (!guardGitFolder(folder, holder === 'worktrees')) return false;
+        // a git folder of its own holds HEAD, and config or commondir and gitdir (which, bound read-only, a tool cannot
+        // remove to have it walked through instead); a submodule named a/b sits in modules/a/b
+        if (folder !== join(gitFolder, holder) && inner.some((entry) => ['HEAD', 'config', 'commondir', 'gitdir'].includes(entry.name))) {
+          const refused = guardGitFolder(folder, holder === 'worktrees');
+          if (refused !== undefined) return refused;
           continue;
         }
         for (const entry of inner) if (entry.isDirectory()) stack.push(join(folder, entry.name));
       }
     }
-    return true;
+    return undefined;
   };
-  let level = [workspace];
+  const fail = (reason: string): RepositoryGuards => ({ ok: false, reason });
+  let level = [root];
   for (let depth = 0; depth <= NESTED_REPOSITORY_DEPTH && level.length > 0; depth++) {
     const next: string[] = [];
     for (const folder of level) {
-      if (read > MAX_FOLDERS_READ) return tooMany(`more than ${MAX_FOLDERS_READ} folders`);
-      // at the deepest level only a .git is looked for: one lstat, not a listing (most of the walk's cost)
+      if (read > MAX_FOLDERS_READ) return fail(tooManyFolders());
+      // at the deepest level only a .git is looked for, and HEAD: lstats, not a listing (most of the walk's cost)
       const entries = depth < NESTED_REPOSITORY_DEPTH ? entriesOf(folder) : gitEntryOf(folder);
+      // a bare repository, a separate git folder, the root as a git folder: git opens it by what it holds (review P, P9)
+      if (depth < NESTED_REPOSITORY_DEPTH ? entries !== undefined && isGitFolder(folder, entries) : isGitFolder(folder)) {
+        const refused = guardGitFolder(folder);
+        if (refused !== undefined) return fail(refused);
+        pin(folder);
+        continue;
+      }
       if (entries === undefined) continue;
       for (const entry of entries) {
         const path = join(folder, entry.name);
         if (entry.name === '.git') {
           if (entry.isDirectory()) {
-            if (!guardGitFolder(path)) return tooMany(`more than ${MAX_REPOSITORIES} git repositories`);
+            const refused = guardGitFolder(path);
+            if (refused !== undefined) return fail(refused);
             pin(path);
           } else if (entry.isFile()) {
             // `gitdir: …`: rewritten, it would lead git to a config of the tool's own
             readOnly.push(path);
             pin(folder);
-            // and the git folder it names, when the workspace holds it (`git init --separate-git-dir`: review O, O11)
+            // and the git folder it names, when the root holds it (`git init --separate-git-dir`: review O, O11)
             const target = gitFileTarget(path);
-            if (target !== undefined && isInside(target, workspace) && target !== workspace) {
-              if (!guardGitFolder(target)) return tooMany(`more than ${MAX_REPOSITORIES} git repositories`);
+            if (target !== undefined && isInside(target, root) && target !== root) {
+              const refused = guardGitFolder(target);
+              if (refused !== undefined) return fail(refused);
               pin(target);
             }
           } else if (entry.isSymbolicLink()) {
             // git follows it; a bind would land on its target and leave the link free to be pointed elsewhere (review O, O6)
-            return { ok: false, reason: `the workspace ${workspace} holds ${path}, a symbolic link the sandbox cannot protect (git follows it to the config and hooks it runs on the host); make it a folder or a gitdir file (git init --separate-git-dir)` };
+            return fail(`${root} holds ${path}, a symbolic link the sandbox cannot protect (git follows it to the config and hooks it runs on the host); make it a folder or a gitdir file (git init --separate-git-dir)`);
           }
         } else if (entry.isDirectory() && entry.name !== 'node_modules' && depth < NESTED_REPOSITORY_DEPTH) next.push(path);
       }
     }
     level = next;
   }
-  return { ok: true, readOnly, pinned: [...pinned].filter((folder) => folder !== workspace).sort((a, b) => a.length - b.length) };
+  return { ok: true, readOnly, pinned: [...pinned].filter((folder) => folder !== root).sort((a, b) => a.length - b.length), gitFolders: [...guarded] };
+}
+
+/**
+ * The guards of every root a tool may write (the workspace and its declared writable paths: review P, P7), merged;
+ * refused where one is inside a git folder (its control entries beside it, writable).
+ */
+export function writableRootsGuards(roots: readonly string[], options: { make?: boolean } = {}): RepositoryGuards {
+  const found: Extract<RepositoryGuards, { ok: true }>[] = [];
+  for (const root of new Set(roots)) {
+    const holder = enclosingGitFolder(root);
+    if (holder !== undefined) return { ok: false, reason: `${root} is inside the git folder ${holder}, whose config and hooks name programs git runs on the host, outside any sandbox` };
+    const guards = repositoryGuards(root, options);
+    if (!guards.ok) return guards;
+    found.push(guards);
+  }
+  return mergeGuards(found, roots);
+}
+
+/** Guards found in several roots as one (a root itself is never pinned: it is bound writable). */
+export function mergeGuards(found: readonly Extract<RepositoryGuards, { ok: true }>[], roots: readonly string[]): Extract<RepositoryGuards, { ok: true }> {
+  const union = (key: 'readOnly' | 'pinned' | 'gitFolders'): string[] => [...new Set(found.flatMap((guards) => guards[key]))];
+  return { ok: true, readOnly: union('readOnly'), pinned: union('pinned').filter((folder) => !roots.includes(folder)).sort((a, b) => a.length - b.length), gitFolders: union('gitFolders') };
+}
+
+/** The nearest folder above `path` that git opens as a git folder (or named .git), or undefined. */
+function enclosingGitFolder(path: string): string | undefined {
+  for (let folder = dirname(path); folder !== dirname(folder); folder = dirname(folder)) {
+    if (basename(folder) === '.git' || isGitFolder(folder)) return folder;
+  }
+  return undefined;
+}
+
+/**
+ * Makes a missing control entry of `gitFolder` as git would (a folder 0755, a file 0644), owned as the git folder
+ * is: a root gateway's entries left root's in a user's repository kept its owner from installing a hook (review P,
+ * P3). False when it could not be made: a folder the gateway cannot write is none a tool can write either.
+ */
+function makeOwnedAs(gitFolder: string, path: string, folder: boolean, text: string): boolean {
+  try {
+    if (folder) mkdirSync(path, { mode: 0o755 });
+    else writeFileSync(path, text, { flag: 'wx', mode: 0o644 });
+  } catch {
+    return false;
+  }
+  try {
+    const owner = statSync(gitFolder);
+    if (process.getuid?.() === 0 && (owner.uid !== 0 || owner.gid !== 0)) lchownSync(path, owner.uid, owner.gid);
+  } catch {
+    // made, and shown read-only: whose it is on the host does not change what a tool can do
+  }
+  return true;
 }
 
 /** The real git folder a `.git` file (`gitdir: PATH`, relative to its folder) names, or undefined when it names none. */
@@ -218,15 +329,20 @@ function foldersFrom(outer: string, path: string): string[] {
 
 /**
  * Why the gatekeeper's write_file may not write `path` (real, inside `root`), or undefined: the rule the sandbox
- * applies to processes, for a method that runs outside it. Inside any `.git` (its config, hooks, a submodule's or a
- * `.git` file: what git runs on the host, for whoever uses the repository next), a read-only path of the sandbox
- * (the tools repository, this package's own files, a PATH folder: see `readOnlyInside`).
+ * applies to processes, for a method that runs outside it, from the same walk (`repositoryGuards`). Inside any
+ * `.git` or any git folder found by what it holds (a bare repository, the git folder a `.git` file names, a
+ * submodule's or worktree's: its config and hooks are what git runs on the host, for whoever uses the repository
+ * next: review P, P9 and P10), a read-only path of the sandbox (the tools repository, this package's own files, a PATH
+ * folder: see `readOnlyInside`); and nothing where the sandbox runs no tool (a symbolic link control entry, a bound
+ * passed).
  */
 export function writeRefusal(path: string, root: string, readOnly: readonly string[]): string | undefined {
   const inRoot = relative(root, path).split(sep);
-  if (inRoot.includes('.git')) {
-    return `it is inside a git repository's .git (its config and hooks name programs git runs on the host, outside any sandbox, for whoever uses the repository next); the sandbox shows them read-only to tools too`;
-  }
+  const inGitFolder = `it is inside a git repository's .git or other git folder (a bare repository, one a .git file names: its config and hooks name programs git runs on the host, outside any sandbox, for whoever uses the repository next); the sandbox shows them read-only to tools too`;
+  if (inRoot.includes('.git')) return inGitFolder;
+  const guards = writableRootsGuards([root], { make: false });
+  if (!guards.ok) return `the sandbox runs no tool in this workspace, and this method follows it: ${guards.reason}`;
+  if (guards.gitFolders.some((folder) => isInside(path, folder)) || guards.readOnly.some((entry) => isInside(path, entry))) return inGitFolder;
   const held = readOnlyInside(root, [...readOnly, ...pathFolders()]).find((folder) => isInside(path, folder));
   if (held === undefined) return undefined;
   return `it is inside ${held}, which the sandbox shows read-only to tools (the tools repository, this gateway's own files or a folder on its PATH: what the gateway serves or runs next)`;
