@@ -15,6 +15,7 @@ import { registryOffset, registryView } from './views/registry.js';
 import { rejectedView, rejectionFilters, rejectionQuery } from './views/rejected.js';
 import { sessionsView } from './views/sessions.js';
 import { signInPage } from './views/sign-in.js';
+import { notTheOperator } from '../http-edge/index.js';
 
 const require = createRequire(import.meta.url);
 
@@ -132,6 +133,12 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
       return;
     }
     const token = typeof body.token === 'string' ? body.token.trim() : '';
+    // without credentials the sign-in button makes its browser the operator: only the operator's own (review P, P13)
+    const stranger = backend.credentialsRequired ? undefined : notTheOperator(request.socket);
+    if (stranger !== undefined) {
+      send(response, signInPage({ credentialsRequired: false, error: `Not signed in: ${stranger}.`, next }), 401);
+      return;
+    }
     const principal = backend.credentialsRequired ? (token ? backend.authenticate(token) : undefined) : backend.principal('local');
     if (!principal) {
       send(response, signInPage({ credentialsRequired: true, error: 'That token stands for no one here.', next }), 401);

@@ -3,3 +3,4 @@ export { bearerAuth, bearerMatches, secretsEqual } from './bearer-auth.js';
 export { errorHandler, notFoundHandler, requestLog } from './error-handler.js';
 export { closeIdleConnectionsUnread, KEEP_ALIVE_ADVERTISED_MS, KEEP_ALIVE_GRACE_MS } from './keep-alive.js';
 export { loopbackHostGuard } from './loopback.js';
+export { notTheOperator, peerUid } from './peer-user.js';

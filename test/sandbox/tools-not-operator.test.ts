@@ -1,5 +1,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
@@ -14,6 +16,7 @@ const root = process.getuid?.() === 0;
 const describeAsRoot = root ? describeWithBubblewrap : (name: string, suite: () => void) => describe.skip(`${name} (NOT RUN: needs a root gateway)`, suite);
 
 type Receipt = { ok: boolean; output: string; error?: string };
+const run = promisify(execFile);
 
 let temp: { path: string; cleanup: () => Promise<void> };
 const services: ServiceProcess[] = [];
@@ -54,4 +57,47 @@ describeAsRoot("a root gateway without credentials does not serve its own tools 
       expect(JSON.parse(receipt.output)).toMatchObject({ code: 'UNAUTHORIZED', error: expect.stringMatching(/uid 65534, whom this root gateway runs its tools as/) });
     });
   }
+});
+
+// Review P, P13: with no credential configured, any other account of the machine was `local` too — its curl to
+// 127.0.0.1 ran shell-exec in the gateway user's workspace as that user, and the console's sign-in made it the operator
+describeAsRoot('a gateway without credentials does not serve another user of the machine as the operator', () => {
+  let gateway: ServiceProcess;
+  let other: { path: string; cleanup: () => Promise<void> };
+  beforeAll(async () => {
+    other = await makeTempDir();
+    await writeFiles(join(other.path, 'repo'), { 'tools/echo/TOOL.hdlp': makeToolYaml('echo', { executor: 'shell', method: 'run', shell: '{ argv: [echo, hi] }' }) });
+    await mkdir(join(other.path, 'workspace'));
+    gateway = await spawnService(
+      ['serve', '--port', '0', '--repo', join(other.path, 'repo')],
+      { HLDP_CACHE_DIR: join(other.path, 'cache'), HLDP_DATA_DIR: join(other.path, 'data'), HLDP_WORKSPACE: join(other.path, 'workspace'), HLDP_LOG_LEVEL: 'warn' },
+      / at (http:\/\/[\d.:]+)\n/,
+    );
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    await other?.cleanup();
+  });
+
+  // curl as uid 12345, an account that is neither the gateway's (root) nor the one its tools run as
+  const asOtherUser = (...args: string[]) =>
+    run('setpriv', ['--reuid=12345', '--regid=12345', '--clear-groups', 'curl', '-s', '-w', '\n%{http_code}', ...args]).then(({ stdout }) => {
+      const at = stdout.lastIndexOf('\n');
+      return { status: Number(stdout.slice(at + 1)), body: stdout.slice(0, at) };
+    });
+
+  it('refuses its calls with 401 saying why, and serves the operator (root) as before', async () => {
+    const call = await asOtherUser('-X', 'POST', '-H', 'content-type: application/json', '--data', JSON.stringify({ tool: 'echo', params: {} }), `${gateway.url}/v1/call`);
+    expect(call.status).toBe(401);
+    expect(JSON.parse(call.body)).toMatchObject({ code: 'UNAUTHORIZED', error: expect.stringMatching(/uid 12345, another user of this machine: .*configure api_token or principals/) });
+    const receipts = await asOtherUser(`${gateway.url}/v1/receipts/verify`);
+    expect(receipts.status).toBe(401);
+    expect((await request(gateway, 'POST', '/v1/call', { body: { tool: 'echo', params: {} } })).json).toMatchObject({ ok: true, output: 'hi\n', caller: 'local' });
+  });
+
+  it('does not sign its browser in to the console as the operator', async () => {
+    const signIn = await asOtherUser('-X', 'POST', '-H', `origin: ${gateway.url}`, '--data', 'token=&next=/console', `${gateway.url}/console/sign-in`);
+    expect(signIn.status).toBe(401);
+    expect(signIn.body).toContain('another user of this machine');
+  });
 });

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Principal, Principals } from '../../policy/index.js';
-import { peerUid } from './peer-user.js';
+import { notTheOperator } from '../../http-edge/index.js';
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 
@@ -18,7 +18,7 @@ export function principalAuth(principals: Principals, toolUid?: ToolUid): Reques
       return;
     }
     if (!principals.required) {
-      response.status(401).json({ code: 'UNAUTHORIZED', error: `this connection comes from a process of uid ${toolUid?.()}, whom this root gateway runs its tools as (sandbox.run_as): with no credential configured, the gateway serves only the operator at this machine as 'local', never its own tools; configure api_token or principals and give the tool a token` });
+      response.status(401).json({ code: 'UNAUTHORIZED', error: notTheOperator(request.socket, toolUid?.()) ?? 'not the operator at this machine' });
       return;
     }
     response
@@ -33,14 +33,11 @@ export type ToolUid = () => number | undefined;
 
 /**
  * The principal a request's `Authorization` header stands for, if any (`local` when no credential is configured —
- * but never for a connection a process of `toolUid` made: a root gateway's tool with network access shares the
- * host's loopback, and reached the API as `local`, every role, approving its own requests; review O, addendum).
+ * but only for the user the gateway runs as and root: never another account of the machine, nor a process of
+ * `toolUid`, a root gateway's tool with network access sharing the host's loopback; see {@link notTheOperator}).
  */
 export function requestPrincipal(principals: Principals, request: Request, toolUid?: ToolUid): Principal | undefined {
-  if (!principals.required) {
-    const tools = toolUid?.();
-    return tools !== undefined && peerUid(request.socket) === tools ? undefined : principals.anonymous();
-  }
+  if (!principals.required) return notTheOperator(request.socket, toolUid?.()) === undefined ? principals.anonymous() : undefined;
   const match = BEARER.exec(request.get('authorization') ?? '');
   return match ? principals.authenticate(match[1]!) : undefined;
 }

@@ -36,3 +36,21 @@ function lookUp(clientPort: number | undefined, serverPort: number | undefined):
 }
 
 const hexPort = (port: number): string => port.toString(16).toUpperCase().padStart(4, '0');
+
+/**
+ * Why a connection that brings no credential is not the operator at this machine, or undefined when it may be
+ * served as `local`: with no credential configured, `local` is the user the gateway runs as and root, never another
+ * account of a shared machine (review P, P13: any user's curl to 127.0.0.1 ran shell-exec in the gateway user's
+ * workspace, as that user) nor the uid a root gateway runs its tools as (`toolUid`, sandbox.run_as: review O). Where
+ * the other end cannot be told (not Linux), the request is served as before.
+ */
+export function notTheOperator(socket: Socket, toolUid?: number): string | undefined {
+  const peer = peerUid(socket);
+  if (peer === undefined) return undefined;
+  if (toolUid !== undefined && peer === toolUid) {
+    return `this connection comes from a process of uid ${peer}, whom this root gateway runs its tools as (sandbox.run_as): with no credential configured, the gateway serves only the operator at this machine as 'local', never its own tools; configure api_token or principals and give the tool a token`;
+  }
+  const own = process.getuid?.();
+  if (own === undefined || peer === own || peer === 0) return undefined;
+  return `this connection comes from uid ${peer}, another user of this machine: with no credential configured, the gateway serves only the user it runs as (uid ${own}) and root as 'local'; configure api_token or principals and give that user a token`;
+}
