@@ -47,7 +47,7 @@ afterAll(async () => {
 });
 
 describe("a real gatekeeper's answer full of escapes", () => {
-  it('is read whole: 8 MB of NULs (48 MB of \\u0000) comes back ok, the gateway spending under 8 s of CPU on the call (27 s before, at load 15)', async () => {
+  it('is read whole: 8 MB of NULs (48 MB of \\u0000) comes back ok, the gateway spending under 15 s of CPU on the call (27 s before, 3.9 s now, at load 15)', async () => {
     const before = cpuSeconds(gateway.child.pid!);
     const response = await request(gateway, 'POST', '/v1/call', { body: { tool: 'print', params: { cmd: `head -c ${NULS} /dev/zero` } }, headers: auth });
     const spent = cpuSeconds(gateway.child.pid!) - before;
@@ -56,6 +56,7 @@ describe("a real gatekeeper's answer full of escapes", () => {
     expect(response.json.output).toBe('\0'.repeat(NULS));
     // the old reader's ~2 µs an escape was 16 s or more for these alone (26.7 s for the call at load 15); the reader now
     // takes ~0.3 s, and most of the rest (3.9 s at load 15) is the call's own: its receipt of 8 MB NULs kept and sent as JSON
-    expect(spent).toBeLessThan(8);
+    // the bound sits halfway in the gap, so a loaded CI machine's slower CPU seconds do not decide it
+    expect(spent).toBeLessThan(15);
   }, 120_000);
 });
