@@ -242,7 +242,9 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     const paging = { offset: Number.isSafeInteger(offset) && offset > 0 ? offset : 0, limit: APPROVALS_PAGE + 1 };
     // a page at a time, one more than shown to know whether older requests wait: the queue may be long, each request's params up to a body's size
     const [pending, resolved] = await Promise.all([backend.approvals.pending(principal, paging), backend.events.recent(['approval.resolved'], 20)]);
-    const notice = typeof request.query.notice === 'string' ? request.query.notice.slice(0, 300) : undefined;
+    // a notice the console itself put in the link for this session (its tag), never text a link brought
+    const given = typeof request.query.notice === 'string' ? request.query.notice.slice(0, 300) : undefined;
+    const notice = given !== undefined && sessions.noticeMatches(signed(response).session, given, request.query.tag) ? given : undefined;
     const shown = pending.slice(0, APPROVALS_PAGE);
     send(response, page('Approvals', approvalsView(shown, resolved.filter((event) => backend.maysee(principal, event)), viewer, notice, { offset: paging.offset, more: pending.length > APPROVALS_PAGE }), viewer, '/console/approvals'));
   });
@@ -270,11 +272,15 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     const outcome = await backend.approvals[decision](String(request.params.id), principal, reason);
     // one the request's rule does not let decide (or see) is refused as the API refuses it, in words on the page a
     // person was on: a request they may not see reads exactly as one that does not exist
+    const withNotice = (message: string): string => {
+      const notice = message.slice(0, 300);
+      return `/console/approvals?notice=${encodeURIComponent(notice)}&tag=${sessions.noticeTag(signed(response).session, notice)}`;
+    };
     if (!outcome.ok) {
-      response.redirect(303, `/console/approvals?notice=${encodeURIComponent(outcome.message)}`);
+      response.redirect(303, withNotice(outcome.message));
       return;
     }
-    response.redirect(303, outcome.receipt ? `/console/receipts/${encodeURIComponent(outcome.receipt.id)}` : `/console/approvals?notice=${encodeURIComponent(outcome.message)}`);
+    response.redirect(303, outcome.receipt ? `/console/receipts/${encodeURIComponent(outcome.receipt.id)}` : withNotice(outcome.message));
   });
 
   router.get('/console/rejected', async (request, response) => {

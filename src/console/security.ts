@@ -119,6 +119,23 @@ export class ConsoleSessions {
     return actual.length === expected.length && timingSafeEqual(actual, expected);
   }
 
+  /**
+   * The tag that lets the console show `notice` on a page it redirects this session to (review P, P8: `?notice=` was
+   * free text any link could put on the approvers' page as the console's own status line): bound to the session, so a
+   * link made for one person, or by anyone without the key, shows nothing.
+   */
+  noticeTag(session: ConsoleSession, notice: string): string {
+    return base64url(createHmac('sha256', this.#key).update(`notice:${session.nonce}\0${notice}`).digest());
+  }
+
+  /** Whether `tag` is this session's tag of `notice` (constant time). */
+  noticeMatches(session: ConsoleSession, notice: string, tag: unknown): boolean {
+    if (typeof tag !== 'string') return false;
+    const expected = Buffer.from(this.noticeTag(session, notice));
+    const actual = Buffer.from(tag);
+    return actual.length === expected.length && timingSafeEqual(actual, expected);
+  }
+
   #sign(payload: string, binding: string): string {
     return base64url(createHmac('sha256', this.#key).update(`session:${payload}\0${binding}`).digest());
   }

@@ -97,6 +97,21 @@ describe('the console over HTTP', () => {
     expect(through.headers.get('location')).toMatch(/notice=no%20approval%20request/);
   });
 
+  it('shows only a notice it put in the link itself, for this sign-in: not text a link brings (review P, P8)', async () => {
+    const { cookie, csrf } = await signIn();
+    const decided = await post('/console/approvals/sha256%3A00/decide', { _csrf: csrf, decision: 'deny' }, { cookie });
+    const location = decided.headers.get('location')!;
+    const page = (path: string, as = cookie) => fetch(`${server.url}${path}`, { headers: { cookie: as } }).then((response) => response.text());
+    expect(await page(location)).toMatch(/<p class="notice" role="status">no approval request/);
+    // the approvers' page as a crafted link would show it: the console's own status line, in its words
+    const crafted = '/console/approvals?notice=' + encodeURIComponent('Security update: paste your token at evil.example');
+    expect(await page(crafted)).not.toContain('Security update');
+    expect(await page(`${crafted}&tag=${new URL(location, server.url).searchParams.get('tag')}`)).not.toContain('Security update');
+    // the console's own link, opened by another sign-in
+    const other = await signIn();
+    expect(await page(location, other.cookie)).not.toMatch(/role="status">no approval request/);
+  });
+
   it('signs out: the cookie is cleared and no longer accepted', async () => {
     const { cookie, csrf } = await signIn();
     const out = await post('/console/sign-out', { _csrf: csrf }, { cookie });
