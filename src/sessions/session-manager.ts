@@ -171,7 +171,8 @@ export class SessionManager {
       return refusal('TOOL_NOT_FOUND', `no tool or group '${name}'${near.length ? `; did you mean ${near.map((near) => `'${near}'`).join(', ')}?` : ''}; tool_find finds tools by what they do`);
     }
     expireSession(state, this.clock());
-    const allowed = tools.filter((tool) => this.decide(registry, state, tool, tool.name).state !== 'forbidden');
+    // a group loads its listed tools: an unlisted one is reached by its exact name, never named by a group (review P, P6)
+    const allowed = tools.filter((tool) => (group === undefined || !tool.unlisted) && this.decide(registry, state, tool, tool.name).state !== 'forbidden');
     if (allowed.length === 0) return refusal('TOOL_FORBIDDEN', this.decide(registry, state, tools[0]!, tools[0]!.name).reason);
     const added = loadTools(state, allowed.map((tool) => tool.name), this.clock() + this.config.toolsetTtlMs);
     this.persist(state);
