@@ -62,7 +62,9 @@ export type DiagnosticCode =
   /** a `sandbox.filesystem` path the sandbox refuses (the gateway's own files, a system folder, /proc…): every call is refused */
   | 'REFUSED_SANDBOX_PATH'
   /** the repository has no `tools/<name>/TOOL.hdlp` at all: nothing is served (a warning: a new registry may be empty) */
-  | 'NO_TOOLS';
+  | 'NO_TOOLS'
+  /** a file or folder under `policies/` that is not `policies/<name>.hdlp`: never read, so its rules never apply (an error refuses every call) */
+  | 'POLICY_NOT_READ';
 
 /** `file:line:col: severity: message`, the format editors and pre-commit hooks understand. */
 export function formatDiagnostic(diagnostic: Diagnostic): string {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { indexWith, letGo, markPatchedFrom, runLettingGo, type ToolIndex } from '../core/index.js';
+import { indexWith, letGo, markPatchedFrom, runLettingGo, type Diagnostic, type ToolIndex } from '../core/index.js';
 import { buildIndexLettingGo, entryKind, type ScanEntry } from './build-index.js';
 import { rescanCached } from './cached-rescan.js';
 import type { EntryList } from './cache-file.js';
@@ -74,8 +74,11 @@ export class Scanner {
 
   private async scanNow(pushed: PushHint | undefined): Promise<ToolIndex> {
     const snapshot = await this.source.snapshot(pushed);
+    // what under policies/ is never read, looked at each scan once its entries are read (a clone missing its trees
+    // fails there first, as it always did), kept out of the cache: it is the listing's, not an entry's
+    const strays = async (): Promise<Diagnostic[]> => (await snapshot.strays?.()) ?? [];
     // kept: a stale mark says since when (its first failed poll), and a poll that changes nothing returns the same index
-    if (this.index?.commit === snapshot.commit) return (this.index = this.withStale(this.index, snapshot));
+    if (this.index?.commit === snapshot.commit) return (this.index = this.withStale(this.index, snapshot, await strays()));
     const cached = await this.cache.load(snapshot.commit);
     let index: ToolIndex;
     // at a start onto a commit the cache does not hold, the latest scan's index it patched
@@ -105,13 +108,13 @@ export class Scanner {
       } else {
         const streamed = await this.scanEvery(snapshot, scannedAt);
         if (streamed) {
-          this.index = this.withStale(streamed, snapshot);
+          this.index = this.withStale(streamed, snapshot, await strays());
           return this.index;
         }
         index = this.index!;
       }
     }
-    this.index = this.withStale(index, snapshot);
+    this.index = this.withStale(index, snapshot, await strays());
     // what was kept for that scan (its search index) is updated with the tools changed rather than made again
     if (patchedFrom) markPatchedFrom(this.index, patchedFrom);
     return this.index;
@@ -304,13 +307,27 @@ export class Scanner {
 
   // a copy, not a spread: a spread reads `tools`, which makes and keeps every definition of an index served from the
   // scan cache (issue #18: a remote out of reach cost ~170 MB at 100,000 tools)
-  private withStale(index: ToolIndex, snapshot: Snapshot): ToolIndex {
+  private withStale(index: ToolIndex, snapshot: Snapshot, strays: readonly Diagnostic[]): ToolIndex {
+    index = withStrays(index, strays);
     if (snapshot.stale) {
       if (index.stale?.reason === snapshot.stale.reason) return index;
       return indexWith(index, { stale: { ...snapshot.stale, since: index.stale?.since ?? snapshot.stale.since } });
     }
     return index.stale ? indexWith(index, { stale: undefined }) : index;
   }
+}
+
+/** `index` with `strays` (POLICY_NOT_READ) as its errors and warnings of that code, in place of any it had; itself when they are the same. */
+function withStrays(index: ToolIndex, strays: readonly Diagnostic[]): ToolIndex {
+  const isStray = (diagnostic: Diagnostic): boolean => diagnostic.code === 'POLICY_NOT_READ';
+  const had = [...index.errors, ...index.warnings].filter(isStray);
+  const key = (diagnostic: Diagnostic): string => `${diagnostic.severity}\0${diagnostic.file}\0${diagnostic.message}`;
+  const seen = new Set(had.map(key));
+  if (had.length === strays.length && strays.every((diagnostic) => seen.has(key(diagnostic)))) return index;
+  return indexWith(index, {
+    errors: [...index.errors.filter((diagnostic) => !isStray(diagnostic)), ...strays.filter((diagnostic) => diagnostic.severity === 'error')],
+    warnings: [...index.warnings.filter((diagnostic) => !isStray(diagnostic)), ...strays.filter((diagnostic) => diagnostic.severity !== 'error')],
+  });
 }
 
 // the source failed every read: thrown past the cache write's own failures

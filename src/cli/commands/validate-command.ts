@@ -41,6 +41,13 @@ export const validateCommand: Command = {
         unread.push({ file: path, line: 1, column: 1, severity: 'error', code: 'NOT_A_FILE', message: 'no such file or folder' });
         continue;
       }
+      // a file under policies/ that is not policies/<name>.hdlp is never read as a policy (review P, P15): said, not linted as a TOOL.hdlp
+      const misplaced = statSync(path).isFile() ? misplacedPolicy(path) : undefined;
+      if (misplaced !== undefined) {
+        found += 1;
+        unread.push(misplaced);
+        continue;
+      }
       for (const { file, kind, root } of definitionFilesAt(path)) {
         found += 1;
         const read = await readDefinition(file, kind, maxBytes);
@@ -55,12 +62,20 @@ export const validateCommand: Command = {
       const read = await readDefinition(file, kind, maxBytes);
       if ('content' in read) context.push(read);
     }
+    // what under each registry's policies/ is never read, as a scan reports it (a stray policy refuses every call there)
+    const { strayPolicies } = await import('../../scanner/index.js');
+    for (const root of flags.staged ? [] : roots) {
+      const folder = join(root, ENTRY_LAYOUT.policy.folder);
+      const items = existsSync(folder) && statSync(folder).isDirectory() ? readdirSync(folder, { withFileTypes: true }) : [];
+      const shown = relative(process.cwd(), root);
+      for (const stray of strayPolicies(items.map((item) => ({ name: item.name, folder: item.isDirectory() })))) unread.push({ ...stray, file: shown ? join(shown, stray.file) : stray.file });
+    }
     const result = validateDefinitionFiles(files, context, { maxBytes, sandboxPathRefusal, ...(sandboxCeiling ? { sandboxCeiling } : {}) });
     const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors];
     // rules the gateway reads as written but whose author may not mean them (an allow that skips require_confirm)
     const { policyWarnings } = await import('../../policy/index.js');
     const given = new Set(files.map((file) => file.path));
-    const warnings = [...result.warnings, ...policyWarnings(result.index).filter((warning) => given.has(warning.file))];
+    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...policyWarnings(result.index).filter((warning) => given.has(warning.file))];
     const ordered = [...errors, ...warnings].sort(byPlace);
     if (flags.json) writeJson(io, { files: found, paths, errors, warnings });
     else {
@@ -152,6 +167,21 @@ function repositoryFiles(root: string, only?: EntryKind): FoundFile[] {
 }
 
 // a file such as policies/ops.hdlp: its kind is told by its folder
+/** Why a file given by path under a `policies/` folder is not read as a policy, when it is not `policies/<name>.hdlp`. */
+function misplacedPolicy(path: string): Diagnostic | undefined {
+  const absolute = resolve(path);
+  const parent = basename(dirname(absolute));
+  const policies = ENTRY_LAYOUT.policy.folder;
+  const at = { file: path, line: 1, column: 1, severity: 'error' as const, code: 'POLICY_NOT_READ' as const };
+  if (parent === policies) {
+    return absolute.endsWith('.hdlp') && basename(absolute).length > '.hdlp'.length ? undefined : { ...at, message: `${path} is not read: policies are read from policies/<name>.hdlp only (a lower-case .hdlp), so its rules never apply` };
+  }
+  if (basename(dirname(dirname(absolute))) === policies && !KIND_OF_FILE.has(basename(absolute))) {
+    return { ...at, message: `${path} is in a folder under policies/, which is not read: policies are read from policies/<name>.hdlp only, so its rules never apply; move it there` };
+  }
+  return undefined;
+}
+
 function flatKindOf(path: string): EntryKind | undefined {
   const folder = basename(dirname(resolve(path)));
   return ENTRY_KINDS.find((kind) => ENTRY_LAYOUT[kind].flat && ENTRY_LAYOUT[kind].folder === folder && path.endsWith(ENTRY_LAYOUT[kind].file));

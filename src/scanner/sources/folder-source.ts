@@ -7,6 +7,7 @@ import { ScanError } from '../scan-error.js';
 import { FileStamps, statOrUndefined } from './file-stamps.js';
 import { readFolderRecord, writeFolderRecord, type FolderRecord } from './folder-record.js';
 import { blobOid, readBounded } from './read-bounded.js';
+import { strayPolicies } from './stray-policies.js';
 import { definitionPath, entryKey, type EntryDiff, type RepositorySource, type Snapshot, type ToolEntry } from './source.js';
 
 // files read at once by a snapshot
@@ -88,6 +89,10 @@ export class FolderSource implements RepositorySource {
     return {
       commit,
       listEntries: async () => entries,
+      strays: async () => {
+        const items = await readdir(join(this.root, ENTRY_LAYOUT.policy.folder), { withFileTypes: true }).catch(() => [] as Dirent[]);
+        return strayPolicies(items.map((item) => ({ name: item.name, folder: item.isDirectory() })));
+      },
       diffEntries: async (since) => (diff && since === diffSince ? diff : undefined),
       ...(diff && diffSince ? { diffBase: diffSince } : {}),
       read: async (entry) => {

@@ -8,6 +8,7 @@ import { ObjectReader } from './object-reader.js';
 import { MAX_OBJECT_BYTES, PackStore, type GitObject } from './pack-store.js';
 import type { DefinitionFile } from '../parse-tool-definition.js';
 import { diffEntryTrees } from './entry-diff.js';
+import { strayPolicies } from './stray-policies.js';
 import { definitionPath, type EntryDiff, type Snapshot, type ToolEntry } from './source.js';
 
 /**
@@ -42,7 +43,10 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
   const objects = new ObjectReader(store.gitdir, store.packs, (oid) => listing.mayBeLoose(oid), MAX_OBJECT_BYTES, fetched);
   // a flat entry (policies/<name>.hdlp) is a blob: its mode says whether it is a symlink
   const flatModes = new Map<string, string>();
+  // what under policies/ a listing found is not read (a listing without a policies/ folder: none)
+  let listedStrays: Diagnostic[] | undefined;
   const listOnce = async (): Promise<ToolEntry[]> => {
+    listedStrays = [];
     const listed = new Map<string, GitObject>();
     const readTree = async (oid: string): Promise<GitObject> => {
       const tree = await objects.read(oid, 'tree');
@@ -56,6 +60,7 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
       const folder = root.find((entry) => entry.name === top && entry.mode === TREE_MODE);
       if (!folder) continue;
       const items = await treeItems((await readTree(folder.oid)).content);
+      if (kind === 'policy') listedStrays = strayPolicies(items.map((item) => ({ name: item.name, folder: item.mode === TREE_MODE })));
       const entries = flat
         ? items.filter((item) => item.mode !== TREE_MODE && item.name.endsWith(file) && item.name.length > file.length).map((item) => {
             flatModes.set(`${kind}/${item.name.slice(0, -file.length)}`, item.mode);
@@ -93,9 +98,25 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
     }
     return diff;
   };
+  const straysOnce = async (): Promise<Diagnostic[]> => {
+    if (listedStrays !== undefined) return listedStrays;
+    // not listed (a cached commit, a tree comparison): read the two trees, and let go of the packs again as a scan does
+    try {
+      return await readStrays();
+    } finally {
+      store.packs?.release();
+    }
+  };
+  const readStrays = async (): Promise<Diagnostic[]> => {
+    const root = await treeItems((await objects.read(await treeOf(objects, commit), 'tree')).content);
+    const folder = root.find((entry) => entry.name === ENTRY_LAYOUT.policy.folder && entry.mode === TREE_MODE);
+    if (!folder) return [];
+    return strayPolicies((await treeItems((await objects.read(folder.oid, 'tree')).content)).map((item) => ({ name: item.name, folder: item.mode === TREE_MODE })));
+  };
   return {
     commit,
     listEntries: () => retryAfterRepack(listing, listOnce),
+    strays: () => retryAfterRepack(listing, straysOnce),
     // any failure (that commit no longer held, a clone started over since, an old tree git would refuse, a repack
     // meanwhile) leaves the caller to list every entry, which reads only the new commit and retries after a repack
     diffEntries: (since) => diffOnce(since).catch(() => undefined),

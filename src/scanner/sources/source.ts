@@ -32,6 +32,8 @@ export interface Snapshot {
   diffEntries?(since: string): Promise<EntryDiff | undefined>;
   /** the one commit `diffEntries` answers from, where it answers from one only (a folder's last snapshot, kept across restarts) */
   diffBase?: string;
+  /** what under `policies/` is not `policies/<name>.hdlp` and so is never read, listed at each scan (see `strayPolicies`) */
+  strays?(): Promise<Diagnostic[]>;
   /** reads the entry's `TOOL.hdlp` (`TOOLSET.hdlp`, `SKILL.md`), or explains why there is none */
   read(entry: ToolEntry): Promise<DefinitionFile | Diagnostic>;
   /** lets go of what reading held (a git source's pack contents and delta bases) once a scan read what it needed; a later read reads them again */
