@@ -48,7 +48,8 @@ const ALLOWED: Record<string, string[]> = {
   sandbox: ['core'],
   events: ['core', 'store'],
   policy: ['core', 'store'],
-  console: ['core', 'events'],
+  // the console is an HTTP surface: it shares the edge's checks (who is at the other end of a connection)
+  console: ['core', 'events', 'http-edge'],
   'mcp-servers': ['core', 'executors', 'sandbox'],
   openapi: [],
 };
