@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { realpathSync, statSync } from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { ENTRY_KINDS, ENTRY_LAYOUT, type Diagnostic, type EntryKind } from '../core/index.js';
 import { tooLargeMessage, type DefinitionFile } from '../scanner/index.js';
@@ -28,11 +28,22 @@ interface StagedEntry {
  */
 export async function stagedDefinitionFiles(path: string, maxBytes: number): Promise<{ files: DefinitionFile[]; unread: Diagnostic[] }> {
   const root = realFolder(path);
-  const top = await gitOutput(root, ['rev-parse', '--show-toplevel']).catch((error: Error) => {
-    throw new UsageError(`--staged reads git's index, but '${path}' is not inside a git working tree (${firstLine(error.message)})`);
-  });
-  const prefix = relative(realpathSync(top.trim()), root).split(sep).join('/');
-  const listing = await gitOutput(root, ['ls-files', '--stage', '-z', '--full-name', '--', prefix ? `:(top,literal)${prefix}` : ':(top)']);
+  const environment = hookEnvironment();
+  // git hands a hook its repository in GIT_DIR (a linked worktree's .git/worktrees/NAME) and the index the commit
+  // takes in GIT_INDEX_FILE (`commit -a`, `commit PATH`: a temporary one), and reads the working tree's top from the
+  // current folder: asked from the registry's folder instead, that folder was the top, and the registry held nothing
+  // (review P, P4)
+  const asked = environment.GIT_DIR !== undefined ? process.cwd() : root;
+  const top = await gitOutput(asked, ['rev-parse', '--show-toplevel'], environment).then(
+    (output) => realpathSync(output.trim()),
+    (error: Error) => {
+      throw new UsageError(`--staged reads git's index, but '${path}' is not inside a git working tree (${firstLine(error.message)})`);
+    },
+  );
+  if (!isInside(root, top)) throw new UsageError(`--staged: '${path}' is outside the working tree of the repository git named (GIT_DIR=${environment.GIT_DIR}, working tree ${top}); run it from that repository's hook on a folder of it`);
+  const prefix = relative(top, root).split(sep).join('/');
+  const git = (args: string[]): Promise<string> => gitOutput(top, args, environment);
+  const listing = await git(['ls-files', '--stage', '-z', '--full-name', '--', prefix ? `:(top,literal)${prefix}` : ':(top)']);
   const entries: StagedEntry[] = [];
   for (const record of listing.split('\0')) {
     const match = /^(\d{6}) ([0-9a-f]{40,64}) (\d)\t(.*)$/s.exec(record);
@@ -42,7 +53,7 @@ export async function stagedDefinitionFiles(path: string, maxBytes: number): Pro
     if (stage !== '0') continue;
     const inRegistry = prefix ? fullName.slice(prefix.length + 1) : fullName;
     const entry = entryOf(inRegistry);
-    if (entry) entries.push({ ...entry, shown: relative(process.cwd(), resolve(top.trim(), fullName)) || fullName, mode, oid });
+    if (entry) entries.push({ ...entry, shown: relative(process.cwd(), resolve(top, fullName)) || fullName, mode, oid });
   }
   const unread: Diagnostic[] = [];
   const wanted: StagedEntry[] = [];
@@ -51,7 +62,7 @@ export async function stagedDefinitionFiles(path: string, maxBytes: number): Pro
     if (!REGULAR_MODES.has(entry.mode)) unread.push({ ...at, code: 'NOT_A_FILE', message: `${entry.shown} must be a regular file (not a symlink or submodule)` });
     else wanted.push(entry);
   }
-  const blobs = await readBlobs(root, wanted.map((entry) => entry.oid), maxBytes);
+  const blobs = await readBlobs(top, environment, wanted.map((entry) => entry.oid), maxBytes);
   const files: DefinitionFile[] = [];
   wanted.forEach((entry, index) => {
     const blob = blobs[index]!;
@@ -87,24 +98,39 @@ function realFolder(path: string): string {
   return absolute;
 }
 
-async function gitOutput(cwd: string, args: string[]): Promise<string> {
-  const { stdout } = await execFileAsync('git', args, { cwd, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' });
+/**
+ * This process's environment with the repository paths git gave it made absolute, as git reads them from the folder it
+ * started in (a hook's: the working tree's top), whatever folder git is then run in. GIT_INDEX_FILE stays as given: git
+ * reads a relative one from the working tree's top, where its commands here run.
+ */
+function hookEnvironment(): NodeJS.ProcessEnv {
+  const environment = { ...process.env };
+  for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY'] as const) {
+    const value = environment[name];
+    if (value === '') delete environment[name];
+    else if (value !== undefined && !isAbsolute(value)) environment[name] = resolve(value);
+  }
+  return environment;
+}
+
+async function gitOutput(cwd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const { stdout } = await execFileAsync('git', args, { cwd, env, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' });
   return stdout;
 }
 
 /** The blobs' contents in order, or a blob's size where it is over `maxBytes` (refused unread, as the scanner refuses it). */
-async function readBlobs(cwd: string, oids: string[], maxBytes: number): Promise<Array<Buffer | number>> {
+async function readBlobs(cwd: string, env: NodeJS.ProcessEnv, oids: string[], maxBytes: number): Promise<Array<Buffer | number>> {
   if (oids.length === 0) return [];
-  const sizes = (await batch(cwd, '--batch-check=%(objectsize)', oids)).toString('latin1').trim().split('\n').map(Number);
+  const sizes = (await batch(cwd, env, '--batch-check=%(objectsize)', oids)).toString('latin1').trim().split('\n').map(Number);
   const small = oids.filter((_, index) => sizes[index]! <= maxBytes);
-  const contents = parseBatch(await batch(cwd, '--batch', small));
+  const contents = parseBatch(await batch(cwd, env, '--batch', small));
   let next = 0;
   return oids.map((_, index) => (sizes[index]! <= maxBytes ? contents[next++]! : sizes[index]!));
 }
 
-function batch(cwd: string, option: string, oids: string[]): Promise<Buffer> {
+function batch(cwd: string, env: NodeJS.ProcessEnv, option: string, oids: string[]): Promise<Buffer> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('git', ['cat-file', option], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('git', ['cat-file', option], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -126,6 +152,10 @@ function parseBatch(output: Buffer): Buffer[] {
     position = end + 1 + size + 1;
   }
   return contents;
+}
+
+function isInside(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
 }
 
 function firstLine(text: string): string {

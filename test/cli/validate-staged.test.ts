@@ -34,10 +34,10 @@ async function hookedRepository(): Promise<string> {
 }
 
 /** `git commit` as an author runs it, the hook included: its exit status and what the hook printed. */
-async function commit(repo: string, message: string): Promise<{ code: number; output: string }> {
+async function commit(repo: string, message: string, ...extra: string[]): Promise<{ code: number; output: string }> {
   const env = { ...process.env, ...folder.cliEnv(), GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@example.test', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@example.test', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
   try {
-    const { stdout, stderr } = await execFileAsync('git', ['commit', '-q', '-m', message], { cwd: repo, env });
+    const { stdout, stderr } = await execFileAsync('git', ['commit', '-q', '-m', message, ...extra], { cwd: repo, env });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -79,6 +79,70 @@ describe("the README's pre-commit hook (hldp validate --staged)", () => {
       const run = await commit(repo, 'alias for echo-b');
       expect(run).toEqual({ code: 0, output: expect.any(String) });
       expect(await git(repo, 'show', 'HEAD:tools/echo-b/TOOL.hdlp')).toContain('aliases: [say b]');
+    });
+  });
+});
+
+/** A repository whose registry is its folder `registry/`, with the README's hook naming it, and a linked worktree of it. */
+async function hookedRegistryFolder(): Promise<{ main: string; linked: string }> {
+  const main = await initRepository(join(folder.path, 'repo'));
+  await commitFiles(main, { 'registry/tools/echo-a/TOOL.hdlp': echoTool('echo-a'), 'registry/tools/echo-b/TOOL.hdlp': echoTool('echo-b') }, 'first');
+  const hook = (await documentedHook()).replace(/validate --staged$/m, 'validate --staged registry');
+  expect(hook).toMatch(/validate --staged registry$/m);
+  await writeFiles(main, { '.git/hooks/pre-commit': hook });
+  await chmod(join(main, '.git/hooks/pre-commit'), 0o755);
+  const linked = join(folder.path, 'linked');
+  await git(main, 'worktree', 'add', '-q', '-b', 'side', linked);
+  return { main, linked };
+}
+
+const BROKEN = `${echoTool('echo-a')}intent: [\n`;
+const GOOD = `${echoTool('echo-a')}aliases: [say a]\n`;
+
+// review P, P4: git hands a hook GIT_DIR (.git/worktrees/NAME in a linked worktree) and GIT_INDEX_FILE (a temporary
+// index for `commit -a` and `commit PATH`); the hook named its registry folder, and every commit of a linked worktree,
+// good or broken, was refused: "no definition staged under registry"
+describe.each(['main', 'linked'] as const)("the README's pre-commit hook naming the registry's folder, in the %s worktree", (where) => {
+  const author = async (): Promise<string> => (await hookedRegistryFolder())[where];
+
+  describe('when a broken definition is staged (git add), then a good one', () => {
+    it('refuses the broken one at its line and lets the good one through', async () => {
+      const worktree = await author();
+      await writeFiles(worktree, { 'registry/tools/echo-a/TOOL.hdlp': BROKEN });
+      await git(worktree, 'add', 'registry');
+      const broken = await commit(worktree, 'broken echo-a');
+      expect(broken.code).not.toBe(0);
+      expect(broken.output).toMatch(/^registry\/tools\/echo-a\/TOOL\.hdlp:11:1: error: /m);
+      await writeFiles(worktree, { 'registry/tools/echo-a/TOOL.hdlp': GOOD });
+      await git(worktree, 'add', 'registry');
+      expect(await commit(worktree, 'alias for echo-a')).toEqual({ code: 0, output: expect.any(String) });
+      expect(await git(worktree, 'show', 'HEAD:registry/tools/echo-a/TOOL.hdlp')).toContain('aliases: [say a]');
+    });
+  });
+
+  describe('when `git commit -a` takes a broken file of the working tree, then a good one', () => {
+    it('refuses the broken one and lets the good one through', async () => {
+      const worktree = await author();
+      await writeFiles(worktree, { 'registry/tools/echo-a/TOOL.hdlp': BROKEN });
+      const broken = await commit(worktree, 'broken echo-a', '-a');
+      expect(broken.code).not.toBe(0);
+      expect(broken.output).toMatch(/^registry\/tools\/echo-a\/TOOL\.hdlp:11:1: error: /m);
+      await writeFiles(worktree, { 'registry/tools/echo-a/TOOL.hdlp': GOOD });
+      expect(await commit(worktree, 'alias for echo-a', '-a')).toEqual({ code: 0, output: expect.any(String) });
+      expect(await git(worktree, 'show', 'HEAD:registry/tools/echo-a/TOOL.hdlp')).toContain('aliases: [say a]');
+    });
+  });
+
+  describe('when `git commit PATH` commits a good file while a broken one is staged beside it, then the broken one', () => {
+    it('checks what that commit holds: the good one through, the broken one refused', async () => {
+      const worktree = await author();
+      await writeFiles(worktree, { 'registry/tools/echo-b/TOOL.hdlp': `${echoTool('echo-b')}intent: [\n`, 'registry/tools/echo-a/TOOL.hdlp': GOOD });
+      await git(worktree, 'add', 'registry/tools/echo-b');
+      expect(await commit(worktree, 'alias for echo-a', '--', 'registry/tools/echo-a/TOOL.hdlp')).toEqual({ code: 0, output: expect.any(String) });
+      expect(await git(worktree, 'show', 'HEAD:registry/tools/echo-b/TOOL.hdlp')).toBe(echoTool('echo-b').trim());
+      const broken = await commit(worktree, 'broken echo-b', '--', 'registry/tools/echo-b/TOOL.hdlp');
+      expect(broken.code).not.toBe(0);
+      expect(broken.output).toMatch(/^registry\/tools\/echo-b\/TOOL\.hdlp:11:1: error: /m);
     });
   });
 });
