@@ -4,6 +4,9 @@ export { accessRights, type AccessLayer, type AccessSubject } from './access-rig
 export { decidePolicy, deciderProblem, DEFAULT_APPROVERS, type DecisionRights, type PolicyDecision } from './approval-rules.js';
 export { PolicySet, type RuleRef } from './policy-set.js';
 export { compileCondition, modeOf, type ConditionMode, type ValueTest } from './param-conditions.js';
-export { ApprovalDesk, approvalPosition, type ApprovalAnswer, type ApprovalHost, type ApprovalRefusalCode, type ApprovalRegistry, type ApprovalRequested, type ConfirmationRequired, type ConfirmOutcome, type DecideOptions, type LeaseLapsed } from './approval-desk.js';
+export { ApprovalDesk } from './approval-desk.js';
+export { approvalPosition } from './approval-page.js';
+export type { ApprovalAnswer, ApprovalRefusalCode, ApprovalRequested, ConfirmationRequired, ConfirmOutcome, LeaseLapsed } from './approval-answer.js';
+export type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
 export { unrunReceipt, type UnrunCall } from './unrun-receipt.js';
 export { policyWarnings } from './policy-warnings.js';

@@ -1,0 +1,100 @@
+import type { Receipt } from '../core/index.js';
+import type { ApprovalRecord } from '../store/index.js';
+
+/** A call that waits for a person: its approval request, bound to the caller, session, tool, params digest, commit and expiry. */
+export interface ConfirmationRequired {
+  /** `confirmation_required`: the caller may run it itself with `token`; `approval_required`: an approver decides */
+  status: 'confirmation_required' | 'approval_required';
+  /** the approval request: `GET /v1/approvals/:id?wait=30` waits for its receipt */
+  id: string;
+  tool: string;
+  /** the params exactly as they will run (defaults filled) */
+  params: Record<string, unknown>;
+  commit: string;
+  /** single use, bound to this exact call; only when the caller may approve its own request */
+  token?: string;
+  expires_at: string;
+  /** why it waits: the rule (`policies/x.hdlp:line:col`) or the tool's `require_confirm` */
+  reason: string;
+  /** who may decide it, in words */
+  approvers: string;
+  message: string;
+}
+
+/** What filing a request comes to: the caller is told how it will be decided. */
+export type ApprovalRequested =
+  | { kind: 'confirmation_required'; confirmation: ConfirmationRequired }
+  /** the caller already has `most` requests waiting: no new one is filed, nothing ran */
+  | { kind: 'too_many_pending'; code: 'TOO_MANY_PENDING'; tool: string; error: string; pending: number; most: number };
+
+/**
+ * An approved run whose lease lapsed while it still ran (its process stopped, or its event loop held up, past
+ * approvals.run_lease_ms): another process closed the request as interrupted, so two receipts were made for one
+ * request. Both are stored; the request is resolved by the first one recorded, `resolved_by`, and only that one is
+ * announced as approval.resolved.
+ */
+export interface LeaseLapsed {
+  /** the receipt the request is resolved by */
+  resolved_by: string | null;
+  /** what happened, in words, for the person who ran (or closed) it */
+  error: string;
+}
+
+/** What a confirmation token comes to: the receipt of the run, or why it did not run. */
+export type ConfirmOutcome =
+  /** `lease_lapsed`: the receipt is this run's, but the request was resolved by another, made when its lease lapsed */
+  | { kind: 'receipt'; receipt: Receipt; lease_lapsed?: LeaseLapsed }
+  | { kind: 'confirmation_invalid'; code: 'CONFIRMATION_INVALID'; reason: string; error: string }
+  | { kind: 'timeout_not_allowed'; code: 'TIMEOUT_NOT_ALLOWED'; tool: string; error: string; requested_ms: number; allowed_ms: number };
+
+/** Why an approval request could not be decided (or read) as asked; nothing ran. */
+export type ApprovalRefusalCode =
+  | 'APPROVAL_NOT_FOUND'
+  | 'APPROVAL_FORBIDDEN'
+  | 'APPROVAL_DECIDED'
+  | 'APPROVAL_EXPIRED'
+  | 'APPROVAL_MISMATCH'
+  | 'APPROVAL_OUTDATED'
+  | 'TIMEOUT_NOT_ALLOWED'
+  | 'STORE_UNAVAILABLE';
+
+/** What deciding, cancelling or reading a request came to: the request and its receipt, or why not. */
+export type ApprovalAnswer =
+  | { ok: true; approval: ApprovalRecord; receipt: Receipt | null; lease_lapsed?: LeaseLapsed }
+  | { ok: false; code: ApprovalRefusalCode; error: string; approval?: ApprovalRecord; receipt?: Receipt; requested_ms?: number; allowed_ms?: number };
+
+// the answer to a request that does not exist, or that the asker may not read: the two look alike
+export function approvalNotFound(id: string): ApprovalAnswer {
+  return { ok: false, code: 'APPROVAL_NOT_FOUND', error: `no approval request '${id}'; list them with GET /v1/approvals?status=pending` };
+}
+
+/** What a confirmation token's answer says to the one who presented it: the run's receipt, or why the token did not run it. */
+export function confirmOutcome(answer: ApprovalAnswer, tool: string): ConfirmOutcome {
+  const refuse = (reason: string, error: string): ConfirmOutcome => ({ kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason, error });
+  if (answer.ok) return { kind: 'receipt', receipt: answer.receipt!, ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) };
+  switch (answer.code) {
+    case 'APPROVAL_DECIDED':
+      return answer.approval?.status === 'expired' ? refuse('expired', `this confirmation token expired: ${answer.error}`) : refuse('used', `this confirmation token was already used: ${answer.error}`);
+    case 'APPROVAL_EXPIRED':
+      return refuse('expired', answer.error);
+    case 'APPROVAL_MISMATCH':
+    case 'APPROVAL_OUTDATED':
+      return refuse('mismatch', answer.error);
+    case 'TIMEOUT_NOT_ALLOWED':
+      return { kind: 'timeout_not_allowed', code: 'TIMEOUT_NOT_ALLOWED', tool, error: answer.error, requested_ms: answer.requested_ms ?? 0, allowed_ms: answer.allowed_ms ?? 0 };
+    default:
+      return refuse('unknown', answer.error);
+  }
+}
+
+/** What the caller of a filed request is told: how it will be decided, by whom, before when, and how to wait for it. */
+export function confirmationRequired(record: ApprovalRecord, reason: string, approvers: string, token: string | undefined): ConfirmationRequired {
+  const wait = `GET /v1/approvals/${record.id}?wait=30 waits for its receipt`;
+  const message = token
+    ? `${reason}: nothing has run. Confirm this exact call with hldp confirm ${token} (or POST /v1/confirm) before ${record.expires_at}; or ${approvers} approves request ${record.id}. ${wait}.`
+    : `${reason}: nothing has run. Request ${record.id} waits for ${approvers} to approve it (hldp approvals approve ${record.id}) before ${record.expires_at}. ${wait}.`;
+  return {
+    status: token ? 'confirmation_required' : 'approval_required', id: record.id, tool: record.tool, params: record.params, commit: record.commit,
+    ...(token ? { token } : {}), expires_at: record.expires_at, reason, approvers, message,
+  };
+}

@@ -1,0 +1,106 @@
+import { wasNotStored, type Receipt, type ReceiptApproval } from '../core/index.js';
+import type { ApprovalDecision, ApprovalRecord } from '../store/index.js';
+import type { ApprovalAnswer, LeaseLapsed } from './approval-answer.js';
+import type { ApprovalHost, ApprovalRegistry } from './approval-host.js';
+import type { ApprovalWaiters } from './approval-waiters.js';
+
+/**
+ * How a request ends: closed without a run (denied, cancelled, expired, interrupted) with the receipt that says so,
+ * or settled by its run's receipt; either way recorded once in the shared store, announced, and its waiters woken.
+ */
+export class ApprovalSettlement {
+  readonly #host: Pick<ApprovalHost<ApprovalRegistry>, 'store' | 'runner' | 'unrun' | 'finished'>;
+  readonly #waiters: ApprovalWaiters;
+  readonly #report: (error: Error) => void;
+
+  constructor(host: Pick<ApprovalHost<ApprovalRegistry>, 'store' | 'runner' | 'unrun' | 'finished'>, waiters: ApprovalWaiters, report: (error: Error) => void) {
+    this.#host = host;
+    this.#waiters = waiters;
+    this.#report = report;
+  }
+  /**
+   * Closes an approved request whose run's lease lapsed with no receipt stored: its process stopped (killed, crashed,
+   * its host gone) or could not store the receipt. Nothing runs again; a `CANCELLED` receipt says the call may have
+   * run. False when another process took it first, or its runner renewed the lease meanwhile.
+   */
+  async interrupted(seen: ApprovalRecord): Promise<boolean> {
+    const taken = await this.#host.store.approvals.takeOver(seen, this.#host.runner);
+    if (!taken) return false;
+    const receipt = await this.#host.unrun({
+      tool: taken.tool, method: taken.method, executor: taken.executor, params: taken.params, commit: taken.commit, code: 'CANCELLED',
+      error: `${taken.tool}: interrupted: request '${taken.id}' was approved and its run started by ${seen.run?.by ?? 'a gateway'}, which stopped (or could not store the receipt) before its receipt was stored — its lease ended at ${seen.run?.lease_until ?? 'an unknown time'} and was not renewed. The call may have run in part or in whole, and its output is lost: check what it does before calling it again`,
+      caller: taken.caller, session: taken.session, approval: linkOf(taken), timeoutMs: taken.timeout_ms ?? 30_000,
+    });
+    await this.settled(taken, receipt, false);
+    return true;
+  }
+
+  /** Decides a request that will not run, stores the receipt that says so; undefined when another decider won. */
+  async close(record: ApprovalRecord, decision: ApprovalDecision, error: string): Promise<ApprovalAnswer | undefined> {
+    const decided = await this.#host.store.approvals.decide(record.id, decision);
+    if (!decided) return undefined;
+    const code = decision.status === 'denied' ? 'DENIED' : decision.status === 'expired' ? 'EXPIRED' : 'CANCELLED';
+    const receipt = await this.#host.unrun({
+      tool: decided.tool, method: decided.method, executor: decided.executor, params: decided.params, commit: decided.commit,
+      code, error: `${decided.tool}: ${error}`, caller: decided.caller, session: decided.session, approval: linkOf(decided),
+      // every new request records the deadline it would run under
+      timeoutMs: decided.timeout_ms ?? 30_000,
+    });
+    return this.settled(decided, receipt, false);
+  }
+
+  /**
+   * Records `receipt` as the one that resolves the request, and announces it. A run and the process that closed it as
+   * interrupted (its lease lapsed while it still ran: a CLI stopped with Ctrl-Z, an event loop held up) both make a
+   * receipt: the first recorded resolves the request and is announced as approval.resolved; the other is stored and
+   * announced as a receipt only, and the answer says so (`lease_lapsed`), so that `hldp confirm` does not report a
+   * run as the request's outcome when the request says otherwise (review O, O10).
+   */
+  async settled(decided: ApprovalRecord, receipt: Receipt, ran: boolean): Promise<ApprovalAnswer> {
+    // a receipt the store could not take has no id to point at
+    const linked = wasNotStored(receipt) || (await this.#host.store.approvals.settle(decided.id, receipt.id));
+    const lapsed = linked ? undefined : await this.#lapsed(decided, receipt, ran);
+    this.#host.finished({ kind: 'receipt', receipt, ...(lapsed ? { lease_lapsed: lapsed.lease_lapsed } : {}) });
+    this.#waiters.wake(decided.id);
+    if (lapsed) return { ok: true, approval: lapsed.approval, receipt, lease_lapsed: lapsed.lease_lapsed };
+    return { ok: true, approval: { ...decided, receipt_id: receipt.id }, receipt };
+  }
+
+  /** What a receipt that came second for its request says, and the request as it stands (resolved by the other). */
+  async #lapsed(decided: ApprovalRecord, receipt: Receipt, ran: boolean): Promise<{ approval: ApprovalRecord; lease_lapsed: LeaseLapsed }> {
+    const approval = (await this.#host.store.approvals.get(decided.id)) ?? decided;
+    const resolvedBy = approval.receipt_id;
+    const error = ran
+      ? `the lease of this run lapsed while it ran (this process was held up — stopped, or its event loop blocked — for longer than approvals.run_lease_ms, ${this.#host.runner.leaseMs} ms), and ${approval.run?.by ?? 'another process'} closed request '${decided.id}' as interrupted meanwhile: the request is resolved by receipt ${resolvedBy ?? '(unknown)'}, which says the call may have run. The call did run here; its receipt ${receipt.id} is stored, but it is not the request's outcome`
+      : `request '${decided.id}' was resolved by receipt ${resolvedBy ?? '(unknown)'} first (its run stored it after its lease lapsed, while this process closed it as interrupted): receipt ${receipt.id}, which says the run was interrupted, is stored but is not the request's outcome`;
+    this.#report(new Error(error));
+    return { approval, lease_lapsed: { resolved_by: resolvedBy, error } };
+  }
+
+  /** Expires an overdue request: an `EXPIRED` receipt; false when another decider won. */
+  async expire(record: ApprovalRecord): Promise<boolean> {
+    const closed = await this.close(record, { status: 'expired', by: null, reason: null, via: 'expiry' }, `no one decided request '${record.id}' before ${record.expires_at}; nothing ran`);
+    return closed !== undefined;
+  }
+
+  /** The answer to deciding a request that was decided already (or is gone). */
+  async alreadyDecided(id: string, known?: ApprovalRecord): Promise<ApprovalAnswer> {
+    const record = known ?? (await this.#host.store.approvals.get(id));
+    const how = record ? `${record.status}${record.decided_by ? ` by ${record.decided_by}` : ''} at ${record.decided_at}` : 'gone';
+    return { ok: false, code: 'APPROVAL_DECIDED', error: `request '${id}' was already decided (${how}); it runs at most once`, ...(record ? { approval: record } : {}) };
+  }
+
+}
+
+/** Whether an approved request's run has lapsed: no receipt stored, and its lease ended. */
+export function lapsedRun(record: ApprovalRecord): boolean {
+  return record.status === 'approved' && record.receipt_id === null && record.run !== null && Date.parse(record.run.lease_until) <= Date.now();
+}
+
+/** The receipt's link to the request its call went through. */
+export function linkOf(record: ApprovalRecord): ReceiptApproval {
+  return {
+    id: record.id, status: record.status as ReceiptApproval['status'], decided_by: record.decided_by, reason: record.decision_reason,
+    decided_at: record.decided_at ?? new Date().toISOString(), via: record.decided_via ?? 'api', rule: record.rule.where,
+  };
+}
