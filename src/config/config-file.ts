@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import type { Role } from '../core/index.js';
+import { compileShapeChecker, YamlLocator, yamlModule, type ShapeChecker } from '../scanner/index.js';
+import { ConfigError, type GatewayConfig } from './gateway-config.js';
+import type { McpServerEntry } from './mcp-servers-config.js';
+import { CONFIG_SCHEMA_URL } from './package-root.js';
+import type { WrittenSandbox } from './sandbox-config.js';
+
+/** The config as written in YAML (snake_case), after schema validation. */
+export interface ConfigFile {
+  repository?: { source?: string; ref?: string; token?: string; poll_interval_ms?: number; max_definition_bytes?: number };
+  cache_dir?: string;
+  data_dir?: string;
+  receipts_db?: string;
+  store?: { url?: string; pool_max?: number };
+  receipts?: { retention?: { days?: number; max_rows?: number; interval_ms?: number } };
+  approvals?: { retention?: { days?: number; max_rows?: number; interval_ms?: number }; max_pending_per_caller?: number; run_lease_ms?: number };
+  rejections?: { retention?: { days?: number; max_rows?: number; interval_ms?: number } };
+  listen?: { host?: string; port?: number };
+  api_token?: string;
+  principals?: Record<string, { roles: Role[]; token_sha256?: string; tools?: string[] }>;
+  webhook_secret?: string;
+  max_body_bytes?: number;
+  confirmation_ttl_ms?: number;
+  max_call_timeout_ms?: number;
+  max_output_bytes?: number;
+  max_calls_in_flight_per_caller?: number;
+  workspace_root?: string;
+  shell?: { inherit_env?: string[] };
+  sandbox?: WrittenSandbox;
+  embedded_gatekeeper?: { enabled?: boolean };
+  console?: { secure_cookies?: boolean | 'auto' };
+  gatekeepers?: Record<string, { url?: string; token?: string }>;
+  apis?: Record<string, { url?: string; token?: string; headers?: Record<string, string> }>;
+  forgejo?: { url?: string; token?: string; repo?: string; author?: { name: string; email: string } };
+  mcp_servers?: Record<string, McpServerEntry>;
+  sessions?: {
+    toolset_ttl_ms?: number;
+    max_sessions?: number;
+    max_sessions_per_principal?: number;
+    idle_ms?: number;
+    deny?: string[];
+    on_demand?: string[];
+    reserved_calls?: 'enable' | 'run';
+    group_descriptions?: Record<string, string>;
+    store?: 'auto' | 'memory' | 'shared';
+  };
+  matcher?: { model?: { url?: string; model?: string; token?: string; timeout_ms?: number; budget_chars?: number; per_principal_per_minute?: number; max_concurrent?: number } };
+  events?: { backlog?: number; notify_attempts?: number; notify_backoff_ms?: number };
+  notify?: Array<{ url: string; events?: string[]; secret?: string; secret_env?: string }>;
+  log_level?: GatewayConfig['logLevel'];
+}
+
+let checker: ShapeChecker | undefined;
+
+/** Reads and checks the config file against its schema; a `ConfigError` names `file:line:col` of the first problem. */
+export function readConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(path, `cannot read the config file: ${(error as Error).message}`);
+  }
+  const { LineCounter, parseDocument } = yamlModule();
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const locator = new YamlLocator(document, lineCounter);
+  const [syntax] = document.errors;
+  if (syntax) {
+    const { line, column } = locator.at(syntax.pos[0]);
+    throw new ConfigError(`${path}:${line}:${column}`, syntax.message.split('\n')[0]!);
+  }
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch {
+    throw new ConfigError(path, 'its YAML aliases expand too far; write the values out');
+  }
+  checker ??= compileShapeChecker(JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as object, 'the config', { ownSchema: true });
+  const [problem] = checker(value);
+  if (problem) {
+    const { line, column } = locator.locate(problem.path, problem.atKey);
+    throw new ConfigError(`${path}:${line}:${column}`, problem.message);
+  }
+  return value as ConfigFile;
+}

@@ -1,0 +1,59 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { isLoopback } from '../core/index.js';
+import { runAsSettingProblem, SANDBOX_MODES, type SandboxMode } from '../sandbox/index.js';
+import { ConfigError } from './gateway-config.js';
+
+/** The environment variable of a named target's field, e.g. `HLDP_GATEKEEPER_BS_SG_001_TOKEN`. */
+export function variable(kind: 'GATEKEEPER' | 'API', name: string, field: 'URL' | 'TOKEN'): string {
+  return `HLDP_${kind}_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${field}`;
+}
+
+/** `sandbox.run_as` (`HLDP_SANDBOX_RUN_AS` wins), refused here when it makes tools members of the group root. */
+export function runAsSetting(envValue: string | undefined, written: string | { uid: number; gid: number } | undefined): string | { uid: number; gid: number } | undefined {
+  const setting = envValue || written;
+  const problem = runAsSettingProblem(setting);
+  if (problem !== undefined) throw new ConfigError(envValue ? 'HLDP_SANDBOX_RUN_AS' : 'sandbox.run_as', problem);
+  return setting;
+}
+
+/** `HLDP_SANDBOX` as a mode; throws naming the modes when it is another word. */
+export function sandboxMode(text: string | undefined, key = 'HLDP_SANDBOX'): SandboxMode | undefined {
+  if (text === undefined || text === '') return undefined;
+  if ((SANDBOX_MODES as readonly string[]).includes(text)) return text as SandboxMode;
+  throw new ConfigError(key, `must be one of ${SANDBOX_MODES.join(', ')}, got '${text}'`);
+}
+
+/** An environment variable as a whole number up to `maximum`; undefined when unset or empty, a `ConfigError` when it is anything else. */
+export function integerFromEnv(env: NodeJS.ProcessEnv, name: string, maximum: number): number | undefined {
+  const text = env[name];
+  if (text === undefined || text === '') return undefined;
+  if (!/^\d+$/.test(text) || Number(text) > maximum) throw new ConfigError(name, `must be an integer from 0 to ${maximum}, got '${text}'`);
+  return Number(text);
+}
+
+/** A path with a leading `~/` read as the user's home folder. */
+export function expandHome(path: string): string {
+  return path.startsWith('~/') ? join(homedir(), path.slice(2)) : path;
+}
+
+/** Whether a value is an http(s) URL. */
+export function isUrl(value: string): boolean {
+  return /^https?:\/\//i.test(value);
+}
+
+/** `{key: value}`, or nothing when the value is undefined: optional fields stay absent rather than undefined. */
+export function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/**
+ * Whether the console's sign-in cookie is `Secure`: as set, or (`auto`) whenever the gateway listens beyond loopback,
+ * where it is meant to be reached over TLS (a proxy in front) and a cookie sent over plain http could be read on the way.
+ */
+export function secureCookies(value: boolean | string, host: string): boolean {
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  if (value === 'auto') return !isLoopback(host);
+  throw new ConfigError('HLDP_CONSOLE_SECURE_COOKIES', `is '${value}'; use true, false or auto`);
+}
