@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { canonicalJson, hashParams } from './canonical-params.js';
-import type { ApprovalQuery, ApprovalRecord, ApprovalStatus, ApprovalTerms, NewApproval } from './store.js';
+import type { ApprovalQuery, ApprovalRecord, ApprovalStatus, ApprovalTerms, NewApproval } from './approval-store.js';
 
 /** A stored approval request, as both stores keep it. */
 export interface ApprovalRow {
@@ -124,7 +124,7 @@ export function approvalFilters(query: ApprovalQuery, dialect: 'sqlite' | 'postg
 }
 
 /**
- * `maySee` (policy/approval-desk.ts) in SQL: the caller's own, or a rule whose approvers gate (`passesGate`) lets the
+ * `maySeeApproval` (policy/approval-page.ts) in SQL: the caller's own, or a rule whose approvers gate (`passesGate`) lets the
  * principal in — no gate at all, its name listed, or one of its roles listed. Undefined for an admin: it reads every one.
  */
 function visibility(principal: { name: string; roles: readonly string[] }, dialect: 'sqlite' | 'postgres'): { clause: string; values: string[] } | undefined {

@@ -5,21 +5,10 @@ export type {
   ChainLink,
   ChainReport,
   DeploymentSecrets,
-  ApprovalDecision,
-  ApprovalPosition,
-  ApprovalQuery,
-  ApprovalRecord,
-  ApprovalRun,
-  ApprovalRunner,
-  ApprovalStatus,
-  ApprovalStore,
-  ApprovalTerms,
-  ApprovalVia,
   EventLog,
   McpSessionRecord,
   McpSessionStore,
   NewEvent,
-  NewApproval,
   PruneResult,
   ReceiptPage,
   ReceiptQuery,
@@ -34,6 +23,19 @@ export type {
   StoreHealth,
   StoredEvent,
 } from './store.js';
+export type {
+  ApprovalDecision,
+  ApprovalPosition,
+  ApprovalQuery,
+  ApprovalRecord,
+  ApprovalRun,
+  ApprovalRunner,
+  ApprovalStatus,
+  ApprovalStore,
+  ApprovalTerms,
+  ApprovalVia,
+  NewApproval,
+} from './approval-store.js';
 export type { AgentSessionRecord, AgentSessionStore } from './agent-sessions.js';
 export { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 export type { PostgresStoreOptions } from './postgres/postgres-store.js';

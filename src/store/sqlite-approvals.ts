@@ -1,7 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from './approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from './retention.js';
-import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRunner, ApprovalStore, NewApproval, RetentionPolicy } from './store.js';
+import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRunner, ApprovalStore, NewApproval } from './approval-store.js';
+import type { RetentionPolicy } from './store.js';
 
 /** Approval requests in the `approvals` table; a decision is one conditional UPDATE, so exactly one decider wins. */
 export class SqliteApprovalStore implements ApprovalStore {

@@ -1,6 +1,7 @@
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from '../approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from '../retention.js';
-import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRunner, ApprovalStore, NewApproval, RetentionPolicy } from '../store.js';
+import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRunner, ApprovalStore, NewApproval } from '../approval-store.js';
+import type { RetentionPolicy } from '../store.js';
 import { PostgresTable } from './postgres-table.js';
 
 const COLUMNS = APPROVAL_COLUMNS.split(', ') as Array<keyof ApprovalRow>;

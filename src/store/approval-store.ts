@@ -1,0 +1,154 @@
+import type { AccessGate, ExecutorName } from '../core/index.js';
+import type { RetentionPolicy } from './store.js';
+
+/** Where an approval request stands: waiting, or decided once (approved and run, denied, expired, cancelled). */
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled';
+
+/** What the policy said when it asked for a person: kept with the request, so that it is decided by the rule it was bound to. */
+export interface ApprovalTerms {
+  /** `policies/x.hdlp:line:col`, or null when the tool's own `require_confirm` asked */
+  where: string | null;
+  reason: string;
+  /** the caller may approve its own request */
+  self_approval: boolean;
+  /** who may decide it */
+  approvers: AccessGate;
+  /** the human at an MCP client may decide it there */
+  elicit: boolean;
+}
+
+/** A new request for approval: the exact call it is bound to. */
+export interface NewApproval {
+  caller: string;
+  session: string | null;
+  tool: string;
+  /** the tool's method and executor, so that a receipt can say what would have run */
+  method: string;
+  executor: ExecutorName;
+  /** the params as they will run (defaults filled) */
+  params: Record<string, unknown>;
+  /** the index commit, which is the policy version too */
+  commit: string;
+  rule: ApprovalTerms;
+  /** the deadline the call asked for, if it asked */
+  timeoutMs?: number;
+  /** SHA-256 of the confirmation token, when the caller may approve its own request with it */
+  tokenHash?: string;
+  ttlMs: number;
+}
+
+/** How a request was decided. */
+export type ApprovalVia = 'api' | 'confirm' | 'elicitation' | 'expiry' | 'outdated';
+
+/** An approval request as stored: bound to `{caller, session, tool, params digest, policy commit, expiry}`. */
+export interface ApprovalRecord {
+  id: string;
+  status: ApprovalStatus;
+  caller: string;
+  session: string | null;
+  tool: string;
+  method: string;
+  executor: ExecutorName;
+  params: Record<string, unknown>;
+  /** SHA-256 of the canonical params: a call that resumes with other params is refused */
+  params_hash: string;
+  commit: string;
+  rule: ApprovalTerms;
+  timeout_ms: number | null;
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  decision_reason: string | null;
+  decided_via: ApprovalVia | null;
+  /** the receipt the decision produced: the call's (approved), or the one that says it never ran */
+  receipt_id: string | null;
+  /**
+   * An approved call's run: the gateway process running it (host, pid, instance) and when its lease ends. The runner
+   * renews the lease while the call runs; once it has lapsed with no receipt stored, another process closes the request
+   * with a receipt saying the run was interrupted. Null for a request that was not approved.
+   */
+  run: ApprovalRun | null;
+}
+
+/** Who runs an approved call, and until when its lease holds unless renewed. */
+export interface ApprovalRun {
+  by: string;
+  lease_until: string;
+}
+
+/** The process that takes an approved call's run, and how long each lease (and renewal) lasts. */
+export interface ApprovalRunner {
+  by: string;
+  leaseMs: number;
+}
+
+/** The one decision a pending request takes. */
+export interface ApprovalDecision {
+  status: Exclude<ApprovalStatus, 'pending'>;
+  by: string | null;
+  reason: string | null;
+  via: ApprovalVia;
+}
+
+/** Which requests to read: newest first, filtered, one page at a time. */
+export interface ApprovalQuery {
+  status?: ApprovalStatus;
+  caller?: string;
+  tool?: string;
+  /**
+   * Only the requests this principal may read (its own, those its role or name may decide; an admin reads every one),
+   * judged in the query: a page reads the rows it returns, not those skipped by `offset` or hidden from the asker
+   */
+  visibleTo?: { name: string; roles: readonly string[] };
+  /** only the requests listed after this one, newest first: a keyset, where `offset` walks the index entries it skips */
+  before?: ApprovalPosition;
+  /** default 50, at most 1000 */
+  limit?: number;
+  offset?: number;
+}
+
+/** Where a request stands in the newest-first order of approval requests: its creation time, then its id. */
+export interface ApprovalPosition {
+  createdMs: number;
+  id: string;
+}
+
+/** Approval requests, shared by every instance: each is decided exactly once, by one conditional update. */
+export interface ApprovalStore {
+  create(request: NewApproval): Promise<ApprovalRecord>;
+  get(id: string): Promise<ApprovalRecord | undefined>;
+  /** the request a confirmation token stands for */
+  byTokenHash(tokenHash: string): Promise<ApprovalRecord | undefined>;
+  list(query?: ApprovalQuery): Promise<ApprovalRecord[]>;
+  /**
+   * Decides a pending request, once: `expired` only when its expiry has passed, any other decision only before it.
+   * Resolves to the decided request, or undefined when it was not pending (then, at most one of any number of
+   * concurrent deciders, on any instance, gets a request back).
+   */
+  decide(id: string, decision: ApprovalDecision, runner?: ApprovalRunner): Promise<ApprovalRecord | undefined>;
+  /**
+   * Records the receipt the decision produced, unless one is recorded already; false then: another receipt resolved
+   * the request first (a run whose lease lapsed was closed as interrupted while it still ran)
+   */
+  settle(id: string, receiptId: string): Promise<boolean>;
+  /** extends the lease of a run `runner` holds; false when the request is no longer its own to run (settled, or taken over) */
+  renew(id: string, runner: ApprovalRunner): Promise<boolean>;
+  /** approved requests with no receipt whose run's lease has lapsed, oldest lease first */
+  lapsed(limit: number): Promise<ApprovalRecord[]>;
+  /**
+   * Takes over the lapsed run `seen` (as `lapsed` returned it), once: only while its lease is the one seen and has
+   * lapsed and no receipt is stored, so of any number of processes at once at most one gets the request back.
+   */
+  takeOver(seen: ApprovalRecord, runner: ApprovalRunner): Promise<ApprovalRecord | undefined>;
+  /** how many requests of `caller` are pending (expired ones not yet swept included) */
+  pendingCount(caller: string): Promise<number>;
+  /** pending requests whose expiry has passed, oldest first */
+  due(limit: number): Promise<ApprovalRecord[]>;
+  /**
+   * Deletes decided requests the policy lets go (created more than `days` ago, or older than the newest `maxRows`),
+   * `PRUNE_BATCH` per transaction; resolves to how many. A pending request is never deleted, nor an approved one whose
+   * run has not stored its receipt yet (for a day after the decision).
+   */
+  prune(policy: RetentionPolicy): Promise<number>;
+}
