@@ -46,5 +46,9 @@ describe('a policy file where the layout does not read it', () => {
     expect(scan.warnings).toContainEqual(expect.objectContaining({ file: 'policies/README.md', code: 'POLICY_NOT_READ', severity: 'warning' }));
     const call = await runCli(['call', 'deploy', '--repo', repo, '--json'], { env });
     expect(JSON.parse(call.stdout)).toMatchObject({ ok: false, code: 'DENIED', error: expect.stringContaining('frozen') });
+    // validate judges a file given by path by the scan's own rule: the README is the same warning, not an error
+    const given = await runCli(['validate', 'policies/README.md', '--json'], { env, cwd: repo });
+    expect(JSON.parse(given.stdout)).toMatchObject({ errors: [], warnings: [expect.objectContaining({ file: 'policies/README.md', code: 'POLICY_NOT_READ', severity: 'warning' })] });
+    expect(given.code).toBe(0);
   });
 });

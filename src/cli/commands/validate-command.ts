@@ -42,7 +42,7 @@ export const validateCommand: Command = {
         continue;
       }
       // a file under policies/ that is not policies/<name>.hdlp is never read as a policy (review P, P15): said, not linted as a TOOL.hdlp
-      const misplaced = statSync(path).isFile() ? misplacedPolicy(path) : undefined;
+      const misplaced = statSync(path).isFile() ? await misplacedPolicy(path) : undefined;
       if (misplaced !== undefined) {
         found += 1;
         unread.push(misplaced);
@@ -167,19 +167,24 @@ function repositoryFiles(root: string, only?: EntryKind): FoundFile[] {
 }
 
 // a file such as policies/ops.hdlp: its kind is told by its folder
-/** Why a file given by path under a `policies/` folder is not read as a policy, when it is not `policies/<name>.hdlp`. */
-function misplacedPolicy(path: string): Diagnostic | undefined {
+/**
+ * Why a file given by path under a `policies/` folder is not read as a policy, by the rule a scan applies to what it
+ * lists there (`strayPolicies`): the file itself when it sits in policies/, the folder holding it when that folder is
+ * in policies/.
+ */
+async function misplacedPolicy(path: string): Promise<Diagnostic | undefined> {
   const absolute = resolve(path);
-  const parent = basename(dirname(absolute));
   const policies = ENTRY_LAYOUT.policy.folder;
-  const at = { file: path, line: 1, column: 1, severity: 'error' as const, code: 'POLICY_NOT_READ' as const };
-  if (parent === policies) {
-    return absolute.endsWith('.hdlp') && basename(absolute).length > '.hdlp'.length ? undefined : { ...at, message: `${path} is not read: policies are read from policies/<name>.hdlp only (a lower-case .hdlp), so its rules never apply` };
-  }
-  if (basename(dirname(dirname(absolute))) === policies && !KIND_OF_FILE.has(basename(absolute))) {
-    return { ...at, message: `${path} is in a folder under policies/, which is not read: policies are read from policies/<name>.hdlp only, so its rules never apply; move it there` };
-  }
-  return undefined;
+  const item =
+    basename(dirname(absolute)) === policies
+      ? { name: basename(absolute), folder: false }
+      : basename(dirname(dirname(absolute))) === policies && !KIND_OF_FILE.has(basename(absolute))
+        ? { name: basename(dirname(absolute)), folder: true }
+        : undefined;
+  if (item === undefined) return undefined;
+  const { strayPolicies } = await import('../../scanner/index.js');
+  const [stray] = strayPolicies([item]);
+  return stray && { ...stray, file: path };
 }
 
 function flatKindOf(path: string): EntryKind | undefined {

@@ -21,7 +21,7 @@ export function strayPolicies(items: readonly PoliciesItem[]): Diagnostic[] {
     if (!folder && name.endsWith('.hdlp') && name.length > '.hdlp'.length) continue;
     const file = folder ? `policies/${name}/` : `policies/${name}`;
     const at = { file, line: 1, column: 1, code: 'POLICY_NOT_READ' as const };
-    if (folder) strays.push({ ...at, severity: 'error', message: `${file} is a folder: policies are read from policies/<name>.hdlp only, so nothing in it applies; move each policy to policies/<name>.hdlp` });
+    if (folder) strays.push({ ...at, severity: 'error', message: `${file} is a folder, which is not read: policies are read from policies/<name>.hdlp only, so nothing in it applies; move each policy to policies/<name>.hdlp` });
     else if (MEANT_AS_POLICY.test(name)) strays.push({ ...at, severity: 'error', message: `${file} is not read: policies are read from policies/<name>.hdlp only (a lower-case .hdlp), so its rules never apply; rename it to policies/${name.replace(MEANT_AS_POLICY, '')}.hdlp` });
     else strays.push({ ...at, severity: 'warning', message: `${file} is not a policy: only policies/<name>.hdlp files are read` });
   }
