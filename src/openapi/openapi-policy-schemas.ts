@@ -35,7 +35,13 @@ export const POLICY_SCHEMAS = {
   },
   ApprovalState: {
     type: 'object', required: ['approval', 'receipt'],
-    properties: { approval: { $ref: '#/components/schemas/Approval' }, receipt: { oneOf: [{ type: 'null' }, { $ref: '#/components/schemas/Receipt' }] } },
+    properties: {
+      approval: { $ref: '#/components/schemas/Approval' }, receipt: { oneOf: [{ type: 'null' }, { $ref: '#/components/schemas/Receipt' }] },
+      lease_lapsed: {
+        type: 'object', required: ['resolved_by', 'error'], properties: { resolved_by: { type: ['string', 'null'] }, error: { type: 'string' } },
+        description: "on approve only: the call ran (receipt), but its run's lease lapsed and another process closed the request as interrupted first; the request is resolved by resolved_by",
+      },
+    },
   },
   ApprovalPage: {
     type: 'object', required: ['approvals', 'limit', 'next_cursor'],

@@ -176,6 +176,11 @@ export const COMPONENT_SCHEMAS = {
     type: 'object', required: ['code', 'tool', 'error', 'requested_ms', 'allowed_ms'],
     properties: { code: { const: 'TIMEOUT_NOT_ALLOWED' }, tool: { type: 'string' }, error: { type: 'string' }, requested_ms: { type: 'number' }, allowed_ms: { type: 'integer' } },
   },
+  LeaseLapsed: {
+    type: 'object', required: ['code', 'error', 'resolved_by', 'receipt'],
+    description: "the confirmed call ran, but its run's lease lapsed while it ran and another gateway process closed the request as interrupted: the request is resolved by receipt resolved_by, not by this run's receipt",
+    properties: { code: { const: 'LEASE_LAPSED' }, error: { type: 'string' }, resolved_by: { type: ['string', 'null'] }, receipt: { $ref: '#/components/schemas/Receipt' } },
+  },
   ConfirmationInvalid: {
     type: 'object', required: ['code', 'reason', 'error'],
     properties: { code: { const: 'CONFIRMATION_INVALID' }, reason: { type: 'string' }, error: { type: 'string' } },

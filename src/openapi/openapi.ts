@@ -85,7 +85,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
           requestBody: { required: true, ...json('ConfirmRequest') },
           responses: {
             '200': answer('the receipt', 'Receipt'),
-            '409': answer('unknown, used, expired or outdated token', 'ConfirmationInvalid'),
+            '409': { description: "unknown, used, expired or outdated token (nothing ran); or LEASE_LAPSED: the call ran, its receipt in the answer, but another process closed the request as interrupted first", content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/ConfirmationInvalid' }, { $ref: '#/components/schemas/LeaseLapsed' }] } } } },
             '422': answer('timeout_ms is longer than the tool and the gateway allow; nothing ran, the token is still good', 'TimeoutNotAllowed'),
             '503': answer('the store cannot be reached: nothing ran', 'Error'),
             ...errors,

@@ -27,6 +27,7 @@ export const WIRE_ERRORS = {
   APPROVAL_EXPIRED: { status: 409, fix: 'call the tool again for a new request, and decide that one before it expires (confirmation_ttl_ms, or the rule\'s expires_in_ms)' },
   APPROVAL_MISMATCH: { status: 409, fix: 'decide exactly the call the request shows (its params); for other params, call the tool again' },
   APPROVAL_OUTDATED: { status: 409, fix: 'the registry (tool or policy) moved since the request was made, or its caller may no longer call the tool, so it was cancelled: call the tool again (with rights to it)' },
+  LEASE_LAPSED: { status: 409, fix: "do not run it again: the call ran (its receipt is in the answer), but this gateway process was held up past approvals.run_lease_ms and another closed the request as interrupted meanwhile; GET /v1/approvals/:id shows the receipt that resolves it (resolved_by)" },
   CONFIRMATION_INVALID: { status: 409, fix: 'call the tool again for a new token, and confirm that one before it expires' },
   PAYLOAD_TOO_LARGE: { status: 413, fix: 'send a body under max_body_bytes (1 MiB by default)' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, fix: 'send JSON with Content-Type: application/json (UTF-8, not compressed)' },

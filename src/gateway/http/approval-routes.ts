@@ -147,7 +147,8 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
 
 function sendAnswer(response: Response, answer: ApprovalAnswer, shown: (record: ApprovalRecord) => ApprovalRecord): void {
   if (answer.ok) {
-    response.json({ approval: shown(answer.approval), receipt: answer.receipt });
+    // a run whose lease lapsed: the request shown is resolved by another receipt than this run's, and the answer says so
+    response.json({ approval: shown(answer.approval), receipt: answer.receipt, ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) });
     return;
   }
   const { ok: _ok, approval, ...rest } = answer;

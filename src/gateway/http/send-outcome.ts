@@ -17,6 +17,9 @@ const OUTCOME_STATUS: Record<CallOutcome['kind'], number> = {
   store_unavailable: 503,
 };
 
+/** The status of a run whose lease lapsed: it ran, but the request it ran for is resolved by another receipt. */
+const LEASE_LAPSED_STATUS = 409;
+
 /** The status a call outcome of this kind is answered with. */
 export function outcomeStatus(kind: CallOutcome['kind']): number {
   return OUTCOME_STATUS[kind];
@@ -25,7 +28,13 @@ export function outcomeStatus(kind: CallOutcome['kind']): number {
 /** Answers with what a call came to: the receipt, the pending confirmation, or why it did not run. */
 export function sendOutcome(response: Response, outcome: CallOutcome): void {
   const status = OUTCOME_STATUS[outcome.kind];
-  if (outcome.kind === 'receipt') {
+  if (outcome.kind === 'receipt' && outcome.lease_lapsed) {
+    // the run's receipt is not its request's outcome (another process closed the request as interrupted while this
+    // one was held up): a 200 with the run's receipt alone read as the confirmation's success, where `hldp confirm`
+    // warns and exits 1 (review O, O10). The receipt goes in the answer: the call did run here.
+    const { resolved_by, error } = outcome.lease_lapsed;
+    response.status(LEASE_LAPSED_STATUS).json({ code: 'LEASE_LAPSED', error, resolved_by, receipt: outcome.receipt });
+  } else if (outcome.kind === 'receipt') {
     // policy run enabled the reserved tool's toolset to run it: the receipt stays as stored, the header says what changed
     if (outcome.toolset_enabled) response.set('X-HLDP-Toolset-Enabled', outcome.toolset_enabled);
     response.status(status).json(outcome.receipt);
