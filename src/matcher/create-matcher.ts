@@ -193,14 +193,15 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
     const measured = kept.measured.calibration;
     if (measured?.parameters === parameters) calibration = { of: kept.search, value: measured.value };
   };
-  const keep = (built: SearchIndex): void => {
+  const measuredOver = (built: SearchIndex): Measured => {
     const measured: Measured = chineseProbes === undefined ? {} : { chineseProbes };
     // what the calibration read of each tool: the first rescan after the next start then reads only the tools it changes
     if (basis !== undefined && basis.texts.length === toolCount(index)) measured.basis = { texts: basis.texts, chinese: basis.chinese };
     // a cut measured without the dictionary's senses (not read yet, or not readable here) is measured again by the next start
     if (calibration?.of === built && calibration.value.provisional !== true && !lexiconFailed()) measured.calibration = { parameters, value: calibration.value };
-    options.searchFiles?.write(index, built, measured);
+    return measured;
   };
+  const keep = (built: SearchIndex): void => options.searchFiles?.write(index, built, measuredOver(built));
   const readKept = (): void => {
     const kept = options.searchFiles?.read(index);
     if (kept !== undefined) adopt(kept);
@@ -284,7 +285,14 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
         const value = await runLettingGo(calibrationSteps(current, ranking, decision, await runLettingGo(basisSteps())));
         if (search === current && isCurrent(current) && calibration?.of !== current) calibration = { of: current, value };
       }
-      // anything left (a search index a successor updated since) is done as prepare() does it; one built here is kept
+      // one built or updated here is kept a piece at a time, other work let run between pieces (issue #18: written in
+      // one piece, a 100,000-tool file held the event loop ~0.3-0.8 s); given up if a successor updates it meanwhile
+      if (unkept !== undefined && unkept === search && calibration?.of === unkept && isCurrent(unkept)) {
+        const built = unkept;
+        unkept = undefined;
+        await options.searchFiles?.writeLettingGo(index, built, measuredOver(built), () => isCurrent(built));
+      }
+      // anything left (a search index a successor updated since) is done as prepare() does it
       await letGo();
       engine();
       await letGo();

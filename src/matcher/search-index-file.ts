@@ -39,6 +39,11 @@ export interface SearchIndexFiles {
    * to write only costs the next start a build
    */
   write(index: ToolIndex, search: SearchIndex, measured?: Measured): void;
+  /**
+   * `write` for a server that already answers: the file written a piece at a time in libuv's threads, the event loop
+   * let go between pieces; given up (the file not kept) once `unchanged` says `search` changed meanwhile
+   */
+  writeLettingGo(index: ToolIndex, search: SearchIndex, measured: Measured, unchanged: () => boolean): Promise<void>;
 }
 
 // files kept; older ones are pruned
@@ -89,7 +94,8 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
       try {
         // inside the try: the version reads package.json, and failing to read it only costs the next start a build
         const path = pathOf(index);
-        if (existsSync(path)) return;
+        // one being written a piece at a time is left to that write
+        if (existsSync(path) || writing.has(path)) return;
         mkdirSync(dir, { recursive: true });
         const temporary = `${path}.${process.pid}.tmp`;
         // piece by piece: the arrays are written from where they are, never joined into one buffer of the file's size,
@@ -108,8 +114,51 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
         process.emitWarning(`search index not kept on disk: ${String(error)}`);
       }
     },
+    async writeLettingGo(index, search, measured, unchanged) {
+      let path: string;
+      try {
+        path = pathOf(index);
+      } catch (error) {
+        process.emitWarning(`search index not kept on disk: ${String(error)}`);
+        return;
+      }
+      if (existsSync(path) || writing.has(path)) return;
+      writing.add(path);
+      const temporary = `${path}.${process.pid}.tmp`;
+      let handle: FileHandle | undefined;
+      try {
+        mkdirSync(dir, { recursive: true });
+        handle = await open(temporary, 'w');
+        // each piece is written before the next is made (the encoder reuses one piece's array)
+        for (const piece of encodeSearchIndexFile(matcherVersion(), searchIndexToWrite(search), measured)) {
+          if (!unchanged()) throw new ChangedWhileWritten();
+          for (let written = 0; written < piece.length; ) written += (await handle.write(piece, written)).bytesWritten;
+        }
+        await handle.close();
+        handle = undefined;
+        if (!unchanged()) throw new ChangedWhileWritten();
+        renameSync(temporary, path);
+        prune(dir);
+      } catch (error) {
+        await handle?.close().catch(() => undefined);
+        try {
+          rmSync(temporary, { force: true });
+        } catch {
+          // pruned by a later start
+        }
+        if (!(error instanceof ChangedWhileWritten)) process.emitWarning(`search index not kept on disk: ${String(error)}`);
+      } finally {
+        writing.delete(path);
+      }
+    },
   };
 }
+
+// the search index files this process is writing a piece at a time
+const writing = new Set<string>();
+
+// a search index updated by a successor while its file was written: the file is not kept (the successor's is)
+class ChangedWhileWritten extends Error {}
 
 type Decoded = DecodedSearchIndexFile | undefined;
 
