@@ -95,6 +95,41 @@ describeAsRoot('a gateway without credentials does not serve another user of the
     expect((await request(gateway, 'POST', '/v1/call', { body: { tool: 'echo', params: {} } })).json).toMatchObject({ ok: true, output: 'hi\n', caller: 'local' });
   });
 
+  // Review Q, Q1: the other end was looked up by its two port numbers alone, and the gateway's own accepted socket
+  // ends with those same two when the client binds another loopback address to the server's port number: served as
+  // the gateway's user (root), `local`, in 7 of 8 tries
+  it("refuses a client bound to the server's own port number on another loopback address", async () => {
+    const port = new URL(gateway.url).port;
+    for (const address of ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5']) {
+      const call = await asOtherUser('--interface', address, '--local-port', port, '-X', 'POST', '-H', 'content-type: application/json', '--data', JSON.stringify({ tool: 'echo', params: {} }), `${gateway.url}/v1/call`);
+      expect(call.status, `${address}: ${call.body}`).toBe(401);
+      expect(JSON.parse(call.body)).toMatchObject({ code: 'UNAUTHORIZED', error: expect.stringMatching(/uid 12345, another user of this machine/) });
+    }
+  });
+
+  // Review Q, Q1: a client that sent its call and closed its socket at once left no live socket: a reset one leaves
+  // the kernel's tables (no row: the call was served as `local`), a closed one waits out FIN_WAIT2 listed as root's
+  it('does not run a call whose sender closed or reset its socket at once', async () => {
+    const { port } = new URL(gateway.url);
+    const sender = [
+      "const [how, delay] = process.argv.slice(1);",
+      "const body = JSON.stringify({ tool: 'echo', params: {} });",
+      `const socket = require('net').connect(${port}, '127.0.0.1', () => {`,
+      `  socket.write('POST /v1/call HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\nContent-Type: application/json\\r\\nContent-Length: ' + body.length + '\\r\\n\\r\\n' + body);`,
+      "  setTimeout(() => (how === 'reset' ? socket.resetAndDestroy() : socket.end(() => process.exit(0))), Number(delay));",
+      '});',
+    ].join('\n');
+    const receipts = async () => ((await request(gateway, 'GET', '/v1/receipts?tool=echo&limit=1000')).json as { receipts: unknown[] }).receipts.length;
+    const before = await receipts();
+    for (const how of ['reset', 'close']) {
+      for (const delay of ['0', '5', '20']) {
+        await run('setpriv', ['--reuid=12345', '--regid=12345', '--clear-groups', process.execPath, '-e', sender, how, delay]);
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await receipts()).toBe(before);
+  });
+
   it('does not sign its browser in to the console as the operator', async () => {
     const signIn = await asOtherUser('-X', 'POST', '-H', `origin: ${gateway.url}`, '--data', 'token=&next=/console', `${gateway.url}/console/sign-in`);
     expect(signIn.status).toBe(401);
