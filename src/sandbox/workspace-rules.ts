@@ -1,6 +1,7 @@
-import { lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync, type Dirent } from 'node:fs';
+import { lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, writeFileSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { configPaths, fromTop } from './git-config-paths.js';
 import { SYSTEM_FOLDERS } from './bubblewrap.js';
 
 // What a tool may write in its workspace, one rule for the sandbox's binds (bubblewrap-arguments.ts) and for the
@@ -97,17 +98,23 @@ const MADE_WHEN_MISSING: readonly { name: string; folder: boolean; worktree: boo
 
 /**
  * Whether a folder is one git opens as a git folder, by what it holds (a `.git`, a bare repository such as
- * `origin.git`, a separate git folder, under any name): a valid HEAD, and objects/ and refs/ or a commondir naming
- * where they are (review P, P9), or a config as `git init` writes it. `entries` is its listing when already read.
+ * `origin.git`, a separate git folder, under any name), as git's setup.c `is_git_directory` checks it: a valid HEAD
+ * (`ref: refs/…`, an object id, or a symbolic link into refs/), and objects/ and refs/ in its common folder (its own,
+ * or the one its commondir names) (review P, P9). Or a git folder an earlier launch guarded: a config as `git init`
+ * writes it beside a commondir, which the sandbox makes in every git folder it guards and shows read-only, so that a
+ * tool that moves HEAD, objects or refs aside does not have the folder overlooked at the next launch; a plain folder
+ * holding a file named config is none (a project's `settings/config`). `entries` is its listing when already read.
  */
 export function isGitFolder(folder: string, entries?: readonly Dirent[]): boolean {
   try {
     const info = (name: string) => (entries === undefined ? lstatSync(join(folder, name), { throwIfNoEntry: false }) : entries.find((entry) => entry.name === name));
-    // as git checks it: a project's own folders named so are not a repository
-    if (info('HEAD') !== undefined && ((info('objects')?.isDirectory() === true && info('refs')?.isDirectory() === true) || info('commondir') !== undefined) && GIT_HEAD.test(readFileSync(join(folder, 'HEAD'), 'utf8').slice(0, 300))) return true;
-    // or by its config, which a tool cannot take away once the folder was found (it is bound read-only), where HEAD,
-    // objects and refs it can move aside to have the folder overlooked at the next launch, then put back
-    return info('config')?.isFile() === true && GIT_CONFIG.test(readFileSync(join(folder, 'config'), 'utf8').slice(0, 65_536));
+    const head = info('HEAD');
+    const commondir = info('commondir');
+    if (head !== undefined && validHead(join(folder, 'HEAD'), head.isSymbolicLink())) {
+      const common = commondir === undefined ? folder : commonFolder(folder);
+      if (common !== undefined && isFolder(join(common, 'objects'), common === folder ? info('objects') : undefined) && isFolder(join(common, 'refs'), common === folder ? info('refs') : undefined)) return true;
+    }
+    return commondir?.isFile() === true && info('config')?.isFile() === true && GIT_CONFIG.test(readFileSync(join(folder, 'config'), 'utf8').slice(0, 65_536));
   } catch {
     return false;
   }
@@ -116,8 +123,27 @@ export function isGitFolder(folder: string, entries?: readonly Dirent[]): boolea
 /** What `git init` writes in every git folder's config, bare or not. */
 const GIT_CONFIG = /^\s*(?:repositoryformatversion|bare)\s*=/im;
 
-/** What a git folder's HEAD holds: a symbolic ref, or an object id (sha1 or sha256). */
-const GIT_HEAD = /^(ref: *refs\/|[0-9a-f]{40}(?:[0-9a-f]{24})?\s*$)/;
+/** setup.c's validate_headref: a symbolic link into refs/, `ref:` and blanks then refs/, or an object id (sha1 or sha256). */
+function validHead(path: string, link: boolean): boolean {
+  try {
+    if (link) return readlinkSync(path).startsWith('refs/');
+    return /^(?:ref:\s*refs\/|[0-9a-fA-F]{40})/.test(readFileSync(path, 'latin1').slice(0, 255));
+  } catch {
+    return false;
+  }
+}
+
+/** The folder a git folder's commondir names (relative to it), or undefined. */
+function commonFolder(folder: string): string | undefined {
+  const named = readFileSync(join(folder, 'commondir'), 'utf8').split('\n')[0]!.trim();
+  return named === '' ? undefined : resolve(folder, named);
+}
+
+// git's access(X_OK): a folder, or a link to one
+function isFolder(path: string, entry: { isSymbolicLink(): boolean; isDirectory(): boolean } | undefined): boolean {
+  if (entry !== undefined && !entry.isSymbolicLink()) return entry.isDirectory();
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+}
 
 /**
  * Each git repository in `root` (the workspace, or a declared writable path: review P, P7) as found now: a git folder
@@ -130,8 +156,9 @@ const GIT_HEAD = /^(ref: *refs\/|[0-9a-f]{40}(?:[0-9a-f]{24})?\s*$)/;
  * refuses the launch, as does passing a bound anywhere (fail closed). A repository a tool makes after the launch is
  * not covered. `make: false` (the file methods) looks without making anything.
  */
-export function repositoryGuards(root: string, options: { make?: boolean } = {}): RepositoryGuards {
+export function repositoryGuards(root: string, options: { make?: boolean; roots?: readonly string[] } = {}): RepositoryGuards {
   const make = options.make !== false;
+  const roots = options.roots ?? [root];
   const readOnly: string[] = [];
   const pinned = new Set<string>();
   let repositories = 0;
@@ -151,10 +178,52 @@ export function repositoryGuards(root: string, options: { make?: boolean } = {})
   const pin = (path: string): void => {
     for (const folder of [...foldersFrom(root, path), path]) pinned.add(folder);
   };
+  // a path git's own settings send it to (a hooks folder, an included config): read-only where a tool could write it,
+  // made first where it is a missing hooks folder; the reason it cannot be guarded, or undefined
+  const protectNamed = (gitFolder: string, named: string, what: string, file: boolean): string | undefined => {
+    const namedIn = roots.find((folder) => isInside(named, folder));
+    let real: string | undefined;
+    try {
+      real = realpathSync(named);
+    } catch {
+      real = undefined;
+    }
+    if (real === undefined) {
+      if (namedIn === undefined) return undefined;
+      if (file) return `${what} names ${named}, which does not exist: a tool could make it, and git would read it on the host; make it (empty) or remove the setting`;
+      if (make && !makeOwnedAs(gitFolder, named, true, '')) return `${what} names the hooks folder ${named}, which does not exist and could not be made: a tool could make it and plant hooks; make it`;
+      real = named;
+    }
+    if (namedIn !== undefined && real !== named) return `${what} names ${named}, through a symbolic link the sandbox cannot protect (a tool could point it elsewhere); name the real path ${real}`;
+    const holder = roots.find((folder) => isInside(real, folder));
+    if (holder === undefined) return undefined;
+    if (real === holder) return `${what} names ${real}, a folder tools may write as a whole; name a folder inside it`;
+    for (const folder of foldersFrom(holder, real)) pinned.add(folder);
+    readOnly.push(real);
+    return undefined;
+  };
+  // what a git folder's config and config.worktree (and the files they include) send git to: core.hooksPath, a
+  // relative one from the working tree's top (each worktree's own), and include.path / includeIf.*.path
+  const guardConfigPaths = (gitFolder: string, linked: boolean, knownTop: string | undefined): string | undefined => {
+    const common = linked ? commonFolderOf(gitFolder) : gitFolder;
+    const files = [...(common === undefined ? [] : [join(common, 'config')]), join(gitFolder, 'config.worktree')];
+    const { hooksPaths, includes } = configPaths(files);
+    if (hooksPaths.length === 0 && includes.length === 0) return undefined;
+    for (const included of includes) {
+      const refused = protectNamed(gitFolder, included, `${join(common ?? gitFolder, 'config')} (include.path or includeIf)`, true);
+      if (refused !== undefined) return refused;
+    }
+    const top = knownTop ?? workingTreeTop(gitFolder, linked, common);
+    for (const hooksPath of hooksPaths) {
+      const refused = protectNamed(common ?? gitFolder, fromTop(top, hooksPath), `${join(common ?? gitFolder, 'config')}'s core.hooksPath`, false);
+      if (refused !== undefined) return refused;
+    }
+    return undefined;
+  };
   // a git folder: its control entries, then its submodules' and worktrees' git folders, as deep as they go; the
   // reason it cannot be guarded, or undefined
   const guarded = new Set<string>();
-  const guardGitFolder = (gitFolder: string, worktree = false): string | undefined => {
+  const guardGitFolder = (gitFolder: string, worktree = false, top?: string): string | undefined => {
     // a worktree's git folder is reached from its repository and from its checkout's `.git` file
     if (guarded.has(gitFolder)) return undefined;
     guarded.add(gitFolder);
@@ -164,8 +233,16 @@ export function repositoryGuards(root: string, options: { make?: boolean } = {})
       if (!GIT_CONTROL_ENTRIES.includes(entry.name) && entry.name !== 'modules' && entry.name !== 'worktrees') continue;
       // a bind lands on a link's target and leaves the link, in the writable git folder, free to be replaced by a
       // folder of the tool's own (review P, P16): refused, as a symbolic link `.git` is
+      if (entry.isSymbolicLink() && entry.name === 'hooks') {
+        // shared hooks (`.git/hooks -> ../.githooks`): the folder it names is a hooks folder, read-only; and the link,
+        // which no bind can hold (a bind lands on its target), stays because the whole git folder is read-only
+        const refused = protectNamed(gitFolder, resolve(gitFolder, readlinkSync(join(gitFolder, 'hooks'))), `the symbolic link ${join(gitFolder, 'hooks')}`, false);
+        if (refused !== undefined) return refused;
+        readOnly.push(gitFolder);
+        continue;
+      }
       if (entry.isSymbolicLink()) {
-        return `${root} holds ${join(gitFolder, entry.name)}, a symbolic link the sandbox cannot protect (a tool could replace the link, and git would run what it points at on the host); make it a real ${entry.name === 'hooks' || entry.name === 'modules' || entry.name === 'worktrees' ? 'folder (or set core.hooksPath for shared hooks)' : 'file'}`;
+        return `${root} holds ${join(gitFolder, entry.name)}, a symbolic link the sandbox cannot protect (a tool could replace the link, and git would run what it points at on the host); make it a real ${entry.name === 'modules' || entry.name === 'worktrees' ? 'folder' : 'file'}`;
       }
       if (GIT_CONTROL_ENTRIES.includes(entry.name)) readOnly.push(join(gitFolder, entry.name));
     }
@@ -174,13 +251,18 @@ export function repositoryGuards(root: string, options: { make?: boolean } = {})
     // repository's worktrees/, or first from its checkout's `.git` file
     const linked = worktree || (has('commondir') && !entries.some((entry) => entry.name === 'objects' && entry.isDirectory()));
     // only in what git opens as a repository: a folder merely named .git is left as it is
-    if (make && isGitFolder(gitFolder, entries)) {
+    const repository = isGitFolder(gitFolder, entries);
+    if (make && repository) {
       for (const missing of MADE_WHEN_MISSING) {
         if (linked && !missing.worktree) continue;
         if (has(missing.name)) continue;
         const path = join(gitFolder, missing.name);
         if (makeOwnedAs(gitFolder, path, missing.folder, missing.text)) readOnly.push(path);
       }
+    }
+    if (linked || repository) {
+      const refused = guardConfigPaths(gitFolder, linked, top);
+      if (refused !== undefined) return refused;
     }
     for (const holder of ['modules', 'worktrees']) {
       if (!entries.some((entry) => entry.name === holder && entry.isDirectory())) continue;
@@ -233,7 +315,7 @@ export function repositoryGuards(root: string, options: { make?: boolean } = {})
             // and the git folder it names, when the root holds it (`git init --separate-git-dir`: review O, O11)
             const target = gitFileTarget(path);
             if (target !== undefined && isInside(target, root) && target !== root) {
-              const refused = guardGitFolder(target);
+              const refused = guardGitFolder(target, false, folder);
               if (refused !== undefined) return fail(refused);
               pin(target);
             }
@@ -254,11 +336,12 @@ export function repositoryGuards(root: string, options: { make?: boolean } = {})
  * refused where one is inside a git folder (its control entries beside it, writable).
  */
 export function writableRootsGuards(roots: readonly string[], options: { make?: boolean } = {}): RepositoryGuards {
+  roots = [...new Set(roots)];
   const found: Extract<RepositoryGuards, { ok: true }>[] = [];
-  for (const root of new Set(roots)) {
+  for (const root of roots) {
     const holder = enclosingGitFolder(root);
     if (holder !== undefined) return { ok: false, reason: `${root} is inside the git folder ${holder}, whose config and hooks name programs git runs on the host, outside any sandbox` };
-    const guards = repositoryGuards(root, options);
+    const guards = repositoryGuards(root, { ...options, roots });
     if (!guards.ok) return guards;
     found.push(guards);
   }
@@ -298,6 +381,32 @@ function makeOwnedAs(gitFolder: string, path: string, folder: boolean, text: str
     // made, and shown read-only: whose it is on the host does not change what a tool can do
   }
   return true;
+}
+
+/** The common git folder a linked worktree's git folder names in its commondir, or undefined. */
+function commonFolderOf(gitFolder: string): string | undefined {
+  try {
+    return commonFolder(gitFolder);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where git runs hooks for a git folder, which a relative core.hooksPath is read from: a `.git`'s folder, a linked
+ * worktree's checkout (its gitdir names the checkout's `.git` file), the folder itself for a bare repository or one
+ * whose checkout is not known.
+ */
+function workingTreeTop(gitFolder: string, linked: boolean, common: string | undefined): string {
+  if (linked) {
+    try {
+      return dirname(resolve(gitFolder, readFileSync(join(gitFolder, 'gitdir'), 'utf8').split('\n')[0]!.trim()));
+    } catch {
+      return gitFolder;
+    }
+  }
+  if (basename(gitFolder) === '.git') return dirname(gitFolder);
+  return common ?? gitFolder;
 }
 
 /** The real git folder a `.git` file (`gitdir: PATH`, relative to its folder) names, or undefined when it names none. */

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { access, chown, mkdir, readFile, rm, stat, symlink } from 'node:fs/promises';
+import { access, chown, mkdir, readFile, rename, rm, stat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
@@ -115,22 +115,21 @@ describeWithBubblewrap('the git folders a tool may not write, however git finds 
     expect(await readFile(join(workspace, 'sepgit', 'config'), 'utf8')).toBe(config);
   }, 300_000);
 
-  it('P16: refuses a launch where a control entry is a symbolic link (shared hooks), and file-write there; the owner’s commit runs nothing planted', async () => {
+  it('P16: refuses a launch where a control entry is a symbolic link (a shared config), and file-write there; the owner’s git status runs nothing planted', async () => {
+    // shared hooks (.git/hooks -> ../.githooks) run: workspace-git-settings.test.ts
     const workspace = join(temp.path, 'ws');
     const proj = await initRepository(join(workspace, 'proj'));
-    await mkdir(join(proj, '.githooks'));
-    await rm(join(proj, '.git', 'hooks'), { recursive: true });
-    await symlink('../.githooks', join(proj, '.git', 'hooks'));
-    const script = `cd proj/.git && rm hooks && mkdir hooks && ${hook('REPLACED-HOOK')} > hooks/post-commit && chmod +x hooks/post-commit && echo replaced`;
+    await rename(join(proj, '.git', 'config'), join(proj, '.gitconfig-shared'));
+    await symlink('../.gitconfig-shared', join(proj, '.git', 'config'));
+    const script = `cd proj/.git && rm config && ${fsmonitor('REPLACED-CONFIG')} > config && echo replaced`;
     const shell = await call('shell-exec', { cmd: script }, { env: { HLDP_WORKSPACE: workspace } });
     expect(shell).toMatchObject({ ok: false, code: 'SANDBOX_UNAVAILABLE' });
-    expect(shell.error).toContain(`${join(proj, '.git', 'hooks')}, a symbolic link the sandbox cannot protect`);
-    const written = await call('file-write', { path: 'proj/.githooks/post-commit', content: '#!/bin/sh\necho X\n' }, { env: { HLDP_WORKSPACE: workspace } });
+    expect(shell.error).toContain(`${join(proj, '.git', 'config')}, a symbolic link the sandbox cannot protect`);
+    const written = await call('file-write', { path: 'proj/.gitconfig-shared', content: '[core]\n\tbare = false\n' }, { env: { HLDP_WORKSPACE: workspace } });
     expect(written).toMatchObject({ ok: false, code: 'PATH_OUTSIDE_ROOT' });
     expect(written.error).toMatch(/the sandbox runs no tool in this workspace/);
-    owner(proj, ...IDENTITY, 'commit', '-q', '--allow-empty', '-m', 'one');
+    owner(proj, 'status', '--short');
     expect(await exists(log)).toBe(false);
-    expect(await exists(join(proj, '.githooks', 'post-commit'))).toBe(false);
   }, 300_000);
 
   it('P11: folders planted in .git/modules past the bound refuse the next launch, never leave a submodule’s config writable', async () => {
