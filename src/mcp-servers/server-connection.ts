@@ -1,14 +1,14 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorCode } from '../core/index.js';
 import { boundBytes, describeError, minimalEnvironment, type McpCallOptions, type McpCallOutcome } from '../executors/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { MAX_OPEN_EXCHANGES, withAnswerBound, type AnswerEnds } from './bounded-fetch.js';
-import type { Received } from './ordered-transport.js';
+import { withAnswerBound, type AnswerEnds } from './bounded-fetch.js';
 import { loadClientKit, type ClientKit } from './client-kit.js';
+import { answerLost, connectionLost, heardNote, stderrLine, type Live } from './live-connection.js';
 import { DEFAULT_SERVER_CPU_SECONDS, type McpServerConfig } from './server-config.js';
 import type { LaunchedStdioTransport } from './stdio-transport.js';
+import { abortable, listRefusal } from './tools-listing.js';
 
 /** What every connection of a pool shares. */
 export interface ConnectionDefaults {
@@ -37,21 +37,6 @@ const LIST_ERROR_BYTES = 64 * 1024;
 
 // Our own deadline fires first: the SDK's request timeout is only a backstop behind it.
 const SDK_TIMEOUT_SLACK_MS = 5_000;
-
-interface Live {
-  client: Client;
-  transport: LaunchedStdioTransport | StreamableHTTPClientTransport;
-  /** the SDK it was made with (loaded on the first start) */
-  kit: ClientKit;
-  /** how it ended, worked out once */
-  ending?: Promise<{ how: string; stderr: string }>;
-  /** the client saw its transport close: set before the SDK fails the requests still waiting on it */
-  closed?: boolean;
-  /** what the server sent besides answers (requests, notifications) */
-  received: Received;
-  /** POSTs to an HTTP server not sent, since as many exchanges as one server may have were waiting */
-  refused: { count: number };
-}
 
 /**
  * One configured MCP server: started (or connected) on first use, one process and connection shared by every call,
@@ -280,64 +265,4 @@ export class ServerConnection {
     })();
     return live.ending;
   }
-}
-
-/** What a server sent while a call waited in vain, when it sent anything besides answers: for the call's receipt. */
-function heardNote(server: string, received: Received, refused: number): string | undefined {
-  if (received.requests === 0 && received.notifications === 0 && refused === 0) return undefined;
-  const methods = [...received.methods].map(([method, count]) => `${method} ×${count}`).join(', ');
-  const sent = `while the call waited, MCP server '${server}' sent ${received.requests} requests and ${received.notifications} notifications${methods === '' ? '' : ` (${methods})`}`;
-  const unsent = refused === 0 ? '' : `; ${refused} messages of the gateway to it were not sent, since ${MAX_OPEN_EXCHANGES} exchanges with it were waiting unanswered, the most one server may have open`;
-  return sent + unsent;
-}
-
-// the server's last words, when it left any
-function stderrLine(stderr: string): string {
-  return stderr === '' ? '' : `. Its stderr ended with:\n${stderr}`;
-}
-
-/**
- * Whether a failed request means the connection is gone, so a fresh one can help: `during the call` when it closed
- * while the server had the request (it may have run), `before the call` when the request never reached a server that
- * could run it (a session the server no longer knows, a transport already closed); undefined for any other error.
- * Told by where the error came from, not by its code: the SDK's "connection closed" is -32000, the first code of
- * JSON-RPC's server-error range, which a server may answer with itself; only the client's own close makes it a loss.
- */
-function connectionLost(error: unknown, { closed, kit: { McpError, RpcErrorCode } }: Live): 'during the call' | 'before the call' | undefined {
-  if (error instanceof McpError) return closed === true && error.code === RpcErrorCode.ConnectionClosed ? 'during the call' : undefined;
-  const code = (error as { code?: unknown }).code;
-  // Streamable HTTP: 404 is a session the server no longer knows
-  if (code === 404) return 'before the call';
-  return error instanceof Error && /Not connected/.test(error.message) ? 'before the call' : undefined;
-}
-
-/** How the event stream of a request's answer ended without it (`OrderedTransport.unanswered`), or undefined. */
-function answerLost(error: unknown, { McpError, AnswerLost }: ClientKit): string | undefined {
-  return error instanceof McpError && error.data instanceof AnswerLost ? error.data.how : undefined;
-}
-
-/** `work`, or a rejection as soon as `signal` aborts (the work itself goes on for whoever else waits for it). */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
-      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
-    );
-  });
-}
-
-/** The most pages of `tools/list` followed, and the most tools kept, before a listing is refused. */
-const MAX_LIST_PAGES = 100;
-const MAX_LISTED_TOOLS = 10_000;
-
-// why a listing stops at `cursor` (its next page), or undefined to go on; remembers the cursor
-function listRefusal(server: string, seen: Set<string>, cursor: string, tools: number): string | undefined {
-  if (seen.has(cursor)) return `MCP server '${server}' answered tools/list with a nextCursor it had already given (after ${seen.size + 1} pages, ${tools} tools): its listing loops; fix the server's paging`;
-  seen.add(cursor);
-  if (seen.size >= MAX_LIST_PAGES) return `MCP server '${server}' answered more than ${MAX_LIST_PAGES} pages of tools/list (${tools} tools so far, and a nextCursor still): the most followed; fix the server's paging or import from a server that lists fewer`;
-  if (tools > MAX_LISTED_TOOLS) return `MCP server '${server}' listed more than ${MAX_LISTED_TOOLS} tools (${tools} in ${seen.size} pages, and a nextCursor still): the most kept; import from a server that lists fewer`;
-  return undefined;
 }
