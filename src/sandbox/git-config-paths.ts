@@ -121,8 +121,9 @@ export function configEntries(text: string): { key: string; value: string }[] {
         while (position < text.length && at() !== '\n') position++;
         break;
       }
+      // unquoted, each blank is a space to git; blanks before the value's first character and at its end are none
       if (!quoted && (character === ' ' || character === '\t')) {
-        pendingSpace += character;
+        if (value !== '') pendingSpace += ' ';
         continue;
       }
       if (character === '\r' && at() === '\n') continue;
