@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ENTRY_KINDS, ENTRY_LAYOUT, formatDiagnostic, type Diagnostic, type EntryKind } from '../../core/index.js';
 import type { GatewayConfig } from '../../config/index.js';
@@ -130,7 +130,7 @@ const KIND_OF_FOLDER = new Map(ENTRY_KINDS.map((kind) => [ENTRY_LAYOUT[kind].fol
 /** A file as given, a repository folder (tools/, toolsets/, skills/), an entry folder, or a tools/ (toolsets/, skills/) folder itself. */
 function definitionFilesAt(path: string): FoundFile[] {
   if (statSync(path).isFile()) return [located(path, KIND_OF_FILE.get(basename(path)) ?? flatKindOf(path) ?? 'tool')];
-  const own = ENTRY_KINDS.filter((kind) => !ENTRY_LAYOUT[kind].flat).map((kind) => join(path, ENTRY_LAYOUT[kind].file)).filter((file) => existsSync(file));
+  const own = ENTRY_KINDS.filter((kind) => !ENTRY_LAYOUT[kind].flat).map((kind) => join(path, ENTRY_LAYOUT[kind].file)).filter((file) => present(file));
   if (own.length) return own.map((file) => located(file, KIND_OF_FILE.get(basename(file))!));
   const kindFolder = KIND_OF_FOLDER.get(basename(resolve(path)));
   if (kindFolder) return entriesOf(resolve(path, '..'), [kindFolder]);
@@ -139,7 +139,7 @@ function definitionFilesAt(path: string): FoundFile[] {
   return readdirSync(path, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => join(path, entry.name, ENTRY_LAYOUT.tool.file))
-    .filter((file) => existsSync(file))
+    .filter((file) => present(file))
     .map((file) => ({ file, kind: 'tool' as const }));
 }
 
@@ -161,7 +161,7 @@ function repositoryFiles(root: string, only?: EntryKind): FoundFile[] {
     return readdirSync(top, { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => join(top, entry.name, ENTRY_LAYOUT[kind].file))
-      .filter((file) => existsSync(file))
+      .filter((file) => present(file))
       .map((file) => ({ file, kind, root }));
   });
 }
@@ -208,6 +208,16 @@ async function readDefinition(file: string, kind: EntryKind, maxBytes: number): 
   if (!Buffer.isBuffer(content)) return content;
   const folder = flat ? basename(file).slice(0, -name.length) : basename(dirname(resolve(file)));
   return { ...(kind === 'tool' ? {} : { kind }), path: shown, folder, oid: shown, content };
+}
+
+// the link itself, not what it points to: a symlinked (or dangling) TOOL.hdlp is listed and reported as not a regular file, as a scan does
+function present(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function byPlace(a: Diagnostic, b: Diagnostic): number {

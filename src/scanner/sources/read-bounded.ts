@@ -9,10 +9,18 @@ import { tooLargeMessage } from '../yaml-mapping.js';
  * Symlinks are not followed; a file that grows while it is read is reported, never cut short.
  */
 export async function readBounded(path: string, limit: number, at: { file: string; line: number; column: number }, label = 'TOOL.hdlp'): Promise<Buffer | Diagnostic> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const notAFile = { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${label} must be a regular file (not a symlink, folder or device)` } as const;
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    // O_NOFOLLOW on a symlink, dangling or not: reported for this file, never thrown past the others' report
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return notAFile;
+    throw error;
+  }
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${label} must be a regular file (not a symlink, folder or device)` };
+    if (!stats.isFile()) return notAFile;
     if (stats.size > limit) return { ...at, severity: 'error', code: 'FILE_TOO_LARGE', message: tooLargeMessage(stats.size, limit, label) };
     // one byte more than its size: a file that grew while being read is noticed
     const buffer = Buffer.alloc(stats.size + 1);
