@@ -7,15 +7,21 @@ import { terminalSafe } from '../terminal-safe.js';
 export const scanCommand: Command = {
   name: 'scan',
   usage: '[--repo R] [--ref REF] [--json]',
-  summary: 'scan the repository and print {commit, tools, toolsets, skills, errors}',
+  summary: 'scan the repository and print {commit, tools, toolsets, skills, errors}; exit 2 when it could not be read (the last index read is printed, marked stale)',
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION },
   maxPositionals: 0,
   async run(flags, _positionals, io) {
     const { scanFromFlags } = await import('../open-registry.js');
     const index = await scanFromFlags(flags);
+    // the command asked to read the repository did not: a CI step `git push && hldp scan` must fail, as POST /v1/scan's 502 does (review R, R16)
+    const unread = (): number => {
+      if (!index.stale) return 0;
+      io.stderr.write(`hldp: ${terminalSafe(index.source)} could not be read (${terminalSafe(index.stale.reason)}): what is shown is its index as last read, at commit ${index.commit}\n`);
+      return 2;
+    };
     if (flags.json) {
       await writeIndexJson(io, index);
-      return 0;
+      return unread();
     }
     const count = toolCount(index);
     const first: string[] = [];
@@ -32,7 +38,7 @@ export const scanCommand: Command = {
       `errors  ${index.errors.length}`,
     ]);
     writeLines(io.stderr, [...index.errors, ...index.warnings].map((diagnostic) => terminalSafe(formatDiagnostic(diagnostic))));
-    return 0;
+    return unread();
   },
 };
 
