@@ -94,12 +94,31 @@ export interface HomeReads {
  * — a definition pushed to the tools repository would otherwise hand them to its output and, with the network, out —
  * unless the operator lists it in `sandbox.ceiling.readable_roots`. Its other folders (a project under ~/src) may be read.
  */
-function homeReadRefusal(real: string, home: string, reads: HomeReads): string | undefined {
+function homeReadRefusal(real: string, homes: readonly string[], reads: HomeReads): string | undefined {
   if (reads.operator || (reads.readableRoots ?? []).some((root) => isInside(real, root))) return undefined;
   const allow = 'a definition may read it only where the operator lists it in sandbox.ceiling.readable_roots';
-  if (isInside(home, real)) return `which is or holds the home folder ${home} (its keys and credentials): ${allow}`;
-  if (isInside(real, home) && real.slice(home.length + 1).startsWith('.')) return `a dot-entry of the home folder ${home} (its keys', credentials' and programs' settings): ${allow}`;
+  for (const home of homes) {
+    if (isInside(home, real)) return `which is or holds the home folder ${home} (its keys and credentials): ${allow}`;
+    if (isInside(real, home) && real.slice(home.length + 1).startsWith('.')) return `a dot-entry of the home folder ${home} (its keys', credentials' and programs' settings): ${allow}`;
+  }
   return undefined;
+}
+
+/**
+ * The home folder as $HOME names it and as it really is (review Q, Q4): declared paths are compared resolved, and a
+ * home reached through a symlink (/home/u -> /data/u, an automount, /home -> /usr/home) was otherwise never matched,
+ * so `~/.ssh` could be read and `~/.bashrc` written. As workspace-rules' homeFolders() does.
+ */
+function homeFolders(): string[] {
+  const home = homedir();
+  const homes = [home];
+  try {
+    const real = realpathSync(home);
+    if (real !== home) homes.push(real);
+  } catch {
+    // a home folder that does not exist holds nothing to protect
+  }
+  return homes;
 }
 
 /**
@@ -112,7 +131,7 @@ function homeReadRefusal(real: string, home: string, reads: HomeReads): string |
  * inside the workspace is the workspace's (writable anyway), but a declaration holding a system folder never is.
  */
 export function hostConflict(policy: ToolSandbox, workspace: string, system: readonly SystemMount[], programs: readonly string[], reads: HomeReads = {}): string | undefined {
-  const home = homedir();
+  const homes = homeFolders();
   const systemFolders = [...SYSTEM_FOLDERS, ...system.filter((mount) => mount.symlink === undefined).map((mount) => mount.path), ...programs.map((program) => dirname(program))];
   for (const kind of ['read', 'write'] as const) {
     for (const declared of policy.filesystem[kind]) {
@@ -122,7 +141,7 @@ export function hostConflict(policy: ToolSandbox, workspace: string, system: rea
       const hostOnly = HOST_ONLY.find((folder) => isInside(real, folder) || isInside(folder, real));
       if (hostOnly !== undefined) return `${named}, which is or holds the host's ${hostOnly}: no tool may be given it`;
       if (kind === 'read') {
-        const refusal = homeReadRefusal(real, home, reads);
+        const refusal = homeReadRefusal(real, homes, reads);
         if (refusal !== undefined) return `${named}, ${refusal}`;
         continue;
       }
@@ -131,8 +150,10 @@ export function hostConflict(policy: ToolSandbox, workspace: string, system: rea
       if (isInside(real, workspace)) continue;
       const within = systemFolders.find((folder) => isInside(real, folder));
       if (within !== undefined) return `${named}, which is inside the system folder ${within}: no tool may change it`;
-      if (isInside(home, real)) return `${named}, which is or holds the home folder ${home}: no tool may change it`;
-      if (isInside(real, home) && real.slice(home.length + 1).startsWith('.')) return `${named}, a dot-entry of the home folder ${home} (its shells', keys' and programs' settings): no tool may change it`;
+      for (const home of homes) {
+        if (isInside(home, real)) return `${named}, which is or holds the home folder ${home}: no tool may change it`;
+        if (isInside(real, home) && real.slice(home.length + 1).startsWith('.')) return `${named}, a dot-entry of the home folder ${home} (its shells', keys' and programs' settings): no tool may change it`;
+      }
     }
   }
   return undefined;
