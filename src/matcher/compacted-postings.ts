@@ -1,3 +1,4 @@
+import { runToEnd } from '../core/index.js';
 import { arrayOf, narrowed, widthFor, type NarrowArray, type StreamedArray } from './narrow-array.js';
 import { FIELD_COUNT, type Postings, type StoredPostings } from './postings.js';
 
@@ -12,6 +13,11 @@ export type WritablePostings = Omit<StoredPostings, 'slots' | 'codes'> & { slots
  * numbers per term and per tool).
  */
 export function streamedPostings(postings: Postings, order: Int32Array): WritablePostings {
+  return runToEnd(streamedPostingsSteps(postings, order));
+}
+
+/** `streamedPostings` a step per term, for a server that writes its file while it answers (a pass over every entry). */
+export function* streamedPostingsSteps(postings: Postings, order: Int32Array): Generator<void, WritablePostings, void> {
   const renumber = renumbering(order, postings.slotCount);
   const terms = postings.lengths.length;
   const starts = new Int32Array(terms);
@@ -29,6 +35,7 @@ export function streamedPostings(postings: Postings, order: Int32Array): Writabl
     starts[term] = total;
     lengths[term] = kept;
     total += kept;
+    yield;
   }
   // each live entry's new slot, or its code, in order
   function* pieces(piece: NarrowArray, take: 'slot' | 'code'): Generator<NarrowArray, void, void> {

@@ -4,7 +4,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { letGo, runLettingGo, runToEnd, sameToolsAt, takePatchedFrom, toolCount, toolsOf, type ToolIndex, type ToolSequence } from '../core/index.js';
 import { keptCalibrationBasis, type CalibrationBasis } from './calibration-basis.js';
-import { restoreSearchIndex, restoreSearchIndexLettingGo, searchIndexToWrite, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
+import { restoreSearchIndex, restoreSearchIndexLettingGo, searchIndexToWrite, searchIndexToWriteSteps, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
 import { decodeSearchIndexFile, encodeSearchIndexFile, LAYOUT, type DecodedSearchIndexFile, type Measured, type ReadRequest } from './search-index-layout.js';
 
 /** A search index read from its file, and what its matcher measured over the same tools. */
@@ -128,9 +128,11 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
       let handle: FileHandle | undefined;
       try {
         mkdirSync(dir, { recursive: true });
+        // the passes over every tool and entry that come before the first piece, a slice at a time
+        const toWrite = await runLettingGo(searchIndexToWriteSteps(search));
         handle = await open(temporary, 'w');
         // each piece is written before the next is made (the encoder reuses one piece's array)
-        for (const piece of encodeSearchIndexFile(matcherVersion(), searchIndexToWrite(search), measured)) {
+        for (const piece of encodeSearchIndexFile(matcherVersion(), toWrite, measured)) {
           if (!unchanged()) throw new ChangedWhileWritten();
           for (let written = 0; written < piece.length; ) written += (await handle.write(piece, written)).bytesWritten;
         }
@@ -146,7 +148,8 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
         } catch {
           // pruned by a later start
         }
-        if (!(error instanceof ChangedWhileWritten)) process.emitWarning(`search index not kept on disk: ${String(error)}`);
+        // a pass that met the index changing under it is given up as quietly
+        if (!(error instanceof ChangedWhileWritten) && unchanged()) process.emitWarning(`search index not kept on disk: ${String(error)}`);
       } finally {
         writing.delete(path);
       }

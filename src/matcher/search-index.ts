@@ -1,6 +1,6 @@
 import { runLettingGo, runToEnd, sameToolsAt, toolNameAt } from '../core/index.js';
 import type { ToolDefinition, ToolSequence } from '../core/index.js';
-import { compactedPostingsSteps, renumbering, streamedPostings, type TightPostings, type WritablePostings } from './compacted-postings.js';
+import { compactedPostingsSteps, renumbering, streamedPostingsSteps, type TightPostings, type WritablePostings } from './compacted-postings.js';
 import { FIELD_COUNT, Postings, type StoredPostings } from './postings.js';
 import { largest, wholeOf, type NarrowArray, type StreamedArray } from './narrow-array.js';
 import { describeTool, TermDictionary, ToolRecord, type RecordNumbers } from './tool-record.js';
@@ -353,16 +353,39 @@ export type SearchIndexToWrite = Omit<StoredSearchIndex, 'postings' | 'data'> & 
  * change until the file is written.
  */
 export function searchIndexToWrite(index: SearchIndex): SearchIndexToWrite {
+  return runToEnd(searchIndexToWriteSteps(index));
+}
+
+// tools between two steps of the passes over every tool
+const TOOLS_PER_STEP = 4096;
+
+/** `searchIndexToWrite` a step at a time, for a server that writes its file while it answers (passes over every tool and entry). */
+export function* searchIndexToWriteSteps(index: SearchIndex): Generator<void, SearchIndexToWrite, void> {
   const { records } = index;
   const { dictionary, documentFrequency } = index.engine;
   const offsets = new Int32Array(records.length + 1);
-  for (let position = 0; position < records.length; position++) offsets[position + 1] = offsets[position]! + records.sizeAt(position);
+  for (let position = 0; position < records.length; position++) {
+    offsets[position + 1] = offsets[position]! + records.sizeAt(position);
+    if (position % TOOLS_PER_STEP === 0) yield;
+  }
   let wide = false;
-  for (const record of records) if (record.data instanceof Int32Array && largest(record.data) > 0xffff) wide = true;
+  let seen = 0;
+  for (const record of records) {
+    if (record.data instanceof Int32Array && largest(record.data) > 0xffff) wide = true;
+    if (++seen % TOOLS_PER_STEP === 0) yield;
+  }
   const total = offsets[records.length]!;
+  const names: string[] = [];
+  for (let position = 0; position < index.tools.length; position++) {
+    names.push(toolNameAt(index.tools, position)!);
+    if (position % TOOLS_PER_STEP === 0) yield;
+  }
+  const order = slotsOf(records);
+  yield;
+  const postings = yield* streamedPostingsSteps(index.engine.postings, order);
   return {
-    names: Array.from({ length: index.tools.length }, (_, position) => toolNameAt(index.tools, position)!),
-    postings: streamedPostings(index.engine.postings, slotsOf(records)),
+    names,
+    postings,
     terms: dictionary.terms.slice(),
     counts: documentFrequency.counts.slice(0, dictionary.terms.length),
     offsets,
