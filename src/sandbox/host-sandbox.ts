@@ -1,0 +1,211 @@
+import { realpathSync } from 'node:fs';
+import type { ToolSandbox } from '../core/index.js';
+import { probeBubblewrap, STATUS_FD, type Bubblewrap } from './bubblewrap.js';
+import type { GuardedPaths, HomeReads } from './bubblewrap-arguments.js';
+import type { Probed, SandboxOptions } from './create-sandbox.js';
+import { expandPatterns } from './host-secrets.js';
+import { containedCommand, finisher, runLimits, sandboxedCommand, type LaunchHost } from './launch-command.js';
+import { launchPolicy, sandboxGuards, workspaceRefusal } from './launch-guards.js';
+import { bubblewrapOutcome } from './launch-outcome.js';
+import { LauncherPool } from './launcher-pool.js';
+import { describeRunAs, dropArguments, giveWorkspace } from './run-as.js';
+import { RunAsFiles } from './run-as-files.js';
+import type { FileAccess, Launch, LaunchRequest, Sandbox, SandboxStatus } from './sandbox.js';
+import { describeStatus } from './sandbox-status.js';
+import { environmentProblem } from './tool-environment.js';
+import { warmLaunch } from './warm-plan.js';
+import { exportable } from './warm-script.js';
+
+/** How long a `required` sandbox that cannot run waits between two probes made for the calls it refuses. */
+const REPROBE_INTERVAL_MS = 1000;
+
+/** The sandbox of this host, as its probes found it: every launch is judged, set up and started through it. */
+export class HostSandbox implements Sandbox, LaunchHost {
+  private current: SandboxStatus;
+  private readonly guarded: GuardedPaths;
+  private probedAt = Date.now();
+  private probing: Promise<void> | undefined;
+
+  constructor(
+    public probed: Probed,
+    private readonly options: SandboxOptions,
+    readonly resolver: string | undefined,
+  ) {
+    this.current = describeStatus(probed, options.limits !== false);
+    this.guarded = { hide: options.hide ?? [], protect: options.protect ?? [] };
+    this.pool = new LauncherPool(options.waitingLaunchers);
+    this.drop = probed.runAs ? dropArguments(probed.runAs) : undefined;
+  }
+
+  /** setpriv's command that becomes `run_as` before the tool, for a root gateway's runs */
+  readonly drop: string[] | undefined;
+
+  /**
+   * The run's environment; a run that becomes `run_as` also trusts every repository to git (`safe.directory=*`, as
+   * command-line configuration, which git honours for it): git refuses one another user owns ("dubious ownership"),
+   * so the git tools of a root gateway failed in a workspace root made. Its config and hooks are read-only in the
+   * sandbox, and what they would run, runs as the same unprivileged user as the tool.
+   */
+  environment(env: Record<string, string>): Record<string, string> {
+    if (this.drop === undefined || env.GIT_CONFIG_COUNT !== undefined) return env;
+    return { ...env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: '*' };
+  }
+
+  /** the workspaces already checked (and given to `run_as` where root owned them) */
+  private readonly given = new Set<string>();
+
+  /**
+   * A root-owned workspace is given to the user tools run as, once: they could not write in it otherwise. Only one
+   * judged fit for tools (`refusal` undefined), whatever the sandbox's mode: a refused one (the tools repository, a
+   * folder holding /etc) was given away before it was refused (review O, O4), and is left as it is, said once.
+   */
+  private giveWorkspace(workspace: string, refusal: string | undefined): void {
+    const { runAs } = this.probed;
+    if (runAs === undefined || this.given.has(workspace)) return;
+    this.given.add(workspace);
+    if (refusal !== undefined) {
+      this.options.onNotice?.(`the workspace ${workspace} is not given to ${describeRunAs(runAs)}, whom this root gateway runs its tools as, and keeps its owner: ${refusal}`);
+      return;
+    }
+    try {
+      const done = giveWorkspace(workspace, runAs);
+      if (done) this.options.onNotice?.(done);
+    } catch (error) {
+      this.options.onNotice?.(`the workspace ${workspace} cannot be given to ${describeRunAs(runAs)}, whom this root gateway runs its tools as, so they may not write in it: ${(error as Error).message}`);
+    }
+  }
+
+  get status(): SandboxStatus {
+    return this.current;
+  }
+
+  /**
+   * Probes bubblewrap again, at most once a second and once at a time, for a `required` sandbox that could not run
+   * (review K, S6): one failure at start (EAGAIN making namespaces, the probe's deadline on a loaded host) beyond the
+   * start's own retries refused every local call until a restart. It only ever turns the sandbox on.
+   */
+  private reprobe(): Promise<void> {
+    if (this.probing === undefined && Date.now() - this.probedAt >= REPROBE_INTERVAL_MS) {
+      this.probing = probeBubblewrap(undefined, this.drop)
+        .then((bubblewrap) => {
+          if (!bubblewrap.ok || this.current.sandbox === 'on') return;
+          this.probed = { ...this.probed, bubblewrap };
+          this.current = describeStatus(this.probed, this.options.limits !== false);
+          this.options.onStatusChange?.(this.current);
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          this.probedAt = Date.now();
+          this.probing = undefined;
+        });
+    }
+    return this.probing ?? Promise.resolve();
+  }
+
+  get hidden(): readonly string[] {
+    return this.guardedNow().hide;
+  }
+
+  get readOnly(): readonly string[] {
+    return this.guarded.protect;
+  }
+
+  /** The guarded paths of one launch: the patterns' matches as they are now (a key made after the start too; review M, M2). */
+  private guardedNow(): GuardedPaths {
+    const patterns = this.options.hidePatterns ?? [];
+    return patterns.length === 0 ? this.guarded : { hide: [...this.guarded.hide, ...expandPatterns(patterns)], protect: this.guarded.protect };
+  }
+
+  private readonly workspaces = new Map<string, string>();
+
+  realWorkspace(path: string): string {
+    let real = this.workspaces.get(path);
+    if (real === undefined) {
+      try {
+        real = realpathSync(path);
+      } catch {
+        real = path;
+      }
+      this.workspaces.set(path, real);
+    }
+    return real;
+  }
+
+  async launch(request: LaunchRequest): Promise<Launch> {
+    if (this.status.mode === 'required' && this.status.sandbox === 'off') await this.reprobe();
+    if (this.status.mode === 'required' && this.status.sandbox === 'off') {
+      return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the gateway's sandbox is 'required', but it cannot run here, so no local tool runs: ${this.status.reason}` };
+    }
+    // fail closed: a root gateway that cannot make a tool another user does not run it as root instead
+    if (this.probed.runAsFailure !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: this.probed.runAsFailure };
+    // the operator's own declarations (an MCP server's config) are not held to the ceiling set for the repository's
+    const ceiling = request.operator ? undefined : this.options.ceiling;
+    const workspace = this.realWorkspace(request.workspace);
+    let guarded = this.guardedNow();
+    // judged before anything of the host is changed (the workspace's owner), whatever the sandbox's mode (review O, O4)
+    const refusal = workspaceRefusal(workspace, guarded);
+    const resolved = launchPolicy(request.declared, ceiling, workspace);
+    if (!resolved.ok) return resolved.refusal;
+    const { policy, real } = resolved;
+    if (this.status.sandbox === 'on') {
+      if (refusal !== undefined) {
+        this.giveWorkspace(workspace, refusal);
+        return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: ${refusal}` };
+      }
+      const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
+      const reads = (): HomeReads => ({ ...(request.operator ? { operator: true } : {}), ...(this.options.ceiling?.readableRoots ? { readableRoots: this.options.ceiling.readableRoots.map(real) } : {}) });
+      const sandboxed = sandboxGuards(policy, workspace, guarded, bubblewrap, reads);
+      if (!sandboxed.ok) return sandboxed.refusal;
+      guarded = sandboxed.guarded;
+    }
+    this.giveWorkspace(workspace, refusal);
+    return this.start(request, policy, guarded);
+  }
+
+  /** Starts a judged launch: warm where a launcher waits for it, else cold, under its limits. */
+  private start(request: LaunchRequest, policy: ToolSandbox, guarded: GuardedPaths): Launch {
+    const unstartable = environmentProblem(request.file);
+    if (unstartable !== undefined) return { ok: false, code: 'SPAWN_FAILED', message: unstartable };
+    if (request.warm && exportable(request.env)) {
+      const warm = warmLaunch(this, this.pool, request, policy, guarded);
+      if (warm) return warm;
+    }
+    const limits = runLimits(this, policy.limits);
+    if (!limits.ok) return limits.refusal;
+    const { cgroup } = limits;
+    const command = this.status.sandbox === 'on' ? sandboxedCommand(this, request, policy, guarded, limits) : containedCommand(this, request, limits);
+    if (!command.ok) {
+      void cgroup?.release();
+      return command.refusal;
+    }
+    const [file, ...args] = command.argv;
+    const { read } = command;
+    const finish = finisher(this, read, policy, cgroup);
+    return { ok: true, plan: { file: file!, args, cwd: request.cwd, env: command.env, ...(read === bubblewrapOutcome ? { statusFd: STATUS_FD } : {}), finish } };
+  }
+
+  private readonly pool: LauncherPool;
+
+  /** the helpers that open files as `run_as` for the gatekeeper's file methods, by workspace */
+  private readonly files = new Map<string, RunAsFiles>();
+
+  filesOf(workspace: string): FileAccess {
+    const { runAs } = this.probed;
+    if (runAs === undefined || this.drop === undefined) return { ok: true };
+    // fail closed, as a run does: a root gateway that cannot become run_as reads no file as root instead
+    if (this.probed.runAsFailure !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: this.probed.runAsFailure };
+    const real = this.realWorkspace(workspace);
+    // the file methods refuse a root no tool may run in by themselves; a fit one is the user's to write, as for a run
+    this.giveWorkspace(real, workspaceRefusal(real, this.guardedNow()));
+    let opener = this.files.get(real);
+    if (opener === undefined) this.files.set(real, (opener = new RunAsFiles(real, this.drop, describeRunAs(runAs))));
+    return { ok: true, opener };
+  }
+
+  close(): Promise<void> {
+    for (const opener of this.files.values()) opener.close();
+    this.files.clear();
+    return this.pool.close();
+  }
+
+}
