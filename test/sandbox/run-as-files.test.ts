@@ -1,8 +1,8 @@
 import { chmod, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { configuredGateways, type ServedReceipt } from '../helpers/configured-gateways.js';
 import { request } from '../helpers/http-server.js';
 import { runCli } from '../helpers/run-cli.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
@@ -15,26 +15,12 @@ import { describeWithBubblewrap } from './support/bubblewrap.js';
 const root = process.getuid?.() === 0;
 const token = 'admin-token-run-as-files-0123456789';
 
-type Receipt = { ok: boolean; code?: string; output: string; error?: string };
+type Receipt = ServedReceipt;
 
 let temp: { path: string; cleanup: () => Promise<void> };
-const services: ServiceProcess[] = [];
+const gateways = configuredGateways(() => temp.path, token);
+const { serve, call, services } = gateways;
 const workspace = () => join(temp.path, 'workspace');
-
-async function serve(name: string, config: Record<string, unknown>): Promise<ServiceProcess> {
-  const file = join(temp.path, `config-${name}.yaml`);
-  await writeFile(file, stringify(config));
-  const service = await spawnService(
-    ['serve', '--port', '0', '--repo', join(temp.path, 'repo'), '--config', file],
-    { HLDP_CACHE_DIR: join(temp.path, `cache-${name}`), HLDP_DATA_DIR: join(temp.path, `data-${name}`), HLDP_WORKSPACE: workspace(), HLDP_API_TOKEN: token, HLDP_LOG_LEVEL: 'warn' },
-    / at (http:\/\/[\d.:]+)\n/,
-  );
-  services.push(service);
-  return service;
-}
-
-const call = async (gateway: ServiceProcess, tool: string, params: Record<string, unknown> = {}) =>
-  (await request(gateway, 'POST', '/v1/call', { body: { tool, params }, headers: { authorization: `Bearer ${token}` } })).json as Receipt;
 
 const path = '{ path: { type: string, required: true } }';
 const describeAsRoot = root ? describeWithBubblewrap : (name: string, suite: () => void) => describe.skip(`${name} (NOT RUN: needs a root gateway)`, suite);
@@ -59,7 +45,7 @@ describeAsRoot("a root gateway's file methods act as sandbox.run_as", () => {
     });
   });
   afterAll(async () => {
-    for (const service of services) await service.stop();
+    await gateways.stopAll();
     await temp?.cleanup();
   });
 

@@ -1,8 +1,8 @@
 import { chmod, copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configuredGateways, type ServedReceipt } from '../helpers/configured-gateways.js';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -17,28 +17,14 @@ const root = process.getuid?.() === 0;
 const token = 'admin-token-run-as-0123456789';
 const WHOAMI = fileURLToPath(new URL('./fixtures/whoami-server.mjs', import.meta.url));
 
-type Receipt = { ok: boolean; code?: string; output: string; error?: string; exit_code: number | null };
+type Receipt = ServedReceipt;
 
 let temp: { path: string; cleanup: () => Promise<void> };
-const services: ServiceProcess[] = [];
+const gateways = configuredGateways(() => temp.path, token);
+const { serve, call, services } = gateways;
 const workspace = () => join(temp.path, 'workspace');
 /** a root-only file outside /etc and outside the workspace, in a folder tools are given to read */
 const shared = () => join(temp.path, 'shared');
-
-async function serve(name: string, config: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const file = join(temp.path, `config-${name}.yaml`);
-  await writeFile(file, stringify(config));
-  const service = await spawnService(
-    ['serve', '--port', '0', '--repo', join(temp.path, 'repo'), '--config', file],
-    { HLDP_CACHE_DIR: join(temp.path, `cache-${name}`), HLDP_DATA_DIR: join(temp.path, `data-${name}`), HLDP_WORKSPACE: workspace(), HLDP_API_TOKEN: token, HLDP_LOG_LEVEL: 'warn', ...env },
-    / at (http:\/\/[\d.:]+)\n/,
-  );
-  services.push(service);
-  return service;
-}
-
-const call = async (gateway: ServiceProcess, tool: string, params: Record<string, unknown> = {}) =>
-  (await request(gateway, 'POST', '/v1/call', { body: { tool, params }, headers: { authorization: `Bearer ${token}` } })).json as Receipt;
 
 const tool = (name: string, argv: string, extra: Record<string, string> = {}) => makeToolYaml(name, { executor: 'shell', method: 'run', shell: `{ argv: ${argv} }`, ...extra });
 
@@ -68,7 +54,7 @@ describeAsRoot('a root gateway runs its tools as sandbox.run_as', () => {
     });
   });
   afterAll(async () => {
-    for (const service of services) await service.stop();
+    await gateways.stopAll();
     await temp?.cleanup();
   });
 

@@ -1,15 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minimalEnvironment, runProcess } from '../../src/executors/index.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
-import { request } from '../helpers/http-server.js';
+import { configuredGateways } from '../helpers/configured-gateways.js';
 import { runCli } from '../helpers/run-cli.js';
-import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import type { ServiceProcess } from '../helpers/spawn-service.js';
 import { describeWithBubblewrap, giveToNobody } from './support/bubblewrap.js';
 
 // Review O, O1 and O2: a tool's `shell.env` reached the programs that set its run up. A waiting launcher's shell
@@ -22,27 +21,12 @@ const compiler = ['cc', 'gcc'].find((name) => spawnSync(name, ['--version']).sta
 const token = 'admin-token-tool-env-0123456789';
 const SOURCE = fileURLToPath(new URL('./fixtures/report-preload.c', import.meta.url));
 
-type Receipt = { ok: boolean; code?: string; output: string; error?: string };
-
 let temp: { path: string; cleanup: () => Promise<void> };
-const services: ServiceProcess[] = [];
+const gateways = configuredGateways(() => temp.path, token);
+const { serve, call } = gateways;
 const workspace = () => join(temp.path, 'workspace');
 const library = () => join(workspace(), 'report.so');
 const report = () => join(workspace(), 'report.log');
-
-async function serve(name: string, config: Record<string, unknown>): Promise<ServiceProcess> {
-  const file = join(temp.path, `config-${name}.yaml`);
-  await writeFile(file, stringify(config));
-  const service = await spawnService(
-    ['serve', '--port', '0', '--repo', join(temp.path, 'repo'), '--config', file],
-    { HLDP_CACHE_DIR: join(temp.path, `cache-${name}`), HLDP_DATA_DIR: join(temp.path, `data-${name}`), HLDP_WORKSPACE: workspace(), HLDP_API_TOKEN: token, HLDP_LOG_LEVEL: 'warn' },
-    / at (http:\/\/[\d.:]+)\n/,
-  );
-  services.push(service);
-  return service;
-}
-
-const call = async (gateway: ServiceProcess, tool: string) => (await request(gateway, 'POST', '/v1/call', { body: { tool, params: {} }, headers: { authorization: `Bearer ${token}` } })).json as Receipt;
 
 type Loaded = Array<{ program: string; uid: number; euid: number; capabilities: string }>;
 
@@ -88,7 +72,7 @@ describeAsRoot('a tool’s environment reaches the tool only', () => {
     });
   });
   afterAll(async () => {
-    for (const service of services) await service.stop();
+    await gateways.stopAll();
     await temp?.cleanup();
   });
 

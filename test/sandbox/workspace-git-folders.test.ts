@@ -3,7 +3,7 @@ import { access, chown, mkdir, readFile, rename, rm, stat, symlink } from 'node:
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
-import { runCli } from '../helpers/run-cli.js';
+import { confirmedCall, type CliReceipt } from '../helpers/confirmed-call.js';
 import { describeWithBubblewrap } from './support/bubblewrap.js';
 
 // Review P (P2, P3, P7, P9, P10, P11, P16): every way git finds the control files it runs on the host. Each case is a
@@ -18,23 +18,9 @@ let temp: { path: string; cleanup: () => Promise<void> };
 let env: NodeJS.ProcessEnv;
 let log: string;
 
-interface Receipt {
-  ok: boolean;
-  code: string | null;
-  error: string | null;
-  output: string;
-  id: string;
-}
-
 // a CLI run past the default 55 s at load 20 on 2 cores (seen): a hang still ends with the test
-async function call(tool: string, params: object, options: { env?: NodeJS.ProcessEnv; repo?: string } = {}): Promise<Receipt> {
-  const repo = options.repo ? ['--repo', options.repo] : [];
-  const run = await runCli(['call', tool, ...repo, '--json', '--params', JSON.stringify(params)], { env: { ...env, ...options.env }, timeoutMs: 150_000 });
-  const answer = JSON.parse(run.stdout) as Receipt & { status?: string; token?: string };
-  if (answer.status !== 'confirmation_required') return answer;
-  const confirmed = await runCli(['confirm', answer.token!, ...repo, '--json'], { env: { ...env, ...options.env }, timeoutMs: 150_000 });
-  return JSON.parse(confirmed.stdout) as Receipt;
-}
+const call = (tool: string, params: object, options: { env?: NodeJS.ProcessEnv; repo?: string } = {}): Promise<CliReceipt> =>
+  confirmedCall(tool, params, { ...options, env: { ...env, ...options.env }, timeoutMs: 150_000 });
 
 /** The owner, on the host, outside any sandbox: git as they run it every day. */
 const owner = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });

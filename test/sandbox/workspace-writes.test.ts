@@ -4,7 +4,7 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
 import { commitFiles, git, initRepository, makeTempDir } from '../helpers/git.js';
-import { runCli } from '../helpers/run-cli.js';
+import { confirmedCall, type CliReceipt } from '../helpers/confirmed-call.js';
 import { spawnService } from '../helpers/spawn-service.js';
 import { describeWithBubblewrap } from './support/bubblewrap.js';
 
@@ -17,23 +17,9 @@ const exists = (path: string) => access(path).then(() => true, () => false);
 let temp: { path: string; cleanup: () => Promise<void> };
 let env: NodeJS.ProcessEnv;
 
-interface Receipt {
-  ok: boolean;
-  code: string | null;
-  error: string | null;
-  output: string;
-  id: string;
-}
-
-async function call(tool: string, params: object, options: { cwd?: string; env?: NodeJS.ProcessEnv; repo?: string } = {}): Promise<Receipt> {
-  const repo = options.repo ? ['--repo', options.repo] : [];
-  const run = await runCli(['call', tool, ...repo, '--json', '--params', JSON.stringify(params)], { env: { ...env, ...options.env }, ...(options.cwd ? { cwd: options.cwd } : {}) });
-  const answer = JSON.parse(run.stdout) as Receipt & { status?: string; token?: string };
-  if (answer.status !== 'confirmation_required') return answer;
-  // the caller's own confirmation: an MCP agent gives it with the confirm meta-tool
-  const confirmed = await runCli(['confirm', answer.token!, ...repo, '--json'], { env: { ...env, ...options.env }, ...(options.cwd ? { cwd: options.cwd } : {}) });
-  return JSON.parse(confirmed.stdout) as Receipt;
-}
+// the caller's own confirmation, where a call asks for one: an MCP agent gives it with the confirm meta-tool
+const call = (tool: string, params: object, options: { cwd?: string; env?: NodeJS.ProcessEnv; repo?: string } = {}): Promise<CliReceipt> =>
+  confirmedCall(tool, params, { ...options, env: { ...env, ...options.env } });
 
 describeWithBubblewrap('what a tool may write in its workspace (review N)', () => {
   beforeEach(async () => {
