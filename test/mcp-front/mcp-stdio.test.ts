@@ -34,6 +34,20 @@ function runWithInput(messages: unknown[], env: NodeJS.ProcessEnv, args: string[
   });
 }
 
+/** A running `hldp mcp` in a fresh folder, initialized; `send` writes one message to its stdin. */
+async function startInitialized() {
+  const path = await tempDir();
+  const env = { ...process.env, HLDP_CACHE_DIR: join(path, 'cache'), HLDP_DATA_DIR: join(path, 'data'), HLDP_WORKSPACE: path };
+  const child = track(spawn(process.execPath, [HLDP_BIN, 'mcp'], { env, stdio: ['pipe', 'pipe', 'pipe'] }));
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return { path, env, child, stderr: () => stderr, exited, send };
+}
+
 describe('hldp mcp (stdio)', () => {
   describe('when stdin ends while a call is still running', () => {
     it('answers it before exiting 0, and stdout holds nothing but JSON-RPC messages', async () => {
@@ -60,41 +74,25 @@ describe('hldp mcp (stdio)', () => {
   // the first answer written, leaving no receipt for the calls still running.
   describe('when two SIGTERMs come while a call runs', () => {
     it('cancels it, stores its CANCELLED receipt saying the gateway was stopped, then exits', { timeout: 120_000 }, async () => {
-      const path = await tempDir();
-      const env = { ...process.env, HLDP_CACHE_DIR: join(path, 'cache'), HLDP_DATA_DIR: join(path, 'data'), HLDP_WORKSPACE: path };
-      const child = track(spawn(process.execPath, [HLDP_BIN, 'mcp'], { env, stdio: ['pipe', 'pipe', 'pipe'] }));
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      const exited = once(child, 'exit');
-      const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } });
-      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const { path, env, child, stderr, exited, send } = await startInitialized();
       send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'shell-exec', arguments: { cmd: 'echo started > started.txt; sleep 60' } } });
       await expect.poll(() => readFile(join(path, 'started.txt'), 'utf8').catch(() => ''), { timeout: 60_000, interval: 50 }).toBe('started\n');
       child.kill('SIGTERM');
       // the second comes once the first is handled (two signals sent at once may arrive as one)
-      await expect.poll(() => stderr, { timeout: 30_000, interval: 50 }).toMatch(/hldp mcp: SIGTERM: cancelling 1 call\(s\) in flight, storing their receipts/);
+      await expect.poll(() => stderr(), { timeout: 30_000, interval: 50 }).toMatch(/hldp mcp: SIGTERM: cancelling 1 call\(s\) in flight, storing their receipts/);
       child.kill('SIGTERM');
       await exited;
       const stored = JSON.parse(execFileSync(process.execPath, [HLDP_BIN, 'receipts', '--json'], { env }).toString()) as { receipts: Array<{ tool: string; code: string; error: string }> };
       expect(stored.receipts).toHaveLength(1);
       expect(stored.receipts[0]).toMatchObject({ tool: 'shell-exec', code: 'CANCELLED' });
       expect(stored.receipts[0]!.error).toMatch(/cancelled: the gateway was stopped before the call ended/);
-      expect(stderr).toMatch(/hldp mcp: SIGTERM: cancelling 1 call\(s\) in flight, storing their receipts/);
+      expect(stderr()).toMatch(/hldp mcp: SIGTERM: cancelling 1 call\(s\) in flight, storing their receipts/);
     });
   });
 
   describe('when the client goes away (closes both pipes) while two calls run', () => {
     it('does not die at the first answer it cannot write: both calls leave a receipt, and it exits 0', { timeout: 120_000 }, async () => {
-      const path = await tempDir();
-      const env = { ...process.env, HLDP_CACHE_DIR: join(path, 'cache'), HLDP_DATA_DIR: join(path, 'data'), HLDP_WORKSPACE: path };
-      const child = track(spawn(process.execPath, [HLDP_BIN, 'mcp'], { env, stdio: ['pipe', 'pipe', 'pipe'] }));
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-      const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } });
-      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const { path, env, child, stderr, exited, send } = await startInitialized();
       send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'shell-exec', arguments: { cmd: 'echo a > a.txt; sleep 1; echo short' } } });
       send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'shell-exec', arguments: { cmd: 'echo b > b.txt; sleep 30; echo long' } } });
       for (const file of ['a.txt', 'b.txt']) await expect.poll(() => readFile(join(path, file), 'utf8').catch(() => ''), { timeout: 60_000, interval: 50 }).toMatch(/^[ab]\n$/);
@@ -102,8 +100,8 @@ describe('hldp mcp (stdio)', () => {
       child.stdout.destroy();
       child.stdin.end();
       const [code] = await exited;
-      expect(code, stderr).toBe(0);
-      expect(stderr).not.toContain('EPIPE');
+      expect(code, stderr()).toBe(0);
+      expect(stderr()).not.toContain('EPIPE');
       const stored = JSON.parse(execFileSync(process.execPath, [HLDP_BIN, 'receipts', '--json'], { env }).toString()) as { receipts: Array<{ ok: boolean; output: string; code: string | null }> };
       // the short call ran to its end; the long one was cancelled once no one was left to read its answer
       expect(stored.receipts).toHaveLength(2);

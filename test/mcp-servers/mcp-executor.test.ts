@@ -7,6 +7,7 @@ import type { Receipt } from '../../src/core/index.js';
 import type { CallOutcome, Gateway } from '../../src/gateway/service/index.js';
 import { openTestGateway } from '../helpers/gateway.js';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
+import { startMcpHttpStub, type McpHttpStub } from '../helpers/mcp-http-stub.js';
 import { describeWithBubblewrap } from '../sandbox/support/bubblewrap.js';
 import { DEEP, EVERYTHING, FILESYSTEM, RECORDER, mcpToolYaml, nodeServer, startEverythingHttp, writeMcpConfig } from './support.js';
 
@@ -240,27 +241,13 @@ describe('the mcp executor over Streamable HTTP (server-everything)', () => {
  * in JSON, notifications accepted, and each `tools/call` answered as an event stream by `answer` (the request's id).
  * `closed` turns true when the gateway drops a call's answer.
  */
-async function streamingServer(answer: (response: ServerResponse, id: number) => void): Promise<{ url: string; closed: () => boolean }> {
-  let closed = false;
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (request.method !== 'POST') return void response.writeHead(405).end();
-      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string; params?: { protocolVersion?: string } };
-      if (message.id === undefined) return void response.writeHead(202).end();
-      if (message.method === 'initialize') {
-        const result = { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'streaming', version: '1.0.0' } };
-        return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
-      }
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.once('close', () => (closed = true));
-      answer(response, message.id);
-    });
+async function streamingServer(answer: (response: ServerResponse, id: number) => void): Promise<McpHttpStub> {
+  const server = await startMcpHttpStub('streaming', (response, id) => {
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    answer(response, id);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, closed: () => closed };
+  cleanups.push(server.close);
+  return server;
 }
 
 /** Writes `chunk` again and again, as fast as the gateway reads it, or every `everyMs`, until the answer is dropped. */
@@ -536,26 +523,13 @@ describeWithBubblewrap('a stdio MCP server in the sandbox', () => {
 });
 
 /** A local server implementing Streamable HTTP that answers every tools/call with one JSON message whose text has `bytes` bytes. */
-async function jsonAnswerServer(bytes: number): Promise<{ url: string; closed: () => boolean }> {
-  let closed = false;
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (request.method !== 'POST') return void response.writeHead(405).end();
-      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string; params?: { protocolVersion?: string } };
-      if (message.id === undefined) return void response.writeHead(202).end();
-      const result =
-        message.method === 'initialize'
-          ? { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'json', version: '1.0.0' } }
-          : { content: [{ type: 'text', text: 'b'.repeat(bytes) }] };
-      response.once('close', () => (closed = true));
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
-    });
+async function jsonAnswerServer(bytes: number): Promise<McpHttpStub> {
+  const server = await startMcpHttpStub('json', (response, id) => {
+    const result = { content: [{ type: 'text', text: 'b'.repeat(bytes) }] };
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, closed: () => closed };
+  cleanups.push(server.close);
+  return server;
 }
 
 // Review O, O14: a JSON answer was read up to the server's bound of 64 MiB whatever the tool's cap, parsed whole, and
