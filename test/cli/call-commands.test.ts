@@ -1,38 +1,31 @@
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../helpers/git.js';
+import { describe, expect, it } from 'vitest';
+import { useCliHome } from '../helpers/cli-home.js';
 import { runCli } from '../helpers/run-cli.js';
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let env: NodeJS.ProcessEnv;
-
-beforeEach(async () => {
-  temp = await makeTempDir();
-  env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path };
-});
-afterEach(() => temp.cleanup());
+const home = useCliHome();
 
 describe('hldp call', () => {
   it('prints the raw output on stdout and exits 0 when the receipt says ok', async () => {
-    const run = await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo hello"}'], { env });
+    const run = await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo hello"}'], { env: home.env });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('hello\n');
     expect(run.stderr).toMatch(/^\[ok\] shell-exec gatekeeper\/exec \d+ ms exit 0 · receipt [0-9a-f-]{36}\n$/);
   });
 
   it('prints the full stderr of a failure and exits 1; receipts --failed shows it later', async () => {
-    const run = await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo oops >&2; exit 4"}', '--json'], { env });
+    const run = await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo oops >&2; exit 4"}', '--json'], { env: home.env });
     expect(run.code).toBe(1);
     const receipt = JSON.parse(run.stdout);
     expect(receipt).toMatchObject({ ok: false, tool: 'shell-exec', error: 'oops\n', exit_code: 4, code: 'NONZERO_EXIT' });
-    const later = await runCli(['receipts', '--failed', '--json'], { env });
+    const later = await runCli(['receipts', '--failed', '--json'], { env: home.env });
     expect(JSON.parse(later.stdout)).toEqual({ receipts: [receipt], limit: 20, offset: 0, next_offset: null });
-    const detail = await runCli(['receipts', receipt.id], { env });
+    const detail = await runCli(['receipts', receipt.id], { env: home.env });
     expect(detail.stdout).toContain('--- error ---\noops\n');
   });
 
   it('stores an INTERNAL_ERROR receipt and exits 1 when the run cannot be set up (a workspace that does not exist)', async () => {
-    const missing = { ...env, HLDP_WORKSPACE: join(temp.path, 'no-such-workspace') };
+    const missing = { ...home.env, HLDP_WORKSPACE: join(home.path, 'no-such-workspace') };
     const run = await runCli(['call', 'file-read', '--params', '{"path":"notes.txt"}', '--json'], { env: missing });
     expect(run.code).toBe(1);
     const receipt = JSON.parse(run.stdout);
@@ -46,26 +39,26 @@ describe('hldp call', () => {
   });
 
   it('lists receipts by tool, newest first', async () => {
-    await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo one"}'], { env });
-    await runCli(['call', 'git-ops', '--params', '{"op":"status","path":"."}'], { env });
-    await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo two"}'], { env });
-    const run = await runCli(['receipts', '--tool', 'shell-exec', '--json'], { env });
+    await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo one"}'], { env: home.env });
+    await runCli(['call', 'git-ops', '--params', '{"op":"status","path":"."}'], { env: home.env });
+    await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo two"}'], { env: home.env });
+    const run = await runCli(['receipts', '--tool', 'shell-exec', '--json'], { env: home.env });
     expect(run.code).toBe(0);
     const { receipts } = JSON.parse(run.stdout) as { receipts: Array<{ tool: string; output: string }> };
     expect(receipts.map(({ tool, output }) => [tool, output])).toEqual([['shell-exec', 'two\n'], ['shell-exec', 'one\n']]);
-    const all = (JSON.parse((await runCli(['receipts', '--json'], { env })).stdout) as { receipts: Array<{ tool: string }> }).receipts;
+    const all = (JSON.parse((await runCli(['receipts', '--json'], { env: home.env })).stdout) as { receipts: Array<{ tool: string }> }).receipts;
     expect(all.map(({ tool }) => tool)).toEqual(['shell-exec', 'git-ops', 'shell-exec']);
   });
 
   it('waits for confirmation (exit 3), and hldp confirm runs exactly that call', async () => {
-    const pending = await runCli(['call', 'file-write', '--params', '{"path":"note.txt","content":"hi"}', '--json'], { env });
+    const pending = await runCli(['call', 'file-write', '--params', '{"path":"note.txt","content":"hi"}', '--json'], { env: home.env });
     expect(pending.code).toBe(3);
     const { token, params } = JSON.parse(pending.stdout);
     expect(params).toEqual({ path: 'note.txt', content: 'hi', append: false, create_dirs: false });
-    const confirmed = await runCli(['confirm', token, '--json'], { env });
+    const confirmed = await runCli(['confirm', token, '--json'], { env: home.env });
     expect(confirmed.code).toBe(0);
     expect(JSON.parse(confirmed.stdout)).toMatchObject({ ok: true, tool: 'file-write', params });
-    const again = await runCli(['confirm', token], { env });
+    const again = await runCli(['confirm', token], { env: home.env });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already used/);
   });
@@ -76,7 +69,7 @@ describe('hldp call', () => {
     [['call', 'shell-exec', '--params', '{cmd}'], 2, /--params is not valid JSON/],
     [['call'], 2, /call needs a tool name/],
   ])('answers %j with exit %i and a message', async (args, code, message) => {
-    const run = await runCli(args, { env });
+    const run = await runCli(args, { env: home.env });
     expect(run.code).toBe(code);
     expect(run.stderr).toMatch(message);
   });

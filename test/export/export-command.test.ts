@@ -1,17 +1,11 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { describe, expect, it } from 'vitest';
+import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
+import { useCliHome } from '../helpers/cli-home.js';
 import { runCli } from '../helpers/run-cli.js';
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let env: NodeJS.ProcessEnv;
-
-beforeEach(async () => {
-  temp = await makeTempDir();
-  env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path };
-});
-afterEach(() => temp.cleanup());
+const home = useCliHome();
 
 describe('hldp export', () => {
   describe('when asked for a format without --json', () => {
@@ -20,7 +14,7 @@ describe('hldp export', () => {
       ['anthropic', (spec: any) => spec.name, { name: 'shell-exec', input_schema: { type: 'object' } }],
       ['mcp', (spec: any) => spec.name, { name: 'shell-exec', title: 'Shell命令执行', inputSchema: { type: 'object' } }],
     ])('prints the %s tools array, ready for a request', async (format, nameOf, shellSpec) => {
-      const run = await runCli(['export', '--format', format], { env });
+      const run = await runCli(['export', '--format', format], { env: home.env });
       expect(run.code).toBe(0);
       const tools = JSON.parse(run.stdout) as unknown[];
       expect(tools.map(nameOf)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
@@ -30,14 +24,14 @@ describe('hldp export', () => {
 
   describe('when --json is given and a name must change', () => {
     it('prints the document with the table back to registry names, and names the rename on stderr without --json', async () => {
-      const repo = await initRepository(join(temp.path, 'repo'));
+      const repo = await initRepository(join(home.path, 'repo'));
       await commitFiles(repo, { 'tools/deploy.prod/TOOL.hdlp': makeToolYaml('deploy.prod') });
-      const run = await runCli(['export', '--format', 'openai', '--repo', repo, '--json'], { env });
+      const run = await runCli(['export', '--format', 'openai', '--repo', repo, '--json'], { env: home.env });
       expect(run.code).toBe(0);
       const document = JSON.parse(run.stdout);
       expect(document).toMatchObject({ format: 'openai', commit: expect.stringMatching(/^[0-9a-f]{40}$/), meta_tools: expect.objectContaining({ tool_find: 'POST /v1/match', confirm: 'POST /v1/confirm' }) });
       expect(document.names).toEqual({ deploy_prod_845c54e5: 'deploy.prod' });
-      const plain = await runCli(['export', '--format', 'openai', '--repo', repo], { env });
+      const plain = await runCli(['export', '--format', 'openai', '--repo', repo], { env: home.env });
       expect(plain.stderr).toBe("renamed for openai: 'deploy.prod' is exported as 'deploy_prod_845c54e5' (use --json for the table)\n");
     });
   });
@@ -46,9 +40,9 @@ describe('hldp export', () => {
     it('exports every tool under a distinct MCP name instead of dying', async () => {
       const fingerprint = (length: number) => createHash('sha256').update('a.b').digest('hex').slice(0, length);
       const names = ['a.b', ...[8, 16, 32, 64].map((length) => `a_b_${fingerprint(length)}`)];
-      const repo = await initRepository(join(temp.path, 'repo'));
+      const repo = await initRepository(join(home.path, 'repo'));
       await commitFiles(repo, Object.fromEntries(names.map((name) => [`tools/${name}/TOOL.hdlp`, makeToolYaml(name)])));
-      const run = await runCli(['export', '--format', 'mcp', '--repo', repo, '--json'], { env });
+      const run = await runCli(['export', '--format', 'mcp', '--repo', repo, '--json'], { env: home.env });
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       const exported = (JSON.parse(run.stdout).tools as Array<{ name: string }>).map((tool) => tool.name);
@@ -59,7 +53,7 @@ describe('hldp export', () => {
 
   describe('when the format is missing or unknown', () => {
     it.each([[['export']], [['export', '--format', 'gemini']]])('answers %j with exit 2 and the formats', async (args) => {
-      const run = await runCli(args, { env });
+      const run = await runCli(args, { env: home.env });
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(/--format must be one of openai, anthropic, mcp/);
     });
