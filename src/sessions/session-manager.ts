@@ -172,8 +172,11 @@ export class SessionManager {
     }
     expireSession(state, this.clock());
     // a group loads its listed tools: an unlisted one is reached by its exact name, never named by a group (review P, P6)
-    const allowed = tools.filter((tool) => (group === undefined || !tool.unlisted) && this.decide(registry, state, tool, tool.name).state !== 'forbidden');
-    if (allowed.length === 0) return refusal('TOOL_FORBIDDEN', this.decide(registry, state, tools[0]!, tools[0]!.name).reason);
+    const listed = group === undefined ? tools : tools.filter((tool) => !tool.unlisted);
+    // a group of only unlisted tools has nothing to load, and its refusal names none of them (review Q, Q7)
+    if (listed.length === 0) return refusal('TOOL_NOT_FOUND', `group '${name}' has no tool to load; tool_find finds tools by what they do`);
+    const allowed = listed.filter((tool) => this.decide(registry, state, tool, tool.name).state !== 'forbidden');
+    if (allowed.length === 0) return refusal('TOOL_FORBIDDEN', this.decide(registry, state, listed[0]!, listed[0]!.name).reason);
     const added = loadTools(state, allowed.map((tool) => tool.name), this.clock() + this.config.toolsetTtlMs);
     this.persist(state);
     const view = this.view(state);
