@@ -1,4 +1,4 @@
-import { rulesFor } from './scripts.js';
+import { rulesFor, type ScriptRules } from './scripts.js';
 
 /** One word of a text and the index terms it yields (a stem, or for ideographic words also its bigrams). */
 export interface AnalyzedWord {
@@ -15,7 +15,13 @@ const UNSPACED =
 // server would otherwise pay before it listens (issue #18) for a segmenter only intent matching uses
 let segmenter: Intl.Segmenter | undefined;
 
+// an acronym's last capital begins the next word (HTTPRequest, XMLHttpRequest), unless a lone s after it makes the
+// acronym a plural (URLs, PDFs, ETFs: split there they were `ur` + `ls`, `pd` + `fs`, `et` + `fs`, and never met the
+// singular)
+const ACRONYM_BEFORE_WORD = /(\p{Lu})(\p{Lu}(?!s(?!\p{Ll}))\p{Ll})/gu;
+
 const ONLY_DIGITS = /^[\p{Nd}]+$/u;
+const ENGLISH_LETTERS = /^[a-z]+$/;
 
 // tool texts repeat their words a lot: the terms of a word are computed once (bounded, so a
 // long-running server reading many texts does not grow without limit)
@@ -34,7 +40,7 @@ function spacedIdentifiers(text: string): string {
   return text
     .normalize('NFKC')
     .replace(/(\p{Ll}|\p{Nd})(\p{Lu})/gu, '$1 $2')
-    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .replace(ACRONYM_BEFORE_WORD, '$1 $2')
     .replace(/[_.:]+/g, ' ');
 }
 
@@ -98,7 +104,7 @@ function termsOf(word: string): string[] {
   if (rules.stopWords.has(word)) return [];
   if (!rules.ideographic) {
     if (word.length < 2) return [];
-    return [word.length > 3 ? rules.stem(word) : word];
+    return [spacedTerm(word, rules)];
   }
   const characters = [...word];
   if (characters.length < 2) return [word];
@@ -114,4 +120,20 @@ function termsOf(word: string): string[] {
     terms.push(characters[index]! + characters[index + 1]!);
   }
   return terms;
+}
+
+// A word of a spaced script's term. An English word of three letters is stemmed too (day and days, age and ages, buy
+// and buying were apart), unless it ends in s (bus, gas, dns, aws: the stemmer would cut them to `bu`, `ga`); a stem
+// of two letters cut from a longer English word gets its letter back (using, used, uses → `use`, not the word *us* or
+// the *US*; added → `add`). Snowball's English rules keep *news* whole, not as *new*. Other scripts: as before, their
+// words of four letters or more are stemmed.
+function spacedTerm(word: string, rules: ScriptRules): string {
+  if (word.length === 2) return word;
+  const english = ENGLISH_LETTERS.test(word);
+  if (!english) return word.length > 3 ? rules.stem(word) : word;
+  if (word === 'news' || (word.length === 3 && word.endsWith('s'))) return word;
+  const stem = rules.stem(word);
+  if (stem.length > 2 || stem === word) return stem;
+  const last = stem[stem.length - 1]!;
+  return word.startsWith(stem + last) ? stem + last : `${stem}e`;
 }
