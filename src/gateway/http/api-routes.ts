@@ -2,7 +2,7 @@ import express, { type RequestHandler, type Router } from 'express';
 import { exceedsDepth, MAX_JSON_DEPTH, toolCount } from '../../core/index.js';
 import { overseesAll } from '../../events/index.js';
 import { META_TOOL_BY_NAME, metaToolWithoutSession, unknownToolOutcome, type Gateway } from '../service/index.js';
-import { validateBody } from './body-validator.js';
+import { emptyBody, validateBody } from './body-validator.js';
 import { matchOptions, matchWait } from './match-options.js';
 import { receiptQuery, toolListQuery } from './query-parameters.js';
 import { outcomeStatus, sendOutcome } from './send-outcome.js';
@@ -74,7 +74,7 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     sendOutcome(response, await gateway.confirm(body.token, { ...deadlineOption(body.timeout_ms), caller: principalOf(response).name, signal: hangUpSignal(response) }));
   });
 
-  router.post('/v1/scan', async (_request, response) => {
+  router.post('/v1/scan', ...jsonBody, emptyBody('POST /v1/scan'), async (_request, response) => {
     try {
       // a background rescan may have started before the newest push: let it end, then look again
       await options.rescansIdle();

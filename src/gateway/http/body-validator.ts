@@ -48,3 +48,30 @@ function checkerOf(schemaName: keyof typeof COMPONENT_SCHEMAS): ShapeChecker {
   }
   return checker;
 }
+
+/**
+ * For a route that takes no fields (POST /v1/scan, /v1/sessions/:id/turn): no body, an empty one or `{}` pass; a body
+ * that is not JSON, not an object, or names a field is refused as every other route refuses it (review R, R1).
+ */
+export function emptyBody(route: string): RequestHandler {
+  return (request, response, next) => {
+    if (request.headers['content-length'] === '0' || (request.headers['content-type'] === undefined && request.headers['transfer-encoding'] === undefined)) return next();
+    if (!request.is('application/json')) {
+      response.status(415).json({ code: 'UNSUPPORTED_MEDIA_TYPE', error: 'send the body as JSON with Content-Type: application/json' });
+      return;
+    }
+    const body: unknown = request.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      const got = body === null ? 'null' : Array.isArray(body) ? 'a list' : `a ${typeof body}`;
+      response.status(400).json({ code: 'INVALID_REQUEST', error: `the body must be a JSON object, got ${got}; ${route} takes no fields: send no body or {}` });
+      return;
+    }
+    const fields = Object.keys(body);
+    if (fields.length) {
+      const named = fields.slice(0, 5).map((field) => `'${field}'`).join(', ');
+      response.status(400).json({ code: 'INVALID_REQUEST', error: `unknown field ${named}${fields.length > 5 ? ` and ${fields.length - 5} more` : ''}; ${route} takes no fields: send no body or {}` });
+      return;
+    }
+    next();
+  };
+}

@@ -6,7 +6,7 @@ import { META_TOOL_BY_NAME, runMetaTool, type Gateway, type MetaOutcome } from '
 import { matchOptions, matchWait } from './match-options.js';
 import { principalOf } from './principal-auth.js';
 import { sendOutcome } from './send-outcome.js';
-import { validateBody } from './body-validator.js';
+import { emptyBody, validateBody } from './body-validator.js';
 import { WIRE_ERRORS, type WireErrorCode } from '../../openapi/index.js';
 
 /** The header that names the session a call is made in. */
@@ -92,7 +92,7 @@ export function sessionRouter(gateway: Gateway, options: { maxBodyBytes: number 
     response.json(sessions.prompt(state, budget));
   }));
 
-  router.post('/v1/sessions/:id/turn', withSession(async (_request, response, state) => {
+  router.post('/v1/sessions/:id/turn', jsonBody, emptyBody('POST /v1/sessions/:id/turn'), withSession(async (_request, response, state) => {
     const changed = sessions.endTurn(state);
     await sessions.settle(state);
     if (changed) response.set('X-HLDP-Tools-Changed', 'true');
