@@ -10,14 +10,15 @@
 // index. A STEP is `GET /path`, `POST /path {json}` (`{session}` in a path is the session the last `POST /v1/sessions` opened), or `mcp-list` (an MCP session's initialize and tools/list).
 // --ahead commits a one-file change to REPO first (tool-000003's variant, by git fast-import: REPO may be bare), so that
 // the server starts with a cache one commit behind: a restart onto a repository that moved on while it was down.
-// Usage: npx tsx bench/scan/serve-ready.ts BIN REPO WORK [--settle S] [--ahead] [--then STEP]...
+// --cpu-prof DIR writes the server's CPU profiles (main thread and workers) into DIR, for a breakdown of the start.
+// Usage: npx tsx bench/scan/serve-ready.ts BIN REPO WORK [--settle S] [--ahead] [--then STEP]... [--cpu-prof DIR]
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { commitAhead } from './commit-ahead.js';
 import { toolYaml } from './tool-yaml.js';
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { settle: { type: 'string', default: '5' }, ahead: { type: 'boolean', default: false }, then: { type: 'string', multiple: true, default: [] } } });
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { settle: { type: 'string', default: '5' }, ahead: { type: 'boolean', default: false }, then: { type: 'string', multiple: true, default: [] }, 'cpu-prof': { type: 'string' } } });
 const [bin, repo, work] = positionals as [string, string, string];
 const ahead = values.ahead ? commitAhead(repo, { 'tools/tool-000003/TOOL.hdlp': toolYaml('tool-000003', Date.now()) }, 'change tool-000003 while the server is down') : undefined;
 const env = { ...process.env, HLDP_CACHE_DIR: `${work}/cache`, HLDP_DATA_DIR: `${work}/data`, HLDP_WORKSPACE: work, HLDP_LOG_LEVEL: 'warn' };
@@ -34,7 +35,7 @@ const memory = async (pid: number, url: string): Promise<Record<string, number>>
   return { ...statusMb(pid), heap_used_mb: gauge('hldp_nodejs_heap_size_used_bytes'), heap_total_mb: gauge('hldp_nodejs_heap_size_total_bytes'), external_mb: gauge('hldp_nodejs_external_memory_bytes') };
 };
 const start = performance.now();
-const child = spawn(process.execPath, [bin, 'serve', '--repo', repo, '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+const child = spawn(process.execPath, [...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`, '--cpu-prof-interval=250'] : []), bin, 'serve', '--repo', repo, '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
 let stderr = '';
 const url = await new Promise<string>((resolve, reject) => { child.stderr!.on('data', (c: Buffer) => { stderr += c; const m = / at (http:\/\/[\d.:]+)\n/.exec(stderr); if (m) resolve(m[1]!); }); child.once('exit', () => reject(new Error(stderr))); });
 const listening = { s: (performance.now() - start) / 1000, cpu_s: cpu(child.pid!), ...statusMb(child.pid!) };

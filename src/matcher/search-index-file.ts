@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, existsSync, fstat, fstatSync, mkdirSync, open, openSync, read, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { open as openHandle, type FileHandle } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { letGo, runLettingGo, runToEnd, sameToolsAt, takePatchedFrom, toolCount, toolsOf, type ToolIndex, type ToolSequence } from '../core/index.js';
 import { keptCalibrationBasis, type CalibrationBasis } from './calibration-basis.js';
+import { RecordFile, type RecordsPlace } from './record-file.js';
 import { restoreSearchIndex, restoreSearchIndexLettingGo, searchIndexToWrite, searchIndexToWriteSteps, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
 import { decodeSearchIndexFile, encodeSearchIndexFile, LAYOUT, type DecodedSearchIndexFile, type Measured, type ReadRequest } from './search-index-layout.js';
 
@@ -130,7 +132,7 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
         mkdirSync(dir, { recursive: true });
         // the passes over every tool and entry that come before the first piece, a slice at a time
         const toWrite = await runLettingGo(searchIndexToWriteSteps(search));
-        handle = await open(temporary, 'w');
+        handle = await openHandle(temporary, 'w');
         // each piece is written before the next is made (the encoder reuses one piece's array)
         for (const piece of encodeSearchIndexFile(matcherVersion(), toWrite, measured)) {
           if (!unchanged()) throw new ChangedWhileWritten();
@@ -165,33 +167,66 @@ class ChangedWhileWritten extends Error {}
 
 type Decoded = DecodedSearchIndexFile | undefined;
 
+// The file's descriptor, until the records left in it take it over (closed with them, once nothing holds them): a file
+// read without being kept is closed once it is read.
+class OpenSearchFile {
+  records: RecordFile | undefined;
+  constructor(readonly descriptor: number) {}
+
+  /** What the decoder makes of where the records lie: read from this file when first asked for. */
+  readonly leaveRecords = (place: RecordsPlace): RecordFile => {
+    this.records?.close();
+    this.records = new RecordFile(this.descriptor, place);
+    return this.records;
+  };
+
+  /** Closes the file, unless `kept` holds its records. */
+  closeUnless(kept: KeptSearchIndex | undefined): void {
+    try {
+      if (kept !== undefined && this.records !== undefined) return;
+      if (this.records !== undefined) this.records.close();
+      else closeSync(this.descriptor);
+    } catch {
+      // closed already
+    }
+  }
+}
+
 function readKeptSync(path: string, tools: ToolSequence): KeptSearchIndex | undefined {
-  let descriptor: number | undefined;
+  let file: OpenSearchFile | undefined;
+  let result: KeptSearchIndex | undefined;
   try {
-    descriptor = openSync(path, 'r');
-    const file = decodeSync(descriptor);
-    return file?.version === matcherVersion() ? kept(restoreSearchIndex(file.stored, tools), file, tools) : undefined;
+    file = new OpenSearchFile(openSync(path, 'r'));
+    const decoded = decodeSync(file);
+    result = decoded?.version === matcherVersion() ? kept(restoreSearchIndex(decoded.stored, tools), decoded, tools) : undefined;
+    return result;
   } catch {
     // missing, torn or of another layout: a miss, never an error
     return undefined;
   } finally {
-    if (descriptor !== undefined) closeSync(descriptor);
+    file?.closeUnless(result);
   }
 }
 
 async function readKeptAsync(path: string, tools: ToolSequence): Promise<KeptSearchIndex | undefined> {
-  let handle: FileHandle | undefined;
+  let file: OpenSearchFile | undefined;
+  let result: KeptSearchIndex | undefined;
   try {
-    handle = await open(path, 'r');
-    const file = await decodeAsync(handle);
+    file = new OpenSearchFile(await openAsync(path, 'r'));
+    const decoded = await decodeAsync(file);
     await letGo();
-    return file?.version === matcherVersion() ? kept(await restoreSearchIndexLettingGo(file.stored, tools), file, tools) : undefined;
+    result = decoded?.version === matcherVersion() ? kept(await restoreSearchIndexLettingGo(decoded.stored, tools), decoded, tools) : undefined;
+    return result;
   } catch {
     return undefined;
   } finally {
-    await handle?.close().catch(() => undefined);
+    file?.closeUnless(result);
   }
 }
+
+const openAsync = promisify(open);
+const fstatAsync = promisify(fstat);
+const readAsync = promisify(read);
 
 function kept(search: SearchIndex | undefined, { measured }: DecodedSearchIndexFile, tools: ToolSequence): KeptSearchIndex | undefined {
   if (search === undefined) return undefined;
@@ -225,8 +260,8 @@ async function updatedAsync(older: KeptSearchIndex, update: () => Promise<Search
 const updatedWith = (older: KeptSearchIndex, search: SearchIndex): KeptSearchIndex => ({ search, measured: {}, ...(older.basis ? { basis: older.basis } : {}), updated: true });
 
 // the decoder's reads, each filled from the file (a short read: the file ended)
-function decodeSync(descriptor: number): Decoded {
-  const decoding = decodeSearchIndexFile(fstatSync(descriptor).size);
+function decodeSync({ descriptor, leaveRecords }: OpenSearchFile): Decoded {
+  const decoding = decodeSearchIndexFile(fstatSync(descriptor).size, leaveRecords);
   for (let step = decoding.next(0); ; ) {
     if (step.done) return step.value;
     step = decoding.next(fill(step.value, (into, offset, position) => readSync(descriptor, into, offset, into.length - offset, position)));
@@ -239,10 +274,11 @@ function fill({ into, position }: ReadRequest, read: (into: Uint8Array, offset: 
   return filled;
 }
 
-// as decodeSync, each read in libuv's threads (at 100,000 tools ~80 MB, which would hold the event loop if read here), and
+// as decodeSync, each read in libuv's threads (at 100,000 tools ~37 MB, the records' 42 MB left in the file, which would
+// hold the event loop if read here), and
 // other work let run at each pause of the checks
-async function decodeAsync(handle: FileHandle): Promise<Decoded> {
-  const decoding = decodeSearchIndexFile((await handle.stat()).size);
+async function decodeAsync({ descriptor, leaveRecords }: OpenSearchFile): Promise<Decoded> {
+  const decoding = decodeSearchIndexFile((await fstatAsync(descriptor)).size, leaveRecords);
   for (let step = decoding.next(0); ; ) {
     if (step.done) return step.value;
     const { into, position } = step.value;
@@ -252,7 +288,7 @@ async function decodeAsync(handle: FileHandle): Promise<Decoded> {
       continue;
     }
     let filled = 0;
-    for (let bytes = -1; filled < into.length && bytes !== 0; filled += bytes) ({ bytesRead: bytes } = await handle.read(into, filled, into.length - filled, position + filled));
+    for (let bytes = -1; filled < into.length && bytes !== 0; filled += bytes) bytes = (await readAsync(descriptor, into, filled, into.length - filled, position + filled)).bytesRead;
     step = decoding.next(filled);
   }
 }

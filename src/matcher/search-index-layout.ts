@@ -4,6 +4,7 @@ import { arrayOf, isStreamed, WIDTHS, widthOfSource, type ArraySource, type Narr
 import { FIELD_COUNT, type StoredPostings } from './postings.js';
 import type { SearchIndexToWrite, StoredSearchIndex } from './search-index.js';
 import type { Calibration } from './calibration.js';
+import type { RecordFile, RecordsPlace } from './record-file.js';
 
 // The search index file, layout 6 (1 held minisearch's JSON, 2 one `v8.serialize` of everything, 3 every array of
 // 32-bit numbers, 4 nothing measured over the tools, 5 not what the calibration read of each tool):
@@ -135,9 +136,11 @@ export interface DecodedSearchIndexFile {
  * Decodes a file of `size` bytes, asking for each read it needs (yielded; the bytes read are sent back): the stored
  * index, what was measured beside it and the version it was written by, or undefined for anything this layout did not
  * write — another layout or byte order, a header that does not parse or does not add up to the file's size, arrays
- * whose numbers point outside one another. Never throws for what the file holds.
+ * whose numbers point outside one another. Never throws for what the file holds. With `leaveRecords`, the records'
+ * numbers are not read: they are read from the file when a record is first asked for, through what it makes of where
+ * they lie (a reader that keeps the file open).
  */
-export function* decodeSearchIndexFile(size: number): Generator<ReadRequest, DecodedSearchIndexFile | undefined, number> {
+export function* decodeSearchIndexFile(size: number, leaveRecords?: (place: RecordsPlace) => RecordFile): Generator<ReadRequest, DecodedSearchIndexFile | undefined, number> {
   if (!Number.isSafeInteger(size) || size < PREFIX_BYTES) return undefined;
   const prefix = Buffer.alloc(PREFIX_BYTES);
   if ((yield { into: prefix, position: 0 }) !== PREFIX_BYTES) return undefined;
@@ -157,7 +160,12 @@ export function* decodeSearchIndexFile(size: number): Generator<ReadRequest, Dec
   });
   if (position !== size) return undefined;
   const arrays = {} as Record<ArrayName, NarrowArray>;
+  let records: RecordFile | undefined;
   for (let index = 0; index < ARRAYS.length; index++) {
+    if (ARRAYS[index] === 'data' && leaveRecords !== undefined) {
+      records = leaveRecords({ position: starts[index]!, length: header.lengths[index]!, width: header.widths[index] as 2 | 4 });
+      continue;
+    }
     const array = arrayOf(header.widths[index]!, header.lengths[index]!);
     const bytes = new Uint8Array(array.buffer);
     if (bytes.length > 0 && (yield { into: bytes, position: starts[index]! }) !== bytes.length) return undefined;
@@ -166,7 +174,7 @@ export function* decodeSearchIndexFile(size: number): Generator<ReadRequest, Dec
   // the widths were checked against ARRAY_WIDTHS: only codes, field lengths and the records' numbers may be narrower
   const wide = (name: ArrayName): Int32Array => arrays[name] as Int32Array;
   const postings = { starts: wide('starts'), lengths: wide('lengths'), fieldCounts: wide('fieldCounts'), slots: wide('slots'), codes: arrays.codes, fieldLengths: arrays.fieldLengths };
-  const stored: StoredSearchIndex = { names: header.names, terms: header.terms, counts: wide('counts'), offsets: wide('offsets'), data: arrays.data as Uint16Array | Int32Array, postings };
+  const stored: StoredSearchIndex = { names: header.names, terms: header.terms, counts: wide('counts'), offsets: wide('offsets'), data: records ?? (arrays.data as Uint16Array | Int32Array), postings };
   return (yield* consistentSteps(stored)) ? { version: header.version, stored, measured: header.measured } : undefined;
 }
 

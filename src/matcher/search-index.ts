@@ -4,6 +4,7 @@ import { compactedPostingsSteps, renumbering, streamedPostingsSteps, type TightP
 import { FIELD_COUNT, Postings, type StoredPostings } from './postings.js';
 import { largest, wholeOf, type NarrowArray, type StreamedArray } from './narrow-array.js';
 import { describeTool, TermDictionary, ToolRecord, type RecordNumbers } from './tool-record.js';
+import { RecordFile } from './record-file.js';
 import { ToolRecords } from './tool-records.js';
 
 /** In how many tools each term occurs (terms no tool has now: none). */
@@ -333,8 +334,8 @@ export interface StoredSearchIndex {
   counts: Int32Array;
   /** the records' numbers one after another: the record at position p is `data[offsets[p]..offsets[p + 1]]` */
   offsets: Int32Array;
-  /** 16 bits each when every record's numbers fit */
-  data: RecordNumbers;
+  /** 16 bits each when every record's numbers fit; read from the file a record at a time, where it was read from one */
+  data: RecordNumbers | RecordFile;
 }
 
 /** What of a search index is kept on disk. */
@@ -429,8 +430,8 @@ export function restoreSearchIndexLettingGo(stored: StoredSearchIndex, tools: To
 function* restoreSearchIndexSteps(stored: StoredSearchIndex, tools: ToolSequence): Generator<void, SearchIndex | undefined, void> {
   if (!(yield* keptForSteps(stored, tools))) return undefined;
   const dictionary = yield* TermDictionary.restoringSteps(stored.terms);
-  // a record is a view of the one array read from the file, made when first asked for: no copy; its slot in the
-  // postings is its position. The tools are not made: an update asks this version for them by position
+  // a record is made when first asked for, its numbers read from the file then (or a view of the array they were read
+  // into); its slot in the postings is its position. The tools are not made: an update asks this version for them by position
   const records = ToolRecords.kept(stored.data, stored.offsets, dictionary);
   const engine: SearchEngine = {
     postings: new Postings(stored.postings),
@@ -448,7 +449,7 @@ const RESTORE_STEP = 8192;
 // kept for these tools, and of this layout (a file of another layout is a miss, never misread)
 function* keptForSteps(stored: StoredSearchIndex, tools: ToolSequence): Generator<void, boolean, void> {
   const { names, offsets, postings, terms, counts, data } = stored;
-  if (!Array.isArray(names) || !Array.isArray(terms) || !(offsets instanceof Int32Array) || !recordNumbers(data) || !(counts instanceof Int32Array)) return false;
+  if (!Array.isArray(names) || !Array.isArray(terms) || !(offsets instanceof Int32Array) || !(recordNumbers(data) || data instanceof RecordFile) || !(counts instanceof Int32Array)) return false;
   if (names.length !== tools.length || offsets.length !== tools.length + 1 || !postingsFit(postings, tools.length, terms.length)) return false;
   for (let position = 0; position < tools.length; position++) {
     if (position % RESTORE_STEP === RESTORE_STEP - 1) yield;

@@ -1,16 +1,17 @@
+import { RecordFile } from './record-file.js';
 import { ToolRecord, type RecordNumbers, type TermDictionary } from './tool-record.js';
 
 /** The numbers of a kept index's records: the record at position p is `data[offsets[p]..offsets[p + 1]]`, its slot p. */
 interface KeptNumbers {
-  data: RecordNumbers;
+  data: RecordNumbers | RecordFile;
   offsets: Int32Array;
   dictionary: TermDictionary;
 }
 
 /**
  * A search index's records by position. Those of an index restored from its file are made when first asked for, each
- * a view of the one array read from the file, and kept (the same object from then on): a request asks for the few
- * it ranks. Made all at a restart, 100,000 of them were ~0.15 s of the main thread and as much again of the
+ * read from the file then (`RecordFile`) or a view of the array its numbers were read into, and kept (the same object
+ * from then on): a request asks for the few it ranks. Made all at a restart, 100,000 of them were ~0.15 s of the main thread and as much again of the
  * collector's, copying them out of the young generation, before matching was ready (issue #18).
  */
 export class ToolRecords implements Iterable<ToolRecord> {
@@ -24,8 +25,8 @@ export class ToolRecords implements Iterable<ToolRecord> {
     return new ToolRecords(records, undefined);
   }
 
-  /** The records of a kept index (`data` split by `offsets`), each made when first asked for; slot p at position p. */
-  static kept(data: RecordNumbers, offsets: Int32Array, dictionary: TermDictionary): ToolRecords {
+  /** The records of a kept index (`data` split by `offsets`, or left in its file), each made when first asked for; slot p at position p. */
+  static kept(data: RecordNumbers | RecordFile, offsets: Int32Array, dictionary: TermDictionary): ToolRecords {
     return new ToolRecords(new Array<ToolRecord | undefined>(offsets.length - 1), { data, offsets, dictionary });
   }
 
@@ -38,7 +39,9 @@ export class ToolRecords implements Iterable<ToolRecord> {
     let record = this.made[position];
     if (record === undefined && this.kept !== undefined && position >= 0 && position < this.made.length) {
       const { data, offsets, dictionary } = this.kept;
-      record = new ToolRecord(position, data.subarray(offsets[position], offsets[position + 1]), dictionary);
+      const from = offsets[position]!;
+      const to = offsets[position + 1]!;
+      record = new ToolRecord(position, data instanceof RecordFile ? data.read(from, to) : data.subarray(from, to), dictionary);
       this.made[position] = record;
     }
     return record;

@@ -5,7 +5,7 @@ import { FIELD_COUNT } from '../../src/matcher/postings.js';
 import { buildSearchIndex, restoreSearchIndex, storeSearchIndex, type StoredSearchIndex } from '../../src/matcher/search-index.js';
 import { decodeSearchIndexFile, encodeSearchIndexFile, type DecodedSearchIndexFile, type Measured } from '../../src/matcher/search-index-layout.js';
 import { arrayOf, widthOf, type NarrowArray, type Width } from '../../src/matcher/narrow-array.js';
-import { plainRecord } from '../../src/matcher/tool-record.js';
+import { plainRecord, type RecordNumbers } from '../../src/matcher/tool-record.js';
 import { firstStage } from '../../src/matcher/first-stage.js';
 import { FITTED_RANKING } from '../../src/matcher/fitted-parameters.js';
 import { makeToolDefinition } from './helpers.js';
@@ -95,14 +95,14 @@ describe('the search index file', () => {
       fc.property(toolsArbitrary, fc.constantFrom<Width>(2, 4), fc.constantFrom<Width>(1, 2, 4), fc.constantFrom<Width>(1, 2, 4), (tools, dataWidth, codesWidth, lengthsWidth) => {
         const narrow = storeSearchIndex(buildSearchIndex(tools));
         // the narrowest that holds them: what a build keeps
-        expect(widthOf(narrow.data)).toBe(2);
+        expect(widthOf(narrow.data as RecordNumbers)).toBe(2);
         expect(widthOf(narrow.postings.codes)).toBe(1);
         expect(widthOf(narrow.postings.fieldLengths)).toBe(1);
         const postings = { ...narrow.postings, codes: wideOf(narrow.postings.codes, codesWidth), fieldLengths: wideOf(narrow.postings.fieldLengths, lengthsWidth) };
-        const stored: StoredSearchIndex = { ...narrow, data: wideOf(narrow.data, dataWidth) as Uint16Array | Int32Array, postings };
+        const stored: StoredSearchIndex = { ...narrow, data: wideOf(narrow.data as RecordNumbers, dataWidth) as RecordNumbers, postings };
         const decoded = decode(Buffer.concat([...encodeSearchIndexFile('v', stored)]))!;
         expect(decoded.stored).toEqual(stored);
-        for (const [read, written] of [[decoded.stored.data, stored.data], [decoded.stored.postings.codes, postings.codes], [decoded.stored.postings.fieldLengths, postings.fieldLengths]] as const) expect(widthOf(read)).toBe(widthOf(written));
+        for (const [read, written] of [[decoded.stored.data as RecordNumbers, stored.data as RecordNumbers], [decoded.stored.postings.codes, postings.codes], [decoded.stored.postings.fieldLengths, postings.fieldLengths]] as const) expect(widthOf(read)).toBe(widthOf(written));
         const asNarrow = restoreSearchIndex(narrow, tools)!;
         const asWide = restoreSearchIndex(decoded.stored, tools)!;
         expect(asWide.records.map((record) => plainRecord(record))).toEqual(asNarrow.records.map((record) => plainRecord(record)));
@@ -138,7 +138,7 @@ describe('the search index file', () => {
           // restored over tools of its names, every record's view is inside its data
           const named = decoded.stored.names.map((name) => makeToolDefinition({ name }));
           const restored = restoreSearchIndex(decoded.stored, named);
-          for (const record of restored?.records ?? []) expect(record.data.buffer).toBe(decoded.stored.data.buffer);
+          for (const record of restored?.records ?? []) expect(record.data.buffer).toBe((decoded.stored.data as RecordNumbers).buffer);
         }
       }),
       { numRuns: 200 },
