@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { closeSync, constants, openSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 /** How {@link RunAsFiles.open} opens the last component (as `openInsideRoot` takes them). */
@@ -82,6 +83,12 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
 }).on('close', () => process.exit(0));
 `;
 
+const decimal = (value: unknown): boolean => typeof value === 'string' && /^(0|[1-9][0-9]{0,19})$/.test(value);
+
+function unlike(who: string, requested: string, what: string): Error {
+  return Object.assign(new Error(`EIO: the helper that opens files as ${who} ${what}, and was stopped, open '${requested}'`), { code: 'EIO' });
+}
+
 // the flags the gateway opens the helper's file again with: what the open did (create, truncate) is done
 const REOPEN_KEPT = constants.O_WRONLY | constants.O_RDWR | constants.O_APPEND | constants.O_NONBLOCK | constants.O_DIRECTORY;
 
@@ -122,12 +129,26 @@ export class RunAsFiles {
       helper.stdin.write(`${JSON.stringify({ id, parts, flags, mode: options.mode ?? 0o644, createDirs: options.createDirs === true })}\n`);
     });
     if ('code' in answer) throw Object.assign(new Error(`${answer.message}, open '${requested}' as ${this.who}, whom this root gateway's tools run as`), { code: answer.code });
+    // the helper is the user's process, which another process of theirs may take over (ptrace: review Q, Q2), so its
+    // answer is a claim: a descriptor that is not a plain number (`../../../../etc/shadow`) ends it
+    if (!Number.isSafeInteger(answer.fd) || answer.fd <= 4 || !decimal(answer.dev) || !decimal(answer.ino)) {
+      this.close();
+      throw unlike(this.who, requested, 'answered what is not a descriptor it opened');
+    }
     try {
       const handle = await open(`/proc/${helper.pid}/fd/${answer.fd}`, options.flags & REOPEN_KEPT);
-      const info = await handle.stat({ bigint: true });
-      if (String(info.dev) === answer.dev && String(info.ino) === answer.ino) return handle;
+      try {
+        // and the file the gateway now holds must be the one it asked for: the path it resolved itself, under the
+        // root, and the inode that path names now (a helper answering another descriptor of its own, a file outside
+        // the root opened read-only, would otherwise have root write it)
+        const expected = parts.length === 0 ? this.root : join(this.root, ...parts);
+        const [info, named, held] = await Promise.all([handle.stat({ bigint: true }), lstat(expected, { bigint: true }).catch(() => undefined), readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined)]);
+        if (held === expected && named !== undefined && info.dev === named.dev && info.ino === named.ino && String(info.dev) === answer.dev && String(info.ino) === answer.ino) return handle;
+      } catch {
+        // judged below as not the file
+      }
       await handle.close();
-      throw Object.assign(new Error(`EIO: the file the helper of ${this.who} opened was gone before the gateway took it, open '${requested}'`), { code: 'EIO' });
+      throw Object.assign(new Error(`EIO: the file the helper of ${this.who} opened was not '${requested}' when the gateway took it, open '${requested}'`), { code: 'EIO' });
     } finally {
       if (!helper.stdin.destroyed) helper.stdin.write(`${JSON.stringify({ close: answer.fd })}\n`);
     }
@@ -168,8 +189,15 @@ export class RunAsFiles {
       if (stderr.length < 4096) stderr += text;
     });
     createInterface({ input: helper.stdout }).on('line', (line) => {
-      const answer = JSON.parse(line) as Answer;
-      const call = waiting.get(answer.id);
+      let answer: Answer;
+      try {
+        answer = JSON.parse(line) as Answer;
+      } catch {
+        // not an answer it could give: it is not the helper any more
+        helper.kill('SIGKILL');
+        return;
+      }
+      const call = waiting.get(answer?.id);
       waiting.delete(answer.id);
       if (waiting.size === 0) held(helper, false);
       call?.resolve(answer);
