@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import { pino, type Logger } from 'pino';
-import { bearerAuth, errorHandler, notFoundHandler, requestLog } from '../http-edge/index.js';
+import { bearerAuth, errorHandler, notFoundHandler, requestLog, sendJsonInPieces } from '../http-edge/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { parseExecRequest, runMethod } from './methods.js';
 
@@ -43,7 +43,9 @@ export function createGatekeeperApp(options: GatekeeperAppOptions): Express {
       root: options.root, timeoutMs: timeout_ms, maxOutputBytes: max_output_bytes, signal: hangUp.signal,
       ...(options.sandbox ? { sandbox: options.sandbox, hidden: options.sandbox.hidden, readOnly: options.sandbox.readOnly } : {}), ...(declared ? { declared } : {}),
     });
-    response.json(result);
+    // a long output (near its cap, every byte an escape) goes out in pieces: as one res.json it held this process's
+    // main thread for seconds, and an embedded gatekeeper's is the gateway's
+    sendJsonInPieces(response, 200, result);
   });
   app.use(notFoundHandler('the gatekeeper serves POST /exec and GET /healthz'));
   app.use(errorHandler(logger, 'gatekeeper'));

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { sendJsonInPieces } from '../../http-edge/index.js';
 import type { CallOutcome } from '../service/index.js';
 
 /** HTTP status of what a call came to: an accepted call is 200 whatever its outcome. */
@@ -37,7 +38,8 @@ export function sendOutcome(response: Response, outcome: CallOutcome): void {
   } else if (outcome.kind === 'receipt') {
     // policy run enabled the reserved tool's toolset to run it: the receipt stays as stored, the header says what changed
     if (outcome.toolset_enabled) response.set('X-HLDP-Toolset-Enabled', outcome.toolset_enabled);
-    response.status(status).json(outcome.receipt);
+    // a long output goes out in pieces, the event loop turning between them (see sendJsonInPieces)
+    sendJsonInPieces(response, status, outcome.receipt);
   }
   else if (outcome.kind === 'confirmation_required') response.status(status).json(outcome.confirmation);
   else {
