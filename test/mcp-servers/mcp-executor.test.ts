@@ -523,9 +523,9 @@ describeWithBubblewrap('a stdio MCP server in the sandbox', () => {
 });
 
 /** A local server implementing Streamable HTTP that answers every tools/call with one JSON message whose text has `bytes` bytes. */
-async function jsonAnswerServer(bytes: number): Promise<McpHttpStub> {
+async function jsonAnswerServer(bytes: number | Record<string, unknown>): Promise<McpHttpStub> {
   const server = await startMcpHttpStub('json', (response, id) => {
-    const result = { content: [{ type: 'text', text: 'b'.repeat(bytes) }] };
+    const result = typeof bytes === 'number' ? { content: [{ type: 'text', text: 'b'.repeat(bytes) }] } : bytes;
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result }));
   });
   cleanups.push(server.close);
@@ -550,6 +550,16 @@ describe('the mcp executor over Streamable HTTP, against a local server implemen
     expect(arrived).toBeGreaterThan(1_835_008);
     expect(arrived).toBeLessThan(16 * 1024 * 1024);
     await vi.waitFor(() => expect(server.closed()).toBe(true), { timeout: 10_000 });
+  }, 60_000);
+
+  it('reads a legitimate answer at the cap whole: its text all escapes on the wire, and repeated in structuredContent', async () => {
+    // the most a legitimate answer under the cap takes: 65,536 bytes of text each 6 bytes as JSON (\u0001), twice
+    const text = '\u0001'.repeat(65_536);
+    const server = await jsonAnswerServer({ content: [{ type: 'text', text }], structuredContent: { text, lines: 1 } });
+    const { gateway } = await gatewayWith({ json: { url: server.url } }, capped);
+    const receipt = receiptOf(await gateway.call('capped-json', {}));
+    expect(receipt).toMatchObject({ ok: true, output_bytes: 65_536, cut_bytes: 0, structured_content: { text, lines: 1 } });
+    expect(receipt.output === text).toBe(true);
   }, 60_000);
 
   it('still reads an answer past the cap and within the bound, and cuts it to the cap', async () => {
