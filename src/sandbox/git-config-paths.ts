@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { controlText } from './control-text.js';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 
@@ -26,12 +26,8 @@ const MAY_NAME_A_PATH = /hookspath|\bpath\s*=/i;
 export function configPaths(files: readonly string[]): ConfigPaths {
   const found: ConfigPaths = { hooksPaths: [], includes: [] };
   const read = (file: string, depth: number): void => {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8').slice(0, 1_048_576);
-    } catch {
-      return;
-    }
+    // an include may be a link (a dotfile kept elsewhere), but never a FIFO or a device (review Q, Q8)
+    const text = controlText(file, 1_048_576, { follow: true });
     if (!MAY_NAME_A_PATH.test(text)) return;
     for (const { key, value } of configEntries(text)) {
       if (key === 'core.hookspath' && value !== '') found.hooksPaths.push(expandHome(value));

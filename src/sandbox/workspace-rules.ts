@@ -1,6 +1,7 @@
-import { lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, writeFileSync, type Dirent } from 'node:fs';
+import { lchownSync, lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSync, statSync, writeFileSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { controlText } from './control-text.js';
 import { configPaths, fromTop } from './git-config-paths.js';
 import { SYSTEM_FOLDERS } from './bubblewrap.js';
 
@@ -114,7 +115,7 @@ export function isGitFolder(folder: string, entries?: readonly Dirent[]): boolea
       const common = commondir === undefined ? folder : commonFolder(folder);
       if (common !== undefined && isFolder(join(common, 'objects'), common === folder ? info('objects') : undefined) && isFolder(join(common, 'refs'), common === folder ? info('refs') : undefined)) return true;
     }
-    return commondir?.isFile() === true && info('config')?.isFile() === true && GIT_CONFIG.test(readFileSync(join(folder, 'config'), 'utf8').slice(0, 65_536));
+    return commondir?.isFile() === true && info('config')?.isFile() === true && GIT_CONFIG.test(controlText(join(folder, 'config'), 65_536));
   } catch {
     return false;
   }
@@ -127,7 +128,7 @@ const GIT_CONFIG = /^\s*(?:repositoryformatversion|bare)\s*=/im;
 function validHead(path: string, link: boolean): boolean {
   try {
     if (link) return readlinkSync(path).startsWith('refs/');
-    return /^(?:ref:\s*refs\/|[0-9a-fA-F]{40})/.test(readFileSync(path, 'latin1').slice(0, 255));
+    return /^(?:ref:\s*refs\/|[0-9a-fA-F]{40})/.test(controlText(path, 255));
   } catch {
     return false;
   }
@@ -135,7 +136,7 @@ function validHead(path: string, link: boolean): boolean {
 
 /** The folder a git folder's commondir names (relative to it), or undefined. */
 function commonFolder(folder: string): string | undefined {
-  const named = readFileSync(join(folder, 'commondir'), 'utf8').split('\n')[0]!.trim();
+  const named = controlText(join(folder, 'commondir'), 4096).split('\n')[0]!.trim();
   return named === '' ? undefined : resolve(folder, named);
 }
 
@@ -400,7 +401,7 @@ function commonFolderOf(gitFolder: string): string | undefined {
 function workingTreeTop(gitFolder: string, linked: boolean, common: string | undefined): string {
   if (linked) {
     try {
-      return dirname(resolve(gitFolder, readFileSync(join(gitFolder, 'gitdir'), 'utf8').split('\n')[0]!.trim()));
+      return dirname(resolve(gitFolder, controlText(join(gitFolder, 'gitdir'), 4096).split('\n')[0]!.trim()));
     } catch {
       return gitFolder;
     }
@@ -412,7 +413,7 @@ function workingTreeTop(gitFolder: string, linked: boolean, common: string | und
 /** The real git folder a `.git` file (`gitdir: PATH`, relative to its folder) names, or undefined when it names none. */
 function gitFileTarget(file: string): string | undefined {
   try {
-    const text = readFileSync(file, 'utf8').slice(0, 4096);
+    const text = controlText(file, 4096);
     const named = /^gitdir: *(.+?)\s*$/m.exec(text)?.[1];
     if (named === undefined) return undefined;
     const target = realpathSync(isAbsolute(named) ? named : join(dirname(file), named));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { confirmedCall, type CliReceipt } from '../helpers/confirmed-call.js';
+import { runCli } from '../helpers/run-cli.js';
 import { describeWithBubblewrap } from './support/bubblewrap.js';
 
 // Review P (P2, P3, P7, P9, P10, P11, P16): every way git finds the control files it runs on the host. Each case is a
@@ -58,6 +59,23 @@ describeWithBubblewrap('the git folders a tool may not write, however git finds 
     owner(work, 'push', '-q', 'origin', 'HEAD:main');
     expect(await exists(log)).toBe(false);
     expect(await readFile(join(origin, 'config'), 'utf8')).not.toContain('hooksPath');
+  }, 300_000);
+
+  // Review Q, Q8: the launch's walk read a git folder's HEAD on the gateway's main thread with a plain read, and a
+  // FIFO named HEAD (beside objects/ and refs/) held open(2) for good: every later launch, and every request of a
+  // server, waited on it
+  it('Q8: a FIFO or a device a tool names HEAD or config does not hold the next launch', async () => {
+    const workspace = join(temp.path, 'ws');
+    await mkdir(workspace);
+    const plant = [
+      'mkdir -p a/.git/objects a/.git/refs b/.git/objects b/.git/refs c/.git',
+      'mkfifo a/.git/HEAD c/.git/config',
+      'ln -s /dev/zero b/.git/HEAD',
+      'echo planted',
+    ].join(' && ');
+    expect(await call('shell-exec', { cmd: plant }, { env: { HLDP_WORKSPACE: workspace } })).toMatchObject({ ok: true, output: 'planted\n' });
+    const run = await runCli(['call', 'shell-exec', '--json', '--params', JSON.stringify({ cmd: 'echo next' })], { env: { ...env, HLDP_WORKSPACE: workspace }, timeoutMs: 60_000 });
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, output: 'next\n' });
   }, 300_000);
 
   it('P2: a tool cannot create config.worktree (extensions.worktreeConfig) in a repository or its linked worktree; the owner still can', async () => {
