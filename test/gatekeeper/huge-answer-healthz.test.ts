@@ -56,7 +56,7 @@ describe('a gatekeeper sending an answer of 96 MB of escapes', () => {
     expect(result).toMatchObject({ ok: true, output_bytes: NULS, cut_bytes: 0 });
     expect(result.output === '\0'.repeat(NULS)).toBe(true);
     // the old gatekeeper's longest wait here was 7.3-8.0 s (one res.json), the new one's 0.9-1.2 s, both at load 22:
-    // the bound is generous for a loaded host, and far below the old stall
-    expect(Math.max(...waits)).toBeLessThan(2000);
+    // the bound (3.5 s) is generous for a loaded host, and half the old stall
+    expect(Math.max(...waits)).toBeLessThan(3500);
   }, 120_000);
 });
