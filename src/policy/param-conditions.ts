@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { posix } from 'node:path';
 import type Picomatch from 'picomatch';
 import { RE2JS } from 're2js';
 import type { ParamCondition, PolicyDecisionKind } from '../core/index.js';
@@ -7,8 +8,10 @@ import { resolvedRootedPath, rootedPath, type RootedPath } from './rooted-path.j
 /**
  * Tests one param value (undefined when the call lacks it); a glob reads it as a path under `roots`, the
  * tool's root (see {@link rootedPath}), none when the gateway does not know where the tool's paths land.
+ * `ownCwd`: the tool runs in a working directory of its own (a shell tool's `cwd`, which a param may name), so a
+ * relative path lands where the gateway cannot tell and cannot be judged, even against a relative glob (review Q, Q9).
  */
-export type ValueTest = (value: unknown, roots?: readonly string[]) => boolean;
+export type ValueTest = (value: unknown, roots?: readonly string[], ownCwd?: boolean) => boolean;
 
 /**
  * How a condition reads values that could go either way, chosen so that the call gets the stricter decision:
@@ -17,7 +20,7 @@ export type ValueTest = (value: unknown, roots?: readonly string[]) => boolean;
  * when any scalar inside it matches — elements, nested values, keys — or always when it is too deep to read, dot
  * files included, a path that cannot be judged always). A path cannot be judged when it climbs
  * out of the tool's root, or is absolute outside it, or when the gateway does not know the root and the glob
- * and the path are not both relative or both absolute.
+ * and the path are not both relative or both absolute, or when it is relative and the tool has its own cwd.
  */
 export type ConditionMode = 'strict' | 'broad';
 
@@ -28,7 +31,7 @@ export function modeOf(decision: PolicyDecisionKind): ConditionMode {
 
 /** Compiles one param condition once: globs by picomatch, regexes by RE2 (linear time, found anywhere in the text). */
 export function compileCondition(condition: ParamCondition, mode: ConditionMode): ValueTest {
-  const tests: Array<(scalar: string | number | boolean, roots: readonly string[]) => boolean> = [];
+  const tests: Array<(scalar: string | number | boolean, roots: readonly string[], ownCwd: boolean) => boolean> = [];
   if (condition.glob !== undefined) {
     const globs = Array.isArray(condition.glob) ? condition.glob : [condition.glob];
     // an absolute glob judges the path's absolute form, a relative one its form relative to the tool's root
@@ -40,8 +43,10 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
         // every name of one file: a glob written against either spelling of the root judges it
         return path.absolute.length === 0 ? mode === 'broad' : path.absolute.some((name) => matches(name));
       });
-    tests.push((scalar, roots) => {
+    tests.push((scalar, roots, ownCwd) => {
       if (typeof scalar !== 'string') return false;
+      // a relative path of a tool with its own cwd: `{path: key, dir: secrets}` is secrets/key, which its spelling hides
+      if (ownCwd && !posix.isAbsolute(scalar)) return judge({ relative: undefined, absolute: [] });
       const path = rootedPath(scalar, roots);
       if (roots.length === 0) return judge(path);
       // the path as spelt and where its symlinks lead: deny and approve rules match either, allow rules need both
@@ -57,8 +62,8 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
     const values = Array.isArray(condition.equals) ? condition.equals : [condition.equals];
     tests.push((scalar) => values.includes(scalar));
   }
-  return (value, roots = []) => {
-    const scalarTest = (scalar: unknown): boolean => isScalar(scalar) && tests.every((test) => test(scalar, roots));
+  return (value, roots = [], ownCwd = false) => {
+    const scalarTest = (scalar: unknown): boolean => isScalar(scalar) && tests.every((test) => test(scalar, roots, ownCwd));
     if (mode === 'broad') return isScalar(value) ? scalarTest(value) : anyScalarInside(value, scalarTest);
     if (Array.isArray(value)) return value.length > 0 && value.every(scalarTest);
     return scalarTest(value);

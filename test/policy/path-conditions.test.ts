@@ -33,6 +33,15 @@ const GUARD = [
   '    decision: allow',
   '  - tools: [touchf]',
   '    decision: approve',
+  '  - tools: [catd]',
+  '    when: { path: { glob: "secrets/**" } }',
+  '    decision: deny',
+  '    reason: never read secrets',
+  '  - tools: [touchd]',
+  '    when: { path: { glob: "agent/**" } }',
+  '    decision: allow',
+  '  - tools: [touchd]',
+  '    decision: approve',
 ].join('\n');
 
 // shell tools whose programs resolve the path themselves, as the kernel does: a symlink before a `..` after it
@@ -42,8 +51,18 @@ const shellTool = (name: string, program: string) => [
   'shell:', `  argv: [${program}, "{path}"]`, 'author: TEST-001', 'created: 2026-12-04', 'why: a path-condition test tool',
 ].join('\n');
 
+// the same, run in a folder a param names (review Q, Q9): `{path: key, dir: secrets}` is secrets/key
+const cwdTool = (name: string, program: string) => [
+  `name: ${name}`, `display: ${name}`, `intent: ${program} one file of a folder`, 'method: run', 'executor: shell',
+  'params_schema:', '  path: { type: string, required: true, pattern: "^[^-]" }', '  dir: { type: string, default: "." }',
+  'shell:', `  argv: [${program}, "{path}"]`, '  cwd: "{dir}"', 'author: TEST-001', 'created: 2026-12-04', 'why: a path-condition test tool',
+].join('\n');
+
 beforeAll(async () => {
-  const made = await policyRepository({ 'policies/guard.hdlp': GUARD, 'tools/catf/TOOL.hdlp': shellTool('catf', 'cat'), 'tools/touchf/TOOL.hdlp': shellTool('touchf', 'touch') });
+  const made = await policyRepository({
+    'policies/guard.hdlp': GUARD, 'tools/catf/TOOL.hdlp': shellTool('catf', 'cat'), 'tools/touchf/TOOL.hdlp': shellTool('touchf', 'touch'),
+    'tools/catd/TOOL.hdlp': cwdTool('catd', 'cat'), 'tools/touchd/TOOL.hdlp': cwdTool('touchd', 'touch'),
+  });
   workspace = join(made.temp.path, 'workspace');
   await mkdir(join(workspace, 'secrets'), { recursive: true });
   await mkdir(join(workspace, 'public'), { recursive: true });
@@ -62,7 +81,7 @@ beforeAll(async () => {
   realWorkspace = await realpath(workspace);
   linkedWorkspace = join(made.temp.path, 'linked-workspace');
   await symlink(workspace, linkedWorkspace);
-  const started = await startGateway(made.repo, made.temp.path, { env: { HLDP_WORKSPACE: linkedWorkspace }, principals: PRINCIPALS_YAML.replace('shell-exec]', 'shell-exec, catf, touchf]') });
+  const started = await startGateway(made.repo, made.temp.path, { env: { HLDP_WORKSPACE: linkedWorkspace }, principals: PRINCIPALS_YAML.replace('shell-exec]', 'shell-exec, catf, touchf, catd, touchd]') });
   gateway = started;
   cleanup = async () => {
     await started.service.stop();
@@ -108,6 +127,17 @@ describe('a deny rule with a path glob', () => {
     expect((await call('public/../public/notes')).body).toMatchObject({ ok: true, output: 'hello\n' });
   });
 
+  it('denies a relative path of a shell tool whose cwd a param names, which it cannot judge (review Q, Q9)', async () => {
+    const call = (params: Record<string, string>) => api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'catd', params } });
+    expect((await call({ path: 'secrets/key' })).body).toMatchObject({ ok: false, code: 'DENIED', output: '' });
+    const moved = await call({ path: 'key', dir: 'secrets' });
+    expect(moved.body).toMatchObject({ ok: false, code: 'DENIED', output: '', error: expect.stringContaining('never read secrets (policies/guard.hdlp:') });
+    expect(JSON.stringify(moved.body)).not.toContain('TOP-SECRET');
+    // fail-closed: a relative glob judges no path of this tool, outside it or absolute (its root is unknown too)
+    expect((await call({ path: 'notes', dir: 'public' })).body).toMatchObject({ ok: false, code: 'DENIED', output: '' });
+    expect((await call({ path: `${realWorkspace}/public/notes` })).body).toMatchObject({ ok: false, code: 'DENIED', output: '' });
+  });
+
   it('denies a path that leaves the root, which it cannot judge', async () => {
     expect((await read('/etc/hostname')).body).toMatchObject({ ok: false, code: 'DENIED' });
     expect((await read('../workspace/secrets/key')).body).toMatchObject({ ok: false, code: 'DENIED' });
@@ -142,6 +172,14 @@ describe('an allow rule with a path glob', () => {
     const direct = await call('agent/made-directly');
     expect(direct.status).toBe(200);
     expect(direct.body).toMatchObject({ tool: 'touchf', approval: null });
+  });
+
+  it('does not allow a relative path of a shell tool whose cwd a param names: a person is asked (review Q, Q9)', async () => {
+    const call = (params: Record<string, string>) => api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'touchd', params } });
+    const moved = await call({ path: 'agent/planted', dir: 'secrets' });
+    expect(moved.status).toBe(202);
+    expect(moved.body).toMatchObject({ status: 'approval_required' });
+    await expect(stat(join(workspace, 'secrets', 'agent', 'planted'))).rejects.toThrow(/ENOENT/);
   });
 
   it('does not let a write that climbs out through it', async () => {
