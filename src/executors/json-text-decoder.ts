@@ -14,8 +14,12 @@ for (const [letter, byte] of [[0x22, 0x22], [0x5c, 0x5c], [0x2f, 0x2f], [0x62, 0
 const SCRATCH = Buffer.allocUnsafe(64 * 1024);
 /** A plain run scanned in JS before indexOf takes over, and the longest copied to the scratch buffer, not pushed as a slice. */
 const SHORT_RUN = 32;
-/** The most bytes one step of `#textRun` writes to the scratch buffer: U+FFFD for a lone high half, then a run or a character. */
-const MAX_STEP_BYTES = 3 + SHORT_RUN;
+/**
+ * More than the most bytes one step of `#textRun` writes to the scratch buffer: U+FFFD for a lone high half (3), a short
+ * run (up to SHORT_RUN), then an escape — a character, a pair (4), or U+FFFD for a high half then a character (6). At
+ * 3 + SHORT_RUN an escape after a full run went past the buffer's end and its bytes were dropped (review Q, Q3).
+ */
+const MAX_STEP_BYTES = 3 + SHORT_RUN + 6;
 
 /**
  * Decodes the bytes of a JSON string, from just after its opening quote to its closing one, into a `BoundedOutput`, as
@@ -82,7 +86,7 @@ export class JsonTextDecoder {
     let backslash = -1;
     let at = from;
     while (at < chunk.length) {
-      // room for one step: a replacement sign and a short run or a character
+      // room for one step: a replacement sign, a short run and an escape
       if (kept > scratch.length - MAX_STEP_BYTES) flush();
       // a high half followed by no escape stands alone
       if (this.#high !== undefined && chunk[at] !== BACKSLASH) kept = this.#writeReplacement(kept);

@@ -83,6 +83,36 @@ describe('GatekeeperAnswerReader', () => {
     );
   });
 
+  // review Q, Q3: one step of the bulk decoder may write a replacement sign for a lone high half (3 bytes), a short plain
+  // run (32) and then an escape (up to 3): 38 bytes, where the room checked was 35, and at the 64 KiB scratch buffer's end
+  // the last bytes were dropped — U+FFFF at byte 65536 came out U+FFFD, unmarked
+  it('decodes lone high halves, short runs and \\u escapes across the 64 KiB scratch edge as JSON.parse does', () => {
+    const unit = fc.tuple(
+      fc.constantFrom('\\ud800', '\\udbff', '\\uD800', ''),
+      fc.string({ unit: fc.constantFrom('x', 'é', '中', '~'), minLength: 0, maxLength: 34 }),
+      fc.constantFrom('\\uffff', '\\u0800', '\\u07ff', '\\u0041', '\\n', '\\udc00', '\\ud800', '\\"'),
+    ).map(([high, run, escape]) => high + run + escape);
+    fc.assert(
+      fc.property(fc.nat(80), fc.array(unit, { minLength: 1, maxLength: 4 }), fc.array(fc.nat(), { maxLength: 3 }), (pad, units, cuts) => {
+        const once = units.join('');
+        const text = 'y'.repeat(pad) + once.repeat(Math.ceil(140_000 / once.length));
+        const json = `{"ok":true,"output":"${text}"}`;
+        const bytes = Buffer.from(json, 'utf8');
+        const read_ = read(bytes, cuts.map((cut) => cut % bytes.length), 1 << 20);
+        if (typeof read_ === 'string') throw new Error(read_);
+        const want = boundBytes(Buffer.from((JSON.parse(json) as { output: string }).output, 'utf8'), 1 << 20);
+        const got = read_.texts.output!;
+        // the first difference, not two 140 KB texts, when they differ
+        const [gotBytes, wantBytes] = [Buffer.from(got.text, 'utf8'), Buffer.from(want.text, 'utf8')];
+        let at = 0;
+        while (at < wantBytes.length && gotBytes[at] === wantBytes[at]) at += 1;
+        if (at < wantBytes.length || gotBytes.length !== wantBytes.length) expect({ at, got: gotBytes.subarray(at - 4, at + 4).toString('hex'), want: wantBytes.subarray(at - 4, at + 4).toString('hex') }).toBeUndefined();
+        expect(got).toEqual(want);
+      }),
+      { numRuns: 60, examples: [[10, ['\\ud800' + 'x'.repeat(31) + '\\uffff'], []], [11, ['\\ud800' + 'x'.repeat(31) + '\\uffff'], []]] },
+    );
+  });
+
   it('reads what JSON.parse reads, however the answer is cut into pieces, its texts held to the cap', () => {
     fc.assert(
       fc.property(answer, other, fc.array(fc.nat(400), { maxLength: 8 }), fc.integer({ min: 1, max: 120 }), fc.boolean(), (result, extra, cuts, cap, spaced) => {
