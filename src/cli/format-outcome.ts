@@ -74,7 +74,11 @@ export function summaryLine(receipt: Receipt): string {
   return `[${outcome}] ${receipt.tool} ${receipt.executor}/${receipt.method} ${receipt.duration_ms} ms${exit}${signal}${cut}${lossy} · receipt ${receipt.id}`;
 }
 
-/** A stored receipt in full, for a human reading a failure later. */
+/**
+ * A stored receipt in full, for a human reading a failure later: terminal-safe, its lines and tabs kept, as the list
+ * view and `approvals show` are — a receipt opened later replayed the tool's escapes raw: clear the screen, set the
+ * clipboard (review R, R18). `--json` keeps the receipt as stored.
+ */
 export function receiptDetail(receipt: Receipt): string {
   return [
     `receipt   ${receipt.id}`,
@@ -89,7 +93,11 @@ export function receiptDetail(receipt: Receipt): string {
     '--- error ---',
     receipt.error ?? '',
     ...(receipt.stderr && receipt.stderr !== receipt.error ? ['--- stderr ---', receipt.stderr] : []),
-  ].join('\n');
+  ]
+    .join('\n')
+    .split('\n')
+    .map((line) => line.split('\t').map(terminalSafe).join('\t'))
+    .join('\n');
 }
 
 function stripKind<T extends { kind: string }>(outcome: T): Omit<T, 'kind'> {

@@ -17,6 +17,8 @@ beforeAll(async () => {
   temp = await makeTempDir('hldp-terminal-');
   const repo = join(temp.path, 'repo');
   await writeFiles(repo, {
+    // stdout that sets the clipboard (OSC 52) and clears the screen, over two lines and a tab
+    'tools/clipper/TOOL.hdlp': makeToolYaml('clipper', { executor: 'shell', method: 'run', shell: String.raw`{ script: "printf 'first\\tline\\n\\033]52;c;cHduZWQ=\\007\\033[2Jsecond line\\n'; printf '\\033[31mred\\n' >&2" }` }),
     'tools/noisy/TOOL.hdlp': makeToolYaml('noisy', { executor: 'shell', method: 'run', shell: String.raw`{ script: "printf '\\033[2J\\033]0;pwned\\007 fake\\n' >&2; exit 1" }` }),
   });
   env = { HLDP_REPO: repo, HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' };
@@ -49,6 +51,21 @@ describe('the human views of hldp (found in review)', () => {
       const json = await runCli(['receipts', '--rejected', '--json'], { env });
       expect(json.stdout).not.toMatch(STEERING);
       expect(JSON.parse(json.stdout).rejections.map((entry: { tool: string }) => entry.tool)).toContain(HOSTILE_NAME);
+    });
+
+    // review R, R18: a receipt opened in full replayed the tool's output raw
+    it('shows them escaped, its lines and tabs kept, in hldp receipts ID; --json keeps the output as stored', async () => {
+      const called = await request(server, 'POST', '/v1/call', { body: { tool: 'clipper', params: {} } });
+      expect(called.json).toMatchObject({ ok: true });
+      const listed = JSON.parse((await runCli(['receipts', '--tool', 'clipper', '--json'], { env })).stdout) as { receipts: { id: string }[] };
+      const id = listed.receipts[0]!.id;
+      const shown = (await runCli(['receipts', id], { env })).stdout;
+      expect(shown.replace(/\t/g, ' ')).not.toMatch(STEERING);
+      expect(shown).toContain('first\tline\n');
+      expect(shown).toContain(String.raw`\x1b]52;c;cHduZWQ=\x07\x1b[2Jsecond line`);
+      expect(shown).toContain(String.raw`\x1b[31mred`);
+      const json = await runCli(['receipts', id, '--json'], { env });
+      expect(JSON.parse(json.stdout).output).toBe('first\tline\n\u001b]52;c;cHduZWQ=\u0007\u001b[2Jsecond line\n');
     });
   });
 });

@@ -89,7 +89,7 @@ async function showOne(receipts: ReceiptStore, id: string, io: CommandIo, json: 
     return 1;
   }
   if (json) writeJson(io, receipt);
-  // a receipt opened in full is printed as stored, its output raw (as `hldp call` prints it)
+  // a receipt opened in full is printed terminal-safe, its lines and tabs kept (review R, R18); --json as stored
   else io.stdout.write(`${receiptDetail(receipt)}\n`);
   return 0;
 }
