@@ -11,6 +11,7 @@ import {
 } from '../core/index.js';
 import { normaliseParamsSchema } from './params-schema.js';
 import { checkExecutorMethod } from './executor-method-check.js';
+import { strayExecutorBlocks } from './executor-blocks.js';
 import { ceilingWarnings, checkSandbox, refusedSandboxPaths, runsProcesses } from './sandbox-checks.js';
 import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptPlaceholders, checkScriptVariables, checkTemplates } from './template-checks.js';
 import type { SchemaProblem } from './shape-checker.js';
@@ -67,6 +68,7 @@ function validateDefinition(file: DefinitionFile, value: Record<string, unknown>
     diagnostics.push({ file: file.path, line, column, severity, code, message: problem.message });
   };
   for (const problem of checkToolShape(value)) report('SCHEMA_VIOLATION', problem);
+  for (const problem of strayExecutorBlocks(value)) report('SCHEMA_VIOLATION', problem);
   if (typeof value.name === 'string' && value.name !== file.folder) {
     report('NAME_MISMATCH', {
       path: ['name'],
