@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describeGate, type Receipt, type ToolDefinition } from '../core/index.js';
-import { hashParams, type ApprovalDecision, type ApprovalQuery, type ApprovalRecord } from '../store/index.js';
+import { canonicalJson, hashParams, type ApprovalDecision, type ApprovalQuery, type ApprovalRecord } from '../store/index.js';
 import { approvalNotFound, confirmationRequired, confirmOutcome, type ApprovalAnswer, type ApprovalRequested, type ConfirmOutcome } from './approval-answer.js';
 import type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
 import { approvalPage, maySeeApproval } from './approval-page.js';
@@ -177,8 +177,9 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       await this.#settlement.expire(record);
       return { ok: false, code: 'APPROVAL_EXPIRED', error: `request '${record.id}' expired at ${record.expires_at}; nothing ran: call the tool again`, approval: record };
     }
-    if (options.params !== undefined && hashParams(options.params) !== record.params_hash) {
-      return { ok: false, code: 'APPROVAL_MISMATCH', error: `these are not the params request '${record.id}' is bound to (its digest is ${record.params_hash}); it stays pending: decide exactly the call it shows, or call the tool again with the new params`, approval: record };
+    const mismatch = options.params === undefined ? undefined : this.#paramsMismatch(record, options.params);
+    if (mismatch !== undefined) {
+      return { ok: false, code: 'APPROVAL_MISMATCH', error: `these are not the params request '${record.id}' is bound to (its digest is ${record.params_hash}): they differ in: ${mismatch.join(', ')}; it stays pending: decide exactly the call it shows (GET /v1/approvals/${record.id}), or call the tool again with the new params`, approval: record };
     }
     const reason = options.reason ?? null;
     if (verdict === 'deny') {
@@ -186,6 +187,21 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       return closed ?? this.#settlement.alreadyDecided(record.id);
     }
     return this.#approve(record, decider, reason, via, options);
+  }
+
+  /**
+   * The keys in which a decider's params differ from the request's, or undefined when they are its call: the request
+   * holds them as the tool takes them, defaults filled in, and a decider may send them so or as the agent sent them
+   * (review R, R20); the defaults are filled as the call filled them, by the tool's schema.
+   */
+  #paramsMismatch(record: ApprovalRecord, params: Record<string, unknown>): string[] | undefined {
+    if (hashParams(params) === record.params_hash) return undefined;
+    const lookup = this.#host.registry().matcher.lookup(record.tool, params);
+    const filled = lookup.found && lookup.valid && lookup.data !== undefined ? lookup.data : params;
+    if (filled !== params && hashParams(filled) === record.params_hash) return undefined;
+    const keys = [...new Set([...Object.keys(record.params), ...Object.keys(filled)])].sort();
+    const differing = keys.filter((key) => !Object.hasOwn(filled, key) || !Object.hasOwn(record.params, key) || canonicalJson(filled[key]) !== canonicalJson(record.params[key]));
+    return differing.length > 0 ? differing : ['values the request holds'];
   }
 
   /** Approves a pending request and runs its call, unless anything it was bound to has changed since it was made. */

@@ -6,7 +6,8 @@ import type { UnrunCall } from './unrun-receipt.js';
 /** What the desk reads of a registry: its commit, and whether a tool still takes the params a request is bound to. */
 export interface ApprovalRegistry {
   index: { commit: string };
-  matcher: { lookup(tool: string, params?: unknown): { found: false } | { found: true; valid: false; tool: ToolDefinition } | { found: true; valid: true; tool: ToolDefinition } };
+  /** `data`: the params as the tool takes them, defaults filled in (what a request is bound to) */
+  matcher: { lookup(tool: string, params?: unknown): { found: false } | { found: true; valid: false; tool: ToolDefinition } | { found: true; valid: true; tool: ToolDefinition; data?: Record<string, unknown> } };
 }
 
 /** How a person decides: approve runs exactly the bound call once; deny stores a `DENIED` receipt. */

@@ -115,6 +115,21 @@ describe('approval requests between two principals', () => {
     expect(await exists('etc/exact.txt')).toBe('exact\n');
   });
 
+  // review R, R20: the request holds the params with their defaults filled in, and an approver sending back the agent's own was refused
+  it('takes a decision on the params the agent sent, without the defaults the request filled in; a changed value is still refused by name', async () => {
+    const sent = { path: 'as-sent.txt', content: 'as sent\n' };
+    const pending = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: sent } });
+    expect(pending.status).toBe(202);
+    const id = pending.body.id as string;
+    const changed = await api(gateway.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: { params: { ...sent, append: true } } });
+    expect(changed).toMatchObject({ status: 409, body: { code: 'APPROVAL_MISMATCH', error: expect.stringContaining('differ in: append') } });
+    expect((await api(gateway.url, 'GET', `/v1/approvals/${id}`, { who: 'alice' })).body.approval.status).toBe('pending');
+    const same = await api(gateway.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: { params: sent } });
+    expect(same.status).toBe(200);
+    expect(same.body.receipt).toMatchObject({ ok: true, confirmation: id });
+    expect(await exists('as-sent.txt')).toBe('as sent\n');
+  });
+
   it('stores DENIED for a denial, with the approver and the reason, and answers the waiting caller', async () => {
     const pending = await write('etc/denied.txt');
     const id = pending.body.id as string;
