@@ -16,9 +16,9 @@ const NEWLINE = 0x0a;
 /** The last line of a cache file: where its stored index begins, as 16 hex digits, and a newline. */
 export const TRAILER_BYTES = 17;
 
-/** What the first line of a cache file's tail says of the rest (layout 6): read before the bytes it describes. */
+/** What the first line of a cache file's tail says of the rest (layout 7): read before the bytes it describes. */
 export interface TailLine {
-  layout: 6;
+  layout: 7;
   /** the host's byte order, which the numbers after this line are written in: another host's file is a miss */
   byteOrder: 'BE' | 'LE';
   /** how many tools the stored index has (0 without one) */
@@ -26,8 +26,12 @@ export interface TailLine {
   /** the bytes of the tools' names, each followed by a newline */
   namesBytes: number;
   aliases: StoredIndex['aliases'];
-  /** the stored index but for its positions, names and kinds, or null when the file keeps none */
-  index: Omit<StoredIndex, 'positions' | 'aliases' | 'names' | 'kinds'> | null;
+  /** the UTF-8 bytes of the stored index's `toolAliases` after the names, or null when it keeps none */
+  toolAliasesBytes: number | null;
+  /** the UTF-8 bytes of its `facts` after those, or null when it keeps none */
+  factsBytes: number | null;
+  /** the stored index but for its positions, names, kinds and the two texts above, or null when the file keeps none */
+  index: Omit<StoredIndex, 'positions' | 'aliases' | 'names' | 'kinds' | 'toolAliases' | 'facts'> | null;
 }
 
 // entries written per slice, with the event loop let go between slices: serialising 100,000 entries (tens of MB)
@@ -156,12 +160,14 @@ function linesOf(entries: readonly ScanEntry[] | PatchedEntries, from: number, t
 const LINE_END = Buffer.from('\n');
 
 /**
- * What follows the entries (layout 6): a line of JSON (`TailLine`: the stored index without its per-tool arrays, and
- * their sizes), then where each entry's line starts and where the last ends (`starts`: 64-bit floats), each tool's
- * entry position (32-bit), the entries' kinds (a letter each; none without an index), the tools' names (each followed
- * by a newline), and the trailer, the numbers in this host's byte order. A warm start at 100,000 tools so copies its
- * tail's numbers as bytes and splits one string of names, where it parsed JSON arrays of 100,000 names, positions and
- * lengths and added the lengths up one by one (issue #18).
+ * What follows the entries (layout 7): a line of JSON (`TailLine`: the stored index without its per-tool arrays and
+ * texts, and their sizes), then where each entry's line starts and where the last ends (`starts`: 64-bit floats), each
+ * tool's entry position (32-bit), the entries' kinds (a letter each; none without an index), the tools' names (each
+ * followed by a newline), the tools' aliases and facts as the UTF-8 of their JSON texts, and the trailer, the numbers in
+ * this host's byte order. A warm start at 100,000 tools so copies its tail's numbers as bytes and splits one string of
+ * names, where it parsed JSON arrays of 100,000 names, positions and lengths and added the lengths up one by one; and
+ * the aliases' 5 MB text is copied as it is, where escaping it into the JSON line and making that ASCII held the event
+ * loop ~100 ms of CPU at each save, and parsing it back ~20 ms at each start (issue #18).
  */
 export function tailChunks(index: StoredIndex | undefined, starts: Float64Array): Uint8Array[] {
   const names = index && index.names.length > 0 ? `${index.names.join('\n')}\n` : '';
@@ -170,7 +176,9 @@ export function tailChunks(index: StoredIndex | undefined, starts: Float64Array)
   if (index && (index.kinds.length !== starts.length - 1 || /[^\x20-\x7e]/.test(index.kinds))) throw new Error('the stored index\'s kinds are not one letter an entry');
   const namesBytes = Buffer.from(names, 'utf8');
   const positions = index?.positions ?? new Uint32Array(0);
-  const line: TailLine = { layout: 6, byteOrder: endianness(), tools: positions.length, namesBytes: namesBytes.length, aliases: index?.aliases ?? [], index: index ? withoutArrays(index) : null };
+  const toolAliases = index?.toolAliases === undefined ? undefined : Buffer.from(index.toolAliases, 'utf8');
+  const facts = index?.facts === undefined ? undefined : Buffer.from(index.facts, 'utf8');
+  const line: TailLine = { layout: 7, byteOrder: endianness(), tools: positions.length, namesBytes: namesBytes.length, aliases: index?.aliases ?? [], toolAliasesBytes: toolAliases?.length ?? null, factsBytes: facts?.length ?? null, index: index ? withoutArrays(index) : null };
   const at = starts[starts.length - 1]!;
   return [
     Buffer.from(`${asciiJson(line)}\n`, 'latin1'),
@@ -178,12 +186,16 @@ export function tailChunks(index: StoredIndex | undefined, starts: Float64Array)
     new Uint8Array(positions.buffer, positions.byteOffset, positions.byteLength),
     Buffer.from(index?.kinds ?? '', 'latin1'),
     namesBytes,
+    toolAliases ?? EMPTY,
+    facts ?? EMPTY,
     Buffer.from(`${at.toString(16).padStart(TRAILER_BYTES - 1, '0')}\n`, 'latin1'),
   ];
 }
 
+const EMPTY = new Uint8Array(0);
+
 function withoutArrays(index: StoredIndex): NonNullable<TailLine['index']> {
-  const { positions: _positions, aliases: _aliases, names: _names, kinds: _kinds, ...rest } = index;
+  const { positions: _positions, aliases: _aliases, names: _names, kinds: _kinds, toolAliases: _toolAliases, facts: _facts, ...rest } = index;
   return rest;
 }
 

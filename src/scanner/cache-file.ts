@@ -208,17 +208,18 @@ export async function readCacheFile(path: string, parser: string): Promise<Cache
   }
 }
 
-// The tail as `tailChunks` writes it (layout 6), or undefined when it is not that: its sizes must add up to its bytes
+// The tail as `tailChunks` writes it (layout 7), or undefined when it is not that: its sizes must add up to its bytes
 function readTail(tail: Buffer, entries: number): { starts: Float64Array; index: StoredIndex | undefined } | undefined {
   const lineEnd = tail.indexOf(NEWLINE);
   if (lineEnd < 0) return undefined;
   const line = JSON.parse(tail.toString('latin1', 0, lineEnd)) as Partial<TailLine> | null;
-  if (typeof line !== 'object' || line === null || line.layout !== 6 || line.byteOrder !== endianness() || !isCount(line.tools) || !isCount(line.namesBytes) || !Array.isArray(line.aliases)) return undefined;
-  const { tools, namesBytes, index } = line;
-  if (typeof index !== 'object' || Array.isArray(index) || (index === null && (tools > 0 || namesBytes > 0 || line.aliases.length > 0))) return undefined;
+  if (typeof line !== 'object' || line === null || line.layout !== 7 || line.byteOrder !== endianness() || !isCount(line.tools) || !isCount(line.namesBytes) || !Array.isArray(line.aliases)) return undefined;
+  const { tools, namesBytes, index, toolAliasesBytes, factsBytes } = line;
+  if (!(toolAliasesBytes === null || isCount(toolAliasesBytes)) || !(factsBytes === null || isCount(factsBytes))) return undefined;
+  if (typeof index !== 'object' || Array.isArray(index) || (index === null && (tools > 0 || namesBytes > 0 || line.aliases.length > 0 || toolAliasesBytes !== null || factsBytes !== null))) return undefined;
   const kindsBytes = index ? entries : 0;
   let at = lineEnd + 1;
-  if (tail.length !== at + 8 * (entries + 1) + 4 * tools + kindsBytes + namesBytes) return undefined;
+  if (tail.length !== at + 8 * (entries + 1) + 4 * tools + kindsBytes + namesBytes + (toolAliasesBytes ?? 0) + (factsBytes ?? 0)) return undefined;
   // copied out of the tail (aligned, and the tail let go): views, not a number parsed at a time
   const starts = new Float64Array(entries + 1);
   new Uint8Array(starts.buffer).set(tail.subarray(at, (at += starts.byteLength)));
@@ -227,9 +228,13 @@ function readTail(tail: Buffer, entries: number): { starts: Float64Array; index:
   new Uint8Array(positions.buffer).set(tail.subarray(at, (at += positions.byteLength)));
   const kinds = tail.toString('latin1', at, (at += kindsBytes));
   const names = tools === 0 ? [] : tail.toString('utf8', at, at + namesBytes).split('\n');
+  at += namesBytes;
   // each name ends with a newline: one more piece than names, the last empty
   if (tools > 0 && (names.length !== tools + 1 || names.pop() !== '')) return undefined;
-  return { starts, index: { ...index, positions, aliases: line.aliases, names, kinds } };
+  const texts: Pick<StoredIndex, 'toolAliases' | 'facts'> = {};
+  if (toolAliasesBytes !== null) texts.toolAliases = tail.toString('utf8', at, (at += toolAliasesBytes));
+  if (factsBytes !== null) texts.facts = tail.toString('utf8', at, (at += factsBytes));
+  return { starts, index: { ...index, ...texts, positions, aliases: line.aliases, names, kinds } };
 }
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;

@@ -8,7 +8,7 @@ import { restoreIndex } from '../../src/scanner/stored-index.js';
 import { findTool } from '../../src/core/index.js';
 import type { ScanEntry } from '../../src/scanner/build-index.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
-import { cacheFileParts, layout5Of } from '../helpers/scan-cache-layout.js';
+import { cacheFileParts, layout5Of, layout6Of, type CacheFileParts } from '../helpers/scan-cache-layout.js';
 
 let temp: { path: string; cleanup: () => Promise<void> };
 beforeEach(async () => {
@@ -183,11 +183,15 @@ describe('a scan cache file whose tail\'s numbers were changed after it was writ
 });
 
 describe('Scanner over a scan cache in an older layout', () => {
+  const layout5 = (parts: CacheFileParts, parser: string): Buffer => Buffer.from(layout5Of(parts, parser).replaceAll('alpha', 'omega'), 'latin1');
+  const layout6 = (parts: CacheFileParts, parser: string): Buffer => Buffer.from(layout6Of(parts, parser).toString('latin1').replaceAll('alpha', 'omega'), 'latin1');
   it.each([
-    ['under the parser string of its own version', (parser: string) => parser.replace(/^6\//, '5/')],
+    ['5 (the index and the lines\' lengths as JSON)', 'under the parser string of its own version', layout5, (parser: string) => parser.replace(/^7\//, '5/')],
     // as a file copied by hand, or a version that changed the layout and forgot to change the format number, would be
-    ['under this version\'s parser string', (parser: string) => parser],
-  ])('rebuilds one of layout 5 (the index and the lines\' lengths as JSON) %s instead of reading it, and serves what the repository holds', async (_case, parserOf) => {
+    ['5 (the index and the lines\' lengths as JSON)', 'under this version\'s parser string', layout5, (parser: string) => parser],
+    ['6 (the aliases\' text inside the tail\'s line)', 'under the parser string of its own version', layout6, (parser: string) => parser.replace(/^7\//, '6/')],
+    ['6 (the aliases\' text inside the tail\'s line)', 'under this version\'s parser string', layout6, (parser: string) => parser],
+  ])('rebuilds one of layout %s %s instead of reading it, and serves what the repository holds', async (_layout, _case, layoutOf, parserOf) => {
     const repo = join(temp.path, 'repo');
     await initRepository(repo);
     await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { aliases: '[shared]' }), 'tools/beta/TOOL.hdlp': makeToolYaml('beta', { aliases: '[shared, other]' }) });
@@ -200,11 +204,12 @@ describe('Scanner over a scan cache in an older layout', () => {
     const [name] = await readdir(folder);
     const parts = cacheFileParts(await readFile(join(folder, name!)));
     const parser = (JSON.parse(parts.header) as CacheHeader).parser;
-    expect(parser).toMatch(/^6\//);
+    expect(parser).toMatch(/^7\//);
     // beta kept one alias of two: the one alpha, first by name, holds
     expect(parts.tailLine.aliases).toEqual([[1, ['other']]]);
-    // the same scan in layout 5, its tools renamed
-    await writeFile(join(folder, name!), layout5Of(parts, parserOf(parser)).replaceAll('alpha', 'omega'), 'latin1');
+    expect(JSON.parse(parts.toolAliases!)).toEqual([['shared'], ['other']]);
+    // the same scan in the older layout, its tools renamed
+    await writeFile(join(folder, name!), layoutOf(parts, parserOf(parser)));
     const again = await new Scanner({ repo, cacheDir }).scan();
     expect(again.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
     expect(again.tools).toEqual(tools);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { findTool } from '../../src/core/index.js';
 import { Scanner, ScanError, scanOnce } from '../../src/scanner/index.js';
 import { commitFiles, git, initRepository, makeToolYaml, writeFiles } from '../helpers/git.js';
-import { cacheFileOf, cacheFileParts, layout5Of } from '../helpers/scan-cache-layout.js';
+import { cacheFileOf, cacheFileParts, layout5Of, layout6Of } from '../helpers/scan-cache-layout.js';
 import { testFolder } from '../helpers/test-folder.js';
 
 const folder = testFolder();
@@ -213,23 +213,29 @@ describe('the index cache', () => {
     const file = await readFile(path);
     const parts = cacheFileParts(file);
     const header = JSON.parse(parts.header) as { parser: string; entries: number };
-    expect(header.parser).toMatch(/^6\//);
-    // layout 6: the header, the entries, a line of JSON, then the lines' starts, the tools' positions, kinds and names
+    expect(header.parser).toMatch(/^7\//);
+    // layout 7: the header, the entries, a line of JSON, then the lines' starts, the tools' positions, kinds and names,
+    // and the tools' aliases and facts as texts
     expect(cacheFileOf(parts).equals(file)).toBe(true);
-    expect(parts.tailLine).toMatchObject({ layout: 6, tools: 1, aliases: [] });
+    expect(parts.tailLine).toMatchObject({ layout: 7, tools: 1, aliases: [] });
+    expect(parts.tailLine.index).not.toHaveProperty('toolAliases');
+    expect(JSON.parse(parts.toolAliases!)).toEqual([[]]);
     expect(parts.names).toEqual(['one']);
     const entries = parts.entryLines.map((line) => JSON.parse(line) as { tool: { intent: string } });
     expect(entries).toHaveLength(header.entries);
     const misread = entries.map((entry) => ({ ...entry, tool: { ...entry.tool, intent: 'MISREAD' } }));
     const misreadLines = misread.map((entry) => JSON.stringify(entry));
-    const hash = header.parser.replace(/^6\//, '');
+    const hash = header.parser.replace(/^7\//, '');
     const { entries: _count, ...rest } = header;
     const layout5 = JSON.parse(layout5Of(parts, '', misreadLines).split('\n').at(-4)!) as { tools: unknown[] };
     const indexLine = JSON.stringify(layout5);
-    // the layouts before this one: 5, the index and the lengths as JSON after the entries (also under this version's
-    // parser string, as a file copied by hand might have); 4, the index and the lengths before the entries; 3, lines
-    // without their lengths; one JSON document (2: ASCII, with a stored index; 1: the bare parser hash, UTF-8, none)
+    // the layouts before this one: 6, the texts inside the tail's line (also under this version's parser string); 5, the
+    // index and the lengths as JSON after the entries (also under this version's parser string, as a file copied by hand
+    // might have); 4, the index and the lengths before the entries; 3, lines without their lengths; one JSON document
+    // (2: ASCII, with a stored index; 1: the bare parser hash, UTF-8, none)
     const older = [
+      layout6Of(parts, `6/${hash}`, misreadLines),
+      layout6Of(parts, header.parser, misreadLines),
       layout5Of(parts, `5/${hash}`, misreadLines),
       layout5Of(parts, header.parser, misreadLines),
       [JSON.stringify({ ...header, parser: `4/${hash}` }), indexLine, JSON.stringify(misreadLines.map((line) => line.length + 1)), ...misreadLines, ''].join('\n'),
@@ -247,7 +253,8 @@ describe('the index cache', () => {
     // the entries, its entry's kind not a tool's, a name fewer than the tools, the names' bytes not what the line says
     const current = cacheFileParts(await readFile(path));
     const names = current.names.join('\n').length + 1;
-    for (const wrong of [{ positions: [7] }, { kinds: 's' }, { names: [] as string[], tailLine: { ...current.tailLine, namesBytes: 0 } }, { tailLine: { ...current.tailLine, namesBytes: names + 1 } }]) {
+    const aliasesBytes = Buffer.byteLength(current.toolAliases!);
+    for (const wrong of [{ positions: [7] }, { kinds: 's' }, { names: [] as string[], tailLine: { ...current.tailLine, namesBytes: 0 } }, { tailLine: { ...current.tailLine, namesBytes: names + 1 } }, { tailLine: { ...current.tailLine, toolAliasesBytes: aliasesBytes + 1 } }, { toolAliases: undefined, tailLine: { ...current.tailLine, toolAliasesBytes: 0.5 } }]) {
       await writeFile(path, cacheFileOf({ ...current, ...wrong }));
       expect((await scanOnce(repo, { cacheDir: folder.cacheDir })).tools.map((tool) => [tool.name, tool.intent])).toEqual([['one', 'does one things']]);
     }
