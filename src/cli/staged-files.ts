@@ -3,13 +3,15 @@ import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { ENTRY_KINDS, ENTRY_LAYOUT, type Diagnostic, type EntryKind } from '../core/index.js';
-import { tooLargeMessage, type DefinitionFile } from '../scanner/index.js';
+import { mayBePolicies, rootPolicyStrays, strayPolicies, tooLargeMessage, type DefinitionFile, type RootItem } from '../scanner/index.js';
 import { UsageError } from './usage-error.js';
 
 const execFileAsync = promisify(execFile);
 
 // what git's index holds for a regular file; a symlink (120000) or submodule (160000) is not a definition
 const REGULAR_MODES = new Set(['100644', '100755']);
+const SYMLINK_MODE = '120000';
+const SUBMODULE_MODE = '160000';
 
 /** One definition path in the index, with the blob that holds it. */
 interface StagedEntry {
@@ -45,6 +47,8 @@ export async function stagedDefinitionFiles(path: string, maxBytes: number): Pro
   const git = (args: string[]): Promise<string> => gitOutput(top, args, environment);
   const listing = await git(['ls-files', '--stage', '-z', '--full-name', '--', prefix ? `:(top,literal)${prefix}` : ':(top)']);
   const entries: StagedEntry[] = [];
+  const meantAsPolicies = new Map<string, RootItem['type']>();
+  const inPolicies = new Map<string, boolean>();
   for (const record of listing.split('\0')) {
     const match = /^(\d{6}) ([0-9a-f]{40,64}) (\d)\t(.*)$/s.exec(record);
     if (!match) continue;
@@ -54,8 +58,14 @@ export async function stagedDefinitionFiles(path: string, maxBytes: number): Pro
     const inRegistry = prefix ? fullName.slice(prefix.length + 1) : fullName;
     const entry = entryOf(inRegistry);
     if (entry) entries.push({ ...entry, shown: relative(process.cwd(), resolve(top, fullName)) || fullName, mode, oid });
+    // what is meant as policies but a scan of the commit would not read, found as the scan finds it (review P, P15; Q, Q5)
+    const parts = inRegistry.split('/');
+    if (mayBePolicies(parts[0]!)) meantAsPolicies.set(parts[0]!, parts.length > 1 ? 'folder' : mode === SYMLINK_MODE ? 'symlink' : mode === SUBMODULE_MODE ? 'submodule' : 'file');
+    if (parts[0] === ENTRY_LAYOUT.policy.folder && parts.length > 1 && !entry) inPolicies.set(parts[1]!, parts.length > 2);
   }
-  const unread: Diagnostic[] = [];
+  const shownAt = (file: string): string => relative(process.cwd(), resolve(root, file)) + (file.endsWith('/') ? '/' : '');
+  const strays = [...rootPolicyStrays([...meantAsPolicies].map(([name, type]) => ({ name, type }))), ...strayPolicies([...inPolicies].map(([name, folder]) => ({ name, folder })))];
+  const unread: Diagnostic[] = strays.map((stray) => ({ ...stray, file: shownAt(stray.file) }));
   const wanted: StagedEntry[] = [];
   for (const entry of entries) {
     const at = { file: entry.shown, line: 1, column: 1, severity: 'error' as const };

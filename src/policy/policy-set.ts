@@ -53,7 +53,8 @@ export class PolicySet {
 
   private constructor(readonly index: ToolIndex) {
     this.commit = index.commit;
-    this.broken = index.errors.filter((diagnostic) => diagnostic.file.startsWith('policies/'));
+    // POLICY_NOT_READ also names what is meant as policies/ but is not it (`Policies/`, a `policies` link: review Q, Q5)
+    this.broken = index.errors.filter((diagnostic) => diagnostic.file.startsWith('policies/') || diagnostic.code === 'POLICY_NOT_READ');
     for (const policy of index.policies ?? []) {
       for (const rule of policy.access) {
         const where = `${policy.source.path}:${rule.at.line}:${rule.at.column}`;

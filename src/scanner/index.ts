@@ -5,7 +5,7 @@ export { defaultCacheDir, type RepositoryOptions } from './open-source.js';
 export { parseToolDefinition, type DefinitionFile, type ParsedDefinition } from './parse-tool-definition.js';
 export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, tooLargeMessage, type ParseOptions } from './yaml-mapping.js';
 export { readBounded } from './sources/read-bounded.js';
-export { strayPolicies } from './sources/stray-policies.js';
+export { mayBePolicies, rootPolicyStrays, strayPolicies, type RootItem } from './sources/stray-policies.js';
 export { ScanError, type ScanErrorCode } from './scan-error.js';
 export type { PushHint } from './sources/source.js';
 export { TOOL_SCHEMA_URL } from './tool-schema.js';

@@ -63,12 +63,14 @@ export const validateCommand: Command = {
       if ('content' in read) context.push(read);
     }
     // what under each registry's policies/ is never read, as a scan reports it (a stray policy refuses every call there)
+    // and what at its root is meant as policies/ but is not read (a `policies` link, `Policies/`: review Q, Q5)
     const { strayPolicies } = await import('../../scanner/index.js');
     for (const root of flags.staged ? [] : roots) {
       const folder = join(root, ENTRY_LAYOUT.policy.folder);
       const items = existsSync(folder) && statSync(folder).isDirectory() ? readdirSync(folder, { withFileTypes: true }) : [];
       const shown = relative(process.cwd(), root);
-      for (const stray of strayPolicies(items.map((item) => ({ name: item.name, folder: item.isDirectory() })))) unread.push({ ...stray, file: shown ? join(shown, stray.file) : stray.file });
+      const strays = [...(await rootStraysAt(root)), ...strayPolicies(items.map((item) => ({ name: item.name, folder: item.isDirectory() })))];
+      for (const stray of strays) unread.push({ ...stray, file: shown ? join(shown, stray.file) : stray.file });
     }
     const result = validateDefinitionFiles(files, context, { maxBytes, sandboxPathRefusal, ...(sandboxCeiling ? { sandboxCeiling } : {}) });
     const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors];
@@ -175,6 +177,15 @@ function repositoryFiles(root: string, only?: EntryKind): FoundFile[] {
 async function misplacedPolicy(path: string): Promise<Diagnostic | undefined> {
   const absolute = resolve(path);
   const policies = ENTRY_LAYOUT.policy.folder;
+  // a file in a folder meant as policies/ that a scan does not read (a link, `Policies/`): that folder is named
+  const { mayBePolicies, rootPolicyStrays } = await import('../../scanner/index.js');
+  const holder = dirname(absolute);
+  // tools/policies/TOOL.hdlp is the tool `policies`, not a policy
+  if (ENTRY_KINDS.some((kind) => !ENTRY_LAYOUT[kind].flat && ENTRY_LAYOUT[kind].folder === basename(dirname(holder)))) return undefined;
+  if (mayBePolicies(basename(holder))) {
+    const [stray] = rootPolicyStrays([{ name: basename(holder), type: rootItemType(holder) }]);
+    if (stray) return { ...stray, file: path };
+  }
   const item =
     basename(dirname(absolute)) === policies
       ? { name: basename(absolute), folder: false }
@@ -185,6 +196,21 @@ async function misplacedPolicy(path: string): Promise<Diagnostic | undefined> {
   const { strayPolicies } = await import('../../scanner/index.js');
   const [stray] = strayPolicies([item]);
   return stray && { ...stray, file: path };
+}
+
+/** What at a registry's root is meant as its policies/ folder but is not read, as a scan finds it (`rootPolicyStrays`). */
+async function rootStraysAt(root: string): Promise<Diagnostic[]> {
+  const { mayBePolicies, rootPolicyStrays } = await import('../../scanner/index.js');
+  const names = readdirSync(root).filter((name) => mayBePolicies(name));
+  return rootPolicyStrays(names.map((name) => ({ name, type: rootItemType(join(root, name)) })));
+}
+
+// as a folder registry sees it: the link itself, a folder holding a `.git` as a submodule's checkout
+function rootItemType(path: string): 'folder' | 'file' | 'symlink' | 'submodule' {
+  const stats = lstatSync(path);
+  if (stats.isSymbolicLink()) return 'symlink';
+  if (!stats.isDirectory()) return 'file';
+  return existsSync(join(path, '.git')) ? 'submodule' : 'folder';
 }
 
 function flatKindOf(path: string): EntryKind | undefined {

@@ -7,7 +7,7 @@ import { ScanError } from '../scan-error.js';
 import { FileStamps, statOrUndefined } from './file-stamps.js';
 import { readFolderRecord, writeFolderRecord, type FolderRecord } from './folder-record.js';
 import { blobOid, readBounded } from './read-bounded.js';
-import { strayPolicies } from './stray-policies.js';
+import { mayBePolicies, rootPolicyStrays, strayPolicies } from './stray-policies.js';
 import { definitionPath, entryKey, type EntryDiff, type RepositorySource, type Snapshot, type ToolEntry } from './source.js';
 
 // files read at once by a snapshot
@@ -90,8 +90,11 @@ export class FolderSource implements RepositorySource {
       commit,
       listEntries: async () => entries,
       strays: async () => {
+        // a root that cannot be listed was refused by the listing above, or is gone since: then nothing is meant as policies
+        const root = await readdir(this.root, { withFileTypes: true }).catch(() => [] as Dirent[]);
+        const atRoot = rootPolicyStrays(root.filter((item) => mayBePolicies(item.name)).map((item) => ({ name: item.name, type: item.isSymbolicLink() ? 'symlink' : !item.isDirectory() ? 'file' : isCheckout(join(this.root, item.name)) ? 'submodule' : 'folder' })));
         const items = await readdir(join(this.root, ENTRY_LAYOUT.policy.folder), { withFileTypes: true }).catch(() => [] as Dirent[]);
-        return strayPolicies(items.map((item) => ({ name: item.name, folder: item.isDirectory() })));
+        return [...atRoot, ...strayPolicies(items.map((item) => ({ name: item.name, folder: item.isDirectory() })))];
       },
       diffEntries: async (since) => (diff && since === diffSince ? diff : undefined),
       ...(diff && diffSince ? { diffBase: diffSince } : {}),
@@ -274,6 +277,11 @@ export class FolderSource implements RepositorySource {
       throw new ScanError('SOURCE_NOT_FOUND', `repository '${this.root}' does not exist; pass --repo with a folder holding tools/, a git repository, or an http(s) URL`);
     }
   }
+}
+
+// a submodule's checkout (its `.git` a file naming the superproject's module, or a folder): what a git registry sees as a submodule
+function isCheckout(folder: string): boolean {
+  return existsSync(join(folder, '.git'));
 }
 
 /** The entries of a listing, each kind's folders in turn, their oids not yet known. */

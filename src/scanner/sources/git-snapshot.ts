@@ -8,7 +8,7 @@ import { ObjectReader } from './object-reader.js';
 import { MAX_OBJECT_BYTES, PackStore, type GitObject } from './pack-store.js';
 import type { DefinitionFile } from '../parse-tool-definition.js';
 import { diffEntryTrees } from './entry-diff.js';
-import { strayPolicies } from './stray-policies.js';
+import { mayBePolicies, rootPolicyStrays, strayPolicies, type RootItem } from './stray-policies.js';
 import { definitionPath, type EntryDiff, type Snapshot, type ToolEntry } from './source.js';
 
 /**
@@ -43,10 +43,9 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
   const objects = new ObjectReader(store.gitdir, store.packs, (oid) => listing.mayBeLoose(oid), MAX_OBJECT_BYTES, fetched);
   // a flat entry (policies/<name>.hdlp) is a blob: its mode says whether it is a symlink
   const flatModes = new Map<string, string>();
-  // what under policies/ a listing found is not read (a listing without a policies/ folder: none)
+  // what a listing found meant as policies but not read: at the root (`policies -> rules`, `Policies/`) and under policies/
   let listedStrays: Diagnostic[] | undefined;
   const listOnce = async (): Promise<ToolEntry[]> => {
-    listedStrays = [];
     const listed = new Map<string, GitObject>();
     const readTree = async (oid: string): Promise<GitObject> => {
       const tree = await objects.read(oid, 'tree');
@@ -55,12 +54,13 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
     };
     const root = await treeItems((await readTree(await treeOf(objects, commit))).content);
     const entriesListed: ToolEntry[] = [];
+    let strays = rootStrays(root);
     for (const kind of ENTRY_KINDS) {
       const { folder: top, file, flat } = ENTRY_LAYOUT[kind];
       const folder = root.find((entry) => entry.name === top && entry.mode === TREE_MODE);
       if (!folder) continue;
       const items = await treeItems((await readTree(folder.oid)).content);
-      if (kind === 'policy') listedStrays = strayPolicies(items.map((item) => ({ name: item.name, folder: item.mode === TREE_MODE })));
+      if (kind === 'policy') strays = strays.concat(strayPolicies(items.map((item) => ({ name: item.name, folder: item.mode === TREE_MODE }))));
       const entries = flat
         ? items.filter((item) => item.mode !== TREE_MODE && item.name.endsWith(file) && item.name.length > file.length).map((item) => {
             flatModes.set(`${kind}/${item.name.slice(0, -file.length)}`, item.mode);
@@ -72,6 +72,7 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
       for (const entry of entries) entriesListed.push(kind === 'tool' ? entry : { kind, ...entry });
     }
     if (store.keepListed) store.listed = listed;
+    listedStrays = strays;
     return entriesListed;
   };
   const diffOnce = async (since: string): Promise<EntryDiff | undefined> => {
@@ -109,9 +110,10 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
   };
   const readStrays = async (): Promise<Diagnostic[]> => {
     const root = await treeItems((await objects.read(await treeOf(objects, commit), 'tree')).content);
+    const strays = rootStrays(root);
     const folder = root.find((entry) => entry.name === ENTRY_LAYOUT.policy.folder && entry.mode === TREE_MODE);
-    if (!folder) return [];
-    return strayPolicies((await treeItems((await objects.read(folder.oid, 'tree')).content)).map((item) => ({ name: item.name, folder: item.mode === TREE_MODE })));
+    if (!folder) return strays;
+    return [...strays, ...strayPolicies((await treeItems((await objects.read(folder.oid, 'tree')).content)).map((item) => ({ name: item.name, folder: item.mode === TREE_MODE })))];
   };
   return {
     commit,
@@ -129,6 +131,12 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
       store.packs?.release();
     },
   };
+}
+
+/** What at the root tree is meant as policies/ but is not a tree named so (a link, a blob, a submodule, `Policies/`): see `rootPolicyStrays`. */
+function rootStrays(root: ReadonlyArray<{ mode: string; name: string }>): Diagnostic[] {
+  const typeOf = (mode: string): RootItem['type'] => (mode === TREE_MODE ? 'folder' : mode === SYMLINK_MODE ? 'symlink' : mode === SUBMODULE_MODE ? 'submodule' : 'file');
+  return rootPolicyStrays(root.filter((item) => mayBePolicies(item.name)).map((item) => ({ name: item.name, type: typeOf(item.mode) })));
 }
 
 /**

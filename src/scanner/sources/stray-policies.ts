@@ -6,6 +6,43 @@ export interface PoliciesItem {
   folder: boolean;
 }
 
+/** One entry at a registry's root, as the layout sees it: a folder, a file, a symbolic link or a git submodule. */
+export interface RootItem {
+  name: string;
+  type: 'folder' | 'file' | 'symlink' | 'submodule';
+}
+
+// `policies` itself, or a name its author may have meant for it: `Policies`, `POLICIES`, `policy`
+const MEANT_AS_POLICIES = /^polic(y|ies)$/i;
+
+/** Whether a name at a registry's root may be meant as its policies/ folder (only such items need be looked at). */
+export function mayBePolicies(name: string): boolean {
+  return MEANT_AS_POLICIES.test(name);
+}
+
+/**
+ * What at a registry's root is meant to hold its policies but is not read (review Q, Q5): only a plain folder named
+ * `policies` is. A `policies` that is a symbolic link (`policies -> rules`), a file or a submodule, and a folder named
+ * `Policies/` or `policy/`, were ignored by a git registry without a word (a folder registry followed the link), so
+ * their denies never applied. Each is an error, which the policy set treats as a broken policy: every call refused
+ * until it is a plain `policies/` folder. A link is refused rather than followed, in every source alike: what it
+ * points to need not be in the repository, nor reviewed with it.
+ */
+export function rootPolicyStrays(items: readonly RootItem[]): Diagnostic[] {
+  const strays: Diagnostic[] = [];
+  const policies = 'policies';
+  for (const { name, type } of items) {
+    if (!MEANT_AS_POLICIES.test(name) || (name === policies && type === 'folder')) continue;
+    const file = type === 'folder' ? `${name}/` : name;
+    const at = { file, line: 1, column: 1, severity: 'error' as const, code: 'POLICY_NOT_READ' as const };
+    if (name !== policies) strays.push({ ...at, message: `${file} is not read: policies are read from policies/<name>.hdlp only (a folder named policies, in lower case), so none of its rules apply; every call is refused until it is renamed to policies/` });
+    else strays.push({ ...at, message: `policies is ${KIND_NAMES[type]}, not a folder, so none of its rules are read: policies are read from a plain policies/ folder of the repository itself; every call is refused until it is one (for a link, put the files it points to in policies/ in its place)` });
+  }
+  return strays;
+}
+
+const KIND_NAMES: Record<RootItem['type'], string> = { folder: 'a folder', file: 'a file', symlink: 'a symbolic link', submodule: 'a git submodule' };
+
 // what reads as a policy its author meant to apply: a folder of them, or a policy file named another way
 const MEANT_AS_POLICY = /\.(hdlp|ya?ml)$/i;
 
