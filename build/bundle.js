@@ -117,8 +117,8 @@ const commonJsNamespaces = {
 const banner = { js: "import { createRequire as __hldpCreateRequire } from 'node:module'; const require = __hldpCreateRequire(import.meta.url);" };
 const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['better-sqlite3'], banner, logLevel: 'warning' };
 
-// the worker threads' own entries (parse-pool.ts and lexicon.ts start them from beside their code), each one file
-const workers = await build({ ...common, entryPoints: { 'parse-worker': 'dist/scanner/parse-worker.js', 'lexicon-worker': 'dist/matcher/lexicon-worker.js' }, entryNames: '[name]-[hash]', outdir: OUT, write: false, plugins: [lazyRequires] });
+// the worker threads' own entries (parse-pool.ts, lexicon.ts and receipt-writer-thread.ts start them from beside their code), each one file
+const workers = await build({ ...common, entryPoints: { 'parse-worker': 'dist/scanner/parse-worker.js', 'lexicon-worker': 'dist/matcher/lexicon-worker.js', 'receipt-writer-worker': 'dist/store/receipt-writer-worker.js' }, entryNames: '[name]-[hash]', outdir: OUT, write: false, plugins: [lazyRequires] });
 for (const file of workers.outputFiles) workerNames.set(`${basename(file.path).replace(/-[A-Z0-9]+\.js$/, '')}.js`, basename(file.path));
 const cli = await build({ ...common, entryPoints: { hldp: 'dist/cli/main.js' }, outdir: OUT, write: false, splitting: true, plugins: [lazyRequires, commonJsNamespaces] });
 for (const hashed of workerNames.values()) {

@@ -1,9 +1,11 @@
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { Receipt } from '../core/index.js';
 import { BatchWriter, type BatchOutcome } from './batch-writer.js';
-import { canonicalReceiptText, chainAfter, ChainVerifier, GENESIS, type ChainRow } from './receipt-chain.js';
+import { receiptAppender } from './receipt-append.js';
+import { canonicalReceiptText, ChainVerifier, GENESIS, type ChainRow } from './receipt-chain.js';
 import { PRUNE_BATCH, prunablePrefix } from './retention.js';
-import { duplicateReceipt, fitInBytes, startedMs, sinceMs, pageOf, searchRowsOf, type PendingReceipt } from './receipt-rows.js';
+import { fitInBytes, startedMs, sinceMs, pageOf, searchRowsOf, type PendingReceipt } from './receipt-rows.js';
+import { isLargeReceipt, type ReceiptWriterThread, type ThreadItem } from './receipt-writer-thread.js';
 import type { ChainLink, ChainReport, PruneResult, ReceiptPage, ReceiptQuery, ReceiptStore, RetentionPolicy } from './store.js';
 
 const VERIFY_PAGE = 5000;
@@ -15,35 +17,35 @@ export class SqliteReceiptStore implements ReceiptStore {
   readonly #database: Database;
   readonly #path: string;
   readonly #now: () => number;
-  readonly #writer: BatchWriter<PendingReceipt>;
-  readonly #insert: Statement;
-  readonly #exists: Statement<[string], { id: string }>;
+  readonly #writer: BatchWriter<ThreadItem>;
+  readonly #append: (batch: PendingReceipt[]) => BatchOutcome;
+  readonly #thread: ReceiptWriterThread | undefined;
   readonly #head: Statement<[], ChainLink>;
-  readonly #setHead: Statement<[number, string]>;
   readonly #checkpoint: Statement<[], ChainLink>;
   readonly #byId: Statement<[string], { body: string }>;
   readonly #byPrefix: Statement<[string, string, number], { body: string }>;
   /** one prepared statement per combination of filters */
   readonly #listings = new Map<string, Statement<Array<string | number>, { body: string }>>();
 
-  constructor(database: Database, options: { path: string; now: () => number }) {
+  /** `thread`: where large receipts are written (a file's store), off this thread's event loop */
+  constructor(database: Database, options: { path: string; now: () => number; thread?: ReceiptWriterThread }) {
     this.#database = database;
     this.#path = options.path;
     this.#now = options.now;
-    this.#insert = database.prepare('INSERT INTO receipts (seq, id, tool, ok, started_ms, body, prev_hash, hash, caller, session) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-    this.#exists = database.prepare('SELECT id FROM receipts WHERE id = ?');
+    this.#thread = options.thread;
+    this.#append = receiptAppender(database);
     this.#head = database.prepare('SELECT seq, hash FROM receipt_chain WHERE id = 1');
-    this.#setHead = database.prepare('UPDATE receipt_chain SET seq = ?, hash = ? WHERE id = 1');
     this.#checkpoint = database.prepare('SELECT seq, hash FROM receipt_checkpoints ORDER BY seq DESC LIMIT 1');
     this.#byId = database.prepare('SELECT body FROM receipts WHERE id = ?');
-    this.#writer = new BatchWriter((batch) => Promise.resolve(this.#append(batch)));
+    this.#writer = new BatchWriter((batch) => this.#write(batch));
     // a range on the unique index of ids: prefix to prefix + the highest character
     this.#byPrefix = database.prepare('SELECT body FROM receipts WHERE id >= ? AND id < ? ORDER BY started_ms DESC, seq DESC LIMIT ?');
   }
 
   async save(receipt: Receipt): Promise<void> {
     const started = startedMs(receipt);
-    await this.#writer.append({ receipt, started, text: canonicalReceiptText(receipt) });
+    // a large receipt's text is made in the writer thread: its canonical text alone held the event loop (16 MB of NULs: 96 MB)
+    await this.#writer.append(this.#thread && isLargeReceipt(receipt) ? { receipt, started } : { receipt, started, text: canonicalReceiptText(receipt) });
   }
 
   /** resolves when every receipt handed to `save` so far is stored or refused */
@@ -51,26 +53,23 @@ export class SqliteReceiptStore implements ReceiptStore {
     return this.#writer.flush();
   }
 
-  /** one IMMEDIATE transaction per batch: other processes sharing the file wait for it, so the chain has one writer at a time */
-  #append(batch: PendingReceipt[]): BatchOutcome {
-    return this.#database
-      .transaction(() => {
-        const seen = new Set<string>();
-        const outcome: BatchOutcome = batch.map(({ receipt }) => {
-          const duplicate = seen.has(receipt.id) || this.#exists.get(receipt.id) !== undefined;
-          seen.add(receipt.id);
-          return duplicate ? duplicateReceipt(receipt.id) : undefined;
-        });
-        const accepted = batch.filter((_item, index) => !outcome[index]);
-        const { rows, head } = chainAfter(this.#head.get() ?? GENESIS, accepted.map((item) => item.text));
-        rows.forEach((row, index) => {
-          const { receipt, started } = accepted[index]!;
-          this.#insert.run(row.seq, receipt.id, receipt.tool, receipt.ok ? 1 : 0, started, row.body, row.prev_hash, row.hash, receipt.caller ?? null, receipt.session ?? null);
-        });
-        this.#setHead.run(head.seq, head.hash);
-        return outcome;
-      })
-      .immediate();
+  /**
+   * A batch with a large receipt goes to the writer thread, any other is appended here (receiptAppender); the
+   * BatchWriter hands over one batch at a time, so the chain keeps the order of the saves either way.
+   */
+  #write(batch: ThreadItem[]): Promise<BatchOutcome> {
+    if (this.#thread && batch.some((item) => item.text === undefined)) return this.#thread.write(batch);
+    try {
+      return Promise.resolve(this.#append(batch as PendingReceipt[]));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Flushes, then ends the writer thread. */
+  async close(): Promise<void> {
+    await this.#writer.flush();
+    await this.#thread?.close();
   }
 
   async get(id: string): Promise<Receipt | undefined> {

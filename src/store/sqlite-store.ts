@@ -7,6 +7,7 @@ import { SqliteApprovalStore } from './sqlite-approvals.js';
 import { SqliteMcpSessionStore } from './sqlite-mcp-sessions.js';
 import { SqliteAgentSessionStore } from './sqlite-agent-sessions.js';
 import { SqliteReceiptStore } from './sqlite-receipts.js';
+import { ReceiptWriterThread, writerThreadAvailable } from './receipt-writer-thread.js';
 import { SqliteRejectionStore } from './sqlite-rejections.js';
 import { SqliteDeploymentSecrets } from './sqlite-secrets.js';
 import { SqliteSignOuts } from './sqlite-sign-outs.js';
@@ -45,7 +46,9 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     throw error;
   }
   const now = options.now ?? Date.now;
-  const receipts = new SqliteReceiptStore(database, { path: options.path, now });
+  // a file's large receipts are written by a thread of their own, on a connection of its own (an in-memory store has no second connection)
+  const thread = options.path !== ':memory:' && writerThreadAvailable() ? new ReceiptWriterThread(options.path) : undefined;
+  const receipts = new SqliteReceiptStore(database, { path: options.path, now, ...(thread ? { thread } : {}) });
   const events = new SqliteEventLog(database);
   return {
     kind: 'sqlite',
@@ -68,7 +71,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       }
     },
     close: async () => {
-      await receipts.flush();
+      await receipts.close();
       await events.flush();
       database.close();
     },

@@ -75,14 +75,14 @@ describe('the CLI', () => {
 });
 
 describe('the bundle', () => {
-  // the scanner and the matcher start their threads from beside their code: in the bundle, from these entries
+  // the scanner, the matcher and the store start their threads from beside their code: in the bundle, from these entries
   // (named by their content: `parse-worker-HASH.js`, so a rebuild never changes a running server's threads)
   const workers = [...new Set(readdirSync(BUNDLE).filter((file) => file.endsWith('.js')).flatMap((file) => [...readFileSync(join(BUNDLE, file), 'utf8').matchAll(/["']\.\/([\w-]+-worker(?:-[A-Z0-9]+)?\.js)["']/g)].map((match) => match[1]!)))];
   const worker = (name: string) => join(BUNDLE, workers.find((file) => file.startsWith(`${name}-`))!);
 
   it('holds every worker entry its code starts beside itself', () => {
     // the kinds of thread: a checkout rebuilt since a worker changed keeps the earlier builds' entries too (build/bundle.js)
-    expect([...new Set(workers.map((file) => file.replace(/-[A-Z0-9]+\.js$/, '.js')))].sort()).toEqual(['lexicon-worker.js', 'parse-worker.js']);
+    expect([...new Set(workers.map((file) => file.replace(/-[A-Z0-9]+\.js$/, '.js')))].sort()).toEqual(['lexicon-worker.js', 'parse-worker.js', 'receipt-writer-worker.js']);
     for (const worker of workers) expect(existsSync(join(BUNDLE, worker))).toBe(true);
   });
 

@@ -1,0 +1,126 @@
+// The longest /healthz wait of a real `hldp serve` while one call's answer is huge, and that server's CPU for it.
+// A shell tool prints `--bytes` of NULs (each `\u0000` in JSON: 16 MB is a 96 MB receipt text) or of `x`
+// (`--char x`), under a cap that keeps it whole; /healthz is polled every 10 ms from this process while the call runs
+// and its answer is read (`--poll-ms 0`: not polled, for the CPU and wall of the call alone). With `--before DIR` (a worktree of the code before, its dist/ built) the two are
+// alternated, `--runs` pairs, and printed side by side.
+// Usage: npx tsx bench/store/huge-receipt.ts [--bytes 16000000] [--char nul|x] [--runs 3] [--before /work/wt-base]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import BetterSqlite3 from 'better-sqlite3';
+
+const { values } = parseArgs({ options: { bytes: { type: 'string', default: '16000000' }, char: { type: 'string', default: 'nul' }, runs: { type: 'string', default: '3' }, before: { type: 'string' }, 'poll-ms': { type: 'string', default: '10' }, profile: { type: 'string' } } });
+const pollMs = Number(values['poll-ms']);
+const bytes = Number(values.bytes);
+const runs = Number(values.runs);
+const sides = [{ name: 'this', bin: resolve('bin/hldp.js') }, ...(values.before ? [{ name: 'before', bin: resolve(values.before, 'bin/hldp.js') }] : [])];
+const script = values.char === 'x' ? `head -c ${bytes} /dev/zero | tr '\\0' x` : `head -c ${bytes} /dev/zero`;
+
+const toolYaml = `name: huge
+display: huge
+intent: prints a huge output
+method: exec
+executor: shell
+params_schema: {}
+shell: { script: "${script}" }
+constraints: { timeout_ms: 600000, max_output_bytes: ${Math.max(65_536, bytes + 1024)} }
+author: BENCH-001
+created: 2026-12-04
+why: the benchmark needs a huge answer
+`;
+
+const ticks = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+};
+
+function stop(child: ChildProcess): Promise<unknown> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  child.kill('SIGTERM');
+  return new Promise((resolveExit) => child.once('exit', resolveExit));
+}
+
+async function serve(bin: string, home: string): Promise<{ child: ChildProcess; url: string }> {
+  const env = { ...process.env, HLDP_CACHE_DIR: join(home, 'cache'), HLDP_DATA_DIR: join(home, 'data'), HLDP_WORKSPACE: join(home, 'ws'), HLDP_LOG_LEVEL: 'warn', HLDP_SANDBOX: 'off', HLDP_MAX_OUTPUT_BYTES: String(Math.max(16 * 1024 * 1024, bytes + 1024)) };
+  const child = spawn(process.execPath, [...(values.profile ? ['--cpu-prof', '--cpu-prof-interval', '500', '--cpu-prof-dir', values.profile] : []), bin, 'serve', '--repo', join(home, 'repo'), '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = / at (http:\/\/[\d.:]+)\n/.exec(stderr);
+      if (match) resolveUrl(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  return { child, url };
+}
+
+async function once(bin: string): Promise<{ longest_wait_ms: number; call_ms: number; server_cpu_ms: number; answer_bytes: number; ok: boolean; cut_bytes: number; stored: boolean; polls: number }> {
+  const home = await mkdtemp(join(tmpdir(), 'hldp-huge-receipt-'));
+  await mkdir(join(home, 'repo/tools/huge'), { recursive: true });
+  await mkdir(join(home, 'ws'));
+  await writeFile(join(home, 'repo/tools/huge/TOOL.hdlp'), toolYaml);
+  const { child, url } = await serve(bin, home);
+  let stoppedServer: Promise<unknown> | undefined;
+  try {
+    const healthz = async (): Promise<number> => {
+      const started = performance.now();
+      await (await fetch(`${url}/healthz`)).text();
+      return performance.now() - started;
+    };
+    await healthz();
+    let done = false;
+    let longest = 0;
+    let polls = 0;
+    const polling = (async () => {
+      while (!done && pollMs > 0) {
+        polls += 1;
+        longest = Math.max(longest, await healthz());
+        await new Promise((resolveTimer) => setTimeout(resolveTimer, pollMs));
+      }
+    })();
+    const cpuBefore = ticks(child.pid!);
+    const started = performance.now();
+    const response = await fetch(`${url}/v1/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tool: 'huge', params: {} }) });
+    // read as it comes; parsed once the polling stopped (this process parsing it would hold up its own polling)
+    const chunks: Buffer[] = [];
+    for await (const chunk of response.body!) chunks.push(Buffer.from(chunk as Uint8Array));
+    const callMs = performance.now() - started;
+    const cpu = (ticks(child.pid!) - cpuBefore) * 10;
+    done = true;
+    await polling;
+    const text = Buffer.concat(chunks).toString();
+    const receipt = JSON.parse(text) as { ok: boolean; cut_bytes: number; id: string; error: string | null };
+    // read from the file once the server stopped: GET /v1/receipts/:id of it would be a stall of its own (left, measured apart)
+    stoppedServer = stop(child);
+    await stoppedServer;
+    const database = new BetterSqlite3(join(home, 'data/receipts.db'), { readonly: true });
+    const row = database.prepare<[string], { bytes: number }>('SELECT octet_length(body) AS bytes FROM receipts WHERE id = ?').get(receipt.id);
+    database.close();
+    const stored = row !== undefined && row.bytes > bytes;
+    return { longest_wait_ms: Math.round(longest), call_ms: Math.round(callMs), server_cpu_ms: cpu, answer_bytes: text.length, ok: receipt.ok, cut_bytes: receipt.cut_bytes, stored, polls };
+  } finally {
+    await (stoppedServer ?? stop(child));
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+console.log(`# huge receipt through hldp serve: ${bytes} bytes of ${values.char}, ${runs} run(s) a side, alternated; load ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${cpus().length} cores`);
+const results = new Map<string, Array<Awaited<ReturnType<typeof once>>>>(sides.map((side) => [side.name, []]));
+for (let run = 0; run < runs; run += 1) {
+  for (const side of run % 2 === 0 ? sides : [...sides].reverse()) {
+    const result = await once(side.bin);
+    results.get(side.name)!.push(result);
+    console.log(JSON.stringify({ side: side.name, run, ...result }));
+  }
+}
+const summary = (name: string, key: 'longest_wait_ms' | 'server_cpu_ms' | 'call_ms'): string => results.get(name)!.map((result) => result[key]).join(' / ');
+console.log(`| measure | ${sides.map((side) => side.name).join(' | ')} |${sides.length === 2 ? ' ratio (this ÷ before, medians) |' : ''}`);
+for (const key of ['longest_wait_ms', 'call_ms', 'server_cpu_ms'] as const) {
+  const median = (name: string): number => [...results.get(name)!.map((result) => result[key])].sort((a, b) => a - b)[Math.floor(runs / 2)]!;
+  console.log(`| ${key} | ${sides.map((side) => summary(side.name, key)).join(' | ')} |${sides.length === 2 ? ` ${(median('this') / median('before')).toFixed(2)} |` : ''}`);
+}
+console.log(`# load after: ${loadavg().map((load) => load.toFixed(1)).join(' ')}`);

@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Receipt } from '../core/index.js';
+import type { BatchOutcome } from './batch-writer.js';
+
+/** A receipt sent to the writer thread: its text when this thread made it, else the thread makes it. */
+export interface ThreadItem {
+  receipt: Receipt;
+  started: number;
+  text?: string;
+}
+
+/** What the store asks its writer thread. */
+export type WriterRequest = { id: number; batch: ThreadItem[]; close?: undefined } | { close: true };
+
+/** The thread's answer to one batch: each item refused (its error) or stored (null), or why the whole batch failed. */
+export type WriterReply = { id: number; refused: Array<{ message: string; code?: string } | null>; error?: undefined } | { id: number; error: string };
+
+// the compiled worker: beside this code in dist/ (tsc's dist/store/, or the CLI's bundle in dist/bundle/, which has
+// an entry of its own for it); from src/ (tests, after the build the test script runs first), tsc's
+const WORKER_PATH = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../../dist/store/receipt-writer-worker.js' : './receipt-writer-worker.js', import.meta.url));
+
+/** Whether the writer thread's code is there to start (a checkout whose dist/ is not built writes in this thread). */
+export function writerThreadAvailable(): boolean {
+  return existsSync(WORKER_PATH);
+}
+
+/**
+ * A worker thread with its own connection to the store's SQLite file (WAL: readers here see what it commits), which
+ * writes large receipts: their canonical text, SHA-256 and the insert of tens of MB held the gateway's event loop for
+ * seconds. Started at its first batch; one batch at a time (the store's BatchWriter sends them in order), so the
+ * chain keeps the order receipts were saved in. It holds the process open only while a batch is in it.
+ */
+export class ReceiptWriterThread {
+  readonly #path: string;
+  #worker: Worker | undefined;
+  #next = 0;
+  readonly #waiting = new Map<number, { resolve: (outcome: BatchOutcome) => void; reject: (error: Error) => void }>();
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  /** Writes one batch in the thread; resolves to each item's outcome, as an in-thread append would. */
+  write(batch: ThreadItem[]): Promise<BatchOutcome> {
+    const worker = this.#started();
+    const id = (this.#next += 1);
+    return new Promise<BatchOutcome>((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      worker.ref();
+      try {
+        worker.postMessage({ id, batch } satisfies WriterRequest);
+      } catch (error) {
+        // a member that cannot be cloned (a function): nothing was sent
+        this.#settled(id);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  }
+
+  /** Ends the thread once what was sent to it is answered (the store flushes first). */
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    if (!worker) return;
+    this.#worker = undefined;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.ref();
+    worker.postMessage({ close: true } satisfies WriterRequest);
+    await exited;
+  }
+
+  #started(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(WORKER_PATH, { workerData: { path: this.#path }, execArgv: [] });
+    worker.unref();
+    worker.on('message', (reply: WriterReply) => {
+      const waiting = this.#settled(reply.id);
+      if (!waiting) return;
+      if (reply.error !== undefined) waiting.reject(new Error(reply.error));
+      else waiting.resolve(reply.refused.map((refusal) => (refusal ? Object.assign(new Error(refusal.message), refusal.code ? { code: refusal.code } : {}) : undefined)));
+    });
+    const lost = (why: string): void => {
+      if (this.#worker === worker) this.#worker = undefined;
+      // a batch in a thread that died may or may not be committed: its callers are told it was not confirmed
+      for (const [id, waiting] of this.#waiting) {
+        this.#waiting.delete(id);
+        waiting.reject(new Error(`the receipt writer thread ${why} before it confirmed the write`));
+      }
+    };
+    worker.on('error', (error) => lost(`failed (${error.message})`));
+    worker.on('exit', (code) => lost(`exited with code ${code}`));
+    this.#worker = worker;
+    return worker;
+  }
+
+  #settled(id: number): { resolve: (outcome: BatchOutcome) => void; reject: (error: Error) => void } | undefined {
+    const waiting = this.#waiting.get(id);
+    this.#waiting.delete(id);
+    if (this.#waiting.size === 0) this.#worker?.unref();
+    return waiting;
+  }
+}
+
+/** Receipts with more text than this (output, stderr, error, params, structured content together) go to the writer thread. */
+export const LARGE_RECEIPT_CHARACTERS = 256 * 1024;
+// a receipt of very many small values costs its canonical text too: counted as large past this many values
+const LARGE_RECEIPT_VALUES = 20_000;
+
+/**
+ * Whether a receipt is large enough to be written in the writer thread: its strings' lengths summed (each in O(1)),
+ * stopping as soon as it is; a small one is written in this thread, where it costs less than a thread's round trip.
+ */
+export function isLargeReceipt(receipt: Receipt): boolean {
+  let characters = 0;
+  let values = 0;
+  const stack: unknown[] = [receipt];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    values += 1;
+    if (typeof value === 'string') characters += value.length;
+    else if (value !== null && typeof value === 'object') {
+      for (const [key, member] of Object.entries(value)) {
+        characters += key.length;
+        stack.push(member);
+      }
+    }
+    if (characters > LARGE_RECEIPT_CHARACTERS || values > LARGE_RECEIPT_VALUES) return true;
+  }
+  return false;
+}
