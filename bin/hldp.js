@@ -1,8 +1,17 @@
 #!/usr/bin/env node
 // The CLI entry: runs the CLI's bundle (dist/bundle/, built by `npm run build`, which `npm ci` runs through the `prepare`
 // script): a few files for Node to read instead of the ~600 modules of dist/ and node_modules (issue #18).
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as bundle from '../dist/bundle/hldp.js';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+// In a checkout (src/ beside bin/), a change to src/ since the last build is built first under npx, and said on
+// stderr otherwise (build/rebuild-if-stale.js; review R, R19); a package installed from the registry has no src/.
+if (existsSync(new URL('../src/', import.meta.url)) && existsSync(new URL('../build/rebuild-if-stale.js', import.meta.url))) {
+  const { rebuildIfStale } = await import('../build/rebuild-if-stale.js');
+  const stop = rebuildIfStale(fileURLToPath(new URL('..', import.meta.url)), { rebuild: process.env.npm_command === 'exec' });
+  if (stop !== undefined) process.exit(stop);
+}
+const bundle = await import('../dist/bundle/hldp.js');
 
 keepBuildWhileRunning(bundle.HLDP_BUILD);
 sayIfNpxRebuilt();
