@@ -31,6 +31,9 @@ export const REPOSITORY_OPTIONS = {
   config: { type: 'string', short: 'c' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
+/** How a usage line shows `REPOSITORY_OPTIONS`. */
+export const REPOSITORY_USAGE = '[--repo R] [--ref REF] [--token T] [--config FILE]';
+
 /** `--json`. */
 export const JSON_OPTION = { json: { type: 'boolean' } } as const satisfies NonNullable<ParseArgsConfig['options']>;
 

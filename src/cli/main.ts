@@ -8,7 +8,13 @@ const PROCESS_IO: CommandIo = { stdout: process.stdout, stderr: process.stderr }
 /** Runs `hldp <command> ...` and resolves to the exit status. */
 export async function main(argv: string[], io: CommandIo = PROCESS_IO): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  // no command at all is a usage error (exit 2, README), the overview on stderr; asked for, it is the answer
+  if (name === undefined) {
+    io.stderr.write(overview());
+    return 2;
+  }
+  if (name === 'help' && rest.length > 0) return main([...rest.slice(0, 1), '--help', ...rest.slice(1)], io);
+  if (name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(overview());
     return 0;
   }
@@ -67,7 +73,7 @@ function overview(): string {
     ...COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
     '',
     'R (--repo) is a folder holding tools/, a local git repository, or an http(s) git URL; default: the embedded native-repo/.',
-    'Run hldp <command> --help for its options.',
+    'Run hldp <command> --help (or hldp help <command>) for its options.',
     '',
   ].join('\n');
 }

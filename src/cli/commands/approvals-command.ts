@@ -1,7 +1,7 @@
 import type { ToolIndex } from '../../core/index.js';
 import type { ApprovalAnswer } from '../../gateway/service/index.js';
 import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
-import { JSON_OPTION, REPOSITORY_OPTIONS, writeJson, writeLines, type Command, type CommandIo } from '../command.js';
+import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeJson, writeLines, type Command, type CommandIo } from '../command.js';
 import { terminalSafe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 
@@ -14,7 +14,7 @@ const STATUSES: readonly string[] = ['pending', 'approved', 'denied', 'expired',
  */
 export const approvalsCommand: Command = {
   name: 'approvals',
-  usage: 'list [--status S|all] | show ID [--wait S] | approve ID [--reason R] | deny ID [--reason R] | cancel ID [--json]',
+  usage: `(list [--status S|all] [--limit N] | show ID [--wait S] | approve ID [--reason R] | deny ID [--reason R] | cancel ID) [--json] ${REPOSITORY_USAGE}`,
   summary: 'the approval queue: list pending requests, show one, approve (runs the call once), deny or cancel; acts as HLDP_TOKEN\'s principal, else local',
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, status: { type: 'string' }, reason: { type: 'string' }, wait: { type: 'string' }, limit: { type: 'string', short: 'n' } },
   maxPositionals: 2,

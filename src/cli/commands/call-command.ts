@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { JSON_OPTION, REPOSITORY_OPTIONS, type Command } from '../command.js';
+import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
 import { parseTimeout, TIMEOUT_OPTION } from '../timeout-option.js';
 
 /** `hldp call`: run a registered tool and print its receipt (the raw output on stdout). */
 export const callCommand: Command = {
   name: 'call',
-  usage: "TOOL [--params JSON|@FILE|-] [--timeout MS] [--repo R] [--json]",
+  usage: `TOOL [--params JSON|@FILE|-] [--timeout MS] ${REPOSITORY_USAGE} [--json]`,
   summary: 'run a registered tool; prints the receipt (exit 0 when it says ok, 3 when it waits for confirmation)',
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, ...TIMEOUT_OPTION, params: { type: 'string', short: 'p' } },
   maxPositionals: 1,

@@ -1,11 +1,11 @@
-import { JSON_OPTION, REPOSITORY_OPTIONS, type Command } from '../command.js';
+import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
 import { parseTimeout, TIMEOUT_OPTION } from '../timeout-option.js';
 
 /** `hldp confirm`: run exactly the call a confirmation token stands for. */
 export const confirmCommand: Command = {
   name: 'confirm',
-  usage: 'TOKEN [--timeout MS] [--repo R] [--json]',
+  usage: `TOKEN [--timeout MS] ${REPOSITORY_USAGE} [--json]`,
   summary: 'run the call that was waiting for confirmation',
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, ...TIMEOUT_OPTION },
   maxPositionals: 1,

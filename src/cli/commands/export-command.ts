@@ -1,10 +1,10 @@
-import { JSON_OPTION, REPOSITORY_OPTIONS, writeJson, writeLines, type Command } from '../command.js';
+import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeJson, writeLines, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
 
 /** `hldp export`: the tools as OpenAI, Anthropic or MCP specs, for agents that call the HTTP API instead of MCP. */
 export const exportCommand: Command = {
   name: 'export',
-  usage: '--format openai|anthropic|mcp [--repo R] [--json]',
+  usage: `--format openai|anthropic|mcp ${REPOSITORY_USAGE} [--json]`,
   summary: "print the tools as function specs for an agent's request (--json adds the table from exported names back to registry names)",
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, format: { type: 'string', short: 'f' } },
   maxPositionals: 0,

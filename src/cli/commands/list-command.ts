@@ -1,11 +1,11 @@
 import { once } from 'node:events';
 import { eachTool, type ToolIndex } from '../../core/index.js';
-import { JSON_OPTION, REPOSITORY_OPTIONS, writeLines, type Command, type CommandIo } from '../command.js';
+import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeLines, type Command, type CommandIo } from '../command.js';
 
 /** `hldp list`: the index, one tool a line (or every definition with --json). */
 export const listCommand: Command = {
   name: 'list',
-  usage: '[--repo R] [--ref REF] [--json]',
+  usage: `${REPOSITORY_USAGE} [--json]`,
   summary: 'list the registered tools',
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION },
   maxPositionals: 0,

@@ -1,10 +1,10 @@
-import { JSON_OPTION, REPOSITORY_OPTIONS, writeJson, writeLines, type Command } from '../command.js';
+import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeJson, writeLines, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
 
 /** `hldp match`: 1-3 candidates for an intent, or `found: false` with a suggestion; never runs anything. */
 export const matchCommand: Command = {
   name: 'match',
-  usage: '"INTENT" [--limit N] [--repo R] [--json]',
+  usage: `"INTENT" [--limit N] ${REPOSITORY_USAGE} [--json]`,
   summary: 'find the tools that fit an intent (never runs them)',
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, limit: { type: 'string', short: 'n' } },
   maxPositionals: 1,

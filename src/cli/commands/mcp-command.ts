@@ -1,4 +1,4 @@
-import { REPOSITORY_OPTIONS, type Command, type CommandIo } from '../command.js';
+import { REPOSITORY_OPTIONS, REPOSITORY_USAGE, type Command, type CommandIo } from '../command.js';
 import type { Gateway } from '../../gateway/service/index.js';
 import { toolCount } from '../../core/index.js';
 import { UsageError } from '../usage-error.js';
@@ -10,7 +10,7 @@ const SECOND_SIGNAL_BOUND_MS = 10_000;
 /** `hldp mcp`: the registry's tools as an MCP server on stdin/stdout; logs go to stderr, stdout is the protocol's. */
 export const mcpCommand: Command = {
   name: 'mcp',
-  usage: '[--repo R] [--ref REF] [--config FILE] [--toolsets a,b] [--as-local]',
+  usage: `${REPOSITORY_USAGE} [--toolsets a,b] [--as-local]`,
   summary: 'serve the tools over MCP on stdin/stdout (for MCP clients; the HTTP endpoint is /mcp in hldp serve); acts for the principal of HLDP_TOKEN, or local (where principals are configured, only with --as-local)',
   options: { ...REPOSITORY_OPTIONS, toolsets: { type: 'string' }, 'as-local': { type: 'boolean' } },
   maxPositionals: 0,

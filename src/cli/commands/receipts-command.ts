@@ -11,7 +11,7 @@ const AMBIGUOUS_SHOWN = 10;
 /** `hldp receipts`: stored receipts, newest first; with an id (or its first 8+ characters), one receipt in full; `verify` walks the hash chain. */
 export const receiptsCommand: Command = {
   name: 'receipts',
-  usage: '[ID|PREFIX | verify] [--failed|--ok|--rejected] [--tool T] [--since ISO] [--limit N] [--offset N] [--json]',
+  usage: '[ID|PREFIX | verify] [--failed|--ok|--rejected] [--tool T] [--since ISO] [--limit N] [--offset N] [--config FILE] [--json]',
   summary: 'read stored receipts, newest first (one in full with its id or its first 8+ characters); --rejected: calls refused before they ran; verify checks their hash chain',
   options: {
     ...JSON_OPTION,

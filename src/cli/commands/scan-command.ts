@@ -1,12 +1,12 @@
 import { once } from 'node:events';
 import { eachTool, formatDiagnostic, toolCount, type ToolIndex } from '../../core/index.js';
-import { JSON_OPTION, REPOSITORY_OPTIONS, writeLines, type Command, type CommandIo } from '../command.js';
+import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeLines, type Command, type CommandIo } from '../command.js';
 import { terminalSafe } from '../terminal-safe.js';
 
 /** `hldp scan`: read every definition and print `{commit, tools, errors}`. */
 export const scanCommand: Command = {
   name: 'scan',
-  usage: '[--repo R] [--ref REF] [--json]',
+  usage: `${REPOSITORY_USAGE} [--json]`,
   summary: 'scan the repository and print {commit, tools, toolsets, skills, errors}; exit 2 when it could not be read (the last index read is printed, marked stale)',
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION },
   maxPositionals: 0,

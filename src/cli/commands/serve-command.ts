@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { GatewayConfig } from '../../config/index.js';
 import { formatDiagnostic, toolCount } from '../../core/index.js';
-import { REPOSITORY_OPTIONS, type Command } from '../command.js';
+import { REPOSITORY_OPTIONS, REPOSITORY_USAGE, type Command } from '../command.js';
 import { terminalSafe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 
@@ -34,7 +34,7 @@ async function sharedDataWarnings(config: GatewayConfig, repository: string): Pr
 /** `hldp serve`: the HTTP API with an embedded gatekeeper, on 127.0.0.1:3900 by default. */
 export const serveCommand: Command = {
   name: 'serve',
-  usage: '[--repo R] [--port P] [--host H] [--config FILE]',
+  usage: `${REPOSITORY_USAGE} [--port P] [--host H]`,
   summary: 'serve the HTTP API (and /mcp) with an embedded gatekeeper on 127.0.0.1:3900',
   options: { ...REPOSITORY_OPTIONS, port: { type: 'string', short: 'p' }, host: { type: 'string' } },
   maxPositionals: 0,

@@ -1,10 +1,10 @@
-import { JSON_OPTION, REPOSITORY_OPTIONS, writeJson, writeLines, type Command } from '../command.js';
+import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeJson, writeLines, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
 
 /** `hldp suggest examples`: request texts to add to tools' examples and aliases, from stored match → call pairs. */
 export const suggestCommand: Command = {
   name: 'suggest',
-  usage: 'examples [--since ISO] [--window MINUTES] [--min N] [--repo R] [--json]',
+  usage: `examples [--since ISO] [--window MINUTES] [--min N] ${REPOSITORY_USAGE} [--json]`,
   summary: 'propose examples/aliases from requests agents matched weakly, then called a tool for (for review; writes nothing)',
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, since: { type: 'string' }, window: { type: 'string' }, min: { type: 'string' } },
   maxPositionals: 1,

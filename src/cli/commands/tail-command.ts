@@ -4,7 +4,7 @@ import { UsageError } from '../usage-error.js';
 /** `hldp tail`: follows a running gateway's event stream (GET /v1/events), failures highlighted, reconnecting where it left off. */
 export const tailCommand: Command = {
   name: 'tail',
-  usage: '[--url URL] [--failures] [--types a,b] [--after ID] [--count N] [--color] [--json]',
+  usage: '[--url URL] [--token T] [--failures] [--types a,b] [--after ID] [--count N] [--color] [--json]',
   summary: "follow a running gateway's events (failures highlighted); resumes where it left off when the connection drops",
   options: {
     ...JSON_OPTION,
