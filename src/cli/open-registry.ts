@@ -1,6 +1,6 @@
 import type { ToolIndex } from '../core/index.js';
 import { Scanner } from '../scanner/index.js';
-import { loadConfig, repositoryOptions, type GatewayConfig } from '../config/index.js';
+import { loadConfig, repositoryOptions, wholeNumber, type GatewayConfig } from '../config/index.js';
 import type { Flags } from './command.js';
 
 /** The config a command runs with: file, environment, then its flags. */
@@ -11,7 +11,8 @@ export function configFromFlags(flags: Flags): GatewayConfig {
       ...(typeof flags.repo === 'string' ? { repo: flags.repo } : {}),
       ...(typeof flags.ref === 'string' ? { ref: flags.ref } : {}),
       ...(typeof flags.token === 'string' ? { token: flags.token } : {}),
-      ...(typeof flags.port === 'string' ? { port: Number(flags.port) } : {}),
+      // checked as HLDP_PORT is, before anything opens: Node's own RangeError came after the store was opened (review R, R6)
+      ...(typeof flags.port === 'string' ? { port: wholeNumber(flags.port, '--port', 65535) } : {}),
       ...(typeof flags.host === 'string' ? { host: flags.host } : {}),
     },
   });

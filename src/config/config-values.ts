@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isLoopback } from '../core/index.js';
 import { runAsSettingProblem, SANDBOX_MODES, type SandboxMode } from '../sandbox/index.js';
-import { ConfigError } from './gateway-config.js';
+import { ConfigError, LOG_LEVELS, type LogLevel } from './gateway-config.js';
 
 /** The environment variable of a named target's field, e.g. `HLDP_GATEKEEPER_BS_SG_001_TOKEN`. */
 export function variable(kind: 'GATEKEEPER' | 'API', name: string, field: 'URL' | 'TOKEN'): string {
@@ -28,8 +28,20 @@ export function sandboxMode(text: string | undefined, key = 'HLDP_SANDBOX'): San
 export function integerFromEnv(env: NodeJS.ProcessEnv, name: string, maximum: number): number | undefined {
   const text = env[name];
   if (text === undefined || text === '') return undefined;
-  if (!/^\d+$/.test(text) || Number(text) > maximum) throw new ConfigError(name, `must be an integer from 0 to ${maximum}, got '${text}'`);
+  return wholeNumber(text, name, maximum);
+}
+
+/** A whole number from 0 to `maximum` written as text (an environment variable, a flag such as `--port`); a `ConfigError` naming `key` otherwise. */
+export function wholeNumber(text: string, key: string, maximum: number): number {
+  if (!/^\d+$/.test(text) || Number(text) > maximum) throw new ConfigError(key, `must be an integer from 0 to ${maximum}, got '${text}'`);
   return Number(text);
+}
+
+/** `HLDP_LOG_LEVEL` as a level; throws naming the levels, as the config file's `log_level` is checked, when it is another word. */
+export function logLevel(text: string | undefined, key = 'HLDP_LOG_LEVEL'): LogLevel | undefined {
+  if (text === undefined || text === '') return undefined;
+  if ((LOG_LEVELS as readonly string[]).includes(text)) return text as LogLevel;
+  throw new ConfigError(key, `must be one of: ${LOG_LEVELS.join(', ')}, got '${text}'`);
 }
 
 /** A path with a leading `~/` read as the user's home folder. */

@@ -65,10 +65,15 @@ export interface GatewayConfig {
   events: { backlog?: number; notifyAttempts?: number; notifyBackoffMs?: number };
   /** outgoing webhooks: who hears of which events (secrets included) */
   notify: NotifyTarget[];
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  logLevel: LogLevel;
   /** the file it was read from, if any */
   file?: string;
 }
+
+/** pino's levels, which `log_level` and `HLDP_LOG_LEVEL` may name. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** One of `LOG_LEVELS`. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** One outgoing webhook: its URL, the event types it is sent, and the secret its body is signed with. */
 export interface NotifyTarget {

@@ -5,7 +5,7 @@ import { defaultCacheDir, MAX_DEFINITION_BYTES, type RepositoryOptions } from '.
 import { DEFAULT_SESSIONS_CONFIG } from '../sessions/index.js';
 import { readConfigFile } from './config-file.js';
 import { forgejoConfig, matcherModelConfig, notifyTarget, principalsOf, retentionConfig, targets } from './config-sections.js';
-import { defined, expandHome, integerFromEnv, isUrl, runAsSetting, sandboxMode, secureCookies, variable } from './config-values.js';
+import { defined, expandHome, integerFromEnv, isUrl, logLevel, runAsSetting, sandboxMode, secureCookies, variable } from './config-values.js';
 import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway-config.js';
 import { mcpServersConfig } from './mcp-servers-config.js';
 import { sandboxSettings } from './sandbox-config.js';
@@ -99,7 +99,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     ...defined('matcherModel', matcherModelConfig(written.matcher?.model, env)),
     events: { ...defined('backlog', written.events?.backlog), ...defined('notifyAttempts', written.events?.notify_attempts), ...defined('notifyBackoffMs', written.events?.notify_backoff_ms) },
     notify: (written.notify ?? []).map((target, index) => notifyTarget(target, index, env)),
-    logLevel: (env.HLDP_LOG_LEVEL as GatewayConfig['logLevel'] | undefined) ?? written.log_level ?? 'info',
+    logLevel: logLevel(env.HLDP_LOG_LEVEL) ?? written.log_level ?? 'info',
     ...defined('file', file ? resolve(file) : undefined),
   };
   config.console.secureCookies = secureCookies(env.HLDP_CONSOLE_SECURE_COOKIES ?? written.console?.secure_cookies ?? 'auto', config.listen.host);

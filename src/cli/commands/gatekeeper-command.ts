@@ -9,8 +9,10 @@ export const gatekeeperCommand: Command = {
   options: { port: { type: 'string', short: 'p' }, host: { type: 'string' }, root: { type: 'string' }, sandbox: { type: 'string' } },
   maxPositionals: 0,
   async run(flags, _positionals, io) {
-    const port = flags.port === undefined ? 3910 : Number(flags.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a number from 0 to 65535');
+    const { logLevel, wholeNumber } = await import('../../config/index.js');
+    // the same checks and messages as a gateway's: HLDP_LOG_LEVEL went to pino unchecked (review R, R6)
+    const port = typeof flags.port === 'string' ? wholeNumber(flags.port, '--port', 65535) : 3910;
+    const level = logLevel(process.env.HLDP_LOG_LEVEL) ?? 'info';
     const host = typeof flags.host === 'string' ? flags.host : '127.0.0.1';
     const token = process.env.HLDP_GATEKEEPER_TOKEN;
     // a standalone gatekeeper runs commands for whoever holds the token: there is always one, and the operator chose it
@@ -23,7 +25,7 @@ export const gatekeeperCommand: Command = {
     const { sandboxMode, OWN_FOLDERS, PACKAGE_ROOT } = await import('../../config/index.js');
     const { sandboxWarnings, workspaceWarnings } = await import('../../gateway/service/index.js');
     const mode = sandboxMode(typeof flags.sandbox === 'string' ? flags.sandbox : undefined, '--sandbox') ?? sandboxMode(process.env.HLDP_SANDBOX) ?? 'auto';
-    const logger = createLogger(process.env.HLDP_LOG_LEVEL ?? 'info');
+    const logger = createLogger(level);
     const root = typeof flags.root === 'string' ? flags.root : process.cwd();
     // probed before it listens: what exec cannot enforce here is said before the first command runs
     // a root gatekeeper runs commands as nobody, or as HLDP_SANDBOX_RUN_AS (a user's name, a uid, or root)

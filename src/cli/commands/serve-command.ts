@@ -3,7 +3,6 @@ import type { GatewayConfig } from '../../config/index.js';
 import { formatDiagnostic, toolCount } from '../../core/index.js';
 import { REPOSITORY_OPTIONS, REPOSITORY_USAGE, type Command } from '../command.js';
 import { terminalSafe } from '../terminal-safe.js';
-import { UsageError } from '../usage-error.js';
 
 // after a second signal, how long the cancelled calls may take to end and store their receipts before the process exits
 // anyway: a cancelled run is killed (SIGTERM, SIGKILL 100 ms later) and its pipes let go within a second
@@ -39,7 +38,6 @@ export const serveCommand: Command = {
   options: { ...REPOSITORY_OPTIONS, port: { type: 'string', short: 'p' }, host: { type: 'string' } },
   maxPositionals: 0,
   async run(flags, _positionals, io) {
-    if (typeof flags.port === 'string' && !/^\d+$/.test(flags.port)) throw new UsageError('--port must be a number from 0 to 65535');
     const { configFromFlags } = await import('../open-registry.js');
     const { createLogger } = await import('../create-logger.js');
     const { packageVersion } = await import('../package-version.js');
