@@ -15,7 +15,10 @@ export interface StdioStreams {
  * the server closes; when `signal` aborts, it closes at once (calls running are cancelled, and their receipts say so).
  * A client gone (stdout closed: EPIPE) is a caller that hung up: the server closes, its calls cancelled, receipts stored.
  */
-export async function serveMcpStdio(gateway: Gateway, options: { streams?: StdioStreams; signal?: AbortSignal; finish?: AbortSignal; toolsets?: readonly string[]; principal?: string } = {}): Promise<void> {
+export async function serveMcpStdio(
+  gateway: Gateway,
+  options: { streams?: StdioStreams; signal?: AbortSignal; finish?: AbortSignal; toolsets?: readonly string[]; principal?: string; onProblem?: (message: string) => void } = {},
+): Promise<void> {
   const { stdin, stdout } = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
   // loaded here, not by the folder's index: `hldp serve` imports the index for /mcp and listens without the SDK (issue #18)
   const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('./create-mcp-server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
@@ -31,6 +34,7 @@ export async function serveMcpStdio(gateway: Gateway, options: { streams?: Stdio
   const transport = new StdioServerTransport(stdin, stdout);
   await server.connect(transport);
   const pending = trackRequests(transport);
+  answerUnreadLines(transport, options.onProblem ?? (() => undefined));
   const close = () => void server.close();
   // the SDK's stdio transport does not watch for the end of stdin: a client that is done ends the server here
   const finish = () => void pending.idle().then(close);
@@ -53,6 +57,26 @@ export async function serveMcpStdio(gateway: Gateway, options: { streams?: Stdio
   // a late write to a closed stdout must not end the process: the command still closes the gateway (its receipts)
   stdout.off('error', gone);
   stdout.on('error', () => undefined);
+}
+
+// what of a line's error is said back: a parser's message may quote the whole line
+const MAX_PROBLEM_CHARACTERS = 200;
+
+/**
+ * A line that is not JSON, or not a JSON-RPC message, was dropped by the SDK without a word (its transport's onerror,
+ * which the server does not handle): a client author debugging a framing bug saw nothing (review R, R7). JSON-RPC's
+ * answer for it is an error with id null: -32700 for a line that is not JSON, -32600 for one that is not a message.
+ * Said on stderr too (`onProblem`), with any other error of the transport.
+ */
+function answerUnreadLines(transport: StdioServerTransport, onProblem: (message: string) => void): void {
+  const report = transport.onerror;
+  transport.onerror = (error: Error) => {
+    report?.(error);
+    const reason = error.message.length > MAX_PROBLEM_CHARACTERS ? `${error.message.slice(0, MAX_PROBLEM_CHARACTERS)}…` : error.message;
+    const unread = error instanceof SyntaxError ? { code: -32700, message: `Parse error: a line that is not JSON was dropped (${reason})` } : error.name === 'ZodError' ? { code: -32600, message: 'Invalid Request: a line that is not a JSON-RPC 2.0 message was dropped' } : undefined;
+    onProblem(unread ? unread.message : `stdio transport: ${reason}`);
+    if (unread) void transport.send({ jsonrpc: '2.0', id: null, error: unread } as unknown as JSONRPCMessage).catch(() => undefined);
+  };
 }
 
 /** Counts requests read but not yet answered, by watching the transport's messages in and out. */

@@ -69,6 +69,32 @@ describe('hldp mcp (stdio)', () => {
     });
   });
 
+  // Review R, R7: a line that is not JSON was dropped without a word — nothing on stdout, nothing on stderr — so a
+  // client author debugging a framing bug saw only silence
+  describe('when the client writes a line that is not JSON, or not a JSON-RPC message', () => {
+    it('answers each with a JSON-RPC error of id null (-32700, -32600), says so on stderr, and goes on serving', async () => {
+      const path = await tempDir();
+      const env = { ...process.env, HLDP_CACHE_DIR: join(path, 'cache'), HLDP_DATA_DIR: join(path, 'data'), HLDP_WORKSPACE: path };
+      const child = track(spawn(process.execPath, [HLDP_BIN, 'mcp'], { env, stdio: ['pipe', 'pipe', 'pipe'] }));
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+      child.stdin.end(`{bad json\n{"hello":"world"}\n${JSON.stringify(initialize)}\n`);
+      const [code] = await exited;
+      expect(code).toBe(0);
+      const messages = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { id: unknown; error?: { code: number; message: string }; result?: unknown });
+      expect(messages).toHaveLength(3);
+      expect(messages[0]).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: a line that is not JSON was dropped \(/) } });
+      expect(messages[1]).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: a line that is not a JSON-RPC 2.0 message was dropped' } });
+      expect(messages[2]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: expect.any(Object) } });
+      expect(stderr).toContain('Parse error: a line that is not JSON was dropped');
+      expect(stderr).toContain('Invalid Request: a line that is not a JSON-RPC 2.0 message was dropped');
+    });
+  });
+
   // Review N, N10: a second SIGTERM (a client's stop, or Ctrl-C twice) ended hldp mcp at once, and the calls it was
   // running left no receipt; a client that went away (its end of stdout closed) ended it with an unhandled EPIPE at
   // the first answer written, leaving no receipt for the calls still running.

@@ -51,7 +51,7 @@ export const mcpCommand: Command = {
       logger.info({ source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: toolCount(gateway.registry.index) }, 'MCP server on stdio');
       // as serve: the client is answered (initialize, tools/list, calls by name) while the search index loads; tool_find waits for it
       gateway.prepareInBackground();
-      await serveMcpStdio(gateway, { finish: finish.signal, principal, ...(toolsets ? { toolsets } : {}) });
+      await serveMcpStdio(gateway, { finish: finish.signal, principal, onProblem: (message) => logger.warn(message), ...(toolsets ? { toolsets } : {}) });
       return 0;
     } finally {
       await scheduler.stop();
