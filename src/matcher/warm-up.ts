@@ -2,9 +2,9 @@ import type { ToolDefinition, ToolSequence } from '../core/index.js';
 import { analyzeWords } from './analyze.js';
 import type { RequestTerms } from './features.js';
 import { measure } from './features.js';
-import { firstStage } from './first-stage.js';
+import { firstStage, type FirstStageHit } from './first-stage.js';
 import { isChineseWord, lexiconSettled } from './lexicon.js';
-import { explainIntent, matchIntent, type IntentEngine } from './match-intent.js';
+import { matchIntent, type IntentEngine } from './match-intent.js';
 import { rankTools } from './rank.js';
 import { readRequest } from './request-words.js';
 import { rulesFor } from './scripts.js';
@@ -38,10 +38,10 @@ const CAPITALISED = /^\p{Lu}\p{Ll}+$/u;
  * Asks the matcher requests made of the registry's own words, as agents word them, before a server says matching is
  * ready: each of a spread of tools' examples and aliases or intent, alone or with values (quoted, a number, a name,
  * the tool's identifier, in typographic quotes), and reversed (a request nothing matches); after the first, a few in
- * other scripts (Chinese, Russian, Japanese, Thai). The first and those are asked a stage at a time first
- * (`stageSteps`), then each step is one request, up to 512 of the registry's or 300 ms of CPU time in its steps, or
- * until four of the last five of the registry's each took over `costlyRequestMs` (4 ms) of CPU; it stops early once a
- * successor has updated the index's shared structures. The answers are dropped: nothing is
+ * other scripts (Chinese, Russian, Japanese, Thai). The first and those are asked a stage at a time (`stageSteps`,
+ * whose last is the whole request), then each step is one request, up to 512 of the registry's or 300 ms of CPU time
+ * in its steps, or until four of the last five of the registry's each took over `costlyRequestMs` (4 ms) of CPU; it
+ * stops early once a successor has updated the index's shared structures. The answers are dropped: nothing is
  * recorded, and the engine (calibration included) is only read. While the Chinese-English dictionary is not read, a
  * text of the registry's with Chinese words is left out and the Chinese request is all quoted (a value is not glossed),
  * so the warm-up never starts the read. Returns how many requests it asked.
@@ -60,6 +60,8 @@ export function* warmUpSteps(engine: IntentEngine, { costlyRequestMs = COSTLY_RE
     if (request.done) break;
     const { text, staged } = request.value;
     if (staged) {
+      // its stages end with the whole answer: it is not asked again (at 100,000 generated tools a cold first stage
+      // over lists of every tool took ~20-25 ms, and the first request ran it five times)
       for (const stage of stageSteps(engine, text)) {
         stage();
         spent += cpuMs() - started;
@@ -68,14 +70,16 @@ export function* warmUpSteps(engine: IntentEngine, { costlyRequestMs = COSTLY_RE
         if (!isCurrent(engine.index)) return asked;
         started = cpuMs();
       }
+      asked += 1;
+      continue;
     }
     const whole = cpuMs();
     matchIntent(engine, text);
     const now = cpuMs();
     spent += now - started;
     asked += 1;
-    // the first request and the other scripts' are asked a stage at a time first: only whole ones of the registry's count
-    if (!staged && costly.push(now - whole > costlyRequestMs) > of) costly.shift();
+    // the first request and the other scripts' are asked a stage at a time: only whole ones of the registry's count
+    if (costly.push(now - whole > costlyRequestMs) > of) costly.shift();
     yield;
   }
   return asked;
@@ -90,7 +94,7 @@ const CHINESE = '我想知道上海目前的天气状况，顺便用摄氏度显
 const OTHER_SCRIPTS = ['открой файл и покажи последние 10 строк', 'さいきんのファイルをみせてください', 'ช่วยค้นหาไฟล์ล่าสุดให้หน่อย'];
 
 // The warm-up's requests: the registry's own (leaving out those with Chinese words while the dictionary is not read),
-// and after its first, those in other scripts; the first and those are asked a stage at a time first
+// and after its first, those in other scripts; the first and those are asked a stage at a time
 function* warmUpRequests(tools: ToolSequence): Generator<{ text: string; staged: boolean }, void, void> {
   let first = true;
   for (const text of warmUpTexts(tools, MAX_REQUESTS)) {
@@ -114,8 +118,10 @@ export function stageSteps(engine: IntentEngine, text: string): Array<() => unkn
   const { index, ranking } = engine;
   let request: RequestTerms | undefined;
   const read = (): RequestTerms => (request ??= readRequest(index, text, ranking.valueWeight));
-  const terms = (): Array<{ term: string; weight: number; word: number }> =>
-    read().words.flatMap((word, at) => word.terms.map((term) => ({ term, weight: 1, word: at })));
+  // each stage's work is done once: the next stage takes what it needs of it, and the whole ranking then runs on code
+  // the stages before compiled, not again from cold code
+  let hits: FirstStageHit[] | undefined;
+  const first = (): FirstStageHit[] => (hits ??= firstStage(index, ranking, read().words.flatMap((word, at) => word.terms.map((term) => ({ term, weight: 1, word: at })))));
   return [
     // the script rules: the stop lists read
     () => rulesFor(text),
@@ -126,18 +132,18 @@ export function stageSteps(engine: IntentEngine, text: string): Array<() => unkn
     // the request's words, their rarity and (when read) their Chinese senses
     read,
     // the first stage's postings
-    () => firstStage(index, ranking, terms()),
+    first,
     // the re-rank's features of one tool
     () => {
-      const hit = firstStage(index, ranking, terms())[0];
+      const hit = first()[0];
       return hit === undefined ? undefined : measure(index, hit.position, read(), 1);
     },
     // the whole ranking
     () => rankTools(index, ranking, text),
-    // the decision and the evidence
-    () => explainIntent(engine, text),
     // what a found: false answer suggests: the slug of a tool to write
     () => missingToolSuggestion(text),
+    // the whole answer, its decision and evidence among it
+    () => matchIntent(engine, text),
   ];
 }
 
