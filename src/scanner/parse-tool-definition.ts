@@ -9,15 +9,12 @@ import {
   type ArgvTemplate,
   type ShellSpec,
 } from '../core/index.js';
-import { normaliseParamsSchema } from './params-schema.js';
-import { checkExecutorMethod } from './executor-method-check.js';
+import { checkContents, checkContentsBeside, type ProblemReporter } from './content-checks.js';
 import { strayExecutorBlocks } from './executor-blocks.js';
-import { ceilingWarnings, checkSandbox, refusedSandboxPaths, runsProcesses } from './sandbox-checks.js';
-import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptPlaceholders, checkScriptVariables, checkTemplates } from './template-checks.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { reservedNameProblems } from './reserved-names.js';
 import { checkToolShape } from './tool-schema.js';
-import { definitionText, guardParse, readYamlMapping, type ParseOptions } from './yaml-mapping.js';
+import { definitionText, guardParse, hasErrors, readYamlMapping, type ParseOptions } from './yaml-mapping.js';
 import type { Locator, Position } from './yaml-locator.js';
 
 /** One `TOOL.hdlp` (or `TOOLSET.hdlp`, `SKILL.md`) as read from a source. */
@@ -63,9 +60,12 @@ export function parseToolDefinition(file: DefinitionFile, options: ParseOptions 
 
 function validateDefinition(file: DefinitionFile, value: Record<string, unknown>, locator: Locator, options: ParseOptions): ParsedDefinition {
   const diagnostics: Diagnostic[] = [];
-  const report = (code: DiagnosticCode, problem: SchemaProblem, severity: Diagnostic['severity'] = 'error'): void => {
+  // where each error is, so that the checks past the shape can run beside them over the rest
+  const errorPaths: Array<Array<string | number>> = [];
+  const report: ProblemReporter = (code, problem, severity = 'error') => {
     const { line, column } = locator.locate(problem.path, problem.atKey);
     diagnostics.push({ file: file.path, line, column, severity, code, message: problem.message });
+    if (severity === 'error') errorPaths.push(problem.path);
   };
   for (const problem of checkToolShape(value)) report('SCHEMA_VIOLATION', problem);
   for (const problem of strayExecutorBlocks(value)) report('SCHEMA_VIOLATION', problem);
@@ -89,30 +89,14 @@ function validateDefinition(file: DefinitionFile, value: Record<string, unknown>
       message: `'constraints.max_timeout_ms' (${constraints.max_timeout_ms}) is below timeout_ms (${timeoutMs}): the longest deadline a call may ask for cannot be shorter than the default one`,
     });
   }
-  if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return { tool: null, diagnostics };
-
-  const params = normaliseParamsSchema(value.params_schema as Record<string, unknown>);
-  for (const problem of params.problems) report('INVALID_PARAMS_SCHEMA', problem);
-  for (const problem of params.patternProblems) report('UNSUPPORTED_PATTERN', problem);
-  for (const problem of checkTemplates(value, params.schema)) report('UNKNOWN_PLACEHOLDER', problem);
-  for (const problem of checkEnvironment(value)) report('UNSAFE_ENV_VARIABLE', problem);
-  for (const problem of checkArgvFillable(value, params.schema)) report('UNFILLABLE_TEMPLATE', problem);
-  for (const problem of checkOptionLikeArguments(value, params.schema)) report('OPTION_LIKE_ARGUMENT', problem, 'warning');
-  for (const problem of checkScriptVariables(value, params.schema)) report('SHARED_SCRIPT_VARIABLE', problem, 'warning');
-  for (const problem of checkScriptPlaceholders(value, params.schema)) report('SCRIPT_PLACEHOLDER', problem);
-  for (const problem of checkExecutorMethod(value)) report('UNKNOWN_METHOD', problem, problem.severity);
-  const sandbox = checkSandbox(value);
-  for (const problem of sandbox.errors) report('INVALID_SANDBOX', problem);
-  for (const problem of sandbox.warnings) report('SANDBOX_IGNORED', problem, 'warning');
-  if (options.sandboxCeiling && sandbox.sandbox) {
-    for (const problem of ceilingWarnings(sandbox.sandbox, options.sandboxCeiling)) report('BEYOND_SANDBOX_CEILING', problem, 'warning');
+  if (hasErrors(diagnostics)) {
+    checkContentsBeside(value, errorPaths, report, options);
+    return { tool: null, diagnostics };
   }
-  if (options.sandboxPathRefusal && sandbox.sandbox?.filesystem && runsProcesses(value)) {
-    for (const problem of refusedSandboxPaths(sandbox.sandbox.filesystem, options.sandboxPathRefusal)) report('REFUSED_SANDBOX_PATH', problem);
-  }
-  if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return { tool: null, diagnostics };
-  const tool = toDefinition(file, value, params.schema);
-  if (sandbox.sandbox) tool.sandbox = sandbox.sandbox;
+  const checked = checkContents(value, report, options);
+  if (hasErrors(diagnostics)) return { tool: null, diagnostics };
+  const tool = toDefinition(file, value, checked.paramsSchema ?? {});
+  if (checked.sandbox) tool.sandbox = checked.sandbox;
   return { tool, diagnostics, namePosition: locator.locate(['name']) };
 }
 

@@ -141,7 +141,7 @@ why: 铸渊需要通过gatekeeper执行服务器命令。这是所有系统操�
   describe('when the definition is broken', () => {
     it.each([
       ['not YAML', 'name: demo\ndisplay: [unclosed\nintent: x\n', 'YAML_SYNTAX', 3, /Flow sequence/],
-      ['a duplicate key', 'name: demo\nname: other\n', 'YAML_SYNTAX', 2, /unique/],
+      ['a duplicate key', 'name: demo\nname: other\n', 'YAML_SYNTAX', 2, /key 'name' is written twice in one mapping \(first at line 1\): keep one/],
       ['a scalar document', 'just some text', 'SCHEMA_VIOLATION', 1, /must be a YAML mapping/],
       ['an unknown field', makeToolYaml('demo') + 'colour: red\n', 'SCHEMA_VIOLATION', 10, /unknown field 'colour'; allowed: name, display/],
       ['a missing why', makeToolYaml('demo').replace(/^why:.*\n/m, ''), 'SCHEMA_VIOLATION', 1, /missing required field 'why'/],

@@ -1,0 +1,77 @@
+import type { DeclaredSandbox, Diagnostic, DiagnosticCode, JsonSchema } from '../core/index.js';
+import { checkExecutorMethod } from './executor-method-check.js';
+import { normaliseParamsSchema } from './params-schema.js';
+import { ceilingWarnings, checkSandbox, refusedSandboxPaths, runsProcesses } from './sandbox-checks.js';
+import type { SchemaProblem } from './shape-checker.js';
+import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptPlaceholders, checkScriptVariables, checkTemplates } from './template-checks.js';
+import type { ParseOptions } from './yaml-mapping.js';
+
+/** Adds a problem of a definition as a located diagnostic. */
+export type ProblemReporter = (code: DiagnosticCode, problem: SchemaProblem, severity?: Diagnostic['severity']) => void;
+
+/**
+ * The checks of a tool's contents past its shape: its params schema, the templates and variables that use it, its
+ * method and its sandbox. `value` holds only fields whose shape is right; without `params_schema` the checks that
+ * read it are left out.
+ */
+export function checkContents(value: Record<string, unknown>, report: ProblemReporter, options: ParseOptions): { paramsSchema?: JsonSchema; sandbox?: DeclaredSandbox } {
+  const params = value.params_schema === undefined ? undefined : normaliseParamsSchema(value.params_schema as Record<string, unknown>);
+  if (params) {
+    for (const problem of params.problems) report('INVALID_PARAMS_SCHEMA', problem);
+    for (const problem of params.patternProblems) report('UNSUPPORTED_PATTERN', problem);
+    for (const problem of checkTemplates(value, params.schema)) report('UNKNOWN_PLACEHOLDER', problem);
+  }
+  for (const problem of checkEnvironment(value)) report('UNSAFE_ENV_VARIABLE', problem);
+  if (params) {
+    for (const problem of checkArgvFillable(value, params.schema)) report('UNFILLABLE_TEMPLATE', problem);
+    for (const problem of checkOptionLikeArguments(value, params.schema)) report('OPTION_LIKE_ARGUMENT', problem, 'warning');
+    for (const problem of checkScriptVariables(value, params.schema)) report('SHARED_SCRIPT_VARIABLE', problem, 'warning');
+    for (const problem of checkScriptPlaceholders(value, params.schema)) report('SCRIPT_PLACEHOLDER', problem);
+  }
+  for (const problem of checkExecutorMethod(value)) report('UNKNOWN_METHOD', problem, problem.severity);
+  const sandbox = checkSandbox(value);
+  for (const problem of sandbox.errors) report('INVALID_SANDBOX', problem);
+  for (const problem of sandbox.warnings) report('SANDBOX_IGNORED', problem, 'warning');
+  if (options.sandboxCeiling && sandbox.sandbox) {
+    for (const problem of ceilingWarnings(sandbox.sandbox, options.sandboxCeiling)) report('BEYOND_SANDBOX_CEILING', problem, 'warning');
+  }
+  if (options.sandboxPathRefusal && sandbox.sandbox?.filesystem && runsProcesses(value)) {
+    for (const problem of refusedSandboxPaths(sandbox.sandbox.filesystem, options.sandboxPathRefusal)) report('REFUSED_SANDBOX_PATH', problem);
+  }
+  return { ...(params ? { paramsSchema: params.schema } : {}), ...(sandbox.sandbox ? { sandbox: sandbox.sandbox } : {}) };
+}
+
+/**
+ * A definition whose shape is wrong somewhere, checked on anyway so that its author sees every independent problem at
+ * once, not one batch per fix (review R, R5): the checks run over the fields no error was found in, a problem inside
+ * one already reported is not told twice, and a check that trips over a malformed part adds nothing.
+ */
+export function checkContentsBeside(value: Record<string, unknown>, errorPaths: ReadonlyArray<ReadonlyArray<string | number>>, report: ProblemReporter, options: ParseOptions): void {
+  const broken = new Set(errorPaths.filter((path) => path.length > 0).map((path) => String(path[0])));
+  // a sandbox is judged by the executor and method it runs under
+  if (broken.has('executor') || broken.has('method')) broken.add('sandbox');
+  const sound = Object.fromEntries(Object.entries(value).filter(([key]) => !broken.has(key) || (key === 'params_schema' && isReadableParamsSchema(value.params_schema))));
+  const reportNew: ProblemReporter = (code, problem, severity) => {
+    if (errorPaths.some((path) => path.length > 0 && isWithin(problem.path, path))) return;
+    report(code, problem, severity);
+  };
+  try {
+    checkContents(sound, reportNew, options);
+  } catch {
+    // the definition is refused already; its other problems are told once its shape is right
+  }
+}
+
+// a params schema with a wrong keyword is still read for what it declares: a mapping (of mappings, in the shorthand)
+function isReadableParamsSchema(schema: unknown): boolean {
+  if (!isMapping(schema)) return false;
+  return schema.type === 'object' || Object.values(schema).every(isMapping);
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isWithin(path: ReadonlyArray<string | number>, ancestor: ReadonlyArray<string | number>): boolean {
+  return ancestor.length <= path.length && ancestor.every((key, index) => String(key) === String(path[index]));
+}
