@@ -3,8 +3,14 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /** What an HTTP MCP server's answer may hold: one JSON-RPC message, or one event of its event stream. */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
+/** A call's bound on its answer, and whether the call is over (its answer came, or it failed or was cancelled). */
+interface CallBound {
+  readonly maxBytes: number;
+  over: boolean;
+}
+
 /** The bound of the answers to the requests made within `withAnswerBound`, below the server's own. */
-const callBounds = new AsyncLocalStorage<number>();
+const callBounds = new AsyncLocalStorage<CallBound>();
 
 /**
  * Runs `send` with the answers to the requests it makes (a `tools/call`) bounded to `maxBytes`, where the server's
@@ -12,8 +18,13 @@ const callBounds = new AsyncLocalStorage<number>();
  * parsed before it was cut, 394 MB of the gateway's peak RSS and 20.8 s (review O, O14). The bound follows the
  * request through the SDK's awaits to the fetch that sends it.
  */
-export function withAnswerBound<T>(maxBytes: number, send: () => Promise<T>): Promise<T> {
-  return callBounds.run(maxBytes, send);
+export async function withAnswerBound<T>(maxBytes: number, send: () => Promise<T>): Promise<T> {
+  const bound: CallBound = { maxBytes, over: false };
+  try {
+    return await callBounds.run(bound, send);
+  } finally {
+    bound.over = true;
+  }
 }
 
 /** What the fetch tells its connection about the event streams answering requests. */
@@ -59,11 +70,24 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
   let exchanges = 0;
   /** the POSTs that ask nothing (answers to the server's requests — the gateway declares no capability but ping's —, notifications) still waiting */
   const telling = new Set<AbortController>();
+  /** the bounded requests sent and not yet over: what a stream no request owns (the standalone GET, a resumption) may carry the answer to */
+  const inFlight = new Map<Id, CallBound>();
+  // a stream no request owns is held to the largest bound of the calls in flight (the server's own with none): an
+  // answer the server sent there, not on its POST, was held only to the server's 64 MiB (review Q, Q6)
+  const sharedBound = (): number => {
+    let largest: number | undefined;
+    for (const [id, call] of inFlight) {
+      if (call.over) inFlight.delete(id);
+      else largest = Math.max(largest ?? 0, call.maxBytes);
+    }
+    return largest === undefined ? maxBytes : Math.min(largest, maxBytes);
+  };
   return async (input, init) => {
     const { request, cancelled } = outgoing(init?.body);
     if (cancelled !== undefined) {
       open.get(cancelled)?.abort(new Error('the call was cancelled'));
       open.delete(cancelled);
+      inFlight.delete(cancelled);
       // what the gateway was still telling the server goes with the call: a server that took answers to its pings and
       // never replied kept their sockets for ANSWER_POST_TIMEOUT_MS after the call's receipt (review K, K15)
       for (const told of telling) told.abort(new Error('the call was cancelled'));
@@ -80,6 +104,11 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
     };
     const own = request === undefined ? undefined : new AbortController();
     if (own) open.set(request!, own);
+    const callBound = request === undefined ? undefined : callBounds.getStore();
+    if (callBound !== undefined) {
+      for (const [id, call] of inFlight) if (call.over) inFlight.delete(id);
+      inFlight.set(request!, callBound);
+    }
     const tells = !own && init?.method === 'POST' && cancelled === undefined ? new AbortController() : undefined;
     if (tells) telling.add(tells);
     const forget = (): void => {
@@ -100,10 +129,10 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
       forget();
       return response;
     }
-    // a request's answer is held to its call's bound; what the server sends on its own, to the server's
-    const callBound = request === undefined ? undefined : callBounds.getStore();
-    const bound = callBound === undefined ? maxBytes : Math.min(callBound, maxBytes);
-    const events = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream') ? new EventBound(bound) : undefined;
+    // a request's answer is held to its call's bound; what the server sends on its own, to the calls' in flight as it
+    // arrives (to the server's with none)
+    const boundNow = request !== undefined ? (): number => (callBound === undefined ? maxBytes : Math.min(callBound.maxBytes, maxBytes)) : sharedBound;
+    const events = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream') ? new EventBound(maxBytes) : undefined;
     let counted = 0;
     const end = (reason: string): void => {
       forget();
@@ -141,10 +170,14 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
           end('ended');
           return controller.close();
         }
-        if (events ? events.over(next.value) : (counted += next.value.byteLength) > bound) {
+        const bound = boundNow();
+        if (events ? events.over(next.value, bound) : (counted += next.value.byteLength) > bound) {
           const seen = events ? '' : ` (${counted} bytes arrived before it was dropped)`;
-          const error = new Error(`an answer from the MCP server is larger than ${bound} bytes${events ? ' in one event' : ''}${bound < maxBytes ? ', the most a call of its tool may receive' : ''}${seen}`);
+          const most = bound >= maxBytes ? '' : request !== undefined ? ', the most a call of its tool may receive' : ', the most any call in flight on this server may receive (on a stream no request of it owns)';
+          const error = new Error(`an answer from the MCP server is larger than ${bound} bytes${events ? ' in one event' : ''}${most}${seen}`);
           end(`was dropped: ${error.message}`);
+          // the answer that stream held may have been any call's in flight: each fails now rather than at its deadline
+          if (request === undefined && bound < maxBytes) for (const id of inFlight.keys()) ends.onEnded?.(id, `was dropped: ${error.message}`);
           reader.cancel(error).catch(() => undefined);
           throw error;
         }
@@ -215,10 +248,10 @@ export class EventBound {
 
   constructor(private readonly maxBytes: number) {}
 
-  /** Whether `chunk` takes an event past the bound (checked at each byte: a blank line later in it must not hide one). */
-  over(chunk: Uint8Array): boolean {
+  /** Whether `chunk` takes an event past the bound, or past `maxBytes` when given (checked at each byte: a blank line later in it must not hide one). */
+  over(chunk: Uint8Array, maxBytes = this.maxBytes): boolean {
     for (const byte of chunk) {
-      if (++this.#counted > this.maxBytes) return true;
+      if (++this.#counted > maxBytes) return true;
       // a line ends at CRLF, LF or a lone CR (as the SDK's parser reads it): a stream of CR-only lines was one endless
       // event here, dropped at the bound though each of its events was small (review O, O12)
       const afterCr = this.#afterCr;
