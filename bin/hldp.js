@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 // stderr otherwise (build/rebuild-if-stale.js; review R, R19); a package installed from the registry has no src/.
 if (existsSync(new URL('../src/', import.meta.url)) && existsSync(new URL('../build/rebuild-if-stale.js', import.meta.url))) {
   const { rebuildIfStale } = await import('../build/rebuild-if-stale.js');
-  const stop = rebuildIfStale(fileURLToPath(new URL('..', import.meta.url)), { rebuild: process.env.npm_command === 'exec' });
+  // built only when npx (npm exec) runs hldp itself: not for a CLI a test started under `npx vitest`, which inherits npm_command
+  const byNpx = process.env.npm_command === 'exec' && /^'?hldp'?(\s|$)/.test(process.env.npm_lifecycle_script ?? '');
+  const stop = rebuildIfStale(fileURLToPath(new URL('..', import.meta.url)), { rebuild: byNpx });
   if (stop !== undefined) process.exit(stop);
 }
 const bundle = await import('../dist/bundle/hldp.js');
