@@ -43,9 +43,9 @@ export const approvalsCommand: Command = {
         return 0;
       }
       if (action === 'show') {
-        if (!(await gateway.approvals.get(id!, principal))) return missing(io, id!, principal.name);
+        if (!(await gateway.approvals.get(id!, principal))) return missing(io, id!, principal.name, json);
         const waited = await gateway.approvals.wait(id!, wait * 1000);
-        if (!waited) return missing(io, id!, principal.name);
+        if (!waited) return missing(io, id!, principal.name, json);
         const state = { ...waited, approval: shown(waited.approval) };
         if (json) writeJson(io, state);
         else writeLines(io.stdout, [detail(state.approval), ...(state.receipt ? [`receipt ${state.receipt.id}: ${state.receipt.ok ? 'ok' : (state.receipt.code ?? 'failed')}`] : [])]);
@@ -104,7 +104,10 @@ function detail(record: ApprovalRecord): string {
     .join('\n');
 }
 
-function missing(io: CommandIo, id: string, principal: string): number {
-  io.stderr.write(`no approval request '${id}' that '${principal}' may see\n`);
+// --json answers on stdout whatever the outcome, as GET /v1/approvals/:id does (review R, R21)
+function missing(io: CommandIo, id: string, principal: string, json: boolean): number {
+  const message = `no approval request '${id}' that '${principal}' may see`;
+  if (json) writeJson(io, { code: 'APPROVAL_NOT_FOUND', error: message });
+  io.stderr.write(`${message}\n`);
   return 1;
 }

@@ -23,6 +23,8 @@ export const importCommand: Command = {
     const only = (flags.tool as unknown as string[] | undefined) ?? [];
     const report = await importMcpTools({ flags, server, out: typeof flags.out === 'string' ? flags.out : 'tools', only, force: flags.force === true });
     if (!report.ok) {
+      // --json answers on stdout whatever the outcome (review R, R21)
+      if (flags.json) writeJson(io, { code: 'IMPORT_FAILED', error: report.message });
       io.stderr.write(`hldp import: ${report.message}\n`);
       return 1;
     }

@@ -77,7 +77,10 @@ async function showOne(receipts: ReceiptStore, id: string, io: CommandIo, json: 
   if (!receipt && id.length >= SHORTEST_PREFIX && receipts.findByPrefix) {
     const matches = await receipts.findByPrefix(id, AMBIGUOUS_SHOWN + 1);
     if (matches.length > 1) {
-      io.stderr.write(`'${id}' starts ${matches.length > AMBIGUOUS_SHOWN ? `more than ${AMBIGUOUS_SHOWN}` : matches.length} receipts; give more of the id:\n`);
+      const message = `'${id}' starts ${matches.length > AMBIGUOUS_SHOWN ? `more than ${AMBIGUOUS_SHOWN}` : matches.length} receipts; give more of the id`;
+      // --json answers on stdout whatever the outcome: a script piping it to jq got empty input (review R, R21)
+      if (json) writeJson(io, { code: 'AMBIGUOUS_RECEIPT_PREFIX', error: message, matches: matches.slice(0, AMBIGUOUS_SHOWN).map((match) => match.id) });
+      io.stderr.write(`${message}:\n`);
       writeLines(io.stderr, matches.slice(0, AMBIGUOUS_SHOWN).map((match) => terminalSafe(`  ${match.id}  ${match.started_at}  ${summaryLine(match)}`)));
       return 1;
     }
@@ -85,6 +88,7 @@ async function showOne(receipts: ReceiptStore, id: string, io: CommandIo, json: 
   }
   if (!receipt) {
     const hint = id.length < SHORTEST_PREFIX ? `; give the whole id or at least its first ${SHORTEST_PREFIX} characters` : '';
+    if (json) writeJson(io, { code: 'RECEIPT_NOT_FOUND', error: `no receipt '${id}' in ${database}${hint}` });
     io.stderr.write(`no receipt '${id}' in ${database}${hint}\n`);
     return 1;
   }
