@@ -65,10 +65,15 @@ export interface McpCallOptions {
    */
   idempotent?: boolean;
   /**
-   * the most bytes the server's answer may take (an HTTP server's JSON answer, or one event of its stream): a JSON-RPC
-   * answer cannot be cut and still be parsed, so past it the call fails; tied to the tool's cap (`mcpAnswerBound`)
+   * the most bytes the server's answer may take (an HTTP server's JSON answer, or one event of its stream) once its long
+   * strings are cut (`answerCutter`): past it the call fails; tied to the tool's cap (`mcpAnswerBound`)
    */
   maxAnswerBytes?: number;
+  /**
+   * makes, for each attempt of the call, what cuts the long strings of an HTTP server's answer as it arrives (a
+   * JsonStringCutter), so that an answer past `maxAnswerBytes` on the wire is read and cut, not failed
+   */
+  answerCutter?: () => { push(chunk: Uint8Array): Uint8Array };
 }
 
 /** What calling an MCP server came to: its answer, or why there is none (a JSON-RPC error, a server that will not start). */

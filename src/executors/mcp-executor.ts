@@ -3,6 +3,7 @@ import { boundBytes } from './bounded-output.js';
 import { startDeadline } from './deadline.js';
 import type { ExecutionContext, McpToolAnswer } from './execution-context.js';
 import { boundedFailure, elapsedSince, failedResult } from './execution-result.js';
+import { JsonStringCutter } from './json-string-cutter.js';
 import type { Params } from './params.js';
 
 /**
@@ -26,8 +27,9 @@ function blockText(block: McpToolAnswer['content'][number]): string {
 const ANSWER_ENVELOPE_BYTES = 1024 * 1024;
 
 /**
- * The most bytes an MCP server's answer to a tool capped at `cap` may take: its text as JSON, every byte escaped
- * (`\u0000` is 6), twice over (`structuredContent` may repeat it), and the envelope. Past it the answer is not read on.
+ * The most bytes an MCP server's answer to a tool capped at `cap` may take once its long strings are cut (each at most
+ * `cap` bytes of text): its text as JSON, every byte escaped (`\u0000` is 6), twice over (`structuredContent` may repeat
+ * it), and the envelope. Past it the answer is not read on.
  */
 function mcpAnswerBound(cap: number): number {
   return 12 * cap + ANSWER_ENVELOPE_BYTES;
@@ -47,6 +49,9 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
   }
   const { timeout_ms: timeoutMs, max_output_bytes: cap } = tool.constraints;
   const deadline = startDeadline(timeoutMs, context.signal);
+  // a string longer on the wire than a text of `cap` bytes can be (all escapes) is cut as it arrives: an answer past
+  // the bound was a failed call (MCP_ERROR), where every other executor's over-cap output is a receipt, cut
+  let cutter: JsonStringCutter | undefined;
   let outcome;
   try {
     outcome = await context.mcpServers.callTool(tool.mcp.server, tool.mcp.tool, params, {
@@ -54,6 +59,7 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
       timeoutMs,
       idempotent: tool.mcp.idempotent === true,
       maxAnswerBytes: mcpAnswerBound(cap),
+      answerCutter: () => (cutter = new JsonStringCutter(cap, 6 * cap)),
       ...(context.onProgress ? { onProgress: context.onProgress } : {}),
     });
   } finally {
@@ -70,6 +76,8 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
   if (!outcome.ok) return withNotes(boundedFailure(outcome.code, outcome.message, cap, start), notes);
   const { answer } = outcome;
   const text = boundBytes(answerText(answer), cap);
+  // what the cutter left out counts as the cap's cut; its markers are not the tool's bytes
+  const cuts = cutter?.cuts ?? { cutBytes: 0, markerBytes: 0 };
   const { note, ...structured } = structuredPart(answer.structuredContent);
   const failed = answer.isError === true;
   return {
@@ -81,8 +89,8 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
     exit_code: null,
     signal: null,
     timed_out: false,
-    output_bytes: text.totalBytes,
-    cut_bytes: text.cutBytes,
+    output_bytes: text.totalBytes - cuts.markerBytes + cuts.cutBytes,
+    cut_bytes: text.cutBytes + cuts.cutBytes,
     duration_ms: elapsedSince(start),
     ...structured,
   };

@@ -3,9 +3,16 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /** What an HTTP MCP server's answer may hold: one JSON-RPC message, or one event of its event stream. */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
-/** A call's bound on its answer, and whether the call is over (its answer came, or it failed or was cancelled). */
+/** What cuts the long strings of an answer as it streams by (the executors' JsonStringCutter). */
+export interface AnswerCutter {
+  /** the bytes to hand on for `chunk` */
+  push(chunk: Uint8Array): Uint8Array;
+}
+
+/** A call's bound on its answer, what cuts its long strings, and whether the call is over (its answer came, or it failed or was cancelled). */
 interface CallBound {
   readonly maxBytes: number;
+  readonly cutter?: AnswerCutter;
   over: boolean;
 }
 
@@ -16,10 +23,11 @@ const callBounds = new AsyncLocalStorage<CallBound>();
  * Runs `send` with the answers to the requests it makes (a `tools/call`) bounded to `maxBytes`, where the server's
  * bound (MAX_ANSWER_BYTES) is for any answer: a tool capped at 64 KiB had its server's 60 MiB answer read whole and
  * parsed before it was cut, 394 MB of the gateway's peak RSS and 20.8 s (review O, O14). The bound follows the
- * request through the SDK's awaits to the fetch that sends it.
+ * request through the SDK's awaits to the fetch that sends it. With a `cutter`, the answer's long strings are cut as
+ * they arrive and the bound holds what is left: an answer of any length within the call's deadline is read.
  */
-export async function withAnswerBound<T>(maxBytes: number, send: () => Promise<T>): Promise<T> {
-  const bound: CallBound = { maxBytes, over: false };
+export async function withAnswerBound<T>(maxBytes: number, send: () => Promise<T>, cutter?: AnswerCutter): Promise<T> {
+  const bound: CallBound = cutter ? { maxBytes, cutter, over: false } : { maxBytes, over: false };
   try {
     return await callBounds.run(bound, send);
   } finally {
@@ -133,6 +141,8 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
     // arrives (to the server's with none)
     const boundNow = request !== undefined ? (): number => (callBound === undefined ? maxBytes : Math.min(callBound.maxBytes, maxBytes)) : sharedBound;
     const events = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream') ? new EventBound(maxBytes) : undefined;
+    // a request's answer has its call's cutter; a stream no request owns is not cut (it may carry any call's answer)
+    const cutter = request !== undefined ? callBound?.cutter : undefined;
     let counted = 0;
     const end = (reason: string): void => {
       forget();
@@ -160,18 +170,24 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
           return;
         }
         let next: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          next = await reader.read();
-        } catch (error) {
-          end(`failed (${error instanceof Error ? error.message : String(error)})`);
-          throw error;
-        }
-        if (next.done) {
-          end('ended');
-          return controller.close();
-        }
+        let value: Uint8Array;
+        // a long string being cut hands on nothing until it ends: read on (a pull that enqueues nothing is not called again)
+        do {
+          try {
+            next = await reader.read();
+          } catch (error) {
+            end(`failed (${error instanceof Error ? error.message : String(error)})`);
+            throw error;
+          }
+          if (next.done) {
+            end('ended');
+            return controller.close();
+          }
+          value = cutter ? cutter.push(next.value) : next.value;
+          if (value.byteLength === 0) await aTurnOfTheLoop();
+        } while (value.byteLength === 0);
         const bound = boundNow();
-        if (events ? events.over(next.value, bound) : (counted += next.value.byteLength) > bound) {
+        if (events ? events.over(value, bound) : (counted += value.byteLength) > bound) {
           const seen = events ? '' : ` (${counted} bytes arrived before it was dropped)`;
           const most = bound >= maxBytes ? '' : request !== undefined ? ', the most a call of its tool may receive' : ', the most any call in flight on this server may receive (on a stream no request of it owns)';
           const error = new Error(`an answer from the MCP server is larger than ${bound} bytes${events ? ' in one event' : ''}${most}${seen}`);
@@ -181,8 +197,8 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
           reader.cancel(error).catch(() => undefined);
           throw error;
         }
-        controller.enqueue(next.value.subarray(0, PIECE_BYTES));
-        if (next.value.byteLength > PIECE_BYTES) rest = next.value.subarray(PIECE_BYTES);
+        controller.enqueue(value.subarray(0, PIECE_BYTES));
+        if (value.byteLength > PIECE_BYTES) rest = value.subarray(PIECE_BYTES);
       },
       cancel(reason) {
         forget();

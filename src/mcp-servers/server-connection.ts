@@ -83,7 +83,7 @@ export class ServerConnection {
               timeout: options.timeoutMs + SDK_TIMEOUT_SLACK_MS,
               ...(options.onProgress ? { onprogress: ({ progress, total, message }) => options.onProgress!({ progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }) } : {}),
             });
-          const result = (await (options.maxAnswerBytes === undefined ? call() : withAnswerBound(options.maxAnswerBytes, call))) as CallToolResult;
+          const result = (await (options.maxAnswerBytes === undefined ? call() : withAnswerBound(options.maxAnswerBytes, call, options.answerCutter?.()))) as CallToolResult;
           return { ok: true, answer: { content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), ...(result.isError ? { isError: true } : {}) }, notes };
         } catch (error) {
           // a call that ends without its answer says what the server sent meanwhile (review K, K15: a flood of pings)
