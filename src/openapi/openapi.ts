@@ -256,7 +256,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
             { name: 'X-Forgejo-Event', in: 'header', schema: { type: 'string' } },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
-          responses: { '202': answer('accepted', 'WebhookAccepted'), '401': answer('missing or wrong signature', 'Error'), '404': answer('webhooks are off: no webhook secret configured', 'Error'), '413': errors['413'] },
+          responses: { '202': answer('accepted', 'WebhookAccepted'), '400': answer('a signed body that is not a JSON object (MALFORMED_JSON, INVALID_REQUEST): the webhook\'s content type is not application/json', 'Error'), '401': answer('missing or wrong signature', 'Error'), '404': answer('webhooks are off: no webhook secret configured', 'Error'), '413': errors['413'] },
         },
       },
       '/v1/openapi.json': { get: { operationId: 'openApi', summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },

@@ -23,6 +23,13 @@ export function webhookRouter(options: { secret: string | undefined; maxBodyByte
       response.status(401).json({ code: 'BAD_SIGNATURE', error: 'missing or wrong X-Forgejo-Signature: it must be the hex HMAC-SHA256 of the raw body with the webhook secret' });
       return;
     }
+    // signed, so the sender holds the secret: a body that is not a JSON object is a misconfigured webhook (Forgejo's
+    // form-encoded content type), told so rather than accepted and rescanned for (review R, R1)
+    const problem = payloadProblem(body);
+    if (problem) {
+      response.status(400).json(problem);
+      return;
+    }
     const event = request.get('x-forgejo-event') ?? request.get('x-gitea-event') ?? 'push';
     // the delivery id is outside the signature: kept only as an id looks (Forgejo sends a UUID), since it goes into the
     // announcement the other instances get (PostgreSQL's NOTIFY refuses a payload past ~8,000 bytes) and the logs
@@ -41,6 +48,24 @@ export function webhookRouter(options: { secret: string | undefined; maxBodyByte
 }
 
 const DELIVERY_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+const CONTENT_TYPE_FIX = "in the webhook's settings, choose POST Content Type application/json";
+
+// why a signed body is not a webhook's payload: not JSON, not an object, or a ref or commit that is not a string
+function payloadProblem(body: Buffer): { code: 'MALFORMED_JSON' | 'INVALID_REQUEST'; error: string } | undefined {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    return { code: 'MALFORMED_JSON', error: `the webhook's body is not JSON (${(error as Error).message.slice(0, 200)}): ${CONTENT_TYPE_FIX}` };
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return { code: 'INVALID_REQUEST', error: `the webhook's body must be a JSON object (Forgejo's event payload), got ${Array.isArray(payload) ? 'an array' : payload === null ? 'null' : `a ${typeof payload}`}: ${CONTENT_TYPE_FIX}` };
+  for (const field of ['ref', 'after'] as const) {
+    const value = (payload as Record<string, unknown>)[field];
+    if (value !== undefined && typeof value !== 'string') return { code: 'INVALID_REQUEST', error: `the webhook's '${field}' must be a string (a push names its branch and commit), got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}` };
+  }
+  return undefined;
+}
 
 // the branch and commit a push names (signed, so read; still only a hint the scanner checks against the branch's head)
 function pushOf(body: Buffer): PushHint | undefined {
