@@ -23,4 +23,5 @@ export { openInsideRoot, pathOfHandle, type OpenInsideRootOptions } from './root
 export { describeError, elapsedSince, failedResult, succeededResult } from './execution-result.js';
 export { redactSecrets, redactValue, REDACTED } from './redact.js';
 export { apiUrlVariable } from './hldp-api-executor.js';
+export { fillTemplate } from './argv-template.js';
 export { GATEKEEPER_SLACK_MS } from './gatekeeper-executor.js';

@@ -27,15 +27,16 @@ export type PolicyDecision =
  * decides; with none, a tool with `constraints.require_confirm` waits for a confirmation its caller may give
  * itself (today's confirm flow), and any other runs. A broken policy denies. `roots` is where the tool's relative
  * paths land (its root as configured and resolved), so that a glob judges the path the tool will reach; none when
- * the gateway does not know, and then a path it cannot judge matches a deny or approve rule and no allow rule; a
- * shell tool with its own `cwd` cannot have a relative path judged at all.
+ * the gateway does not know, and then a path it cannot judge matches a deny or approve rule and no allow rule. A
+ * shell tool with its own `cwd` opens a relative path there: `cwd` is that folder as the call fills it (relative to
+ * the root, or absolute); without it, such a tool's relative paths cannot be judged at all.
  */
-export function decidePolicy(index: ToolIndex, tool: ToolDefinition, params: Record<string, unknown>, caller: Principal, roots: readonly string[] = []): PolicyDecision {
+export function decidePolicy(index: ToolIndex, tool: ToolDefinition, params: Record<string, unknown>, caller: Principal, roots: readonly string[] = [], cwd?: string): PolicyDecision {
   const set = PolicySet.of(index);
   const broken = set.brokenReason;
   if (broken) return { kind: 'deny', reason: broken };
-  // a shell tool with its own cwd opens a relative path there, wherever a param points it: none can be judged (review Q, Q9)
-  const ownCwd = tool.executor === 'shell' && tool.shell?.cwd !== undefined;
+  // a shell tool with its own cwd opens a relative path there, wherever a param points it: unplaced, none can be judged (review Q, Q9)
+  const ownCwd = tool.executor === 'shell' && tool.shell?.cwd !== undefined ? (cwd ?? null) : undefined;
   for (const compiled of set.rulesFor(tool)) {
     if (compiled.callers && !passesGate(compiled.callers, caller)) continue;
     if (!compiled.conditions.every(([param, test]) => test(Object.hasOwn(params, param) ? params[param] : undefined, roots, ownCwd))) continue;

@@ -8,10 +8,12 @@ import { resolvedRootedPath, rootedPath, type RootedPath } from './rooted-path.j
 /**
  * Tests one param value (undefined when the call lacks it); a glob reads it as a path under `roots`, the
  * tool's root (see {@link rootedPath}), none when the gateway does not know where the tool's paths land.
- * `ownCwd`: the tool runs in a working directory of its own (a shell tool's `cwd`, which a param may name), so a
- * relative path lands where the gateway cannot tell and cannot be judged, even against a relative glob (review Q, Q9).
+ * `cwd`: where the tool opens a relative path, when it runs in a working directory of its own (a shell tool's `cwd`,
+ * which a param may name): relative to the root or absolute, and a relative path is read as `<cwd>/<path>`, so
+ * `{path: key, dir: secrets}` under `cwd: "{dir}"` is `secrets/key`; `null` when the gateway cannot place it, and
+ * then a relative path cannot be judged, even against a relative glob (review Q, Q9).
  */
-export type ValueTest = (value: unknown, roots?: readonly string[], ownCwd?: boolean) => boolean;
+export type ValueTest = (value: unknown, roots?: readonly string[], cwd?: string | null) => boolean;
 
 /**
  * How a condition reads values that could go either way, chosen so that the call gets the stricter decision:
@@ -20,7 +22,8 @@ export type ValueTest = (value: unknown, roots?: readonly string[], ownCwd?: boo
  * when any scalar inside it matches — elements, nested values, keys — or always when it is too deep to read, dot
  * files included, a path that cannot be judged always). A path cannot be judged when it climbs
  * out of the tool's root, or is absolute outside it, or when the gateway does not know the root and the glob
- * and the path are not both relative or both absolute, or when it is relative and the tool has its own cwd.
+ * and the path are not both relative or both absolute, or when it is relative and the tool has its own cwd that
+ * the gateway cannot place.
  */
 export type ConditionMode = 'strict' | 'broad';
 
@@ -31,7 +34,7 @@ export function modeOf(decision: PolicyDecisionKind): ConditionMode {
 
 /** Compiles one param condition once: globs by picomatch, regexes by RE2 (linear time, found anywhere in the text). */
 export function compileCondition(condition: ParamCondition, mode: ConditionMode): ValueTest {
-  const tests: Array<(scalar: string | number | boolean, roots: readonly string[], ownCwd: boolean) => boolean> = [];
+  const tests: Array<(scalar: string | number | boolean, roots: readonly string[], cwd: string | null | undefined) => boolean> = [];
   if (condition.glob !== undefined) {
     const globs = Array.isArray(condition.glob) ? condition.glob : [condition.glob];
     // an absolute glob judges the path's absolute form, a relative one its form relative to the tool's root
@@ -43,14 +46,16 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
         // every name of one file: a glob written against either spelling of the root judges it
         return path.absolute.length === 0 ? mode === 'broad' : path.absolute.some((name) => matches(name));
       });
-    tests.push((scalar, roots, ownCwd) => {
+    tests.push((scalar, roots, cwd) => {
       if (typeof scalar !== 'string') return false;
-      // a relative path of a tool with its own cwd: `{path: key, dir: secrets}` is secrets/key, which its spelling hides
-      if (ownCwd && !posix.isAbsolute(scalar)) return judge({ relative: undefined, absolute: [] });
-      const path = rootedPath(scalar, roots);
+      // a relative path of a tool with its own cwd lands there: `{path: key, dir: secrets}` is secrets/key, which its
+      // spelling hides; joined as spelt, so that a symlink in the cwd before a `..` in the path resolves as the kernel's
+      const placed = cwd === undefined || posix.isAbsolute(scalar) ? scalar : cwd === null ? undefined : `${cwd}/${scalar}`;
+      if (placed === undefined) return judge({ relative: undefined, absolute: [] });
+      const path = rootedPath(placed, roots);
       if (roots.length === 0) return judge(path);
       // the path as spelt and where its symlinks lead: deny and approve rules match either, allow rules need both
-      const real = resolvedRootedPath(scalar, path, roots);
+      const real = resolvedRootedPath(placed, path, roots);
       return mode === 'broad' ? judge(path) || judge(real) : judge(path) && judge(real);
     });
   }
@@ -62,8 +67,8 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
     const values = Array.isArray(condition.equals) ? condition.equals : [condition.equals];
     tests.push((scalar) => values.includes(scalar));
   }
-  return (value, roots = [], ownCwd = false) => {
-    const scalarTest = (scalar: unknown): boolean => isScalar(scalar) && tests.every((test) => test(scalar, roots, ownCwd));
+  return (value, roots = [], cwd = undefined) => {
+    const scalarTest = (scalar: unknown): boolean => isScalar(scalar) && tests.every((test) => test(scalar, roots, cwd));
     if (mode === 'broad') return isScalar(value) ? scalarTest(value) : anyScalarInside(value, scalarTest);
     if (Array.isArray(value)) return value.length > 0 && value.every(scalarTest);
     return scalarTest(value);

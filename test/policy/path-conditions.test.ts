@@ -127,15 +127,21 @@ describe('a deny rule with a path glob', () => {
     expect((await call('public/../public/notes')).body).toMatchObject({ ok: true, output: 'hello\n' });
   });
 
-  it('denies a relative path of a shell tool whose cwd a param names, which it cannot judge (review Q, Q9)', async () => {
+  it('judges a relative path of a shell tool whose cwd a param names where the program opens it (review Q, Q9)', async () => {
     const call = (params: Record<string, string>) => api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'catd', params } });
     expect((await call({ path: 'secrets/key' })).body).toMatchObject({ ok: false, code: 'DENIED', output: '' });
     const moved = await call({ path: 'key', dir: 'secrets' });
     expect(moved.body).toMatchObject({ ok: false, code: 'DENIED', output: '', error: expect.stringContaining('never read secrets (policies/guard.hdlp:') });
     expect(JSON.stringify(moved.body)).not.toContain('TOP-SECRET');
-    // fail-closed: a relative glob judges no path of this tool, outside it or absolute (its root is unknown too)
-    expect((await call({ path: 'notes', dir: 'public' })).body).toMatchObject({ ok: false, code: 'DENIED', output: '' });
-    expect((await call({ path: `${realWorkspace}/public/notes` })).body).toMatchObject({ ok: false, code: 'DENIED', output: '' });
+    // the cwd spelt another way, through a symlink, or with a `..` after a symlink in it: resolved as the kernel does
+    for (const params of [{ path: 'key', dir: 'public/../secrets' }, { path: 'key', dir: 'link' }, { path: '../key', dir: 'sub' }, { path: 'key', dir: `${realWorkspace}/secrets` }]) {
+      const answer = await call(params);
+      expect(answer.body, JSON.stringify(params)).toMatchObject({ ok: false, code: 'DENIED', output: '' });
+      expect(JSON.stringify(answer.body)).not.toContain('TOP-SECRET');
+    }
+    // what the rule does not cover still runs, relative to the cwd or absolute
+    expect((await call({ path: 'notes', dir: 'public' })).body).toMatchObject({ ok: true, output: 'hello\n' });
+    expect((await call({ path: `${realWorkspace}/public/notes`, dir: 'secrets' })).body).toMatchObject({ ok: true, output: 'hello\n' });
   });
 
   it('denies a path that leaves the root, which it cannot judge', async () => {
@@ -174,12 +180,17 @@ describe('an allow rule with a path glob', () => {
     expect(direct.body).toMatchObject({ tool: 'touchf', approval: null });
   });
 
-  it('does not allow a relative path of a shell tool whose cwd a param names: a person is asked (review Q, Q9)', async () => {
+  it('judges a relative path of a shell tool whose cwd a param names where the program opens it (review Q, Q9)', async () => {
     const call = (params: Record<string, string>) => api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'touchd', params } });
     const moved = await call({ path: 'agent/planted', dir: 'secrets' });
     expect(moved.status).toBe(202);
     expect(moved.body).toMatchObject({ status: 'approval_required' });
     await expect(stat(join(workspace, 'secrets', 'agent', 'planted'))).rejects.toThrow(/ENOENT/);
+    // inside the allow rule's glob once placed in the cwd: it runs at once
+    const inside = await call({ path: 'made-in-cwd', dir: 'agent' });
+    expect(inside.status).toBe(200);
+    expect(inside.body).toMatchObject({ tool: 'touchd', ok: true, approval: null });
+    await stat(join(workspace, 'agent', 'made-in-cwd'));
   });
 
   it('does not let a write that climbs out through it', async () => {

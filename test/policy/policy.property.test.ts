@@ -142,6 +142,32 @@ describe('a glob condition under a tool root', () => {
     }
   });
 
+  it('judges a relative path of a tool with its own cwd where the program opens it, the cwd spelt any way (review Q, Q9): a real folder', () => {
+    const root = mkdtempSync(join(tmpdir(), 'hldp-rooted-'));
+    try {
+      mkdirSync(join(root, 'secrets', 'sub'), { recursive: true });
+      mkdirSync(join(root, 'public'));
+      symlinkSync('secrets/sub', join(root, 'l'));
+      symlinkSync('secrets', join(root, 's'));
+      const deny = compileCondition({ glob: 'secrets/**' }, 'broad');
+      const allow = compileCondition({ glob: 'public/**' }, 'strict');
+      const intoSecrets = fc.constantFrom('secrets', './secrets/', 'public/../secrets', 'l/..', 's', 'secrets/sub', `${root}/secrets`, `${root}/l/..`);
+      const intoPublic = fc.constantFrom('public', './public', 'secrets/../public', `${root}/public`, `${root}/secrets/sub/../../public`);
+      fc.assert(fc.property(fc.array(name, { minLength: 1, maxLength: 3 }), intoSecrets, intoPublic, (parts, secretCwd, publicCwd) => {
+        const path = parts.join('/');
+        expect(deny(path, [root], secretCwd)).toBe(true);
+        expect(allow(path, [root], secretCwd)).toBe(false);
+        expect(deny(path, [root], publicCwd)).toBe(false);
+        expect(allow(path, [root], publicCwd)).toBe(!parts.some((part) => part.startsWith('.')));
+        // a cwd the gateway cannot place: no relative path can be judged
+        expect(deny(path, [root], null)).toBe(true);
+        expect(allow(path, [root], null)).toBe(false);
+      }), { numRuns: 200 });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('catches a path outside the root for approve and deny, never for allow', () => {
     const strict = compileCondition({ glob: 'secrets/**' }, 'strict');
     const broad = compileCondition({ glob: 'secrets/**' }, 'broad');

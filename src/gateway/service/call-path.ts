@@ -8,6 +8,7 @@ import type { CallAsked, CallOptions, CallRequest, CallStep, GatewayObserver } f
 import type { LaterWrites } from './later-writes.js';
 import { storeDown, type ReceiptKeeper } from './receipt-keeper.js';
 import type { Registry } from './registry-swap.js';
+import type { PathPlace } from './execution-targets.js';
 
 /** What the call path takes from the gateway around it. */
 export interface CallPathParts {
@@ -23,8 +24,8 @@ export interface CallPathParts {
   maxCallTimeoutMs: number;
   /** how many calls one caller may have running at once */
   maxCallsInFlightPerCaller: number;
-  /** where a tool's relative paths land, for the policy's path conditions (none when unknown) */
-  pathRoots: (tool: ToolDefinition) => readonly string[];
+  /** where a call's relative paths land, for the policy's path conditions (no root when unknown) */
+  pathPlace: (tool: ToolDefinition, params: Record<string, unknown>) => PathPlace;
 }
 
 /**
@@ -153,7 +154,8 @@ export class CallPath {
     const deadline = chooseDeadline(tool, request.timeoutMs, this.parts.maxCallTimeoutMs);
     if (!deadline.ok) return deadline.outcome;
     const caller = this.parts.principal(request.caller);
-    const decision = decidePolicy(registry.index, tool, data, caller, this.parts.pathRoots(tool));
+    const place = this.parts.pathPlace(tool, data);
+    const decision = decidePolicy(registry.index, tool, data, caller, place.roots, place.cwd);
     const session = request.session?.id ?? null;
     switch (decision.kind) {
       case 'allow':

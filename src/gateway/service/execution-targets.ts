@@ -2,7 +2,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { ToolDefinition } from '../../core/index.js';
-import { secretsOf, type ApiTarget, type ExecutionContext } from '../../executors/index.js';
+import { fillTemplate, secretsOf, type ApiTarget, type ExecutionContext } from '../../executors/index.js';
 import { startGatekeeper, type RunningGatekeeper } from '../../gatekeeper/index.js';
 import { McpServerPool } from '../../mcp-servers/index.js';
 import { createSandbox, type Sandbox, type SandboxStatus } from '../../sandbox/index.js';
@@ -11,6 +11,12 @@ import { sandboxWarnings, workspaceWarnings } from './sandbox-warnings.js';
 
 // how the gateway introduces itself to the MCP servers it calls
 const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** Where a call's relative paths land: its root's names, and a shell tool's own working directory (see {@link ExecutionTargets.pathPlace}). */
+export interface PathPlace {
+  roots: readonly string[];
+  cwd?: string;
+}
 
 /** The executors' context for this gateway, with the embedded gatekeeper started the first time a tool needs it. */
 export class ExecutionTargets {
@@ -50,16 +56,20 @@ export class ExecutionTargets {
   }
 
   /**
-   * Where a tool's relative paths land, as configured and with symlinks resolved: the workspace for the embedded
-   * gatekeeper's methods and for shell tools that run in it; none where the gateway cannot know (another
-   * gatekeeper's root, a shell tool's own cwd, a remote API), and the policy then judges paths it cannot place strictly.
+   * Where a call's relative paths land, as configured and with symlinks resolved: the workspace for the embedded
+   * gatekeeper's methods and for shell tools, with a shell tool's own `cwd` as this call fills it (as the shell
+   * executor does: a cwd whose placeholders have no value is the root); no root where the gateway cannot know
+   * (another gatekeeper's root, a remote API), and the policy then judges paths it cannot place strictly.
    */
-  pathRoots(tool: ToolDefinition): readonly string[] {
+  pathPlace(tool: ToolDefinition, params: Record<string, unknown>): PathPlace {
     const embedded = tool.executor === 'gatekeeper' && (tool.gatekeeper?.target ?? 'default') === 'default' && this.embedsGatekeeper;
-    const shellAtRoot = tool.executor === 'shell' && tool.shell?.cwd === undefined;
-    if (!embedded && !shellAtRoot) return [];
+    const shell = tool.executor === 'shell';
+    if (!embedded && !shell) return { roots: [] };
     this.workspaceRoots ??= rootsOf(this.config.workspaceRoot);
-    return this.workspaceRoots;
+    const template = shell ? tool.shell?.cwd : undefined;
+    if (template === undefined) return { roots: this.workspaceRoots };
+    const filled = fillTemplate(template, params);
+    return { roots: this.workspaceRoots, cwd: filled.ok ? filled.text : '.' };
   }
 
   /** The context for one call; `needsGatekeeper` starts the embedded gatekeeper if it is the target. */

@@ -89,7 +89,7 @@ export class Gateway {
     this.observers.push(eventObserver(this.events, index, () => targets.configuredSecrets()));
     this.principals = new Principals(config.principals);
     targets.learnSecrets(() => this.principals.authenticatedTokens());
-    this.calls = new CallPath({ registry: () => this.registries.current, keeper: this.keeper, later: this.later, approvals: () => this.approvals, principal: (name) => this.principal(name), observers: this.observers, maxCallTimeoutMs: config.maxCallTimeoutMs, maxCallsInFlightPerCaller: config.maxCallsInFlightPerCaller, pathRoots: (tool) => targets.pathRoots(tool) });
+    this.calls = new CallPath({ registry: () => this.registries.current, keeper: this.keeper, later: this.later, approvals: () => this.approvals, principal: (name) => this.principal(name), observers: this.observers, maxCallTimeoutMs: config.maxCallTimeoutMs, maxCallsInFlightPerCaller: config.maxCallsInFlightPerCaller, pathPlace: (tool, params) => targets.pathPlace(tool, params) });
     this.approvals = new ApprovalDesk({
       registry: () => this.registries.current,
       store,
@@ -196,7 +196,8 @@ export class Gateway {
   private callerProblem(registry: Registry, tool: ToolDefinition, caller: string, params: Record<string, unknown>): string | undefined {
     const decision = this.sessions.decideCall(undefined, tool.name, 'tool_call', caller);
     if (decision.kind === 'refuse') return decision.visibility.reason;
-    const policy = decidePolicy(registry.index, tool, params, this.principal(caller), this.targets.pathRoots(tool));
+    const place = this.targets.pathPlace(tool, params);
+    const policy = decidePolicy(registry.index, tool, params, this.principal(caller), place.roots, place.cwd);
     return policy.kind === 'deny' ? policy.reason : undefined;
   }
 
