@@ -19,6 +19,7 @@ export { formatDiagnostic, type Diagnostic, type DiagnosticCode } from './diagno
 export { RESERVED_TOOL_NAMES } from './reserved-tool-names.js';
 export { fairEvictee } from './fair-eviction.js';
 export { loadOnce } from './load-once.js';
+export { deadlineSignal, type DeadlineSignal } from './deadline-signal.js';
 export { markPatchedFrom, takePatchedFrom } from './previous-scan.js';
 export {
   compareToolNames,

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { deadlineSignal } from '../core/index.js';
 import type { EventHub } from './event-hub.js';
 import { isFailure, type HldpEvent } from './event-types.js';
 
@@ -117,6 +118,8 @@ export class Notifier {
     const attempts = this.#options.attempts ?? 6;
     let reason = '';
     for (let attempt = 1; attempt <= attempts; attempt += 1) {
+      // the attempt's deadline covers the answer's body too: a receiver that streams without end is cut at it (review S, S1)
+      const deadline = deadlineSignal(this.#options.timeoutMs ?? 10_000, this.#stop.signal);
       try {
         const response = await fetch(target.url, {
           method: 'POST',
@@ -130,9 +133,10 @@ export class Notifier {
             'x-hldp-attempt': String(attempt),
             ...(signature ? { 'x-hldp-signature': signature, 'x-hub-signature-256': `sha256=${signature}` } : {}),
           },
-          signal: AbortSignal.any([this.#stop.signal, AbortSignal.timeout(this.#options.timeoutMs ?? 10_000)]),
+          signal: deadline.signal,
         });
-        await response.arrayBuffer().catch(() => undefined);
+        // what a receiver answers is not read: at most a little of it, so that its connection can serve the next delivery
+        await drainSome(response, ANSWER_READ_BYTES);
         if (response.status >= 200 && response.status < 300) {
           this.#options.delivered?.(target, event, attempt);
           return;
@@ -143,6 +147,8 @@ export class Notifier {
       } catch (error) {
         if (this.#stop.signal.aborted) return;
         reason = (error as Error).message;
+      } finally {
+        deadline.dispose();
       }
       if (attempt < attempts) {
         const base = (this.#options.backoffMs ?? 1000) * 2 ** (attempt - 1);
@@ -153,5 +159,24 @@ export class Notifier {
       }
     }
     this.#options.failedForGood?.(target, event, reason);
+  }
+}
+
+/** How much of a receiver's answer is read before its body is cancelled. */
+const ANSWER_READ_BYTES = 64 * 1024;
+
+/** Reads at most `most` bytes of an answer's body, then cancels the rest (its connection then closes). */
+async function drainSome(response: Response, most: number): Promise<void> {
+  const reader = response.body?.getReader();
+  if (!reader) return;
+  try {
+    for (let read = 0; read <= most; ) {
+      const next = await reader.read();
+      if (next.done) return;
+      read += next.value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // a body cut by the deadline or the receiver: the status already said what the delivery came to
   }
 }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { deadlineSignal } from '../core/index.js';
 
 /** What an HTTP MCP server's answer may hold: one JSON-RPC message, or one event of its event stream. */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
@@ -119,13 +120,16 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
     }
     const tells = !own && init?.method === 'POST' && cancelled === undefined ? new AbortController() : undefined;
     if (tells) telling.add(tells);
+    // a POST that asks nothing (an answer, a notification) is done once the server took it: it may not wait for long
+    // (a deadline held by its own timer: an AbortSignal.timeout inside AbortSignal.any is lost to garbage collection on Node 20, review S, S1)
+    const deadline = !own && init?.method === 'POST' ? deadlineSignal(answerTimeoutMs) : undefined;
     const forget = (): void => {
+      deadline?.dispose();
       release();
       if (own && open.get(request!) === own) open.delete(request!);
       if (tells) telling.delete(tells);
     };
-    // a POST that asks nothing (an answer, a notification) is done once the server took it: it may not wait for long
-    const signals = [init?.signal, own?.signal, tells?.signal, !own && init?.method === 'POST' ? AbortSignal.timeout(answerTimeoutMs) : undefined].filter((signal): signal is AbortSignal => signal != null);
+    const signals = [init?.signal, own?.signal, tells?.signal, deadline?.signal].filter((signal): signal is AbortSignal => signal != null);
     let response: Response;
     try {
       response = await fetch(input, signals.length === 0 ? init : { ...init, signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) });

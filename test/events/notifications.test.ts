@@ -18,8 +18,9 @@ interface Delivery {
 }
 
 /** A local HTTP receiver: records every POST; `/flaky` answers 500 to the first attempt of each delivery, `/down` always 500. */
-async function startReceiver(): Promise<{ url: string; deliveries: Delivery[]; close: () => Promise<void> }> {
+async function startReceiver(): Promise<{ url: string; deliveries: Delivery[]; floods: Flood[]; close: () => Promise<void> }> {
   const deliveries: Delivery[] = [];
+  const floods: Flood[] = [];
   const seen = new Set<string>();
   const server: Server = createServer((incoming, outgoing) => {
     let body = '';
@@ -27,6 +28,7 @@ async function startReceiver(): Promise<{ url: string; deliveries: Delivery[]; c
     incoming.on('data', (chunk: string) => (body += chunk));
     incoming.on('end', () => {
       deliveries.push({ path: incoming.url ?? '', headers: incoming.headers, body });
+      if (incoming.url === '/flood') return flood(outgoing, floods);
       const id = String(incoming.headers['x-hldp-delivery']);
       const fail = incoming.url === '/down' || (incoming.url === '/flaky' && !seen.has(id));
       seen.add(id);
@@ -35,7 +37,33 @@ async function startReceiver(): Promise<{ url: string; deliveries: Delivery[]; c
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, deliveries, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`, deliveries, floods,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/** What a receiver that answers 200 and then streams without end sent, and whether the gateway hung up. */
+interface Flood {
+  sent: number;
+  closed: boolean;
+}
+
+// as fast as the gateway takes it, 64 KiB at a time, until the connection closes (a stream of gigabytes, review S, S1)
+function flood(outgoing: import('node:http').ServerResponse, floods: Flood[]): void {
+  const state: Flood = { sent: 0, closed: false };
+  floods.push(state);
+  outgoing.writeHead(200, { 'content-type': 'application/octet-stream' });
+  const piece = Buffer.alloc(64 * 1024, 'f');
+  outgoing.on('close', () => (state.closed = true));
+  const pour = (): void => {
+    while (!state.closed && outgoing.write(piece)) state.sent += piece.length;
+    if (!state.closed) outgoing.once('drain', pour);
+  };
+  pour();
 }
 
 const validSignature = (delivery: Delivery): boolean => {
@@ -66,6 +94,7 @@ beforeAll(async () => {
     'notify:',
     `  - { url: "${receiver.url}/flaky", events: [failures, approval.requested], secret: "${SECRET}" }`,
     `  - { url: "${receiver.url}/down", events: [receipt.stored], secret_env: HLDP_TEST_NOTIFY_SECRET }`,
+    `  - { url: "${receiver.url}/flood", events: [failures] }`,
     '',
   ].join('\n'));
   server = await spawnService(['serve', '--port', '0', '--config', config], {
@@ -93,6 +122,13 @@ describe('outgoing webhooks (notify)', () => {
     }
     const event = JSON.parse(second!.body);
     expect(event).toMatchObject({ type: 'receipt.stored', id: Number(second!.headers['x-hldp-delivery']), data: { receipt: call.json.id, ok: false, tool: 'fail' } });
+  });
+
+  it('reads no more than a little of a receiver that answers without end, and hangs up (review S, S1)', async () => {
+    await request(server, 'POST', '/v1/call', { body: { tool: 'fail', params: {} } });
+    await until(() => receiver.floods.length > 0 && receiver.floods[0]!.closed, 'the gateway to hang up on /flood');
+    // 64 KiB read, and what the sockets' buffers held: not the gigabytes the receiver would pour in for 10 s
+    expect(receiver.floods[0]!.sent).toBeLessThan(16 * 1024 * 1024);
   });
 
   it('sends only the events a target asked for', async () => {

@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventBound, boundedFetch } from '../../src/mcp-servers/bounded-fetch.js';
@@ -139,6 +141,44 @@ describe('boundedFetch against a server that never answers what the client POSTs
     await expect(fetching(url, post({ jsonrpc: '2.0', id: 100, result: {} }))).rejects.not.toThrow(/exchanges unanswered/);
   });
 });
+
+describe('boundedFetch while garbage collection runs (review S, S1)', () => {
+  it('ends an endless answer to a notification at its deadline, however often the heap is collected', async () => {
+    // Node 20's AbortSignal.any holds its sources weakly: an AbortSignal.timeout among them was collected with its timer
+    server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.flushHeaders();
+        const beat = setInterval(() => response.write(`: ${'p'.repeat(8000)}\n\n`), 5);
+        response.on('close', () => clearInterval(beat));
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const collect = collector();
+    const collecting = setInterval(collect, 20);
+    try {
+      const read = (async () => {
+        const response = await boundedFetch(1 << 20, {}, { answerTimeoutMs: 2000 })(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+        const reader = response.body!.getReader();
+        for (;;) if ((await reader.read()).done) return 'ended';
+      })();
+      // the deadline is 2 s (the headers come well before it); 12 s is only how long this test waits before calling the body endless
+      const outcome = await Promise.race([read.catch((error: Error) => error.name), new Promise((resolve) => setTimeout(() => resolve('still reading'), 12_000))]);
+      expect(outcome).toBe('TimeoutError');
+    } finally {
+      clearInterval(collecting);
+      server!.closeAllConnections();
+    }
+  });
+});
+
+/** The engine's garbage collector, made callable in this process (as `node --expose-gc` would). */
+function collector(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
 
 describe('EventBound: whether the SDK would resume an event stream (an event of it carries an id)', () => {
   it('sees an id field with a value, however the stream is cut into chunks', () => {
