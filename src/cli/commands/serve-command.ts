@@ -61,11 +61,15 @@ export const serveCommand: Command = {
     // a checkout is served as committed: an author who edited a TOOL.hdlp expects the edit to be what runs. Said once
     // matching is ready, not before listening: `git status` over 100,000 definitions takes ~2 s of a core, which held
     // the announcement (and a warm start's listening) back from 0.7 s to 2.6 s
+    // the matter of a running server: a stop kills the `git status` under way, which held a stopping server past its
+    // exit bound at 100,000 definitions, or on a loaded machine (it exited 1, "held open by … ProcessWrap")
+    const stopping = new AbortController();
     void (async () => {
-      while (server.gateway.matching === 'loading') await new Promise((resolve) => setTimeout(resolve, 100).unref());
+      while (server.gateway.matching === 'loading' && !stopping.signal.aborted) await new Promise((resolve) => setTimeout(resolve, 100).unref());
+      if (stopping.signal.aborted) return;
       const { uncommittedDefinitions } = await import('../uncommitted-definitions.js');
-      const uncommitted = await uncommittedDefinitions(config.repository.source, config.repository.ref);
-      if (uncommitted.length > 0) {
+      const uncommitted = await uncommittedDefinitions(config.repository.source, config.repository.ref, stopping.signal);
+      if (uncommitted.length > 0 && !stopping.signal.aborted) {
         io.stderr.write(`hldp: WARNING: ${terminalSafe(`${config.repository.source} is served as committed at HEAD, so ${uncommitted.length} definition(s) edited since are not: ${uncommitted.join(', ')}; commit them (a commit is found at the next poll, or POST /v1/scan)`)}\n`);
       }
     })().catch(() => undefined);
@@ -74,6 +78,7 @@ export const serveCommand: Command = {
       const stop = (signal: string) => {
         signals += 1;
         if (signals === 1) {
+          stopping.abort();
           logger.info({ signal }, 'shutting down: letting calls in flight finish');
           server.close().then(resolve, (error: unknown) => {
             logger.error({ err: String(error) }, 'shutdown failed');
