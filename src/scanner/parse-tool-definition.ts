@@ -89,6 +89,8 @@ function validateDefinition(file: DefinitionFile, value: Record<string, unknown>
       message: `'constraints.max_timeout_ms' (${constraints.max_timeout_ms}) is below timeout_ms (${timeoutMs}): the longest deadline a call may ask for cannot be shorter than the default one`,
     });
   }
+  const created = impossibleDate(value.created);
+  if (created) report('SCHEMA_VIOLATION', { path: ['created'], atKey: false, message: `'created' is ${created}, a day no calendar has: write an ISO date such as 2026-05-31` });
   if (hasErrors(diagnostics)) {
     checkContentsBeside(value, errorPaths, report, options);
     return { tool: null, diagnostics };
@@ -135,4 +137,13 @@ function argvAsText(argv: NonNullable<ShellSpec['argv']>): NonNullable<ShellSpec
   const list = (template: unknown[]): ArgvTemplate => template.map((item) => (Array.isArray(item) ? item.map(text) : text(item)));
   if (Array.isArray(argv)) return list(argv);
   return Object.fromEntries(Object.entries(argv).map(([key, template]) => [key, list(template)]));
+}
+
+// the schema's pattern takes 2026-02-30 and 2026-13-01 (review R, R13): the date part, if it is not a real day
+function impossibleDate(created: unknown): string | undefined {
+  const match = typeof created === 'string' ? /^(\d{4})-(\d{2})-(\d{2})/.exec(created) : null;
+  if (!match) return undefined;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const days = month >= 1 && month <= 12 ? new Date(Date.UTC(year, month, 0)).getUTCDate() : 0;
+  return day >= 1 && day <= days ? undefined : match[0];
 }

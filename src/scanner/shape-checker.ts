@@ -21,6 +21,8 @@ export interface ShapeCheckerOptions {
    * each checker's own Ajv instance, most of what compiling a small schema costs (a server compiles several as it starts).
    */
   ownSchema?: boolean;
+  /** the value was read from YAML: a number or boolean where text is expected is told how to quote it */
+  fromYaml?: boolean;
 }
 
 /**
@@ -30,13 +32,13 @@ export interface ShapeCheckerOptions {
 export function compileShapeChecker(schema: object, rootName = 'TOOL.hdlp', options: ShapeCheckerOptions = {}): ShapeChecker {
   const Ajv2020 = ajv2020();
   const validate: ValidateFunction = new Ajv2020({ allErrors: true, strict: false, verbose: true, ...(options.ownSchema ? { validateSchema: false } : {}) }).compile(schema);
-  return (value) => (validate(value) ? [] : describeErrors(validate.errors ?? [], rootName));
+  return (value) => (validate(value) ? [] : describeErrors(validate.errors ?? [], rootName, options.fromYaml === true));
 }
 
 // if/then/else wrap the real error; keep only errors no deeper error explains
 const WRAPPER_KEYWORDS = new Set(['if', 'oneOf', 'allOf', 'then', 'else']);
 
-function describeErrors(errors: ErrorObject[], rootName: string): SchemaProblem[] {
+function describeErrors(errors: ErrorObject[], rootName: string, fromYaml: boolean): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
   const seen = new Set<string>();
   const unions = errors.filter((error) => error.keyword === 'anyOf');
@@ -55,7 +57,7 @@ function describeErrors(errors: ErrorObject[], rootName: string): SchemaProblem[
     const deeper = error.keyword === 'anyOf' && unions.some((union) => union.instancePath !== error.instancePath && isWithin(union.instancePath, error.instancePath));
     if (deeper) continue;
     if (explained && !(error.keyword === 'anyOf' && isInnermostUnion(error, unions))) continue;
-    const problem = describeError(error, errors, rootName);
+    const problem = describeError(error, errors, rootName, fromYaml);
     const key = `${problem.path.join('.')}:${problem.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -82,7 +84,7 @@ function isOneOfCount(error: ErrorObject): boolean {
   return error.keyword === 'oneOf' && (error.params as { passingSchemas?: unknown }).passingSchemas != null;
 }
 
-function describeError(error: ErrorObject, all: ErrorObject[], rootName: string): SchemaProblem {
+function describeError(error: ErrorObject, all: ErrorObject[], rootName: string, fromYaml: boolean): SchemaProblem {
   const path = splitInstancePath(error.instancePath);
   const where = path.length ? `'${path.join('.')}'` : rootName;
   const params = error.params as Record<string, unknown>;
@@ -110,7 +112,9 @@ function describeError(error: ErrorObject, all: ErrorObject[], rootName: string)
       const expected = all
         .filter((other) => other.instancePath === error.instancePath && other.keyword === 'type')
         .map((other) => String((other.params as { type: unknown }).type));
-      return { path, atKey: false, message: `${where} must be ${[...new Set(expected)].join(' or ')}` };
+      // YAML reads `name: 123` as a number and `name: true` as a boolean: say how to write it as text
+      const typed = fromYaml && expected.includes('string') && (typeof error.data === 'number' || typeof error.data === 'boolean') ? `: YAML read ${String(error.data)} as a ${typeof error.data}; quote it if it is text ('${String(error.data)}')` : '';
+      return { path, atKey: false, message: `${where} must be ${[...new Set(expected)].join(' or ')}${typed}` };
     }
     case 'anyOf': {
       // a failed union says once what it accepts, not one error per alternative

@@ -8,6 +8,6 @@ let checker: ShapeChecker | undefined;
 
 /** Checks a parsed definition against `schemas/tool.schema.json` (compiled once per process). */
 export function checkToolShape(value: unknown): SchemaProblem[] {
-  checker ??= compileShapeChecker(JSON.parse(readFileSync(TOOL_SCHEMA_URL, 'utf8')) as object, 'TOOL.hdlp', { ownSchema: true });
+  checker ??= compileShapeChecker(JSON.parse(readFileSync(TOOL_SCHEMA_URL, 'utf8')) as object, 'TOOL.hdlp', { ownSchema: true, fromYaml: true });
   return checker(value);
 }
