@@ -69,7 +69,7 @@ function httpServer(url: string): McpServerConfig {
 }
 
 function pool(config: McpServerConfig, workspace: string, sandbox?: Sandbox): McpServerPool {
-  return new McpServerPool({ everything: config }, { workspace, clientInfo: { name: 'brush-holder-bench', version: '0' }, ...(sandbox ? { sandbox: async () => sandbox } : {}) });
+  return new McpServerPool({ everything: config }, { workspace, serversFolder: join(tmpdir(), 'hldp-bench-mcp-servers'), clientInfo: { name: 'brush-holder-bench', version: '0' }, ...(sandbox ? { sandbox: async () => sandbox } : {}) });
 }
 
 async function viaExecutor(context: ExecutionContext): Promise<void> {

@@ -7,7 +7,7 @@ import { readConfigFile } from './config-file.js';
 import { forgejoConfig, matcherModelConfig, notifyTarget, principalsOf, retentionConfig, targets } from './config-sections.js';
 import { defined, expandHome, integerFromEnv, isUrl, logLevel, runAsSetting, sandboxMode, secureCookies, variable } from './config-values.js';
 import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway-config.js';
-import { mcpServersConfig } from './mcp-servers-config.js';
+import { checkServerFolders, mcpServersConfig } from './mcp-servers-config.js';
 import { sandboxSettings } from './sandbox-config.js';
 import { DEFAULT_REPOSITORY } from './package-root.js';
 
@@ -102,6 +102,8 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     logLevel: logLevel(env.HLDP_LOG_LEVEL) ?? written.log_level ?? 'info',
     ...defined('file', file ? resolve(file) : undefined),
   };
+  const checkout = isUrl(config.repository.source) ? [] : [{ path: config.repository.source, what: "the tools registry's checkout" }];
+  checkServerFolders(config.mcpServers, [{ path: config.workspaceRoot, what: 'the workspace' }, ...checkout]);
   config.console.secureCookies = secureCookies(env.HLDP_CONSOLE_SECURE_COOKIES ?? written.console?.secure_cookies ?? 'auto', config.listen.host);
   if (config.maxCallTimeoutMs < 1) throw new ConfigError('HLDP_MAX_CALL_TIMEOUT_MS', 'must be at least 1 (ms)');
   if (!Number.isInteger(config.maxOutputBytes) || config.maxOutputBytes < 64 || config.maxOutputBytes > MAX_OUTPUT_BYTES_CEILING) {

@@ -1,4 +1,5 @@
-import { isAbsolute, resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { parseByteSize, type DeclaredSandbox } from '../core/index.js';
 import { DEFAULT_IDLE_MS, DEFAULT_STARTUP_TIMEOUT_MS, type McpServerConfig } from '../mcp-servers/index.js';
 import { ConfigError } from './gateway-config.js';
@@ -83,4 +84,34 @@ function declaredSandbox(name: string, written: NonNullable<McpServerEntry['sand
     ...(written.filesystem === undefined ? {} : { filesystem: written.filesystem }),
     ...(Object.keys(limits).length ? { limits } : {}),
   };
+}
+
+/**
+ * Refuses a stdio server's configured `cwd` inside the workspace or the registry's checkout (review S, S3): npx runs
+ * a package found in its working folder's node_modules first, `python -m` imports from it, so whoever may write
+ * there — any tool, in the workspace; anyone who pushes, in the checkout — would choose the code that runs in the
+ * server's place, with its secrets, its network and every later call. Throws `ConfigError` naming the key.
+ */
+export function checkServerFolders(servers: Record<string, McpServerConfig>, places: Array<{ path: string; what: string }>): void {
+  for (const [name, server] of Object.entries(servers)) {
+    if (server.transport !== 'stdio' || server.cwd === undefined) continue;
+    const cwd = realOrGiven(server.cwd);
+    for (const place of places) {
+      for (const root of new Set([resolve(place.path), realOrGiven(place.path)])) {
+        const inside = relative(root, cwd);
+        if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) {
+          throw new ConfigError(`mcp_servers.${name}.cwd`, `'${server.cwd}' is inside ${place.what} ${root}, which others may write: npx, python -m and a relative script would run what they put there in the server's place, with its secrets and network. Leave cwd out (the server then runs in a folder of the gateway's own, <data_dir>/mcp-servers/${name}), or name a folder only the operator writes; give the server the workspace as an argument and under sandbox.filesystem if it needs it`);
+        }
+      }
+    }
+  }
+}
+
+// a path with its symlinks resolved as far as it exists
+function realOrGiven(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
 }

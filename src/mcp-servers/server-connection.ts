@@ -8,12 +8,18 @@ import { loadClientKit, type ClientKit } from './client-kit.js';
 import { answerLost, connectionLost, heardNote, stderrLine, type Live } from './live-connection.js';
 import { DEFAULT_SERVER_CPU_SECONDS, type McpServerConfig } from './server-config.js';
 import type { LaunchedStdioTransport } from './stdio-transport.js';
+import { serverFolder } from './server-folder.js';
 import { abortable, listRefusal } from './tools-listing.js';
 
 /** What every connection of a pool shares. */
 export interface ConnectionDefaults {
-  /** where a stdio server runs (its cwd unless configured) and what it may write */
+  /** what a stdio server may write (it does not run there: see `serversFolder`) */
   workspace: string;
+  /**
+   * the gateway's own folder holding each stdio server's working folder (`<data_dir>/mcp-servers`) where its config
+   * names none: never the workspace, where any tool could plant what npx or `python -m` would run in the server's place
+   */
+  serversFolder: string;
   /** the host's sandbox, probed once by whoever owns it; without one a stdio server still gets a PID namespace of its own */
   sandbox?: () => Promise<Sandbox>;
   /** how the gateway introduces itself in `initialize` */
@@ -244,11 +250,13 @@ export class ServerConnection {
       const headers = { ...config.headers, ...(config.token ? { authorization: `Bearer ${config.token}` } : {}) };
       return new kit.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers }, fetch: kit.boundedFetch(undefined, ends) });
     }
+    const cwd = config.cwd ?? (await serverFolder(this.defaults.serversFolder, this.name));
     return new kit.LaunchedStdioTransport({
       command: config.command,
       args: config.args,
       env: minimalEnvironment(config.env),
-      cwd: config.cwd ?? this.defaults.workspace,
+      cwd,
+      ...(config.cwd === undefined ? { ownCwd: true } : {}),
       workspace: this.defaults.workspace,
       ...(this.defaults.sandbox ? { sandbox: await this.defaults.sandbox() } : {}),
       declared: { ...config.sandbox, limits: { cpu_seconds: DEFAULT_SERVER_CPU_SECONDS, ...config.sandbox?.limits } },

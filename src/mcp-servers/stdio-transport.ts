@@ -13,6 +13,8 @@ export interface ServerLaunch {
   /** the complete environment of the server */
   env: Record<string, string>;
   cwd: string;
+  /** `cwd` is the gateway's own folder for this server (not the operator's choice): the sandbox shows it read-only */
+  ownCwd?: boolean;
   /** the folder the server may write */
   workspace: string;
   /** the host's sandbox; without one the server still gets a PID namespace that ends with it */
@@ -64,9 +66,9 @@ export class LaunchedStdioTransport implements Transport {
   async start(): Promise<void> {
     if (this.#child) throw new Error('LaunchedStdioTransport already started');
     const sandbox = this.launch.sandbox ?? (await processContainment());
-    const { command, args, cwd, env, workspace, declared } = this.launch;
+    const { command, args, cwd, env, workspace, declared, ownCwd } = this.launch;
     // an MCP server's sandbox is the operator's config, not a definition: the ceiling set for the repository's does not hold it
-    const launched = await sandbox.launch({ file: command, args, cwd, env, workspace, operator: true, ...(declared ? { declared } : {}) });
+    const launched = await sandbox.launch({ file: command, args, cwd, env, workspace, operator: true, ...(ownCwd ? { ownCwd } : {}), ...(declared ? { declared } : {}) });
     if (!launched.ok) throw Object.assign(new Error(launched.message), { code: launched.code });
     const plan = (this.#plan = launched.plan);
     const stdio = plan.statusFd === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'];

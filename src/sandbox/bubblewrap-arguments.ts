@@ -24,6 +24,8 @@ export interface BubblewrapInput {
   workspace: string;
   /** the working directory inside; none: whoever runs inside enters it (a waiting launcher's script) */
   cwd?: string;
+  /** a folder of the gateway's own, real, bound read-only over everything else (an MCP server's working folder) */
+  shownFolder?: string;
   policy: ToolSandbox;
   guarded: GuardedPaths;
   /** where /etc/resolv.conf points, bound for tools with network */
@@ -181,7 +183,7 @@ const SANDBOX_OWN = ['/', '/tmp', '/proc', '/dev'];
 function openFolders(input: BubblewrapInput, beforeSystem: boolean): string[] {
   const { policy, workspace } = input;
   const system = input.system.filter((mount) => mount.symlink === undefined).map((mount) => mount.path);
-  const bound = [...system, workspace, ...(policy.network && input.resolver ? [input.resolver] : []), ...[...policy.filesystem.read, ...policy.filesystem.write].map((declared) => realDeclaredPath(declared, workspace))];
+  const bound = [...system, workspace, ...(input.shownFolder === undefined ? [] : [input.shownFolder]), ...(policy.network && input.resolver ? [input.resolver] : []), ...[...policy.filesystem.read, ...policy.filesystem.write].map((declared) => realDeclaredPath(declared, workspace))];
   const folders = new Set<string>();
   for (const path of bound) {
     // a folder inside a bound system folder is the host's: it is there already, and never to be made
@@ -267,6 +269,13 @@ export function bubblewrapArguments(input: BubblewrapInput): string[] {
       args.push(...(input.tmpfsSize ? ['--size', String(HIDING_TMPFS_BYTES)] : []), '--tmpfs', path);
       hidden.push(path);
     } else if (info) args.push('--ro-bind', '/dev/null', path);
+  }
+  if (input.shownFolder !== undefined) {
+    // a hidden folder holding it (the gateway's data folder) is an empty tmpfs: the folders on the way are made there,
+    // open (0755), so that a run that drops to another user can enter it
+    const holder = hidden.filter((folder) => isInside(input.shownFolder!, folder) && folder !== input.shownFolder).sort((a, b) => b.length - a.length)[0];
+    if (holder !== undefined) for (const folder of foldersBetween([holder], input.shownFolder)) args.push('--perms', '0755', '--dir', folder);
+    args.push('--ro-bind', input.shownFolder, input.shownFolder);
   }
   if (input.cwd !== undefined) args.push('--chdir', input.cwd);
   args.push('--');

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import type { ResourceLimits, ToolSandbox } from '../core/index.js';
 import { hostProgram, type Bubblewrap } from './bubblewrap.js';
 import { bubblewrapArguments, type GuardedPaths } from './bubblewrap-arguments.js';
@@ -66,7 +67,8 @@ export function sandboxedCommand(host: LaunchHost, request: LaunchRequest, polic
   // a run that drops enters its working directory after the drop (`env -C`): bubblewrap, as root without
   // CAP_DAC_READ_SEARCH, could not enter one its user keeps to itself (0700)
   const dropping = host.drop !== undefined;
-  const args = bubblewrapArguments({ system: bubblewrap.system, workspace, ...(dropping ? {} : { cwd: request.cwd }), policy, guarded, tmpfsSize: bubblewrap.tmpfsSize, dropping, ...(host.resolver ? { resolver: host.resolver } : {}) });
+  const shown = request.ownCwd ? { shownFolder: realFolder(request.cwd) } : {};
+  const args = bubblewrapArguments({ system: bubblewrap.system, workspace, ...(dropping ? {} : { cwd: request.cwd }), ...shown, policy, guarded, tmpfsSize: bubblewrap.tmpfsSize, dropping, ...(host.resolver ? { resolver: host.resolver } : {}) });
   // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
   const tool = withEnvironment({ ...host.environment(request.env), TMPDIR: '/tmp' }, [request.file, ...request.args], dropping ? request.cwd : undefined);
   // both by absolute path: the gateway's PATH may hold a folder tools can write (review K, K1)
@@ -90,4 +92,13 @@ export function containedCommand(host: LaunchHost, request: LaunchRequest, limit
   if (namespace.ok) return { ok: true, argv: inNamespace(namespace.launcher, tool, limits.prelude), env: {}, read: initOutcome };
   const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...tool] : tool;
   return { ok: true, argv, env: {}, read: directOutcome };
+}
+
+/** A folder's real path (bubblewrap binds real paths), or the path as given when it cannot be resolved. */
+function realFolder(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

@@ -51,6 +51,11 @@ export interface LaunchRequest {
   /** `declared` comes from the operator's config (an MCP server), not from the repository: the ceiling does not hold it */
   operator?: boolean;
   /**
+   * `cwd` is a folder of the gateway's own (an MCP server's working folder, under its data folder): shown read-only
+   * inside the sandbox, even where a hidden path holds it
+   */
+  ownCwd?: boolean;
+  /**
    * start it now, from a launcher that set its sandbox up ahead of time where one waits (`LaunchPlan.started`);
    * the caller then owns a child whose stdin is a pipe
    */
