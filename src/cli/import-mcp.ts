@@ -1,10 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
 import { ExecutionTargets } from '../gateway/service/index.js';
 import { createLogger } from './create-logger.js';
 import type { Flags } from './command.js';
 import { draftTools } from './mcp-drafts.js';
 import { configFromFlags } from './open-registry.js';
+import { writeDrafts } from './write-drafts.js';
 
 /** What `hldp import mcp` did. */
 export type ImportReport =
@@ -31,20 +30,9 @@ export async function importMcpTools(options: { flags: Flags; server: string; ou
     if (unknown.length) return { ok: false, message: `MCP server '${options.server}' lists no tool ${unknown.map((name) => `'${name}'`).join(', ')}; it lists: ${listed.tools.map((tool) => tool.name).join(', ')}` };
     const tools = options.only.length ? listed.tools.filter((tool) => options.only.includes(tool.name)) : listed.tools;
     const drafts = draftTools(options.server, tools, new Date().toISOString().slice(0, 10));
-    const written: Array<{ name: string; remote: string; path: string }> = [];
-    const skipped: Array<{ name: string; remote: string; path: string }> = [];
-    for (const draft of drafts) {
-      const folder = join(resolve(options.out), draft.name);
-      const path = join(folder, 'TOOL.hdlp');
-      await mkdir(folder, { recursive: true });
-      try {
-        await writeFile(path, draft.text, { flag: options.force ? 'w' : 'wx' });
-        written.push({ name: draft.name, remote: draft.remote, path });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        skipped.push({ name: draft.name, remote: draft.remote, path });
-      }
-    }
+    const done = await writeDrafts(options.out, drafts, options.force);
+    if (!done.ok) return done;
+    const { written, skipped } = done;
     return { ok: true, server: options.server, written, skipped };
   } finally {
     await targets.close();
