@@ -9,7 +9,7 @@ import { answerLost, connectionLost, heardNote, stderrLine, type Live } from './
 import { DEFAULT_SERVER_CPU_SECONDS, type McpServerConfig } from './server-config.js';
 import type { LaunchedStdioTransport } from './stdio-transport.js';
 import { serverFolder } from './server-folder.js';
-import { abortable, listRefusal } from './tools-listing.js';
+import { abortable, listRefusal, listSizeRefusal } from './tools-listing.js';
 
 /** What every connection of a pool shares. */
 export interface ConnectionDefaults {
@@ -132,11 +132,13 @@ export class ServerConnection {
         // a server that answers a next page for ever (or the same cursor again) is stopped, not followed until memory runs out
         const seen = new Set<string>();
         let cursor: string | undefined;
+        let pages = 0;
         do {
           const page = await live.live.client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: this.config.startupTimeoutMs });
           for (const tool of page.tools) tools.push(tool);
+          pages += 1;
           cursor = page.nextCursor;
-          const refused = cursor === undefined ? undefined : listRefusal(this.name, seen, cursor, tools.length);
+          const refused = listSizeRefusal(this.name, pages, tools.length) ?? (cursor === undefined ? undefined : listRefusal(this.name, seen, cursor, tools.length));
           if (refused) return { ok: false, code: 'MCP_ERROR', message: refused };
         } while (cursor !== undefined);
       } catch (error) {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/git.js';
@@ -18,6 +19,8 @@ beforeAll(async () => {
     fresh: nodeServer(ENDLESS),
     again: nodeServer(ENDLESS, [], { env: { CURSOR: 'again' } }),
     wide: nodeServer(ENDLESS, [], { env: { PER_PAGE: '4000' } }),
+    // review S, S8: one page, no nextCursor, one tool past the cap
+    single: nodeServer(ENDLESS, [], { env: { PER_PAGE: '10001', PAGES: '1' } }),
   });
   env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_CONFIG: config };
 });
@@ -44,5 +47,12 @@ describe('hldp import mcp from a server whose tools/list never ends (found in re
     const run = await importFrom('wide');
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("MCP server 'wide' listed more than 10000 tools (12000 in 3 pages");
+  });
+
+  it('stops past 10,000 tools in a single page too, writing nothing (review S, S8)', async () => {
+    const run = await importFrom('single');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("MCP server 'single' listed more than 10000 tools (10001 in 1 page)");
+    expect(existsSync(join(temp.path, 'out', 'single'))).toBe(false);
   });
 });
