@@ -25,7 +25,8 @@ export const importCommand: Command = {
     if (!report.ok) {
       // --json answers on stdout whatever the outcome (review R, R21)
       if (flags.json) writeJson(io, { code: 'IMPORT_FAILED', error: report.message });
-      io.stderr.write(`hldp import: ${report.message}\n`);
+      // the message carries the server's own text (its tools/list error, its tool names): the terminal is the operator's (review S, S2)
+      writeLines(io.stderr, [`hldp import: ${report.message}`]);
       return 1;
     }
     if (flags.json) writeJson(io, report);
