@@ -25,8 +25,25 @@ const O_PATH = 0o10000000;
  * anywhere on the way is refused (ELOOP); the file stays open until the gateway, which opened it again through
  * /proc, says it may close it. One JSON line per request and per answer.
  */
-const HELPER = String.raw`'use strict';
+const helperSource = (ids: { uid: number; gid: number } | undefined): string => String.raw`'use strict';
 const fs = require('fs');
+// node itself, by the descriptor it was started from: not the user's to hold (review Q, Q2)
+try { fs.closeSync(4); } catch {}
+const RUN_AS = ${JSON.stringify(ids ?? null)};
+if (RUN_AS !== null) {
+  // the drop made here, in the process, not by setpriv before node starts: a process whose ids changed is not dumpable
+  // (fs.suid_dumpable 0), so no other process of the user may ptrace it, nor read its /proc/<pid>/fd and environ
+  process.setgroups([]);
+  process.setgid(RUN_AS.gid);
+  process.setuid(RUN_AS.uid);
+  const status = fs.readFileSync('/proc/self/status', 'utf8');
+  const ids = (name) => (new RegExp('^' + name + ':[\\t ]*(.*)$', 'm').exec(status) || [])[1];
+  const all = (line, id) => line !== undefined && line.trim().split(/\s+/).every((value) => value === String(id));
+  if (!all(ids('Uid'), RUN_AS.uid) || !all(ids('Gid'), RUN_AS.gid) || (ids('Groups') || '').trim() !== '' || !/^0+$/.test(ids('CapPrm') || '') || !/^0+$/.test(ids('CapEff') || '')) {
+    process.stderr.write('the helper did not become uid ' + RUN_AS.uid + ', gid ' + RUN_AS.gid + ' without capabilities\n');
+    process.exit(70);
+  }
+}
 const { O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 const O_PATH = ${O_PATH};
 const at = (fd, name) => '/proc/self/fd/' + fd + (name === undefined ? '' : '/' + name);
@@ -83,6 +100,25 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
 }).on('close', () => process.exit(0));
 `;
 
+/**
+ * How the helper is started from setpriv's drop (`dropArguments`): the same program and limits, but node started as
+ * root with only CAP_SETUID and CAP_SETGID, the helper dropping to the user's ids itself before it reads anything (see
+ * `helperSource`). A drop without `--reuid=`/`--regid=` (not setpriv's) is used as it is.
+ */
+function helperLaunch(drop: readonly string[]): { args: string[]; ids: { uid: number; gid: number } | undefined } {
+  const id = (prefix: string): number | undefined => {
+    const found = drop.find((argument) => argument.startsWith(prefix));
+    const value = found === undefined ? Number.NaN : Number(found.slice(prefix.length));
+    return Number.isSafeInteger(value) && value > 0 ? value : undefined;
+  };
+  const uid = id('--reuid=');
+  const gid = id('--regid=');
+  const given = drop.slice(1, -1);
+  if (uid === undefined || gid === undefined || !given.includes('--bounding-set=-all')) return { args: given, ids: undefined };
+  const args = given.filter((argument) => !argument.startsWith('--reuid=') && !argument.startsWith('--regid=')).map((argument) => (argument === '--bounding-set=-all' ? '--bounding-set=-all,+setuid,+setgid' : argument));
+  return { args, ids: { uid, gid } };
+}
+
 const decimal = (value: unknown): boolean => typeof value === 'string' && /^(0|[1-9][0-9]{0,19})$/.test(value);
 
 function unlike(who: string, requested: string, what: string): Error {
@@ -135,6 +171,7 @@ export class RunAsFiles {
       this.close();
       throw unlike(this.who, requested, 'answered what is not a descriptor it opened');
     }
+    let linked: bigint | undefined;
     try {
       const handle = await open(`/proc/${helper.pid}/fd/${answer.fd}`, options.flags & REOPEN_KEPT);
       try {
@@ -143,11 +180,17 @@ export class RunAsFiles {
         // the root opened read-only, would otherwise have root write it)
         const expected = parts.length === 0 ? this.root : join(this.root, ...parts);
         const [info, named, held] = await Promise.all([handle.stat({ bigint: true }), lstat(expected, { bigint: true }).catch(() => undefined), readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined)]);
-        if (held === expected && named !== undefined && info.dev === named.dev && info.ino === named.ino && String(info.dev) === answer.dev && String(info.ino) === answer.ino) return handle;
+        const same = held === expected && named !== undefined && info.dev === named.dev && info.ino === named.ino && String(info.dev) === answer.dev && String(info.ino) === answer.ino;
+        // root writes what it reopened with its own rights: a hard link planted at the path (fs.protected_hardlinks=0
+        // lets the user link a file it may not write) is one name of another file, refused for a write
+        const writes = (options.flags & (constants.O_WRONLY | constants.O_RDWR)) !== 0;
+        if (same && writes && info.isFile() && info.nlink !== 1n) linked = info.nlink;
+        else if (same) return handle;
       } catch {
         // judged below as not the file
       }
       await handle.close();
+      if (linked !== undefined) throw Object.assign(new Error(`EIO: '${requested}' has ${linked} hard links, and a root gateway writes a file only under its one name (another may be a file ${this.who} may not write), open '${requested}'`), { code: 'EIO' });
       throw Object.assign(new Error(`EIO: the file the helper of ${this.who} opened was not '${requested}' when the gateway took it, open '${requested}'`), { code: 'EIO' });
     } finally {
       if (!helper.stdin.destroyed) helper.stdin.write(`${JSON.stringify({ close: answer.fd })}\n`);
@@ -172,7 +215,8 @@ export class RunAsFiles {
     try {
       // an empty environment, as every program that sets a run up gets (review O, O1 and O2); / as the working
       // folder, which the user may enter; killed with the gateway (pdeathsig), and ends when its stdin does
-      helper = spawn(this.drop[0]!, [...this.drop.slice(1, -1), '--pdeathsig', 'KILL', '--', `/proc/self/fd/4`, '-e', HELPER], {
+      const { args, ids } = helperLaunch(this.drop);
+      helper = spawn(this.drop[0]!, [...args, '--pdeathsig', 'KILL', '--', `/proc/self/fd/4`, '-e', helperSource(ids)], {
         cwd: '/',
         env: {},
         stdio: ['pipe', 'pipe', 'pipe', root, node],

@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { constants } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,6 +75,24 @@ describe("a root gateway's file helper that answers what it did not open (review
     const writing = files.open(['a.txt'], 'a.txt', { flags: constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT });
     await expect(writing).rejects.toMatchObject({ code: 'EIO' });
     expect(await readFile(at('outside', 'root-only'), 'utf8')).toBe('root:SECRET-HASH:20228\n');
+  });
+
+  it("refuses to write through a hard link planted at the path (fs.protected_hardlinks=0): root's file stays as it was", async () => {
+    // the user may link a file it cannot write where protected_hardlinks is 0; the taken-over helper opens the path
+    // read-only (which it may), and the gateway reopened it O_WRONLY as root: same path, same inode, so it passed
+    await link(at('outside', 'root-only'), at('root', 'linked'));
+    const files = await stub('hard-link', `const fd = fs.openSync(${JSON.stringify(at('root'))} + '/' + request.parts.join('/'), 'r');
+  const own = fs.fstatSync(fd, { bigint: true });
+  process.stdout.write(JSON.stringify({ id: request.id, fd, dev: String(own.dev), ino: String(own.ino) }) + '\\n');`);
+    const writing = files.open(['linked'], 'linked', { flags: constants.O_WRONLY | constants.O_APPEND });
+    await expect(writing).rejects.toMatchObject({ code: 'EIO', message: expect.stringContaining('hard links') });
+    const handle = await writing.catch(() => undefined);
+    await handle?.appendFile('appended by nobody\n');
+    await handle?.close();
+    expect(await readFile(at('outside', 'root-only'), 'utf8')).toBe('root:SECRET-HASH:20228\n');
+    // reading it is what the user could do anyway, and stays as it was
+    const reading = await files.open(['linked'], 'linked', { flags: constants.O_RDONLY });
+    await reading.close();
   });
 
   it('refuses dev and ino that are not decimal numbers', async () => {
