@@ -5,6 +5,7 @@ import type { SchemaProblem } from './shape-checker.js';
 import { parseYamlFast } from './yaml-fast.js';
 import { YamlLocator, type Locator, type Position } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
+import { syntaxMessage } from './yaml-syntax-message.js';
 
 /** A definition larger than this is refused unread, unless the configuration allows more: no tool needs 1 MiB of YAML. */
 export const MAX_DEFINITION_BYTES = 1024 * 1024;
@@ -104,7 +105,7 @@ export function readYamlMappingPositioned(file: DefinitionFile, text: string, la
         // the parser gives up on runaway nesting with the engine's own words: say what happened
         return error.message.includes('Maximum call stack size exceeded')
           ? { file: file.path, line, column, severity: 'error', code: 'YAML_RESOURCE_LIMIT', message: tooDeep }
-          : { file: file.path, line, column, severity: 'error', code: 'YAML_SYNTAX', message: syntaxMessage(error, document, locator, label, line) };
+          : { file: file.path, line, column, severity: 'error', code: 'YAML_SYNTAX', message: syntaxMessage(error, document, locator, label, line) ?? firstLine(error.message) };
       }),
     };
   }
@@ -196,39 +197,6 @@ export function guardParse<T>(file: DefinitionFile, label: string, parse: () => 
       message: `${label} could not be checked (${firstLine(reason)}); simplify the file, and report this as a brush-holder bug`,
     });
   }
-}
-
-// the library's words where they advise its own API (parseAllDocuments) or leave out what to fix (which key)
-function syntaxMessage(error: { code: string; message: string; pos: [number, number] }, document: Document, locator: YamlLocator, label: string, line: number): string {
-  if (error.code === 'MULTIPLE_DOCS') return `${/^[A-Z]/.test(label) ? `a ${label}` : label} holds one YAML document: remove the \`---\` at line ${line}`;
-  if (error.code === 'DUPLICATE_KEY') {
-    const duplicate = duplicateKeyAt(document, error.pos[0]);
-    if (duplicate) return `key '${duplicate.key.length > 64 ? `${duplicate.key.slice(0, 64)}…` : duplicate.key}' is written twice in one mapping (first at line ${locator.at(duplicate.firstOffset).line}): keep one`;
-  }
-  return firstLine(error.message);
-}
-
-// the key a DUPLICATE_KEY error points at, and where the same key was first written in its mapping
-function duplicateKeyAt(document: Document, offset: number): { key: string; firstOffset: number } | undefined {
-  const { isMap, isScalar, visit } = yamlModule();
-  let found: { key: string; firstOffset: number } | undefined;
-  visit(document, {
-    Map(_key, map) {
-      if (!isMap(map)) return undefined;
-      const first = new Map<string, number>();
-      for (const pair of map.items) {
-        if (!isScalar(pair.key) || !pair.key.range) continue;
-        const key = String(pair.key.value);
-        if (pair.key.range[0] === offset && first.has(key)) {
-          found = { key, firstOffset: first.get(key)! };
-          return visit.BREAK;
-        }
-        if (!first.has(key)) first.set(key, pair.key.range[0]);
-      }
-      return undefined;
-    },
-  });
-  return found;
 }
 
 function firstLine(message: string): string {

@@ -1,0 +1,36 @@
+import type { Document } from 'yaml';
+import type { YamlLocator } from './yaml-locator.js';
+import { yamlModule } from './yaml-module.js';
+
+/** A YAML error in our words (undefined: the library's own will do) where the library's advise its own API (parseAllDocuments) or leave out what to fix (which key). */
+export function syntaxMessage(error: { code: string; message: string; pos: [number, number] }, document: Document, locator: YamlLocator, label: string, line: number): string | undefined {
+  if (error.code === 'MULTIPLE_DOCS') return `${/^[A-Z]/.test(label) ? `a ${label}` : label} holds one YAML document: remove the \`---\` at line ${line}`;
+  if (error.code === 'DUPLICATE_KEY') {
+    const duplicate = duplicateKeyAt(document, error.pos[0]);
+    if (duplicate) return `key '${duplicate.key.length > 64 ? `${duplicate.key.slice(0, 64)}…` : duplicate.key}' is written twice in one mapping (first at line ${locator.at(duplicate.firstOffset).line}): keep one`;
+  }
+  return undefined;
+}
+
+// the key a DUPLICATE_KEY error points at, and where the same key was first written in its mapping
+function duplicateKeyAt(document: Document, offset: number): { key: string; firstOffset: number } | undefined {
+  const { isMap, isScalar, visit } = yamlModule();
+  let found: { key: string; firstOffset: number } | undefined;
+  visit(document, {
+    Map(_key, map) {
+      if (!isMap(map)) return undefined;
+      const first = new Map<string, number>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key) || !pair.key.range) continue;
+        const key = String(pair.key.value);
+        if (pair.key.range[0] === offset && first.has(key)) {
+          found = { key, firstOffset: first.get(key)! };
+          return visit.BREAK;
+        }
+        if (!first.has(key)) first.set(key, pair.key.range[0]);
+      }
+      return undefined;
+    },
+  });
+  return found;
+}
