@@ -65,7 +65,11 @@ export class ReceiptKeeper {
     let result: ExecutionResult;
     let context: Awaited<ReturnType<ExecutionTargets['context']>>;
     try {
-      context = { ...(await this.targets.context(tool.executor === 'gatekeeper', run.signal)), ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
+      const targets = await this.targets.context(tool.executor === 'gatekeeper', run.signal);
+      // a tool's progress goes to the same caller as its result, so it is redacted as the result is (review S, S7)
+      const told = options.onProgress;
+      const secrets = told ? secretsOf(targets) : [];
+      context = { ...targets, ...(told ? { onProgress: (update: ProgressUpdate) => told(redactValue(update, secrets)) } : {}) };
       result = stoppedByGateway(await execute(tool, params, context), this.#stopping.signal.aborted && !options.signal?.aborted);
     } finally {
       run.done();
