@@ -56,7 +56,7 @@ export const serveCommand: Command = {
     const { PACKAGE_ROOT } = await import('../../config/index.js');
     // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
     const registryWarnings = index.warnings.filter((warning) => warning.code === 'NO_TOOLS').map((warning) => terminalSafe(warning.message));
-    for (const warning of [...registryWarnings, ...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT), ...(await sharedDataWarnings(config, index.source))]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
+    for (const warning of [...registryWarnings, ...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT, undefined, server.gateway.sandbox?.runAs), ...(await sharedDataWarnings(config, index.source))]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
     io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);
     // a checkout is served as committed: an author who edited a TOOL.hdlp expects the edit to be what runs. Said once
     // matching is ready, not before listening: `git status` over 100,000 definitions takes ~2 s of a core, which held

@@ -149,7 +149,7 @@ export class ExecutionTargets {
         onStatusChange: (status) => this.logger?.warn({ sandbox: status.sandbox }, `sandbox: ${status.sandbox} after probing bubblewrap again: local tools run ${status.sandbox === 'on' ? 'in the sandbox' : 'unisolated'} from now on`),
       });
       for (const warning of sandboxWarnings(sandbox.status)) this.logger?.warn({ sandbox: sandbox.status.sandbox }, warning);
-      for (const warning of workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT)) this.logger?.warn({ workspace: config.workspaceRoot }, warning);
+      for (const warning of workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT, undefined, sandbox.status.runAs)) this.logger?.warn({ workspace: config.workspaceRoot }, warning);
       this.probed = sandbox;
       return sandbox;
     })();

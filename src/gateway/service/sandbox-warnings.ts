@@ -1,5 +1,5 @@
-import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { workspaceConflict, type SandboxStatus } from '../../sandbox/index.js';
 
 /** What an operator must hear at start about this host's sandbox: each a line, empty when everything holds. */
@@ -25,12 +25,26 @@ export function sandboxWarnings(status: SandboxStatus | undefined): string[] {
  * it: tools' files land in the checkout, whose entries are read-only to them; review N, N18). `setting` names where
  * the workspace comes from.
  */
-export function workspaceWarnings(workspace: string, packageRoot: string, setting = 'workspace_root (or HLDP_WORKSPACE)'): string[] {
+export function workspaceWarnings(workspace: string, packageRoot: string, setting = 'workspace_root (or HLDP_WORKSPACE)', runAs?: SandboxStatus['runAs']): string[] {
   const real = realOrGiven(workspace);
   const conflict = workspaceConflict(real);
   if (conflict !== undefined) return [`workspace: ${conflict}: every local tool and file method (file-read, file-write) is refused there; set ${setting} to a project's folder`];
-  if (real === realOrGiven(packageRoot)) return [`workspace: ${real} is this gateway's own checkout (the workspace defaults to the current folder): tools write their files into it, and its entries are read-only to them; set ${setting} to another folder`];
-  return [];
+  if (real !== realOrGiven(packageRoot)) return [];
+  // a root gateway's tools run as another user, and a git working tree is never given to it (review O, O9): the quick
+  // start as root said tools write into the checkout, where every write failed (review R, R14)
+  const owner = ownerOf(real);
+  if (runAs !== undefined && runAs.uid !== 0 && owner !== undefined && owner !== runAs.uid && existsSync(join(real, '.git'))) {
+    return [`workspace: ${real} is this gateway's own checkout (the workspace defaults to the current folder): tools run as ${runAs.name ?? `uid ${runAs.uid}`} (sandbox.run_as), and a git working tree stays its owner's (uid ${owner}), so they cannot write in it; set ${setting} to a folder of their own`];
+  }
+  return [`workspace: ${real} is this gateway's own checkout (the workspace defaults to the current folder): tools write their files into it, and its entries are read-only to them; set ${setting} to another folder`];
+}
+
+function ownerOf(path: string): number | undefined {
+  try {
+    return statSync(path).uid;
+  } catch {
+    return undefined;
+  }
 }
 
 function realOrGiven(path: string): string {
