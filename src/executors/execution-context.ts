@@ -60,6 +60,11 @@ export interface McpCallOptions {
   /** the server's `notifications/progress` for this call */
   onProgress?: (update: ProgressUpdate) => void;
   /**
+   * the principal the call acts for: the server's stderr (where servers log the calls they serve, arguments and all) is
+   * told in this call's outcome only when every call the server process served was this principal's (review S, S6)
+   */
+  caller?: string;
+  /**
    * whether a second run of the call is safe (the tool declares `mcp.idempotent`): only then is a call whose server
    * died mid-call run again on a fresh one; otherwise it ends there, since it may or may not have run
    */
@@ -104,6 +109,8 @@ export interface ExecutionContext {
   mcpServers?: McpServers;
   /** where a running call's progress goes (an MCP client's `tools/call`) */
   onProgress?: (update: ProgressUpdate) => void;
+  /** the principal the call acts for: a shared MCP server's stderr goes only into receipts of the one it served (review S, S6) */
+  caller?: string;
 }
 
 /** Every secret value in a context, so that results can be scrubbed of any echo of them. */

@@ -61,6 +61,7 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
       maxAnswerBytes: mcpAnswerBound(cap),
       answerCutter: () => (cutter = new JsonStringCutter(cap, 6 * cap)),
       ...(context.onProgress ? { onProgress: context.onProgress } : {}),
+      ...(context.caller === undefined ? {} : { caller: context.caller }),
     });
   } finally {
     deadline.clear();

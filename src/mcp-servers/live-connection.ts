@@ -19,6 +19,8 @@ export interface Live {
   received: Received;
   /** POSTs to an HTTP server not sent, since as many exchanges as one server may have were waiting */
   refused: { count: number };
+  /** the principals whose calls this server process served ('' for a call that names none) */
+  callers: Set<string>;
 }
 
 /** What a server sent while a call waited in vain, when it sent anything besides answers: for the call's receipt. */
@@ -33,6 +35,17 @@ export function heardNote(server: string, received: Received, refused: number): 
 /** The server's last words, when it left any, as the end of a sentence. */
 export function stderrLine(stderr: string): string {
   return stderr === '' ? '' : `. Its stderr ended with:\n${stderr}`;
+}
+
+/**
+ * The stderr line for the outcome of a call of `caller`: a server process serves every principal's calls, and servers
+ * log the calls they serve on stderr, arguments and all; so its tail is told only when every call it served was this
+ * principal's, and otherwise withheld, saying why (review S, S6: one principal read another's arguments there).
+ */
+export function stderrLineFor(live: Live, caller: string | undefined, stderr: string): string {
+  if (stderr === '') return '';
+  const others = [...live.callers].some((served) => served !== (caller ?? ''));
+  return others ? `. Its stderr is not shown: the server also served other principals' calls, which servers may log there` : stderrLine(stderr);
 }
 
 /**

@@ -5,7 +5,7 @@ import { boundBytes, describeError, minimalEnvironment, type McpCallOptions, typ
 import type { Sandbox } from '../sandbox/index.js';
 import { withAnswerBound, type AnswerEnds } from './bounded-fetch.js';
 import { loadClientKit, type ClientKit } from './client-kit.js';
-import { answerLost, connectionLost, heardNote, stderrLine, type Live } from './live-connection.js';
+import { answerLost, connectionLost, heardNote, stderrLine, stderrLineFor, type Live } from './live-connection.js';
 import { DEFAULT_SERVER_CPU_SECONDS, type McpServerConfig } from './server-config.js';
 import type { LaunchedStdioTransport } from './stdio-transport.js';
 import { serverFolder } from './server-folder.js';
@@ -75,8 +75,9 @@ export class ServerConnection {
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpCallOutcome> {
     return this.#using(async (notes) => {
       for (let attempt = 0; ; attempt += 1) {
-        const live = await this.#connect(options.signal, notes);
+        const live = await this.#connect(options.signal, notes, options.caller);
         if (!live.ok) return { ok: false, code: live.code, message: live.message, notes };
+        live.live.callers.add(options.caller ?? '');
         const heard = { received: live.live.received.copy(), refused: live.live.refused.count };
         const told = (): void => {
           const note = heardNote(this.name, live.live.received.since(heard.received), live.live.refused.count - heard.refused);
@@ -108,14 +109,15 @@ export class ServerConnection {
           told();
           // this call reports the end itself: the next start is its retry (or owed to the next call), not news
           if (this.#endedOnItsOwn === live.live) this.#endedOnItsOwn = undefined;
-          const { how, stderr } = await this.#forget(live.live);
-          if (attempt > 0) return { ok: false, code: 'CONNECTION_FAILED', message: `MCP server '${this.name}' ${how} during the call, again after a restart; not retried a second time${stderrLine(stderr)}`, notes };
+          const { how, stderr: tail } = await this.#forget(live.live);
+          const stderr = stderrLineFor(live.live, options.caller, tail);
+          if (attempt > 0) return { ok: false, code: 'CONNECTION_FAILED', message: `MCP server '${this.name}' ${how} during the call, again after a restart; not retried a second time${stderr}`, notes };
           if (lost === 'during the call' && options.idempotent !== true) {
             this.#restartOwed = true;
-            const message = `MCP server '${this.name}' ${how} during the call of '${tool}': the call may or may not have run, and it was not retried, since its tool does not declare a second run safe (mcp.idempotent: true in its TOOL.hdlp, which hldp import mcp writes for a tool the server marks idempotentHint or readOnlyHint). The server is started again on the next call${stderrLine(stderr)}`;
+            const message = `MCP server '${this.name}' ${how} during the call of '${tool}': the call may or may not have run, and it was not retried, since its tool does not declare a second run safe (mcp.idempotent: true in its TOOL.hdlp, which hldp import mcp writes for a tool the server marks idempotentHint or readOnlyHint). The server is started again on the next call${stderr}`;
             return { ok: false, code: 'CONNECTION_FAILED', message, notes };
           }
-          notes.push(`MCP server '${this.name}' ${how} during the call; it was started again and the call retried once${stderrLine(stderr)}`);
+          notes.push(`MCP server '${this.name}' ${how} during the call; it was started again and the call retried once${stderr}`);
           this.#restarts += 1;
         }
       }
@@ -188,14 +190,14 @@ export class ServerConnection {
   }
 
   /** The live connection, started now if there is none (one start shared by the calls waiting for it). */
-  async #connect(signal: AbortSignal, notes: string[]): Promise<{ ok: true; live: Live } | { ok: false; code: ErrorCode; message: string }> {
+  async #connect(signal: AbortSignal, notes: string[], caller?: string): Promise<{ ok: true; live: Live } | { ok: false; code: ErrorCode; message: string }> {
     if (this.#live) return { ok: true, live: this.#live };
     if (!this.#starting) {
       const ended = this.#endedOnItsOwn;
       if (ended !== undefined) {
         this.#endedOnItsOwn = undefined;
         const { how, stderr } = await this.#forget(ended);
-        notes.push(`MCP server '${this.name}' ${how} since its last call; it was started again${stderrLine(stderr)}`);
+        notes.push(`MCP server '${this.name}' ${how} since its last call; it was started again${stderrLineFor(ended, caller, stderr)}`);
         this.#restarts += 1;
       }
       if (this.#restartOwed) {
@@ -226,7 +228,7 @@ export class ServerConnection {
     const ordered = new kit.OrderedTransport(transport);
     ends.onEnded = (id, how) => ordered.unanswered(id, how);
     const client = new kit.Client(this.defaults.clientInfo, { capabilities: {} });
-    const live: Live = { client, transport, kit, received: ordered.received, refused };
+    const live: Live = { client, transport, kit, received: ordered.received, refused, callers: new Set() };
     client.onclose = () => {
       live.closed = true;
       // ended on its own (a crash, a dropped connection), not by stop(): the next call says so and starts anew

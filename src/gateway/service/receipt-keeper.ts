@@ -69,7 +69,7 @@ export class ReceiptKeeper {
       // a tool's progress goes to the same caller as its result, so it is redacted as the result is (review S, S7)
       const told = options.onProgress;
       const secrets = told ? secretsOf(targets) : [];
-      context = { ...targets, ...(told ? { onProgress: (update: ProgressUpdate) => told(redactValue(update, secrets)) } : {}) };
+      context = { ...targets, ...(options.caller ? { caller: options.caller } : {}), ...(told ? { onProgress: (update: ProgressUpdate) => told(redactValue(update, secrets)) } : {}) };
       result = stoppedByGateway(await execute(tool, params, context), this.#stopping.signal.aborted && !options.signal?.aborted);
     } finally {
       run.done();
