@@ -11,7 +11,8 @@ const execFileAsync = promisify(execFile);
  * The definition files of a git checkout that differ from its HEAD (changed, staged, new or deleted), each with git's
  * two-letter status: what `hldp serve --repo .` does not serve, since it reads the committed tree. Empty for anything
  * but a checkout read at HEAD (a plain folder is read as it is), and when git cannot say or `signal` stops it (`git`
- * is killed then: a server that stops does not wait for it).
+ * is killed then: a server that stops does not wait for it). It takes no lock: a `git status` that refreshes the index
+ * holds `.git/index.lock` meanwhile, and the author's own `git commit` at that moment failed on it.
  */
 export async function uncommittedDefinitions(repo: string, ref: string | undefined, signal?: AbortSignal): Promise<string[]> {
   if (/^https?:\/\//i.test(repo) || (ref !== undefined && ref !== 'HEAD')) return [];
@@ -21,7 +22,7 @@ export async function uncommittedDefinitions(repo: string, ref: string | undefin
   const folders = [...new Set(ENTRY_KINDS.map((kind) => ENTRY_LAYOUT[kind].folder))];
   let listing: string;
   try {
-    ({ stdout: listing } = await execFileAsync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', ...folders], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, signal }));
+    ({ stdout: listing } = await execFileAsync('git', ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', ...folders], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, signal }));
   } catch {
     return [];
   }
