@@ -1,14 +1,15 @@
 // The sandbox's look for git folders in a workspace (repositoryGuards), at a launch: this tree's against another
 // commit's, alternated in one run, CPU and wall per walk; prints one JSON document.
 //   git clone -q . /tmp/walk-ws && npx tsx bench/exec/workspace-walk.ts --old 5b2d967 --workspace /tmp/walk-ws
-// The other commit's workspace-rules.ts is taken with `git show` and its own imports pointed at this tree's files.
+// The other commit's walk (repository-guards.ts with git-folder.ts and workspace-rules.ts, or before they were split
+// out of it, workspace-rules.ts alone) is taken with `git show`, its other imports pointed at this tree's files.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { repositoryGuards } from '../../src/sandbox/workspace-rules.js';
+import { repositoryGuards } from '../../src/sandbox/repository-guards.js';
 
 const { values } = parseArgs({ options: { old: { type: 'string', default: 'HEAD~1' }, workspace: { type: 'string' }, walks: { type: 'string', default: '50' }, rounds: { type: 'string', default: '10' } } });
 if (values.workspace === undefined) throw new TypeError('--workspace FOLDER is required (a clone of this checkout, as the README measures)');
@@ -16,10 +17,20 @@ const workspace = values.workspace;
 const walks = Number(values.walks);
 const rounds = Number(values.rounds);
 const sandboxFolder = fileURLToPath(new URL('../../src/sandbox/', import.meta.url));
-const source = execFileSync('git', ['show', `${values.old}:src/sandbox/workspace-rules.ts`], { cwd: sandboxFolder, encoding: 'utf8' }).replaceAll(/from '\.\/([^']+)\.js'/g, (_, name: string) => `from '${pathToFileURL(join(sandboxFolder, `${name}.ts`)).href}'`);
+const walkFiles = ['repository-guards', 'git-folder', 'workspace-rules'];
+const oldSource = (name: string): string | undefined => {
+  try {
+    return execFileSync('git', ['show', `${values.old}:src/sandbox/${name}.ts`], { cwd: sandboxFolder, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    return undefined;
+  }
+};
+const taken = new Map(walkFiles.flatMap((name) => { const source = oldSource(name); return source === undefined ? [] : [[name, source] as const]; }));
 const folder = mkdtempSync(join(tmpdir(), 'hldp-walk-'));
-writeFileSync(join(folder, 'workspace-rules.ts'), source);
-const old = (await import(pathToFileURL(join(folder, 'workspace-rules.ts')).href)) as { repositoryGuards: typeof repositoryGuards };
+for (const [name, source] of taken) {
+  writeFileSync(join(folder, `${name}.ts`), source.replaceAll(/from '\.\/([^']+)\.js'/g, (_, imported: string) => `from '${pathToFileURL(join(taken.has(imported) ? folder : sandboxFolder, `${imported}.ts`)).href}'`));
+}
+const old = (await import(pathToFileURL(join(folder, taken.has('repository-guards') ? 'repository-guards.ts' : 'workspace-rules.ts')).href)) as { repositoryGuards: typeof repositoryGuards };
 rmSync(folder, { recursive: true });
 
 const median = (numbers: number[]): number => [...numbers].sort((a, b) => a - b)[numbers.length >> 1]!;

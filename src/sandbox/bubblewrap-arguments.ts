@@ -3,7 +3,8 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ToolSandbox } from '../core/index.js';
 import { isolationArguments, STATUS_FD, SYSTEM_FOLDERS, systemArguments, type SystemMount } from './bubblewrap.js';
-import { HOST_ONLY, isInside, readOnlyInside, writableRootsGuards, type RepositoryGuards } from './workspace-rules.js';
+import { writableRootsGuards, type RepositoryGuards } from './repository-guards.js';
+import { HOST_ONLY, isInside, readOnlyInside } from './workspace-rules.js';
 
 export { workspaceConflict } from './workspace-rules.js';
 

@@ -4,7 +4,8 @@ export { declaredPath } from './bubblewrap-arguments.js';
 export { declaredPathRefusal, type DeclaredPathRules } from './declared-path-refusal.js';
 export { runAsSettingProblem } from './run-as.js';
 export { RunAsFiles, type RunAsOpenOptions } from './run-as-files.js';
-export { workspaceConflict, writeRefusal } from './workspace-rules.js';
+export { workspaceConflict } from './workspace-rules.js';
+export { writeRefusal } from './write-refusal.js';
 export { decodeStatus } from './exit-status.js';
 export { limitHit, type LimitEvidence } from './resource-limits.js';
 export {

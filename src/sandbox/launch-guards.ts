@@ -2,7 +2,7 @@ import { ceilingDefaults, ceilingProblems, resolveToolSandbox, type DeclaredSand
 import type { Bubblewrap } from './bubblewrap.js';
 import { guardedConflict, hostConflict, realDeclaredPath, workspaceConflict, type GuardedPaths, type HomeReads } from './bubblewrap-arguments.js';
 import type { Launch } from './sandbox.js';
-import { mergeGuards, writableRootsGuards } from './workspace-rules.js';
+import { mergeGuards, writableRootsGuards } from './repository-guards.js';
 
 /**
  * Why no tool may run in this workspace, or undefined: `/`, one holding a system or home folder, or the tools

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { access, mkdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isGitFolder } from '../../src/sandbox/workspace-rules.js';
+import { isGitFolder } from '../../src/sandbox/git-folder.js';
 import { git, initRepository, makeTempDir } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
 import { describeWithBubblewrap } from './support/bubblewrap.js';
