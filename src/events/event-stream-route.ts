@@ -12,7 +12,7 @@ import { lastEventId, streamEvents } from './sse-response.js';
  */
 export function eventStreamRoute(hub: EventHub, viewerOf: (response: Response) => EventViewer): RequestHandler {
   return async (request, response) => {
-    const after = lastEventId(request.get('last-event-id'), request.query.last_event_id);
+    const after = lastEventId(request.get('last-event-id'), request.query);
     if (typeof after === 'object') {
       response.status(400).json({ code: 'INVALID_REQUEST', error: after.error });
       return;

@@ -51,11 +51,16 @@ function resetFrame(info: ResetInfo): string {
   return `id: ${info.newest}\nevent: reset\ndata: ${JSON.stringify(info)}\n\n`;
 }
 
-/** `Last-Event-ID` (header, or `last_event_id` in the query for clients that cannot set headers): an id, or why it is not one. */
-export function lastEventId(header: string | undefined, query: unknown): number | undefined | { error: string } {
-  const value = header ?? (typeof query === 'string' ? query : undefined);
+/**
+ * Where a stream resumes: the `Last-Event-ID` header (an EventSource that reconnects sends it), else the query's
+ * `after` (as `hldp://events?after=` takes it) or `last_event_id` (for clients that cannot set headers), at most one of
+ * them; an id, or why it is not one.
+ */
+export function lastEventId(header: string | undefined, query: { after?: unknown; last_event_id?: unknown } = {}): number | undefined | { error: string } {
+  if (typeof query.after === 'string' && typeof query.last_event_id === 'string') return { error: "give 'after' or 'last_event_id', not both: each is the id of the event to resume after" };
+  const [name, value] = header !== undefined && header !== '' ? ['Last-Event-ID', header] : typeof query.after === 'string' ? ["'after'", query.after] : ["'last_event_id'", typeof query.last_event_id === 'string' ? query.last_event_id : undefined];
   if (value === undefined || value === '') return undefined;
-  if (!/^\d{1,15}$/.test(value.trim())) return { error: `Last-Event-ID must be the id of an event (a non-negative integer), got '${value.slice(0, 40)}'` };
+  if (!/^\d{1,15}$/.test(value.trim())) return { error: `${name} must be the id of an event (a non-negative integer) to resume after, got '${value.slice(0, 40)}'` };
   return Number(value.trim());
 }
 

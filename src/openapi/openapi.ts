@@ -18,7 +18,7 @@ const LOADING = {
 };
 
 export function openApiDocument(version: string): Record<string, unknown> {
-  return {
+  return withQueryRefusals({
     openapi: '3.1.0',
     info: {
       title: 'brush-holder',
@@ -231,7 +231,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
           operationId: 'events', summary: 'The event stream (Server-Sent Events): receipt.stored, call.rejected, approval.requested, approval.resolved, scan.completed, scan.failed, definitions.broken; each with an id, resumable with Last-Event-ID from a bounded backlog, else a reset event; an admin or approver gets every event, any other principal the registry events and those of its own calls',
           parameters: [
             { name: 'Last-Event-ID', in: 'header', schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'resume after this event (EventSource sends it when it reconnects)' },
-            { name: 'last_event_id', in: 'query', schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'the same, for clients that cannot set headers' },
+            { name: 'after', in: 'query', schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'the same, for clients that cannot set headers (as hldp://events?after= takes it); the header wins when both are sent' },
+            { name: 'last_event_id', in: 'query', schema: { type: 'string', pattern: '^[0-9]+$' }, description: "the same as after (not with it)" },
             { name: 'types', in: 'query', schema: { type: 'string' }, description: "comma-separated event types to receive, 'failures' for every failure; default all" },
           ],
           responses: {
@@ -272,5 +273,13 @@ export function openApiDocument(version: string): Record<string, unknown> {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: "a principal's token (principals in the config, or api_token / HLDP_API_TOKEN); required when any is configured" } },
       schemas: COMPONENT_SCHEMAS,
     },
-  };
+  });
+}
+
+/** Every route refuses a query parameter it does not list, or one given twice (400 INVALID_REQUEST): each operation says so. */
+function withQueryRefusals(document: Record<string, unknown>): Record<string, unknown> {
+  for (const operations of Object.values(document['paths'] as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
+    for (const operation of Object.values(operations)) operation.responses['400'] ??= answer('a query parameter the route does not take, or one given twice: the message names the ones it takes', 'Error');
+  }
+  return document;
 }

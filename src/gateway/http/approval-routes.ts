@@ -43,14 +43,12 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
 
   router.get('/v1/approvals', async (request, response) => {
     const query = request.query as Record<string, unknown>;
-    const unknown = Object.keys(query).filter((key) => !['status', 'caller', 'tool', 'limit', 'offset', 'cursor'].includes(key));
     const status = query['status'];
     const limit = integerParameter('limit', stringOf(query['limit']), 50, 1, 1000);
     const offset = integerParameter('offset', stringOf(query['offset']), 0, 0, Number.MAX_SAFE_INTEGER);
     const given = stringOf(query['cursor']);
     const cursor = given === undefined ? undefined : readApprovalCursor(given);
-    const problem = unknown.length ? `unknown query parameter '${unknown[0]}'; use status, caller, tool, limit, cursor (or offset)`
-      : status !== undefined && !STATUSES.includes(status as ApprovalStatus) ? `'status' must be one of ${STATUSES.join(', ')}`
+    const problem = status !== undefined && !STATUSES.includes(status as ApprovalStatus) ? `'status' must be one of ${STATUSES.join(', ')}`
       : typeof limit === 'string' ? limit : typeof offset === 'string' ? offset : typeof cursor === 'string' ? cursor
       : cursor !== undefined && query['offset'] !== undefined ? "give 'cursor' or 'offset', not both: page on with next_cursor alone" : undefined;
     if (problem !== undefined || typeof limit === 'string' || typeof offset === 'string' || typeof cursor === 'string') {
@@ -123,11 +121,10 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
 
   router.get('/v1/rejections', async (request, response) => {
     const query = request.query as Record<string, unknown>;
-    const unknown = Object.keys(query).filter((key) => !['caller', 'tool', 'code', 'since', 'limit', 'offset'].includes(key));
     const limit = integerParameter('limit', stringOf(query['limit']), 50, 1, 1000);
     const offset = integerParameter('offset', stringOf(query['offset']), 0, 0, Number.MAX_SAFE_INTEGER);
     const since = stringOf(query['since']);
-    const problem = unknown.length ? `unknown query parameter '${unknown[0]}'; use caller, tool, code, since, limit, offset` : since !== undefined && Number.isNaN(Date.parse(since)) ? "'since' must be an ISO date or time" : typeof limit === 'string' ? limit : typeof offset === 'string' ? offset : undefined;
+    const problem = since !== undefined && Number.isNaN(Date.parse(since)) ? "'since' must be an ISO date or time" : typeof limit === 'string' ? limit : typeof offset === 'string' ? offset : undefined;
     if (problem !== undefined || typeof limit === 'string' || typeof offset === 'string') {
       response.status(400).json({ code: 'INVALID_REQUEST', error: problem });
       return;

@@ -11,6 +11,7 @@ import { approvalRouter } from './approval-routes.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import { openApiDocument } from '../../openapi/index.js';
 import { policyRouter } from './policy-routes.js';
+import { queryGuard } from './query-guard.js';
 import { principalAuth, principalOf, requestPrincipal } from './principal-auth.js';
 import type { RescanScheduler } from './rescan-scheduler.js';
 import { sessionRouter } from './session-routes.js';
@@ -45,6 +46,8 @@ export function createApp(options: AppOptions): Express {
   app.use(requestLog(logger));
   if (isLoopback(config.listen.host)) app.use(loopbackHostGuard());
   const document = openApiDocument(options.version);
+  // every documented route's query string, checked against the parameters the document lists for it
+  app.use(queryGuard(document));
   // a root gateway's tools (run_as) are never the operator at this machine, whatever loopback they share with it
   const toolUid = (): number | undefined => gateway.sandbox?.runAs?.uid;
   app.get('/v1/openapi.json', (_request, response) => {

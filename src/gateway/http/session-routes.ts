@@ -194,8 +194,6 @@ function notFound(response: Response, id: string): void {
 
 /** `?window_tokens=N` or `?chars=N`, or a message saying what to send instead. */
 function promptQuery(query: Record<string, unknown>): { windowTokens?: number; chars?: number } | string {
-  const unknown = Object.keys(query).filter((key) => key !== 'window_tokens' && key !== 'chars');
-  if (unknown.length) return `unknown query parameter ${unknown.map((key) => `'${key}'`).join(', ')}; use window_tokens or chars`;
   const read = (key: string): number | undefined | string => {
     const value = query[key];
     if (value === undefined) return undefined;
