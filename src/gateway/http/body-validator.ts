@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { compileShapeChecker, type ShapeChecker } from '../../scanner/index.js';
 import { COMPONENT_SCHEMAS } from '../../openapi/index.js';
 
@@ -14,16 +14,8 @@ const EXAMPLES: Partial<Record<keyof typeof COMPONENT_SCHEMAS, string>> = Object
 /** Middleware checking `request.body` against a schema of the OpenAPI document: a 400 names each problem. */
 export function validateBody(schemaName: keyof typeof COMPONENT_SCHEMAS): RequestHandler {
   return (request, response, next) => {
-    if (!request.is('application/json')) {
-      response.status(415).json({ code: 'UNSUPPORTED_MEDIA_TYPE', error: 'send the body as JSON with Content-Type: application/json' });
-      return;
-    }
-    const body: unknown = request.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      const got = body === null ? 'null' : Array.isArray(body) ? 'a list' : `a ${typeof body}`;
-      response.status(400).json({ code: 'INVALID_REQUEST', error: `the body must be a JSON object, got ${got}; send ${EXAMPLES[schemaName] ?? 'an object'}` });
-      return;
-    }
+    const body = jsonObject(request, response, `send ${EXAMPLES[schemaName] ?? 'an object'}`);
+    if (body === undefined) return;
     if (schemaName === 'CallRequest' && 'tool' in body && 'intent' in body) {
       response.status(400).json({ code: 'INVALID_REQUEST', error: "send either 'tool' (with 'params') to run a tool, or 'intent' (with 'context', 'limit') to match one, not both: an intent never runs anything" });
       return;
@@ -38,6 +30,20 @@ export function validateBody(schemaName: keyof typeof COMPONENT_SCHEMAS): Reques
     }
     next();
   };
+}
+
+// the body when it is a JSON object; otherwise the 415 (not JSON) or 400 (not an object, `fix` saying what to send)
+// is answered, and undefined returned
+function jsonObject(request: Request, response: Response, fix: string): object | undefined {
+  if (!request.is('application/json')) {
+    response.status(415).json({ code: 'UNSUPPORTED_MEDIA_TYPE', error: 'send the body as JSON with Content-Type: application/json' });
+    return undefined;
+  }
+  const body: unknown = request.body;
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body;
+  const got = body === null ? 'null' : Array.isArray(body) ? 'a list' : `a ${typeof body}`;
+  response.status(400).json({ code: 'INVALID_REQUEST', error: `the body must be a JSON object, got ${got}; ${fix}` });
+  return undefined;
 }
 
 /** How many of a body's problems a 400 lists, and how long each of its texts may be, whatever the body sent. */
@@ -68,16 +74,8 @@ function checkerOf(schemaName: keyof typeof COMPONENT_SCHEMAS): ShapeChecker {
 export function emptyBody(route: string): RequestHandler {
   return (request, response, next) => {
     if (request.headers['content-length'] === '0' || (request.headers['content-type'] === undefined && request.headers['transfer-encoding'] === undefined)) return next();
-    if (!request.is('application/json')) {
-      response.status(415).json({ code: 'UNSUPPORTED_MEDIA_TYPE', error: 'send the body as JSON with Content-Type: application/json' });
-      return;
-    }
-    const body: unknown = request.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      const got = body === null ? 'null' : Array.isArray(body) ? 'a list' : `a ${typeof body}`;
-      response.status(400).json({ code: 'INVALID_REQUEST', error: `the body must be a JSON object, got ${got}; ${route} takes no fields: send no body or {}` });
-      return;
-    }
+    const body = jsonObject(request, response, `${route} takes no fields: send no body or {}`);
+    if (body === undefined) return;
     const fields = Object.keys(body);
     if (fields.length) {
       const named = fields.slice(0, 5).map((field) => `'${clip(field)}'`).join(', ');
