@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import pino from 'pino';
@@ -6,6 +7,7 @@ import { startServer, type RunningServer } from '../../src/gateway/http/index.js
 import { mountMcp } from '../../src/mcp-front/index.js';
 import { COMPONENT_SCHEMAS, openApiDocument } from '../../src/openapi/index.js';
 import { makeTestConfig } from './gateway.js';
+import { makeTempDir, makeToolYaml, writeFiles } from './git.js';
 
 /** A real gateway server on 127.0.0.1 port 0 over `repo`, state in a temporary folder. */
 export async function startTestServer(repo: string, env: NodeJS.ProcessEnv = {}): Promise<RunningServer & { workspace: string; cleanup: () => Promise<void> }> {
@@ -17,6 +19,21 @@ export async function startTestServer(repo: string, env: NodeJS.ProcessEnv = {})
     cleanup: async () => {
       await server.close();
       await cleanup();
+    },
+  };
+}
+
+/** A real gateway server over a temporary repository holding one tool, `echo-it` (a shell `echo ok`); cleanup removes both. */
+export async function startEchoItServer(): Promise<Awaited<ReturnType<typeof startTestServer>>> {
+  const temp = await makeTempDir();
+  const repo = join(temp.path, 'repo');
+  await writeFiles(repo, { 'tools/echo-it/TOOL.hdlp': makeToolYaml('echo-it', { executor: 'shell', method: 'run', shell: '{ argv: [echo, ok] }' }) });
+  const server = await startTestServer(repo);
+  return {
+    ...server,
+    cleanup: async () => {
+      await server.cleanup();
+      await temp.cleanup();
     },
   };
 }

@@ -12,11 +12,13 @@ export interface McpHttpStub {
 /**
  * A local server implementing the Streamable HTTP transport's contract as far as a call needs: `initialize` answered
  * in JSON (as server `name`), notifications accepted, anything but POST refused; every other request (a `tools/call`)
- * is answered by `answer`, given the response and the request's id.
+ * is answered by `answer`, given the response and the request's id. `onGet`, when given, takes each GET (the
+ * transport's standalone event stream) instead of its 405.
  */
-export async function startMcpHttpStub(name: string, answer: (response: ServerResponse, id: number) => void): Promise<McpHttpStub> {
+export async function startMcpHttpStub(name: string, answer: (response: ServerResponse, id: number) => void, onGet?: (response: ServerResponse) => void): Promise<McpHttpStub> {
   let closed = false;
   const server = createServer((request, response) => {
+    if (request.method === 'GET' && onGet !== undefined) return void onGet(response);
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {

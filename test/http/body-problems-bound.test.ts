@@ -1,23 +1,11 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
-import { request, startTestServer } from '../helpers/http-server.js';
+import { request, startEchoItServer } from '../helpers/http-server.js';
 
 // A body naming 20,000 unknown fields was answered with every one listed twice, 3.9 MB for a 300 KB body (review R, R10)
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: Awaited<ReturnType<typeof startTestServer>>;
-
-beforeAll(async () => {
-  temp = await makeTempDir();
-  const repo = join(temp.path, 'repo');
-  await writeFiles(repo, { 'tools/echo-it/TOOL.hdlp': makeToolYaml('echo-it', { executor: 'shell', method: 'run', shell: '{ argv: [echo, ok] }' }) });
-  server = await startTestServer(repo);
-});
-afterAll(async () => {
-  await server.cleanup();
-  await temp.cleanup();
-});
+let server: Awaited<ReturnType<typeof startEchoItServer>>;
+beforeAll(async () => (server = await startEchoItServer()));
+afterAll(() => server.cleanup());
 
 describe('a 400 for a body with many problems', () => {
   it.each(['/v1/match', '/v1/call', '/v1/scan'])('POST %s names the first fields and counts the rest, in a few KiB', async (path) => {

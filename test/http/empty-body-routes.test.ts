@@ -1,23 +1,11 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
-import { request, startTestServer } from '../helpers/http-server.js';
+import { request, startEchoItServer } from '../helpers/http-server.js';
 
 // POST /v1/scan and POST /v1/sessions/:id/turn took any body, malformed JSON included, and answered 200 (review R, R1)
 
-let temp: { path: string; cleanup: () => Promise<void> };
-let server: Awaited<ReturnType<typeof startTestServer>>;
-
-beforeAll(async () => {
-  temp = await makeTempDir();
-  const repo = join(temp.path, 'repo');
-  await writeFiles(repo, { 'tools/echo-it/TOOL.hdlp': makeToolYaml('echo-it', { executor: 'shell', method: 'run', shell: '{ argv: [echo, ok] }' }) });
-  server = await startTestServer(repo);
-});
-afterAll(async () => {
-  await server.cleanup();
-  await temp.cleanup();
-});
+let server: Awaited<ReturnType<typeof startEchoItServer>>;
+beforeAll(async () => (server = await startEchoItServer()));
+afterAll(() => server.cleanup());
 
 const json = { 'content-type': 'application/json' };
 

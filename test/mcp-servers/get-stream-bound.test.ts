@@ -1,11 +1,11 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Receipt } from '../../src/core/index.js';
 import type { CallOutcome } from '../../src/gateway/service/index.js';
 import { openTestGateway } from '../helpers/gateway.js';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
+import { startMcpHttpStub } from '../helpers/mcp-http-stub.js';
 import { mcpToolYaml, writeMcpConfig } from './support.js';
 
 // Review Q, Q6: the SDK opens a standalone GET event stream after `notifications/initialized` and takes a request's
@@ -21,33 +21,24 @@ afterAll(async () => {
 async function answeringOnGet(bytes: number): Promise<{ url: string; getClosed: () => boolean }> {
   let stream: ServerResponse | undefined;
   let getClosed = false;
-  const server = createServer((request, response) => {
-    if (request.method === 'GET') {
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.write(': open\n\n');
-      response.once('close', () => (getClosed = true));
-      stream = response;
-      return;
-    }
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (request.method !== 'POST') return void response.writeHead(405).end();
-      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string; params?: { protocolVersion?: string } };
-      if (message.id === undefined) return void response.writeHead(202).end();
-      if (message.method === 'initialize') {
-        const result = { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'on-get', version: '1.0.0' } };
-        return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
-      }
+  const onGet = (response: ServerResponse): void => {
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.write(': open\n\n');
+    response.once('close', () => (getClosed = true));
+    stream = response;
+  };
+  const server = await startMcpHttpStub(
+    'on-get',
+    (response, id) => {
       // the request's own POST is accepted; its answer goes on the GET stream
       response.writeHead(202).end();
-      const answer = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'b'.repeat(bytes) }] } });
+      const answer = JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'b'.repeat(bytes) }] } });
       stream?.write(`event: message\ndata: ${answer}\n\n`);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, getClosed: () => getClosed };
+    },
+    onGet,
+  );
+  cleanups.push(server.close);
+  return { url: server.url, getClosed: () => getClosed };
 }
 
 async function callCapped(url: string): Promise<Receipt> {
