@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import { pino, type Logger } from 'pino';
-import { bearerAuth, errorHandler, notFoundHandler, requestLog, sendJsonInPieces } from '../http-edge/index.js';
-import type { Sandbox } from '../sandbox/index.js';
+import { bearerAuth, bearerMatches, errorHandler, notFoundHandler, requestLog, sendJsonInPieces } from '../http-edge/index.js';
+import { sandboxHealth, type Sandbox } from '../sandbox/index.js';
 import { parseExecRequest, runMethod } from './methods.js';
 
 /** Default largest request body: room for a file of a few MiB sent to `write_file`. */
@@ -26,8 +26,10 @@ export function createGatekeeperApp(options: GatekeeperAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(requestLog(logger));
-  app.get('/healthz', (_request, response) => {
-    response.json({ ok: true, ...(options.sandbox ? { sandbox: options.sandbox.status } : {}) });
+  // a probe needs no token; the sandbox's details (the run_as user among them) are for those who hold it, as the gateway's
+  app.get('/healthz', (request, response) => {
+    const detailed = options.sandbox !== undefined && bearerMatches(request.get('authorization'), options.token);
+    response.json({ status: 'ok', ...(detailed ? { sandbox: sandboxHealth(options.sandbox!.status) } : {}) });
   });
   app.post('/exec', bearerAuth(options.token, 'the gatekeeper token'), express.json({ limit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES }), async (request, response) => {
     const parsed = parseExecRequest(request.body);

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as AjvModule from 'ajv/dist/2020.js';
-import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { DeclaredSandbox, ExecutionResult } from '../core/index.js';
 import { execMethod } from './exec-method.js';
 import { listDirMethod, readBytesMethod, readFileMethod, writeFileMethod } from './file-methods.js';
@@ -101,7 +101,7 @@ function compiledValidators(): Validators {
   if (validators) return validators;
   // ajv itself too (~80 CommonJS files): a server's embedded gatekeeper starts before it listens (issue #18)
   const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof AjvModule;
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true, validateSchema: false });
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true, validateSchema: false, verbose: true });
   const request = ajv.compile<ExecRequest>({
     type: 'object',
     required: ['method'],
@@ -123,13 +123,23 @@ function compiledValidators(): Validators {
 export function parseExecRequest(body: unknown): { ok: true; request: ExecRequest } | { ok: false; message: string; code: 'INVALID_REQUEST' | 'UNKNOWN_METHOD' | 'INVALID_PARAMS' } {
   const { ajv, request: validateRequest, params: validateParams } = compiledValidators();
   if (!validateRequest(body)) {
-    return { ok: false, code: 'INVALID_REQUEST', message: `${ajv.errorsText(validateRequest.errors, { dataVar: 'body' })}; send {method, params, timeout_ms?, max_output_bytes?, sandbox?} as application/json` };
+    return { ok: false, code: 'INVALID_REQUEST', message: `${problems(ajv, validateRequest.errors, 'body')}; send {method, params, timeout_ms?, max_output_bytes?, sandbox?} as application/json` };
   }
   // own properties only: 'toString' or '__proto__' are no methods
   const validate = Object.hasOwn(validateParams, body.method) ? validateParams[body.method] : undefined;
   if (!validate) return { ok: false, code: 'UNKNOWN_METHOD', message: `unknown method '${body.method}'; use one of: ${GATEKEEPER_METHODS.join(', ')}` };
-  if (!validate(body.params)) return { ok: false, code: 'INVALID_PARAMS', message: `${body.method}: ${ajv.errorsText(validate.errors, { dataVar: 'params' })}` };
+  if (!validate(body.params)) return { ok: false, code: 'INVALID_PARAMS', message: `${body.method}: ${problems(ajv, validate.errors, 'params')}` };
   return { ok: true, request: body };
+}
+
+// ajv's text, but an unknown field is named with the fields allowed there, as the gateway's routes name them (review R, R12)
+function problems(ajv: Ajv2020, errors: ErrorObject[] | null | undefined, root: string): string {
+  return (errors ?? []).map((error) => {
+    if (error.keyword !== 'additionalProperties') return ajv.errorsText([error], { dataVar: root });
+    const path = [...error.instancePath.split('/').slice(1), String((error.params as { additionalProperty: unknown }).additionalProperty)].join('.');
+    const allowed = Object.keys((error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+    return `unknown field '${path.slice(0, 200)}' in ${root}${allowed.length > 0 ? `; allowed: ${allowed.join(', ')}` : ''}`;
+  }).join(', ');
 }
 
 /** Runs a validated request's method. */

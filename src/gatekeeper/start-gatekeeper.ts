@@ -15,6 +15,8 @@ export interface GatekeeperOptions {
   port?: number;
   /** the folder every method stays inside; must exist */
   root: string;
+  /** where the root was set, which a message about it names: `--root` (default), or a gateway's `workspace_root` */
+  rootFrom?: '--root' | 'workspace_root';
   /** the bearer token; a random one is made when absent */
   token?: string;
   bodyLimitBytes?: number;
@@ -34,21 +36,23 @@ export interface RunningGatekeeper {
   close(): Promise<void>;
 }
 
-function resolveRoot(root: string): string {
+function resolveRoot(root: string, from: '--root' | 'workspace_root'): string {
+  // an embedded gatekeeper's root is the gateway's workspace: `hldp call` has no --root to pass (review R, R12)
+  const [what, fix] = from === '--root' ? ['gatekeeper root', 'pass another --root'] : ['workspace', 'set workspace_root (or HLDP_WORKSPACE) to an existing folder'];
   let real: string;
   try {
     real = realpathSync(root);
   } catch {
-    throw new Error(`gatekeeper root '${root}' does not exist; create it or pass another --root`);
+    throw new Error(`${what} '${root}' does not exist; create it or ${fix}`);
   }
-  if (!statSync(real).isDirectory()) throw new Error(`gatekeeper root '${root}' is not a folder; pass a folder as --root`);
+  if (!statSync(real).isDirectory()) throw new Error(`${what} '${root}' is not a folder; ${from === '--root' ? 'pass a folder as --root' : 'set workspace_root (or HLDP_WORKSPACE) to a folder'}`);
   return real;
 }
 
 /** Starts a gatekeeper `/exec` server; throws at start-up on a bad root, an empty token or a port in use. */
 export async function startGatekeeper(options: GatekeeperOptions): Promise<RunningGatekeeper> {
   if (options.token === '') throw new Error('the gatekeeper token is empty; give a long random token or none to have one made');
-  const root = resolveRoot(options.root);
+  const root = resolveRoot(options.root, options.rootFrom ?? '--root');
   const token = options.token ?? randomBytes(32).toString('base64url');
   const app = createGatekeeperApp({ root, token, bodyLimitBytes: options.bodyLimitBytes, logger: options.logger, ...(options.sandbox ? { sandbox: options.sandbox } : {}) });
   const host = options.host ?? '127.0.0.1';

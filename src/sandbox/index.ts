@@ -21,3 +21,4 @@ export {
   type SandboxMode,
   type SandboxStatus,
 } from './sandbox.js';
+export { sandboxHealth } from './sandbox-status.js';

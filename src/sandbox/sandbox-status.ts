@@ -43,3 +43,17 @@ export function describeStatus(probed: Probed, limitsWanted: boolean): SandboxSt
         : {}),
   };
 }
+
+/** The sandbox as a gateway's or gatekeeper's /healthz reports it (to a token's holder): `state: off` with the reason when bubblewrap cannot run or is turned off. */
+export function sandboxHealth(status: SandboxStatus): Record<string, unknown> {
+  return {
+    state: status.sandbox,
+    mode: status.mode,
+    ...(status.reason ? { reason: status.reason } : {}),
+    containment: status.containment,
+    ...(status.containmentReason ? { containment_reason: status.containmentReason } : {}),
+    limits: { rlimits: status.limits.rlimits, processes: status.limits.processes, ...(status.limits.reason ? { reason: status.limits.reason } : {}) },
+    ...(status.runAs ? { run_as: status.runAs } : {}),
+    ...(status.runAsReason ? { run_as_reason: status.runAsReason } : {}),
+  };
+}

@@ -49,7 +49,7 @@ describeWithBubblewrap('the standalone hldp gatekeeper', () => {
 
   it('says at start that its sandbox is on, and reports it in /healthz', async () => {
     expect(gatekeeper.stderr()).toMatch(/sandbox on\n/);
-    expect((await request(gatekeeper, 'GET', '/healthz')).json).toMatchObject({ ok: true, sandbox: { mode: 'auto', sandbox: 'on', containment: 'pid-namespace' } });
+    expect((await request(gatekeeper, 'GET', '/healthz', { headers: { authorization: `Bearer ${GATEKEEPER_TOKEN}` } })).json).toMatchObject({ status: 'ok', sandbox: { mode: 'auto', state: 'on', containment: 'pid-namespace' } });
   });
 
   it('runs exec where the gatekeeper’s environment, with its token, is out of sight', async () => {

@@ -2,7 +2,7 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Req
 import type { Logger } from 'pino';
 import { isLoopback, toolCount, type Role } from '../../core/index.js';
 import { errorHandler, loopbackHostGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
-import type { SandboxStatus } from '../../sandbox/index.js';
+import { sandboxHealth } from '../../sandbox/index.js';
 import { securityHeaders } from '../../console/index.js';
 import { eventStreamRoute } from '../../events/index.js';
 import { SearchIndexLoadingError, type Gateway } from '../service/index.js';
@@ -111,18 +111,4 @@ export function createApp(options: AppOptions): Express {
   }) as ErrorRequestHandler);
   app.use(errorHandler(logger, 'gateway'));
   return app;
-}
-
-/** The sandbox as /healthz reports it: `state: off` with the reason when bubblewrap cannot run or is turned off. */
-function sandboxHealth(status: SandboxStatus): Record<string, unknown> {
-  return {
-    state: status.sandbox,
-    mode: status.mode,
-    ...(status.reason ? { reason: status.reason } : {}),
-    containment: status.containment,
-    ...(status.containmentReason ? { containment_reason: status.containmentReason } : {}),
-    limits: { rlimits: status.limits.rlimits, processes: status.limits.processes, ...(status.limits.reason ? { reason: status.limits.reason } : {}) },
-    ...(status.runAs ? { run_as: status.runAs } : {}),
-    ...(status.runAsReason ? { run_as_reason: status.runAsReason } : {}),
-  };
 }

@@ -120,7 +120,7 @@ export class ExecutionTargets {
   startEmbedded(): Promise<RunningGatekeeper> {
     // on 127.0.0.1 with a random token only this process knows
     if (this.embedded) return this.embedded;
-    const starting = this.sandboxed().then((sandbox) => startGatekeeper({ host: '127.0.0.1', port: 0, root: this.config.workspaceRoot, sandbox }));
+    const starting = this.sandboxed().then((sandbox) => startGatekeeper({ host: '127.0.0.1', port: 0, root: this.config.workspaceRoot, rootFrom: 'workspace_root', sandbox }));
     // a start that failed (a workspace not made yet) is tried again by the next call, not remembered for good
     starting.catch(() => {
       if (this.embedded === starting) this.embedded = undefined;
