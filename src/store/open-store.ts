@@ -10,12 +10,14 @@ export interface StoreOptions {
   sqlitePath: string;
   poolMax?: number;
   now?: () => number;
+  /** where a PostgreSQL store's bus reports messages it dropped (rate-limited) */
+  warn?: (message: string, details: Record<string, unknown>) => void;
 }
 
 /** Opens the configured store. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const shared = options.now ? { now: options.now } : {};
-  if (options.url) return openPostgresStore({ url: options.url, ...(options.poolMax !== undefined ? { poolMax: options.poolMax } : {}), ...shared });
+  if (options.url) return openPostgresStore({ url: options.url, ...(options.poolMax !== undefined ? { poolMax: options.poolMax } : {}), ...(options.warn ? { warn: options.warn } : {}), ...shared });
   return openSqliteStore({ path: options.sqlitePath, ...shared });
 }
 

@@ -138,6 +138,8 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
   // PostgreSQL's step 11 (receipts and events appended by one function call each); SQLite has one writer: nothing to change
   { version: 11, name: 'appends in one statement', up: 'SELECT 1' },
   { version: 12, name: 'approval run leases', up: APPROVAL_RUN_LEASES },
+  // PostgreSQL's step 13 (no privilege for PUBLIC on the secrets); a SQLite file has no roles: its mode guards it
+  { version: 13, name: 'deployment secrets for the gateway alone', up: 'SELECT 1' },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

@@ -126,7 +126,7 @@ export class Gateway {
       await targets.close();
       throw error;
     }
-    const store = options.store ?? (await openConfiguredStore(config));
+    const store = options.store ?? (await openConfiguredStore(config, options.logger));
     const observers = [...(options.observer ? [options.observer] : []), ...(options.observers ?? [])];
     return new Gateway(config, scanner, index, store, targets, options.logger, observers, options.clock);
   }
@@ -351,6 +351,6 @@ export class Gateway {
 }
 
 /** The configured store: PostgreSQL when `store.url` is set, else the SQLite file. */
-export function openConfiguredStore(config: GatewayConfig): Promise<Store> {
-  return openStore({ url: config.store.url, sqlitePath: config.receiptsDb, poolMax: config.store.poolMax });
+export function openConfiguredStore(config: GatewayConfig, logger?: Logger): Promise<Store> {
+  return openStore({ url: config.store.url, sqlitePath: config.receiptsDb, poolMax: config.store.poolMax, ...(logger ? { warn: (message, details) => logger.warn(details, message) } : {}) });
 }

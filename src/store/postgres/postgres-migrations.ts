@@ -203,6 +203,9 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   // an approved call's run is leased by the process running it, and closed as interrupted by another once the lease
   // lapses with no receipt (review L, L5); requests left so before the upgrade get a lease that ends after their deadline
   { version: 12, name: 'approval run leases', up: APPROVAL_RUN_LEASES },
+  // the secrets (the console's cookie key, the bus's signing key) are read by the gateway's role alone, whatever default
+  // privileges the database gives PUBLIC (review S, S5); a role granted them by name can still read them
+  { version: 13, name: 'deployment secrets for the gateway alone', up: 'REVOKE ALL ON TABLE deployment_secrets FROM PUBLIC' },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */

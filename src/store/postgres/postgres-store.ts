@@ -3,7 +3,7 @@ import { StoreError } from '../store-error.js';
 import { connect, type ConnectOptions } from './database.js';
 import { describeUrl } from './describe-url.js';
 import { migratePostgres } from './postgres-migrations.js';
-import { PostgresBus } from './postgres-bus.js';
+import { PostgresBus, type BusWarn } from './postgres-bus.js';
 import { PostgresEventLog } from './postgres-events.js';
 import { PostgresApprovalStore } from './postgres-approvals.js';
 import { PostgresMcpSessionStore } from './postgres-mcp-sessions.js';
@@ -18,6 +18,8 @@ import { PostgresUsageLog } from './postgres-usage.js';
 export interface PostgresStoreOptions extends ConnectOptions {
   /** the clock in ms since the epoch, passed to every query that needs the time (never SQL now()); injectable for tests */
   now?: () => number;
+  /** where the bus reports payloads it dropped (rate-limited); unset, it says nothing */
+  warn?: BusWarn;
 }
 
 const HEALTH_TIMEOUT_MS = 2000;
@@ -36,7 +38,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     throw new StoreError(`cannot open the PostgreSQL store at ${describeUrl(options.url)}: ${(error as Error).message}`);
   }
   const receipts = new PostgresReceiptStore(sql, { now });
-  const bus = new PostgresBus(sql);
+  const secrets = new PostgresDeploymentSecrets(sql, { now });
+  const bus = new PostgresBus(sql, secrets, { now, ...(options.warn ? { warn: options.warn } : {}) });
   const events = new PostgresEventLog(sql);
   return {
     kind: 'postgres',
@@ -48,7 +51,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     usage: new PostgresUsageLog(sql),
     bus,
     events,
-    secrets: new PostgresDeploymentSecrets(sql, { now }),
+    secrets,
     signOuts: new PostgresSignOuts(sql, { now }),
     health: async () => {
       let timer: NodeJS.Timeout | undefined;
