@@ -42,6 +42,7 @@ const KNOBS: Knob[] = [
   bm25Knob('b', [0, 0.1, 0.2, 0.4, 0.6, 0.75, 0.9, 1]),
   bm25Knob('d', [0, 0.25, 0.5, 1]),
   rerankKnob('coverage'),
+  rerankKnob('plainCoverage'),
   rerankKnob('namingCoverage'),
   rerankKnob('describingCoverage'),
   rerankKnob('paramCoverage'),

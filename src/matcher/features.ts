@@ -9,6 +9,12 @@ export interface ToolFeatures {
   stage1: number;
   /** share of the request's words (weighted by rarity) found anywhere in the tool's text */
   coverage: number;
+  /**
+   * share of the request's words found anywhere in the tool's text, each word counting one whatever its rarity: the
+   * rarity weights of `coverage` come from this registry's own counts, so one rare word (a name, a word a single tool
+   * happens to have) can outweigh the rest of the request; this says how much of what was asked the tool has at all
+   */
+  plainCoverage: number;
   /** the same, in its name, display name or aliases */
   namingCoverage: number;
   /** the same, in its intent or examples */
@@ -101,6 +107,7 @@ export function measureRecord(
   return {
     stage1,
     coverage: covered * scale,
+    plainCoverage: words.length === 0 ? 0 : matchedWords / words.length,
     namingCoverage: named * scale,
     describingCoverage: described * scale,
     paramCoverage: parameters * scale,

@@ -22,6 +22,7 @@ export const FITTED_RANKING: RankingParameters = {
   "rerank": {
     "stage1": 1,
     "coverage": 4,
+    "plainCoverage": 3,
     "namingCoverage": 0.25,
     "describingCoverage": 4,
     "paramCoverage": 0,

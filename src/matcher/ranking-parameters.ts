@@ -43,5 +43,8 @@ export interface DecisionModel {
   threshold: number;
 }
 
-/** What the decision looks at: the best tool's features but its first-stage score, and its lead over the next. */
-export type DecisionFeature = Exclude<keyof ToolFeatures, 'stage1'> | 'margin';
+/**
+ * What the decision looks at: the best tool's features but its first-stage score, and its lead over the next
+ * (`plainCoverage` joined the re-rank after the confidence model was fitted, and is not among them).
+ */
+export type DecisionFeature = Exclude<keyof ToolFeatures, 'stage1' | 'plainCoverage'> | 'margin';
