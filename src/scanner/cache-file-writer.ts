@@ -2,6 +2,7 @@ import { open as openDescriptor, readSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { promisify } from 'node:util';
+import { runLettingGo } from '../core/index.js';
 import type { ScanEntry } from './build-index.js';
 import type { CacheHeader } from './cache-file.js';
 import { entryTexts, OpenFile, type EntryText } from './entry-texts.js';
@@ -40,7 +41,7 @@ const SLICE = 500;
 
 /**
  * Writes the header, then each entry on a line of its own, ASCII only (every other character as a JSON `\u` escape,
- * so no line holds a raw newline), a slice of entries at a time, then the tail (`tailChunks`) and a trailer saying
+ * so no line holds a raw newline), a slice of entries at a time, then the tail (`tailChunkSteps`) and a trailer saying
  * where the tail begins (`TRAILER_BYTES`: 16 hex digits and a newline). An entry read from a cache file or written
  * before is copied from that file's line; afterwards each entry's text is this file's line. Only a slice's texts are
  * held at once: with the lengths before the entries (layout 4), every text had to be made before the first was
@@ -72,7 +73,7 @@ export async function writeCacheFile(path: string, header: CacheHeader, index: S
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     starts[entries.length] = at;
-    await writeWhole(handle, tailChunks(index, starts));
+    await writeWhole(handle, await runLettingGo(tailChunkSteps(index, starts)));
   } finally {
     await handle.close();
   }
@@ -167,29 +168,52 @@ const LINE_END = Buffer.from('\n');
  * this host's byte order. A warm start at 100,000 tools so copies its tail's numbers as bytes and splits one string of
  * names, where it parsed JSON arrays of 100,000 names, positions and lengths and added the lengths up one by one; and
  * the aliases' 5 MB text is copied as it is, where escaping it into the JSON line and making that ASCII held the event
- * loop ~100 ms of CPU at each save, and parsing it back ~20 ms at each start (issue #18).
+ * loop ~100 ms of CPU at each save, and parsing it back ~20 ms at each start (issue #18). Made a step at a time, the event
+ * loop let go between them: the names' join and the aliases' text made UTF-8 in one turn held it 40-70 ms of CPU after
+ * a restart onto a newer commit listened, at 100,000 tools; the pieces are the same bytes.
  */
-export function tailChunks(index: StoredIndex | undefined, starts: Float64Array): Uint8Array[] {
-  const names = index && index.names.length > 0 ? `${index.names.join('\n')}\n` : '';
+function* tailChunkSteps(index: StoredIndex | undefined, starts: Float64Array): Generator<void, Uint8Array[], void> {
   // a name is a folder's name (ASCII letters, digits, '.', '_', '-'): a newline in one would split it in two
   if (index && index.names.some((name) => name.includes('\n'))) throw new Error('a tool name holds a newline: the scan cannot be kept');
   if (index && (index.kinds.length !== starts.length - 1 || /[^\x20-\x7e]/.test(index.kinds))) throw new Error('the stored index\'s kinds are not one letter an entry');
-  const namesBytes = Buffer.from(names, 'utf8');
+  yield;
+  const namesBytes = index && index.names.length > 0 ? yield* utf8Steps(`${index.names.join('\n')}\n`) : [];
   const positions = index?.positions ?? new Uint32Array(0);
-  const toolAliases = index?.toolAliases === undefined ? undefined : Buffer.from(index.toolAliases, 'utf8');
-  const facts = index?.facts === undefined ? undefined : Buffer.from(index.facts, 'utf8');
-  const line: TailLine = { layout: 7, byteOrder: endianness(), tools: positions.length, namesBytes: namesBytes.length, aliases: index?.aliases ?? [], toolAliasesBytes: toolAliases?.length ?? null, factsBytes: facts?.length ?? null, index: index ? withoutArrays(index) : null };
+  const toolAliases = index?.toolAliases === undefined ? undefined : yield* utf8Steps(index.toolAliases);
+  const facts = index?.facts === undefined ? undefined : yield* utf8Steps(index.facts);
+  const line: TailLine = { layout: 7, byteOrder: endianness(), tools: positions.length, namesBytes: bytesOf(namesBytes), aliases: index?.aliases ?? [], toolAliasesBytes: toolAliases ? bytesOf(toolAliases) : null, factsBytes: facts ? bytesOf(facts) : null, index: index ? withoutArrays(index) : null };
   const at = starts[starts.length - 1]!;
   return [
     Buffer.from(`${asciiJson(line)}\n`, 'latin1'),
     new Uint8Array(starts.buffer, starts.byteOffset, starts.byteLength),
     new Uint8Array(positions.buffer, positions.byteOffset, positions.byteLength),
     Buffer.from(index?.kinds ?? '', 'latin1'),
-    namesBytes,
-    toolAliases ?? EMPTY,
-    facts ?? EMPTY,
+    ...namesBytes,
+    ...(toolAliases ?? []),
+    ...(facts ?? []),
     Buffer.from(`${at.toString(16).padStart(TRAILER_BYTES - 1, '0')}\n`, 'latin1'),
   ];
+}
+
+// characters made UTF-8 a step (a few ms of CPU)
+const UTF8_PIECE = 1 << 19;
+
+// the UTF-8 of `text`, a piece a step, a surrogate pair never split between two pieces (so the pieces are its bytes)
+function* utf8Steps(text: string): Generator<void, Buffer[], void> {
+  const pieces: Buffer[] = [];
+  for (let from = 0; from < text.length; ) {
+    let to = Math.min(text.length, from + UTF8_PIECE);
+    const last = text.charCodeAt(to - 1);
+    if (to < text.length && last >= 0xd800 && last <= 0xdbff) to -= 1;
+    pieces.push(Buffer.from(text.slice(from, to), 'utf8'));
+    from = to;
+    yield;
+  }
+  return pieces;
+}
+
+function bytesOf(pieces: readonly Uint8Array[]): number {
+  return pieces.reduce((sum, piece) => sum + piece.length, 0);
 }
 
 const EMPTY = new Uint8Array(0);
@@ -264,7 +288,7 @@ export class CacheFileStream {
   async finish(index: StoredIndex | undefined): Promise<{ descriptor: number; starts: Float64Array }> {
     if (this.count !== this.entries) throw new Error(`${this.count} entries written, the header says ${this.entries}`);
     try {
-      await writeWhole(this.handle, tailChunks(index, this.starts));
+      await writeWhole(this.handle, await runLettingGo(tailChunkSteps(index, this.starts)));
     } finally {
       await this.handle.close();
     }

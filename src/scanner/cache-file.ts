@@ -208,7 +208,7 @@ export async function readCacheFile(path: string, parser: string): Promise<Cache
   }
 }
 
-// The tail as `tailChunks` writes it (layout 7), or undefined when it is not that: its sizes must add up to its bytes
+// The tail as `tailChunkSteps` writes it (layout 7), or undefined when it is not that: its sizes must add up to its bytes
 function readTail(tail: Buffer, entries: number): { starts: Float64Array; index: StoredIndex | undefined } | undefined {
   const lineEnd = tail.indexOf(NEWLINE);
   if (lineEnd < 0) return undefined;

@@ -15,7 +15,7 @@ export interface CacheFileParts {
   facts: string | undefined;
 }
 
-/** Takes a layout-7 file apart (what `tailChunks` writes). */
+/** Takes a layout-7 file apart (what `tailChunkSteps` writes). */
 export function cacheFileParts(file: Buffer): CacheFileParts {
   const tailStart = Number.parseInt(file.toString('latin1', file.length - 17, file.length - 1), 16);
   const header = file.toString('latin1', 0, file.indexOf(0x0a));

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readCacheFile, writeCacheFile, type CacheHeader } from '../../src/scanner/cache-file.js';
 import { Scanner } from '../../src/scanner/index.js';
-import { restoreIndex } from '../../src/scanner/stored-index.js';
+import { restoreIndex, type StoredIndex } from '../../src/scanner/stored-index.js';
 import { findTool } from '../../src/core/index.js';
 import type { ScanEntry } from '../../src/scanner/build-index.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
@@ -120,6 +120,27 @@ describe('readCacheFile', () => {
       expect(() => file.entries.at(1)).toThrow(/is damaged at entry 1/);
       expect(await readCacheFile(path, 'p')).toBeUndefined();
     });
+  });
+});
+
+// Issue #18: a server saving a newer commit's scan cache makes the tail's texts UTF-8 a piece at a time (the event loop
+// let go between pieces); the pieces must be the text's very bytes, a character of two UTF-16 units never split
+describe('a scan cache file whose stored index holds texts of several pieces', () => {
+  it('reads its names, aliases and facts back as written, characters of every width across the pieces\' ends', async () => {
+    const path = join(temp.path, 'scan.json');
+    const entries = [failed(0, 'x'), failed(1, 'y')];
+    // 'é' is 2 bytes of UTF-8, '😀' 4 (two UTF-16 units): at odd and even offsets, one straddles each piece's end
+    const text = (seed: string): string => `${seed}${'aé😀'.repeat(300_000)}${seed}`;
+    const index: StoredIndex = { positions: Uint32Array.from([0, 1]), aliases: [[1, ['ü']]], names: ['t0', 't1'], kinds: 'nn', toolAliases: text('['), facts: text('{'), toolsets: [], skills: [], errors: [], warnings: [] };
+    for (const shifted of [index, { ...index, toolAliases: `a${index.toolAliases!}`, facts: `bb${index.facts!}` }]) {
+      await writeCacheFile(path, header(entries.length), shifted, entries);
+      const file = (await readCacheFile(path, 'p'))!;
+      expect(file.index!.toolAliases).toBe(shifted.toolAliases);
+      expect(file.index!.facts).toBe(shifted.facts);
+      expect(file.index!.names).toEqual(['t0', 't1']);
+      expect(file.index!.aliases).toEqual([[1, ['ü']]]);
+      expect(file.entries.all()).toEqual(entries);
+    }
   });
 });
 
