@@ -21,6 +21,7 @@ import type { Measured } from './search-index-layout.js';
 import { toolVectorSteps } from './similarity.js';
 import { createParamsValidator, type ParamsValidator } from './validate-params.js';
 import { warmUpSteps } from './warm-up.js';
+import { loadWordVectors } from './word-vector-file.js';
 
 /** How to match an intent. */
 export interface MatchIntentOptions {
@@ -304,6 +305,9 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       await runLettingGo(toolVectorSteps(engine().index));
       if (!warmedUp) {
         warmedUp = true;
+        // the word vectors' file, which the warm-up's first request reads, read off this thread (its decode a turn of
+        // its own): read and decoded in one turn it held the event loop ~50-100 ms of CPU at 100,000 tools (issue #18)
+        await loadWordVectors();
         await letGo();
         await runLettingGo(warmUpSteps(engine()));
       }

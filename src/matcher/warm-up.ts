@@ -11,6 +11,7 @@ import { rulesFor } from './scripts.js';
 import { isCurrent } from './search-index.js';
 import { missingToolSuggestion } from './suggestion.js';
 import { valueWords } from './value-words.js';
+import { wordVectors } from './word-vector-file.js';
 
 // V8 compiles a function with its optimising compiler after it has run a while, on threads beside the main one, and
 // drops that code (and compiles it again) when a request brings a kind of value its code has not seen: a server's first
@@ -53,11 +54,22 @@ export function* warmUpSteps(engine: IntentEngine, { costlyRequestMs = COSTLY_RE
   const costly: boolean[] = [];
   const [enough, of] = COSTLY_OF_LAST;
   const requests = warmUpRequests(engine.index.tools);
+  let vectorsRead = false;
   while (spent < MAX_CPU_MS && costly.filter(Boolean).length < enough && isCurrent(engine.index)) {
     // making the text reads a tool, which a server from its scan cache makes: counted too
     let started = cpuMs();
     const request = requests.next();
     if (request.done) break;
+    if (!vectorsRead) {
+      // the word vectors' table is decoded in a step of its own, not in the first request's ranking: at 100,000 tools
+      // that step was one of the longest holds of the event loop after a restart listened (~50 ms of CPU, issue #18)
+      vectorsRead = true;
+      wordVectors();
+      spent += cpuMs() - started;
+      yield;
+      if (!isCurrent(engine.index)) return asked;
+      started = cpuMs();
+    }
     const { text, staged } = request.value;
     if (staged) {
       // its stages end with the whole answer: it is not asked again (at 100,000 generated tools a cold first stage
