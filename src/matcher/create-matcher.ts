@@ -1,4 +1,5 @@
 import { letGo, runLettingGo, runToEnd, toolCount, toolsOf, type MatchResult, type ToolIndex } from '../core/index.js';
+import { analysisSteps } from './analyze.js';
 import { FITTED_DECISION, FITTED_RANKING } from './fitted-parameters.js';
 import { loadTransliteration, warmUpTransliteration } from './suggestion.js';
 import { createToolResolver, lookupTool, toolResolverSteps, type LookupResult, type ToolResolver } from './lookup.js';
@@ -261,6 +262,8 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
     prepareLettingGo: async () => {
       await loadTransliteration();
       await letGo();
+      // the stop lists and the word breaker a step each, before a kept index's update analyses its changed tools
+      await runLettingGo(analysisSteps());
       // the kept file first: it holds the calibration and says whether the tools have Chinese probes, which would be
       // read from every tool (at 100,000 tools each made from the scan cache: ~1.5 s of CPU, ~200 MB of heap)
       if (search === undefined) {
