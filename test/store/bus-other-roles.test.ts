@@ -87,6 +87,32 @@ describeWithPostgres('the PostgreSQL bus and another role of the database', () =
     }
   });
 
+  it("drops an instance's message the role heard (LISTEN needs no grant either) and sent again", async () => {
+    const [receiver, sender] = await Promise.all([open(), open()]);
+    const received: Array<Record<string, unknown>> = [];
+    let arrive: () => void = () => undefined;
+    let arrived = new Promise<void>((resolve) => (arrive = resolve));
+    await Promise.all(['mcp_session_closed', 'rescan'].map((topic) => receiver.bus.subscribe(topic, (message) => {
+      received.push(message);
+      arrive();
+    })));
+    let heard: (payload: string) => void = () => undefined;
+    const overheard = new Promise<string>((resolve) => (heard = resolve));
+    const listening = await reporter.listen('hldp_bus', (payload) => heard(payload));
+    try {
+      await sender.bus.publish('mcp_session_closed', { id: 'session-1' });
+      const payload = await overheard;
+      await arrived;
+      arrived = new Promise<void>((resolve) => (arrive = resolve));
+      await reporter`SELECT pg_notify('hldp_bus', ${payload}) FROM generate_series(1, 3)`;
+      await sender.bus.publish('rescan', { origin: 'a', reason: 'after the replays' });
+      await arrived;
+      expect(received).toEqual([{ id: 'session-1' }, { origin: 'a', reason: 'after the replays' }]);
+    } finally {
+      await listening.unlisten();
+    }
+  });
+
   it('reports a flood in counts, one report a period, not a line each', async () => {
     await open(); // the schema
     const reports: Array<Record<string, number>> = [];

@@ -55,7 +55,9 @@ export class PostgresBus implements StoreBus {
     listeners.add(listener);
     this.#listeners.set(topic, listeners);
     try {
-      this.#verifier ??= new BusVerifier(await this.#signingKey());
+      const key = await this.#signingKey();
+      // one verifier for the bus's life (two subscriptions made at once must not each make one: it holds the nonces seen)
+      this.#verifier ??= new BusVerifier(key);
       this.#listening ??= this.#sql.listen(CHANNEL, (payload) => this.#deliver(payload)) as unknown as Promise<{ unlisten(): Promise<void> }>;
       await this.#listening;
     } catch (error) {
