@@ -5,7 +5,7 @@ import type { SchemaProblem } from './shape-checker.js';
 import { parseYamlFast } from './yaml-fast.js';
 import { YamlLocator, type Locator, type Position } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
-import { syntaxMessage } from './yaml-syntax-message.js';
+import { syntaxMessage, unknownTags, YAML_OPTIONS } from './yaml-syntax-message.js';
 
 /** A definition larger than this is refused unread, unless the configuration allows more: no tool needs 1 MiB of YAML. */
 export const MAX_DEFINITION_BYTES = 1024 * 1024;
@@ -90,7 +90,7 @@ export function readYamlMapping(file: DefinitionFile, text: string, label: strin
 export function readYamlMappingPositioned(file: DefinitionFile, text: string, label: string, fields: string): YamlMapping {
   const { LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS });
   const locator = new YamlLocator(document, lineCounter);
   const fail = (code: DiagnosticCode, message: string, position = { line: 1, column: 1 }): YamlMapping => ({
     ok: false,
@@ -109,6 +109,9 @@ export function readYamlMappingPositioned(file: DefinitionFile, text: string, la
       }),
     };
   }
+  // an unknown tag (`!!js/function "…"`) was read as its plain value without a word (review R, R13): an error at the tag
+  const tags = unknownTags(document, text);
+  if (tags.length) return { ok: false, diagnostics: tags.slice(0, MAX_SYNTAX_ERRORS).map(({ offset, message }) => ({ file: file.path, ...locator.at(offset), severity: 'error', code: 'YAML_SYNTAX', message })) };
   let value: unknown;
   try {
     value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -162,7 +165,7 @@ class LazyLocator implements Locator {
     if (!this.positioned) {
       const { LineCounter, parseDocument } = yamlModule();
       const lineCounter = new LineCounter();
-      this.positioned = new YamlLocator(parseDocument(this.text, { lineCounter, prettyErrors: false, uniqueKeys: true }), lineCounter);
+      this.positioned = new YamlLocator(parseDocument(this.text, { lineCounter, ...YAML_OPTIONS }), lineCounter);
     }
     return this.positioned.locate(path, key);
   }

@@ -20,6 +20,25 @@ describe('hldp validate', () => {
       expect(run.code).toBe(1);
     });
 
+    // review R, R13: `display: !!js/function "…"` was served as the string inside, the tag dropped without a word
+    it.each([
+      ['!!js/function "function(){}"', "tools/demo/TOOL.hdlp:2:10: error: unknown YAML tag '!!js/function': a definition is plain YAML 1.2, whose tags are !!str, !!int, !!float, !!bool, !!null, !!map, !!seq; remove it and write the value itself (quoted, if it is text)"],
+      ['!shout hello', "tools/demo/TOOL.hdlp:2:10: error: unknown YAML tag '!shout': a definition is plain YAML 1.2, whose tags are !!str, !!int, !!float, !!bool, !!null, !!map, !!seq; remove it and write the value itself (quoted, if it is text)"],
+      ['!!binary aGk=', "tools/demo/TOOL.hdlp:2:10: error: unknown YAML tag '!!binary': a definition is plain YAML 1.2, whose tags are !!str, !!int, !!float, !!bool, !!null, !!map, !!seq; remove it and write the value itself (quoted, if it is text)"],
+      ['!!float three', "tools/demo/TOOL.hdlp:2:10: error: YAML tag '!!float' does not fit the value after it; remove the tag (or write the value it expects)"],
+    ])('reports the tag of display: %s at its line', async (display, line) => {
+      await writeFiles(folder.path, { 'tools/demo/TOOL.hdlp': makeToolYaml('demo', { display }) });
+      const run = await runCli(['validate', folder.path], { env: folder.cliEnv(), cwd: folder.path });
+      expect(run.stdout.trim().split('\n').filter((text) => text.startsWith('tools/'))).toEqual([line]);
+      expect(run.code).toBe(1);
+    });
+
+    it('takes a core tag that fits its value', async () => {
+      await writeFiles(folder.path, { 'tools/demo/TOOL.hdlp': makeToolYaml('demo', { display: '!!str 123' }) });
+      const run = await runCli(['validate', folder.path], { env: folder.cliEnv(), cwd: folder.path });
+      expect(run.code).toBe(0);
+    });
+
     it('takes a real leap day', async () => {
       await writeFiles(folder.path, { 'tools/demo/TOOL.hdlp': makeToolYaml('demo', { created: '2028-02-29' }) });
       const run = await runCli(['validate', folder.path], { env: folder.cliEnv(), cwd: folder.path });
