@@ -87,8 +87,33 @@ export function guardedConflict(policy: ToolSandbox, workspace: string, guarded:
 export interface HomeReads {
   /** the operator's own declaration (an MCP server's config): not held to this rule, as it is not to the ceiling */
   operator?: boolean;
-  /** `sandbox.ceiling.readable_roots`, real: a home path inside one of them may be read */
+  /** `sandbox.ceiling.readable_roots`, real: a home path, or one in the host's shared /tmp, inside one of them may be read */
   readableRoots?: readonly string[];
+  /** `sandbox.ceiling.writable_roots`, real: a path in the host's shared /tmp inside one of them may be written */
+  writableRoots?: readonly string[];
+}
+
+/** The host's folders shared by every program of every user, where programs keep their unix sockets. */
+const SHARED_TEMP = ['/tmp', '/var/tmp'];
+
+/**
+ * Why a definition may not be given `real` (review T, T4): the host's /tmp or /var/tmp, a folder holding one, or one
+ * inside them, outside the workspace — unless the operator lists it in `sandbox.ceiling.readable_roots` (to read) or
+ * `writable_roots` (to write). Programs of the gateway's user keep their unix sockets there (tmux's
+ * /tmp/tmux-UID/default, ssh-agent's /tmp/ssh-XXXX/agent.N, X11, gpg-agent, language servers), and a socket bound into
+ * the sandbox is a way out that neither a read-only bind nor a private network stops: connect(2) asks only for write
+ * permission on the socket, which the user's own tools have. Through tmux a tool typed a command that ran on the host,
+ * outside the sandbox; through ssh-agent it could sign with the user's keys. A run's own /tmp is private, and needs no
+ * declaration.
+ */
+function sharedTempRefusal(kind: 'read' | 'write', real: string, workspace: string, reads: HomeReads): string | undefined {
+  if (reads.operator || isInside(real, workspace)) return undefined;
+  const shared = SHARED_TEMP.find((folder) => isInside(real, folder) || isInside(folder, real));
+  if (shared === undefined) return undefined;
+  const key = kind === 'read' ? 'readable_roots' : 'writable_roots';
+  if (((kind === 'read' ? reads.readableRoots : reads.writableRoots) ?? []).some((root) => isInside(real, root))) return undefined;
+  const where = real === shared ? `the host's shared ${shared}` : isInside(real, shared) ? `inside the host's shared ${shared}` : `a folder holding the host's shared ${shared}`;
+  return `${where}, where the user's programs keep their unix sockets (tmux, ssh-agent, gpg-agent, X11): a tool that reaches one runs commands outside the sandbox, which a read-only bind does not stop; a definition may be given it only where the operator lists it in sandbox.ceiling.${key} (a run's own /tmp is private and needs no declaration)`;
 }
 
 /**
@@ -146,6 +171,8 @@ export function hostConflict(policy: ToolSandbox, workspace: string, system: rea
       if (kind === 'read') {
         const refusal = homeReadRefusal(real, homes, reads);
         if (refusal !== undefined) return `${named}, ${refusal}`;
+        const sharedTemp = sharedTempRefusal(kind, real, workspace, reads);
+        if (sharedTemp !== undefined) return `${named}, ${sharedTemp}`;
         continue;
       }
       const holds = systemFolders.find((folder) => isInside(folder, real));
@@ -157,6 +184,8 @@ export function hostConflict(policy: ToolSandbox, workspace: string, system: rea
         if (isInside(home, real)) return `${named}, which is or holds the home folder ${home}: no tool may change it`;
         if (isInside(real, home) && real.slice(home.length + 1).startsWith('.')) return `${named}, a dot-entry of the home folder ${home} (its shells', keys' and programs' settings): no tool may change it`;
       }
+      const sharedTemp = sharedTempRefusal(kind, real, workspace, reads);
+      if (sharedTemp !== undefined) return `${named}, ${sharedTemp}`;
     }
   }
   return undefined;

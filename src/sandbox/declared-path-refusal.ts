@@ -11,6 +11,8 @@ export interface DeclaredPathRules {
   protect: readonly string[];
   /** `sandbox.ceiling.readable_roots`, absolute: where a definition may read the home folder's dot-entries */
   readableRoots?: readonly string[];
+  /** `sandbox.ceiling.writable_roots`, absolute: where a definition may write in the host's shared /tmp */
+  writableRoots?: readonly string[];
 }
 
 /**
@@ -23,5 +25,5 @@ export function declaredPathRefusal(kind: 'read' | 'write', path: string, rules:
   // guarded paths are compared by their real paths, as the gateway resolves them at its start
   const real = (paths: readonly string[]): string[] => paths.map((guarded) => realDeclaredPath(guarded, rules.workspace));
   const guarded = { hide: real([...rules.hide, ...knownSecrets()]), protect: real(rules.protect) };
-  return guardedConflict(policy, rules.workspace, guarded) ?? hostConflict(policy, rules.workspace, [], [process.execPath], rules.readableRoots ? { readableRoots: real(rules.readableRoots) } : {});
+  return guardedConflict(policy, rules.workspace, guarded) ?? hostConflict(policy, rules.workspace, [], [process.execPath], { ...(rules.readableRoots ? { readableRoots: real(rules.readableRoots) } : {}), ...(rules.writableRoots ? { writableRoots: real(rules.writableRoots) } : {}) });
 }

@@ -153,7 +153,7 @@ export class HostSandbox implements Sandbox, LaunchHost {
         return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: ${refusal}` };
       }
       const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
-      const reads = (): HomeReads => ({ ...(request.operator ? { operator: true } : {}), ...(this.options.ceiling?.readableRoots ? { readableRoots: this.options.ceiling.readableRoots.map(real) } : {}) });
+      const reads = (): HomeReads => ({ ...(request.operator ? { operator: true } : {}), ...(this.options.ceiling?.readableRoots ? { readableRoots: this.options.ceiling.readableRoots.map(real) } : {}), ...(this.options.ceiling?.writableRoots ? { writableRoots: this.options.ceiling.writableRoots.map(real) } : {}) });
       const sandboxed = sandboxGuards(policy, workspace, guarded, bubblewrap, reads);
       if (!sandboxed.ok) return sandboxed.refusal;
       guarded = sandboxed.guarded;

@@ -47,6 +47,23 @@ describe('hldp validate', () => {
     });
   });
 
+  describe('when a tool declares the host\'s /tmp or /var/tmp, where the user\'s programs keep their sockets (review T, T4)', () => {
+    it('reports each, unless the operator lists it in the ceiling', async () => {
+      const env = folder.cliEnv();
+      await writeFiles(folder.path, { 'tools/sockets/TOOL.hdlp': shellTool('sockets', ['/tmp', '/var/tmp/tmux-1000'], ['/tmp/out']) });
+      const run = await runCli(['validate', folder.path, '--json'], { env, cwd: folder.path });
+      expect(run.code).toBe(1);
+      const errors = (JSON.parse(run.stdout).errors as Array<{ line: number; code: string; message: string }>).filter((error) => error.code === 'REFUSED_SANDBOX_PATH');
+      expect(errors.map(({ line }) => line)).toEqual([14, 15, 17]);
+      expect(errors[0]!.message).toMatch(/^the tool declares filesystem\.read '\/tmp', the host's shared \/tmp, where the user's programs keep their unix sockets \(tmux, ssh-agent/);
+      expect(errors[2]!.message).toMatch(/^the tool declares filesystem\.write '\/tmp\/out', inside the host's shared \/tmp, .*sandbox\.ceiling\.writable_roots/);
+      const config = join(folder.path, 'ceiling.yaml');
+      await writeFiles(folder.path, { 'ceiling.yaml': 'sandbox:\n  ceiling:\n    readable_roots: [/tmp, /var/tmp]\n    writable_roots: [/tmp/out]\n' });
+      const allowed = await runCli(['validate', folder.path, '--json', '--config', config], { env, cwd: folder.path });
+      expect((JSON.parse(allowed.stdout).errors as Array<{ code: string }>).filter((error) => error.code === 'REFUSED_SANDBOX_PATH')).toEqual([]);
+    });
+  });
+
   describe('when the tool starts no local process', () => {
     it('only warns that its sandbox has no effect', async () => {
       await writeFiles(folder.path, { 'tools/api/TOOL.hdlp': `${makeToolYaml('api', { executor: 'hldp-api', method: 'health', http: '{ path: /healthz }' })}sandbox: { filesystem: { write: [/proc/sys] } }\n` });

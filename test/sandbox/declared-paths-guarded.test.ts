@@ -77,7 +77,10 @@ describeWithBubblewrap('declared paths into the gateway’s hidden and read-only
   });
 
   it('still hides a guarded folder inside a declared writable one, and lets a tool read inside the read-only one', async () => {
-    const result = await runProcess(sh(`cat ${join(cache, 'secret')} 2>/dev/null; ls -A ${cache}; cat ${join(repository, '.git', 'config')}; echo changed > ${join(repository, '.git', 'config')} 2>/dev/null; true`, { filesystem: { write: [temp.path], read: [join(repository, '.git')] } }));
+    // the folders are in the host's /tmp: the operator lists them in the ceiling (review T, T4)
+    const allowing = await createSandbox({ mode: 'auto', hide: [cache], protect: [repository], limits: false, ceiling: { writableRoots: [temp.path], readableRoots: [temp.path] } });
+    const spec = sh(`cat ${join(cache, 'secret')} 2>/dev/null; ls -A ${cache}; cat ${join(repository, '.git', 'config')}; echo changed > ${join(repository, '.git', 'config')} 2>/dev/null; true`, { filesystem: { write: [temp.path], read: [join(repository, '.git')] } });
+    const result = await runProcess({ ...spec, isolation: { ...spec.isolation!, sandbox: allowing } }).finally(() => allowing.close());
     expect(result).toMatchObject({ ok: true });
     expect(result.output).not.toContain('cache-secret-value');
     expect(result.output).toContain('original');

@@ -117,11 +117,46 @@ describeWithBubblewrap('what no tool may reach on the host', () => {
     }
   });
 
-  it('still grants a declared path of the workspace or of a project folder', async () => {
-    await mkdir(join(temp.path, 'shared-out'));
-    if (process.getuid?.() === 0) await giveToNobody(join(temp.path, 'shared-out'));
-    const result = await runProcess(sh(`echo made > ${join(temp.path, 'shared-out', 'a')} && echo ok`, { filesystem: { write: [join(temp.path, 'shared-out')], read: ['/usr/share'] } }));
-    expect(result).toMatchObject({ ok: true, output: 'ok\n' });
+  it('still grants a declared path of the workspace or of a project folder (in the host\'s /tmp, where the operator lists it)', async () => {
+    const out = join(temp.path, 'shared-out');
+    await mkdir(out);
+    if (process.getuid?.() === 0) await giveToNobody(out);
+    const allowing = await createSandbox({ mode: 'auto', protect: [repository], ceiling: { writableRoots: [out] } });
+    try {
+      const spec = sh(`echo made > ${join(out, 'a')} && echo ok`, { filesystem: { write: [out], read: ['/usr/share'] } });
+      const result = await runProcess({ ...spec, isolation: { ...spec.isolation!, sandbox: allowing } });
+      expect(result).toMatchObject({ ok: true, output: 'ok\n' });
+    } finally {
+      allowing.close();
+    }
+  });
+
+  // review T, T4: the user's programs keep their unix sockets in the host's /tmp (tmux, ssh-agent), and a read-only bind
+  // does not stop a connect(2): a definition declaring /tmp typed a command into the user's tmux, which ran on the host
+  it('refuses a definition that declares the host\'s /tmp or /var/tmp, a folder in them or one holding them, to read or to write, unless the operator lists it', async () => {
+    const sockets = join(temp.path, 'tmux-sockets');
+    await mkdir(sockets);
+    await writeFile(join(sockets, 'default'), 'SOCKET-STAND-IN\n', { mode: 0o644 });
+    const declarations: Array<[DeclaredSandbox, RegExp]> = [
+      [{ filesystem: { read: ['/tmp'] } }, /filesystem\.read '\/tmp', the host's shared \/tmp, where the user's programs keep their unix sockets .*sandbox\.ceiling\.readable_roots/],
+      [{ filesystem: { read: [sockets] } }, /inside the host's shared \/tmp, .*sandbox\.ceiling\.readable_roots/],
+      [{ filesystem: { read: ['/var/tmp'] } }, /the host's shared \/var\/tmp/],
+      [{ filesystem: { write: [sockets] } }, /inside the host's shared \/tmp, .*sandbox\.ceiling\.writable_roots/],
+    ];
+    for (const [declared, reason] of declarations) {
+      const result = await runProcess(sh(`cat ${join(sockets, 'default')}; echo ran`, declared));
+      expect(result, JSON.stringify(declared)).toMatchObject({ ok: false, code: 'SANDBOX_UNAVAILABLE', output: '' });
+      expect(result.error).toMatch(reason);
+    }
+    // listed by the operator, it is theirs to give (and a run's own /tmp needs no declaration)
+    const allowing = await createSandbox({ mode: 'auto', protect: [repository], ceiling: { readableRoots: [sockets] } });
+    try {
+      const spec = sh(`cat ${join(sockets, 'default')}; echo private > /tmp/own && cat /tmp/own`, { filesystem: { read: [sockets] } });
+      const result = await runProcess({ ...spec, isolation: { ...spec.isolation!, sandbox: allowing } });
+      expect(result).toMatchObject({ ok: true, output: 'SOCKET-STAND-IN\nprivate\n' });
+    } finally {
+      allowing.close();
+    }
   });
 
   it('runs no local tool in a workspace of / (a service started where systemd starts it) or in the tools repository', async () => {

@@ -23,7 +23,7 @@ let temp: { path: string; cleanup: () => Promise<void> };
 const gateways = configuredGateways(() => temp.path, token);
 const { serve, call, services } = gateways;
 const workspace = () => join(temp.path, 'workspace');
-/** a root-only file outside /etc and outside the workspace, in a folder tools are given to read */
+/** a root-only file outside /etc and outside the workspace, in a folder tools are given to read (in the host's /tmp: the operator lists it in the ceiling) */
 const shared = () => join(temp.path, 'shared');
 
 const tool = (name: string, argv: string, extra: Record<string, string> = {}) => makeToolYaml(name, { executor: 'shell', method: 'run', shell: `{ argv: ${argv} }`, ...extra });
@@ -61,7 +61,7 @@ describeAsRoot('a root gateway runs its tools as sandbox.run_as', () => {
   describe('when run_as is left out', () => {
     let gateway: ServiceProcess;
     beforeAll(async () => {
-      gateway = await serve('default', { sandbox: { mode: 'required' }, mcp_servers: { who: nodeServer(WHOAMI, [], {}, []) } });
+      gateway = await serve('default', { sandbox: { mode: 'required', ceiling: { readable_roots: [shared()] } }, mcp_servers: { who: nodeServer(WHOAMI, [], {}, []) } });
     });
 
     it('runs a shell tool as nobody, without groups or capabilities, on a cold run and from a waiting launcher', async () => {
@@ -122,7 +122,7 @@ describeAsRoot('a root gateway runs its tools as sandbox.run_as', () => {
   // setuid-root program the tool ran had euid 0 (failed before: "uid=65534(nobody) gid=65534(nogroup) euid=0(root)")
   it('gives a setuid-root program a tool runs no root euid, with the sandbox off as in it', async () => {
     for (const name of ['off-suid', 'on-suid']) {
-      const gateway = await serve(name, { sandbox: name === 'off-suid' ? 'off' : 'required' });
+      const gateway = await serve(name, { sandbox: name === 'off-suid' ? 'off' : { mode: 'required', ceiling: { readable_roots: [shared()] } } });
       const receipt = await call(gateway, 'suid');
       expect(receipt.ok, JSON.stringify(receipt)).toBe(true);
       expect(receipt.output).toMatch(/^uid=65534\b/);

@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
@@ -23,8 +23,8 @@ const shellTool = (name: string, argv: string, sandbox?: string) =>
 describeWithBubblewrap("the operator's sandbox ceiling", () => {
   beforeAll(async () => {
     temp = await makeTempDir();
-    outside = join(temp.path, 'outside');
-    await mkdir(outside);
+    // outside the workspace and outside the host's /tmp (which no definition may declare without the ceiling): never made
+    outside = `/srv/hldp-ceiling-test-${basename(temp.path)}/outside`;
     await mkdir(join(temp.path, 'workspace', 'scratch'), { recursive: true });
     await writeFiles(join(temp.path, 'repo'), {
       'tools/online/TOOL.hdlp': shellTool('online', '[echo, ran]', '{ network: true }'),

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { access, chown, mkdir, readFile, rename, rm, stat, symlink } from 'node:fs/promises';
+import { access, chown, mkdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
@@ -168,7 +168,10 @@ describeWithBubblewrap('the git folders a tool may not write, however git finds 
       `git -C ${proj} config core.fsmonitor "echo DECLARED-FSMONITOR-RAN >> ${log}; false" 2>/dev/null || echo config-refused`,
       `echo made > ${other}/out && echo declared-writable`,
     ].join('; ');
-    const receipt = await call('declw', { cmd: script }, { repo: tools, env: { HLDP_WORKSPACE: workspace } });
+    // the project is in the host's /tmp here: the operator lists it in the ceiling (review T, T4)
+    const config = join(temp.path, 'ceiling.yaml');
+    await writeFile(config, `sandbox:\n  ceiling:\n    writable_roots: [${JSON.stringify(other)}]\n`);
+    const receipt = await call('declw', { cmd: script }, { repo: tools, env: { HLDP_WORKSPACE: workspace, HLDP_CONFIG: config } });
     expect(receipt).toMatchObject({ ok: true, output: 'hooks-refused\nconfig-refused\ndeclared-writable\n' });
     owner(proj, 'status', '--short');
     owner(proj, ...IDENTITY, 'commit', '-q', '--allow-empty', '-m', 'one');

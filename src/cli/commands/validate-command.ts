@@ -107,6 +107,7 @@ async function sandboxPathJudge(config: GatewayConfig): Promise<(kind: 'read' | 
     hide: [config.cacheDir, config.dataDir, receipts, `${receipts}-wal`, `${receipts}-shm`, `${receipts}-journal`, ...(config.file ? [config.file] : []), ...config.sandboxHide],
     protect: [...(/^https?:\/\//i.test(config.repository.source) ? [] : [config.repository.source]), ...OWN_FOLDERS],
     ...(config.sandboxCeiling?.readableRoots ? { readableRoots: config.sandboxCeiling.readableRoots } : {}),
+    ...(config.sandboxCeiling?.writableRoots ? { writableRoots: config.sandboxCeiling.writableRoots } : {}),
   };
   return (kind, path) => declaredPathRefusal(kind, path, rules);
 }
