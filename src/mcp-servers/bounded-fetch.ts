@@ -1,40 +1,8 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { deadlineSignal } from '../core/index.js';
+import { currentAnswerBound, type CallBound } from './answer-bound.js';
 
 /** What an HTTP MCP server's answer may hold: one JSON-RPC message, or one event of its event stream. */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
-
-/** What cuts the long strings of an answer as it streams by (the executors' JsonStringCutter). */
-export interface AnswerCutter {
-  /** the bytes to hand on for `chunk` */
-  push(chunk: Uint8Array): Uint8Array;
-}
-
-/** A call's bound on its answer, what cuts its long strings, and whether the call is over (its answer came, or it failed or was cancelled). */
-interface CallBound {
-  readonly maxBytes: number;
-  readonly cutter?: AnswerCutter;
-  over: boolean;
-}
-
-/** The bound of the answers to the requests made within `withAnswerBound`, below the server's own. */
-const callBounds = new AsyncLocalStorage<CallBound>();
-
-/**
- * Runs `send` with the answers to the requests it makes (a `tools/call`) bounded to `maxBytes`, where the server's
- * bound (MAX_ANSWER_BYTES) is for any answer: a tool capped at 64 KiB had its server's 60 MiB answer read whole and
- * parsed before it was cut, 394 MB of the gateway's peak RSS and 20.8 s (review O, O14). The bound follows the
- * request through the SDK's awaits to the fetch that sends it. With a `cutter`, the answer's long strings are cut as
- * they arrive and the bound holds what is left: an answer of any length within the call's deadline is read.
- */
-export async function withAnswerBound<T>(maxBytes: number, send: () => Promise<T>, cutter?: AnswerCutter): Promise<T> {
-  const bound: CallBound = cutter ? { maxBytes, cutter, over: false } : { maxBytes, over: false };
-  try {
-    return await callBounds.run(bound, send);
-  } finally {
-    bound.over = true;
-  }
-}
 
 /** What the fetch tells its connection about the event streams answering requests. */
 export interface AnswerEnds {
@@ -113,7 +81,7 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
     };
     const own = request === undefined ? undefined : new AbortController();
     if (own) open.set(request!, own);
-    const callBound = request === undefined ? undefined : callBounds.getStore();
+    const callBound = request === undefined ? undefined : currentAnswerBound();
     if (callBound !== undefined) {
       for (const [id, call] of inFlight) if (call.over) inFlight.delete(id);
       inFlight.set(request!, callBound);

@@ -3,7 +3,8 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorCode } from '../core/index.js';
 import { boundBytes, describeError, minimalEnvironment, type McpCallOptions, type McpCallOutcome } from '../executors/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { withAnswerBound, type AnswerEnds } from './bounded-fetch.js';
+import { AnswerTooLarge, withAnswerBound } from './answer-bound.js';
+import type { AnswerEnds } from './bounded-fetch.js';
 import { loadClientKit, type ClientKit } from './client-kit.js';
 import { answerLost, connectionLost, heardNote, stderrLine, stderrLineFor, type Live } from './live-connection.js';
 import { DEFAULT_SERVER_CPU_SECONDS, type McpServerConfig } from './server-config.js';
@@ -24,6 +25,8 @@ export interface ConnectionDefaults {
   sandbox?: () => Promise<Sandbox>;
   /** how the gateway introduces itself in `initialize` */
   clientInfo: { name: string; version: string };
+  /** the gateway's log, for what a server sent that no call was told of (a line past the bound, skipped) */
+  warn?: (fields: Record<string, unknown>, message: string) => void;
 }
 
 /** One server's state, for health checks and operators. */
@@ -90,7 +93,7 @@ export class ServerConnection {
               timeout: options.timeoutMs + SDK_TIMEOUT_SLACK_MS,
               ...(options.onProgress ? { onprogress: ({ progress, total, message }) => options.onProgress!({ progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }) } : {}),
             });
-          const result = (await (options.maxAnswerBytes === undefined ? call() : withAnswerBound(options.maxAnswerBytes, call, options.answerCutter?.()))) as CallToolResult;
+          const result = (await (options.maxAnswerBytes === undefined ? call() : withAnswerBound(options.maxAnswerBytes, call, options.answerCutter))) as CallToolResult;
           return { ok: true, answer: { content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), ...(result.isError ? { isError: true } : {}) }, notes };
         } catch (error) {
           // a call that ends without its answer says what the server sent meanwhile (review K, K15: a flood of pings)
@@ -103,6 +106,11 @@ export class ServerConnection {
             told();
             const message = `MCP server '${this.name}': the event stream of its answer to tools/call of '${tool}' ${lostAnswer} before the answer came: the call may or may not have run, and it was not retried`;
             return { ok: false, code: 'CONNECTION_FAILED', message, notes };
+          }
+          // a stdio server's line past the call's bound, skipped (review S, S9): the server is kept
+          if (error instanceof live.live.kit.McpError && error.data instanceof AnswerTooLarge) {
+            told();
+            return { ok: false, code: 'MCP_ERROR', message: `MCP server '${this.name}', tools/call of '${tool}': ${error.data.how}`, notes };
           }
           const lost = connectionLost(error, live.live);
           if (lost === undefined) return { ok: false, code: 'MCP_ERROR', message: `MCP server '${this.name}' answered tools/call of '${tool}' with an error: ${describeError(error)}`, notes };
@@ -264,6 +272,7 @@ export class ServerConnection {
       workspace: this.defaults.workspace,
       ...(this.defaults.sandbox ? { sandbox: await this.defaults.sandbox() } : {}),
       declared: { ...config.sandbox, limits: { cpu_seconds: DEFAULT_SERVER_CPU_SECONDS, ...config.sandbox?.limits } },
+      onSkipped: ({ bytes, bound, failed }) => this.defaults.warn?.({ server: this.name, bytes, bound, calls_failed: failed }, 'a line from an MCP server passed the bound of the calls waiting on it and was skipped'),
     });
   }
 

@@ -5,6 +5,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { DeclaredSandbox } from '../core/index.js';
 import { processContainment, type LaunchPlan, type Sandbox } from '../sandbox/index.js';
+import { AnswerTooLarge, currentAnswerBound, type AnswerCutter, type CallBound } from './answer-bound.js';
+import { LineReader, type LineEvent } from './line-reader.js';
 
 /** The one place a stdio MCP server is started: what to run, and the sandbox it runs in. */
 export interface ServerLaunch {
@@ -21,6 +23,8 @@ export interface ServerLaunch {
   sandbox?: Sandbox;
   /** what the server may see and use in the sandbox: network, more paths, limits */
   declared?: DeclaredSandbox;
+  /** told of a line of the server's that passed the bound and was skipped (for the gateway's log) */
+  onSkipped?: (skipped: { bytes: number; bound: number; failed: number }) => void;
 }
 
 /** Time between SIGTERM and SIGKILL to the server's process group when it is stopped. */
@@ -32,8 +36,18 @@ const STDERR_TAIL_BYTES = 4096;
 /** Most bytes of messages to the server (requests, and answers to its own requests) waiting for it to read them. */
 const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 
-/** Largest single JSON-RPC message accepted from the server. */
+/** Largest single JSON-RPC message accepted from the server, while a request no call bounds (initialize, tools/list) waits. */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** Largest message accepted from the server while no request waits: notifications and pings need little. */
+export const IDLE_MESSAGE_BYTES = 1024 * 1024;
+
+// JSON-RPC's "internal error": how a call whose answer passed its bound is failed (not the SDK's ConnectionClosed)
+const INTERNAL_ERROR = -32603;
+
+type Id = string | number;
+
+const NEWLINE = Buffer.from('\n');
 
 /**
  * The SDK's `Transport` over a server process started through the sandbox, in a process group of its own: stopping
@@ -47,7 +61,13 @@ export class LaunchedStdioTransport implements Transport {
 
   #child: ChildProcess | undefined;
   #plan: LaunchPlan | undefined;
-  readonly #lines = new LineReader(MAX_MESSAGE_BYTES);
+  readonly #lines = new LineReader(() => this.#bound());
+  /** the requests sent and not yet answered or cancelled: the most bytes the answer may take, and the first line that may hold it */
+  readonly #waiting = new Map<Id, { bound: CallBound; firstLine: number }>();
+  /** what cuts the long strings of the line being read: the cutter of the one call that may be answered in it */
+  #lineCutter: AnswerCutter | undefined;
+  /** the calls failed by the line being skipped, told with it when it ends */
+  #failedBySkip = 0;
   #stderrTail = '';
   #status = '';
   #ending: { exitCode: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -104,6 +124,7 @@ export class LaunchedStdioTransport implements Transport {
       void this.close();
       throw new Error(`Not connected: MCP server ${this.#broke}`);
     }
+    this.#track(message);
     stdin.write(line);
   }
 
@@ -139,27 +160,121 @@ export class LaunchedStdioTransport implements Transport {
   }
 
   #receive(chunk: Buffer): void {
-    let lines: Buffer[];
+    if (this.#lineCutter === undefined && !this.#cutting()) this.#handle(this.#lines.push(chunk));
+    else this.#cutLines(chunk);
+  }
+
+  /** Hands on what the line reader found (a line answering a call ends its wait before the next line begins). */
+  #handle(events: LineEvent[]): void {
+    for (const event of events) {
+      if (event.kind === 'line') this.#deliver(event.line);
+      else if (event.kind === 'passed') this.#refuseWaiting(event.line, event.bytes);
+      else this.launch.onSkipped?.({ bytes: event.bytes, bound: event.bound, failed: this.#failedBySkip });
+    }
+  }
+
+  #deliver(line: Buffer): void {
+    let message: JSONRPCMessage;
     try {
-      lines = this.#lines.push(chunk);
+      message = deserializeMessage(line.toString('utf8').replace(/\r$/, ''));
     } catch (error) {
-      // a message beyond the limit: the stream cannot be trusted any more
-      this.#broke = (error as Error).message;
+      // a line that is not JSON-RPC (a server printing to stdout): reported, and the stream goes on
       this.onerror?.(error as Error);
-      void this.close();
       return;
     }
-    for (const line of lines) {
-      let message: JSONRPCMessage;
-      try {
-        message = deserializeMessage(line.toString('utf8').replace(/\r$/, ''));
-      } catch (error) {
-        // a line that is not JSON-RPC (a server printing to stdout): reported, and the stream goes on
-        this.onerror?.(error as Error);
-        continue;
-      }
-      this.onmessage?.(message);
+    const id = 'id' in message && ('result' in message || 'error' in message) ? message.id : undefined;
+    const waiting = id === undefined ? undefined : this.#waiting.get(id);
+    if (waiting !== undefined) {
+      this.#waiting.delete(id!);
+      // held within the largest bound of the calls waiting, it may be an answer past its own call's
+      if (line.length > waiting.bound.maxBytes) return this.#refuse(id!, waiting.bound.maxBytes, `it was ${line.length} bytes`);
     }
+    this.onmessage?.(message);
+  }
+
+  /**
+   * Line `line` passed the bound of every call that may be answered in it (the largest of theirs): it is skipped, not
+   * kept, so whose answer it was cannot be read; each call whose bound it passed fails now rather than at its deadline
+   * (a call whose answer it was not fails too: that answer would come after it, to a call already failed). A call sent
+   * once the line had begun cannot be answered in it, and is left waiting.
+   */
+  #refuseWaiting(line: number, bytes: number): void {
+    this.#failedBySkip = 0;
+    for (const [id, { bound, firstLine }] of this.#waiting) {
+      if (bound.over || firstLine > line || bound.maxBytes >= bytes) continue;
+      this.#waiting.delete(id);
+      this.#failedBySkip += 1;
+      this.#refuse(id, bound.maxBytes, `a line of the server's passed it while the call waited, ${bytes} bytes when it was dropped; it was not kept, so whose answer it was is not known; the rest of it is skipped and the server kept`);
+    }
+  }
+
+  /** Fails request `id` with an error no server can send (its data is an AnswerTooLarge). */
+  #refuse(id: Id, bound: number, detail: string): void {
+    const most = bound >= MAX_MESSAGE_BYTES ? '' : ', the most a call of its tool may receive';
+    const how = `an answer from the MCP server is larger than ${bound} bytes${most} (${detail})`;
+    this.onmessage?.({ jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: how, data: new AnswerTooLarge(how) } });
+  }
+
+  /**
+   * Reads `chunk` a line at a time, each line's long strings cut as they come when one call alone may be answered in
+   * it (an answer of any length is then read within the bound, as an HTTP server's is, and its receipt says what was
+   * cut); a line that several calls wait on is held to the largest of their bounds, uncut.
+   */
+  #cutLines(chunk: Buffer): void {
+    for (let start = 0; start < chunk.length; ) {
+      const newline = chunk.indexOf(0x0a, start);
+      const end = newline < 0 ? chunk.length : newline;
+      // chosen at the line's first byte: a call sent before it came may be answered in it
+      if (this.#lineCutter === undefined && !this.#lines.midLine && end > start) this.#lineCutter = this.#cutterOfLine();
+      const part = chunk.subarray(start, end);
+      this.#handle(this.#lines.push(this.#lineCutter ? asBuffer(this.#lineCutter.push(part)) : part));
+      if (newline < 0) return;
+      this.#lineCutter = undefined;
+      this.#handle(this.#lines.push(NEWLINE));
+      start = newline + 1;
+    }
+  }
+
+  /** Whether a call waiting may have its answer cut. */
+  #cutting(): boolean {
+    for (const { bound } of this.#waiting.values()) if (bound.newCutter && !bound.over) return true;
+    return false;
+  }
+
+  /** A cutter for the line beginning now, from the one call that may be answered in it (none when several may). */
+  #cutterOfLine(): AnswerCutter | undefined {
+    const line = this.#lines.linesEnded;
+    let owner: CallBound | undefined;
+    for (const { bound, firstLine } of this.#waiting.values()) {
+      if (bound.over || firstLine > line) continue;
+      if (owner !== undefined) return undefined;
+      owner = bound;
+    }
+    return owner?.newCutter?.();
+  }
+
+  /** Notes a request sent (with its call's bound), or a cancel that ends one. */
+  #track(message: JSONRPCMessage): void {
+    if (!('method' in message)) return;
+    if ('id' in message) {
+      // a line already begun was begun before the server had this request
+      const firstLine = this.#lines.linesEnded + (this.#lines.midLine || this.#lineCutter !== undefined ? 1 : 0);
+      this.#waiting.set(message.id, { bound: currentAnswerBound() ?? { maxBytes: MAX_MESSAGE_BYTES, over: false }, firstLine });
+      return;
+    }
+    const cancelled = message.method === 'notifications/cancelled' ? (message.params as { requestId?: Id } | undefined)?.requestId : undefined;
+    if (cancelled !== undefined) this.#waiting.delete(cancelled);
+  }
+
+  /** The most the line being read may hold: the largest bound of the requests that may be answered in it, IDLE_MESSAGE_BYTES with none. */
+  #bound(): number {
+    const line = this.#lines.linesEnded;
+    let largest: number | undefined;
+    for (const [id, { bound, firstLine }] of this.#waiting) {
+      if (bound.over) this.#waiting.delete(id);
+      else if (firstLine <= line) largest = Math.max(largest ?? 0, bound.maxBytes);
+    }
+    return Math.min(largest ?? IDLE_MESSAGE_BYTES, MAX_MESSAGE_BYTES);
   }
 
   #killGroup(signal: NodeJS.Signals): void {
@@ -173,38 +288,7 @@ export class LaunchedStdioTransport implements Transport {
   }
 }
 
-/**
- * Newline-delimited lines from a stream, each end looked for only in the bytes that just came. The SDK's `ReadBuffer`
- * joined its whole buffer to each chunk and searched it from the start: a 64 MiB line in 64 KiB pipe chunks copied
- * ~34 GB on the event loop (512 s measured; a server-filesystem `read_file` of a large log is such a line).
- */
-export class LineReader {
-  #pending: Buffer[] = [];
-  #pendingBytes = 0;
-
-  constructor(private readonly maxBytes: number) {}
-
-  /** The lines `chunk` completes, without their newline; throws when a line passes `maxBytes`. */
-  push(chunk: Buffer): Buffer[] {
-    const lines: Buffer[] = [];
-    let start = 0;
-    for (let newline = chunk.indexOf(0x0a); newline >= 0; newline = chunk.indexOf(0x0a, start)) {
-      this.#grow(newline - start);
-      const part = chunk.subarray(start, newline);
-      lines.push(this.#pending.length === 0 ? part : Buffer.concat([...this.#pending, part], this.#pendingBytes));
-      this.#pending = [];
-      this.#pendingBytes = 0;
-      start = newline + 1;
-    }
-    if (start < chunk.length) {
-      this.#grow(chunk.length - start);
-      this.#pending.push(chunk.subarray(start));
-    }
-    return lines;
-  }
-
-  #grow(bytes: number): void {
-    this.#pendingBytes += bytes;
-    if (this.#pendingBytes > this.maxBytes) throw new Error(`a message from the MCP server is larger than ${this.maxBytes} bytes`);
-  }
+/** The same bytes as a Buffer, not copied. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -189,18 +189,20 @@ describe('the mcp executor over stdio (server-filesystem)', () => {
 
   it('reads a 20 MB file through the server as one 41 MB line of JSON-RPC (its text twice), its output cut to max_output_bytes', async () => {
     // the SDK's read buffer joined and searched its whole buffer at each 64 KiB chunk of such a line: minutes of the
-    // event loop for a large log (512 s for 64 MiB); now each chunk is looked at once
+    // event loop for a large log (512 s for 64 MiB); now each chunk is looked at once, and its long strings cut as they
+    // come (review S, S9), so the text and structuredContent's copy of it both count (as an HTTP server's answer)
     const text = `${'a log line of a large file\n'.repeat(750_000)}`;
     await writeFile(join(allowed, 'large.log'), text);
     const receipt = receiptOf(await gateway.call('fs-read', { path: join(allowed, 'large.log') }));
-    expect(receipt, JSON.stringify({ ...receipt, output: receipt.output.slice(0, 200), error: receipt.error?.slice(0, 500) })).toMatchObject({ ok: true, output_bytes: text.length });
+    expect(receipt, JSON.stringify({ ...receipt, output: receipt.output.slice(0, 200), error: receipt.error?.slice(0, 500) })).toMatchObject({ ok: true });
+    expect(receipt.output_bytes).toBeGreaterThanOrEqual(text.length);
     expect(receipt.output.startsWith('a log line of a large file\n')).toBe(true);
     expect(receipt.output).toMatch(/\[… \d+ bytes cut of \d+ …\]/);
-    // twice the file: an 82 MB line, past the 64 MiB a message may have; the receipt says so, not just a signal
+    // twice the file: an 82 MB line, past the 64 MiB a message may hold whole: read and cut as it comes all the same
     await writeFile(join(allowed, 'large.log'), text + text);
-    const refused = receiptOf(await gateway.call('fs-read', { path: join(allowed, 'large.log') }));
-    expect(refused).toMatchObject({ ok: false, code: 'CONNECTION_FAILED' });
-    expect(refused.error).toContain("MCP server 'files' was stopped by the gateway (a message from the MCP server is larger than 67108864 bytes)");
+    const twice = receiptOf(await gateway.call('fs-read', { path: join(allowed, 'large.log') }));
+    expect(twice).toMatchObject({ ok: true });
+    expect(twice.output_bytes).toBeGreaterThanOrEqual(2 * text.length);
   }, 90_000);
 
   it('returns the server’s error as ok: false with its raw text (isError)', async () => {

@@ -41,7 +41,7 @@ export class ExecutionTargets {
     const { repository, apiToken, webhookSecret, store, matcherModel } = config;
     this.otherSecrets = [repository.token, apiToken, webhookSecret, passwordOf(store.url), matcherModel?.token, ...config.principalTokens].filter((secret): secret is string => secret !== undefined);
     for (const server of Object.values(config.mcpServers)) this.otherSecrets.push(...server.secrets);
-    this.mcpServers = new McpServerPool(config.mcpServers, { workspace: config.workspaceRoot, serversFolder: join(config.dataDir, 'mcp-servers'), sandbox: () => this.sandboxed(), clientInfo: { name: 'brush-holder', version: VERSION } });
+    this.mcpServers = new McpServerPool(config.mcpServers, { workspace: config.workspaceRoot, serversFolder: join(config.dataDir, 'mcp-servers'), sandbox: () => this.sandboxed(), clientInfo: { name: 'brush-holder', version: VERSION }, ...(logger ? { warn: (fields, message) => logger.warn(fields, message) } : {}) });
   }
 
   /** What the sandbox probe found, once it ran (`sandboxed()`). */
