@@ -12,10 +12,13 @@ export interface ThreadItem {
 }
 
 /** What the store asks its writer thread. */
-export type WriterRequest = { id: number; batch: ThreadItem[]; close?: undefined } | { close: true };
+export type WriterRequest = { id: number; batch: ThreadItem[]; close?: undefined; read?: undefined } | { id: number; read: string; batch?: undefined; close?: undefined } | { close: true };
 
 /** The thread's answer to one batch: each item refused (its error) or stored (null), or why the whole batch failed. */
-export type WriterReply = { id: number; refused: Array<{ message: string; code?: string } | null>; error?: undefined } | { id: number; error: string };
+export type WriterReply =
+  | { id: number; refused: Array<{ message: string; code?: string } | null>; error?: undefined; text?: undefined }
+  | { id: number; text: Uint8Array | null; refused?: undefined; error?: undefined }
+  | { id: number; error: string };
 
 // the compiled worker: beside this code in dist/ (tsc's dist/store/, or the CLI's bundle in dist/bundle/, which has
 // an entry of its own for it); from src/ (tests, after the build the test script runs first), tsc's
@@ -36,7 +39,7 @@ export class ReceiptWriterThread {
   readonly #path: string;
   #worker: Worker | undefined;
   #next = 0;
-  readonly #waiting = new Map<number, { resolve: (outcome: BatchOutcome) => void; reject: (error: Error) => void }>();
+  readonly #waiting = new Map<number, Waiting>();
 
   constructor(path: string) {
     this.#path = path;
@@ -44,13 +47,22 @@ export class ReceiptWriterThread {
 
   /** Writes one batch in the thread; resolves to each item's outcome, as an in-thread append would. */
   write(batch: ThreadItem[]): Promise<BatchOutcome> {
+    return this.#ask<BatchOutcome>((id) => ({ id, batch }));
+  }
+
+  /** A receipt's stored text, its bytes read in the thread and handed over (not copied); undefined when there is none. */
+  async read(receiptId: string): Promise<Uint8Array | undefined> {
+    return (await this.#ask<Uint8Array | null>((id) => ({ id, read: receiptId }))) ?? undefined;
+  }
+
+  #ask<T>(request: (id: number) => WriterRequest): Promise<T> {
     const worker = this.#started();
     const id = (this.#next += 1);
-    return new Promise<BatchOutcome>((resolve, reject) => {
-      this.#waiting.set(id, { resolve, reject });
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
       worker.ref();
       try {
-        worker.postMessage({ id, batch } satisfies WriterRequest);
+        worker.postMessage(request(id));
       } catch (error) {
         // a member that cannot be cloned (a function): nothing was sent
         this.#settled(id);
@@ -78,6 +90,7 @@ export class ReceiptWriterThread {
       const waiting = this.#settled(reply.id);
       if (!waiting) return;
       if (reply.error !== undefined) waiting.reject(new Error(reply.error));
+      else if (reply.refused === undefined) waiting.resolve(reply.text);
       else waiting.resolve(reply.refused.map((refusal) => (refusal ? Object.assign(new Error(refusal.message), refusal.code ? { code: refusal.code } : {}) : undefined)));
     });
     const lost = (why: string): void => {
@@ -94,12 +107,17 @@ export class ReceiptWriterThread {
     return worker;
   }
 
-  #settled(id: number): { resolve: (outcome: BatchOutcome) => void; reject: (error: Error) => void } | undefined {
+  #settled(id: number): Waiting | undefined {
     const waiting = this.#waiting.get(id);
     this.#waiting.delete(id);
     if (this.#waiting.size === 0) this.#worker?.unref();
     return waiting;
   }
+}
+
+interface Waiting {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
 }
 
 /** Receipts with more text than this (output, stderr, error, params, structured content together) go to the writer thread. */

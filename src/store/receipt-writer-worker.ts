@@ -8,30 +8,41 @@ import { canonicalReceiptText } from './receipt-chain.js';
 import type { WriterReply, WriterRequest } from './receipt-writer-thread.js';
 
 const { path } = workerData as { path: string };
-let append: ReturnType<typeof receiptAppender> | undefined;
-let database: BetterSqlite3.Database | undefined;
+let connection: { database: BetterSqlite3.Database; append: ReturnType<typeof receiptAppender> } | undefined;
 
-function opened(): ReturnType<typeof receiptAppender> {
-  if (append) return append;
-  database = new BetterSqlite3(path, { fileMustExist: true });
+function opened(): { database: BetterSqlite3.Database; append: ReturnType<typeof receiptAppender> } {
+  if (connection) return connection;
+  const database = new BetterSqlite3(path, { fileMustExist: true });
   // the same durability and patience as the store's own connection (sqlite-store.ts); the file is in WAL mode already
   database.pragma('synchronous = FULL');
   database.pragma('busy_timeout = 5000');
-  append = receiptAppender(database);
-  return append;
+  connection = { database, append: receiptAppender(database) };
+  return connection;
 }
 
 parentPort!.on('message', (request: WriterRequest) => {
   if (request.close) {
-    database?.close();
+    connection?.database.close();
     parentPort!.close();
     return;
   }
   let reply: WriterReply;
+  if (request.read !== undefined) {
+    try {
+      const row = opened().database.prepare<[string], { body: Buffer }>('SELECT CAST(body AS BLOB) AS body FROM receipts WHERE id = ?').get(request.read);
+      const text = row === undefined ? null : new Uint8Array(row.body.buffer, row.body.byteOffset, row.body.byteLength);
+      // handed over, not copied, when the bytes are an ArrayBuffer of their own
+      const whole = text !== null && text.byteOffset === 0 && text.byteLength === text.buffer.byteLength;
+      parentPort!.postMessage({ id: request.id, text } satisfies WriterReply, whole ? [text.buffer as ArrayBuffer] : []);
+    } catch (error) {
+      parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies WriterReply);
+    }
+    return;
+  }
   try {
     // each text before the transaction: the chain's lock is held only to link and insert
     const batch = request.batch.map((item) => ({ ...item, text: item.text ?? canonicalReceiptText(item.receipt as Receipt) }));
-    const outcome = opened()(batch);
+    const outcome = opened().append(batch);
     reply = { id: request.id, refused: outcome.map((error) => (error ? { message: error.message, code: (error as { code?: string }).code } : null)) };
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };

@@ -42,6 +42,11 @@ export interface ReceiptStore {
   /** saves a new receipt at the head of the chain; a second receipt with the same id is refused (throws) */
   save(receipt: Receipt): Promise<void>;
   get(id: string): Promise<Receipt | undefined>;
+  /**
+   * A receipt's stored canonical text, unparsed (bytes, or text), for an answer that sends it as it is; `caller`: only
+   * when it is that caller's. A large one is read off the event loop where the store can.
+   */
+  getText(id: string, options?: { caller?: string }): Promise<string | Uint8Array | undefined>;
   /** receipts whose id starts with `prefix`, newest first, at most `limit` (for `hldp receipts <prefix>`); optional for stores that cannot */
   findByPrefix?(prefix: string, limit: number): Promise<Receipt[]>;
   list(query?: ReceiptQuery): Promise<Receipt[]>;

@@ -37,6 +37,23 @@ describe.each(storeKinds())('$name store, with large receipts among small ones',
     });
   });
 
+  describe('when a receipt\'s stored text is read as it is (GET /v1/receipts/:id)', () => {
+    it('gives its canonical text byte for byte, large or small, only to its caller when one is named', async () => {
+      const large = makeReceipt({ id: 'text-large', caller: 'ann', output: '\u0000é😀'.repeat(100_000) });
+      const small = makeReceipt({ id: 'text-small', caller: 'bob', output: 'hi' });
+      await Promise.all([db.store.receipts.save(large), db.store.receipts.save(small)]);
+      const text = async (id: string, options?: { caller?: string }): Promise<string | undefined> => {
+        const stored = await db.store.receipts.getText(id, options);
+        return stored === undefined || typeof stored === 'string' ? stored : Buffer.from(stored).toString('utf8');
+      };
+      expect((await text('text-large')) === canonicalReceiptText(large)).toBe(true);
+      expect((await text('text-large', { caller: 'ann' })) === canonicalReceiptText(large)).toBe(true);
+      expect(await text('text-small')).toBe(canonicalReceiptText(small));
+      expect(await text('text-large', { caller: 'bob' })).toBeUndefined();
+      expect(await text('no-such-receipt')).toBeUndefined();
+    });
+  });
+
   describe('when the store is closed and opened again', () => {
     it('keeps every large receipt, and the chain goes on from it', async () => {
       await db.store.receipts.save(makeReceipt({ id: 'before-close', output: 'q'.repeat(MIB) }));

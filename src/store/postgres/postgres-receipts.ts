@@ -69,6 +69,12 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
     return row ? (JSON.parse(row.body) as Receipt) : undefined;
   }
 
+  async getText(id: string, options: { caller?: string } = {}): Promise<string | undefined> {
+    const caller = options.caller ?? null;
+    const [row] = await this.sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE id = ${id} AND (${caller}::text IS NULL OR caller = ${caller})`;
+    return row?.body;
+  }
+
   /** the filters of a query other than its text, as SQL conditions each starting with AND */
   #filtersOf(query: ReceiptQuery) {
     const sql = this.sql;

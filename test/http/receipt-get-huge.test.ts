@@ -1,0 +1,88 @@
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalReceiptText } from '../../src/store/index.js';
+import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { request, startTestServer } from '../helpers/http-server.js';
+
+// GET /v1/receipts/:id of a receipt of 4 MB of NULs (24 MB of stored text) read it, parsed it and sent it with
+// res.json in one turn of the event loop: a /healthz that came in meanwhile waited until all of it was written (a
+// 96 MB receipt held the gateway for seconds). Now its stored text is read off the event loop and sent in slices.
+
+const BYTES = 4_000_000;
+let temp: { path: string; cleanup: () => Promise<void> };
+let server: Awaited<ReturnType<typeof startTestServer>>;
+
+beforeAll(async () => {
+  temp = await makeTempDir();
+  const repo = join(temp.path, 'repo');
+  const constraints = `{ timeout_ms: 120000, max_output_bytes: ${BYTES + 1024} }`;
+  await writeFiles(repo, { 'tools/huge/TOOL.hdlp': makeToolYaml('huge', { executor: 'shell', method: 'run', shell: `{ script: "head -c ${BYTES} /dev/zero" }`, constraints }) });
+  server = await startTestServer(repo, { HLDP_SANDBOX: 'off', HLDP_MAX_OUTPUT_BYTES: String(8 * 1024 * 1024) });
+});
+afterAll(async () => {
+  await server.cleanup();
+  await temp.cleanup();
+});
+
+/** A connected socket to the server, its request not yet written. */
+async function opened(): Promise<Socket> {
+  const { hostname, port } = new URL(server.url);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  return socket;
+}
+
+describe('GET /v1/receipts/:id of a huge receipt', () => {
+  it('answers a /healthz sent right after it before the receipt\'s first byte, and sends the stored text byte for byte', async () => {
+    const call = await request(server, 'POST', '/v1/call', { body: { tool: 'huge', params: {} } });
+    expect(call.json).toMatchObject({ ok: true, output: '\u0000'.repeat(BYTES) });
+    const host = new URL(server.url).host;
+    const [receiptSocket, healthSocket] = [await opened(), await opened()];
+    const order: string[] = [];
+    const receiptChunks: Buffer[] = [];
+    const receiptDone = new Promise<void>((resolve) => {
+      receiptSocket.on('data', (chunk: Buffer) => {
+        if (receiptChunks.length === 0) order.push('receipt: first byte');
+        receiptChunks.push(chunk);
+      });
+      receiptSocket.once('end', () => resolve(void order.push('receipt: last byte')));
+    });
+    let health = '';
+    const healthDone = new Promise<void>((resolve) => {
+      healthSocket.on('data', (chunk: Buffer) => (health += chunk.toString()));
+      healthSocket.once('end', () => resolve(void order.push('healthz: answered')));
+    });
+    // the receipt's request first, then the probe's, in one turn: the server reads them in that order
+    receiptSocket.write(`GET /v1/receipts/${call.json.id} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    healthSocket.write(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    await Promise.all([receiptDone, healthDone]);
+    expect(health).toMatch(/^HTTP\/1\.1 200 /);
+    expect(order).toEqual(['healthz: answered', 'receipt: first byte', 'receipt: last byte']);
+    const answer = Buffer.concat(receiptChunks);
+    const head = answer.subarray(0, answer.indexOf('\r\n\r\n')).toString('latin1');
+    expect(head).toMatch(/^HTTP\/1\.1 200 [^]*content-type: application\/json; charset=utf-8/i);
+    const body = dechunked(answer.subarray(head.length + 4), /transfer-encoding: chunked/i.test(head)).toString('utf8');
+    // byte for byte the stored (canonical) text of the receipt the call answered with
+    expect(body === canonicalReceiptText(call.json)).toBe(true);
+  }, 240_000);
+
+  it('answers 404 for an id it does not hold', async () => {
+    const response = await request(server, 'GET', '/v1/receipts/no-such-receipt');
+    expect(response.status).toBe(404);
+    expect(response.json).toMatchObject({ code: 'RECEIPT_NOT_FOUND' });
+  });
+});
+
+/** An HTTP/1.1 body as sent, its chunked framing taken off when it has one. */
+function dechunked(body: Buffer, chunked: boolean): Buffer {
+  if (!chunked) return body;
+  const parts: Buffer[] = [];
+  for (let at = 0; ; ) {
+    const lineEnd = body.indexOf('\r\n', at);
+    const size = Number.parseInt(body.subarray(at, lineEnd).toString('latin1'), 16);
+    if (size === 0) return Buffer.concat(parts);
+    parts.push(body.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
+}
