@@ -6,7 +6,6 @@ import type { Probed, SandboxOptions } from './create-sandbox.js';
 import { expandPatterns } from './host-secrets.js';
 import { containedCommand, finisher, runLimits, sandboxedCommand, type LaunchHost } from './launch-command.js';
 import { launchPolicy, sandboxGuards, workspaceRefusal } from './launch-guards.js';
-import { bubblewrapOutcome } from './launch-outcome.js';
 import { LauncherPool } from './launcher-pool.js';
 import { describeRunAs, dropArguments, giveWorkspace } from './run-as.js';
 import { RunAsFiles } from './run-as-files.js';
@@ -181,7 +180,7 @@ export class HostSandbox implements Sandbox, LaunchHost {
     const [file, ...args] = command.argv;
     const { read } = command;
     const finish = finisher(this, read, policy, cgroup);
-    return { ok: true, plan: { file: file!, args, cwd: request.cwd, env: command.env, ...(read === bubblewrapOutcome ? { statusFd: STATUS_FD } : {}), finish } };
+    return { ok: true, plan: { file: file!, args, cwd: request.cwd, env: command.env, ...(this.status.sandbox === 'on' ? { statusFd: STATUS_FD } : {}), finish } };
   }
 
   private readonly pool: LauncherPool;

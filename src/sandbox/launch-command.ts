@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import type { ResourceLimits, ToolSandbox } from '../core/index.js';
 import { hostProgram, type Bubblewrap } from './bubblewrap.js';
@@ -5,11 +6,13 @@ import { bubblewrapArguments, type GuardedPaths } from './bubblewrap-arguments.j
 import type { Probed } from './create-sandbox.js';
 import { findProgram } from './find-program.js';
 import { bubblewrapOutcome, directOutcome, initOutcome } from './launch-outcome.js';
+import { hostMountPlan, mountCheckScript } from './mount-check.js';
 import { inNamespace } from './pid-namespace.js';
 import type { RunCgroup } from './pids-cgroup.js';
-import { limitHit, limitsPrelude, prlimitArguments } from './resource-limits.js';
+import { limitHit, limitsPrelude, prlimitArguments, shellWord } from './resource-limits.js';
 import type { Launch, LaunchEnding, LaunchOutcome, LaunchRequest, SandboxStatus } from './sandbox.js';
 import { withEnvironment } from './tool-environment.js';
+import { notStartedLine } from './warm-script.js';
 
 /** What a launch reads of its sandbox as it is now: the probes, the status, the drop to `run_as`, the resolver folder. */
 export interface LaunchHost {
@@ -72,10 +75,18 @@ export function sandboxedCommand(host: LaunchHost, request: LaunchRequest, polic
   // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
   const tool = withEnvironment({ ...host.environment(request.env), TMPDIR: '/tmp' }, [request.file, ...request.args], dropping ? request.cwd : undefined);
   // both by absolute path: the gateway's PATH may hold a folder tools can write (review K, K1)
-  const inside = [bubblewrap.path, ...args, ...(host.drop ?? []), ...limits.prlimit, ...tool];
+  // the run's first process checks that its mounts are the ones asked for, before anything of the tool's runs (review
+  // T, T1 and T2); its failure is told by a line with the run's secret, which the tool never sees
+  const nonce = randomBytes(16).toString('hex');
+  const marker = notStartedLine(nonce);
+  const plan = hostMountPlan(args);
+  if (plan.refusal !== undefined) return { ok: false, refusal: { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the sandbox cannot be set up as judged, so the tool did not run: ${plan.refusal}` } };
+  const check = mountCheckScript(plan, `echo ${shellWord(marker)} >&2; `);
+  const inside = [bubblewrap.path, ...args, '/bin/sh', '-c', `${check}\nexec "$@"`, 'hldp-sandbox', ...(host.drop ?? []), ...limits.prlimit, ...tool];
   const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...inside] : inside;
   // the host's sh and bubblewrap, and setpriv, get none of the run's environment: only the tool does (review O, O2)
-  return { ok: true, argv, env: {}, read: bubblewrapOutcome };
+  const read = (ending: LaunchEnding): Promise<LaunchOutcome> => bubblewrapOutcome(ending, ending.stderr.split('\n').includes(marker) ? nonce : undefined);
+  return { ok: true, argv, env: {}, read };
 }
 
 /** No sandbox: the PID namespace (unshare) where there is one, the limits, the program itself. */

@@ -6,6 +6,7 @@ import { findProgram } from './find-program.js';
 import { finisher, type LaunchHost } from './launch-command.js';
 import { bubblewrapOutcome, initOutcome } from './launch-outcome.js';
 import { closeScript, type LauncherPool } from './launcher-pool.js';
+import { hostMountPlan, mountCheckScript } from './mount-check.js';
 import type { Launch, LaunchEnding, LaunchOutcome, LaunchRequest } from './sandbox.js';
 import { startWarm, type WarmCommand } from './warm-launch.js';
 
@@ -28,7 +29,12 @@ export function warmLaunch(host: LaunchHost, pool: LauncherPool, request: Launch
     // environment, is then no more than the tool (review O, O1: setpriv loaded the tool's LD_PRELOAD as root)
     // the host's TMPDIR is out of sight; the sandbox's own /tmp is private and writable
     const { runAs } = host.probed;
-    command = { launcher: [bubblewrap.path, ...args, ...(host.drop ?? [])], workspace, statusFd: STATUS_FD, ...(host.drop && runAs ? { reader: { uid: runAs.uid, gid: runAs.gid } } : {}), run: { ...run, env: { ...run.env, TMPDIR: '/tmp' }, argv: [request.file, ...request.args] } };
+    // the script first checks the launcher's mounts against what these arguments ask for, with the host's mounts now
+    // (review T, T1 and T2): a launcher started ahead of its run was set up before anyone could check it
+    const plan = hostMountPlan(args);
+    if (plan.refusal !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the sandbox cannot be set up as judged, so the tool did not run: ${plan.refusal}` };
+    const check = mountCheckScript(plan);
+    command = { launcher: [bubblewrap.path, ...args, ...(host.drop ?? [])], workspace, statusFd: STATUS_FD, ...(host.drop && runAs ? { reader: { uid: runAs.uid, gid: runAs.gid } } : {}), run: { ...run, check, env: { ...run.env, TMPDIR: '/tmp' }, argv: [request.file, ...request.args] } };
   } else if (host.probed.namespace.ok) {
     // a wrapper would report a missing program as its own failure: find it first, as spawn would
     const program = findProgram(request.file, request.env.PATH, request.cwd);

@@ -46,6 +46,8 @@ export interface WarmRun {
    * (`withEnvironment`, after the drop)
    */
   drop?: readonly string[];
+  /** shell statements that check the launcher's mounts (`mountCheckScript`), run first; they exit 125 on a difference */
+  check?: string;
   /** run the program as PID 2 under this shell as the namespace's init, instead of in its place */
   init?: boolean;
   /**
@@ -93,6 +95,7 @@ export function warmScript(run: WarmRun): string {
   const lines: string[] = [`exec ${SCRIPT_FD}<&-`];
   // every way this shell ends before the program starts runs the trap; the exec that starts it does not
   if (run.nonce !== undefined) lines.push(`trap ${shellWord(`echo ${shellWord(notStartedLine(run.nonce))} >&2`)} EXIT`);
+  if (run.check !== undefined) lines.push(run.check);
   if (run.limits) lines.push(ulimits(run.limits));
   lines.push(`cd -- ${shellWord(run.cwd)} || exit ${PRELUDE_FAILURE.status}`);
   // the shell exports what it was started with (nothing) and PWD, OLDPWD: the program gets the run's environment only
