@@ -8,7 +8,7 @@ import { writeDrafts } from './write-drafts.js';
 /** What `hldp import mcp` did. */
 export type ImportReport =
   | { ok: true; server: string; written: Array<{ name: string; remote: string; path: string }>; skipped: Array<{ name: string; remote: string; path: string }> }
-  | { ok: false; message: string };
+  | { ok: false; message: string; /** 2 when the config is what to fix (no such server), else 1 */ exitCode?: 2 };
 
 // tools/list of a server that has to start first: its own start-up time, and then some
 const LIST_TIMEOUT_MS = 60_000;
@@ -18,7 +18,8 @@ export async function importMcpTools(options: { flags: Flags; server: string; ou
   const config = configFromFlags(options.flags);
   const servers = Object.keys(config.mcpServers);
   if (!config.mcpServers[options.server]) {
-    return { ok: false, message: `no MCP server named '${options.server}' in the gateway config${servers.length ? ` (configured: ${servers.join(', ')})` : '; add mcp_servers: {<name>: {command, args} | {url}} to the file given with --config or HLDP_CONFIG'}` };
+    // the config is what to fix: exit 2, as for every other config problem (review R, R14)
+    return { ok: false, exitCode: 2, message: `no MCP server named '${options.server}' in the gateway config${servers.length ? ` (configured: ${servers.join(', ')})` : '; add mcp_servers: {<name>: {command, args} | {url}} to the file given with --config or HLDP_CONFIG'}` };
   }
   // the server starts exactly as the gateway would start it: a stdio one inside the same sandbox, under its config's sandbox block
   // (what it cannot enforce on this host is logged on stderr, as `serve` logs it)

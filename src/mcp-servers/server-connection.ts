@@ -41,6 +41,9 @@ export interface ServerStatus {
   calls_in_flight: number;
 }
 
+// the SDK's ErrorCode.RequestTimeout: a request that got no answer within its timeout
+const REQUEST_TIMEOUT = -32001;
+
 // At most this much of a server's error answer to tools/list is kept (hldp import mcp prints it)
 const LIST_ERROR_BYTES = 64 * 1024;
 
@@ -249,6 +252,10 @@ export class ServerConnection {
     } catch (error) {
       const ended = transport instanceof kit.LaunchedStdioTransport ? await transport.describeEnd() : { how: 'is running', stderr: '' };
       await client.close().catch(() => undefined);
+      // the SDK's own words ("MCP error -32001: Request timed out") name no limit: say which one the server missed (review R, R14)
+      if (ended.how === 'is running' && (error as { code?: unknown }).code === REQUEST_TIMEOUT) {
+        throw new Error(`it did not answer initialize within startup_timeout_ms (${this.config.startupTimeoutMs} ms); raise startup_timeout_ms in its mcp_servers entry if it starts slowly`);
+      }
       if (ended.how === 'is running') throw error;
       const message = ended.failure ? `the server ${ended.how}` : `${describeError(error)}; the server ${ended.how}${stderrLine(ended.stderr)}`;
       throw Object.assign(new Error(message), { code: ended.failure ?? (error as { code?: unknown }).code });

@@ -93,9 +93,10 @@ describe('hldp import mcp', () => {
     expect(await readFile(path, 'utf8')).toBe(edited);
   });
 
-  it('says which servers are configured when the name is unknown', async () => {
+  // review R, R14: it exited 1, while a config to fix is exit 2 (README)
+  it('says which servers are configured when the name is unknown, and exits 2: the config is what to fix', async () => {
     const run = await runCli(['import', 'mcp', '--server', 'nope'], { env });
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/no MCP server named 'nope' in the gateway config \(configured: everything, files\)/);
   });
 });

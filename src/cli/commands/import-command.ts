@@ -27,7 +27,7 @@ export const importCommand: Command = {
       if (flags.json) writeJson(io, { code: 'IMPORT_FAILED', error: report.message });
       // the message carries the server's own text (its tools/list error, its tool names): the terminal is the operator's (review S, S2)
       writeLines(io.stderr, [`hldp import: ${report.message}`]);
-      return 1;
+      return report.exitCode ?? 1;
     }
     if (flags.json) writeJson(io, report);
     else {
