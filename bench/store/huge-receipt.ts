@@ -2,7 +2,8 @@
 // A shell tool prints `--bytes` of NULs (each `\u0000` in JSON: 16 MB is a 96 MB receipt text) or of `x`
 // (`--char x`), under a cap that keeps it whole; /healthz is polled every 10 ms from this process while the call runs
 // and its answer is read (`--poll-ms 0`: not polled, for the CPU and wall of the call alone). With `--before DIR` (a worktree of the code before, its dist/ built) the two are
-// alternated, `--runs` pairs, and printed side by side.
+// alternated, `--runs` pairs, and printed side by side. `--get`: the same polling while `GET /v1/receipts/:id` of that
+// receipt is read (get_longest_wait_ms, get_ms, get_server_cpu_ms).
 // Usage: npx tsx bench/store/huge-receipt.ts [--bytes 16000000] [--char nul|x] [--runs 3] [--before /work/wt-base]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 
-const { values } = parseArgs({ options: { bytes: { type: 'string', default: '16000000' }, char: { type: 'string', default: 'nul' }, runs: { type: 'string', default: '3' }, before: { type: 'string' }, 'poll-ms': { type: 'string', default: '10' }, profile: { type: 'string' } } });
+const { values } = parseArgs({ options: { bytes: { type: 'string', default: '16000000' }, char: { type: 'string', default: 'nul' }, runs: { type: 'string', default: '3' }, before: { type: 'string' }, 'poll-ms': { type: 'string', default: '10' }, profile: { type: 'string' }, get: { type: 'boolean', default: false } } });
 const pollMs = Number(values['poll-ms']);
 const bytes = Number(values.bytes);
 const runs = Number(values.runs);
@@ -58,7 +59,8 @@ async function serve(bin: string, home: string): Promise<{ child: ChildProcess; 
   return { child, url };
 }
 
-async function once(bin: string): Promise<{ longest_wait_ms: number; call_ms: number; server_cpu_ms: number; answer_bytes: number; ok: boolean; cut_bytes: number; stored: boolean; polls: number }> {
+type Get = { get_longest_wait_ms: number; get_ms: number; get_server_cpu_ms: number; get_bytes: number };
+async function once(bin: string): Promise<{ longest_wait_ms: number; call_ms: number; server_cpu_ms: number; answer_bytes: number; ok: boolean; cut_bytes: number; stored: boolean; polls: number } & Partial<Get>> {
   const home = await mkdtemp(join(tmpdir(), 'hldp-huge-receipt-'));
   await mkdir(join(home, 'repo/tools/huge'), { recursive: true });
   await mkdir(join(home, 'ws'));
@@ -94,14 +96,35 @@ async function once(bin: string): Promise<{ longest_wait_ms: number; call_ms: nu
     await polling;
     const text = Buffer.concat(chunks).toString();
     const receipt = JSON.parse(text) as { ok: boolean; cut_bytes: number; id: string; error: string | null };
-    // read from the file once the server stopped: GET /v1/receipts/:id of it would be a stall of its own (left, measured apart)
+    let get: Get | undefined;
+    if (values.get) {
+      // the same polling while the receipt is fetched whole
+      let fetched = false;
+      let getLongest = 0;
+      const getPolling = (async () => {
+        while (!fetched) {
+          getLongest = Math.max(getLongest, await healthz());
+          await new Promise((resolveTimer) => setTimeout(resolveTimer, pollMs));
+        }
+      })();
+      const getCpu = ticks(child.pid!);
+      const getStarted = performance.now();
+      let getBytes = 0;
+      for await (const chunk of (await fetch(`${url}/v1/receipts/${receipt.id}`)).body!) getBytes += (chunk as Uint8Array).byteLength;
+      const getMs = performance.now() - getStarted;
+      get = { get_longest_wait_ms: 0, get_ms: Math.round(getMs), get_server_cpu_ms: (ticks(child.pid!) - getCpu) * 10, get_bytes: getBytes };
+      fetched = true;
+      await getPolling;
+      get.get_longest_wait_ms = Math.round(getLongest);
+    }
+    // read from the file once the server stopped
     stoppedServer = stop(child);
     await stoppedServer;
     const database = new BetterSqlite3(join(home, 'data/receipts.db'), { readonly: true });
     const row = database.prepare<[string], { bytes: number }>('SELECT octet_length(body) AS bytes FROM receipts WHERE id = ?').get(receipt.id);
     database.close();
     const stored = row !== undefined && row.bytes > bytes;
-    return { longest_wait_ms: Math.round(longest), call_ms: Math.round(callMs), server_cpu_ms: cpu, answer_bytes: text.length, ok: receipt.ok, cut_bytes: receipt.cut_bytes, stored, polls };
+    return { longest_wait_ms: Math.round(longest), call_ms: Math.round(callMs), server_cpu_ms: cpu, answer_bytes: text.length, ok: receipt.ok, cut_bytes: receipt.cut_bytes, stored, polls, ...get };
   } finally {
     await (stoppedServer ?? stop(child));
     await rm(home, { recursive: true, force: true });
@@ -117,10 +140,11 @@ for (let run = 0; run < runs; run += 1) {
     console.log(JSON.stringify({ side: side.name, run, ...result }));
   }
 }
-const summary = (name: string, key: 'longest_wait_ms' | 'server_cpu_ms' | 'call_ms'): string => results.get(name)!.map((result) => result[key]).join(' / ');
+type Key = 'longest_wait_ms' | 'server_cpu_ms' | 'call_ms' | keyof Get;
+const summary = (name: string, key: Key): string => results.get(name)!.map((result) => result[key]).join(' / ');
 console.log(`| measure | ${sides.map((side) => side.name).join(' | ')} |${sides.length === 2 ? ' ratio (this ÷ before, medians) |' : ''}`);
-for (const key of ['longest_wait_ms', 'call_ms', 'server_cpu_ms'] as const) {
-  const median = (name: string): number => [...results.get(name)!.map((result) => result[key])].sort((a, b) => a - b)[Math.floor(runs / 2)]!;
+for (const key of ['longest_wait_ms', 'call_ms', 'server_cpu_ms', ...(values.get ? (['get_longest_wait_ms', 'get_ms', 'get_server_cpu_ms'] as const) : [])] as const) {
+  const median = (name: string): number => [...results.get(name)!.map((result) => result[key] ?? 0)].sort((a, b) => a - b)[Math.floor(runs / 2)]!;
   console.log(`| ${key} | ${sides.map((side) => summary(side.name, key)).join(' | ')} |${sides.length === 2 ? ` ${(median('this') / median('before')).toFixed(2)} |` : ''}`);
 }
 console.log(`# load after: ${loadavg().map((load) => load.toFixed(1)).join(' ')}`);
