@@ -20,6 +20,10 @@ const { values } = parseArgs({ options: { source: { type: 'string', default: 'bf
 const root = values.root ? resolve(values.root) : fileURLToPath(new URL('../..', import.meta.url));
 const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(root, path)).href)) as T;
 const searchIndex = await load<typeof import('../../src/matcher/search-index.js')>('src/matcher/search-index.ts');
+// a checkout from before the split of search-index.ts keeps storeSearchIndex there
+const storedIndex = await load<typeof import('../../src/matcher/stored-search-index.js')>('src/matcher/stored-search-index.ts').catch(
+  () => searchIndex as unknown as typeof import('../../src/matcher/stored-search-index.js'),
+);
 const indexFile = await load<typeof import('../../src/matcher/search-index-file.js')>('src/matcher/search-index-file.ts');
 const { parseToolDefinition } = await load<typeof import('../../src/scanner/index.js')>('src/scanner/index.ts');
 
@@ -78,7 +82,7 @@ const writeCpu = cpuS() - cpu;
 const file = readdirSync(dir).find((name) => name.endsWith('.v8'))!;
 const fileMb = statSync(join(dir, file)).size / 2 ** 20;
 const partsMb = ((stored: Record<string, unknown>) => Object.fromEntries(Object.entries(stored).map(([part, value]) => [part, round(serialize(value).length / 2 ** 20)])))(
-  searchIndex.storeSearchIndex(built) as unknown as Record<string, unknown>,
+  storedIndex.storeSearchIndex(built) as unknown as Record<string, unknown>,
 );
 
 // taken apart: what each piece held

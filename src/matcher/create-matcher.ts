@@ -16,7 +16,8 @@ import {
   type IntentExplanation,
 } from './match-intent.js';
 import type { DecisionModel, RankingParameters } from './ranking-parameters.js';
-import { buildSearchIndex, buildSearchIndexSteps, isCurrent, updateSearchIndex, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
+import { buildSearchIndex, buildSearchIndexSteps, isCurrent, type SearchIndex } from './search-index.js';
+import { updateSearchIndex, updateSearchIndexSteps } from './update-search-index.js';
 import type { KeptSearchIndex, SearchIndexFiles } from './search-index-file.js';
 import type { Measured } from './search-index-layout.js';
 import { toolVectorSteps } from './similarity.js';

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { letGo, runLettingGo, runToEnd, sameToolsAt, takePatchedFrom, toolCount, toolsOf, type ToolIndex, type ToolSequence } from '../core/index.js';
 import { keptCalibrationBasis, type CalibrationBasis } from './calibration-basis.js';
 import { RecordFile, type RecordsPlace } from './record-file.js';
-import { restoreSearchIndex, restoreSearchIndexLettingGo, searchIndexToWrite, searchIndexToWriteSteps, updateSearchIndexSteps, type SearchIndex } from './search-index.js';
+import { type SearchIndex } from './search-index.js';
+import { restoreSearchIndex, restoreSearchIndexLettingGo, searchIndexToWrite, searchIndexToWriteSteps } from './stored-search-index.js';
+import { updateSearchIndexSteps } from './update-search-index.js';
 import { decodeSearchIndexFile, encodeSearchIndexFile, LAYOUT, type DecodedSearchIndexFile, type Measured, type ReadRequest } from './search-index-layout.js';
 
 /** A search index read from its file, and what its matcher measured over the same tools. */

@@ -2,7 +2,7 @@ import { endianness } from 'node:os';
 import { deserialize, serialize } from 'node:v8';
 import { arrayOf, isStreamed, WIDTHS, widthOfSource, type ArraySource, type NarrowArray, type Width } from './narrow-array.js';
 import { FIELD_COUNT, type StoredPostings } from './postings.js';
-import type { SearchIndexToWrite, StoredSearchIndex } from './search-index.js';
+import type { SearchIndexToWrite, StoredSearchIndex } from './stored-search-index.js';
 import type { Calibration } from './calibration.js';
 import type { RecordFile, RecordsPlace } from './record-file.js';
 

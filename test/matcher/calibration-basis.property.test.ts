@@ -4,7 +4,8 @@ import { runToEnd, type ToolDefinition, type ToolSequence } from '../../src/core
 import { calibrationBasisSteps, type CalibrationBasis } from '../../src/matcher/calibration-basis.js';
 import { calibrate } from '../../src/matcher/calibration.js';
 import { FITTED_DECISION, FITTED_RANKING } from '../../src/matcher/index.js';
-import { buildSearchIndex, updateSearchIndex, type SearchIndex } from '../../src/matcher/search-index.js';
+import { buildSearchIndex, type SearchIndex } from '../../src/matcher/search-index.js';
+import { updateSearchIndex } from '../../src/matcher/update-search-index.js';
 import { makeToolDefinition } from './helpers.js';
 
 // Issue #18: each rescan's calibration read every tool to count its examples and aliases (at 100,000 tools served from

@@ -7,7 +7,9 @@ import { firstStage, type FirstStageHit, type WeightedTerm } from '../../src/mat
 import { FITTED_RANKING } from '../../src/matcher/fitted-parameters.js';
 import type { RankingParameters } from '../../src/matcher/ranking-parameters.js';
 import { FIELD_GROUPS, SEARCH_FIELDS, type FieldGroup } from '../../src/matcher/search-document.js';
-import { buildSearchIndex, restoreSearchIndex, storeSearchIndex, updateSearchIndex, type SearchIndex } from '../../src/matcher/search-index.js';
+import { buildSearchIndex, type SearchIndex } from '../../src/matcher/search-index.js';
+import { restoreSearchIndex, storeSearchIndex } from '../../src/matcher/stored-search-index.js';
+import { updateSearchIndex } from '../../src/matcher/update-search-index.js';
 import { describeTool, type IndexedDocument } from '../../src/matcher/tool-record.js';
 import { makeToolDefinition } from './helpers.js';
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../src/core/index.js';
 import { firstStage, type WeightedTerm } from '../../src/matcher/first-stage.js';
 import { FITTED_RANKING } from '../../src/matcher/fitted-parameters.js';
-import { buildSearchIndex, updateSearchIndexSteps, type SearchIndex } from '../../src/matcher/search-index.js';
+import { buildSearchIndex, type SearchIndex } from '../../src/matcher/search-index.js';
+import { updateSearchIndexSteps } from '../../src/matcher/update-search-index.js';
 import { makeToolDefinition } from './helpers.js';
 
 const WORDS = ['read', 'file', 'weather', 'forecast', 'convert', 'currency', 'git', 'commit', 'log', 'search', 'image', 'resize', 'send', 'mail', 'calendar', 'event'];

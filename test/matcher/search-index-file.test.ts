@@ -6,7 +6,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolDefinition, ToolIndex } from '../../src/core/index.js';
 import { createMatcher, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
 import { decodeSearchIndexFile, encodeSearchIndexFile, type DecodedSearchIndexFile } from '../../src/matcher/search-index-layout.js';
-import type { StoredSearchIndex } from '../../src/matcher/search-index.js';
+import type { StoredSearchIndex } from '../../src/matcher/stored-search-index.js';
 import { makeTempDir } from '../helpers/git.js';
 import { makeToolDefinition, scanStarterTools } from './helpers.js';
 

@@ -3,7 +3,9 @@ import type { ToolDefinition } from '../../src/core/index.js';
 import { firstStage, type WeightedTerm } from '../../src/matcher/first-stage.js';
 import { FITTED_RANKING } from '../../src/matcher/fitted-parameters.js';
 import { decodeSearchIndexFile, encodeSearchIndexFile } from '../../src/matcher/search-index-layout.js';
-import { buildSearchIndex, restoreSearchIndex, searchIndexToWrite, storeSearchIndex, updateSearchIndex, type SearchIndex } from '../../src/matcher/search-index.js';
+import { buildSearchIndex, type SearchIndex } from '../../src/matcher/search-index.js';
+import { restoreSearchIndex, searchIndexToWrite, storeSearchIndex } from '../../src/matcher/stored-search-index.js';
+import { updateSearchIndex } from '../../src/matcher/update-search-index.js';
 import { makeToolDefinition } from './helpers.js';
 
 // Issue #18: `hldp serve` restarted onto a commit that changed one of 100,000 generated tools (whose words every tool

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { runToEnd } from '../../src/core/index.js';
 import { createMatcher, createMatcherLettingGo } from '../../src/matcher/index.js';
-import { buildSearchIndex, updateSearchIndex, type SearchIndex } from '../../src/matcher/search-index.js';
+import { buildSearchIndex, type SearchIndex } from '../../src/matcher/search-index.js';
+import { updateSearchIndex } from '../../src/matcher/update-search-index.js';
 import { hasToolVector, toolVectorSteps } from '../../src/matcher/similarity.js';
 import { makeIndex, makeToolDefinition } from './helpers.js';
 

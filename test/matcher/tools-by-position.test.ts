@@ -1,7 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { toolsOf, withLazyTools, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
 import { createMatcher, searchIndexFiles } from '../../src/matcher/index.js';
-import { buildSearchIndex, updateSearchIndex } from '../../src/matcher/search-index.js';
+import { buildSearchIndex } from '../../src/matcher/search-index.js';
+import { updateSearchIndex } from '../../src/matcher/update-search-index.js';
 import { makeTempDir } from '../helpers/git.js';
 import { makeToolDefinition, scanStarterTools } from './helpers.js';
 

@@ -3,7 +3,8 @@ import type { MatchResult, ToolDefinition } from '../../src/core/index.js';
 import { calibrate } from '../../src/matcher/calibration.js';
 import { createMatcher, FITTED_DECISION, FITTED_RANKING, lexiconSettled, type Matcher } from '../../src/matcher/index.js';
 import { explainIntent, type IntentEngine } from '../../src/matcher/match-intent.js';
-import { buildSearchIndex, updateSearchIndex } from '../../src/matcher/search-index.js';
+import { buildSearchIndex } from '../../src/matcher/search-index.js';
+import { updateSearchIndex } from '../../src/matcher/update-search-index.js';
 import { stageSteps, warmUpSteps, warmUpTexts } from '../../src/matcher/warm-up.js';
 import { makeIndex, makeToolDefinition, scanStarterTools } from './helpers.js';
 
