@@ -66,6 +66,7 @@ export { ceilingDefaults, ceilingProblems, type CeilingProblem, type SandboxCeil
 export { markNotStored, wasNotStored, type ExecutionResult, type Receipt, type ReceiptApproval, type ReceiptSource } from './receipt.js';
 export type { ProgressUpdate } from './progress.js';
 export type { Candidate, MatchConfidence, MatchResult, MatchStage, NearMiss } from './match-result.js';
+export { MAX_INTENT_CHARACTERS } from './match-result.js';
 export type { MatchOutcome, UsageEvent } from './usage-event.js';
 export type { RejectedCall } from './rejected-call.js';
 export { PLACEHOLDER_PATTERN, listPlaceholders, wholePlaceholder, type Placeholder } from './template.js';

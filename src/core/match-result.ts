@@ -36,3 +36,6 @@ export type MatchStage = 'lexical' | 'model';
 export type MatchResult =
   | { found: true; confidence: MatchConfidence; stage: MatchStage; candidates: Candidate[]; incomplete?: string }
   | { found: false; suggestion: string; near: NearMiss[]; incomplete?: string };
+
+/** The longest intent a match takes, in characters (code points): hldp match holds it as POST /v1/match's schema does (maxLength there: openapi imports nothing). */
+export const MAX_INTENT_CHARACTERS = 4000;

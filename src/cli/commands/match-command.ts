@@ -11,6 +11,10 @@ export const matchCommand: Command = {
   async run(flags, positionals, io) {
     const intent = positionals[0]?.trim();
     if (!intent) throw new UsageError('match needs an intent, e.g. hldp match "查看最近的提交记录"');
+    // the limit POST /v1/match holds an agent to: the same intent is not answered here and refused there (review R, R16)
+    const { MAX_INTENT_CHARACTERS } = await import('../../core/index.js');
+    const characters = [...intent].length;
+    if (characters > MAX_INTENT_CHARACTERS) throw new UsageError(`the intent is ${characters} characters; a match takes at most ${MAX_INTENT_CHARACTERS} (as POST /v1/match does): say what you want done in fewer words`);
     const { createMatcher, createModelStage, formatMatchResult, matchWithModel, MAX_LIMIT } = await import('../../matcher/index.js');
     const { configFromFlags, scanFromFlags } = await import('../open-registry.js');
     const limit = flags.limit === undefined ? undefined : Number(flags.limit);
