@@ -3,6 +3,8 @@ import { COMPONENT_SCHEMAS } from './openapi-schemas.js';
 const json = (schema: string) => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } });
 const answer = (description: string, schema: string) => ({ description, ...json(schema) });
 const sessionId = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+// a client keeps the URL it was given for every request of its session (GET and DELETE too): /mcp?toolsets=repo,ops
+const mcpToolsets = { name: 'toolsets', in: 'query', description: 'toolsets to enable when the session opens, comma-separated', schema: { type: 'string' } };
 const errors = {
   '400': answer('malformed request: the message says what is wrong', 'Error'),
   '401': answer('missing or wrong bearer token', 'Error'),
@@ -263,9 +265,9 @@ export function openApiDocument(version: string): Record<string, unknown> {
       '/v1/openapi.json': { get: { operationId: 'openApi', summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
       '/healthz': { get: { operationId: 'health', summary: 'Liveness, the index being served (stale, last scan error) and whether the store answers', security: [], responses: { '200': answer('serving', 'Health') } } },
       '/mcp': {
-        post: { operationId: 'mcpPost', summary: 'MCP over Streamable HTTP: JSON-RPC requests (an initialize request opens a session, Mcp-Session-Id)', responses: { '200': { description: 'JSON-RPC response or an SSE stream' }, '400': { description: 'no session, or not a JSON-RPC request' }, '401': errors['401'], '404': { description: 'the session is not open (ended, evicted, restarted): initialize again' } } },
-        get: { operationId: 'mcpStream', summary: 'MCP: the session\'s server-sent event stream (tools/list_changed)', responses: { '200': { description: 'text/event-stream' }, '400': { description: 'no Mcp-Session-Id' }, '401': errors['401'], '404': { description: 'the session is not open' } } },
-        delete: { operationId: 'mcpClose', summary: 'MCP: end the session', responses: { '200': { description: 'ended' }, '400': { description: 'no Mcp-Session-Id' }, '401': errors['401'], '404': { description: 'the session is not open' } } },
+        post: { operationId: 'mcpPost', parameters: [mcpToolsets], summary: 'MCP over Streamable HTTP: JSON-RPC requests (an initialize request opens a session, Mcp-Session-Id)', responses: { '200': { description: 'JSON-RPC response or an SSE stream' }, '400': { description: 'no session, or not a JSON-RPC request' }, '401': errors['401'], '404': { description: 'the session is not open (ended, evicted, restarted): initialize again' } } },
+        get: { operationId: 'mcpStream', parameters: [mcpToolsets], summary: 'MCP: the session\'s server-sent event stream (tools/list_changed)', responses: { '200': { description: 'text/event-stream' }, '400': { description: 'no Mcp-Session-Id' }, '401': errors['401'], '404': { description: 'the session is not open' } } },
+        delete: { operationId: 'mcpClose', parameters: [mcpToolsets], summary: 'MCP: end the session', responses: { '200': { description: 'ended' }, '400': { description: 'no Mcp-Session-Id' }, '401': errors['401'], '404': { description: 'the session is not open' } } },
       },
       '/metrics': { get: { operationId: 'metrics', summary: 'Prometheus text format', responses: { '200': { description: 'metrics', content: { 'text/plain': { schema: { type: 'string' } } } }, '401': errors['401'], '403': answer('the principal is not an admin, an approver or a metrics principal (ROLE_REQUIRED): the metrics count every caller\'s calls', 'Error') } } },
     },
