@@ -1,6 +1,7 @@
-import { lchownSync, lstatSync, mkdirSync, readlinkSync, realpathSync, statSync, writeFileSync, type Dirent } from 'node:fs';
+import { closeSync, constants, fchownSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, statSync, writeSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { controlText } from './control-text.js';
+import { insideDescriptor, openFolderNoFollow } from './folder-descriptor.js';
 
 // What makes a folder a git folder, as git itself decides it, and the control entries in one that name what git runs
 // on the host: read by repository-guards.ts, which finds them in a workspace.
@@ -92,25 +93,56 @@ export function enclosingGitFolder(path: string): string | undefined {
   return undefined;
 }
 
+/** Whether a missing control entry was made, could not be (a folder the gateway cannot write), or met a symbolic link on its way. */
+export type MadeEntry = 'made' | 'failed' | 'linked';
+
 /**
  * Makes a missing control entry of `gitFolder` as git would (a folder 0755, a file 0644), owned as the git folder
  * is: a root gateway's entries left root's in a user's repository kept its owner from installing a hook (review P,
- * P3). False when it could not be made: a folder the gateway cannot write is none a tool can write either.
+ * P3). `failed` when it could not be made: a folder the gateway cannot write is none a tool can write either.
+ * Everything is done by descriptor, the folders opened a component at a time without following a link (review T,
+ * T3: made by path, a tool that swapped its folder for a link to another repository meanwhile had root make the entry
+ * there, and could have had it given to the tool's owner); a link on the way is `linked`, and nothing is made.
  */
-export function makeOwnedAs(gitFolder: string, path: string, folder: boolean, text: string): boolean {
+export function makeOwnedAs(gitFolder: string, path: string, folder: boolean, text: string): MadeEntry {
+  const parent = openFolderNoFollow(dirname(path));
+  if (!parent.ok) return parent.linked ? 'linked' : 'failed';
+  let entry: number;
   try {
-    if (folder) mkdirSync(path, { mode: 0o755 });
-    else writeFileSync(path, text, { flag: 'wx', mode: 0o644 });
-  } catch {
-    return false;
+    const at = insideDescriptor(parent.fd, basename(path));
+    if (folder) {
+      mkdirSync(at, { mode: 0o755 });
+      entry = openSync(at, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    } else {
+      entry = openSync(at, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+      writeSync(entry, text);
+    }
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'linked' : 'failed';
+  } finally {
+    closeSync(parent.fd);
   }
   try {
-    const owner = statSync(gitFolder);
-    if (process.getuid?.() === 0 && (owner.uid !== 0 || owner.gid !== 0)) lchownSync(path, owner.uid, owner.gid);
+    const owner = ownerOf(gitFolder);
+    if (owner && process.getuid?.() === 0 && (owner.uid !== 0 || owner.gid !== 0)) fchownSync(entry, owner.uid, owner.gid);
   } catch {
     // made, and shown read-only: whose it is on the host does not change what a tool can do
+  } finally {
+    closeSync(entry);
   }
-  return true;
+  return 'made';
+}
+
+// the git folder's owner, from the folder itself opened without following a link (none when it cannot be)
+function ownerOf(gitFolder: string): { uid: number; gid: number } | undefined {
+  const opened = openFolderNoFollow(gitFolder);
+  if (!opened.ok) return undefined;
+  try {
+    const { uid, gid } = fstatSync(opened.fd);
+    return { uid, gid };
+  } finally {
+    closeSync(opened.fd);
+  }
 }
 
 /** The common git folder a linked worktree's git folder names in its commondir, or undefined. */

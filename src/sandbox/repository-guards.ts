@@ -65,7 +65,9 @@ export function repositoryGuards(root: string, options: { make?: boolean; roots?
     if (real === undefined) {
       if (namedIn === undefined) return undefined;
       if (file) return `${what} names ${named}, which does not exist: a tool could make it, and git would read it on the host; make it (empty) or remove the setting`;
-      if (make && !makeOwnedAs(gitFolder, named, true, '')) return `${what} names the hooks folder ${named}, which does not exist and could not be made: a tool could make it and plant hooks; make it`;
+      const made = make ? makeOwnedAs(gitFolder, named, true, '') : 'made';
+      if (made === 'linked') return `${what} names the hooks folder ${named}, which does not exist, and a symbolic link is on the way to it (a tool may have swapped a folder for one): nothing was made there; make it, on a path of real folders`;
+      if (made === 'failed') return `${what} names the hooks folder ${named}, which does not exist and could not be made: a tool could make it and plant hooks; make it`;
       real = named;
     }
     if (namedIn !== undefined && real !== named) return `${what} names ${named}, through a symbolic link the sandbox cannot protect (a tool could point it elsewhere); name the real path ${real}`;
@@ -131,7 +133,10 @@ export function repositoryGuards(root: string, options: { make?: boolean; roots?
         if (linked && !missing.worktree) continue;
         if (has(missing.name)) continue;
         const path = join(gitFolder, missing.name);
-        if (makeOwnedAs(gitFolder, path, missing.folder, missing.text)) readOnly.push(path);
+        const made = makeOwnedAs(gitFolder, path, missing.folder, missing.text);
+        // a link on the way: the folder judged above is not the one there now (a tool swapped it): refused, not guessed
+        if (made === 'linked') return `${gitFolder} changed while the launch looked at it: a symbolic link now stands on the way to ${path} (a tool may have swapped a folder for one); nothing was made, and no tool runs until it is a real folder again`;
+        if (made === 'made') readOnly.push(path);
       }
     }
     if (linked || repository) {
