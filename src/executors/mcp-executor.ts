@@ -1,5 +1,6 @@
 import { exceedsDepth, MAX_JSON_DEPTH, type ErrorCode, type ExecutionResult, type ToolDefinition } from '../core/index.js';
 import { boundBytes } from './bounded-output.js';
+import { cutErrorMessage } from './cut-error-message.js';
 import { startDeadline } from './deadline.js';
 import type { ExecutionContext, McpToolAnswer } from './execution-context.js';
 import { boundedFailure, elapsedSince, failedResult } from './execution-result.js';
@@ -74,7 +75,7 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
   if (stopped === 'cancelled') {
     return withNotes(failedResult('CANCELLED', `cancelled by the caller; the call was cancelled on MCP server '${tool.mcp.server}' (notifications/cancelled)`, start), notes);
   }
-  if (!outcome.ok) return withNotes(boundedFailure(outcome.code, outcome.message, cap, start), notes);
+  if (!outcome.ok) return withNotes(cutErrorMessage(outcome.code, outcome.message, cap, cutter?.cuts, start), notes);
   const { answer } = outcome;
   const text = boundBytes(answerText(answer), cap);
   // what the cutter left out counts as the cap's cut; its markers are not the tool's bytes

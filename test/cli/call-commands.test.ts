@@ -31,7 +31,7 @@ describe('hldp call', () => {
     const receipt = JSON.parse(run.stdout);
     expect(receipt).toMatchObject({
       ok: false, tool: 'file-read', method: 'read_file', output: '', code: 'INTERNAL_ERROR', exit_code: null,
-      error: expect.stringContaining("gatekeeper root '"), duration_ms: expect.any(Number), params: { path: 'notes.txt' },
+      error: expect.stringMatching(/workspace '.*no-such-workspace' does not exist; create it or set workspace_root \(or HLDP_WORKSPACE\)/), duration_ms: expect.any(Number), params: { path: 'notes.txt' },
     });
     expect(Object.keys(receipt).slice(0, 6)).toEqual(['ok', 'tool', 'method', 'output', 'error', 'duration_ms']);
     const later = await runCli(['receipts', '--failed', '--json'], { env: missing });
