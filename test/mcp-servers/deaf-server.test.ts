@@ -1,10 +1,9 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
-import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
-import { mcpToolYaml, nodeServer, writeMcpConfig } from './support.js';
+import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { mcpToolYaml, nodeServer, serveWithMcpConfig, writeMcpConfig } from './support.js';
 
 // Review K's K13: a stdio server that stops reading its stdin and sends ping requests grew the gateway's memory
 // without bound (every answer waited for 'drain' in the heap). Past 8 MiB waiting, the server is stopped and the
@@ -18,10 +17,7 @@ beforeAll(async () => {
   const repo = await initRepository(join(temp.path, 'repo'));
   await commitFiles(repo, { 'tools/deaf/TOOL.hdlp': mcpToolYaml('deaf', 'deaf', 'deaf', '{}', '{ timeout_ms: 60000 }') });
   const config = await writeMcpConfig(temp.path, { deaf: nodeServer(DEAF) });
-  await mkdir(join(temp.path, 'workspace'));
-  gateway = await spawnService(['serve', '--port', '0', '--repo', repo, '--config', config], {
-    HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: join(temp.path, 'workspace'), HLDP_POLL_INTERVAL_MS: '600000',
-  }, / at (http:\/\/[\d.:]+)\n/);
+  gateway = await serveWithMcpConfig(temp.path, repo, config);
 }, 60_000);
 afterAll(async () => {
   await gateway?.stop();

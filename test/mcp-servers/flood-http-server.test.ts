@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
 import { track } from '../helpers/run-cli.js';
-import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
-import { mcpToolYaml, writeMcpConfig } from './support.js';
+import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { mcpToolYaml, serveWithMcpConfig, writeMcpConfig } from './support.js';
 
 // Review K, K15: a Streamable-HTTP MCP server that floods a call's event stream (ping requests, log lines, progress)
 // held the gateway's event loop for hundreds of ms at a time, so the call's deadline fired late (3-4 times its
@@ -42,10 +41,7 @@ beforeAll(async () => {
   const repo = await initRepository(join(temp.path, 'repo'));
   await commitFiles(repo, Object.fromEntries(KINDS.map((kind) => [`tools/${kind}/TOOL.hdlp`, mcpToolYaml(kind, kind, 'flood', '{}', `{ timeout_ms: ${TIMEOUT_MS} }`)])));
   const config = await writeMcpConfig(temp.path, Object.fromEntries(KINDS.map((kind) => [kind, { url: servers[kind]!.url }])));
-  await mkdir(join(temp.path, 'workspace'));
-  gateway = await spawnService(['serve', '--port', '0', '--repo', repo, '--config', config], {
-    HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: join(temp.path, 'workspace'), HLDP_POLL_INTERVAL_MS: '600000',
-  }, / at (http:\/\/[\d.:]+)\n/);
+  gateway = await serveWithMcpConfig(temp.path, repo, config);
 }, 60_000);
 afterAll(async () => {
   await gateway?.stop();

@@ -1,10 +1,10 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
-import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
-import { mcpToolYaml, writeMcpConfig } from './support.js';
+import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { mcpToolYaml, serveWithMcpConfig, writeMcpConfig } from './support.js';
 
 // Review S, S9: a stdio server's answer was read whole up to 64 MiB whatever the call's bound (12 × max_output_bytes
 // + 1 MiB, held for HTTP servers only): 60 MiB to a tool capped at 64 KiB took the gateway's peak RSS up 300 MB and
@@ -27,10 +27,7 @@ beforeAll(async () => {
   });
   // the fixture needs Node and its own folder alone
   const config = await writeMcpConfig(temp.path, { big: { command: process.execPath, args: [BIG], sandbox: { filesystem: { read: [dirname(BIG), dirname(process.execPath)] } } } });
-  await mkdir(join(temp.path, 'workspace'));
-  gateway = await spawnService(['serve', '--port', '0', '--repo', repo, '--config', config], {
-    HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: join(temp.path, 'workspace'), HLDP_POLL_INTERVAL_MS: '600000',
-  }, / at (http:\/\/[\d.:]+)\n/);
+  gateway = await serveWithMcpConfig(temp.path, repo, config);
 }, 60_000);
 afterAll(async () => {
   await gateway?.stop();

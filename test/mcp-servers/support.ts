@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 
 const require = createRequire(import.meta.url);
 
@@ -87,4 +88,15 @@ export async function startEverythingHttp(): Promise<{ url: string; process: Chi
       await exited;
     },
   };
+}
+
+/**
+ * A real `hldp serve` of `repo` with the MCP servers of `config`, its cache, data and workspace in `folder` (the
+ * workspace made here), the repository left unpolled: how the mcp-servers suites start the gateway they call.
+ */
+export async function serveWithMcpConfig(folder: string, repo: string, config: string): Promise<ServiceProcess> {
+  await mkdir(join(folder, 'workspace'));
+  return spawnService(['serve', '--port', '0', '--repo', repo, '--config', config], {
+    HLDP_CACHE_DIR: join(folder, 'cache'), HLDP_DATA_DIR: join(folder, 'data'), HLDP_WORKSPACE: join(folder, 'workspace'), HLDP_POLL_INTERVAL_MS: '600000',
+  }, / at (http:\/\/[\d.:]+)\n/);
 }
