@@ -280,8 +280,28 @@ export function openApiDocument(version: string): Record<string, unknown> {
 
 /** Every route refuses a query parameter it does not list, or one given twice (400 INVALID_REQUEST): each operation says so. */
 function withQueryRefusals(document: Record<string, unknown>): Record<string, unknown> {
-  for (const operations of Object.values(document['paths'] as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
-    for (const operation of Object.values(operations)) operation.responses['400'] ??= answer('a query parameter the route does not take, or one given twice: the message names the ones it takes', 'Error');
+  for (const [route, operations] of Object.entries(document['paths'] as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      operation.responses['400'] ??= answer('a query parameter the route does not take, or one given twice: the message names the ones it takes', 'Error');
+      // every POST reads its body as JSON first (an empty one too): what is not is refused before the route looks at it
+      if (method === 'post' && !OWN_BODIES.has(route)) {
+        operation.responses['415'] ??= answer('the body is not JSON (UNSUPPORTED_MEDIA_TYPE): send it with Content-Type: application/json, UTF-8, not compressed', 'Error');
+        operation.responses['413'] ??= errors['413'];
+      }
+      const tooMany = TOO_MANY[`${method} ${route}`];
+      if (tooMany !== undefined) operation.responses['429'] ??= answer(tooMany, 'Error');
+    }
   }
   return document;
 }
+
+// the routes that read their body themselves: JSON-RPC's errors on /mcp, the forge's signed body on the webhook
+const OWN_BODIES = new Set(['/mcp', '/v1/hooks/forgejo']);
+
+// what a caller is refused for holding too much at once (review userU, F4: sent, and listed by no operation)
+const TOO_MANY: Record<string, string> = {
+  'post /v1/call': 'the caller has max_calls_in_flight_per_caller calls running (TOO_MANY_CALLS), or too many approval requests waiting (TOO_MANY_PENDING): nothing ran; the message says which to wait for',
+  'post /v1/confirm': 'the caller has max_calls_in_flight_per_caller calls running (TOO_MANY_CALLS): nothing ran',
+  'get /v1/events': 'the principal has 16 event streams open (TOO_MANY_STREAMS): close one; a stream resumes with Last-Event-ID',
+  'get /v1/approvals/{id}': 'the principal already waits on 16 approval requests with ?wait= (TOO_MANY_WAITS): let one end, or ask without wait',
+};
