@@ -87,6 +87,11 @@ function trackRequests(transport: StdioServerTransport): { idle(): Promise<void>
   transport.onmessage = (message: JSONRPCMessage) => {
     if ('method' in message && 'id' in message) open.add(message.id);
     receive?.(message);
+    // a cancelled request is never answered, as the protocol says: counted open, it held the exit for good (review userU, F10)
+    if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
+      const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if ((typeof id === 'string' || typeof id === 'number') && open.delete(id) && open.size === 0) for (const wake of waiters.splice(0)) wake();
+    }
   };
   const send = transport.send.bind(transport);
   transport.send = async (message: JSONRPCMessage) => {

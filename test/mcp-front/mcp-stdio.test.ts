@@ -116,6 +116,26 @@ describe('hldp mcp (stdio)', () => {
     });
   });
 
+  // Review userU, F10: a request the client cancelled (notifications/cancelled) is never answered, as the protocol
+  // says, but hldp mcp counted it open for good: it then outlived its client's stdin, and a SIGTERM too (a gateway
+  // left under pid 1 by each client that pressed stop once).
+  describe('when the client cancels a call, then ends', () => {
+    it.each([['closes stdin'], ['sends SIGTERM']])('exits 0 once it %s, the call cancelled with its receipt', { timeout: 120_000 }, async (how) => {
+      const { path, env, child, stderr, exited, send } = await startInitialized();
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'shell-exec', arguments: { cmd: 'echo started > started.txt; sleep 600' } } });
+      await expect.poll(() => readFile(join(path, 'started.txt'), 'utf8').catch(() => ''), { timeout: 60_000, interval: 50 }).toBe('started\n');
+      send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'the user pressed stop' } });
+      // the cancelled call's receipt is stored before the client ends, so the end has nothing left to wait for
+      await expect.poll(() => JSON.parse(execFileSync(process.execPath, [HLDP_BIN, 'receipts', '--json'], { env }).toString()).receipts.length, { timeout: 60_000, interval: 200 }).toBe(1);
+      if (how === 'closes stdin') child.stdin.end();
+      else child.kill('SIGTERM');
+      const [code] = await exited;
+      expect(code, stderr()).toBe(0);
+      const stored = JSON.parse(execFileSync(process.execPath, [HLDP_BIN, 'receipts', '--json'], { env }).toString()) as { receipts: Array<{ tool: string; code: string }> };
+      expect(stored.receipts).toEqual([expect.objectContaining({ tool: 'shell-exec', code: 'CANCELLED' })]);
+    });
+  });
+
   describe('when the client goes away (closes both pipes) while two calls run', () => {
     it('does not die at the first answer it cannot write: both calls leave a receipt, and it exits 0', { timeout: 120_000 }, async () => {
       const { path, env, child, stderr, exited, send } = await startInitialized();

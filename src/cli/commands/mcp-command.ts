@@ -46,12 +46,13 @@ export const mcpCommand: Command = {
     const scheduler = new RescanScheduler(gateway, logger);
     scheduler.poll(config.repository.pollIntervalMs);
     const finish = new AbortController();
-    const stopSignals = onStopSignals(gateway, finish, io);
+    const stop = new AbortController();
+    const stopSignals = onStopSignals(gateway, { finish, stop }, io);
     try {
       logger.info({ source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: toolCount(gateway.registry.index) }, 'MCP server on stdio');
       // as serve: the client is answered (initialize, tools/list, calls by name) while the search index loads; tool_find waits for it
       gateway.prepareInBackground();
-      await serveMcpStdio(gateway, { finish: finish.signal, principal, onProblem: (message) => logger.warn(message), ...(toolsets ? { toolsets } : {}) });
+      await serveMcpStdio(gateway, { finish: finish.signal, signal: stop.signal, principal, onProblem: (message) => logger.warn(message), ...(toolsets ? { toolsets } : {}) });
       return 0;
     } finally {
       await scheduler.stop();
@@ -66,9 +67,10 @@ export const mcpCommand: Command = {
  * SIGTERM or SIGINT (a client's usual stop after closing stdin, or Ctrl-C): the calls in flight are cancelled (their
  * process groups killed), each stores its CANCELLED receipt saying the gateway was stopped and is answered, then the
  * server exits. A second signal waits on for those receipts (at most 10 s after the first), a third exits at once.
+ * 10 s after the first, a server still waiting to answer a request with no call left in flight stops serving.
  * Before, a second signal ended the process at once, and the cancelled calls left no receipt (review N, N10, as serve).
  */
-function onStopSignals(gateway: Gateway, finish: AbortController, io: CommandIo): { dispose(): void } {
+function onStopSignals(gateway: Gateway, { finish, stop: stopServing }: { finish: AbortController; stop: AbortController }, io: CommandIo): { dispose(): void } {
   let signals = 0;
   const stop = (signal: NodeJS.Signals): void => {
     signals += 1;
@@ -78,8 +80,9 @@ function onStopSignals(gateway: Gateway, finish: AbortController, io: CommandIo)
       gateway.stopCalls();
       finish.abort();
       setTimeout(() => {
-        // the rest of closing (the search index kept, the store closed) is not cut short: only calls that will not end
-        if (gateway.callsInFlight === 0) return;
+        // the rest of closing (the search index kept, the store closed) is not cut short: only calls that will not end;
+        // a request the client left unanswered no longer holds the server open (review userU, F10)
+        if (gateway.callsInFlight === 0) return void stopServing.abort();
         io.stderr.write(`hldp mcp: calls still in flight ${SECOND_SIGNAL_BOUND_MS / 1000} s after being cancelled: exiting without their receipts\n`);
         process.exit(1);
       }, SECOND_SIGNAL_BOUND_MS).unref();
