@@ -3,12 +3,25 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Receipt } from '../core/index.js';
 import type { BatchOutcome } from './batch-writer.js';
+import type { PendingReceipt } from './receipt-rows.js';
 
 /** A receipt sent to the writer thread: its text when this thread made it, else the thread makes it. */
 export interface ThreadItem {
   receipt: Receipt;
   started: number;
   text?: string;
+}
+
+/** The store a writer thread opens a connection of its own to: a SQLite file, or a PostgreSQL database. */
+export type WriterTarget = { sqlite: string; postgres?: undefined } | { postgres: { url: string; connectTimeoutSeconds?: number }; sqlite?: undefined };
+
+/** What a writer thread does on its connection (receipt-writer-sqlite.ts, postgres/receipt-writer-postgres.ts). */
+export interface WriterConnection {
+  /** links and stores one batch, each item's text made already; each item's outcome */
+  append(batch: PendingReceipt[]): BatchOutcome | Promise<BatchOutcome>;
+  /** a receipt's stored text as UTF-8 bytes of their own (to be handed over), or null when there is none */
+  read(id: string): Uint8Array | null | Promise<Uint8Array | null>;
+  close(): void | Promise<void>;
 }
 
 /** What the store asks its writer thread. */
@@ -30,19 +43,20 @@ export function writerThreadAvailable(): boolean {
 }
 
 /**
- * A worker thread with its own connection to the store's SQLite file (WAL: readers here see what it commits), which
- * writes large receipts: their canonical text, SHA-256 and the insert of tens of MB held the gateway's event loop for
- * seconds. Started at its first batch; one batch at a time (the store's BatchWriter sends them in order), so the
- * chain keeps the order receipts were saved in. It holds the process open only while a batch is in it.
+ * A worker thread with its own connection to the store (a SQLite file in WAL mode, whose readers here see what it
+ * commits; or a PostgreSQL database), which writes and reads large receipts: their canonical text, SHA-256 and the
+ * insert of tens of MB held the gateway's event loop for seconds, and so did reading one back. Started at its first
+ * request; one batch at a time (the store's BatchWriter sends them in order), so the chain keeps the order receipts
+ * were saved in. It holds the process open only while a request is in it.
  */
 export class ReceiptWriterThread {
-  readonly #path: string;
+  readonly #target: WriterTarget;
   #worker: Worker | undefined;
   #next = 0;
   readonly #waiting = new Map<number, Waiting>();
 
-  constructor(path: string) {
-    this.#path = path;
+  constructor(target: WriterTarget) {
+    this.#target = target;
   }
 
   /** Writes one batch in the thread; resolves to each item's outcome, as an in-thread append would. */
@@ -84,7 +98,7 @@ export class ReceiptWriterThread {
 
   #started(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(WORKER_PATH, { workerData: { path: this.#path }, execArgv: [] });
+    const worker = new Worker(WORKER_PATH, { workerData: this.#target, execArgv: [] });
     worker.unref();
     worker.on('message', (reply: WriterReply) => {
       const waiting = this.#settled(reply.id);

@@ -1,51 +1,55 @@
-// The receipt writer thread (see receipt-writer-thread.ts): its own connection to the store's SQLite file, on which it
-// makes large receipts' canonical text, links them into the chain and inserts them, off the gateway's event loop.
+// The receipt writer thread (see receipt-writer-thread.ts): its own connection to the store (a SQLite file, or a
+// PostgreSQL database), on which it makes large receipts' canonical text, links them into the chain and inserts them,
+// and reads large ones back, off the gateway's event loop.
 import { parentPort, workerData } from 'node:worker_threads';
-import BetterSqlite3 from 'better-sqlite3';
 import type { Receipt } from '../core/index.js';
-import { receiptAppender } from './receipt-append.js';
 import { canonicalReceiptText } from './receipt-chain.js';
-import type { WriterReply, WriterRequest } from './receipt-writer-thread.js';
+import type { WriterConnection, WriterReply, WriterRequest, WriterTarget } from './receipt-writer-thread.js';
 
-const { path } = workerData as { path: string };
-let connection: { database: BetterSqlite3.Database; append: ReturnType<typeof receiptAppender> } | undefined;
+const target = workerData as WriterTarget;
+let connection: Promise<WriterConnection> | undefined;
 
-function opened(): { database: BetterSqlite3.Database; append: ReturnType<typeof receiptAppender> } {
-  if (connection) return connection;
-  const database = new BetterSqlite3(path, { fileMustExist: true });
-  // the same durability and patience as the store's own connection (sqlite-store.ts); the file is in WAL mode already
-  database.pragma('synchronous = FULL');
-  database.pragma('busy_timeout = 5000');
-  connection = { database, append: receiptAppender(database) };
-  return connection;
+// each store's driver loaded only by a thread for that store: a SQLite gateway's thread never loads PostgreSQL's
+async function open(): Promise<WriterConnection> {
+  if (target.postgres) return (await import('./postgres/receipt-writer-postgres.js')).postgresWriter(target.postgres);
+  return (await import('./receipt-writer-sqlite.js')).sqliteWriter(target.sqlite);
 }
 
-parentPort!.on('message', (request: WriterRequest) => {
-  if (request.close) {
-    connection?.database.close();
-    parentPort!.close();
+// a connection that could not be opened is tried again at the next request, as the store's own would be
+const opened = (): Promise<WriterConnection> =>
+  (connection ??= open().catch((error: unknown) => {
+    connection = undefined;
+    throw error;
+  }));
+
+async function answer(request: Exclude<WriterRequest, { close: true }>): Promise<void> {
+  if (request.read !== undefined) {
+    const text = await (await opened()).read(request.read);
+    // handed over, not copied, when the bytes are an ArrayBuffer of their own
+    const whole = text !== null && text.byteOffset === 0 && text.byteLength === text.buffer.byteLength;
+    parentPort!.postMessage({ id: request.id, text } satisfies WriterReply, whole ? [text.buffer as ArrayBuffer] : []);
     return;
   }
-  let reply: WriterReply;
-  if (request.read !== undefined) {
+  // each text before the append: the chain's lock is held only to link and insert
+  const batch = request.batch.map((item) => ({ ...item, text: item.text ?? canonicalReceiptText(item.receipt as Receipt) }));
+  const outcome = await (await opened()).append(batch);
+  parentPort!.postMessage({ id: request.id, refused: outcome.map((error) => (error ? { message: error.message, code: (error as { code?: string }).code } : null)) } satisfies WriterReply);
+}
+
+// one request at a time, in the order sent: a batch is stored before the next is linked, and close comes last
+let queue = Promise.resolve();
+parentPort!.on('message', (request: WriterRequest) => {
+  queue = queue.then(async () => {
+    if (request.close) {
+      // a connection that fails to close is let go with the thread: there is nobody left to tell
+      await connection?.then((opened) => opened.close()).catch(() => undefined);
+      parentPort!.close();
+      return;
+    }
     try {
-      const row = opened().database.prepare<[string], { body: Buffer }>('SELECT CAST(body AS BLOB) AS body FROM receipts WHERE id = ?').get(request.read);
-      const text = row === undefined ? null : new Uint8Array(row.body.buffer, row.body.byteOffset, row.body.byteLength);
-      // handed over, not copied, when the bytes are an ArrayBuffer of their own
-      const whole = text !== null && text.byteOffset === 0 && text.byteLength === text.buffer.byteLength;
-      parentPort!.postMessage({ id: request.id, text } satisfies WriterReply, whole ? [text.buffer as ArrayBuffer] : []);
+      await answer(request);
     } catch (error) {
       parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies WriterReply);
     }
-    return;
-  }
-  try {
-    // each text before the transaction: the chain's lock is held only to link and insert
-    const batch = request.batch.map((item) => ({ ...item, text: item.text ?? canonicalReceiptText(item.receipt as Receipt) }));
-    const outcome = opened().append(batch);
-    reply = { id: request.id, refused: outcome.map((error) => (error ? { message: error.message, code: (error as { code?: string }).code } : null)) };
-  } catch (error) {
-    reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
-  }
-  parentPort!.postMessage(reply);
+  });
 });

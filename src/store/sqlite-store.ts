@@ -47,7 +47,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   }
   const now = options.now ?? Date.now;
   // a file's large receipts are written by a thread of their own, on a connection of its own (an in-memory store has no second connection)
-  const thread = options.path !== ':memory:' && writerThreadAvailable() ? new ReceiptWriterThread(options.path) : undefined;
+  const thread = options.path !== ':memory:' && writerThreadAvailable() ? new ReceiptWriterThread({ sqlite: options.path }) : undefined;
   const receipts = new SqliteReceiptStore(database, { path: options.path, now, ...(thread ? { thread } : {}) });
   const events = new SqliteEventLog(database);
   return {

@@ -10,6 +10,8 @@ export interface ConnectOptions {
   poolMax?: number;
   /** seconds to wait for a connection before a query fails; default 5 */
   connectTimeoutSeconds?: number;
+  /** how the connections are named in pg_stat_activity; default `brush-holder` */
+  applicationName?: string;
 }
 
 /** A pool over `url`: bigint columns read as numbers (seq and times stay far below 2^53), notices dropped. */
@@ -19,7 +21,7 @@ export function connect(options: ConnectOptions): Database {
     connect_timeout: options.connectTimeoutSeconds ?? 5,
     idle_timeout: 60,
     onnotice: () => undefined,
-    connection: { application_name: 'brush-holder' },
+    connection: { application_name: options.applicationName ?? 'brush-holder' },
     types: {
       bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) },
     },

@@ -1,12 +1,14 @@
 import type { Receipt } from '../../core/index.js';
 import { BatchWriter, type BatchOutcome } from '../batch-writer.js';
 import { canonicalReceiptText, ChainVerifier, GENESIS, type ChainRow } from '../receipt-chain.js';
-import { duplicateReceipt, fitInBytes, pageOf, searchRowsOf, sinceMs, startedMs, type PendingReceipt } from '../receipt-rows.js';
+import { fitInBytes, pageOf, searchRowsOf, sinceMs, startedMs, type PendingReceipt } from '../receipt-rows.js';
+import { isLargeReceipt, LARGE_RECEIPT_CHARACTERS, type ReceiptWriterThread, type ThreadItem } from '../receipt-writer-thread.js';
 import { PRUNE_BATCH, prunablePrefix } from '../retention.js';
 import type { ChainLink, ChainReport, PruneResult, ReceiptPage, ReceiptQuery, ReceiptStore, RetentionPolicy } from '../store.js';
 import type { Database } from './database.js';
 import { PostgresTable } from './postgres-table.js';
 import { LOCKS } from './postgres-migrations.js';
+import { appendPostgresReceipts } from './receipt-append.js';
 
 const VERIFY_PAGE = 10_000;
 
@@ -16,16 +18,21 @@ const VERIFY_PAGE = 10_000;
  * for why one chain, not one per instance).
  */
 export class PostgresReceiptStore extends PostgresTable implements ReceiptStore {
-  readonly #writer: BatchWriter<PendingReceipt>;
+  readonly #writer: BatchWriter<ThreadItem>;
+  readonly #thread: ReceiptWriterThread | undefined;
 
-  constructor(sql: Database, options: { now: () => number }) {
+  /** `thread`: where large receipts are written and read, on a connection of its own, off this thread's event loop */
+  constructor(sql: Database, options: { now: () => number; thread?: ReceiptWriterThread }) {
     super(sql, options);
-    this.#writer = new BatchWriter((batch) => this.#append(batch));
+    this.#thread = options.thread;
+    this.#writer = new BatchWriter((batch) => this.#write(batch));
   }
 
   async save(receipt: Receipt): Promise<void> {
     const started = startedMs(receipt);
-    await this.#writer.append({ receipt, started, text: canonicalReceiptText(receipt) });
+    // a large receipt's text is made in the writer thread: its canonical text (16 MB of NULs: 96 MB) and the driver's
+    // array parameter of it held the event loop for seconds
+    await this.#writer.append(this.#thread && isLargeReceipt(receipt) ? { receipt, started } : { receipt, started, text: canonicalReceiptText(receipt) });
   }
 
   /** resolves when every receipt handed to `save` so far is stored or refused */
@@ -34,34 +41,19 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
   }
 
   /**
-   * One statement: `hldp_append_receipts` (migration 11) takes the chain lock, reads the head, links and inserts the
-   * batch and moves the head, and the statement's commit lets the lock go — all on the server, within the one round
-   * trip. A batch linked here between round trips held the lock across them (and across this process's event loop):
-   * an instance stopped or stalled mid-batch held every other instance's receipts (review L, L7).
+   * A batch with a large receipt goes to the writer thread (its text is made there, and the driver builds its
+   * parameters there), any other is appended on this pool; the BatchWriter hands over one batch at a time, so the chain
+   * keeps the order of the saves either way.
    */
-  async #append(all: PendingReceipt[]): Promise<BatchOutcome> {
-    // PostgreSQL's text holds no U+0000, and one in a column refused the whole statement: every other caller's receipt
-    // of the batch with it (review O, O8). Such a receipt is refused alone (its body is JSON: U+0000 is escaped there)
-    const unstorable = all.map(({ receipt }) => nulColumn(receipt));
-    const batch = all.filter((_, index) => unstorable[index] === undefined);
-    const outcome = batch.length === 0 ? [] : await this.#appendStorable(batch);
-    let next = 0;
-    return all.map(({ receipt }, index) => {
-      const column = unstorable[index];
-      return column === undefined ? outcome[next++] : new Error(`receipt ${JSON.stringify(receipt.id)} was not stored: its ${column} holds U+0000, which PostgreSQL's text cannot`);
-    });
+  #write(batch: ThreadItem[]): Promise<BatchOutcome> {
+    if (this.#thread && batch.some((item) => item.text === undefined)) return this.#thread.write(batch);
+    return appendPostgresReceipts(this.sql, batch as PendingReceipt[]);
   }
 
-  async #appendStorable(batch: PendingReceipt[]): Promise<BatchOutcome> {
-    // each column as one array parameter (sql.array: a plain array's type is guessed from its first element)
-    const column = (pick: (item: PendingReceipt) => string | number | boolean | null) => this.sql.array(batch.map(pick) as never[]);
-    const refused = await this.sql<Array<{ refused: number }>>`
-      SELECT refused FROM hldp_append_receipts(
-        ${column(({ receipt }) => receipt.id)}::text[], ${column(({ receipt }) => receipt.tool)}::text[], ${column(({ receipt }) => receipt.ok)}::boolean[],
-        ${column(({ started }) => started)}::bigint[], ${column(({ text }) => text)}::text[],
-        ${column(({ receipt }) => receipt.caller ?? null)}::text[], ${column(({ receipt }) => receipt.session ?? null)}::text[]) AS refused`;
-    const duplicates = new Set(refused.map((row) => row.refused - 1));
-    return batch.map(({ receipt }, index) => (duplicates.has(index) ? duplicateReceipt(receipt.id) : undefined));
+  /** Flushes, then ends the writer thread. */
+  async close(): Promise<void> {
+    await this.#writer.flush();
+    await this.#thread?.close();
   }
 
   async get(id: string): Promise<Receipt | undefined> {
@@ -69,9 +61,15 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
     return row ? (JSON.parse(row.body) as Receipt) : undefined;
   }
 
-  async getText(id: string, options: { caller?: string } = {}): Promise<string | undefined> {
+  async getText(id: string, options: { caller?: string } = {}): Promise<string | Uint8Array | undefined> {
     const caller = options.caller ?? null;
-    const [row] = await this.sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE id = ${id} AND (${caller}::text IS NULL OR caller = ${caller})`;
+    // its size first (octet_length reads a stored text's length, not the text)
+    const [size] = await this.sql<Array<{ bytes: number }>>`SELECT octet_length(body) AS bytes FROM receipts WHERE id = ${id} AND (${caller}::text IS NULL OR caller = ${caller})`;
+    if (!size) return undefined;
+    // read by the writer thread, its bytes handed over: the driver here made one Buffer and one string of the whole row
+    // in one turn of the event loop
+    if (this.#thread && size.bytes > LARGE_RECEIPT_CHARACTERS) return this.#thread.read(id);
+    const [row] = await this.sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE id = ${id}`;
     return row?.body;
   }
 
@@ -183,8 +181,3 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
   }
 }
 
-/** The column of `receipt` stored as text beside its body that holds U+0000, or undefined. */
-function nulColumn(receipt: Receipt): string | undefined {
-  const columns = { id: receipt.id, tool: receipt.tool, caller: receipt.caller, session: receipt.session };
-  return Object.entries(columns).find(([, value]) => typeof value === 'string' && value.includes('\u0000'))?.[0];
-}

@@ -1,3 +1,4 @@
+import { ReceiptWriterThread, writerThreadAvailable } from '../receipt-writer-thread.js';
 import type { Store } from '../store.js';
 import { StoreError } from '../store-error.js';
 import { connect, type ConnectOptions } from './database.js';
@@ -37,7 +38,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await sql.end({ timeout: 1 });
     throw new StoreError(`cannot open the PostgreSQL store at ${describeUrl(options.url)}: ${(error as Error).message}`);
   }
-  const receipts = new PostgresReceiptStore(sql, { now });
+  // large receipts are written and read by a thread of their own, on a connection of its own
+  const thread = writerThreadAvailable() ? new ReceiptWriterThread({ postgres: { url: options.url, ...(options.connectTimeoutSeconds !== undefined ? { connectTimeoutSeconds: options.connectTimeoutSeconds } : {}) } }) : undefined;
+  const receipts = new PostgresReceiptStore(sql, { now, ...(thread ? { thread } : {}) });
   const secrets = new PostgresDeploymentSecrets(sql, { now });
   const bus = new PostgresBus(sql, secrets, { now, ...(options.warn ? { warn: options.warn } : {}) });
   const events = new PostgresEventLog(sql);
@@ -68,7 +71,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       }
     },
     close: async () => {
-      await receipts.flush();
+      await receipts.close();
       await events.flush();
       await bus.close();
       await sql.end({ timeout: 5 });
