@@ -3,8 +3,9 @@
 // (`--char x`), under a cap that keeps it whole; /healthz is polled every 10 ms from this process while the call runs
 // and its answer is read (`--poll-ms 0`: not polled, for the CPU and wall of the call alone). With `--before DIR` (a worktree of the code before, its dist/ built) the two are
 // alternated, `--runs` pairs, and printed side by side. `--get`: the same polling while `GET /v1/receipts/:id` of that
-// receipt is read (get_longest_wait_ms, get_ms, get_server_cpu_ms).
-// Usage: npx tsx bench/store/huge-receipt.ts [--bytes 16000000] [--char nul|x] [--runs 3] [--before /work/wt-base]
+// receipt is read (get_longest_wait_ms, get_ms, get_server_cpu_ms). `--postgres`: the store is PostgreSQL, a throwaway
+// cluster (fsync on) made as the tests make theirs, a new database for each run (the server CPU is the gateway's alone).
+// Usage: npx tsx bench/store/huge-receipt.ts [--bytes 16000000] [--char nul|x] [--runs 3] [--before /work/wt-base] [--get] [--postgres]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -12,8 +13,11 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
+import postgres from 'postgres';
+import { startPostgres } from '../../test/helpers/postgres.js';
 
-const { values } = parseArgs({ options: { bytes: { type: 'string', default: '16000000' }, char: { type: 'string', default: 'nul' }, runs: { type: 'string', default: '3' }, before: { type: 'string' }, 'poll-ms': { type: 'string', default: '10' }, profile: { type: 'string' }, get: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { bytes: { type: 'string', default: '16000000' }, char: { type: 'string', default: 'nul' }, runs: { type: 'string', default: '3' }, before: { type: 'string' }, 'poll-ms': { type: 'string', default: '10' }, profile: { type: 'string' }, get: { type: 'boolean', default: false }, postgres: { type: 'boolean', default: false } } });
+const cluster = values.postgres ? await startPostgres({ durable: true }) : undefined;
 const pollMs = Number(values['poll-ms']);
 const bytes = Number(values.bytes);
 const runs = Number(values.runs);
@@ -44,8 +48,8 @@ function stop(child: ChildProcess): Promise<unknown> {
   return new Promise((resolveExit) => child.once('exit', resolveExit));
 }
 
-async function serve(bin: string, home: string): Promise<{ child: ChildProcess; url: string }> {
-  const env = { ...process.env, HLDP_CACHE_DIR: join(home, 'cache'), HLDP_DATA_DIR: join(home, 'data'), HLDP_WORKSPACE: join(home, 'ws'), HLDP_LOG_LEVEL: 'warn', HLDP_SANDBOX: 'off', HLDP_MAX_OUTPUT_BYTES: String(Math.max(16 * 1024 * 1024, bytes + 1024)) };
+async function serve(bin: string, home: string, storeUrl: string | undefined): Promise<{ child: ChildProcess; url: string }> {
+  const env = { ...process.env, ...(storeUrl ? { HLDP_STORE_URL: storeUrl } : {}), HLDP_CACHE_DIR: join(home, 'cache'), HLDP_DATA_DIR: join(home, 'data'), HLDP_WORKSPACE: join(home, 'ws'), HLDP_LOG_LEVEL: 'warn', HLDP_SANDBOX: 'off', HLDP_MAX_OUTPUT_BYTES: String(Math.max(16 * 1024 * 1024, bytes + 1024)) };
   const child = spawn(process.execPath, [...(values.profile ? ['--cpu-prof', '--cpu-prof-interval', '500', '--cpu-prof-dir', values.profile] : []), bin, 'serve', '--repo', join(home, 'repo'), '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const url = await new Promise<string>((resolveUrl, reject) => {
@@ -65,7 +69,8 @@ async function once(bin: string): Promise<{ longest_wait_ms: number; call_ms: nu
   await mkdir(join(home, 'repo/tools/huge'), { recursive: true });
   await mkdir(join(home, 'ws'));
   await writeFile(join(home, 'repo/tools/huge/TOOL.hdlp'), toolYaml);
-  const { child, url } = await serve(bin, home);
+  const storeUrl = await cluster?.createDatabase('hldp_huge');
+  const { child, url } = await serve(bin, home, storeUrl);
   let stoppedServer: Promise<unknown> | undefined;
   try {
     const healthz = async (): Promise<number> => {
@@ -117,13 +122,10 @@ async function once(bin: string): Promise<{ longest_wait_ms: number; call_ms: nu
       await getPolling;
       get.get_longest_wait_ms = Math.round(getLongest);
     }
-    // read from the file once the server stopped
+    // read from the store once the server stopped
     stoppedServer = stop(child);
     await stoppedServer;
-    const database = new BetterSqlite3(join(home, 'data/receipts.db'), { readonly: true });
-    const row = database.prepare<[string], { bytes: number }>('SELECT octet_length(body) AS bytes FROM receipts WHERE id = ?').get(receipt.id);
-    database.close();
-    const stored = row !== undefined && row.bytes > bytes;
+    const stored = (await storedBytes(home, storeUrl, receipt.id)) > bytes;
     return { longest_wait_ms: Math.round(longest), call_ms: Math.round(callMs), server_cpu_ms: cpu, answer_bytes: text.length, ok: receipt.ok, cut_bytes: receipt.cut_bytes, stored, polls, ...get };
   } finally {
     await (stoppedServer ?? stop(child));
@@ -131,7 +133,21 @@ async function once(bin: string): Promise<{ longest_wait_ms: number; call_ms: nu
   }
 }
 
-console.log(`# huge receipt through hldp serve: ${bytes} bytes of ${values.char}, ${runs} run(s) a side, alternated; load ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${cpus().length} cores`);
+/** The stored size of a receipt's text, 0 when it is not stored. */
+async function storedBytes(home: string, storeUrl: string | undefined, id: string): Promise<number> {
+  if (storeUrl) {
+    const sql = postgres(storeUrl, { max: 1, onnotice: () => undefined });
+    const [row] = await sql<Array<{ bytes: number }>>`SELECT octet_length(body) AS bytes FROM receipts WHERE id = ${id}`;
+    await sql.end();
+    return row?.bytes ?? 0;
+  }
+  const database = new BetterSqlite3(join(home, 'data/receipts.db'), { readonly: true });
+  const row = database.prepare<[string], { bytes: number }>('SELECT octet_length(body) AS bytes FROM receipts WHERE id = ?').get(id);
+  database.close();
+  return row?.bytes ?? 0;
+}
+
+console.log(`# huge receipt through hldp serve${cluster ? ' on PostgreSQL' : ''}: ${bytes} bytes of ${values.char}, ${runs} run(s) a side, alternated; load ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${cpus().length} cores`);
 const results = new Map<string, Array<Awaited<ReturnType<typeof once>>>>(sides.map((side) => [side.name, []]));
 for (let run = 0; run < runs; run += 1) {
   for (const side of run % 2 === 0 ? sides : [...sides].reverse()) {
@@ -148,3 +164,4 @@ for (const key of ['longest_wait_ms', 'call_ms', 'server_cpu_ms', ...(values.get
   console.log(`| ${key} | ${sides.map((side) => summary(side.name, key)).join(' | ')} |${sides.length === 2 ? ` ${(median('this') / median('before')).toFixed(2)} |` : ''}`);
 }
 console.log(`# load after: ${loadavg().map((load) => load.toFixed(1)).join(' ')}`);
+await cluster?.stop();
