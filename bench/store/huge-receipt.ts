@@ -107,7 +107,7 @@ async function once(bin: string): Promise<{ longest_wait_ms: number; call_ms: nu
       let fetched = false;
       let getLongest = 0;
       const getPolling = (async () => {
-        while (!fetched) {
+        while (!fetched && pollMs > 0) {
           getLongest = Math.max(getLongest, await healthz());
           await new Promise((resolveTimer) => setTimeout(resolveTimer, pollMs));
         }
