@@ -1,5 +1,6 @@
 import type { ExecutionResult, ToolDefinition } from '../core/index.js';
 import type { GatekeeperTarget } from './execution-context.js';
+import { cancelGracefully, RUN_ID_HEADER } from './gatekeeper-cancel.js';
 import { GatekeeperAnswerReader, TEXT_FIELDS, type ReadAnswer } from './gatekeeper-answer.js';
 import { cutFailure, elapsedSince, failedResult } from './execution-result.js';
 import { httpCall, joinUrl } from './http-call.js';
@@ -32,10 +33,12 @@ export async function executeGatekeeper(
   }
   const { timeout_ms, max_output_bytes } = tool.constraints;
   const answer = new GatekeeperAnswerReader(max_output_bytes);
+  // a cancel asks the gatekeeper to stop the run and waits a moment for its answer, what the command printed in it
+  const cancel = cancelGracefully(target, signal);
   const outcome = await httpCall({
     url: joinUrl(target.url, '/exec'),
     method: 'POST',
-    headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json', [RUN_ID_HEADER]: cancel.runId },
     body: JSON.stringify({ method: tool.method, params, timeout_ms, max_output_bytes, ...(tool.sandbox ? { sandbox: tool.sandbox } : {}) }),
     timeoutMs: timeout_ms + GATEKEEPER_SLACK_MS,
     // a 2xx answer is read as it arrives, at any size within the deadline, its texts held to the tool's cap
@@ -43,8 +46,8 @@ export async function executeGatekeeper(
     maxBodyBytes: max_output_bytes,
     // an error's body is the server's text, not a result: held to the tool's own cap, prefix included
     maxErrorBodyBytes: Math.max(1, max_output_bytes - ERROR_PREFIX_BYTES),
-    signal,
-  });
+    signal: cancel.signal,
+  }).finally(() => cancel.clear());
   if (!outcome.ok) return keepingWhatWasRead(failedResult(outcome.code, `gatekeeper '${name}': ${outcome.message}`, start), answer);
   if (outcome.status < 200 || outcome.status > 299) {
     return cutFailure('HTTP_ERROR', outcome.body, start, `gatekeeper '${name}' answered HTTP ${outcome.status}: `.slice(0, ERROR_PREFIX_BYTES));

@@ -25,3 +25,4 @@ export { redactSecrets, redactValue, REDACTED } from './redact.js';
 export { apiUrlVariable } from './hldp-api-executor.js';
 export { fillTemplate } from './argv-template.js';
 export { GATEKEEPER_SLACK_MS } from './gatekeeper-executor.js';
+export { CANCEL_GRACE_MS, RUN_ID_HEADER } from './gatekeeper-cancel.js';
