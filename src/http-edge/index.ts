@@ -1,7 +1,7 @@
 // What every HTTP server of brush-holder shares at its edge: bearer auth, the one error handler, a request log.
 export { bearerAuth, bearerMatches, secretsEqual } from './bearer-auth.js';
 export { errorHandler, notFoundHandler, requestLog } from './error-handler.js';
-export { sendJsonInPieces, sendJsonText } from './json-in-pieces.js';
+export { LONG_TEXT_UNITS, sendJsonInPieces, sendJsonText } from './json-in-pieces.js';
 export { closeIdleConnectionsUnread, KEEP_ALIVE_ADVERTISED_MS, KEEP_ALIVE_GRACE_MS } from './keep-alive.js';
 export { loopbackHostGuard } from './loopback.js';
 export { notTheOperator, peerUid } from './peer-user.js';

@@ -247,7 +247,11 @@ export function openApiDocument(version: string): Record<string, unknown> {
         get: {
           operationId: 'getReceipt', summary: 'One stored receipt',
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { '200': answer('the receipt', 'Receipt'), '404': answer('no receipt with that id', 'Error'), '401': errors['401'] },
+          responses: {
+            '200': answer('the receipt', 'Receipt'), '404': answer('no receipt with that id', 'Error'), '401': errors['401'],
+            '429': { ...answer('the principal is already being sent 4 long receipts (TOO_MANY_READS): read one to its end first', 'Error'), headers: LOADING.headers },
+            '503': { ...answer('the gateway holds as much long receipt text for clients still reading it as it may (RECEIPT_READS_BUSY)', 'Error'), headers: LOADING.headers },
+          },
         },
       },
       '/v1/hooks/forgejo': {

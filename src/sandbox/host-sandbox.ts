@@ -142,8 +142,7 @@ export class HostSandbox implements Sandbox, LaunchHost {
     const workspace = this.realWorkspace(request.workspace);
     let guarded = this.guardedNow();
     // judged before anything of the host is changed (the workspace's owner), whatever the sandbox's mode (review O, O4)
-    const runAsHome = this.probed.runAs?.home;
-    const refusal = workspaceRefusal(workspace, guarded, runAsHome);
+    const refusal = workspaceRefusal(workspace, guarded);
     const resolved = launchPolicy(request.declared, ceiling, workspace);
     if (!resolved.ok) return resolved.refusal;
     const { policy, real } = resolved;
@@ -153,7 +152,7 @@ export class HostSandbox implements Sandbox, LaunchHost {
         return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: ${refusal}` };
       }
       const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
-      const reads = (): HomeReads => ({ ...(request.operator ? { operator: true } : {}), ...(runAsHome ? { runAsHome } : {}), ...(this.options.ceiling?.readableRoots ? { readableRoots: this.options.ceiling.readableRoots.map(real) } : {}), ...(this.options.ceiling?.writableRoots ? { writableRoots: this.options.ceiling.writableRoots.map(real) } : {}) });
+      const reads = (): HomeReads => ({ ...(request.operator ? { operator: true } : {}), ...(this.options.ceiling?.readableRoots ? { readableRoots: this.options.ceiling.readableRoots.map(real) } : {}), ...(this.options.ceiling?.writableRoots ? { writableRoots: this.options.ceiling.writableRoots.map(real) } : {}) });
       const sandboxed = sandboxGuards(policy, workspace, guarded, bubblewrap, reads);
       if (!sandboxed.ok) return sandboxed.refusal;
       guarded = sandboxed.guarded;

@@ -2,7 +2,7 @@
 export { createSandbox, processContainment, type SandboxOptions } from './create-sandbox.js';
 export { declaredPath } from './bubblewrap-arguments.js';
 export { declaredPathRefusal, type DeclaredPathRules } from './declared-path-refusal.js';
-export { runAsHome, runAsSettingProblem } from './run-as.js';
+export { runAsSettingProblem } from './run-as.js';
 export { RunAsFiles, type RunAsOpenOptions } from './run-as-files.js';
 export { workspaceConflict } from './workspace-rules.js';
 export { writeRefusal } from './write-refusal.js';

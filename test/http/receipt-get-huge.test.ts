@@ -67,6 +67,30 @@ describe('GET /v1/receipts/:id of a huge receipt', () => {
     expect(body === canonicalReceiptText(call.json)).toBe(true);
   }, 240_000);
 
+  // Review U, U4: each GET held the receipt's whole text until its client had read it, with no bound on how many:
+  // one principal's 60 slow reads of a 6 MB receipt held 320 MB. One principal is now sent at most 4 at once.
+  it('sends one principal at most 4 long receipts at once: a fifth is 429 TOO_MANY_READS until one is read', async () => {
+    const call = await request(server, 'POST', '/v1/call', { body: { tool: 'huge', params: {} } });
+    const host = new URL(server.url).host;
+    const slow: Socket[] = [];
+    for (let reader = 0; reader < 4; reader += 1) {
+      const socket = await opened();
+      // a reader that takes the first bytes and then reads no more: its receipt stays held
+      const started = new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1', 0, 12))));
+      socket.write(`GET /v1/receipts/${call.json.id} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      expect(await started).toBe('HTTP/1.1 200');
+      socket.pause();
+      slow.push(socket);
+    }
+    const fifth = await request(server, 'GET', `/v1/receipts/${call.json.id}`);
+    expect({ status: fifth.status, code: fifth.json?.code, retryAfter: fifth.headers.get('retry-after') }).toEqual({ status: 429, code: 'TOO_MANY_READS', retryAfter: '1' });
+    expect(fifth.json.error).toMatch(/already being sent 4 long receipts/);
+    // a short receipt is not held back
+    expect((await request(server, 'GET', '/v1/receipts/no-such-receipt')).status).toBe(404);
+    for (const socket of slow) socket.destroy();
+    await expect.poll(async () => (await request(server, 'GET', `/v1/receipts/${call.json.id}`)).status, { timeout: 30_000, interval: 100 }).toBe(200);
+  }, 240_000);
+
   it('answers 404 for an id it does not hold', async () => {
     const response = await request(server, 'GET', '/v1/receipts/no-such-receipt');
     expect(response.status).toBe(404);

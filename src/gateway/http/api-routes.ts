@@ -1,7 +1,7 @@
 import express, { type RequestHandler, type Router } from 'express';
 import { exceedsDepth, MAX_JSON_DEPTH, toolCount } from '../../core/index.js';
 import { overseesAll } from '../../events/index.js';
-import { sendJsonText } from '../../http-edge/index.js';
+import { LONG_TEXT_UNITS, sendJsonText } from '../../http-edge/index.js';
 import { META_TOOL_BY_NAME, metaToolWithoutSession, unknownToolOutcome, type Gateway } from '../service/index.js';
 import { emptyBody, validateBody } from './body-validator.js';
 import { matchOptions, matchWait } from './match-options.js';
@@ -9,6 +9,7 @@ import { receiptQuery, toolListQuery } from './query-parameters.js';
 import { outcomeStatus, sendOutcome } from './send-outcome.js';
 import { hangUpSignal } from './hang-up.js';
 import { principalOf } from './principal-auth.js';
+import { RECEIPT_READS, ReceiptReads } from './receipt-reads.js';
 import { callInSession, SESSION_HEADER } from './session-routes.js';
 import { toolPage } from './tool-list.js';
 import { WIRE_ERRORS } from '../../openapi/index.js';
@@ -19,6 +20,7 @@ export const RECEIPT_PAGE_BYTES = 4 * 1024 * 1024;
 /** The `/v1` API over a gateway (authentication is the caller's to add). */
 export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; rescansIdle: () => Promise<void>; announce?: (reason: string) => void }): Router {
   const router = express.Router();
+  const receiptReads = new ReceiptReads();
   // parsed, then measured: anything past the depth limit is refused before a handler clones or validates it
   const jsonBody: RequestHandler[] = [express.json({ limit: options.maxBodyBytes, strict: false }), refuseDeepBodies];
 
@@ -126,9 +128,19 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     const principal = principalOf(response);
     // another principal's receipt is not there for this one: the same 404, so an id says nothing either way
     const text = await gateway.store.receipts.getText(request.params.id, overseesAll(principal) ? {} : { caller: principal.name });
-    if (text === undefined) response.status(404).json({ code: 'RECEIPT_NOT_FOUND', error: `no receipt '${request.params.id}'` });
+    if (text === undefined) return void response.status(404).json({ code: 'RECEIPT_NOT_FOUND', error: `no receipt '${request.params.id}'` });
+    if (text.length > LONG_TEXT_UNITS) {
+      // held whole until a client that may read as slowly as it likes has it: bounded per principal and in all
+      const place = receiptReads.enter(principal.name, text.length);
+      if ('refused' in place) {
+        response.set('Retry-After', '1');
+        if (place.refused === 'principal') return void response.status(429).json({ code: 'TOO_MANY_READS', error: `principal '${principal.name}' is already being sent ${RECEIPT_READS.perPrincipal} long receipts (GET /v1/receipts/:id); read one to its end first` });
+        return void response.status(503).json({ code: 'RECEIPT_READS_BUSY', error: 'the gateway holds as much receipt text for clients still reading it as it may; ask again after Retry-After' });
+      }
+      response.once('close', place.leave);
+    }
     // the stored text as it is, in slices when long: parsed and sent whole, 96 MB held every other request for seconds
-    else sendJsonText(response, 200, text);
+    sendJsonText(response, 200, text);
   });
   return router;
 }
