@@ -3,7 +3,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { ENTRY_KINDS, ENTRY_LAYOUT, type Diagnostic, type EntryKind } from '../core/index.js';
-import { mayBePolicies, rootPolicyStrays, strayPolicies, tooLargeMessage, type DefinitionFile, type RootItem } from '../scanner/index.js';
+import { FOLDER_KINDS, mayBePolicies, rootPolicyStrays, unreadDefinition, strayPolicies, tooLargeMessage, type DefinitionFile, type RootItem } from '../scanner/index.js';
 import { UsageError } from './usage-error.js';
 
 const execFileAsync = promisify(execFile);
@@ -49,6 +49,7 @@ export async function stagedDefinitionFiles(path: string, maxBytes: number): Pro
   const entries: StagedEntry[] = [];
   const meantAsPolicies = new Map<string, RootItem['type']>();
   const inPolicies = new Map<string, boolean>();
+  const holding = new EntryFolders();
   for (const record of listing.split('\0')) {
     const match = /^(\d{6}) ([0-9a-f]{40,64}) (\d)\t(.*)$/s.exec(record);
     if (!match) continue;
@@ -62,10 +63,11 @@ export async function stagedDefinitionFiles(path: string, maxBytes: number): Pro
     const parts = inRegistry.split('/');
     if (mayBePolicies(parts[0]!)) meantAsPolicies.set(parts[0]!, parts.length > 1 ? 'folder' : mode === SYMLINK_MODE ? 'symlink' : mode === SUBMODULE_MODE ? 'submodule' : 'file');
     if (parts[0] === ENTRY_LAYOUT.policy.folder && parts.length > 1 && !entry) inPolicies.set(parts[1]!, parts.length > 2);
+    holding.add(parts);
   }
   const shownAt = (file: string): string => relative(process.cwd(), resolve(root, file)) + (file.endsWith('/') ? '/' : '');
   const strays = [...rootPolicyStrays([...meantAsPolicies].map(([name, type]) => ({ name, type }))), ...strayPolicies([...inPolicies].map(([name, folder]) => ({ name, folder })))];
-  const unread: Diagnostic[] = strays.map((stray) => ({ ...stray, file: shownAt(stray.file) }));
+  const unread: Diagnostic[] = [...strays, ...holding.unread(entries)].map((stray) => ({ ...stray, file: shownAt(stray.file) }));
   const wanted: StagedEntry[] = [];
   for (const entry of entries) {
     const at = { file: entry.shown, line: 1, column: 1, severity: 'error' as const };
@@ -170,4 +172,30 @@ function isInside(path: string, folder: string): boolean {
 
 function firstLine(text: string): string {
   return text.split('\n').find((line) => line.startsWith('fatal:'))?.trim() ?? text.split('\n')[0]!.trim();
+}
+
+/** What each folder under tools/ (toolsets/, skills/) holds in the index: one lacking its definition is not read by a scan (userU, F1). */
+class EntryFolders {
+  private readonly names = new Map<string, Set<string>>();
+
+  /** Notes a path of the index, split at its slashes, relative to the registry's root. */
+  add(parts: readonly string[]): void {
+    const kind = FOLDER_KINDS.find((each) => ENTRY_LAYOUT[each].folder === parts[0]);
+    if (kind === undefined || parts.length < 3) return;
+    const key = `${kind}/${parts[1]!}`;
+    const names = this.names.get(key) ?? new Set<string>();
+    names.add(parts[2]!);
+    this.names.set(key, names);
+  }
+
+  /** The scan's word on each folder that holds no definition file among `entries`, an error when it holds one misnamed. */
+  unread(entries: ReadonlyArray<{ kind: EntryKind; folder: string }>): Diagnostic[] {
+    const read = new Set(entries.map(({ kind, folder }) => `${kind}/${folder}`));
+    return [...this.names]
+      .filter(([key]) => !read.has(key))
+      .map(([key, names]) => {
+        const slash = key.indexOf('/');
+        return unreadDefinition(key.slice(0, slash) as EntryKind, key.slice(slash + 1), [...names]);
+      });
+  }
 }

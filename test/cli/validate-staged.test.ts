@@ -70,6 +70,21 @@ describe("the README's pre-commit hook (hldp validate --staged)", () => {
     });
   });
 
+  describe('when a tool is committed as tools/<name>/tool.hdlp, in lower case (userU, F1)', () => {
+    it('refuses the commit, as the scan would never serve the tool: it says to rename it to TOOL.hdlp', async () => {
+      const repo = await hookedRepository();
+      const before = await git(repo, 'rev-parse', 'HEAD');
+      await writeFiles(repo, { 'tools/bye/tool.hdlp': echoTool('bye') });
+      await git(repo, 'add', 'tools/bye');
+      const run = await commit(repo, 'bye');
+      expect(run.code).not.toBe(0);
+      expect(run.output).toMatch(/^tools\/bye\/:1:1: error: tools\/bye\/ has no TOOL\.hdlp, so it is not a tool: it holds 'tool\.hdlp', which a scan never reads .*; rename it to TOOL\.hdlp$/m);
+      expect(await git(repo, 'rev-parse', 'HEAD')).toBe(before);
+      await git(repo, 'mv', 'tools/bye/tool.hdlp', 'tools/bye/TOOL.hdlp');
+      expect(await commit(repo, 'bye')).toEqual({ code: 0, output: expect.any(String) });
+    });
+  });
+
   describe('when the staged change is good but the working tree holds a broken one', () => {
     it('lets the commit through', async () => {
       const repo = await hookedRepository();

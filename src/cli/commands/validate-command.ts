@@ -48,6 +48,13 @@ export const validateCommand: Command = {
         unread.push(misplaced);
         continue;
       }
+      // what the scan would not read (a tools/ folder without TOOL.hdlp, a tool.hdlp): said as the scan says it, a
+      // file meant as a definition an error, and such a file given by path is not linted as if it were read (userU, F1)
+      const { unreadDefinitionsAt } = await import('../unread-definitions.js');
+      const notRead = unreadDefinitionsAt(path);
+      unread.push(...notRead);
+      found += notRead.filter((diagnostic) => diagnostic.severity === 'error').length;
+      if (notRead.length && statSync(path).isFile()) continue;
       for (const { file, kind, root } of definitionFilesAt(path)) {
         found += 1;
         const read = await readDefinition(file, kind, maxBytes);

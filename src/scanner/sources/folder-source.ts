@@ -7,6 +7,7 @@ import { ScanError } from '../scan-error.js';
 import { FileStamps, statOrUndefined } from './file-stamps.js';
 import { readFolderRecord, writeFolderRecord, type FolderRecord } from './folder-record.js';
 import { blobOid, readBounded } from './read-bounded.js';
+import { missingDefinition } from './missing-definition.js';
 import { mayBePolicies, rootPolicyStrays, strayPolicies } from './stray-policies.js';
 import { definitionPath, entryKey, type EntryDiff, type RepositorySource, type Snapshot, type ToolEntry } from './source.js';
 
@@ -254,7 +255,7 @@ export class FolderSource implements RepositorySource {
   }
 
   private async readDefinition(kind: EntryKind, folder: string): Promise<Buffer | Diagnostic> {
-    const { folder: top, file: name, flat } = ENTRY_LAYOUT[kind];
+    const { file: name, flat } = ENTRY_LAYOUT[kind];
     const path = join(this.root, entryPath(kind, folder));
     const at = { file: definitionPath(folder, kind), line: 1, column: 1 };
     const file = flat ? at.file : name;
@@ -264,7 +265,7 @@ export class FolderSource implements RepositorySource {
       return await readBounded(path, this.maxBytes, at, file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return { ...at, file: `${top}/${folder}/`, severity: 'warning', code: 'MISSING_DEFINITION', message: `${top}/${folder}/ has no ${file}, so it is not a ${kind}` };
+      if (code === 'ENOENT') return missingDefinition(kind, folder);
       if (code === 'ELOOP') return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${file} must be a regular file (not a symlink or folder)` };
       return { ...at, severity: 'error', code: 'READ_FAILED', message: `${file} could not be read: ${(error as Error).message}` };
     }

@@ -9,6 +9,7 @@ import { MAX_OBJECT_BYTES, PackStore, type GitObject } from './pack-store.js';
 import type { DefinitionFile } from '../parse-tool-definition.js';
 import { diffEntryTrees } from './entry-diff.js';
 import { mayBePolicies, rootPolicyStrays, strayPolicies, type RootItem } from './stray-policies.js';
+import { missingDefinition } from './missing-definition.js';
 import { definitionPath, type EntryDiff, type Snapshot, type ToolEntry } from './source.js';
 
 /**
@@ -212,15 +213,7 @@ async function readDefinition(objects: ObjectReader, maxBytes: number, entry: To
   const folder = await treeItems((await objects.read(entry.oid, 'tree')).content);
   const file = folder.find((item) => item.name === name);
   const at = { file: path, line: 1, column: 1 };
-  if (!file) {
-    return {
-      ...at,
-      file: `${top}/${entry.folder}/`,
-      severity: 'warning',
-      code: 'MISSING_DEFINITION',
-      message: `${top}/${entry.folder}/ has no ${name}, so it is not a ${kind}`,
-    } satisfies Diagnostic;
-  }
+  if (!file) return missingDefinition(kind, entry.folder);
   if (file.mode === TREE_MODE || file.mode === SYMLINK_MODE || file.mode === SUBMODULE_MODE) {
     return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${name} must be a regular file (not a symlink, folder or submodule)` } satisfies Diagnostic;
   }
