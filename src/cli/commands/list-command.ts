@@ -15,7 +15,9 @@ export const listCommand: Command = {
     const { warnIfStale } = await import('../stale-index.js');
     warnIfStale(index, io);
     await writeToolList(io, index, flags.json === true);
-    if (!flags.json && index.errors.length) io.stderr.write(`${index.errors.length} definition(s) failed to load; run hldp scan to see them\n`);
+    // files, not diagnostics: one file can hold several errors (review userU, F2)
+    const failed = new Set(index.errors.map((error) => error.file)).size;
+    if (!flags.json && failed) io.stderr.write(`${failed} definition(s) failed to load; run hldp scan to see them\n`);
     return 0;
   },
 };
