@@ -1,7 +1,7 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { RE2JS } from 're2js';
 import type { JsonSchema } from '../core/index.js';
 import { ajv2020 } from './ajv-module.js';
+import { isUnsupportedConstruct, re2Problem } from './re2-refusal.js';
 import { splitInstancePath } from './yaml-locator.js';
 import type { SchemaProblem } from './shape-checker.js';
 
@@ -59,7 +59,7 @@ export function normaliseParamsSchema(written: Record<string, unknown>): Normali
   const patternProblems = unsupportedPatterns(schema, []).map(({ path, atKey, pattern, reason }) => ({
     path: toWritten(path),
     atKey,
-    message: `pattern '${pattern}' cannot run on RE2, the linear-time engine params are checked with (${reason}); rewrite it without look-around or back-references`,
+    message: patternMessage(pattern, reason),
   }));
   return { schema, problems, patternProblems };
 }
@@ -89,13 +89,16 @@ function unsupportedPatterns(schema: unknown, path: Array<string | number>): Arr
   return found;
 }
 
-function re2Problem(pattern: string): string | undefined {
+// the look-around advice only where it applies; a pattern JavaScript refuses as well is simply malformed (userU, F3)
+function patternMessage(pattern: string, reason: string): string {
+  const engine = 'cannot run on RE2, the linear-time engine params are checked with';
+  if (isUnsupportedConstruct(reason)) return `pattern '${pattern}' ${engine} (${reason}); rewrite it without look-around or back-references`;
   try {
-    RE2JS.compile(pattern);
-    return undefined;
-  } catch (error) {
-    return (error instanceof Error ? error.message : String(error)).replace(/^error parsing regexp: /, '');
+    new RegExp(pattern, 'u');
+  } catch {
+    return `pattern '${pattern}' is not a valid regular expression (${reason})`;
   }
+  return `pattern '${pattern}' ${engine} (${reason}); rewrite it in the syntax RE2 and JavaScript share`;
 }
 
 function fromShorthand(written: Record<string, unknown>): JsonSchema {

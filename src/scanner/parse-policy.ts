@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type Picomatch from 'picomatch';
-import { RE2JS } from 're2js';
+import { isUnsupportedConstruct, re2Problem } from './re2-refusal.js';
 import type { ApprovalRule, Diagnostic, PolicyAccessRule, PolicyDefinition } from '../core/index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import { compileShapeChecker, type ShapeChecker } from './shape-checker.js';
@@ -77,13 +77,11 @@ function checkApprovalRule(rule: Omit<ApprovalRule, 'at'>, index: number, report
   }
   for (const [param, condition] of Object.entries(rule.when ?? {})) {
     if (condition.regex !== undefined) {
-      try {
-        RE2JS.compile(condition.regex);
-      } catch (error) {
-        report('UNSUPPORTED_PATTERN', {
-          path: ['approval', index, 'when', param, 'regex'], atKey: false,
-          message: `regex '${condition.regex}' is not linear-time RE2 syntax (${(error as Error).message}); RE2 has no look-around and no back-references: rewrite it without them`,
-        });
+      const reason = re2Problem(condition.regex);
+      if (reason !== undefined) {
+        // the look-around advice only where it applies (userU, F3): `^[^-` is merely unclosed
+        const advice = isUnsupportedConstruct(reason) ? 'RE2 has no look-around and no back-references: rewrite it without them' : 'it is not a valid regular expression';
+        report('UNSUPPORTED_PATTERN', { path: ['approval', index, 'when', param, 'regex'], atKey: false, message: `regex '${condition.regex}' is not linear-time RE2 syntax (${reason}); ${advice}` });
       }
     }
     for (const glob of condition.glob === undefined ? [] : Array.isArray(condition.glob) ? condition.glob : [condition.glob]) {
