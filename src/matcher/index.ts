@@ -7,6 +7,7 @@ export {
   type MatchIntentOptions,
 } from './create-matcher.js';
 export type { LookupResult } from './lookup.js';
+export { LIST_THE_TOOLS } from './lookup.js';
 export { searchIndexFiles, type SearchIndexFiles } from './search-index-file.js';
 export type { ParamProblem } from './validate-params.js';
 export {

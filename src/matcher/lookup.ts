@@ -2,6 +2,9 @@ import { eachToolAliases, findTool, runToEnd, toolsOf, type NearMiss, type ToolD
 import { nearNames, type AliasesByPosition } from './near-names.js';
 import type { ParamProblem, ParamsValidator } from './validate-params.js';
 
+/** What to do when a called name is near no tool, for whichever surface asked: an agent over HTTP or MCP has no `hldp` (review userU, F8). */
+export const LIST_THE_TOOLS = 'match by intent instead, or list the tools (GET /v1/tools over HTTP, tools/list over MCP, `hldp list`)';
+
 /** What an exact call `{tool, params}` resolves to. */
 export type LookupResult =
   /** the tool exists and the params fit its schema; `data` has the defaults filled in */
@@ -104,7 +107,7 @@ export function lookupTool(
     const hint =
       near.length > 0
         ? `did you mean ${near.map((miss) => `'${miss.name}'`).join(', ')}?`
-        : 'match by intent instead, or list the tools with `hldp list`';
+        : LIST_THE_TOOLS;
     return { found: false, code: 'TOOL_NOT_FOUND', errorMessage: `unknown tool '${name}'; ${hint}`, near };
   }
   const checked = validator.validate(tool, params);

@@ -59,10 +59,9 @@ export function toolSlug(intent: string): string {
 }
 
 /** What to tell the agent when no tool fits: the tool is not in the repository yet, and where to write it. */
-export function missingToolSuggestion(intent: string): string {
+export function missingToolSuggestion(intent: string, asked: 'intent' | 'name' = 'intent'): string {
   const slug = toolSlug(intent);
-  return (
-    `此工具尚不在仓库中，需铸渊新建 - no tool in the repository fits this intent yet; ` +
-    `write its definition at tools/${slug}/TOOL.hdlp (name: ${slug}), then rescan`
-  );
+  // a tool called by a name the registry lacks was told no tool fit "this intent", though none was given (review userU, F8)
+  const missing = asked === 'name' ? `no tool named '${slug}' is in the repository yet` : 'no tool in the repository fits this intent yet';
+  return `此工具尚不在仓库中，需铸渊新建 - ${missing}; write its definition at tools/${slug}/TOOL.hdlp (name: ${slug}), then rescan`;
 }

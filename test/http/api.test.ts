@@ -119,6 +119,14 @@ describe('HTTP API', () => {
       expect(response.text).not.toMatch(/at .*\.(ts|js):\d+/);
     });
 
+    it('tells an agent calling a name near no tool how to list the tools over HTTP, and that no tool has that name (review userU, F8)', async () => {
+      const response = await request(server, 'POST', '/v1/call', { body: { tool: 'quantum-teleporter', params: {} }, headers: auth });
+      expect(response.json).toMatchObject({ code: 'TOOL_NOT_FOUND', near: [] });
+      expect(response.json.error).toBe("unknown tool 'quantum-teleporter'; match by intent instead, or list the tools (GET /v1/tools over HTTP, tools/list over MCP, `hldp list`)");
+      expect(response.json.suggestion).toMatch(/no tool named 'quantum-teleporter' is in the repository yet; write its definition at tools\/quantum-teleporter\/TOOL\.hdlp/);
+      expect(response.json.suggestion).not.toMatch(/intent/);
+    });
+
     it('says where the JSON ends too early', async () => {
       const response = await request(server, 'POST', '/v1/call', { raw: '{"tool":', headers: { ...auth, 'content-type': 'application/json' } });
       expect(response.json.error).toMatch(/at position 8/);

@@ -1,5 +1,5 @@
 import { exceedsDepth, MAX_JSON_DEPTH, type Diagnostic, type NearMiss, type ToolIndex } from '../../core/index.js';
-import { missingToolSuggestion } from '../../matcher/index.js';
+import { LIST_THE_TOOLS, missingToolSuggestion } from '../../matcher/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import { META_TOOL_BY_NAME, metaToolWithoutSession } from './meta-calls.js';
 
@@ -30,7 +30,7 @@ export function unknownToolOutcome(index: ToolIndex, name: string, error: string
 export function offeringOnly(outcome: Extract<CallOutcome, { kind: 'not_found' }>, name: string, offered: NearMiss[]): Extract<CallOutcome, { kind: 'not_found' }> {
   if (offered.length === outcome.near.length) return outcome;
   // worded as the matcher words an unknown name
-  const hint = offered.length > 0 ? `did you mean ${offered.map((miss) => `'${miss.name}'`).join(', ')}?` : 'match by intent instead, or list the tools with `hldp list`';
+  const hint = offered.length > 0 ? `did you mean ${offered.map((miss) => `'${miss.name}'`).join(', ')}?` : LIST_THE_TOOLS;
   return missingTool(name, `unknown tool '${name}'; ${hint}`, offered);
 }
 
@@ -40,8 +40,8 @@ function missingTool(name: string, error: string, near: NearMiss[]): Extract<Cal
   if (meta) return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', error, near, suggestion: metaToolWithoutSession(meta) };
   const typo = near.find((miss) => miss.score >= TYPO_SCORE);
   const suggestion = typo
-    ? `call '${typo.name}', the registered tool spelled like '${name}'; if no registered tool fits, ${missingToolSuggestion(name)}`
-    : missingToolSuggestion(name);
+    ? `call '${typo.name}', the registered tool spelled like '${name}'; if no registered tool fits, ${missingToolSuggestion(name, 'name')}`
+    : missingToolSuggestion(name, 'name');
   return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', error, near, suggestion };
 }
 
