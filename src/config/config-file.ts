@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Role } from '../core/index.js';
-import { compileShapeChecker, YamlLocator, yamlModule, type ShapeChecker } from '../scanner/index.js';
+import { compileShapeChecker, unknownTags, YAML_OPTIONS, YamlLocator, yamlModule, type ShapeChecker } from '../scanner/index.js';
 import { ConfigError, type GatewayConfig } from './gateway-config.js';
 import type { McpServerEntry } from './mcp-servers-config.js';
 import { CONFIG_SCHEMA_URL } from './package-root.js';
@@ -63,12 +63,18 @@ export function readConfigFile(path: string): ConfigFile {
   }
   const { LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // the core schema's tags only, as definitions are read (review R, R13): `!!js/function "…"` was taken as the string inside
+  const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS });
   const locator = new YamlLocator(document, lineCounter);
   const [syntax] = document.errors;
   if (syntax) {
     const { line, column } = locator.at(syntax.pos[0]);
     throw new ConfigError(`${path}:${line}:${column}`, syntax.message.split('\n')[0]!);
+  }
+  const [tag] = unknownTags(document, text, 'the config');
+  if (tag) {
+    const { line, column } = locator.at(tag.offset);
+    throw new ConfigError(`${path}:${line}:${column}`, tag.message);
   }
   let value: unknown;
   try {

@@ -3,21 +3,24 @@ import type { YamlLocator } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
 
 /**
- * How definitions are parsed: the YAML 1.2 core schema's tags only (`!!str`, `!!int`, `!!float`, `!!bool`, `!!null`,
+ * How definitions (and the operator's config file) are parsed: the YAML 1.2 core schema's tags only (`!!str`, `!!int`, `!!float`, `!!bool`, `!!null`,
  * `!!map`, `!!seq`), not the YAML 1.1 ones `yaml` knows besides (`!!binary`, `!!timestamp`, `!!set`, `!!omap`, …).
  */
 export const YAML_OPTIONS = { prettyErrors: false, uniqueKeys: true, resolveKnownTags: false } as const;
 
 const CORE_TAGS = ['!!str', '!!int', '!!float', '!!bool', '!!null', '!!map', '!!seq'];
 
-/** Each tag of the document the core schema cannot resolve (an unknown one, or a core one its value does not fit), where it is written. */
-export function unknownTags(document: Document, text: string): { offset: number; message: string }[] {
+/**
+ * Each tag of the document the core schema cannot resolve (an unknown one, or a core one its value does not fit), where
+ * it is written; `subject` names the file in the message ('a definition', 'the config').
+ */
+export function unknownTags(document: Document, text: string, subject = 'a definition'): { offset: number; message: string }[] {
   return document.warnings.filter((warning) => warning.code === 'TAG_RESOLVE_FAILED').map((warning) => {
     const written = text.slice(warning.pos[0], warning.pos[1]).split(/\s/)[0]!;
     const tag = written.length > 64 ? `${written.slice(0, 64)}…` : written;
     const message = CORE_TAGS.includes(written)
       ? `YAML tag '${tag}' does not fit the value after it; remove the tag (or write the value it expects)`
-      : `unknown YAML tag '${tag}': a definition is plain YAML 1.2, whose tags are ${CORE_TAGS.join(', ')}; remove it and write the value itself (quoted, if it is text)`;
+      : `unknown YAML tag '${tag}': ${subject} is plain YAML 1.2, whose tags are ${CORE_TAGS.join(', ')}; remove it and write the value itself (quoted, if it is text)`;
     return { offset: warning.pos[0], message };
   });
 }
