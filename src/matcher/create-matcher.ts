@@ -1,4 +1,4 @@
-import { letGo, runLettingGo, runToEnd, toolCount, toolsOf, type MatchResult, type ToolIndex } from '../core/index.js';
+import { letGo, runLettingGo, runToEnd, SLICE_MS, toolCount, toolsOf, type MatchResult, type ToolIndex } from '../core/index.js';
 import { analysisSteps } from './analyze.js';
 import { FITTED_DECISION, FITTED_RANKING } from './fitted-parameters.js';
 import { loadTransliteration, warmUpTransliteration } from './suggestion.js';
@@ -81,9 +81,10 @@ export interface Matcher {
    * process prepares so then asks itself requests made of the registry's words (`warmUpSteps`, 512 or 300 ms of CPU at
    * most, a slice at a time), so that a server's first requests do not wait for the code they run to be compiled.
    * The Chinese-English dictionary is waited for (as by `ready`) only where the confidence cut is measured here: one
-   * kept with the search index needs nothing of it, and it is read once matching is ready.
+   * kept with the search index needs nothing of it, and it is read once matching is ready. Once `signal` is aborted
+   * the preparation stops at its next turn and rejects with the signal's reason (what it made stays usable).
    */
-  prepareLettingGo(): Promise<Matcher>;
+  prepareLettingGo(signal?: AbortSignal): Promise<Matcher>;
   /** the same index with other parameters, without rebuilding it (for fitting) */
   reconfigure(options: MatcherOptions): Matcher;
   /** keeps its search index in `searchFiles` if it was built or updated and no file holds it yet (servers, when they stop) */
@@ -260,15 +261,22 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       warmUpTransliteration();
       return matcher;
     },
-    prepareLettingGo: async () => {
+    prepareLettingGo: async (signal) => {
+      // each piece under `signal`: a server that closes (its client gone) stops the preparation at its next turn
+      const go = <T>(steps: Generator<unknown, T, void>): Promise<T> => runLettingGo(steps, SLICE_MS, signal);
+      const turn = async (): Promise<void> => {
+        await letGo();
+        signal?.throwIfAborted();
+      };
       await loadTransliteration();
-      await letGo();
+      await turn();
       // the stop lists and the word breaker a step each, before a kept index's update analyses its changed tools
-      await runLettingGo(analysisSteps());
+      await go(analysisSteps());
       // the kept file first: it holds the calibration and says whether the tools have Chinese probes, which would be
       // read from every tool (at 100,000 tools each made from the scan cache: ~1.5 s of CPU, ~200 MB of heap)
       if (search === undefined) {
         const kept = await options.searchFiles?.readLettingGo(index);
+        signal?.throwIfAborted();
         // a synchronous first intent may have built it meanwhile: that one stands
         if (search === undefined && kept !== undefined) adopt(kept);
       }
@@ -277,17 +285,18 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       // ~0.4 s for the worker): matching is ready without it, and it is read once the warm-up is done (the worker would
       // take the warm-up's second core and add its peak to the warm-up's). Meanwhile a Chinese request is answered
       // `incomplete`, as any before the dictionary is read.
-      const chinese = await runLettingGo(chineseProbesSteps());
+      const chinese = await go(chineseProbesSteps());
       const dictionary = (): Promise<void> | undefined => (chinese ? loadLexicon().catch(() => undefined) : undefined);
       if (search === undefined || calibration?.of !== search) void dictionary();
       if (search === undefined) {
-        const built = await runLettingGo(buildSearchIndexSteps(toolsOf(index)));
+        const built = await go(buildSearchIndexSteps(toolsOf(index)));
         if (search === undefined) search = unkept = built;
       }
       const current = search;
       if (current !== undefined && isCurrent(current) && calibration?.of !== current) {
         await dictionary();
-        const value = await runLettingGo(calibrationSteps(current, ranking, decision, await runLettingGo(basisSteps())));
+        signal?.throwIfAborted();
+        const value = await go(calibrationSteps(current, ranking, decision, await go(basisSteps())));
         if (search === current && isCurrent(current) && calibration?.of !== current) calibration = { of: current, value };
       }
       // one built or updated here is kept a piece at a time, other work let run between pieces (issue #18: written in
@@ -295,25 +304,28 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       if (unkept !== undefined && unkept === search && calibration?.of === unkept && isCurrent(unkept)) {
         const built = unkept;
         unkept = undefined;
-        await options.searchFiles?.writeLettingGo(index, built, measuredOver(built), () => isCurrent(built));
+        // a stop gives the write up: the closing server's persist() keeps it in one piece, without the turns between
+        await options.searchFiles?.writeLettingGo(index, built, measuredOver(built), () => isCurrent(built) && signal?.aborted !== true);
+        signal?.throwIfAborted();
       }
       // anything left (a search index a successor updated since) is done as prepare() does it
-      await letGo();
+      await turn();
       engine();
-      await letGo();
+      await turn();
       // reading the transliteration tables in is a piece of its own (~20 ms the first time), before the warm-up's
       warmUpTransliteration();
       // every tool's vector for the re-rank by meaning, before the warm-up (whose requests then run the re-rank as the
       // first agents' will) and the first request: made as requests bring tools up, they were most of the first pass's
       // cost after a start (issue #18)
-      await runLettingGo(toolVectorSteps(engine().index));
+      await go(toolVectorSteps(engine().index));
       if (!warmedUp) {
         warmedUp = true;
         // the word vectors' file, which the warm-up's first request reads, read off this thread (its decode a turn of
         // its own): read and decoded in one turn it held the event loop ~50-100 ms of CPU at 100,000 tools (issue #18)
         await loadWordVectors();
-        await letGo();
-        await runLettingGo(warmUpSteps(engine()));
+        signal?.throwIfAborted();
+        await turn();
+        await go(warmUpSteps(engine()));
       }
       void dictionary();
       return matcher;

@@ -332,6 +332,8 @@ export class Gateway {
 
   /** Lets calls in flight finish (their receipts stored), then stops the embedded gatekeeper and closes the store. */
   async close(): Promise<void> {
+    // no one is left to match for: a preparation still running stops at its next turn (review R, R15)
+    this.intents.stop();
     this.approvals.stop();
     await this.calls.settled();
     await this.later.settled();

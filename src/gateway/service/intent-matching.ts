@@ -77,6 +77,11 @@ export class IntentMatching {
     return this.readiness.prepare(matcher);
   }
 
+  /** Stops preparing intent matching, now and for good (a closing server). */
+  stop(): void {
+    this.readiness.stop();
+  }
+
   /** Intent matching over the current registry: `ready`, `loading` or `failed`. */
   get state(): 'ready' | 'loading' | 'failed' {
     return this.readiness.state;

@@ -26,6 +26,8 @@ export class MatchingReadiness {
   readonly #preparing = new WeakMap<Matcher, Promise<Matcher>>();
   readonly #prepared = new WeakSet<Matcher>();
   #failure: string | undefined;
+  /** aborted by `stop`: every preparation ends at its next turn (review R, R15) */
+  readonly #stopping = new AbortController();
 
   constructor(
     /** the registry calls start on now */
@@ -38,7 +40,7 @@ export class MatchingReadiness {
     let pending = this.#preparing.get(matcher);
     if (pending === undefined) {
       const started = performance.now();
-      pending = matcher.prepareLettingGo().then(
+      pending = matcher.prepareLettingGo(this.#stopping.signal).then(
         (prepared) => {
           this.#prepared.add(prepared);
           this.#failure = undefined;
@@ -46,6 +48,11 @@ export class MatchingReadiness {
           return prepared;
         },
         (error: unknown) => {
+          // stopped, not failed: the server is closing
+          if (this.#stopping.signal.aborted) {
+            this.logger?.info({ commit: matcher.commit }, 'intent matching not prepared: the server is closing');
+            throw error;
+          }
           // the next match tries again
           this.#preparing.delete(matcher);
           this.#failure = (error as Error).message;
@@ -56,6 +63,14 @@ export class MatchingReadiness {
       this.#preparing.set(matcher, pending);
     }
     return pending;
+  }
+
+  /**
+   * Stops every preparation at its next turn, and any later one at once: a server closing (an MCP client gone before
+   * matching was ready) spent seconds of CPU at 100,000 tools preparing matching for nobody before it could exit.
+   */
+  stop(): void {
+    this.#stopping.abort(new Error('intent matching stopped: the server is closing'));
   }
 
   /** Whether preparing `matcher` was ever started (then a rescan's next matcher is prepared before it is swapped in). */
