@@ -1,3 +1,4 @@
+import { placeAliasConflicts, placeAliasConflictsReading, textOfFile, type AliasToPlace } from './alias-positions.js';
 import { compareToolNames, ENTRY_LAYOUT, entryPath, type Diagnostic, type EntryKind, type PolicyDefinition, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
 import { checkMembers } from './check-members.js';
 import { checkPolicies } from './check-policies.js';
@@ -6,6 +7,7 @@ import { parseSkill } from './parse-skill.js';
 import { parseToolDefinition, type DefinitionFile } from './parse-tool-definition.js';
 import { guardParse, type ParseOptions } from './yaml-mapping.js';
 import { parseToolset } from './parse-toolset.js';
+import type { ToolEntry } from './sources/source.js';
 import type { Position } from './yaml-locator.js';
 
 interface EntryBase {
@@ -93,32 +95,48 @@ export function failedEntry(kind: EntryKind, folder: string, oid: string, diagno
 
 /**
  * Assembles an index from per-folder results: collisions keep the first by path order and report the rest;
- * a toolset naming an unknown tool or group, or a skill an unknown toolset, is reported and left out.
+ * a toolset naming an unknown tool or group, or a skill an unknown toolset, is reported and left out. An alias
+ * conflict is reported at the alias where `files` holds its definition (the files the entries were parsed from).
  */
-export function buildIndex(source: string, commit: string, entries: readonly ScanEntry[], scannedAt: string): ToolIndex {
+export function buildIndex(source: string, commit: string, entries: readonly ScanEntry[], scannedAt: string, files: readonly DefinitionFile[] = []): ToolIndex {
   const steps = assemble(source, commit, entries, scannedAt);
   let step = steps.next();
   while (!step.done) step = steps.next();
-  return step.value;
+  const { index, toPlace } = step.value;
+  if (toPlace.length === 0) return index;
+  const byFolder = new Map(files.filter((file) => entryKind(file) === 'tool').map((file) => [file.folder, file]));
+  const textOf = (entry: ToolEntry): string | undefined => {
+    const file = byFolder.get(entry.folder);
+    return file && file.oid === entry.oid ? textOfFile(file) : undefined;
+  };
+  return { ...index, warnings: placeAliasConflicts(index.warnings, toPlace, textOf) };
 }
+
+/** Reads an entry's definition again: how an alias conflict is placed at its alias once the index is assembled. */
+export type ReadEntry = (entry: ToolEntry) => Promise<DefinitionFile | Diagnostic>;
 
 /**
  * The same index, built a slice at a time with the event loop let go between slices: at 100,000 tools a
  * rescan's index build would otherwise hold every request for the whole of it.
  */
-export async function buildIndexLettingGo(source: string, commit: string, entries: readonly ScanEntry[], scannedAt: string): Promise<ToolIndex> {
-  return assembleLettingGo(source, commit, entries, scannedAt);
+export async function buildIndexLettingGo(source: string, commit: string, entries: readonly ScanEntry[], scannedAt: string, read?: ReadEntry): Promise<ToolIndex> {
+  return assembleLettingGo(source, commit, entries, scannedAt, read);
 }
 
-/** An index assembled the same way from entries whose tools are `T` (whole definitions, or summaries of them), a slice at a time. */
-export async function assembleLettingGo<T extends ToolStub>(source: string, commit: string, entries: readonly EntryOf<T>[], scannedAt: string): Promise<IndexOf<T>> {
+/**
+ * An index assembled the same way from entries whose tools are `T` (whole definitions, or summaries of them), a slice
+ * at a time; with `read`, each alias conflict is placed at its alias (its file read again: conflicts are few).
+ */
+export async function assembleLettingGo<T extends ToolStub>(source: string, commit: string, entries: readonly EntryOf<T>[], scannedAt: string, read?: ReadEntry): Promise<IndexOf<T>> {
   const steps = assemble(source, commit, entries, scannedAt);
   let step = steps.next();
   while (!step.done) {
     await new Promise<void>((resolve) => setImmediate(resolve));
     step = steps.next();
   }
-  return step.value;
+  const { index, toPlace } = step.value;
+  if (toPlace.length === 0 || read === undefined) return index;
+  return { ...index, warnings: await placeAliasConflictsReading(index.warnings, toPlace, read) };
 }
 
 // entries handled between two pauses (a few milliseconds of work)
@@ -127,8 +145,11 @@ const SLICE = 2000;
 /** An index whose tools are `T`. */
 export type IndexOf<T extends ToolStub> = Omit<ToolIndex, 'tools'> & { tools: T[] };
 
-function* assemble<T extends ToolStub>(source: string, commit: string, entries: readonly EntryOf<T>[], scannedAt: string): Generator<void, IndexOf<T>> {
+function* assemble<T extends ToolStub>(source: string, commit: string, entries: readonly EntryOf<T>[], scannedAt: string): Generator<void, { index: IndexOf<T>; toPlace: AliasToPlace[] }> {
   const tools: T[] = [];
+  // each tool's entry (its folder and oid): where an alias conflict's file is read again to place it
+  const toolEntries: ToolEntry[] = [];
+  const toPlace: AliasToPlace[] = [];
   const errors: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
   // names differing only in case would be the same tool to a human and to case-insensitive file systems
@@ -152,11 +173,12 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
     }
     owners.set(tool.name.toLowerCase(), tool);
     tools.push(tool);
+    toolEntries.push(entry);
   }
   const kept: T[] = [];
   for (let position = 0; position < tools.length; position++) {
     if (position % SLICE === SLICE - 1) yield;
-    kept.push(keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings));
+    kept.push(keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings, (alias) => toPlace.push({ at: warnings.length - 1, entry: toolEntries[position]!, alias })));
   }
   yield;
   kept.sort(compareToolNames);
@@ -170,7 +192,7 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
   const policies = checkPolicies(kept, folders, others, errors, duplicate);
   // a --repo one folder off (the repository's parent, a tools/ folder itself) would otherwise serve nothing, silently
   if (!entries.some((entry) => entryKind(entry) === 'tool')) warnings.push(noToolsWarning(source));
-  return { source, commit, tools: kept, toolsets, skills, policies, errors, warnings, scanned_at: scannedAt };
+  return { index: { source, commit, tools: kept, toolsets, skills, policies, errors, warnings, scanned_at: scannedAt }, toPlace };
 }
 
 function noToolsWarning(source: string): Diagnostic {
@@ -191,6 +213,7 @@ function keepUniqueAliases<T extends ToolStub>(
   owners: Map<string, T>,
   aliasOwners: Map<string, string>,
   warnings: Diagnostic[],
+  reported: (alias: string) => void,
 ): T {
   const kept: string[] = [];
   for (const alias of tool.aliases) {
@@ -203,6 +226,7 @@ function keepUniqueAliases<T extends ToolStub>(
         file: tool.source.path, line: 1, column: 1, severity: 'warning', code: 'ALIAS_CONFLICT',
         message: `alias '${alias}' also names tool '${conflict}'; it is ignored for '${tool.name}'`,
       });
+      reported(alias);
       continue;
     }
     aliasOwners.set(key, tool.name);

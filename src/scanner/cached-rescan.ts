@@ -56,7 +56,7 @@ export async function rescanCached(from: CachedScanState, snapshot: Snapshot, so
   const next = entries.moved(previousAt, changes);
   const summaries = await summariesOf(from, next, previousAt, changes);
   if (!summaries) return undefined;
-  const stored = await storeSummaries(source, snapshot.commit, summaries, scannedAt);
+  const stored = await storeSummaries(source, snapshot.commit, summaries, scannedAt, (entry) => snapshot.read(entry));
   const index = restoreIndex(stored, next, header);
   return index ? { index, entries: next, stored, unread } : undefined;
 }
@@ -166,7 +166,21 @@ async function summariesOf(from: CachedScanState, next: PatchedEntries, previous
     const name = 'tool' in summary && summary.tool ? summary.tool.name.toLowerCase() : undefined;
     if (name !== undefined) names.set(name, (names.get(name) ?? 0) + 1);
   }
-  for (const position of stubs) if (names.get((summaries[position] as { tool: ToolSummary }).tool.name.toLowerCase())! > 1) summaries[position] = parsed(position);
+  // an alias of an unchanged tool that a changed or added one now names too: its conflict is reported at the alias, which
+  // only its file says, read with its entry's oid, which only its line says (a stub's is not kept)
+  const fresh = new Set<string>();
+  const isStub = new Uint8Array(summaries.length);
+  for (const position of stubs) isStub[position] = 1;
+  summaries.forEach((summary, position) => {
+    const tool = isStub[position] === 0 && 'tool' in summary ? summary.tool : null;
+    if (!tool) return;
+    fresh.add(tool.name.toLowerCase());
+    for (const alias of tool.aliases) fresh.add(alias.toLowerCase());
+  });
+  for (const position of stubs) {
+    const { tool } = summaries[position] as { tool: ToolSummary };
+    if (names.get(tool.name.toLowerCase())! > 1 || tool.aliases.some((alias) => fresh.has(alias.toLowerCase()))) summaries[position] = parsed(position);
+  }
   return summaries;
 }
 

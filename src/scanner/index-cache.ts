@@ -178,7 +178,9 @@ export class IndexCache {
 // the lines' starts, the tools' positions, the entries' kinds and the tools' names as bytes, so that a warm start
 // parses no JSON array of 100,000 names, positions and lengths (issue #18). 7: the tools' aliases and facts (JSON texts)
 // as UTF-8 bytes after the names, not strings escaped into the tail's line, which held a save ~100 ms (issue #18).
-const FORMAT = 7;
+// 8: the layout of 7, its stored index's ALIAS_CONFLICT warnings at the alias (review R, R14); a file of 7 holds them
+// at 1:1, and a warm start serves the stored warnings as they are, so it is rebuilt.
+const FORMAT = 8;
 
 function fileName(commit: string): string {
   return commit.replace(/[^A-Za-z0-9]/g, '_');

@@ -1,5 +1,5 @@
 import { withLazyTools, type EntryKind, type ToolDefinition, type ToolIndex } from '../core/index.js';
-import { assembleLettingGo, entryKind, type ScanEntry } from './build-index.js';
+import { assembleLettingGo, entryKind, type ReadEntry, type ScanEntry } from './build-index.js';
 import { asciiJson, type EntrySummary, type ToolSummary } from './entry-summary.js';
 import type { CachedEntries } from './cache-file.js';
 import { PatchedEntries } from './patched-entries.js';
@@ -67,10 +67,11 @@ export function* storeIndexSteps(index: ToolIndex, entries: readonly ScanEntry[]
 
 /**
  * The stored index of a scan kept only as summaries (a cold scan that wrote its entries as it read them): assembled
- * as `buildIndex` assembles entries, each tool its entry's position (with the aliases it kept, when some were another's).
+ * as `buildIndex` assembles entries, each tool its entry's position (with the aliases it kept, when some were another's);
+ * an alias conflict at its alias, its file read again with `read`.
  */
-export async function storeSummaries(source: string, commit: string, summaries: readonly EntrySummary[], scannedAt: string): Promise<StoredIndex> {
-  const index = await assembleLettingGo(source, commit, summaries, scannedAt);
+export async function storeSummaries(source: string, commit: string, summaries: readonly EntrySummary[], scannedAt: string, read?: ReadEntry): Promise<StoredIndex> {
+  const index = await assembleLettingGo(source, commit, summaries, scannedAt, read);
   const positions = new Uint32Array(index.tools.length);
   const aliases: StoredIndex['aliases'] = [];
   index.tools.forEach((tool, at) => {

@@ -15,7 +15,8 @@ export function validateDefinitionFiles(
 ): { errors: Diagnostic[]; warnings: Diagnostic[]; tools: number; toolsets: number; skills: number; policies: number; index: ToolIndex } {
   const given = new Set(files.map((file) => file.path));
   const others = context.filter((file) => !given.has(file.path));
-  const index = buildIndex('validate', 'working-tree', [...files, ...others].map((file) => parseEntry(file, options)), new Date().toISOString());
+  const all = [...files, ...others];
+  const index = buildIndex('validate', 'working-tree', all.map((file) => parseEntry(file, options)), new Date().toISOString(), all);
   const reported = (diagnostic: Diagnostic): boolean => given.has(diagnostic.file);
   const counted = <T extends { source: { path: string } }>(entries: T[]): number => entries.filter((entry) => given.has(entry.source.path)).length;
   return {

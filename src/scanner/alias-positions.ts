@@ -1,0 +1,60 @@
+import type { Diagnostic } from '../core/index.js';
+import type { DefinitionFile } from './parse-tool-definition.js';
+import type { ToolEntry } from './sources/source.js';
+import type { Position } from './yaml-locator.js';
+import { yamlModule } from './yaml-module.js';
+import { YAML_OPTIONS } from './yaml-syntax-message.js';
+
+/**
+ * An `ALIAS_CONFLICT` warning whose position only its file's text says: where it is among the index's warnings, the
+ * entry whose definition writes the alias, and the alias. Neither a summary nor the scan cache keeps aliases'
+ * positions (a definition read by the fast reader has none, and finding them costs a full YAML parse): the few files
+ * that have a conflict are read again once the index is assembled.
+ */
+export interface AliasToPlace {
+  at: number;
+  entry: ToolEntry;
+  alias: string;
+}
+
+/** Where `alias` is written among the `aliases` of a definition's text, or undefined if it is not (the file changed). */
+export function aliasPosition(text: string, alias: string): Position | undefined {
+  const { LineCounter, parseDocument, isScalar, isSeq } = yamlModule();
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS });
+  const aliases = document.errors.length === 0 ? document.get('aliases', true) : undefined;
+  if (!isSeq(aliases)) return undefined;
+  const item = aliases.items.find((node) => isScalar(node) && node.value === alias);
+  const offset = isScalar(item) ? item.range?.[0] : undefined;
+  if (offset === undefined) return undefined;
+  const { line, col } = lineCounter.linePos(offset);
+  return { line, column: col };
+}
+
+/** `warnings` with each alias conflict at its alias, where `textOf` gives its file's text (else left where it was). */
+export function placeAliasConflicts(warnings: readonly Diagnostic[], toPlace: readonly AliasToPlace[], textOf: (entry: ToolEntry) => string | undefined): Diagnostic[] {
+  const placed = warnings.slice();
+  for (const { at, entry, alias } of toPlace) {
+    const text = textOf(entry);
+    const position = text === undefined ? undefined : aliasPosition(text, alias);
+    if (position) placed[at] = { ...placed[at]!, ...position };
+  }
+  return placed;
+}
+
+/** {@link placeAliasConflicts} reading each file from the source (one that cannot be read leaves its warning where it was). */
+export async function placeAliasConflictsReading(warnings: readonly Diagnostic[], toPlace: readonly AliasToPlace[], read: (entry: ToolEntry) => Promise<DefinitionFile | Diagnostic>): Promise<Diagnostic[]> {
+  if (toPlace.length === 0) return warnings.slice();
+  const texts = new Map<ToolEntry, string>();
+  for (const { entry } of toPlace) {
+    if (texts.has(entry)) continue;
+    const file = await read(entry).catch(() => undefined);
+    if (file && 'content' in file) texts.set(entry, textOfFile(file));
+  }
+  return placeAliasConflicts(warnings, toPlace, (entry) => texts.get(entry));
+}
+
+/** A definition's text as the parser read it (UTF-8; a front matter's lines keep their numbers in the whole file). */
+export function textOfFile(file: DefinitionFile): string {
+  return Buffer.from(file.content).toString('utf8');
+}
