@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { DeclaredSandbox, ErrorCode, ExecutionResult } from '../core/index.js';
-import { processContainment, type LaunchOutcome, type Sandbox } from '../sandbox/index.js';
+import { bindStdio, processContainment, type LaunchOutcome, type Sandbox } from '../sandbox/index.js';
 import { BoundedOutput } from './bounded-output.js';
 import { startDeadline, type Deadline, type StopReason } from './deadline.js';
 import { describeError, elapsedSince, failedResult } from './execution-result.js';
@@ -111,8 +111,13 @@ export async function runProcess(spec: ProcessSpec): Promise<ExecutionResult> {
     if (plan.started) child = plan.started;
     else {
       const input = spec.input === undefined ? 'ignore' : 'pipe';
-      const stdio = plan.statusFd === undefined ? [input, 'pipe', 'pipe'] : [input, 'pipe', 'pipe', 'pipe'];
-      child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: stdio as ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      const stdio = bindStdio(plan.statusFd === undefined ? [input, 'pipe', 'pipe'] : [input, 'pipe', 'pipe', 'pipe'], plan.descriptors?.fds);
+      try {
+        child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: stdio as ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      } finally {
+        // the launcher has its own copies now
+        plan.descriptors?.close();
+      }
     }
   } catch (error) {
     await plan.finish({ exitCode: null, signal: null, status: '', stderr: '', stopped: false });

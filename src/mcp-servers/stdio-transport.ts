@@ -4,7 +4,7 @@ import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { DeclaredSandbox } from '../core/index.js';
-import { processContainment, type LaunchPlan, type Sandbox } from '../sandbox/index.js';
+import { bindStdio, processContainment, type LaunchPlan, type Sandbox } from '../sandbox/index.js';
 import { AnswerTooLarge, currentAnswerBound, type AnswerCutter, type CallBound } from './answer-bound.js';
 import { LineReader, type LineEvent } from './line-reader.js';
 
@@ -91,8 +91,14 @@ export class LaunchedStdioTransport implements Transport {
     const launched = await sandbox.launch({ file: command, args, cwd, env, workspace, operator: true, ...(ownCwd ? { ownCwd } : {}), ...(declared ? { declared } : {}) });
     if (!launched.ok) throw Object.assign(new Error(launched.message), { code: launched.code });
     const plan = (this.#plan = launched.plan);
-    const stdio = plan.statusFd === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'];
-    const child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: stdio as ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    const stdio = bindStdio(plan.statusFd === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'], plan.descriptors?.fds);
+    let child: ChildProcess;
+    try {
+      child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: stdio as ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    } finally {
+      // the launcher has its own copies now
+      plan.descriptors?.close();
+    }
     this.#child = child;
     child.stdout!.on('data', (chunk: Buffer) => this.#receive(chunk));
     child.stderr!.on('data', (chunk: Buffer) => (this.#stderrTail = (this.#stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES)));

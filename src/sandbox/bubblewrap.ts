@@ -1,10 +1,21 @@
+import { closeSync, openSync } from 'node:fs';
 import { lstat, readlink, stat } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, resolve } from 'node:path';
 import { findProgram } from './find-program.js';
-import { probeFailure, runProbe } from './probe-command.js';
+import { probeEnvironment, probeFailure, runProbe, type ProbeResult } from './probe-command.js';
 
 /** bubblewrap as this host can run it, or why it cannot. */
-export type Bubblewrap = { ok: true; system: SystemMount[]; path: string; /** whether it sizes a tmpfs (`--size`, bubblewrap ≥ 0.7) */ tmpfsSize: boolean } | { ok: false; reason: string };
+export type Bubblewrap =
+  | {
+      ok: true;
+      system: SystemMount[];
+      path: string;
+      /** whether it sizes a tmpfs (`--size`, bubblewrap ≥ 0.7) */
+      tmpfsSize: boolean;
+      /** whether it binds a source by descriptor (`--bind-fd`, `--ro-bind-fd`, bubblewrap ≥ 0.8) */
+      bindFd: boolean;
+    }
+  | { ok: false; reason: string };
 
 /** One path of the read-only system: bound, or a symlink recreated (merged /usr: /bin → usr/bin). */
 export type SystemMount = { path: string; symlink?: string };
@@ -114,15 +125,37 @@ export async function probeBubblewrap(path: string | undefined = process.env.PAT
   const dropping = drop !== undefined;
   // a run that drops to another user is tried as one: the user is become inside, then `true` runs as it
   const tool = [...(drop ?? []), 'true'];
-  let trial = await runProbe(bwrap, [...isolationArguments(false, dropping), ...systemArguments(system, 1 << 20, dropping), '--', ...tool]);
-  // a bubblewrap older than 0.7 knows no --size: its runs' /tmp stay unsized (said in /healthz), the rest as before
-  const tmpfsSize = !(!trial.ok && /Unknown option --size/.test(trial.stderr));
-  if (!tmpfsSize) trial = await runProbe(bwrap, [...isolationArguments(false, dropping), ...systemArguments(system, undefined, dropping), '--', ...tool]);
+  const features = { tmpfsSize: true, bindFd: true };
+  const trial = await featureTrial(features, (fds) => {
+    const bind = features.bindFd ? ['--ro-bind-fd', '3', '/tmp/hldp-bind-fd'] : [];
+    return runProbe(bwrap, [...isolationArguments(false, dropping), ...systemArguments(system, features.tmpfsSize ? 1 << 20 : undefined, dropping), ...bind, '--', ...tool], probeEnvironment(), features.bindFd ? fds : []);
+  });
   if (!trial.ok) {
     const why = probeFailure(trial);
     return { ok: false, reason: trial.started ? `bubblewrap cannot make a sandbox here: ${why}; ${fixFor(why)}` : `bubblewrap (bwrap) cannot be started: ${why}; ${fixFor(why)}` };
   }
-  return { ok: true, system, path: bwrap, tmpfsSize };
+  return { ok: true, system, path: bwrap, ...features };
+}
+
+/**
+ * The probe's trial, again without each feature this bubblewrap does not know, named by its refusal: an older than
+ * 0.7 knows no --size (its runs' /tmp stay unsized, said in /healthz), one older than 0.8 no --ro-bind-fd (its runs
+ * bind every source by path, held by the mount check alone). `trial` gets a descriptor to bind: /dev/null's.
+ */
+async function featureTrial(features: { tmpfsSize: boolean; bindFd: boolean }, trial: (fds: number[]) => Promise<ProbeResult>): Promise<ProbeResult> {
+  const nul = openSync('/dev/null', 'r');
+  try {
+    let result = await trial([nul]);
+    for (let tries = 0; !result.ok && tries < 2; tries += 1) {
+      if (features.tmpfsSize && /Unknown option --size/.test(result.stderr)) features.tmpfsSize = false;
+      else if (features.bindFd && /Unknown option --ro-bind-fd/.test(result.stderr)) features.bindFd = false;
+      else break;
+      result = await trial([nul]);
+    }
+    return result;
+  } finally {
+    closeSync(nul);
+  }
 }
 
 /** A failure that says nothing of the host for good: no memory or processes for a moment, the probe's deadline. */

@@ -9,7 +9,7 @@ import { launchPolicy, sandboxGuards, workspaceRefusal } from './launch-guards.j
 import { LauncherPool } from './launcher-pool.js';
 import { describeRunAs, dropArguments, giveWorkspace } from './run-as.js';
 import { RunAsFiles } from './run-as-files.js';
-import type { FileAccess, Launch, LaunchRequest, Sandbox, SandboxStatus } from './sandbox.js';
+import type { FileAccess, Launch, LaunchEnding, LaunchOutcome, LaunchRequest, Sandbox, SandboxStatus } from './sandbox.js';
 import { describeStatus } from './sandbox-status.js';
 import { environmentProblem } from './tool-environment.js';
 import { warmLaunch } from './warm-plan.js';
@@ -178,9 +178,12 @@ export class HostSandbox implements Sandbox, LaunchHost {
       return command.refusal;
     }
     const [file, ...args] = command.argv;
-    const { read } = command;
-    const finish = finisher(this, read, policy, cgroup);
-    return { ok: true, plan: { file: file!, args, cwd: request.cwd, env: command.env, ...(this.status.sandbox === 'on' ? { statusFd: STATUS_FD } : {}), finish } };
+    const { read, held } = command;
+    const finished = finisher(this, read, policy, cgroup);
+    // the caller closes the descriptors once it has spawned; here too, for a plan never spawned
+    const finish = (ending: LaunchEnding): Promise<LaunchOutcome> => (held?.close(), finished(ending));
+    const descriptors = held && held.fds.length > 0 ? { descriptors: held } : {};
+    return { ok: true, plan: { file: file!, args, cwd: request.cwd, env: command.env, ...(this.status.sandbox === 'on' ? { statusFd: STATUS_FD } : {}), ...descriptors, finish } };
   }
 
   private readonly pool: LauncherPool;

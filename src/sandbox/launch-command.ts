@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import type { ResourceLimits, ToolSandbox } from '../core/index.js';
+import { boundArguments, type HeldDescriptors } from './bind-descriptors.js';
 import { hostProgram, type Bubblewrap } from './bubblewrap.js';
 import { bubblewrapArguments, type GuardedPaths } from './bubblewrap-arguments.js';
 import type { Probed } from './create-sandbox.js';
@@ -28,7 +29,7 @@ export interface LaunchHost {
 }
 
 /** A command line to spawn and how to read its end, or why there is none. */
-export type Command = { ok: true; argv: string[]; env: Record<string, string>; read: (ending: LaunchEnding) => Promise<LaunchOutcome> } | { ok: false; refusal: Launch };
+export type Command = { ok: true; argv: string[]; env: Record<string, string>; read: (ending: LaunchEnding) => Promise<LaunchOutcome>; held?: HeldDescriptors } | { ok: false; refusal: Launch };
 
 /** How a run's limits are set: the cgroup it joins and the shell statements that join it, or prlimit's arguments. */
 export type RunLimits = { ok: true; cgroup?: RunCgroup; prelude?: string; prlimit: string[] } | { ok: false; refusal: Launch };
@@ -79,14 +80,25 @@ export function sandboxedCommand(host: LaunchHost, request: LaunchRequest, polic
   // T, T1 and T2); its failure is told by a line with the run's secret, which the tool never sees
   const nonce = randomBytes(16).toString('hex');
   const marker = notStartedLine(nonce);
-  const plan = hostMountPlan(args);
-  if (plan.refusal !== undefined) return { ok: false, refusal: { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the sandbox cannot be set up as judged, so the tool did not run: ${plan.refusal}` } };
+  // the sources a tool could swap are opened now and bound by descriptor; the plan is made after, from the same paths
+  const bound = boundArguments(bubblewrap, args, host.resolver);
+  if (!bound.ok) return { ok: false, refusal: unjudged(bound.refusal) };
+  const plan = hostMountPlan(bound.args, bound.sources);
+  if (plan.refusal !== undefined) {
+    bound.held.close();
+    return { ok: false, refusal: unjudged(plan.refusal) };
+  }
   const check = mountCheckScript(plan, `echo ${shellWord(marker)} >&2; `);
-  const inside = [bubblewrap.path, ...args, '/bin/sh', '-c', `${check}\nexec "$@"`, 'hldp-sandbox', ...(host.drop ?? []), ...limits.prlimit, ...tool];
+  const inside = [bubblewrap.path, ...bound.args, '/bin/sh', '-c', `${check}\nexec "$@"`, 'hldp-sandbox', ...(host.drop ?? []), ...limits.prlimit, ...tool];
   const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...inside] : inside;
   // the host's sh and bubblewrap, and setpriv, get none of the run's environment: only the tool does (review O, O2)
   const read = (ending: LaunchEnding): Promise<LaunchOutcome> => bubblewrapOutcome(ending, ending.stderr.split('\n').includes(marker) ? nonce : undefined);
-  return { ok: true, argv, env: {}, read };
+  return { ok: true, argv, env: {}, read, held: bound.held };
+}
+
+/** A launch refused because its sandbox would not be the one judged: `why`, a bind's source. */
+export function unjudged(why: string): Launch {
+  return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the sandbox cannot be set up as judged, so the tool did not run: ${why}` };
 }
 
 /** No sandbox: the PID namespace (unshare) where there is one, the limits, the program itself. */

@@ -1,5 +1,6 @@
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { posix } from 'node:path';
+import { BIND_FD_BASE } from './bind-descriptors.js';
 import { shellWord } from './resource-limits.js';
 
 /**
@@ -60,8 +61,12 @@ export function sourceOf(source: string, host: readonly MountEntry[]): { device:
 
 /** What a run's mounts must be: one entry per destination, as its last operation left it. */
 export interface MountPlan {
-  /** a bind's destination, what must be mounted there on top (`optional`: a `-try` bind, which may be absent) */
-  binds: Array<{ path: string; device: string; root: string; optional: boolean }>;
+  /**
+   * a bind's destination, what must be mounted there on top (`optional`: a `-try` bind, which may be absent;
+   * `deviceOnly`: a writable bind by descriptor, whose folder bubblewrap checked by inode and a tool may have moved
+   * since, so that its path on the device, `root`, is not compared)
+   */
+  binds: Array<{ path: string; device: string; root: string; optional: boolean; deviceOnly?: true }>;
   /** a tmpfs's destination: something must be mounted there */
   present: string[];
   /** mount points that may be there, unchecked: the host's mounts inside a bound folder, carried along by the bind */
@@ -111,20 +116,33 @@ export function judgedSource(source: string, writable: readonly string[]): { rea
 }
 
 const BINDS = new Set(['--bind', '--ro-bind', '--bind-try', '--ro-bind-try', '--dev-bind', '--dev-bind-try']);
-const TWO = new Set([...BINDS, '--symlink', '--chmod']);
-const ONE = new Set(['--tmpfs', '--proc', '--dev', '--mqueue', '--dir', '--chdir', '--perms', '--size', '--json-status-fd', '--cap-add', '--cap-drop', '--remount-ro', '--uid', '--gid', '--hostname', '--setenv', '--unsetenv', '--file', '--bind-data', '--ro-bind-data', '--seccomp', '--info-fd', '--block-fd', '--userns-block-fd', '--sync-fd', '--lock-file', '--exec-label', '--file-label', '--userns', '--userns2', '--pidns', '--args', '--bind-fd', '--ro-bind-fd', '--add-seccomp-fd', '--argv0']);
+const FD_BINDS = new Set(['--bind-fd', '--ro-bind-fd']);
+const TWO = new Set([...BINDS, ...FD_BINDS, '--symlink', '--chmod']);
+const ONE = new Set(['--tmpfs', '--proc', '--dev', '--mqueue', '--dir', '--chdir', '--perms', '--size', '--json-status-fd', '--cap-add', '--cap-drop', '--remount-ro', '--uid', '--gid', '--hostname', '--setenv', '--unsetenv', '--file', '--bind-data', '--ro-bind-data', '--seccomp', '--info-fd', '--block-fd', '--userns-block-fd', '--sync-fd', '--lock-file', '--exec-label', '--file-label', '--userns', '--userns2', '--pidns', '--args', '--add-seccomp-fd', '--argv0']);
 
-/** The plan for bubblewrap's arguments `args` (up to `--`), the host's mounts being `host`. */
-export function mountPlan(args: readonly string[], host: readonly MountEntry[], resolve: SourceResolver = (source) => ({ real: source })): MountPlan {
-  const last = new Map<string, { kind: 'bind'; source: string; optional: boolean } | { kind: 'tmpfs' } | { kind: 'own' }>();
+/** A bind of `args` at `index`: its source (a descriptor's, from `sources`), destination, and how it is checked. */
+function bindAt(args: readonly string[], index: number, sources: readonly string[]): { source: string; destination: string; optional: boolean; deviceOnly: boolean } {
+  const option = args[index]!;
+  const destination = args[index + 2]!;
+  if (!FD_BINDS.has(option)) return { source: args[index + 1]!, destination, optional: option.endsWith('-try'), deviceOnly: false };
+  const source = sources[Number(args[index + 1]) - BIND_FD_BASE];
+  if (source === undefined) throw new Error(`bubblewrap's ${option} ${args[index + 1]} names no source the gateway opened`);
+  return { source, destination, optional: false, deviceOnly: option === '--bind-fd' };
+}
+
+/**
+ * The plan for bubblewrap's arguments `args` (up to `--`), the host's mounts being `host`; `sources`: the paths the
+ * descriptors of its `--bind-fd` / `--ro-bind-fd` were opened from, in order from `BIND_FD_BASE`.
+ */
+export function mountPlan(args: readonly string[], host: readonly MountEntry[], resolve: SourceResolver = (source) => ({ real: source }), sources: readonly string[] = []): MountPlan {
+  const last = new Map<string, { kind: 'bind'; source: string; optional: boolean; deviceOnly: boolean } | { kind: 'tmpfs' } | { kind: 'own' }>();
   const allowed = new Set<string>();
   for (let index = 0; index < args.length && args[index] !== '--'; index += 1) {
     const option = args[index]!;
-    if (BINDS.has(option)) {
-      const source = args[index + 1]!;
-      const destination = args[index + 2]!;
+    if (BINDS.has(option) || FD_BINDS.has(option)) {
+      const { source, destination, optional, deviceOnly } = bindAt(args, index, sources);
       last.delete(destination);
-      last.set(destination, { kind: 'bind', source, optional: option.endsWith('-try') });
+      last.set(destination, { kind: 'bind', source, optional, deviceOnly });
       for (const entry of host) if (entry.mountPoint !== source && inside(entry.mountPoint, source)) allowed.add(posix.join(destination, entry.mountPoint.slice(source.length)));
     } else if (option === '--tmpfs' || option === '--mqueue') (last.delete(args[index + 1]!), last.set(args[index + 1]!, { kind: 'tmpfs' }));
     else if (option === '--proc' || option === '--dev') (last.delete(args[index + 1]!), last.set(args[index + 1]!, { kind: 'own' }));
@@ -133,7 +151,7 @@ export function mountPlan(args: readonly string[], host: readonly MountEntry[], 
   }
   const plan: MountPlan = { binds: [], present: [], allowed: [], own: [] };
   // the host folders bound writable: a symlink there may be a tool's
-  const writable = args.flatMap((option, index) => (option === '--bind' || option === '--bind-try' || option === '--dev-bind' ? [args[index + 1]!] : []));
+  const writable = args.flatMap((option, index) => (option === '--bind' || option === '--bind-try' || option === '--dev-bind' || option === '--bind-fd' ? [bindAt(args, index, sources).source] : []));
   for (const [path, operation] of last) {
     if (operation.kind === 'own') plan.own.push(path);
     else if (operation.kind === 'tmpfs') plan.present.push(path);
@@ -145,16 +163,16 @@ export function mountPlan(args: readonly string[], host: readonly MountEntry[], 
       }
       const shown = sourceOf(judged.real, host);
       if (shown === undefined) plan.present.push(path);
-      else plan.binds.push({ path, ...shown, optional: operation.optional });
+      else plan.binds.push({ path, ...shown, optional: operation.optional, ...(operation.deviceOnly ? { deviceOnly: true as const } : {}) });
     }
   }
   plan.allowed = [...allowed].filter((path) => !last.has(path));
   return plan;
 }
 
-/** The plan for `args` from this process's own mounts now. */
-export function hostMountPlan(args: readonly string[]): MountPlan {
-  return mountPlan(args, parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8')), judgedSource);
+/** The plan for `args` (and the sources of its binds by descriptor) from this process's own mounts now. */
+export function hostMountPlan(args: readonly string[], sources: readonly string[] = []): MountPlan {
+  return mountPlan(args, parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8')), judgedSource, sources);
 }
 
 /**
@@ -170,10 +188,12 @@ export function mountCheckScript(plan: MountPlan, onFailure = '', mountinfo = '/
   branches.push(`${free.join('|')}) ;;`, '*) hldp_extra="${hldp_extra:-$m}";;');
   const lines = ['hldp_bad=; hldp_extra=', 'while read -r _ _ d r m _; do', 'case $m in', ...branches, 'esac', `done < ${shellWord(mountinfo)}`];
   plan.binds.forEach((bind, index) => {
-    const want = shellWord(`${bind.device} ${escapeMountPath(bind.root)}`);
+    // a bind by descriptor whose folder may have moved: its device, and a mount there at all
+    const [seen, want] = bind.deviceOnly ? [`"\${hldp_m${index}%% *}"`, shellWord(bind.device)] : [`"$hldp_m${index}"`, shellWord(`${bind.device} ${escapeMountPath(bind.root)}`)];
     const absent = bind.optional ? `[ -z "$hldp_m${index}" ] || ` : '';
-    const said = shellWord(`${bind.path} is not mounted from ${bind.root} (device ${bind.device}) as the gateway asked, but from: `);
-    lines.push(`[ -n "$hldp_bad" ] || [ "$hldp_m${index}" = ${want} ] || ${absent}hldp_bad=${said}"\${hldp_m${index}:-nothing}"`);
+    const from = bind.deviceOnly ? `device ${bind.device}, the folder the gateway opened` : `${bind.root} (device ${bind.device})`;
+    const said = shellWord(`${bind.path} is not mounted from ${from} as the gateway asked, but from: `);
+    lines.push(`[ -n "$hldp_bad" ] || [ ${seen} = ${want} ] || ${absent}hldp_bad=${said}"\${hldp_m${index}:-nothing}"`);
   });
   plan.present.forEach((path, index) => lines.push(`[ -n "$hldp_bad" ] || [ -n "$hldp_p${index}" ] || hldp_bad=${shellWord(`nothing is mounted at ${path}, where the gateway asked for a mount`)}`));
   lines.push(`[ -n "$hldp_bad" ] || [ -z "$hldp_extra" ] || hldp_bad="something is mounted at $hldp_extra, where the gateway asked for nothing"`);

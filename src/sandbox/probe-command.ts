@@ -13,14 +13,14 @@ export interface ProbeResult {
 
 const PROBE_TIMEOUT_MS = 10_000;
 
-/** Runs a short command to see what this host allows; never throws. */
-export function runProbe(file: string, args: readonly string[], env: Record<string, string> = probeEnvironment()): Promise<ProbeResult> {
+/** Runs a short command to see what this host allows (`fds`: descriptors it gets from 3 on); never throws. */
+export function runProbe(file: string, args: readonly string[], env: Record<string, string> = probeEnvironment(), fds: readonly number[] = []): Promise<ProbeResult> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
     let child;
     try {
-      child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe', ...fds] as ['ignore', 'pipe', 'pipe'] });
     } catch (error) {
       resolve({ ok: false, started: false, stdout, stderr, ending: (error as Error).message });
       return;

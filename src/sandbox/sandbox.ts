@@ -70,6 +70,11 @@ export interface LaunchPlan {
   env: Record<string, string>;
   /** the launcher writes its status (bubblewrap's JSON) to this extra descriptor, when set */
   statusFd?: number;
+  /**
+   * descriptors the launcher must get from `BIND_FD_BASE` on (the sources bubblewrap binds by descriptor): `stdio`
+   * is made with `bindStdio`, and `close()` is called once spawned (it is safe to call twice; `finish` calls it too)
+   */
+  descriptors?: { readonly fds: readonly number[]; close(): void };
   /** reads how the launched process ended, and frees what the launch held */
   finish(ending: LaunchEnding): Promise<LaunchOutcome>;
   /** the process, already started (a `warm` request): `file` and `args` are what it runs, not to be spawned again */

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, fchownSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bindStdio, openBindSources, type HeldDescriptors } from './bind-descriptors.js';
 import { closeScript, discard, type LauncherPool, type WaitingLauncher } from './launcher-pool.js';
 import type { PidsCgroups, RunCgroup } from './pids-cgroup.js';
 import { cgroupJoin } from './resource-limits.js';
@@ -18,6 +19,8 @@ export interface WarmCommand {
   workspace: string;
   /** bubblewrap's status descriptor */
   statusFd?: number;
+  /** the sources bubblewrap binds by descriptor (`--bind-fd`), in order, and the gateway's descriptors of them opened for this run */
+  binds?: { sources: readonly string[]; held: HeldDescriptors };
   /** who the launcher's shell is (a root gateway's `run_as`, become before it): its script is theirs to read */
   reader?: { uid: number; gid: number };
   run: Omit<WarmRun, 'argv'> & { argv: readonly string[] };
@@ -137,10 +140,11 @@ function launcherArgv(command: WarmCommand, procs: string | undefined): string[]
   return [SHELL, '-c', `${prelude.join('\n')}\nexec "$@" ${LIFELINE_FD}<&-`, GUARD_SHELL_NAME, ...launcher];
 }
 
-function startLauncher(command: WarmCommand, cgroup: RunCgroup | undefined): WaitingLauncher {
+/** Starts a launcher; `binds`: the descriptors its bubblewrap binds from, the caller's to close once it returns. */
+function startLauncher(command: WarmCommand, cgroup: RunCgroup | undefined, binds: readonly number[]): WaitingLauncher {
   const script = newScriptFile(command.reader);
   const argv = launcherArgv(command, cgroup?.procs);
-  const stdio: Array<'pipe' | 'ignore' | number> = ['pipe', 'pipe', 'pipe', command.statusFd === undefined ? 'ignore' : 'pipe', 'pipe', script.read, 'pipe'];
+  const stdio = bindStdio<'pipe' | 'ignore' | number>(['pipe', 'pipe', 'pipe', command.statusFd === undefined ? 'ignore' : 'pipe', 'pipe', script.read, 'pipe'], binds);
   if (stdio[CONTROL_FD] !== 'pipe' || stdio[SCRIPT_FD] !== script.read || stdio[LIFELINE_FD] !== 'pipe') throw new Error('the control, script and lifeline descriptors are out of place');
   let child;
   try {
@@ -170,16 +174,34 @@ export function startWarm(
   cgroups: PidsCgroups | undefined,
   processes: number,
 ): { ok: true; launcher: WaitingLauncher; argv: string[]; replenish: () => void } | { ok: false; message: string } {
-  const key = `${command.run.init === true ? 'init' : 'exec'}\0${command.workspace}\0${command.statusFd ?? ''}\0${command.launcher.join('\0')}`;
+  const sources = command.binds?.sources ?? [];
+  const key = `${command.run.init === true ? 'init' : 'exec'}\0${command.workspace}\0${command.statusFd ?? ''}\0${command.launcher.join('\0')}\0\0${sources.join('\0')}`;
   let launcher: WaitingLauncher;
-  const start = (): WaitingLauncher => startLauncher(command, cgroups?.create(processes));
-  // launchers for later runs make their cgroups off the event loop
-  const prestart = async (): Promise<WaitingLauncher> => startLauncher(command, await cgroups?.createInBackground(processes));
+  const start = (): WaitingLauncher => startLauncher(command, cgroups?.create(processes), command.binds?.held.fds ?? []);
+  // launchers for later runs make their cgroups off the event loop, and open their binds' sources when they start
+  const prestart = async (): Promise<WaitingLauncher> => {
+    const cgroup = await cgroups?.createInBackground(processes);
+    let held: HeldDescriptors;
+    try {
+      held = openBindSources(sources);
+    } catch (error) {
+      void cgroup?.release();
+      throw error;
+    }
+    try {
+      return startLauncher(command, cgroup, held.fds);
+    } finally {
+      held.close();
+    }
+  };
   try {
     launcher = pool.take(key, start);
     launcher.cgroup?.limit(processes);
   } catch (error) {
     return { ok: false, message: (error as Error).message };
+  } finally {
+    // the launcher taken has its own copies (or opened its own when it started)
+    command.binds?.held.close();
   }
   try {
     writeSync(launcher.script.fd!, warmScript(command.run), 0);

@@ -3,7 +3,8 @@ import type { ToolSandbox } from '../core/index.js';
 import { STATUS_FD, type Bubblewrap } from './bubblewrap.js';
 import { bubblewrapArguments, type GuardedPaths } from './bubblewrap-arguments.js';
 import { findProgram } from './find-program.js';
-import { finisher, type LaunchHost } from './launch-command.js';
+import { boundArguments } from './bind-descriptors.js';
+import { finisher, unjudged, type LaunchHost } from './launch-command.js';
 import { bubblewrapOutcome, initOutcome } from './launch-outcome.js';
 import { closeScript, type LauncherPool } from './launcher-pool.js';
 import { hostMountPlan, mountCheckScript } from './mount-check.js';
@@ -31,10 +32,14 @@ export function warmLaunch(host: LaunchHost, pool: LauncherPool, request: Launch
     const { runAs } = host.probed;
     // the script first checks the launcher's mounts against what these arguments ask for, with the host's mounts now
     // (review T, T1 and T2): a launcher started ahead of its run was set up before anyone could check it
-    const plan = hostMountPlan(args);
-    if (plan.refusal !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the sandbox cannot be set up as judged, so the tool did not run: ${plan.refusal}` };
+    // its sources a tool could swap bound by descriptor: opened now for a launcher started now, again by one started
+    // ahead of a later run
+    const bound = boundArguments(bubblewrap, args, host.resolver);
+    if (!bound.ok) return unjudged(bound.refusal);
+    const plan = hostMountPlan(bound.args, bound.sources);
+    if (plan.refusal !== undefined) return (bound.held.close(), unjudged(plan.refusal));
     const check = mountCheckScript(plan);
-    command = { launcher: [bubblewrap.path, ...args, ...(host.drop ?? [])], workspace, statusFd: STATUS_FD, ...(host.drop && runAs ? { reader: { uid: runAs.uid, gid: runAs.gid } } : {}), run: { ...run, check, env: { ...run.env, TMPDIR: '/tmp' }, argv: [request.file, ...request.args] } };
+    command = { launcher: [bubblewrap.path, ...bound.args, ...(host.drop ?? [])], binds: { sources: bound.sources, held: bound.held }, workspace, statusFd: STATUS_FD, ...(host.drop && runAs ? { reader: { uid: runAs.uid, gid: runAs.gid } } : {}), run: { ...run, check, env: { ...run.env, TMPDIR: '/tmp' }, argv: [request.file, ...request.args] } };
   } else if (host.probed.namespace.ok) {
     // a wrapper would report a missing program as its own failure: find it first, as spawn would
     const program = findProgram(request.file, request.env.PATH, request.cwd);

@@ -67,6 +67,32 @@ describe('the mount check (review T)', () => {
     );
   });
 
+  it('binds by descriptor: a writable one moved since it was opened passes on its device alone, a read-only one must be where judged', () => {
+    // bubblewrap checked each against its descriptor by device and inode as it mounted it; a tool may have renamed
+    // the writable folder since (its root in mountinfo is then the new name), which makes no difference to the run
+    const host: MountEntry[] = [{ device: '8:1', root: '/', mountPoint: '/' }];
+    fc.assert(
+      fc.property(path, path, fc.constantFrom('asked', 'moved', 'moved read-only', 'other device', 'missing'), (workspaceName, inner, shape) => {
+        const workspace = `/w${workspaceName}`;
+        const pinned = `${workspace}${inner}`;
+        const plan = mountPlan(['--proc', '/proc', '--bind-fd', '7', workspace, '--ro-bind-fd', '8', pinned, '--'], host, undefined, [workspace, pinned]);
+        const mounts: MountEntry[] = [
+          { device: '0:40', root: '/newroot', mountPoint: '/' },
+          { device: '0:41', root: '/', mountPoint: '/proc' },
+        ];
+        if (shape !== 'missing') mounts.push({ device: shape === 'other device' ? '8:2' : '8:1', root: shape === 'moved' ? `${workspace}-judged` : workspace, mountPoint: workspace });
+        mounts.push({ device: '8:1', root: shape === 'moved read-only' ? `${pinned}-judged` : pinned, mountPoint: pinned });
+        const said = shellCheck(plan, `${mounts.map((entry, index) => line(20 + index, entry)).join('\n')}\n`);
+        if (shape === 'asked' || shape === 'moved') expect(said).toBeUndefined();
+        else {
+          expect(said).toContain('hldp-sandbox: the sandbox is not the one the gateway asked for');
+          expect(said).toContain(shape === 'moved read-only' ? `${pinned} is not mounted from ${pinned}` : `${workspace} is not mounted from device 8:1, the folder the gateway opened`);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('takes a bind of a folder holding host mounts with them, and the mount on top where two share a mount point', () => {
     const host: MountEntry[] = [
       { device: '8:1', root: '/', mountPoint: '/' },
