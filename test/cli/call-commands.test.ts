@@ -67,6 +67,8 @@ describe('hldp call', () => {
     [['call', 'shel-exec'], 1, /unknown tool 'shel-exec'; did you mean 'shell-exec'\?/],
     [['call', 'shell-exec', '--params', '{"cmd":1}'], 1, /'cmd' must be string/],
     [['call', 'shell-exec', '--params', '{cmd}'], 2, /--params is not valid JSON/],
+    // review userU, F9: a bare "ENOENT: no such file or directory, open 'no-such-params.json'" named neither
+    [['call', 'shell-exec', '--params', '@no-such-params.json'], 2, /^hldp call: --params @no-such-params\.json: cannot read 'no-such-params\.json' \(ENOENT\)/m],
     [['call'], 2, /call needs a tool name/],
   ])('answers %j with exit %i and a message', async (args, code, message) => {
     const run = await runCli(args, { env: home.env });

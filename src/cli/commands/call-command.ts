@@ -31,7 +31,7 @@ export const callCommand: Command = {
 /** `--params` as inline JSON, `@file`, or `-` for stdin; must be a JSON object. */
 function readParams(value: string | boolean | undefined): Record<string, unknown> {
   if (value === undefined || typeof value === 'boolean') return {};
-  const text = value === '-' ? readFileSync(0, 'utf8') : value.startsWith('@') ? readFileSync(value.slice(1), 'utf8') : value;
+  const text = value === '-' ? readFileSync(0, 'utf8') : value.startsWith('@') ? readParamsFile(value.slice(1)) : value;
   let params: unknown;
   try {
     params = JSON.parse(text);
@@ -40,4 +40,13 @@ function readParams(value: string | boolean | undefined): Record<string, unknown
   }
   if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new UsageError('--params must be a JSON object');
   return params as Record<string, unknown>;
+}
+
+// the option and the file named, not a bare `ENOENT: ... open 'x'` (review userU, F9)
+function readParamsFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--params @${file}: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a file holding the params' JSON object, or the JSON itself`);
+  }
 }
