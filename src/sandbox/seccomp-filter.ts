@@ -1,0 +1,133 @@
+/**
+ * The seccomp program every sandboxed run gets from bubblewrap (`--seccomp FD`): classic BPF, written here as the
+ * kernel reads it (an array of `struct sock_filter`), so that no native library is needed.
+ *
+ * Why (review U, U1): a unix socket bound into the sandbox is a way out that neither a read-only bind nor a private
+ * network stops, and a path denylist cannot know where sockets live (lxd's, incus', docker's, a `tmux -S` socket in a
+ * project folder); a tool with the host's network also shares its abstract sockets (X11's `@/tmp/.X11-unix/X0`). So
+ * the sandbox refuses the way to reach one, whatever the path:
+ * - `socket(AF_UNIX, …)`: EACCES;
+ * - `socketpair(AF_UNIX, SOCK_DGRAM, …)`: EACCES. A datagram socket sends to any address it is given (sendto, or a
+ *   second connect), a connected pair's too; stream and seqpacket pairs (the pipes between a tool's own processes)
+ *   are connected for good and stay allowed;
+ * - `io_uring_setup`: ENOSYS. A ring makes and connects sockets without the socket syscall (IORING_OP_SOCKET);
+ * - every system call of another ABI than the host's own, x32's (nr | 0x40000000) and i386's on x86_64 included: the
+ *   process is killed (SIGSYS). i386's `socketcall` hides the family behind a pointer seccomp cannot read, so no rule
+ *   can let its TCP through and stop its AF_UNIX; and mirroring each rule for each ABI is a place to forget one. A
+ *   32-bit program does not run in the sandbox.
+ * A tool that declares `sandbox.unix_sockets: true` (within the operator's ceiling) keeps only the last two rules.
+ */
+
+/** One instruction: `struct sock_filter { u16 code; u8 jt; u8 jf; u32 k; }`. */
+export interface SockFilter {
+  code: number;
+  jt: number;
+  jf: number;
+  k: number;
+}
+
+/** The numbers of the host's ABI the program checks. */
+export interface SeccompArch {
+  /** `seccomp_data.arch`: AUDIT_ARCH_* */
+  audit: number;
+  socket: number;
+  socketpair: number;
+  io_uring_setup: number;
+  /** x86_64: its x32 system calls share the arch and set this bit of the number */
+  x32Bit?: number;
+}
+
+/** The ABIs the sandbox knows, by Node's `process.arch`. */
+export const SECCOMP_ARCHES: Readonly<Record<string, SeccompArch>> = {
+  x64: { audit: 0xc000003e, socket: 41, socketpair: 53, io_uring_setup: 425, x32Bit: 0x40000000 },
+  arm64: { audit: 0xc00000b7, socket: 198, socketpair: 199, io_uring_setup: 425 },
+};
+
+// classic BPF opcodes (linux/bpf_common.h, linux/filter.h)
+const LD_W_ABS = 0x20;
+const JEQ_K = 0x15;
+const JGE_K = 0x35;
+const AND_K = 0x54;
+const RET_K = 0x06;
+
+// linux/seccomp.h
+const RET_KILL_PROCESS = 0x80000000;
+const RET_ERRNO = 0x00050000;
+const RET_ALLOW = 0x7fff0000;
+const EACCES = 13;
+const ENOSYS = 38;
+const AF_UNIX = 1;
+const SOCK_DGRAM = 2;
+const SOCK_TYPE_MASK = 0xf;
+
+// offsets in struct seccomp_data { int nr; u32 arch; u64 ip; u64 args[6]; }: an argument's low 32 bits come first
+// (both ABIs are little-endian), and the kernel reads socket's family and type as ints, so only those count
+const NR = 0;
+const ARCH = 4;
+const ARG0 = 16;
+const ARG1 = 24;
+
+type Label = 'allow' | 'eacces' | 'enosys' | 'kill' | 'socketpair';
+type Step = { code: number; k: number; jt?: Label; jf?: Label };
+
+/** The program's instructions, jumps still named. */
+function steps(arch: SeccompArch, unixSockets: boolean): Array<Step | Label> {
+  const program: Array<Step | Label> = [
+    { code: LD_W_ABS, k: ARCH },
+    { code: JEQ_K, k: arch.audit, jf: 'kill' },
+    { code: LD_W_ABS, k: NR },
+    ...(arch.x32Bit === undefined ? [] : [{ code: JGE_K, k: arch.x32Bit, jt: 'kill' as const }]),
+    { code: JEQ_K, k: arch.io_uring_setup, jt: 'enosys' },
+  ];
+  if (!unixSockets) {
+    program.push(
+      { code: JEQ_K, k: arch.socket, jf: 'socketpair' },
+      { code: LD_W_ABS, k: ARG0 },
+      { code: JEQ_K, k: AF_UNIX, jt: 'eacces', jf: 'allow' },
+      'socketpair',
+      { code: JEQ_K, k: arch.socketpair, jf: 'allow' },
+      { code: LD_W_ABS, k: ARG0 },
+      { code: JEQ_K, k: AF_UNIX, jf: 'allow' },
+      { code: LD_W_ABS, k: ARG1 },
+      // SOCK_CLOEXEC and SOCK_NONBLOCK ride in the type's high bits
+      { code: AND_K, k: SOCK_TYPE_MASK },
+      { code: JEQ_K, k: SOCK_DGRAM, jt: 'eacces', jf: 'allow' },
+    );
+  }
+  program.push('allow', { code: RET_K, k: RET_ALLOW }, 'eacces', { code: RET_K, k: RET_ERRNO | EACCES }, 'enosys', { code: RET_K, k: RET_ERRNO | ENOSYS }, 'kill', { code: RET_K, k: RET_KILL_PROCESS });
+  return program;
+}
+
+/** The program's instructions: each jump an offset from the next instruction, as the kernel counts. */
+export function seccompInstructions(arch: SeccompArch, unixSockets: boolean): SockFilter[] {
+  const program = steps(arch, unixSockets);
+  const at = new Map<Label, number>();
+  const instructions: Step[] = [];
+  for (const item of program) {
+    if (typeof item === 'string') at.set(item, instructions.length);
+    else instructions.push(item);
+  }
+  return instructions.map((step, index) => {
+    const offset = (label: Label | undefined): number => {
+      if (label === undefined) return 0;
+      const distance = at.get(label)! - index - 1;
+      // a jump goes forward only, and at most 255 instructions
+      if (distance < 0 || distance > 255) throw new Error(`seccomp jump to ${label} out of range`);
+      return distance;
+    };
+    return { code: step.code, jt: offset(step.jt), jf: offset(step.jf), k: step.k >>> 0 };
+  });
+}
+
+/** The program as bubblewrap reads it from its descriptor: 8 bytes an instruction, in the host's (little-endian) order. */
+export function seccompProgram(arch: SeccompArch, unixSockets: boolean): Buffer {
+  const instructions = seccompInstructions(arch, unixSockets);
+  const bytes = Buffer.alloc(instructions.length * 8);
+  instructions.forEach((instruction, index) => {
+    bytes.writeUInt16LE(instruction.code, index * 8);
+    bytes.writeUInt8(instruction.jt, index * 8 + 2);
+    bytes.writeUInt8(instruction.jf, index * 8 + 3);
+    bytes.writeUInt32LE(instruction.k, index * 8 + 4);
+  });
+  return bytes;
+}
