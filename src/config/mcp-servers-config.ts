@@ -17,6 +17,7 @@ export interface McpServerEntry {
   startup_timeout_ms?: number;
   sandbox?: {
     network?: boolean;
+    unix_sockets?: boolean;
     filesystem?: { read?: string[]; write?: string[] };
     limits?: { memory?: number | string; cpu_seconds?: number; processes?: number; file_size?: number | string };
   };
@@ -81,6 +82,7 @@ function declaredSandbox(name: string, written: NonNullable<McpServerEntry['sand
   if (written.limits?.processes !== undefined) limits.processes = written.limits.processes;
   return {
     ...(written.network === undefined ? {} : { network: written.network }),
+    ...(written.unix_sockets === undefined ? {} : { unix_sockets: written.unix_sockets }),
     ...(written.filesystem === undefined ? {} : { filesystem: written.filesystem }),
     ...(Object.keys(limits).length ? { limits } : {}),
   };

@@ -13,6 +13,7 @@ export type WrittenSandbox =
       run_as?: string | { uid: number; gid: number };
       ceiling?: {
         network?: boolean;
+        unix_sockets?: boolean;
         memory?: number | string;
         cpu_seconds?: number;
         processes?: number;
@@ -57,6 +58,7 @@ export function sandboxSettings(written: WrittenSandbox | undefined, base: strin
   };
   settings.ceiling = {
     ...(ceiling.network !== undefined ? { network: ceiling.network } : {}),
+    ...(ceiling.unix_sockets !== undefined ? { unixSockets: ceiling.unix_sockets } : {}),
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
     ...(ceiling.writable_roots ? { writableRoots: ceiling.writable_roots.map(absolute) } : {}),
     ...(ceiling.readable_roots ? { readableRoots: ceiling.readable_roots.map(absolute) } : {}),

@@ -7,6 +7,8 @@ import { DEFAULT_RESOURCE_LIMITS, formatByteSize, type DeclaredSandbox, type Res
 export interface SandboxCeiling {
   /** false: no definition may ask for the host's network */
   network?: boolean;
+  /** false: no definition may ask for unix sockets (`sandbox.unix_sockets: true`) */
+  unixSockets?: boolean;
   /** the highest limits a definition may declare; a definition that declares none runs under the lower of the default and this */
   limits?: Partial<ResourceLimits>;
   /** absolute folders: a declared `filesystem.write` outside the workspace must lie inside one of them (none listed: no such write) */
@@ -39,6 +41,9 @@ export function ceilingProblems(declared: DeclaredSandbox | undefined, ceiling: 
   if (declared === undefined) return problems;
   if (declared.network === true && ceiling.network === false) {
     problems.push({ path: ['sandbox', 'network'], message: "'sandbox.network: true' is beyond the gateway's ceiling (sandbox.ceiling.network: false): this gateway gives no tool the host's network" });
+  }
+  if (declared.unix_sockets === true && ceiling.unixSockets === false) {
+    problems.push({ path: ['sandbox', 'unix_sockets'], message: "'sandbox.unix_sockets: true' is beyond the gateway's ceiling (sandbox.ceiling.unix_sockets: false): this gateway lets no tool reach a unix socket, which can be a daemon's of the host (docker, lxd, tmux, ssh-agent)" });
   }
   for (const name of LIMIT_NAMES) {
     const asked = declared.limits?.[name];

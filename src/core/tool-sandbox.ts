@@ -25,6 +25,8 @@ export const DEFAULT_RESOURCE_LIMITS: Readonly<ResourceLimits> = {
 export interface DeclaredSandbox {
   /** true: the host's network; default false (loopback of its own only) */
   network?: boolean;
+  /** true: the tool may make unix sockets (a docker CLI's); default false: the sandbox refuses socket(AF_UNIX) */
+  unix_sockets?: boolean;
   filesystem?: {
     /** more paths to see read-only (absolute, `~/…`, or relative to the workspace) */
     read?: string[];
@@ -37,14 +39,16 @@ export interface DeclaredSandbox {
 /** A tool's sandbox with every default filled in. */
 export interface ToolSandbox {
   network: boolean;
+  unix_sockets: boolean;
   filesystem: { read: string[]; write: string[] };
   limits: ResourceLimits;
 }
 
-/** The sandbox a declaration stands for: what it leaves out is the safe default (no network, no extra paths, default limits). */
+/** The sandbox a declaration stands for: what it leaves out is the safe default (no network, no unix sockets, no extra paths, default limits). */
 export function resolveToolSandbox(declared: DeclaredSandbox | undefined, defaults: Readonly<ResourceLimits> = DEFAULT_RESOURCE_LIMITS): ToolSandbox {
   return {
     network: declared?.network ?? false,
+    unix_sockets: declared?.unix_sockets ?? false,
     filesystem: { read: declared?.filesystem?.read ?? [], write: declared?.filesystem?.write ?? [] },
     limits: { ...defaults, ...declared?.limits },
   };

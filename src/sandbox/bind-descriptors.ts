@@ -12,8 +12,8 @@ import { isInside } from './workspace-rules.js';
 // device and inode with the descriptor's and stops ("Race condition binding dirfd") where they differ: a folder moved
 // aside is bound from where it went, and one swapped back and forth while bubblewrap mounts fails the run.
 
-/** The first descriptor number a launcher gets its binds' sources at: after the status, control, script and lifeline ones. */
-export const BIND_FD_BASE = 7;
+/** The first descriptor number a launcher gets its binds' sources at: after the status, control, script, lifeline and seccomp (7) ones. */
+export const BIND_FD_BASE = 8;
 
 /** The gateway's own copies of the descriptors a launcher binds from: closed once the launcher has its own. */
 export class HeldDescriptors {

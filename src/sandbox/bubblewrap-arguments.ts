@@ -4,6 +4,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ToolSandbox } from '../core/index.js';
 import { isolationArguments, STATUS_FD, SYSTEM_FOLDERS, systemArguments, type SystemMount } from './bubblewrap.js';
 import { writableRootsGuards, type RepositoryGuards } from './repository-guards.js';
+import { SECCOMP_ARGUMENTS } from './seccomp-descriptor.js';
 import { HOST_ONLY, isInside, readOnlyInside } from './workspace-rules.js';
 
 export { workspaceConflict } from './workspace-rules.js';
@@ -228,12 +229,14 @@ function openFolders(input: BubblewrapInput, beforeSystem: boolean): string[] {
 /**
  * bubblewrap's arguments, up to and including `--`: every namespace, no capabilities, the system read-only, a
  * private /proc, /dev and /tmp, the workspace writable, the declared paths, then the guarded paths hidden or made
- * read-only on top of whatever exposed them; the status JSON on `STATUS_FD`.
+ * read-only on top of whatever exposed them; the status JSON on `STATUS_FD`, the seccomp program from `SECCOMP_FD`.
  */
 export function bubblewrapArguments(input: BubblewrapInput): string[] {
   const { policy, workspace } = input;
   const dropping = input.dropping === true;
-  const args = [...isolationArguments(policy.network, dropping), '--json-status-fd', String(STATUS_FD)];
+  // the system-call filter (seccomp-filter.ts) from its descriptor: no unix socket of the host's is reachable from
+  // inside, whatever folder holds it (review U, U1)
+  const args = [...isolationArguments(policy.network, dropping), '--json-status-fd', String(STATUS_FD), ...SECCOMP_ARGUMENTS];
   if (dropping) args.push(...openFolders(input, true));
   args.push(...systemArguments(input.system, input.tmpfsSize ? policy.limits.memory : undefined, dropping));
   if (dropping) args.push(...openFolders(input, false));

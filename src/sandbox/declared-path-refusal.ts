@@ -21,7 +21,7 @@ export interface DeclaredPathRules {
  * host's known secrets are hidden as a root gateway hides them.
  */
 export function declaredPathRefusal(kind: 'read' | 'write', path: string, rules: DeclaredPathRules): string | undefined {
-  const policy: ToolSandbox = { network: false, filesystem: { read: kind === 'read' ? [path] : [], write: kind === 'write' ? [path] : [] }, limits: {} as ToolSandbox['limits'] };
+  const policy: ToolSandbox = { network: false, unix_sockets: false, filesystem: { read: kind === 'read' ? [path] : [], write: kind === 'write' ? [path] : [] }, limits: {} as ToolSandbox['limits'] };
   // guarded paths are compared by their real paths, as the gateway resolves them at its start
   const real = (paths: readonly string[]): string[] => paths.map((guarded) => realDeclaredPath(guarded, rules.workspace));
   const guarded = { hide: real([...rules.hide, ...knownSecrets()]), protect: real(rules.protect) };

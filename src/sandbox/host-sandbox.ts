@@ -9,7 +9,9 @@ import { launchPolicy, sandboxGuards, workspaceRefusal } from './launch-guards.j
 import { LauncherPool } from './launcher-pool.js';
 import { describeRunAs, dropArguments, giveWorkspace } from './run-as.js';
 import { RunAsFiles } from './run-as-files.js';
-import type { FileAccess, Launch, LaunchEnding, LaunchOutcome, LaunchRequest, Sandbox, SandboxStatus } from './sandbox.js';
+import { closePassed } from './passed-descriptors.js';
+import type { FileAccess, Launch, LaunchEnding, LaunchOutcome, LaunchPlan, LaunchRequest, Sandbox, SandboxStatus } from './sandbox.js';
+import { seccompRefusal } from './seccomp-descriptor.js';
 import { describeStatus } from './sandbox-status.js';
 import { environmentProblem } from './tool-environment.js';
 import { warmLaunch } from './warm-plan.js';
@@ -151,6 +153,8 @@ export class HostSandbox implements Sandbox, LaunchHost {
         this.giveWorkspace(workspace, refusal);
         return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: ${refusal}` };
       }
+      const unfiltered = seccompRefusal();
+      if (unfiltered !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: unfiltered };
       const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
       const reads = (): HomeReads => ({ ...(request.operator ? { operator: true } : {}), ...(this.options.ceiling?.readableRoots ? { readableRoots: this.options.ceiling.readableRoots.map(real) } : {}), ...(this.options.ceiling?.writableRoots ? { writableRoots: this.options.ceiling.writableRoots.map(real) } : {}) });
       const sandboxed = sandboxGuards(policy, workspace, guarded, bubblewrap, reads);
@@ -180,10 +184,12 @@ export class HostSandbox implements Sandbox, LaunchHost {
     const [file, ...args] = command.argv;
     const { read, held } = command;
     const finished = finisher(this, read, policy, cgroup);
-    // the caller closes the descriptors once it has spawned; here too, for a plan never spawned
-    const finish = (ending: LaunchEnding): Promise<LaunchOutcome> => (held?.close(), finished(ending));
     const descriptors = held && held.fds.length > 0 ? { descriptors: held } : {};
-    return { ok: true, plan: { file: file!, args, cwd: request.cwd, env: command.env, ...(this.status.sandbox === 'on' ? { statusFd: STATUS_FD } : {}), ...descriptors, finish } };
+    const passed = command.passed === undefined ? undefined : { fds: command.passed };
+    // the caller closes the descriptors once it has spawned; here too, for a plan never spawned
+    const finish = (ending: LaunchEnding): Promise<LaunchOutcome> => (closePassed(plan), held?.close(), finished(ending));
+    const plan: LaunchPlan = { file: file!, args, cwd: request.cwd, env: command.env, ...(this.status.sandbox === 'on' ? { statusFd: STATUS_FD } : {}), ...descriptors, ...(passed ? { passed } : {}), finish };
+    return { ok: true, plan };
   }
 
   private readonly pool: LauncherPool;

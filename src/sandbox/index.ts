@@ -8,6 +8,7 @@ export { RunAsFiles, type RunAsOpenOptions } from './run-as-files.js';
 export { workspaceConflict } from './workspace-rules.js';
 export { writeRefusal } from './write-refusal.js';
 export { decodeStatus } from './exit-status.js';
+export { closePassed, planStdio } from './passed-descriptors.js';
 export { limitHit, type LimitEvidence } from './resource-limits.js';
 export {
   SANDBOX_MODES,

@@ -8,9 +8,11 @@ import type { Probed } from './create-sandbox.js';
 import { findProgram } from './find-program.js';
 import { bubblewrapOutcome, directOutcome, initOutcome } from './launch-outcome.js';
 import { hostMountPlan, mountCheckScript } from './mount-check.js';
+import type { PassedDescriptor } from './passed-descriptors.js';
 import { inNamespace } from './pid-namespace.js';
 import type { RunCgroup } from './pids-cgroup.js';
 import { limitHit, limitsPrelude, prlimitArguments, shellWord } from './resource-limits.js';
+import { openSeccompProgram, SECCOMP_FD } from './seccomp-descriptor.js';
 import type { Launch, LaunchEnding, LaunchOutcome, LaunchRequest, SandboxStatus } from './sandbox.js';
 import { withEnvironment } from './tool-environment.js';
 import { notStartedLine } from './warm-script.js';
@@ -29,7 +31,7 @@ export interface LaunchHost {
 }
 
 /** A command line to spawn and how to read its end, or why there is none. */
-export type Command = { ok: true; argv: string[]; env: Record<string, string>; read: (ending: LaunchEnding) => Promise<LaunchOutcome>; held?: HeldDescriptors } | { ok: false; refusal: Launch };
+export type Command = { ok: true; argv: string[]; env: Record<string, string>; read: (ending: LaunchEnding) => Promise<LaunchOutcome>; held?: HeldDescriptors; passed?: PassedDescriptor[] } | { ok: false; refusal: Launch };
 
 /** How a run's limits are set: the cgroup it joins and the shell statements that join it, or prlimit's arguments. */
 export type RunLimits = { ok: true; cgroup?: RunCgroup; prelude?: string; prlimit: string[] } | { ok: false; refusal: Launch };
@@ -93,7 +95,8 @@ export function sandboxedCommand(host: LaunchHost, request: LaunchRequest, polic
   const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...inside] : inside;
   // the host's sh and bubblewrap, and setpriv, get none of the run's environment: only the tool does (review O, O2)
   const read = (ending: LaunchEnding): Promise<LaunchOutcome> => bubblewrapOutcome(ending, ending.stderr.split('\n').includes(marker) ? nonce : undefined);
-  return { ok: true, argv, env: {}, read, held: bound.held };
+  // the seccomp program opened last, once nothing can refuse the run: the caller closes it once bubblewrap is spawned
+  return { ok: true, argv, env: {}, read, held: bound.held, passed: [{ at: SECCOMP_FD, fd: openSeccompProgram(policy.unix_sockets) }] };
 }
 
 /** A launch refused because its sandbox would not be the one judged: `why`, a bind's source. */

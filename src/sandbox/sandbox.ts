@@ -75,6 +75,11 @@ export interface LaunchPlan {
    * is made with `bindStdio`, and `close()` is called once spawned (it is safe to call twice; `finish` calls it too)
    */
   descriptors?: { readonly fds: readonly number[]; close(): void };
+  /**
+   * the gateway's descriptors the launcher gets, each at its number (beyond the status one; holes ignored): the
+   * runner passes them in its spawn's `stdio` and closes its copies once spawned (`closePassed`)
+   */
+  passed?: { fds: Array<{ at: number; fd: number }> };
   /** reads how the launched process ended, and frees what the launch held */
   finish(ending: LaunchEnding): Promise<LaunchOutcome>;
   /** the process, already started (a `warm` request): `file` and `args` are what it runs, not to be spawned again */

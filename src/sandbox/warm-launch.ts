@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bindStdio, openBindSources, type HeldDescriptors } from './bind-descriptors.js';
 import { closeScript, discard, type LauncherPool, type WaitingLauncher } from './launcher-pool.js';
+import { stdioWith } from './passed-descriptors.js';
 import type { PidsCgroups, RunCgroup } from './pids-cgroup.js';
 import { cgroupJoin } from './resource-limits.js';
+import { openSeccompProgram, SECCOMP_FD } from './seccomp-descriptor.js';
 import { CONTROL_FD, SCRIPT_FD, SCRIPT_SHELL_NAME, waitForScript, warmScript, type WarmRun } from './warm-script.js';
 
 /** The shell every launcher waits in, by its absolute path: launchers start with an empty environment, no PATH. */
@@ -23,6 +25,8 @@ export interface WarmCommand {
   binds?: { sources: readonly string[]; held: HeldDescriptors };
   /** who the launcher's shell is (a root gateway's `run_as`, become before it): its script is theirs to read */
   reader?: { uid: number; gid: number };
+  /** bubblewrap's seccomp program (`SECCOMP_FD`), which lets the tool make unix sockets or not */
+  seccomp?: { unixSockets: boolean };
   run: Omit<WarmRun, 'argv'> & { argv: readonly string[] };
 }
 
@@ -144,18 +148,22 @@ function launcherArgv(command: WarmCommand, procs: string | undefined): string[]
 function startLauncher(command: WarmCommand, cgroup: RunCgroup | undefined, binds: readonly number[]): WaitingLauncher {
   const script = newScriptFile(command.reader);
   const argv = launcherArgv(command, cgroup?.procs);
-  const stdio = bindStdio<'pipe' | 'ignore' | number>(['pipe', 'pipe', 'pipe', command.statusFd === undefined ? 'ignore' : 'pipe', 'pipe', script.read, 'pipe'], binds);
-  if (stdio[CONTROL_FD] !== 'pipe' || stdio[SCRIPT_FD] !== script.read || stdio[LIFELINE_FD] !== 'pipe') throw new Error('the control, script and lifeline descriptors are out of place');
+  let seccomp: number | undefined;
   let child;
   try {
+    seccomp = command.seccomp === undefined ? undefined : openSeccompProgram(command.seccomp.unixSockets);
+    const head: Array<'pipe' | 'ignore' | number> = ['pipe', 'pipe', 'pipe', command.statusFd === undefined ? 'ignore' : 'pipe', 'pipe', script.read, 'pipe'];
+    const stdio = bindStdio(stdioWith(head, seccomp === undefined ? [] : [{ at: SECCOMP_FD, fd: seccomp }]), binds);
+    if (stdio[CONTROL_FD] !== 'pipe' || stdio[SCRIPT_FD] !== script.read || stdio[LIFELINE_FD] !== 'pipe') throw new Error('the control, script and lifeline descriptors are out of place');
     // an empty environment: the script exports the run's own, and nothing of the gateway's is there to leak
     child = spawn(argv[0]!, argv.slice(1), { cwd: command.workspace, env: {}, detached: true, stdio, windowsHide: true });
   } catch (error) {
     closeSync(script.write);
     throw error;
   } finally {
-    // the launcher has its own copy now
+    // the launcher has its own copies now
     closeSync(script.read);
+    if (seccomp !== undefined) closeSync(seccomp);
   }
   // a launcher that fails while it waits is dropped when taken; its run's own listeners come with the run
   child.on('error', () => undefined);
@@ -175,7 +183,8 @@ export function startWarm(
   processes: number,
 ): { ok: true; launcher: WaitingLauncher; argv: string[]; replenish: () => void } | { ok: false; message: string } {
   const sources = command.binds?.sources ?? [];
-  const key = `${command.run.init === true ? 'init' : 'exec'}\0${command.workspace}\0${command.statusFd ?? ''}\0${command.launcher.join('\0')}\0\0${sources.join('\0')}`;
+  const seccomp = command.seccomp === undefined ? '' : command.seccomp.unixSockets ? 'unix' : 'strict';
+  const key = `${command.run.init === true ? 'init' : 'exec'}\0${command.workspace}\0${command.statusFd ?? ''}\0${seccomp}\0${command.launcher.join('\0')}\0\0${sources.join('\0')}`;
   let launcher: WaitingLauncher;
   const start = (): WaitingLauncher => startLauncher(command, cgroups?.create(processes), command.binds?.held.fds ?? []);
   // launchers for later runs make their cgroups off the event loop, and open their binds' sources when they start

@@ -9,6 +9,7 @@ export const MINIMUM_MEMORY_BYTES = 16 * 1024 * 1024;
 /** A `sandbox:` block as written (already shape-checked by the schema). */
 interface WrittenSandbox {
   network?: boolean;
+  unix_sockets?: boolean;
   filesystem?: { read?: string[]; write?: string[] };
   limits?: { memory?: number | string; cpu_seconds?: number; processes?: number; file_size?: number | string };
 }
@@ -40,6 +41,7 @@ export function checkSandbox(value: Record<string, unknown>): { sandbox?: Declar
   };
   const sandbox: DeclaredSandbox = {
     ...(written.network !== undefined ? { network: written.network } : {}),
+    ...(written.unix_sockets !== undefined ? { unix_sockets: written.unix_sockets } : {}),
     ...(written.filesystem ? { filesystem: { ...written.filesystem } } : {}),
     ...(written.limits ? { limits } : {}),
   };

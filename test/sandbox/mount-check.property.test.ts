@@ -75,7 +75,7 @@ describe('the mount check (review T)', () => {
       fc.property(path, path, fc.constantFrom('asked', 'moved', 'moved read-only', 'other device', 'missing'), (workspaceName, inner, shape) => {
         const workspace = `/w${workspaceName}`;
         const pinned = `${workspace}${inner}`;
-        const plan = mountPlan(['--proc', '/proc', '--bind-fd', '7', workspace, '--ro-bind-fd', '8', pinned, '--'], host, undefined, [workspace, pinned]);
+        const plan = mountPlan(['--proc', '/proc', '--bind-fd', '8', workspace, '--ro-bind-fd', '9', pinned, '--'], host, undefined, [workspace, pinned]);
         const mounts: MountEntry[] = [
           { device: '0:40', root: '/newroot', mountPoint: '/' },
           { device: '0:41', root: '/', mountPoint: '/proc' },
