@@ -7,7 +7,7 @@ import { DEFAULT_RESOURCE_LIMITS, formatByteSize, type DeclaredSandbox, type Res
 export interface SandboxCeiling {
   /** false: no definition may ask for the host's network */
   network?: boolean;
-  /** false: no definition may ask for unix sockets (`sandbox.unix_sockets: true`) */
+  /** true: a definition may ask for unix sockets (`sandbox.unix_sockets: true`); anything else: none may */
   unixSockets?: boolean;
   /** the highest limits a definition may declare; a definition that declares none runs under the lower of the default and this */
   limits?: Partial<ResourceLimits>;
@@ -42,8 +42,10 @@ export function ceilingProblems(declared: DeclaredSandbox | undefined, ceiling: 
   if (declared.network === true && ceiling.network === false) {
     problems.push({ path: ['sandbox', 'network'], message: "'sandbox.network: true' is beyond the gateway's ceiling (sandbox.ceiling.network: false): this gateway gives no tool the host's network" });
   }
-  if (declared.unix_sockets === true && ceiling.unixSockets === false) {
-    problems.push({ path: ['sandbox', 'unix_sockets'], message: "'sandbox.unix_sockets: true' is beyond the gateway's ceiling (sandbox.ceiling.unix_sockets: false): this gateway lets no tool reach a unix socket, which can be a daemon's of the host (docker, lxd, tmux, ssh-agent)" });
+  // refused unless the operator allows it: a definition anyone with push access writes could otherwise declare its way
+  // back to the host's daemons, which the seccomp filter keeps it from (review U, U1)
+  if (declared.unix_sockets === true && ceiling.unixSockets !== true) {
+    problems.push({ path: ['sandbox', 'unix_sockets'], message: "'sandbox.unix_sockets: true' is beyond the gateway's ceiling: a unix socket can be a host daemon's (docker, lxd, tmux, ssh-agent), which would run what the tool sends outside the sandbox; the operator allows it with sandbox.ceiling.unix_sockets: true" });
   }
   for (const name of LIMIT_NAMES) {
     const asked = declared.limits?.[name];

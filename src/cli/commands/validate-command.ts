@@ -18,8 +18,9 @@ export const validateCommand: Command = {
     const { configFromFlags } = await import('../open-registry.js');
     const config = configFromFlags(flags);
     const maxBytes = config.repository.maxDefinitionBytes;
-    // with --config, a sandbox: block beyond the gateway's ceiling is warned here, before its calls are refused there
-    const sandboxCeiling = config.sandboxCeiling ? { ceiling: config.sandboxCeiling, workspace: config.workspaceRoot } : undefined;
+    // a sandbox: block beyond the gateway's ceiling (with --config, the one it sets; else none, which allows no unix
+    // sockets) is warned here, before its calls are refused there
+    const sandboxCeiling = { ceiling: config.sandboxCeiling ?? {}, workspace: config.workspaceRoot };
     const sandboxPathRefusal = await sandboxPathJudge(config);
     const paths = positionals.length ? positionals : ['.'];
     const files: DefinitionFile[] = [];
@@ -79,7 +80,7 @@ export const validateCommand: Command = {
       const strays = [...(await rootStraysAt(root)), ...strayPolicies(items.map((item) => ({ name: item.name, folder: item.isDirectory() })))];
       for (const stray of strays) unread.push({ ...stray, file: shown ? join(shown, stray.file) : stray.file });
     }
-    const result = validateDefinitionFiles(files, context, { maxBytes, sandboxPathRefusal, ...(sandboxCeiling ? { sandboxCeiling } : {}) });
+    const result = validateDefinitionFiles(files, context, { maxBytes, sandboxPathRefusal, sandboxCeiling });
     const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors];
     // rules the gateway reads as written but whose author may not mean them (an allow that skips require_confirm)
     const { policyWarnings } = await import('../../policy/index.js');

@@ -143,7 +143,8 @@ export class ExecutionTargets {
         hide: [config.cacheDir, config.dataDir, receipts, `${receipts}-wal`, `${receipts}-shm`, `${receipts}-journal`, ...(config.file ? [config.file] : []), ...config.sandboxHide],
         // no tool may register another, nor change the code of the gateway that runs it
         protect: [...repository, ...OWN_FOLDERS],
-        ...(config.sandboxCeiling ? { ceiling: config.sandboxCeiling } : {}),
+        // none configured is still a ceiling: a definition may not ask for unix sockets unless one allows them
+        ceiling: config.sandboxCeiling ?? {},
         ...(config.sandboxRunAs !== undefined ? { runAs: config.sandboxRunAs } : {}),
         onNotice: (message) => this.logger?.warn({ sandbox: 'run_as' }, message),
         onStatusChange: (status) => this.logger?.warn({ sandbox: status.sandbox }, `sandbox: ${status.sandbox} after probing bubblewrap again: local tools run ${status.sandbox === 'on' ? 'in the sandbox' : 'unisolated'} from now on`),
