@@ -5,3 +5,4 @@ export { LONG_TEXT_UNITS, sendJsonInPieces, sendJsonText } from './json-in-piece
 export { closeIdleConnectionsUnread, KEEP_ALIVE_ADVERTISED_MS, KEEP_ALIVE_GRACE_MS } from './keep-alive.js';
 export { loopbackHostGuard } from './loopback.js';
 export { notTheOperator, peerUid } from './peer-user.js';
+export { RECEIPT_READS, ReceiptReads } from './receipt-reads.js';

@@ -1,7 +1,7 @@
 import express, { type RequestHandler, type Router } from 'express';
 import { exceedsDepth, MAX_JSON_DEPTH, toolCount } from '../../core/index.js';
 import { overseesAll } from '../../events/index.js';
-import { LONG_TEXT_UNITS, sendJsonText } from '../../http-edge/index.js';
+import { LONG_TEXT_UNITS, RECEIPT_READS, ReceiptReads, sendJsonText } from '../../http-edge/index.js';
 import { META_TOOL_BY_NAME, metaToolWithoutSession, unknownToolOutcome, type Gateway } from '../service/index.js';
 import { emptyBody, validateBody } from './body-validator.js';
 import { matchOptions, matchWait } from './match-options.js';
@@ -9,7 +9,6 @@ import { receiptQuery, toolListQuery } from './query-parameters.js';
 import { outcomeStatus, sendOutcome } from './send-outcome.js';
 import { hangUpSignal } from './hang-up.js';
 import { principalOf } from './principal-auth.js';
-import { RECEIPT_READS, ReceiptReads } from './receipt-reads.js';
 import { callInSession, SESSION_HEADER } from './session-routes.js';
 import { toolPage } from './tool-list.js';
 import { WIRE_ERRORS } from '../../openapi/index.js';
