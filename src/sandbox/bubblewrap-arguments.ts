@@ -4,8 +4,9 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ToolSandbox } from '../core/index.js';
 import { isolationArguments, STATUS_FD, SYSTEM_FOLDERS, systemArguments, type SystemMount } from './bubblewrap.js';
 import { writableRootsGuards, type RepositoryGuards } from './repository-guards.js';
+import { homeReadRefusal, homeWriteRefusal } from './home-rules.js';
 import { SECCOMP_ARGUMENTS } from './seccomp-descriptor.js';
-import { HOST_ONLY, isInside, readOnlyInside } from './workspace-rules.js';
+import { homeFolders, HOST_ONLY, isInside, readOnlyInside } from './workspace-rules.js';
 
 export { workspaceConflict } from './workspace-rules.js';
 
@@ -84,13 +85,15 @@ export function guardedConflict(policy: ToolSandbox, workspace: string, guarded:
 }
 
 
-/** Who may read the gateway user's home folder and its dot-entries through a declared `filesystem.read`. */
+/** Who may reach the host's home folders and its shared /tmp through a declared path (home-rules.ts, sharedTempRefusal). */
 export interface HomeReads {
   /** the operator's own declaration (an MCP server's config): not held to this rule, as it is not to the ceiling */
   operator?: boolean;
+  /** the home of the user a root gateway's tools run as (`sandbox.run_as`), guarded as every home (review U, U2) */
+  runAsHome?: string;
   /** `sandbox.ceiling.readable_roots`, real: a home path, or one in the host's shared /tmp, inside one of them may be read */
   readableRoots?: readonly string[];
-  /** `sandbox.ceiling.writable_roots`, real: a path in the host's shared /tmp inside one of them may be written */
+  /** `sandbox.ceiling.writable_roots`, real: a path in a home or in the host's shared /tmp inside one of them may be written */
   writableRoots?: readonly string[];
 }
 
@@ -118,49 +121,16 @@ function sharedTempRefusal(kind: 'read' | 'write', real: string, workspace: stri
 }
 
 /**
- * Why a definition may not read `real` (review P, P14): the home folder, or a path holding it, or one of its
- * dot-entries (`~/.ssh`, `~/.aws`, `~/.config/gcloud`, `~/.npmrc`: the user's keys, credentials and programs' settings)
- * — a definition pushed to the tools repository would otherwise hand them to its output and, with the network, out —
- * unless the operator lists it in `sandbox.ceiling.readable_roots`. Its other folders (a project under ~/src) may be read.
- */
-function homeReadRefusal(real: string, homes: readonly string[], reads: HomeReads): string | undefined {
-  if (reads.operator || (reads.readableRoots ?? []).some((root) => isInside(real, root))) return undefined;
-  const allow = 'a definition may read it only where the operator lists it in sandbox.ceiling.readable_roots';
-  for (const home of homes) {
-    if (isInside(home, real)) return `which is or holds the home folder ${home} (its keys and credentials): ${allow}`;
-    if (isInside(real, home) && real.slice(home.length + 1).startsWith('.')) return `a dot-entry of the home folder ${home} (its keys', credentials' and programs' settings): ${allow}`;
-  }
-  return undefined;
-}
-
-/**
- * The home folder as $HOME names it and as it really is (review Q, Q4): declared paths are compared resolved, and a
- * home reached through a symlink (/home/u -> /data/u, an automount, /home -> /usr/home) was otherwise never matched,
- * so `~/.ssh` could be read and `~/.bashrc` written. As workspace-rules' homeFolders() does.
- */
-function homeFolders(): string[] {
-  const home = homedir();
-  const homes = [home];
-  try {
-    const real = realpathSync(home);
-    if (real !== home) homes.push(real);
-  } catch {
-    // a home folder that does not exist holds nothing to protect
-  }
-  return homes;
-}
-
-/**
  * Why a tool's declared paths would give it the host, or undefined (review K, K1). Declarations come from a
  * repository anyone with push access writes, so none may name: `/`, or the host's /proc, /sys, /dev, /run (the
  * gateway's environment in /proc/PID/environ, the kernel's settings, sockets such as Docker's) — to read or to write;
  * nor, to write, a system or PATH folder, the folder of the gateway's own node or of bubblewrap (or a folder holding
- * one), the home folder or a folder holding it, or a dot-entry of the home folder (~/.ssh, ~/.bashrc, ~/.config):
- * programs the gateway runs on the host, and the gateway user's shell, would run what a tool wrote there. What lies
- * inside the workspace is the workspace's (writable anyway), but a declaration holding a system folder never is.
+ * one), or any part of a home folder of the host outside the ceiling's writable_roots (home-rules.ts): programs the
+ * gateway runs on the host, and its users' shells, would run what a tool wrote there. What lies inside the workspace
+ * is the workspace's (writable anyway), but a declaration holding a system folder never is.
  */
 export function hostConflict(policy: ToolSandbox, workspace: string, system: readonly SystemMount[], programs: readonly string[], reads: HomeReads = {}): string | undefined {
-  const homes = homeFolders();
+  const homes = homeFolders(reads.runAsHome);
   const systemFolders = [...SYSTEM_FOLDERS, ...system.filter((mount) => mount.symlink === undefined).map((mount) => mount.path), ...programs.map((program) => dirname(program))];
   for (const kind of ['read', 'write'] as const) {
     for (const declared of policy.filesystem[kind]) {
@@ -170,7 +140,7 @@ export function hostConflict(policy: ToolSandbox, workspace: string, system: rea
       const hostOnly = HOST_ONLY.find((folder) => isInside(real, folder) || isInside(folder, real));
       if (hostOnly !== undefined) return `${named}, which is or holds the host's ${hostOnly}: no tool may be given it`;
       if (kind === 'read') {
-        const refusal = homeReadRefusal(real, homes, reads);
+        const refusal = homeReadRefusal(real, homes, { ...(reads.operator ? { operator: true } : {}), ...(reads.readableRoots ? { roots: reads.readableRoots } : {}) });
         if (refusal !== undefined) return `${named}, ${refusal}`;
         const sharedTemp = sharedTempRefusal(kind, real, workspace, reads);
         if (sharedTemp !== undefined) return `${named}, ${sharedTemp}`;
@@ -181,10 +151,8 @@ export function hostConflict(policy: ToolSandbox, workspace: string, system: rea
       if (isInside(real, workspace)) continue;
       const within = systemFolders.find((folder) => isInside(real, folder));
       if (within !== undefined) return `${named}, which is inside the system folder ${within}: no tool may change it`;
-      for (const home of homes) {
-        if (isInside(home, real)) return `${named}, which is or holds the home folder ${home}: no tool may change it`;
-        if (isInside(real, home) && real.slice(home.length + 1).startsWith('.')) return `${named}, a dot-entry of the home folder ${home} (its shells', keys' and programs' settings): no tool may change it`;
-      }
+      const home = homeWriteRefusal(real, homes, { ...(reads.operator ? { operator: true } : {}), ...(reads.writableRoots ? { roots: reads.writableRoots } : {}) });
+      if (home !== undefined) return `${named}, ${home}`;
       const sharedTemp = sharedTempRefusal(kind, real, workspace, reads);
       if (sharedTemp !== undefined) return `${named}, ${sharedTemp}`;
     }

@@ -11,8 +11,10 @@ export interface DeclaredPathRules {
   protect: readonly string[];
   /** `sandbox.ceiling.readable_roots`, absolute: where a definition may read the home folder's dot-entries */
   readableRoots?: readonly string[];
-  /** `sandbox.ceiling.writable_roots`, absolute: where a definition may write in the host's shared /tmp */
+  /** `sandbox.ceiling.writable_roots`, absolute: where a definition may write in a home folder or the host's shared /tmp */
   writableRoots?: readonly string[];
+  /** the home of the user `sandbox.run_as` names, guarded as every home folder is */
+  runAsHome?: string;
 }
 
 /**
@@ -25,5 +27,9 @@ export function declaredPathRefusal(kind: 'read' | 'write', path: string, rules:
   // guarded paths are compared by their real paths, as the gateway resolves them at its start
   const real = (paths: readonly string[]): string[] => paths.map((guarded) => realDeclaredPath(guarded, rules.workspace));
   const guarded = { hide: real([...rules.hide, ...knownSecrets()]), protect: real(rules.protect) };
-  return guardedConflict(policy, rules.workspace, guarded) ?? hostConflict(policy, rules.workspace, [], [process.execPath], { ...(rules.readableRoots ? { readableRoots: real(rules.readableRoots) } : {}), ...(rules.writableRoots ? { writableRoots: real(rules.writableRoots) } : {}) });
+  return guardedConflict(policy, rules.workspace, guarded) ?? hostConflict(policy, rules.workspace, [], [process.execPath], {
+    ...(rules.readableRoots ? { readableRoots: real(rules.readableRoots) } : {}),
+    ...(rules.writableRoots ? { writableRoots: real(rules.writableRoots) } : {}),
+    ...(rules.runAsHome ? { runAsHome: rules.runAsHome } : {}),
+  });
 }

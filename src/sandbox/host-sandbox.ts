@@ -144,7 +144,8 @@ export class HostSandbox implements Sandbox, LaunchHost {
     const workspace = this.realWorkspace(request.workspace);
     let guarded = this.guardedNow();
     // judged before anything of the host is changed (the workspace's owner), whatever the sandbox's mode (review O, O4)
-    const refusal = workspaceRefusal(workspace, guarded);
+    const runAsHome = this.probed.runAs?.home;
+    const refusal = workspaceRefusal(workspace, guarded, runAsHome);
     const resolved = launchPolicy(request.declared, ceiling, workspace);
     if (!resolved.ok) return resolved.refusal;
     const { policy, real } = resolved;
@@ -156,7 +157,7 @@ export class HostSandbox implements Sandbox, LaunchHost {
       const unfiltered = seccompRefusal();
       if (unfiltered !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: unfiltered };
       const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
-      const reads = (): HomeReads => ({ ...(request.operator ? { operator: true } : {}), ...(this.options.ceiling?.readableRoots ? { readableRoots: this.options.ceiling.readableRoots.map(real) } : {}), ...(this.options.ceiling?.writableRoots ? { writableRoots: this.options.ceiling.writableRoots.map(real) } : {}) });
+      const reads = (): HomeReads => ({ ...(request.operator ? { operator: true } : {}), ...(runAsHome ? { runAsHome } : {}), ...(this.options.ceiling?.readableRoots ? { readableRoots: this.options.ceiling.readableRoots.map(real) } : {}), ...(this.options.ceiling?.writableRoots ? { writableRoots: this.options.ceiling.writableRoots.map(real) } : {}) });
       const sandboxed = sandboxGuards(policy, workspace, guarded, bubblewrap, reads);
       if (!sandboxed.ok) return sandboxed.refusal;
       guarded = sandboxed.guarded;

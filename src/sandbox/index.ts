@@ -3,7 +3,7 @@ export { createSandbox, processContainment, type SandboxOptions } from './create
 export { declaredPath } from './bubblewrap-arguments.js';
 export { bindStdio } from './bind-descriptors.js';
 export { declaredPathRefusal, type DeclaredPathRules } from './declared-path-refusal.js';
-export { runAsSettingProblem } from './run-as.js';
+export { runAsHome, runAsSettingProblem } from './run-as.js';
 export { RunAsFiles, type RunAsOpenOptions } from './run-as-files.js';
 export { workspaceConflict } from './workspace-rules.js';
 export { writeRefusal } from './write-refusal.js';

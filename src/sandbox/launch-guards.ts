@@ -5,11 +5,11 @@ import type { Launch } from './sandbox.js';
 import { mergeGuards, writableRootsGuards } from './repository-guards.js';
 
 /**
- * Why no tool may run in this workspace, or undefined: `/`, one holding a system or home folder, or the tools
+ * Why no tool may run in this workspace, or undefined: `/`, one holding a system or home folder (the run_as user's too), or the tools
  * repository itself (with the fix). The sandbox refuses the run; in every mode the workspace is not given to run_as.
  */
-export function workspaceRefusal(workspace: string, guarded: GuardedPaths): string | undefined {
-  const unsafe = workspaceConflict(workspace);
+export function workspaceRefusal(workspace: string, guarded: GuardedPaths, runAsHome?: string): string | undefined {
+  const unsafe = workspaceConflict(workspace, runAsHome);
   if (unsafe !== undefined) return `${unsafe}, which every tool could write; set workspace_root (or HLDP_WORKSPACE) to a project's folder`;
   if (guarded.protect.includes(workspace)) {
     return `it is ${workspace}, which no tool may change (the tools repository: a tool could commit a tool or drop a policy, and the next scan would serve it); set workspace_root (or HLDP_WORKSPACE) to another folder`;

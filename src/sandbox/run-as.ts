@@ -12,6 +12,8 @@ export interface RunAs {
   gid: number;
   /** the name it was given by, or found under in /etc/passwd */
   name?: string;
+  /** its home folder, from the passwd file (by name, or by uid for numbers): guarded as every home is (review U, U2) */
+  home?: string;
 }
 
 /** The user a root gateway's tools run as when the operator names none: `nobody`, or 65534 where /etc/passwd lacks it. */
@@ -19,8 +21,14 @@ export const DEFAULT_RUN_AS = 'nobody';
 
 const NOBODY_ID = 65534;
 
-/** A user's uid and primary gid from a passwd file, or undefined. */
-function passwdEntry(name: string, passwd: string): { uid: number; gid: number } | undefined {
+interface PasswdEntry {
+  uid: number;
+  gid: number;
+  home?: string;
+}
+
+/** A user's uid, primary gid and home folder from a passwd file, by name or by uid, or undefined. */
+function passwdEntry(user: string | number, passwd: string): PasswdEntry | undefined {
   let text: string;
   try {
     text = readFileSync(passwd, 'utf8');
@@ -28,8 +36,9 @@ function passwdEntry(name: string, passwd: string): { uid: number; gid: number }
     return undefined;
   }
   for (const line of text.split('\n')) {
-    const [user, , uid, gid] = line.split(':');
-    if (user === name && /^\d+$/.test(uid ?? '') && /^\d+$/.test(gid ?? '')) return { uid: Number(uid), gid: Number(gid) };
+    const [name, , uid, gid, , home] = line.split(':');
+    if (!/^\d+$/.test(uid ?? '') || !/^\d+$/.test(gid ?? '')) continue;
+    if (typeof user === 'string' ? name === user : Number(uid) === user) return { uid: Number(uid), gid: Number(gid), ...(home ? { home } : {}) };
   }
   return undefined;
 }
@@ -68,13 +77,30 @@ function runAsGroupRootProblem(setting: RunAsSetting | undefined, resolved: RunA
 function resolvedRunAs(setting: RunAsSetting | undefined, passwd: string): RunAs | undefined {
   if (setting === undefined) {
     const nobody = passwdEntry(DEFAULT_RUN_AS, passwd);
-    return { uid: nobody?.uid ?? NOBODY_ID, gid: nobody?.gid ?? NOBODY_ID, name: DEFAULT_RUN_AS };
+    return { uid: nobody?.uid ?? NOBODY_ID, gid: nobody?.gid ?? NOBODY_ID, name: DEFAULT_RUN_AS, ...(nobody?.home ? { home: nobody.home } : {}) };
   }
-  if (typeof setting === 'object') return setting.uid === 0 ? undefined : { uid: setting.uid, gid: setting.gid };
-  if (/^\d+$/.test(setting)) return Number(setting) === 0 ? undefined : { uid: Number(setting), gid: Number(setting) };
-  const entry = passwdEntry(setting, passwd);
+  const numbers = typeof setting === 'object' ? setting : /^\d+$/.test(setting) ? { uid: Number(setting), gid: Number(setting) } : undefined;
+  if (numbers !== undefined) {
+    if (numbers.uid === 0) return undefined;
+    // the home of whoever has that uid here: a tool running as them can write it as they can
+    const home = passwdEntry(numbers.uid, passwd)?.home;
+    return { uid: numbers.uid, gid: numbers.gid, ...(home ? { home } : {}) };
+  }
+  const entry = passwdEntry(setting as string, passwd);
   if (entry === undefined) throw new Error(`sandbox.run_as names the user '${setting}', who is not in ${passwd}: name a user of this host, or give {uid, gid}`);
-  return entry.uid === 0 ? undefined : { ...entry, name: setting };
+  return entry.uid === 0 ? undefined : { ...entry, name: setting as string };
+}
+
+/**
+ * The home folder of the user a root gateway with this `sandbox.run_as` runs its tools as, or undefined (root, or a
+ * user this host lacks): `hldp validate` guards it as that gateway's launches do, whoever runs validate.
+ */
+export function runAsHome(setting: RunAsSetting | undefined, passwd = '/etc/passwd'): string | undefined {
+  try {
+    return resolvedRunAs(setting, passwd)?.home;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `uid 65534 (nobody)`, for messages. */

@@ -35,7 +35,8 @@ export function describeStatus(probed: Probed, limitsWanted: boolean): SandboxSt
             'install bubblewrap, or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0), or run as root',
         }),
     limits: limitsStatus(probed, limitsWanted, namespaced),
-    ...(probed.runAs ? { runAs: { ...probed.runAs } } : {}),
+    // whom tools run as, not where their home is: /healthz says who, as before
+    ...(probed.runAs ? { runAs: { uid: probed.runAs.uid, gid: probed.runAs.gid, ...(probed.runAs.name ? { name: probed.runAs.name } : {}) } } : {}),
     ...(probed.runAsFailure
       ? { runAsReason: probed.runAsFailure }
       : probed.root && probed.runAs === undefined

@@ -1,6 +1,6 @@
-import { realpathSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, dirname, isAbsolute, sep } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { SYSTEM_FOLDERS } from './bubblewrap.js';
 
 // What a tool may write in its workspace, one rule for the sandbox's binds (bubblewrap-arguments.ts) and for the
@@ -12,15 +12,38 @@ export const HOST_ONLY = ['/proc', '/sys', '/dev', '/run', '/var/run', '/boot'];
 
 export const isInside = (path: string, folder: string): boolean => path === folder || path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
 
-/** The home folders a workspace may not be or hold: the gateway user's own (as given and real), /root, and each of /home. */
-function homeFolders(): string[] {
-  const home = homedir();
-  const homes = new Set([home, '/root']);
+/** Where a host keeps its users' home folders, each entry one of them. */
+const HOMES_FOLDER = '/home';
+
+/**
+ * Every home folder of this host, as given and real (a home reached through a symlink, /home/u -> /data/u or /home ->
+ * /usr/home, review Q, Q4): the gateway user's ($HOME), the user a root gateway's tools run as (`runAsHome`, from its
+ * passwd entry: tools run as them and can write what they can, review U, U2), /root, and each folder of /home. One
+ * list for the workspace's rule and the declared paths' (bubblewrap-arguments.ts, declared-path-refusal.ts). A home
+ * of `/` (some system users') is left out: the host's whole file system is refused on its own.
+ */
+export function homeFolders(runAsHome?: string): string[] {
+  const homes = new Set<string>();
+  const add = (home: string | undefined): void => {
+    if (home === undefined || !isAbsolute(home) || resolve(home) === '/') return;
+    homes.add(resolve(home));
+    try {
+      const real = realpathSync(home);
+      if (real !== '/') homes.add(real);
+    } catch {
+      // a home folder that does not exist holds nothing to protect
+    }
+  };
+  add(homedir());
+  add('/root');
+  add(runAsHome);
+  let entries: string[] = [];
   try {
-    homes.add(realpathSync(home));
+    entries = readdirSync(HOMES_FOLDER);
   } catch {
-    // a home folder that does not exist holds nothing to protect
+    // a host without /home keeps its homes elsewhere, named above
   }
+  for (const entry of entries) add(join(HOMES_FOLDER, entry));
   return [...homes];
 }
 
@@ -28,14 +51,14 @@ function homeFolders(): string[] {
  * Why a workspace cannot be given to tools, or undefined: `/` (a service started where systemd starts it, without
  * workspace_root: review K, K10), a folder holding the host's own or a system folder, or a home folder or one holding
  * it (the cwd an MCP client or a login shell gives: ~/.ssh/authorized_keys, ~/.bashrc, ~/.npmrc are what the user's
- * shell and programs run next, outside any sandbox; review N, N19). (A PATH folder inside a workspace is shown
- * read-only on top of it instead.)
+ * shell and programs run next, outside any sandbox; review N, N19), the run_as user's among them (`runAsHome`).
+ * (A PATH folder inside a workspace is shown read-only on top of it instead.)
  */
-export function workspaceConflict(workspace: string): string | undefined {
+export function workspaceConflict(workspace: string, runAsHome?: string): string | undefined {
   if (workspace === '/') return "the workspace is /, the host's whole file system";
   const held = [...HOST_ONLY, ...SYSTEM_FOLDERS].find((folder) => isInside(folder, workspace));
   if (held !== undefined) return `the workspace ${workspace} holds the host's ${held}`;
-  const home = homeFolders().find((folder) => isInside(folder, workspace));
+  const home = homeFolders(runAsHome).find((folder) => isInside(folder, workspace));
   if (home !== undefined) return `the workspace ${workspace} ${home === workspace ? 'is' : 'holds'} the home folder ${home} (its dot-entries, such as .ssh/authorized_keys and .bashrc, are what its user's shell and programs run next)`;
   if (workspace === '/home' || dirname(workspace) === '/home') return `the workspace ${workspace} is or holds a home folder under /home`;
   return undefined;

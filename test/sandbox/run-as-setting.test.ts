@@ -20,9 +20,11 @@ afterAll(async () => {
 
 describe('resolveRunAs', () => {
   it.each([
-    ['left out', undefined, { uid: 65534, gid: 65534, name: 'nobody' }],
-    ['a user of the host', 'builder', { uid: 1500, gid: 1600, name: 'builder' }],
+    ['left out', undefined, { uid: 65534, gid: 65534, name: 'nobody', home: '/nonexistent' }],
+    // with the home its passwd entry gives, which the sandbox guards as every home (review U, U2)
+    ['a user of the host', 'builder', { uid: 1500, gid: 1600, name: 'builder', home: '/home/builder' }],
     ['numbers', { uid: 4321, gid: 4322 }, { uid: 4321, gid: 4322 }],
+    ['numbers of a user of the host', { uid: 1500, gid: 1500 }, { uid: 1500, gid: 1500, home: '/home/builder' }],
     ['a uid as text (HLDP_SANDBOX_RUN_AS)', '4321', { uid: 4321, gid: 4321 }],
     ['root by name', 'root', undefined],
     ['uid 0', { uid: 0, gid: 0 }, undefined],

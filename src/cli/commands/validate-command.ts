@@ -107,15 +107,18 @@ export const validateCommand: Command = {
  * guard: its cache, data and receipts hidden, its repository and code read-only, in its workspace.
  */
 async function sandboxPathJudge(config: GatewayConfig): Promise<(kind: 'read' | 'write', path: string) => string | undefined> {
-  const { declaredPathRefusal } = await import('../../sandbox/index.js');
+  const { declaredPathRefusal, runAsHome } = await import('../../sandbox/index.js');
   const { OWN_FOLDERS } = await import('../../config/index.js');
   const receipts = config.receiptsDb;
+  // the home of the user a root gateway of this configuration runs tools as: its tools can write what that user can
+  const home = runAsHome(config.sandboxRunAs);
   const rules = {
     workspace: realPathOf(config.workspaceRoot),
     hide: [config.cacheDir, config.dataDir, receipts, `${receipts}-wal`, `${receipts}-shm`, `${receipts}-journal`, ...(config.file ? [config.file] : []), ...config.sandboxHide],
     protect: [...(/^https?:\/\//i.test(config.repository.source) ? [] : [config.repository.source]), ...OWN_FOLDERS],
     ...(config.sandboxCeiling?.readableRoots ? { readableRoots: config.sandboxCeiling.readableRoots } : {}),
     ...(config.sandboxCeiling?.writableRoots ? { writableRoots: config.sandboxCeiling.writableRoots } : {}),
+    ...(home !== undefined ? { runAsHome: home } : {}),
   };
   return (kind, path) => declaredPathRefusal(kind, path, rules);
 }
