@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The package's own folder (same depth from `src/config` and `dist/config`). */
@@ -28,7 +28,7 @@ const LOADED_PACKAGES: ReadonlyArray<readonly [name: string, loadedBy?: string]>
  * workspace is a clone of this project (`npx hldp serve` in it, the README's quick start), its `.git` (hooks, config),
  * `package.json`, `.ci/run` and tests are what a person or CI runs next, outside any sandbox (review K, K19).
  */
-export const OWN_FOLDERS = [...ownEntries(), ...loadedPackageFolders()];
+export const OWN_FOLDERS = [...ownEntries(), ...loadedPackageFolders(), ...launchFolders()];
 
 function ownEntries(): string[] {
   const known = ['bin', 'dist', 'node_modules', 'schemas', 'native-repo', 'src'];
@@ -50,4 +50,24 @@ function loadedPackageFolders(): string[] {
     if (folder !== undefined) found.set(name, join(folder, 'package.json'));
   }
   return [...found.values()].map((file) => dirname(file)).filter((folder) => !folder.startsWith(PACKAGE_ROOT));
+}
+
+/**
+ * The folders a start of the gateway goes through before its own code, outside its own folder: installed as a project's
+ * dependency, npm links `node_modules/.bin/hldp` to it, which a supervisor starts (`node node_modules/.bin/hldp serve`,
+ * as the README advises) and `npx hldp` finds first; in the project's node_modules, inside the workspace, a tool could
+ * replace the link, and its script ran at the next start with the gateway's tokens. Run by `npx` from its cache, the
+ * `~/.npm/_npx/<hash>` folder holding the package (or npx's link to it) is one too, found by its `.bin` on our PATH.
+ */
+function launchFolders(): string[] {
+  const folders: string[] = [];
+  const parent = dirname(PACKAGE_ROOT.endsWith(sep) ? PACKAGE_ROOT.slice(0, -1) : PACKAGE_ROOT);
+  if (basename(parent) === 'node_modules' && existsSync(join(parent, '.bin'))) folders.push(join(parent, '.bin'));
+  for (const folder of (process.env.PATH ?? '').split(delimiter)) {
+    if (!isAbsolute(folder)) continue;
+    // <cache>/_npx/<hash>/node_modules/.bin: the whole <hash> folder is npx's, no tool's to write
+    const npx = /^(.+\/_npx\/[^/]+)\/node_modules\/\.bin\/?$/.exec(folder);
+    if (npx && existsSync(join(folder, 'hldp'))) folders.push(npx[1]!);
+  }
+  return folders;
 }
