@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import express, { type Express, type RequestHandler, type Response, type Router } from 'express';
 import { exceedsDepth, fairEvictee, isLoopback, loadOnce } from '../core/index.js';
@@ -41,6 +41,10 @@ const TOUCH_EVERY_MS = 10 * 60_000;
 const SESSION_IDLE_MS = 24 * 60 * 60_000;
 /** The bus topic of "this session was ended (DELETE) at some instance". */
 const SESSION_CLOSED = 'mcp_session_closed';
+
+// a closed session is announced by this digest of its id, never the id: any role that may connect to PostgreSQL hears
+// the bus (LISTEN checks no privilege), and a session id is what a client presents; the instances holding it know it
+const sessionDigest = (id: string): string => createHash('sha256').update(id).digest('hex');
 
 /**
  * The MCP server SDK (and zod), loaded on the first request that opens or restores a session: `hldp serve` listens
@@ -94,7 +98,7 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
         // ended by the client: no instance may serve it again, nor its agent session
         await store.mcpSessions.delete(id).catch((error: Error) => logger?.warn({ err: error.message }, 'cannot delete the MCP session from the store'));
         await gateway.sessions.close(id).catch((error: Error) => logger?.warn({ err: error.message }, 'cannot delete the agent session from the store'));
-        await store.bus.publish(SESSION_CLOSED, { id }).catch(() => undefined);
+        await store.bus.publish(SESSION_CLOSED, { session_sha256: sessionDigest(id) }).catch(() => undefined);
       },
     });
     return transport;
@@ -191,7 +195,12 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
   });
 
   const unsubscribe = store.bus.subscribe(SESSION_CLOSED, (message) => {
-    if (typeof message.id === 'string') void endSession(message.id);
+    const digest = message.session_sha256;
+    if (typeof digest === 'string') {
+      for (const id of [...sessions.keys()]) if (sessionDigest(id) === digest) void endSession(id);
+    }
+    // an instance from before the digest names the id
+    else if (typeof message.id === 'string') void endSession(message.id);
   });
   unsubscribe.catch((error: Error) => logger?.warn({ err: error.message }, 'MCP sessions ended at other instances stay open here until evicted'));
   const purge = setInterval(() => void store.mcpSessions.purge(SESSION_IDLE_MS).catch(() => undefined), 60 * 60_000);
