@@ -21,17 +21,31 @@ export interface WriterConnection {
   append(batch: PendingReceipt[]): BatchOutcome | Promise<BatchOutcome>;
   /** a receipt's stored text as UTF-8 bytes of their own (to be handed over), or null when there is none */
   read(id: string): Uint8Array | null | Promise<Uint8Array | null>;
+  /** the link hash of the row `seq` as a snapshot exported by the store's walk sees it (PostgreSQL), null when absent */
+  linkHashOf?(link: LinkToHash): Promise<string | null>;
   close(): void | Promise<void>;
 }
 
+/** A row whose link hash a chain walk asks the thread for: its seq and prev_hash, and the walk's exported snapshot. */
+export interface LinkToHash {
+  seq: number;
+  prevHash: string;
+  snapshot: string;
+}
+
 /** What the store asks its writer thread. */
-export type WriterRequest = { id: number; batch: ThreadItem[]; close?: undefined; read?: undefined } | { id: number; read: string; batch?: undefined; close?: undefined } | { close: true };
+export type WriterRequest =
+  | { id: number; batch: ThreadItem[]; close?: undefined; read?: undefined; hash?: undefined }
+  | { id: number; read: string; batch?: undefined; close?: undefined; hash?: undefined }
+  | { id: number; hash: LinkToHash; batch?: undefined; close?: undefined; read?: undefined }
+  | { close: true };
 
 /** The thread's answer to one batch: each item refused (its error) or stored (null), or why the whole batch failed. */
 export type WriterReply =
-  | { id: number; refused: Array<{ message: string; code?: string } | null>; error?: undefined; text?: undefined }
-  | { id: number; text: Uint8Array | null; refused?: undefined; error?: undefined }
-  | { id: number; error: string };
+  | { id: number; refused: Array<{ message: string; code?: string } | null>; error?: undefined; text?: undefined; hash?: undefined }
+  | { id: number; text: Uint8Array | null; refused?: undefined; error?: undefined; hash?: undefined }
+  | { id: number; hash: string | null; text?: undefined; refused?: undefined; error?: undefined }
+  | { id: number; error: string; hash?: undefined };
 
 // the compiled worker: beside this code in dist/ (tsc's dist/store/, or the CLI's bundle in dist/bundle/, which has
 // an entry of its own for it); from src/ (tests, after the build the test script runs first), tsc's
@@ -69,6 +83,11 @@ export class ReceiptWriterThread {
     return (await this.#ask<Uint8Array | null>((id) => ({ id, read: receiptId }))) ?? undefined;
   }
 
+  /** The link hash of a large row, read and hashed in the thread within the caller's exported snapshot (PostgreSQL). */
+  linkHash(link: LinkToHash): Promise<string | null> {
+    return this.#ask<string | null>((id) => ({ id, hash: link }));
+  }
+
   #ask<T>(request: (id: number) => WriterRequest): Promise<T> {
     const worker = this.#started();
     const id = (this.#next += 1);
@@ -104,6 +123,7 @@ export class ReceiptWriterThread {
       const waiting = this.#settled(reply.id);
       if (!waiting) return;
       if (reply.error !== undefined) waiting.reject(new Error(reply.error));
+      else if (reply.hash !== undefined) waiting.resolve(reply.hash);
       else if (reply.refused === undefined) waiting.resolve(reply.text);
       else waiting.resolve(reply.refused.map((refusal) => (refusal ? Object.assign(new Error(refusal.message), refusal.code ? { code: refusal.code } : {}) : undefined)));
     });

@@ -69,6 +69,8 @@ describeWithPostgres('hldp serve on PostgreSQL with a huge receipt', () => {
           expect(answer.body.equals(Buffer.from(canonicalReceiptText(receipt)))).toBe(true);
         }
         expect(await got(server.url, 'no-such-receipt')).toMatchObject({ status: 404 });
+        // the walk of the served gateway: the large texts read and hashed by its writer thread, in the walk's snapshot
+        expect(await (await fetch(`${server.url}/v1/receipts/verify`)).json()).toMatchObject({ ok: true, checked: 3 });
         await server.stop();
 
         const verified = await runCli(['receipts', 'verify'], { env: { ...home.env, HLDP_STORE_URL: database.url } });
