@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { DeclaredSandbox, ErrorCode, ExecutionResult } from '../core/index.js';
-import { bindStdio, closePassed, planStdio, processContainment, type LaunchOutcome, type Sandbox } from '../sandbox/index.js';
+import { closePassed, planStdio, processContainment, type LaunchOutcome, type Sandbox } from '../sandbox/index.js';
 import { BoundedOutput } from './bounded-output.js';
 import { startDeadline, type Deadline, type StopReason } from './deadline.js';
 import { describeError, elapsedSince, failedResult } from './execution-result.js';
@@ -111,13 +111,12 @@ export async function runProcess(spec: ProcessSpec): Promise<ExecutionResult> {
     if (plan.started) child = plan.started;
     else {
       const input = spec.input === undefined ? 'ignore' : 'pipe';
-      const stdio = bindStdio(planStdio(plan, plan.statusFd === undefined ? [input, 'pipe', 'pipe'] : [input, 'pipe', 'pipe', 'pipe']), plan.descriptors?.fds);
+      const stdio = planStdio(plan, plan.statusFd === undefined ? [input, 'pipe', 'pipe'] : [input, 'pipe', 'pipe', 'pipe']);
       try {
         child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: stdio as ['ignore', 'pipe', 'pipe'], windowsHide: true });
       } finally {
         // the launcher has its own copies now (the seccomp program's, the binds' sources)
         closePassed(plan);
-        plan.descriptors?.close();
       }
     }
   } catch (error) {

@@ -4,7 +4,7 @@ import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { DeclaredSandbox } from '../core/index.js';
-import { bindStdio, closePassed, planStdio, processContainment, type LaunchPlan, type Sandbox } from '../sandbox/index.js';
+import { closePassed, planStdio, processContainment, type LaunchPlan, type Sandbox } from '../sandbox/index.js';
 import { AnswerTooLarge, currentAnswerBound, type AnswerCutter, type CallBound } from './answer-bound.js';
 import { LineReader, type LineEvent } from './line-reader.js';
 
@@ -91,14 +91,13 @@ export class LaunchedStdioTransport implements Transport {
     const launched = await sandbox.launch({ file: command, args, cwd, env, workspace, operator: true, ...(ownCwd ? { ownCwd } : {}), ...(declared ? { declared } : {}) });
     if (!launched.ok) throw Object.assign(new Error(launched.message), { code: launched.code });
     const plan = (this.#plan = launched.plan);
-    const stdio = bindStdio(planStdio(plan, plan.statusFd === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe']), plan.descriptors?.fds);
+    const stdio = planStdio(plan, plan.statusFd === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe']);
     let child: ChildProcess;
     try {
       child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: stdio as ['pipe', 'pipe', 'pipe'], windowsHide: true });
     } finally {
       // the launcher has its own copies now (the seccomp program's, the binds' sources)
       closePassed(plan);
-      plan.descriptors?.close();
     }
     this.#child = child;
     child.stdout!.on('data', (chunk: Buffer) => this.#receive(chunk));

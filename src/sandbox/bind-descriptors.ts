@@ -1,6 +1,7 @@
 import { closeSync } from 'node:fs';
 import type { Bubblewrap } from './bubblewrap.js';
 import { openPathNoFollow } from './folder-descriptor.js';
+import type { PassedDescriptor } from './passed-descriptors.js';
 import { isInside } from './workspace-rules.js';
 
 // bubblewrap resolves a bind's source by path when it mounts, following symlinks: a tool that can write a folder the
@@ -114,9 +115,7 @@ export function openBindSources(sources: readonly string[]): HeldDescriptors {
   return new HeldDescriptors(fds);
 }
 
-/** A launcher's `stdio` from `head` (its standard streams and status pipe), its binds' descriptors at `BIND_FD_BASE` on. */
-export function bindStdio<T>(head: readonly T[], fds: readonly number[] = []): Array<T | 'ignore' | number> {
-  if (fds.length === 0) return [...head];
-  if (head.length > BIND_FD_BASE) throw new Error(`a launcher's first ${head.length} descriptors reach its binds' at ${BIND_FD_BASE}`);
-  return [...head, ...Array<'ignore'>(BIND_FD_BASE - head.length).fill('ignore'), ...fds];
+/** The descriptors a launcher's bubblewrap binds from, each at its number: `BIND_FD_BASE` on, in order. */
+export function passedBinds(fds: readonly number[]): PassedDescriptor[] {
+  return fds.map((fd, index) => ({ at: BIND_FD_BASE + index, fd }));
 }

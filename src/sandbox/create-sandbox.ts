@@ -7,7 +7,7 @@ import { probeFailure, runProbe } from './probe-command.js';
 import { describeRunAs, dropArguments, resolveRunAs, type RunAs, type RunAsSetting } from './run-as.js';
 import { probeContainment, type PidNamespace } from './pid-namespace.js';
 import { probePidsCgroups, type PidsCgroupProbe } from './pids-cgroup.js';
-import { scriptFolder } from './warm-launch.js';
+import { scriptFolder } from './script-folder.js';
 import type { Sandbox, SandboxMode, SandboxStatus } from './sandbox.js';
 
 /** How to build a sandbox. */

@@ -9,6 +9,7 @@ import { launchPolicy, sandboxGuards, workspaceRefusal } from './launch-guards.j
 import { LauncherPool } from './launcher-pool.js';
 import { describeRunAs, dropArguments, giveWorkspace } from './run-as.js';
 import { RunAsFiles } from './run-as-files.js';
+import { passedBinds } from './bind-descriptors.js';
 import { closePassed } from './passed-descriptors.js';
 import type { FileAccess, Launch, LaunchEnding, LaunchOutcome, LaunchPlan, LaunchRequest, Sandbox, SandboxStatus } from './sandbox.js';
 import { seccompRefusal } from './seccomp-descriptor.js';
@@ -185,11 +186,11 @@ export class HostSandbox implements Sandbox, LaunchHost {
     const [file, ...args] = command.argv;
     const { read, held } = command;
     const finished = finisher(this, read, policy, cgroup);
-    const descriptors = held && held.fds.length > 0 ? { descriptors: held } : {};
-    const passed = command.passed === undefined ? undefined : { fds: command.passed };
+    // the seccomp program's descriptor and the binds' sources, one list the plan owns from here
+    const fds = [...(command.passed ?? []), ...passedBinds(held?.fds ?? [])];
     // the caller closes the descriptors once it has spawned; here too, for a plan never spawned
-    const finish = (ending: LaunchEnding): Promise<LaunchOutcome> => (closePassed(plan), held?.close(), finished(ending));
-    const plan: LaunchPlan = { file: file!, args, cwd: request.cwd, env: command.env, ...(this.status.sandbox === 'on' ? { statusFd: STATUS_FD } : {}), ...descriptors, ...(passed ? { passed } : {}), finish };
+    const finish = (ending: LaunchEnding): Promise<LaunchOutcome> => (closePassed(plan), finished(ending));
+    const plan: LaunchPlan = { file: file!, args, cwd: request.cwd, env: command.env, ...(this.status.sandbox === 'on' ? { statusFd: STATUS_FD } : {}), ...(fds.length > 0 ? { passed: { fds } } : {}), finish };
     return { ok: true, plan };
   }
 

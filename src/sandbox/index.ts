@@ -1,7 +1,6 @@
 // Process isolation: bubblewrap, PID namespaces and resource limits for every local process a tool starts.
 export { createSandbox, processContainment, type SandboxOptions } from './create-sandbox.js';
 export { declaredPath } from './bubblewrap-arguments.js';
-export { bindStdio } from './bind-descriptors.js';
 export { declaredPathRefusal, type DeclaredPathRules } from './declared-path-refusal.js';
 export { runAsHome, runAsSettingProblem } from './run-as.js';
 export { RunAsFiles, type RunAsOpenOptions } from './run-as-files.js';

@@ -71,13 +71,10 @@ export interface LaunchPlan {
   /** the launcher writes its status (bubblewrap's JSON) to this extra descriptor, when set */
   statusFd?: number;
   /**
-   * descriptors the launcher must get from `BIND_FD_BASE` on (the sources bubblewrap binds by descriptor): `stdio`
-   * is made with `bindStdio`, and `close()` is called once spawned (it is safe to call twice; `finish` calls it too)
-   */
-  descriptors?: { readonly fds: readonly number[]; close(): void };
-  /**
    * the gateway's descriptors the launcher gets, each at its number (beyond the status one; holes ignored): the
-   * runner passes them in its spawn's `stdio` and closes its copies once spawned (`closePassed`)
+   * seccomp program's at `SECCOMP_FD`, the sources bubblewrap binds by descriptor from `BIND_FD_BASE` on. The runner
+   * passes them in its spawn's `stdio` (`planStdio`) and closes its copies once spawned (`closePassed`, safe to call
+   * twice; `finish` calls it too)
    */
   passed?: { fds: Array<{ at: number; fd: number }> };
   /** reads how the launched process ended, and frees what the launch held */

@@ -1,7 +1,7 @@
 import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { SECCOMP_ARCHES, seccompProgram } from './seccomp-filter.js';
-import { scriptFolder } from './warm-launch.js';
+import { scriptFolder } from './script-folder.js';
 
 /**
  * The descriptor bubblewrap reads its seccomp program from (`--seccomp`), in every sandboxed launcher: after the

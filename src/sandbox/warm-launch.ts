@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { closeSync, fchownSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, fchownSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { bindStdio, openBindSources, type HeldDescriptors } from './bind-descriptors.js';
+import { openBindSources, passedBinds, type HeldDescriptors } from './bind-descriptors.js';
 import { closeScript, discard, type LauncherPool, type WaitingLauncher } from './launcher-pool.js';
 import { stdioWith } from './passed-descriptors.js';
 import type { PidsCgroups, RunCgroup } from './pids-cgroup.js';
 import { cgroupJoin } from './resource-limits.js';
+import { scriptFolder } from './script-folder.js';
 import { openSeccompProgram, SECCOMP_FD } from './seccomp-descriptor.js';
 import { CONTROL_FD, SCRIPT_FD, SCRIPT_SHELL_NAME, waitForScript, warmScript, type WarmRun } from './warm-script.js';
 
@@ -30,60 +30,7 @@ export interface WarmCommand {
   run: Omit<WarmRun, 'argv'> & { argv: readonly string[] };
 }
 
-let folder: string | undefined;
 let scriptCounter = 0;
-
-const FOLDER_PREFIX = 'hldp-launch-';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, another user's
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
-
-/**
- * Removes the scripts' folders that processes now dead left in the temporary folder (a gateway killed with SIGKILL
- * never runs its exit handler): each is named after the pid that made it. A folder of the old form (no pid) is
- * left alone: whose it is cannot be told.
- */
-export function sweepScriptFolders(temporary: string = tmpdir()): void {
-  let names: string[];
-  try {
-    names = readdirSync(temporary);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = /^hldp-launch-(\d+)-[^/]+$/.exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid || alive(Number(pid))) continue;
-    try {
-      // another user's (its mode is 0700) is theirs to sweep
-      if (statSync(join(temporary, name)).uid !== process.getuid?.()) continue;
-      rmSync(join(temporary, name), { recursive: true, force: true });
-    } catch {
-      // gone meanwhile, or not ours to remove
-    }
-  }
-}
-
-/**
- * The folder in which this process's run scripts are made (mode 0700 in the temporary folder, named after this
- * process; removed at exit, or by the next sandbox's sweep after a SIGKILL). A script has a name there only from
- * its creation to the launcher's start, empty. Every sandbox hides the folder all the same.
- */
-export function scriptFolder(): string {
-  if (folder === undefined) {
-    sweepScriptFolders();
-    const made = mkdtempSync(join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
-    folder = made;
-    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
-  }
-  return folder;
-}
 
 /**
  * A new, empty script file, readable by its owner only (`reader`, else this process's user), with no name left: the
@@ -153,7 +100,7 @@ function startLauncher(command: WarmCommand, cgroup: RunCgroup | undefined, bind
   try {
     seccomp = command.seccomp === undefined ? undefined : openSeccompProgram(command.seccomp.unixSockets);
     const head: Array<'pipe' | 'ignore' | number> = ['pipe', 'pipe', 'pipe', command.statusFd === undefined ? 'ignore' : 'pipe', 'pipe', script.read, 'pipe'];
-    const stdio = bindStdio(stdioWith(head, seccomp === undefined ? [] : [{ at: SECCOMP_FD, fd: seccomp }]), binds);
+    const stdio = stdioWith(head, [...(seccomp === undefined ? [] : [{ at: SECCOMP_FD, fd: seccomp }]), ...passedBinds(binds)]);
     if (stdio[CONTROL_FD] !== 'pipe' || stdio[SCRIPT_FD] !== script.read || stdio[LIFELINE_FD] !== 'pipe') throw new Error('the control, script and lifeline descriptors are out of place');
     // an empty environment: the script exports the run's own, and nothing of the gateway's is there to leak
     child = spawn(argv[0]!, argv.slice(1), { cwd: command.workspace, env: {}, detached: true, stdio, windowsHide: true });
