@@ -3,6 +3,7 @@ import { lstat, readlink, stat } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, resolve } from 'node:path';
 import { findProgram } from './find-program.js';
 import { probeEnvironment, probeFailure, runProbe, type ProbeResult } from './probe-command.js';
+import { openSeccompProgram, seccompRefusal } from './seccomp-descriptor.js';
 
 /** bubblewrap as this host can run it, or why it cannot. */
 export type Bubblewrap =
@@ -14,6 +15,8 @@ export type Bubblewrap =
       tmpfsSize: boolean;
       /** whether it binds a source by descriptor (`--bind-fd`, `--ro-bind-fd`, bubblewrap ≥ 0.8) */
       bindFd: boolean;
+      /** why no run can get the sandbox's system-call filter here (`--seccomp`): then every sandboxed run is refused */
+      seccompFailure?: string;
     }
   | { ok: false; reason: string };
 
@@ -125,32 +128,55 @@ export async function probeBubblewrap(path: string | undefined = process.env.PAT
   const dropping = drop !== undefined;
   // a run that drops to another user is tried as one: the user is become inside, then `true` runs as it
   const tool = [...(drop ?? []), 'true'];
-  const features = { tmpfsSize: true, bindFd: true };
+  // the real program every run gets (seccomp-filter.ts), where this architecture has one
+  const unfiltered = seccompRefusal();
+  const features: Features = { tmpfsSize: true, bindFd: true, seccomp: unfiltered === undefined };
   const trial = await featureTrial(features, (fds) => {
     const bind = features.bindFd ? ['--ro-bind-fd', '3', '/tmp/hldp-bind-fd'] : [];
-    return runProbe(bwrap, [...isolationArguments(false, dropping), ...systemArguments(system, features.tmpfsSize ? 1 << 20 : undefined, dropping), ...bind, '--', ...tool], probeEnvironment(), features.bindFd ? fds : []);
+    const filter = features.seccomp ? ['--seccomp', '4'] : [];
+    return runProbe(bwrap, [...isolationArguments(false, dropping), ...systemArguments(system, features.tmpfsSize ? 1 << 20 : undefined, dropping), ...bind, ...filter, '--', ...tool], probeEnvironment(), fds);
   });
   if (!trial.ok) {
     const why = probeFailure(trial);
     return { ok: false, reason: trial.started ? `bubblewrap cannot make a sandbox here: ${why}; ${fixFor(why)}` : `bubblewrap (bwrap) cannot be started: ${why}; ${fixFor(why)}` };
   }
-  return { ok: true, system, path: bwrap, ...features };
+  const seccompFailure = unfiltered ?? (features.refused === undefined ? undefined : `bubblewrap runs here, but the kernel refuses the sandbox's system-call filter (--seccomp: ${features.refused}), which keeps tools from the host's unix sockets, so no sandboxed tool runs (closed, never open); use a kernel with seccomp filters (CONFIG_SECCOMP_FILTER), or, knowing that tools then run unisolated, sandbox: off`);
+  return { ok: true, system, path: bwrap, tmpfsSize: features.tmpfsSize, bindFd: features.bindFd, ...(seccompFailure ? { seccompFailure } : {}) };
+}
+
+/** What the probe's trial asks of bubblewrap, each turned off where it is refused; `refused`: the seccomp refusal. */
+interface Features {
+  tmpfsSize: boolean;
+  bindFd: boolean;
+  seccomp: boolean;
+  refused?: string;
 }
 
 /**
  * The probe's trial, again without each feature this bubblewrap does not know, named by its refusal: an older than
  * 0.7 knows no --size (its runs' /tmp stay unsized, said in /healthz), one older than 0.8 no --ro-bind-fd (its runs
- * bind every source by path, held by the mount check alone). `trial` gets a descriptor to bind: /dev/null's.
+ * bind every source by path, held by the mount check alone), and without the seccomp program where it is refused (a
+ * kernel without seccomp filters: the probe says so, and every sandboxed run is refused). `trial` gets a descriptor
+ * to bind, /dev/null's (3), and the seccomp program's (4), new each time: bubblewrap reads it to its end.
  */
-async function featureTrial(features: { tmpfsSize: boolean; bindFd: boolean }, trial: (fds: number[]) => Promise<ProbeResult>): Promise<ProbeResult> {
+async function featureTrial(features: Features, trial: (fds: number[]) => Promise<ProbeResult>): Promise<ProbeResult> {
   const nul = openSync('/dev/null', 'r');
+  const once = async (): Promise<ProbeResult> => {
+    const program = features.seccomp ? openSeccompProgram(false) : undefined;
+    try {
+      return await trial(program === undefined ? [nul] : [nul, program]);
+    } finally {
+      if (program !== undefined) closeSync(program);
+    }
+  };
   try {
-    let result = await trial([nul]);
-    for (let tries = 0; !result.ok && tries < 2; tries += 1) {
+    let result = await once();
+    for (let tries = 0; !result.ok && tries < 3; tries += 1) {
       if (features.tmpfsSize && /Unknown option --size/.test(result.stderr)) features.tmpfsSize = false;
       else if (features.bindFd && /Unknown option --ro-bind-fd/.test(result.stderr)) features.bindFd = false;
+      else if (features.seccomp && /seccomp/i.test(result.stderr)) (features.seccomp = false), (features.refused = probeFailure(result));
       else break;
-      result = await trial([nul]);
+      result = await once();
     }
     return result;
   } finally {

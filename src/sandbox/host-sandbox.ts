@@ -12,7 +12,6 @@ import { RunAsFiles } from './run-as-files.js';
 import { passedBinds } from './bind-descriptors.js';
 import { closePassed } from './passed-descriptors.js';
 import type { FileAccess, Launch, LaunchEnding, LaunchOutcome, LaunchPlan, LaunchRequest, Sandbox, SandboxStatus } from './sandbox.js';
-import { seccompRefusal } from './seccomp-descriptor.js';
 import { describeStatus } from './sandbox-status.js';
 import { environmentProblem } from './tool-environment.js';
 import { warmLaunch } from './warm-plan.js';
@@ -155,8 +154,8 @@ export class HostSandbox implements Sandbox, LaunchHost {
         this.giveWorkspace(workspace, refusal);
         return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `no local tool runs in this workspace: ${refusal}` };
       }
-      const unfiltered = seccompRefusal();
-      if (unfiltered !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: unfiltered };
+      // the probe found no system-call filter this host's kernel takes (or this architecture has none): fail closed
+      if (this.status.seccompReason !== undefined) return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: this.status.seccompReason };
       const bubblewrap = this.probed.bubblewrap as Extract<Bubblewrap, { ok: true }>;
       const reads = (): HomeReads => ({ ...(request.operator ? { operator: true } : {}), ...(runAsHome ? { runAsHome } : {}), ...(this.options.ceiling?.readableRoots ? { readableRoots: this.options.ceiling.readableRoots.map(real) } : {}), ...(this.options.ceiling?.writableRoots ? { writableRoots: this.options.ceiling.writableRoots.map(real) } : {}) });
       const sandboxed = sandboxGuards(policy, workspace, guarded, bubblewrap, reads);

@@ -22,6 +22,8 @@ export function describeStatus(probed: Probed, limitsWanted: boolean): SandboxSt
   const on = probed.mode !== 'off' && probed.bubblewrap?.ok === true;
   const namespaced = on || probed.namespace.ok;
   const reason = on ? undefined : probed.mode === 'off' ? OFF_BY_CONFIG : probed.bubblewrap && !probed.bubblewrap.ok ? probed.bubblewrap.reason : 'bubblewrap was not probed';
+  // closed, never open: bubblewrap runs, but without the filter a run would reach the host's unix sockets
+  const seccompReason = on && probed.bubblewrap?.ok ? probed.bubblewrap.seccompFailure : undefined;
   return {
     mode: probed.mode,
     sandbox: on ? 'on' : 'off',
@@ -42,6 +44,7 @@ export function describeStatus(probed: Probed, limitsWanted: boolean): SandboxSt
       : probed.root && probed.runAs === undefined
         ? { runAsReason: "sandbox.run_as is root: this root gateway's tools run as root, whom no file mode stops (set run_as to an unprivileged user, or leave it out for nobody)" }
         : {}),
+    ...(seccompReason ? { seccompReason } : {}),
   };
 }
 
@@ -56,5 +59,6 @@ export function sandboxHealth(status: SandboxStatus): Record<string, unknown> {
     limits: { rlimits: status.limits.rlimits, processes: status.limits.processes, ...(status.limits.reason ? { reason: status.limits.reason } : {}) },
     ...(status.runAs ? { run_as: status.runAs } : {}),
     ...(status.runAsReason ? { run_as_reason: status.runAsReason } : {}),
+    ...(status.seccompReason ? { seccomp_reason: status.seccompReason } : {}),
   };
 }

@@ -25,6 +25,8 @@ export interface SandboxStatus {
   runAs?: { uid: number; gid: number; name?: string };
   /** a root gateway whose tools run as root (the operator said so), or cannot run as another user (every call refused) */
   runAsReason?: string;
+  /** why no sandboxed run can get the system-call filter here (an architecture or a kernel without it): every one is refused */
+  seccompReason?: string;
 }
 
 /** How resource limits hold on this host. */

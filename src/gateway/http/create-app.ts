@@ -63,7 +63,8 @@ export function createApp(options: AppOptions): Express {
     // dropped definitions are a degraded service: some tool an agent expects is not there; so is a store that does not
     // answer, and so are local tools that cannot run at all (sandbox required and off)
     // …or because a root gateway cannot run them as sandbox.run_as (and so runs none)
-    const unrunnable = (sandbox?.mode === 'required' && sandbox.sandbox === 'off') || (sandbox?.runAs !== undefined && sandbox.runAsReason !== undefined);
+    // …or because the kernel takes no system-call filter, without which no sandboxed run starts
+    const unrunnable = (sandbox?.mode === 'required' && sandbox.sandbox === 'off') || (sandbox?.runAs !== undefined && sandbox.runAsReason !== undefined) || sandbox?.seccompReason !== undefined;
     const status = index.stale || scanError || index.errors.length > 0 || !store.ok || unrunnable ? 'degraded' : 'ok';
     if (!mayReadDetails(request)) {
       response.json({ status });

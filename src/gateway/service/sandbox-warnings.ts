@@ -16,6 +16,7 @@ export function sandboxWarnings(status: SandboxStatus | undefined): string[] {
   if (status.containmentReason) warnings.push(`process containment: ${status.containmentReason}`);
   if (status.limits.reason) warnings.push(`resource limits: ${status.limits.reason}`);
   if (status.runAsReason) warnings.push(`run_as: ${status.runAsReason}`);
+  if (status.seccompReason) warnings.push(`sandbox: every shell tool, gatekeeper exec and stdio MCP server call fails with SANDBOX_UNAVAILABLE: ${status.seccompReason}`);
   return warnings;
 }
 
