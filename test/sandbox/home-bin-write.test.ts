@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeToolYaml, writeFiles } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
-import { describeWithBubblewrap } from './support/bubblewrap.js';
+import { describeNeeding, ROOT } from './support/bubblewrap.js';
 
 // Review U, U3: only a home's dot-entries were refused to a definition's writes. Debian's and Ubuntu's ~/.profile
 // put ~/bin first on the user's PATH when it exists, so a definition writing ~/bin/ls ran its code on the host, as
@@ -13,8 +13,8 @@ import { describeWithBubblewrap } from './support/bubblewrap.js';
 // with that ~/.profile, and a real login shell afterwards. The folder is outside /tmp, whose own rule (review T, T4)
 // would refuse the write anyway: under /var/lib, which only root may make a folder in.
 
-const root = process.getuid?.() === 0;
-const describeAsRoot = root ? describeWithBubblewrap : (name: string, suite: () => void) => describe.skip(`${name} (NOT RUN: needs root, to make a home folder outside the host's shared /tmp)`, suite);
+// root: to make a home folder outside the host's shared /tmp
+const describeAsRoot = (name: string, suite: () => void): void => describeNeeding([ROOT], name, suite);
 
 /** What /etc/skel/.profile does on Debian and Ubuntu, after it reads ~/.bashrc. */
 const PROFILE = 'if [ -d "$HOME/bin" ] ; then\n    PATH="$HOME/bin:$PATH"\nfi\n';

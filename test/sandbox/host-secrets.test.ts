@@ -1,11 +1,11 @@
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
-import { describeWithBubblewrap } from './support/bubblewrap.js';
+import { describeNeeding, ROOT } from './support/bubblewrap.js';
 
 // Review K, K3: a gateway run as root (CI's and .ci/run's set-up) ran every tool as root, for whom no file mode bars a
 // read: /etc/shadow, the SSH host keys, and a systemd EnvironmentFile under /etc holding the gateway's own token, which
@@ -40,7 +40,8 @@ function serve(name: string, args: string[] = []): Promise<ServiceProcess> {
   );
 }
 
-const describeAsRoot = root ? describeWithBubblewrap : (name: string, suite: () => void) => describe.skip(`${name} (NOT RUN: needs a root gateway)`, suite);
+// needs a root gateway
+const describeAsRoot = (name: string, suite: () => void): void => describeNeeding([ROOT], name, suite);
 
 describeAsRoot('the host secrets a root gateway keeps from its tools', () => {
   beforeAll(async () => {

@@ -6,7 +6,7 @@ import { configuredGateways, type ServedReceipt } from '../helpers/configured-ga
 import { request } from '../helpers/http-server.js';
 import { runCli } from '../helpers/run-cli.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
-import { describeWithBubblewrap } from './support/bubblewrap.js';
+import { describeNeeding, ROOT } from './support/bubblewrap.js';
 
 // Review O, O5: the gatekeeper's file methods ran in the gateway, as root, while every process tool ran as
 // sandbox.run_as (nobody): `file-read` of a root-only (0600) file of the workspace returned it ("top-secret"), and
@@ -23,7 +23,8 @@ const { serve, call, services } = gateways;
 const workspace = () => join(temp.path, 'workspace');
 
 const path = '{ path: { type: string, required: true } }';
-const describeAsRoot = root ? describeWithBubblewrap : (name: string, suite: () => void) => describe.skip(`${name} (NOT RUN: needs a root gateway)`, suite);
+// needs a root gateway
+const describeAsRoot = (name: string, suite: () => void): void => describeNeeding([ROOT], name, suite);
 
 describeAsRoot("a root gateway's file methods act as sandbox.run_as", () => {
   beforeAll(async () => {

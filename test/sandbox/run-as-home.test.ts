@@ -1,10 +1,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
-import { describeWithBubblewrap } from './support/bubblewrap.js';
+import { describeNeeding, ROOT } from './support/bubblewrap.js';
 
 // Review U, U2: a root gateway with `sandbox.run_as: <a real user>` guarded /root (its own $HOME) and never the
 // home of the user its tools run as: a pushed definition read that user's ~/.profile (their ~/.ssh alike) and could
@@ -22,7 +22,7 @@ function ordinaryUser(): { name: string; home: string } | undefined {
 }
 
 const user = process.getuid?.() === 0 ? ordinaryUser() : undefined;
-const describeWithUser = user ? describeWithBubblewrap : (name: string, suite: () => void) => describe.skip(`${name} (NOT RUN: needs root and a uid-1000 user with a home folder)`, suite);
+const describeWithUser = (name: string, suite: () => void): void => describeNeeding([ROOT, { part: 'a uid-1000 user with a home folder', present: ordinaryUser() !== undefined, provided: '.ci/run makes one (useradd -m -u 1000) where the machine has none' }], name, suite);
 
 let temp: { path: string; cleanup: () => Promise<void> };
 const at = (...names: string[]) => join(temp.path, ...names);

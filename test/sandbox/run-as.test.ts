@@ -8,7 +8,7 @@ import { request } from '../helpers/http-server.js';
 import { runCli } from '../helpers/run-cli.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 import { mcpToolYaml, nodeServer } from '../mcp-servers/support.js';
-import { describeWithBubblewrap } from './support/bubblewrap.js';
+import { describeNeeding, ROOT } from './support/bubblewrap.js';
 
 // Review K, K3 (the rest of it): a gateway started as root (containers, this CI) ran every tool as uid 0 inside
 // bubblewrap, whom no file mode stops. It now runs each local process (shell tools, gatekeeper exec, stdio MCP
@@ -28,7 +28,8 @@ const shared = () => join(temp.path, 'shared');
 
 const tool = (name: string, argv: string, extra: Record<string, string> = {}) => makeToolYaml(name, { executor: 'shell', method: 'run', shell: `{ argv: ${argv} }`, ...extra });
 
-const describeAsRoot = root ? describeWithBubblewrap : (name: string, suite: () => void) => describe.skip(`${name} (NOT RUN: needs a root gateway; a gateway of another user runs its tools as itself, as before)`, suite);
+// needs a root gateway; a gateway of another user runs its tools as itself, as before
+const describeAsRoot = (name: string, suite: () => void): void => describeNeeding([ROOT], name, suite);
 
 describeAsRoot('a root gateway runs its tools as sandbox.run_as', () => {
   beforeAll(async () => {

@@ -2,18 +2,19 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
-import { describeWithBubblewrap } from './support/bubblewrap.js';
+import { describeNeeding, ROOT } from './support/bubblewrap.js';
 
 // Review O, addendum: a gateway on loopback with no credential configured (the quick start) serves every request as
 // `local`, the operator at this machine with every role; a tool declaring network access shares the host's loopback,
 // and reached the API as `local` too (it read the admin-only receipts walk, and could approve its own requests). A root
 // gateway's tools run as sandbox.run_as, and a connection a process of that uid made is now no one (401).
 const root = process.getuid?.() === 0;
-const describeAsRoot = root ? describeWithBubblewrap : (name: string, suite: () => void) => describe.skip(`${name} (NOT RUN: needs a root gateway)`, suite);
+// needs a root gateway
+const describeAsRoot = (name: string, suite: () => void): void => describeNeeding([ROOT], name, suite);
 
 type Receipt = { ok: boolean; output: string; error?: string };
 const run = promisify(execFile);

@@ -8,17 +8,16 @@ import { minimalEnvironment, runProcess } from '../../src/executors/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { git, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
-import { describeWithBubblewrap, giveToNobody } from './support/bubblewrap.js';
+import { describeNeeding, giveToNobody } from './support/bubblewrap.js';
 
 // Review U, U1: a unix socket bound into the sandbox is a way out no read-only bind and no private network stops. A
 // definition declaring the folder of a host daemon's socket (lxd's, incus', a `tmux -S` one) connected and had the
 // host run a command as root; one with `network: true` reached the host's abstract sockets (X11's). The sandbox's
 // seccomp filter now refuses socket(AF_UNIX) unless the tool declares `sandbox.unix_sockets: true`.
 
-// the system's python (one under the home folder, a pyenv shim, is out of the sandbox's sight); without it these are skipped
+// the system's python (one under the home folder, a pyenv shim, is out of the sandbox's sight)
 const PYTHON = '/usr/bin/python3';
 const python = spawnSync(PYTHON, ['-c', 'print(1)'], { encoding: 'utf8' }).status === 0;
-if (!python) console.warn(`NOT RUN: the unix-socket tests need ${PYTHON}`);
 
 let temp: { path: string; cleanup: () => Promise<void> };
 let daemonFolder: string;
@@ -93,7 +92,7 @@ async function call(name: string, config?: string): Promise<{ ok: boolean; outpu
   return { ok: receipt.ok, output: receipt.output ?? '', stderr: receipt.stderr ?? '', ...(receipt.code ? { code: receipt.code } : {}), ...(receipt.error ? { message: receipt.error } : {}), signal: receipt.signal ?? null };
 }
 
-describeWithBubblewrap('unix sockets from the sandbox (review U, U1)', () => {
+describeNeeding([{ part: PYTHON, present: python, provided: '.ci/run installs python3 with apt-get when it is missing' }], 'unix sockets from the sandbox (review U, U1)', () => {
   beforeAll(async () => {
     temp = await makeTempDir('hldp-unix-sockets-');
     // a daemon's folder outside /tmp and the home's dot-entries, which a definition may declare (lxd's is under /var/snap)
@@ -133,19 +132,19 @@ describeWithBubblewrap('unix sockets from the sandbox (review U, U1)', () => {
     await temp?.cleanup();
   });
 
-  it.skipIf(!python)('refuses a connect to a host daemon whose socket is in a declared folder: the host is sent nothing', async () => {
+  it('refuses a connect to a host daemon whose socket is in a declared folder: the host is sent nothing', async () => {
     const result = await call('sock-peek');
     expect(result).toMatchObject({ ok: true, output: 'refused: 13 Permission denied\n' });
     expect(received).toEqual([]);
   });
 
-  it.skipIf(!python)('refuses the host\'s abstract sockets to a tool with the host\'s network', async () => {
+  it('refuses the host\'s abstract sockets to a tool with the host\'s network', async () => {
     const result = await call('abstract-peek');
     expect(result).toMatchObject({ ok: true, output: 'refused: 13 Permission denied\n' });
     expect(received).toEqual([]);
   });
 
-  it.skipIf(!python)('refuses a tool that declares unix_sockets unless the operator\'s ceiling allows them, then lets it reach the socket', async () => {
+  it('refuses a tool that declares unix_sockets unless the operator\'s ceiling allows them, then lets it reach the socket', async () => {
     // a definition anyone with push access writes may not declare its way back to the host's daemons (review U, U1)
     const refused = await call('docker-like');
     expect(refused).toMatchObject({ ok: false, code: 'SANDBOX_UNAVAILABLE' });
@@ -161,22 +160,22 @@ describeWithBubblewrap('unix sockets from the sandbox (review U, U1)', () => {
     expect(JSON.parse(validated.stdout).warnings).not.toContainEqual(expect.objectContaining({ message: expect.stringMatching(/sandbox\.unix_sockets/) }));
   });
 
-  it.skipIf(!python)('leaves a tool its pipes and stream socketpairs; a datagram pair, which can send anywhere, is refused', async () => {
+  it('leaves a tool its pipes and stream socketpairs; a datagram pair, which can send anywhere, is refused', async () => {
     const result = await call('own-pipes');
     expect(result).toMatchObject({ ok: true, output: "socketpair: pair\npipe: pipe\nchild: through a child's pipes\ndatagram pair refused: 13\n" });
   });
 
-  it.skipIf(!python)('refuses io_uring, which makes and connects sockets without the socket call', async () => {
+  it('refuses io_uring, which makes and connects sockets without the socket call', async () => {
     const result = await call('ring');
     expect(result).toMatchObject({ ok: true, output: 'io_uring_setup: -1 38\n' });
   });
 
-  it.skipIf(!python || process.arch !== 'x64')('kills a process that makes an x32 system call', async () => {
+  it.skipIf(process.arch !== 'x64')('kills a process that makes an x32 system call', async () => {
     const result = await call('x32');
     expect(result).toMatchObject({ ok: false, output: 'before\n', signal: 'SIGSYS' });
   });
 
-  it.skipIf(!python)('refuses a socket in the workspace to a run whose bubblewrap is started for it (the cold path)', async () => {
+  it('refuses a socket in the workspace to a run whose bubblewrap is started for it (the cold path)', async () => {
     const sandbox = await createSandbox({ mode: 'auto', protect: [repo] });
     try {
       // an environment no shell can export: bubblewrap is spawned for this run, not taken waiting

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
-import { describeWithBubblewrap } from './support/bubblewrap.js';
+import { describeNeeding, ROOT } from './support/bubblewrap.js';
 
 // Review O, O4: a root gateway gave its workspace to run_as (chown to nobody) before it judged the workspace: a refused
 // one (the tools repository, a folder holding /etc) was given away all the same, and a shared sticky folder (/tmp),
@@ -22,7 +22,8 @@ async function callIds(workspace: string, sandbox: string): Promise<{ receipt: R
   return { receipt: JSON.parse(run.stdout) as Receipt, stderr: run.stderr };
 }
 
-const describeAsRoot = root ? describeWithBubblewrap : (name: string, suite: () => void) => describe.skip(`${name} (NOT RUN: needs a root gateway)`, suite);
+// needs a root gateway
+const describeAsRoot = (name: string, suite: () => void): void => describeNeeding([ROOT], name, suite);
 
 describeAsRoot('a root gateway gives its workspace to run_as only once it is judged fit', () => {
   beforeAll(async () => {
