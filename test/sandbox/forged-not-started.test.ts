@@ -5,6 +5,7 @@ import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 import { describeWithBubblewrap } from './support/bubblewrap.js';
+import { evalShTool } from './support/eval-tool.js';
 
 // Review K, K9: a tool printed the launcher's own failure line on stderr and exited 125 or 127, and its receipt said
 // SANDBOX_FAILED or SPAWN_FAILED ("the tool did not run", exit_code null) after it had run and written a file.
@@ -32,7 +33,7 @@ for (const mode of ['auto', 'off'] as const) {
       workspace = join(temp.path, 'workspace');
       await mkdir(workspace);
       await writeFiles(join(temp.path, 'repo'), {
-        'tools/sh/TOOL.hdlp': makeToolYaml('sh', { executor: 'shell', method: 'run', params_schema: '{ cmd: { type: string, required: true } }', shell: '{ script: "eval \\"$HLDP_PARAM_CMD\\"" }' }),
+        'tools/sh/TOOL.hdlp': evalShTool(),
         'tools/missing/TOOL.hdlp': makeToolYaml('missing', { executor: 'shell', method: 'run', shell: '{ argv: [no-such-program-hldp-k9] }' }),
       });
       gateway = await spawnService(

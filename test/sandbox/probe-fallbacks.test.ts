@@ -1,43 +1,25 @@
 import { chmod, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { describe, expect, it } from 'vitest';
 import { request } from '../helpers/http-server.js';
-import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import type { ServiceProcess } from '../helpers/spawn-service.js';
 import { processesMatching, uniqueSleep } from '../executors/support/processes.js';
+import { shGatewayEachTest } from './support/sh-gateway.js';
 
 // The sandbox probe tries setpriv, the PID namespace and prlimit in one process, and bubblewrap without asking its
 // version first (issue #18: fewer processes at start). Where one of those programs cannot run, what the server says
 // and does must be what probing each alone found: each is reproduced by a program of that name early on PATH.
-let temp: { path: string; cleanup: () => Promise<void> };
-let service: ServiceProcess | undefined;
-
-beforeEach(async () => {
-  temp = await makeTempDir();
-  await writeFiles(join(temp.path, 'repo'), {
-    'tools/sh/TOOL.hdlp': makeToolYaml('sh', { executor: 'shell', method: 'run', params_schema: '{ cmd: { type: string, required: true } }', shell: '{ script: "eval \\"$HLDP_PARAM_CMD\\"" }' }),
-  });
-});
-afterEach(async () => {
-  await service?.stop();
-  service = undefined;
-  await temp.cleanup();
-});
+const fixture = shGatewayEachTest();
 
 // `hldp serve` with these programs first on PATH (`sandbox: off`: runs are contained by the PID namespace's launcher alone)
 async function serveWith(programs: Record<string, string>, env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const bin = join(temp.path, 'bin');
+  const bin = join(fixture.folder, 'bin');
   await mkdir(bin);
   for (const [name, script] of Object.entries(programs)) {
     await writeFile(join(bin, name), script);
     await chmod(join(bin, name), 0o755);
   }
-  service = await spawnService(
-    ['serve', '--port', '0', '--repo', join(temp.path, 'repo')],
-    { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', PATH: `${bin}:${process.env.PATH}`, HLDP_HOST_PATH: `${bin}:${process.env.PATH}`, ...env },
-    / at (http:\/\/[\d.:]+)\n/,
-  );
-  return service;
+  return fixture.serve({ HLDP_WORKSPACE: fixture.folder, PATH: `${bin}:${process.env.PATH}`, HLDP_HOST_PATH: `${bin}:${process.env.PATH}`, ...env });
 }
 
 const health = async (gateway: ServiceProcess) => ((await request(gateway, 'GET', '/healthz')).json as { sandbox: { state: string; reason?: string; containment: string; limits: { rlimits: boolean; reason?: string } } }).sandbox;
@@ -77,11 +59,11 @@ describe('the sandbox probe', () => {
     // a root gateway runs no tool as root unless told to: without setpriv it runs none, and says why
     (root ? it : it.skip)(`refuses every call of a root gateway with a whole receipt saying why, and runs nothing${root ? '' : ' (NOT RUN: needs root)'}`, async () => {
       const gateway = await serveWith({ setpriv: '#!/bin/sh\necho "setpriv: not here" >&2\nexit 1\n' }, { HLDP_SANDBOX: 'off' });
-      const receipt = (await request(gateway, 'POST', '/v1/call', { body: { tool: 'sh', params: { cmd: `touch ${join(temp.path, 'ran')}` } } })).json as Record<string, unknown>;
+      const receipt = (await request(gateway, 'POST', '/v1/call', { body: { tool: 'sh', params: { cmd: `touch ${join(fixture.folder, 'ran')}` } } })).json as Record<string, unknown>;
       expect(receipt).toMatchObject({ ok: false, code: 'SANDBOX_UNAVAILABLE', exit_code: null, output: '' });
       expect(receipt.error).toMatch(/runs no tool as root, but it cannot make a tool uid 65534.*setpriv: not here/);
       expect(gateway.stderr()).toMatch(/run_as: this gateway runs as root and runs no tool as root/);
-      expect(await readdir(temp.path)).not.toContain('ran');
+      expect(await readdir(fixture.folder)).not.toContain('ran');
     });
   });
 
@@ -89,7 +71,7 @@ describe('the sandbox probe', () => {
     it('says so at start (sandbox off, with the fix), and still contains every run in a PID namespace', async () => {
       // a PATH of every program this host has but bwrap (a program found further on PATH would be run instead of a
       // broken one first on it): the spawn itself fails
-      const bin = join(temp.path, 'without-bwrap');
+      const bin = join(fixture.folder, 'without-bwrap');
       await mkdir(bin);
       for (const folder of new Set((process.env.PATH ?? '').split(':').filter((folder) => folder.startsWith('/')))) {
         for (const name of await readdir(folder).catch(() => [])) {

@@ -4,6 +4,7 @@ import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 import { processesMatching, uniqueSleep } from '../executors/support/processes.js';
+import { EVAL_SH } from './support/eval-tool.js';
 
 // Issue #10 item 3, as a user hits it: `setsid sleep 3999 >/dev/null 2>&1 & sleep 0.3` through shell-exec left the
 // sleep running under PID 1, after a normal exit and after a timeout. In the default configuration nothing a call
@@ -11,9 +12,8 @@ import { processesMatching, uniqueSleep } from '../executors/support/processes.j
 
 const GATEKEEPER_TOKEN = 'gatekeeper-token-0123456789abcdef';
 // a long deadline for the runs that end on their own (a loaded machine is slow), a short one for those that must time out
-const tool = (name: string, executor: string, timeout: number, extra: Record<string, string>) =>
+const tool = (name: string, executor: string, timeout: number, extra: Readonly<Record<string, string>>) =>
   makeToolYaml(name, { executor, constraints: `{ timeout_ms: ${timeout} }`, ...extra });
-const script = { method: 'run', params_schema: '{ cmd: { type: string, required: true } }', shell: '{ script: "eval \\"$HLDP_PARAM_CMD\\"" }' };
 const exec = { params_schema: '{ cmd: { type: string, required: true } }' };
 
 let temp: { path: string; cleanup: () => Promise<void> };
@@ -25,8 +25,8 @@ beforeAll(async () => {
   await writeFiles(join(temp.path, 'repo'), {
     'tools/run/TOOL.hdlp': tool('run', 'gatekeeper', 20_000, exec),
     'tools/run-briefly/TOOL.hdlp': tool('run-briefly', 'gatekeeper', 500, exec),
-    'tools/script/TOOL.hdlp': tool('script', 'shell', 20_000, script),
-    'tools/script-briefly/TOOL.hdlp': tool('script-briefly', 'shell', 500, script),
+    'tools/script/TOOL.hdlp': tool('script', 'shell', 20_000, EVAL_SH),
+    'tools/script-briefly/TOOL.hdlp': tool('script-briefly', 'shell', 500, EVAL_SH),
   });
   const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn' };
   gateway = await spawnService(['serve', '--port', '0', '--repo', join(temp.path, 'repo')], env, / at (http:\/\/[\d.:]+)\n/);

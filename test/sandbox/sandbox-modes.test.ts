@@ -6,6 +6,7 @@ import { request } from '../helpers/http-server.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 import { processesMatching, uniqueSleep } from '../executors/support/processes.js';
 import { describeWithBubblewrap } from './support/bubblewrap.js';
+import { evalShTool } from './support/eval-tool.js';
 
 // What `sandbox: auto | required | off` do where bubblewrap cannot run. The host condition is reproduced with a
 // `bwrap` early on PATH that fails as Ubuntu 24.04's does when AppArmor restricts unprivileged user namespaces.
@@ -17,7 +18,7 @@ const services: ServiceProcess[] = [];
 beforeEach(async () => {
   temp = await makeTempDir();
   await writeFiles(join(temp.path, 'repo'), {
-    'tools/sh/TOOL.hdlp': makeToolYaml('sh', { executor: 'shell', method: 'run', params_schema: '{ cmd: { type: string, required: true } }', shell: '{ script: "eval \\"$HLDP_PARAM_CMD\\"" }' }),
+    'tools/sh/TOOL.hdlp': evalShTool(),
     'tools/run/TOOL.hdlp': makeToolYaml('run', { params_schema: '{ cmd: { type: string, required: true } }' }),
   });
 });

@@ -8,6 +8,7 @@ import { request } from '../helpers/http-server.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 import { processesMatching } from '../executors/support/processes.js';
 import { describeWithBubblewrap } from './support/bubblewrap.js';
+import { evalShTool } from './support/eval-tool.js';
 
 // The issue's acceptance tests, on a real `hldp serve` process in its default configuration (sandbox: auto) with
 // real tools: what a sandboxed tool cannot see, write or reach, and what stops it.
@@ -15,7 +16,7 @@ import { describeWithBubblewrap } from './support/bubblewrap.js';
 const API_TOKEN = 'api-token-that-no-tool-may-see-0123';
 const CONFIG_SECRET = 'webhook-secret-only-in-the-config-file';
 const script = (name: string, extra: Record<string, string> = {}) =>
-  makeToolYaml(name, { executor: 'shell', method: 'run', params_schema: '{ cmd: { type: string, required: true } }', shell: '{ script: "eval \\"$HLDP_PARAM_CMD\\"" }', ...extra });
+  evalShTool(name, extra);
 
 let temp: { path: string; cleanup: () => Promise<void> };
 let workspace: string;

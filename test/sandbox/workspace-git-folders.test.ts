@@ -2,10 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { access, chown, mkdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { commitFiles, git, initRepository, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { commitFiles, git, initRepository, makeTempDir, writeFiles } from '../helpers/git.js';
 import { confirmedCall, type CliReceipt } from '../helpers/confirmed-call.js';
 import { runCli } from '../helpers/run-cli.js';
 import { describeWithBubblewrap } from './support/bubblewrap.js';
+import { evalShTool } from './support/eval-tool.js';
 
 // Review P (P2, P3, P7, P9, P10, P11, P16): every way git finds the control files it runs on the host. Each case is a
 // real `hldp call` (and `hldp confirm` for file-write) by a tool or agent, then the owner's own git on the host, which
@@ -161,7 +162,7 @@ describeWithBubblewrap('the git folders a tool may not write, however git finds 
     const proj = await initRepository(join(other, 'proj'));
     const tools = join(temp.path, 'tools');
     await writeFiles(tools, {
-      'tools/declw/TOOL.hdlp': makeToolYaml('declw', { executor: 'shell', method: 'run', params_schema: '{ cmd: { type: string, required: true } }', shell: '{ script: "eval \\"$HLDP_PARAM_CMD\\"" }', sandbox: `{ filesystem: { write: [${JSON.stringify(other)}] } }` }),
+      'tools/declw/TOOL.hdlp': evalShTool('declw', { sandbox: `{ filesystem: { write: [${JSON.stringify(other)}] } }` }),
     });
     const script = [
       `(${hook('DECLARED-HOOK')} > ${proj}/.git/hooks/post-commit && chmod +x ${proj}/.git/hooks/post-commit) 2>/dev/null || echo hooks-refused`,
