@@ -15,7 +15,7 @@ const LIST_TIMEOUT_MS = 60_000;
 
 /** Lists `server`'s tools and writes one draft `TOOL.hdlp` per tool under `out`, never over an existing file unless `force`. */
 export async function importMcpTools(options: { flags: Flags; server: string; out: string; only: string[]; force: boolean }): Promise<ImportReport> {
-  const config = configFromFlags(options.flags);
+  const config = configFromFlags(options.flags, 'optional');
   const servers = Object.keys(config.mcpServers);
   if (!config.mcpServers[options.server]) {
     // the config is what to fix: exit 2, as for every other config problem (review R, R14)

@@ -1,12 +1,19 @@
 import type { ToolIndex } from '../core/index.js';
 import { Scanner } from '../scanner/index.js';
 import { loadConfig, repositoryOptions, wholeNumber, type GatewayConfig } from '../config/index.js';
+import { hashToken } from '../policy/index.js';
 import type { Flags } from './command.js';
+import { UsageError } from './usage-error.js';
 
-/** The config a command runs with: file, environment, then its flags. */
-export function configFromFlags(flags: Flags): GatewayConfig {
-  return loadConfig({
+/**
+ * The config a command runs with: file, environment, then its flags. A command that authenticates no request
+ * (reads receipts, scans, validates) passes `principalTokens: 'optional'`: a principal whose token is not in this
+ * shell is then left out instead of stopping it (review userV, V8).
+ */
+export function configFromFlags(flags: Flags, principalTokens: 'required' | 'optional' = 'required'): GatewayConfig {
+  const config = loadConfig({
     ...(typeof flags.config === 'string' ? { file: flags.config } : {}),
+    principalTokens,
     overrides: {
       ...(typeof flags.repo === 'string' ? { repo: flags.repo } : {}),
       ...(typeof flags.ref === 'string' ? { ref: flags.ref } : {}),
@@ -16,11 +23,31 @@ export function configFromFlags(flags: Flags): GatewayConfig {
       ...(typeof flags.host === 'string' ? { host: flags.host } : {}),
     },
   });
+  if (typeof flags.token === 'string') checkRepositoryToken(flags.token, config);
+  return config;
 }
 
-/** Scans the repository the flags name once, and waits for the cache write. */
+/**
+ * `--token` is the repository's token (an http(s) git remote's), as `HLDP_REPO_TOKEN`; `hldp tail --token` is a
+ * principal's. A principal's token given here was silently ignored and the command ran as `local`, every role: a
+ * script meant "as ci-bot" ran as admin, its receipts saying local (review userV, V5). So a token that is a
+ * principal's, or one given for a repository that takes none, is refused, saying which variable says whom to act as.
+ */
+function checkRepositoryToken(token: string, config: GatewayConfig): void {
+  const asPrincipal = 'to act as a principal, set HLDP_TOKEN to its token (the in-process CLI acts as local otherwise)';
+  const digest = hashToken(token);
+  const principal = config.principals.find((candidate) => candidate.tokenSha256 === digest);
+  if (principal) {
+    throw new UsageError(`--token is the repository's token (an http(s) git remote's, as HLDP_REPO_TOKEN), and this one is principal '${principal.name}''s: ${asPrincipal}`);
+  }
+  if (!/^https?:\/\//i.test(config.repository.source)) {
+    throw new UsageError(`--token is the token of an http(s) git repository (as HLDP_REPO_TOKEN), and ${config.repository.source} is a local one, which takes none; ${asPrincipal}`);
+  }
+}
+
+/** Scans the repository the flags name once, and waits for the cache write; it authenticates no one (see `configFromFlags`). */
 export async function scanFromFlags(flags: Flags): Promise<ToolIndex> {
-  const scanner = new Scanner(repositoryOptions(configFromFlags(flags)));
+  const scanner = new Scanner(repositoryOptions(configFromFlags(flags, 'optional')));
   const index = await scanner.scan();
   await scanner.flush();
   return index;

@@ -8,11 +8,14 @@ import { ConfigError, type GatewayConfig } from './gateway-config.js';
 /**
  * The configured principals, each token as a SHA-256 digest: `token_sha256` from the file, or the token from
  * `HLDP_PRINCIPAL_<NAME>_TOKEN` (hashed here; kept in clear only in `principalTokens`, for redaction). `api_token`
- * is one more principal, `admin`, with role admin.
+ * is one more principal, `admin`, with role admin. A principal with neither stops the load, unless `tokensOptional`
+ * (a command that authenticates no one): then it is left out, so that an operator's shell need not hold every
+ * agent's secret to read receipts or validate (review userV, V8).
  */
-export function principalsOf(written: ConfigFile['principals'], env: NodeJS.ProcessEnv, apiToken: string | undefined): { principals: PrincipalConfig[]; principalTokens: string[] } {
+export function principalsOf(written: ConfigFile['principals'], env: NodeJS.ProcessEnv, apiToken: string | undefined, tokensOptional = false): Pick<GatewayConfig, 'principals' | 'principalTokens' | 'principalsLeftOut'> {
   const principals: PrincipalConfig[] = [];
   const principalTokens: string[] = [];
+  const principalsLeftOut: NonNullable<GatewayConfig['principalsLeftOut']> = [];
   for (const [name, entry] of Object.entries(written ?? {})) {
     const key = `principals.${name}`;
     if (name === 'local') throw new ConfigError(key, "'local' is the operator at this machine (the CLI); give this principal another name");
@@ -20,6 +23,10 @@ export function principalsOf(written: ConfigFile['principals'], env: NodeJS.Proc
     const variable = `HLDP_PRINCIPAL_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TOKEN`;
     const token = env[variable];
     if (token !== undefined && token.length < 16) throw new ConfigError(variable, 'must be at least 16 characters');
+    if (token === undefined && entry.token_sha256 === undefined && tokensOptional) {
+      principalsLeftOut.push({ name, roles: entry.roles });
+      continue;
+    }
     if (token === undefined && entry.token_sha256 === undefined) throw new ConfigError(key, `needs a token: token_sha256 (the SHA-256 of the token, hex) in the file, or the token in ${variable}`);
     if (token !== undefined) principalTokens.push(token);
     principals.push({ name, roles: entry.roles, tokenSha256: token !== undefined ? hashToken(token) : entry.token_sha256!.toLowerCase(), ...(entry.tools ? { tools: entry.tools } : {}) });
@@ -31,7 +38,7 @@ export function principalsOf(written: ConfigFile['principals'], env: NodeJS.Proc
     if (other !== undefined) throw new ConfigError(`principals.${principal.name}`, `has the same token as '${other}'; every principal needs a token of its own`);
     seen.set(principal.tokenSha256, principal.name);
   }
-  return { principals, principalTokens };
+  return { principals, principalTokens, ...(principalsLeftOut.length ? { principalsLeftOut } : {}) };
 }
 
 /** Named targets from the file, with `default` and every declared name completed from `HLDP_<KIND>_<NAME>_URL|TOKEN`. */

@@ -26,6 +26,8 @@ export interface GatewayConfig {
   principals: PrincipalConfig[];
   /** principals' tokens given in clear (from the environment): only so that no result can show them */
   principalTokens: string[];
+  /** principals whose token was not at hand, left out of `principals` by a command that authenticates no one */
+  principalsLeftOut?: Array<Pick<PrincipalConfig, 'name' | 'roles'>>;
   webhookSecret?: string;
   maxBodyBytes: number;
   confirmationTtlMs: number;

@@ -25,8 +25,12 @@ export const MAX_OUTPUT_BYTES_CEILING = 256 * 1024 * 1024;
 /** The gateway-wide deadline ceiling when none is configured: an hour. */
 export const DEFAULT_MAX_CALL_TIMEOUT_MS = 3_600_000;
 
-/** Reads the config file (if any), then the environment, then flags; throws `ConfigError` naming the key and reason. */
-export function loadConfig(options: { file?: string; overrides?: ConfigOverrides; env?: NodeJS.ProcessEnv } = {}): GatewayConfig {
+/**
+ * Reads the config file (if any), then the environment, then flags; throws `ConfigError` naming the key and reason.
+ * `principalTokens: 'optional'` is for commands that authenticate no request: a principal whose token is not at
+ * hand is left out rather than refused.
+ */
+export function loadConfig(options: { file?: string; overrides?: ConfigOverrides; env?: NodeJS.ProcessEnv; principalTokens?: 'required' | 'optional' } = {}): GatewayConfig {
   const env = options.env ?? process.env;
   const overrides = options.overrides ?? {};
   const file = options.file ?? env.HLDP_CONFIG;
@@ -58,7 +62,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
       port: overrides.port ?? integerFromEnv(env, 'HLDP_PORT', 65535) ?? written.listen?.port ?? 3900,
     },
     ...defined('apiToken', env.HLDP_API_TOKEN ?? written.api_token),
-    ...principalsOf(written.principals, env, env.HLDP_API_TOKEN ?? written.api_token),
+    ...principalsOf(written.principals, env, env.HLDP_API_TOKEN ?? written.api_token, options.principalTokens === 'optional'),
     ...defined('webhookSecret', env.HLDP_WEBHOOK_SECRET ?? written.webhook_secret),
     maxBodyBytes: written.max_body_bytes ?? 1024 * 1024,
     confirmationTtlMs: written.confirmation_ttl_ms ?? 10 * 60_000,

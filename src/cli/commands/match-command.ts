@@ -25,7 +25,7 @@ export const matchCommand: Command = {
     const { warnIfStale } = await import('../stale-index.js');
     // candidates from the last index read may lack a tool pushed since, or name one removed: said, as hldp list says it
     warnIfStale(index, io);
-    const { matcherModel } = configFromFlags(flags);
+    const { matcherModel } = configFromFlags(flags, 'optional');
     const onFailure = (message: string): void => void io.stderr.write(`hldp match: the model stage failed (${message}); answering from the words alone\n`);
     const stage = matcherModel === undefined ? undefined : createModelStage(matcherModel, { onFailure });
     const result = await matchWithModel(await createMatcher(index).ready(intent), stage, intent, limit === undefined ? {} : { limit });

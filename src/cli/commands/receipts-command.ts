@@ -32,7 +32,7 @@ export const receiptsCommand: Command = {
     if (typeof flags.since === 'string' && Number.isNaN(Date.parse(flags.since))) throw new UsageError('--since must be an ISO date or time, e.g. 2026-11-29T10:00:00Z');
     const { configFromFlags } = await import('../open-registry.js');
     const { openConfiguredStore } = await import('../../gateway/service/index.js');
-    const config = configFromFlags(flags);
+    const config = configFromFlags(flags, 'optional');
     const store = await openConfiguredStore(config);
     try {
       if (positionals[0] === 'verify') {

@@ -19,7 +19,7 @@ export const suggestCommand: Command = {
     const { openConfiguredStore } = await import('../../gateway/service/index.js');
     const { suggestExamples } = await import('../../matcher/index.js');
     const index = await scanFromFlags(flags);
-    const config = configFromFlags(flags);
+    const config = configFromFlags(flags, 'optional');
     // the store the gateways record into: PostgreSQL when store.url is set (every instance's sessions), else the SQLite file
     const store = await openConfiguredStore(config);
     try {

@@ -16,7 +16,7 @@ export const validateCommand: Command = {
   async run(flags, positionals, io) {
     const { validateDefinitionFiles } = await import('../../scanner/index.js');
     const { configFromFlags } = await import('../open-registry.js');
-    const config = configFromFlags(flags);
+    const config = configFromFlags(flags, 'optional');
     const maxBytes = config.repository.maxDefinitionBytes;
     // a sandbox: block beyond the gateway's ceiling (with --config, the one it sets; else none, which allows no unix
     // sockets) is warned here, before its calls are refused there
