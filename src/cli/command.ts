@@ -17,6 +17,8 @@ export interface Command {
   usage: string;
   summary: string;
   options: NonNullable<ParseArgsConfig['options']>;
+  /** what an option means where it means something other than the shared text of `option-help.ts` */
+  optionHelp?: Record<string, string>;
   /** how many positionals at most (Infinity for a list) */
   maxPositionals: number;
   /** resolves to the exit status: 0 did what was asked, 1 did not (e.g. a failed call), 2 could not start */

@@ -35,7 +35,8 @@ export async function main(argv: string[], io: CommandIo = PROCESS_IO): Promise<
       strict: true,
     });
     if (values.help) {
-      io.stdout.write(`usage: hldp ${command.name} ${command.usage}\n  ${command.summary}\n`);
+      const { commandHelp } = await import('./option-help.js');
+      io.stdout.write(commandHelp(command));
       return 0;
     }
     if (positionals.length > command.maxPositionals) throw new UsageError(`too many arguments: ${positionals.slice(command.maxPositionals).join(' ')}`);

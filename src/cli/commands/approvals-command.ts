@@ -17,6 +17,7 @@ export const approvalsCommand: Command = {
   usage: `(list [--status S|all] [--limit N] | show ID [--wait S] | approve ID [--reason R] | deny ID [--reason R] | cancel ID) [--json] ${REPOSITORY_USAGE}`,
   summary: 'the approval queue: list pending requests, show one, approve (runs the call once), deny or cancel; acts as HLDP_TOKEN\'s principal, else local',
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, status: { type: 'string' }, reason: { type: 'string' }, wait: { type: 'string' }, limit: { type: 'string', short: 'n' } },
+  optionHelp: { limit: 'N: at most N requests, newest first (list)', reason: 'R: why, recorded with the decision (approve, deny, cancel)', wait: 'S: wait up to S seconds for the request to be decided (show)' },
   maxPositionals: 2,
   async run(flags, positionals, io) {
     const [action = 'list', id] = positionals;

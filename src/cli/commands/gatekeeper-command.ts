@@ -7,6 +7,7 @@ export const gatekeeperCommand: Command = {
   usage: '[--port P] [--host H] [--root DIR] [--sandbox auto|required|off]',
   summary: 'run a standalone gatekeeper POST /exec server (bearer token from HLDP_GATEKEEPER_TOKEN)',
   options: { port: { type: 'string', short: 'p' }, host: { type: 'string' }, root: { type: 'string' }, sandbox: { type: 'string' } },
+  optionHelp: { port: 'P: the port to listen on (default 3910)', host: 'H: the address to listen on (default 127.0.0.1)' },
   maxPositionals: 0,
   async run(flags, _positionals, io) {
     const { logLevel, wholeNumber } = await import('../../config/index.js');

@@ -14,6 +14,7 @@ export const importCommand: Command = {
     tool: { type: 'string', multiple: true },
     force: { type: 'boolean' },
   },
+  optionHelp: { tool: 'T: import only this tool of the server (repeat for more; default: every one)', out: 'DIR: where the drafts go (default tools/)' },
   maxPositionals: 1,
   async run(flags, positionals, io) {
     if (positionals[0] !== 'mcp') throw new UsageError(`import reads MCP servers only: hldp import mcp --server NAME [--out tools/]`);

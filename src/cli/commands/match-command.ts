@@ -7,6 +7,7 @@ export const matchCommand: Command = {
   usage: `"INTENT" [--limit N] ${REPOSITORY_USAGE} [--json]`,
   summary: 'find the tools that fit an intent (never runs them)',
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, limit: { type: 'string', short: 'n' } },
+  optionHelp: { limit: 'N: at most N candidates (1-3)' },
   maxPositionals: 1,
   async run(flags, positionals, io) {
     const intent = positionals[0]?.trim();

@@ -24,6 +24,7 @@ export const receiptsCommand: Command = {
     limit: { type: 'string', short: 'n' },
     offset: { type: 'string' },
   },
+  optionHelp: { tool: "T: only this tool's receipts", limit: 'N: at most N receipts, newest first (default 20, at most 1000)', config: 'FILE: the gateway config, for its store (data_dir, receipts_db or store.url)' },
   maxPositionals: 1,
   async run(flags, positionals, io) {
     if ([flags.failed, flags.ok, flags.rejected].filter(Boolean).length > 1) throw new UsageError('--failed, --ok and --rejected exclude each other');

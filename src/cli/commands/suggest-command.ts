@@ -7,6 +7,7 @@ export const suggestCommand: Command = {
   usage: `examples [--since ISO] [--window MINUTES] [--min N] ${REPOSITORY_USAGE} [--json]`,
   summary: 'propose examples/aliases from requests agents matched weakly, then called a tool for (for review; writes nothing)',
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, since: { type: 'string' }, window: { type: 'string' }, min: { type: 'string' } },
+  optionHelp: { since: 'ISO: read the sessions stored since this date or time' },
   maxPositionals: 1,
   async run(flags, positionals, io) {
     if (positionals[0] !== 'examples') throw new UsageError(`suggest what? the one kind is 'examples': hldp suggest examples [--since ISO]`);

@@ -16,6 +16,8 @@ export const tailCommand: Command = {
     count: { type: 'string', short: 'n' },
     color: { type: 'boolean' },
   },
+  // unlike the repository commands' --token, this one is a principal's: whose events to follow (review userV, V5)
+  optionHelp: { token: "T: the principal's token to follow the events as (else HLDP_TOKEN, then HLDP_API_TOKEN); its principal's events only, unless an approver or admin" },
   maxPositionals: 0,
   async run(flags, _positionals, io) {
     const count = flags.count === undefined ? Infinity : Number(flags.count);
