@@ -57,6 +57,8 @@ export type DiagnosticCode =
   | 'ALLOW_SKIPS_CONFIRMATION'
   /** an approve rule lets the MCP client's human decide (`elicit`) but not the caller: an agent driving its own client approves itself (a warning) */
   | 'ELICIT_AS_CALLER'
+  /** an approve rule without self-approval that no configured principal may decide: only `local` at the CLI can, never its own requests (a warning) */
+  | 'NO_APPROVER'
   /** a `sandbox:` block that asks for more than the gateway's `sandbox.ceiling` allows: its calls are refused there */
   | 'BEYOND_SANDBOX_CEILING'
   /** a `sandbox.filesystem` path the sandbox refuses (the gateway's own files, a system folder, /proc…): every call is refused */

@@ -87,12 +87,20 @@ export function confirmOutcome(answer: ApprovalAnswer, tool: string): ConfirmOut
   }
 }
 
-/** What the caller of a filed request is told: how it will be decided, by whom, before when, and how to wait for it. */
-export function confirmationRequired(record: ApprovalRecord, reason: string, approvers: string, token: string | undefined): ConfirmationRequired {
-  const wait = `GET /v1/approvals/${record.id}?wait=30 waits for its receipt`;
+/**
+ * What the caller of a filed request is told: how it will be decided, by whom, before when, and how to wait for it.
+ * An agent was told to run `hldp approvals approve ID`, which it may neither run nor pass (its own request: self-approval
+ * is refused); it is told who decides and how to wait (review userV, V10). `nobodyElse`, when no one but the caller
+ * could decide the request, says so and what to configure, rather than naming a command that cannot work (V3).
+ */
+export function confirmationRequired(record: ApprovalRecord, reason: string, approvers: string, token: string | undefined, nobodyElse?: string): ConfirmationRequired {
+  const wait = `GET /v1/approvals/${record.id}?wait=30 (or hldp approvals show ${record.id} --wait 30) waits for its receipt`;
+  const decided = nobodyElse
+    ? `Request ${record.id} can be decided by no one: ${nobodyElse}; as it is, it expires at ${record.expires_at}.`
+    : `Request ${record.id} waits for ${approvers} to decide it before ${record.expires_at} (in the console, or with hldp approvals approve ${record.id} as one of them), not for its caller.`;
   const message = token
     ? `${reason}: nothing has run. Confirm this exact call with hldp confirm ${token} (or POST /v1/confirm) before ${record.expires_at}; or ${approvers} approves request ${record.id}. ${wait}.`
-    : `${reason}: nothing has run. Request ${record.id} waits for ${approvers} to approve it (hldp approvals approve ${record.id}) before ${record.expires_at}. ${wait}.`;
+    : `${reason}: nothing has run. ${decided} ${wait}.`;
   return {
     status: token ? 'confirmation_required' : 'approval_required', id: record.id, tool: record.tool, params: record.params, commit: record.commit,
     ...(token ? { token } : {}), expires_at: record.expires_at, reason, approvers, message,

@@ -4,7 +4,7 @@ import { canonicalJson, hashParams, type ApprovalDecision, type ApprovalQuery, t
 import { approvalNotFound, confirmationRequired, confirmOutcome, type ApprovalAnswer, type ApprovalRequested, type ConfirmOutcome } from './approval-answer.js';
 import type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
 import { approvalPage, maySeeApproval } from './approval-page.js';
-import { deciderProblem, type PolicyDecision } from './approval-rules.js';
+import { deciderProblem, nobodyElseDecides, type PolicyDecision } from './approval-rules.js';
 import { ApprovalSettlement, lapsedRun, linkOf } from './approval-settlement.js';
 import { ApprovalWaiters } from './approval-waiters.js';
 import { hashToken, type Principal } from './principals.js';
@@ -53,7 +53,8 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       timeoutMs, ...(token ? { tokenHash: hashToken(token) } : {}),
       ttlMs: decision.expiresInMs ?? this.#host.ttlMs,
     });
-    return { kind: 'confirmation_required', confirmation: confirmationRequired(record, decision.reason, describeGate(decision.approvers), token) };
+    const alone = this.#host.principals ? nobodyElseDecides(decision, caller, this.#host.principals()) : undefined;
+    return { kind: 'confirmation_required', confirmation: confirmationRequired(record, decision.reason, describeGate(decision.approvers), token, alone) };
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { ProgressUpdate, Receipt, ReceiptApproval, ToolDefinition } from '../core/index.js';
 import type { ApprovalRecord, ApprovalRunner, Store } from '../store/index.js';
 import type { LeaseLapsed } from './approval-answer.js';
+import type { Principal } from './principals.js';
 import type { UnrunCall } from './unrun-receipt.js';
 
 /** What the desk reads of a registry: its commit, and whether a tool still takes the params a request is bound to. */
@@ -53,6 +54,8 @@ export interface ApprovalHost<Registry extends ApprovalRegistry> {
    * a commit.
    */
   callerProblem(registry: Registry, tool: ToolDefinition, record: ApprovalRecord): string | undefined;
+  /** every principal who could decide a request (`local`, the operator at the CLI, among them); absent: not judged */
+  principals?: () => readonly Principal[];
   /** stores (and returns) the receipt of a call that never ran */
   unrun(call: Omit<UnrunCall, 'source'>): Promise<Receipt>;
   /** tells observers (metrics, events) what a decision came to; `lease_lapsed`: the receipt resolves no request */

@@ -76,7 +76,22 @@ export interface DecisionRights {
  */
 export function deciderProblem(request: DecisionRights, principal: Principal): string | undefined {
   if (principal.name === request.caller) {
-    return request.selfApproval ? undefined : `principal '${principal.name}' made this request and its rule does not allow self-approval; ${describeGate(request.approvers)} decides it`;
+    return request.selfApproval ? undefined : `principal '${principal.name}' made this request and its rule does not allow self-approval; another principal who is ${describeGate(request.approvers)} decides it`;
   }
   return passesGate(request.approvers, principal) ? undefined : `principal '${principal.name}' may not decide this request: it is for ${describeGate(request.approvers)}`;
+}
+
+/**
+ * Why no one but `caller` could decide a request its rule files, if so (undefined: someone else can): the rule forbids
+ * self-approval and no other principal there is (`local`, the operator at the CLI, among them) passes its approvers'
+ * gate. With no principals configured, `local` files and is refused: the request could only expire (review userV, V3).
+ */
+export function nobodyElseDecides(rule: { selfApproval: boolean; approvers: AccessGate }, caller: string, principals: readonly Principal[]): string | undefined {
+  if (rule.selfApproval) return undefined;
+  if (principals.some((principal) => principal.name !== caller && passesGate(rule.approvers, principal))) return undefined;
+  const others = principals.filter((principal) => principal.name !== caller).map((principal) => principal.name);
+  return (
+    `its caller '${caller}' may not approve it (its rule does not allow self-approval) and ${others.length ? `no other principal (${others.join(', ')}) is ${describeGate(rule.approvers)}` : 'no other principal is configured'}. ` +
+    `Configure a principal who is ${describeGate(rule.approvers)} (principals: in the gateway's config), or set self_approval: true on the rule`
+  );
 }

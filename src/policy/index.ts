@@ -9,4 +9,4 @@ export { approvalPosition } from './approval-page.js';
 export type { ApprovalAnswer, ApprovalRefusalCode, ApprovalRequested, ConfirmationRequired, ConfirmOutcome, LeaseLapsed } from './approval-answer.js';
 export type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
 export { unrunReceipt, type UnrunCall } from './unrun-receipt.js';
-export { policyWarnings } from './policy-warnings.js';
+export { policyWarnings, undecidableApprovals } from './policy-warnings.js';

@@ -1,4 +1,5 @@
-import type { ApprovalRule, Diagnostic, PolicyDefinition, ToolIndex } from '../core/index.js';
+import { describeGate, passesGate, type ApprovalRule, type Diagnostic, type PolicyDefinition, type Role, type ToolIndex } from '../core/index.js';
+import { DEFAULT_APPROVERS } from './approval-rules.js';
 import { PolicySet } from './policy-set.js';
 
 // tools named in one warning; the rest are counted
@@ -56,5 +57,29 @@ function elicitAsCaller(policies: readonly PolicyDefinition[]): Diagnostic[] {
           `elicit: true lets the human at the calling MCP client approve, while self_approval is ${rule.self_approval === false ? 'false' : 'not given (false)'}: ` +
           "an agent that drives its own MCP client answers the elicitation itself, which is self-approval; drop elicit so that an approver decides, or say self_approval: true if the caller may",
       })),
+  );
+}
+
+/**
+ * Approve rules no configured principal may decide (code NO_APPROVER), given the deployment's principals (`local`
+ * not among them): only the operator at the CLI can decide their requests, and never one it made itself — with no
+ * principals configured, every request is local's, so each could only expire (review userV, V3). Said where the
+ * config is known: `hldp validate --config` and at `hldp serve`'s start.
+ */
+export function undecidableApprovals(index: ToolIndex, principals: ReadonlyArray<{ name: string; roles: readonly Role[] }>): Diagnostic[] {
+  return (index.policies ?? []).flatMap((policy) =>
+    policy.approval
+      .filter((rule) => rule.decision === 'approve' && rule.self_approval !== true)
+      .filter((rule) => !principals.some((principal) => passesGate(rule.approvers ?? DEFAULT_APPROVERS, { name: principal.name, roles: new Set(principal.roles) })))
+      .map((rule): Diagnostic => {
+        const gate = describeGate(rule.approvers ?? DEFAULT_APPROVERS);
+        return {
+          file: policy.source.path, line: rule.at.line, column: rule.at.column, severity: 'warning', code: 'NO_APPROVER',
+          message:
+            `no configured principal is ${gate}, and self_approval is not true: only 'local', the operator at the CLI, can decide this rule's requests, and not the ones it makes itself` +
+            `${principals.length === 0 ? ' (with no principals configured every request is local\'s, so each can only expire)' : ''}; ` +
+            `configure a principal who is ${gate} (principals: in the gateway's config), or set self_approval: true on the rule`,
+        };
+      }),
   );
 }

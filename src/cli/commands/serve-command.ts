@@ -55,7 +55,10 @@ export const serveCommand: Command = {
     const { sandboxWarnings, workspaceWarnings } = await import('../../gateway/service/index.js');
     const { PACKAGE_ROOT } = await import('../../config/index.js');
     // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
-    const registryWarnings = index.warnings.filter((warning) => warning.code === 'NO_TOOLS').map((warning) => terminalSafe(warning.message));
+    const { undecidableApprovals } = await import('../../policy/index.js');
+    // an approve rule none of the configured principals may decide: its requests could only expire (review userV, V3)
+    const undecidable = undecidableApprovals(index, config.principals).map((warning) => terminalSafe(formatDiagnostic(warning)));
+    const registryWarnings = [...index.warnings.filter((warning) => warning.code === 'NO_TOOLS').map((warning) => terminalSafe(warning.message)), ...undecidable];
     for (const warning of [...registryWarnings, ...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT, undefined, server.gateway.sandbox?.runAs), ...(await sharedDataWarnings(config, index.source))]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
     io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);
     // a checkout is served as committed: an author who edited a TOOL.hdlp expects the edit to be what runs. Said once

@@ -83,9 +83,11 @@ export const validateCommand: Command = {
     const result = validateDefinitionFiles(files, context, { maxBytes, sandboxPathRefusal, sandboxCeiling });
     const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors];
     // rules the gateway reads as written but whose author may not mean them (an allow that skips require_confirm)
-    const { policyWarnings } = await import('../../policy/index.js');
+    const { policyWarnings, undecidableApprovals } = await import('../../policy/index.js');
     const given = new Set(files.map((file) => file.path));
-    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...policyWarnings(result.index).filter((warning) => given.has(warning.file))];
+    // with the deployment's config, an approve rule no principal of it may decide (review userV, V3)
+    const deployment = config.file ? undecidableApprovals(result.index, [...config.principals, ...(config.principalsLeftOut ?? [])]) : [];
+    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...[...policyWarnings(result.index), ...deployment].filter((warning) => given.has(warning.file))];
     const ordered = [...errors, ...warnings].sort(byPlace);
     if (flags.json) writeJson(io, { files: found, paths, errors, warnings });
     else {

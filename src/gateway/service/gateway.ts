@@ -101,6 +101,7 @@ export class Gateway {
       run: (registry, tool, params, approval, timeoutMs, who) => this.keeper.run(registry, tool, params, approval, timeoutMs, who),
       callerProblem: (registry, tool, record) => this.callerProblem(registry, tool, record.caller, record.params),
       unrun: (call) => this.keeper.storeUnrun(call),
+      principals: () => [...this.principals.list(), LOCAL_PRINCIPAL],
       // the run's own time (an unrun receipt's is 0)
       finished: (outcome) => this.calls.report(outcome, outcome.receipt.duration_ms / 1000, { tool: outcome.kind === 'receipt' ? outcome.receipt.tool : undefined, ...(outcome.kind === 'receipt' && outcome.receipt.caller ? { caller: outcome.receipt.caller } : {}), ...(outcome.kind === 'receipt' && outcome.receipt.session ? { session: outcome.receipt.session } : {}) }),
     });
