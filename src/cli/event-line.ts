@@ -25,7 +25,8 @@ function describe(event: HldpEvent): string {
     case 'call.rejected':
       return `REJECTED ${String(data.tool ?? '')} ${String(data.code)}  ${firstLine(data.error)}`;
     case 'approval.requested':
-      return `APPROVAL? ${String(data.tool)} ${String(data.approval)} until ${String(data.expires_at)}`;
+      // who asked, why it waits and for whom: an approver watching tail decides from this line (review userV, V10)
+      return `APPROVAL? ${String(data.tool)} ${String(data.approval)} by ${String(data.caller ?? '?')} for ${String(data.approvers ?? '?')} until ${String(data.expires_at)}${data.reason ? `: ${firstLine(data.reason)}` : ''}`;
     case 'approval.resolved':
       return `APPROVAL ${String(data.decision)} ${String(data.tool)} ${String(data.approval)}${data.reason ? `: ${firstLine(data.reason)}` : ''}`;
     case 'scan.completed':

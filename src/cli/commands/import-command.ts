@@ -35,7 +35,10 @@ export const importCommand: Command = {
       writeLines(io.stdout, report.written.map((entry) => `${entry.path}  (${entry.remote})`));
       writeLines(io.stderr, [
         ...report.skipped.map((entry) => `skipped ${entry.path}: it exists (pass --force to overwrite)`),
-        `${report.written.length} draft(s) from MCP server '${server}'. Fill in author and why in each, run hldp validate, then commit them.`,
+        // advice for what was written; with nothing written there is nothing to fill in (review userV, V10)
+        report.written.length
+          ? `${report.written.length} draft(s) from MCP server '${server}'. Fill in author and why in each, run hldp validate, then commit them.`
+          : `no draft written from MCP server '${server}'${report.skipped.length ? ': every one exists already (pass --force to overwrite them)' : ''}.`,
       ]);
     }
     return 0;
