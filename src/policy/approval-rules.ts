@@ -86,8 +86,9 @@ export function deciderProblem(request: DecisionRights, principal: Principal): s
  * self-approval and no other principal there is (`local`, the operator at the CLI, among them) passes its approvers'
  * gate. With no principals configured, `local` files and is refused: the request could only expire (review userV, V3).
  */
-export function nobodyElseDecides(rule: { selfApproval: boolean; approvers: AccessGate }, caller: string, principals: readonly Principal[]): string | undefined {
-  if (rule.selfApproval) return undefined;
+export function nobodyElseDecides(rule: { selfApproval: boolean; approvers: AccessGate; elicit: boolean }, caller: string, principals: readonly Principal[]): string | undefined {
+  // elicit: the human at the caller's MCP client may decide it there
+  if (rule.selfApproval || rule.elicit) return undefined;
   if (principals.some((principal) => principal.name !== caller && passesGate(rule.approvers, principal))) return undefined;
   const others = principals.filter((principal) => principal.name !== caller).map((principal) => principal.name);
   return (

@@ -69,7 +69,7 @@ function elicitAsCaller(policies: readonly PolicyDefinition[]): Diagnostic[] {
 export function undecidableApprovals(index: ToolIndex, principals: ReadonlyArray<{ name: string; roles: readonly Role[] }>): Diagnostic[] {
   return (index.policies ?? []).flatMap((policy) =>
     policy.approval
-      .filter((rule) => rule.decision === 'approve' && rule.self_approval !== true)
+      .filter((rule) => rule.decision === 'approve' && rule.self_approval !== true && rule.elicit !== true)
       .filter((rule) => !principals.some((principal) => passesGate(rule.approvers ?? DEFAULT_APPROVERS, { name: principal.name, roles: new Set(principal.roles) })))
       .map((rule): Diagnostic => {
         const gate = describeGate(rule.approvers ?? DEFAULT_APPROVERS);
