@@ -48,6 +48,15 @@ async function fillDrafts(): Promise<void> {
 }
 
 describe('hldp import mcp', () => {
+  // review userV, V10: every draft skipped, it still said "0 draft(s) … Fill in author and why in each … commit them"
+  it('says no draft was written, not to fill in and commit drafts, when every one exists', async () => {
+    const again = await runCli(['import', 'mcp', '--server', 'files', '--out', join(repo, 'tools'), '--tool', 'read_text_file'], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('skipped ');
+    expect(again.stderr).toContain("no draft written from MCP server 'files': every one exists already (pass --force to overwrite them).");
+    expect(again.stderr).not.toContain('Fill in author');
+  });
+
   it('drafts one TOOL.hdlp per listed tool, named mcp_<server>_<tool>', () => {
     expect(drafts).toContain('mcp_everything_echo');
     expect(drafts).toContain('mcp_everything_trigger-long-running-operation');
