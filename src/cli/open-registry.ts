@@ -38,7 +38,7 @@ function checkRepositoryToken(token: string, config: GatewayConfig): void {
   const digest = hashToken(token);
   const principal = config.principals.find((candidate) => candidate.tokenSha256 === digest);
   if (principal) {
-    throw new UsageError(`--token is the repository's token (an http(s) git remote's, as HLDP_REPO_TOKEN), and this one is principal '${principal.name}''s: ${asPrincipal}`);
+    throw new UsageError(`--token is the repository's token (an http(s) git remote's, as HLDP_REPO_TOKEN), and this one is the token of principal '${principal.name}': ${asPrincipal}`);
   }
   if (!/^https?:\/\//i.test(config.repository.source)) {
     throw new UsageError(`--token is the token of an http(s) git repository (as HLDP_REPO_TOKEN), and ${config.repository.source} is a local one, which takes none; ${asPrincipal}`);

@@ -54,10 +54,10 @@ describe('hldp call --token (V5)', () => {
     const call = await runCli(['call', 'shell-exec', '--params', '{"cmd":"id -un"}', '--token', CI_BOT, '--config', config, '--json'], { env });
     expect(call.code).toBe(2);
     expect(call.stdout).toBe('');
-    expect(call.stderr).toMatch(/--token is the repository's token .* principal 'ci-bot''s: to act as a principal, set HLDP_TOKEN/);
+    expect(call.stderr).toMatch(/--token is the repository's token .* the token of principal 'ci-bot': to act as a principal, set HLDP_TOKEN/);
     const list = await runCli(['approvals', 'list', '--token', ALICE, '--config', config], { env });
     expect(list.code).toBe(2);
-    expect(list.stderr).toContain("principal 'alice''s");
+    expect(list.stderr).toContain("the token of principal 'alice'");
     const receipts = await runCli(['receipts', '--config', config, '--json'], { env });
     expect(JSON.parse(receipts.stdout).receipts).toEqual([]);
   });
