@@ -5,17 +5,25 @@
  * Why (review U, U1): a unix socket bound into the sandbox is a way out that neither a read-only bind nor a private
  * network stops, and a path denylist cannot know where sockets live (lxd's, incus', docker's, a `tmux -S` socket in a
  * project folder); a tool with the host's network also shares its abstract sockets (X11's `@/tmp/.X11-unix/X0`). So
- * the sandbox refuses the way to reach one, whatever the path:
- * - `socket(AF_UNIX, …)`: EACCES;
- * - `socketpair(AF_UNIX, SOCK_DGRAM, …)`: EACCES. A datagram socket sends to any address it is given (sendto, or a
- *   second connect), a connected pair's too; stream and seqpacket pairs (the pipes between a tool's own processes)
- *   are connected for good and stay allowed;
+ * the sandbox refuses the way to reach one, whatever the path. And some of what the kernel offers is not namespaced
+ * at all, so no namespace of bubblewrap's covers it (review V, V1 and V2). The program:
+ * - `socket`: only the families a run has a use for. AF_INET and AF_INET6 (a run without `network: true` has a
+ *   network namespace holding only its loopback), AF_NETLINK (glibc's getaddrinfo asks it for the addresses
+ *   configured, `ip` and if_nameindex read links and routes through it; changing them takes a capability no run
+ *   has), and AF_UNIX where the tool declares `unix_sockets` (else EACCES). Every other family is EAFNOSUPPORT:
+ *   AF_VSOCK is one space per kernel, shared with the hypervisor (CID 2) or a host's guests, whatever the network
+ *   namespace; the rest (AF_ALG, AF_TIPC, AF_RDS, AF_XDP, AF_PACKET, Bluetooth, CAN…) are kernel code no tool needs;
+ * - `socketpair`: AF_UNIX only (EAFNOSUPPORT else); a datagram pair (SOCK_DGRAM) EACCES unless `unix_sockets`. A
+ *   datagram socket sends to any address it is given (sendto, or a second connect), a connected pair's too; stream
+ *   and seqpacket pairs (the pipes between a tool's own processes) are connected for good and stay allowed;
+ * - `keyctl`, `add_key`, `request_key`: EPERM. Keyrings are not namespaced and a key's possessor is whoever holds
+ *   the session keyring, which the gateway's tools inherit: a tool run as nobody read the operator's CIFS and
+ *   Kerberos secrets from it, and could have replaced them;
  * - `io_uring_setup`: ENOSYS. A ring makes and connects sockets without the socket syscall (IORING_OP_SOCKET);
  * - every system call of another ABI than the host's own, x32's (nr | 0x40000000) and i386's on x86_64 included: the
  *   process is killed (SIGSYS). i386's `socketcall` hides the family behind a pointer seccomp cannot read, so no rule
  *   can let its TCP through and stop its AF_UNIX; and mirroring each rule for each ABI is a place to forget one. A
  *   32-bit program does not run in the sandbox.
- * A tool that declares `sandbox.unix_sockets: true` (within the operator's ceiling) keeps only the last two rules.
  */
 
 /** One instruction: `struct sock_filter { u16 code; u8 jt; u8 jf; u32 k; }`. */
@@ -33,14 +41,18 @@ export interface SeccompArch {
   socket: number;
   socketpair: number;
   io_uring_setup: number;
+  /** the keyring calls, refused */
+  add_key: number;
+  request_key: number;
+  keyctl: number;
   /** x86_64: its x32 system calls share the arch and set this bit of the number */
   x32Bit?: number;
 }
 
 /** The ABIs the sandbox knows, by Node's `process.arch`. */
 export const SECCOMP_ARCHES: Readonly<Record<string, SeccompArch>> = {
-  x64: { audit: 0xc000003e, socket: 41, socketpair: 53, io_uring_setup: 425, x32Bit: 0x40000000 },
-  arm64: { audit: 0xc00000b7, socket: 198, socketpair: 199, io_uring_setup: 425 },
+  x64: { audit: 0xc000003e, socket: 41, socketpair: 53, io_uring_setup: 425, add_key: 248, request_key: 249, keyctl: 250, x32Bit: 0x40000000 },
+  arm64: { audit: 0xc00000b7, socket: 198, socketpair: 199, io_uring_setup: 425, add_key: 217, request_key: 218, keyctl: 219 },
 };
 
 // classic BPF opcodes (linux/bpf_common.h, linux/filter.h)
@@ -54,9 +66,14 @@ const RET_K = 0x06;
 const RET_KILL_PROCESS = 0x80000000;
 const RET_ERRNO = 0x00050000;
 const RET_ALLOW = 0x7fff0000;
+const EPERM = 1;
 const EACCES = 13;
 const ENOSYS = 38;
+const EAFNOSUPPORT = 97;
 const AF_UNIX = 1;
+const AF_INET = 2;
+const AF_INET6 = 10;
+const AF_NETLINK = 16;
 const SOCK_DGRAM = 2;
 const SOCK_TYPE_MASK = 0xf;
 
@@ -67,35 +84,53 @@ const ARCH = 4;
 const ARG0 = 16;
 const ARG1 = 24;
 
-type Label = 'allow' | 'eacces' | 'enosys' | 'kill' | 'socketpair';
+type Label = 'allow' | 'eperm' | 'eacces' | 'enosys' | 'eafnosupport' | 'kill' | 'socketpair';
 type Step = { code: number; k: number; jt?: Label; jf?: Label };
 
 /** The program's instructions, jumps still named. */
 function steps(arch: SeccompArch, unixSockets: boolean): Array<Step | Label> {
-  const program: Array<Step | Label> = [
+  // a unix socket: allowed where declared, else refused as the host's file permissions would refuse it
+  const unix: Label = unixSockets ? 'allow' : 'eacces';
+  return [
     { code: LD_W_ABS, k: ARCH },
     { code: JEQ_K, k: arch.audit, jf: 'kill' },
     { code: LD_W_ABS, k: NR },
     ...(arch.x32Bit === undefined ? [] : [{ code: JGE_K, k: arch.x32Bit, jt: 'kill' as const }]),
     { code: JEQ_K, k: arch.io_uring_setup, jt: 'enosys' },
+    { code: JEQ_K, k: arch.add_key, jt: 'eperm' },
+    { code: JEQ_K, k: arch.request_key, jt: 'eperm' },
+    { code: JEQ_K, k: arch.keyctl, jt: 'eperm' },
+    { code: JEQ_K, k: arch.socket, jf: 'socketpair' },
+    { code: LD_W_ABS, k: ARG0 },
+    { code: JEQ_K, k: AF_INET, jt: 'allow' },
+    { code: JEQ_K, k: AF_INET6, jt: 'allow' },
+    { code: JEQ_K, k: AF_NETLINK, jt: 'allow' },
+    { code: JEQ_K, k: AF_UNIX, jt: unix, jf: 'eafnosupport' },
+    'socketpair',
+    { code: JEQ_K, k: arch.socketpair, jf: 'allow' },
+    { code: LD_W_ABS, k: ARG0 },
+    { code: JEQ_K, k: AF_UNIX, jf: 'eafnosupport' },
+    ...(unixSockets
+      ? []
+      : [
+          { code: LD_W_ABS, k: ARG1 },
+          // SOCK_CLOEXEC and SOCK_NONBLOCK ride in the type's high bits
+          { code: AND_K, k: SOCK_TYPE_MASK },
+          { code: JEQ_K, k: SOCK_DGRAM, jt: 'eacces' as const },
+        ]),
+    'allow',
+    { code: RET_K, k: RET_ALLOW },
+    'eperm',
+    { code: RET_K, k: RET_ERRNO | EPERM },
+    'eacces',
+    { code: RET_K, k: RET_ERRNO | EACCES },
+    'enosys',
+    { code: RET_K, k: RET_ERRNO | ENOSYS },
+    'eafnosupport',
+    { code: RET_K, k: RET_ERRNO | EAFNOSUPPORT },
+    'kill',
+    { code: RET_K, k: RET_KILL_PROCESS },
   ];
-  if (!unixSockets) {
-    program.push(
-      { code: JEQ_K, k: arch.socket, jf: 'socketpair' },
-      { code: LD_W_ABS, k: ARG0 },
-      { code: JEQ_K, k: AF_UNIX, jt: 'eacces', jf: 'allow' },
-      'socketpair',
-      { code: JEQ_K, k: arch.socketpair, jf: 'allow' },
-      { code: LD_W_ABS, k: ARG0 },
-      { code: JEQ_K, k: AF_UNIX, jf: 'allow' },
-      { code: LD_W_ABS, k: ARG1 },
-      // SOCK_CLOEXEC and SOCK_NONBLOCK ride in the type's high bits
-      { code: AND_K, k: SOCK_TYPE_MASK },
-      { code: JEQ_K, k: SOCK_DGRAM, jt: 'eacces', jf: 'allow' },
-    );
-  }
-  program.push('allow', { code: RET_K, k: RET_ALLOW }, 'eacces', { code: RET_K, k: RET_ERRNO | EACCES }, 'enosys', { code: RET_K, k: RET_ERRNO | ENOSYS }, 'kill', { code: RET_K, k: RET_KILL_PROCESS });
-  return program;
 }
 
 /** The program's instructions: each jump an offset from the next instruction, as the kernel counts. */
