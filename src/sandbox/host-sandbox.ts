@@ -4,6 +4,7 @@ import { probeBubblewrap, STATUS_FD, type Bubblewrap } from './bubblewrap.js';
 import type { GuardedPaths, HomeReads } from './bubblewrap-arguments.js';
 import type { Probed, SandboxOptions } from './create-sandbox.js';
 import { expandPatterns } from './host-secrets.js';
+import { closeInheritedDescriptors } from './inherited-descriptors.js';
 import { containedCommand, finisher, runLimits, sandboxedCommand, type LaunchHost } from './launch-command.js';
 import { launchPolicy, sandboxGuards, workspaceRefusal } from './launch-guards.js';
 import { LauncherPool } from './launcher-pool.js';
@@ -170,6 +171,8 @@ export class HostSandbox implements Sandbox, LaunchHost {
   private start(request: LaunchRequest, policy: ToolSandbox, guarded: GuardedPaths): Launch {
     const unstartable = environmentProblem(request.file);
     if (unstartable !== undefined) return { ok: false, code: 'SPAWN_FAILED', message: unstartable };
+    const leftovers = this.closeLeftovers();
+    if (leftovers !== undefined) return leftovers;
     if (request.warm && exportable(request.env)) {
       const warm = warmLaunch(this, this.pool, request, policy, guarded);
       if (warm) return warm;
@@ -191,6 +194,26 @@ export class HostSandbox implements Sandbox, LaunchHost {
     const finish = (ending: LaunchEnding): Promise<LaunchOutcome> => (closePassed(plan), finished(ending));
     const plan: LaunchPlan = { file: file!, args, cwd: request.cwd, env: command.env, ...(this.status.sandbox === 'on' ? { statusFd: STATUS_FD } : {}), ...(fds.length > 0 ? { passed: { fds } } : {}), finish };
     return { ok: true, plan };
+  }
+
+  /**
+   * Closes what the gateway inherited open across exec before any tool can get it (review V, V3), at every launch:
+   * a launcher started ahead of a later run is spawned by this process too. A sandboxed run fails closed when what
+   * it would get cannot be known.
+   */
+  private closeLeftovers(): Launch | undefined {
+    let closed;
+    try {
+      closed = closeInheritedDescriptors();
+    } catch (error) {
+      if (this.status.sandbox !== 'on') return undefined;
+      return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the descriptors a tool would inherit cannot be listed, so it did not run: ${(error as Error).message}` };
+    }
+    if (closed.length > 0) {
+      const list = closed.map(({ fd, target }) => `${fd} (${target || 'unknown'})`).join(', ');
+      this.options.onNotice?.(`closed the descriptors this gateway was started with open across exec, which its tools would have got: ${list}`);
+    }
+    return undefined;
   }
 
   private readonly pool: LauncherPool;
