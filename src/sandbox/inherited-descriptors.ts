@@ -1,4 +1,4 @@
-import { closeSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
 
 /**
  * Review V, V3: every descriptor the gateway holds open across exec reaches every tool it starts. Node's spawn, the
@@ -24,15 +24,23 @@ export interface ClosedDescriptor {
   target: string;
 }
 
+// fdinfo's first lines (pos, flags) fit: one read, into one buffer, at every launch
+const info = Buffer.alloc(256);
+
 /** Whether this process's descriptor `fd` stays open across exec; undefined when it is gone (closed meanwhile). */
 function openAcrossExec(fd: number): boolean | undefined {
-  let info: string;
+  let length: number;
   try {
-    info = readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8');
+    const file = openSync(`/proc/self/fdinfo/${fd}`, 'r');
+    try {
+      length = readSync(file, info, 0, info.length, 0);
+    } finally {
+      closeSync(file);
+    }
   } catch {
     return undefined;
   }
-  const flags = /^flags:\s*([0-7]+)$/m.exec(info)?.[1];
+  const flags = /^flags:\s*([0-7]+)$/m.exec(info.toString('latin1', 0, length))?.[1];
   // a kernel that shows no flags cannot be judged: taken as open across exec, and closed
   return flags === undefined || (parseInt(flags, 8) & O_CLOEXEC) === 0;
 }
