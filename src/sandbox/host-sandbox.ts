@@ -202,16 +202,13 @@ export class HostSandbox implements Sandbox, LaunchHost {
    * it would get cannot be known.
    */
   private closeLeftovers(): Launch | undefined {
-    let closed;
     try {
-      closed = closeInheritedDescriptors();
+      // said nowhere: under a parent that leaks one (this machine's job runner leaks a pipe into every process),
+      // every `hldp call` would warn
+      closeInheritedDescriptors();
     } catch (error) {
       if (this.status.sandbox !== 'on') return undefined;
       return { ok: false, code: 'SANDBOX_UNAVAILABLE', message: `the descriptors a tool would inherit cannot be listed, so it did not run: ${(error as Error).message}` };
-    }
-    if (closed.length > 0) {
-      const list = closed.map(({ fd, target }) => `${fd} (${target || 'unknown'})`).join(', ');
-      this.options.onNotice?.(`closed the descriptors this gateway was started with open across exec, which its tools would have got: ${list}`);
     }
     return undefined;
   }

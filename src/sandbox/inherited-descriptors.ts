@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 
 /**
  * Review V, V3: every descriptor the gateway holds open across exec reaches every tool it starts. Node's spawn, the
@@ -17,12 +17,6 @@ import { closeSync, openSync, readdirSync, readlinkSync, readSync } from 'node:f
 
 // linux/fcntl.h (octal, as /proc/PID/fdinfo shows the flags)
 const O_CLOEXEC = 0o2000000;
-
-/** One descriptor closed: its number and what it was (the target /proc shows). */
-export interface ClosedDescriptor {
-  fd: number;
-  target: string;
-}
 
 // fdinfo's first lines (pos, flags) fit: one read, into one buffer, at every launch
 const info = Buffer.alloc(256);
@@ -46,23 +40,17 @@ function openAcrossExec(fd: number): boolean | undefined {
 }
 
 /**
- * Closes every descriptor above 2 of this process that is open across exec, and says which it closed. Throws when
- * /proc/self/fd cannot be listed: then what a tool would get cannot be known.
+ * Closes every descriptor above 2 of this process that is open across exec, and says how many it closed. Throws
+ * when /proc/self/fd cannot be listed: then what a tool would get cannot be known.
  */
-export function closeInheritedDescriptors(): ClosedDescriptor[] {
-  const closed: ClosedDescriptor[] = [];
+export function closeInheritedDescriptors(): number {
+  let closed = 0;
   for (const name of readdirSync('/proc/self/fd')) {
     const fd = Number(name);
     if (!Number.isInteger(fd) || fd <= 2 || openAcrossExec(fd) !== true) continue;
-    let target = '';
-    try {
-      target = readlinkSync(`/proc/self/fd/${fd}`);
-    } catch {
-      // its target is only for the notice
-    }
     try {
       closeSync(fd);
-      closed.push({ fd, target });
+      closed += 1;
     } catch {
       // gone meanwhile
     }
