@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { git, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { HLDP_BIN, track } from '../helpers/run-cli.js';
 import { SERVE_ANNOUNCE } from '../helpers/serve-process.js';
-import { describeWithBubblewrap, giveToNobody } from './support/bubblewrap.js';
+import { describeNeeding, giveToNobody } from './support/bubblewrap.js';
 
 // Review V, V3: every descriptor the gateway's parent left open across exec reached the sandboxed tool. With one on a
 // host folder the sandbox never binds, a tool run as nobody listed and read that folder (`/proc/self/fd/N/..` walks
@@ -15,7 +15,6 @@ import { describeWithBubblewrap, giveToNobody } from './support/bubblewrap.js';
 
 const PYTHON = '/usr/bin/python3';
 const python = spawnSync(PYTHON, ['-c', 'print(1)'], { encoding: 'utf8' }).status === 0;
-if (!python) console.warn(`NOT RUN: the inherited-descriptor tests need ${PYTHON}`);
 
 // the descriptors the gateway's parent leaves open, at these numbers in the gateway
 const FILE_FD = 40;
@@ -57,7 +56,7 @@ async function call(extraEnv: NodeJS.ProcessEnv = {}): Promise<{ ok: boolean; ou
   return JSON.parse(stdout) as { ok: boolean; output?: string };
 }
 
-describeWithBubblewrap('descriptors the gateway inherited (review V, V3)', () => {
+describeNeeding([{ part: PYTHON, present: python, provided: '.ci/run installs python3 with apt-get when it is missing' }], 'descriptors the gateway inherited (review V, V3)', () => {
   beforeAll(async () => {
     temp = await makeTempDir('hldp-inherited-fds-');
     const workspace = join(temp.path, 'ws');
@@ -80,20 +79,20 @@ describeWithBubblewrap('descriptors the gateway inherited (review V, V3)', () =>
     await temp?.cleanup();
   });
 
-  it.skipIf(!python)('hldp call: the tool gets only 0, 1 and 2, and the host file is left as it was', async () => {
+  it('hldp call: the tool gets only 0, 1 and 2, and the host file is left as it was', async () => {
     const receipt = await call();
     expect(receipt).toMatchObject({ ok: true, output: 'fds: 0 1 2\n' });
     expect(await readFile(hostFile, 'utf8')).toBe('');
   });
 
-  it.skipIf(!python)('hldp call on the cold path (an environment no launcher\'s shell can export): the same', async () => {
+  it('hldp call on the cold path (an environment no launcher\'s shell can export): the same', async () => {
     // LC_* names pass from the gateway's environment to the tool's; this one is no shell identifier
     const receipt = await call({ 'LC_NOT-AN-IDENTIFIER': '1' });
     expect(receipt).toMatchObject({ ok: true, output: 'fds: 0 1 2\n' });
     expect(await readFile(hostFile, 'utf8')).toBe('');
   });
 
-  it.skipIf(!python)('hldp serve: its tools, from launchers started ahead of them too, get only 0, 1 and 2', async () => {
+  it('hldp serve: its tools, from launchers started ahead of them too, get only 0, 1 and 2', async () => {
     const { child, close } = await leaky(['serve', '--repo', repo, '--port', '0']);
     try {
       let stderr = '';
