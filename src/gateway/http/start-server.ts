@@ -8,6 +8,7 @@ import { closeIdleConnectionsUnread } from '../../http-edge/index.js';
 import { Gateway } from '../service/index.js';
 import { consoleRouter, consoleSessionKey } from '../../console/index.js';
 import { announceBroken, startNotifications } from '../../events/index.js';
+import { matchBodyCheckerSteps } from './body-validator.js';
 import { consoleBackend } from './console-backend.js';
 import { createApp } from './create-app.js';
 import { GatewayMetrics } from './gateway-metrics.js';
@@ -82,7 +83,8 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   gateway.useSelfApi(`http://${isLoopback(config.listen.host) ? host : '127.0.0.1'}:${port}`);
   // only now: what needs no search index (calls by name, listings, health) is answered while it is read or built a
   // slice at a time (seconds at 100,000 tools); a match waits for it (or gets 503 SEARCH_INDEX_LOADING past its wait)
-  gateway.prepareInBackground();
+  // with the checkers of a match's body, which the first match after ready would otherwise compile
+  gateway.prepareInBackground(matchBodyCheckerSteps);
   const { index } = gateway.registry;
   if (index.errors.length > 0) logger.warn({ dropped: [...new Set(index.errors.map((error) => error.file))], errors: index.errors.length }, 'definitions dropped: not served');
   logger.info({ url, source: index.source, commit: index.commit, tools: toolCount(gateway.registry.index) }, 'gateway listening');

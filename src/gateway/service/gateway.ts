@@ -279,8 +279,10 @@ export class Gateway {
    * For servers, once they listen: prepares intent matching, then, a second after it is ready, compiles what parsing a
    * definition compiles on first use (the TOOL.hdlp schema, params schemas' meta-schema, RE2), a step at a time, so
    * that a later rescan does not compile it while requests wait, and the first requests do not wait for it either.
+   * `alongside` (the HTTP API's match body checkers) runs beside the preparation, which says ready once it is done.
    */
-  prepareInBackground(): void {
+  prepareInBackground(alongside?: () => Generator<void, void, void>): void {
+    if (alongside !== undefined) this.intents.alsoBeforeReady(alongside);
     const warmUpParsing = (): void => {
       runLettingGo(warmUpParserSteps()).catch((error: unknown) => {
         this.logger?.warn({ err: (error as Error).message }, 'could not compile the parser\'s checks ahead of a rescan');

@@ -77,6 +77,11 @@ export class IntentMatching {
     return this.readiness.prepare(matcher);
   }
 
+  /** Steps run beside the first preparation, which matching waits for before it says ready (a server's body checkers). */
+  alsoBeforeReady(steps: () => Generator<void, void, void>): void {
+    this.readiness.alsoBeforeReady(steps);
+  }
+
   /** Stops preparing intent matching, now and for good (a closing server). */
   stop(): void {
     this.readiness.stop();

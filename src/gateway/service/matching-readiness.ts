@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { toolCount } from '../../core/index.js';
+import { runLettingGo, toolCount } from '../../core/index.js';
 import type { Matcher } from '../../matcher/index.js';
 import type { Registry } from './registry-swap.js';
 
@@ -28,6 +28,9 @@ export class MatchingReadiness {
   #failure: string | undefined;
   /** aborted by `stop`: every preparation ends at its next turn (review R, R15) */
   readonly #stopping = new AbortController();
+  /** what else a first match would meet compiled (a server's body checkers), and its run once started */
+  #alongside: (() => Generator<void, void, void>) | undefined;
+  #alongsideRun: Promise<void> | undefined;
 
   constructor(
     /** the registry calls start on now */
@@ -40,8 +43,8 @@ export class MatchingReadiness {
     let pending = this.#preparing.get(matcher);
     if (pending === undefined) {
       const started = performance.now();
-      pending = matcher.prepareLettingGo(this.#stopping.signal).then(
-        (prepared) => {
+      pending = Promise.all([matcher.prepareLettingGo(this.#stopping.signal), this.#runAlongside()]).then(
+        ([prepared]) => {
           this.#prepared.add(prepared);
           this.#failure = undefined;
           this.logger?.info({ commit: matcher.commit, tools: toolCount(matcher.index), ms: Math.round(performance.now() - started) }, 'intent matching ready');
@@ -63,6 +66,22 @@ export class MatchingReadiness {
       this.#preparing.set(matcher, pending);
     }
     return pending;
+  }
+
+  /**
+   * Steps a first match would otherwise run (a server's body checkers, compiled on first use), run once beside the
+   * first preparation, in its idle turns (the kept index is read in libuv's threads meanwhile); matching is said ready
+   * only once they are done. A failure is left to the request that meets it.
+   */
+  alsoBeforeReady(steps: () => Generator<void, void, void>): void {
+    this.#alongside = steps;
+  }
+
+  #runAlongside(): Promise<void> | undefined {
+    if (this.#alongside === undefined) return undefined;
+    return (this.#alongsideRun ??= runLettingGo(this.#alongside(), undefined, this.#stopping.signal).catch((error: unknown) => {
+      if (!this.#stopping.signal.aborted) this.logger?.warn({ err: (error as Error).message }, 'could not compile the match requests\' checks ahead of the first match');
+    }));
   }
 
   /**
