@@ -268,6 +268,13 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
         await letGo();
         signal?.throwIfAborted();
       };
+      // the files read in libuv's threads are asked for first (the kept index, the word vectors), and this thread
+      // makes meanwhile what needs neither: read one after the other, with this work between, they left the main
+      // thread idle ~120 ms of a 100,000-tool start, waiting for each read in turn (issue #18)
+      const keptReading = search === undefined ? options.searchFiles?.readLettingGo(index) : undefined;
+      // a stop before it is awaited leaves its failure to nobody
+      keptReading?.catch(() => undefined);
+      const vectorsReading = warmedUp ? undefined : loadWordVectors();
       await loadTransliteration();
       await turn();
       // the stop lists and the word breaker a step each, before a kept index's update analyses its changed tools
@@ -275,7 +282,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       // the kept file first: it holds the calibration and says whether the tools have Chinese probes, which would be
       // read from every tool (at 100,000 tools each made from the scan cache: ~1.5 s of CPU, ~200 MB of heap)
       if (search === undefined) {
-        const kept = await options.searchFiles?.readLettingGo(index);
+        const kept = await keptReading;
         signal?.throwIfAborted();
         // a synchronous first intent may have built it meanwhile: that one stands
         if (search === undefined && kept !== undefined) adopt(kept);
@@ -322,7 +329,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
         warmedUp = true;
         // the word vectors' file, which the warm-up's first request reads, read off this thread (its decode a turn of
         // its own): read and decoded in one turn it held the event loop ~50-100 ms of CPU at 100,000 tools (issue #18)
-        await loadWordVectors();
+        await (vectorsReading ?? loadWordVectors());
         signal?.throwIfAborted();
         await turn();
         await go(warmUpSteps(engine()));

@@ -4,6 +4,7 @@ import { open as openHandle, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { letGo, runLettingGo, runToEnd, sameToolsAt, takePatchedFrom, toolCount, toolsOf, type ToolIndex, type ToolSequence } from '../core/index.js';
+import { analysisSteps } from './analyze.js';
 import { keptCalibrationBasis, type CalibrationBasis } from './calibration-basis.js';
 import { RecordFile, type RecordsPlace } from './record-file.js';
 import { type SearchIndex } from './search-index.js';
@@ -92,7 +93,11 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
       if (own !== undefined) return own;
       const previous = patchedFrom(index);
       const older = previous && (await readKeptAsync(pathOf(previous), toolsOf(previous)));
-      return older && (await updatedAsync(older, () => runLettingGo(updateSearchIndexSteps(older.search, toolsOf(index)))));
+      if (older === undefined) return undefined;
+      // the stop lists and the word breaker a step each (at once if made already), before the update's first analysis:
+      // a server's preparation makes them while this file is read, and need not have finished
+      await runLettingGo(analysisSteps());
+      return await updatedAsync(older, () => runLettingGo(updateSearchIndexSteps(older.search, toolsOf(index))));
     },
     write(index, search, measured = {}) {
       try {
