@@ -17,9 +17,7 @@ const EXIT_AFTER_STOP_BOUND_MS = 5000;
  * Where the gateway keeps its records in the default data folder (no HLDP_DATA_DIR, data_dir, receipts_db or store URL)
  * and a gateway of another repository used it before: they share receipts, approvals and sessions.
  */
-async function sharedDataWarnings(config: GatewayConfig, repository: string): Promise<string[]> {
-  const { defaultDataDir } = await import('../../config/index.js');
-  const { otherRepositoriesServed } = await import('../shared-data-folder.js');
+function sharedDataWarnings(config: GatewayConfig, repository: string, { defaultDataDir, otherRepositoriesServed }: AnnouncementModules): string[] {
   if (config.store.url !== undefined || config.dataDir !== defaultDataDir(process.env) || config.receiptsDb !== join(config.dataDir, 'receipts.db')) return [];
   const others = otherRepositoriesServed(config.dataDir, repository);
   if (others.length === 0) return [];
@@ -29,6 +27,15 @@ async function sharedDataWarnings(config: GatewayConfig, repository: string): Pr
       `also hold those of gateways that served ${named} (each receipt's source names its repository); to keep this one's apart, start it with HLDP_DATA_DIR=<a folder of its own> (or data_dir in the config)`,
   ];
 }
+
+// what the announcement needs beyond the server, imported while the server starts: imported after it, a module read
+// from disk let the matcher's preparation (begun once the server listens) run before the line that says where it
+// listens, which a supervisor or a user waits for (issue #18)
+const announcementModules = async () => {
+  const [config, sharedData, service, policy] = await Promise.all([import('../../config/index.js'), import('../shared-data-folder.js'), import('../../gateway/service/index.js'), import('../../policy/index.js')]);
+  return { defaultDataDir: config.defaultDataDir, PACKAGE_ROOT: config.PACKAGE_ROOT, otherRepositoriesServed: sharedData.otherRepositoriesServed, sandboxWarnings: service.sandboxWarnings, workspaceWarnings: service.workspaceWarnings, undecidableApprovals: policy.undecidableApprovals };
+};
+type AnnouncementModules = Awaited<ReturnType<typeof announcementModules>>;
 
 /** `hldp serve`: the HTTP API with an embedded gatekeeper, on 127.0.0.1:3900 by default. */
 export const serveCommand: Command = {
@@ -45,21 +52,24 @@ export const serveCommand: Command = {
     const { mountMcp } = await import('../../mcp-front/index.js');
     const config = configFromFlags(flags);
     const logger = createLogger(config.logLevel);
+    const announcing = announcementModules();
+    // a start that fails leaves the announcement to nobody
+    announcing.catch(() => undefined);
     const server = await startServer(config, { logger, version: packageVersion(), mountMcp });
+    const modules = await announcing;
     const { index } = server.gateway.registry;
     // a definition left out is named at start: "serving 1 tools" alone hides the two that were dropped
     const dropped = [...new Set(index.errors.map((error) => error.file))];
     if (dropped.length > 0) {
       io.stderr.write(`hldp: ${dropped.length} definition(s) dropped, not served (GET /healthz says degraded):\n${index.errors.map((error) => `  ${terminalSafe(formatDiagnostic(error))}`).join('\n')}\n`);
     }
-    const { sandboxWarnings, workspaceWarnings } = await import('../../gateway/service/index.js');
-    const { PACKAGE_ROOT } = await import('../../config/index.js');
+    const { sandboxWarnings, workspaceWarnings, PACKAGE_ROOT } = modules;
     // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
-    const { undecidableApprovals } = await import('../../policy/index.js');
+    const { undecidableApprovals } = modules;
     // an approve rule none of the configured principals may decide: its requests could only expire (review userV, V3)
     const undecidable = undecidableApprovals(index, config.principals).map((warning) => terminalSafe(formatDiagnostic(warning)));
     const registryWarnings = [...index.warnings.filter((warning) => warning.code === 'NO_TOOLS').map((warning) => terminalSafe(warning.message)), ...undecidable];
-    for (const warning of [...registryWarnings, ...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT, undefined, server.gateway.sandbox?.runAs), ...(await sharedDataWarnings(config, index.source))]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
+    for (const warning of [...registryWarnings, ...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT, undefined, server.gateway.sandbox?.runAs), ...sharedDataWarnings(config, index.source, modules)]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
     io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);
     // a checkout is served as committed: an author who edited a TOOL.hdlp expects the edit to be what runs. Said once
     // matching is ready, not before listening: `git status` over 100,000 definitions takes ~2 s of a core, which held
