@@ -108,13 +108,11 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
     // connect-time selection (the first of three delivery levels): /mcp?toolsets=repo,ops
     const toolsets = toolsetsOf(request.query['toolsets']);
     if (typeof toolsets === 'string') return rpcError(response, 400, -32602, toolsets);
-    const unknown = (toolsets ?? []).filter((name) => !gateway.sessions.registryView().toolset(name));
-    if (unknown.length) {
-      const available = gateway.registry.index.toolsets.map((toolset) => toolset.name).join(', ') || 'none';
-      return rpcError(response, 400, -32602, `Bad Request: no toolset ${unknown.join(', ')}; available: ${available}`);
-    }
     const principal = principalName(gateway, response);
     if (principal === undefined) return rpcError(response, 401, -32001, "Unauthorized: send Authorization: Bearer <a principal's token>");
+    // unknown names, and toolsets of which the principal may use nothing, are refused alike (review V, V2)
+    const problem = gateway.sessions.toolsetProblem(toolsets ?? [], principal);
+    if (problem) return rpcError(response, 400, -32602, `Bad Request: ${problem.message}`);
     // the agent session takes the connection's id: an instance that restores the connection resumes it from a shared store
     const sessionId = randomUUID();
     const options: McpSessionOptions = { principal, session: sessionId, ...(toolsets ? { toolsets } : {}) };

@@ -166,7 +166,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
         post: {
           operationId: 'openSession', summary: 'Open an agent session; send its id as X-HLDP-Session on POST /v1/call',
           requestBody: { required: false, ...json('SessionRequest') },
-          responses: { '201': answer('the session', 'Session'), '400': errors['400'], '404': answer('a toolset the registry does not have (TOOLSET_NOT_FOUND, with the available ones)', 'Error'), '401': errors['401'], '413': errors['413'] },
+          responses: { '201': answer('the session', 'Session'), '400': errors['400'], '403': answer('a toolset holding no tool the principal may use (TOOLSET_FORBIDDEN, with the available ones)', 'Error'), '404': answer('a toolset the registry does not have (TOOLSET_NOT_FOUND, with the available ones)', 'Error'), '401': errors['401'], '413': errors['413'] },
         },
       },
       '/v1/sessions/{id}': {

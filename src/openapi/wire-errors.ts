@@ -15,6 +15,7 @@ export const WIRE_ERRORS = {
   SESSION_NOT_FOUND: { status: 404, fix: 'open a session with POST /v1/sessions (sessions expire when idle) and send its id' },
   SESSION_REQUIRED: { status: 400, fix: 'open a session with POST /v1/sessions and send its id as X-HLDP-Session: the meta-tools (toolset, tool_find, tool_load, tool_call, read_skill, confirm) are answered only in one; POST /v1/match and POST /v1/confirm need none' },
   TOOLSET_NOT_FOUND: { status: 404, fix: 'name a toolset the index has (GET /v1/toolsets; the message lists them), or commit its toolsets/<name>/TOOLSET.hdlp' },
+  TOOLSET_FORBIDDEN: { status: 403, fix: "name a toolset holding a tool you may use (the message lists them), or ask whoever keeps the gateway to add its tools to your principal's tools" },
   SKILL_NOT_FOUND: { status: 404, fix: 'name a skill the index has (GET /v1/skills; the message lists them), or commit its skills/<name>/SKILL.md' },
   ROLE_REQUIRED: { status: 403, fix: 'ask a principal with a role the message names (admin or approver; for GET /metrics also metrics): the route reads every caller\'s records' },
   TOOL_FORBIDDEN: { status: 403, fix: 'nothing the caller can do: the reason names the rule (sessions.deny in the config); ask whoever keeps the gateway' },

@@ -81,6 +81,12 @@ export class RegistryView {
     return this.wholeRegistryToolsets.has(toolset) || (this.members.get(toolset)?.has(tool) ?? false);
   }
 
+  /** The names of the tools the toolset holds; undefined for a whole-registry toolset (or none of that name). */
+  membersOf(toolset: string): readonly string[] | undefined {
+    const members = this.members.get(toolset);
+    return members ? [...members] : undefined;
+  }
+
   /** The toolsets that name the tool, by name order (not the whole-registry ones). */
   toolsetsNaming(tool: string): string[] {
     return [...(this.holders.get(tool) ?? [])].sort();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MatchResult, ToolDefinition, ToolIndex } from '../core/index.js';
+import type { MatchResult, ToolDefinition, ToolIndex, ToolsetDefinition } from '../core/index.js';
 import type { Matcher } from '../matcher/index.js';
 import { systemClock, type Clock } from './clock.js';
 import { refusal, type MetaAnswer } from './meta-answer.js';
@@ -11,7 +11,7 @@ import { endTurn, expireSession, loadTools, newSessionState, touchAfterCall, typ
 import { MemorySessionStore, type SessionStore } from './session-store.js';
 import { ViewCache, type SessionView } from './session-view.js';
 import { signatureLine as signatureOf } from './signatures.js';
-import { registryLines, toolsetTool, type ToolsetRequest } from './toolset-tool.js';
+import { offeredToolsets, registryLines, toolsetTool, type ToolsetRequest } from './toolset-tool.js';
 import { decideVisibility, denyListRights, unmatchedDenyEntries, type RightsLayer, type Visibility } from './visibility.js';
 
 /** The index and matcher calls start on now (the gateway's registry, swapped on rescan). */
@@ -66,13 +66,10 @@ export class SessionManager {
    * Opens a session, with `toolsets` enabled for as long as it lives (connect-time selection); unknown names are
    * refused. `id` is for an MCP connection, whose session takes the connection's id so that any instance finds it.
    */
-  async open(options: { toolsets?: readonly string[]; principal?: string; id?: string } = {}): Promise<{ ok: true; session: SessionState } | { ok: false; code: 'TOOLSET_NOT_FOUND'; message: string }> {
+  async open(options: { toolsets?: readonly string[]; principal?: string; id?: string } = {}): Promise<{ ok: true; session: SessionState } | { ok: false; code: 'TOOLSET_NOT_FOUND' | 'TOOLSET_FORBIDDEN'; message: string }> {
     const registry = this.registryView();
-    const unknown = (options.toolsets ?? []).filter((name) => !registry.toolset(name));
-    if (unknown.length) {
-      const available = [...registry.toolsets.values()].map((toolset) => toolset.name).join(', ') || 'none';
-      return { ok: false, code: 'TOOLSET_NOT_FOUND', message: `no toolset ${unknown.join(', ')}; available: ${available}` };
-    }
+    const problem = this.toolsetProblem(options.toolsets ?? [], options.principal);
+    if (problem) return { ok: false, ...problem };
     const state = newSessionState(options.id ?? randomUUID(), this.clock(), options.principal);
     for (const name of options.toolsets ?? []) {
       const toolset = registry.toolset(name)!;
@@ -80,6 +77,18 @@ export class SessionManager {
     }
     await this.store.save(state);
     return { ok: true, session: state };
+  }
+
+  /** Why `principal` cannot have these toolsets from the start: one is unknown, or holds no tool it may use; undefined when it can. */
+  toolsetProblem(names: readonly string[], principal: string | undefined): { code: 'TOOLSET_NOT_FOUND' | 'TOOLSET_FORBIDDEN'; message: string } | undefined {
+    const registry = this.registryView();
+    const usable = this.usableToolsets(undefined, principal);
+    const available = offeredToolsets(registry, usable).map((toolset) => toolset.name).join(', ') || 'none';
+    const unknown = names.filter((name) => !registry.toolset(name));
+    if (unknown.length) return { code: 'TOOLSET_NOT_FOUND', message: `no toolset ${unknown.join(', ')}; available: ${available}` };
+    // a connection that asks for a toolset it may use nothing of would list only the meta-tools (review V, V2)
+    const forbidden = names.map((name) => registry.toolset(name)!).find((toolset) => !usable.has(toolset.name));
+    return forbidden ? { code: 'TOOLSET_FORBIDDEN', message: `${this.forbiddenReason(registry, undefined, forbidden, principal)}; available: ${available}` } : undefined;
   }
 
   /**
@@ -156,7 +165,7 @@ export class SessionManager {
   toolset(state: SessionState, request: ToolsetRequest): MetaAnswer {
     const registry = this.registryView();
     expireSession(state, this.clock());
-    const answer = toolsetTool(request, { registry, state, now: this.clock(), ttlMs: this.config.toolsetTtlMs, viewAfter: () => this.view(state), skillIndex: () => this.skillIndex(state) });
+    const answer = toolsetTool(request, { registry, state, now: this.clock(), ttlMs: this.config.toolsetTtlMs, viewAfter: () => this.view(state), skillIndex: () => this.skillIndex(state), usable: this.usableToolsets(state), forbiddenReason: (toolset) => this.forbiddenReason(registry, state, toolset) });
     this.persist(state);
     return answer;
   }
@@ -167,6 +176,9 @@ export class SessionManager {
     const group = registry.group(name);
     const tools = group ?? (registry.resolve(name) ? [registry.resolve(name)!] : []);
     if (tools.length === 0) {
+      // the catalogue the agent was shown names toolsets too: one of them is enabled, not loaded (review V, V6)
+      const toolset = registry.toolset(name);
+      if (toolset && this.usableToolsets(state).has(toolset.name)) return refusal('TOOL_NOT_FOUND', `'${toolset.name}' is a toolset, not a tool or group: enable it with toolset {"action": "enable", "name": "${toolset.name}"}`, { toolset: toolset.name });
       const near = this.mayOffer(state, nearNames(this.options.registry().matcher, name).map((near) => ({ name: near }))).map((near) => near.name);
       return refusal('TOOL_NOT_FOUND', `no tool or group '${name}'${near.length ? `; did you mean ${near.map((near) => `'${near}'`).join(', ')}?` : ''}; tool_find finds tools by what they do`);
     }
@@ -223,16 +235,37 @@ export class SessionManager {
     return { ok: true, message: skill.body, data: { name: skill.name, description: skill.description, ...(skill.toolset ? { toolset: skill.toolset } : {}), body: skill.body }, changed: false };
   }
 
-  /** The skill index of the session: every skill but those whose toolset is active (seed 000 §6). */
+  /** The skill index of the session: every skill but those whose toolset is active, or holds no tool its principal may use (seed 000 §6). */
   skillIndex(state?: SessionState): ToolIndex['skills'] {
+    const registry = this.registryView();
     const active = new Set(state?.toolsets.map((toolset) => toolset.name));
-    return this.registryView().index.skills.filter((skill) => skill.toolset === undefined || !active.has(skill.toolset));
+    const usable = this.usableToolsets(state);
+    return registry.index.skills.filter((skill) => {
+      if (skill.toolset === undefined) return true;
+      const toolset = registry.toolset(skill.toolset);
+      return !active.has(skill.toolset) && (toolset === undefined || usable.has(toolset.name));
+    });
+  }
+
+  /** The toolsets holding a tool the session's principal (without a session: `principal`) may use. */
+  usableToolsets(state?: SessionState, principal?: string): ReadonlySet<string> {
+    return this.cacheFor(this.options.registry()).usableToolsets(state?.principal ?? principal);
+  }
+
+  // names the toolset's tools and the rights layer's reason for the first: the fix is the principal's list, not the toolset
+  private forbiddenReason(registry: RegistryView, state: SessionState | undefined, toolset: ToolsetDefinition, principal?: string): string {
+    const members = registry.membersOf(toolset.name) ?? [];
+    const first = members.map((name) => registry.tool(name)).find((tool) => tool !== undefined);
+    const why = first ? ` (${this.decide(registry, state, first, first.name, principal).reason})` : '';
+    const named = members.length ? `: ${members.slice(0, 5).join(', ')}${members.length > 5 ? ', …' : ''}` : '';
+    return `toolset '${toolset.name}' holds no tool you may call${named}${why}`;
   }
 
   /** The budgeted prompt block of the session (deterministic for the same state); drops are logged as a warning. */
   prompt(state: SessionState | undefined, options: PromptOptions): PromptBlock {
     const view = this.view(state);
-    const block = promptBlockOf(this.registryView(), view, state, this.skillIndex(state), this.config.groupDescriptions, options);
+    const registry = this.registryView();
+    const block = promptBlockOf(registry, view, state, this.skillIndex(state), this.config.groupDescriptions, options, offeredToolsets(registry, this.usableToolsets(state)));
     if (block.dropped.lines > 0 || block.dropped.descriptions > 0) {
       this.options.logger?.warn({ session: state?.id, budget: block.budget.chars, descriptions_shortened: block.dropped.descriptions, description_chars_cut: block.dropped.description_chars, lines_dropped: block.dropped.lines }, 'prompt block over budget: shortened');
     }

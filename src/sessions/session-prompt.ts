@@ -1,4 +1,4 @@
-import { eachTool, toolsOf, type SkillDefinition, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { eachTool, toolsOf, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
 import { META_TOOLS } from '../export/index.js';
 import { promptBudget, renderPromptBlock, renderTools, type CoreToolLine, type PromptBlock, type RenderedTools } from './prompt-block.js';
 import type { RegistryView } from './registry-view.js';
@@ -49,6 +49,7 @@ export function promptBlockOf(
   skills: readonly SkillDefinition[],
   groupDescriptions: Readonly<Record<string, string>>,
   options: PromptOptions,
+  toolsets: readonly ToolsetDefinition[] = registry.index.toolsets,
 ): PromptBlock {
   const active = state?.toolsets ?? [];
   const scoped = active.length > 0;
@@ -67,7 +68,7 @@ export function promptBlockOf(
   if (groupKey === undefined) groupKeys.set(groupDescriptions, (groupKey = JSON.stringify(groupDescriptions)));
   let number = viewNumbers.get(view);
   if (number === undefined) viewNumbers.set(view, (number = ++views));
-  const blockKey = `${number}\0${budget}\0${groupKey}\0${active.map((toolset) => `${toolset.name}:${toolset.scope}`).join(',')}\0${skills.map((skill) => skill.name).join(',')}`;
+  const blockKey = `${number}\0${budget}\0${groupKey}\0${active.map((toolset) => `${toolset.name}:${toolset.scope}`).join(',')}\0${skills.map((skill) => skill.name).join(',')}\0${toolsets.map((toolset) => toolset.name).join(',')}`;
   const cached = blocks.get(blockKey);
   if (cached) {
     blocks.delete(blockKey);
@@ -79,7 +80,7 @@ export function promptBlockOf(
   const key = `${scoped}\0${groupKey}`;
   let rendered = byKey.get(key);
   if (!rendered) byKey.set(key, (rendered = renderedTools(registry, view, scoped, groupDescriptions, groupKey) ?? renderTools(visible(), named(), groupDescriptions)));
-  const block = freezeBlock(renderPromptBlock({ core: CORE_TOOL_LINES, toolsets: registry.index.toolsets, active, visible: [], named: [], skills, groupDescriptions, budget, rendered }));
+  const block = freezeBlock(renderPromptBlock({ core: CORE_TOOL_LINES, toolsets, active, visible: [], named: [], skills, groupDescriptions, budget, rendered }));
   blocks.set(blockKey, block);
   if (blocks.size > BLOCKS_KEPT) blocks.delete(blocks.keys().next().value!);
   return block;

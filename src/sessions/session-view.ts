@@ -53,7 +53,19 @@ export class ViewCache {
       this.views.set(key, view);
       return view;
     }
-    // what no toolset or loaded tool changes is worked out once per subject: a view then reads names, not tools
+    view = computeView(this.registry, this.rights, subject, attention, this.passOf(subject));
+    this.views.set(key, view);
+    if (this.views.size > VIEWS_KEPT) this.views.delete(this.views.keys().next().value!);
+    return view;
+  }
+
+  /** The toolsets of which the principal (undefined: no principal) may use at least one tool, by their names. */
+  usableToolsets(principal: string | undefined): ReadonlySet<string> {
+    return this.passOf(principal === undefined ? {} : { principal }).usableToolsets;
+  }
+
+  // what no toolset or loaded tool changes is worked out once per subject: a view then reads names, not tools
+  private passOf(subject: Subject): RightsPass {
     const subjectKey = JSON.stringify(subject.principal ?? null);
     let pass = this.passes.get(subjectKey);
     if (!pass) {
@@ -61,10 +73,7 @@ export class ViewCache {
       this.passes.set(subjectKey, pass);
       if (this.passes.size > PASSES_KEPT) this.passes.delete(this.passes.keys().next().value!);
     }
-    view = computeView(this.registry, this.rights, subject, attention, pass);
-    this.views.set(key, view);
-    if (this.views.size > VIEWS_KEPT) this.views.delete(this.views.keys().next().value!);
-    return view;
+    return pass;
   }
 }
 
@@ -77,6 +86,8 @@ export interface RightsPass {
   states: Uint8Array;
   /** per position, the oid of the tool's folder */
   oids: string[];
+  /** the toolsets holding at least one tool the subject may use: the others are not offered to it (visible ⊆ allowed) */
+  usableToolsets: ReadonlySet<string>;
 }
 
 const FORBIDDEN = 1;
@@ -90,15 +101,20 @@ export function rightsPass(registry: RegistryView, rights: readonly RightsLayer[
   const states = new Uint8Array(count);
   const oids: string[] = new Array(count);
   const input: VisibilityInput = { registry, rights, subject, attention: NO_ATTENTION };
+  const usableToolsets = new Set<string>();
+  let allowedAny = false;
   let at = 0;
   // one tool at a time: reading index.tools would make and keep every definition of a lazily read index
   for (const tool of eachTool(registry.index)) {
     const because = rightsAndAdvertising(tool, tool.name, input);
     states[at] = because?.state === 'forbidden' ? FORBIDDEN : because ? HIDDEN : baseListReason(tool, input) === undefined ? 0 : OUTSIDE_BASE_LIST;
     oids[at] = tool.source.oid;
+    if (states[at] !== FORBIDDEN) for (const toolset of registry.toolsetsNaming(tool.name)) usableToolsets.add(toolset);
+    allowedAny ||= states[at] !== FORBIDDEN;
     at += 1;
   }
-  return { states, oids };
+  if (allowedAny) for (const toolset of registry.wholeRegistryToolsets) usableToolsets.add(toolset);
+  return { states, oids, usableToolsets };
 }
 
 /**

@@ -22,16 +22,21 @@ export interface ToolsetContext {
   viewAfter(): SessionView;
   /** the session's skill index (skills whose toolset is active are left out) */
   skillIndex(): readonly SkillDefinition[];
+  /** the toolsets holding a tool the session's principal may use: only these are offered or enabled */
+  usable: ReadonlySet<string>;
+  /** why the principal may use none of the toolset's tools, naming them */
+  forbiddenReason(toolset: ToolsetDefinition): string;
 }
 
 /** The `toolset` meta-tool, idempotent and forgiving with seed 000 §2's answers. */
 export function toolsetTool(request: ToolsetRequest, context: ToolsetContext): MetaAnswer {
   const { registry, state } = context;
-  const available = (): string => [...registry.toolsets.values()].map((toolset) => toolset.name).join(', ') || 'none';
+  const offered = offeredToolsets(registry, context.usable);
+  const available = (): string => offered.map((toolset) => toolset.name).join(', ') || 'none';
   if (request.action === 'list') {
     const skills = context.skillIndex();
-    const message = [catalogue(registry, state), ...(skills.length ? ['Skills (read one with read_skill):', ...skills.map((skill) => `- ${skill.name} — ${skill.description}`)] : [])].join('\n');
-    return { ok: true, message, data: { toolsets: listing(registry, state), skills: skills.map((skill) => skill.name) }, changed: false };
+    const message = [catalogue(registry, offered, state), ...(skills.length ? ['Skills (read one with read_skill):', ...skills.map((skill) => `- ${skill.name} — ${skill.description}`)] : [])].join('\n');
+    return { ok: true, message, data: { toolsets: listing(offered, state), skills: skills.map((skill) => skill.name) }, changed: false };
   }
   if (request.action === 'disable') {
     if (state.toolsets.length === 0) return { ok: true, code: 'NONE_ACTIVE', message: 'no active toolsets', data: { active: [] }, changed: false };
@@ -46,7 +51,9 @@ export function toolsetTool(request: ToolsetRequest, context: ToolsetContext): M
   }
   if (request.name === undefined) return refusal('INVALID_PARAMS', `toolset enable needs a name; available: ${available()}`);
   const toolset = registry.toolset(request.name);
-  if (!toolset) return refusal('TOOLSET_NOT_FOUND', `no toolset ${request.name}; available: ${available()}`, { available: [...registry.toolsets.values()].map((entry) => entry.name) });
+  if (!toolset) return refusal('TOOLSET_NOT_FOUND', `no toolset ${request.name}; available: ${available()}`, { available: offered.map((entry) => entry.name) });
+  // enabling it would list none of its tools and hide the ones the session has: refused, saying why (review V, V2)
+  if (!context.usable.has(toolset.name)) return refusal('TOOLSET_FORBIDDEN', `${context.forbiddenReason(toolset)}; available: ${available()}`, { available: offered.map((entry) => entry.name) });
   const scope = request.scope ?? 'session';
   const outcome = enableToolset(state, toolset.name, scope, context.now + context.ttlMs);
   const lines = registryLines(toolset, context);
@@ -72,15 +79,21 @@ export function registryLines(toolset: ToolsetDefinition, context: Pick<ToolsetC
   return toolsAtPositions(registry.index, brought).map((tool) => signatureLine(tool));
 }
 
-function listing(registry: RegistryView, state: SessionState): Array<Record<string, unknown>> {
-  return [...registry.toolsets.values()].map((toolset) => {
+/** The registry's toolsets the principal may use a tool of, in index order: the others are not offered (visible ⊆ allowed). */
+export function offeredToolsets(registry: RegistryView, usable: ReadonlySet<string>): ToolsetDefinition[] {
+  return registry.index.toolsets.filter((toolset) => usable.has(toolset.name));
+}
+
+function listing(offered: readonly ToolsetDefinition[], state: SessionState): Array<Record<string, unknown>> {
+  return offered.map((toolset) => {
     const active = state.toolsets.find((entry) => entry.name === toolset.name);
     return { name: toolset.name, description: toolset.description, active: active !== undefined, ...(active ? { scope: active.scope, expires_at: active.deadline === null ? null : new Date(active.deadline).toISOString() } : {}) };
   });
 }
 
-function catalogue(registry: RegistryView, state: SessionState): string {
+function catalogue(registry: RegistryView, offered: readonly ToolsetDefinition[], state: SessionState): string {
   if (registry.toolsets.size === 0) return 'this registry has no toolsets: every tool is listed';
-  const lines = [...registry.toolsets.values()].map((toolset) => `- ${toolset.name}${state.toolsets.some((active) => active.name === toolset.name) ? ' [active]' : ''} — ${toolset.description}`);
+  if (offered.length === 0) return 'no toolset of this registry holds a tool you may use: every tool you may use is listed';
+  const lines = offered.map((toolset) => `- ${toolset.name}${state.toolsets.some((active) => active.name === toolset.name) ? ' [active]' : ''} — ${toolset.description}`);
   return [`Toolsets (enable one with {"action": "enable", "name": …}):`, ...lines, `Active toolsets: ${state.toolsets.map((toolset) => toolset.name).join(', ') || 'none'}`].join('\n');
 }

@@ -81,8 +81,12 @@ describe('access rules', () => {
 
 describe('a toolset in an untrusted session', () => {
   it('cannot widen the base list: the tool stays forbidden, to tool_load and tool_call too', async () => {
-    const opened = await api(gateway.url, 'POST', '/v1/sessions', { who: 'bot', body: { toolsets: ['extra'] } });
+    // a toolset holding none of bot's tools is neither opened with nor enabled (review V, V2)
+    expect(await api(gateway.url, 'POST', '/v1/sessions', { who: 'bot', body: { toolsets: ['extra'] } })).toMatchObject({ status: 403, body: { code: 'TOOLSET_FORBIDDEN' } });
+    const opened = await api(gateway.url, 'POST', '/v1/sessions', { who: 'bot' });
     const session = opened.body.id;
+    const enabled = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', session, body: { tool: 'toolset', params: { action: 'enable', name: 'extra' } } });
+    expect(enabled).toMatchObject({ status: 403, body: { code: 'TOOLSET_FORBIDDEN', error: expect.stringContaining("toolset 'extra' holds no tool you may call: echo-tool") } });
     const listed = await api(gateway.url, 'GET', `/v1/sessions/${session}/tools`, { who: 'bot' });
     expect(listed.body.tools.map((tool: { name: string }) => tool.name)).not.toContain('echo-tool');
     const call = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', session, body: { tool: 'echo-tool', params: { text: 'x' } } });
