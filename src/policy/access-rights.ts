@@ -17,6 +17,8 @@ export interface AccessLayer {
   readonly name: string;
   refuse(tool: ToolDefinition, subject: AccessSubject, index: ToolIndex): string | undefined;
   reserve(tool: ToolDefinition, subject: AccessSubject, index: ToolIndex): string | undefined;
+  /** What of the config names nothing in `index`: said once per index, since it silently gives or denies nothing. */
+  warnings(index: ToolIndex): string[];
 }
 
 const rolesOf = (principal: Principal): string => [...principal.roles].join(', ');
@@ -62,5 +64,18 @@ export function accessRights(principals: Principals): AccessLayer {
       if (!principal?.tools || PolicySet.of(index).baseList(principal.name, principal.tools).has(tool.name)) return undefined;
       return `'${tool.name}' is not in the base list of principal '${principal.name}' (principals.${principal.name}.tools in the config), which a trusted principal's toolsets replace`;
     },
+    warnings(index) {
+      // a base list entry naming a toolset gave nothing, silently: the README's own example did (review V, V1)
+      return principals.list().flatMap((principal) =>
+        PolicySet.of(index).unmatchedNames(principal.tools ?? []).map(({ name, toolset }) =>
+          `principals.${principal.name}.tools: '${name}' names no tool, alias or group of this registry, so it gives nothing${toolset ? ` (it is a toolset: list its tools, ${toolsetTools(index, toolset)}, instead)` : ''}`,
+        ),
+      );
+    },
   };
+}
+
+function toolsetTools(index: ToolIndex, name: string): string {
+  const tools = index.toolsets.find((toolset) => toolset.name === name)?.tools ?? [];
+  return tools.length ? tools.join(', ') : "'*'";
 }

@@ -111,6 +111,15 @@ export class PolicySet {
     return list;
   }
 
+  /** The entries of a base list that name no tool, alias or group of this index (they give nothing), with the toolset one names. */
+  unmatchedNames(names: readonly string[]): Array<{ name: string; toolset?: string }> {
+    const tables = (this.tables ??= this.nameTables());
+    const toolsets = new Map(this.index.toolsets.map((toolset) => [toolset.name.toLowerCase(), toolset.name]));
+    return names
+      .filter((name) => name !== '*' && !tables.names.has(name.toLowerCase()) && !tables.groups.has(name.toLowerCase()))
+      .map((name) => ({ name, ...(toolsets.has(name.toLowerCase()) ? { toolset: toolsets.get(name.toLowerCase())! } : {}) }));
+  }
+
   /** Tool names, aliases and groups as tool names; `*` is every tool. */
   private expand(names: readonly string[]): ReadonlySet<string> | 'all' {
     if (names.includes('*')) return 'all';
@@ -119,7 +128,8 @@ export class PolicySet {
     for (const name of names) {
       const tool = tables.names.get(name.toLowerCase());
       if (tool) tools.add(tool);
-      for (const member of tables.groups.get(name) ?? []) tools.add(member);
+      // groups in any letter case, as names and aliases are: `Web` and `web` name the same group (review V, V1)
+      for (const member of tables.groups.get(name.toLowerCase()) ?? []) tools.add(member);
     }
     return tools;
   }
@@ -133,9 +143,9 @@ export class PolicySet {
       for (const alias of tool.aliases) names.set(alias.toLowerCase(), tool.name);
       if (!tool.group) continue;
       // pushed, not copied: a copy per member is quadratic in a group's size
-      const members = groups.get(tool.group);
+      const members = groups.get(tool.group.toLowerCase());
       if (members) members.push(tool.name);
-      else groups.set(tool.group, [tool.name]);
+      else groups.set(tool.group.toLowerCase(), [tool.name]);
     }
     return { names, groups };
   }

@@ -357,6 +357,7 @@ export class SessionManager {
       // said once per index: a deny list entry that matches nothing would let through what it was written to stop
       const unmatched = unmatchedDenyEntries(this.config.deny, current.index);
       if (unmatched.length > 0) this.options.logger?.warn({ entries: unmatched, commit: current.index.commit }, 'sessions.deny names no tool, alias or group of this registry: those entries deny nothing');
+      for (const layer of this.rights) for (const warning of layer.warnings?.(current.index) ?? []) this.options.logger?.warn({ commit: current.index.commit }, warning);
     }
     return cache;
   }

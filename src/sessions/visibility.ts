@@ -32,6 +32,8 @@ export interface RightsLayer {
   readonly name: string;
   refuse(tool: ToolDefinition, subject: Subject, index: ToolIndex): string | undefined;
   reserve?(tool: ToolDefinition, subject: Subject, index: ToolIndex): string | undefined;
+  /** what of the layer's config names nothing in `index`, logged once per index */
+  warnings?(index: ToolIndex): string[];
 }
 
 /** The attention layer's input: what the session has active now (expired entries already gone). */
