@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { ToolDefinition, ToolSequence } from '../core/index.js';
 import { compactSchema } from './compact-schema.js';
 import { linearRegExp } from './linear-regexp.js';
+import { uniqueItemsKeyword } from './unique-items.js';
 
 /** One parameter that does not satisfy the schema, and what was expected of it. */
 export interface ParamProblem {
@@ -38,6 +39,9 @@ export function createParamsValidator(): ParamsValidator {
   // #18). A schema ajv still cannot compile (an unresolvable $ref, a keyword's value of the wrong type) is answered below
   const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, addUsedSchema: false, validateSchema: false, code: { regExp: linearRegExp } });
   addFormats(ajv);
+  // ajv's uniqueItems compares every pair of items that may be objects or arrays: n^2/2 on the event loop (review V, V4)
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword(uniqueItemsKeyword);
   return validatorOver(ajv, new Map());
 }
 

@@ -1,0 +1,85 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { duplicateItems } from '../../src/matcher/unique-items.js';
+import { createParamsValidator } from '../../src/matcher/validate-params.js';
+import { makeToolDefinition } from './helpers.js';
+
+// Review V, V4: `uniqueItems` is checked by one pass over the items' canonical texts instead of ajv's comparison of
+// every pair. The verdict, and the pair it names, must be ajv's own: ajv's pairwise check (an array schema without
+// `items`) is the reference.
+
+const reference = new Ajv2020({ allErrors: true, strict: false }).compile({ type: 'array', uniqueItems: true });
+const ajvPair = (items: unknown[]): { i: number; j: number } | undefined =>
+  reference(items) ? undefined : (reference.errors!.find((error) => error.keyword === 'uniqueItems')!.params as { i: number; j: number });
+
+// the same value with every object's keys in reverse order: equal to JSON, written differently
+const reordered = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(reordered);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).reverse().map(([key, item]) => [key, reordered(item)]));
+};
+
+// values JSON.parse gives that JSON.stringify blurs (1e400 is Infinity, written as null) or that look alike
+const awkward = fc.constantFrom<unknown>(0, -0, Infinity, -Infinity, null, 1, '1', [null], [Infinity], { a: null }, { a: Infinity }, {}, [], '', 'null', true, [1, [2]], [[1], 2]);
+const value = fc.oneof(fc.jsonValue({ maxDepth: 3 }), awkward);
+// few distinct values picked many times, some rewritten: duplicates are common
+const items = fc
+  .tuple(fc.array(value, { minLength: 1, maxLength: 6 }), fc.array(fc.tuple(fc.nat(), fc.boolean()), { maxLength: 14 }))
+  .map(([pool, picks]) => picks.map(([pick, rewrite]) => (rewrite ? reordered(pool[pick % pool.length]) : structuredClone(pool[pick % pool.length]))));
+
+describe('uniqueItems', () => {
+  it('finds the pair of equal items ajv names, or none where ajv finds none', () => {
+    fc.assert(
+      fc.property(items, (array) => {
+        expect(duplicateItems(array)).toEqual(ajvPair(array));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('judges a params array as ajv does, whatever its items schema', () => {
+    const validator = createParamsValidator();
+    const itemSchemas = [undefined, { type: 'object' }, { type: 'array' }, { type: ['array', 'object', 'string', 'number', 'boolean', 'null'] }];
+    const tools = itemSchemas.map((item, position) => {
+      const files = { type: 'array', uniqueItems: true, ...(item ? { items: item } : {}) };
+      return makeToolDefinition({ name: `tool-${position}`, params_schema: { type: 'object', properties: { files } } });
+    });
+    const references = tools.map((tool) => new Ajv2020({ allErrors: true, strict: false }).compile(tool.params_schema));
+    fc.assert(
+      fc.property(fc.nat({ max: tools.length - 1 }), items, (position, array) => {
+        const expected = references[position]!({ files: array });
+        expect(validator.validate(tools[position]!, { files: array }).valid).toBe(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('refuses two "__proto__" strings, which ajv\'s own hash of string items let through', () => {
+    const tool = makeToolDefinition({ params_schema: { type: 'object', properties: { names: { type: 'array', uniqueItems: true, items: { type: 'string' } } } } });
+    const checked = createParamsValidator().validate(tool, { names: ['__proto__', 'a', '__proto__'] });
+    expect(checked).toMatchObject({ valid: false, problems: [{ param: 'names', message: 'must NOT have duplicate items (items ## 0 and 2 are identical)' }] });
+  });
+
+  it('checks uniqueItems wherever the schema puts it: nested, behind $ref and anyOf', () => {
+    const tool = makeToolDefinition({
+      params_schema: {
+        type: 'object',
+        $defs: { tags: { type: 'array', uniqueItems: true, items: { type: 'object' } } },
+        properties: { groups: { type: 'array', items: { anyOf: [{ type: 'string' }, { $ref: '#/$defs/tags' }] } } },
+      },
+    });
+    const validator = createParamsValidator();
+    expect(validator.validate(tool, { groups: ['x', [{ n: 2 }, { n: 3 }]] }).valid).toBe(true);
+    const checked = validator.validate(tool, { groups: ['x', [{ n: 2 }, { n: 2 }]] });
+    expect(checked.valid ? [] : checked.problems).toContainEqual({ param: 'groups.1', message: 'must NOT have duplicate items (items ## 0 and 1 are identical)' });
+  });
+
+  it('compares the items after their defaults are filled in, as ajv\'s own keyword does', () => {
+    const schema = { type: 'object', properties: { tags: { type: 'array', uniqueItems: true, items: { type: 'object', properties: { n: { type: 'number', default: 1 } } } } } };
+    const params = { tags: [{}, { n: 1 }] };
+    const expected = new Ajv2020({ allErrors: true, strict: false, useDefaults: true }).compile(schema)(structuredClone(params));
+    expect(expected).toBe(false);
+    expect(createParamsValidator().validate(makeToolDefinition({ params_schema: schema }), params).valid).toBe(false);
+  });
+});
