@@ -5,6 +5,7 @@ import type { ToolSandbox } from '../core/index.js';
 import { isolationArguments, STATUS_FD, SYSTEM_FOLDERS, systemArguments, type SystemMount } from './bubblewrap.js';
 import { writableRootsGuards, type RepositoryGuards } from './repository-guards.js';
 import { homeReadRefusal, homeWriteRefusal } from './home-rules.js';
+import { homeViews, type HomeView } from './home-views.js';
 import { SECCOMP_ARGUMENTS } from './seccomp-descriptor.js';
 import { homeFolders, HOST_ONLY, isInside, readOnlyInside } from './workspace-rules.js';
 
@@ -131,6 +132,9 @@ function sharedTempRefusal(kind: 'read' | 'write', real: string, workspace: stri
  */
 export function hostConflict(policy: ToolSandbox, workspace: string, system: readonly SystemMount[], programs: readonly string[], reads: HomeReads = {}): string | undefined {
   const homes = homeFolders(reads.runAsHome);
+  // where the mount table shows a home again under another path (read only when a path is declared)
+  let views: HomeView[] | undefined;
+  const homeViewsNow = (): HomeView[] => (views ??= homeViews(homes));
   const systemFolders = [...SYSTEM_FOLDERS, ...system.filter((mount) => mount.symlink === undefined).map((mount) => mount.path), ...programs.map((program) => dirname(program))];
   for (const kind of ['read', 'write'] as const) {
     for (const declared of policy.filesystem[kind]) {
@@ -140,7 +144,7 @@ export function hostConflict(policy: ToolSandbox, workspace: string, system: rea
       const hostOnly = HOST_ONLY.find((folder) => isInside(real, folder) || isInside(folder, real));
       if (hostOnly !== undefined) return `${named}, which is or holds the host's ${hostOnly}: no tool may be given it`;
       if (kind === 'read') {
-        const refusal = homeReadRefusal(real, homes, { ...(reads.operator ? { operator: true } : {}), ...(reads.readableRoots ? { roots: reads.readableRoots } : {}) });
+        const refusal = homeReadRefusal(real, homes, { ...(reads.operator ? { operator: true } : {}), ...(reads.readableRoots ? { roots: reads.readableRoots } : {}) }, homeViewsNow());
         if (refusal !== undefined) return `${named}, ${refusal}`;
         const sharedTemp = sharedTempRefusal(kind, real, workspace, reads);
         if (sharedTemp !== undefined) return `${named}, ${sharedTemp}`;
@@ -151,7 +155,7 @@ export function hostConflict(policy: ToolSandbox, workspace: string, system: rea
       if (isInside(real, workspace)) continue;
       const within = systemFolders.find((folder) => isInside(real, folder));
       if (within !== undefined) return `${named}, which is inside the system folder ${within}: no tool may change it`;
-      const home = homeWriteRefusal(real, homes, { ...(reads.operator ? { operator: true } : {}), ...(reads.writableRoots ? { roots: reads.writableRoots } : {}) });
+      const home = homeWriteRefusal(real, homes, { ...(reads.operator ? { operator: true } : {}), ...(reads.writableRoots ? { roots: reads.writableRoots } : {}) }, homeViewsNow());
       if (home !== undefined) return `${named}, ${home}`;
       const sharedTemp = sharedTempRefusal(kind, real, workspace, reads);
       if (sharedTemp !== undefined) return `${named}, ${sharedTemp}`;

@@ -1,3 +1,4 @@
+import { viewedAs, type HomeView } from './home-views.js';
 import { isInside } from './workspace-rules.js';
 
 // What a definition may reach in the host's home folders (homeFolders(): every one of them, not only the gateway
@@ -11,6 +12,19 @@ export interface HomeGrants {
   roots?: readonly string[];
 }
 
+// a rule judged on `real` and on each name it has in a home's own spelling (home-views.ts: a bind mount of /home or of
+// a home is the same folder under another path, review V, V5); the operator's roots that cover `real` cover those too
+function throughViews(real: string, homes: readonly string[], grants: HomeGrants, views: readonly HomeView[], rule: (path: string, grants: HomeGrants) => string | undefined): string | undefined {
+  const direct = rule(real, grants);
+  if (direct !== undefined) return direct;
+  const covered = (grants.roots ?? []).some((root) => isInside(real, root));
+  for (const seen of viewedAs(real, homes, views)) {
+    const refusal = rule(seen.path, covered ? { ...grants, roots: [...(grants.roots ?? []), seen.path] } : grants);
+    if (refusal !== undefined) return `${refusal} (${seen.view} is ${seen.shows} under another path: the same folder, mounted twice)`;
+  }
+  return undefined;
+}
+
 const isDotEntry = (real: string, home: string): boolean => isInside(real, home) && real !== home && real.slice(home.length + 1).startsWith('.');
 
 /**
@@ -20,7 +34,11 @@ const isDotEntry = (real: string, home: string): boolean => isInside(real, home)
  * unless the operator lists it in `sandbox.ceiling.readable_roots` (`grants.roots`). Its other folders (a project
  * under ~/src) may be read.
  */
-export function homeReadRefusal(real: string, homes: readonly string[], grants: HomeGrants): string | undefined {
+export function homeReadRefusal(real: string, homes: readonly string[], grants: HomeGrants, views: readonly HomeView[] = []): string | undefined {
+  return throughViews(real, homes, grants, views, (path, given) => readRefusal(path, homes, given));
+}
+
+function readRefusal(real: string, homes: readonly string[], grants: HomeGrants): string | undefined {
   if (grants.operator || (grants.roots ?? []).some((root) => isInside(real, root))) return undefined;
   const allow = 'a definition may read it only where the operator lists it in sandbox.ceiling.readable_roots';
   for (const home of homes) {
@@ -38,7 +56,11 @@ export function homeReadRefusal(real: string, homes: readonly string[], grants: 
  * their PATH that the gateway cannot see (Debian's ~/.profile puts ~/bin first when it exists, a Go setup ~/go/bin),
  * and a tool that wrote `~/bin/ls` ran it at the user's next login (review U, U3).
  */
-export function homeWriteRefusal(real: string, homes: readonly string[], grants: HomeGrants): string | undefined {
+export function homeWriteRefusal(real: string, homes: readonly string[], grants: HomeGrants, views: readonly HomeView[] = []): string | undefined {
+  return throughViews(real, homes, grants, views, (path, given) => writeRefusal(path, homes, given));
+}
+
+function writeRefusal(real: string, homes: readonly string[], grants: HomeGrants): string | undefined {
   for (const home of homes) {
     if (isInside(home, real)) return `which is or holds the home folder ${home}: no tool may change it`;
     if (isDotEntry(real, home)) return `a dot-entry of the home folder ${home} (its shells', keys' and programs' settings): no tool may change it`;
