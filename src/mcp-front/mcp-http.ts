@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import express, { type Express, type RequestHandler, type Response, type Router } from 'express';
 import { exceedsDepth, fairEvictee, isLoopback, loadOnce } from '../core/index.js';
-import { loopbackHostGuard } from '../http-edge/index.js';
+import { JSON_RPC, jsonRpcBodyErrors, loopbackHostGuard, sendJsonRpcError as rpcError } from '../http-edge/index.js';
 import { LOCAL_PRINCIPAL } from '../policy/index.js';
 import type { Gateway } from '../gateway/service/index.js';
 import type { McpSessionOptions } from './create-mcp-server.js';
@@ -41,6 +41,8 @@ const TOUCH_EVERY_MS = 10 * 60_000;
 const SESSION_IDLE_MS = 24 * 60 * 60_000;
 /** The bus topic of "this session was ended (DELETE) at some instance". */
 const SESSION_CLOSED = 'mcp_session_closed';
+/** The methods of the Streamable HTTP transport: messages, the notification stream, the end of a session. */
+const MCP_METHODS = ['GET', 'POST', 'DELETE'];
 
 // a closed session is announced by this digest of its id, never the id: any role that may connect to PostgreSQL hears
 // the bus (LISTEN checks no privilege), and a session id is what a client presents; the instances holding it know it
@@ -107,12 +109,12 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
   const openSession = async (request: express.Request, response: Response): Promise<void> => {
     // connect-time selection (the first of three delivery levels): /mcp?toolsets=repo,ops
     const toolsets = toolsetsOf(request.query['toolsets']);
-    if (typeof toolsets === 'string') return rpcError(response, 400, -32602, toolsets);
+    if (typeof toolsets === 'string') return rpcError(response, 400, JSON_RPC.invalidParams, toolsets);
     const principal = principalName(gateway, response);
     if (principal === undefined) return rpcError(response, 401, -32001, "Unauthorized: send Authorization: Bearer <a principal's token>");
     // unknown names, and toolsets of which the principal may use nothing, are refused alike (review V, V2)
     const problem = gateway.sessions.toolsetProblem(toolsets ?? [], principal);
-    if (problem) return rpcError(response, 400, -32602, `Bad Request: ${problem.message}`);
+    if (problem) return rpcError(response, 400, JSON_RPC.invalidParams, `Bad Request: ${problem.message}`);
     // the agent session takes the connection's id: an instance that restores the connection resumes it from a shared store
     const sessionId = randomUUID();
     const options: McpSessionOptions = { principal, session: sessionId, ...(toolsets ? { toolsets } : {}) };
@@ -174,6 +176,11 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
   };
 
   router.all('/', async (request, response) => {
+    // the transport's three methods; any other is the spec's 405, in the JSON-RPC shape the rest of /mcp answers with
+    if (!MCP_METHODS.includes(request.method)) {
+      response.set('Allow', MCP_METHODS.join(', '));
+      return rpcError(response, 405, JSON_RPC.invalidRequest, `Method not allowed: /mcp takes ${MCP_METHODS.join(', ')}`);
+    }
     const id = request.get('mcp-session-id');
     if (id === undefined) {
       if (request.method === 'POST') return openSession(request, response);
@@ -191,6 +198,9 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
     }
     await session.transport.handleRequest(request, response, request.body);
   });
+
+  // a body the parser refused, as JSON-RPC errors (-32700 for one that is not JSON), not the REST shape of /v1
+  router.use(jsonRpcBodyErrors());
 
   const unsubscribe = store.bus.subscribe(SESSION_CLOSED, (message) => {
     const digest = message.session_sha256;
@@ -252,10 +262,6 @@ function toolsetsOf(value: unknown): string[] | undefined | string {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') return "Bad Request: give 'toolsets' once, as a comma-separated list: /mcp?toolsets=repo,ops";
   return value.split(',').map((name) => name.trim()).filter(Boolean);
-}
-
-function rpcError(response: Response, status: number, code: number, message: string): void {
-  response.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 /** How many characters of a client's capabilities are kept whole; past it, only their names (each a flag). */

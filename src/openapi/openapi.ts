@@ -1,3 +1,4 @@
+import { REJECTION_CODES } from '../core/index.js';
 import { COMPONENT_SCHEMAS } from './openapi-schemas.js';
 
 const json = (schema: string) => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } });
@@ -25,7 +26,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     info: {
       title: 'brush-holder',
       version,
-      description: 'A git-native registry and execution gateway for the tools of LLM agents. Every accepted call yields one stored receipt, raw.',
+      description: 'A git-native registry and execution gateway for the tools of LLM agents. Every accepted call yields one stored receipt, raw. A path asked with a method it does not list here is answered 405 METHOD_NOT_ALLOWED with an Allow header naming the ones it takes.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
@@ -153,7 +154,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
         get: {
           operationId: 'listRejections', summary: 'Calls refused before they could run (unknown tool, invalid params, forbidden, deadline not allowed): caller, tool, params (secrets redacted), reason; newest first. A principal that decides nothing sees only its own',
           parameters: [
-            { name: 'caller', in: 'query', schema: { type: 'string' } }, { name: 'tool', in: 'query', schema: { type: 'string' } }, { name: 'code', in: 'query', schema: { type: 'string' } },
+            { name: 'caller', in: 'query', schema: { type: 'string' } }, { name: 'tool', in: 'query', schema: { type: 'string' } }, { name: 'code', in: 'query', schema: { type: 'string', enum: [...REJECTION_CODES] } },
             { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' } },
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } }, { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
           ],

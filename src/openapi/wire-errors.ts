@@ -10,6 +10,7 @@ export const WIRE_ERRORS = {
   BAD_SIGNATURE: { status: 401, fix: 'sign the raw body with HMAC-SHA256 and the webhook secret, hex, in X-Forgejo-Signature' },
   FORBIDDEN_HOST: { status: 403, fix: 'address a loopback server as localhost, 127.0.0.1 or [::1]; to serve other names, listen on another address with an api_token' },
   NOT_FOUND: { status: 404, fix: 'use a route of GET /v1/openapi.json' },
+  METHOD_NOT_ALLOWED: { status: 405, fix: 'use a method the Allow header (and the route in GET /v1/openapi.json) lists: the path exists, not with this method' },
   TOOL_NOT_FOUND: { status: 404, fix: "call a tool the index has (GET /v1/tools), one of the near names, or match by intent; or write the tool's TOOL.hdlp" },
   RECEIPT_NOT_FOUND: { status: 404, fix: 'use a receipt id from GET /v1/receipts or from the answer of a call' },
   SESSION_NOT_FOUND: { status: 404, fix: 'open a session with POST /v1/sessions (sessions expire when idle) and send its id' },

@@ -55,7 +55,7 @@ describe('hldp serve', () => {
 
     it('takes every query parameter the OpenAPI document lists for a route', async () => {
       const server = await home.serve();
-      const values: Record<string, string> = { limit: '1', offset: '0', summary: 'true', ok: 'true', since: '2026-01-01T00:00:00Z', format: 'openai', status: 'pending', types: 'scan.completed' };
+      const values: Record<string, string> = { limit: '1', offset: '0', summary: 'true', ok: 'true', code: 'TOOL_NOT_FOUND', since: '2026-01-01T00:00:00Z', format: 'openai', status: 'pending', types: 'scan.completed' };
       const session = await request(server, 'POST', '/v1/sessions');
       const id = session.headers.get('x-hldp-session')!;
       for (const [route, operations] of Object.entries(paths)) {

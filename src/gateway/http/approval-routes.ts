@@ -1,4 +1,5 @@
 import express, { type RequestHandler, type Response, type Router } from 'express';
+import { REJECTION_CODES } from '../../core/index.js';
 import { overseesAll } from '../../events/index.js';
 import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
 import type { ApprovalAnswer, Gateway } from '../service/index.js';
@@ -124,7 +125,11 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
     const limit = integerParameter('limit', stringOf(query['limit']), 50, 1, 1000);
     const offset = integerParameter('offset', stringOf(query['offset']), 0, 0, Number.MAX_SAFE_INTEGER);
     const since = stringOf(query['since']);
-    const problem = since !== undefined && Number.isNaN(Date.parse(since)) ? "'since' must be an ISO date or time" : typeof limit === 'string' ? limit : typeof offset === 'string' ? offset : undefined;
+    const code = stringOf(query['code']);
+    // a code no rejection is recorded with would read as "nothing was refused" (review userU, F9)
+    const problem = since !== undefined && Number.isNaN(Date.parse(since)) ? "'since' must be an ISO date or time"
+      : code !== undefined && code !== '' && !(REJECTION_CODES as readonly string[]).includes(code) ? `'code' must be one of ${REJECTION_CODES.join(', ')}, got '${code.slice(0, 40)}'`
+      : typeof limit === 'string' ? limit : typeof offset === 'string' ? offset : undefined;
     if (problem !== undefined || typeof limit === 'string' || typeof offset === 'string') {
       response.status(400).json({ code: 'INVALID_REQUEST', error: problem });
       return;
@@ -135,7 +140,7 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
     const caller = everyone ? stringOf(query['caller']) : principal.name;
     const page = await gateway.store.rejections.list({
       ...(caller !== undefined ? { caller } : {}), ...(stringOf(query['tool']) ? { tool: stringOf(query['tool'])! } : {}),
-      ...(stringOf(query['code']) ? { code: stringOf(query['code'])! } : {}), ...(since !== undefined ? { since } : {}), limit: limit + 1, offset,
+      ...(code ? { code } : {}), ...(since !== undefined ? { since } : {}), limit: limit + 1, offset,
     });
     response.json({ rejections: page.slice(0, limit), limit, offset, next_offset: page.length > limit ? offset + limit : null });
   });

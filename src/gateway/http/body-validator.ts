@@ -20,6 +20,15 @@ export function validateBody(schemaName: keyof typeof COMPONENT_SCHEMAS): Reques
       response.status(400).json({ code: 'INVALID_REQUEST', error: "send either 'tool' (with 'params') to run a tool, or 'intent' (with 'context', 'limit') to match one, not both: an intent never runs anything" });
       return;
     }
+    // neither form named: the schema's oneOf reads as if both fields were required (review userU, F5); say the two forms
+    if (schemaName === 'CallRequest' && !('tool' in body) && !('intent' in body)) {
+      // a misspelt field ('tol', 'intnet') is named too: it is likely the one meant
+      const known = Object.keys(COMPONENT_SCHEMAS.CallRequest.properties);
+      const unknown = Object.keys(body).filter((field) => !known.includes(field)).slice(0, LISTED_PROBLEMS).map((field) => `'${clip(field)}'`);
+      const named = unknown.length ? ` (unknown field ${unknown.join(', ')})` : '';
+      response.status(400).json({ code: 'INVALID_REQUEST', error: `the body names neither 'tool' nor 'intent'${named}; send ${EXAMPLES.CallRequest}` });
+      return;
+    }
     const problems = checkerOf(schemaName)(body);
     if (problems.length) {
       // the first few, as emptyBody names fields: a body of 20,000 unknown fields was answered with 3.9 MB (review R, R10)

@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { isLoopback, toolCount, type Role } from '../../core/index.js';
-import { errorHandler, loopbackHostGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
+import { documentedRoutes, errorHandler, loopbackHostGuard, methodGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
 import { sandboxHealth } from '../../sandbox/index.js';
 import { securityHeaders } from '../../console/index.js';
 import { eventStreamRoute } from '../../events/index.js';
@@ -46,8 +46,9 @@ export function createApp(options: AppOptions): Express {
   app.use(requestLog(logger));
   if (isLoopback(config.listen.host)) app.use(loopbackHostGuard());
   const document = openApiDocument(options.version);
+  const routes = documentedRoutes(document);
   // every documented route's query string, checked against the parameters the document lists for it
-  app.use(queryGuard(document));
+  app.use(queryGuard(routes));
   // a root gateway's tools (run_as) are never the operator at this machine, whatever loopback they share with it
   const toolUid = (): number | undefined => gateway.sandbox?.runAs?.uid;
   app.get('/v1/openapi.json', (_request, response) => {
@@ -104,6 +105,8 @@ export function createApp(options: AppOptions): Express {
   app.use(apiRouter(gateway, { maxBodyBytes: config.maxBodyBytes, rescansIdle: () => scheduler.idle(), ...(options.announceRescan ? { announce: options.announceRescan } : {}) }));
   app.get('/v1/events', eventStreamRoute(gateway.events, principalOf));
   options.extraRoutes?.(app, auth);
+  // a documented path asked with a method it does not serve: 405 and Allow, not "no route"
+  app.use(methodGuard(routes));
   app.use(notFoundHandler(ROUTES));
   // a match asked while the search index is still loading after the start, past its wait: 503 and when to ask again
   app.use(((error, _request, response, next) => {

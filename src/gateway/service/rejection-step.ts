@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RejectedCall } from '../../core/index.js';
+import type { RejectedCall, RejectionCode } from '../../core/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import { tooDeepParams } from './unknown-tool.js';
 
@@ -26,7 +26,7 @@ export function rejectionOf(outcome: CallOutcome, asked: AskedCall, now = new Da
       const tooDeep = tooDeepParams(asked.params);
       // a value nested past the limit is never walked (redaction and storage both recurse): its shape is enough to know
       const params = tooDeep ? `[not kept: ${tooDeep}]` : (asked.params ?? {});
-      return { type: 'rejected', id: randomUUID(), at: now.toISOString(), caller: asked.caller, session: asked.session, tool, code: outcome.code, reason: outcome.error, params };
+      return { type: 'rejected', id: randomUUID(), at: now.toISOString(), caller: asked.caller, session: asked.session, tool, code: outcome.code satisfies RejectionCode, reason: outcome.error, params };
     }
     default:
       return undefined;
