@@ -223,7 +223,12 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     if (forbidden !== undefined) return this.#outdated(record, decider, `'${record.caller}' may no longer call '${record.tool}': ${forbidden}; request '${record.id}' is cancelled, nothing ran`);
     // checked before the decision: a refused deadline leaves the request pending
     const deadline = this.#host.deadline(lookup.tool, options.timeoutMs ?? record.timeout_ms ?? undefined);
-    if (!deadline.ok) return { ok: false, code: 'TIMEOUT_NOT_ALLOWED', error: deadline.outcome.error, approval: record, requested_ms: deadline.outcome.requested_ms, allowed_ms: deadline.outcome.allowed_ms };
+    if (!deadline.ok) {
+      // "nothing ran" alone read as if the token (or request) were spent too (review userU, F9): say it can be used again
+      const { error, requested_ms, allowed_ms } = deadline.outcome;
+      const still = decider.token ? 'The confirmation token is still good' : `Request '${record.id}' is still pending`;
+      return { ok: false, code: 'TIMEOUT_NOT_ALLOWED', error: `${error} ${still}: ${decider.token ? 'confirm' : 'approve'} it again asking for at most ${allowed_ms} ms, or for no deadline.`, approval: record, requested_ms, allowed_ms };
+    }
     // the decision and the run's lease in one update: no moment when it is approved and no one holds its run
     const runner = this.#host.runner;
     const decided = await this.#host.store.approvals.decide(record.id, { status: 'approved', by: decider.name, reason, via }, runner);
