@@ -97,7 +97,9 @@ function describeError(error: ErrorObject, all: ErrorObject[], rootName: string,
       const field = String(params.additionalProperty);
       const allowed = allowedFields(error);
       const hint = allowed.length ? `; allowed: ${allowed.join(', ')}` : '';
-      return { path: [...path, field], atKey: true, message: `unknown field '${[...path, field].join('.')}'${hint}` };
+      // YAML 1.1's merge key, which YAML 1.2's core schema (how definitions are read) does not have (review userU, F9)
+      const merge = fromYaml && field === '<<' ? `: '<<' is a YAML 1.1 merge key, and YAML 1.2 (how this file is read) has none; write the keys out${path.length ? ` under '${path.join('.')}'` : ''}` : '';
+      return { path: [...path, field], atKey: true, message: `unknown field '${[...path, field].join('.')}'${merge}${hint}` };
     }
     case 'propertyNames':
     case 'pattern': {
@@ -114,7 +116,7 @@ function describeError(error: ErrorObject, all: ErrorObject[], rootName: string,
         .map((other) => String((other.params as { type: unknown }).type));
       // YAML reads `name: 123` as a number and `name: true` as a boolean: say how to write it as text
       const typed = fromYaml && expected.includes('string') && (typeof error.data === 'number' || typeof error.data === 'boolean') ? `: YAML read ${String(error.data)} as a ${typeof error.data}; quote it if it is text ('${String(error.data)}')` : '';
-      return { path, atKey: false, message: `${where} must be ${[...new Set(expected)].join(' or ')}${typed}` };
+      return { path, atKey: false, message: `${where} must be ${[...new Set(expected)].join(' or ')}${typed}${unitHint(path, expected, error.data)}` };
     }
     case 'anyOf': {
       // a failed union says once what it accepts, not one error per alternative
@@ -148,4 +150,14 @@ function oneOfRequired(error: ErrorObject): string {
 
 function expectedOf(error: ErrorObject): string | undefined {
   return (error.parentSchema as { 'x-expected'?: string } | undefined)?.['x-expected'];
+}
+
+// a field named for its unit is a bare number of it: `timeout_ms: 30s` was told only "must be integer" (review userU, F9)
+const UNITS: Record<string, string> = { _ms: 'milliseconds as a whole number, e.g. 30000 for 30 s', _bytes: 'bytes as a whole number, e.g. 1048576 for 1 MiB' };
+
+function unitHint(path: readonly (string | number)[], expected: string[], data: unknown): string {
+  const field = String(path.at(-1) ?? '');
+  const unit = Object.keys(UNITS).find((suffix) => field.endsWith(suffix));
+  if (unit === undefined || !expected.includes('integer') || typeof data !== 'string') return '';
+  return `: ${UNITS[unit]}, not '${data.slice(0, 40)}'`;
 }
