@@ -24,7 +24,10 @@ export async function main(argv: string[], io: CommandIo = PROCESS_IO): Promise<
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (!command) {
-    io.stderr.write(`hldp: unknown command '${name}'; commands: ${COMMANDS.map((candidate) => candidate.name).join(', ')}\n`);
+    const names = COMMANDS.map((candidate) => candidate.name);
+    const { nearWord } = await import('./near-word.js');
+    const near = nearWord(name, names);
+    io.stderr.write(`hldp: unknown command '${name}'${near ? ` (did you mean ${near}?)` : ''}; commands: ${names.join(', ')}\n`);
     return 2;
   }
   try {
@@ -58,10 +61,20 @@ async function reportFailure(command: Command, error: unknown, io: CommandIo): P
   }
   const code = (error as { code?: string }).code;
   if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-    io.stderr.write(`hldp ${command.name}: ${(error as Error).message}\nusage: hldp ${command.name} ${command.usage}\n`);
+    const message = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? await unknownOption(command, (error as Error).message) : (error as Error).message;
+    io.stderr.write(`hldp ${command.name}: ${message}\nusage: hldp ${command.name} ${command.usage}\n`);
     return 2;
   }
   throw error;
+}
+
+// `--timout` was refused without a word of `--timeout` (review userU): the option meant, when one is near
+async function unknownOption(command: Command, message: string): Promise<string> {
+  const typed = /^Unknown option '(--[^'=]+)/.exec(message)?.[1];
+  if (typed === undefined) return message;
+  const { nearWord } = await import('./near-word.js');
+  const near = nearWord(typed, [...Object.keys(command.options), 'help'].map((option) => `--${option}`));
+  return near ? `unknown option '${typed}'; did you mean ${near}?` : message;
 }
 
 function overview(): string {
