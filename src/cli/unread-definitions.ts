@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ENTRY_LAYOUT, type Diagnostic, type EntryKind } from '../core/index.js';
 import { FOLDER_KINDS, misnamedDefinition, unreadDefinition } from '../scanner/index.js';
+import { kindFolderOf } from './registry-folder.js';
 
 /**
  * What a scan would not read at a path given to `hldp validate` (review userU, F1): a folder under tools/ (toolsets/,
@@ -18,7 +19,7 @@ export function unreadDefinitionsAt(path: string): Diagnostic[] {
   const kindOfFolder = (name: string): EntryKind | undefined => FOLDER_KINDS.find((kind) => ENTRY_LAYOUT[kind].folder === name);
   const own = FOLDER_KINDS.some((kind) => present(join(path, ENTRY_LAYOUT[kind].file)));
   if (own) return [];
-  const kind = kindOfFolder(basename(absolute));
+  const kind = kindFolderOf(absolute);
   if (kind) return unreadUnder(dirname(absolute), [kind]);
   if (FOLDER_KINDS.some((each) => existsSync(join(path, ENTRY_LAYOUT[each].folder)))) return unreadUnder(absolute, FOLDER_KINDS);
   // an entry's own folder (tools/bye), or a folder elsewhere holding a file named as a definition would be

@@ -4,6 +4,7 @@ import { ENTRY_KINDS, ENTRY_LAYOUT, formatDiagnostic, type Diagnostic, type Entr
 import type { GatewayConfig } from '../../config/index.js';
 import type { DefinitionFile } from '../../scanner/index.js';
 import { JSON_OPTION, writeJson, writeLines, type Command } from '../command.js';
+import { kindFolderOf } from '../registry-folder.js';
 import { terminalSafe } from '../terminal-safe.js';
 
 /** `hldp validate`: lint `TOOL.hdlp`, `TOOLSET.hdlp`, `SKILL.md` and `policies/*.hdlp` files in the working tree, for authors and pre-commit hooks. */
@@ -141,14 +142,14 @@ interface FoundFile {
 }
 
 const KIND_OF_FILE = new Map(ENTRY_KINDS.filter((kind) => !ENTRY_LAYOUT[kind].flat).map((kind) => [ENTRY_LAYOUT[kind].file, kind]));
-const KIND_OF_FOLDER = new Map(ENTRY_KINDS.map((kind) => [ENTRY_LAYOUT[kind].folder, kind]));
 
 /** A file as given, a repository folder (tools/, toolsets/, skills/), an entry folder, or a tools/ (toolsets/, skills/) folder itself. */
 function definitionFilesAt(path: string): FoundFile[] {
   if (statSync(path).isFile()) return [located(path, KIND_OF_FILE.get(basename(path)) ?? flatKindOf(path) ?? 'tool')];
   const own = ENTRY_KINDS.filter((kind) => !ENTRY_LAYOUT[kind].flat).map((kind) => join(path, ENTRY_LAYOUT[kind].file)).filter((file) => present(file));
   if (own.length) return own.map((file) => located(file, KIND_OF_FILE.get(basename(file))!));
-  const kindFolder = KIND_OF_FOLDER.get(basename(resolve(path)));
+  // a registry whose own folder is named tools/ is read as a registry (kindFolderOf), as `serve --repo` reads it
+  const kindFolder = kindFolderOf(path);
   if (kindFolder) return entriesOf(resolve(path, '..'), [kindFolder]);
   if (ENTRY_KINDS.some((kind) => existsSync(join(path, ENTRY_LAYOUT[kind].folder)))) return entriesOf(path, ENTRY_KINDS);
   // a folder of tool folders under another name
