@@ -68,7 +68,7 @@ export type { ProgressUpdate } from './progress.js';
 export type { Candidate, MatchConfidence, MatchResult, MatchStage, NearMiss } from './match-result.js';
 export { MAX_INTENT_CHARACTERS } from './match-result.js';
 export type { MatchOutcome, UsageEvent } from './usage-event.js';
-export { REJECTION_CODES, type RejectedCall, type RejectionCode } from './rejected-call.js';
+export type { RejectedCall } from './rejected-call.js';
 export { PLACEHOLDER_PATTERN, listPlaceholders, wholePlaceholder, type Placeholder } from './template.js';
 export { isCodeBearingVariable, parameterVariableProblem, scriptVariableName, sharedScriptVariables, startupVariableProblem } from './environment-names.js';
 export { isLoopback } from './loopback.js';

@@ -6,15 +6,9 @@ export interface RejectedCall {
   caller: string | null;
   session: string | null;
   tool: string;
-  /** the refusal's code, one of {@link REJECTION_CODES} */
+  /** the refusal's code: one of REJECTION_CODES (openapi/wire-errors.ts) */
   code: string;
   reason: string;
   /** the params as sent, secrets redacted; over 8 KiB of JSON, the head of that text with the cut counted */
   params: unknown;
 }
-
-/** The codes a rejection is recorded with (rejection-step.ts): what `GET /v1/rejections?code=` may filter on. */
-export const REJECTION_CODES = ['TOOL_NOT_FOUND', 'TOOL_BROKEN', 'INVALID_PARAMS', 'TOOL_FORBIDDEN', 'TIMEOUT_NOT_ALLOWED'] as const;
-
-/** A code of {@link REJECTION_CODES}. */
-export type RejectionCode = (typeof REJECTION_CODES)[number];

@@ -1,5 +1,5 @@
-import { REJECTION_CODES } from '../core/index.js';
 import { COMPONENT_SCHEMAS } from './openapi-schemas.js';
+import { REJECTION_CODES } from './wire-errors.js';
 
 const json = (schema: string) => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } });
 const answer = (description: string, schema: string) => ({ description, ...json(schema) });

@@ -52,3 +52,9 @@ export type WireErrorCode = keyof typeof WIRE_ERRORS;
 
 /** The codes, for the OpenAPI `Error` schema. */
 export const WIRE_ERROR_CODES = Object.keys(WIRE_ERRORS) as WireErrorCode[];
+
+/** The codes a rejected call is recorded with (gateway/service/rejection-step.ts): what `GET /v1/rejections?code=` filters on. */
+export const REJECTION_CODES = ['TOOL_NOT_FOUND', 'TOOL_BROKEN', 'INVALID_PARAMS', 'TOOL_FORBIDDEN', 'TIMEOUT_NOT_ALLOWED'] as const satisfies readonly WireErrorCode[];
+
+/** A code of {@link REJECTION_CODES}. */
+export type RejectionCode = (typeof REJECTION_CODES)[number];

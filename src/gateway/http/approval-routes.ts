@@ -1,9 +1,9 @@
 import express, { type RequestHandler, type Response, type Router } from 'express';
-import { REJECTION_CODES } from '../../core/index.js';
 import { overseesAll } from '../../events/index.js';
 import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
 import type { ApprovalAnswer, Gateway } from '../service/index.js';
 import { approvalPosition } from '../../policy/index.js';
+import { REJECTION_CODES } from '../../openapi/index.js';
 import { approvalCursor, readApprovalCursor } from './approval-cursor.js';
 import { validateBody } from './body-validator.js';
 import { principalOf } from './principal-auth.js';

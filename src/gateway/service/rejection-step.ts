@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { RejectedCall, RejectionCode } from '../../core/index.js';
+import type { RejectedCall } from '../../core/index.js';
+import type { RejectionCode } from '../../openapi/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import { tooDeepParams } from './unknown-tool.js';
 
