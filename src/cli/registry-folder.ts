@@ -27,8 +27,11 @@ function isFolder(path: string): boolean {
   }
 }
 
-// the link itself counts: a dangling TOOL.hdlp link is an entry validate reports, not a missing one
-function present(path: string): boolean {
+/**
+ * Whether `path` exists as a name: the link itself counts, so a symlinked or dangling TOOL.hdlp is an entry that
+ * validate lists and reports as not a regular file (as a scan does), never a missing one.
+ */
+export function present(path: string): boolean {
   try {
     lstatSync(path);
     return true;

@@ -1,8 +1,8 @@
-import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ENTRY_LAYOUT, type Diagnostic, type EntryKind } from '../core/index.js';
 import { FOLDER_KINDS, misnamedDefinition, unreadDefinition } from '../scanner/index.js';
-import { kindFolderOf } from './registry-folder.js';
+import { kindFolderOf, present } from './registry-folder.js';
 
 /**
  * What a scan would not read at a path given to `hldp validate` (review userU, F1): a folder under tools/ (toolsets/,
@@ -37,16 +37,6 @@ function unreadUnder(root: string, kinds: readonly EntryKind[]): Diagnostic[] {
       .filter((entry) => entry.isDirectory() && !present(join(top, entry.name, ENTRY_LAYOUT[kind].file)))
       .map((entry) => shownFrom(root, unreadDefinition(kind, entry.name, readdirSync(join(top, entry.name)))));
   });
-}
-
-// the link itself: a dangling TOOL.hdlp link is not missing, validate reports it as not a regular file
-function present(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 // the scan's path (`tools/bye/`) shown from the current folder, as validate shows every file

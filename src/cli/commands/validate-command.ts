@@ -4,7 +4,7 @@ import { ENTRY_KINDS, ENTRY_LAYOUT, formatDiagnostic, type Diagnostic, type Entr
 import type { GatewayConfig } from '../../config/index.js';
 import type { DefinitionFile } from '../../scanner/index.js';
 import { JSON_OPTION, writeJson, writeLines, type Command } from '../command.js';
-import { kindFolderOf } from '../registry-folder.js';
+import { kindFolderOf, present } from '../registry-folder.js';
 import { terminalSafe } from '../terminal-safe.js';
 
 /** `hldp validate`: lint `TOOL.hdlp`, `TOOLSET.hdlp`, `SKILL.md` and `policies/*.hdlp` files in the working tree, for authors and pre-commit hooks. */
@@ -249,16 +249,6 @@ async function readDefinition(file: string, kind: EntryKind, maxBytes: number): 
   if (!Buffer.isBuffer(content)) return content;
   const folder = flat ? basename(file).slice(0, -name.length) : basename(dirname(resolve(file)));
   return { ...(kind === 'tool' ? {} : { kind }), path: shown, folder, oid: shown, content };
-}
-
-// the link itself, not what it points to: a symlinked (or dangling) TOOL.hdlp is listed and reported as not a regular file, as a scan does
-function present(file: string): boolean {
-  try {
-    lstatSync(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function byPlace(a: Diagnostic, b: Diagnostic): number {
