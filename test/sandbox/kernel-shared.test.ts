@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { git, makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { HLDP_BIN, runCli } from '../helpers/run-cli.js';
 import { describeNeeding, giveToNobody } from './support/bubblewrap.js';
 
@@ -117,17 +117,15 @@ describeNeeding([{ part: PYTHON, present: python, provided: '.ci/run installs py
     const workspace = join(temp.path, 'ws');
     await mkdir(workspace);
     repo = join(temp.path, 'repo');
-    await writeFiles(repo, {
+    await initRepository(repo);
+    await commitFiles(repo, {
       'tools/key-peek/TOOL.hdlp': tool('key-peek', [PYTHON, '-c', KEY_PEEK]),
       'tools/families/TOOL.hdlp': tool('families', [PYTHON, '-c', FAMILIES], '  network: true\n'),
       'tools/ordinary/TOOL.hdlp': tool('ordinary', [PYTHON, '-c', ORDINARY(url)], '  network: true\n'),
       'tools/git-work/TOOL.hdlp': tool('git-work', ['/bin/sh', '-c', 'git init -q /tmp/r && cd /tmp/r && echo a > a && git add a && git -c user.name=t -c user.email=t@t commit -qm one && git log --format=%s']),
       'tools/curl-get/TOOL.hdlp': tool('curl-get', [CURL, '-sS', url], '  network: true\n'),
       'tools/node-spawn/TOOL.hdlp': tool('node-spawn', [process.execPath, '-e', NODE]),
-    });
-    await git(repo, 'init', '-q');
-    await git(repo, 'add', '-A');
-    await git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'tools');
+    }, 'tools');
     await chmod(temp.path, 0o755);
     if (process.getuid?.() === 0) await giveToNobody(workspace);
     env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: workspace, HLDP_LOG_LEVEL: 'warn' };
