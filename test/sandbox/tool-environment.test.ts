@@ -9,14 +9,13 @@ import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { configuredGateways } from '../helpers/configured-gateways.js';
 import { runCli } from '../helpers/run-cli.js';
 import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { describeWithBubblewrap, giveToNobody } from './support/bubblewrap.js';
+import { describeNeeding, giveToNobody, ROOT, type Part } from './support/bubblewrap.js';
 
 // Review O, O1 and O2: a tool's `shell.env` reached the programs that set its run up. A waiting launcher's shell
 // exported it, then exec'd setpriv as root with CAP_DAC_READ_SEARCH (O1: LD_PRELOAD ran code there, which opened
 // any host file by its handle); a cold run (any env name that is not an identifier) spawned the host's sh and
 // bubblewrap with it, as root with every capability (O2). Real root `hldp serve`, a real preload built here with cc:
 // every process that loads it reports its ids and capabilities; all must be the tool's: uid 65534, no capabilities.
-const root = process.getuid?.() === 0;
 const compiler = ['cc', 'gcc'].find((name) => spawnSync(name, ['--version']).status === 0);
 const token = 'admin-token-tool-env-0123456789';
 const SOURCE = fileURLToPath(new URL('./fixtures/report-preload.c', import.meta.url));
@@ -50,9 +49,9 @@ async function readReport(): Promise<Loaded> {
     });
 }
 
-const describeAsRoot = root && compiler ? describeWithBubblewrap : (name: string, suite: () => void) => describe.skip(`${name} (NOT RUN: needs a root gateway and a C compiler, cc or gcc)`, suite);
+const COMPILER: Part = { part: 'a C compiler (cc or gcc)', present: compiler !== undefined, provided: '.ci/run installs gcc where neither is found' };
 
-describeAsRoot('a tool’s environment reaches the tool only', () => {
+describeNeeding([ROOT, COMPILER], 'a tool’s environment reaches the tool only', () => {
   beforeAll(async () => {
     temp = await makeTempDir();
     await chmod(temp.path, 0o755);
