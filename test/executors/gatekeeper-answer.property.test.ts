@@ -53,6 +53,8 @@ function stringBody(parts: Piece[]): { spelled: Buffer; meant: Buffer } {
   };
   for (const part of parts) {
     if ('raw' in part) {
+      // an empty piece spells nothing: escapes on either side of it stay one run (\ud800 + \udc00 is a pair)
+      if (part.raw.length === 0) continue;
       endEscapes();
       spelled.push(part.raw);
       meant.push(part.raw);
@@ -79,7 +81,11 @@ describe('GatekeeperAnswerReader', () => {
         expect(read_.texts.output).toEqual(boundBytes(expected, cap));
         expect(read_.fields).toEqual({ ok: true, exit_code: 0 });
       }),
-      { numRuns: 200 },
+      {
+        numRuns: 200,
+        // CI, stop 41: a high and a low half with an empty raw piece between them are a pair, 4 bytes, not two U+FFFD
+        examples: [[[{ units: [0xd800], spelled: '\\ud800' }, { raw: Buffer.from([]) }, { units: [0xdc00], spelled: '\\udc00' }], 1, [], 1]],
+      },
     );
   });
 
