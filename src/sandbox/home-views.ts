@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { isInside } from './workspace-rules.js';
+import { isInside } from './path-inside.js';
 
 // The home guard (home-rules.ts) judges paths, and a home has more than one path where the host mounts it twice: a
 // bind of /home on a data disk, of a home into a service's folder (review V, V5: a definition declaring

@@ -1,7 +1,9 @@
 import { readdirSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { SYSTEM_FOLDERS } from './bubblewrap.js';
+import { homeViews, viewedAs } from './home-views.js';
+import { isInside } from './path-inside.js';
 
 // What a tool may write in its workspace, one rule for the sandbox's binds (bubblewrap-arguments.ts) and for the
 // gatekeeper's file methods, which write on the host outside any sandbox (review N, N25): they cannot drift apart.
@@ -10,7 +12,7 @@ import { SYSTEM_FOLDERS } from './bubblewrap.js';
 /** The host's own kernel and device views and sockets: never bound from the host, whatever a tool declares. */
 export const HOST_ONLY = ['/proc', '/sys', '/dev', '/run', '/var/run', '/boot'];
 
-export const isInside = (path: string, folder: string): boolean => path === folder || path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
+export { isInside } from './path-inside.js';
 
 /** Where a host keeps its users' home folders, each entry one of them. */
 const HOMES_FOLDER = '/home';
@@ -58,11 +60,43 @@ export function workspaceConflict(workspace: string, runAsHome?: string): string
   if (workspace === '/') return "the workspace is /, the host's whole file system";
   const held = [...HOST_ONLY, ...SYSTEM_FOLDERS].find((folder) => isInside(folder, workspace));
   if (held !== undefined) return `the workspace ${workspace} holds the host's ${held}`;
-  const home = homeFolders(runAsHome).find((folder) => isInside(folder, workspace));
-  if (home !== undefined) return `the workspace ${workspace} ${home === workspace ? 'is' : 'holds'} the home folder ${home} (its dot-entries, such as .ssh/authorized_keys and .bashrc, are what its user's shell and programs run next)`;
+  const homes = homeFolders(runAsHome);
+  const home = homes.find((folder) => isInside(folder, workspace));
+  if (home !== undefined) return `the workspace ${workspace} ${home === workspace ? 'is' : 'holds'} the home folder ${home} (${DOT_ENTRIES})`;
   if (workspace === '/home' || dirname(workspace) === '/home') return `the workspace ${workspace} is or holds a home folder under /home`;
+  return viewConflict(workspace, homes);
+}
+
+const DOT_ENTRIES = "its dot-entries, such as .ssh/authorized_keys and .bashrc, are what its user's shell and programs run next";
+
+/**
+ * The same rule judged by identity (review V, V5's leftover): a workspace that is another view of a home (a bind mount
+ * of /home or of a home elsewhere) or holds one, or holds a view of a home's dot-entry, gives tools the home as surely
+ * as its own path would. A workspace inside a view of a home's other folders is a project there, allowed as by path.
+ */
+function viewConflict(workspace: string, homes: readonly string[]): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync(workspace);
+  } catch {
+    // a workspace that does not exist shows nothing yet; the launch judges the one it makes
+    return undefined;
+  }
+  for (const seen of viewedAs(real, homes, homeViews(homes))) {
+    const twice = `${seen.view} is ${seen.shows} under another path: the same folder, mounted twice`;
+    if (isInside(real, seen.view)) {
+      const home = homes.find((folder) => isInside(folder, seen.path));
+      const how = seen.view === real ? 'the same folder, mounted twice' : twice;
+      if (home !== undefined) return `the workspace ${workspace} is ${seen.path} under another path (${how}), which ${home === seen.path ? 'is' : 'holds'} the home folder ${home} (${DOT_ENTRIES})`;
+      continue;
+    }
+    const home = homes.find((folder) => isInside(folder, seen.shows) || isDotEntry(seen.shows, folder));
+    if (home !== undefined) return `the workspace ${workspace} holds ${seen.view} (${twice}), ${isInside(home, seen.shows) ? `which is or holds the home folder ${home}` : `a dot-entry of the home folder ${home}`} (${DOT_ENTRIES})`;
+  }
   return undefined;
 }
+
+const isDotEntry = (path: string, home: string): boolean => isInside(path, home) && path !== home && path.slice(home.length + 1).startsWith('.');
 
 /** The absolute folders of a PATH (the gateway's own: `npx` puts a project's node_modules/.bin first). */
 export function pathFolders(path: string | undefined = process.env.PATH): string[] {

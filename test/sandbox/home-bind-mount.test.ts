@@ -23,6 +23,7 @@ const TOOLS = {
   'tools/peek-keys/TOOL.hdlp': tool('peek-keys', 'read: [/srv/keys]', 'cat /srv/keys/id_key'),
   'tools/read-homes/TOOL.hdlp': tool('read-homes', 'read: [/srv/homes]', 'cat /srv/homes/alice/.keys/id_key'),
   'tools/read-plain/TOOL.hdlp': tool('read-plain', 'read: [/srv/plain]', 'cat /srv/plain/note'),
+  'tools/plant-dot/TOOL.hdlp': makeToolYaml('plant-dot', { method: 'run', executor: 'shell', shell: `\n  script: 'echo planted > .bashrc; ls -A'` }),
 };
 
 let temp: { path: string; cleanup: () => Promise<void> };
@@ -87,5 +88,17 @@ describeNeeding([ROOT, UNSHARE], 'the home guard, where the host mounts a home t
     }
     expect(parts['read-plain']).toContain('a shared note');
     expect(parts['left']?.trim()).toBe('id_key');
+  });
+
+  // the workspace was judged by path alone: a root gateway given a view of alice's home as its workspace handed the
+  // home to nobody (its owner changed) and its tools wrote her dot-files; one holding a view of her dot-folder, likewise
+  it('refuses a workspace that is, or holds, a view of a home or of its dot-folder, and gives it to no one', async () => {
+    const call = (workspace: string): string => `echo "== ${workspace}"; HLDP_WORKSPACE=${workspace} ${hldp(`call plant-dot --repo '${repo}'`)}`;
+    const output = await inNamespace([call('/srv/homes/alice'), call('/srv'), `echo "== owner"; stat -c %u /home/alice; ls -A /home/alice`].join('\n'));
+    const parts = Object.fromEntries(output.split(/^== /m).slice(1).map((part) => [part.slice(0, part.indexOf('\n')), part.slice(part.indexOf('\n') + 1)]));
+    for (const workspace of ['/srv/homes/alice', '/srv']) expect(parts[workspace], workspace).toContain('[FAILED SANDBOX_UNAVAILABLE] plant-dot');
+    expect(parts['/srv/homes/alice']).toContain('the workspace /srv/homes/alice is /home/alice under another path (the same folder, mounted twice), which is the home folder /home/alice');
+    expect(parts['/srv']).toMatch(/the workspace \/srv holds \/srv\/(homes\/alice|keys) \(\/srv\/\S+ is \/home\/alice\S* under another path/);
+    expect(parts['owner']?.trim().split('\n')).toEqual(['0', '.keys']);
   });
 });
