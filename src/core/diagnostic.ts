@@ -32,6 +32,8 @@ export type DiagnosticCode =
   | 'UNSAFE_ENV_VARIABLE'
   /** a parameter's value could never be built into the command: the call would fail as EXECUTOR_MISCONFIGURED */
   | 'UNFILLABLE_TEMPLATE'
+  /** a parameter's `default` its own schema refuses: every call leaving it out would fail (found by `hldp validate`) */
+  | 'DEFAULT_OUTSIDE_SCHEMA'
   /** a schema `pattern` the linear-time regular expression engine (RE2) cannot compile */
   | 'UNSUPPORTED_PATTERN'
   | 'MISSING_DEFINITION'

@@ -18,11 +18,13 @@ export function fillTemplate(template: string, params: Params): FilledTemplate {
   return { ok: true, text: template.replace(PLACEHOLDER_PATTERN, (_match, _plus, name: string) => parameterText(ownValue(params, name))) };
 }
 
-// One template element: a whole `{param}` becomes one argument per value (a list spreads), anything else one argument.
+// One template element: a whole `{param}` becomes one argument per value (a list spreads: an empty one into none, as
+// the schema allowed it — review userW, W5), anything else one argument.
 function fillElement(element: string, params: Params, into: string[]): string | null {
   const whole = wholePlaceholder(element);
   if (whole !== undefined) {
-    const value = params[whole];
+    const value = ownValue(params, whole);
+    if (Array.isArray(value) && value.length === 0) return null;
     if (!hasValue(value)) return `argv element '${element}' needs parameter '${whole}', which has no value; make the parameter required or put the element in an optional group ["${element}"]`;
     for (const item of Array.isArray(value) ? value : [value]) into.push(parameterText(item));
     return null;

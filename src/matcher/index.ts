@@ -9,7 +9,7 @@ export {
 export type { LookupResult } from './lookup.js';
 export { LIST_THE_TOOLS } from './lookup.js';
 export { searchIndexFiles, type SearchIndexFiles } from './search-index-file.js';
-export type { ParamProblem } from './validate-params.js';
+export { createParamsValidator, type ParamProblem } from './validate-params.js';
 export {
   DEFAULT_LIMIT,
   MAX_LIMIT,

@@ -1,6 +1,7 @@
 import type { DeclaredSandbox, Diagnostic, DiagnosticCode, JsonSchema } from '../core/index.js';
 import { checkExecutorMethod } from './executor-method-check.js';
 import { normaliseParamsSchema } from './params-schema.js';
+import { checkRequiredDeclared } from './required-checks.js';
 import { ceilingWarnings, checkSandbox, refusedSandboxPaths, runsProcesses } from './sandbox-checks.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptPlaceholders, checkScriptVariables, checkTemplates } from './template-checks.js';
@@ -18,6 +19,7 @@ export function checkContents(value: Record<string, unknown>, report: ProblemRep
   const params = value.params_schema === undefined ? undefined : normaliseParamsSchema(value.params_schema as Record<string, unknown>);
   if (params) {
     for (const problem of params.problems) report('INVALID_PARAMS_SCHEMA', problem);
+    if (params.problems.length === 0) for (const problem of checkRequiredDeclared(params.schema)) report('INVALID_PARAMS_SCHEMA', problem);
     for (const problem of params.patternProblems) report('UNSUPPORTED_PATTERN', problem);
     for (const problem of checkTemplates(value, params.schema)) report('UNKNOWN_PLACEHOLDER', problem);
   }

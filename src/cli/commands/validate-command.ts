@@ -82,7 +82,10 @@ export const validateCommand: Command = {
       for (const stray of strays) unread.push({ ...stray, file: shown ? join(shown, stray.file) : stray.file });
     }
     const result = validateDefinitionFiles(files, context, { maxBytes, sandboxPathRefusal, sandboxCeiling });
-    const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors];
+    // a default its own schema refuses fails every call that leaves it out (review userW, W1): asked of the gateway's validator
+    const { defaultsOutsideSchema } = await import('../default-checks.js');
+    const texts = new Map(files.map((file) => [file.path, Buffer.from(file.content).toString('utf8')]));
+    const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors, ...defaultsOutsideSchema(result.index, new Set(texts.keys()), texts)];
     // rules the gateway reads as written but whose author may not mean them (an allow that skips require_confirm)
     const { policyWarnings, undecidableApprovals } = await import('../../policy/index.js');
     const given = new Set(files.map((file) => file.path));
