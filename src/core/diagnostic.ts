@@ -36,6 +36,8 @@ export type DiagnosticCode =
   | 'DEFAULT_OUTSIDE_SCHEMA'
   /** a schema `pattern` the linear-time regular expression engine (RE2) cannot compile */
   | 'UNSUPPORTED_PATTERN'
+  /** a params schema ajv would apply one subschema to one value more than MAX_CHECKS_PER_VALUE times (a recursion through two branches): validation could hold the event loop */
+  | 'COSTLY_PARAMS_SCHEMA'
   | 'MISSING_DEFINITION'
   | 'ALIAS_CONFLICT'
   | 'NOT_UTF8'

@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { ToolDefinition, ToolSequence } from '../core/index.js';
+import { paramsSchemaCost, type ToolDefinition, type ToolSequence } from '../core/index.js';
 import { compactSchema } from './compact-schema.js';
 import { linearRegExp } from './linear-regexp.js';
 import { uniqueItemsKeyword } from './unique-items.js';
@@ -48,25 +48,22 @@ export function createParamsValidator(): ParamsValidator {
 // Versions of an index share one ajv. A tool is known by its definition object, which the scanner
 // keeps for a tool whose folder did not change; ajv forgets the schemas of the tools a version
 // drops (a validator still serving a call keeps its compiled function).
-function validatorOver(ajv: Ajv2020, compiled: Map<ToolDefinition, ValidateFunction>): ParamsValidator {
+function validatorOver(ajv: Ajv2020, compiled: Map<ToolDefinition, ValidateFunction | string>): ParamsValidator {
   return {
     validate(tool, params) {
       let check = compiled.get(tool);
       if (check === undefined) {
-        try {
-          check = ajv.compile(tool.params_schema);
-        } catch (error) {
-          // a schema ajv refuses (an unresolvable $ref) is the definition's fault: a clear answer, never a crash
-          const message = `the params schema of '${tool.name}' cannot be used (${(error as Error).message}); fix its TOOL.hdlp`;
-          return { valid: false, errorMessage: message, problems: [{ param: '', message }], schema: compactSchema(tool.params_schema) };
-        }
+        check = compileSchema(ajv, tool);
         compiled.set(tool, check);
+      }
+      if (typeof check === 'string') {
+        return { valid: false, errorMessage: check, problems: [{ param: '', message: check }], schema: compactSchema(tool.params_schema) };
       }
       return validateWith(check, tool, params);
     },
     next(tools) {
       // looked up in the few compiled, not a set of every tool made (tens of milliseconds at 100,000 tools)
-      const carried = new Map<ToolDefinition, ValidateFunction>();
+      const carried = new Map<ToolDefinition, ValidateFunction | string>();
       if (compiled.size > 0) {
         for (let position = 0; position < tools.length; position++) {
           const tool = tools.at(position)!;
@@ -78,6 +75,20 @@ function validatorOver(ajv: Ajv2020, compiled: Map<ToolDefinition, ValidateFunct
       return validatorOver(ajv, carried);
     },
   };
+}
+
+// the tool's validator, or why its schema cannot be used: the answer to every call of it, kept as a compiled one is
+function compileSchema(ajv: Ajv2020, tool: ToolDefinition): ValidateFunction | string {
+  // the scanner refuses such a schema (COSTLY_PARAMS_SCHEMA); a definition that reached the validator otherwise must
+  // not make ajv's work multiply with each level of the params on the event loop either
+  const cost = paramsSchemaCost(tool.params_schema, { matches: (pattern, name) => linearRegExp(pattern, 'u').test(name) }).problem;
+  if (cost !== undefined) return `the params schema of '${tool.name}' cannot be used (${cost.message}); fix its TOOL.hdlp`;
+  try {
+    return ajv.compile(tool.params_schema);
+  } catch (error) {
+    // a schema ajv refuses (an unresolvable $ref) is the definition's fault: a clear answer, never a crash
+    return `the params schema of '${tool.name}' cannot be used (${(error as Error).message}); fix its TOOL.hdlp`;
+  }
 }
 
 function validateWith(check: ValidateFunction, tool: ToolDefinition, params: unknown): ParamsValidation {

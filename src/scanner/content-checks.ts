@@ -21,6 +21,7 @@ export function checkContents(value: Record<string, unknown>, report: ProblemRep
     for (const problem of params.problems) report('INVALID_PARAMS_SCHEMA', problem);
     if (params.problems.length === 0) for (const problem of checkRequiredDeclared(params.schema)) report('INVALID_PARAMS_SCHEMA', problem);
     for (const problem of params.patternProblems) report('UNSUPPORTED_PATTERN', problem);
+    for (const problem of params.costProblems) report('COSTLY_PARAMS_SCHEMA', problem);
     for (const problem of checkTemplates(value, params.schema)) report('UNKNOWN_PLACEHOLDER', problem);
   }
   for (const problem of checkEnvironment(value)) report('UNSAFE_ENV_VARIABLE', problem);

@@ -1,7 +1,7 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import type { JsonSchema } from '../core/index.js';
+import { paramsSchemaCost, type JsonSchema } from '../core/index.js';
 import { ajv2020 } from './ajv-module.js';
-import { isUnsupportedConstruct, re2Problem } from './re2-refusal.js';
+import { isUnsupportedConstruct, re2Matches, re2Problem } from './re2-refusal.js';
 import { splitInstancePath } from './yaml-locator.js';
 import type { SchemaProblem } from './shape-checker.js';
 
@@ -28,6 +28,8 @@ export interface NormalisedParams {
   problems: SchemaProblem[];
   /** `pattern`s (and `patternProperties` keys) that RE2, the engine params are checked with, cannot compile */
   patternProblems: SchemaProblem[];
+  /** a schema ajv could not check in time linear in the params (a recursion through two branches of a combinator) */
+  costProblems: SchemaProblem[];
 }
 
 // one meta-schema validator for every definition: compiling per tool would cost milliseconds each; made at the first
@@ -61,7 +63,10 @@ export function normaliseParamsSchema(written: Record<string, unknown>): Normali
     atKey,
     message: patternMessage(pattern, reason),
   }));
-  return { schema, problems, patternProblems };
+  // named as the author wrote them: a shorthand's `properties.x` is `params_schema.x`
+  const cost = paramsSchemaCost(schema, { matches: re2Matches, describe: (path) => toWritten(path).join('.') }).problem;
+  const costProblems = cost === undefined ? [] : [{ path: toWritten(cost.path), atKey: false, message: cost.message }];
+  return { schema, problems, patternProblems, costProblems };
 }
 
 /** Every `pattern` and `patternProperties` key in schema positions that RE2 refuses. */

@@ -21,3 +21,8 @@ const UNSUPPORTED_CONSTRUCT = /^invalid or unsupported Perl syntax: `\(\?[=!]|^i
 export function isUnsupportedConstruct(reason: string): boolean {
   return UNSUPPORTED_CONSTRUCT.test(reason);
 }
+
+/** Whether RE2 finds `pattern` in `text` (anywhere, as JSON Schema's `pattern` does); throws for a pattern RE2 cannot compile. */
+export function re2Matches(pattern: string, text: string): boolean {
+  return RE2JS.compile(pattern).matcher(text).find();
+}
