@@ -47,6 +47,9 @@ const CAP = MAX_CHECKS_PER_VALUE + 1;
  * no `properties` names is counted as matching every `patternProperties` of its schema.
  */
 export function paramsSchemaCost(schema: JsonSchema, options: SchemaCostOptions): SchemaCost {
+  // most schemas: a tree without references applies each subschema to a value at most once (its one path from the
+  // root names the value), and the graph is not worth making (a scan checks every definition)
+  if (isPlainTree(schema)) return { checksPerValue: 1 };
   const nodes = schemaGraph(schema);
   const counter = new CostCounter(nodes, options.describe ?? describePath);
   const mayMatch: NameMatcher = (pattern, name) => {
@@ -76,6 +79,21 @@ export function paramsSchemaCost(schema: JsonSchema, options: SchemaCostOptions)
     level = next;
   }
   return { checksPerValue: most };
+}
+
+// no `$ref` or `$dynamicRef` anywhere, and no object met twice (a YAML alias shares one)
+function isPlainTree(schema: JsonSchema): boolean {
+  const seen = new Set<object>();
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value !== 'object' || value === null) continue;
+    if (seen.has(value)) return false;
+    seen.add(value);
+    if (!Array.isArray(value) && (Object.hasOwn(value, '$ref') || Object.hasOwn(value, '$dynamicRef'))) return false;
+    for (const child of Object.values(value)) stack.push(child);
+  }
+  return true;
 }
 
 function describePath(path: Array<string | number>): string {
