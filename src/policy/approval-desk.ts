@@ -7,6 +7,7 @@ import { approvalPage, maySeeApproval } from './approval-page.js';
 import { deciderProblem, nobodyElseDecides, type PolicyDecision } from './approval-rules.js';
 import { ApprovalSettlement, lapsedRun, linkOf } from './approval-settlement.js';
 import { ApprovalWaiters } from './approval-waiters.js';
+import { callerUnknownHere } from './caller-elsewhere.js';
 import { hashToken, type Principal } from './principals.js';
 
 // how often a waiting caller looks at the store for a decision another process made
@@ -214,6 +215,10 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
         ok: false, code: 'APPROVAL_MISMATCH', approval: record,
         error: `request '${record.id}' was made against commit ${record.commit}, and this process reads ${registry.index.commit}; nothing was decided, it stays pending: decide it where it was made (the gateway's POST /v1/confirm or /v1/approvals/${record.id}/approve, or its console), or run this command over the same repository (--repo, --config) as that gateway`,
       };
+    }
+    // a CLI run without the gateway's config (or HLDP_API_TOKEN) knows fewer principals: its view, not the caller removed (review userW, W3)
+    if (options.leaveIfElsewhere && this.#host.principals && !this.#host.principals().some((principal) => principal.name === record.caller)) {
+      return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: callerUnknownHere(record) };
     }
     const lookup = registry.matcher.lookup(record.tool, record.params);
     const moved = registry.index.commit !== record.commit ? `the registry moved from ${record.commit} to ${registry.index.commit} since request '${record.id}' was made` : !lookup.found || !lookup.valid ? `'${record.tool}' no longer accepts these params` : undefined;
