@@ -36,10 +36,13 @@ export function cliCaller(gateway: Gateway, env: NodeJS.ProcessEnv = process.env
 function unknownTokenMessage(config: GatewayConfig): string {
   const named = config.principals.map((principal) => principal.name).filter((name) => name !== API_TOKEN_PRINCIPAL);
   const local = `Unset HLDP_TOKEN only if '${LOCAL_PRINCIPAL.name}', the operator at this machine with every role, is meant`;
-  if (named.length === 0) {
-    return `HLDP_TOKEN is set, but ${config.file ? `the config file ${config.file} configures` : 'no config file was given, so there are'} no principals to match it: principals come from the gateway's config file — pass --config FILE (in an MCP client's configuration, in the server's args: the client starts it with only the environment it is given, so HLDP_CONFIG set in a shell does not reach it). ${local}`;
+  // api_token's principal comes from HLDP_API_TOKEN, not the file: "no config file, so no principals" was untrue for it (review userW, W4)
+  const apiToken = config.principals.some((principal) => principal.name === API_TOKEN_PRINCIPAL);
+  const noApiToken = apiToken ? '' : ` If it is the gateway's api_token (principal '${API_TOKEN_PRINCIPAL}'), set HLDP_API_TOKEN to it as well: this process has no api_token to match it against.`;
+  if (named.length === 0 && !apiToken) {
+    return `HLDP_TOKEN is set, but ${config.file ? `the config file ${config.file} configures` : 'no config file was given, so there are'} no principals to match it: principals come from the gateway's config file — pass --config FILE (in an MCP client's configuration, in the server's args: the client starts it with only the environment it is given, so HLDP_CONFIG set in a shell does not reach it).${noApiToken} ${local}`;
   }
-  return `HLDP_TOKEN is not the token of any principal configured${config.file ? ` in ${config.file}` : ''} (${named.join(', ')}${config.principals.some((principal) => principal.name === API_TOKEN_PRINCIPAL) ? ', and api_token' : ''}): check the token. ${local}`;
+  return `HLDP_TOKEN is not the token of any principal configured${config.file ? ` in ${config.file}` : ''} (${[...named, ...(apiToken ? ['api_token'] : [])].join(', ')}): check the token.${noApiToken} ${local}`;
 }
 
 /**

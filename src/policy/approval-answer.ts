@@ -1,5 +1,7 @@
 import type { Receipt } from '../core/index.js';
 import type { ApprovalRecord } from '../store/index.js';
+import { principalSource } from './caller-elsewhere.js';
+import { LOCAL_PRINCIPAL } from './principals.js';
 
 /** A call that waits for a person: its approval request, bound to the caller, session, tool, params digest, commit and expiry. */
 export interface ConfirmationRequired {
@@ -74,7 +76,9 @@ export function confirmOutcome(answer: ApprovalAnswer, tool: string): ConfirmOut
   if (answer.ok) return { kind: 'receipt', receipt: answer.receipt!, ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) };
   switch (answer.code) {
     case 'APPROVAL_DECIDED':
-      return answer.approval?.status === 'expired' ? refuse('expired', `this confirmation token expired: ${answer.error}`) : refuse('used', `this confirmation token was already used: ${answer.error}`);
+      // "already decided … runs at most once" read as if the call had run (review userW, W6)
+      if (answer.approval?.status === 'expired') return refuse('expired', `this confirmation token expired at ${answer.approval.expires_at}, before anyone confirmed it (request '${answer.approval.id}'): nothing ran. Call the tool again for a new token`);
+      return refuse('used', `this confirmation token was already used: ${answer.error}`);
     case 'APPROVAL_EXPIRED':
       return refuse('expired', answer.error);
     case 'APPROVAL_MISMATCH':
@@ -99,10 +103,17 @@ export function confirmationRequired(record: ApprovalRecord, reason: string, app
     ? `Request ${record.id} can be decided by no one: ${nobodyElse}; as it is, it expires at ${record.expires_at}.`
     : `Request ${record.id} waits for ${approvers} to decide it before ${record.expires_at} (in the console, or with hldp approvals approve ${record.id} as one of them), not for its caller.`;
   const message = token
-    ? `${reason}: nothing has run. Confirm this exact call with hldp confirm ${token} (or POST /v1/confirm) before ${record.expires_at}; or ${approvers} approves request ${record.id}. ${wait}.`
+    ? `${reason}: nothing has run. Confirm this exact call ${confirmHow(record.caller, token)} before ${record.expires_at}; or ${approvers} approves request ${record.id}. ${wait}.`
     : `${reason}: nothing has run. ${decided} ${wait}.`;
   return {
     status: token ? 'confirmation_required' : 'approval_required', id: record.id, tool: record.tool, params: record.params, commit: record.commit,
     ...(token ? { token } : {}), expires_at: record.expires_at, reason, approvers, message,
   };
+}
+
+// a token confirms only its caller's call: a bare `hldp confirm TOKEN` acts as `local`, so for any other caller it
+// was advice that could not work (review userW, W4); the command is named with what makes it act as that caller
+function confirmHow(caller: string, token: string): string {
+  if (caller === LOCAL_PRINCIPAL.name) return `with hldp confirm ${token} (or POST /v1/confirm)`;
+  return `with POST /v1/confirm {"token": "${token}"} and this call's Authorization, or hldp confirm ${token} with HLDP_TOKEN set to the token this call was made with and ${principalSource(caller)}`;
 }

@@ -7,8 +7,8 @@ import { approvalPage, maySeeApproval } from './approval-page.js';
 import { deciderProblem, nobodyElseDecides, type PolicyDecision } from './approval-rules.js';
 import { ApprovalSettlement, lapsedRun, linkOf } from './approval-settlement.js';
 import { ApprovalWaiters } from './approval-waiters.js';
-import { callerUnknownHere } from './caller-elsewhere.js';
-import { hashToken, type Principal } from './principals.js';
+import { callerUnknownHere, othersToken } from './caller-elsewhere.js';
+import { hashToken, LOCAL_PRINCIPAL, type Principal } from './principals.js';
 
 // how often a waiting caller looks at the store for a decision another process made
 const POLL_MS = 250;
@@ -66,6 +66,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const record = await this.#host.store.approvals.byTokenHash(hashToken(token));
     // a token is its caller's alone: anyone else who holds it (a leaked log, another agent) is told what an unknown token is told
     if (!record || record.caller !== options.caller) {
+      if (record?.status === 'pending' && options.caller === LOCAL_PRINCIPAL.name) return { kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason: 'other_caller', error: othersToken(record) };
       return { kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason: 'unknown', error: 'no call waits for this confirmation token; call the tool again for a new one' };
     }
     const answer = await this.#decide(record, { name: options.caller, token: true }, 'approve', { ...options, via: 'api' });

@@ -86,6 +86,8 @@ export class ApprovalSettlement {
   /** The answer to deciding a request that was decided already (or is gone). */
   async alreadyDecided(id: string, known?: ApprovalRecord): Promise<ApprovalAnswer> {
     const record = known ?? (await this.#host.store.approvals.get(id));
+    // an expired request was decided by no one: "already decided … runs at most once" read as if it had run (review userW, W6)
+    if (record?.status === 'expired') return { ok: false, code: 'APPROVAL_DECIDED', error: `request '${id}' expired at ${record.expires_at} with no one deciding it: nothing ran, and it can no longer be decided; its caller calls the tool again for a new request`, approval: record };
     const how = record ? `${record.status}${record.decided_by ? ` by ${record.decided_by}` : ''} at ${record.decided_at}` : 'gone';
     return { ok: false, code: 'APPROVAL_DECIDED', error: `request '${id}' was already decided (${how}); it runs at most once`, ...(record ? { approval: record } : {}) };
   }
