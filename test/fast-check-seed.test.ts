@@ -1,0 +1,77 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { fastCheckSeed } from './helpers/fast-check-seed.js';
+import { testFolder } from './helpers/test-folder.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs');
+const CONFIG = 'test/fixtures/fast-check-seed/vitest.config.ts';
+
+interface SeededRun {
+  /** the lines of the run's output that say its seed */
+  printed: string[];
+  /** the first values each of the two files' properties generated, by file */
+  values: Record<'a' | 'b', number[]>;
+}
+
+/** Runs the suite's vitest configuration over the two fixture files, as `npx vitest run` does, with `FC_SEED` as given. */
+async function runFixtures(out: string, fcSeed: string | undefined): Promise<SeededRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env, HLDP_FC_SEED_OUT: out, HLDP_TEST_POSTGRES: 'off' };
+  // this worker's own markers would make the inner vitest think it runs inside a worker; the outer FC_SEED is not this run's
+  for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key === 'FC_SEED') delete env[key];
+  if (fcSeed !== undefined) env.FC_SEED = fcSeed;
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [VITEST, 'run', '--config', CONFIG], { cwd: ROOT, env, maxBuffer: 16 << 20 });
+  const read = async (name: string) => (JSON.parse(await readFile(join(out, `${name}.json`), 'utf8')) as { values: number[] }).values;
+  return { printed: `${stdout}\n${stderr}`.split('\n').filter((line) => line.startsWith('fast-check seed ')), values: { a: await read('a'), b: await read('b') } };
+}
+
+describe('the fast-check seed of a test run', () => {
+  const folder = testFolder('hldp-fc-seed-');
+
+  describe('when vitest runs two property files in forks of their own', () => {
+    it('starts both from the commit’s seed, or FC_SEED’s, says it once, and another FC_SEED generates other values', async () => {
+      const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+      const seed = Number.parseInt(commit.slice(0, 7), 16);
+      const outs = ['commit', 'same', 'other'].map((name) => join(folder.path, name));
+      for (const out of outs) execFileSync('mkdir', [out]);
+      const [fromCommit, same, other] = await Promise.all([
+        runFixtures(outs[0]!, undefined),
+        runFixtures(outs[1]!, String(seed)),
+        runFixtures(outs[2]!, String(seed + 1)),
+      ]);
+
+      expect(fromCommit.printed).toEqual([`fast-check seed ${seed} (commit ${commit.slice(0, 7)}); FC_SEED=${seed} generates this run's values again`]);
+      expect(same.printed).toEqual([`fast-check seed ${seed} (FC_SEED); FC_SEED=${seed} generates this run's values again`]);
+      // fc.sample with a seed generates what fc.assert with that seed does
+      const expected = fc.sample(fc.integer(), { seed, numRuns: 5 });
+      expect(fromCommit.values).toEqual({ a: expected, b: expected });
+      expect(same.values).toEqual({ a: expected, b: expected });
+      const otherExpected = fc.sample(fc.integer(), { seed: seed + 1, numRuns: 5 });
+      expect(otherExpected).not.toEqual(expected);
+      expect(other.values).toEqual({ a: otherExpected, b: otherExpected });
+    }, 180_000);
+  });
+
+  describe('when FC_SEED is not a 32-bit integer', () => {
+    it.each(['1.5', 'abc', '2147483648', '-2147483649', '0x10'])('refuses FC_SEED=%s, saying what a seed is', (given) => {
+      expect(() => fastCheckSeed({ FC_SEED: given }, ROOT)).toThrow(`FC_SEED=${given} is not a seed: give an integer between -2147483648 and 2147483647`);
+    });
+
+    it.each([['-2147483648', -2147483648], ['2147483647', 2147483647], [' 42 ', 42], ['0', 0]])('takes FC_SEED=%j as %d', (given, seed) => {
+      expect(fastCheckSeed({ FC_SEED: given }, ROOT)).toEqual({ seed, from: 'FC_SEED' });
+    });
+  });
+
+  describe('when there is no commit to derive it from', () => {
+    it('chooses a random one and says so', () => {
+      const { from, seed } = fastCheckSeed({}, folder.path);
+      expect(from).toBe('random: no git commit to derive it from');
+      expect(Number.isInteger(seed)).toBe(true);
+    });
+  });
+});
