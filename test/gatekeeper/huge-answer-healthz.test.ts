@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 describe('a gatekeeper sending an answer of 96 MB of escapes', () => {
-  it('answers /healthz within 2 s all along (7 s and more before), and the answer arrives whole', async () => {
+  it('answers /healthz all along, no wait holding a third of the call (one res.json held most of it), and the answer arrives whole', async () => {
     const healthz = async (): Promise<number> => {
       const started = performance.now();
       const response = await fetch(`${gatekeeper.url}/healthz`);
@@ -41,6 +41,7 @@ describe('a gatekeeper sending an answer of 96 MB of escapes', () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();
+    const sent = performance.now();
     const response = await fetch(`${gatekeeper.url}/exec`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
@@ -49,14 +50,19 @@ describe('a gatekeeper sending an answer of 96 MB of escapes', () => {
     // read as it comes, parsed once the polling stops: this process parsing 96 MB would hold up its own polling
     const chunks: Uint8Array[] = [];
     for await (const chunk of response.body!) chunks.push(chunk);
+    const answered = performance.now() - sent;
     done = true;
     await polling;
     const result = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { ok: boolean; output: string; output_bytes: number; cut_bytes: number };
     expect(response.status).toBe(200);
     expect(result).toMatchObject({ ok: true, output_bytes: NULS, cut_bytes: 0 });
     expect(result.output === '\0'.repeat(NULS)).toBe(true);
-    // the old gatekeeper's longest wait here was 7.3-8.0 s (one res.json), the new one's 0.9-1.2 s, both at load 22:
-    // the bound (3.5 s) is generous for a loaded host, and half the old stall
-    expect(Math.max(...waits)).toBeLessThan(3500);
-  }, 120_000);
+    // the old gatekeeper's longest wait here was 7.3-8.0 s (one res.json), most of the call's time; the new one's 0.9-1.2 s
+    // at load 22, but 4.5 s beside two busy loops, which failed a bound of 3.5 s. A load stretches the call as much as the
+    // waits, so what is bounded is the share of the call's time the longest wait holds: the loop turns all along
+    expect(Math.max(...waits)).toBeLessThan(answered / 3);
+    // and /healthz was asked and answered all along, not once before and once after
+    expect(waits.length).toBeGreaterThan(3);
+    // a guard against a hang: beside two busy loops at load 25 the call took 59-64 s
+  }, 300_000);
 });
