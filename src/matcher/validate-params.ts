@@ -94,7 +94,16 @@ function compileSchema(ajv: Ajv2020, tool: ToolDefinition): ValidateFunction | s
 function validateWith(check: ValidateFunction, tool: ToolDefinition, params: unknown): ParamsValidation {
   // defaults are filled into a copy: the caller's object stays as it was sent
   const data = params === undefined ? {} : structuredClone(params);
-  if (check(data)) return { valid: true, data: data as Record<string, unknown> };
+  let passed: boolean;
+  try {
+    passed = check(data) as boolean;
+  } catch (error) {
+    // ajv's compiled code throws on some schemas and params (found by ref12: a patternProperties key reached through
+    // oneOf into `additionalProperties: false` — "Cannot set properties of undefined"): the definition's fault, said so
+    const message = `the params schema of '${tool.name}' cannot check these params (its validator failed: ${(error as Error).message}); fix its TOOL.hdlp`;
+    return { valid: false, errorMessage: message, problems: [{ param: '', message }], schema: compactSchema(tool.params_schema) };
+  }
+  if (passed) return { valid: true, data: data as Record<string, unknown> };
   const problems = describeErrors(check.errors ?? []);
   const schema = compactSchema(tool.params_schema);
   const errorMessage =
