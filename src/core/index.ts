@@ -36,6 +36,7 @@ export {
   type ToolIndex,
   type ToolSequence,
 } from './tool-index.js';
+export { brokenDefinition, brokenToolMessage } from './broken-definition.js';
 export {
   ENTRY_KINDS,
   ENTRY_LAYOUT,

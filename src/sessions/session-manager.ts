@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MatchResult, ToolDefinition, ToolIndex, ToolsetDefinition } from '../core/index.js';
+import { brokenDefinition, brokenToolMessage, type MatchResult, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
 import type { Matcher } from '../matcher/index.js';
 import { systemClock, type Clock } from './clock.js';
 import { refusal, type MetaAnswer } from './meta-answer.js';
@@ -179,6 +179,9 @@ export class SessionManager {
       // the catalogue the agent was shown names toolsets too: one of them is enabled, not loaded (review V, V6)
       const toolset = registry.toolset(name);
       if (toolset && this.usableToolsets(state).has(toolset.name)) return refusal('TOOL_NOT_FOUND', `'${toolset.name}' is a toolset, not a tool or group: enable it with toolset {"action": "enable", "name": "${toolset.name}"}`, { toolset: toolset.name });
+      // a tool whose definition is broken is answered as a call of it is, not as a missing name (review W, W6)
+      const broken = brokenDefinition(this.options.registry().index, name);
+      if (broken.length > 0) return refusal('TOOL_BROKEN', brokenToolMessage(name, broken), { tool: name, diagnostics: broken });
       const near = this.mayOffer(state, nearNames(this.options.registry().matcher, name).map((near) => ({ name: near }))).map((near) => near.name);
       return refusal('TOOL_NOT_FOUND', `no tool or group '${name}'${near.length ? `; did you mean ${near.map((near) => `'${near}'`).join(', ')}?` : ''}; tool_find finds tools by what they do`);
     }

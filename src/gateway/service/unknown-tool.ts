@@ -1,4 +1,4 @@
-import { exceedsDepth, MAX_JSON_DEPTH, type Diagnostic, type NearMiss, type ToolIndex } from '../../core/index.js';
+import { brokenDefinition, brokenToolMessage, exceedsDepth, MAX_JSON_DEPTH, type NearMiss, type ToolIndex } from '../../core/index.js';
 import { LIST_THE_TOOLS, missingToolSuggestion } from '../../matcher/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import { META_TOOL_BY_NAME, metaToolWithoutSession } from './meta-calls.js';
@@ -12,14 +12,7 @@ const TYPO_SCORE = 0.6;
  */
 export function unknownToolOutcome(index: ToolIndex, name: string, error: string, near: NearMiss[]): Extract<CallOutcome, { kind: 'not_found' | 'broken' }> {
   const diagnostics = brokenDefinition(index, name);
-  if (diagnostics.length > 0) {
-    const first = diagnostics[0]!;
-    return {
-      kind: 'broken', found: false, code: 'TOOL_BROKEN', tool: name, diagnostics,
-      error: `tool '${name}' is in the repository but its definition is broken, so it is not served: ${first.file}:${first.line}:${first.column}: ${first.message}` +
-        (diagnostics.length > 1 ? ` (and ${diagnostics.length - 1} more)` : '') + '; fix it (hldp validate), push, and rescan',
-    };
-  }
+  if (diagnostics.length > 0) return { kind: 'broken', found: false, code: 'TOOL_BROKEN', tool: name, diagnostics, error: brokenToolMessage(name, diagnostics) };
   return missingTool(name, error, near);
 }
 
@@ -43,13 +36,6 @@ function missingTool(name: string, error: string, near: NearMiss[]): Extract<Cal
     ? `call '${typo.name}', the registered tool spelled like '${name}'; if no registered tool fits, ${missingToolSuggestion(name, 'name')}`
     : missingToolSuggestion(name, 'name');
   return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', error, near, suggestion };
-}
-
-/** The errors of the definition file a tool of that name would have (`tools/<name>/TOOL.hdlp`), if any. */
-export function brokenDefinition(index: ToolIndex, name: string): Diagnostic[] {
-  const file = `tools/${name}/TOOL.hdlp`;
-  const lower = file.toLowerCase();
-  return index.errors.filter((diagnostic) => diagnostic.file === file || diagnostic.file.toLowerCase() === lower);
 }
 
 /** The message for params nested past the limit (cloning and validating them would recurse that deep). */

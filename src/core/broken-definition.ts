@@ -1,0 +1,19 @@
+import type { Diagnostic } from './diagnostic.js';
+import type { ToolIndex } from './tool-index.js';
+
+/** The errors of the definition file a tool of that name would have (`tools/<name>/TOOL.hdlp`), if any. */
+export function brokenDefinition(index: Pick<ToolIndex, 'errors'>, name: string): Diagnostic[] {
+  const file = `tools/${name}/TOOL.hdlp`;
+  const lower = file.toLowerCase();
+  return index.errors.filter((diagnostic) => diagnostic.file === file || diagnostic.file.toLowerCase() === lower);
+}
+
+/**
+ * What a call, or a `tool_load`, of a tool whose `TOOL.hdlp` is broken is told: the first error's file:line:col,
+ * worded the same wherever the name is asked for (review W, W6).
+ */
+export function brokenToolMessage(name: string, diagnostics: readonly Diagnostic[]): string {
+  const first = diagnostics[0]!;
+  return `tool '${name}' is in the repository but its definition is broken, so it is not served: ${first.file}:${first.line}:${first.column}: ${first.message}` +
+    (diagnostics.length > 1 ? ` (and ${diagnostics.length - 1} more)` : '') + '; fix it (hldp validate), push, and rescan';
+}
