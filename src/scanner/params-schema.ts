@@ -51,7 +51,8 @@ export function normaliseParamsSchema(written: Record<string, unknown>): Normali
       message: `unknown JSON Schema keyword '${String(unknown.at(-1))}' in 'params_schema'`,
     });
   }
-  metaValidator ??= new (ajv2020())({ strict: false, validateFormats: false });
+  // allErrors: a file's independent errors come in one run (README), two bad keywords on one property too (review W, W6)
+  metaValidator ??= new (ajv2020())({ strict: false, validateFormats: false, allErrors: true });
   if (!metaValidator.validateSchema(schema)) {
     for (const error of metaValidator.errors ?? []) {
       const path = toWritten(splitInstancePath(error.instancePath));

@@ -31,6 +31,22 @@ describe('hldp validate', () => {
     });
   });
 
+  // review W, W6: ajv stopped at the first meta-schema error, so the second bad keyword of a property waited for the next run
+  describe('when one property of params_schema has two bad keywords', () => {
+    it('reports both in one run', async () => {
+      await writeFiles(folder.path, {
+        'tools/two-bad/TOOL.hdlp': tool([...head('two-bad'), 'shell: { argv: [echo, "{n}"] }', 'params_schema:', '  n: { type: integer, required: true, minimum: zero, maxLength: -1 }', 'author: A', 'created: 2026-12-04', 'why: w']),
+      });
+      const run = await runCli(['validate', folder.path], { env: folder.cliEnv(), cwd: folder.path });
+      const lines = run.stdout.trim().split('\n').filter((line) => line.startsWith('tools/two-bad/'));
+      expect(lines).toEqual([
+        expect.stringMatching(/^tools\/two-bad\/TOOL\.hdlp:8:\d+: error: 'params_schema\.n\.minimum' /),
+        expect.stringMatching(/^tools\/two-bad\/TOOL\.hdlp:8:\d+: error: 'params_schema\.n\.maxLength' /),
+      ]);
+      expect(run.code).toBe(1);
+    });
+  });
+
   describe('when a file holds a second YAML document or a key twice', () => {
     it('says what to remove, at its line, in its own words', async () => {
       await writeFiles(folder.path, {
