@@ -25,7 +25,7 @@ export async function main(argv: string[], io: CommandIo = PROCESS_IO): Promise<
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (!command) {
     const names = COMMANDS.map((candidate) => candidate.name);
-    const { nearWord } = await import('./near-word.js');
+    const { nearWord } = await import('../core/index.js');
     const near = nearWord(name, names);
     io.stderr.write(`hldp: unknown command '${name}'${near ? ` (did you mean ${near}?)` : ''}; commands: ${names.join(', ')}\n`);
     return 2;
@@ -72,7 +72,7 @@ async function reportFailure(command: Command, error: unknown, io: CommandIo): P
 async function unknownOption(command: Command, message: string): Promise<string> {
   const typed = /^Unknown option '(--[^'=]+)/.exec(message)?.[1];
   if (typed === undefined) return message;
-  const { nearWord } = await import('./near-word.js');
+  const { nearWord } = await import('../core/index.js');
   const near = nearWord(typed, [...Object.keys(command.options), 'help'].map((option) => `--${option}`));
   return near ? `unknown option '${typed}'; did you mean ${near}?` : message;
 }

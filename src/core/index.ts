@@ -37,6 +37,7 @@ export {
   type ToolSequence,
 } from './tool-index.js';
 export { brokenDefinition, brokenToolMessage } from './broken-definition.js';
+export { editDistance, nearWord } from './near-word.js';
 export {
   ENTRY_KINDS,
   ENTRY_LAYOUT,

@@ -1,4 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { nearWord } from '../core/index.js';
 import { ajv2020 } from './ajv-module.js';
 import { splitInstancePath } from './yaml-locator.js';
 
@@ -96,7 +97,9 @@ function describeError(error: ErrorObject, all: ErrorObject[], rootName: string,
     case 'additionalProperties': {
       const field = String(params.additionalProperty);
       const allowed = allowedFields(error);
-      const hint = allowed.length ? `; allowed: ${allowed.join(', ')}` : '';
+      const near = nearWord(field, allowed);
+      // a typo is told the field it most likely meant before the whole list (review W, W6)
+      const hint = (near ? `; did you mean '${near}'?` : '') + (allowed.length ? `; allowed: ${allowed.join(', ')}` : '');
       // YAML 1.1's merge key, which YAML 1.2's core schema (how definitions are read) does not have (review userU, F9)
       const merge = fromYaml && field === '<<' ? `: '<<' is a YAML 1.1 merge key, and YAML 1.2 (how this file is read) has none; write the keys out${path.length ? ` under '${path.join('.')}'` : ''}` : '';
       return { path: [...path, field], atKey: true, message: `unknown field '${[...path, field].join('.')}'${merge}${hint}` };
@@ -106,8 +109,11 @@ function describeError(error: ErrorObject, all: ErrorObject[], rootName: string,
       if (error.keyword === 'propertyNames') return { path, atKey: true, message: `${where}: ${error.message}` };
       return { path, atKey: false, message: `${where} must be ${expectedOf(error) ?? `a string matching ${String(params.pattern)}`}` };
     }
-    case 'enum':
-      return { path, atKey: false, message: `${where} must be one of: ${enumValues(params.allowedValues)}` };
+    case 'enum': {
+      const allowed = enumValues(params.allowedValues);
+      const near = typeof error.data === 'string' ? nearWord(error.data, allowed) : undefined;
+      return { path, atKey: false, message: `${where} must be one of: ${allowed.join(', ')}${near ? `; did you mean '${near}'?` : ''}` };
+    }
     case 'const':
       return { path, atKey: false, message: `${where} must be ${JSON.stringify(params.allowedValue)}` };
     case 'type': {
@@ -116,7 +122,7 @@ function describeError(error: ErrorObject, all: ErrorObject[], rootName: string,
         .map((other) => String((other.params as { type: unknown }).type));
       // YAML reads `name: 123` as a number and `name: true` as a boolean: say how to write it as text
       const typed = fromYaml && expected.includes('string') && (typeof error.data === 'number' || typeof error.data === 'boolean') ? `: YAML read ${String(error.data)} as a ${typeof error.data}; quote it if it is text ('${String(error.data)}')` : '';
-      return { path, atKey: false, message: `${where} must be ${[...new Set(expected)].join(' or ')}${typed}${unitHint(path, expected, error.data)}` };
+      return { path, atKey: false, message: `${where} must be ${[...new Set(expected)].join(' or ')}${typed}${fromYaml ? yamlBooleanHint(expected, error.data) : ''}${unitHint(path, expected, error.data)}` };
     }
     case 'anyOf': {
       // a failed union says once what it accepts, not one error per alternative
@@ -136,10 +142,10 @@ function allowedFields(error: ErrorObject): string[] {
   return properties ? Object.keys(properties) : [];
 }
 
-function enumValues(values: unknown): string {
+function enumValues(values: unknown): string[] {
   const list = Array.isArray(values) ? values : [];
   // the spec's misspelling is accepted but not advertised
-  return list.filter((value) => value !== 'hlpd-api').map(String).join(', ');
+  return list.filter((value) => value !== 'hlpd-api').map(String);
 }
 
 function oneOfRequired(error: ErrorObject): string {
@@ -150,6 +156,15 @@ function oneOfRequired(error: ErrorObject): string {
 
 function expectedOf(error: ErrorObject): string | undefined {
   return (error.parentSchema as { 'x-expected'?: string } | undefined)?.['x-expected'];
+}
+
+// YAML 1.1 read these as booleans; YAML 1.2 (how definitions are read) reads them as text (review W, W6)
+const YAML11_BOOLEANS = new Map([...['yes', 'on', 'y'].map((word) => [word, true] as const), ...['no', 'off', 'n'].map((word) => [word, false] as const)]);
+
+function yamlBooleanHint(expected: string[], data: unknown): string {
+  if (!expected.includes('boolean') || typeof data !== 'string') return '';
+  const meant = YAML11_BOOLEANS.get(data.toLowerCase());
+  return meant === undefined ? '' : `: YAML 1.2 (how this file is read) reads ${data} as text, not a boolean; write ${String(meant)}`;
 }
 
 // a field named for its unit is a bare number of it: `timeout_ms: 30s` was told only "must be integer" (review userU, F9)
