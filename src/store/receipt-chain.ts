@@ -44,15 +44,6 @@ export interface ChainRow {
   body: string;
 }
 
-/** A stored row whose link hash was computed elsewhere (a large one's, in the writer thread): its text is not here. */
-export interface HashedChainRow {
-  seq: number;
-  prev_hash: string;
-  hash: string;
-  /** `linkHash(prev_hash, body)` of the stored body; null when the row was not found there */
-  computed: string | null;
-}
-
 /** Links each new receipt after `head`: the rows to insert, and the new head. */
 export function chainAfter(head: ChainLink, texts: string[]): { rows: ChainRow[]; head: ChainLink } {
   let { seq, hash } = head;
@@ -79,7 +70,7 @@ export class ChainVerifier {
   }
 
   /** false once a broken link is found: the caller may stop reading */
-  add(row: ChainRow | HashedChainRow): boolean {
+  add(row: ChainRow): boolean {
     if (this.#broken) return false;
     const expectedSeq = this.#expected.seq + 1;
     if (row.seq !== expectedSeq) {
@@ -88,7 +79,7 @@ export class ChainVerifier {
     if (row.prev_hash !== this.#expected.hash) {
       return this.#break(row.seq, 'prev_hash_mismatch', `receipt seq ${row.seq} does not follow seq ${row.seq - 1}: its prev_hash differs from that receipt's hash (reordered, or inserted)`);
     }
-    if (('computed' in row ? row.computed : linkHash(row.prev_hash, row.body)) !== row.hash) {
+    if (linkHash(row.prev_hash, row.body) !== row.hash) {
       return this.#break(row.seq, 'hash_mismatch', `receipt seq ${row.seq} does not hash to its stored hash: its text was edited`);
     }
     this.#checked += 1;

@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { Receipt } from '../core/index.js';
 import type { BatchOutcome } from './batch-writer.js';
 import type { PendingReceipt } from './receipt-rows.js';
+import type { ChainReport } from './store.js';
 
 /** A receipt sent to the writer thread: its text when this thread made it, else the thread makes it. */
 export interface ThreadItem {
@@ -15,37 +16,29 @@ export interface ThreadItem {
 /** The store a writer thread opens a connection of its own to: a SQLite file, or a PostgreSQL database. */
 export type WriterTarget = { sqlite: string; postgres?: undefined } | { postgres: { url: string; connectTimeoutSeconds?: number }; sqlite?: undefined };
 
+/** How a thread of this code is started: to write (and read) a store's large receipts, or for one walk of its chain. */
+export type WalkerStart = WriterTarget & { walk?: true };
+
 /** What a writer thread does on its connection (receipt-writer-sqlite.ts, postgres/receipt-writer-postgres.ts). */
 export interface WriterConnection {
   /** links and stores one batch, each item's text made already; each item's outcome */
   append(batch: PendingReceipt[]): BatchOutcome | Promise<BatchOutcome>;
   /** a receipt's stored text as UTF-8 bytes of their own (to be handed over), or null when there is none */
   read(id: string): Uint8Array | null | Promise<Uint8Array | null>;
-  /** the link hash of the row `seq` as a snapshot exported by the store's walk sees it (PostgreSQL), null when absent */
-  linkHashOf?(link: LinkToHash): Promise<string | null>;
   close(): void | Promise<void>;
-}
-
-/** A row whose link hash a chain walk asks the thread for: its seq and prev_hash, and the walk's exported snapshot. */
-export interface LinkToHash {
-  seq: number;
-  prevHash: string;
-  snapshot: string;
 }
 
 /** What the store asks its writer thread. */
 export type WriterRequest =
-  | { id: number; batch: ThreadItem[]; close?: undefined; read?: undefined; hash?: undefined }
-  | { id: number; read: string; batch?: undefined; close?: undefined; hash?: undefined }
-  | { id: number; hash: LinkToHash; batch?: undefined; close?: undefined; read?: undefined }
+  | { id: number; batch: ThreadItem[]; close?: undefined; read?: undefined }
+  | { id: number; read: string; batch?: undefined; close?: undefined }
   | { close: true };
 
 /** The thread's answer to one batch: each item refused (its error) or stored (null), or why the whole batch failed. */
 export type WriterReply =
-  | { id: number; refused: Array<{ message: string; code?: string } | null>; error?: undefined; text?: undefined; hash?: undefined }
-  | { id: number; text: Uint8Array | null; refused?: undefined; error?: undefined; hash?: undefined }
-  | { id: number; hash: string | null; text?: undefined; refused?: undefined; error?: undefined }
-  | { id: number; error: string; hash?: undefined };
+  | { id: number; refused: Array<{ message: string; code?: string } | null>; error?: undefined; text?: undefined }
+  | { id: number; text: Uint8Array | null; refused?: undefined; error?: undefined }
+  | { id: number; error: string };
 
 // the compiled worker: beside this code in dist/ (tsc's dist/store/, or the CLI's bundle in dist/bundle/, which has
 // an entry of its own for it); from src/ (tests, after the build the test script runs first), tsc's
@@ -68,6 +61,7 @@ export class ReceiptWriterThread {
   #worker: Worker | undefined;
   #next = 0;
   readonly #waiting = new Map<number, Waiting>();
+  readonly #walkers = new Set<Worker>();
 
   constructor(target: WriterTarget) {
     this.#target = target;
@@ -83,9 +77,22 @@ export class ReceiptWriterThread {
     return (await this.#ask<Uint8Array | null>((id) => ({ id, read: receiptId }))) ?? undefined;
   }
 
-  /** The link hash of a large row, read and hashed in the thread within the caller's exported snapshot (PostgreSQL). */
-  linkHash(link: LinkToHash): Promise<string | null> {
-    return this.#ask<string | null>((id) => ({ id, hash: link }));
+  /**
+   * Walks the store's chain in a thread started for this walk alone, on a connection of its own: reading and hashing
+   * every stored receipt held the gateway's event loop (100 receipts of 1 MB: 1.2 s), and in the writer thread a long
+   * walk would hold up the writes queued behind it. Ended by `close` if still walking.
+   */
+  walk(): Promise<ChainReport> {
+    const worker = new Worker(WORKER_PATH, { workerData: { ...this.#target, walk: true } satisfies WalkerStart, execArgv: [] });
+    this.#walkers.add(worker);
+    return new Promise<ChainReport>((resolve, reject) => {
+      worker.once('message', (reply: { report: ChainReport; error?: undefined } | { error: string }) => (reply.error === undefined ? resolve(reply.report) : reject(new Error(reply.error))));
+      worker.once('error', reject);
+      worker.once('exit', (code) => {
+        this.#walkers.delete(worker);
+        reject(new Error(`the chain walk's thread exited with code ${code} before it reported`));
+      });
+    });
   }
 
   #ask<T>(request: (id: number) => WriterRequest): Promise<T> {
@@ -104,8 +111,9 @@ export class ReceiptWriterThread {
     });
   }
 
-  /** Ends the thread once what was sent to it is answered (the store flushes first). */
+  /** Ends the thread once what was sent to it is answered (the store flushes first), and any walk still running. */
   async close(): Promise<void> {
+    await Promise.all([...this.#walkers].map((walker) => walker.terminate()));
     const worker = this.#worker;
     if (!worker) return;
     this.#worker = undefined;
@@ -123,7 +131,6 @@ export class ReceiptWriterThread {
       const waiting = this.#settled(reply.id);
       if (!waiting) return;
       if (reply.error !== undefined) waiting.reject(new Error(reply.error));
-      else if (reply.hash !== undefined) waiting.resolve(reply.hash);
       else if (reply.refused === undefined) waiting.resolve(reply.text);
       else waiting.resolve(reply.refused.map((refusal) => (refusal ? Object.assign(new Error(refusal.message), refusal.code ? { code: refusal.code } : {}) : undefined)));
     });

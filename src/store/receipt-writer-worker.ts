@@ -4,9 +4,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Receipt } from '../core/index.js';
 import { canonicalReceiptText } from './receipt-chain.js';
-import type { WriterConnection, WriterReply, WriterRequest, WriterTarget } from './receipt-writer-thread.js';
+import type { WalkerStart, WriterConnection, WriterReply, WriterRequest } from './receipt-writer-thread.js';
 
-const target = workerData as WriterTarget;
+const target = workerData as WalkerStart;
 let connection: Promise<WriterConnection> | undefined;
 
 // each store's driver loaded only by a thread for that store: a SQLite gateway's thread never loads PostgreSQL's
@@ -30,21 +30,28 @@ async function answer(request: Exclude<WriterRequest, { close: true }>): Promise
     parentPort!.postMessage({ id: request.id, text } satisfies WriterReply, whole ? [text.buffer as ArrayBuffer] : []);
     return;
   }
-  if (request.hash !== undefined) {
-    const connection = await opened();
-    if (!connection.linkHashOf) throw new Error('this store has no snapshot to hash a row in');
-    parentPort!.postMessage({ id: request.id, hash: await connection.linkHashOf(request.hash) } satisfies WriterReply);
-    return;
-  }
   // each text before the append: the chain's lock is held only to link and insert
   const batch = request.batch.map((item) => ({ ...item, text: item.text ?? canonicalReceiptText(item.receipt as Receipt) }));
   const outcome = await (await opened()).append(batch);
   parentPort!.postMessage({ id: request.id, refused: outcome.map((error) => (error ? { message: error.message, code: (error as { code?: string }).code } : null)) } satisfies WriterReply);
 }
 
+// a thread started for one walk of the chain (receipt-writer-thread.ts walk()) walks it, answers, and ends: it never
+// writes, and a long walk holds up no write
+async function walk(): Promise<void> {
+  try {
+    const report = target.postgres
+      ? await (await import('./postgres/postgres-chain-walk.js')).walkPostgresDatabase(target.postgres)
+      : await (await import('./sqlite-chain-walk.js')).walkSqliteFile(target.sqlite);
+    parentPort!.postMessage({ report });
+  } catch (error) {
+    parentPort!.postMessage({ error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
 // one request at a time, in the order sent: a batch is stored before the next is linked, and close comes last
 let queue = Promise.resolve();
-parentPort!.on('message', (request: WriterRequest) => {
+function received(request: WriterRequest): void {
   queue = queue.then(async () => {
     if (request.close) {
       // a connection that fails to close is let go with the thread: there is nobody left to tell
@@ -58,4 +65,7 @@ parentPort!.on('message', (request: WriterRequest) => {
       parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies WriterReply);
     }
   });
-});
+}
+
+if (target.walk) await walk();
+else parentPort!.on('message', received);

@@ -1,0 +1,109 @@
+// Issue #18, "no stall over 50 ms": a read of the receipt log must not hold `hldp serve`'s event loop. A walk of the
+// chain (GET /v1/receipts/verify) on SQLite read and hashed every row on the event loop, 5,000 rows a page: a /healthz
+// sent right after it waited for the whole walk (1.2 s over 100 receipts of 1 MB). The walk now runs in a thread of
+// its own, a page bounded in bytes at a time, on SQLite and on PostgreSQL (where a 10,000-row cursor page of rows under
+// 256 KiB was held, parsed and hashed on the event loop at once).
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/index.js';
+import { makeToolYaml, writeFiles } from '../helpers/git.js';
+import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
+import { useServiceHome, type ServiceHome } from '../helpers/serve-process.js';
+import { makeReceipt } from '../store/support.js';
+
+const LARGE = 16;
+const MIDDLING = 8;
+
+/** Stores LARGE receipts of 1 MB of output and MIDDLING of 200 KB (under the writer thread's threshold), oldest first. */
+async function seed(home: ServiceHome, url: string | undefined): Promise<void> {
+  const store = await openStore({ sqlitePath: join(home.path, 'data', 'receipts.db'), ...(url ? { url } : {}) });
+  try {
+    for (let at = 0; at < LARGE + MIDDLING; at += 1) {
+      const bytes = at % 3 === 2 ? 200_000 : 1_000_000;
+      const when = new Date(Date.parse('2026-12-01T00:00:00.000Z') + at * 1000).toISOString();
+      await store.receipts.save(makeReceipt({ id: `call-${String(at).padStart(3, '0')}`, output: `${at}:`.padEnd(bytes, 'x'), output_bytes: bytes, started_at: when, finished_at: when }));
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+/** A connected socket to the server, its request not yet written. */
+async function opened(url: string): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  return socket;
+}
+
+/**
+ * Sends GET `path`, then GET /healthz, in one turn (the server reads them in that order), each on a connection of its
+ * own: in which order their answers came (first and last byte of `path`'s), and `path`'s whole answer.
+ */
+async function readBesideHealthz(url: string, path: string): Promise<{ order: string[]; answer: string }> {
+  const [readSocket, healthSocket] = [await opened(url), await opened(url)];
+  const order: string[] = [];
+  const chunks: Buffer[] = [];
+  const readDone = new Promise<void>((resolve) => {
+    readSocket.on('data', (chunk: Buffer) => {
+      if (chunks.length === 0) order.push('read: first byte');
+      chunks.push(chunk);
+    });
+    readSocket.once('end', () => resolve(void order.push('read: last byte')));
+  });
+  let health = '';
+  const healthDone = new Promise<void>((resolve) => {
+    healthSocket.on('data', (chunk: Buffer) => (health += chunk.toString()));
+    healthSocket.once('end', () => resolve(void order.push('healthz: answered')));
+  });
+  const host = new URL(url).host;
+  readSocket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+  healthSocket.write(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+  await Promise.all([readDone, healthDone]);
+  expect(health).toMatch(/^HTTP\/1\.1 200 /);
+  return { order, answer: Buffer.concat(chunks).toString('utf8') };
+}
+
+/** The JSON body of an answer sent with Connection: close (chunked or not). */
+function bodyOf(answer: string): unknown {
+  const [head, ...rest] = answer.split('\r\n\r\n');
+  const body = rest.join('\r\n\r\n');
+  if (!/transfer-encoding: chunked/i.test(head!)) return JSON.parse(body);
+  let text = '';
+  for (let at = 0; ; ) {
+    const lineEnd = body.indexOf('\r\n', at);
+    const size = Number.parseInt(body.slice(at, lineEnd), 16);
+    if (size === 0) return JSON.parse(text);
+    text += body.slice(lineEnd + 2, lineEnd + 2 + size);
+    at = lineEnd + 2 + size + 2;
+  }
+}
+
+function suite(home: ServiceHome, database: () => Promise<{ url: string; drop: () => Promise<void> } | undefined>): void {
+  it('answers a /healthz sent right after GET /v1/receipts/verify before the walk\'s report, and the report is whole', async () => {
+    const made = await database();
+    try {
+      await seed(home, made?.url);
+      const repo = join(home.path, 'repo');
+      await writeFiles(repo, { 'tools/small/TOOL.hdlp': makeToolYaml('small', { executor: 'shell', shell: '{ argv: [echo, small] }' }) });
+      const server = await home.serve(['--repo', repo], made ? { HLDP_STORE_URL: made.url } : {});
+      const { order, answer } = await readBesideHealthz(server.url, '/v1/receipts/verify');
+      expect(order).toEqual(['healthz: answered', 'read: first byte', 'read: last byte']);
+      expect(bodyOf(answer)).toMatchObject({ ok: true, checked: LARGE + MIDDLING, checkpoint: { seq: 0 }, head: { seq: LARGE + MIDDLING } });
+      await server.stop();
+    } finally {
+      await made?.drop();
+    }
+  }, 180_000);
+}
+
+describe('hldp serve on SQLite reading a log of large receipts', () => {
+  const home = useServiceHome('warn');
+  suite(home, async () => undefined);
+});
+
+describeWithPostgres('hldp serve on PostgreSQL reading a log of large receipts', () => {
+  const home = useServiceHome('warn');
+  suite(home, createTestDatabase);
+});
