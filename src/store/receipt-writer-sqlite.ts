@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { receiptAppender } from './receipt-append.js';
 import type { WriterConnection } from './receipt-writer-thread.js';
+import { readPageTexts } from './sqlite-page.js';
 
 /**
  * The receipt writer thread's connection to the store's SQLite file: the same durability and patience as the store's
@@ -18,6 +19,7 @@ export function sqliteWriter(path: string): WriterConnection {
       const row = read.get(id);
       return row === undefined ? null : new Uint8Array(row.body.buffer, row.body.byteOffset, row.body.byteLength);
     },
+    page: (query) => readPageTexts(database, query),
     close: () => void database.close(),
   };
 }

@@ -4,7 +4,8 @@ import { Worker } from 'node:worker_threads';
 import type { Receipt } from '../core/index.js';
 import type { BatchOutcome } from './batch-writer.js';
 import type { PendingReceipt } from './receipt-rows.js';
-import type { ChainReport } from './store.js';
+import type { SqlitePageQuery } from './sqlite-page.js';
+import type { ChainReport, ReceiptTextPage } from './store.js';
 
 /** A receipt sent to the writer thread: its text when this thread made it, else the thread makes it. */
 export interface ThreadItem {
@@ -25,20 +26,24 @@ export interface WriterConnection {
   append(batch: PendingReceipt[]): BatchOutcome | Promise<BatchOutcome>;
   /** a receipt's stored text as UTF-8 bytes of their own (to be handed over), or null when there is none */
   read(id: string): Uint8Array | null | Promise<Uint8Array | null>;
+  /** a page of receipts' stored texts, in one snapshot (SQLite) */
+  page?(query: SqlitePageQuery): ReceiptTextPage;
   close(): void | Promise<void>;
 }
 
 /** What the store asks its writer thread. */
 export type WriterRequest =
-  | { id: number; batch: ThreadItem[]; close?: undefined; read?: undefined }
-  | { id: number; read: string; batch?: undefined; close?: undefined }
+  | { id: number; batch: ThreadItem[]; close?: undefined; read?: undefined; page?: undefined }
+  | { id: number; read: string; batch?: undefined; close?: undefined; page?: undefined }
+  | { id: number; page: SqlitePageQuery; batch?: undefined; close?: undefined; read?: undefined }
   | { close: true };
 
 /** The thread's answer to one batch: each item refused (its error) or stored (null), or why the whole batch failed. */
 export type WriterReply =
-  | { id: number; refused: Array<{ message: string; code?: string } | null>; error?: undefined; text?: undefined }
-  | { id: number; text: Uint8Array | null; refused?: undefined; error?: undefined }
-  | { id: number; error: string };
+  | { id: number; refused: Array<{ message: string; code?: string } | null>; error?: undefined; text?: undefined; page?: undefined }
+  | { id: number; text: Uint8Array | null; refused?: undefined; error?: undefined; page?: undefined }
+  | { id: number; page: ReceiptTextPage; text?: undefined; refused?: undefined; error?: undefined }
+  | { id: number; error: string; page?: undefined };
 
 // the compiled worker: beside this code in dist/ (tsc's dist/store/, or the CLI's bundle in dist/bundle/, which has
 // an entry of its own for it); from src/ (tests, after the build the test script runs first), tsc's
@@ -75,6 +80,11 @@ export class ReceiptWriterThread {
   /** A receipt's stored text, its bytes read in the thread and handed over (not copied); undefined when there is none. */
   async read(receiptId: string): Promise<Uint8Array | undefined> {
     return (await this.#ask<Uint8Array | null>((id) => ({ id, read: receiptId }))) ?? undefined;
+  }
+
+  /** A page of receipts' stored texts read by the thread, in one snapshot of its own (SQLite). */
+  page(query: SqlitePageQuery): Promise<ReceiptTextPage> {
+    return this.#ask<ReceiptTextPage>((id) => ({ id, page: query }));
   }
 
   /**
@@ -131,6 +141,7 @@ export class ReceiptWriterThread {
       const waiting = this.#settled(reply.id);
       if (!waiting) return;
       if (reply.error !== undefined) waiting.reject(new Error(reply.error));
+      else if (reply.page !== undefined) waiting.resolve(reply.page);
       else if (reply.refused === undefined) waiting.resolve(reply.text);
       else waiting.resolve(reply.refused.map((refusal) => (refusal ? Object.assign(new Error(refusal.message), refusal.code ? { code: refusal.code } : {}) : undefined)));
     });

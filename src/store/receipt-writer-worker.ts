@@ -30,6 +30,12 @@ async function answer(request: Exclude<WriterRequest, { close: true }>): Promise
     parentPort!.postMessage({ id: request.id, text } satisfies WriterReply, whole ? [text.buffer as ArrayBuffer] : []);
     return;
   }
+  if (request.page !== undefined) {
+    const connection = await opened();
+    if (!connection.page) throw new Error('this store reads its pages on its own connection');
+    parentPort!.postMessage({ id: request.id, page: connection.page(request.page) } satisfies WriterReply);
+    return;
+  }
   // each text before the append: the chain's lock is held only to link and insert
   const batch = request.batch.map((item) => ({ ...item, text: item.text ?? canonicalReceiptText(item.receipt as Receipt) }));
   const outcome = await (await opened()).append(batch);

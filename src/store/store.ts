@@ -37,6 +37,13 @@ export interface ReceiptPage {
   endedEarly: boolean;
 }
 
+/** A page of receipts as their stored canonical texts, unparsed: for an answer that sends them as they are. */
+export interface ReceiptTextPage {
+  texts: string[];
+  more: boolean;
+  endedEarly: boolean;
+}
+
 /** Where receipts are kept: every accepted call's one receipt, saved before it is returned, as a link of one hash chain. */
 export interface ReceiptStore {
   /** saves a new receipt at the head of the chain; a second receipt with the same id is refused (throws) */
@@ -55,6 +62,8 @@ export interface ReceiptStore {
    * receipt that would take the stored text past `maxBytes` (the first receipt always comes), read in one snapshot.
    */
   page(query: ReceiptQuery, maxBytes: number): Promise<ReceiptPage>;
+  /** `page`, its receipts as their stored texts, never parsed (GET /v1/receipts sends them as they are) */
+  pageTexts(query: ReceiptQuery, maxBytes: number): Promise<ReceiptTextPage>;
   /** walks the chain from its checkpoint to its head in one consistent snapshot; names the first broken link */
   verify(): Promise<ChainReport>;
   /** deletes the oldest receipts the policy lets go, in small batches, moving the checkpoint with them */

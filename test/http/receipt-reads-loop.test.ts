@@ -2,10 +2,13 @@
 // chain (GET /v1/receipts/verify) on SQLite read and hashed every row on the event loop, 5,000 rows a page: a /healthz
 // sent right after it waited for the whole walk (1.2 s over 100 receipts of 1 MB). The walk now runs in a thread of
 // its own, a page bounded in bytes at a time, on SQLite and on PostgreSQL (where a 10,000-row cursor page of rows under
-// 256 KiB was held, parsed and hashed on the event loop at once).
+// 256 KiB was held, parsed and hashed on the event loop at once). A page of GET /v1/receipts (4 MiB of stored text at
+// most) was read, parsed and made JSON again on the event loop; its stored texts are now sent as they are, and on
+// SQLite a page with much text is read by the writer thread.
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Receipt } from '../../src/core/index.js';
 import { openStore } from '../../src/store/index.js';
 import { makeToolYaml, writeFiles } from '../helpers/git.js';
 import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
@@ -15,18 +18,29 @@ import { makeReceipt } from '../store/support.js';
 const LARGE = 16;
 const MIDDLING = 8;
 
-/** Stores LARGE receipts of 1 MB of output and MIDDLING of 200 KB (under the writer thread's threshold), oldest first. */
-async function seed(home: ServiceHome, url: string | undefined): Promise<void> {
+/** Stores LARGE receipts of 1 MB of output and MIDDLING of 200 KB (under the writer thread's threshold): them, newest first. */
+async function seed(home: ServiceHome, url: string | undefined): Promise<Receipt[]> {
   const store = await openStore({ sqlitePath: join(home.path, 'data', 'receipts.db'), ...(url ? { url } : {}) });
+  const saved: Receipt[] = [];
   try {
     for (let at = 0; at < LARGE + MIDDLING; at += 1) {
       const bytes = at % 3 === 2 ? 200_000 : 1_000_000;
       const when = new Date(Date.parse('2026-12-01T00:00:00.000Z') + at * 1000).toISOString();
-      await store.receipts.save(makeReceipt({ id: `call-${String(at).padStart(3, '0')}`, output: `${at}:`.padEnd(bytes, 'x'), output_bytes: bytes, started_at: when, finished_at: when }));
+      const receipt = makeReceipt({ id: `call-${String(at).padStart(3, '0')}`, output: `${at}:`.padEnd(bytes, 'x'), output_bytes: bytes, started_at: when, finished_at: when });
+      await store.receipts.save(receipt);
+      saved.unshift(receipt);
     }
   } finally {
     await store.close();
   }
+  return saved;
+}
+
+/** Serves `home` over its seeded store (SQLite, or PostgreSQL at `url`). */
+async function served(home: ServiceHome, url: string | undefined) {
+  const repo = join(home.path, 'repo');
+  await writeFiles(repo, { 'tools/small/TOOL.hdlp': makeToolYaml('small', { executor: 'shell', shell: '{ argv: [echo, small] }' }) });
+  return home.serve(['--repo', repo], url ? { HLDP_STORE_URL: url } : {});
 }
 
 /** A connected socket to the server, its request not yet written. */
@@ -80,17 +94,49 @@ function bodyOf(answer: string): unknown {
   }
 }
 
-function suite(home: ServiceHome, database: () => Promise<{ url: string; drop: () => Promise<void> } | undefined>): void {
+/**
+ * `pageFirst`: whether a /healthz must come before a page's first byte. On PostgreSQL the probe makes a round trip to
+ * the database as the page does, so either may come back first without the event loop being held: there the page is
+ * checked for its contents only.
+ */
+function suite(home: ServiceHome, database: () => Promise<{ url: string; drop: () => Promise<void> } | undefined>, pageFirst: boolean): void {
   it('answers a /healthz sent right after GET /v1/receipts/verify before the walk\'s report, and the report is whole', async () => {
     const made = await database();
     try {
       await seed(home, made?.url);
-      const repo = join(home.path, 'repo');
-      await writeFiles(repo, { 'tools/small/TOOL.hdlp': makeToolYaml('small', { executor: 'shell', shell: '{ argv: [echo, small] }' }) });
-      const server = await home.serve(['--repo', repo], made ? { HLDP_STORE_URL: made.url } : {});
+      const server = await served(home, made?.url);
       const { order, answer } = await readBesideHealthz(server.url, '/v1/receipts/verify');
       expect(order).toEqual(['healthz: answered', 'read: first byte', 'read: last byte']);
       expect(bodyOf(answer)).toMatchObject({ ok: true, checked: LARGE + MIDDLING, checkpoint: { seq: 0 }, head: { seq: LARGE + MIDDLING } });
+      await server.stop();
+    } finally {
+      await made?.drop();
+    }
+  }, 180_000);
+
+  it(`${pageFirst ? "answers a /healthz sent right after a page of GET /v1/receipts before the page's first byte; " : ''}every page holds what it held`, async () => {
+    const made = await database();
+    try {
+      const saved = await seed(home, made?.url);
+      const server = await served(home, made?.url);
+      const pages: Array<{ receipts: Receipt[]; limit: number; offset: number; next_offset: number | null; max_bytes: number; ended_early?: true }> = [];
+      for (let next: number | null = 0; next !== null; ) {
+        const { order, answer } = await readBesideHealthz(server.url, `/v1/receipts?limit=1000&offset=${next}`);
+        if (pageFirst) expect(order).toEqual(['healthz: answered', 'read: first byte', 'read: last byte']);
+        pages.push(bodyOf(answer) as (typeof pages)[number]);
+        next = pages.at(-1)!.next_offset;
+      }
+      // as before: newest first, whole, each page ending before the receipt that would take it past 4 MiB of stored
+      // text, next_offset the receipts so far; 1 MB and 200 KB receipts: at least 3 to a page
+      expect(pages.flatMap((page) => page.receipts)).toEqual(saved);
+      let offset = 0;
+      for (const [at, page] of pages.entries()) {
+        const last = at === pages.length - 1;
+        expect(page).toMatchObject({ limit: 1000, offset, next_offset: last ? null : offset + page.receipts.length, max_bytes: 4 * 1024 * 1024 });
+        expect(page.ended_early).toBe(last ? undefined : true);
+        if (!last) expect(page.receipts.length).toBeGreaterThanOrEqual(3);
+        offset += page.receipts.length;
+      }
       await server.stop();
     } finally {
       await made?.drop();
@@ -100,10 +146,10 @@ function suite(home: ServiceHome, database: () => Promise<{ url: string; drop: (
 
 describe('hldp serve on SQLite reading a log of large receipts', () => {
   const home = useServiceHome('warn');
-  suite(home, async () => undefined);
+  suite(home, async () => undefined, true);
 });
 
 describeWithPostgres('hldp serve on PostgreSQL reading a log of large receipts', () => {
   const home = useServiceHome('warn');
-  suite(home, createTestDatabase);
+  suite(home, createTestDatabase, false);
 });

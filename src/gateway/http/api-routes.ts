@@ -107,11 +107,11 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     const principal = principalOf(response);
     // bounded in bytes as well as rows: a page of large receipts ends early (next_offset continues), so one request
     // never reads, parses and sends more than about RECEIPT_PAGE_BYTES whatever the receipts hold
-    const page = await gateway.store.receipts.page({ ...query, ...(overseesAll(principal) ? {} : { caller: principal.name }) }, RECEIPT_PAGE_BYTES);
-    response.json({
-      receipts: page.receipts, limit, offset, next_offset: page.more ? offset + page.receipts.length : null,
-      max_bytes: RECEIPT_PAGE_BYTES, ...(page.endedEarly ? { ended_early: true } : {}),
-    });
+    const page = await gateway.store.receipts.pageTexts({ ...query, ...(overseesAll(principal) ? {} : { caller: principal.name }) }, RECEIPT_PAGE_BYTES);
+    // the stored (canonical JSON) texts as they are, in slices when long: parsed and made JSON again, a page of 4 MiB
+    // held the event loop for tens of ms each time
+    const rest = { limit, offset, next_offset: page.more ? offset + page.texts.length : null, max_bytes: RECEIPT_PAGE_BYTES, ...(page.endedEarly ? { ended_early: true } : {}) };
+    sendJsonText(response, 200, `{"receipts":[${page.texts.join(',')}],${JSON.stringify(rest).slice(1)}`);
   });
 
   router.get('/v1/receipts/verify', async (_request, response) => {

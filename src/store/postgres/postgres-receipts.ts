@@ -4,7 +4,7 @@ import { canonicalReceiptText, GENESIS } from '../receipt-chain.js';
 import { fitInBytes, pageOf, searchRowsOf, sinceMs, startedMs, type PendingReceipt } from '../receipt-rows.js';
 import { isLargeReceipt, LARGE_RECEIPT_CHARACTERS, type ReceiptWriterThread, type ThreadItem } from '../receipt-writer-thread.js';
 import { PRUNE_BATCH, prunablePrefix } from '../retention.js';
-import type { ChainLink, ChainReport, PruneResult, ReceiptPage, ReceiptQuery, ReceiptStore, RetentionPolicy } from '../store.js';
+import type { ChainLink, ChainReport, PruneResult, ReceiptPage, ReceiptQuery, ReceiptStore, ReceiptTextPage, RetentionPolicy } from '../store.js';
 import type { Database } from './database.js';
 import { walkPostgresChain } from './postgres-chain-walk.js';
 import { PostgresTable } from './postgres-table.js';
@@ -86,11 +86,16 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
         ${query.code !== undefined ? sql`AND (body::json->>'code') = ${query.code}` : sql``}`;
   }
 
+  async page(query: ReceiptQuery, maxBytes: number): Promise<ReceiptPage> {
+    const { texts, more, endedEarly } = await this.pageTexts(query, maxBytes);
+    return { receipts: texts.map((text) => JSON.parse(text) as Receipt), more, endedEarly };
+  }
+
   /**
    * One snapshot (REPEATABLE READ): the sizes of the page's rows first (octet_length of a stored text reads its
    * length, not the text), then the text of only the rows that fit in `maxBytes`.
    */
-  async page(query: ReceiptQuery, maxBytes: number): Promise<ReceiptPage> {
+  async pageTexts(query: ReceiptQuery, maxBytes: number): Promise<ReceiptTextPage> {
     const { limit, offset } = pageOf(query);
     return this.sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (sql) => {
       const rows = await sql<Array<{ seq: string; bytes: number }>>`
@@ -99,7 +104,7 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
       const { taken, more, endedEarly } = fitInBytes(rows.map((row) => Number(row.bytes)), limit, maxBytes);
       const seqs = rows.slice(0, taken).map((row) => row.seq);
       const bodies = seqs.length === 0 ? [] : await sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE seq = ANY(${seqs}::bigint[]) ORDER BY started_ms DESC, seq DESC`;
-      return { receipts: bodies.map((row) => JSON.parse(row.body) as Receipt), more, endedEarly };
+      return { texts: bodies.map((row) => row.body), more, endedEarly };
     });
   }
 
