@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { homedir } from 'node:os';
@@ -28,6 +28,41 @@ const servers: Server[] = [];
 /** the lines the host daemons were sent: a daemon such as tmux would have run each as a command, outside the sandbox */
 const received: string[] = [];
 const abstract = `hldp-u1-${process.pid}`;
+/** the host's datagram receivers (review W, W1): a syslog- or sd_notify-style daemon's, in the workspace and abstract */
+let datagrams: ChildProcessWithoutNullStreams;
+const abstractDatagrams = `hldp-w1-${process.pid}`;
+
+// binds both, says so, holds them until its stdin ends, then prints every datagram they were sent, one a line
+const DATAGRAM_RECEIVER = `
+import os, socket, sys
+names = [sys.argv[1], "\\0" + sys.argv[2]]
+receivers = []
+for name in names:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(name); s.setblocking(False); receivers.append(s)
+os.chmod(sys.argv[1], 0o666)
+print("ready", flush=True)
+sys.stdin.read()
+for s in receivers:
+    while True:
+        try: print("received:", s.recv(100))
+        except BlockingIOError: break
+`;
+
+function datagramReceiver(path: string, name: string): Promise<ChildProcessWithoutNullStreams> {
+  const child = spawn(PYTHON, ['-c', DATAGRAM_RECEIVER, path, name]);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout.once('data', () => resolve(child));
+  });
+}
+
+/** What the host's datagram receivers were sent, once they are told to stop. */
+function datagramsReceived(): Promise<string> {
+  let printed = '';
+  datagrams.stdout.setEncoding('utf8').on('data', (chunk: string) => (printed += chunk));
+  datagrams.stdin.end();
+  return new Promise((resolve) => datagrams.once('close', () => resolve(printed)));
+}
 
 function daemon(path: string): Promise<void> {
   const server = createServer((socket) => {
@@ -63,6 +98,20 @@ try:
     socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); print("datagram pair: made")
 except OSError as error:
     print("datagram pair refused:", error.errno)
+`;
+
+// every AF_UNIX pair type but stream and seqpacket: SOCK_DGRAM, SOCK_RAW (the kernel makes it a datagram socket),
+// SOCK_RDM, SOCK_PACKET (the kernel refuses these two itself, ESOCKTNOSUPPORT); whatever is made sends to the host
+const OTHER_PAIRS = (targets: string[]): string => `
+import socket
+for name, kind in (("SOCK_DGRAM", 2), ("SOCK_RAW", 3), ("SOCK_RDM", 4), ("SOCK_PACKET", 10)):
+    try:
+        a, b = socket.socketpair(socket.AF_UNIX, kind)
+    except OSError as error:
+        print(name, "pair refused:", error.errno); continue
+    for target in ${JSON.stringify(targets)}:
+        try: a.sendto(b"from " + name.encode() + b" in the sandbox", target); print(name, "sent to", repr(target))
+        except OSError as error: print(name, "send refused:", error.errno)
 `;
 
 const IO_URING = `
@@ -114,6 +163,7 @@ describeNeeding([{ part: PYTHON, present: python, provided: '.ci/run installs py
       'tools/abstract-peek/TOOL.hdlp': tool('abstract-peek', CONNECT(`\0${abstract}`.padEnd(108, '\0')), '  network: true\n'),
       'tools/docker-like/TOOL.hdlp': tool('docker-like', CONNECT(join(daemonFolder, 'agent.sock')), `  unix_sockets: true\n${declared}`),
       'tools/own-pipes/TOOL.hdlp': tool('own-pipes', OWN_PIPES, '  network: false\n'),
+      'tools/other-pairs/TOOL.hdlp': tool('other-pairs', OTHER_PAIRS([join(workspace, 'host-dgram.sock'), `\0${abstractDatagrams}`]), '  network: true\n'),
       'tools/ring/TOOL.hdlp': tool('ring', IO_URING, '  network: false\n'),
       'tools/x32/TOOL.hdlp': tool('x32', X32, '  network: false\n'),
       'ceiling.yaml': 'sandbox:\n  ceiling:\n    unix_sockets: true\n',
@@ -124,10 +174,12 @@ describeNeeding([{ part: PYTHON, present: python, provided: '.ci/run installs py
     await chmod(temp.path, 0o755);
     if (process.getuid?.() === 0) await giveToNobody(workspace);
     await chmod(join(workspace, 'tmux.sock'), 0o666);
+    datagrams = await datagramReceiver(join(workspace, 'host-dgram.sock'), abstractDatagrams);
     env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: workspace, HLDP_LOG_LEVEL: 'warn' };
   });
   afterAll(async () => {
     for (const server of servers) server.close();
+    if (datagrams?.exitCode === null) datagrams.kill();
     if (daemonFolder) await rm(daemonFolder, { recursive: true, force: true });
     await temp?.cleanup();
   });
@@ -163,6 +215,12 @@ describeNeeding([{ part: PYTHON, present: python, provided: '.ci/run installs py
   it('leaves a tool its pipes and stream socketpairs; a datagram pair, which can send anywhere, is refused', async () => {
     const result = await call('own-pipes');
     expect(result).toMatchObject({ ok: true, output: "socketpair: pair\npipe: pipe\nchild: through a child's pipes\ndatagram pair refused: 13\n" });
+  });
+
+  it('refuses every other pair type, SOCK_RAW included: the host\'s datagram sockets, in the workspace and abstract, get nothing (review W, W1)', async () => {
+    const result = await call('other-pairs');
+    expect(result).toMatchObject({ ok: true, output: ['SOCK_DGRAM', 'SOCK_RAW', 'SOCK_RDM', 'SOCK_PACKET'].map((name) => `${name} pair refused: 13\n`).join('') });
+    expect(await datagramsReceived()).toBe('');
   });
 
   it('refuses io_uring, which makes and connects sockets without the socket call', async () => {
