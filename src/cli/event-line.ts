@@ -28,7 +28,8 @@ function describe(event: HldpEvent): string {
       // who asked, why it waits and for whom: an approver watching tail decides from this line (review userV, V10)
       return `APPROVAL? ${String(data.tool)} ${String(data.approval)} by ${String(data.caller ?? '?')} for ${String(data.approvers ?? '?')} until ${String(data.expires_at)}${data.reason ? `: ${firstLine(data.reason)}` : ''}`;
     case 'approval.resolved':
-      return `APPROVAL ${String(data.decision)} ${String(data.tool)} ${String(data.approval)}${data.reason ? `: ${firstLine(data.reason)}` : ''}`;
+      // an approved call that then failed says so: "approved" alone read as success (review userV, V4)
+      return `APPROVAL ${String(data.decision)} ${String(data.tool)} ${String(data.approval)}${data.decision === 'approved' && data.ok === false ? ` → FAIL ${String(data.code ?? '')}` : ''}${data.reason ? `: ${firstLine(data.reason)}` : ''}`;
     case 'scan.completed':
       return `scan ${data.changed ? `${String(data.previous).slice(0, 12)} → ${String(data.commit).slice(0, 12)}` : `unchanged ${String(data.commit).slice(0, 12)}`}, ${String(data.tools)} tools, ${String(data.errors)} broken`;
     case 'scan.failed':

@@ -57,6 +57,30 @@ export const CONFIRM_TOOL: MetaTool = {
   route: 'POST /v1/confirm',
 };
 
+/** The longest one wait for an approval request's decision may last, in seconds: `approval_wait`'s `wait_s`, `GET /v1/approvals/:id?wait=`. */
+export const MAX_APPROVAL_WAIT_SECONDS = 120;
+
+/** `approval_wait`: waits (bounded) for a pending approval request's decision, and answers the receipt of the call it released. */
+export const APPROVAL_WAIT_TOOL: MetaTool = {
+  name: 'approval_wait',
+  title: '等待审批 (wait for an approval)',
+  description:
+    'Wait for a call that answered approval_required (pending: a person decides it) to be decided, and get what it came to: ' +
+    "the call's receipt once it ran (its output, or its error), or the refusal (denied, expired, cancelled) as a receipt that says nothing ran. " +
+    'Still pending when the wait ends: call it again. Do not call the tool again instead: that files a second request.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', minLength: 1, maxLength: 256, description: 'the request id (apr_…) from the approval_required answer' },
+      wait_s: { type: 'integer', minimum: 0, maximum: MAX_APPROVAL_WAIT_SECONDS, default: 30, description: 'how long to wait for the decision, in seconds (0: just look)' },
+    },
+    required: ['id'],
+    additionalProperties: false,
+  },
+  annotations: { title: '等待审批 (wait for an approval)', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  route: 'GET /v1/approvals/:id?wait=30',
+};
+
 /** `toolset`: lists, enables and disables the session's toolsets; idempotent and forgiving. */
 export const TOOLSET_TOOL: MetaTool = {
   name: 'toolset',
@@ -126,7 +150,7 @@ export const READ_SKILL_TOOL: MetaTool = {
 };
 
 /** The meta-tools, in the order they are listed (before the registry's tools): visible in every toolset. */
-export const META_TOOLS: readonly MetaTool[] = [TOOLSET_TOOL, FIND_TOOL, LOAD_TOOL, CALL_TOOL, READ_SKILL_TOOL, CONFIRM_TOOL];
+export const META_TOOLS: readonly MetaTool[] = [TOOLSET_TOOL, FIND_TOOL, LOAD_TOOL, CALL_TOOL, READ_SKILL_TOOL, CONFIRM_TOOL, APPROVAL_WAIT_TOOL];
 
 /** Names no registry tool may be exported under: a registry tool with one of them gets a fingerprint suffix instead. */
 export const RESERVED_NAMES: ReadonlySet<string> = new Set(META_TOOLS.map((tool) => tool.name));

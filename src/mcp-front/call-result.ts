@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { formatDiagnostic, type MatchResult, type Receipt } from '../core/index.js';
-import { CONFIRM_TOOL, FIND_TOOL } from '../export/index.js';
+import { APPROVAL_WAIT_TOOL, CONFIRM_TOOL, FIND_TOOL, MAX_APPROVAL_WAIT_SECONDS } from '../export/index.js';
 import type { CallOutcome, MetaOutcome } from '../gateway/service/index.js';
 import type { ToolCatalog } from '../sessions/index.js';
 
@@ -28,7 +28,9 @@ export function outcomeResult(outcome: CallOutcome, catalog: ToolCatalog): CallT
           `To run exactly this call, call the ${CONFIRM_TOOL.name} tool with {"token": "${confirmation.token}"} before ${confirmation.expires_at}.\n` +
           `params: ${JSON.stringify(confirmation.params)}`
         : `'${catalog.listedName(confirmation.tool)}' is pending approval: nothing has run. ${confirmation.reason}. ` +
-          `Request ${confirmation.id} waits for ${confirmation.approvers} to decide it before ${confirmation.expires_at}; once approved, exactly this call runs once.\n` +
+          `Request ${confirmation.id} waits for ${confirmation.approvers} to decide it before ${confirmation.expires_at}; once approved, exactly this call runs once. ` +
+          // the agent's way to the outcome: calling the tool again would file a second request (review userV, V4)
+          `To wait for the decision and get the call's receipt, call the ${APPROVAL_WAIT_TOOL.name} tool with {"id": "${confirmation.id}"} (it waits up to ${MAX_APPROVAL_WAIT_SECONDS} s a call); do not call '${catalog.listedName(confirmation.tool)}' again for it.\n` +
           `params: ${JSON.stringify(confirmation.params)}`;
       return { content: [{ type: 'text', text }], structuredContent: { ...confirmation, message: text } };
     }

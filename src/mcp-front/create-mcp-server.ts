@@ -13,7 +13,7 @@ import {
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { eventResources, EVENTS_TEMPLATE, EVENTS_URI, isEventsUri } from '../events/index.js';
-import { CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, READ_SKILL_TOOL, TOOLSET_TOOL } from '../export/index.js';
+import { APPROVAL_WAIT_TOOL, CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, READ_SKILL_TOOL, TOOLSET_TOOL } from '../export/index.js';
 import { catalogFor, prepareCatalog, type SessionState } from '../sessions/index.js';
 import { PACKAGE_ROOT } from '../config/index.js';
 import { runMetaTool, SearchIndexLoadingError, type CallOutcome, type Gateway } from '../gateway/service/index.js';
@@ -29,7 +29,8 @@ const INSTRUCTIONS =
   `${TOOLSET_TOOL.name} lists and enables toolsets (named sets of tools for one kind of work); ${LOAD_TOOL.name} brings one more tool into your list; ` +
   `${CALL_TOOL.name} runs any tool you may use by name; ${READ_SKILL_TOOL.name} reads a skill (steps for a kind of task; also resources skill://<name>). ` +
   `Results are the tools' raw output; a failure comes back as an error with the raw stderr. ` +
-  `A tool that needs confirmation answers with a token and runs nothing: call ${CONFIRM_TOOL.name} with that token to run it.`;
+  `A tool that needs confirmation answers with a token and runs nothing: call ${CONFIRM_TOOL.name} with that token to run it. ` +
+  `A call that needs a person's approval answers pending with a request id and runs nothing: call ${APPROVAL_WAIT_TOOL.name} with that id to wait for the decision and get the call's receipt; calling the tool again files another request.`;
 
 /** How one MCP connection's session starts. */
 export interface McpSessionOptions {

@@ -21,6 +21,7 @@ const CORE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   tool_call: 'run any tool you may use by its name',
   read_skill: 'read a skill: steps, commands, pitfalls',
   confirm: 'run a call that waits for confirmation, with its token',
+  approval_wait: 'wait for a person to decide a pending call; answers its receipt',
 };
 
 /** The core meta-tools as one-line signatures. */

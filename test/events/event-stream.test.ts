@@ -70,7 +70,7 @@ describe('GET /v1/events', () => {
       const confirmed = await request(server, 'POST', '/v1/confirm', { body: { token: pending.json.token } });
       const resolved = JSON.parse((await client.next((m) => m.event === 'approval.resolved')).data);
       // confirmed by the caller itself (local), not decided by a person in the console
-      expect(resolved.data).toEqual({ approval: requested.data.approval, kind: 'confirmation', decision: 'approved', tool: 'note', receipt: confirmed.json.id, by: 'local', reason: null, via: 'confirm', caller: 'local' });
+      expect(resolved.data).toEqual({ approval: requested.data.approval, kind: 'confirmation', decision: 'approved', tool: 'note', receipt: confirmed.json.id, ok: true, code: null, by: 'local', reason: null, via: 'confirm', caller: 'local' });
       expect(requested.data.approval).toBe(pending.json.id);
       expect(requested.data.approval).toBe(confirmed.json.confirmation);
     });

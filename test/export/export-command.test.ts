@@ -17,7 +17,7 @@ describe('hldp export', () => {
       const run = await runCli(['export', '--format', format], { env: home.env });
       expect(run.code).toBe(0);
       const tools = JSON.parse(run.stdout) as unknown[];
-      expect(tools.map(nameOf)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
+      expect(tools.map(nameOf)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'approval_wait', 'file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
       expect(tools.at(-1)).toMatchObject(shellSpec);
     });
   });

@@ -11,7 +11,7 @@ describe('exportTools', () => {
   describe('when the format is openai', () => {
     it('returns function specs: the meta-tools first, then every tool with its intent and params schema', () => {
       const exported = exportTools(index(STARTERS), 'openai');
-      expect(exported.tools.map(nameOf)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
+      expect(exported.tools.map(nameOf)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'approval_wait', 'file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
       const shell = STARTERS.find((tool) => tool.name === 'shell-exec')!;
       expect(exported.tools.at(-1)).toEqual({ type: 'function', function: { name: 'shell-exec', description: shell.intent, parameters: shell.params_schema } });
     });

@@ -67,13 +67,13 @@ describe('MCP over Streamable HTTP', () => {
     it('sends notifications/tools/list_changed, and the next tools/list has the tool', async () => {
       const repo = await repositoryWith({ 'tools/first/TOOL.hdlp': shellTool('first', '[echo, first]') });
       const { client, gateway, notificationStream } = await connect(repo);
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'first']);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'approval_wait', 'first']);
       await notificationStream;
       const changed = nextToolListChange(client);
       await commitFiles(repo, { 'tools/second/TOOL.hdlp': shellTool('second', '[echo, second]') });
       expect(await gateway.rescan()).toMatchObject({ changed: true });
       await changed;
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'first', 'second']);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'approval_wait', 'first', 'second']);
       expect(firstText(await callTool(client, 'second'))).toBe('second\n');
     });
   });
@@ -97,7 +97,7 @@ describe('MCP over Streamable HTTP', () => {
       const deploy = `deploy_prod_${nameFingerprint('deploy.prod')}`;
       const { tools } = await client.listTools();
       expect(tools.map((tool) => [tool.name, tool._meta?.['hldp/name']])).toEqual([
-        ...['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm'].map((name) => [name, undefined]),
+        ...['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'approval_wait'].map((name) => [name, undefined]),
         [deploy, 'deploy.prod'],
       ]);
       expect(firstText(await callTool(client, deploy))).toBe('deployed\n');

@@ -166,7 +166,7 @@ describe('hldp mcp (stdio)', () => {
       const connected = await connectStdio(repo, ['--config', config]);
       cleanups.push(connected.close);
       const { client } = connected;
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'first']);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'approval_wait', 'first']);
       const changed = nextToolListChange(client);
       await commitFiles(repo, { 'tools/second/TOOL.hdlp': shellTool('second', '[echo, second]') });
       await changed;

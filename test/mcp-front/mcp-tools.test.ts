@@ -38,7 +38,7 @@ describe.each([
     it('returns the meta-tools and every registry tool with title, intent, params schema and justified hints', async () => {
       const { client } = await open();
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
+      expect(tools.map((tool) => tool.name)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'approval_wait', 'file-read', 'file-write', 'git-ops', 'http-request', 'shell-exec']);
       const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
       expect(byName['shell-exec']).toMatchObject({
         title: 'Shell命令执行',

@@ -28,7 +28,7 @@ describe('a policy that cannot be read', () => {
     const client = await mcpClient(gateway.url, 'bot');
     try {
       // only the meta-tools are listed
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm']);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'approval_wait']);
     } finally {
       await client.close();
     }

@@ -71,7 +71,7 @@ export function textOf(result: CallToolResult): string {
 }
 
 /** The meta-tools every session lists first. */
-export const META = ['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm'];
+export const META = ['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'approval_wait'];
 
 /** A JSON request to the server's API. */
 export async function api(base: string, method: string, path: string, options: { session?: string; body?: unknown } = {}): Promise<{ status: number; body: any; headers: Headers }> {

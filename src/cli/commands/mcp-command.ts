@@ -36,11 +36,12 @@ export const mcpCommand: Command = {
     }
     await gateway.warmUp();
     const toolsets = typeof flags.toolsets === 'string' ? flags.toolsets.split(',').map((name) => name.trim()).filter(Boolean) : undefined;
-    const unknown = (toolsets ?? []).filter((name) => !gateway.sessions.registryView().toolset(name));
-    if (unknown.length) {
+    // refused as /mcp?toolsets= refuses it: an unknown toolset, or one holding no tool this principal may use (whose
+    // session could not open: the server started and failed every request instead of exiting 2, review userV)
+    const refused = gateway.sessions.toolsetProblem(toolsets ?? [], principal);
+    if (refused) {
       await gateway.close();
-      const available = gateway.registry.index.toolsets.map((toolset) => toolset.name).join(', ') || 'none';
-      throw new UsageError(`--toolsets: no toolset ${unknown.join(', ')}; available: ${available}`);
+      throw new UsageError(`--toolsets: ${refused.message} (${refused.code})`);
     }
     // a long session sees new tools (and its client gets tools/list_changed) without a restart
     const scheduler = new RescanScheduler(gateway, logger);

@@ -1,7 +1,7 @@
 import express, { type RequestHandler, type Response, type Router } from 'express';
-import { overseesAll } from '../../events/index.js';
 import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
-import type { ApprovalAnswer, Gateway } from '../service/index.js';
+import { takeWaitSlot, tooManyWaits, type ApprovalAnswer, type Gateway } from '../service/index.js';
+import { MAX_APPROVAL_WAIT_SECONDS } from '../../export/index.js';
 import { approvalPosition } from '../../policy/index.js';
 import { REJECTION_CODES } from '../../openapi/index.js';
 import { approvalCursor, readApprovalCursor } from './approval-cursor.js';
@@ -10,10 +10,8 @@ import { principalOf } from './principal-auth.js';
 import { integerParameter } from './query-parameters.js';
 
 const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'cancelled'];
-/** The longest a caller may hold `GET /v1/approvals/:id?wait=` open, in seconds. */
-export const MAX_WAIT_SECONDS = 120;
-/** Long-polls (`?wait=`) one agent may hold open at once: each polls the store 4 times a second. */
-export const MAX_WAITS_PER_AGENT = 16;
+/** The longest a caller may hold `GET /v1/approvals/:id?wait=` open, in seconds (as `approval_wait` over MCP). */
+export const MAX_WAIT_SECONDS = MAX_APPROVAL_WAIT_SECONDS;
 
 const REFUSAL_STATUS: Record<Extract<ApprovalAnswer, { ok: false }>['code'], number> = {
   APPROVAL_NOT_FOUND: 404,
@@ -69,7 +67,6 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
     response.json({ approvals: approvals.map(shown), limit, ...paging, ...(page.ended_early ? { ended_early: true } : {}), max_bytes: APPROVAL_PAGE_BYTES });
   });
 
-  const waiting = new Map<string, number>();
   router.get('/v1/approvals/:id', async (request, response) => {
     const wait = integerParameter('wait', stringOf(request.query['wait']), 0, 0, MAX_WAIT_SECONDS);
     if (typeof wait === 'string') {
@@ -82,22 +79,18 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
       response.status(404).json({ code: 'APPROVAL_NOT_FOUND', error: `no approval request '${id}' that '${principal.name}' may see; list them with GET /v1/approvals` });
       return;
     }
-    // each wait polls the store 4 times a second: an agent holds at most MAX_WAITS_PER_AGENT at once (admins and approvers are not counted)
-    const counted = wait > 0 && !overseesAll(principal);
-    const waits = waiting.get(principal.name) ?? 0;
-    if (counted && waits >= MAX_WAITS_PER_AGENT) {
-      response.status(429).json({ code: 'TOO_MANY_WAITS', error: `principal '${principal.name}' already waits on ${waits} approval requests (GET /v1/approvals/:id?wait=), the most one agent may; let one end, or ask without wait` });
+    // each wait polls the store 4 times a second: an agent holds at most MAX_WAITS_PER_AGENT at once, these and its
+    // approval_wait calls over MCP together (admins and approvers are not counted)
+    const release = wait > 0 ? takeWaitSlot(gateway, principal) : () => undefined;
+    if (!release) {
+      response.status(429).json({ code: 'TOO_MANY_WAITS', error: tooManyWaits(principal) });
       return;
     }
-    if (counted) waiting.set(principal.name, waits + 1);
     // the caller that hangs up stops the wait
     const gone = new AbortController();
     response.on('close', () => {
       gone.abort();
-      if (!counted) return;
-      const left = (waiting.get(principal.name) ?? 1) - 1;
-      if (left === 0) waiting.delete(principal.name);
-      else waiting.set(principal.name, left);
+      release();
     });
     const state = await gateway.hold(gateway.approvals.wait(id, wait * 1000, gone.signal));
     if (gone.signal.aborted) return;

@@ -19,12 +19,13 @@ export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, secrets: 
       if (wasNotStored(receipt)) return [];
       const stored: Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> = [['receipt.stored', receiptSummary(receipt)]];
       // a decided request's receipt (the call's, or the one that says it never ran) resolves it, with who decided and why;
-      // once: a second receipt made for it (a run whose lease lapsed, and the one closing it as interrupted) resolves nothing
+      // once: a second receipt made for it (a run whose lease lapsed, and the one closing it as interrupted) resolves nothing.
+      // `ok` and `code` say what the released call came to: "approved" alone read as success for a write that failed (review userV, V4)
       const { approval } = receipt;
       if (approval && !outcome.lease_lapsed) {
         stored.push(['approval.resolved', {
           approval: approval.id, kind: approval.via === 'confirm' ? 'confirmation' : 'approval', decision: approval.status, tool: receipt.tool,
-          receipt: receipt.id, by: approval.decided_by, reason: approval.reason, via: approval.via,
+          receipt: receipt.id, ok: receipt.ok, code: receipt.code, by: approval.decided_by, reason: approval.reason, via: approval.via,
           ...(receipt.caller ? { caller: receipt.caller } : {}), ...(receipt.session ? { session: receipt.session } : {}),
         }]);
       }

@@ -1,14 +1,15 @@
 import type { MatchResult, ProgressUpdate } from '../../core/index.js';
-import { CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, READ_SKILL_TOOL, TOOLSET_TOOL, type MetaTool } from '../../export/index.js';
+import { APPROVAL_WAIT_TOOL, CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, META_TOOLS, READ_SKILL_TOOL, TOOLSET_TOOL, type MetaTool } from '../../export/index.js';
 import { compactSchema, MAX_LIMIT } from '../../matcher/index.js';
 import { compileShapeChecker, type ShapeChecker } from '../../scanner/index.js';
 import type { MetaAnswer, SessionState, ToolsetRequest } from '../../sessions/index.js';
+import { waitForApproval } from './approval-waits.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { Gateway } from './gateway.js';
 import { MATCH_WAIT_MS } from './matching-readiness.js';
 
 /** The meta-tools by name. */
-export const META_TOOL_BY_NAME: ReadonlyMap<string, MetaTool> = new Map([TOOLSET_TOOL, FIND_TOOL, LOAD_TOOL, CALL_TOOL, READ_SKILL_TOOL, CONFIRM_TOOL].map((tool) => [tool.name, tool]));
+export const META_TOOL_BY_NAME: ReadonlyMap<string, MetaTool> = new Map(META_TOOLS.map((tool) => [tool.name, tool]));
 
 /** What a meta-tool call comes to, for MCP and HTTP to render each in its own way. */
 export type MetaOutcome =
@@ -32,7 +33,7 @@ export function metaToolWithoutSession(tool: MetaTool): string {
 }
 
 /**
- * Runs one meta-tool (`toolset`, `tool_find`, `tool_load`, `tool_call`, `read_skill`, `confirm`) for a session,
+ * Runs one meta-tool (`toolset`, `tool_find`, `tool_load`, `tool_call`, `read_skill`, `confirm`, `approval_wait`) for a session,
  * with its arguments checked against its published schema. `resolveName` turns a name as the caller
  * sees it (an MCP listed name) into a registry name for `tool_call` and `tool_load`.
  */
@@ -79,6 +80,12 @@ export async function runMetaTool(
       const name = options.resolveName ? options.resolveName(args.name as string) : (args.name as string);
       const outcome = await gateway.call(name, args.params ?? {}, { ...(options.signal ? { signal: options.signal } : {}), ...deadlineOf(options), ...(session ? { session } : {}), via: 'tool_call' });
       return { kind: 'call', outcome, changed: changedSince() };
+    }
+    case APPROVAL_WAIT_TOOL.name: {
+      if (!session) return needsSession();
+      // the session's principal waits: only the request's caller, one who may decide it, or an admin sees it
+      const waited = await waitForApproval(gateway, gateway.principal(session.principal), args.id as string, (args.wait_s as number | undefined) ?? 30, options.signal);
+      return waited.kind === 'receipt' ? { kind: 'call', outcome: waited.outcome, changed: false } : waited;
     }
     default: {
       const outcome = await gateway.confirm(args.token as string, { ...(options.signal ? { signal: options.signal } : {}), ...deadlineOf(options), ...(session ? { session } : {}) });

@@ -1,0 +1,67 @@
+import { overseesAll } from '../../events/index.js';
+import { describeGate } from '../../core/index.js';
+import { APPROVAL_WAIT_TOOL } from '../../export/index.js';
+import type { Principal } from '../../policy/index.js';
+import type { MetaAnswer } from '../../sessions/index.js';
+import type { CallOutcome } from './call-outcome.js';
+import type { Gateway } from './gateway.js';
+
+/** Waits for approvals (`GET /v1/approvals/:id?wait=`, `approval_wait`) one agent may hold open at once: each polls the store 4 times a second. */
+export const MAX_WAITS_PER_AGENT = 16;
+
+// per gateway, so that HTTP long-polls and MCP waits of one agent count against one cap
+const waiting = new WeakMap<Gateway, Map<string, number>>();
+
+/**
+ * Takes one of `principal`'s wait slots on `gateway`: the function that gives it back, or undefined when the agent
+ * already holds `MAX_WAITS_PER_AGENT`. Admins and approvers are not counted (they oversee every request).
+ */
+export function takeWaitSlot(gateway: Gateway, principal: Principal): (() => void) | undefined {
+  if (overseesAll(principal)) return () => undefined;
+  let counts = waiting.get(gateway);
+  if (!counts) waiting.set(gateway, (counts = new Map()));
+  const held = counts.get(principal.name) ?? 0;
+  if (held >= MAX_WAITS_PER_AGENT) return undefined;
+  counts.set(principal.name, held + 1);
+  let given = false;
+  return () => {
+    if (given) return;
+    given = true;
+    const left = (counts.get(principal.name) ?? 1) - 1;
+    if (left === 0) counts.delete(principal.name);
+    else counts.set(principal.name, left);
+  };
+}
+
+/** The refusal of a wait past the cap, in the words of `GET /v1/approvals/:id?wait=`'s 429. */
+export function tooManyWaits(principal: Principal): string {
+  return `principal '${principal.name}' already waits on ${MAX_WAITS_PER_AGENT} approval requests (GET /v1/approvals/:id?wait=, ${APPROVAL_WAIT_TOOL.name}), the most one agent may; let one end, or ask without waiting`;
+}
+
+/**
+ * `approval_wait`: waits up to `seconds` for request `id` to be decided, as `principal` (its caller, one who may decide
+ * it, or an admin: anyone else is told no such request exists), then answers the call's receipt — what it came to
+ * if it ran, or the receipt saying it did not (denied, expired, cancelled) — or, still undecided, where it stands.
+ * An MCP agent told its call is pending had no way to learn what the approved call did (review userV, V4).
+ */
+export async function waitForApproval(gateway: Gateway, principal: Principal, id: string, seconds: number, signal?: AbortSignal): Promise<{ kind: 'receipt'; outcome: CallOutcome } | { kind: 'answer'; answer: MetaAnswer }> {
+  const refuse = (code: string, message: string): { kind: 'answer'; answer: MetaAnswer } => ({ kind: 'answer', answer: { ok: false, code, message, data: { code, id }, changed: false } });
+  if (!(await gateway.approvals.get(id, principal))) {
+    return refuse('APPROVAL_NOT_FOUND', `no approval request '${id}' that '${principal.name}' may see: pass the id (apr_…) of an approval_required answer to one of your own calls`);
+  }
+  const release = takeWaitSlot(gateway, principal);
+  if (!release) return refuse('TOO_MANY_WAITS', tooManyWaits(principal));
+  try {
+    const state = await gateway.hold(gateway.approvals.wait(id, seconds * 1000, signal));
+    if (!state) return refuse('APPROVAL_NOT_FOUND', `no approval request '${id}'`);
+    if (state.receipt) return { kind: 'receipt', outcome: { kind: 'receipt', receipt: state.receipt } };
+    const { approval } = state;
+    const again = `call ${APPROVAL_WAIT_TOOL.name} with {"id": "${id}"} again`;
+    const message = approval.status === 'pending'
+      ? `request ${id} ('${approval.tool}') is still pending: nothing has run. ${describeGate(approval.rule.approvers)} decides it before ${approval.expires_at}; ${again} to wait on`
+      : `request ${id} ('${approval.tool}') was ${approval.status}${approval.decided_by ? ` by ${approval.decided_by}` : ''} and its call is running; ${again} for its receipt`;
+    return { kind: 'answer', answer: { ok: true, message, data: { id, status: approval.status, tool: approval.tool, expires_at: approval.expires_at, decided_by: approval.decided_by, receipt: null }, changed: false } };
+  } finally {
+    release();
+  }
+}
