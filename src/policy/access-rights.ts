@@ -1,4 +1,5 @@
 import { CALLING_ROLES, describeGate, passesGate, type Role, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { approvalMarkers } from './approval-markers.js';
 import { PolicySet } from './policy-set.js';
 import type { Principal, Principals } from './principals.js';
 
@@ -19,6 +20,8 @@ export interface AccessLayer {
   reserve(tool: ToolDefinition, subject: AccessSubject, index: ToolIndex): string | undefined;
   /** What of the config names nothing in `index`: said once per index, since it silently gives or denies nothing. */
   warnings(index: ToolIndex): string[];
+  /** The tool's mode markers as the approval rules decide them for this principal; undefined: the tool's own. */
+  markers(tool: ToolDefinition, subject: AccessSubject, index: ToolIndex): readonly string[] | undefined;
 }
 
 const rolesOf = (principal: Principal): string => [...principal.roles].join(', ');
@@ -63,6 +66,10 @@ export function accessRights(principals: Principals): AccessLayer {
       const principal = principalOf(subject);
       if (!principal?.tools || PolicySet.of(index).baseList(principal.name, principal.tools).has(tool.name)) return undefined;
       return `'${tool.name}' is not in the base list of principal '${principal.name}' (principals.${principal.name}.tools in the config), which a trusted principal's toolsets replace`;
+    },
+    markers(tool, subject, index) {
+      const principal = principalOf(subject);
+      return principal ? approvalMarkers(index, tool, principal) : undefined;
     },
     warnings(index) {
       // a base list entry naming a toolset gave nothing, silently: the README's own example did (review V, V1)

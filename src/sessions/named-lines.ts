@@ -30,9 +30,29 @@ interface Named {
 
 const namedOf = (tool: ToolDefinition): Named => ({ line: toolLine(tool), group: tool.group });
 
-/** Tools by name and purpose; a group with many tools here becomes one line naming its first tools. */
-export function namedLines(tools: readonly ToolDefinition[], groupDescriptions: Readonly<Record<string, string>>): BudgetLine[] {
-  return linesOf(tools.map(namedOf), groupDescriptions);
+/**
+ * A tool's line with the markers its caller's view gives it (the approval rules in force for that caller): the
+ * description still read only when shown. The cached lines carry the tool's own markers, the same for everyone.
+ */
+function remarked(line: BudgetLine, markers: readonly string[]): BudgetLine {
+  const { measured } = line;
+  return {
+    name: line.name,
+    markers,
+    get description() {
+      return line.description;
+    },
+    ...(measured ? { measured: { headChars: countChars(`- ${line.name}${markers.map((marker) => ` ${marker}`).join('')}`), length: measured.length } } : {}),
+  };
+}
+
+/** Tools by name and purpose; a group with many tools here becomes one line naming its first tools; `markersOf`: the caller's markers. */
+export function namedLines(tools: readonly ToolDefinition[], groupDescriptions: Readonly<Record<string, string>>, markersOf?: (tool: ToolDefinition) => readonly string[]): BudgetLine[] {
+  return linesOf(tools.map((tool) => (markersOf ? { line: remarkedIfOther(toolLine(tool), markersOf(tool)), group: tool.group } : namedOf(tool))), groupDescriptions);
+}
+
+function remarkedIfOther(line: BudgetLine, markers: readonly string[]): BudgetLine {
+  return markers.length === line.markers.length && markers.every((marker, at) => marker === line.markers[at]) ? line : remarked(line, markers);
 }
 
 function linesOf(named: readonly Named[], groupDescriptions: Readonly<Record<string, string>>): BudgetLine[] {
@@ -59,6 +79,7 @@ function linesOf(named: readonly Named[], groupDescriptions: Readonly<Record<str
 }
 
 const NO_MARKERS: readonly string[] = Object.freeze([]);
+const NO_MARKS: ReadonlyMap<number, readonly string[]> = new Map();
 
 /**
  * A tool's line that reads its description from the tool when asked for, not held: an index's lines at 100,000 tools
@@ -136,13 +157,20 @@ export class IndexNamedLines {
     });
   }
 
-  /** The lines of every tool of the index but those at `excluded` (positions in index order). */
-  linesWithout(excluded: readonly number[]): BudgetLine[] {
-    if (excluded.length === 0) return this.entries.map((entry) => entry.line);
+  /**
+   * The lines of every tool of the index but those at `excluded` (positions in index order), with `marks` (by position:
+   * the markers the caller's view gives a tool, where they differ from its own) in place of those tools' markers.
+   */
+  linesWithout(excluded: readonly number[], marks: ReadonlyMap<number, readonly string[]> = NO_MARKS): BudgetLine[] {
+    if (excluded.length === 0 && marks.size === 0) return this.entries.map((entry) => entry.line);
+    const lineAt = (at: number): BudgetLine => {
+      const markers = marks.get(at);
+      return markers ? remarked(this.named[at]!.line, markers) : this.named[at]!.line;
+    };
     if (excluded.length * 2 > this.named.length) {
       // most tools left out: the few left are quicker to work out from scratch
       const out = new Set(excluded);
-      return linesOf(this.named.filter((_named, at) => !out.has(at)), this.groupDescriptions);
+      return linesOf(this.named.flatMap((named, at) => (out.has(at) ? [] : [{ line: lineAt(at), group: named.group }])), this.groupDescriptions);
     }
     const out = new Uint8Array(this.named.length);
     const affected = new Set<string>();
@@ -151,10 +179,15 @@ export class IndexNamedLines {
       const group = this.named[at]!.group;
       if (group) affected.add(group);
     }
+    // a marked tool's group is worked out again too, its folded line naming the marked tool's markers
+    for (const at of marks.keys()) {
+      const group = this.named[at]?.group;
+      if (group) affected.add(group);
+    }
     const redone: Entry[] = [];
     for (const group of affected) {
       const leftAt = this.groups.get(group)!.filter((at) => !out[at]);
-      const left = leftAt.map((at) => this.named[at]!.line);
+      const left = leftAt.map(lineAt);
       if (left.length >= FOLD_GROUP_AT) redone.push({ at: leftAt[0]!, line: groupLine(group, left, this.groupDescriptions) });
       else left.forEach((line, index) => redone.push({ at: leftAt[index]!, line }));
     }
@@ -164,7 +197,7 @@ export class IndexNamedLines {
     for (const entry of this.entries) {
       if (entry.group !== undefined ? affected.has(entry.group) : out[entry.at]) continue;
       while (next < redone.length && redone[next]!.at < entry.at) lines.push(redone[next++]!.line);
-      lines.push(entry.line);
+      lines.push(entry.group === undefined && marks.has(entry.at) ? lineAt(entry.at) : entry.line);
     }
     while (next < redone.length) lines.push(redone[next++]!.line);
     return lines;

@@ -47,8 +47,8 @@ export interface RenderedTools {
 }
 
 /** Renders the per-tool lines, the part of a block that grows with the registry. */
-export function renderTools(visible: readonly ToolDefinition[], named: readonly ToolDefinition[], groupDescriptions: Readonly<Record<string, string>> = {}): RenderedTools {
-  return { signatures: visible.map((tool) => `- ${signatureLine(tool)}`), named: namedLines(named, groupDescriptions) };
+export function renderTools(visible: readonly ToolDefinition[], named: readonly ToolDefinition[], groupDescriptions: Readonly<Record<string, string>> = {}, markersOf?: (tool: ToolDefinition) => readonly string[]): RenderedTools {
+  return { signatures: visible.map((tool) => `- ${signatureLine(tool, tool.name, markersOf?.(tool))}`), named: namedLines(named, groupDescriptions, markersOf) };
 }
 
 /** The block, and what the budget cost. */

@@ -195,7 +195,7 @@ export class SessionManager {
     const added = loadTools(state, allowed.map((tool) => tool.name), this.clock() + this.config.toolsetTtlMs);
     this.persist(state);
     const view = this.view(state);
-    const lines = allowed.filter((tool) => view.isVisible(tool.name)).map((tool) => `- ${signatureOf(tool)}`);
+    const lines = allowed.filter((tool) => view.isVisible(tool.name)).map((tool) => `- ${signatureOf(tool, tool.name, view.markersOf(tool))}`);
     const message = [`loaded for this turn (the active toolsets are unchanged): ${allowed.map((tool) => tool.name).join(', ')}`, ...lines].join('\n');
     return { ok: true, message, data: { loaded: allowed.map((tool) => tool.name), tools: lines.map((line) => line.slice(2)) }, changed: added.length > 0 };
   }
@@ -318,7 +318,7 @@ export class SessionManager {
     } else {
       loadTools(state, [tool.name], this.clock() + this.config.toolsetTtlMs);
       this.persist(state);
-      tools = [signatureOf(tool)];
+      tools = [signatureOf(tool, tool.name, this.view(state).markersOf(tool))];
       head = `'${tool.name}' is now loaded for this turn.`;
     }
     const message = [

@@ -80,7 +80,7 @@ export function promptBlockOf(
   if (!byKey) renderedByView.set(view, (byKey = new Map()));
   const key = `${scoped}\0${groupKey}`;
   let rendered = byKey.get(key);
-  if (!rendered) byKey.set(key, (rendered = renderedTools(registry, view, scoped, groupDescriptions, groupKey) ?? renderTools(visible(), named(), groupDescriptions)));
+  if (!rendered) byKey.set(key, (rendered = renderedTools(registry, view, scoped, groupDescriptions, groupKey) ?? renderTools(visible(), named(), groupDescriptions, view.markersOf)));
   const block = freezeBlock(renderPromptBlock({ core: CORE_TOOL_LINES, toolsets, active, visible: [], named: [], skills, groupDescriptions, budget, rendered }));
   blocks.set(blockKey, block);
   if (blocks.size > BLOCKS_KEPT) blocks.delete(blocks.keys().next().value!);
@@ -104,7 +104,7 @@ function renderedTools(registry: RegistryView, view: SessionView, scoped: boolea
   const sequence = toolsOf(index);
   if (!lines) byGroups.set(groupKey, (lines = new IndexNamedLines(eachTool(index), groupDescriptions, (at) => oneLine((sequence.peek ? sequence.peek(at) : sequence.at(at))!.intent))));
   const excluded = scoped ? mergeSorted(view.positions.visible, view.positions.unlisted) : view.positions.unlisted;
-  return { signatures: scoped ? view.visible.map((tool) => `- ${signatureLine(tool)}`) : [], named: lines.linesWithout(excluded) };
+  return { signatures: scoped ? view.visible.map((tool) => `- ${signatureLine(tool, tool.name, view.markersOf(tool))}`) : [], named: lines.linesWithout(excluded, view.marks) };
 }
 
 function mergeSorted(a: readonly number[], b: readonly number[]): number[] {

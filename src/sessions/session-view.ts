@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { eachTool, toolCount, toolNameAt, toolsOf, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import type { RegistryView } from './registry-view.js';
 import type { SessionState } from './session-state.js';
+import { toolMarkers } from './signatures.js';
 import { baseListReason, classifyAttention, rightsAndAdvertising, type Attention, type RightsLayer, type Subject, type VisibilityInput } from './visibility.js';
 
 /**
@@ -23,6 +24,10 @@ export interface SessionView {
   isVisible(name: string): boolean;
   /** equal digests, identical listed tools (names and definitions): a change of digest is a `list_changed` */
   digest: string;
+  /** by position, the tools whose mode markers the subject's rights set apart from their own (`toolMarkers`): approval rules */
+  marks: ReadonlyMap<number, readonly string[]>;
+  /** a tool's mode markers for this view's subject: what the approval rules in force for it decide, else the tool's own */
+  markersOf(tool: ToolDefinition): readonly string[];
 }
 
 /** How many distinct views (active toolsets × loaded tools × subject) are kept per index. */
@@ -88,6 +93,8 @@ export interface RightsPass {
   oids: string[];
   /** the toolsets holding at least one tool the subject may use: the others are not offered to it (visible ⊆ allowed) */
   usableToolsets: ReadonlySet<string>;
+  /** by position, the markers a layer gives a tool the subject may use, where they differ from the tool's own */
+  marks: Map<number, readonly string[]>;
 }
 
 const FORBIDDEN = 1;
@@ -102,6 +109,8 @@ export function rightsPass(registry: RegistryView, rights: readonly RightsLayer[
   const oids: string[] = new Array(count);
   const input: VisibilityInput = { registry, rights, subject, attention: NO_ATTENTION };
   const usableToolsets = new Set<string>();
+  const marks = new Map<number, readonly string[]>();
+  const marking = rights.filter((layer) => layer.markers !== undefined);
   let allowedAny = false;
   let at = 0;
   // one tool at a time: reading index.tools would make and keep every definition of a lazily read index
@@ -110,11 +119,23 @@ export function rightsPass(registry: RegistryView, rights: readonly RightsLayer[
     states[at] = because?.state === 'forbidden' ? FORBIDDEN : because ? HIDDEN : baseListReason(tool, input) === undefined ? 0 : OUTSIDE_BASE_LIST;
     oids[at] = tool.source.oid;
     if (states[at] !== FORBIDDEN) for (const toolset of registry.toolsetsNaming(tool.name)) usableToolsets.add(toolset);
+    if (states[at] !== FORBIDDEN && marking.length > 0) markOf(tool, at, marking, subject, registry.index, marks);
     allowedAny ||= states[at] !== FORBIDDEN;
     at += 1;
   }
   if (allowedAny) for (const toolset of registry.wholeRegistryToolsets) usableToolsets.add(toolset);
-  return { states, oids, usableToolsets };
+  return { states, oids, usableToolsets, marks };
+}
+
+// the first layer's markers for the tool, kept only where they differ from the tool's own: most tools keep theirs
+function markOf(tool: ToolDefinition, at: number, layers: readonly RightsLayer[], subject: Subject, index: ToolIndex, marks: Map<number, readonly string[]>): void {
+  for (const layer of layers) {
+    const markers = layer.markers!(tool, subject, index);
+    if (markers === undefined) continue;
+    const own = toolMarkers(tool);
+    if (markers.length !== own.length || markers.some((marker, place) => marker !== own[place])) marks.set(at, markers);
+    return;
+  }
 }
 
 /**
@@ -164,6 +185,11 @@ export function computeView(registry: RegistryView, rights: readonly RightsLayer
       return position !== undefined && includesSorted(visibleAt, position);
     },
     digest: hash.digest('hex'),
+    marks: pass.marks,
+    markersOf: (tool) => {
+      const position = pass.marks.size === 0 ? undefined : positionOfName(index, tool.name);
+      return (position === undefined ? undefined : pass.marks.get(position)) ?? toolMarkers(tool);
+    },
   };
 }
 

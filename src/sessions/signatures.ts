@@ -18,8 +18,7 @@ export function oneLine(text: string): string {
   return text.split(/\r?\n/, 1)[0]!.trim();
 }
 
-/** One tool as one line of a toolset's registry: `name(args) [markers] — intent`. */
-export function signatureLine(tool: ToolDefinition, listedName = tool.name): string {
-  const markers = toolMarkers(tool);
+/** One tool as one line of a toolset's registry: `name(args) [markers] — intent`; `markers` as the caller's view gives them. */
+export function signatureLine(tool: ToolDefinition, listedName = tool.name, markers: readonly string[] = toolMarkers(tool)): string {
   return `${signature(listedName, tool.params_schema)}${markers.map((marker) => ` ${marker}`).join('')} — ${oneLine(tool.intent)}`;
 }

@@ -75,8 +75,9 @@ export function registryLines(toolset: ToolsetDefinition, context: Pick<ToolsetC
   const { registry } = context;
   const sequence = toolsOf(registry.index);
   // by position and name: only the tools the toolset brings are made, one at a time (a whole-registry toolset's are all)
-  const brought = context.viewAfter().positions.visible.filter((position) => registry.holds(toolset.name, toolNameAt(sequence, position)!));
-  return toolsAtPositions(registry.index, brought).map((tool) => signatureLine(tool));
+  const view = context.viewAfter();
+  const brought = view.positions.visible.filter((position) => registry.holds(toolset.name, toolNameAt(sequence, position)!));
+  return toolsAtPositions(registry.index, brought).map((tool) => signatureLine(tool, tool.name, view.markersOf(tool)));
 }
 
 /** The registry's toolsets the principal may use a tool of, in index order: the others are not offered (visible ⊆ allowed). */

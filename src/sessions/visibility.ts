@@ -34,6 +34,8 @@ export interface RightsLayer {
   reserve?(tool: ToolDefinition, subject: Subject, index: ToolIndex): string | undefined;
   /** what of the layer's config names nothing in `index`, logged once per index */
   warnings?(index: ToolIndex): string[];
+  /** the tool's mode markers for this subject where the layer decides them (approval rules); undefined: the tool's own */
+  markers?(tool: ToolDefinition, subject: Subject, index: ToolIndex): readonly string[] | undefined;
 }
 
 /** The attention layer's input: what the session has active now (expired entries already gone). */

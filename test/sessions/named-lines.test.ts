@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../src/core/index.js';
 import { fitToBudget } from '../../src/sessions/budget.js';
 import { IndexNamedLines, namedLines } from '../../src/sessions/named-lines.js';
-import { oneLine } from '../../src/sessions/signatures.js';
+import { oneLine, toolMarkers } from '../../src/sessions/signatures.js';
 import { makeToolDefinition } from '../matcher/helpers.js';
 
 // an index: tools in order, each in one of a few groups (or none), some needing confirmation
@@ -49,6 +49,30 @@ describe("a block's named lines worked out from the whole index's", () => {
         const whole = fitToBudget([{ header: 'Tools:', lines: namedLines(tools.filter((_tool, at) => !excluded.includes(at)), { beta: 'second letters' }), dropRank: 0 }], budget);
         expect({ ...fitted, dropped: fitted.dropped.map((line) => line.name) }).toEqual({ ...whole, dropped: whole.dropped.map((line) => line.name) });
         expect(read.length).toBeLessThanOrEqual(fitted.text.split('\n').length - 1);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  // review userV, V9: the markers a caller's approval rules give some tools replace theirs, in tool and folded group lines
+  const MARKERS = [['[needs approval]'], ['[may need approval]'], ['[needs confirmation or approval]'], []] as const;
+  const marked = fc.array(fc.tuple(fc.nat({ max: 40 }), fc.nat({ max: MARKERS.length - 1 })), { maxLength: 40 });
+
+  it('with marks, are the lines of the tools left as namedLines gives them with those markers', () => {
+    fc.assert(
+      fc.property(index, fc.array(fc.nat({ max: 40 }), { maxLength: 40 }), marked, fc.integer({ min: 0, max: 1200 }), (tools, picks, chosen, budget) => {
+        const excluded = [...new Set(picks.filter((pick) => pick < tools.length))].sort((a, b) => a - b);
+        const marks = new Map(chosen.filter(([at]) => at < tools.length).map(([at, which]) => [at, MARKERS[which]!] as const));
+        const position = new Map(tools.map((tool, at) => [tool, at]));
+        const markersOf = (tool: ToolDefinition): readonly string[] => marks.get(position.get(tool)!) ?? toolMarkers(tool);
+        const left = tools.filter((_tool, at) => !excluded.includes(at));
+        const expected = namedLines(left, { beta: 'second letters' }, markersOf);
+        expect(new IndexNamedLines(tools, { beta: 'second letters' }).linesWithout(excluded, marks)).toEqual(expected);
+        // and from lines that read their descriptions when shown, the same block
+        const lazy = new IndexNamedLines(tools, { beta: 'second letters' }, (at) => oneLine(tools[at]!.intent)).linesWithout(excluded, marks);
+        const fitted = fitToBudget([{ header: 'Tools:', lines: lazy, dropRank: 0 }], budget);
+        const whole = fitToBudget([{ header: 'Tools:', lines: expected, dropRank: 0 }], budget);
+        expect({ ...fitted, dropped: fitted.dropped.map((line) => line.name) }).toEqual({ ...whole, dropped: whole.dropped.map((line) => line.name) });
       }),
       { numRuns: 300 },
     );

@@ -1,0 +1,43 @@
+import { passesGate, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { PolicySet } from './policy-set.js';
+import type { Principal } from './principals.js';
+
+type Need = 'confirmation' | 'approval';
+
+/**
+ * The mode marker an agent is shown for `tool` (the prompt block, a toolset's tool lines): how the approval rules in
+ * force for `caller` will decide its calls, in the caller's terms only — `[needs approval]` (a person decides),
+ * `[needs confirmation]` (the caller confirms with a token), `[may need …]` where a rule's param conditions decide —
+ * never which rule, nor anything of the rules for other callers. Undefined when no rule names the tool: its own
+ * `require_confirm` decides, as the default marker says. The block marked `require_confirm` alone, and an agent was
+ * primed for a token flow it would not get, and not told of the approval it would (review userV, V9).
+ */
+export function approvalMarkers(index: ToolIndex, tool: ToolDefinition, caller: Principal): readonly string[] | undefined {
+  const set = PolicySet.of(index);
+  // a broken policy refuses every call: the tool is forbidden, and shown nowhere
+  if (set.brokenReason) return undefined;
+  const rules = set.rulesFor(tool);
+  if (rules.length === 0) return undefined;
+  // what the rules with param conditions before it decide: `none` for allow and deny
+  const conditional = new Set<Need | 'none'>();
+  // the first rule without conditions that applies to the caller settles every call that reaches it (decidePolicy's order)
+  let settled = false;
+  let needs: Need | undefined;
+  for (const compiled of rules) {
+    if (compiled.callers && !passesGate(compiled.callers, caller)) continue;
+    const need: Need | undefined = compiled.decision === 'approve' ? (compiled.rule.self_approval ? 'confirmation' : 'approval') : undefined;
+    if (compiled.conditions.length > 0) {
+      conditional.add(need ?? 'none');
+      continue;
+    }
+    settled = true;
+    needs = need;
+    break;
+  }
+  if (!settled) needs = tool.constraints.require_confirm ? 'confirmation' : undefined;
+  const kinds = new Set<Need>([...(needs ? [needs] : []), ...[...conditional].filter((kind): kind is Need => kind !== 'none')]);
+  if (kinds.size === 0) return [];
+  const what = kinds.size === 2 ? 'confirmation or approval' : [...kinds][0]!;
+  // sure only when every call needs one: none reaches a rule that lets it run (or refuses it) without a person
+  return [needs !== undefined && !conditional.has('none') ? `[needs ${what}]` : `[may need ${what}]`];
+}
