@@ -72,7 +72,7 @@ export const APPROVAL_WAIT_TOOL: MetaTool = {
     type: 'object',
     properties: {
       id: { type: 'string', minLength: 1, maxLength: 256, description: 'the request id (apr_…) from the approval_required answer' },
-      wait_s: { type: 'integer', minimum: 0, maximum: MAX_APPROVAL_WAIT_SECONDS, default: 30, description: 'how long to wait for the decision, in seconds (0: just look)' },
+      wait_s: { type: 'integer', minimum: 0, maximum: MAX_APPROVAL_WAIT_SECONDS, default: 30, description: "how long to wait for the decision, in seconds (0: just look); keep it under your MCP client's request timeout (often 60 s)" },
     },
     required: ['id'],
     additionalProperties: false,

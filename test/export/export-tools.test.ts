@@ -50,7 +50,7 @@ describe('exportTools', () => {
       expect(Object.values(exported.names).sort()).toEqual(tools.map((tool) => tool.name).sort());
       expect(exported.meta_tools).toEqual({
         toolset: 'POST /v1/call {tool: "toolset"} with X-HLDP-Session', tool_find: 'POST /v1/match', tool_load: 'POST /v1/call {tool: "tool_load"} with X-HLDP-Session',
-        tool_call: 'POST /v1/call', read_skill: 'POST /v1/call {tool: "read_skill"} with X-HLDP-Session', confirm: 'POST /v1/confirm',
+        tool_call: 'POST /v1/call', read_skill: 'POST /v1/call {tool: "read_skill"} with X-HLDP-Session', confirm: 'POST /v1/confirm', approval_wait: 'GET /v1/approvals/:id?wait=30',
       });
     });
 

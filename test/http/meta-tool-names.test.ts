@@ -57,7 +57,7 @@ describe('a registry tool named as a meta-tool', () => {
     });
     const run = await runCli(['validate', 'tools'], { env: home.env, cwd: home.path });
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/^tools\/confirm\/TOOL\.hdlp:1:7: error: 'confirm' is a name the gateway keeps for its own meta-tools \(toolset, tool_find, tool_load, tool_call, read_skill, confirm\)/m);
+    expect(run.stdout).toMatch(/^tools\/confirm\/TOOL\.hdlp:1:7: error: 'confirm' is a name the gateway keeps for its own meta-tools \(toolset, tool_find, tool_load, tool_call, read_skill, confirm, approval_wait\)/m);
     expect(run.stdout).toMatch(/^tools\/finder\/TOOL\.hdlp:10:\d+: error: alias 'tool_find' is a name the gateway keeps for its own meta-tools/m);
   });
 

@@ -73,6 +73,9 @@ describe.each(['http', 'stdio'] as const)('an MCP agent whose call waits for app
     const client = await connect(how);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('approval_wait');
     const id = await pendingWrite(client, `${how}-ok.txt`);
+    const tooLong = await call(client, 'approval_wait', { id, wait_s: 121 });
+    expect(tooLong.isError).toBe(true);
+    expect(text(tooLong)).toContain("invalid params for 'approval_wait'");
     const early = await call(client, 'approval_wait', { id, wait_s: 0 });
     expect(early.isError).toBeFalsy();
     expect(early.structuredContent).toMatchObject({ id, status: 'pending', receipt: null });
