@@ -15,7 +15,8 @@ type Need = 'confirmation' | 'approval';
 export function approvalMarkers(index: ToolIndex, tool: ToolDefinition, caller: Principal): readonly string[] | undefined {
   const set = PolicySet.of(index);
   // a broken policy refuses every call: the tool is forbidden, and shown nowhere
-  if (set.brokenReason) return undefined;
+  // asked of every tool a principal may use, once per index: a registry without approval rules remembers nothing per tool
+  if (set.brokenReason || !set.hasApprovalRules) return undefined;
   const rules = set.rulesFor(tool);
   if (rules.length === 0) return undefined;
   // what the rules with param conditions before it decide: `none` for allow and deny

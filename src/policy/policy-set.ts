@@ -90,6 +90,11 @@ export class PolicySet {
     return this.gates.get(tool.name) ?? [];
   }
 
+  /** Whether any policy has an approval rule: without one, no tool needs asking about its rules. */
+  get hasApprovalRules(): boolean {
+    return this.rules.length > 0;
+  }
+
   /** The approval rules that name a tool (by itself, an alias, its group or `*`), in order. */
   rulesFor(tool: ToolDefinition): readonly CompiledRule[] {
     let found = this.rulesByTool.get(tool.name);
