@@ -3,6 +3,7 @@ import type { Store } from '../store.js';
 import { StoreError } from '../store-error.js';
 import { connect, type ConnectOptions } from './database.js';
 import { describeUrl } from './describe-url.js';
+import { permissionHint, type ConnectedAs } from './permission-hint.js';
 import { migratePostgres } from './postgres-migrations.js';
 import { PostgresBus, type BusWarn } from './postgres-bus.js';
 import { PostgresEventLog } from './postgres-events.js';
@@ -29,14 +30,16 @@ const HEALTH_TIMEOUT_MS = 2000;
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const sql = connect(options);
   const now = options.now ?? Date.now;
+  let who: ConnectedAs | undefined;
   try {
-    const [{ encoding }] = (await sql`SELECT current_setting('server_encoding') AS encoding`) as unknown as [{ encoding: string }];
+    const [{ encoding, role, database }] = (await sql`SELECT current_setting('server_encoding') AS encoding, current_user AS role, current_database() AS database`) as unknown as [{ encoding: string } & ConnectedAs];
+    who = { role, database };
     // the chain hashes the text as this process sent it: the database must keep every character as sent
     if (encoding !== 'UTF8') throw new Error(`the database's encoding is ${encoding}; create it with ENCODING 'UTF8'`);
     await migratePostgres(sql, now);
   } catch (error) {
     await sql.end({ timeout: 1 });
-    throw new StoreError(`cannot open the PostgreSQL store at ${describeUrl(options.url)}: ${(error as Error).message}`);
+    throw new StoreError(`cannot open the PostgreSQL store at ${describeUrl(options.url)}: ${(error as Error).message}${permissionHint(error, who) ?? ''}`);
   }
   // large receipts are written and read by a thread of their own, on a connection of its own
   const thread = writerThreadAvailable() ? new ReceiptWriterThread({ postgres: { url: options.url, ...(options.connectTimeoutSeconds !== undefined ? { connectTimeoutSeconds: options.connectTimeoutSeconds } : {}) } }) : undefined;
