@@ -17,6 +17,9 @@ const LIST_TIMEOUT_MS = 60_000;
 export async function importMcpTools(options: { flags: Flags; server: string; out: string; only: string[]; force: boolean }): Promise<ImportReport> {
   const config = configFromFlags(options.flags, 'optional');
   const servers = Object.keys(config.mcpServers);
+  const leftOut = config.secretsLeftOut?.find((part) => part.key.startsWith(`mcp_servers.${options.server}.`));
+  // a server whose secret is not in this shell is named as serve would name it: the variable to export
+  if (leftOut) return { ok: false, exitCode: 2, message: leftOut.reason };
   if (!config.mcpServers[options.server]) {
     // the config is what to fix: exit 2, as for every other config problem (review R, R14)
     return { ok: false, exitCode: 2, message: `no MCP server named '${options.server}' in the gateway config${servers.length ? ` (configured: ${servers.join(', ')})` : '; add mcp_servers: {<name>: {command, args} | {url}} to the file given with --config or HLDP_CONFIG'}` };

@@ -6,14 +6,15 @@ import type { Flags } from './command.js';
 import { UsageError } from './usage-error.js';
 
 /**
- * The config a command runs with: file, environment, then its flags. A command that authenticates no request
- * (reads receipts, scans, validates) passes `principalTokens: 'optional'`: a principal whose token is not in this
- * shell is then left out instead of stopping it (review userV, V8).
+ * The config a command runs with: file, environment, then its flags. A command that authenticates no request and
+ * runs no tool (reads receipts, scans, validates) passes `secrets: 'optional'`: a principal, gatekeeper, API, Forgejo
+ * or MCP server whose secret is not in this shell is then left out instead of stopping it (review userV, V8;
+ * userW, W9).
  */
-export function configFromFlags(flags: Flags, principalTokens: 'required' | 'optional' = 'required'): GatewayConfig {
+export function configFromFlags(flags: Flags, secrets: 'required' | 'optional' = 'required'): GatewayConfig {
   const config = loadConfig({
     ...(typeof flags.config === 'string' ? { file: flags.config } : {}),
-    principalTokens,
+    secrets,
     overrides: {
       ...(typeof flags.repo === 'string' ? { repo: flags.repo } : {}),
       ...(typeof flags.ref === 'string' ? { ref: flags.ref } : {}),

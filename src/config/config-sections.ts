@@ -4,6 +4,7 @@ import { API_TOKEN_PRINCIPAL, hashToken, type PrincipalConfig } from '../policy/
 import type { ConfigFile } from './config-file.js';
 import { defined, integerFromEnv, isUrl, variable } from './config-values.js';
 import { ConfigError, type GatewayConfig } from './gateway-config.js';
+import { MissingSecretError, orLeftOut, type LeftOut } from './missing-secret.js';
 
 /**
  * The configured principals, each token as a SHA-256 digest: `token_sha256` from the file, or the token from
@@ -41,12 +42,16 @@ export function principalsOf(written: ConfigFile['principals'], env: NodeJS.Proc
   return { principals, principalTokens, ...(principalsLeftOut.length ? { principalsLeftOut } : {}) };
 }
 
-/** Named targets from the file, with `default` and every declared name completed from `HLDP_<KIND>_<NAME>_URL|TOKEN`. */
+/**
+ * Named targets from the file, with `default` and every declared name completed from `HLDP_<KIND>_<NAME>_URL|TOKEN`;
+ * with `leftOut`, one whose `build` misses a secret is recorded there instead of stopping the load.
+ */
 export function targets<T>(
   written: Record<string, { url?: string; token?: string; headers?: Record<string, string> }> | undefined,
   env: NodeJS.ProcessEnv,
   kind: 'GATEKEEPER' | 'API',
   build: (name: string, url: string | undefined, token: string | undefined, headers: Record<string, string> | undefined) => T,
+  leftOut?: LeftOut[],
 ): Record<string, T> {
   const names = new Set([...Object.keys(written ?? {}), 'default']);
   const result: Record<string, T> = {};
@@ -54,7 +59,8 @@ export function targets<T>(
     const url = env[variable(kind, name, 'URL')] ?? written?.[name]?.url;
     const token = env[variable(kind, name, 'TOKEN')] ?? written?.[name]?.token;
     if (name === 'default' && !written?.default && !url && !token) continue;
-    result[name] = build(name, url, token, written?.[name]?.headers);
+    const target = orLeftOut(leftOut, () => build(name, url, token, written?.[name]?.headers));
+    if (target !== undefined) result[name] = target;
   }
   return result;
 }
@@ -68,7 +74,7 @@ export function retentionConfig(written: { days?: number; max_rows?: number; int
 /** One `notify` entry, its secret read from the file or from the variable `secret_env` names. */
 export function notifyTarget(written: NonNullable<ConfigFile['notify']>[number], index: number, env: NodeJS.ProcessEnv): GatewayConfig['notify'][number] {
   const secret = written.secret_env ? env[written.secret_env] : written.secret;
-  if (written.secret_env && !secret) throw new ConfigError(`notify[${index}].secret_env`, `the environment variable ${written.secret_env} is not set`);
+  if (written.secret_env && !secret) throw new MissingSecretError(`notify[${index}].secret_env`, `the environment variable ${written.secret_env} is not set`);
   if (secret !== undefined && secret.length < 8) throw new ConfigError(`notify[${index}]`, 'the secret must be at least 8 characters');
   return { url: written.url, events: written.events ?? ['failures', 'approval.requested'], ...defined('secret', secret) };
 }
@@ -79,7 +85,7 @@ export function forgejoConfig(written: ConfigFile['forgejo'], env: NodeJS.Proces
   const token = env.HLDP_FORGEJO_TOKEN ?? written?.token;
   const repo = env.HLDP_FORGEJO_REPO ?? written?.repo;
   if (!url && !token && !repo) return undefined;
-  if (!url || !token) throw new ConfigError('forgejo', 'needs both url and token (or HLDP_FORGEJO_URL and HLDP_FORGEJO_TOKEN)');
+  if (!url || !token) throw new MissingSecretError('forgejo', 'needs both url and token (or HLDP_FORGEJO_URL and HLDP_FORGEJO_TOKEN)');
   return { url, token, ...defined('repo', repo), ...defined('author', written?.author) };
 }
 

@@ -28,6 +28,8 @@ export interface GatewayConfig {
   principalTokens: string[];
   /** principals whose token was not at hand, left out of `principals` by a command that authenticates no one */
   principalsLeftOut?: Array<Pick<PrincipalConfig, 'name' | 'roles'>>;
+  /** gatekeepers, APIs, Forgejo, MCP servers and webhooks whose secret was not at hand, left out by a command that runs no tool */
+  secretsLeftOut?: Array<{ key: string; reason: string }>;
   webhookSecret?: string;
   maxBodyBytes: number;
   confirmationTtlMs: number;

@@ -10,6 +10,7 @@ import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway
 import { checkServerFolders, mcpServersConfig } from './mcp-servers-config.js';
 import { sandboxSettings } from './sandbox-config.js';
 import { DEFAULT_REPOSITORY } from './package-root.js';
+import { MissingSecretError, orLeftOut, type LeftOut } from './missing-secret.js';
 
 /** How many calls one caller may have running at once when none is configured (review K, K7). */
 export const DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CALLER = 32;
@@ -27,11 +28,13 @@ export const DEFAULT_MAX_CALL_TIMEOUT_MS = 3_600_000;
 
 /**
  * Reads the config file (if any), then the environment, then flags; throws `ConfigError` naming the key and reason.
- * `principalTokens: 'optional'` is for commands that authenticate no request: a principal whose token is not at
- * hand is left out rather than refused.
+ * `secrets: 'optional'` is for commands that authenticate no request and run no tool: a principal, gatekeeper, API,
+ * Forgejo, MCP server or webhook whose secret is not at hand is left out (`principalsLeftOut`, `secretsLeftOut`)
+ * rather than refused.
  */
-export function loadConfig(options: { file?: string; overrides?: ConfigOverrides; env?: NodeJS.ProcessEnv; principalTokens?: 'required' | 'optional' } = {}): GatewayConfig {
+export function loadConfig(options: { file?: string; overrides?: ConfigOverrides; env?: NodeJS.ProcessEnv; secrets?: 'required' | 'optional' } = {}): GatewayConfig {
   const env = options.env ?? process.env;
+  const leftOut: LeftOut[] | undefined = options.secrets === 'optional' ? [] : undefined;
   const overrides = options.overrides ?? {};
   const file = options.file ?? env.HLDP_CONFIG;
   const written = file ? readConfigFile(resolve(file)) : {};
@@ -62,7 +65,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
       port: overrides.port ?? integerFromEnv(env, 'HLDP_PORT', 65535) ?? written.listen?.port ?? 3900,
     },
     ...defined('apiToken', env.HLDP_API_TOKEN ?? written.api_token),
-    ...principalsOf(written.principals, env, env.HLDP_API_TOKEN ?? written.api_token, options.principalTokens === 'optional'),
+    ...principalsOf(written.principals, env, env.HLDP_API_TOKEN ?? written.api_token, options.secrets === 'optional'),
     ...defined('webhookSecret', env.HLDP_WEBHOOK_SECRET ?? written.webhook_secret),
     maxBodyBytes: written.max_body_bytes ?? 1024 * 1024,
     confirmationTtlMs: written.confirmation_ttl_ms ?? 10 * 60_000,
@@ -80,15 +83,15 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     embeddedGatekeeper: { enabled: written.embedded_gatekeeper?.enabled ?? true },
     console: { secureCookies: false },
     gatekeepers: targets(written.gatekeepers, env, 'GATEKEEPER', (name, url, token) => {
-      if (!url || !token) throw new ConfigError(`gatekeepers.${name}`, `needs both url and token (or ${variable('GATEKEEPER', name, 'URL')} and ${variable('GATEKEEPER', name, 'TOKEN')})`);
+      if (!url || !token) throw new MissingSecretError(`gatekeepers.${name}`, `needs both url and token (or ${variable('GATEKEEPER', name, 'URL')} and ${variable('GATEKEEPER', name, 'TOKEN')})`);
       return { url, token } satisfies GatekeeperTarget;
-    }),
+    }, leftOut),
     apis: targets(written.apis, env, 'API', (name, url, token, headers) => {
-      if (!url) throw new ConfigError(`apis.${name}`, `needs a url (or ${variable('API', name, 'URL')})`);
+      if (!url) throw new MissingSecretError(`apis.${name}`, `needs a url (or ${variable('API', name, 'URL')})`);
       return { url, ...defined('token', token), ...defined('headers', headers) } satisfies ApiTarget;
-    }),
-    ...defined('forgejo', forgejoConfig(written.forgejo, env)),
-    mcpServers: mcpServersConfig(written.mcp_servers, env, base),
+    }, leftOut),
+    ...defined('forgejo', orLeftOut(leftOut, () => forgejoConfig(written.forgejo, env))),
+    mcpServers: mcpServersConfig(written.mcp_servers, env, base, leftOut),
     sessions: {
       toolsetTtlMs: written.sessions?.toolset_ttl_ms ?? DEFAULT_SESSIONS_CONFIG.toolsetTtlMs,
       maxSessions: written.sessions?.max_sessions ?? DEFAULT_SESSIONS_CONFIG.maxSessions,
@@ -102,10 +105,11 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     },
     ...defined('matcherModel', matcherModelConfig(written.matcher?.model, env)),
     events: { ...defined('backlog', written.events?.backlog), ...defined('notifyAttempts', written.events?.notify_attempts), ...defined('notifyBackoffMs', written.events?.notify_backoff_ms) },
-    notify: (written.notify ?? []).map((target, index) => notifyTarget(target, index, env)),
+    notify: (written.notify ?? []).flatMap((target, index) => orLeftOut(leftOut, () => notifyTarget(target, index, env)) ?? []),
     logLevel: logLevel(env.HLDP_LOG_LEVEL) ?? written.log_level ?? 'info',
     ...defined('file', file ? resolve(file) : undefined),
   };
+  if (leftOut?.length) config.secretsLeftOut = leftOut;
   const checkout = isUrl(config.repository.source) ? [] : [{ path: config.repository.source, what: "the tools registry's checkout" }];
   checkServerFolders(config.mcpServers, [{ path: config.workspaceRoot, what: 'the workspace' }, ...checkout]);
   config.console.secureCookies = secureCookies(env.HLDP_CONSOLE_SECURE_COOKIES ?? written.console?.secure_cookies ?? 'auto', config.listen.host);

@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { parseByteSize, type DeclaredSandbox } from '../core/index.js';
 import { DEFAULT_IDLE_MS, DEFAULT_STARTUP_TIMEOUT_MS, type McpServerConfig } from '../mcp-servers/index.js';
+import { MissingSecretError, orLeftOut, type LeftOut } from './missing-secret.js';
 import { ConfigError } from './gateway-config.js';
 
 /** One entry of `mcp_servers` as written in YAML. */
@@ -35,37 +36,42 @@ export function mcpTokenVariable(name: string): string {
  * may name gateway variables as `${NAME}` (a variable that is not set stops the start), an HTTP server's token is
  * `token` or `HLDP_MCP_<NAME>_TOKEN`. Everything taken from the environment is a secret no receipt may show.
  */
-export function mcpServersConfig(written: Record<string, McpServerEntry> | undefined, env: NodeJS.ProcessEnv, base: string): Record<string, McpServerConfig> {
+export function mcpServersConfig(written: Record<string, McpServerEntry> | undefined, env: NodeJS.ProcessEnv, base: string, leftOut?: LeftOut[]): Record<string, McpServerConfig> {
   const servers: Record<string, McpServerConfig> = {};
   for (const [name, entry] of Object.entries(written ?? {})) {
-    const shared = { idleMs: entry.idle_ms ?? DEFAULT_IDLE_MS, startupTimeoutMs: entry.startup_timeout_ms ?? DEFAULT_STARTUP_TIMEOUT_MS };
-    if (entry.url !== undefined) {
-      const token = env[mcpTokenVariable(name)] ?? entry.token;
-      servers[name] = {
-        transport: 'http', url: entry.url, headers: entry.headers ?? {}, ...(token ? { token } : {}), ...shared,
-        secrets: [...(token ? [token] : []), ...Object.values(entry.headers ?? {})],
-      };
-      continue;
-    }
-    if (entry.command === undefined) throw new ConfigError(`mcp_servers.${name}`, 'needs either command (a stdio server) or url (Streamable HTTP)');
-    const secrets: string[] = [];
-    const serverEnv: Record<string, string> = {};
-    for (const [variable, value] of Object.entries(entry.env ?? {})) {
-      serverEnv[variable] = value.replace(REFERENCE, (_reference, source: string) => {
-        const found = env[source];
-        if (found === undefined) throw new ConfigError(`mcp_servers.${name}.env.${variable}`, `refers to \${${source}}, which is not set in the gateway's environment; export it, or write the value`);
-        secrets.push(found);
-        return found;
-      });
-    }
-    servers[name] = {
-      transport: 'stdio', command: entry.command, args: entry.args ?? [], env: serverEnv,
-      ...(entry.cwd === undefined ? {} : { cwd: isAbsolute(entry.cwd) ? entry.cwd : resolve(base, entry.cwd) }),
-      ...(entry.sandbox === undefined ? {} : { sandbox: declaredSandbox(name, entry.sandbox) }),
-      ...shared, secrets,
-    };
+    const server = orLeftOut(leftOut, () => serverConfig(name, entry, env, base));
+    if (server !== undefined) servers[name] = server;
   }
   return servers;
+}
+
+// one entry of `mcp_servers`; a `${VAR}` not in the environment is a MissingSecretError
+function serverConfig(name: string, entry: McpServerEntry, env: NodeJS.ProcessEnv, base: string): McpServerConfig {
+  const shared = { idleMs: entry.idle_ms ?? DEFAULT_IDLE_MS, startupTimeoutMs: entry.startup_timeout_ms ?? DEFAULT_STARTUP_TIMEOUT_MS };
+  if (entry.url !== undefined) {
+    const token = env[mcpTokenVariable(name)] ?? entry.token;
+    return {
+      transport: 'http', url: entry.url, headers: entry.headers ?? {}, ...(token ? { token } : {}), ...shared,
+      secrets: [...(token ? [token] : []), ...Object.values(entry.headers ?? {})],
+    };
+  }
+  if (entry.command === undefined) throw new ConfigError(`mcp_servers.${name}`, 'needs either command (a stdio server) or url (Streamable HTTP)');
+  const secrets: string[] = [];
+  const serverEnv: Record<string, string> = {};
+  for (const [variable, value] of Object.entries(entry.env ?? {})) {
+    serverEnv[variable] = value.replace(REFERENCE, (_reference, source: string) => {
+      const found = env[source];
+      if (found === undefined) throw new MissingSecretError(`mcp_servers.${name}.env.${variable}`, `refers to \${${source}}, which is not set in the gateway's environment; export it, or write the value`);
+      secrets.push(found);
+      return found;
+    });
+  }
+  return {
+    transport: 'stdio', command: entry.command, args: entry.args ?? [], env: serverEnv,
+    ...(entry.cwd === undefined ? {} : { cwd: isAbsolute(entry.cwd) ? entry.cwd : resolve(base, entry.cwd) }),
+    ...(entry.sandbox === undefined ? {} : { sandbox: declaredSandbox(name, entry.sandbox) }),
+    ...shared, secrets,
+  };
 }
 
 // a server's sandbox block as the sandbox reads a tool's: sizes in bytes
