@@ -28,6 +28,8 @@ export type DiagnosticCode =
   | 'DUPLICATE_NAME'
   | 'INVALID_PARAMS_SCHEMA'
   | 'UNKNOWN_PLACEHOLDER'
+  /** with the deployment's config: a gatekeeper.target, http.api or mcp.server it does not configure (review userW, W2) */
+  | 'UNKNOWN_TARGET'
   /** a parameter fills an environment variable that is not a plain name or that a program runs or obeys */
   | 'UNSAFE_ENV_VARIABLE'
   /** a parameter's value could never be built into the command: the call would fail as EXECUTOR_MISCONFIGURED */

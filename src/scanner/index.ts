@@ -15,3 +15,4 @@ export { YamlLocator, type Position } from './yaml-locator.js';
 export { yamlModule } from './yaml-module.js';
 export { unknownTags, YAML_OPTIONS } from './yaml-syntax-message.js';
 export { validateDefinitionFiles } from './validate-files.js';
+export { nearest } from './check-members.js';

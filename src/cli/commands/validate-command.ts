@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { ENTRY_KINDS, ENTRY_LAYOUT, formatDiagnostic, type Diagnostic, type EntryKind } from '../../core/index.js';
+import { ENTRY_KINDS, ENTRY_LAYOUT, formatDiagnostic, type Diagnostic, type EntryKind, type ToolIndex, eachTool } from '../../core/index.js';
 import type { GatewayConfig } from '../../config/index.js';
 import type { DefinitionFile } from '../../scanner/index.js';
 import { JSON_OPTION, writeJson, writeLines, type Command } from '../command.js';
@@ -90,7 +90,7 @@ export const validateCommand: Command = {
     const { policyWarnings, undecidableApprovals } = await import('../../policy/index.js');
     const given = new Set(files.map((file) => file.path));
     // with the deployment's config, an approve rule no principal of it may decide (review userV, V3)
-    const deployment = config.file ? undecidableApprovals(result.index, [...config.principals, ...(config.principalsLeftOut ?? [])]) : [];
+    const deployment = config.file ? [...undecidableApprovals(result.index, [...config.principals, ...(config.principalsLeftOut ?? [])]), ...(await targetWarnings(result.index, files, config))] : [];
     const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...[...policyWarnings(result.index), ...deployment].filter((warning) => given.has(warning.file))];
     const ordered = [...errors, ...warnings].sort(byPlace);
     if (flags.json) writeJson(io, { files: found, paths, errors, warnings });
@@ -107,6 +107,12 @@ export const validateCommand: Command = {
     return errors.length || found === 0 ? 1 : 0;
   },
 };
+
+/** With the deployment's config, a tool naming a gatekeeper, API or MCP server it lacks, at the field (review userW, W2). */
+async function targetWarnings(index: Pick<ToolIndex, 'tools'>, files: DefinitionFile[], config: GatewayConfig): Promise<Diagnostic[]> {
+  const { configuredTargets, unknownTargetWarnings } = await import('../../config/index.js');
+  return unknownTargetWarnings(eachTool(index), new Map(files.map((file) => [file.path, new TextDecoder().decode(file.content)])), configuredTargets(config));
+}
 
 /**
  * The sandbox's own judgement of a declared `sandbox.filesystem` path, with what this configuration's gateway would

@@ -1,0 +1,64 @@
+import type { Diagnostic, ToolDefinition } from '../core/index.js';
+import { nearest, YAML_OPTIONS, YamlLocator, yamlModule } from '../scanner/index.js';
+import type { GatewayConfig } from './gateway-config.js';
+
+/** The names a definition may give its executor's target under one config: gatekeepers, APIs, MCP servers. */
+export interface ConfiguredTargets {
+  gatekeeper: readonly string[];
+  api: readonly string[];
+  mcp: readonly string[];
+}
+
+/**
+ * What `config` configures, names left out for a secret not in this shell included (they are configured where the
+ * gateway runs). `default` is a gatekeeper while the embedded one is on, and always an API: `hldp serve` is its own.
+ */
+export function configuredTargets(config: GatewayConfig): ConfiguredTargets {
+  const leftOut = (prefix: string): string[] => (config.secretsLeftOut ?? []).filter((part) => part.key.startsWith(prefix)).map((part) => part.key.slice(prefix.length).split('.')[0]!);
+  const gatekeeper = new Set([...Object.keys(config.gatekeepers), ...leftOut('gatekeepers.'), ...(config.embeddedGatekeeper.enabled ? ['default'] : [])]);
+  return {
+    gatekeeper: [...gatekeeper],
+    api: [...new Set([...Object.keys(config.apis), ...leftOut('apis.'), 'default'])],
+    mcp: [...new Set([...Object.keys(config.mcpServers), ...leftOut('mcp_servers.')])],
+  };
+}
+
+/** A tool's target field that names nothing `targets` holds: the field's path and what to say, or undefined. */
+export function unknownTarget(tool: ToolDefinition, targets: ConfiguredTargets): { path: [string, string]; message: string } | undefined {
+  const field = targetField(tool, targets);
+  if (field === undefined) return undefined;
+  const { path, name, known, what } = field;
+  if (known.includes(name)) return undefined;
+  const near = nearest(name, known);
+  const section = path[0] === 'gatekeeper' ? 'gatekeepers' : path[0] === 'http' ? 'apis' : 'mcp_servers';
+  return {
+    path: [...path],
+    message:
+      `${path.join('.')} '${name}' names no ${what} of the gateway's config (configured: ${known.length ? known.join(', ') : 'none'})` +
+      `${near.length ? `; did you mean ${near.map((candidate) => `'${candidate}'`).join(', ')}?` : ''}` +
+      ` Every call of this tool fails (EXECUTOR_MISCONFIGURED) until the name is fixed in the definition or ${section}.${name} is added to the config`,
+  };
+}
+
+// the field that names the tool's target, by its executor, and the names it may take
+function targetField(tool: ToolDefinition, targets: ConfiguredTargets): { path: [string, string]; name: string; known: readonly string[]; what: string } | undefined {
+  if (tool.executor === 'gatekeeper') return { path: ['gatekeeper', 'target'], name: tool.gatekeeper?.target ?? 'default', known: targets.gatekeeper, what: 'gatekeeper' };
+  if (tool.executor === 'hldp-api') return { path: ['http', 'api'], name: tool.http?.api ?? 'default', known: targets.api, what: 'API' };
+  if (tool.executor === 'mcp' && tool.mcp) return { path: ['mcp', 'server'], name: tool.mcp.server, known: targets.mcp, what: 'MCP server' };
+  return undefined;
+}
+
+/** `unknownTarget` of each tool of `files`, as a warning at the field (file:line:col). */
+export function unknownTargetWarnings(tools: Iterable<ToolDefinition>, texts: ReadonlyMap<string, string>, targets: ConfiguredTargets): Diagnostic[] {
+  const warnings: Diagnostic[] = [];
+  for (const tool of tools) {
+    const problem = unknownTarget(tool, targets);
+    const text = texts.get(tool.source.path);
+    if (!problem || text === undefined) continue;
+    const { LineCounter, parseDocument } = yamlModule();
+    const lineCounter = new LineCounter();
+    const { line, column } = new YamlLocator(parseDocument(text, { lineCounter, ...YAML_OPTIONS }), lineCounter).locate(problem.path);
+    warnings.push({ file: tool.source.path, line, column, severity: 'warning', code: 'UNKNOWN_TARGET', message: problem.message });
+  }
+  return warnings;
+}
