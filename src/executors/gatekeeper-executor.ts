@@ -6,6 +6,9 @@ import { cutFailure, elapsedSince, failedResult } from './execution-result.js';
 import { httpCall, joinUrl } from './http-call.js';
 import type { Params } from './params.js';
 
+// the variable the config reads a gatekeeper's token from (config's `variable`, which executors may not import)
+const variable = (name: string): string => `HLDP_GATEKEEPER_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TOKEN`;
+
 /** Extra time the client gives a gatekeeper over the tool's own deadline, for the round trip. */
 export const GATEKEEPER_SLACK_MS = 2_000;
 
@@ -50,7 +53,12 @@ export async function executeGatekeeper(
   }).finally(() => cancel.clear());
   if (!outcome.ok) return keepingWhatWasRead(failedResult(outcome.code, `gatekeeper '${name}': ${outcome.message}`, start), answer);
   if (outcome.status < 200 || outcome.status > 299) {
-    return cutFailure('HTTP_ERROR', outcome.body, start, `gatekeeper '${name}' answered HTTP ${outcome.status}: `.slice(0, ERROR_PREFIX_BYTES));
+    const failed = cutFailure('HTTP_ERROR', outcome.body, start, `gatekeeper '${name}' answered HTTP ${outcome.status}: `.slice(0, ERROR_PREFIX_BYTES));
+    // the gatekeeper's text is its advice to its caller; the operator of this gateway needs to know which setting sends the token (review userW, W6)
+    const note = ` (this gateway sent gatekeepers.${name}.token or ${variable(name)}: check it against that gatekeeper's HLDP_GATEKEEPER_TOKEN)`;
+    // the note only where the error stays within the tool's cap, as every error text does
+    if (outcome.status !== 401 || Buffer.byteLength(failed.error ?? '') + Buffer.byteLength(note) > max_output_bytes) return failed;
+    return { ...failed, error: failed.error + note };
   }
   const read = answer.result();
   const parsed = typeof read === 'string' ? read : resultOf(read);

@@ -1,7 +1,7 @@
 import type { ExecutionResult, ToolDefinition } from '../core/index.js';
 import type { ApiTarget } from './execution-context.js';
 import { failedResult, succeededResult } from './execution-result.js';
-import { httpCall, joinUrl } from './http-call.js';
+import { httpCall, joinUrl, redactUrl } from './http-call.js';
 import { buildHttpRequest } from './http-request-builder.js';
 import { withDefaults, type Params } from './params.js';
 
@@ -21,20 +21,15 @@ export async function executeHldpApi(
   if (!tool.http) return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' has executor 'hldp-api' but no http section; add http.path to its TOOL.hdlp`, start);
   const name = tool.http.api ?? 'default';
   const api = apis && Object.hasOwn(apis, name) ? apis[name] : undefined;
-  if (!api?.url) {
-    return failedResult(
-      'EXECUTOR_MISCONFIGURED',
-      `no base URL for API '${name}'; set apis.${name}.url in the gateway config or the environment variable ${apiUrlVariable(name)}`,
-      start,
-    );
-  }
+  if (!api?.url) return failedResult('EXECUTOR_MISCONFIGURED', missingApi(name, apis), start);
   const built = buildHttpRequest(tool.http, withDefaults(tool.params_schema, rawParams));
   if (!built.ok) return failedResult(built.code, built.message, start);
   const headers = { ...built.headers };
   if (api.token) headers.authorization = `Bearer ${api.token}`;
   for (const [header, value] of Object.entries(api.headers ?? {})) headers[header.toLowerCase()] = value;
+  const url = joinUrl(api.url, built.path);
   const outcome = await httpCall({
-    url: joinUrl(api.url, built.path),
+    url,
     method: built.method,
     headers,
     body: built.body,
@@ -45,5 +40,36 @@ export async function executeHldpApi(
   if (!outcome.ok) return failedResult(outcome.code, outcome.message, start);
   const result = succeededResult(outcome.body, start);
   if (outcome.status >= 200 && outcome.status <= 299) return result;
-  return { ...result, ok: false, code: 'HTTP_ERROR', error: `HTTP ${outcome.status}: ${outcome.body.text}` };
+  return { ...result, ok: false, code: 'HTTP_ERROR', error: `HTTP ${outcome.status}: ${redirectNote(outcome.status, outcome.headers.location, url)}${outcome.body.text}` };
+}
+
+/**
+ * Why API `name` has no URL, and what makes it one. `HLDP_API_<NAME>_URL` only completes a name the file declares
+ * (or `default`): the advice to set the variable alone was false for any other name (review userW, W8).
+ */
+function missingApi(name: string, apis: Record<string, ApiTarget> | undefined): string {
+  if (name === 'default' || (apis && Object.hasOwn(apis, name))) {
+    return `no base URL for API '${name}'; set apis.${name}.url in the gateway config or the environment variable ${apiUrlVariable(name)}`;
+  }
+  const known = Object.keys(apis ?? {});
+  return (
+    `no API '${name}' is configured${known.length ? ` (configured: ${known.join(', ')})` : ''}: declare it in the gateway config file ` +
+    `(apis: {${name}: {}} at least), its url there (apis.${name}.url) or in ${apiUrlVariable(name)}, which is read only for an API the file declares; ` +
+    `or, if the tool's http.api is misspelt, fix it in its TOOL.hdlp`
+  );
+}
+
+/** A 3xx answer says where it pointed and that it was not followed: "HTTP 302: " alone told nothing (review userW, W6). */
+function redirectNote(status: number, location: string | string[] | undefined, url: string): string {
+  if (status < 300 || status > 399) return '';
+  const target = typeof location === 'string' ? location : location?.[0];
+  let shown = 'none given';
+  if (target !== undefined) {
+    try {
+      shown = redactUrl(new URL(target, url).toString());
+    } catch {
+      shown = 'not a URL';
+    }
+  }
+  return `a redirect (Location: ${shown}), which hldp-api does not follow: point apis' url or the tool's http.path at the final address. `;
 }
