@@ -67,6 +67,17 @@ describe('the fast-check seed of a test run', () => {
     });
   });
 
+  describe('when the checkout belongs to another user than the one running the tests (CI runs as root)', () => {
+    it.runIf(process.getuid?.() === 0)('still derives it from the commit', async () => {
+      const repo = join(folder.path, 'theirs');
+      execFileSync('git', ['init', '-q', repo]);
+      execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'x'], { cwd: repo });
+      const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
+      execFileSync('chown', ['-R', '1000', repo]);
+      expect(fastCheckSeed({}, repo)).toEqual({ seed: Number.parseInt(commit.slice(0, 7), 16), from: `commit ${commit.slice(0, 7)}` });
+    });
+  });
+
   describe('when there is no commit to derive it from', () => {
     it('chooses a random one and says so', () => {
       const { from, seed } = fastCheckSeed({}, folder.path);
