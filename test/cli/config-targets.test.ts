@@ -86,13 +86,6 @@ describe('a definition naming a target the config lacks (W2)', () => {
     const clean = await deployment({ api: 'flaky', target: 'remote' }, config);
     expect((await runCli(['validate', clean.repo, '--config', clean.config], { env: home.env })).stdout).not.toContain('names no');
   });
-
-  it('is said by serve at start', async () => {
-    const { config: file } = await deployment({ api: 'flakey', target: 'remot' }, config);
-    const service = await home.serve(['--config', file]);
-    await expect.poll(() => service.stderr(), { timeout: 30_000 }).toContain("http.api 'flakey' names no API");
-    expect(service.stderr()).toMatch(/WARNING: tools\/remote-exec\/TOOL\.hdlp: tool 'remote-exec': gatekeeper\.target 'remot' names no gatekeeper .*did you mean 'remote'\?/);
-  });
 });
 
 describe("an hldp-api tool's errors (W8, W6)", () => {

@@ -80,11 +80,6 @@ export const serveCommand: Command = {
     void (async () => {
       while (server.gateway.matching === 'loading' && !stopping.signal.aborted) await new Promise((resolve) => setTimeout(resolve, 100).unref());
       if (stopping.signal.aborted) return;
-      // a tool naming a gatekeeper, API or MCP server this config lacks fails every call: said once, at start
-      const { unknownTargetLines } = await import('../target-warnings.js');
-      for (const line of await unknownTargetLines(index, config, stopping.signal)) {
-        if (!stopping.signal.aborted) io.stderr.write(`hldp: WARNING: ${terminalSafe(line)}\n`);
-      }
       const { uncommittedDefinitions } = await import('../uncommitted-definitions.js');
       const uncommitted = await uncommittedDefinitions(config.repository.source, config.repository.ref, stopping.signal);
       if (uncommitted.length > 0 && !stopping.signal.aborted) {
