@@ -112,7 +112,11 @@ export function openApiDocument(version: string): Record<string, unknown> {
         get: {
           operationId: 'getApproval', summary: 'One approval request and, once decided, its receipt (the call\'s, or the DENIED/EXPIRED/CANCELLED one); ?wait=S long-polls up to S seconds (at most 120) for the decision',
           parameters: [sessionId, { name: 'wait', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 120, default: 0 } }],
-          responses: { '200': answer('the request and its receipt (null while pending)', 'ApprovalState'), '400': errors['400'], '404': answer('no such request that this principal may see', 'Error'), '401': errors['401'] },
+          responses: {
+            '200': answer('the request and its receipt (null while pending)', 'ApprovalState'), '400': errors['400'], '404': answer('no such request that this principal may see', 'Error'), '401': errors['401'],
+            '429': { ...answer('the receipt is long and the principal is already being sent 4 long receipts (TOO_MANY_READS): read one to its end first', 'Error'), headers: LOADING.headers },
+            '503': { ...answer('the gateway holds as much long receipt text for clients still reading it as it may (RECEIPT_READS_BUSY)', 'Error'), headers: LOADING.headers },
+          },
         },
       },
       '/v1/approvals/{id}/approve': {
@@ -220,7 +224,11 @@ export function openApiDocument(version: string): Record<string, unknown> {
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } },
             { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
           ],
-          responses: { '200': answer('one page', 'ReceiptPage'), '400': errors['400'], '401': errors['401'] },
+          responses: {
+            '200': answer('one page', 'ReceiptPage'), '400': errors['400'], '401': errors['401'],
+            '429': { ...answer('the page is long (over 1 Mi characters) and the principal is already being sent 4 long receipts, by id, page or approval together (TOO_MANY_READS): read one to its end first', 'Error'), headers: LOADING.headers },
+            '503': { ...answer('the gateway holds as much long receipt text for clients still reading it as it may (RECEIPT_READS_BUSY)', 'Error'), headers: LOADING.headers },
+          },
         },
       },
       '/v1/receipts/verify': {

@@ -39,7 +39,7 @@ export const WIRE_ERRORS = {
   TOO_MANY_WAITS: { status: 429, fix: 'let one of your waits on GET /v1/approvals/:id?wait= end first (an agent may hold 16 at once), or ask without wait' },
   TOO_MANY_PENDING: { status: 429, fix: 'wait for your pending approval requests to be decided, or cancel one (POST /v1/approvals/:id/cancel); one caller may have approvals.max_pending_per_caller (20) waiting at once' },
   TOO_MANY_CALLS: { status: 429, fix: 'wait for one of your calls to end first; one caller may have max_calls_in_flight_per_caller (32) calls running at once, and a call whose caller hung up is cancelled' },
-  TOO_MANY_READS: { status: 429, fix: 'read one of the long receipts you are being sent (GET /v1/receipts/:id) to its end first: one principal is sent at most 4 at once' },
+  TOO_MANY_READS: { status: 429, fix: 'read one of the long receipts you are being sent (GET /v1/receipts/:id, a page of GET /v1/receipts, GET /v1/approvals/:id) to its end first: one principal is sent at most 4 at once' },
   RECEIPT_READS_BUSY: { status: 503, fix: 'ask again after Retry-After: the gateway holds as much long receipt text for clients still reading it as it may (512 Mi characters)' },
   INTERNAL_ERROR: { status: 500, fix: "a bug in the gateway: its log has the details; the call's receipt, if it ran, is stored" },
   SCAN_FAILED: { status: 502, fix: 'make the repository reachable (URL, token, ref); the last good index is served meanwhile' },

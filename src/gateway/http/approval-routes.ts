@@ -4,6 +4,7 @@ import { takeWaitSlot, tooManyWaits, type ApprovalAnswer, type Gateway } from '.
 import { MAX_APPROVAL_WAIT_SECONDS } from '../../export/index.js';
 import { approvalPosition } from '../../policy/index.js';
 import { REJECTION_CODES } from '../../openapi/index.js';
+import { holdForReader, LONG_TEXT_UNITS, ReceiptReads } from '../../http-edge/index.js';
 import { approvalCursor, readApprovalCursor } from './approval-cursor.js';
 import { validateBody } from './body-validator.js';
 import { principalOf } from './principal-auth.js';
@@ -31,8 +32,9 @@ export const APPROVAL_PAGE_BYTES = 4 * 1024 * 1024;
  * Approval requests and rejected calls: the queue (`GET /v1/approvals?status=pending`), one request (long-polled
  * with `?wait=`), `approve`, `deny` and `cancel`; `GET /v1/rejections` lists calls refused before they could run.
  */
-export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number }): Router {
+export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number; receiptReads?: ReceiptReads }): Router {
   const router = express.Router();
+  const receiptReads = options.receiptReads ?? new ReceiptReads();
   const parse = express.json({ limit: options.maxBodyBytes, strict: false });
   const check = validateBody('ApprovalDecisionRequest');
   // the body is optional: a bare POST approves (or denies) without a reason
@@ -95,7 +97,12 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
     const state = await gateway.hold(gateway.approvals.wait(id, wait * 1000, gone.signal));
     if (gone.signal.aborted) return;
     if (!state) response.status(404).json({ code: 'APPROVAL_NOT_FOUND', error: `no approval request '${id}'` });
-    else response.json({ approval: shown(state.approval), receipt: state.receipt });
+    else {
+      // a decided request's receipt is held until its client has read it, counted with the receipts' routes (review X, X3)
+      const characters = state.receipt ? state.receipt.output.length + (state.receipt.stderr?.length ?? 0) + (state.receipt.error?.length ?? 0) : 0;
+      if (!holdForReader(receiptReads, response, principal.name, characters, 'GET /v1/approvals/:id', LONG_TEXT_UNITS)) return;
+      response.json({ approval: shown(state.approval), receipt: state.receipt });
+    }
   });
 
   for (const verdict of ['approve', 'deny'] as const) {

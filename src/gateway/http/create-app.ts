@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { isLoopback, toolCount, type Role } from '../../core/index.js';
-import { documentedRoutes, errorHandler, loopbackHostGuard, methodGuard, notFoundHandler, requestLog } from '../../http-edge/index.js';
+import { documentedRoutes, errorHandler, loopbackHostGuard, methodGuard, notFoundHandler, ReceiptReads, requestLog } from '../../http-edge/index.js';
 import { sandboxHealth } from '../../sandbox/index.js';
 import { securityHeaders } from '../../console/index.js';
 import { eventStreamRoute } from '../../events/index.js';
@@ -101,8 +101,10 @@ export function createApp(options: AppOptions): Express {
   app.use('/v1', auth);
   app.use(sessionRouter(gateway, { maxBodyBytes: config.maxBodyBytes }));
   app.use(policyRouter(gateway));
-  app.use(approvalRouter(gateway, { maxBodyBytes: config.maxBodyBytes }));
-  app.use(apiRouter(gateway, { maxBodyBytes: config.maxBodyBytes, rescansIdle: () => scheduler.idle(), ...(options.announceRescan ? { announce: options.announceRescan } : {}) }));
+  // one count of the long receipt texts held for slow readers, whichever route sends them
+  const receiptReads = new ReceiptReads();
+  app.use(approvalRouter(gateway, { maxBodyBytes: config.maxBodyBytes, receiptReads }));
+  app.use(apiRouter(gateway, { maxBodyBytes: config.maxBodyBytes, receiptReads, rescansIdle: () => scheduler.idle(), ...(options.announceRescan ? { announce: options.announceRescan } : {}) }));
   app.get('/v1/events', eventStreamRoute(gateway.events, principalOf));
   options.extraRoutes?.(app, auth);
   // a documented path asked with a method it does not serve: 405 and Allow, not "no route"
