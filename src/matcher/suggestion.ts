@@ -58,10 +58,20 @@ export function toolSlug(intent: string): string {
   return slug.length > 0 ? slug : 'new-tool';
 }
 
-/** What to tell the agent when no tool fits: the tool is not in the repository yet, and where to write it. */
+// what TOOL.hdlp's `name` may be (schemas/tool.schema.json)
+const TOOL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * What to tell the agent when no tool fits: the tool is not in the repository yet, and where to write it. A name the
+ * agent called is kept as it is when it may be a tool's name: slugged, `get_weather` was told "no tool named 'weather'",
+ * and the tool written as told still did not answer the agent's own calls of `get_weather` (review userX, X1).
+ */
 export function missingToolSuggestion(intent: string, asked: 'intent' | 'name' = 'intent'): string {
-  const slug = toolSlug(intent);
+  const kept = asked === 'name' && TOOL_NAME.test(intent);
+  const slug = kept ? intent : toolSlug(intent);
   // a tool called by a name the registry lacks was told no tool fit "this intent", though none was given (review userU, F8)
-  const missing = asked === 'name' ? `no tool named '${slug}' is in the repository yet` : 'no tool in the repository fits this intent yet';
+  const missing = asked === 'intent' ? 'no tool in the repository fits this intent yet'
+    : kept ? `no tool named '${slug}' is in the repository yet`
+    : `no tool named '${intent.slice(0, 128)}' is in the repository, and a tool cannot be named so (letters, digits, '.', '_' and '-', starting with a letter or digit, at most 128)`;
   return `此工具尚不在仓库中，需铸渊新建 - ${missing}; write its definition at tools/${slug}/TOOL.hdlp (name: ${slug}), then rescan`;
 }

@@ -1,3 +1,4 @@
+import { distance } from 'fastest-levenshtein';
 import { brokenDefinition, brokenToolMessage, exceedsDepth, MAX_JSON_DEPTH, type NearMiss, type ToolIndex } from '../../core/index.js';
 import { LIST_THE_TOOLS, missingToolSuggestion } from '../../matcher/index.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -31,11 +32,35 @@ function missingTool(name: string, error: string, near: NearMiss[]): Extract<Cal
   // a meta-tool's name outside a session: the advice to write tools/<name>/TOOL.hdlp would be refused by validation
   const meta = META_TOOL_BY_NAME.get(name);
   if (meta) return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', error, near, suggestion: metaToolWithoutSession(meta) };
-  const typo = near.find((miss) => miss.score >= TYPO_SCORE);
+  const typo = near.find((miss) => miss.score >= TYPO_SCORE && isTypo(name, miss.name));
   const suggestion = typo
     ? `call '${typo.name}', the registered tool spelled like '${name}'; if no registered tool fits, ${missingToolSuggestion(name, 'name')}`
     : missingToolSuggestion(name, 'name');
   return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', error, near, suggestion };
+}
+
+/**
+ * Whether `asked` is `known` misspelt: the words in which they differ are each nearly the other. Spelling over the
+ * whole name (1 - edits / length) made any two of an imported server's tools typos of each other, their long shared
+ * `mcp_<server>_` prefix outweighing a whole different word: a removed `mcp_every_get-sum` was told to call
+ * `mcp_every_get-env`, a tool that prints the server's environment (review userX, X1).
+ */
+export function isTypo(asked: string, known: string): boolean {
+  const a = asked.normalize('NFKC').toLowerCase().replace(/[\s_.-]+/g, '-');
+  const b = known.normalize('NFKC').toLowerCase().replace(/[\s_.-]+/g, '-');
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start += 1;
+  let end = 0;
+  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end += 1;
+  // the differing part, widened to the whole words it falls in
+  while (start > 0 && a[start - 1] !== '-') start -= 1;
+  const wordsOf = (text: string): string => {
+    let to = text.length - end;
+    while (to < text.length && text[to] !== '-') to += 1;
+    return text.slice(start, to);
+  };
+  const [left, right] = [wordsOf(a), wordsOf(b)];
+  return distance(left, right) <= Math.max(1, Math.floor(Math.max(left.length, right.length) / 3));
 }
 
 /** The message for params nested past the limit (cloning and validating them would recurse that deep). */
