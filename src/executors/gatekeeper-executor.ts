@@ -50,6 +50,7 @@ export async function executeGatekeeper(
     // an error's body is the server's text, not a result: held to the tool's own cap, prefix included
     maxErrorBodyBytes: Math.max(1, max_output_bytes - ERROR_PREFIX_BYTES),
     signal: cancel.signal,
+    mayHaveDone: 'the command may have run, in part or whole (its side effects may have happened)',
   }).finally(() => cancel.clear());
   if (!outcome.ok) return keepingWhatWasRead(failedResult(outcome.code, `gatekeeper '${name}': ${outcome.message}`, start), answer);
   if (outcome.status < 200 || outcome.status > 299) {

@@ -17,6 +17,8 @@ export interface HttpCall {
   signal?: AbortSignal;
   /** where a 2xx response's body goes instead of being kept (a reader of its own bounds); its `body` is then empty */
   answerSink?: { push(chunk: Buffer): void };
+  /** what a request that reached the server may have done, said when the connection broke after it was sent */
+  mayHaveDone?: string;
 }
 
 /** A response (any status) with its body bounded, or why there is none. */
@@ -48,10 +50,26 @@ export async function httpCall(call: HttpCall): Promise<HttpOutcome> {
     const stopped = deadline.reason();
     if (stopped === 'timeout') return { ok: false, code: 'TIMEOUT', message: `no complete response from ${call.method} ${redactUrl(call.url)} within ${call.timeoutMs} ms` };
     if (stopped === 'cancelled') return { ok: false, code: 'CANCELLED', message: 'cancelled by the caller' };
-    return { ok: false, code: 'CONNECTION_FAILED', message: `${call.method} ${redactUrl(call.url)}: ${describeError(error)}` };
+    const how = neverSent(error)
+      ? 'nothing was sent (no connection was made), so nothing ran: safe to retry'
+      : `the request was sent and the connection broke before the whole answer came: ${call.mayHaveDone ?? 'the server may have acted on it'}; check before retrying`;
+    return { ok: false, code: 'CONNECTION_FAILED', message: `${call.method} ${redactUrl(call.url)}: ${describeError(error)}; ${how}` };
   } finally {
     deadline.clear();
   }
+}
+
+// failures of the connection itself (refused, no such host, no route, a connect timeout, a TLS handshake refused):
+// none of the request left this host. Anything else (a socket closed or reset once connected) may have come after
+// the server read the request, so it is not said to be safe (review userW, W6: both read CONNECTION_FAILED alike).
+const CONNECT_FAILURE = /^(ECONNREFUSED|ENOTFOUND|EAI_\w+|EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ERR_TLS_\w+|ERR_SSL_\w+|\w*CERT\w*|UNABLE_TO_\w+)$/;
+
+function neverSent(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && CONNECT_FAILURE.test(code)) return true;
+  // a host with several addresses tried in turn fails with each one's error
+  const each = (error as { errors?: unknown } | null)?.errors;
+  return Array.isArray(each) && each.length > 0 && each.every(neverSent);
 }
 
 /**

@@ -18,13 +18,15 @@ let base: string;
 let context: ExecutionContext;
 const API_TOKEN = 'api-token-that-must-stay-secret';
 
-// A real HTTP server: /status/<code> answers that status, /hang never answers, anything else echoes the request.
+// A real HTTP server: /status/<code> answers that status, /hang never answers, /drop hangs up, anything else echoes the request.
 beforeAll(async () => {
   server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const url = request.url ?? '';
     if (url.startsWith('/api/hang')) return;
+    // the request was read whole, then the server went away without an answer
+    if (url.startsWith('/api/drop')) return void request.socket.destroy();
     const status = /^\/api\/status\/(\d+)/.exec(url);
     if (status) {
       response.writeHead(Number(status[1]), { 'content-type': 'application/json' }).end('{"message":"not here"}');
@@ -176,6 +178,14 @@ describe('hldp-api executor', () => {
     it('returns CONNECTION_FAILED with the raw error when nothing listens', async () => {
       const result = await execute(apiTool({ path: '/x' }), {}, { apis: { default: { url: 'http://127.0.0.1:1' } } });
       expect(result).toMatchObject({ ok: false, code: 'CONNECTION_FAILED', error: expect.stringContaining('ECONNREFUSED') });
+      expect(result.error).toContain('nothing was sent (no connection was made), so nothing ran: safe to retry');
+    });
+
+    it('returns CONNECTION_FAILED saying the request was sent when the server hangs up after reading it (review userW, W6)', async () => {
+      const result = await execute(apiTool({ path: '/drop', method: 'POST' }), {}, context);
+      expect(result).toMatchObject({ ok: false, code: 'CONNECTION_FAILED' });
+      expect(result.error).toContain('the request was sent and the connection broke before the whole answer came: the server may have acted on it; check before retrying');
+      expect(result.error).not.toContain('safe to retry');
     });
 
     it('returns EXECUTOR_MISCONFIGURED naming the config key and variable when the API has no base URL', async () => {
