@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallOutcome } from '../../src/gateway/service/index.js';
+import { timeoutNote } from '../../src/gateway/service/call-deadline.js';
+import { makeToolDefinition } from '../executors/support/tool-definitions.js';
 import { openTestGateway } from '../helpers/gateway.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { expectDocumented, request, startTestServer } from '../helpers/http-server.js';
@@ -80,6 +82,15 @@ describe('per-call deadlines', () => {
     });
   });
 
+  describe('when a TIMEOUT receipt names its limit', () => {
+    it('says 30 s is the default of a definition that sets none, rather than leaving it to look chosen', () => {
+      const tool = makeToolDefinition({ name: 'slow', executor: 'shell', constraints: { timeout_ms: 30_000 } });
+      expect(timeoutNote(tool, 30_000, 3_600_000)).toBe(
+        " (the limit was 'slow's constraints.timeout_ms (30000 ms, the default when a definition sets none); no call may ask for more: set constraints.max_timeout_ms in its TOOL.hdlp to let calls ask for longer)",
+      );
+    });
+  });
+
   describe('when the call comes over HTTP', () => {
     it('answers 422 above the ceiling and 200 with the receipt within it', async () => {
       const server = await startTestServer(repo);
@@ -117,6 +128,25 @@ describe('per-call deadlines', () => {
       const refused = await runCli(['call', 'nap', '--repo', repo, '--params', '{"seconds":0}', '--timeout', '1h'], { env });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/timeout_ms 3600000 is more than this call may ask for.*at most 20000 ms/);
+    });
+
+    // review userW, W6: "timed out after 2000 ms" said neither where 2000 came from nor what a call may ask for
+    it.each([
+      ['the tool\'s timeout_ms, and that a call may ask for up to its max_timeout_ms', 'nap', [], {},
+        "(the limit was 'nap's constraints.timeout_ms (300 ms); a call may ask for up to 20000 ms (timeout_ms in POST /v1/call, --timeout in hldp call, _meta[\"hldp/timeout_ms\"] over MCP))"],
+      ['the call\'s own deadline', 'nap', ['--timeout', '500'], {},
+        "(the limit was this call's own deadline (it asked for 500 ms; 'nap' runs 300 ms when a call asks for none); a call may ask for up to 20000 ms"],
+      ['the tool\'s timeout_ms, and that no call may ask for more without a max_timeout_ms', 'fixed-nap', [], {},
+        "(the limit was 'fixed-nap's constraints.timeout_ms (300 ms); no call may ask for more: set constraints.max_timeout_ms in its TOOL.hdlp to let calls ask for longer)"],
+      ['the gateway\'s ceiling', 'nap', [], { HLDP_MAX_CALL_TIMEOUT_MS: '200' },
+        "(the limit was the gateway's max_call_timeout_ms (200 ms), below 'nap's constraints.timeout_ms (300 ms); no call may ask for more: that is the gateway's ceiling (max_call_timeout_ms))"],
+    ])('says in a TIMEOUT receipt where the limit came from: %s', async (_case, tool, extra, extraEnv, note) => {
+      const run = await runCli(['call', tool, '--repo', repo, '--params', '{"seconds":5}', ...extra, '--json'], { env: { ...env, ...extraEnv } });
+      expect(run.code, run.stderr).toBe(1);
+      const receipt = JSON.parse(run.stdout) as { code: string; error: string };
+      expect(receipt.code).toBe('TIMEOUT');
+      expect(receipt.error).toMatch(/^timed out after \d+ ms; the process group was killed \(SIGTERM, then SIGKILL\) /);
+      expect(receipt.error).toContain(note);
     });
 
     it('exits 2 for a --timeout that is no duration', async () => {

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../../core/index.js';
+import { DEFAULT_TIMEOUT_MS, type ToolDefinition } from '../../core/index.js';
 import type { CallOutcome } from './call-outcome.js';
 
 /** The deadline a call runs under, or why the one it asked for is refused. */
@@ -29,4 +29,28 @@ export function chooseDeadline(tool: ToolDefinition, requestedMs: number | undef
       ? `timeout_ms must be a whole number of milliseconds from 1 to ${longest}; got ${String(requestedMs)}`
       : `timeout_ms ${requestedMs} is more than this call may ask for: ${why}. Ask for at most ${longest} ms; nothing ran.`;
   return { ok: false, outcome: { kind: 'timeout_not_allowed', code: 'TIMEOUT_NOT_ALLOWED', tool: tool.name, error, requested_ms: requestedMs, allowed_ms: longest } };
+}
+
+/**
+ * What a TIMEOUT's error adds: where the deadline came from (the call's own, the tool's `timeout_ms` — 30 s when a
+ * definition sets none —, or the gateway's ceiling) and how long a call may ask for instead. "timed out after 2000 ms"
+ * alone left a caller to guess both (review userW, W6).
+ */
+export function timeoutNote(tool: ToolDefinition, timeoutMs: number, ceilingMs: number): string {
+  const { timeout_ms: own, max_timeout_ms: most } = tool.constraints;
+  const unasked = Math.min(own, ceilingMs);
+  const origin =
+    timeoutMs !== unasked
+      ? `this call's own deadline (it asked for ${timeoutMs} ms; '${tool.name}' runs ${unasked} ms when a call asks for none)`
+      : own > ceilingMs
+        ? `the gateway's max_call_timeout_ms (${ceilingMs} ms), below '${tool.name}'s constraints.timeout_ms (${own} ms)`
+        : `'${tool.name}'s constraints.timeout_ms (${own} ms${own === DEFAULT_TIMEOUT_MS ? ', the default when a definition sets none' : ''})`;
+  const longest = longestDeadline(tool, ceilingMs);
+  const more =
+    longest > timeoutMs
+      ? `a call may ask for up to ${longest} ms (timeout_ms in POST /v1/call, --timeout in hldp call, _meta["hldp/timeout_ms"] over MCP)`
+      : longest === ceilingMs && (most ?? own) > ceilingMs
+        ? `no call may ask for more: that is the gateway's ceiling (max_call_timeout_ms)`
+        : `no call may ask for more: ${most === undefined ? 'set' : 'raise'} constraints.max_timeout_ms in its TOOL.hdlp to let calls ask for longer`;
+  return ` (the limit was ${origin}; ${more})`;
 }

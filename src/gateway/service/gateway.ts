@@ -66,7 +66,7 @@ export class Gateway {
     clock?: () => number,
   ) {
     this.observers = observers;
-    this.keeper = new ReceiptKeeper(targets, store, logger, () => this.registries.current);
+    this.keeper = new ReceiptKeeper(targets, store, logger, () => this.registries.current, config.maxCallTimeoutMs);
     this.later = new LaterWrites(store, targets, logger);
     // search indexes are kept between runs beside the scans, so a restart loads its own instead of building it
     this.registries = new RegistrySwap(scanner, index, searchIndexFiles(join(config.cacheDir, 'search')), logger, (result) => {

@@ -5,6 +5,7 @@ import { markNotStored, type ExecutionResult, type ProgressUpdate, type Receipt,
 import { describeError, execute, failedResult, redactValue, secretsOf } from '../../executors/index.js';
 import { unrunReceipt, type ApprovalAnswer, type UnrunCall } from '../../policy/index.js';
 import type { Store } from '../../store/index.js';
+import { timeoutNote } from './call-deadline.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { ExecutionTargets } from './execution-targets.js';
 import type { Registry } from './registry-swap.js';
@@ -32,6 +33,8 @@ export class ReceiptKeeper {
     private readonly store: Store,
     private readonly logger: Logger | undefined,
     private readonly current: () => Registry,
+    /** the gateway's ceiling of every call's deadline (`max_call_timeout_ms`), named in a TIMEOUT's error */
+    private readonly maxCallTimeoutMs: number,
   ) {}
 
   /**
@@ -71,6 +74,7 @@ export class ReceiptKeeper {
       const secrets = told ? secretsOf(targets) : [];
       context = { ...targets, ...(options.caller ? { caller: options.caller } : {}), ...(told ? { onProgress: (update: ProgressUpdate) => told(redactValue(update, secrets)) } : {}) };
       result = stoppedByGateway(await execute(tool, params, context), this.#stopping.signal.aborted && !options.signal?.aborted);
+      if (result.code === 'TIMEOUT') result = { ...result, error: `${result.error ?? 'timed out'}${timeoutNote(definition, timeoutMs, this.maxCallTimeoutMs)}` };
     } finally {
       run.done();
     }
