@@ -78,14 +78,14 @@ export function eventResources(hub: EventHub, server: Server, viewer: () => Even
   return {
     async read(uri: string): Promise<{ contents: Array<{ uri: string; mimeType: string; text: string }> }> {
       const query = parseEventsUri(uri);
-      if (typeof query === 'string') throw new Error(query);
+      if (typeof query === 'string') throw await invalidParams(query);
       const page = await hub.page(query.after, query.limit, (event) => visible(event) && (query.accepts?.(event) ?? true), query.types);
       const text = JSON.stringify({ events: page.events, last: page.last, ...(page.reset ? { reset: page.reset } : {}) });
       return { contents: [{ uri, mimeType: 'application/json', text }] };
     },
     async subscribe(uri: string): Promise<void> {
       const query = parseEventsUri(uri);
-      if (typeof query === 'string') throw new Error(query);
+      if (typeof query === 'string') throw await invalidParams(query);
       if (closed) throw new Error('this MCP connection is closed');
       if (subscriptions.has(uri)) return;
       if (subscriptions.size >= MAX_EVENT_SUBSCRIPTIONS) {
@@ -133,4 +133,11 @@ export function eventResources(hub: EventHub, server: Server, viewer: () => Even
       subscriptions.clear();
     },
   };
+}
+
+// a caller's bad URI is JSON-RPC's invalid params (-32602), not an internal error (-32603) the server is to blame for
+// (review userX, X6); the SDK is loaded here, not at the top, as above
+async function invalidParams(message: string): Promise<Error> {
+  const { ErrorCode, McpError } = await import('@modelcontextprotocol/sdk/types.js');
+  return new McpError(ErrorCode.InvalidParams, message);
 }

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
+  McpError,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -114,7 +116,7 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: skillResources(sessions.skillIndex(await session())) }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [EVENTS_TEMPLATE] }));
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
-    if (!isEventsUri(request.params.uri)) throw new Error(`only ${EVENTS_URI} (with ?types= if you like) can be subscribed to; skills do not change within a commit`);
+    if (!isEventsUri(request.params.uri)) throw new McpError(ErrorCode.InvalidParams, `only ${EVENTS_URI} (with ?types= if you like) can be subscribed to; skills do not change within a commit`);
     await events.subscribe(request.params.uri);
     return {};
   });
@@ -126,7 +128,8 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
     if (isEventsUri(request.params.uri)) return events.read(request.params.uri);
     const name = request.params.uri.startsWith(SKILL_URI_PREFIX) ? request.params.uri.slice(SKILL_URI_PREFIX.length) : '';
     const answer = sessions.readSkill(decodeURIComponent(name));
-    if (!answer.ok) throw new Error(`${answer.message}; skills are read as ${SKILL_URI_PREFIX}<name>`);
+    // MCP's "resource not found" (-32002), not an internal error (review userX, X6)
+    if (!answer.ok) throw new McpError(RESOURCE_NOT_FOUND, `${answer.message}; skills are read as ${SKILL_URI_PREFIX}<name>`);
     return { contents: [{ uri: request.params.uri, mimeType: 'text/markdown', text: answer.message }] };
   });
 
@@ -150,6 +153,9 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
   };
   return server;
 }
+
+// the code MCP's specification gives a resource that does not exist (the SDK names no constant for it)
+const RESOURCE_NOT_FOUND = -32002 as ErrorCode;
 
 /** The session named by `options.session` if the store holds one of this principal, else a new one (under that id when it is free). */
 async function resumeOrOpen(gateway: Gateway, options: McpSessionOptions): Promise<{ state: SessionState; resumed: boolean }> {

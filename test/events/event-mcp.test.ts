@@ -122,10 +122,14 @@ describe('the event stream over MCP (hldp tail for MCP clients), against a real 
 
   it('answers a malformed query or a subscription to anything else with an error that says what to send, and an id never given with reset', async () => {
     const client = await connect('carol');
-    await expect(client.readResource({ uri: 'hldp://events?after=yesterday' })).rejects.toThrow(/after must be the id of an event/);
-    await expect(client.readResource({ uri: 'hldp://events?types=receipts' })).rejects.toThrow(/unknown event type 'receipts'/);
-    await expect(client.readResource({ uri: 'hldp://events?since=1' })).rejects.toThrow(/use after, types and limit/);
-    await expect(client.subscribeResource({ uri: 'skill://anything' })).rejects.toThrow(/only hldp:\/\/events/);
+    // each a caller's mistake, as JSON-RPC says one (-32602 invalid params; -32002 MCP's resource not found), not
+    // -32603, an internal error of the server's (review userX, X6)
+    await expect(client.readResource({ uri: 'hldp://events?after=yesterday' })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/after must be the id of an event/) });
+    await expect(client.readResource({ uri: 'hldp://events?types=receipts' })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/unknown event type 'receipts'/) });
+    await expect(client.readResource({ uri: 'hldp://events?since=1' })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/use after, types and limit/) });
+    await expect(client.subscribeResource({ uri: 'hldp://events?types=receipts' })).rejects.toMatchObject({ code: -32602 });
+    await expect(client.subscribeResource({ uri: 'skill://anything' })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/only hldp:\/\/events/) });
+    await expect(client.readResource({ uri: 'skill://no-such-skill' })).rejects.toMatchObject({ code: -32002, message: expect.stringMatching(/skills are read as skill:\/\/<name>/) });
     const future = await read(client, 'hldp://events?after=999999999');
     expect(future.events).toEqual([]);
     expect(future.reset?.reason).toMatch(/never given/);
