@@ -62,6 +62,8 @@ export interface PendingApproval {
   reason?: string;
   /** whether the principal it was listed for may approve or deny it */
   decidable: boolean;
+  /** what changed of what it was judged against (its tool's definition, the policies): approving it would cancel it */
+  outdated?: string;
 }
 
 /** What deciding an approval came to. */

@@ -28,7 +28,7 @@ export const WIRE_ERRORS = {
   APPROVAL_DECIDED: { status: 409, fix: 'nothing to do: it was decided once already (the message says how); GET /v1/approvals/:id shows its receipt' },
   APPROVAL_EXPIRED: { status: 409, fix: 'call the tool again for a new request, and decide that one before it expires (confirmation_ttl_ms, or the rule\'s expires_in_ms)' },
   APPROVAL_MISMATCH: { status: 409, fix: 'decide exactly the call the request shows (its params); for other params, call the tool again' },
-  APPROVAL_OUTDATED: { status: 409, fix: 'the registry (tool or policy) moved since the request was made, or its caller may no longer call the tool, so it was cancelled: call the tool again (with rights to it)' },
+  APPROVAL_OUTDATED: { status: 409, fix: "the tool's definition or the policies changed since the request was made (another commit does not outdate it), or its caller may no longer call the tool, so it was cancelled: its caller must call the tool again (with rights to it)" },
   LEASE_LAPSED: { status: 409, fix: "do not run it again: the call ran (its receipt is in the answer), but this gateway process was held up past approvals.run_lease_ms and another closed the request as interrupted meanwhile; GET /v1/approvals/:id shows the receipt that resolves it (resolved_by)" },
   CONFIRMATION_INVALID: { status: 409, fix: 'call the tool again for a new token, and confirm that one before it expires' },
   PAYLOAD_TOO_LARGE: { status: 413, fix: 'send a body under max_body_bytes (1 MiB by default)' },

@@ -8,6 +8,7 @@ import { deciderProblem, nobodyElseDecides, type PolicyDecision } from './approv
 import { ApprovalSettlement, lapsedRun, linkOf } from './approval-settlement.js';
 import { ApprovalWaiters } from './approval-waiters.js';
 import { callerUnknownHere, othersToken } from './caller-elsewhere.js';
+import { changedSince, judgedAgainst } from './judged-against.js';
 import { hashToken, LOCAL_PRINCIPAL, type Principal } from './principals.js';
 
 // how often a waiting caller looks at the store for a decision another process made
@@ -50,7 +51,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const token = decision.selfApproval ? `hldp_confirm_${randomBytes(24).toString('base64url')}` : undefined;
     const record = await this.#host.store.approvals.create({
       caller, session, tool: tool.name, method: tool.method, executor: tool.executor, params, commit: registry.index.commit,
-      rule: { where: decision.rule?.where ?? null, reason: decision.reason, self_approval: decision.selfApproval, approvers: decision.approvers, elicit: decision.elicit },
+      rule: { where: decision.rule?.where ?? null, reason: decision.reason, self_approval: decision.selfApproval, approvers: decision.approvers, elicit: decision.elicit, judged: judgedAgainst(registry.index, tool) },
       timeoutMs, ...(token ? { tokenHash: hashToken(token) } : {}),
       ttlMs: decision.expiresInMs ?? this.#host.ttlMs,
     });
@@ -209,21 +210,25 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
 
   /** Approves a pending request and runs its call, unless anything it was bound to has changed since it was made. */
   async #approve(record: ApprovalRecord, decider: Decider, reason: string | null, via: ApprovalDecision['via'], options: DecideOptions): Promise<ApprovalAnswer> {
-    // anything changed since the request was made is refused, not forwarded: the commit (the policy's version) or the tool
+    // a change to what the request was judged against (the tool's definition, the policies) is refused, not forwarded;
+    // any other commit (a README, another tool) leaves it decidable (review userX, X3)
     const registry = this.#host.registry();
-    if (options.leaveIfElsewhere && registry.index.commit !== record.commit) {
+    const lookup = registry.matcher.lookup(record.tool, record.params);
+    const changed = changedSince(record, registry.index, lookup.found ? lookup.tool : undefined);
+    if (options.leaveIfElsewhere && changed !== undefined && registry.index.commit !== record.commit) {
       return {
         ok: false, code: 'APPROVAL_MISMATCH', approval: record,
-        error: `request '${record.id}' was made against commit ${record.commit}, and this process reads ${registry.index.commit}; nothing was decided, it stays pending: decide it where it was made (the gateway's POST /v1/confirm or /v1/approvals/${record.id}/approve, or its console), or run this command over the same repository (--repo, --config) as that gateway`,
+        error: `request '${record.id}' was made against commit ${record.commit}, and this process reads ${registry.index.commit} (${changed}); nothing was decided, it stays pending: decide it where it was made (the gateway's POST /v1/confirm or /v1/approvals/${record.id}/approve, or its console), or run this command over the same repository (--repo, --config) as that gateway`,
       };
     }
     // a CLI run without the gateway's config (or HLDP_API_TOKEN) knows fewer principals: its view, not the caller removed (review userW, W3)
     if (options.leaveIfElsewhere && this.#host.principals && !this.#host.principals().some((principal) => principal.name === record.caller)) {
       return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: callerUnknownHere(record) };
     }
-    const lookup = registry.matcher.lookup(record.tool, record.params);
-    const moved = registry.index.commit !== record.commit ? `the registry moved from ${record.commit} to ${registry.index.commit} since request '${record.id}' was made` : !lookup.found || !lookup.valid ? `'${record.tool}' no longer accepts these params` : undefined;
-    if (moved || !lookup.found || !lookup.valid) return this.#outdated(record, decider, `${moved}; nothing ran: call the tool again`);
+    // the decider is not the caller: say who must call again (review userX, X3)
+    const again = `nothing ran, and request '${record.id}' is cancelled: its caller '${record.caller}' must call the tool again for a new request`;
+    if (changed !== undefined) return this.#outdated(record, decider, `${changed}; ${again}`);
+    if (!lookup.found || !lookup.valid) return this.#outdated(record, decider, `'${record.tool}' no longer accepts these params; ${again}`);
     // the caller's rights as they are now, not as they were when it asked: a revoked principal's call ends here
     const forbidden = this.#host.callerProblem(registry, lookup.tool, record);
     if (forbidden !== undefined) return this.#outdated(record, decider, `'${record.caller}' may no longer call '${record.tool}': ${forbidden}; request '${record.id}' is cancelled, nothing ran`);

@@ -2,11 +2,12 @@ import type { ProgressUpdate, Receipt, ReceiptApproval, ToolDefinition } from '.
 import type { ApprovalRecord, ApprovalRunner, Store } from '../store/index.js';
 import type { LeaseLapsed } from './approval-answer.js';
 import type { Principal } from './principals.js';
+import type { JudgedIndex } from './judged-against.js';
 import type { UnrunCall } from './unrun-receipt.js';
 
-/** What the desk reads of a registry: its commit, and whether a tool still takes the params a request is bound to. */
+/** What the desk reads of a registry: its commit and policy files, and whether a tool still takes the params a request is bound to. */
 export interface ApprovalRegistry {
-  index: { commit: string };
+  index: JudgedIndex;
   /** `data`: the params as the tool takes them, defaults filled in (what a request is bound to) */
   matcher: { lookup(tool: string, params?: unknown): { found: false } | { found: true; valid: false; tool: ToolDefinition } | { found: true; valid: true; tool: ToolDefinition; data?: Record<string, unknown> } };
 }

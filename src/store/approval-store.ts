@@ -15,6 +15,16 @@ export interface ApprovalTerms {
   approvers: AccessGate;
   /** the human at an MCP client may decide it there */
   elicit: boolean;
+  /** what the decision was made against; absent on a request stored before it was kept (its commit binds it then) */
+  judged?: JudgedAgainst;
+}
+
+/** The git object ids a request was judged against: only a change to these outdates it, not any commit. */
+export interface JudgedAgainst {
+  /** the tool's definition: its folder's tree (or file contents) id */
+  tool: string;
+  /** a digest of every policy file's path and id */
+  policies: string;
 }
 
 /** A new request for approval: the exact call it is bound to. */

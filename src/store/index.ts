@@ -33,6 +33,7 @@ export type {
   ApprovalStatus,
   ApprovalStore,
   ApprovalTerms,
+  JudgedAgainst,
   ApprovalVia,
   NewApproval,
 } from './approval-store.js';

@@ -95,7 +95,7 @@ describe('Gateway calls', () => {
       expect(receiptOf(await gateway.confirm(second.confirmation.token!)).params).toMatchObject({ content: 'b' });
     });
 
-    it('refuses a token made before the registry moved to another commit', async () => {
+    it("refuses a token made before the tool's definition changed (another commit leaves it good: review userX, X3)", async () => {
       const temp = await makeTempDir();
       cleanups.push(temp.cleanup);
       const repo = await initRepository(join(temp.path, 'repo'));
@@ -104,7 +104,7 @@ describe('Gateway calls', () => {
       const { gateway } = await gatewayOver(repo);
       const outcome = await gateway.call('guarded', {});
       if (outcome.kind !== 'confirmation_required') throw new Error(outcome.kind);
-      await commitFiles(repo, { 'tools/other/TOOL.hdlp': shellTool('other', '[echo, other]') });
+      await commitFiles(repo, { 'tools/guarded/TOOL.hdlp': shellTool('guarded', '[echo, guarded, again]', { constraints: '{ require_confirm: true }' }) });
       await gateway.rescan();
       expect(await gateway.confirm(outcome.confirmation.token!)).toMatchObject({ kind: 'confirmation_invalid', reason: 'mismatch' });
     });

@@ -1,10 +1,16 @@
 import type { ApprovalDecision, ConsoleBackend, ConsolePrincipal, PendingApproval } from '../../console/index.js';
+import { changedSince } from '../../policy/judged-against.js';
 import type { ApprovalRecord } from '../../store/index.js';
 import type { Gateway } from '../service/index.js';
 
 /** A stored request as the console's approvals view lists it: its params as the API and receipts show them, without any configured secret. */
 function pendingOf(record: ApprovalRecord, gateway: Gateway): Omit<PendingApproval, 'decidable'> {
+  // marked before anyone clicks: approving an outdated request only cancels it (review userX, X3)
+  const { index, matcher } = gateway.registry;
+  const found = matcher.lookup(record.tool);
+  const outdated = changedSince(record, index, found.found ? found.tool : undefined);
   return {
+    ...(outdated ? { outdated } : {}),
     id: record.id, kind: record.rule.self_approval ? 'confirmation' : 'approval', tool: record.tool, params: gateway.shownParams(record.params), commit: record.commit,
     created_at: record.created_at, expires_at: record.expires_at, caller: record.caller, ...(record.session ? { session: record.session } : {}), reason: record.rule.reason,
   };
