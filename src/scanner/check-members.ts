@@ -6,8 +6,9 @@ import type { Position } from './yaml-locator.js';
 type Duplicate = (file: string, position: Position | undefined, taken: string) => Diagnostic;
 
 /**
- * Keeps the toolsets whose every member is a tool (name or alias) or a group of the index, and the skills whose
- * toolset exists; the others are reported at the member, with the names nearest to it, and left out.
+ * Keeps the toolsets with the members that are a tool (name or alias) or a group of the index, and the skills whose
+ * toolset exists; each unknown member is reported at its line, with the names nearest to it, and a toolset none of
+ * whose members exists is left out.
  */
 export function checkMembers(tools: readonly ToolStub[], entries: readonly OtherEntry[], errors: Diagnostic[], duplicate: Duplicate): { toolsets: ToolsetDefinition[]; skills: SkillDefinition[] } {
   // nothing to check: the table of every tool's names is not built (tens of milliseconds at 10,000 tools)
@@ -33,10 +34,14 @@ export function checkMembers(tools: readonly ToolStub[], entries: readonly Other
       const near = nearest(member, [...tools.map((tool) => tool.name), ...groups]);
       errors.push({
         file: toolset.source.path, line, column, severity: 'error', code: 'UNKNOWN_MEMBER',
-        message: `toolset '${toolset.name}' names '${member}', which is neither a tool nor a group of this registry${near.length ? `; did you mean ${near.map((name) => `'${name}'`).join(', ')}?` : ''}`,
+        message: `toolset '${toolset.name}' names '${member}', which is neither a tool nor a group of this registry${near.length ? `; did you mean ${near.map((name) => `'${name}'`).join(', ')}?` : ''}${unknown.length < toolset.tools.length ? ` (the toolset is served with its other members)` : ' (the toolset is left out: none of its members exists)'}`,
       });
     }
-    if (unknown.length === 0) toolsets.set(toolset.name.toLowerCase(), toolset);
+    // a member removed by a commit must not take the rest from every session that enabled the toolset (review userX,
+    // X2): it is kept with the members that exist, the missing one an error above (validate fails, /healthz degrades);
+    // with none left it is dropped, since an empty list would mean the whole registry
+    const kept = unknown.length === 0 ? toolset : { ...toolset, tools: toolset.tools.filter((_, index) => !unknown.some((gone) => gone.index === index)) };
+    if (kept.tools.length > 0 || toolset.tools.length === 0) toolsets.set(toolset.name.toLowerCase(), kept);
   }
   const skills = new Map<string, SkillDefinition>();
   for (const entry of entries) {

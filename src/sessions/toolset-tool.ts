@@ -40,12 +40,13 @@ export function toolsetTool(request: ToolsetRequest, context: ToolsetContext): M
   }
   if (request.action === 'disable') {
     if (state.toolsets.length === 0) return { ok: true, code: 'NONE_ACTIVE', message: 'no active toolsets', data: { active: [] }, changed: false };
-    const toolset = request.name === undefined ? undefined : registry.toolset(request.name);
-    if (request.name !== undefined && !state.toolsets.some((active) => active.name === toolset?.name)) {
+    // the name the session holds, even one a rescan dropped from the index: it can always be put down (review userX, X2)
+    const held = request.name === undefined ? undefined : (state.toolsets.find((active) => active.name === registry.toolset(request.name!)?.name) ?? state.toolsets.find((active) => active.name.toLowerCase() === request.name!.toLowerCase()));
+    if (request.name !== undefined && !held) {
       const active = state.toolsets.map((entry) => entry.name).join(', ');
       return { ok: true, code: 'NOT_ACTIVE', message: `toolset '${request.name}' is not active; active: ${active}`, data: { active: state.toolsets.map((entry) => entry.name) }, changed: false };
     }
-    const removed = disableToolsets(state, toolset?.name);
+    const removed = disableToolsets(state, held?.name);
     const left = state.toolsets.map((entry) => entry.name);
     return { ok: true, message: `disabled ${removed.map((name) => `'${name}'`).join(', ')}; active toolsets: ${left.join(', ') || 'none'}`, data: { disabled: removed, active: left }, changed: true };
   }

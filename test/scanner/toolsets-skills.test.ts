@@ -48,16 +48,16 @@ describe('Scanner with toolsets and skills', () => {
   });
 
   describe('when a toolset names an unknown tool', () => {
-    it('leaves the toolset out and points at the member with the nearest names', async () => {
+    it('keeps the toolset with its other members and points at the member with the nearest names (review userX, X2)', async () => {
       const root = join(folder.path, 'repo');
       await writeFiles(root, { ...TOOLS, 'toolsets/typo/TOOLSET.hdlp': toolsetYaml('typo', '\n  - alpha\n  - gamm\n') });
       const index = await scanOnce(root, { cacheDir: folder.cacheDir });
-      expect(index.toolsets).toEqual([]);
+      expect(index.toolsets).toEqual([expect.objectContaining({ name: 'typo', tools: ['alpha'] })]);
       expect(index.tools).toHaveLength(3);
       expect(index.errors).toEqual([
         expect.objectContaining({
           file: 'toolsets/typo/TOOLSET.hdlp', line: 5, column: 5, code: 'UNKNOWN_MEMBER',
-          message: "toolset 'typo' names 'gamm', which is neither a tool nor a group of this registry; did you mean 'gamma'?",
+          message: "toolset 'typo' names 'gamm', which is neither a tool nor a group of this registry; did you mean 'gamma'? (the toolset is served with its other members)",
         }),
       ]);
     });
@@ -117,7 +117,7 @@ describe('hldp validate on toolsets and skills', () => {
     await writeFiles(folder.path, { ...TOOLS, 'toolsets/ops/TOOLSET.hdlp': toolsetYaml('ops', '[alpha, deploy]') });
     const run = await runCli(['validate', 'toolsets/ops/TOOLSET.hdlp'], { cwd: folder.path });
     expect(run.code).toBe(1);
-    expect(run.stdout).toBe("toolsets/ops/TOOLSET.hdlp:3:16: error: toolset 'ops' names 'deploy', which is neither a tool nor a group of this registry\n");
+    expect(run.stdout).toBe("toolsets/ops/TOOLSET.hdlp:3:16: error: toolset 'ops' names 'deploy', which is neither a tool nor a group of this registry (the toolset is served with its other members)\n");
     expect(run.stderr).toBe('1 file(s) under toolsets/ops/TOOLSET.hdlp: 1 error(s), 0 warning(s)\n');
   });
 
