@@ -84,7 +84,7 @@ export interface McpCallOptions {
 /** What calling an MCP server came to: its answer, or why there is none (a JSON-RPC error, a server that will not start). */
 export type McpCallOutcome =
   | { ok: true; answer: McpToolAnswer; notes?: string[] }
-  | { ok: false; code: ErrorCode; message: string; notes?: string[] };
+  | { ok: false; code: ErrorCode; message: string; notes?: string[]; /** the request never reached the server (it was still starting) */ unsent?: true };
 
 /** The MCP servers behind the registry, as `mcp` tools reach them (the composition root owns their processes and connections). */
 export interface McpServers {

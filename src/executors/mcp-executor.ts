@@ -69,11 +69,13 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
   }
   const notes = outcome.notes?.length ? `${outcome.notes.join('\n')}\n` : '';
   const stopped = deadline.reason();
-  if (stopped === 'timeout') {
-    return withNotes(failedResult('TIMEOUT', `timed out after ${timeoutMs} ms; the call was cancelled on MCP server '${tool.mcp.server}' (notifications/cancelled)`, start), notes);
-  }
-  if (stopped === 'cancelled') {
-    return withNotes(failedResult('CANCELLED', `cancelled by the caller; the call was cancelled on MCP server '${tool.mcp.server}' (notifications/cancelled)`, start), notes);
+  if (stopped !== null) {
+    const what = stopped === 'timeout' ? `timed out after ${timeoutMs} ms` : 'cancelled by the caller';
+    // a call stopped while its server was starting was never sent: saying it was cancelled there would be untrue
+    const where = !outcome.ok && outcome.unsent === true
+      ? ` while MCP server '${tool.mcp.server}' was starting; the call was not sent to it`
+      : `; the call was cancelled on MCP server '${tool.mcp.server}' (notifications/cancelled)`;
+    return withNotes(failedResult(stopped === 'timeout' ? 'TIMEOUT' : 'CANCELLED', `${what}${where}`, start), notes);
   }
   if (!outcome.ok) return withNotes(cutErrorMessage(outcome.code, outcome.message, cap, cutter?.cuts, start), notes);
   const { answer } = outcome;

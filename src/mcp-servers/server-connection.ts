@@ -59,6 +59,8 @@ const SDK_TIMEOUT_SLACK_MS = 5_000;
 export class ServerConnection {
   #live: Live | undefined;
   #starting: Promise<Live> | undefined;
+  /** stops the start in progress: a server that never answers initialize held the gateway's shutdown for startup_timeout_ms */
+  #startAborter: AbortController | undefined;
   /** a connection that ended on its own between calls, told to the next call that starts a new one */
   #endedOnItsOwn: Live | undefined;
   #inFlight = 0;
@@ -82,7 +84,8 @@ export class ServerConnection {
     return this.#using(async (notes) => {
       for (let attempt = 0; ; attempt += 1) {
         const live = await this.#connect(options.signal, notes, options.caller);
-        if (!live.ok) return { ok: false, code: live.code, message: live.message, notes };
+        // a first attempt stopped before the server was up never reached it: no cancellation went out either
+        if (!live.ok) return { ok: false, code: live.code, message: live.message, notes, ...(attempt === 0 ? { unsent: true as const } : {}) };
         live.live.callers.add(options.caller ?? '');
         const heard = { received: live.live.received.copy(), refused: live.live.refused.count };
         const told = (): void => {
@@ -178,6 +181,7 @@ export class ServerConnection {
   /** Stops the server (or ends the HTTP session) now; the next call starts it again. */
   async stop(): Promise<void> {
     clearTimeout(this.#idleTimer);
+    this.#startAborter?.abort(new Error('the gateway stopped it while it was starting'));
     const live = this.#live ?? (await this.#starting?.catch(() => undefined));
     this.#live = undefined;
     this.#starting = undefined;
@@ -215,7 +219,8 @@ export class ServerConnection {
         this.#restartOwed = false;
         this.#restarts += 1;
       }
-      this.#starting = this.#start();
+      this.#startAborter = new AbortController();
+      this.#starting = this.#start(this.#startAborter.signal);
       this.#starting.then(
         (live) => ((this.#live = live), (this.#starting = undefined)),
         () => (this.#starting = undefined),
@@ -231,7 +236,7 @@ export class ServerConnection {
     }
   }
 
-  async #start(): Promise<Live> {
+  async #start(stopped: AbortSignal): Promise<Live> {
     const kit = await loadClientKit();
     const refused = { count: 0 };
     const ends: AnswerEnds = { onRefused: () => (refused.count += 1) };
@@ -248,7 +253,7 @@ export class ServerConnection {
       this.#endedOnItsOwn = live;
     };
     try {
-      await client.connect(ordered, { timeout: this.config.startupTimeoutMs });
+      await client.connect(ordered, { timeout: this.config.startupTimeoutMs, signal: stopped });
     } catch (error) {
       const ended = transport instanceof kit.LaunchedStdioTransport ? await transport.describeEnd() : { how: 'is running', stderr: '' };
       await client.close().catch(() => undefined);

@@ -11,6 +11,8 @@ import { mcpToolYaml, serveWithMcpConfig, writeMcpConfig } from './support.js';
 // held the gateway's event loop for hundreds of ms at a time, so the call's deadline fired late (3-4 times its
 // timeout_ms on a loaded host); its receipt said only that it timed out; and the answers to its pings it took and never
 // replied to kept a socket each for 10 s after the receipt. Real hldp serve, the server a real process on 127.0.0.1.
+// A server that never answers initialize: a call whose deadline came while it was starting was said to be cancelled
+// on it (notifications/cancelled), and SIGTERM waited out its startup_timeout_ms.
 const FLOOD = fileURLToPath(new URL('./fixtures/flood-http-server.mjs', import.meta.url));
 const TIMEOUT_MS = 3000;
 
@@ -37,11 +39,20 @@ const KINDS = ['ping', 'log', 'progress'] as const;
 
 beforeAll(async () => {
   temp = await makeTempDir('hldp-mcp-flood-');
-  for (const kind of KINDS) servers[kind] = await floodServer(kind);
+  for (const kind of [...KINDS, 'silent'] as const) servers[kind] = await floodServer(kind);
   const repo = await initRepository(join(temp.path, 'repo'));
-  await commitFiles(repo, Object.fromEntries(KINDS.map((kind) => [`tools/${kind}/TOOL.hdlp`, mcpToolYaml(kind, kind, 'flood', '{}', `{ timeout_ms: ${TIMEOUT_MS} }`)])));
-  const config = await writeMcpConfig(temp.path, Object.fromEntries(KINDS.map((kind) => [kind, { url: servers[kind]!.url }])));
+  await commitFiles(repo, {
+    ...Object.fromEntries(KINDS.map((kind) => [`tools/${kind}/TOOL.hdlp`, mcpToolYaml(kind, kind, 'flood', '{}', `{ timeout_ms: ${TIMEOUT_MS} }`)])),
+    ...Object.fromEntries(KINDS.map((kind) => [`tools/quiet-${kind}/TOOL.hdlp`, mcpToolYaml(`quiet-${kind}`, kind, 'quiet', '{}', '{ timeout_ms: 60000 }')])),
+    'tools/silent/TOOL.hdlp': mcpToolYaml('silent', 'silent', 'flood', '{}', `{ timeout_ms: ${TIMEOUT_MS} }`),
+  });
+  // the silent server's start would wait 10 minutes for its answer to initialize
+  const config = await writeMcpConfig(temp.path, { ...Object.fromEntries(KINDS.map((kind) => [kind, { url: servers[kind]!.url }])), silent: { url: servers.silent!.url, startup_timeout_ms: 600_000 } });
   gateway = await serveWithMcpConfig(temp.path, repo, config);
+  // Each server is up before its flood is timed, as in a gateway that has served a while: the first call of a fresh
+  // gateway also loads the MCP SDK and sends initialize, which at load 20 took the whole 3 s deadline (the call never
+  // reached the server, and its receipt had nothing to say of a flood).
+  for (const kind of KINDS) expect((await call(`quiet-${kind}`)).receipt).toMatchObject({ ok: true, output: 'quiet' });
 }, 60_000);
 afterAll(async () => {
   await gateway?.stop();
@@ -81,3 +92,16 @@ describe('a Streamable-HTTP MCP server that floods the answer stream of a call',
     expect(held).toBe(0);
   }, 60_000);
 });
+
+describe('a Streamable-HTTP MCP server that never answers initialize', () => {
+  // last: it stops the gateway
+  it('times a call out saying it was never sent, and does not hold the gateway on SIGTERM while it is starting', async () => {
+    // the call's deadline fires before any tools/call could go out: it was said to be cancelled on the server
+    const { receipt } = await call('silent');
+    expect(receipt).toMatchObject({ ok: false, code: 'TIMEOUT', timed_out: true, error: `timed out after ${TIMEOUT_MS} ms while MCP server 'silent' was starting; the call was not sent to it` });
+    // the start goes on after the call (other calls may share it); the gateway's shutdown waited for its 10 minutes,
+    // and stop() kills (SIGKILL) and throws for a gateway still running 20 s after SIGTERM
+    expect(await gateway.stop()).toBe(0);
+  }, 60_000);
+});
+
