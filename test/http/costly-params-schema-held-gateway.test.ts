@@ -3,71 +3,40 @@
 // deep took 5 s of the event loop, and params may nest 64. One POST /v1/call by any caller held a real `hldp serve`
 // — /healthz and every other request — for as long. Each test sends such a call and, once its body is sent, a
 // /healthz: both must be answered (on the old code neither is, within the test's bound: ajv is still trying branches).
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
+import { commitFiles, initRepository } from '../helpers/git.js';
+import { callWithProbe, schemaTool } from '../helpers/held-gateway.js';
 import { useServiceHome } from '../helpers/serve-process.js';
 
 const home = useServiceHome('warn');
 
 // each branch of the anyOf requires a field the params never have, so both fail at every level and both are tried
-const BRANCHING = makeToolYaml('walk-tree', {
-  intent: 'walks a tree of nodes',
-  method: 'run',
-  executor: 'shell',
-  params_schema: [
-    '',
-    '  type: object',
-    '  properties:',
-    "    tree: {$ref: '#/$defs/node'}",
-    '  $defs:',
-    '    node:',
-    '      anyOf:',
-    "        - {type: object, properties: {next: {$ref: '#/$defs/node'}}, required: [left]}",
-    "        - {type: object, properties: {next: {$ref: '#/$defs/node'}}, required: [right]}",
-  ].join('\n'),
-  shell: "\n  argv: ['true']",
-});
+const BRANCHING = schemaTool('walk-tree', 'walks a tree of nodes', [
+  'type: object',
+  'properties:',
+  "  tree: {$ref: '#/$defs/node'}",
+  '$defs:',
+  '  node:',
+  '    anyOf:',
+  "      - {type: object, properties: {next: {$ref: '#/$defs/node'}}, required: [left]}",
+  "      - {type: object, properties: {next: {$ref: '#/$defs/node'}}, required: [right]}",
+]);
 
 // recursion through one branch at each level: linear, served as before
-const SINGLE = makeToolYaml('walk-list', {
-  intent: 'walks a list of nodes',
-  method: 'run',
-  executor: 'shell',
-  params_schema: [
-    '',
-    '  type: object',
-    '  properties:',
-    "    list: {$ref: '#/$defs/node'}",
-    '  $defs:',
-    '    node:',
-    "      anyOf: [{type: 'null'}, {type: object, properties: {next: {$ref: '#/$defs/node'}, left: {$ref: '#/$defs/node'}}}]",
-  ].join('\n'),
-  shell: "\n  argv: ['true']",
-});
+const SINGLE = schemaTool('walk-list', 'walks a list of nodes', [
+  'type: object',
+  'properties:',
+  "  list: {$ref: '#/$defs/node'}",
+  '$defs:',
+  '  node:',
+  "    anyOf: [{type: 'null'}, {type: object, properties: {next: {$ref: '#/$defs/node'}, left: {$ref: '#/$defs/node'}}}]",
+]);
 
 function nested(depth: number, leaf: unknown): unknown {
   let value: unknown = leaf;
   for (let level = 0; level < depth; level++) value = { next: value };
   return value;
-}
-
-// POSTs the body and, once it is written to the socket, asks /healthz: both answers
-async function callWithProbe(url: string, body: string): Promise<{ call: { status: number; json: Record<string, unknown> }; healthz: number }> {
-  let probe: Promise<number> | undefined;
-  const call = await new Promise<{ status: number; json: Record<string, unknown> }>((resolve, reject) => {
-    const sent = httpRequest(`${url}/v1/call`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(text) as Record<string, unknown> }));
-    });
-    sent.on('error', reject);
-    sent.end(body, () => {
-      probe = fetch(`${url}/healthz`).then((answer) => answer.status);
-    });
-  });
-  return { call, healthz: await probe! };
 }
 
 describe('hldp serve', () => {

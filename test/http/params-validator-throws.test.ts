@@ -4,27 +4,21 @@
 // names the definition, and the gateway must go on serving — never a 500 without a word of why, nor a crash.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
+import { commitFiles, initRepository } from '../helpers/git.js';
+import { schemaTool } from '../helpers/held-gateway.js';
 import { useServiceHome } from '../helpers/serve-process.js';
 
 const home = useServiceHome('warn');
 
-const THROWING = makeToolYaml('odd-keys', {
-  intent: 'reads nested keys',
-  method: 'run',
-  executor: 'shell',
-  params_schema: [
-    '',
-    '  type: object',
-    '  properties:',
-    "    tree: {$ref: '#/$defs/n0'}",
-    '  $defs:',
-    "    n0: {patternProperties: {'^k': {$ref: '#/$defs/n0'}}, oneOf: [{$ref: '#/$defs/n1'}]}",
-    "    n1: {patternProperties: {'^k': {$ref: '#/$defs/n2'}}}",
-    '    n2: {additionalProperties: false}',
-  ].join('\n'),
-  shell: "\n  argv: ['true']",
-});
+const THROWING = schemaTool('odd-keys', 'reads nested keys', [
+  'type: object',
+  'properties:',
+  "  tree: {$ref: '#/$defs/n0'}",
+  '$defs:',
+  "  n0: {patternProperties: {'^k': {$ref: '#/$defs/n0'}}, oneOf: [{$ref: '#/$defs/n1'}]}",
+  "  n1: {patternProperties: {'^k': {$ref: '#/$defs/n2'}}}",
+  '  n2: {additionalProperties: false}',
+]);
 
 describe('hldp serve, when a tool\'s params validator throws on a call\'s params', () => {
   it('answers the call 422 naming the definition, and serves the next request', async () => {

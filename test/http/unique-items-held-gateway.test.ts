@@ -3,39 +3,16 @@
 // (529 KB) held a real `hldp serve` — /healthz and every other principal's calls — for 52 s; a body at the default
 // max_body_bytes (1 MiB), as here, ~4 times that. Each test sends such a call and, once its body is sent, a /healthz:
 // both must be answered (on the old code neither is, within the test's bound: the gateway is still comparing pairs).
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
+import { commitFiles, initRepository } from '../helpers/git.js';
+import { callWithProbe, schemaTool } from '../helpers/held-gateway.js';
 import { useServiceHome } from '../helpers/serve-process.js';
 
 const home = useServiceHome('warn');
 const ITEMS = 110_000;
 
-const TAG_FILES = makeToolYaml('tag-files', {
-  intent: 'tags a list of files',
-  method: 'run',
-  executor: 'shell',
-  params_schema: '\n  files: {type: array, uniqueItems: true, description: the files to tag (each once)}',
-  shell: "\n  argv: ['true']",
-});
-
-// POSTs the body and, once it is written to the socket, asks /healthz: the two answers, in the order they came
-async function callWithProbe(url: string, body: string): Promise<{ call: { status: number; json: Record<string, unknown> }; healthz: number }> {
-  let probe: Promise<number> | undefined;
-  const call = await new Promise<{ status: number; json: Record<string, unknown> }>((resolve, reject) => {
-    const sent = httpRequest(`${url}/v1/call`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(text) as Record<string, unknown> }));
-    });
-    sent.on('error', reject);
-    sent.end(body, () => {
-      probe = fetch(`${url}/healthz`).then((answer) => answer.status);
-    });
-  });
-  return { call, healthz: await probe! };
-}
+const TAG_FILES = schemaTool('tag-files', 'tags a list of files', ['files: {type: array, uniqueItems: true, description: the files to tag (each once)}']);
 
 describe('hldp serve', () => {
   describe('when a call sends ~1 MiB of distinct items to a uniqueItems array whose items are not scalars', () => {
