@@ -6,8 +6,6 @@
 // receipt is read (get_longest_wait_ms, get_ms, get_server_cpu_ms). `--postgres`: the store is PostgreSQL, a throwaway
 // cluster (fsync on) made as the tests make theirs, a new database for each run (the server CPU is the gateway's alone).
 // Usage: npx tsx bench/store/huge-receipt.ts [--bytes 16000000] [--char nul|x] [--runs 3] [--before /work/wt-base] [--get] [--postgres]
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,6 +13,7 @@ import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import postgres from 'postgres';
 import { startPostgres } from '../../test/helpers/postgres.js';
+import { alternate, cpuTicks, healthzMs, pollHealthz, serveGateway, stopProcess } from './served-gateway.js';
 
 const { values } = parseArgs({ options: { bytes: { type: 'string', default: '16000000' }, char: { type: 'string', default: 'nul' }, runs: { type: 'string', default: '3' }, before: { type: 'string' }, 'poll-ms': { type: 'string', default: '10' }, profile: { type: 'string' }, get: { type: 'boolean', default: false }, postgres: { type: 'boolean', default: false } } });
 const cluster = values.postgres ? await startPostgres({ durable: true }) : undefined;
@@ -37,32 +36,6 @@ created: 2026-12-04
 why: the benchmark needs a huge answer
 `;
 
-const ticks = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-};
-
-function stop(child: ChildProcess): Promise<unknown> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  child.kill('SIGTERM');
-  return new Promise((resolveExit) => child.once('exit', resolveExit));
-}
-
-async function serve(bin: string, home: string, storeUrl: string | undefined): Promise<{ child: ChildProcess; url: string }> {
-  const env = { ...process.env, ...(storeUrl ? { HLDP_STORE_URL: storeUrl } : {}), HLDP_CACHE_DIR: join(home, 'cache'), HLDP_DATA_DIR: join(home, 'data'), HLDP_WORKSPACE: join(home, 'ws'), HLDP_LOG_LEVEL: 'warn', HLDP_SANDBOX: 'off', HLDP_MAX_OUTPUT_BYTES: String(Math.max(16 * 1024 * 1024, bytes + 1024)) };
-  const child = spawn(process.execPath, [...(values.profile ? ['--cpu-prof', '--cpu-prof-interval', '500', '--cpu-prof-dir', values.profile] : []), bin, 'serve', '--repo', join(home, 'repo'), '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = / at (http:\/\/[\d.:]+)\n/.exec(stderr);
-      if (match) resolveUrl(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  return { child, url };
-}
-
 type Get = { get_longest_wait_ms: number; get_ms: number; get_server_cpu_ms: number; get_bytes: number };
 async function once(bin: string): Promise<{ longest_wait_ms: number; call_ms: number; server_cpu_ms: number; answer_bytes: number; ok: boolean; cut_bytes: number; stored: boolean; polls: number } & Partial<Get>> {
   const home = await mkdtemp(join(tmpdir(), 'hldp-huge-receipt-'));
@@ -70,65 +43,45 @@ async function once(bin: string): Promise<{ longest_wait_ms: number; call_ms: nu
   await mkdir(join(home, 'ws'));
   await writeFile(join(home, 'repo/tools/huge/TOOL.hdlp'), toolYaml);
   const storeUrl = await cluster?.createDatabase('hldp_huge');
-  const { child, url } = await serve(bin, home, storeUrl);
+  const { child, url } = await serveGateway(bin, home, {
+    storeUrl,
+    env: { HLDP_MAX_OUTPUT_BYTES: String(Math.max(16 * 1024 * 1024, bytes + 1024)) },
+    nodeArgs: values.profile ? ['--cpu-prof', '--cpu-prof-interval', '500', '--cpu-prof-dir', values.profile] : [],
+  });
   let stoppedServer: Promise<unknown> | undefined;
   try {
-    const healthz = async (): Promise<number> => {
-      const started = performance.now();
-      await (await fetch(`${url}/healthz`)).text();
-      return performance.now() - started;
-    };
-    await healthz();
-    let done = false;
-    let longest = 0;
-    let polls = 0;
-    const polling = (async () => {
-      while (!done && pollMs > 0) {
-        polls += 1;
-        longest = Math.max(longest, await healthz());
-        await new Promise((resolveTimer) => setTimeout(resolveTimer, pollMs));
-      }
-    })();
-    const cpuBefore = ticks(child.pid!);
+    await healthzMs(url);
+    const polling = pollHealthz(url, pollMs);
+    const cpuBefore = cpuTicks(child.pid!);
     const started = performance.now();
     const response = await fetch(`${url}/v1/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tool: 'huge', params: {} }) });
     // read as it comes; parsed once the polling stopped (this process parsing it would hold up its own polling)
     const chunks: Buffer[] = [];
     for await (const chunk of response.body!) chunks.push(Buffer.from(chunk as Uint8Array));
     const callMs = performance.now() - started;
-    const cpu = (ticks(child.pid!) - cpuBefore) * 10;
-    done = true;
-    await polling;
+    const cpu = (cpuTicks(child.pid!) - cpuBefore) * 10;
+    const { longest, polls } = await polling.stop();
     const text = Buffer.concat(chunks).toString();
     const receipt = JSON.parse(text) as { ok: boolean; cut_bytes: number; id: string; error: string | null };
     let get: Get | undefined;
     if (values.get) {
       // the same polling while the receipt is fetched whole
-      let fetched = false;
-      let getLongest = 0;
-      const getPolling = (async () => {
-        while (!fetched && pollMs > 0) {
-          getLongest = Math.max(getLongest, await healthz());
-          await new Promise((resolveTimer) => setTimeout(resolveTimer, pollMs));
-        }
-      })();
-      const getCpu = ticks(child.pid!);
+      const getPolling = pollHealthz(url, pollMs);
+      const getCpu = cpuTicks(child.pid!);
       const getStarted = performance.now();
       let getBytes = 0;
       for await (const chunk of (await fetch(`${url}/v1/receipts/${receipt.id}`)).body!) getBytes += (chunk as Uint8Array).byteLength;
       const getMs = performance.now() - getStarted;
-      get = { get_longest_wait_ms: 0, get_ms: Math.round(getMs), get_server_cpu_ms: (ticks(child.pid!) - getCpu) * 10, get_bytes: getBytes };
-      fetched = true;
-      await getPolling;
-      get.get_longest_wait_ms = Math.round(getLongest);
+      const getServerCpu = (cpuTicks(child.pid!) - getCpu) * 10;
+      get = { get_longest_wait_ms: Math.round((await getPolling.stop()).longest), get_ms: Math.round(getMs), get_server_cpu_ms: getServerCpu, get_bytes: getBytes };
     }
     // read from the store once the server stopped
-    stoppedServer = stop(child);
+    stoppedServer = stopProcess(child);
     await stoppedServer;
     const stored = (await storedBytes(home, storeUrl, receipt.id)) > bytes;
     return { longest_wait_ms: Math.round(longest), call_ms: Math.round(callMs), server_cpu_ms: cpu, answer_bytes: text.length, ok: receipt.ok, cut_bytes: receipt.cut_bytes, stored, polls, ...get };
   } finally {
-    await (stoppedServer ?? stop(child));
+    await (stoppedServer ?? stopProcess(child));
     await rm(home, { recursive: true, force: true });
   }
 }
@@ -148,14 +101,7 @@ async function storedBytes(home: string, storeUrl: string | undefined, id: strin
 }
 
 console.log(`# huge receipt through hldp serve${cluster ? ' on PostgreSQL' : ''}: ${bytes} bytes of ${values.char}, ${runs} run(s) a side, alternated; load ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${cpus().length} cores`);
-const results = new Map<string, Array<Awaited<ReturnType<typeof once>>>>(sides.map((side) => [side.name, []]));
-for (let run = 0; run < runs; run += 1) {
-  for (const side of run % 2 === 0 ? sides : [...sides].reverse()) {
-    const result = await once(side.bin);
-    results.get(side.name)!.push(result);
-    console.log(JSON.stringify({ side: side.name, run, ...result }));
-  }
-}
+const results = await alternate(sides, runs, once);
 type Key = 'longest_wait_ms' | 'server_cpu_ms' | 'call_ms' | keyof Get;
 const summary = (name: string, key: Key): string => results.get(name)!.map((result) => result[key]).join(' / ');
 console.log(`| measure | ${sides.map((side) => side.name).join(' | ')} |${sides.length === 2 ? ' ratio (this ÷ before, medians) |' : ''}`);

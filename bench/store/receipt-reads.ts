@@ -6,7 +6,7 @@
 // seen by this process polling every `--poll-ms` (0: not polled, for the CPU of the reads alone), the server's CPU (`/proc/PID/stat`, every thread), and its peak RSS
 // (VmHWM) after the phase. With `--before DIR` (a `git archive` of the code before, its dist/ built) the sides alternate.
 // Usage: npx tsx bench/store/receipt-reads.ts [--count 100] [--bytes 1000000] [--runs 2] [--before /tmp/before] [--postgres]
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { openStore } from '../../src/store/index.js';
 import { makeReceipt } from '../../test/store/support.js';
 import { startPostgres } from '../../test/helpers/postgres.js';
+import { alternate, cpuTicks, healthzMs, pollHealthz, serveGateway, stopProcess } from './served-gateway.js';
 
 const { values } = parseArgs({ options: { count: { type: 'string', default: '100' }, bytes: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '2' }, before: { type: 'string' }, 'poll-ms': { type: 'string', default: '5' }, postgres: { type: 'boolean', default: false } } });
 const count = Number(values.count);
@@ -51,43 +52,13 @@ for (let at = 0; at < count; at += 1) {
 }
 await store.close();
 
-const ticks = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-};
 const peakRssMb = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-
-function stop(child: ChildProcess): Promise<unknown> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  child.kill('SIGTERM');
-  return new Promise((resolveExit) => child.once('exit', resolveExit));
-}
-
-async function serve(bin: string, home: string, delayFile: string): Promise<{ child: ChildProcess; url: string }> {
-  const env = { ...process.env, ...(storeUrl ? { HLDP_STORE_URL: storeUrl } : {}), NODE_OPTIONS: `--require ${preload}`, LOOP_DELAY_FILE: delayFile, HLDP_CACHE_DIR: join(home, 'cache'), HLDP_DATA_DIR: join(home, 'data'), HLDP_WORKSPACE: join(home, 'ws'), HLDP_LOG_LEVEL: 'warn', HLDP_SANDBOX: 'off' };
-  const child = spawn(process.execPath, [bin, 'serve', '--repo', join(home, 'repo'), '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = / at (http:\/\/[\d.:]+)\n/.exec(stderr);
-      if (match) resolveUrl(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  return { child, url };
-}
 
 interface Phase { loop_max_ms: number; healthz_longest_ms: number; cpu_ms: number; wall_ms: number; peak_rss_mb: number; result: string }
 
 /** Runs `read` while /healthz is polled; the server's loop delay over it, read through SIGUSR2. */
 async function phase(child: ChildProcess, url: string, delayFile: string, read: () => Promise<string>): Promise<Phase> {
-  const healthz = async (): Promise<number> => {
-    const at = performance.now();
-    await (await fetch(`${url}/healthz`)).text();
-    return performance.now() - at;
-  };
-  await healthz();
+  await healthzMs(url);
   const delay = async (): Promise<{ max: number }> => {
     await rm(delayFile, { force: true });
     child.kill('SIGUSR2');
@@ -100,21 +71,13 @@ async function phase(child: ChildProcess, url: string, delayFile: string, read: 
     }
   };
   await delay();
-  let done = false;
-  let longest = 0;
-  const polling = (async () => {
-    while (!done && pollMs > 0) {
-      longest = Math.max(longest, await healthz());
-      await new Promise((resolveTimer) => setTimeout(resolveTimer, pollMs));
-    }
-  })();
-  const cpu = ticks(child.pid!);
+  const polling = pollHealthz(url, pollMs);
+  const cpu = cpuTicks(child.pid!);
   const at = performance.now();
   const result = await read();
   const wall = performance.now() - at;
-  const cpuMs = (ticks(child.pid!) - cpu) * 10;
-  done = true;
-  await polling;
+  const cpuMs = (cpuTicks(child.pid!) - cpu) * 10;
+  const { longest } = await polling.stop();
   const { max } = await delay();
   return { loop_max_ms: Math.round(max), healthz_longest_ms: Math.round(longest), cpu_ms: cpuMs, wall_ms: Math.round(wall), peak_rss_mb: Math.round(peakRssMb(child.pid!)), result };
 }
@@ -124,7 +87,7 @@ async function once(bin: string): Promise<{ pages: Phase; verify: Phase }> {
   await cp(seed, home, { recursive: true });
   await mkdir(join(home, 'ws'), { recursive: true });
   const delayFile = join(home, 'loop-delay.json');
-  const { child, url } = await serve(bin, home, delayFile);
+  const { child, url } = await serveGateway(bin, home, { storeUrl, env: { NODE_OPTIONS: `--require ${preload}`, LOOP_DELAY_FILE: delayFile } });
   try {
     const pages = await phase(child, url, delayFile, async () => {
       const ids: string[] = [];
@@ -139,20 +102,13 @@ async function once(bin: string): Promise<{ pages: Phase; verify: Phase }> {
     const verify = await phase(child, url, delayFile, async () => JSON.stringify(await (await fetch(`${url}/v1/receipts/verify`)).json()).slice(0, 40));
     return { pages, verify };
   } finally {
-    await stop(child);
+    await stopProcess(child);
     await rm(home, { recursive: true, force: true });
   }
 }
 
 console.log(`# receipt reads through hldp serve${cluster ? ' on PostgreSQL' : ' on SQLite'}: ${count} receipts of ${bytes} bytes of output, ${runs} run(s) a side, alternated; load ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${cpus().length} cores`);
-const results = new Map<string, Array<Awaited<ReturnType<typeof once>>>>(sides.map((side) => [side.name, []]));
-for (let run = 0; run < runs; run += 1) {
-  for (const side of run % 2 === 0 ? sides : [...sides].reverse()) {
-    const result = await once(side.bin);
-    results.get(side.name)!.push(result);
-    console.log(JSON.stringify({ side: side.name, run, ...result }));
-  }
-}
+const results = await alternate(sides, runs, once);
 console.log(`| phase: measure | ${sides.map((side) => side.name).join(' | ')} |`);
 for (const name of ['pages', 'verify'] as const) {
   for (const key of ['loop_max_ms', 'healthz_longest_ms', 'cpu_ms', 'wall_ms', 'peak_rss_mb'] as const) {
