@@ -98,7 +98,7 @@ describe('a Streamable-HTTP MCP server that never answers initialize', () => {
   it('times a call out saying it was never sent, and does not hold the gateway on SIGTERM while it is starting', async () => {
     // the call's deadline fires before any tools/call could go out: it was said to be cancelled on the server
     const { receipt } = await call('silent');
-    expect(receipt).toMatchObject({ ok: false, code: 'TIMEOUT', timed_out: true, error: `timed out after ${TIMEOUT_MS} ms while MCP server 'silent' was starting; the call was not sent to it` });
+    expect(receipt).toMatchObject({ ok: false, code: 'TIMEOUT', timed_out: true, error: expect.stringMatching(new RegExp(`^timed out after ${TIMEOUT_MS} ms while MCP server 'silent' was starting; the call was not sent to it[ (]`)) });
     // the start goes on after the call (other calls may share it); the gateway's shutdown waited for its 10 minutes,
     // and stop() kills (SIGKILL) and throws for a gateway still running 20 s after SIGTERM
     expect(await gateway.stop()).toBe(0);
