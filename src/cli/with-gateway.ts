@@ -5,9 +5,12 @@ import type { Flags } from './command.js';
 import { configFromFlags } from './open-registry.js';
 import { UsageError } from './usage-error.js';
 
-/** Opens the gateway for one command and always closes it (stopping the embedded gatekeeper, closing the store). */
-export async function withGateway(flags: Flags, work: (gateway: Gateway) => Promise<number>): Promise<number> {
-  const gateway = await Gateway.open({ config: configFromFlags(flags) });
+/**
+ * Opens the gateway for one command and always closes it (stopping the embedded gatekeeper, closing the store).
+ * `secrets: 'optional'` leaves out a target whose secret this shell lacks (see `configFromFlags`).
+ */
+export async function withGateway(flags: Flags, work: (gateway: Gateway) => Promise<number>, secrets: 'required' | 'optional' = 'required'): Promise<number> {
+  const gateway = await Gateway.open({ config: configFromFlags(flags, secrets) });
   try {
     return await work(gateway);
   } finally {

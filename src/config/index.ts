@@ -3,4 +3,4 @@ export { defaultDataDir, loadConfig, repositoryOptions } from './load-config.js'
 export { logLevel, sandboxMode, variable, wholeNumber } from './config-values.js';
 export { ConfigError, type ConfigOverrides, type GatewayConfig, type NotifyTarget } from './gateway-config.js';
 export { CONFIG_SCHEMA_URL, DEFAULT_REPOSITORY, OWN_FOLDERS, PACKAGE_ROOT } from './package-root.js';
-export { configuredTargets, unknownTarget, unknownTargetWarnings, type ConfiguredTargets } from './target-names.js';
+export { configuredTargets, missingTargetSecret, unknownTarget, unknownTargetWarnings, type ConfiguredTargets } from './target-names.js';

@@ -62,3 +62,22 @@ export function unknownTargetWarnings(tools: Iterable<ToolDefinition>, texts: Re
   }
   return warnings;
 }
+
+/**
+ * Why `tool` cannot run from this shell, when the secret of its own target (its gatekeeper, API, Forgejo or MCP
+ * server) was left out of a config loaded with `secrets: 'optional'`: the key and the variable to set. Undefined
+ * when the tool needs none of what was left out, so `hldp call` needs only the secrets of the tool it runs.
+ */
+export function missingTargetSecret(tool: ToolDefinition, config: GatewayConfig): { key: string; reason: string } | undefined {
+  const key =
+    tool.executor === 'gatekeeper' ? `gatekeepers.${tool.gatekeeper?.target ?? 'default'}`
+      : tool.executor === 'hldp-api' ? `apis.${tool.http?.api ?? 'default'}`
+        : tool.executor === 'git-forgejo' ? 'forgejo'
+          : tool.executor === 'mcp' && tool.mcp ? `mcp_servers.${tool.mcp.server}`
+            : undefined;
+  if (key === undefined) return undefined;
+  const missing = (config.secretsLeftOut ?? []).find((part) => part.key === key || part.key.startsWith(`${key}.`));
+  if (!missing) return undefined;
+  const reason = missing.reason.startsWith(`${missing.key}: `) ? missing.reason.slice(missing.key.length + 2) : missing.reason;
+  return { key: missing.key, reason: `${reason}; '${tool.name}' runs on ${key}, and no other target's secret is needed to call it` };
+}

@@ -22,9 +22,14 @@ export const callCommand: Command = {
       const { warnIfStale } = await import('../stale-index.js');
       const { stale } = gateway.registry.index;
       warnIfStale(gateway.registry.index, io);
+      // only the secrets of the tool's own target are needed: a missing one is named, not any other (review userW, W6)
+      const { missingTargetSecret, ConfigError } = await import('../../config/index.js');
+      const lookup = gateway.registry.matcher.lookup(tool, {});
+      const missing = lookup.found ? missingTargetSecret(lookup.tool, gateway.config) : undefined;
+      if (missing) throw new ConfigError(missing.key, missing.reason);
       // Ctrl-C or SIGTERM cancels the call: its CANCELLED receipt is stored and printed before the CLI exits
       return runInterruptible(async (signal) => printOutcome(await gateway.call(tool, params, { ...deadline, caller: cliCaller(gateway), signal }), io, Boolean(flags.json), stale));
-    });
+    }, 'optional');
   },
 };
 
