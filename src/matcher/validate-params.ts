@@ -3,6 +3,9 @@ import addFormatsModule from 'ajv-formats';
 import { paramsSchemaCost, type ToolDefinition, type ToolSequence } from '../core/index.js';
 import { compactSchema } from './compact-schema.js';
 import { linearRegExp } from './linear-regexp.js';
+import { meteredSchema, patternKeyword, workKeyword } from './metered-schema.js';
+import { MAX_PARAMS_WORK, metered, ParamsTooCostly } from './params-work.js';
+import { sizeProblems } from './size-first.js';
 import { uniqueItemsKeyword } from './unique-items.js';
 
 /** One parameter that does not satisfy the schema, and what was expected of it. */
@@ -27,8 +30,8 @@ export interface ParamsValidator {
 // ajv-formats ships CommonJS whose default export arrives wrapped under NodeNext
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-/** A validator for one index: schemas compile lazily, so a 10,000-tool index costs nothing until used. */
-export function createParamsValidator(): ParamsValidator {
+/** A validator for one index: schemas compile lazily, so a 10,000-tool index costs nothing until used; `workLimit` bounds each call's check (MAX_PARAMS_WORK). */
+export function createParamsValidator(workLimit = MAX_PARAMS_WORK): ParamsValidator {
   // ajv is made here, with the matcher, so before a server listens: its first request by name validates params, and
   // made at first use its load (~80 files) landed on that request instead, ~1 s later at load 20 (issue #18)
   // a schema's $id is not registered: two tools (or two versions of one) may well use the same one
@@ -42,13 +45,17 @@ export function createParamsValidator(): ParamsValidator {
   // ajv's uniqueItems compares every pair of items that may be objects or arrays: n^2/2 on the event loop (review V, V4)
   ajv.removeKeyword('uniqueItems');
   ajv.addKeyword(uniqueItemsKeyword);
-  return validatorOver(ajv, new Map());
+  // every run of a pattern and each subschema applied to a value is charged to one budget per call (review X, X1, X2)
+  ajv.removeKeyword('pattern');
+  ajv.addKeyword(patternKeyword);
+  ajv.addKeyword(workKeyword);
+  return validatorOver(ajv, new Map(), workLimit);
 }
 
 // Versions of an index share one ajv. A tool is known by its definition object, which the scanner
 // keeps for a tool whose folder did not change; ajv forgets the schemas of the tools a version
 // drops (a validator still serving a call keeps its compiled function).
-function validatorOver(ajv: Ajv2020, compiled: Map<ToolDefinition, ValidateFunction | string>): ParamsValidator {
+function validatorOver(ajv: Ajv2020, compiled: Map<ToolDefinition, ValidateFunction | string>, workLimit: number): ParamsValidator {
   return {
     validate(tool, params) {
       let check = compiled.get(tool);
@@ -59,7 +66,7 @@ function validatorOver(ajv: Ajv2020, compiled: Map<ToolDefinition, ValidateFunct
       if (typeof check === 'string') {
         return { valid: false, errorMessage: check, problems: [{ param: '', message: check }], schema: compactSchema(tool.params_schema) };
       }
-      return validateWith(check, tool, params);
+      return validateWith(check, tool, params, workLimit);
     },
     next(tools) {
       // looked up in the few compiled, not a set of every tool made (tens of milliseconds at 100,000 tools)
@@ -71,8 +78,9 @@ function validatorOver(ajv: Ajv2020, compiled: Map<ToolDefinition, ValidateFunct
           if (check !== undefined) carried.set(tool, check);
         }
       }
-      for (const tool of compiled.keys()) if (!carried.has(tool)) ajv.removeSchema(tool.params_schema);
-      return validatorOver(ajv, carried);
+      // ajv keys what it compiled by the metered copy of the schema, which the validator keeps as its `schema`
+      for (const [tool, check] of compiled) if (!carried.has(tool)) ajv.removeSchema(typeof check === 'string' ? tool.params_schema : (check.schema as object));
+      return validatorOver(ajv, carried, workLimit);
     },
   };
 }
@@ -84,27 +92,34 @@ function compileSchema(ajv: Ajv2020, tool: ToolDefinition): ValidateFunction | s
   const cost = paramsSchemaCost(tool.params_schema, { matches: (pattern, name) => linearRegExp(pattern, 'u').test(name) }).problem;
   if (cost !== undefined) return `the params schema of '${tool.name}' cannot be used (${cost.message}); fix its TOOL.hdlp`;
   try {
-    return ajv.compile(tool.params_schema);
+    return ajv.compile(meteredSchema(tool.params_schema));
   } catch (error) {
     // a schema ajv refuses (an unresolvable $ref) is the definition's fault: a clear answer, never a crash
     return `the params schema of '${tool.name}' cannot be used (${(error as Error).message}); fix its TOOL.hdlp`;
   }
 }
 
-function validateWith(check: ValidateFunction, tool: ToolDefinition, params: unknown): ParamsValidation {
+function validateWith(check: ValidateFunction, tool: ToolDefinition, params: unknown, workLimit: number): ParamsValidation {
   // defaults are filled into a copy: the caller's object stays as it was sent
   const data = params === undefined ? {} : structuredClone(params);
+  // a size keyword that fails is the answer at once: ajv would check every other keyword of that value too
+  const tooLarge = sizeProblems(tool.params_schema, data);
+  if (tooLarge.length > 0) return invalid(tool, tooLarge);
   let passed: boolean;
   try {
-    passed = check(data) as boolean;
+    passed = metered(() => check(data) as boolean, workLimit);
   } catch (error) {
+    if (error instanceof ParamsTooCostly) return invalid(tool, [{ param: error.param, message: error.message }]);
     // ajv's compiled code throws on some schemas and params (found by ref12: a patternProperties key reached through
     // oneOf into `additionalProperties: false` — "Cannot set properties of undefined"): the definition's fault, said so
     const message = `the params schema of '${tool.name}' cannot check these params (its validator failed: ${(error as Error).message}); fix its TOOL.hdlp`;
     return { valid: false, errorMessage: message, problems: [{ param: '', message }], schema: compactSchema(tool.params_schema) };
   }
   if (passed) return { valid: true, data: data as Record<string, unknown> };
-  const problems = describeErrors(check.errors ?? []);
+  return invalid(tool, describeErrors(check.errors ?? []));
+}
+
+function invalid(tool: ToolDefinition, problems: ParamProblem[]): ParamsValidation {
   const schema = compactSchema(tool.params_schema);
   const errorMessage =
     `invalid params for '${tool.name}': ${problems.map(formatProblem).join('; ')}. ` + `Expected params: ${schema}`;

@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
 import { posix } from 'node:path';
 import type Picomatch from 'picomatch';
-import { RE2JS } from 're2js';
 import type { ParamCondition, PolicyDecisionKind } from '../core/index.js';
+import { linearPattern } from '../matcher/linear-regexp.js';
+import { metered, ParamsTooCostly } from '../matcher/params-work.js';
 import { resolvedRootedPath, rootedPath, type RootedPath } from './rooted-path.js';
 
 /**
@@ -32,7 +33,12 @@ export function modeOf(decision: PolicyDecisionKind): ConditionMode {
   return decision === 'allow' ? 'strict' : 'broad';
 }
 
-/** Compiles one param condition once: globs by picomatch, regexes by RE2 (linear time, found anywhere in the text). */
+/**
+ * Compiles one param condition once: globs by picomatch, regexes by RE2 (linear time, found anywhere in the text).
+ * RE2's time is the text's length times the program's size (`a[ab]{999}c`: ~1,000 steps a character, review X, X1), so
+ * one reading of a value has the params' work budget (MAX_PARAMS_WORK): a value past it cannot be judged, and so
+ * matches a broad rule and not a strict one.
+ */
 export function compileCondition(condition: ParamCondition, mode: ConditionMode): ValueTest {
   const tests: Array<(scalar: string | number | boolean, roots: readonly string[], cwd: string | null | undefined) => boolean> = [];
   if (condition.glob !== undefined) {
@@ -60,18 +66,26 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
     });
   }
   if (condition.regex !== undefined) {
-    const pattern = RE2JS.compile(condition.regex);
-    tests.push((scalar) => pattern.matcher(String(scalar)).find());
+    const pattern = linearPattern(condition.regex);
+    tests.push((scalar) => pattern.find(String(scalar), ''));
   }
   if (condition.equals !== undefined) {
     const values = Array.isArray(condition.equals) ? condition.equals : [condition.equals];
     tests.push((scalar) => values.includes(scalar));
   }
-  return (value, roots = [], cwd = undefined) => {
+  const judge = (value: unknown, roots: readonly string[], cwd: string | null | undefined): boolean => {
     const scalarTest = (scalar: unknown): boolean => isScalar(scalar) && tests.every((test) => test(scalar, roots, cwd));
     if (mode === 'broad') return isScalar(value) ? scalarTest(value) : anyScalarInside(value, scalarTest);
     if (Array.isArray(value)) return value.length > 0 && value.every(scalarTest);
     return scalarTest(value);
+  };
+  return (value, roots = [], cwd = undefined) => {
+    try {
+      return metered(() => judge(value, roots, cwd));
+    } catch (error) {
+      if (error instanceof ParamsTooCostly) return mode === 'broad';
+      throw error;
+    }
   };
 }
 
