@@ -30,9 +30,34 @@ export interface ConsoleReceiptQuery {
   offset: number;
 }
 
+/** What the calls list shows of one call: a few fields the store reads out of it, never the whole receipt. */
+export interface ConsoleCallSummary {
+  id: string;
+  tool: string;
+  ok: boolean;
+  code: string | null;
+  exit_code: number | null;
+  started_at: string | null;
+  duration_ms: number | null;
+  caller: string | null;
+  session: string | null;
+  /** the start of the error (its first line is shown), null when none */
+  error_head: string | null;
+}
+
+/** One receipt for its view: each string longer than the view shows cut to its start, and `cut` says which and how long each was. */
+export interface ConsoleReceiptExcerpt {
+  receipt: Receipt;
+  /** each cut string's path (`output`, `params.content`) and its whole length in UTF-8 bytes */
+  cut: Record<string, number>;
+}
+
+/** The text fields of a receipt whose whole raw bytes the console serves. */
+export type ConsoleRawField = 'output' | 'error' | 'stderr';
+
 /** A page of the calls list: bounded in rows and in bytes of stored calls. */
 export interface ConsoleReceiptPage {
-  receipts: Receipt[];
+  receipts: ConsoleCallSummary[];
   /** more calls follow this page */
   more: boolean;
   /** the page holds fewer than `limit` calls because the next would have passed the byte bound */
@@ -95,10 +120,14 @@ export interface ConsoleBackend {
   principal(name: string): ConsolePrincipal | undefined;
   /** whether the principal may see this event (the stream is filtered per subscriber) */
   maysee(principal: ConsolePrincipal, event: HldpEvent): boolean;
-  receipts(query: ConsoleReceiptQuery): Promise<Receipt[]>;
+  /** a bounded search (`text` and/or `code`, at most `searchRows` calls and `searchBytes` of them), newest first */
+  search(query: ConsoleReceiptQuery & { searchRows: number; searchBytes: number }): Promise<ConsoleCallSummary[]>;
   /** one page of calls (the filters of `query`, not `text`), ending before the call that would take the stored text past `maxBytes` (the first always comes) */
   receiptPage(query: ConsoleReceiptQuery, maxBytes: number): Promise<ConsoleReceiptPage>;
-  receipt(id: string): Promise<Receipt | undefined>;
+  /** one receipt, each string cut to `chars` for display; `caller`: only when it is that caller's */
+  receipt(id: string, chars: number, caller?: string): Promise<ConsoleReceiptExcerpt | undefined>;
+  /** one text field of a receipt, whole, as its UTF-8 bytes; `caller`: only when it is that caller's */
+  receiptRaw(id: string, field: ConsoleRawField, caller?: string): Promise<Uint8Array | undefined>;
   /** the calls refused before they ran, from the store (kept after the event backlog rolled over) */
   rejections(query: ConsoleRejectionQuery): Promise<RejectedCall[]>;
   registry(): { index: ToolIndex; scanError?: { message: string; at: string } };

@@ -4,13 +4,13 @@ import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { findTool, type Receipt } from '../core/index.js';
 import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../events/index.js';
-import type { ConsoleBackend, ConsolePrincipal, ConsoleReceiptPage, ConsoleReceiptQuery } from './console-backend.js';
+import type { ConsoleBackend, ConsolePrincipal, ConsoleRawField, ConsoleReceiptPage, ConsoleReceiptQuery } from './console-backend.js';
 import { html, revealHiddenCharacters, type Html } from './html.js';
 import { consoleCookie, ConsoleSessions, cookieValue, fromSameOrigin, keepsSecureCookie, LEGACY_COOKIE, type ConsoleSession } from './security.js';
 import { APPROVALS_PAGE, approvalsView, approvalView } from './views/approvals.js';
-import { failureFilters, failuresView, LIST_BYTES, PAGE, receiptQuery, receiptRows, type FailureFilters } from './views/failures.js';
+import { failureFilters, failuresView, LIST_BYTES, PAGE, receiptQuery, receiptRows, SEARCH_BYTES, SEARCH_ROWS, type FailureFilters } from './views/failures.js';
 import { page, type Viewer } from './views/layout.js';
-import { receiptView } from './views/receipt.js';
+import { DISPLAY_CHARACTERS, receiptView } from './views/receipt.js';
 import { registryOffset, registryView } from './views/registry.js';
 import { rejectedView, rejectionFilters, rejectionQuery } from './views/rejected.js';
 import { sessionsView } from './views/sessions.js';
@@ -192,7 +192,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     if (searching.has(principal.name)) return undefined;
     searching.add(principal.name);
     try {
-      const found = await backend.receipts(ownCalls(principal, receiptQuery(filters)));
+      const found = await backend.search({ ...ownCalls(principal, receiptQuery(filters)), searchRows: SEARCH_ROWS, searchBytes: SEARCH_BYTES });
       return { receipts: found.slice(0, PAGE), more: found.length > PAGE, endedEarly: false };
     } finally {
       searching.delete(principal.name);
@@ -222,18 +222,32 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
   });
 
   router.get('/console/receipts/:id', async (request, response) => {
-    const found = await backend.receipt(String(request.params.id));
     const { viewer, principal } = signed(response);
-    // another principal's receipt is not found, rather than forbidden: its id tells nothing
-    const receipt = found && (principal.seesAll || found.caller === principal.name) ? found : undefined;
-    if (!receipt) {
+    // another principal's receipt is not found, rather than forbidden: its id tells nothing. Its strings are cut for
+    // display by the store (off the event loop for a large one), each cut said, with a link to its whole raw bytes
+    const excerpt = await backend.receipt(String(request.params.id), DISPLAY_CHARACTERS, principal.seesAll ? undefined : principal.name);
+    if (!excerpt) {
       send(response, page('Not found', htmlNotFound(`No receipt '${request.params.id}'.`), viewer), 404);
       return;
     }
+    const { receipt } = excerpt;
     const { index } = backend.registry();
     // one tool by name: reading index.tools would make and keep every definition of a lazily read index
     const definition = findTool(index, receipt.tool);
-    send(response, page(`${receipt.ok ? '✓' : '✗'} ${receipt.tool}`, receiptView(receipt, definition, index.commit), viewer, '/console/failures'));
+    send(response, page(`${receipt.ok ? '✓' : '✗'} ${receipt.tool}`, receiptView(excerpt, definition, index.commit), viewer, '/console/failures'));
+  });
+
+  // a receipt's output, error or stderr whole, as it was stored: where its view shows only the start
+  router.get('/console/receipts/:id/raw/:field', async (request, response) => {
+    const { viewer, principal } = signed(response);
+    const field = String(request.params.field);
+    const bytes = isRawField(field) ? await backend.receiptRaw(String(request.params.id), field, principal.seesAll ? undefined : principal.name) : undefined;
+    if (!bytes) {
+      send(response, page('Not found', htmlNotFound(`No ${isRawField(field) ? field : 'such field'} of a receipt '${request.params.id}'.`), viewer), 404);
+      return;
+    }
+    // the tool's bytes as text, never as a page: nosniff and the console's CSP are set for every answer
+    response.status(200).type('text/plain; charset=utf-8').setHeader('cache-control', 'no-store').setHeader('content-disposition', 'inline').end(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   });
 
   router.get('/console/approvals', async (request, response) => {
@@ -322,6 +336,8 @@ function insecureOriginMessage(origin: string): string {
 function safeNext(value: unknown): string {
   return typeof value === 'string' && /^\/console\/[A-Za-z0-9/_?=&%.+-]*$/.test(value) && !value.startsWith('//') ? value : '/console/failures';
 }
+
+const isRawField = (value: string): value is ConsoleRawField => value === 'output' || value === 'error' || value === 'stderr';
 
 function htmlNotFound(message: string): Html {
   return html`<h1>Not found</h1><p>${message}</p>`;

@@ -37,6 +37,7 @@ export type {
   ApprovalVia,
   NewApproval,
 } from './approval-store.js';
+export { isRawField, RAW_FIELDS, type RawField, type ReceiptExcerpt, type ReceiptSummary, type ReceiptSummaryPage } from './receipt-summary.js';
 export type { AgentSessionRecord, AgentSessionStore } from './agent-sessions.js';
 export { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 export type { PostgresStoreOptions } from './postgres/postgres-store.js';

@@ -2,6 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { receiptAppender } from './receipt-append.js';
 import type { WriterConnection } from './receipt-writer-thread.js';
 import { readPageTexts } from './sqlite-page.js';
+import { readSummaryPage, searchSummaries } from './sqlite-summaries.js';
 
 /**
  * The receipt writer thread's connection to the store's SQLite file: the same durability and patience as the store's
@@ -20,6 +21,8 @@ export function sqliteWriter(path: string): WriterConnection {
       return row === undefined ? null : new Uint8Array(row.body.buffer, row.body.byteOffset, row.body.byteLength);
     },
     page: (query) => readPageTexts(database, query),
+    summaries: (query) => readSummaryPage(database, query),
+    search: (query) => searchSummaries(database, query),
     close: () => void database.close(),
   };
 }

@@ -4,7 +4,9 @@ import { Worker } from 'node:worker_threads';
 import type { Receipt } from '../core/index.js';
 import type { BatchOutcome } from './batch-writer.js';
 import type { PendingReceipt } from './receipt-rows.js';
+import type { ReceiptExcerpt, ReceiptSummary, ReceiptSummaryPage, RawField } from './receipt-summary.js';
 import type { SqlitePageQuery } from './sqlite-page.js';
+import type { SqliteSearchQuery } from './sqlite-summaries.js';
 import type { ChainReport, ReceiptTextPage } from './store.js';
 
 /** A receipt sent to the writer thread: its text when this thread made it, else the thread makes it. */
@@ -28,14 +30,26 @@ export interface WriterConnection {
   read(id: string): Uint8Array | null | Promise<Uint8Array | null>;
   /** a page of receipts' stored texts, in one snapshot (SQLite) */
   page?(query: SqlitePageQuery): ReceiptTextPage;
+  /** a page of receipts' summaries, in one snapshot (SQLite) */
+  summaries?(query: SqlitePageQuery): ReceiptSummaryPage;
+  /** a bounded search's summaries, in one snapshot (SQLite) */
+  search?(query: SqliteSearchQuery): ReceiptSummary[];
   close(): void | Promise<void>;
 }
 
+/** What the store asks its writer thread to read for a view of calls, its answer a `value`. */
+export type ViewRequest =
+  | { summaries: SqlitePageQuery }
+  | { search: SqliteSearchQuery }
+  | { excerpt: { receipt: string; chars: number } }
+  | { field: { receipt: string; name: RawField } };
+
 /** What the store asks its writer thread. */
 export type WriterRequest =
-  | { id: number; batch: ThreadItem[]; close?: undefined; read?: undefined; page?: undefined }
-  | { id: number; read: string; batch?: undefined; close?: undefined; page?: undefined }
-  | { id: number; page: SqlitePageQuery; batch?: undefined; close?: undefined; read?: undefined }
+  | { id: number; batch: ThreadItem[]; close?: undefined; read?: undefined; page?: undefined; view?: undefined }
+  | { id: number; read: string; batch?: undefined; close?: undefined; page?: undefined; view?: undefined }
+  | { id: number; page: SqlitePageQuery; batch?: undefined; close?: undefined; read?: undefined; view?: undefined }
+  | { id: number; view: ViewRequest; batch?: undefined; close?: undefined; read?: undefined; page?: undefined }
   | { close: true };
 
 /** The thread's answer to one batch: each item refused (its error) or stored (null), or why the whole batch failed. */
@@ -43,6 +57,7 @@ export type WriterReply =
   | { id: number; refused: Array<{ message: string; code?: string } | null>; error?: undefined; text?: undefined; page?: undefined }
   | { id: number; text: Uint8Array | null; refused?: undefined; error?: undefined; page?: undefined }
   | { id: number; page: ReceiptTextPage; text?: undefined; refused?: undefined; error?: undefined }
+  | { id: number; value: unknown; page?: undefined; text?: undefined; refused?: undefined; error?: undefined }
   | { id: number; error: string; page?: undefined };
 
 // the compiled worker: beside this code in dist/ (tsc's dist/store/, or the CLI's bundle in dist/bundle/, which has
@@ -85,6 +100,26 @@ export class ReceiptWriterThread {
   /** A page of receipts' stored texts read by the thread, in one snapshot of its own (SQLite). */
   page(query: SqlitePageQuery): Promise<ReceiptTextPage> {
     return this.#ask<ReceiptTextPage>((id) => ({ id, page: query }));
+  }
+
+  /** A page of summaries read by the thread (SQLite): SQLite's parse of each row's text is done there. */
+  summaries(query: SqlitePageQuery): Promise<ReceiptSummaryPage> {
+    return this.#ask<ReceiptSummaryPage>((id) => ({ id, view: { summaries: query } }));
+  }
+
+  /** A bounded search run by the thread (SQLite): its scan of up to its bytes of stored text is done there. */
+  search(query: SqliteSearchQuery): Promise<ReceiptSummary[]> {
+    return this.#ask<ReceiptSummary[]>((id) => ({ id, view: { search: query } }));
+  }
+
+  /** A receipt read and parsed by the thread, each string cut to `chars` there; undefined when there is none. */
+  async excerpt(receiptId: string, chars: number): Promise<ReceiptExcerpt | undefined> {
+    return (await this.#ask<ReceiptExcerpt | null>((id) => ({ id, view: { excerpt: { receipt: receiptId, chars } } }))) ?? undefined;
+  }
+
+  /** One text field of a receipt, whole, read and parsed by the thread, its bytes handed over; undefined when there is none. */
+  async field(receiptId: string, name: RawField): Promise<Uint8Array | undefined> {
+    return (await this.#ask<Uint8Array | null>((id) => ({ id, view: { field: { receipt: receiptId, name } } }))) ?? undefined;
   }
 
   /**
@@ -142,6 +177,7 @@ export class ReceiptWriterThread {
       if (!waiting) return;
       if (reply.error !== undefined) waiting.reject(new Error(reply.error));
       else if (reply.page !== undefined) waiting.resolve(reply.page);
+      else if ('value' in reply) waiting.resolve(reply.value);
       else if (reply.refused === undefined) waiting.resolve(reply.text);
       else waiting.resolve(reply.refused.map((refusal) => (refusal ? Object.assign(new Error(refusal.message), refusal.code ? { code: refusal.code } : {}) : undefined)));
     });

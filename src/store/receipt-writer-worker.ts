@@ -4,7 +4,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Receipt } from '../core/index.js';
 import { canonicalReceiptText } from './receipt-chain.js';
-import type { WalkerStart, WriterConnection, WriterReply, WriterRequest } from './receipt-writer-thread.js';
+import { excerptOf, rawFieldOf } from './receipt-summary.js';
+import type { ViewRequest, WalkerStart, WriterConnection, WriterReply, WriterRequest } from './receipt-writer-thread.js';
 
 const target = workerData as WalkerStart;
 let connection: Promise<WriterConnection> | undefined;
@@ -30,6 +31,12 @@ async function answer(request: Exclude<WriterRequest, { close: true }>): Promise
     parentPort!.postMessage({ id: request.id, text } satisfies WriterReply, whole ? [text.buffer as ArrayBuffer] : []);
     return;
   }
+  if (request.view !== undefined) {
+    const value = await viewed(await opened(), request.view);
+    // a field's bytes are handed over, not copied (they are an ArrayBuffer of their own)
+    parentPort!.postMessage({ id: request.id, value } satisfies WriterReply, value instanceof Uint8Array ? [value.buffer as ArrayBuffer] : []);
+    return;
+  }
   if (request.page !== undefined) {
     const connection = await opened();
     if (!connection.page) throw new Error('this store reads its pages on its own connection');
@@ -40,6 +47,19 @@ async function answer(request: Exclude<WriterRequest, { close: true }>): Promise
   const batch = request.batch.map((item) => ({ ...item, text: item.text ?? canonicalReceiptText(item.receipt as Receipt) }));
   const outcome = await (await opened()).append(batch);
   parentPort!.postMessage({ id: request.id, refused: outcome.map((error) => (error ? { message: error.message, code: (error as { code?: string }).code } : null)) } satisfies WriterReply);
+}
+
+// what a view of calls asks: read, and parsed, here rather than on the gateway's event loop
+async function viewed(connection: WriterConnection, request: ViewRequest): Promise<unknown> {
+  if ('summaries' in request || 'search' in request) {
+    if (!connection.summaries || !connection.search) throw new Error('this store reads its summaries on its own connection');
+    return 'summaries' in request ? connection.summaries(request.summaries) : connection.search(request.search);
+  }
+  const { receipt } = 'excerpt' in request ? request.excerpt : request.field;
+  const bytes = await connection.read(receipt);
+  if (bytes === null) return null;
+  const text = new TextDecoder().decode(bytes);
+  return 'excerpt' in request ? excerptOf(text, request.excerpt.chars) : rawFieldOf(text, request.field.name);
 }
 
 // a thread started for one walk of the chain (receipt-writer-thread.ts walk()) walks it, answers, and ends: it never

@@ -6,6 +6,8 @@ import { walkChain } from './chain-walk.js';
 import { canonicalReceiptText, GENESIS } from './receipt-chain.js';
 import { sqliteChainSource, walkSqliteFile } from './sqlite-chain-walk.js';
 import { pageBytes, readPageTexts } from './sqlite-page.js';
+import { excerptOf, rawFieldOf, type RawField, type ReceiptExcerpt, type ReceiptSummary, type ReceiptSummaryPage } from './receipt-summary.js';
+import { readSummaryPage, searchBytes, searchSummaries, type SqliteSearchQuery } from './sqlite-summaries.js';
 import { PRUNE_BATCH, prunablePrefix } from './retention.js';
 import { fitInBytes, startedMs, sinceMs, pageOf, searchRowsOf, type PendingReceipt } from './receipt-rows.js';
 import { isLargeReceipt, LARGE_RECEIPT_CHARACTERS, type ReceiptWriterThread, type ThreadItem } from './receipt-writer-thread.js';
@@ -150,6 +152,42 @@ export class SqliteReceiptStore implements ReceiptStore {
     const page = { filters, values, ...pageOf(query), maxBytes };
     if (this.#thread && pageBytes(this.#database, page) > LARGE_RECEIPT_CHARACTERS) return this.#thread.page(page);
     return readPageTexts(this.#database, page);
+  }
+
+  /** As pageTexts: a page with more stored text than a large receipt is summarised by the writer thread (SQLite parses each row's text). */
+  async pageSummaries(query: ReceiptQuery, maxBytes: number): Promise<ReceiptSummaryPage> {
+    const { filters, values } = this.#filtersOf(query);
+    const page = { filters, values, ...pageOf(query), maxBytes };
+    if (this.#thread && pageBytes(this.#database, page) > LARGE_RECEIPT_CHARACTERS) return this.#thread.summaries(page);
+    return readSummaryPage(this.#database, page);
+  }
+
+  /** A search that would read more stored text than a large receipt runs in the writer thread: 16 MiB scanned here held the event loop. */
+  async searchSummaries(query: ReceiptQuery & { searchRows: number; searchBytes: number }): Promise<ReceiptSummary[]> {
+    const { filters, values } = this.#filtersOf({ ...query, code: undefined });
+    const search: SqliteSearchQuery = {
+      filters, values, ...(query.code === undefined ? {} : { code: query.code }), ...(query.text ? { text: query.text } : {}),
+      searchRows: Math.max(1, Math.floor(query.searchRows)), searchBytes: query.searchBytes, ...pageOf(query),
+    };
+    if (this.#thread && searchBytes(this.#database, search) > LARGE_RECEIPT_CHARACTERS) return this.#thread.search(search);
+    return searchSummaries(this.#database, search);
+  }
+
+  async excerpt(id: string, chars: number, options: { caller?: string } = {}): Promise<ReceiptExcerpt | undefined> {
+    const size = this.#sizeById.get({ id, caller: options.caller ?? null });
+    if (!size) return undefined;
+    // parsed in the writer thread: 16 MB of output (96 MB of text when NULs) parsed here held the event loop
+    if (this.#thread && size.bytes > LARGE_RECEIPT_CHARACTERS) return this.#thread.excerpt(id, chars);
+    const row = this.#byId.get(id);
+    return row && excerptOf(row.body, chars);
+  }
+
+  async rawField(id: string, field: RawField, options: { caller?: string } = {}): Promise<Uint8Array | undefined> {
+    const size = this.#sizeById.get({ id, caller: options.caller ?? null });
+    if (!size) return undefined;
+    if (this.#thread && size.bytes > LARGE_RECEIPT_CHARACTERS) return this.#thread.field(id, field);
+    const row = this.#byId.get(id);
+    return (row && rawFieldOf(row.body, field)) ?? undefined;
   }
 
   async list(query: ReceiptQuery = {}): Promise<Receipt[]> {

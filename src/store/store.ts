@@ -1,5 +1,6 @@
 import type { Receipt, RejectedCall, UsageEvent } from '../core/index.js';
 import type { AgentSessionStore } from './agent-sessions.js';
+import type { RawField, ReceiptExcerpt, ReceiptSummary, ReceiptSummaryPage } from './receipt-summary.js';
 import type { ApprovalStore } from './approval-store.js';
 
 /** Which receipts to read: newest first, filtered, one page at a time. */
@@ -64,6 +65,17 @@ export interface ReceiptStore {
   page(query: ReceiptQuery, maxBytes: number): Promise<ReceiptPage>;
   /** `page`, its receipts as their stored texts, never parsed (GET /v1/receipts sends them as they are) */
   pageTexts(query: ReceiptQuery, maxBytes: number): Promise<ReceiptTextPage>;
+  /** `page`, each receipt as the few fields a list shows, read out of its stored text by the database (never parsed here) */
+  pageSummaries(query: ReceiptQuery, maxBytes: number): Promise<ReceiptSummaryPage>;
+  /**
+   * A bounded search (`text` and/or `code`, at most `searchRows` rows and `searchBytes` of stored text, the newest that
+   * meet the other filters), its finds as summaries; off the event loop where the store can.
+   */
+  searchSummaries(query: ReceiptQuery & { searchRows: number; searchBytes: number }): Promise<ReceiptSummary[]>;
+  /** one receipt for a view, each string longer than `chars` cut (and said so); a large one read and parsed off the event loop where the store can; `caller`: only when it is that caller's */
+  excerpt(id: string, chars: number, options?: { caller?: string }): Promise<ReceiptExcerpt | undefined>;
+  /** one text field of a receipt, whole, as UTF-8 bytes; `caller`: only when it is that caller's */
+  rawField(id: string, field: RawField, options?: { caller?: string }): Promise<Uint8Array | undefined>;
   /** walks the chain from its checkpoint to its head in one consistent snapshot; names the first broken link */
   verify(): Promise<ChainReport>;
   /** deletes the oldest receipts the policy lets go, in small batches, moving the checkpoint with them */

@@ -1,4 +1,3 @@
-import type { Receipt } from '../../core/index.js';
 import type { ConsoleReceiptPage, ConsoleReceiptQuery } from '../console-backend.js';
 import { html, type Html } from '../html.js';
 import { firstLine, time } from './layout.js';
@@ -80,11 +79,6 @@ function searchOf(filters: FailureFilters, offset: number): string {
   return text ? `?${text}` : '';
 }
 
-const extra = (receipt: Receipt, key: string): string | undefined => {
-  const value = (receipt as unknown as Record<string, unknown>)[key];
-  return typeof value === 'string' ? value : undefined;
-};
-
 /** The rows of a page of receipts, newest first, failures marked; a word when the page ended early; and a link to the next page. */
 export function receiptRows(calls: ConsoleReceiptPage, filters: FailureFilters): Html {
   const shown = calls.receipts;
@@ -94,10 +88,10 @@ export function receiptRows(calls: ConsoleReceiptPage, filters: FailureFilters):
 <td data-label="When">${time(receipt.started_at)}</td>
 <td data-label="Tool"><a href="/console/receipts/${encodeURIComponent(receipt.id)}">${receipt.ok ? '✓' : '✗'} ${receipt.tool}</a></td>
 <td data-label="Outcome">${receipt.ok ? 'ok' : receipt.code ?? 'failed'}${receipt.exit_code !== null && !receipt.ok ? html` <span class="muted">exit ${receipt.exit_code}</span>` : ''}</td>
-<td data-label="Caller">${extra(receipt, 'caller') ?? html`<span class="muted">—</span>`}</td>
-<td data-label="Session">${extra(receipt, 'session') ?? html`<span class="muted">—</span>`}</td>
-<td data-label="Took">${receipt.duration_ms} ms</td>
-<td data-label="Error" class="error-line">${firstLine(receipt.error)}</td>
+<td data-label="Caller">${receipt.caller ?? html`<span class="muted">—</span>`}</td>
+<td data-label="Session">${receipt.session ?? html`<span class="muted">—</span>`}</td>
+<td data-label="Took">${receipt.duration_ms === null ? html`<span class="muted">—</span>` : `${receipt.duration_ms} ms`}</td>
+<td data-label="Error" class="error-line">${firstLine(receipt.error_head)}</td>
 </tr>`,
   )}${calls.endedEarly ? html`<tr class="more" data-code="ENDED_EARLY"><td colspan="7" class="muted">This page lists ${shown.length} of ${PAGE} calls: the next would have taken it past ${LIST_BYTES / 1024 / 1024} MiB of stored calls (their output is large). Older → continues from the next.</td></tr>` : ''}${calls.more ? html`<tr class="more"><td colspan="7"><a href="/console/failures${searchOf(filters, filters.offset + shown.length)}">Older →</a></td></tr>` : ''}`;
 }

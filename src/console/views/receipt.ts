@@ -4,8 +4,15 @@ import { time } from './layout.js';
 
 const CUT_MARKER = /\[… \d+ bytes cut of \d+ …\]/g;
 
-/** Raw text in a `<pre>`, exactly: escaped, a newline after `<pre>` (the parser drops the first one), the cut marker marked. */
-function rawBlock(id: string, label: string, text: string): Html {
+/** How many characters of each of a receipt's strings its view shows; the rest is behind a link to the raw bytes. */
+export const DISPLAY_CHARACTERS = 256 * 1024;
+
+/**
+ * Raw text in a `<pre>`, exactly: escaped, a newline after `<pre>` (the parser drops the first one), the cut marker
+ * marked. `whole`: the text's whole size in bytes when the view shows only its start (the store cut it for display),
+ * said above and below it with a link to all of it at `rawHref`.
+ */
+function rawBlock(id: string, label: string, text: string, whole: number | undefined, rawHref: string): Html {
   const parts: Html[] = [];
   let at = 0;
   for (const match of text.matchAll(CUT_MARKER)) {
@@ -13,11 +20,13 @@ function rawBlock(id: string, label: string, text: string): Html {
     at = match.index + match[0].length;
   }
   parts.push(html`${text.slice(at)}`);
+  const shown = new TextEncoder().encode(text).length;
+  const notice = whole === undefined ? '' : html`<p class="notice shown-part" data-code="DISPLAY_CUT">Showing the first ${shown.toLocaleString('en')} of its ${whole.toLocaleString('en')} bytes. <a href="${rawHref}">All ${whole.toLocaleString('en')} bytes, raw →</a></p>`;
   return html`<section class="raw">
-<header><h2>${label}</h2> <span class="muted">${new TextEncoder().encode(text).length} bytes</span> <button type="button" class="copy" data-copy="${id}">Copy</button></header>
-<pre id="${id}">
+<header><h2>${label}</h2> <span class="muted">${whole ?? shown} bytes</span> <button type="button" class="copy" data-copy="${id}">Copy</button></header>
+${notice}<pre id="${id}">
 ${parts}</pre>
-</section>`;
+${notice}</section>`;
 }
 
 const SECRET_KEY = /token|secret|password|passwd|api[-_]?key|authorization|cookie|credential|private[-_]?key/i;
@@ -60,8 +69,14 @@ function row(label: string, value: unknown): Html {
   return html`<dt>${label}</dt><dd>${value === null || value === undefined || value === '' ? html`<span class="muted">—</span>` : value}</dd>`;
 }
 
-/** One receipt in full: its outcome, raw output and error exactly as stored, params (secrets redacted), and whose tool it is. */
-export function receiptView(receipt: Receipt, definition: ToolDefinition | undefined, servedCommit: string): Html {
+/**
+ * One receipt: its outcome, raw output and error exactly as stored (a long one's start, said so, with a link to all of
+ * it), params (secrets redacted), and whose tool it is. `excerpt`: the receipt as the store cut it for display.
+ */
+export function receiptView(excerpt: { receipt: Receipt; cut: Record<string, number> }, definition: ToolDefinition | undefined, servedCommit: string): Html {
+  const { receipt, cut } = excerpt;
+  const raw = (field: string): string => `/console/receipts/${encodeURIComponent(receipt.id)}/raw/${field}`;
+  const cutParams = Object.keys(cut).filter((path) => path === 'params' || path.startsWith('params.') || path.startsWith('params['));
   const fields = receipt as unknown as Record<string, unknown>;
   const text = (name: string): string | undefined => (typeof fields[name] === 'string' ? (fields[name] as string) : undefined);
   const approval = text('approval') ?? receipt.confirmation;
@@ -83,11 +98,12 @@ ${row('Session', text('session'))}
 ${row('Approval', approval)}
 ${row('Output', `${receipt.output_bytes} bytes produced${receipt.cut_bytes > 0 ? `, ${receipt.cut_bytes} cut` : ''}`)}
 </dl>
-${receipt.error !== null ? rawBlock('error', 'Error (raw)', receipt.error) : ''}
-${rawBlock('output', 'Output (raw)', receipt.output)}
-${receipt.stderr && receipt.stderr !== receipt.error ? rawBlock('stderr', 'Standard error', receipt.stderr) : ''}
+${receipt.error !== null ? rawBlock('error', 'Error (raw)', receipt.error, cut.error, raw('error')) : ''}
+${rawBlock('output', 'Output (raw)', receipt.output, cut.output, raw('output'))}
+${receipt.stderr && (receipt.stderr !== receipt.error || cut.stderr !== undefined) ? rawBlock('stderr', 'Standard error', receipt.stderr, cut.stderr, raw('stderr')) : ''}
 <section class="raw">
 <header><h2>Params</h2> <span class="muted">secret-looking values redacted</span></header>
+${cutParams.length > 0 ? html`<p class="notice shown-part" data-code="DISPLAY_CUT">Values longer than ${DISPLAY_CHARACTERS.toLocaleString('en')} characters show only their start here: ${namedKeys(cutParams.map((path) => `${path} (${cut[path]!.toLocaleString('en')} bytes)`))}. The whole receipt: <code>GET /v1/receipts/${receipt.id}</code>.</p>` : ''}
 <pre>
 ${JSON.stringify(redactParams(receipt.params), null, 2)}</pre>
 </section>

@@ -23,9 +23,14 @@ export function consoleBackend(gateway: Gateway, sessionKey: Buffer): ConsoleBac
       return principal ? consolePrincipal(principal) : undefined;
     },
     maysee: (principal, event) => eventVisibleTo({ name: principal.name, roles: new Set(principal.roles) }, event),
-    receipts: (query) => gateway.store.receipts.list(query),
-    receiptPage: (query, maxBytes) => gateway.store.receipts.page(query, maxBytes),
-    receipt: (id) => gateway.store.receipts.get(id),
+    // the lists are read as summaries, a receipt as an excerpt: a page of receipts of many MB each parsed on the event loop held every request
+    search: (query) => gateway.store.receipts.searchSummaries(query),
+    receiptPage: async (query, maxBytes) => {
+      const { summaries, more, endedEarly } = await gateway.store.receipts.pageSummaries(query, maxBytes);
+      return { receipts: summaries, more, endedEarly };
+    },
+    receipt: (id, chars, caller) => gateway.store.receipts.excerpt(id, chars, caller === undefined ? {} : { caller }),
+    receiptRaw: (id, field, caller) => gateway.store.receipts.rawField(id, field, caller === undefined ? {} : { caller }),
     rejections: (query) => gateway.store.rejections.list(query),
     registry: () => ({ index: gateway.registry.index, ...(gateway.scanError ? { scanError: gateway.scanError } : {}) }),
     sessions: async (): Promise<ConsoleSessionSummary[]> =>
