@@ -53,6 +53,15 @@ export function summaryOf(row: SummaryRow): ReceiptSummary {
   };
 }
 
+/** A parsed receipt as a summary (where the store cannot read the fields out of the stored text). */
+export function summaryOfReceipt(receipt: Receipt): ReceiptSummary {
+  const error = receipt.error === null ? null : receipt.error.replace(/^[ \t\r\n]+/, '').slice(0, ERROR_HEAD_CHARACTERS);
+  return {
+    id: receipt.id, tool: receipt.tool, ok: receipt.ok, code: receipt.code, exit_code: receipt.exit_code, started_at: receipt.started_at,
+    duration_ms: receipt.duration_ms, caller: receipt.caller ?? null, session: receipt.session ?? null, error_head: error,
+  };
+}
+
 /** One receipt for a view: each string longer than the excerpt's bound cut to its start, and what was cut said. */
 export interface ReceiptExcerpt {
   receipt: Receipt;
@@ -102,22 +111,3 @@ export function rawFieldOf(text: string, field: RawField): Uint8Array | null {
   return typeof value === 'string' ? new TextEncoder().encode(value) : null;
 }
 
-/**
- * The start of a JSON string literal cut anywhere (`"ab\u00`, as PostgreSQL's `left()` of a value's JSON text gives
- * it), decoded: an escape the cut split is dropped, and text after the literal's closing quote is ignored; null when
- * the text is not a JSON string (JSON's null).
- */
-export function jsonStringHead(json: string): string | null {
-  if (!json.startsWith('"')) return null;
-  let end = 1;
-  while (end < json.length && json[end] !== '"') {
-    if (json[end] !== '\\') {
-      end += 1;
-      continue;
-    }
-    const width = json[end + 1] === 'u' ? 6 : 2;
-    if (end + width > json.length) break;
-    end += width;
-  }
-  return JSON.parse(`${json.slice(0, end)}"`) as string;
-}

@@ -14,12 +14,14 @@ export function sqliteWriter(path: string): WriterConnection {
   database.pragma('busy_timeout = 5000');
   const append = receiptAppender(database);
   const read = database.prepare<[string], { body: Buffer }>('SELECT CAST(body AS BLOB) AS body FROM receipts WHERE id = ?');
+  const text = database.prepare<[string], { body: string }>('SELECT body FROM receipts WHERE id = ?');
   return {
     append,
     read: (id) => {
       const row = read.get(id);
       return row === undefined ? null : new Uint8Array(row.body.buffer, row.body.byteOffset, row.body.byteLength);
     },
+    text: (id) => text.get(id)?.body ?? null,
     page: (query) => readPageTexts(database, query),
     summaries: (query) => readSummaryPage(database, query),
     search: (query) => searchSummaries(database, query),

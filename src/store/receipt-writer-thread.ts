@@ -28,6 +28,8 @@ export interface WriterConnection {
   append(batch: PendingReceipt[]): BatchOutcome | Promise<BatchOutcome>;
   /** a receipt's stored text as UTF-8 bytes of their own (to be handed over), or null when there is none */
   read(id: string): Uint8Array | null | Promise<Uint8Array | null>;
+  /** a receipt's stored text as a string (to be parsed in the thread), or null when there is none */
+  text(id: string): string | null | Promise<string | null>;
   /** a page of receipts' stored texts, in one snapshot (SQLite) */
   page?(query: SqlitePageQuery): ReceiptTextPage;
   /** a page of receipts' summaries, in one snapshot (SQLite) */

@@ -56,9 +56,8 @@ async function viewed(connection: WriterConnection, request: ViewRequest): Promi
     return 'summaries' in request ? connection.summaries(request.summaries) : connection.search(request.search);
   }
   const { receipt } = 'excerpt' in request ? request.excerpt : request.field;
-  const bytes = await connection.read(receipt);
-  if (bytes === null) return null;
-  const text = new TextDecoder().decode(bytes);
+  const text = await connection.text(receipt);
+  if (text === null) return null;
   return 'excerpt' in request ? excerptOf(text, request.excerpt.chars) : rawFieldOf(text, request.field.name);
 }
 

@@ -56,11 +56,18 @@ function suite(home: ServiceHome, database: () => Promise<{ url: string; drop: (
       await writeFiles(repo, { 'tools/small/TOOL.hdlp': makeToolYaml('small', { executor: 'shell', shell: '{ argv: [echo, small] }' }) });
       const server = await home.serve(['--repo', repo], made ? { HLDP_STORE_URL: made.url } : {});
       const cookie = await signInToConsole(server.url, '');
+      // a read the server does on its event loop is answered before a /healthz sent beside it, every time; one done off
+      // it lets the /healthz be answered first, but on a loaded host the /healthz may reach the server only after a
+      // quick read's answer: up to three tries
       const read = async (path: string): Promise<string> => {
-        const { order, head, body } = await readBesideHealthz(server.url, path, { cookie });
-        expect(head).toMatch(/^HTTP\/1\.1 200 /);
-        if (healthzFirst) expect(order, path).toEqual(['healthz: answered', 'read: first byte', 'read: last byte']);
-        return body;
+        for (let attempt = 1; ; attempt += 1) {
+          const { order, head, body } = await readBesideHealthz(server.url, path, { cookie });
+          expect(head, path).toMatch(/^HTTP\/1\.1 200 /);
+          if (!healthzFirst || order[0] === 'healthz: answered' || attempt === 3) {
+            if (healthzFirst) expect(order, path).toEqual(['healthz: answered', 'read: first byte', 'read: last byte']);
+            return body;
+          }
+        }
       };
 
       // the list: 4 MiB of stored calls a page, so one call of 3 MB a page, newest first; Older → reaches each once

@@ -1,37 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { excerptOf, jsonStringHead } from '../../src/store/receipt-summary.js';
+import { excerptOf } from '../../src/store/receipt-summary.js';
 
-// The console's views read a receipt's error head as PostgreSQL cuts the error's JSON text (`left()`, in characters:
-// anywhere, an escape split in two), and its view as the store cuts each string for display: both are read from text an
-// agent's tool wrote.
+// A receipt's view shows it as the store cuts each string for display: read from text an agent's tool wrote.
 
 /** any string, lone surrogates, escapes (quotes, backslashes, controls) and blank lines among its characters */
 const text = fc.string({ unit: fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.constantFrom('"', '\\', '\n', '\u0000', '\u001b', 'u', '0')), maxLength: 60 });
-
-describe('the head of a cut JSON string literal', () => {
-  it('is the start of the string wherever the literal is cut, and all of it when nothing but the closing quote is', () => {
-    fc.assert(
-      fc.property(text, fc.nat(), (value, at) => {
-        // PostgreSQL cuts whole characters (code points), never half of a surrogate pair
-        const literal = Array.from(JSON.stringify(value));
-        const cut = 1 + (at % literal.length);
-        const head = jsonStringHead(literal.slice(0, cut).join(''));
-        expect(value.startsWith(head!)).toBe(true);
-        if (cut >= literal.length - 1) expect(head).toBe(value);
-      }),
-      { numRuns: 2000 },
-    );
-  });
-
-  it('is null for JSON null, and the string alone when text follows its closing quote', () => {
-    expect(jsonStringHead('null')).toBeNull();
-    expect(jsonStringHead('"ab\\"c" tail')).toBe('ab"c');
-    expect(jsonStringHead('"')).toBe('');
-    expect(jsonStringHead('"a\\u00')).toBe('a');
-    expect(jsonStringHead('"a\\')).toBe('a');
-  });
-});
 
 /** Each string of `cut` beside the one of `whole` at the same place: the cut's is whole, or its start and at least `chars - 1` long. */
 function expectCut(whole: unknown, cut: unknown, chars: number): void {

@@ -4,7 +4,7 @@ import { canonicalReceiptText, GENESIS } from '../receipt-chain.js';
 import { fitInBytes, pageOf, searchRowsOf, sinceMs, startedMs, type PendingReceipt } from '../receipt-rows.js';
 import { isLargeReceipt, LARGE_RECEIPT_CHARACTERS, type ReceiptWriterThread, type ThreadItem } from '../receipt-writer-thread.js';
 import { PRUNE_BATCH, prunablePrefix } from '../retention.js';
-import { ERROR_HEAD_CHARACTERS, excerptOf, jsonStringHead, rawFieldOf, summaryOf, type RawField, type ReceiptExcerpt, type ReceiptSummary, type ReceiptSummaryPage, type SummaryRow } from '../receipt-summary.js';
+import { excerptOf, rawFieldOf, summaryOfReceipt, type RawField, type ReceiptExcerpt, type ReceiptSummary, type ReceiptSummaryPage } from '../receipt-summary.js';
 import type { ChainLink, ChainReport, PruneResult, ReceiptPage, ReceiptQuery, ReceiptStore, ReceiptTextPage, RetentionPolicy } from '../store.js';
 import type { Database } from './database.js';
 import { walkPostgresChain } from './postgres-chain-walk.js';
@@ -109,43 +109,19 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
     });
   }
 
-  /** the columns of a summary (receipt-summary.ts), read by PostgreSQL out of the stored text of `parsed.j` */
-  #summaryColumns() {
-    // the error as its JSON text, decoded here: ->> refuses a string holding \u0000 ("unsupported Unicode escape sequence")
-    return this.sql`id, tool, ok, caller, session, j->>'code' AS code, j->>'exit_code' AS exit_code, j->>'started_at' AS started_at,
-      j->>'duration_ms' AS duration_ms, left((j->'error')::text, ${ERROR_HEAD_CHARACTERS * 6}) AS error_head`;
-  }
-
-  /** As pageTexts: the rows' sizes first, then the summaries of the rows that fit, in one snapshot; no stored text comes here. */
+  /**
+   * As `page`, each receipt summarised here: PostgreSQL's json functions (->>, json_each) refuse a stored text holding
+   * \u0000 anywhere ("unsupported Unicode escape sequence"), so a list read by them would fail over a call whose output
+   * had a NUL. Still parsed on the event loop on PostgreSQL (a page is at most `maxBytes`, or its one first receipt).
+   */
   async pageSummaries(query: ReceiptQuery, maxBytes: number): Promise<ReceiptSummaryPage> {
-    const { limit, offset } = pageOf(query);
-    return this.sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (sql) => {
-      const rows = await sql<Array<{ seq: string; bytes: number }>>`
-        SELECT seq, octet_length(body) AS bytes FROM receipts WHERE true ${this.#filtersOf(query)}
-        ORDER BY started_ms DESC, seq DESC LIMIT ${limit + 1} OFFSET ${offset}`;
-      const { taken, more, endedEarly } = fitInBytes(rows.map((row) => Number(row.bytes)), limit, maxBytes);
-      const seqs = rows.slice(0, taken).map((row) => row.seq);
-      const found = seqs.length === 0 ? [] : await sql<SummaryRow[]>`SELECT ${this.#summaryColumns()} FROM receipts CROSS JOIN LATERAL (SELECT body::json AS j) AS parsed
-        WHERE seq = ANY(${seqs}::bigint[]) ORDER BY started_ms DESC, seq DESC`;
-      return { summaries: found.map(postgresSummary), more, endedEarly };
-    });
+    const { receipts, more, endedEarly } = await this.page(query, maxBytes);
+    return { summaries: receipts.map(summaryOfReceipt), more, endedEarly };
   }
 
-  /** The bounded search of `list`, its finds as summaries: the scan is PostgreSQL's, and no stored text comes here. */
+  /** The bounded search of `list`, its finds summarised here (as `list` parsed them). */
   async searchSummaries(query: ReceiptQuery & { searchRows: number; searchBytes: number }): Promise<ReceiptSummary[]> {
-    const { limit, offset } = pageOf(query);
-    const sql = this.sql;
-    const search = query.text ? sql`AND (strpos(lower(coalesce(j->>'output', '')), lower(${query.text})) > 0 OR strpos(lower(coalesce(j->>'error', '')), lower(${query.text})) > 0)` : sql``;
-    const rows = await sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (sql) => {
-      const candidates = await sql<Array<{ seq: string; bytes: number }>>`
-        SELECT seq, octet_length(body) AS bytes FROM receipts WHERE true ${this.#filtersOf({ ...query, code: undefined })} ORDER BY started_ms DESC, seq DESC LIMIT ${Math.max(1, Math.floor(query.searchRows))}`;
-      const { taken } = fitInBytes(candidates.map((row) => Number(row.bytes)), candidates.length, query.searchBytes);
-      const seqs = candidates.slice(0, taken).map((row) => row.seq);
-      return sql<SummaryRow[]>`SELECT ${this.#summaryColumns()} FROM receipts CROSS JOIN LATERAL (SELECT body::json AS j) AS parsed
-        WHERE seq = ANY(${seqs}::bigint[]) ${query.code !== undefined ? sql`AND (j->>'code') = ${query.code}` : sql``} ${search}
-        ORDER BY started_ms DESC, seq DESC LIMIT ${limit} OFFSET ${offset}`;
-    });
-    return rows.map(postgresSummary);
+    return (await this.list(query)).map(summaryOfReceipt);
   }
 
   /** a receipt's stored size, its caller's if given; undefined when there is none */
@@ -241,7 +217,3 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
   }
 }
 
-/** A PostgreSQL summary row: its error head is the error's JSON text (cut), decoded here. */
-function postgresSummary(row: SummaryRow): ReceiptSummary {
-  return summaryOf({ ...row, error_head: row.error_head === null ? null : jsonStringHead(row.error_head) });
-}

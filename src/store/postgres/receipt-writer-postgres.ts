@@ -23,6 +23,10 @@ export async function postgresWriter(options: Omit<ConnectOptions, 'poolMax'>): 
       // an ArrayBuffer of its own, to be handed over whole (Buffer.from may give a slice of a shared pool)
       return row === undefined ? null : new TextEncoder().encode(row.body);
     },
+    text: async (id) => {
+      const [row] = await sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE id = ${id}`;
+      return row?.body ?? null;
+    },
     close: () => sql.end({ timeout: 5 }),
   };
 }
