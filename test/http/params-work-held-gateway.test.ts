@@ -4,10 +4,10 @@
 // `maxLength: 64` did not stop it, as ajv checks every keyword); X2, `items: {allOf: [2,000 checks]}`, each applied to
 // every item (50,000 items under `maxItems: 10` took 29 s). Each test sends such a call, ~1 MiB, and, once its body is
 // sent, a /healthz: both must be answered (on the old code neither is within the test's bound: minutes of work).
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
+import { callWithProbe } from '../helpers/held-gateway.js';
 import { useServiceHome } from '../helpers/serve-process.js';
 
 const home = useServiceHome('warn');
@@ -31,22 +31,6 @@ const sumAll = (limits: string): string =>
     shell: "\n  argv: ['true']",
   });
 
-// POSTs the body and, once it is written to the socket, asks /healthz: the two answers
-async function callWithProbe(url: string, body: string): Promise<{ call: { status: number; json: Record<string, unknown> }; healthz: number }> {
-  let probe: Promise<number> | undefined;
-  const call = await new Promise<{ status: number; json: Record<string, unknown> }>((resolve, reject) => {
-    const sent = httpRequest(`${url}/v1/call`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(text) as Record<string, unknown> }));
-    });
-    sent.on('error', reject);
-    sent.end(body, () => {
-      probe = fetch(`${url}/healthz`).then((answer) => answer.status);
-    });
-  });
-  return { call, healthz: await probe! };
-}
 
 async function serve(file: string, definition: string): Promise<string> {
   const repo = await initRepository(join(home.path, 'repo'));

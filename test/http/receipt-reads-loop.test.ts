@@ -5,11 +5,11 @@
 // 256 KiB was held, parsed and hashed on the event loop at once). A page of GET /v1/receipts (4 MiB of stored text at
 // most) was read, parsed and made JSON again on the event loop; its stored texts are now sent as they are, and on
 // SQLite a page with much text is read by the writer thread.
-import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Receipt } from '../../src/core/index.js';
 import { openStore } from '../../src/store/index.js';
+import { readBesideHealthz as readBesideHealthzAnswer } from '../helpers/beside-healthz.js';
 import { makeToolYaml, writeFiles } from '../helpers/git.js';
 import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
 import { useServiceHome, type ServiceHome } from '../helpers/serve-process.js';
@@ -43,40 +43,10 @@ async function served(home: ServiceHome, url: string | undefined) {
   return home.serve(['--repo', repo], url ? { HLDP_STORE_URL: url } : {});
 }
 
-/** A connected socket to the server, its request not yet written. */
-async function opened(url: string): Promise<Socket> {
-  const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
-  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  return socket;
-}
-
-/**
- * Sends GET `path`, then GET /healthz, in one turn (the server reads them in that order), each on a connection of its
- * own: in which order their answers came (first and last byte of `path`'s), and `path`'s whole answer.
- */
+// GET path beside a /healthz (test/helpers/beside-healthz.ts), its answer whole again: head and body
 async function readBesideHealthz(url: string, path: string): Promise<{ order: string[]; answer: string }> {
-  const [readSocket, healthSocket] = [await opened(url), await opened(url)];
-  const order: string[] = [];
-  const chunks: Buffer[] = [];
-  const readDone = new Promise<void>((resolve) => {
-    readSocket.on('data', (chunk: Buffer) => {
-      if (chunks.length === 0) order.push('read: first byte');
-      chunks.push(chunk);
-    });
-    readSocket.once('end', () => resolve(void order.push('read: last byte')));
-  });
-  let health = '';
-  const healthDone = new Promise<void>((resolve) => {
-    healthSocket.on('data', (chunk: Buffer) => (health += chunk.toString()));
-    healthSocket.once('end', () => resolve(void order.push('healthz: answered')));
-  });
-  const host = new URL(url).host;
-  readSocket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
-  healthSocket.write(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
-  await Promise.all([readDone, healthDone]);
-  expect(health).toMatch(/^HTTP\/1\.1 200 /);
-  return { order, answer: Buffer.concat(chunks).toString('utf8') };
+  const { order, head, body } = await readBesideHealthzAnswer(url, path);
+  return { order, answer: `${head}\r\n\r\n${body}` };
 }
 
 /** The JSON body of an answer sent with Connection: close (chunked or not). */
