@@ -47,7 +47,8 @@ const ALLOWED: Record<string, string[]> = {
   cli: ['core', 'config', 'scanner', 'matcher', 'gatekeeper', 'store', 'export', 'sandbox', 'events', 'policy', 'gateway', 'mcp-front'],
   sandbox: ['core'],
   events: ['core', 'store'],
-  policy: ['core', 'store'],
+  // the policies' `regex` conditions run on the matcher's linear pattern engine, under its params work budget
+  policy: ['core', 'store', 'matcher'],
   // the console is an HTTP surface: it shares the edge's checks (who is at the other end of a connection)
   console: ['core', 'events', 'http-edge'],
   'mcp-servers': ['core', 'executors', 'sandbox'],

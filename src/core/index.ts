@@ -79,3 +79,4 @@ export { exceedsDepth, MAX_JSON_DEPTH } from './json-depth.js';
 export { letGo, runLettingGo, runToEnd, SLICE_MS } from './letting-go.js';
 export { HIDDEN_CHARACTER_CLASS, revealHidden, visibleEscape } from './hidden-characters.js';
 export { FORGEJO_METHOD_NAMES, GATEKEEPER_METHOD_NAMES } from './executor-methods.js';
+export { schemaGraph, type SchemaGraphNode } from './schema-graph.js';

@@ -52,3 +52,6 @@ export {
   type SuggestOptions,
   type SuggestedText,
 } from './suggest-examples.js';
+// the linear pattern engine and the params work budget: the policies' `regex` conditions run on them too
+export { linearPattern, type LinearPattern } from './linear-regexp.js';
+export { metered, ParamsTooCostly } from './params-work.js';

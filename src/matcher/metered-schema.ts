@@ -1,6 +1,6 @@
 import type { DataValidateFunction, FuncKeywordDefinition } from 'ajv/dist/types/index.js';
 import type { JsonSchema } from '../core/index.js';
-import { schemaGraph, type SchemaGraphNode } from '../core/schema-graph.js';
+import { schemaGraph, type SchemaGraphNode } from '../core/index.js';
 import { linearPattern } from './linear-regexp.js';
 import { charge } from './params-work.js';
 

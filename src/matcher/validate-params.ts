@@ -3,8 +3,8 @@ import addFormatsModule from 'ajv-formats';
 import { paramsSchemaCost, type ToolDefinition, type ToolSequence } from '../core/index.js';
 import { compactSchema } from './compact-schema.js';
 import { linearRegExp } from './linear-regexp.js';
-import { meteredSchema, patternKeyword, workKeyword } from './metered-schema.js';
 import { MAX_PARAMS_WORK, metered, ParamsTooCostly } from './params-work.js';
+import { meteredSchema, patternKeyword, workKeyword } from './metered-schema.js';
 import { sizeProblems } from './size-first.js';
 import { uniqueItemsKeyword } from './unique-items.js';
 

@@ -11,3 +11,4 @@ export type { ApprovalAnswer, ApprovalRefusalCode, ApprovalRequested, Confirmati
 export type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
 export { unrunReceipt, type UnrunCall } from './unrun-receipt.js';
 export { policyWarnings, undecidableApprovals } from './policy-warnings.js';
+export { changedSince, judgedAgainst, type JudgedIndex } from './judged-against.js';

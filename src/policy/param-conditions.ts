@@ -2,8 +2,7 @@ import { createRequire } from 'node:module';
 import { posix } from 'node:path';
 import type Picomatch from 'picomatch';
 import type { ParamCondition, PolicyDecisionKind } from '../core/index.js';
-import { linearPattern } from '../matcher/linear-regexp.js';
-import { metered, ParamsTooCostly } from '../matcher/params-work.js';
+import { linearPattern, metered, ParamsTooCostly } from '../matcher/index.js';
 import { resolvedRootedPath, rootedPath, type RootedPath } from './rooted-path.js';
 
 /**

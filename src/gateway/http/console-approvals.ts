@@ -1,5 +1,5 @@
 import type { ApprovalDecision, ConsoleBackend, ConsolePrincipal, PendingApproval } from '../../console/index.js';
-import { changedSince } from '../../policy/judged-against.js';
+import { changedSince } from '../../policy/index.js';
 import type { ApprovalRecord } from '../../store/index.js';
 import type { Gateway } from '../service/index.js';
 
