@@ -3,17 +3,18 @@ import { createLogger } from './create-logger.js';
 import type { Flags } from './command.js';
 import { draftTools } from './mcp-drafts.js';
 import { configFromFlags } from './open-registry.js';
+import { refreshOver, type Refreshed } from './refresh-definition.js';
 import { writeDrafts } from './write-drafts.js';
 
 /** What `hldp import mcp` did. */
 export type ImportReport =
-  | { ok: true; server: string; written: Array<{ name: string; remote: string; path: string }>; skipped: Array<{ name: string; remote: string; path: string }> }
+  | { ok: true; server: string; written: Array<{ name: string; remote: string; path: string; /** with --force over a definition that existed */ refreshed?: Refreshed }>; skipped: Array<{ name: string; remote: string; path: string }> }
   | { ok: false; message: string; /** 2 when the config is what to fix (no such server), else 1 */ exitCode?: 2 };
 
 // tools/list of a server that has to start first: its own start-up time, and then some
 const LIST_TIMEOUT_MS = 60_000;
 
-/** Lists `server`'s tools and writes one draft `TOOL.hdlp` per tool under `out`, never over an existing file unless `force`. */
+/** Lists `server`'s tools and writes one draft `TOOL.hdlp` per tool under `out`, never over an existing file unless `force`, which refreshes only the server's fields of one. */
 export async function importMcpTools(options: { flags: Flags; server: string; out: string; only: string[]; force: boolean }): Promise<ImportReport> {
   const config = configFromFlags(options.flags, 'optional');
   const servers = Object.keys(config.mcpServers);
@@ -34,10 +35,19 @@ export async function importMcpTools(options: { flags: Flags; server: string; ou
     if (unknown.length) return { ok: false, message: `MCP server '${options.server}' lists no tool ${unknown.map((name) => `'${name}'`).join(', ')}; it lists: ${listed.tools.map((tool) => tool.name).join(', ')}` };
     const tools = options.only.length ? listed.tools.filter((tool) => options.only.includes(tool.name)) : listed.tools;
     const drafts = draftTools(options.server, tools, new Date().toISOString().slice(0, 10));
+    const refreshed = new Map<string, Refreshed>();
+    if (options.force) {
+      for (const draft of drafts) {
+        const outcome = await refreshOver(options.out, draft.name, draft.text);
+        if (!outcome.ok) return outcome;
+        draft.text = outcome.text;
+        if (outcome.refreshed) refreshed.set(draft.name, outcome.refreshed);
+      }
+    }
     const done = await writeDrafts(options.out, drafts, options.force);
     if (!done.ok) return done;
-    const { written, skipped } = done;
-    return { ok: true, server: options.server, written, skipped };
+    const written = done.written.map((entry) => ({ ...entry, ...(refreshed.has(entry.name) ? { refreshed: refreshed.get(entry.name)! } : {}) }));
+    return { ok: true, server: options.server, written, skipped: done.skipped };
   } finally {
     await targets.close();
   }

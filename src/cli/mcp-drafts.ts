@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { stringify } from 'yaml';
+import { Document, isScalar, visit } from 'yaml';
+import { INVISIBLE_CHARACTERS } from '../core/index.js';
 import { exportNames } from '../export/index.js';
 
 /** Longest registry name: the schema's and the MCP name limit (SEP-986). */
@@ -60,7 +61,8 @@ function draftText(server: string, tool: Tool, name: string, today: string): str
     created: today,
     why: '',
   };
-  const body = stringify(definition, { lineWidth: 0 })
+  const written = yamlText(definition);
+  const body = written.text
     .replace(/^author: ""$/m, 'author: ""   # fill in: who wrote this definition (your persona id)')
     .replace(/^why: ""$/m, 'why: ""      # fill in: why agents need this tool')
     .replace(/^( {2}require_confirm: \w+)$/m, `$1   # ${confirmReason(annotations, readOnly, requireConfirm)}`)
@@ -69,12 +71,53 @@ function draftText(server: string, tool: Tool, name: string, today: string): str
   const hints = Object.entries(annotations)
     .filter(([key]) => key !== 'title')
     .map(([key, value]) => oneLine(`${key}: ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`));
-  return [
+  const hidden = written.escaped || hints.some(hasInvisible);
+  return escapeInvisible([
     `# Drafted by \`hldp import mcp --server ${server}\` from the server's tools/list on ${today}.`,
     `# Review it, fill in author and why (hldp validate reports them until you do), then commit it.`,
     ...(hints.length ? [`# The server's annotations: ${hints.join(', ')}.`] : []),
+    ...(hidden ? ['# The server\'s text held characters a person does not see (written below as escapes, "\\U000E0041"): hldp validate refuses them in what an agent reads; remove them.'] : []),
     body,
-  ].join('\n');
+  ].join('\n'));
+}
+
+/**
+ * `value` as YAML in which every character a reader of the file would not see (controls, bidi, zero-width and tag
+ * characters, …: core's INVISIBLE_CHARACTERS) is written as a double-quoted escape (`"\U000E0041"`), so the reviewer's
+ * diff shows what the server wrote (review userX, X10); the YAML reads back to the same value.
+ */
+export function yamlText(value: unknown): { text: string; escaped: boolean } {
+  return documentText(new Document(value));
+}
+
+/** {@link yamlText} of a document already built (one read from a file keeps its comments). */
+export function documentText(document: Document): { text: string; escaped: boolean } {
+  let escaped = false;
+  const force = (node: unknown): void => {
+    if (!isScalar(node) || typeof node.value !== 'string' || !hasInvisible(node.value)) return;
+    node.type = 'QUOTE_DOUBLE';
+    escaped = true;
+  };
+  visit(document, { Pair: (_, pair) => force(pair.key), Scalar: (_, node) => force(node) });
+  return { text: escapeInvisible(document.toString({ lineWidth: 0, flowCollectionPadding: false })), escaped };
+}
+
+/** Every invisible character of `text` (YAML written with them in double-quoted scalars only, or comments) as its escape. */
+export function escapeInvisible(text: string): string {
+  return text.replace(INVISIBLE_CHARACTERS, (run) => [...run].map(yamlEscape).join(''));
+}
+
+function hasInvisible(text: string): boolean {
+  INVISIBLE_CHARACTERS.lastIndex = 0;
+  const found = INVISIBLE_CHARACTERS.test(text);
+  INVISIBLE_CHARACTERS.lastIndex = 0;
+  return found;
+}
+
+// YAML's escapes: \uXXXX within the basic plane (a lone surrogate too), \UXXXXXXXX past it
+function yamlEscape(character: string): string {
+  const code = character.codePointAt(0)!;
+  return code <= 0xffff ? `\\u${code.toString(16).toUpperCase().padStart(4, '0')}` : `\\U${code.toString(16).toUpperCase().padStart(8, '0')}`;
 }
 
 // every line break YAML or an editor might honour, as a space

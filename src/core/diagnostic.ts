@@ -43,6 +43,8 @@ export type DiagnosticCode =
   | 'MISSING_DEFINITION'
   | 'ALIAS_CONFLICT'
   | 'NOT_UTF8'
+  /** a character a person reading the definition does not see and a model reads (tag, bidi, zero-width, control): review userX, X10 */
+  | 'INVISIBLE_TEXT'
   | 'DEPRECATED_SPELLING'
   | 'OPTION_LIKE_ARGUMENT'
   /** a `shell.script` tool declares two parameters that set one `HLDP_PARAM_` variable (`path` and `PATH`): calls giving either are refused */

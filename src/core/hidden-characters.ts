@@ -27,3 +27,61 @@ const HIDDEN_OR_CONTROL = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u
 export function revealHidden(text: string): string {
   return text.replace(HIDDEN_OR_CONTROL, visibleEscape);
 }
+
+// every character a definition may not hold as it is, before the context that allows a joiner is looked at: the
+// controls but tab and line feed, the format characters (bidi controls, zero-width characters, tags, the soft hyphen, …),
+// lone surrogates, the line and paragraph separators, what HIDDEN_CHARACTER_CLASS adds (the Hangul fillers), and a run
+// of variation selectors (one picks a glyph's form; a run of them carries bytes no one sees)
+const INVISIBLE_SOURCE = `[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\p{Cf}\\p{Cs}\\p{Zl}\\p{Zp}${HIDDEN_CHARACTER_CLASS}]|[\\ufe00-\\ufe0f\\u{e0100}-\\u{e01ef}]{2,}`;
+
+/** {@link INVISIBLE_SOURCE} for `String.replace`: the characters a writer of definitions must escape (joiners included). */
+export const INVISIBLE_CHARACTERS = new RegExp(INVISIBLE_SOURCE, 'gu');
+
+/** One character, or run of variation selectors, hidden in a definition's text. */
+export interface HiddenCharacter {
+  /** UTF-16 offset in the text */
+  index: number;
+  codePoint: number;
+}
+
+// what a zero-width joiner or non-joiner may sit between: letters and marks of the scripts that need them (Persian,
+// the Indic scripts, …) and emoji (👨‍👩‍👧, 🏳️‍🌈); never ASCII, where it only splits a word a reader or a filter sees whole
+const JOINABLE = /^[\p{L}\p{M}\p{Extended_Pictographic}\p{Emoji_Modifier}\ufe0f]$/u;
+
+/**
+ * The characters of `text` that a person does not see and a model reads, or that reorder or steer what is shown: controls
+ * but tab and line feed (and the carriage return of a CRLF line end), format characters, line separators, Hangul fillers,
+ * runs of variation selectors. A zero-width joiner or non-joiner between two non-ASCII letters, marks or emoji is not one.
+ */
+export function hiddenCharacters(text: string): HiddenCharacter[] {
+  const found: HiddenCharacter[] = [];
+  for (const match of text.matchAll(INVISIBLE_CHARACTERS)) {
+    const index = match.index;
+    const codePoint = match[0].codePointAt(0)!;
+    if (codePoint === 0x0d && text[index + 1] === '\n') continue;
+    if ((codePoint === 0x200c || codePoint === 0x200d) && joins(text, index)) continue;
+    found.push({ index, codePoint });
+  }
+  return found;
+}
+
+function joins(text: string, index: number): boolean {
+  const before = String.fromCodePoint(text.codePointAt(index - 1) ?? 0x20);
+  // the code point before: a low surrogate ends an astral character that starts one unit earlier
+  const previous = /[\udc00-\udfff]/.test(before) && index >= 2 ? String.fromCodePoint(text.codePointAt(index - 2)!) : before;
+  const next = String.fromCodePoint(text.codePointAt(index + 1) ?? 0x20);
+  return [previous, next].every((character) => character.codePointAt(0)! > 0x7f && JOINABLE.test(character));
+}
+
+/** What kind of hidden character `codePoint` is, for a message: "U+202E (a bidirectional control)". */
+export function describeHidden(codePoint: number): string {
+  const name = `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
+  const kind =
+    codePoint >= 0xe0000 && codePoint <= 0xe007f ? 'a tag character, which spells ASCII no one sees'
+    : (codePoint >= 0x202a && codePoint <= 0x202e) || (codePoint >= 0x2066 && codePoint <= 0x2069) || codePoint === 0x200e || codePoint === 0x200f || codePoint === 0x061c ? 'a bidirectional control, which reorders the text around it'
+    : (codePoint >= 0x200b && codePoint <= 0x200d) || codePoint === 0x2060 || codePoint === 0xfeff ? 'a zero-width character'
+    : (codePoint >= 0xfe00 && codePoint <= 0xfe0f) || (codePoint >= 0xe0100 && codePoint <= 0xe01ef) ? 'the first of a run of variation selectors'
+    : codePoint <= 0x9f ? 'a control character'
+    : 'an invisible or format character';
+  return `${name} (${kind})`;
+}

@@ -13,6 +13,7 @@ import { checkContents, checkContentsBeside, type ProblemReporter } from './cont
 import { strayExecutorBlocks } from './executor-blocks.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { reservedNameProblems } from './reserved-names.js';
+import { invisibleTextDiagnostics } from './invisible-text.js';
 import { checkToolShape } from './tool-schema.js';
 import { definitionText, guardParse, hasErrors, readYamlMapping, type ParseOptions } from './yaml-mapping.js';
 import type { Locator, Position } from './yaml-locator.js';
@@ -52,7 +53,9 @@ export function parseToolDefinition(file: DefinitionFile, options: ParseOptions 
       if ('diagnostic' in read) return { tool: null, diagnostics: [read.diagnostic] };
       const mapping = readYamlMapping(file, read.text, 'TOOL.hdlp', 'name, display, intent, ...', options);
       if (!mapping.ok) return { tool: null, diagnostics: mapping.diagnostics };
-      return validateDefinition(file, mapping.value, mapping.locator, options);
+      const parsed = validateDefinition(file, mapping.value, mapping.locator, options);
+      const hidden = invisibleTextDiagnostics(file.path, read.text, mapping.value, mapping.locator);
+      return hidden.length ? { tool: null, diagnostics: [...parsed.diagnostics, ...hidden] } : parsed;
     },
     (diagnostic) => ({ tool: null, diagnostics: [diagnostic] }),
   );

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { draftTools } from '../../src/cli/mcp-drafts.js';
+import { draftTools, yamlText } from '../../src/cli/mcp-drafts.js';
+import { hiddenCharacters, INVISIBLE_CHARACTERS } from '../../src/core/index.js';
 import { parseToolDefinition } from '../../src/scanner/parse-tool-definition.js';
 
 // What a server's tools/list may hold: anything a hostile or careless server sends (names, titles, descriptions and
@@ -50,14 +51,51 @@ describe('hldp import mcp drafts from whatever a server lists (property)', () =>
     );
   });
 
-  it('pass validate once author and why are filled in, whatever the server wrote', () => {
+  it('pass validate once author and why are filled in, whatever the server wrote, but for the characters it hid', () => {
     fc.assert(
       fc.property(remoteTool, (tool) => {
         const [draft] = draftTools('srv', [tool], '2026-12-01');
         const filled = draft!.text.replace(/^author: "".*$/m, 'author: ICE-GL-ZY001').replace(/^why: "".*$/m, 'why: agents need it');
         const parsed = parseToolDefinition({ path: `tools/${draft!.name}/TOOL.hdlp`, folder: draft!.name, oid: '0', content: Buffer.from(filled) });
-        expect(parsed.diagnostics.filter((diagnostic) => diagnostic.severity === 'error')).toEqual([]);
-        expect(parsed.tool?.mcp).toEqual({ server: 'srv', tool: tool.name, ...(tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true ? { idempotent: true } : {}) });
+        // a hidden character the server wrote is the one error left, and it keeps the tool out (review userX, X10)
+        const errors = parsed.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+        expect(errors.filter((diagnostic) => diagnostic.code !== 'INVISIBLE_TEXT')).toEqual([]);
+        expect(parsed.tool === null).toBe(errors.length > 0);
+        if (parsed.tool) expect(parsed.tool.mcp).toEqual({ server: 'srv', tool: tool.name, ...(tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true ? { idempotent: true } : {}) });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+// Review userX, X10: what a person reviewing the draft does not see — controls, format characters (bidi, zero-width,
+// tags), separators, lone surrogates, runs of variation selectors — mixed with what YAML quotes specially
+const hiddenUnit = fc.constantFrom('\u202e', '\u2066', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u0085', '\u2028', '\u2029', '\u061c', '\u3164', '\x1b', '\r', '\t', '\x00', '\x7f', '\ufe0f', '\u{e0100}', '\u{e0041}', '\u{e007f}', '\ud800', '\udfff', '👨', 'م', 'a', ' ', '\n', '"', "'", '\\', '#', ':', '- ', '{', '&', '*', '!');
+const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.string({ unit: hiddenUnit, maxLength: 30 }), fc.string({ unit: fc.oneof(hiddenUnit, fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 30 }));
+
+describe('the draft writer and hidden characters (property, review userX, X10)', () => {
+  it('writes any string so that it reads back the same, with no invisible character left as it is in the file', () => {
+    fc.assert(
+      fc.property(anyText, anyText, (value, key) => {
+        fc.pre(key !== '__proto__');
+        const tree = { value, list: [value, key], keys: Object.fromEntries([[key, value]]) };
+        const { text } = yamlText(tree);
+        expect(parse(text)).toEqual(tree);
+        expect(text.match(INVISIBLE_CHARACTERS)).toBeNull();
+        expect(hiddenCharacters(text)).toEqual([]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("writes a server's title and description so that the draft shows every hidden character and reads back to them", () => {
+    fc.assert(
+      fc.property(anyText, anyText, (title, description) => {
+        const [draft] = draftTools('srv', [{ name: 't', title, description, inputSchema: { type: 'object', properties: { p: { type: 'string', description } } } }], '2026-12-01');
+        expect(draft!.text.match(INVISIBLE_CHARACTERS)).toBeNull();
+        const written = parse(draft!.text) as { display: string; params_schema: { properties: { p: { description: string } } } };
+        if (title.trim() !== '') expect(written.display).toBe(title);
+        expect(written.params_schema.properties.p.description).toBe(description);
       }),
       { numRuns: 300 },
     );

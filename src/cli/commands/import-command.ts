@@ -14,7 +14,8 @@ export const importCommand: Command = {
     tool: { type: 'string', multiple: true },
     force: { type: 'boolean' },
   },
-  optionHelp: { tool: 'T: import only this tool of the server (repeat for more; default: every one)', out: 'DIR: where the drafts go (default tools/)' },
+  optionHelp: {
+    force: "over a definition that exists, refresh only the server's fields (display, intent, params_schema, output_schema); author, why, constraints and the rest stay as reviewed", tool: 'T: import only this tool of the server (repeat for more; default: every one)', out: 'DIR: where the drafts go (default tools/)' },
   maxPositionals: 1,
   async run(flags, positionals, io) {
     if (positionals[0] !== 'mcp') throw new UsageError(`import reads MCP servers only: hldp import mcp --server NAME [--out tools/]`);
@@ -33,14 +34,26 @@ export const importCommand: Command = {
     if (flags.json) writeJson(io, report);
     else {
       writeLines(io.stdout, report.written.map((entry) => `${entry.path}  (${entry.remote})`));
+      const drafted = report.written.filter((entry) => !entry.refreshed).length;
       writeLines(io.stderr, [
-        ...report.skipped.map((entry) => `skipped ${entry.path}: it exists (pass --force to overwrite)`),
+        ...report.skipped.map((entry) => `skipped ${entry.path}: it exists (pass --force to refresh what comes from the server)`),
+        // over a reviewed definition, what changed and what the reviewer decided that was kept (review userX, X5)
+        ...report.written.flatMap((entry) => (entry.refreshed ? refreshLines(entry.path, entry.refreshed) : [])),
         // advice for what was written; with nothing written there is nothing to fill in (review userV, V10)
-        report.written.length
-          ? `${report.written.length} draft(s) from MCP server '${server}'. Fill in author and why in each, run hldp validate, then commit them.`
-          : `no draft written from MCP server '${server}'${report.skipped.length ? ': every one exists already (pass --force to overwrite them)' : ''}.`,
+        drafted
+          ? `${drafted} draft(s) from MCP server '${server}'. Fill in author and why in each, run hldp validate, then commit them.`
+          : report.written.length
+            ? `${report.written.length} definition(s) refreshed from MCP server '${server}': review the diff, run hldp validate, then commit.`
+            : `no draft written from MCP server '${server}'${report.skipped.length ? ': every one exists already (pass --force to refresh what comes from the server)' : ''}.`,
       ]);
     }
     return 0;
   },
 };
+
+function refreshLines(path: string, refreshed: { changed: string[]; kept: string[] }): string[] {
+  return [
+    refreshed.changed.length ? `refreshed ${path}: ${refreshed.changed.join(', ')} from the server; author, why, constraints and the rest kept as reviewed` : `unchanged ${path}: the server's fields are as written`,
+    ...refreshed.kept.map((decision) => `  kept ${decision}: review it`),
+  ];
+}
