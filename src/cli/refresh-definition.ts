@@ -31,9 +31,8 @@ export async function refreshOver(out: string, name: string, draft: string): Pro
   const existing = await readRegularFile(path);
   if (existing === undefined) return { ok: true, text: draft };
   const reviewed = parseDocument(existing);
-  if (reviewed.errors.length || !isMap(reviewed.contents)) {
-    return { ok: false, message: `${path} exists but is not a YAML mapping the import can refresh (${reviewed.errors[0]?.message.split('\n')[0] ?? 'not a mapping'}): fix it, or delete it to draft it anew` };
-  }
+  // a file that is no YAML mapping holds no reviewed field to keep: --force drafts it anew, as it always did
+  if (reviewed.errors.length || !isMap(reviewed.contents)) return { ok: true, text: draft };
   const [before, server] = [reviewed.toJS() as Record<string, unknown>, parseDocument(draft).toJS() as Record<string, unknown>];
   const changed = SERVER_FIELDS.filter((field) => !isDeepStrictEqual(before[field], server[field]));
   const at = (value: Record<string, unknown>, [block, key]: readonly [string, string]): unknown => (value[block] as Record<string, unknown> | undefined)?.[key];

@@ -44,6 +44,12 @@ export interface HiddenCharacter {
   codePoint: number;
 }
 
+// anything but tab, line feed, printable ASCII, Latin-1 but the soft hyphen, the Latin extensions, Greek and Cyrillic,
+// the visible general punctuation (dashes, quotes, …), arrows and mathematical signs, CJK punctuation and kana, the
+// unified ideographs, the Hangul syllables and the fullwidth forms: none of these is hidden, so a text of them alone
+// needs no closer look (a carriage return does)
+const MAYBE_HIDDEN = /[^\t\n\x20-\x7e\u00a0-\u00ac\u00ae-\u02ff\u0370-\u04ff\u2010-\u2027\u2030-\u205e\u2190-\u22ff\u3001-\u30ff\u4e00-\u9fff\uac00-\ud7a3\uff01-\uff9f]/;
+
 // what a zero-width joiner or non-joiner may sit between: letters and marks of the scripts that need them (Persian,
 // the Indic scripts, …) and emoji (👨‍👩‍👧, 🏳️‍🌈); never ASCII, where it only splits a word a reader or a filter sees whole
 const JOINABLE = /^[\p{L}\p{M}\p{Extended_Pictographic}\p{Emoji_Modifier}\ufe0f]$/u;
@@ -54,6 +60,9 @@ const JOINABLE = /^[\p{L}\p{M}\p{Extended_Pictographic}\p{Emoji_Modifier}\ufe0f]
  * runs of variation selectors. A zero-width joiner or non-joiner between two non-ASCII letters, marks or emoji is not one.
  */
 export function hiddenCharacters(text: string): HiddenCharacter[] {
+  // every definition is checked at each cold scan: text of printable ASCII, line ends and the common CJK blocks alone
+  // (most definitions) holds none, and this plain class tells so ~10× faster than the Unicode classes below
+  if (!MAYBE_HIDDEN.test(text)) return [];
   const found: HiddenCharacter[] = [];
   for (const match of text.matchAll(INVISIBLE_CHARACTERS)) {
     const index = match.index;

@@ -26,7 +26,6 @@ afterAll(() => temp.cleanup());
 
 describe('the human views of a hostile registry (found in review)', () => {
   it.each([
-    ['match', ['match', 'list files', '--repo', '__repo__']],
     ['validate', ['validate', '__repo__']],
     ['scan', ['scan', '--repo', '__repo__']],
   ])('hldp %s shows what a definition says escaped, never raw', async (_name, args) => {
@@ -47,8 +46,20 @@ describe('the human views of a hostile registry (found in review)', () => {
     }
   });
 
-  it('keeps --json exact', async () => {
+  // review userX, X10: text a person does not see is refused in a definition (INVISIBLE_TEXT), so the tool is never
+  // offered; what is said of it is escaped in the terminal and exact in --json
+  it('hldp match never offers a definition that hides text, and shows nothing raw', async () => {
     const run = await runCli(['match', 'list files', '--repo', repo, '--json'], { env });
-    expect(JSON.parse(run.stdout).candidates[0].intent).toBe('list files \u001b[2J\u001b[31mFAKE\u001b[0m \u202eexe.txt');
+    const answer = JSON.parse(run.stdout) as { candidates?: Array<{ name: string }>; near?: Array<{ name: string }> };
+    expect([...(answer.candidates ?? []), ...(answer.near ?? [])].map((tool) => tool.name)).not.toContain('evil');
+    const shown = await runCli(['match', 'list files', '--repo', repo], { env });
+    expect(`${shown.stdout}${shown.stderr}`).not.toMatch(STEERING);
+  });
+
+  it('keeps --json exact', async () => {
+    const run = await runCli(['validate', repo, '--json'], { env });
+    const errors = (JSON.parse(run.stdout) as { errors: Array<{ file: string; line: number; code: string; message: string }> }).errors;
+    expect(errors.filter((error) => error.file.endsWith('tools/evil/TOOL.hdlp')).map(({ line, code }) => [line, code])).toEqual([[2, 'INVISIBLE_TEXT'], [3, 'INVISIBLE_TEXT']]);
+    expect(errors.some((error) => error.message.includes("unknown field 'key\u001b[2J'"))).toBe(true);
   });
 });

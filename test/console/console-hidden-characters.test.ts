@@ -34,9 +34,12 @@ describeWithChromium('the console shows characters that hide or reorder text as 
     const repo = await initRepository(join(temp.path, 'repo'));
     await commitFiles(repo, {
       'tools/mirror/TOOL.hdlp': makeToolYaml('mirror', {
-        executor: 'shell', method: 'run', display: '"Mirror \u202eeliF"', intent: '"writes its text to stdout and stderr\u200b, then fails"', author: '"ICE\u2066-GL"',
+        executor: 'shell', method: 'run', display: 'Mirror', intent: 'writes its text to stdout and stderr, then fails',
         params_schema: '{ text: { type: string, required: true } }', shell: `{ argv: [sh, -c, 'printf "%s" "$1"; printf "%s" "$1" >&2; exit 3', sh, "{text}"] }`,
       }),
+      // review userX, X10: a definition that hides text is refused (INVISIBLE_TEXT); the registry names it broken, and
+      // what its diagnostics quote of it (an unknown field's name) is shown escaped
+      'tools/disguised/TOOL.hdlp': `${makeToolYaml('disguised', { executor: 'shell', method: 'run', display: '"Mirror \u202eeliF"', author: '"ICE\u2066-GL"', shell: '{ argv: [true] }' })}"key\u202eX": 1\n`,
       'tools/note/TOOL.hdlp': makeToolYaml('note', {
         executor: 'shell', method: 'run', params_schema: '{ text: { type: string, required: true } }', shell: '{ argv: [printf, "%s", "{text}"] }', constraints: '{ require_confirm: true }',
       }),
@@ -67,18 +70,18 @@ describeWithChromium('the console shows characters that hide or reorder text as 
     expect(receipt).not.toMatch(HIDDEN);
     expect(await page.locator('#output .hidden-character').allTextContents()).toEqual([String.raw`\u202e`, String.raw`\u2066`, String.raw`\u2069`, String.raw`\u200b`, String.raw`\x1b`]);
     expect(receipt).toContain(String.raw`"text": "report\u202etxt.exe`);
-    expect(receipt).toContain(String.raw`Mirror \u202eeliF`);
     // the copy button hands over the raw text, not the escapes shown
     await page.evaluate(`navigator.clipboard.writeText = (text) => { window.copied = text; return Promise.resolve(); }`);
     await page.click('button[data-copy="output"]');
     expect(await page.evaluate('window.copied')).toBe(OUTPUT);
   });
 
-  it('shows a definition\'s words escaped in the registry', async () => {
+  it('names a definition that hides text broken in the registry, and shows what it quotes escaped', async () => {
     const registry = await shown('/console/registry');
     expect(registry).not.toMatch(HIDDEN);
-    expect(registry).toContain(String.raw`Mirror \u202eeliF`);
-    expect(registry).toContain(String.raw`ICE\u2066-GL`);
+    expect(registry).toMatch(/tools\/disguised\/TOOL\.hdlp:2:\d+ INVISIBLE_TEXT this line holds U\+202E/);
+    expect(registry).toMatch(/tools\/disguised\/TOOL\.hdlp:\d+:\d+ INVISIBLE_TEXT this line holds U\+2066/);
+    expect(registry).toContain(String.raw`unknown field 'key\u202eX'`);
   });
 
   it('shows a rejected call\'s tool name escaped, so that it reads as no other tool', async () => {

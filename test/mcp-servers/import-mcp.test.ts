@@ -53,7 +53,7 @@ describe('hldp import mcp', () => {
     const again = await runCli(['import', 'mcp', '--server', 'files', '--out', join(repo, 'tools'), '--tool', 'read_text_file'], { env });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('skipped ');
-    expect(again.stderr).toContain("no draft written from MCP server 'files': every one exists already (pass --force to overwrite them).");
+    expect(again.stderr).toContain("no draft written from MCP server 'files': every one exists already (pass --force to refresh what comes from the server).");
     expect(again.stderr).not.toContain('Fill in author');
   });
 
@@ -98,7 +98,7 @@ describe('hldp import mcp', () => {
     const edited = await readFile(path, 'utf8');
     const again = await runCli(['import', 'mcp', '--server', 'everything', '--out', join(repo, 'tools'), '--tool', 'echo'], { env });
     expect(again.code).toBe(0);
-    expect(again.stderr).toMatch(/skipped .*mcp_everything_echo\/TOOL\.hdlp: it exists \(pass --force to overwrite\)/);
+    expect(again.stderr).toMatch(/skipped .*mcp_everything_echo\/TOOL\.hdlp: it exists \(pass --force to refresh what comes from the server\)/);
     expect(await readFile(path, 'utf8')).toBe(edited);
   });
 
