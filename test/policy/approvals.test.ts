@@ -246,6 +246,19 @@ describe('hldp approvals and hldp receipts --rejected (real CLI processes over t
     expect(await exists('etc/from-cli.txt')).toBe('cli\n');
   });
 
+  it('lists a decided request with who decided it and why, not its expiry and the rule (userX, X6)', async () => {
+    const pending = await write('etc/denied-by-cli.txt', 'no\n');
+    const id = pending.body.id as string;
+    const env = { ...gateway.env, HLDP_TOKEN: TOKENS.alice };
+    const denied = await runCli(['approvals', 'deny', id, '--reason', 'not on a Friday', '--repo', gateway.repo, '--config', gateway.configFile], { env });
+    expect(denied.code).toBe(0);
+    const listed = await runCli(['approvals', 'list', '--status', 'all', '--repo', gateway.repo, '--config', gateway.configFile], { env });
+    expect(listed.code).toBe(0);
+    const line = listed.stdout.split('\n').find((text) => text.startsWith(id))!;
+    expect(line).toMatch(/ denied +\S+ +by bot +denied by alice at \S+ via \S+: not on a Friday$/);
+    expect(line).not.toContain('expires');
+  });
+
   it('keeps a record of a rejected call (secrets redacted), listed by hldp receipts --rejected and GET /v1/rejections', async () => {
     const unknown = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'shel-exec', params: { cmd: 'ls', pasted: TOKENS.bot } } });
     expect(unknown.status).toBe(404);

@@ -86,8 +86,15 @@ async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: b
 
 // what an agent sent (params, tool name) and a policy's author wrote (its reason) reach the approver's terminal
 // escaped: a bidi override could reorder the path a person approves (found in review)
+// a decided request says who decided it, when, how and why, not the rule's reason and an expiry that no longer
+// applies (a request cancelled as outdated read "expires … 'file-write' requires confirmation": review userX, X6)
 function summary(record: ApprovalRecord): string {
-  return terminalSafe(`${record.id}  ${record.status.padEnd(9)}  ${record.tool}  by ${record.caller}  expires ${record.expires_at}  ${record.rule.reason}`);
+  const state = record.decided_at ? decided(record) : `expires ${record.expires_at}  ${record.rule.reason}`;
+  return terminalSafe(`${record.id}  ${record.status.padEnd(9)}  ${record.tool}  by ${record.caller}  ${state}`);
+}
+
+function decided(record: ApprovalRecord): string {
+  return `${record.status} by ${record.decided_by ?? 'the clock'} at ${record.decided_at} via ${record.decided_via}${record.decision_reason ? `: ${record.decision_reason}` : ''}`;
 }
 
 function detail(record: ApprovalRecord): string {
@@ -99,7 +106,7 @@ function detail(record: ApprovalRecord): string {
     `why       ${record.rule.reason}`,
     `commit    ${record.commit}`,
     `asked     ${record.created_at}, expires ${record.expires_at}`,
-    ...(record.decided_at ? [`decided   ${record.status} by ${record.decided_by ?? 'the clock'} at ${record.decided_at} via ${record.decided_via}${record.decision_reason ? `: ${record.decision_reason}` : ''}`] : []),
+    ...(record.decided_at ? [`decided   ${decided(record)}`] : []),
   ]
     .map(terminalSafe)
     .join('\n');
