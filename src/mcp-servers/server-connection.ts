@@ -7,6 +7,7 @@ import { AnswerTooLarge, withAnswerBound } from './answer-bound.js';
 import type { AnswerEnds } from './bounded-fetch.js';
 import { loadClientKit, type ClientKit } from './client-kit.js';
 import { answerLost, connectionLost, heardNote, stderrLine, stderrLineFor, type Live } from './live-connection.js';
+import { networkNote } from './network-note.js';
 import { DEFAULT_SERVER_CPU_SECONDS, type McpServerConfig } from './server-config.js';
 import type { LaunchedStdioTransport } from './stdio-transport.js';
 import { serverFolder } from './server-folder.js';
@@ -81,6 +82,12 @@ export class ServerConnection {
    * or when the request never reached the server. Otherwise the outcome says the call may or may not have run.
    */
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpCallOutcome> {
+    const outcome = await this.#call(tool, args, options);
+    const note = networkNote(this.name, this.config, this.defaults.sandbox ? await this.defaults.sandbox() : undefined, outcome);
+    return note === undefined ? outcome : { ...outcome, notes: [...(outcome.notes ?? []), note] };
+  }
+
+  #call(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpCallOutcome> {
     return this.#using(async (notes) => {
       for (let attempt = 0; ; attempt += 1) {
         const live = await this.#connect(options.signal, notes, options.caller);
