@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 
@@ -48,11 +49,25 @@ interface RawFile {
 }
 
 /**
+ * Says which benchmark files are missing and where BFCL is expected, and exits 2: every script under bench/match
+ * reads its data through here, and from a fresh clone without the team's ../shared they died with a raw ENOENT
+ * and a stack trace (review userY, Y7).
+ */
+export function missingData(files: readonly string[]): never {
+  process.stderr.write(
+    `${basename(process.argv[1] ?? 'bench:match')}: no benchmark data at ${files.join(', ')}: BFCL is the team's shared/bench/bfcl_v4_toolsel.json, expected beside this clone (../shared); ` +
+      `pass other files of that format with -- --data FILE (e.g. --data bench/match/data/starter-multilingual.json)\n`,
+  );
+  process.exit(2);
+}
+
+/**
  * Reads a benchmark file in the format of `shared/bench/bfcl_v4_toolsel.json`. Only `tools` (or
  * `tools_from`, or `repository`) and each request's `id` and `text` are required: `gold` defaults to
  * none, `lang` and `category` to `und`, `candidates` to every tool.
  */
-export async function readBenchData(path: string): Promise<BenchData> {
+export async function readBenchData(path: string, namedBy?: string): Promise<BenchData> {
+  if (!existsSync(path)) missingData([namedBy ? `${path} (its tools_from, named by ${namedBy})` : path]);
   const raw = JSON.parse(await readFile(path, 'utf8')) as RawFile;
   const name = basename(path).replace(/\.json$/, '');
   const fail = (reason: string): never => {
@@ -62,7 +77,7 @@ export async function readBenchData(path: string): Promise<BenchData> {
   let tools: BenchTool[] | undefined;
   let repository: string | undefined;
   if (Array.isArray(raw.tools)) tools = raw.tools.map((tool, index) => readTool(tool, index, fail));
-  else if (typeof raw.tools_from === 'string') tools = (await readBenchData(resolve(dirname(path), raw.tools_from))).tools;
+  else if (typeof raw.tools_from === 'string') tools = (await readBenchData(resolve(dirname(path), raw.tools_from), path)).tools;
   else if (typeof raw.repository === 'string') repository = resolve(dirname(path), raw.repository);
   else fail('expected "tools": [...], "tools_from": "FILE" or "repository": "DIR"');
   const allIds = tools?.map((tool) => tool.id);

@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { readBenchData, type BenchData } from './bench-data.js';
+import { missingData, readBenchData, type BenchData } from './bench-data.js';
 import type { ModelStageOptions } from '../../src/matcher/index.js';
 import { measureContext } from './context-effect.js';
 import { evaluate, fitSignalThreshold, measureLatency as measureBaselineLatency, type BenchWorld, type QueryOutcome } from './evaluate.js';
@@ -97,15 +97,8 @@ async function main(): Promise<void> {
   const model = modelOptions(values);
   const files = values.data?.length ? values.data : [DEFAULT_DATA, ...DATA_SETS];
   const missing = files.filter((file) => !existsSync(file));
-  if (missing.length > 0) {
-    // the BFCL data is the team's, beside the clone, not in this repository
-    process.stderr.write(
-      `bench:match: no benchmark data at ${missing.join(', ')}: BFCL is the team's shared/bench/bfcl_v4_toolsel.json, expected beside this clone (../shared); ` +
-        `pass other files of that format with -- --data FILE (e.g. --data bench/match/data/starter-multilingual.json)\n`,
-    );
-    process.exitCode = 2;
-    return;
-  }
+  // the BFCL data is the team's, beside the clone, not in this repository
+  if (missing.length > 0) missingData(missing);
   const started = new Date().toISOString();
   const loadBefore = loadavg();
   const sets: Record<string, unknown> = {};
