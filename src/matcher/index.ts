@@ -54,4 +54,4 @@ export {
 } from './suggest-examples.js';
 // the linear pattern engine and the params work budget: the policies' `regex` conditions run on them too
 export { linearPattern, type LinearPattern } from './linear-regexp.js';
-export { metered, ParamsTooCostly } from './params-work.js';
+export { charge, metered, ParamsTooCostly } from './params-work.js';

@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import type Picomatch from 'picomatch';
 import type { ParamCondition, PolicyDecisionKind } from '../core/index.js';
 import { linearPattern, metered, ParamsTooCostly } from '../matcher/index.js';
+import { globShape, judgeablePath, meteredGlob } from './glob-work.js';
 import { resolvedRootedPath, rootedPath, type RootedPath } from './rooted-path.js';
 
 /**
@@ -36,7 +37,8 @@ export function modeOf(decision: PolicyDecisionKind): ConditionMode {
  * Compiles one param condition once: globs by picomatch, regexes by RE2 (linear time, found anywhere in the text).
  * RE2's time is the text's length times the program's size (`a[ab]{999}c`: ~1,000 steps a character, review X, X1), so
  * one reading of a value has the params' work budget (MAX_PARAMS_WORK): a value past it cannot be judged, and so
- * matches a broad rule and not a strict one.
+ * matches a broad rule and not a strict one. A glob's backtracking RegExp is charged to it too, and a path past
+ * PATH_MAX cannot be judged (see {@link meteredGlob}).
  */
 export function compileCondition(condition: ParamCondition, mode: ConditionMode): ValueTest {
   const tests: Array<(scalar: string | number | boolean, roots: readonly string[], cwd: string | null | undefined) => boolean> = [];
@@ -44,7 +46,12 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
     const globs = Array.isArray(condition.glob) ? condition.glob : [condition.glob];
     // an absolute glob judges the path's absolute form, a relative one its form relative to the tool's root
     const picomatch = picomatchModule();
-    const matchers = globs.map((glob) => ({ absolute: glob.startsWith('/'), matches: picomatch(glob, { dot: mode === 'broad' }) }));
+    // each match is charged to the params' budget: picomatch's RegExp backtracks, quadratic in the segments for
+    // `**/secrets/**/*.key` (a 256 KB path held the gateway 409 s: review Y, Y4)
+    const matchers = globs.map((glob) => {
+      const [shape, compiled] = [globShape(glob), picomatch(glob, { dot: mode === 'broad' })];
+      return { absolute: glob.startsWith('/'), matches: (path: string) => meteredGlob(shape, compiled, path) };
+    });
     const judge = (path: RootedPath): boolean =>
       matchers.some(({ absolute, matches }) => {
         if (!absolute) return path.relative === undefined ? mode === 'broad' : matches(path.relative);
@@ -56,7 +63,8 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
       // a relative path of a tool with its own cwd lands there: `{path: key, dir: secrets}` is secrets/key, which its
       // spelling hides; joined as spelt, so that a symlink in the cwd before a `..` in the path resolves as the kernel's
       const placed = cwd === undefined || posix.isAbsolute(scalar) ? scalar : cwd === null ? undefined : `${cwd}/${scalar}`;
-      if (placed === undefined) return judge({ relative: undefined, absolute: [] });
+      // one the kernel would refuse (past PATH_MAX) cannot be judged: before its symlinks are asked of the disk
+      if (placed === undefined || !judgeablePath(placed)) return judge({ relative: undefined, absolute: [] });
       const path = rootedPath(placed, roots);
       if (roots.length === 0) return judge(path);
       // the path as spelt and where its symlinks lead: deny and approve rules match either, allow rules need both
