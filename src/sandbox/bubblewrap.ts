@@ -2,6 +2,7 @@ import { closeSync, openSync } from 'node:fs';
 import { lstat, readlink, stat } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, resolve } from 'node:path';
 import { findProgram } from './find-program.js';
+import { probeHostReadOnly, type HostReadOnly } from './host-read-only.js';
 import { probeEnvironment, probeFailure, runProbe, type ProbeResult } from './probe-command.js';
 import { openSeccompProgram, seccompRefusal } from './seccomp-descriptor.js';
 
@@ -15,6 +16,8 @@ export type Bubblewrap =
       tmpfsSize: boolean;
       /** whether it binds a source by descriptor (`--bind-fd`, `--ro-bind-fd`, bubblewrap ≥ 0.8) */
       bindFd: boolean;
+      /** how bubblewrap is started where the host is read-only but the run's writable roots (host-read-only.ts), or why it cannot be */
+      hostReadOnly?: HostReadOnly;
       /** why no run can get the sandbox's system-call filter here (`--seccomp`): then every sandboxed run is refused */
       seccompFailure?: string;
     }
@@ -131,6 +134,7 @@ export async function probeBubblewrap(path: string | undefined = process.env.PAT
   // the real program every run gets (seccomp-filter.ts), where this architecture has one
   const unfiltered = seccompRefusal();
   const features: Features = { tmpfsSize: true, bindFd: true, seccomp: unfiltered === undefined };
+  const readOnly = probeHostReadOnly(hostProgram('perl'), hostProgram('true'));
   const trial = await featureTrial(features, (fds) => {
     const bind = features.bindFd ? ['--ro-bind-fd', '3', '/tmp/hldp-bind-fd'] : [];
     const filter = features.seccomp ? ['--seccomp', '4'] : [];
@@ -141,7 +145,7 @@ export async function probeBubblewrap(path: string | undefined = process.env.PAT
     return { ok: false, reason: trial.started ? `bubblewrap cannot make a sandbox here: ${why}; ${fixFor(why)}` : `bubblewrap (bwrap) cannot be started: ${why}; ${fixFor(why)}` };
   }
   const seccompFailure = unfiltered ?? (features.refused === undefined ? undefined : `bubblewrap runs here, but the kernel refuses the sandbox's system-call filter (--seccomp: ${features.refused}), which keeps tools from the host's unix sockets, so no sandboxed tool runs (closed, never open); use a kernel with seccomp filters (CONFIG_SECCOMP_FILTER), or, knowing that tools then run unisolated, sandbox: off`);
-  return { ok: true, system, path: bwrap, tmpfsSize: features.tmpfsSize, bindFd: features.bindFd, ...(seccompFailure ? { seccompFailure } : {}) };
+  return { ok: true, system, path: bwrap, tmpfsSize: features.tmpfsSize, bindFd: features.bindFd, hostReadOnly: await readOnly, ...(seccompFailure ? { seccompFailure } : {}) };
 }
 
 /** What the probe's trial asks of bubblewrap, each turned off where it is refused; `refused`: the seccomp refusal. */
