@@ -66,11 +66,6 @@ export function realDeclaredPath(path: string, workspace: string): string {
   }
 }
 
-/** What a run may write, real: its workspace and its declared writable paths. */
-export function writablePaths(policy: ToolSandbox, workspace: string): string[] {
-  return [workspace, ...policy.filesystem.write.map((declared) => realDeclaredPath(declared, workspace))];
-}
-
 /**
  * Why a tool's declared paths cannot be granted, or undefined: a declared path (resolved) inside or equal to a
  * hidden path, or a declared writable one inside or equal to a read-only path and outside the workspace. (A guarded path inside a declared one

@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs';
 import type { ResourceLimits, ToolSandbox } from '../core/index.js';
 import { boundArguments, type HeldDescriptors } from './bind-descriptors.js';
 import { hostProgram, type Bubblewrap } from './bubblewrap.js';
-import { bubblewrapArguments, writablePaths, type GuardedPaths } from './bubblewrap-arguments.js';
+import { bubblewrapArguments, type GuardedPaths } from './bubblewrap-arguments.js';
 import type { Probed } from './create-sandbox.js';
 import { findProgram } from './find-program.js';
 import { withHostReadOnly } from './host-read-only.js';
@@ -93,7 +93,7 @@ export function sandboxedCommand(host: LaunchHost, request: LaunchRequest, polic
   }
   const check = mountCheckScript(plan, `echo ${shellWord(marker)} >&2; `);
   // bubblewrap's setup cannot make a folder or file on the host through a tool's symlink: the host is read-only to it
-  const inside = [...withHostReadOnly(bubblewrap.hostReadOnly, writablePaths(policy, workspace), [bubblewrap.path, ...bound.args]), '/bin/sh', '-c', `${check}\nexec "$@"`, 'hldp-sandbox', ...(host.drop ?? []), ...limits.prlimit, ...tool];
+  const inside = [...withHostReadOnly(bubblewrap.hostReadOnly, bound, [bubblewrap.path, ...bound.args]), '/bin/sh', '-c', `${check}\nexec "$@"`, 'hldp-sandbox', ...(host.drop ?? []), ...limits.prlimit, ...tool];
   const argv = limits.prelude ? [hostProgram('sh'), '-c', `${limits.prelude}\nexec "$@"`, 'hldp-limits', ...inside] : inside;
   // the host's sh and bubblewrap, and setpriv, get none of the run's environment: only the tool does (review O, O2)
   const read = (ending: LaunchEnding): Promise<LaunchOutcome> => bubblewrapOutcome(ending, ending.stderr.split('\n').includes(marker) ? nonce : undefined);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ToolSandbox } from '../core/index.js';
 import { STATUS_FD, type Bubblewrap } from './bubblewrap.js';
-import { bubblewrapArguments, writablePaths, type GuardedPaths } from './bubblewrap-arguments.js';
+import { bubblewrapArguments, type GuardedPaths } from './bubblewrap-arguments.js';
 import { findProgram } from './find-program.js';
 import { boundArguments } from './bind-descriptors.js';
 import { finisher, unjudged, type LaunchHost } from './launch-command.js';
@@ -40,7 +40,7 @@ export function warmLaunch(host: LaunchHost, pool: LauncherPool, request: Launch
     const plan = hostMountPlan(bound.args, bound.sources);
     if (plan.refusal !== undefined) return (bound.held.close(), unjudged(plan.refusal));
     const check = mountCheckScript(plan);
-    command = { launcher: [...withHostReadOnly(bubblewrap.hostReadOnly, writablePaths(policy, workspace), [bubblewrap.path, ...bound.args]), ...(host.drop ?? [])], binds: { sources: bound.sources, held: bound.held }, workspace, statusFd: STATUS_FD, ...(host.drop && runAs ? { reader: { uid: runAs.uid, gid: runAs.gid } } : {}), seccomp: { unixSockets: policy.unix_sockets }, run: { ...run, check, env: { ...run.env, TMPDIR: '/tmp' }, argv: [request.file, ...request.args] } };
+    command = { launcher: [...withHostReadOnly(bubblewrap.hostReadOnly, bound, [bubblewrap.path, ...bound.args]), ...(host.drop ?? [])], binds: { sources: bound.sources, held: bound.held }, workspace, statusFd: STATUS_FD, ...(host.drop && runAs ? { reader: { uid: runAs.uid, gid: runAs.gid } } : {}), seccomp: { unixSockets: policy.unix_sockets }, run: { ...run, check, env: { ...run.env, TMPDIR: '/tmp' }, argv: [request.file, ...request.args] } };
   } else if (host.probed.namespace.ok) {
     // a wrapper would report a missing program as its own failure: find it first, as spawn would
     const program = findProgram(request.file, request.env.PATH, request.cwd);

@@ -24,13 +24,17 @@ beforeAll(async () => {
 });
 
 /** bubblewrap's arguments for a run in `workspace` that binds `inner` (inside it) read-only on top, and `command`. */
-function bwrapArgv(inner: string, command: string): string[] {
-  const system = bubblewrap.system.flatMap((mount) => (mount.symlink === undefined ? ['--ro-bind', mount.path, mount.path] : ['--symlink', mount.symlink, mount.path]));
+function bwrapArgv(inner: string, command: string, systemOnly = false): string[] {
+  // the system folders alone (a PATH folder of root's home is no one else's to bind)
+  const mounts = bubblewrap.system.filter((mount) => !systemOnly || /^\/(usr|etc|bin|sbin|lib\w*)(\/|$)/.test(mount.path));
+  const system = mounts.flatMap((mount) => (mount.symlink === undefined ? ['--ro-bind', mount.path, mount.path] : ['--symlink', mount.symlink, mount.path]));
   return [bubblewrap.path, '--unshare-all', '--die-with-parent', ...system, '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--bind', workspace, workspace, '--ro-bind', inner, join(workspace, 'node_modules', '.bin'), '--', '/bin/sh', '-c', command];
 }
 
-function run(argv: string[]): { status: number | null; stderr: string } {
-  const result = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+/** `argv` run as this process's user, or, `asNobody` where that is root, as a gateway that is not root (nobody). */
+function run(argv: string[], asNobody = false): { status: number | null; stderr: string } {
+  const command = asNobody && process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--', ...argv] : argv;
+  const result = spawnSync(command[0]!, command.slice(1), { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
   return { status: result.status, stderr: result.stderr };
 }
 
@@ -55,10 +59,21 @@ describeWithBubblewrap("bubblewrap's setup, started where the host is read-only"
 
   it('makes nothing on the host through a link to /oldroot; bubblewrap alone makes the folder there', async () => {
     const argv = bwrapArgv(join(workspace, 'bin'), 'true');
-    expect(run(withHostReadOnly(bubblewrap.hostReadOnly, [workspace], argv))).toMatchObject({ status: 1, stderr: expect.stringContaining('Read-only file system') });
+    expect(run(withHostReadOnly(bubblewrap.hostReadOnly, { args: argv.slice(1), sources: [] }, argv))).toMatchObject({ status: 1, stderr: expect.stringContaining('Read-only file system') });
     expect(await readdir(outside)).toEqual([]);
     // the control: the same command line as bubblewrap was started before
     run(argv);
+    expect(await readdir(outside)).toEqual(['.bin']);
+  });
+
+  it('as a gateway that is not root: the same, in a user namespace of its own', async () => {
+    // what a gateway running as nobody may write: its workspace, and the host folder the link names
+    await chmod(workspace, 0o777);
+    await chmod(outside, 0o777);
+    const argv = bwrapArgv(join(workspace, 'bin'), 'true', true);
+    expect(run(withHostReadOnly(bubblewrap.hostReadOnly, { args: argv.slice(1), sources: [] }, argv), true)).toMatchObject({ status: 1, stderr: expect.stringContaining('Read-only file system') });
+    expect(await readdir(outside)).toEqual([]);
+    run(argv, true);
     expect(await readdir(outside)).toEqual(['.bin']);
   });
 
@@ -69,11 +84,13 @@ describeWithBubblewrap("bubblewrap's setup, started where the host is read-only"
     await mkdir(join(workspace, 'node_modules', '.bin'), { recursive: true });
     const argv = bwrapArgv(join(workspace, 'bin'), `echo w > ${workspace}/w && echo d > ${declared}/d && echo t > /tmp/t && cat /tmp/t && echo n > /dev/null && ! touch /usr/x 2>/dev/null`);
     argv.splice(argv.indexOf('--'), 0, '--bind', declared, declared);
-    expect(run(withHostReadOnly(bubblewrap.hostReadOnly, [workspace, declared], argv))).toMatchObject({ status: 0, stderr: '' });
+    expect(run(withHostReadOnly(bubblewrap.hostReadOnly, { args: argv.slice(1), sources: [] }, argv))).toMatchObject({ status: 0, stderr: '' });
     expect([await readFile(join(workspace, 'w'), 'utf8'), await readFile(join(declared, 'd'), 'utf8')]).toEqual(['w\n', 'd\n']);
   });
 
-  it('keeps /proc and the outermost writable roots', () => {
-    expect(writableRoots(['/w/ws', '/w/ws/a', '/srv/d', '/w/ws', '/w/wsx'])).toEqual(['/proc', '/srv/d', '/w/ws', '/w/wsx']);
+  it('keeps /proc and the outermost writable roots, by descriptor where bound by one', () => {
+    const args = ['--ro-bind', '/usr', '/usr', '--bind-fd', '8', '/w/ws', '--bind', '/w/ws/a', '/w/ws/a', '--ro-bind-fd', '9', '/r', '--bind-fd', '10', '/srv/d', '--bind-try', '/w/ws', '/w/ws', '--bind', '/w/wsx', '/w/wsx', '--', '--bind', '/x', '/x'];
+    expect(writableRoots(args, ['/w/ws', '/r', '/srv/d'])).toEqual(['/proc', 'fd:8', 'fd:10', '/w/wsx']);
+    expect(() => writableRoots(['--bind-fd', '9', '/w'], ['/w'])).toThrow(/names no source/);
   });
 });
