@@ -3,6 +3,10 @@ import type { LimitsStatus, SandboxStatus } from './sandbox.js';
 
 const OFF_BY_CONFIG = "the configuration says 'sandbox: off': tools run unisolated, as this process's user, seeing what it sees (set sandbox: auto to isolate them)";
 
+const SETUP_OPEN =
+  'bubblewrap starts as before here, so a tool that swaps a folder of its workspace for a symbolic link while another call starts can have its setup make an empty folder or file anywhere on the host, as this gateway\'s user (README, Known limits); ' +
+  'the wrapper needs perl (Debian\'s perl-base) and Linux 5.12 or later, on x86-64 or arm64';
+
 function limitsStatus(probed: Probed, wanted: boolean, namespaced: boolean): LimitsStatus {
   if (!wanted) return { rlimits: false, processes: 'unenforced', reason: 'resource limits are not applied to these runs' };
   const cgroup = probed.cgroups?.ok === true;
@@ -24,6 +28,9 @@ export function describeStatus(probed: Probed, limitsWanted: boolean): SandboxSt
   const reason = on ? undefined : probed.mode === 'off' ? OFF_BY_CONFIG : probed.bubblewrap && !probed.bubblewrap.ok ? probed.bubblewrap.reason : 'bubblewrap was not probed';
   // closed, never open: bubblewrap runs, but without the filter a run would reach the host's unix sockets
   const seccompReason = on && probed.bubblewrap?.ok ? probed.bubblewrap.seccompFailure : undefined;
+  // open, as before the wrapper, but never silently: the operator hears what a tool could do here, and the fix
+  const readOnly = on && probed.bubblewrap?.ok ? probed.bubblewrap.hostReadOnly : undefined;
+  const setupReason = readOnly?.ok === false ? `${readOnly.reason}. ${SETUP_OPEN}` : undefined;
   return {
     mode: probed.mode,
     sandbox: on ? 'on' : 'off',
@@ -45,6 +52,7 @@ export function describeStatus(probed: Probed, limitsWanted: boolean): SandboxSt
         ? { runAsReason: "sandbox.run_as is root: this root gateway's tools run as root, whom no file mode stops (set run_as to an unprivileged user, or leave it out for nobody)" }
         : {}),
     ...(seccompReason ? { seccompReason } : {}),
+    ...(setupReason ? { setupReason } : {}),
   };
 }
 
@@ -60,5 +68,6 @@ export function sandboxHealth(status: SandboxStatus): Record<string, unknown> {
     ...(status.runAs ? { run_as: status.runAs } : {}),
     ...(status.runAsReason ? { run_as_reason: status.runAsReason } : {}),
     ...(status.seccompReason ? { seccomp_reason: status.seccompReason } : {}),
+    ...(status.setupReason ? { setup_reason: status.setupReason } : {}),
   };
 }

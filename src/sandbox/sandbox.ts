@@ -27,6 +27,8 @@ export interface SandboxStatus {
   runAsReason?: string;
   /** why no sandboxed run can get the system-call filter here (an architecture or a kernel without it): every one is refused */
   seccompReason?: string;
+  /** why bubblewrap's setup is not kept from making folders and files on the host here (host-read-only.ts): runs go on, as before */
+  setupReason?: string;
 }
 
 /** How resource limits hold on this host. */

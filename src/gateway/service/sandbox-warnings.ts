@@ -17,6 +17,7 @@ export function sandboxWarnings(status: SandboxStatus | undefined): string[] {
   if (status.limits.reason) warnings.push(`resource limits: ${status.limits.reason}`);
   if (status.runAsReason) warnings.push(`run_as: ${status.runAsReason}`);
   if (status.seccompReason) warnings.push(`sandbox: every shell tool, gatekeeper exec and stdio MCP server call fails with SANDBOX_UNAVAILABLE: ${status.seccompReason}`);
+  if (status.setupReason) warnings.push(`sandbox: ${status.setupReason}`);
   return warnings;
 }
 
