@@ -18,6 +18,7 @@ export function streamedPostings(postings: Postings, order: Int32Array): Writabl
 
 /** `streamedPostings` a step per term, for a server that writes its file while it answers (a pass over every entry). */
 export function* streamedPostingsSteps(postings: Postings, order: Int32Array): Generator<void, WritablePostings, void> {
+  yield* postings.readAllSteps();
   const renumber = renumbering(order, postings.slotCount);
   const terms = postings.lengths.length;
   const starts = new Int32Array(terms);
@@ -95,6 +96,7 @@ export function renumbering(order: Int32Array, slotCount: number): Int32Array {
  * changed them throws the result away).
  */
 export function* compactedPostingsSteps(postings: Postings, renumber: Int32Array, slotCount: number, room?: Int32Array): Generator<void, TightPostings, void> {
+  yield* postings.readAllSteps();
   const terms = postings.lengths.length;
   const starts = new Int32Array(terms);
   const lengths = new Int32Array(terms);

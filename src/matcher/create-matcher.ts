@@ -23,6 +23,7 @@ import type { Measured } from './search-index-layout.js';
 import { toolVectorSteps } from './similarity.js';
 import { createParamsValidator, type ParamsValidator } from './validate-params.js';
 import { warmUpSteps } from './warm-up.js';
+import { UnreadableList } from './kept-lists.js';
 import { loadWordVectors } from './word-vector-file.js';
 
 /** How to match an intent. */
@@ -242,10 +243,10 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
     commit: index.commit,
     index,
     lookup: (tool, params) => lookupTool(index, resolver, validator, tool, params),
-    matchIntent: (intent, { limit = DEFAULT_LIMIT, context } = {}) => matchIntent(engine(), intent, limit, context),
-    explainIntent: (intent, context) => explainIntent(engine(), intent, MAX_LIMIT, context),
+    matchIntent: (intent, { limit = DEFAULT_LIMIT, context } = {}) => builtAgainIfRefused(() => matchIntent(engine(), intent, limit, context)),
+    explainIntent: (intent, context) => builtAgainIfRefused(() => explainIntent(engine(), intent, MAX_LIMIT, context)),
     prepare: () => {
-      engine();
+      builtAgainIfRefused(engine);
       warmUpTransliteration();
       return matcher;
     },
@@ -257,91 +258,116 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       const transliteration = loadTransliteration();
       searchIndexNow();
       await Promise.all([reading, transliteration]);
-      engine();
+      builtAgainIfRefused(engine);
       warmUpTransliteration();
       return matcher;
     },
     prepareLettingGo: async (signal) => {
-      // each piece under `signal`: a server that closes (its client gone) stops the preparation at its next turn
-      const go = <T>(steps: Generator<unknown, T, void>): Promise<T> => runLettingGo(steps, SLICE_MS, signal);
-      const turn = async (): Promise<void> => {
-        await letGo();
-        signal?.throwIfAborted();
-      };
-      // the files read in libuv's threads are asked for first (the kept index, the word vectors), and this thread
-      // makes meanwhile what needs neither: read one after the other, with this work between, they left the main
-      // thread idle ~120 ms of a 100,000-tool start, waiting for each read in turn (issue #18)
-      const keptReading = search === undefined ? options.searchFiles?.readLettingGo(index) : undefined;
-      // a stop before it is awaited leaves its failure to nobody
-      keptReading?.catch(() => undefined);
-      const vectorsReading = warmedUp ? undefined : loadWordVectors();
-      await loadTransliteration();
-      await turn();
-      // the stop lists and the word breaker a step each, before a kept index's update analyses its changed tools
-      await go(analysisSteps());
-      // the kept file first: it holds the calibration and says whether the tools have Chinese probes, which would be
-      // read from every tool (at 100,000 tools each made from the scan cache: ~1.5 s of CPU, ~200 MB of heap)
-      if (search === undefined) {
-        const kept = await keptReading;
-        signal?.throwIfAborted();
-        // a synchronous first intent may have built it meanwhile: that one stands
-        if (search === undefined && kept !== undefined) adopt(kept);
+      try {
+        return await prepareLettingGo(signal);
+      } catch (error) {
+        if (!(error instanceof UnreadableList)) throw error;
+        forgetRefused();
+        return await prepareLettingGo(signal);
       }
-      // as ready(): a registry with Chinese examples is calibrated with their senses, the dictionary read off this thread
-      // meanwhile. A calibration kept with the index needs nothing of it (issue #18: at 100,000 tools a restart waited
-      // ~0.4 s for the worker): matching is ready without it, and it is read once the warm-up is done (the worker would
-      // take the warm-up's second core and add its peak to the warm-up's). Meanwhile a Chinese request is answered
-      // `incomplete`, as any before the dictionary is read.
-      const chinese = await go(chineseProbesSteps());
-      const dictionary = (): Promise<void> | undefined => (chinese ? loadLexicon().catch(() => undefined) : undefined);
-      if (search === undefined || calibration?.of !== search) void dictionary();
-      if (search === undefined) {
-        const built = await go(buildSearchIndexSteps(toolsOf(index)));
-        if (search === undefined) search = unkept = built;
-      }
-      const current = search;
-      if (current !== undefined && isCurrent(current) && calibration?.of !== current) {
-        await dictionary();
-        signal?.throwIfAborted();
-        const value = await go(calibrationSteps(current, ranking, decision, await go(basisSteps())));
-        if (search === current && isCurrent(current) && calibration?.of !== current) calibration = { of: current, value };
-      }
-      // one built or updated here is kept a piece at a time, other work let run between pieces (issue #18: written in
-      // one piece, a 100,000-tool file held the event loop ~0.3-0.8 s); given up if a successor updates it meanwhile
-      if (unkept !== undefined && unkept === search && calibration?.of === unkept && isCurrent(unkept)) {
-        const built = unkept;
-        unkept = undefined;
-        // a stop gives the write up: the closing server's persist() keeps it in one piece, without the turns between
-        await options.searchFiles?.writeLettingGo(index, built, measuredOver(built), () => isCurrent(built) && signal?.aborted !== true);
-        signal?.throwIfAborted();
-      }
-      // anything left (a search index a successor updated since) is done as prepare() does it
-      await turn();
-      engine();
-      await turn();
-      // reading the transliteration tables in is a piece of its own (~20 ms the first time), before the warm-up's
-      warmUpTransliteration();
-      // every tool's vector for the re-rank by meaning, before the warm-up (whose requests then run the re-rank as the
-      // first agents' will) and the first request: made as requests bring tools up, they were most of the first pass's
-      // cost after a start (issue #18)
-      await go(toolVectorSteps(engine().index));
-      if (!warmedUp) {
-        warmedUp = true;
-        // the word vectors' file, which the warm-up's first request reads, read off this thread (its decode a turn of
-        // its own): read and decoded in one turn it held the event loop ~50-100 ms of CPU at 100,000 tools (issue #18)
-        await (vectorsReading ?? loadWordVectors());
-        signal?.throwIfAborted();
-        await turn();
-        await go(warmUpSteps(engine()));
-      }
-      void dictionary();
-      return matcher;
     },
     reconfigure: (changed) => assemble(index, engine().index, validator, changed),
     persist: () => {
       if (search !== undefined && isCurrent(search)) keep(search);
     },
   };
+  // a kept index file whose list a request read named no tool was removed (`UnreadableList`): the index is built again
+  // as a start without the file builds it, and the request asked again of it
+  const forgetRefused = (): void => {
+    search = undefined;
+    unkept = undefined;
+    calibration = undefined;
+  };
+  const builtAgainIfRefused = <T>(answer: () => T): T => {
+    try {
+      return answer();
+    } catch (error) {
+      if (!(error instanceof UnreadableList)) throw error;
+      forgetRefused();
+      return answer();
+    }
+  };
+  async function prepareLettingGo(signal: AbortSignal | undefined): Promise<Matcher> {
+    // each piece under `signal`: a server that closes (its client gone) stops the preparation at its next turn
+    const go = <T>(steps: Generator<unknown, T, void>): Promise<T> => runLettingGo(steps, SLICE_MS, signal);
+    const turn = async (): Promise<void> => {
+      await letGo();
+      signal?.throwIfAborted();
+    };
+    // the files read in libuv's threads are asked for first (the kept index, the word vectors), and this thread
+    // makes meanwhile what needs neither: read one after the other, with this work between, they left the main
+    // thread idle ~120 ms of a 100,000-tool start, waiting for each read in turn (issue #18)
+    const keptReading = search === undefined ? options.searchFiles?.readLettingGo(index) : undefined;
+    // a stop before it is awaited leaves its failure to nobody
+    keptReading?.catch(() => undefined);
+    const vectorsReading = warmedUp ? undefined : loadWordVectors();
+    await loadTransliteration();
+    await turn();
+    // the stop lists and the word breaker a step each, before a kept index's update analyses its changed tools
+    await go(analysisSteps());
+    // the kept file first: it holds the calibration and says whether the tools have Chinese probes, which would be
+    // read from every tool (at 100,000 tools each made from the scan cache: ~1.5 s of CPU, ~200 MB of heap)
+    if (search === undefined) {
+      const kept = await keptReading;
+      signal?.throwIfAborted();
+      // a synchronous first intent may have built it meanwhile: that one stands
+      if (search === undefined && kept !== undefined) adopt(kept);
+    }
+    // as ready(): a registry with Chinese examples is calibrated with their senses, the dictionary read off this thread
+    // meanwhile. A calibration kept with the index needs nothing of it (issue #18: at 100,000 tools a restart waited
+    // ~0.4 s for the worker): matching is ready without it, and it is read once the warm-up is done (the worker would
+    // take the warm-up's second core and add its peak to the warm-up's). Meanwhile a Chinese request is answered
+    // `incomplete`, as any before the dictionary is read.
+    const chinese = await go(chineseProbesSteps());
+    const dictionary = (): Promise<void> | undefined => (chinese ? loadLexicon().catch(() => undefined) : undefined);
+    if (search === undefined || calibration?.of !== search) void dictionary();
+    if (search === undefined) {
+      const built = await go(buildSearchIndexSteps(toolsOf(index)));
+      if (search === undefined) search = unkept = built;
+    }
+    const current = search;
+    if (current !== undefined && isCurrent(current) && calibration?.of !== current) {
+      await dictionary();
+      signal?.throwIfAborted();
+      const value = await go(calibrationSteps(current, ranking, decision, await go(basisSteps())));
+      if (search === current && isCurrent(current) && calibration?.of !== current) calibration = { of: current, value };
+    }
+    // one built or updated here is kept a piece at a time, other work let run between pieces (issue #18: written in
+    // one piece, a 100,000-tool file held the event loop ~0.3-0.8 s); given up if a successor updates it meanwhile
+    if (unkept !== undefined && unkept === search && calibration?.of === unkept && isCurrent(unkept)) {
+      const built = unkept;
+      unkept = undefined;
+      // a stop gives the write up: the closing server's persist() keeps it in one piece, without the turns between
+      await options.searchFiles?.writeLettingGo(index, built, measuredOver(built), () => isCurrent(built) && signal?.aborted !== true);
+      signal?.throwIfAborted();
+    }
+    // anything left (a search index a successor updated since) is done as prepare() does it
+    await turn();
+    engine();
+    await turn();
+    // reading the transliteration tables in is a piece of its own (~20 ms the first time), before the warm-up's
+    warmUpTransliteration();
+    // every tool's vector for the re-rank by meaning, before the warm-up (whose requests then run the re-rank as the
+    // first agents' will) and the first request: made as requests bring tools up, they were most of the first pass's
+    // cost after a start (issue #18)
+    await go(toolVectorSteps(engine().index));
+    if (!warmedUp) {
+      warmedUp = true;
+      // the word vectors' file, which the warm-up's first request reads, read off this thread (its decode a turn of
+      // its own): read and decoded in one turn it held the event loop ~50-100 ms of CPU at 100,000 tools (issue #18)
+      await (vectorsReading ?? loadWordVectors());
+      signal?.throwIfAborted();
+      await turn();
+      await go(warmUpSteps(engine()));
+    }
+    void dictionary();
+    return matcher;
+  }
   states.set(matcher, { built: () => search, validator, basis: () => basis });
   return matcher;
 }

@@ -53,6 +53,8 @@ export function firstStage(index: SearchIndex, parameters: RankingParameters, te
       rarities[field] = Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));
       fieldWeights[field] = termBoost * boosts[field]!;
     }
+    // a list still in the kept index file is read (and checked) now, where the file's whole were at a start
+    postings.readList(id);
     const start = starts[id]!;
     const end = start + lengths[id]!;
     const slots = moved[id] === 1 ? postings.movedSlots : postings.slots;

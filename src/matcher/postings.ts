@@ -1,3 +1,4 @@
+import type { KeptLists } from './kept-lists.js';
 import { holding, resized, type NarrowArray } from './narrow-array.js';
 import { SEARCH_FIELDS } from './search-document.js';
 import type { IndexedDocument, TermDictionary } from './tool-record.js';
@@ -19,7 +20,12 @@ export interface StoredPostings {
   codes: NarrowArray;
   /** per slot and field, its length, as narrow as they fit */
   fieldLengths: NarrowArray;
+  /** where the lists are still in the index file they were kept in: `slots` and `codes` are filled as each is first read */
+  kept?: KeptLists;
 }
+
+// entries read from the index file between two steps of `readAllSteps` (a few MB)
+const READ_STEP = 1 << 18;
 
 /**
  * The first stage's inverted index over typed arrays: per term id, the entries of the tools that have it (each
@@ -38,6 +44,8 @@ export class Postings {
   /** the tight pool (its codes as narrow as they fit, widened when a tool added into its room brings a larger one) */
   slots!: Int32Array;
   codes!: NarrowArray;
+  /** the tight pool's lists still in the index file, each read at its first use (`readList`); undefined once all are read */
+  kept: KeptLists | undefined;
   /** per term id, 1 where its list is in the pool of moved lists */
   moved!: Uint8Array;
   movedSlots!: Int32Array;
@@ -72,6 +80,7 @@ export class Postings {
     this.fieldCounts = tight.fieldCounts;
     this.slots = tight.slots;
     this.codes = tight.codes;
+    this.kept = tight.kept?.done === false ? tight.kept : undefined;
     this.moved = new Uint8Array(tight.lengths.length);
     this.movedSlots = new Int32Array(1024);
     this.movedCodes = new Int32Array(1024);
@@ -87,6 +96,35 @@ export class Postings {
     this.touched = new Int32Array(room);
   }
 
+  /**
+   * reads `term`'s list of the tight pool from the index file, where it is still there: before a search reads it (a
+   * list whose slots name no tool throws `UnreadableList`)
+   */
+  readList(term: number): void {
+    const kept = this.kept;
+    if (kept === undefined || this.moved[term] === 1 || term >= this.lengths.length) return;
+    kept.read(term, this.starts[term]!, this.lengths[term]!, this.slots, this.codes);
+    if (kept.done) this.kept = undefined;
+  }
+
+  /** reads every list still in the index file, a slice at a time: before an update, a compaction or a write, which read any */
+  *readAllSteps(): Generator<void, void, void> {
+    let read = 0;
+    for (let term = 0; this.kept !== undefined && term < this.lengths.length; term++) {
+      this.readList(term);
+      read += this.lengths[term]!;
+      if (read < READ_STEP) continue;
+      read = 0;
+      yield;
+    }
+  }
+
+  // `readAllSteps` at once: what adds or replaces a tool's entries moves or cuts lists it does not know are read
+  private readAll(): void {
+    if (this.kept === undefined) return;
+    for (const _ of this.readAllSteps());
+  }
+
   /** a new slot for a tool about to be added */
   nextSlot(): number {
     const slot = this.slotCount;
@@ -97,6 +135,7 @@ export class Postings {
 
   /** indexes a tool's document under `slot` (from `nextSlot`) */
   add(slot: number, document: IndexedDocument, dictionary: TermDictionary): void {
+    this.readAll();
     const entries = this.entriesOf(slot, document, dictionary);
     for (const [term, codes] of entries) this.write(term, this.reserve(term, codes.length), slot, codes);
     this.alive[slot] = 1;
@@ -109,6 +148,7 @@ export class Postings {
    * under a new slot moved every list). Reads each of the replaced tool's lists to find its entries: `replaceCost`.
    */
   replace(slot: number, termIds: ArrayLike<number>, masks: ArrayLike<number>, document: IndexedDocument, dictionary: TermDictionary): void {
+    this.readAll();
     const entries = this.entriesOf(slot, document, dictionary);
     for (let index = 0; index < termIds.length; index++) {
       const term = termIds[index]!;

@@ -77,6 +77,17 @@ export class RecordFile {
     }
   }
 
+  /**
+   * Fills `into` from the file's byte `position` (the postings' lists, which share this file's descriptor); false where
+   * the file ended first or was closed
+   */
+  readBytes(into: Uint8Array, position: number): boolean {
+    if (this.closed) return false;
+    let filled = 0;
+    for (let read = -1; filled < into.length && read !== 0; filled += read) read = readSync(this.descriptor, into, filled, into.length - filled, position + filled);
+    return filled === into.length;
+  }
+
   /** Closes the file now (a file that was not kept). */
   close(): void {
     if (this.closed) return;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { letGo, runLettingGo, runToEnd, sameToolsAt, takePatchedFrom, toolCount, toolsOf, type ToolIndex, type ToolSequence } from '../core/index.js';
 import { analysisSteps } from './analyze.js';
 import { keptCalibrationBasis, type CalibrationBasis } from './calibration-basis.js';
+import { KeptLists, type ListsPlace } from './kept-lists.js';
 import { RecordFile, type RecordsPlace } from './record-file.js';
 import { type SearchIndex } from './search-index.js';
 import { restoreSearchIndex, restoreSearchIndexLettingGo, searchIndexToWrite, searchIndexToWriteSteps } from './stored-search-index.js';
@@ -174,11 +175,14 @@ class ChangedWhileWritten extends Error {}
 
 type Decoded = DecodedSearchIndexFile | undefined;
 
-// The file's descriptor, until the records left in it take it over (closed with them, once nothing holds them): a file
-// read without being kept is closed once it is read.
+// The file's descriptor, until the records left in it take it over (closed with them, once nothing holds them; the
+// postings' lists left in it read through them): a file read without being kept is closed once it is read.
 class OpenSearchFile {
   records: RecordFile | undefined;
-  constructor(readonly descriptor: number) {}
+  constructor(
+    readonly descriptor: number,
+    private readonly path: string,
+  ) {}
 
   /** What the decoder makes of where the records lie: read from this file when first asked for. */
   readonly leaveRecords = (place: RecordsPlace): RecordFile => {
@@ -186,6 +190,9 @@ class OpenSearchFile {
     this.records = new RecordFile(this.descriptor, place);
     return this.records;
   };
+
+  /** What the decoder makes of where the postings' lists lie: each read from this file at its first use (removed if refused). */
+  readonly leaveLists = (place: ListsPlace, lengths: Int32Array): KeptLists => new KeptLists(this.records!, place, this.path, lengths);
 
   /** Closes the file, unless `kept` holds its records. */
   closeUnless(kept: KeptSearchIndex | undefined): void {
@@ -203,7 +210,7 @@ function readKeptSync(path: string, tools: ToolSequence): KeptSearchIndex | unde
   let file: OpenSearchFile | undefined;
   let result: KeptSearchIndex | undefined;
   try {
-    file = new OpenSearchFile(openSync(path, 'r'));
+    file = new OpenSearchFile(openSync(path, 'r'), path);
     const decoded = decodeSync(file);
     result = decoded?.version === matcherVersion() ? kept(restoreSearchIndex(decoded.stored, tools), decoded, tools) : undefined;
     return result;
@@ -219,7 +226,7 @@ async function readKeptAsync(path: string, tools: ToolSequence): Promise<KeptSea
   let file: OpenSearchFile | undefined;
   let result: KeptSearchIndex | undefined;
   try {
-    file = new OpenSearchFile(await openAsync(path, 'r'));
+    file = new OpenSearchFile(await openAsync(path, 'r'), path);
     const decoded = await decodeAsync(file);
     await letGo();
     result = decoded?.version === matcherVersion() ? kept(await restoreSearchIndexLettingGo(decoded.stored, tools), decoded, tools) : undefined;
@@ -267,8 +274,8 @@ async function updatedAsync(older: KeptSearchIndex, update: () => Promise<Search
 const updatedWith = (older: KeptSearchIndex, search: SearchIndex): KeptSearchIndex => ({ search, measured: {}, ...(older.basis ? { basis: older.basis } : {}), updated: true });
 
 // the decoder's reads, each filled from the file (a short read: the file ended)
-function decodeSync({ descriptor, leaveRecords }: OpenSearchFile): Decoded {
-  const decoding = decodeSearchIndexFile(fstatSync(descriptor).size, leaveRecords);
+function decodeSync({ descriptor, leaveRecords, leaveLists }: OpenSearchFile): Decoded {
+  const decoding = decodeSearchIndexFile(fstatSync(descriptor).size, leaveRecords, leaveLists);
   for (let step = decoding.next(0); ; ) {
     if (step.done) return step.value;
     step = decoding.next(fill(step.value, (into, offset, position) => readSync(descriptor, into, offset, into.length - offset, position)));
@@ -284,8 +291,8 @@ function fill({ into, position }: ReadRequest, read: (into: Uint8Array, offset: 
 // as decodeSync, each read in libuv's threads (at 100,000 tools ~37 MB, the records' 42 MB left in the file, which would
 // hold the event loop if read here), and
 // other work let run at each pause of the checks
-async function decodeAsync({ descriptor, leaveRecords }: OpenSearchFile): Promise<Decoded> {
-  const decoding = decodeSearchIndexFile((await fstatAsync(descriptor)).size, leaveRecords);
+async function decodeAsync({ descriptor, leaveRecords, leaveLists }: OpenSearchFile): Promise<Decoded> {
+  const decoding = decodeSearchIndexFile((await fstatAsync(descriptor)).size, leaveRecords, leaveLists);
   for (let step = decoding.next(0); ; ) {
     if (step.done) return step.value;
     const { into, position } = step.value;

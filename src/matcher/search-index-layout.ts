@@ -5,6 +5,7 @@ import { FIELD_COUNT, type StoredPostings } from './postings.js';
 import type { SearchIndexToWrite, StoredSearchIndex } from './stored-search-index.js';
 import type { Calibration } from './calibration.js';
 import type { RecordFile, RecordsPlace } from './record-file.js';
+import type { KeptLists, ListsPlace } from './kept-lists.js';
 
 // The search index file, layout 6 (1 held minisearch's JSON, 2 one `v8.serialize` of everything, 3 every array of
 // 32-bit numbers, 4 nothing measured over the tools, 5 not what the calibration read of each tool):
@@ -138,9 +139,15 @@ export interface DecodedSearchIndexFile {
  * write — another layout or byte order, a header that does not parse or does not add up to the file's size, arrays
  * whose numbers point outside one another. Never throws for what the file holds. With `leaveRecords`, the records'
  * numbers are not read: they are read from the file when a record is first asked for, through what it makes of where
- * they lie (a reader that keeps the file open).
+ * they lie (a reader that keeps the file open). With `leaveLists` too, nor are the postings' slots and codes: their arrays
+ * are made empty, each list read into them (and its slots checked) at its first use, through what it makes of where
+ * they lie.
  */
-export function* decodeSearchIndexFile(size: number, leaveRecords?: (place: RecordsPlace) => RecordFile): Generator<ReadRequest, DecodedSearchIndexFile | undefined, number> {
+export function* decodeSearchIndexFile(
+  size: number,
+  leaveRecords?: (place: RecordsPlace) => RecordFile,
+  leaveLists?: (place: ListsPlace, lengths: Int32Array) => KeptLists,
+): Generator<ReadRequest, DecodedSearchIndexFile | undefined, number> {
   if (!Number.isSafeInteger(size) || size < PREFIX_BYTES) return undefined;
   const prefix = Buffer.alloc(PREFIX_BYTES);
   if ((yield { into: prefix, position: 0 }) !== PREFIX_BYTES) return undefined;
@@ -167,13 +174,18 @@ export function* decodeSearchIndexFile(size: number, leaveRecords?: (place: Reco
       continue;
     }
     const array = arrayOf(header.widths[index]!, header.lengths[index]!);
+    arrays[ARRAYS[index]!] = array;
+    // left in the file: made empty (pages no one has touched), filled a list at a time
+    if (records !== undefined && leaveLists !== undefined && (ARRAYS[index] === 'slots' || ARRAYS[index] === 'codes')) continue;
     const bytes = new Uint8Array(array.buffer);
     if (bytes.length > 0 && (yield { into: bytes, position: starts[index]! }) !== bytes.length) return undefined;
-    arrays[ARRAYS[index]!] = array;
   }
   // the widths were checked against ARRAY_WIDTHS: only codes, field lengths and the records' numbers may be narrower
   const wide = (name: ArrayName): Int32Array => arrays[name] as Int32Array;
-  const postings = { starts: wide('starts'), lengths: wide('lengths'), fieldCounts: wide('fieldCounts'), slots: wide('slots'), codes: arrays.codes, fieldLengths: arrays.fieldLengths };
+  const postings: StoredPostings = { starts: wide('starts'), lengths: wide('lengths'), fieldCounts: wide('fieldCounts'), slots: wide('slots'), codes: arrays.codes, fieldLengths: arrays.fieldLengths };
+  const slotsAt = starts[ARRAYS.indexOf('slots')]!;
+  const codesAt = starts[ARRAYS.indexOf('codes')]!;
+  if (records !== undefined && leaveLists !== undefined) postings.kept = leaveLists({ slots: slotsAt, codes: codesAt, codeWidth: header.widths[ARRAYS.indexOf('codes')]!, tools: header.names.length }, postings.lengths);
   const stored: StoredSearchIndex = { names: header.names, terms: header.terms, counts: wide('counts'), offsets: wide('offsets'), data: records ?? (arrays.data as Uint16Array | Int32Array), postings };
   return (yield* consistentSteps(stored)) ? { version: header.version, stored, measured: header.measured } : undefined;
 }
@@ -248,14 +260,15 @@ function* consistentSteps({ names, terms, counts, offsets, data, postings }: Sto
   return yield* postingsConsistentSteps(postings, names.length, terms.length);
 }
 
-function* postingsConsistentSteps({ starts, lengths, fieldCounts, slots, codes, fieldLengths }: StoredPostings, tools: number, terms: number): Generator<ReadRequest, boolean, number> {
+function* postingsConsistentSteps({ starts, lengths, fieldCounts, slots, codes, fieldLengths, kept }: StoredPostings, tools: number, terms: number): Generator<ReadRequest, boolean, number> {
   if (starts.length !== lengths.length || lengths.length < terms || fieldCounts.length !== lengths.length * FIELD_COUNT) return false;
   if (slots.length !== codes.length || fieldLengths.length !== tools * FIELD_COUNT) return false;
   for (let at = 0; at < starts.length; at += CHECK_STEP) {
     if (at > 0) yield PAUSE;
     if (!listsWithin(starts, lengths, at, Math.min(starts.length, at + CHECK_STEP), slots.length)) return false;
   }
-  for (let at = 0; at < slots.length; at += CHECK_STEP) {
+  // lists left in the file are checked as each is read (`KeptLists`)
+  for (let at = 0; kept === undefined && at < slots.length; at += CHECK_STEP) {
     yield PAUSE;
     if (!slotsBelow(slots, at, Math.min(slots.length, at + CHECK_STEP), tools)) return false;
   }

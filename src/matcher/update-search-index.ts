@@ -2,7 +2,8 @@ import { runToEnd, sameToolsAt, toolNameAt } from '../core/index.js';
 import type { ToolDefinition, ToolSequence } from '../core/index.js';
 import { compactedPostingsSteps, type TightPostings } from './compacted-postings.js';
 import { FIELD_COUNT } from './postings.js';
-import { buildSearchIndex, count, index, isCurrent, reindex, snapshot, type SearchIndex } from './search-index.js';
+import { buildSearchIndex, buildSearchIndexSteps, count, index, isCurrent, reindex, snapshot, type SearchIndex } from './search-index.js';
+import { UnreadableList } from './kept-lists.js';
 import { describeTool, ToolRecord } from './tool-record.js';
 import { ToolRecords } from './tool-records.js';
 
@@ -61,6 +62,16 @@ export function* updateSearchIndexSteps(previous: SearchIndex, tools: ToolSequen
   const removed: ToolRecord[] = [];
   for (const record of previous.records) if (!kept.has(record)) removed.push(record);
   const added = tools.length - foundCount;
+  // what follows may read, move or compact any list: those still in the kept index file are read first (one whose slots
+  // name no tool refuses the file, and the index is built afresh, as a start without the file builds it)
+  if (added > 0 || removed.length > 0) {
+    try {
+      yield* previous.engine.postings.readAllSteps();
+    } catch (error) {
+      if (error instanceof UnreadableList) return yield* buildSearchIndexSteps(tools);
+      throw error;
+    }
+  }
   // per position, the record of the tool of that name it replaces in its slot (none where a record is found twice)
   const replacing = foundCount === kept.size && removed.length > 0 && added > 0 ? yield* replacingSteps(previous, tools, found, kept) : new Map<number, ToolRecord>();
   const replaced = new Set(replacing.values());
