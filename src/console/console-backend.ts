@@ -102,8 +102,11 @@ export interface ConsoleSessionSummary {
   principal?: string;
   created_at: string;
   last_used: string;
-  toolsets: Array<{ name: string; scope: string; expires_at: string | null }>;
+  /** `gone`: the registry no longer serves it, and what the session is told of it */
+  toolsets: Array<{ name: string; scope: string; expires_at: string | null; gone?: string }>;
   loaded: string[];
+  /** the loaded tools the registry no longer has, each with why (the session's own view leaves them out) */
+  removed?: Record<string, string>;
 }
 
 /**

@@ -17,3 +17,13 @@ export function brokenToolMessage(name: string, diagnostics: readonly Diagnostic
   return `tool '${name}' is in the repository but its definition is broken, so it is not served: ${first.file}:${first.line}:${first.column}: ${first.message}` +
     (diagnostics.length > 1 ? ` (and ${diagnostics.length - 1} more)` : '') + '; fix it (hldp validate), push, and rescan';
 }
+
+/**
+ * The files holding errors, split: `dropped`, whose definition is not served, and `partial`, served all the same (a
+ * toolset naming a tool the registry lacks is served with its other members). The start log called both "dropped".
+ */
+export function filesWithErrors(index: Pick<ToolIndex, 'errors' | 'toolsets'>): { dropped: string[]; partial: string[] } {
+  const served = new Set(index.toolsets.map((toolset) => toolset.source.path));
+  const files = [...new Set(index.errors.map((error) => error.file))];
+  return { dropped: files.filter((file) => !served.has(file)), partial: files.filter((file) => served.has(file)) };
+}

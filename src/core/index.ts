@@ -36,7 +36,7 @@ export {
   type ToolIndex,
   type ToolSequence,
 } from './tool-index.js';
-export { brokenDefinition, brokenToolMessage } from './broken-definition.js';
+export { brokenDefinition, brokenToolMessage, filesWithErrors } from './broken-definition.js';
 export { editDistance, nearWord } from './near-word.js';
 export {
   ENTRY_KINDS,

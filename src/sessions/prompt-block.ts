@@ -29,6 +29,8 @@ export interface PromptInput {
   core: readonly CoreToolLine[];
   toolsets: readonly ToolsetDefinition[];
   active: readonly ActiveToolset[];
+  /** active toolsets the registry no longer serves, each with what the session is told of it */
+  gone?: ReadonlyMap<string, string>;
   /** tools listed with their arguments (the view's visible tools) */
   visible: readonly ToolDefinition[];
   /** tools listed by name and purpose (reserved; and, with no toolset active, the visible ones too) */
@@ -90,6 +92,8 @@ export function renderPromptBlock(input: PromptInput): PromptBlock {
     middle.push('No toolset is active: every tool below can be called; enable a toolset (or tool_load a tool) to see its arguments.');
   }
   middle.push(`Active toolsets: ${scoped ? input.active.map((toolset) => toolset.name).join(', ') : 'none'}`);
+  // a toolset a rescan took away is said plainly: "Active toolsets: ops" over an empty list read as a ghost (review userX, X2)
+  for (const message of input.gone?.values() ?? []) middle.push(message);
   const hidden: BudgetSection = {
     header: scoped ? 'Other tools (name and purpose; tool_load a name or group first):' : 'Tools (name and purpose):',
     dropRank: 0,

@@ -13,6 +13,7 @@ import { ViewCache, type SessionView } from './session-view.js';
 import { signatureLine as signatureOf } from './signatures.js';
 import { offeredToolsets, registryLines, toolsetTool, type ToolsetRequest } from './toolset-tool.js';
 import { decideVisibility, denyListRights, unmatchedDenyEntries, type RightsLayer, type Visibility } from './visibility.js';
+import { GoneToolsets } from './gone-toolsets.js';
 
 /** The index and matcher calls start on now (the gateway's registry, swapped on rescan). */
 export interface SessionRegistry {
@@ -54,6 +55,8 @@ export class SessionManager {
   readonly clock: Clock;
   private readonly rights: readonly RightsLayer[];
   private readonly caches = new WeakMap<ToolIndex, ViewCache>();
+  // per index, the toolsets an earlier index of this process served that it lacks, with the commit they went at
+  private readonly gone = new GoneToolsets();
 
   constructor(private readonly options: SessionsOptions) {
     this.config = { ...DEFAULT_SESSIONS_CONFIG, ...options.config };
@@ -85,7 +88,9 @@ export class SessionManager {
     const usable = this.usableToolsets(undefined, principal);
     const available = offeredToolsets(registry, usable).map((toolset) => toolset.name).join(', ') || 'none';
     const unknown = names.filter((name) => !registry.toolset(name));
-    if (unknown.length) return { code: 'TOOLSET_NOT_FOUND', message: `no toolset ${unknown.join(', ')}; available: ${available}` };
+    // a toolset a rescan took away is named as gone, and why, not as a name that never was (review userX, X2)
+    const said = unknown.map((name) => this.goneToolset(name, false) ?? `no toolset ${name}`);
+    if (unknown.length) return { code: 'TOOLSET_NOT_FOUND', message: `${said.join('; ')}; available: ${available}` };
     // a connection that asks for a toolset it may use nothing of would list only the meta-tools (review V, V2)
     const forbidden = names.map((name) => registry.toolset(name)!).find((toolset) => !usable.has(toolset.name));
     return forbidden ? { code: 'TOOLSET_FORBIDDEN', message: `${this.forbiddenReason(registry, undefined, forbidden, principal)}; available: ${available}` } : undefined;
@@ -140,6 +145,24 @@ export class SessionManager {
     (touch ? this.save(state) : this.store.save(state)).catch(() => undefined);
   }
 
+  /** A rescan swaps `previous` for `next`: the toolsets it takes away are remembered with the commit they went at. */
+  noteSwap(previous: ToolIndex, next: ToolIndex): void {
+    this.gone.noteSwap(previous, next);
+  }
+
+  /**
+   * What a session is told of a toolset the registry no longer serves (undefined: it serves it, or never had one of
+   * that name). `held`: the session has it active, so it is told how to put it down.
+   */
+  goneToolset(name: string, held: boolean): string | undefined {
+    return this.registryView().toolset(name) ? undefined : this.gone.message(this.options.registry().index, name, held);
+  }
+
+  /** The toolsets the session holds that the registry no longer serves, each with what the session is told of it. */
+  goneHeld(state: SessionState): Array<{ name: string; message: string }> {
+    return state.toolsets.flatMap(({ name }) => [this.goneToolset(name, true)].filter((message) => message !== undefined).map((message) => ({ name, message })));
+  }
+
   /** The index seen through its toolsets, built once per index. */
   registryView(): RegistryView {
     return this.cacheFor(this.options.registry()).registry;
@@ -165,7 +188,7 @@ export class SessionManager {
   toolset(state: SessionState, request: ToolsetRequest): MetaAnswer {
     const registry = this.registryView();
     expireSession(state, this.clock());
-    const answer = toolsetTool(request, { registry, state, now: this.clock(), ttlMs: this.config.toolsetTtlMs, viewAfter: () => this.view(state), skillIndex: () => this.skillIndex(state), usable: this.usableToolsets(state), forbiddenReason: (toolset) => this.forbiddenReason(registry, state, toolset) });
+    const answer = toolsetTool(request, { registry, state, now: this.clock(), ttlMs: this.config.toolsetTtlMs, viewAfter: () => this.view(state), skillIndex: () => this.skillIndex(state), usable: this.usableToolsets(state), forbiddenReason: (toolset) => this.forbiddenReason(registry, state, toolset), gone: (name, held) => this.goneToolset(name, held) });
     this.persist(state);
     return answer;
   }
@@ -179,6 +202,9 @@ export class SessionManager {
       // the catalogue the agent was shown names toolsets too: one of them is enabled, not loaded (review V, V6)
       const toolset = registry.toolset(name);
       if (toolset && this.usableToolsets(state).has(toolset.name)) return refusal('TOOL_NOT_FOUND', `'${toolset.name}' is a toolset, not a tool or group: enable it with toolset {"action": "enable", "name": "${toolset.name}"}`, { toolset: toolset.name });
+      // …and one a rescan took away is named as gone, not answered with a tool spelled like it (review userX, X2)
+      const gone = toolset ? undefined : this.goneToolset(name, state.toolsets.some((active) => active.name.toLowerCase() === name.toLowerCase()));
+      if (gone !== undefined) return refusal('TOOL_NOT_FOUND', `'${name}' is not a tool or group: ${gone}`, { toolset: name });
       // a tool whose definition is broken is answered as a call of it is, not as a missing name (review W, W6)
       const broken = brokenDefinition(this.options.registry().index, name);
       if (broken.length > 0) return refusal('TOOL_BROKEN', brokenToolMessage(name, broken), { tool: name, diagnostics: broken });
@@ -268,7 +294,8 @@ export class SessionManager {
   prompt(state: SessionState | undefined, options: PromptOptions): PromptBlock {
     const view = this.view(state);
     const registry = this.registryView();
-    const block = promptBlockOf(registry, view, state, this.skillIndex(state), this.config.groupDescriptions, options, offeredToolsets(registry, this.usableToolsets(state)));
+    const gone = state ? this.goneHeld(state) : [];
+    const block = promptBlockOf(registry, view, state, this.skillIndex(state), this.config.groupDescriptions, options, offeredToolsets(registry, this.usableToolsets(state)), new Map(gone.map((entry) => [entry.name, entry.message])));
     if (block.dropped.lines > 0 || block.dropped.descriptions > 0) {
       this.options.logger?.warn({ session: state?.id, budget: block.budget.chars, descriptions_shortened: block.dropped.descriptions, description_chars_cut: block.dropped.description_chars, lines_dropped: block.dropped.lines }, 'prompt block over budget: shortened');
     }

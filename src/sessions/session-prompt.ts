@@ -51,6 +51,7 @@ export function promptBlockOf(
   groupDescriptions: Readonly<Record<string, string>>,
   options: PromptOptions,
   toolsets: readonly ToolsetDefinition[] = registry.index.toolsets,
+  gone: ReadonlyMap<string, string> = new Map(),
 ): PromptBlock {
   const active = state?.toolsets ?? [];
   const scoped = active.length > 0;
@@ -69,7 +70,7 @@ export function promptBlockOf(
   if (groupKey === undefined) groupKeys.set(groupDescriptions, (groupKey = JSON.stringify(groupDescriptions)));
   let number = viewNumbers.get(view);
   if (number === undefined) viewNumbers.set(view, (number = ++views));
-  const blockKey = `${number}\0${budget}\0${groupKey}\0${active.map((toolset) => `${toolset.name}:${toolset.scope}`).join(',')}\0${skills.map((skill) => skill.name).join(',')}\0${toolsets.map((toolset) => toolset.name).join(',')}`;
+  const blockKey = `${number}\0${budget}\0${groupKey}\0${active.map((toolset) => `${toolset.name}:${toolset.scope}`).join(',')}\0${skills.map((skill) => skill.name).join(',')}\0${toolsets.map((toolset) => toolset.name).join(',')}\0${[...gone.values()].join('\0')}`;
   const cached = blocks.get(blockKey);
   if (cached) {
     blocks.delete(blockKey);
@@ -81,7 +82,7 @@ export function promptBlockOf(
   const key = `${scoped}\0${groupKey}`;
   let rendered = byKey.get(key);
   if (!rendered) byKey.set(key, (rendered = renderedTools(registry, view, scoped, groupDescriptions, groupKey) ?? renderTools(visible(), named(), groupDescriptions, view.markersOf)));
-  const block = freezeBlock(renderPromptBlock({ core: CORE_TOOL_LINES, toolsets, active, visible: [], named: [], skills, groupDescriptions, budget, rendered }));
+  const block = freezeBlock(renderPromptBlock({ core: CORE_TOOL_LINES, toolsets, active, gone, visible: [], named: [], skills, groupDescriptions, budget, rendered }));
   blocks.set(blockKey, block);
   if (blocks.size > BLOCKS_KEPT) blocks.delete(blocks.keys().next().value!);
   return block;

@@ -26,6 +26,8 @@ export interface ToolsetContext {
   usable: ReadonlySet<string>;
   /** why the principal may use none of the toolset's tools, naming them */
   forbiddenReason(toolset: ToolsetDefinition): string;
+  /** what the session is told of a toolset the registry no longer serves (undefined: it serves it, or never had it); `held`: the session has it active */
+  gone(name: string, held: boolean): string | undefined;
 }
 
 /** The `toolset` meta-tool, idempotent and forgiving with seed 000 §2's answers. */
@@ -35,7 +37,9 @@ export function toolsetTool(request: ToolsetRequest, context: ToolsetContext): M
   const available = (): string => offered.map((toolset) => toolset.name).join(', ') || 'none';
   if (request.action === 'list') {
     const skills = context.skillIndex();
-    const message = [catalogue(registry, offered, state), ...(skills.length ? ['Skills (read one with read_skill):', ...skills.map((skill) => `- ${skill.name} — ${skill.description}`)] : [])].join('\n');
+    // a toolset the session holds that a rescan took away is said, with what to do, not listed as if it were there
+    const gone = state.toolsets.map((active) => context.gone(active.name, true)).filter((line) => line !== undefined);
+    const message = [catalogue(registry, offered, state), ...gone, ...(skills.length ? ['Skills (read one with read_skill):', ...skills.map((skill) => `- ${skill.name} — ${skill.description}`)] : [])].join('\n');
     return { ok: true, message, data: { toolsets: listing(offered, state), skills: skills.map((skill) => skill.name) }, changed: false };
   }
   if (request.action === 'disable') {
@@ -46,13 +50,19 @@ export function toolsetTool(request: ToolsetRequest, context: ToolsetContext): M
       const active = state.toolsets.map((entry) => entry.name).join(', ');
       return { ok: true, code: 'NOT_ACTIVE', message: `toolset '${request.name}' is not active; active: ${active}`, data: { active: state.toolsets.map((entry) => entry.name) }, changed: false };
     }
+    const wasGone = state.toolsets.filter((active) => (held === undefined || active === held) && !registry.toolset(active.name)).map((active) => `'${active.name}'`);
     const removed = disableToolsets(state, held?.name);
     const left = state.toolsets.map((entry) => entry.name);
-    return { ok: true, message: `disabled ${removed.map((name) => `'${name}'`).join(', ')}; active toolsets: ${left.join(', ') || 'none'}`, data: { disabled: removed, active: left }, changed: true };
+    const note = wasGone.length ? ` (${wasGone.join(', ')} ${wasGone.length === 1 ? 'was' : 'were'} no longer in the registry)` : '';
+    return { ok: true, message: `disabled ${removed.map((name) => `'${name}'`).join(', ')}${note}; active toolsets: ${left.join(', ') || 'none'}`, data: { disabled: removed, active: left }, changed: true };
   }
   if (request.name === undefined) return refusal('INVALID_PARAMS', `toolset enable needs a name; available: ${available()}`);
   const toolset = registry.toolset(request.name);
-  if (!toolset) return refusal('TOOLSET_NOT_FOUND', `no toolset ${request.name}; available: ${available()}`, { available: offered.map((entry) => entry.name) });
+  if (!toolset) {
+    // one a rescan took away is named as gone, and why, not as a name that never was (review userX, X2)
+    const gone = context.gone(request.name, state.toolsets.some((active) => active.name.toLowerCase() === request.name!.toLowerCase()));
+    return refusal('TOOLSET_NOT_FOUND', `${gone === undefined ? `no toolset ${request.name}` : gone}; available: ${available()}`, { available: offered.map((entry) => entry.name) });
+  }
   // enabling it would list none of its tools and hide the ones the session has: refused, saying why (review V, V2)
   if (!context.usable.has(toolset.name)) return refusal('TOOLSET_FORBIDDEN', `${context.forbiddenReason(toolset)}; available: ${available()}`, { available: offered.map((entry) => entry.name) });
   const scope = request.scope ?? 'session';

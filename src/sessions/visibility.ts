@@ -174,6 +174,6 @@ function explain(tool: ToolDefinition, calledAs: string, because: Because, { reg
     case 'reserved':
       if (because.by === 'on-demand') return `'${tool.name}' is on demand (sessions.on_demand in the config): ${way}`;
       if (because.by === 'base-list') return `${because.reason}: ${way}`;
-      return `'${tool.name}' is not in the active toolsets (${attention.toolsets.map((toolset) => `'${toolset.name}'`).join(', ')}): ${way}`;
+      return `'${tool.name}' is not in the active toolsets (${attention.toolsets.map((toolset) => `'${toolset.name}'${registry.toolset(toolset.name) ? '' : ', no longer in the registry: disable it'}`).join(', ')}): ${way}`;
   }
 }

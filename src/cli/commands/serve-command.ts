@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { GatewayConfig } from '../../config/index.js';
-import { formatDiagnostic, toolCount } from '../../core/index.js';
+import { filesWithErrors, formatDiagnostic, toolCount } from '../../core/index.js';
 import { REPOSITORY_OPTIONS, REPOSITORY_USAGE, type Command } from '../command.js';
 import { terminalSafe } from '../terminal-safe.js';
 
@@ -58,11 +58,12 @@ export const serveCommand: Command = {
     const server = await startServer(config, { logger, version: packageVersion(), mountMcp });
     const modules = await announcing;
     const { index } = server.gateway.registry;
-    // a definition left out is named at start: "serving 1 tools" alone hides the two that were dropped
-    const dropped = [...new Set(index.errors.map((error) => error.file))];
-    if (dropped.length > 0) {
-      io.stderr.write(`hldp: ${dropped.length} definition(s) dropped, not served (GET /healthz says degraded):\n${index.errors.map((error) => `  ${terminalSafe(formatDiagnostic(error))}`).join('\n')}\n`);
-    }
+    // a definition left out is named at start: "serving 1 tools" alone hides the two that were dropped; one served in
+    // part (a toolset missing a member) is said to be served, not dropped (review userX, X2)
+    const { dropped, partial } = filesWithErrors(index);
+    const errorsOf = (files: readonly string[]): string => index.errors.filter((error) => files.includes(error.file)).map((error) => `  ${terminalSafe(formatDiagnostic(error))}`).join('\n');
+    if (dropped.length > 0) io.stderr.write(`hldp: ${dropped.length} definition(s) dropped, not served (GET /healthz says degraded):\n${errorsOf(dropped)}\n`);
+    if (partial.length > 0) io.stderr.write(`hldp: ${partial.length} definition(s) served in part, without what they name that is not there (GET /healthz says degraded):\n${errorsOf(partial)}\n`);
     const { sandboxWarnings, workspaceWarnings, PACKAGE_ROOT } = modules;
     // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
     const { undecidableApprovals } = modules;

@@ -1,5 +1,7 @@
 import { consolePrincipal, type ConsoleBackend, type ConsoleSessionSummary } from '../../console/index.js';
+import { findTool } from '../../core/index.js';
 import { eventVisibleTo } from '../../events/index.js';
+import type { SessionState } from '../../sessions/index.js';
 import type { Gateway } from '../service/index.js';
 import { consoleApprovals } from './console-approvals.js';
 
@@ -33,20 +35,31 @@ export function consoleBackend(gateway: Gateway, sessionKey: Buffer): ConsoleBac
     receiptRaw: (id, field, caller) => gateway.store.receipts.rawField(id, field, caller === undefined ? {} : { caller }),
     rejections: (query) => gateway.store.rejections.list(query),
     registry: () => ({ index: gateway.registry.index, ...(gateway.scanError ? { scanError: gateway.scanError } : {}) }),
-    sessions: async (): Promise<ConsoleSessionSummary[]> =>
-      (await gateway.sessions.list()).map((state) => ({
-        id: state.id,
-        ...(state.principal === undefined ? {} : { principal: state.principal }),
-        created_at: new Date(state.created_at).toISOString(),
-        last_used: new Date(state.last_used).toISOString(),
-        toolsets: state.toolsets.map((toolset) => ({ name: toolset.name, scope: toolset.scope, expires_at: toolset.deadline === null ? null : new Date(toolset.deadline).toISOString() })),
-        loaded: state.loaded.map((tool) => tool.name),
-      })),
+    sessions: async (): Promise<ConsoleSessionSummary[]> => (await gateway.sessions.list()).map((state) => sessionSummary(gateway, state)),
     approvals: consoleApprovals(gateway),
     sessionKey,
     sessionBinding: (name) => principals.tokenDigest(name) ?? (name === 'local' && !principals.required ? '' : undefined),
     signOut: (id, expiresMs) => gateway.store.signOuts.add(id, expiresMs),
     signedOut: (id) => gateway.store.signOuts.has(id),
     close: () => undefined,
+  };
+}
+
+/**
+ * A session as the console lists it. A toolset or loaded tool a rescan took away is marked, as the session's own view
+ * (which leaves such a tool out, and names such a toolset as gone) has it: it was listed as live (review userX, X6).
+ */
+function sessionSummary(gateway: Gateway, state: SessionState): ConsoleSessionSummary {
+  const gone = new Map(gateway.sessions.goneHeld(state).map((entry) => [entry.name, entry.message]));
+  const { index } = gateway.registry;
+  const removed = state.loaded.filter((tool) => findTool(index, tool.name) === undefined).map((tool): [string, string] => [tool.name, `removed: not in the registry at commit ${/^[0-9a-f]{40}$/.test(index.commit) ? index.commit.slice(0, 7) : index.commit}`]);
+  return {
+    id: state.id,
+    ...(state.principal === undefined ? {} : { principal: state.principal }),
+    created_at: new Date(state.created_at).toISOString(),
+    last_used: new Date(state.last_used).toISOString(),
+    toolsets: state.toolsets.map((toolset) => ({ name: toolset.name, scope: toolset.scope, expires_at: toolset.deadline === null ? null : new Date(toolset.deadline).toISOString(), ...(gone.has(toolset.name) ? { gone: gone.get(toolset.name)! } : {}) })),
+    loaded: state.loaded.map((tool) => tool.name),
+    ...(removed.length ? { removed: Object.fromEntries(removed) } : {}),
   };
 }

@@ -75,7 +75,8 @@ export function sessionRouter(gateway: Gateway, options: { maxBodyBytes: number 
     // each format's names within its own limit: the providers refuse names past 64 characters, MCP takes 128
     const listed = catalogFor(gateway.registry.index, format === 'mcp' ? 'mcp' : 'provider').toolsFor(view);
     const tools = format === 'mcp' ? listed : listed.map((tool) => (format === 'openai' ? openAiToolSpec : anthropicToolSpec)(tool.name, tool.description, tool.inputSchema));
-    response.json({ commit: view.commit, active_toolsets: state.toolsets.map((toolset) => toolset.name), format, tools, names: registryNames(listed) });
+    const gone = sessions.goneHeld(state);
+    response.json({ commit: view.commit, active_toolsets: state.toolsets.map((toolset) => toolset.name), ...(gone.length ? { gone_toolsets: gone } : {}), format, tools, names: registryNames(listed) });
   }));
 
   router.get('/v1/sessions/:id/tools/:name', withSession((request, response, state) => {
@@ -128,10 +129,12 @@ export async function callInSession(gateway: Gateway, request: Request, response
   const meta = target.kind === 'meta' ? META_TOOL_BY_NAME.get(target.tool.name) : undefined;
   if (meta) {
     const outcome = await runMetaTool(gateway, state, meta, body.params ?? {}, { resolveName });
+    goneHeader(gateway, state, response);
     await gateway.sessions.settle(state);
     return sendMeta(response, meta.name, outcome);
   }
   const before = gateway.sessions.view(state).digest;
+  goneHeader(gateway, state, response);
   const outcome = await gateway.call(target.kind === 'tool' ? target.name : body.tool!, body.params ?? {}, { session: state, caller: principalOf(response).name, signal: hangUpSignal(response), ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }) });
   if (gateway.sessions.view(state).digest !== before) response.set('X-HLDP-Tools-Changed', 'true');
   await gateway.sessions.settle(state);
@@ -170,13 +173,27 @@ function sendMeta(response: Response, tool: string, outcome: MetaOutcome): void 
   }
 }
 
+/**
+ * `X-HLDP-Toolsets-Gone: ops` on every call in a session that holds a toolset the registry no longer serves: an HTTP
+ * agent hears of no rescan otherwise, and its list shrank to nothing with no word (review userX, X2).
+ */
+function goneHeader(gateway: Gateway, state: SessionState, response: Response): void {
+  const gone = gateway.sessions.goneHeld(state);
+  if (gone.length > 0) response.set(GONE_HEADER, gone.map((entry) => entry.name).join(', '));
+}
+
+/** The header that names the toolsets a session holds that a rescan took away. */
+const GONE_HEADER = 'X-HLDP-Toolsets-Gone';
+
 /** A session as the API shows it. */
 function describe(gateway: Gateway, state: SessionState): Record<string, unknown> {
   const iso = (time: number | null): string | null => (time === null ? null : new Date(time).toISOString());
+  // a toolset a rescan took away says so where the session's toolsets are read (review userX, X2)
+  const gone = new Map(gateway.sessions.goneHeld(state).map((entry) => [entry.name, entry.message]));
   return {
     id: state.id,
     created_at: iso(state.created_at),
-    toolsets: state.toolsets.map((toolset) => ({ name: toolset.name, scope: toolset.scope, expires_at: iso(toolset.deadline) })),
+    toolsets: state.toolsets.map((toolset) => ({ name: toolset.name, scope: toolset.scope, expires_at: iso(toolset.deadline), ...(gone.has(toolset.name) ? { gone: gone.get(toolset.name) } : {}) })),
     loaded: state.loaded.map((tool) => ({ name: tool.name, expires_at: iso(tool.deadline) })),
     skills: gateway.sessions.skillIndex(state).map((skill) => skill.name),
   };

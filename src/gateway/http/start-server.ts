@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { isLoopback, toolCount } from '../../core/index.js';
+import { filesWithErrors, isLoopback, toolCount } from '../../core/index.js';
 import { ConfigError, type GatewayConfig } from '../../config/index.js';
 import { closeIdleConnectionsUnread } from '../../http-edge/index.js';
 import { Gateway } from '../service/index.js';
@@ -86,7 +86,10 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   // with the checkers of a match's body, which the first match after ready would otherwise compile
   gateway.prepareInBackground(matchBodyCheckerSteps);
   const { index } = gateway.registry;
-  if (index.errors.length > 0) logger.warn({ dropped: [...new Set(index.errors.map((error) => error.file))], errors: index.errors.length }, 'definitions dropped: not served');
+  const { dropped, partial } = filesWithErrors(index);
+  if (dropped.length > 0) logger.warn({ dropped, errors: index.errors.length }, 'definitions dropped: not served');
+  // a toolset missing a member is served with the others: not "dropped" (review userX, X2)
+  if (partial.length > 0) logger.warn({ partial }, 'definitions served in part: what they name that is not there is left out');
   logger.info({ url, source: index.source, commit: index.commit, tools: toolCount(gateway.registry.index) }, 'gateway listening');
   // prom-client only now, off the path to listening (issue #18): what was counted before is counted as it loads
   metrics.start().catch((error: unknown) => logger.error({ err: error }, 'metrics could not be started'));

@@ -107,6 +107,8 @@ export class Gateway {
     });
     // the rights layer of the one visibility function: principals, tools' access blocks, policies' access rules
     this.sessions = new SessionManager({ registry: () => this.registries.current, config: config.sessions, rights: [accessRights(this.principals)], ...sessionStoreOf(config, store, clock, logger), ...(clock ? { clock } : {}), ...(logger ? { logger } : {}) });
+    // the toolsets a rescan takes away, and at which commit: the sessions holding one are told (review userX, X2)
+    this.registries.beforeSwap(async (next, previous) => this.sessions.noteSwap(previous.index, next.index));
     // visibility is the first step: a forbidden tool is refused and a reserved one substituted before anything else looks at the call
     this.use(sessionStep(this.sessions, (name, params) => this.registries.current.matcher.lookup(name, tooDeepParams(params) ? {} : (params ?? {}))));
     // then what a session reaches for is remembered: its recent tools inform its next matches, and the pair is stored
