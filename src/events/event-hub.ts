@@ -129,6 +129,14 @@ export class EventHub {
     this.#pending.add(work);
   }
 
+  /**
+   * Delivers events another writer appended to the log for this process (one written in a transaction with what it
+   * announces, as approval.resolved is), and tells the other instances, as `publish` does once its append is done.
+   */
+  announced(stored: StoredEvent[]): void {
+    this.#appended(stored);
+  }
+
   /** Resolves when every event published so far is in the log (and delivered, if the hub is started). */
   async flush(): Promise<void> {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);

@@ -1,5 +1,5 @@
 import type { ProgressUpdate, Receipt, ReceiptApproval, ToolDefinition } from '../core/index.js';
-import type { ApprovalRecord, ApprovalRunner, Store } from '../store/index.js';
+import type { ApprovalRecord, ApprovalRunner, NewEvent, Store, StoredEvent } from '../store/index.js';
 import type { LeaseLapsed } from './approval-answer.js';
 import type { Principal } from './principals.js';
 import type { JudgedIndex } from './judged-against.js';
@@ -61,4 +61,9 @@ export interface ApprovalHost<Registry extends ApprovalRegistry> {
   unrun(call: Omit<UnrunCall, 'source'>): Promise<Receipt>;
   /** tells observers (metrics, events) what a decision came to; `lease_lapsed`: the receipt resolves no request */
   finished(outcome: { kind: 'receipt'; receipt: Receipt; lease_lapsed?: LeaseLapsed }): void;
+  /**
+   * The event that announces a request resolved by `receipt` (approval.resolved), appended in the transaction that
+   * records the receipt as the request's outcome, and `announced` once it is stored (to deliver it); absent: none is
+   */
+  resolution?: { event(receipt: Receipt): NewEvent; announced(event: StoredEvent): void };
 }

@@ -9,11 +9,11 @@ import type { ApprovalWaiters } from './approval-waiters.js';
  * or settled by its run's receipt; either way recorded once in the shared store, announced, and its waiters woken.
  */
 export class ApprovalSettlement {
-  readonly #host: Pick<ApprovalHost<ApprovalRegistry>, 'store' | 'runner' | 'unrun' | 'finished'>;
+  readonly #host: Pick<ApprovalHost<ApprovalRegistry>, 'store' | 'runner' | 'unrun' | 'finished' | 'resolution'>;
   readonly #waiters: ApprovalWaiters;
   readonly #report: (error: Error) => void;
 
-  constructor(host: Pick<ApprovalHost<ApprovalRegistry>, 'store' | 'runner' | 'unrun' | 'finished'>, waiters: ApprovalWaiters, report: (error: Error) => void) {
+  constructor(host: Pick<ApprovalHost<ApprovalRegistry>, 'store' | 'runner' | 'unrun' | 'finished' | 'resolution'>, waiters: ApprovalWaiters, report: (error: Error) => void) {
     this.#host = host;
     this.#waiters = waiters;
     this.#report = report;
@@ -58,12 +58,26 @@ export class ApprovalSettlement {
    */
   async settled(decided: ApprovalRecord, receipt: Receipt, ran: boolean): Promise<ApprovalAnswer> {
     // a receipt the store could not take has no id to point at
-    const linked = wasNotStored(receipt) || (await this.#host.store.approvals.settle(decided.id, receipt.id));
+    const linked = wasNotStored(receipt) || (await this.#link(decided, receipt));
     const lapsed = linked ? undefined : await this.#lapsed(decided, receipt, ran);
     this.#host.finished({ kind: 'receipt', receipt, ...(lapsed ? { lease_lapsed: lapsed.lease_lapsed } : {}) });
     this.#waiters.wake(decided.id);
     if (lapsed) return { ok: true, approval: lapsed.approval, receipt, lease_lapsed: lapsed.lease_lapsed };
     return { ok: true, approval: { ...decided, receipt_id: receipt.id }, receipt };
+  }
+
+  /**
+   * Records the receipt as the request's outcome and, in the same transaction, its approval.resolved event: a waiter
+   * answered because the request is resolved (here, at another instance, in another process) finds the event in the
+   * log at once. It was published after, and an agent that read hldp://events as soon as approval_wait answered
+   * missed it (CI21, test/mcp-front/approval-wait.test.ts). False: another receipt resolved it first.
+   */
+  async #link(decided: ApprovalRecord, receipt: Receipt): Promise<boolean> {
+    const resolution = this.#host.resolution;
+    if (!resolution) return this.#host.store.approvals.settle(decided.id, receipt.id);
+    const stored = await this.#host.store.approvals.settleAnnouncing(decided.id, receipt.id, resolution.event(receipt));
+    if (stored) resolution.announced(stored);
+    return stored !== undefined;
   }
 
   /** What a receipt that came second for its request says, and the request as it stands (resolved by the other). */

@@ -1,5 +1,5 @@
 import type { AccessGate, ExecutorName } from '../core/index.js';
-import type { RetentionPolicy } from './store.js';
+import type { NewEvent, RetentionPolicy, StoredEvent } from './store.js';
 
 /** Where an approval request stands: waiting, or decided once (approved and run, denied, expired, cancelled). */
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled';
@@ -142,6 +142,13 @@ export interface ApprovalStore {
    * the request first (a run whose lease lapsed was closed as interrupted while it still ran)
    */
   settle(id: string, receiptId: string): Promise<boolean>;
+  /**
+   * As `settle`, and appends `event` to the event log in the same transaction, only if the receipt was recorded: the
+   * stored event, or undefined (nothing recorded, nothing appended). A waiter that sees the request resolved (on any
+   * instance, or in another process) finds its event in the log: it was appended after, and an agent that read the
+   * events at once missed it (CI21).
+   */
+  settleAnnouncing(id: string, receiptId: string, event: NewEvent): Promise<StoredEvent | undefined>;
   /** extends the lease of a run `runner` holds; false when the request is no longer its own to run (settled, or taken over) */
   renew(id: string, runner: ApprovalRunner): Promise<boolean>;
   /** approved requests with no receipt whose run's lease has lapsed, oldest lease first */

@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from './approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from './retention.js';
 import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRunner, ApprovalStore, NewApproval } from './approval-store.js';
-import type { RetentionPolicy } from './store.js';
+import type { NewEvent, RetentionPolicy, StoredEvent } from './store.js';
 
 /** Approval requests in the `approvals` table; a decision is one conditional UPDATE, so exactly one decider wins. */
 export class SqliteApprovalStore implements ApprovalStore {
@@ -14,6 +14,7 @@ export class SqliteApprovalStore implements ApprovalStore {
   readonly #decideBefore: Statement<[string, number, string | null, string | null, string, string | null, number | null, string, number], ApprovalRow>;
   readonly #decideAfter: Statement<[string, number, string | null, string | null, string, string | null, number | null, string, number], ApprovalRow>;
   readonly #settle: Statement<[string, string]>;
+  readonly #settleAnnouncing: (id: string, receiptId: string, event: NewEvent) => StoredEvent | undefined;
   readonly #renew: Statement<[number, string, string]>;
   readonly #lapsed: Statement<[number, number], ApprovalRow>;
   readonly #takeOver: Statement<[string, number, string, string, number, number], ApprovalRow>;
@@ -36,6 +37,13 @@ export class SqliteApprovalStore implements ApprovalStore {
     this.#decideBefore = decide('expires_ms > ?');
     this.#decideAfter = decide('expires_ms <= ?');
     this.#settle = database.prepare('UPDATE approvals SET receipt_id = ? WHERE id = ? AND receipt_id IS NULL');
+    const append = database.prepare<[string, number, string]>('INSERT INTO events (type, at_ms, data) VALUES (?, ?, ?)');
+    // one transaction: no reader of the file, in any process, sees the request resolved and its event not yet there
+    const settling = database.transaction((id: string, receiptId: string, event: NewEvent): StoredEvent | undefined => {
+      if (this.#settle.run(receiptId, id).changes === 0) return undefined;
+      return { seq: Number(append.run(event.type, event.at_ms, event.data).lastInsertRowid), ...event };
+    });
+    this.#settleAnnouncing = (id, receiptId, event) => settling.immediate(id, receiptId, event);
     this.#renew = database.prepare('UPDATE approvals SET run_lease_ms = ? WHERE id = ? AND run_by = ? AND receipt_id IS NULL');
     this.#lapsed = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE status = 'approved' AND receipt_id IS NULL AND run_lease_ms <= ? ORDER BY run_lease_ms LIMIT ?`);
     this.#takeOver = database.prepare(
@@ -105,6 +113,10 @@ export class SqliteApprovalStore implements ApprovalStore {
 
   async settle(id: string, receiptId: string): Promise<boolean> {
     return this.#settle.run(receiptId, id).changes > 0;
+  }
+
+  async settleAnnouncing(id: string, receiptId: string, event: NewEvent): Promise<StoredEvent | undefined> {
+    return this.#settleAnnouncing(id, receiptId, event);
   }
 
   async renew(id: string, runner: ApprovalRunner): Promise<boolean> {

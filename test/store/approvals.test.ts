@@ -67,6 +67,22 @@ describe.each(storeKinds())('$name approval store', (kind) => {
       expect(await db.store.approvals.settle(created.id, 'receipt-2')).toBe(false);
       expect(await db.store.approvals.get(created.id)).toMatchObject({ status: 'denied', decided_by: 'alice', decision_reason: 'no', receipt_id: 'receipt-1' });
     });
+
+    it('appends the event that announces the receipt in the transaction that records it, and none for a second settler', async () => {
+      const created = await db.store.approvals.create(request);
+      await db.store.approvals.decide(created.id, { status: 'denied', by: 'alice', reason: 'no', via: 'api' });
+      const { last } = await db.store.events.bounds();
+      const event = { type: 'approval.resolved', at_ms: now, data: JSON.stringify({ approval: created.id, receipt: 'receipt-1' }) };
+      const other = await open();
+      const [first, second] = await Promise.all([db.store.approvals.settleAnnouncing(created.id, 'receipt-1', event), other.approvals.settleAnnouncing(created.id, 'receipt-2', { ...event, data: '{"second":true}' })]);
+      const stored = [first, second].filter((outcome) => outcome !== undefined);
+      expect(stored).toHaveLength(1);
+      expect(stored[0]!.seq).toBeGreaterThan(last);
+      expect(await db.store.events.after(last, 10)).toEqual([{ seq: stored[0]!.seq, type: event.type, at_ms: now, data: stored[0]!.data }]);
+      expect((await db.store.approvals.get(created.id))?.receipt_id).toBe(first ? 'receipt-1' : 'receipt-2');
+      expect(await db.store.approvals.settleAnnouncing(created.id, 'receipt-3', event)).toBeUndefined();
+      expect(await db.store.events.after(last, 10)).toHaveLength(1);
+    });
   });
 
   describe('when an approved call runs under a lease', () => {

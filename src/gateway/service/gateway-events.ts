@@ -1,4 +1,5 @@
-import { toolCount, wasNotStored, type ToolIndex } from '../../core/index.js';
+import { toolCount, wasNotStored, type Receipt, type ToolIndex } from '../../core/index.js';
+import type { NewEvent } from '../../store/index.js';
 import { brokenDefinitions, eventParams, receiptSummary, type EventHub } from '../../events/index.js';
 import { redactValue } from '../../executors/index.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -17,19 +18,8 @@ export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, secrets: 
       const { receipt } = outcome;
       // a receipt the store could not take is in no one's history: announcing it would point at nothing
       if (wasNotStored(receipt)) return [];
-      const stored: Array<[Parameters<EventHub['publish']>[0], Record<string, unknown>]> = [['receipt.stored', receiptSummary(receipt)]];
-      // a decided request's receipt (the call's, or the one that says it never ran) resolves it, with who decided and why;
-      // once: a second receipt made for it (a run whose lease lapsed, and the one closing it as interrupted) resolves nothing.
-      // `ok` and `code` say what the released call came to: "approved" alone read as success for a write that failed (review userV, V4)
-      const { approval } = receipt;
-      if (approval && !outcome.lease_lapsed) {
-        stored.push(['approval.resolved', {
-          approval: approval.id, kind: approval.via === 'confirm' ? 'confirmation' : 'approval', decision: approval.status, tool: receipt.tool,
-          receipt: receipt.id, ok: receipt.ok, code: receipt.code, by: approval.decided_by, reason: approval.reason, via: approval.via,
-          ...(receipt.caller ? { caller: receipt.caller } : {}), ...(receipt.session ? { session: receipt.session } : {}),
-        }]);
-      }
-      return stored;
+      // approval.resolved is not made here: the desk appends it with the receipt's link to its request (approvalResolved)
+      return [['receipt.stored', receiptSummary(receipt)]];
     }
     case 'confirmation_required': {
       const { confirmation } = outcome;
@@ -52,6 +42,23 @@ export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, secrets: 
     case 'timeout_not_allowed':
       return [['call.rejected', { kind: outcome.kind, code: outcome.code, tool: outcome.tool, error: outcome.error, ...who }]];
   }
+}
+
+/**
+ * The approval.resolved event of a decided request's receipt (the call's, or the one that says it never ran), with who
+ * decided and why. The desk appends it in the transaction that makes the receipt the request's outcome, so once: a
+ * second receipt made for it (a run whose lease lapsed, and the one closing it as interrupted) resolves nothing, and a
+ * waiter answered finds it in the log. `ok` and `code` say what the released call came to: "approved" alone read as
+ * success for a write that failed (review userV, V4).
+ */
+export function approvalResolved(receipt: Receipt): NewEvent {
+  const approval = receipt.approval!;
+  const data = {
+    approval: approval.id, kind: approval.via === 'confirm' ? 'confirmation' : 'approval', decision: approval.status, tool: receipt.tool,
+    receipt: receipt.id, ok: receipt.ok, code: receipt.code, by: approval.decided_by, reason: approval.reason, via: approval.via,
+    ...(receipt.caller ? { caller: receipt.caller } : {}), ...(receipt.session ? { session: receipt.session } : {}),
+  };
+  return { type: 'approval.resolved', at_ms: Date.now(), data: JSON.stringify(data) };
 }
 
 /** The observer that turns what the gateway does into events: calls, rejections, confirmations, scans, broken definitions. */

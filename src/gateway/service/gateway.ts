@@ -17,7 +17,7 @@ import { chooseDeadline } from './call-deadline.js';
 import type { CallOutcome } from './call-outcome.js';
 import { CallPath } from './call-path.js';
 import { ExecutionTargets } from './execution-targets.js';
-import { eventObserver } from './gateway-events.js';
+import { approvalResolved, eventObserver } from './gateway-events.js';
 import { IntentMatching } from './intent-matching.js';
 import { sessionStep } from './session-step.js';
 import { sessionStoreOf } from './session-store-of.js';
@@ -103,6 +103,8 @@ export class Gateway {
       unrun: (call) => this.keeper.storeUnrun(call),
       principals: () => [...this.principals.list(), LOCAL_PRINCIPAL],
       // the run's own time (an unrun receipt's is 0)
+      // approval.resolved goes into the log with the receipt's link to its request: a waiter answered finds it there
+      resolution: { event: approvalResolved, announced: (event) => this.events.announced([event]) },
       finished: (outcome) => this.calls.report(outcome, outcome.receipt.duration_ms / 1000, { tool: outcome.kind === 'receipt' ? outcome.receipt.tool : undefined, ...(outcome.kind === 'receipt' && outcome.receipt.caller ? { caller: outcome.receipt.caller } : {}), ...(outcome.kind === 'receipt' && outcome.receipt.session ? { session: outcome.receipt.session } : {}) }),
     });
     // the rights layer of the one visibility function: principals, tools' access blocks, policies' access rules

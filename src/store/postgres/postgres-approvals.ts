@@ -1,7 +1,7 @@
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from '../approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from '../retention.js';
 import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRunner, ApprovalStore, NewApproval } from '../approval-store.js';
-import type { RetentionPolicy } from '../store.js';
+import type { NewEvent, RetentionPolicy, StoredEvent } from '../store.js';
 import { PostgresTable } from './postgres-table.js';
 
 const COLUMNS = APPROVAL_COLUMNS.split(', ') as Array<keyof ApprovalRow>;
@@ -67,6 +67,15 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
     // READ COMMITTED: a second settler waits for the first to commit, then finds a receipt recorded and matches nothing
     const result = await this.sql`UPDATE approvals SET receipt_id = ${receiptId} WHERE id = ${id} AND receipt_id IS NULL`;
     return result.count > 0;
+  }
+
+  async settleAnnouncing(id: string, receiptId: string, event: NewEvent): Promise<StoredEvent | undefined> {
+    // one statement, one transaction: the event is appended (under the events lock, as every append) only for a row
+    // the update settled — a set-returning function in the select list runs once per row of its FROM, here none or one
+    const [row] = await this.sql<Array<{ seq: string }>>`
+      WITH settled AS (UPDATE approvals SET receipt_id = ${receiptId} WHERE id = ${id} AND receipt_id IS NULL RETURNING id)
+      SELECT hldp_append_events(${this.sql.array([event.type])}::text[], ${this.sql.array([event.at_ms])}::bigint[], ${this.sql.array([event.data])}::text[]) AS seq FROM settled`;
+    return row === undefined ? undefined : { seq: Number(row.seq), ...event };
   }
 
   async renew(id: string, runner: ApprovalRunner): Promise<boolean> {
