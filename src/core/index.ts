@@ -16,6 +16,7 @@ export {
   type ToolSource,
 } from './tool-definition.js';
 export { formatDiagnostic, type Diagnostic, type DiagnosticCode } from './diagnostic.js';
+export { MAX_COMPILE_UNITS, paramsCompileCost, type CompileCost } from './params-compile-cost.js';
 export { MAX_CHECKS_PER_VALUE, paramsSchemaCost, type SchemaCost, type SchemaCostProblem } from './params-schema-cost.js';
 export { RESERVED_TOOL_NAMES } from './reserved-tool-names.js';
 export { fairEvictee } from './fair-eviction.js';

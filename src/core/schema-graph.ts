@@ -8,6 +8,8 @@ import type { JsonSchema } from './tool-definition.js';
 export interface SchemaGraphNode {
   /** where the subschema is in the schema, from its root */
   path: Array<string | number>;
+  /** the subschema itself */
+  schema: Record<string, unknown>;
   /** one entry per edge: a subschema reached twice from here (`allOf: [{$ref: a}, {$ref: a}]`) is listed twice */
   inPlace: Array<{ node: number; keyword: string }>;
   properties: Map<string, number>;
@@ -68,7 +70,7 @@ class GraphBuilder {
     if (known !== undefined) return known;
     const id = this.nodes.length;
     this.ids.set(schema, id);
-    const node: SchemaGraphNode = { path, inPlace: [], properties: new Map(), patterns: [], prefixItems: [] };
+    const node: SchemaGraphNode = { path, schema, inPlace: [], properties: new Map(), patterns: [], prefixItems: [] };
     this.nodes.push(node);
     const base = this.register(schema, parentBase);
     for (const keyword of ['$ref', '$dynamicRef'] as const) {

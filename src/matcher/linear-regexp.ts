@@ -15,8 +15,7 @@ export interface LinearPattern {
  * `a[ab]{999}c` keeps ~1,000 threads alive per character (review X, X1), so each run is charged before it runs.
  */
 export function linearPattern(pattern: string): LinearPattern {
-  const compiled = RE2JS.compile(pattern);
-  const unitsPerCharacter = programSize(compiled, pattern);
+  const { compiled, unitsPerCharacter } = compiledPattern(pattern);
   return {
     unitsPerCharacter,
     find(text, instancePath) {
@@ -25,6 +24,30 @@ export function linearPattern(pattern: string): LinearPattern {
       return compiled.matcher(text).find();
     },
   };
+}
+
+// the params validator counts a schema's patterns' programs before ajv compiles them: each is compiled once for both
+const recent = new Map<string, { compiled: RE2JS; unitsPerCharacter: number }>();
+const RECENT_PATTERNS = 1_024;
+
+function compiledPattern(pattern: string): { compiled: RE2JS; unitsPerCharacter: number } {
+  let found = recent.get(pattern);
+  if (found === undefined) {
+    const compiled = RE2JS.compile(pattern);
+    found = { compiled, unitsPerCharacter: programSize(compiled, pattern) };
+    if (recent.size >= RECENT_PATTERNS) recent.clear();
+    recent.set(pattern, found);
+  }
+  return found;
+}
+
+/** The size of RE2's program for `pattern` (what compiling it costs, and one character of text); its length when RE2 cannot compile it. */
+export function programSizeOf(pattern: string): number {
+  try {
+    return compiledPattern(pattern).unitsPerCharacter;
+  } catch {
+    return pattern.length;
+  }
 }
 
 // re2js keeps its program on a field its types do not declare: read it where it is, else bound it by the pattern

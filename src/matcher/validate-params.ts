@@ -1,8 +1,8 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { paramsSchemaCost, type ToolDefinition, type ToolSequence } from '../core/index.js';
+import { paramsCompileCost, paramsSchemaCost, type ToolDefinition, type ToolSequence } from '../core/index.js';
 import { compactSchema } from './compact-schema.js';
-import { linearRegExp } from './linear-regexp.js';
+import { linearRegExp, programSizeOf } from './linear-regexp.js';
 import { MAX_PARAMS_WORK, metered, ParamsTooCostly } from './params-work.js';
 import { meteredSchema, patternKeyword, workKeyword } from './metered-schema.js';
 import { sizeProblems } from './size-first.js';
@@ -40,7 +40,7 @@ export function createParamsValidator(workLimit = MAX_PARAMS_WORK): ParamsValida
   // (normaliseParamsSchema) and refused the definition otherwise; checking again compiled that meta-schema at a server's
   // first call by name, ~0.1-0.25 s of the main thread that a 100,000-tool start's search index waited behind (issue
   // #18). A schema ajv still cannot compile (an unresolvable $ref, a keyword's value of the wrong type) is answered below
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, addUsedSchema: false, validateSchema: false, code: { regExp: linearRegExp } });
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, addUsedSchema: false, validateSchema: false, code: { regExp: linearRegExp, optimize: false } });
   addFormats(ajv);
   // ajv's uniqueItems compares every pair of items that may be objects or arrays: n^2/2 on the event loop (review V, V4)
   ajv.removeKeyword('uniqueItems');
@@ -91,6 +91,9 @@ function compileSchema(ajv: Ajv2020, tool: ToolDefinition): ValidateFunction | s
   // not make ajv's work multiply with each level of the params on the event loop either
   const cost = paramsSchemaCost(tool.params_schema, { matches: (pattern, name) => linearRegExp(pattern, 'u').test(name) }).problem;
   if (cost !== undefined) return `the params schema of '${tool.name}' cannot be used (${cost.message}); fix its TOOL.hdlp`;
+  // nor hold the event loop for long while ajv compiles it (the same count: what the scanner passed, this passes)
+  const compile = paramsCompileCost(tool.params_schema, { programSize: programSizeOf }).problem;
+  if (compile !== undefined) return `the params schema of '${tool.name}' cannot be used (${compile.message}); fix its TOOL.hdlp`;
   try {
     return ajv.compile(meteredSchema(tool.params_schema));
   } catch (error) {

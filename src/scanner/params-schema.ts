@@ -1,7 +1,7 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { paramsSchemaCost, type JsonSchema } from '../core/index.js';
+import { paramsCompileCost, paramsSchemaCost, type JsonSchema } from '../core/index.js';
 import { ajv2020 } from './ajv-module.js';
-import { isUnsupportedConstruct, re2Matches, re2Problem } from './re2-refusal.js';
+import { isUnsupportedConstruct, re2Matches, re2Problem, re2ProgramSize } from './re2-refusal.js';
 import { splitInstancePath } from './yaml-locator.js';
 import type { SchemaProblem } from './shape-checker.js';
 
@@ -67,6 +67,9 @@ export function normaliseParamsSchema(written: Record<string, unknown>): Normali
   // named as the author wrote them: a shorthand's `properties.x` is `params_schema.x`
   const cost = paramsSchemaCost(schema, { matches: re2Matches, describe: (path) => toWritten(path).join('.') }).problem;
   const costProblems = cost === undefined ? [] : [{ path: toWritten(cost.path), atKey: false, message: cost.message }];
+  // ajv compiles the schema on the event loop at the tool's first call: one too large to compile quickly is refused here
+  const compile = paramsCompileCost(schema, { programSize: re2ProgramSize, describe: (path) => toWritten(path).join('.') }).problem;
+  if (compile !== undefined) costProblems.push({ path: toWritten(compile.path), atKey: false, message: compile.message });
   return { schema, problems, patternProblems, costProblems };
 }
 

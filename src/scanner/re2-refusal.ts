@@ -26,3 +26,17 @@ export function isUnsupportedConstruct(reason: string): boolean {
 export function re2Matches(pattern: string, text: string): boolean {
   return RE2JS.compile(pattern).matcher(text).find();
 }
+
+/**
+ * The number of instructions of RE2's program for `pattern` (what compiling it costs), as the params validator reads it
+ * (src/matcher/linear-regexp.ts); its length when RE2 refuses it, which the scanner reports on its own.
+ */
+export function re2ProgramSize(pattern: string): number {
+  try {
+    const program = (RE2JS.compile(pattern) as unknown as { re2Input?: { prog?: { numInst?: () => number } } }).re2Input?.prog;
+    const size = typeof program?.numInst === 'function' ? program.numInst() : NaN;
+    return Number.isInteger(size) && size > 0 ? size : 1_000 * (pattern.length + 1);
+  } catch {
+    return pattern.length;
+  }
+}
