@@ -5,10 +5,12 @@ import type { JsonSchema } from './tool-definition.js';
  * The most compile units a params schema may take. ajv compiles a tool's schema on the event loop at the tool's first
  * call, in time about proportional to the code it writes: `items: {allOf: [2,000 checks]}` took ~1 s of CPU, during
  * which /healthz and every other caller waited. A unit is about one keyword's code (see {@link paramsCompileCost});
- * measured on a 2-core machine at load ~20 the costliest kinds of keyword compile at ~0.25-0.5 ms a unit, so this
- * bound holds a first call under ~50 ms of CPU (bench/HISTORY.md, params14).
+ * measured on a 2-core machine at load ~20, 24 kinds of keyword compile at 0.013-0.134 ms a unit (medians), so this
+ * bound holds a first call to ~7-67 ms of CPU under that load, less on a quiet one (bench/HISTORY.md, params14).
+ * It was 250 at first; the 3,148 real tools of BFCL v4 take at most 114 (median far lower), and 250 refused a
+ * plain tool of ~48 string parameters with a maxLength each: a bound for hostile schemas, not for large honest ones.
  */
-export const MAX_COMPILE_UNITS = 250;
+export const MAX_COMPILE_UNITS = 500;
 
 /** What compiling a params schema costs, and where most of it is when over MAX_COMPILE_UNITS. */
 export interface CompileCost {
