@@ -25,7 +25,10 @@ export type DiagnosticCode =
   | 'NAME_MISMATCH'
   /** a tool's name or alias is one the gateway keeps for its meta-tools (toolset, tool_find, …, confirm) */
   | 'RESERVED_NAME'
+  /** two definitions claim one name (compared case-insensitively): the one not served, naming the one kept and why */
   | 'DUPLICATE_NAME'
+  /** two folders of one kind differ only by case: a checkout on macOS or Windows holds one of them only (a warning) */
+  | 'CASE_TWIN'
   | 'INVALID_PARAMS_SCHEMA'
   | 'UNKNOWN_PLACEHOLDER'
   /** with the deployment's config: a gatekeeper.target, http.api or mcp.server it does not configure (review userW, W2) */

@@ -7,6 +7,7 @@ import { parseSkill } from './parse-skill.js';
 import { parseToolDefinition, type DefinitionFile } from './parse-tool-definition.js';
 import { guardParse, type ParseOptions } from './yaml-mapping.js';
 import { parseToolset } from './parse-toolset.js';
+import { caseTwinWarnings, establishedIn, preferredAliasHolder, preferredClaim, type Established } from './name-claims.js';
 import type { ToolEntry } from './sources/source.js';
 import type { Position } from './yaml-locator.js';
 
@@ -94,12 +95,13 @@ export function failedEntry(kind: EntryKind, folder: string, oid: string, diagno
 }
 
 /**
- * Assembles an index from per-folder results: collisions keep the first by path order and report the rest;
+ * Assembles an index from per-folder results: of definitions claiming one name, the one `previous` (the index served
+ * before, if any) served keeps it, else one whose folder is its name, else the first by path; the rest are reported;
  * a toolset naming an unknown tool or group, or a skill an unknown toolset, is reported and left out. An alias
  * conflict is reported at the alias where `files` holds its definition (the files the entries were parsed from).
  */
-export function buildIndex(source: string, commit: string, entries: readonly ScanEntry[], scannedAt: string, files: readonly DefinitionFile[] = []): ToolIndex {
-  const steps = assemble(source, commit, entries, scannedAt);
+export function buildIndex(source: string, commit: string, entries: readonly ScanEntry[], scannedAt: string, files: readonly DefinitionFile[] = [], previous?: ToolIndex): ToolIndex {
+  const steps = assemble(source, commit, entries, scannedAt, establishedIn(previous));
   let step = steps.next();
   while (!step.done) step = steps.next();
   const { index, toPlace } = step.value;
@@ -119,16 +121,16 @@ export type ReadEntry = (entry: ToolEntry) => Promise<DefinitionFile | Diagnosti
  * The same index, built a slice at a time with the event loop let go between slices: at 100,000 tools a
  * rescan's index build would otherwise hold every request for the whole of it.
  */
-export async function buildIndexLettingGo(source: string, commit: string, entries: readonly ScanEntry[], scannedAt: string, read?: ReadEntry): Promise<ToolIndex> {
-  return assembleLettingGo(source, commit, entries, scannedAt, read);
+export async function buildIndexLettingGo(source: string, commit: string, entries: readonly ScanEntry[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex): Promise<ToolIndex> {
+  return assembleLettingGo(source, commit, entries, scannedAt, read, previous);
 }
 
 /**
  * An index assembled the same way from entries whose tools are `T` (whole definitions, or summaries of them), a slice
  * at a time; with `read`, each alias conflict is placed at its alias (its file read again: conflicts are few).
  */
-export async function assembleLettingGo<T extends ToolStub>(source: string, commit: string, entries: readonly EntryOf<T>[], scannedAt: string, read?: ReadEntry): Promise<IndexOf<T>> {
-  const steps = assemble(source, commit, entries, scannedAt);
+export async function assembleLettingGo<T extends ToolStub>(source: string, commit: string, entries: readonly EntryOf<T>[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex): Promise<IndexOf<T>> {
+  const steps = assemble(source, commit, entries, scannedAt, establishedIn(previous));
   let step = steps.next();
   while (!step.done) {
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -145,16 +147,18 @@ const SLICE = 2000;
 /** An index whose tools are `T`. */
 export type IndexOf<T extends ToolStub> = Omit<ToolIndex, 'tools'> & { tools: T[] };
 
-function* assemble<T extends ToolStub>(source: string, commit: string, entries: readonly EntryOf<T>[], scannedAt: string): Generator<void, { index: IndexOf<T>; toPlace: AliasToPlace[] }> {
+function* assemble<T extends ToolStub>(source: string, commit: string, entries: readonly EntryOf<T>[], scannedAt: string, established: Established): Generator<void, { index: IndexOf<T>; toPlace: AliasToPlace[] }> {
   const tools: T[] = [];
   // each tool's entry (its folder and oid): where an alias conflict's file is read again to place it
   const toolEntries: ToolEntry[] = [];
   const toPlace: AliasToPlace[] = [];
   const errors: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
-  // names differing only in case would be the same tool to a human and to case-insensitive file systems
+  // names differing only in case would be the same tool to a human and to case-insensitive file systems: each
+  // lower-cased name's place in `tools`, and the definitions left out of it (reported once every claim is known)
   const owners = new Map<string, T>();
-  const aliasOwners = new Map<string, string>();
+  const ownerAt = new Map<string, number>();
+  const losers: Array<{ key: string; entry: EntryOf<T> & { tool: T } }> = [];
   const others: OtherEntry[] = [];
   for (let position = 0; position < entries.length; position++) {
     if (position % SLICE === SLICE - 1) yield;
@@ -166,16 +170,34 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
     }
     const tool = entry.tool;
     if (!tool) continue;
-    const first = owners.get(tool.name.toLowerCase());
-    if (first) {
-      errors.push(duplicate(tool.source.path, entry.name_position, `tool name '${tool.name}' is already taken by ${first.source.path}`));
+    const key = tool.name.toLowerCase();
+    const at = ownerAt.get(key);
+    if (at === undefined) {
+      ownerAt.set(key, tools.length);
+      owners.set(key, tool);
+      tools.push(tool);
+      toolEntries.push(entry);
       continue;
     }
-    owners.set(tool.name.toLowerCase(), tool);
-    tools.push(tool);
-    toolEntries.push(entry);
+    const held = { folder: toolEntries[at]!.folder, tool: tools[at]! };
+    const { kept } = preferredClaim(held, { folder: entry.folder, tool }, established);
+    if (kept === held) {
+      losers.push({ key, entry: { ...entry, tool } });
+      continue;
+    }
+    losers.push({ key, entry: { ...(toolEntries[at] as EntryOf<T>), tool: held.tool } as EntryOf<T> & { tool: T } });
+    owners.set(key, tool);
+    tools[at] = tool;
+    toolEntries[at] = entry;
   }
+  for (const { key, entry } of losers) {
+    const at = ownerAt.get(key)!;
+    const { why } = preferredClaim({ folder: toolEntries[at]!.folder, tool: tools[at]! }, { folder: entry.folder, tool: entry.tool }, established);
+    errors.push(duplicate(entry.tool.source.path, entry.name_position, `tool name '${entry.tool.name}' is already taken by ${tools[at]!.source.path}, kept because ${why}`));
+  }
+  warnings.push(...caseTwinWarnings(entries, entryFile));
   const kept: T[] = [];
+  const aliasOwners = aliasHolders(tools, owners, established);
   for (let position = 0; position < tools.length; position++) {
     if (position % SLICE === SLICE - 1) yield;
     kept.push(keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings, (alias) => toPlace.push({ at: warnings.length - 1, entry: toolEntries[position]!, alias })));
@@ -204,14 +226,15 @@ function noToolsWarning(source: string): Diagnostic {
 
 function duplicate(file: string, position: Position | undefined, taken: string): Diagnostic {
   const { line, column } = position ?? { line: 1, column: 1 };
-  return { file, line, column, severity: 'error', code: 'DUPLICATE_NAME', message: `${taken}; the first by path order is kept: rename this one` };
+  return { file, line, column, severity: 'error', code: 'DUPLICATE_NAME', message: `${taken}: rename this one` };
 }
 
-// an alias that is another tool's name, or already another tool's alias, would make lookups ambiguous
+// an alias that is another tool's name, or another tool's alias, would make lookups ambiguous: the name's tool keeps it,
+// else the one `aliasHolders` chose
 function keepUniqueAliases<T extends ToolStub>(
   tool: T,
   owners: Map<string, T>,
-  aliasOwners: Map<string, string>,
+  aliasOwners: Map<string, T>,
   warnings: Diagnostic[],
   reported: (alias: string) => void,
 ): T {
@@ -220,7 +243,7 @@ function keepUniqueAliases<T extends ToolStub>(
     const key = alias.toLowerCase();
     const nameOwner = owners.get(key);
     const aliasOwner = aliasOwners.get(key);
-    const conflict = nameOwner && nameOwner !== tool ? nameOwner.name : aliasOwner && aliasOwner !== tool.name ? aliasOwner : undefined;
+    const conflict = nameOwner && nameOwner !== tool ? nameOwner.name : aliasOwner && aliasOwner !== tool ? aliasOwner.name : undefined;
     if (conflict) {
       warnings.push({
         file: tool.source.path, line: 1, column: 1, severity: 'warning', code: 'ALIAS_CONFLICT',
@@ -229,8 +252,27 @@ function keepUniqueAliases<T extends ToolStub>(
       reported(alias);
       continue;
     }
-    aliasOwners.set(key, tool.name);
     kept.push(alias);
   }
   return kept.length === tool.aliases.length ? tool : { ...tool, aliases: kept };
+}
+
+// each alias no tool is named, and the tool that keeps it: the one that held it at the previous commit, else the first by path
+function aliasHolders<T extends ToolStub>(tools: readonly T[], owners: Map<string, T>, established: Established): Map<string, T> {
+  const holders = new Map<string, T>();
+  for (const tool of tools) {
+    for (const alias of tool.aliases) {
+      const key = alias.toLowerCase();
+      if (owners.has(key)) continue;
+      const holder = holders.get(key);
+      holders.set(key, holder === undefined || holder === tool ? tool : preferredAliasHolder(key, holder, tool, established));
+    }
+  }
+  return holders;
+}
+
+// where an entry was read from, for a warning about its folder: its definition's path, else the file its problem names
+function entryFile(entry: EntryOf<ToolStub>): string {
+  const definition = entry.kind === 'toolset' ? entry.toolset : entry.kind === 'skill' ? entry.skill : entry.kind === 'policy' ? entry.policy : entry.tool;
+  return definition?.source.path ?? entry.diagnostics[0]?.file ?? entryPath(entryKind(entry), entry.folder);
 }

@@ -56,7 +56,8 @@ export async function rescanCached(from: CachedScanState, snapshot: Snapshot, so
   const next = entries.moved(previousAt, changes);
   const summaries = await summariesOf(from, next, previousAt, changes);
   if (!summaries) return undefined;
-  const stored = await storeSummaries(source, snapshot.commit, summaries, scannedAt, (entry) => snapshot.read(entry));
+  // a name a newcomer claims too stays with the tool that served it (`from.index`, at a start the scan the cache held)
+  const stored = await storeSummaries(source, snapshot.commit, summaries, scannedAt, (entry) => snapshot.read(entry), from.index);
   const index = restoreIndex(stored, next, header);
   return index ? { index, entries: next, stored, unread } : undefined;
 }

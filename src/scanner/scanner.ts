@@ -90,7 +90,7 @@ export class Scanner {
       const header = { source: this.source.label, commit: snapshot.commit, scanned_at: cached.scanned_at };
       const restored = cached.index && restoreIndex(cached.index, entries, header);
       this.stored = restored ? cached.index : undefined;
-      index = restored ?? (await buildIndexLettingGo(header.source, header.commit, cached.entries.all(), header.scanned_at, (entry) => snapshot.read(entry)));
+      index = restored ?? (await buildIndexLettingGo(header.source, header.commit, cached.entries.all(), header.scanned_at, (entry) => snapshot.read(entry), this.index));
     } else {
       // a start onto a commit the cache does not hold: the latest scan it holds is patched as a server's rescan patches it
       const latest = this.index === undefined && this.unkeyed === undefined && this.entries.size === 0 ? await this.serveLatest(snapshot.diffBase) : undefined;
@@ -106,7 +106,7 @@ export class Scanner {
         if (!rescanned.unread) this.saveLater(snapshot.commit, scannedAt, index, rescanned.entries, rescanned.stored);
         this.serveUnkeyed(rescanned.entries, rescanned.unread, snapshot.commit);
       } else {
-        const streamed = await this.scanEvery(snapshot, scannedAt);
+        const streamed = await this.scanEvery(snapshot, scannedAt, previous);
         if (streamed) {
           this.index = this.withStale(streamed, snapshot, await strays());
           return this.index;
@@ -123,9 +123,10 @@ export class Scanner {
   /**
    * The scan when the cached index cannot be patched: every entry listed and compared by oid with the last scan's (a
    * cache file's entries all made and keyed first), or, with no earlier entries, a cold scan streamed into the cache
-   * (returned). Otherwise leaves the index built in `this.index`.
+   * (returned). Otherwise leaves the index built in `this.index`. `previous` is the index served before (at a start, the
+   * scan the cache held): a name a newcomer claims too stays with the tool that served it.
    */
-  private async scanEvery(snapshot: Snapshot, scannedAt: string): Promise<ToolIndex | undefined> {
+  private async scanEvery(snapshot: Snapshot, scannedAt: string, previous: ToolIndex | undefined): Promise<ToolIndex | undefined> {
     if (this.unkeyed) {
       // a cache file holds its entries in its commit's listing order: what a tree comparison starts from, as after a
       // scan held in memory (a cold scan now serves its index from the file it wrote)
@@ -142,7 +143,7 @@ export class Scanner {
     const { entries, keyed, changes, unread } = await this.readEntries(snapshot);
     // a few definitions changed in place: the previous index with them swapped in, if that is all they change
     const patched = this.index && changes ? patchIndex(this.index, changes, snapshot.commit, scannedAt) : undefined;
-    const index = patched ?? (await buildIndexLettingGo(this.source.label, snapshot.commit, entries, scannedAt, (entry) => snapshot.read(entry)));
+    const index = patched ?? (await buildIndexLettingGo(this.source.label, snapshot.commit, entries, scannedAt, (entry) => snapshot.read(entry), previous));
     // a patch keeps every position, name and alias: the stored index of the one it patched
     const stored = patched ? this.stored : undefined;
     this.stored = stored;

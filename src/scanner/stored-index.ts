@@ -68,10 +68,10 @@ export function* storeIndexSteps(index: ToolIndex, entries: readonly ScanEntry[]
 /**
  * The stored index of a scan kept only as summaries (a cold scan that wrote its entries as it read them): assembled
  * as `buildIndex` assembles entries, each tool its entry's position (with the aliases it kept, when some were another's);
- * an alias conflict at its alias, its file read again with `read`.
+ * an alias conflict at its alias, its file read again with `read`; a name two claim kept by the tool `previous` served it from.
  */
-export async function storeSummaries(source: string, commit: string, summaries: readonly EntrySummary[], scannedAt: string, read?: ReadEntry): Promise<StoredIndex> {
-  const index = await assembleLettingGo(source, commit, summaries, scannedAt, read);
+export async function storeSummaries(source: string, commit: string, summaries: readonly EntrySummary[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex): Promise<StoredIndex> {
+  const index = await assembleLettingGo(source, commit, summaries, scannedAt, read, previous);
   const positions = new Uint32Array(index.tools.length);
   const aliases: StoredIndex['aliases'] = [];
   index.tools.forEach((tool, at) => {

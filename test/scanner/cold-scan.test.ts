@@ -38,9 +38,14 @@ describe('a cold scan', () => {
     process.off('warning', onWarning);
     expect(warnings.join('\n')).toMatch(/index cache not written/);
     expect({ ...streamed, scanned_at: '' }).toEqual({ ...inMemory, scanned_at: '' });
-    // folders sort by code point: Alpha is kept, alpha is the duplicate, and the alias 'alpha' names Alpha
+    // both folders are their names and neither was served before: the first by path (code point) order, Alpha, is kept,
+    // alpha is the duplicate, and the alias 'alpha' names Alpha
     expect(streamed.tools.map((tool) => [tool.name, tool.aliases])).toEqual([['Alpha', []], ['beta', ['shared', 'second']]]);
-    expect(streamed.warnings).toEqual([expect.objectContaining({ file: 'tools/beta/TOOL.hdlp', code: 'ALIAS_CONFLICT' })]);
+    expect(streamed.warnings).toEqual([
+      expect.objectContaining({ file: 'tools/Alpha/TOOL.hdlp', code: 'CASE_TWIN' }),
+      expect.objectContaining({ file: 'tools/alpha/TOOL.hdlp', code: 'CASE_TWIN' }),
+      expect.objectContaining({ file: 'tools/beta/TOOL.hdlp', code: 'ALIAS_CONFLICT' }),
+    ]);
     expect(streamed.errors).toEqual(expect.arrayContaining([
       expect.objectContaining({ file: 'tools/late/TOOL.hdlp', line: 8, column: 10 }),
       expect.objectContaining({ file: 'tools/alpha/TOOL.hdlp', code: 'DUPLICATE_NAME' }),

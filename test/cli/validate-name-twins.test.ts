@@ -1,0 +1,25 @@
+// Task twin14: `hldp validate` says of two definitions claiming one name what a scan says (which is kept, and why),
+// and warns of folders differing only by case, which a checkout on macOS or Windows cannot hold both of.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useCliHome } from '../helpers/cli-home.js';
+import { commitFiles, git, initRepository, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { runCli } from '../helpers/run-cli.js';
+
+const home = useCliHome();
+
+describe('hldp validate over case twins', () => {
+  it('reports the one not kept as the scan does, and warns of both folders, in the working tree and --staged', async () => {
+    const repo = await initRepository(join(home.path, 'repo'));
+    await commitFiles(repo, { 'tools/hello/TOOL.hdlp': makeToolYaml('hello') });
+    await writeFiles(repo, { 'tools/Hello/TOOL.hdlp': makeToolYaml('Hello') });
+    await git(repo, 'add', '-A');
+    for (const args of [['validate', '.', '--json'], ['validate', '--staged', '.', '--json']]) {
+      const run = await runCli(args, { env: home.env, cwd: repo });
+      expect(run.code, args.join(' ')).toBe(1);
+      const { errors, warnings } = JSON.parse(run.stdout) as { errors: Array<{ file: string; code: string; message: string }>; warnings: Array<{ file: string; code: string }> };
+      expect(errors).toEqual([expect.objectContaining({ file: 'tools/hello/TOOL.hdlp', code: 'DUPLICATE_NAME', message: expect.stringContaining("tool name 'hello' is already taken by tools/Hello/TOOL.hdlp, kept because it is the first by path order") })]);
+      expect(warnings.filter((warning) => warning.code === 'CASE_TWIN').map((warning) => warning.file).sort()).toEqual(['tools/Hello/TOOL.hdlp', 'tools/hello/TOOL.hdlp']);
+    }
+  });
+});
