@@ -37,6 +37,32 @@ export function invisibleTextDiagnostics(path: string, text: string, value: Reco
   return diagnostics;
 }
 
+/**
+ * The same check for a file whose YAML is a part of it (a SKILL.md's front matter, its Markdown body after it, which
+ * reaches agents' prompts whole): a raw character is found anywhere in `text`, an escape in `value`, placed by `locator`.
+ */
+export function invisibleTextInFile(path: string, text: string, value: Record<string, unknown>, locator: Pick<Locator, 'locate'>): Diagnostic[] {
+  let starts: number[] | undefined;
+  const at = (offset: number): { line: number; column: number } => {
+    starts ??= lineStarts(text);
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (starts[middle]! <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return { line: low + 1, column: offset - starts[low]! + 1 };
+  };
+  return invisibleTextDiagnostics(path, text, value, { locate: (path, key) => locator.locate(path, key), at });
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let index = text.indexOf('\n'); index >= 0; index = text.indexOf('\n', index + 1)) starts.push(index + 1);
+  return starts;
+}
+
 // one entry a line: where its first hidden character is, and how many it holds
 function groupByLine(found: HiddenCharacter[], locator: Locator): Array<{ line: number; column: number; first: HiddenCharacter; count: number }> {
   const lines: Array<{ line: number; column: number; first: HiddenCharacter; count: number }> = [];

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type Picomatch from 'picomatch';
 import { isUnsupportedConstruct, re2Problem } from './re2-refusal.js';
 import type { ApprovalRule, Diagnostic, PolicyAccessRule, PolicyDefinition } from '../core/index.js';
+import { invisibleTextDiagnostics } from './invisible-text.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import { compileShapeChecker, type ShapeChecker } from './shape-checker.js';
 import { definitionText, hasErrors, readYamlMapping, type ParseOptions, type Reporter } from './yaml-mapping.js';
@@ -42,7 +43,9 @@ export function parsePolicy(file: DefinitionFile, options: ParseOptions = {}): P
   if (typeof value.name === 'string' && value.name !== file.folder) {
     report('NAME_MISMATCH', { path: ['name'], atKey: false, message: `'name' is '${value.name}' but the file is '${file.folder}.hdlp': rename one so they match` });
   }
-  if (hasErrors(report.diagnostics)) return { policy: null, diagnostics: report.diagnostics };
+  // a policy's reasons are shown to the people who approve calls: what its reviewer cannot see is refused, as in a tool
+  const hidden = invisibleTextDiagnostics(file.path, read.text, value, locator);
+  if (hasErrors(report.diagnostics) || hidden.length) return { policy: null, diagnostics: [...report.diagnostics, ...hidden] };
   const access = ((value.access ?? []) as Array<Omit<PolicyAccessRule, 'at'>>).map((rule, index) => ({ ...rule, at: at(locator, ['access', index]) }));
   const approval = ((value.approval ?? []) as Array<Omit<ApprovalRule, 'at'>>).map((rule, index) => ({ ...rule, at: at(locator, ['approval', index]) }));
   approval.forEach((rule, index) => checkApprovalRule(rule, index, report));

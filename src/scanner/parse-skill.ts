@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Diagnostic, SkillDefinition } from '../core/index.js';
+import { invisibleTextInFile } from './invisible-text.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import { compileShapeChecker, type ShapeChecker } from './shape-checker.js';
 import { definitionText, hasErrors, readYamlMapping, type ParseOptions } from './yaml-mapping.js';
@@ -44,7 +45,9 @@ export function parseSkill(file: DefinitionFile, options: ParseOptions = {}): Pa
   }
   const body = text.slice(match[0].length).trim();
   if (body === '') report('SCHEMA_VIOLATION', { path: [], atKey: false, message: 'SKILL.md has no body after its front matter: write the steps, commands and pitfalls an agent reads' });
-  if (hasErrors(report.diagnostics)) return { skill: null, diagnostics: report.diagnostics };
+  // the body reaches agents' prompts as written: what its reviewer cannot see is refused, front matter and body alike
+  const hidden = invisibleTextInFile(file.path, text, value, locator);
+  if (hasErrors(report.diagnostics) || hidden.length) return { skill: null, diagnostics: [...report.diagnostics, ...hidden] };
   const skill: SkillDefinition = {
     name: value.name as string,
     description: (value.description as string).replace(/\s+/g, ' ').trim(),

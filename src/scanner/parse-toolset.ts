@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Diagnostic, ToolsetDefinition } from '../core/index.js';
+import { invisibleTextDiagnostics } from './invisible-text.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import { compileShapeChecker, type ShapeChecker } from './shape-checker.js';
 import { definitionText, hasErrors, readYamlMapping, type ParseOptions } from './yaml-mapping.js';
@@ -31,7 +32,9 @@ export function parseToolset(file: DefinitionFile, options: ParseOptions = {}): 
   if (typeof value.name === 'string' && value.name !== file.folder) {
     report('NAME_MISMATCH', { path: ['name'], atKey: false, message: `'name' is '${value.name}' but the folder is '${file.folder}': rename one so they match` });
   }
-  if (hasErrors(report.diagnostics)) return { toolset: null, diagnostics: report.diagnostics };
+  // a toolset's description and hint reach agents as a tool's do: what a reviewer cannot see is refused alike
+  const hidden = invisibleTextDiagnostics(file.path, read.text, value, locator);
+  if (hasErrors(report.diagnostics) || hidden.length) return { toolset: null, diagnostics: [...report.diagnostics, ...hidden] };
   const tools = (value.tools as string[] | undefined) ?? [];
   const toolset: ToolsetDefinition = {
     name: value.name as string,
