@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Receipt } from '../core/index.js';
 import type { BatchOutcome } from './batch-writer.js';
+import type { MatchQuery } from './receipt-match.js';
 import type { PendingReceipt } from './receipt-rows.js';
 import type { ReceiptExcerpt, ReceiptSummary, ReceiptSummaryPage, RawField } from './receipt-summary.js';
 import type { SqlitePageQuery } from './sqlite-page.js';
@@ -36,6 +37,8 @@ export interface WriterConnection {
   summaries?(query: SqlitePageQuery): ReceiptSummaryPage;
   /** a bounded search's summaries, in one snapshot (SQLite) */
   search?(query: SqliteSearchQuery): ReceiptSummary[];
+  /** the summaries of the chosen rows that match, read and parsed in the thread (PostgreSQL) */
+  matches?(query: MatchQuery): Promise<ReceiptSummary[]>;
   close(): void | Promise<void>;
 }
 
@@ -43,6 +46,7 @@ export interface WriterConnection {
 export type ViewRequest =
   | { summaries: SqlitePageQuery }
   | { search: SqliteSearchQuery }
+  | { matches: MatchQuery }
   | { excerpt: { receipt: string; chars: number } }
   | { field: { receipt: string; name: RawField } };
 
@@ -112,6 +116,11 @@ export class ReceiptWriterThread {
   /** A bounded search run by the thread (SQLite): its scan of up to its bytes of stored text is done there. */
   search(query: SqliteSearchQuery): Promise<ReceiptSummary[]> {
     return this.#ask<ReceiptSummary[]>((id) => ({ id, view: { search: query } }));
+  }
+
+  /** The summaries of the rows of `query` that match it, read and parsed by the thread (PostgreSQL, whose json functions cannot read every stored text). */
+  matches(query: MatchQuery): Promise<ReceiptSummary[]> {
+    return this.#ask<ReceiptSummary[]>((id) => ({ id, view: { matches: query } }));
   }
 
   /** A receipt read and parsed by the thread, each string cut to `chars` there; undefined when there is none. */

@@ -51,6 +51,10 @@ async function answer(request: Exclude<WriterRequest, { close: true }>): Promise
 
 // what a view of calls asks: read, and parsed, here rather than on the gateway's event loop
 async function viewed(connection: WriterConnection, request: ViewRequest): Promise<unknown> {
+  if ('matches' in request) {
+    if (!connection.matches) throw new Error('this store reads its matches on its own connection');
+    return connection.matches(request.matches);
+  }
   if ('summaries' in request || 'search' in request) {
     if (!connection.summaries || !connection.search) throw new Error('this store reads its summaries on its own connection');
     return 'summaries' in request ? connection.summaries(request.summaries) : connection.search(request.search);

@@ -4,13 +4,15 @@ import { canonicalReceiptText, GENESIS } from '../receipt-chain.js';
 import { fitInBytes, pageOf, searchRowsOf, sinceMs, startedMs, type PendingReceipt } from '../receipt-rows.js';
 import { isLargeReceipt, LARGE_RECEIPT_CHARACTERS, type ReceiptWriterThread, type ThreadItem } from '../receipt-writer-thread.js';
 import { PRUNE_BATCH, prunablePrefix } from '../retention.js';
-import { excerptOf, rawFieldOf, summaryOfReceipt, type RawField, type ReceiptExcerpt, type ReceiptSummary, type ReceiptSummaryPage } from '../receipt-summary.js';
+import { excerptOf, rawFieldOf, type RawField, type ReceiptExcerpt, type ReceiptSummary, type ReceiptSummaryPage } from '../receipt-summary.js';
+import type { MatchQuery } from '../receipt-match.js';
 import type { ChainLink, ChainReport, PruneResult, ReceiptPage, ReceiptQuery, ReceiptStore, ReceiptTextPage, RetentionPolicy } from '../store.js';
 import type { Database } from './database.js';
 import { walkPostgresChain } from './postgres-chain-walk.js';
 import { PostgresTable } from './postgres-table.js';
 import { LOCKS } from './postgres-migrations.js';
 import { appendPostgresReceipts } from './receipt-append.js';
+import { codeIs, mayMatch, postgresText, readMatches, summariseMatches } from './postgres-receipt-reads.js';
 
 /**
  * Receipts in PostgreSQL, one hash chain for every instance: each batch of receipts is linked under one
@@ -57,34 +59,50 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
   }
 
   async get(id: string): Promise<Receipt | undefined> {
+    // an id holding U+0000 names no stored receipt (PostgreSQL's text holds none): asked, the driver's query failed
+    if (!postgresText(id)) return undefined;
     const [row] = await this.sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE id = ${id}`;
     return row ? (JSON.parse(row.body) as Receipt) : undefined;
   }
 
   async getText(id: string, options: { caller?: string } = {}): Promise<string | Uint8Array | undefined> {
-    const caller = options.caller ?? null;
     // its size first (octet_length reads a stored text's length, not the text)
-    const [size] = await this.sql<Array<{ bytes: number }>>`SELECT octet_length(body) AS bytes FROM receipts WHERE id = ${id} AND (${caller}::text IS NULL OR caller = ${caller})`;
-    if (!size) return undefined;
+    const size = await this.#size(id, options.caller);
+    if (size === undefined) return undefined;
     // read by the writer thread, its bytes handed over: the driver here made one Buffer and one string of the whole row
     // in one turn of the event loop
-    if (this.#thread && size.bytes > LARGE_RECEIPT_CHARACTERS) return this.#thread.read(id);
+    if (this.#thread && size > LARGE_RECEIPT_CHARACTERS) return this.#thread.read(id);
     const [row] = await this.sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE id = ${id}`;
     return row?.body;
   }
 
-  /** the filters of a query other than its text, as SQL conditions each starting with AND */
+  /**
+   * The filters of a query other than its text, as SQL conditions each starting with AND. A value holding U+0000 is
+   * no column's (such a receipt is refused, receipt-append.ts) and no code's: it matches nothing, as on SQLite, where
+   * as a parameter it failed the query.
+   */
   #filtersOf(query: ReceiptQuery) {
     const sql = this.sql;
     const since = query.since === undefined ? undefined : sinceMs(query.since);
+    const equals = (column: 'tool' | 'caller' | 'session', value: string | undefined) =>
+      value === undefined ? sql`` : postgresText(value) ? sql`AND ${sql(column)} = ${value}` : sql`AND false`;
     return sql`
         ${query.status ? sql`AND ok = ${query.status === 'ok'}` : sql``}
-        ${query.tool !== undefined ? sql`AND tool = ${query.tool}` : sql``}
-        ${query.caller !== undefined ? sql`AND caller = ${query.caller}` : sql``}
-        ${query.session !== undefined ? sql`AND session = ${query.session}` : sql``}
+        ${equals('tool', query.tool)} ${equals('caller', query.caller)} ${equals('session', query.session)}
         ${since !== undefined ? sql`AND started_ms >= ${since}` : sql``}
         ${query.until !== undefined ? sql`AND started_ms <= ${sinceMs(query.until)}` : sql``}
-        ${query.code !== undefined ? sql`AND (body::json->>'code') = ${query.code}` : sql``}`;
+        ${query.code === undefined ? sql`` : postgresText(query.code) ? codeIs(sql, query.code) : sql`AND false`}`;
+  }
+
+  /** The rows of a page that fit in `maxBytes` (their sizes read, not their text), on `sql` (a snapshot's transaction). */
+  async #pageRows(sql: Database, query: ReceiptQuery, maxBytes: number): Promise<{ rows: MatchQuery['rows']; more: boolean; endedEarly: boolean }> {
+    const { limit, offset } = pageOf(query);
+    const found = await sql<Array<{ seq: number; bytes: number }>>`
+      SELECT seq, octet_length(body) AS bytes FROM receipts WHERE true ${this.#filtersOf(query)}
+      ORDER BY started_ms DESC, seq DESC LIMIT ${limit + 1} OFFSET ${offset}`;
+    const rows = found.map((row) => ({ seq: Number(row.seq), bytes: Number(row.bytes) }));
+    const { taken, more, endedEarly } = fitInBytes(rows.map((row) => row.bytes), limit, maxBytes);
+    return { rows: rows.slice(0, taken), more, endedEarly };
   }
 
   async page(query: ReceiptQuery, maxBytes: number): Promise<ReceiptPage> {
@@ -97,36 +115,66 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
    * length, not the text), then the text of only the rows that fit in `maxBytes`.
    */
   async pageTexts(query: ReceiptQuery, maxBytes: number): Promise<ReceiptTextPage> {
-    const { limit, offset } = pageOf(query);
     return this.sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (sql) => {
-      const rows = await sql<Array<{ seq: string; bytes: number }>>`
-        SELECT seq, octet_length(body) AS bytes FROM receipts WHERE true ${this.#filtersOf(query)}
-        ORDER BY started_ms DESC, seq DESC LIMIT ${limit + 1} OFFSET ${offset}`;
-      const { taken, more, endedEarly } = fitInBytes(rows.map((row) => Number(row.bytes)), limit, maxBytes);
-      const seqs = rows.slice(0, taken).map((row) => row.seq);
+      const { rows, more, endedEarly } = await this.#pageRows(sql as unknown as Database, query, maxBytes);
+      const seqs = rows.map((row) => row.seq);
       const bodies = seqs.length === 0 ? [] : await sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE seq = ANY(${seqs}::bigint[]) ORDER BY started_ms DESC, seq DESC`;
       return { texts: bodies.map((row) => row.body), more, endedEarly };
     });
   }
 
   /**
-   * As `page`, each receipt summarised here: PostgreSQL's json functions (->>, json_each) refuse a stored text holding
-   * \u0000 anywhere ("unsupported Unicode escape sequence"), so a list read by them would fail over a call whose output
-   * had a NUL. Still parsed on the event loop on PostgreSQL (a page is at most `maxBytes`, or its one first receipt).
+   * As `page`, each receipt summarised from its parsed text (PostgreSQL's json functions, `->>`, refuse a stored text
+   * holding `\u0000` or a lone surrogate's escape anywhere: a list read by them failed over a call whose output had a
+   * NUL). The rows are chosen here, sizes only; a page with more stored text than a large receipt is read and parsed by
+   * the writer thread, where its page of 4 MiB (or one receipt of any size) was read and parsed on this event loop.
    */
   async pageSummaries(query: ReceiptQuery, maxBytes: number): Promise<ReceiptSummaryPage> {
-    const { receipts, more, endedEarly } = await this.page(query, maxBytes);
-    return { summaries: receipts.map(summaryOfReceipt), more, endedEarly };
+    const { rows, more, endedEarly } = await this.#pageRows(this.sql, query, maxBytes);
+    return { summaries: await this.#summarise({ rows, skip: 0, take: rows.length }), more, endedEarly };
   }
 
-  /** The bounded search of `list`, its finds summarised here (as `list` parsed them). */
+  /** A bounded search: its rows chosen by the database (`#searchRows`), its matches decided and summarised by `#summarise`. */
   async searchSummaries(query: ReceiptQuery & { searchRows: number; searchBytes: number }): Promise<ReceiptSummary[]> {
-    return (await this.list(query)).map(summaryOfReceipt);
+    return this.#summarise(await this.#searchRows(query));
   }
 
-  /** a receipt's stored size, its caller's if given; undefined when there is none */
+  /** The matches of `match` summarised: read and parsed by the writer thread when their stored text is more than a large receipt's, else here. */
+  #summarise(match: MatchQuery): Promise<ReceiptSummary[]> {
+    const bytes = match.rows.reduce((sum, row) => sum + row.bytes, 0);
+    if (this.#thread && bytes > LARGE_RECEIPT_CHARACTERS) return this.#thread.matches(match);
+    return summariseMatches(this.sql, match);
+  }
+
+  /**
+   * The rows a search reads, in one snapshot: the newest that meet the column filters (at most searchRows, and
+   * searchBytes of stored text: their sizes are read first, not their text; all of them when unbounded), then of those
+   * the ones whose stored text may hold the text and the code (`mayMatch`: substrings, no json function), sizes only.
+   * The parsed receipts decide (`receiptMatches`), and the page's offset and limit are counted among those that match.
+   */
+  async #searchRows(query: ReceiptQuery): Promise<MatchQuery> {
+    const { limit, offset } = pageOf(query);
+    const searchRows = searchRowsOf(query);
+    const wanted = { ...(query.text ? { text: query.text } : {}), ...(query.code === undefined ? {} : { code: query.code }) };
+    const filters = this.#filtersOf({ ...query, code: undefined });
+    const rows = await this.sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (sql) => {
+      if (searchRows === undefined) {
+        return sql<Array<{ seq: number; bytes: number }>>`SELECT seq, octet_length(body) AS bytes FROM receipts WHERE true ${filters} ${mayMatch(this.sql, wanted)} ORDER BY started_ms DESC, seq DESC`;
+      }
+      const candidates = await sql<Array<{ seq: number; bytes: number }>>`
+        SELECT seq, octet_length(body) AS bytes FROM receipts WHERE true ${filters} ORDER BY started_ms DESC, seq DESC LIMIT ${searchRows}`;
+      const { taken } = fitInBytes(candidates.map((row) => Number(row.bytes)), candidates.length, query.searchBytes ?? Number.POSITIVE_INFINITY);
+      const seqs = candidates.slice(0, taken).map((row) => row.seq);
+      return sql<Array<{ seq: number; bytes: number }>>`SELECT seq, octet_length(body) AS bytes FROM receipts
+        WHERE seq = ANY(${seqs}::bigint[]) ${mayMatch(this.sql, wanted)} ORDER BY started_ms DESC, seq DESC`;
+    });
+    return { rows: rows.map((row) => ({ seq: Number(row.seq), bytes: Number(row.bytes) })), ...wanted, skip: offset, take: limit };
+  }
+
+  /** a receipt's stored size, its caller's if given; undefined when there is none (an id or caller holding U+0000 names none) */
   async #size(id: string, caller: string | undefined): Promise<number | undefined> {
     const who = caller ?? null;
+    if (!postgresText(id) || (who !== null && !postgresText(who))) return undefined;
     const [size] = await this.sql<Array<{ bytes: number }>>`SELECT octet_length(body) AS bytes FROM receipts WHERE id = ${id} AND (${who}::text IS NULL OR caller = ${who})`;
     return size === undefined ? undefined : Number(size.bytes);
   }
@@ -149,29 +197,11 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
   }
 
   async list(query: ReceiptQuery = {}): Promise<Receipt[]> {
-    const sql = this.sql;
+    // a text or a code is looked for as a search does (the database cannot read them out of every stored text)
+    if (query.text || query.code !== undefined) return readMatches(this.sql, await this.#searchRows(query), (receipt) => receipt);
     const { limit, offset } = pageOf(query);
-    const searchRows = searchRowsOf(query);
-    const search = query.text ? sql`(strpos(lower(coalesce(body::json->>'output', '')), lower(${query.text})) > 0 OR strpos(lower(coalesce(body::json->>'error', '')), lower(${query.text})) > 0)` : undefined;
-    const filtered = sql`
-      SELECT body, started_ms, seq FROM receipts
-      WHERE true ${this.#filtersOf(query)}
-        ${search && searchRows === undefined ? sql`AND ${search}` : sql``}
-      ORDER BY started_ms DESC, seq DESC`;
-    // a bounded search reads the newest rows that meet the other filters (at most searchRows, and searchBytes of
-    // stored text: their sizes are read first, not their text), then looks for the text in those alone, in one snapshot
-    // the code, read from the body as the text is, is looked for in those rows alone too (review J F3)
-    const rows = (search || query.code !== undefined) && searchRows !== undefined
-      ? await sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (sql) => {
-          const candidates = await sql<Array<{ seq: string; bytes: number }>>`
-            SELECT seq, octet_length(body) AS bytes FROM receipts WHERE true ${this.#filtersOf({ ...query, code: undefined })} ORDER BY started_ms DESC, seq DESC LIMIT ${searchRows}`;
-          const { taken } = fitInBytes(candidates.map((row) => Number(row.bytes)), candidates.length, query.searchBytes ?? Number.POSITIVE_INFINITY);
-          const seqs = candidates.slice(0, taken).map((row) => row.seq);
-          return sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE seq = ANY(${seqs}::bigint[])
-            ${query.code !== undefined ? sql`AND (body::json->>'code') = ${query.code}` : sql``} ${search ? sql`AND ${search}` : sql``}
-            ORDER BY started_ms DESC, seq DESC LIMIT ${limit} OFFSET ${offset}`;
-        })
-      : await sql<Array<{ body: string }>>`${filtered} LIMIT ${limit} OFFSET ${offset}`;
+    const rows = await this.sql<Array<{ body: string }>>`
+      SELECT body FROM receipts WHERE true ${this.#filtersOf(query)} ORDER BY started_ms DESC, seq DESC LIMIT ${limit} OFFSET ${offset}`;
     return rows.map((row) => JSON.parse(row.body) as Receipt);
   }
 

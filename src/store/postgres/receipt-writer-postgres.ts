@@ -1,6 +1,7 @@
 import type { WriterConnection } from '../receipt-writer-thread.js';
 import { connect, type ConnectOptions } from './database.js';
 import { appendPostgresReceipts } from './receipt-append.js';
+import { summariseMatches } from './postgres-receipt-reads.js';
 
 /**
  * The receipt writer thread's connection to the store's PostgreSQL database (one, named apart in pg_stat_activity):
@@ -27,6 +28,7 @@ export async function postgresWriter(options: Omit<ConnectOptions, 'poolMax'>): 
       const [row] = await sql<Array<{ body: string }>>`SELECT body FROM receipts WHERE id = ${id}`;
       return row?.body ?? null;
     },
+    matches: (query) => summariseMatches(sql, query),
     close: () => sql.end({ timeout: 5 }),
   };
 }
