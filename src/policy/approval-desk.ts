@@ -4,6 +4,7 @@ import { canonicalJson, hashParams, type ApprovalDecision, type ApprovalQuery, t
 import { approvalNotFound, confirmationRequired, confirmOutcome, type ApprovalAnswer, type ApprovalRequested, type ConfirmOutcome } from './approval-answer.js';
 import type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
 import { approvalPage, maySeeApproval } from './approval-page.js';
+import { placeProblem } from './run-place.js';
 import { deciderProblem, nobodyElseDecides, type PolicyDecision } from './approval-rules.js';
 import { ApprovalSettlement, lapsedRun, linkOf } from './approval-settlement.js';
 import { ApprovalWaiters } from './approval-waiters.js';
@@ -51,7 +52,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const token = decision.selfApproval ? `hldp_confirm_${randomBytes(24).toString('base64url')}` : undefined;
     const record = await this.#host.store.approvals.create({
       caller, session, tool: tool.name, method: tool.method, executor: tool.executor, params, commit: registry.index.commit,
-      rule: { where: decision.rule?.where ?? null, reason: decision.reason, self_approval: decision.selfApproval, approvers: decision.approvers, elicit: decision.elicit, judged: judgedAgainst(registry.index, tool) },
+      rule: { where: decision.rule?.where ?? null, reason: decision.reason, self_approval: decision.selfApproval, approvers: decision.approvers, elicit: decision.elicit, judged: judgedAgainst(registry.index, tool), place: this.#host.place },
       timeoutMs, ...(token ? { tokenHash: hashToken(token) } : {}),
       ttlMs: decision.expiresInMs ?? this.#host.ttlMs,
     });
@@ -212,6 +213,9 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   async #approve(record: ApprovalRecord, decider: Decider, reason: string | null, via: ApprovalDecision['via'], options: DecideOptions): Promise<ApprovalAnswer> {
     // a change to what the request was judged against (the tool's definition, the policies) is refused, not forwarded;
     // any other commit (a README, another tool) leaves it decidable (review userX, X3)
+    // first: a process that would run the call elsewhere than its gateway decides nothing
+    const elsewhere = placeProblem(record, this.#host.place, options.leaveIfElsewhere === true);
+    if (elsewhere !== undefined) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: elsewhere };
     const registry = this.#host.registry();
     const lookup = registry.matcher.lookup(record.tool, record.params);
     const changed = changedSince(record, registry.index, lookup.found ? lookup.tool : undefined);

@@ -17,6 +17,21 @@ export interface ApprovalTerms {
   elicit: boolean;
   /** what the decision was made against; absent on a request stored before it was kept (its commit binds it then) */
   judged?: JudgedAgainst;
+  /**
+   * Where the call runs, as the process that filed it runs calls: an approver's process that runs it elsewhere is
+   * refused. Absent on a request stored before it was kept: then no one-shot CLI runs it (its place is unknown)
+   */
+  place?: RunPlace;
+}
+
+/** What a run's effects depend on that two processes sharing a store may differ in: where it runs and how it is confined. */
+export interface RunPlace {
+  /** the workspace (workspace_root, HLDP_WORKSPACE, else the current folder), absolute, symlinks resolved */
+  workspace: string;
+  /** sandbox mode (`sandbox.mode`) */
+  sandbox: string;
+  /** who a root process's local tools run as (`sandbox.run_as`), or null when unset */
+  run_as: string | null;
 }
 
 /** The git object ids a request was judged against: only a change to these outdates it, not any commit. */

@@ -34,6 +34,7 @@ export type {
   ApprovalStore,
   ApprovalTerms,
   JudgedAgainst,
+  RunPlace,
   ApprovalVia,
   NewApproval,
 } from './approval-store.js';

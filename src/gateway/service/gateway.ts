@@ -23,6 +23,7 @@ import { sessionStep } from './session-step.js';
 import { sessionStoreOf } from './session-store-of.js';
 import { tooDeepParams } from './unknown-tool.js';
 import { usageStep } from './usage-step.js';
+import { runPlace } from './run-place.js';
 import { RegistrySwap, type Registry, type RescanResult } from './registry-swap.js';
 import { ReceiptKeeper } from './receipt-keeper.js';
 import { LaterWrites } from './later-writes.js';
@@ -97,6 +98,7 @@ export class Gateway {
       maxPendingPerCaller: config.maxPendingPerCaller,
       // who runs an approved call, as a person reading an interrupted run's receipt needs to find it
       runner: { by: `${hostname()} pid ${process.pid} (instance ${this.instanceId})`, leaseMs: config.approvalRunLeaseMs },
+      place: runPlace(config),
       deadline: (tool, requestedMs) => chooseDeadline(tool, requestedMs, config.maxCallTimeoutMs),
       run: (registry, tool, params, approval, timeoutMs, who) => this.keeper.run(registry, tool, params, approval, timeoutMs, who),
       callerProblem: (registry, tool, record) => this.callerProblem(registry, tool, record.caller, record.params),
