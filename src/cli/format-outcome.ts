@@ -85,7 +85,7 @@ export function receiptDetail(receipt: Receipt): string {
     `tool      ${receipt.tool} (${receipt.executor}/${receipt.method}) at commit ${receipt.commit}`,
     `started   ${receipt.started_at}  finished ${receipt.finished_at}  ${receipt.duration_ms} ms`,
     `result    ${receipt.ok ? 'ok' : `FAILED ${receipt.code ?? ''}`}  exit ${receipt.exit_code ?? '-'}  signal ${receipt.signal ?? '-'}  timed out ${receipt.timed_out ? 'yes' : 'no'}  cut ${receipt.cut_bytes} of ${receipt.output_bytes} bytes`,
-    ...(receipt.confirmation ? [`confirmed ${receipt.confirmation}`] : []),
+    ...(receipt.confirmation ? [`request   ${requestLink(receipt)}`] : []),
     ...(receipt.source ? [`source    ${receipt.source.repository} on ${receipt.source.host}${receipt.source.url ? ` (${receipt.source.url})` : ''}`] : []),
     `params    ${JSON.stringify(receipt.params)}`,
     '--- output ---',
@@ -103,4 +103,12 @@ export function receiptDetail(receipt: Receipt): string {
 function stripKind<T extends { kind: string }>(outcome: T): Omit<T, 'kind'> {
   const { kind: _kind, ...rest } = outcome;
   return rest;
+}
+
+// the request a call went through and how it was decided: "confirmed" labelled a denied or expired one too (review userY, Y7)
+function requestLink(receipt: Receipt): string {
+  const approval = receipt.approval;
+  if (!approval) return `${receipt.confirmation}`;
+  const how = approval.status === 'expired' ? 'expired, decided by no one' : `${approval.status}${approval.decided_by ? ` by ${approval.decided_by}` : ''}`;
+  return `${receipt.confirmation} (${how})`;
 }

@@ -74,7 +74,7 @@ export class ReceiptKeeper {
       const secrets = told ? secretsOf(targets) : [];
       context = { ...targets, ...(options.caller ? { caller: options.caller } : {}), ...(told ? { onProgress: (update: ProgressUpdate) => told(redactValue(update, secrets)) } : {}) };
       result = stoppedByGateway(await execute(tool, params, context), this.#stopping.signal.aborted && !options.signal?.aborted);
-      if (result.code === 'TIMEOUT') result = { ...result, error: `${result.error ?? 'timed out'}${timeoutNote(definition, timeoutMs, this.maxCallTimeoutMs)}` };
+      if (result.code === 'TIMEOUT') result = { ...result, error: noted(result.error ?? 'timed out', timeoutNote(definition, timeoutMs, this.maxCallTimeoutMs)) };
     } finally {
       run.done();
     }
@@ -174,4 +174,13 @@ function stoppedByGateway(result: ExecutionResult, stopped: boolean): ExecutionR
   if (!stopped || result.code !== 'CANCELLED' || result.error === null) return result;
   // a gatekeeper's run names the gatekeeper first (`gatekeeper 'default': cancelled by the caller`)
   return { ...result, error: result.error.replace(/^((?:gatekeeper '[^']*': )?)cancelled by the caller/, '$1cancelled: the gateway was stopped before the call ended') };
+}
+
+/**
+ * The gateway's note on a TIMEOUT put at the end of the executor's own first line, before the tool's raw stderr that
+ * follows it: appended at the very end, it read as the tool's last stderr line, after 64 KiB of it (review userY, Y4).
+ */
+function noted(error: string, note: string): string {
+  const end = error.indexOf('\n');
+  return end < 0 ? `${error}${note}` : `${error.slice(0, end)}${note}${error.slice(end)}`;
 }
