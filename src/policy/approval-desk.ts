@@ -213,8 +213,8 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   async #approve(record: ApprovalRecord, decider: Decider, reason: string | null, via: ApprovalDecision['via'], options: DecideOptions): Promise<ApprovalAnswer> {
     // a change to what the request was judged against (the tool's definition, the policies) is refused, not forwarded;
     // any other commit (a README, another tool) leaves it decidable (review userX, X3)
-    // first: a process that would run the call elsewhere than its gateway decides nothing
-    const elsewhere = placeProblem(record, this.#host.place, options.leaveIfElsewhere === true);
+    // first: a one-shot process that would run the call elsewhere than the gateway that filed it decides nothing
+    const elsewhere = options.leaveIfElsewhere ? placeProblem(record, this.#host.place) : undefined;
     if (elsewhere !== undefined) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: elsewhere };
     const registry = this.#host.registry();
     const lookup = registry.matcher.lookup(record.tool, record.params);

@@ -11,14 +11,14 @@ const SETTINGS: ReadonlyArray<{ key: keyof RunPlace; what: string; set: string }
  * Why this process may not run an approved request's call (undefined: it may): the request was filed by a process
  * that runs calls elsewhere — another workspace, another sandbox — and the approver's process would run the agent's
  * call against its own (`hldp approvals approve` from a person's home folder ran it there, read and wrote their files:
- * review userY, Y8). A request stored before its place was kept is run only by a serving gateway (`oneShot` false),
- * as it was before; a one-shot CLI cannot tell where it was meant to run, and says so.
+ * review userY, Y8). Asked of one-shot CLI processes only: serving instances of one deployment run each other's
+ * approved requests (the run lease lets any of them pick a run up), as they did. A request stored before its place
+ * was kept cannot be placed: the CLI leaves it to a gateway, and says so.
  */
-export function placeProblem(record: ApprovalRecord, here: RunPlace, oneShot: boolean): string | undefined {
+export function placeProblem(record: ApprovalRecord, here: RunPlace): string | undefined {
   const decideThere = `decide it at the gateway that filed it (its console, POST /v1/approvals/${record.id}/approve, or for a confirmation token POST /v1/confirm)`;
   const there = record.rule.place;
   if (there === undefined) {
-    if (!oneShot) return undefined;
     return `request '${record.id}' was filed before requests recorded where their call runs (the gateway's workspace and sandbox), so this process cannot tell whether its own (workspace ${here.workspace}) is that one; nothing was decided, it stays pending (until ${record.expires_at}): ${decideThere}`;
   }
   const differing = SETTINGS.filter(({ key }) => there[key] !== here[key]);
