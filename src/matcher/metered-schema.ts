@@ -117,9 +117,30 @@ function ownCost(schema: SchemaObject | undefined): Cost {
     if (ANNOTATIONS.has(key)) continue;
     // a list is checked entry by entry (`required`, `enum`), a constant compared as deep as it goes
     if (key === 'enum' || key === 'const') units += Math.ceil(JSON.stringify(value ?? null).length / 16);
-    else units += Array.isArray(value) ? value.length : 1;
+    else if (Array.isArray(value)) units += value.length + (key === 'prefixItems' ? defaultsSize(value) : 0);
+    // a map's every entry is looked at on each value, present or not: `properties` of K names, `dependentRequired`
+    // and its lists, `dependentSchemas` (review Y, Y1: 100,000 `{}` against 2,000 of them held the gateway 26 s)
+    else if (isObject(value) && !DEFINITIONS.has(key)) units += Object.keys(value).length + (key === 'dependentRequired' ? listsSize(value) : 0) + (key === 'properties' ? defaultsSize(Object.values(value)) : 0);
+    else units += 1;
   }
   return { units, text: READS_TEXT.filter((key) => key in schema).length, unique: schema['uniqueItems'] === true ? 1 : 0 };
+}
+
+const DEFINITIONS = new Set(['$defs', 'definitions']);
+
+// ajv (useDefaults) writes a fresh copy of a property's or item's `default` into each value that lacks it: charged by
+// its JSON text, a unit a character, since each copy is memory too (review Y, Y3: a 10 KB default and 90 KB of `{}`
+// filled the heap and the gateway died)
+function defaultsSize(subschemas: readonly unknown[]): number {
+  let size = 0;
+  for (const subschema of subschemas) if (isObject(subschema) && 'default' in subschema) size += JSON.stringify(subschema['default'] ?? null).length;
+  return size;
+}
+
+function listsSize(map: SchemaObject): number {
+  let size = 0;
+  for (const list of Object.values(map)) if (Array.isArray(list)) size += list.length;
+  return size;
 }
 
 function sum(costs: Array<Cost | undefined>): Cost | undefined {

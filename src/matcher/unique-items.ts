@@ -1,5 +1,6 @@
 import type { FuncKeywordDefinition } from 'ajv/dist/types/index.js';
 import equal from 'ajv/dist/runtime/equal.js';
+import { charge } from './params-work.js';
 
 // JSON Schema's `uniqueItems`, checked in time linear in the array's size (review V, V4). ajv's own code hashes the
 // items only when the schema's `items` gives them scalar types; otherwise (no `items`, or items that may be objects or
@@ -69,18 +70,24 @@ function objectKey(object: Record<string, unknown>): string | undefined {
  * such earlier one), or undefined when all are distinct: one pass keyed by each item's canonical text. Items JSON
  * cannot give (only an in-process caller's) are compared pairwise, as ajv does.
  */
-export function duplicateItems(items: readonly unknown[]): DuplicatePair | undefined {
+export function duplicateItems(items: readonly unknown[], instancePath = ''): DuplicatePair | undefined {
   const latest = new Map<string, number>();
   let found: DuplicatePair | undefined;
   for (let i = 0; i < items.length; i++) {
     const key = itemKey(items[i]);
     if (key === undefined) return pairwise(items);
+    // each item's text is made whole, so the check costs the array's size, not its length: charged as it goes, since
+    // `allOf: [{uniqueItems: true}, …]` makes it again for each copy (review Y, Y2: 47 s for a 400 KB call)
+    charge(key.length * UNIQUE_UNITS_PER_CHARACTER, instancePath, () => `uniqueItems over its items' ${items.length.toLocaleString('en-US')} texts`);
     const j = latest.get(key);
     if (j !== undefined) found = { i, j };
     latest.set(key, i);
   }
   return found;
 }
+
+// building an item's text costs about two units a character: a 400 KB item took ~150 ms at load ~25 (review Y, Y2)
+const UNIQUE_UNITS_PER_CHARACTER = 2;
 
 function pairwise(items: readonly unknown[]): DuplicatePair | undefined {
   for (let i = items.length - 1; i > 0; i--) {
@@ -89,11 +96,11 @@ function pairwise(items: readonly unknown[]): DuplicatePair | undefined {
   return undefined;
 }
 
-type KeywordCheck = ((schema: unknown, data: unknown) => boolean) & { errors?: Array<{ keyword: string; message: string; params: DuplicatePair }> };
+type KeywordCheck = ((schema: unknown, data: unknown, parent?: unknown, context?: { instancePath: string }) => boolean) & { errors?: Array<{ keyword: string; message: string; params: DuplicatePair }> };
 
-const check: KeywordCheck = (schema, data) => {
+const check: KeywordCheck = (schema, data, _parent, context) => {
   if (schema !== true || !Array.isArray(data)) return true;
-  const pair = duplicateItems(data);
+  const pair = duplicateItems(data, context?.instancePath ?? '');
   if (pair === undefined) return true;
   check.errors = [{ keyword: 'uniqueItems', message: `must NOT have duplicate items (items ## ${pair.j} and ${pair.i} are identical)`, params: pair }];
   return false;
