@@ -28,11 +28,13 @@ export function revealHidden(text: string): string {
   return text.replace(HIDDEN_OR_CONTROL, visibleEscape);
 }
 
-// every character a definition may not hold as it is, before the context that allows a joiner is looked at: the
-// controls but tab and line feed, the format characters (bidi controls, zero-width characters, tags, the soft hyphen, …),
-// lone surrogates, the line and paragraph separators, what HIDDEN_CHARACTER_CLASS adds (the Hangul fillers), and a run
-// of variation selectors (one picks a glyph's form; a run of them carries bytes no one sees)
-const INVISIBLE_SOURCE = `[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\p{Cf}\\p{Cs}\\p{Zl}\\p{Zp}${HIDDEN_CHARACTER_CLASS}]|[\\ufe00-\\ufe0f\\u{e0100}-\\u{e01ef}]{2,}`;
+// every character a definition may not hold as it is, before the context that allows a joiner or a variation selector
+// is looked at: a run of variation selectors (one picks a glyph's form; a run carries bytes no one sees), the controls
+// but tab and line feed, the format characters (bidi controls, zero-width characters, tags, the soft hyphen, …), lone
+// surrogates, the line and paragraph separators, every default-ignorable code point (what a renderer shows nothing for:
+// the combining grapheme joiner, Khmer's inherent vowels, Mongolian's selectors, the unassigned tags up to U+E0FFF;
+// review Y, Y5) and what HIDDEN_CHARACTER_CLASS adds (the Hangul fillers)
+const INVISIBLE_SOURCE = `[\\ufe00-\\ufe0f\\u{e0100}-\\u{e01ef}]{2,}|[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\p{Cf}\\p{Cs}\\p{Zl}\\p{Zp}\\p{Default_Ignorable_Code_Point}${HIDDEN_CHARACTER_CLASS}]`;
 
 /** {@link INVISIBLE_SOURCE} for `String.replace`: the characters a writer of definitions must escape (joiners included). */
 export const INVISIBLE_CHARACTERS = new RegExp(INVISIBLE_SOURCE, 'gu');
@@ -69,6 +71,7 @@ export function hiddenCharacters(text: string): HiddenCharacter[] {
     const codePoint = match[0].codePointAt(0)!;
     if (codePoint === 0x0d && text[index + 1] === '\n') continue;
     if ((codePoint === 0x200c || codePoint === 0x200d) && joins(text, index)) continue;
+    if ([...match[0]].length === 1 && isVariationSelector(codePoint) && picksAVariant(text, index, codePoint)) continue;
     found.push({ index, codePoint });
   }
   return found;
@@ -82,6 +85,22 @@ function joins(text: string, index: number): boolean {
   return [previous, next].every((character) => character.codePointAt(0)! > 0x7f && JOINABLE.test(character));
 }
 
+const isVariationSelector = (code: number): boolean => (code >= 0xfe00 && code <= 0xfe0f) || (code >= 0xe0100 && code <= 0xe01ef) || (code >= 0x180b && code <= 0x180f && code !== 0x180e);
+
+// what a single variation selector may follow: an emoji or symbol (❤️, ☺︎), a mathematical sign, a CJK ideograph (the
+// ideographic variation sequences of Japanese names), and for Mongolian's free selectors a Mongolian letter; never a
+// Latin letter or digit, where one selector a letter carries a byte no one sees (review Y, Y5)
+const VARIANT_BASE = /^[\p{Extended_Pictographic}\p{Emoji_Presentation}\p{So}\p{Sm}\p{Ideographic}]$/u;
+const MONGOLIAN = /^\p{Script=Mongolian}$/u;
+
+function picksAVariant(text: string, index: number, codePoint: number): boolean {
+  const before = text.codePointAt(index - 1);
+  if (before === undefined) return false;
+  const previous = before >= 0xdc00 && before <= 0xdfff && index >= 2 ? String.fromCodePoint(text.codePointAt(index - 2)!) : String.fromCodePoint(before);
+  if (codePoint >= 0x180b && codePoint <= 0x180f) return MONGOLIAN.test(previous);
+  return previous.codePointAt(0)! > 0x7f && VARIANT_BASE.test(previous);
+}
+
 /** What kind of hidden character `codePoint` is, for a message: "U+202E (a bidirectional control)". */
 export function describeHidden(codePoint: number): string {
   const name = `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -89,7 +108,7 @@ export function describeHidden(codePoint: number): string {
     codePoint >= 0xe0000 && codePoint <= 0xe007f ? 'a tag character, which spells ASCII no one sees'
     : (codePoint >= 0x202a && codePoint <= 0x202e) || (codePoint >= 0x2066 && codePoint <= 0x2069) || codePoint === 0x200e || codePoint === 0x200f || codePoint === 0x061c ? 'a bidirectional control, which reorders the text around it'
     : (codePoint >= 0x200b && codePoint <= 0x200d) || codePoint === 0x2060 || codePoint === 0xfeff ? 'a zero-width character'
-    : (codePoint >= 0xfe00 && codePoint <= 0xfe0f) || (codePoint >= 0xe0100 && codePoint <= 0xe01ef) ? 'the first of a run of variation selectors'
+    : (codePoint >= 0xfe00 && codePoint <= 0xfe0f) || (codePoint >= 0xe0100 && codePoint <= 0xe01ef) ? 'a variation selector after a character without variants, or the first of a run of them'
     : codePoint <= 0x9f ? 'a control character'
     : 'an invisible or format character';
   return `${name} (${kind})`;

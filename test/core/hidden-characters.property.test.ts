@@ -6,7 +6,7 @@ import { hiddenCharacters } from '../../src/core/index.js';
 // definitions, at every cold scan): that quick look must never miss what the full one finds. A C1 control (NEL)
 // appended forces the full look, and is itself found last; everything before it must be found alike.
 const VISIBLE = ['a', ' ', '\t', '\n', 'é', 'ж', 'Ω', '—', '“', '→', '、', 'ア', '查', '한', '，'];
-const HIDDEN = ['\r', '\u00ad', '\u200b', '\u200c', '\u200d', '\u202e', '\u2066', '\u2028', '\ufeff', '\ufe0f', '\u3164', '\u0000', '\u001b', '\u{e0041}', '\u{1f469}', '\u0627', '\ud800'];
+const HIDDEN = ['\u034f', '\u17b4', '\u180b', '\u{e0100}', '\u{e0080}', '❤', '葛', 'ᠠ', '\r', '\u00ad', '\u200b', '\u200c', '\u200d', '\u202e', '\u2066', '\u2028', '\ufeff', '\ufe0f', '\u3164', '\u0000', '\u001b', '\u{e0041}', '\u{1f469}', '\u0627', '\ud800'];
 
 describe('hiddenCharacters', () => {
   it('finds in a text exactly what the full look finds', () => {
