@@ -99,12 +99,14 @@ export class PackStore {
   /** Lists the pack folder (again, after a fetch or a repack): new indexes are read, gone packs forgotten. */
   async list(): Promise<void> {
     const dir = join(this.gitdir, 'objects', 'pack');
-    const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith('.idx'));
+    // git writes an index as `.tmp-…-pack-….idx` and renames it into place: read only `pack-*.idx`, as git's own
+    // listing does, and an index that went between the listing and its read (a concurrent repack) as gone
+    const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.startsWith('pack-') && name.endsWith('.idx'));
     const known = new Map(this.packs.map((pack) => [pack.name, pack]));
     const packs: Pack[] = [];
     for (const file of names) {
       const name = file.slice(0, -4);
-      const pack = known.get(name) ?? (await readPackIndex(join(dir, file), name));
+      const pack = known.get(name) ?? (await readPackIndex(join(dir, file), name).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error))));
       if (pack) packs.push(pack);
     }
     for (const [name, pack] of known) {
