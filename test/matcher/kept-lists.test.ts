@@ -4,7 +4,7 @@ import { deserialize } from 'node:v8';
 import fc from 'fast-check';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolIndex } from '../../src/core/index.js';
-import { createMatcher, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
+import { createMatcher, searchIndexFiles, type Matcher, loadLexicon } from '../../src/matcher/index.js';
 import { UnreadableList } from '../../src/matcher/kept-lists.js';
 import { ARRAYS } from '../../src/matcher/search-index-layout.js';
 import { rankTools } from '../../src/matcher/rank.js';
@@ -43,6 +43,9 @@ function slotsRegion(bytes: Buffer): { from: number; to: number } {
 let temp: { path: string; cleanup: () => Promise<void> };
 let tools: ToolIndex;
 beforeAll(async () => {
+  // the starter tools' examples have Chinese words: two matchers compared at different moments would differ in whether
+  // the dictionary had been read (a provisional calibration, then a final one); read it first
+  await loadLexicon();
   const scanned = await scanStarterTools();
   const extra = [makeToolDefinition({ name: 'weather-forecast', intent: 'get the weather forecast for the next days in a city', aliases: ['forecast'] })];
   tools = { ...scanned, tools: [...scanned.tools, ...extra].sort((a, b) => (a.name < b.name ? -1 : 1)) };

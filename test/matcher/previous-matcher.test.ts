@@ -3,7 +3,7 @@ import type { ToolDefinition, ToolIndex } from '../../src/core/index.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMatcher, createMatcherLettingGo, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
+import { createMatcher, createMatcherLettingGo, searchIndexFiles, type Matcher, loadLexicon } from '../../src/matcher/index.js';
 import { makeIndex, makeToolDefinition, scanStarterTools } from './helpers.js';
 
 const INTENTS = [
@@ -48,6 +48,9 @@ describe('createMatcher with a previous matcher', () => {
   let starter: ToolIndex;
   let extra: ToolDefinition[];
   beforeAll(async () => {
+    // the starter tools' examples have Chinese words: two matchers compared at different moments would differ in whether
+    // the dictionary had been read (a provisional calibration, then a final one); read it first
+    await loadLexicon();
     starter = await scanStarterTools();
     extra = EXTRA.map((overrides) => makeToolDefinition(overrides));
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolDefinition, ToolIndex } from '../../src/core/index.js';
-import { createMatcher, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
+import { createMatcher, searchIndexFiles, type Matcher, loadLexicon } from '../../src/matcher/index.js';
 import { decodeSearchIndexFile, encodeSearchIndexFile, type DecodedSearchIndexFile } from '../../src/matcher/search-index-layout.js';
 import type { StoredSearchIndex } from '../../src/matcher/stored-search-index.js';
 import { makeTempDir } from '../helpers/git.js';
@@ -49,6 +49,9 @@ async function writeLayout(path: string, layout: number, { version, stored, meas
 let temp: { path: string; cleanup: () => Promise<void> };
 let starter: ToolIndex;
 beforeAll(async () => {
+  // the starter tools' examples have Chinese words: two matchers compared at different moments would differ in whether
+  // the dictionary had been read (a provisional calibration, then a final one); read it first
+  await loadLexicon();
   const scanned = await scanStarterTools();
   // the starter tools and a few more, so that a rescan has something to add and to drop
   const extra = [
