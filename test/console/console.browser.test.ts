@@ -185,7 +185,8 @@ describeWithChromium('the console in a real browser (Debian chromium, playwright
     await commitFiles(work, { 'tools/broken/TOOL.hdlp': 'name: broken\ndisplay: Broken\nintent: [never closed\n' });
     await git(work, 'push', '-q', 'origin', 'main');
     const item = page.locator('li.diagnostic', { hasText: 'tools/broken/TOOL.hdlp' });
-    await item.waitFor({ timeout: 15_000 });
+    // a guard against a hang, not a measure: the poll (300 ms) and the page's reload took over 15 s at load ~30
+    await item.waitFor({ timeout: 45_000 });
     expect(await item.locator('code').textContent()).toMatch(/^tools\/broken\/TOOL\.hdlp:\d+:\d+$/);
     await screenshot(page, 'registry');
     // leave the page before the repository changes again: a live page reloads on the next scan
