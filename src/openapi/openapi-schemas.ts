@@ -155,7 +155,11 @@ export const COMPONENT_SCHEMAS = {
   },
   ToolNotFound: {
     type: 'object', required: ['found', 'code', 'error', 'near', 'suggestion'],
-    properties: { found: { const: false }, code: { const: 'TOOL_NOT_FOUND' }, error: { type: 'string' }, near: { type: 'array', items: { $ref: '#/components/schemas/NearMiss' } }, suggestion: { type: 'string' } },
+    properties: {
+      found: { const: false }, code: { const: 'TOOL_NOT_FOUND' }, error: { type: 'string' }, near: { type: 'array', items: { $ref: '#/components/schemas/NearMiss' } }, suggestion: { type: 'string' },
+      removed_at: { type: 'string', description: 'set when a recent rescan removed the tool: the commit it went at (the suggestion then does not say to write it)' },
+      served_at: { type: 'string', description: 'with removed_at: the last commit that served the tool' },
+    },
   },
   ToolBroken: {
     type: 'object', required: ['found', 'code', 'tool', 'error', 'diagnostics'],

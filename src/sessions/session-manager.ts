@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { brokenDefinition, brokenToolMessage, type MatchResult, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
+import { brokenDefinition, brokenToolMessage, removedToolWords, type MatchResult, type RemovedTools, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
 import type { Matcher } from '../matcher/index.js';
 import { systemClock, type Clock } from './clock.js';
 import { refusal, type MetaAnswer } from './meta-answer.js';
@@ -19,6 +19,8 @@ import { GoneToolsets } from './gone-toolsets.js';
 export interface SessionRegistry {
   index: ToolIndex;
   matcher: Matcher;
+  /** the tools recent rescans removed: `tool_load` of one says when it went */
+  removed?: RemovedTools;
 }
 
 /** How to build a session manager; the store, clock and further rights layers are injected. */
@@ -208,6 +210,8 @@ export class SessionManager {
       // a tool whose definition is broken is answered as a call of it is, not as a missing name (review W, W6)
       const broken = brokenDefinition(this.options.registry().index, name);
       if (broken.length > 0) return refusal('TOOL_BROKEN', brokenToolMessage(name, broken), { tool: name, diagnostics: broken });
+      const removed = this.options.registry().removed?.get(name); // told as a call of it is (review userZ, Z3)
+      if (removed) return refusal('TOOL_NOT_FOUND', `${removedToolWords(name, removed).error}; tool_find finds tools by what they do`, { tool: name, ...removed });
       const near = this.mayOffer(state, nearNames(this.options.registry().matcher, name).map((near) => ({ name: near }))).map((near) => near.name);
       return refusal('TOOL_NOT_FOUND', `no tool or group '${name}'${near.length ? `; did you mean ${near.map((near) => `'${near}'`).join(', ')}?` : ''}; tool_find finds tools by what they do`);
     }

@@ -39,10 +39,10 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
   });
 
   router.get('/v1/tools/:name', (request, response) => {
-    const { index, matcher } = gateway.registry;
-    const lookup = matcher.lookup(request.params.name, undefined);
+    const registry = gateway.registry;
+    const lookup = registry.matcher.lookup(request.params.name, undefined);
     if (!lookup.found) {
-      const { kind, ...body } = unknownToolOutcome(index, request.params.name, lookup.errorMessage, lookup.near);
+      const { kind, ...body } = unknownToolOutcome(registry, request.params.name, lookup.errorMessage, lookup.near);
       response.status(outcomeStatus(kind)).json(body);
       return;
     }

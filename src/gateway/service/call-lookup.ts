@@ -15,7 +15,7 @@ export function lookUpCall(registry: Registry, name: string, params: unknown): L
   // a value nested past the limit is never cloned or validated: both recurse, and would overflow the stack
   const tooDeep = tooDeepParams(params);
   const lookup = registry.matcher.lookup(name, tooDeep ? {} : (params ?? {}));
-  if (!lookup.found) return { ok: false, outcome: unknownToolOutcome(registry.index, name, lookup.errorMessage, lookup.near) };
+  if (!lookup.found) return { ok: false, outcome: unknownToolOutcome(registry, name, lookup.errorMessage, lookup.near) };
   if (tooDeep) {
     return {
       ok: false,

@@ -12,7 +12,8 @@ export type CallOutcome =
    */
   | { kind: 'receipt'; receipt: Receipt; toolset_enabled?: string | null; lease_lapsed?: LeaseLapsed }
   | { kind: 'confirmation_required'; confirmation: ConfirmationRequired }
-  | { kind: 'not_found'; found: false; code: 'TOOL_NOT_FOUND'; error: string; near: NearMiss[]; suggestion: string }
+  /** `removed_at`, `served_at`: a recent rescan removed the tool, at that commit; the last commit that served it */
+  | { kind: 'not_found'; found: false; code: 'TOOL_NOT_FOUND'; error: string; near: NearMiss[]; suggestion: string; removed_at?: string; served_at?: string }
   /** the repository has the tool's folder, but its definition is broken: not served, and why */
   | { kind: 'broken'; found: false; code: 'TOOL_BROKEN'; tool: string; error: string; diagnostics: Diagnostic[] }
   | {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { toolCount, type ToolIndex } from '../../core/index.js';
+import { removedTools, toolCount, type RemovedTools, type ToolIndex } from '../../core/index.js';
 import { createMatcher, createMatcherLettingGo, type Matcher, type SearchIndexFiles } from '../../matcher/index.js';
 import type { PushHint, Scanner } from '../../scanner/index.js';
 
@@ -7,6 +7,8 @@ import type { PushHint, Scanner } from '../../scanner/index.js';
 export interface Registry {
   index: ToolIndex;
   matcher: Matcher;
+  /** the tools recent rescans removed, so a call of one is told it went, not to write it (review userZ, Z3) */
+  removed?: RemovedTools;
 }
 
 /** What a rescan found. */
@@ -114,12 +116,13 @@ export class RegistrySwap {
     this.#lastScanError = undefined;
     const changed = index.commit !== previous.index.commit;
     if (changed) {
-      const next = { index, matcher: await createMatcherLettingGo(index, { previous: previous.matcher, searchFiles: this.searchFiles }) };
+      const matcher = await createMatcherLettingGo(index, { previous: previous.matcher, searchFiles: this.searchFiles });
+      const next = { index, matcher, removed: removedTools(previous.removed, previous.index, index) };
       for (const prepare of this.#preparers) await prepare(next, previous);
       this.#current = next;
       this.logger?.info({ previous: previous.index.commit, commit: index.commit, tools: toolCount(index), errors: index.errors.length }, 'index swapped');
       for (const listener of this.#listeners) listener(this.#current);
-    } else this.#current = { index, matcher: previous.matcher };
+    } else this.#current = { index, matcher: previous.matcher, ...(previous.removed ? { removed: previous.removed } : {}) };
     const result = { previous: previous.index.commit, commit: index.commit, changed, index };
     this.scanned(result);
     return result;

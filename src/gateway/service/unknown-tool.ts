@@ -1,19 +1,23 @@
 import { distance } from 'fastest-levenshtein';
-import { brokenDefinition, brokenToolMessage, exceedsDepth, MAX_JSON_DEPTH, type NearMiss, type ToolIndex } from '../../core/index.js';
+import { brokenDefinition, brokenToolMessage, exceedsDepth, removedToolWords, MAX_JSON_DEPTH, type NearMiss } from '../../core/index.js';
 import { LIST_THE_TOOLS, missingToolSuggestion } from '../../matcher/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import { META_TOOL_BY_NAME, metaToolWithoutSession } from './meta-calls.js';
+import type { Registry } from './registry-swap.js';
 
 // a near name at least this close in spelling (1 - edits / length) is a typo of it, not a related tool
 const TYPO_SCORE = 0.6;
 
 /**
  * What a name the index does not serve comes to: a tool whose `TOOL.hdlp` exists but is broken (its
- * diagnostics), or a missing tool, whose suggestion names a registered tool spelled like it first.
+ * diagnostics), a tool a recent rescan removed (when it went: never the advice to write it), or a missing tool,
+ * whose suggestion names a registered tool spelled like it first.
  */
-export function unknownToolOutcome(index: ToolIndex, name: string, error: string, near: NearMiss[]): Extract<CallOutcome, { kind: 'not_found' | 'broken' }> {
-  const diagnostics = brokenDefinition(index, name);
+export function unknownToolOutcome(registry: Pick<Registry, 'index' | 'removed'>, name: string, error: string, near: NearMiss[]): Extract<CallOutcome, { kind: 'not_found' | 'broken' }> {
+  const diagnostics = brokenDefinition(registry.index, name);
   if (diagnostics.length > 0) return { kind: 'broken', found: false, code: 'TOOL_BROKEN', tool: name, diagnostics, error: brokenToolMessage(name, diagnostics) };
+  const removed = registry.removed?.get(name);
+  if (removed) return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', ...removedToolWords(name, removed), near, ...removed };
   return missingTool(name, error, near);
 }
 
@@ -23,6 +27,8 @@ export function unknownToolOutcome(index: ToolIndex, name: string, error: string
  */
 export function offeringOnly(outcome: Extract<CallOutcome, { kind: 'not_found' }>, name: string, offered: NearMiss[]): Extract<CallOutcome, { kind: 'not_found' }> {
   if (offered.length === outcome.near.length) return outcome;
+  // a removed tool's words name no other tool
+  if (outcome.removed_at !== undefined) return { ...outcome, near: offered };
   // worded as the matcher words an unknown name
   const hint = offered.length > 0 ? `did you mean ${offered.map((miss) => `'${miss.name}'`).join(', ')}?` : LIST_THE_TOOLS;
   return missingTool(name, `unknown tool '${name}'; ${hint}`, offered);
