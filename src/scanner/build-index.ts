@@ -160,6 +160,7 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
   const ownerAt = new Map<string, number>();
   const losers: Array<{ key: string; entry: EntryOf<T> & { tool: T } }> = [];
   const others: OtherEntry[] = [];
+  const heldName = (key: string): string | undefined => established.name(key);
   for (let position = 0; position < entries.length; position++) {
     if (position % SLICE === SLICE - 1) yield;
     const entry = entries[position]!;
@@ -180,7 +181,7 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
       continue;
     }
     const held = { folder: toolEntries[at]!.folder, tool: tools[at]! };
-    const { kept } = preferredClaim(held, { folder: entry.folder, tool }, established);
+    const { kept } = preferredClaim(held, { folder: entry.folder, tool }, heldName);
     if (kept === held) {
       losers.push({ key, entry: { ...entry, tool } });
       continue;
@@ -190,22 +191,33 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
     tools[at] = tool;
     toolEntries[at] = entry;
   }
+  // a name that is an alias another tool served at the previous commit stays that tool's alias: its claimants are refused
+  const { holders: aliasOwners, taken } = aliasHolders(tools, owners, established);
+  for (const [key, holder] of taken) {
+    const at = ownerAt.get(key)!;
+    losers.push({ key, entry: { ...(toolEntries[at] as EntryOf<T>), tool: tools[at]! } as EntryOf<T> & { tool: T } });
+  }
   for (const { key, entry } of losers) {
     const at = ownerAt.get(key)!;
-    const { why } = preferredClaim({ folder: toolEntries[at]!.folder, tool: tools[at]! }, { folder: entry.folder, tool: entry.tool }, established);
+    const holder = taken.get(key);
+    if (holder !== undefined) {
+      errors.push(duplicate(entry.tool.source.path, entry.name_position, `tool name '${entry.tool.name}' is an alias ${holder} served at the previous commit, and it keeps it`));
+      continue;
+    }
+    const { why } = preferredClaim({ folder: toolEntries[at]!.folder, tool: tools[at]! }, { folder: entry.folder, tool: entry.tool }, heldName);
     errors.push(duplicate(entry.tool.source.path, entry.name_position, `tool name '${entry.tool.name}' is already taken by ${tools[at]!.source.path}, kept because ${why}`));
   }
   warnings.push(...caseTwinWarnings(entries, entryFile));
   const kept: T[] = [];
-  const aliasOwners = aliasHolders(tools, owners, established);
   for (let position = 0; position < tools.length; position++) {
     if (position % SLICE === SLICE - 1) yield;
+    if (taken.size > 0 && owners.get(tools[position]!.name.toLowerCase()) !== tools[position]) continue;
     kept.push(keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings, (alias) => toPlace.push({ at: warnings.length - 1, entry: toolEntries[position]!, alias })));
   }
   yield;
   kept.sort(compareToolNames);
   yield;
-  const { toolsets, skills } = checkMembers(kept, others, errors, duplicate);
+  const { toolsets, skills } = checkMembers(kept, others, errors, duplicate, (key) => established.toolset(key));
   yield;
   // a policy may name a tool whose definition is broken today: that tool is known, only not served
   // (only when there is a policy to check: an array of a one-folder array a tool was 100,000 arrays at 100,000 tools)
@@ -257,18 +269,42 @@ function keepUniqueAliases<T extends ToolStub>(
   return kept.length === tool.aliases.length ? tool : { ...tool, aliases: kept };
 }
 
-// each alias no tool is named, and the tool that keeps it: the one that held it at the previous commit, else the first by path
-function aliasHolders<T extends ToolStub>(tools: readonly T[], owners: Map<string, T>, established: Established): Map<string, T> {
+// each alias no tool is named, and the tool that keeps it: the one that held it at the previous commit, else the first by
+// path. An alias a tool served at the previous commit and still declares stays its alias when a tool is now named so
+// (twin14's rule, review Z, Z1): otherwise a push adding `tools/read-file/` took reviewed `file-read`'s alias, and every
+// call, policy and grant naming it moved to the newcomer. Such names leave `owners`; `taken` says which alias holder kept each.
+function aliasHolders<T extends ToolStub>(tools: readonly T[], owners: Map<string, T>, established: Established): { holders: Map<string, T>; taken: Map<string, string> } {
+  const taken = new Map<string, string>();
+  for (;;) {
+    const { holders, named } = holdersOf(tools, owners, established, taken.size > 0);
+    // most scans have no alias that is a name: the previous index is not read
+    const newly = named.filter(({ key, tool }) => !taken.has(key) && established.alias(key) === tool.source.path);
+    if (newly.length === 0) return { holders, taken };
+    for (const { key, tool } of newly) {
+      taken.set(key, tool.source.path);
+      owners.delete(key);
+    }
+  }
+}
+
+function holdersOf<T extends ToolStub>(tools: readonly T[], owners: Map<string, T>, established: Established, someTaken: boolean): { holders: Map<string, T>; named: Array<{ key: string; tool: T }> } {
   const holders = new Map<string, T>();
+  const named: Array<{ key: string; tool: T }> = [];
   for (const tool of tools) {
+    // a tool whose name was taken back for an alias holds nothing
+    if (someTaken && owners.get(tool.name.toLowerCase()) !== tool) continue;
     for (const alias of tool.aliases) {
       const key = alias.toLowerCase();
-      if (owners.has(key)) continue;
+      const owner = owners.get(key);
+      if (owner !== undefined) {
+        if (owner !== tool) named.push({ key, tool });
+        continue;
+      }
       const holder = holders.get(key);
       holders.set(key, holder === undefined || holder === tool ? tool : preferredAliasHolder(key, holder, tool, established));
     }
   }
-  return holders;
+  return { holders, named };
 }
 
 // where an entry was read from, for a warning about its folder: its definition's path, else the file its problem names

@@ -1,6 +1,7 @@
 import { distance } from 'fastest-levenshtein';
 import type { Diagnostic, SkillDefinition, ToolsetDefinition } from '../core/index.js';
 import type { OtherEntry, ToolStub } from './build-index.js';
+import { preferredClaim, type HeldBy } from './name-claims.js';
 import type { Position } from './yaml-locator.js';
 
 type Duplicate = (file: string, position: Position | undefined, taken: string) => Diagnostic;
@@ -10,7 +11,7 @@ type Duplicate = (file: string, position: Position | undefined, taken: string) =
  * toolset exists; each unknown member is reported at its line, with the names nearest to it, and a toolset none of
  * whose members exists is left out.
  */
-export function checkMembers(tools: readonly ToolStub[], entries: readonly OtherEntry[], errors: Diagnostic[], duplicate: Duplicate): { toolsets: ToolsetDefinition[]; skills: SkillDefinition[] } {
+export function checkMembers(tools: readonly ToolStub[], entries: readonly OtherEntry[], errors: Diagnostic[], duplicate: Duplicate, heldBy: HeldBy): { toolsets: ToolsetDefinition[]; skills: SkillDefinition[] } {
   // nothing to check: the table of every tool's names is not built (tens of milliseconds at 10,000 tools)
   if (!entries.some((entry) => entry.kind === 'toolset' || entry.kind === 'skill')) return { toolsets: [], skills: [] };
   const known = new Map<string, string>();
@@ -20,12 +21,14 @@ export function checkMembers(tools: readonly ToolStub[], entries: readonly Other
   }
   const groups = new Set(tools.flatMap((tool) => (tool.group ? [tool.group] : [])));
   const toolsets = new Map<string, ToolsetDefinition>();
+  const claimants = toolsetClaims(entries, heldBy);
   for (const entry of entries) {
     if (entry.kind !== 'toolset' || !entry.toolset) continue;
     const toolset = entry.toolset;
-    const first = toolsets.get(toolset.name.toLowerCase());
-    if (first) {
-      errors.push(duplicate(toolset.source.path, entry.name_position, `toolset name '${toolset.name}' is already taken by ${first.source.path}`));
+    const claim = claimants.get(toolset.name.toLowerCase())!;
+    if (claim.kept.tool !== toolset) {
+      const { why } = preferredClaim(claim.kept, { folder: entry.folder, tool: toolset }, heldBy);
+      errors.push(duplicate(toolset.source.path, entry.name_position, `toolset name '${toolset.name}' is already taken by ${claim.kept.tool.source.path}, kept because ${why}`));
       continue;
     }
     const unknown = toolset.tools.flatMap((member, index) => (known.has(member.toLowerCase()) || groups.has(member) ? [] : [{ member, index }]));
@@ -67,6 +70,20 @@ export function checkMembers(tools: readonly ToolStub[], entries: readonly Other
   }
   const byName = <T extends { name: string }>(a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   return { toolsets: [...toolsets.values()].sort(byName), skills: [...skills.values()].sort(byName) };
+}
+
+// of toolsets claiming one name (compared case-insensitively), the one kept: twin14's rule for tools (review Z, Z2),
+// so a pushed `toolsets/Ops/` does not take `ops` from the reviewed toolset that served it by sorting first
+function toolsetClaims(entries: readonly OtherEntry[], heldBy: HeldBy): Map<string, { kept: { folder: string; tool: ToolsetDefinition } }> {
+  const claims = new Map<string, { kept: { folder: string; tool: ToolsetDefinition } }>();
+  for (const entry of entries) {
+    if (entry.kind !== 'toolset' || !entry.toolset) continue;
+    const key = entry.toolset.name.toLowerCase();
+    const claim = { folder: entry.folder, tool: entry.toolset };
+    const held = claims.get(key);
+    claims.set(key, { kept: held === undefined ? claim : preferredClaim(held.kept, claim, heldBy).kept });
+  }
+  return claims;
 }
 
 /** Up to three names spelled like `name` (a typo) or sharing its start, closest first. */

@@ -8,9 +8,11 @@ import { eachToolAliases, entryPath, toolNameAt, toolsOf, type Diagnostic, type 
 export interface Established {
   name(key: string): string | undefined;
   alias(key: string): string | undefined;
+  /** the definition path of the toolset served by that lower-cased name */
+  toolset(key: string): string | undefined;
 }
 
-const NONE: Established = { name: () => undefined, alias: () => undefined };
+const NONE: Established = { name: () => undefined, alias: () => undefined, toolset: () => undefined };
 
 /**
  * The names and aliases `previous` served, looked up only at a collision (most scans have none): its tables are made
@@ -49,6 +51,10 @@ export function establishedIn(previous: ToolIndex | undefined): Established {
       }
       return pathAt(aliases.get(key));
     },
+    toolset(key) {
+      // toolsets are few (tens): a search, no table
+      return previous.toolsets.find((toolset) => toolset.name.toLowerCase() === key)?.source.path;
+    },
   };
 }
 
@@ -63,8 +69,11 @@ export interface Claim {
 // (tools/Hello, tools/hello): the folder rule only keeps the choice right should that check ever be relaxed
 const REASONS = ['it served that name at the previous commit', 'its folder is its name', 'it is the first by path order'] as const;
 
-function rank(claim: Claim, established: Established): number {
-  if (established.name(claim.tool.name.toLowerCase()) === claim.tool.source.path) return 0;
+/** Who served a lower-cased name before (its definition's path): `established.name` for tools, `.toolset` for toolsets. */
+export type HeldBy = (key: string) => string | undefined;
+
+function rank(claim: Claim, heldBy: HeldBy): number {
+  if (heldBy(claim.tool.name.toLowerCase()) === claim.tool.source.path) return 0;
   return claim.folder === claim.tool.name ? 1 : 2;
 }
 
@@ -73,9 +82,9 @@ function rank(claim: Claim, established: Established): number {
  * previous commit, else one whose folder is its name, else the first by path (code point order), so that a
  * fresh scan's choice does not depend on the order entries were read in; and why, for the other's DUPLICATE_NAME.
  */
-export function preferredClaim<C extends Claim>(a: C, b: C, established: Established): { kept: C; other: C; why: string } {
-  const rankA = rank(a, established);
-  const rankB = rank(b, established);
+export function preferredClaim<C extends Claim>(a: C, b: C, heldBy: HeldBy): { kept: C; other: C; why: string } {
+  const rankA = rank(a, heldBy);
+  const rankB = rank(b, heldBy);
   const aFirst = rankA < rankB || (rankA === rankB && a.tool.source.path < b.tool.source.path);
   const [kept, other, keptRank, otherRank] = aFirst ? [a, b, rankA, rankB] : [b, a, rankB, rankA];
   return { kept, other, why: REASONS[keptRank < otherRank ? keptRank : 2]! };
@@ -83,7 +92,8 @@ export function preferredClaim<C extends Claim>(a: C, b: C, established: Establi
 
 /**
  * Of two tools declaring one alias, the one that keeps it: the one that held it at the previous commit, else the first
- * by path (the tool whose name it is keeps it before either: see keepUniqueAliases).
+ * by path (a tool named so keeps it before either, unless one of them served it at the previous commit: see
+ * build-index's aliasHolders).
  */
 export function preferredAliasHolder<T extends { source: { path: string } }>(key: string, a: T, b: T, established: Established): T {
   const holder = established.alias(key);
