@@ -45,8 +45,15 @@ export async function followEvents(options: FollowOptions): Promise<number> {
       options.onNotice(`${url.pathname} answered HTTP ${response.status}: ${text.slice(0, 500)}`);
       return 2;
     }
-    pause = 500;
+    const type = response.headers.get('content-type') ?? '';
+    if (!/^text\/event-stream\b/i.test(type)) {
+      // a wrong port, a proxy's sign-in page: a 2xx that is not a stream would be read as one that sent nothing, again and again
+      await response.body.cancel().catch(() => undefined);
+      options.onNotice(`${url.href} answered HTTP ${response.status} with ${type === '' ? 'no content type' : `content type ${type}`}, not an event stream: is --url (HLDP_URL) the gateway's address?`);
+      return 2;
+    }
     let done = false;
+    let heard = false;
     const parser = createParser({
       onEvent: (message) => {
         if (message.id !== undefined && /^\d+$/.test(message.id)) last = Number(message.id);
@@ -64,11 +71,18 @@ export async function followEvents(options: FollowOptions): Promise<number> {
     });
     const decoder = new TextDecoder();
     try {
-      for await (const chunk of response.body) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+      for await (const chunk of response.body) {
+        heard = true;
+        parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+      }
     } catch (error) {
       if (!done) options.onNotice(`the stream broke (${(error as Error).message}); resuming after ${last ?? 'now'}`);
     }
     if (done) return 0;
+    // a connection that brought anything (an event, a keep-alive comment) resets the pause; one that ended at once backs off as a refused one does
+    if (heard) pause = 500;
+    else options.onNotice(`the stream from ${options.url} ended before sending anything; trying again in ${pause} ms`);
     await new Promise((resolve) => setTimeout(resolve, pause));
+    if (!heard) pause = Math.min(MAX_BACKOFF_MS, pause * 2);
   }
 }
