@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Receipt } from '../../core/index.js';
 import type { ReceiptStore } from '../../store/index.js';
 import { JSON_OPTION, writeJson, writeLines, type Command, type CommandIo } from '../command.js';
@@ -34,7 +35,12 @@ export const receiptsCommand: Command = {
     const { configFromFlags } = await import('../open-registry.js');
     const { openConfiguredStore } = await import('../../gateway/service/index.js');
     const config = configFromFlags(flags, 'optional');
-    const store = await openConfiguredStore(config);
+    const database = config.store.url ? 'the PostgreSQL store' : config.receiptsDb;
+    // a read must not leave a new, empty database behind (review userZ, Z4): a wrong data folder is said, and read as
+    // the empty store it stands for (in memory), so that every answer keeps its shape and an empty list its exit 0
+    const missing = !config.store.url && !existsSync(config.receiptsDb);
+    if (missing) io.stderr.write(`no store at ${config.receiptsDb}: nothing was recorded there (is --config, HLDP_DATA_DIR or HLDP_RECEIPTS_DB the gateway's?)\n`);
+    const store = await openConfiguredStore(missing ? { ...config, receiptsDb: ':memory:' } : config);
     try {
       if (positionals[0] === 'verify') {
         const { printChainReport } = await import('../print-chain-report.js');
@@ -48,9 +54,10 @@ export const receiptsCommand: Command = {
         if (flags.json) writeJson(io, { rejections, limit, offset, next_offset: page.length > limit ? offset + limit : null });
         // the tool name is whatever an agent sent, the reason may quote it: neither may steer the operator's terminal
         else writeLines(io.stdout, rejections.map((entry) => terminalSafe(`${entry.at}  rejected  ${entry.tool}  ${entry.code}  by ${entry.caller ?? '-'}  ${firstLine(entry.reason)}`)));
+        if (rejections.length === 0 && !missing) io.stderr.write(terminalSafe(`no rejected calls${filtersSaid(flags, offset)} in ${database}`) + '\n');
         return 0;
       }
-      if (id) return await showOne(store.receipts, id, io, Boolean(flags.json), config.store.url ? 'the PostgreSQL store' : config.receiptsDb);
+      if (id) return await showOne(store.receipts, id, io, Boolean(flags.json), database);
       const { summaryLine } = await import('../format-outcome.js');
       // one more than asked says whether another page follows, as GET /v1/receipts does
       const page = await store.receipts.list({
@@ -64,6 +71,8 @@ export const receiptsCommand: Command = {
       if (flags.json) writeJson(io, { receipts, limit, offset, next_offset: page.length > limit ? offset + limit : null });
       // a failure's error is the tool's own stderr: shown terminal-safe
       else writeLines(io.stdout, receipts.map((receipt) => terminalSafe(`${receipt.started_at}  ${summaryLine(receipt)}${errorHead(receipt)}`)));
+      // "nothing failed" and "another, empty store" must not look alike: say where it looked, and with which filters
+      if (receipts.length === 0 && !missing) io.stderr.write(terminalSafe(`no receipts${filtersSaid(flags, offset)} in ${database}`) + '\n');
       return 0;
     } finally {
       await store.close();
@@ -104,6 +113,12 @@ function errorHead(receipt: Receipt): string {
   if (receipt.ok || !receipt.error) return '';
   const line = receipt.error.split('\n').find((text) => text.trim() !== '') ?? '';
   return line === '' ? '' : `  — ${line.length > 100 ? `${line.slice(0, 100)}…` : line}`;
+}
+
+/** The filters a list was read with, for the line that says it found nothing: ` (failed, tool=x, since …)`. */
+function filtersSaid(flags: Record<string, string | boolean | undefined>, offset: number): string {
+  const said = [flags.failed ? 'failed' : flags.ok ? 'ok' : '', typeof flags.tool === 'string' ? `tool=${flags.tool}` : '', typeof flags.since === 'string' ? `since ${flags.since}` : '', offset > 0 ? `from offset ${offset}` : ''].filter(Boolean);
+  return said.length === 0 ? '' : ` (${said.join(', ')})`;
 }
 
 function integerFlag(name: string, value: string | boolean | undefined, fallback: number, min: number, max: number): number {
