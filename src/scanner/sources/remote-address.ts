@@ -45,7 +45,11 @@ export class RemoteAddress {
     if (status === 401 || status === 403) {
       const answered = cause.data?.url;
       if (answered && new URL(answered).origin !== new URL(this.url).origin) return this.refusedElsewhere(action, status, answered);
-      return new ScanError('AUTHENTICATION_FAILED', `cannot ${action} ${this.url}: HTTP ${status}; set a token with read access (--token, HLDP_REPO_TOKEN or repository.token in the config)`, { status });
+      // a token given and refused needs another token (or rights), not "set a token" (review userZ, Z5)
+      const fix = 'Authorization' in this.headers
+        ? `the token given was refused${status === 403 ? ' (it may lack read access to this repository)' : ''}: check it, or set another (--token, HLDP_REPO_TOKEN or repository.token in the config)`
+        : 'set a token with read access (--token, HLDP_REPO_TOKEN or repository.token in the config)';
+      return new ScanError('AUTHENTICATION_FAILED', `cannot ${action} ${this.url}: HTTP ${status}; ${fix}`, { status });
     }
     if (cause.code === 'NotFoundError' && this.ref) {
       return new ScanError('REF_NOT_FOUND', `branch '${this.ref}' does not exist on ${this.url}`, { ref: this.ref });
