@@ -9,7 +9,8 @@ export {
 export type { LookupResult } from './lookup.js';
 export { LIST_THE_TOOLS } from './lookup.js';
 export { searchIndexFiles, type SearchIndexFiles } from './search-index-file.js';
-export { createParamsValidator, type ParamProblem } from './validate-params.js';
+export { createParamsValidator, type ParamProblem, type ParamsValidator } from './validate-params.js';
+export { PARAMS_FORMATS, type UnusableSchema } from './unusable-schema.js';
 export {
   DEFAULT_LIMIT,
   MAX_LIMIT,

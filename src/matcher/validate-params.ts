@@ -7,6 +7,7 @@ import { MAX_PARAMS_WORK, metered, ParamsTooCostly } from './params-work.js';
 import { meteredSchema, patternKeyword, workKeyword } from './metered-schema.js';
 import { sizeProblems } from './size-first.js';
 import { uniqueItemsKeyword } from './unique-items.js';
+import { unusableSchema, type UnusableSchema } from './unusable-schema.js';
 
 /** One parameter that does not satisfy the schema, and what was expected of it. */
 export interface ParamProblem {
@@ -23,6 +24,8 @@ export type ParamsValidation =
 /** Validates params against tools' schemas, compiling each schema on its first use only. */
 export interface ParamsValidator {
   validate(tool: ToolDefinition, params: unknown): ParamsValidation;
+  /** why the tool's schema cannot be compiled (every call of it is refused so), or undefined when it can */
+  unusable(tool: ToolDefinition): UnusableSchema | undefined;
   /** a validator for another index version: the schemas compiled for the tools it keeps carry over */
   next(tools: ToolSequence): ParamsValidator;
 }
@@ -40,7 +43,9 @@ export function createParamsValidator(workLimit = MAX_PARAMS_WORK): ParamsValida
   // (normaliseParamsSchema) and refused the definition otherwise; checking again compiled that meta-schema at a server's
   // first call by name, ~0.1-0.25 s of the main thread that a 100,000-tool start's search index waited behind (issue
   // #18). A schema ajv still cannot compile (an unresolvable $ref, a keyword's value of the wrong type) is answered below
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, addUsedSchema: false, validateSchema: false, code: { regExp: linearRegExp, optimize: false } });
+  // logger: false: ajv's own console warnings ("unknown format … ignored") reached the CLI's stderr and, raw, serve's
+  // JSON log (review userY, Y6); `hldp validate` reports an unknown format at its line instead
+  const ajv = new Ajv2020({ logger: false, allErrors: true, useDefaults: true, coerceTypes: false, strict: false, addUsedSchema: false, validateSchema: false, code: { regExp: linearRegExp, optimize: false } });
   addFormats(ajv);
   // ajv's uniqueItems compares every pair of items that may be objects or arrays: n^2/2 on the event loop (review V, V4)
   ajv.removeKeyword('uniqueItems');
@@ -55,22 +60,30 @@ export function createParamsValidator(workLimit = MAX_PARAMS_WORK): ParamsValida
 // Versions of an index share one ajv. A tool is known by its definition object, which the scanner
 // keeps for a tool whose folder did not change; ajv forgets the schemas of the tools a version
 // drops (a validator still serving a call keeps its compiled function).
-function validatorOver(ajv: Ajv2020, compiled: Map<ToolDefinition, ValidateFunction | string>, workLimit: number): ParamsValidator {
+function validatorOver(ajv: Ajv2020, compiled: Map<ToolDefinition, ValidateFunction | UnusableSchema>, workLimit: number): ParamsValidator {
+  const checkOf = (tool: ToolDefinition): ValidateFunction | UnusableSchema => {
+    let check = compiled.get(tool);
+    if (check === undefined) {
+      check = compileSchema(ajv, tool);
+      compiled.set(tool, check);
+    }
+    return check;
+  };
   return {
     validate(tool, params) {
-      let check = compiled.get(tool);
-      if (check === undefined) {
-        check = compileSchema(ajv, tool);
-        compiled.set(tool, check);
-      }
-      if (typeof check === 'string') {
-        return { valid: false, errorMessage: check, problems: [{ param: '', message: check }], schema: compactSchema(tool.params_schema) };
+      const check = checkOf(tool);
+      if (typeof check !== 'function') {
+        return { valid: false, errorMessage: check.message, problems: [{ param: '', message: check.message }], schema: compactSchema(tool.params_schema) };
       }
       return validateWith(check, tool, params, workLimit);
     },
+    unusable(tool) {
+      const check = checkOf(tool);
+      return typeof check === 'function' ? undefined : check;
+    },
     next(tools) {
       // looked up in the few compiled, not a set of every tool made (tens of milliseconds at 100,000 tools)
-      const carried = new Map<ToolDefinition, ValidateFunction | string>();
+      const carried = new Map<ToolDefinition, ValidateFunction | UnusableSchema>();
       if (compiled.size > 0) {
         for (let position = 0; position < tools.length; position++) {
           const tool = tools.at(position)!;
@@ -79,26 +92,26 @@ function validatorOver(ajv: Ajv2020, compiled: Map<ToolDefinition, ValidateFunct
         }
       }
       // ajv keys what it compiled by the metered copy of the schema, which the validator keeps as its `schema`
-      for (const [tool, check] of compiled) if (!carried.has(tool)) ajv.removeSchema(typeof check === 'string' ? tool.params_schema : (check.schema as object));
+      for (const [tool, check] of compiled) if (!carried.has(tool)) ajv.removeSchema(typeof check !== 'function' ? tool.params_schema : (check.schema as object));
       return validatorOver(ajv, carried, workLimit);
     },
   };
 }
 
 // the tool's validator, or why its schema cannot be used: the answer to every call of it, kept as a compiled one is
-function compileSchema(ajv: Ajv2020, tool: ToolDefinition): ValidateFunction | string {
+function compileSchema(ajv: Ajv2020, tool: ToolDefinition): ValidateFunction | UnusableSchema {
   // the scanner refuses such a schema (COSTLY_PARAMS_SCHEMA); a definition that reached the validator otherwise must
   // not make ajv's work multiply with each level of the params on the event loop either
   const cost = paramsSchemaCost(tool.params_schema, { matches: (pattern, name) => linearRegExp(pattern, 'u').test(name) }).problem;
-  if (cost !== undefined) return `the params schema of '${tool.name}' cannot be used (${cost.message}); fix its TOOL.hdlp`;
+  if (cost !== undefined) return unusableSchema(tool.name, cost.message);
   // nor hold the event loop for long while ajv compiles it (the same count: what the scanner passed, this passes)
   const compile = paramsCompileCost(tool.params_schema, { programSize: programSizeOf }).problem;
-  if (compile !== undefined) return `the params schema of '${tool.name}' cannot be used (${compile.message}); fix its TOOL.hdlp`;
+  if (compile !== undefined) return unusableSchema(tool.name, compile.message);
   try {
     return ajv.compile(meteredSchema(tool.params_schema));
   } catch (error) {
     // a schema ajv refuses (an unresolvable $ref) is the definition's fault: a clear answer, never a crash
-    return `the params schema of '${tool.name}' cannot be used (${(error as Error).message}); fix its TOOL.hdlp`;
+    return unusableSchema(tool.name, error as Error);
   }
 }
 

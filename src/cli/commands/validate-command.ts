@@ -82,16 +82,18 @@ export const validateCommand: Command = {
       for (const stray of strays) unread.push({ ...stray, file: shown ? join(shown, stray.file) : stray.file });
     }
     const result = validateDefinitionFiles(files, context, { maxBytes, sandboxPathRefusal, sandboxCeiling });
-    // a default its own schema refuses fails every call that leaves it out (review userW, W1): asked of the gateway's validator
-    const { defaultsOutsideSchema } = await import('../default-checks.js');
+    // a schema the gateway cannot compile, a format it does not know (review userY, Y6), a default its own schema
+    // refuses (review userW, W1): asked of the gateway's own params validator
+    const { gatewaySchemaProblems } = await import('../params-schema-checks.js');
     const texts = new Map(files.map((file) => [file.path, Buffer.from(file.content).toString('utf8')]));
-    const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors, ...defaultsOutsideSchema(result.index, new Set(texts.keys()), texts)];
+    const compiled = gatewaySchemaProblems(result.index, new Set(texts.keys()), texts);
+    const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors, ...compiled.filter((diagnostic) => diagnostic.severity === 'error')];
     // rules the gateway reads as written but whose author may not mean them (an allow that skips require_confirm)
     const { policyWarnings, undecidableApprovals } = await import('../../policy/index.js');
     const given = new Set(files.map((file) => file.path));
     // with the deployment's config, an approve rule no principal of it may decide (review userV, V3)
     const deployment = config.file ? [...undecidableApprovals(result.index, [...config.principals, ...(config.principalsLeftOut ?? [])]), ...(await targetWarnings(result.index, files, config))] : [];
-    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...[...policyWarnings(result.index), ...deployment].filter((warning) => given.has(warning.file))];
+    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...compiled.filter((diagnostic) => diagnostic.severity !== 'error'), ...[...policyWarnings(result.index), ...deployment].filter((warning) => given.has(warning.file))];
     const ordered = [...errors, ...warnings].sort(byPlace);
     if (flags.json) writeJson(io, { files: found, paths, errors, warnings });
     else {

@@ -1,0 +1,67 @@
+import { nearWord, schemaGraph, type Diagnostic, type JsonSchema, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { createParamsValidator, PARAMS_FORMATS, type ParamsValidator } from '../matcher/index.js';
+import { YamlLocator, yamlModule, YAML_OPTIONS, type Position } from '../scanner/index.js';
+import { defaultsOutsideSchema } from './default-checks.js';
+
+// The scan checks a params schema against JSON Schema's meta-schema, but does not compile it: ajv's compile costs
+// ~1 ms a tool, seconds for a large registry's cold scan. So a schema the gateway cannot compile (a `$ref` to nothing)
+// passed validate and serve, and every call of it was refused; a `format` ajv does not know was ignored, checking
+// nothing (review userY, Y6). `hldp validate` compiles each tool's schema with the gateway's own validator, under the
+// same compile-cost bound, so this is the author's gate.
+
+/** Where a place in a tool's normalised params schema is written in its file. */
+export type SchemaPlace = (path: ReadonlyArray<string | number>, key?: boolean) => Position;
+
+/**
+ * Errors of the given files' tools that only the gateway's params validator finds: a schema it cannot compile, a
+ * `format` it does not know, a `default` the schema refuses (`texts`: each file's content by path).
+ */
+export function gatewaySchemaProblems(index: ToolIndex, given: ReadonlySet<string>, texts: ReadonlyMap<string, string>): Diagnostic[] {
+  const validator = createParamsValidator();
+  const found: Diagnostic[] = [];
+  for (const tool of index.tools as ToolDefinition[]) {
+    if (!given.has(tool.source.path)) continue;
+    const place = schemaPlace(texts.get(tool.source.path));
+    found.push(...compileProblems(tool, validator, place), ...unknownFormats(tool, place));
+  }
+  return found;
+}
+
+function compileProblems(tool: ToolDefinition, validator: ParamsValidator, place: SchemaPlace): Diagnostic[] {
+  const unusable = validator.unusable(tool);
+  if (unusable === undefined) return defaultsOutsideSchema(tool, validator, place);
+  const reference = unusable.ref === undefined ? undefined : schemaGraph(tool.params_schema).find((node) => node.schema.$ref === unusable.ref || node.schema.$dynamicRef === unusable.ref);
+  const at = reference === undefined ? place([], true) : place([...reference.path, reference.schema.$ref === unusable.ref ? '$ref' : '$dynamicRef']);
+  const message = `the gateway cannot compile this params schema: ${unusable.reason}. Every call would be refused`;
+  return [{ file: tool.source.path, ...at, severity: 'error', code: 'INVALID_PARAMS_SCHEMA', message }];
+}
+
+// an MCP server checks its own params and `hldp import mcp --force` writes its schema back: a warning there
+function unknownFormats(tool: ToolDefinition, place: SchemaPlace): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  for (const node of schemaGraph(tool.params_schema)) {
+    const format = node.schema.format;
+    if (typeof format !== 'string' || PARAMS_FORMATS.includes(format)) continue;
+    const near = nearWord(format, PARAMS_FORMATS);
+    const message = `unknown format '${format}': the gateway checks nothing for it${near === undefined ? '.' : `; did you mean '${near}'?`} Known formats: ${PARAMS_FORMATS.join(', ')}`;
+    found.push({ file: tool.source.path, ...place([...node.path, 'format']), severity: tool.executor === 'mcp' ? 'warning' : 'error', code: 'INVALID_PARAMS_SCHEMA', message });
+  }
+  return found;
+}
+
+/**
+ * Where a normalised schema's path is written: `params_schema.properties.x` is `params_schema.x` in the shorthand
+ * (whose `type` is not `object`, as the scanner reads it); the file's first line when the text is not at hand.
+ */
+function schemaPlace(text: string | undefined): SchemaPlace {
+  if (text === undefined) return () => ({ line: 1, column: 1 });
+  const { LineCounter, parseDocument } = yamlModule();
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS });
+  const positions = new YamlLocator(document, lineCounter);
+  const shorthand = (document.toJS() as { params_schema?: JsonSchema } | null)?.params_schema?.type !== 'object';
+  return (path, key = false) => {
+    const written = shorthand && path[0] === 'properties' ? path.slice(1) : path;
+    return positions.locate(['params_schema', ...written], key);
+  };
+}
