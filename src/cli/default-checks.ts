@@ -31,7 +31,7 @@ export function defaultsOutsideSchema(tool: ToolDefinition, validator: ParamsVal
   }
   return [...wrong].map(([name, reasons]) => {
     const property = (tool.params_schema.properties as Record<string, JsonSchema>)[name]!;
-    const { line, column } = place(['properties', name, 'default']);
+    const { line, column } = place(['properties', name, 'default'], true);
     return { file: tool.source.path, line, column, severity: 'error', code: 'DEFAULT_OUTSIDE_SCHEMA', message: `the default of parameter '${name}' (${JSON.stringify(property.default)}) does not satisfy its own schema: it ${reasons.join('; ')}. Every call that leaves '${name}' out would be refused as INVALID_PARAMS: change the default, or the schema` };
   });
 }

@@ -40,7 +40,7 @@ describe('hldp call of a tool whose params schema is hostile', () => {
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({
       found: true, code: 'INVALID_PARAMS', tool: 'missing-ref',
-      error: "the params schema of 'missing-ref' cannot be used (can't resolve reference #/$defs/missing from id #); fix its TOOL.hdlp",
+      error: "the params schema of 'missing-ref' cannot be used ('#/$defs/missing' resolves to nothing: add it under params_schema.$defs); fix its TOOL.hdlp",
     });
   });
 

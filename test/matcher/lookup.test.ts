@@ -139,7 +139,7 @@ describe('lookup', () => {
   // still refused with an answer that names the tool and the fix, and nothing of it runs as code
   describe('when the params schema cannot be compiled', () => {
     it.each([
-      ['an unresolvable $ref', { type: 'object', properties: { q: { $ref: '#/$defs/missing' } } }, /can't resolve reference #\/\$defs\/missing/],
+      ['an unresolvable $ref', { type: 'object', properties: { q: { $ref: '#/$defs/missing' } } }, /'#\/\$defs\/missing' resolves to nothing: add it under params_schema\.\$defs/],
       ['a keyword whose value is code', { type: 'object', properties: { q: { type: 'string', maxLength: 'x; process.exit(3)' } } }, /maxLength value must be \["number"\]/],
       ['an unknown type', { type: 'object', properties: { q: { type: 'strin' } } }, /type must be JSONType or JSONType\[\]: strin/],
     ])('returns %s as invalid, naming the tool and the fix', (_, params_schema, reason) => {
