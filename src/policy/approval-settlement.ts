@@ -1,5 +1,5 @@
 import { wasNotStored, type Receipt, type ReceiptApproval } from '../core/index.js';
-import type { ApprovalDecision, ApprovalRecord } from '../store/index.js';
+import type { ApprovalDecision, ApprovalRecord, ApprovalRun } from '../store/index.js';
 import type { ApprovalAnswer, LeaseLapsed } from './approval-answer.js';
 import type { ApprovalHost, ApprovalRegistry } from './approval-host.js';
 import type { ApprovalWaiters } from './approval-waiters.js';
@@ -28,10 +28,11 @@ export class ApprovalSettlement {
     if (!taken) return false;
     const receipt = await this.#host.unrun({
       tool: taken.tool, method: taken.method, executor: taken.executor, params: taken.params, commit: taken.commit, code: 'CANCELLED',
-      error: `${taken.tool}: interrupted: request '${taken.id}' was approved and its run started by ${seen.run?.by ?? 'a gateway'}, which stopped (or could not store the receipt) before its receipt was stored — its lease ended at ${seen.run?.lease_until ?? 'an unknown time'} and was not renewed. The call may have run in part or in whole, and its output is lost: check what it does before calling it again`,
+      error: `${taken.tool}: interrupted: request '${taken.id}' was approved and its run started by ${seen.run?.by ?? 'a gateway'}, which stopped (or could not store the receipt) before its receipt was stored — its lease ended at ${seen.run?.lease_until ?? 'an unknown time'} and was not renewed. The call may have run in part or in whole, and its output is lost: check what it does before calling it again. ${this.#host.runner.by} closed it`,
       caller: taken.caller, session: taken.session, approval: linkOf(taken), timeoutMs: taken.timeout_ms ?? 30_000,
     });
-    await this.settled(taken, receipt, false);
+    // the request keeps the run that lapsed as its `run`: the closer held it only to close it, and ran nothing (review userY, Y5)
+    await this.settled(taken, receipt, false, seen.run ?? undefined);
     return true;
   }
 
@@ -56,26 +57,27 @@ export class ApprovalSettlement {
    * announced as a receipt only, and the answer says so (`lease_lapsed`), so that `hldp confirm` does not report a
    * run as the request's outcome when the request says otherwise (review O, O10).
    */
-  async settled(decided: ApprovalRecord, receipt: Receipt, ran: boolean): Promise<ApprovalAnswer> {
+  async settled(decided: ApprovalRecord, receipt: Receipt, ran: boolean, lapsedRun?: ApprovalRun): Promise<ApprovalAnswer> {
     // a receipt the store could not take has no id to point at
-    const linked = wasNotStored(receipt) || (await this.#link(decided, receipt));
+    const linked = wasNotStored(receipt) || (await this.#link(decided, receipt, lapsedRun));
     const lapsed = linked ? undefined : await this.#lapsed(decided, receipt, ran);
     this.#host.finished({ kind: 'receipt', receipt, ...(lapsed ? { lease_lapsed: lapsed.lease_lapsed } : {}) });
     this.#waiters.wake(decided.id);
     if (lapsed) return { ok: true, approval: lapsed.approval, receipt, lease_lapsed: lapsed.lease_lapsed };
-    return { ok: true, approval: { ...decided, receipt_id: receipt.id }, receipt };
+    return { ok: true, approval: { ...decided, receipt_id: receipt.id, ...(lapsedRun ? { run: lapsedRun } : {}) }, receipt };
   }
 
   /**
    * Records the receipt as the request's outcome and, in the same transaction, its approval.resolved event: a waiter
    * answered because the request is resolved (here, at another instance, in another process) finds the event in the
    * log at once. It was published after, and an agent that read hldp://events as soon as approval_wait answered
-   * missed it (CI21, test/mcp-front/approval-wait.test.ts). False: another receipt resolved it first.
+   * missed it (CI21, test/mcp-front/approval-wait.test.ts). `ran` is put back as the request's run in that same
+   * update (see `settled`). False: another receipt resolved it first.
    */
-  async #link(decided: ApprovalRecord, receipt: Receipt): Promise<boolean> {
+  async #link(decided: ApprovalRecord, receipt: Receipt, ran: ApprovalRun | undefined): Promise<boolean> {
     const resolution = this.#host.resolution;
-    if (!resolution) return this.#host.store.approvals.settle(decided.id, receipt.id);
-    const stored = await this.#host.store.approvals.settleAnnouncing(decided.id, receipt.id, resolution.event(receipt));
+    if (!resolution) return this.#host.store.approvals.settle(decided.id, receipt.id, ran);
+    const stored = await this.#host.store.approvals.settleAnnouncing(decided.id, receipt.id, resolution.event(receipt), ran);
     if (stored) resolution.announced(stored);
     return stored !== undefined;
   }

@@ -154,16 +154,18 @@ export interface ApprovalStore {
   decide(id: string, decision: ApprovalDecision, runner?: ApprovalRunner): Promise<ApprovalRecord | undefined>;
   /**
    * Records the receipt the decision produced, unless one is recorded already; false then: another receipt resolved
-   * the request first (a run whose lease lapsed was closed as interrupted while it still ran)
+   * the request first (a run whose lease lapsed was closed as interrupted while it still ran). `ran`: the run to keep as
+   * the request's in the same update — the one that lapsed, when another process closes it — so that `run` names the
+   * process that ran the call, not the one that closed it (review userY, Y5)
    */
-  settle(id: string, receiptId: string): Promise<boolean>;
+  settle(id: string, receiptId: string, ran?: ApprovalRun): Promise<boolean>;
   /**
    * As `settle`, and appends `event` to the event log in the same transaction, only if the receipt was recorded: the
    * stored event, or undefined (nothing recorded, nothing appended). A waiter that sees the request resolved (on any
    * instance, or in another process) finds its event in the log: it was appended after, and an agent that read the
-   * events at once missed it (CI21).
+   * events at once missed it (CI21). `ran` as in `settle`.
    */
-  settleAnnouncing(id: string, receiptId: string, event: NewEvent): Promise<StoredEvent | undefined>;
+  settleAnnouncing(id: string, receiptId: string, event: NewEvent, ran?: ApprovalRun): Promise<StoredEvent | undefined>;
   /** extends the lease of a run `runner` holds; false when the request is no longer its own to run (settled, or taken over) */
   renew(id: string, runner: ApprovalRunner): Promise<boolean>;
   /** approved requests with no receipt whose run's lease has lapsed, oldest lease first */

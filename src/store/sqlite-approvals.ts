@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from './approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from './retention.js';
-import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRunner, ApprovalStore, NewApproval } from './approval-store.js';
+import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRun, ApprovalRunner, ApprovalStore, NewApproval } from './approval-store.js';
 import type { NewEvent, RetentionPolicy, StoredEvent } from './store.js';
 
 /** Approval requests in the `approvals` table; a decision is one conditional UPDATE, so exactly one decider wins. */
@@ -13,8 +13,8 @@ export class SqliteApprovalStore implements ApprovalStore {
   readonly #byToken: Statement<[string], ApprovalRow>;
   readonly #decideBefore: Statement<[string, number, string | null, string | null, string, string | null, number | null, string, number], ApprovalRow>;
   readonly #decideAfter: Statement<[string, number, string | null, string | null, string, string | null, number | null, string, number], ApprovalRow>;
-  readonly #settle: Statement<[string, string]>;
-  readonly #settleAnnouncing: (id: string, receiptId: string, event: NewEvent) => StoredEvent | undefined;
+  readonly #settle: Statement<[string, string | null, number | null, string]>;
+  readonly #settleAnnouncing: (id: string, receiptId: string, event: NewEvent, ran: ApprovalRun | undefined) => StoredEvent | undefined;
   readonly #renew: Statement<[number, string, string]>;
   readonly #lapsed: Statement<[number, number], ApprovalRow>;
   readonly #takeOver: Statement<[string, number, string, string, number, number], ApprovalRow>;
@@ -36,14 +36,15 @@ export class SqliteApprovalStore implements ApprovalStore {
       );
     this.#decideBefore = decide('expires_ms > ?');
     this.#decideAfter = decide('expires_ms <= ?');
-    this.#settle = database.prepare('UPDATE approvals SET receipt_id = ? WHERE id = ? AND receipt_id IS NULL');
+    // `ran`'s columns null keep the run as it is; set, they put back the run that lapsed (review userY, Y5)
+    this.#settle = database.prepare('UPDATE approvals SET receipt_id = ?, run_by = coalesce(?, run_by), run_lease_ms = coalesce(?, run_lease_ms) WHERE id = ? AND receipt_id IS NULL');
     const append = database.prepare<[string, number, string]>('INSERT INTO events (type, at_ms, data) VALUES (?, ?, ?)');
     // one transaction: no reader of the file, in any process, sees the request resolved and its event not yet there
-    const settling = database.transaction((id: string, receiptId: string, event: NewEvent): StoredEvent | undefined => {
-      if (this.#settle.run(receiptId, id).changes === 0) return undefined;
+    const settling = database.transaction((id: string, receiptId: string, event: NewEvent, ran: ApprovalRun | undefined): StoredEvent | undefined => {
+      if (this.#settleRow(id, receiptId, ran) === 0) return undefined;
       return { seq: Number(append.run(event.type, event.at_ms, event.data).lastInsertRowid), ...event };
     });
-    this.#settleAnnouncing = (id, receiptId, event) => settling.immediate(id, receiptId, event);
+    this.#settleAnnouncing = (id, receiptId, event, ran) => settling.immediate(id, receiptId, event, ran);
     this.#renew = database.prepare('UPDATE approvals SET run_lease_ms = ? WHERE id = ? AND run_by = ? AND receipt_id IS NULL');
     this.#lapsed = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE status = 'approved' AND receipt_id IS NULL AND run_lease_ms <= ? ORDER BY run_lease_ms LIMIT ?`);
     this.#takeOver = database.prepare(
@@ -111,12 +112,17 @@ export class SqliteApprovalStore implements ApprovalStore {
     return row && toApproval(row);
   }
 
-  async settle(id: string, receiptId: string): Promise<boolean> {
-    return this.#settle.run(receiptId, id).changes > 0;
+  async settle(id: string, receiptId: string, ran?: ApprovalRun): Promise<boolean> {
+    return this.#settleRow(id, receiptId, ran) > 0;
   }
 
-  async settleAnnouncing(id: string, receiptId: string, event: NewEvent): Promise<StoredEvent | undefined> {
-    return this.#settleAnnouncing(id, receiptId, event);
+  async settleAnnouncing(id: string, receiptId: string, event: NewEvent, ran?: ApprovalRun): Promise<StoredEvent | undefined> {
+    return this.#settleAnnouncing(id, receiptId, event, ran);
+  }
+
+  /** rows the settling update changed: 0 when another receipt resolved the request first */
+  #settleRow(id: string, receiptId: string, ran: ApprovalRun | undefined): number {
+    return this.#settle.run(receiptId, ran?.by ?? null, ran ? Date.parse(ran.lease_until) : null, id).changes;
   }
 
   async renew(id: string, runner: ApprovalRunner): Promise<boolean> {

@@ -61,6 +61,10 @@ describe('hldp approvals approve from another folder than the gateway runs calls
     expect(JSON.parse(approve.stdout).receipt.output).toMatch(new RegExp(`^${ws}\\n`));
     expect((await readdir(opdir)).sort()).toEqual(['notes.txt']);
     expect((await readdir(ws)).sort()).toEqual(['marker.txt']);
+    // and the request shows who ran it and where (review userY, Y5: show printed no run)
+    const show = await runCli(['approvals', 'show', id, '--config', config], { cwd: opdir, env: { ...env, HLDP_WORKSPACE: ws } });
+    expect(show.stdout).toMatch(/\nrun {7}by \S+ pid \d+ \(instance [0-9a-f-]+\)\n/);
+    expect(show.stdout).toContain(`\nruns in   ${ws} (sandbox `);
   });
 
   it('a request filed before requests recorded their place is left pending by the CLI, and said so', async () => {

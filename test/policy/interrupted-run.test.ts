@@ -39,7 +39,7 @@ async function serve(repo: string, folder: string, env: NodeJS.ProcessEnv = {}):
 }
 
 /** bot's call of slow-op at `callAt`, approved by alice at `runAt`; resolves once the run has started there. */
-async function approvedAndRunning(callAt: string, runAt: string, workspace: string): Promise<string> {
+async function approvedAndRunning(callAt: string, runAt: string, workspace: string): Promise<{ id: string; run: { by: string; lease_until: string } }> {
   const call = await api(callAt, 'POST', '/v1/call', { who: 'bot', body: { tool: 'slow-op', params: {} } });
   expect(call.status, JSON.stringify(call.body)).toBe(202);
   const id = call.body.id as string;
@@ -48,7 +48,7 @@ async function approvedAndRunning(callAt: string, runAt: string, workspace: stri
   await expect.poll(() => readFile(join(workspace, 'runs.log'), 'utf8').catch(() => ''), { timeout: 20_000, interval: 50 }).toBe('started\n');
   const running = await api(callAt, 'GET', `/v1/approvals/${id}`, { who: 'bot' });
   expect(running.body.approval).toMatchObject({ status: 'approved', receipt_id: null, run: { by: expect.stringMatching(/ pid \d+ \(instance [0-9a-f-]+\)$/) } });
-  return id;
+  return { id, run: running.body.approval.run };
 }
 
 /** What the caller learns once the run's process is gone: the request approved, closed by a CANCELLED receipt saying it was interrupted. */
@@ -62,18 +62,34 @@ async function expectClosedAsInterrupted(url: string, id: string): Promise<strin
   return waited.body.receipt.id as string;
 }
 
+/**
+ * The request still names the process that ran the call, with the lease it let lapse; the one that closed it (`url`'s)
+ * only held the run to close it, and says so at the end of the receipt (review userY, Y5: `run` was the closer's, with
+ * a fresh lease, and who ran the call was in no record but the receipt's sentence).
+ */
+async function expectRunKept(url: string, id: string, run: { by: string; lease_until: string }): Promise<void> {
+  const closed = await api(url, 'GET', `/v1/approvals/${id}?wait=1`, { who: 'bot' });
+  expect(closed.body.approval.run.by).toBe(run.by);
+  // the lease it let lapse (renewed meanwhile, so not the one seen at the start): over before the closer's receipt
+  expect(Date.parse(closed.body.approval.run.lease_until)).toBeLessThanOrEqual(Date.parse(closed.body.receipt.started_at));
+  const closer = /(\S+ pid \d+ \(instance [0-9a-f-]+\)) closed it$/.exec(closed.body.receipt.error)?.[1];
+  expect(closer, closed.body.receipt.error).toBeDefined();
+  expect(closer).not.toBe(run.by);
+}
+
 describe('an approved call whose hldp serve is killed (SIGKILL) during the run, on SQLite', () => {
   it('is closed by the same gateway restarted: a CANCELLED receipt saying it was interrupted, approval.resolved, never run again', { timeout: 120_000 }, async () => {
     const { repo, temp } = await policyRepository(FILES);
     cleanups.push(() => temp.cleanup());
     const workspace = join(temp.path, 'workspace');
     const first = await serve(repo, temp.path);
-    const id = await approvedAndRunning(first.url, first.url, workspace);
+    const { id, run } = await approvedAndRunning(first.url, first.url, workspace);
     first.service.child.kill('SIGKILL');
     await new Promise((resolve) => first.service.child.once('exit', resolve));
 
     const again = await serve(repo, temp.path);
     const receipt = await expectClosedAsInterrupted(again.url, id);
+    await expectRunKept(again.url, id, run);
     const database = new BetterSqlite3(join(temp.path, 'data', 'receipts.db'), { readonly: true });
     cleanups.push(async () => database.close());
     // the event goes to the log after the receipt is stored (as every event does): looked for until it is there
@@ -94,10 +110,11 @@ describeWithPostgres('an approved call whose instance is killed (SIGKILL) during
     const env = { HLDP_STORE_URL: database.url };
     const [a, b] = [await serve(repo, join(temp.path, 'a'), env), await serve(repo, join(temp.path, 'b'), env)];
     // asked at A, approved and run at B, which is then killed
-    const id = await approvedAndRunning(a.url, b.url, join(temp.path, 'b', 'workspace'));
+    const { id, run } = await approvedAndRunning(a.url, b.url, join(temp.path, 'b', 'workspace'));
     b.service.child.kill('SIGKILL');
 
     const receipt = await expectClosedAsInterrupted(a.url, id);
+    await expectRunKept(a.url, id, run);
     const sql = postgres(database.url, { max: 1, onnotice: () => undefined });
     cleanups.push(() => sql.end());
     // the event goes to the log after the receipt is stored (as every event does): looked for until it is there

@@ -107,6 +107,24 @@ describe.each(storeKinds())('$name approval store', (kind) => {
       expect(await db.store.approvals.renew(created.id, runner)).toBe(false);
     });
 
+    // review userY, Y5: the closer's takeover wrote it as the runner, with a fresh lease, and the settling update kept it
+    it.each(['settle', 'settleAnnouncing'] as const)('%s puts back the run that lapsed as the request run, in the update that links the receipt', async (how) => {
+      const created = await db.store.approvals.create(request);
+      await db.store.approvals.decide(created.id, { status: 'approved', by: 'alice', reason: null, via: 'api' }, runner);
+      now += 30_000;
+      const [lapsed] = await db.store.approvals.lapsed(10);
+      const taken = await db.store.approvals.takeOver(lapsed!, { by: 'closer pid 2 (instance b)', leaseMs: 30_000 });
+      expect(taken?.run?.by).toBe('closer pid 2 (instance b)');
+      const event = { type: 'approval.resolved', at_ms: now, data: '{}' };
+      const linked = how === 'settle' ? await db.store.approvals.settle(created.id, 'receipt-1', lapsed!.run!) : await db.store.approvals.settleAnnouncing(created.id, 'receipt-1', event, lapsed!.run!);
+      expect(linked).toBeTruthy();
+      expect(await db.store.approvals.get(created.id)).toMatchObject({ receipt_id: 'receipt-1', run: { by: runner.by, lease_until: '2026-05-31T10:00:30.000Z' } });
+      // neither process may renew it now, and a second receipt changes nothing
+      expect(await db.store.approvals.renew(created.id, runner)).toBe(false);
+      expect(await db.store.approvals.settle(created.id, 'receipt-2', { by: 'other', lease_until: '2026-05-31T11:00:00.000Z' })).toBe(false);
+      expect((await db.store.approvals.get(created.id))?.run).toEqual(lapsed!.run);
+    });
+
     it('lists no request whose receipt is stored, nor one decided otherwise', async () => {
       const created = await db.store.approvals.create(request);
       await db.store.approvals.decide(created.id, { status: 'approved', by: 'alice', reason: null, via: 'api' }, runner);

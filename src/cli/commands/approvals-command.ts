@@ -107,6 +107,9 @@ function detail(record: ApprovalRecord): string {
     `commit    ${record.commit}`,
     `asked     ${record.created_at}, expires ${record.expires_at}`,
     ...(record.decided_at ? [`decided   ${decided(record)}`] : []),
+    // who ran the approved call (an operator finds an interrupted run's process by it), and where the call runs
+    ...(record.run ? [`run       by ${record.run.by}${record.receipt_id === null ? `, its lease until ${record.run.lease_until}` : ''}`] : []),
+    ...(record.rule.place ? [`runs in   ${record.rule.place.workspace} (sandbox ${record.rule.place.sandbox}${record.rule.place.run_as === null ? '' : `, run_as ${record.rule.place.run_as}`})`] : []),
   ]
     .map(terminalSafe)
     .join('\n');

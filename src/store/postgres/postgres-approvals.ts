@@ -1,6 +1,6 @@
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from '../approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from '../retention.js';
-import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRunner, ApprovalStore, NewApproval } from '../approval-store.js';
+import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRun, ApprovalRunner, ApprovalStore, NewApproval } from '../approval-store.js';
 import type { NewEvent, RetentionPolicy, StoredEvent } from '../store.js';
 import { PostgresTable } from './postgres-table.js';
 
@@ -63,19 +63,26 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
     return row && toApproval(row);
   }
 
-  async settle(id: string, receiptId: string): Promise<boolean> {
+  async settle(id: string, receiptId: string, ran?: ApprovalRun): Promise<boolean> {
     // READ COMMITTED: a second settler waits for the first to commit, then finds a receipt recorded and matches nothing
-    const result = await this.sql`UPDATE approvals SET receipt_id = ${receiptId} WHERE id = ${id} AND receipt_id IS NULL`;
+    const result = await this.sql`UPDATE approvals SET ${this.#settling(receiptId, ran)} WHERE id = ${id} AND receipt_id IS NULL`;
     return result.count > 0;
   }
 
-  async settleAnnouncing(id: string, receiptId: string, event: NewEvent): Promise<StoredEvent | undefined> {
+  async settleAnnouncing(id: string, receiptId: string, event: NewEvent, ran?: ApprovalRun): Promise<StoredEvent | undefined> {
     // one statement, one transaction: the event is appended (under the events lock, as every append) only for a row
     // the update settled — a set-returning function in the select list runs once per row of its FROM, here none or one
     const [row] = await this.sql<Array<{ seq: string }>>`
-      WITH settled AS (UPDATE approvals SET receipt_id = ${receiptId} WHERE id = ${id} AND receipt_id IS NULL RETURNING id)
+      WITH settled AS (UPDATE approvals SET ${this.#settling(receiptId, ran)} WHERE id = ${id} AND receipt_id IS NULL RETURNING id)
       SELECT hldp_append_events(${this.sql.array([event.type])}::text[], ${this.sql.array([event.at_ms])}::bigint[], ${this.sql.array([event.data])}::text[]) AS seq FROM settled`;
     return row === undefined ? undefined : { seq: Number(row.seq), ...event };
+  }
+
+  /** The SET of a settling update: the receipt, and `ran` put back as the request's run when given (review userY, Y5). */
+  #settling(receiptId: string, ran: ApprovalRun | undefined) {
+    const runBy = ran?.by ?? null;
+    const leaseMs = ran ? Date.parse(ran.lease_until) : null;
+    return this.sql`receipt_id = ${receiptId}, run_by = coalesce(${runBy}::text, run_by), run_lease_ms = coalesce(${leaseMs}::bigint, run_lease_ms)`;
   }
 
   async renew(id: string, runner: ApprovalRunner): Promise<boolean> {
