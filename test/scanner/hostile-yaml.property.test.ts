@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { hiddenCharacters } from '../../src/core/index.js';
 import { parseToolDefinition, type ParsedDefinition } from '../../src/scanner/index.js';
 import { makeToolYaml } from '../helpers/git.js';
 
@@ -116,8 +117,10 @@ describe('parseToolDefinition against hostile YAML (property-based)', () => {
         const definition = { name: 'demo', display, intent, method: 'exec', executor: 'gatekeeper', params_schema: {}, author: 'T-1', created: '2026-05-31', why, examples };
         const parsed = expectWellFormed(utf8(stringify(definition)));
         if (parsed.tool === null) {
-          // only the schema's own rules may refuse it (a text the schema limits), and they say where
-          expect(parsed.diagnostics.every((diagnostic) => diagnostic.code === 'SCHEMA_VIOLATION')).toBe(true);
+          // only the schema's own rules may refuse it (a text the schema limits), and they say where; and INVISIBLE_TEXT,
+          // where a value holds a character a reader cannot see (U+2028 is a grapheme fast-check makes, kept raw by stringify)
+          const hidden = [display, intent, why, ...examples].some((value) => hiddenCharacters(value).length > 0);
+          expect(parsed.diagnostics.every((diagnostic) => diagnostic.code === 'SCHEMA_VIOLATION' || (hidden && diagnostic.code === 'INVISIBLE_TEXT'))).toBe(true);
           return;
         }
         expect(parsed.tool).toMatchObject({ display, intent, why, examples });
