@@ -2,6 +2,7 @@ import type { DataValidateFunction, FuncKeywordDefinition } from 'ajv/dist/types
 import type { JsonSchema } from '../core/index.js';
 import { schemaGraph, type SchemaGraphNode } from '../core/index.js';
 import { linearPattern } from './linear-regexp.js';
+import { errorHooks, ERROR_HOOKS } from './error-work.js';
 import { charge } from './params-work.js';
 
 /** The keyword the gateway adds to each subschema it compiles: what applying that subschema to one value costs. */
@@ -204,6 +205,7 @@ export const patternKeyword: FuncKeywordDefinition = {
       check.errors = undefined;
       if (text.length > maxLength && codePoints(text, maxLength) > maxLength) return true;
       if (compiled.find(text, context?.instancePath ?? '')) return true;
+      errorHooks[ERROR_HOOKS.error](context?.instancePath ?? '');
       check.errors = [{ keyword: 'pattern', message: `must match pattern "${pattern}"`, params: { pattern } }];
       return false;
     };

@@ -1,5 +1,6 @@
 import type { FuncKeywordDefinition } from 'ajv/dist/types/index.js';
 import equal from 'ajv/dist/runtime/equal.js';
+import { errorHooks, ERROR_HOOKS } from './error-work.js';
 import { charge } from './params-work.js';
 
 // JSON Schema's `uniqueItems`, checked in time linear in the array's size (review V, V4). ajv's own code hashes the
@@ -102,6 +103,7 @@ const check: KeywordCheck = (schema, data, _parent, context) => {
   if (schema !== true || !Array.isArray(data)) return true;
   const pair = duplicateItems(data, context?.instancePath ?? '');
   if (pair === undefined) return true;
+  errorHooks[ERROR_HOOKS.error](context?.instancePath ?? '');
   check.errors = [{ keyword: 'uniqueItems', message: `must NOT have duplicate items (items ## ${pair.j} and ${pair.i} are identical)`, params: pair }];
   return false;
 };

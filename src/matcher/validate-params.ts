@@ -2,6 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { paramsCompileCost, paramsSchemaCost, type ToolDefinition, type ToolSequence } from '../core/index.js';
 import { compactSchema } from './compact-schema.js';
+import { errorHooks, meteredErrors } from './error-work.js';
 import { linearRegExp, programSizeOf } from './linear-regexp.js';
 import { MAX_PARAMS_WORK, metered, ParamsTooCostly } from './params-work.js';
 import { meteredSchema, patternKeyword, workKeyword } from './metered-schema.js';
@@ -45,7 +46,9 @@ export function createParamsValidator(workLimit = MAX_PARAMS_WORK): ParamsValida
   // #18). A schema ajv still cannot compile (an unresolvable $ref, a keyword's value of the wrong type) is answered below
   // logger: false: ajv's own console warnings ("unknown format … ignored") reached the CLI's stderr and, raw, serve's
   // JSON log (review userY, Y6); `hldp validate` reports an unknown format at its line instead
-  const ajv = new Ajv2020({ logger: false, allErrors: true, useDefaults: true, coerceTypes: false, strict: false, addUsedSchema: false, validateSchema: false, code: { regExp: linearRegExp, optimize: false } });
+  const ajv = new Ajv2020({ logger: false, allErrors: true, useDefaults: true, coerceTypes: false, strict: false, addUsedSchema: false, validateSchema: false, code: { regExp: linearRegExp, optimize: false, process: meteredErrors } });
+  // each error the validator makes is charged, and lists of errors are appended, not copied (error-work.ts)
+  Object.assign(ajv, errorHooks);
   addFormats(ajv);
   // ajv's uniqueItems compares every pair of items that may be objects or arrays: n^2/2 on the event loop (review V, V4)
   ajv.removeKeyword('uniqueItems');
@@ -146,13 +149,21 @@ function formatProblem(problem: ParamProblem): string {
   return problem.param === '' ? problem.message : `'${problem.param}' ${problem.message}`;
 }
 
+// the problems an answer lists: a call may fail hundreds of thousands of checks within its budget, and listing each
+// made an answer (and its receipt) of tens of megabytes
+const LISTED_PROBLEMS = 100;
+
 function describeErrors(errors: ErrorObject[]): ParamProblem[] {
   const problems: ParamProblem[] = [];
   const seen = new Set<string>();
-  for (const error of errors) {
-    const problem = describeError(error);
+  for (let index = 0; index < errors.length; index++) {
+    const problem = describeError(errors[index]!);
     const key = `${problem.param}\n${problem.message}`;
     if (seen.has(key)) continue;
+    if (problems.length === LISTED_PROBLEMS) {
+      problems.push({ param: '', message: `and more: ${(errors.length - index).toLocaleString('en-US')} failed checks not listed` });
+      break;
+    }
     seen.add(key);
     problems.push(problem);
   }
