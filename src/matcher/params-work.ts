@@ -25,6 +25,12 @@ interface Meter {
 
 // validation is synchronous (no async keywords): the one meter of the validation running now, if any
 let current: Meter | undefined;
+let lastSpent = 0;
+
+/** The units the last metered validation to finish spent (bench/params/work-per-kind.ts sizes its calls by it). */
+export function lastWork(): number {
+  return lastSpent;
+}
 
 /** Runs `validate` with a fresh budget of `limit` units; ParamsTooCostly leaves it when the budget is spent. */
 export function metered<T>(validate: () => T, limit = MAX_PARAMS_WORK): T {
@@ -33,6 +39,7 @@ export function metered<T>(validate: () => T, limit = MAX_PARAMS_WORK): T {
   try {
     return validate();
   } finally {
+    lastSpent = current.spent;
     current = outer;
   }
 }
