@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ERROR_UNITS } from '../../src/matcher/error-work.js';
 import { createParamsValidator } from '../../src/matcher/validate-params.js';
 import { makeToolDefinition } from './helpers.js';
 
@@ -37,7 +38,10 @@ describe('the work budget of one call\'s params check', () => {
         // checks applied to items, and RE2 steps: its program has at least `repeat` instructions, tried at each position
         const work = numbers.length * checks + ids.reduce((sum, id) => sum + (id.length + 1) * repeat, 0);
         if (!refused) expect(work).toBeLessThanOrEqual(limit);
-        if (5 * (work + numbers.length + ids.length) + 50 <= limit) expect(refused).toBe(false);
+        // each failing check makes an error, charged ERROR_UNITS (params15): the minimums a number is below, the ids the pattern misses
+        const pattern = new RegExp(`a[ab]{${repeat}}c`);
+        const errors = numbers.reduce((sum, n) => sum + Math.max(0, Math.min(checks, -n - 1)), 0) + ids.filter((id) => !pattern.test(id)).length;
+        if (5 * (work + numbers.length + ids.length + errors * ERROR_UNITS) + 50 <= limit) expect(refused).toBe(false);
         if (!refused) {
           const plain = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
           expect(result.valid).toBe(plain(structuredClone(params)));
