@@ -91,6 +91,24 @@ export interface PendingApproval {
   outdated?: string;
 }
 
+/** An approval request, decided or not, as a receipt's page reads it: what the receipt's link to it does not keep. */
+export interface ConsoleApprovalRecord {
+  id: string;
+  status: 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled';
+  tool: string;
+  caller: string;
+  /** the rule that asked for a person: `policies/x.hdlp:line:col` (null: the tool's own `require_confirm`), and what it says */
+  rule: { where: string | null; reason: string };
+  /** the deadline the call was to run under when it was filed (a decider may ask for another), null on a request stored before it was kept */
+  timeout_ms: number | null;
+  created_at: string;
+  expires_at: string;
+  /** who decided it, how, when and why: null while it waits */
+  decision: { by: string | null; via: string | null; at: string | null; reason: string | null } | null;
+  /** the receipt its decision produced (the call's, or the one that says nothing ran), null while none */
+  receipt_id: string | null;
+}
+
 /** What deciding an approval came to. */
 export type ApprovalDecision =
   | { ok: true; receipt?: Receipt; message: string }
@@ -140,6 +158,8 @@ export interface ConsoleBackend {
     pending(principal: ConsolePrincipal, page: { offset: number; limit: number }): Promise<PendingApproval[]>;
     /** one pending request `principal` may see, whole */
     request(id: string, principal: ConsolePrincipal): Promise<PendingApproval | undefined>;
+    /** one request, decided or not, if `principal` may read it (as GET /v1/approvals/:id judges it) */
+    record(id: string, principal: ConsolePrincipal): Promise<ConsoleApprovalRecord | undefined>;
     approve(id: string, by: ConsolePrincipal, reason: string): Promise<ApprovalDecision>;
     deny(id: string, by: ConsolePrincipal, reason: string): Promise<ApprovalDecision>;
   };

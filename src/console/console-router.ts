@@ -7,7 +7,7 @@ import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../event
 import type { ConsoleBackend, ConsolePrincipal, ConsoleRawField, ConsoleReceiptPage, ConsoleReceiptQuery } from './console-backend.js';
 import { html, revealHiddenCharacters, type Html } from './html.js';
 import { consoleCookie, ConsoleSessions, cookieValue, fromSameOrigin, keepsSecureCookie, LEGACY_COOKIE, type ConsoleSession } from './security.js';
-import { APPROVALS_PAGE, approvalsView, approvalView } from './views/approvals.js';
+import { APPROVALS_PAGE, approvalsView, approvalView, decidedApprovalView } from './views/approvals.js';
 import { failureFilters, failuresView, LIST_BYTES, PAGE, receiptQuery, receiptRows, SEARCH_BYTES, SEARCH_ROWS, type FailureFilters } from './views/failures.js';
 import { page, type Viewer } from './views/layout.js';
 import { DISPLAY_CHARACTERS, receiptView } from './views/receipt.js';
@@ -234,7 +234,10 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     const { index } = backend.registry();
     // one tool by name: reading index.tools would make and keep every definition of a lazily read index
     const definition = findTool(index, receipt.tool);
-    send(response, page(`${receipt.ok ? '✓' : '✗'} ${receipt.tool}`, receiptView(excerpt, definition, index.commit), viewer, '/console/failures'));
+    // the rule's reason and the deadline the call asked for are kept with the request, read as the viewer may read it
+    const link = (receipt as { approval?: { id?: unknown } | null }).approval;
+    const approval = typeof link?.id === 'string' ? await backend.approvals.record(link.id, principal) : undefined;
+    send(response, page(`${receipt.ok ? '✓' : '✗'} ${receipt.tool}`, receiptView(excerpt, definition, index.commit, approval), viewer, '/console/failures'));
   });
 
   // a receipt's output, error or stderr whole, as it was stored: where its view shows only the start
@@ -267,7 +270,13 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     const { viewer, principal } = signed(response);
     const approval = await backend.approvals.request(String(request.params.id), principal);
     if (!approval) {
-      send(response, page('Not found', htmlNotFound(`No pending request '${request.params.id}' (decided, expired, or not yours to see).`), viewer), 404);
+      // a decided one is shown, not decided again: a receipt's page links the request its call went through
+      const decided = await backend.approvals.record(String(request.params.id), principal);
+      if (decided && decided.status !== 'pending') {
+        send(response, page(`Approval ${decided.tool}`, decidedApprovalView(decided), viewer, '/console/approvals'));
+        return;
+      }
+      send(response, page('Not found', htmlNotFound(`No approval request '${request.params.id}' that you may see.`), viewer), 404);
       return;
     }
     send(response, page(`Approval ${approval.tool}`, approvalView(approval, viewer), viewer, '/console/approvals'));

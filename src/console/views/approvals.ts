@@ -1,8 +1,9 @@
 import type { HldpEvent } from '../../events/index.js';
-import type { PendingApproval } from '../console-backend.js';
+import type { ConsoleApprovalRecord, PendingApproval } from '../console-backend.js';
 import { html, revealed, type Html } from '../html.js';
 import { namedKeys, secretLookingKeys } from './receipt.js';
 import { time, type Viewer } from './layout.js';
+import { decisionWords, ruleFact, row, viaWords } from './receipt-facts.js';
 
 /** How many pending requests one page of the approvals view shows. */
 export const APPROVALS_PAGE = 20;
@@ -58,6 +59,28 @@ export function approvalView(approval: PendingApproval, viewer: Viewer): Html {
   return html`<h1>Approval request</h1>
 <p class="muted"><a href="/console/approvals">← every waiting request</a></p>
 <ul class="approvals">${approvalItem(approval, viewer, true)}</ul>`;
+}
+
+/** A request that was decided (or expired): what it asked, who decided it, how, when and why, and the receipt it produced; nothing to decide. */
+export function decidedApprovalView(approval: ConsoleApprovalRecord): Html {
+  const decision = approval.decision;
+  return html`<h1>Approval request <span class="muted">${decisionWords(approval.status)}</span></h1>
+<p class="muted"><a href="/console/approvals">← every waiting request</a></p>
+<dl class="facts" data-approval="${approval.id}">
+${row('Id', html`<code>${approval.id}</code>`)}
+${row('Tool', revealed(approval.tool))}
+${row('Caller', revealed(approval.caller))}
+${row('Asked', time(approval.created_at))}
+${row('Expires', time(approval.expires_at))}
+${row('Rule', ruleFact(approval.rule.where, approval.rule.reason))}
+${row('Deadline', approval.timeout_ms === null ? null : `${approval.timeout_ms.toLocaleString('en')} ms`)}
+${row('Decision', html`<span data-decision="${approval.status}">${decisionWords(approval.status)}</span>`)}
+${row('Decided by', decision?.by ? revealed(decision.by) : null)}
+${row('Via', decision?.via ? viaWords(decision.via) : null)}
+${row('Decided', time(decision?.at))}
+${row('Their reason', decision?.reason ? revealed(decision.reason) : null)}
+${row('Receipt', approval.receipt_id ? html`<a href="/console/receipts/${encodeURIComponent(approval.receipt_id)}"><code>${approval.receipt_id}</code></a>` : null)}
+</dl>`;
 }
 
 /** The pending queue, a page at a time: each call as it would run (long params cut, with a link to the whole), with approve and deny and a reason, for those who may decide. */

@@ -1,6 +1,8 @@
 import type { Receipt, ToolDefinition } from '../../core/index.js';
 import { html, type Html } from '../html.js';
+import type { ConsoleApprovalRecord } from '../console-backend.js';
 import { time } from './layout.js';
+import { approvalRows, deadlineRow, outputRow, row } from './receipt-facts.js';
 
 const CUT_MARKER = /\[… \d+ bytes cut of \d+ …\]/g;
 
@@ -23,7 +25,7 @@ function rawBlock(id: string, label: string, text: string, whole: number | undef
   const shown = new TextEncoder().encode(text).length;
   const notice = whole === undefined ? '' : html`<p class="notice shown-part" data-code="DISPLAY_CUT">Showing the first ${shown.toLocaleString('en')} of its ${whole.toLocaleString('en')} bytes. <a href="${rawHref}">All ${whole.toLocaleString('en')} bytes, raw →</a></p>`;
   return html`<section class="raw">
-<header><h2>${label}</h2> <span class="muted">${whole ?? shown} bytes</span> <button type="button" class="copy" data-copy="${id}">Copy</button></header>
+<header><h2>${label}</h2> <span class="muted">${(whole ?? shown).toLocaleString('en')} bytes stored${whole === undefined ? '' : html`, the first ${shown.toLocaleString('en')} shown here`}</span> <button type="button" class="copy" data-copy="${id}">Copy</button></header>
 ${notice}<pre id="${id}">
 ${parts}</pre>
 ${notice}</section>`;
@@ -65,27 +67,25 @@ export function namedKeys(paths: string[]): string {
   return paths.length > SECRET_KEYS_NAMED ? `${named} and ${paths.length - SECRET_KEYS_NAMED} more` : named;
 }
 
-function row(label: string, value: unknown): Html {
-  return html`<dt>${label}</dt><dd>${value === null || value === undefined || value === '' ? html`<span class="muted">—</span>` : value}</dd>`;
-}
-
 /**
  * One receipt: its outcome, raw output and error exactly as stored (a long one's start, said so, with a link to all of
- * it), params (secrets redacted), and whose tool it is. `excerpt`: the receipt as the store cut it for display.
+ * it), params (secrets redacted), the approval it went through and the deadline it ran under, and whose tool it is.
+ * `excerpt`: the receipt as the store cut it for display; `request`: the approval request it links, when the viewer
+ * may read it (the rule's reason is kept there, not in the receipt).
  */
-export function receiptView(excerpt: { receipt: Receipt; cut: Record<string, number> }, definition: ToolDefinition | undefined, servedCommit: string): Html {
+export function receiptView(excerpt: { receipt: Receipt; cut: Record<string, number> }, definition: ToolDefinition | undefined, servedCommit: string, request?: ConsoleApprovalRecord): Html {
   const { receipt, cut } = excerpt;
   const raw = (field: string): string => `/console/receipts/${encodeURIComponent(receipt.id)}/raw/${field}`;
   const cutParams = Object.keys(cut).filter((path) => path === 'params' || path.startsWith('params.') || path.startsWith('params['));
   const fields = receipt as unknown as Record<string, unknown>;
   const text = (name: string): string | undefined => (typeof fields[name] === 'string' ? (fields[name] as string) : undefined);
-  const approval = text('approval') ?? receipt.confirmation;
   return html`<p><a href="/console/failures">← Calls</a></p>
 <h1 class="${receipt.ok ? 'ok' : 'failed'}">${receipt.ok ? '✓' : '✗'} ${receipt.tool} <span class="muted">${receipt.ok ? 'ok' : receipt.code ?? 'failed'}</span></h1>
 <dl class="facts">
 ${row('Receipt', html`<code>${receipt.id}</code>`)}
 ${row('Method', `${receipt.executor} · ${receipt.method}`)}
 ${row('Exit', receipt.exit_code === null ? (receipt.signal ? `signal ${receipt.signal}` : null) : `${receipt.exit_code}${receipt.signal ? ` (signal ${receipt.signal})` : ''}`)}
+${deadlineRow(receipt, definition, servedCommit)}
 ${row('Timed out', receipt.timed_out ? `yes, after ${receipt.timeout_ms ?? '?'} ms` : 'no')}
 ${row('Took', `${receipt.duration_ms} ms`)}
 ${row('Started', time(receipt.started_at))}
@@ -95,8 +95,8 @@ ${row('Caller', text('caller'))}
 ${row('Gateway', receipt.source ? [receipt.source.url ?? `${receipt.source.host} (CLI or stdio MCP)`, receipt.source.url ? ` on ${receipt.source.host}` : ''].join('') : null)}
 ${row('Repository', receipt.source?.repository)}
 ${row('Session', text('session'))}
-${row('Approval', approval)}
-${row('Output', `${receipt.output_bytes} bytes produced${receipt.cut_bytes > 0 ? `, ${receipt.cut_bytes} cut` : ''}`)}
+${approvalRows(receipt, request)}
+${outputRow(receipt, cut)}
 </dl>
 ${receipt.error !== null ? rawBlock('error', 'Error (raw)', receipt.error, cut.error, raw('error')) : ''}
 ${rawBlock('output', 'Output (raw)', receipt.output, cut.output, raw('output'))}

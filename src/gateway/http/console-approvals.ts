@@ -41,6 +41,15 @@ export function consoleApprovals(gateway: Gateway): ConsoleBackend['approvals'] 
       const record = await gateway.approvals.get(id, principal);
       return record?.status === 'pending' ? { ...pendingOf(record, gateway), decidable: gateway.approvals.deciderProblem(record, principal) === undefined } : undefined;
     },
+    record: async (id, viewer) => {
+      // read as GET /v1/approvals/:id reads it: a request the viewer may not read is none
+      const record = await gateway.approvals.get(id, gateway.principal(viewer.name));
+      return record && {
+        id: record.id, status: record.status, tool: record.tool, caller: record.caller, rule: { where: record.rule.where, reason: record.rule.reason },
+        timeout_ms: record.timeout_ms, created_at: record.created_at, expires_at: record.expires_at, receipt_id: record.receipt_id,
+        decision: record.status === 'pending' ? null : { by: record.decided_by, via: record.decided_via, at: record.decided_at, reason: record.decision_reason },
+      };
+    },
     approve: (id, by, reason) => decide(id, by, reason, 'approve'),
     deny: (id, by, reason) => decide(id, by, reason, 'deny'),
   };

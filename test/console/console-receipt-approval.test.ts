@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAIL_STDERR, makeConsoleRepository } from '../helpers/console-repo.js';
+import { signInToConsole } from '../helpers/console-sign-in.js';
+import { commitFiles } from '../helpers/git.js';
+import { startConsoleGateway, tokenSha256, type ConsoleGateway } from './support.js';
+
+// review userZ, Z1: a receipt's page read its `approval` as a string, and showed nothing of who decided, how, why or
+// under which rule; and it had no deadline. Z2: its byte counts did not say what each counted.
+const TOKENS = {
+  admin: 'receipt-approval-admin-token-0123456789',
+  bot: 'receipt-approval-bot-token-0123456789',
+  alice: 'receipt-approval-alice-token-0123456789',
+} as const;
+type Who = keyof typeof TOKENS;
+const CONFIG = `principals:
+  bot: { roles: [agent], token_sha256: ${tokenSha256(TOKENS.bot)} }
+  alice: { roles: [approver], token_sha256: ${tokenSha256(TOKENS.alice)} }
+`;
+// `say` prints what it is given: a person reads it first. Its rule is at line 5, column 5
+const POLICY = ['name: says', 'author: TEST-001', 'why: what say prints reaches people', 'approval:', '  - tools: [say]', '    decision: approve', '    reason: what say prints goes to the team channel'].join('\n');
+const RULE = 'policies/says.hdlp:5:5';
+
+let server: ConsoleGateway;
+const cookies = new Map<Who, string>();
+
+beforeAll(async () => {
+  server = await startConsoleGateway({
+    repository: async (folder) => {
+      const repo = await makeConsoleRepository(folder);
+      await commitFiles(repo, { 'policies/says.hdlp': POLICY }, 'say needs an approver');
+      return repo;
+    },
+    config: CONFIG, apiToken: TOKENS.admin,
+  });
+});
+afterAll(() => server?.stop());
+
+async function api(who: Who, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const response = await fetch(`${server.url}${path}`, {
+    method, headers: { authorization: `Bearer ${TOKENS[who]}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, json: await response.json() };
+}
+
+async function pageOf(path: string, who: Who): Promise<{ status: number; text: string }> {
+  if (!cookies.has(who)) cookies.set(who, await signInToConsole(server.url, TOKENS[who]));
+  const response = await fetch(`${server.url}${path}`, { headers: { cookie: cookies.get(who)! } });
+  return { status: response.status, text: await response.text() };
+}
+
+const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' };
+
+/** A page's facts as label → the text of its value, as a person reads it (tags left out, entities read). */
+function facts(page: string): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const match of page.matchAll(/<dt>([^<]*)<\/dt><dd>([\s\S]*?)<\/dd>/g)) {
+    found[match[1]!] ??= match[2]!.replace(/<[^>]*>/g, '').replace(/&(?:lt|gt|quot|#39|amp);/g, (entity) => ENTITIES[entity]!).replace(/\s+/g, ' ').trim();
+  }
+  return found;
+}
+
+/** Files `say` for bot (asking for a deadline of `timeoutMs` when given), and lets alice decide it with `reason`: the receipt. */
+async function decided(decision: 'approve' | 'deny', reason: string, timeoutMs?: number): Promise<{ approval: string; receipt: string }> {
+  const pending = await api('bot', 'POST', '/v1/call', { tool: 'say', params: { text: 'hello team' }, ...(timeoutMs === undefined ? {} : { timeout_ms: timeoutMs }) });
+  expect(pending.status).toBe(202);
+  const answer = await api('alice', 'POST', `/v1/approvals/${pending.json.id}/${decision}`, { reason });
+  expect(answer.status).toBe(200);
+  return { approval: pending.json.id, receipt: answer.json.receipt.id };
+}
+
+describe("a receipt's page in the console", () => {
+  describe('when an approver approved the call with a reason', () => {
+    it('says who approved it, how, when and why, under which rule, and the deadline it ran under', async () => {
+      const { approval, receipt } = await decided('approve', 'read it: <b>fine</b> to send', 4000);
+      const page = await pageOf(`/console/receipts/${encodeURIComponent(receipt)}`, 'admin');
+      expect(page.status).toBe(200);
+      const shown = facts(page.text);
+      expect(shown).toMatchObject({
+        Approval: approval,
+        Decision: 'approved',
+        'Decided by': 'alice',
+        Via: expect.stringContaining('as a principal'),
+        'Their reason': 'read it: <b>fine</b> to send',
+        Rule: `${RULE}: what say prints goes to the team channel`,
+        Deadline: "4,000 ms — shorter than the tool's timeout_ms (30,000 ms): asked for by the call or by who approved it, or the gateway's max_call_timeout_ms",
+      });
+      expect(shown.Decided).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
+      expect(page.text).toContain(`<a href="/console/approvals/${encodeURIComponent(approval)}">`);
+      // the decider's reason is text, never markup
+      expect(page.text).toContain('read it: &lt;b&gt;fine&lt;/b&gt; to send');
+      expect(page.text).not.toContain('<b>fine</b>');
+    });
+
+    it('shows the caller its own receipt the same way', async () => {
+      const { receipt } = await decided('approve', 'ok for bot');
+      const shown = facts((await pageOf(`/console/receipts/${encodeURIComponent(receipt)}`, 'bot')).text);
+      expect(shown).toMatchObject({ 'Decided by': 'alice', 'Their reason': 'ok for bot', Rule: `${RULE}: what say prints goes to the team channel`, Deadline: "30,000 ms — the tool's constraints.timeout_ms" });
+    });
+
+    it('links the decided request, whose page shows the decision and the receipt, with nothing to decide', async () => {
+      const { approval, receipt } = await decided('approve', 'linked');
+      const page = await pageOf(`/console/approvals/${encodeURIComponent(approval)}`, 'alice');
+      expect(page.status).toBe(200);
+      expect(facts(page.text)).toMatchObject({ Id: approval, Tool: 'say', Caller: 'bot', Decision: 'approved', 'Decided by': 'alice', 'Their reason': 'linked', Receipt: receipt, Rule: `${RULE}: what say prints goes to the team channel` });
+      expect(page.text).not.toContain('value="approve"');
+    });
+  });
+
+  describe('when an approver denied the call', () => {
+    it('says it was denied, by whom and why', async () => {
+      const { receipt } = await decided('deny', 'not today');
+      const shown = facts((await pageOf(`/console/receipts/${encodeURIComponent(receipt)}`, 'admin')).text);
+      expect(shown).toMatchObject({ Decision: 'denied', 'Decided by': 'alice', 'Their reason': 'not today', Rule: `${RULE}: what say prints goes to the team channel` });
+    });
+  });
+
+  describe('when the call needed no approval', () => {
+    it("shows no approval, the tool's deadline, and what each byte count counts", async () => {
+      const call = await api('bot', 'POST', '/v1/call', { tool: 'fail', params: {} });
+      expect(call.json).toMatchObject({ ok: false, approval: null });
+      const page = await pageOf(`/console/receipts/${encodeURIComponent(call.json.id)}`, 'admin');
+      const shown = facts(page.text);
+      expect(shown.Approval).toBe('—');
+      expect(shown.Decision).toBeUndefined();
+      expect(shown.Deadline).toBe("30,000 ms — the tool's constraints.timeout_ms");
+      const [output, stderr] = [Buffer.byteLength('partial output\n'), Buffer.byteLength(FAIL_STDERR)];
+      expect(call.json.output_bytes).toBe(output + stderr);
+      expect(shown.Bytes).toBe(`${output + stderr} produced by the tool (output and standard error together); none cut; stored: output ${output}, standard error ${stderr} bytes`);
+      expect(page.text).toContain(`<h2>Output (raw)</h2> <span class="muted">${output} bytes stored</span>`);
+      expect(page.text).toContain(`<h2>Error (raw)</h2> <span class="muted">${stderr} bytes stored</span>`);
+    });
+  });
+});
