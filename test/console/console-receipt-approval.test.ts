@@ -114,6 +114,20 @@ describe("a receipt's page in the console", () => {
     });
   });
 
+  describe("when the caller confirmed its own call with the token the tool's require_confirm gave it", () => {
+    it('says it was confirmed with the token, by the caller, under the tool\'s own require_confirm', async () => {
+      const pending = await api('bot', 'POST', '/v1/call', { tool: 'note', params: { text: 'mine' } });
+      expect(pending.status).toBe(202);
+      const confirmed = await api('bot', 'POST', '/v1/confirm', { token: pending.json.token });
+      expect(confirmed.json).toMatchObject({ ok: true, output: 'noted: mine' });
+      const shown = facts((await pageOf(`/console/receipts/${encodeURIComponent(confirmed.json.id)}`, 'bot')).text);
+      expect(shown).toMatchObject({
+        Decision: 'approved', 'Decided by': 'bot', Via: expect.stringContaining("the caller's confirmation token"), 'Their reason': '—',
+        Rule: "the tool's own constraints.require_confirm: 'note' requires confirmation (constraints.require_confirm)",
+      });
+    });
+  });
+
   describe('when the call needed no approval', () => {
     it("shows no approval, the tool's deadline, and what each byte count counts", async () => {
       const call = await api('bot', 'POST', '/v1/call', { tool: 'fail', params: {} });
