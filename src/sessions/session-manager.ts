@@ -71,18 +71,21 @@ export class SessionManager {
   /**
    * Opens a session, with `toolsets` enabled for as long as it lives (connect-time selection); unknown names are
    * refused. `id` is for an MCP connection, whose session takes the connection's id so that any instance finds it.
+   * `restored`: the connection's toolsets were accepted when it opened, and its agent session is lost (a restart, an
+   * instance without it): each is held again, and one a rescan took away since is told as gone (`gone`), as a session
+   * that lived through the rescan holds it, rather than refused.
    */
-  async open(options: { toolsets?: readonly string[]; principal?: string; id?: string } = {}): Promise<{ ok: true; session: SessionState } | { ok: false; code: 'TOOLSET_NOT_FOUND' | 'TOOLSET_FORBIDDEN'; message: string }> {
+  async open(options: { toolsets?: readonly string[]; principal?: string; id?: string; restored?: boolean } = {}): Promise<{ ok: true; session: SessionState; gone: Array<{ name: string; message: string }> } | { ok: false; code: 'TOOLSET_NOT_FOUND' | 'TOOLSET_FORBIDDEN'; message: string }> {
     const registry = this.registryView();
-    const problem = this.toolsetProblem(options.toolsets ?? [], options.principal);
+    const problem = options.restored ? undefined : this.toolsetProblem(options.toolsets ?? [], options.principal);
     if (problem) return { ok: false, ...problem };
     const state = newSessionState(options.id ?? randomUUID(), this.clock(), options.principal);
     for (const name of options.toolsets ?? []) {
-      const toolset = registry.toolset(name)!;
-      if (!state.toolsets.some((active) => active.name === toolset.name)) state.toolsets.push({ name: toolset.name, scope: 'session', deadline: null });
+      const held = registry.toolset(name)?.name ?? name;
+      if (!state.toolsets.some((active) => active.name.toLowerCase() === held.toLowerCase())) state.toolsets.push({ name: held, scope: 'session', deadline: null });
     }
     await this.store.save(state);
-    return { ok: true, session: state };
+    return { ok: true, session: state, gone: this.goneHeld(state) };
   }
 
   /** Why `principal` cannot have these toolsets from the start: one is unknown, or holds no tool it may use; undefined when it can. */
