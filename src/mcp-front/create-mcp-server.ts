@@ -46,6 +46,11 @@ export interface McpSessionOptions {
    * HTTP layer then owns its end: closing this server does not delete a shared session.
    */
   session?: string;
+  /**
+   * the connection was opened before, and is brought up again from the store: if its agent session is lost, the one
+   * opened in its place holds the connection's toolsets, a rescan's gone ones told as gone, not refused
+   */
+  restored?: boolean;
 }
 
 /**
@@ -74,6 +79,7 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
   let initialized = false;
   // the session as this server last read it (in memory: the very object the store holds)
   let latest: Promise<SessionState> = opened;
+  goneOf.set(server, async () => sessions.goneHeld(await latest).map((entry) => entry.name));
   const session = async (): Promise<SessionState> => {
     const held = await latest;
     // read again each request: another instance sharing the store may have changed it since
@@ -154,6 +160,13 @@ export function createMcpServer(gateway: Gateway, options: McpSessionOptions): S
   return server;
 }
 
+const goneOf = new WeakMap<Server, () => Promise<string[]>>();
+
+/** The toolsets the connection's session holds that the registry no longer serves (its session as last read); none for a server this module did not make. */
+export function goneToolsets(server: Server): Promise<string[]> {
+  return goneOf.get(server)?.() ?? Promise.resolve([]);
+}
+
 // the code MCP's specification gives a resource that does not exist (the SDK names no constant for it)
 const RESOURCE_NOT_FOUND = -32002 as ErrorCode;
 
@@ -164,8 +177,10 @@ async function resumeOrOpen(gateway: Gateway, options: McpSessionOptions): Promi
   const held = options.session === undefined ? undefined : await sessions.get(options.session, { principal: options.principal });
   if (held) return { state: held, resumed: true };
   const free = options.session !== undefined && !(await sessions.exists(options.session));
-  const result = await sessions.open({ principal: options.principal, ...(options.toolsets ? { toolsets: options.toolsets } : {}), ...(free ? { id: options.session } : {}) });
+  const result = await sessions.open({ principal: options.principal, ...(options.toolsets ? { toolsets: options.toolsets } : {}), ...(free ? { id: options.session } : {}), ...(options.restored ? { restored: true } : {}) });
   if (!result.ok) throw new Error(result.message);
+  // a restored connection whose toolset a rescan took away opens with the others, and is told of it (toolset list, the header)
+  if (result.gone.length > 0) gateway.logger?.warn({ session: result.session.id, principal: options.principal, gone: result.gone.map((entry) => entry.name) }, 'an MCP session restored without its agent session holds toolsets the registry no longer serves; the agent is told they are gone');
   return { state: result.session, resumed: false };
 }
 

@@ -32,6 +32,8 @@ interface Session {
   touched: number;
   /** the principal whose token opened it: only that principal may use it */
   principal: string;
+  /** the toolsets its session holds that the registry no longer serves */
+  gone(): Promise<string[]>;
 }
 
 const DEFAULT_MAX_SESSIONS = 100;
@@ -41,6 +43,8 @@ const TOUCH_EVERY_MS = 10 * 60_000;
 const SESSION_IDLE_MS = 24 * 60 * 60_000;
 /** The bus topic of "this session was ended (DELETE) at some instance". */
 const SESSION_CLOSED = 'mcp_session_closed';
+/** The header naming the toolsets a session holds that a rescan took away (as on POST /v1/call in a session). */
+const TOOLSETS_GONE_HEADER = 'X-HLDP-Toolsets-Gone';
 /** The methods of the Streamable HTTP transport: messages, the notification stream, the end of a session. */
 const MCP_METHODS = ['GET', 'POST', 'DELETE'];
 
@@ -121,7 +125,7 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
     const parts = await loadSessionParts();
     const server = parts.createMcpServer(gateway, options);
     const transport = transportFor(parts, () => sessionId, async (id) => {
-      keep(id, { transport, server, touched: Date.now(), principal });
+      keep(id, { transport, server, touched: Date.now(), principal, gone: () => parts.goneToolsets(server) });
       const initialize = initializeParams(request.body);
       // without the record this instance still serves the session; the others answer 404 and the client starts a new one
       if (initialize) await store.mcpSessions.create({ id, initialize: keptInitialize(initialize), options: { ...options } }).catch((error: Error) => logger?.warn({ err: error.message }, 'cannot keep the MCP session in the store'));
@@ -141,7 +145,8 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
     // and is answered as one that does not exist, after the same one read of the store (review J)
     if (!options || options.principal !== principal) return undefined;
     const parts = await loadSessionParts();
-    const server = parts.createMcpServer(gateway, options);
+    // its agent session may be lost (a restart, an instance that never held it): a toolset gone since is then told, not refused
+    const server = parts.createMcpServer(gateway, { ...options, restored: true });
     const transport = transportFor(parts, () => id);
     await server.connect(transport);
     try {
@@ -151,7 +156,7 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
       await server.close();
       return undefined;
     }
-    const session = { transport, server, touched: 0, principal: options.principal };
+    const session = { transport, server, touched: 0, principal: options.principal, gone: () => parts.goneToolsets(server) };
     keep(id, session);
     return session;
   };
@@ -196,6 +201,9 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
       session.touched = Date.now();
       void store.mcpSessions.touch(id).catch(() => undefined);
     }
+    // as on POST /v1/call in a session: a toolset a rescan took away is named on each answer (the session as this request found it)
+    const gone = await session.gone().catch(() => []);
+    if (gone.length > 0) response.setHeader(TOOLSETS_GONE_HEADER, gone.join(', '));
     await session.transport.handleRequest(request, response, request.body);
   });
 

@@ -1,3 +1,3 @@
 // What a `/mcp` session is made of at run time (the SDK's server, its Streamable HTTP transport, zod under both); loaded by mcp-http.ts on the first request.
-export { createMcpServer } from './create-mcp-server.js';
+export { createMcpServer, goneToolsets } from './create-mcp-server.js';
 export { SessionTransport } from './session-transport.js';

@@ -24,7 +24,7 @@ export const POLICY_SCHEMAS = {
       id: { type: 'string' }, status: { enum: ['pending', 'approved', 'denied', 'expired', 'cancelled'] }, caller: { type: 'string' }, session: { type: ['string', 'null'] },
       tool: { type: 'string' }, method: { type: 'string' }, executor: { type: 'string' }, params: { type: 'object' }, params_hash: { type: 'string' },
       commit: { type: 'string', description: 'the index commit, which is the policy version' },
-      rule: { type: 'object', description: 'where (policies/x.hdlp:line:col, null for require_confirm), reason, self_approval, approvers, elicit; judged (the object ids it was judged against) and place ({workspace, sandbox, run_as}: where the filing gateway runs calls; a one-shot CLI elsewhere decides nothing), absent on older requests' },
+      rule: { type: 'object', description: 'where (policies/x.hdlp:line:col, null for require_confirm), reason, self_approval, approvers, elicit; judged (the object ids it was judged against) and place ({workspace, sandbox, run_as, hide, ceiling, max_call_timeout_ms}: where and how confined the filing gateway runs calls; a one-shot CLI whose own differ decides nothing; hide, ceiling and max_call_timeout_ms absent on requests filed before they were kept), absent on older requests' },
       timeout_ms: { type: ['integer', 'null'] }, created_at: { type: 'string' }, expires_at: { type: 'string' }, decided_at: { type: ['string', 'null'] },
       decided_by: { type: ['string', 'null'] }, decision_reason: { type: ['string', 'null'] }, decided_via: { type: ['string', 'null'] }, receipt_id: { type: ['string', 'null'] },
       run: {

@@ -20,6 +20,19 @@ const LOADING = {
   headers: { 'Retry-After': { description: 'seconds', schema: { type: 'integer' } } },
 };
 
+// on every answer in a session that holds a toolset a rescan took away (review userX, X2); a restored /mcp connection's too
+const TOOLSETS_GONE = {
+  'X-HLDP-Toolsets-Gone': {
+    description: "the toolsets the session holds that the registry no longer serves, comma-separated (e.g. 'ops'); absent when none. Each is told as gone, with the commit and why, by toolset list and GET /v1/sessions/{id}; toolset {action: disable, name} puts it down",
+    schema: { type: 'string' },
+  },
+};
+
+/** The answers of `/v1/call`, each with the header a call in a session may carry. */
+function inSession(responses: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, ['401', '413'].includes(status) ? response : { ...response, headers: { ...(response['headers'] as object | undefined), ...TOOLSETS_GONE } }]));
+}
+
 export function openApiDocument(version: string): Record<string, unknown> {
   return withQueryRefusals({
     openapi: '3.1.0',
@@ -64,7 +77,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
           operationId: 'call', summary: '{tool, params} runs a registered tool; {intent, context} only matches. With X-HLDP-Session the call is made in that session, and the meta-tools (toolset, tool_find, tool_load, tool_call, read_skill, confirm) answer by name',
           parameters: [{ name: 'X-HLDP-Session', in: 'header', schema: { type: 'string' }, description: 'the session (POST /v1/sessions) the call is made in' }, PREFER_WAIT],
           requestBody: { required: true, ...json('CallRequest') },
-          responses: {
+          responses: inSession({
             '200': { description: 'the receipt of the call, whatever its outcome (ok true or false); or, for an intent, the match', content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Receipt' }, { $ref: '#/components/schemas/MatchResult' }] } } } },
             '202': answer('the call waits for a person (the policy or the tool\'s require_confirm): nothing ran; the request id, and a token where the caller may confirm it itself', 'ConfirmationRequired'),
             '403': answer("the tool is forbidden to this caller; nothing ran", 'Refused'),
@@ -79,7 +92,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
             },
             '503': { ...answer('the store cannot be reached to make or use a confirmation: nothing ran (STORE_UNAVAILABLE); or, for an intent, the search index is still loading after the start (SEARCH_INDEX_LOADING)', 'Error'), headers: LOADING.headers },
             ...errors,
-          },
+          }),
         },
       },
       '/v1/confirm': {
@@ -278,7 +291,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       '/v1/openapi.json': { get: { operationId: 'openApi', summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
       '/healthz': { get: { operationId: 'health', summary: 'Liveness, the index being served (stale, last scan error) and whether the store answers', security: [], responses: { '200': answer('serving', 'Health') } } },
       '/mcp': {
-        post: { operationId: 'mcpPost', parameters: [mcpToolsets], summary: 'MCP over Streamable HTTP: JSON-RPC requests (an initialize request opens a session, Mcp-Session-Id)', responses: { '200': { description: 'JSON-RPC response or an SSE stream' }, '400': { description: 'no session, or not a JSON-RPC request' }, '401': errors['401'], '404': { description: 'the session is not open (ended, evicted, restarted): initialize again' } } },
+        post: { operationId: 'mcpPost', parameters: [mcpToolsets], summary: 'MCP over Streamable HTTP: JSON-RPC requests (an initialize request opens a session, Mcp-Session-Id)', responses: { '200': { description: 'JSON-RPC response or an SSE stream', headers: TOOLSETS_GONE }, '400': { description: 'no session, or not a JSON-RPC request' }, '401': errors['401'], '404': { description: 'the session is not open (ended, evicted, restarted): initialize again' } } },
         get: { operationId: 'mcpStream', parameters: [mcpToolsets], summary: 'MCP: the session\'s server-sent event stream (tools/list_changed)', responses: { '200': { description: 'text/event-stream' }, '400': { description: 'no Mcp-Session-Id' }, '401': errors['401'], '404': { description: 'the session is not open' } } },
         delete: { operationId: 'mcpClose', parameters: [mcpToolsets], summary: 'MCP: end the session', responses: { '200': { description: 'ended' }, '400': { description: 'no Mcp-Session-Id' }, '401': errors['401'], '404': { description: 'the session is not open' } } },
       },

@@ -1,19 +1,27 @@
-import type { ApprovalRecord, RunPlace } from '../store/index.js';
+import { canonicalJson, type ApprovalRecord, type RunPlace } from '../store/index.js';
 
-// each setting a place holds, with the words an operator sets it by
-const SETTINGS: ReadonlyArray<{ key: keyof RunPlace; what: string; set: string }> = [
-  { key: 'workspace', what: 'workspace', set: 'HLDP_WORKSPACE' },
-  { key: 'sandbox', what: 'sandbox mode', set: 'HLDP_SANDBOX' },
-  { key: 'run_as', what: 'sandbox.run_as', set: 'HLDP_SANDBOX_RUN_AS' },
+// each setting a place holds, with the words an operator sets it by: a variable, or (none) only the config file
+const SETTINGS: ReadonlyArray<{ key: keyof RunPlace; what: string; variable?: string }> = [
+  { key: 'workspace', what: 'workspace', variable: 'HLDP_WORKSPACE' },
+  { key: 'sandbox', what: 'sandbox mode', variable: 'HLDP_SANDBOX' },
+  { key: 'run_as', what: 'sandbox.run_as', variable: 'HLDP_SANDBOX_RUN_AS' },
+  { key: 'hide', what: 'sandbox.hide' },
+  { key: 'ceiling', what: 'sandbox.ceiling' },
+  { key: 'max_call_timeout_ms', what: 'deadline ceiling (max_call_timeout_ms)', variable: 'HLDP_MAX_CALL_TIMEOUT_MS' },
 ];
+
+// the settings a request filed before they were kept lacks (review Z: the first places held only the first three)
+const LATER: ReadonlyArray<keyof RunPlace> = ['hide', 'ceiling', 'max_call_timeout_ms'];
 
 /**
  * Why this process may not run an approved request's call (undefined: it may): the request was filed by a process
- * that runs calls elsewhere — another workspace, another sandbox — and the approver's process would run the agent's
- * call against its own (`hldp approvals approve` from a person's home folder ran it there, read and wrote their files:
- * review userY, Y8). Asked of one-shot CLI processes only: serving instances of one deployment run each other's
- * approved requests (the run lease lets any of them pick a run up), as they did. A request stored before its place
- * was kept cannot be placed: the CLI leaves it to a gateway, and says so.
+ * that runs calls elsewhere — another workspace, another sandbox, less hidden from tools (`sandbox.hide`), a higher
+ * ceiling or a longer deadline — and the approver's process would run the agent's call its own way
+ * (`hldp approvals approve` from a person's home folder ran it there, read and wrote their files: review userY, Y8;
+ * one following this message's variables without `--config` ran it with nothing of `sandbox.hide` hidden: review Z).
+ * Asked of one-shot CLI processes only: serving instances of one deployment run each other's approved requests (the
+ * run lease lets any of them pick a run up), as they did. A request stored before its place, or a part of it, was
+ * kept cannot be placed: the CLI leaves it to a gateway, and says so.
  */
 export function placeProblem(record: ApprovalRecord, here: RunPlace): string | undefined {
   const decideThere = `decide it at the gateway that filed it (its console, POST /v1/approvals/${record.id}/approve, or for a confirmation token POST /v1/confirm)`;
@@ -21,13 +29,26 @@ export function placeProblem(record: ApprovalRecord, here: RunPlace): string | u
   if (there === undefined) {
     return `request '${record.id}' was filed before requests recorded where their call runs (the gateway's workspace and sandbox), so this process cannot tell whether its own (workspace ${here.workspace}) is that one; nothing was decided, it stays pending (until ${record.expires_at}): ${decideThere}`;
   }
-  const differing = SETTINGS.filter(({ key }) => there[key] !== here[key]);
-  if (differing.length === 0) return undefined;
-  const shown = (value: string | null): string => (value === null ? '(unset)' : value);
+  const differing = SETTINGS.filter(({ key }) => there[key] !== undefined && canonicalJson(there[key]) !== canonicalJson(here[key] ?? null));
+  if (differing.length === 0) {
+    const unknown = LATER.filter((key) => there[key] === undefined);
+    if (unknown.length === 0) return undefined;
+    // fail closed: the parts it lacks may be what this process would run the call with less of
+    const named = SETTINGS.filter(({ key }) => unknown.includes(key)).map(({ what }) => what).join(', ');
+    return `request '${record.id}' was filed before requests recorded the gateway's ${named}, so this process cannot tell whether it would run the call as confined as that gateway would; nothing was decided, it stays pending (until ${record.expires_at}): ${decideThere}`;
+  }
   const what = differing.map(({ key, what }) => `its ${what} is ${shown(there[key])}, this process's is ${shown(here[key])}`).join('; ');
-  const settings = differing.map(({ key, set }) => (there[key] === null ? `${set} unset` : `${set}=${there[key]}`)).join(', ');
-  return (
-    `request '${record.id}' was filed by a gateway that runs calls elsewhere than this process would: ${what}. Nothing ran and nothing was decided; it stays pending (until ${record.expires_at}): ` +
-    `${decideThere}, or run this command with that gateway's settings (its --config, or ${settings})`
-  );
+  const variables = differing.filter(({ variable }) => variable !== undefined).map(({ key, variable }) => (there[key] === null ? `${variable} unset` : `${variable}=${String(there[key])}`));
+  const fileOnly = differing.filter(({ variable }) => variable === undefined).map(({ what }) => what);
+  const fix = fileOnly.length === 0
+    ? `run this command with that gateway's settings (its --config, or ${variables.join(', ')})`
+    : `run this command with that gateway's config file (--config FILE, or HLDP_CONFIG=FILE): ${fileOnly.join(' and ')} ${fileOnly.length === 1 ? 'is' : 'are'} read from it only, no variable sets ${fileOnly.length === 1 ? 'it' : 'them'}${variables.length ? `; and ${variables.join(', ')} as well` : ''}`;
+  return `request '${record.id}' was filed by a gateway that runs calls elsewhere than this process would: ${what}. Nothing ran and nothing was decided; it stays pending (until ${record.expires_at}): ${decideThere}, or ${fix}`;
+}
+
+// a setting as the message shows it: a path list by its paths, a ceiling as its JSON
+function shown(value: RunPlace[keyof RunPlace] | undefined): string {
+  if (value === null || value === undefined) return '(unset)';
+  if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.join(', ');
+  return typeof value === 'object' ? canonicalJson(value) : String(value);
 }

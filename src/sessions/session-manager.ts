@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { brokenDefinition, brokenToolMessage, removedToolWords, type MatchResult, type RemovedTools, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
+import { type MatchResult, type RemovedTools, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
 import type { Matcher } from '../matcher/index.js';
 import { systemClock, type Clock } from './clock.js';
 import { refusal, type MetaAnswer } from './meta-answer.js';
+import { loadRefusal } from './load-refusal.js';
 import { promptBlockOf, type PromptOptions } from './session-prompt.js';
 import type { PromptBlock } from './prompt-block.js';
 import { RegistryView } from './registry-view.js';
@@ -70,18 +71,21 @@ export class SessionManager {
   /**
    * Opens a session, with `toolsets` enabled for as long as it lives (connect-time selection); unknown names are
    * refused. `id` is for an MCP connection, whose session takes the connection's id so that any instance finds it.
+   * `restored`: the connection's toolsets were accepted when it opened, and its agent session is lost (a restart, an
+   * instance without it): each is held again, and one a rescan took away since is told as gone (`gone`), as a session
+   * that lived through the rescan holds it, rather than refused.
    */
-  async open(options: { toolsets?: readonly string[]; principal?: string; id?: string } = {}): Promise<{ ok: true; session: SessionState } | { ok: false; code: 'TOOLSET_NOT_FOUND' | 'TOOLSET_FORBIDDEN'; message: string }> {
+  async open(options: { toolsets?: readonly string[]; principal?: string; id?: string; restored?: boolean } = {}): Promise<{ ok: true; session: SessionState; gone: Array<{ name: string; message: string }> } | { ok: false; code: 'TOOLSET_NOT_FOUND' | 'TOOLSET_FORBIDDEN'; message: string }> {
     const registry = this.registryView();
-    const problem = this.toolsetProblem(options.toolsets ?? [], options.principal);
+    const problem = options.restored ? undefined : this.toolsetProblem(options.toolsets ?? [], options.principal);
     if (problem) return { ok: false, ...problem };
     const state = newSessionState(options.id ?? randomUUID(), this.clock(), options.principal);
     for (const name of options.toolsets ?? []) {
-      const toolset = registry.toolset(name)!;
-      if (!state.toolsets.some((active) => active.name === toolset.name)) state.toolsets.push({ name: toolset.name, scope: 'session', deadline: null });
+      const held = registry.toolset(name)?.name ?? name;
+      if (!state.toolsets.some((active) => active.name.toLowerCase() === held.toLowerCase())) state.toolsets.push({ name: held, scope: 'session', deadline: null });
     }
     await this.store.save(state);
-    return { ok: true, session: state };
+    return { ok: true, session: state, gone: this.goneHeld(state) };
   }
 
   /** Why `principal` cannot have these toolsets from the start: one is unknown, or holds no tool it may use; undefined when it can. */
@@ -201,19 +205,13 @@ export class SessionManager {
     const group = registry.group(name);
     const tools = group ?? (registry.resolve(name) ? [registry.resolve(name)!] : []);
     if (tools.length === 0) {
-      // the catalogue the agent was shown names toolsets too: one of them is enabled, not loaded (review V, V6)
-      const toolset = registry.toolset(name);
-      if (toolset && this.usableToolsets(state).has(toolset.name)) return refusal('TOOL_NOT_FOUND', `'${toolset.name}' is a toolset, not a tool or group: enable it with toolset {"action": "enable", "name": "${toolset.name}"}`, { toolset: toolset.name });
-      // …and one a rescan took away is named as gone, not answered with a tool spelled like it (review userX, X2)
-      const gone = toolset ? undefined : this.goneToolset(name, state.toolsets.some((active) => active.name.toLowerCase() === name.toLowerCase()));
-      if (gone !== undefined) return refusal('TOOL_NOT_FOUND', `'${name}' is not a tool or group: ${gone}`, { toolset: name });
-      // a tool whose definition is broken is answered as a call of it is, not as a missing name (review W, W6)
-      const broken = brokenDefinition(this.options.registry().index, name);
-      if (broken.length > 0) return refusal('TOOL_BROKEN', brokenToolMessage(name, broken), { tool: name, diagnostics: broken });
-      const removed = this.options.registry().removed?.get(name); // told as a call of it is (review userZ, Z3)
-      if (removed) return refusal('TOOL_NOT_FOUND', `${removedToolWords(name, removed).error}; tool_find finds tools by what they do`, { tool: name, ...removed });
-      const near = this.mayOffer(state, nearNames(this.options.registry().matcher, name).map((near) => ({ name: near }))).map((near) => near.name);
-      return refusal('TOOL_NOT_FOUND', `no tool or group '${name}'${near.length ? `; did you mean ${near.map((near) => `'${near}'`).join(', ')}?` : ''}; tool_find finds tools by what they do`);
+      const current = this.options.registry();
+      return loadRefusal(name, {
+        registry, index: current.index, matcher: current.matcher, ...(current.removed ? { removed: current.removed } : {}), usable: this.usableToolsets(state),
+        gone: (toolset, held) => this.goneToolset(toolset, held),
+        holds: (toolset) => state.toolsets.some((active) => active.name.toLowerCase() === toolset.toLowerCase()),
+        mayOffer: (names) => this.mayOffer(state, names.map((near) => ({ name: near }))).map((near) => near.name),
+      });
     }
     expireSession(state, this.clock());
     // a group loads its listed tools: an unlisted one is reached by its exact name, never named by a group (review P, P6)
@@ -395,9 +393,4 @@ export class SessionManager {
     }
     return cache;
   }
-}
-
-function nearNames(matcher: Matcher, name: string): string[] {
-  const lookup = matcher.lookup(name);
-  return lookup.found ? [] : lookup.near.map((near) => near.name);
 }

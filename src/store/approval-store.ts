@@ -1,4 +1,4 @@
-import type { AccessGate, ExecutorName } from '../core/index.js';
+import type { AccessGate, ExecutorName, SandboxCeiling } from '../core/index.js';
 import type { NewEvent, RetentionPolicy, StoredEvent } from './store.js';
 
 /** Where an approval request stands: waiting, or decided once (approved and run, denied, expired, cancelled). */
@@ -32,6 +32,12 @@ export interface RunPlace {
   sandbox: string;
   /** who a root process's local tools run as (`sandbox.run_as`), or null when unset */
   run_as: string | null;
+  /** the paths no local tool may see (`sandbox.hide`), absolute, symlinks resolved, sorted; absent on a request filed before it was kept */
+  hide?: string[];
+  /** the most a definition's `sandbox:` block may ask for (`sandbox.ceiling`), null when none; absent on a request filed before it was kept */
+  ceiling?: SandboxCeiling | null;
+  /** the longest deadline any call runs under (`max_call_timeout_ms`); absent on a request filed before it was kept */
+  max_call_timeout_ms?: number;
 }
 
 /** The git object ids a request was judged against: only a change to these outdates it, not any commit. */

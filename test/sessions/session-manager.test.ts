@@ -60,6 +60,25 @@ describe('SessionManager', () => {
     });
   });
 
+  describe('when a restored connection opens its lost session again with a toolset a rescan took away', () => {
+    it('holds the toolsets it was opened with and tells the gone one, where a new session is refused', async () => {
+      const before = indexOf(TOOLS, [toolset('letters', ['letters']), toolset('misc', ['gamma'])]);
+      const after = { ...indexOf(TOOLS, [toolset('letters', ['letters'])]), commit: 'c2' };
+      let registry = { index: before, matcher: createMatcher(before) };
+      const manager = new SessionManager({ registry: () => registry, clock: manualClock() });
+      manager.noteSwap(before, after);
+      registry = { index: after, matcher: createMatcher(after) };
+      expect(await manager.open({ toolsets: ['letters', 'misc'] })).toMatchObject({ ok: false, code: 'TOOLSET_NOT_FOUND', message: expect.stringContaining("toolset 'misc' is gone since commit c2") });
+      const restored = await manager.open({ toolsets: ['Letters', 'misc', 'letters'], id: 'mcp-1', restored: true });
+      if (!restored.ok) throw new Error(restored.message);
+      expect(restored.session.toolsets.map((active) => active.name)).toEqual(['letters', 'misc']);
+      expect(restored.gone).toEqual([{ name: 'misc', message: expect.stringContaining("toolset 'misc' is gone since commit c2: its file toolsets/misc/TOOLSET.hdlp was removed; disable it") }]);
+      expect(manager.view(restored.session).visible.map((entry) => entry.name)).toEqual(['alpha', 'beta']);
+      expect(manager.toolset(restored.session, { action: 'disable', name: 'misc' })).toMatchObject({ ok: true });
+      expect(manager.goneHeld(restored.session)).toEqual([]);
+    });
+  });
+
   describe('when a toolset is enabled for one turn', () => {
     it('goes when the turn ends, while session toolsets stay', async () => {
       const { manager } = managerOver(indexOf(TOOLS, [toolset('letters', ['letters']), toolset('g', ['gamma'])]));

@@ -1,0 +1,78 @@
+// Review Z (LOW): `hldp approvals approve` checked that the gateway that filed a request runs calls where this process
+// would (workspace, sandbox mode, sandbox.run_as), but not what that gateway hides from tools (`sandbox.hide`) nor its
+// ceilings (`sandbox.ceiling`, max_call_timeout_ms): an approver who followed the refusal's variables instead of
+// `--config` ran the agent's call with nothing of `sandbox.hide` hidden. A request now records those too, and a
+// process that differs decides nothing and names what differs; a request filed before they were kept is left pending.
+import { cp, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { request } from '../helpers/http-server.js';
+import { runCli } from '../helpers/run-cli.js';
+import { useServiceHome } from '../helpers/serve-process.js';
+
+const home = useServiceHome('warn');
+const NATIVE = fileURLToPath(new URL('../../native-repo', import.meta.url));
+const ADMIN = 'admin-token-0123456789abcdef';
+const ALICE = 'alice-token-0123456789abcd';
+const HELD = ['name: held', 'author: ICE-GL-ZY001', 'why: A person looks at every command first.', 'approval:', '  - tools: [shell-exec]', '    decision: approve', '    reason: a person looks first', ''].join('\n');
+
+/** A gateway hiding secrets.env from tools, and admin's request for a command that reads it, filed there. */
+async function filed(): Promise<{ id: string; config: string; repo: string; secret: string; url: string; env: NodeJS.ProcessEnv }> {
+  const repo = join(home.path, 'reg');
+  await cp(NATIVE, repo, { recursive: true });
+  await mkdir(join(repo, 'policies'));
+  await writeFile(join(repo, 'policies', 'held.hdlp'), HELD);
+  const secret = join(home.path, 'etc', 'secrets.env');
+  await mkdir(join(home.path, 'etc'));
+  await writeFile(secret, 'DB_PASSWORD=hunter2\n');
+  const config = join(home.path, 'hldp.yaml');
+  await writeFile(config, [`repository: { source: ${repo} }`, 'principals:', '  alice: { roles: [approver] }', 'sandbox:', `  hide: [${secret}]`, ''].join('\n'));
+  // the approver's shell: the store, the workspace, the api_token of the request's caller; alice's token for --config
+  const env: NodeJS.ProcessEnv = { ...home.env, HLDP_API_TOKEN: ADMIN, HLDP_PRINCIPAL_ALICE_TOKEN: ALICE };
+  const server = await home.serve(['--config', config], { HLDP_API_TOKEN: ADMIN, HLDP_PRINCIPAL_ALICE_TOKEN: ALICE });
+  const answer = await request(server, 'POST', '/v1/call', { body: { tool: 'shell-exec', params: { cmd: `cat ${secret} 2>/dev/null; echo done` } }, headers: { authorization: `Bearer ${ADMIN}` } });
+  expect(answer.status, JSON.stringify(answer.json)).toBe(202);
+  return { id: (answer.json as { id: string }).id, config, repo, secret, url: server.url, env };
+}
+
+describe('hldp approvals approve without the config of a gateway that hides paths from tools', () => {
+  it('runs nothing, leaves the request pending, and names sandbox.hide as what differs; with the config it runs', { timeout: 120_000 }, async () => {
+    const { id, config, repo, secret, env } = await filed();
+    // the workspace, sandbox mode and run_as are the gateway's (the variables the refusal used to offer): only hide differs
+    const bare = await runCli(['approvals', 'approve', id, '--repo', repo], { env });
+    expect(bare.code, bare.stdout + bare.stderr).toBe(1);
+    expect(bare.stderr).toContain(`APPROVAL_MISMATCH: request '${id}' was filed by a gateway that runs calls elsewhere than this process would: its sandbox.hide is ${secret}, this process's is (none)`);
+    expect(bare.stderr).toContain('--config FILE, or HLDP_CONFIG=FILE): sandbox.hide is read from it only');
+    expect(bare.stderr).not.toContain('hunter2');
+    const show = await runCli(['approvals', 'show', id, '--repo', repo, '--json'], { env });
+    expect(JSON.parse(show.stdout).approval).toMatchObject({ status: 'pending', rule: { place: { hide: [secret], ceiling: null, max_call_timeout_ms: 3_600_000 } } });
+
+    // a deadline ceiling set otherwise is named too
+    const shorter = await runCli(['approvals', 'approve', id, '--config', config], { env: { ...env, HLDP_MAX_CALL_TIMEOUT_MS: '1000' } });
+    expect(shorter.code).toBe(1);
+    expect(shorter.stderr).toContain("its deadline ceiling (max_call_timeout_ms) is 3600000, this process's is 1000");
+    expect(shorter.stderr).not.toContain('sandbox.hide');
+
+    const approved = await runCli(['approvals', 'approve', id, '--config', config, '--json'], { env });
+    expect(approved.code, approved.stdout + approved.stderr).toBe(0);
+    expect(JSON.parse(approved.stdout).receipt.output).toContain('done');
+  });
+
+  it('leaves a request filed before requests recorded sandbox.hide pending, and says so', { timeout: 120_000 }, async () => {
+    const { id, config, url, env } = await filed();
+    // as a request of the previous version is stored: its place without hide, ceiling and the deadline ceiling
+    const database = new Database(join(home.path, 'data', 'receipts.db'));
+    const rule = JSON.parse((database.prepare('SELECT rule FROM approvals WHERE id = ?').get(id) as { rule: string }).rule) as { place: Record<string, unknown> };
+    for (const key of ['hide', 'ceiling', 'max_call_timeout_ms']) delete rule.place[key];
+    database.prepare('UPDATE approvals SET rule = ? WHERE id = ?').run(JSON.stringify(rule), id);
+    database.close();
+    const approve = await runCli(['approvals', 'approve', id, '--config', config], { env });
+    expect(approve.code).toBe(1);
+    expect(approve.stderr).toContain(`request '${id}' was filed before requests recorded the gateway's sandbox.hide, sandbox.ceiling, deadline ceiling (max_call_timeout_ms)`);
+    // the gateway that filed it still decides it
+    const decided = await request({ url }, 'POST', `/v1/approvals/${id}/approve`, { body: {}, headers: { authorization: `Bearer ${ALICE}` } });
+    expect(decided.status, JSON.stringify(decided.json)).toBe(200);
+  });
+});
