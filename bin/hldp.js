@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The CLI entry: runs the CLI's bundle (dist/bundle/, built by `npm run build`, which `npm ci` runs through the `prepare`
 // script): a few files for Node to read instead of the ~600 modules of dist/ and node_modules (issue #18).
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,7 +92,8 @@ function runCommonJsBundle() {
   try {
     const { file: name } = JSON.parse(readFileSync(new URL('commonjs.json', folder), 'utf8'));
     if (typeof name !== 'string' || !/^hldp-[A-Z0-9]+\.cjs$/.test(name)) return undefined;
-    file = fileURLToPath(new URL(name, folder));
+    // its real path, as Node's own loaders take a module's: what it requires (better-sqlite3) is found from there
+    file = realpathSync(fileURLToPath(new URL(name, folder)));
     source = readFileSync(file, 'utf8');
   } catch {
     return undefined;
