@@ -26,6 +26,9 @@ const BUILDS_FILE = join(OUT, 'builds.json');
 const BUILDS_KEPT = 3;
 // one file per living process started from the bundle, named by its pid, holding its build's id (bin/hldp.js)
 const RUNNING = 'running';
+// names the CommonJS bundle bin/hldp.js runs, and the folder of V8's code caches for it (bin/hldp.js writes them)
+const COMMONJS_FILE = 'commonjs.json';
+const CODE_CACHE = 'code-cache';
 
 // A build's id: the names of its files (each named by its content, but for the entry's), so the same build has the same id.
 const buildId = (names) => createHash('sha256').update([...names].sort().join('\n')).digest('hex').slice(0, 16);
@@ -121,6 +124,23 @@ const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20'
 const workers = await build({ ...common, entryPoints: { 'parse-worker': 'dist/scanner/parse-worker.js', 'lexicon-worker': 'dist/matcher/lexicon-worker.js', 'receipt-writer-worker': 'dist/store/receipt-writer-worker.js' }, entryNames: '[name]-[hash]', outdir: OUT, write: false, plugins: [lazyRequires] });
 for (const file of workers.outputFiles) workerNames.set(`${basename(file.path).replace(/-[A-Z0-9]+\.js$/, '')}.js`, basename(file.path));
 const cli = await build({ ...common, entryPoints: { hldp: 'dist/cli/main.js' }, outdir: OUT, write: false, splitting: true, plugins: [lazyRequires, commonJsNamespaces] });
+// The same CLI as one CommonJS file besides (no code splitting: a chunk is a function run at its first use), which
+// bin/hldp.js runs through `vm.Script` with V8's code cache: Node 20 keeps no code cache for ES modules, and compiling
+// the bundle's modules was ~13 % of the CPU a `hldp serve` spends until it listens (issue #18). Named by its content,
+// as the chunks are, so a cache made for it (named after it) is never taken for another build's. The package's own
+// `import()`s of Node's modules are made `require`s: code run by `vm.Script` has no loader for `import()`.
+const nodeImports = {
+  name: 'node-imports',
+  setup(builder) {
+    builder.onResolve({ filter: /^node:/ }, ({ path, kind }) => (kind === 'dynamic-import' ? { path, namespace: 'node-import' } : undefined));
+    builder.onLoad({ filter: /.*/, namespace: 'node-import' }, ({ path }) => ({ contents: `module.exports = require(${JSON.stringify(path)});`, loader: 'js' }));
+  },
+};
+const commonJsBanner = { js: "'use strict';\nconst __hldpImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" };
+const commonJs = await build({ ...common, format: 'cjs', banner: commonJsBanner, define: { 'import.meta.url': '__hldpImportMetaUrl' }, external: [...common.external, 'htmx.org/dist/htmx.min.js'], entryPoints: { hldp: 'dist/cli/main.js' }, entryNames: '[name]-[hash]', outExtension: { '.js': '.cjs' }, outdir: OUT, write: false, metafile: true, plugins: [lazyRequires, nodeImports] });
+const commonJsEntry = commonJs.outputFiles[0];
+const leftImports = Object.values(commonJs.metafile.outputs).flatMap((output) => output.imports.filter((imported) => imported.kind === 'dynamic-import'));
+if (leftImports.length > 0) throw new Error(`the CommonJS bundle still imports ${leftImports.map((imported) => imported.path).join(', ')} by import(), which vm.Script cannot run`);
 for (const hashed of workerNames.values()) {
   if (!cli.outputFiles.some((file) => file.text.includes(`'./${hashed}'`) || file.text.includes(`"./${hashed}"`))) throw new Error(`no code of the bundle starts ${hashed}: the name its starter gives was not found`);
 }
@@ -144,7 +164,7 @@ try {
 }
 // a rebuild of unchanged code is the same build, not another one: listed again, it would push out a build a server
 // still runs from (npm test rebuilds at every run)
-const names = [...workers.outputFiles, ...cli.outputFiles].map((file) => basename(file.path));
+const names = [...workers.outputFiles, ...cli.outputFiles, commonJsEntry].map((file) => basename(file.path));
 const named = new Set(names);
 const same = (other) => Array.isArray(other) && other.length === named.size && other.every((name) => named.has(name));
 // the last builds, and any older one a living process runs from (listed still, so that a later build keeps it too)
@@ -152,6 +172,15 @@ const running = runningBuilds();
 builds = [names, ...builds.filter((other) => Array.isArray(other) && !same(other))].filter((other, at) => at < BUILDS_KEPT || running.has(buildId(other)));
 writeFileSync(`${BUILDS_FILE}.tmp`, `${JSON.stringify(builds)}\n`);
 renameSync(`${BUILDS_FILE}.tmp`, BUILDS_FILE);
+// the CommonJS bundle, then the file that names it for bin/hldp.js (COMMONJS_FILE), before the entry
+writeWhole({ path: commonJsEntry.path, contents: Buffer.from(`${commonJsEntry.text}\nmodule.exports.HLDP_BUILD = ${JSON.stringify(buildId(names))};\n`) });
+writeWhole({ path: join(OUT, COMMONJS_FILE), contents: Buffer.from(`${JSON.stringify({ file: basename(commonJsEntry.path) })}\n`) });
 writeWhole({ path: entry.path, contents: Buffer.from(`${entry.text}\nexport const HLDP_BUILD = ${JSON.stringify(buildId(names))};\n`) });
-const kept = new Set([basename(BUILDS_FILE), RUNNING, ...builds.flat()]);
+const kept = new Set([basename(BUILDS_FILE), RUNNING, COMMONJS_FILE, CODE_CACHE, ...builds.flat()]);
 for (const name of readdirSync(OUT)) if (!kept.has(name)) rmSync(join(OUT, name), { recursive: true, force: true });
+// a code cache is named after the CommonJS bundle it was made for (bin/hldp.js): one for a bundle no longer kept goes
+try {
+  for (const name of readdirSync(join(OUT, CODE_CACHE))) if (!kept.has(name.split('.cjs.')[0] + '.cjs')) rmSync(join(OUT, CODE_CACHE, name), { force: true });
+} catch {
+  // no cache made yet
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ObjectReader } from '../../src/scanner/sources/object-reader.js';
-import { sortedOffsets } from '../../src/scanner/sources/pack-file.js';
+import { offsetAfter, sortedOffsets } from '../../src/scanner/sources/pack-file.js';
 import { PackStore } from '../../src/scanner/sources/pack-store.js';
 import { blobId, craftDelta, writeCraftedPack } from '../helpers/crafted-pack.js';
 import { makeTempDir } from '../helpers/git.js';
@@ -125,6 +125,28 @@ describe('sortedOffsets', () => {
         } catch (error) {
           expect(error).toBeInstanceOf(Error);
         }
+      }),
+    );
+  });
+
+  // a warm start's first few entries are bounded by one pass over the index each (offsetAfter), the rest by the
+  // sorted offsets: both must give every entry the same end, and refuse the same indexes
+  it('bounds an entry where a pass over the index does, whatever the index bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 8 + 1024, maxLength: 1400 }), fc.nat({ max: 40 }), fc.array(fc.nat(), { maxLength: 8 }), (bytes, count, picks) => {
+        const index = Buffer.from(bytes);
+        index.writeUInt32BE(count, 8 + 255 * 4);
+        let offsets: Float64Array;
+        try {
+          offsets = sortedOffsets(index);
+        } catch (error) {
+          expect(error).toBeInstanceOf(Error);
+          expect(() => offsetAfter(index, 0)).toThrow(Error);
+          return;
+        }
+        // the index's own offsets (where an entry starts), those ± 1, and any other
+        const asked = [...[...offsets].flatMap((offset) => [offset - 1, offset, offset + 1]), ...picks];
+        for (const offset of asked) expect(offsetAfter(index, offset)).toBe(offsets.find((next) => next > offset) ?? Number.POSITIVE_INFINITY);
       }),
     );
   });
