@@ -1,13 +1,13 @@
 // A policy glob's match, before and after its RegExp ran as a state machine: for each case, the CPU of one match by
-// picomatch's own matcher (the backtracking RegExp, what main runs) and by the state machine (globMatcher), alternated
+// picomatch's own matcher (the backtracking RegExp, what main runs) and by the state machine (globMachine), alternated
 // in one process, the median of --runs, with the units each is charged (main's estimate, globWork; the machine's
-// length × program) and the machine's ns a unit. The machine is shared: CPU time, not wall time.
+// length × program), which engine globMatcher picks (the one charged less) and the machine's ns a unit. The machine
+// is shared: CPU time, not wall time.
 // `npx tsx bench/params/glob-machine.ts [--runs 7]`
 import picomatch from 'picomatch';
 import { MAX_PARAMS_WORK } from '../../src/matcher/params-work.js';
-import { globMatcher } from '../../src/policy/glob-matcher.js';
+import { globMachine } from '../../src/policy/glob-matcher.js';
 import { globShape, globWork } from '../../src/policy/glob-work.js';
-import { RegexpMachine } from '../../src/policy/regexp-machine.js';
 
 interface Case {
   name: string;
@@ -38,20 +38,19 @@ function cpuMs(match: () => boolean, repeat: number): number {
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 console.log(`runs ${runs}, load ${(await import('node:os')).loadavg()[0]!.toFixed(1)}, budget ${MAX_PARAMS_WORK.toLocaleString('en-US')} units`);
-console.log('case | path chars | picomatch CPU ms | machine CPU ms | main charge | machine charge | machine ns/unit');
+console.log('case | path chars | picomatch CPU ms | machine CPU ms | main charge | machine charge | picked | machine ns/unit');
 for (const { name, glob, path } of CASES) {
   const old = picomatch(glob, { dot: true });
-  const machine = globMatcher(picomatch, glob, { dot: true });
-  if (old(path) !== machine(path)) throw new Error(`${name}: the two disagree`);
-  const program = RegexpMachine.of(picomatch.makeRe(glob, { dot: true, windows: false }).source)!;
-  const charged = (path.length + 1) * program.unitsPerCharacter;
+  const { matches, work } = globMachine(old, glob)!;
+  if (old(path) !== matches(path)) throw new Error(`${name}: the two disagree`);
+  const charged = work(path);
   // a slow backtracking match once a run; a fast one enough times to be timed
-  const repeat = Math.max(1, Math.round(20 / Math.max(cpuMs(old, 1), 0.05)));
+  const repeat = Math.max(1, Math.round(20 / Math.max(cpuMs(() => old(path), 1), 0.05)));
   const [before, after] = [[] as number[], [] as number[]];
   for (let run = 0; run < runs; run += 1) {
-    before.push(cpuMs(old, repeat));
-    after.push(cpuMs(() => machine(path), Math.max(repeat, 20)));
+    before.push(cpuMs(() => old(path), repeat));
+    after.push(cpuMs(() => matches(path), Math.max(repeat, 20)));
   }
   const estimate = globWork(globShape(glob), path);
-  console.log(`${name} | ${path.length} | ${median(before).toFixed(3)} | ${median(after).toFixed(3)} | ${estimate.toLocaleString('en-US')}${estimate > MAX_PARAMS_WORK ? ' (past the budget)' : ''} | ${charged.toLocaleString('en-US')} | ${((median(after) * 1e6) / charged).toFixed(1)}`);
+  console.log(`${name} | ${path.length} | ${median(before).toFixed(3)} | ${median(after).toFixed(3)} | ${estimate.toLocaleString('en-US')}${estimate > MAX_PARAMS_WORK ? ' (past the budget)' : ''} | ${charged.toLocaleString('en-US')} | ${estimate <= charged ? 'picomatch' : 'machine'} | ${((median(after) * 1e6) / charged).toFixed(1)}`);
 }
