@@ -47,12 +47,12 @@ export function globWork(shape: GlobShape, path: string): number {
 }
 
 /**
- * Runs `matches` (a glob of this shape, as picomatch compiled it) on `path` within the running params budget: a path
- * the kernel would refuse, or whose match would take more than the budget left, cannot be judged (ParamsTooCostly,
+ * Runs `matches` on `path` within the running params budget, `work(path)` its cost in the budget's units: a path the
+ * kernel would refuse, or whose match would take more than the budget left, cannot be judged (ParamsTooCostly,
  * which a broad rule reads as a match and a strict one as none), so that one call cannot hold the gateway.
  */
-export function meteredGlob(shape: GlobShape, matches: (path: string) => boolean, path: string): boolean {
+export function meteredGlob(work: (path: string) => number, matches: (path: string) => boolean, path: string): boolean {
   if (!judgeablePath(path)) throw new ParamsTooCostly('', `a path longer than ${MAX_GLOB_PATH_BYTES} bytes, ${MAX_GLOB_SEGMENTS} segments or a name of ${MAX_GLOB_SEGMENT_BYTES} bytes cannot be judged`);
-  charge(globWork(shape, path), '', () => 'matching a glob');
+  charge(work(path), '', () => 'matching a glob');
   return matches(path);
 }

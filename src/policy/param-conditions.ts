@@ -3,7 +3,8 @@ import { posix } from 'node:path';
 import type Picomatch from 'picomatch';
 import type { ParamCondition, PolicyDecisionKind } from '../core/index.js';
 import { linearPattern, metered, ParamsTooCostly } from '../matcher/index.js';
-import { globShape, judgeablePath, meteredGlob } from './glob-work.js';
+import { globMatcher } from './glob-matcher.js';
+import { judgeablePath } from './glob-work.js';
 import { resolvedRootedPath, rootedPath, type RootedPath } from './rooted-path.js';
 
 /**
@@ -37,8 +38,8 @@ export function modeOf(decision: PolicyDecisionKind): ConditionMode {
  * Compiles one param condition once: globs by picomatch, regexes by RE2 (linear time, found anywhere in the text).
  * RE2's time is the text's length times the program's size (`a[ab]{999}c`: ~1,000 steps a character, review X, X1), so
  * one reading of a value has the params' work budget (MAX_PARAMS_WORK): a value past it cannot be judged, and so
- * matches a broad rule and not a strict one. A glob's backtracking RegExp is charged to it too, and a path past
- * PATH_MAX cannot be judged (see {@link meteredGlob}).
+ * matches a broad rule and not a strict one. A glob's RegExp, run as a state machine, is charged to it too, and a
+ * path past PATH_MAX cannot be judged (see {@link globMatcher}).
  */
 export function compileCondition(condition: ParamCondition, mode: ConditionMode): ValueTest {
   const tests: Array<(scalar: string | number | boolean, roots: readonly string[], cwd: string | null | undefined) => boolean> = [];
@@ -47,11 +48,8 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
     // an absolute glob judges the path's absolute form, a relative one its form relative to the tool's root
     const picomatch = picomatchModule();
     // each match is charged to the params' budget: picomatch's RegExp backtracks, quadratic in the segments for
-    // `**/secrets/**/*.key` (a 256 KB path held the gateway 409 s: review Y, Y4)
-    const matchers = globs.map((glob) => {
-      const [shape, compiled] = [globShape(glob), picomatch(glob, { dot: mode === 'broad' })];
-      return { absolute: glob.startsWith('/'), matches: (path: string) => meteredGlob(shape, compiled, path) };
-    });
+    // `**/secrets/**/*.key` (a 256 KB path held the gateway 409 s: review Y, Y4), so it runs as a state machine
+    const matchers = globs.map((glob) => ({ absolute: glob.startsWith('/'), matches: globMatcher(picomatch, glob, { dot: mode === 'broad' }) }));
     const judge = (path: RootedPath): boolean =>
       matchers.some(({ absolute, matches }) => {
         if (!absolute) return path.relative === undefined ? mode === 'broad' : matches(path.relative);
