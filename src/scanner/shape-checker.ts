@@ -1,7 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { nearWord } from '../core/index.js';
 import { ajv2020 } from './ajv-module.js';
-import { isTypeKeywordPath, jsonTypeHint } from './json-type-words.js';
+import { isTypeKeywordPath, JSON_TYPES, jsonTypeHint } from './json-type-words.js';
 import { splitInstancePath } from './yaml-locator.js';
 
 /** One problem with a definition's shape, with the JSON path it concerns. */
@@ -117,7 +117,7 @@ function describeError(error: ErrorObject, all: ErrorObject[], rootName: string,
     case 'enum': {
       const allowed = enumValues(params.allowedValues);
       const near = typeof error.data === 'string' ? nearWord(error.data, allowed) : undefined;
-      const hint = near ? `; did you mean '${near}'?` : isTypeKeywordPath(path) ? jsonTypeHint(error.data) : '';
+      const hint = near ? `; did you mean '${near}'?` : offersJsonTypes(error, [error], path) ? jsonTypeHint(error.data) : '';
       return { path, atKey: false, message: `${where} must be one of: ${allowed.join(', ')}${hint}${emptyHint(path, error.data, fromYaml)}` };
     }
     case 'const':
@@ -132,7 +132,7 @@ function describeError(error: ErrorObject, all: ErrorObject[], rootName: string,
     }
     case 'anyOf': {
       // a failed union says once what it accepts, not one error per alternative
-      const typeHint = isTypeKeywordPath(path) ? jsonTypeHint(error.data) : '';
+      const typeHint = offersJsonTypes(error, all, path) ? jsonTypeHint(error.data) : '';
       return { path, atKey: false, message: `${where} must be ${expectedOf(error) ?? 'one of the allowed forms'}${typeHint}${emptyHint(path, error.data, fromYaml)}` };
     }
     case 'oneOf':
@@ -172,6 +172,12 @@ function yamlBooleanHint(expected: string[], data: unknown): string {
   if (!expected.includes('boolean') || typeof data !== 'string') return '';
   const meant = YAML11_BOOLEANS.get(data.toLowerCase());
   return meant === undefined ? '' : `: YAML 1.2 (how this file is read) reads ${data} as text, not a boolean; write ${String(meant)}`;
+}
+
+// a `type` keyword whose allowed values are JSON Schema's types (a params schema's), not any field named `type`
+function offersJsonTypes(error: ErrorObject, all: ErrorObject[], path: ReadonlyArray<string | number>): boolean {
+  if (!isTypeKeywordPath(path)) return false;
+  return all.some((other) => other.keyword === 'enum' && other.instancePath.startsWith(error.instancePath) && JSON_TYPES.every((type) => enumValues((other.params as { allowedValues?: unknown }).allowedValues).includes(type)));
 }
 
 // `argv:` with its list not indented under it (or nothing at all) is null to YAML: say so, not only what is expected (review userY, Y7)
