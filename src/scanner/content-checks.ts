@@ -1,13 +1,12 @@
 import type { DeclaredSandbox, Diagnostic, DiagnosticCode, JsonSchema } from '../core/index.js';
 import { checkExecutorMethod } from './executor-method-check.js';
-import { httpMethodWarnings } from './http-block-checks.js';
-import { jsonSchemaProblems, normaliseParamsSchema } from './params-schema.js';
+import { normaliseParamsSchema } from './params-schema.js';
 import { checkRequiredDeclared } from './required-checks.js';
 import { ceilingWarnings, checkSandbox, refusedSandboxPaths, runsProcesses } from './sandbox-checks.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptPlaceholders, checkScriptVariables, checkTemplates } from './template-checks.js';
-import { unusedTemplates } from './unused-templates.js';
 import type { ParseOptions } from './yaml-mapping.js';
+import { definitionSlips } from './definition-slips.js';
 
 /** Adds a problem of a definition as a located diagnostic. */
 export type ProblemReporter = (code: DiagnosticCode, problem: SchemaProblem, severity?: Diagnostic['severity']) => void;
@@ -44,9 +43,7 @@ export function checkContents(value: Record<string, unknown>, report: ProblemRep
     for (const problem of refusedSandboxPaths(sandbox.sandbox.filesystem, options.sandboxPathRefusal)) report('REFUSED_SANDBOX_PATH', problem);
   }
   // review userY, Y2 and Y7: the http block's method, a template no call picks, an output schema that is no JSON Schema
-  for (const problem of httpMethodWarnings(value)) report('UNKNOWN_METHOD', problem, 'warning');
-  if (params) for (const problem of unusedTemplates(value, params.schema)) report('UNUSED_TEMPLATE', problem, 'warning');
-  if (isMapping(value.output_schema)) for (const problem of jsonSchemaProblems(value.output_schema, 'output_schema')) report('INVALID_OUTPUT_SCHEMA', problem);
+  for (const { code, problem, severity } of definitionSlips(value, params?.schema)) report(code, problem, severity);
   return { ...(params ? { paramsSchema: params.schema } : {}), ...(sandbox.sandbox ? { sandbox: sandbox.sandbox } : {}) };
 }
 
