@@ -30,6 +30,10 @@ export type DiagnosticCode =
   /** two folders of one kind differ only by case: a checkout on macOS or Windows holds one of them only (a warning) */
   | 'CASE_TWIN'
   | 'INVALID_PARAMS_SCHEMA'
+  /** an `output_schema` that is not valid JSON Schema (it is served as the tool's reference, never checked against output) */
+  | 'INVALID_OUTPUT_SCHEMA'
+  /** a `shell.argv` template no value of the `shell.select` parameter picks: dead text (a warning) */
+  | 'UNUSED_TEMPLATE'
   | 'UNKNOWN_PLACEHOLDER'
   /** with the deployment's config: a gatekeeper.target, http.api or mcp.server it does not configure (review userW, W2) */
   | 'UNKNOWN_TARGET'

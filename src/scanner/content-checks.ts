@@ -6,6 +6,7 @@ import { ceilingWarnings, checkSandbox, refusedSandboxPaths, runsProcesses } fro
 import type { SchemaProblem } from './shape-checker.js';
 import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptPlaceholders, checkScriptVariables, checkTemplates } from './template-checks.js';
 import type { ParseOptions } from './yaml-mapping.js';
+import { definitionSlips } from './definition-slips.js';
 
 /** Adds a problem of a definition as a located diagnostic. */
 export type ProblemReporter = (code: DiagnosticCode, problem: SchemaProblem, severity?: Diagnostic['severity']) => void;
@@ -41,6 +42,8 @@ export function checkContents(value: Record<string, unknown>, report: ProblemRep
   if (options.sandboxPathRefusal && sandbox.sandbox?.filesystem && runsProcesses(value)) {
     for (const problem of refusedSandboxPaths(sandbox.sandbox.filesystem, options.sandboxPathRefusal)) report('REFUSED_SANDBOX_PATH', problem);
   }
+  // review userY, Y2 and Y7: the http block's method, a template no call picks, an output schema that is no JSON Schema
+  for (const { code, problem, severity } of definitionSlips(value, params?.schema)) report(code, problem, severity);
   return { ...(params ? { paramsSchema: params.schema } : {}), ...(sandbox.sandbox ? { sandbox: sandbox.sandbox } : {}) };
 }
 
@@ -54,6 +57,8 @@ export function checkContentsBeside(value: Record<string, unknown>, errorPaths: 
   // a sandbox is judged by the executor and method it runs under
   if (broken.has('executor') || broken.has('method')) broken.add('sandbox');
   const sound = Object.fromEntries(Object.entries(value).filter(([key]) => !broken.has(key) || (key === 'params_schema' && isReadableParamsSchema(value.params_schema))));
+  // an http block's fields are each checked on their own: a wrong `path` does not hide a `query` naming no parameter (review userY, Y2)
+  if (broken.has('http') && isMapping(value.http)) sound.http = soundFields(value.http, errorPaths, 'http');
   const reportNew: ProblemReporter = (code, problem, severity) => {
     if (errorPaths.some((path) => path.length > 0 && isWithin(problem.path, path))) return;
     report(code, problem, severity);
@@ -63,6 +68,14 @@ export function checkContentsBeside(value: Record<string, unknown>, errorPaths: 
   } catch {
     // the definition is refused already; its other problems are told once its shape is right
   }
+}
+
+// the fields of a block no error is in or under; none when the error is the block's own (not a mapping, say)
+function soundFields(block: Record<string, unknown>, errorPaths: ReadonlyArray<ReadonlyArray<string | number>>, name: string): Record<string, unknown> {
+  const within = errorPaths.filter((path) => path[0] === name);
+  if (within.some((path) => path.length < 2)) return {};
+  const broken = new Set(within.map((path) => String(path[1])));
+  return Object.fromEntries(Object.entries(block).filter(([key]) => !broken.has(key)));
 }
 
 // a params schema with a wrong keyword is still read for what it declares: a mapping (of mappings, in the shorthand)

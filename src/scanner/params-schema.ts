@@ -2,7 +2,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { paramsCompileCost, paramsSchemaCost, type JsonSchema } from '../core/index.js';
 import { ajv2020 } from './ajv-module.js';
 import { isUnsupportedConstruct, re2Matches, re2Problem, re2ProgramSize } from './re2-refusal.js';
-import { splitInstancePath } from './yaml-locator.js';
+import { metaSchemaProblems, requiredFlags } from './schema-meta-problems.js';
 import type { SchemaProblem } from './shape-checker.js';
 
 /** Every keyword of JSON Schema 2020-12 (plus `definitions`): anything else in a params schema is a typo. */
@@ -53,12 +53,7 @@ export function normaliseParamsSchema(written: Record<string, unknown>): Normali
   }
   // allErrors: a file's independent errors come in one run (README), two bad keywords on one property too (review W, W6)
   metaValidator ??= new (ajv2020())({ strict: false, validateFormats: false, allErrors: true });
-  if (!metaValidator.validateSchema(schema)) {
-    for (const error of metaValidator.errors ?? []) {
-      const path = toWritten(splitInstancePath(error.instancePath));
-      problems.push({ path, atKey: false, message: `'${path.join('.')}' is not valid JSON Schema: ${error.message ?? 'invalid'}` });
-    }
-  }
+  if (!metaValidator.validateSchema(schema)) problems.push(...metaSchemaProblems(schema, metaValidator.errors ?? [], toWritten));
   const patternProblems = unsupportedPatterns(schema, []).map(({ path, atKey, pattern, reason }) => ({
     path: toWritten(path),
     atKey,
@@ -70,7 +65,23 @@ export function normaliseParamsSchema(written: Record<string, unknown>): Normali
   // ajv compiles the schema on the event loop at the tool's first call: one too large to compile quickly is refused here
   const compile = paramsCompileCost(schema, { programSize: re2ProgramSize, describe: (path) => toWritten(path).join('.') }).problem;
   if (compile !== undefined) costProblems.push({ path: toWritten(compile.path), atKey: false, message: compile.message });
-  return { schema, problems, patternProblems, costProblems };
+  return { schema: problems.length ? asMeant(schema) : schema, problems, patternProblems, costProblems };
+}
+
+/** Meta-validates a schema written at `field` of a definition (`output_schema`): its problems, at their lines. */
+export function jsonSchemaProblems(schema: Record<string, unknown>, field: string): SchemaProblem[] {
+  metaValidator ??= new (ajv2020())({ strict: false, validateFormats: false, allErrors: true });
+  if (metaValidator.validateSchema(schema)) return [];
+  return metaSchemaProblems(schema, metaValidator.errors ?? [], (path) => [field, ...path]);
+}
+
+// a refused schema as its author meant it, for the checks that read it beside the refusal: `required: true` on a
+// property (an old draft's habit) makes it required, so its argv element is not also told it may be left out
+function asMeant(schema: JsonSchema): JsonSchema {
+  const flagged = requiredFlags(schema).filter((flag) => flag.object.length === 0 && flag.required).map((flag) => flag.property);
+  if (flagged.length === 0) return schema;
+  const listed = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
+  return { ...schema, required: [...new Set([...listed, ...flagged])] };
 }
 
 /** Every `pattern` and `patternProperties` key in schema positions that RE2 refuses. */

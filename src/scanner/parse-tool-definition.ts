@@ -68,7 +68,8 @@ function validateDefinition(file: DefinitionFile, value: Record<string, unknown>
   const report: ProblemReporter = (code, problem, severity = 'error') => {
     const { line, column } = locator.locate(problem.path, problem.atKey);
     diagnostics.push({ file: file.path, line, column, severity, code, message: problem.message });
-    if (severity === 'error') errorPaths.push(problem.path);
+    // a missing field is that field's error: the other fields of its mapping (`http.query` beside no `http.path`) are still checked
+    if (severity === 'error') errorPaths.push(problem.missing === undefined ? problem.path : [...problem.path, problem.missing]);
   };
   for (const problem of checkToolShape(value)) report('SCHEMA_VIOLATION', problem);
   for (const problem of strayExecutorBlocks(value)) report('SCHEMA_VIOLATION', problem);

@@ -1,6 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { nearWord } from '../core/index.js';
 import { ajv2020 } from './ajv-module.js';
+import { isTypeKeywordPath, JSON_TYPES, jsonTypeHint } from './json-type-words.js';
 import { splitInstancePath } from './yaml-locator.js';
 
 /** One problem with a definition's shape, with the JSON path it concerns. */
@@ -9,6 +10,8 @@ export interface SchemaProblem {
   /** point at the key rather than the value (unknown fields) */
   atKey: boolean;
   message: string;
+  /** the field missing from the mapping at `path` (a `required` problem): the error is that field's, not the whole mapping's */
+  missing?: string;
 }
 
 /** Validates a value against a JSON Schema and explains each problem in words, with the path it concerns. */
@@ -53,6 +56,8 @@ function describeErrors(errors: ErrorObject[], rootName: string, fromYaml: boole
       continue;
     }
     if (WRAPPER_KEYWORDS.has(error.keyword) && !isOneOfCount(error)) continue;
+    // `shell:` with nothing under it is null: "must be object" says it; "exactly one of argv, script" would mislead
+    if (isOneOfCount(error) && errors.some((other) => other.keyword === 'type' && other.instancePath === error.instancePath)) continue;
     const explained = unions.some((union) => union !== error && isWithin(error.instancePath, union.instancePath));
     // a union failing inside another names the element at fault (`shell.argv.2`), not the whole list
     const deeper = error.keyword === 'anyOf' && unions.some((union) => union.instancePath !== error.instancePath && isWithin(union.instancePath, error.instancePath));
@@ -92,7 +97,7 @@ function describeError(error: ErrorObject, all: ErrorObject[], rootName: string,
   switch (error.keyword) {
     case 'required': {
       const missing = String(params.missingProperty);
-      return { path, atKey: false, message: `missing required field '${[...path, missing].join('.')}'` };
+      return { path, atKey: false, missing, message: `missing required field '${[...path, missing].join('.')}'` };
     }
     case 'additionalProperties': {
       const field = String(params.additionalProperty);
@@ -112,7 +117,8 @@ function describeError(error: ErrorObject, all: ErrorObject[], rootName: string,
     case 'enum': {
       const allowed = enumValues(params.allowedValues);
       const near = typeof error.data === 'string' ? nearWord(error.data, allowed) : undefined;
-      return { path, atKey: false, message: `${where} must be one of: ${allowed.join(', ')}${near ? `; did you mean '${near}'?` : ''}` };
+      const hint = near ? `; did you mean '${near}'?` : offersJsonTypes(error, [error], path) ? jsonTypeHint(error.data) : '';
+      return { path, atKey: false, message: `${where} must be one of: ${allowed.join(', ')}${hint}${emptyHint(path, error.data, fromYaml)}` };
     }
     case 'const':
       return { path, atKey: false, message: `${where} must be ${JSON.stringify(params.allowedValue)}` };
@@ -122,11 +128,12 @@ function describeError(error: ErrorObject, all: ErrorObject[], rootName: string,
         .map((other) => String((other.params as { type: unknown }).type));
       // YAML reads `name: 123` as a number and `name: true` as a boolean: say how to write it as text
       const typed = fromYaml && expected.includes('string') && (typeof error.data === 'number' || typeof error.data === 'boolean') ? `: YAML read ${String(error.data)} as a ${typeof error.data}; quote it if it is text ('${String(error.data)}')` : '';
-      return { path, atKey: false, message: `${where} must be ${[...new Set(expected)].join(' or ')}${typed}${fromYaml ? yamlBooleanHint(expected, error.data) : ''}${unitHint(path, expected, error.data)}` };
+      return { path, atKey: false, message: `${where} must be ${[...new Set(expected)].join(' or ')}${typed}${fromYaml ? yamlBooleanHint(expected, error.data) : ''}${unitHint(path, expected, error.data)}${emptyHint(path, error.data, fromYaml)}` };
     }
     case 'anyOf': {
       // a failed union says once what it accepts, not one error per alternative
-      return { path, atKey: false, message: `${where} must be ${expectedOf(error) ?? 'one of the allowed forms'}` };
+      const typeHint = offersJsonTypes(error, all, path) ? jsonTypeHint(error.data) : '';
+      return { path, atKey: false, message: `${where} must be ${expectedOf(error) ?? 'one of the allowed forms'}${typeHint}${emptyHint(path, error.data, fromYaml)}` };
     }
     case 'oneOf':
       return { path, atKey: false, message: `${where} must have exactly one of: ${oneOfRequired(error)}` };
@@ -165,6 +172,19 @@ function yamlBooleanHint(expected: string[], data: unknown): string {
   if (!expected.includes('boolean') || typeof data !== 'string') return '';
   const meant = YAML11_BOOLEANS.get(data.toLowerCase());
   return meant === undefined ? '' : `: YAML 1.2 (how this file is read) reads ${data} as text, not a boolean; write ${String(meant)}`;
+}
+
+// a `type` keyword whose allowed values are JSON Schema's types (a params schema's), not any field named `type`
+function offersJsonTypes(error: ErrorObject, all: ErrorObject[], path: ReadonlyArray<string | number>): boolean {
+  if (!isTypeKeywordPath(path)) return false;
+  return all.some((other) => other.keyword === 'enum' && other.instancePath.startsWith(error.instancePath) && JSON_TYPES.every((type) => enumValues((other.params as { allowedValues?: unknown }).allowedValues).includes(type)));
+}
+
+// `argv:` with its list not indented under it (or nothing at all) is null to YAML: say so, not only what is expected (review userY, Y7)
+function emptyHint(path: ReadonlyArray<string | number>, data: unknown, fromYaml: boolean): string {
+  const key = path.at(-1);
+  if (!fromYaml || data !== null || typeof key !== 'string') return '';
+  return `: YAML read no value after '${key}:'; write it on that line, or on the lines below indented further than '${key}'`;
 }
 
 // a field named for its unit is a bare number of it: `timeout_ms: 30s` was told only "must be integer" (review userU, F9)

@@ -5,7 +5,7 @@ import type { SchemaProblem } from './shape-checker.js';
 import { parseYamlFast } from './yaml-fast.js';
 import { YamlLocator, type Locator, type Position } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
-import { syntaxMessage, unknownTags, YAML_OPTIONS } from './yaml-syntax-message.js';
+import { outdentedList, syntaxMessage, unknownTags, YAML_OPTIONS } from './yaml-syntax-message.js';
 
 /** A definition larger than this is refused unread, unless the configuration allows more: no tool needs 1 MiB of YAML. */
 export const MAX_DEFINITION_BYTES = 1024 * 1024;
@@ -98,15 +98,17 @@ export function readYamlMappingPositioned(file: DefinitionFile, text: string, la
   });
   const tooDeep = `YAML nested too deep to read; a definition may nest at most ${MAX_DEFINITION_DEPTH} levels`;
   if (document.errors.length) {
+    const outdented = outdentedList(text, document.errors);
+    const told = outdented ? [{ file: file.path, ...locator.at(outdented.offset), severity: 'error' as const, code: 'YAML_SYNTAX' as const, message: outdented.message }] : [];
     return {
       ok: false,
-      diagnostics: document.errors.slice(0, MAX_SYNTAX_ERRORS).map((error) => {
+      diagnostics: [...told, ...document.errors.filter((error) => !outdented?.explains(error)).slice(0, MAX_SYNTAX_ERRORS - told.length).map((error): Diagnostic => {
         const { line, column } = locator.at(error.pos[0]);
         // the parser gives up on runaway nesting with the engine's own words: say what happened
         return error.message.includes('Maximum call stack size exceeded')
           ? { file: file.path, line, column, severity: 'error', code: 'YAML_RESOURCE_LIMIT', message: tooDeep }
           : { file: file.path, line, column, severity: 'error', code: 'YAML_SYNTAX', message: syntaxMessage(error, document, locator, label, line) ?? firstLine(error.message) };
-      }),
+      })],
     };
   }
   // an unknown tag (`!!js/function "…"`) was read as its plain value without a word (review R, R13): an error at the tag

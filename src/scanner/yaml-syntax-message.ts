@@ -57,3 +57,42 @@ function duplicateKeyAt(document: Document, offset: number): { key: string; firs
   });
   return found;
 }
+
+/**
+ * A list written less indented than the key it belongs to (`  argv:` then `- ls` at column 1), which `yaml` reports
+ * as three errors about implicit keys (review userY, Y7): one error at the first item instead, saying how far to
+ * indent it, and the errors it explains.
+ */
+export function outdentedList(text: string, errors: ReadonlyArray<{ code: string; pos: [number, number] }>): { offset: number; message: string; explains: (error: { pos: [number, number] }) => boolean } | undefined {
+  for (const error of errors) {
+    if (error.code !== 'BLOCK_AS_IMPLICIT_KEY') continue;
+    const lineStart = text.lastIndexOf('\n', error.pos[0] - 1) + 1;
+    const lineEnd = text.indexOf('\n', lineStart);
+    const key = /^(\s*(?:-\s+)?)([^\s#'"{[][^#]*?):\s*(?:#.*)?$/.exec(text.slice(lineStart, lineEnd < 0 ? undefined : lineEnd));
+    if (!key || lineEnd < 0) continue;
+    const item = nextContentLine(text, lineEnd + 1);
+    if (!item || !/^-(\s|$)/.test(item.content) || item.indent >= key[1]!.length) continue;
+    const name = key[2]!.trim();
+    const line = text.slice(0, lineStart).split('\n').length;
+    const itemEnd = text.indexOf('\n', item.offset);
+    return {
+      offset: item.offset,
+      message: `the list under '${name}' (line ${line}) is indented less than '${name}' itself, so YAML cannot read it as its value: indent each '- ' item at least as far as '${name}' (column ${key[1]!.length + 1})`,
+      explains: ({ pos }) => pos[0] >= error.pos[0] && pos[0] <= (itemEnd < 0 ? text.length : itemEnd),
+    };
+  }
+  return undefined;
+}
+
+// the next line holding more than blanks or a comment: where it starts, its indentation and what follows it
+function nextContentLine(text: string, from: number): { offset: number; indent: number; content: string } | undefined {
+  for (let start = from; start < text.length; ) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end < 0 ? undefined : end);
+    const content = line.trimStart();
+    if (content !== '' && !content.startsWith('#')) return { offset: start + line.length - content.length, indent: line.length - content.length, content };
+    if (end < 0) return undefined;
+    start = end + 1;
+  }
+  return undefined;
+}

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { GatewayConfig } from '../../config/index.js';
-import { filesWithErrors, formatDiagnostic, toolCount } from '../../core/index.js';
+import { filesWithErrors, formatDiagnostic, toolCount, type Diagnostic } from '../../core/index.js';
 import { REPOSITORY_OPTIONS, REPOSITORY_USAGE, type Command } from '../command.js';
 import { terminalSafe } from '../terminal-safe.js';
 
@@ -61,7 +61,9 @@ export const serveCommand: Command = {
     // a definition left out is named at start: "serving 1 tools" alone hides the two that were dropped; one served in
     // part (a toolset missing a member) is said to be served, not dropped (review userX, X2)
     const { dropped, partial } = filesWithErrors(index);
-    const errorsOf = (files: readonly string[]): string => index.errors.filter((error) => files.includes(error.file)).map((error) => `  ${terminalSafe(formatDiagnostic(error))}`).join('\n');
+    // each file's errors in the order of its lines, as hldp validate gives them (review userY, Y7)
+    const byLine = (files: readonly string[]) => (a: Diagnostic, b: Diagnostic): number => files.indexOf(a.file) - files.indexOf(b.file) || a.line - b.line || a.column - b.column;
+    const errorsOf = (files: readonly string[]): string => index.errors.filter((error) => files.includes(error.file)).sort(byLine(files)).map((error) => `  ${terminalSafe(formatDiagnostic(error))}`).join('\n');
     if (dropped.length > 0) io.stderr.write(`hldp: ${dropped.length} definition(s) dropped, not served (GET /healthz says degraded):\n${errorsOf(dropped)}\n`);
     if (partial.length > 0) io.stderr.write(`hldp: ${partial.length} definition(s) served in part, without what they name that is not there (GET /healthz says degraded):\n${errorsOf(partial)}\n`);
     const { sandboxWarnings, workspaceWarnings, PACKAGE_ROOT } = modules;

@@ -1,0 +1,27 @@
+import type { DiagnosticCode, JsonSchema } from '../core/index.js';
+import { httpMethodWarnings } from './http-block-checks.js';
+import { jsonSchemaProblems } from './params-schema.js';
+import type { SchemaProblem } from './shape-checker.js';
+import { unusedTemplates } from './unused-templates.js';
+
+/** A problem of a definition past its shape, with its code and severity. */
+export interface CodedProblem {
+  code: DiagnosticCode;
+  severity: 'error' | 'warning';
+  problem: SchemaProblem;
+}
+
+/**
+ * Authors' slips the shape lets through (review userY, Y2 and Y7): an `http.method` in lower case or one few servers
+ * know (warnings), a `shell.argv` template no value of its `select` parameter picks (a warning), an `output_schema`
+ * that is not JSON Schema (an error).
+ */
+export function definitionSlips(value: Record<string, unknown>, paramsSchema: JsonSchema | undefined): CodedProblem[] {
+  const found: CodedProblem[] = httpMethodWarnings(value).map((problem) => ({ code: 'UNKNOWN_METHOD', severity: 'warning', problem }));
+  if (paramsSchema) for (const problem of unusedTemplates(value, paramsSchema)) found.push({ code: 'UNUSED_TEMPLATE', severity: 'warning', problem });
+  const output = value.output_schema;
+  if (typeof output === 'object' && output !== null && !Array.isArray(output)) {
+    for (const problem of jsonSchemaProblems(output as Record<string, unknown>, 'output_schema')) found.push({ code: 'INVALID_OUTPUT_SCHEMA', severity: 'error', problem });
+  }
+  return found;
+}

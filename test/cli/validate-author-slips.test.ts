@@ -1,0 +1,158 @@
+// Review userY, Y2 and Y7: tool authors' common slips, each told at its own file:line:col in plain words. An `http:`
+// block's first error hid the block's others (a `query` naming no parameter behind a wrong `path`) and its rules came
+// in schema-speak (`must be a string matching ^/|^\{\+`); `type: int` was "must be a JSON Schema type" with no word of
+// `integer`; `required: true` inside a full JSON Schema was "must be array"; an `argv:` list not indented under its key
+// was three errors about implicit keys, or "must be object"; a template no call picks, and an `output_schema` that is
+// no JSON Schema, passed without a word.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitFiles, initRepository, makeTempDir, writeFiles } from '../helpers/git.js';
+import { runCli, type CliRun } from '../helpers/run-cli.js';
+
+const HEAD = (name: string, executor: string, method = 'run'): string => `name: ${name}\ndisplay: ${name}\nintent: does ${name} things\nmethod: ${method}\nexecutor: ${executor}\n`;
+const TAIL = 'author: TEST-001\ncreated: 2026-05-31\nwhy: tests need it\n';
+
+/** Each slip: its tool, its file's text, and what `hldp validate` says of it, line by line. */
+const SLIPS: Array<{ slip: string; name: string; text: string; lines: string[] }> = [
+  {
+    slip: 'an http block with a request line for its method, a path without its slash and three names of no parameter',
+    name: 'api-all',
+    text: `${HEAD('api-all', 'hldp-api', 'get')}params_schema:\n  id: { type: string, required: true }\nhttp:\n  method: GET /items\n  path: items/{id}\n  query: [nope]\n  headers:\n    X-Trace: "{trace}"\n  body: [gone]\n${TAIL}`,
+    lines: [
+      "9:11: error: 'http.method' must be an HTTP method, one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS (letters only), or one '{param}' naming it; did you mean 'GET', with '/items' in 'http.path'?",
+      "10:9: error: 'http.path' must be a path that starts with / (such as /v1/items/{id}), or a '{+param}' holding the whole path; did you mean '/items/{id}'?",
+      "11:11: error: query parameter 'nope' is not a parameter in 'params_schema' (declared: id)",
+      "13:14: error: placeholder 'trace' is not a parameter in 'params_schema' (declared: id)",
+      "14:10: error: body parameter 'gone' is not a parameter in 'params_schema' (declared: id)",
+    ],
+  },
+  {
+    slip: 'an http block without its path, with a method no server knows, a misspelt field and a query naming no parameter',
+    name: 'api-nopath',
+    text: `${HEAD('api-nopath', 'hldp-api', 'get')}params_schema:\n  id: { type: string }\nhttp:\n  method: FETCH\n  query: [nope]\n  bodyy: [id]\n${TAIL}`,
+    lines: [
+      "9:3: error: missing required field 'http.path'",
+      "9:11: warning: 'http.method' is 'FETCH', which is not one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS; did you mean 'PATCH'? It is sent as FETCH: keep it only if this API has such a method (WebDAV's PROPFIND, say); a server without it answers 405 or 501 to every call",
+      "10:11: error: query parameter 'nope' is not a parameter in 'params_schema' (declared: id)",
+      "11:3: error: unknown field 'http.bodyy'; did you mean 'body'?; allowed: api, method, path, query, body, headers",
+    ],
+  },
+  {
+    slip: "an http method in lower case, a number for a header and a parameter's bare name for the body",
+    name: 'api-post',
+    text: `${HEAD('api-post', 'hldp-api', 'create')}params_schema:\n  id: { type: string, required: true }\nhttp:\n  method: post\n  path: /items\n  headers:\n    X-Count: 3\n  body: id\n${TAIL}`,
+    lines: [
+      "9:11: warning: 'http.method' is 'post': HTTP methods are written upper case, and it is sent as POST; did you mean 'POST'?",
+      "12:14: error: 'http.headers.X-Count' must be string: YAML read 3 as a number; quote it if it is text ('3')",
+      "13:9: error: 'http.body' must be a list of parameter names, or one '{param}' whose value is the whole body; did you mean '{id}' (its value is the whole body) or [id] (a JSON object holding it)?",
+    ],
+  },
+  {
+    slip: "a shorthand params schema with other languages' type names",
+    name: 'types-short',
+    text: `${HEAD('types-short', 'shell')}params_schema:\n  count: { type: int, required: true }\n  name: { type: str }\n  ratio: { type: float }\n  flag: { type: bool }\n  tags: { type: [list, "null"] }\nshell:\n  argv: [echo, "{count}"]\n${TAIL}`,
+    lines: [
+      "7:18: error: 'params_schema.count.type' must be a JSON Schema type (string, number, integer, boolean, object, array, null) or a list of them; did you mean 'integer'?",
+      "8:17: error: 'params_schema.name.type' must be a JSON Schema type (string, number, integer, boolean, object, array, null) or a list of them; did you mean 'string'?",
+      "9:18: error: 'params_schema.ratio.type' must be a JSON Schema type (string, number, integer, boolean, object, array, null) or a list of them; did you mean 'number'?",
+      "10:17: error: 'params_schema.flag.type' must be a JSON Schema type (string, number, integer, boolean, object, array, null) or a list of them; did you mean 'boolean'?",
+      "11:17: error: 'params_schema.tags.type' must be a JSON Schema type (string, number, integer, boolean, object, array, null) or a list of them; did you mean [array, null]?",
+    ],
+  },
+  {
+    slip: "a full params schema with other languages' type names, once each",
+    name: 'types-full',
+    text: `${HEAD('types-full', 'shell')}params_schema:\n  type: object\n  properties:\n    count: { type: int }\n    names: { type: array, items: { type: dict } }\n  required: [count]\nshell:\n  argv: [echo, "{count}"]\n${TAIL}`,
+    lines: [
+      "9:20: error: 'params_schema.properties.count.type' must be a JSON Schema type (string, number, integer, boolean, object, array, null) or a list of them; did you mean 'integer'?",
+      "10:42: error: 'params_schema.properties.names.items.type' must be a JSON Schema type (string, number, integer, boolean, object, array, null) or a list of them; did you mean 'object'?",
+    ],
+  },
+  {
+    slip: "'required: true' on a property of a full JSON Schema",
+    name: 'required-flag',
+    text: `${HEAD('required-flag', 'shell')}params_schema:\n  type: object\n  properties:\n    path:\n      type: string\n      required: true\nshell:\n  argv: [ls, "--", "{path}"]\n${TAIL}`,
+    // one error: the argv element is not also told that 'path' may be left out
+    lines: ["11:7: error: 'required: true' on a property is not JSON Schema (an old draft's habit): in JSON Schema `required` is a list on the object: add 'path' to params_schema.required (required: [path]) and remove this line"],
+  },
+  {
+    slip: "an argv written at the top level, not indented under 'shell:'",
+    name: 'argv-sibling',
+    text: `${HEAD('argv-sibling', 'shell')}params_schema: {}\nshell:\nargv:\n  - ls\n${TAIL}`,
+    lines: [
+      "7:7: error: 'shell' is empty: 'argv' below it is not indented under it, so YAML read it as a field of the tool; indent it under 'shell:'",
+      "8:1: error: unknown field 'argv': it is a field of 'shell', not of the tool ('shell' is empty: nothing is indented under it); indent 'argv' and the lines under it under 'shell:'",
+    ],
+  },
+  {
+    slip: "an argv list indented less than 'argv:'",
+    name: 'argv-outdented',
+    text: `${HEAD('argv-outdented', 'shell')}params_schema: {}\nshell:\n  argv:\n- ls\n- -la\n${TAIL}`,
+    lines: ["9:1: error: the list under 'argv' (line 8) is indented less than 'argv' itself, so YAML cannot read it as its value: indent each '- ' item at least as far as 'argv' (column 3)"],
+  },
+  {
+    slip: "an empty 'argv:'",
+    name: 'argv-empty',
+    text: `${HEAD('argv-empty', 'shell')}params_schema:\n  op: { type: string, enum: [a] }\nshell:\n  argv:\n  select: op\n${TAIL}`,
+    lines: ["9:8: error: 'shell.argv' must be a list of arguments, or a map of such lists keyed by the value of shell.select: YAML read no value after 'argv:'; write it on that line, or on the lines below indented further than 'argv'"],
+  },
+  {
+    slip: 'a template its select parameter never picks',
+    name: 'dead-template',
+    text: `${HEAD('dead-template', 'shell')}params_schema:\n  op: { type: string, enum: [log, status], required: true }\nshell:\n  select: op\n  argv:\n    log: [git, log]\n    status: [git, status]\n    stauts: [git, status, --short]\n${TAIL}`,
+    lines: ["13:5: warning: template 'shell.argv.stauts' is never used: 'shell.select' picks by parameter 'op', which takes only 'log', 'status'; remove the template, or add 'stauts' to the enum of 'op'"],
+  },
+  {
+    slip: 'an output_schema that is no JSON Schema',
+    name: 'output-schema',
+    text: `${HEAD('output-schema', 'shell')}params_schema: {}\nshell:\n  argv: [echo, "{}"]\noutput_schema:\n  type: objekt\n  properties:\n    count: { type: integer, minimum: low }\n${TAIL}`,
+    lines: [
+      "10:9: error: 'output_schema.type' must be a JSON Schema type (string, number, integer, boolean, object, array, null) or a list of them; did you mean 'object'?",
+      "12:38: error: 'output_schema.properties.count.minimum' is not valid JSON Schema: must be number",
+    ],
+  },
+];
+
+const GOOD = `${HEAD('fine', 'shell')}params_schema: {}\nshell:\n  argv: [echo, hi]\noutput_schema:\n  type: object\n  properties:\n    count: { type: integer }\n${TAIL}`;
+
+let home: { path: string; cleanup: () => Promise<void> };
+let validated: CliRun;
+
+beforeAll(async () => {
+  home = await makeTempDir('hldp-validate-slips-');
+  await writeFiles(home.path, { ...Object.fromEntries(SLIPS.map(({ name, text }) => [`tools/${name}/TOOL.hdlp`, text])), 'tools/fine/TOOL.hdlp': GOOD });
+  validated = await runCli(['validate', home.path], { cwd: home.path });
+});
+afterAll(async () => {
+  await home?.cleanup();
+});
+
+describe('hldp validate', () => {
+  describe("when a tool holds one of its authors' common slips", () => {
+    it.each(SLIPS.map((slip) => [slip.slip, slip] as const))('reports %s at its line, in words', (_slip, { name, lines }) => {
+      const prefix = `tools/${name}/TOOL.hdlp:`;
+      const told = validated.stdout.split('\n').filter((line) => line.startsWith(prefix)).map((line) => line.slice(prefix.length));
+      expect(told).toEqual(lines);
+    });
+
+    it('exits 1, and says nothing of the tool without a slip', () => {
+      expect(validated.code).toBe(1);
+      expect(validated.stdout).not.toContain('tools/fine/');
+    });
+  });
+});
+
+describe('hldp scan', () => {
+  describe('when a repository holds those slips beside a sound tool', () => {
+    it('serves the sound tool and those whose slips are warnings, and leaves out the rest', async () => {
+      const repo = await initRepository(join(home.path, 'repo'));
+      await commitFiles(repo, { ...Object.fromEntries(SLIPS.map(({ name, text }) => [`tools/${name}/TOOL.hdlp`, text])), 'tools/fine/TOOL.hdlp': GOOD });
+      const run = await runCli(['scan', '--repo', repo, '--json'], { cwd: home.path, env: { HLDP_CACHE_DIR: join(home.path, 'cache'), HLDP_DATA_DIR: join(home.path, 'data'), HLDP_WORKSPACE: home.path } });
+      const scanned = JSON.parse(run.stdout) as { tools: Array<{ name: string }>; errors: Array<{ file: string }> };
+      const warnedOnly = SLIPS.filter(({ lines }) => lines.every((line) => line.includes(': warning: '))).map(({ name }) => name);
+      expect(warnedOnly).toEqual(['dead-template']);
+      expect(scanned.tools.map((tool) => tool.name).sort()).toEqual(['dead-template', 'fine']);
+      expect(new Set(scanned.errors.map((error) => error.file)).size).toBe(SLIPS.length - 1);
+    });
+  });
+});
