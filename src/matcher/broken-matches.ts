@@ -5,7 +5,7 @@ import { missingToolSuggestion } from './suggestion.js';
 
 /** The most broken tools an answer names. */
 export const MAX_BROKEN_MATCHES = 3;
-// a repository with thousands of broken files is read for its first this many, not in full, per request
+// a repository with thousands of broken files is read for its first this many
 const MAX_BROKEN_FILES = 2000;
 // what of a folder name and of an error an answer carries: the repository's text is its authors', not ours to bound
 const MAX_NAME_CHARACTERS = 128;
@@ -23,17 +23,14 @@ const TOOL_FILE = /^tools\/([^/]+)\/TOOL\.hdlp$/;
  * its folder name, which is its `name`, is all that is matched. Files of toolsets, skills and policies are not tools.
  */
 export function brokenMatches(index: ToolIndex, intent: string): BrokenMatch[] {
-  const files = brokenToolFiles(index);
-  if (files.size === 0) return [];
+  const folders = brokenFolders(index);
+  if (folders.length === 0) return [];
   const requestTerms = termsOfRequest(intent);
   const fitting: { match: BrokenMatch; share: number }[] = [];
-  for (const [name, diagnostics] of files) {
-    const words = analyzeWords(name.slice(0, MAX_NAME_CHARACTERS)).map(({ terms }) => terms[0]!);
-    const distinct = [...new Set(words)];
-    if (distinct.length === 0) continue;
-    const matched = distinct.filter((term) => requestTerms.has(term)).length;
-    if (matched === 0 || matched * 2 < distinct.length) continue;
-    fitting.push({ match: brokenMatch(name, diagnostics), share: matched / distinct.length });
+  for (const folder of folders) {
+    const matched = folder.terms.filter((term) => requestTerms.has(term)).length;
+    if (matched === 0 || matched * 2 < folder.terms.length) continue;
+    fitting.push({ match: folder.match, share: matched / folder.terms.length });
   }
   return fitting
     .sort((a, b) => b.share - a.share || (a.match.name < b.match.name ? -1 : a.match.name > b.match.name ? 1 : 0))
@@ -59,6 +56,28 @@ export function brokenToolSuggestion(broken: readonly BrokenMatch[], otherwise: 
   const also = others.length === 0 ? '' : ` (also broken, and named like the request: ${others.map((other) => `'${other.name}' at ${other.path}`).join(', ')})`;
   return `the tool '${first!.name}' at ${first!.path} would fit, but its definition is broken, so it is not served: ${first!.error}${also}; ` +
     `fix it rather than writing a new one (hldp validate ${first!.path}, commit, push, rescan); only if it is not the tool for this: ${otherwise}`;
+}
+
+// a broken folder as requests are matched against it: its name's distinct terms, and what an answer says of it
+interface BrokenFolder {
+  terms: string[];
+  match: BrokenMatch;
+}
+
+// an index never changes once built: its broken folders are read once, at its first request that needs them
+const foldersOf = new WeakMap<ToolIndex, BrokenFolder[]>();
+
+function brokenFolders(index: ToolIndex): BrokenFolder[] {
+  let folders = foldersOf.get(index);
+  if (folders === undefined) {
+    folders = [];
+    for (const [name, diagnostics] of brokenToolFiles(index)) {
+      const terms = [...new Set(analyzeWords(name.slice(0, MAX_NAME_CHARACTERS)).map(({ terms: [first] }) => first!))];
+      if (terms.length > 0) folders.push({ terms, match: brokenMatch(name, diagnostics) });
+    }
+    foldersOf.set(index, folders);
+  }
+  return folders;
 }
 
 // the broken tool files of the index, by folder name, each with its errors in the order found
