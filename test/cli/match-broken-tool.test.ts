@@ -29,6 +29,11 @@ describe('hldp match', () => {
       expect(answer.suggestion).toMatch(/^the tool 'send-email' at tools\/send-email\/TOOL\.hdlp would fit, but its definition is broken, so it is not served: .*; fix it rather than writing a new one/);
     });
 
+    it('names it for a Chinese request too, through the English senses of its words', async () => {
+      const run = await runCli(['match', '给团队发送电子邮件', '--repo', await repository(), '--json'], { env: home.env, cwd: home.path });
+      expect(JSON.parse(run.stdout)).toMatchObject({ found: false, broken: [{ name: 'send-email' }] });
+    });
+
     it('says so to a person, and offers no broken tool to call', async () => {
       const run = await runCli(['match', 'what is the weather forecast for Paris tomorrow', '--repo', await repository()], { env: home.env, cwd: home.path });
       expect(run.code).toBe(1);
