@@ -47,10 +47,10 @@ describe('warnOfWholeListing', () => {
     const opened = await openTestGateway(await registry(40));
     cleanups.push(opened.cleanup);
     const warnings: Array<[unknown, string]> = [];
-    warnOfWholeListing(opened.gateway, { warn: (fields: unknown, message: string) => void warnings.push([fields, message]) } as never, undefined, 'start it with --toolsets a,b');
+    warnOfWholeListing(opened.gateway, { warn: (fields: unknown, message: string) => void warnings.push([fields, message]) } as never, 'start it with --toolsets a,b');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]![0]).toMatchObject({ tools: 40, budget_chars: 16000 });
-    expect(warnings[0]![1]).toMatch(/here 40 tools, more than 16000 characters of specs .*; start it with --toolsets a,b, or reserve tools and groups with sessions\.on_demand/);
+    expect(warnings[0]![1]).toMatch(/the registry has 40 tools, and their specs in tools\/list take more than 16000 characters \(the prompt budget\); start it with --toolsets a,b, or reserve tools and groups with sessions\.on_demand/);
   });
 
   it.each([
@@ -64,7 +64,7 @@ describe('warnOfWholeListing', () => {
     const opened = await openTestGateway(await registry(count), { HLDP_CONFIG: config });
     cleanups.push(opened.cleanup);
     const warnings: unknown[] = [];
-    warnOfWholeListing(opened.gateway, { warn: (...args: unknown[]) => void warnings.push(args) } as never, undefined, 'x');
+    warnOfWholeListing(opened.gateway, { warn: (...args: unknown[]) => void warnings.push(args) } as never, 'x');
     expect(warnings).toEqual([]);
   });
 });

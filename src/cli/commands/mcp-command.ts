@@ -54,8 +54,8 @@ export const mcpCommand: Command = {
       // as serve: the client is answered (initialize, tools/list, calls by name) while the search index loads; tool_find waits for it
       gateway.prepareInBackground();
       // without --toolsets the session lists every tool it may use: said when that is more than a prompt holds (review userZ, Z6)
-      // (off the path to answering initialize: the view it reads is the one the client's first tools/list would make)
-      if (!toolsets?.length) setImmediate(() => warnOfWholeListing(gateway, logger, principal, 'start hldp mcp with --toolsets a,b'));
+      // (off the path to answering initialize; it reads definitions only until the prompt budget is passed)
+      if (!toolsets?.length) setImmediate(() => warnOfWholeListing(gateway, logger, 'start hldp mcp with --toolsets a,b'));
       await serveMcpStdio(gateway, { finish: finish.signal, signal: stop.signal, principal, onProblem: (message) => logger.warn(message), ...(toolsets ? { toolsets } : {}) });
       return 0;
     } finally {
