@@ -35,7 +35,8 @@ export function brokenMatches(index: ToolIndex, intent: string): BrokenMatch[] {
   return fitting
     .sort((a, b) => b.share - a.share || (a.match.name < b.match.name ? -1 : a.match.name > b.match.name ? 1 : 0))
     .slice(0, MAX_BROKEN_MATCHES)
-    .map(({ match }) => match);
+    // copies: what an answer carries is its own, never the index's kept entry
+    .map(({ match }) => ({ ...match }));
 }
 
 /**
