@@ -20,6 +20,19 @@ export interface NearMiss {
 }
 
 /**
+ * A tool the repository has whose `TOOL.hdlp` is broken, so it is not served, and whose folder name fits the request
+ * (review userZ, Z8): told so that its author fixes it rather than writing a duplicate. Never a runnable candidate.
+ */
+export interface BrokenMatch {
+  /** the tool's folder name, `tools/<name>/` (its definition could not be read, so its name is its folder's) */
+  name: string;
+  /** `tools/<name>/TOOL.hdlp` */
+  path: string;
+  /** the first error, `file:line:col: message` (bounded, hidden characters escaped), and how many more there are */
+  error: string;
+}
+
+/**
  * How sure a `found: true` answer is. `high`: the best candidate fits the request as well as this
  * registry's tools fit their own examples. `low`: a candidate matches part of the request but the
  * evidence is weak; it is offered for the agent to judge rather than withheld.
@@ -32,10 +45,11 @@ export type MatchStage = 'lexical' | 'model';
 /**
  * What an intent (or an unknown name) resolves to; `found: false` only when nothing in the registry matches part of it.
  * `incomplete` says why the answer may change if asked again soon: the Chinese-English dictionary was still being read.
+ * `broken`, on `found: false` or a `low` answer only: tools that would fit but whose definition is broken.
  */
 export type MatchResult =
-  | { found: true; confidence: MatchConfidence; stage: MatchStage; candidates: Candidate[]; incomplete?: string }
-  | { found: false; suggestion: string; near: NearMiss[]; incomplete?: string };
+  | { found: true; confidence: MatchConfidence; stage: MatchStage; candidates: Candidate[]; incomplete?: string; broken?: BrokenMatch[] }
+  | { found: false; suggestion: string; near: NearMiss[]; incomplete?: string; broken?: BrokenMatch[] };
 
 /** The longest intent a match takes, in characters (code points): hldp match holds it as POST /v1/match's schema does (maxLength there: openapi imports nothing). */
 export const MAX_INTENT_CHARACTERS = 4000;

@@ -1,4 +1,4 @@
-import type { MatchResult } from '../core/index.js';
+import type { BrokenMatch, MatchResult } from '../core/index.js';
 import { compactSchema } from './compact-schema.js';
 
 /** A match result as plain text for people (what `hldp match` prints without `--json`). */
@@ -9,6 +9,7 @@ export function formatMatchResult(result: MatchResult): string {
       lines.push('weakly related:');
       for (const miss of result.near) lines.push(`  ${miss.name} (${miss.display})  score ${miss.score}`);
     }
+    lines.push(...brokenLines(result.broken));
     return lines.join('\n');
   }
   const lines: string[] = [];
@@ -22,5 +23,12 @@ export function formatMatchResult(result: MatchResult): string {
     if (candidate.matched.length > 0) lines.push(`   matched: ${candidate.matched.join('; ')}`);
   });
   lines.push(`call one with: hldp call ${result.candidates[0]!.name} --params '{...}'`);
+  lines.push(...brokenLines(result.broken));
   return lines.join('\n');
+}
+
+// the tools that would fit but are broken: named to be fixed, never to be called
+function brokenLines(broken: readonly BrokenMatch[] | undefined): string[] {
+  if (broken === undefined || broken.length === 0) return [];
+  return ['broken, not served (fix rather than write again):', ...broken.map((tool) => `  ${tool.name}  ${tool.error}`)];
 }

@@ -1,4 +1,5 @@
 import { findTool, type MatchResult } from '../core/index.js';
+import { withBrokenMatches } from './broken-matches.js';
 import type { Matcher, MatchIntentOptions } from './create-matcher.js';
 import { clampLimit, DEFAULT_LIMIT, toCandidate } from './match-intent.js';
 import type { ModelAsker, ModelStage } from './model-stage.js';
@@ -8,9 +9,14 @@ import type { ModelAsker, ModelStage } from './model-stage.js';
  * confidence low) and a model stage is configured, the tools the model names for the request among those
  * `asker` may be offered. A model answer of none (or of no tool the asker may use), a timeout or an error
  * leave the lexical answer as it was; a model not asked for the asker's rate or the stage's concurrency
- * leaves it too, saying so in `incomplete`.
+ * leaves it too, saying so in `incomplete`. An answer still `found: false` or `low` names the tools that would fit but
+ * whose definition is broken (`broken`), so that they are fixed rather than written again (review userZ, Z8).
  */
 export async function matchWithModel(matcher: Matcher, stage: ModelStage | undefined, intent: string, options: MatchIntentOptions = {}, asker: ModelAsker = {}): Promise<MatchResult> {
+  return withBrokenMatches(await answerOf(matcher, stage, intent, options, asker), matcher.index, intent);
+}
+
+async function answerOf(matcher: Matcher, stage: ModelStage | undefined, intent: string, options: MatchIntentOptions, asker: ModelAsker): Promise<MatchResult> {
   const lexical = matcher.matchIntent(intent, options);
   if (stage === undefined || (lexical.found && lexical.confidence === 'high') || intent.trim() === '') return lexical;
   const limit = clampLimit(options.limit ?? DEFAULT_LIMIT);

@@ -61,7 +61,7 @@ export function receiptResult(receipt: Receipt): CallToolResult {
 export function matchResult(result: MatchResult, catalog: ToolCatalog): CallToolResult {
   const listed = result.found
     ? { ...result, candidates: result.candidates.map((candidate) => ({ ...candidate, name: catalog.listedName(candidate.name) })) }
-    : { found: false, suggestion: result.suggestion, near: result.near.map((miss) => ({ ...miss, name: catalog.listedName(miss.name) })) };
+    : { found: false, suggestion: result.suggestion, near: result.near.map((miss) => ({ ...miss, name: catalog.listedName(miss.name) })), ...(result.broken ? { broken: result.broken } : {}) };
   return { content: [{ type: 'text', text: JSON.stringify(listed) }], structuredContent: listed };
 }
 

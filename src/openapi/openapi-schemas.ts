@@ -52,6 +52,17 @@ const Candidate = {
 // present only on an answer made while the Chinese-English dictionary was still being read (a second or so after start)
 const INCOMPLETE = { type: 'string', description: 'why asking again soon may answer differently: the Chinese words were matched only as written while the dictionary was being read, or the model stage was not asked (the caller\'s per_principal_per_minute or the stage\'s max_concurrent was reached)' };
 
+const BrokenMatch = {
+  type: 'object', required: ['name', 'path', 'error'],
+  description: "a tool the repository has whose TOOL.hdlp is broken, so it is not served, and whose folder name fits the intent: fix it rather than writing a new one; never callable as it is",
+  properties: {
+    name: { type: 'string', description: 'the folder name, tools/<name>/ (the broken definition is not read for its own)' },
+    path: { type: 'string', description: 'tools/<name>/TOOL.hdlp' },
+    error: { type: 'string', description: 'the first error as file:line:col: message (bounded, hidden characters escaped), and how many more' },
+  },
+};
+const BROKEN = { type: 'array', maxItems: 3, items: { $ref: '#/components/schemas/BrokenMatch' }, description: 'on found: false or confidence low only: broken tools that would fit; with found: false the suggestion says to fix the first' };
+
 const MatchResult = {
   oneOf: [
     {
@@ -62,9 +73,10 @@ const MatchResult = {
         stage: { enum: ['lexical', 'model'], description: 'which stage named the candidates (model: the configured matcher.model)' },
         candidates: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Candidate' } },
         incomplete: INCOMPLETE,
+        broken: BROKEN,
       },
     },
-    { type: 'object', required: ['found', 'suggestion', 'near'], properties: { found: { const: false }, suggestion: { type: 'string' }, near: { type: 'array', maxItems: 3, items: { $ref: '#/components/schemas/NearMiss' } }, incomplete: INCOMPLETE } },
+    { type: 'object', required: ['found', 'suggestion', 'near'], properties: { found: { const: false }, suggestion: { type: 'string' }, near: { type: 'array', maxItems: 3, items: { $ref: '#/components/schemas/NearMiss' } }, incomplete: INCOMPLETE, broken: BROKEN } },
   ],
 };
 
@@ -105,6 +117,7 @@ export const COMPONENT_SCHEMAS = {
   },
   NearMiss,
   Candidate,
+  BrokenMatch,
   MatchResult,
   MatchRequest: {
     type: 'object', additionalProperties: false, required: ['intent'],

@@ -8,6 +8,7 @@ export type { ActiveToolset, LoadedTool, SessionState, ToolsetScope } from './se
 export { decideVisibility, denyListRights, type Attention, type RightsLayer, type Subject, type ToolState, type Visibility } from './visibility.js';
 export { RegistryView } from './registry-view.js';
 export { computeView, type SessionView } from './session-view.js';
+export { wholeListing, wholeListingWarning, type WholeListing } from './listing-size.js';
 export { catalogFor, prepareCatalog, resolveListedName, type CallTarget, type CatalogNames, type ToolCatalog } from './tool-catalog.js';
 export type { MetaAnswer } from './meta-answer.js';
 export type { ToolsetRequest } from './toolset-tool.js';

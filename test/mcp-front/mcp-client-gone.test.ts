@@ -36,7 +36,10 @@ describe('hldp mcp', () => {
       const run = await runCli(['mcp', '--repo', repo], { env: { ...home.env, HLDP_LOG_LEVEL: 'info' }, input, timeoutMs: 120_000 });
       expect(run.code).toBe(0);
       const said = run.stderr.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { msg: string }).msg);
-      expect(said).toEqual(['MCP server on stdio', 'intent matching not prepared: the server is closing']);
+      // a registry this large also gets the start warning of a whole tools/list (review userZ, Z6), said once
+      const whole = said.filter((message) => message.startsWith('a session with no toolset active lists every tool'));
+      expect(whole).toHaveLength(1);
+      expect(said.filter((message) => !whole.includes(message))).toEqual(['MCP server on stdio', 'intent matching not prepared: the server is closing']);
       if (input !== '') expect(JSON.parse(run.stdout.split('\n')[0]!)).toMatchObject({ id: 1, result: { serverInfo: expect.anything() } });
     }, 150_000);
   });

@@ -17,7 +17,7 @@ export const mcpCommand: Command = {
   async run(flags, _positionals, io) {
     const { configFromFlags } = await import('../open-registry.js');
     const { createLogger } = await import('../create-logger.js');
-    const { Gateway } = await import('../../gateway/service/index.js');
+    const { Gateway, warnOfWholeListing } = await import('../../gateway/service/index.js');
     const { RescanScheduler } = await import('../../gateway/http/index.js');
     const { serveMcpStdio } = await import('../../mcp-front/index.js');
     const config = configFromFlags(flags);
@@ -53,6 +53,9 @@ export const mcpCommand: Command = {
       logger.info({ source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: toolCount(gateway.registry.index) }, 'MCP server on stdio');
       // as serve: the client is answered (initialize, tools/list, calls by name) while the search index loads; tool_find waits for it
       gateway.prepareInBackground();
+      // without --toolsets the session lists every tool it may use: said when that is more than a prompt holds (review userZ, Z6)
+      // (off the path to answering initialize; it reads definitions only until the prompt budget is passed)
+      if (!toolsets?.length) setImmediate(() => warnOfWholeListing(gateway, logger, 'start hldp mcp with --toolsets a,b'));
       await serveMcpStdio(gateway, { finish: finish.signal, signal: stop.signal, principal, onProblem: (message) => logger.warn(message), ...(toolsets ? { toolsets } : {}) });
       return 0;
     } finally {

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { filesWithErrors, isLoopback, toolCount } from '../../core/index.js';
 import { ConfigError, type GatewayConfig } from '../../config/index.js';
 import { closeIdleConnectionsUnread } from '../../http-edge/index.js';
-import { Gateway } from '../service/index.js';
+import { Gateway, warnOfWholeListing } from '../service/index.js';
 import { consoleRouter, consoleSessionKey } from '../../console/index.js';
 import { announceBroken, startNotifications } from '../../events/index.js';
 import { matchBodyCheckerSteps } from './body-validator.js';
@@ -91,6 +91,8 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   // a toolset missing a member is served with the others: not "dropped" (review userX, X2)
   if (partial.length > 0) logger.warn({ partial }, 'definitions served in part: what they name that is not there is left out');
   logger.info({ url, source: index.source, commit: index.commit, tools: toolCount(gateway.registry.index) }, 'gateway listening');
+  // after listening, and off its path: it reads definitions only until the prompt budget is passed (review userZ, Z6)
+  setImmediate(() => warnOfWholeListing(gateway, logger, 'clients that should not get them all connect with /mcp?toolsets=a,b (or POST /v1/sessions {"toolsets": [...]})'));
   // prom-client only now, off the path to listening (issue #18): what was counted before is counted as it loads
   metrics.start().catch((error: unknown) => logger.error({ err: error }, 'metrics could not be started'));
   let closing: Promise<void> | undefined;

@@ -5,6 +5,7 @@ export { Gateway, openConfiguredStore, type CallAsked, type CallOptions, type Ca
 export { MATCH_WAIT_MS, SearchIndexLoadingError } from './matching-readiness.js';
 export type { CallOutcome, ConfirmationRequired } from './call-outcome.js';
 export { metaToolWithoutSession, runMetaTool, META_TOOL_BY_NAME, type MetaOutcome } from './meta-calls.js';
+export { warnOfWholeListing } from './whole-listing.js';
 export { sandboxWarnings, workspaceWarnings } from './sandbox-warnings.js';
 export { ExecutionTargets } from './execution-targets.js';
 export { outcomeEvents } from './gateway-events.js';
