@@ -8,6 +8,8 @@ import { parseToolDefinition, type DefinitionFile } from './parse-tool-definitio
 import { guardParse, type ParseOptions } from './yaml-mapping.js';
 import { parseToolset } from './parse-toolset.js';
 import { caseTwinWarnings, establishedIn, preferredAliasHolder, preferredClaim, type Established } from './name-claims.js';
+import { noting, settledByHistory, type Unsettled } from './name-history.js';
+import type { ClaimHistory } from './sources/claim-history.js';
 import type { ToolEntry } from './sources/source.js';
 import type { Position } from './yaml-locator.js';
 
@@ -121,24 +123,36 @@ export type ReadEntry = (entry: ToolEntry) => Promise<DefinitionFile | Diagnosti
  * The same index, built a slice at a time with the event loop let go between slices: at 100,000 tools a
  * rescan's index build would otherwise hold every request for the whole of it.
  */
-export async function buildIndexLettingGo(source: string, commit: string, entries: readonly ScanEntry[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex): Promise<ToolIndex> {
-  return assembleLettingGo(source, commit, entries, scannedAt, read, previous);
+export async function buildIndexLettingGo(source: string, commit: string, entries: readonly ScanEntry[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex, history?: ClaimHistory): Promise<ToolIndex> {
+  return assembleLettingGo(source, commit, entries, scannedAt, read, previous, history);
 }
 
 /**
  * An index assembled the same way from entries whose tools are `T` (whole definitions, or summaries of them), a slice
- * at a time; with `read`, each alias conflict is placed at its alias (its file read again: conflicts are few).
+ * at a time; with `read`, each alias conflict is placed at its alias (its file read again: conflicts are few). With
+ * `history`, a clash `previous` does not settle (none at a start with an empty cache) goes to the claim git history
+ * holds first, and the index is assembled again: only at such a clash.
  */
-export async function assembleLettingGo<T extends ToolStub>(source: string, commit: string, entries: readonly EntryOf<T>[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex): Promise<IndexOf<T>> {
-  const steps = assemble(source, commit, entries, scannedAt, establishedIn(previous));
+export async function assembleLettingGo<T extends ToolStub>(source: string, commit: string, entries: readonly EntryOf<T>[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex, history?: ClaimHistory): Promise<IndexOf<T>> {
+  const established = establishedIn(previous);
+  const unsettled: Unsettled = { tools: new Set(), toolsets: new Set() };
+  let assembled = await assembleSteps(assemble(source, commit, entries, scannedAt, history ? noting(established, unsettled) : established));
+  if (history && (unsettled.tools.size > 0 || unsettled.toolsets.size > 0)) {
+    assembled = await assembleSteps(assemble(source, commit, entries, scannedAt, await settledByHistory(established, unsettled, entries, history)));
+  }
+  const { index, toPlace } = assembled;
+  if (toPlace.length === 0 || read === undefined) return index;
+  return { ...index, warnings: await placeAliasConflictsReading(index.warnings, toPlace, read) };
+}
+
+// runs an assembly, letting the event loop go between its slices
+async function assembleSteps<R>(steps: Generator<void, R>): Promise<R> {
   let step = steps.next();
   while (!step.done) {
     await new Promise<void>((resolve) => setImmediate(resolve));
     step = steps.next();
   }
-  const { index, toPlace } = step.value;
-  if (toPlace.length === 0 || read === undefined) return index;
-  return { ...index, warnings: await placeAliasConflictsReading(index.warnings, toPlace, read) };
+  return step.value;
 }
 
 // entries handled between two pauses (a few milliseconds of work)
@@ -161,6 +175,7 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
   const losers: Array<{ key: string; entry: EntryOf<T> & { tool: T } }> = [];
   const others: OtherEntry[] = [];
   const heldName = (key: string): string | undefined => established.name(key);
+  const nameNote = (key: string) => established.note?.('name', key);
   for (let position = 0; position < entries.length; position++) {
     if (position % SLICE === SLICE - 1) yield;
     const entry = entries[position]!;
@@ -201,10 +216,12 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
     const at = ownerAt.get(key)!;
     const holder = taken.get(key);
     if (holder !== undefined) {
-      errors.push(duplicate(entry.tool.source.path, entry.name_position, `tool name '${entry.tool.name}' is an alias ${holder} served at the previous commit, and it keeps it`));
+      const note = established.note?.('alias', key);
+      const since = note && 'decided' in note ? `${holder} declared first in git history (${note.decided})` : `${holder} served at the previous commit`;
+      errors.push(duplicate(entry.tool.source.path, entry.name_position, `tool name '${entry.tool.name}' is an alias ${since}, and it keeps it`));
       continue;
     }
-    const { why } = preferredClaim({ folder: toolEntries[at]!.folder, tool: tools[at]! }, { folder: entry.folder, tool: entry.tool }, heldName);
+    const { why } = preferredClaim({ folder: toolEntries[at]!.folder, tool: tools[at]! }, { folder: entry.folder, tool: entry.tool }, heldName, nameNote);
     errors.push(duplicate(entry.tool.source.path, entry.name_position, `tool name '${entry.tool.name}' is already taken by ${tools[at]!.source.path}, kept because ${why}`));
   }
   warnings.push(...caseTwinWarnings(entries, entryFile));
@@ -217,7 +234,7 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
   yield;
   kept.sort(compareToolNames);
   yield;
-  const { toolsets, skills } = checkMembers(kept, others, errors, duplicate, (key) => established.toolset(key));
+  const { toolsets, skills } = checkMembers(kept, others, errors, duplicate, (key) => established.toolset(key), (key) => established.note?.('toolset', key));
   yield;
   // a policy may name a tool whose definition is broken today: that tool is known, only not served
   // (only when there is a policy to check: an array of a one-folder array a tool was 100,000 arrays at 100,000 tools)

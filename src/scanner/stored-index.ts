@@ -1,4 +1,5 @@
 import { withLazyTools, type EntryKind, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import type { ClaimHistory } from './sources/claim-history.js';
 import { assembleLettingGo, entryKind, type ReadEntry, type ScanEntry } from './build-index.js';
 import { asciiJson, type EntrySummary, type ToolSummary } from './entry-summary.js';
 import type { CachedEntries } from './cache-file.js';
@@ -70,8 +71,8 @@ export function* storeIndexSteps(index: ToolIndex, entries: readonly ScanEntry[]
  * as `buildIndex` assembles entries, each tool its entry's position (with the aliases it kept, when some were another's);
  * an alias conflict at its alias, its file read again with `read`; a name two claim kept by the tool `previous` served it from.
  */
-export async function storeSummaries(source: string, commit: string, summaries: readonly EntrySummary[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex): Promise<StoredIndex> {
-  const index = await assembleLettingGo(source, commit, summaries, scannedAt, read, previous);
+export async function storeSummaries(source: string, commit: string, summaries: readonly EntrySummary[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex, history?: ClaimHistory): Promise<StoredIndex> {
+  const index = await assembleLettingGo(source, commit, summaries, scannedAt, read, previous, history);
   const positions = new Uint32Array(index.tools.length);
   const aliases: StoredIndex['aliases'] = [];
   index.tools.forEach((tool, at) => {
