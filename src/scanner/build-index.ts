@@ -1,5 +1,5 @@
 import { placeAliasConflicts, placeAliasConflictsReading, textOfFile, type AliasToPlace } from './alias-positions.js';
-import { compareToolNames, ENTRY_LAYOUT, entryPath, type Diagnostic, type EntryKind, type PolicyDefinition, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
+import { compareToolNames, ENTRY_LAYOUT, entryPath, type ContestedName, type Diagnostic, type EntryKind, type PolicyDefinition, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
 import { checkMembers } from './check-members.js';
 import { checkPolicies } from './check-policies.js';
 import { parsePolicy, type PolicyMember } from './parse-policy.js';
@@ -226,10 +226,20 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
   }
   warnings.push(...caseTwinWarnings(entries, entryFile));
   const kept: T[] = [];
+  // each alias refused to a tool because another answers to it: who answers, who was refused
+  const contested = new Map<string, ContestedName>();
   for (let position = 0; position < tools.length; position++) {
     if (position % SLICE === SLICE - 1) yield;
     if (taken.size > 0 && owners.get(tools[position]!.name.toLowerCase()) !== tools[position]) continue;
-    kept.push(keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings, (alias) => toPlace.push({ at: warnings.length - 1, entry: toolEntries[position]!, alias })));
+    kept.push(
+      keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings, (alias, holder) => {
+        toPlace.push({ at: warnings.length - 1, entry: toolEntries[position]!, alias });
+        const key = alias.toLowerCase();
+        const known = contested.get(key);
+        if (known) known.refused.push(tools[position]!.name);
+        else contested.set(key, { name: key, holder, refused: [tools[position]!.name] });
+      }),
+    );
   }
   yield;
   kept.sort(compareToolNames);
@@ -240,10 +250,11 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
   // (only when there is a policy to check: an array of a one-folder array a tool was 100,000 arrays at 100,000 tools)
   const folders: string[] = [];
   if (others.some((entry) => entry.kind === 'policy')) for (const entry of entries) if (entryKind(entry) === 'tool') folders.push(entry.folder);
-  const policies = checkPolicies(kept, folders, others, errors, duplicate);
+  const policies = checkPolicies(kept, folders, others, errors, duplicate, contested, warnings);
   // a --repo one folder off (the repository's parent, a tools/ folder itself) would otherwise serve nothing, silently
   if (!entries.some((entry) => entryKind(entry) === 'tool')) warnings.push(noToolsWarning(source));
-  return { index: { source, commit, tools: kept, toolsets, skills, policies, errors, warnings, scanned_at: scannedAt }, toPlace };
+  const names = contested.size > 0 ? { contested: [...contested.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) } : {};
+  return { index: { source, commit, tools: kept, toolsets, skills, policies, errors, warnings, scanned_at: scannedAt, ...names }, toPlace };
 }
 
 function noToolsWarning(source: string): Diagnostic {
@@ -265,7 +276,7 @@ function keepUniqueAliases<T extends ToolStub>(
   owners: Map<string, T>,
   aliasOwners: Map<string, T>,
   warnings: Diagnostic[],
-  reported: (alias: string) => void,
+  reported: (alias: string, holder: string) => void,
 ): T {
   const kept: string[] = [];
   for (const alias of tool.aliases) {
@@ -278,7 +289,7 @@ function keepUniqueAliases<T extends ToolStub>(
         file: tool.source.path, line: 1, column: 1, severity: 'warning', code: 'ALIAS_CONFLICT',
         message: `alias '${alias}' also names tool '${conflict}'; it is ignored for '${tool.name}'`,
       });
-      reported(alias);
+      reported(alias, conflict);
       continue;
     }
     kept.push(alias);
