@@ -137,9 +137,8 @@ export async function assembleLettingGo<T extends ToolStub>(source: string, comm
   const established = establishedIn(previous);
   const unsettled: Unsettled = { tools: new Set(), toolsets: new Set() };
   let assembled = await assembleSteps(assemble(source, commit, entries, scannedAt, history ? noting(established, unsettled) : established));
-  if (history && (unsettled.tools.size > 0 || unsettled.toolsets.size > 0)) {
-    assembled = await assembleSteps(assemble(source, commit, entries, scannedAt, await settledByHistory(established, unsettled, entries, history)));
-  }
+  const settled = history && (unsettled.tools.size > 0 || unsettled.toolsets.size > 0) ? await settledByHistory(established, unsettled, entries, history) : undefined;
+  if (settled) assembled = await assembleSteps(assemble(source, commit, entries, scannedAt, settled));
   const { index, toPlace } = assembled;
   if (toPlace.length === 0 || read === undefined) return index;
   return { ...index, warnings: await placeAliasConflictsReading(index.warnings, toPlace, read) };

@@ -44,16 +44,31 @@ interface Verdict {
  * alias) settled by git history where it can: of the definitions claiming a key, the one whose claim (its folder; for
  * an alias, its file declaring it) is present furthest back in first-parent history keeps it. A restart with an empty
  * scan cache then keeps what a server that watched every push kept (review Z, Z3). Where history cannot tell them
- * apart, the same rule as before decides, and the note says why history did not.
+ * apart, the same rule as before decides, and the note says why history did not. Undefined when `base` settles
+ * every clash after all (a key it held as a name, asked about as an alias).
  */
-export async function settledByHistory<T extends ToolStub>(base: Established, unsettled: Unsettled, entries: readonly EntryOf<T>[], history: ClaimHistory): Promise<Established> {
+export async function settledByHistory<T extends ToolStub>(base: Established, unsettled: Unsettled, entries: readonly EntryOf<T>[], history: ClaimHistory): Promise<Established | undefined> {
   const verdicts = { tools: new Map<string, Verdict>(), toolsets: new Map<string, Verdict>() };
   const heldBefore = (key: string): boolean => base.name(key) !== undefined || base.alias(key) !== undefined;
   const tools = [...unsettled.tools].filter((key) => !heldBefore(key));
   const toolsets = [...unsettled.toolsets].filter((key) => base.toolset(key) === undefined);
   const claimants = claimantsOf(entries, new Set(tools), new Set(toolsets));
-  for (const [key, list] of claimants.tools) verdicts.tools.set(key, await verdictOf(list, history));
-  for (const [key, list] of claimants.toolsets) verdicts.toolsets.set(key, await verdictOf(list, history));
+  const groups = [...[...claimants.tools].map(([key, list]) => ({ verdicts: verdicts.tools, key, list })), ...[...claimants.toolsets].map(([key, list]) => ({ verdicts: verdicts.toolsets, key, list }))];
+  if (groups.length === 0) return undefined;
+  // one walk for every name: it ends once none has two claims left
+  const claims = groups.flatMap(({ list }, group) => list.map(({ claim }) => ({ ...claim, group })));
+  let answer: HistoryAnswer | { error: string };
+  try {
+    answer = await history(claims);
+  } catch (error) {
+    answer = { error: error instanceof Error ? error.message : String(error) };
+  }
+  let at = 0;
+  for (const { verdicts: into, key, list } of groups) {
+    const slice = 'error' in answer ? answer : { appeared: answer.appeared.slice(at, at + list.length), ...(answer.end ? { end: answer.end } : {}) };
+    into.set(key, verdictOf(list, slice));
+    at += list.length;
+  }
   return {
     name: (key) => base.name(key) ?? verdicts.tools.get(key)?.name,
     alias: (key) => base.alias(key) ?? verdicts.tools.get(key)?.alias,
@@ -92,12 +107,9 @@ function claimantsOf<T extends ToolStub>(entries: readonly EntryOf<T>[], toolKey
   return { tools, toolsets };
 }
 
-async function verdictOf(claimants: readonly Claimant[], history: ClaimHistory): Promise<Verdict> {
-  let answer: HistoryAnswer;
-  try {
-    answer = await history(claimants.map((claimant) => claimant.claim));
-  } catch (error) {
-    const note = { undecided: `git history could not be read (${error instanceof Error ? error.message : String(error)})` };
+function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { error: string }): Verdict {
+  if ('error' in answer) {
+    const note = { undecided: `git history could not be read (${answer.error})` };
     return { notes: { name: note, toolset: note } };
   }
   // how far back each claim is present: still present where the walk ended is furthest

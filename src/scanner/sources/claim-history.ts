@@ -9,6 +9,8 @@ import type { ObjectReader } from './object-reader.js';
 export interface HistoryClaim {
   path: readonly string[];
   holds?: (content: Uint8Array) => boolean;
+  /** the name it claims: claims of different names are told apart in one walk, which ends once no name has two left */
+  group?: number;
 }
 
 /** Why a walk stopped with claims still present: the first commit, a shallow clone's edge (or objects missing), the bound. */
@@ -32,16 +34,16 @@ export const HISTORY_BOUND = 300;
 const TREE_MODE = '40000';
 
 /**
- * Walks first-parent history back from `commit` while two or more claims are still present, noting where each one
- * appeared; stops at the first commit, at a shallow clone's edge (or a parent that cannot be read), or after `bound`
- * commits. A commit whose root tree (or the tree of a claim's folder) did not change is not looked into.
+ * Walks first-parent history back from `commit` while some name still has two or more of its claims present, noting
+ * where each one appeared; stops at the first commit, at a shallow clone's edge (or a parent that cannot be read), or
+ * after `bound` commits. A commit whose root tree did not change is not looked into, and a tree is read once a commit.
  */
 export async function walkClaims(objects: ObjectReader, gitdir: string, commit: string, claims: readonly HistoryClaim[], bound = HISTORY_BOUND): Promise<HistoryAnswer> {
   const appeared: HistoryAnswer['appeared'] = claims.map(() => undefined);
   const shallow = new Set((await readFile(join(gitdir, 'shallow'), 'latin1').catch(() => '')).split('\n').filter(Boolean));
   // a file's verdict by its blob id: most commits leave a definition as it was
   const verdicts = new Map<string, boolean>();
-  let present = claims.map((_, at) => at);
+  let present = unsettled(claims, claims.map((_, at) => at));
   let current = await commitFacts(objects, commit);
   let currentCommit = commit;
   for (let depth = 1; present.length > 1; depth++) {
@@ -56,17 +58,31 @@ export async function walkClaims(objects: ObjectReader, gitdir: string, commit: 
       return { appeared, end: { reason: 'shallow', commit: currentCommit } };
     }
     if (parent.tree !== current.tree) {
+      // the root's and tools/'s trees, read once for every claim at this commit (not kept past it: 4 MB a commit at 100,000 tools)
+      const trees = new Map<string, Promise<Buffer>>();
+      const tree = (oid: string): Promise<Buffer> => {
+        let read = trees.get(oid);
+        if (!read) trees.set(oid, (read = objects.read(oid, 'tree').then((object) => object.content)));
+        return read;
+      };
       const still: number[] = [];
       for (const at of present) {
-        if (await holds(objects, parent.tree, claims[at]!, verdicts)) still.push(at);
+        if (await holds(objects, tree, parent.tree, claims[at]!, verdicts)) still.push(at);
         else appeared[at] = { commit: currentCommit, depth: depth - 1 };
       }
-      present = still;
+      present = unsettled(claims, still);
     }
     current = parent;
     currentCommit = parentId;
   }
   return { appeared };
+}
+
+// the claims of `present` whose name still has another claim present: a name down to one claim is settled
+function unsettled(claims: readonly HistoryClaim[], present: readonly number[]): number[] {
+  const counts = new Map<number | undefined, number>();
+  for (const at of present) counts.set(claims[at]!.group, (counts.get(claims[at]!.group) ?? 0) + 1);
+  return present.filter((at) => counts.get(claims[at]!.group)! > 1);
 }
 
 interface CommitFacts {
@@ -93,10 +109,10 @@ async function commitFacts(objects: ObjectReader, oid: string): Promise<CommitFa
 }
 
 // whether the claim's path is there in that root tree (a folder as a folder, a file as a file whose content holds)
-async function holds(objects: ObjectReader, root: string, claim: HistoryClaim, verdicts: Map<string, boolean>): Promise<boolean> {
+async function holds(objects: ObjectReader, tree: (oid: string) => Promise<Buffer>, root: string, claim: HistoryClaim, verdicts: Map<string, boolean>): Promise<boolean> {
   let oid = root;
   for (let at = 0; at < claim.path.length; at++) {
-    const item = findItem((await objects.read(oid, 'tree')).content, claim.path[at]!);
+    const item = findItem(await tree(oid), claim.path[at]!);
     const last = at === claim.path.length - 1;
     const folder = !last || claim.holds === undefined;
     if (item === undefined || (item.mode === TREE_MODE) !== folder) return false;
