@@ -49,6 +49,7 @@ export type DiagnosticCode =
   | 'COSTLY_PARAMS_SCHEMA'
   | 'MISSING_DEFINITION'
   | 'ALIAS_CONFLICT'
+  | 'CONTESTED_NAME'
   | 'NOT_UTF8'
   /** a character a person reading the definition does not see and a model reads (tag, bidi, zero-width, control): review userX, X10 */
   | 'INVISIBLE_TEXT'

@@ -35,6 +35,8 @@ export {
   toolsOf,
   withLazyTools,
   type ToolIndex,
+  type ContestedName,
+  contestedMessage,
   type ToolSequence,
 } from './tool-index.js';
 export { brokenDefinition, brokenToolMessage, filesWithErrors } from './broken-definition.js';

@@ -24,6 +24,28 @@ export interface ToolIndex {
   scanned_at: string;
   /** set when the source could not be reached and this is the last good index */
   stale?: { reason: string; since: string };
+  /** names one tool answers to and another declares as an alias it was refused (`ALIAS_CONFLICT`); absent when none */
+  contested?: ContestedName[];
+}
+
+/**
+ * A name that is one tool's (its name, or an alias it kept) and that other tools declare as an alias they were refused
+ * for it (review Z, Z1): a policy rule, `sessions.deny` or `principals.*.tools` entry naming it could mean either, so a
+ * list that restricts covers them all and a list that allows covers none of them (fail closed).
+ */
+export interface ContestedName {
+  /** lower-cased */
+  name: string;
+  /** the tool that answers to it */
+  holder: string;
+  /** the tools that declare it as an alias and were refused it */
+  refused: string[];
+}
+
+/** Why a list naming a contested name (a tool's, and an alias other tools were refused) is read as it is, and how to mend it. */
+export function contestedMessage(list: string, name: string, claim: ContestedName): string {
+  const refused = claim.refused.map((tool) => `'${tool}'`).join(', ');
+  return `${list} names '${name}', which tool '${claim.holder}' answers to and ${refused} ${claim.refused.length > 1 ? 'declare' : 'declares'} as an alias it was refused (ALIAS_CONFLICT): a rule that denies, asks for approval or gates callers covers them all, and an allow (a rule, a principal's tools) covers none of them; name the tool you mean, or remove the alias`;
 }
 
 /** The tool of that exact name, if the index has it. */

@@ -1,4 +1,4 @@
-import { CALLING_ROLES, describeGate, passesGate, type Role, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { CALLING_ROLES, contestedMessage, describeGate, passesGate, type Role, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { approvalMarkers } from './approval-markers.js';
 import { PolicySet } from './policy-set.js';
 import type { Principal, Principals } from './principals.js';
@@ -73,11 +73,13 @@ export function accessRights(principals: Principals): AccessLayer {
     },
     warnings(index) {
       // a base list entry naming a toolset gave nothing, silently: the README's own example did (review V, V1)
-      return principals.list().flatMap((principal) =>
-        PolicySet.of(index).unmatchedNames(principal.tools ?? []).map(({ name, toolset }) =>
+      return principals.list().flatMap((principal) => [
+        ...PolicySet.of(index).unmatchedNames(principal.tools ?? []).map(({ name, toolset }) =>
           `principals.${principal.name}.tools: '${name}' names no tool, alias or group of this registry, so it gives nothing${toolset ? ` (it is a toolset: list its tools, ${toolsetTools(index, toolset)}, instead)` : ''}`,
         ),
-      );
+        // one tool's name and another's refused alias: the entry gives neither (review Z, Z1)
+        ...PolicySet.of(index).contestedNames(principal.tools ?? []).map(({ name, claim }) => contestedMessage(`principals.${principal.name}.tools`, name, claim)),
+      ]);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { eachTool, formatDiagnostic, toolCount, toolNameAt, toolsOf, type AccessGate, type ApprovalRule, type Diagnostic, type PolicyDecisionKind, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { eachTool, formatDiagnostic, type ContestedName, toolCount, toolNameAt, toolsOf, type AccessGate, type ApprovalRule, type Diagnostic, type PolicyDecisionKind, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { compileCondition, modeOf, type ValueTest } from './param-conditions.js';
 
 /** Where a rule is written: its policy, its place in the approval list, and `file:line:col`. */
@@ -38,7 +38,7 @@ export class PolicySet {
   readonly broken: Diagnostic[];
   // names, aliases and groups as tool names: made when a rule or a base list first names tools (tens of
   // milliseconds at 10,000 tools that a registry without policies never needs)
-  private tables: { names: Map<string, string>; groups: Map<string, string[]> } | undefined;
+  private tables: { names: Map<string, string>; groups: Map<string, string[]>; contested: Map<string, ContestedName> } | undefined;
   private readonly gates = new Map<string, PolicyGate[]>();
   private readonly rules: Array<{ compiled: CompiledRule; tools: ReadonlySet<string> | 'all' }> = [];
   private readonly rulesByTool = new Map<string, CompiledRule[]>();
@@ -59,7 +59,8 @@ export class PolicySet {
       for (const rule of policy.access) {
         const where = `${policy.source.path}:${rule.at.line}:${rule.at.column}`;
         const gate: PolicyGate = { gate: { ...(rule.roles ? { roles: rule.roles } : {}), ...(rule.principals ? { principals: rule.principals } : {}) }, ...(rule.reason ? { reason: rule.reason } : {}), where };
-        const covered = this.expand(rule.tools);
+        // a gate restricts: a contested name gates every tool it could mean
+        const covered = this.expand(rule.tools, 'restricts');
         for (const name of covered === 'all' ? toolNames(index) : covered) this.gates.set(name, [...(this.gates.get(name) ?? []), gate]);
       }
       for (const rule of policy.approval) {
@@ -72,7 +73,7 @@ export class PolicySet {
           conditions: Object.entries(rule.when ?? {}).map(([param, condition]) => [param, compileCondition(condition, mode)]),
           rule,
         };
-        this.rules.push({ compiled, tools: this.expand(rule.tools) });
+        this.rules.push({ compiled, tools: this.expand(rule.tools, rule.decision === 'allow' ? 'allows' : 'restricts') });
       }
     }
   }
@@ -109,7 +110,7 @@ export class PolicySet {
   baseList(principal: string, names: readonly string[]): ReadonlySet<string> {
     let list = this.baseLists.get(principal);
     if (!list) {
-      const expanded = this.expand(names);
+      const expanded = this.expand(names, 'allows');
       list = expanded === 'all' ? new Set(toolNames(this.index)) : expanded;
       this.baseLists.set(principal, list);
     }
@@ -125,12 +126,28 @@ export class PolicySet {
       .map((name) => ({ name, ...(toolsets.has(name.toLowerCase()) ? { toolset: toolsets.get(name.toLowerCase())! } : {}) }));
   }
 
-  /** Tool names, aliases and groups as tool names; `*` is every tool. */
-  private expand(names: readonly string[]): ReadonlySet<string> | 'all' {
+  /** The entries of a list that name a contested name (a tool's, and an alias other tools were refused), with what each could mean. */
+  contestedNames(names: readonly string[]): Array<{ name: string; claim: ContestedName }> {
+    if (!this.index.contested) return [];
+    const tables = (this.tables ??= this.nameTables());
+    return names.flatMap((name) => {
+      const claim = tables.contested.get(name.toLowerCase());
+      return claim ? [{ name, claim }] : [];
+    });
+  }
+
+  /**
+   * Tool names, aliases and groups as tool names; `*` is every tool. A contested name (review Z, Z1) could mean any of
+   * its tools: a list that `restricts` (deny, approve, a gate) covers them all, one that `allows` none of them.
+   */
+  private expand(names: readonly string[], list: 'restricts' | 'allows'): ReadonlySet<string> | 'all' {
     if (names.includes('*')) return 'all';
     const tools = new Set<string>();
     const tables = (this.tables ??= this.nameTables());
     for (const name of names) {
+      const claim = tables.contested.get(name.toLowerCase());
+      if (claim && list === 'allows') continue;
+      if (claim) for (const refused of claim.refused) tools.add(refused);
       const tool = tables.names.get(name.toLowerCase());
       if (tool) tools.add(tool);
       // groups in any letter case, as names and aliases are: `Web` and `web` name the same group (review V, V1)
@@ -139,8 +156,9 @@ export class PolicySet {
     return tools;
   }
 
-  private nameTables(): { names: Map<string, string>; groups: Map<string, string[]> } {
+  private nameTables(): { names: Map<string, string>; groups: Map<string, string[]>; contested: Map<string, ContestedName> } {
     const names = new Map<string, string>();
+    const contested = new Map((this.index.contested ?? []).map((claim) => [claim.name, claim]));
     const groups = new Map<string, string[]>();
     // one tool at a time: reading index.tools would make and keep every definition of a lazily read index
     for (const tool of eachTool(this.index)) {
@@ -152,7 +170,7 @@ export class PolicySet {
       if (members) members.push(tool.name);
       else groups.set(tool.group.toLowerCase(), [tool.name]);
     }
-    return { names, groups };
+    return { names, groups, contested };
   }
 }
 

@@ -58,3 +58,12 @@ export async function placeAliasConflictsReading(warnings: readonly Diagnostic[]
 export function textOfFile(file: DefinitionFile): string {
   return Buffer.from(file.content).toString('utf8');
 }
+
+/** Whether a definition's text lists `alias` (in any letter case) among its `aliases`: how git history says since when a tool declared one. */
+export function declaresAlias(text: string, alias: string): boolean {
+  const { parseDocument, isScalar, isSeq } = yamlModule();
+  const document = parseDocument(text, YAML_OPTIONS);
+  const aliases = document.errors.length === 0 ? document.get('aliases', true) : undefined;
+  const wanted = alias.toLowerCase();
+  return isSeq(aliases) && aliases.items.some((node) => isScalar(node) && String(node.value).toLowerCase() === wanted);
+}

@@ -1,5 +1,5 @@
 import { placeAliasConflicts, placeAliasConflictsReading, textOfFile, type AliasToPlace } from './alias-positions.js';
-import { compareToolNames, ENTRY_LAYOUT, entryPath, type Diagnostic, type EntryKind, type PolicyDefinition, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
+import { compareToolNames, ENTRY_LAYOUT, entryPath, type ContestedName, type Diagnostic, type EntryKind, type PolicyDefinition, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
 import { checkMembers } from './check-members.js';
 import { checkPolicies } from './check-policies.js';
 import { parsePolicy, type PolicyMember } from './parse-policy.js';
@@ -8,6 +8,8 @@ import { parseToolDefinition, type DefinitionFile } from './parse-tool-definitio
 import { guardParse, type ParseOptions } from './yaml-mapping.js';
 import { parseToolset } from './parse-toolset.js';
 import { caseTwinWarnings, establishedIn, preferredAliasHolder, preferredClaim, type Established } from './name-claims.js';
+import { noting, settledByHistory, type Unsettled } from './name-history.js';
+import type { ClaimHistory } from './sources/claim-history.js';
 import type { ToolEntry } from './sources/source.js';
 import type { Position } from './yaml-locator.js';
 
@@ -121,24 +123,35 @@ export type ReadEntry = (entry: ToolEntry) => Promise<DefinitionFile | Diagnosti
  * The same index, built a slice at a time with the event loop let go between slices: at 100,000 tools a
  * rescan's index build would otherwise hold every request for the whole of it.
  */
-export async function buildIndexLettingGo(source: string, commit: string, entries: readonly ScanEntry[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex): Promise<ToolIndex> {
-  return assembleLettingGo(source, commit, entries, scannedAt, read, previous);
+export async function buildIndexLettingGo(source: string, commit: string, entries: readonly ScanEntry[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex, history?: ClaimHistory): Promise<ToolIndex> {
+  return assembleLettingGo(source, commit, entries, scannedAt, read, previous, history);
 }
 
 /**
  * An index assembled the same way from entries whose tools are `T` (whole definitions, or summaries of them), a slice
- * at a time; with `read`, each alias conflict is placed at its alias (its file read again: conflicts are few).
+ * at a time; with `read`, each alias conflict is placed at its alias (its file read again: conflicts are few). With
+ * `history`, a clash `previous` does not settle (none at a start with an empty cache) goes to the claim git history
+ * holds first, and the index is assembled again: only at such a clash.
  */
-export async function assembleLettingGo<T extends ToolStub>(source: string, commit: string, entries: readonly EntryOf<T>[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex): Promise<IndexOf<T>> {
-  const steps = assemble(source, commit, entries, scannedAt, establishedIn(previous));
+export async function assembleLettingGo<T extends ToolStub>(source: string, commit: string, entries: readonly EntryOf<T>[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex, history?: ClaimHistory): Promise<IndexOf<T>> {
+  const established = establishedIn(previous);
+  const unsettled: Unsettled = { tools: new Set(), toolsets: new Set() };
+  let assembled = await assembleSteps(assemble(source, commit, entries, scannedAt, history ? noting(established, unsettled) : established));
+  const settled = history && (unsettled.tools.size > 0 || unsettled.toolsets.size > 0) ? await settledByHistory(established, unsettled, entries, history) : undefined;
+  if (settled) assembled = await assembleSteps(assemble(source, commit, entries, scannedAt, settled));
+  const { index, toPlace } = assembled;
+  if (toPlace.length === 0 || read === undefined) return index;
+  return { ...index, warnings: await placeAliasConflictsReading(index.warnings, toPlace, read) };
+}
+
+// runs an assembly, letting the event loop go between its slices
+async function assembleSteps<R>(steps: Generator<void, R>): Promise<R> {
   let step = steps.next();
   while (!step.done) {
     await new Promise<void>((resolve) => setImmediate(resolve));
     step = steps.next();
   }
-  const { index, toPlace } = step.value;
-  if (toPlace.length === 0 || read === undefined) return index;
-  return { ...index, warnings: await placeAliasConflictsReading(index.warnings, toPlace, read) };
+  return step.value;
 }
 
 // entries handled between two pauses (a few milliseconds of work)
@@ -161,6 +174,7 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
   const losers: Array<{ key: string; entry: EntryOf<T> & { tool: T } }> = [];
   const others: OtherEntry[] = [];
   const heldName = (key: string): string | undefined => established.name(key);
+  const nameNote = (key: string) => established.note?.('name', key);
   for (let position = 0; position < entries.length; position++) {
     if (position % SLICE === SLICE - 1) yield;
     const entry = entries[position]!;
@@ -201,32 +215,45 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
     const at = ownerAt.get(key)!;
     const holder = taken.get(key);
     if (holder !== undefined) {
-      errors.push(duplicate(entry.tool.source.path, entry.name_position, `tool name '${entry.tool.name}' is an alias ${holder} served at the previous commit, and it keeps it`));
+      const note = established.note?.('alias', key);
+      const since = note && 'decided' in note ? `${holder} declared first in git history (${note.decided})` : `${holder} served at the previous commit`;
+      errors.push(duplicate(entry.tool.source.path, entry.name_position, `tool name '${entry.tool.name}' is an alias ${since}, and it keeps it`));
       continue;
     }
-    const { why } = preferredClaim({ folder: toolEntries[at]!.folder, tool: tools[at]! }, { folder: entry.folder, tool: entry.tool }, heldName);
+    const { why } = preferredClaim({ folder: toolEntries[at]!.folder, tool: tools[at]! }, { folder: entry.folder, tool: entry.tool }, heldName, nameNote);
     errors.push(duplicate(entry.tool.source.path, entry.name_position, `tool name '${entry.tool.name}' is already taken by ${tools[at]!.source.path}, kept because ${why}`));
   }
   warnings.push(...caseTwinWarnings(entries, entryFile));
   const kept: T[] = [];
+  // each alias refused to a tool because another answers to it: who answers, who was refused
+  const contested = new Map<string, ContestedName>();
   for (let position = 0; position < tools.length; position++) {
     if (position % SLICE === SLICE - 1) yield;
     if (taken.size > 0 && owners.get(tools[position]!.name.toLowerCase()) !== tools[position]) continue;
-    kept.push(keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings, (alias) => toPlace.push({ at: warnings.length - 1, entry: toolEntries[position]!, alias })));
+    kept.push(
+      keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings, (alias, holder) => {
+        toPlace.push({ at: warnings.length - 1, entry: toolEntries[position]!, alias });
+        const key = alias.toLowerCase();
+        const known = contested.get(key);
+        if (known) known.refused.push(tools[position]!.name);
+        else contested.set(key, { name: key, holder, refused: [tools[position]!.name] });
+      }),
+    );
   }
   yield;
   kept.sort(compareToolNames);
   yield;
-  const { toolsets, skills } = checkMembers(kept, others, errors, duplicate, (key) => established.toolset(key));
+  const { toolsets, skills } = checkMembers(kept, others, errors, duplicate, (key) => established.toolset(key), (key) => established.note?.('toolset', key));
   yield;
   // a policy may name a tool whose definition is broken today: that tool is known, only not served
   // (only when there is a policy to check: an array of a one-folder array a tool was 100,000 arrays at 100,000 tools)
   const folders: string[] = [];
   if (others.some((entry) => entry.kind === 'policy')) for (const entry of entries) if (entryKind(entry) === 'tool') folders.push(entry.folder);
-  const policies = checkPolicies(kept, folders, others, errors, duplicate);
+  const policies = checkPolicies(kept, folders, others, errors, duplicate, contested, warnings);
   // a --repo one folder off (the repository's parent, a tools/ folder itself) would otherwise serve nothing, silently
   if (!entries.some((entry) => entryKind(entry) === 'tool')) warnings.push(noToolsWarning(source));
-  return { index: { source, commit, tools: kept, toolsets, skills, policies, errors, warnings, scanned_at: scannedAt }, toPlace };
+  const names = contested.size > 0 ? { contested: [...contested.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) } : {};
+  return { index: { source, commit, tools: kept, toolsets, skills, policies, errors, warnings, scanned_at: scannedAt, ...names }, toPlace };
 }
 
 function noToolsWarning(source: string): Diagnostic {
@@ -248,7 +275,7 @@ function keepUniqueAliases<T extends ToolStub>(
   owners: Map<string, T>,
   aliasOwners: Map<string, T>,
   warnings: Diagnostic[],
-  reported: (alias: string) => void,
+  reported: (alias: string, holder: string) => void,
 ): T {
   const kept: string[] = [];
   for (const alias of tool.aliases) {
@@ -261,7 +288,7 @@ function keepUniqueAliases<T extends ToolStub>(
         file: tool.source.path, line: 1, column: 1, severity: 'warning', code: 'ALIAS_CONFLICT',
         message: `alias '${alias}' also names tool '${conflict}'; it is ignored for '${tool.name}'`,
       });
-      reported(alias);
+      reported(alias, conflict);
       continue;
     }
     kept.push(alias);

@@ -57,7 +57,7 @@ export async function rescanCached(from: CachedScanState, snapshot: Snapshot, so
   const summaries = await summariesOf(from, next, previousAt, changes);
   if (!summaries) return undefined;
   // a name a newcomer claims too stays with the tool that served it (`from.index`, at a start the scan the cache held)
-  const stored = await storeSummaries(source, snapshot.commit, summaries, scannedAt, (entry) => snapshot.read(entry), from.index);
+  const stored = await storeSummaries(source, snapshot.commit, summaries, scannedAt, (entry) => snapshot.read(entry), from.index, snapshot.history);
   const index = restoreIndex(stored, next, header);
   return index ? { index, entries: next, stored, unread } : undefined;
 }

@@ -1,7 +1,7 @@
 import { distance } from 'fastest-levenshtein';
 import type { Diagnostic, SkillDefinition, ToolsetDefinition } from '../core/index.js';
 import type { OtherEntry, ToolStub } from './build-index.js';
-import { preferredClaim, type HeldBy } from './name-claims.js';
+import { preferredClaim, type HeldBy, type NoteOf } from './name-claims.js';
 import type { Position } from './yaml-locator.js';
 
 type Duplicate = (file: string, position: Position | undefined, taken: string) => Diagnostic;
@@ -11,7 +11,7 @@ type Duplicate = (file: string, position: Position | undefined, taken: string) =
  * toolset exists; each unknown member is reported at its line, with the names nearest to it, and a toolset none of
  * whose members exists is left out.
  */
-export function checkMembers(tools: readonly ToolStub[], entries: readonly OtherEntry[], errors: Diagnostic[], duplicate: Duplicate, heldBy: HeldBy): { toolsets: ToolsetDefinition[]; skills: SkillDefinition[] } {
+export function checkMembers(tools: readonly ToolStub[], entries: readonly OtherEntry[], errors: Diagnostic[], duplicate: Duplicate, heldBy: HeldBy, noteOf?: NoteOf): { toolsets: ToolsetDefinition[]; skills: SkillDefinition[] } {
   // nothing to check: the table of every tool's names is not built (tens of milliseconds at 10,000 tools)
   if (!entries.some((entry) => entry.kind === 'toolset' || entry.kind === 'skill')) return { toolsets: [], skills: [] };
   const known = new Map<string, string>();
@@ -27,7 +27,7 @@ export function checkMembers(tools: readonly ToolStub[], entries: readonly Other
     const toolset = entry.toolset;
     const claim = claimants.get(toolset.name.toLowerCase())!;
     if (claim.kept.tool !== toolset) {
-      const { why } = preferredClaim(claim.kept, { folder: entry.folder, tool: toolset }, heldBy);
+      const { why } = preferredClaim(claim.kept, { folder: entry.folder, tool: toolset }, heldBy, noteOf);
       errors.push(duplicate(toolset.source.path, entry.name_position, `toolset name '${toolset.name}' is already taken by ${claim.kept.tool.source.path}, kept because ${why}`));
       continue;
     }

@@ -1,4 +1,4 @@
-import type { Diagnostic, PolicyDefinition } from '../core/index.js';
+import { contestedMessage, type ContestedName, type Diagnostic, type PolicyDefinition } from '../core/index.js';
 import type { OtherEntry, ToolStub } from './build-index.js';
 import { nearest } from './check-members.js';
 import type { Position } from './yaml-locator.js';
@@ -18,6 +18,8 @@ export function checkPolicies(
   entries: readonly OtherEntry[],
   errors: Diagnostic[],
   duplicate: Duplicate,
+  contested: ReadonlyMap<string, ContestedName> = new Map(),
+  warnings: Diagnostic[] = [],
 ): PolicyDefinition[] {
   // nothing to check: the table of every tool's names is not built (tens of milliseconds at 10,000 tools)
   if (!entries.some((entry) => entry.kind === 'policy')) return [];
@@ -46,6 +48,11 @@ export function checkPolicies(
       });
     }
     if (unknown.length === 0) kept.set(policy.name.toLowerCase(), policy);
+    if (contested.size === 0) continue;
+    for (const { name, position } of entry.members ?? []) {
+      const claim = contested.get(name.toLowerCase());
+      if (claim) warnings.push({ file: policy.source.path, line: position.line, column: position.column, severity: 'warning', code: 'CONTESTED_NAME', message: contestedMessage(`policy '${policy.name}'`, name, claim) });
+    }
   }
   return [...kept.values()].sort((a, b) => (a.source.path < b.source.path ? -1 : a.source.path > b.source.path ? 1 : 0));
 }

@@ -10,7 +10,12 @@ export interface Established {
   alias(key: string): string | undefined;
   /** the definition path of the toolset served by that lower-cased name */
   toolset(key: string): string | undefined;
+  /** where git history settled a key the previous index did not (or says why it could not): see `settledByHistory` */
+  note?(kind: 'name' | 'alias' | 'toolset', key: string): HistoryNote | undefined;
 }
+
+/** Why git history gave a key to its holder (the younger claims and the commits they appeared in), or why it could not tell the claims apart (the older rules decide then). */
+export type HistoryNote = { decided: string } | { undecided: string };
 
 const NONE: Established = { name: () => undefined, alias: () => undefined, toolset: () => undefined };
 
@@ -72,6 +77,9 @@ const REASONS = ['it served that name at the previous commit', 'its folder is it
 /** Who served a lower-cased name before (its definition's path): `established.name` for tools, `.toolset` for toolsets. */
 export type HeldBy = (key: string) => string | undefined;
 
+/** What git history says of a lower-cased name, where the previous index did not settle it: `established.note`. */
+export type NoteOf = (key: string) => HistoryNote | undefined;
+
 function rank(claim: Claim, heldBy: HeldBy): number {
   if (heldBy(claim.tool.name.toLowerCase()) === claim.tool.source.path) return 0;
   return claim.folder === claim.tool.name ? 1 : 2;
@@ -79,15 +87,21 @@ function rank(claim: Claim, heldBy: HeldBy): number {
 
 /**
  * Of two definitions claiming one name (compared case-insensitively), the one served: the one that served it at the
- * previous commit, else one whose folder is its name, else the first by path (code point order), so that a
- * fresh scan's choice does not depend on the order entries were read in; and why, for the other's DUPLICATE_NAME.
+ * previous commit (or, with no previous index that says, held it first in git history), else one whose folder is its
+ * name, else the first by path (code point order), so that a fresh scan's choice does not depend on the order entries
+ * were read in; and why, for the other's DUPLICATE_NAME (`noteOf` says which of the first rule's two sources decided).
  */
-export function preferredClaim<C extends Claim>(a: C, b: C, heldBy: HeldBy): { kept: C; other: C; why: string } {
+export function preferredClaim<C extends Claim>(a: C, b: C, heldBy: HeldBy, noteOf?: NoteOf): { kept: C; other: C; why: string } {
   const rankA = rank(a, heldBy);
   const rankB = rank(b, heldBy);
   const aFirst = rankA < rankB || (rankA === rankB && a.tool.source.path < b.tool.source.path);
   const [kept, other, keptRank, otherRank] = aFirst ? [a, b, rankA, rankB] : [b, a, rankB, rankA];
-  return { kept, other, why: REASONS[keptRank < otherRank ? keptRank : 2]! };
+  const reason = keptRank < otherRank ? keptRank : 2;
+  const note = noteOf?.(kept.tool.name.toLowerCase());
+  if (note === undefined) return { kept, other, why: REASONS[reason]! };
+  if (reason === 0) return { kept, other, why: 'decided' in note ? `it held that name first in git history (${note.decided})` : REASONS[0] };
+  // history named none of them: the rule after it decided, and the note says why history could not
+  return { kept, other, why: 'undecided' in note ? `${REASONS[reason]!} (${note.undecided})` : REASONS[reason]! };
 }
 
 /**

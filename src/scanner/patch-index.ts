@@ -29,11 +29,13 @@ export function patchIndex(previous: ToolIndex, changes: readonly EntryChange[],
     if (at === undefined || (swapped.get(at) ?? sequence.at(at)) !== old) return undefined;
     swapped.set(at, next);
   }
-  const { source, toolsets, skills, policies, errors, warnings } = previous;
+  const { source, toolsets, skills, policies, errors, warnings, contested } = previous;
+  // the names and aliases are the previous index's, and so are its contested names
+  const named = contested ? { contested } : {};
   if (Array.isArray(sequence)) {
     const tools = sequence.slice();
     for (const [at, tool] of swapped) tools[at] = tool;
-    return { source, commit, tools, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: scannedAt };
+    return { source, commit, tools, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: scannedAt, ...named };
   }
   // each tool made from the first index served lazily, but those swapped in since: a chain of rescans is one step deep
   const from = patchedFrom.get(previous);
@@ -41,7 +43,7 @@ export function patchIndex(previous: ToolIndex, changes: readonly EntryChange[],
   const all = from ? new Map([...from.swapped, ...swapped]) : swapped;
   const aliasLists = from ? from.aliasLists : sequence.aliasLists;
   const names = Array.from({ length: sequence.length }, (_, position) => toolNameAt(sequence, position)!);
-  const index = withLazyTools({ source, commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: scannedAt }, names, (position) => all.get(position) ?? base.at(position)!, {
+  const index = withLazyTools({ source, commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: scannedAt, ...named }, names, (position) => all.get(position) ?? base.at(position)!, {
     aliasLists,
     // the positions swapped since the index served from the cache: what a search index's update compares
     ...(sequence.origin ? { origin: { base: sequence.origin.base, lines: sequence.origin.lines, swapped: new Map([...sequence.origin.swapped, ...swapped]) } } : {}),

@@ -90,7 +90,7 @@ export class Scanner {
       const header = { source: this.source.label, commit: snapshot.commit, scanned_at: cached.scanned_at };
       const restored = cached.index && restoreIndex(cached.index, entries, header);
       this.stored = restored ? cached.index : undefined;
-      index = restored ?? (await buildIndexLettingGo(header.source, header.commit, cached.entries.all(), header.scanned_at, (entry) => snapshot.read(entry), this.index));
+      index = restored ?? (await buildIndexLettingGo(header.source, header.commit, cached.entries.all(), header.scanned_at, (entry) => snapshot.read(entry), this.index, snapshot.history));
     } else {
       // a start onto a commit the cache does not hold: the latest scan it holds is patched as a server's rescan patches it
       const latest = this.index === undefined && this.unkeyed === undefined && this.entries.size === 0 ? await this.serveLatest(snapshot.diffBase) : undefined;
@@ -143,7 +143,7 @@ export class Scanner {
     const { entries, keyed, changes, unread } = await this.readEntries(snapshot);
     // a few definitions changed in place: the previous index with them swapped in, if that is all they change
     const patched = this.index && changes ? patchIndex(this.index, changes, snapshot.commit, scannedAt) : undefined;
-    const index = patched ?? (await buildIndexLettingGo(this.source.label, snapshot.commit, entries, scannedAt, (entry) => snapshot.read(entry), previous));
+    const index = patched ?? (await buildIndexLettingGo(this.source.label, snapshot.commit, entries, scannedAt, (entry) => snapshot.read(entry), previous, snapshot.history));
     // a patch keeps every position, name and alias: the stored index of the one it patched
     const stored = patched ? this.stored : undefined;
     this.stored = stored;
@@ -222,7 +222,7 @@ export class Scanner {
       ({ summaries, readFailures } = await streamEntries(snapshot, listing, this.parseOptions, write));
       // one unreadable object is that file's problem; when none of several can be read, the source is at fault
       if (readFailures.length > 1 && readFailures.length === listing.length) throw new ReadFailure(readFailures[0]);
-      const stored = await storeSummaries(header.source, header.commit, summaries, scannedAt, (entry) => snapshot.read(entry));
+      const stored = await storeSummaries(header.source, header.commit, summaries, scannedAt, (entry) => snapshot.read(entry), undefined, snapshot.history);
       // a file that could not be read this time is read again next time, not remembered as broken
       loaded = await write.finish(stored, readFailures.length === 0);
     } catch (error) {
@@ -238,7 +238,7 @@ export class Scanner {
     this.serveUnkeyed(new PatchedEntries(loaded.entries), readFailures.length > 0, snapshot.commit);
     const restored = restoreIndex(loaded.index, loaded.entries, header);
     this.stored = restored ? loaded.index : undefined;
-    return restored ?? (await buildIndexLettingGo(header.source, header.commit, loaded.entries.all(), scannedAt, (entry) => snapshot.read(entry)));
+    return restored ?? (await buildIndexLettingGo(header.source, header.commit, loaded.entries.all(), scannedAt, (entry) => snapshot.read(entry), undefined, snapshot.history));
   }
 
   /**

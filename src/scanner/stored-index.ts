@@ -1,4 +1,5 @@
 import { withLazyTools, type EntryKind, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import type { ClaimHistory } from './sources/claim-history.js';
 import { assembleLettingGo, entryKind, type ReadEntry, type ScanEntry } from './build-index.js';
 import { asciiJson, type EntrySummary, type ToolSummary } from './entry-summary.js';
 import type { CachedEntries } from './cache-file.js';
@@ -37,6 +38,8 @@ export interface StoredIndex {
   policies?: ToolIndex['policies'];
   errors: ToolIndex['errors'];
   warnings: ToolIndex['warnings'];
+  /** the index's contested names, where it has some (a file of layout 8 or older has none, and is rebuilt) */
+  contested?: ToolIndex['contested'];
 }
 
 /** What of `index` the cache keeps: its tools as positions among `entries`, the rest as it is; stops every few thousand tools. */
@@ -61,8 +64,8 @@ export function* storeIndexSteps(index: ToolIndex, entries: readonly ScanEntry[]
   const names = index.tools.map((tool) => tool.name);
   const kinds = kindLetters(entries);
   const facts = factsJson(index.tools, tools, entries);
-  const { toolsets, skills, policies, errors, warnings } = index;
-  return { positions: tools, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), facts, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings };
+  const { toolsets, skills, policies, errors, warnings, contested } = index;
+  return { positions: tools, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), facts, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, ...(contested ? { contested } : {}) };
 }
 
 /**
@@ -70,8 +73,8 @@ export function* storeIndexSteps(index: ToolIndex, entries: readonly ScanEntry[]
  * as `buildIndex` assembles entries, each tool its entry's position (with the aliases it kept, when some were another's);
  * an alias conflict at its alias, its file read again with `read`; a name two claim kept by the tool `previous` served it from.
  */
-export async function storeSummaries(source: string, commit: string, summaries: readonly EntrySummary[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex): Promise<StoredIndex> {
-  const index = await assembleLettingGo(source, commit, summaries, scannedAt, read, previous);
+export async function storeSummaries(source: string, commit: string, summaries: readonly EntrySummary[], scannedAt: string, read?: ReadEntry, previous?: ToolIndex, history?: ClaimHistory): Promise<StoredIndex> {
+  const index = await assembleLettingGo(source, commit, summaries, scannedAt, read, previous, history);
   const positions = new Uint32Array(index.tools.length);
   const aliases: StoredIndex['aliases'] = [];
   index.tools.forEach((tool, at) => {
@@ -81,8 +84,8 @@ export async function storeSummaries(source: string, commit: string, summaries: 
   const names = index.tools.map((tool) => tool.name);
   const kinds = kindLetters(summaries);
   const facts = factsJson(index.tools, positions, summaries);
-  const { toolsets, skills, policies, errors, warnings } = index;
-  return { positions, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), facts, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings };
+  const { toolsets, skills, policies, errors, warnings, contested } = index;
+  return { positions, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), facts, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, ...(contested ? { contested } : {}) };
 }
 
 /** What a stored index keeps of its tools for assembling it again (`StoredIndex.facts`), beside their names and aliases. */
@@ -183,8 +186,8 @@ export function restoreIndex(stored: StoredIndex, read: CachedEntries | PatchedE
     if (!Array.isArray(pair) || !Number.isSafeInteger(pair[0]) || pair[0] < 0 || pair[0] >= positions.length || !Array.isArray(pair[1])) return undefined;
     kept.set(pair[0], pair[1]);
   }
-  const { toolsets, skills, policies, errors, warnings, toolAliases } = stored;
-  const fields = { source: header.source, commit: header.commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: header.scanned_at };
+  const { toolsets, skills, policies, errors, warnings, toolAliases, contested } = stored;
+  const fields = { source: header.source, commit: header.commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: header.scanned_at, ...(Array.isArray(contested) ? { contested } : {}) };
   // parsed when first asked for, held while the caller holds them (the alias table keeps the strings, not the lists)
   let parsed: WeakRef<string[][]> | undefined;
   const aliasLists = (): string[][] | undefined => {

@@ -1,4 +1,4 @@
-import { eachTool, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { contestedMessage, eachTool, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import type { RegistryView } from './registry-view.js';
 import type { ActiveToolset } from './session-state.js';
 
@@ -61,10 +61,14 @@ export function denyListRights(deny: readonly string[]): RightsLayer {
   const denied = new Set(deny.map(nameKey));
   return {
     name: 'sessions.deny',
-    refuse(tool) {
+    warnings: (index) => contestedDenyEntries(deny, index),
+    refuse(tool, _subject, index) {
       if (denied.has(nameKey(tool.name))) return `'${tool.name}' is on the gateway's deny list (sessions.deny in the config)`;
       const alias = tool.aliases.find((name) => denied.has(nameKey(name)));
       if (alias !== undefined) return `'${tool.name}' is on the gateway's deny list as its alias '${alias}' (sessions.deny in the config)`;
+      // an alias the tool declares and was refused, since another tool answers to it: the entry could mean either (review Z, Z1)
+      const refused = index.contested?.find((claim) => claim.refused.includes(tool.name) && denied.has(nameKey(claim.name)));
+      if (refused !== undefined) return `'${tool.name}' is on the gateway's deny list as '${refused.name}', an alias it declares that tool '${refused.holder}' answers to (sessions.deny in the config)`;
       if (tool.group !== undefined && denied.has(nameKey(tool.group))) return `'${tool.name}' is in group '${tool.group}', which the gateway's deny list (sessions.deny) names`;
       return undefined;
     },
@@ -82,6 +86,13 @@ export function unmatchedDenyEntries(deny: readonly string[], index: ToolIndex):
     if (tool.group !== undefined) known.add(nameKey(tool.group));
   }
   return deny.filter((entry) => !known.has(nameKey(entry)));
+}
+
+/** The entries of a deny list naming a contested name of `index` (one tool's, another's refused alias), said as it is read: it denies them all. */
+function contestedDenyEntries(deny: readonly string[], index: ToolIndex): string[] {
+  if (deny.length === 0 || !index.contested) return [];
+  const denied = new Set(deny.map(nameKey));
+  return index.contested.filter((claim) => denied.has(nameKey(claim.name))).map((claim) => contestedMessage('sessions.deny', claim.name, claim));
 }
 
 // a name as every list of tools compares it: Unicode-normalised, spaces collapsed, any letter case

@@ -213,7 +213,7 @@ describe('the index cache', () => {
     const file = await readFile(path);
     const parts = cacheFileParts(file);
     const header = JSON.parse(parts.header) as { parser: string; entries: number };
-    expect(header.parser).toMatch(/^8\//);
+    expect(header.parser).toMatch(/^9\//);
     // layout 7: the header, the entries, a line of JSON, then the lines' starts, the tools' positions, kinds and names,
     // and the tools' aliases and facts as texts
     expect(cacheFileOf(parts).equals(file)).toBe(true);
@@ -225,15 +225,17 @@ describe('the index cache', () => {
     expect(entries).toHaveLength(header.entries);
     const misread = entries.map((entry) => ({ ...entry, tool: { ...entry.tool, intent: 'MISREAD' } }));
     const misreadLines = misread.map((entry) => JSON.stringify(entry));
-    const hash = header.parser.replace(/^8\//, '');
+    const hash = header.parser.replace(/^9\//, '');
     const { entries: _count, ...rest } = header;
     const layout5 = JSON.parse(layout5Of(parts, '', misreadLines).split('\n').at(-4)!) as { tools: unknown[] };
     const indexLine = JSON.stringify(layout5);
-    // the layouts before this one: 7, the same bytes under the parser string of the version before; 6, the texts inside the tail's line (also under this version's parser string); 5, the
+    // the layouts before this one: 8 and 7, the same bytes under the parser strings of the versions before; 6, the texts inside the tail's line (also under this version's parser string); 5, the
     // index and the lengths as JSON after the entries (also under this version's parser string, as a file copied by hand
     // might have); 4, the index and the lengths before the entries; 3, lines without their lengths; one JSON document
     // (2: ASCII, with a stored index; 1: the bare parser hash, UTF-8, none)
     const older = [
+      // 8: this layout, its stored index without the contested names (review Z, Z1)
+      cacheFileOf({ ...parts, header: JSON.stringify({ ...header, parser: `8/${hash}` }), entryLines: misreadLines }),
       // 7: this layout, its ALIAS_CONFLICT warnings not yet at the alias (review R, R14)
       cacheFileOf({ ...parts, header: JSON.stringify({ ...header, parser: `7/${hash}` }), entryLines: misreadLines }),
       layout6Of(parts, `6/${hash}`, misreadLines),

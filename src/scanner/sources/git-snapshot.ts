@@ -8,6 +8,7 @@ import { ObjectReader } from './object-reader.js';
 import { MAX_OBJECT_BYTES, PackStore, type GitObject } from './pack-store.js';
 import type { DefinitionFile } from '../parse-tool-definition.js';
 import { diffEntryTrees } from './entry-diff.js';
+import { walkClaims } from './claim-history.js';
 import { mayBePolicies, rootPolicyStrays, strayPolicies, type RootItem } from './stray-policies.js';
 import { missingDefinition } from './missing-definition.js';
 import { definitionPath, type EntryDiff, type Snapshot, type ToolEntry } from './source.js';
@@ -127,6 +128,7 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
       retryAfterRepack<DefinitionFile | Diagnostic>(listing, () =>
         entry.kind && ENTRY_LAYOUT[entry.kind].flat ? readFlatDefinition(objects, maxBytes, entry, flatModes.get(`${entry.kind}/${entry.folder}`)) : readDefinition(objects, maxBytes, entry),
       ),
+    history: (claims) => retryAfterRepack(listing, () => walkClaims(objects, store.gitdir, commit, claims)),
     release: () => {
       fetched.clear();
       store.packs?.release();

@@ -1,5 +1,6 @@
 import { entryPath, type Diagnostic, type EntryKind } from '../../core/index.js';
 import type { DefinitionFile } from '../parse-tool-definition.js';
+import type { ClaimHistory } from './claim-history.js';
 
 /** One folder under `tools/` (or `toolsets/`, `skills/`), identified by the oid of its content. */
 export interface ToolEntry {
@@ -36,6 +37,8 @@ export interface Snapshot {
   strays?(): Promise<Diagnostic[]>;
   /** reads the entry's `TOOL.hdlp` (`TOOLSET.hdlp`, `SKILL.md`), or explains why there is none */
   read(entry: ToolEntry): Promise<DefinitionFile | Diagnostic>;
+  /** asks git history which of several claims on a name is older (a git source only): at a clash the previous index does not settle */
+  history?: ClaimHistory;
   /** lets go of what reading held (a git source's pack contents and delta bases) once a scan read what it needed; a later read reads them again */
   release?(): void;
 }

@@ -1,0 +1,162 @@
+import { ENTRY_LAYOUT, entryPath } from '../core/index.js';
+import { declaresAlias } from './alias-positions.js';
+import type { EntryOf, ToolStub } from './build-index.js';
+import type { Established, HistoryNote } from './name-claims.js';
+import type { ClaimHistory, HistoryAnswer, HistoryClaim, WalkEnd } from './sources/claim-history.js';
+
+/** The lower-cased names an `Established` was asked about and had no answer for: the clashes the previous index does not settle. */
+export interface Unsettled {
+  tools: Set<string>;
+  toolsets: Set<string>;
+}
+
+/** `established`, noting each key it has no answer for in `unsettled` (it is asked only at a clash). */
+export function noting(established: Established, unsettled: Unsettled): Established {
+  const noted = (set: Set<string>, key: string, answer: string | undefined): string | undefined => {
+    if (answer === undefined) set.add(key);
+    return answer;
+  };
+  return {
+    name: (key) => noted(unsettled.tools, key, established.name(key)),
+    alias: (key) => noted(unsettled.tools, key, established.alias(key)),
+    toolset: (key) => noted(unsettled.toolsets, key, established.toolset(key)),
+    ...(established.note ? { note: established.note } : {}),
+  };
+}
+
+/** One definition's claim on a key, as history is asked about it. */
+interface Claimant {
+  path: string;
+  role: 'name' | 'alias' | 'toolset';
+  claim: HistoryClaim;
+}
+
+/** What git history says of one key: who holds it as a name, as an alias, as a toolset, and why (or why it cannot say). */
+interface Verdict {
+  name?: string;
+  alias?: string;
+  toolset?: string;
+  notes: { name?: HistoryNote; alias?: HistoryNote; toolset?: HistoryNote };
+}
+
+/**
+ * `base` with the clashes it does not settle (`unsettled`, a key the previous index held neither as a name nor an
+ * alias) settled by git history where it can: of the definitions claiming a key, the one whose claim (its folder; for
+ * an alias, its file declaring it) is present furthest back in first-parent history keeps it. A restart with an empty
+ * scan cache then keeps what a server that watched every push kept (review Z, Z3). Where history cannot tell them
+ * apart, the same rule as before decides, and the note says why history did not. Undefined when `base` settles
+ * every clash after all (a key it held as a name, asked about as an alias).
+ */
+export async function settledByHistory<T extends ToolStub>(base: Established, unsettled: Unsettled, entries: readonly EntryOf<T>[], history: ClaimHistory): Promise<Established | undefined> {
+  const verdicts = { tools: new Map<string, Verdict>(), toolsets: new Map<string, Verdict>() };
+  const heldBefore = (key: string): boolean => base.name(key) !== undefined || base.alias(key) !== undefined;
+  const tools = [...unsettled.tools].filter((key) => !heldBefore(key));
+  const toolsets = [...unsettled.toolsets].filter((key) => base.toolset(key) === undefined);
+  const claimants = claimantsOf(entries, new Set(tools), new Set(toolsets));
+  const groups = [...[...claimants.tools].map(([key, list]) => ({ verdicts: verdicts.tools, key, list })), ...[...claimants.toolsets].map(([key, list]) => ({ verdicts: verdicts.toolsets, key, list }))];
+  if (groups.length === 0) return undefined;
+  // one walk for every name: it ends once none has two claims left
+  const claims = groups.flatMap(({ list }, group) => list.map(({ claim }) => ({ ...claim, group })));
+  let answer: HistoryAnswer | { error: string };
+  try {
+    answer = await history(claims);
+  } catch (error) {
+    answer = { error: error instanceof Error ? error.message : String(error) };
+  }
+  let at = 0;
+  for (const { verdicts: into, key, list } of groups) {
+    const slice = 'error' in answer ? answer : { appeared: answer.appeared.slice(at, at + list.length), ...(answer.end ? { end: answer.end } : {}) };
+    into.set(key, verdictOf(list, slice));
+    at += list.length;
+  }
+  return {
+    name: (key) => base.name(key) ?? verdicts.tools.get(key)?.name,
+    alias: (key) => base.alias(key) ?? verdicts.tools.get(key)?.alias,
+    toolset: (key) => base.toolset(key) ?? verdicts.toolsets.get(key)?.toolset,
+    note: (kind, key) => (kind === 'toolset' ? verdicts.toolsets.get(key)?.notes.toolset : verdicts.tools.get(key)?.notes[kind]),
+  };
+}
+
+// the definitions claiming each key: tools named so (their folder), tools declaring it as an alias (their file, saying so), toolsets named so
+function claimantsOf<T extends ToolStub>(entries: readonly EntryOf<T>[], toolKeys: Set<string>, toolsetKeys: Set<string>): { tools: Map<string, Claimant[]>; toolsets: Map<string, Claimant[]> } {
+  const tools = new Map<string, Claimant[]>();
+  const toolsets = new Map<string, Claimant[]>();
+  const add = (map: Map<string, Claimant[]>, key: string, claimant: Claimant): void => {
+    const list = map.get(key);
+    if (list) list.push(claimant);
+    else map.set(key, [claimant]);
+  };
+  if (toolKeys.size === 0 && toolsetKeys.size === 0) return { tools, toolsets };
+  const { folder: toolsFolder, file: toolFile } = ENTRY_LAYOUT.tool;
+  for (const entry of entries) {
+    if (entry.kind === 'toolset') {
+      const key = entry.toolset?.name.toLowerCase();
+      if (key !== undefined && toolsetKeys.has(key)) add(toolsets, key, { path: entryPath('toolset', entry.folder), role: 'toolset', claim: { path: [ENTRY_LAYOUT.toolset.folder, entry.folder] } });
+      continue;
+    }
+    if (entry.kind === 'skill' || entry.kind === 'policy' || !entry.tool) continue;
+    const tool = entry.tool;
+    const key = tool.name.toLowerCase();
+    if (toolKeys.has(key)) add(tools, key, { path: tool.source.path, role: 'name', claim: { path: [toolsFolder, entry.folder] } });
+    for (const alias of new Set(tool.aliases.map((alias) => alias.toLowerCase()))) {
+      if (!toolKeys.has(alias) || alias === key) continue;
+      const holds = (content: Uint8Array): boolean => declaresAlias(Buffer.from(content).toString('utf8'), alias);
+      add(tools, alias, { path: tool.source.path, role: 'alias', claim: { path: [toolsFolder, entry.folder, toolFile], holds } });
+    }
+  }
+  return { tools, toolsets };
+}
+
+function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { error: string }): Verdict {
+  if ('error' in answer) {
+    const note = { undecided: `git history could not be read (${answer.error})` };
+    return { notes: { name: note, toolset: note } };
+  }
+  // how far back each claim is present: still present where the walk ended is furthest
+  const age = (at: number): number => answer.appeared[at]?.depth ?? Number.POSITIVE_INFINITY;
+  const of = (role: Claimant['role']): number[] => claimants.flatMap((claimant, at) => (claimant.role === role ? [at] : []));
+  // the one of `ats` present furthest back, where one is
+  const oldest = (ats: readonly number[]): number | undefined => {
+    if (ats.length === 0) return undefined;
+    const best = Math.max(...ats.map(age));
+    const found = ats.filter((at) => age(at) === best);
+    return found.length === 1 ? found[0] : undefined;
+  };
+  const verdict: Verdict = { notes: {} };
+  for (const role of ['name', 'toolset'] as const) {
+    const group = of(role);
+    if (group.length < 2) continue;
+    const held = oldest(group);
+    verdict.notes[role] = held === undefined ? { undecided: tieReason(group, answer) } : { decided: decidedReason(claimants, answer, held, group) };
+    if (held !== undefined) verdict[role] = claimants[held]!.path;
+  }
+  // an alias keeps a name only from tools named so after it was declared
+  const alias = oldest(of('alias'));
+  if (alias !== undefined && of('name').every((at) => age(at) < age(alias))) {
+    verdict.alias = claimants[alias]!.path;
+    verdict.notes.alias = { decided: decidedReason(claimants, answer, alias, [...claimants.keys()]) };
+  }
+  return verdict;
+}
+
+const short = (commit: string): string => commit.slice(0, 12);
+
+function decidedReason(claimants: readonly Claimant[], answer: HistoryAnswer, winner: number, group: readonly number[]): string {
+  const younger = group.flatMap((at) => (at === winner ? [] : [`${claimants[at]!.path} ${claimants[at]!.role === 'alias' ? 'declared it' : 'appeared'} in commit ${short(answer.appeared[at]!.commit)}`]));
+  return `${younger.join(', ')}; it was there before`;
+}
+
+// why history does not name one of `group`: the oldest appeared in one commit, or were all there where the walk ended
+function tieReason(group: readonly number[], answer: HistoryAnswer): string {
+  const appeared = group.map((at) => answer.appeared[at]);
+  if (appeared.filter((one) => one === undefined).length >= 2) return answer.end ? endReason(answer.end) : 'git history does not tell them apart';
+  const first = Math.max(...appeared.map((one) => one?.depth ?? -1));
+  const commit = appeared.find((one) => one?.depth === first)?.commit;
+  return `git history does not tell them apart: they appeared in the same commit ${short(commit ?? '')}`;
+}
+
+function endReason(end: WalkEnd): string {
+  if (end.reason === 'root') return `git history does not tell them apart: both are in the first commit ${short(end.commit)}`;
+  if (end.reason === 'shallow') return `git history does not tell them apart: it ends at commit ${short(end.commit)} (a shallow clone) with both present`;
+  return `git history does not tell them apart: both are older than the ${end.commits} commits looked at`;
+}

@@ -1,0 +1,67 @@
+// Review Z, Z3: at a clash no previous index settles, the scanner asks git history which claim is older. These
+// scan real repositories with an empty cache: several clashes settled in one walk, a toolset twin, and where history
+// cannot say (a shallow clone's edge, a plain folder), the rule before it, with the reason in the message.
+import { cp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { findTool } from '../../src/core/index.js';
+import { scanOnce } from '../../src/scanner/index.js';
+import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+
+let temp: { path: string; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  temp = await makeTempDir('hldp-claim-history-');
+});
+afterEach(() => temp.cleanup());
+
+const tool = (name: string, said: string): string => makeToolYaml(name, { intent: `says ${said}` });
+const toolset = (name: string, member: string): string => `name: ${name}\ndescription: operations\ntools: [${member}]\nauthor: TEST-001\nwhy: tests\n`;
+const duplicates = (index: { errors: Array<{ code: string; file: string; message: string }> }) => index.errors.filter((error) => error.code === 'DUPLICATE_NAME');
+
+describe('a scan with an empty cache, at a clash', () => {
+  it('settles several names in one walk, each by the claim present first, tools and toolsets alike', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'one');
+    await commitFiles(repo, { 'tools/build/TOOL.hdlp': tool('build', 'old build'), 'toolsets/ops/TOOLSET.hdlp': toolset('ops', 'deploy') }, 'two');
+    // each newcomer sorts first (code point order): path order alone gave it the name
+    const three = await commitFiles(repo, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy'), 'toolsets/Ops/TOOLSET.hdlp': toolset('Ops', 'build') }, 'three');
+    await commitFiles(repo, { 'README.md': 'between\n' }, 'unrelated');
+    const five = await commitFiles(repo, { 'tools/Build/TOOL.hdlp': tool('Build', 'new Build') }, 'five');
+    const index = await scanOnce(repo, { cacheDir: join(temp.path, 'cache') });
+    expect(findTool(index, 'deploy')?.intent).toBe('says old deploy');
+    expect(findTool(index, 'build')?.intent).toBe('says old build');
+    expect(index.toolsets.map((set) => [set.name, set.tools])).toEqual([['ops', ['deploy']]]);
+    const short = three.slice(0, 12);
+    expect(duplicates(index)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ file: 'tools/Deploy/TOOL.hdlp', message: expect.stringContaining(`kept because it held that name first in git history (tools/Deploy/TOOL.hdlp appeared in commit ${short}`) }),
+        expect.objectContaining({ file: 'tools/Build/TOOL.hdlp', message: expect.stringContaining(`already taken by tools/build/TOOL.hdlp, kept because it held that name first in git history (tools/Build/TOOL.hdlp appeared in commit ${five.slice(0, 12)}`) }),
+        expect.objectContaining({ file: 'toolsets/Ops/TOOLSET.hdlp', message: expect.stringContaining(`kept because it held that name first in git history (toolsets/Ops/TOOLSET.hdlp appeared in commit ${short}`) }),
+      ]),
+    );
+    expect(duplicates(index)).toHaveLength(3);
+  }, 60_000);
+
+  it('falls back to the rule before it at a shallow clone\'s edge, and says so', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') });
+    await commitFiles(repo, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy') }, 'two');
+    const shallow = join(temp.path, 'shallow');
+    await git(temp.path, 'clone', '-q', '--depth', '1', `file://${repo}`, shallow);
+    const index = await scanOnce(shallow, { cacheDir: join(temp.path, 'cache') });
+    // the history that would say otherwise is not in the clone: path order, as before
+    expect(findTool(index, 'Deploy')?.intent).toBe('says new Deploy');
+    expect(duplicates(index)).toEqual([expect.objectContaining({ file: 'tools/deploy/TOOL.hdlp', message: expect.stringMatching(/kept because it is the first by path order \(git history does not tell them apart: it ends at commit [0-9a-f]{12} \(a shallow clone\)/) })]);
+  }, 60_000);
+
+  it('keeps the rule before it for a plain folder, which has no history', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') });
+    await commitFiles(repo, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy') }, 'two');
+    const folder = join(temp.path, 'folder');
+    await cp(join(repo, 'tools'), join(folder, 'tools'), { recursive: true });
+    const index = await scanOnce(folder, { cacheDir: join(temp.path, 'cache') });
+    expect(findTool(index, 'Deploy')?.intent).toBe('says new Deploy');
+    expect(duplicates(index)).toEqual([expect.objectContaining({ file: 'tools/deploy/TOOL.hdlp', message: expect.stringMatching(/kept because it is the first by path order: rename this one$/) })]);
+  }, 60_000);
+});
