@@ -3,6 +3,7 @@ import { checkExecutorMethod, checkMethodParameters } from './executor-method-ch
 import { normaliseParamsSchema } from './params-schema.js';
 import { checkRequiredDeclared } from './required-checks.js';
 import { ceilingWarnings, checkSandbox, refusedSandboxPaths, runsProcesses } from './sandbox-checks.js';
+import { checkUndeclaredScriptVariables } from './script-variable-check.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptPlaceholders, checkScriptVariables, checkTemplates } from './template-checks.js';
 import type { ParseOptions } from './yaml-mapping.js';
@@ -30,6 +31,7 @@ export function checkContents(value: Record<string, unknown>, report: ProblemRep
     for (const problem of checkOptionLikeArguments(value, params.schema)) report('OPTION_LIKE_ARGUMENT', problem, 'warning');
     for (const problem of checkScriptVariables(value, params.schema)) report('SHARED_SCRIPT_VARIABLE', problem, 'warning');
     for (const problem of checkScriptPlaceholders(value, params.schema)) report('SCRIPT_PLACEHOLDER', problem);
+    for (const problem of checkUndeclaredScriptVariables(value, params.schema)) report('UNDECLARED_SCRIPT_VARIABLE', problem, problem.severity);
     for (const problem of checkMethodParameters(value, params.schema)) report('METHOD_PARAMS_MISMATCH', problem, problem.severity);
   }
   for (const problem of checkExecutorMethod(value)) report('UNKNOWN_METHOD', problem, problem.severity);
