@@ -59,9 +59,13 @@ interface Heredoc {
   stripTabs: boolean;
 }
 
+/** Nesting of quotes and substitutions followed, at most: past it the script is beyond this reader (and the stack). */
+const MAX_NESTING = 64;
+
 class ScriptLexer {
   index = 0;
   clean = true;
+  private nesting = 0;
   readonly references: ScriptVariableReference[] = [];
   readonly pending: Heredoc[] = [];
 
@@ -78,10 +82,10 @@ class ScriptLexer {
       const previous = this.index === 0 ? '\n' : text[this.index - 1]!;
       if (character === '\\') this.index += 2;
       else if (character === "'") this.singleQuoted();
-      else if (character === '"') this.doubleQuoted();
+      else if (character === '"') this.nested(() => this.doubleQuoted());
       else if (character === '`') {
         this.index += 1;
-        this.commands('`');
+        this.nested(() => this.commands('`'));
       } else if (character === '$') this.dollar();
       else if (character === '#' && WORD_BREAK.has(previous)) this.skipComment();
       else if (character === '<' && text.startsWith('<<<', this.index)) this.index += 3;
@@ -116,7 +120,7 @@ class ScriptLexer {
       else if (character === '$') this.dollar();
       else if (character === '`') {
         this.index += 1;
-        this.commands('`');
+        this.nested(() => this.commands('`'));
       } else this.index += 1;
     }
     this.clean = false;
@@ -124,6 +128,25 @@ class ScriptLexer {
 
   /** At a `$`: a reference, `${…}`, `$(…)` or `$((…))`, or a `$` of something else. */
   private dollar(context: ReferenceContext = 'expanded'): void {
+    this.nested(() => this.expansion(context));
+  }
+
+  // one level deeper, or, past MAX_NESTING, the rest of the script left unread and the reading not clean
+  private nested(read: () => void): void {
+    if (this.nesting >= MAX_NESTING) {
+      this.clean = false;
+      this.index = this.text.length;
+      return;
+    }
+    this.nesting += 1;
+    try {
+      read();
+    } finally {
+      this.nesting -= 1;
+    }
+  }
+
+  private expansion(context: ReferenceContext): void {
     const text = this.text;
     const next = text[this.index + 1];
     if (next === '{') {
@@ -161,7 +184,7 @@ class ScriptLexer {
       if (character === '\\') this.index += 2;
       else if (character === '$') this.dollar(context);
       else if (character === "'" && context === 'expanded') this.singleQuoted();
-      else if (character === '"') this.doubleQuoted();
+      else if (character === '"') this.nested(() => this.doubleQuoted());
       else this.index += 1;
     }
     this.clean = false;

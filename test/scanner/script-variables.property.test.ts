@@ -71,20 +71,37 @@ describe('checkUndeclaredScriptVariables', () => {
   const schema = { type: 'object', properties: Object.fromEntries(DECLARED.map((name) => [name, { type: 'string' }])) };
   const declaredVariables = new Set(['HLDP_PARAM_PATH', 'HLDP_PARAM_MAX_COUNT', 'HLDP_PARAM_MODE']);
 
-  it('is an error for an undeclared variable sh expands, a warning for one it does not, and nothing for declared ones', () => {
+  it('is one problem a variable: an error where sh expands it somewhere, else a warning; nothing for declared ones', () => {
     fc.assert(
       fc.property(script, ({ text, references }) => {
         const problems = checkUndeclaredScriptVariables({ shell: { script: text } }, schema);
-        const undeclared = references.filter((found) => !declaredVariables.has(found.name));
-        expect(problems.map((problem) => [problem.within.text, problem.severity])).toEqual(
-          undeclared.map((found) => [found.name, found.context === 'literal' ? 'warning' : 'error']),
-        );
-        for (const problem of problems) {
+        // each undeclared name once, at its first use sh expands, else at its first use
+        const chosen = new Map<string, (typeof references)[number]>();
+        for (const found of references.filter((found) => !declaredVariables.has(found.name))) {
+          const seen = chosen.get(found.name);
+          if (seen === undefined || (seen.context === 'literal' && found.context !== 'literal')) chosen.set(found.name, found);
+        }
+        const expected = [...chosen.values()].sort((one, other) => one.offset - other.offset).slice(0, 10);
+        expect(problems.map((problem) => [problem.within.text, problem.severity])).toEqual(expected.map((found) => [found.name, found.context === 'literal' ? 'warning' : 'error']));
+        for (const [index, problem] of problems.entries()) {
+          const at = expected[index]!;
+          expect(text.split(at.name).length - 1).toBeGreaterThan(problem.within.occurrence);
+          expect(text.split(at.name, problem.within.occurrence + 1).join(at.name).length).toBe(at.offset);
           const near = { HLDP_PARAM_PATHS: 'PATH', HLDP_PARAM_path: 'PATH', HLDP_PARAM_MODES: 'MODE' }[problem.within.text];
           if (near) expect(problem.message).toContain(`did you mean $HLDP_PARAM_${near}`);
         }
       }),
       { numRuns: 500 },
     );
+  });
+
+  describe('when a script is hostile', () => {
+    it('reports 70,000 uses of one name as one problem, and nesting past its depth as a warning', () => {
+      const many = checkUndeclaredScriptVariables({ shell: { script: 'echo $HLDP_PARAM_X\n'.repeat(70_000) } }, schema);
+      expect(many).toMatchObject([{ severity: 'error', within: { text: 'HLDP_PARAM_X', occurrence: 0 }, message: expect.stringContaining('(here and 69999 more times)') }]);
+      const deep = checkUndeclaredScriptVariables({ shell: { script: `${'"$('.repeat(100_000)}$HLDP_PARAM_X` } }, schema);
+      expect(deep.every((problem) => problem.severity === 'warning')).toBe(true);
+      expect(findScriptVariables('"`'.repeat(100_000)).clean).toBe(false);
+    });
   });
 });
