@@ -61,6 +61,10 @@ export type DiagnosticCode =
   | 'SCRIPT_PLACEHOLDER'
   /** a `git-forgejo` tool's method the executor lacks (an error), or a gatekeeper method brush-holder's gatekeeper lacks (a warning: another may have it) */
   | 'UNKNOWN_METHOD'
+  /** a `git-forgejo` tool whose `params_schema` cannot give its method a parameter it needs (`read_file` without `path`): every call would fail */
+  | 'METHOD_PARAMS_MISMATCH'
+  /** a `shell.script` reads `$HLDP_PARAM_X` for an X that `params_schema` does not declare: always empty at run time */
+  | 'UNDECLARED_SCRIPT_VARIABLE'
   | 'FILE_TOO_LARGE'
   | 'NOT_A_FILE'
   /** a toolset names a tool or group the index does not have, or a skill a toolset it does not have */

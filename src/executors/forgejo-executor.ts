@@ -1,10 +1,10 @@
-import type { ExecutionResult, ToolDefinition } from '../core/index.js';
+import { FORGEJO_METHOD_PARAMETERS, type ExecutionResult, type JsonSchema, type ToolDefinition } from '../core/index.js';
 import { boundBytes } from './bounded-output.js';
 import type { ForgejoConfig } from './execution-context.js';
 import { boundedFailure, failedResult, succeededResult } from './execution-result.js';
 import { ForgejoRepositoryApi } from './forgejo-api.js';
 import { FORGEJO_METHODS } from './forgejo-methods.js';
-import { withDefaults, type Params } from './params.js';
+import { ownValue, withDefaults, type Params } from './params.js';
 
 // owner and name as Forgejo names them; `.` and `..` are refused, as the URL would resolve them to another path
 const REPOSITORY_NAME = /^(?!\.\.?\/)[A-Za-z0-9_.-]+\/(?!\.\.?$)[A-Za-z0-9_.-]+$/;
@@ -32,6 +32,28 @@ function isRegistry(instance: string, repository: string, registry: string): boo
   return path(source.pathname) === path(`${base.pathname.replace(/\/+$/, '')}/${repository}`);
 }
 
+/**
+ * Why no call can give the method a parameter it needs, blamed on the definition (review userY, Y1): the parameter is
+ * missing and `params_schema` does not declare it, or declares it as something other than text. A declared parameter
+ * a call left out stays the caller's INVALID_PARAMS.
+ */
+function unfillableParameter(tool: ToolDefinition, params: Params): string | undefined {
+  const properties = tool.params_schema.properties;
+  const declared = (typeof properties === 'object' && properties !== null ? properties : {}) as Record<string, JsonSchema>;
+  for (const name of FORGEJO_METHOD_PARAMETERS[tool.method] ?? []) {
+    const property = Object.hasOwn(declared, name) ? declared[name] : undefined;
+    const types = typeof property?.type === 'string' ? [property.type] : Array.isArray(property?.type) ? (property.type as unknown[]) : undefined;
+    const fix = `declare ${name}: { type: string, required: true } in ${tool.source.path} (hldp validate reports it as METHOD_PARAMS_MISMATCH)`;
+    if (property === undefined && ownValue(params, name) === undefined) {
+      return `tool '${tool.name}' cannot run git-forgejo method '${tool.method}': it needs parameter '${name}', which the tool's params_schema does not declare, so no caller is asked for it; ${fix}`;
+    }
+    if (types !== undefined && !types.includes('string')) {
+      return `tool '${tool.name}' cannot run git-forgejo method '${tool.method}': it reads parameter '${name}' as text, but the tool's params_schema declares it as ${types.join(' or ')}; ${fix}`;
+    }
+  }
+  return undefined;
+}
+
 /** Runs a `git-forgejo` tool: its `method` (read_file, list_commits, list_tree, write_file, create_issue) through Forgejo's REST API. */
 export async function executeForgejo(
   tool: ToolDefinition,
@@ -54,8 +76,11 @@ export async function executeForgejo(
   if (WRITING_METHODS.has(tool.method) && config.registry !== undefined && isRegistry(config.url, repository, config.registry)) {
     return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' would commit to ${repository}, the registry this gateway serves (${config.registry}): an agent may not rewrite its own tools and policies; point the tool's forgejo.repo (or the config's) at another repository`, start);
   }
+  const params = withDefaults(tool.params_schema, rawParams);
+  const unfillable = unfillableParameter(tool, params);
+  if (unfillable !== undefined) return failedResult('EXECUTOR_MISCONFIGURED', unfillable, start);
   const api = new ForgejoRepositoryApi(config, repository, tool.constraints.timeout_ms, signal);
-  const outcome = await method(api, withDefaults(tool.params_schema, rawParams), config);
+  const outcome = await method(api, params, config);
   // an error's body is the server's text (up to the API's 32 MiB): bounded in the receipt as output is, and what was cut counted
   if (!outcome.ok) return boundedFailure(outcome.code, outcome.message, tool.constraints.max_output_bytes, start);
   return succeededResult(boundBytes(outcome.output, tool.constraints.max_output_bytes, outcome.encoding), start);

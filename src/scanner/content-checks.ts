@@ -1,8 +1,9 @@
 import type { DeclaredSandbox, Diagnostic, DiagnosticCode, JsonSchema } from '../core/index.js';
-import { checkExecutorMethod } from './executor-method-check.js';
+import { checkExecutorMethod, checkMethodParameters } from './executor-method-check.js';
 import { normaliseParamsSchema } from './params-schema.js';
 import { checkRequiredDeclared } from './required-checks.js';
 import { ceilingWarnings, checkSandbox, refusedSandboxPaths, runsProcesses } from './sandbox-checks.js';
+import { checkUndeclaredScriptVariables } from './script-variable-check.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptPlaceholders, checkScriptVariables, checkTemplates } from './template-checks.js';
 import type { ParseOptions } from './yaml-mapping.js';
@@ -31,6 +32,8 @@ export function checkContents(value: Record<string, unknown>, report: ProblemRep
     for (const problem of checkOptionLikeArguments(value, params.schema)) report('OPTION_LIKE_ARGUMENT', problem, 'warning');
     for (const problem of checkScriptVariables(value, params.schema)) report('SHARED_SCRIPT_VARIABLE', problem, 'warning');
     for (const problem of checkScriptPlaceholders(value, params.schema)) report('SCRIPT_PLACEHOLDER', problem);
+    for (const problem of checkUndeclaredScriptVariables(value, params.schema)) report('UNDECLARED_SCRIPT_VARIABLE', problem, problem.severity);
+    for (const problem of checkMethodParameters(value, params.schema)) report('METHOD_PARAMS_MISMATCH', problem, problem.severity);
   }
   for (const problem of checkExecutorMethod(value)) report('UNKNOWN_METHOD', problem, problem.severity);
   const sandbox = checkSandbox(value);

@@ -11,6 +11,7 @@ import {
 } from '../core/index.js';
 import { checkContents, checkContentsBeside, type ProblemReporter } from './content-checks.js';
 import { strayExecutorBlocks } from './executor-blocks.js';
+import type { ScriptProblem } from './script-variable-check.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { reservedNameProblems } from './reserved-names.js';
 import { invisibleTextDiagnostics } from './invisible-text.js';
@@ -66,7 +67,9 @@ function validateDefinition(file: DefinitionFile, value: Record<string, unknown>
   // where each error is, so that the checks past the shape can run beside them over the rest
   const errorPaths: Array<Array<string | number>> = [];
   const report: ProblemReporter = (code, problem, severity = 'error') => {
-    const { line, column } = locator.locate(problem.path, problem.atKey);
+    // a problem inside a text (a line of shell.script) is pointed at where it is written, when that can be told
+    const within = 'within' in problem ? (problem as ScriptProblem).within : undefined;
+    const { line, column } = (within && locator.within?.(problem.path, within.text, within.occurrence)) ?? locator.locate(problem.path, problem.atKey);
     diagnostics.push({ file: file.path, line, column, severity, code, message: problem.message });
     // a missing field is that field's error: the other fields of its mapping (`http.query` beside no `http.path`) are still checked
     if (severity === 'error') errorPaths.push(problem.missing === undefined ? problem.path : [...problem.path, problem.missing]);

@@ -13,6 +13,8 @@ export interface Locator {
   locate(path: ReadonlyArray<string | number>, key?: boolean): Position;
   /** Position of an offset in the text. */
   at(offset: number): Position;
+  /** Position of the `occurrence`-th (0-based) `text` written inside the value at `path`; undefined when it cannot be told. */
+  within?(path: ReadonlyArray<string | number>, text: string, occurrence: number): Position | undefined;
 }
 
 /** Finds where a JSON path (as ajv reports it) sits in the YAML text, so diagnostics point at the right line. */
@@ -20,10 +22,30 @@ export class YamlLocator implements Locator {
   constructor(
     private readonly document: Document,
     private readonly lineCounter: LineCounter,
+    /** the parsed text, for {@link within}; without it `within` tells nothing */
+    private readonly text?: string,
   ) {}
 
   /** Position of the value at `path`, or of its key when `key` is set; falls back to the nearest ancestor. */
   locate(path: ReadonlyArray<string | number>, key = false): Position {
+    return this.walk(path, key).best;
+  }
+
+  /** Position of the `occurrence`-th (0-based) `text` written inside the value at `path`; undefined when it cannot be told. */
+  within(path: ReadonlyArray<string | number>, text: string, occurrence: number): Position | undefined {
+    const range = this.walk(path, false).range;
+    if (!range || this.text === undefined || text === '') return undefined;
+    const written = this.text.slice(range[0], range[1]);
+    let at = -1;
+    for (let count = 0; count <= occurrence; count += 1) {
+      at = written.indexOf(text, at + 1);
+      if (at < 0) return undefined;
+    }
+    return this.at(range[0] + at);
+  }
+
+  // the node at `path` (its range when the whole path was found) and the nearest position on the way
+  private walk(path: ReadonlyArray<string | number>, key: boolean): { best: Position; range?: readonly [number, number] } {
     const { isMap, isScalar, isSeq } = yamlModule();
     let node: unknown = this.document.contents;
     let best = this.positionOf(node) ?? { line: 1, column: 1 };
@@ -32,7 +54,7 @@ export class YamlLocator implements Locator {
       const last = depth === path.length - 1;
       if (isMap(node)) {
         const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
-        if (!pair) return best;
+        if (!pair) return { best };
         const target = last && key ? pair.key : (pair.value ?? pair.key);
         best = this.positionOf(target) ?? this.positionOf(pair.key) ?? best;
         node = pair.value;
@@ -41,10 +63,11 @@ export class YamlLocator implements Locator {
         best = this.positionOf(item) ?? best;
         node = item;
       } else {
-        return best;
+        return { best };
       }
     }
-    return best;
+    const range = (node as YamlNode | undefined)?.range;
+    return range ? { best, range: [range[0], range[1]] } : { best };
   }
 
   /** Position of a byte offset in the text. */

@@ -91,7 +91,7 @@ export function readYamlMappingPositioned(file: DefinitionFile, text: string, la
   const { LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS });
-  const locator = new YamlLocator(document, lineCounter);
+  const locator = new YamlLocator(document, lineCounter, text);
   const fail = (code: DiagnosticCode, message: string, position = { line: 1, column: 1 }): YamlMapping => ({
     ok: false,
     diagnostics: [{ file: file.path, ...position, severity: 'error', code, message }],
@@ -164,12 +164,20 @@ class LazyLocator implements Locator {
       const offset = this.offsets.get(String(path[0]));
       if (offset !== undefined) return this.at(offset);
     }
+    return this.document().locate(path, key);
+  }
+
+  within(path: ReadonlyArray<string | number>, text: string, occurrence: number): Position | undefined {
+    return this.document().within(path, text, occurrence);
+  }
+
+  private document(): YamlLocator {
     if (!this.positioned) {
       const { LineCounter, parseDocument } = yamlModule();
       const lineCounter = new LineCounter();
-      this.positioned = new YamlLocator(parseDocument(this.text, { lineCounter, ...YAML_OPTIONS }), lineCounter);
+      this.positioned = new YamlLocator(parseDocument(this.text, { lineCounter, ...YAML_OPTIONS }), lineCounter, this.text);
     }
-    return this.positioned.locate(path, key);
+    return this.positioned;
   }
 
   at(offset: number): Position {

@@ -176,9 +176,31 @@ describe('git-forgejo executor against a Forgejo API contract server', () => {
       expect(forgejo.issues).toHaveLength(1);
     });
 
-    it('returns INVALID_PARAMS without a title, sending nothing', async () => {
-      expect(await run('create_issue', { body: 'x' })).toMatchObject({ ok: false, code: 'INVALID_PARAMS' });
+    it('returns INVALID_PARAMS without a title its schema declares, sending nothing', async () => {
+      const tool = forgejoTool('create_issue', { params_schema: { type: 'object', properties: { title: { type: 'string' }, body: { type: 'string' } } } });
+      expect(await execute(tool, { body: 'x' }, { forgejo: config })).toMatchObject({ ok: false, code: 'INVALID_PARAMS' });
       expect(forgejo.issues).toHaveLength(1);
+    });
+  });
+
+  // review userY, Y1: the call failed INVALID_PARAMS ("parameter 'path' is required"), as if the caller had left it out
+  describe("when the tool's params_schema cannot give the method a parameter it needs", () => {
+    it('returns EXECUTOR_MISCONFIGURED naming the parameter and the definition', async () => {
+      const tool = forgejoTool('read_file', { params_schema: { type: 'object', properties: { ref: { type: 'string' } } } });
+      const result = await execute(tool, {}, { forgejo: config });
+      expect(result).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED' });
+      expect(result.error).toBe("tool 'forgejo-read_file' cannot run git-forgejo method 'read_file': it needs parameter 'path', which the tool's params_schema does not declare, so no caller is asked for it; declare path: { type: string, required: true } in tools/test-tool/TOOL.hdlp (hldp validate reports it as METHOD_PARAMS_MISMATCH)");
+    });
+
+    it('sends nothing', async () => {
+      const tool = forgejoTool('create_issue', { params_schema: { type: 'object', properties: { body: { type: 'string' } } } });
+      expect(await execute(tool, { body: 'x' }, { forgejo: config })).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED', error: expect.stringContaining("parameter 'title'") });
+      expect(forgejo.issues).toHaveLength(1);
+    });
+
+    it('returns EXECUTOR_MISCONFIGURED when the schema declares it as something other than text', async () => {
+      const tool = forgejoTool('create_issue', { params_schema: { type: 'object', properties: { title: { type: 'integer' } } } });
+      expect(await execute(tool, { title: 7 }, { forgejo: config })).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED', error: expect.stringContaining("declares it as integer") });
     });
   });
 

@@ -1,0 +1,68 @@
+import { nearWord, scriptVariableName, type JsonSchema } from '../core/index.js';
+import { findScriptVariables, type ScriptVariableReference } from './script-variables.js';
+import type { SchemaProblem } from './shape-checker.js';
+
+/** Undeclared variables reported by name, at most: the rest are counted in the last. */
+const MAX_PROBLEMS = 10;
+
+/** A problem at one place inside `shell.script`: the `occurrence`-th (0-based) time `text` is written in it. */
+export type ScriptProblem = SchemaProblem & { severity: 'error' | 'warning'; within: { text: string; occurrence: number } };
+
+/**
+ * `$HLDP_PARAM_X` in a `shell.script` for an X that `params_schema` does not declare (`UNDECLARED_SCRIPT_VARIABLE`,
+ * review userY, Y3): the executor exports declared parameters only, so the variable is always empty, silently.
+ * An error where `sh` expands it; a warning where it does not (single quotes, `<<'EOF'`: a program handed the text may)
+ * or where the script could not be read to a clean end. Names the script sets itself or `shell.env` sets are left alone.
+ */
+export function checkUndeclaredScriptVariables(fields: { shell?: { script?: unknown; env?: unknown } }, paramsSchema: JsonSchema): ScriptProblem[] {
+  const script = fields.shell?.script;
+  if (typeof script !== 'string' || !script.includes('HLDP_PARAM_')) return [];
+  const properties = (paramsSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const variables = new Map(Object.keys(properties).map((name) => [scriptVariableName(name), name]));
+  const env = fields.shell?.env;
+  const fixed = new Set(typeof env === 'object' && env !== null ? Object.keys(env) : []);
+  const found = findScriptVariables(script);
+  // one problem a variable, where it is surest (a script of 70,000 uses of one name is one problem, found in linear time)
+  const byName = new Map<string, { at: ScriptVariableReference; uses: number }>();
+  for (const reference of found.references) {
+    if (variables.has(reference.name) || found.assigned.has(reference.name) || fixed.has(reference.name)) continue;
+    const seen = byName.get(reference.name);
+    if (seen === undefined) byName.set(reference.name, { at: reference, uses: 1 });
+    else byName.set(reference.name, { at: seen.at.context === 'literal' && reference.context !== 'literal' ? reference : seen.at, uses: seen.uses + 1 });
+  }
+  const chosen = [...byName.values()].sort((one, other) => one.at.index - other.at.index);
+  const problems: ScriptProblem[] = [];
+  for (const { at: reference, uses } of chosen.slice(0, MAX_PROBLEMS)) {
+    const certain = found.clean && reference.context !== 'literal';
+    const more = uses > 1 ? ` (here and ${uses - 1} more ${uses > 2 ? 'times' : 'time'})` : '';
+    problems.push({
+      path: ['shell', 'script'],
+      atKey: false,
+      severity: certain ? 'error' : 'warning',
+      within: { text: reference.name, occurrence: occurrenceOf(script, reference) },
+      message: `${where(reference, found.clean)} reads $${reference.name}${more}, but 'params_schema' declares no parameter that sets it, so it is always empty; ${advice(reference.name, variables)}`,
+    });
+  }
+  if (chosen.length > MAX_PROBLEMS) problems.at(-1)!.message += `; and ${chosen.length - MAX_PROBLEMS} more undeclared variables`;
+  return problems;
+}
+
+function where(reference: ScriptVariableReference, clean: boolean): string {
+  if (reference.context === 'literal') return "'shell.script' (in single quotes or a quoted here-document, so only a program it is handed to may expand it)";
+  return clean ? "'shell.script'" : "'shell.script' (as far as this check could follow its quoting)";
+}
+
+function advice(variable: string, variables: ReadonlyMap<string, string>): string {
+  const suffix = variable.slice('HLDP_PARAM_'.length);
+  const near = nearWord(suffix, [...variables.keys()].map((name) => name.slice('HLDP_PARAM_'.length)));
+  if (near !== undefined) return `did you mean $HLDP_PARAM_${near} (parameter '${variables.get(`HLDP_PARAM_${near}`)}')?`;
+  const declared = [...variables].map(([name, parameter]) => `$${name} ('${parameter}')`).join(', ');
+  return `declare the parameter in 'params_schema'${declared ? `, or read one that is declared: ${declared}` : ' (it declares none)'}`;
+}
+
+// how many times the name was written before this reference, so the diagnostic can find it in the file's text
+function occurrenceOf(script: string, reference: ScriptVariableReference): number {
+  let count = 0;
+  for (let at = script.indexOf(reference.name); at >= 0 && at < reference.index; at = script.indexOf(reference.name, at + 1)) count += 1;
+  return count;
+}

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { makeToolYaml, writeFiles } from '../helpers/git.js';
+import { runCli } from '../helpers/run-cli.js';
+import { testFolder } from '../helpers/test-folder.js';
+
+const folder = testFolder('hldp-script-variables-');
+
+const PARAMS = '{ path: { type: string, required: true }, max-count: { type: integer, default: 10 } }';
+// the script as a literal block, one line of the file per line of the script (from line 11)
+const scriptTool = (name: string, lines: string[], params = PARAMS): string =>
+  makeToolYaml(name, { executor: 'shell', method: 'run', params_schema: params, shell: `\n  script: |\n${lines.map((line) => `    ${line}`).join('\n')}` });
+
+// review userY, Y3: a script reading $HLDP_PARAM_X for an X the schema does not declare got an empty X at every call
+describe('hldp validate', () => {
+  describe('when shell.script reads a variable no declared parameter sets', () => {
+    it('reports UNDECLARED_SCRIPT_VARIABLE at its line and column, with the nearest declared one, and exits 1', async () => {
+      await writeFiles(folder.path, {
+        'tools/lister/TOOL.hdlp': scriptTool('lister', ['set -e', 'ls -la -- "$HLDP_PARAM_PATHS" | head -n "${HLDP_PARAM_MAX_COUNT}"', 'echo "${HLDP_PARAM_max_count:-10}"']),
+      });
+      const run = await runCli(['validate', folder.path], { env: folder.cliEnv(), cwd: folder.path });
+      expect(run.code).toBe(1);
+      expect(run.stdout.split('\n').filter(Boolean)).toEqual([
+        "tools/lister/TOOL.hdlp:13:17: error: 'shell.script' reads $HLDP_PARAM_PATHS, but 'params_schema' declares no parameter that sets it, so it is always empty; did you mean $HLDP_PARAM_PATH (parameter 'path')?",
+        "tools/lister/TOOL.hdlp:14:13: error: 'shell.script' reads $HLDP_PARAM_max_count, but 'params_schema' declares no parameter that sets it, so it is always empty; did you mean $HLDP_PARAM_MAX_COUNT (parameter 'max-count')?",
+      ]);
+      const json = await runCli(['validate', folder.path, '--json'], { env: folder.cliEnv(), cwd: folder.path });
+      expect(JSON.parse(json.stdout).errors.map((error: { code: string }) => error.code)).toEqual(['UNDECLARED_SCRIPT_VARIABLE', 'UNDECLARED_SCRIPT_VARIABLE']);
+    });
+
+    it('finds it in a one-line script in double quotes too', async () => {
+      await writeFiles(folder.path, { 'tools/lister/TOOL.hdlp': makeToolYaml('lister', { executor: 'shell', method: 'run', params_schema: PARAMS, shell: '{ script: "ls \\"$HLDP_PARAM_PTH\\"" }' }) });
+      const run = await runCli(['validate', folder.path], { env: folder.cliEnv(), cwd: folder.path });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain("tools/lister/TOOL.hdlp:10:25: error: 'shell.script' reads $HLDP_PARAM_PTH, but 'params_schema' declares no parameter that sets it, so it is always empty; did you mean $HLDP_PARAM_PATH (parameter 'path')?");
+    });
+  });
+
+  describe('when the variable sits where sh does not expand it', () => {
+    it('warns in single quotes and quoted here-documents, says nothing of comments, and exits 0', async () => {
+      await writeFiles(folder.path, {
+        'tools/lister/TOOL.hdlp': scriptTool('lister', [
+          '# $HLDP_PARAM_OLD was renamed',
+          "sh -c 'ls \"$HLDP_PARAM_DIR\"'",
+          "cat <<'EOF'",
+          'usage: $HLDP_PARAM_USAGE',
+          'EOF',
+          'ls -- "$HLDP_PARAM_PATH"',
+        ]),
+      });
+      const run = await runCli(['validate', folder.path, '--json'], { env: folder.cliEnv(), cwd: folder.path });
+      expect(run.code).toBe(0);
+      const { warnings } = JSON.parse(run.stdout);
+      expect(warnings.map(({ line, column, code, severity }: Record<string, unknown>) => ({ line, column, code, severity }))).toEqual([
+        { line: 13, column: 17, code: 'UNDECLARED_SCRIPT_VARIABLE', severity: 'warning' },
+        { line: 15, column: 13, code: 'UNDECLARED_SCRIPT_VARIABLE', severity: 'warning' },
+      ]);
+    });
+  });
+
+  describe('when the script sets the variable itself, or shell.env does', () => {
+    it('passes', async () => {
+      await writeFiles(folder.path, {
+        'tools/lister/TOOL.hdlp': makeToolYaml('lister', {
+          executor: 'shell', method: 'run', params_schema: PARAMS,
+          shell: `\n  env: { HLDP_PARAM_FIXED: yes }\n  script: |\n    HLDP_PARAM_SEEN=0\n    : "\${HLDP_PARAM_LIMIT:=5}"\n    echo "$HLDP_PARAM_SEEN $HLDP_PARAM_LIMIT $HLDP_PARAM_FIXED $HLDP_PARAM_PATH"`,
+        }),
+      });
+      const run = await runCli(['validate', folder.path], { env: folder.cliEnv(), cwd: folder.path });
+      expect(run.stdout).toBe('');
+      expect(run.code).toBe(0);
+    });
+  });
+
+  describe('on the starter tools', () => {
+    it('finds nothing', async () => {
+      const run = await runCli(['validate', 'native-repo', '--json'], { env: folder.cliEnv() });
+      expect(run.code).toBe(0);
+      expect(run.stdout).not.toContain('UNDECLARED_SCRIPT_VARIABLE');
+    });
+  });
+});
+
+describe('hldp scan', () => {
+  describe('when one script tool reads an undeclared variable', () => {
+    it('reports it at the line and serves every other tool', async () => {
+      await writeFiles(folder.path, {
+        'tools/lister/TOOL.hdlp': scriptTool('lister', ['ls -la -- "$HLDP_PARAM_PATHS"']),
+        'tools/good/TOOL.hdlp': scriptTool('good', ['ls -la -- "$HLDP_PARAM_PATH"']),
+        'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'),
+      });
+      const run = await runCli(['scan', '--repo', folder.path, '--json'], { env: folder.cliEnv() });
+      const scanned = JSON.parse(run.stdout);
+      expect(scanned.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(['alpha', 'good']);
+      expect(scanned.errors).toEqual([expect.objectContaining({ file: 'tools/lister/TOOL.hdlp', line: 12, column: 17, code: 'UNDECLARED_SCRIPT_VARIABLE' })]);
+    });
+  });
+});
