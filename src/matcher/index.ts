@@ -36,7 +36,7 @@ export { analyze } from './analyze.js';
 export { glossesOf, lexiconSettled, loadLexicon } from './lexicon.js';
 export { LEXICON_LOADING } from './match-intent.js';
 export { matchWithModel } from './match-with-model.js';
-export { brokenMatches, MAX_BROKEN_MATCHES } from './broken-matches.js';
+export { brokenMatches, brokenToolSuggestion, MAX_BROKEN_MATCHES } from './broken-matches.js';
 export {
   checkNames,
   createModelStage,

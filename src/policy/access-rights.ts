@@ -18,6 +18,8 @@ export interface AccessLayer {
   readonly name: string;
   refuse(tool: ToolDefinition, subject: AccessSubject, index: ToolIndex): string | undefined;
   reserve(tool: ToolDefinition, subject: AccessSubject, index: ToolIndex): string | undefined;
+  /** Why the subject may not be told of a tool known only by its name (a broken `TOOL.hdlp`), or undefined. */
+  refuseUnread(name: string, subject: AccessSubject, index: ToolIndex): string | undefined;
   /** What of the config names nothing in `index`: said once per index, since it silently gives or denies nothing. */
   warnings(index: ToolIndex): string[];
   /** The tool's mode markers as the approval rules decide them for this principal; undefined: the tool's own. */
@@ -60,6 +62,14 @@ export function accessRights(principals: Principals): AccessLayer {
       if (principal.tools && !principal.roles.has('trusted' satisfies Role) && !principal.roles.has('admin') && !set.baseList(principal.name, principal.tools).has(tool.name)) {
         return `'${tool.name}' is not in the tools of principal '${principal.name}' (principals.${principal.name}.tools in the config); '${principal.name}' is not trusted, so no toolset, tool_load or tool_call can widen them`;
       }
+      return undefined;
+    },
+    refuseUnread(name, subject, index) {
+      const broken = PolicySet.of(index).brokenReason;
+      if (broken) return broken;
+      const principal = principalOf(subject);
+      // its access: block and the policy rules that would cover it cannot be read: only an admin, whom role gates let through and who reads the repository, is told (review Z2, Z2-3)
+      if (!principal?.roles.has('admin')) return `'${name}' has a broken definition, whose access cannot be read: only an admin is told of it`;
       return undefined;
     },
     reserve(tool, subject, index) {

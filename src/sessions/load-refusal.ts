@@ -19,6 +19,8 @@ export interface LoadRefusalContext {
   holds(name: string): boolean;
   /** of these near names, those the session may be offered */
   mayOffer(names: readonly string[]): string[];
+  /** whether the session may be told of the broken tool of that name (its diagnostics) */
+  mayKnowBroken(name: string): boolean;
 }
 
 /**
@@ -33,9 +35,10 @@ export function loadRefusal(name: string, context: LoadRefusalContext): MetaAnsw
   // …and one a rescan took away is named as gone, not answered with a tool spelled like it (review userX, X2)
   const gone = toolset ? undefined : context.gone(name, context.holds(name));
   if (gone !== undefined) return refusal('TOOL_NOT_FOUND', `'${name}' is not a tool or group: ${gone}`, { toolset: name });
-  // a tool whose definition is broken is answered as a call of it is, not as a missing name (review W, W6)
+  // a tool whose definition is broken is answered as a call of it is, not as a missing name (review W, W6); to a
+  // session that may not be told of it, as a name never written is (review Z2, Z2-3)
   const broken = brokenDefinition(context.index, name);
-  if (broken.length > 0) return refusal('TOOL_BROKEN', brokenToolMessage(name, broken), { tool: name, diagnostics: broken });
+  if (broken.length > 0 && context.mayKnowBroken(name)) return refusal('TOOL_BROKEN', brokenToolMessage(name, broken), { tool: name, diagnostics: broken });
   const removed = context.removed?.get(name); // told as a call of it is (review userZ, Z3)
   if (removed) return refusal('TOOL_NOT_FOUND', `${removedToolWords(name, removed).error}; tool_find finds tools by what they do`, { tool: name, ...removed });
   const near = context.mayOffer(nearNames(context.matcher, name));

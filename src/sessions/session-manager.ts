@@ -15,6 +15,7 @@ import { signatureLine as signatureOf } from './signatures.js';
 import { offeredToolsets, registryLines, toolsetTool, type ToolsetRequest } from './toolset-tool.js';
 import { decideVisibility, denyListRights, unmatchedDenyEntries, type RightsLayer, type Visibility } from './visibility.js';
 import { GoneToolsets } from './gone-toolsets.js';
+import { mayKnowBroken, withOfferedBroken } from './broken-offer.js';
 
 /** The index and matcher calls start on now (the gateway's registry, swapped on rescan). */
 export interface SessionRegistry {
@@ -56,7 +57,8 @@ export class SessionManager {
   readonly config: SessionsConfig;
   readonly store: SessionStore;
   readonly clock: Clock;
-  private readonly rights: readonly RightsLayer[];
+  /** the rights layers: `sessions.deny`, then the injected ones (principals and access rules) */
+  readonly rights: readonly RightsLayer[];
   private readonly caches = new WeakMap<ToolIndex, ViewCache>();
   // per index, the toolsets an earlier index of this process served that it lacks, with the commit they went at
   private readonly gone = new GoneToolsets();
@@ -207,7 +209,7 @@ export class SessionManager {
     if (tools.length === 0) {
       const current = this.options.registry();
       return loadRefusal(name, {
-        registry, index: current.index, matcher: current.matcher, ...(current.removed ? { removed: current.removed } : {}), usable: this.usableToolsets(state),
+        registry, index: current.index, matcher: current.matcher, ...(current.removed ? { removed: current.removed } : {}), usable: this.usableToolsets(state), mayKnowBroken: mayKnowBroken(this.rights, current.index, state.id, state.principal),
         gone: (toolset, held) => this.goneToolset(toolset, held),
         holds: (toolset) => state.toolsets.some((active) => active.name.toLowerCase() === toolset.toLowerCase()),
         mayOffer: (names) => this.mayOffer(state, names.map((near) => ({ name: near }))).map((near) => near.name),
@@ -229,9 +231,11 @@ export class SessionManager {
   }
 
   /** `tool_find {intent}`: the matcher's candidates the session (or, without one, `principal`) may use, loaded for this turn at once (seed 001). */
-  find(state: SessionState | undefined, result: MatchResult, principal?: string): { result: MatchResult; changed: boolean } {
+  find(state: SessionState | undefined, answer: MatchResult, principal?: string): { result: MatchResult; changed: boolean } {
     const registry = this.registryView();
     if (state) expireSession(state, this.clock());
+    // a broken tool is named only to whom every rights layer may tell of it, judged by its name alone (review Z2, Z2-3)
+    const result = withOfferedBroken(answer, mayKnowBroken(this.rights, registry.index, state?.id, state?.principal ?? principal));
     // the near misses of found: false are offered too: a tool withheld from the caller is not named to it
     if (!result.found) return { result: { ...result, near: this.offered(registry, state, result.near, principal) }, changed: false };
     const candidates = this.offered(registry, state, result.candidates, principal);

@@ -32,6 +32,11 @@ export interface RightsLayer {
   readonly name: string;
   refuse(tool: ToolDefinition, subject: Subject, index: ToolIndex): string | undefined;
   reserve?(tool: ToolDefinition, subject: Subject, index: ToolIndex): string | undefined;
+  /**
+   * why the subject may not be told of a tool known only by its name (a broken `TOOL.hdlp`: its group, aliases and
+   * `access:` block unread), or undefined; the layer refuses whatever it cannot be sure of. Absent: always refused.
+   */
+  refuseUnread?(name: string, subject: Subject, index: ToolIndex): string | undefined;
   /** what of the layer's config names nothing in `index`, logged once per index */
   warnings?(index: ToolIndex): string[];
   /** the tool's mode markers for this subject where the layer decides them (approval rules); undefined: the tool's own */
@@ -72,7 +77,26 @@ export function denyListRights(deny: readonly string[]): RightsLayer {
       if (tool.group !== undefined && denied.has(nameKey(tool.group))) return `'${tool.name}' is in group '${tool.group}', which the gateway's deny list (sessions.deny) names`;
       return undefined;
     },
+    refuseUnread(name, _subject, index) {
+      if (denied.has(nameKey(name))) return `'${name}' is on the gateway's deny list (sessions.deny in the config)`;
+      // an entry that is no served tool's name or alias may be the unread tool's group: it may deny it
+      const names = servedNames(index);
+      return deny.some((entry) => !names.has(nameKey(entry))) ? `the gateway's deny list (sessions.deny) may name the group of '${name}', which cannot be read` : undefined;
+    },
   };
+}
+
+const servedNamesOf = new WeakMap<ToolIndex, ReadonlySet<string>>();
+
+// the names and aliases of the served tools, by name key, read once per index
+function servedNames(index: ToolIndex): ReadonlySet<string> {
+  let names = servedNamesOf.get(index);
+  if (names === undefined) {
+    const known = new Set<string>();
+    for (const tool of eachTool(index)) for (const name of [tool.name, ...tool.aliases]) known.add(nameKey(name));
+    servedNamesOf.set(index, (names = known));
+  }
+  return names;
 }
 
 /** The entries of a deny list that name no tool, alias or group of `index`: they deny nothing there. */

@@ -1,8 +1,8 @@
 import type { LookupResult } from '../../matcher/index.js';
-import type { SessionManager } from '../../sessions/index.js';
+import { mayKnowBroken, type SessionManager } from '../../sessions/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { CallStep } from './gateway.js';
-import { offeringOnly } from './unknown-tool.js';
+import { brokenAsUnknown, offeringOnly } from './unknown-tool.js';
 
 /**
  * The visibility step of the call path: asks the sessions' one visibility function what the tool is for the
@@ -23,6 +23,11 @@ export function sessionStep(sessions: SessionManager, lookup: (name: string, par
       case 'unknown': {
         // "did you mean" names only tools the caller may be offered, as tool_find does
         const outcome = await ran();
+        // a broken tool's diagnostics go only to whom its match may name it; anyone else is answered as for a name never written (review Z2, Z2-3)
+        if (outcome.kind === 'broken') {
+          const mayKnow = mayKnowBroken(sessions.rights, sessions.registryView().index, request.session?.id, request.session?.principal ?? request.caller);
+          return mayKnow(outcome.tool) ? outcome : brokenAsUnknown(request.tool);
+        }
         return outcome.kind === 'not_found' ? offeringOnly(outcome, request.tool, sessions.mayOffer(request.session, outcome.near, request.caller)) : outcome;
       }
       case 'run':

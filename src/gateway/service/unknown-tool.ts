@@ -34,6 +34,11 @@ export function offeringOnly(outcome: Extract<CallOutcome, { kind: 'not_found' }
   return missingTool(name, `unknown tool '${name}'; ${hint}`, offered);
 }
 
+/** A broken tool's call, answered to a caller who may not be told of it as a name that was never written is: no near name, no diagnostics. */
+export function brokenAsUnknown(name: string): Extract<CallOutcome, { kind: 'not_found' }> {
+  return missingTool(name, `unknown tool '${name}'; ${LIST_THE_TOOLS}`, []);
+}
+
 function missingTool(name: string, error: string, near: NearMiss[]): Extract<CallOutcome, { kind: 'not_found' }> {
   // a meta-tool's name outside a session: the advice to write tools/<name>/TOOL.hdlp would be refused by validation
   const meta = META_TOOL_BY_NAME.get(name);
