@@ -61,7 +61,7 @@ const BrokenMatch = {
     error: { type: 'string', description: 'the first error as file:line:col: message (bounded, hidden characters escaped), and how many more' },
   },
 };
-const BROKEN = { type: 'array', maxItems: 3, items: { $ref: '#/components/schemas/BrokenMatch' }, description: 'on found: false or confidence low only: broken tools that would fit; with found: false the suggestion says to fix the first' };
+const BROKEN = { type: 'array', maxItems: 3, items: { $ref: '#/components/schemas/BrokenMatch' }, description: 'on found: false or confidence low only: broken tools that would fit; with found: false the suggestion says to fix the first. Named only to a caller every rights layer may tell of it by its folder name alone (an admin, and one sessions.deny cannot be keeping from it), since its access block cannot be read' };
 
 const MatchResult = {
   oneOf: [
