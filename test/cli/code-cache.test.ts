@@ -2,7 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import { runCli } from '../helpers/run-cli.js';
 // cache is trusted exactly as far as its folder's owner (review Z2, Z2-1): one another user could write is never run.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BUNDLE = (JSON.parse(readFileSync(join(ROOT, 'dist/bundle/commonjs.json'), 'utf8')) as { file: string }).file;
-const HEADER = Buffer.from(`hldp code cache ${BUNDLE} ${createHash('sha256').update(readFileSync(join(ROOT, 'dist/bundle', BUNDLE), 'utf8')).digest('hex')}\n`);
+const HEADER = Buffer.from(`hldp code cache ${BUNDLE} ${createHash('sha256').update(readFileSync(join(ROOT, 'dist/bundle', BUNDLE))).digest('hex')}\n`);
 const FORGE = fileURLToPath(new URL('../fixtures/code-cache/forge-code-cache.cjs', import.meta.url));
 // the tests of another user's files need root to make them (CI runs as root): elsewhere they fail, never skip
 const ROOT_USER = process.getuid?.() === 0;
@@ -201,6 +201,15 @@ describe('a code cache another user could have written', () => {
     expect(readFileSync(victim, 'utf8')).toBe('a file of root only\n');
     expect(wellFormed(listCache(cacheFolder()))).toBe(true);
     expect(lstatSync(listCache(cacheFolder())).isSymbolicLink()).toBe(false);
+  });
+});
+
+describe('the folder HLDP_CODE_CACHE_DIR names', () => {
+  it("is among the gateway's own folders, which the sandbox makes read-only for tools (as dist/, which holds the default one)", async () => {
+    const folder = join(temp.path, 'code-cache');
+    const script = `const { OWN_FOLDERS } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/config/package-root.js')).href)}); process.stdout.write(JSON.stringify(OWN_FOLDERS));`;
+    const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, HLDP_CODE_CACHE_DIR: folder } });
+    expect(JSON.parse(stdout) as string[]).toContain(folder);
   });
 });
 
