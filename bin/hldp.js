@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The CLI entry: runs the CLI's bundle (dist/bundle/, built by `npm run build`, which `npm ci` runs through the `prepare`
 // script): a few files for Node to read instead of the ~600 modules of dist/ and node_modules (issue #18).
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,62 +79,124 @@ function sayIfNpxRebuilt() {
  * Runs the CLI's CommonJS bundle (dist/bundle/commonjs.json names it; build/bundle.js) through `vm.Script` with V8's
  * code cache for it, so that a start does not compile the bundle again (Node 20 keeps no code cache for ES modules;
  * the compile was ~13 % of the CPU `hldp serve` spends until it listens, issue #18). The cache lives in
- * dist/bundle/code-cache/, beside the code it is made from and as trusted, named after the bundle (whose name is its
- * content's hash), the command (each command's start compiles its own functions), Node's version and the
- * architecture; its header names the bundle again and holds a CRC-32 of the
- * rest, and V8 checks its own version, flags and the source's length: a cache that fails any of these is not used, and
- * a new one is written. Without the bundle (an older build), the ES module bundle is imported instead; a folder this
- * user may not write only goes without the cache.
+ * dist/bundle/code-cache/ (or HLDP_CODE_CACHE_DIR), named after the bundle (whose name is its content's hash), the
+ * command (each command's start compiles its own functions), Node's version and the architecture.
+ * A cache is code: V8 checks only its own version, flags and the source's LENGTH, never that the code is the source's,
+ * so whoever can write a cache runs code as the next user to start hldp (review Z2, Z2-1). It is trusted exactly as far
+ * as its folder's owner: one is used only where this process's euid owns the bundle, the folder (no symlink) and the
+ * file (opened with O_NOFOLLOW), and neither folder nor file is group- or world-writable (like ssh's StrictModes);
+ * else the bundle runs without one. Its header names the bundle and holds a SHA-256 of the source and a CRC-32 of the
+ * rest: guards against accidents (another build's cache, a torn file), not against a writer. A new one is written to a
+ * random name created exclusively (0600, in a 0700 folder), then renamed. Without the bundle (an older build), the ES
+ * module bundle is imported instead.
  */
 function runCommonJsBundle() {
   const folder = new URL('../dist/bundle/', import.meta.url);
   let file;
+  let bytes;
   let source;
+  let bundleOwner;
   try {
     const { file: name } = JSON.parse(readFileSync(new URL('commonjs.json', folder), 'utf8'));
     if (typeof name !== 'string' || !/^hldp-[A-Z0-9]+\.cjs$/.test(name)) return undefined;
     // its real path, as Node's own loaders take a module's: what it requires (better-sqlite3) is found from there
     file = realpathSync(fileURLToPath(new URL(name, folder)));
-    source = readFileSync(file, 'utf8');
+    const fd = openSync(file, 'r');
+    try {
+      bundleOwner = fstatSync(fd).uid;
+      bytes = readFileSync(fd);
+      source = bytes.toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return undefined;
   }
+  const script = (cachedData) => new vm.Script(Module.wrap(source), { filename: file, ...(cachedData ? { cachedData } : {}) });
+  const run = (made) => {
+    const module = { exports: {} };
+    made.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+    return module.exports;
+  };
+  const euid = process.geteuid?.();
+  // a bundle another user owns (a package installed by root, run by a user): no cache, which would be only as trusted as its writer
+  if (euid === undefined || bundleOwner !== euid) return run(script());
   const name = file.slice(dirname(file).length + 1);
-  const cacheFolder = process.env.HLDP_CODE_CACHE_DIR || fileURLToPath(new URL('code-cache/', folder));
+  const fromEnv = process.env.HLDP_CODE_CACHE_DIR;
+  const cacheFolder = fromEnv || fileURLToPath(new URL('code-cache/', folder));
+  const trusted = (stats) => stats.uid === euid && (stats.mode & 0o022) === 0;
+  const folderState = () => {
+    try {
+      const stats = lstatSync(cacheFolder);
+      return stats.isDirectory() && trusted(stats) ? 'trusted' : 'untrusted';
+    } catch (error) {
+      return error.code === 'ENOENT' ? 'none' : 'untrusted';
+    }
+  };
+  const state = folderState();
+  if (state === 'untrusted') {
+    if (fromEnv && existsSync(cacheFolder)) process.stderr.write(`hldp: HLDP_CODE_CACHE_DIR ${JSON.stringify(cacheFolder)} is not this user's alone (a folder owned by uid ${euid}, not group- or world-writable): running without a code cache\n`);
+    return run(script());
+  }
   const command = /^[a-z][a-z-]{0,31}$/.test(process.argv[2] ?? '') ? process.argv[2] : 'other';
   const cacheFile = `${cacheFolder}/${name}.${command}.${process.version}-${process.arch}.v8`;
-  const header = Buffer.from(`hldp code cache ${name}\n`);
+  // of the bytes read (~5 ms of CPU for the 7.6 MB bundle; of the string, re-encoded, ~30 ms)
+  const header = Buffer.from(`hldp code cache ${name} ${createHash('sha256').update(bytes).digest('hex')}\n`);
   let cachedData;
-  try {
-    const kept = readFileSync(cacheFile);
-    const data = kept.subarray(header.length + 4);
-    if (kept.subarray(0, header.length).equals(header) && kept.length > header.length + 4 && kept.readUInt32BE(header.length) === crc32(data)) cachedData = data;
-  } catch {
-    // none yet
+  if (state === 'trusted') {
+    try {
+      const fd = openSync(cacheFile, constants.O_RDONLY | constants.O_NOFOLLOW);
+      try {
+        const stats = fstatSync(fd);
+        if (stats.isFile() && trusted(stats)) {
+          const kept = readFileSync(fd);
+          const data = kept.subarray(header.length + 4);
+          if (kept.subarray(0, header.length).equals(header) && kept.length > header.length + 4 && kept.readUInt32BE(header.length) === crc32(data)) cachedData = data;
+        }
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      // none yet, or a symlink (ELOOP): written anew
+    }
   }
-  const script = new vm.Script(Module.wrap(source), { filename: file, ...(cachedData ? { cachedData } : {}) });
-  if (cachedData === undefined || script.cachedDataRejected) {
+  const made = script(cachedData);
+  if (cachedData === undefined || made.cachedDataRejected) {
     // made once the process has run a while (what it compiled by then is in the cache), or as it exits if sooner
     let written = false;
     const write = () => {
       if (written) return;
       written = true;
+      let partial;
       try {
-        const data = script.createCachedData();
+        const data = made.createCachedData();
         const checksum = Buffer.alloc(4);
         checksum.writeUInt32BE(crc32(data));
-        mkdirSync(cacheFolder, { recursive: true });
-        const partial = `${cacheFile}.${process.pid}.tmp`;
-        writeFileSync(partial, Buffer.concat([header, checksum, data]));
+        mkdirSync(cacheFolder, { recursive: true, mode: 0o700 });
+        if (folderState() !== 'trusted') return;
+        // a name no one can guess, created here (O_EXCL: a symlink planted there is not followed), only this user's
+        const name = `${cacheFile}.${randomBytes(8).toString('hex')}.tmp`;
+        const fd = openSync(name, 'wx', 0o600);
+        partial = name;
+        try {
+          writeFileSync(fd, Buffer.concat([header, checksum, data]));
+        } finally {
+          closeSync(fd);
+        }
         renameSync(partial, cacheFile);
+        partial = undefined;
       } catch {
         // a folder this user may not write: it runs without
+      } finally {
+        try {
+          if (partial !== undefined) rmSync(partial, { force: true });
+        } catch {
+          // left for the next build, which empties the folder
+        }
       }
     };
     setTimeout(write, 5000).unref();
     process.once('exit', write);
   }
-  const module = { exports: {} };
-  script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
-  return module.exports;
+  return run(made);
 }

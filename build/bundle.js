@@ -178,9 +178,6 @@ writeWhole({ path: join(OUT, COMMONJS_FILE), contents: Buffer.from(`${JSON.strin
 writeWhole({ path: entry.path, contents: Buffer.from(`${entry.text}\nexport const HLDP_BUILD = ${JSON.stringify(buildId(names))};\n`) });
 const kept = new Set([basename(BUILDS_FILE), RUNNING, COMMONJS_FILE, CODE_CACHE, ...builds.flat()]);
 for (const name of readdirSync(OUT)) if (!kept.has(name)) rmSync(join(OUT, name), { recursive: true, force: true });
-// a code cache is named after the CommonJS bundle it was made for (bin/hldp.js): one for a bundle no longer kept goes
-try {
-  for (const name of readdirSync(join(OUT, CODE_CACHE))) if (!kept.has(name.split('.cjs.')[0] + '.cjs')) rmSync(join(OUT, CODE_CACHE, name), { force: true });
-} catch {
-  // no cache made yet
-}
+// every build empties the folder of V8's code caches (bin/hldp.js): a cache is code V8 does not check against the source
+// (only its length), so a rebuild is also a reset of any cache written meanwhile, forged or not (review Z2, Z2-1)
+rmSync(join(OUT, CODE_CACHE), { recursive: true, force: true });

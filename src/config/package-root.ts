@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, delimiter, dirname, isAbsolute, join, sep } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The package's own folder (same depth from `src/config` and `dist/config`). */
@@ -28,7 +28,7 @@ const LOADED_PACKAGES: ReadonlyArray<readonly [name: string, loadedBy?: string]>
  * workspace is a clone of this project (`npx hldp serve` in it, the README's quick start), its `.git` (hooks, config),
  * `package.json`, `.ci/run` and tests are what a person or CI runs next, outside any sandbox (review K, K19).
  */
-export const OWN_FOLDERS = [...ownEntries(), ...loadedPackageFolders(), ...launchFolders()];
+export const OWN_FOLDERS = [...ownEntries(), ...loadedPackageFolders(), ...launchFolders(), ...codeCacheFolder()];
 
 function ownEntries(): string[] {
   const known = ['bin', 'dist', 'node_modules', 'schemas', 'native-repo', 'src'];
@@ -70,4 +70,13 @@ function launchFolders(): string[] {
     if (npx && existsSync(join(folder, 'hldp'))) folders.push(npx[1]!);
   }
   return folders;
+}
+
+/**
+ * The folder of the CLI's V8 code caches that HLDP_CODE_CACHE_DIR names (bin/hldp.js; dist/bundle/code-cache/ otherwise,
+ * inside dist/): a cache is code the next start runs, which V8 does not check against the source (review Z2, Z2-1).
+ */
+function codeCacheFolder(): string[] {
+  const named = process.env.HLDP_CODE_CACHE_DIR;
+  return named ? [resolve(named)] : [];
 }
