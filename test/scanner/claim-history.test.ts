@@ -64,4 +64,42 @@ describe('a scan with an empty cache, at a clash', () => {
     expect(findTool(index, 'Deploy')?.intent).toBe('says new Deploy');
     expect(duplicates(index)).toEqual([expect.objectContaining({ file: 'tools/deploy/TOOL.hdlp', message: expect.stringMatching(/kept because it is the first by path order: rename this one$/) })]);
   }, 60_000);
+
+  // review Z2, Z2-2: a claim that came in through a merge has no age a first-parent walk can tell
+  it('serves neither twin when one came in through a merge commit (a branch merged with --no-ff), and says so', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'one');
+    await git(repo, 'checkout', '-q', '-b', 'feature');
+    await commitFiles(repo, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy') }, 'add Deploy');
+    await git(repo, 'checkout', '-q', 'main');
+    await commitFiles(repo, { 'README.md': 'meanwhile\n' }, 'meanwhile');
+    await git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'feature');
+    const merge = await git(repo, 'rev-parse', 'HEAD');
+    const index = await scanOnce(repo, { cacheDir: join(temp.path, 'cache') });
+    // the walk cannot see that `deploy` was on the feature branch before `Deploy`: the newcomer's line is not followed
+    expect(findTool(index, 'deploy')).toBeUndefined();
+    expect(findTool(index, 'Deploy')).toBeUndefined();
+    const why = `and neither is served: git history cannot tell which claim is older: tools/Deploy/TOOL.hdlp came in through the merge commit ${merge.slice(0, 12)}`;
+    expect(duplicates(index)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ file: 'tools/deploy/TOOL.hdlp', message: expect.stringContaining(why) }),
+        expect.objectContaining({ file: 'tools/Deploy/TOOL.hdlp', message: expect.stringContaining(why) }),
+      ]),
+    );
+    expect(duplicates(index)).toHaveLength(2);
+  }, 60_000);
+
+  it('still decides across a merge that brought in other work, where the newcomer was added on the first-parent line', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'one');
+    await git(repo, 'checkout', '-q', '-b', 'docs');
+    await commitFiles(repo, { 'README.md': 'docs\n', 'tools/build/TOOL.hdlp': tool('build', 'build') }, 'docs');
+    await git(repo, 'checkout', '-q', 'main');
+    await commitFiles(repo, { 'NOTES.md': 'meanwhile\n' }, 'meanwhile');
+    await git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'docs');
+    const added = await commitFiles(repo, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy') }, 'add Deploy');
+    const index = await scanOnce(repo, { cacheDir: join(temp.path, 'cache') });
+    expect(findTool(index, 'deploy')?.intent).toBe('says old deploy');
+    expect(duplicates(index)).toEqual([expect.objectContaining({ file: 'tools/Deploy/TOOL.hdlp', message: expect.stringContaining(`kept because it held that name first in git history (tools/Deploy/TOOL.hdlp appeared in commit ${added.slice(0, 12)}`) })]);
+  }, 60_000);
 });
