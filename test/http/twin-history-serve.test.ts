@@ -126,7 +126,11 @@ describe('a start with an empty scan cache after a foxtrot merge (main merged in
     const merge = await foxtrot(repo, { 'tools/deploy/TOOL.hdlp': echo('deploy', 'REVIEWED') }, { 'tools/Deploy/TOOL.hdlp': echo('Deploy', 'ATTACKER') });
     const server = await home.serve(['--repo', repo]);
     // on main: `Deploy` and `deploy` ran ATTACKER
-    for (const name of ['deploy', 'Deploy']) expect(await call(server, name)).toMatchObject({ ok: false, output: expect.not.stringContaining('ATTACKER') });
+    for (const name of ['deploy', 'Deploy']) {
+      const answer = await call(server, name);
+      expect(answer).toMatchObject({ code: 'TOOL_BROKEN', found: false });
+      expect(JSON.stringify(answer)).not.toContain('ATTACKER');
+    }
     const why = `git history cannot tell which claim is older: tools/deploy/TOOL.hdlp came in through the merge commit ${merge.slice(0, 12)}`;
     expect(await duplicates(server)).toEqual(
       expect.arrayContaining([
@@ -142,7 +146,9 @@ describe('a start with an empty scan cache after a foxtrot merge (main merged in
     await foxtrot(repo, { 'tools/file-read/TOOL.hdlp': echo('file-read', 'REVIEWED', '[read-file]') }, { 'tools/read-file/TOOL.hdlp': echo('read-file', 'ATTACKER') });
     const server = await home.serve(['--repo', repo]);
     // on main: ok, tool read-file, ATTACKER
-    expect(await call(server, 'read-file')).toMatchObject({ ok: false, output: expect.not.stringContaining('ATTACKER') });
+    const answer = await call(server, 'read-file');
+    expect(answer).toMatchObject({ code: 'TOOL_BROKEN', found: false });
+    expect(JSON.stringify(answer)).not.toContain('ATTACKER');
     expect(await call(server, 'file-read')).toMatchObject({ ok: true, tool: 'file-read', output: 'REVIEWED\n' });
     expect(await duplicates(server)).toEqual([
       expect.objectContaining({ file: 'tools/read-file/TOOL.hdlp', message: expect.stringContaining("tool name 'read-file' is claimed by tools/file-read/TOOL.hdlp (as an alias) too, and neither is served: git history cannot tell which claim is older: tools/file-read/TOOL.hdlp's alias came in through the merge commit") }),
