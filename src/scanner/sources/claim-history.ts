@@ -54,6 +54,7 @@ export async function walkClaims(objects: ObjectReader, gitdir: string, commit: 
   let current = await commitFacts(objects, commit);
   let currentCommit = commit;
   let read = 0;
+  let previous = new Map<string, Promise<Buffer>>();
   for (let depth = 1; present.length > 1; depth++) {
     const parentId = current.parent;
     if (parentId === undefined) return { appeared, end: { reason: 'root', commit: currentCommit } };
@@ -66,11 +67,15 @@ export async function walkClaims(objects: ObjectReader, gitdir: string, commit: 
       return { appeared, end: { reason: 'shallow', commit: currentCommit } };
     }
     if (parent.tree !== current.tree) {
-      // the trees read at this commit, once each (not kept past it: 4 MB a commit at 100,000 tools)
+      // the trees read at this commit, once each, and those of the one before (its parent's are this one's): kept no
+      // longer, 4 MB a commit at 100,000 tools
       const trees = new Map<string, Promise<Buffer>>();
+      const before = previous;
+      previous = trees;
       const tree = (oid: string): Promise<Buffer> => {
-        let found = trees.get(oid);
-        if (!found) {
+        let found = trees.get(oid) ?? before.get(oid);
+        if (found) trees.set(oid, found);
+        else {
           const reading = objects.read(oid, 'tree').then((object) => {
             read += object.content.length;
             return object.content;
