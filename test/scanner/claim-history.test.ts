@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findTool } from '../../src/core/index.js';
 import { scanOnce } from '../../src/scanner/index.js';
+import { walkClaims } from '../../src/scanner/sources/claim-history.js';
+import { ObjectReader } from '../../src/scanner/sources/object-reader.js';
+import { PackStore } from '../../src/scanner/sources/pack-store.js';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 
 let temp: { path: string; cleanup: () => Promise<void> };
@@ -101,5 +104,23 @@ describe('a scan with an empty cache, at a clash', () => {
     const index = await scanOnce(repo, { cacheDir: join(temp.path, 'cache') });
     expect(findTool(index, 'deploy')?.intent).toBe('says old deploy');
     expect(duplicates(index)).toEqual([expect.objectContaining({ file: 'tools/Deploy/TOOL.hdlp', message: expect.stringContaining(`kept because it held that name first in git history (tools/Deploy/TOOL.hdlp appeared in commit ${added.slice(0, 12)}`) })]);
+  }, 60_000);
+});
+
+// review Z2, Z2-4: the walk is bounded by the bytes of trees it reads besides its 300 commits, and says where it stopped
+describe('walkClaims over a real repository', () => {
+  it('stops at the byte bound with both claims present, and dates them without it', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'one');
+    const added = await commitFiles(repo, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy') }, 'two');
+    for (const round of [1, 2, 3]) await commitFiles(repo, { [`tools/t${round}/TOOL.hdlp`]: tool(`t${round}`, 'other'), 'README.md': `${round}\n` }, `round ${round}`);
+    const head = await git(repo, 'rev-parse', 'HEAD');
+    const gitdir = join(repo, '.git');
+    const objects = new ObjectReader(gitdir, new PackStore(gitdir));
+    const claims = [{ path: ['tools', 'deploy'] }, { path: ['tools', 'Deploy'] }];
+    const bounded = await walkClaims(objects, gitdir, head, claims, 300, 1);
+    expect(bounded).toEqual({ appeared: [undefined, undefined], end: { reason: 'bytes', commit: expect.any(String), bytes: 1 } });
+    const whole = await walkClaims(objects, gitdir, head, claims);
+    expect(whole.appeared).toEqual([undefined, { commit: added, depth: 3 }]);
   }, 60_000);
 });
