@@ -126,7 +126,7 @@ function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { err
   // a claim that came in through a merge has no age the walk can tell: no claim of its key is kept by history nor by the rules after it
   const merged = (ats: readonly number[]): HistoryNote | undefined => {
     const at = ats.find((one) => answer.appeared[one]?.merged);
-    return at === undefined ? undefined : { undecided: mergedReason(claimants[at]!, answer.appeared[at]!.commit), closed: true };
+    return at === undefined ? undefined : { undecided: mergedReason(claimants[at]!, answer.appeared[at]!.merged!), closed: true };
   };
   for (const role of ['name', 'toolset'] as const) {
     const group = of(role);

@@ -92,6 +92,27 @@ describe('a scan with an empty cache, at a clash', () => {
     expect(duplicates(index)).toHaveLength(2);
   }, 60_000);
 
+  it('serves neither twin when the merge dropped the reviewed one (`-s ours`) and a later commit added it again', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'README.md': 'start\n' }, 'root');
+    await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'reviewed');
+    await git(repo, 'checkout', '-q', '-b', 'evil', 'HEAD~1');
+    await commitFiles(repo, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy') }, 'newcomer');
+    // main merged into the branch keeping the branch's tree, then the reviewed tool added back as a plain commit
+    await git(repo, 'merge', '-q', '-s', 'ours', '--no-edit', 'main');
+    const merge = await git(repo, 'rev-parse', 'HEAD');
+    await git(repo, 'checkout', '-q', 'main', '--', 'tools/deploy');
+    await git(repo, 'commit', '-q', '-m', 'add deploy back');
+    await git(repo, 'checkout', '-q', 'main');
+    await git(repo, 'merge', '-q', '--ff-only', 'evil');
+    const index = await scanOnce(repo, { cacheDir: join(temp.path, 'cache') });
+    expect(findTool(index, 'deploy')).toBeUndefined();
+    expect(duplicates(index)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ file: 'tools/Deploy/TOOL.hdlp', message: expect.stringContaining(`neither is served: git history cannot tell which claim is older: tools/deploy/TOOL.hdlp came in through the merge commit ${merge.slice(0, 12)}`) })]),
+    );
+    expect(duplicates(index)).toHaveLength(2);
+  }, 60_000);
+
   it('still decides across a merge that brought in other work, where the newcomer was added on the first-parent line', async () => {
     const repo = await initRepository(join(temp.path, 'repo'));
     await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'one');

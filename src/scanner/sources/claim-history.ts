@@ -19,12 +19,12 @@ export type WalkEnd = { reason: 'root'; commit: string } | { reason: 'shallow'; 
 /**
  * What a first-parent walk saw of each claim: the commit it appeared in (the last one walked back where it was present,
  * its parent lacking it), or none when it was still present where the walk ended; and that end, when it ended so.
- * `merged`: that commit is a merge and another of its parents holds the claim too, so it was not added there but came
- * in through the merge from a line the walk does not follow: its age is unknown (review Z2, Z2-2: a pusher who merges
+ * `merged`: the merge commit (that one, or an older one its first parent lacked it at) another of whose parents held
+ * the claim, so it was not added on the walked line but came in through the merge from a line the walk does not follow: its age is unknown (review Z2, Z2-2: a pusher who merges
  * main into a branch of their own and fast-forwards main makes main's line the second parent).
  */
 export interface HistoryAnswer {
-  appeared: Array<{ commit: string; depth: number; merged?: true } | undefined>;
+  appeared: Array<{ commit: string; depth: number; merged?: string } | undefined>;
   end?: WalkEnd;
 }
 
@@ -40,8 +40,8 @@ export const HISTORY_BYTES = 128 * 1024 * 1024;
 const TREE_MODE = '40000';
 
 /**
- * Walks first-parent history back from `commit` while some name still has two or more of its claims present, noting
- * where each one appeared; stops at the first commit, at a shallow clone's edge (or a parent that cannot be read), or
+ * Walks first-parent history back from `commit` while a claim of a name that has two or more is present, noting
+ * where each one appeared (and, at a merge, which claims came in through it); stops at the first commit, at a shallow clone's edge (or a parent that cannot be read), or
  * after `bound` commits or `bytes` of trees read. A commit whose root tree, or whose claims' top folders (`tools/`,
  * `toolsets/`), did not change is not looked into further, and a tree is read once a commit.
  */
@@ -50,12 +50,14 @@ export async function walkClaims(objects: ObjectReader, gitdir: string, commit: 
   const shallow = new Set((await readFile(join(gitdir, 'shallow'), 'latin1').catch(() => '')).split('\n').filter(Boolean));
   // a file's verdict by its blob id: most commits leave a definition as it was
   const verdicts = new Map<string, boolean>();
+  // every claim is followed back to where it appeared (not only until one claim of a name is left), so that a merge on
+  // the way that brought in a claim its first parent lacked is seen (a claim deleted in the merge and added again after)
   let present = unsettled(claims, claims.map((_, at) => at));
   let current = await commitFacts(objects, commit);
   let currentCommit = commit;
   let read = 0;
   let previous = new Map<string, Promise<Buffer>>();
-  for (let depth = 1; present.length > 1; depth++) {
+  for (let depth = 1; present.length > 0; depth++) {
     const parentId = current.parent;
     if (parentId === undefined) return { appeared, end: { reason: 'root', commit: currentCommit } };
     if (shallow.has(currentCommit)) return { appeared, end: { reason: 'shallow', commit: currentCommit } };
@@ -66,7 +68,9 @@ export async function walkClaims(objects: ObjectReader, gitdir: string, commit: 
     } catch {
       return { appeared, end: { reason: 'shallow', commit: currentCommit } };
     }
-    if (parent.tree !== current.tree) {
+    // a merge is looked into even when its tree is its first parent's (`git merge -s ours`): what its other parents held counts
+    const merge = current.parents.length > 1;
+    if (parent.tree !== current.tree || merge) {
       // the trees read at this commit, once each, and those of the one before (its parent's are this one's): kept no
       // longer, 4 MB a commit at 100,000 tools
       const trees = new Map<string, Promise<Buffer>>();
@@ -84,14 +88,22 @@ export async function walkClaims(objects: ObjectReader, gitdir: string, commit: 
         }
         return found;
       };
-      if (await topsChanged(tree, current.tree, parent.tree, present.map((at) => claims[at]!.path[0]!))) {
+      if (merge || (await topsChanged(tree, current.tree, parent.tree, present.map((at) => claims[at]!.path[0]!)))) {
         const still: number[] = [];
-        for (const at of present) {
-          if (await holds(objects, tree, parent.tree, claims[at]!, verdicts)) still.push(at);
-          else appeared[at] = { commit: currentCommit, depth: depth - 1, ...((await mergedIn(objects, tree, current.parents, claims[at]!, verdicts)) ? { merged: true as const } : {}) };
+        const here = new Set(present);
+        for (let at = 0; at < claims.length; at++) {
+          const seen = appeared[at];
+          if (!here.has(at) && !(merge && seen !== undefined && !seen.merged)) continue;
+          if (await holds(objects, tree, parent.tree, claims[at]!, verdicts)) {
+            if (here.has(at)) still.push(at);
+            continue;
+          }
+          const merged = merge && (await mergedIn(objects, tree, current.parents, claims[at]!, verdicts));
+          if (here.has(at)) appeared[at] = { commit: currentCommit, depth: depth - 1, ...(merged ? { merged: currentCommit } : {}) };
+          else if (merged) appeared[at] = { ...seen!, merged: currentCommit };
         }
-        present = unsettled(claims, still);
-        if (present.length > 1 && read > bytes) return { appeared, end: { reason: 'bytes', commit: parentId, bytes } };
+        present = still;
+        if (present.length > 0 && read > bytes) return { appeared, end: { reason: 'bytes', commit: parentId, bytes } };
       }
     }
     current = parent;
