@@ -123,9 +123,11 @@ function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { err
     return found.length === 1 ? found[0] : undefined;
   };
   const verdict: Verdict = { notes: {} };
-  // a claim that came in through a merge has no age the walk can tell: no claim of its key is kept by history nor by the rules after it
+  // a claim that came in through a merge has no age the walk can tell: no claim of its key is kept by history nor by the
+  // rules after it. The oldest one's own merge does not matter: the others were added on the walked line after it was there
   const merged = (ats: readonly number[]): HistoryNote | undefined => {
-    const at = ats.find((one) => answer.appeared[one]?.merged);
+    const first = oldest(ats);
+    const at = ats.find((one) => one !== first && answer.appeared[one]?.merged);
     return at === undefined ? undefined : { undecided: mergedReason(claimants[at]!, answer.appeared[at]!.merged!), closed: true };
   };
   for (const role of ['name', 'toolset'] as const) {

@@ -113,6 +113,19 @@ describe('a scan with an empty cache, at a clash', () => {
     expect(duplicates(index)).toHaveLength(2);
   }, 60_000);
 
+  it('still decides for a reviewed tool that itself came in through a merge commit, when the twin was added after it', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'README.md': 'start\n' }, 'root');
+    await git(repo, 'checkout', '-q', '-b', 'review');
+    await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'reviewed');
+    await git(repo, 'checkout', '-q', 'main');
+    await git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'review');
+    const added = await commitFiles(repo, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy') }, 'add Deploy');
+    const index = await scanOnce(repo, { cacheDir: join(temp.path, 'cache') });
+    expect(findTool(index, 'deploy')?.intent).toBe('says old deploy');
+    expect(duplicates(index)).toEqual([expect.objectContaining({ file: 'tools/Deploy/TOOL.hdlp', message: expect.stringContaining(`kept because it held that name first in git history (tools/Deploy/TOOL.hdlp appeared in commit ${added.slice(0, 12)}`) })]);
+  }, 60_000);
+
   it('still decides across a merge that brought in other work, where the newcomer was added on the first-parent line', async () => {
     const repo = await initRepository(join(temp.path, 'repo'));
     await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'one');
