@@ -7,7 +7,7 @@ import { parseSkill } from './parse-skill.js';
 import { parseToolDefinition, type DefinitionFile } from './parse-tool-definition.js';
 import { guardParse, type ParseOptions } from './yaml-mapping.js';
 import { parseToolset } from './parse-toolset.js';
-import { caseTwinWarnings, establishedIn, preferredAliasHolder, preferredClaim, type Established } from './name-claims.js';
+import { caseTwinWarnings, closedNote, establishedIn, preferredAliasHolder, preferredClaim, type Established } from './name-claims.js';
 import { noting, settledByHistory, type Unsettled } from './name-history.js';
 import type { ClaimHistory } from './sources/claim-history.js';
 import type { ToolEntry } from './sources/source.js';
@@ -175,6 +175,8 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
   const others: OtherEntry[] = [];
   const heldName = (key: string): string | undefined => established.name(key);
   const nameNote = (key: string) => established.note?.('name', key);
+  // names no claim keeps: git history could not date a claim that came in through a merge (review Z2, Z2-2)
+  const closed = new Set<string>();
   for (let position = 0; position < entries.length; position++) {
     if (position % SLICE === SLICE - 1) yield;
     const entry = entries[position]!;
@@ -194,6 +196,7 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
       toolEntries.push(entry);
       continue;
     }
+    if (closedNote(nameNote(key))) closed.add(key);
     const held = { folder: toolEntries[at]!.folder, tool: tools[at]! };
     const { kept } = preferredClaim(held, { folder: entry.folder, tool }, heldName);
     if (kept === held) {
@@ -205,6 +208,13 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
     tools[at] = tool;
     toolEntries[at] = entry;
   }
+  for (const tool of tools) for (const alias of tool.aliases) if (owners.has(alias.toLowerCase()) && closedNote(established.note?.('alias', alias.toLowerCase()))) closed.add(alias.toLowerCase());
+  for (const key of closed) {
+    const at = ownerAt.get(key);
+    if (at === undefined || !owners.has(key)) continue;
+    losers.push({ key, entry: { ...(toolEntries[at] as EntryOf<T>), tool: tools[at]! } as EntryOf<T> & { tool: T } });
+    owners.delete(key);
+  }
   // a name that is an alias another tool served at the previous commit stays that tool's alias: its claimants are refused
   const { holders: aliasOwners, taken } = aliasHolders(tools, owners, established);
   for (const [key, holder] of taken) {
@@ -214,6 +224,12 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
   for (const { key, entry } of losers) {
     const at = ownerAt.get(key)!;
     const holder = taken.get(key);
+    if (closed.has(key)) {
+      const note = established.note?.('name', key) ?? established.note?.('alias', key);
+      const rivals = claimantsOf(key, tools, losers).filter((path) => path !== entry.tool.source.path);
+      errors.push(duplicate(entry.tool.source.path, entry.name_position, `tool name '${entry.tool.name}' is claimed by ${rivals.join(', ')} too, and neither is served: ${note && 'undecided' in note ? note.undecided : 'git history cannot tell which is older'}`));
+      continue;
+    }
     if (holder !== undefined) {
       const note = established.note?.('alias', key);
       const since = note && 'decided' in note ? `${holder} declared first in git history (${note.decided})` : `${holder} served at the previous commit`;
@@ -229,9 +245,9 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
   const contested = new Map<string, ContestedName>();
   for (let position = 0; position < tools.length; position++) {
     if (position % SLICE === SLICE - 1) yield;
-    if (taken.size > 0 && owners.get(tools[position]!.name.toLowerCase()) !== tools[position]) continue;
+    if ((taken.size > 0 || closed.size > 0) && owners.get(tools[position]!.name.toLowerCase()) !== tools[position]) continue;
     kept.push(
-      keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings, (alias, holder) => {
+      keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings, closed, (alias, holder) => {
         toPlace.push({ at: warnings.length - 1, entry: toolEntries[position]!, alias });
         const key = alias.toLowerCase();
         const known = contested.get(key);
@@ -275,11 +291,16 @@ function keepUniqueAliases<T extends ToolStub>(
   owners: Map<string, T>,
   aliasOwners: Map<string, T>,
   warnings: Diagnostic[],
+  closed: ReadonlySet<string>,
   reported: (alias: string, holder: string) => void,
 ): T {
   const kept: string[] = [];
   for (const alias of tool.aliases) {
     const key = alias.toLowerCase();
+    if (closed.has(key)) {
+      warnings.push({ file: tool.source.path, line: 1, column: 1, severity: 'warning', code: 'ALIAS_CONFLICT', message: `alias '${alias}' is also a tool's name, and git history cannot tell which is older: it is ignored for '${tool.name}', and no tool is served by that name` });
+      continue;
+    }
     const nameOwner = owners.get(key);
     const aliasOwner = aliasOwners.get(key);
     const conflict = nameOwner && nameOwner !== tool ? nameOwner.name : aliasOwner && aliasOwner !== tool ? aliasOwner.name : undefined;
@@ -332,6 +353,13 @@ function holdersOf<T extends ToolStub>(tools: readonly T[], owners: Map<string, 
     }
   }
   return { holders, named };
+}
+
+// the definitions claiming a name no claim keeps: the tools named so (each refused) and those declaring it as an alias
+function claimantsOf<T extends ToolStub>(key: string, tools: readonly T[], losers: ReadonlyArray<{ key: string; entry: { tool: T } }>): string[] {
+  const named = losers.filter((loser) => loser.key === key).map((loser) => loser.entry.tool.source.path);
+  const declaring = tools.filter((tool) => tool.name.toLowerCase() !== key && tool.aliases.some((alias) => alias.toLowerCase() === key)).map((tool) => `${tool.source.path} (as an alias)`);
+  return [...new Set([...named, ...declaring])];
 }
 
 // where an entry was read from, for a warning about its folder: its definition's path, else the file its problem names

@@ -1,7 +1,7 @@
 import { distance } from 'fastest-levenshtein';
 import type { Diagnostic, SkillDefinition, ToolsetDefinition } from '../core/index.js';
 import type { OtherEntry, ToolStub } from './build-index.js';
-import { preferredClaim, type HeldBy, type NoteOf } from './name-claims.js';
+import { closedNote, preferredClaim, type HeldBy, type NoteOf } from './name-claims.js';
 import type { Position } from './yaml-locator.js';
 
 type Duplicate = (file: string, position: Position | undefined, taken: string) => Diagnostic;
@@ -26,6 +26,13 @@ export function checkMembers(tools: readonly ToolStub[], entries: readonly Other
     if (entry.kind !== 'toolset' || !entry.toolset) continue;
     const toolset = entry.toolset;
     const claim = claimants.get(toolset.name.toLowerCase())!;
+    const note = noteOf?.(toolset.name.toLowerCase());
+    if (closedNote(note)) {
+      // git history could not date a claim that came in through a merge: neither twin is served (review Z2, Z2-2)
+      const rivals = entries.flatMap((other) => (other.kind === 'toolset' && other.toolset && other.toolset !== toolset && other.toolset.name.toLowerCase() === toolset.name.toLowerCase() ? [other.toolset.source.path] : []));
+      errors.push(duplicate(toolset.source.path, entry.name_position, `toolset name '${toolset.name}' is claimed by ${rivals.join(', ')} too, and neither is served: ${note.undecided}`));
+      continue;
+    }
     if (claim.kept.tool !== toolset) {
       const { why } = preferredClaim(claim.kept, { folder: entry.folder, tool: toolset }, heldBy, noteOf);
       errors.push(duplicate(toolset.source.path, entry.name_position, `toolset name '${toolset.name}' is already taken by ${claim.kept.tool.source.path}, kept because ${why}`));

@@ -14,8 +14,16 @@ export interface Established {
   note?(kind: 'name' | 'alias' | 'toolset', key: string): HistoryNote | undefined;
 }
 
-/** Why git history gave a key to its holder (the younger claims and the commits they appeared in), or why it could not tell the claims apart (the older rules decide then). */
-export type HistoryNote = { decided: string } | { undecided: string };
+/**
+ * Why git history gave a key to its holder (the younger claims and the commits they appeared in), or why it could not
+ * tell the claims apart (the older rules decide then). `closed`: a claim came in through a merge, so its age is unknown,
+ * and the older rules (folder, path order) would hand the name to whoever picks the casing or the merge's shape: no
+ * claim keeps the key (review Z2, Z2-2).
+ */
+export type HistoryNote = { decided: string } | { undecided: string; closed?: true };
+
+/** Whether a note says no claim keeps its key. */
+export const closedNote = (note: HistoryNote | undefined): note is { undecided: string; closed: true } => note !== undefined && 'undecided' in note && note.closed === true;
 
 const NONE: Established = { name: () => undefined, alias: () => undefined, toolset: () => undefined };
 

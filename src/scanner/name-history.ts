@@ -123,14 +123,31 @@ function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { err
     return found.length === 1 ? found[0] : undefined;
   };
   const verdict: Verdict = { notes: {} };
+  // a claim that came in through a merge has no age the walk can tell: no claim of its key is kept by history nor by the
+  // rules after it. The oldest one's own merge does not matter: the others were added on the walked line after it was there
+  const merged = (ats: readonly number[]): HistoryNote | undefined => {
+    const first = oldest(ats);
+    const at = ats.find((one) => one !== first && answer.appeared[one]?.merged);
+    return at === undefined ? undefined : { undecided: mergedReason(claimants[at]!, answer.appeared[at]!.merged!), closed: true };
+  };
   for (const role of ['name', 'toolset'] as const) {
     const group = of(role);
     if (group.length < 2) continue;
+    const closed = merged(group);
+    if (closed) {
+      verdict.notes[role] = closed;
+      continue;
+    }
     const held = oldest(group);
     verdict.notes[role] = held === undefined ? { undecided: tieReason(group, answer) } : { decided: decidedReason(claimants, answer, held, group) };
     if (held !== undefined) verdict[role] = claimants[held]!.path;
   }
   // an alias keeps a name only from tools named so after it was declared
+  const closed = of('alias').length > 0 && of('name').length > 0 ? merged([...claimants.keys()]) : undefined;
+  if (closed) {
+    verdict.notes.alias = closed;
+    return verdict;
+  }
   const alias = oldest(of('alias'));
   if (alias !== undefined && of('name').every((at) => age(at) < age(alias))) {
     verdict.alias = claimants[alias]!.path;
@@ -140,6 +157,11 @@ function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { err
 }
 
 const short = (commit: string): string => commit.slice(0, 12);
+
+function mergedReason(claimant: Claimant, commit: string): string {
+  const what = claimant.role === 'alias' ? `${claimant.path}'s alias` : claimant.path;
+  return `git history cannot tell which claim is older: ${what} came in through the merge commit ${short(commit)} from a line first-parent history does not follow`;
+}
 
 function decidedReason(claimants: readonly Claimant[], answer: HistoryAnswer, winner: number, group: readonly number[]): string {
   const younger = group.flatMap((at) => (at === winner ? [] : [`${claimants[at]!.path} ${claimants[at]!.role === 'alias' ? 'declared it' : 'appeared'} in commit ${short(answer.appeared[at]!.commit)}`]));
@@ -158,5 +180,6 @@ function tieReason(group: readonly number[], answer: HistoryAnswer): string {
 function endReason(end: WalkEnd): string {
   if (end.reason === 'root') return `git history does not tell them apart: both are in the first commit ${short(end.commit)}`;
   if (end.reason === 'shallow') return `git history does not tell them apart: it ends at commit ${short(end.commit)} (a shallow clone) with both present`;
+  if (end.reason === 'bytes') return `git history does not tell them apart: both are older than the ${end.bytes / 1048576} MiB of trees looked at`;
   return `git history does not tell them apart: both are older than the ${end.commits} commits looked at`;
 }

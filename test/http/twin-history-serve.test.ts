@@ -5,7 +5,7 @@
 // Real processes: `hldp serve` and `hldp call` over a real git repository, real commits, each with an empty cache.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
+import { commitFiles, git, initRepository, makeToolYaml } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { runCli } from '../helpers/run-cli.js';
 import { useServiceHome } from '../helpers/serve-process.js';
@@ -99,5 +99,68 @@ describe('a start with an empty scan cache after a push of a newcomer claiming a
     expect(await duplicates(server)).toEqual([
       expect.objectContaining({ file: 'tools/deploy/TOOL.hdlp', message: expect.stringContaining(`kept because it is the first by path order (git history does not tell them apart: they appeared in the same commit ${both.slice(0, 12)})`) }),
     ]);
+  }, 120_000);
+});
+
+// Review Z2, Z2-2: first-parent history is the pusher's to choose. A branch from the root commit that adds a twin, with
+// main merged INTO it, fast-forwards main (no force push): the walk followed the pusher's line, saw the reviewed claim
+// "appear" at the merge, and gave the name to the newcomer at every cold start. A claim that came in through a merge has
+// no age the walk can tell, and the rules after history (folder, path order) would pick the newcomer too (`Deploy` sorts
+// first): no claim keeps the name.
+describe('a start with an empty scan cache after a foxtrot merge (main merged into a pusher\'s branch, fast-forwarded)', () => {
+  async function foxtrot(repo: string, reviewed: Record<string, string>, newcomer: Record<string, string>): Promise<string> {
+    await commitFiles(repo, { 'README.md': 'start\n' }, 'root');
+    await commitFiles(repo, reviewed, 'reviewed');
+    for (const round of [1, 2, 3]) await commitFiles(repo, { 'README.md': `work ${round}\n` }, `work ${round}`);
+    await git(repo, 'checkout', '-q', '-b', 'evil', 'HEAD~4');
+    await commitFiles(repo, newcomer, 'newcomer');
+    await git(repo, 'merge', '-q', '--no-edit', 'main');
+    const merge = await git(repo, 'rev-parse', 'HEAD');
+    await git(repo, 'checkout', '-q', 'main');
+    await git(repo, 'merge', '-q', '--ff-only', 'evil');
+    return merge;
+  }
+
+  it('serves neither case twin, and says the reviewed one came in through the merge', async () => {
+    const repo = await initRepository(join(home.path, 'repo'));
+    const merge = await foxtrot(repo, { 'tools/deploy/TOOL.hdlp': echo('deploy', 'REVIEWED') }, { 'tools/Deploy/TOOL.hdlp': echo('Deploy', 'ATTACKER') });
+    const server = await home.serve(['--repo', repo]);
+    // on main: `Deploy` and `deploy` ran ATTACKER
+    for (const name of ['deploy', 'Deploy']) {
+      const answer = await call(server, name);
+      expect(answer).toMatchObject({ code: 'TOOL_BROKEN', found: false });
+      expect(JSON.stringify(answer)).not.toContain('ATTACKER');
+    }
+    const why = `git history cannot tell which claim is older: tools/deploy/TOOL.hdlp came in through the merge commit ${merge.slice(0, 12)}`;
+    expect(await duplicates(server)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ file: 'tools/Deploy/TOOL.hdlp', message: expect.stringContaining(`tool name 'Deploy' is claimed by tools/deploy/TOOL.hdlp too, and neither is served: ${why}`) }),
+        expect.objectContaining({ file: 'tools/deploy/TOOL.hdlp', message: expect.stringContaining(`tool name 'deploy' is claimed by tools/Deploy/TOOL.hdlp too, and neither is served: ${why}`) }),
+      ]),
+    );
+    expect(await duplicates(server)).toHaveLength(2);
+  }, 120_000);
+
+  it('gives an alias to neither tool when the tool declaring it came in through the merge, and keeps that tool', async () => {
+    const repo = await initRepository(join(home.path, 'repo'));
+    await foxtrot(repo, { 'tools/file-read/TOOL.hdlp': echo('file-read', 'REVIEWED', '[read-file]') }, { 'tools/read-file/TOOL.hdlp': echo('read-file', 'ATTACKER') });
+    const server = await home.serve(['--repo', repo]);
+    // on main: ok, tool read-file, ATTACKER
+    const answer = await call(server, 'read-file');
+    expect(answer).toMatchObject({ code: 'TOOL_BROKEN', found: false });
+    expect(JSON.stringify(answer)).not.toContain('ATTACKER');
+    expect(await call(server, 'file-read')).toMatchObject({ ok: true, tool: 'file-read', output: 'REVIEWED\n' });
+    expect(await duplicates(server)).toEqual([
+      expect.objectContaining({ file: 'tools/read-file/TOOL.hdlp', message: expect.stringContaining("tool name 'read-file' is claimed by tools/file-read/TOOL.hdlp (as an alias) too, and neither is served: git history cannot tell which claim is older: tools/file-read/TOOL.hdlp's alias came in through the merge commit") }),
+    ]);
+  }, 120_000);
+
+  it('refuses both from `hldp call` in a fresh folder too', async () => {
+    const repo = await initRepository(join(home.path, 'repo'));
+    await foxtrot(repo, { 'tools/deploy/TOOL.hdlp': echo('deploy', 'REVIEWED') }, { 'tools/Deploy/TOOL.hdlp': echo('Deploy', 'ATTACKER') });
+    const fresh = join(home.path, 'fresh');
+    const run = await runCli(['call', 'Deploy', '--repo', repo, '--json'], { env: { ...home.env, HLDP_CACHE_DIR: join(fresh, 'cache'), HLDP_DATA_DIR: join(fresh, 'data') } });
+    expect(run.stdout + run.stderr).not.toContain('ATTACKER');
+    expect(run.code).not.toBe(0);
   }, 120_000);
 });

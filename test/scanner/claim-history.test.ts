@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findTool } from '../../src/core/index.js';
 import { scanOnce } from '../../src/scanner/index.js';
+import { walkClaims } from '../../src/scanner/sources/claim-history.js';
+import { ObjectReader } from '../../src/scanner/sources/object-reader.js';
+import { PackStore } from '../../src/scanner/sources/pack-store.js';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 
 let temp: { path: string; cleanup: () => Promise<void> };
@@ -63,5 +66,95 @@ describe('a scan with an empty cache, at a clash', () => {
     const index = await scanOnce(folder, { cacheDir: join(temp.path, 'cache') });
     expect(findTool(index, 'Deploy')?.intent).toBe('says new Deploy');
     expect(duplicates(index)).toEqual([expect.objectContaining({ file: 'tools/deploy/TOOL.hdlp', message: expect.stringMatching(/kept because it is the first by path order: rename this one$/) })]);
+  }, 60_000);
+
+  // review Z2, Z2-2: a claim that came in through a merge has no age a first-parent walk can tell
+  it('serves neither twin when one came in through a merge commit (a branch merged with --no-ff), and says so', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'one');
+    await git(repo, 'checkout', '-q', '-b', 'feature');
+    await commitFiles(repo, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy') }, 'add Deploy');
+    await git(repo, 'checkout', '-q', 'main');
+    await commitFiles(repo, { 'README.md': 'meanwhile\n' }, 'meanwhile');
+    await git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'feature');
+    const merge = await git(repo, 'rev-parse', 'HEAD');
+    const index = await scanOnce(repo, { cacheDir: join(temp.path, 'cache') });
+    // the walk cannot see that `deploy` was on the feature branch before `Deploy`: the newcomer's line is not followed
+    expect(findTool(index, 'deploy')).toBeUndefined();
+    expect(findTool(index, 'Deploy')).toBeUndefined();
+    const why = `and neither is served: git history cannot tell which claim is older: tools/Deploy/TOOL.hdlp came in through the merge commit ${merge.slice(0, 12)}`;
+    expect(duplicates(index)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ file: 'tools/deploy/TOOL.hdlp', message: expect.stringContaining(why) }),
+        expect.objectContaining({ file: 'tools/Deploy/TOOL.hdlp', message: expect.stringContaining(why) }),
+      ]),
+    );
+    expect(duplicates(index)).toHaveLength(2);
+  }, 60_000);
+
+  it('serves neither twin when the merge dropped the reviewed one (`-s ours`) and a later commit added it again', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'README.md': 'start\n' }, 'root');
+    await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'reviewed');
+    await git(repo, 'checkout', '-q', '-b', 'evil', 'HEAD~1');
+    await commitFiles(repo, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy') }, 'newcomer');
+    // main merged into the branch keeping the branch's tree, then the reviewed tool added back as a plain commit
+    await git(repo, 'merge', '-q', '-s', 'ours', '--no-edit', 'main');
+    const merge = await git(repo, 'rev-parse', 'HEAD');
+    await git(repo, 'checkout', '-q', 'main', '--', 'tools/deploy');
+    await git(repo, 'commit', '-q', '-m', 'add deploy back');
+    await git(repo, 'checkout', '-q', 'main');
+    await git(repo, 'merge', '-q', '--ff-only', 'evil');
+    const index = await scanOnce(repo, { cacheDir: join(temp.path, 'cache') });
+    expect(findTool(index, 'deploy')).toBeUndefined();
+    expect(duplicates(index)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ file: 'tools/Deploy/TOOL.hdlp', message: expect.stringContaining(`neither is served: git history cannot tell which claim is older: tools/deploy/TOOL.hdlp came in through the merge commit ${merge.slice(0, 12)}`) })]),
+    );
+    expect(duplicates(index)).toHaveLength(2);
+  }, 60_000);
+
+  it('still decides for a reviewed tool that itself came in through a merge commit, when the twin was added after it', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'README.md': 'start\n' }, 'root');
+    await git(repo, 'checkout', '-q', '-b', 'review');
+    await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'reviewed');
+    await git(repo, 'checkout', '-q', 'main');
+    await git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'review');
+    const added = await commitFiles(repo, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy') }, 'add Deploy');
+    const index = await scanOnce(repo, { cacheDir: join(temp.path, 'cache') });
+    expect(findTool(index, 'deploy')?.intent).toBe('says old deploy');
+    expect(duplicates(index)).toEqual([expect.objectContaining({ file: 'tools/Deploy/TOOL.hdlp', message: expect.stringContaining(`kept because it held that name first in git history (tools/Deploy/TOOL.hdlp appeared in commit ${added.slice(0, 12)}`) })]);
+  }, 60_000);
+
+  it('still decides across a merge that brought in other work, where the newcomer was added on the first-parent line', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'one');
+    await git(repo, 'checkout', '-q', '-b', 'docs');
+    await commitFiles(repo, { 'README.md': 'docs\n', 'tools/build/TOOL.hdlp': tool('build', 'build') }, 'docs');
+    await git(repo, 'checkout', '-q', 'main');
+    await commitFiles(repo, { 'NOTES.md': 'meanwhile\n' }, 'meanwhile');
+    await git(repo, 'merge', '-q', '--no-ff', '--no-edit', 'docs');
+    const added = await commitFiles(repo, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy') }, 'add Deploy');
+    const index = await scanOnce(repo, { cacheDir: join(temp.path, 'cache') });
+    expect(findTool(index, 'deploy')?.intent).toBe('says old deploy');
+    expect(duplicates(index)).toEqual([expect.objectContaining({ file: 'tools/Deploy/TOOL.hdlp', message: expect.stringContaining(`kept because it held that name first in git history (tools/Deploy/TOOL.hdlp appeared in commit ${added.slice(0, 12)}`) })]);
+  }, 60_000);
+});
+
+// review Z2, Z2-4: the walk is bounded by the bytes of trees it reads besides its 300 commits, and says where it stopped
+describe('walkClaims over a real repository', () => {
+  it('stops at the byte bound with both claims present, and dates them without it', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'one');
+    const added = await commitFiles(repo, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy') }, 'two');
+    for (const round of [1, 2, 3]) await commitFiles(repo, { [`tools/t${round}/TOOL.hdlp`]: tool(`t${round}`, 'other'), 'README.md': `${round}\n` }, `round ${round}`);
+    const head = await git(repo, 'rev-parse', 'HEAD');
+    const gitdir = join(repo, '.git');
+    const objects = new ObjectReader(gitdir, new PackStore(gitdir));
+    const claims = [{ path: ['tools', 'deploy'] }, { path: ['tools', 'Deploy'] }];
+    const bounded = await walkClaims(objects, gitdir, head, claims, 300, 1);
+    expect(bounded).toEqual({ appeared: [undefined, undefined], end: { reason: 'bytes', commit: expect.any(String), bytes: 1 } });
+    const whole = await walkClaims(objects, gitdir, head, claims);
+    expect(whole.appeared).toEqual([undefined, { commit: added, depth: 3 }]);
   }, 60_000);
 });

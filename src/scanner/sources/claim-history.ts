@@ -13,15 +13,18 @@ export interface HistoryClaim {
   group?: number;
 }
 
-/** Why a walk stopped with claims still present: the first commit, a shallow clone's edge (or objects missing), the bound. */
-export type WalkEnd = { reason: 'root'; commit: string } | { reason: 'shallow'; commit: string } | { reason: 'bound'; commit: string; commits: number };
+/** Why a walk stopped with claims still present: the first commit, a shallow clone's edge (or objects missing), the bound (of commits, or of tree bytes read). */
+export type WalkEnd = { reason: 'root'; commit: string } | { reason: 'shallow'; commit: string } | { reason: 'bound'; commit: string; commits: number } | { reason: 'bytes'; commit: string; bytes: number };
 
 /**
  * What a first-parent walk saw of each claim: the commit it appeared in (the last one walked back where it was present,
  * its parent lacking it), or none when it was still present where the walk ended; and that end, when it ended so.
+ * `merged`: the merge commit (that one, or an older one its first parent lacked it at) another of whose parents held
+ * the claim, so it was not added on the walked line but came in through the merge from a line the walk does not follow: its age is unknown (review Z2, Z2-2: a pusher who merges
+ * main into a branch of their own and fast-forwards main makes main's line the second parent).
  */
 export interface HistoryAnswer {
-  appeared: Array<{ commit: string; depth: number } | undefined>;
+  appeared: Array<{ commit: string; depth: number; merged?: string } | undefined>;
   end?: WalkEnd;
 }
 
@@ -31,22 +34,30 @@ export type ClaimHistory = (claims: readonly HistoryClaim[]) => Promise<HistoryA
 /** How many first-parent commits a walk looks at, at most: a clash at a cold start stays a fraction of a second. */
 export const HISTORY_BOUND = 300;
 
+/** How many bytes of trees a walk reads, at most: ~30 commits changing a 100,000-tool `tools/` tree (~4 MB each). */
+export const HISTORY_BYTES = 128 * 1024 * 1024;
+
 const TREE_MODE = '40000';
 
 /**
- * Walks first-parent history back from `commit` while some name still has two or more of its claims present, noting
- * where each one appeared; stops at the first commit, at a shallow clone's edge (or a parent that cannot be read), or
- * after `bound` commits. A commit whose root tree did not change is not looked into, and a tree is read once a commit.
+ * Walks first-parent history back from `commit` while a claim of a name that has two or more is present, noting
+ * where each one appeared (and, at a merge, which claims came in through it); stops at the first commit, at a shallow clone's edge (or a parent that cannot be read), or
+ * after `bound` commits or `bytes` of trees read. A commit whose root tree, or whose claims' top folders (`tools/`,
+ * `toolsets/`), did not change is not looked into further, and a tree is read once a commit.
  */
-export async function walkClaims(objects: ObjectReader, gitdir: string, commit: string, claims: readonly HistoryClaim[], bound = HISTORY_BOUND): Promise<HistoryAnswer> {
+export async function walkClaims(objects: ObjectReader, gitdir: string, commit: string, claims: readonly HistoryClaim[], bound = HISTORY_BOUND, bytes = HISTORY_BYTES): Promise<HistoryAnswer> {
   const appeared: HistoryAnswer['appeared'] = claims.map(() => undefined);
   const shallow = new Set((await readFile(join(gitdir, 'shallow'), 'latin1').catch(() => '')).split('\n').filter(Boolean));
   // a file's verdict by its blob id: most commits leave a definition as it was
   const verdicts = new Map<string, boolean>();
+  // every claim is followed back to where it appeared (not only until one claim of a name is left), so that a merge on
+  // the way that brought in a claim its first parent lacked is seen (a claim deleted in the merge and added again after)
   let present = unsettled(claims, claims.map((_, at) => at));
   let current = await commitFacts(objects, commit);
   let currentCommit = commit;
-  for (let depth = 1; present.length > 1; depth++) {
+  let read = 0;
+  let previous = new Map<string, Promise<Buffer>>();
+  for (let depth = 1; present.length > 0; depth++) {
     const parentId = current.parent;
     if (parentId === undefined) return { appeared, end: { reason: 'root', commit: currentCommit } };
     if (shallow.has(currentCommit)) return { appeared, end: { reason: 'shallow', commit: currentCommit } };
@@ -57,20 +68,43 @@ export async function walkClaims(objects: ObjectReader, gitdir: string, commit: 
     } catch {
       return { appeared, end: { reason: 'shallow', commit: currentCommit } };
     }
-    if (parent.tree !== current.tree) {
-      // the root's and tools/'s trees, read once for every claim at this commit (not kept past it: 4 MB a commit at 100,000 tools)
+    // a merge is looked into even when its tree is its first parent's (`git merge -s ours`): what its other parents held counts
+    const merge = current.parents.length > 1;
+    if (parent.tree !== current.tree || merge) {
+      // the trees read at this commit, once each, and those of the one before (its parent's are this one's): kept no
+      // longer, 4 MB a commit at 100,000 tools
       const trees = new Map<string, Promise<Buffer>>();
+      const before = previous;
+      previous = trees;
       const tree = (oid: string): Promise<Buffer> => {
-        let read = trees.get(oid);
-        if (!read) trees.set(oid, (read = objects.read(oid, 'tree').then((object) => object.content)));
-        return read;
+        let found = trees.get(oid) ?? before.get(oid);
+        if (found) trees.set(oid, found);
+        else {
+          const reading = objects.read(oid, 'tree').then((object) => {
+            read += object.content.length;
+            return object.content;
+          });
+          trees.set(oid, (found = reading));
+        }
+        return found;
       };
-      const still: number[] = [];
-      for (const at of present) {
-        if (await holds(objects, tree, parent.tree, claims[at]!, verdicts)) still.push(at);
-        else appeared[at] = { commit: currentCommit, depth: depth - 1 };
+      if (merge || (await topsChanged(tree, current.tree, parent.tree, present.map((at) => claims[at]!.path[0]!)))) {
+        const still: number[] = [];
+        const here = new Set(present);
+        for (let at = 0; at < claims.length; at++) {
+          const seen = appeared[at];
+          if (!here.has(at) && !(merge && seen !== undefined && !seen.merged)) continue;
+          if (await holds(objects, tree, parent.tree, claims[at]!, verdicts)) {
+            if (here.has(at)) still.push(at);
+            continue;
+          }
+          const merged = merge && (await mergedIn(objects, tree, current.parents, claims[at]!, verdicts));
+          if (here.has(at)) appeared[at] = { commit: currentCommit, depth: depth - 1, ...(merged ? { merged: currentCommit } : {}) };
+          else if (merged) appeared[at] = { ...seen!, merged: currentCommit };
+        }
+        present = still;
+        if (present.length > 0 && read > bytes) return { appeared, end: { reason: 'bytes', commit: parentId, bytes } };
       }
-      present = unsettled(claims, still);
     }
     current = parent;
     currentCommit = parentId;
@@ -88,6 +122,29 @@ function unsettled(claims: readonly HistoryClaim[], present: readonly number[]):
 interface CommitFacts {
   tree: string;
   parent: string | undefined;
+  /** every parent, the first one first */
+  parents: string[];
+}
+
+// whether the claims' top folders (`tools`, `toolsets`) differ between two root trees (a commit that changed only a README or src/ is not looked into)
+async function topsChanged(tree: (oid: string) => Promise<Buffer>, current: string, parent: string, tops: readonly string[]): Promise<boolean> {
+  const [now, before] = await Promise.all([tree(current), tree(parent)]);
+  return [...new Set(tops)].some((top) => findItem(now, top)?.oid !== findItem(before, top)?.oid);
+}
+
+// whether a parent of a merge other than its first holds the claim: it came in through the merge (its trees are read too)
+async function mergedIn(objects: ObjectReader, tree: (oid: string) => Promise<Buffer>, parents: readonly string[], claim: HistoryClaim, verdicts: Map<string, boolean>): Promise<boolean> {
+  for (const other of parents.slice(1)) {
+    let facts: CommitFacts;
+    try {
+      facts = await commitFacts(objects, other);
+    } catch {
+      // a parent that cannot be read (a shallow edge): the claim may have come from it
+      return true;
+    }
+    if (await holds(objects, tree, facts.tree, claim, verdicts)) return true;
+  }
+  return false;
 }
 
 // the tree and first parent of a commit (through annotated tags, as a snapshot peels them)
@@ -105,7 +162,8 @@ async function commitFacts(objects: ObjectReader, oid: string): Promise<CommitFa
   const head = end < 0 ? text : text.slice(0, end + 1);
   const tree = /^tree ([0-9a-f]{40})\n/.exec(head)?.[1];
   if (tree === undefined) throw new Error(`commit ${oid} names no tree`);
-  return { tree, parent: /\nparent ([0-9a-f]{40})\n/.exec(head)?.[1] };
+  const parents = [...head.matchAll(/\nparent ([0-9a-f]{40})(?=\n)/g)].map((match) => match[1]!);
+  return { tree, parent: parents[0], parents };
 }
 
 // whether the claim's path is there in that root tree (a folder as a folder, a file as a file whose content holds)
