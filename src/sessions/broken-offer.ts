@@ -2,6 +2,9 @@ import type { MatchResult, ToolIndex } from '../core/index.js';
 import { brokenToolSuggestion } from '../matcher/index.js';
 import type { RightsLayer, Subject } from './visibility.js';
 
+/** What a caller is told when nothing it may use fits, and something it may not be told of may (never "write it"). */
+export const NO_TOOL_YOU_MAY_USE = 'no tool you may use fits; describe the task differently or ask a person';
+
 /**
  * Whether the session's caller (or `principal`) may be told of a broken tool: every rights layer must say so by its name alone
  * (`refuseUnread`), since a broken tool has no definition to read its group, aliases or `access:` block from. A layer
@@ -14,7 +17,7 @@ export function mayKnowBroken(rights: readonly RightsLayer[], index: ToolIndex, 
 
 /**
  * `result` with only the broken tools `mayKnow` passes, and a `found: false` answer's suggestion said again without
- * the others: an answer never names a broken tool, its path or its first error to a caller who could not be offered
+ * the others (and without the advice to write a new tool): an answer never names a broken tool, its path or its first error to a caller who could not be offered
  * that tool were it served (review Z2, Z2-3).
  */
 export function withOfferedBroken(result: MatchResult, mayKnow: (name: string) => boolean): MatchResult {
@@ -24,8 +27,7 @@ export function withOfferedBroken(result: MatchResult, mayKnow: (name: string) =
   if (kept.length === broken.length) return result;
   const { broken: _dropped, ...rest } = result;
   if (rest.found) return kept.length > 0 ? { ...rest, broken: kept } : rest;
-  // the suggestion names the first broken tool: it is the matcher's own sentence after that part, or, if not read so, the plain one
-  const head = brokenToolSuggestion(broken, '');
-  const otherwise = rest.suggestion.startsWith(head) ? rest.suggestion.slice(head.length) : 'no tool you may use fits; describe the task differently or ask a person';
-  return kept.length > 0 ? { ...rest, suggestion: brokenToolSuggestion(kept, otherwise), broken: kept } : { ...rest, suggestion: otherwise };
+  // not the matcher's own "write its definition at tools/<slug>/": a dropped broken file may sit there, or be the tool
+  // asked for under another name, and the caller would be told to write over a reviewed file (review userZ2, U2)
+  return kept.length > 0 ? { ...rest, suggestion: brokenToolSuggestion(kept, NO_TOOL_YOU_MAY_USE), broken: kept } : { ...rest, suggestion: NO_TOOL_YOU_MAY_USE };
 }

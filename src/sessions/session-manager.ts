@@ -15,7 +15,7 @@ import { signatureLine as signatureOf } from './signatures.js';
 import { offeredToolsets, registryLines, toolsetTool, type ToolsetRequest } from './toolset-tool.js';
 import { decideVisibility, denyListRights, unmatchedDenyEntries, type RightsLayer, type Visibility } from './visibility.js';
 import { GoneToolsets } from './gone-toolsets.js';
-import { mayKnowBroken, withOfferedBroken } from './broken-offer.js';
+import { mayKnowBroken, NO_TOOL_YOU_MAY_USE, withOfferedBroken } from './broken-offer.js';
 
 /** The index and matcher calls start on now (the gateway's registry, swapped on rescan). */
 export interface SessionRegistry {
@@ -239,7 +239,7 @@ export class SessionManager {
     // the near misses of found: false are offered too: a tool withheld from the caller is not named to it
     if (!result.found) return { result: { ...result, near: this.offered(registry, state, result.near, principal) }, changed: false };
     const candidates = this.offered(registry, state, result.candidates, principal);
-    if (candidates.length === 0) return { result: { found: false, suggestion: 'no tool you may use fits; describe the task differently or ask a person', near: [] }, changed: false };
+    if (candidates.length === 0) return { result: { found: false, suggestion: NO_TOOL_YOU_MAY_USE, near: [] }, changed: false };
     let changed = false;
     if (state) {
       changed = loadTools(state, candidates.map((candidate) => candidate.name), this.clock() + this.config.toolsetTtlMs).length > 0;

@@ -1,6 +1,8 @@
 // Review Z2, Z2-3: a match's `broken` field named a broken tool, its path and its first error to a principal who could
 // not be offered that tool were it served (alice, with `tools: [shell-exec]`, asking for what `send-email` would do);
 // calling it by name answered TOOL_BROKEN with its diagnostics to her too. The operator (an admin) is still told.
+// Review userZ2, U2: hidden so, dev (an agent that may use every tool) was told, by a call of it and by a match it
+// would fit, to "write its definition at tools/…/TOOL.hdlp": to write over the reviewed file, or a duplicate of it.
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -54,6 +56,8 @@ describe.each([
     expect(answer.json).toMatchObject({ found: false });
     expect(answer.json).not.toHaveProperty('broken');
     expect(answer.text).not.toMatch(/'send-email'|tools\/send-email\/|TOOL\.hdlp:\d/);
+    expect(answer.text).not.toMatch(/write|TOOL\.hdlp/);
+    expect(answer.json.suggestion).toMatch(/no tool you may use fits; .*ask a person/);
   });
 
   it('still names it, with a suggestion to fix it, to the operator', async () => {
@@ -64,12 +68,14 @@ describe.each([
 });
 
 describe('a call of the broken tool by name', () => {
-  it('is answered to alice as a name never written: no diagnostics', async () => {
-    const called = await post('alice', '/v1/call', { tool: 'send-email', params: {} });
+  it.each(['alice', 'dev'] as const)('is answered to %s as an unknown name: no diagnostics, and no advice to write it', async (who) => {
+    const called = await post(who, '/v1/call', { tool: 'send-email', params: {} });
     expect(called.status).toBe(404);
     expect(called.json).toMatchObject({ code: 'TOOL_NOT_FOUND' });
     expect(called.json).not.toHaveProperty('diagnostics');
     expect(called.text).not.toMatch(/TOOL\.hdlp:\d|broken/);
+    expect(called.text).not.toMatch(/write|TOOL\.hdlp|tools\/send-email/);
+    expect(called.json.suggestion).toMatch(/^no tool you may use is named 'send-email'; .*ask a person/);
   });
 
   it('is answered TOOL_BROKEN with its diagnostics to the operator', async () => {
@@ -91,6 +97,14 @@ describe("alice's session (the meta-tools, as over MCP)", () => {
   it('tool_find names no broken tool to alice, and does to the operator', async () => {
     expect((await inSession('alice', 'tool_find', { intent: EMAIL_REQUEST })).text).not.toMatch(/'send-email'|tools\/send-email\/|TOOL\.hdlp:\d/);
     expect((await inSession('operator', 'tool_find', { intent: EMAIL_REQUEST })).text).toContain('tools/send-email/TOOL.hdlp');
+  });
+
+  it.each(['alice', 'dev'] as const)('tool_call of the broken tool, and calling it directly in a session, tell %s neither its file nor to write it', async (who) => {
+    for (const called of [await inSession(who, 'tool_call', { name: 'send-email', params: {} }), await inSession(who, 'send-email', {})]) {
+      expect(called.text).toContain('TOOL_NOT_FOUND');
+      expect(called.text).not.toMatch(/TOOL_BROKEN|TOOL\.hdlp|write|tools\/send-email/);
+      expect(called.text).toContain("no tool you may use is named 'send-email'");
+    }
   });
 
   it('tool_load of the broken tool answers alice as for a name never written, and the operator TOOL_BROKEN', async () => {

@@ -34,9 +34,13 @@ export function offeringOnly(outcome: Extract<CallOutcome, { kind: 'not_found' }
   return missingTool(name, `unknown tool '${name}'; ${hint}`, offered);
 }
 
-/** A broken tool's call, answered to a caller who may not be told of it as a name that was never written is: no near name, no diagnostics. */
+/**
+ * A broken tool's call, answered to a caller who may not be told of it as an unknown name: no near name, no
+ * diagnostics, and not the advice to write tools/<name>/TOOL.hdlp, a file that is there (review userZ2, U2).
+ */
 export function brokenAsUnknown(name: string): Extract<CallOutcome, { kind: 'not_found' }> {
-  return missingTool(name, `unknown tool '${name}'; ${LIST_THE_TOOLS}`, []);
+  const suggestion = `no tool you may use is named '${name}'; match by intent to find one you may use, or ask a person who administers this gateway`;
+  return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', error: `unknown tool '${name}'; ${LIST_THE_TOOLS}`, near: [], suggestion };
 }
 
 function missingTool(name: string, error: string, near: NearMiss[]): Extract<CallOutcome, { kind: 'not_found' }> {
