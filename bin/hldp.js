@@ -125,17 +125,37 @@ function runCommonJsBundle() {
   const fromEnv = process.env.HLDP_CODE_CACHE_DIR;
   const cacheFolder = fromEnv || fileURLToPath(new URL('code-cache/', folder));
   const trusted = (stats) => stats.uid === euid && (stats.mode & 0o022) === 0;
+  /** Why the folder is not trusted, with what would make it so (review userZ2, U3), or undefined when it is. */
+  const distrust = (stats) => {
+    const quoted = JSON.stringify(cacheFolder);
+    if (stats.isSymbolicLink()) {
+      let target = '';
+      try {
+        target = ` (to ${JSON.stringify(realpathSync(cacheFolder))})`;
+      } catch {
+        // a dangling link: its target is not said
+      }
+      return `is a symbolic link${target}, which is not followed: point HLDP_CODE_CACHE_DIR at the folder itself`;
+    }
+    if (!stats.isDirectory()) return 'is not a folder: point HLDP_CODE_CACHE_DIR at a folder of this user\'s';
+    if (stats.uid !== euid) return `is owned by uid ${stats.uid}, not by this user (uid ${euid}): chown ${euid} ${quoted}, or point HLDP_CODE_CACHE_DIR at a folder of this user's`;
+    if ((stats.mode & 0o022) !== 0) return `is writable by ${stats.mode & 0o020 ? (stats.mode & 0o002 ? 'group and others' : 'group') : 'others'} (mode ${(stats.mode & 0o7777).toString(8).padStart(4, '0')}): chmod 700 ${quoted}`;
+    return undefined;
+  };
+  let why;
   const folderState = () => {
     try {
-      const stats = lstatSync(cacheFolder);
-      return stats.isDirectory() && trusted(stats) ? 'trusted' : 'untrusted';
+      why = distrust(lstatSync(cacheFolder));
+      return why === undefined ? 'trusted' : 'untrusted';
     } catch (error) {
+      // not there, or under a file (ENOTDIR), as before: gone without a word
+      why = undefined;
       return error.code === 'ENOENT' ? 'none' : 'untrusted';
     }
   };
   const state = folderState();
   if (state === 'untrusted') {
-    if (fromEnv && existsSync(cacheFolder)) process.stderr.write(`hldp: HLDP_CODE_CACHE_DIR ${JSON.stringify(cacheFolder)} is not this user's alone (a folder owned by uid ${euid}, not group- or world-writable): running without a code cache\n`);
+    if (fromEnv && why !== undefined) process.stderr.write(`hldp: HLDP_CODE_CACHE_DIR ${JSON.stringify(cacheFolder)} ${why}; running without a code cache\n`);
     return run(script());
   }
   const command = /^[a-z][a-z-]{0,31}$/.test(process.argv[2] ?? '') ? process.argv[2] : 'other';

@@ -169,6 +169,24 @@ describe('a code cache another user could have written', () => {
     }
   });
 
+  it('says what is wrong with a folder named by HLDP_CODE_CACHE_DIR, and what to do (review userZ2, U3)', async () => {
+    const open = join(temp.path, 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o775);
+    expect(await listsWithoutForgery(open, tools)).toBe(`hldp: HLDP_CODE_CACHE_DIR ${JSON.stringify(open)} is writable by group (mode 0775): chmod 700 ${JSON.stringify(open)}; running without a code cache\n`);
+    const real = join(temp.path, 'real');
+    mkdirSync(real, { mode: 0o700 });
+    const link = join(temp.path, 'link');
+    symlinkSync(real, link);
+    expect(await listsWithoutForgery(link, tools)).toBe(`hldp: HLDP_CODE_CACHE_DIR ${JSON.stringify(link)} is a symbolic link (to ${JSON.stringify(real)}), which is not followed: point HLDP_CODE_CACHE_DIR at the folder itself; running without a code cache\n`);
+    expect(readdirSync(real)).toEqual([]);
+    expect(ROOT_USER, 'needs root to give a folder to another user (CI runs as root)').toBe(true);
+    const theirs = join(temp.path, 'theirs');
+    mkdirSync(theirs, { mode: 0o700 });
+    chownSync(theirs, NOBODY, NOBODY);
+    expect(await listsWithoutForgery(theirs, tools)).toMatch(new RegExp(`^hldp: HLDP_CODE_CACHE_DIR ".*theirs" is owned by uid ${NOBODY}, not by this user \\(uid 0\\): chown 0 ".*theirs", or point HLDP_CODE_CACHE_DIR at a folder of this user's; running without a code cache\n$`));
+  });
+
   it('is never run through a symbolic link at the cache file, which is replaced, not followed', async () => {
     mkdirSync(cacheFolder(), { mode: 0o700 });
     const elsewhere = join(temp.path, 'elsewhere.v8');
