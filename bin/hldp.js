@@ -120,9 +120,13 @@ function runCommonJsBundle() {
   };
   const euid = process.geteuid?.();
   // a bundle another user owns (a package installed by root, run by a user): no cache, which would be only as trusted as its writer
-  if (euid === undefined || bundleOwner !== euid) return run(script());
-  const name = file.slice(dirname(file).length + 1);
   const fromEnv = process.env.HLDP_CODE_CACHE_DIR;
+  if (euid === undefined || bundleOwner !== euid) {
+    // said only to whoever named a folder: the variable does nothing here (review userZ2, U4)
+    if (fromEnv && euid !== undefined) process.stderr.write(`hldp: HLDP_CODE_CACHE_DIR is not used: the bundle ${file} is owned by uid ${bundleOwner}, not by this user (uid ${euid}), and a code cache is trusted only as far as the bundle: running without a code cache\n`);
+    return run(script());
+  }
+  const name = file.slice(dirname(file).length + 1);
   const cacheFolder = fromEnv || fileURLToPath(new URL('code-cache/', folder));
   const trusted = (stats) => stats.uid === euid && (stats.mode & 0o022) === 0;
   /** Why the folder is not trusted, with what would make it so (review userZ2, U3), or undefined when it is. */

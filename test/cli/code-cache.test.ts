@@ -231,6 +231,25 @@ describe('the folder HLDP_CODE_CACHE_DIR names', () => {
   });
 });
 
+describe("a bundle another user owns (a package installed by root, run by a user; review userZ2, U4)", () => {
+  it('is run without a code cache, and says so once HLDP_CODE_CACHE_DIR is set, which it does not use', async () => {
+    expect(ROOT_USER, 'needs root to give the bundle to another user (CI runs as root)').toBe(true);
+    const copy = join(temp.path, 'package');
+    for (const part of ['package.json', 'bin', 'schemas', 'native-repo', 'assets']) cpSync(join(ROOT, part), join(copy, part), { recursive: true });
+    cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true, filter: (source) => !source.startsWith(join(ROOT, 'dist/bundle/code-cache')) });
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    chownSync(join(copy, 'dist/bundle', BUNDLE), NOBODY, NOBODY);
+    const folder = join(temp.path, 'mine');
+    const run = await execFileAsync(process.execPath, [join(copy, 'bin/hldp.js'), 'list', '--json'], { env: { ...process.env, ...env(folder) } });
+    expect(JSON.parse(run.stdout)).toHaveProperty('tools');
+    expect(run.stderr).toBe(`hldp: HLDP_CODE_CACHE_DIR is not used: the bundle ${join(copy, 'dist/bundle', BUNDLE)} is owned by uid ${NOBODY}, not by this user (uid 0), and a code cache is trusted only as far as the bundle: running without a code cache\n`);
+    expect(existsSync(folder)).toBe(false);
+    // without the variable, nothing is said
+    const quiet = await execFileAsync(process.execPath, [join(copy, 'bin/hldp.js'), 'list', '--json'], { env: { ...process.env, ...env(folder), HLDP_CODE_CACHE_DIR: '' } });
+    expect(quiet.stderr).toBe('');
+  });
+});
+
 describe('a rebuild of the bundle', () => {
   it('empties dist/bundle/code-cache/: a cache written meanwhile, forged or not, is not kept', async () => {
     // a copy of the package (tsc's dist/ copied, node_modules linked), rebuilt by the real build/bundle.js
