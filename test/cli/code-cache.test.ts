@@ -231,6 +231,27 @@ describe('the folder HLDP_CODE_CACHE_DIR names', () => {
   });
 });
 
+describe('the commands a code cache is kept for (review userZ2, U5)', () => {
+  it('writes none for a misspelt command, which would leave ~0.77 MB behind each', async () => {
+    for (const word of ['valdate', 'xyz']) {
+      const run = await runCli([word], { env: env(cacheFolder()) });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`unknown command '${word}'`);
+    }
+    expect(existsSync(cacheFolder()) ? readdirSync(cacheFolder()) : []).toEqual([]);
+    // a known command and --version still write theirs
+    expect((await runCli(['--version'], { env: env(cacheFolder()) })).code).toBe(0);
+    await listed();
+    expect(readdirSync(cacheFolder()).map((name) => name.split('.')[2]).sort()).toEqual(['list', 'other']);
+  });
+
+  it("are the CLI's commands, as src/cli/commands/index.ts lists them", async () => {
+    const { COMMANDS } = (await import(pathToFileURL(join(ROOT, 'dist/cli/commands/index.js')).href)) as { COMMANDS: Array<{ name: string }> };
+    const listed = /const COMMAND_NAMES = (\[[^\]]*\])/.exec(readFileSync(join(ROOT, 'bin/hldp.js'), 'utf8'))?.[1];
+    expect(JSON.parse(listed!.replaceAll("'", '"'))).toEqual(COMMANDS.map((command) => command.name));
+  });
+});
+
 describe("a bundle another user owns (a package installed by root, run by a user; review userZ2, U4)", () => {
   it('is run without a code cache, and says so once HLDP_CODE_CACHE_DIR is set, which it does not use', async () => {
     expect(ROOT_USER, 'needs root to give the bundle to another user (CI runs as root)').toBe(true);
