@@ -91,6 +91,8 @@ function sayIfNpxRebuilt() {
  * module bundle is imported instead.
  */
 function runCommonJsBundle() {
+  // the CLI's commands, as src/cli/commands/index.ts lists them: a code cache is kept for these only
+  const COMMAND_NAMES = ['serve', 'scan', 'list', 'match', 'call', 'confirm', 'approvals', 'receipts', 'suggest', 'tail', 'validate', 'gatekeeper', 'mcp', 'export', 'import'];
   const folder = new URL('../dist/bundle/', import.meta.url);
   let file;
   let bytes;
@@ -120,25 +122,53 @@ function runCommonJsBundle() {
   };
   const euid = process.geteuid?.();
   // a bundle another user owns (a package installed by root, run by a user): no cache, which would be only as trusted as its writer
-  if (euid === undefined || bundleOwner !== euid) return run(script());
-  const name = file.slice(dirname(file).length + 1);
   const fromEnv = process.env.HLDP_CODE_CACHE_DIR;
+  if (euid === undefined || bundleOwner !== euid) {
+    // said only to whoever named a folder: the variable does nothing here (review userZ2, U4)
+    if (fromEnv && euid !== undefined) process.stderr.write(`hldp: HLDP_CODE_CACHE_DIR is not used: the bundle ${file} is owned by uid ${bundleOwner}, not by this user (uid ${euid}), and a code cache is trusted only as far as the bundle: running without a code cache\n`);
+    return run(script());
+  }
+  const name = file.slice(dirname(file).length + 1);
   const cacheFolder = fromEnv || fileURLToPath(new URL('code-cache/', folder));
   const trusted = (stats) => stats.uid === euid && (stats.mode & 0o022) === 0;
+  /** Why the folder is not trusted, with what would make it so (review userZ2, U3), or undefined when it is. */
+  const distrust = (stats) => {
+    const quoted = JSON.stringify(cacheFolder);
+    if (stats.isSymbolicLink()) {
+      let target = '';
+      try {
+        target = ` (to ${JSON.stringify(realpathSync(cacheFolder))})`;
+      } catch {
+        // a dangling link: its target is not said
+      }
+      return `is a symbolic link${target}, which is not followed: point HLDP_CODE_CACHE_DIR at the folder itself`;
+    }
+    if (!stats.isDirectory()) return 'is not a folder: point HLDP_CODE_CACHE_DIR at a folder of this user\'s';
+    if (stats.uid !== euid) return `is owned by uid ${stats.uid}, not by this user (uid ${euid}): chown ${euid} ${quoted}, or point HLDP_CODE_CACHE_DIR at a folder of this user's`;
+    if ((stats.mode & 0o022) !== 0) return `is writable by ${stats.mode & 0o020 ? (stats.mode & 0o002 ? 'group and others' : 'group') : 'others'} (mode ${(stats.mode & 0o7777).toString(8).padStart(4, '0')}): chmod 700 ${quoted}`;
+    return undefined;
+  };
+  let why;
   const folderState = () => {
     try {
-      const stats = lstatSync(cacheFolder);
-      return stats.isDirectory() && trusted(stats) ? 'trusted' : 'untrusted';
+      why = distrust(lstatSync(cacheFolder));
+      return why === undefined ? 'trusted' : 'untrusted';
     } catch (error) {
+      // not there, or under a file (ENOTDIR), as before: gone without a word
+      why = undefined;
       return error.code === 'ENOENT' ? 'none' : 'untrusted';
     }
   };
   const state = folderState();
   if (state === 'untrusted') {
-    if (fromEnv && existsSync(cacheFolder)) process.stderr.write(`hldp: HLDP_CODE_CACHE_DIR ${JSON.stringify(cacheFolder)} is not this user's alone (a folder owned by uid ${euid}, not group- or world-writable): running without a code cache\n`);
+    if (fromEnv && why !== undefined) process.stderr.write(`hldp: HLDP_CODE_CACHE_DIR ${JSON.stringify(cacheFolder)} ${why}; running without a code cache\n`);
     return run(script());
   }
-  const command = /^[a-z][a-z-]{0,31}$/.test(process.argv[2] ?? '') ? process.argv[2] : 'other';
+  // one cache a command the CLI has (src/cli/commands/index.ts, checked by test/cli/code-cache.test.ts), one for no
+  // command or a flag (--help, --version); a misspelt command writes none (review userZ2, U5: 0.77 MB each)
+  const word = process.argv[2] ?? '';
+  if (/^[^-]/.test(word) && !COMMAND_NAMES.includes(word)) return run(script());
+  const command = COMMAND_NAMES.includes(word) ? word : 'other';
   const cacheFile = `${cacheFolder}/${name}.${command}.${process.version}-${process.arch}.v8`;
   // of the bytes read (~5 ms of CPU for the 7.6 MB bundle; of the string, re-encoded, ~30 ms)
   const header = Buffer.from(`hldp code cache ${name} ${createHash('sha256').update(bytes).digest('hex')}\n`);

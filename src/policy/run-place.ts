@@ -1,3 +1,4 @@
+import { formatByteSize, type SandboxCeiling } from '../core/index.js';
 import { canonicalJson, type ApprovalRecord, type RunPlace } from '../store/index.js';
 
 // each setting a place holds, with the words an operator sets it by: a variable, or (none) only the config file
@@ -46,9 +47,30 @@ export function placeProblem(record: ApprovalRecord, here: RunPlace): string | u
   return `request '${record.id}' was filed by a gateway that runs calls elsewhere than this process would: ${what}. Nothing ran and nothing was decided; it stays pending (until ${record.expires_at}): ${decideThere}, or ${fix}`;
 }
 
-// a setting as the message shows it: a path list by its paths, a ceiling as its JSON
+// a setting as the message shows it: a path list by its paths, a ceiling as the config file writes it
 function shown(value: RunPlace[keyof RunPlace] | undefined): string {
   if (value === null || value === undefined) return '(unset)';
   if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.join(', ');
-  return typeof value === 'object' ? canonicalJson(value) : String(value);
+  return typeof value === 'object' ? ceilingWords(value as SandboxCeiling) : String(value);
+}
+
+/**
+ * A ceiling in the words of `sandbox.ceiling` in the config (`{memory: 1GiB, network: false}`), not as it is kept
+ * (`{"limits":{"memory":1073741824}}`: review userZ2, U7); a part this process does not know is shown as JSON.
+ */
+function ceilingWords(ceiling: SandboxCeiling): string {
+  const size = (bytes: number): string => formatByteSize(bytes).replace(' ', '').replace(/bytes$/, '');
+  const known = new Set(['network', 'unixSockets', 'limits', 'writableRoots', 'readableRoots']);
+  const words: string[] = [];
+  if (ceiling.network !== undefined) words.push(`network: ${ceiling.network}`);
+  if (ceiling.unixSockets !== undefined) words.push(`unix_sockets: ${ceiling.unixSockets}`);
+  const limits = ceiling.limits ?? {};
+  for (const [key, value] of Object.entries(limits)) {
+    if (typeof value !== 'number') continue;
+    words.push(`${key}: ${key === 'memory' || key === 'file_size' ? size(value) : value}`);
+  }
+  if (ceiling.writableRoots) words.push(`writable_roots: [${ceiling.writableRoots.join(', ')}]`);
+  if (ceiling.readableRoots) words.push(`readable_roots: [${ceiling.readableRoots.join(', ')}]`);
+  for (const [key, value] of Object.entries(ceiling)) if (!known.has(key)) words.push(`${key}: ${canonicalJson(value)}`);
+  return `{${words.join(', ')}}`;
 }

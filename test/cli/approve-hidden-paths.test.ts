@@ -19,7 +19,7 @@ const ALICE = 'alice-token-0123456789abcd';
 const HELD = ['name: held', 'author: ICE-GL-ZY001', 'why: A person looks at every command first.', 'approval:', '  - tools: [shell-exec]', '    decision: approve', '    reason: a person looks first', ''].join('\n');
 
 /** A gateway hiding secrets.env from tools, and admin's request for a command that reads it, filed there. */
-async function filed(): Promise<{ id: string; config: string; repo: string; secret: string; url: string; env: NodeJS.ProcessEnv }> {
+async function filed(ceiling?: string): Promise<{ id: string; config: string; repo: string; secret: string; url: string; env: NodeJS.ProcessEnv }> {
   const repo = join(home.path, 'reg');
   await cp(NATIVE, repo, { recursive: true });
   await mkdir(join(repo, 'policies'));
@@ -28,7 +28,7 @@ async function filed(): Promise<{ id: string; config: string; repo: string; secr
   await mkdir(join(home.path, 'etc'));
   await writeFile(secret, 'DB_PASSWORD=hunter2\n');
   const config = join(home.path, 'hldp.yaml');
-  await writeFile(config, [`repository: { source: ${repo} }`, 'principals:', '  alice: { roles: [approver] }', 'sandbox:', `  hide: [${secret}]`, ''].join('\n'));
+  await writeFile(config, [`repository: { source: ${repo} }`, 'principals:', '  alice: { roles: [approver] }', 'sandbox:', `  hide: [${secret}]`, ...(ceiling ? [`  ceiling: ${ceiling}`] : []), ''].join('\n'));
   // the approver's shell: the store, the workspace, the api_token of the request's caller; alice's token for --config
   const env: NodeJS.ProcessEnv = { ...home.env, HLDP_API_TOKEN: ADMIN, HLDP_PRINCIPAL_ALICE_TOKEN: ALICE };
   const server = await home.serve(['--config', config], { HLDP_API_TOKEN: ADMIN, HLDP_PRINCIPAL_ALICE_TOKEN: ALICE });
@@ -58,6 +58,16 @@ describe('hldp approvals approve without the config of a gateway that hides path
     const approved = await runCli(['approvals', 'approve', id, '--config', config, '--json'], { env });
     expect(approved.code, approved.stdout + approved.stderr).toBe(0);
     expect(JSON.parse(approved.stdout).receipt.output).toContain('done');
+  });
+
+  it('names a ceiling as the config writes it, not as it is kept (review userZ2, U7)', { timeout: 120_000 }, async () => {
+    const { id, repo, secret, env } = await filed('{ memory: 1GiB, network: false, processes: 64 }');
+    const plain = join(home.path, 'config-nohide.yaml');
+    await writeFile(plain, [`repository: { source: ${repo} }`, 'principals:', '  alice: { roles: [approver] }', ''].join('\n'));
+    const refused = await runCli(['approvals', 'approve', id, '--config', plain], { env });
+    expect(refused.code, refused.stdout + refused.stderr).toBe(1);
+    expect(refused.stderr).toContain(`its sandbox.hide is ${secret}, this process's is (none); its sandbox.ceiling is {network: false, memory: 1GiB, processes: 64}, this process's is (unset).`);
+    expect(refused.stderr).not.toContain('limits');
   });
 
   it('leaves a request filed before requests recorded sandbox.hide pending, and says so', { timeout: 120_000 }, async () => {

@@ -169,6 +169,24 @@ describe('a code cache another user could have written', () => {
     }
   });
 
+  it('says what is wrong with a folder named by HLDP_CODE_CACHE_DIR, and what to do (review userZ2, U3)', async () => {
+    const open = join(temp.path, 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o775);
+    expect(await listsWithoutForgery(open, tools)).toBe(`hldp: HLDP_CODE_CACHE_DIR ${JSON.stringify(open)} is writable by group (mode 0775): chmod 700 ${JSON.stringify(open)}; running without a code cache\n`);
+    const real = join(temp.path, 'real');
+    mkdirSync(real, { mode: 0o700 });
+    const link = join(temp.path, 'link');
+    symlinkSync(real, link);
+    expect(await listsWithoutForgery(link, tools)).toBe(`hldp: HLDP_CODE_CACHE_DIR ${JSON.stringify(link)} is a symbolic link (to ${JSON.stringify(real)}), which is not followed: point HLDP_CODE_CACHE_DIR at the folder itself; running without a code cache\n`);
+    expect(readdirSync(real)).toEqual([]);
+    expect(ROOT_USER, 'needs root to give a folder to another user (CI runs as root)').toBe(true);
+    const theirs = join(temp.path, 'theirs');
+    mkdirSync(theirs, { mode: 0o700 });
+    chownSync(theirs, NOBODY, NOBODY);
+    expect(await listsWithoutForgery(theirs, tools)).toMatch(new RegExp(`^hldp: HLDP_CODE_CACHE_DIR ".*theirs" is owned by uid ${NOBODY}, not by this user \\(uid 0\\): chown 0 ".*theirs", or point HLDP_CODE_CACHE_DIR at a folder of this user's; running without a code cache\n$`));
+  });
+
   it('is never run through a symbolic link at the cache file, which is replaced, not followed', async () => {
     mkdirSync(cacheFolder(), { mode: 0o700 });
     const elsewhere = join(temp.path, 'elsewhere.v8');
@@ -210,6 +228,46 @@ describe('the folder HLDP_CODE_CACHE_DIR names', () => {
     const script = `const { OWN_FOLDERS } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/config/package-root.js')).href)}); process.stdout.write(JSON.stringify(OWN_FOLDERS));`;
     const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, HLDP_CODE_CACHE_DIR: folder } });
     expect(JSON.parse(stdout) as string[]).toContain(folder);
+  });
+});
+
+describe('the commands a code cache is kept for (review userZ2, U5)', () => {
+  it('writes none for a misspelt command, which would leave ~0.77 MB behind each', async () => {
+    for (const word of ['valdate', 'xyz']) {
+      const run = await runCli([word], { env: env(cacheFolder()) });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`unknown command '${word}'`);
+    }
+    expect(existsSync(cacheFolder()) ? readdirSync(cacheFolder()) : []).toEqual([]);
+    // a known command and --version still write theirs
+    expect((await runCli(['--version'], { env: env(cacheFolder()) })).code).toBe(0);
+    await listed();
+    expect(readdirSync(cacheFolder()).map((name) => name.split('.')[2]).sort()).toEqual(['list', 'other']);
+  });
+
+  it("are the CLI's commands, as src/cli/commands/index.ts lists them", async () => {
+    const { COMMANDS } = (await import(pathToFileURL(join(ROOT, 'dist/cli/commands/index.js')).href)) as { COMMANDS: Array<{ name: string }> };
+    const listed = /const COMMAND_NAMES = (\[[^\]]*\])/.exec(readFileSync(join(ROOT, 'bin/hldp.js'), 'utf8'))?.[1];
+    expect(JSON.parse(listed!.replaceAll("'", '"'))).toEqual(COMMANDS.map((command) => command.name));
+  });
+});
+
+describe("a bundle another user owns (a package installed by root, run by a user; review userZ2, U4)", () => {
+  it('is run without a code cache, and says so once HLDP_CODE_CACHE_DIR is set, which it does not use', async () => {
+    expect(ROOT_USER, 'needs root to give the bundle to another user (CI runs as root)').toBe(true);
+    const copy = join(temp.path, 'package');
+    for (const part of ['package.json', 'bin', 'schemas', 'native-repo', 'assets']) cpSync(join(ROOT, part), join(copy, part), { recursive: true });
+    cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true, filter: (source) => !source.startsWith(join(ROOT, 'dist/bundle/code-cache')) });
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    chownSync(join(copy, 'dist/bundle', BUNDLE), NOBODY, NOBODY);
+    const folder = join(temp.path, 'mine');
+    const run = await execFileAsync(process.execPath, [join(copy, 'bin/hldp.js'), 'list', '--json'], { env: { ...process.env, ...env(folder) } });
+    expect(JSON.parse(run.stdout)).toHaveProperty('tools');
+    expect(run.stderr).toBe(`hldp: HLDP_CODE_CACHE_DIR is not used: the bundle ${join(copy, 'dist/bundle', BUNDLE)} is owned by uid ${NOBODY}, not by this user (uid 0), and a code cache is trusted only as far as the bundle: running without a code cache\n`);
+    expect(existsSync(folder)).toBe(false);
+    // without the variable, nothing is said
+    const quiet = await execFileAsync(process.execPath, [join(copy, 'bin/hldp.js'), 'list', '--json'], { env: { ...process.env, ...env(folder), HLDP_CODE_CACHE_DIR: '' } });
+    expect(quiet.stderr).toBe('');
   });
 });
 

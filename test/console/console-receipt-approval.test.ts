@@ -82,7 +82,7 @@ describe("a receipt's page in the console", () => {
         Via: expect.stringContaining('as a principal'),
         'Their reason': 'read it: <b>fine</b> to send',
         Rule: `${RULE}: what say prints goes to the team channel`,
-        Deadline: "4,000 ms — shorter than the tool's timeout_ms (30,000 ms): asked for by the call or by who approved it, or the gateway's max_call_timeout_ms",
+        Deadline: "4,000 ms — shorter than the tool's timeout_ms (30,000 ms, the default when its constraints set none): asked for by the call or by who approved it, or the gateway's max_call_timeout_ms",
       });
       expect(shown.Decided).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
       expect(page.text).toContain(`<a href="/console/approvals/${encodeURIComponent(approval)}">`);
@@ -94,7 +94,7 @@ describe("a receipt's page in the console", () => {
     it('shows the caller its own receipt the same way', async () => {
       const { receipt } = await decided('approve', 'ok for bot');
       const shown = facts((await pageOf(`/console/receipts/${encodeURIComponent(receipt)}`, 'bot')).text);
-      expect(shown).toMatchObject({ 'Decided by': 'alice', 'Their reason': 'ok for bot', Rule: `${RULE}: what say prints goes to the team channel`, Deadline: "30,000 ms — the tool's constraints.timeout_ms" });
+      expect(shown).toMatchObject({ 'Decided by': 'alice', 'Their reason': 'ok for bot', Rule: `${RULE}: what say prints goes to the team channel`, Deadline: '30,000 ms — the default 30 s of a tool whose constraints set no timeout_ms (or set 30,000)' });
     });
 
     it('links the decided request, whose page shows the decision and the receipt, with nothing to decide', async () => {
@@ -136,12 +136,23 @@ describe("a receipt's page in the console", () => {
       const shown = facts(page.text);
       expect(shown.Approval).toBe('—');
       expect(shown.Decision).toBeUndefined();
-      expect(shown.Deadline).toBe("30,000 ms — the tool's constraints.timeout_ms");
+      // the tool sets no constraints: 30 s is the default, not a field of its (review userZ2, U6)
+      expect(shown.Deadline).toBe('30,000 ms — the default 30 s of a tool whose constraints set no timeout_ms (or set 30,000)');
       const [output, stderr] = [Buffer.byteLength('partial output\n'), Buffer.byteLength(FAIL_STDERR)];
       expect(call.json.output_bytes).toBe(output + stderr);
       expect(shown.Bytes).toBe(`${output + stderr} produced by the tool (output and standard error together); none cut; stored: output ${output}, standard error ${stderr} bytes`);
       expect(page.text).toContain(`<h2>Output (raw)</h2> <span class="muted">${output} bytes stored</span>`);
       expect(page.text).toContain(`<h2>Error (raw)</h2> <span class="muted">${stderr} bytes stored</span>`);
+    });
+  });
+
+  describe('when the call asked for a shorter deadline and needed no approval', () => {
+    it('names only the call as what may have asked for it: there was no approver (review userZ2, U6)', async () => {
+      const call = await api('bot', 'POST', '/v1/call', { tool: 'fail', params: {}, timeout_ms: 5000 });
+      expect(call.json).toMatchObject({ ok: false, approval: null });
+      const shown = facts((await pageOf(`/console/receipts/${encodeURIComponent(call.json.id)}`, 'admin')).text);
+      expect(shown.Approval).toBe('—');
+      expect(shown.Deadline).toBe("5,000 ms — shorter than the tool's timeout_ms (30,000 ms, the default when its constraints set none): asked for by the call, or the gateway's max_call_timeout_ms");
     });
   });
 });

@@ -1,4 +1,4 @@
-import type { Receipt, ReceiptApproval, ToolDefinition } from '../../core/index.js';
+import { DEFAULT_TIMEOUT_MS, type Receipt, type ReceiptApproval, type ToolDefinition } from '../../core/index.js';
 import type { ConsoleApprovalRecord } from '../console-backend.js';
 import { html, revealed, type Html } from '../html.js';
 import { time } from './layout.js';
@@ -72,13 +72,17 @@ export function deadlineRow(receipt: Receipt, definition: ToolDefinition | undef
   const ms = receipt.timeout_ms;
   if (typeof ms !== 'number') return row('Deadline', html`<span class="muted">not recorded (a receipt stored before receipts kept it)</span>`);
   const own = definition?.constraints.timeout_ms;
+  // the parsed definition has the default filled in: 30 s is the default unless the file wrote the same (review userZ2, U6)
+  const ownWords = own === DEFAULT_TIMEOUT_MS ? `the tool's timeout_ms (${own.toLocaleString('en')} ms, the default when its constraints set none)` : `the tool's timeout_ms (${own?.toLocaleString('en')} ms)`;
+  // who may have asked for another: an approver only where the call went through an approval
+  const askers = linkOf(receipt) || receipt.confirmation ? 'the call or by who approved it' : 'the call';
   const source = own === undefined || servedCommit !== receipt.commit
     ? `the tool's timeout_ms or one the call asked for: the receipt does not say which${own === undefined ? '' : ` (the tool as served now sets ${own.toLocaleString('en')} ms)`}`
     : own === ms
-      ? "the tool's constraints.timeout_ms"
+      ? own === DEFAULT_TIMEOUT_MS ? "the default 30 s of a tool whose constraints set no timeout_ms (or set 30,000)" : "the tool's constraints.timeout_ms"
       : ms > own
-        ? `longer than the tool's timeout_ms (${own.toLocaleString('en')} ms): asked for by the call or by who approved it`
-        : `shorter than the tool's timeout_ms (${own.toLocaleString('en')} ms): asked for by the call or by who approved it, or the gateway's max_call_timeout_ms`;
+        ? `longer than ${ownWords}: asked for by ${askers}`
+        : `shorter than ${ownWords}: asked for by ${askers}, or the gateway's max_call_timeout_ms`;
   return row('Deadline', html`<span data-deadline-ms="${ms}">${ms.toLocaleString('en')} ms</span> <span class="muted">— ${source}</span>`);
 }
 
