@@ -43,7 +43,8 @@ function unfillableParameter(tool: ToolDefinition, params: Params): string | und
   for (const name of FORGEJO_METHOD_PARAMETERS[tool.method] ?? []) {
     const property = Object.hasOwn(declared, name) ? declared[name] : undefined;
     const types = typeof property?.type === 'string' ? [property.type] : Array.isArray(property?.type) ? (property.type as unknown[]) : undefined;
-    const fix = `declare ${name}: { type: string, required: true } in ${tool.source.path} (hldp validate reports it as METHOD_PARAMS_MISMATCH)`;
+    // both forms of params_schema: `required: true` on a property is the shorthand's alone (review userZ2, U8)
+    const fix = `declare it as text in ${tool.source.path}: in the shorthand, ${name}: { type: string, required: true }; in a full JSON Schema, add '${name}' to properties as {type: string} and to required (hldp validate reports it as METHOD_PARAMS_MISMATCH)`;
     if (property === undefined && ownValue(params, name) === undefined) {
       return `tool '${tool.name}' cannot run git-forgejo method '${tool.method}': it needs parameter '${name}', which the tool's params_schema does not declare, so no caller is asked for it; ${fix}`;
     }

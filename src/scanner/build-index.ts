@@ -281,7 +281,9 @@ function noToolsWarning(source: string): Diagnostic {
 
 function duplicate(file: string, position: Position | undefined, taken: string): Diagnostic {
   const { line, column } = position ?? { line: 1, column: 1 };
-  return { file, line, column, severity: 'error', code: 'DUPLICATE_NAME', message: `${taken}: rename this one` };
+  // a twin git history cannot date names which to act on itself (name-history's merged claims)
+  const advice = taken.includes('rename or remove one of them') ? '' : ': rename this one';
+  return { file, line, column, severity: 'error', code: 'DUPLICATE_NAME', message: `${taken}${advice}` };
 }
 
 // an alias that is another tool's name, or another tool's alias, would make lookups ambiguous: the name's tool keeps it,

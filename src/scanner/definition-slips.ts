@@ -14,14 +14,15 @@ export interface CodedProblem {
 /**
  * Authors' slips the shape lets through (review userY, Y2 and Y7): an `http.method` in lower case or one few servers
  * know (warnings), a `shell.argv` template no value of its `select` parameter picks (a warning), an `output_schema`
- * that is not JSON Schema (an error).
+ * that is not JSON Schema (a warning: it is a reference, never checked against the output, and must not take a working
+ * tool out of service; review userZ2, U1/U10).
  */
 export function definitionSlips(value: Record<string, unknown>, paramsSchema: JsonSchema | undefined): CodedProblem[] {
   const found: CodedProblem[] = httpMethodWarnings(value).map((problem) => ({ code: 'UNKNOWN_METHOD', severity: 'warning', problem }));
   if (paramsSchema) for (const problem of unusedTemplates(value, paramsSchema)) found.push({ code: 'UNUSED_TEMPLATE', severity: 'warning', problem });
   const output = value.output_schema;
   if (typeof output === 'object' && output !== null && !Array.isArray(output)) {
-    for (const problem of jsonSchemaProblems(output as Record<string, unknown>, 'output_schema')) found.push({ code: 'INVALID_OUTPUT_SCHEMA', severity: 'error', problem });
+    for (const problem of jsonSchemaProblems(output as Record<string, unknown>, 'output_schema')) found.push({ code: 'INVALID_OUTPUT_SCHEMA', severity: 'warning', problem });
   }
   return found;
 }

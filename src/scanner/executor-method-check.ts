@@ -40,15 +40,20 @@ export function checkMethodParameters(value: Record<string, unknown>, schema: Js
   const open = schema.additionalProperties !== false || OPENING_KEYWORDS.some((keyword) => keyword in schema);
   // the written schema is the full form (`properties:`) or the shorthand (parameters right under params_schema)
   const written = value.params_schema;
-  const full = isMapping(written) && 'properties' in written;
+  const full = isMapping(written) && written.type === 'object';
   const at = (name: string): Array<string | number> => (full ? ['params_schema', 'properties', name] : ['params_schema', name]);
   const problems: MethodProblem[] = [];
   const missing = needed.filter((name) => !Object.hasOwn(properties, name));
   if (missing.length > 0) {
     const names = missing.map((name) => `'${name}'`).join(' and ');
-    const example = missing.map((name) => `${name}: { type: string, required: true }`).join(', ');
+    // advice in the form the schema is written in: `required: true` on a property is the shorthand's alone, which a
+    // full JSON Schema refuses (review userZ2, U8)
+    const list = missing.join(', ');
+    const example = full
+      ? `add ${missing.map((name) => `'${name}'`).join(' and ')} to params_schema.properties as {type: string} and to params_schema.required (required: [${list}])`
+      : `declare ${missing.map((name) => `${name}: { type: string, required: true }`).join(', ')}`;
     const outcome = open ? 'a caller is never told to send it, so a call fails unless it guesses' : 'every call would fail';
-    problems.push({ path: ['params_schema'], atKey: true, severity: open ? 'warning' : 'error', message: `git-forgejo method '${method}' needs ${missing.length > 1 ? 'parameters' : 'parameter'} ${names}, which 'params_schema' does not declare: ${outcome}; declare ${example}` });
+    problems.push({ path: ['params_schema'], atKey: true, severity: open ? 'warning' : 'error', message: `git-forgejo method '${method}' needs ${missing.length > 1 ? 'parameters' : 'parameter'} ${names}, which 'params_schema' does not declare: ${outcome}; ${example}` });
   }
   for (const name of needed.filter((name) => Object.hasOwn(properties, name))) {
     const property = properties[name]!;
@@ -56,7 +61,7 @@ export function checkMethodParameters(value: Record<string, unknown>, schema: Js
     if (types !== undefined && !types.includes('string')) {
       problems.push({ path: at(name), atKey: true, severity: 'error', message: `git-forgejo method '${method}' reads parameter '${name}' as text, but 'params_schema' declares it as ${types.join(' or ')}: every call would fail; make it type: string` });
     } else if (!required.has(name) && !Object.hasOwn(property, 'default')) {
-      problems.push({ path: at(name), atKey: true, severity: 'warning', message: `git-forgejo method '${method}' needs parameter '${name}', which 'params_schema' leaves optional without a default: a call without it fails; make it required: true, or give it a default` });
+      problems.push({ path: at(name), atKey: true, severity: 'warning', message: `git-forgejo method '${method}' needs parameter '${name}', which 'params_schema' leaves optional without a default: a call without it fails; ${full ? `add '${name}' to params_schema.required (required: [${name}])` : 'make it required: true'}, or give it a default` });
     }
   }
   return problems;

@@ -128,7 +128,11 @@ function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { err
   const merged = (ats: readonly number[]): HistoryNote | undefined => {
     const first = oldest(ats);
     const at = ats.find((one) => one !== first && answer.appeared[one]?.merged);
-    return at === undefined ? undefined : { undecided: mergedReason(claimants[at]!, answer.appeared[at]!.merged!), closed: true };
+    if (at === undefined) return undefined;
+    // the others, as they stand on the walked line: which one to act on is the author's call, with both in view
+    const since = (one: number): string => (answer.appeared[one] ? `has been here since commit ${short(answer.appeared[one].commit)}` : 'was there before it');
+    const others = ats.flatMap((one) => (one === at || answer.appeared[one]?.merged ? [] : [`${claimants[one]!.path} ${since(one)}`]));
+    return { undecided: mergedReason(claimants[at]!, answer.appeared[at]!.merged!, others), closed: true };
   };
   for (const role of ['name', 'toolset'] as const) {
     const group = of(role);
@@ -158,9 +162,12 @@ function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { err
 
 const short = (commit: string): string => commit.slice(0, 12);
 
-function mergedReason(claimant: Claimant, commit: string): string {
+// names the claim that came in through the merge, and the rest, on every twin: each was told "rename this one", the
+// reviewed tool that had the name before the merge too (review userZ2, U11)
+function mergedReason(claimant: Claimant, commit: string, others: readonly string[]): string {
   const what = claimant.role === 'alias' ? `${claimant.path}'s alias` : claimant.path;
-  return `git history cannot tell which claim is older: ${what} came in through the merge commit ${short(commit)} from a line first-parent history does not follow`;
+  const since = others.length > 0 ? `; ${others.join('; ')}` : '';
+  return `git history cannot tell which claim is older: ${what} came in through the merge commit ${short(commit)} from a line first-parent history does not follow; rename or remove one of them (${what} came in through the merge${since})`;
 }
 
 function decidedReason(claimants: readonly Claimant[], answer: HistoryAnswer, winner: number, group: readonly number[]): string {

@@ -51,9 +51,7 @@ export function normaliseParamsSchema(written: Record<string, unknown>): Normali
       message: `unknown JSON Schema keyword '${String(unknown.at(-1))}' in 'params_schema'`,
     });
   }
-  // allErrors: a file's independent errors come in one run (README), two bad keywords on one property too (review W, W6)
-  metaValidator ??= new (ajv2020())({ strict: false, validateFormats: false, allErrors: true });
-  if (!metaValidator.validateSchema(schema)) problems.push(...metaSchemaProblems(schema, metaValidator.errors ?? [], toWritten));
+  problems.push(...metaCheck(schema, toWritten));
   const patternProblems = unsupportedPatterns(schema, []).map(({ path, atKey, pattern, reason }) => ({
     path: toWritten(path),
     atKey,
@@ -70,9 +68,34 @@ export function normaliseParamsSchema(written: Record<string, unknown>): Normali
 
 /** Meta-validates a schema written at `field` of a definition (`output_schema`): its problems, at their lines. */
 export function jsonSchemaProblems(schema: Record<string, unknown>, field: string): SchemaProblem[] {
+  return metaCheck(schema, (path) => [field, ...path]);
+}
+
+// the meta-schema's problems with a written schema. A `$schema` naming another draft (draft-07, the usual copied
+// line) made ajv throw, reported as a bug of ours and the tool dropped (review userZ2, U1): it is told at its line,
+// and the rest of the schema is checked as 2020-12
+function metaCheck(schema: Record<string, unknown>, toWritten: (path: Array<string | number>) => Array<string | number>): SchemaProblem[] {
+  // allErrors: a file's independent errors come in one run (README), two bad keywords on one property too (review W, W6)
   metaValidator ??= new (ajv2020())({ strict: false, validateFormats: false, allErrors: true });
-  if (metaValidator.validateSchema(schema)) return [];
-  return metaSchemaProblems(schema, metaValidator.errors ?? [], (path) => [field, ...path]);
+  const problems: SchemaProblem[] = [];
+  let checked = schema;
+  if (schema.$schema !== undefined && !isDraft2020(schema.$schema)) {
+    problems.push({
+      path: toWritten(['$schema']),
+      atKey: false,
+      message: `$schema '${String(schema.$schema)}' is not JSON Schema 2020-12, which this gateway reads; remove the line or set it to ${DRAFT_2020}`,
+    });
+    const { $schema: _other, ...rest } = schema;
+    checked = rest;
+  }
+  if (!metaValidator.validateSchema(checked)) problems.push(...metaSchemaProblems(checked, metaValidator.errors ?? [], toWritten));
+  return problems;
+}
+
+const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
+
+function isDraft2020(declared: unknown): boolean {
+  return typeof declared === 'string' && declared.replace(/#$/, '') === DRAFT_2020;
 }
 
 // a refused schema as its author meant it, for the checks that read it beside the refusal: `required: true` on a

@@ -33,9 +33,24 @@ export function metaSchemaProblems(schema: unknown, errors: readonly ErrorObject
       continue;
     }
     const written = toWritten(path);
-    problems.push({ path: written, atKey: false, message: `'${written.join('.')}' is not valid JSON Schema: ${error.message ?? 'invalid'}` });
+    const message = `'${written.join('.')}' is not valid JSON Schema: ${oldDraftHint(path, valueAt(schema, path)) ?? error.message ?? 'invalid'}`;
+    // ajv reports one wrong keyword once per branch of the meta-schema it tried: the author reads it once (review userZ2, U10)
+    if (told.has(message)) continue;
+    told.add(message);
+    problems.push({ path: written, atKey: false, message });
   }
   return problems;
+}
+
+// an older draft's idiom 2020-12 writes otherwise: a tuple `items: [...]`, draft-04's boolean `exclusiveMinimum`
+function oldDraftHint(path: Array<string | number>, value: unknown): string | undefined {
+  const keyword = path.at(-1);
+  if (keyword === 'items' && Array.isArray(value)) return 'a list under `items` is an older draft\'s tuple; in JSON Schema 2020-12 a tuple is `prefixItems: [...]`';
+  if ((keyword === 'exclusiveMinimum' || keyword === 'exclusiveMaximum') && typeof value === 'boolean') {
+    const bound = keyword === 'exclusiveMinimum' ? 'minimum' : 'maximum';
+    return `a boolean here is draft-04's; write the bound itself: \`${keyword}: 0\` instead of \`${bound}: 0\` with \`${keyword}: true\``;
+  }
+  return undefined;
 }
 
 /**

@@ -11,7 +11,7 @@ export type ScriptProblem = SchemaProblem & { severity: 'error' | 'warning'; wit
 /**
  * `$HLDP_PARAM_X` in a `shell.script` for an X that `params_schema` does not declare (`UNDECLARED_SCRIPT_VARIABLE`,
  * review userY, Y3): the executor exports declared parameters only, so the variable is always empty, silently.
- * An error where `sh` expands it; a warning where it does not (single quotes, `<<'EOF'`: a program handed the text may)
+ * An error where `sh` expands it; a warning where every use gives a default or an alternative (`${X:-0}`), where it does not (single quotes, `<<'EOF'`: a program handed the text may)
  * or where the script could not be read to a clean end. Names the script sets itself or `shell.env` sets are left alone.
  */
 export function checkUndeclaredScriptVariables(fields: { shell?: { script?: unknown; env?: unknown } }, paramsSchema: JsonSchema): ScriptProblem[] {
@@ -27,24 +27,35 @@ export function checkUndeclaredScriptVariables(fields: { shell?: { script?: unkn
   for (const reference of found.references) {
     if (variables.has(reference.name) || found.assigned.has(reference.name) || fixed.has(reference.name)) continue;
     const seen = byName.get(reference.name);
+    // the place shown is the first plain use sh expands, else the first with a default, else the first
     if (seen === undefined) byName.set(reference.name, { at: reference, uses: 1 });
-    else byName.set(reference.name, { at: seen.at.context === 'literal' && reference.context !== 'literal' ? reference : seen.at, uses: seen.uses + 1 });
+    else byName.set(reference.name, { at: rank(reference) > rank(seen.at) ? reference : seen.at, uses: seen.uses + 1 });
   }
   const chosen = [...byName.values()].sort((one, other) => one.at.index - other.at.index);
   const problems: ScriptProblem[] = [];
   for (const { at: reference, uses } of chosen.slice(0, MAX_PROBLEMS)) {
-    const certain = found.clean && reference.context !== 'literal';
+    const plain = rank(reference) === 2;
+    // a variable read only with a default or an alternative is a deliberate optional switch (`${X:-0}`): the tool
+    // works, with the default, so a push must not take it out of service (review userZ2, U9); a plain `$X` is a typo's,
+    // and so is a defaulted one a declared parameter's name is near (`${HLDP_PARAM_max_count:-10}`: its value is lost)
+    const certain = found.clean && reference.context !== 'literal' && (plain || nearVariable(reference.name, variables) !== undefined);
     const more = uses > 1 ? ` (here and ${uses - 1} more ${uses > 2 ? 'times' : 'time'})` : '';
+    const outcome = rank(reference) !== 1 ? 'it is always empty' : `its default or alternative is always the one taken (\${${reference.name}:-…})`;
     problems.push({
       path: ['shell', 'script'],
       atKey: false,
       severity: certain ? 'error' : 'warning',
       within: { text: reference.name, occurrence: occurrenceOf(script, reference) },
-      message: `${where(reference, found.clean)} reads $${reference.name}${more}, but 'params_schema' declares no parameter that sets it, so it is always empty; ${advice(reference.name, variables)}`,
+      message: `${where(reference, found.clean)} reads $${reference.name}${more}, but 'params_schema' declares no parameter that sets it, so ${outcome}; ${advice(reference.name, variables)}`,
     });
   }
   if (chosen.length > MAX_PROBLEMS) problems.at(-1)!.message += `; and ${chosen.length - MAX_PROBLEMS} more undeclared variables`;
   return problems;
+}
+
+// how surely a use reads nothing: a plain one sh expands (2), one with a default or an alternative (1), a literal one (0)
+function rank(reference: ScriptVariableReference): number {
+  return reference.context === 'literal' ? 0 : reference.defaulted ? 1 : 2;
 }
 
 function where(reference: ScriptVariableReference, clean: boolean): string {
@@ -52,9 +63,13 @@ function where(reference: ScriptVariableReference, clean: boolean): string {
   return clean ? "'shell.script'" : "'shell.script' (as far as this check could follow its quoting)";
 }
 
-function advice(variable: string, variables: ReadonlyMap<string, string>): string {
+function nearVariable(variable: string, variables: ReadonlyMap<string, string>): string | undefined {
   const suffix = variable.slice('HLDP_PARAM_'.length);
-  const near = nearWord(suffix, [...variables.keys()].map((name) => name.slice('HLDP_PARAM_'.length)));
+  return nearWord(suffix, [...variables.keys()].map((name) => name.slice('HLDP_PARAM_'.length)));
+}
+
+function advice(variable: string, variables: ReadonlyMap<string, string>): string {
+  const near = nearVariable(variable, variables);
   if (near !== undefined) return `did you mean $HLDP_PARAM_${near} (parameter '${variables.get(`HLDP_PARAM_${near}`)}')?`;
   const declared = [...variables].map(([name, parameter]) => `$${name} ('${parameter}')`).join(', ');
   return `declare the parameter in 'params_schema'${declared ? `, or read one that is declared: ${declared}` : ' (it declares none)'}`;

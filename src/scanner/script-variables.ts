@@ -14,6 +14,8 @@ export interface ScriptVariableReference {
   /** offset of the name in the script */
   index: number;
   context: ReferenceContext;
+  /** `${X:-…}`, `${X-…}`, `${X:+…}`, `${X+…}`: read with a default or an alternative, an optional switch (review userZ2, U9) */
+  defaulted?: boolean;
 }
 
 /** What {@link findScriptVariables} read: every reference outside comments, the names the script sets itself, and whether it read the script to its end in a clean state. */
@@ -152,7 +154,9 @@ class ScriptLexer {
     if (next === '{') {
       this.index += 2;
       if (text[this.index] === '#' && text[this.index + 1] !== '}') this.index += 1;
+      const before = this.references.length;
       this.reference(context);
+      if (this.references.length > before && /^:?[-+=]/.test(text.slice(this.index, this.index + 2))) this.references.at(-1)!.defaulted = true;
       this.braceWord(context);
     } else if (next === '(' && text[this.index + 2] === '(') {
       this.index += 3;
@@ -160,6 +164,9 @@ class ScriptLexer {
     } else if (next === '(') {
       this.index += 2;
       this.commands(')');
+    } else if (next === '$') {
+      // `$$` is the shell's PID: a name right after it is text (`$$HLDP_PARAM_X`), not a variable
+      this.index += 2;
     } else {
       this.index += 1;
       this.reference(context);
@@ -274,8 +281,10 @@ class ScriptLexer {
 
   /** References written in text `sh` does not expand here. */
   private literalReferences(from: number, to: number): void {
-    const pattern = /\$\{?#?(HLDP_PARAM_[A-Za-z0-9_]+)/g;
+    // `$$` (the PID) first, so the name after it is not read as a variable
+    const pattern = /\$\$|\$\{?#?(HLDP_PARAM_[A-Za-z0-9_]+)/g;
     for (const match of this.text.slice(from, to).matchAll(pattern)) {
+      if (match[1] === undefined) continue;
       this.references.push({ name: match[1]!, index: from + match.index + match[0].length - match[1]!.length, context: 'literal' });
     }
   }

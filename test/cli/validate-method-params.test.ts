@@ -29,6 +29,31 @@ describe('hldp validate', () => {
     });
   });
 
+  // review userZ2, U8: the advice was the shorthand's `required: true`, which a full JSON Schema then refuses
+  describe('when the params_schema is a full JSON Schema', () => {
+    it("gives the advice in that schema's own form, which then validates", async () => {
+      const full = (properties: string, required: string) => `\n  type: object\n  properties:\n${properties}\n  required: [${required}]\n  additionalProperties: false`;
+      await writeFiles(folder.path, {
+        'tools/f-full/TOOL.hdlp': forgejoTool('f-full', 'read_file', full('    file: { type: string }', 'file')),
+        'tools/f-opt/TOOL.hdlp': forgejoTool('f-opt', 'write_file', full('    path: { type: string }\n    content: { type: string }', 'content')),
+      });
+      const run = await runCli(['validate', folder.path], { env: folder.cliEnv(), cwd: folder.path });
+      expect(run.stdout.split('\n').filter(Boolean)).toEqual([
+        "tools/f-full/TOOL.hdlp:6:1: error: git-forgejo method 'read_file' needs parameter 'path', which 'params_schema' does not declare: every call would fail; add 'path' to params_schema.properties as {type: string} and to params_schema.required (required: [path])",
+        "tools/f-opt/TOOL.hdlp:9:5: warning: git-forgejo method 'write_file' needs parameter 'path', which 'params_schema' leaves optional without a default: a call without it fails; add 'path' to params_schema.required (required: [path]), or give it a default",
+      ]);
+      expect(run.stdout).not.toContain('required: true');
+      // the advice followed to the letter
+      await writeFiles(folder.path, {
+        'tools/f-full/TOOL.hdlp': forgejoTool('f-full', 'read_file', full('    file: { type: string }\n    path: { type: string }', 'file, path')),
+        'tools/f-opt/TOOL.hdlp': forgejoTool('f-opt', 'write_file', full('    path: { type: string }\n    content: { type: string }', 'content, path')),
+      });
+      const fixed = await runCli(['validate', folder.path], { env: folder.cliEnv(), cwd: folder.path });
+      expect(fixed.stdout).toBe('');
+      expect(fixed.code).toBe(0);
+    });
+  });
+
   describe('when the parameter is declared as something other than text', () => {
     it('reports it at the parameter', async () => {
       await writeFiles(folder.path, { 'tools/issuer/TOOL.hdlp': forgejoTool('issuer', 'create_issue', '\n  title: { type: integer, required: true }') });

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeToolYaml, writeFiles } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -21,7 +24,7 @@ describe('hldp validate', () => {
       expect(run.code).toBe(1);
       expect(run.stdout.split('\n').filter(Boolean)).toEqual([
         "tools/lister/TOOL.hdlp:13:17: error: 'shell.script' reads $HLDP_PARAM_PATHS, but 'params_schema' declares no parameter that sets it, so it is always empty; did you mean $HLDP_PARAM_PATH (parameter 'path')?",
-        "tools/lister/TOOL.hdlp:14:13: error: 'shell.script' reads $HLDP_PARAM_max_count, but 'params_schema' declares no parameter that sets it, so it is always empty; did you mean $HLDP_PARAM_MAX_COUNT (parameter 'max-count')?",
+        "tools/lister/TOOL.hdlp:14:13: error: 'shell.script' reads $HLDP_PARAM_max_count, but 'params_schema' declares no parameter that sets it, so its default or alternative is always the one taken (${HLDP_PARAM_max_count:-…}); did you mean $HLDP_PARAM_MAX_COUNT (parameter 'max-count')?",
       ]);
       const json = await runCli(['validate', folder.path, '--json'], { env: folder.cliEnv(), cwd: folder.path });
       expect(JSON.parse(json.stdout).errors.map((error: { code: string }) => error.code)).toEqual(['UNDECLARED_SCRIPT_VARIABLE', 'UNDECLARED_SCRIPT_VARIABLE']);
@@ -54,6 +57,33 @@ describe('hldp validate', () => {
         { line: 13, column: 17, code: 'UNDECLARED_SCRIPT_VARIABLE', severity: 'warning' },
         { line: 15, column: 13, code: 'UNDECLARED_SCRIPT_VARIABLE', severity: 'warning' },
       ]);
+    });
+  });
+
+  // review userZ2, U9: a debugging knob read with a default dropped a tool that worked; `$$` (the PID) ran into a name
+  describe('when every use of the variable gives a default or an alternative, or a name follows $$', () => {
+    it('warns of the optional switch at its line, says nothing of $$NAME, and exits 0', async () => {
+      await writeFiles(folder.path, {
+        'tools/knob/TOOL.hdlp': scriptTool('knob', [
+          '[ "${HLDP_PARAM_VERBOSE:-0}" = 1 ] && set -x',
+          'echo "${HLDP_PARAM_VERBOSE-0} ${HLDP_PARAM_QUIET:+-q} ${HLDP_PARAM_QUIET+set}"',
+          'echo "$$HLDP_PARAM_PIDTEXT" \'$$HLDP_PARAM_PIDTEXT\'',
+          'du -sh -- "$HLDP_PARAM_PATH"',
+        ]),
+      });
+      const run = await runCli(['validate', folder.path], { env: folder.cliEnv(), cwd: folder.path });
+      expect(run.stdout.split('\n').filter(Boolean)).toEqual([
+        "tools/knob/TOOL.hdlp:12:10: warning: 'shell.script' reads $HLDP_PARAM_VERBOSE (here and 1 more time), but 'params_schema' declares no parameter that sets it, so its default or alternative is always the one taken (${HLDP_PARAM_VERBOSE:-…}); declare the parameter in 'params_schema', or read one that is declared: $HLDP_PARAM_PATH ('path'), $HLDP_PARAM_MAX_COUNT ('max-count')",
+        "tools/knob/TOOL.hdlp:13:37: warning: 'shell.script' reads $HLDP_PARAM_QUIET (here and 1 more time), but 'params_schema' declares no parameter that sets it, so its default or alternative is always the one taken (${HLDP_PARAM_QUIET:-…}); declare the parameter in 'params_schema', or read one that is declared: $HLDP_PARAM_PATH ('path'), $HLDP_PARAM_MAX_COUNT ('max-count')",
+      ]);
+      expect(run.code).toBe(0);
+    });
+
+    it('is still an error where one use is plain', async () => {
+      await writeFiles(folder.path, { 'tools/knob/TOOL.hdlp': scriptTool('knob', ['[ "${HLDP_PARAM_VERBOSE:-0}" = 1 ] && set -x', 'echo "$HLDP_PARAM_VERBOSE"']) });
+      const run = await runCli(['validate', folder.path], { env: folder.cliEnv(), cwd: folder.path });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain("tools/knob/TOOL.hdlp:13:12: error: 'shell.script' reads $HLDP_PARAM_VERBOSE (here and 1 more time), but 'params_schema' declares no parameter that sets it, so it is always empty;");
     });
   });
 
@@ -92,6 +122,25 @@ describe('hldp scan', () => {
       const scanned = JSON.parse(run.stdout);
       expect(scanned.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(['alpha', 'good']);
       expect(scanned.errors).toEqual([expect.objectContaining({ file: 'tools/lister/TOOL.hdlp', line: 12, column: 17, code: 'UNDECLARED_SCRIPT_VARIABLE' })]);
+    });
+  });
+
+  describe('when a script tool reads an undeclared optional switch with a default', () => {
+    it('serves it, and a call runs with the default', async () => {
+      await writeFiles(folder.path, {
+        'tools/knob/TOOL.hdlp': scriptTool('knob', ['[ "${HLDP_PARAM_VERBOSE:-0}" = 1 ] && echo verbose', 'echo "knob ${HLDP_PARAM_VERBOSE:-0} $HLDP_PARAM_PATH"']),
+      });
+      const run = await runCli(['scan', '--repo', folder.path, '--json'], { env: folder.cliEnv() });
+      const scanned = JSON.parse(run.stdout);
+      expect(scanned.tools.map((tool: { name: string }) => tool.name)).toContain('knob');
+      expect(scanned.errors.filter((error: { file: string }) => error.file === 'tools/knob/TOOL.hdlp')).toEqual([]);
+      const workspace = await mkdtemp(join(tmpdir(), 'hldp-knob-workspace-'));
+      try {
+        const called = await runCli(['call', 'knob', '--repo', folder.path, '--params', '{"path": "x"}', '--json'], { env: { ...folder.cliEnv(), HLDP_WORKSPACE: workspace } });
+        expect(JSON.parse(called.stdout)).toMatchObject({ ok: true, output: 'knob 0 x\n' });
+      } finally {
+        await rm(workspace, { recursive: true, force: true });
+      }
     });
   });
 });

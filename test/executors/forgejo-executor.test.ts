@@ -189,7 +189,7 @@ describe('git-forgejo executor against a Forgejo API contract server', () => {
       const tool = forgejoTool('read_file', { params_schema: { type: 'object', properties: { ref: { type: 'string' } } } });
       const result = await execute(tool, {}, { forgejo: config });
       expect(result).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED' });
-      expect(result.error).toBe("tool 'forgejo-read_file' cannot run git-forgejo method 'read_file': it needs parameter 'path', which the tool's params_schema does not declare, so no caller is asked for it; declare path: { type: string, required: true } in tools/test-tool/TOOL.hdlp (hldp validate reports it as METHOD_PARAMS_MISMATCH)");
+      expect(result.error).toBe("tool 'forgejo-read_file' cannot run git-forgejo method 'read_file': it needs parameter 'path', which the tool's params_schema does not declare, so no caller is asked for it; declare it as text in tools/test-tool/TOOL.hdlp: in the shorthand, path: { type: string, required: true }; in a full JSON Schema, add 'path' to properties as {type: string} and to required (hldp validate reports it as METHOD_PARAMS_MISMATCH)");
     });
 
     it('sends nothing', async () => {

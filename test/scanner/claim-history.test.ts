@@ -90,6 +90,11 @@ describe('a scan with an empty cache, at a clash', () => {
       ]),
     );
     expect(duplicates(index)).toHaveLength(2);
+    // review userZ2, U11: the reviewed tool was told "rename this one"; each twin names the newcomer and the reviewed one
+    for (const { message } of duplicates(index)) {
+      expect(message).toMatch(/rename or remove one of them \(tools\/Deploy\/TOOL\.hdlp came in through the merge; tools\/deploy\/TOOL\.hdlp was there before it\)$/);
+      expect(message).not.toContain('rename this one');
+    }
   }, 60_000);
 
   it('serves neither twin when the merge dropped the reviewed one (`-s ours`) and a later commit added it again', async () => {

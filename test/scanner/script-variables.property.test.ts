@@ -6,7 +6,7 @@ import { findScriptVariables, type ReferenceContext } from '../../src/scanner/sc
 // a piece of a generated script, and the references it holds with where `sh` reads them (review userY, Y3)
 interface Piece {
   text: string;
-  references: Array<{ name: string; offset: number; context: ReferenceContext }>;
+  references: Array<{ name: string; offset: number; context: ReferenceContext; defaulted?: boolean }>;
 }
 
 const DECLARED = ['path', 'max-count', 'mode'];
@@ -18,7 +18,8 @@ const FORMS = [(name: string) => `$${name}`, (name: string) => `"$${name}"`, (na
 const expandedPiece: fc.Arbitrary<Piece> = fc.tuple(suffix, fc.integer({ min: 0, max: FORMS.length - 1 })).map(([end, form]) => {
   const name = `HLDP_PARAM_${end}`;
   const text = FORMS[form]!(name);
-  return { text, references: [{ name, offset: text.indexOf(name), context: 'expanded' }] };
+  // `${X:-none}` reads X with a default: an optional switch (review userZ2, U9)
+  return { text, references: [{ name, offset: text.indexOf(name), context: 'expanded', ...(text.includes(':-') ? { defaulted: true } : {}) }] };
 });
 const literalPiece: fc.Arbitrary<Piece> = suffix.map((end) => ({ text: `'$HLDP_PARAM_${end}'`, references: [{ name: `HLDP_PARAM_${end}`, offset: 2, context: 'literal' }] }));
 const commentPiece: fc.Arbitrary<Piece> = suffix.map((end) => ({ text: `# uses $HLDP_PARAM_${end} 'quoted\n`, references: [] }));
@@ -48,7 +49,7 @@ describe('findScriptVariables', () => {
       fc.property(script, ({ text, references }) => {
         const found = findScriptVariables(text);
         expect(found.clean).toBe(true);
-        expect(found.references.map(({ name, index, context }) => ({ name, offset: index, context }))).toEqual(references);
+        expect(found.references.map(({ name, index, context, defaulted }) => ({ name, offset: index, context, ...(defaulted ? { defaulted } : {}) }))).toEqual(references);
       }),
       { numRuns: 500 },
     );
@@ -75,14 +76,17 @@ describe('checkUndeclaredScriptVariables', () => {
     fc.assert(
       fc.property(script, ({ text, references }) => {
         const problems = checkUndeclaredScriptVariables({ shell: { script: text } }, schema);
-        // each undeclared name once, at its first use sh expands, else at its first use
+        // each undeclared name once, at its first plain use sh expands, else its first use with a default, else its first use
+        const rank = (found: (typeof references)[number]): number => (found.context === 'literal' ? 0 : found.defaulted ? 1 : 2);
         const chosen = new Map<string, (typeof references)[number]>();
         for (const found of references.filter((found) => !declaredVariables.has(found.name))) {
           const seen = chosen.get(found.name);
-          if (seen === undefined || (seen.context === 'literal' && found.context !== 'literal')) chosen.set(found.name, found);
+          if (seen === undefined || rank(found) > rank(seen)) chosen.set(found.name, found);
         }
         const expected = [...chosen.values()].sort((one, other) => one.offset - other.offset).slice(0, 10);
-        expect(problems.map((problem) => [problem.within.text, problem.severity])).toEqual(expected.map((found) => [found.name, found.context === 'literal' ? 'warning' : 'error']));
+        // a use with a default is an error only as a typo of a declared name (its value would be lost)
+        const severity = (found: (typeof references)[number], message: string | undefined): string => (rank(found) === 2 || (rank(found) === 1 && message?.includes('did you mean')) ? 'error' : 'warning');
+        expect(problems.map((problem) => [problem.within.text, problem.severity])).toEqual(expected.map((found, index) => [found.name, severity(found, problems[index]?.message)]));
         for (const [index, problem] of problems.entries()) {
           const at = expected[index]!;
           expect(text.split(at.name).length - 1).toBeGreaterThan(problem.within.occurrence);
