@@ -14,10 +14,12 @@ export class SqliteSignOuts implements SignOutList {
     this.#prune = database.prepare('DELETE FROM console_sign_outs WHERE expires_ms <= ?');
     this.#get = database.prepare('SELECT id FROM console_sign_outs WHERE id = ?');
     this.#now = options.now;
-    this.#add = database.transaction((id: string, expiresMs: number) => {
+    const add = database.transaction((id: string, expiresMs: number) => {
       this.#prune.run(this.#now());
       this.#insert.run(id, expiresMs);
     });
+    // the write lock first, waited for: a deferred transaction that another process's commit overtakes fails at once
+    this.#add = (id, expiresMs) => add.immediate(id, expiresMs);
   }
 
   async add(id: string, expiresMs: number): Promise<void> {

@@ -30,16 +30,48 @@ function createPrivately(path: string): void {
   if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
 }
 
+// how long a process waits for another that holds the store's lock: SQLite's busy timeout, and the WAL conversion's own
+const PATIENCE_MS = 5000;
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+/**
+ * Puts the file in WAL mode. Converting takes an exclusive lock and SQLite runs no busy handler for it: a process opening
+ * a fresh store while another converted or migrated it got "database is locked" at once (two `hldp serve` started
+ * together on CI). WAL is the file's own lasting mode, so the conversion happens once; while another process holds the
+ * lock it is tried again, with growing pauses, for as long as any other statement would wait.
+ */
+function useWriteAheadLog(database: BetterSqlite3.Database, path: string): void {
+  const deadline = Date.now() + PATIENCE_MS;
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    try {
+      // a file system without shared memory keeps the rollback journal, as before: SQLite answers its old mode
+      database.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+    }
+    if (Date.now() >= deadline) {
+      throw new Error(`the store ${path} stayed locked by another process for ${PATIENCE_MS / 1000} s while this one set it up (SQLite's journal_mode = WAL): is another program holding it open in a transaction?`);
+    }
+    Atomics.wait(PAUSE, 0, 0, pause);
+  }
+}
+
 /** Opens (creating or migrating) the embedded SQLite store, in WAL mode so that several processes can share it. */
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   if (options.path !== ':memory:') createPrivately(options.path);
-  const database = new BetterSqlite3(options.path);
+  const database = new BetterSqlite3(options.path, { timeout: PATIENCE_MS });
   try {
-    database.pragma('journal_mode = WAL');
+    // other gateway processes may hold the write lock for a moment
+    database.pragma(`busy_timeout = ${PATIENCE_MS}`);
+    if (options.path !== ':memory:') useWriteAheadLog(database, options.path);
     // a receipt is on disk before the call that made it returns
     database.pragma('synchronous = FULL');
-    // other gateway processes may hold the write lock for a moment
-    database.pragma('busy_timeout = 5000');
     migrate(database);
   } catch (error) {
     database.close();
