@@ -23,7 +23,7 @@ import { sessionStep } from './session-step.js';
 import { sessionStoreOf } from './session-store-of.js';
 import { tooDeepParams } from './unknown-tool.js';
 import { usageStep } from './usage-step.js';
-import { runPlace } from './run-place.js';
+import { reachableUrl, runPlace } from './run-place.js';
 import { RegistrySwap, type Registry, type RescanResult } from './registry-swap.js';
 import { ReceiptKeeper } from './receipt-keeper.js';
 import { LaterWrites } from './later-writes.js';
@@ -101,7 +101,7 @@ export class Gateway {
       runner,
       place: runPlace(config),
       // where a decider at an instance that runs calls elsewhere is sent: this one's URL, once it listens
-      filer: () => ({ by: runner.by, url: this.keeper.servingAt ?? null }),
+      filer: () => ({ by: runner.by, url: reachableUrl(this.keeper.servingAt, config.listen.host) }),
       deadline: (tool, requestedMs) => chooseDeadline(tool, requestedMs, config.maxCallTimeoutMs),
       run: (registry, tool, params, approval, timeoutMs, who) => this.keeper.run(registry, tool, params, approval, timeoutMs, who),
       callerProblem: (registry, tool, record) => this.callerProblem(registry, tool, record.caller, record.params),
