@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { findTool, type Receipt } from '../core/index.js';
+import { findTool, scanProblemsFor, type Receipt } from '../core/index.js';
 import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../events/index.js';
 import type { ConsoleBackend, ConsolePrincipal, ConsoleRawField, ConsoleReceiptPage, ConsoleReceiptQuery } from './console-backend.js';
 import { html, revealHiddenCharacters, type Html } from './html.js';
@@ -325,7 +325,9 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     const scans = await backend.events.recent(['scan.completed', 'scan.failed'], 30);
     // a page of tools, as GET /v1/tools: every tool of a 20,000-tool registry made one 13.7 MB page (review J F7)
     const offset = registryOffset(index, request.query as Record<string, unknown>);
-    send(response, page('Registry', registryView(index, scanError, scans, offset), signed(response).viewer, '/console/registry'));
+    const { principal, viewer } = signed(response);
+    // a broken file's path and errors only to an admin, as GET /v1/tools (review Z2-3)
+    send(response, page('Registry', registryView(index, scanProblemsFor(index, new Set(principal.roles)), scanError, scans, offset), viewer, '/console/registry'));
   });
 
   router.get('/console/sessions', async (_request, response) => {

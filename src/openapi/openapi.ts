@@ -252,7 +252,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       '/v1/events': {
         get: {
-          operationId: 'events', summary: 'The event stream (Server-Sent Events): receipt.stored, call.rejected, approval.requested, approval.resolved, scan.completed, scan.failed, definitions.broken; each with an id, resumable with Last-Event-ID from a bounded backlog, else a reset event; an admin or approver gets every event, any other principal the registry events and those of its own calls',
+          operationId: 'events', summary: 'The event stream (Server-Sent Events): receipt.stored, call.rejected, approval.requested, approval.resolved, scan.completed, scan.failed, definitions.broken; each with an id, resumable with Last-Event-ID from a bounded backlog, else a reset event; an admin gets every event, an approver every event but definitions.broken (its files and errors are an admin\'s), any other principal the scan events and those of its own calls',
           parameters: [
             { name: 'Last-Event-ID', in: 'header', schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'resume after this event (EventSource sends it when it reconnects)' },
             { name: 'after', in: 'query', schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'the same, for clients that cannot set headers (as hldp://events?after= takes it); the header wins when both are sent' },
