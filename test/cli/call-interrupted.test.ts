@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processesMatching } from '../executors/support/processes.js';
+import { processesMatching, processesRunning } from '../executors/support/processes.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { HLDP_BIN, runCli, track } from '../helpers/run-cli.js';
 
@@ -45,7 +45,9 @@ async function interrupted(args: string[], seconds: string, signal: NodeJS.Signa
   let stdout = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await until(() => processesMatching(`sleep ${seconds}`).length > 0, 'the tool to run');
+  // the sleep itself, not `sh -c "echo did-work; sleep …"` (or its launcher), whose command line holds the same words:
+  // signalled then, the script had not echoed yet and the receipt's output was '' (seen once at load 30)
+  await until(() => processesRunning(`sleep ${seconds}`).length > 0, 'the tool to run');
   child.kill(signal);
   const code = await exited;
   expect(processesMatching(`sleep ${seconds}`)).toEqual([]);
