@@ -87,18 +87,30 @@ describe('a remote scan with an empty cache', () => {
     expect(index.contested).toEqual([{ name: 'deploy', refused: [], twins: expect.arrayContaining(['deploy', 'Deploy']) }]);
   }, 60_000);
 
-  it('serves neither twin when the history fetch fails, and names the failure', async () => {
+  it('serves neither twin when the history fetch fails, names the failure, and does not ask again at the next rescan', async () => {
     let posts = 0;
+    // the clone (the first POST) is answered; the history fetch (the second) fails; later ones are answered
     const { url, push } = await folder.serve({
       beforeServing: async (method) => {
-        if (method === 'POST' && ++posts > 1) throw new Error('history refused');
+        if (method === 'POST' && ++posts === 2) throw new Error('history refused');
       },
     });
     await push({ 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'reviewed');
     await push({ 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy') }, 'add Deploy');
-    const index = await scanOnce(url, { cacheDir: folder.cacheDir });
+    const scanner = new Scanner({ repo: url, cacheDir: folder.cacheDir });
+    const index = await scanner.scan();
     expect(findTool(index, 'deploy')).toBeUndefined();
     expect(duplicates(index)).toHaveLength(2);
     expect(duplicates(index)[0]!.message).toMatch(/\(a shallow clone, and more of it could not be fetched: cannot fetch history from http:\/\/127\.0\.0\.1:\d+\/tools\.git: HTTP 500\) with both present, so no claim keeps the name/);
+    expect(posts).toBe(2);
+    // a push adding a tool (the index is assembled again): the rescan fetches it (one POST) and does not download the
+    // history again from the same boundary
+    const later = await push({ 'tools/later/TOOL.hdlp': tool('later', 'later') }, 'later');
+    const rescanned = await scanner.scan();
+    expect(rescanned.commit).toBe(later);
+    expect(findTool(rescanned, 'deploy')).toBeUndefined();
+    expect(duplicates(rescanned)[0]!.message).toMatch(/HTTP 500 \(asked at [^;]+; not asked again before [^)]+\)\) with both present/);
+    expect(posts).toBe(3);
+    await scanner.flush();
   }, 60_000);
 });

@@ -109,7 +109,7 @@ export async function parseAdvertisement(body: Buffer): Promise<Omit<RefAdvertis
     const nul = line.indexOf('\0');
     if (first && nul >= 0) capabilities = new Set(line.slice(nul + 1).split(' ').filter(Boolean));
     // a shallow repository (a depth-1 mirror) lists the commits it holds without parents after its refs (pack-protocol's `shallow` lines)
-    if (!first && /^shallow ([0-9a-f]{40}|[0-9a-f]{64})$/.test(line)) continue;
+    if (!first && line.startsWith('shallow ') && /^shallow ([0-9a-f]{40}|[0-9a-f]{64})$/.test(line)) continue;
     first = false;
     // a SHA-256 repository's ids are 64 digits: read, so that the caller can refuse it by its `object-format`
     const match = /^([0-9a-f]{40}|[0-9a-f]{64}) ([^\0 ]+)$/.exec(nul >= 0 ? line.slice(0, nul) : line);
