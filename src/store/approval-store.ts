@@ -1,4 +1,4 @@
-import type { AccessGate, ExecutorName, SandboxCeiling } from '../core/index.js';
+import type { AccessGate, ExecutorName, SandboxCeiling, TimeoutSource } from '../core/index.js';
 import type { NewEvent, RetentionPolicy, StoredEvent } from './store.js';
 
 /** Where an approval request stands: waiting, or decided once (approved and run, denied, expired, cancelled). */
@@ -22,6 +22,8 @@ export interface ApprovalTerms {
    * refused. Absent on a request stored before it was kept: then no one-shot CLI runs it (its place is unknown)
    */
   place?: RunPlace;
+  /** where the request's `timeout_ms` came from (the call, the tool, the default, the gateway's ceiling); absent on a request filed before it was kept */
+  timeout_from?: TimeoutSource;
 }
 
 /** What a run's effects depend on that two processes sharing a store may differ in: where it runs and how it is confined. */
@@ -61,7 +63,7 @@ export interface NewApproval {
   /** the index commit, which is the policy version too */
   commit: string;
   rule: ApprovalTerms;
-  /** the deadline the call asked for, if it asked */
+  /** the deadline the call is to run under (the one it asked for, or the tool's); `rule.timeout_from` says which */
   timeoutMs?: number;
   /** SHA-256 of the confirmation token, when the caller may approve its own request with it */
   tokenHash?: string;

@@ -100,7 +100,7 @@ export class Gateway {
       runner: { by: `${hostname()} pid ${process.pid} (instance ${this.instanceId})`, leaseMs: config.approvalRunLeaseMs },
       place: runPlace(config),
       deadline: (tool, requestedMs) => chooseDeadline(tool, requestedMs, config.maxCallTimeoutMs),
-      run: (registry, tool, params, approval, timeoutMs, who) => this.keeper.run(registry, tool, params, approval, timeoutMs, who),
+      run: (registry, tool, params, approval, deadline, who) => this.keeper.run(registry, tool, params, approval, deadline, who),
       callerProblem: (registry, tool, record) => this.callerProblem(registry, tool, record.caller, record.params),
       unrun: (call) => this.keeper.storeUnrun(call),
       principals: () => [...this.principals.list(), LOCAL_PRINCIPAL],
