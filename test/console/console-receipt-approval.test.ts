@@ -171,8 +171,8 @@ describe("an older receipt's page in the console", () => {
     ['the call asked for none', undefined, '30,000 ms — the default 30 s of a tool whose constraints set no timeout_ms (or set 30,000) (inferred: the receipt was stored before receipts kept where the deadline came from)'],
     ['the call asked for a shorter one', 5_000, "5,000 ms — shorter than the tool's timeout_ms (30,000 ms, the default when its constraints set none): asked for by the call, or the gateway's max_call_timeout_ms (inferred: the receipt was stored before receipts kept where the deadline came from)"],
   ])('renders its deadline, marked inferred, when %s', async (_case, timeoutMs, words) => {
-    const outcome = await admin.gateway.call('ok', {}, timeoutMs === undefined ? {} : { timeoutMs });
-    if (outcome.kind !== 'receipt') throw new Error(outcome.kind);
+    const outcome = await admin.gateway.call('ok', {}, { caller: 'admin', ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+    if (outcome.kind !== 'receipt') throw new Error(JSON.stringify(outcome));
     // the same receipt as the code before the field made it: every field but timeout_from
     const { timeout_from: from, ...older } = outcome.receipt;
     expect(from).toBe(timeoutMs === undefined ? 'default' : 'call');
