@@ -38,9 +38,10 @@ export class ReceiptKeeper {
   ) {}
 
   /**
-   * Runs `definition` under `deadline` (the call's own, the tool's, or an approver's; recorded with where it came from) and stores the whole receipt. Whatever
-   * throws on the way (setting the run up, the executor's context, the receipt itself) still yields one stored
-   * `INTERNAL_ERROR` receipt: an accepted call always gets one, and an approval it went through is never left without.
+   * Runs `definition` under `deadline` (the call's own, the tool's, or an approver's; the receipt says which) and stores
+   * the whole receipt. Whatever throws on the way (setting the run up, the executor's context, the receipt itself) still
+   * yields one stored `INTERNAL_ERROR` receipt: an accepted call always gets one, and an approval it went through is
+   * never left without.
    */
   async run(registry: Registry, definition: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval | null, deadline: CallDeadline, options: RunOptions): Promise<Receipt> {
     const id = randomUUID();
