@@ -89,6 +89,12 @@ export interface PendingApproval {
   decidable: boolean;
   /** what changed of what it was judged against (its tool's definition, the policies): approving it would cancel it */
   outdated?: string;
+  /**
+   * why this instance may not run it: it runs calls elsewhere (another workspace, sandbox, hidden paths) than the one
+   * that filed it, so approving it here is refused and it stays pending; `filed_at` is that one's URL, when recorded
+   */
+  elsewhere?: string;
+  filed_at?: string;
 }
 
 /** An approval request, decided or not, as a receipt's page reads it: what the receipt's link to it does not keep. */
@@ -112,7 +118,8 @@ export interface ConsoleApprovalRecord {
 /** What deciding an approval came to. */
 export type ApprovalDecision =
   | { ok: true; receipt?: Receipt; message: string }
-  | { ok: false; status: number; message: string };
+  /** `pending`: nothing was decided, the request still waits (shown on its own page, not the queue's) */
+  | { ok: false; status: number; message: string; pending?: boolean };
 
 /** A live agent session, as the sessions view lists it. */
 export interface ConsoleSessionSummary {

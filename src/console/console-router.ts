@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { findTool, type Receipt } from '../core/index.js';
+import { findTool, scanProblemsFor, type Receipt } from '../core/index.js';
 import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../events/index.js';
 import type { ConsoleBackend, ConsolePrincipal, ConsoleRawField, ConsoleReceiptPage, ConsoleReceiptQuery } from './console-backend.js';
 import { html, revealHiddenCharacters, type Html } from './html.js';
@@ -97,6 +97,11 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     else next();
   };
   const signed = (response: Response): Signed => response.locals.signed as Signed;
+  // a notice the console itself put in the link for this session (its tag), never text a link brought
+  const givenNotice = (request: Request, response: Response): string | undefined => {
+    const given = typeof request.query.notice === 'string' ? request.query.notice.slice(0, 300) : undefined;
+    return given !== undefined && sessions.noticeMatches(signed(response).session, given, request.query.tag) ? given : undefined;
+  };
 
   router.get('/', (_request, response) => response.redirect(303, '/console/failures'));
   router.get('/console', (_request, response) => response.redirect(303, '/console/failures'));
@@ -259,9 +264,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     const paging = { offset: Number.isSafeInteger(offset) && offset > 0 ? offset : 0, limit: APPROVALS_PAGE + 1 };
     // a page at a time, one more than shown to know whether older requests wait: the queue may be long, each request's params up to a body's size
     const [pending, resolved] = await Promise.all([backend.approvals.pending(principal, paging), backend.events.recent(['approval.resolved'], 20)]);
-    // a notice the console itself put in the link for this session (its tag), never text a link brought
-    const given = typeof request.query.notice === 'string' ? request.query.notice.slice(0, 300) : undefined;
-    const notice = given !== undefined && sessions.noticeMatches(signed(response).session, given, request.query.tag) ? given : undefined;
+    const notice = givenNotice(request, response);
     const shown = pending.slice(0, APPROVALS_PAGE);
     send(response, page('Approvals', approvalsView(shown, resolved.filter((event) => backend.maysee(principal, event)), viewer, notice, { offset: paging.offset, more: pending.length > APPROVALS_PAGE }), viewer, '/console/approvals'));
   });
@@ -279,7 +282,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
       send(response, page('Not found', htmlNotFound(`No approval request '${request.params.id}' that you may see.`), viewer), 404);
       return;
     }
-    send(response, page(`Approval ${approval.tool}`, approvalView(approval, viewer), viewer, '/console/approvals'));
+    send(response, page(`Approval ${approval.tool}`, approvalView(approval, viewer, givenNotice(request, response)), viewer, '/console/approvals'));
   });
 
   router.post('/console/approvals/:id/decide', form, requireCsrf, async (request, response) => {
@@ -295,12 +298,15 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     const outcome = await backend.approvals[decision](String(request.params.id), principal, reason);
     // one the request's rule does not let decide (or see) is refused as the API refuses it, in words on the page a
     // person was on: a request they may not see reads exactly as one that does not exist
-    const withNotice = (message: string): string => {
+    const withNotice = (message: string, where = '/console/approvals'): string => {
       const notice = message.slice(0, 300);
-      return `/console/approvals?notice=${encodeURIComponent(notice)}&tag=${sessions.noticeTag(signed(response).session, notice)}`;
+      return `${where}?notice=${encodeURIComponent(notice)}&tag=${sessions.noticeTag(signed(response).session, notice)}`;
     };
     if (!outcome.ok) {
-      response.redirect(303, withNotice(outcome.message));
+      // a request left pending (this instance runs calls elsewhere than the one that filed it) is shown again, saying
+      // why in full and where to decide it, rather than the queue with the first 300 characters of that
+      const id = String(request.params.id);
+      response.redirect(303, outcome.pending ? withNotice('Nothing ran, and nothing was decided: the request still waits, for the reason below.', `/console/approvals/${encodeURIComponent(id)}`) : withNotice(outcome.message));
       return;
     }
     response.redirect(303, outcome.receipt ? `/console/receipts/${encodeURIComponent(outcome.receipt.id)}` : withNotice(outcome.message));
@@ -319,7 +325,9 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     const scans = await backend.events.recent(['scan.completed', 'scan.failed'], 30);
     // a page of tools, as GET /v1/tools: every tool of a 20,000-tool registry made one 13.7 MB page (review J F7)
     const offset = registryOffset(index, request.query as Record<string, unknown>);
-    send(response, page('Registry', registryView(index, scanError, scans, offset), signed(response).viewer, '/console/registry'));
+    const { principal, viewer } = signed(response);
+    // a broken file's path and errors only to an admin, as GET /v1/tools (review Z2-3)
+    send(response, page('Registry', registryView(index, scanProblemsFor(index, new Set(principal.roles)), scanError, scans, offset), viewer, '/console/registry'));
   });
 
   router.get('/console/sessions', async (_request, response) => {

@@ -40,6 +40,8 @@ export {
   type ToolSequence,
 } from './tool-index.js';
 export { brokenDefinition, brokenToolMessage, filesWithErrors } from './broken-definition.js';
+export { SECRET_NAME } from './secret-names.js';
+export { scanProblemsFor, type ScanProblems } from './scan-problems.js';
 export { editDistance, nearWord } from './near-word.js';
 export {
   ENTRY_KINDS,

@@ -15,16 +15,18 @@ export function overseesAll(viewer: EventViewer): boolean {
 }
 
 /**
- * What a principal may see of the stream. An admin or approver sees everything. Anyone else sees the registry's
- * events (scans, broken definitions: what every caller's tool list is made from) and the events of its own calls;
- * a call event that names no caller (made before principals existed) is for overseers only.
+ * What a principal may see of the stream. An admin sees everything; an approver everything but `definitions.broken`.
+ * Anyone else sees the scans (`scan.completed` counts the broken files) and the events of its own calls; a call event
+ * that names no caller (made before principals existed) is for overseers only. `definitions.broken` names each broken
+ * file and its errors, and a broken definition's `access:` block cannot be read: an admin's alone, as a match or a
+ * call of a broken tool tells its errors only to an admin (review Z2-3; `GET /v1/tools` counts them for the others).
  */
 export function eventVisibleTo(viewer: EventViewer, event: HldpEvent): boolean {
+  if (event.type === 'definitions.broken') return viewer.roles.has('admin');
   if (overseesAll(viewer)) return true;
   switch (event.type) {
     case 'scan.completed':
     case 'scan.failed':
-    case 'definitions.broken':
       return true;
     case 'receipt.stored':
     case 'call.rejected':

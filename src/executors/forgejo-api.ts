@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../core/index.js';
 import type { ForgejoConfig } from './execution-context.js';
-import { httpCall, joinUrl, redactUrl } from './http-call.js';
+import { httpCall, joinUrl } from './http-call.js';
+import { redactSecretQuery } from './secret-query.js';
 
 /** Largest API answer read whole: a file of Forgejo's 10 MiB inline limit, base64 and JSON around it. */
 const API_BODY_CAP = 32 * 1024 * 1024;
@@ -37,8 +38,12 @@ export class ForgejoRepositoryApi {
     const headers: Record<string, string> = { authorization: `token ${this.#config.token}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const url = joinUrl(this.#config.url, `/api/v1${path}`);
+    // the query is ours (ref, sha, path, page, limit): an error keeps it readable, and only what looks secret, or is
+    // the token, goes (every value went, `?ref=[REDACTED]`, so a receipt did not say which ref failed)
+    const shownUrl = redactSecretQuery(url, [this.#config.token]);
     const outcome = await httpCall({
       url,
+      shownUrl,
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -49,10 +54,10 @@ export class ForgejoRepositoryApi {
     if (!outcome.ok) return outcome;
     const text = outcome.body.text;
     if (outcome.status < 200 || outcome.status > 299) {
-      return { ok: false, code: 'HTTP_ERROR', status: outcome.status, text, message: `${method} ${redactUrl(url)} answered HTTP ${outcome.status}: ${text}` };
+      return { ok: false, code: 'HTTP_ERROR', status: outcome.status, text, message: `${method} ${shownUrl} answered HTTP ${outcome.status}: ${text}` };
     }
     if (outcome.body.cutBytes > 0) {
-      return { ok: false, code: 'INTERNAL_ERROR', message: `${method} ${redactUrl(url)} answered more than ${maxBodyBytes} bytes` };
+      return { ok: false, code: 'INTERNAL_ERROR', message: `${method} ${shownUrl} answered more than ${maxBodyBytes} bytes` };
     }
     let json: unknown = null;
     try {

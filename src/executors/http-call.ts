@@ -19,6 +19,8 @@ export interface HttpCall {
   answerSink?: { push(chunk: Buffer): void };
   /** what a request that reached the server may have done, said when the connection broke after it was sent */
   mayHaveDone?: string;
+  /** the URL as an error names it, when the caller knows which of its parts are secret; else `redactUrl`'s */
+  shownUrl?: string;
 }
 
 /** A response (any status) with its body bounded, or why there is none. */
@@ -48,12 +50,12 @@ export async function httpCall(call: HttpCall): Promise<HttpOutcome> {
     return { ok: true, status: response.statusCode, headers: response.headers, body: body.render('utf8', failed ? call.maxErrorBodyBytes : undefined) };
   } catch (error) {
     const stopped = deadline.reason();
-    if (stopped === 'timeout') return { ok: false, code: 'TIMEOUT', message: `no complete response from ${call.method} ${redactUrl(call.url)} within ${call.timeoutMs} ms` };
+    if (stopped === 'timeout') return { ok: false, code: 'TIMEOUT', message: `no complete response from ${call.method} ${call.shownUrl ?? redactUrl(call.url)} within ${call.timeoutMs} ms` };
     if (stopped === 'cancelled') return { ok: false, code: 'CANCELLED', message: 'cancelled by the caller' };
     const how = neverSent(error)
       ? 'nothing was sent (no connection was made), so nothing ran: safe to retry'
       : `the request was sent and the connection broke before the whole answer came: ${call.mayHaveDone ?? 'the server may have acted on it'}; check before retrying`;
-    return { ok: false, code: 'CONNECTION_FAILED', message: `${call.method} ${redactUrl(call.url)}: ${describeError(error)}; ${how}` };
+    return { ok: false, code: 'CONNECTION_FAILED', message: `${call.method} ${call.shownUrl ?? redactUrl(call.url)}: ${describeError(error)}; ${how}` };
   } finally {
     deadline.clear();
   }
@@ -73,8 +75,9 @@ function neverSent(error: unknown): boolean {
 }
 
 /**
- * The URL fit for an error message: no user:password part, and every query value (many APIs take a key as `?key=`)
- * and the fragment replaced by `[REDACTED]`, so that a credential in a configured URL never reaches a receipt.
+ * The URL fit for an error message: no user:password part, and every query value (many APIs take a key as `?key=`,
+ * `?appid=`) and the fragment replaced by `[REDACTED]`, so that a credential in a configured URL never reaches a
+ * receipt. For a URL whose query the executor writes itself, `redactSecretQuery` keeps what is not secret.
  */
 export function redactUrl(url: string): string {
   try {

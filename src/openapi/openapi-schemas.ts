@@ -52,6 +52,10 @@ const Candidate = {
 // present only on an answer made while the Chinese-English dictionary was still being read (a second or so after start)
 const INCOMPLETE = { type: 'string', description: 'why asking again soon may answer differently: the Chinese words were matched only as written while the dictionary was being read, or the model stage was not asked (the caller\'s per_principal_per_minute or the stage\'s max_concurrent was reached)' };
 
+// a broken definition's access: block cannot be read, so its file and errors are an admin's to see (review Z2-3)
+const ERRORS_WHO = 'the problems that kept definitions from being served, file:line:col; to an admin only (every caller where no principal is configured): anyone else gets [] and errors_withheld';
+const WARNINGS_WHO = 'problems that did not keep a definition from being served; to anyone but an admin, none about a file that holds an error';
+
 const BrokenMatch = {
   type: 'object', required: ['name', 'path', 'error'],
   description: "a tool the repository has whose TOOL.hdlp is broken, so it is not served, and whose folder name fits the intent: fix it rather than writing a new one; never callable as it is",
@@ -104,6 +108,11 @@ export const COMPONENT_SCHEMAS = {
       aliases: stringList, group: { type: 'string' },
     },
   },
+  ErrorsWithheld: {
+    type: 'object', required: ['files', 'note'],
+    description: 'to a caller who is not an admin, when principals are configured and some definitions failed to load: how many files, in place of their errors',
+    properties: { files: { type: 'integer', minimum: 1 }, note: { type: 'string', description: '"N definitions failed to load; an administrator can see which"' } },
+  },
   ToolList: {
     type: 'object', required: ['commit', 'total', 'limit', 'offset', 'next_offset', 'tools', 'errors', 'warnings'],
     properties: {
@@ -111,8 +120,9 @@ export const COMPONENT_SCHEMAS = {
       total: { type: 'integer', description: 'tools that pass the filters, over all pages' },
       limit: { type: 'integer' }, offset: { type: 'integer' }, next_offset: { type: ['integer', 'null'] },
       tools: { type: 'array', items: { anyOf: [{ $ref: '#/components/schemas/ToolDefinition' }, { $ref: '#/components/schemas/ToolSummary' }] } },
-      errors: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' } },
-      warnings: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' } },
+      errors: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' }, description: ERRORS_WHO },
+      warnings: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' }, description: WARNINGS_WHO },
+      errors_withheld: { $ref: '#/components/schemas/ErrorsWithheld' },
     },
   },
   NearMiss,
@@ -215,8 +225,9 @@ export const COMPONENT_SCHEMAS = {
     type: 'object', required: ['previous', 'commit', 'changed', 'tools', 'errors', 'warnings'],
     properties: {
       previous: { type: 'string' }, commit: { type: 'string' }, changed: { type: 'boolean' }, tools: { type: 'integer' },
-      errors: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' } },
-      warnings: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' } },
+      errors: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' }, description: ERRORS_WHO },
+      warnings: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' }, description: WARNINGS_WHO },
+      errors_withheld: { $ref: '#/components/schemas/ErrorsWithheld' },
       stale: { $ref: '#/components/schemas/Stale' },
     },
   },

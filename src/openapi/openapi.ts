@@ -101,7 +101,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
           requestBody: { required: true, ...json('ConfirmRequest') },
           responses: {
             '200': answer('the receipt', 'Receipt'),
-            '409': { description: "unknown, used, expired or outdated token (nothing ran); or LEASE_LAPSED: the call ran, its receipt in the answer, but another process closed the request as interrupted first", content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/ConfirmationInvalid' }, { $ref: '#/components/schemas/LeaseLapsed' }] } } } },
+            '409': { description: "unknown, used, expired or outdated token (nothing ran); a token presented at an instance that runs calls elsewhere than the one that filed its request (reason mismatch: nothing ran, the token stays good, the error names what differs and where to confirm it); or LEASE_LAPSED: the call ran, its receipt in the answer, but another process closed the request as interrupted first", content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/ConfirmationInvalid' }, { $ref: '#/components/schemas/LeaseLapsed' }] } } } },
             '422': answer('timeout_ms is longer than the tool and the gateway allow; nothing ran, the token is still good', 'TimeoutNotAllowed'),
             '503': answer('the store cannot be reached: nothing ran', 'Error'),
             ...errors,
@@ -140,7 +140,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
             '200': answer('the decided request and the receipt of the run', 'ApprovalState'),
             '403': answer('this principal may not decide it (APPROVAL_FORBIDDEN: self-approval, or not one of its approvers)', 'ApprovalRefused'),
             '404': answer('no such request (APPROVAL_NOT_FOUND)', 'ApprovalRefused'),
-            '409': answer('already decided (APPROVAL_DECIDED), expired (APPROVAL_EXPIRED), other params (APPROVAL_MISMATCH), or the registry moved or the caller may no longer call the tool, and the request was cancelled (APPROVAL_OUTDATED, with its CANCELLED receipt); nothing ran', 'ApprovalRefused'),
+            '409': answer('already decided (APPROVAL_DECIDED), expired (APPROVAL_EXPIRED), other params, or this instance runs calls elsewhere than the one that filed it — another workspace, sandbox or sandbox.hide: its error names each setting and the URL of that instance, and the request stays pending (APPROVAL_MISMATCH), or the registry moved or the caller may no longer call the tool, and the request was cancelled (APPROVAL_OUTDATED, with its CANCELLED receipt); nothing ran', 'ApprovalRefused'),
             '422': answer('timeout_ms is longer than the tool and the gateway allow; the request stays pending', 'ApprovalRefused'),
             '503': answer('the store cannot be reached: nothing was decided', 'ApprovalRefused'),
             ...errors,
@@ -252,7 +252,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       '/v1/events': {
         get: {
-          operationId: 'events', summary: 'The event stream (Server-Sent Events): receipt.stored, call.rejected, approval.requested, approval.resolved, scan.completed, scan.failed, definitions.broken; each with an id, resumable with Last-Event-ID from a bounded backlog, else a reset event; an admin or approver gets every event, any other principal the registry events and those of its own calls',
+          operationId: 'events', summary: 'The event stream (Server-Sent Events): receipt.stored, call.rejected, approval.requested, approval.resolved, scan.completed, scan.failed, definitions.broken; each with an id, resumable with Last-Event-ID from a bounded backlog, else a reset event; an admin gets every event, an approver every event but definitions.broken (its files and errors are an admin\'s), any other principal the scan events and those of its own calls',
           parameters: [
             { name: 'Last-Event-ID', in: 'header', schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'resume after this event (EventSource sends it when it reconnects)' },
             { name: 'after', in: 'query', schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'the same, for clients that cannot set headers (as hldp://events?after= takes it); the header wins when both are sent' },

@@ -27,7 +27,7 @@ export const WIRE_ERRORS = {
   APPROVAL_FORBIDDEN: { status: 403, fix: "ask a principal the request's rule names as approver (the message says which); a caller approves its own request only where the rule sets self_approval: true" },
   APPROVAL_DECIDED: { status: 409, fix: 'nothing to do: it was decided once already (the message says how); GET /v1/approvals/:id shows its receipt' },
   APPROVAL_EXPIRED: { status: 409, fix: 'call the tool again for a new request, and decide that one before it expires (confirmation_ttl_ms, or the rule\'s expires_in_ms)' },
-  APPROVAL_MISMATCH: { status: 409, fix: 'decide exactly the call the request shows (its params); for other params, call the tool again' },
+  APPROVAL_MISMATCH: { status: 409, fix: 'decide exactly the call the request shows (its params); for other params, call the tool again. When it names settings that differ (this instance runs calls elsewhere than the one that filed it), decide it at the instance it names (rule.filed_by.url), or at one with the same settings' },
   APPROVAL_OUTDATED: { status: 409, fix: "the tool's definition or the policies changed since the request was made (another commit does not outdate it), or its caller may no longer call the tool, so it was cancelled: its caller must call the tool again (with rights to it)" },
   LEASE_LAPSED: { status: 409, fix: "do not run it again: the call ran (its receipt is in the answer), but this gateway process was held up past approvals.run_lease_ms and another closed the request as interrupted meanwhile; GET /v1/approvals/:id shows the receipt that resolves it (resolved_by)" },
   CONFIRMATION_INVALID: { status: 409, fix: 'call the tool again for a new token, and confirm that one before it expires' },

@@ -4,7 +4,7 @@ import { canonicalJson, hashParams, type ApprovalDecision, type ApprovalQuery, t
 import { approvalNotFound, confirmationRequired, confirmOutcome, type ApprovalAnswer, type ApprovalRequested, type ConfirmOutcome } from './approval-answer.js';
 import type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
 import { approvalPage, maySeeApproval } from './approval-page.js';
-import { placeProblem } from './run-place.js';
+import { instancePlaceProblem, placeProblem } from './run-place.js';
 import { deciderProblem, nobodyElseDecides, type PolicyDecision } from './approval-rules.js';
 import { ApprovalSettlement, lapsedRun, linkOf } from './approval-settlement.js';
 import { ApprovalWaiters } from './approval-waiters.js';
@@ -52,7 +52,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const token = decision.selfApproval ? `hldp_confirm_${randomBytes(24).toString('base64url')}` : undefined;
     const record = await this.#host.store.approvals.create({
       caller, session, tool: tool.name, method: tool.method, executor: tool.executor, params, commit: registry.index.commit,
-      rule: { where: decision.rule?.where ?? null, reason: decision.reason, self_approval: decision.selfApproval, approvers: decision.approvers, elicit: decision.elicit, judged: judgedAgainst(registry.index, tool), place: this.#host.place, ...(deadline.from ? { timeout_from: deadline.from } : {}) },
+      rule: { where: decision.rule?.where ?? null, reason: decision.reason, self_approval: decision.selfApproval, approvers: decision.approvers, elicit: decision.elicit, judged: judgedAgainst(registry.index, tool), place: this.#host.place, filed_by: this.#host.filer(), ...(deadline.from ? { timeout_from: deadline.from } : {}) },
       timeoutMs: deadline.timeoutMs, ...(token ? { tokenHash: hashToken(token) } : {}),
       ttlMs: decision.expiresInMs ?? this.#host.ttlMs,
     });
@@ -128,6 +128,15 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   /** Why `principal` may not approve or deny this request over the API or the console (undefined: it may); what `decide` asks. */
   deciderProblem(record: ApprovalRecord, principal: Principal): string | undefined {
     return deciderProblem({ caller: record.caller, selfApproval: record.rule.self_approval, approvers: record.rule.approvers }, principal);
+  }
+
+  /**
+   * Why approving this request here would not run its call (undefined: it would, as far as where it runs goes): this
+   * instance runs calls elsewhere, or confined otherwise, than the process that filed it. What `decide` and `confirm`
+   * refuse with `APPROVAL_MISMATCH`, and what the console shows instead of *Approve and run*.
+   */
+  elsewhere(record: ApprovalRecord): string | undefined {
+    return instancePlaceProblem(record, this.#host.place, this.#host.filer());
   }
 
   /** Waits up to `ms` for the request to be decided and its receipt stored (expiring it when its time comes). */
@@ -213,8 +222,9 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   async #approve(record: ApprovalRecord, decider: Decider, reason: string | null, via: ApprovalDecision['via'], options: DecideOptions): Promise<ApprovalAnswer> {
     // a change to what the request was judged against (the tool's definition, the policies) is refused, not forwarded;
     // any other commit (a README, another tool) leaves it decidable (review userX, X3)
-    // first: a one-shot process that would run the call elsewhere than the gateway that filed it decides nothing
-    const elsewhere = options.leaveIfElsewhere ? placeProblem(record, this.#host.place) : undefined;
+    // first: a process that would run the call elsewhere than the one that filed it decides nothing — a one-shot CLI,
+    // or a serving instance of another workspace or sandbox sharing the store
+    const elsewhere = options.leaveIfElsewhere ? placeProblem(record, this.#host.place) : this.elsewhere(record);
     if (elsewhere !== undefined) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: elsewhere };
     const registry = this.#host.registry();
     const lookup = registry.matcher.lookup(record.tool, record.params);

@@ -1,5 +1,5 @@
 import type { CallDeadline, ProgressUpdate, Receipt, ReceiptApproval, TimeoutSource, ToolDefinition } from '../core/index.js';
-import type { ApprovalRecord, ApprovalRunner, NewEvent, RunPlace, Store, StoredEvent } from '../store/index.js';
+import type { ApprovalFiler, ApprovalRecord, ApprovalRunner, NewEvent, RunPlace, Store, StoredEvent } from '../store/index.js';
 import type { LeaseLapsed } from './approval-answer.js';
 import type { Principal } from './principals.js';
 import type { JudgedIndex } from './judged-against.js';
@@ -47,6 +47,8 @@ export interface ApprovalHost<Registry extends ApprovalRegistry> {
   runner: ApprovalRunner;
   /** where this process runs calls: recorded with each request it files, and compared before it runs an approved one */
   place: RunPlace;
+  /** this process, as a request it files records it: where a decider elsewhere is sent (its URL, once it serves) */
+  filer(): ApprovalFiler;
   /** the deadline an approved run gets: the one asked for if the tool and the gateway allow it, or why not */
   deadline(tool: ToolDefinition, requestedMs: number | undefined): { ok: true; timeoutMs: number; from: TimeoutSource } | { ok: false; outcome: { error: string; requested_ms: number; allowed_ms: number } };
   run(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval, deadline: CallDeadline, who: { caller: string; session: string | null; signal?: AbortSignal; onProgress?: (update: ProgressUpdate) => void }): Promise<Receipt>;

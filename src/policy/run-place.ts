@@ -1,5 +1,5 @@
 import { formatByteSize, type SandboxCeiling } from '../core/index.js';
-import { canonicalJson, type ApprovalRecord, type RunPlace } from '../store/index.js';
+import { canonicalJson, type ApprovalFiler, type ApprovalRecord, type RunPlace } from '../store/index.js';
 
 // each setting a place holds, with the words an operator sets it by: a variable, or (none) only the config file
 const SETTINGS: ReadonlyArray<{ key: keyof RunPlace; what: string; variable?: string }> = [
@@ -20,17 +20,16 @@ const LATER: ReadonlyArray<keyof RunPlace> = ['hide', 'ceiling', 'max_call_timeo
  * ceiling or a longer deadline — and the approver's process would run the agent's call its own way
  * (`hldp approvals approve` from a person's home folder ran it there, read and wrote their files: review userY, Y8;
  * one following this message's variables without `--config` ran it with nothing of `sandbox.hide` hidden: review Z).
- * Asked of one-shot CLI processes only: serving instances of one deployment run each other's approved requests (the
- * run lease lets any of them pick a run up), as they did. A request stored before its place, or a part of it, was
- * kept cannot be placed: the CLI leaves it to a gateway, and says so.
+ * Asked of one-shot CLI processes (serving instances ask `instancePlaceProblem`). A request stored before its place,
+ * or a part of it, was kept cannot be placed: the CLI leaves it to a gateway, and says so.
  */
 export function placeProblem(record: ApprovalRecord, here: RunPlace): string | undefined {
-  const decideThere = `decide it at the gateway that filed it (its console, POST /v1/approvals/${record.id}/approve, or for a confirmation token POST /v1/confirm)`;
+  const decideThere = `decide it at the gateway that filed it (${gatewayRoutes(record)})`;
   const there = record.rule.place;
   if (there === undefined) {
     return `request '${record.id}' was filed before requests recorded where their call runs (the gateway's workspace and sandbox), so this process cannot tell whether its own (workspace ${here.workspace}) is that one; nothing was decided, it stays pending (until ${record.expires_at}): ${decideThere}`;
   }
-  const differing = SETTINGS.filter(({ key }) => there[key] !== undefined && canonicalJson(there[key]) !== canonicalJson(here[key] ?? null));
+  const differing = differingSettings(there, here);
   if (differing.length === 0) {
     const unknown = LATER.filter((key) => there[key] === undefined);
     if (unknown.length === 0) return undefined;
@@ -38,13 +37,52 @@ export function placeProblem(record: ApprovalRecord, here: RunPlace): string | u
     const named = SETTINGS.filter(({ key }) => unknown.includes(key)).map(({ what }) => what).join(', ');
     return `request '${record.id}' was filed before requests recorded the gateway's ${named}, so this process cannot tell whether it would run the call as confined as that gateway would; nothing was decided, it stays pending (until ${record.expires_at}): ${decideThere}`;
   }
-  const what = differing.map(({ key, what }) => `its ${what} is ${shown(there[key])}, this process's is ${shown(here[key])}`).join('; ');
+  const what = differences(differing, there, here, "this process's");
   const variables = differing.filter(({ variable }) => variable !== undefined).map(({ key, variable }) => (there[key] === null ? `${variable} unset` : `${variable}=${String(there[key])}`));
   const fileOnly = differing.filter(({ variable }) => variable === undefined).map(({ what }) => what);
   const fix = fileOnly.length === 0
     ? `run this command with that gateway's settings (its --config, or ${variables.join(', ')})`
     : `run this command with that gateway's config file (--config FILE, or HLDP_CONFIG=FILE): ${fileOnly.join(' and ')} ${fileOnly.length === 1 ? 'is' : 'are'} read from it only, no variable sets ${fileOnly.length === 1 ? 'it' : 'them'}${variables.length ? `; and ${variables.join(', ')} as well` : ''}`;
   return `request '${record.id}' was filed by a gateway that runs calls elsewhere than this process would: ${what}. Nothing ran and nothing was decided; it stays pending (until ${record.expires_at}): ${decideThere}, or ${fix}`;
+}
+
+/**
+ * Why this serving instance may not run an approved request's call (undefined: it may): the process that filed it
+ * runs calls elsewhere or confined otherwise (see `placeProblem`), so that approving it here would run the agent's
+ * call in this instance's workspace, or with less hidden from it. Instances sharing a store ran each other's
+ * approved requests whatever their workspaces. Only the settings the request recorded are compared: a request filed
+ * before its place was kept runs at any instance, as before, and one filed before its hide and ceilings were is
+ * judged by its workspace, sandbox mode and run_as (a serving instance is where such a request was meant to be
+ * decided: the CLI sends it here).
+ */
+export function instancePlaceProblem(record: ApprovalRecord, here: RunPlace, self: ApprovalFiler): string | undefined {
+  const there = record.rule.place;
+  if (there === undefined) return undefined;
+  const differing = differingSettings(there, here);
+  if (differing.length === 0) return undefined;
+  const filer = record.rule.filed_by;
+  const who = filer === undefined ? 'another process' : filer.url === null ? filer.by : `the gateway at ${filer.url} (${filer.by})`;
+  const same = `with the same ${differing.map(({ what }) => what).join(', ')}`;
+  const where = filer?.url
+    ? `decide it there (${gatewayRoutes(record)}), or at an instance ${same}`
+    : `decide it at a gateway ${same} (its console, or POST /v1/approvals/${record.id}/approve), or with hldp approvals approve ${record.id} run with those settings`;
+  return `request '${record.id}' was filed by ${who}, which runs calls elsewhere than this instance${self.url ? ` (${self.url})` : ''} would: ${differences(differing, there, here, "this instance's")}. Nothing ran and nothing was decided; it stays pending (until ${record.expires_at}): ${where}`;
+}
+
+/** The settings in which two places differ: only those the request recorded (`there`) are compared. */
+function differingSettings(there: RunPlace, here: RunPlace): typeof SETTINGS {
+  return SETTINGS.filter(({ key }) => there[key] !== undefined && canonicalJson(there[key]) !== canonicalJson(here[key] ?? null));
+}
+
+// each setting with both values: "its workspace is /srv/ws, this process's is /home/alice"
+function differences(differing: typeof SETTINGS, there: RunPlace, here: RunPlace, mine: string): string {
+  return differing.map(({ key, what }) => `its ${what} is ${shown(there[key])}, ${mine} is ${shown(here[key])}`).join('; ');
+}
+
+// how a request is decided at the gateway that filed it: at its own URL when it was recorded (a token stays good until used)
+function gatewayRoutes(record: ApprovalRecord): string {
+  const url = record.rule.filed_by?.url;
+  return `${url ? `${url}: its console, ${url}/console/approvals/${record.id}` : 'its console'}, POST /v1/approvals/${record.id}/approve, or for a confirmation token POST /v1/confirm`;
 }
 
 // a setting as the message shows it: a path list by its paths, a ceiling as the config file writes it

@@ -22,8 +22,22 @@ export interface ApprovalTerms {
    * refused. Absent on a request stored before it was kept: then no one-shot CLI runs it (its place is unknown)
    */
   place?: RunPlace;
+  /**
+   * The process that filed it, as its decider is told where to decide it instead: `by` names it as an approved run's
+   * runner does (host, pid, instance), `url` is where it serves (null for a one-shot CLI). Absent on a request stored
+   * before it was kept.
+   */
+  filed_by?: ApprovalFiler;
   /** where the request's `timeout_ms` came from (the call, the tool, the default, the gateway's ceiling); absent on a request filed before it was kept */
   timeout_from?: TimeoutSource;
+}
+
+/** The process that filed a request: where a decider at an instance that runs calls elsewhere is sent. */
+export interface ApprovalFiler {
+  /** host, pid and instance, as `run.by` names an approved call's runner */
+  by: string;
+  /** the URL it serves the API and the console at; null when it serves none (a one-shot `hldp call`) */
+  url: string | null;
 }
 
 /** What a run's effects depend on that two processes sharing a store may differ in: where it runs and how it is confined. */

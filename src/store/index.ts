@@ -25,6 +25,7 @@ export type {
 } from './store.js';
 export type {
   ApprovalDecision,
+  ApprovalFiler,
   ApprovalPosition,
   ApprovalQuery,
   ApprovalRecord,

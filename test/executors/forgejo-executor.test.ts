@@ -227,6 +227,31 @@ describe('git-forgejo executor against a Forgejo API contract server', () => {
   });
 });
 
+describe("git-forgejo executor: the URL a failed call's receipt names (errors17)", () => {
+  // every query value was [REDACTED]: a receipt said `?ref=[REDACTED]`, never which ref or page failed
+  it('keeps the ref of a failed read_file readable', async () => {
+    const result = await run('read_file', { path: 'nope.md', ref: 'main' });
+    expect(result).toMatchObject({ ok: false, code: 'HTTP_ERROR' });
+    expect(result.error).toContain('/repos/zhuyuan/native-repo/contents/nope.md?ref=main answered HTTP 404');
+  });
+
+  it('keeps the ref, page and limit of a failed list_commits readable', async () => {
+    const result = await run('list_commits', { ref: 'no-such-branch', limit: 5 });
+    expect(result).toMatchObject({ ok: false, code: 'HTTP_ERROR' });
+    expect(result.error).toContain('/commits?sha=no-such-branch&page=1&limit=5&stat=false&files=false&verification=false answered HTTP 404');
+  });
+
+  it('never shows the token, as written or URL-encoded, where an agent put it in the query', async () => {
+    // a token with characters a query encodes: the receipt's own redaction looks for it as written only
+    const token = 'wrong token/with+chars&ref=x';
+    const result = await run('read_file', { path: 'README.md', ref: token }, { forgejo: { ...config, token } });
+    expect(result).toMatchObject({ ok: false, code: 'HTTP_ERROR' });
+    expect(result.error).toContain('/contents/README.md?ref=[REDACTED] answered HTTP 401');
+    const text = JSON.stringify(result);
+    for (const form of [token, encodeURIComponent(token), new URLSearchParams({ ref: token }).toString().slice(4)]) expect(text).not.toContain(form);
+  });
+});
+
 describe('git-forgejo executor against a local server answering the API with a large error', () => {
   it('keeps the error within max_output_bytes, its head and tail and the cut marked, as output is kept', async () => {
     // a Forgejo (or a proxy before it) answering 500 with megabytes: the whole body went into the receipt's error

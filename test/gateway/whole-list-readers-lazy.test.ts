@@ -72,7 +72,7 @@ describe('an export, over an index whose tools are made when read', () => {
 describe("the console's registry page, over an index whose tools are made when read", () => {
   it('is the page of the index built whole, keeping no tool made', () => {
     const { index, kept } = servedFromCache(TOOLS);
-    expect(registryView(index, undefined, []).text).toBe(registryView(builtWhole(TOOLS), undefined, []).text);
+    expect(registryView(index, index, undefined, []).text).toBe(registryView(builtWhole(TOOLS), index, undefined, []).text);
     expect(kept).toEqual([]);
     expect(Array.isArray(toolsOf(index))).toBe(false);
   });

@@ -84,7 +84,10 @@ describeWithPostgres('hldp approvals approve without HLDP_API_TOKEN, two hldp se
     cleanups.push(() => database.drop());
     const { repo, temp } = await policyRepository(WRITES_NEED_AN_APPROVER);
     cleanups.push(() => temp.cleanup());
-    const env = { HLDP_STORE_URL: database.url };
+    // the instances of one deployment run calls in one workspace: an instance of another may not run A's request
+    const workspace = join(temp.path, 'workspace');
+    await mkdir(workspace, { recursive: true });
+    const env = { HLDP_STORE_URL: database.url, HLDP_WORKSPACE: workspace };
     const a = await serve(repo, join(temp.path, 'a'), env);
     const b = await serve(repo, join(temp.path, 'b'), env);
     const id = await pendingWrite(a.url, 'admin', 'pg.txt');
@@ -96,6 +99,6 @@ describeWithPostgres('hldp approvals approve without HLDP_API_TOKEN, two hldp se
 
     const approved = await api(b.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
     expect(approved, JSON.stringify(approved.body)).toMatchObject({ status: 200, body: { approval: { status: 'approved', decided_by: 'alice' }, receipt: { ok: true, caller: 'admin' } } });
-    expect(await readFile(join(temp.path, 'b', 'workspace', 'pg.txt'), 'utf8')).toBe('ran\n');
+    expect(await readFile(join(workspace, 'pg.txt'), 'utf8')).toBe('ran\n');
   });
 });

@@ -107,10 +107,13 @@ describeWithPostgres('an approved call whose instance is killed (SIGKILL) during
     cleanups.push(() => database.drop());
     const { repo, temp } = await policyRepository(FILES);
     cleanups.push(() => temp.cleanup());
-    const env = { HLDP_STORE_URL: database.url };
+    // the instances of one deployment run calls in one workspace: an instance of another may not run A's request
+    const workspace = join(temp.path, 'workspace');
+    await mkdir(workspace);
+    const env = { HLDP_STORE_URL: database.url, HLDP_WORKSPACE: workspace };
     const [a, b] = [await serve(repo, join(temp.path, 'a'), env), await serve(repo, join(temp.path, 'b'), env)];
     // asked at A, approved and run at B, which is then killed
-    const { id, run } = await approvedAndRunning(a.url, b.url, join(temp.path, 'b', 'workspace'));
+    const { id, run } = await approvedAndRunning(a.url, b.url, workspace);
     b.service.child.kill('SIGKILL');
 
     const receipt = await expectClosedAsInterrupted(a.url, id);
@@ -125,6 +128,6 @@ describeWithPostgres('an approved call whose instance is killed (SIGKILL) during
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect((await api(c.url, 'GET', `/v1/approvals/${id}`, { who: 'bot' })).body.approval.receipt_id).toBe(receipt);
     expect((await sql`SELECT 1 FROM events WHERE type = 'approval.resolved'`).length).toBe(1);
-    expect((await readFile(join(temp.path, 'b', 'workspace', 'runs.log'), 'utf8')).match(/started/g)).toHaveLength(1);
+    expect((await readFile(join(workspace, 'runs.log'), 'utf8')).match(/started/g)).toHaveLength(1);
   });
 });

@@ -134,8 +134,8 @@ describe('a glob condition under a tool root', () => {
         const base = absolute ? `${root}/` : '';
         expect(deny(`${base}l/../${rest}`, [root])).toBe(true);
         expect(allow(`${base}agent/in/../${rest}`, [root])).toBe(false);
-        // an allow rule's `*` does not cover dot files
-        expect(allow(`${base}agent/${rest}`, [root])).toBe(!parts.some((part) => part.startsWith('.')));
+        // an allow rule's `*` does not cover dot files; `agent/in/…` is under secrets/sub, wherever it is spelt
+        expect(allow(`${base}agent/${rest}`, [root])).toBe(!parts.some((part) => part.startsWith('.')) && parts[0] !== 'in');
       }), { numRuns: 200 });
     } finally {
       rmSync(root, { recursive: true, force: true });

@@ -110,6 +110,8 @@ function detail(record: ApprovalRecord): string {
     // who ran the approved call (an operator finds an interrupted run's process by it), and where the call runs
     ...(record.run ? [`run       by ${record.run.by}${record.receipt_id === null ? `, its lease until ${record.run.lease_until}` : ''}`] : []),
     ...(record.rule.place ? [`runs in   ${record.rule.place.workspace} (sandbox ${record.rule.place.sandbox}${record.rule.place.run_as === null ? '' : `, run_as ${record.rule.place.run_as}`})`] : []),
+    // where it is approved when a process that runs calls elsewhere may not (the filing instance)
+    ...(record.rule.filed_by ? [`filed by  ${record.rule.filed_by.url === null ? record.rule.filed_by.by : `${record.rule.filed_by.url} (${record.rule.filed_by.by})`}`] : []),
   ]
     .map(terminalSafe)
     .join('\n');

@@ -41,11 +41,14 @@ ${secretKeys.length > 0 ? html`<p class="notice" data-secret-keys="${secretKeys.
 ${revealed(cut ? params.slice(0, PARAMS_PREVIEW) : params)}</pre>
 ${cut ? html`<p class="notice" data-cut="params">The params are cut here: ${(params.length - PARAMS_PREVIEW).toLocaleString('en')} more characters. <a href="${link}">Read the whole request</a> before deciding.</p>` : ''}
 ${approval.outdated ? html`<p class="notice" data-outdated="true">Outdated: ${revealed(approval.outdated)}. It can no longer run as asked: closing it cancels it, and its caller must call again.</p>` : ''}
+${approval.elsewhere ? html`<p class="notice" data-elsewhere="true">Not here: ${revealed(approval.elsewhere)}${approval.filed_at ? html` <a href="${approval.filed_at}/console/approvals/${encodeURIComponent(approval.id)}">Open it at the gateway that filed it</a>.` : ''}</p>` : ''}
 ${approval.decidable
   ? html`<form method="post" action="/console/approvals/${encodeURIComponent(approval.id)}/decide" class="decide">
 <input type="hidden" name="_csrf" value="${viewer.csrf}">
 <label>Reason <input name="reason" maxlength="500" placeholder="why (kept with the decision)"></label>
-${approval.outdated
+${approval.elsewhere
+  ? html`<button type="submit" name="decision" value="deny" class="deny">Deny</button>`
+  : approval.outdated
   ? html`<button type="submit" name="decision" value="approve" class="deny">Close as outdated</button>`
   : html`<button type="submit" name="decision" value="approve" class="approve">Approve and run</button>
 <button type="submit" name="decision" value="deny" class="deny">Deny</button>`}
@@ -54,9 +57,10 @@ ${approval.outdated
 </li>`;
 }
 
-/** One pending request whole, with approve and deny for those who may decide. */
-export function approvalView(approval: PendingApproval, viewer: Viewer): Html {
+/** One pending request whole, with approve and deny for those who may decide; `notice`: what came of a decision just tried. */
+export function approvalView(approval: PendingApproval, viewer: Viewer, notice?: string): Html {
   return html`<h1>Approval request</h1>
+${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
 <p class="muted"><a href="/console/approvals">← every waiting request</a></p>
 <ul class="approvals">${approvalItem(approval, viewer, true)}</ul>`;
 }

@@ -1,4 +1,4 @@
-import type { Receipt, ToolDefinition } from '../../core/index.js';
+import { SECRET_NAME, type Receipt, type ToolDefinition } from '../../core/index.js';
 import { html, type Html } from '../html.js';
 import type { ConsoleApprovalRecord } from '../console-backend.js';
 import { time } from './layout.js';
@@ -31,7 +31,8 @@ ${parts}</pre>
 ${notice}</section>`;
 }
 
-const SECRET_KEY = /token|secret|password|passwd|api[-_]?key|authorization|cookie|credential|private[-_]?key/i;
+// the one rule of what looks like a credential, shared with the executors' URLs in errors
+const SECRET_KEY = SECRET_NAME;
 
 /** Params with the values of secret-looking keys replaced, at any depth. */
 export function redactParams(value: unknown, key = ''): unknown {

@@ -1,4 +1,4 @@
-import { formatDiagnostic, toolCount, toolNameAt, toolsOf, type ToolDefinition, type ToolIndex } from '../../core/index.js';
+import { formatDiagnostic, toolCount, toolNameAt, toolsOf, type ScanProblems, type ToolDefinition, type ToolIndex } from '../../core/index.js';
 import type { HldpEvent } from '../../events/index.js';
 import { html, type Html } from '../html.js';
 import { time } from './layout.js';
@@ -72,8 +72,11 @@ ${pages}
 ${pages}`;
 }
 
-/** The registry: scan status and history, broken definitions with file:line:col, a page of tools, every toolset and skill. */
-export function registryView(index: ToolIndex, scanError: { message: string; at: string } | undefined, scans: HldpEvent[], offset = 0): Html {
+/**
+ * The registry: scan status and history, broken definitions with file:line:col (`problems`: as the viewer may read
+ * them, `scanProblemsFor`), a page of tools, every toolset and skill.
+ */
+export function registryView(index: ToolIndex, problems: ScanProblems, scanError: { message: string; at: string } | undefined, scans: HldpEvent[], offset = 0): Html {
   return html`<h1>Registry</h1>
 <p class="muted live" data-live="scan.completed,scan.failed,definitions.broken" data-reload="true"><span class="dot" title="live"></span> Reloads when the repository is scanned.</p>
 <section class="status">
@@ -87,11 +90,7 @@ ${scanError ? html`<dt>Last scan</dt><dd class="error">failed ${time(scanError.a
 </dl>
 </section>
 <section class="broken">
-<h2>Broken definitions <span class="count">${index.errors.length}</span></h2>
-${index.errors.length === 0
-  ? html`<p class="muted">None: every definition at this commit loads.</p>`
-  : html`<ul class="diagnostics">${index.errors.map((error) => html`<li class="diagnostic"><code>${error.file}:${error.line}:${error.column}</code> <span class="code">${error.code}</span> ${error.message}</li>`)}</ul>`}
-${index.warnings.length ? html`<details><summary>${index.warnings.length} warnings</summary><ul class="diagnostics">${index.warnings.map((warning) => html`<li><code>${formatDiagnostic(warning)}</code></li>`)}</ul></details>` : ''}
+${brokenSection(problems)}
 </section>
 <section>
 <h2>Scans</h2>
@@ -112,4 +111,14 @@ ${index.toolsets.length === 0 ? html`<p class="muted">None.</p>` : html`<table c
 <h2>Skills <span class="count">${index.skills.length}</span></h2>
 ${index.skills.length === 0 ? html`<p class="muted">None.</p>` : html`<table class="plain"><thead><tr><th>Name</th><th>When to read it</th><th>Toolset</th></tr></thead><tbody>${index.skills.map((skill) => html`<tr><td>${skill.name}</td><td>${skill.description}</td><td>${skill.toolset ?? skill.name}</td></tr>`)}</tbody></table>`}
 </section>`;
+}
+
+function brokenSection({ errors, warnings, errors_withheld: withheld }: ScanProblems): Html {
+  return html`<h2>Broken definitions <span class="count">${withheld ? withheld.files : errors.length}</span></h2>
+${withheld
+  ? html`<p class="muted" data-code="ERRORS_WITHHELD">${withheld.note}.</p>`
+  : errors.length === 0
+    ? html`<p class="muted">None: every definition at this commit loads.</p>`
+    : html`<ul class="diagnostics">${errors.map((error) => html`<li class="diagnostic"><code>${error.file}:${error.line}:${error.column}</code> <span class="code">${error.code}</span> ${error.message}</li>`)}</ul>`}
+${warnings.length ? html`<details><summary>${warnings.length} warnings</summary><ul class="diagnostics">${warnings.map((warning) => html`<li><code>${formatDiagnostic(warning)}</code></li>`)}</ul></details>` : ''}`;
 }

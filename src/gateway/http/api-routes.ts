@@ -1,5 +1,5 @@
 import express, { type RequestHandler, type Router } from 'express';
-import { exceedsDepth, MAX_JSON_DEPTH, toolCount } from '../../core/index.js';
+import { exceedsDepth, MAX_JSON_DEPTH, scanProblemsFor, toolCount } from '../../core/index.js';
 import { overseesAll } from '../../events/index.js';
 import { holdForReader, LONG_TEXT_UNITS, ReceiptReads, sendJsonText } from '../../http-edge/index.js';
 import { META_TOOL_BY_NAME, metaToolWithoutSession, unknownToolOutcome, type Gateway } from '../service/index.js';
@@ -34,7 +34,8 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     response.json({
       commit: index.commit, ...(index.stale ? { stale: index.stale } : {}),
       total: page.total, limit: query.limit, offset: query.offset, next_offset: page.next_offset,
-      tools: page.tools, errors: index.errors, warnings: index.warnings,
+      // a broken file's path and errors only to an admin, as a match or a call of it tells them (review Z2-3)
+      tools: page.tools, ...scanProblemsFor(index, principalOf(response).roles),
     });
   });
 
@@ -85,7 +86,7 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
       // policies) until their next poll, while this answer said the new one is served (review L, L2)
       options.announce?.('POST /v1/scan');
       const { index } = result;
-      const found = { previous: result.previous, commit: result.commit, changed: result.changed, tools: toolCount(index), errors: index.errors, warnings: index.warnings };
+      const found = { previous: result.previous, commit: result.commit, changed: result.changed, tools: toolCount(index), ...scanProblemsFor(index, principalOf(response).roles) };
       // the repository could not be read and the last good index is served: not a success (a CI step that pushes, then
       // rescans and fails on non-2xx, passed while its push was never read: review N, N22)
       if (index.stale) response.status(502).json({ code: 'SCAN_FAILED', error: `${index.stale.reason}; still serving ${index.commit}`, ...found, stale: index.stale });

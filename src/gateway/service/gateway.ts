@@ -23,7 +23,7 @@ import { sessionStep } from './session-step.js';
 import { sessionStoreOf } from './session-store-of.js';
 import { tooDeepParams } from './unknown-tool.js';
 import { usageStep } from './usage-step.js';
-import { runPlace } from './run-place.js';
+import { reachableUrl, runPlace } from './run-place.js';
 import { RegistrySwap, type Registry, type RescanResult } from './registry-swap.js';
 import { ReceiptKeeper } from './receipt-keeper.js';
 import { LaterWrites } from './later-writes.js';
@@ -91,14 +91,17 @@ export class Gateway {
     this.principals = new Principals(config.principals);
     targets.learnSecrets(() => this.principals.authenticatedTokens());
     this.calls = new CallPath({ registry: () => this.registries.current, keeper: this.keeper, later: this.later, approvals: () => this.approvals, principal: (name) => this.principal(name), observers: this.observers, maxCallTimeoutMs: config.maxCallTimeoutMs, maxCallsInFlightPerCaller: config.maxCallsInFlightPerCaller, pathPlace: (tool, params) => targets.pathPlace(tool, params) });
+    // who runs an approved call, as a person reading an interrupted run's receipt needs to find it
+    const runner = { by: `${hostname()} pid ${process.pid} (instance ${this.instanceId})`, leaseMs: config.approvalRunLeaseMs };
     this.approvals = new ApprovalDesk({
       registry: () => this.registries.current,
       store,
       ttlMs: config.confirmationTtlMs,
       maxPendingPerCaller: config.maxPendingPerCaller,
-      // who runs an approved call, as a person reading an interrupted run's receipt needs to find it
-      runner: { by: `${hostname()} pid ${process.pid} (instance ${this.instanceId})`, leaseMs: config.approvalRunLeaseMs },
+      runner,
       place: runPlace(config),
+      // where a decider at an instance that runs calls elsewhere is sent: this one's URL, once it listens
+      filer: () => ({ by: runner.by, url: reachableUrl(this.keeper.servingAt, config.listen.host) }),
       deadline: (tool, requestedMs) => chooseDeadline(tool, requestedMs, config.maxCallTimeoutMs),
       run: (registry, tool, params, approval, deadline, who) => this.keeper.run(registry, tool, params, approval, deadline, who),
       callerProblem: (registry, tool, record) => this.callerProblem(registry, tool, record.caller, record.params),
