@@ -71,7 +71,7 @@ export {
   type ToolSandbox,
 } from './tool-sandbox.js';
 export { ceilingDefaults, ceilingProblems, type CeilingProblem, type SandboxCeiling } from './sandbox-ceiling.js';
-export { markNotStored, wasNotStored, type ExecutionResult, type Receipt, type ReceiptApproval, type ReceiptSource } from './receipt.js';
+export { markNotStored, wasNotStored, type CallDeadline, type ExecutionResult, type Receipt, type ReceiptApproval, type ReceiptSource, type TimeoutSource } from './receipt.js';
 export type { ProgressUpdate } from './progress.js';
 export type { BrokenMatch, Candidate, MatchConfidence, MatchResult, MatchStage, NearMiss } from './match-result.js';
 export { MAX_INTENT_CHARACTERS } from './match-result.js';

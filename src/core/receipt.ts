@@ -53,8 +53,24 @@ export interface Receipt extends ExecutionResult {
   approval?: ReceiptApproval | null;
   /** the deadline the call ran under: the tool's `timeout_ms`, or the one the call asked for */
   timeout_ms?: number;
+  /** where `timeout_ms` came from; absent on receipts stored before it was kept (and on a decided request filed by a gateway that did not keep it) */
+  timeout_from?: TimeoutSource;
   /** which gateway made it, and from which repository: one user's gateways share a receipts database by default */
   source?: ReceiptSource;
+}
+
+/**
+ * Where a call's deadline came from: the tool's own `constraints.timeout_ms` (`tool`), the spec's 30 s `default` (the
+ * tool's constraints set no timeout_ms, or set exactly 30000), the gateway's `max_call_timeout_ms` cutting the tool's
+ * (`ceiling`), the call's own `timeout_ms` (`call`), or the one asked for when its approval request was approved or
+ * confirmed (`approval`).
+ */
+export type TimeoutSource = 'tool' | 'default' | 'ceiling' | 'call' | 'approval';
+
+/** The deadline a call runs under and, where known, where it came from. */
+export interface CallDeadline {
+  timeoutMs: number;
+  from?: TimeoutSource;
 }
 
 /** Where a receipt was made. */

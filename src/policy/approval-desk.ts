@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { describeGate, type Receipt, type ToolDefinition } from '../core/index.js';
+import { describeGate, type CallDeadline, type Receipt, type TimeoutSource, type ToolDefinition } from '../core/index.js';
 import { canonicalJson, hashParams, type ApprovalDecision, type ApprovalQuery, type ApprovalRecord } from '../store/index.js';
 import { approvalNotFound, confirmationRequired, confirmOutcome, type ApprovalAnswer, type ApprovalRequested, type ConfirmOutcome } from './approval-answer.js';
 import type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
@@ -38,7 +38,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   }
 
   /** Files the request a policy decision asks for; the caller's answer says how it will be decided. */
-  async request(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, decision: Extract<PolicyDecision, { kind: 'approve' }>, caller: string, session: string | null, timeoutMs: number): Promise<ApprovalRequested> {
+  async request(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, decision: Extract<PolicyDecision, { kind: 'approve' }>, caller: string, session: string | null, deadline: CallDeadline): Promise<ApprovalRequested> {
     // one caller's requests may not bury everyone else's in the approvers' queue (a soft cap: two requests made at once may both pass it)
     const most = this.#host.maxPendingPerCaller;
     const pending = await this.#host.store.approvals.pendingCount(caller);
@@ -52,8 +52,8 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const token = decision.selfApproval ? `hldp_confirm_${randomBytes(24).toString('base64url')}` : undefined;
     const record = await this.#host.store.approvals.create({
       caller, session, tool: tool.name, method: tool.method, executor: tool.executor, params, commit: registry.index.commit,
-      rule: { where: decision.rule?.where ?? null, reason: decision.reason, self_approval: decision.selfApproval, approvers: decision.approvers, elicit: decision.elicit, judged: judgedAgainst(registry.index, tool), place: this.#host.place, filed_by: this.#host.filer() },
-      timeoutMs, ...(token ? { tokenHash: hashToken(token) } : {}),
+      rule: { where: decision.rule?.where ?? null, reason: decision.reason, self_approval: decision.selfApproval, approvers: decision.approvers, elicit: decision.elicit, judged: judgedAgainst(registry.index, tool), place: this.#host.place, filed_by: this.#host.filer(), ...(deadline.from ? { timeout_from: deadline.from } : {}) },
+      timeoutMs: deadline.timeoutMs, ...(token ? { tokenHash: hashToken(token) } : {}),
       ttlMs: decision.expiresInMs ?? this.#host.ttlMs,
     });
     const alone = this.#host.principals ? nobodyElseDecides(decision, caller, this.#host.principals()) : undefined;
@@ -258,11 +258,11 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const runner = this.#host.runner;
     const decided = await this.#host.store.approvals.decide(record.id, { status: 'approved', by: decider.name, reason, via }, runner);
     if (!decided) return this.#settlement.alreadyDecided(record.id);
-    return this.#run(registry, lookup.tool, decided, deadline.timeoutMs, options);
+    return this.#run(registry, lookup.tool, decided, { timeoutMs: deadline.timeoutMs, ...runSource(record, options.timeoutMs, deadline.from) }, options);
   }
 
   /** Runs an approved request's call while renewing its lease, and settles the request with the receipt. */
-  async #run(registry: Registry, tool: ToolDefinition, decided: ApprovalRecord, timeoutMs: number, options: DecideOptions): Promise<ApprovalAnswer> {
+  async #run(registry: Registry, tool: ToolDefinition, decided: ApprovalRecord, deadline: CallDeadline, options: DecideOptions): Promise<ApprovalAnswer> {
     const runner = this.#host.runner;
     const renewing = setInterval(() => {
       this.#host.store.approvals.renew(decided.id, runner).then(
@@ -271,7 +271,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       );
     }, Math.max(100, Math.floor(runner.leaseMs / 3))).unref();
     try {
-      const receipt = await this.#host.run(registry, tool, decided.params, linkOf(decided), timeoutMs, { caller: decided.caller, session: decided.session, ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+      const receipt = await this.#host.run(registry, tool, decided.params, linkOf(decided), deadline, { caller: decided.caller, session: decided.session, ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
       return await this.#settlement.settled(decided, receipt, true);
     } finally {
       clearInterval(renewing);
@@ -283,4 +283,15 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const closed = await this.#settlement.close(record, { status: 'cancelled', by: decider.name, reason: text, via: 'outdated' }, text);
     return closed?.ok ? { ok: false, code: 'APPROVAL_OUTDATED', error: text, approval: closed.approval, ...(closed.receipt ? { receipt: closed.receipt } : {}) } : this.#settlement.alreadyDecided(record.id);
   }
+}
+
+/**
+ * Where an approved run's deadline came from: the decider's own `timeout_ms` (approve or confirm), else the request's
+ * as it was filed; a request filed with no deadline gets the tool's now, whose source the choice names. A request
+ * filed by a gateway that did not keep the source leaves it unsaid rather than guessed.
+ */
+function runSource(record: ApprovalRecord, askedMs: number | undefined, chosen: TimeoutSource): { from?: TimeoutSource } {
+  if (askedMs !== undefined) return { from: 'approval' };
+  if (record.timeout_ms === null) return { from: chosen };
+  return record.rule.timeout_from ? { from: record.rule.timeout_from } : {};
 }

@@ -1,4 +1,4 @@
-import type { ProgressUpdate, Receipt, ReceiptApproval, ToolDefinition } from '../core/index.js';
+import type { CallDeadline, ProgressUpdate, Receipt, ReceiptApproval, TimeoutSource, ToolDefinition } from '../core/index.js';
 import type { ApprovalFiler, ApprovalRecord, ApprovalRunner, NewEvent, RunPlace, Store, StoredEvent } from '../store/index.js';
 import type { LeaseLapsed } from './approval-answer.js';
 import type { Principal } from './principals.js';
@@ -50,8 +50,8 @@ export interface ApprovalHost<Registry extends ApprovalRegistry> {
   /** this process, as a request it files records it: where a decider elsewhere is sent (its URL, once it serves) */
   filer(): ApprovalFiler;
   /** the deadline an approved run gets: the one asked for if the tool and the gateway allow it, or why not */
-  deadline(tool: ToolDefinition, requestedMs: number | undefined): { ok: true; timeoutMs: number } | { ok: false; outcome: { error: string; requested_ms: number; allowed_ms: number } };
-  run(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval, timeoutMs: number, who: { caller: string; session: string | null; signal?: AbortSignal; onProgress?: (update: ProgressUpdate) => void }): Promise<Receipt>;
+  deadline(tool: ToolDefinition, requestedMs: number | undefined): { ok: true; timeoutMs: number; from: TimeoutSource } | { ok: false; outcome: { error: string; requested_ms: number; allowed_ms: number } };
+  run(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval, deadline: CallDeadline, who: { caller: string; session: string | null; signal?: AbortSignal; onProgress?: (update: ProgressUpdate) => void }): Promise<Receipt>;
   /**
    * Why the request's caller may not run its call now (undefined: it may), asked again when the request is
    * decided: the same access decision a fresh call gets (the principal still configured, a calling role, access

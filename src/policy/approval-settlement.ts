@@ -1,4 +1,4 @@
-import { wasNotStored, type Receipt, type ReceiptApproval } from '../core/index.js';
+import { wasNotStored, type Receipt, type ReceiptApproval, type TimeoutSource } from '../core/index.js';
 import type { ApprovalDecision, ApprovalRecord, ApprovalRun } from '../store/index.js';
 import type { ApprovalAnswer, LeaseLapsed } from './approval-answer.js';
 import type { ApprovalHost, ApprovalRegistry } from './approval-host.js';
@@ -29,7 +29,7 @@ export class ApprovalSettlement {
     const receipt = await this.#host.unrun({
       tool: taken.tool, method: taken.method, executor: taken.executor, params: taken.params, commit: taken.commit, code: 'CANCELLED',
       error: `${taken.tool}: interrupted: request '${taken.id}' was approved and its run started by ${seen.run?.by ?? 'a gateway'}, which stopped (or could not store the receipt) before its receipt was stored — its lease ended at ${seen.run?.lease_until ?? 'an unknown time'} and was not renewed. The call may have run in part or in whole, and its output is lost: check what it does before calling it again. ${this.#host.runner.by} closed it`,
-      caller: taken.caller, session: taken.session, approval: linkOf(taken), timeoutMs: taken.timeout_ms ?? 30_000,
+      caller: taken.caller, session: taken.session, approval: linkOf(taken), timeoutMs: taken.timeout_ms ?? 30_000, ...filedSource(taken),
     });
     // the request keeps the run that lapsed as its `run`: the closer held it only to close it, and ran nothing (review userY, Y5)
     await this.settled(taken, receipt, false, seen.run ?? undefined);
@@ -45,7 +45,7 @@ export class ApprovalSettlement {
       tool: decided.tool, method: decided.method, executor: decided.executor, params: decided.params, commit: decided.commit,
       code, error: `${decided.tool}: ${error}`, caller: decided.caller, session: decided.session, approval: linkOf(decided),
       // every new request records the deadline it would run under
-      timeoutMs: decided.timeout_ms ?? 30_000,
+      timeoutMs: decided.timeout_ms ?? 30_000, ...filedSource(decided),
     });
     return this.settled(decided, receipt, false);
   }
@@ -121,4 +121,9 @@ export function linkOf(record: ApprovalRecord): ReceiptApproval {
     id: record.id, status: record.status as ReceiptApproval['status'], decided_by: record.decided_by, reason: record.decision_reason,
     decided_at: record.decided_at ?? new Date().toISOString(), via: record.decided_via ?? 'api', rule: record.rule.where,
   };
+}
+
+/** Where a request's deadline came from as it was filed, for the receipt of a call that did not run; unsaid where it was not kept. */
+function filedSource(record: ApprovalRecord): { timeoutFrom?: TimeoutSource } {
+  return record.timeout_ms !== null && record.rule.timeout_from ? { timeoutFrom: record.rule.timeout_from } : {};
 }

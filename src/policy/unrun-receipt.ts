@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ErrorCode, ExecutorName, Receipt, ReceiptApproval, ReceiptSource } from '../core/index.js';
+import type { ErrorCode, ExecutorName, Receipt, ReceiptApproval, ReceiptSource, TimeoutSource } from '../core/index.js';
 
 /** What a receipt of a call that never ran says about it. */
 export interface UnrunCall {
@@ -16,6 +16,8 @@ export interface UnrunCall {
   session: string | null;
   approval: ReceiptApproval | null;
   timeoutMs: number;
+  /** where `timeoutMs` came from, where known */
+  timeoutFrom?: TimeoutSource;
   source: ReceiptSource;
 }
 
@@ -27,6 +29,6 @@ export function unrunReceipt(call: UnrunCall, now = new Date()): Receipt {
     id: randomUUID(), executor: call.executor, stderr: '', code: call.code, exit_code: null, signal: null,
     timed_out: false, output_bytes: 0, cut_bytes: 0,
     commit: call.commit, params: call.params, started_at: at, finished_at: at, confirmation: call.approval?.id ?? null,
-    timeout_ms: call.timeoutMs, caller: call.caller, session: call.session, approval: call.approval, source: call.source,
+    timeout_ms: call.timeoutMs, ...(call.timeoutFrom ? { timeout_from: call.timeoutFrom } : {}), caller: call.caller, session: call.session, approval: call.approval, source: call.source,
   };
 }

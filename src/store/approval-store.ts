@@ -1,4 +1,4 @@
-import type { AccessGate, ExecutorName, SandboxCeiling } from '../core/index.js';
+import type { AccessGate, ExecutorName, SandboxCeiling, TimeoutSource } from '../core/index.js';
 import type { NewEvent, RetentionPolicy, StoredEvent } from './store.js';
 
 /** Where an approval request stands: waiting, or decided once (approved and run, denied, expired, cancelled). */
@@ -28,6 +28,8 @@ export interface ApprovalTerms {
    * before it was kept.
    */
   filed_by?: ApprovalFiler;
+  /** where the request's `timeout_ms` came from (the call, the tool, the default, the gateway's ceiling); absent on a request filed before it was kept */
+  timeout_from?: TimeoutSource;
 }
 
 /** The process that filed a request: where a decider at an instance that runs calls elsewhere is sent. */
@@ -75,7 +77,7 @@ export interface NewApproval {
   /** the index commit, which is the policy version too */
   commit: string;
   rule: ApprovalTerms;
-  /** the deadline the call asked for, if it asked */
+  /** the deadline the call is to run under (the one it asked for, or the tool's); `rule.timeout_from` says which */
   timeoutMs?: number;
   /** SHA-256 of the confirmation token, when the caller may approve its own request with it */
   tokenHash?: string;

@@ -51,6 +51,21 @@ describe('hldp call', () => {
     expect(all.map(({ tool }) => tool)).toEqual(['shell-exec', 'git-ops', 'shell-exec']);
   });
 
+  // deadline17: the receipt says where its deadline came from, and stores it so
+  it("records --timeout as the call's own deadline, and a confirm's --timeout as asked at its approval", async () => {
+    const run = await runCli(['call', 'shell-exec', '--params', '{"cmd":"echo hi"}', '--timeout', '2s', '--json'], { env: home.env });
+    expect(run.code).toBe(0);
+    const receipt = JSON.parse(run.stdout);
+    expect(receipt).toMatchObject({ ok: true, timeout_ms: 2_000, timeout_from: 'call' });
+    const stored = await runCli(['receipts', receipt.id, '--json'], { env: home.env });
+    expect(JSON.parse(stored.stdout)).toMatchObject({ id: receipt.id, timeout_ms: 2_000, timeout_from: 'call' });
+    const pending = await runCli(['call', 'file-write', '--params', '{"path":"timed.txt","content":"hi"}', '--json'], { env: home.env });
+    expect(pending.code).toBe(3);
+    const confirmed = await runCli(['confirm', JSON.parse(pending.stdout).token, '--timeout', '2500', '--json'], { env: home.env });
+    expect(confirmed.code).toBe(0);
+    expect(JSON.parse(confirmed.stdout)).toMatchObject({ ok: true, timeout_ms: 2_500, timeout_from: 'approval' });
+  });
+
   it('waits for confirmation (exit 3), and hldp confirm runs exactly that call', async () => {
     const pending = await runCli(['call', 'file-write', '--params', '{"path":"note.txt","content":"hi"}', '--json'], { env: home.env });
     expect(pending.code).toBe(3);

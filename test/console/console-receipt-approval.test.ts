@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAIL_STDERR, makeConsoleRepository } from '../helpers/console-repo.js';
 import { signInToConsole } from '../helpers/console-sign-in.js';
 import { commitFiles } from '../helpers/git.js';
-import { startConsoleGateway, tokenSha256, type ConsoleGateway } from './support.js';
+import { startAdminConsole, startConsoleGateway, tokenSha256, type AdminConsole, type ConsoleGateway } from './support.js';
 
 // review userZ, Z1: a receipt's page read its `approval` as a string, and showed nothing of who decided, how, why or
 // under which rule; and it had no deadline. Z2: its byte counts did not say what each counted.
@@ -82,7 +82,8 @@ describe("a receipt's page in the console", () => {
         Via: expect.stringContaining('as a principal'),
         'Their reason': 'read it: <b>fine</b> to send',
         Rule: `${RULE}: what say prints goes to the team channel`,
-        Deadline: "4,000 ms — shorter than the tool's timeout_ms (30,000 ms, the default when its constraints set none): asked for by the call or by who approved it, or the gateway's max_call_timeout_ms",
+        // the call asked for it, and the approver sent none: the receipt says so, nothing inferred
+        Deadline: '4,000 ms — asked for by the call (its timeout_ms)',
       });
       expect(shown.Decided).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
       expect(page.text).toContain(`<a href="/console/approvals/${encodeURIComponent(approval)}">`);
@@ -147,12 +148,38 @@ describe("a receipt's page in the console", () => {
   });
 
   describe('when the call asked for a shorter deadline and needed no approval', () => {
-    it('names only the call as what may have asked for it: there was no approver (review userZ2, U6)', async () => {
+    it('names the call as what asked for it, as its receipt records (review userZ2, U6)', async () => {
       const call = await api('bot', 'POST', '/v1/call', { tool: 'fail', params: {}, timeout_ms: 5000 });
       expect(call.json).toMatchObject({ ok: false, approval: null });
       const shown = facts((await pageOf(`/console/receipts/${encodeURIComponent(call.json.id)}`, 'admin')).text);
       expect(shown.Approval).toBe('—');
-      expect(shown.Deadline).toBe("5,000 ms — shorter than the tool's timeout_ms (30,000 ms, the default when its constraints set none): asked for by the call, or the gateway's max_call_timeout_ms");
+      expect(shown.Deadline).toBe('5,000 ms — asked for by the call (its timeout_ms)');
     });
+  });
+});
+
+// a receipt stored before receipts kept `timeout_from` (by main's code before deadline17) has the milliseconds alone:
+// the page still shows it, inferring the source as it did, and says that it is inferred
+describe("an older receipt's page in the console", () => {
+  let admin: AdminConsole;
+  beforeAll(async () => {
+    admin = await startAdminConsole();
+  }, 120_000);
+  afterAll(() => admin?.stop());
+
+  it.each([
+    ['the call asked for none', undefined, '30,000 ms — the default 30 s of a tool whose constraints set no timeout_ms (or set 30,000) (inferred: the receipt was stored before receipts kept where the deadline came from)'],
+    ['the call asked for a shorter one', 5_000, "5,000 ms — shorter than the tool's timeout_ms (30,000 ms, the default when its constraints set none): asked for by the call, or the gateway's max_call_timeout_ms (inferred: the receipt was stored before receipts kept where the deadline came from)"],
+  ])('renders its deadline, marked inferred, when %s', async (_case, timeoutMs, words) => {
+    const outcome = await admin.gateway.call('ok', {}, { caller: 'admin', ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+    if (outcome.kind !== 'receipt') throw new Error(JSON.stringify(outcome));
+    // the same receipt as the code before the field made it: every field but timeout_from
+    const { timeout_from: from, ...older } = outcome.receipt;
+    expect(from).toBe(timeoutMs === undefined ? 'default' : 'call');
+    const id = `older-${outcome.receipt.id}`;
+    await admin.store.receipts.save({ ...older, id });
+    const shown = facts(await admin.page(`/console/receipts/${encodeURIComponent(id)}`));
+    expect(shown.Deadline).toBe(words);
+    expect((await admin.store.receipts.verify()).ok).toBe(true);
   });
 });

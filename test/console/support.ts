@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import type { Gateway } from '../../src/gateway/service/index.js';
 import type { Store } from '../../src/store/index.js';
 import { makeConsoleRepository } from '../helpers/console-repo.js';
 import { signInToConsole } from '../helpers/console-sign-in.js';
@@ -56,6 +57,8 @@ export async function startConsoleGateway(options: { repository: (folder: string
 export interface AdminConsole {
   /** the gateway's store, to save the receipts a view is to show */
   store: Store;
+  /** the gateway itself, to make a call whose receipt a view is to show */
+  gateway: Gateway;
   /** the text of a console page, as the admin gets it */
   page(path: string): Promise<string>;
   /** the rows of the Calls list for a query string (`q=needle&until=…`), answered 200 */
@@ -83,7 +86,7 @@ export async function startAdminConsole(): Promise<AdminConsole> {
       expect(response.status).toBe(200);
       return response.text();
     };
-    return { store: server.gateway.store, page, rows, stop };
+    return { store: server.gateway.store, gateway: server.gateway, page, rows, stop };
   } catch (error) {
     await stop();
     throw error;

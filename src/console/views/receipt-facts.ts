@@ -64,26 +64,56 @@ ${request ? row('Asked', html`${time(request.created_at)} <span class="muted">by
 }
 
 /**
- * The deadline the call ran under and, as far as can be told, where it came from: the receipt keeps the milliseconds,
- * not their source, so they are judged against the tool's `timeout_ms` at the same commit; where that does not tell,
- * the page says what it may have been.
+ * The deadline the call ran under and where it came from, as the receipt records it (`timeout_from`). A receipt stored
+ * before receipts kept the source has it inferred, and says so: its milliseconds are judged against the tool's
+ * `timeout_ms` at the same commit, and where that does not tell, the page says what it may have been.
  */
 export function deadlineRow(receipt: Receipt, definition: ToolDefinition | undefined, servedCommit: string): Html {
   const ms = receipt.timeout_ms;
   if (typeof ms !== 'number') return row('Deadline', html`<span class="muted">not recorded (a receipt stored before receipts kept it)</span>`);
+  const shown = html`<span data-deadline-ms="${ms}">${ms.toLocaleString('en')} ms</span>`;
+  // stored text, read as text: a receipt is whatever its store holds
+  const from = receipt.timeout_from === undefined || receipt.timeout_from === null ? undefined : String(receipt.timeout_from);
+  if (from !== undefined) {
+    const own = definition !== undefined && servedCommit === receipt.commit ? definition.constraints.timeout_ms : undefined;
+    return row('Deadline', html`${shown} <span class="muted" data-deadline-from="${from}">— ${recordedSource(from, own, receipt)}</span>`);
+  }
+  return row('Deadline', html`${shown} <span class="muted" data-deadline-from="inferred">— ${inferredSource(ms, receipt, definition, servedCommit)} (inferred: the receipt was stored before receipts kept where the deadline came from)</span>`);
+}
+
+// a recorded source in words; `own` is the tool's timeout_ms at the receipt's commit, where the page knows it
+function recordedSource(from: string, own: number | undefined, receipt: Receipt): string {
+  switch (from) {
+    case 'tool':
+      return "the tool's constraints.timeout_ms";
+    case 'default':
+      return 'the default 30 s of a tool whose constraints set no timeout_ms (or set 30,000)';
+    case 'ceiling':
+      return `the gateway's max_call_timeout_ms, which cut the tool's timeout_ms${own === undefined ? '' : ` (${own.toLocaleString('en')} ms)`}`;
+    case 'call':
+      return 'asked for by the call (its timeout_ms)';
+    case 'approval':
+      return linkOf(receipt)?.via === 'confirm' ? 'asked for when the caller confirmed it with its token' : 'asked for by who approved it';
+    default:
+      // a source a newer gateway records: shown as it is stored
+      return from;
+  }
+}
+
+// the source of an older receipt's deadline, judged against the tool's timeout_ms at the same commit
+function inferredSource(ms: number, receipt: Receipt, definition: ToolDefinition | undefined, servedCommit: string): string {
   const own = definition?.constraints.timeout_ms;
   // the parsed definition has the default filled in: 30 s is the default unless the file wrote the same (review userZ2, U6)
   const ownWords = own === DEFAULT_TIMEOUT_MS ? `the tool's timeout_ms (${own.toLocaleString('en')} ms, the default when its constraints set none)` : `the tool's timeout_ms (${own?.toLocaleString('en')} ms)`;
   // who may have asked for another: an approver only where the call went through an approval
   const askers = linkOf(receipt) || receipt.confirmation ? 'the call or by who approved it' : 'the call';
-  const source = own === undefined || servedCommit !== receipt.commit
+  return own === undefined || servedCommit !== receipt.commit
     ? `the tool's timeout_ms or one the call asked for: the receipt does not say which${own === undefined ? '' : ` (the tool as served now sets ${own.toLocaleString('en')} ms)`}`
     : own === ms
       ? own === DEFAULT_TIMEOUT_MS ? "the default 30 s of a tool whose constraints set no timeout_ms (or set 30,000)" : "the tool's constraints.timeout_ms"
       : ms > own
         ? `longer than ${ownWords}: asked for by ${askers}`
         : `shorter than ${ownWords}: asked for by ${askers}, or the gateway's max_call_timeout_ms`;
-  return row('Deadline', html`<span data-deadline-ms="${ms}">${ms.toLocaleString('en')} ms</span> <span class="muted">— ${source}</span>`);
 }
 
 /**

@@ -1,8 +1,8 @@
-import { DEFAULT_TIMEOUT_MS, type ToolDefinition } from '../../core/index.js';
+import { DEFAULT_TIMEOUT_MS, type TimeoutSource, type ToolDefinition } from '../../core/index.js';
 import type { CallOutcome } from './call-outcome.js';
 
 /** The deadline a call runs under, or why the one it asked for is refused. */
-export type DeadlineChoice = { ok: true; timeoutMs: number } | { ok: false; outcome: Extract<CallOutcome, { kind: 'timeout_not_allowed' }> };
+export type DeadlineChoice = { ok: true; timeoutMs: number; from: TimeoutSource } | { ok: false; outcome: Extract<CallOutcome, { kind: 'timeout_not_allowed' }> };
 
 /** The longest deadline a call of `tool` may ask for: its `max_timeout_ms` (default its `timeout_ms`), within the gateway's ceiling. */
 export function longestDeadline(tool: ToolDefinition, ceilingMs: number): number {
@@ -16,8 +16,8 @@ export function longestDeadline(tool: ToolDefinition, ceilingMs: number): number
  */
 export function chooseDeadline(tool: ToolDefinition, requestedMs: number | undefined, ceilingMs: number): DeadlineChoice {
   const longest = longestDeadline(tool, ceilingMs);
-  if (requestedMs === undefined) return { ok: true, timeoutMs: Math.min(tool.constraints.timeout_ms, ceilingMs) };
-  if (Number.isSafeInteger(requestedMs) && requestedMs >= 1 && requestedMs <= longest) return { ok: true, timeoutMs: requestedMs };
+  if (requestedMs === undefined) return { ok: true, timeoutMs: Math.min(tool.constraints.timeout_ms, ceilingMs), from: unaskedSource(tool, ceilingMs) };
+  if (Number.isSafeInteger(requestedMs) && requestedMs >= 1 && requestedMs <= longest) return { ok: true, timeoutMs: requestedMs, from: 'call' };
   const why =
     longest === ceilingMs && (tool.constraints.max_timeout_ms ?? tool.constraints.timeout_ms) > ceilingMs
       ? `the gateway's ceiling (max_call_timeout_ms) is ${ceilingMs} ms`
@@ -29,6 +29,16 @@ export function chooseDeadline(tool: ToolDefinition, requestedMs: number | undef
       ? `timeout_ms must be a whole number of milliseconds from 1 to ${longest}; got ${String(requestedMs)}`
       : `timeout_ms ${requestedMs} is more than this call may ask for: ${why}. Ask for at most ${longest} ms; nothing ran.`;
   return { ok: false, outcome: { kind: 'timeout_not_allowed', code: 'TIMEOUT_NOT_ALLOWED', tool: tool.name, error, requested_ms: requestedMs, allowed_ms: longest } };
+}
+
+/**
+ * Where the deadline of a call that asked for none comes from: the gateway's ceiling where it cuts the tool's
+ * `timeout_ms`, else the spec's 30 s default or the tool's own. The parsed definition has the default filled in, so a
+ * definition that writes exactly 30000 reads as the default too: the same deadline either way.
+ */
+export function unaskedSource(tool: ToolDefinition, ceilingMs: number): TimeoutSource {
+  const own = tool.constraints.timeout_ms;
+  return own > ceilingMs ? 'ceiling' : own === DEFAULT_TIMEOUT_MS ? 'default' : 'tool';
 }
 
 /**

@@ -159,17 +159,17 @@ export class CallPath {
     const session = request.session?.id ?? null;
     switch (decision.kind) {
       case 'allow':
-        return { kind: 'receipt', receipt: await keeper.run(registry, tool, data, null, deadline.timeoutMs, { ...request, session }) };
+        return { kind: 'receipt', receipt: await keeper.run(registry, tool, data, null, deadline, { ...request, session }) };
       case 'deny':
         return {
           kind: 'receipt',
           receipt: await keeper.storeUnrun({
             tool: tool.name, method: tool.method, executor: tool.executor, params: data, commit: registry.index.commit, code: 'DENIED',
-            error: `${tool.name}: denied, nothing ran: ${decision.reason}`, caller: caller.name, session, approval: null, timeoutMs: deadline.timeoutMs,
+            error: `${tool.name}: denied, nothing ran: ${decision.reason}`, caller: caller.name, session, approval: null, timeoutMs: deadline.timeoutMs, timeoutFrom: deadline.from,
           }),
         };
       case 'approve':
-        return keeper.fromStore(() => this.parts.approvals().request(registry, tool, data, decision, caller.name, session, deadline.timeoutMs));
+        return keeper.fromStore(() => this.parts.approvals().request(registry, tool, data, decision, caller.name, session, deadline));
     }
   }
 }

@@ -103,7 +103,7 @@ export class Gateway {
       // where a decider at an instance that runs calls elsewhere is sent: this one's URL, once it listens
       filer: () => ({ by: runner.by, url: reachableUrl(this.keeper.servingAt, config.listen.host) }),
       deadline: (tool, requestedMs) => chooseDeadline(tool, requestedMs, config.maxCallTimeoutMs),
-      run: (registry, tool, params, approval, timeoutMs, who) => this.keeper.run(registry, tool, params, approval, timeoutMs, who),
+      run: (registry, tool, params, approval, deadline, who) => this.keeper.run(registry, tool, params, approval, deadline, who),
       callerProblem: (registry, tool, record) => this.callerProblem(registry, tool, record.caller, record.params),
       unrun: (call) => this.keeper.storeUnrun(call),
       principals: () => [...this.principals.list(), LOCAL_PRINCIPAL],

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { markNotStored, type ExecutionResult, type ProgressUpdate, type Receipt, type ReceiptApproval, type ReceiptSource, type ToolDefinition } from '../../core/index.js';
+import { markNotStored, type CallDeadline, type ExecutionResult, type ProgressUpdate, type Receipt, type ReceiptApproval, type ReceiptSource, type ToolDefinition } from '../../core/index.js';
 import { describeError, execute, failedResult, redactValue, secretsOf } from '../../executors/index.js';
 import { unrunReceipt, type ApprovalAnswer, type UnrunCall } from '../../policy/index.js';
 import type { Store } from '../../store/index.js';
@@ -38,30 +38,32 @@ export class ReceiptKeeper {
   ) {}
 
   /**
-   * Runs `definition` under `timeoutMs` (the call's own deadline, or the tool's) and stores the whole receipt. Whatever
-   * throws on the way (setting the run up, the executor's context, the receipt itself) still yields one stored
-   * `INTERNAL_ERROR` receipt: an accepted call always gets one, and an approval it went through is never left without.
+   * Runs `definition` under `deadline` (the call's own, the tool's, or an approver's; the receipt says which) and stores
+   * the whole receipt. Whatever throws on the way (setting the run up, the executor's context, the receipt itself) still
+   * yields one stored `INTERNAL_ERROR` receipt: an accepted call always gets one, and an approval it went through is
+   * never left without.
    */
-  async run(registry: Registry, definition: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval | null, timeoutMs: number, options: RunOptions): Promise<Receipt> {
+  async run(registry: Registry, definition: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval | null, deadline: CallDeadline, options: RunOptions): Promise<Receipt> {
     const id = randomUUID();
     const startedAt = new Date();
     const start = performance.now();
     const progress = { executed: false };
     let receipt: Receipt;
     try {
-      receipt = await this.runAndAssemble(id, startedAt, registry, definition, params, approval, timeoutMs, options, progress);
+      receipt = await this.runAndAssemble(id, startedAt, registry, definition, params, approval, deadline, options, progress);
     } catch (error) {
       const secrets = this.targets.configuredSecrets();
       const what = progress.executed ? 'ran, but its receipt could not be made, so its output is not kept' : 'could not be set up, so nothing ran';
       const result = failedResult('INTERNAL_ERROR', redactValue(`'${definition.name}' ${what}: ${describeError(error)}`, secrets), start);
-      receipt = this.assemble(id, startedAt, registry, definition, result, safeParams(params, secrets), approval, timeoutMs, options);
+      receipt = this.assemble(id, startedAt, registry, definition, result, safeParams(params, secrets), approval, deadline, options);
     }
     await this.keep(receipt);
     this.logger?.info({ call_id: id, tool: receipt.tool, executor: receipt.executor, caller: receipt.caller, session: receipt.session, ok: receipt.ok, code: receipt.code, duration_ms: receipt.duration_ms }, 'call');
     return receipt;
   }
 
-  private async runAndAssemble(id: string, startedAt: Date, registry: Registry, definition: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval | null, timeoutMs: number, options: RunOptions, progress: { executed: boolean }): Promise<Receipt> {
+  private async runAndAssemble(id: string, startedAt: Date, registry: Registry, definition: ToolDefinition, params: Record<string, unknown>, approval: ReceiptApproval | null, deadline: CallDeadline, options: RunOptions, progress: { executed: boolean }): Promise<Receipt> {
+    const { timeoutMs } = deadline;
     // every executor reads its deadline from the constraints: the call's own one takes the definition's place
     const tool = timeoutMs === definition.constraints.timeout_ms ? definition : { ...definition, constraints: { ...definition.constraints, timeout_ms: timeoutMs } };
     const run = this.#runSignal(options.signal);
@@ -80,7 +82,7 @@ export class ReceiptKeeper {
     }
     progress.executed = true;
     // a secret the caller put in the params (a token, pasted) is not kept in the receipt either
-    return this.assemble(id, startedAt, registry, definition, result, redactValue(params, secretsOf(context)), approval, timeoutMs, options);
+    return this.assemble(id, startedAt, registry, definition, result, redactValue(params, secretsOf(context)), approval, deadline, options);
   }
 
   /**
@@ -103,7 +105,7 @@ export class ReceiptKeeper {
     return { signal: controller.signal, done: () => sources.forEach((source) => source.removeEventListener('abort', abort)) };
   }
 
-  private assemble(id: string, startedAt: Date, registry: Registry, tool: ToolDefinition, result: ExecutionResult, params: Record<string, unknown>, approval: ReceiptApproval | null, timeoutMs: number, options: RunOptions): Receipt {
+  private assemble(id: string, startedAt: Date, registry: Registry, tool: ToolDefinition, result: ExecutionResult, params: Record<string, unknown>, approval: ReceiptApproval | null, deadline: CallDeadline, options: RunOptions): Receipt {
     return {
       // the spec's six fields first, as a human reading a receipt expects them
       ok: result.ok, tool: tool.name, method: tool.method, output: result.output, error: result.error, duration_ms: result.duration_ms,
@@ -112,7 +114,7 @@ export class ReceiptKeeper {
       ...(result.output_lossy ? { output_lossy: true } : {}), ...(result.stderr_lossy ? { stderr_lossy: true } : {}),
       ...(result.structured_content === undefined ? {} : { structured_content: result.structured_content }),
       commit: registry.index.commit, params, started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation: approval?.id ?? null,
-      timeout_ms: timeoutMs, caller: options.caller ?? null, session: options.session ?? null, approval,
+      timeout_ms: deadline.timeoutMs, ...(deadline.from ? { timeout_from: deadline.from } : {}), caller: options.caller ?? null, session: options.session ?? null, approval,
       source: this.sourceOf(registry),
     };
   }
