@@ -71,7 +71,7 @@ describe('hldp call', () => {
 
   describe('when the workspace is the tools repository itself', () => {
     it('refuses every shell tool as SANDBOX_UNAVAILABLE, naming HLDP_WORKSPACE, and runs nothing', async () => {
-      const run = await runCli(['call', 'wc-switch', '--repo', repo, '--params', '{"path":"notes.txt"}', '--json'], { cwd: repo, env: { ...env(), HLDP_WORKSPACE: repo } });
+      const run = await runCli(['call', 'wc-flag', '--repo', repo, '--params', '{"path":"notes.txt"}', '--json'], { cwd: repo, env: { ...env(), HLDP_WORKSPACE: repo } });
       const receipt = JSON.parse(run.stdout) as { ok: boolean; code: string; error: string; output: string };
       expect(receipt).toMatchObject({ ok: false, code: 'SANDBOX_UNAVAILABLE', output: '' });
       expect(receipt.error).toMatch(/no local tool runs in this workspace: .*which no tool may change \(the tools repository.*set workspace_root \(or HLDP_WORKSPACE\)/);
