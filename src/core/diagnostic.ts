@@ -34,6 +34,8 @@ export type DiagnosticCode =
   | 'INVALID_OUTPUT_SCHEMA'
   /** a `shell.argv` template no value of the `shell.select` parameter picks: dead text (a warning) */
   | 'UNUSED_TEMPLATE'
+  /** a boolean parameter fills a whole `shell.argv` element: it becomes the text true/false, never an on/off flag (a warning) */
+  | 'BOOLEAN_AS_ARGUMENT'
   | 'UNKNOWN_PLACEHOLDER'
   /** with the deployment's config: a gatekeeper.target, http.api or mcp.server it does not configure (review userW, W2) */
   | 'UNKNOWN_TARGET'

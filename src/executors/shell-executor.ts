@@ -18,7 +18,8 @@ function pickTemplate(spec: ShellSpec, params: Params, start: number): { ok: tru
     return { ok: false, result: failedResult('EXECUTOR_MISCONFIGURED', 'shell.argv is a map of templates but shell.select names no parameter to pick one', start) };
   }
   const choice = ownValue(params, spec.select);
-  const template = (typeof choice === 'string' || typeof choice === 'number') && Object.hasOwn(argv, String(choice)) ? argv[String(choice)] : undefined;
+  // a boolean picks the template keyed "true" or "false": an on/off flag (review userZ3, MEDIUM 3)
+  const template = (typeof choice === 'string' || typeof choice === 'number' || typeof choice === 'boolean') && Object.hasOwn(argv, String(choice)) ? argv[String(choice)] : undefined;
   if (template) return { ok: true, template };
   const choices = Object.keys(argv).join(', ');
   return { ok: false, result: failedResult('INVALID_PARAMS', `parameter '${spec.select}' must be one of: ${choices}; got ${JSON.stringify(choice)}`, start) };

@@ -193,13 +193,19 @@ function checkSelect(shell: NonNullable<ExecutorFields['shell']>, declared: Reco
   if (!parameter) {
     return [{ path: ['shell', 'select'], atKey: false, message: `'shell.select' names '${shell.select}', which is not a parameter in 'params_schema'` }];
   }
-  const values = Array.isArray(parameter.enum) ? parameter.enum.map(String) : undefined;
+  const values = selectValues(parameter);
   const templates = Object.keys(shell.argv as object);
   if (!values) {
-    return [{ path: ['params_schema', shell.select], atKey: true, message: `parameter '${shell.select}' picks the argv template, so it needs an 'enum' of: ${templates.join(', ')}` }];
+    return [{ path: ['params_schema', shell.select], atKey: true, message: `parameter '${shell.select}' picks the argv template, so it needs an 'enum' of: ${templates.join(', ')} (or 'type: boolean', with templates "true" and "false")` }];
   }
   const missing = values.filter((value) => !templates.includes(value));
   return missing.length
     ? [{ path: ['shell', 'argv'], atKey: true, message: `'shell.argv' has no template for ${missing.map((value) => `'${value}'`).join(', ')} of parameter '${shell.select}'` }]
     : [];
+}
+
+/** The values a `shell.select` parameter can take: its `enum`, or true and false for a boolean without one. */
+export function selectValues(parameter: JsonSchema): string[] | undefined {
+  if (Array.isArray(parameter.enum)) return parameter.enum.map(String);
+  return parameter.type === 'boolean' ? ['true', 'false'] : undefined;
 }

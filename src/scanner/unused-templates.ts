@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../core/index.js';
 import type { SchemaProblem } from './shape-checker.js';
+import { selectValues } from './template-checks.js';
 
 /**
  * Templates of a `shell.argv` map that no call can pick (review userY, Y7): `shell.select` names a parameter whose
@@ -10,8 +11,8 @@ export function unusedTemplates(fields: { shell?: { argv?: unknown; select?: unk
   if (typeof select !== 'string' || typeof argv !== 'object' || argv === null || Array.isArray(argv)) return [];
   const declared = (paramsSchema.properties ?? {}) as Record<string, JsonSchema>;
   const parameter = Object.hasOwn(declared, select) ? declared[select] : undefined;
-  if (!parameter || !Array.isArray(parameter.enum)) return [];
-  const values = parameter.enum.map(String);
+  const values = parameter ? selectValues(parameter) : undefined;
+  if (!values) return [];
   return Object.keys(argv)
     .filter((key) => !values.includes(key))
     .map((key) => ({

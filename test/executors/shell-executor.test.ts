@@ -94,6 +94,12 @@ describe('shell executor', () => {
       const result = await execute(tool, { op: 'three' }, context);
       expect(result).toMatchObject({ ok: false, code: 'INVALID_PARAMS', error: expect.stringContaining('one, two') });
     });
+
+    it('picks the template keyed "true" or "false" by a boolean: an on/off flag (review userZ3, MEDIUM 3)', async () => {
+      const flag = shellTool({ select: 'lines', argv: { true: [process.execPath, PRINT_ARGV, '-l', '{path}'], false: [process.execPath, PRINT_ARGV, '{path}'] } }, { lines: { type: 'boolean' } });
+      expect(JSON.parse((await execute(flag, { lines: true, path: 'a' }, context)).output)).toEqual(['-l', 'a']);
+      expect(JSON.parse((await execute(flag, { lines: false, path: 'a' }, context)).output)).toEqual(['a']);
+    });
   });
 
   describe('when the tool is a script', () => {
