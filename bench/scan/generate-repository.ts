@@ -29,6 +29,8 @@ export async function generateRepository(repo: string, size: number): Promise<vo
   }
   const child = execFile('git', ['fast-import', '--quiet'], { cwd: repo, maxBuffer: 1 << 26 });
   const done = new Promise<void>((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git fast-import exited ${code}`)))));
+  // a fast-import that died (Ctrl-C reaches it too) is reported by its exit code, not by an EPIPE thrown from here
+  child.stdin!.on('error', () => undefined);
   child.stdin!.end(`${parts.join('\n')}\n`);
   await done;
   await execFileAsync('git', ['reset', '-q', '--hard', 'main'], { cwd: repo });
