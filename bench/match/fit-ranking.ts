@@ -59,6 +59,13 @@ const KNOBS: Knob[] = [
     set: (p, value) => ({ ...p, similarity: value }),
   },
   {
+    // a tool with a parameter for the request's date (`src/matcher/dates.ts`): re-orders the tools the words found
+    name: 'dates',
+    values: [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 3],
+    get: (p) => p.dates,
+    set: (p, value) => ({ ...p, dates: value }),
+  },
+  {
     name: 'valueWeight',
     values: [0, 0.1, 0.25, 0.4, 0.55, 0.7, 0.85, 1],
     get: (p) => p.valueWeight,

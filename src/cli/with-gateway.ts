@@ -1,16 +1,20 @@
 import type { GatewayConfig } from '../config/index.js';
 import { API_TOKEN_PRINCIPAL, LOCAL_PRINCIPAL } from '../policy/index.js';
 import { Gateway } from '../gateway/service/index.js';
-import type { Flags } from './command.js';
+import type { CommandIo, Flags } from './command.js';
+import { terminalSafe } from './terminal-safe.js';
 import { configFromFlags } from './open-registry.js';
 import { UsageError } from './usage-error.js';
 
 /**
  * Opens the gateway for one command and always closes it (stopping the embedded gatekeeper, closing the store).
- * `secrets: 'optional'` leaves out a target whose secret this shell lacks (see `configFromFlags`).
+ * `secrets: 'optional'` leaves out a target whose secret this shell lacks (see `configFromFlags`). What the sandbox
+ * did to the workspace (as root, a root-owned one given to `sandbox.run_as`) is said on `io.stderr`, as `hldp serve`
+ * logs it: `hldp call` changed a folder's owner without a word (review userZ3, LOW 7).
  */
-export async function withGateway(flags: Flags, work: (gateway: Gateway) => Promise<number>, secrets: 'required' | 'optional' = 'required'): Promise<number> {
-  const gateway = await Gateway.open({ config: configFromFlags(flags, secrets) });
+export async function withGateway(flags: Flags, io: Pick<CommandIo, 'stderr'>, work: (gateway: Gateway) => Promise<number>, secrets: 'required' | 'optional' = 'required'): Promise<number> {
+  const onWorkspaceNotice = (message: string): void => void io.stderr.write(`hldp: ${terminalSafe(message)}\n`);
+  const gateway = await Gateway.open({ config: configFromFlags(flags, secrets), onWorkspaceNotice });
   try {
     return await work(gateway);
   } finally {

@@ -24,28 +24,39 @@ export interface ToolIndex {
   scanned_at: string;
   /** set when the source could not be reached and this is the last good index */
   stale?: { reason: string; since: string };
-  /** names one tool answers to and another declares as an alias it was refused (`ALIAS_CONFLICT`); absent when none */
+  /**
+   * names one tool answers to (or none: git history could not date the claims) and other tools claim too and were
+   * refused: as an alias (`ALIAS_CONFLICT`), or as their name in another letter case (`DUPLICATE_NAME`); absent when none
+   */
   contested?: ContestedName[];
 }
 
 /**
- * A name that is one tool's (its name, or an alias it kept) and that other tools declare as an alias they were refused
- * for it (review Z, Z1): a policy rule, `sessions.deny` or `principals.*.tools` entry naming it could mean either, so a
+ * A name other tools claim and were refused (review Z, Z1): an alias they declare that another tool answers to, or a
+ * case twin's name (`tools/Deploy/` beside `tools/deploy/`). A policy rule, `sessions.deny` or `principals.*.tools`
+ * entry naming it could mean any of them (the twin that serves it may be a newcomer, where history could not say), so a
  * list that restricts covers them all and a list that allows covers none of them (fail closed).
  */
 export interface ContestedName {
   /** lower-cased */
   name: string;
-  /** the tool that answers to it */
-  holder: string;
+  /** the tool that answers to it; absent when none does (git history could not tell which claim is older, so none keeps it) */
+  holder?: string;
   /** the tools that declare it as an alias and were refused it */
   refused: string[];
+  /** the tools named so in another letter case (or, when no tool answers to it, in any) and refused it (`DUPLICATE_NAME`) */
+  twins?: string[];
 }
 
 /** Why a list naming a contested name (a tool's, and an alias other tools were refused) is read as it is, and how to mend it. */
 export function contestedMessage(list: string, name: string, claim: ContestedName): string {
-  const refused = claim.refused.map((tool) => `'${tool}'`).join(', ');
-  return `${list} names '${name}', which tool '${claim.holder}' answers to and ${refused} ${claim.refused.length > 1 ? 'declare' : 'declares'} as an alias it was refused (ALIAS_CONFLICT): a rule that denies, asks for approval or gates callers covers them all, and an allow (a rule, a principal's tools) covers none of them; name the tool you mean, or remove the alias`;
+  const quoted = (tools: readonly string[]): string => tools.map((tool) => `'${tool}'`).join(', ');
+  const claims: string[] = [];
+  if (claim.refused.length > 0) claims.push(`${quoted(claim.refused)} ${claim.refused.length > 1 ? 'declare' : 'declares'} as an alias it was refused (ALIAS_CONFLICT)`);
+  if (claim.twins && claim.twins.length > 0) claims.push(`${quoted(claim.twins)} ${claim.twins.length > 1 ? 'are' : 'is'} named so and refused it (DUPLICATE_NAME)`);
+  const holder = claim.holder !== undefined ? `which tool '${claim.holder}' answers to` : 'which no tool answers to (git history cannot tell which claim is older)';
+  const mend = claim.twins && claim.twins.length > 0 ? (claim.refused.length > 0 ? 'rename or remove the twin, or remove the alias' : 'rename or remove the twin') : 'name the tool you mean, or remove the alias';
+  return `${list} names '${name}', ${holder} and ${claims.join(' and ')}: a rule that denies, asks for approval or gates callers covers them all, and an allow (a rule, a principal's tools) covers none of them; ${mend}`;
 }
 
 /** The tool of that exact name, if the index has it. */

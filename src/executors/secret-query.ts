@@ -24,14 +24,19 @@ export function secretQueryName(name: string): boolean {
  */
 export function redactSecretQuery(url: string, secrets: readonly string[]): string {
   const known = [...new Set(secrets)].filter((secret) => secret.length >= SHORTEST_SECRET).sort((a, b) => b.length - a.length);
-  const hashAt = url.indexOf('#');
-  const withoutFragment = hashAt === -1 ? url : url.slice(0, hashAt);
-  const queryAt = withoutFragment.indexOf('?');
-  const base = queryAt === -1 ? withoutFragment : withoutFragment.slice(0, queryAt);
-  const query = queryAt === -1 ? undefined : withoutFragment.slice(queryAt + 1);
+  // read as the request reads it (WHATWG, as undici does): `https:user:pw@host`, a leading tab or `http:/user:pw@host`
+  // are sent with their user:password, which a pattern over the text missed (review Z3, finding 2)
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return REDACTED;
+  }
+  const base = `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  const query = parsed.search === '' ? undefined : parsed.search.slice(1);
   const items = query === undefined ? undefined : query.split('&').map((item) => redactItem(item, known));
   // and once more over the whole: a token whose `&` or `=` would be read as the query's own, spanning two items
-  return scrub(withoutUserinfo(base) + (items === undefined ? '' : `?${items.join('&')}`), known) + (hashAt === -1 ? '' : `#${REDACTED}`);
+  return scrub(base + (items === undefined ? '' : `?${items.join('&')}`), known) + (parsed.href.includes('#') ? `#${REDACTED}` : '');
 }
 
 function redactItem(item: string, secrets: readonly string[]): string {
@@ -41,11 +46,6 @@ function redactItem(item: string, secrets: readonly string[]): string {
   const name = item.slice(0, equals);
   const shownName = holdsSecret(name, secrets) ? REDACTED : name;
   return secretQueryName(name) || holdsSecret(item.slice(equals + 1), secrets) ? `${shownName}=${REDACTED}` : `${shownName}=${item.slice(equals + 1)}`;
-}
-
-// the scheme and host kept, any user:password@ before the host left out
-function withoutUserinfo(base: string): string {
-  return base.replace(/^([a-z][a-z\d+.-]*:\/\/)[^/?#]*@/i, '$1');
 }
 
 function holdsSecret(text: string, secrets: readonly string[]): boolean {

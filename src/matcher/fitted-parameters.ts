@@ -32,7 +32,8 @@ export const FITTED_RANKING: RankingParameters = {
     "intentPhrase": 3,
     "nameHead": 0
   },
-  "similarity": 4
+  "similarity": 4,
+  "dates": 0.5
 };
 
 /** The confidence model (high vs low) fitted on the tuning split. */

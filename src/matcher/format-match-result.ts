@@ -12,7 +12,8 @@ export function formatMatchResult(result: MatchResult): string {
     lines.push(...brokenLines(result.broken));
     return lines.join('\n');
   }
-  const lines: string[] = [];
+  // the confidence and stage --json gives, first: a person could not tell a low answer from a high one (review userZ3, LOW 8)
+  const lines: string[] = [`found (confidence ${result.confidence}, stage ${result.stage})`];
   if (result.incomplete !== undefined) lines.push(`incomplete: ${result.incomplete}`);
   if (result.confidence === 'low') lines.push('weak match: these tools match part of the intent; check that one fits before calling it');
   if (result.stage === 'model') lines.push('named by the configured model (the words matched no tool well enough)');

@@ -1,3 +1,4 @@
+import { dateShare, requestDates } from './dates.js';
 import { NOTHING_MATCHES } from './decision.js';
 import { measure, type ToolFeatures } from './features.js';
 import { firstStage, type WeightedTerm } from './first-stage.js';
@@ -23,7 +24,7 @@ export interface RankedTool {
    */
   similarity: number;
   /**
-   * the score by the words alone (`score` less the similarity's part): whether anything matches is judged over the
+   * the score by the words alone (`score` less the similarity's and the date's parts): whether anything matches is judged over the
    * best tools in this order, so the vectors re-order candidates without deciding that a request is answerable
    */
   wordsScore: number;
@@ -55,13 +56,17 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
   // the weights' names once per request, not per tool (an array each time)
   const names = Object.keys(parameters.rerank) as Array<keyof RerankWeights>;
   const near = parameters.similarity > 0 ? similarityScorer(index, words, request.foreign) : undefined;
+  const dates = parameters.dates > 0 ? requestDates(text) : 0;
   const ranked = hits.map(({ position, score }): RankedTool => {
     const features = measure(index, position, request, best > 0 ? score / best : 0);
     // meaning lifts only a tool the words give evidence for (what names or describes it has a word of the request): one
-    // the request matches only in its `why` or by a value is not lifted above it, and nothing is pushed down
-    const similarity = near === undefined || features.evidence < NOTHING_MATCHES ? 0 : Math.max(0, near.similarity(position));
+    // the request matches only in its `why` or by a value is not lifted above it, and nothing is pushed down; so does a
+    // parameter that takes the request's date
+    const evident = features.evidence >= NOTHING_MATCHES;
+    const similarity = near === undefined || !evident ? 0 : Math.max(0, near.similarity(position));
+    const dated = dates === 0 || !evident ? 0 : parameters.dates * dateShare(index, position, dates);
     const words = rerankScore(parameters.rerank, names, features);
-    return { position, score: words + parameters.similarity * similarity, stage1Score: score, features, similarity, wordsScore: words };
+    return { position, score: words + parameters.similarity * similarity + dated, stage1Score: score, features, similarity, wordsScore: words };
   });
   ranked.sort((a, b) => b.score - a.score || a.position - b.position);
   return { words, ranked };

@@ -22,6 +22,11 @@ export interface RankingParameters {
    * 0: the vectors are neither read nor used
    */
   similarity: number;
+  /**
+   * what a tool the words give evidence for gains in the re-rank when the request gives dates and it has parameters to
+   * take them (`dateShare`: the share of the dates it can take); 0: dates are not looked for
+   */
+  dates: number;
 }
 
 /** The features of a tool the second-stage score weighs (the rest describe the request, for the decision). */

@@ -147,7 +147,7 @@ export const COMPONENT_SCHEMAS = {
   },
   CallRequest: {
     type: 'object', additionalProperties: false,
-    description: '{tool, params} runs the tool; {intent, context} only matches and never runs anything.',
+    description: '{tool, params, timeout_ms?} runs the tool; {intent, context?, limit?} only matches and never runs anything; a field of one form beside the other is a 400 naming it.',
     properties: {
       tool: { type: 'string', minLength: 1, maxLength: 256 },
       params: { type: 'object', default: {} },

@@ -147,7 +147,7 @@ export class PolicySet {
     for (const name of names) {
       const claim = tables.contested.get(name.toLowerCase());
       if (claim && list === 'allows') continue;
-      if (claim) for (const refused of claim.refused) tools.add(refused);
+      if (claim) for (const refused of [...claim.refused, ...(claim.twins ?? [])]) tools.add(refused);
       const tool = tables.names.get(name.toLowerCase());
       if (tool) tools.add(tool);
       // groups in any letter case, as names and aliases are: `Web` and `web` name the same group (review V, V1)

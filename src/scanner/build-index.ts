@@ -221,9 +221,19 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
     const at = ownerAt.get(key)!;
     losers.push({ key, entry: { ...(toolEntries[at] as EntryOf<T>), tool: tools[at]! } as EntryOf<T> & { tool: T } });
   }
+  // each name other tools claim and were refused: a case twin (DUPLICATE_NAME), an alias (ALIAS_CONFLICT); who answers
+  const contested = new Map<string, ContestedName>();
+  const contest = (key: string, holder: string | undefined, claimant: { twin: string } | { alias: string }): void => {
+    let known = contested.get(key);
+    if (!known) contested.set(key, (known = { name: key, ...(holder !== undefined ? { holder } : {}), refused: [] }));
+    if ('alias' in claimant) known.refused.push(claimant.alias);
+    else (known.twins ??= []).push(claimant.twin);
+  };
   for (const { key, entry } of losers) {
     const at = ownerAt.get(key)!;
     const holder = taken.get(key);
+    // a twin refused makes the name contested: a list naming it may mean the refused one (review Z, Z1)
+    contest(key, closed.has(key) ? undefined : holder !== undefined ? tools.find((tool) => tool.source.path === holder)?.name : tools[at]!.name, { twin: entry.tool.name });
     if (closed.has(key)) {
       const note = established.note?.('name', key) ?? established.note?.('alias', key);
       const rivals = claimantsOf(key, tools, losers).filter((path) => path !== entry.tool.source.path);
@@ -241,18 +251,14 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
   }
   warnings.push(...caseTwinWarnings(entries, entryFile));
   const kept: T[] = [];
-  // each alias refused to a tool because another answers to it: who answers, who was refused
-  const contested = new Map<string, ContestedName>();
   for (let position = 0; position < tools.length; position++) {
     if (position % SLICE === SLICE - 1) yield;
     if ((taken.size > 0 || closed.size > 0) && owners.get(tools[position]!.name.toLowerCase()) !== tools[position]) continue;
     kept.push(
       keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings, closed, (alias, holder) => {
-        toPlace.push({ at: warnings.length - 1, entry: toolEntries[position]!, alias });
-        const key = alias.toLowerCase();
-        const known = contested.get(key);
-        if (known) known.refused.push(tools[position]!.name);
-        else contested.set(key, { name: key, holder, refused: [tools[position]!.name] });
+        // an alias no tool keeps (git history cannot date its claims) has no holder, and is not placed at its line
+        if (holder !== undefined) toPlace.push({ at: warnings.length - 1, entry: toolEntries[position]!, alias });
+        contest(alias.toLowerCase(), holder, { alias: tools[position]!.name });
       }),
     );
   }
@@ -294,13 +300,15 @@ function keepUniqueAliases<T extends ToolStub>(
   aliasOwners: Map<string, T>,
   warnings: Diagnostic[],
   closed: ReadonlySet<string>,
-  reported: (alias: string, holder: string) => void,
+  reported: (alias: string, holder: string | undefined) => void,
 ): T {
   const kept: string[] = [];
   for (const alias of tool.aliases) {
     const key = alias.toLowerCase();
     if (closed.has(key)) {
       warnings.push({ file: tool.source.path, line: 1, column: 1, severity: 'warning', code: 'ALIAS_CONFLICT', message: `alias '${alias}' is also a tool's name, and git history cannot tell which is older: it is ignored for '${tool.name}', and no tool is served by that name` });
+      // still contested: a deny rule or sessions.deny entry naming it keeps covering this tool
+      if (tool.name.toLowerCase() !== key) reported(alias, undefined);
       continue;
     }
     const nameOwner = owners.get(key);

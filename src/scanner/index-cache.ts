@@ -180,8 +180,10 @@ export class IndexCache {
 // as UTF-8 bytes after the names, not strings escaped into the tail's line, which held a save ~100 ms (issue #18).
 // 8: the layout of 7, its stored index's ALIAS_CONFLICT warnings at the alias (review R, R14); a file of 7 holds them
 // at 1:1, and a warm start serves the stored warnings as they are, so it is rebuilt. 9: the stored index's `contested`
-// names (review Z, Z1): a file of 8 has none, and a policy naming one would be read as covering one tool only.
-const FORMAT = 9;
+// names (review Z, Z1): a file of 8 has none, and a policy naming one would be read as covering one tool only. 10: a
+// case twin's refused name is contested too, and a name no claim keeps may have no holder: a file of 9 lacks them, and
+// an allow naming a twin would be read as covering the one that serves it.
+const FORMAT = 10;
 
 function fileName(commit: string): string {
   return commit.replace(/[^A-Za-z0-9]/g, '_');

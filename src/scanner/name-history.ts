@@ -109,8 +109,9 @@ function claimantsOf<T extends ToolStub>(entries: readonly EntryOf<T>[], toolKey
 
 function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { error: string }): Verdict {
   if ('error' in answer) {
-    const note = { undecided: `git history could not be read (${answer.error})` };
-    return { notes: { name: note, toolset: note } };
+    // nothing dates the claims: the newcomer may be any of them, so none keeps the key (fail closed)
+    const note: HistoryNote = { undecided: `git history could not be read (${answer.error}), so no claim keeps the name: ${RENAME}`, closed: true };
+    return { notes: claimants.some((claimant) => claimant.role === 'alias') ? { name: note, alias: note, toolset: note } : { name: note, toolset: note } };
   }
   // how far back each claim is present: still present where the walk ended is furthest
   const age = (at: number): number => answer.appeared[at]?.depth ?? Number.POSITIVE_INFINITY;
@@ -143,11 +144,12 @@ function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { err
       continue;
     }
     const held = oldest(group);
-    verdict.notes[role] = held === undefined ? { undecided: tieReason(group, answer) } : { decided: decidedReason(claimants, answer, held, group) };
+    verdict.notes[role] = held === undefined ? tieNote(group, answer) : { decided: decidedReason(claimants, answer, held, group) };
     if (held !== undefined) verdict[role] = claimants[held]!.path;
   }
   // an alias keeps a name only from tools named so after it was declared
-  const closed = of('alias').length > 0 && of('name').length > 0 ? merged([...claimants.keys()]) : undefined;
+  const contest = of('alias').length > 0 && of('name').length > 0 ? [...claimants.keys()] : [];
+  const closed = contest.length > 0 ? (merged(contest) ?? unseenNote(contest, answer)) : undefined;
   if (closed) {
     verdict.notes.alias = closed;
     return verdict;
@@ -175,18 +177,32 @@ function decidedReason(claimants: readonly Claimant[], answer: HistoryAnswer, wi
   return `${younger.join(', ')}; it was there before`;
 }
 
-// why history does not name one of `group`: the oldest appeared in one commit, or were all there where the walk ended
-function tieReason(group: readonly number[], answer: HistoryAnswer): string {
+const RENAME = 'rename or remove one of them';
+
+// why history does not name one of `group`: the oldest appeared in one commit, or were all there where the walk ended.
+// Both in one commit (or in the first commit) is a tie history saw: the rules after it decide. Both there where the walk
+// stopped short (a shallow clone's edge, the bound) is an age history could not see: the younger may be a newcomer the
+// rules after it would pick (`tools/Deploy/` sorts before `tools/deploy/`), so no claim keeps the key (fail closed)
+function tieNote(group: readonly number[], answer: HistoryAnswer): HistoryNote {
+  const unseen = unseenNote(group, answer);
+  if (unseen) return unseen;
   const appeared = group.map((at) => answer.appeared[at]);
-  if (appeared.filter((one) => one === undefined).length >= 2) return answer.end ? endReason(answer.end) : 'git history does not tell them apart';
+  if (appeared.filter((one) => one === undefined).length >= 2) return { undecided: answer.end ? endReason(answer.end) : 'git history does not tell them apart' };
   const first = Math.max(...appeared.map((one) => one?.depth ?? -1));
   const commit = appeared.find((one) => one?.depth === first)?.commit;
-  return `git history does not tell them apart: they appeared in the same commit ${short(commit ?? '')}`;
+  return { undecided: `git history does not tell them apart: they appeared in the same commit ${short(commit ?? '')}` };
+}
+
+// a closed note where two or more of `group` were still there where the walk stopped short of their start
+function unseenNote(group: readonly number[], answer: HistoryAnswer): HistoryNote | undefined {
+  const end = answer.end;
+  if (end === undefined || end.reason === 'root' || group.filter((at) => answer.appeared[at] === undefined).length < 2) return undefined;
+  return { undecided: `${endReason(end)}, so no claim keeps the name: ${RENAME}`, closed: true };
 }
 
 function endReason(end: WalkEnd): string {
   if (end.reason === 'root') return `git history does not tell them apart: both are in the first commit ${short(end.commit)}`;
-  if (end.reason === 'shallow') return `git history does not tell them apart: it ends at commit ${short(end.commit)} (a shallow clone) with both present`;
-  if (end.reason === 'bytes') return `git history does not tell them apart: both are older than the ${end.bytes / 1048576} MiB of trees looked at`;
-  return `git history does not tell them apart: both are older than the ${end.commits} commits looked at`;
+  if (end.reason === 'shallow') return `git history does not tell which is older: it ends at commit ${short(end.commit)} (a shallow clone${end.fetch ? `, and more of it could not be fetched: ${end.fetch}` : ''}) with both present`;
+  if (end.reason === 'bytes') return `git history does not tell which is older: both are older than the ${end.bytes / 1048576} MiB of trees looked at`;
+  return `git history does not tell which is older: both are older than the ${end.commits} commits looked at`;
 }

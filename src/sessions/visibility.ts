@@ -73,7 +73,7 @@ export function denyListRights(deny: readonly string[]): RightsLayer {
       if (alias !== undefined) return `'${tool.name}' is on the gateway's deny list as its alias '${alias}' (sessions.deny in the config)`;
       // an alias the tool declares and was refused, since another tool answers to it: the entry could mean either (review Z, Z1)
       const refused = index.contested?.find((claim) => claim.refused.includes(tool.name) && denied.has(nameKey(claim.name)));
-      if (refused !== undefined) return `'${tool.name}' is on the gateway's deny list as '${refused.name}', an alias it declares that tool '${refused.holder}' answers to (sessions.deny in the config)`;
+      if (refused !== undefined) return `'${tool.name}' is on the gateway's deny list as '${refused.name}', an alias it declares that ${refused.holder !== undefined ? `tool '${refused.holder}' answers to` : 'another tool claims too'} (sessions.deny in the config)`;
       if (tool.group !== undefined && denied.has(nameKey(tool.group))) return `'${tool.name}' is in group '${tool.group}', which the gateway's deny list (sessions.deny) names`;
       return undefined;
     },

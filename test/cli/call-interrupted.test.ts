@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processesMatching } from '../executors/support/processes.js';
+import { processesMatching, processesRunning } from '../executors/support/processes.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { HLDP_BIN, runCli, track } from '../helpers/run-cli.js';
 
@@ -31,10 +31,18 @@ afterAll(async () => {
   await temp?.cleanup();
 });
 
-async function until(look: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
+// a cold `hldp` process took over 25 s to start at load 17-20 on CI's 2 cores: each test's own bound (its cold CLI
+// processes, in turn) is that of a test that starts several, and a wait gives up only when the process it waits on is gone
+const COLD_CLI_TEST_MS = 120_000;
+
+/**
+ * Waits until `look` holds while `child` runs; a child that exits first fails at once with what it printed. The tool's
+ * script is `echo did-work; sleep SECONDS`: its shell's own command line holds `sleep SECONDS` before the echo ran, so
+ * the tool counts as running once the sleep itself does (a process whose whole command line is `sleep SECONDS`).
+ */
+async function untilRunning(child: ChildProcess, output: () => string, look: () => boolean, what: string): Promise<void> {
   while (!look()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`hldp exited ${child.exitCode ?? child.signalCode} before ${what}:\n${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -43,9 +51,11 @@ async function until(look: () => boolean, what: string): Promise<void> {
 async function interrupted(args: string[], seconds: string, signal: NodeJS.Signals): Promise<{ code: number | null; stdout: string }> {
   const child = track(spawn(process.execPath, [HLDP_BIN, ...args, '--json', '--repo', repo], { env: { ...process.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] }));
   let stdout = '';
+  let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await until(() => processesMatching(`sleep ${seconds}`).length > 0, 'the tool to run');
+  await untilRunning(child, () => `${stdout}${stderr}`, () => processesRunning(`sleep ${seconds}`).length > 0, 'the tool ran its sleep');
   child.kill(signal);
   const code = await exited;
   expect(processesMatching(`sleep ${seconds}`)).toEqual([]);
@@ -66,7 +76,7 @@ describe('hldp call interrupted while its tool runs', () => {
       expect(run.code).toBe(exitCode);
       expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'CANCELLED', tool: 'sleeper', output: 'did-work\n' });
       expect(await storedCodes('sleeper')).toContain('CANCELLED');
-    });
+    }, COLD_CLI_TEST_MS);
   }
 });
 
@@ -83,7 +93,7 @@ describe('hldp confirm interrupted while the call it confirmed runs', () => {
       expect(run.code).toBe(exitCode);
       expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'CANCELLED', tool: 'confirmed-sleeper', output: 'did-work\n' });
       expect(await storedCodes('confirmed-sleeper')).toEqual(['CANCELLED', ...before]);
-    });
+    }, COLD_CLI_TEST_MS);
   }
 });
 
@@ -98,6 +108,6 @@ describe('hldp approvals approve interrupted while the call it approved runs', (
       expect(run.code).toBe(exitCode);
       expect(JSON.parse(run.stdout)).toMatchObject({ approval: { id, status: 'approved' }, receipt: { ok: false, code: 'CANCELLED', tool: 'approved-sleeper', output: 'did-work\n' } });
       expect(await storedCodes('approved-sleeper')).toEqual(['CANCELLED', ...before]);
-    });
+    }, COLD_CLI_TEST_MS);
   }
 });

@@ -157,6 +157,15 @@ describe('hldp match', () => {
     expect(JSON.parse(run.stdout).candidates[0].name).toBe('git-ops');
   });
 
+  // review userZ3, LOW 8: the plain answer showed neither the confidence nor the stage the README promises
+  it('says first in its plain answer the confidence and stage --json gives', async () => {
+    const json = JSON.parse((await runCli(['match', '查看最近的提交记录', '--json'], { env })).stdout) as { confidence: string; stage: string };
+    const run = await runCli(['match', '查看最近的提交记录'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout.split('\n')[0]).toBe(`found (confidence ${json.confidence}, stage ${json.stage})`);
+    expect(run.stdout).toMatch(/^found \(confidence high, stage lexical\)\n1\. git-ops /);
+  });
+
   // issue #11: each once answered found:false while the right tool stood first among the near misses
   it.each([
     ['call a REST endpoint', 'http-request'],

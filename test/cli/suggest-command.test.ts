@@ -77,7 +77,10 @@ describe('hldp suggest examples', () => {
   describe('when the arguments are wrong', () => {
     it.each([
       [['suggest'], /the one kind is 'examples'/],
-      [['suggest', 'aliases'], /the one kind is 'examples'/],
+      [['suggest', 'aliases'], /^hldp suggest: unknown kind 'aliases'; the one kind is 'examples'/],
+      // review userZ3, LOW 9: a misspelt kind is answered with the one meant, as a misspelt command is
+      [['suggest', 'exampels'], /^hldp suggest: unknown kind 'exampels'; did you mean 'examples'\? hldp suggest examples \[--since ISO\]\n$/],
+      [['suggest', 'example'], /^hldp suggest: unknown kind 'example'; did you mean 'examples'\?/],
       [['suggest', 'examples', '--since', 'last week'], /--since must be an ISO date/],
       [['suggest', 'examples', '--window', '0'], /--window must be a number of minutes/],
     ])('exits 2 for %j', async (args, message) => {

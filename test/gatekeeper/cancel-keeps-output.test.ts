@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -42,12 +42,14 @@ afterAll(async () => {
   await temp?.cleanup();
 });
 
-async function until<T>(look: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
+/** Looks until `look` finds something, for 20 s; or, given a `child`, for as long as it runs (a cold `hldp` process took over 25 s to start at load 17-20 on CI's 2 cores). */
+async function until<T>(look: () => T | undefined | Promise<T | undefined>, what: string, child?: { process: ChildProcess; output: () => string }): Promise<T> {
   const deadline = Date.now() + 20_000;
   for (;;) {
     const found = await look();
     if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    if (child && (child.process.exitCode !== null || child.process.signalCode !== null)) throw new Error(`hldp exited ${child.process.exitCode ?? child.process.signalCode} before ${what}:\n${child.output()}`);
+    if (!child && Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -96,14 +98,16 @@ describe('hldp call of a gatekeeper tool interrupted by Ctrl-C', () => {
       env: { ...process.env, ...env('cli') }, stdio: ['ignore', 'pipe', 'pipe'],
     }));
     let stdout = '';
+    let stderr = '';
     child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await until(() => (existsSync(join(temp.path, 'cli', 'marker-cli')) ? true : undefined), 'the command to print and leave its marker');
+    await until(() => (existsSync(join(temp.path, 'cli', 'marker-cli')) ? true : undefined), 'the command to print and leave its marker', { process: child, output: () => stdout + stderr });
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     expectKeptOutput(JSON.parse(stdout) as Record<string, unknown>, 'cli');
     expect(processesMatching('sleep 27.313')).toEqual([]);
     const stored = await runCli(['receipts', '--tool', 'printer', '--json'], { env: env('cli') });
     expectKeptOutput((JSON.parse(stored.stdout) as { receipts: Array<Record<string, unknown>> }).receipts[0]!, 'cli');
-  });
+  }, 120_000);
 });

@@ -26,6 +26,35 @@ describe('hldp serve', () => {
     });
   });
 
+  // review userZ3, MEDIUM 1: a field of the other form was answered "the body must NOT be valid; missing required field
+  // 'tool'", telling an intent caller to add 'tool', which would run something
+  describe('when POST /v1/call mixes a field of one form into the other', () => {
+    it('answers 400 naming the stray field and both forms, never asking an intent request for a tool', async () => {
+      const server = await home.serve();
+      const mixes: [Record<string, unknown>, string, string][] = [
+        [{ intent: 'read a file', params: { x: 1 } }, "'params' goes with 'tool'", 'intent'],
+        [{ intent: 'x', timeout_ms: 5 }, "'timeout_ms' goes with 'tool'", 'intent'],
+        [{ intent: 'x', params: {}, timeout_ms: 5 }, "'params', 'timeout_ms' go with 'tool'", 'intent'],
+        [{ tool: 'git-ops', limit: 2 }, "'limit' goes with 'intent'", 'tool'],
+        [{ tool: 'git-ops', context: {} }, "'context' goes with 'intent'", 'tool'],
+      ];
+      for (const [body, named, form] of mixes) {
+        const answer = await request(server, 'POST', '/v1/call', { body });
+        expect({ body, status: answer.status, code: answer.json.code }).toEqual({ body, status: 400, code: 'INVALID_REQUEST' });
+        expect(answer.json.error).toMatch(new RegExp(`^${named}; a request with '${form}' takes only `));
+        expect(answer.json.error).not.toMatch(/must NOT be valid|missing required field/);
+        expectDocumented('/v1/call', 'POST', answer);
+      }
+      const intent = await request(server, 'POST', '/v1/call', { body: { intent: 'read a file', params: { x: 1 } } });
+      expect(intent.json.error).toBe(`'params' goes with 'tool'; a request with 'intent' takes only intent, context and limit, and never runs anything: drop 'params' to match, or send {"tool": ..., "params": {...}} without 'intent' to run a tool`);
+      // nothing ran: no receipt was stored for any of them
+      expect((await request(server, 'GET', '/v1/receipts')).json.receipts).toEqual([]);
+      // each form alone still answers
+      expect((await request(server, 'POST', '/v1/call', { body: { tool: 'shell-exec', params: { cmd: 'echo hi' }, timeout_ms: 5000 } })).json.ok).toBe(true);
+      expect((await request(server, 'POST', '/v1/call', { body: { intent: 'show the recent commits', limit: 2, context: {} } })).status).toBe(200);
+    });
+  });
+
   describe('when a documented path is asked with a method it does not serve', () => {
     it('answers 405 METHOD_NOT_ALLOWED with an Allow header of the documented methods, on every path', async () => {
       const server = await home.serve();

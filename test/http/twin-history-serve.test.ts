@@ -3,6 +3,7 @@
 // gave the name to the newcomer (first by path order, or a name over an alias), so two instances could disagree about
 // which tool a name runs. At a clash the previous index does not settle, git history now says which claim is older.
 // Real processes: `hldp serve` and `hldp call` over a real git repository, real commits, each with an empty cache.
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commitFiles, git, initRepository, makeToolYaml } from '../helpers/git.js';
@@ -153,6 +154,18 @@ describe('a start with an empty scan cache after a foxtrot merge (main merged in
     expect(await duplicates(server)).toEqual([
       expect.objectContaining({ file: 'tools/read-file/TOOL.hdlp', message: expect.stringContaining("tool name 'read-file' is claimed by tools/file-read/TOOL.hdlp (as an alias) too, and neither is served: git history cannot tell which claim is older: tools/file-read/TOOL.hdlp's alias came in through the merge commit") }),
     ]);
+  }, 120_000);
+
+  it('keeps a sessions.deny entry naming that alias over the tool declaring it, though no tool answers to it', async () => {
+    const repo = await initRepository(join(home.path, 'repo'));
+    await foxtrot(repo, { 'tools/file-delete/TOOL.hdlp': echo('file-delete', 'DELETED', '[rm-file]') }, { 'tools/rm-file/TOOL.hdlp': echo('rm-file', 'ATTACKER') });
+    const config = join(home.path, 'config.yaml');
+    await writeFile(config, 'sessions: { deny: [rm-file] }\n');
+    const server = await home.serve(['--repo', repo], { HLDP_CONFIG: config });
+    // on main: ok, DELETED (the alias ignored, the entry named no tool any more)
+    const deleted = await call(server, 'file-delete');
+    expect(deleted).toMatchObject({ code: 'TOOL_FORBIDDEN' });
+    expect(JSON.stringify(deleted)).toContain("on the gateway's deny list as 'rm-file', an alias it declares that another tool claims too");
   }, 120_000);
 
   it('refuses both from `hldp call` in a fresh folder too', async () => {

@@ -21,6 +21,7 @@ describe('formatMatchResult', () => {
       });
       expect(text).toBe(
         [
+          'found (confidence high, stage lexical)',
           '1. git-ops (Git仓库操作)  score 9.5',
           '   查看本地git仓库的提交记录',
           '   params: { op?: string }',
@@ -32,10 +33,11 @@ describe('formatMatchResult', () => {
   });
 
   describe('when the match is weak', () => {
-    it('says so before the candidates', () => {
+    it('says so before the candidates, after its confidence and stage', () => {
       const candidate = { name: 'http-request', display: 'HTTP请求', intent: 'send a request', score: 1, matched: ['aliases: call'], params_schema: {} };
       const text = formatMatchResult({ found: true, confidence: 'low', stage: 'lexical', candidates: [candidate] });
-      expect(text.split('\n')[0]).toMatch(/^weak match: /);
+      expect(text.split('\n')[0]).toBe('found (confidence low, stage lexical)');
+      expect(text.split('\n')[1]).toMatch(/^weak match: /);
       expect(text).toContain('1. http-request (HTTP请求)  score 1');
     });
   });
@@ -44,6 +46,7 @@ describe('formatMatchResult', () => {
     it('says which stage named them', () => {
       const candidate = { name: 'git-ops', display: 'Git', intent: 'inspect a repository', score: 0, matched: [], params_schema: {} };
       const text = formatMatchResult({ found: true, confidence: 'low', stage: 'model', candidates: [candidate] });
+      expect(text.split('\n')[0]).toBe('found (confidence low, stage model)');
       expect(text).toContain('named by the configured model');
     });
   });

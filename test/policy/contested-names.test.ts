@@ -45,3 +45,31 @@ describe('PolicySet over a contested name', () => {
     expect(accessRights(principals).warnings?.(INDEX)).toEqual([expect.stringContaining("principals.reader.tools names 'rm-file', which tool 'rm-file' answers to and 'file-delete' declares as an alias it was refused")]);
   });
 });
+
+// A case twin refused its name (`tools/Deploy/` beside `tools/deploy/`) makes the name contested too: the one serving
+// it may be a newcomer (git history could not say), so an allow naming it covers neither spelling.
+const DEPLOY = makeToolDefinition({ name: 'deploy' });
+const TWIN_POLICY: PolicyDefinition = {
+  ...POLICY,
+  access: [],
+  approval: [
+    { tools: ['Deploy'], decision: 'approve', at: { line: 4, column: 3 } },
+    { tools: ['deploy'], decision: 'allow', at: { line: 5, column: 3 } },
+  ],
+};
+const TWIN_INDEX: ToolIndex = {
+  source: 'test', commit: 'c2', tools: [DEPLOY], toolsets: [], skills: [], policies: [TWIN_POLICY], errors: [], warnings: [], scanned_at: '',
+  contested: [{ name: 'deploy', holder: 'deploy', refused: [], twins: ['Deploy'] }],
+};
+
+describe('PolicySet over a case twin\'s contested name', () => {
+  it('applies an approve rule naming either spelling to the tool serving it, an allow rule not at all', () => {
+    expect(PolicySet.of(TWIN_INDEX).rulesFor(DEPLOY).map((rule) => rule.decision)).toEqual(['approve']);
+  });
+
+  it('gives a principal whose tools name it nothing, and says which twin was refused', () => {
+    expect([...PolicySet.of(TWIN_INDEX).baseList('reader', ['Deploy'])]).toEqual([]);
+    const principals = new Principals([{ name: 'reader', tokenSha256: 'a'.repeat(64), roles: ['agent'], tools: ['Deploy'] }]);
+    expect(accessRights(principals).warnings?.(TWIN_INDEX)).toEqual([expect.stringContaining("principals.reader.tools names 'Deploy', which tool 'deploy' answers to and 'Deploy' is named so and refused it (DUPLICATE_NAME)")]);
+  });
+});

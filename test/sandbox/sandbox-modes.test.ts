@@ -1,6 +1,6 @@
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
@@ -163,6 +163,7 @@ describeWithBubblewrap('sandbox: required where bubblewrap fails at start for lo
     expect(Number(processes)).toBeLessThan(10);
     expect(etc).toBe('read-only');
     expect((await request(service, 'GET', '/healthz')).json).toMatchObject({ status: 'ok', sandbox: { state: 'on', mode: 'required' } });
-    expect(service.stderr()).toContain('sandbox: on after probing bubblewrap again');
+    // a log line goes out through the logger's asynchronous writes: it may reach the pipe after an answer does
+    await vi.waitFor(() => expect(service.stderr()).toContain('sandbox: on after probing bubblewrap again'), { timeout: 10_000, interval: 20 });
   });
 });

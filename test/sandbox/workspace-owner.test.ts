@@ -52,8 +52,9 @@ describeAsRoot('a root gateway gives its workspace to run_as only once it is jud
     const { receipt, stderr } = await callIds(shared, 'required');
     expect(receipt, JSON.stringify(receipt)).toMatchObject({ ok: true, output: '65534\n' });
     expect((await stat(shared)).uid).toBe(0);
-    // (said in the gateway's log, through the sandbox's onNotice: `hldp call` logs nothing at this level)
+    // said on stderr, through the sandbox's onNotice (review userZ3, LOW 7)
     expect(stderr).not.toMatch(/now belongs to uid 65534/);
+    expect(stderr).toMatch(/is not given to uid 65534, .* it is a shared folder \(sticky, as \/tmp\)/);
   });
 
   it("leaves a git repository's working tree root’s, so that root's git still reads it (review O, O9)", async () => {

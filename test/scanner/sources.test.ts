@@ -213,7 +213,7 @@ describe('the index cache', () => {
     const file = await readFile(path);
     const parts = cacheFileParts(file);
     const header = JSON.parse(parts.header) as { parser: string; entries: number };
-    expect(header.parser).toMatch(/^9\//);
+    expect(header.parser).toMatch(/^10\//);
     // layout 7: the header, the entries, a line of JSON, then the lines' starts, the tools' positions, kinds and names,
     // and the tools' aliases and facts as texts
     expect(cacheFileOf(parts).equals(file)).toBe(true);
@@ -225,7 +225,7 @@ describe('the index cache', () => {
     expect(entries).toHaveLength(header.entries);
     const misread = entries.map((entry) => ({ ...entry, tool: { ...entry.tool, intent: 'MISREAD' } }));
     const misreadLines = misread.map((entry) => JSON.stringify(entry));
-    const hash = header.parser.replace(/^9\//, '');
+    const hash = header.parser.replace(/^10\//, '');
     const { entries: _count, ...rest } = header;
     const layout5 = JSON.parse(layout5Of(parts, '', misreadLines).split('\n').at(-4)!) as { tools: unknown[] };
     const indexLine = JSON.stringify(layout5);

@@ -32,7 +32,7 @@ export const approvalsCommand: Command = {
     const json = flags.json === true;
     const reason = typeof flags.reason === 'string' ? flags.reason : null;
     const { cliCaller, withGateway } = await import('../with-gateway.js');
-    return withGateway(flags, async (gateway) => {
+    return withGateway(flags, io, async (gateway) => {
       const principal = gateway.principal(cliCaller(gateway));
       // a configured secret an agent put in its params is shown to no one, as GET /v1/approvals and the console show them
       const shown = (record: ApprovalRecord): ApprovalRecord => ({ ...record, params: gateway.shownParams(record.params) });

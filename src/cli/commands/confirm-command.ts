@@ -15,7 +15,7 @@ export const confirmCommand: Command = {
     const deadline = parseTimeout(flags.timeout);
     const { cliCaller, withGateway } = await import('../with-gateway.js');
     const { runInterruptible } = await import('../interrupt.js');
-    return withGateway(flags, async (gateway) => {
+    return withGateway(flags, io, async (gateway) => {
       const { printOutcome } = await import('../format-outcome.js');
       const { warnIfStale } = await import('../stale-index.js');
       // the run is checked against this index (the tool, its params, the commit): a stale one is said, as hldp call says it

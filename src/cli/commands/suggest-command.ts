@@ -1,6 +1,17 @@
 import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeJson, writeLines, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
 
+const KINDS = ['examples'] as const;
+
+// a misspelt kind is answered with the one meant, as a misspelt command or option is (review userZ3, LOW 9)
+async function unknownKind(typed: string | undefined): Promise<string> {
+  const usage = 'hldp suggest examples [--since ISO]';
+  if (typed === undefined) return `suggest what? the one kind is 'examples': ${usage}`;
+  const { nearWord } = await import('../../core/index.js');
+  const near = nearWord(typed, KINDS);
+  return near ? `unknown kind '${typed}'; did you mean '${near}'? ${usage}` : `unknown kind '${typed}'; the one kind is 'examples': ${usage}`;
+}
+
 /** `hldp suggest examples`: request texts to add to tools' examples and aliases, from stored match → call pairs. */
 export const suggestCommand: Command = {
   name: 'suggest',
@@ -10,7 +21,7 @@ export const suggestCommand: Command = {
   optionHelp: { since: 'ISO: read the sessions stored since this date or time' },
   maxPositionals: 1,
   async run(flags, positionals, io) {
-    if (positionals[0] !== 'examples') throw new UsageError(`suggest what? the one kind is 'examples': hldp suggest examples [--since ISO]`);
+    if (positionals[0] !== 'examples') throw new UsageError(await unknownKind(positionals[0]));
     if (typeof flags.since === 'string' && Number.isNaN(Date.parse(flags.since))) throw new UsageError('--since must be an ISO date or time, e.g. 2026-11-29T10:00:00Z');
     const windowMinutes = flags.window === undefined ? 10 : Number(flags.window);
     if (!(windowMinutes > 0 && windowMinutes <= 24 * 60)) throw new UsageError('--window must be a number of minutes from 1 to 1440');

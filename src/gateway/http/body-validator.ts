@@ -29,6 +29,13 @@ export function validateBody(schemaName: keyof typeof COMPONENT_SCHEMAS): Reques
       response.status(400).json({ code: 'INVALID_REQUEST', error: `the body names neither 'tool' nor 'intent'${named}; send ${EXAMPLES.CallRequest}` });
       return;
     }
+    // one form with a field of the other: ajv's oneOf read "must NOT be valid; missing required field 'tool'", telling
+    // an intent caller to add 'tool', which would run something (review userZ3, MEDIUM 1); name the stray field
+    const stray = schemaName === 'CallRequest' ? strayField(body) : undefined;
+    if (stray) {
+      response.status(400).json({ code: 'INVALID_REQUEST', error: stray });
+      return;
+    }
     const problems = checkerOf(schemaName)(body);
     if (problems.length) {
       // the first few, as emptyBody names fields: a body of 20,000 unknown fields was answered with 3.9 MB (review R, R10)
@@ -39,6 +46,27 @@ export function validateBody(schemaName: keyof typeof COMPONENT_SCHEMAS): Reques
     }
     next();
   };
+}
+
+/** The fields of each form of POST /v1/call's body beside the one that names it, as CallRequest's oneOf has them. */
+const TOOL_ONLY = ['params', 'timeout_ms'];
+const INTENT_ONLY = ['context', 'limit'];
+
+// what is wrong with a call body of one form that has a field of the other, or undefined; the both and neither cases
+// are answered before it
+function strayField(body: object): string | undefined {
+  const quoted = (fields: string[]): string => fields.map((field) => `'${field}'`).join(', ');
+  if ('intent' in body) {
+    const stray = TOOL_ONLY.filter((field) => field in body);
+    if (!stray.length) return undefined;
+    return `${quoted(stray)} ${stray.length > 1 ? 'go' : 'goes'} with 'tool'; a request with 'intent' takes only intent, context and limit, and never runs anything: drop ${quoted(stray)} to match, or send {"tool": ..., "params": {...}} without 'intent' to run a tool`;
+  }
+  if ('tool' in body) {
+    const stray = INTENT_ONLY.filter((field) => field in body);
+    if (!stray.length) return undefined;
+    return `${quoted(stray)} ${stray.length > 1 ? 'go' : 'goes'} with 'intent'; a request with 'tool' takes only tool, params and timeout_ms: drop ${quoted(stray)} to run the tool, or send {"intent": ..., "context": {...}} without 'tool' to match one`;
+  }
+  return undefined;
 }
 
 // the body when it is a JSON object; otherwise the 415 (not JSON) or 400 (not an object, `fix` saying what to send)

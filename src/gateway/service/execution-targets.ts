@@ -37,6 +37,8 @@ export class ExecutionTargets {
   constructor(
     private readonly config: GatewayConfig,
     private readonly logger?: Logger,
+    // what the sandbox did to the workspace, said here rather than to the logger (the CLI's stderr)
+    private readonly onWorkspaceNotice?: (message: string) => void,
   ) {
     const { repository, apiToken, webhookSecret, store, matcherModel } = config;
     this.otherSecrets = [repository.token, apiToken, webhookSecret, passwordOf(store.url), matcherModel?.token, ...config.principalTokens].filter((secret): secret is string => secret !== undefined);
@@ -146,7 +148,7 @@ export class ExecutionTargets {
         // none configured is still a ceiling: a definition may not ask for unix sockets unless one allows them
         ceiling: config.sandboxCeiling ?? {},
         ...(config.sandboxRunAs !== undefined ? { runAs: config.sandboxRunAs } : {}),
-        onNotice: (message) => this.logger?.warn({ sandbox: 'run_as' }, message),
+        onNotice: this.onWorkspaceNotice ?? ((message) => this.logger?.warn({ sandbox: 'run_as' }, message)),
         onStatusChange: (status) => this.logger?.warn({ sandbox: status.sandbox }, `sandbox: ${status.sandbox} after probing bubblewrap again: local tools run ${status.sandbox === 'on' ? 'in the sandbox' : 'unisolated'} from now on`),
       });
       for (const warning of sandboxWarnings(sandbox.status)) this.logger?.warn({ sandbox: sandbox.status.sandbox }, warning);

@@ -77,4 +77,9 @@ export interface GatewayOptions {
   clock?: () => number;
   /** probe the sandbox while the repository is scanned (servers, whose `warmUp` awaits the probe), not on the first call */
   probeSandbox?: boolean;
+  /**
+   * Where what the sandbox did to the workspace is said (a root-owned one given to `sandbox.run_as`), instead of the
+   * logger's warning: the CLI, which has no logger, prints it on stderr (review userZ3, LOW 7)
+   */
+  onWorkspaceNotice?: (message: string) => void;
 }

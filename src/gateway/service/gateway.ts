@@ -126,7 +126,7 @@ export class Gateway {
   static async open(options: GatewayOptions): Promise<Gateway> {
     const { config } = options;
     const scanner = new Scanner(repositoryOptions(config));
-    const targets = new ExecutionTargets(config, options.logger);
+    const targets = new ExecutionTargets(config, options.logger, options.onWorkspaceNotice);
     // the sandbox probe waits on child processes: begun now, it runs while the scan reads the cache; `warmUp` awaits it
     if (options.probeSandbox) void targets.sandboxed().catch(() => undefined);
     let index: ToolIndex;

@@ -13,8 +13,12 @@ export interface HistoryClaim {
   group?: number;
 }
 
-/** Why a walk stopped with claims still present: the first commit, a shallow clone's edge (or objects missing), the bound (of commits, or of tree bytes read). */
-export type WalkEnd = { reason: 'root'; commit: string } | { reason: 'shallow'; commit: string } | { reason: 'bound'; commit: string; commits: number } | { reason: 'bytes'; commit: string; bytes: number };
+/**
+ * Why a walk stopped with claims still present: the first commit, a shallow clone's edge (or objects missing: `depth`
+ * is that commit's distance from the scanned one, first parents counted; `fetch` why more history could not be
+ * fetched, where it was asked for), the bound (of commits, or of tree bytes read).
+ */
+export type WalkEnd = { reason: 'root'; commit: string } | { reason: 'shallow'; commit: string; depth: number; fetch?: string } | { reason: 'bound'; commit: string; commits: number } | { reason: 'bytes'; commit: string; bytes: number };
 
 /**
  * What a first-parent walk saw of each claim: the commit it appeared in (the last one walked back where it was present,
@@ -60,13 +64,13 @@ export async function walkClaims(objects: ObjectReader, gitdir: string, commit: 
   for (let depth = 1; present.length > 0; depth++) {
     const parentId = current.parent;
     if (parentId === undefined) return { appeared, end: { reason: 'root', commit: currentCommit } };
-    if (shallow.has(currentCommit)) return { appeared, end: { reason: 'shallow', commit: currentCommit } };
+    if (shallow.has(currentCommit)) return { appeared, end: { reason: 'shallow', commit: currentCommit, depth: depth - 1 } };
     if (depth > bound) return { appeared, end: { reason: 'bound', commit: currentCommit, commits: bound } };
     let parent: CommitFacts;
     try {
       parent = await commitFacts(objects, parentId);
     } catch {
-      return { appeared, end: { reason: 'shallow', commit: currentCommit } };
+      return { appeared, end: { reason: 'shallow', commit: currentCommit, depth: depth - 1 } };
     }
     // a merge is looked into even when its tree is its first parent's (`git merge -s ours`): what its other parents held counts
     const merge = current.parents.length > 1;

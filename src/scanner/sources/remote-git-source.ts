@@ -8,6 +8,7 @@ import { ScanError } from '../scan-error.js';
 import { defaultBranch, isBranchName } from './branch-name.js';
 import { initClone, packCount, readShallow } from './clone-directory.js';
 import { fetchIntoClone } from './clone-fetch.js';
+import { deepenClone, fetchingHistory } from './history-fetch.js';
 import { loadGit, type Git } from './git-module.js';
 import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
 import { indexPack } from './index-pack.js';
@@ -27,6 +28,9 @@ const loadModules: () => Promise<{ git: Git; http: HttpClient; lockfile: typeof 
 
 /** How a read of the clone says an object is not there: our object reader's words, and isomorphic-git's. */
 const MISSING_OBJECT = /^Could not find [0-9a-f]{40}\b/;
+
+/** How long a history fetch that failed is not asked again from the same shallow boundary. */
+const HISTORY_RETRY_MS = 10 * 60_000;
 
 /** Fetches kept as separate packs before the clone is started over. */
 const MAX_PACKS = 64;
@@ -69,6 +73,8 @@ export class RemoteGitSource implements RepositorySource {
   // loaded by the first snapshot, so that importing the scanner costs nothing for folder sources
   private git!: Git;
   private http!: HttpClient;
+  /** the last history fetch that failed: from which boundary, to what depth, why, and until when it is not asked again */
+  private historyFailed: { boundary: string; depth: number; reason: string; at: string; until: number } | undefined;
 
   constructor(private readonly options: RemoteOptions) {
     this.address = new RemoteAddress(options.url, options.token, options.ref);
@@ -92,7 +98,7 @@ export class RemoteGitSource implements RepositorySource {
     const release = await lockfile.lock(this.options.workDir, { retries: { retries: 600, minTimeout: 50, maxTimeout: 200 }, stale: 60_000 });
     try {
       const branch = await this.localBranch();
-      return this.startedOverIfIncomplete(branch ? await this.update(branch, pushed) : await this.cloneFresh());
+      return this.withHistory(this.startedOverIfIncomplete(branch ? await this.update(branch, pushed) : await this.cloneFresh()));
     } finally {
       await release();
     }
@@ -115,6 +121,37 @@ export class RemoteGitSource implements RepositorySource {
       }
     };
     return { ...snapshot, listEntries: () => guarded(() => snapshot.listEntries()), read: (entry) => guarded(() => snapshot.read(entry)) };
+  }
+
+  /**
+   * The snapshot, its history asked of the remote where the clone's ends (a depth-1 clone has none): only at a clash
+   * no previous index settles (`fetchingHistory`), under the clone's lock. A fetch that failed is not asked again for
+   * `HISTORY_RETRY_MS` while the clone's boundary is the same, so that every rescan does not download it again: the
+   * clash stays closed meanwhile.
+   */
+  private withHistory(snapshot: Snapshot): Snapshot {
+    const history = snapshot.history;
+    if (!history) return snapshot;
+    return { ...snapshot, history: fetchingHistory(history, (depth) => this.deepen(snapshot.commit, depth)) };
+  }
+
+  private async deepen(commit: string, depth: number): Promise<void> {
+    const { lockfile } = await loadModules();
+    const release = await lockfile.lock(this.options.workDir, { retries: { retries: 600, minTimeout: 50, maxTimeout: 200 }, stale: 60_000 });
+    try {
+      const boundary = (await readShallow(this.store.gitdir)).join(',');
+      const failed = this.historyFailed;
+      if (failed && failed.boundary === boundary && failed.depth <= depth && Date.now() < failed.until) throw new Error(`${failed.reason} (asked at ${failed.at}; not asked again before ${new Date(failed.until).toISOString()})`);
+      try {
+        await deepenClone({ store: this.store, http: this.http, address: this.address }, commit, depth);
+      } catch (error) {
+        const reason = this.address.describe('fetch history from', error).message;
+        this.historyFailed = { boundary, depth, reason, at: new Date().toISOString(), until: Date.now() + HISTORY_RETRY_MS };
+        throw new Error(reason);
+      }
+    } finally {
+      await release();
+    }
   }
 
   /** Takes HEAD out of the clone, under the lock: the next snapshot finds no branch and clones afresh (`cloneFresh`). */

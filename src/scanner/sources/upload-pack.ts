@@ -108,6 +108,8 @@ export async function parseAdvertisement(body: Buffer): Promise<Omit<RefAdvertis
     if (first && line === 'version 1') continue;
     const nul = line.indexOf('\0');
     if (first && nul >= 0) capabilities = new Set(line.slice(nul + 1).split(' ').filter(Boolean));
+    // a shallow repository (a depth-1 mirror) lists the commits it holds without parents after its refs (pack-protocol's `shallow` lines)
+    if (!first && line.startsWith('shallow ') && /^shallow ([0-9a-f]{40}|[0-9a-f]{64})$/.test(line)) continue;
     first = false;
     // a SHA-256 repository's ids are 64 digits: read, so that the caller can refuse it by its `object-format`
     const match = /^([0-9a-f]{40}|[0-9a-f]{64}) ([^\0 ]+)$/.exec(nul >= 0 ? line.slice(0, nul) : line);
@@ -120,6 +122,18 @@ export async function parseAdvertisement(body: Buffer): Promise<Omit<RefAdvertis
 
 /** POST `git-upload-pack`: the pack of what `want` has that `haves` lack, as the server sends it (thin when it may). */
 export async function fetchPack(http: HttpClient, url: string, headers: Record<string, string>, offered: Set<string>, request: PackRequest, limits = PACK_LIMITS, signal?: AbortSignal): Promise<Buffer> {
+  return (await fetchPackWithBoundary(http, url, headers, offered, request, limits, signal)).pack;
+}
+
+/** A `deepen` request's pack, and the shallow boundary the server says it leaves: commits now held without their parents (`shallow`), and former ones whose parents came (`unshallow`). */
+export interface DeepenedPack {
+  pack: Buffer;
+  shallow: string[];
+  unshallow: string[];
+}
+
+/** `fetchPack`, keeping the new shallow boundary its answer begins with (a `deepen` of a shallow clone: see `DeepenedPack`). */
+export async function fetchPackWithBoundary(http: HttpClient, url: string, headers: Record<string, string>, offered: Set<string>, request: PackRequest, limits = PACK_LIMITS, signal?: AbortSignal): Promise<DeepenedPack> {
   const shallow = request.shallows.length > 0 || request.depth !== undefined;
   const capabilities = WANTED_CAPABILITIES.filter((capability) => offered.has(capability) && (capability !== 'shallow' || shallow));
   const lines = [packetLine(`want ${request.want} ${[...capabilities, 'agent=brush-holder'].join(' ')}\n`)];
@@ -143,16 +157,18 @@ export async function fetchPack(http: HttpClient, url: string, headers: Record<s
     limits,
     signal,
   );
-  return packOfResponse(body, capabilities.includes('side-band-64k'));
+  const boundary = { shallow: [] as string[], unshallow: [] as string[] };
+  return { pack: packOfResponse(body, capabilities.includes('side-band-64k'), boundary, request.depth !== undefined), ...boundary };
 }
 
 /**
  * The pack in an upload-pack answer: after the negotiation's `ACK`/`NAK` lines, either the pack's bytes as they are or,
  * with side-band, packets whose first byte says pack data (1), progress (2) or a fatal error (3).
  */
-export function packOfResponse(body: Buffer, sideBand: boolean): Buffer {
+export function packOfResponse(body: Buffer, sideBand: boolean, boundary?: { shallow: string[]; unshallow: string[] }, deepened = false): Buffer {
   let position = 0;
-  let shallowInfo = false;
+  // a `deepen` request's answer begins with its shallow update, which is only a flush where the boundary stays
+  let shallowInfo = deepened;
   for (;;) {
     if (!sideBand && body.toString('latin1', position, position + 4) === 'PACK') return body.subarray(position);
     const { packet, next } = readPacket(body, position);
@@ -171,6 +187,7 @@ export function packOfResponse(body: Buffer, sideBand: boolean): Buffer {
       throw new Error(`unexpected line in the server's answer: ${JSON.stringify(line.slice(0, 120))}`);
     }
     shallowInfo = /^(un)?shallow /.test(line);
+    if (shallowInfo) boundary?.[line.startsWith('un') ? 'unshallow' : 'shallow'].push(line.slice(line.indexOf(' ') + 1));
     position = next;
   }
   // two passes, the pack's bytes copied once into a buffer of their size: no array of a view per packet
