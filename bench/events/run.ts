@@ -6,13 +6,14 @@
 // gateway's receipt, event and SSE path. The generator and the subscribers are child processes of their own.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
+import { benchFolder } from '../work-folder.js';
 
 const { values } = parseArgs({ options: { subscribers: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, calls: { type: 'string' }, concurrency: { type: 'string' }, profile: { type: 'string' }, hldp: { type: 'string' } } });
 const SUBSCRIBERS = Number(values.subscribers ?? 200);
@@ -106,7 +107,7 @@ interface Received { lost: number; outOfOrder: number; malformed: number; latenc
 interface Generated { receipts: string[]; sent_rate: number; answered_rate: number; send_lateness_p99_ms: number }
 
 async function main(): Promise<void> {
-  const root = await mkdtemp(join(tmpdir(), 'hldp-bench-events-'));
+  const root = benchFolder('hldp-bench-events-');
   const target = await startTarget();
   const server = await startServer(root, target.url);
   const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');

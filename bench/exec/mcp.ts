@@ -5,7 +5,7 @@
 //    SDK client directly, interleaved, medians and their ratios (target ≤ 1.5×)
 // 2. cold start: a fresh pool's first call (start, initialize, the call) vs the SDK client's connect and first call,
 //    and the warm call after it, for scale
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { realpath, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,6 +18,7 @@ import { execute, minimalEnvironment, type ExecutionContext } from '../../src/ex
 import { McpServerPool, type McpServerConfig } from '../../src/mcp-servers/index.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { EVERYTHING, startEverythingHttp } from '../../test/mcp-servers/support.js';
+import { benchFolder } from '../work-folder.js';
 
 const CALL_RUNS = Number(process.env.BENCH_MCP_RUNS ?? 300);
 const COLD_RUNS = Number(process.env.BENCH_MCP_COLD_RUNS ?? 8);
@@ -179,7 +180,7 @@ async function coldStart(workspace: string, sandbox: Sandbox) {
   };
 }
 
-const workspace = await realpath(await mkdtemp(join(tmpdir(), 'hldp-bench-mcp-')));
+const workspace = await realpath(benchFolder('hldp-bench-mcp-'));
 const closers: Array<() => Promise<unknown>> = [];
 try {
   const sandbox = await createSandbox({ mode: 'auto' });

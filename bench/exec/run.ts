@@ -8,12 +8,13 @@
 // 3. kill: time from the deadline to the whole process tree gone, with and without children ignoring SIGTERM, contained
 //    only and in the sandbox (target < 200 ms)
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { readdir, readFile, realpath, rm } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { ToolDefinition } from '../../src/core/index.js';
 import { execute, minimalEnvironment, type ExecutionContext } from '../../src/executors/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
+import { benchFolder } from '../work-folder.js';
 
 const OVERHEAD_RUNS = Number(process.env.BENCH_EXEC_RUNS ?? 300);
 const KILL_RUNS = Number(process.env.BENCH_EXEC_KILL_RUNS ?? 10);
@@ -157,7 +158,7 @@ async function killLatency(context: ExecutionContext, ignoreTerm: boolean) {
   return { runs: KILL_RUNS, children_ignore_sigterm: ignoreTerm, median_ms: round(median(latencies), 1), max_ms: round(Math.max(...latencies), 1), alive_after_receipt: stragglers, target_ms: 200 };
 }
 
-const root = await realpath(await mkdtemp(join(tmpdir(), 'hldp-bench-exec-')));
+const root = await realpath(benchFolder('hldp-bench-exec-'));
 try {
   const sandbox = await createSandbox({ mode: 'auto' });
   if (sandbox.status.sandbox !== 'on') throw new Error(`the sandboxed rows need bubblewrap: ${sandbox.status.reason}`);

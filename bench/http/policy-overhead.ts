@@ -15,7 +15,8 @@ import { SessionManager } from '../../src/sessions/index.js';
 import { accessRights } from '../../src/policy/index.js';
 import { createMatcher } from '../../src/matcher/index.js';
 import { loadConfig } from '../../src/config/index.js';
-import { makeTempDir, makeToolYaml, writeFiles } from '../../test/helpers/git.js';
+import { makeToolYaml, writeFiles } from '../../test/helpers/git.js';
+import { benchTempDir } from '../work-folder.js';
 import { spawnService, type ServiceProcess } from '../../test/helpers/spawn-service.js';
 
 const { values } = parseArgs({ options: { tools: { type: 'string', default: '10000' }, rules: { type: 'string', default: '100' }, calls: { type: 'string', default: '20000' }, requests: { type: 'string', default: '1000' } } });
@@ -26,7 +27,7 @@ const requests = Number(values.requests);
 const GROUPS = 50;
 const TOKEN = 'bench-bot-token-0123456789abcdef';
 
-const temp = await makeTempDir('hldp-bench-policy-');
+const temp = await benchTempDir('hldp-bench-policy-');
 const files: Record<string, string> = {};
 for (let index = 0; index < toolCount; index += 1) {
   const name = `tool-${index}`;

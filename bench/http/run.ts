@@ -15,14 +15,15 @@ import { Pool } from 'undici';
 import { execute } from '../../src/executors/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { scanOnce } from '../../src/scanner/index.js';
-import { makeTempDir, makeToolYaml, writeFiles } from '../../test/helpers/git.js';
+import { makeToolYaml, writeFiles } from '../../test/helpers/git.js';
+import { benchTempDir } from '../work-folder.js';
 import { spawnService } from '../../test/helpers/spawn-service.js';
 
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '1,16,64' } } });
 const total = Number(values.requests);
 const levels = values.concurrency.split(',').map(Number);
 
-const temp = await makeTempDir('hldp-bench-http-');
+const temp = await benchTempDir('hldp-bench-http-');
 const repo = join(temp.path, 'repo');
 await writeFiles(repo, { 'tools/true-tool/TOOL.hdlp': makeToolYaml('true-tool', { executor: 'shell', method: 'run', shell: '{ argv: ["true"] }' }) });
 const SPAWN_TIMER = new URL('./spawn-timer.cjs', import.meta.url).pathname;

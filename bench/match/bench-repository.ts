@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { BenchTool } from './bench-data.js';
+import { benchFolder } from '../work-folder.js';
 
 // benchmark types are JSON Schema, Python, Java and JavaScript spellings; TOOL.hdlp speaks JSON Schema.
 // A type not listed here (`any`, a class name) is left out: the parameter then takes any value.
@@ -65,7 +65,7 @@ export function toToolFile(tool: BenchTool, name: string): Record<string, unknow
 
 /** Writes the tools as `tools/<name>/TOOL.hdlp` folders into a fresh temporary repository; returns its path. */
 export async function writeBenchRepository(tools: readonly BenchTool[], names: Map<string, string>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'hldp-bench-match-'));
+  const root = benchFolder('hldp-bench-match-');
   for (const tool of tools) {
     const name = names.get(tool.id)!;
     const folder = join(root, 'tools', name);

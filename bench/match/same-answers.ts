@@ -16,9 +16,10 @@ import { readBenchData } from './bench-data.js';
 import { replicate } from './latency.js';
 import { asIndex } from './systems.js';
 import { DEFAULT_DATA, prepareWorld } from './world.js';
+import { usage } from '../usage.js';
 
 const { values } = parseArgs({ options: { before: { type: 'string' }, size: { type: 'string', default: '3148' }, limit: { type: 'string', default: '0' }, kept: { type: 'boolean', default: false } } });
-if (!values.before) throw new Error('usage: same-answers.ts --before DIR [--size N] [--limit N]');
+if (!values.before) usage('npx tsx bench/match/same-answers.ts --before DIR [--size N] [--limit N]');
 const before = (await import(pathToFileURL(join(resolve(values.before), 'src/matcher/index.ts')).href)) as typeof import('../../src/matcher/index.js');
 // each checkout has its own Chinese-English dictionary: this one's is read by `systems.ts`, the other's here (unread,
 // its Chinese requests would be answered without senses, and differ for that alone)

@@ -10,7 +10,8 @@ import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import postgres from 'postgres';
 import { Pool } from 'undici';
-import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../../test/helpers/git.js';
+import { commitFiles, initRepository, makeToolYaml } from '../../test/helpers/git.js';
+import { benchTempDir } from '../work-folder.js';
 import { startPostgres } from '../../test/helpers/postgres.js';
 import { spawnService, type ServiceProcess } from '../../test/helpers/spawn-service.js';
 
@@ -19,7 +20,7 @@ const total = Number(values.requests);
 const levels = values.concurrency.split(',').map(Number);
 const SECRET = 'bench-scale-secret';
 
-const temp = await makeTempDir('hldp-bench-scale-');
+const temp = await benchTempDir('hldp-bench-scale-');
 const repo = await initRepository(join(temp.path, 'repo'));
 await commitFiles(repo, { 'tools/true-tool/TOOL.hdlp': makeToolYaml('true-tool', { executor: 'shell', method: 'run', shell: '{ argv: ["true"] }' }) });
 const cluster = await startPostgres({ durable: true });

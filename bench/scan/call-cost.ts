@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { makeTempDir } from '../../test/helpers/git.js';
+import { benchTempDir } from '../work-folder.js';
 import { HLDP_BIN } from '../../test/helpers/run-cli.js';
 import { generateRepository, toolName } from './generate-repository.js';
 
@@ -20,7 +20,7 @@ if (values.before) versions.unshift(['before', join(resolve(values.before), 'bin
 // the process's CPU time (user + system, every thread), printed on stderr at its exit
 const CPU_HOOK = `data:text/javascript,process.on('exit',()=>{const u=process.cpuUsage();process.stderr.write('\\nhldp-bench-cpu-us='+(u.user+u.system)+'\\n')})`;
 
-const temp = await makeTempDir('hldp-bench-call-');
+const temp = await benchTempDir('hldp-bench-call-');
 const repos: Array<[string, string]> = [['small', join(temp.path, 'small')], ['large', join(temp.path, 'large')]];
 await generateRepository(repos[0]![1], 5);
 await generateRepository(repos[1]![1], size);

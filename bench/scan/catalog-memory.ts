@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import type { ToolIndex } from '../../src/core/index.js';
 import { catalogFor } from '../../src/sessions/tool-catalog.js';
 import { Scanner } from '../../src/scanner/index.js';
+import { usage } from '../usage.js';
 
 const [repo, work] = process.argv.slice(2) as [string, string];
+if (!repo || !work) usage('node --expose-gc --import tsx bench/scan/catalog-memory.ts REPO WORK');
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
 const heapMb = (): number => {

@@ -12,7 +12,7 @@ import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { makeTempDir } from '../../test/helpers/git.js';
+import { benchTempDir } from '../work-folder.js';
 import { serveGeneratedRepository } from './served-repository.js';
 
 const execFileAsync = promisify(execFile);
@@ -48,7 +48,7 @@ async function coldScan(root: string, url: string, cacheDir: string, profile: st
   return { wall, cpu: usage.cpu, rssMb: Math.round(usage.rss / 1024) };
 }
 
-const temp = await makeTempDir('hldp-bench-cold-');
+const temp = await benchTempDir('hldp-bench-cold-');
 const served = values.url ? undefined : await serveGeneratedRepository(temp.path, size);
 const url = values.url ?? served!.url;
 const loadBefore = loadavg();

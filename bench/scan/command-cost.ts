@@ -8,10 +8,11 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { HLDP_BIN } from '../../test/helpers/run-cli.js';
+import { usage } from '../usage.js';
 
 const execFileAsync = promisify(execFile);
 const { values, positionals } = parseArgs({ options: { before: { type: 'string' }, work: { type: 'string' }, runs: { type: 'string', default: '7' } }, allowPositionals: true });
-if (!values.before || !values.work) throw new Error('usage: npx tsx bench/scan/command-cost.ts --before DIR --work WORK [--runs 7] -- ARGS...');
+if (!values.before || !values.work) usage('npx tsx bench/scan/command-cost.ts --before DIR --work WORK [--runs 7] -- ARGS...');
 const versions: Array<[string, string]> = [['before', join(resolve(values.before), 'bin/hldp.js')], ['this', HLDP_BIN]];
 // the process's CPU time (user + system, every thread), printed on stderr at its exit
 const CPU_HOOK = `data:text/javascript,process.on('exit',()=>{const u=process.cpuUsage();process.stderr.write('\\nhldp-bench-cpu-us='+(u.user+u.system)+'\\n')})`;

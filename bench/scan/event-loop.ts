@@ -16,7 +16,8 @@ import { loadConfig } from '../../src/config/index.js';
 import { createMcpServer } from '../../src/mcp-front/create-mcp-server.js';
 import { catalogFor } from '../../src/sessions/index.js';
 import { Gateway } from '../../src/gateway/service/index.js';
-import { git, makeTempDir } from '../../test/helpers/git.js';
+import { git } from '../../test/helpers/git.js';
+import { benchTempDir } from '../work-folder.js';
 import { generateRepository, toolName } from './generate-repository.js';
 import { toolYaml } from './tool-yaml.js';
 
@@ -98,7 +99,7 @@ const median = (list: number[]): number => [...list].sort((a, b) => a - b)[Math.
 
 const results: Record<string, unknown> = {};
 for (const size of sizes) {
-  const temp = await makeTempDir('hldp-bench-loop-');
+  const temp = await benchTempDir('hldp-bench-loop-');
   try {
     const repo = join(temp.path, 'repo');
     let start = performance.now();

@@ -13,7 +13,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { makeTempDir } from '../../test/helpers/git.js';
+import { benchTempDir } from '../work-folder.js';
 import { alternate, median, profiled, range, scannerVersions, timedScanners } from './alternated-rescans.js';
 import { generateRepository, toolName } from './generate-repository.js';
 import { toolYaml } from './tool-yaml.js';
@@ -42,7 +42,7 @@ async function watched<T>(work: () => Promise<T>): Promise<{ value: T; stallMs: 
 
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
-const temp = await makeTempDir('hldp-bench-folder-rescan-');
+const temp = await benchTempDir('hldp-bench-folder-rescan-');
 let root: string;
 if (values.dir && existsSync(join(values.dir, 'tools'))) root = resolve(values.dir);
 else {

@@ -6,8 +6,10 @@
 // Usage: npx tsx bench/scan/kept-index-decode.ts ROOT FILE
 import { fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { usage } from '../usage.js';
 
 const [root, file] = process.argv.slice(2) as [string, string];
+if (!root || !file) usage('npx tsx bench/scan/kept-index-decode.ts ROOT FILE');
 const { decodeSearchIndexFile } = (await import(resolve(root, 'src/matcher/search-index-layout.ts'))) as typeof import('../../src/matcher/search-index-layout.js');
 const fd = openSync(file, 'r');
 const size = fstatSync(fd).size;

@@ -6,9 +6,10 @@
 // Usage: npx tsx bench/scan/listen-cpu.ts REPO ROUNDS BIN:WORK [BIN:WORK]...
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { usage } from '../usage.js';
 
 const [repo, rounds, ...sides] = process.argv.slice(2) as [string, string, ...string[]];
-if (!repo || !rounds || sides.length === 0) throw new Error('usage: listen-cpu.ts REPO ROUNDS BIN:WORK [BIN:WORK]...');
+if (!repo || !rounds || sides.length === 0) usage('npx tsx bench/scan/listen-cpu.ts REPO ROUNDS BIN:WORK [BIN:WORK]...');
 const preload = `const write = process.stderr.write.bind(process.stderr);
 process.stderr.write = (chunk, ...rest) => {
   const written = write(chunk, ...rest);

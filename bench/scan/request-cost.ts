@@ -18,8 +18,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commitAhead } from './commit-ahead.js';
 import { toolYaml } from './tool-yaml.js';
+import { usage } from '../usage.js';
 
 const [bin, repo, work, ...steps] = process.argv.slice(2) as [string, string, string, ...string[]];
+if (!bin || !repo || !work || steps.length === 0) usage('npx tsx bench/scan/request-cost.ts BIN REPO WORK STEP...');
 const heapFile = join(work, `heap-${process.pid}.json`);
 const env = { ...process.env, HLDP_CACHE_DIR: `${work}/cache`, HLDP_DATA_DIR: `${work}/data`, HLDP_WORKSPACE: work, HLDP_LOG_LEVEL: 'error', HLDP_POLL_INTERVAL_MS: '0', HLDP_BENCH_HEAP_FILE: heapFile };
 const preload = fileURLToPath(new URL('./heap-on-signal.cjs', import.meta.url));

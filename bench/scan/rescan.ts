@@ -13,7 +13,8 @@ import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { git, makeTempDir } from '../../test/helpers/git.js';
+import { git } from '../../test/helpers/git.js';
+import { benchTempDir } from '../work-folder.js';
 import { alternate, median, profiled, scannerVersions, timedScanners } from './alternated-rescans.js';
 import { toolName } from './generate-repository.js';
 import { serveGeneratedRepository } from './served-repository.js';
@@ -23,7 +24,7 @@ const { values } = parseArgs({ options: { tools: { type: 'string', default: '100
 const size = Number(values.tools);
 const versions = await scannerVersions(values.before);
 
-const temp = await makeTempDir('hldp-bench-rescan-');
+const temp = await benchTempDir('hldp-bench-rescan-');
 const served = await serveGeneratedRepository(temp.path, size);
 const { work, url } = served;
 const loadBefore = loadavg();

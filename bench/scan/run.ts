@@ -10,7 +10,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { Scanner } from '../../src/scanner/index.js';
-import { git, initRepository, makeTempDir } from '../../test/helpers/git.js';
+import { git, initRepository } from '../../test/helpers/git.js';
+import { benchTempDir } from '../work-folder.js';
 import { startGitHttpServer } from '../../test/helpers/git-http-server.js';
 import { HLDP_BIN } from '../../test/helpers/run-cli.js';
 import { generateRepository, toolName } from './generate-repository.js';
@@ -98,7 +99,7 @@ function median(samples: number[]): number {
 }
 
 async function benchmark(size: number) {
-  const temp = await makeTempDir('hldp-bench-scan-');
+  const temp = await benchTempDir('hldp-bench-scan-');
   const served = join(temp.path, 'served');
   const work = join(temp.path, 'work');
   await generateRepository(work, size);

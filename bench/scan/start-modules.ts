@@ -6,8 +6,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { usage } from '../usage.js';
 
 const [bin, repo, work] = process.argv.slice(2) as [string, string, string];
+if (!bin || !repo || !work) usage('npx tsx bench/scan/start-modules.ts BIN REPO WORK [--list]');
 const folder = mkdtempSync(join(tmpdir(), 'hldp-start-modules-'));
 const log = join(folder, 'modules.log');
 // runs in the loader's thread: each ES module's URL as it is loaded

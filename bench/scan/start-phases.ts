@@ -12,9 +12,10 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateRepository } from './generate-repository.js';
+import { usage } from '../usage.js';
 
 const { values } = parseArgs({ options: { repo: { type: 'string' }, tools: { type: 'string' }, work: { type: 'string' }, runs: { type: 'string', default: '1' }, root: { type: 'string' } } });
-if (!values.work || (!values.repo && !values.tools)) throw new Error('usage: start-phases.ts (--repo REPO | --tools N) --work DIR [--runs N] [--root DIR]');
+if (!values.work || (!values.repo && !values.tools)) usage('npx tsx bench/scan/start-phases.ts (--repo REPO | --tools N) --work DIR [--runs N] [--root DIR]');
 const work = resolve(values.work);
 const root = values.root ? resolve(values.root) : fileURLToPath(new URL('../..', import.meta.url));
 const repo = values.repo ? resolve(values.repo) : join(work, 'repo');

@@ -11,9 +11,10 @@ import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Scanner } from '../../src/scanner/index.js';
+import { usage } from '../usage.js';
 
 const { values } = parseArgs({ options: { repo: { type: 'string' }, work: { type: 'string' }, before: { type: 'string' }, runs: { type: 'string', default: '9' } } });
-if (!values.repo || !values.work) throw new Error('usage: warm-start.ts --repo REPO --work DIR [--before DIR] [--runs 9]');
+if (!values.repo || !values.work) usage('node --expose-gc --import tsx bench/scan/warm-start.ts --repo REPO --work DIR [--before DIR] [--runs 9]');
 type ScannerClass = typeof Scanner;
 const versions: Array<[string, ScannerClass, string]> = [['this', Scanner, join(values.work, 'cache-this')]];
 if (values.before) {

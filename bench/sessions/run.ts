@@ -16,7 +16,8 @@ import { Gateway } from '../../src/gateway/service/index.js';
 import { catalogFor, computeView, promptBudget, RegistryView, renderPromptBlock, type SessionState } from '../../src/sessions/index.js';
 import { renderTools } from '../../src/sessions/prompt-block.js';
 import { CORE_TOOL_LINES } from '../../src/sessions/session-prompt.js';
-import { commitFiles, git, initRepository, makeTempDir } from '../../test/helpers/git.js';
+import { commitFiles, git, initRepository } from '../../test/helpers/git.js';
+import { benchTempDir } from '../work-folder.js';
 
 const { values } = parseArgs({ options: { tools: { type: 'string', default: '10000' }, sessions: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '5' }, groups: { type: 'string', default: '100' } } });
 const TOOLS = Number(values.tools);
@@ -63,7 +64,7 @@ const heap = (): number => {
 };
 
 async function main() {
-  const temp = await makeTempDir('hldp-bench-sessions-');
+  const temp = await benchTempDir('hldp-bench-sessions-');
   const repo = await initRepository(join(temp.path, 'repo'));
   // git would pack 20,000 loose objects in the background after the commit, under the scanner's feet
   await git(repo, 'config', 'gc.auto', '0');

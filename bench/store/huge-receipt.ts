@@ -6,14 +6,15 @@
 // receipt is read (get_longest_wait_ms, get_ms, get_server_cpu_ms). `--postgres`: the store is PostgreSQL, a throwaway
 // cluster (fsync on) made as the tests make theirs, a new database for each run (the server CPU is the gateway's alone).
 // Usage: npx tsx bench/store/huge-receipt.ts [--bytes 16000000] [--char nul|x] [--runs 3] [--before /work/wt-base] [--get] [--postgres]
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import postgres from 'postgres';
 import { startPostgres } from '../../test/helpers/postgres.js';
 import { alternate, cpuTicks, healthzMs, pollHealthz, serveGateway, stopProcess } from './served-gateway.js';
+import { benchFolder } from '../work-folder.js';
 
 const { values } = parseArgs({ options: { bytes: { type: 'string', default: '16000000' }, char: { type: 'string', default: 'nul' }, runs: { type: 'string', default: '3' }, before: { type: 'string' }, 'poll-ms': { type: 'string', default: '10' }, profile: { type: 'string' }, get: { type: 'boolean', default: false }, postgres: { type: 'boolean', default: false } } });
 const cluster = values.postgres ? await startPostgres({ durable: true }) : undefined;
@@ -38,7 +39,7 @@ why: the benchmark needs a huge answer
 
 type Get = { get_longest_wait_ms: number; get_ms: number; get_server_cpu_ms: number; get_bytes: number };
 async function once(bin: string): Promise<{ longest_wait_ms: number; call_ms: number; server_cpu_ms: number; answer_bytes: number; ok: boolean; cut_bytes: number; stored: boolean; polls: number } & Partial<Get>> {
-  const home = await mkdtemp(join(tmpdir(), 'hldp-huge-receipt-'));
+  const home = benchFolder('hldp-huge-receipt-');
   await mkdir(join(home, 'repo/tools/huge'), { recursive: true });
   await mkdir(join(home, 'ws'));
   await writeFile(join(home, 'repo/tools/huge/TOOL.hdlp'), toolYaml);

@@ -9,13 +9,14 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openStore } from '../../src/store/index.js';
 import { makeReceipt } from '../../test/store/support.js';
 import { startPostgres } from '../../test/helpers/postgres.js';
 import { alternate, cpuTicks, healthzMs, pollHealthz, serveGateway, stopProcess } from './served-gateway.js';
+import { benchFolder } from '../work-folder.js';
 
 const { values } = parseArgs({ options: { count: { type: 'string', default: '100' }, bytes: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '2' }, before: { type: 'string' }, 'poll-ms': { type: 'string', default: '5' }, postgres: { type: 'boolean', default: false } } });
 const count = Number(values.count);
@@ -25,7 +26,7 @@ const pollMs = Number(values['poll-ms']);
 const sides = [{ name: 'this', bin: resolve('bin/hldp.js') }, ...(values.before ? [{ name: 'before', bin: resolve(values.before, 'bin/hldp.js') }] : [])];
 const cluster = values.postgres ? await startPostgres({ durable: true }) : undefined;
 
-const work = await mkdtemp(join(tmpdir(), 'hldp-receipt-reads-'));
+const work = benchFolder('hldp-receipt-reads-');
 const preload = join(work, 'loop-delay.cjs');
 await writeFile(preload, `const { isMainThread } = require('node:worker_threads');
 if (isMainThread) {

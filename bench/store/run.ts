@@ -13,14 +13,15 @@ import { execute } from '../../src/executors/index.js';
 import { scanOnce } from '../../src/scanner/index.js';
 import { canonicalReceiptText, GENESIS, linkHash, openPostgresStore, openSqliteStore } from '../../src/store/index.js';
 import { BatchWriter } from '../../src/store/batch-writer.js';
-import { makeTempDir, makeToolYaml, writeFiles } from '../../test/helpers/git.js';
+import { makeToolYaml, writeFiles } from '../../test/helpers/git.js';
+import { benchTempDir } from '../work-folder.js';
 import { startPostgres } from '../../test/helpers/postgres.js';
 import { makeReceipt } from '../../test/store/support.js';
 
 const { values } = parseArgs({ options: { saves: { type: 'string', default: '4000' }, 'verify-rows': { type: 'string', default: '1000000' } } });
 const saves = Number(values.saves);
 const verifyRows = Number(values['verify-rows']);
-const temp = await makeTempDir('hldp-bench-store-');
+const temp = await benchTempDir('hldp-bench-store-');
 const cluster = await startPostgres({ durable: true });
 const log = (line: unknown): void => console.error(JSON.stringify(line));
 
