@@ -63,8 +63,8 @@ describe('a toolset every tool of which a commit removes', () => {
 
     const commit = await commitFiles(gateway.repo, { 'tools/shell-exec/TOOL.hdlp': null, 'tools/http-request/TOOL.hdlp': null }, 'remove shell-exec and http-request');
     expect((await api(gateway.url, 'POST', '/v1/scan', { who: 'admin' })).body.changed).toBe(true);
-    // what went is the admin's to read (the members a file names, review Z3, 3): bot, an agent, is told when, not which
-    const gone = `toolset 'ops' is gone since commit ${commit.slice(0, 7)}: its definition failed to load; an administrator can see why`;
+    // which members went is the admin's to read (review Z3, 3): bot, an agent, is told that they went and when
+    const gone = `toolset 'ops' is gone since commit ${commit.slice(0, 7)}: its members were removed from the registry, and it names no other`;
     const named = `toolset 'ops' is gone since commit ${commit.slice(0, 7)}: its members shell-exec, http-request were removed from the registry`;
 
     // /mcp: the list changed, and each meta-tool names the toolset as gone, with when and why
@@ -84,8 +84,8 @@ describe('a toolset every tool of which a commit removes', () => {
     expect((await api(gateway.url, 'GET', `/v1/sessions/${session}/prompt`, { who: 'bot' })).body.text).toContain(gone);
     const opened = await api(gateway.url, 'POST', '/v1/sessions', { who: 'bot', body: { toolsets: ['ops'] } });
     expect(opened.status).toBe(404);
-    expect(opened.body.error).toContain("toolset 'ops' cannot be enabled: its definition failed to load; an administrator can see why");
-    await expect(mcpClient(gateway.url, 'bot', { toolsets: 'ops' })).rejects.toThrow(/toolset 'ops' cannot be enabled/);
+    expect(opened.body.error).toContain(gone);
+    await expect(mcpClient(gateway.url, 'bot', { toolsets: 'ops' })).rejects.toThrow(/gone since commit/);
     expect((await api(gateway.url, 'POST', '/v1/sessions', { who: 'admin', body: { toolsets: ['ops'] } })).body.error).toContain(named);
 
     // the console marks the gone toolset and the removed tool the session had loaded
