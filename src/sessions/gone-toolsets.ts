@@ -7,7 +7,15 @@ export interface GoneToolset {
   since?: string;
   /** what happened to it, in words: its members removed, its file removed, its definition broken */
   what: string;
+  /** its file holds errors of its own: `what` quotes them, for an admin only (review Z3, 3) */
+  broken?: true;
+  /** its file's only errors are members the registry no longer has: `what` names them, for an admin only */
+  membersGone?: true;
 }
+
+/** What a caller who may not read the scan's errors is told of a toolset whose definition failed to load. */
+export const TOOLSET_WITHHELD = 'its definition failed to load; an administrator can see why';
+const MEMBERS_GONE = 'its members were removed from the registry, and it names no other';
 
 /** Where a toolset's definition lives. */
 export const toolsetFile = (name: string): string => `toolsets/${name}/TOOLSET.hdlp`;
@@ -24,27 +32,44 @@ export function goneAfterSwap(known: ReadonlyMap<string, GoneToolset>, previous:
   for (const toolset of previous.toolsets) {
     const key = toolset.name.toLowerCase();
     if (served.has(key)) continue;
-    gone.set(key, { name: toolset.name, since: shortCommit(next.commit), what: whatHappened(next, toolset.name, toolset.tools) });
+    gone.set(key, { name: toolset.name, since: shortCommit(next.commit), what: whatHappened(next, toolset.name, toolset.tools), ...marks(next, toolset.name) });
   }
   return gone;
 }
 
 /** What the index says of a toolset it does not serve, without knowing when it went; undefined when it says nothing. */
 export function goneFromIndex(index: ToolIndex, name: string): GoneToolset | undefined {
-  const errors = index.errors.filter((error) => error.file.toLowerCase() === toolsetFile(name).toLowerCase());
-  return errors.length === 0 ? undefined : { name, what: whatHappened(index, name, []) };
+  return fileErrors(index, name).length === 0 ? undefined : { name, what: whatHappened(index, name, []), ...marks(index, name) };
 }
 
-/** The sentence a session is told about a gone toolset; `held`: the session still has it active, and may put it down. */
-export function goneMessage(gone: GoneToolset, commit: string, held: boolean): string {
+// a file with errors of its own is broken; one whose only errors are members the registry no longer has lost its members
+function marks(index: ToolIndex, name: string): Pick<GoneToolset, 'broken' | 'membersGone'> {
+  const errors = fileErrors(index, name);
+  if (errors.length === 0) return {};
+  return errors.every((error) => error.code === 'UNKNOWN_MEMBER') ? { membersGone: true } : { broken: true };
+}
+
+/**
+ * The sentence a session is told about a gone toolset; `held`: the session still has it active, and may put it down.
+ * `readsErrors` false: its caller is not told a broken file's path, line, message or member names (review Z3, 3).
+ */
+export function goneMessage(gone: GoneToolset, commit: string, held: boolean, readsErrors = true): string {
+  const withheld = gone.broken === true && !readsErrors;
+  if (withheld && !held) return `toolset '${gone.name}' cannot be enabled: ${TOOLSET_WITHHELD}`;
   const when = gone.since === undefined ? `is not in the registry at commit ${shortCommit(commit)}` : `is gone since commit ${gone.since}`;
   const fix = held ? `; disable it with toolset {"action": "disable", "name": "${gone.name}"} (its tools stay hidden while it is active)` : '';
-  return `toolset '${gone.name}' ${when}: ${gone.what}${fix}`;
+  // which members went is the admin's to read; that they went, and when, is the session's (review userX, X2)
+  const what = withheld ? TOOLSET_WITHHELD : gone.membersGone === true && !readsErrors ? MEMBERS_GONE : gone.what;
+  return `toolset '${gone.name}' ${when}: ${what}${fix}`;
+}
+
+function fileErrors(index: ToolIndex, name: string): ToolIndex['errors'] {
+  const file = toolsetFile(name).toLowerCase();
+  return index.errors.filter((error) => error.file.toLowerCase() === file);
 }
 
 function whatHappened(index: ToolIndex, name: string, members: readonly string[]): string {
-  const file = toolsetFile(name).toLowerCase();
-  const errors = index.errors.filter((error) => error.file.toLowerCase() === file);
+  const errors = fileErrors(index, name);
   if (errors.length === 0) return `its file ${toolsetFile(name)} was removed`;
   const unknown = errors.filter((error) => error.code === 'UNKNOWN_MEMBER');
   if (unknown.length === errors.length) {
@@ -69,9 +94,9 @@ export class GoneToolsets {
     this.#byIndex.set(next, goneAfterSwap(this.#byIndex.get(previous) ?? new Map(), previous, next));
   }
 
-  /** What a session is told of a toolset `index` does not serve (the caller checked it does not); `held`: the session has it active. */
-  message(index: ToolIndex, name: string, held: boolean): string | undefined {
+  /** What a session is told of a toolset `index` does not serve (the caller checked it does not); `held`: the session has it active; `readsErrors`: see `goneMessage`. */
+  message(index: ToolIndex, name: string, held: boolean, readsErrors = true): string | undefined {
     const gone = this.#byIndex.get(index)?.get(name.toLowerCase()) ?? goneFromIndex(index, name) ?? (held ? { name, what: 'no toolset of that name is served' } : undefined);
-    return gone && goneMessage(gone, index.commit, held);
+    return gone && goneMessage(gone, index.commit, held, readsErrors);
   }
 }

@@ -97,7 +97,7 @@ export class SessionManager {
     const available = offeredToolsets(registry, usable).map((toolset) => toolset.name).join(', ') || 'none';
     const unknown = names.filter((name) => !registry.toolset(name));
     // a toolset a rescan took away is named as gone, and why, not as a name that never was (review userX, X2)
-    const said = unknown.map((name) => this.goneToolset(name, false) ?? `no toolset ${name}`);
+    const said = unknown.map((name) => this.goneToolset(name, false, principal) ?? `no toolset ${name}`);
     if (unknown.length) return { code: 'TOOLSET_NOT_FOUND', message: `${said.join('; ')}; available: ${available}` };
     // a connection that asks for a toolset it may use nothing of would list only the meta-tools (review V, V2)
     const forbidden = names.map((name) => registry.toolset(name)!).find((toolset) => !usable.has(toolset.name));
@@ -159,16 +159,16 @@ export class SessionManager {
   }
 
   /**
-   * What a session is told of a toolset the registry no longer serves (undefined: it serves it, or never had one of
-   * that name). `held`: the session has it active, so it is told how to put it down.
+   * What a session is told of a toolset the registry no longer serves (undefined: it serves it, or never had one of that name). `held`: the session has it active,
+   * so it is told how to put it down. A broken file's errors: only to whom the injected layers (not `sessions.deny`) tell of a broken tool, an admin (review Z3, 3).
    */
-  goneToolset(name: string, held: boolean): string | undefined {
-    return this.registryView().toolset(name) ? undefined : this.gone.message(this.options.registry().index, name, held);
+  goneToolset(name: string, held: boolean, principal?: string): string | undefined {
+    return this.registryView().toolset(name) ? undefined : this.gone.message(this.options.registry().index, name, held, mayKnowBroken(this.options.rights ?? [], this.options.registry().index, undefined, principal)(name));
   }
 
   /** The toolsets the session holds that the registry no longer serves, each with what the session is told of it. */
   goneHeld(state: SessionState): Array<{ name: string; message: string }> {
-    return state.toolsets.flatMap(({ name }) => [this.goneToolset(name, true)].filter((message) => message !== undefined).map((message) => ({ name, message })));
+    return state.toolsets.flatMap(({ name }) => [this.goneToolset(name, true, state.principal)].filter((message) => message !== undefined).map((message) => ({ name, message })));
   }
 
   /** The index seen through its toolsets, built once per index. */
@@ -196,7 +196,7 @@ export class SessionManager {
   toolset(state: SessionState, request: ToolsetRequest): MetaAnswer {
     const registry = this.registryView();
     expireSession(state, this.clock());
-    const answer = toolsetTool(request, { registry, state, now: this.clock(), ttlMs: this.config.toolsetTtlMs, viewAfter: () => this.view(state), skillIndex: () => this.skillIndex(state), usable: this.usableToolsets(state), forbiddenReason: (toolset) => this.forbiddenReason(registry, state, toolset), gone: (name, held) => this.goneToolset(name, held) });
+    const answer = toolsetTool(request, { registry, state, now: this.clock(), ttlMs: this.config.toolsetTtlMs, viewAfter: () => this.view(state), skillIndex: () => this.skillIndex(state), usable: this.usableToolsets(state), forbiddenReason: (toolset) => this.forbiddenReason(registry, state, toolset), gone: (name, held) => this.goneToolset(name, held, state.principal) });
     this.persist(state);
     return answer;
   }
@@ -210,7 +210,7 @@ export class SessionManager {
       const current = this.options.registry();
       return loadRefusal(name, {
         registry, index: current.index, matcher: current.matcher, ...(current.removed ? { removed: current.removed } : {}), usable: this.usableToolsets(state), mayKnowBroken: mayKnowBroken(this.rights, current.index, state.id, state.principal),
-        gone: (toolset, held) => this.goneToolset(toolset, held),
+        gone: (toolset, held) => this.goneToolset(toolset, held, state.principal),
         holds: (toolset) => state.toolsets.some((active) => active.name.toLowerCase() === toolset.toLowerCase()),
         mayOffer: (names) => this.mayOffer(state, names.map((near) => ({ name: near }))).map((near) => near.name),
       });

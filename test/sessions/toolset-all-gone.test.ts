@@ -63,7 +63,9 @@ describe('a toolset every tool of which a commit removes', () => {
 
     const commit = await commitFiles(gateway.repo, { 'tools/shell-exec/TOOL.hdlp': null, 'tools/http-request/TOOL.hdlp': null }, 'remove shell-exec and http-request');
     expect((await api(gateway.url, 'POST', '/v1/scan', { who: 'admin' })).body.changed).toBe(true);
-    const gone = `toolset 'ops' is gone since commit ${commit.slice(0, 7)}: its members shell-exec, http-request were removed from the registry`;
+    // which members went is the admin's to read (review Z3, 3): bot, an agent, is told that they went and when
+    const gone = `toolset 'ops' is gone since commit ${commit.slice(0, 7)}: its members were removed from the registry, and it names no other`;
+    const named = `toolset 'ops' is gone since commit ${commit.slice(0, 7)}: its members shell-exec, http-request were removed from the registry`;
 
     // /mcp: the list changed, and each meta-tool names the toolset as gone, with when and why
     await until(() => changes > 0, 'notifications/tools/list_changed');
@@ -84,6 +86,7 @@ describe('a toolset every tool of which a commit removes', () => {
     expect(opened.status).toBe(404);
     expect(opened.body.error).toContain(gone);
     await expect(mcpClient(gateway.url, 'bot', { toolsets: 'ops' })).rejects.toThrow(/gone since commit/);
+    expect((await api(gateway.url, 'POST', '/v1/sessions', { who: 'admin', body: { toolsets: ['ops'] } })).body.error).toContain(named);
 
     // the console marks the gone toolset and the removed tool the session had loaded
     const cookie = await signInToConsole(gateway.url, TOKENS.admin);
