@@ -8,7 +8,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, policyRepository, PRINCIPALS_YAML, startGateway } from './support.js';
+import { runCli } from '../helpers/run-cli.js';
+import { api, policyRepository, PRINCIPALS_YAML, startGateway, TOKENS } from './support.js';
 
 const HELD = [
   'name: held', 'author: TEST-001', 'why: a person looks at commands first; a write to tok-* is the caller\'s to confirm', 'approval:',
@@ -33,6 +34,8 @@ const settings = (billing: string): string => `shell:\n  inherit_env: [HLDP_TEST
 describe('approving at an instance of the same workspace that runs calls with other settings (review Z3, 1)', () => {
   const urls: Record<'a' | 'b' | 'c' | 'd', string> = { a: '', b: '', c: '', d: '' };
   let workspace = '';
+  // A's config file and environment, as an approver's `hldp approvals approve` would run with them
+  let filer: { configFile: string; env: NodeJS.ProcessEnv } = { configFile: '', env: {} };
   const stops: Array<() => Promise<unknown>> = [];
   beforeAll(async () => {
     const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD, 'tools/show-key/TOOL.hdlp': SHOW_KEY });
@@ -46,6 +49,7 @@ describe('approving at an instance of the same workspace that runs calls with ot
       const started = await startGateway(repo, folder, { config: settings(billing), principals: PRINCIPALS_YAML.replace('shell-exec]', 'shell-exec, show-key]'), logLevel: 'warn', env: { ...shared, HLDP_TEST_KEY: key } });
       stops.push(() => started.service.stop());
       urls[name] = started.url;
+      if (name === 'a') filer = { configFile: started.configFile, env: started.env };
     };
     // A files; B differs from it in the inherited variable's value, C in the apis URL, D in nothing. The first sets the store up
     await start('a', KEY_A, 'http://127.0.0.1:9/billing');
@@ -79,6 +83,14 @@ describe('approving at an instance of the same workspace that runs calls with ot
     expect(JSON.stringify(there.body)).not.toContain(KEY_B);
     await expectPending(id);
 
+    // hldp approvals approve with A's config file and workspace, but another value of the variable: refused alike
+    const cli = await runCli(['approvals', 'approve', id, '--config', filer.configFile], { env: { ...filer.env, HLDP_TOKEN: TOKENS.alice, HLDP_TEST_KEY: KEY_B } });
+    expect(cli.code, cli.stdout + cli.stderr).toBe(1);
+    expect(cli.stderr).toContain(`APPROVAL_MISMATCH: request '${id}' was filed by a gateway that runs calls elsewhere than this process would: the environment shell tools inherit (HLDP_TEST_KEY) differs`);
+    expect(cli.stderr).toContain('with its config file (--config FILE, or HLDP_CONFIG=FILE) and its environment');
+    expect(cli.stderr + cli.stdout).not.toContain(KEY_A);
+    await expectPending(id);
+
     const same = await api(urls.d, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
     expect(same, JSON.stringify(same.body)).toMatchObject({ status: 200, body: { approval: { status: 'approved', decided_by: 'alice' }, receipt: { ok: true, caller: 'bot' } } });
     expect(same.body.receipt.output).toContain(`approved key=${KEY_A}`);
@@ -110,6 +122,14 @@ describe('approving at an instance of the same workspace that runs calls with ot
     expect(there.body).toMatchObject({ code: 'CONFIRMATION_INVALID' });
     expect(there.body.error).toContain('the environment shell tools inherit (HLDP_TEST_KEY) differs');
     expect(JSON.stringify(there.body)).not.toContain(KEY_B);
+    await expectPending(id);
+
+    // hldp approvals approve with A's config file and workspace, but another value of the variable: refused alike
+    const cli = await runCli(['approvals', 'approve', id, '--config', filer.configFile], { env: { ...filer.env, HLDP_TOKEN: TOKENS.alice, HLDP_TEST_KEY: KEY_B } });
+    expect(cli.code, cli.stdout + cli.stderr).toBe(1);
+    expect(cli.stderr).toContain(`APPROVAL_MISMATCH: request '${id}' was filed by a gateway that runs calls elsewhere than this process would: the environment shell tools inherit (HLDP_TEST_KEY) differs`);
+    expect(cli.stderr).toContain('with its config file (--config FILE, or HLDP_CONFIG=FILE) and its environment');
+    expect(cli.stderr + cli.stdout).not.toContain(KEY_A);
     await expectPending(id);
 
     const same = await api(urls.d, 'POST', '/v1/confirm', { who: 'bot', body: { token } });
