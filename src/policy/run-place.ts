@@ -1,5 +1,6 @@
 import { formatByteSize, type SandboxCeiling } from '../core/index.js';
 import { canonicalJson, type ApprovalFiler, type ApprovalRecord, type RunPlace } from '../store/index.js';
+import { differingGroups, type SettingGroup } from './run-settings.js';
 
 // each setting a place holds, with the words an operator sets it by: a variable, or (none) only the config file
 const SETTINGS: ReadonlyArray<{ key: keyof RunPlace; what: string; variable?: string }> = [
@@ -30,17 +31,20 @@ export function placeProblem(record: ApprovalRecord, here: RunPlace): string | u
     return `request '${record.id}' was filed before requests recorded where their call runs (the gateway's workspace and sandbox), so this process cannot tell whether its own (workspace ${here.workspace}) is that one; nothing was decided, it stays pending (until ${record.expires_at}): ${decideThere}`;
   }
   const differing = differingSettings(there, here);
-  if (differing.length === 0) {
+  const groups = differingGroups(there, here);
+  if (differing.length === 0 && groups.length === 0) {
     const unknown = LATER.filter((key) => there[key] === undefined);
-    if (unknown.length === 0) return undefined;
-    // fail closed: the parts it lacks may be what this process would run the call with less of
-    const named = SETTINGS.filter(({ key }) => unknown.includes(key)).map(({ what }) => what).join(', ');
+    if (unknown.length === 0 && there.runs_with !== undefined) return undefined;
+    // fail closed: the parts it lacks may be what this process would run the call with less of (or with other secrets)
+    const named = [...SETTINGS.filter(({ key }) => unknown.includes(key)).map(({ what }) => what), ...(there.runs_with === undefined ? ['inherited environment and targets (apis, gatekeepers, forgejo, MCP servers)'] : [])].join(', ');
     return `request '${record.id}' was filed before requests recorded the gateway's ${named}, so this process cannot tell whether it would run the call as confined as that gateway would; nothing was decided, it stays pending (until ${record.expires_at}): ${decideThere}`;
   }
-  const what = differences(differing, there, here, "this process's");
+  const what = described(differing, groups, there, here, "this process's");
   const variables = differing.filter(({ variable }) => variable !== undefined).map(({ key, variable }) => (there[key] === null ? `${variable} unset` : `${variable}=${String(there[key])}`));
   const fileOnly = differing.filter(({ variable }) => variable === undefined).map(({ what }) => what);
-  const fix = fileOnly.length === 0
+  const fix = groups.length > 0
+    ? `run this command as that gateway runs: with its config file (--config FILE, or HLDP_CONFIG=FILE) and its environment${variables.length ? `, and ${variables.join(', ')}` : ''}`
+    : fileOnly.length === 0
     ? `run this command with that gateway's settings (its --config, or ${variables.join(', ')})`
     : `run this command with that gateway's config file (--config FILE, or HLDP_CONFIG=FILE): ${fileOnly.join(' and ')} ${fileOnly.length === 1 ? 'is' : 'are'} read from it only, no variable sets ${fileOnly.length === 1 ? 'it' : 'them'}${variables.length ? `; and ${variables.join(', ')} as well` : ''}`;
   return `request '${record.id}' was filed by a gateway that runs calls elsewhere than this process would: ${what}. Nothing ran and nothing was decided; it stays pending (until ${record.expires_at}): ${decideThere}, or ${fix}`;
@@ -50,7 +54,9 @@ export function placeProblem(record: ApprovalRecord, here: RunPlace): string | u
  * Why this serving instance may not run an approved request's call (undefined: it may): the process that filed it
  * runs calls elsewhere or confined otherwise (see `placeProblem`), so that approving it here would run the agent's
  * call in this instance's workspace, or with less hidden from it. Instances sharing a store ran each other's
- * approved requests whatever their workspaces. Only the settings the request recorded are compared: a request filed
+ * approved requests whatever their workspaces; and one of the same workspace ran it with its own inherited environment
+ * and targets' credentials (review Z3, 1: `runs_with`, compared by digest and named without values). Only the
+ * settings the request recorded are compared: a request filed
  * before its place was kept runs at any instance, as before, and one filed before its hide and ceilings were is
  * judged by its workspace, sandbox mode and run_as (a serving instance is where such a request was meant to be
  * decided: the CLI sends it here).
@@ -59,19 +65,25 @@ export function instancePlaceProblem(record: ApprovalRecord, here: RunPlace, sel
   const there = record.rule.place;
   if (there === undefined) return undefined;
   const differing = differingSettings(there, here);
-  if (differing.length === 0) return undefined;
+  const groups = differingGroups(there, here);
+  if (differing.length === 0 && groups.length === 0) return undefined;
   const filer = record.rule.filed_by;
   const who = filer === undefined ? 'another process' : filer.url === null ? filer.by : `the gateway at ${filer.url} (${filer.by})`;
-  const same = `with the same ${differing.map(({ what }) => what).join(', ')}`;
+  const same = `with the same ${[...differing.map(({ what }) => what), ...groups.map(({ same }) => same)].join(', ')}`;
   const where = filer?.url
     ? `decide it there (${gatewayRoutes(record)}), or at an instance ${same}`
     : `decide it at a gateway ${same} (its console, or POST /v1/approvals/${record.id}/approve), or with hldp approvals approve ${record.id} run with those settings`;
-  return `request '${record.id}' was filed by ${who}, which runs calls elsewhere than this instance${self.url ? ` (${self.url})` : ''} would: ${differences(differing, there, here, "this instance's")}. Nothing ran and nothing was decided; it stays pending (until ${record.expires_at}): ${where}`;
+  return `request '${record.id}' was filed by ${who}, which runs calls elsewhere than this instance${self.url ? ` (${self.url})` : ''} would: ${described(differing, groups, there, here, "this instance's")}. Nothing ran and nothing was decided; it stays pending (until ${record.expires_at}): ${where}`;
 }
 
 /** The settings in which two places differ: only those the request recorded (`there`) are compared. */
 function differingSettings(there: RunPlace, here: RunPlace): typeof SETTINGS {
   return SETTINGS.filter(({ key }) => there[key] !== undefined && canonicalJson(there[key]) !== canonicalJson(here[key] ?? null));
+}
+
+// what differs: each setting with both values, then each group of what a call runs with by its name only
+function described(differing: typeof SETTINGS, groups: SettingGroup[], there: RunPlace, here: RunPlace, mine: string): string {
+  return [...(differing.length ? [differences(differing, there, here, mine)] : []), ...groups.map(({ differs }) => differs)].join('; ');
 }
 
 // each setting with both values: "its workspace is /srv/ws, this process's is /home/alice"

@@ -54,6 +54,12 @@ export interface RunPlace {
   ceiling?: SandboxCeiling | null;
   /** the longest deadline any call runs under (`max_call_timeout_ms`); absent on a request filed before it was kept */
   max_call_timeout_ms?: number;
+  /**
+   * What else a call runs with, each group by a SHA-256 of its canonical JSON, never its values: `env:NAME` each
+   * variable shell tools inherit, `apis:NAME`, `gatekeepers:NAME`, `mcp_servers:NAME` each target (URL and
+   * credentials), `forgejo`, `embedded_gatekeeper` and `max_output_bytes`. Absent on a request filed before it was kept
+   */
+  runs_with?: Record<string, string>;
 }
 
 /** The git object ids a request was judged against: only a change to these outdates it, not any commit. */
