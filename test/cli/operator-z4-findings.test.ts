@@ -56,7 +56,7 @@ describe('NO_APPROVER for a rule whose approvers name an unknown principal (F14)
     expect(approve.stderr).toContain("APPROVAL_FORBIDDEN: principal 'local' may not decide this request");
   });
 
-  it('still says local can decide where the approvers have roles', async () => {
+  it('still says local can decide where the approvers have roles', { timeout: 120_000 }, async () => {
     const { repo, config } = await deployment('{ roles: [approver] }', ['  bot-a: { roles: [agent] }']);
     const validate = await runCli(['validate', repo, '--config', config, '--json'], { env: { ...home.env, ...TOKENS } });
     const warnings = (JSON.parse(validate.stdout) as { warnings: Array<{ code: string; message: string }> }).warnings.filter((warning) => warning.code === 'NO_APPROVER');
@@ -66,7 +66,7 @@ describe('NO_APPROVER for a rule whose approvers name an unknown principal (F14)
 });
 
 describe('two principals whose names read one variable (F10)', () => {
-  it('refuses the start naming the variable and saying to rename one, not "the same token"', async () => {
+  it('refuses the start naming the variable and saying to rename one, not "the same token"', { timeout: 120_000 }, async () => {
     const config = join(home.path, 'hldp.yaml');
     await writeFile(config, 'principals:\n  ci-bot: { roles: [agent] }\n  ci_bot: { roles: [agent] }\n');
     const run = await runCli(['serve', '--port', '0', '--config', config], { env: { ...home.env, HLDP_PRINCIPAL_CI_BOT_TOKEN: 'ci-bot-token-0123456789' } });
@@ -78,7 +78,7 @@ describe('two principals whose names read one variable (F10)', () => {
 });
 
 describe("the config schema's listen.host (F9)", () => {
-  it('says principals are enough beyond loopback, as the start error does', async () => {
+  it('says principals are enough beyond loopback, as the start error does', { timeout: 120_000 }, async () => {
     const schema = JSON.parse(readFileSync(fileURLToPath(new URL('../../schemas/config.schema.json', import.meta.url)), 'utf8')) as { properties: { listen: { properties: { host: { description: string } } } } };
     const description = schema.properties.listen.properties.host.description;
     expect(description).not.toMatch(/requires api_token\./);
