@@ -69,7 +69,8 @@ export const approvalsCommand: Command = {
 async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: boolean; decider: string; approve: boolean; shown: (record: ApprovalRecord) => ApprovalRecord; stale: ToolIndex['stale'] }): Promise<number> {
   const { io, json } = how;
   const stale = how.stale ? { stale: how.stale } : {};
-  if (json) writeJson(io, answer.ok ? { approval: how.shown(answer.approval), receipt: answer.receipt, ...stale, ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}), ...stale });
+  const elsewhere = answer.ok && answer.runs_elsewhere ? { filed_by: answer.runs_elsewhere.filed_by, message: answer.runs_elsewhere.message } : {};
+  if (json) writeJson(io, answer.ok ? { approval: how.shown(answer.approval), receipt: answer.receipt, ...elsewhere, ...stale, ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}), ...stale });
   if (!answer.ok) {
     if (!json) io.stderr.write(`${answer.code}: ${answer.error}\n`);
     return 1;
@@ -77,6 +78,8 @@ async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: b
   const { leaseLapsed, receiptDetail } = await import('../format-outcome.js');
   if (!json) {
     io.stderr.write(`${answer.approval.id} ${answer.approval.status} by ${how.decider}\n`);
+    // approved where it does not run: it runs at the gateway that filed it (review userZ4, F3)
+    if (answer.runs_elsewhere) io.stderr.write(`${terminalSafe(answer.runs_elsewhere.message)}\n`);
     if (answer.receipt) writeLines(io.stdout, [receiptDetail(answer.receipt)]);
   }
   if (answer.lease_lapsed) return leaseLapsed(answer.lease_lapsed, io);
