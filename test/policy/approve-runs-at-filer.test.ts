@@ -48,6 +48,16 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Whether process `pid` still runs. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const text = (result: CallToolResult): string => result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
 
 describe('an approval decided at hldp serve for a call filed by an agent\'s stdio hldp mcp (review userZ4, F3, F15)', () => {
@@ -77,19 +87,27 @@ describe('an approval decided at hldp serve for a call filed by an agent\'s stdi
   }, 60_000);
 
   /** The agent's MCP client starting `hldp mcp` as README's client line does: the SDK's default environment (no LANG) and the gateway's settings. */
-  const agent = async (): Promise<Client> => {
+  const agent = async (): Promise<{ client: Client; close: () => Promise<void> }> => {
     const client = new Client({ name: 'agent-stdio', version: '0.0.0' });
     const environment: Record<string, string> = { ...getDefaultEnvironment(), ...(env as Record<string, string>), HLDP_TOKEN: TOKENS.bot };
     delete environment.LANG;
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [HLDP_BIN, 'mcp', '--repo', repo, '--config', configFile], env: environment, stderr: 'ignore' }));
-    return client;
+    const transport = new StdioClientTransport({ command: process.execPath, args: [HLDP_BIN, 'mcp', '--repo', repo, '--config', configFile], env: environment, stderr: 'ignore' });
+    await client.connect(transport);
+    const pid = transport.pid!;
+    // closed, and its process gone: no sweep of its own left to run what it filed
+    const close = async (): Promise<void> => {
+      await client.close();
+      for (const until = Date.now() + 60_000; Date.now() < until && alive(pid); ) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(alive(pid), `hldp mcp (pid ${pid}) still runs after its client closed`).toBe(false);
+    };
+    stops.push(() => close());
+    return { client, close };
   };
   const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> =>
     (await client.callTool({ name, arguments: args }, undefined, { timeout: 150_000 })) as CallToolResult;
 
   it('records the approval at hldp serve (202, nothing ran there), and the agent\'s approval_wait gets the receipt of the call run in the hldp mcp process', { timeout: 240_000 }, async () => {
-    const client = await agent();
-    stops.push(() => client.close());
+    const { client, close } = await agent();
     const pending = await call(client, 'show-lang', { text: 'approved' });
     expect(pending.structuredContent, text(pending)).toMatchObject({ status: 'approval_required' });
     const id = (pending.structuredContent as { id: string }).id;
@@ -109,14 +127,15 @@ describe('an approval decided at hldp serve for a call filed by an agent\'s stdi
     const shown = await api(serve.url, 'GET', `/v1/approvals/${id}`, { who: 'alice' });
     expect(shown.body.approval).toMatchObject({ status: 'approved', decided_by: 'alice', run: { by: approved.body.filed_by.by } });
     expect(shown.body.receipt).toMatchObject({ ok: true, caller: 'bot', approval: { id, decided_by: 'alice' } });
+    await close();
   });
 
   it('expires a request approved at hldp serve once the hldp mcp that filed it is gone: an EXPIRED receipt saying who approved it and that no gateway with its settings ran it', { timeout: 240_000 }, async () => {
-    const client = await agent();
+    const { client, close } = await agent();
     const pending = await call(client, 'show-lang', { text: 'brief' });
     const id = (pending.structuredContent as { id: string }).id;
     expect(id, text(pending)).toMatch(/^apr_/);
-    await client.close();
+    await close();
 
     const approved = await api(serve.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
     expect(approved.status, JSON.stringify(approved.body)).toBe(202);
