@@ -34,12 +34,14 @@ const settings = (billing: string): string => `shell:\n  inherit_env: [HLDP_TEST
 describe('approving at an instance of the same workspace that runs calls with other settings (review Z3, 1)', () => {
   const urls: Record<'a' | 'b' | 'c' | 'd', string> = { a: '', b: '', c: '', d: '' };
   let workspace = '';
+  let registry = '';
   // A's config file and environment, as an approver's `hldp approvals approve` would run with them
   let filer: { configFile: string; env: NodeJS.ProcessEnv } = { configFile: '', env: {} };
   const stops: Array<() => Promise<unknown>> = [];
   beforeAll(async () => {
     const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD, 'tools/show-key/TOOL.hdlp': SHOW_KEY });
     stops.push(() => temp.cleanup());
+    registry = repo;
     workspace = join(temp.path, 'ws');
     await mkdir(workspace);
     const shared = { HLDP_DATA_DIR: join(temp.path, 'shared-data'), HLDP_WORKSPACE: workspace };
@@ -93,7 +95,7 @@ describe('approving at an instance of the same workspace that runs calls with ot
 
     // hldp approvals approve with A's config file and workspace, but another value of the variable: recorded alike, run at A's place
     const second = await fileCommand();
-    const cli = await runCli(['approvals', 'approve', second, '--config', filer.configFile], { env: { ...filer.env, HLDP_TOKEN: TOKENS.alice, HLDP_TEST_KEY: KEY_B } });
+    const cli = await runCli(['approvals', 'approve', second, '--repo', registry, '--config', filer.configFile], { env: { ...filer.env, HLDP_TOKEN: TOKENS.alice, HLDP_TEST_KEY: KEY_B } });
     expect(cli.code, cli.stdout + cli.stderr).toBe(0);
     expect(cli.stderr).toContain(`${second} approved by alice`);
     expect(cli.stderr).toContain('nothing has run yet');

@@ -112,6 +112,8 @@ function detail(record: ApprovalRecord): string {
     ...(record.decided_at ? [`decided   ${decided(record)}`] : []),
     // who ran the approved call (an operator finds an interrupted run's process by it), and where the call runs
     ...(record.run ? [`run       by ${record.run.by}${record.receipt_id === null ? `, its lease until ${record.run.lease_until}` : ''}`] : []),
+    // approved at an instance that runs calls elsewhere: a gateway of its place has not taken it yet (review userZ4, F3)
+    ...(record.status === 'approved' && record.run === null && record.receipt_id === null ? [`run       not yet: it runs at the gateway that filed it (or one with its settings) before ${record.expires_at}, or not at all`] : []),
     ...(record.rule.place ? [`runs in   ${record.rule.place.workspace} (sandbox ${record.rule.place.sandbox}${record.rule.place.run_as === null ? '' : `, run_as ${record.rule.place.run_as}`})`] : []),
     // where it is approved when a process that runs calls elsewhere may not (the filing instance)
     ...(record.rule.filed_by ? [`filed by  ${record.rule.filed_by.url === null ? record.rule.filed_by.by : `${record.rule.filed_by.url} (${record.rule.filed_by.by})`}`] : []),
