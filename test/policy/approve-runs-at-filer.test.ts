@@ -27,10 +27,11 @@ const SHOW_LANG = [
   `shell: { script: 'printf "%s lang=%s\\n" "$HLDP_PARAM_TEXT" "\${LANG-unset}"' }`, 'author: TEST-001', 'created: 2026-12-06', 'why: tests need a shell tool that shows where it ran',
 ].join('\n');
 
-// every show-lang waits for an approver; a "brief" one expires after 20 s (the filer gone, nobody runs it)
+// every show-lang waits for an approver; a "brief" one expires after 45 s (the filer gone, nobody runs it): time enough
+// at load 25 to close the agent's hldp mcp and approve it first
 const HELD = [
   'name: held', 'author: TEST-001', 'why: a person looks at show-lang first', 'approval:',
-  '  - tools: [show-lang]', '    when: { text: { equals: brief } }', '    decision: approve', '    approvers: { roles: [approver] }', '    expires_in_ms: 20000',
+  '  - tools: [show-lang]', '    when: { text: { equals: brief } }', '    decision: approve', '    approvers: { roles: [approver] }', '    expires_in_ms: 45000',
   '  - tools: [show-lang]', '    decision: approve', '    approvers: { roles: [approver] }',
 ].join('\n');
 
@@ -130,7 +131,7 @@ describe('an approval decided at hldp serve for a call filed by an agent\'s stdi
     await close();
   });
 
-  it('expires a request approved at hldp serve once the hldp mcp that filed it is gone: an EXPIRED receipt saying who approved it and that no gateway with its settings ran it', { timeout: 240_000 }, async () => {
+  it('expires a request approved at hldp serve once the hldp mcp that filed it is gone: an EXPIRED receipt saying who approved it and that no gateway with its settings ran it', { timeout: 300_000 }, async () => {
     const { client, close } = await agent();
     const pending = await call(client, 'show-lang', { text: 'brief' });
     const id = (pending.structuredContent as { id: string }).id;
