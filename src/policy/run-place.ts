@@ -76,6 +76,35 @@ export function instancePlaceProblem(record: ApprovalRecord, here: RunPlace, sel
   return `request '${record.id}' was filed by ${who}, which runs calls elsewhere than this instance${self.url ? ` (${self.url})` : ''} would: ${described(differing, groups, there, here, "this instance's")}. Nothing ran and nothing was decided; it stays pending (until ${record.expires_at}): ${where}`;
 }
 
+/**
+ * What differs between where the request's call runs and this process, in words (each setting with both values, each
+ * group by name); undefined when this process runs calls where the request's run, or the request recorded no place.
+ */
+export function placeDifference(record: ApprovalRecord, here: RunPlace, mine = "this instance's"): string | undefined {
+  const there = record.rule.place;
+  if (there === undefined) return undefined;
+  const differing = differingSettings(there, here);
+  const groups = differingGroups(there, here);
+  return differing.length === 0 && groups.length === 0 ? undefined : described(differing, groups, there, here, mine);
+}
+
+/**
+ * Why a one-shot process cannot tell whether it runs calls where the request's call runs (undefined: it can): the
+ * request was filed before its place, or part of it, was kept. It decides nothing then (the CLI leaves it to a gateway).
+ */
+export function placeUnknown(record: ApprovalRecord, here: RunPlace): string | undefined {
+  const there = record.rule.place;
+  if (there !== undefined && (differingSettings(there, here).length > 0 || differingGroups(there, here).length > 0)) return undefined;
+  return placeProblem(record, here);
+}
+
+/** The process that filed a request, in words: its host, pid and instance, and the URL it serves at. */
+export function filerWords(record: ApprovalRecord): string {
+  const filer = record.rule.filed_by;
+  if (filer === undefined) return 'the process that filed it';
+  return filer.url === null ? `the process that filed it (${filer.by}, which serves no URL: an hldp mcp or hldp call)` : `the gateway that filed it, at ${filer.url} (${filer.by})`;
+}
+
 /** The settings in which two places differ: only those the request recorded (`there`) are compared. */
 function differingSettings(there: RunPlace, here: RunPlace): typeof SETTINGS {
   return SETTINGS.filter(({ key }) => there[key] !== undefined && canonicalJson(there[key]) !== canonicalJson(here[key] ?? null));

@@ -150,6 +150,11 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
 }
 
 function sendAnswer(response: Response, answer: ApprovalAnswer, shown: (record: ApprovalRecord) => ApprovalRecord): void {
+  if (answer.ok && answer.runs_elsewhere) {
+    // approved at an instance that runs calls elsewhere: decided, nothing ran yet; it runs at the gateway that filed it (review userZ4, F3)
+    response.status(202).json({ approval: shown(answer.approval), receipt: null, filed_by: answer.runs_elsewhere.filed_by, message: answer.runs_elsewhere.message });
+    return;
+  }
   if (answer.ok) {
     // a run whose lease lapsed: the request shown is resolved by another receipt than this run's, and the answer says so
     response.json({ approval: shown(answer.approval), receipt: answer.receipt, ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) });

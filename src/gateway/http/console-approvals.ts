@@ -9,11 +9,13 @@ function pendingOf(record: ApprovalRecord, gateway: Gateway): Omit<PendingApprov
   const { index, matcher } = gateway.registry;
   const found = matcher.lookup(record.tool);
   const outdated = changedSince(record, index, found.found ? found.tool : undefined);
-  // marked too: this instance would run it elsewhere than the one that filed it, so it may only deny it here
+  // marked too: its call runs at the gateway that filed it, not here (approving records the decision), or, filed by this
+  // very gateway under settings it no longer has, at none that this one knows of (review userZ4, F3, F15)
   const elsewhere = gateway.approvals.elsewhere(record);
-  const filedAt = record.rule.filed_by?.url;
+  // never a link to the page itself: a gateway restarted with other settings serves the URL it filed the request at
+  const filedAt = elsewhere?.stranded ? undefined : record.rule.filed_by?.url;
   return {
-    ...(outdated ? { outdated } : {}), ...(elsewhere ? { elsewhere } : {}), ...(filedAt && /^https?:\/\//.test(filedAt) ? { filed_at: filedAt } : {}),
+    ...(outdated ? { outdated } : {}), ...(elsewhere ? { elsewhere: elsewhere.text, ...(elsewhere.stranded ? { stranded: true } : {}) } : {}), ...(filedAt && /^https?:\/\//.test(filedAt) ? { filed_at: filedAt } : {}),
     id: record.id, kind: record.rule.self_approval ? 'confirmation' : 'approval', tool: record.tool, params: gateway.shownParams(record.params), commit: record.commit,
     created_at: record.created_at, expires_at: record.expires_at, caller: record.caller, ...(record.session ? { session: record.session } : {}), reason: record.rule.reason,
   };
@@ -29,6 +31,7 @@ export function consoleApprovals(gateway: Gateway): ConsoleBackend['approvals'] 
   const decide = async (id: string, by: ConsolePrincipal, reason: string, verdict: 'approve' | 'deny'): Promise<ApprovalDecision> => {
     const answer = await gateway.decide(id, gateway.principal(by.name), verdict, { reason: reason === '' ? null : reason });
     if (!answer.ok) return { ok: false, status: answer.code === 'APPROVAL_NOT_FOUND' ? 404 : answer.code === 'APPROVAL_FORBIDDEN' ? 403 : 409, message: answer.error, ...(answer.code === 'APPROVAL_MISMATCH' ? { pending: true } : {}) };
+    if (answer.runs_elsewhere) return { ok: true, message: answer.runs_elsewhere.message };
     const ran = verdict === 'approve' ? `'${answer.approval.tool}' ran` : `'${answer.approval.tool}' will not run`;
     return { ok: true, ...(answer.receipt && verdict === 'approve' ? { receipt: answer.receipt } : {}), message: `${verdict === 'approve' ? 'approved' : 'denied'} by ${by.name}: ${ran}` };
   };
