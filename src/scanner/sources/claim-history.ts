@@ -78,8 +78,28 @@ export interface WalkBounds {
 
 const TREE_MODE = '40000';
 
-/** A tree's entries by name (the name's bytes as latin1, so every name keeps its own key), read once a commit. */
+/** A tree's entries by name (the name's bytes as latin1, so every name keeps its own key). */
 type TreeIndex = Map<string, { mode: string; oid: string }>;
+
+/** How many names are looked for in a tree by a linear search before it is indexed: a walk of two claims over a 100,000-entry tree indexes none. */
+const LINEAR_LOOKS = 16;
+
+/** A tree read at a commit: its first few names found by a linear search, then all through an index built once (review Z4, F5). */
+class Tree {
+  private index: Promise<TreeIndex> | undefined;
+  private looks = 0;
+
+  constructor(
+    private readonly raw: Buffer,
+    private readonly turn: () => Promise<void>,
+  ) {}
+
+  async get(name: string): Promise<{ mode: string; oid: string } | undefined> {
+    if (this.index === undefined && ++this.looks <= LINEAR_LOOKS) return findItem(this.raw, name);
+    this.index ??= indexTree(this.raw, this.turn);
+    return (await this.index).get(Buffer.from(name, 'utf8').toString('latin1'));
+  }
+}
 
 /**
  * Walks first-parent history back from `commit` while a claim of a name that has two or more is present, noting
@@ -108,7 +128,7 @@ export async function walkClaims(objects: ObjectReader, gitdir: string, commit: 
   let present = unsettled(claims, claims.map((_, at) => at));
   let current = await commitFacts(objects, commit);
   let currentCommit = commit;
-  let previous = new Map<string, Promise<TreeIndex>>();
+  let previous = new Map<string, Promise<Tree>>();
   for (let depth = 1; present.length > 0; depth++) {
     await turn();
     const parentId = current.parent;
@@ -126,16 +146,16 @@ export async function walkClaims(objects: ObjectReader, gitdir: string, commit: 
     if (parent.tree !== current.tree || merge) {
       // the trees read at this commit, once each, and those of the one before (its parent's are this one's): kept no
       // longer, 4 MB a commit at 100,000 tools
-      const trees = new Map<string, Promise<TreeIndex>>();
+      const trees = new Map<string, Promise<Tree>>();
       const before = previous;
       previous = trees;
-      const tree = (oid: string): Promise<TreeIndex> => {
+      const tree = (oid: string): Promise<Tree> => {
         let found = trees.get(oid) ?? before.get(oid);
         if (found) trees.set(oid, found);
         else {
           const reading = objects.read(oid, 'tree').then(async (object) => {
             budget.read += object.content.length;
-            return indexTree(object.content, turn);
+            return new Tree(object.content, turn);
           });
           trees.set(oid, (found = reading));
         }
@@ -202,13 +222,14 @@ interface CommitFacts {
 }
 
 // whether the claims' top folders (`tools`, `toolsets`) differ between two root trees (a commit that changed only a README or src/ is not looked into)
-async function topsChanged(tree: (oid: string) => Promise<TreeIndex>, current: string, parent: string, tops: readonly string[]): Promise<boolean> {
+async function topsChanged(tree: (oid: string) => Promise<Tree>, current: string, parent: string, tops: readonly string[]): Promise<boolean> {
   const [now, before] = await Promise.all([tree(current), tree(parent)]);
-  return [...new Set(tops)].some((top) => now.get(nameKey(top))?.oid !== before.get(nameKey(top))?.oid);
+  for (const top of new Set(tops)) if ((await now.get(top))?.oid !== (await before.get(top))?.oid) return true;
+  return false;
 }
 
 // whether a parent of a merge other than its first holds the claim: it came in through the merge (its trees are read too)
-async function mergedIn(objects: ObjectReader, tree: (oid: string) => Promise<TreeIndex>, parents: readonly string[], claim: HistoryClaim, budget: Budget, at: number): Promise<boolean | Unreadable> {
+async function mergedIn(objects: ObjectReader, tree: (oid: string) => Promise<Tree>, parents: readonly string[], claim: HistoryClaim, budget: Budget, at: number): Promise<boolean | Unreadable> {
   for (const other of parents.slice(1)) {
     let facts: CommitFacts;
     try {
@@ -244,10 +265,10 @@ async function commitFacts(objects: ObjectReader, oid: string): Promise<CommitFa
 
 // whether the claim's path is there in `commit`'s root tree (a folder as a folder, a file as a file whose content holds);
 // a file too large for `holds`, or one it cannot read, is unreadable, and its bytes count against the walk's budgets
-async function holds(objects: ObjectReader, tree: (oid: string) => Promise<TreeIndex>, root: string, claim: HistoryClaim, budget: Budget, claimAt: number, commit: string): Promise<boolean | Unreadable> {
+async function holds(objects: ObjectReader, tree: (oid: string) => Promise<Tree>, root: string, claim: HistoryClaim, budget: Budget, claimAt: number, commit: string): Promise<boolean | Unreadable> {
   let oid = root;
   for (let at = 0; at < claim.path.length; at++) {
-    const item = (await tree(oid)).get(nameKey(claim.path[at]!));
+    const item = await (await tree(oid)).get(claim.path[at]!);
     const last = at === claim.path.length - 1;
     const folder = !last || claim.holds === undefined;
     if (item === undefined || (item.mode === TREE_MODE) !== folder) return false;
@@ -278,9 +299,6 @@ async function holds(objects: ObjectReader, tree: (oid: string) => Promise<TreeI
   return verdict;
 }
 
-// a tree entry's key in a TreeIndex
-const nameKey = (name: string): string => Buffer.from(name, 'utf8').toString('latin1');
-
 /** A raw git tree object's entries by name, the event loop let go in long trees (a `tools/` tree may hold 100,000 entries). */
 async function indexTree(raw: Uint8Array, turn: () => Promise<void>): Promise<TreeIndex> {
   const tree = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
@@ -295,4 +313,21 @@ async function indexTree(raw: Uint8Array, turn: () => Promise<void>): Promise<Tr
     position = nul + 21;
   }
   return index;
+}
+
+/** The entry named `name` of a raw git tree object, found by comparing bytes. */
+export function findItem(raw: Uint8Array, name: string): { mode: string; oid: string } | undefined {
+  const tree = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  const wanted = Buffer.from(name, 'utf8');
+  let position = 0;
+  while (position < tree.length) {
+    const space = tree.indexOf(0x20, position);
+    const nul = space < 0 ? -1 : tree.indexOf(0x00, space);
+    if (space < 0 || nul < 0 || nul + 21 > tree.length) throw new Error('malformed git tree object');
+    if (nul - space - 1 === wanted.length && tree.compare(wanted, 0, wanted.length, space + 1, nul) === 0) {
+      return { mode: tree.toString('latin1', position, space), oid: tree.toString('hex', nul + 1, nul + 21) };
+    }
+    position = nul + 21;
+  }
+  return undefined;
 }
