@@ -125,6 +125,19 @@ describe('a scan with an empty cache, at a clash', () => {
     expect(duplicates(index)).toHaveLength(2);
   }, 60_000);
 
+  it('dates each alias of one file by its own declaration, not by another alias the same old file declared', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    const aliased = (aliases: string): string => makeToolYaml('x', { intent: 'says x', aliases });
+    await commitFiles(repo, { 'tools/x/TOOL.hdlp': aliased('[p]') }, 'x aliases p');
+    await commitFiles(repo, { 'tools/q/TOOL.hdlp': tool('q', 'reviewed q') }, 'q');
+    const added = await commitFiles(repo, { 'tools/x/TOOL.hdlp': aliased('[p, q]'), 'tools/p/TOOL.hdlp': tool('p', 'new p') }, 'x aliases q too; p added');
+    const index = await scanOnce(repo, { cacheDir: join(temp.path, 'cache') });
+    // on main the old file's verdict for one alias was kept by its blob id and given to the other: x "declared" q before
+    // tools/q/ was there, and the reviewed q lost its name (or x lost p), by which alias was asked first
+    expect(findTool(index, 'q')?.intent).toBe('says reviewed q');
+    expect(duplicates(index)).toEqual([expect.objectContaining({ file: 'tools/p/TOOL.hdlp', message: expect.stringContaining(`declared first in git history (tools/p/TOOL.hdlp appeared in commit ${added.slice(0, 12)}`) })]);
+  }, 60_000);
+
   it('still decides for a reviewed tool that itself came in through a merge commit, when the twin was added after it', async () => {
     const repo = await initRepository(join(temp.path, 'repo'));
     await commitFiles(repo, { 'README.md': 'start\n' }, 'root');
