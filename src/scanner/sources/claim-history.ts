@@ -20,7 +20,8 @@ export interface HistoryClaim {
 /**
  * Why a walk stopped with claims still present: the first commit, a shallow clone's edge (or objects missing: `depth`
  * is that commit's distance from the scanned one, first parents counted; `fetch` why more history could not be
- * fetched, where it was asked for), the bound (of commits, or of tree bytes read).
+ * fetched, where it was asked for), a bound (of commits, of tree and file bytes read, of old definitions' bytes read,
+ * of claim look-ups).
  */
 export type WalkEnd =
   | { reason: 'root'; commit: string }
@@ -106,7 +107,8 @@ class Tree {
  * where each one appeared (and, at a merge, which claims came in through it); stops at the first commit, at a shallow clone's edge (or a parent that cannot be read), or
  * after `bound` commits, `bytes` of trees and files read, `fileBytes` of claims' files read or `looks` claims checked. A
  * commit whose root tree, or whose claims' top folders (`tools/`, `toolsets/`), did not change is not looked into
- * further, a tree is read and indexed once a commit, and the event loop turns every {@link SLICE_MS} (review Z4, F5).
+ * further, a tree is read once a commit (and indexed once many names are looked for in it), and the event loop turns
+ * every {@link SLICE_MS} (review Z4, F5).
  * A claim's file that cannot be read (too large, too costly: `holds` says) leaves its name undecided, the rest walked on.
  */
 export async function walkClaims(objects: ObjectReader, gitdir: string, commit: string, claims: readonly HistoryClaim[], bound = HISTORY_BOUND, bytes = HISTORY_BYTES, more: WalkBounds = {}): Promise<HistoryAnswer> {
