@@ -140,7 +140,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
             '200': answer('the decided request and the receipt of the run', 'ApprovalState'),
             '403': answer('this principal may not decide it (APPROVAL_FORBIDDEN: self-approval, or not one of its approvers)', 'ApprovalRefused'),
             '404': answer('no such request (APPROVAL_NOT_FOUND)', 'ApprovalRefused'),
-            '409': answer('already decided (APPROVAL_DECIDED), expired (APPROVAL_EXPIRED), other params, or this instance runs calls elsewhere than the one that filed it — another workspace, sandbox or sandbox.hide: its error names each setting and the URL of that instance, and the request stays pending (APPROVAL_MISMATCH), or the registry moved or the caller may no longer call the tool, and the request was cancelled (APPROVAL_OUTDATED, with its CANCELLED receipt); nothing ran', 'ApprovalRefused'),
+            '409': answer('already decided (APPROVAL_DECIDED), expired (APPROVAL_EXPIRED), other params, or this instance runs calls elsewhere than the one that filed it — another workspace, sandbox or sandbox.hide: its error names each setting — to an admin with both values and the URL of that instance — and the request stays pending (APPROVAL_MISMATCH), or the registry moved or the caller may no longer call the tool, and the request was cancelled (APPROVAL_OUTDATED, with its CANCELLED receipt); nothing ran', 'ApprovalRefused'),
             '422': answer('timeout_ms is longer than the tool and the gateway allow; the request stays pending', 'ApprovalRefused'),
             '503': answer('the store cannot be reached: nothing was decided', 'ApprovalRefused'),
             ...errors,

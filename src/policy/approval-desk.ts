@@ -4,7 +4,7 @@ import { canonicalJson, hashParams, type ApprovalDecision, type ApprovalQuery, t
 import { approvalNotFound, confirmationRequired, confirmOutcome, type ApprovalAnswer, type ApprovalRequested, type ConfirmOutcome } from './approval-answer.js';
 import type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
 import { approvalPage, maySeeApproval } from './approval-page.js';
-import { instancePlaceProblem, placeProblem } from './run-place.js';
+import { instancePlaceProblem, placeProblem, readsPlaces } from './run-place.js';
 import { deciderProblem, nobodyElseDecides, type PolicyDecision } from './approval-rules.js';
 import { ApprovalSettlement, lapsedRun, linkOf } from './approval-settlement.js';
 import { ApprovalWaiters } from './approval-waiters.js';
@@ -16,8 +16,8 @@ import { hashToken, LOCAL_PRINCIPAL, type Principal } from './principals.js';
 const POLL_MS = 250;
 const SWEEP_MS = 1000;
 
-/** Who decides a request, and whether by its caller's confirmation token. */
-type Decider = { name: string; token: boolean };
+/** Who decides a request, whether by its caller's confirmation token, and whether it reads where instances run calls (`readsPlaces`). */
+type Decider = { name: string; token: boolean; readsPlaces: boolean };
 
 /**
  * Approval requests (seed 002): a call the policy sends to a person is bound to `{caller, session, tool, params
@@ -71,7 +71,9 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       if (record?.status === 'pending' && options.caller === LOCAL_PRINCIPAL.name) return { kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason: 'other_caller', error: othersToken(record) };
       return { kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason: 'unknown', error: 'no call waits for this confirmation token; call the tool again for a new one' };
     }
-    const answer = await this.#decide(record, { name: options.caller, token: true }, 'approve', { ...options, via: 'api' });
+    // the presenter is the caller: an agent is told which settings differ, not their values (review Z3, Z3-4)
+    const presenter = this.#host.principals?.().find((principal) => principal.name === options.caller);
+    const answer = await this.#decide(record, { name: options.caller, token: true, readsPlaces: presenter !== undefined && readsPlaces(presenter) }, 'approve', { ...options, via: 'api' });
     return confirmOutcome(answer, record.tool);
   }
 
@@ -83,7 +85,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     // the human at the MCP client decides where the rule says so; anyone else by role
     const problem = options.via === 'elicitation' ? (record.rule.elicit ? undefined : `request '${id}' may not be decided at the MCP client; ${describeGate(record.rule.approvers)} decides it`) : this.deciderProblem(record, decider);
     if (problem) return { ok: false, code: 'APPROVAL_FORBIDDEN', error: problem, approval: record };
-    return this.#decide(record, { name: decider.name, token: false }, verdict, options);
+    return this.#decide(record, { name: decider.name, token: false, readsPlaces: readsPlaces(decider) }, verdict, options);
   }
 
   /** The caller withdraws its own request (or an admin does): a `CANCELLED` receipt, nothing ran. */
@@ -133,10 +135,11 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   /**
    * Why approving this request here would not run its call (undefined: it would, as far as where it runs goes): this
    * instance runs calls elsewhere, or confined otherwise, than the process that filed it. What `decide` and `confirm`
-   * refuse with `APPROVAL_MISMATCH`, and what the console shows instead of *Approve and run*.
+   * refuse with `APPROVAL_MISMATCH`, and what the console shows instead of *Approve and run*; to `reader`, when it is
+   * no admin, without the settings' values or the instances' URLs (`readsPlaces`).
    */
-  elsewhere(record: ApprovalRecord): string | undefined {
-    return instancePlaceProblem(record, this.#host.place, this.#host.filer());
+  elsewhere(record: ApprovalRecord, reader: Pick<Principal, 'roles'>): string | undefined {
+    return instancePlaceProblem(record, this.#host.place, this.#host.filer(), readsPlaces(reader));
   }
 
   /** Waits up to `ms` for the request to be decided and its receipt stored (expiring it when its time comes). */
@@ -224,7 +227,8 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     // any other commit (a README, another tool) leaves it decidable (review userX, X3)
     // first: a process that would run the call elsewhere than the one that filed it decides nothing — a one-shot CLI,
     // or a serving instance of another workspace or sandbox sharing the store
-    const elsewhere = options.leaveIfElsewhere ? placeProblem(record, this.#host.place) : this.elsewhere(record);
+    // (a one-shot CLI reads the store itself, every request's place with it: its message keeps the values it is fixed by)
+    const elsewhere = options.leaveIfElsewhere ? placeProblem(record, this.#host.place) : instancePlaceProblem(record, this.#host.place, this.#host.filer(), decider.readsPlaces);
     if (elsewhere !== undefined) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: elsewhere };
     const registry = this.#host.registry();
     const lookup = registry.matcher.lookup(record.tool, record.params);

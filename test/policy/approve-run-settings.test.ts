@@ -71,7 +71,7 @@ describe('approving at an instance of the same workspace that runs calls with ot
 
   it('refuses it at an instance whose inherited environment differs, naming the variable and no value; an instance run as the filing one runs it', { timeout: 120_000 }, async () => {
     const id = await fileCommand();
-    const there = await api(urls.b, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
+    const there = await api(urls.b, 'POST', `/v1/approvals/${id}/approve`, { who: 'admin', body: {} });
     expect(there.status, JSON.stringify(there.body)).toBe(409);
     expect(there.body).toMatchObject({ code: 'APPROVAL_MISMATCH', approval: { id, status: 'pending' } });
     expect(there.body.error).toContain(`request '${id}' was filed by the gateway at ${urls.a} (`);
@@ -98,14 +98,16 @@ describe('approving at an instance of the same workspace that runs calls with ot
 
   it('refuses it at an instance whose apis target differs, naming the target; the request holds no secret in clear', { timeout: 120_000 }, async () => {
     const id = await fileCommand();
-    const there = await api(urls.c, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
+    const there = await api(urls.c, 'POST', `/v1/approvals/${id}/approve`, { who: 'admin', body: {} });
     expect(there.status, JSON.stringify(there.body)).toBe(409);
     expect(there.body).toMatchObject({ code: 'APPROVAL_MISMATCH', approval: { id, status: 'pending' } });
     expect(there.body.error).toContain("the apis target 'billing' differs");
     expect(there.body.error).not.toContain('environment shell tools inherit');
     expect(there.body.error).not.toContain('billing-test');
     await expectPending(id);
-    const shown = await api(urls.a, 'GET', `/v1/approvals/${id}`, { who: 'bot' });
+    // the digests are an admin's to read; the caller reads its request without them (review Z3, Z3-4)
+    expect((await api(urls.a, 'GET', `/v1/approvals/${id}`, { who: 'bot' })).body.approval.rule).not.toHaveProperty('place');
+    const shown = await api(urls.a, 'GET', `/v1/approvals/${id}`, { who: 'admin' });
     expect(shown.body.approval.rule.place.runs_with).toMatchObject({ 'env:HLDP_TEST_KEY': expect.stringMatching(/^[0-9a-f]{64}$/), 'apis:billing': expect.stringMatching(/^[0-9a-f]{64}$/) });
     for (const secret of [KEY_A, BILLING_TOKEN, '127.0.0.1:9/billing']) expect(JSON.stringify(shown.body)).not.toContain(secret);
 
