@@ -16,8 +16,8 @@ const SETTINGS: ReadonlyArray<{ key: keyof RunPlace; what: string; variable?: st
 // the settings a request filed before they were kept lacks (review Z: the first places held only the first three)
 const LATER: ReadonlyArray<keyof RunPlace> = ['hide', 'ceiling', 'max_call_timeout_ms'];
 
-/** What one who may not read the places is told in their stead: that an administrator can. */
-export const PLACE_WITHHELD = 'An administrator can see the values, and which instance filed it';
+// what one who may not read the places is told in their stead: that an administrator can
+const PLACE_WITHHELD = 'An administrator can see the values, and which instance filed it';
 
 /**
  * Whether `principal` reads where and how instances run calls — a request's `rule.place` (workspace, run_as, hidden
@@ -32,7 +32,7 @@ export function readsPlaces(principal: Pick<Principal, 'roles'>): boolean {
 export function approvalSeenBy(record: ApprovalRecord, principal: Pick<Principal, 'roles'>): ApprovalRecord {
   if (readsPlaces(principal) || (record.rule.place === undefined && record.rule.filed_by === undefined)) return record;
   const { place: _place, filed_by: _filer, ...rule } = record.rule;
-  return { ...record, rule: { ...rule, place_withheld: `${PLACE_WITHHELD}: where and how it runs calls` } };
+  return { ...record, rule: { ...rule, place_withheld: 'where and how the instance that filed it runs calls (place), and which instance that is (filed_by): an administrator can see them' } };
 }
 
 /**

@@ -86,7 +86,7 @@ describe('where instances run calls, as a request filed at another instance show
     expectNoLayout(JSON.stringify(there.body));
     expect(there.body.approval.rule.place).toBeUndefined();
     expect(there.body.approval.rule.filed_by).toBeUndefined();
-    expect(there.body.approval.rule.place_withheld).toContain('An administrator can see');
+    expect(there.body.approval.rule.place_withheld).toContain('an administrator can see them');
     expect(await readdir(wsB)).not.toContain('approved.txt');
 
     // an admin is told both values and where to decide it: at the URL A's operator gave it
@@ -105,7 +105,7 @@ describe('where instances run calls, as a request filed at another instance show
       for (const url of [a, b]) {
         const one = await api(url, 'GET', `/v1/approvals/${id}`, { who });
         expect(one.status, JSON.stringify(one.body)).toBe(200);
-        expect(one.body.approval).toMatchObject({ id, status: 'pending', rule: { place_withheld: expect.stringContaining('An administrator can see') } });
+        expect(one.body.approval).toMatchObject({ id, status: 'pending', rule: { place_withheld: expect.stringContaining('an administrator can see them') } });
         expect(one.body.approval.rule).not.toHaveProperty('place');
         expect(one.body.approval.rule).not.toHaveProperty('filed_by');
         expectNoLayout(JSON.stringify(one.body));
