@@ -1,22 +1,41 @@
 import type { GatewayConfig } from '../config/index.js';
 import { API_TOKEN_PRINCIPAL, LOCAL_PRINCIPAL } from '../policy/index.js';
-import { Gateway } from '../gateway/service/index.js';
+import { Gateway, openConfiguredStore } from '../gateway/service/index.js';
+import type { Store } from '../store/index.js';
 import type { CommandIo, Flags } from './command.js';
 import { terminalSafe } from './terminal-safe.js';
 import { configFromFlags } from './open-registry.js';
+import { readStore, storeName, type ReadStore } from './read-store.js';
 import { UsageError } from './usage-error.js';
 
 /**
  * Opens the gateway for one command and always closes it (stopping the embedded gatekeeper, closing the store).
  * `secrets: 'optional'` leaves out a target whose secret this shell lacks (see `configFromFlags`). What the sandbox
  * did to the workspace (as root, a root-owned one given to `sandbox.run_as`) is said on `io.stderr`, as `hldp serve`
- * logs it: `hldp call` changed a folder's owner without a word (review userZ3, LOW 7).
+ * logs it: `hldp call` changed a folder's owner without a word (review userZ3, LOW 7). A command that decides or
+ * reads what a gateway stored (`approvals`, `confirm`) passes `store: 'read'`: a SQLite store that does not exist is
+ * said and read as an empty one, never created, and `work` is told the store's name and whether it was missing (see `readStore`).
  */
-export async function withGateway(flags: Flags, io: Pick<CommandIo, 'stderr'>, work: (gateway: Gateway) => Promise<number>, secrets: 'required' | 'optional' = 'required'): Promise<number> {
+export async function withGateway(
+  flags: Flags,
+  io: Pick<CommandIo, 'stderr'>,
+  work: (gateway: Gateway, store: Pick<ReadStore, 'name' | 'missing'>) => Promise<number>,
+  secrets: 'required' | 'optional' = 'required',
+  store: 'read' | 'write' = 'write',
+): Promise<number> {
   const onWorkspaceNotice = (message: string): void => void io.stderr.write(`hldp: ${terminalSafe(message)}\n`);
-  const gateway = await Gateway.open({ config: configFromFlags(flags, secrets), onWorkspaceNotice });
+  const config = configFromFlags(flags, secrets);
+  const read = store === 'read' ? readStore(config, io) : { name: storeName(config), missing: false };
+  const opened: Store | undefined = 'config' in read && read.missing ? await openConfiguredStore(read.config) : undefined;
+  let gateway: Gateway;
   try {
-    return await work(gateway);
+    gateway = await Gateway.open({ config, onWorkspaceNotice, ...(opened ? { store: opened } : {}) });
+  } catch (error) {
+    await opened?.close();
+    throw error;
+  }
+  try {
+    return await work(gateway, { name: read.name, missing: read.missing });
   } finally {
     await gateway.close();
   }

@@ -21,7 +21,7 @@ export function principalsOf(written: ConfigFile['principals'], env: NodeJS.Proc
     const key = `principals.${name}`;
     if (name === 'local') throw new ConfigError(key, "'local' is the operator at this machine (the CLI); give this principal another name");
     if (name === API_TOKEN_PRINCIPAL && apiToken !== undefined) throw new ConfigError(key, `'${API_TOKEN_PRINCIPAL}' is the principal api_token stands for; name this one otherwise, or drop api_token`);
-    const variable = `HLDP_PRINCIPAL_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TOKEN`;
+    const variable = principalTokenVariable(name);
     const token = env[variable];
     if (token !== undefined && token.length < 16) throw new ConfigError(variable, 'must be at least 16 characters');
     if (token === undefined && entry.token_sha256 === undefined && tokensOptional) {
@@ -36,10 +36,27 @@ export function principalsOf(written: ConfigFile['principals'], env: NodeJS.Proc
   const seen = new Map<string, string>();
   for (const principal of principals) {
     const other = seen.get(principal.tokenSha256);
-    if (other !== undefined) throw new ConfigError(`principals.${principal.name}`, `has the same token as '${other}'; every principal needs a token of its own`);
+    if (other !== undefined) throw new ConfigError(`principals.${principal.name}`, sameToken(principal.name, other, env));
     seen.set(principal.tokenSha256, principal.name);
   }
   return { principals, principalTokens, ...(principalsLeftOut.length ? { principalsLeftOut } : {}) };
+}
+
+/** The variable that holds a principal's token: its name in capitals, each character but a letter or digit an `_`. */
+function principalTokenVariable(name: string): string {
+  return `HLDP_PRINCIPAL_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TOKEN`;
+}
+
+/**
+ * Why two principals have one token. Two names that differ only where the variable has an `_` (`ci-bot`, `ci_bot`)
+ * both read one variable: "the same token" blamed an operator who had set one token once (review userZ4, F10).
+ */
+function sameToken(name: string, other: string, env: NodeJS.ProcessEnv): string {
+  const variable = principalTokenVariable(name);
+  if (other !== API_TOKEN_PRINCIPAL && variable === principalTokenVariable(other) && env[variable] !== undefined) {
+    return `'${other}' and '${name}' both read their token from ${variable} (every character of a name but a letter or digit becomes '_'), so they got one token; rename one of them (its token then comes from its own variable)`;
+  }
+  return `has the same token as '${other}'; every principal needs a token of its own`;
 }
 
 /**

@@ -112,7 +112,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
         get: {
           operationId: 'listApprovals', summary: 'Approval requests, newest first; a principal that decides none sees only its own; overdue ones are expired (EXPIRED receipt) first',
           parameters: [
-            { name: 'status', in: 'query', schema: { enum: ['pending', 'approved', 'denied', 'expired', 'cancelled'] } },
+            { name: 'status', in: 'query', description: 'all (or none given): every status', schema: { enum: ['pending', 'approved', 'denied', 'expired', 'cancelled', 'all'] } },
             { name: 'caller', in: 'query', schema: { type: 'string' } }, { name: 'tool', in: 'query', schema: { type: 'string' } },
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } },
             { name: 'cursor', in: 'query', description: 'the next_cursor of the page before (opaque); not with offset', schema: { type: 'string', maxLength: 200 } },

@@ -1,6 +1,7 @@
-import { describeGate, passesGate, type ApprovalRule, type Diagnostic, type PolicyDefinition, type Role, type ToolIndex } from '../core/index.js';
+import { describeGate, nearWord, passesGate, type ApprovalRule, type Diagnostic, type PolicyDefinition, type Role, type ToolIndex } from '../core/index.js';
 import { DEFAULT_APPROVERS } from './approval-rules.js';
 import { PolicySet } from './policy-set.js';
+import { LOCAL_PRINCIPAL } from './principals.js';
 
 // tools named in one warning; the rest are counted
 const NAMED_TOOLS = 5;
@@ -62,24 +63,41 @@ function elicitAsCaller(policies: readonly PolicyDefinition[]): Diagnostic[] {
 
 /**
  * Approve rules no configured principal may decide (code NO_APPROVER), given the deployment's principals (`local`
- * not among them): only the operator at the CLI can decide their requests, and never one it made itself — with no
- * principals configured, every request is local's, so each could only expire (review userV, V3). Said where the
- * config is known: `hldp validate --config` and at `hldp serve`'s start.
+ * not among them). Where the gate has roles, the operator at the CLI (`local`, every role) can decide their
+ * requests, never one it made itself — with no principals configured, every request is local's, so each could only
+ * expire (review userV, V3). A gate of names alone admits no `local`: such a rule's requests can only expire, and a
+ * name no principal has is said, with the configured one it likely meant (it promised `local` would do: review
+ * userZ4, F14). Said where the config is known: `hldp validate --config` and at `hldp serve`'s start.
  */
 export function undecidableApprovals(index: ToolIndex, principals: ReadonlyArray<{ name: string; roles: readonly Role[] }>): Diagnostic[] {
+  const names = principals.map((principal) => principal.name);
   return (index.policies ?? []).flatMap((policy) =>
     policy.approval
       .filter((rule) => rule.decision === 'approve' && rule.self_approval !== true && rule.elicit !== true)
       .filter((rule) => !principals.some((principal) => passesGate(rule.approvers ?? DEFAULT_APPROVERS, { name: principal.name, roles: new Set(principal.roles) })))
       .map((rule): Diagnostic => {
-        const gate = describeGate(rule.approvers ?? DEFAULT_APPROVERS);
+        const approvers = rule.approvers ?? DEFAULT_APPROVERS;
+        const gate = describeGate(approvers);
+        const local = passesGate(approvers, LOCAL_PRINCIPAL);
+        const who = local
+          ? `only 'local', the operator at the CLI, can decide this rule's requests, and not the ones it makes itself${principals.length === 0 ? " (with no principals configured every request is local's, so each can only expire)" : ''}`
+          : `no one can decide this rule's requests, not even 'local', the operator at the CLI (a gate of principal names admits only the principals it names), so each can only expire`;
         return {
           file: policy.source.path, line: rule.at.line, column: rule.at.column, severity: 'warning', code: 'NO_APPROVER',
-          message:
-            `no configured principal is ${gate}, and self_approval is not true: only 'local', the operator at the CLI, can decide this rule's requests, and not the ones it makes itself` +
-            `${principals.length === 0 ? ' (with no principals configured every request is local\'s, so each can only expire)' : ''}; ` +
-            `configure a principal who is ${gate} (principals: in the gateway's config), or set self_approval: true on the rule`,
+          message: `no configured principal is ${gate}, and self_approval is not true: ${who}; ${unknownNames(approvers.principals ?? [], names)}configure a principal who is ${gate} (principals: in the gateway's config), or set self_approval: true on the rule`,
         };
       }),
   );
+}
+
+/** The gate's names no principal has, each with the configured name it likely meant: "'alcie' is no configured principal (did you mean 'alice'?); ". */
+function unknownNames(gateNames: readonly string[], configured: readonly string[]): string {
+  const unknown = gateNames.filter((name) => name !== LOCAL_PRINCIPAL.name && !configured.includes(name));
+  if (unknown.length === 0) return '';
+  const said = unknown.map((name) => {
+    const near = nearWord(name, configured);
+    return `'${name}'${near ? ` (did you mean '${near}'?)` : ''}`;
+  });
+  const configuredSaid = configured.length === 0 ? 'none is configured' : `the configured ones are ${configured.join(', ')}`;
+  return `${said.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} no configured principal's name (${configuredSaid}): correct the name in approvers, or `;
 }

@@ -9,7 +9,7 @@ const home = useCliHome();
 describe('--json when the answer is a failure (exit 1)', () => {
   it.each([
     [['receipts', 'zzzzzzzz', '--json'], 'RECEIPT_NOT_FOUND', /^no receipt 'zzzzzzzz' in /, 1],
-    [['approvals', 'show', 'nope', '--json'], 'APPROVAL_NOT_FOUND', /^no approval request 'nope' that 'local' may see$/, 1],
+    [['approvals', 'show', 'nope', '--json'], 'APPROVAL_NOT_FOUND', /^no approval request 'nope' that 'local' may see in \S+receipts\.db$/, 1],
     // a server the config does not name is the config's to fix: exit 2 (review R, R14), the document printed all the same
     [['import', 'mcp', '--server', 'nope', '--json'], 'IMPORT_FAILED', /^no MCP server named 'nope' in the gateway config/, 2],
   ])('hldp %j prints one JSON document on stdout naming the code', async (args, code, error, status) => {

@@ -22,7 +22,7 @@ describe('hldp receipts, read from a store that is not the gateway\'s', () => {
     for (const args of [['receipts'], ['receipts', '--failed'], ['receipts', '--rejected'], ['receipts', 'verify']]) {
       const run = await runCli(args, { env: envFor('typo') });
       expect(run.code).toBe(0);
-      expect(run.stderr).toBe(`no store at ${database}: nothing was recorded there (is --config, HLDP_DATA_DIR or HLDP_RECEIPTS_DB the gateway's?)\n`);
+      expect(run.stderr).toBe(`no store at ${database}: nothing was recorded there (is --config, HLDP_DATA_DIR or HLDP_RECEIPTS_DB the gateway's? a gateway on PostgreSQL names its store in store.url of the --config file, or HLDP_STORE_URL)\n`);
     }
     const json = await runCli(['receipts', '--json'], { env: envFor('typo') });
     expect(JSON.parse(json.stdout)).toEqual({ receipts: [], limit: 20, offset: 0, next_offset: null });

@@ -32,21 +32,25 @@ export const approvalsCommand: Command = {
     const json = flags.json === true;
     const reason = typeof flags.reason === 'string' ? flags.reason : null;
     const { cliCaller, withGateway } = await import('../with-gateway.js');
-    return withGateway(flags, io, async (gateway) => {
+    // a read or a decision of what a gateway stored: a store that does not exist is said and never created, and an
+    // answer that finds nothing names the store it read (an approver told "no pending approval requests" of an empty
+    // SQLite file while the requests waited in PostgreSQL: review userZ4, F7)
+    return withGateway(flags, io, async (gateway, store) => {
       const principal = gateway.principal(cliCaller(gateway));
       // a configured secret an agent put in its params is shown to no one, as GET /v1/approvals and the console show them
       const shown = (record: ApprovalRecord): ApprovalRecord => ({ ...record, params: gateway.shownParams(record.params) });
       if (action === 'list') {
         const records = (await gateway.approvals.list({ ...(status === 'all' ? {} : { status: status as ApprovalStatus }), limit }, principal)).map(shown);
         if (json) writeJson(io, { approvals: records });
-        else if (records.length === 0) io.stderr.write(`no ${status === 'all' ? '' : `${status} `}approval requests${principal.roles.has('approver') ? '' : ` of '${principal.name}'`}\n`);
+        // a store that does not exist was said already
+        else if (records.length === 0 && !store.missing) io.stderr.write(terminalSafe(`no ${status === 'all' ? '' : `${status} `}approval requests${principal.roles.has('approver') ? '' : ` of '${principal.name}'`} in ${store.name}`) + '\n');
         else writeLines(io.stdout, records.map(summary));
         return 0;
       }
       if (action === 'show') {
-        if (!(await gateway.approvals.get(id!, principal))) return missing(io, id!, principal.name, json);
+        if (!(await gateway.approvals.get(id!, principal))) return missing(io, id!, principal.name, json, store.name);
         const waited = await gateway.approvals.wait(id!, wait * 1000);
-        if (!waited) return missing(io, id!, principal.name, json);
+        if (!waited) return missing(io, id!, principal.name, json, store.name);
         const state = { ...waited, approval: shown(waited.approval) };
         if (json) writeJson(io, state);
         else writeLines(io.stdout, [detail(state.approval), ...(state.receipt ? [`receipt ${state.receipt.id}: ${state.receipt.ok ? 'ok' : (state.receipt.code ?? 'failed')}`] : [])]);
@@ -54,20 +58,22 @@ export const approvalsCommand: Command = {
       }
       // only approving reads the index (the tool, its params, the commit it runs against): a stale one is said there, as hldp call says it
       const stale = action === 'approve' ? gateway.registry.index.stale : undefined;
-      const print = (answer: ApprovalAnswer) => printAnswer(answer, { io, json, decider: principal.name, approve: action === 'approve', shown, stale });
+      const print = (answer: ApprovalAnswer) => printAnswer(answer, { io, json, decider: principal.name, approve: action === 'approve', shown, stale, store: store.name });
       if (action !== 'approve') return print(action === 'cancel' ? await gateway.cancelApproval(id!, principal, reason) : await gateway.decide(id!, principal, 'deny', { reason }));
       const { warnIfStale } = await import('../stale-index.js');
       warnIfStale(gateway.registry.index, io);
       // approve runs the call here: as in hldp call, Ctrl-C or SIGTERM cancels it, its CANCELLED receipt stored and printed (review K, K12)
       const { runInterruptible } = await import('../interrupt.js');
       return runInterruptible(async (signal) => print(await gateway.decide(id!, principal, 'approve', { reason, signal, leaveIfElsewhere: true })));
-    });
+    }, 'required', 'read');
   },
 };
 
 /** Prints a decision's answer; 1 when it was refused or the call an approval ran failed, else 0. */
-async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: boolean; decider: string; approve: boolean; shown: (record: ApprovalRecord) => ApprovalRecord; stale: ToolIndex['stale'] }): Promise<number> {
+async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: boolean; decider: string; approve: boolean; shown: (record: ApprovalRecord) => ApprovalRecord; stale: ToolIndex['stale']; store: string }): Promise<number> {
   const { io, json } = how;
+  // "no approval request 'apr_…'" names the store it was looked for in: another store than the gateway's is the likely cause
+  if (!answer.ok && answer.code === 'APPROVAL_NOT_FOUND') answer = { ...answer, error: `${answer.error} (looked for in ${how.store})` };
   const stale = how.stale ? { stale: how.stale } : {};
   if (json) writeJson(io, answer.ok ? { approval: how.shown(answer.approval), receipt: answer.receipt, ...stale, ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}), ...stale });
   if (!answer.ok) {
@@ -118,8 +124,8 @@ function detail(record: ApprovalRecord): string {
 }
 
 // --json answers on stdout whatever the outcome, as GET /v1/approvals/:id does (review R, R21)
-function missing(io: CommandIo, id: string, principal: string, json: boolean): number {
-  const message = `no approval request '${id}' that '${principal}' may see`;
+function missing(io: CommandIo, id: string, principal: string, json: boolean, store: string): number {
+  const message = `no approval request '${id}' that '${principal}' may see in ${store}`;
   if (json) writeJson(io, { code: 'APPROVAL_NOT_FOUND', error: message });
   io.stderr.write(`${message}\n`);
   return 1;

@@ -15,6 +15,7 @@ export const confirmCommand: Command = {
     const deadline = parseTimeout(flags.timeout);
     const { cliCaller, withGateway } = await import('../with-gateway.js');
     const { runInterruptible } = await import('../interrupt.js');
+    // the token is looked up in the store: one that does not exist is said, never created (review userZ4, F7)
     return withGateway(flags, io, async (gateway) => {
       const { printOutcome } = await import('../format-outcome.js');
       const { warnIfStale } = await import('../stale-index.js');
@@ -25,6 +26,6 @@ export const confirmCommand: Command = {
       // against: a request of another commit is left pending, never cancelled here (review N, N7)
       // as hldp call: Ctrl-C or SIGTERM cancels the run, its CANCELLED receipt stored and printed (review K, K12)
       return runInterruptible(async (signal) => printOutcome(await gateway.confirm(token, { ...deadline, caller: cliCaller(gateway), signal, leaveIfElsewhere: true }), io, Boolean(flags.json), stale));
-    });
+    }, 'required', 'read');
   },
 };

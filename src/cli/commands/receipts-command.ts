@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import type { Receipt } from '../../core/index.js';
 import type { ReceiptStore } from '../../store/index.js';
 import { JSON_OPTION, writeJson, writeLines, type Command, type CommandIo } from '../command.js';
@@ -34,17 +33,14 @@ export const receiptsCommand: Command = {
     if (typeof flags.since === 'string' && Number.isNaN(Date.parse(flags.since))) throw new UsageError('--since must be an ISO date or time, e.g. 2026-11-29T10:00:00Z');
     const { configFromFlags } = await import('../open-registry.js');
     const { openConfiguredStore } = await import('../../gateway/service/index.js');
-    const config = configFromFlags(flags, 'optional');
-    const database = config.store.url ? 'the PostgreSQL store' : config.receiptsDb;
-    // a read must not leave a new, empty database behind (review userZ, Z4): a wrong data folder is said, and read as
-    // the empty store it stands for (in memory), so that every answer keeps its shape and an empty list its exit 0
-    const missing = !config.store.url && !existsSync(config.receiptsDb);
-    if (missing) io.stderr.write(`no store at ${config.receiptsDb}: nothing was recorded there (is --config, HLDP_DATA_DIR or HLDP_RECEIPTS_DB the gateway's?)\n`);
-    const store = await openConfiguredStore(missing ? { ...config, receiptsDb: ':memory:' } : config);
+    const { readStore } = await import('../read-store.js');
+    // a store that does not exist is said and read as an empty one, never created (review userZ, Z4)
+    const { config, name: database, missing } = readStore(configFromFlags(flags, 'optional'), io);
+    const store = await openConfiguredStore(config);
     try {
       if (positionals[0] === 'verify') {
         const { printChainReport } = await import('../print-chain-report.js');
-        return printChainReport(await store.receipts.verify(), io, flags.json === true);
+        return printChainReport(await store.receipts.verify(), io, flags.json === true, missing ? undefined : database);
       }
       const id = positionals[0];
       if (flags.rejected) {

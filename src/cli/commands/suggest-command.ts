@@ -31,9 +31,11 @@ export const suggestCommand: Command = {
     const { openConfiguredStore } = await import('../../gateway/service/index.js');
     const { suggestExamples } = await import('../../matcher/index.js');
     const index = await scanFromFlags(flags);
-    const config = configFromFlags(flags, 'optional');
-    // the store the gateways record into: PostgreSQL when store.url is set (every instance's sessions), else the SQLite file
-    const store = await openConfiguredStore(config);
+    const { readStore } = await import('../read-store.js');
+    // the store the gateways record into: PostgreSQL when store.url is set (every instance's sessions), else the SQLite
+    // file, which a read never creates (review userZ4, F7)
+    const read = readStore(configFromFlags(flags, 'optional'), io);
+    const store = await openConfiguredStore(read.config);
     try {
       const events = await store.usage.list(typeof flags.since === 'string' ? { since: flags.since } : {});
       const suggestions = suggestExamples(events, index, { windowMs: windowMinutes * 60_000, minCount });
@@ -42,7 +44,7 @@ export const suggestCommand: Command = {
         return 0;
       }
       if (suggestions.length === 0) {
-        io.stderr.write(`no request matched weakly and then answered by a call in ${events.length} stored session event(s)${typeof flags.since === 'string' ? ` since ${flags.since}` : ''}\n`);
+        io.stderr.write(`no request matched weakly and then answered by a call in ${events.length} stored session event(s)${typeof flags.since === 'string' ? ` since ${flags.since}` : ''}${read.missing ? '' : ` in ${read.name}`}\n`);
         return 0;
       }
       const lines: string[] = [];

@@ -11,6 +11,8 @@ import { principalOf } from './principal-auth.js';
 import { integerParameter } from './query-parameters.js';
 
 const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'cancelled'];
+// `all` (as `hldp approvals list --status all`) is every status, as omitting it is: the API refused what the CLI took (review userZ4, F11)
+const STATUS_WORDS: readonly string[] = [...STATUSES, 'all'];
 /** The longest a caller may hold `GET /v1/approvals/:id?wait=` open, in seconds (as `approval_wait` over MCP). */
 export const MAX_WAIT_SECONDS = MAX_APPROVAL_WAIT_SECONDS;
 
@@ -45,12 +47,12 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
 
   router.get('/v1/approvals', async (request, response) => {
     const query = request.query as Record<string, unknown>;
-    const status = query['status'];
+    const status = query['status'] === 'all' ? undefined : query['status'];
     const limit = integerParameter('limit', stringOf(query['limit']), 50, 1, 1000);
     const offset = integerParameter('offset', stringOf(query['offset']), 0, 0, Number.MAX_SAFE_INTEGER);
     const given = stringOf(query['cursor']);
     const cursor = given === undefined ? undefined : readApprovalCursor(given);
-    const problem = status !== undefined && !STATUSES.includes(status as ApprovalStatus) ? `'status' must be one of ${STATUSES.join(', ')}`
+    const problem = status !== undefined && !STATUSES.includes(status as ApprovalStatus) ? `'status' must be one of ${STATUS_WORDS.join(', ')}`
       : typeof limit === 'string' ? limit : typeof offset === 'string' ? offset : typeof cursor === 'string' ? cursor
       : cursor !== undefined && query['offset'] !== undefined ? "give 'cursor' or 'offset', not both: page on with next_cursor alone" : undefined;
     if (problem !== undefined || typeof limit === 'string' || typeof offset === 'string' || typeof cursor === 'string') {
