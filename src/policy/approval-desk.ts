@@ -5,7 +5,7 @@ import { approvalNotFound, confirmationRequired, confirmOutcome, type ApprovalAn
 import type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
 import { approvalPage, maySeeApproval } from './approval-page.js';
 import { ApprovalRunning, runSource } from './approval-running.js';
-import { filerWords, instancePlaceProblem, placeDifference, placeProblem, placeUnknown } from './run-place.js';
+import { filerWords, instancePlaceProblem, placeDifference, placeProblem, placeUnknown, readsPlaces } from './run-place.js';
 import { deciderProblem, nobodyElseDecides, type PolicyDecision } from './approval-rules.js';
 import { ApprovalSettlement, lapsedRun } from './approval-settlement.js';
 import { ApprovalWaiters } from './approval-waiters.js';
@@ -17,8 +17,8 @@ import { hashToken, LOCAL_PRINCIPAL, type Principal } from './principals.js';
 const POLL_MS = 250;
 const SWEEP_MS = 1000;
 
-/** Who decides a request, and whether by its caller's confirmation token. */
-type Decider = { name: string; token: boolean };
+/** Who decides a request, whether by its caller's confirmation token, and whether it reads where instances run calls (`readsPlaces`). */
+type Decider = { name: string; token: boolean; readsPlaces: boolean };
 
 /**
  * Approval requests (seed 002): a call the policy sends to a person is bound to `{caller, session, tool, params
@@ -74,7 +74,9 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       if (record?.status === 'pending' && options.caller === LOCAL_PRINCIPAL.name) return { kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason: 'other_caller', error: othersToken(record) };
       return { kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason: 'unknown', error: 'no call waits for this confirmation token; call the tool again for a new one' };
     }
-    const answer = await this.#decide(record, { name: options.caller, token: true }, 'approve', { ...options, via: 'api' });
+    // the presenter is the caller: an agent is told which settings differ, not their values (review Z3, Z3-4)
+    const presenter = this.#host.principals?.().find((principal) => principal.name === options.caller);
+    const answer = await this.#decide(record, { name: options.caller, token: true, readsPlaces: presenter !== undefined && readsPlaces(presenter) }, 'approve', { ...options, via: 'api' });
     return confirmOutcome(answer, record.tool);
   }
 
@@ -86,7 +88,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     // the human at the MCP client decides where the rule says so; anyone else by role
     const problem = options.via === 'elicitation' ? (record.rule.elicit ? undefined : `request '${id}' may not be decided at the MCP client; ${describeGate(record.rule.approvers)} decides it`) : this.deciderProblem(record, decider);
     if (problem) return { ok: false, code: 'APPROVAL_FORBIDDEN', error: problem, approval: record };
-    return this.#decide(record, { name: decider.name, token: false }, verdict, options);
+    return this.#decide(record, { name: decider.name, token: false, readsPlaces: readsPlaces(decider) }, verdict, options);
   }
 
   /** The caller withdraws its own request (or an admin does): a `CANCELLED` receipt, nothing ran. */
@@ -137,22 +139,28 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
    * Where this request's call runs, when not here (undefined: here): this instance runs calls elsewhere, or confined
    * otherwise, than the process that filed it. `stranded`: that process was this very gateway, under settings it no
    * longer has (it was restarted with others: review userZ4, F15), so it cannot run it as approved. What the console
-   * shows in place of *Approve and run*.
+   * shows in place of *Approve and run*; to `reader`, when it is no admin, without the settings' values or the
+   * instances' URLs and hosts (`readsPlaces`, review Z3, Z3-4).
    */
-  elsewhere(record: ApprovalRecord): { text: string; stranded: boolean } | undefined {
-    const difference = placeDifference(record, this.#host.place);
+  elsewhere(record: ApprovalRecord, reader: Pick<Principal, 'roles'>): { text: string; stranded: boolean } | undefined {
+    return this.#elsewhere(record, readsPlaces(reader));
+  }
+
+  // the same, its values and URLs shown or not (`values`: the reader is an admin)
+  #elsewhere(record: ApprovalRecord, values: boolean): { text: string; stranded: boolean } | undefined {
+    const difference = placeDifference(record, this.#host.place, "this instance's", values);
     if (difference === undefined) return undefined;
     const self = this.#host.filer();
     const until = `until ${record.expires_at}`;
     if (self.url !== null && record.rule.filed_by?.url === self.url) {
       return {
         stranded: true,
-        text: `this gateway's settings changed since request '${record.id}' was filed here (${self.url}, then ${record.rule.filed_by.by}): ${difference}. It can run only at a gateway with the settings it was filed under, and this one no longer has them: deny it, and its caller must call the tool again (or approve it at another instance still running with those settings, if one does). Nothing ran; it stays pending ${until}`,
+        text: `this gateway's settings changed since request '${record.id}' was filed here${values ? ` (${self.url}, then ${record.rule.filed_by.by})` : ''}: ${difference}. It can run only at a gateway with the settings it was filed under, and this one no longer has them: deny it, and its caller must call the tool again (or approve it at another instance still running with those settings, if one does). Nothing ran; it stays pending ${until}`,
       };
     }
     return {
       stranded: false,
-      text: `request '${record.id}' runs at ${filerWords(record)}, or at any gateway with its settings, not here: ${difference}. Approving it here records the decision; the call then runs once there, when it next looks (every second while it serves, or when its caller waits for the request), and its receipt answers the caller. If no gateway with its settings runs it before it expires (${record.expires_at}), it expires with nothing run`,
+      text: `request '${record.id}' runs at ${filerWords(record, values)}, or at any gateway with its settings, not here: ${difference}. Approving it here records the decision; the call then runs once there, when it next looks (every second while it serves, or when its caller waits for the request), and its receipt answers the caller. If no gateway with its settings runs it before it expires (${record.expires_at}), it expires with nothing run`,
     };
   }
 
@@ -252,9 +260,9 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     // a one-shot CLI that cannot tell where the request runs (filed before its place was kept) decides nothing
     const unplaced = options.leaveIfElsewhere ? placeUnknown(record, this.#host.place) : undefined;
     if (unplaced !== undefined) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: unplaced };
-    const elsewhere = options.leaveIfElsewhere ? placeProblem(record, this.#host.place) : this.elsewhere(record)?.text;
+    const elsewhere = options.leaveIfElsewhere ? placeProblem(record, this.#host.place) : this.#elsewhere(record, decider.readsPlaces)?.text;
     // a confirmation token is its caller's, presented where the call runs; elsewhere it stays good
-    if (elsewhere !== undefined && decider.token) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: options.leaveIfElsewhere ? elsewhere : (instancePlaceProblem(record, this.#host.place, this.#host.filer()) ?? elsewhere) };
+    if (elsewhere !== undefined && decider.token) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: options.leaveIfElsewhere ? elsewhere : (instancePlaceProblem(record, this.#host.place, this.#host.filer(), decider.readsPlaces) ?? elsewhere) };
     // a change to what the request was judged against (the tool's definition, the policies) is refused, not forwarded;
     // any other commit (a README, another tool) leaves it decidable (review userX, X3)
     const registry = this.#host.registry();
@@ -278,9 +286,9 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const forbidden = this.#host.callerProblem(registry, lookup.tool, record);
     if (forbidden !== undefined) return this.#outdated(record, decider, `'${record.caller}' may no longer call '${record.tool}': ${forbidden}; request '${record.id}' is cancelled, nothing ran`);
     // a gateway whose own settings changed since it filed the request cannot run it as approved (review userZ4, F15)
-    const stranded = options.leaveIfElsewhere ? undefined : this.elsewhere(record);
+    const stranded = options.leaveIfElsewhere ? undefined : this.#elsewhere(record, decider.readsPlaces);
     if (stranded?.stranded) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: stranded.text };
-    if (elsewhere !== undefined) return this.#approveElsewhere(record, decider.name, reason, via, options);
+    if (elsewhere !== undefined) return this.#approveElsewhere(record, decider, reason, via, options);
     // checked before the decision: a refused deadline leaves the request pending
     const deadline = this.#host.deadline(lookup.tool, options.timeoutMs ?? record.timeout_ms ?? undefined);
     if (!deadline.ok) {
@@ -301,15 +309,18 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
    * makes exactly one decision win. A gateway of the request's place claims and runs it (`ApprovalRunning`). The
    * deadline is chosen where the call runs, so a decider's own `timeout_ms` is refused here, the request left pending.
    */
-  async #approveElsewhere(record: ApprovalRecord, by: string, reason: string | null, via: ApprovalDecision['via'], options: DecideOptions): Promise<ApprovalAnswer> {
+  async #approveElsewhere(record: ApprovalRecord, decider: Decider, reason: string | null, via: ApprovalDecision['via'], options: DecideOptions): Promise<ApprovalAnswer> {
+    // a one-shot CLI reads the store itself, every request's place with it; an instance tells values to admins only
+    const values = options.leaveIfElsewhere === true || decider.readsPlaces;
+    const by = decider.name;
     if (options.timeoutMs !== undefined && options.timeoutMs !== record.timeout_ms) {
-      return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: `request '${record.id}' runs at ${filerWords(record)}, not here, under the deadline it was filed with (${record.timeout_ms ?? "the tool's"} ms): a decider elsewhere cannot choose another. Nothing was decided; it stays pending: approve it without timeout_ms, or at a gateway with its settings` };
+      return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: `request '${record.id}' runs at ${filerWords(record, values)}, not here, under the deadline it was filed with (${record.timeout_ms ?? "the tool's"} ms): a decider elsewhere cannot choose another. Nothing was decided; it stays pending: approve it without timeout_ms, or at a gateway with its settings` };
     }
     const decided = await this.#host.store.approvals.decide(record.id, { status: 'approved', by, reason, via });
     if (!decided) return this.#settlement.alreadyDecided(record.id);
     this.#waiters.wake(decided.id);
-    const message = `approved by ${by}; nothing has run yet: '${decided.tool}' runs once at ${filerWords(decided)}, or at any gateway with its settings — not here, which runs calls elsewhere (${placeDifference(decided, this.#host.place, options.leaveIfElsewhere ? "this process's" : "this instance's") ?? 'another place'}) — when it next looks (every second while it serves, or when its caller waits for the request), and its receipt answers the caller. If none runs it before ${decided.expires_at}, it expires with nothing run. GET /v1/approvals/${decided.id}?wait=30 waits for the receipt`;
-    return { ok: true, approval: decided, receipt: null, runs_elsewhere: { filed_by: decided.rule.filed_by ?? null, message } };
+    const message = `approved by ${by}; nothing has run yet: '${decided.tool}' runs once at ${filerWords(decided, values)}, or at any gateway with its settings — not here, which runs calls elsewhere (${placeDifference(decided, this.#host.place, options.leaveIfElsewhere ? "this process's" : "this instance's", values) ?? 'another place'}) — when it next looks (every second while it serves, or when its caller waits for the request), and its receipt answers the caller. If none runs it before ${decided.expires_at}, it expires with nothing run. GET /v1/approvals/${decided.id}?wait=30 waits for the receipt`;
+    return { ok: true, approval: decided, receipt: null, runs_elsewhere: { filed_by: values ? decided.rule.filed_by ?? null : null, message } };
   }
 
   /** Cancels a request whose call is no longer what it was bound to (the registry moved, the caller's rights changed). */

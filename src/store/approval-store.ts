@@ -28,6 +28,8 @@ export interface ApprovalTerms {
    * before it was kept.
    */
   filed_by?: ApprovalFiler;
+  /** in a request as one who is no admin reads it, instead of `place` and `filed_by`: who can see them (never stored) */
+  place_withheld?: string;
   /** where the request's `timeout_ms` came from (the call, the tool, the default, the gateway's ceiling); absent on a request filed before it was kept */
   timeout_from?: TimeoutSource;
 }

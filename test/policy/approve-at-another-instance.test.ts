@@ -82,11 +82,14 @@ async function fileWrite(url: string, path: string): Promise<{ id: string; token
 }
 
 /** What an instance that runs calls elsewhere answers: 202, the approval recorded with no run, nothing ran, where it runs. */
-function expectRecordedElsewhere(answer: { status: number; body: any }, id: string, filedAt: string): void {
+function expectRecordedElsewhere(answer: { status: number; body: any }, id: string, filedAt: string, by: 'admin' | 'alice'): void {
   expect(answer.status, JSON.stringify(answer.body)).toBe(202);
-  expect(answer.body).toMatchObject({ approval: { id, status: 'approved', decided_by: 'alice', run: null, receipt_id: null }, receipt: null, filed_by: { url: filedAt } });
-  expect(answer.body.message).toContain(`approved by alice; nothing has run yet: '${answer.body.approval.tool}' runs once at the gateway that filed it, at ${filedAt} (`);
+  // the filing instance's URL and host are an admin's to read; an approver who is no admin is told "the gateway that filed it" (review Z3, Z3-4)
+  expect(answer.body).toMatchObject({ approval: { id, status: 'approved', decided_by: by, run: null, receipt_id: null }, receipt: null, filed_by: by === 'admin' ? { url: filedAt } : null });
+  const runsAt = by === 'admin' ? `runs once at the gateway that filed it, at ${filedAt} (` : 'runs once at the gateway that filed it, or at any gateway';
+  expect(answer.body.message).toContain(`approved by ${by}; nothing has run yet: '${answer.body.approval.tool}' ${runsAt}`);
   expect(answer.body.message).toContain('or at any gateway with its settings — not here, which runs calls elsewhere (');
+  if (by !== 'admin') expect(answer.body.message).not.toContain(filedAt);
 }
 
 /** Waits at `url` (as bot, the caller) for request `id`'s receipt. */
@@ -109,14 +112,14 @@ function acrossInstances(store: 'sqlite' | 'postgres'): void {
   it('records an approval at an instance of another workspace (202, nothing ran there); an instance of the filing one\'s place runs it there', { timeout: 180_000 }, async () => {
     const { a, b, wsA, wsB } = deployment;
     const { id } = await fileWrite(a, 'approved.txt');
-    const there = await api(b, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: { reason: 'looks fine' } });
-    expectRecordedElsewhere(there, id, a);
+    const there = await api(b, 'POST', `/v1/approvals/${id}/approve`, { who: 'admin', body: { reason: 'looks fine' } });
+    expectRecordedElsewhere(there, id, a, 'admin');
     expect(there.body.message).toContain(`its workspace is ${wsA}, this instance's is ${wsB}`);
     expect(there.body.message).not.toContain('sandbox.hide');
     expect(await files(wsB)).not.toContain('approved.txt');
 
     const settled = await receiptOf(a, id);
-    expect(settled).toMatchObject({ approval: { status: 'approved', decided_by: 'alice', decision_reason: 'looks fine' }, receipt: { ok: true, caller: 'bot', approval: { id, decided_by: 'alice' } } });
+    expect(settled).toMatchObject({ approval: { status: 'approved', decided_by: 'admin', decision_reason: 'looks fine' }, receipt: { ok: true, caller: 'bot', approval: { id, decided_by: 'admin' } } });
     expect(settled.approval.run.by).toMatch(/ pid \d+ \(instance /);
     expect(await readFile(join(wsA, 'approved.txt'), 'utf8')).toBe('ran\n');
     expect(await files(wsB)).not.toContain('approved.txt');
@@ -133,7 +136,7 @@ function acrossInstances(store: 'sqlite' | 'postgres'): void {
     // callers wait at both instances of the request's place while it is approved at B: their waits and sweeps all look
     const waits = ids.flatMap((id) => [receiptOf(a, id), receiptOf(a2, id)]);
     const approvals = await Promise.all(ids.map((id) => api(b, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} })));
-    approvals.forEach((answer, index) => expectRecordedElsewhere(answer, ids[index]!, a));
+    approvals.forEach((answer, index) => expectRecordedElsewhere(answer, ids[index]!, a, 'alice'));
     const settled = await Promise.all(waits);
     for (const [index, id] of ids.entries()) {
       const [atA, atA2] = [settled[index * 2], settled[index * 2 + 1]];
@@ -149,8 +152,8 @@ function acrossInstances(store: 'sqlite' | 'postgres'): void {
     const filed = await api(a, 'POST', '/v1/call', { who: 'bot', body: { tool: 'shell-exec', params: { cmd: `cat ${secret} 2>/dev/null; echo done` } } });
     expect(filed.status, JSON.stringify(filed.body)).toBe(202);
     const id = filed.body.id as string;
-    const there = await api(c, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
-    expectRecordedElsewhere(there, id, a);
+    const there = await api(c, 'POST', `/v1/approvals/${id}/approve`, { who: 'admin', body: {} });
+    expectRecordedElsewhere(there, id, a, 'admin');
     expect(there.body.message).toContain(`its sandbox.hide is ${secret}, this instance's is (none)`);
     expect(there.body.message).not.toContain('workspace is');
     expect(JSON.stringify(there.body)).not.toContain('hunter2');
@@ -168,8 +171,10 @@ function acrossInstances(store: 'sqlite' | 'postgres'): void {
     const there = await api(b, 'POST', '/v1/confirm', { who: 'bot', body: { token } });
     expect(there.status, JSON.stringify(there.body)).toBe(409);
     expect(there.body).toMatchObject({ code: 'CONFIRMATION_INVALID' });
-    expect(there.body.error).toContain(`request '${id}' was filed by the gateway at ${a} (`);
-    expect(there.body.error).toContain(`its workspace is ${wsA}, this instance's is ${wsB}`);
+    // bot, an agent, is told which setting differs, not the operator's paths nor the filing instance (review Z3, Z3-4)
+    expect(there.body.error).toContain(`request '${id}' was filed by another instance, which runs calls elsewhere than this instance would: its workspace differs.`);
+    expect(there.body.error).not.toContain(wsA);
+    expect(there.body.error).not.toContain(a);
     expect(await files(wsB)).not.toContain('tok-confirmed.txt');
 
     const here = await api(a, 'POST', '/v1/confirm', { who: 'bot', body: { token } });
@@ -180,7 +185,8 @@ function acrossInstances(store: 'sqlite' | 'postgres'): void {
   it("says on the request's page in the console of the other instance that it runs at the gateway that filed it, and approving there runs it there", { timeout: 180_000 }, async () => {
     const { a, b, wsA, wsB } = deployment;
     const { id } = await fileWrite(a, 'console.txt');
-    const cookie = await signInToConsole(b, TOKENS.alice);
+    // an admin's view: the values and the link (an approver who is no admin: approval-place-withheld.test.ts)
+    const cookie = await signInToConsole(b, TOKENS.admin);
     const shown = await (await fetch(`${b}/console/approvals/${id}`, { headers: { cookie } })).text();
     expect(shown).toContain('data-elsewhere="true"');
     expect(shown).toContain('Runs elsewhere: request');
