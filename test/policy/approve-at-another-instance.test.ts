@@ -205,7 +205,7 @@ function acrossInstances(store: 'sqlite' | 'postgres'): void {
     expect(approved.status).toBe(303);
     const location = approved.headers.get('location')!;
     expect(location.startsWith('/console/approvals?notice=')).toBe(true);
-    expect(decodeURIComponent(location)).toContain('approved by alice; nothing has run yet');
+    expect(decodeURIComponent(location)).toContain('approved by admin; nothing has run yet');
     expect((await receiptOf(a, id)).receipt).toMatchObject({ ok: true, caller: 'bot' });
     expect(await readFile(join(wsA, 'console.txt'), 'utf8')).toBe('ran\n');
     expect(await files(wsB)).not.toContain('console.txt');

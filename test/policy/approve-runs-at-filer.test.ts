@@ -113,9 +113,10 @@ describe('an approval decided at hldp serve for a call filed by an agent\'s stdi
     expect(pending.structuredContent, text(pending)).toMatchObject({ status: 'approval_required' });
     const id = (pending.structuredContent as { id: string }).id;
 
-    const approved = await api(serve.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: { reason: 'fine' } });
+    // an admin, who reads which process filed it (an approver who is no admin: approval-place-withheld.test.ts)
+    const approved = await api(serve.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'admin', body: { reason: 'fine' } });
     expect(approved.status, JSON.stringify(approved.body)).toBe(202);
-    expect(approved.body).toMatchObject({ approval: { id, status: 'approved', decided_by: 'alice', decision_reason: 'fine', run: null, receipt_id: null }, receipt: null, filed_by: { url: null } });
+    expect(approved.body).toMatchObject({ approval: { id, status: 'approved', decided_by: 'admin', decision_reason: 'fine', run: null, receipt_id: null }, receipt: null, filed_by: { url: null } });
     expect(approved.body.filed_by.by).toMatch(/ pid \d+ \(instance /);
     expect(approved.body.message).toContain("nothing has run yet: 'show-lang' runs once at the process that filed it (");
     expect(approved.body.message).toMatch(/the environment shell tools inherit \([^)]*\bLANG\b[^)]*\) differs/);
@@ -126,8 +127,8 @@ describe('an approval decided at hldp serve for a call filed by an agent\'s stdi
     // run by the hldp mcp process, with its own (empty) locale, not hldp serve's
     expect(text(waited)).toContain('approved lang=unset');
     const shown = await api(serve.url, 'GET', `/v1/approvals/${id}`, { who: 'alice' });
-    expect(shown.body.approval).toMatchObject({ status: 'approved', decided_by: 'alice', run: { by: approved.body.filed_by.by } });
-    expect(shown.body.receipt).toMatchObject({ ok: true, caller: 'bot', approval: { id, decided_by: 'alice' } });
+    expect(shown.body.approval).toMatchObject({ status: 'approved', decided_by: 'admin', run: { by: approved.body.filed_by.by } });
+    expect(shown.body.receipt).toMatchObject({ ok: true, caller: 'bot', approval: { id, decided_by: 'admin' } });
     await close();
   });
 
@@ -196,11 +197,16 @@ describe('a gateway restarted with another setting, at the URL it filed a reques
     expect(page).toContain('value="deny"');
     expect(page).not.toContain('key-5e1d');
 
-    const refused = await api(url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
+    const refused = await api(url, 'POST', `/v1/approvals/${id}/approve`, { who: 'admin', body: {} });
     expect(refused.status, JSON.stringify(refused.body)).toBe(409);
     expect(refused.body).toMatchObject({ code: 'APPROVAL_MISMATCH', approval: { id, status: 'pending', receipt_id: null } });
     expect(refused.body.error).toContain(`this gateway's settings changed since request '${id}' was filed here (${url}, then `);
     expect(refused.body.error).not.toContain(`${url}/console/approvals/${id}`);
+    // an approver who is no admin is told the same without the URL and host (review Z3, Z3-4)
+    const toAlice = await api(url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
+    expect(toAlice.status, JSON.stringify(toAlice.body)).toBe(409);
+    expect(toAlice.body.error).toContain(`this gateway's settings changed since request '${id}' was filed here: the environment shell tools inherit (HLDP_TEST_KEY) differs (an administrator can see the values`);
+    expect(toAlice.body.error).not.toContain(url);
 
     // a form posted anyway comes back to the request's page, nothing run; Deny closes it
     const { csrf } = await consoleCsrf(url, cookie);
