@@ -16,6 +16,7 @@ export function formatMatchResult(result: MatchResult): string {
   const lines: string[] = [`found (confidence ${result.confidence}, stage ${result.stage})`];
   if (result.incomplete !== undefined) lines.push(`incomplete: ${result.incomplete}`);
   if (result.confidence === 'low') lines.push('weak match: these tools match part of the intent; check that one fits before calling it');
+  if (result.stage === 'vector') lines.push('near in meaning (the words matched no tool; this one stands out from the registry by its word vectors)');
   if (result.stage === 'model') lines.push('named by the configured model (the words matched no tool well enough)');
   result.candidates.forEach((candidate, position) => {
     lines.push(`${position + 1}. ${candidate.name} (${candidate.display})  score ${candidate.score}`);

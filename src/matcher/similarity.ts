@@ -30,7 +30,7 @@ const MAX_TOOL_TERMS = 512;
 // after a start (p99 2.13 ms against 0.58 ms before the re-rank by meaning at 3,148 tools, issue #18). Each costs
 // ~20-30 µs of CPU (~60-95 ms at 3,148 tools, ~0.2 s at 10,000, 400 bytes each); at 100,000 the 2-3 s would push a
 // warm start's matching ready (goal ≤ 1 s) far out, and there they are made as requests bring the tools up.
-const MAX_PREPARED_TOOLS = 10_000;
+export const MAX_PREPARED_TOOLS = 10_000;
 // tool vectors kept, at most (their memory: 16,384 × ~500 bytes = ~8 MB); past it, forgotten all at once and made again
 // as they are needed. Room for a prepared registry and a rescan's changed tools beside it.
 const MAX_KEPT_VECTORS = 16_384;
@@ -65,6 +65,32 @@ export function similarityScorer(index: SearchIndex, words: readonly QueryWord[]
       return dot * share;
     },
   };
+}
+
+/**
+ * The cosine of the request's vector with every tool's, by position (NaN: the tool has no vector), for the vector
+ * stage; undefined when the request has no vector. Every tool's vector is made here if it was not (a server made them
+ * before it said matching is ready; `hldp match` makes them at its first request that reaches the stage), the same way
+ * whenever it is made: the cosines do not depend on what was asked before. The request's share (a request not in
+ * English) scales every cosine alike, which the stage's statistic does not see: it is left out.
+ */
+export function cosinesOf(index: SearchIndex, words: readonly QueryWord[], foreign: boolean): Float64Array | undefined {
+  const table = wordVectors();
+  if (table === undefined) return undefined;
+  const request = requestVector(table, words, foreign)?.vector;
+  if (request === undefined) return undefined;
+  const cosines = new Float64Array(index.records.length);
+  for (let position = 0; position < cosines.length; position++) {
+    const vector = toolVectorAt(index, position, table);
+    if (vector === null) {
+      cosines[position] = Number.NaN;
+      continue;
+    }
+    let dot = 0;
+    for (let at = 0; at < request.length; at++) dot += request[at]! * vector[at]!;
+    cosines[position] = dot;
+  }
+  return cosines;
 }
 
 /**
