@@ -109,8 +109,13 @@ export function matchIntent(engine: IntentEngine, intent: string, limit: number 
   const { found, confidence, ranked, incomplete } = explanation;
   const unfinished = incomplete === undefined ? {} : { incomplete };
   if (!found || confidence === undefined) {
-    // the words found nothing: meaning may offer the tools nearest it, weakly, where the nearest stands out
-    const meaning = vectorStage(engine.index, words, foreign, Math.min(wanted, DEFAULT_LIMIT), engine.vectorStageTools);
+    // the words found nothing, not even a near miss: meaning may offer the tools nearest it, weakly, where the nearest
+    // stands out. Where a word of the request is in a tool (a near miss), the words' weak lead is left to the agent
+    // and the model stage: offered before it, the nearest in meaning pushed the right near miss out of the first three
+    // (杀掉占用8080端口的进程: shell-exec, third near miss) or came before it (fais un appel GET: http-request)
+    const meaning = ranked.slice(0, MAX_NEAR_MISSES).some((entry) => entry.features.matchedWords > 0)
+      ? undefined
+      : vectorStage(engine.index, words, foreign, Math.min(wanted, DEFAULT_LIMIT), engine.vectorStageTools);
     if (meaning !== undefined) {
       const candidates = meaning.positions.map((position, at) => {
         const cosine = round(meaning.cosines[at]!);
