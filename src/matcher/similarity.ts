@@ -6,12 +6,13 @@ import { wordVectors, type WordVectors } from './word-vector-file.js';
 /**
  * How near in meaning a request and a tool are: the cosine of their word vectors (English GloVe vectors by the
  * matcher's own stem, `assets/word-vectors`), each text's vector the sum of its words' unit vectors weighted down by
- * how common the word is (SIF). The re-rank adds it, weighted, to the score of the tools the words already found:
- * it re-orders the candidates and never adds one, so what the first stage found (and whether anything matches at
- * all) stays the words' business. A request word without a vector stands in it by the English sense the matcher took
- * it for (a borrowed word's registry stem, a Chinese word's common sense); a request in another language than
- * English counts for as much of its cosine as its vector stands for of its words. A request or tool with no English
- * word or sense in the table has no vector: 0.
+ * how common the word is (SIF). The re-rank adds it, weighted, to the score of the tools the words already found: it
+ * re-orders the candidates and never adds one, so what the first stage found (and whether anything matches at all)
+ * stays the words' business; only where the words find nothing does the vector stage (`vector-stage.ts`) offer a tool
+ * by it, and only one that stands out from every tool's cosine. A request word without a vector stands in it by the
+ * English sense the matcher took it for (a borrowed word's registry stem, a Chinese word's common sense); a request in
+ * another language than English counts for as much of its cosine as its vector stands for of its words. A request or
+ * tool with no English word or sense in the table has no vector: 0.
  */
 export interface SimilarityScorer {
   /** the cosine of the request's vector with the tool's at `position`, -1..1; 0 when either has none */

@@ -56,6 +56,13 @@ describe('the vector stage', () => {
     expect(createMatcher(twinned).matchIntent(STORM)).toMatchObject({ found: false });
   });
 
+  it('leaves a request with a near miss to the words: a word of it in a tool, even in its why, keeps found: false', () => {
+    // every tool's why is "tests need <name>" (makeToolYaml): "tests" is a near miss of each
+    const answer = createMatcher(topical).matchIntent('will a storm hit the tests tomorrow');
+    expect(answer).toMatchObject({ found: false });
+    expect((answer as Extract<MatchResult, { found: false }>).near.length).toBeGreaterThan(0);
+  });
+
   it('leaves what the words find to the words', () => {
     expect(createMatcher(topical).matchIntent('email an invoice to the customer')).toMatchObject({ found: true, stage: 'lexical', candidates: [{ name: 'invoice-send' }] });
   });
