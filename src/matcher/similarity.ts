@@ -1,3 +1,4 @@
+import { runToEnd } from '../core/index.js';
 import type { QueryWord } from './request-words.js';
 import type { SearchIndex } from './search-index.js';
 import { DESCRIBING_FIELDS, NAMING_FIELDS, PARAM_FIELDS, type RecordNumbers, type TermDictionary } from './tool-record.js';
@@ -80,18 +81,48 @@ export function cosinesOf(index: SearchIndex, words: readonly QueryWord[], forei
   if (table === undefined) return undefined;
   const request = requestVector(table, words, foreign)?.vector;
   if (request === undefined) return undefined;
+  const { rows, has } = matrices.get(index) ?? runToEnd(toolMatrixSteps(index, table));
+  const dimensions = request.length;
   const cosines = new Float64Array(index.records.length);
   for (let position = 0; position < cosines.length; position++) {
-    const vector = toolVectorAt(index, position, table);
-    if (vector === null) {
+    if (has[position] === 0) {
       cosines[position] = Number.NaN;
       continue;
     }
+    const base = position * dimensions;
     let dot = 0;
-    for (let at = 0; at < request.length; at++) dot += request[at]! * vector[at]!;
+    for (let at = 0; at < dimensions; at++) dot += request[at]! * rows[base + at]!;
     cosines[position] = dot;
   }
   return cosines;
+}
+
+/** Every tool's vector of one search index in one array, a row per position (`has`: 0 where the tool has none). */
+interface ToolMatrix {
+  rows: Float32Array;
+  has: Uint8Array;
+}
+
+// Per search index (its positions are its own: an update makes a new one), its tools' vectors in one array: the vector
+// stage reads every one of them, and a pass over a WeakMap of them took ~5 ms of CPU at 10,000 tools (load ~28) against
+// ~2 ms over this. 400 bytes a tool: 4 MB at 10,000.
+const matrices = new WeakMap<SearchIndex, ToolMatrix>();
+
+// the matrix of `index`'s tools, made a few tools at a time (a tool's vector made where it was not)
+function* toolMatrixSteps(index: SearchIndex, table: WordVectors): Generator<void, ToolMatrix, void> {
+  const count = index.records.length;
+  const rows = new Float32Array(count * table.dimensions);
+  const has = new Uint8Array(count);
+  for (let position = 0; position < count; position++) {
+    if (position % VECTOR_STEP === VECTOR_STEP - 1) yield;
+    const vector = toolVectorAt(index, position, table);
+    if (vector === null) continue;
+    rows.set(vector, position * table.dimensions);
+    has[position] = 1;
+  }
+  const matrix = { rows, has };
+  matrices.set(index, matrix);
+  return matrix;
 }
 
 /**
@@ -112,6 +143,8 @@ export function* toolVectorSteps(index: SearchIndex): Generator<void, number, vo
     toolVectorAt(index, position, table);
     made += 1;
   }
+  // and the vector stage's matrix of them, so that a server's first request that reaches the stage makes nothing
+  if (!matrices.has(index)) yield* toolMatrixSteps(index, table);
   return made;
 }
 
