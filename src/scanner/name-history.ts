@@ -65,7 +65,7 @@ export async function settledByHistory<T extends ToolStub>(base: Established, un
   }
   let at = 0;
   for (const { verdicts: into, key, list } of groups) {
-    const slice = 'error' in answer ? answer : { appeared: answer.appeared.slice(at, at + list.length), ...(answer.end ? { end: answer.end } : {}) };
+    const slice = 'error' in answer ? answer : sliced(answer, at, list.length);
     into.set(key, verdictOf(list, slice));
     at += list.length;
   }
@@ -74,6 +74,17 @@ export async function settledByHistory<T extends ToolStub>(base: Established, un
     alias: (key) => base.alias(key) ?? verdicts.tools.get(key)?.alias,
     toolset: (key) => base.toolset(key) ?? verdicts.toolsets.get(key)?.toolset,
     note: (kind, key) => (kind === 'toolset' ? verdicts.toolsets.get(key)?.notes.toolset : verdicts.tools.get(key)?.notes[kind]),
+  };
+}
+
+// the part of `answer` about the claims `at` to `at + length`, numbered from 0
+function sliced(answer: HistoryAnswer, at: number, length: number): HistoryAnswer {
+  const alone = (answer.alone ?? []).flatMap((pair) => (pair.claim >= at && pair.claim < at + length && pair.without >= at && pair.without < at + length ? [{ ...pair, claim: pair.claim - at, without: pair.without - at }] : []));
+  return {
+    appeared: answer.appeared.slice(at, at + length),
+    ...(answer.end ? { end: answer.end } : {}),
+    ...(answer.furthest ? { furthest: answer.furthest.slice(at, at + length) } : {}),
+    ...(alone.length > 0 ? { alone } : {}),
   };
 }
 
@@ -144,12 +155,17 @@ function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { err
       continue;
     }
     const held = oldest(group);
+    const alone = aloneNote(claimants, answer, group, held);
+    if (alone) {
+      verdict.notes[role] = alone;
+      continue;
+    }
     verdict.notes[role] = held === undefined ? tieNote(group, answer) : { decided: decidedReason(claimants, answer, held, group) };
     if (held !== undefined) verdict[role] = claimants[held]!.path;
   }
   // an alias keeps a name only from tools named so after it was declared
   const contest = of('alias').length > 0 && of('name').length > 0 ? [...claimants.keys()] : [];
-  const closed = contest.length > 0 ? (merged(contest) ?? unseenNote(contest, answer)) : undefined;
+  const closed = contest.length > 0 ? (merged(contest) ?? unseenNote(contest, answer) ?? aloneNote(claimants, answer, contest, oldest(contest))) : undefined;
   if (closed) {
     verdict.notes.alias = closed;
     return verdict;
@@ -163,6 +179,30 @@ function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { err
 }
 
 const short = (commit: string): string => commit.slice(0, 12);
+
+/**
+ * A closed note where the claim first-parent history names (`winner`; none at a tie) may not be the one a server that
+ * watched the branch kept (review Z4, F3b): another claim of `group` was present on the first-parent line at or before
+ * the commit where the winner appeared (it was there before, was deleted and came back), or a commit on a line a merge
+ * brought in held another claim without the winner (at a tie: any claim without another). A server whose branch was at
+ * that commit kept the one there, and a push that deletes the reviewed tool, adds a twin and restores the reviewed tool
+ * byte for byte shows, as a diff, only the twin added.
+ */
+function aloneNote(claimants: readonly Claimant[], answer: HistoryAnswer, group: readonly number[], winner: number | undefined): HistoryNote | undefined {
+  // where the winner's presence starts (the walk's end, where it was there still); at a tie, where the oldest appeared
+  const since = (at: number): number => answer.appeared[at]?.depth ?? answer.furthest?.[at]?.depth ?? Number.POSITIVE_INFINITY;
+  const start = winner !== undefined ? since(winner) : Math.max(...group.map(since));
+  const furthest = (at: number): number => answer.furthest?.[at]?.depth ?? -1;
+  const before = group.find((at) => at !== winner && (winner !== undefined ? furthest(at) >= start : furthest(at) > start));
+  if (before !== undefined) {
+    const there = answer.furthest![before]!;
+    const other = winner ?? group.find((at) => at !== before)!;
+    return { undecided: `git history cannot tell which claim is older: ${claimants[before]!.path} was there at commit ${short(there.commit)}, before ${claimants[other]!.path} was there for good, and came back later: ${RENAME}`, closed: true };
+  }
+  const pair = (answer.alone ?? []).find((one) => group.includes(one.claim) && group.includes(one.without) && one.claim !== winner && (winner === undefined || one.without === winner));
+  if (pair === undefined) return undefined;
+  return { undecided: `git history cannot tell which claim is older: commit ${short(pair.commit)}, on a line a merge brought in, held ${claimants[pair.claim]!.path} without ${claimants[pair.without]!.path}: ${RENAME}`, closed: true };
+}
 
 // names the claim that came in through the merge, and the rest, on every twin: each was told "rename this one", the
 // reviewed tool that had the name before the merge too (review userZ2, U11)

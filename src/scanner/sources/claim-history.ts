@@ -30,6 +30,18 @@ export type WalkEnd = { reason: 'root'; commit: string } | { reason: 'shallow'; 
 export interface HistoryAnswer {
   appeared: Array<{ commit: string; depth: number; merged?: string } | undefined>;
   end?: WalkEnd;
+  /**
+   * The furthest first-parent commit each claim was seen present at (the walk goes on past where every claim appeared,
+   * to its end): a claim present at or before the commit where the oldest one appeared was there before it, and was
+   * deleted and added again (review Z4, F3b), so a server that saw that commit may have kept it.
+   */
+  furthest?: Array<{ commit: string; depth: number } | undefined>;
+  /**
+   * Claims a commit on a line a merge on the walked line brought in held without another claim of their name (`claim`
+   * present, `without` absent): a server whose branch was at that commit kept the one it held (review Z4, F3b: the
+   * reviewed tool deleted on the merged line just before the merge and added back after it).
+   */
+  alone?: Array<{ claim: number; without: number; commit: string }>;
 }
 
 /** Asks git history which claims are older: see {@link walkClaims}. */
@@ -41,39 +53,75 @@ export const HISTORY_BOUND = 300;
 /** How many bytes of trees a walk reads, at most: ~30 commits changing a 100,000-tool `tools/` tree (~4 MB each). */
 export const HISTORY_BYTES = 128 * 1024 * 1024;
 
+/** How many commits of the lines merges brought in a walk looks at, at most, besides its first-parent ones. */
+export const MERGED_BOUND = 300;
+
+/**
+ * The most bytes of a commit's header (its tree, parents, author and committer lines, before the message) read:
+ * ~21,000 parents. One past it makes the history unreadable, and the clash fails closed: 8,192 bytes hid an octopus
+ * merge's parents past the ~169th, and with them the line the reviewed tool came in by (review Z4, F3).
+ */
+export const MAX_COMMIT_HEADER = 1024 * 1024;
+
+/** History the walk cannot read at all (a commit header past `MAX_COMMIT_HEADER`): no claim is dated, every clash fails closed. */
+export class UnreadableHistory extends Error {}
+
 const TREE_MODE = '40000';
 
 /**
  * Walks first-parent history back from `commit` while a claim of a name that has two or more is present, noting
- * where each one appeared (and, at a merge, which claims came in through it); stops at the first commit, at a shallow clone's edge (or a parent that cannot be read), or
- * after `bound` commits or `bytes` of trees read. A commit whose root tree, or whose claims' top folders (`tools/`,
+ * where each one appeared (and, at a merge, which claims came in through it), then on to the walk's end, noting how far
+ * back each claim is present (`furthest`); stops at the first commit, at a shallow clone's edge (or a parent that cannot be read), or
+ * after `bound` commits or `bytes` of trees read. Then it looks at the lines the merges on the way brought in (`alone`). A commit whose root tree, or whose claims' top folders (`tools/`,
  * `toolsets/`), did not change is not looked into further, and a tree is read once a commit.
  */
 export async function walkClaims(objects: ObjectReader, gitdir: string, commit: string, claims: readonly HistoryClaim[], bound = HISTORY_BOUND, bytes = HISTORY_BYTES): Promise<HistoryAnswer> {
   const appeared: HistoryAnswer['appeared'] = claims.map(() => undefined);
+  const furthest: NonNullable<HistoryAnswer['furthest']> = claims.map(() => undefined);
   const shallow = new Set((await readFile(join(gitdir, 'shallow'), 'latin1').catch(() => '')).split('\n').filter(Boolean));
   // a file's verdict by its blob id: most commits leave a definition as it was
   const verdicts = new Map<string, boolean>();
   // every claim is followed back to where it appeared (not only until one claim of a name is left), so that a merge on
   // the way that brought in a claim its first parent lacked is seen (a claim deleted in the merge and added again after)
-  let present = unsettled(claims, claims.map((_, at) => at));
+  const watched = unsettled(claims, claims.map((_, at) => at));
+  let present = watched;
+  // the watched claims the current commit holds: at first all of them (the scanned commit's entries)
+  let held = new Set(watched);
+  for (const at of watched) furthest[at] = { commit, depth: 0 };
   let current = await commitFacts(objects, commit);
   let currentCommit = commit;
-  let read = 0;
+  const read = { bytes: 0 };
   let previous = new Map<string, Promise<Buffer>>();
-  for (let depth = 1; present.length > 0; depth++) {
+  // the first-parent line walked, and its merges: the lines they brought in are looked at after it
+  const line = new Set([commit]);
+  const merges: CommitFacts[] = [];
+  let end: WalkEnd | undefined;
+  for (let depth = 1; watched.length > 0; depth++) {
     const parentId = current.parent;
-    if (parentId === undefined) return { appeared, end: { reason: 'root', commit: currentCommit } };
-    if (shallow.has(currentCommit)) return { appeared, end: { reason: 'shallow', commit: currentCommit, depth: depth - 1 } };
-    if (depth > bound) return { appeared, end: { reason: 'bound', commit: currentCommit, commits: bound } };
+    if (parentId === undefined) {
+      end = { reason: 'root', commit: currentCommit };
+      break;
+    }
+    if (shallow.has(currentCommit)) {
+      end = { reason: 'shallow', commit: currentCommit, depth: depth - 1 };
+      break;
+    }
+    if (depth > bound) {
+      end = { reason: 'bound', commit: currentCommit, commits: bound };
+      break;
+    }
     let parent: CommitFacts;
     try {
       parent = await commitFacts(objects, parentId);
-    } catch {
-      return { appeared, end: { reason: 'shallow', commit: currentCommit, depth: depth - 1 } };
+    } catch (error) {
+      if (error instanceof UnreadableHistory) throw error;
+      end = { reason: 'shallow', commit: currentCommit, depth: depth - 1 };
+      break;
     }
+    line.add(parentId);
     // a merge is looked into even when its tree is its first parent's (`git merge -s ours`): what its other parents held counts
     const merge = current.parents.length > 1;
+    if (merge) merges.push(current);
     if (parent.tree !== current.tree || merge) {
       // the trees read at this commit, once each, and those of the one before (its parent's are this one's): kept no
       // longer, 4 MB a commit at 100,000 tools
@@ -83,37 +131,100 @@ export async function walkClaims(objects: ObjectReader, gitdir: string, commit: 
       const tree = (oid: string): Promise<Buffer> => {
         let found = trees.get(oid) ?? before.get(oid);
         if (found) trees.set(oid, found);
-        else {
-          const reading = objects.read(oid, 'tree').then((object) => {
-            read += object.content.length;
-            return object.content;
-          });
-          trees.set(oid, (found = reading));
-        }
+        else trees.set(oid, (found = readTree(objects, oid, read)));
         return found;
       };
-      if (merge || (await topsChanged(tree, current.tree, parent.tree, present.map((at) => claims[at]!.path[0]!)))) {
+      if (merge || (await topsChanged(tree, current.tree, parent.tree, watched.map((at) => claims[at]!.path[0]!)))) {
         const still: number[] = [];
         const here = new Set(present);
-        for (let at = 0; at < claims.length; at++) {
+        const parentHeld = new Set<number>();
+        for (const at of watched) {
           const seen = appeared[at];
-          if (!here.has(at) && !(merge && seen !== undefined && !seen.merged)) continue;
           if (await holds(objects, tree, parent.tree, claims[at]!, verdicts)) {
+            parentHeld.add(at);
             if (here.has(at)) still.push(at);
             continue;
           }
+          if (!here.has(at) && !(merge && seen !== undefined && !seen.merged)) continue;
           const merged = merge && (await mergedIn(objects, tree, current.parents, claims[at]!, verdicts));
           if (here.has(at)) appeared[at] = { commit: currentCommit, depth: depth - 1, ...(merged ? { merged: currentCommit } : {}) };
           else if (merged) appeared[at] = { ...seen!, merged: currentCommit };
         }
         present = still;
-        if (present.length > 0 && read > bytes) return { appeared, end: { reason: 'bytes', commit: parentId, bytes } };
+        held = parentHeld;
+        if (read.bytes > bytes) {
+          for (const at of held) furthest[at] = { commit: parentId, depth };
+          end = { reason: 'bytes', commit: parentId, bytes };
+          break;
+        }
       }
     }
+    // the parent holds what this commit does where its claims' folders did not change
+    for (const at of held) furthest[at] = { commit: parentId, depth };
     current = parent;
     currentCommit = parentId;
   }
-  return { appeared };
+  const alone = merges.length > 0 && end?.reason !== 'bytes' ? await mergedLines(objects, claims, watched, merges, line, shallow, verdicts, read, bytes) : [];
+  return { appeared, ...(end ? { end } : {}), ...(watched.length > 0 ? { furthest } : {}), ...(alone.length > 0 ? { alone } : {}) };
+}
+
+// a tree object's bytes, counted in `read`
+function readTree(objects: ObjectReader, oid: string, read: { bytes: number }): Promise<Buffer> {
+  return objects.read(oid, 'tree').then((object) => {
+    read.bytes += object.content.length;
+    return object.content;
+  });
+}
+
+/**
+ * The claims that a commit on a line one of `merges` brought in (its other parents and their ancestors, up to the
+ * walked first-parent line) held without another claim of their name: a server whose branch was there kept that one.
+ * Looks at `MERGED_BOUND` commits at most, stops at a shallow edge or a commit it cannot read, and within `bytes`.
+ */
+async function mergedLines(objects: ObjectReader, claims: readonly HistoryClaim[], watched: readonly number[], merges: readonly CommitFacts[], line: ReadonlySet<string>, shallow: ReadonlySet<string>, verdicts: Map<string, boolean>, read: { bytes: number }, bytes: number): Promise<NonNullable<HistoryAnswer['alone']>> {
+  const found = new Map<string, { claim: number; without: number; commit: string }>();
+  const queue = merges.flatMap((merge) => merge.parents.slice(1));
+  const visited = new Set<string>();
+  // the held claims of a root tree already looked at; trees read for the lines, dropped past a few hundred
+  const states = new Map<string, number[]>();
+  let trees = new Map<string, Promise<Buffer>>();
+  const tree = (oid: string): Promise<Buffer> => {
+    let got = trees.get(oid);
+    if (!got) {
+      if (trees.size > 512) trees = new Map();
+      trees.set(oid, (got = readTree(objects, oid, read)));
+    }
+    return got;
+  };
+  while (queue.length > 0 && visited.size < MERGED_BOUND && read.bytes <= bytes) {
+    const oid = queue.shift()!;
+    if (line.has(oid) || visited.has(oid)) continue;
+    visited.add(oid);
+    let facts: CommitFacts;
+    try {
+      facts = await commitFacts(objects, oid);
+    } catch (error) {
+      if (error instanceof UnreadableHistory) throw error;
+      continue;
+    }
+    let state = states.get(facts.tree);
+    if (!state) {
+      state = [];
+      for (const at of watched) if (await holds(objects, tree, facts.tree, claims[at]!, verdicts)) state.push(at);
+      states.set(facts.tree, state);
+    }
+    // a root commit holding two claims of a name is a tie the rules after history decide: either may have been kept
+    const root = facts.parents.length === 0;
+    for (const at of state) {
+      for (const other of watched) {
+        if (other === at || claims[other]!.group !== claims[at]!.group || (state.includes(other) && !root)) continue;
+        const key = `${at}:${other}`;
+        if (!found.has(key)) found.set(key, { claim: at, without: other, commit: oid });
+      }
+    }
+    if (!shallow.has(oid)) queue.push(...facts.parents);
+  }
+  return [...found.values()];
 }
 
 // the claims of `present` whose name still has another claim present: a name down to one claim is settled
@@ -151,7 +262,7 @@ async function mergedIn(objects: ObjectReader, tree: (oid: string) => Promise<Bu
   return false;
 }
 
-// the tree and first parent of a commit (through annotated tags, as a snapshot peels them)
+// the tree and parents of a commit (through annotated tags, as a snapshot peels them), its whole header read
 async function commitFacts(objects: ObjectReader, oid: string): Promise<CommitFacts> {
   let object = await objects.read(oid);
   for (let depth = 0; object.type === 'tag' && depth < 16; depth++) {
@@ -160,10 +271,13 @@ async function commitFacts(objects: ObjectReader, oid: string): Promise<CommitFa
     object = await objects.read(target[1]!);
   }
   if (object.type !== 'commit') throw new Error(`${oid} is not a commit (a ${object.type})`);
-  // the header only: a message may hold a line that looks like one
-  const text = object.content.toString('latin1', 0, Math.min(object.content.length, 8192));
-  const end = text.indexOf('\n\n');
-  const head = end < 0 ? text : text.slice(0, end + 1);
+  // the header only, all of it (an octopus merge's parent lines may run past any fixed prefix): a message may hold a
+  // line that looks like one
+  const content = object.content;
+  const end = content.subarray(0, MAX_COMMIT_HEADER + 2).indexOf('\n\n');
+  if (end < 0 && content.length > MAX_COMMIT_HEADER) throw new UnreadableHistory(`commit ${oid} has a header over ${MAX_COMMIT_HEADER / 1048576} MiB (its parent lines), which is not read`);
+  if (end > MAX_COMMIT_HEADER) throw new UnreadableHistory(`commit ${oid} has a header over ${MAX_COMMIT_HEADER / 1048576} MiB (its parent lines), which is not read`);
+  const head = content.toString('latin1', 0, end < 0 ? content.length : end + 1);
   const tree = /^tree ([0-9a-f]{40})\n/.exec(head)?.[1];
   if (tree === undefined) throw new Error(`commit ${oid} names no tree`);
   const parents = [...head.matchAll(/\nparent ([0-9a-f]{40})(?=\n)/g)].map((match) => match[1]!);
