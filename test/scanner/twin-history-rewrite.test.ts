@@ -84,6 +84,27 @@ describe('hldp scan with an empty cache, where a pusher shaped history so that a
     expectNeither(await scan(repo), new RegExp(`neither is served: git history cannot tell which claim is older: commit ${main.slice(0, 12)}, on a line a merge brought in, held tools/deploy/TOOL\\.hdlp without tools/Deploy/TOOL\\.hdlp`));
   }, 120_000);
 
+  it('serves neither twin over a remote (depth-1 clone, history fetched for the clash) where main\'s line deleted the reviewed tool before the merge', async () => {
+    const served = await folder.serve();
+    const { work } = served;
+    const base = await served.push({ 'tools/base/TOOL.hdlp': tool('base', 'base') }, 'base');
+    await served.push({ 'tools/deploy/TOOL.hdlp': tool('deploy', 'REVIEWED') }, 'reviewed deploy');
+    const main = await served.push({ 'tools/w1/TOOL.hdlp': tool('w1', 'work') }, 'main work');
+    await git(work, 'checkout', '-q', '-b', 'pusher', base);
+    await commitFiles(work, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'NEWCOMER') }, 'pusher adds Deploy');
+    await git(work, 'checkout', '-q', '-b', 'side', main);
+    await commitFiles(work, { 'tools/deploy/TOOL.hdlp': null }, 'tidy');
+    await git(work, 'checkout', '-q', 'pusher');
+    await git(work, 'merge', '-q', '--no-edit', 'side', '-m', 'merge main');
+    await git(work, 'checkout', '-q', main, '--', 'tools/deploy');
+    await git(work, 'commit', '-qm', 'restore deploy');
+    await git(work, 'checkout', '-q', 'main');
+    await git(work, 'merge', '-q', '--ff-only', 'pusher');
+    await git(work, 'push', '-q', served.bare, 'main');
+    // on main: tools 'Deploy' served
+    expectNeither(await scan(served.url), new RegExp(`neither is served: git history cannot tell which claim is older: commit ${main.slice(0, 12)}, on a line a merge brought in, held tools/deploy/TOOL\\.hdlp without tools/Deploy/TOOL\\.hdlp`));
+  }, 120_000);
+
   it('serves neither twin where the reviewed tool was deleted, the twin added and the reviewed tool restored, with no merge', async () => {
     const { repo, added, main } = await reviewed();
     await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': null }, 'tidy');
