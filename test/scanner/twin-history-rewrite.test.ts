@@ -116,6 +116,18 @@ describe('hldp scan with an empty cache, where a pusher shaped history so that a
     expectNeither(await scan(repo), new RegExp(`neither is served: git history cannot tell which claim is older: tools/deploy/TOOL\\.hdlp was there at commit ${added.slice(0, 12)}, before tools/Deploy/TOOL\\.hdlp was there for good, and came back later`));
   }, 120_000);
 
+  it('serves neither twin where a commit on the way has a header over 1 MiB, which is not read', async () => {
+    const { repo } = await reviewed();
+    const added = await commitFiles(repo, { 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'NEWCOMER') }, 'add Deploy');
+    // the scanned commit, its header padded past the bound by a continued header field (as a signature's lines are)
+    const tree = await git(repo, 'rev-parse', 'HEAD^{tree}');
+    const padding = Array.from({ length: 1100 }, () => ` ${'x'.repeat(1023)}`).join('\n');
+    const object = `tree ${tree}\nparent ${added}\nauthor a <a@b> 1700000000 +0000\ncommitter a <a@b> 1700000000 +0000\nx-padding start\n${padding}\n\nbig header\n`;
+    const big = await gitWithOutput(repo, object, 'hash-object', '-t', 'commit', '-w', '--literally', '--stdin');
+    await git(repo, 'reset', '-q', '--soft', big);
+    expectNeither(await scan(repo), /neither is served: git history could not be read \(commit [0-9a-f]{40} has a header over 1 MiB/);
+  }, 120_000);
+
   it('still serves the reviewed tool that was deleted and restored before the twin was pushed, across a merge of other work', async () => {
     const { repo, main } = await reviewed();
     await commitFiles(repo, { 'tools/deploy/TOOL.hdlp': null }, 'retired');
@@ -143,5 +155,13 @@ async function gitWithInput(cwd: string, input: string, ...args: string[]): Prom
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`git ${args.join(' ')}: ${stderr}`))));
     child.stdin.end(input);
+  });
+}
+
+async function gitWithOutput(cwd: string, input: string, ...args: string[]): Promise<string> {
+  const { execFile } = await import('node:child_process');
+  return new Promise((resolve, reject) => {
+    const child = execFile('git', args, { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => (error ? reject(error) : resolve(stdout.trim())));
+    child.stdin!.end(input);
   });
 }
