@@ -68,7 +68,7 @@ export async function settledByHistory<T extends ToolStub>(base: Established, un
   for (const { verdicts: into, key, list } of groups) {
     // a file of the name's claims that could not be read (too large, hostile YAML) leaves its age unknown: fail closed (review Z4, F1)
     const unreadable = 'error' in answer ? undefined : answer.unreadable?.slice(at, at + list.length).find((why) => why !== undefined);
-    const slice = 'error' in answer ? answer : unreadable !== undefined ? { error: unreadable } : { appeared: answer.appeared.slice(at, at + list.length), ...(answer.end ? { end: answer.end } : {}) };
+    const slice = 'error' in answer ? answer : unreadable !== undefined ? { error: unreadable } : sliced(answer, at, list.length);
     into.set(key, verdictOf(list, slice));
     at += list.length;
   }
@@ -77,6 +77,17 @@ export async function settledByHistory<T extends ToolStub>(base: Established, un
     alias: (key) => base.alias(key) ?? verdicts.tools.get(key)?.alias,
     toolset: (key) => base.toolset(key) ?? verdicts.toolsets.get(key)?.toolset,
     note: (kind, key) => (kind === 'toolset' ? verdicts.toolsets.get(key)?.notes.toolset : verdicts.tools.get(key)?.notes[kind]),
+  };
+}
+
+// the part of `answer` about the claims `at` to `at + length`, numbered from 0
+function sliced(answer: HistoryAnswer, at: number, length: number): HistoryAnswer {
+  const alone = (answer.alone ?? []).flatMap((pair) => (pair.claim >= at && pair.claim < at + length && pair.without >= at && pair.without < at + length ? [{ ...pair, claim: pair.claim - at, without: pair.without - at }] : []));
+  return {
+    appeared: answer.appeared.slice(at, at + length),
+    ...(answer.end ? { end: answer.end } : {}),
+    ...(answer.furthest ? { furthest: answer.furthest.slice(at, at + length) } : {}),
+    ...(alone.length > 0 ? { alone } : {}),
   };
 }
 
@@ -116,6 +127,12 @@ function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { err
     const note: HistoryNote = { undecided: `git history could not be read (${answer.error}), so no claim keeps the name: ${RENAME}`, closed: true };
     return { notes: claimants.some((claimant) => claimant.role === 'alias') ? { name: note, alias: note, toolset: note } : { name: note, toolset: note } };
   }
+  // a walk that ended at its bound of files' bytes or of look-ups (hostile pushes reach them) has not seen how far back
+  // each claim is, nor the lines its merges brought in: nothing it says dates a claim for sure (review Z4, F3b and F5)
+  if (answer.end?.reason === 'work' || answer.end?.reason === 'files') {
+    const note: HistoryNote = { undecided: `${endReason(answer.end)}, so no claim keeps the name: ${RENAME}`, closed: true };
+    return { notes: claimants.some((claimant) => claimant.role === 'alias') ? { name: note, alias: note, toolset: note } : { name: note, toolset: note } };
+  }
   // how far back each claim is present: still present where the walk ended is furthest
   const age = (at: number): number => answer.appeared[at]?.depth ?? Number.POSITIVE_INFINITY;
   const of = (role: Claimant['role']): number[] => claimants.flatMap((claimant, at) => (claimant.role === role ? [at] : []));
@@ -147,12 +164,17 @@ function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { err
       continue;
     }
     const held = oldest(group);
+    const alone = aloneNote(claimants, answer, group, held);
+    if (alone) {
+      verdict.notes[role] = alone;
+      continue;
+    }
     verdict.notes[role] = held === undefined ? tieNote(group, answer) : { decided: decidedReason(claimants, answer, held, group) };
     if (held !== undefined) verdict[role] = claimants[held]!.path;
   }
   // an alias keeps a name only from tools named so after it was declared
   const contest = of('alias').length > 0 && of('name').length > 0 ? [...claimants.keys()] : [];
-  const closed = contest.length > 0 ? (merged(contest) ?? unseenNote(contest, answer)) : undefined;
+  const closed = contest.length > 0 ? (merged(contest) ?? unseenNote(contest, answer) ?? aloneNote(claimants, answer, contest, oldest(contest))) : undefined;
   if (closed) {
     verdict.notes.alias = closed;
     return verdict;
@@ -166,6 +188,30 @@ function verdictOf(claimants: readonly Claimant[], answer: HistoryAnswer | { err
 }
 
 const short = (commit: string): string => commit.slice(0, 12);
+
+/**
+ * A closed note where the claim first-parent history names (`winner`; none at a tie) may not be the one a server that
+ * watched the branch kept (review Z4, F3b): another claim of `group` was present on the first-parent line at or before
+ * the commit where the winner appeared (it was there before, was deleted and came back), or a commit on a line a merge
+ * brought in held another claim without the winner (at a tie: any claim without another). A server whose branch was at
+ * that commit kept the one there, and a push that deletes the reviewed tool, adds a twin and restores the reviewed tool
+ * byte for byte shows, as a diff, only the twin added.
+ */
+function aloneNote(claimants: readonly Claimant[], answer: HistoryAnswer, group: readonly number[], winner: number | undefined): HistoryNote | undefined {
+  // where the winner's presence starts (the walk's end, where it was there still); at a tie, where the oldest appeared
+  const since = (at: number): number => answer.appeared[at]?.depth ?? answer.furthest?.[at]?.depth ?? Number.POSITIVE_INFINITY;
+  const start = winner !== undefined ? since(winner) : Math.max(...group.map(since));
+  const furthest = (at: number): number => answer.furthest?.[at]?.depth ?? -1;
+  const before = group.find((at) => at !== winner && (winner !== undefined ? furthest(at) >= start : furthest(at) > start));
+  if (before !== undefined) {
+    const there = answer.furthest![before]!;
+    const other = winner ?? group.find((at) => at !== before)!;
+    return { undecided: `git history cannot tell which claim is older: ${claimants[before]!.path} was there at commit ${short(there.commit)}, before ${claimants[other]!.path} was there for good, and came back later: ${RENAME}`, closed: true };
+  }
+  const pair = (answer.alone ?? []).find((one) => group.includes(one.claim) && group.includes(one.without) && one.claim !== winner && (winner === undefined || one.without === winner));
+  if (pair === undefined) return undefined;
+  return { undecided: `git history cannot tell which claim is older: commit ${short(pair.commit)}, on a line a merge brought in, held ${claimants[pair.claim]!.path} without ${claimants[pair.without]!.path}: ${RENAME}`, closed: true };
+}
 
 // names the claim that came in through the merge, and the rest, on every twin: each was told "rename this one", the
 // reviewed tool that had the name before the merge too (review userZ2, U11)
@@ -207,7 +253,7 @@ function endReason(end: WalkEnd): string {
   if (end.reason === 'root') return `git history does not tell them apart: both are in the first commit ${short(end.commit)}`;
   if (end.reason === 'shallow') return `git history does not tell which is older: it ends at commit ${short(end.commit)} (a shallow clone${end.fetch ? `, and more of it could not be fetched: ${end.fetch}` : ''}) with both present`;
   if (end.reason === 'bytes') return `git history does not tell which is older: both are older than the ${end.bytes / 1048576} MiB of trees looked at`;
-  if (end.reason === 'files') return `git history does not tell which is older: both are older than the ${end.bytes / 1048576} MiB of definitions read`;
-  if (end.reason === 'work') return `git history does not tell which is older: both are older than the ${end.looks} look-ups of claims a walk makes`;
+  if (end.reason === 'files') return `git history does not tell which is older: the walk reached its bound of ${end.bytes / 1048576} MiB of old definitions read`;
+  if (end.reason === 'work') return `git history does not tell which is older: the walk reached its bound of ${end.looks} look-ups of claims`;
   return `git history does not tell which is older: both are older than the ${end.commits} commits looked at`;
 }

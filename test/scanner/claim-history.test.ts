@@ -178,7 +178,7 @@ describe('walkClaims over a real repository', () => {
     const objects = new ObjectReader(gitdir, new PackStore(gitdir));
     const claims = [{ path: ['tools', 'deploy'] }, { path: ['tools', 'Deploy'] }];
     const bounded = await walkClaims(objects, gitdir, head, claims, 300, 1);
-    expect(bounded).toEqual({ appeared: [undefined, undefined], end: { reason: 'bytes', commit: expect.any(String), bytes: 1 } });
+    expect(bounded).toEqual({ appeared: [undefined, undefined], end: { reason: 'bytes', commit: expect.any(String), bytes: 1 }, furthest: [expect.objectContaining({ depth: 1 }), expect.objectContaining({ depth: 1 })] });
     const whole = await walkClaims(objects, gitdir, head, claims);
     expect(whole.appeared).toEqual([undefined, { commit: added, depth: 3 }]);
   }, 60_000);

@@ -1,7 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { letGo, SLICE_MS } from '../../core/index.js';
+import { commitFacts, UnreadableHistory, type CommitFacts } from './commit-facts.js';
+import { findItem, Tree } from './git-tree.js';
 import type { ObjectReader } from './object-reader.js';
+
+export { MAX_COMMIT_HEADER, UnreadableHistory } from './commit-facts.js';
+export { findItem } from './git-tree.js';
 
 /**
  * One claim on a name, as git history can see it: a path in the repository (`['tools', 'deploy']` for a folder,
@@ -48,6 +53,18 @@ export interface HistoryAnswer {
   end?: WalkEnd;
   /** per claim, why a file of its name (its group) could not be read on the way, where one could not: that name is undecided */
   unreadable?: Array<string | undefined>;
+  /**
+   * The furthest first-parent commit each claim was seen present at (the walk goes on past where every claim appeared,
+   * to its end): a claim present at or before the commit where the oldest one appeared was there before it, and was
+   * deleted and added again (review Z4, F3b), so a server that saw that commit may have kept it.
+   */
+  furthest?: Array<{ commit: string; depth: number } | undefined>;
+  /**
+   * Claims a commit on a line a merge on the walked line brought in held without another claim of their name (`claim`
+   * present, `without` absent): a server whose branch was at that commit kept the one it held (review Z4, F3b: the
+   * reviewed tool deleted on the merged line just before the merge and added back after it).
+   */
+  alone?: Array<{ claim: number; without: number; commit: string }>;
 }
 
 /** Asks git history which claims are older: see {@link walkClaims}. */
@@ -58,6 +75,9 @@ export const HISTORY_BOUND = 300;
 
 /** How many bytes of trees a walk reads, at most: ~30 commits changing a 100,000-tool `tools/` tree (~4 MB each). */
 export const HISTORY_BYTES = 128 * 1024 * 1024;
+
+/** How many commits of the lines merges brought in a walk looks at, at most, besides its first-parent ones. */
+export const MERGED_BOUND = 300;
 
 /**
  * How many bytes of claims' files (a TOOL.hdlp declaring an alias) a walk reads and parses, at most: a real definition
@@ -79,42 +99,22 @@ export interface WalkBounds {
 
 const TREE_MODE = '40000';
 
-/** A tree's entries by name (the name's bytes as latin1, so every name keeps its own key). */
-type TreeIndex = Map<string, { mode: string; oid: string }>;
-
-/** How many names are looked for in a tree by a linear search before it is indexed: a walk of two claims over a 100,000-entry tree indexes none. */
-const LINEAR_LOOKS = 16;
-
-/** A tree read at a commit: its first few names found by a linear search, then all through an index built once (review Z4, F5). */
-class Tree {
-  private index: Promise<TreeIndex> | undefined;
-  private looks = 0;
-
-  constructor(
-    private readonly raw: Buffer,
-    private readonly turn: () => Promise<void>,
-  ) {}
-
-  async get(name: string): Promise<{ mode: string; oid: string } | undefined> {
-    if (this.index === undefined && ++this.looks <= LINEAR_LOOKS) return findItem(this.raw, name);
-    this.index ??= indexTree(this.raw, this.turn);
-    return (await this.index).get(Buffer.from(name, 'utf8').toString('latin1'));
-  }
-}
-
 /**
  * Walks first-parent history back from `commit` while a claim of a name that has two or more is present, noting
- * where each one appeared (and, at a merge, which claims came in through it); stops at the first commit, at a shallow clone's edge (or a parent that cannot be read), or
- * after `bound` commits, `bytes` of trees and files read, `fileBytes` of claims' files read or `looks` claims checked. A
- * commit whose root tree, or whose claims' top folders (`tools/`, `toolsets/`), did not change is not looked into
- * further, a tree is read once a commit (and indexed once many names are looked for in it), and the event loop turns
- * every {@link SLICE_MS} (review Z4, F5).
- * A claim's file that cannot be read (too large, too costly: `holds` says) leaves its name undecided, the rest walked on.
+ * where each one appeared (and, at a merge, which claims came in through it), then on to the walk's end, noting how far
+ * back each claim is present (`furthest`); stops at the first commit, at a shallow clone's edge (or a parent that cannot
+ * be read), or after `bound` commits, `bytes` of trees and files read, `fileBytes` of claims' files read or `looks`
+ * claims checked. Then it looks at the lines the merges on the way brought in (`alone`). A commit whose root tree, or
+ * whose claims' top folders (`tools/`, `toolsets/`), did not change is not looked into further, a tree is read once a
+ * commit (and indexed once many names are looked for in it), and the event loop turns every {@link SLICE_MS} (review
+ * Z4, F5). A claim's file that cannot be read (too large, too costly: `holds` says) leaves its name undecided, the rest
+ * walked on; a walk that ends at its bound of files' bytes or of look-ups (`files`, `work`) dates nothing for sure, and
+ * every clash it was asked about fails closed (the name history's rule).
  */
 export async function walkClaims(objects: ObjectReader, gitdir: string, commit: string, claims: readonly HistoryClaim[], bound = HISTORY_BOUND, bytes = HISTORY_BYTES, more: WalkBounds = {}): Promise<HistoryAnswer> {
   const appeared: HistoryAnswer['appeared'] = claims.map(() => undefined);
   const unreadable: Array<string | undefined> = claims.map(() => undefined);
-  const answer = (end?: WalkEnd): HistoryAnswer => ({ appeared, ...(end ? { end } : {}), ...(unreadable.some(Boolean) ? { unreadable } : {}) });
+  const furthest: NonNullable<HistoryAnswer['furthest']> = claims.map(() => undefined);
   const shallow = new Set((await readFile(join(gitdir, 'shallow'), 'latin1').catch(() => '')).split('\n').filter(Boolean));
   const budget: Budget = { read: 0, files: 0, fileBytes: more.fileBytes ?? HISTORY_FILE_BYTES, verdicts: claims.map(() => new Map()) };
   const looks = more.looks ?? HISTORY_LOOKS;
@@ -126,25 +126,51 @@ export async function walkClaims(objects: ObjectReader, gitdir: string, commit: 
     slice = performance.now();
   };
   // every claim is followed back to where it appeared (not only until one claim of a name is left), so that a merge on
-  // the way that brought in a claim its first parent lacked is seen (a claim deleted in the merge and added again after)
-  let present = unsettled(claims, claims.map((_, at) => at));
+  // the way that brought in a claim its first parent lacked is seen (a claim deleted in the merge and added again after),
+  // and on to the walk's end, so that a claim deleted and added again is seen there before the other (review Z4, F3b)
+  const watched = unsettled(claims, claims.map((_, at) => at));
+  let present = watched;
+  // the watched claims the current commit holds: at first all of them (the scanned commit's entries)
+  let held = new Set(watched);
+  for (const at of watched) furthest[at] = { commit, depth: 0 };
+  const answer = (end?: WalkEnd, alone: NonNullable<HistoryAnswer['alone']> = []): HistoryAnswer => ({
+    appeared, ...(end ? { end } : {}), ...(unreadable.some(Boolean) ? { unreadable } : {}), ...(watched.length > 0 ? { furthest } : {}), ...(alone.length > 0 ? { alone } : {}),
+  });
   let current = await commitFacts(objects, commit);
   let currentCommit = commit;
   let previous = new Map<string, Promise<Tree>>();
-  for (let depth = 1; present.length > 0; depth++) {
+  // the first-parent line walked, and its merges: the lines they brought in are looked at after it
+  const line = new Set([commit]);
+  const merges: CommitFacts[] = [];
+  let end: WalkEnd | undefined;
+  const tooMuch = (): WalkEnd | undefined => (++looked > looks ? { reason: 'work', commit: currentCommit, looks } : undefined);
+  walk: for (let depth = 1; watched.length > 0; depth++) {
     await turn();
     const parentId = current.parent;
-    if (parentId === undefined) return answer({ reason: 'root', commit: currentCommit });
-    if (shallow.has(currentCommit)) return answer({ reason: 'shallow', commit: currentCommit, depth: depth - 1 });
-    if (depth > bound) return answer({ reason: 'bound', commit: currentCommit, commits: bound });
+    if (parentId === undefined) {
+      end = { reason: 'root', commit: currentCommit };
+      break;
+    }
+    if (shallow.has(currentCommit)) {
+      end = { reason: 'shallow', commit: currentCommit, depth: depth - 1 };
+      break;
+    }
+    if (depth > bound) {
+      end = { reason: 'bound', commit: currentCommit, commits: bound };
+      break;
+    }
     let parent: CommitFacts;
     try {
       parent = await commitFacts(objects, parentId);
-    } catch {
-      return answer({ reason: 'shallow', commit: currentCommit, depth: depth - 1 });
+    } catch (error) {
+      if (error instanceof UnreadableHistory) throw error;
+      end = { reason: 'shallow', commit: currentCommit, depth: depth - 1 };
+      break;
     }
+    line.add(parentId);
     // a merge is looked into even when its tree is its first parent's (`git merge -s ours`): what its other parents held counts
     const merge = current.parents.length > 1;
+    if (merge) merges.push(current);
     if (parent.tree !== current.tree || merge) {
       // the trees read at this commit, once each, and those of the one before (its parent's are this one's): kept no
       // longer, 4 MB a commit at 100,000 tools
@@ -154,48 +180,126 @@ export async function walkClaims(objects: ObjectReader, gitdir: string, commit: 
       const tree = (oid: string): Promise<Tree> => {
         let found = trees.get(oid) ?? before.get(oid);
         if (found) trees.set(oid, found);
-        else {
-          const reading = objects.read(oid, 'tree').then(async (object) => {
-            budget.read += object.content.length;
-            return new Tree(object.content, turn);
-          });
-          trees.set(oid, (found = reading));
-        }
+        else trees.set(oid, (found = readTree(objects, oid, budget, turn)));
         return found;
       };
-      if (merge || (await topsChanged(tree, current.tree, parent.tree, present.map((at) => claims[at]!.path[0]!)))) {
+      if (merge || (await topsChanged(tree, current.tree, parent.tree, watched.map((at) => claims[at]!.path[0]!)))) {
         const still: number[] = [];
         const here = new Set(present);
-        for (let at = 0; at < claims.length; at++) {
+        const parentHeld = new Set<number>();
+        for (const at of watched) {
           const seen = appeared[at];
-          if (!here.has(at) && !(merge && seen !== undefined && !seen.merged)) continue;
           if (unreadable[at] !== undefined) continue;
-          if (++looked > looks) return answer({ reason: 'work', commit: currentCommit, looks });
+          end = tooMuch();
+          if (end) break walk;
           await turn();
-          const held = await holds(objects, tree, parent.tree, claims[at]!, budget, at, parentId);
-          if (held === true) {
+          const holding = await holds(objects, tree, parent.tree, claims[at]!, budget, at, parentId);
+          if (holding === true) {
+            parentHeld.add(at);
             if (here.has(at)) still.push(at);
             continue;
           }
-          const merged = held === false && merge ? await mergedIn(objects, tree, current.parents, claims[at]!, budget, at) : false;
-          const why = typeof held === 'object' ? held : typeof merged === 'object' ? merged : undefined;
+          const follow = here.has(at) || (merge && seen !== undefined && !seen.merged);
+          const merged = follow && holding === false && merge ? await mergedIn(objects, tree, current.parents, claims[at]!, budget, at) : false;
+          const why = typeof holding === 'object' ? holding : typeof merged === 'object' ? merged : undefined;
           if (why) {
+            if (why.unreadable === FILES_SPENT) {
+              end = { reason: 'files', commit: currentCommit, bytes: budget.fileBytes };
+              break walk;
+            }
             // its name is undecided: none of its claims is followed further (review Z4, F1)
-            if (why.unreadable === FILES_SPENT) return answer({ reason: 'files', commit: currentCommit, bytes: budget.fileBytes });
             for (let other = 0; other < claims.length; other++) if (claims[other]!.group === claims[at]!.group) unreadable[other] ??= why.unreadable;
             continue;
           }
+          if (!follow) continue;
           if (here.has(at)) appeared[at] = { commit: currentCommit, depth: depth - 1, ...(merged ? { merged: currentCommit } : {}) };
           else if (merged) appeared[at] = { ...seen!, merged: currentCommit };
         }
         present = still.filter((at) => unreadable[at] === undefined);
-        if (present.length > 0 && budget.read > bytes) return answer({ reason: 'bytes', commit: parentId, bytes });
+        held = parentHeld;
+        if (budget.read > bytes) {
+          for (const at of held) furthest[at] = { commit: parentId, depth };
+          end = { reason: 'bytes', commit: parentId, bytes };
+          break;
+        }
       }
     }
+    // the parent holds what this commit does where its claims' folders did not change
+    for (const at of held) furthest[at] = { commit: parentId, depth };
     current = parent;
     currentCommit = parentId;
   }
-  return answer();
+  if (end?.reason === 'work' || end?.reason === 'files') return answer(end);
+  const alone = merges.length > 0 && end?.reason !== 'bytes' ? await mergedLines(objects, claims, watched.filter((at) => unreadable[at] === undefined), merges, line, shallow, budget, bytes, turn, tooMuch) : [];
+  return answer(end, alone);
+}
+
+// a tree object's bytes, counted in the walk's budget, as a tree its names are looked up in
+function readTree(objects: ObjectReader, oid: string, budget: Budget, turn: () => Promise<void>): Promise<Tree> {
+  return objects.read(oid, 'tree').then((object) => {
+    budget.read += object.content.length;
+    return new Tree(object.content, turn);
+  });
+}
+
+/**
+ * The claims that a commit on a line one of `merges` brought in (its other parents and their ancestors, up to the
+ * walked first-parent line) held without another claim of their name: a server whose branch was there kept that one.
+ * Looks at `MERGED_BOUND` commits at most, stops at a shallow edge or a commit it cannot read, and within `bytes`; a
+ * claim whose file cannot be read there, or the walk's bound of look-ups or files' bytes reached, makes the history
+ * unreadable (every clash fails closed).
+ */
+async function mergedLines(objects: ObjectReader, claims: readonly HistoryClaim[], watched: readonly number[], merges: readonly CommitFacts[], line: ReadonlySet<string>, shallow: ReadonlySet<string>, budget: Budget, bytes: number, turn: () => Promise<void>, tooMuch: () => WalkEnd | undefined): Promise<NonNullable<HistoryAnswer['alone']>> {
+  const found = new Map<string, { claim: number; without: number; commit: string }>();
+  const queue = merges.flatMap((merge) => merge.parents.slice(1));
+  const visited = new Set<string>();
+  // the held claims of a root tree already looked at; trees read for the lines, dropped past a few hundred
+  const states = new Map<string, number[]>();
+  let trees = new Map<string, Promise<Tree>>();
+  const tree = (oid: string): Promise<Tree> => {
+    let got = trees.get(oid);
+    if (!got) {
+      if (trees.size > 512) trees = new Map();
+      trees.set(oid, (got = readTree(objects, oid, budget, turn)));
+    }
+    return got;
+  };
+  while (queue.length > 0 && visited.size < MERGED_BOUND && budget.read <= bytes) {
+    await turn();
+    const oid = queue.shift()!;
+    if (line.has(oid) || visited.has(oid)) continue;
+    visited.add(oid);
+    let facts: CommitFacts;
+    try {
+      facts = await commitFacts(objects, oid);
+    } catch (error) {
+      if (error instanceof UnreadableHistory) throw error;
+      continue;
+    }
+    let state = states.get(facts.tree);
+    if (!state) {
+      state = [];
+      for (const at of watched) {
+        const bounded = tooMuch();
+        if (bounded) throw new UnreadableHistory(`the lines merges brought in take more than the walk's ${HISTORY_LOOKS} look-ups of claims`);
+        const holding = await holds(objects, tree, facts.tree, claims[at]!, budget, at, oid);
+        if (typeof holding === 'object') throw new UnreadableHistory(holding.unreadable === FILES_SPENT ? `the lines merges brought in hold more than ${budget.fileBytes} bytes of definitions to read` : holding.unreadable);
+        if (holding) state.push(at);
+      }
+      states.set(facts.tree, state);
+    }
+    // a root commit holding two claims of a name is a tie the rules after history decide: either may have been kept
+    const root = facts.parents.length === 0;
+    for (const at of state) {
+      for (const other of watched) {
+        if (other === at || claims[other]!.group !== claims[at]!.group || (state.includes(other) && !root)) continue;
+        const key = `${at}:${other}`;
+        if (!found.has(key)) found.set(key, { claim: at, without: other, commit: oid });
+      }
+    }
+    if (!shallow.has(oid)) queue.push(...facts.parents);
+  }
+  return [...found.values()];
 }
 
 /** What a walk has spent of its bounds on reading, and each claim's verdict by its file's blob id (most commits leave a definition as it was). */
@@ -214,13 +318,6 @@ function unsettled(claims: readonly HistoryClaim[], present: readonly number[]):
   const counts = new Map<number | undefined, number>();
   for (const at of present) counts.set(claims[at]!.group, (counts.get(claims[at]!.group) ?? 0) + 1);
   return present.filter((at) => counts.get(claims[at]!.group)! > 1);
-}
-
-interface CommitFacts {
-  tree: string;
-  parent: string | undefined;
-  /** every parent, the first one first */
-  parents: string[];
 }
 
 // whether the claims' top folders (`tools`, `toolsets`) differ between two root trees (a commit that changed only a README or src/ is not looked into)
@@ -244,25 +341,6 @@ async function mergedIn(objects: ObjectReader, tree: (oid: string) => Promise<Tr
     if (held !== false) return held;
   }
   return false;
-}
-
-// the tree and first parent of a commit (through annotated tags, as a snapshot peels them)
-async function commitFacts(objects: ObjectReader, oid: string): Promise<CommitFacts> {
-  let object = await objects.read(oid);
-  for (let depth = 0; object.type === 'tag' && depth < 16; depth++) {
-    const target = /^object ([0-9a-f]{40})\n/.exec(object.content.toString('latin1', 0, 48));
-    if (!target) throw new Error(`tag ${oid} names no object`);
-    object = await objects.read(target[1]!);
-  }
-  if (object.type !== 'commit') throw new Error(`${oid} is not a commit (a ${object.type})`);
-  // the header only: a message may hold a line that looks like one
-  const text = object.content.toString('latin1', 0, Math.min(object.content.length, 8192));
-  const end = text.indexOf('\n\n');
-  const head = end < 0 ? text : text.slice(0, end + 1);
-  const tree = /^tree ([0-9a-f]{40})\n/.exec(head)?.[1];
-  if (tree === undefined) throw new Error(`commit ${oid} names no tree`);
-  const parents = [...head.matchAll(/\nparent ([0-9a-f]{40})(?=\n)/g)].map((match) => match[1]!);
-  return { tree, parent: parents[0], parents };
 }
 
 // whether the claim's path is there in `commit`'s root tree (a folder as a folder, a file as a file whose content holds);
@@ -301,35 +379,3 @@ async function holds(objects: ObjectReader, tree: (oid: string) => Promise<Tree>
   return verdict;
 }
 
-/** A raw git tree object's entries by name, the event loop let go in long trees (a `tools/` tree may hold 100,000 entries). */
-async function indexTree(raw: Uint8Array, turn: () => Promise<void>): Promise<TreeIndex> {
-  const tree = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  const index: TreeIndex = new Map();
-  let position = 0;
-  for (let entries = 1; position < tree.length; entries++) {
-    if (entries % 4096 === 0) await turn();
-    const space = tree.indexOf(0x20, position);
-    const nul = space < 0 ? -1 : tree.indexOf(0x00, space);
-    if (space < 0 || nul < 0 || nul + 21 > tree.length) throw new Error('malformed git tree object');
-    index.set(tree.toString('latin1', space + 1, nul), { mode: tree.toString('latin1', position, space), oid: tree.toString('hex', nul + 1, nul + 21) });
-    position = nul + 21;
-  }
-  return index;
-}
-
-/** The entry named `name` of a raw git tree object, found by comparing bytes. */
-export function findItem(raw: Uint8Array, name: string): { mode: string; oid: string } | undefined {
-  const tree = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  const wanted = Buffer.from(name, 'utf8');
-  let position = 0;
-  while (position < tree.length) {
-    const space = tree.indexOf(0x20, position);
-    const nul = space < 0 ? -1 : tree.indexOf(0x00, space);
-    if (space < 0 || nul < 0 || nul + 21 > tree.length) throw new Error('malformed git tree object');
-    if (nul - space - 1 === wanted.length && tree.compare(wanted, 0, wanted.length, space + 1, nul) === 0) {
-      return { mode: tree.toString('latin1', position, space), oid: tree.toString('hex', nul + 1, nul + 21) };
-    }
-    position = nul + 21;
-  }
-  return undefined;
-}

@@ -1,12 +1,12 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readShallow } from './clone-directory.js';
+import { MAX_SHALLOW, readShallow } from './clone-directory.js';
 import { HISTORY_BOUND, HISTORY_BYTES, type ClaimHistory, type HistoryAnswer } from './claim-history.js';
 import type { CloneRemote } from './clone-fetch.js';
 import { indexPack } from './index-pack.js';
 import { HOLD_BYTES } from './pack-entries.js';
 import { ObjectReader } from './object-reader.js';
-import { MAX_OBJECT_BYTES, PackStore } from './pack-store.js';
+import { indexOffset, MAX_OBJECT_BYTES, PackStore } from './pack-store.js';
 import { discoverUploadPack, fetchPackWithBoundary, type TransferLimits } from './upload-pack.js';
 import { writeIndexedPack } from './write-index.js';
 
@@ -65,10 +65,17 @@ export async function deepenClone({ store, http, address }: CloneRemote, commit:
   await store.packs.list();
   const objects = new ObjectReader(store.gitdir, store.packs);
   const indexed = await indexPack(pack, (oid) => objects.read(oid), MAX_OBJECT_BYTES, HOLD_BYTES, 0);
-  if (indexed.objects > 0) await writeIndexedPack(store.gitdir, indexed);
+  // the new boundary is commits the pack brought (or the clone holds): any other id would be sent back by every later
+  // fetch, and nothing checks it (review Z4, F2). Refused before anything is written: the clone stays as it was
+  for (const oid of shallow) {
+    const held = indexOffset(indexed.index, Buffer.from(oid, 'hex')) !== undefined || (await objects.read(oid, 'commit').then(() => true, () => false));
+    if (!held) throw new Error(`the server's answer names ${oid} as the new shallow boundary, a commit its pack did not bring`);
+  }
   const boundary = new Set(shallows);
   for (const oid of unshallow) boundary.delete(oid);
   for (const oid of shallow) boundary.add(oid);
+  if (boundary.size > MAX_SHALLOW) throw new Error(`the server's answer leaves a shallow boundary of ${boundary.size} commits, more than ${MAX_SHALLOW}`);
+  if (indexed.objects > 0) await writeIndexedPack(store.gitdir, indexed);
   const file = join(store.gitdir, 'shallow');
   // the whole history came (the server's first commit is within `depth`): git reads a clone without the file as whole
   if (boundary.size === 0) await rm(file, { force: true });

@@ -6,7 +6,7 @@ import { loadOnce } from '../../core/index.js';
 import { collectGarbage } from '../full-collection.js';
 import { ScanError } from '../scan-error.js';
 import { defaultBranch, isBranchName } from './branch-name.js';
-import { initClone, packCount, readShallow } from './clone-directory.js';
+import { initClone, packCount, readShallow, shallowImplausible } from './clone-directory.js';
 import { fetchIntoClone } from './clone-fetch.js';
 import { deepenClone, fetchingHistory } from './history-fetch.js';
 import { loadGit, type Git } from './git-module.js';
@@ -297,6 +297,8 @@ export class RemoteGitSource implements RepositorySource {
 
   private async localBranch(): Promise<string | undefined> {
     if (!fs.existsSync(join(this.store.gitdir, 'HEAD'))) return undefined;
+    // a boundary no answer we accept leaves (written by a version that believed any): every fetch would send it, and fail
+    if (await shallowImplausible(this.store.gitdir)) return undefined;
     // a property of the remote, checked before the clone: once per source, not per rescan
     if (!this.formatChecked) {
       const format = await objectFormat(this.store.gitdir);

@@ -2,6 +2,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { FLUSH, packetLine, packetText, readPacket } from './pkt-line.js';
+import { MAX_SHALLOW } from './clone-directory.js';
 
 /** What a smart-HTTP server offers to fetch: its refs and its capabilities (protocol v0/v1). */
 export interface RefAdvertisement {
@@ -187,7 +188,12 @@ export function packOfResponse(body: Buffer, sideBand: boolean, boundary?: { sha
       throw new Error(`unexpected line in the server's answer: ${JSON.stringify(line.slice(0, 120))}`);
     }
     shallowInfo = /^(un)?shallow /.test(line);
-    if (shallowInfo) boundary?.[line.startsWith('un') ? 'unshallow' : 'shallow'].push(line.slice(line.indexOf(' ') + 1));
+    if (shallowInfo) {
+      boundary?.[line.startsWith('un') ? 'unshallow' : 'shallow'].push(line.slice(line.indexOf(' ') + 1));
+      // a deepen from one commit leaves a boundary of a few commits: millions of lines were believed and written to
+      // `.git/shallow`, and sent back by every later fetch (review Z4, F2)
+      if (boundary && boundary.shallow.length + boundary.unshallow.length > MAX_SHALLOW) throw new Error(`the server's answer names more than ${MAX_SHALLOW} shallow commits, which a deepen from one commit does not leave`);
+    }
     position = next;
   }
   // two passes, the pack's bytes copied once into a buffer of their size: no array of a view per packet
