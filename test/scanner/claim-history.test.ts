@@ -243,7 +243,7 @@ describe('a walk over thousands of twin pairs', () => {
     const objects = new ObjectReader(gitdir, packs);
     const claims = Array.from({ length: 20 }, (_, at) => [{ path: ['tools', `t${at}`], group: at }, { path: ['tools', `T${at}`], group: at }]).flat();
     const bounded = await walkClaims(objects, gitdir, head, claims, 300, HISTORY_BYTES, { looks: 100 });
-    expect(bounded).toEqual({ appeared: claims.map(() => undefined), end: { reason: 'work', commit: expect.any(String), looks: 100 } });
+    expect(bounded).toEqual({ appeared: claims.map(() => undefined), end: { reason: 'work', commit: expect.any(String), looks: 100 }, furthest: expect.any(Array) });
     const whole = await walkClaims(objects, gitdir, head, claims);
     expect(whole.end).toEqual({ reason: 'root', commit: expect.any(String) });
   }, 60_000);
