@@ -8,6 +8,9 @@ export function brokenDefinition(index: Pick<ToolIndex, 'errors'>, name: string)
   return index.errors.filter((diagnostic) => diagnostic.file === file || diagnostic.file.toLowerCase() === lower);
 }
 
+/** How a toolset's error says that a member is a tool whose own definition is broken: not served, yet not unknown. */
+export const BROKEN_MEMBER = 'a tool whose definition is broken, so it is not served';
+
 /**
  * What a call, or a `tool_load`, of a tool whose `TOOL.hdlp` is broken is told: the first error's file:line:col,
  * worded the same wherever the name is asked for (review W, W6).

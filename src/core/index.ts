@@ -39,7 +39,7 @@ export {
   contestedMessage,
   type ToolSequence,
 } from './tool-index.js';
-export { brokenDefinition, brokenToolMessage, filesWithErrors } from './broken-definition.js';
+export { BROKEN_MEMBER, brokenDefinition, brokenToolMessage, filesWithErrors } from './broken-definition.js';
 export { SECRET_NAME } from './secret-names.js';
 export { scanProblemsFor, type ScanProblems } from './scan-problems.js';
 export { editDistance, nearWord } from './near-word.js';

@@ -16,7 +16,8 @@ export function networkNote(name: string, config: McpServerConfig, sandbox: Sand
   return `MCP server '${name}' runs in the sandbox without network (mcp_servers.${name}.sandbox.network is not true): a host it tried to reach was out of its reach; give it network: true in the gateway config if it needs one`;
 }
 
-function failureText(outcome: McpCallOutcome): string {
+/** The words a failed call's outcome says: its error, or the text of a tool answer marked as an error. */
+export function failureText(outcome: McpCallOutcome): string {
   if (!outcome.ok) return outcome.message;
   if (outcome.answer.isError !== true) return '';
   return outcome.answer.content.map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('\n');

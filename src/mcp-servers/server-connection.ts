@@ -8,6 +8,7 @@ import type { AnswerEnds } from './bounded-fetch.js';
 import { loadClientKit, type ClientKit } from './client-kit.js';
 import { answerLost, connectionLost, heardNote, stderrLine, stderrLineFor, type Live } from './live-connection.js';
 import { networkNote } from './network-note.js';
+import { permissionNote } from './permission-note.js';
 import { DEFAULT_SERVER_CPU_SECONDS, type McpServerConfig } from './server-config.js';
 import type { LaunchedStdioTransport } from './stdio-transport.js';
 import { serverFolder } from './server-folder.js';
@@ -83,8 +84,9 @@ export class ServerConnection {
    */
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpCallOutcome> {
     const outcome = await this.#call(tool, args, options);
-    const note = networkNote(this.name, this.config, this.defaults.sandbox ? await this.defaults.sandbox() : undefined, outcome);
-    return note === undefined ? outcome : { ...outcome, notes: [...(outcome.notes ?? []), note] };
+    const sandbox = this.defaults.sandbox ? await this.defaults.sandbox() : undefined;
+    const added = [networkNote(this.name, this.config, sandbox, outcome), permissionNote(this.name, this.config, sandbox, outcome)].filter((note): note is string => note !== undefined);
+    return added.length === 0 ? outcome : { ...outcome, notes: [...(outcome.notes ?? []), ...added] };
   }
 
   #call(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpCallOutcome> {

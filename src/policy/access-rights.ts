@@ -1,5 +1,6 @@
 import { CALLING_ROLES, contestedMessage, describeGate, passesGate, type Role, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { approvalMarkers } from './approval-markers.js';
+import { outrightDeny } from './outright-deny.js';
 import { PolicySet } from './policy-set.js';
 import type { Principal, Principals } from './principals.js';
 
@@ -62,6 +63,9 @@ export function accessRights(principals: Principals): AccessLayer {
       if (principal.tools && !principal.roles.has('trusted' satisfies Role) && !principal.roles.has('admin') && !set.baseList(principal.name, principal.tools).has(tool.name)) {
         return `'${tool.name}' is not in the tools of principal '${principal.name}' (principals.${principal.name}.tools in the config); '${principal.name}' is not trusted, so no toolset, tool_load or tool_call can widen them`;
       }
+      // an approval rule that denies this caller every call: listed, it would have the agent spend calls on it (review userZ4, F8)
+      const denied = outrightDeny(index, tool, principal);
+      if (denied) return `${denied.reason ?? `the policy denies principal '${principal.name}' every call of '${tool.name}'`} (${denied.ref.where}: an approval rule with callers and no conditions)`;
       return undefined;
     },
     refuseUnread(name, subject, index) {

@@ -4,6 +4,7 @@ export { accessRights, type AccessLayer, type AccessSubject } from './access-rig
 export { decidePolicy, deciderProblem, DEFAULT_APPROVERS, type DecisionRights, type PolicyDecision } from './approval-rules.js';
 export { PolicySet, type RuleRef } from './policy-set.js';
 export { approvalMarkers } from './approval-markers.js';
+export { firstOutrightDeny, outrightDeny } from './outright-deny.js';
 export { compileCondition, modeOf, type ConditionMode, type ValueTest } from './param-conditions.js';
 export { ApprovalDesk } from './approval-desk.js';
 export { approvalSeenBy, readsPlaces } from './run-place.js';
@@ -12,4 +13,5 @@ export type { ApprovalAnswer, ApprovalRefusalCode, ApprovalRequested, Confirmati
 export type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
 export { unrunReceipt, type UnrunCall } from './unrun-receipt.js';
 export { policyWarnings, undecidableApprovals } from './policy-warnings.js';
+export { deputyTokenWarnings, type ApiCredentials } from './deputy-token.js';
 export { changedSince, judgedAgainst, type JudgedIndex } from './judged-against.js';

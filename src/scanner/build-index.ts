@@ -1,6 +1,6 @@
 import { placeAliasConflicts, placeAliasConflictsReading, textOfFile, type AliasToPlace } from './alias-positions.js';
 import { compareToolNames, ENTRY_LAYOUT, entryPath, type ContestedName, type Diagnostic, type EntryKind, type PolicyDefinition, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
-import { checkMembers } from './check-members.js';
+import { brokenTools, checkMembers } from './check-members.js';
 import { checkPolicies } from './check-policies.js';
 import { parsePolicy, type PolicyMember } from './parse-policy.js';
 import { parseSkill } from './parse-skill.js';
@@ -265,7 +265,7 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
   yield;
   kept.sort(compareToolNames);
   yield;
-  const { toolsets, skills } = checkMembers(kept, others, errors, duplicate, (key) => established.toolset(key), (key) => established.note?.('toolset', key));
+  const { toolsets, skills } = checkMembers(kept, others, errors, duplicate, (key) => established.toolset(key), (key) => established.note?.('toolset', key), brokenTools(entries));
   yield;
   // a policy may name a tool whose definition is broken today: that tool is known, only not served
   // (only when there is a policy to check: an array of a one-folder array a tool was 100,000 arrays at 100,000 tools)

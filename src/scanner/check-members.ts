@@ -1,5 +1,5 @@
 import { distance } from 'fastest-levenshtein';
-import type { Diagnostic, SkillDefinition, ToolsetDefinition } from '../core/index.js';
+import { BROKEN_MEMBER, type Diagnostic, type EntryKind, type SkillDefinition, type ToolsetDefinition } from '../core/index.js';
 import type { OtherEntry, ToolStub } from './build-index.js';
 import { closedNote, preferredClaim, type HeldBy, type NoteOf } from './name-claims.js';
 import type { Position } from './yaml-locator.js';
@@ -8,10 +8,10 @@ type Duplicate = (file: string, position: Position | undefined, taken: string) =
 
 /**
  * Keeps the toolsets with the members that are a tool (name or alias) or a group of the index, and the skills whose
- * toolset exists; each unknown member is reported at its line, with the names nearest to it, and a toolset none of
- * whose members exists is left out.
+ * toolset exists; each unknown member is reported at its line, with the names nearest to it (or, for a tool whose own
+ * file is broken, that file's first error's place: `brokenTool`), and a toolset none of whose members is served is left out.
  */
-export function checkMembers(tools: readonly ToolStub[], entries: readonly OtherEntry[], errors: Diagnostic[], duplicate: Duplicate, heldBy: HeldBy, noteOf?: NoteOf): { toolsets: ToolsetDefinition[]; skills: SkillDefinition[] } {
+export function checkMembers(tools: readonly ToolStub[], entries: readonly OtherEntry[], errors: Diagnostic[], duplicate: Duplicate, heldBy: HeldBy, noteOf?: NoteOf, brokenTool: (member: string) => Diagnostic | undefined = () => undefined): { toolsets: ToolsetDefinition[]; skills: SkillDefinition[] } {
   // nothing to check: the table of every tool's names is not built (tens of milliseconds at 10,000 tools)
   if (!entries.some((entry) => entry.kind === 'toolset' || entry.kind === 'skill')) return { toolsets: [], skills: [] };
   const known = new Map<string, string>();
@@ -41,10 +41,18 @@ export function checkMembers(tools: readonly ToolStub[], entries: readonly Other
     const unknown = toolset.tools.flatMap((member, index) => (known.has(member.toLowerCase()) || groups.has(member) ? [] : [{ member, index }]));
     for (const { member, index } of unknown) {
       const { line, column } = entry.member_positions?.[index] ?? { line: 1, column: 1 };
+      const served = unknown.length < toolset.tools.length ? ` (the toolset is served with its other members)` : ' (the toolset is left out: none of its members is served)';
+      // a tool whose own file is broken is a tool of this registry: saying it is none would send the admin to delete
+      // the member (review userZ4, F4); its file:line:col is there for them, the registry's errors being theirs to read
+      const broken = brokenTool(member);
+      if (broken) {
+        errors.push({ file: toolset.source.path, line, column, severity: 'error', code: 'UNKNOWN_MEMBER', message: `toolset '${toolset.name}' names '${member}', ${BROKEN_MEMBER} (${broken.file}:${broken.line}:${broken.column})${served}` });
+        continue;
+      }
       const near = nearest(member, [...tools.map((tool) => tool.name), ...groups]);
       errors.push({
         file: toolset.source.path, line, column, severity: 'error', code: 'UNKNOWN_MEMBER',
-        message: `toolset '${toolset.name}' names '${member}', which is neither a tool nor a group of this registry${near.length ? `; did you mean ${near.map((name) => `'${name}'`).join(', ')}?` : ''}${unknown.length < toolset.tools.length ? ` (the toolset is served with its other members)` : ' (the toolset is left out: none of its members exists)'}`,
+        message: `toolset '${toolset.name}' names '${member}', which is neither a tool nor a group of this registry${near.length ? `; did you mean ${near.map((name) => `'${name}'`).join(', ')}?` : ''}${served}`,
       });
     }
     // a member removed by a commit must not take the rest from every session that enabled the toolset (review userX,
@@ -91,6 +99,25 @@ function toolsetClaims(entries: readonly OtherEntry[], heldBy: HeldBy): Map<stri
     claims.set(key, { kept: held === undefined ? claim : preferredClaim(held.kept, claim, heldBy).kept });
   }
   return claims;
+}
+
+/**
+ * The first error of the `TOOL.hdlp` in a member's folder whose tool is not served (its own definition is broken),
+ * worked out once when a toolset first names a member no tool answers to.
+ */
+export function brokenTools(entries: ReadonlyArray<{ kind?: EntryKind; folder: string; diagnostics: readonly Diagnostic[]; tool?: unknown }>): (member: string) => Diagnostic | undefined {
+  let byFolder: Map<string, Diagnostic> | undefined;
+  return (member) => {
+    if (byFolder === undefined) {
+      byFolder = new Map();
+      for (const entry of entries) {
+        if ((entry.kind ?? 'tool') !== 'tool' || ('tool' in entry && entry.tool)) continue;
+        const first = entry.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
+        if (first && !byFolder.has(entry.folder.toLowerCase())) byFolder.set(entry.folder.toLowerCase(), first);
+      }
+    }
+    return byFolder.get(member.toLowerCase());
+  };
 }
 
 /** Up to three names spelled like `name` (a typo) or sharing its start, closest first. */

@@ -1,4 +1,4 @@
-import type { ToolIndex } from '../core/index.js';
+import { BROKEN_MEMBER, type ToolIndex } from '../core/index.js';
 
 /** A toolset a session may still hold that the index no longer serves, and why. */
 export interface GoneToolset {
@@ -11,11 +11,14 @@ export interface GoneToolset {
   broken?: true;
   /** its file's only errors are members the registry no longer has: `what` names them, for an admin only */
   membersGone?: true;
+  /** of those members, some are tools whose own definition is broken (review userZ4, F4) */
+  membersBroken?: true;
 }
 
 /** What a caller who may not read the scan's errors is told of a toolset whose definition failed to load. */
 export const TOOLSET_WITHHELD = 'its definition failed to load; an administrator can see why';
 const MEMBERS_GONE = 'its members were removed from the registry, and it names no other';
+const MEMBERS_BROKEN = "a member's definition failed to load, and it names no member that is served; an administrator can see why";
 
 /** Where a toolset's definition lives. */
 export const toolsetFile = (name: string): string => `toolsets/${name}/TOOLSET.hdlp`;
@@ -43,11 +46,14 @@ export function goneFromIndex(index: ToolIndex, name: string): GoneToolset | und
 }
 
 // a file with errors of its own is broken; one whose only errors are members the registry no longer has lost its members
-function marks(index: ToolIndex, name: string): Pick<GoneToolset, 'broken' | 'membersGone'> {
+function marks(index: ToolIndex, name: string): Pick<GoneToolset, 'broken' | 'membersGone' | 'membersBroken'> {
   const errors = fileErrors(index, name);
   if (errors.length === 0) return {};
-  return errors.every((error) => error.code === 'UNKNOWN_MEMBER') ? { membersGone: true } : { broken: true };
+  if (!errors.every((error) => error.code === 'UNKNOWN_MEMBER')) return { broken: true };
+  return { membersGone: true, ...(errors.some(namesBrokenMember) ? { membersBroken: true } : {}) };
 }
+
+const namesBrokenMember = (error: { message: string }): boolean => error.message.includes(BROKEN_MEMBER);
 
 /**
  * The sentence a session is told about a gone toolset; `held`: the session still has it active, and may put it down.
@@ -59,7 +65,7 @@ export function goneMessage(gone: GoneToolset, commit: string, held: boolean, re
   const when = gone.since === undefined ? `is not in the registry at commit ${shortCommit(commit)}` : `is gone since commit ${gone.since}`;
   const fix = held ? `; disable it with toolset {"action": "disable", "name": "${gone.name}"} (its tools stay hidden while it is active)` : '';
   // which members went is the admin's to read; that they went, and when, is the session's (review userX, X2)
-  const what = withheld ? TOOLSET_WITHHELD : gone.membersGone === true && !readsErrors ? MEMBERS_GONE : gone.what;
+  const what = withheld ? TOOLSET_WITHHELD : gone.membersGone === true && !readsErrors ? (gone.membersBroken === true ? MEMBERS_BROKEN : MEMBERS_GONE) : gone.what;
   return `toolset '${gone.name}' ${when}: ${what}${fix}`;
 }
 
@@ -72,6 +78,10 @@ function whatHappened(index: ToolIndex, name: string, members: readonly string[]
   const errors = fileErrors(index, name);
   if (errors.length === 0) return `its file ${toolsetFile(name)} was removed`;
   const unknown = errors.filter((error) => error.code === 'UNKNOWN_MEMBER');
+  if (unknown.length === errors.length && unknown.some(namesBrokenMember)) {
+    // a member whose own file is broken was not removed: its errors' words, file:line:col included, are the admin's
+    return `its members are not served: ${unknown.map((error) => error.message).join('; ')}`;
+  }
   if (unknown.length === errors.length) {
     // the members it named, as its previous definition wrote them (else as the errors quote them)
     const named = members.length > 0 ? members : unknown.map((error) => /names '([^']*)'/.exec(error.message)?.[1]).filter((member): member is string => member !== undefined);

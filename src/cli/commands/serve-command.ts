@@ -33,7 +33,7 @@ function sharedDataWarnings(config: GatewayConfig, repository: string, { default
 // listens, which a supervisor or a user waits for (issue #18)
 const announcementModules = async () => {
   const [config, sharedData, service, policy] = await Promise.all([import('../../config/index.js'), import('../shared-data-folder.js'), import('../../gateway/service/index.js'), import('../../policy/index.js')]);
-  return { defaultDataDir: config.defaultDataDir, PACKAGE_ROOT: config.PACKAGE_ROOT, otherRepositoriesServed: sharedData.otherRepositoriesServed, sandboxWarnings: service.sandboxWarnings, workspaceWarnings: service.workspaceWarnings, undecidableApprovals: policy.undecidableApprovals };
+  return { defaultDataDir: config.defaultDataDir, PACKAGE_ROOT: config.PACKAGE_ROOT, otherRepositoriesServed: sharedData.otherRepositoriesServed, sandboxWarnings: service.sandboxWarnings, workspaceWarnings: service.workspaceWarnings, undecidableApprovals: policy.undecidableApprovals, deputyTokenWarnings: policy.deputyTokenWarnings };
 };
 type AnnouncementModules = Awaited<ReturnType<typeof announcementModules>>;
 
@@ -71,7 +71,9 @@ export const serveCommand: Command = {
     const { undecidableApprovals } = modules;
     // an approve rule none of the configured principals may decide: its requests could only expire (review userV, V3)
     const undecidable = undecidableApprovals(index, config.principals).map((warning) => terminalSafe(formatDiagnostic(warning)));
-    const registryWarnings = [...index.warnings.filter((warning) => warning.code === 'NO_TOOLS').map((warning) => terminalSafe(warning.message)), ...undecidable];
+    // an apis target holding an admin's or approver's token lends it to every agent allowed its tools (review userZ4, F6)
+    const deputies = modules.deputyTokenWarnings(config.apis, config.principals).map(terminalSafe);
+    const registryWarnings = [...index.warnings.filter((warning) => warning.code === 'NO_TOOLS').map((warning) => terminalSafe(warning.message)), ...undecidable, ...deputies];
     for (const warning of [...registryWarnings, ...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT, undefined, server.gateway.sandbox?.runAs), ...sharedDataWarnings(config, index.source, modules)]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
     io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);
     // a checkout is served as committed: an author who edited a TOOL.hdlp expects the edit to be what runs. Said once

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { removedTools, toolCount, type RemovedTools, type ToolIndex } from '../../core/index.js';
+import { filesWithErrors, formatDiagnostic, removedTools, toolCount, type RemovedTools, type ToolIndex } from '../../core/index.js';
 import { createMatcher, createMatcherLettingGo, type Matcher, type SearchIndexFiles } from '../../matcher/index.js';
 import type { PushHint, Scanner } from '../../scanner/index.js';
 
@@ -18,6 +18,9 @@ export interface RescanResult {
   changed: boolean;
   index: ToolIndex;
 }
+
+// the errors a swap's warning quotes, so that a push breaking thousands of files does not write megabytes of log
+const LOGGED_ERRORS = 50;
 
 /**
  * The registry calls start on, and its replacement: rescans one after another, each new commit's matcher
@@ -121,10 +124,23 @@ export class RegistrySwap {
       for (const prepare of this.#preparers) await prepare(next, previous);
       this.#current = next;
       this.logger?.info({ previous: previous.index.commit, commit: index.commit, tools: toolCount(index), errors: index.errors.length }, 'index swapped');
+      if (index.errors.length > 0) this.#warnOfErrors(previous.index, index);
       for (const listener of this.#listeners) listener(this.#current);
     } else this.#current = { index, matcher: previous.matcher, ...(previous.removed ? { removed: previous.removed } : {}) };
     const result = { previous: previous.index.commit, commit: index.commit, changed, index };
     this.scanned(result);
     return result;
+  }
+
+  // a push that breaks definitions is said at warn, naming the files, as the start does: an operator alerting on warn
+  // would otherwise never hear that a tool agents were using stopped being served (review userZ4, F5). The log is the
+  // operator's: file:line:col and the validator's words, as `hldp validate` prints them
+  #warnOfErrors(previous: ToolIndex, index: ToolIndex): void {
+    const { dropped, partial } = filesWithErrors(index);
+    const before = new Set(previous.errors.map((error) => error.file));
+    const newly = [...new Set(index.errors.map((error) => error.file))].filter((file) => !before.has(file));
+    const errors = index.errors.slice(0, LOGGED_ERRORS).map(formatDiagnostic);
+    if (index.errors.length > LOGGED_ERRORS) errors.push(`(and ${index.errors.length - LOGGED_ERRORS} more: hldp validate, or GET /v1/tools as an admin)`);
+    this.logger?.warn({ commit: index.commit, dropped, partial, newly_broken: newly, errors }, `definitions with errors at ${index.commit.slice(0, 12)}: ${dropped.length} dropped (not served), ${partial.length} served in part`);
   }
 }
