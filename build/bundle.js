@@ -20,6 +20,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
 
 const OUT = 'dist/bundle';
 const BUILDS_FILE = join(OUT, 'builds.json');
@@ -140,27 +141,62 @@ const commonJsBanner = { js: "'use strict';\nconst __hldpImportMetaUrl = require
 const commonJs = await build({ ...common, format: 'cjs', banner: commonJsBanner, define: { 'import.meta.url': '__hldpImportMetaUrl' }, external: [...common.external, 'htmx.org/dist/htmx.min.js'], entryPoints: { hldp: 'dist/cli/main.js' }, entryNames: '[name]-[hash]', outExtension: { '.js': '.cjs' }, outdir: OUT, write: false, metafile: true, plugins: [lazyRequires, nodeImports] });
 const commonJsEntry = commonJs.outputFiles[0];
 
+// the tags known to read only a template's cooked strings, for which an escape in the raw text changes nothing: the
+// console's `html` (src/console/html.ts; esbuild may rename it html2), held to that by test/cli/bundle-ascii-guard.test.ts
+const COOKED_TAGS = /^html\d*$/;
+
 // The CommonJS bundle's text with every character outside ASCII written as its \u escape, so that bin/hldp.js reads it
-// as one-byte (latin1) text: esbuild escapes them in strings but leaves them in regular expressions, template literals
-// and comments (344 bytes of 7.6 MB), and a text with one of them is decoded as UTF-8 into a two-byte string, ~20 ms
-// of CPU and 15 MB where latin1 takes ~4 ms and 7.6 MB (issue #18). An escape means the same character in a string, a
-// template's cooked text, a regular expression (with the u flag or without: an astral character as its surrogate
-// pair) and an identifier, and nothing in a comment; it would not after a backslash, nor in a template read raw
-// (String.raw), so a build that meets either fails rather than change what the code says.
+// as one-byte (latin1) text: esbuild escapes them in strings and untagged templates but leaves them in regular
+// expressions, tagged templates and comments (344 bytes of 7.6 MB), and a text with one of them is decoded as UTF-8
+// into a two-byte string, ~20 ms of CPU and 15 MB where latin1 takes ~4 ms and 7.6 MB (issue #18). An escape means the
+// same character in a string, a template's cooked text, a regular expression (with the u flag or without: an astral
+// character as its surrogate pair) and an identifier, and nothing in a comment; it would not after a backslash, nor
+// in the raw text a tag is given (`strings.raw`: String.raw reads it), so a build that meets either fails rather than
+// change what the code says. Which text is a tagged template's is asked of TypeScript's parser: a look at the
+// character's own line missed a template's later lines (review Z3, Z3-6: `String.raw` of a script, a character on its
+// second line, was escaped and the script changed), and a tag by another name (`const raw = String.raw`).
 function asciiOnly(text) {
+  if (!/[^\x00-\x7f]/.test(text)) return text;
+  const tagged = taggedTemplateTexts(text);
   return text.replace(/[^\x00-\x7f]/g, (character, at) => {
-    const lineStart = text.lastIndexOf('\n', at) + 1;
-    const lineEnd = text.indexOf('\n', at);
-    const line = text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd);
-    if (text[at - 1] === '\\' || line.includes('.raw')) throw new Error(`the CommonJS bundle has ${JSON.stringify(character)} after a backslash or on a line that reads a template raw, where its escape would change the code: ${line.trim().slice(0, 200)}`);
-    return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    const escape = `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    const where = () => {
+      const lineEnd = text.indexOf('\n', at);
+      return `line ${text.slice(0, at).split('\n').length} of the bundle: ${text.slice(text.lastIndexOf('\n', at) + 1, lineEnd < 0 ? text.length : lineEnd).trim().slice(0, 200)}`;
+    };
+    if (text[at - 1] === '\\') throw new Error(`the CommonJS bundle has ${JSON.stringify(character)} after a backslash, where its escape would change the code (${where()})`);
+    const template = tagged.find(({ start, end }) => start <= at && at < end);
+    if (template && !COOKED_TAGS.test(template.tag)) {
+      throw new Error(`the CommonJS bundle has ${JSON.stringify(character)} in a template tagged ${template.tag}, whose raw text (strings.raw, what String.raw reads) its escape would change to ${escape}: write the character as an escape in the source (\${'${escape}'} inside String.raw), or leave the template untagged (${where()})`);
+    }
+    return escape;
   });
+}
+
+// Where the text's tagged templates hold their literal text (not the expressions of their ${…}): each part's
+// [start, end) and its tag as written. TypeScript parses 7.6 MB of bundle in ~1.5-2 s of CPU (jsdoc left unparsed).
+function taggedTemplateTexts(text) {
+  const source = ts.createSourceFile('bundle.cjs', text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, ts.ScriptKind.JS);
+  if (source.parseDiagnostics.length > 0) throw new Error(`TypeScript could not parse the CommonJS bundle to find its tagged templates: ${source.parseDiagnostics[0].messageText}`);
+  const parts = [];
+  const visit = (node) => {
+    if (ts.isTaggedTemplateExpression(node)) {
+      const tag = text.slice(node.tag.getStart(source), node.tag.end);
+      const literals = ts.isNoSubstitutionTemplateLiteral(node.template) ? [node.template] : [node.template.head, ...node.template.templateSpans.map((span) => span.literal)];
+      for (const literal of literals) parts.push({ start: literal.getStart(source), end: literal.end, tag });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return parts;
 }
 const leftImports = Object.values(commonJs.metafile.outputs).flatMap((output) => output.imports.filter((imported) => imported.kind === 'dynamic-import'));
 if (leftImports.length > 0) throw new Error(`the CommonJS bundle still imports ${leftImports.map((imported) => imported.path).join(', ')} by import(), which vm.Script cannot run`);
 for (const hashed of workerNames.values()) {
   if (!cli.outputFiles.some((file) => file.text.includes(`'./${hashed}'`) || file.text.includes(`"./${hashed}"`))) throw new Error(`no code of the bundle starts ${hashed}: the name its starter gives was not found`);
 }
+// made before anything is written: a bundle that cannot be made ASCII leaves the last build whole
+const commonJsText = asciiOnly(commonJsEntry.text);
 
 // written whole by rename, the entry last: a process starting meanwhile runs the previous build or this one
 mkdirSync(OUT, { recursive: true });
@@ -190,7 +226,7 @@ builds = [names, ...builds.filter((other) => Array.isArray(other) && !same(other
 writeFileSync(`${BUILDS_FILE}.tmp`, `${JSON.stringify(builds)}\n`);
 renameSync(`${BUILDS_FILE}.tmp`, BUILDS_FILE);
 // the CommonJS bundle, then the file that names it for bin/hldp.js (COMMONJS_FILE), before the entry
-writeWhole({ path: commonJsEntry.path, contents: Buffer.from(`${asciiOnly(commonJsEntry.text)}\nmodule.exports.HLDP_BUILD = ${JSON.stringify(buildId(names))};\n`, 'latin1') });
+writeWhole({ path: commonJsEntry.path, contents: Buffer.from(`${commonJsText}\nmodule.exports.HLDP_BUILD = ${JSON.stringify(buildId(names))};\n`, 'latin1') });
 writeWhole({ path: join(OUT, COMMONJS_FILE), contents: Buffer.from(`${JSON.stringify({ file: basename(commonJsEntry.path) })}\n`) });
 writeWhole({ path: entry.path, contents: Buffer.from(`${entry.text}\nexport const HLDP_BUILD = ${JSON.stringify(buildId(names))};\n`) });
 const kept = new Set([basename(BUILDS_FILE), RUNNING, COMMONJS_FILE, CODE_CACHE, ...builds.flat()]);

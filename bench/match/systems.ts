@@ -38,8 +38,15 @@ export function matcherSystem(options: MatcherOptions = {}): SearchSystem {
       const { found, confidence, ranked, evidence } = explanation;
       const answer = matcher.matchIntent(text);
       const signal = found ? 1 + (ranked[0]?.probability ?? 0) : Math.min(1, evidence / NOTHING_MATCHES) * 0.999;
+      const words = ranked.map((entry) => entry.tool.name);
+      if (answer.found && answer.stage === 'vector') {
+        // the words found nothing and the vector stage offers its nearest (low): they come first, the words' order after
+        // (the signal stays the words': the AUROC is of their found/not-found evidence)
+        const offered = answer.candidates.map((candidate) => candidate.name);
+        return { names: [...offered, ...words.filter((name) => !offered.includes(name))], found: true, confidence: 'low', offered: offered.length, signal };
+      }
       return {
-        names: ranked.map((entry) => entry.tool.name),
+        names: words,
         found,
         ...(confidence ? { confidence } : {}),
         offered: answer.found ? answer.candidates.length : 0,

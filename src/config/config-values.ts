@@ -54,6 +54,24 @@ export function isUrl(value: string): boolean {
   return /^https?:\/\//i.test(value);
 }
 
+/**
+ * `listen.public_url` as a request names its instance by it: an http(s) URL with no credentials, query or fragment,
+ * without its trailing slash (a path stays: a gateway behind a proxy at /hldp/). Absent when unset or empty; anything
+ * else stops the start naming `setting`, since a decider's console links it (review Z3, Z3-5).
+ */
+export function publicUrl(value: string | undefined, setting: string): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(setting, `must be an http:// or https:// URL where people reach this instance (e.g. https://hldp-a.example), got '${value.slice(0, 200)}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(setting, `must be an http:// or https:// URL, got the scheme '${url.protocol}'`);
+  if (url.username || url.password || url.search || url.hash) throw new ConfigError(setting, 'must hold no user, password, query or fragment: it is shown to deciders and linked from the console');
+  return url.href.replace(/\/+$/, '');
+}
+
 /** `{key: value}`, or nothing when the value is undefined: optional fields stay absent rather than undefined. */
 export function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };

@@ -20,7 +20,8 @@ export interface GatewayConfig {
   approvalsRetention?: { days?: number; maxRows?: number; intervalMs: number };
   /** pruning of rejected-call records; none when unset */
   rejectionsRetention?: { days?: number; maxRows?: number; intervalMs: number };
-  listen: { host: string; port: number };
+  /** `publicUrl`: where people reach this instance (`listen.public_url`), as a request it files names it; absent: guessed from the host's name */
+  listen: { host: string; port: number; publicUrl?: string };
   apiToken?: string;
   /** named identities with token digests and roles; `api_token`, if set, is among them as `admin` */
   principals: PrincipalConfig[];

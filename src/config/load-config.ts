@@ -5,7 +5,7 @@ import { defaultCacheDir, MAX_DEFINITION_BYTES, type RepositoryOptions } from '.
 import { DEFAULT_SESSIONS_CONFIG } from '../sessions/index.js';
 import { readConfigFile } from './config-file.js';
 import { forgejoConfig, matcherModelConfig, notifyTarget, principalsOf, retentionConfig, targets } from './config-sections.js';
-import { defined, expandHome, integerFromEnv, isUrl, logLevel, runAsSetting, sandboxMode, secureCookies, variable } from './config-values.js';
+import { defined, expandHome, integerFromEnv, isUrl, logLevel, publicUrl, runAsSetting, sandboxMode, secureCookies, variable } from './config-values.js';
 import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway-config.js';
 import { checkServerFolders, mcpServersConfig } from './mcp-servers-config.js';
 import { sandboxSettings } from './sandbox-config.js';
@@ -63,6 +63,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
     listen: {
       host: overrides.host ?? env.HLDP_HOST ?? written.listen?.host ?? '127.0.0.1',
       port: overrides.port ?? integerFromEnv(env, 'HLDP_PORT', 65535) ?? written.listen?.port ?? 3900,
+      ...defined('publicUrl', publicUrl(env.HLDP_PUBLIC_URL === undefined ? written.listen?.public_url : env.HLDP_PUBLIC_URL, env.HLDP_PUBLIC_URL === undefined ? 'listen.public_url' : 'HLDP_PUBLIC_URL')),
     },
     ...defined('apiToken', env.HLDP_API_TOKEN ?? written.api_token),
     ...principalsOf(written.principals, env, env.HLDP_API_TOKEN ?? written.api_token, options.secrets === 'optional'),

@@ -90,10 +90,13 @@ export interface PendingApproval {
   /** what changed of what it was judged against (its tool's definition, the policies): approving it would cancel it */
   outdated?: string;
   /**
-   * why this instance may not run it: it runs calls elsewhere (another workspace, sandbox, hidden paths) than the one
-   * that filed it, so approving it here is refused and it stays pending; `filed_at` is that one's URL, when recorded
+   * why its call does not run here: this instance runs calls elsewhere (another workspace, sandbox, hidden paths,
+   * environment or targets) than the one that filed it, so approving it here records the decision and the call runs
+   * there; `filed_at` is that one's URL, when recorded and not this instance's own
    */
   elsewhere?: string;
+  /** filed by this very gateway under settings it no longer has: it can only be denied here (review userZ4, F15) */
+  stranded?: boolean;
   filed_at?: string;
 }
 

@@ -39,8 +39,11 @@ export interface BrokenMatch {
  */
 export type MatchConfidence = 'high' | 'low';
 
-/** Which stage named the candidates: the lexical search, or (configured, when that found nothing confident) a model. */
-export type MatchStage = 'lexical' | 'model';
+/**
+ * Which stage named the candidates: the lexical search; the word vectors, when the words found nothing and one tool
+ * stands out in meaning (always `low`); or (configured, when those found nothing confident) a model.
+ */
+export type MatchStage = 'lexical' | 'vector' | 'model';
 
 /**
  * What an intent (or an unknown name) resolves to; `found: false` only when nothing in the registry matches part of it.

@@ -19,7 +19,7 @@ export const FIND_TOOL: MetaTool = {
   title: '查找工具 (find a tool)',
   description:
     'Find the registered tools for an intent, in any language. Answers 1-3 candidates (name, intent, params schema) to call next, ' +
-    'with confidence high or low (low: they match part of the intent; check one fits), or found:false when nothing matches; ' +
+    'with confidence high or low (low: they match part of the intent, or only its meaning; check one fits), or found:false when nothing matches; ' +
     'adds them to your list for this turn. Runs nothing.',
   inputSchema: {
     type: 'object',

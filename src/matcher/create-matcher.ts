@@ -49,6 +49,8 @@ export interface MatcherOptions {
   previous?: Matcher;
   /** where search indexes are kept between runs: a matcher builds its own only when none is kept for its index, and keeps it */
   searchFiles?: SearchIndexFiles;
+  /** the most tools for the vector stage to run (default and in production `MAX_VECTOR_STAGE_TOOLS`, 10,000; tests lower it) */
+  vectorStageTools?: number;
 }
 
 /** Exact and intent matching over one index. */
@@ -230,7 +232,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
       unkept = undefined;
       keep(current);
     }
-    return { index: current, ranking, decision, calibration: calibration.value };
+    return { index: current, ranking, decision, calibration: calibration.value, ...(options.vectorStageTools === undefined ? {} : { vectorStageTools: options.vectorStageTools }) };
   };
   // whether the dictionary is to be read before matching is ready: the tools' examples or aliases have Chinese words
   const chineseProbesSteps = function* (): Generator<void, boolean, void> {

@@ -1,5 +1,6 @@
 import type { RankingParameters } from './ranking-parameters.js';
-import { FIELD_COUNT } from './postings.js';
+import { FIELD_COUNT, type Postings } from './postings.js';
+import type { NarrowArray } from './narrow-array.js';
 import { FIELD_GROUPS, SEARCH_FIELDS, type FieldGroup } from './search-document.js';
 import type { SearchIndex } from './search-index.js';
 
@@ -39,11 +40,10 @@ export function firstStage(index: SearchIndex, parameters: RankingParameters, te
   const chosen = choose(index, terms, parameters);
   if (chosen.size === 0) return [];
   const { postings, dictionary } = index.engine;
-  const { starts, lengths, moved, fieldCounts, fieldLengths, alive, scores, matched, touched } = postings;
+  const { starts, lengths, moved, fieldCounts } = postings;
   const boosts = boostsFor(parameters.boosts);
   const { k, b, d } = parameters.bm25;
   const documents = index.tools.length;
-  const averages = index.averageFieldLengths;
   let touchedCount = 0;
   for (const [term, termBoost] of chosen) {
     const id = dictionary.idOf(term);
@@ -56,39 +56,48 @@ export function firstStage(index: SearchIndex, parameters: RankingParameters, te
     // a list still in the kept index file is read (and checked) now, where the file's whole were at a start
     postings.readList(id);
     const start = starts[id]!;
-    const end = start + lengths[id]!;
-    const slots = moved[id] === 1 ? postings.movedSlots : postings.slots;
-    const codes = moved[id] === 1 ? postings.movedCodes : postings.codes;
-    // a tool's entries for one term are side by side: its score for the term is summed before it joins its total
-    let current = -1;
-    let termScore = 0;
-    for (let at = start; at <= end; at++) {
-      const slot = at === end ? -1 : slots[at]!;
-      if (slot !== -1 && alive[slot] === 0) continue;
-      if (slot !== current && current !== -1) {
-        if (matched[current] === 0) {
-          touched[touchedCount++] = current;
-          scores[current] = termScore;
-        } else scores[current] = scores[current]! + termScore;
-        matched[current]! += 1;
-      }
-      if (slot === -1) break;
-      const code = codes[at]!;
-      const field = code & 15;
-      const termFreq = code >>> 4;
-      const fieldLength = fieldLengths[slot * FIELD_COUNT + field]!;
-      const avgFieldLength = averages[field]!;
-      // minisearch's calcBM25Score, written as it is
-      const rawScore = rarities[field]! * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)));
-      const weightedScore = fieldWeights[field]! * rawScore;
-      if (slot === current) termScore += weightedScore;
-      else {
-        current = slot;
-        termScore = weightedScore;
-      }
-    }
+    const moveds = moved[id] === 1;
+    touchedCount = scoreList(postings, moveds ? postings.movedSlots : postings.slots, moveds ? postings.movedCodes : postings.codes, start, start + lengths[id]!, index.averageFieldLengths, k, b, d, touchedCount);
   }
   return best(index, touchedCount, parameters.depth);
+}
+
+// One term's list from `start` to `end` added to the tools' scores (those it touches first noted after `touchedCount`);
+// returns the touched count. A function of its own, apart from the term choice and the list read: the first requests
+// after a start run this loop over lists of up to every tool while V8 compiles it, and TurboFan compiled firstStage
+// whole (its Maps, its sort, the kept file's read inlined) in 80-150 ms of a compiler thread, twice, the first entered
+// mid-loop and dropped at the loop's end (issue #18); this one it compiles in a few.
+function scoreList(postings: Postings, slots: Int32Array, codes: NarrowArray, start: number, end: number, averages: Float64Array, k: number, b: number, d: number, touchedCount: number): number {
+  const { fieldLengths, alive, scores, matched, touched } = postings;
+  // a tool's entries for one term are side by side: its score for the term is summed before it joins its total
+  let current = -1;
+  let termScore = 0;
+  for (let at = start; at <= end; at++) {
+    const slot = at === end ? -1 : slots[at]!;
+    if (slot !== -1 && alive[slot] === 0) continue;
+    if (slot !== current && current !== -1) {
+      if (matched[current] === 0) {
+        touched[touchedCount++] = current;
+        scores[current] = termScore;
+      } else scores[current] = scores[current]! + termScore;
+      matched[current]! += 1;
+    }
+    if (slot === -1) break;
+    const code = codes[at]!;
+    const field = code & 15;
+    const termFreq = code >>> 4;
+    const fieldLength = fieldLengths[slot * FIELD_COUNT + field]!;
+    const avgFieldLength = averages[field]!;
+    // minisearch's calcBM25Score, written as it is
+    const rawScore = rarities[field]! * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)));
+    const weightedScore = fieldWeights[field]! * rawScore;
+    if (slot === current) termScore += weightedScore;
+    else {
+      current = slot;
+      termScore = weightedScore;
+    }
+  }
+  return touchedCount;
 }
 
 // The best `depth` of the touched tools by score, then position, kept in a small sorted array (no sort of every hit);

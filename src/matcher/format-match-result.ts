@@ -15,7 +15,8 @@ export function formatMatchResult(result: MatchResult): string {
   // the confidence and stage --json gives, first: a person could not tell a low answer from a high one (review userZ3, LOW 8)
   const lines: string[] = [`found (confidence ${result.confidence}, stage ${result.stage})`];
   if (result.incomplete !== undefined) lines.push(`incomplete: ${result.incomplete}`);
-  if (result.confidence === 'low') lines.push('weak match: these tools match part of the intent; check that one fits before calling it');
+  if (result.stage === 'vector') lines.push('weak match, by meaning: no tool has the intent\'s words; the first stands out from the others as near in meaning; check that one fits before calling it');
+  else if (result.confidence === 'low') lines.push('weak match: these tools match part of the intent; check that one fits before calling it');
   if (result.stage === 'model') lines.push('named by the configured model (the words matched no tool well enough)');
   result.candidates.forEach((candidate, position) => {
     lines.push(`${position + 1}. ${candidate.name} (${candidate.display})  score ${candidate.score}`);

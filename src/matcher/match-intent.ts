@@ -7,6 +7,7 @@ import { rankTools, type QueryWord, type RankedTool, type ToolFeatures } from '.
 import type { DecisionFeature, DecisionModel, RankingParameters } from './ranking-parameters.js';
 import type { SearchIndex } from './search-index.js';
 import { missingToolSuggestion } from './suggestion.js';
+import { vectorStage } from './vector-stage.js';
 
 /** Candidates an intent yields by default; the spec asks for one to three. */
 export const DEFAULT_LIMIT = 3;
@@ -62,6 +63,8 @@ export interface IntentEngine {
   ranking: RankingParameters;
   decision: DecisionModel;
   calibration: Calibration;
+  /** the most tools a registry may have for the vector stage to run (`MAX_VECTOR_STAGE_TOOLS`; tests lower it) */
+  vectorStageTools?: number;
 }
 
 /** Ranks the tools for an intent (with context, if any) and decides; explains the best `count` of them. */
@@ -71,6 +74,16 @@ export function explainIntent(
   count: number = MAX_LIMIT,
   context?: MatchContext,
 ): IntentExplanation {
+  return explainRanked(engine, intent, count, context).explanation;
+}
+
+// explainIntent, and the request's words and language, which the vector stage reads
+function explainRanked(
+  engine: IntentEngine,
+  intent: string,
+  count: number,
+  context: MatchContext | undefined,
+): { explanation: IntentExplanation; words: QueryWord[]; foreign: boolean } {
   const ranking = rankTools(engine.index, engine.ranking, intent);
   const ranked = applyContext(engine.index.tools, ranking.ranked, context);
   // evidence is gathered only for what an answer can show
@@ -78,21 +91,38 @@ export function explainIntent(
   const evidence = Math.max(0, ...byWords(ranked).slice(0, EVIDENCE_DEPTH).map((entry) => entry.features.evidence));
   const found = evidence >= NOTHING_MATCHES;
   const best = explained[0];
-  const confidence = !found || best === undefined ? undefined : best.probability >= engine.calibration.threshold ? 'high' : 'low';
+  const confidence: MatchConfidence | undefined = !found || best === undefined ? undefined : best.probability >= engine.calibration.threshold ? 'high' : 'low';
   const incomplete = ranking.words.some((word) => word.glosses.pending === true) ? { incomplete: LEXICON_LOADING } : {};
-  return { found, confidence, evidence: round(evidence), decision: decisionFeatures(ranked), calibration: engine.calibration, ranked: explained, ...incomplete };
+  const explanation: IntentExplanation = { found, confidence, evidence: round(evidence), decision: decisionFeatures(ranked), calibration: engine.calibration, ranked: explained, ...incomplete };
+  return { explanation, words: ranking.words, foreign: ranking.foreign };
 }
 
 /**
- * The answer to an intent: 1..limit candidates, best first, with how confident the match is; or,
- * only when nothing in the registry matches any part of the request, `found: false` with a
- * suggestion and near misses.
+ * The answer to an intent: 1..limit candidates, best first, with how confident the match is; or, when the words
+ * find nothing, the tools nearest in meaning where the nearest stands out from the registry (`vectorStage`: at most 3,
+ * `confidence: "low"`, `stage: "vector"`); or, only when neither finds anything, `found: false` with a suggestion and
+ * near misses.
  */
 export function matchIntent(engine: IntentEngine, intent: string, limit: number = DEFAULT_LIMIT, context?: MatchContext): MatchResult {
   const wanted = clampLimit(limit);
-  const { found, confidence, ranked, incomplete } = explainIntent(engine, intent, Math.max(wanted, MAX_NEAR_MISSES), context);
+  const { explanation, words, foreign } = explainRanked(engine, intent, Math.max(wanted, MAX_NEAR_MISSES), context);
+  const { found, confidence, ranked, incomplete } = explanation;
   const unfinished = incomplete === undefined ? {} : { incomplete };
   if (!found || confidence === undefined) {
+    // the words found nothing, not even a near miss: meaning may offer the tools nearest it, weakly, where the nearest
+    // stands out. Where a word of the request is in a tool (a near miss), the words' weak lead is left to the agent
+    // and the model stage: offered before it, the nearest in meaning pushed the right near miss out of the first three
+    // (杀掉占用8080端口的进程: shell-exec, third near miss) or came before it (fais un appel GET: http-request)
+    const meaning = ranked.slice(0, MAX_NEAR_MISSES).some((entry) => entry.features.matchedWords > 0)
+      ? undefined
+      : vectorStage(engine.index, words, foreign, Math.min(wanted, DEFAULT_LIMIT), engine.vectorStageTools);
+    if (meaning !== undefined) {
+      const candidates = meaning.positions.map((position, at) => {
+        const cosine = round(meaning.cosines[at]!);
+        return toCandidate({ tool: engine.index.tools.at(position)!, score: cosine, matched: [`meaning: cosine ${cosine}`] });
+      });
+      return { found: true, confidence: 'low', stage: 'vector', candidates, ...unfinished };
+    }
     const near: NearMiss[] = ranked
       .filter((entry) => entry.features.matchedWords > 0)
       .slice(0, MAX_NEAR_MISSES)

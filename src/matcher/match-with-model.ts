@@ -5,9 +5,9 @@ import { clampLimit, DEFAULT_LIMIT, toCandidate } from './match-intent.js';
 import type { ModelAsker, ModelStage } from './model-stage.js';
 
 /**
- * Seed 001's `tool_find`: the lexical answer, and only when it is not confident (`found: false`, or
- * confidence low) and a model stage is configured, the tools the model names for the request among those
- * `asker` may be offered. A model answer of none (or of no tool the asker may use), a timeout or an error
+ * Seed 001's `tool_find`: the matcher's answer (the words', or where they found nothing the vector stage's), and only
+ * when it is not confident (`found: false`, or confidence low: a vector answer always is) and a model stage is
+ * configured, the tools the model names for the request among those `asker` may be offered. A model answer of none (or of no tool the asker may use), a timeout or an error
  * leave the lexical answer as it was; a model not asked for the asker's rate or the stage's concurrency
  * leaves it too, saying so in `incomplete`. An answer still `found: false` or `low` names the tools that would fit but
  * whose definition is broken (`broken`), so that they are fixed rather than written again (review userZ, Z8).
@@ -35,6 +35,6 @@ async function answerOf(matcher: Matcher, stage: ModelStage | undefined, intent:
     return toCandidate({ tool, score: entry?.score ?? 0, matched: [...(entry?.matched ?? []), `model: ${stage.model}`] });
   });
   // the model's pick is a judgement, not evidence: confident only where the words agree on the same tool
-  const agrees = lexical.found && lexical.candidates[0]?.name === names[0];
+  const agrees = lexical.found && lexical.stage === 'lexical' && lexical.candidates[0]?.name === names[0];
   return { found: true, confidence: agrees ? 'high' : 'low', stage: 'model', candidates };
 }

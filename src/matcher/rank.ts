@@ -34,6 +34,8 @@ export interface RankedTool {
 export interface Ranking {
   words: QueryWord[];
   ranked: RankedTool[];
+  /** the request is not in English (its cosines count for the share of its words its vector stands for) */
+  foreign: boolean;
 }
 
 /**
@@ -43,8 +45,8 @@ export interface Ranking {
  */
 export function rankTools(index: SearchIndex, parameters: RankingParameters, text: string): Ranking {
   const request = readRequest(index, text, parameters.valueWeight);
-  const { words } = request;
-  if (words.length === 0 || index.tools.length === 0) return { words, ranked: [] };
+  const { words, foreign } = request;
+  if (words.length === 0 || index.tools.length === 0) return { words, ranked: [], foreign };
   const terms = words.flatMap((word, at): WeightedTerm[] => {
     const weight = word.value ? parameters.valueWeight : 1;
     const own = word.terms.map((term) => ({ term, weight, word: at }));
@@ -69,7 +71,7 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
     return { position, score: words + parameters.similarity * similarity + dated, stage1Score: score, features, similarity, wordsScore: words };
   });
   ranked.sort((a, b) => b.score - a.score || a.position - b.position);
-  return { words, ranked };
+  return { words, ranked, foreign };
 }
 
 // Another form of an English word (`relativesOf`) is less sure than the word itself, as a translation is.

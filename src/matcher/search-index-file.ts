@@ -11,7 +11,7 @@ import { RecordFile, type RecordsPlace } from './record-file.js';
 import { type SearchIndex } from './search-index.js';
 import { restoreSearchIndex, restoreSearchIndexLettingGo, searchIndexToWrite, searchIndexToWriteSteps } from './stored-search-index.js';
 import { updateSearchIndexSteps } from './update-search-index.js';
-import { decodeSearchIndexFile, encodeSearchIndexFile, LAYOUT, type DecodedSearchIndexFile, type Measured, type ReadRequest } from './search-index-layout.js';
+import { decodeOrRefuseSearchIndexFile, encodeSearchIndexFile, LAYOUT, type DecodedSearchIndexFile, type Measured, type ReadRequest, type Refusal } from './search-index-layout.js';
 
 /** A search index read from its file, and what its matcher measured over the same tools. */
 export interface KeptSearchIndex {
@@ -173,7 +173,7 @@ const writing = new Set<string>();
 // a search index updated by a successor while its file was written: the file is not kept (the successor's is)
 class ChangedWhileWritten extends Error {}
 
-type Decoded = DecodedSearchIndexFile | undefined;
+type Decoded = DecodedSearchIndexFile | Refusal;
 
 // The file's descriptor, until the records left in it take it over (closed with them, once nothing holds them; the
 // postings' lists left in it read through them): a file read without being kept is closed once it is read.
@@ -211,14 +211,20 @@ function readKeptSync(path: string, tools: ToolSequence): KeptSearchIndex | unde
   let result: KeptSearchIndex | undefined;
   try {
     file = new OpenSearchFile(openSync(path, 'r'), path);
-    const decoded = decodeSync(file);
-    result = decoded?.version === matcherVersion() ? kept(restoreSearchIndex(decoded.stored, tools), decoded, tools) : undefined;
-    return result;
   } catch {
-    // missing, torn or of another layout: a miss, never an error
+    // missing: a miss, never an error
+    return undefined;
+  }
+  try {
+    const decoded = decodeSync(file);
+    result = 'refused' in decoded ? undefined : keptOrRefused(path, restoreSearchIndex(decoded.stored, tools), decoded, tools);
+    if ('refused' in decoded) refuse(path, decoded);
+    return result;
+  } catch (error) {
+    refuse(path, { refused: String(error) });
     return undefined;
   } finally {
-    file?.closeUnless(result);
+    file.closeUnless(result);
   }
 }
 
@@ -227,15 +233,41 @@ async function readKeptAsync(path: string, tools: ToolSequence): Promise<KeptSea
   let result: KeptSearchIndex | undefined;
   try {
     file = new OpenSearchFile(await openAsync(path, 'r'), path);
-    const decoded = await decodeAsync(file);
-    await letGo();
-    result = decoded?.version === matcherVersion() ? kept(await restoreSearchIndexLettingGo(decoded.stored, tools), decoded, tools) : undefined;
-    return result;
   } catch {
     return undefined;
-  } finally {
-    file?.closeUnless(result);
   }
+  try {
+    const decoded = await decodeAsync(file);
+    await letGo();
+    if ('refused' in decoded) refuse(path, decoded);
+    else result = keptOrRefused(path, await restoreSearchIndexLettingGo(decoded.stored, tools), decoded, tools);
+    return result;
+  } catch (error) {
+    refuse(path, { refused: String(error) });
+    return undefined;
+  } finally {
+    file.closeUnless(result);
+  }
+}
+
+// A file at the path of this version's index for this very scan that does not hold it (damaged, or written otherwise)
+// is removed and said: the index is built again and kept in its place (left there, it was refused at every start and
+// never replaced, each start building the index again: ~30 s of CPU at 100,000 tools).
+function refuse(path: string, { refused }: Refusal): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // refused again at the next start
+  }
+  process.emitWarning(`search index file ${path} not read (${refused}): built again`, { code: 'HLDP_SEARCH_INDEX_REFUSED' });
+}
+
+// the kept index, or undefined (the file refused) where it is another version's or not for these tools
+function keptOrRefused(path: string, search: SearchIndex | undefined, decoded: DecodedSearchIndexFile, tools: ToolSequence): KeptSearchIndex | undefined {
+  if (decoded.version !== matcherVersion()) refuse(path, { refused: `written by another matcher (${decoded.version}; this one is ${matcherVersion()})` });
+  else if (search === undefined) refuse(path, { refused: `kept for other tools than the scan's ${tools.length}` });
+  else return kept(search, decoded, tools);
+  return undefined;
 }
 
 const openAsync = promisify(open);
@@ -275,7 +307,7 @@ const updatedWith = (older: KeptSearchIndex, search: SearchIndex): KeptSearchInd
 
 // the decoder's reads, each filled from the file (a short read: the file ended)
 function decodeSync({ descriptor, leaveRecords, leaveLists }: OpenSearchFile): Decoded {
-  const decoding = decodeSearchIndexFile(fstatSync(descriptor).size, leaveRecords, leaveLists);
+  const decoding = decodeOrRefuseSearchIndexFile(fstatSync(descriptor).size, leaveRecords, leaveLists);
   for (let step = decoding.next(0); ; ) {
     if (step.done) return step.value;
     step = decoding.next(fill(step.value, (into, offset, position) => readSync(descriptor, into, offset, into.length - offset, position)));
@@ -292,7 +324,7 @@ function fill({ into, position }: ReadRequest, read: (into: Uint8Array, offset: 
 // hold the event loop if read here), and
 // other work let run at each pause of the checks
 async function decodeAsync({ descriptor, leaveRecords, leaveLists }: OpenSearchFile): Promise<Decoded> {
-  const decoding = decodeSearchIndexFile((await fstatAsync(descriptor)).size, leaveRecords, leaveLists);
+  const decoding = decodeOrRefuseSearchIndexFile((await fstatAsync(descriptor)).size, leaveRecords, leaveLists);
   for (let step = decoding.next(0); ; ) {
     if (step.done) return step.value;
     const { into, position } = step.value;

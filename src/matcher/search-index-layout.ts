@@ -7,12 +7,14 @@ import type { Calibration } from './calibration.js';
 import type { RecordFile, RecordsPlace } from './record-file.js';
 import type { KeptLists, ListsPlace } from './kept-lists.js';
 
-// The search index file, layout 6 (1 held minisearch's JSON, 2 one `v8.serialize` of everything, 3 every array of
-// 32-bit numbers, 4 nothing measured over the tools, 5 not what the calibration read of each tool):
+// The search index file, layout 7 (1 held minisearch's JSON, 2 one `v8.serialize` of everything, 3 every array of
+// 32-bit numbers, 4 nothing measured over the tools, 5 not what the calibration read of each tool, 6 the names as an
+// array of strings):
 //   bytes 0-7    MAGIC
 //   bytes 8-11   the layout (uint32, little-endian)
 //   bytes 12-15  the header's length H (uint32, little-endian)
-//   bytes 16-    the header: `v8.serialize` of the strings (version, byte order, names, terms), each array's length and
+//   bytes 16-    the header: `v8.serialize` of the strings (version, byte order, the names as one string, each followed
+//                by a line feed, and the terms), each array's length and
 //                the bytes of each of its numbers (1, 2 or 4, as ARRAY_WIDTHS allows: unsigned, or 4 signed), and what
 //                the matcher measured over the tools beside the index (`Measured`)
 //   then, each at a multiple of 8 bytes from the file's start, the typed arrays in ARRAYS' order, in the byte order the
@@ -22,7 +24,7 @@ import type { KeptLists, ListsPlace } from './kept-lists.js';
 // alive behind a small array at 100,000 tools) and an unaligned one a copy beside it: 430 MB outside the heap.
 
 /** The file's layout: a file of another is a miss, and rebuilt. */
-export const LAYOUT = 6;
+export const LAYOUT = 7;
 
 const MAGIC = Buffer.from('hldpsix\n', 'latin1');
 const PREFIX_BYTES = 16;
@@ -65,7 +67,8 @@ export interface KeptBasis {
 interface Header {
   version: string;
   byteOrder: string;
-  names: string[];
+  /** the tools' names in order, each followed by a line feed (`joinNames`) */
+  names: string;
   terms: string[];
   /** per array of ARRAYS, how many numbers it holds */
   lengths: number[];
@@ -133,6 +136,11 @@ export interface DecodedSearchIndexFile {
   measured: Measured;
 }
 
+/** Why a file was not read: what in it this layout did not write. */
+export interface Refusal {
+  refused: string;
+}
+
 /**
  * Decodes a file of `size` bytes, asking for each read it needs (yielded; the bytes read are sent back): the stored
  * index, what was measured beside it and the version it was written by, or undefined for anything this layout did not
@@ -148,16 +156,29 @@ export function* decodeSearchIndexFile(
   leaveRecords?: (place: RecordsPlace) => RecordFile,
   leaveLists?: (place: ListsPlace, lengths: Int32Array) => KeptLists,
 ): Generator<ReadRequest, DecodedSearchIndexFile | undefined, number> {
-  if (!Number.isSafeInteger(size) || size < PREFIX_BYTES) return undefined;
+  const decoded = yield* decodeOrRefuseSearchIndexFile(size, leaveRecords, leaveLists);
+  return 'refused' in decoded ? undefined : decoded;
+}
+
+/** `decodeSearchIndexFile`, saying why a file it does not read is refused (for the reader's warning). */
+export function* decodeOrRefuseSearchIndexFile(
+  size: number,
+  leaveRecords?: (place: RecordsPlace) => RecordFile,
+  leaveLists?: (place: ListsPlace, lengths: Int32Array) => KeptLists,
+): Generator<ReadRequest, DecodedSearchIndexFile | Refusal, number> {
+  const refused = (reason: string): Refusal => ({ refused: reason });
+  const cut = refused(`cut short (${size} bytes)`);
+  if (!Number.isSafeInteger(size) || size < PREFIX_BYTES) return cut;
   const prefix = Buffer.alloc(PREFIX_BYTES);
-  if ((yield { into: prefix, position: 0 }) !== PREFIX_BYTES) return undefined;
-  if (!prefix.subarray(0, MAGIC.length).equals(MAGIC) || prefix.readUInt32LE(8) !== LAYOUT) return undefined;
+  if ((yield { into: prefix, position: 0 }) !== PREFIX_BYTES) return cut;
+  if (!prefix.subarray(0, MAGIC.length).equals(MAGIC)) return refused('not a search index file (its first bytes)');
+  if (prefix.readUInt32LE(8) !== LAYOUT) return refused(`of layout ${prefix.readUInt32LE(8)}, not ${LAYOUT}`);
   const headerLength = prefix.readUInt32LE(12);
-  if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength > size) return undefined;
+  if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength > size) return refused(`its header (${headerLength} bytes) does not fit in its ${size} bytes`);
   const headerBytes = Buffer.alloc(headerLength);
-  if ((yield { into: headerBytes, position: PREFIX_BYTES }) !== headerLength) return undefined;
+  if ((yield { into: headerBytes, position: PREFIX_BYTES }) !== headerLength) return cut;
   const header = parseHeader(headerBytes);
-  if (header === undefined) return undefined;
+  if (header === undefined) return refused('its header does not parse, or is not of the shape this layout writes');
   // where each array starts; together they must end where the file does
   let position = padded(PREFIX_BYTES + headerLength);
   const starts = header.lengths.map((length, index) => {
@@ -165,7 +186,7 @@ export function* decodeSearchIndexFile(
     position += padded(length * header.widths[index]!);
     return at;
   });
-  if (position !== size) return undefined;
+  if (position !== size) return refused(`its arrays end at byte ${position}, not at its end (${size} bytes): cut short or added to`);
   const arrays = {} as Record<ArrayName, NarrowArray>;
   let records: RecordFile | undefined;
   for (let index = 0; index < ARRAYS.length; index++) {
@@ -178,17 +199,20 @@ export function* decodeSearchIndexFile(
     // left in the file: made empty (pages no one has touched), filled a list at a time
     if (records !== undefined && leaveLists !== undefined && (ARRAYS[index] === 'slots' || ARRAYS[index] === 'codes')) continue;
     const bytes = new Uint8Array(array.buffer);
-    if (bytes.length > 0 && (yield { into: bytes, position: starts[index]! }) !== bytes.length) return undefined;
+    if (bytes.length > 0 && (yield { into: bytes, position: starts[index]! }) !== bytes.length) return cut;
   }
   // the widths were checked against ARRAY_WIDTHS: only codes, field lengths and the records' numbers may be narrower
   const wide = (name: ArrayName): Int32Array => arrays[name] as Int32Array;
   const postings: StoredPostings = { starts: wide('starts'), lengths: wide('lengths'), fieldCounts: wide('fieldCounts'), slots: wide('slots'), codes: arrays.codes, fieldLengths: arrays.fieldLengths };
   const slotsAt = starts[ARRAYS.indexOf('slots')]!;
   const codesAt = starts[ARRAYS.indexOf('codes')]!;
-  if (records !== undefined && leaveLists !== undefined) postings.kept = leaveLists({ slots: slotsAt, codes: codesAt, codeWidth: header.widths[ARRAYS.indexOf('codes')]!, tools: header.names.length }, postings.lengths);
+  if (records !== undefined && leaveLists !== undefined) postings.kept = leaveLists({ slots: slotsAt, codes: codesAt, codeWidth: header.widths[ARRAYS.indexOf('codes')]!, tools: toolsOf(header) }, postings.lengths);
   const stored: StoredSearchIndex = { names: header.names, terms: header.terms, counts: wide('counts'), offsets: wide('offsets'), data: records ?? (arrays.data as Uint16Array | Int32Array), postings };
-  return (yield* consistentSteps(stored)) ? { version: header.version, stored, measured: header.measured } : undefined;
+  return (yield* consistentSteps(stored)) ? { version: header.version, stored, measured: header.measured } : refused('its arrays point outside one another');
 }
+
+// how many tools the file holds: one offset more than records
+const toolsOf = (header: Pick<Header, 'lengths'>): number => Math.max(0, header.lengths[ARRAYS.indexOf('offsets')]! - 1);
 
 function parseHeader(bytes: Buffer): Header | undefined {
   let header: unknown;
@@ -199,13 +223,14 @@ function parseHeader(bytes: Buffer): Header | undefined {
   }
   if (typeof header !== 'object' || header === null) return undefined;
   const { version, byteOrder, names, terms, lengths, widths, measured } = header as Record<string, unknown>;
-  if (typeof version !== 'string' || byteOrder !== endianness() || !strings(names) || !strings(terms)) return undefined;
+  // the names, one string (`joinNames`): each followed by a line feed, the last one too
+  if (typeof version !== 'string' || byteOrder !== endianness() || typeof names !== 'string' || (names.length > 0 && !names.endsWith('\n')) || !strings(terms)) return undefined;
   if (!Array.isArray(lengths) || lengths.length !== ARRAYS.length) return undefined;
   // each array's length fits in a file no larger than a safe integer of bytes
   if (!lengths.every((length) => Number.isSafeInteger(length) && length >= 0 && length <= 2 ** 40)) return undefined;
   if (!Array.isArray(widths) || widths.length !== ARRAYS.length || !ARRAYS.every((name, index) => ARRAY_WIDTHS[name].includes(widths[index] as Width))) return undefined;
   const kept = measuredOf(measured);
-  if (kept?.basis !== undefined && kept.basis.texts.length !== names.length) return undefined;
+  if (kept?.basis !== undefined && kept.basis.texts.length !== toolsOf({ lengths })) return undefined;
   return kept === undefined ? undefined : { version, byteOrder: endianness(), names, terms, lengths, widths: widths as Width[], measured: kept };
 }
 
@@ -251,13 +276,15 @@ const strings = (value: unknown): value is string[] => Array.isArray(value) && v
 // checked a slice at a time, each loop indexed (a `for … of` over 7.4 million slots took ~140 ms against ~14), and
 // each slice by a plain function: the same loop inside the generator ran ~3× slower (7.4 million slots 38-46 ms of
 // CPU against 13-15, a fresh process each, issue #18), as V8 optimised the generator's loop late, if at all
-function* consistentSteps({ names, terms, counts, offsets, data, postings }: StoredSearchIndex): Generator<ReadRequest, boolean, number> {
-  if (offsets.length !== names.length + 1 || offsets[0] !== 0 || offsets[names.length] !== data.length || counts.length !== terms.length) return false;
-  for (let at = 0; at < names.length; at += CHECK_STEP) {
+function* consistentSteps({ terms, counts, offsets, data, postings }: StoredSearchIndex): Generator<ReadRequest, boolean, number> {
+  // one offset more than tools: the names are compared with a scan's tools when restored, not counted here
+  const tools = offsets.length - 1;
+  if (tools < 0 || offsets[0] !== 0 || offsets[tools] !== data.length || counts.length !== terms.length) return false;
+  for (let at = 0; at < tools; at += CHECK_STEP) {
     if (at > 0) yield PAUSE;
-    if (!ascending(offsets, at, Math.min(names.length, at + CHECK_STEP))) return false;
+    if (!ascending(offsets, at, Math.min(tools, at + CHECK_STEP))) return false;
   }
-  return yield* postingsConsistentSteps(postings, names.length, terms.length);
+  return yield* postingsConsistentSteps(postings, tools, terms.length);
 }
 
 function* postingsConsistentSteps({ starts, lengths, fieldCounts, slots, codes, fieldLengths, kept }: StoredPostings, tools: number, terms: number): Generator<ReadRequest, boolean, number> {

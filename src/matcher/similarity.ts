@@ -1,3 +1,4 @@
+import { runToEnd } from '../core/index.js';
 import type { QueryWord } from './request-words.js';
 import type { SearchIndex } from './search-index.js';
 import { DESCRIBING_FIELDS, NAMING_FIELDS, PARAM_FIELDS, type RecordNumbers, type TermDictionary } from './tool-record.js';
@@ -6,12 +7,13 @@ import { wordVectors, type WordVectors } from './word-vector-file.js';
 /**
  * How near in meaning a request and a tool are: the cosine of their word vectors (English GloVe vectors by the
  * matcher's own stem, `assets/word-vectors`), each text's vector the sum of its words' unit vectors weighted down by
- * how common the word is (SIF). The re-rank adds it, weighted, to the score of the tools the words already found:
- * it re-orders the candidates and never adds one, so what the first stage found (and whether anything matches at
- * all) stays the words' business. A request word without a vector stands in it by the English sense the matcher took
- * it for (a borrowed word's registry stem, a Chinese word's common sense); a request in another language than
- * English counts for as much of its cosine as its vector stands for of its words. A request or tool with no English
- * word or sense in the table has no vector: 0.
+ * how common the word is (SIF). The re-rank adds it, weighted, to the score of the tools the words already found: it
+ * re-orders the candidates and never adds one, so what the first stage found (and whether anything matches at all)
+ * stays the words' business; only where the words find nothing does the vector stage (`vector-stage.ts`) offer a tool
+ * by it, and only one that stands out from every tool's cosine. A request word without a vector stands in it by the
+ * English sense the matcher took it for (a borrowed word's registry stem, a Chinese word's common sense); a request in
+ * another language than English counts for as much of its cosine as its vector stands for of its words. A request or
+ * tool with no English word or sense in the table has no vector: 0.
  */
 export interface SimilarityScorer {
   /** the cosine of the request's vector with the tool's at `position`, -1..1; 0 when either has none */
@@ -30,7 +32,7 @@ const MAX_TOOL_TERMS = 512;
 // after a start (p99 2.13 ms against 0.58 ms before the re-rank by meaning at 3,148 tools, issue #18). Each costs
 // ~20-30 µs of CPU (~60-95 ms at 3,148 tools, ~0.2 s at 10,000, 400 bytes each); at 100,000 the 2-3 s would push a
 // warm start's matching ready (goal ≤ 1 s) far out, and there they are made as requests bring the tools up.
-const MAX_PREPARED_TOOLS = 10_000;
+export const MAX_PREPARED_TOOLS = 10_000;
 // tool vectors kept, at most (their memory: 16,384 × ~500 bytes = ~8 MB); past it, forgotten all at once and made again
 // as they are needed. Room for a prepared registry and a rescan's changed tools beside it.
 const MAX_KEPT_VECTORS = 16_384;
@@ -68,6 +70,62 @@ export function similarityScorer(index: SearchIndex, words: readonly QueryWord[]
 }
 
 /**
+ * The cosine of the request's vector with every tool's, by position (NaN: the tool has no vector), for the vector
+ * stage; undefined when the request has no vector. Every tool's vector is made here if it was not (a server made them
+ * before it said matching is ready; `hldp match` makes them at its first request that reaches the stage), the same way
+ * whenever it is made: the cosines do not depend on what was asked before. The request's share (a request not in
+ * English) scales every cosine alike, which the stage's statistic does not see: it is left out.
+ */
+export function cosinesOf(index: SearchIndex, words: readonly QueryWord[], foreign: boolean): Float64Array | undefined {
+  const table = wordVectors();
+  if (table === undefined) return undefined;
+  const request = requestVector(table, words, foreign)?.vector;
+  if (request === undefined) return undefined;
+  const { rows, has } = matrices.get(index) ?? runToEnd(toolMatrixSteps(index, table));
+  const dimensions = request.length;
+  const cosines = new Float64Array(index.records.length);
+  for (let position = 0; position < cosines.length; position++) {
+    if (has[position] === 0) {
+      cosines[position] = Number.NaN;
+      continue;
+    }
+    const base = position * dimensions;
+    let dot = 0;
+    for (let at = 0; at < dimensions; at++) dot += request[at]! * rows[base + at]!;
+    cosines[position] = dot;
+  }
+  return cosines;
+}
+
+/** Every tool's vector of one search index in one array, a row per position (`has`: 0 where the tool has none). */
+interface ToolMatrix {
+  rows: Float32Array;
+  has: Uint8Array;
+}
+
+// Per search index (its positions are its own: an update makes a new one), its tools' vectors in one array: the vector
+// stage reads every one of them, and a pass over a WeakMap of them took ~5 ms of CPU at 10,000 tools (load ~28) against
+// ~2 ms over this. 400 bytes a tool: 4 MB at 10,000.
+const matrices = new WeakMap<SearchIndex, ToolMatrix>();
+
+// the matrix of `index`'s tools, made a few tools at a time (a tool's vector made where it was not)
+function* toolMatrixSteps(index: SearchIndex, table: WordVectors): Generator<void, ToolMatrix, void> {
+  const count = index.records.length;
+  const rows = new Float32Array(count * table.dimensions);
+  const has = new Uint8Array(count);
+  for (let position = 0; position < count; position++) {
+    if (position % VECTOR_STEP === VECTOR_STEP - 1) yield;
+    const vector = toolVectorAt(index, position, table);
+    if (vector === null) continue;
+    rows.set(vector, position * table.dimensions);
+    has[position] = 1;
+  }
+  const matrix = { rows, has };
+  matrices.set(index, matrix);
+  return matrix;
+}
+
+/**
  * Makes the vector of each of `index`'s tools that has none yet (all of them at most `MAX_PREPARED_TOOLS`), stopping
  * every few tools: a server runs it before it says matching is ready, and after a rescan's update (only the changed
  * tools are made: the others are taken over). The answers are the same with or without it: a vector is made the
@@ -85,6 +143,8 @@ export function* toolVectorSteps(index: SearchIndex): Generator<void, number, vo
     toolVectorAt(index, position, table);
     made += 1;
   }
+  // and the vector stage's matrix of them, so that a server's first request that reaches the stage makes nothing
+  if (!matrices.has(index)) yield* toolMatrixSteps(index, table);
   return made;
 }
 

@@ -10,7 +10,11 @@ import { ToolRecords } from './tool-records.js';
 
 /** A search index as kept on disk: everything but the tools, which it is restored over (by position and name). */
 export interface StoredSearchIndex {
-  names: string[];
+  /**
+   * the tools' names in order as one string, each followed by a line feed (`joinNames`): read as one string, compared in
+   * place (issue #18: 100,000 strings deserialised, compared and collected at each restart)
+   */
+  names: string;
   /** the postings, tight, each tool's slot its position */
   postings: StoredPostings;
   /** the engine's dictionary: each term at its id */
@@ -61,11 +65,12 @@ export function* searchIndexToWriteSteps(index: SearchIndex): Generator<void, Se
     if (++seen % TOOLS_PER_STEP === 0) yield;
   }
   const total = offsets[records.length]!;
-  const names: string[] = [];
+  const named: string[] = [];
   for (let position = 0; position < index.tools.length; position++) {
-    names.push(toolNameAt(index.tools, position)!);
+    named.push(toolNameAt(index.tools, position)!);
     if (position % TOOLS_PER_STEP === 0) yield;
   }
+  const names = joinNames(named);
   const order = slotsOf(records);
   yield;
   const postings = yield* streamedPostingsSteps(index.engine.postings, order);
@@ -128,19 +133,50 @@ function* restoreSearchIndexSteps(stored: StoredSearchIndex, tools: ToolSequence
   return snapshot(engine, tools, records);
 }
 
+const LINE_FEED = '\n';
+
+/**
+ * The tools' names as a kept index holds them: one string, each name followed by a line feed. A name with a line feed
+ * (which a scan never lets through: a tool's name is ASCII letters, digits, '.', '_' and '-') throws: the index is not
+ * kept, rather than kept where its names could be read apart otherwise.
+ */
+export function joinNames(names: readonly string[]): string {
+  for (const name of names) if (name.includes(LINE_FEED)) throw new Error(`search index: the tool name ${JSON.stringify(name)} has a line feed`);
+  return names.length === 0 ? '' : `${names.join(LINE_FEED)}${LINE_FEED}`;
+}
+
+/** The names of `joinNames`, one string each. */
+export const splitNames = (joined: string): string[] => (joined === '' ? [] : joined.slice(0, -1).split(LINE_FEED));
+
 // records made (or names compared) between two stops of a restore
 const RESTORE_STEP = 8192;
 
 // kept for these tools, and of this layout (a file of another layout is a miss, never misread)
 function* keptForSteps(stored: StoredSearchIndex, tools: ToolSequence): Generator<void, boolean, void> {
   const { names, offsets, postings, terms, counts, data } = stored;
-  if (!Array.isArray(names) || !Array.isArray(terms) || !(offsets instanceof Int32Array) || !(recordNumbers(data) || data instanceof RecordFile) || !(counts instanceof Int32Array)) return false;
-  if (names.length !== tools.length || offsets.length !== tools.length + 1 || !postingsFit(postings, tools.length, terms.length)) return false;
-  for (let position = 0; position < tools.length; position++) {
-    if (position % RESTORE_STEP === RESTORE_STEP - 1) yield;
-    if (names[position] !== toolNameAt(tools, position)) return false;
+  if (typeof names !== 'string' || !Array.isArray(terms) || !(offsets instanceof Int32Array) || !(recordNumbers(data) || data instanceof RecordFile) || !(counts instanceof Int32Array)) return false;
+  if (offsets.length !== tools.length + 1 || !postingsFit(postings, tools.length, terms.length)) return false;
+  let at = 0;
+  for (let from = 0; from < tools.length; from += RESTORE_STEP) {
+    if (from > 0) yield;
+    at = namesAt(names, at, tools, from, Math.min(tools.length, from + RESTORE_STEP));
+    if (at < 0) return false;
   }
-  return true;
+  return at === names.length;
+}
+
+// Whether tools from..to are named in `names` from `at`, each name then a line feed: where the next one starts, or -1.
+// A plain function, not the generator's loop (V8 optimises a generator's loop late).
+function namesAt(names: string, at: number, tools: ToolSequence, from: number, to: number): number {
+  for (let position = from; position < to; position++) {
+    const name = toolNameAt(tools, position);
+    if (name === undefined || !names.startsWith(name, at)) return -1;
+    at += name.length;
+    // the name ends here: the kept one has no more to it (and this one no line feed that would pass for its end)
+    if (names.indexOf(LINE_FEED, at - name.length) !== at) return -1;
+    at += 1;
+  }
+  return at;
 }
 
 function postingsFit(postings: StoredPostings | undefined, tools: number, terms: number): boolean {

@@ -24,12 +24,12 @@ export const POLICY_SCHEMAS = {
       id: { type: 'string' }, status: { enum: ['pending', 'approved', 'denied', 'expired', 'cancelled'] }, caller: { type: 'string' }, session: { type: ['string', 'null'] },
       tool: { type: 'string' }, method: { type: 'string' }, executor: { type: 'string' }, params: { type: 'object' }, params_hash: { type: 'string' },
       commit: { type: 'string', description: 'the index commit, which is the policy version' },
-      rule: { type: 'object', description: 'where (policies/x.hdlp:line:col, null for require_confirm), reason, self_approval, approvers, elicit; judged (the object ids it was judged against) and place ({workspace, sandbox, run_as, hide, ceiling, max_call_timeout_ms}: where and how confined the filing gateway runs calls; hide, ceiling and max_call_timeout_ms absent on requests filed before they were kept) and filed_by ({by, url}: the process that filed it — host, pid, instance — and the URL it serves at, null for a one-shot CLI; where a decider whose own place differs is sent), absent on older requests; timeout_from (where timeout_ms came from, as in the receipt: call, tool, default or ceiling), absent on requests filed before it was kept; a one-shot CLI or a serving instance whose own place differs decides nothing (APPROVAL_MISMATCH)' },
+      rule: { type: 'object', description: 'where (policies/x.hdlp:line:col, null for require_confirm), reason, self_approval, approvers, elicit; judged (the object ids it was judged against) and place ({workspace, sandbox, run_as, hide, ceiling, max_call_timeout_ms}: where and how confined the filing gateway runs calls; hide, ceiling and max_call_timeout_ms absent on requests filed before they were kept) and filed_by ({by, url}: the process that filed it — host, pid, instance — and the URL it serves at, listen.public_url where set, null for a one-shot CLI; where a decider whose own place differs is sent), absent on older requests; place and filed_by are for an admin to read: anyone else gets place_withheld (a note that an administrator can see them) instead; timeout_from (where timeout_ms came from, as in the receipt: call, tool, default or ceiling), absent on requests filed before it was kept; a one-shot CLI or a serving instance whose own place differs decides nothing (APPROVAL_MISMATCH)' },
       timeout_ms: { type: ['integer', 'null'] }, created_at: { type: 'string' }, expires_at: { type: 'string' }, decided_at: { type: ['string', 'null'] },
       decided_by: { type: ['string', 'null'] }, decision_reason: { type: ['string', 'null'] }, decided_via: { type: ['string', 'null'] }, receipt_id: { type: ['string', 'null'] },
       run: {
         oneOf: [{ type: 'null' }, { type: 'object', required: ['by', 'lease_until'], properties: { by: { type: 'string' }, lease_until: { type: 'string' } } }],
-        description: "an approved call's run: the gateway process running it (host, pid, instance) and when its lease ends, renewed while it runs; a lease that lapses with no receipt stored is closed by any instance with a CANCELLED receipt saying the run was interrupted",
+        description: "an approved call's run: the gateway process running it (host, pid, instance) and when its lease ends, renewed while it runs; a lease that lapses with no receipt stored is closed by any instance with a CANCELLED receipt saying the run was interrupted; null on an approved request that no gateway of its place has taken yet (approved at an instance that runs calls elsewhere: it waits for one, and expires at expires_at if none comes)",
       },
     },
   },
@@ -52,6 +52,14 @@ export const POLICY_SCHEMAS = {
       offset: { type: 'integer', description: 'absent when the page was asked with a cursor' }, next_offset: { type: ['integer', 'null'], description: 'absent when the page was asked with a cursor' },
       max_bytes: { type: 'integer', description: 'the most of the requests\' params (their JSON) one page holds (its first request always comes, whatever its size)' },
       ended_early: { const: true, description: 'the page holds fewer than limit requests because the next would have passed max_bytes; next_cursor (or next_offset) continues' },
+    },
+  },
+  ApprovalRunsElsewhere: {
+    type: 'object', required: ['approval', 'receipt', 'filed_by', 'message'],
+    properties: {
+      approval: { $ref: '#/components/schemas/Approval' }, receipt: { type: 'null', description: 'nothing ran yet' },
+      filed_by: { type: ['object', 'null'], properties: { by: { type: 'string' }, url: { type: ['string', 'null'] } }, description: 'the process that filed the request, where the call runs (url null: an hldp mcp or a one-shot CLI)' },
+      message: { type: 'string', description: 'what happens now: where and when it runs, and that it expires unrun if no gateway with its settings runs it in time' },
     },
   },
   ApprovalRefused: {

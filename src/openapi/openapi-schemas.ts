@@ -73,8 +73,8 @@ const MatchResult = {
       type: 'object', required: ['found', 'confidence', 'stage', 'candidates'],
       properties: {
         found: { const: true },
-        confidence: { enum: ['high', 'low'], description: 'low: the candidates match part of the intent; check that one fits before calling it' },
-        stage: { enum: ['lexical', 'model'], description: 'which stage named the candidates (model: the configured matcher.model)' },
+        confidence: { enum: ['high', 'low'], description: 'low: the candidates match part of the intent (stage vector: only its meaning); check that one fits before calling it' },
+        stage: { enum: ['lexical', 'vector', 'model'], description: 'which stage named the candidates (vector: the words found nothing and the nearest tool in meaning stands out from the registry, always low; model: the configured matcher.model)' },
         candidates: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Candidate' } },
         incomplete: INCOMPLETE,
         broken: BROKEN,

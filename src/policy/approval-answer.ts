@@ -1,5 +1,5 @@
 import type { Receipt } from '../core/index.js';
-import type { ApprovalRecord } from '../store/index.js';
+import type { ApprovalFiler, ApprovalRecord } from '../store/index.js';
 import { principalSource } from './caller-elsewhere.js';
 import { LOCAL_PRINCIPAL } from './principals.js';
 
@@ -42,6 +42,14 @@ export interface LeaseLapsed {
   error: string;
 }
 
+/** Where an approval made at an instance that runs calls elsewhere will run: at the process that filed it (or one with its settings). */
+export interface RunsElsewhere {
+  /** the process that filed the request (host, pid, instance; its URL, null for an hldp mcp or a one-shot CLI) */
+  filed_by: ApprovalFiler | null;
+  /** what happens now, in words: nothing ran yet, where and when it runs, and what if it does not */
+  message: string;
+}
+
 /** What a confirmation token comes to: the receipt of the run, or why it did not run. */
 export type ConfirmOutcome =
   /** `lease_lapsed`: the receipt is this run's, but the request was resolved by another, made when its lease lapsed */
@@ -62,7 +70,11 @@ export type ApprovalRefusalCode =
 
 /** What deciding, cancelling or reading a request came to: the request and its receipt, or why not. */
 export type ApprovalAnswer =
-  | { ok: true; approval: ApprovalRecord; receipt: Receipt | null; lease_lapsed?: LeaseLapsed }
+  /**
+   * `runs_elsewhere`: approved at an instance that runs calls elsewhere than the one that filed it: the decision is
+   * recorded and nothing ran yet (`receipt` null); the call runs once at a gateway with the request's settings
+   */
+  | { ok: true; approval: ApprovalRecord; receipt: Receipt | null; lease_lapsed?: LeaseLapsed; runs_elsewhere?: RunsElsewhere }
   | { ok: false; code: ApprovalRefusalCode; error: string; approval?: ApprovalRecord; receipt?: Receipt; requested_ms?: number; allowed_ms?: number };
 
 // the answer to a request that does not exist, or that the asker may not read: the two look alike

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { describeGate, type CallDeadline, type Receipt, type TimeoutSource, type ToolDefinition } from '../core/index.js';
+import { describeGate, type CallDeadline, type Receipt, type ToolDefinition } from '../core/index.js';
 import { canonicalJson, hashParams, type ApprovalDecision, type ApprovalQuery, type ApprovalRecord } from '../store/index.js';
 import { approvalNotFound, confirmationRequired, confirmOutcome, type ApprovalAnswer, type ApprovalRequested, type ConfirmOutcome } from './approval-answer.js';
 import type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
 import { approvalPage, maySeeApproval } from './approval-page.js';
-import { instancePlaceProblem, placeProblem } from './run-place.js';
+import { ApprovalRunning, runSource } from './approval-running.js';
+import { filerWords, instancePlaceProblem, placeDifference, placeProblem, placeUnknown, readsPlaces } from './run-place.js';
 import { deciderProblem, nobodyElseDecides, type PolicyDecision } from './approval-rules.js';
-import { ApprovalSettlement, lapsedRun, linkOf } from './approval-settlement.js';
+import { ApprovalSettlement, lapsedRun } from './approval-settlement.js';
 import { ApprovalWaiters } from './approval-waiters.js';
 import { callerUnknownHere, othersToken } from './caller-elsewhere.js';
 import { changedSince, judgedAgainst } from './judged-against.js';
@@ -16,8 +17,8 @@ import { hashToken, LOCAL_PRINCIPAL, type Principal } from './principals.js';
 const POLL_MS = 250;
 const SWEEP_MS = 1000;
 
-/** Who decides a request, and whether by its caller's confirmation token. */
-type Decider = { name: string; token: boolean };
+/** Who decides a request, whether by its caller's confirmation token, and whether it reads where instances run calls (`readsPlaces`). */
+type Decider = { name: string; token: boolean; readsPlaces: boolean };
 
 /**
  * Approval requests (seed 002): a call the policy sends to a person is bound to `{caller, session, tool, params
@@ -28,6 +29,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   readonly #host: ApprovalHost<Registry>;
   readonly #waiters = new ApprovalWaiters();
   readonly #settlement: ApprovalSettlement;
+  readonly #running: ApprovalRunning<Registry>;
   #sweeper: NodeJS.Timeout | undefined;
   #stopped = false;
   #onError: ((error: Error) => void) | undefined;
@@ -35,6 +37,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   constructor(host: ApprovalHost<Registry>) {
     this.#host = host;
     this.#settlement = new ApprovalSettlement(host, this.#waiters, (error) => this.#onError?.(error));
+    this.#running = new ApprovalRunning(host, this.#settlement, (error) => this.#onError?.(error));
   }
 
   /** Files the request a policy decision asks for; the caller's answer says how it will be decided. */
@@ -71,7 +74,9 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       if (record?.status === 'pending' && options.caller === LOCAL_PRINCIPAL.name) return { kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason: 'other_caller', error: othersToken(record) };
       return { kind: 'confirmation_invalid', code: 'CONFIRMATION_INVALID', reason: 'unknown', error: 'no call waits for this confirmation token; call the tool again for a new one' };
     }
-    const answer = await this.#decide(record, { name: options.caller, token: true }, 'approve', { ...options, via: 'api' });
+    // the presenter is the caller: an agent is told which settings differ, not their values (review Z3, Z3-4)
+    const presenter = this.#host.principals?.().find((principal) => principal.name === options.caller);
+    const answer = await this.#decide(record, { name: options.caller, token: true, readsPlaces: presenter !== undefined && readsPlaces(presenter) }, 'approve', { ...options, via: 'api' });
     return confirmOutcome(answer, record.tool);
   }
 
@@ -83,7 +88,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     // the human at the MCP client decides where the rule says so; anyone else by role
     const problem = options.via === 'elicitation' ? (record.rule.elicit ? undefined : `request '${id}' may not be decided at the MCP client; ${describeGate(record.rule.approvers)} decides it`) : this.deciderProblem(record, decider);
     if (problem) return { ok: false, code: 'APPROVAL_FORBIDDEN', error: problem, approval: record };
-    return this.#decide(record, { name: decider.name, token: false }, verdict, options);
+    return this.#decide(record, { name: decider.name, token: false, readsPlaces: readsPlaces(decider) }, verdict, options);
   }
 
   /** The caller withdraws its own request (or an admin does): a `CANCELLED` receipt, nothing ran. */
@@ -131,12 +136,32 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   }
 
   /**
-   * Why approving this request here would not run its call (undefined: it would, as far as where it runs goes): this
-   * instance runs calls elsewhere, or confined otherwise, than the process that filed it. What `decide` and `confirm`
-   * refuse with `APPROVAL_MISMATCH`, and what the console shows instead of *Approve and run*.
+   * Where this request's call runs, when not here (undefined: here): this instance runs calls elsewhere, or confined
+   * otherwise, than the process that filed it. `stranded`: that process was this very gateway, under settings it no
+   * longer has (it was restarted with others: review userZ4, F15), so it cannot run it as approved. What the console
+   * shows in place of *Approve and run*; to `reader`, when it is no admin, without the settings' values or the
+   * instances' URLs and hosts (`readsPlaces`, review Z3, Z3-4).
    */
-  elsewhere(record: ApprovalRecord): string | undefined {
-    return instancePlaceProblem(record, this.#host.place, this.#host.filer());
+  elsewhere(record: ApprovalRecord, reader: Pick<Principal, 'roles'>): { text: string; stranded: boolean } | undefined {
+    return this.#elsewhere(record, readsPlaces(reader));
+  }
+
+  // the same, its values and URLs shown or not (`values`: the reader is an admin)
+  #elsewhere(record: ApprovalRecord, values: boolean): { text: string; stranded: boolean } | undefined {
+    const difference = placeDifference(record, this.#host.place, "this instance's", values);
+    if (difference === undefined) return undefined;
+    const self = this.#host.filer();
+    const until = `until ${record.expires_at}`;
+    if (self.url !== null && record.rule.filed_by?.url === self.url) {
+      return {
+        stranded: true,
+        text: `this gateway's settings changed since request '${record.id}' was filed here${values ? ` (${self.url}, then ${record.rule.filed_by.by})` : ''}: ${difference}. It can run only at a gateway with the settings it was filed under, and this one no longer has them: deny it, and its caller must call the tool again (or approve it at another instance still running with those settings, if one does). Nothing ran; it stays pending ${until}`,
+      };
+    }
+    return {
+      stranded: false,
+      text: `request '${record.id}' runs at ${filerWords(record, values)}, or at any gateway with its settings, not here: ${difference}. Approving it here records the decision; the call then runs once there, when it next looks (every second while it serves, or when its caller waits for the request), and its receipt answers the caller. If no gateway with its settings runs it before it expires (${record.expires_at}), it expires with nothing run`,
+    };
   }
 
   /** Waits up to `ms` for the request to be decided and its receipt stored (expiring it when its time comes). */
@@ -149,6 +174,9 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       if (overdue && (await this.#settlement.expire(record))) continue;
       // a run whose process stopped is closed by whoever reads it first, as an overdue request is expired
       if (lapsedRun(record) && (await this.#settlement.interrupted(record))) continue;
+      // approved where it does not run: a gateway of its place (the stdio hldp mcp that filed it, say) runs it now,
+      // here too while this process serves, and an overdue one expires (review userZ4, F3)
+      if (this.#sweeper !== undefined && ApprovalRunning.unclaimed(record)) this.#running.take(record);
       const settled = record.status !== 'pending' && record.receipt_id !== null;
       // a closing gateway answers its waiters with what is known now, rather than hold its shutdown up
       if (settled || Date.now() >= until || signal?.aborted || this.#stopped) {
@@ -168,10 +196,15 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     let closed = 0;
     for (const record of await this.#host.store.approvals.due(100)) if (await this.#settlement.expire(record)) closed += 1;
     for (const record of await this.#host.store.approvals.lapsed(100)) if (await this.#settlement.interrupted(record)) closed += 1;
+    // requests approved at an instance that runs calls elsewhere: run here, in the background, if they run here; expired when overdue
+    if (this.#sweeper !== undefined) for (const record of await this.#host.store.approvals.unclaimed(100)) this.#running.take(record);
     return closed;
   }
 
-  /** Sweeps every second until `stop` (servers: unattended requests still expire, and interrupted runs are closed, and say so). */
+  /**
+   * Sweeps every second until `stop` (servers and hldp mcp: unattended requests still expire, interrupted runs are
+   * closed, and say so, and requests approved at an instance that runs calls elsewhere run here when their place is this one's).
+   */
   start(onError: (error: Error) => void): void {
     this.#onError = onError;
     this.#sweeper ??= setInterval(() => void this.sweep().catch(onError), SWEEP_MS).unref();
@@ -218,14 +251,20 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     return differing.length > 0 ? differing : ['values the request holds'];
   }
 
-  /** Approves a pending request and runs its call, unless anything it was bound to has changed since it was made. */
+  /**
+   * Approves a pending request and runs its call, unless anything it was bound to has changed since it was made; at an
+   * instance that runs calls elsewhere than the process that filed it, records the approval with no run, for a gateway
+   * of the request's place to run (review userZ4, F3).
+   */
   async #approve(record: ApprovalRecord, decider: Decider, reason: string | null, via: ApprovalDecision['via'], options: DecideOptions): Promise<ApprovalAnswer> {
+    // a one-shot CLI that cannot tell where the request runs (filed before its place was kept) decides nothing
+    const unplaced = options.leaveIfElsewhere ? placeUnknown(record, this.#host.place) : undefined;
+    if (unplaced !== undefined) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: unplaced };
+    const elsewhere = options.leaveIfElsewhere ? placeProblem(record, this.#host.place) : this.#elsewhere(record, decider.readsPlaces)?.text;
+    // a confirmation token is its caller's, presented where the call runs; elsewhere it stays good
+    if (elsewhere !== undefined && decider.token) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: options.leaveIfElsewhere ? elsewhere : (instancePlaceProblem(record, this.#host.place, this.#host.filer(), decider.readsPlaces) ?? elsewhere) };
     // a change to what the request was judged against (the tool's definition, the policies) is refused, not forwarded;
     // any other commit (a README, another tool) leaves it decidable (review userX, X3)
-    // first: a process that would run the call elsewhere than the one that filed it decides nothing — a one-shot CLI,
-    // or a serving instance of another workspace or sandbox sharing the store
-    const elsewhere = options.leaveIfElsewhere ? placeProblem(record, this.#host.place) : this.elsewhere(record);
-    if (elsewhere !== undefined) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: elsewhere };
     const registry = this.#host.registry();
     const lookup = registry.matcher.lookup(record.tool, record.params);
     const changed = changedSince(record, registry.index, lookup.found ? lookup.tool : undefined);
@@ -246,6 +285,10 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     // the caller's rights as they are now, not as they were when it asked: a revoked principal's call ends here
     const forbidden = this.#host.callerProblem(registry, lookup.tool, record);
     if (forbidden !== undefined) return this.#outdated(record, decider, `'${record.caller}' may no longer call '${record.tool}': ${forbidden}; request '${record.id}' is cancelled, nothing ran`);
+    // a gateway whose own settings changed since it filed the request cannot run it as approved (review userZ4, F15)
+    const stranded = options.leaveIfElsewhere ? undefined : this.#elsewhere(record, decider.readsPlaces);
+    if (stranded?.stranded) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: stranded.text };
+    if (elsewhere !== undefined) return this.#approveElsewhere(record, decider, reason, via, options);
     // checked before the decision: a refused deadline leaves the request pending
     const deadline = this.#host.deadline(lookup.tool, options.timeoutMs ?? record.timeout_ms ?? undefined);
     if (!deadline.ok) {
@@ -258,24 +301,26 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const runner = this.#host.runner;
     const decided = await this.#host.store.approvals.decide(record.id, { status: 'approved', by: decider.name, reason, via }, runner);
     if (!decided) return this.#settlement.alreadyDecided(record.id);
-    return this.#run(registry, lookup.tool, decided, { timeoutMs: deadline.timeoutMs, ...runSource(record, options.timeoutMs, deadline.from) }, options);
+    return this.#running.run(registry, lookup.tool, decided, { timeoutMs: deadline.timeoutMs, ...runSource(record, options.timeoutMs, deadline.from) }, options);
   }
 
-  /** Runs an approved request's call while renewing its lease, and settles the request with the receipt. */
-  async #run(registry: Registry, tool: ToolDefinition, decided: ApprovalRecord, deadline: CallDeadline, options: DecideOptions): Promise<ApprovalAnswer> {
-    const runner = this.#host.runner;
-    const renewing = setInterval(() => {
-      this.#host.store.approvals.renew(decided.id, runner).then(
-        (held) => held || this.#onError?.(new Error(`the run of approved request '${decided.id}' was closed as interrupted by another process while it ran here (its lease lapsed: this process could not renew it in time); its receipt will be stored but not linked`)),
-        (error: Error) => this.#onError?.(new Error(`could not renew the lease of approved request '${decided.id}': ${error.message}`)),
-      );
-    }, Math.max(100, Math.floor(runner.leaseMs / 3))).unref();
-    try {
-      const receipt = await this.#host.run(registry, tool, decided.params, linkOf(decided), deadline, { caller: decided.caller, session: decided.session, ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
-      return await this.#settlement.settled(decided, receipt, true);
-    } finally {
-      clearInterval(renewing);
+  /**
+   * Records the approval of a request whose call runs elsewhere than here, with no run: the same conditional update
+   * makes exactly one decision win. A gateway of the request's place claims and runs it (`ApprovalRunning`). The
+   * deadline is chosen where the call runs, so a decider's own `timeout_ms` is refused here, the request left pending.
+   */
+  async #approveElsewhere(record: ApprovalRecord, decider: Decider, reason: string | null, via: ApprovalDecision['via'], options: DecideOptions): Promise<ApprovalAnswer> {
+    // a one-shot CLI reads the store itself, every request's place with it; an instance tells values to admins only
+    const values = options.leaveIfElsewhere === true || decider.readsPlaces;
+    const by = decider.name;
+    if (options.timeoutMs !== undefined && options.timeoutMs !== record.timeout_ms) {
+      return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: `request '${record.id}' runs at ${filerWords(record, values)}, not here, under the deadline it was filed with (${record.timeout_ms ?? "the tool's"} ms): a decider elsewhere cannot choose another. Nothing was decided; it stays pending: approve it without timeout_ms, or at a gateway with its settings` };
     }
+    const decided = await this.#host.store.approvals.decide(record.id, { status: 'approved', by, reason, via });
+    if (!decided) return this.#settlement.alreadyDecided(record.id);
+    this.#waiters.wake(decided.id);
+    const message = `approved by ${by}; nothing has run yet: '${decided.tool}' runs once at ${filerWords(decided, values)}, or at any gateway with its settings — not here, which runs calls elsewhere (${placeDifference(decided, this.#host.place, options.leaveIfElsewhere ? "this process's" : "this instance's", values) ?? 'another place'}) — when it next looks (every second while it serves, or when its caller waits for the request), and its receipt answers the caller. If none runs it before ${decided.expires_at}, it expires with nothing run. GET /v1/approvals/${decided.id}?wait=30 waits for the receipt`;
+    return { ok: true, approval: decided, receipt: null, runs_elsewhere: { filed_by: values ? decided.rule.filed_by ?? null : null, message } };
   }
 
   /** Cancels a request whose call is no longer what it was bound to (the registry moved, the caller's rights changed). */
@@ -283,15 +328,4 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const closed = await this.#settlement.close(record, { status: 'cancelled', by: decider.name, reason: text, via: 'outdated' }, text);
     return closed?.ok ? { ok: false, code: 'APPROVAL_OUTDATED', error: text, approval: closed.approval, ...(closed.receipt ? { receipt: closed.receipt } : {}) } : this.#settlement.alreadyDecided(record.id);
   }
-}
-
-/**
- * Where an approved run's deadline came from: the decider's own `timeout_ms` (approve or confirm), else the request's
- * as it was filed; a request filed with no deadline gets the tool's now, whose source the choice names. A request
- * filed by a gateway that did not keep the source leaves it unsaid rather than guessed.
- */
-function runSource(record: ApprovalRecord, askedMs: number | undefined, chosen: TimeoutSource): { from?: TimeoutSource } {
-  if (askedMs !== undefined) return { from: 'approval' };
-  if (record.timeout_ms === null) return { from: chosen };
-  return record.rule.timeout_from ? { from: record.rule.timeout_from } : {};
 }

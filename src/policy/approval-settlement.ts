@@ -93,6 +93,19 @@ export class ApprovalSettlement {
     return { approval, lease_lapsed: { resolved_by: resolvedBy, error } };
   }
 
+  /**
+   * Stores the receipt of a call that will not run for a request this process holds (its run claimed, or closed
+   * unclaimed at its expiry), and settles the request with it: nothing ran.
+   */
+  async closeHeld(held: ApprovalRecord, code: 'EXPIRED' | 'CANCELLED', error: string): Promise<ApprovalAnswer> {
+    const receipt = await this.#host.unrun({
+      tool: held.tool, method: held.method, executor: held.executor, params: held.params, commit: held.commit, code,
+      error: `${held.tool}: ${error}`, caller: held.caller, session: held.session, approval: linkOf(held),
+      timeoutMs: held.timeout_ms ?? 30_000, ...filedSource(held),
+    });
+    return this.settled(held, receipt, false);
+  }
+
   /** Expires an overdue request: an `EXPIRED` receipt; false when another decider won. */
   async expire(record: ApprovalRecord): Promise<boolean> {
     const closed = await this.close(record, { status: 'expired', by: null, reason: null, via: 'expiry' }, `no one decided request '${record.id}' before ${record.expires_at}; nothing ran`);
@@ -103,6 +116,8 @@ export class ApprovalSettlement {
   async alreadyDecided(id: string, known?: ApprovalRecord): Promise<ApprovalAnswer> {
     const record = known ?? (await this.#host.store.approvals.get(id));
     // an expired request was decided by no one: "already decided … runs at most once" read as if it had run (review userW, W6)
+    // approved at an instance that runs calls elsewhere, and no gateway of its place ran it before its expiry
+    if (record?.status === 'expired' && record.decided_by !== null) return { ok: false, code: 'APPROVAL_DECIDED', error: `request '${id}' was approved by ${record.decided_by}, but no gateway with its settings (the one that filed it) ran it before it expired at ${record.expires_at}: nothing ran, and it can no longer be decided; its caller calls the tool again for a new request`, approval: record };
     if (record?.status === 'expired') return { ok: false, code: 'APPROVAL_DECIDED', error: `request '${id}' expired at ${record.expires_at} with no one deciding it: nothing ran, and it can no longer be decided; its caller calls the tool again for a new request`, approval: record };
     const how = record ? `${record.status}${record.decided_by ? ` by ${record.decided_by}` : ''} at ${record.decided_at}` : 'gone';
     return { ok: false, code: 'APPROVAL_DECIDED', error: `request '${id}' was already decided (${how}); it runs at most once`, ...(record ? { approval: record } : {}) };

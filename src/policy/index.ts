@@ -6,6 +6,7 @@ export { PolicySet, type RuleRef } from './policy-set.js';
 export { approvalMarkers } from './approval-markers.js';
 export { compileCondition, modeOf, type ConditionMode, type ValueTest } from './param-conditions.js';
 export { ApprovalDesk } from './approval-desk.js';
+export { approvalSeenBy, readsPlaces } from './run-place.js';
 export { approvalPosition } from './approval-page.js';
 export type { ApprovalAnswer, ApprovalRefusalCode, ApprovalRequested, ConfirmationRequired, ConfirmOutcome, LeaseLapsed } from './approval-answer.js';
 export type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';

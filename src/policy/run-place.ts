@@ -1,5 +1,6 @@
 import { formatByteSize, type SandboxCeiling } from '../core/index.js';
 import { canonicalJson, type ApprovalFiler, type ApprovalRecord, type RunPlace } from '../store/index.js';
+import type { Principal } from './principals.js';
 import { differingGroups, type SettingGroup } from './run-settings.js';
 
 // each setting a place holds, with the words an operator sets it by: a variable, or (none) only the config file
@@ -14,6 +15,25 @@ const SETTINGS: ReadonlyArray<{ key: keyof RunPlace; what: string; variable?: st
 
 // the settings a request filed before they were kept lacks (review Z: the first places held only the first three)
 const LATER: ReadonlyArray<keyof RunPlace> = ['hide', 'ceiling', 'max_call_timeout_ms'];
+
+// what one who may not read the places is told in their stead: that an administrator can
+const PLACE_WITHHELD = 'An administrator can see the values, and which instance filed it';
+
+/**
+ * Whether `principal` reads where and how instances run calls — a request's `rule.place` (workspace, run_as, hidden
+ * paths, ceiling, digests), `rule.filed_by` (the filing instance's host and URL) and a refusal's values: an admin,
+ * which on a gateway with no credentials is `local` (review Z3, Z3-4), as only an admin reads broken files' errors.
+ */
+export function readsPlaces(principal: Pick<Principal, 'roles'>): boolean {
+  return principal.roles.has('admin');
+}
+
+/** A request as `principal` may read it: whole for an admin; for anyone else without `rule.place` and `rule.filed_by`, and `rule.place_withheld` saying who sees them. */
+export function approvalSeenBy(record: ApprovalRecord, principal: Pick<Principal, 'roles'>): ApprovalRecord {
+  if (readsPlaces(principal) || (record.rule.place === undefined && record.rule.filed_by === undefined)) return record;
+  const { place: _place, filed_by: _filer, ...rule } = record.rule;
+  return { ...record, rule: { ...rule, place_withheld: 'where and how the instance that filed it runs calls (place), and which instance that is (filed_by): an administrator can see them' } };
+}
 
 /**
  * Why this process may not run an approved request's call (undefined: it may): the request was filed by a process
@@ -59,21 +79,66 @@ export function placeProblem(record: ApprovalRecord, here: RunPlace): string | u
  * settings the request recorded are compared: a request filed
  * before its place was kept runs at any instance, as before, and one filed before its hide and ceilings were is
  * judged by its workspace, sandbox mode and run_as (a serving instance is where such a request was meant to be
- * decided: the CLI sends it here).
+ * decided: the CLI sends it here). `values` false (a decider who is not an admin): the settings are named without
+ * their values, and neither instance by its URL or host.
  */
-export function instancePlaceProblem(record: ApprovalRecord, here: RunPlace, self: ApprovalFiler): string | undefined {
+export function instancePlaceProblem(record: ApprovalRecord, here: RunPlace, self: ApprovalFiler, values = true): string | undefined {
   const there = record.rule.place;
   if (there === undefined) return undefined;
   const differing = differingSettings(there, here);
   const groups = differingGroups(there, here);
   if (differing.length === 0 && groups.length === 0) return undefined;
+  const names = [...differing.map(({ what }) => what), ...groups.map(({ same }) => same)].join(', ');
+  if (!values) {
+    // the settings by name only, and no instance by its URL or host: an agent reading its own request, or an approver
+    // who is no admin, learnt the operator's paths, run_as, hidden paths and hosts from them (review Z3, Z3-4)
+    const what = namesOnly(differing, groups);
+    return `request '${record.id}' was filed by another instance, which runs calls elsewhere than this instance would: ${what}. ${PLACE_WITHHELD} (GET /v1/approvals/${record.id} as an admin). Nothing ran and nothing was decided; it stays pending (until ${record.expires_at}): decide it at the instance that filed it, or at an instance with the same ${names}; any instance may deny it`;
+  }
   const filer = record.rule.filed_by;
   const who = filer === undefined ? 'another process' : filer.url === null ? filer.by : `the gateway at ${filer.url} (${filer.by})`;
-  const same = `with the same ${[...differing.map(({ what }) => what), ...groups.map(({ same }) => same)].join(', ')}`;
+  const same = `with the same ${names}`;
   const where = filer?.url
     ? `decide it there (${gatewayRoutes(record)}), or at an instance ${same}`
     : `decide it at a gateway ${same} (its console, or POST /v1/approvals/${record.id}/approve), or with hldp approvals approve ${record.id} run with those settings`;
   return `request '${record.id}' was filed by ${who}, which runs calls elsewhere than this instance${self.url ? ` (${self.url})` : ''} would: ${described(differing, groups, there, here, "this instance's")}. Nothing ran and nothing was decided; it stays pending (until ${record.expires_at}): ${where}`;
+}
+
+/**
+ * What differs between where the request's call runs and this process, in words (each setting with both values, each
+ * group by name); undefined when this process runs calls where the request's run, or the request recorded no place.
+ */
+export function placeDifference(record: ApprovalRecord, here: RunPlace, mine = "this instance's", values = true): string | undefined {
+  const there = record.rule.place;
+  if (there === undefined) return undefined;
+  const differing = differingSettings(there, here);
+  const groups = differingGroups(there, here);
+  if (differing.length === 0 && groups.length === 0) return undefined;
+  return values ? described(differing, groups, there, here, mine) : `${namesOnly(differing, groups)} (${PLACE_WITHHELD.replace(/^An/, 'an')})`;
+}
+
+/**
+ * Why a one-shot process cannot tell whether it runs calls where the request's call runs (undefined: it can): the
+ * request was filed before its place, or part of it, was kept. It decides nothing then (the CLI leaves it to a gateway).
+ */
+export function placeUnknown(record: ApprovalRecord, here: RunPlace): string | undefined {
+  const there = record.rule.place;
+  if (there !== undefined && (differingSettings(there, here).length > 0 || differingGroups(there, here).length > 0)) return undefined;
+  return placeProblem(record, here);
+}
+
+/** The process that filed a request, in words: its host, pid and instance, and the URL it serves at. */
+export function filerWords(record: ApprovalRecord, values = true): string {
+  const filer = record.rule.filed_by;
+  if (filer === undefined) return 'the process that filed it';
+  // no host or URL to one who may not read them (review Z3, Z3-4)
+  if (!values) return filer.url === null ? 'the process that filed it (an hldp mcp or hldp call, which serves no URL)' : 'the gateway that filed it';
+  return filer.url === null ? `the process that filed it (${filer.by}, which serves no URL: an hldp mcp or hldp call)` : `the gateway that filed it, at ${filer.url} (${filer.by})`;
+}
+
+// the differing settings by name only, for one who may not read their values (review Z3, Z3-4)
+function namesOnly(differing: typeof SETTINGS, groups: SettingGroup[]): string {
+  return [...(differing.length ? [`its ${differing.map(({ what }) => what).join(', ')} ${differing.length === 1 ? 'differs' : 'differ'}`] : []), ...groups.map(({ differs }) => differs)].join('; ');
 }
 
 /** The settings in which two places differ: only those the request recorded (`there`) are compared. */

@@ -2,6 +2,7 @@ import type { Diagnostic } from '../core/index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import type { ToolEntry } from './sources/source.js';
 import type { Position } from './yaml-locator.js';
+import { definitionText, readYamlMapping, type YamlMapping } from './yaml-mapping.js';
 import { yamlModule } from './yaml-module.js';
 import { YAML_OPTIONS } from './yaml-syntax-message.js';
 
@@ -59,11 +60,28 @@ export function textOfFile(file: DefinitionFile): string {
   return Buffer.from(file.content).toString('utf8');
 }
 
-/** Whether a definition's text lists `alias` (in any letter case) among its `aliases`: how git history says since when a tool declared one. */
-export function declaresAlias(text: string, alias: string): boolean {
-  const { parseDocument, isScalar, isSeq } = yamlModule();
-  const document = parseDocument(text, YAML_OPTIONS);
-  const aliases = document.errors.length === 0 ? document.get('aliases', true) : undefined;
+/**
+ * Whether a definition lists `alias` (in any letter case) among its `aliases`: how git history says since when a tool
+ * declared one. It is read as the scan reads a definition (the 1 MiB bound, UTF-8, the fast reader, the hostile-YAML
+ * limits): one those refuse as too large or too costly is `unreadable`, not "does not declare it", so the walk fails
+ * closed (a 12 MiB blob one commit back was parsed whole and took the process out of heap: review Z4, F1); one the
+ * scan would refuse otherwise (a syntax error, not UTF-8) declared nothing.
+ */
+export function aliasDeclared(content: Uint8Array, alias: string): boolean | { unreadable: string } {
+  const file = { path: 'TOOL.hdlp', folder: '', oid: '', content };
+  const text = definitionText(file, 'TOOL.hdlp');
+  if ('diagnostic' in text) return text.diagnostic.code === 'FILE_TOO_LARGE' ? { unreadable: text.diagnostic.message } : false;
+  let mapping: YamlMapping;
+  try {
+    mapping = readYamlMapping(file, text.text, 'TOOL.hdlp', 'the tool fields');
+  } catch (error) {
+    return { unreadable: `it could not be read (${error instanceof Error ? error.message : String(error)})` };
+  }
+  if (!mapping.ok) {
+    const limit = mapping.diagnostics.find((diagnostic) => diagnostic.code === 'YAML_RESOURCE_LIMIT');
+    return limit ? { unreadable: limit.message } : false;
+  }
+  const aliases = mapping.value.aliases;
   const wanted = alias.toLowerCase();
-  return isSeq(aliases) && aliases.items.some((node) => isScalar(node) && String(node.value).toLowerCase() === wanted);
+  return Array.isArray(aliases) && aliases.some((value) => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') && String(value).toLowerCase() === wanted);
 }

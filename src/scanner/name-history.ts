@@ -1,6 +1,7 @@
 import { ENTRY_LAYOUT, entryPath } from '../core/index.js';
-import { declaresAlias } from './alias-positions.js';
+import { aliasDeclared } from './alias-positions.js';
 import type { EntryOf, ToolStub } from './build-index.js';
+import { MAX_DEFINITION_BYTES } from './yaml-mapping.js';
 import type { Established, HistoryNote } from './name-claims.js';
 import type { ClaimHistory, HistoryAnswer, HistoryClaim, WalkEnd } from './sources/claim-history.js';
 
@@ -65,7 +66,9 @@ export async function settledByHistory<T extends ToolStub>(base: Established, un
   }
   let at = 0;
   for (const { verdicts: into, key, list } of groups) {
-    const slice = 'error' in answer ? answer : { appeared: answer.appeared.slice(at, at + list.length), ...(answer.end ? { end: answer.end } : {}) };
+    // a file of the name's claims that could not be read (too large, hostile YAML) leaves its age unknown: fail closed (review Z4, F1)
+    const unreadable = 'error' in answer ? undefined : answer.unreadable?.slice(at, at + list.length).find((why) => why !== undefined);
+    const slice = 'error' in answer ? answer : unreadable !== undefined ? { error: unreadable } : { appeared: answer.appeared.slice(at, at + list.length), ...(answer.end ? { end: answer.end } : {}) };
     into.set(key, verdictOf(list, slice));
     at += list.length;
   }
@@ -100,8 +103,8 @@ function claimantsOf<T extends ToolStub>(entries: readonly EntryOf<T>[], toolKey
     if (toolKeys.has(key)) add(tools, key, { path: tool.source.path, role: 'name', claim: { path: [toolsFolder, entry.folder] } });
     for (const alias of new Set(tool.aliases.map((alias) => alias.toLowerCase()))) {
       if (!toolKeys.has(alias) || alias === key) continue;
-      const holds = (content: Uint8Array): boolean => declaresAlias(Buffer.from(content).toString('utf8'), alias);
-      add(tools, alias, { path: tool.source.path, role: 'alias', claim: { path: [toolsFolder, entry.folder, toolFile], holds } });
+      const holds = (content: Uint8Array): ReturnType<typeof aliasDeclared> => aliasDeclared(content, alias);
+      add(tools, alias, { path: tool.source.path, role: 'alias', claim: { path: [toolsFolder, entry.folder, toolFile], holds, maxBytes: MAX_DEFINITION_BYTES } });
     }
   }
   return { tools, toolsets };
@@ -204,5 +207,7 @@ function endReason(end: WalkEnd): string {
   if (end.reason === 'root') return `git history does not tell them apart: both are in the first commit ${short(end.commit)}`;
   if (end.reason === 'shallow') return `git history does not tell which is older: it ends at commit ${short(end.commit)} (a shallow clone${end.fetch ? `, and more of it could not be fetched: ${end.fetch}` : ''}) with both present`;
   if (end.reason === 'bytes') return `git history does not tell which is older: both are older than the ${end.bytes / 1048576} MiB of trees looked at`;
+  if (end.reason === 'files') return `git history does not tell which is older: both are older than the ${end.bytes / 1048576} MiB of definitions read`;
+  if (end.reason === 'work') return `git history does not tell which is older: both are older than the ${end.looks} look-ups of claims a walk makes`;
   return `git history does not tell which is older: both are older than the ${end.commits} commits looked at`;
 }

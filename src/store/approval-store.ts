@@ -28,6 +28,8 @@ export interface ApprovalTerms {
    * before it was kept.
    */
   filed_by?: ApprovalFiler;
+  /** in a request as one who is no admin reads it, instead of `place` and `filed_by`: who can see them (never stored) */
+  place_withheld?: string;
   /** where the request's `timeout_ms` came from (the call, the tool, the default, the gateway's ceiling); absent on a request filed before it was kept */
   timeout_from?: TimeoutSource;
 }
@@ -196,6 +198,18 @@ export interface ApprovalStore {
   settleAnnouncing(id: string, receiptId: string, event: NewEvent, ran?: ApprovalRun): Promise<StoredEvent | undefined>;
   /** extends the lease of a run `runner` holds; false when the request is no longer its own to run (settled, or taken over) */
   renew(id: string, runner: ApprovalRunner): Promise<boolean>;
+  /**
+   * Takes the run of a request approved at an instance that runs calls elsewhere (approved, no run, no receipt), once:
+   * only before its expiry, so of any number of processes at once at most one gets the request back, holding its lease
+   */
+  claim(id: string, runner: ApprovalRunner): Promise<ApprovalRecord | undefined>;
+  /** approved requests whose run no process has taken yet (approved elsewhere than they run), oldest decision first */
+  unclaimed(limit: number): Promise<ApprovalRecord[]>;
+  /**
+   * Closes a request approved elsewhere whose run no process took before its expiry, once: its status becomes
+   * `expired` (who approved it stays), so no process can claim it after; undefined when it was claimed or closed first
+   */
+  expireUnclaimed(id: string): Promise<ApprovalRecord | undefined>;
   /** approved requests with no receipt whose run's lease has lapsed, oldest lease first */
   lapsed(limit: number): Promise<ApprovalRecord[]>;
   /**

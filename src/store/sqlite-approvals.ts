@@ -19,6 +19,9 @@ export class SqliteApprovalStore implements ApprovalStore {
   readonly #lapsed: Statement<[number, number], ApprovalRow>;
   readonly #takeOver: Statement<[string, number, string, string, number, number], ApprovalRow>;
   readonly #due: Statement<[number, number], ApprovalRow>;
+  readonly #claim: Statement<[string, number, string, number], ApprovalRow>;
+  readonly #unclaimed: Statement<[number], ApprovalRow>;
+  readonly #expireUnclaimed: Statement<[string, number], ApprovalRow>;
   readonly #listings = new Map<string, Statement<Array<string | number>, ApprovalRow>>();
   readonly #newest: Statement<[number], { created_ms: number; id: string }>;
   readonly #prune: Statement<[number, number, number, string]>;
@@ -51,6 +54,11 @@ export class SqliteApprovalStore implements ApprovalStore {
       `UPDATE approvals SET run_by = ?, run_lease_ms = ?
        WHERE id = ? AND status = 'approved' AND receipt_id IS NULL AND run_by = ? AND run_lease_ms = ? AND run_lease_ms <= ? RETURNING ${APPROVAL_COLUMNS}`,
     );
+    // approved at an instance that runs calls elsewhere: no run yet, taken by an instance of the request's place
+    const unclaimed = "status = 'approved' AND receipt_id IS NULL AND run_lease_ms IS NULL AND run_by IS NULL";
+    this.#claim = database.prepare(`UPDATE approvals SET run_by = ?, run_lease_ms = ? WHERE id = ? AND ${unclaimed} AND expires_ms > ? RETURNING ${APPROVAL_COLUMNS}`);
+    this.#unclaimed = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE ${unclaimed} ORDER BY decided_ms LIMIT ?`);
+    this.#expireUnclaimed = database.prepare(`UPDATE approvals SET status = 'expired' WHERE id = ? AND ${unclaimed} AND expires_ms <= ? RETURNING ${APPROVAL_COLUMNS}`);
     this.#due = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE status = 'pending' AND expires_ms <= ? ORDER BY expires_ms LIMIT ?`);
     this.#newest = database.prepare('SELECT created_ms, id FROM approvals ORDER BY created_ms DESC, id DESC LIMIT 1 OFFSET ?');
     // decided, its receipt stored (or the grace past), and too old or beyond the newest max_rows
@@ -137,6 +145,21 @@ export class SqliteApprovalStore implements ApprovalStore {
     if (!seen.run) return undefined;
     const now = this.#now();
     const row = this.#takeOver.get(runner.by, now + runner.leaseMs, seen.id, seen.run.by, Date.parse(seen.run.lease_until), now);
+    return row && toApproval(row);
+  }
+
+  async claim(id: string, runner: ApprovalRunner): Promise<ApprovalRecord | undefined> {
+    const now = this.#now();
+    const row = this.#claim.get(runner.by, now + runner.leaseMs, id, now);
+    return row && toApproval(row);
+  }
+
+  async unclaimed(limit: number): Promise<ApprovalRecord[]> {
+    return this.#unclaimed.all(limit).map(toApproval);
+  }
+
+  async expireUnclaimed(id: string): Promise<ApprovalRecord | undefined> {
+    const row = this.#expireUnclaimed.get(id, this.#now());
     return row && toApproval(row);
   }
 

@@ -1,7 +1,8 @@
 // Review userY, Y8: `hldp approvals approve ID` ran the agent's approved call in the approver's own process, against
 // that process's workspace (HLDP_WORKSPACE, else the current folder): run from alice's folder, the agent's command ran
-// there, read her files and wrote into them. A request now records where its gateway runs calls, and a process that
-// would run it elsewhere decides nothing and says what differs and how to approve instead.
+// there, read her files and wrote into them. A request now records where its gateway runs calls; a process that
+// would run it elsewhere records the approval and runs nothing (review userZ4, F3: it used to decide nothing), saying
+// what differs, and the gateway that filed it runs the call in its own workspace.
 import { cp, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,17 +42,21 @@ async function filed(): Promise<{ id: string; config: string; ws: string; opdir:
 }
 
 describe('hldp approvals approve from another folder than the gateway runs calls in (Y8)', () => {
-  it('runs nothing there, leaves the request pending, and says what differs and how to approve instead', async () => {
-    const { id, config, ws, opdir, env } = await filed();
+  it("runs nothing there: records the approval, says what differs, and the gateway that filed it runs the call in its workspace", async () => {
+    const { id, config, ws, opdir, url, env } = await filed();
     const approve = await runCli(['approvals', 'approve', id, '--config', config], { cwd: opdir, env });
-    expect(approve.code, approve.stdout).toBe(1);
-    expect(approve.stderr).toContain(`APPROVAL_MISMATCH: request '${id}' was filed by a gateway that runs calls elsewhere than this process would: its workspace is ${ws}, this process's is ${opdir}`);
-    expect(approve.stderr).toContain(`POST /v1/approvals/${id}/approve`);
-    expect(approve.stderr).toContain(`HLDP_WORKSPACE=${ws}`);
-    // nothing ran in alice's folder, and the request waits for a decision made where it runs
+    expect(approve.code, approve.stdout + approve.stderr).toBe(0);
+    expect(approve.stderr).toContain(`${id} approved by alice`);
+    expect(approve.stderr).toContain("nothing has run yet: 'shell-exec' runs once at the gateway that filed it, at ");
+    expect(approve.stderr).toContain(`its workspace is ${ws}, this process's is ${opdir}`);
+    // nothing ran in alice's folder; the gateway runs it in its workspace, and the waiting caller gets its receipt
     expect((await readdir(opdir)).sort()).toEqual(['notes.txt']);
-    const show = await runCli(['approvals', 'show', id, '--config', config, '--json'], { cwd: opdir, env });
-    expect(JSON.parse(show.stdout).approval).toMatchObject({ status: 'pending', rule: { place: { workspace: ws } } });
+    let waited = await request({ url }, 'GET', `/v1/approvals/${id}?wait=60`, { headers: { authorization: `Bearer ${BOT}` } });
+    for (let attempt = 0; attempt < 2 && (waited.json as { receipt: unknown }).receipt === null; attempt += 1) waited = await request({ url }, 'GET', `/v1/approvals/${id}?wait=60`, { headers: { authorization: `Bearer ${BOT}` } });
+    expect(waited.json, JSON.stringify(waited.json)).toMatchObject({ approval: { status: 'approved', decided_by: 'alice' }, receipt: { ok: true, caller: 'bot' } });
+    expect((waited.json as { receipt: { output: string } }).receipt.output).toMatch(new RegExp(`^${ws}\\n`));
+    expect((await readdir(ws)).sort()).toEqual(['marker.txt']);
+    expect((await readdir(opdir)).sort()).toEqual(['notes.txt']);
   });
 
   it("runs the call in the gateway's workspace when the approver's process has it", async () => {

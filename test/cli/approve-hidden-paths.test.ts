@@ -1,8 +1,9 @@
 // Review Z (LOW): `hldp approvals approve` checked that the gateway that filed a request runs calls where this process
 // would (workspace, sandbox mode, sandbox.run_as), but not what that gateway hides from tools (`sandbox.hide`) nor its
 // ceilings (`sandbox.ceiling`, max_call_timeout_ms): an approver who followed the refusal's variables instead of
-// `--config` ran the agent's call with nothing of `sandbox.hide` hidden. A request now records those too, and a
-// process that differs decides nothing and names what differs; a request filed before they were kept is left pending.
+// `--config` ran the agent's call with nothing of `sandbox.hide` hidden. A request now records those too; a process
+// that differs runs nothing — it records the approval, naming what differs, and the gateway runs the call with its
+// own hide (review userZ4, F3) — and a request filed before they were kept is left pending.
 import { cp, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,26 +39,29 @@ async function filed(ceiling?: string): Promise<{ id: string; config: string; re
 }
 
 describe('hldp approvals approve without the config of a gateway that hides paths from tools', () => {
-  it('runs nothing, leaves the request pending, and names sandbox.hide as what differs; with the config it runs', { timeout: 120_000 }, async () => {
-    const { id, config, repo, secret, env } = await filed();
+  it('runs nothing here, names sandbox.hide as what differs, and the gateway runs the approved call with it hidden', { timeout: 120_000 }, async () => {
+    const { id, repo, secret, url, env } = await filed();
     // the workspace, sandbox mode and run_as are the gateway's (the variables the refusal used to offer): only hide differs
     const bare = await runCli(['approvals', 'approve', id, '--repo', repo], { env });
-    expect(bare.code, bare.stdout + bare.stderr).toBe(1);
-    expect(bare.stderr).toContain(`APPROVAL_MISMATCH: request '${id}' was filed by a gateway that runs calls elsewhere than this process would: its sandbox.hide is ${secret}, this process's is (none)`);
-    expect(bare.stderr).toContain('--config FILE, or HLDP_CONFIG=FILE): sandbox.hide is read from it only');
+    expect(bare.code, bare.stdout + bare.stderr).toBe(0);
+    expect(bare.stderr).toContain(`${id} approved by local`);
+    expect(bare.stderr).toContain(`not here, which runs calls elsewhere (its sandbox.hide is ${secret}, this process's is (none))`);
+    expect(bare.stdout).toBe('');
     expect(bare.stderr).not.toContain('hunter2');
-    const show = await runCli(['approvals', 'show', id, '--repo', repo, '--json'], { env });
-    expect(JSON.parse(show.stdout).approval).toMatchObject({ status: 'pending', rule: { place: { hide: [secret], ceiling: null, max_call_timeout_ms: 3_600_000 } } });
+    let waited = await request({ url }, 'GET', `/v1/approvals/${id}?wait=60`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    for (let attempt = 0; attempt < 2 && (waited.json as { receipt: unknown }).receipt === null; attempt += 1) waited = await request({ url }, 'GET', `/v1/approvals/${id}?wait=60`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    const { approval, receipt } = waited.json as { approval: Record<string, unknown>; receipt: { output: string } };
+    expect(approval, JSON.stringify(waited.json)).toMatchObject({ status: 'approved', rule: { place: { hide: [secret], ceiling: null, max_call_timeout_ms: 3_600_000 } } });
+    expect(receipt.output).toContain('done');
+    expect(receipt.output).not.toContain('hunter2');
+  });
 
-    // a deadline ceiling set otherwise is named too
+  it('names a deadline ceiling set otherwise as what differs', { timeout: 120_000 }, async () => {
+    const { id, config, env } = await filed();
     const shorter = await runCli(['approvals', 'approve', id, '--config', config], { env: { ...env, HLDP_MAX_CALL_TIMEOUT_MS: '1000' } });
-    expect(shorter.code).toBe(1);
+    expect(shorter.code, shorter.stdout + shorter.stderr).toBe(0);
     expect(shorter.stderr).toContain("its deadline ceiling (max_call_timeout_ms) is 3600000, this process's is 1000");
     expect(shorter.stderr).not.toContain('sandbox.hide');
-
-    const approved = await runCli(['approvals', 'approve', id, '--config', config, '--json'], { env });
-    expect(approved.code, approved.stdout + approved.stderr).toBe(0);
-    expect(JSON.parse(approved.stdout).receipt.output).toContain('done');
   });
 
   it('names a ceiling as the config writes it, not as it is kept (review userZ2, U7)', { timeout: 120_000 }, async () => {
@@ -65,8 +69,8 @@ describe('hldp approvals approve without the config of a gateway that hides path
     const plain = join(home.path, 'config-nohide.yaml');
     await writeFile(plain, [`repository: { source: ${repo} }`, 'principals:', '  alice: { roles: [approver] }', ''].join('\n'));
     const refused = await runCli(['approvals', 'approve', id, '--config', plain], { env });
-    expect(refused.code, refused.stdout + refused.stderr).toBe(1);
-    expect(refused.stderr).toContain(`its sandbox.hide is ${secret}, this process's is (none); its sandbox.ceiling is {network: false, memory: 1GiB, processes: 64}, this process's is (unset).`);
+    expect(refused.code, refused.stdout + refused.stderr).toBe(0);
+    expect(refused.stderr).toContain(`its sandbox.hide is ${secret}, this process's is (none); its sandbox.ceiling is {network: false, memory: 1GiB, processes: 64}, this process's is (unset))`);
     expect(refused.stderr).not.toContain('limits');
   });
 

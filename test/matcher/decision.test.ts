@@ -139,6 +139,11 @@ describe('context', () => {
   });
 
   it('never turns found: false into candidates', () => {
-    expect(matcher.matchIntent('order a pizza', { context: { tools: ['weather', 'deploy-staging'], group: 'staging' } }).found).toBe(false);
+    // the words find nothing; what meaning offers where they find nothing (the vector stage) context does not change
+    expect(matcher.explainIntent('order a pizza').found).toBe(false);
+    const context = { context: { tools: ['weather', 'deploy-staging'], group: 'staging' } };
+    expect(matcher.matchIntent('order a pizza', context)).toEqual(matcher.matchIntent('order a pizza'));
+    expect(matcher.matchIntent('order a pizza', context)).not.toMatchObject({ stage: 'lexical' });
+    expect(matcher.matchIntent('xyzzy plugh', context).found).toBe(false);
   });
 });

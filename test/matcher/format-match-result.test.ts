@@ -51,6 +51,16 @@ describe('formatMatchResult', () => {
     });
   });
 
+  describe('when the vector stage named the candidates', () => {
+    it('says they match the intent by meaning only, weakly', () => {
+      const candidate = { name: 'city-weather', display: 'Weather', intent: 'rain, snow and wind expected in a city', score: 0.76, matched: ['meaning: cosine 0.76'], params_schema: {} };
+      const text = formatMatchResult({ found: true, confidence: 'low', stage: 'vector', candidates: [candidate] });
+      expect(text.split('\n')[0]).toBe('found (confidence low, stage vector)');
+      expect(text.split('\n')[1]).toMatch(/^weak match, by meaning: no tool has the intent's words/);
+      expect(text).toContain('matched: meaning: cosine 0.76');
+    });
+  });
+
   describe('when nothing fits', () => {
     it('returns the suggestion and the near misses', () => {
       const text = formatMatchResult({

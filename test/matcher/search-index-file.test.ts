@@ -2,11 +2,11 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ToolDefinition, ToolIndex } from '../../src/core/index.js';
 import { createMatcher, searchIndexFiles, type Matcher, loadLexicon } from '../../src/matcher/index.js';
 import { decodeSearchIndexFile, encodeSearchIndexFile, type DecodedSearchIndexFile } from '../../src/matcher/search-index-layout.js';
-import type { StoredSearchIndex } from '../../src/matcher/stored-search-index.js';
+import { splitNames, type StoredSearchIndex } from '../../src/matcher/stored-search-index.js';
 import { makeTempDir } from '../helpers/git.js';
 import { makeToolDefinition, scanStarterTools } from './helpers.js';
 
@@ -34,10 +34,10 @@ function decodeBytes(bytes: Uint8Array): DecodedSearchIndexFile | undefined {
 
 const joined = (pieces: Uint8Array[]): Buffer => Buffer.concat(pieces);
 
-/** Writes `stored` at `path` as an earlier layout's writer wrote it: its arrays under a header with `measured` (or without). */
+/** Writes `stored` at `path` as an earlier layout's writer wrote it: its arrays under a header with `measured` (or without), the names an array of strings. */
 async function writeLayout(path: string, layout: number, { version, stored, measured }: Pick<DecodedSearchIndexFile, 'version' | 'stored'> & { measured?: object }): Promise<void> {
   const arrays = [stored.counts, stored.offsets, stored.data, ...Object.values(stored.postings)];
-  const header = serialize({ version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: arrays.map((array) => array.length), widths: arrays.map((array) => array.BYTES_PER_ELEMENT), ...(measured && { measured }) });
+  const header = serialize({ version, byteOrder: endianness(), names: splitNames(stored.names), terms: stored.terms, lengths: arrays.map((array) => array.length), widths: arrays.map((array) => array.BYTES_PER_ELEMENT), ...(measured && { measured }) });
   const prefix = Buffer.alloc(16);
   prefix.write('hldpsix\n', 0, 'latin1');
   prefix.writeUInt32LE(layout, 8);
@@ -106,7 +106,7 @@ describe('search indexes kept on disk', () => {
     const path = join(dir, name!);
     const bytes = await readFile(path);
     const kept = decodeBytes(bytes)!;
-    expect(kept.stored.names).toEqual(starter.tools.map((tool) => tool.name));
+    expect(splitNames(kept.stored.names)).toEqual(starter.tools.map((tool) => tool.name));
     await writeFile(path, joined([...encodeSearchIndexFile('an older matcher', kept.stored)]));
     expect(files.read(starter)).toBeUndefined();
     expect(await files.readLettingGo(starter)).toBeUndefined();
@@ -124,9 +124,9 @@ describe('search indexes kept on disk', () => {
 
   it.each([
     // layout 1: minisearch's own JSON and each record's minisearch id, no postings
-    ['1 (minisearch JSON)', ({ names, terms, counts, offsets, data }: StoredSearchIndex, version: string) => serialize({ version, names, minisearch: JSON.stringify({ documentCount: 0, nextId: 0, index: [] }), terms, counts, ids: Int32Array.from(names, (_, at) => at + 100), offsets, data })],
+    ['1 (minisearch JSON)', ({ names: joined, terms, counts, offsets, data }: StoredSearchIndex, version: string, names = splitNames(joined)) => serialize({ version, names, minisearch: JSON.stringify({ documentCount: 0, nextId: 0, index: [] }), terms, counts, ids: Int32Array.from(names, (_, at) => at + 100), offsets, data })],
     // layout 2: the same content as now, in one `v8.serialize`
-    ['2 (one v8.serialize)', (stored: StoredSearchIndex, version: string) => serialize({ version, ...stored })],
+    ['2 (one v8.serialize)', (stored: StoredSearchIndex, version: string) => serialize({ version, ...stored, names: splitNames(stored.names) })],
   ])('are a miss, never misread, when they hold the earlier layout %s under this version, and a matcher over one builds its own', async (_, earlier) => {
     const dir = join(temp.path, 'search');
     createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
@@ -135,7 +135,7 @@ describe('search indexes kept on disk', () => {
     const { version, stored } = decodeBytes(await readFile(path))!;
     await writeFile(path, earlier(stored, version));
     // what the earlier reader read: the file is of that layout
-    expect(deserialize(await readFile(path))).toMatchObject({ version, names: stored.names });
+    expect(deserialize(await readFile(path))).toMatchObject({ version, names: splitNames(stored.names) });
     const files = searchIndexFiles(dir);
     expect(files.read(starter)).toBeUndefined();
     expect(await files.readLettingGo(starter)).toBeUndefined();
@@ -150,7 +150,7 @@ describe('search indexes kept on disk', () => {
     const { version, stored } = decodeBytes(await readFile(path))!;
     // layout 3 as its writer wrote it: the same prefix and header without the widths, then every array as 32-bit numbers
     const wide = [stored.counts, stored.offsets, stored.data, ...Object.values(stored.postings)].map((array) => Int32Array.from(array));
-    const header = serialize({ version, byteOrder: endianness(), names: stored.names, terms: stored.terms, lengths: wide.map((array) => array.length) });
+    const header = serialize({ version, byteOrder: endianness(), names: splitNames(stored.names), terms: stored.terms, lengths: wide.map((array) => array.length) });
     const prefix = Buffer.alloc(16);
     prefix.write('hldpsix\n', 0, 'latin1');
     prefix.writeUInt32LE(3, 8);
@@ -191,6 +191,63 @@ describe('search indexes kept on disk', () => {
     expect(await files.readLettingGo(starter)).toBeUndefined();
     expect(answers(createMatcher(starter, { searchFiles: files }).prepare())).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
   });
+
+  it('are a miss, never misread, when they hold the earlier layout 6 (the names an array of strings), and a matcher over one builds its own', async () => {
+    const dir = join(temp.path, 'search');
+    createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
+    const [name] = await readdir(dir);
+    const path = join(dir, name!);
+    const { version, stored, measured } = decodeBytes(await readFile(path))!;
+    // layout 6 as its writer wrote it: this layout's arrays and measures, the names a string each
+    await writeLayout(path, 6, { version, stored, measured });
+    const warnings = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      const files = searchIndexFiles(dir);
+      expect(files.read(starter)).toBeUndefined();
+      expect(warnings).toHaveBeenCalledWith(expect.stringContaining('of layout 6, not 7'), expect.objectContaining({ code: 'HLDP_SEARCH_INDEX_REFUSED' }));
+      expect(answers(createMatcher(starter, { searchFiles: files }).prepare())).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
+    } finally {
+      warnings.mockRestore();
+    }
+  });
+
+  it.each(['prepare', 'prepareLettingGo'] as const)(
+    'are removed when damaged, with the reason said, and the index built again is kept in their place (%s)',
+    async (prepare) => {
+      const dir = join(temp.path, 'search');
+      createMatcher(starter, { searchFiles: searchIndexFiles(dir) }).prepare();
+      const [name] = await readdir(dir);
+      const path = join(dir, name!);
+      const bytes = await readFile(path);
+      const otherLayout = Buffer.from(bytes);
+      otherLayout.writeUInt32LE(6, 8);
+      const badHeader = Buffer.from(bytes);
+      badHeader.fill(0xff, 16, 48);
+      const damages: Array<[Buffer, string]> = [
+        [bytes.subarray(0, bytes.length - 4), `its arrays end at byte ${bytes.length}, not at its end (${bytes.length - 4} bytes)`],
+        [bytes.subarray(0, 10), 'cut short (10 bytes)'],
+        [otherLayout, 'of layout 6, not 7'],
+        [badHeader, 'its header does not parse'],
+      ];
+      const warnings = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+      try {
+        for (const [damaged, reason] of damages) {
+          await writeFile(path, damaged);
+          warnings.mockClear();
+          const files = searchIndexFiles(dir);
+          const matcher = createMatcher(starter, { searchFiles: files });
+          const prepared = prepare === 'prepare' ? matcher.prepare() : await matcher.prepareLettingGo();
+          expect(warnings).toHaveBeenCalledWith(expect.stringContaining(`search index file ${path} not read (${reason}`), expect.objectContaining({ code: 'HLDP_SEARCH_INDEX_REFUSED' }));
+          expect(answers(prepared)).toEqual(answers(createMatcher(structuredClone(starter)).prepare()));
+          // kept again at its path: the next start reads it instead of building the index once more
+          expect(await readdir(dir)).toEqual([name]);
+          expect(files.read(starter)).toBeDefined();
+        }
+      } finally {
+        warnings.mockRestore();
+      }
+    },
+  );
 
   it('keep codes, field lengths and records as narrow as they fit, and a rescan bringing larger ones widens them and answers as a fresh build', async () => {
     const dir = join(temp.path, 'search');

@@ -48,8 +48,11 @@ describe('matchIntent ranking the tools the words found by what the words mean',
   });
 
   describe('when no word of the request matches any tool', () => {
-    it('still returns found: false', () => {
-      expect(createMatcher(makeIndex(TOOLS)).matchIntent('will it storm tomorrow').found).toBe(false);
+    it('is found by the words for nothing, and offered only by the vector stage, low, where the nearest stands out', () => {
+      const matcher = createMatcher(makeIndex(TOOLS));
+      expect(matcher.explainIntent('will it storm tomorrow').found).toBe(false);
+      expect(matcher.matchIntent('will it storm tomorrow')).toMatchObject({ found: true, confidence: 'low', stage: 'vector' });
+      expect(names(matcher.matchIntent('will it storm tomorrow'))[0]).toBe('city-weather');
     });
   });
 

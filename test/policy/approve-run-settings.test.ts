@@ -2,9 +2,9 @@
 // that runs calls with other secrets: an agent filed a request at A and had it approved (or confirmed its own token)
 // at B, which shares the store and the workspace and ran the agent's command with B's inherited environment
 // (`shell.inherit_env`) or against B's API targets with B's credentials (review Z3, finding 1). A request now records
-// a digest of each of those groups; an instance whose own differ refuses it, 409 APPROVAL_MISMATCH (a token:
-// CONFIRMATION_INVALID) naming the group, never its values, and the request stays pending. An instance run as the
-// filing one runs it.
+// a digest of each of those groups. An instance whose own differ records an approval with no run (202; review userZ4,
+// F3: it refused it, 409), naming the group, never its values, and an instance run as the filing one runs the call
+// with the filing one's; a confirmation token presented there is still refused (CONFIRMATION_INVALID).
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,12 +34,14 @@ const settings = (billing: string): string => `shell:\n  inherit_env: [HLDP_TEST
 describe('approving at an instance of the same workspace that runs calls with other settings (review Z3, 1)', () => {
   const urls: Record<'a' | 'b' | 'c' | 'd', string> = { a: '', b: '', c: '', d: '' };
   let workspace = '';
+  let registry = '';
   // A's config file and environment, as an approver's `hldp approvals approve` would run with them
   let filer: { configFile: string; env: NodeJS.ProcessEnv } = { configFile: '', env: {} };
   const stops: Array<() => Promise<unknown>> = [];
   beforeAll(async () => {
     const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD, 'tools/show-key/TOOL.hdlp': SHOW_KEY });
     stops.push(() => temp.cleanup());
+    registry = repo;
     workspace = join(temp.path, 'ws');
     await mkdir(workspace);
     const shared = { HLDP_DATA_DIR: join(temp.path, 'shared-data'), HLDP_WORKSPACE: workspace };
@@ -69,48 +71,52 @@ describe('approving at an instance of the same workspace that runs calls with ot
     expect((await api(urls.a, 'GET', `/v1/approvals/${id}`, { who: 'alice' })).body.approval).toMatchObject({ status: 'pending', decided_by: null, receipt_id: null });
   };
 
-  it('refuses it at an instance whose inherited environment differs, naming the variable and no value; an instance run as the filing one runs it', { timeout: 120_000 }, async () => {
+  /** The receipt of request `id`, waited for at A (as bot, its caller). */
+  const receiptAtA = async (id: string): Promise<any> => {
+    let waited = await api(urls.a, 'GET', `/v1/approvals/${id}?wait=60`, { who: 'bot' });
+    for (let attempt = 0; attempt < 2 && waited.body?.receipt === null; attempt += 1) waited = await api(urls.a, 'GET', `/v1/approvals/${id}?wait=60`, { who: 'bot' });
+    expect(waited.body?.receipt, JSON.stringify(waited.body)).toBeTruthy();
+    return waited.body.receipt;
+  };
+
+  it('records it at an instance whose inherited environment differs, naming the variable and no value, and it runs with the filing instance\'s', { timeout: 180_000 }, async () => {
     const id = await fileCommand();
-    const there = await api(urls.b, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
-    expect(there.status, JSON.stringify(there.body)).toBe(409);
-    expect(there.body).toMatchObject({ code: 'APPROVAL_MISMATCH', approval: { id, status: 'pending' } });
-    expect(there.body.error).toContain(`request '${id}' was filed by the gateway at ${urls.a} (`);
-    expect(there.body.error).toContain('the environment shell tools inherit (HLDP_TEST_KEY) differs');
-    expect(there.body.error).toContain('or at an instance with the same environment shell tools inherit');
-    expect(there.body.error).not.toContain('workspace is');
-    expect(there.body.error).not.toContain('apis target');
+    const there = await api(urls.b, 'POST', `/v1/approvals/${id}/approve`, { who: 'admin', body: {} });
+    expect(there.status, JSON.stringify(there.body)).toBe(202);
+    expect(there.body).toMatchObject({ approval: { id, status: 'approved', run: null }, receipt: null, filed_by: { url: urls.a } });
+    expect(there.body.message).toContain('the environment shell tools inherit (HLDP_TEST_KEY) differs');
+    expect(there.body.message).not.toContain('workspace is');
+    expect(there.body.message).not.toContain('apis target');
     expect(JSON.stringify(there.body)).not.toContain(KEY_A);
     expect(JSON.stringify(there.body)).not.toContain(KEY_B);
-    await expectPending(id);
+    const ran = await receiptAtA(id);
+    expect(ran).toMatchObject({ ok: true, caller: 'bot' });
+    expect(ran.output).toContain(`approved key=${KEY_A}`);
 
-    // hldp approvals approve with A's config file and workspace, but another value of the variable: refused alike
-    const cli = await runCli(['approvals', 'approve', id, '--config', filer.configFile], { env: { ...filer.env, HLDP_TOKEN: TOKENS.alice, HLDP_TEST_KEY: KEY_B } });
-    expect(cli.code, cli.stdout + cli.stderr).toBe(1);
-    expect(cli.stderr).toContain(`APPROVAL_MISMATCH: request '${id}' was filed by a gateway that runs calls elsewhere than this process would: the environment shell tools inherit (HLDP_TEST_KEY) differs`);
-    expect(cli.stderr).toContain('with its config file (--config FILE, or HLDP_CONFIG=FILE) and its environment');
+    // hldp approvals approve with A's config file and workspace, but another value of the variable: recorded alike, run at A's place
+    const second = await fileCommand();
+    const cli = await runCli(['approvals', 'approve', second, '--repo', registry, '--config', filer.configFile], { env: { ...filer.env, HLDP_TOKEN: TOKENS.alice, HLDP_TEST_KEY: KEY_B } });
+    expect(cli.code, cli.stdout + cli.stderr).toBe(0);
+    expect(cli.stderr).toContain(`${second} approved by alice`);
+    expect(cli.stderr).toContain('nothing has run yet');
+    expect(cli.stderr).toContain('the environment shell tools inherit (HLDP_TEST_KEY) differs');
     expect(cli.stderr + cli.stdout).not.toContain(KEY_A);
-    await expectPending(id);
-
-    const same = await api(urls.d, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
-    expect(same, JSON.stringify(same.body)).toMatchObject({ status: 200, body: { approval: { status: 'approved', decided_by: 'alice' }, receipt: { ok: true, caller: 'bot' } } });
-    expect(same.body.receipt.output).toContain(`approved key=${KEY_A}`);
+    expect((await receiptAtA(second)).output).toContain(`approved key=${KEY_A}`);
   });
 
-  it('refuses it at an instance whose apis target differs, naming the target; the request holds no secret in clear', { timeout: 120_000 }, async () => {
+  it('records it at an instance whose apis target differs, naming the target; the request holds no secret in clear', { timeout: 180_000 }, async () => {
     const id = await fileCommand();
-    const there = await api(urls.c, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
-    expect(there.status, JSON.stringify(there.body)).toBe(409);
-    expect(there.body).toMatchObject({ code: 'APPROVAL_MISMATCH', approval: { id, status: 'pending' } });
-    expect(there.body.error).toContain("the apis target 'billing' differs");
-    expect(there.body.error).not.toContain('environment shell tools inherit');
-    expect(there.body.error).not.toContain('billing-test');
-    await expectPending(id);
-    const shown = await api(urls.a, 'GET', `/v1/approvals/${id}`, { who: 'bot' });
+    // the digests are an admin's to read; the caller reads its request without them (review Z3, Z3-4)
+    expect((await api(urls.a, 'GET', `/v1/approvals/${id}`, { who: 'bot' })).body.approval.rule).not.toHaveProperty('place');
+    const shown = await api(urls.a, 'GET', `/v1/approvals/${id}`, { who: 'admin' });
     expect(shown.body.approval.rule.place.runs_with).toMatchObject({ 'env:HLDP_TEST_KEY': expect.stringMatching(/^[0-9a-f]{64}$/), 'apis:billing': expect.stringMatching(/^[0-9a-f]{64}$/) });
     for (const secret of [KEY_A, BILLING_TOKEN, '127.0.0.1:9/billing']) expect(JSON.stringify(shown.body)).not.toContain(secret);
-
-    const here = await api(urls.a, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
-    expect(here, JSON.stringify(here.body)).toMatchObject({ status: 200, body: { approval: { status: 'approved' }, receipt: { ok: true } } });
+    const there = await api(urls.c, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
+    expect(there.status, JSON.stringify(there.body)).toBe(202);
+    expect(there.body.message).toContain("the apis target 'billing' differs");
+    expect(there.body.message).not.toContain('environment shell tools inherit');
+    expect(there.body.message).not.toContain('billing-test');
+    expect(await receiptAtA(id)).toMatchObject({ ok: true });
   });
 
   it('refuses a confirmation token presented at an instance whose environment differs; the token still runs the call at one run as the filing instance', { timeout: 120_000 }, async () => {
@@ -122,14 +128,6 @@ describe('approving at an instance of the same workspace that runs calls with ot
     expect(there.body).toMatchObject({ code: 'CONFIRMATION_INVALID' });
     expect(there.body.error).toContain('the environment shell tools inherit (HLDP_TEST_KEY) differs');
     expect(JSON.stringify(there.body)).not.toContain(KEY_B);
-    await expectPending(id);
-
-    // hldp approvals approve with A's config file and workspace, but another value of the variable: refused alike
-    const cli = await runCli(['approvals', 'approve', id, '--config', filer.configFile], { env: { ...filer.env, HLDP_TOKEN: TOKENS.alice, HLDP_TEST_KEY: KEY_B } });
-    expect(cli.code, cli.stdout + cli.stderr).toBe(1);
-    expect(cli.stderr).toContain(`APPROVAL_MISMATCH: request '${id}' was filed by a gateway that runs calls elsewhere than this process would: the environment shell tools inherit (HLDP_TEST_KEY) differs`);
-    expect(cli.stderr).toContain('with its config file (--config FILE, or HLDP_CONFIG=FILE) and its environment');
-    expect(cli.stderr + cli.stdout).not.toContain(KEY_A);
     await expectPending(id);
 
     const same = await api(urls.d, 'POST', '/v1/confirm', { who: 'bot', body: { token } });

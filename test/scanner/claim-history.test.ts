@@ -2,12 +2,13 @@
 // scan real repositories with an empty cache: several clashes settled in one walk, a toolset twin, and where history
 // cannot say (a plain folder), the rule before it, with the reason in the message; where history stops short of the
 // claims' start (a shallow clone's edge), neither is served.
+import { execFileSync } from 'node:child_process';
 import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findTool } from '../../src/core/index.js';
 import { scanOnce } from '../../src/scanner/index.js';
-import { walkClaims } from '../../src/scanner/sources/claim-history.js';
+import { HISTORY_BYTES, walkClaims } from '../../src/scanner/sources/claim-history.js';
 import { ObjectReader } from '../../src/scanner/sources/object-reader.js';
 import { PackStore } from '../../src/scanner/sources/pack-store.js';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
@@ -124,6 +125,19 @@ describe('a scan with an empty cache, at a clash', () => {
     expect(duplicates(index)).toHaveLength(2);
   }, 60_000);
 
+  it('dates each alias of one file by its own declaration, not by another alias the same old file declared', async () => {
+    const repo = await initRepository(join(temp.path, 'repo'));
+    const aliased = (aliases: string): string => makeToolYaml('x', { intent: 'says x', aliases });
+    await commitFiles(repo, { 'tools/x/TOOL.hdlp': aliased('[p]') }, 'x aliases p');
+    await commitFiles(repo, { 'tools/q/TOOL.hdlp': tool('q', 'reviewed q') }, 'q');
+    const added = await commitFiles(repo, { 'tools/x/TOOL.hdlp': aliased('[p, q]'), 'tools/p/TOOL.hdlp': tool('p', 'new p') }, 'x aliases q too; p added');
+    const index = await scanOnce(repo, { cacheDir: join(temp.path, 'cache') });
+    // on main the old file's verdict for one alias was kept by its blob id and given to the other: x "declared" q before
+    // tools/q/ was there, and the reviewed q lost its name (or x lost p), by which alias was asked first
+    expect(findTool(index, 'q')?.intent).toBe('says reviewed q');
+    expect(duplicates(index)).toEqual([expect.objectContaining({ file: 'tools/p/TOOL.hdlp', message: expect.stringContaining(`declared first in git history (tools/p/TOOL.hdlp appeared in commit ${added.slice(0, 12)}`) })]);
+  }, 60_000);
+
   it('still decides for a reviewed tool that itself came in through a merge commit, when the twin was added after it', async () => {
     const repo = await initRepository(join(temp.path, 'repo'));
     await commitFiles(repo, { 'README.md': 'start\n' }, 'root');
@@ -167,5 +181,70 @@ describe('walkClaims over a real repository', () => {
     expect(bounded).toEqual({ appeared: [undefined, undefined], end: { reason: 'bytes', commit: expect.any(String), bytes: 1 } });
     const whole = await walkClaims(objects, gitdir, head, claims);
     expect(whole.appeared).toEqual([undefined, { commit: added, depth: 3 }]);
+  }, 60_000);
+});
+
+// review Z4, F5: a walk's work was claims × tree entries at each commit (a linear search of the `tools/` tree per claim),
+// in microtasks: 2,000 twin pairs over 40 commits held a running gateway's event loop ~70 s. Now each tree is indexed
+// once a commit, the event loop turns during the walk, and the look-ups are bounded (past it, both claims undecided)
+describe('a walk over thousands of twin pairs', () => {
+  // `pairs` tool folders tI beside TI in the first commit, then `commits` commits each changing tools/base/
+  function twinsRepository(path: string, pairs: number, commits: number): string {
+    execFileSync('git', ['init', '-q', '-b', 'main', path]);
+    const lines: string[] = ['commit refs/heads/main', 'committer a <a@b> 1700000000 +0000', 'data 4', 'base'];
+    const blob = (file: string, text: string): void => void lines.push(`M 100644 inline ${file}`, `data ${Buffer.byteLength(text)}`, text);
+    blob('tools/base/TOOL.hdlp', tool('base', 'base'));
+    for (let at = 0; at < pairs; at++) {
+      blob(`tools/t${at}/TOOL.hdlp`, tool(`t${at}`, 'older'));
+      blob(`tools/T${at}/TOOL.hdlp`, tool(`T${at}`, 'newer'));
+    }
+    for (let at = 1; at <= commits; at++) {
+      lines.push('commit refs/heads/main', `committer a <a@b> ${1700000000 + at} +0000`, 'data 4', 'work');
+      blob('tools/base/TOOL.hdlp', `${tool('base', 'base')}# ${at}\n`);
+    }
+    lines.push('done', '');
+    execFileSync('git', ['-C', path, 'fast-import', '--quiet', '--done'], { input: lines.join('\n') });
+    return execFileSync('git', ['-C', path, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+  }
+
+  it('indexes each tree once a commit and lets the event loop turn while it walks', async () => {
+    const repo = join(temp.path, 'twins');
+    const head = twinsRepository(repo, 2000, 40);
+    const gitdir = join(repo, '.git');
+    // the real reader, counting its reads: a turn of the event loop asked for early in the walk runs when it lets go
+    let reads = 0;
+    let turnedAt: number | undefined;
+    class CountingReader extends ObjectReader {
+      override read(...args: Parameters<ObjectReader['read']>): ReturnType<ObjectReader['read']> {
+        if (++reads === 12) setImmediate(() => (turnedAt = reads));
+        return super.read(...args);
+      }
+    }
+    const packs = new PackStore(gitdir);
+    await packs.list();
+    const objects = new CountingReader(gitdir, packs);
+    const claims = Array.from({ length: 2000 }, (_, at) => [{ path: ['tools', `t${at}`], group: at }, { path: ['tools', `T${at}`], group: at }]).flat();
+    // on main: ~31 s of CPU at load 10 in one hold of the event loop, the turn asked for running after the walk
+    const answer = await walkClaims(objects, gitdir, head, claims);
+    // both of every pair there since the first commit: history does not tell them apart
+    expect(answer.end).toEqual({ reason: 'root', commit: expect.any(String) });
+    expect(answer.appeared.every((one) => one === undefined)).toBe(true);
+    // the turn ran while the walk had most of its 40 commits still to read
+    expect(turnedAt).toBeDefined();
+    expect(turnedAt!).toBeLessThan(reads / 2);
+  }, 60_000);
+
+  it('stops at the bound of claim look-ups with the claims undated, so the clash fails closed', async () => {
+    const repo = join(temp.path, 'twins');
+    const head = twinsRepository(repo, 20, 10);
+    const gitdir = join(repo, '.git');
+    const packs = new PackStore(gitdir);
+    await packs.list();
+    const objects = new ObjectReader(gitdir, packs);
+    const claims = Array.from({ length: 20 }, (_, at) => [{ path: ['tools', `t${at}`], group: at }, { path: ['tools', `T${at}`], group: at }]).flat();
+    const bounded = await walkClaims(objects, gitdir, head, claims, 300, HISTORY_BYTES, { looks: 100 });
+    expect(bounded).toEqual({ appeared: claims.map(() => undefined), end: { reason: 'work', commit: expect.any(String), looks: 100 } });
+    const whole = await walkClaims(objects, gitdir, head, claims);
+    expect(whole.end).toEqual({ reason: 'root', commit: expect.any(String) });
   }, 60_000);
 });

@@ -87,6 +87,35 @@ describe('a remote scan with an empty cache', () => {
     expect(index.contested).toEqual([{ name: 'deploy', refused: [], twins: expect.arrayContaining(['deploy', 'Deploy']) }]);
   }, 60_000);
 
+  it('does not fetch the history again at the next rescan when a fetch brought nothing older (review Z4, F6)', async () => {
+    let posts = 0;
+    const { url, push, bare, work } = await folder.serve({
+      beforeServing: async (method) => {
+        if (method === 'POST') posts++;
+      },
+    });
+    await push({ 'tools/deploy/TOOL.hdlp': tool('deploy', 'old deploy') }, 'reviewed');
+    const head = await push({ 'tools/Deploy/TOOL.hdlp': tool('Deploy', 'new Deploy') }, 'add Deploy');
+    // the served repository is itself a depth-1 clone: a deepen answers, and brings nothing older
+    await rm(bare, { recursive: true, force: true });
+    await git(folder.path, 'clone', '-q', '--bare', '--depth', '1', `file://${work}`, bare);
+    const scanner = new Scanner({ repo: url, cacheDir: folder.cacheDir });
+    const index = await scanner.scan();
+    expect(duplicates(index)).toHaveLength(2);
+    expect(duplicates(index)[0]!.message).toContain(`the server sent no history before commit ${head.slice(0, 12)} (asked for 16 commits)`);
+    // the clone and one history fetch
+    expect(posts).toBe(2);
+    // a push adding a tool: the rescan fetches it (one POST) and does not ask the mirror for the same history again
+    // (on main it did, at every scan with this clash, the whole depth each time)
+    const later = await push({ 'tools/later/TOOL.hdlp': tool('later', 'later') }, 'later');
+    const rescanned = await scanner.scan();
+    expect(rescanned.commit).toBe(later);
+    expect(duplicates(rescanned)).toHaveLength(2);
+    expect(duplicates(rescanned)[0]!.message).toMatch(/the server sent no history before commit [0-9a-f]{12} \(asked for 16 commits\) \(asked at [^;]+; not asked again before [^)]+\)\) with both present/);
+    expect(posts).toBe(3);
+    await scanner.flush();
+  }, 90_000);
+
   it('serves neither twin when the history fetch fails, names the failure, and does not ask again at the next rescan', async () => {
     let posts = 0;
     // the clone (the first POST) is answered; the history fetch (the second) fails; later ones are answered

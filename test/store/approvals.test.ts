@@ -137,6 +137,57 @@ describe.each(storeKinds())('$name approval store', (kind) => {
     });
   });
 
+  // review userZ4, F3: approved at an instance that runs calls elsewhere, with no run; an instance of its place claims it
+  describe('when a request is approved with no run (at an instance that runs calls elsewhere)', () => {
+    const approve = async (): Promise<ApprovalRecord> => {
+      const created = await db.store.approvals.create(request);
+      const approved = await db.store.approvals.decide(created.id, { status: 'approved', by: 'alice', reason: 'fine', via: 'api' });
+      expect(approved).toMatchObject({ status: 'approved', decided_by: 'alice', run: null, receipt_id: null });
+      return approved!;
+    };
+
+    it('lists it as unclaimed, never as a lapsed run, and lets exactly one of 20 claimers across two stores take its run', async () => {
+      const approved = await approve();
+      now += 5 * 60_000;
+      expect(await db.store.approvals.lapsed(10)).toEqual([]);
+      expect((await db.store.approvals.unclaimed(10)).map((record) => record.id)).toEqual([approved.id]);
+      const other = await open();
+      const claims = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 ? other : db.store).approvals.claim(approved.id, { by: `claimer ${index}`, leaseMs: 30_000 })));
+      const won = claims.filter((claimed) => claimed !== undefined);
+      expect(won).toHaveLength(1);
+      expect(won[0]).toMatchObject({ id: approved.id, status: 'approved', decided_by: 'alice', run: { lease_until: '2026-05-31T10:05:30.000Z' } });
+      expect(await db.store.approvals.unclaimed(10)).toEqual([]);
+      // the claimer holds it as a runner does: renewed while it runs, closed as interrupted if it lapses
+      expect(await db.store.approvals.renew(approved.id, { by: won[0]!.run!.by, leaseMs: 30_000 })).toBe(true);
+      expect(await db.store.approvals.expireUnclaimed(approved.id)).toBeUndefined();
+    });
+
+    it('expires it once past its expiry, keeping who approved it; no one can claim it then', async () => {
+      const approved = await approve();
+      expect(await db.store.approvals.expireUnclaimed(approved.id)).toBeUndefined();
+      now += 10 * 60_000;
+      expect(await db.store.approvals.claim(approved.id, { by: 'late', leaseMs: 30_000 })).toBeUndefined();
+      const other = await open();
+      const closers = await Promise.all(Array.from({ length: 10 }, (_, index) => (index % 2 ? other : db.store).approvals.expireUnclaimed(approved.id)));
+      const closed = closers.filter((record) => record !== undefined);
+      expect(closed).toHaveLength(1);
+      expect(closed[0]).toMatchObject({ status: 'expired', decided_by: 'alice', decision_reason: 'fine', run: null, receipt_id: null });
+      expect(await db.store.approvals.unclaimed(10)).toEqual([]);
+      expect(await db.store.approvals.due(10)).toEqual([]);
+    });
+
+    it('does not list a request approved with its run, pending, or denied', async () => {
+      const created = await db.store.approvals.create(request);
+      await db.store.approvals.decide(created.id, { status: 'approved', by: 'alice', reason: null, via: 'api' }, { by: 'runner', leaseMs: 30_000 });
+      await db.store.approvals.create(request);
+      const denied = await db.store.approvals.create(request);
+      await db.store.approvals.decide(denied.id, { status: 'denied', by: 'alice', reason: null, via: 'api' });
+      expect(await db.store.approvals.unclaimed(10)).toEqual([]);
+      expect(await db.store.approvals.claim(created.id, { by: 'other', leaseMs: 30_000 })).toBeUndefined();
+      expect(await db.store.approvals.claim(denied.id, { by: 'other', leaseMs: 30_000 })).toBeUndefined();
+    });
+  });
+
   describe('when requests are listed', () => {
     it('pages them newest first, filtered by status, caller and tool', async () => {
       const first = await db.store.approvals.create(request);

@@ -75,7 +75,8 @@ async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: b
   // "no approval request 'apr_…'" names the store it was looked for in: another store than the gateway's is the likely cause
   if (!answer.ok && answer.code === 'APPROVAL_NOT_FOUND') answer = { ...answer, error: `${answer.error} (looked for in ${how.store})` };
   const stale = how.stale ? { stale: how.stale } : {};
-  if (json) writeJson(io, answer.ok ? { approval: how.shown(answer.approval), receipt: answer.receipt, ...stale, ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}), ...stale });
+  const elsewhere = answer.ok && answer.runs_elsewhere ? { filed_by: answer.runs_elsewhere.filed_by, message: answer.runs_elsewhere.message } : {};
+  if (json) writeJson(io, answer.ok ? { approval: how.shown(answer.approval), receipt: answer.receipt, ...elsewhere, ...stale, ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}), ...stale });
   if (!answer.ok) {
     if (!json) io.stderr.write(`${answer.code}: ${answer.error}\n`);
     return 1;
@@ -83,6 +84,8 @@ async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: b
   const { leaseLapsed, receiptDetail } = await import('../format-outcome.js');
   if (!json) {
     io.stderr.write(`${answer.approval.id} ${answer.approval.status} by ${how.decider}\n`);
+    // approved where it does not run: it runs at the gateway that filed it (review userZ4, F3)
+    if (answer.runs_elsewhere) io.stderr.write(`${terminalSafe(answer.runs_elsewhere.message)}\n`);
     if (answer.receipt) writeLines(io.stdout, [receiptDetail(answer.receipt)]);
   }
   if (answer.lease_lapsed) return leaseLapsed(answer.lease_lapsed, io);
@@ -115,6 +118,8 @@ function detail(record: ApprovalRecord): string {
     ...(record.decided_at ? [`decided   ${decided(record)}`] : []),
     // who ran the approved call (an operator finds an interrupted run's process by it), and where the call runs
     ...(record.run ? [`run       by ${record.run.by}${record.receipt_id === null ? `, its lease until ${record.run.lease_until}` : ''}`] : []),
+    // approved at an instance that runs calls elsewhere: a gateway of its place has not taken it yet (review userZ4, F3)
+    ...(record.status === 'approved' && record.run === null && record.receipt_id === null ? [`run       not yet: it runs at the gateway that filed it (or one with its settings) before ${record.expires_at}, or not at all`] : []),
     ...(record.rule.place ? [`runs in   ${record.rule.place.workspace} (sandbox ${record.rule.place.sandbox}${record.rule.place.run_as === null ? '' : `, run_as ${record.rule.place.run_as}`})`] : []),
     // where it is approved when a process that runs calls elsewhere may not (the filing instance)
     ...(record.rule.filed_by ? [`filed by  ${record.rule.filed_by.url === null ? record.rule.filed_by.by : `${record.rule.filed_by.url} (${record.rule.filed_by.by})`}`] : []),

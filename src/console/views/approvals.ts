@@ -41,15 +41,18 @@ ${secretKeys.length > 0 ? html`<p class="notice" data-secret-keys="${secretKeys.
 ${revealed(cut ? params.slice(0, PARAMS_PREVIEW) : params)}</pre>
 ${cut ? html`<p class="notice" data-cut="params">The params are cut here: ${(params.length - PARAMS_PREVIEW).toLocaleString('en')} more characters. <a href="${link}">Read the whole request</a> before deciding.</p>` : ''}
 ${approval.outdated ? html`<p class="notice" data-outdated="true">Outdated: ${revealed(approval.outdated)}. It can no longer run as asked: closing it cancels it, and its caller must call again.</p>` : ''}
-${approval.elsewhere ? html`<p class="notice" data-elsewhere="true">Not here: ${revealed(approval.elsewhere)}${approval.filed_at ? html` <a href="${approval.filed_at}/console/approvals/${encodeURIComponent(approval.id)}">Open it at the gateway that filed it</a>.` : ''}</p>` : ''}
+${approval.elsewhere ? html`<p class="notice" data-elsewhere="${approval.stranded ? 'stranded' : 'true'}">${approval.stranded ? 'Settings changed' : 'Runs elsewhere'}: ${revealed(approval.elsewhere)}.${approval.filed_at ? html` <a href="${approval.filed_at}/console/approvals/${encodeURIComponent(approval.id)}">Open it at the gateway that filed it</a>.` : ''}</p>` : ''}
 ${approval.decidable
   ? html`<form method="post" action="/console/approvals/${encodeURIComponent(approval.id)}/decide" class="decide">
 <input type="hidden" name="_csrf" value="${viewer.csrf}">
 <label>Reason <input name="reason" maxlength="500" placeholder="why (kept with the decision)"></label>
-${approval.elsewhere
-  ? html`<button type="submit" name="decision" value="deny" class="deny">Deny</button>`
-  : approval.outdated
+${approval.outdated
   ? html`<button type="submit" name="decision" value="approve" class="deny">Close as outdated</button>`
+  : approval.stranded
+  ? html`<button type="submit" name="decision" value="deny" class="deny">Deny</button>`
+  : approval.elsewhere
+  ? html`<button type="submit" name="decision" value="approve" class="approve">Approve — it runs at the gateway that filed it</button>
+<button type="submit" name="decision" value="deny" class="deny">Deny</button>`
   : html`<button type="submit" name="decision" value="approve" class="approve">Approve and run</button>
 <button type="submit" name="decision" value="deny" class="deny">Deny</button>`}
 </form>`

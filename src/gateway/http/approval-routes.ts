@@ -2,7 +2,7 @@ import express, { type RequestHandler, type Response, type Router } from 'expres
 import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
 import { takeWaitSlot, tooManyWaits, type ApprovalAnswer, type Gateway } from '../service/index.js';
 import { MAX_APPROVAL_WAIT_SECONDS } from '../../export/index.js';
-import { approvalPosition } from '../../policy/index.js';
+import { approvalPosition, approvalSeenBy, type Principal } from '../../policy/index.js';
 import { REJECTION_CODES } from '../../openapi/index.js';
 import { holdForReader, LONG_TEXT_UNITS, ReceiptReads } from '../../http-edge/index.js';
 import { approvalCursor, readApprovalCursor } from './approval-cursor.js';
@@ -41,8 +41,9 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
   const check = validateBody('ApprovalDecisionRequest');
   // the body is optional: a bare POST approves (or denies) without a reason
   const json: RequestHandler[] = [parse, (request, response, next) => (request.get('content-type') === undefined && request.body === undefined ? ((request.body = {}), next()) : check(request, response, next))];
-  // params shown to approvers keep no secret of the gateway's either: the one redaction receipts and events apply
-  const shown = (record: ApprovalRecord): ApprovalRecord => ({ ...record, params: gateway.shownParams(record.params) });
+  // params shown to approvers keep no secret of the gateway's either: the one redaction receipts and events apply; and
+  // where instances run calls (rule.place, rule.filed_by) is an admin's to read (review Z3, Z3-4)
+  const shown = (record: ApprovalRecord, reader: Principal): ApprovalRecord => ({ ...approvalSeenBy(record, reader), params: gateway.shownParams(record.params) });
 
   router.get('/v1/approvals', async (request, response) => {
     const query = request.query as Record<string, unknown>;
@@ -68,7 +69,8 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
     // a cursor continues after the last request shown, whatever was filed or deleted since; offset counts from the newest now
     const next = more && approvals.length > 0 ? approvalCursor(approvalPosition(approvals.at(-1)!)) : null;
     const paging = cursor ? { cursor: given, next_cursor: next } : { offset, next_offset: more ? offset + approvals.length : null, next_cursor: next };
-    response.json({ approvals: approvals.map(shown), limit, ...paging, ...(page.ended_early ? { ended_early: true } : {}), max_bytes: APPROVAL_PAGE_BYTES });
+    const reader = principalOf(response);
+    response.json({ approvals: approvals.map((record) => shown(record, reader)), limit, ...paging, ...(page.ended_early ? { ended_early: true } : {}), max_bytes: APPROVAL_PAGE_BYTES });
   });
 
   router.get('/v1/approvals/:id', async (request, response) => {
@@ -103,7 +105,7 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
       // a decided request's receipt is held until its client has read it, counted with the receipts' routes (review X, X3)
       const characters = state.receipt ? state.receipt.output.length + (state.receipt.stderr?.length ?? 0) + (state.receipt.error?.length ?? 0) : 0;
       if (!holdForReader(receiptReads, response, principal.name, characters, 'GET /v1/approvals/:id', LONG_TEXT_UNITS)) return;
-      response.json({ approval: shown(state.approval), receipt: state.receipt });
+      response.json({ approval: shown(state.approval, principal), receipt: state.receipt });
     }
   });
 
@@ -113,13 +115,13 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
       const answer = await gateway.decide(String(request.params['id']), principalOf(response), verdict, {
         reason: body.reason ?? null, ...(body.params ? { params: body.params } : {}), ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }),
       });
-      sendAnswer(response, answer, shown);
+      sendAnswer(response, answer, (record) => shown(record, principalOf(response)));
     });
   }
 
   router.post('/v1/approvals/:id/cancel', ...json, async (request, response) => {
     const body = request.body as { reason?: string };
-    sendAnswer(response, await gateway.cancelApproval(String(request.params['id']), principalOf(response), body.reason ?? null), shown);
+    sendAnswer(response, await gateway.cancelApproval(String(request.params['id']), principalOf(response), body.reason ?? null), (record) => shown(record, principalOf(response)));
   });
 
   router.get('/v1/rejections', async (request, response) => {
@@ -150,6 +152,11 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
 }
 
 function sendAnswer(response: Response, answer: ApprovalAnswer, shown: (record: ApprovalRecord) => ApprovalRecord): void {
+  if (answer.ok && answer.runs_elsewhere) {
+    // approved at an instance that runs calls elsewhere: decided, nothing ran yet; it runs at the gateway that filed it (review userZ4, F3)
+    response.status(202).json({ approval: shown(answer.approval), receipt: null, filed_by: answer.runs_elsewhere.filed_by, message: answer.runs_elsewhere.message });
+    return;
+  }
   if (answer.ok) {
     // a run whose lease lapsed: the request shown is resolved by another receipt than this run's, and the answer says so
     response.json({ approval: shown(answer.approval), receipt: answer.receipt, ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) });

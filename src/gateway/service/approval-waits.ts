@@ -59,6 +59,9 @@ export async function waitForApproval(gateway: Gateway, principal: Principal, id
     const again = `call ${APPROVAL_WAIT_TOOL.name} with {"id": "${id}"} again`;
     const message = approval.status === 'pending'
       ? `request ${id} ('${approval.tool}') is still pending: nothing has run. ${describeGate(approval.rule.approvers)} decides it before ${approval.expires_at}; ${again} to wait on`
+      : approval.status === 'approved' && approval.run === null
+      // approved at an instance that runs calls elsewhere: a gateway of its place runs it (review userZ4, F3)
+      ? `request ${id} ('${approval.tool}') was approved${approval.decided_by ? ` by ${approval.decided_by}` : ''} and its call has not started yet: it runs at the gateway that filed it, or one with its settings, before ${approval.expires_at} or not at all; ${again} for its receipt`
       : `request ${id} ('${approval.tool}') was ${approval.status}${approval.decided_by ? ` by ${approval.decided_by}` : ''} and its call is running; ${again} for its receipt`;
     return { kind: 'answer', answer: { ok: true, message, data: { id, status: approval.status, tool: approval.tool, expires_at: approval.expires_at, decided_by: approval.decided_by, receipt: null }, changed: false } };
   } finally {

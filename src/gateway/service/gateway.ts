@@ -100,8 +100,8 @@ export class Gateway {
       maxPendingPerCaller: config.maxPendingPerCaller,
       runner,
       place: runPlace(config),
-      // where a decider at an instance that runs calls elsewhere is sent: this one's URL, once it listens
-      filer: () => ({ by: runner.by, url: reachableUrl(this.keeper.servingAt, config.listen.host) }),
+      // where a decider at an instance that runs calls elsewhere is sent: the URL the operator gave it, else one guessed once it listens
+      filer: () => ({ by: runner.by, url: config.listen.publicUrl ?? reachableUrl(this.keeper.servingAt, config.listen.host) }),
       deadline: (tool, requestedMs) => chooseDeadline(tool, requestedMs, config.maxCallTimeoutMs),
       run: (registry, tool, params, approval, deadline, who) => this.keeper.run(registry, tool, params, approval, deadline, who),
       callerProblem: (registry, tool, record) => this.callerProblem(registry, tool, record.caller, record.params),

@@ -142,10 +142,16 @@ export class RemoteGitSource implements RepositorySource {
       const boundary = (await readShallow(this.store.gitdir)).join(',');
       const failed = this.historyFailed;
       if (failed && failed.boundary === boundary && failed.depth <= depth && Date.now() < failed.until) throw new Error(`${failed.reason} (asked at ${failed.at}; not asked again before ${new Date(failed.until).toISOString()})`);
+      let reason: string | undefined;
       try {
         await deepenClone({ store: this.store, http: this.http, address: this.address }, commit, depth);
+        // a fetch that left the boundary where it was brought nothing older: not asked again either, since every scan
+        // with this clash would fetch the whole depth again (a mirror that is shallow itself; review Z4, F6)
+        if ((await readShallow(this.store.gitdir)).join(',') === boundary && boundary !== '') reason = `the server sent no history before commit ${boundary.split(',').map((oid) => oid.slice(0, 12)).join(', ')} (asked for ${depth} commits)`;
       } catch (error) {
-        const reason = this.address.describe('fetch history from', error).message;
+        reason = this.address.describe('fetch history from', error).message;
+      }
+      if (reason !== undefined) {
         this.historyFailed = { boundary, depth, reason, at: new Date().toISOString(), until: Date.now() + HISTORY_RETRY_MS };
         throw new Error(reason);
       }

@@ -108,6 +108,33 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
     return row && toApproval(row);
   }
 
+  async claim(id: string, runner: ApprovalRunner): Promise<ApprovalRecord | undefined> {
+    const now = this.now();
+    // READ COMMITTED: a second claimer waits for the first to commit, then finds the run taken and matches nothing
+    const [row] = await this.sql<ApprovalRow[]>`
+      UPDATE approvals SET run_by = ${runner.by}, run_lease_ms = ${now + runner.leaseMs}
+      WHERE id = ${id} AND ${this.#unclaimed()} AND expires_ms > ${now}
+      RETURNING ${this.sql(COLUMNS)}`;
+    return row && toApproval(row);
+  }
+
+  async unclaimed(limit: number): Promise<ApprovalRecord[]> {
+    const rows = await this.sql<ApprovalRow[]>`SELECT ${this.sql(COLUMNS)} FROM approvals WHERE ${this.#unclaimed()} ORDER BY decided_ms LIMIT ${limit}`;
+    return rows.map(toApproval);
+  }
+
+  async expireUnclaimed(id: string): Promise<ApprovalRecord | undefined> {
+    const [row] = await this.sql<ApprovalRow[]>`
+      UPDATE approvals SET status = 'expired' WHERE id = ${id} AND ${this.#unclaimed()} AND expires_ms <= ${this.now()}
+      RETURNING ${this.sql(COLUMNS)}`;
+    return row && toApproval(row);
+  }
+
+  /** Approved at an instance that runs calls elsewhere, and no process has taken its run yet. */
+  #unclaimed() {
+    return this.sql`status = 'approved' AND receipt_id IS NULL AND run_lease_ms IS NULL AND run_by IS NULL`;
+  }
+
   async pendingCount(caller: string): Promise<number> {
     const [row] = await this.sql<Array<{ count: string }>>`SELECT count(*) AS count FROM approvals WHERE caller = ${caller} AND status = 'pending'`;
     return Number(row?.count ?? 0);
