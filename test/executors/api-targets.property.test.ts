@@ -66,4 +66,13 @@ describe('hldp-api executor with a Host header in the definition', () => {
     expect(result).toMatchObject({ ok: false, code: 'EXECUTOR_MISCONFIGURED', error: expect.stringContaining(`may not set '${header}'`) });
     expect(hosts).toEqual([]);
   });
+
+  // review Z4, F4b: undici refuses such a value before anything is written; the receipt said "was sent … check before retrying"
+  it('says nothing was sent when a configured header value holds CR/LF, which the HTTP client refuses', async () => {
+    const tool = makeToolDefinition({ executor: 'hldp-api', http: { path: '/status' } });
+    const result = await execute(tool, {}, { apis: { default: { url: base, headers: { 'x-api-key': 'KEY-0123456789\r\nx-injected: 1' } } } });
+    expect(result).toMatchObject({ ok: false, code: 'CONNECTION_FAILED', error: expect.stringContaining('nothing was sent') });
+    expect(result.error).not.toContain('check before retrying');
+    expect(hosts).toEqual([]);
+  });
 });
