@@ -52,8 +52,8 @@ async function readBytesRedacted(params: Params, secrets: Buffer[], run: (sent: 
   const offset = params.offset ?? 0;
   const length = params.length ?? MAX_READ_BYTES;
   // params the gatekeeper refuses are refused by it, as asked
-  if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || (offset as number) < 0 || (length as number) < 1) return run(params);
-  const [first, wanted] = [offset as number, Math.min(length as number, MAX_READ_BYTES)];
+  if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || (offset as number) < 0 || (length as number) < 1 || (length as number) > MAX_READ_BYTES) return run(params);
+  const [first, wanted] = [offset as number, length as number];
   const margin = Math.max(...secrets.map((secret) => secret.length)) - 1;
   const from = Math.max(0, first - margin);
   const result = await run({ ...params, offset: from, length: Math.min(MAX_READ_BYTES, first - from + wanted + margin) });
