@@ -41,6 +41,8 @@ export type DiagnosticCode =
   | 'UNKNOWN_TARGET'
   /** a parameter fills an environment variable that is not a plain name or that a program runs or obeys */
   | 'UNSAFE_ENV_VARIABLE'
+  /** an `http.headers` key a definition may not set: `host` (the API's URL picks it), a framing or hop-by-hop header (review Z4, F4) */
+  | 'UNSAFE_HTTP_HEADER'
   /** a parameter's value could never be built into the command: the call would fail as EXECUTOR_MISCONFIGURED */
   | 'UNFILLABLE_TEMPLATE'
   /** a parameter's `default` its own schema refuses: every call leaving it out would fail (found by `hldp validate`) */

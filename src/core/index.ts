@@ -19,6 +19,7 @@ export { formatDiagnostic, type Diagnostic, type DiagnosticCode } from './diagno
 export { MAX_COMPILE_UNITS, paramsCompileCost, type CompileCost } from './params-compile-cost.js';
 export { MAX_CHECKS_PER_VALUE, paramsSchemaCost, type SchemaCost, type SchemaCostProblem } from './params-schema-cost.js';
 export { RESERVED_TOOL_NAMES } from './reserved-tool-names.js';
+export { refusedHttpHeader } from './http-headers.js';
 export { fairEvictee } from './fair-eviction.js';
 export { loadOnce } from './load-once.js';
 export { deadlineSignal, type DeadlineSignal } from './deadline-signal.js';

@@ -2,7 +2,7 @@ import type { ExecutionResult, ToolDefinition } from '../core/index.js';
 import { secretsOf, type ExecutionContext } from './execution-context.js';
 import { describeError, failedResult } from './execution-result.js';
 import { executeForgejo } from './forgejo-executor.js';
-import { executeGatekeeper } from './gatekeeper-executor.js';
+import { executeGatekeeperRead } from './encoded-reads.js';
 import { executeHldpApi } from './hldp-api-executor.js';
 import { executeMcp } from './mcp-executor.js';
 import type { Params } from './params.js';
@@ -14,7 +14,7 @@ function dispatch(tool: ToolDefinition, params: Params, context: ExecutionContex
     case 'shell':
       return executeShell(tool, params, context.shell, context.signal);
     case 'gatekeeper':
-      return executeGatekeeper(tool, params, context.gatekeepers, context.signal);
+      return executeGatekeeperRead(tool, params, context);
     case 'hldp-api':
       return executeHldpApi(tool, params, context.apis, context.signal);
     case 'git-forgejo':

@@ -1,7 +1,7 @@
 import type { ExecutionResult, ToolDefinition } from '../core/index.js';
 import type { ApiTarget } from './execution-context.js';
 import { failedResult, succeededResult } from './execution-result.js';
-import { httpCall, joinUrl, redactUrl } from './http-call.js';
+import { httpCall, joinUrl, redactUrl, shownJoinedUrl } from './http-call.js';
 import { buildHttpRequest } from './http-request-builder.js';
 import { withDefaults, type Params } from './params.js';
 
@@ -36,11 +36,13 @@ export async function executeHldpApi(
     timeoutMs: tool.constraints.timeout_ms,
     maxBodyBytes: tool.constraints.max_output_bytes,
     signal,
+    // the configured URL's path may be the secret itself (a chat webhook): never shown (review Z4, F7)
+    shownUrl: shownJoinedUrl(api.url, url),
   });
   if (!outcome.ok) return failedResult(outcome.code, outcome.message, start);
   const result = succeededResult(outcome.body, start);
   if (outcome.status >= 200 && outcome.status <= 299) return result;
-  return { ...result, ok: false, code: 'HTTP_ERROR', error: `HTTP ${outcome.status}: ${redirectNote(outcome.status, outcome.headers.location, url)}${outcome.body.text}` };
+  return { ...result, ok: false, code: 'HTTP_ERROR', error: `HTTP ${outcome.status}: ${redirectNote(outcome.status, outcome.headers.location, url, api.url)}${outcome.body.text}` };
 }
 
 /**
@@ -60,13 +62,15 @@ function missingApi(name: string, apis: Record<string, ApiTarget> | undefined): 
 }
 
 /** A 3xx answer says where it pointed and that it was not followed: "HTTP 302: " alone told nothing (review userW, W6). */
-function redirectNote(status: number, location: string | string[] | undefined, url: string): string {
+function redirectNote(status: number, location: string | string[] | undefined, url: string, base: string): string {
   if (status < 300 || status > 399) return '';
   const target = typeof location === 'string' ? location : location?.[0];
   let shown = 'none given';
   if (target !== undefined) {
     try {
-      shown = redactUrl(new URL(target, url).toString());
+      const located = new URL(target, url);
+      // a Location on the API's own origin is shown as the call's URL is, its configured path hidden (review Z4, F7)
+      shown = located.origin === new URL(url).origin ? shownJoinedUrl(base, located.toString()) : redactUrl(located.toString());
     } catch {
       shown = 'not a URL';
     }

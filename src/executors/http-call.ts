@@ -61,10 +61,10 @@ export async function httpCall(call: HttpCall): Promise<HttpOutcome> {
   }
 }
 
-// failures of the connection itself (refused, no such host, no route, a connect timeout, a TLS handshake refused):
-// none of the request left this host. Anything else (a socket closed or reset once connected) may have come after
+// failures of the connection itself (refused, no such host, no route, a connect timeout, a TLS handshake refused), and
+// a request undici or node refused to write (a header value with CR/LF, review Z4, F4b): none of the request left this host. Anything else (a socket closed or reset once connected) may have come after
 // the server read the request, so it is not said to be safe (review userW, W6: both read CONNECTION_FAILED alike).
-const CONNECT_FAILURE = /^(ECONNREFUSED|ENOTFOUND|EAI_\w+|EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ERR_TLS_\w+|ERR_SSL_\w+|\w*CERT\w*|UNABLE_TO_\w+)$/;
+const CONNECT_FAILURE = /^(UND_ERR_INVALID_ARG|ERR_INVALID_CHAR|ERR_INVALID_HTTP_TOKEN|ECONNREFUSED|ENOTFOUND|EAI_\w+|EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ERR_TLS_\w+|ERR_SSL_\w+|\w*CERT\w*|UNABLE_TO_\w+)$/;
 
 function neverSent(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -97,7 +97,46 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** `base` and `path` joined as text: the base's own path is kept, and a path can never change the host. */
+/**
+ * `base` and `path` joined as URLs are (review Z4, F9: as text, `http://h/v1?appid=K` + `/items` put the path inside
+ * the key's value): the base's path, then the tool's; the base's query kept, first, and the tool's query after it
+ * without a parameter the base sets already (the configured one wins). A path can never change the host.
+ */
 export function joinUrl(base: string, path: string): string {
-  return base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`);
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    // not a URL: joined as text, and the request names it as the failure it is
+    return base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`);
+  }
+  const split = path.indexOf('?');
+  const ownPath = split === -1 ? path : path.slice(0, split);
+  const ownQuery = split === -1 ? '' : path.slice(split + 1);
+  url.pathname = url.pathname.replace(/\/+$/, '') + (ownPath.startsWith('/') ? ownPath : `/${ownPath}`);
+  url.hash = '';
+  const configured = new Set(new URLSearchParams(url.search).keys());
+  const added = ownQuery.split('&').filter((item) => item !== '' && !configured.has(new URLSearchParams(item).keys().next().value ?? ''));
+  const baseQuery = url.search.slice(1);
+  const query = [...(baseQuery === '' ? [] : [baseQuery]), ...added].join('&');
+  url.search = query === '' ? '' : `?${query}`;
+  return url.toString();
+}
+
+/**
+ * A URL made by `joinUrl(base, …)` as an error names it when the base's path is a secret (a chat webhook's
+ * `/services/T…/B…/<secret>`, review Z4, F7): `scheme://host[:port]/[configured path]` and then the tool's own path,
+ * the query's values hidden as `redactUrl` hides them. A base without a path shows as it is.
+ */
+export function shownJoinedUrl(base: string, joined: string): string {
+  const shown = redactUrl(joined);
+  try {
+    const basePath = new URL(base).pathname.replace(/\/+$/, '');
+    if (basePath === '') return shown;
+    const parsed = new URL(joined);
+    const own = parsed.pathname.startsWith(`${basePath}/`) ? parsed.pathname.slice(basePath.length) : '/…';
+    return `${parsed.origin}/[configured path]${own}${shown.slice(parsed.origin.length + parsed.pathname.length)}`;
+  } catch {
+    return '[the configured URL]';
+  }
 }

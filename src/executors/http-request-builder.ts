@@ -1,4 +1,4 @@
-import { PLACEHOLDER_PATTERN, wholePlaceholder, type HttpSpec } from '../core/index.js';
+import { listPlaceholders, PLACEHOLDER_PATTERN, refusedHttpHeader, wholePlaceholder, type HttpSpec } from '../core/index.js';
 import { fillTemplate } from './argv-template.js';
 import { hasValue, parameterText, type Params, ownValue } from './params.js';
 
@@ -86,13 +86,32 @@ export function buildHttpRequest(spec: HttpSpec, params: Params): BuiltRequest {
   if (!method.ok) return method;
   const path = buildPath(spec.path, params);
   if (!path.ok) return path;
-  const headers: Record<string, string> = {};
-  for (const [name, template] of Object.entries(spec.headers ?? {})) {
-    const filled = fillTemplate(template, params);
-    if (filled.ok) headers[name.toLowerCase()] = filled.text;
-  }
+  const headers = buildHeaders(spec.headers ?? {}, params);
+  if (!headers.ok) return headers;
   const body = buildBody(spec.body, params);
-  if (body !== undefined) headers['content-type'] ??= 'application/json';
-  const built = { ok: true as const, method: method.value, path: path.value + buildQuery(spec.query ?? [], params), headers };
+  if (body !== undefined) headers.value['content-type'] ??= 'application/json';
+  const built = { ok: true as const, method: method.value, path: path.value + buildQuery(spec.query ?? [], params), headers: headers.value };
   return body === undefined ? built : { ...built, body };
+}
+
+/**
+ * The definition's headers filled in. `host` and the framing and hop-by-hop headers are refused here too, as the scan
+ * refuses them (review Z4, F4: `host: "{site}"` sent the API's token to whatever virtual host a call named), and a value
+ * with a control character is the caller's error, named by its parameter, before anything is sent (F4b).
+ */
+function buildHeaders(templates: Record<string, string>, params: Params): Step<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  for (const [name, template] of Object.entries(templates)) {
+    const refused = refusedHttpHeader(name);
+    if (refused !== undefined) return { ok: false, code: 'EXECUTOR_MISCONFIGURED', message: `the tool's http.headers may not set '${name}': ${refused}; remove it from its TOOL.hdlp` };
+    const filled = fillTemplate(template, params);
+    if (!filled.ok) continue;
+    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(filled.text)) {
+      const named = listPlaceholders(template).map((placeholder) => placeholder.name);
+      const which = named.length > 0 ? `parameter ${named.map((item) => `'${item}'`).join(' or ')}` : 'its text';
+      return { ok: false, code: 'INVALID_PARAMS', message: `header '${name}' may not hold a line break or other control character (from ${which}); nothing was sent` };
+    }
+    headers[name.toLowerCase()] = filled.text;
+  }
+  return { ok: true, value: headers };
 }

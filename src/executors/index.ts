@@ -26,3 +26,4 @@ export { apiUrlVariable } from './hldp-api-executor.js';
 export { fillTemplate } from './argv-template.js';
 export { GATEKEEPER_SLACK_MS } from './gatekeeper-executor.js';
 export { CANCEL_GRACE_MS, RUN_ID_HEADER } from './gatekeeper-cancel.js';
+export { BYTES_PER_ROW, bytesHeader, dumpRow, MAX_READ_BYTES } from './hex-dump.js';

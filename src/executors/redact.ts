@@ -7,12 +7,17 @@ export const REDACTED = '[REDACTED]';
 // Short values would blank out ordinary words; a real token is longer than this.
 const SHORTEST_SECRET = 8;
 
+/** The secrets redaction looks for: each once, none shorter than a real token, the longest first. */
+export function applicableSecrets(secrets: readonly string[]): string[] {
+  return [...new Set(secrets)].filter((secret) => secret.length >= SHORTEST_SECRET).sort((a, b) => b.length - a.length);
+}
+
 /**
  * The result with every occurrence of a secret in `output`, `error`, `stderr` and any string of `structured_content`
  * replaced by `[REDACTED]`; where the output cap cut a secret in two, the part left beside the cut is cut too (and counted).
  */
 export function redactSecrets(result: ExecutionResult, secrets: readonly string[]): ExecutionResult {
-  const applicable = [...new Set(secrets)].filter((secret) => secret.length >= SHORTEST_SECRET).sort((a, b) => b.length - a.length);
+  const applicable = applicableSecrets(secrets);
   if (applicable.length === 0) return result;
   const scrub = (text: string): string => applicable.reduce((scrubbed, secret) => scrubbed.split(secret).join(REDACTED), text);
   // a marker in a result nothing was cut from is the tool's own text: nothing to trim beside it (found in review)
@@ -33,7 +38,7 @@ export function redactSecrets(result: ExecutionResult, secrets: readonly string[
 
 /** A JSON value with every secret inside its strings (keys included) replaced by `[REDACTED]`: params as a receipt or a record keeps them. */
 export function redactValue<T>(value: T, secrets: readonly string[]): T {
-  const applicable = [...new Set(secrets)].filter((secret) => secret.length >= SHORTEST_SECRET).sort((a, b) => b.length - a.length);
+  const applicable = applicableSecrets(secrets);
   if (applicable.length === 0) return value;
   const scrub = (text: string): string => applicable.reduce((scrubbed, secret) => scrubbed.split(secret).join(REDACTED), text);
   return scrubStrings(value, scrub) as T;

@@ -1,16 +1,12 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { ExecutionResult } from '../core/index.js';
-import { boundBytes, describeError, failedResult, startDeadline, succeededResult } from '../executors/index.js';
+import { boundBytes, BYTES_PER_ROW, bytesHeader, describeError, dumpRow, failedResult, MAX_READ_BYTES, startDeadline, succeededResult } from '../executors/index.js';
 import type { MethodContext } from './method-context.js';
 
 const READ_CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
 
-/** Most file bytes one `read_bytes` call shows: a dump is ~4.5 times its bytes, so 8 KiB is already ~37 KB of text. */
-export const MAX_READ_BYTES = 8 * 1024;
-
-/** Bytes shown on one line of a `read_bytes` dump. */
-const BYTES_PER_ROW = 16;
+export { MAX_READ_BYTES };
 
 /** Which lines a windowed `read_file` asks for: `offset` is the first line (1-based), `limit` how many at most. */
 export interface LineWindow {
@@ -21,11 +17,6 @@ export interface LineWindow {
 /** `[lines A-B of N]`, and where to continue when lines are left. */
 export function linesHeader(first: number, last: number, total: number): string {
   return last < total ? `[lines ${first}-${last} of ${total}; continue with offset ${last + 1}]\n` : `[lines ${first}-${last} of ${total}]\n`;
-}
-
-/** `[bytes A-B of N]` (0-based, inclusive), and where to continue when bytes are left. */
-export function bytesHeader(first: number, last: number, total: number): string {
-  return last + 1 < total ? `[bytes ${first}-${last} of ${total}; continue with offset ${last + 1}]\n` : `[bytes ${first}-${last} of ${total}]\n`;
 }
 
 /**
@@ -155,16 +146,4 @@ export async function readByteWindow(handle: FileHandle, window: { offset?: numb
   for (let at = 0; at < read; at += BYTES_PER_ROW) rows.push(dumpRow(bytes.subarray(at, Math.min(read, at + BYTES_PER_ROW)), offset + at));
   const text = bytesHeader(offset, offset + read - 1, size) + rows.join('');
   return { ...succeededResult({ text, totalBytes: Buffer.byteLength(text), cutBytes: 0 }, start) };
-}
-
-/** `0000001a  48 65 6c 6c 6f 0a 00 00 …  |Hello...|` — the offset in hex, the bytes, then the printable ones. */
-export function dumpRow(bytes: Buffer, offset: number): string {
-  const hex: string[] = [];
-  for (let index = 0; index < BYTES_PER_ROW; index += 1) {
-    hex.push(index < bytes.length ? bytes[index]!.toString(16).padStart(2, '0') : '  ');
-    if (index === 7) hex.push('');
-  }
-  let printable = '';
-  for (const byte of bytes) printable += byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : '.';
-  return `${offset.toString(16).padStart(8, '0')}  ${hex.join(' ')}  |${printable}|\n`;
 }

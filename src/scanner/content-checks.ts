@@ -8,6 +8,7 @@ import type { SchemaProblem } from './shape-checker.js';
 import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptPlaceholders, checkScriptVariables, checkTemplates } from './template-checks.js';
 import type { ParseOptions } from './yaml-mapping.js';
 import { definitionSlips } from './definition-slips.js';
+import { checkHttpHeaders } from './http-block-checks.js';
 
 /** Adds a problem of a definition as a located diagnostic. */
 export type ProblemReporter = (code: DiagnosticCode, problem: SchemaProblem, severity?: Diagnostic['severity']) => void;
@@ -27,6 +28,7 @@ export function checkContents(value: Record<string, unknown>, report: ProblemRep
     for (const problem of checkTemplates(value, params.schema)) report('UNKNOWN_PLACEHOLDER', problem);
   }
   for (const problem of checkEnvironment(value)) report('UNSAFE_ENV_VARIABLE', problem);
+  for (const problem of checkHttpHeaders(value)) report('UNSAFE_HTTP_HEADER', problem);
   if (params) {
     for (const problem of checkArgvFillable(value, params.schema)) report('UNFILLABLE_TEMPLATE', problem);
     for (const problem of checkOptionLikeArguments(value, params.schema)) report('OPTION_LIKE_ARGUMENT', problem, 'warning');

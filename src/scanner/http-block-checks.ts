@@ -1,4 +1,4 @@
-import { nearWord } from '../core/index.js';
+import { nearWord, refusedHttpHeader } from '../core/index.js';
 import type { SchemaProblem } from './shape-checker.js';
 
 /** The methods every HTTP server and API knows (RFC 9110 and PATCH), as `http.method` is advised to name them. */
@@ -65,4 +65,14 @@ function methodFix(method: unknown): string {
   if (near === undefined) return '';
   const path = rest.join(' ');
   return path.startsWith('/') ? `; did you mean '${near}', with '${path}' in 'http.path'?` : `; did you mean '${near}'?`;
+}
+
+/** `http.headers` keys the executor refuses (`UNSAFE_HTTP_HEADER`): `host` and the framing and hop-by-hop headers (review Z4, F4). */
+export function checkHttpHeaders(value: Record<string, unknown>): SchemaProblem[] {
+  const headers = (value.http as { headers?: unknown } | undefined)?.headers;
+  if (typeof headers !== 'object' || headers === null) return [];
+  return Object.keys(headers).flatMap((name) => {
+    const why = refusedHttpHeader(name);
+    return why === undefined ? [] : [{ path: ['http', 'headers', name], atKey: true, message: `'http.headers' may not set '${name}': ${why}` }];
+  });
 }
