@@ -80,7 +80,7 @@ export class ApprovalRunning<Registry extends ApprovalRegistry = ApprovalRegistr
     const again = `nothing ran, and request '${claimed.id}' is closed: its caller '${claimed.caller}' must call the tool again for a new request`;
     const approved = `approved by ${claimed.decided_by ?? 'an approver'} at an instance that runs calls elsewhere`;
     const changed = changedSince(claimed, registry.index, lookup.found ? lookup.tool : undefined);
-    if (changed !== undefined) return void (await this.#settlement.closeHeld(claimed, 'CANCELLED', `${approved}, but at the gateway that runs it (${this.#host.runner.by}) ${changed}; ${again}`));
+    if (changed !== undefined) return void (await this.#settlement.closeHeld(claimed, 'CANCELLED', `${approved}, but at the gateway that runs it ${changed}; ${again}`));
     if (!lookup.found || !lookup.valid) return void (await this.#settlement.closeHeld(claimed, 'CANCELLED', `${approved}, but '${claimed.tool}' no longer accepts these params at the gateway that runs it; ${again}`));
     const forbidden = this.#host.callerProblem(registry, lookup.tool, claimed);
     if (forbidden !== undefined) return void (await this.#settlement.closeHeld(claimed, 'CANCELLED', `${approved}, but '${claimed.caller}' may no longer call '${claimed.tool}' at the gateway that runs it: ${forbidden}; ${again}`));
@@ -93,9 +93,8 @@ export class ApprovalRunning<Registry extends ApprovalRegistry = ApprovalRegistr
   async #expire(record: ApprovalRecord): Promise<void> {
     const closed = await this.#host.store.approvals.expireUnclaimed(record.id);
     if (!closed) return;
-    const filer = closed.rule.filed_by;
-    const there = filer ? `${filer.by}${filer.url ? ` at ${filer.url}` : ''}` : 'the process that filed it';
-    await this.#settlement.closeHeld(closed, 'EXPIRED', `request '${closed.id}' was approved by ${closed.decided_by ?? 'an approver'} at ${closed.decided_at ?? 'an unknown time'}, at an instance that runs calls elsewhere than it was filed, but no gateway with its settings ran it before it expired at ${closed.expires_at}: the gateway that filed it (${there}) was gone or had other settings by then, and no other gateway with its settings looked. Nothing ran; call the tool again`);
+    // the receipt is its caller's to read: the filing process by neither host nor URL, which are an admin's (review Z5, Z5-7)
+    await this.#settlement.closeHeld(closed, 'EXPIRED', `request '${closed.id}' was approved by ${closed.decided_by ?? 'an approver'} at ${closed.decided_at ?? 'an unknown time'}, at an instance that runs calls elsewhere than it was filed, but no gateway with its settings ran it before it expired at ${closed.expires_at}: the gateway that filed it was gone or had other settings by then, and no other gateway with its settings looked. Nothing ran; call the tool again`);
   }
 }
 

@@ -198,6 +198,15 @@ const short = (commit: string): string => commit.slice(0, 12);
  * byte for byte shows, as a diff, only the twin added.
  */
 function aloneNote(claimants: readonly Claimant[], answer: HistoryAnswer, group: readonly number[], winner: number | undefined): HistoryNote | undefined {
+  // the winner was still there where the walk stopped short of the first commit, and another claim appeared inside it:
+  // "the winner old, the other new" cannot be told from "the other deleted and restored past the walk's reach" (a push
+  // of 301 empty commits between the two: review Z5, Z5-1), so neither keeps the name — at a start without the previous
+  // index only, since a running gateway keeps the names it held
+  const end = answer.end;
+  const inside = winner === undefined ? undefined : group.find((at) => at !== winner && answer.appeared[at] !== undefined);
+  if (end !== undefined && end.reason !== 'root' && winner !== undefined && answer.appeared[winner] === undefined && inside !== undefined) {
+    return { undecided: `git history cannot tell which claim is older: ${claimants[winner]!.path} was there where the walk stopped (${stopWords(end)}), and ${claimants[inside]!.path} appeared in commit ${short(answer.appeared[inside]!.commit)}, which may be its return after a removal older than the walk reaches: ${RENAME}`, closed: true };
+  }
   // where the winner's presence starts (the walk's end, where it was there still); at a tie, where the oldest appeared
   const since = (at: number): number => answer.appeared[at]?.depth ?? answer.furthest?.[at]?.depth ?? Number.POSITIVE_INFINITY;
   const start = winner !== undefined ? since(winner) : Math.max(...group.map(since));
@@ -247,6 +256,14 @@ function unseenNote(group: readonly number[], answer: HistoryAnswer): HistoryNot
   const end = answer.end;
   if (end === undefined || end.reason === 'root' || group.filter((at) => answer.appeared[at] === undefined).length < 2) return undefined;
   return { undecided: `${endReason(end)}, so no claim keeps the name: ${RENAME}`, closed: true };
+}
+
+// where a walk that did not reach the first commit stopped, in words
+function stopWords(end: WalkEnd): string {
+  if (end.reason === 'bound') return `after the ${end.commits} commits it looks at`;
+  if (end.reason === 'bytes') return `after the ${end.bytes / 1048576} MiB of trees it reads`;
+  if (end.reason === 'shallow') return `at commit ${short(end.commit)}, the edge of a shallow clone${end.fetch ? ` more of which could not be fetched: ${end.fetch}` : ''}`;
+  return `at commit ${short(end.commit)}`;
 }
 
 function endReason(end: WalkEnd): string {

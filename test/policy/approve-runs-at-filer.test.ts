@@ -109,27 +109,31 @@ describe('an approval decided at hldp serve for a call filed by an agent\'s stdi
 
   it('records the approval at hldp serve (202, nothing ran there), and the agent\'s approval_wait gets the receipt of the call run in the hldp mcp process', { timeout: 240_000 }, async () => {
     const { client, close } = await agent();
-    const pending = await call(client, 'show-lang', { text: 'approved' });
-    expect(pending.structuredContent, text(pending)).toMatchObject({ status: 'approval_required' });
-    const id = (pending.structuredContent as { id: string }).id;
+    // closed whatever happens: a process of the request's place left running would run the next test's request
+    try {
+      const pending = await call(client, 'show-lang', { text: 'approved' });
+      expect(pending.structuredContent, text(pending)).toMatchObject({ status: 'approval_required' });
+      const id = (pending.structuredContent as { id: string }).id;
 
-    // an admin, who reads which process filed it (an approver who is no admin: approval-place-withheld.test.ts)
-    const approved = await api(serve.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'admin', body: { reason: 'fine' } });
-    expect(approved.status, JSON.stringify(approved.body)).toBe(202);
-    expect(approved.body).toMatchObject({ approval: { id, status: 'approved', decided_by: 'admin', decision_reason: 'fine', run: null, receipt_id: null }, receipt: null, filed_by: { url: null } });
-    expect(approved.body.filed_by.by).toMatch(/ pid \d+ \(instance /);
-    expect(approved.body.message).toContain("nothing has run yet: 'show-lang' runs once at the process that filed it (");
-    expect(approved.body.message).toMatch(/the environment shell tools inherit \([^)]*\bLANG\b[^)]*\) differs/);
-    expect(approved.body.message).not.toContain('C.UTF-8');
+      // an admin, who reads which process filed it (an approver who is no admin: approval-place-withheld.test.ts)
+      const approved = await api(serve.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'admin', body: { reason: 'fine' } });
+      expect(approved.status, JSON.stringify(approved.body)).toBe(202);
+      expect(approved.body).toMatchObject({ approval: { id, status: 'approved', decided_by: 'admin', decision_reason: 'fine', run: null, receipt_id: null }, receipt: null, filed_by: { url: null } });
+      expect(approved.body.filed_by.by).toMatch(/ pid \d+ \(instance /);
+      expect(approved.body.message).toContain("nothing has run yet: 'show-lang' runs once at the process that filed it (");
+      expect(approved.body.message).toMatch(/the environment shell tools inherit \([^)]*\bLANG\b[^)]*\) differs/);
+      expect(approved.body.message).not.toContain('C.UTF-8');
 
-    const waited = await call(client, 'approval_wait', { id, wait_s: 120 });
-    expect(waited.isError, text(waited)).toBeFalsy();
-    // run by the hldp mcp process, with its own (empty) locale, not hldp serve's
-    expect(text(waited)).toContain('approved lang=unset');
-    const shown = await api(serve.url, 'GET', `/v1/approvals/${id}`, { who: 'alice' });
-    expect(shown.body.approval).toMatchObject({ status: 'approved', decided_by: 'admin', run: { by: approved.body.filed_by.by } });
-    expect(shown.body.receipt).toMatchObject({ ok: true, caller: 'bot', approval: { id, decided_by: 'admin' } });
-    await close();
+      const waited = await call(client, 'approval_wait', { id, wait_s: 120 });
+      expect(waited.isError, text(waited)).toBeFalsy();
+      // run by the hldp mcp process, with its own (empty) locale, not hldp serve's
+      expect(text(waited)).toContain('approved lang=unset');
+      const shown = await api(serve.url, 'GET', `/v1/approvals/${id}`, { who: 'alice' });
+      expect(shown.body.approval).toMatchObject({ status: 'approved', decided_by: 'admin', run: { by: approved.body.filed_by.by } });
+      expect(shown.body.receipt).toMatchObject({ ok: true, caller: 'bot', approval: { id, decided_by: 'admin' } });
+    } finally {
+      await close();
+    }
   });
 
   it('expires a request approved at hldp serve once the hldp mcp that filed it is gone: an EXPIRED receipt saying who approved it and that no gateway with its settings ran it', { timeout: 300_000 }, async () => {
@@ -149,6 +153,8 @@ describe('an approval decided at hldp serve for a call filed by an agent\'s stdi
     expect(outcome.body.receipt.error).toContain(`request '${id}' was approved by alice at `);
     expect(outcome.body.receipt.error).toContain('but no gateway with its settings ran it before it expired');
     expect(outcome.body.receipt.error).toContain('Nothing ran');
+    // the receipt is the caller's to read: the filing process by neither host nor URL (review Z5, Z5-7)
+    expect(outcome.body.receipt.error).not.toMatch(/ pid \d+|\(instance |https?:\/\//);
     const again = await api(serve.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'bob', body: {} });
     expect(again.body).toMatchObject({ code: 'APPROVAL_DECIDED' });
     expect(again.body.error).toContain('was approved by alice, but no gateway with its settings');

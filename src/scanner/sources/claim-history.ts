@@ -230,7 +230,9 @@ export async function walkClaims(objects: ObjectReader, gitdir: string, commit: 
     currentCommit = parentId;
   }
   if (end?.reason === 'work' || end?.reason === 'files') return answer(end);
-  const alone = merges.length > 0 && end?.reason !== 'bytes' ? await mergedLines(objects, claims, watched.filter((at) => unreadable[at] === undefined), merges, line, shallow, budget, bytes, turn, tooMuch) : [];
+  // the lines merges brought in are not looked at once the trees' bytes are spent: nothing says a claim was not alone there (review Z5, Z5-2)
+  if (merges.length > 0 && end?.reason === 'bytes') throw new UnreadableHistory(`the walk spent its ${bytes / 1048576} MiB of trees before the lines its merges brought in were looked at`);
+  const alone = merges.length > 0 ? await mergedLines(objects, claims, watched.filter((at) => unreadable[at] === undefined), merges, line, shallow, budget, bytes, turn, tooMuch) : [];
   return answer(end, alone);
 }
 
@@ -253,18 +255,26 @@ async function mergedLines(objects: ObjectReader, claims: readonly HistoryClaim[
   const found = new Map<string, { claim: number; without: number; commit: string }>();
   const queue = merges.flatMap((merge) => merge.parents.slice(1));
   const visited = new Set<string>();
-  // the held claims of a root tree already looked at; trees read for the lines, dropped past a few hundred
-  const states = new Map<string, number[]>();
+  // each watched claim's fellows (the other claims of its name): a pair is looked for within a name only (review Z5, Z5-3)
+  const fellows = new Map<number, number[]>();
+  for (const at of watched) fellows.set(at, watched.filter((other) => other !== at && claims[other]!.group === claims[at]!.group));
+  // the held claims of a root tree already looked at; trees read for the lines (with their indexes), dropped past a few dozen (review Z5, Z5-4)
+  const states = new Map<string, Set<number>>();
   let trees = new Map<string, Promise<Tree>>();
   const tree = (oid: string): Promise<Tree> => {
     let got = trees.get(oid);
     if (!got) {
-      if (trees.size > 512) trees = new Map();
+      if (trees.size > 32) trees = new Map();
       trees.set(oid, (got = readTree(objects, oid, budget, turn)));
     }
     return got;
   };
-  while (queue.length > 0 && visited.size < MERGED_BOUND && budget.read <= bytes) {
+  // a line not walked to its end leaves a claim's being alone there unknown: every clash fails closed (review Z5, Z5-2)
+  const unwalked = (): boolean => queue.some((oid) => !line.has(oid) && !visited.has(oid));
+  while (queue.length > 0) {
+    if ((visited.size >= MERGED_BOUND || budget.read > bytes) && unwalked()) {
+      throw new UnreadableHistory(`the lines merges brought in reach past the walk's ${MERGED_BOUND} commits or ${bytes / 1048576} MiB of trees`);
+    }
     await turn();
     const oid = queue.shift()!;
     if (line.has(oid) || visited.has(oid)) continue;
@@ -278,21 +288,22 @@ async function mergedLines(objects: ObjectReader, claims: readonly HistoryClaim[
     }
     let state = states.get(facts.tree);
     if (!state) {
-      state = [];
+      state = new Set();
       for (const at of watched) {
         const bounded = tooMuch();
         if (bounded) throw new UnreadableHistory(`the lines merges brought in take more than the walk's ${HISTORY_LOOKS} look-ups of claims`);
         const holding = await holds(objects, tree, facts.tree, claims[at]!, budget, at, oid);
         if (typeof holding === 'object') throw new UnreadableHistory(holding.unreadable === FILES_SPENT ? `the lines merges brought in hold more than ${budget.fileBytes} bytes of definitions to read` : holding.unreadable);
-        if (holding) state.push(at);
+        if (holding) state.add(at);
       }
       states.set(facts.tree, state);
     }
     // a root commit holding two claims of a name is a tie the rules after history decide: either may have been kept
     const root = facts.parents.length === 0;
     for (const at of state) {
-      for (const other of watched) {
-        if (other === at || claims[other]!.group !== claims[at]!.group || (state.includes(other) && !root)) continue;
+      await turn();
+      for (const other of fellows.get(at)!) {
+        if (state.has(other) && !root) continue;
         const key = `${at}:${other}`;
         if (!found.has(key)) found.set(key, { claim: at, without: other, commit: oid });
       }
@@ -333,7 +344,8 @@ async function mergedIn(objects: ObjectReader, tree: (oid: string) => Promise<Tr
     let facts: CommitFacts;
     try {
       facts = await commitFacts(objects, other);
-    } catch {
+    } catch (error) {
+      if (error instanceof UnreadableHistory) throw error;
       // a parent that cannot be read (a shallow edge): the claim may have come from it
       return true;
     }
