@@ -8,13 +8,13 @@
 // instance of the request's place (the filer: its sweep, or its caller's approval_wait) claims and runs it once, and
 // if none does before the request expires it expires saying so. A gateway whose own settings changed since it filed
 // the request says that plainly, and links nowhere.
-import { createServer } from 'node:net';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/free-port.js';
 import { consoleCsrf, signInToConsole } from '../helpers/console-sign-in.js';
 import { HLDP_BIN } from '../helpers/run-cli.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
@@ -36,18 +36,6 @@ const HELD = [
 ].join('\n');
 
 const PRINCIPALS = PRINCIPALS_YAML.replace('shell-exec]', 'shell-exec, show-lang]');
-
-/** A free TCP port on 127.0.0.1, for a gateway restarted at the URL it served before. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Whether process `pid` still runs. */
 function alive(pid: number): boolean {
