@@ -79,11 +79,12 @@ export function defined<K extends string, V>(key: K, value: V | undefined): { [P
 
 /**
  * Whether the console's sign-in cookie is `Secure`: as set, or (`auto`) whenever the gateway listens beyond loopback,
- * where it is meant to be reached over TLS (a proxy in front) and a cookie sent over plain http could be read on the way.
+ * where it is meant to be reached over TLS (a proxy in front) and a cookie sent over plain http could be read on the way,
+ * or its public URL (`listen.public_url`) is https, whatever it listens on (a TLS proxy on the same host; review userZ4, F12).
  */
-export function secureCookies(value: boolean | string, host: string): boolean {
+export function secureCookies(value: boolean | string, host: string, publicUrl?: string): boolean {
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false') return false;
-  if (value === 'auto') return !isLoopback(host);
+  if (value === 'auto') return !isLoopback(host) || publicUrl?.startsWith('https:') === true;
   throw new ConfigError('HLDP_CONSOLE_SECURE_COOKIES', `is '${value}'; use true, false or auto`);
 }

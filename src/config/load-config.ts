@@ -113,7 +113,7 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
   if (leftOut?.length) config.secretsLeftOut = leftOut;
   const checkout = isUrl(config.repository.source) ? [] : [{ path: config.repository.source, what: "the tools registry's checkout" }];
   checkServerFolders(config.mcpServers, [{ path: config.workspaceRoot, what: 'the workspace' }, ...checkout]);
-  config.console.secureCookies = secureCookies(env.HLDP_CONSOLE_SECURE_COOKIES ?? written.console?.secure_cookies ?? 'auto', config.listen.host);
+  config.console.secureCookies = secureCookies(env.HLDP_CONSOLE_SECURE_COOKIES ?? written.console?.secure_cookies ?? 'auto', config.listen.host, config.listen.publicUrl);
   if (config.maxCallTimeoutMs < 1) throw new ConfigError('HLDP_MAX_CALL_TIMEOUT_MS', 'must be at least 1 (ms)');
   if (!Number.isInteger(config.maxOutputBytes) || config.maxOutputBytes < 64 || config.maxOutputBytes > MAX_OUTPUT_BYTES_CEILING) {
     throw new ConfigError('max_output_bytes', `must be an integer from 64 to ${MAX_OUTPUT_BYTES_CEILING} (bytes), got ${config.maxOutputBytes}`);

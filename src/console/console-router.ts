@@ -15,7 +15,7 @@ import { registryOffset, registryView } from './views/registry.js';
 import { rejectedView, rejectionFilters, rejectionQuery } from './views/rejected.js';
 import { sessionsView } from './views/sessions.js';
 import { signInPage } from './views/sign-in.js';
-import { notTheOperator } from '../http-edge/index.js';
+import { forwardedReason, forwardingHeader, notTheOperator } from '../http-edge/index.js';
 
 const require = createRequire(import.meta.url);
 
@@ -39,6 +39,8 @@ interface Signed {
 export interface ConsoleOptions {
   /** set the cookie's Secure flag (the gateway is reached over https, e.g. behind a proxy) */
   secureCookies?: boolean;
+  /** `listen.public_url`: its origin is this console's too (a TLS proxy in front) */
+  publicUrl?: string;
 }
 
 /**
@@ -90,7 +92,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
   // every state-changing request: from this console's own pages (Origin), and carrying this sign-in's CSRF token
   const requireCsrf = (request: Request, response: Response, next: NextFunction): void => {
     const signed = response.locals.signed as Signed;
-    const origin = fromSameOrigin(request);
+    const origin = fromSameOrigin(request, options.publicUrl);
     const token = request.get('x-csrf-token') ?? (request.body as Record<string, unknown> | undefined)?._csrf;
     if (!origin.ok) response.status(403).json({ code: 'CSRF_REFUSED', error: `refused: ${origin.reason}; use the console's own page` });
     else if (!sessions.csrfMatches(signed.session, token)) response.status(403).json({ code: 'CSRF_REFUSED', error: "refused: this request does not carry the console's CSRF token; reload the page and try again" });
@@ -124,7 +126,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
   });
 
   router.post('/console/sign-in', form, (request, response) => {
-    const origin = fromSameOrigin(request);
+    const origin = fromSameOrigin(request, options.publicUrl);
     if (!origin.ok) {
       response.status(403).json({ code: 'CSRF_REFUSED', error: `refused: ${origin.reason}` });
       return;
@@ -139,7 +141,8 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     }
     const token = typeof body.token === 'string' ? body.token.trim() : '';
     // without credentials the sign-in button makes its browser the operator: only the operator's own (review P, P13)
-    const stranger = backend.credentialsRequired ? undefined : notTheOperator(request.socket);
+    const forwarded = forwardingHeader(request);
+    const stranger = backend.credentialsRequired ? undefined : forwarded === undefined ? notTheOperator(request.socket) : forwardedReason(forwarded);
     if (stranger !== undefined) {
       send(response, signInPage({ credentialsRequired: false, error: `Not signed in: ${stranger}.`, next }), 401);
       return;

@@ -167,9 +167,12 @@ function decodeCookie(value: string): string | undefined {
 
 /**
  * Whether a state-changing request comes from the console's own pages: an `Origin` (or, without one, a
- * `Sec-Fetch-Site`) that names this very host. A request that sends neither (not a browser) still needs the CSRF token.
+ * `Sec-Fetch-Site`) that names this very host, or is the public origin its operator configured (`listen.public_url`:
+ * a TLS proxy in front passes the browser's Origin on, whatever Host it sends; review userZ4, F12). An Origin on the
+ * public URL's host but another scheme or port is not it. A request that sends neither (not a browser) still needs
+ * the CSRF token.
  */
-export function fromSameOrigin(request: Request): { ok: true } | { ok: false; reason: string } {
+export function fromSameOrigin(request: Request, publicUrl?: string): { ok: true } | { ok: false; reason: string } {
   const origin = request.get('origin');
   const host = request.get('host');
   if (origin !== undefined) {
@@ -180,7 +183,9 @@ export function fromSameOrigin(request: Request): { ok: true } | { ok: false; re
     } catch {
       return { ok: false, reason: `Origin '${origin.slice(0, 80)}' is not a URL` };
     }
-    if (parsed.host !== host) return { ok: false, reason: `Origin '${parsed.origin}' is not this console's (${host})` };
+    const known = publicUrl === undefined ? undefined : new URL(publicUrl);
+    if (known !== undefined && parsed.origin === known.origin) return { ok: true };
+    if (parsed.host !== host || parsed.host === known?.host) return { ok: false, reason: `Origin '${parsed.origin}' is not this console's (${known ? known.origin : host})` };
     return { ok: true };
   }
   const site = request.get('sec-fetch-site');

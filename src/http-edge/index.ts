@@ -7,6 +7,6 @@ export { JSON_RPC, jsonRpcBodyErrors, sendJsonRpcError } from './json-rpc-error.
 export { LONG_TEXT_UNITS, sendJsonInPieces, sendJsonText } from './json-in-pieces.js';
 export { closeIdleConnectionsUnread, KEEP_ALIVE_ADVERTISED_MS, KEEP_ALIVE_GRACE_MS } from './keep-alive.js';
 export { allowedMethods, methodGuard } from './method-guard.js';
-export { loopbackHostGuard } from './loopback.js';
+export { forwardedReason, forwardingHeader, loopbackHostGuard } from './loopback.js';
 export { notTheOperator, peerUid } from './peer-user.js';
 export { holdForReader, RECEIPT_READS, ReceiptReads } from './receipt-reads.js';

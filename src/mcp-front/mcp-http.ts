@@ -74,7 +74,7 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
   const router = express.Router();
   // DNS-rebinding protection, as the MCP transport spec asks: the same check `createApp` makes, so that
   // the handler is safe mounted on its own too
-  if (isLoopback(config.listen.host)) router.use(loopbackHostGuard());
+  if (isLoopback(config.listen.host)) router.use(loopbackHostGuard(config.listen.publicUrl));
   // parsed here so that the initialize request's params can be kept in the store
   router.post('/', express.json({ limit: config.maxBodyBytes }));
 

@@ -8,7 +8,7 @@ export const WIRE_ERRORS = {
   NESTING_TOO_DEEP: { status: 400, fix: 'send JSON nested at most 64 levels deep: flatten the params' },
   UNAUTHORIZED: { status: 401, fix: "send Authorization: Bearer <a principal's token> (principals in the config, or the gateway's api_token)" },
   BAD_SIGNATURE: { status: 401, fix: 'sign the raw body with HMAC-SHA256 and the webhook secret, hex, in X-Forgejo-Signature' },
-  FORBIDDEN_HOST: { status: 403, fix: 'address a loopback server as localhost, 127.0.0.1 or [::1]; to serve other names, listen on another address with an api_token' },
+  FORBIDDEN_HOST: { status: 403, fix: 'address a loopback server as localhost, 127.0.0.1 or [::1], or the host of its listen.public_url; a TLS proxy on the same host keeps the Host it was asked for and the gateway names that address in listen.public_url (with credentials)' },
   NOT_FOUND: { status: 404, fix: 'use a route of GET /v1/openapi.json' },
   METHOD_NOT_ALLOWED: { status: 405, fix: 'use a method the Allow header (and the route in GET /v1/openapi.json) lists: the path exists, not with this method' },
   TOOL_NOT_FOUND: { status: 404, fix: "call a tool the index has (GET /v1/tools), one of the near names, or match by intent; or write the tool's TOOL.hdlp" },

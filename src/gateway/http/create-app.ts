@@ -44,7 +44,7 @@ export function createApp(options: AppOptions): Express {
   // a strict CSP (no inline script, nothing from elsewhere) and no framing or sniffing, on every response
   app.use(securityHeaders());
   app.use(requestLog(logger));
-  if (isLoopback(config.listen.host)) app.use(loopbackHostGuard());
+  if (isLoopback(config.listen.host)) app.use(loopbackHostGuard(config.listen.publicUrl));
   const document = openApiDocument(options.version);
   const routes = documentedRoutes(document);
   // every documented route's query string, checked against the parameters the document lists for it

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Principal, Principals } from '../../policy/index.js';
-import { notTheOperator } from '../../http-edge/index.js';
+import { forwardedReason, forwardingHeader, notTheOperator } from '../../http-edge/index.js';
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 
@@ -18,7 +18,7 @@ export function principalAuth(principals: Principals, toolUid?: ToolUid): Reques
       return;
     }
     if (!principals.required) {
-      response.status(401).json({ code: 'UNAUTHORIZED', error: notTheOperator(request.socket, toolUid?.()) ?? 'not the operator at this machine' });
+      response.status(401).json({ code: 'UNAUTHORIZED', error: strangerReason(request, toolUid) ?? 'not the operator at this machine' });
       return;
     }
     response
@@ -34,12 +34,22 @@ export type ToolUid = () => number | undefined;
 /**
  * The principal a request's `Authorization` header stands for, if any (`local` when no credential is configured —
  * but only for the user the gateway runs as and root: never another account of the machine, nor a process of
- * `toolUid`, a root gateway's tool with network access sharing the host's loopback; see {@link notTheOperator}).
+ * `toolUid`, a root gateway's tool with network access sharing the host's loopback; see {@link notTheOperator}; nor a
+ * request a proxy forwarded, whose process is the operator's but whose client may be anyone: review userZ4, F12).
  */
 export function requestPrincipal(principals: Principals, request: Request, toolUid?: ToolUid): Principal | undefined {
-  if (!principals.required) return notTheOperator(request.socket, toolUid?.()) === undefined ? principals.anonymous() : undefined;
+  if (!principals.required) return strangerReason(request, toolUid) === undefined ? principals.anonymous() : undefined;
   const match = BEARER.exec(request.get('authorization') ?? '');
   return match ? principals.authenticate(match[1]!) : undefined;
+}
+
+/**
+ * Why a request to a gateway without credentials is not the operator's: another user's process at the other end of the
+ * connection, or a proxy's (a forwarding header); undefined for the operator's own.
+ */
+export function strangerReason(request: Request, toolUid?: ToolUid): string | undefined {
+  const header = forwardingHeader(request);
+  return header === undefined ? notTheOperator(request.socket, toolUid?.()) : forwardedReason(header);
 }
 
 /** The principal `principalAuth` admitted the request as. */

@@ -43,6 +43,11 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   if (!isLoopback(config.listen.host) && config.principals.length === 0) {
     throw new ConfigError('listen.host', `'${config.listen.host}' is reachable beyond this machine, so credentials are required: set api_token in the config or HLDP_API_TOKEN (at least 16 characters), or configure principals`);
   }
+  const beyond = config.listen.publicUrl === undefined ? undefined : new URL(config.listen.publicUrl);
+  // a public address on a gateway without credentials: every client a proxy forwards would be `local`, with every role
+  if (beyond !== undefined && !isLoopback(beyond.hostname) && config.principals.length === 0) {
+    throw new ConfigError('listen.public_url', `'${beyond.origin}' is an address beyond this machine, reached through a proxy that would forward anyone to this gateway, which has no credentials and would serve every such request as 'local' (every role): configure principals, or set api_token in the config or HLDP_API_TOKEN (at least 16 characters)`);
+  }
   const { logger } = options;
   const metrics = new GatewayMetrics();
   const gateway = await Gateway.open({ config, logger, observer: metrics.observer(), probeSandbox: true, ...(options.clock ? { clock: options.clock } : {}) });
@@ -64,7 +69,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
     extraRoutes: (express, auth) => {
       mcp = options.mountMcp?.(express, gateway, { auth });
       // the console for people: its own sign-in (a cookie), so it sits beside the bearer-token routes
-      express.use(consoleRouter(people, { secureCookies: config.console.secureCookies }));
+      express.use(consoleRouter(people, { secureCookies: config.console.secureCookies, ...(config.listen.publicUrl ? { publicUrl: config.listen.publicUrl } : {}) }));
     },
   });
   const server = await listen(app, config.listen.host, config.listen.port).catch(async (error: NodeJS.ErrnoException) => {

@@ -1,0 +1,176 @@
+// Review userZ4, F12. README calls "behind a TLS proxy" the deployment beyond loopback, but a proxy on the same host in
+// front of a loopback gateway could not work: a proxy keeping the Host got 403 FORBIDDEN_HOST, one rewriting it to
+// 127.0.0.1 got the console's sign-in refused (403 CSRF_REFUSED: the browser's Origin was not 127.0.0.1's). Only a
+// gateway listening on 0.0.0.0 over plain http took the proxied sign-in. Now `listen.public_url` names the address the
+// proxy serves: its host passes the Host guard, its origin the console's Origin check, and an https one makes the
+// sign-in cookie Secure (`__Host-`); nothing else widens. A gateway without credentials refuses a non-loopback
+// public_url at start, and serves no request a proxy forwarded (a forwarding header) as `local`.
+// No proxy runs here: the requests carry what a proxy sends (its Host, the browser's Origin, X-Forwarded-For).
+import { writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { policyRepository, startGateway, TOKENS } from '../policy/support.js';
+
+const PUBLIC = 'https://hldp.example.com';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** One request to the gateway at `url` with the Host, Origin and other headers chosen, as a proxy forwards a browser's. */
+function send(url: string, path: string, options: { method?: string; host?: string; headers?: Record<string, string>; form?: Record<string, string> } = {}): Promise<Answer> {
+  const body = options.form ? new URLSearchParams(options.form).toString() : undefined;
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      new URL(path, url),
+      {
+        method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+        headers: { ...(options.host ? { host: options.host } : {}), ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }), ...options.headers },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }));
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+const bearer = (who: keyof typeof TOKENS): Record<string, string> => ({ authorization: `Bearer ${TOKENS[who]}` });
+const setCookie = (answer: Answer): string => [answer.headers['set-cookie'] ?? []].flat().join('\n');
+
+let repo: string;
+let temp: { path: string; cleanup: () => Promise<void> };
+beforeAll(async () => {
+  ({ repo, temp } = await policyRepository({}));
+});
+afterAll(() => temp.cleanup());
+
+// each describe starts one cold hldp serve: over 25 s at load 20 on 2 cores
+describe('a gateway on 127.0.0.1 with principals and listen.public_url https://hldp.example.com (a TLS proxy on the same host)', { timeout: 120_000 }, () => {
+  let url: string;
+  let stop: () => Promise<unknown>;
+  beforeAll(async () => {
+    const started = await startGateway(repo, temp.path, { config: `listen:\n  public_url: ${PUBLIC}\n`, env: { HLDP_DATA_DIR: join(temp.path, 'data-public') } });
+    url = started.url;
+    stop = () => started.service.stop();
+  }, 120_000);
+  afterAll(() => stop?.(), 60_000);
+
+  it('serves the API to a proxy that keeps the Host (also with the default port written out, in any case)', async () => {
+    for (const host of ['hldp.example.com', 'HLDP.Example.COM:443']) {
+      const tools = await send(url, '/v1/tools', { host, headers: bearer('alice') });
+      expect(tools.status, tools.text).toBe(200);
+    }
+    // the credentials still decide: the public name admits no one by itself
+    expect((await send(url, '/v1/tools', { host: 'hldp.example.com' })).status).toBe(401);
+  });
+
+  it('still refuses any other name (a page rebinding its own name to 127.0.0.1), and the public name on another port', async () => {
+    for (const host of ['attacker.example', 'hldp.example.com:8443', 'hldp.example.com.attacker.example', `attacker.example:${new URL(url).port}`]) {
+      const tools = await send(url, '/v1/tools', { host, headers: bearer('alice') });
+      expect(tools.status, host).toBe(403);
+      expect(JSON.parse(tools.text)).toMatchObject({ code: 'FORBIDDEN_HOST' });
+      expect(JSON.parse(tools.text).error).toContain('listen.public_url');
+    }
+  });
+
+  it("signs a browser in through the proxy, keeping or rewriting the Host, with a Secure __Host- cookie; the console's forms work through it", async () => {
+    for (const host of ['hldp.example.com', undefined]) {
+      const signIn = await send(url, '/console/sign-in', { ...(host ? { host } : {}), headers: { origin: PUBLIC }, form: { token: TOKENS.alice } });
+      expect(signIn.status, signIn.text).toBe(303);
+      expect(setCookie(signIn)).toMatch(/^__Host-hldp_console=[^;]+;.*Path=\/;.*HttpOnly;.*Secure/m);
+      const cookie = setCookie(signIn).split(';')[0]!;
+      const page = await send(url, '/console/approvals', { host: host ?? new URL(url).host, headers: { cookie } });
+      expect(page.status).toBe(200);
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
+      // a foreign Origin is refused even with the CSRF token; the console's own passes
+      const foreign = await send(url, '/console/sign-out', { ...(host ? { host } : {}), headers: { cookie, origin: 'https://attacker.example' }, form: { _csrf: csrf } });
+      expect(foreign.status).toBe(403);
+      const signOut = await send(url, '/console/sign-out', { ...(host ? { host } : {}), headers: { cookie, origin: PUBLIC }, form: { _csrf: csrf } });
+      expect(signOut.status, signOut.text).toBe(303);
+    }
+  });
+
+  it("refuses a sign-in whose Origin is another site's, or the public name over plain http", async () => {
+    for (const origin of ['https://attacker.example', 'http://hldp.example.com', 'https://hldp.example.com:8443', 'null']) {
+      const signIn = await send(url, '/console/sign-in', { host: 'hldp.example.com', headers: { origin }, form: { token: TOKENS.alice } });
+      expect(signIn.status, origin).toBe(403);
+      expect(JSON.parse(signIn.text)).toMatchObject({ code: 'CSRF_REFUSED' });
+      expect(setCookie(signIn)).toBe('');
+    }
+  });
+
+  it('still signs in at its own loopback address, as before', async () => {
+    const signIn = await send(url, '/console/sign-in', { headers: { origin: new URL(url).origin }, form: { token: TOKENS.alice } });
+    expect(signIn.status, signIn.text).toBe(303);
+  });
+});
+
+describe('the same gateway without listen.public_url', { timeout: 120_000 }, () => {
+  let url: string;
+  let stop: () => Promise<unknown>;
+  beforeAll(async () => {
+    const started = await startGateway(repo, temp.path, { env: { HLDP_DATA_DIR: join(temp.path, 'data-plain') } });
+    url = started.url;
+    stop = () => started.service.stop();
+  }, 120_000);
+  afterAll(() => stop?.(), 60_000);
+
+  it("refuses the proxy's Host and the proxied browser's Origin, as before (nothing widens without the setting)", async () => {
+    const tools = await send(url, '/v1/tools', { host: 'hldp.example.com', headers: bearer('alice') });
+    expect(tools.status).toBe(403);
+    expect(JSON.parse(tools.text)).toMatchObject({ code: 'FORBIDDEN_HOST' });
+    const signIn = await send(url, '/console/sign-in', { headers: { origin: PUBLIC }, form: { token: TOKENS.alice } });
+    expect(signIn.status).toBe(403);
+    expect(JSON.parse(signIn.text)).toMatchObject({ code: 'CSRF_REFUSED' });
+  });
+});
+
+describe('a gateway without credentials', { timeout: 120_000 }, () => {
+
+  it('refuses to start with a public_url beyond this machine, naming the setting (every client the proxy forwards would be local)', async () => {
+    const configFile = join(temp.path, 'bare-public.yaml');
+    await writeFile(configFile, `listen:\n  public_url: ${PUBLIC}\n`);
+    const run = await runCli(['serve', '--port', '0', '--repo', repo, '--config', configFile], {
+      env: { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data-refused'), HLDP_WORKSPACE: temp.path },
+      timeoutMs: 100_000,
+    });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain('hldp serve: listen.public_url: ');
+    expect(run.stderr).toContain("'local'");
+    expect(run.stderr).toContain('configure principals');
+  });
+
+  describe('on loopback, reached by the operator and by a proxy that rewrites the Host', () => {
+    let url: string;
+    let stop: () => Promise<unknown>;
+    beforeAll(async () => {
+      // no principals, no api_token (support's environment sets HLDP_API_TOKEN: undefined leaves it out)
+      const started = await startGateway(repo, temp.path, { principals: '', env: { HLDP_API_TOKEN: undefined, HLDP_DATA_DIR: join(temp.path, 'data-bare') } });
+      url = started.url;
+      stop = () => started.service.stop();
+    }, 120_000);
+    afterAll(() => stop?.(), 60_000);
+
+    it("serves the operator's own request as local, and refuses one a proxy forwarded (401 naming the header)", async () => {
+      expect((await send(url, '/v1/tools')).status).toBe(200);
+      for (const header of ['x-forwarded-for', 'forwarded', 'x-real-ip']) {
+        const forwarded = await send(url, '/v1/tools', { headers: { [header]: header === 'forwarded' ? 'for=192.0.2.7;proto=https' : '192.0.2.7' } });
+        expect(forwarded.status, header).toBe(401);
+        expect(JSON.parse(forwarded.text).error).toContain(`carries ${header}`);
+        expect(JSON.parse(forwarded.text).error).toContain('configure principals');
+      }
+      const signIn = await send(url, '/console/sign-in', { headers: { origin: new URL(url).origin, 'x-forwarded-for': '192.0.2.7' }, form: {} });
+      expect(signIn.status).toBe(401);
+      expect(setCookie(signIn)).toBe('');
+    });
+  });
+});
