@@ -25,7 +25,8 @@ export function loopbackHostGuard(publicUrl?: string): RequestHandler {
 
 /** A Host header as a URL of `protocol` writes its host (lower case, the scheme's default port left out); undefined if it is none. */
 function hostOf(header: string, protocol: string): string | undefined {
-  if (header === '' || /[/?#@\\\s]/.test(header)) return undefined;
+  // a name, an IPv4 or bracketed IPv6 address, a port: nothing a URL would decode or map first (%, user info, Unicode)
+  if (!/^[A-Za-z0-9.:[\]-]+$/.test(header)) return undefined;
   try {
     return new URL(`${protocol}//${header}`).host;
   } catch {
