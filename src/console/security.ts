@@ -185,7 +185,9 @@ export function fromSameOrigin(request: Request, publicUrl?: string): { ok: true
     }
     const known = publicUrl === undefined ? undefined : new URL(publicUrl);
     if (known !== undefined && parsed.origin === known.origin) return { ok: true };
-    if (parsed.host !== host || parsed.host === known?.host) return { ok: false, reason: `Origin '${parsed.origin}' is not this console's (${known ? known.origin : host})` };
+    // behind a TLS proxy the browser's Origin is the proxy's address: the operator names it, never the request
+    const hint = known || parsed.protocol !== 'https:' ? '' : ' — a TLS proxy in front: set listen.public_url to the address it serves';
+    if (parsed.host !== host || parsed.host === known?.host) return { ok: false, reason: `Origin '${parsed.origin}' is not this console's (${known ? known.origin : host})${hint}` };
     return { ok: true };
   }
   const site = request.get('sec-fetch-site');

@@ -131,6 +131,7 @@ describe('the same gateway without listen.public_url', { timeout: 120_000 }, () 
     const signIn = await send(url, '/console/sign-in', { headers: { origin: PUBLIC }, form: { token: TOKENS.alice } });
     expect(signIn.status).toBe(403);
     expect(JSON.parse(signIn.text)).toMatchObject({ code: 'CSRF_REFUSED' });
+    expect(JSON.parse(signIn.text).error).toContain('set listen.public_url');
   });
 });
 
