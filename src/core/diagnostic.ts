@@ -53,6 +53,8 @@ export type DiagnosticCode =
   | 'COSTLY_PARAMS_SCHEMA'
   | 'MISSING_DEFINITION'
   | 'ALIAS_CONFLICT'
+  /** a tool's `group` is another tool's name or alias: lists that allow by name give that tool alone (review Z6, Z6-3) */
+  | 'GROUP_NAMES_TOOL'
   | 'CONTESTED_NAME'
   | 'NOT_UTF8'
   /** a character a person reading the definition does not see and a model reads (tag, bidi, zero-width, control): review userX, X10 */

@@ -138,7 +138,10 @@ export class PolicySet {
 
   /**
    * Tool names, aliases and groups as tool names; `*` is every tool. A contested name (review Z, Z1) could mean any of
-   * its tools: a list that `restricts` (deny, approve, a gate) covers them all, one that `allows` none of them.
+   * its tools: a list that `restricts` (deny, approve, a gate) covers them all, one that `allows` none of them. So with
+   * a name that is a tool's (or an alias) and also a group: a definition's `group` is any pusher's to write, and
+   * `group: Git-Ops` made a new tool one of what `principals.ci-bot.tools: [git-ops]` or an `allow` rule for git-ops
+   * gives (review Z6, Z6-3): a list that allows gives the tool alone, one that restricts covers the group too.
    */
   private expand(names: readonly string[], list: 'restricts' | 'allows'): ReadonlySet<string> | 'all' {
     if (names.includes('*')) return 'all';
@@ -150,6 +153,7 @@ export class PolicySet {
       if (claim) for (const refused of [...claim.refused, ...(claim.twins ?? [])]) tools.add(refused);
       const tool = tables.names.get(name.toLowerCase());
       if (tool) tools.add(tool);
+      if (tool && list === 'allows') continue;
       // groups in any letter case, as names and aliases are: `Web` and `web` name the same group (review V, V1)
       for (const member of tables.groups.get(name.toLowerCase()) ?? []) tools.add(member);
     }

@@ -16,16 +16,17 @@ export interface AliasToPlace {
   at: number;
   entry: ToolEntry;
   alias: string;
+  /** a warning about the definition's `group` (`GROUP_NAMES_TOOL`), placed at its value */
+  field?: 'group';
 }
 
-/** Where `alias` is written among the `aliases` of a definition's text, or undefined if it is not (the file changed). */
-export function aliasPosition(text: string, alias: string): Position | undefined {
+/** Where `alias` is written among the `aliases` of a definition's text (or its `group` is), or undefined if it is not (the file changed). */
+export function aliasPosition(text: string, alias: string, field: 'aliases' | 'group' = 'aliases'): Position | undefined {
   const { LineCounter, parseDocument, isScalar, isSeq } = yamlModule();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS });
-  const aliases = document.errors.length === 0 ? document.get('aliases', true) : undefined;
-  if (!isSeq(aliases)) return undefined;
-  const item = aliases.items.find((node) => isScalar(node) && node.value === alias);
+  const aliases = document.errors.length === 0 ? document.get(field, true) : undefined;
+  const item = field === 'group' ? aliases : isSeq(aliases) ? aliases.items.find((node) => isScalar(node) && node.value === alias) : undefined;
   const offset = isScalar(item) ? item.range?.[0] : undefined;
   if (offset === undefined) return undefined;
   const { line, col } = lineCounter.linePos(offset);
@@ -35,9 +36,9 @@ export function aliasPosition(text: string, alias: string): Position | undefined
 /** `warnings` with each alias conflict at its alias, where `textOf` gives its file's text (else left where it was). */
 export function placeAliasConflicts(warnings: readonly Diagnostic[], toPlace: readonly AliasToPlace[], textOf: (entry: ToolEntry) => string | undefined): Diagnostic[] {
   const placed = warnings.slice();
-  for (const { at, entry, alias } of toPlace) {
+  for (const { at, entry, alias, field } of toPlace) {
     const text = textOf(entry);
-    const position = text === undefined ? undefined : aliasPosition(text, alias);
+    const position = text === undefined ? undefined : aliasPosition(text, alias, field);
     if (position) placed[at] = { ...placed[at]!, ...position };
   }
   return placed;

@@ -1,4 +1,5 @@
 import { placeAliasConflicts, placeAliasConflictsReading, textOfFile, type AliasToPlace } from './alias-positions.js';
+import { groupNamesTool } from './group-names.js';
 import { compareToolNames, ENTRY_LAYOUT, entryPath, type ContestedName, type Diagnostic, type EntryKind, type PolicyDefinition, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
 import { brokenTools, checkMembers } from './check-members.js';
 import { checkPolicies } from './check-policies.js';
@@ -261,6 +262,8 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
         contest(alias.toLowerCase(), holder, { alias: tools[position]!.name });
       }),
     );
+    const grouped = groupNamesTool(tools[position]!, owners, aliasOwners);
+    if (grouped) toPlace.push({ at: warnings.push(grouped) - 1, entry: toolEntries[position]!, alias: tools[position]!.group!, field: 'group' });
   }
   yield;
   kept.sort(compareToolNames);

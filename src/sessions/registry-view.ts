@@ -61,6 +61,18 @@ export class RegistryView {
     return this.groupNames.get(name)?.map((member) => findTool(this.index, member)!);
   }
 
+  /**
+   * What `tool_load` of a name loads: the tool of that name or alias, else the group of that name. A tool's name wins:
+   * a definition's `group` is any pusher's to write, and `group: git-ops` on a new tool made `tool_load git-ops` load
+   * the newcomer in place of git-ops (review Z6, Z6-3).
+   */
+  loadable(name: string): { group?: ToolDefinition[]; tools: ToolDefinition[] } {
+    const named = this.resolve(name);
+    if (named) return { tools: [named] };
+    const group = this.group(name);
+    return group ? { group, tools: group } : { tools: [] };
+  }
+
   /** The tool of that exact name (never an alias). */
   tool(name: string): ToolDefinition | undefined {
     return findTool(this.index, name);

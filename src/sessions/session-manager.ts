@@ -204,8 +204,7 @@ export class SessionManager {
   /** `tool_load {name}`: a reserved tool, or every reserved tool of a group, visible for this turn; the active toolsets stay as they are. */
   load(state: SessionState, name: string): MetaAnswer {
     const registry = this.registryView();
-    const group = registry.group(name);
-    const tools = group ?? (registry.resolve(name) ? [registry.resolve(name)!] : []);
+    const { group, tools } = registry.loadable(name);
     if (tools.length === 0) {
       const current = this.options.registry();
       return loadRefusal(name, {
