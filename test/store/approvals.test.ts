@@ -187,7 +187,7 @@ describe.each(storeKinds())('$name approval store', (kind) => {
       const order = [...approved].sort((left, right) => Date.parse(left.decided_at!) - Date.parse(right.decided_at!) || (left.id < right.id ? -1 : 1)).map((record) => record.id);
       const seen: string[] = [];
       let after: { decidedMs: number; id: string } | undefined;
-      for (;;) {
+      for (let pages = 0; pages < 5; pages += 1) {
         const page = await db.store.approvals.unclaimed(2, after);
         seen.push(...page.map((record) => record.id));
         if (page.length < 2) break;
