@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/policy/index.js';
+import { signInToConsole } from '../helpers/console-sign-in.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 import { api, policyRepository, startGateway, TOKENS } from './support.js';
 
@@ -27,6 +28,8 @@ const AT_B = `principals:\n  bot: { roles: [agent], tools: [shell-exec] }\n  ali
 interface Deployment {
   a: string;
   b: string;
+  /** another workspace over another commit, whose policies differ from those the requests were judged against */
+  other: string;
   /** an instance with no credentials at all (loopback): every caller is `local` */
   open: string;
   wsA: string;
@@ -43,23 +46,26 @@ async function deploy(): Promise<Deployment> {
     const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD });
     stops.push(() => temp.cleanup());
     const shared = join(temp.path, 'shared-data');
-    const start = async (name: string, principals: string): Promise<string> => {
+    const start = async (name: string, principals: string, over = repo): Promise<string> => {
       const folder = join(temp.path, name);
       await mkdir(folder);
-      const started = await startGateway(repo, folder, { principals, logLevel: 'warn', env: { HLDP_DATA_DIR: shared } });
+      const started = await startGateway(over, folder, { principals, logLevel: 'warn', env: { HLDP_DATA_DIR: shared } });
       stops.push(() => started.service.stop());
       return started.url;
     };
     // one after another: the first sets the store up
     const a = await start('a', AT_A);
     const b = await start('b', AT_B);
+    const another = await policyRepository({ 'policies/held.hdlp': HELD, 'policies/reads.hdlp': ['name: reads', 'author: TEST-001', 'why: reads are logged', 'approval:', '  - tools: [file-read]', '    decision: allow'].join('\n') });
+    stops.push(() => another.temp.cleanup());
+    const other = await start('other', AT_B, another.repo);
     const folder = join(temp.path, 'open');
     await mkdir(join(folder, 'workspace'), { recursive: true });
     const environment: NodeJS.ProcessEnv = { HLDP_DATA_DIR: shared, HLDP_CACHE_DIR: join(folder, 'cache'), HLDP_WORKSPACE: join(folder, 'workspace'), HLDP_POLL_INTERVAL_MS: '600000', HLDP_LOG_LEVEL: 'warn' };
     // no api_token, no principals: a loopback gateway without credentials
     const open: ServiceProcess = await spawnService(['serve', '--port', '0', '--repo', repo], { ...environment, HLDP_API_TOKEN: undefined, HLDP_CONFIG: undefined }, / at (http:\/\/[\d.:]+)\n/);
     stops.push(() => open.stop());
-    return { a, b, open: open.url, wsA: join(temp.path, 'a', 'workspace'), database: join(shared, 'receipts.db'), stop };
+    return { a, b, other, open: open.url, wsA: join(temp.path, 'a', 'workspace'), database: join(shared, 'receipts.db'), stop };
   } catch (error) {
     await stop();
     throw error;
@@ -121,6 +127,22 @@ describe('the gateway that runs a call approved at another instance, two hldp se
     expect(JSON.stringify(toBob.body.approval)).not.toMatch(/ pid \d+|\(instance /);
     const toAdmin = await api(b, 'GET', `/v1/approvals/${id}`, { who: 'admin' });
     expect(toAdmin.body.approval.run.by).toMatch(/ pid \d+ \(instance [0-9a-f-]+\)$/);
+  });
+
+  it("records an approval at an instance over another commit, whose policies differ (202; its console offers Approve, not Close as outdated), and the filer runs it (Z5-10)", { timeout: 180_000 }, async () => {
+    const { a, other, wsA } = deployment;
+    const id = await filed(a, 'shell-exec', { cmd: 'echo ran > other-commit.txt' });
+    const cookie = await signInToConsole(other, TOKENS.bob);
+    const page = await (await fetch(`${other}/console/approvals/${id}`, { headers: { cookie } })).text();
+    expect(page).toContain('data-elsewhere="true"');
+    expect(page).not.toContain('data-outdated');
+    expect(page).not.toContain('Close as outdated');
+    expect(page).toContain('Approve — it runs at the gateway that filed it');
+    const approved = await api(other, 'POST', `/v1/approvals/${id}/approve`, { who: 'bob', body: {} });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(202);
+    const settled = await receiptOf(a, id);
+    expect(settled.receipt).toMatchObject({ ok: true, caller: 'bot', approval: { id, decided_by: 'bob' } });
+    expect(await readFile(join(wsA, 'other-commit.txt'), 'utf8')).toBe('ran\n');
   });
 
   it("refuses, at an instance without credentials, to approve a named caller's request that runs elsewhere: 409, it stays pending, and the filer runs nothing (Z5-9)", { timeout: 180_000 }, async () => {
