@@ -30,7 +30,7 @@ export class ApprovalSettlement {
       tool: taken.tool, method: taken.method, executor: taken.executor, params: taken.params, commit: taken.commit, code: 'CANCELLED',
       // no host, pid or instance of either process: the receipt is its caller's to read; the request's run names the
       // runner to an admin (GET /v1/approvals/:id, hldp approvals show) (review Z5, Z5-8)
-      error: `${taken.tool}: interrupted: request '${taken.id}' was approved and its run started by a gateway, which stopped (or could not store the receipt) before its receipt was stored — its lease ended at ${seen.run?.lease_until ?? 'an unknown time'} and was not renewed. The call may have run in part or in whole, and its output is lost: check what it does before calling it again. Another gateway closed it; an administrator can see which gateway ran it (the request's run)`,
+      error: `${taken.tool}: interrupted: request '${taken.id}' was approved and its run started by a gateway, which stopped (or could not store the receipt) before its receipt was stored — its lease ended at ${seen.run?.lease_until ?? 'an unknown time'} and was not renewed. The call may have run in part or in whole, and its output is lost: check what it does before calling it again. A gateway that found its lease lapsed closed it; an administrator can see which gateway ran it (the request's run)`,
       caller: taken.caller, session: taken.session, approval: linkOf(taken), timeoutMs: taken.timeout_ms ?? 30_000, ...filedSource(taken),
     });
     // the request keeps the run that lapsed as its `run`: the closer held it only to close it, and ran nothing (review userY, Y5)

@@ -63,7 +63,7 @@ async function expectClosedAsInterrupted(url: string, id: string): Promise<strin
   expect(waited.body.receipt.error).toMatch(/interrupted: request 'apr_[^']+' was approved and its run started by a gateway, which stopped .*The call may have run in part or in whole/);
   // the receipt is its caller's: no host, pid or instance of the process that ran it or closed it (review Z5, Z5-8)
   expect(waited.body.receipt.error).not.toMatch(/ pid \d+|\(instance /);
-  expect(waited.body.receipt.error).toContain('Another gateway closed it; an administrator can see which gateway ran it');
+  expect(waited.body.receipt.error).toContain('A gateway that found its lease lapsed closed it; an administrator can see which gateway ran it');
   expect(waited.body.approval.receipt_id).toBe(waited.body.receipt.id);
   return waited.body.receipt.id as string;
 }
