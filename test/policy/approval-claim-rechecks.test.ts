@@ -8,9 +8,11 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/policy/index.js';
 import { signInToConsole } from '../helpers/console-sign-in.js';
+import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 import { api, policyRepository, startGateway, TOKENS } from './support.js';
 
@@ -33,11 +35,19 @@ interface Deployment {
   /** an instance with no credentials at all (loopback): every caller is `local` */
   open: string;
   wsA: string;
-  database: string;
+  /** stores `count` copies of request `template`, approved an hour ago for a place no gateway serves, unexpired */
+  strand(template: string, count: number): Promise<void>;
   stop(): Promise<void>;
 }
 
-async function deploy(): Promise<Deployment> {
+/** A copy of a stored request's row, approved an hour ago (plus `index` ms) at another instance, for a place no gateway serves, unexpired. */
+function stranded(row: Record<string, unknown>, index: number, now: number): Record<string, unknown> {
+  const rule = JSON.parse(row.rule as string) as { place: { workspace: string } };
+  rule.place.workspace = '/srv/a-gateway-long-gone';
+  return { ...row, id: `apr_gone${String(index).padStart(12, '0')}`, token_hash: null, rule: JSON.stringify(rule), status: 'approved', decided_ms: now - 3_600_000 + index, decided_by: 'bob', decided_via: 'api', expires_ms: now + 3_600_000, receipt_id: null, run_by: null, run_lease_ms: null };
+}
+
+async function deploy(store: 'sqlite' | 'postgres'): Promise<Deployment> {
   const stops: Array<() => Promise<unknown>> = [];
   const stop = async (): Promise<void> => {
     while (stops.length) await stops.pop()!().catch(() => undefined);
@@ -46,10 +56,42 @@ async function deploy(): Promise<Deployment> {
     const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD });
     stops.push(() => temp.cleanup());
     const shared = join(temp.path, 'shared-data');
+    let storeEnv: NodeJS.ProcessEnv = { HLDP_DATA_DIR: shared };
+    let strand: Deployment['strand'];
+    if (store === 'postgres') {
+      const database = await createTestDatabase();
+      stops.push(() => database.drop());
+      storeEnv = { HLDP_STORE_URL: database.url };
+      strand = async (template, count) => {
+        const sql = postgres(database.url, { max: 1, onnotice: () => undefined });
+        try {
+          const [row] = await sql<Array<Record<string, unknown>>>`SELECT * FROM approvals WHERE id = ${template}`;
+          const now = Date.now();
+          await sql`INSERT INTO approvals ${sql(Array.from({ length: count }, (_, index) => stranded(row!, index, now)))}`;
+        } finally {
+          await sql.end();
+        }
+      };
+    } else {
+      strand = async (template, count) => {
+        const database = new Database(join(shared, 'receipts.db'));
+        try {
+          const row = database.prepare('SELECT * FROM approvals WHERE id = ?').get(template) as Record<string, unknown>;
+          const columns = Object.keys(row);
+          const insert = database.prepare(`INSERT INTO approvals (${columns.join(', ')}) VALUES (${columns.map((column) => `@${column}`).join(', ')})`);
+          const now = Date.now();
+          database.transaction(() => {
+            for (let index = 0; index < count; index += 1) insert.run(stranded(row, index, now));
+          })();
+        } finally {
+          database.close();
+        }
+      };
+    }
     const start = async (name: string, principals: string, over = repo): Promise<string> => {
       const folder = join(temp.path, name);
       await mkdir(folder);
-      const started = await startGateway(over, folder, { principals, logLevel: 'warn', env: { HLDP_DATA_DIR: shared } });
+      const started = await startGateway(over, folder, { principals, logLevel: 'warn', env: storeEnv });
       stops.push(() => started.service.stop());
       return started.url;
     };
@@ -61,11 +103,11 @@ async function deploy(): Promise<Deployment> {
     const other = await start('other', AT_B, another.repo);
     const folder = join(temp.path, 'open');
     await mkdir(join(folder, 'workspace'), { recursive: true });
-    const environment: NodeJS.ProcessEnv = { HLDP_DATA_DIR: shared, HLDP_CACHE_DIR: join(folder, 'cache'), HLDP_WORKSPACE: join(folder, 'workspace'), HLDP_POLL_INTERVAL_MS: '600000', HLDP_LOG_LEVEL: 'warn' };
+    const environment: NodeJS.ProcessEnv = { ...storeEnv, HLDP_CACHE_DIR: join(folder, 'cache'), HLDP_WORKSPACE: join(folder, 'workspace'), HLDP_POLL_INTERVAL_MS: '600000', HLDP_LOG_LEVEL: 'warn' };
     // no api_token, no principals: a loopback gateway without credentials
     const open: ServiceProcess = await spawnService(['serve', '--port', '0', '--repo', repo], { ...environment, HLDP_API_TOKEN: undefined, HLDP_CONFIG: undefined }, / at (http:\/\/[\d.:]+)\n/);
     stops.push(() => open.stop());
-    return { a, b, other, open: open.url, wsA: join(temp.path, 'a', 'workspace'), database: join(shared, 'receipts.db'), stop };
+    return { a, b, other, open: open.url, wsA: join(temp.path, 'a', 'workspace'), strand, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -89,11 +131,11 @@ async function receiptOf(url: string, id: string): Promise<any> {
 
 const HOSTS = / pid \d+|\(instance |https?:\/\//;
 
-describe('the gateway that runs a call approved at another instance, two hldp serve and one without credentials on one SQLite store (review Z5)', () => {
+function acrossInstances(store: 'sqlite' | 'postgres'): void {
   let deployment: Deployment;
   beforeAll(async () => {
-    deployment = await deploy();
-  }, 240_000);
+    deployment = await deploy(store);
+  }, 300_000);
   afterAll(async () => deployment?.stop(), 60_000);
 
   it("does not run a call approved by one who is an approver at the deciding instance only: a CANCELLED receipt saying why, nothing ran (Z5-9)", { timeout: 180_000 }, async () => {
@@ -163,23 +205,7 @@ describe('the gateway that runs a call approved at another instance, two hldp se
   it('runs a request approved elsewhere behind more than 100 that no gateway runs (their filer gone), with no caller waiting: its sweep reaches it (Z5-11)', { timeout: 180_000 }, async () => {
     const { a, b, wsA } = deployment;
     // 120 requests approved an hour ago at another instance, for a place no gateway serves, unexpired
-    const template = await filed(a, 'file-write', { path: 'never.txt', content: 'never\n' });
-    const database = new Database(deployment.database);
-    try {
-      const row = database.prepare('SELECT * FROM approvals WHERE id = ?').get(template) as Record<string, unknown>;
-      const rule = JSON.parse(row.rule as string) as { place: { workspace: string } };
-      rule.place.workspace = '/srv/a-gateway-long-gone';
-      const columns = Object.keys(row);
-      const insert = database.prepare(`INSERT INTO approvals (${columns.join(', ')}) VALUES (${columns.map((column) => `@${column}`).join(', ')})`);
-      const now = Date.now();
-      database.transaction(() => {
-        for (let index = 0; index < 120; index += 1) {
-          insert.run({ ...row, id: `apr_gone${String(index).padStart(12, '0')}`, token_hash: null, rule: JSON.stringify(rule), status: 'approved', decided_ms: now - 3_600_000 + index, decided_by: 'bob', decided_via: 'api', expires_ms: now + 3_600_000, receipt_id: null, run_by: null, run_lease_ms: null });
-        }
-      })();
-    } finally {
-      database.close();
-    }
+    await deployment.strand(await filed(a, 'file-write', { path: 'never.txt', content: 'never\n' }), 120);
     const id = await filed(a, 'shell-exec', { cmd: 'echo ran > swept.txt' });
     const approved = await api(b, 'POST', `/v1/approvals/${id}/approve`, { who: 'bob', body: {} });
     expect(approved.status, JSON.stringify(approved.body)).toBe(202);
@@ -188,4 +214,12 @@ describe('the gateway that runs a call approved at another instance, two hldp se
     expect(await readFile(join(wsA, 'swept.txt'), 'utf8')).toBe('ran\n');
     expect((await api(b, 'GET', `/v1/approvals/apr_gone000000000000`, { who: 'admin' })).body.approval).toMatchObject({ status: 'approved', run: null, receipt_id: null });
   });
+}
+
+describe('the gateway that runs a call approved at another instance: three hldp serve and one without credentials on one SQLite store (review Z5)', () => {
+  acrossInstances('sqlite');
+});
+
+describeWithPostgres('the gateway that runs a call approved at another instance: three hldp serve and one without credentials on one PostgreSQL database (review Z5)', () => {
+  acrossInstances('postgres');
 });
