@@ -29,7 +29,7 @@ export const POLICY_SCHEMAS = {
       decided_by: { type: ['string', 'null'] }, decision_reason: { type: ['string', 'null'] }, decided_via: { type: ['string', 'null'] }, receipt_id: { type: ['string', 'null'] },
       run: {
         oneOf: [{ type: 'null' }, { type: 'object', required: ['by', 'lease_until'], properties: { by: { type: 'string' }, lease_until: { type: 'string' } } }],
-        description: "an approved call's run: the gateway process running it (host, pid, instance) and when its lease ends, renewed while it runs; a lease that lapses with no receipt stored is closed by any instance with a CANCELLED receipt saying the run was interrupted; null on an approved request that no gateway of its place has taken yet (approved at an instance that runs calls elsewhere: it waits for one, and expires at expires_at if none comes)",
+        description: "an approved call's run: the gateway process running it (host, pid, instance: an admin's to read; anyone else reads by as 'a gateway (an administrator can see which)') and when its lease ends, renewed while it runs; a lease that lapses with no receipt stored is closed by any instance with a CANCELLED receipt saying the run was interrupted; null on an approved request that no gateway of its place has taken yet (approved at an instance that runs calls elsewhere: it waits for one, and expires at expires_at if none comes)",
       },
     },
   },
@@ -58,7 +58,7 @@ export const POLICY_SCHEMAS = {
     type: 'object', required: ['approval', 'receipt', 'filed_by', 'message'],
     properties: {
       approval: { $ref: '#/components/schemas/Approval' }, receipt: { type: 'null', description: 'nothing ran yet' },
-      filed_by: { type: ['object', 'null'], properties: { by: { type: 'string' }, url: { type: ['string', 'null'] } }, description: 'the process that filed the request, where the call runs (url null: an hldp mcp or a one-shot CLI)' },
+      filed_by: { type: ['object', 'null'], properties: { by: { type: 'string' }, url: { type: ['string', 'null'] } }, description: "the process that filed the request, where the call runs (url null: an hldp mcp or a one-shot CLI); an admin's to read (a one-shot CLI's too, which reads the store itself): null to anyone else" },
       message: { type: 'string', description: 'what happens now: where and when it runs, and that it expires unrun if no gateway with its settings runs it in time' },
     },
   },

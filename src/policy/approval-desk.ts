@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describeGate, type CallDeadline, type Receipt, type ToolDefinition } from '../core/index.js';
-import { canonicalJson, hashParams, type ApprovalDecision, type ApprovalQuery, type ApprovalRecord } from '../store/index.js';
+import { canonicalJson, hashParams, type ApprovalDecision, type ApprovalQuery, type ApprovalRecord, type DecisionPosition } from '../store/index.js';
 import { approvalNotFound, confirmationRequired, confirmOutcome, type ApprovalAnswer, type ApprovalRequested, type ConfirmOutcome } from './approval-answer.js';
 import type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
 import { approvalPage, maySeeApproval } from './approval-page.js';
@@ -16,6 +16,8 @@ import { hashToken, LOCAL_PRINCIPAL, type Principal } from './principals.js';
 // how often a waiting caller looks at the store for a decision another process made
 const POLL_MS = 250;
 const SWEEP_MS = 1000;
+// how many requests approved elsewhere a sweep reads
+const UNCLAIMED_PAGE = 100;
 
 /** Who decides a request, whether by its caller's confirmation token, and whether it reads where instances run calls (`readsPlaces`). */
 type Decider = { name: string; token: boolean; readsPlaces: boolean };
@@ -31,6 +33,8 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   readonly #settlement: ApprovalSettlement;
   readonly #running: ApprovalRunning<Registry>;
   #sweeper: NodeJS.Timeout | undefined;
+  // where the last sweep stopped among the requests approved elsewhere (none: at the oldest)
+  #unclaimedAfter: DecisionPosition | undefined;
   #stopped = false;
   #onError: ((error: Error) => void) | undefined;
 
@@ -197,8 +201,21 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     for (const record of await this.#host.store.approvals.due(100)) if (await this.#settlement.expire(record)) closed += 1;
     for (const record of await this.#host.store.approvals.lapsed(100)) if (await this.#settlement.interrupted(record)) closed += 1;
     // requests approved at an instance that runs calls elsewhere: run here, in the background, if they run here; expired when overdue
-    if (this.#sweeper !== undefined) for (const record of await this.#host.store.approvals.unclaimed(100)) this.#running.take(record);
+    if (this.#sweeper !== undefined) await this.#sweepUnclaimed();
     return closed;
+  }
+
+  /**
+   * Takes the next page of requests approved elsewhere, after where the last sweep stopped, and starts again from the
+   * oldest after the last page: more than a page that no gateway runs (their filer gone, until they expire) hid every
+   * newer one from each sweep, which read the same oldest page (review Z5, Z5-11). A newer one is seen within a sweep
+   * for every page before it.
+   */
+  async #sweepUnclaimed(): Promise<void> {
+    const page = await this.#host.store.approvals.unclaimed(UNCLAIMED_PAGE, this.#unclaimedAfter);
+    for (const record of page) this.#running.take(record);
+    const last = page.at(-1);
+    this.#unclaimedAfter = page.length < UNCLAIMED_PAGE || last?.decided_at == null ? undefined : { decidedMs: Date.parse(last.decided_at), id: last.id };
   }
 
   /**
@@ -260,7 +277,8 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     // a one-shot CLI that cannot tell where the request runs (filed before its place was kept) decides nothing
     const unplaced = options.leaveIfElsewhere ? placeUnknown(record, this.#host.place) : undefined;
     if (unplaced !== undefined) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: unplaced };
-    const elsewhere = options.leaveIfElsewhere ? placeProblem(record, this.#host.place) : this.#elsewhere(record, decider.readsPlaces)?.text;
+    const placed = options.leaveIfElsewhere ? undefined : this.#elsewhere(record, decider.readsPlaces);
+    const elsewhere = options.leaveIfElsewhere ? placeProblem(record, this.#host.place) : placed?.text;
     // a confirmation token is its caller's, presented where the call runs; elsewhere it stays good
     if (elsewhere !== undefined && decider.token) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: options.leaveIfElsewhere ? elsewhere : (instancePlaceProblem(record, this.#host.place, this.#host.filer(), decider.readsPlaces) ?? elsewhere) };
     // a change to what the request was judged against (the tool's definition, the policies) is refused, not forwarded;
@@ -278,6 +296,9 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     if (options.leaveIfElsewhere && this.#host.principals && !this.#host.principals().some((principal) => principal.name === record.caller)) {
       return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: callerUnknownHere(record) };
     }
+    // where it runs, its gateway asks these again as it reads them (its registry and principals may not be this
+    // process's) before it runs it, and cancels it there if so: here they would cancel what it would run (review Z5, Z5-10)
+    if (elsewhere !== undefined && !placed?.stranded) return this.#approveElsewhere(record, decider, reason, via, options);
     // the decider is not the caller: say who must call again (review userX, X3)
     const again = `nothing ran, and request '${record.id}' is cancelled: its caller '${record.caller}' must call the tool again for a new request`;
     if (changed !== undefined) return this.#outdated(record, decider, `${changed}; ${again}`);
@@ -286,9 +307,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const forbidden = this.#host.callerProblem(registry, lookup.tool, record);
     if (forbidden !== undefined) return this.#outdated(record, decider, `'${record.caller}' may no longer call '${record.tool}': ${forbidden}; request '${record.id}' is cancelled, nothing ran`);
     // a gateway whose own settings changed since it filed the request cannot run it as approved (review userZ4, F15)
-    const stranded = options.leaveIfElsewhere ? undefined : this.#elsewhere(record, decider.readsPlaces);
-    if (stranded?.stranded) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: stranded.text };
-    if (elsewhere !== undefined) return this.#approveElsewhere(record, decider, reason, via, options);
+    if (placed?.stranded) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: placed.text };
     // checked before the decision: a refused deadline leaves the request pending
     const deadline = this.#host.deadline(lookup.tool, options.timeoutMs ?? record.timeout_ms ?? undefined);
     if (!deadline.ok) {
@@ -316,11 +335,26 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     if (options.timeoutMs !== undefined && options.timeoutMs !== record.timeout_ms) {
       return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: `request '${record.id}' runs at ${filerWords(record, values)}, not here, under the deadline it was filed with (${record.timeout_ms ?? "the tool's"} ms): a decider elsewhere cannot choose another. Nothing was decided; it stays pending: approve it without timeout_ms, or at a gateway with its settings` };
     }
+    const anyone = this.#anyoneIsLocal(record, options);
+    if (anyone !== undefined) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: anyone };
     const decided = await this.#host.store.approvals.decide(record.id, { status: 'approved', by, reason, via });
     if (!decided) return this.#settlement.alreadyDecided(record.id);
     this.#waiters.wake(decided.id);
     const message = `approved by ${by}; nothing has run yet: '${decided.tool}' runs once at ${filerWords(decided, values)}, or at any gateway with its settings — not here, which runs calls elsewhere (${placeDifference(decided, this.#host.place, options.leaveIfElsewhere ? "this process's" : "this instance's", values) ?? 'another place'}) — when it next looks (every second while it serves, or when its caller waits for the request), and its receipt answers the caller. If none runs it before ${decided.expires_at}, it expires with nothing run. GET /v1/approvals/${decided.id}?wait=30 waits for the receipt`;
     return { ok: true, approval: decided, receipt: null, runs_elsewhere: { filed_by: values ? decided.rule.filed_by ?? null : null, message } };
+  }
+
+  /**
+   * Why this serving instance may not approve, as `local`, a named principal's request that runs elsewhere (undefined:
+   * it may): it has no credentials, so `local` is anyone who reaches it, and the gateway that filed the request (a
+   * named caller: it has credentials) would run the call on their word. A one-shot CLI's `local` reads the store
+   * itself, and is the operator (review Z5, Z5-9).
+   */
+  #anyoneIsLocal(record: ApprovalRecord, options: DecideOptions): string | undefined {
+    const principals = this.#host.principals?.();
+    if (options.leaveIfElsewhere || principals === undefined || record.caller === LOCAL_PRINCIPAL.name) return undefined;
+    if (principals.some((principal) => principal.name !== LOCAL_PRINCIPAL.name)) return undefined;
+    return `request '${record.id}' of '${record.caller}' runs at the gateway that filed it, not here, and this instance has no credentials (every caller here is '${LOCAL_PRINCIPAL.name}'): its approval would run a call there on the word of anyone who reaches this one. Nothing was decided; it stays pending (until ${record.expires_at}): approve it at an instance with principals as one of them, or with hldp approvals approve ${record.id} (HLDP_TOKEN set to your principal's token); any instance may deny it`;
   }
 
   /** Cancels a request whose call is no longer what it was bound to (the registry moved, the caller's rights changed). */

@@ -3,6 +3,7 @@ import type { ApprovalRecord } from '../store/index.js';
 import type { ApprovalAnswer } from './approval-answer.js';
 import type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
 import { linkOf, type ApprovalSettlement } from './approval-settlement.js';
+import { deciderProblem } from './approval-rules.js';
 import { changedSince } from './judged-against.js';
 import { instancePlaceProblem } from './run-place.js';
 
@@ -69,7 +70,7 @@ export class ApprovalRunning<Registry extends ApprovalRegistry = ApprovalRegistr
 
   /**
    * Takes the run (none if another process took it first), then asks again what the deciding instance asked, as this
-   * process reads it: the tool's definition and the policies, the caller's rights, the deadline; a request that no
+   * process reads it: who decided it, the tool's definition and the policies, the caller's rights, the deadline; a request that no
    * longer runs as approved is closed with a `CANCELLED` receipt, nothing run.
    */
   async #claimAndRun(record: ApprovalRecord): Promise<void> {
@@ -78,6 +79,9 @@ export class ApprovalRunning<Registry extends ApprovalRegistry = ApprovalRegistr
     const registry = this.#host.registry();
     const lookup = registry.matcher.lookup(claimed.tool, claimed.params);
     const again = `nothing ran, and request '${claimed.id}' is closed: its caller '${claimed.caller}' must call the tool again for a new request`;
+    // no host, pid or URL of either instance: the receipt is its caller's to read (review Z5, Z5-8)
+    const decider = this.#deciderProblem(claimed);
+    if (decider !== undefined) return void (await this.#settlement.closeHeld(claimed, 'CANCELLED', `approved by '${claimed.decided_by ?? '(nobody)'}', who may not decide it at the gateway that runs it: ${decider}; ${again}`));
     const approved = `approved by ${claimed.decided_by ?? 'an approver'} at an instance that runs calls elsewhere`;
     const changed = changedSince(claimed, registry.index, lookup.found ? lookup.tool : undefined);
     if (changed !== undefined) return void (await this.#settlement.closeHeld(claimed, 'CANCELLED', `${approved}, but at the gateway that runs it ${changed}; ${again}`));
@@ -87,6 +91,21 @@ export class ApprovalRunning<Registry extends ApprovalRegistry = ApprovalRegistr
     const deadline = this.#host.deadline(lookup.tool, claimed.timeout_ms ?? undefined);
     if (!deadline.ok) return void (await this.#settlement.closeHeld(claimed, 'CANCELLED', `${approved}, but ${deadline.outcome.error}; ${again}`));
     await this.run(registry, lookup.tool, claimed, { timeoutMs: deadline.timeoutMs, ...runSource(claimed, undefined, deadline.from) }, {});
+  }
+
+  /**
+   * Why the principal who approved a request elsewhere may not decide it here (undefined: it may), by this process's
+   * principals and roles: the deciding instance judged it by its own, which may name another principal so, give the
+   * approver role to others, or still hold one revoked here (review Z5, Z5-9). `local` is the operator at a machine
+   * (a one-shot CLI reading the store itself, or anyone at an instance without credentials, which approves no named
+   * caller's request elsewhere): here as this process's own `local`. The human at an MCP client decided by the rule's
+   * `elicit`, asked where they decided.
+   */
+  #deciderProblem(record: ApprovalRecord): string | undefined {
+    if (record.decided_via === 'elicitation' || this.#host.principals === undefined) return undefined;
+    const decider = this.#host.principals().find((principal) => principal.name === record.decided_by);
+    if (decider === undefined) return `this gateway has no principal '${record.decided_by ?? '(nobody)'}' (its principals are in its config), so it cannot tell whether they may decide it here`;
+    return deciderProblem({ caller: record.caller, selfApproval: record.rule.self_approval, approvers: record.rule.approvers }, decider);
   }
 
   /** Closes a request approved elsewhere that no process of its place ran before its expiry: an `EXPIRED` receipt, once. */

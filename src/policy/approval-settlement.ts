@@ -28,7 +28,9 @@ export class ApprovalSettlement {
     if (!taken) return false;
     const receipt = await this.#host.unrun({
       tool: taken.tool, method: taken.method, executor: taken.executor, params: taken.params, commit: taken.commit, code: 'CANCELLED',
-      error: `${taken.tool}: interrupted: request '${taken.id}' was approved and its run started by ${seen.run?.by ?? 'a gateway'}, which stopped (or could not store the receipt) before its receipt was stored — its lease ended at ${seen.run?.lease_until ?? 'an unknown time'} and was not renewed. The call may have run in part or in whole, and its output is lost: check what it does before calling it again. ${this.#host.runner.by} closed it`,
+      // no host, pid or instance of either process: the receipt is its caller's to read; the request's run names the
+      // runner to an admin (GET /v1/approvals/:id, hldp approvals show) (review Z5, Z5-8)
+      error: `${taken.tool}: interrupted: request '${taken.id}' was approved and its run started by a gateway, which stopped (or could not store the receipt) before its receipt was stored — its lease ended at ${seen.run?.lease_until ?? 'an unknown time'} and was not renewed. The call may have run in part or in whole, and its output is lost: check what it does before calling it again. A gateway that found its lease lapsed closed it; an administrator can see which gateway ran it (the request's run)`,
       caller: taken.caller, session: taken.session, approval: linkOf(taken), timeoutMs: taken.timeout_ms ?? 30_000, ...filedSource(taken),
     });
     // the request keeps the run that lapsed as its `run`: the closer held it only to close it, and ran nothing (review userY, Y5)
@@ -87,7 +89,7 @@ export class ApprovalSettlement {
     const approval = (await this.#host.store.approvals.get(decided.id)) ?? decided;
     const resolvedBy = approval.receipt_id;
     const error = ran
-      ? `the lease of this run lapsed while it ran (this process was held up — stopped, or its event loop blocked — for longer than approvals.run_lease_ms, ${this.#host.runner.leaseMs} ms), and ${approval.run?.by ?? 'another process'} closed request '${decided.id}' as interrupted meanwhile: the request is resolved by receipt ${resolvedBy ?? '(unknown)'}, which says the call may have run. The call did run here; its receipt ${receipt.id} is stored, but it is not the request's outcome`
+      ? `the lease of this run lapsed while it ran (this process was held up — stopped, or its event loop blocked — for longer than approvals.run_lease_ms, ${this.#host.runner.leaseMs} ms), and another process closed request '${decided.id}' as interrupted meanwhile: the request is resolved by receipt ${resolvedBy ?? '(unknown)'}, which says the call may have run. The call did run here; its receipt ${receipt.id} is stored, but it is not the request's outcome`
       : `request '${decided.id}' was resolved by receipt ${resolvedBy ?? '(unknown)'} first (its run stored it after its lease lapsed, while this process closed it as interrupted): receipt ${receipt.id}, which says the run was interrupted, is stored but is not the request's outcome`;
     this.#report(new Error(error));
     return { approval, lease_lapsed: { resolved_by: resolvedBy, error } };

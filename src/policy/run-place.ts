@@ -28,11 +28,20 @@ export function readsPlaces(principal: Pick<Principal, 'roles'>): boolean {
   return principal.roles.has('admin');
 }
 
-/** A request as `principal` may read it: whole for an admin; for anyone else without `rule.place` and `rule.filed_by`, and `rule.place_withheld` saying who sees them. */
+/** What a request's `run.by` reads to one who is no admin: which gateway process runs it (host, pid, instance) is an admin's. */
+export const RUNNER_WITHHELD = 'a gateway (an administrator can see which)';
+
+/**
+ * A request as `principal` may read it: whole for an admin; for anyone else without `rule.place` and `rule.filed_by`
+ * (`rule.place_withheld` saying who sees them), and its run's runner (`run.by`: host, pid and instance) withheld,
+ * its lease kept (review Z5, Z5-8).
+ */
 export function approvalSeenBy(record: ApprovalRecord, principal: Pick<Principal, 'roles'>): ApprovalRecord {
-  if (readsPlaces(principal) || (record.rule.place === undefined && record.rule.filed_by === undefined)) return record;
+  if (readsPlaces(principal)) return record;
+  const run = record.run === null ? null : { by: RUNNER_WITHHELD, lease_until: record.run.lease_until };
+  if (record.rule.place === undefined && record.rule.filed_by === undefined) return { ...record, run };
   const { place: _place, filed_by: _filer, ...rule } = record.rule;
-  return { ...record, rule: { ...rule, place_withheld: 'where and how the instance that filed it runs calls (place), and which instance that is (filed_by): an administrator can see them' } };
+  return { ...record, run, rule: { ...rule, place_withheld: 'where and how the instance that filed it runs calls (place), and which instance that is (filed_by): an administrator can see them' } };
 }
 
 /**

@@ -169,6 +169,12 @@ export interface ApprovalPosition {
   id: string;
 }
 
+/** Where an approved request stands in the oldest-decision-first order of the requests no process has taken the run of: its decision time, then its id. */
+export interface DecisionPosition {
+  decidedMs: number;
+  id: string;
+}
+
 /** Approval requests, shared by every instance: each is decided exactly once, by one conditional update. */
 export interface ApprovalStore {
   create(request: NewApproval): Promise<ApprovalRecord>;
@@ -203,8 +209,12 @@ export interface ApprovalStore {
    * only before its expiry, so of any number of processes at once at most one gets the request back, holding its lease
    */
   claim(id: string, runner: ApprovalRunner): Promise<ApprovalRecord | undefined>;
-  /** approved requests whose run no process has taken yet (approved elsewhere than they run), oldest decision first */
-  unclaimed(limit: number): Promise<ApprovalRecord[]>;
+  /**
+   * Approved requests whose run no process has taken yet (approved elsewhere than they run), oldest decision first
+   * (then by id); `after`: only those after it in that order, so that a sweep pages through all of them rather than
+   * reading the same oldest ones each time (review Z5, Z5-11)
+   */
+  unclaimed(limit: number, after?: DecisionPosition): Promise<ApprovalRecord[]>;
   /**
    * Closes a request approved elsewhere whose run no process took before its expiry, once: its status becomes
    * `expired` (who approved it stays), so no process can claim it after; undefined when it was claimed or closed first

@@ -27,6 +27,7 @@ export type {
   ApprovalDecision,
   ApprovalFiler,
   ApprovalPosition,
+  DecisionPosition,
   ApprovalQuery,
   ApprovalRecord,
   ApprovalRun,

@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from './approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from './retention.js';
-import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRun, ApprovalRunner, ApprovalStore, NewApproval } from './approval-store.js';
+import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRun, ApprovalRunner, ApprovalStore, DecisionPosition, NewApproval } from './approval-store.js';
 import type { NewEvent, RetentionPolicy, StoredEvent } from './store.js';
 
 /** Approval requests in the `approvals` table; a decision is one conditional UPDATE, so exactly one decider wins. */
@@ -20,7 +20,7 @@ export class SqliteApprovalStore implements ApprovalStore {
   readonly #takeOver: Statement<[string, number, string, string, number, number], ApprovalRow>;
   readonly #due: Statement<[number, number], ApprovalRow>;
   readonly #claim: Statement<[string, number, string, number], ApprovalRow>;
-  readonly #unclaimed: Statement<[number], ApprovalRow>;
+  readonly #unclaimed: Statement<[number, number, string, number], ApprovalRow>;
   readonly #expireUnclaimed: Statement<[string, number], ApprovalRow>;
   readonly #listings = new Map<string, Statement<Array<string | number>, ApprovalRow>>();
   readonly #newest: Statement<[number], { created_ms: number; id: string }>;
@@ -57,7 +57,7 @@ export class SqliteApprovalStore implements ApprovalStore {
     // approved at an instance that runs calls elsewhere: no run yet, taken by an instance of the request's place
     const unclaimed = "status = 'approved' AND receipt_id IS NULL AND run_lease_ms IS NULL AND run_by IS NULL";
     this.#claim = database.prepare(`UPDATE approvals SET run_by = ?, run_lease_ms = ? WHERE id = ? AND ${unclaimed} AND expires_ms > ? RETURNING ${APPROVAL_COLUMNS}`);
-    this.#unclaimed = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE ${unclaimed} ORDER BY decided_ms LIMIT ?`);
+    this.#unclaimed = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE ${unclaimed} AND (decided_ms > ? OR (decided_ms = ? AND id > ?)) ORDER BY decided_ms, id LIMIT ?`);
     this.#expireUnclaimed = database.prepare(`UPDATE approvals SET status = 'expired' WHERE id = ? AND ${unclaimed} AND expires_ms <= ? RETURNING ${APPROVAL_COLUMNS}`);
     this.#due = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE status = 'pending' AND expires_ms <= ? ORDER BY expires_ms LIMIT ?`);
     this.#newest = database.prepare('SELECT created_ms, id FROM approvals ORDER BY created_ms DESC, id DESC LIMIT 1 OFFSET ?');
@@ -154,8 +154,9 @@ export class SqliteApprovalStore implements ApprovalStore {
     return row && toApproval(row);
   }
 
-  async unclaimed(limit: number): Promise<ApprovalRecord[]> {
-    return this.#unclaimed.all(limit).map(toApproval);
+  async unclaimed(limit: number, after?: DecisionPosition): Promise<ApprovalRecord[]> {
+    // from the start: every decided_ms is at least 0, and every id sorts after ''
+    return this.#unclaimed.all(after?.decidedMs ?? -1, after?.decidedMs ?? -1, after?.id ?? '', limit).map(toApproval);
   }
 
   async expireUnclaimed(id: string): Promise<ApprovalRecord | undefined> {

@@ -120,7 +120,9 @@ function acrossInstances(store: 'sqlite' | 'postgres'): void {
 
     const settled = await receiptOf(a, id);
     expect(settled).toMatchObject({ approval: { status: 'approved', decided_by: 'admin', decision_reason: 'looks fine' }, receipt: { ok: true, caller: 'bot', approval: { id, decided_by: 'admin' } } });
-    expect(settled.approval.run.by).toMatch(/ pid \d+ \(instance /);
+    // which gateway ran it is an admin's to read, not its caller's (review Z5, Z5-8)
+    expect(settled.approval.run.by).toBe('a gateway (an administrator can see which)');
+    expect((await api(a, 'GET', `/v1/approvals/${id}`, { who: 'admin' })).body.approval.run.by).toMatch(/ pid \d+ \(instance /);
     expect(await readFile(join(wsA, 'approved.txt'), 'utf8')).toBe('ran\n');
     expect(await files(wsB)).not.toContain('approved.txt');
   });

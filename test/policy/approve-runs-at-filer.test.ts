@@ -116,8 +116,11 @@ describe('an approval decided at hldp serve for a call filed by an agent\'s stdi
       expect(waited.isError, text(waited)).toBeFalsy();
       // run by the hldp mcp process, with its own (empty) locale, not hldp serve's
       expect(text(waited)).toContain('approved lang=unset');
-      const shown = await api(serve.url, 'GET', `/v1/approvals/${id}`, { who: 'alice' });
+      const shown = await api(serve.url, 'GET', `/v1/approvals/${id}`, { who: 'admin' });
       expect(shown.body.approval).toMatchObject({ status: 'approved', decided_by: 'admin', run: { by: approved.body.filed_by.by } });
+      // an approver who is no admin reads that a gateway ran it, not its host and pid (review Z5, Z5-8)
+      const toAlice = await api(serve.url, 'GET', `/v1/approvals/${id}`, { who: 'alice' });
+      expect(toAlice.body.approval).toMatchObject({ status: 'approved', decided_by: 'admin', run: { by: 'a gateway (an administrator can see which)' } });
       expect(shown.body.receipt).toMatchObject({ ok: true, caller: 'bot', approval: { id, decided_by: 'admin' } });
     } finally {
       await close();

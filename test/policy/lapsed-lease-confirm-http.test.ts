@@ -38,7 +38,7 @@ describe('POST /v1/confirm', () => {
 
       // the first process holds the run: then it stops, as a process held up does
       const pid = running.service.child.pid!;
-      const runBy = async () => ((await api(other.url, 'GET', `/v1/approvals/${id}`, { who: 'bot' })).body.approval.run?.by as string | undefined) ?? '';
+      const runBy = async () => ((await api(other.url, 'GET', `/v1/approvals/${id}`, { who: 'admin' })).body.approval.run?.by as string | undefined) ?? '';
       await expect.poll(runBy, { timeout: 30_000, interval: 50 }).toContain(` pid ${pid} `);
       running.service.child.kill('SIGSTOP');
       cleanups.push(async () => running.service.child.kill('SIGCONT'));

@@ -46,7 +46,7 @@ describe('hldp confirm', () => {
       const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
 
       // the CLI approved it and holds its run: then it stops, as a shell's Ctrl-Z stops it
-      const runBy = async () => ((await api(gateway.url, 'GET', `/v1/approvals/${id}`, { who: 'bot' })).body.approval.run?.by as string | undefined) ?? '';
+      const runBy = async () => ((await api(gateway.url, 'GET', `/v1/approvals/${id}`, { who: 'admin' })).body.approval.run?.by as string | undefined) ?? '';
       await expect.poll(runBy, { timeout: 30_000, interval: 50 }).toContain(` pid ${child.pid} `);
       child.kill('SIGSTOP');
       // the gateway finds the lease lapsed and closes the request: a CANCELLED receipt saying the run was interrupted

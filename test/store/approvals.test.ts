@@ -176,6 +176,28 @@ describe.each(storeKinds())('$name approval store', (kind) => {
       expect(await db.store.approvals.due(10)).toEqual([]);
     });
 
+    // review Z5, Z5-11: a sweep read the oldest 100 each time, and more than 100 no gateway ran hid every newer one
+    it('pages through them oldest decision first (then by id) after a position, so that a sweep reaches the newest', async () => {
+      const approved: ApprovalRecord[] = [];
+      for (let index = 0; index < 5; index += 1) {
+        approved.push(await approve());
+        // two decided in the same millisecond: ordered by id
+        if (index !== 2) now += 1;
+      }
+      const order = [...approved].sort((left, right) => Date.parse(left.decided_at!) - Date.parse(right.decided_at!) || (left.id < right.id ? -1 : 1)).map((record) => record.id);
+      const seen: string[] = [];
+      let after: { decidedMs: number; id: string } | undefined;
+      for (let pages = 0; pages < 5; pages += 1) {
+        const page = await db.store.approvals.unclaimed(2, after);
+        seen.push(...page.map((record) => record.id));
+        if (page.length < 2) break;
+        const last = page.at(-1)!;
+        after = { decidedMs: Date.parse(last.decided_at!), id: last.id };
+      }
+      expect(seen).toEqual(order);
+      expect((await db.store.approvals.unclaimed(10)).map((record) => record.id)).toEqual(order);
+    });
+
     it('does not list a request approved with its run, pending, or denied', async () => {
       const created = await db.store.approvals.create(request);
       await db.store.approvals.decide(created.id, { status: 'approved', by: 'alice', reason: null, via: 'api' }, { by: 'runner', leaseMs: 30_000 });

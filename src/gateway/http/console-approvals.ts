@@ -5,14 +5,15 @@ import type { Gateway } from '../service/index.js';
 
 /** A stored request as the console's approvals view lists it: its params as the API and receipts show them, without any configured secret. */
 function pendingOf(record: ApprovalRecord, gateway: Gateway, viewer: Principal): Omit<PendingApproval, 'decidable'> {
-  // marked before anyone clicks: approving an outdated request only cancels it (review userX, X3)
-  const { index, matcher } = gateway.registry;
-  const found = matcher.lookup(record.tool);
-  const outdated = changedSince(record, index, found.found ? found.tool : undefined);
-  // marked too: its call runs at the gateway that filed it, not here (approving records the decision), or, filed by this
+  // marked: its call runs at the gateway that filed it, not here (approving records the decision), or, filed by this
   // very gateway under settings it no longer has, at none that this one knows of (review userZ4, F3, F15); the
   // settings' values and the filing instance are an admin's to read (review Z3, Z3-4)
   const elsewhere = gateway.approvals.elsewhere(record, viewer);
+  // marked before anyone clicks: approving an outdated request only cancels it (review userX, X3); one that runs
+  // elsewhere is judged there, by that gateway's registry, and approving it here records the decision (review Z5, Z5-10)
+  const { index, matcher } = gateway.registry;
+  const found = matcher.lookup(record.tool);
+  const outdated = elsewhere !== undefined && !elsewhere.stranded ? undefined : changedSince(record, index, found.found ? found.tool : undefined);
   // never a link to the page itself: a gateway restarted with other settings serves the URL it filed the request at
   const filedAt = elsewhere?.stranded || !readsPlaces(viewer) ? undefined : linkable(record.rule.filed_by?.url);
   return {

@@ -1,6 +1,6 @@
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from '../approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from '../retention.js';
-import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRun, ApprovalRunner, ApprovalStore, NewApproval } from '../approval-store.js';
+import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRun, ApprovalRunner, ApprovalStore, DecisionPosition, NewApproval } from '../approval-store.js';
 import type { NewEvent, RetentionPolicy, StoredEvent } from '../store.js';
 import { PostgresTable } from './postgres-table.js';
 
@@ -118,8 +118,13 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
     return row && toApproval(row);
   }
 
-  async unclaimed(limit: number): Promise<ApprovalRecord[]> {
-    const rows = await this.sql<ApprovalRow[]>`SELECT ${this.sql(COLUMNS)} FROM approvals WHERE ${this.#unclaimed()} ORDER BY decided_ms LIMIT ${limit}`;
+  async unclaimed(limit: number, after?: DecisionPosition): Promise<ApprovalRecord[]> {
+    const [decidedMs, id] = [after?.decidedMs ?? -1, after?.id ?? ''];
+    // id COLLATE "C": ordered by its bytes, as SQLite orders it, whatever the database's collation
+    const rows = await this.sql<ApprovalRow[]>`
+      SELECT ${this.sql(COLUMNS)} FROM approvals
+      WHERE ${this.#unclaimed()} AND (decided_ms > ${decidedMs} OR (decided_ms = ${decidedMs} AND id COLLATE "C" > ${id}))
+      ORDER BY decided_ms, id COLLATE "C" LIMIT ${limit}`;
     return rows.map(toApproval);
   }
 
