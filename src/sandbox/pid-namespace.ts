@@ -12,8 +12,12 @@ import { probeFailure, runProbe } from './probe-command.js';
  */
 const INIT_SCRIPT = 'exec 3<&0; "$@" 0<&3 3<&- & exec 2>/dev/null 3<&-; wait "$!"';
 
-/** A way to start a process in a PID namespace of its own, or why there is none. */
-export type PidNamespace = { ok: true; launcher: string[] } | { ok: false; reason: string };
+/**
+ * A way to start a process in a PID namespace of its own, or why there is none. `ownProc`: the namespace mounts a
+ * /proc of its own, so a run sees its own processes only — not, through the host's /proc, another run's or a stdio MCP
+ * server's environment and memory where they run as the same user (review Z6, Z6-1).
+ */
+export type PidNamespace = { ok: true; launcher: string[]; ownProc: boolean } | { ok: false; reason: string };
 
 /**
  * The command that runs `command` as PID 2 of a new namespace; `prelude` (shell statements: joining a cgroup,
@@ -26,16 +30,19 @@ export function inNamespace(launcher: readonly string[], command: readonly strin
 // absolute paths: a launcher started ahead of its run has an empty environment, where no PATH would find them
 const program = (name: string): string => hostProgram(name);
 
+// a /proc of the namespace's own (util-linux mounts it in a mount namespace of its own, made private) first; where the
+// host refuses that mount (a container whose /proc has masked paths), the namespace without it, said at start
+const OWN_PROC = ['--mount', '--mount-proc'];
+
 function candidates(): string[][] {
   const shared = ['--pid', '--fork', '--kill-child', '--'];
   const unshare = program('unshare');
   // root may make a PID namespace directly; anyone else needs a user namespace to own it
-  if (process.getuid?.() === 0) return [[unshare, ...shared]];
-  return [
-    [unshare, '--user', '--map-current-user', ...shared],
-    [unshare, '--user', '--map-root-user', ...shared],
-  ];
+  const owners = process.getuid?.() === 0 ? [[]] : [['--user', '--map-current-user'], ['--user', '--map-root-user']];
+  return [...owners.map((owner) => [unshare, ...owner, ...OWN_PROC, ...shared]), ...owners.map((owner) => [unshare, ...owner, ...shared])];
 }
+
+const ownsProc = (launcher: readonly string[]): boolean => launcher.includes('--mount-proc');
 
 /**
  * Finds how this host can start a process in a PID namespace with util-linux's `unshare` (kept alive only as long
@@ -48,7 +55,7 @@ export async function probePidNamespace(): Promise<PidNamespace> {
     const launcher = [...deathSignal, ...candidate];
     const [file, ...args] = inNamespace(launcher, [program('sh'), '-c', 'echo $$']);
     const result = await runProbe(file!, args);
-    if (result.ok && result.stdout.trim() === '2') return { ok: true, launcher };
+    if (result.ok && result.stdout.trim() === '2') return { ok: true, launcher, ownProc: ownsProc(launcher) };
     failures.push(`${candidate.slice(0, -1).join(' ')}: ${result.ok ? `the tool was PID ${result.stdout.trim()}, not 2` : probeFailure(result)}`);
   }
   return { ok: false, reason: failures.join('; ') };
@@ -71,7 +78,7 @@ export async function probeContainment(limits: boolean): Promise<Containment> {
   const tool = limits ? [program('prlimit'), '--nofile=64', '--', program('sh'), '-c', 'echo $$'] : [program('sh'), '-c', 'echo $$'];
   const [file, ...args] = inNamespace(launcher, tool);
   const result = await runProbe(file!, args);
-  if (result.ok && result.stdout.trim() === '2') return { namespace: { ok: true, launcher }, prlimit: limits };
+  if (result.ok && result.stdout.trim() === '2') return { namespace: { ok: true, launcher, ownProc: ownsProc(launcher) }, prlimit: limits };
   const [namespace, prlimit] = await Promise.all([probePidNamespace(), limits ? runProbe(program('prlimit'), ['--nofile=64', '--', 'true']).then((alone) => alone.ok) : false]);
   return { namespace, prlimit };
 }

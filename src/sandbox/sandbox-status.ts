@@ -37,7 +37,9 @@ export function describeStatus(probed: Probed, limitsWanted: boolean): SandboxSt
     ...(reason ? { reason } : {}),
     containment: namespaced ? 'pid-namespace' : 'process-group',
     ...(namespaced || probed.namespace.ok
-      ? {}
+      ? !on && probed.namespace.ok && !probed.namespace.ownProc
+        ? { containmentReason: "a run's PID namespace cannot mount a /proc of its own here, so a tool sees the host's: the processes, arguments and environments of other runs and of stdio MCP servers running as the same user (a root gateway's run_as), their secrets included; install bubblewrap" }
+        : {}
       : {
           containmentReason:
             `no PID namespace can be made here (${probed.namespace.reason}), so a process that leaves its group (setsid, a double fork) can outlive its call; ` +
