@@ -225,6 +225,7 @@ export const COMPONENT_SCHEMAS = {
     type: 'object', required: ['previous', 'commit', 'changed', 'tools', 'errors', 'warnings'],
     properties: {
       previous: { type: 'string' }, commit: { type: 'string' }, changed: { type: 'boolean' }, tools: { type: 'integer' },
+      uncommitted: { type: 'array', items: { type: 'string' }, description: 'a local checkout served at HEAD: each definition file changed, new or deleted since HEAD, with its status ("tools/greet/TOOL.hdlp (changed, not committed)"), which is not served until committed; absent when there is none' },
       errors: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' }, description: ERRORS_WHO },
       warnings: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' }, description: WARNINGS_WHO },
       errors_withheld: { $ref: '#/components/schemas/ErrorsWithheld' },

@@ -55,7 +55,9 @@ export const serveCommand: Command = {
     const announcing = announcementModules();
     // a start that fails leaves the announcement to nobody
     announcing.catch(() => undefined);
-    const server = await startServer(config, { logger, version: packageVersion(), mountMcp });
+    // a rescan of a checkout says what of it is not served, as the start says it (review userZ5, F15)
+    const uncommitted = async (signal?: AbortSignal): Promise<string[]> => (await import('../uncommitted-definitions.js')).uncommittedDefinitions(config.repository.source, config.repository.ref, signal);
+    const server = await startServer(config, { logger, version: packageVersion(), mountMcp, uncommitted });
     const modules = await announcing;
     const { index } = server.gateway.registry;
     // a definition left out is named at start: "serving 1 tools" alone hides the two that were dropped; one served in

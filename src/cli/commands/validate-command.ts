@@ -28,6 +28,7 @@ export const validateCommand: Command = {
     const roots = new Set<string>();
     const unread: Diagnostic[] = [];
     let found = 0;
+    const stagedRoots: string[] = [];
     if (flags.staged) {
       // what the next commit holds: every definition of the registry (a deletion is seen by what names the deleted tool)
       const { stagedDefinitionFiles } = await import('../staged-files.js');
@@ -36,6 +37,7 @@ export const validateCommand: Command = {
         found += staged.files.length + staged.unread.length;
         files.push(...staged.files);
         unread.push(...staged.unread);
+        stagedRoots.push(staged.root);
       }
     }
     for (const path of flags.staged ? [] : paths) {
@@ -81,7 +83,16 @@ export const validateCommand: Command = {
       const strays = [...(await rootStraysAt(root)), ...strayPolicies(items.map((item) => ({ name: item.name, folder: item.isDirectory() })))];
       for (const stray of strays) unread.push({ ...stray, file: shown ? join(shown, stray.file) : stray.file });
     }
-    const result = validateDefinitionFiles(files, context, { maxBytes, sandboxPathRefusal, sandboxCeiling });
+    const parseOptions = { maxBytes, sandboxPathRefusal, sandboxCeiling };
+    let result = validateDefinitionFiles(files, context, parseOptions);
+    // a name clash is settled as the gateway will settle it once these files are committed: the claim served at HEAD
+    // keeps its name or alias and the new one is refused, not the first by path order (userZ5, F1). HEAD is scanned only
+    // at a clash, as a scan walks git history only at one
+    const { hasNameClash, headIndexOf } = await import('../head-index.js');
+    if (hasNameClash(result.index)) {
+      const previous = await headIndexOf(flags.staged ? stagedRoots : roots, { cacheDir: config.cacheDir, maxDefinitionBytes: maxBytes });
+      if (previous) result = validateDefinitionFiles(files, context, parseOptions, previous);
+    }
     // a schema the gateway cannot compile, a format it does not know (review userY, Y6), a default its own schema
     // refuses (review userW, W1): asked of the gateway's own params validator
     const { gatewaySchemaProblems } = await import('../params-schema-checks.js');
