@@ -42,7 +42,9 @@ function candidates(): string[][] {
   return [...owners.map((owner) => [unshare, ...owner, ...OWN_PROC, ...shared]), ...owners.map((owner) => [unshare, ...owner, ...shared])];
 }
 
-const ownsProc = (launcher: readonly string[]): boolean => launcher.includes('--mount-proc');
+// under --map-root-user the tool is root of its user namespace and may unmount that /proc, finding the host's beneath
+// (review Z7, Z7-2): only --map-current-user's, or root's without a user namespace, holds
+const ownsProc = (launcher: readonly string[]): boolean => launcher.includes('--mount-proc') && !launcher.includes('--map-root-user');
 
 /**
  * Finds how this host can start a process in a PID namespace with util-linux's `unshare` (kept alive only as long

@@ -10,7 +10,7 @@ export function sandboxWarnings(status: SandboxStatus | undefined): string[] {
     if (status.mode === 'required') {
       warnings.push(`sandbox: required, but it cannot run here, so every shell tool and gatekeeper exec call fails with SANDBOX_UNAVAILABLE: ${status.reason}`);
     } else {
-      warnings.push(`sandbox: off. Local tools run unisolated, as this gateway's user: they can read what it reads (its environment through /proc, its files) and reach any address. ${status.reason}`);
+      warnings.push(`sandbox: off. Local tools run unisolated, as this gateway's user: they can read what it reads (its files, and its environment through /proc where a run cannot have a /proc of its own) and reach any address. ${status.reason}`);
     }
   }
   if (status.containmentReason) warnings.push(`process containment: ${status.containmentReason}`);
