@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
@@ -11,6 +13,8 @@ import { useServiceHome } from '../helpers/serve-process.js';
 // F14 timeout_ms beside the meta-tool tool_call (and confirm) was accepted and dropped.
 
 const home = useServiceHome('warn');
+const ADMIN_TOKEN = 'fixe19-admin-token-0123456789abcdef';
+const BOT_TOKEN = 'fixe19-bot-token-0123456789abcdef';
 
 const shellTool = (name: string, fields: Record<string, string> = {}): string => makeToolYaml(name, { executor: 'shell', method: 'run', shell: `{ argv: [echo, ${name}] }`, ...fields });
 
@@ -55,27 +59,35 @@ describe('an alias of a tool a push broke or removed (review userZ5, F12)', () =
       'tools/greet/TOOL.hdlp': shellTool('greet', { aliases: '[hello, 打招呼]' }),
       'tools/tmpalias/TOOL.hdlp': shellTool('tmpalias', { aliases: '[salute]' }),
     });
-    const serve = await home.serve(['--repo', repo]);
-    expect((await send(serve.url, 'POST', '/v1/call', { tool: 'hello', params: {} })).json).toMatchObject({ ok: true, tool: 'greet' });
+    // the operator (an admin, HLDP_API_TOKEN) is told of a broken tool; bot, an agent, is not
+    const configFile = join(home.path, 'config.yaml');
+    await writeFile(configFile, `principals:\n  bot: { roles: [agent], token_sha256: ${createHash('sha256').update(BOT_TOKEN).digest('hex')} }\n`);
+    const serve = await home.serve(['--repo', repo, '--config', configFile], { HLDP_API_TOKEN: ADMIN_TOKEN });
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    expect((await send(serve.url, 'POST', '/v1/call', { tool: 'hello', params: {} }, admin)).json).toMatchObject({ ok: true, tool: 'greet' });
     const pushed = await commitFiles(repo, { 'tools/greet/TOOL.hdlp': shellTool('greet', { aliases: '[hello, 打招呼]', author: '[userZ5' }), 'tools/tmpalias/TOOL.hdlp': null }, 'break greet, remove tmpalias');
-    expect((await send(serve.url, 'POST', '/v1/scan')).json).toMatchObject({ commit: pushed, changed: true });
+    expect((await send(serve.url, 'POST', '/v1/scan', undefined, admin)).json).toMatchObject({ commit: pushed, changed: true });
 
+    const toBot = await send(serve.url, 'POST', '/v1/call', { tool: 'hello', params: {} }, { authorization: `Bearer ${BOT_TOKEN}` });
+    expect(toBot.status).toBe(404);
+    expect(toBot.json.suggestion).toMatch(/^no tool you may use is named 'hello'; .*ask a person/);
+    expect(JSON.stringify(toBot.json)).not.toMatch(/greet|write its definition|TOOL\.hdlp/);
     for (const alias of ['hello', '打招呼', 'HELLO']) {
-      const broken = await send(serve.url, 'POST', '/v1/call', { tool: alias, params: {} });
+      const broken = await send(serve.url, 'POST', '/v1/call', { tool: alias, params: {} }, admin);
       expect(broken.status).toBe(409);
       expect(broken.json).toMatchObject({ code: 'TOOL_BROKEN', tool: 'greet' });
       expect(broken.json.error).toContain(`'${alias}' is an alias of 'greet': tool 'greet' is in the repository but its definition is broken`);
       expect(JSON.stringify(broken.json)).not.toMatch(/write its definition|is in the repository yet/);
     }
-    const removed = await send(serve.url, 'POST', '/v1/call', { tool: 'salute', params: {} });
+    const removed = await send(serve.url, 'POST', '/v1/call', { tool: 'salute', params: {} }, admin);
     expect(removed.status).toBe(404);
     expect(removed.json).toMatchObject({ code: 'TOOL_NOT_FOUND', removed_at: pushed });
     expect(removed.json.error).toContain(`'salute', an alias of tool 'tmpalias', was removed from the repository at commit ${pushed.slice(0, 12)}`);
     expect(removed.json.suggestion).not.toMatch(/write its definition|is in the repository yet/);
     expect(removed.json).not.toHaveProperty('aliases');
-    expect((await send(serve.url, 'GET', '/v1/tools/salute')).json).toMatchObject({ removed_at: pushed });
+    expect((await send(serve.url, 'GET', '/v1/tools/salute', undefined, admin)).json).toMatchObject({ removed_at: pushed });
     // a name never served is still a missing tool, with the advice to write it
-    expect((await send(serve.url, 'POST', '/v1/call', { tool: 'howdy', params: {} })).json.suggestion).toContain('write its definition at tools/howdy/TOOL.hdlp');
+    expect((await send(serve.url, 'POST', '/v1/call', { tool: 'howdy', params: {} }, admin)).json.suggestion).toContain('write its definition at tools/howdy/TOOL.hdlp');
   }, 120_000);
 });
 
