@@ -98,3 +98,8 @@ export type DiagnosticCode =
 export function formatDiagnostic(diagnostic: Diagnostic): string {
   return `${diagnostic.file}:${diagnostic.line}:${diagnostic.column}: ${diagnostic.severity}: ${diagnostic.message}`;
 }
+
+/** Diagnostics in the order `hldp validate` gives them: by file, then each file's in the order of its lines. */
+export function byPlace(a: Diagnostic, b: Diagnostic): number {
+  return a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column;
+}
