@@ -74,7 +74,7 @@ export {
 export { ceilingDefaults, ceilingProblems, type CeilingProblem, type SandboxCeiling } from './sandbox-ceiling.js';
 export { markNotStored, wasNotStored, type CallDeadline, type ExecutionResult, type Receipt, type ReceiptApproval, type ReceiptSource, type TimeoutSource } from './receipt.js';
 export type { ProgressUpdate } from './progress.js';
-export type { BrokenMatch, Candidate, MatchConfidence, MatchResult, MatchStage, NearMiss } from './match-result.js';
+export type { BrokenMatch, Candidate, Contest, MatchConfidence, MatchResult, MatchStage, NearMiss } from './match-result.js';
 export { MAX_INTENT_CHARACTERS } from './match-result.js';
 export type { MatchOutcome, UsageEvent } from './usage-event.js';
 export type { RejectedCall } from './rejected-call.js';
