@@ -104,13 +104,17 @@ export const validateCommand: Command = {
     const given = new Set(files.map((file) => file.path));
     // with the deployment's config, an approve rule no principal of it may decide (review userV, V3)
     const deployment = config.file ? [...undecidableApprovals(result.index, [...config.principals, ...(config.principalsLeftOut ?? [])]), ...(await targetWarnings(result.index, files, config))] : [];
-    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...compiled.filter((diagnostic) => diagnostic.severity !== 'error'), ...[...policyWarnings(result.index), ...deployment].filter((warning) => given.has(warning.file))];
+    // a definition whose wording takes another tool's requests, on the one that now wins them (review Z6, Z6-2)
+    const { intentOverlapWarnings } = await import('../intent-overlap-warnings.js');
+    const overlap = await intentOverlapWarnings(result.index, new Map([...context, ...files].map((file) => [file.path, Buffer.from(file.content).toString('utf8')])));
+    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...compiled.filter((diagnostic) => diagnostic.severity !== 'error'), ...[...policyWarnings(result.index), ...deployment, ...overlap.warnings].filter((warning) => given.has(warning.file))];
     const ordered = [...errors, ...warnings].sort(byPlace);
     if (flags.json) writeJson(io, { files: found, paths, errors, warnings });
     else {
       // a diagnostic quotes the file's own text: one line each, whatever line feed it holds
       writeLines(io.stdout, ordered.map((diagnostic) => terminalSafe(formatDiagnostic(diagnostic))));
       io.stderr.write(`${found} file(s) under ${paths.join(', ')}${flags.staged ? ' as staged' : ''}: ${errors.length} error(s), ${warnings.length} warning(s)\n`);
+      if (overlap.skipped !== undefined) io.stderr.write(`${overlap.skipped}\n`);
       if (found === 0 && flags.staged) {
         io.stderr.write(`no definition staged under ${paths.join(', ')} (looked for tools/*/TOOL.hdlp, toolsets/*/TOOLSET.hdlp, skills/*/SKILL.md and policies/*.hdlp in git's index); give the folder that holds tools/\n`);
       } else if (found === 0) {

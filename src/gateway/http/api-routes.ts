@@ -9,7 +9,7 @@ import { receiptQuery, toolListQuery } from './query-parameters.js';
 import { outcomeStatus, sendOutcome } from './send-outcome.js';
 import { hangUpSignal } from './hang-up.js';
 import { principalOf } from './principal-auth.js';
-import { callInSession, SESSION_HEADER } from './session-routes.js';
+import { callInSession, matchInSession, SESSION_HEADER } from './session-routes.js';
 import { toolPage } from './tool-list.js';
 import { WIRE_ERRORS } from '../../openapi/index.js';
 
@@ -51,6 +51,8 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
   });
 
   router.post('/v1/match', ...jsonBody, validateBody('MatchRequest'), async (request, response) => {
+    // with X-HLDP-Session the match is the session's: ranked by its recent calls, recorded for hldp suggest examples
+    if (request.get(SESSION_HEADER) !== undefined) return matchInSession(gateway, request, response);
     const { intent, limit, context } = request.body as { intent: string; limit?: number; context?: Record<string, unknown> };
     response.json(await gateway.match(intent, { ...matchOptions(limit, context), ...matchWait(request), caller: principalOf(response).name }));
   });
