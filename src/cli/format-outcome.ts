@@ -84,6 +84,8 @@ export function receiptDetail(receipt: Receipt): string {
     `receipt   ${receipt.id}`,
     `tool      ${receipt.tool} (${receipt.executor}/${receipt.method}) at commit ${receipt.commit}`,
     `started   ${receipt.started_at}  finished ${receipt.finished_at}  ${receipt.duration_ms} ms`,
+    // who called it, in which session, under which deadline: the first questions about a failure read later (review userZ5, F13)
+    `caller    ${receipt.caller ?? '-'}  session ${receipt.session ?? '-'}  deadline ${receipt.timeout_ms === undefined ? '-' : `${receipt.timeout_ms} ms${receipt.timeout_from ? ` (from ${receipt.timeout_from})` : ''}`}`,
     `result    ${receipt.ok ? 'ok' : `FAILED ${receipt.code ?? ''}`}  exit ${receipt.exit_code ?? '-'}  signal ${receipt.signal ?? '-'}  timed out ${receipt.timed_out ? 'yes' : 'no'}  cut ${receipt.cut_bytes} of ${receipt.output_bytes} bytes`,
     ...(receipt.confirmation ? [`request   ${requestLink(receipt)}`] : []),
     ...(receipt.source ? [`source    ${receipt.source.repository} on ${receipt.source.host}${receipt.source.url ? ` (${receipt.source.url})` : ''}`] : []),

@@ -38,6 +38,11 @@ export function draftTools(server: string, tools: readonly Tool[], today: string
   });
 }
 
+// an object schema that leaves unknown properties open
+function opensParams(schema: Tool['inputSchema']): boolean {
+  return schema.type === 'object' && !Object.hasOwn(schema, 'additionalProperties') && !Object.hasOwn(schema, 'unevaluatedProperties');
+}
+
 function draftText(server: string, tool: Tool, name: string, today: string): string {
   const annotations = tool.annotations ?? {};
   // the protocol's own defaults: a tool not marked read-only may change things, and destructively unless it says not
@@ -76,6 +81,8 @@ function draftText(server: string, tool: Tool, name: string, today: string): str
     `# Drafted by \`hldp import mcp --server ${server}\` from the server's tools/list on ${today}.`,
     `# Review it, fill in author and why (hldp validate reports them until you do), then commit it.`,
     ...(hints.length ? [`# The server's annotations: ${hints.join(', ')}.`] : []),
+    // an open schema is the server's choice, kept as it is; the reviewer is told, since a shorthand one is closed (review userZ5, F10)
+    ...(opensParams(tool.inputSchema) ? ["# params_schema is the server's inputSchema, which sets no additionalProperties: a call's unknown params pass to the server unchecked (a misspelt optional one is dropped, not refused). Add additionalProperties: false to refuse them here."] : []),
     ...(hidden ? ['# The server\'s text held characters a person does not see (written below as escapes, "\\U000E0041"): hldp validate refuses them in what an agent reads; remove them.'] : []),
     body,
   ].join('\n'));

@@ -28,7 +28,7 @@ interface StagedEntry {
  * deletions included, whatever the working tree says. Read with git itself (`ls-files --stage`, `cat-file --batch`),
  * which knows worktrees, split and sparse indexes.
  */
-export async function stagedDefinitionFiles(path: string, maxBytes: number): Promise<{ files: DefinitionFile[]; unread: Diagnostic[] }> {
+export async function stagedDefinitionFiles(path: string, maxBytes: number): Promise<{ files: DefinitionFile[]; unread: Diagnostic[]; root: string }> {
   const root = realFolder(path);
   const environment = hookEnvironment();
   // git hands a hook its repository in GIT_DIR (a linked worktree's .git/worktrees/NAME) and the index the commit
@@ -84,7 +84,7 @@ export async function stagedDefinitionFiles(path: string, maxBytes: number): Pro
     }
     files.push({ ...(entry.kind === 'tool' ? {} : { kind: entry.kind }), path: entry.shown, folder: entry.folder, oid: entry.oid, content: blob });
   });
-  return { files, unread };
+  return { files, unread, root };
 }
 
 /** `tools/<name>/TOOL.hdlp`, `policies/<name>.hdlp`, … relative to the registry's root; anything else is not a definition. */

@@ -35,7 +35,8 @@ export function unknownTarget(tool: ToolDefinition, targets: ConfiguredTargets):
     path: [...path],
     message:
       `${path.join('.')} '${name}' names no ${what} of the gateway's config (configured: ${known.length ? known.join(', ') : 'none'})` +
-      `${near.length ? `; did you mean ${near.map((candidate) => `'${candidate}'`).join(', ')}?` : ''}` +
+      // one sentence ends before the next begins, with or without a near name (review userZ5, F8)
+      `${near.length ? `; did you mean ${near.map((candidate) => `'${candidate}'`).join(', ')}?` : '.'}` +
       ` Every call of this tool fails (EXECUTOR_MISCONFIGURED) until the name is fixed in the definition or ${section}.${name} is added to the config`,
   };
 }

@@ -92,9 +92,16 @@ export type DiagnosticCode =
   /** the repository has no `tools/<name>/TOOL.hdlp` at all: nothing is served (a warning: a new registry may be empty) */
   | 'NO_TOOLS'
   /** a file or folder under `policies/` that is not `policies/<name>.hdlp`: never read, so its rules never apply (an error refuses every call) */
-  | 'POLICY_NOT_READ';
+  | 'POLICY_NOT_READ'
+  /** a tool's own example or alias now matches another tool first, confidently: that tool takes its requests (a warning, review Z6, Z6-2) */
+  | 'INTENT_OVERLAP';
 
 /** `file:line:col: severity: message`, the format editors and pre-commit hooks understand. */
 export function formatDiagnostic(diagnostic: Diagnostic): string {
   return `${diagnostic.file}:${diagnostic.line}:${diagnostic.column}: ${diagnostic.severity}: ${diagnostic.message}`;
+}
+
+/** Diagnostics in the order `hldp validate` gives them: by file, then each file's in the order of its lines. */
+export function byPlace(a: Diagnostic, b: Diagnostic): number {
+  return a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column;
 }

@@ -15,7 +15,7 @@ export {
   type ToolDefinition,
   type ToolSource,
 } from './tool-definition.js';
-export { formatDiagnostic, type Diagnostic, type DiagnosticCode } from './diagnostic.js';
+export { byPlace, formatDiagnostic, type Diagnostic, type DiagnosticCode } from './diagnostic.js';
 export { MAX_COMPILE_UNITS, paramsCompileCost, type CompileCost } from './params-compile-cost.js';
 export { MAX_CHECKS_PER_VALUE, paramsSchemaCost, type SchemaCost, type SchemaCostProblem } from './params-schema-cost.js';
 export { RESERVED_TOOL_NAMES } from './reserved-tool-names.js';
@@ -43,7 +43,7 @@ export {
 export { BROKEN_MEMBER, brokenDefinition, brokenToolMessage, filesWithErrors } from './broken-definition.js';
 export { SECRET_NAME } from './secret-names.js';
 export { scanProblemsFor, type ScanProblems } from './scan-problems.js';
-export { editDistance, nearWord } from './near-word.js';
+export { didYouMean, editDistance, nearWord } from './near-word.js';
 export {
   ENTRY_KINDS,
   ENTRY_LAYOUT,
@@ -74,7 +74,7 @@ export {
 export { ceilingDefaults, ceilingProblems, type CeilingProblem, type SandboxCeiling } from './sandbox-ceiling.js';
 export { markNotStored, wasNotStored, type CallDeadline, type ExecutionResult, type Receipt, type ReceiptApproval, type ReceiptSource, type TimeoutSource } from './receipt.js';
 export type { ProgressUpdate } from './progress.js';
-export type { BrokenMatch, Candidate, MatchConfidence, MatchResult, MatchStage, NearMiss } from './match-result.js';
+export type { BrokenMatch, Candidate, Contest, MatchConfidence, MatchResult, MatchStage, NearMiss } from './match-result.js';
 export { MAX_INTENT_CHARACTERS } from './match-result.js';
 export type { MatchOutcome, UsageEvent } from './usage-event.js';
 export type { RejectedCall } from './rejected-call.js';
@@ -86,4 +86,4 @@ export { letGo, runLettingGo, runToEnd, SLICE_MS } from './letting-go.js';
 export { describeHidden, HIDDEN_CHARACTER_CLASS, hiddenCharacters, INVISIBLE_CHARACTERS, revealHidden, visibleEscape, type HiddenCharacter } from './hidden-characters.js';
 export { FORGEJO_METHOD_NAMES, FORGEJO_METHOD_PARAMETERS, GATEKEEPER_METHOD_NAMES } from './executor-methods.js';
 export { schemaGraph, type SchemaGraphNode } from './schema-graph.js';
-export { MOST_REMOVED, removedToolWords, removedTools, type RemovedTool, type RemovedTools } from './removed-tools.js';
+export { aliasKey, MOST_REMOVED, removedAlias, removedToolWords, removedTools, removedWhen, type RemovedTool, type RemovedTools } from './removed-tools.js';

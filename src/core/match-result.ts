@@ -33,6 +33,20 @@ export interface BrokenMatch {
 }
 
 /**
+ * A confident first candidate that takes another candidate's own requests: one of `of`'s examples or aliases, asked
+ * of the registry, answers `tool` first (review Z6, Z6-2: a definition copying a reviewed tool's wording). The answer
+ * is then `confidence: "low"`, so that an agent asks rather than runs.
+ */
+export interface Contest {
+  /** the first candidate */
+  tool: string;
+  /** the candidate whose request it takes */
+  of: string;
+  /** that candidate's own example or alias which `tool` now answers first */
+  text: string;
+}
+
+/**
  * How sure a `found: true` answer is. `high`: the best candidate fits the request as well as this
  * registry's tools fit their own examples. `low`: a candidate matches part of the request but the
  * evidence is weak; it is offered for the agent to judge rather than withheld.
@@ -51,7 +65,7 @@ export type MatchStage = 'lexical' | 'vector' | 'model';
  * `broken`, on `found: false` or a `low` answer only: tools that would fit but whose definition is broken.
  */
 export type MatchResult =
-  | { found: true; confidence: MatchConfidence; stage: MatchStage; candidates: Candidate[]; incomplete?: string; broken?: BrokenMatch[] }
+  | { found: true; confidence: MatchConfidence; stage: MatchStage; candidates: Candidate[]; incomplete?: string; broken?: BrokenMatch[]; contested?: Contest[] }
   | { found: false; suggestion: string; near: NearMiss[]; incomplete?: string; broken?: BrokenMatch[] };
 
 /** The longest intent a match takes, in characters (code points): hldp match holds it as POST /v1/match's schema does (maxLength there: openapi imports nothing). */

@@ -19,6 +19,12 @@ export function nearWord(typed: string, words: readonly string[]): string | unde
   return started.length === 1 ? started[0] : undefined;
 }
 
+/** ` (did you mean 'team'?)` after an unknown name one of `names` is a typo of (`nearWord`), else nothing: toolsets and skills are told as tools are (review userZ5, F11). */
+export function didYouMean(typed: string, names: readonly string[]): string {
+  const near = nearWord(typed, names);
+  return near === undefined ? '' : ` (did you mean '${near}'?)`;
+}
+
 /** Optimal string alignment distance (Levenshtein with adjacent swaps), or `most + 1` once it is sure to exceed `most`. */
 export function editDistance(a: string, b: string, most: number): number {
   if (Math.abs(a.length - b.length) > most) return most + 1;

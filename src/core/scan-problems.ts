@@ -1,4 +1,4 @@
-import type { Diagnostic } from './diagnostic.js';
+import { byPlace, type Diagnostic } from './diagnostic.js';
 import type { ToolIndex } from './tool-index.js';
 
 /** What a listing of the index tells a caller of the definitions that failed to load, when it may not read them. */
@@ -30,7 +30,8 @@ export function readsScanErrors(roles: ReadonlySet<string>): boolean {
  * no warning about a file that holds one, and `errors_withheld` counting those files (absent when there are none).
  */
 export function scanProblemsFor(index: Pick<ToolIndex, 'errors' | 'warnings'>, roles: ReadonlySet<string>): ScanProblems {
-  if (readsScanErrors(roles) || index.errors.length === 0) return { errors: index.errors, warnings: index.warnings };
+  // each file's errors in the order of its lines, as hldp validate and hldp serve's start give them (review userZ5, F3)
+  if (readsScanErrors(roles) || index.errors.length === 0) return { errors: [...index.errors].sort(byPlace), warnings: index.warnings };
   const broken = new Set(index.errors.map((error) => error.file));
   return {
     errors: [],

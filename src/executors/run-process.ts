@@ -193,10 +193,10 @@ interface Ending {
 }
 
 function toResult(ending: Ending): ExecutionResult {
-  const out = ending.stdout.render();
-  const err = ending.stderr.render();
-  const code = classify(ending);
   const { outcome } = ending;
+  const out = ending.stdout.render();
+  const err = withoutLine(ending.stderr.render(), outcome.launcherLine);
+  const code = classify(ending);
   return {
     ok: code === null,
     output: out.text,
@@ -213,6 +213,13 @@ function toResult(ending: Ending): ExecutionResult {
     ...(out.lossy ? { output_lossy: true } : {}),
     ...(err.lossy ? { stderr_lossy: true } : {}),
   };
+}
+
+// stderr without the launcher's line that said the tool never started (written last, after anything of the tool's)
+function withoutLine<Rendered extends { text: string; totalBytes: number }>(rendered: Rendered, line: string | undefined): Rendered {
+  const at = line === undefined ? -1 : rendered.text.lastIndexOf(`${line}\n`);
+  if (at < 0) return rendered;
+  return { ...rendered, text: rendered.text.slice(0, at) + rendered.text.slice(at + line!.length + 1), totalBytes: rendered.totalBytes - Buffer.byteLength(line!) - 1 };
 }
 
 function classify({ stopped, outcome }: Ending): ErrorCode | null {

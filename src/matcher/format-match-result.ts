@@ -16,7 +16,9 @@ export function formatMatchResult(result: MatchResult): string {
   const lines: string[] = [`found (confidence ${result.confidence}, stage ${result.stage})`];
   if (result.incomplete !== undefined) lines.push(`incomplete: ${result.incomplete}`);
   if (result.stage === 'vector') lines.push('weak match, by meaning: no tool has the intent\'s words; the first stands out from the others as near in meaning; check that one fits before calling it');
-  else if (result.confidence === 'low') lines.push('weak match: these tools match part of the intent; check that one fits before calling it');
+  else if (result.contested !== undefined) {
+    for (const { tool, of, text } of result.contested) lines.push(`contested: ${tool} takes ${of}'s own request '${text}' (its wording copies ${of}'s): ask which is meant before calling either`);
+  } else if (result.confidence === 'low') lines.push('weak match: these tools match part of the intent; check that one fits before calling it');
   if (result.stage === 'model') lines.push('named by the configured model (the words matched no tool well enough)');
   result.candidates.forEach((candidate, position) => {
     lines.push(`${position + 1}. ${candidate.name} (${candidate.display})  score ${candidate.score}`);

@@ -57,3 +57,4 @@ export {
 // the linear pattern engine and the params work budget: the policies' `regex` conditions run on them too
 export { linearPattern, type LinearPattern } from './linear-regexp.js';
 export { charge, metered, ParamsTooCostly } from './params-work.js';
+export { intentOverlaps, overlapTextCount, MAX_OVERLAP_TEXTS, type IntentOverlap } from './intent-overlap.js';

@@ -1,4 +1,4 @@
-import { eachToolAliases, findTool, runToEnd, toolsOf, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { aliasKey, eachToolAliases, findTool, runToEnd, toolsOf, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { nearNames, type AliasesByPosition } from './near-names.js';
 import type { ParamProblem, ParamsValidator } from './validate-params.js';
 
@@ -87,10 +87,6 @@ function* aliasTableSteps(index: ToolIndex): Generator<void, AliasTable, void> {
     }
   }
   return { byKey, written: { texts, positions } };
-}
-
-function aliasKey(alias: string): string {
-  return alias.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, ' ');
 }
 
 /** Looks a tool up by name or alias and validates the params against its schema. */

@@ -1,5 +1,6 @@
 import type { Candidate, MatchConfidence, MatchResult, NearMiss, ToolDefinition } from '../core/index.js';
 import type { Calibration } from './calibration.js';
+import { contestedBy } from './contested.js';
 import { applyContext, type MatchContext } from './context.js';
 import { decisionFeatures, fitProbability, NOTHING_MATCHES } from './decision.js';
 import { matchedFields } from './features.js';
@@ -132,14 +133,17 @@ export function matchIntent(engine: IntentEngine, intent: string, limit: number 
     return { found: false, suggestion, near, ...unfinished };
   }
   const threshold = engine.calibration.threshold;
+  // a confident first tool that takes the next one's own requests (review Z6, Z6-2) is told, and made weak: the agent asks
+  const contested = confidence === 'high' ? contestedBy(engine, ranked[0]!.tool, ranked.slice(1).filter((entry) => entry.features.evidence >= NOTHING_MATCHES).map((entry) => entry.tool)) : [];
+  const sure = contested.length ? 'low' : confidence;
   // a confident answer offers the others only when they would be confident on their own; a weak one
   // offers every tool that matches part of the request, for the agent to choose from
   const chosen = ranked
     .slice(0, wanted)
     .filter((entry, position) =>
-      position === 0 || (confidence === 'high' ? entry.probability >= threshold : entry.features.evidence >= NOTHING_MATCHES),
+      position === 0 || (sure === 'high' ? entry.probability >= threshold : entry.features.evidence >= NOTHING_MATCHES),
     );
-  return { found: true, confidence, stage: 'lexical', candidates: chosen.map(toCandidate), ...unfinished };
+  return { found: true, confidence: sure, stage: 'lexical', candidates: chosen.map(toCandidate), ...unfinished, ...(contested.length ? { contested } : {}) };
 }
 
 // The ranking in the order of the words alone: the word vectors re-order the tools the words found, but whether

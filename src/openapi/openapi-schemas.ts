@@ -67,6 +67,12 @@ const BrokenMatch = {
 };
 const BROKEN = { type: 'array', maxItems: 3, items: { $ref: '#/components/schemas/BrokenMatch' }, description: 'on found: false or confidence low only: broken tools that would fit; with found: false the suggestion says to fix the first. Named only to a caller every rights layer may tell of it by its folder name alone (an admin, and one sessions.deny cannot be keeping from it), since its access block cannot be read' };
 
+const CONTESTED = {
+  type: 'array', maxItems: 2, minItems: 1,
+  description: "the first candidate takes another candidate's own requests: an example or alias of `of`, asked of the registry, answers `tool` first (a definition copying a reviewed tool's wording, which `hldp validate` warns as INTENT_OVERLAP); the answer is then confidence low: ask which is meant rather than run the first",
+  items: { type: 'object', required: ['tool', 'of', 'text'], properties: { tool: { type: 'string' }, of: { type: 'string' }, text: { type: 'string' } } },
+};
+
 const MatchResult = {
   oneOf: [
     {
@@ -78,6 +84,7 @@ const MatchResult = {
         candidates: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Candidate' } },
         incomplete: INCOMPLETE,
         broken: BROKEN,
+        contested: CONTESTED,
       },
     },
     { type: 'object', required: ['found', 'suggestion', 'near'], properties: { found: { const: false }, suggestion: { type: 'string' }, near: { type: 'array', maxItems: 3, items: { $ref: '#/components/schemas/NearMiss' } }, incomplete: INCOMPLETE, broken: BROKEN } },
@@ -225,6 +232,7 @@ export const COMPONENT_SCHEMAS = {
     type: 'object', required: ['previous', 'commit', 'changed', 'tools', 'errors', 'warnings'],
     properties: {
       previous: { type: 'string' }, commit: { type: 'string' }, changed: { type: 'boolean' }, tools: { type: 'integer' },
+      uncommitted: { type: 'array', items: { type: 'string' }, description: 'a local checkout served at HEAD: each definition file changed, new or deleted since HEAD, with its status ("tools/greet/TOOL.hdlp (changed, not committed)"), which is not served until committed; absent when there is none' },
       errors: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' }, description: ERRORS_WHO },
       warnings: { type: 'array', items: { $ref: '#/components/schemas/Diagnostic' }, description: WARNINGS_WHO },
       errors_withheld: { $ref: '#/components/schemas/ErrorsWithheld' },

@@ -66,10 +66,10 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       '/v1/match': {
         post: {
-          operationId: 'match', summary: 'Intent → 1-3 candidates, or found: false with a suggestion; never runs anything',
-          parameters: [PREFER_WAIT],
+          operationId: 'match', summary: 'Intent → 1-3 candidates, or found: false with a suggestion; never runs anything. With X-HLDP-Session the match is the session\'s: ranked by its recent calls and recorded for hldp suggest examples, as tool_find there',
+          parameters: [{ name: 'X-HLDP-Session', in: 'header', schema: { type: 'string' }, description: 'the session (POST /v1/sessions) the match is made in' }, PREFER_WAIT],
           requestBody: { required: true, ...json('MatchRequest') },
-          responses: { '200': answer('candidates or found: false', 'MatchResult'), '503': LOADING, ...errors },
+          responses: { '200': answer('candidates or found: false', 'MatchResult'), '404': answer('X-HLDP-Session names no session of this caller (SESSION_NOT_FOUND)', 'Error'), '503': LOADING, ...errors },
         },
       },
       '/v1/call': {

@@ -40,10 +40,11 @@ function launcherFailure(outcome: LaunchOutcome, stderr: string, nonce: string):
     .filter((line) => line !== marker)
     .join('\n')
     .trim();
+  // decided on the line; then it is the launcher's, not the tool's: the receipt neither shows its secret nor counts it (review userZ5, F6)
   if (outcome.exitCode === 126 || outcome.exitCode === 127) {
-    return { exitCode: null, signal: null, failure: { code: 'SPAWN_FAILED', message: lastLine(said, `${SCRIPT_SHELL_NAME}: `) ?? (said || `the program could not be started (exit ${outcome.exitCode})`) } };
+    return { exitCode: null, signal: null, failure: { code: 'SPAWN_FAILED', message: lastLine(said, `${SCRIPT_SHELL_NAME}: `) ?? (said || `the program could not be started (exit ${outcome.exitCode})`) }, launcherLine: marker };
   }
-  return { exitCode: null, signal: null, failure: { code: 'SANDBOX_FAILED', message: `the sandbox could not be set up, so the tool did not run: ${said || `the launcher's shell exited with code ${outcome.exitCode}`}` } };
+  return { exitCode: null, signal: null, failure: { code: 'SANDBOX_FAILED', message: `the sandbox could not be set up, so the tool did not run: ${said || `the launcher's shell exited with code ${outcome.exitCode}`}` }, launcherLine: marker };
 }
 
 /** The tool's end when it ran directly: what the process reported. */

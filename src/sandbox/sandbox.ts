@@ -107,6 +107,8 @@ export interface LaunchOutcome {
   failure?: { code: Extract<ErrorCode, 'SANDBOX_FAILED' | 'SPAWN_FAILED'>; message: string };
   /** the limit the run hit, and a line saying so */
   resourceLimit?: { name: ResourceLimitName; message: string };
+  /** the launcher's own line (with the run's secret) that said the tool never started: not the tool's stderr, so not kept nor counted */
+  launcherLine?: string;
 }
 
 /** A launch, or why this request may not run. */

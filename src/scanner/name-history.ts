@@ -232,7 +232,9 @@ function mergedReason(claimant: Claimant, commit: string, others: readonly strin
 
 function decidedReason(claimants: readonly Claimant[], answer: HistoryAnswer, winner: number, group: readonly number[]): string {
   const younger = group.flatMap((at) => (at === winner ? [] : [`${claimants[at]!.path} ${claimants[at]!.role === 'alias' ? 'declared it' : 'appeared'} in commit ${short(answer.appeared[at]!.commit)}`]));
-  return `${younger.join(', ')}; it was there before`;
+  // the claim kept is named: "it was there before" read as if the younger claim had been (userZ5, F1)
+  const kept = claimants[winner]!;
+  return `${younger.join(', ')}; ${kept.role === 'alias' ? `${kept.path} declared it` : `${kept.path} was there`} before`;
 }
 
 const RENAME = 'rename or remove one of them';

@@ -1,4 +1,4 @@
-import { brokenDefinition, brokenToolMessage, removedToolWords, type RemovedTools, type ToolIndex } from '../core/index.js';
+import { brokenDefinition, brokenToolMessage, removedToolWords, removedWhen, type RemovedTools, type ToolIndex } from '../core/index.js';
 import type { Matcher } from '../matcher/index.js';
 import { refusal, type MetaAnswer } from './meta-answer.js';
 import type { RegistryView } from './registry-view.js';
@@ -40,7 +40,7 @@ export function loadRefusal(name: string, context: LoadRefusalContext): MetaAnsw
   const broken = brokenDefinition(context.index, name);
   if (broken.length > 0 && context.mayKnowBroken(name)) return refusal('TOOL_BROKEN', brokenToolMessage(name, broken), { tool: name, diagnostics: broken });
   const removed = context.removed?.get(name); // told as a call of it is (review userZ, Z3)
-  if (removed) return refusal('TOOL_NOT_FOUND', `${removedToolWords(name, removed).error}; tool_find finds tools by what they do`, { tool: name, ...removed });
+  if (removed) return refusal('TOOL_NOT_FOUND', `${removedToolWords(name, removed).error}; tool_find finds tools by what they do`, { tool: name, ...removedWhen(removed) });
   const near = context.mayOffer(nearNames(context.matcher, name));
   return refusal('TOOL_NOT_FOUND', `no tool or group '${name}'${near.length ? `; did you mean ${near.map((near) => `'${near}'`).join(', ')}?` : ''}; tool_find finds tools by what they do`);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type MatchResult, type RemovedTools, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
+import { didYouMean, type MatchResult, type RemovedTools, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
 import type { Matcher } from '../matcher/index.js';
 import { systemClock, type Clock } from './clock.js';
 import { refusal, type MetaAnswer } from './meta-answer.js';
@@ -94,10 +94,10 @@ export class SessionManager {
   toolsetProblem(names: readonly string[], principal: string | undefined): { code: 'TOOLSET_NOT_FOUND' | 'TOOLSET_FORBIDDEN'; message: string } | undefined {
     const registry = this.registryView();
     const usable = this.usableToolsets(undefined, principal);
-    const available = offeredToolsets(registry, usable).map((toolset) => toolset.name).join(', ') || 'none';
+    const offered = offeredToolsets(registry, usable).map((toolset) => toolset.name), available = offered.join(', ') || 'none';
     const unknown = names.filter((name) => !registry.toolset(name));
     // a toolset a rescan took away is named as gone, and why, not as a name that never was (review userX, X2)
-    const said = unknown.map((name) => this.goneToolset(name, false, principal) ?? `no toolset ${name}`);
+    const said = unknown.map((name) => this.goneToolset(name, false, principal) ?? `no toolset ${name}${didYouMean(name, offered)}`);
     if (unknown.length) return { code: 'TOOLSET_NOT_FOUND', message: `${said.join('; ')}; available: ${available}` };
     // a connection that asks for a toolset it may use nothing of would list only the meta-tools (review V, V2)
     const forbidden = names.map((name) => registry.toolset(name)!).find((toolset) => !usable.has(toolset.name));
@@ -263,8 +263,8 @@ export class SessionManager {
     const registry = this.registryView();
     const skill = registry.skill(name);
     if (!skill) {
-      const available = registry.index.skills.map((entry) => entry.name).join(', ') || 'none';
-      return refusal('SKILL_NOT_FOUND', `no skill ${name}; available: ${available}`);
+      const available = registry.index.skills.map((entry) => entry.name);
+      return refusal('SKILL_NOT_FOUND', `no skill ${name}${didYouMean(name, available)}; available: ${available.join(', ') || 'none'}`);
     }
     return { ok: true, message: skill.body, data: { name: skill.name, description: skill.description, ...(skill.toolset ? { toolset: skill.toolset } : {}), body: skill.body }, changed: false };
   }

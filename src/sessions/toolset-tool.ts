@@ -1,4 +1,4 @@
-import { toolNameAt, toolsOf, type SkillDefinition, type ToolsetDefinition } from '../core/index.js';
+import { didYouMean, toolNameAt, toolsOf, type SkillDefinition, type ToolsetDefinition } from '../core/index.js';
 import { refusal, type MetaAnswer } from './meta-answer.js';
 import type { RegistryView } from './registry-view.js';
 import { disableToolsets, enableToolset, type SessionState, type ToolsetScope } from './session-state.js';
@@ -61,7 +61,7 @@ export function toolsetTool(request: ToolsetRequest, context: ToolsetContext): M
   if (!toolset) {
     // one a rescan took away is named as gone, and why, not as a name that never was (review userX, X2)
     const gone = context.gone(request.name, state.toolsets.some((active) => active.name.toLowerCase() === request.name!.toLowerCase()));
-    return refusal('TOOLSET_NOT_FOUND', `${gone === undefined ? `no toolset ${request.name}` : gone}; available: ${available()}`, { available: offered.map((entry) => entry.name) });
+    return refusal('TOOLSET_NOT_FOUND', `${gone === undefined ? `no toolset ${request.name}${didYouMean(request.name, offered.map((entry) => entry.name))}` : gone}; available: ${available()}`, { available: offered.map((entry) => entry.name) });
   }
   // enabling it would list none of its tools and hide the ones the session has: refused, saying why (review V, V2)
   if (!context.usable.has(toolset.name)) return refusal('TOOLSET_FORBIDDEN', `${context.forbiddenReason(toolset)}; available: ${available()}`, { available: offered.map((entry) => entry.name) });

@@ -59,6 +59,9 @@ describe('hldp call', () => {
     expect(receipt).toMatchObject({ ok: true, timeout_ms: 2_000, timeout_from: 'call' });
     const stored = await runCli(['receipts', receipt.id, '--json'], { env: home.env });
     expect(JSON.parse(stored.stdout)).toMatchObject({ id: receipt.id, timeout_ms: 2_000, timeout_from: 'call' });
+    // the plain view says who called it, in which session and under which deadline, as --json does (review userZ5, F13)
+    const shown = await runCli(['receipts', receipt.id], { env: home.env });
+    expect(shown.stdout).toContain(`caller    ${receipt.caller ?? '-'}  session -  deadline 2000 ms (from call)\n`);
     const pending = await runCli(['call', 'file-write', '--params', '{"path":"timed.txt","content":"hi"}', '--json'], { env: home.env });
     expect(pending.code).toBe(3);
     const confirmed = await runCli(['confirm', JSON.parse(pending.stdout).token, '--timeout', '2500', '--json'], { env: home.env });

@@ -86,6 +86,12 @@ describe('a definition naming a target the config lacks (W2)', () => {
     const clean = await deployment({ api: 'flaky', target: 'remote' }, config);
     expect((await runCli(['validate', clean.repo, '--config', clean.config], { env: home.env })).stdout).not.toContain('names no');
   });
+
+  it('ends its first sentence before the next when no configured name is near (review userZ5, F8)', async () => {
+    const { repo, config: file } = await deployment({ api: 'flaky', target: 'prod' }, config);
+    const run = await runCli(['validate', repo, '--config', file], { env: home.env });
+    expect(run.stdout).toContain("warning: gatekeeper.target 'prod' names no gatekeeper of the gateway's config (configured: remote, default). Every call of this tool fails");
+  });
 });
 
 describe("an hldp-api tool's errors (W8, W6)", () => {

@@ -92,6 +92,20 @@ describe('hldp serve', () => {
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(service.stderr()).not.toContain('served as committed');
     });
+
+    it('answers a rescan (POST /v1/scan) naming the definitions edited since, and logs them (review userZ5, F15)', async () => {
+      const repo = await initRepository(join(home.path, 'repo'));
+      await commitFiles(repo, { 'tools/greet/TOOL.hdlp': makeToolYaml('greet') });
+      const service = await home.serve(['--repo', repo]);
+      const rescan = async (): Promise<Record<string, unknown>> => (await (await fetch(`${service.url}/v1/scan`, { method: 'POST' })).json()) as Record<string, unknown>;
+      const committed = await rescan();
+      expect(committed).toMatchObject({ changed: false });
+      expect(committed).not.toHaveProperty('uncommitted');
+      // the author's slip: the definition edited, not committed, then a rescan
+      await writeFiles(repo, { 'tools/greet/TOOL.hdlp': makeToolYaml('greet', { intent: 'greets people warmly' }) });
+      expect(await rescan()).toMatchObject({ changed: false, uncommitted: ['tools/greet/TOOL.hdlp (changed, not committed)'] });
+      await expect.poll(() => service.stderr(), { timeout: 30_000 }).toMatch(/served as committed at HEAD, so 1 definition\(s\) edited since are not; commit them[\s\S]*tools\/greet\/TOOL\.hdlp \(changed, not committed\)|tools\/greet\/TOOL\.hdlp \(changed, not committed\)[\s\S]*served as committed at HEAD, so 1 definition\(s\) edited since are not; commit them/);
+    });
   });
 });
 

@@ -73,6 +73,13 @@ describe('hldp import mcp', () => {
     expect(await readFile(join(repo, 'tools', 'mcp_files_read_text_file', 'TOOL.hdlp'), 'utf8')).toMatch(/^ {2}require_confirm: false {3}# the server marks it read-only/m);
   });
 
+  it("says in the draft when the server's params_schema leaves unknown params open (review userZ5, F10)", async () => {
+    const text = await readFile(join(repo, 'tools', 'mcp_everything_get-sum', 'TOOL.hdlp'), 'utf8');
+    const open = !/^ {2}additionalProperties: false$/m.test(text);
+    expect(open).toBe(true);
+    expect(text).toContain("# params_schema is the server's inputSchema, which sets no additionalProperties: a call's unknown params pass to the server unchecked");
+  });
+
   it('carries idempotentHint and readOnlyHint as mcp.idempotent, which lets a call be retried after its server died', async () => {
     const draft = (name: string) => readFile(join(repo, 'tools', name, 'TOOL.hdlp'), 'utf8');
     expect(await draft('mcp_files_write_file')).toMatch(/^mcp:\n {2}server: files\n {2}tool: write_file\n {2}idempotent: true {3}# idempotentHint/m);

@@ -61,6 +61,9 @@ for (const mode of ['auto', 'off'] as const) {
       const response = await request(gateway, 'POST', '/v1/call', { body: { tool: 'missing', params: {} }, headers: auth });
       expect(response.json).toMatchObject({ ok: false, code: 'SPAWN_FAILED', exit_code: null });
       expect(response.json.error).toMatch(/no-such-program-hldp-k9.*(ENOENT|not found)/);
+      // the launcher's closing line, with the run's secret, is not the tool's stderr: neither kept nor counted (review userZ5, F6)
+      expect(response.json.stderr).not.toContain('the tool was not started');
+      expect(response.json.output_bytes).toBe(Buffer.byteLength(response.json.stderr) + Buffer.byteLength(response.json.output));
     });
   });
 }

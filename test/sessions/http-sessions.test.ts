@@ -38,6 +38,16 @@ describe('HTTP sessions', () => {
       const opened = await api(base, 'POST', '/v1/sessions', { body: { toolsets: ['nope'] } });
       expect(opened).toMatchObject({ status: 404, body: { code: 'TOOLSET_NOT_FOUND', error: 'no toolset nope; available: ops, repo' } });
     });
+
+    it('names the toolset a typo meant, as an unknown tool is (review userZ5, F11)', async () => {
+      const { base, open, callIn } = await serve();
+      const opened = await api(base, 'POST', '/v1/sessions', { body: { toolsets: ['rpeo'] } });
+      expect(opened).toMatchObject({ status: 404, body: { code: 'TOOLSET_NOT_FOUND', error: "no toolset rpeo (did you mean 'repo'?); available: ops, repo" } });
+      const enabled = await callIn(await open(['repo']), 'toolset', { action: 'enable', name: 'opps' });
+      expect(enabled).toMatchObject({ status: 404, body: { code: 'TOOLSET_NOT_FOUND', error: "no toolset opps (did you mean 'ops'?); available: ops, repo" } });
+      const read = await callIn(await open(['repo']), 'read_skill', { name: 'repository-histroy' });
+      expect(read.body).toMatchObject({ code: 'SKILL_NOT_FOUND', error: "no skill repository-histroy (did you mean 'repository-history'?); available: repository-history, server-ops" });
+    });
   });
 
   describe('when the session enables another toolset', () => {

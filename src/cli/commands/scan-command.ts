@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { eachTool, formatDiagnostic, toolCount, type ToolIndex } from '../../core/index.js';
+import { byPlace, eachTool, formatDiagnostic, toolCount, type ToolIndex } from '../../core/index.js';
 import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeLines, type Command, type CommandIo } from '../command.js';
 import { terminalSafe } from '../terminal-safe.js';
 
@@ -37,7 +37,8 @@ export const scanCommand: Command = {
       `skills  ${index.skills.length}${index.skills.length ? `: ${index.skills.map((skill) => skill.name).join(', ')}` : ''}`,
       `errors  ${index.errors.length}`,
     ]);
-    writeLines(io.stderr, [...index.errors, ...index.warnings].map((diagnostic) => terminalSafe(formatDiagnostic(diagnostic))));
+    // by file, each file's in the order of its lines, as hldp validate gives them (review userZ5, F3)
+    writeLines(io.stderr, [...index.errors, ...index.warnings].sort(byPlace).map((diagnostic) => terminalSafe(formatDiagnostic(diagnostic))));
     return unread();
   },
 };
@@ -67,7 +68,7 @@ async function writeIndexJson(io: CommandIo, index: ToolIndex): Promise<void> {
   const rest = JSON.stringify({
     toolsets: index.toolsets.map((toolset) => ({ name: toolset.name, description: toolset.description, tools: toolset.tools, path: toolset.source.path })),
     skills: index.skills.map((skill) => ({ name: skill.name, description: skill.description, ...(skill.toolset ? { toolset: skill.toolset } : {}), path: skill.source.path })),
-    errors: index.errors,
+    errors: [...index.errors].sort(byPlace),
     warnings: index.warnings,
   }, null, 2);
   await write(`${text}${written ? '\n  ]' : ']'},\n${rest.slice(2)}\n`);

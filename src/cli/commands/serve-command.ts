@@ -33,7 +33,7 @@ function sharedDataWarnings(config: GatewayConfig, repository: string, { default
 // listens, which a supervisor or a user waits for (issue #18)
 const announcementModules = async () => {
   const [config, sharedData, service, policy] = await Promise.all([import('../../config/index.js'), import('../shared-data-folder.js'), import('../../gateway/service/index.js'), import('../../policy/index.js')]);
-  return { defaultDataDir: config.defaultDataDir, PACKAGE_ROOT: config.PACKAGE_ROOT, otherRepositoriesServed: sharedData.otherRepositoriesServed, sandboxWarnings: service.sandboxWarnings, workspaceWarnings: service.workspaceWarnings, undecidableApprovals: policy.undecidableApprovals, deputyTokenWarnings: policy.deputyTokenWarnings };
+  return { defaultDataDir: config.defaultDataDir, PACKAGE_ROOT: config.PACKAGE_ROOT, otherRepositoriesServed: sharedData.otherRepositoriesServed, sandboxWarnings: service.sandboxWarnings, workspaceWarnings: service.workspaceWarnings, undecidableApprovals: policy.undecidableApprovals, deputyTokenWarnings: policy.deputyTokenWarnings, PolicySet: policy.PolicySet };
 };
 type AnnouncementModules = Awaited<ReturnType<typeof announcementModules>>;
 
@@ -55,7 +55,9 @@ export const serveCommand: Command = {
     const announcing = announcementModules();
     // a start that fails leaves the announcement to nobody
     announcing.catch(() => undefined);
-    const server = await startServer(config, { logger, version: packageVersion(), mountMcp });
+    // a rescan of a checkout says what of it is not served, as the start says it (review userZ5, F15)
+    const uncommitted = async (signal?: AbortSignal): Promise<string[]> => (await import('../uncommitted-definitions.js')).uncommittedDefinitions(config.repository.source, config.repository.ref, signal);
+    const server = await startServer(config, { logger, version: packageVersion(), mountMcp, uncommitted });
     const modules = await announcing;
     const { index } = server.gateway.registry;
     // a definition left out is named at start: "serving 1 tools" alone hides the two that were dropped; one served in
@@ -66,7 +68,10 @@ export const serveCommand: Command = {
     const errorsOf = (files: readonly string[]): string => index.errors.filter((error) => files.includes(error.file)).sort(byLine(files)).map((error) => `  ${terminalSafe(formatDiagnostic(error))}`).join('\n');
     if (dropped.length > 0) io.stderr.write(`hldp: ${dropped.length} definition(s) dropped, not served (GET /healthz says degraded):\n${errorsOf(dropped)}\n`);
     if (partial.length > 0) io.stderr.write(`hldp: ${partial.length} definition(s) served in part, without what they name that is not there (GET /healthz says degraded):\n${errorsOf(partial)}\n`);
-    const { sandboxWarnings, workspaceWarnings, PACKAGE_ROOT } = modules;
+    const { sandboxWarnings, workspaceWarnings, PACKAGE_ROOT, PolicySet } = modules;
+    // the consequence of a broken policy, said at start: else an author learnt it from a first call's 403 (review userZ5, F5)
+    const refusing = PolicySet.of(index).brokenReason;
+    if (refusing !== undefined) io.stderr.write(`hldp: ${terminalSafe(refusing)}\n`);
     // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
     const { undecidableApprovals } = modules;
     // an approve rule none of the configured principals may decide: its requests could only expire (review userV, V3)

@@ -28,6 +28,7 @@ export const validateCommand: Command = {
     const roots = new Set<string>();
     const unread: Diagnostic[] = [];
     let found = 0;
+    const stagedRoots: string[] = [];
     if (flags.staged) {
       // what the next commit holds: every definition of the registry (a deletion is seen by what names the deleted tool)
       const { stagedDefinitionFiles } = await import('../staged-files.js');
@@ -36,6 +37,7 @@ export const validateCommand: Command = {
         found += staged.files.length + staged.unread.length;
         files.push(...staged.files);
         unread.push(...staged.unread);
+        stagedRoots.push(staged.root);
       }
     }
     for (const path of flags.staged ? [] : paths) {
@@ -81,7 +83,16 @@ export const validateCommand: Command = {
       const strays = [...(await rootStraysAt(root)), ...strayPolicies(items.map((item) => ({ name: item.name, folder: item.isDirectory() })))];
       for (const stray of strays) unread.push({ ...stray, file: shown ? join(shown, stray.file) : stray.file });
     }
-    const result = validateDefinitionFiles(files, context, { maxBytes, sandboxPathRefusal, sandboxCeiling });
+    const parseOptions = { maxBytes, sandboxPathRefusal, sandboxCeiling };
+    let result = validateDefinitionFiles(files, context, parseOptions);
+    // a name clash is settled as the gateway will settle it once these files are committed: the claim served at HEAD
+    // keeps its name or alias and the new one is refused, not the first by path order (userZ5, F1). HEAD is scanned only
+    // at a clash, as a scan walks git history only at one
+    const { hasNameClash, headIndexOf } = await import('../head-index.js');
+    if (hasNameClash(result.index)) {
+      const previous = await headIndexOf(flags.staged ? stagedRoots : roots, { cacheDir: config.cacheDir, maxDefinitionBytes: maxBytes });
+      if (previous) result = validateDefinitionFiles(files, context, parseOptions, previous);
+    }
     // a schema the gateway cannot compile, a format it does not know (review userY, Y6), a default its own schema
     // refuses (review userW, W1): asked of the gateway's own params validator
     const { gatewaySchemaProblems } = await import('../params-schema-checks.js');
@@ -93,13 +104,17 @@ export const validateCommand: Command = {
     const given = new Set(files.map((file) => file.path));
     // with the deployment's config, an approve rule no principal of it may decide (review userV, V3)
     const deployment = config.file ? [...undecidableApprovals(result.index, [...config.principals, ...(config.principalsLeftOut ?? [])]), ...(await targetWarnings(result.index, files, config))] : [];
-    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...compiled.filter((diagnostic) => diagnostic.severity !== 'error'), ...[...policyWarnings(result.index), ...deployment].filter((warning) => given.has(warning.file))];
+    // a definition whose wording takes another tool's requests, on the one that now wins them (review Z6, Z6-2)
+    const { intentOverlapWarnings } = await import('../intent-overlap-warnings.js');
+    const overlap = await intentOverlapWarnings(result.index, new Map([...context, ...files].map((file) => [file.path, Buffer.from(file.content).toString('utf8')])));
+    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...compiled.filter((diagnostic) => diagnostic.severity !== 'error'), ...[...policyWarnings(result.index), ...deployment, ...overlap.warnings].filter((warning) => given.has(warning.file))];
     const ordered = [...errors, ...warnings].sort(byPlace);
     if (flags.json) writeJson(io, { files: found, paths, errors, warnings });
     else {
       // a diagnostic quotes the file's own text: one line each, whatever line feed it holds
       writeLines(io.stdout, ordered.map((diagnostic) => terminalSafe(formatDiagnostic(diagnostic))));
       io.stderr.write(`${found} file(s) under ${paths.join(', ')}${flags.staged ? ' as staged' : ''}: ${errors.length} error(s), ${warnings.length} warning(s)\n`);
+      if (overlap.skipped !== undefined) io.stderr.write(`${overlap.skipped}\n`);
       if (found === 0 && flags.staged) {
         io.stderr.write(`no definition staged under ${paths.join(', ')} (looked for tools/*/TOOL.hdlp, toolsets/*/TOOLSET.hdlp, skills/*/SKILL.md and policies/*.hdlp in git's index); give the folder that holds tools/\n`);
       } else if (found === 0) {

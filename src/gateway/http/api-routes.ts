@@ -9,7 +9,7 @@ import { receiptQuery, toolListQuery } from './query-parameters.js';
 import { outcomeStatus, sendOutcome } from './send-outcome.js';
 import { hangUpSignal } from './hang-up.js';
 import { principalOf } from './principal-auth.js';
-import { callInSession, SESSION_HEADER } from './session-routes.js';
+import { callInSession, matchInSession, SESSION_HEADER } from './session-routes.js';
 import { toolPage } from './tool-list.js';
 import { WIRE_ERRORS } from '../../openapi/index.js';
 
@@ -17,7 +17,7 @@ import { WIRE_ERRORS } from '../../openapi/index.js';
 export const RECEIPT_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** The `/v1` API over a gateway (authentication is the caller's to add). */
-export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; rescansIdle: () => Promise<void>; announce?: (reason: string) => void; receiptReads?: ReceiptReads }): Router {
+export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; rescansIdle: () => Promise<void>; announce?: (reason: string) => void; receiptReads?: ReceiptReads; uncommitted?: (signal?: AbortSignal) => Promise<string[]> }): Router {
   const router = express.Router();
   const receiptReads = options.receiptReads ?? new ReceiptReads();
   // parsed, then measured: anything past the depth limit is refused before a handler clones or validates it
@@ -51,6 +51,8 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
   });
 
   router.post('/v1/match', ...jsonBody, validateBody('MatchRequest'), async (request, response) => {
+    // with X-HLDP-Session the match is the session's: ranked by its recent calls, recorded for hldp suggest examples
+    if (request.get(SESSION_HEADER) !== undefined) return matchInSession(gateway, request, response);
     const { intent, limit, context } = request.body as { intent: string; limit?: number; context?: Record<string, unknown> };
     response.json(await gateway.match(intent, { ...matchOptions(limit, context), ...matchWait(request), caller: principalOf(response).name }));
   });
@@ -86,7 +88,9 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
       // policies) until their next poll, while this answer said the new one is served (review L, L2)
       options.announce?.('POST /v1/scan');
       const { index } = result;
-      const found = { previous: result.previous, commit: result.commit, changed: result.changed, tools: toolCount(index), ...scanProblemsFor(index, principalOf(response).roles) };
+      // a checkout's definitions edited since HEAD are not what was scanned: said, else the answer was `changed: false` alone
+      const edited = (await options.uncommitted?.(hangUpSignal(response))) ?? [];
+      const found = { previous: result.previous, commit: result.commit, changed: result.changed, tools: toolCount(index), ...scanProblemsFor(index, principalOf(response).roles), ...(edited.length > 0 ? { uncommitted: edited } : {}) };
       // the repository could not be read and the last good index is served: not a success (a CI step that pushes, then
       // rescans and fails on non-2xx, passed while its push was never read: review N, N22)
       if (index.stale) response.status(502).json({ code: 'SCAN_FAILED', error: `${index.stale.reason}; still serving ${index.commit}`, ...found, stale: index.stale });

@@ -26,6 +26,8 @@ export interface AppOptions {
   version: string;
   /** tells the other instances sharing the store that a push arrived */
   announceRescan?: (reason: string) => void;
+  /** the repository's definitions edited since the commit served: `POST /v1/scan` answers and logs them */
+  uncommitted?: (signal?: AbortSignal) => Promise<string[]>;
   /** mounts further authenticated routes (the MCP endpoint) */
   extraRoutes?: (app: Express, auth: RequestHandler) => void;
 }
@@ -104,7 +106,14 @@ export function createApp(options: AppOptions): Express {
   // one count of the long receipt texts held for slow readers, whichever route sends them
   const receiptReads = new ReceiptReads();
   app.use(approvalRouter(gateway, { maxBodyBytes: config.maxBodyBytes, receiptReads }));
-  app.use(apiRouter(gateway, { maxBodyBytes: config.maxBodyBytes, receiptReads, rescansIdle: () => scheduler.idle(), ...(options.announceRescan ? { announce: options.announceRescan } : {}) }));
+  const uncommitted = options.uncommitted;
+  // "I edited it, rescanned, nothing changed": the rescan says why, as the start does (review userZ5, F15)
+  const unserved = uncommitted && (async (signal?: AbortSignal): Promise<string[]> => {
+    const edited = await uncommitted(signal);
+    if (edited.length > 0) logger.warn({ uncommitted: edited }, `${gateway.registry.index.source} is served as committed at HEAD, so ${edited.length} definition(s) edited since are not; commit them`);
+    return edited;
+  });
+  app.use(apiRouter(gateway, { maxBodyBytes: config.maxBodyBytes, receiptReads, rescansIdle: () => scheduler.idle(), ...(options.announceRescan ? { announce: options.announceRescan } : {}), ...(unserved ? { uncommitted: unserved } : {}) }));
   app.get('/v1/events', eventStreamRoute(gateway.events, principalOf));
   options.extraRoutes?.(app, auth);
   // a documented path asked with a method it does not serve: 405 and Allow, not "no route"

@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { hangUpSignal } from './hang-up.js';
-import { anthropicToolSpec, openAiToolSpec, REGISTRY_NAME_META, type McpToolSpec } from '../../export/index.js';
+import { anthropicToolSpec, CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, openAiToolSpec, REGISTRY_NAME_META, type McpToolSpec } from '../../export/index.js';
 import { catalogFor, resolveListedName, type SessionState } from '../../sessions/index.js';
 import { META_TOOL_BY_NAME, runMetaTool, type Gateway, type MetaOutcome } from '../service/index.js';
 import { matchOptions, matchWait } from './match-options.js';
@@ -8,6 +8,9 @@ import { principalOf } from './principal-auth.js';
 import { sendOutcome } from './send-outcome.js';
 import { emptyBody, validateBody } from './body-validator.js';
 import { WIRE_ERRORS, type WireErrorCode } from '../../openapi/index.js';
+
+// the meta-tools a request's timeout_ms means something to: the deadline of the call they run, or of a match's wait
+const DEADLINED_META_TOOLS: ReadonlySet<string> = new Set([CALL_TOOL.name, CONFIRM_TOOL.name, FIND_TOOL.name]);
 
 /** The header that names the session a call is made in. */
 export const SESSION_HEADER = 'X-HLDP-Session';
@@ -112,12 +115,7 @@ export async function callInSession(gateway: Gateway, request: Request, response
   const state = await ownSession(gateway, id, response);
   if (!state) return notFound(response, id);
   const body = request.body as { tool?: string; params?: Record<string, unknown>; intent?: string; limit?: number; timeout_ms?: number; context?: Record<string, unknown> };
-  if (body.intent !== undefined) {
-    const matched = await gateway.match(body.intent, { ...matchOptions(body.limit, body.context), ...matchWait(request), session: state });
-    await gateway.sessions.settle(state);
-    response.json(matched);
-    return;
-  }
+  if (body.intent !== undefined) return matchIn(gateway, request, response, state);
   // a name as the session's tool list gave it (renamed to fit a client's alphabet) stands for its registry tool, as over MCP
   const { index } = gateway.registry;
   const target = resolveListedName(index, body.tool!);
@@ -128,7 +126,14 @@ export async function callInSession(gateway: Gateway, request: Request, response
   // the session's changes reach the store before the answer: the client's next request may land at another instance
   const meta = target.kind === 'meta' ? META_TOOL_BY_NAME.get(target.tool.name) : undefined;
   if (meta) {
-    const outcome = await runMetaTool(gateway, state, meta, body.params ?? {}, { resolveName });
+    // timeout_ms beside tool_call or confirm is the inner call's deadline, as MCP's _meta is (same ceiling and
+    // allowance, timeout_from "call"); beside tool_find it bounds the wait for a loading search index. It was accepted
+    // and dropped, and the TIMEOUT then told the agent to send the timeout_ms it had sent (review userZ5, F14)
+    if (body.timeout_ms !== undefined && !DEADLINED_META_TOOLS.has(meta.name)) {
+      response.status(400).json({ code: 'INVALID_REQUEST', error: `'timeout_ms' does not go with '${meta.name}', which runs no tool: drop it (it is the deadline of tool_call's and confirm's call)` });
+      return;
+    }
+    const outcome = await runMetaTool(gateway, state, meta, body.params ?? {}, { resolveName, signal: hangUpSignal(response), ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }) });
     goneHeader(gateway, state, response);
     await gateway.sessions.settle(state);
     return sendMeta(response, meta.name, outcome);
@@ -139,6 +144,25 @@ export async function callInSession(gateway: Gateway, request: Request, response
   if (gateway.sessions.view(state).digest !== before) response.set('X-HLDP-Tools-Changed', 'true');
   await gateway.sessions.settle(state);
   sendOutcome(response, outcome);
+}
+
+/**
+ * `POST /v1/match` with `X-HLDP-Session`: the match is made in the session, as `tool_find` and `POST /v1/call {intent}`
+ * there are — its recent calls inform the ranking and the match is recorded for `hldp suggest examples` (review userZ5,
+ * F4: the header was accepted and ignored, so an agent built from `hldp export --json` taught the gateway nothing).
+ */
+export async function matchInSession(gateway: Gateway, request: Request, response: Response): Promise<void> {
+  const id = request.get(SESSION_HEADER)!;
+  const state = await ownSession(gateway, id, response);
+  if (!state) return notFound(response, id);
+  return matchIn(gateway, request, response, state);
+}
+
+async function matchIn(gateway: Gateway, request: Request, response: Response, state: SessionState): Promise<void> {
+  const body = request.body as { intent: string; limit?: number; context?: Record<string, unknown> };
+  const matched = await gateway.match(body.intent, { ...matchOptions(body.limit, body.context), ...matchWait(request), session: state });
+  await gateway.sessions.settle(state);
+  response.json(matched);
 }
 
 // listed name → registry name of every registry tool listed, as `hldp export --json` gives it

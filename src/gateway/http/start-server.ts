@@ -36,6 +36,8 @@ export interface ServerOptions {
    * starts the server, since the MCP front is built on the gateway and the gateway does not import it. Without it, no `/mcp`.
    */
   mountMcp?: (app: Express, gateway: Gateway, options: { auth: RequestHandler }) => { close(): Promise<void> };
+  /** the repository's definitions edited since the commit served, which a rescan does not serve (the command line knows git's working tree) */
+  uncommitted?: (signal?: AbortSignal) => Promise<string[]>;
 }
 
 /** Opens the gateway, starts its embedded gatekeeper and HTTP API, and polls the repository as a webhook fallback. */
@@ -65,6 +67,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   const app = createApp({
     gateway, logger, metrics, scheduler, version: options.version,
     announceRescan: (reason) => links.announceRescan(reason),
+    ...(options.uncommitted ? { uncommitted: options.uncommitted } : {}),
     // MCP over Streamable HTTP, behind the same bearer auth as /v1
     extraRoutes: (express, auth) => {
       mcp = options.mountMcp?.(express, gateway, { auth });

@@ -1,5 +1,5 @@
 import { distance } from 'fastest-levenshtein';
-import { brokenDefinition, brokenToolMessage, exceedsDepth, removedToolWords, MAX_JSON_DEPTH, type NearMiss } from '../../core/index.js';
+import { brokenDefinition, brokenToolMessage, exceedsDepth, removedAlias, removedToolWords, removedWhen, MAX_JSON_DEPTH, type NearMiss } from '../../core/index.js';
 import { LIST_THE_TOOLS, missingToolSuggestion } from '../../matcher/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import { META_TOOL_BY_NAME, metaToolWithoutSession } from './meta-calls.js';
@@ -17,7 +17,14 @@ export function unknownToolOutcome(registry: Pick<Registry, 'index' | 'removed'>
   const diagnostics = brokenDefinition(registry.index, name);
   if (diagnostics.length > 0) return { kind: 'broken', found: false, code: 'TOOL_BROKEN', tool: name, diagnostics, error: brokenToolMessage(name, diagnostics) };
   const removed = registry.removed?.get(name);
-  if (removed) return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', ...removedToolWords(name, removed), near, ...removed };
+  if (removed) return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', ...removedToolWords(name, removed), near, ...removedWhen(removed) };
+  // an alias the tool answered to where it was served: that tool's answer, never the advice to write the alias anew
+  const aliased = removedAlias(registry.removed, name);
+  if (aliased) {
+    const broken = brokenDefinition(registry.index, aliased.tool);
+    if (broken.length > 0) return { kind: 'broken', found: false, code: 'TOOL_BROKEN', tool: aliased.tool, diagnostics: broken, error: `'${name}' is an alias of '${aliased.tool}': ${brokenToolMessage(aliased.tool, broken)}` };
+    return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', ...removedToolWords(name, aliased.entry, aliased.tool), near, ...removedWhen(aliased.entry) };
+  }
   return missingTool(name, error, near);
 }
 
