@@ -10,6 +10,8 @@ export type UsageEvent =
   | {
       kind: 'match';
       session: string;
+      /** the principal the session acts for; absent in events stored before it was recorded (one unknown principal) */
+      principal?: string;
       /** ISO time */
       at: string;
       commit: string;
@@ -21,8 +23,15 @@ export type UsageEvent =
   | {
       kind: 'call';
       session: string;
+      principal?: string;
+      /** the time the call was made (recorded once it has answered) */
       at: string;
       commit: string;
       /** the tool called (its registry name) */
       tool: string;
+      /**
+       * whether the tool ran and succeeded (a receipt with `ok: true`); false for a refusal, invalid params, a
+       * confirmation asked, a failed run or a non-zero exit. Absent in events stored before it was recorded: counted.
+       */
+      ok?: boolean;
     };

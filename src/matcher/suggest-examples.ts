@@ -10,6 +10,10 @@ export interface SuggestedText {
   count: number;
   /** in how many sessions */
   sessions: number;
+  /** by how many principals (`--min` counts these): one agent's many sessions are one voice */
+  principals: number;
+  /** their names, sorted; {@link UNKNOWN_PRINCIPAL} for events stored before the principal was recorded */
+  by: string[];
   /** how the request had been answered, each way at most once */
   answered: MissedAs[];
   last_at: string;
@@ -28,9 +32,12 @@ export interface ExampleSuggestion {
 export interface SuggestOptions {
   /** a call counts only this soon after the request (default 10 minutes) */
   windowMs?: number;
-  /** a text is proposed once it was seen this many times (default 1) */
+  /** a text is proposed once this many distinct principals asked it (default 1) */
   minCount?: number;
 }
+
+/** The principal of events stored before it was recorded: all of them count as this one. */
+export const UNKNOWN_PRINCIPAL = '(unrecorded)';
 
 const DEFAULT_WINDOW_MS = 10 * 60 * 1000;
 // a request of one or two words (or a Chinese or Japanese phrase of up to four characters) reads as
@@ -47,21 +54,24 @@ interface Pending {
 }
 
 /**
- * Pairs each request that matched a tool weakly or not at all with the first call the same session
- * made within the window after it, before its next request, and proposes the request's text for the
- * called tool. A request answered confidently with the called tool first is already served and is
+ * Pairs each request that matched a tool weakly or not at all with the first successful call the same
+ * session made within the window after it, before its next request, and proposes the request's text for
+ * the called tool. A call that did not run successfully (refused, invalid params, a failed run, a
+ * non-zero exit) is no evidence that the request meant that tool: it is not counted, and the request
+ * waits for the next call. A text is proposed once `minCount` distinct principals asked it. A request answered confidently with the called tool first is already served and is
  * left out, as is a text the tool already lists, or a tool the index no longer has.
  */
 export function suggestExamples(events: readonly UsageEvent[], index: ToolIndex, options: SuggestOptions = {}): ExampleSuggestion[] {
   const windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
   const pending = new Map<string, Pending>();
-  const found = new Map<string, Map<string, { text: string; sessions: Set<string>; count: number; answered: Set<MissedAs>; last: string }>>();
+  const found = new Map<string, Map<string, { text: string; sessions: Set<string>; principals: Set<string>; count: number; answered: Set<MissedAs>; last: string }>>();
   const ordered = [...events].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   for (const event of ordered) {
     if (event.kind === 'match') {
       pending.set(event.session, { intent: event.intent, at: Date.parse(event.at), tools: event.tools, outcome: event.outcome });
       continue;
     }
+    if (event.ok === false) continue;
     const asked = pending.get(event.session);
     pending.delete(event.session);
     if (asked === undefined || Date.parse(event.at) - asked.at > windowMs) continue;
@@ -70,9 +80,10 @@ export function suggestExamples(events: readonly UsageEvent[], index: ToolIndex,
     const key = normalise(asked.intent);
     const byText = found.get(event.tool) ?? new Map();
     found.set(event.tool, byText);
-    const entry = byText.get(key) ?? { text: asked.intent.trim(), sessions: new Set(), count: 0, answered: new Set(), last: event.at };
+    const entry = byText.get(key) ?? { text: asked.intent.trim(), sessions: new Set(), principals: new Set(), count: 0, answered: new Set(), last: event.at };
     entry.count += 1;
     entry.sessions.add(event.session);
+    entry.principals.add(event.principal ?? UNKNOWN_PRINCIPAL);
     entry.answered.add(missed);
     entry.last = event.at;
     byText.set(key, entry);
@@ -86,15 +97,17 @@ export function suggestExamples(events: readonly UsageEvent[], index: ToolIndex,
     const tool = tools.at(position)!;
     const known = new Set([...tool.examples, ...tool.aliases, tool.name, tool.intent].map(normalise));
     const texts = [...byText.entries()]
-      .filter(([key, entry]) => !known.has(key) && entry.count >= (options.minCount ?? 1))
+      .filter(([key, entry]) => !known.has(key) && entry.principals.size >= (options.minCount ?? 1))
       .map(([, entry]): SuggestedText => ({
         text: entry.text,
         count: entry.count,
         sessions: entry.sessions.size,
+        principals: entry.principals.size,
+        by: [...entry.principals].sort(),
         answered: [...entry.answered],
         last_at: entry.last,
       }))
-      .sort((a, b) => b.count - a.count || b.sessions - a.sessions || (a.text < b.text ? -1 : 1));
+      .sort((a, b) => b.principals - a.principals || b.count - a.count || b.sessions - a.sessions || (a.text < b.text ? -1 : 1));
     if (texts.length === 0) continue;
     suggestions.push({ tool: tool.name, path: tool.source.path, examples: texts.filter((t) => !isAlias(t.text)), aliases: texts.filter((t) => isAlias(t.text)) });
   }

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../helpers/git.js';
+import { git, makeTempDir } from '../helpers/git.js';
 import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
 import { HLDP_BIN, runCli } from '../helpers/run-cli.js';
 import { callTool, makeClient } from '../mcp-front/support.js';
@@ -13,6 +13,8 @@ let env: Record<string, string>;
 beforeEach(async () => {
   temp = await makeTempDir();
   await mkdir(join(temp.path, 'workspace'));
+  // a git repository, so that git-ops status succeeds: only a call that ran successfully is counted (review Z6, Z6-5)
+  await git(join(temp.path, 'workspace'), 'init', '-q');
   env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: join(temp.path, 'workspace') };
 });
 afterEach(() => temp.cleanup());
@@ -34,7 +36,7 @@ describe('hldp suggest examples', () => {
     it('proposes the request as an example of that tool, and writes nothing', async () => {
       await session(async (call) => {
         expect(await call('tool_find', { intent: 'who wrote this' })).toMatchObject({ structuredContent: { found: false } });
-        await call('git-ops', { op: 'log' });
+        await call('git-ops', { op: 'status' });
       });
       const run = await runCli(['suggest', 'examples', '--json'], { env });
       expect(run.code).toBe(0);
@@ -43,11 +45,11 @@ describe('hldp suggest examples', () => {
         expect.objectContaining({
           tool: 'git-ops',
           path: 'tools/git-ops/TOOL.hdlp',
-          examples: [expect.objectContaining({ text: 'who wrote this', count: 1, sessions: 1, answered: ['found: false'] })],
+          examples: [expect.objectContaining({ text: 'who wrote this', count: 1, sessions: 1, principals: 1, by: ['local'], answered: ['found: false'] })],
         }),
       ]);
       const text = await runCli(['suggest', 'examples'], { env });
-      expect(text.stdout).toBe('tools/git-ops/TOOL.hdlp\n  examples:\n    - "who wrote this"    # 1× in 1 session(s); was found: false\n');
+      expect(text.stdout).toBe('tools/git-ops/TOOL.hdlp\n  examples:\n    - "who wrote this"    # 1× in 1 session(s) by 1 principal(s) (local); was found: false\n');
       expect(text.stderr).toMatch(/the gateway never writes tools/);
     });
   });
@@ -58,7 +60,7 @@ describe('hldp suggest examples', () => {
         const answer = (await call('tool_find', { intent: `who wrote this ${'x'.repeat(4000)}` })) as { isError?: boolean; content: Array<{ text: string }> };
         expect(answer.isError).toBe(true);
         expect(answer.content[0]!.text).toMatch(/INVALID_PARAMS|invalid params for 'tool_find'/);
-        await call('git-ops', { op: 'log' });
+        await call('git-ops', { op: 'status' });
       });
       const run = await runCli(['suggest', 'examples', '--json'], { env });
       expect(run.code).toBe(0);
@@ -100,7 +102,7 @@ describeWithPostgres('hldp suggest examples on PostgreSQL (HLDP_STORE_URL)', () 
       env.HLDP_STORE_URL = database.url;
       await session(async (call) => {
         expect(await call('tool_find', { intent: 'who wrote this' })).toMatchObject({ structuredContent: { found: false } });
-        await call('git-ops', { op: 'log' });
+        await call('git-ops', { op: 'status' });
       });
       const run = await runCli(['suggest', 'examples', '--json'], { env });
       expect(run.code).toBe(0);

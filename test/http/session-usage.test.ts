@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { suggestExamples } from '../../src/matcher/index.js';
+import { git } from '../helpers/git.js';
 import { request, startTestServer } from '../helpers/http-server.js';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => {
   server = await startTestServer('native-repo');
+  // a git repository, so that git-ops status succeeds: only a call that ran successfully is counted (review Z6, Z6-5)
+  await git(server.workspace, 'init', '-q');
 });
 afterAll(() => server.cleanup());
 
@@ -15,7 +18,7 @@ describe('POST /v1/call with X-HLDP-Session', () => {
       const headers = { 'X-HLDP-Session': opened.headers.get('X-HLDP-Session')! };
       const asked = await request(server, 'POST', '/v1/call', { body: { intent: 'who wrote this' }, headers });
       expect(asked.json).toMatchObject({ found: false });
-      await request(server, 'POST', '/v1/call', { body: { tool: 'git-ops', params: { op: 'log' } }, headers });
+      await request(server, 'POST', '/v1/call', { body: { tool: 'git-ops', params: { op: 'status' } }, headers });
       const ranked = await request(server, 'POST', '/v1/call', { body: { intent: 'the file', context: { group: 'nothing-here' } }, headers });
       expect(ranked.json).toMatchObject({ found: true });
       // a usage event is written in the event-loop turn after its answer, long before the client reads it

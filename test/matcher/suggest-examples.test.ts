@@ -79,4 +79,27 @@ describe('suggestExamples', () => {
       expect(suggestion!.examples.map((example) => example.text)).toEqual(['最近仓库里改了什么']);
     });
   });
+
+  // review Z6, Z6-5: one principal's many sessions forged "5× in 5 session(s)", and failed calls counted
+  describe('when the events name their principals, or a call failed', () => {
+    const by = (event: UsageEvent, principal?: string, ok?: boolean): UsageEvent =>
+      ({ ...event, ...(principal === undefined ? {} : { principal }), ...(ok === undefined || event.kind !== 'call' ? {} : { ok }) }) as UsageEvent;
+
+    it('counts minCount over distinct principals, events stored without one as one unknown principal', () => {
+      const events = ['s1', 's2', 's3'].flatMap((session) => [by(matched(session, 'rewind the branch', 'none'), 'bot'), by(called(session, 'git-ops'), 'bot')]);
+      events.push(matched('old1', 'rewind the branch', 'none'), called('old1', 'git-ops'), matched('old2', 'rewind the branch', 'none'), called('old2', 'git-ops'));
+      expect(suggestExamples(events, index, { minCount: 3 })).toEqual([]);
+      const [suggestion] = suggestExamples(events, index, { minCount: 2 });
+      expect(suggestion!.examples).toEqual([expect.objectContaining({ text: 'rewind the branch', count: 5, sessions: 5, principals: 2, by: ['(unrecorded)', 'bot'] })]);
+    });
+
+    it('passes over a call that did not succeed: the next successful call in the window answers the request', () => {
+      const events = [
+        by(matched('s1', 'rewind the branch', 'none'), 'bot'), by(called('s1', 'file-read'), 'bot', false), by(called('s1', 'git-ops'), 'bot', true),
+        by(matched('s2', 'who broke it', 'none'), 'bot'), by(called('s2', 'git-ops'), 'bot', false),
+      ];
+      const suggestions = suggestExamples(events, index);
+      expect(suggestions.map((suggestion) => [suggestion.tool, suggestion.examples.map((text) => text.text)])).toEqual([['git-ops', ['rewind the branch']]]);
+    });
+  });
 });

@@ -12,13 +12,18 @@ async function unknownKind(typed: string | undefined): Promise<string> {
   return near ? `unknown kind '${typed}'; did you mean '${near}'? ${usage}` : `unknown kind '${typed}'; the one kind is 'examples': ${usage}`;
 }
 
+// the principals behind a text, the first three by name
+function named(by: readonly string[]): string {
+  return by.length <= 3 ? by.join(', ') : `${by.slice(0, 3).join(', ')}, …`;
+}
+
 /** `hldp suggest examples`: request texts to add to tools' examples and aliases, from stored match → call pairs. */
 export const suggestCommand: Command = {
   name: 'suggest',
   usage: `examples [--since ISO] [--window MINUTES] [--min N] ${REPOSITORY_USAGE} [--json]`,
   summary: 'propose examples/aliases from requests agents matched weakly, then called a tool for (for review; writes nothing)',
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, since: { type: 'string' }, window: { type: 'string' }, min: { type: 'string' } },
-  optionHelp: { since: 'ISO: read the sessions stored since this date or time' },
+  optionHelp: { since: 'ISO: read the sessions stored since this date or time', min: 'N: propose a text once N distinct principals asked it (one agent\'s many sessions count once)' },
   maxPositionals: 1,
   async run(flags, positionals, io) {
     if (positionals[0] !== 'examples') throw new UsageError(await unknownKind(positionals[0]));
@@ -54,7 +59,7 @@ export const suggestCommand: Command = {
           if (texts.length === 0) continue;
           lines.push(`  ${field}:`);
           // a JSON string is a YAML string: paste as is
-          for (const text of texts) lines.push(`    - ${JSON.stringify(text.text)}    # ${text.count}× in ${text.sessions} session(s); was ${text.answered.join(', ')}`);
+          for (const text of texts) lines.push(`    - ${JSON.stringify(text.text)}    # ${text.count}× in ${text.sessions} session(s) by ${text.principals} principal(s) (${named(text.by)}); was ${text.answered.join(', ')}`);
         }
       }
       writeLines(io.stdout, lines);

@@ -67,7 +67,7 @@ export class IntentMatching {
     this.parts.matched((performance.now() - start) / 1000);
     if (session !== undefined) {
       const tools = result.found ? result.candidates.map((candidate) => candidate.name) : [];
-      this.parts.usage({ kind: 'match', session: session.id, at: new Date().toISOString(), commit: registry.index.commit, intent: asked, tools, outcome: result.found ? result.confidence : 'none' });
+      this.parts.usage({ kind: 'match', session: session.id, ...(caller === undefined ? {} : { principal: caller }), at: new Date().toISOString(), commit: registry.index.commit, intent: asked, tools, outcome: result.found ? result.confidence : 'none' });
     }
     return result;
   }
