@@ -4,8 +4,17 @@
 // loop spent inside child_process spawns (the fork of the process, and the child's exec, which libuv waits for): its
 // share of the load's wall time, per spawn (bench/http/spawn-timer.cjs, preloaded), and each side's CPU time per call
 // and resident size (a fork costs more the larger the process: bench/http/fork-cost.ts).
-// Usage: npm run bench:http [-- --requests 2000 --concurrency 1,16,64]
-import { readFile, rm } from 'node:fs/promises';
+// Usage: npm run bench:http [-- --requests 2000 --concurrency 1,16,64] [--cpu-prof DIR] [--perf DIR] [--node-arg FLAG ...]
+// --cpu-prof DIR: the server writes a V8 CPU profile there when it exits, and this process one of its in-process loads
+// alone (in-process-<concurrency>.cpuprofile), with the HTTP loads' windows (http-windows.json) for bench/http/profile-breakdown.ts.
+// --perf DIR: Linux perf samples each side's CPU (not wall) time with its call stacks during its loads alone
+// (perf-http-<concurrency>.data of the server, perf-in-process-<concurrency>.data of this process; run this process as
+// `node --perf-basic-prof --import tsx bench/http/run.ts` for its JavaScript frames' names): bench/http/perf-breakdown.ts.
+// --node-arg FLAG (repeatable): a node flag for the server (e.g. --node-arg=--cpu-prof-interval=250).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +28,7 @@ import { makeToolYaml, writeFiles } from '../../test/helpers/git.js';
 import { benchTempDir } from '../work-folder.js';
 import { spawnService } from '../../test/helpers/spawn-service.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '1,16,64' } } });
+const { values } = parseArgs({ options: { requests: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '1,16,64' }, 'cpu-prof': { type: 'string' }, perf: { type: 'string' }, 'node-arg': { type: 'string', multiple: true, default: [] } } });
 const total = Number(values.requests);
 const levels = values.concurrency.split(',').map(Number);
 
@@ -29,7 +38,12 @@ await writeFiles(repo, { 'tools/true-tool/TOOL.hdlp': makeToolYaml('true-tool', 
 const SPAWN_TIMER = new URL('./spawn-timer.cjs', import.meta.url).pathname;
 const spawnFile = join(temp.path, 'spawns.json');
 const env = { HLDP_CACHE_DIR: join(temp.path, 'cache'), HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_WORKSPACE: temp.path, HLDP_LOG_LEVEL: 'warn', HLDP_POLL_INTERVAL_MS: '0', HLDP_BENCH_SPAWN_FILE: spawnFile };
-const server = await spawnService(['serve', '--repo', repo, '--port', '0'], env, / at (http:\/\/[\d.:]+)\n/, ['--require', SPAWN_TIMER]);
+const profileDir = values['cpu-prof'];
+if (profileDir !== undefined) await mkdir(profileDir, { recursive: true });
+const perfDir = values.perf;
+if (perfDir !== undefined) await mkdir(perfDir, { recursive: true });
+const profileFlags = [...(profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', 'server.cpuprofile']), ...(perfDir === undefined ? [] : ['--perf-basic-prof', '--require', new URL('./perf-map-keeper.cjs', import.meta.url).pathname])];
+const server = await spawnService(['serve', '--repo', repo, '--port', '0'], env, / at (http:\/\/[\d.:]+)\n/, ['--require', SPAWN_TIMER, ...profileFlags, ...values['node-arg']]);
 const { child, url } = server;
 // the same timer in this process, for the in-process side
 const ownSpawns = createRequire(import.meta.url)(SPAWN_TIMER) as SpawnTotals;
@@ -37,6 +51,7 @@ const ownSpawns = createRequire(import.meta.url)(SPAWN_TIMER) as SpawnTotals;
 interface SpawnTotals {
   spawns: number;
   spawn_ms: number;
+  loop_active_ms: number;
 }
 
 /** The server's spawn totals so far: it writes them on SIGUSR2. */
@@ -51,28 +66,41 @@ async function serverSpawns(): Promise<SpawnTotals> {
 }
 
 const TICKS_PER_MS = 100 / 1000;
-/** CPU time (user + system) of a process so far, in ms, from /proc (clock ticks of 10 ms). */
-async function cpuMs(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_MS;
+/**
+ * CPU time (user + system) of a process so far, in ms, from /proc (clock ticks of 10 ms): its own, and its children's
+ * that it has waited for (the launchers, bubblewrap and the tools, each counted in its parent's when reaped).
+ */
+async function cpuMs(pid: number): Promise<{ own: number; children: number; main: number }> {
+  const fieldsOf = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = fieldsOf(await readFile(`/proc/${pid}/stat`, 'utf8'));
+  // the main thread's alone: the event loop's (the others: the garbage collector's, the compiler's, libuv's pool, workers)
+  const main = fieldsOf(await readFile(`/proc/${pid}/task/${pid}/stat`, 'utf8'));
+  return { own: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_MS, children: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_MS, main: (Number(main[11]) + Number(main[12])) / TICKS_PER_MS };
 }
 
 /**
  * Runs a load and says how long the measured process's event loop was held inside spawns: per spawn, and as a share
  * of the load's wall time (spawn is synchronous: while the child forks and execs, nothing else of that process
- * runs); and the process's CPU time per call.
+ * runs); the process's CPU time per call, its children's (launchers, bubblewrap, the tool), and for the HTTP side
+ * this process's own (the client's: on 2 cores it competes with the server for the same CPUs).
  */
 async function withSpawnShare(pid: number, totals: () => Promise<SpawnTotals>, run: () => Promise<Awaited<ReturnType<typeof load>>>) {
-  const [spawnsBefore, cpuBefore] = [await totals(), await cpuMs(pid)];
+  const client = pid !== process.pid;
+  const [spawnsBefore, cpuBefore, clientBefore] = [await totals(), await cpuMs(pid), await cpuMs(process.pid)];
   const start = performance.now();
   const result = await run();
   const wall = performance.now() - start;
-  const [spawnsAfter, cpuAfter] = [await totals(), await cpuMs(pid)];
+  const [spawnsAfter, cpuAfter, clientAfter] = [await totals(), await cpuMs(pid), await cpuMs(process.pid)];
   const spawnMs = spawnsAfter.spawn_ms - spawnsBefore.spawn_ms;
   const spawns = spawnsAfter.spawns - spawnsBefore.spawns;
-  const cpu = cpuAfter - cpuBefore;
-  return { ...result, spawns, spawn_ms_per_spawn: +(spawnMs / Math.max(1, spawns)).toFixed(3), spawn_share_of_wall: +(spawnMs / wall).toFixed(3), cpu_ms_per_call: +(cpu / total).toFixed(2) };
+  const perCall = (ms: number): number => +(ms / total).toFixed(2);
+  return {
+    ...result, spawns, spawn_ms_per_spawn: +(spawnMs / Math.max(1, spawns)).toFixed(3), spawn_share_of_wall: +(spawnMs / wall).toFixed(3),
+    cpu_ms_per_call: perCall(cpuAfter.own - cpuBefore.own), main_thread_cpu_ms_per_call: perCall(cpuAfter.main - cpuBefore.main), children_cpu_ms_per_call: perCall(cpuAfter.children - cpuBefore.children),
+    // what bounds a side at concurrency 16 on a quiet machine: its one event loop, busy this long a call
+    loop_active_ms_per_call: perCall(spawnsAfter.loop_active_ms - spawnsBefore.loop_active_ms),
+    ...(client ? { client_cpu_ms_per_call: perCall(clientAfter.own - clientBefore.own) } : {}),
+  };
 }
 const tool = (await scanOnce(repo, { cacheDir: join(temp.path, 'cache') })).tools[0]!;
 
@@ -118,10 +146,42 @@ await load(4, 50, viaHttp);
 await load(4, 50, inProcess);
 const results = [];
 const loadBefore = loadavg().map((value) => +value.toFixed(2));
+// the monotonic clock in µs, which V8's profiles share: the HTTP loads' windows pick their samples from the server's profile
+const microseconds = (): number => Number(process.hrtime.bigint() / 1000n);
+const httpWindows: Array<{ concurrency: number; from_us: number; to_us: number }> = [];
+const profiler = profileDir === undefined ? undefined : new Session();
+if (profiler) {
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+}
+/** Samples process `pid`'s CPU with its call stacks (perf record, 999 Hz) while `run` runs, into `file` under --perf DIR. */
+async function perfRecord<T>(pid: number, file: string, run: () => Promise<T>): Promise<T> {
+  if (perfDir === undefined) return run();
+  const recorder = spawn('perf', ['record', '-e', 'cpu-clock', '-F', '999', '-g', '-p', String(pid), '-o', join(perfDir, file)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let said = '';
+  recorder.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
+  // perf says nothing until it stops; give it a moment to attach
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  try {
+    return await run();
+  } finally {
+    const exited = once(recorder, 'exit');
+    recorder.kill('SIGINT');
+    const [code, signal] = await exited;
+    if (code !== 0 && signal !== 'SIGINT') console.error(`perf record of pid ${pid} exited ${code ?? signal}: ${said}`);
+  }
+}
 for (const concurrency of levels) {
   // alternate the two sides so that drift on a shared machine hits both alike
-  const http = await withSpawnShare(child.pid!, serverSpawns, () => load(concurrency, total, viaHttp));
-  const direct = await withSpawnShare(process.pid, async () => ({ ...ownSpawns }), () => load(concurrency, total, inProcess));
+  const from = microseconds();
+  const http = await perfRecord(child.pid!, `perf-http-${concurrency}.data`, () => withSpawnShare(child.pid!, serverSpawns, () => load(concurrency, total, viaHttp)));
+  httpWindows.push({ concurrency, from_us: from, to_us: microseconds() });
+  await profiler?.post('Profiler.start');
+  const direct = await perfRecord(process.pid, `perf-in-process-${concurrency}.data`, () => withSpawnShare(process.pid, async () => ({ spawns: ownSpawns.spawns, spawn_ms: ownSpawns.spawn_ms, loop_active_ms: ownSpawns.loop_active_ms }), () => load(concurrency, total, inProcess)));
+  if (profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    await writeFile(join(profileDir!, `in-process-${concurrency}.cpuprofile`), JSON.stringify(profile));
+  }
   const goal = concurrency === 16 ? { goal_throughput_ratio: 1.2 } : {};
   results.push({ concurrency, requests: total, http, in_process_executor: direct, throughput_ratio: +(direct.per_second / http.per_second).toFixed(2), p50_ratio: +(http.p50_ms / direct.p50_ms).toFixed(2), ...goal });
   console.error(JSON.stringify(results.at(-1)));
@@ -132,6 +192,9 @@ const rssMib = async (pid: number): Promise<number> => Math.round(Number(/VmRSS:
 const sizes = { server_rss_mib: await rssMib(child.pid!), in_process_rss_mib: await rssMib(process.pid) };
 await pool.close();
 await server.stop();
+if (profileDir !== undefined) await writeFile(join(profileDir, 'http-windows.json'), JSON.stringify(httpWindows));
+if (perfDir !== undefined) await writeFile(join(perfDir, 'perf-pids.json'), JSON.stringify({ server: child.pid, in_process: process.pid }));
+profiler?.disconnect();
 const database = new BetterSqlite3(join(temp.path, 'data', 'receipts.db'), { readonly: true });
 const stored = (database.prepare('SELECT count(*) AS n FROM receipts').get() as { n: number }).n;
 database.close();

@@ -11,6 +11,7 @@ import { readSummaryPage, searchBytes, searchSummaries, type SqliteSearchQuery }
 import { PRUNE_BATCH, prunablePrefix } from './retention.js';
 import { fitInBytes, startedMs, sinceMs, pageOf, searchRowsOf, type PendingReceipt } from './receipt-rows.js';
 import { isLargeReceipt, LARGE_RECEIPT_CHARACTERS, type ReceiptWriterThread, type ThreadItem } from './receipt-writer-thread.js';
+import { WalSync } from './wal-sync.js';
 import type { ChainLink, ChainReport, PruneResult, ReceiptPage, ReceiptQuery, ReceiptStore, ReceiptTextPage, RetentionPolicy } from './store.js';
 
 const yieldToCalls = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -23,6 +24,8 @@ export class SqliteReceiptStore implements ReceiptStore {
   readonly #writer: BatchWriter<ThreadItem>;
   readonly #append: (batch: PendingReceipt[]) => BatchOutcome;
   readonly #thread: ReceiptWriterThread | undefined;
+  /** the log's sync off the event loop (a WAL file at FULL), else each commit syncs itself */
+  readonly #walSync: WalSync | undefined;
   readonly #head: Statement<[], ChainLink>;
   readonly #checkpoint: Statement<[], ChainLink>;
   readonly #byId: Statement<[string], { body: string }>;
@@ -39,6 +42,7 @@ export class SqliteReceiptStore implements ReceiptStore {
     this.#now = options.now;
     this.#thread = options.thread;
     this.#append = receiptAppender(database);
+    this.#walSync = WalSync.of(database, options.path);
     this.#head = database.prepare('SELECT seq, hash FROM receipt_chain WHERE id = 1');
     this.#checkpoint = database.prepare('SELECT seq, hash FROM receipt_checkpoints ORDER BY seq DESC LIMIT 1');
     this.#byId = database.prepare('SELECT body FROM receipts WHERE id = ?');
@@ -60,16 +64,20 @@ export class SqliteReceiptStore implements ReceiptStore {
   }
 
   /**
-   * A batch with a large receipt goes to the writer thread, any other is appended here (receiptAppender); the
-   * BatchWriter hands over one batch at a time, so the chain keeps the order of the saves either way.
+   * A batch with a large receipt goes to the writer thread, any other is appended here (receiptAppender) and, in a
+   * WAL file, synced to disk off the event loop before its saves resolve (WalSync); the BatchWriter hands over one
+   * batch at a time, so the chain keeps the order of the saves either way.
    */
-  #write(batch: ThreadItem[]): Promise<BatchOutcome> {
+  async #write(batch: ThreadItem[]): Promise<BatchOutcome> {
     if (this.#thread && batch.some((item) => item.text === undefined)) return this.#thread.write(batch);
+    if (!this.#walSync) return this.#append(batch as PendingReceipt[]);
+    const outcome = this.#walSync.relaxed(() => this.#append(batch as PendingReceipt[]));
     try {
-      return Promise.resolve(this.#append(batch as PendingReceipt[]));
+      await this.#walSync.flush();
     } catch (error) {
-      return Promise.reject(error);
+      throw new Error(`the batch was written, but the store's log could not be synced to disk: ${(error as Error).message}`);
     }
+    return outcome;
   }
 
   /** Flushes, then ends the writer thread. */
