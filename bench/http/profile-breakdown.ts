@@ -6,18 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { Profile, ProfileNode } from '../cpu-profile.js';
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  startTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { concurrency: { type: 'string', default: '16' }, calls: { type: 'string', default: '2000' }, top: { type: 'string', default: '25' } } });
 const [directory] = positionals;

@@ -3,18 +3,8 @@
 // Usage: npx tsx bench/scan/stall-report.ts PREFIX.<size>.cpuprofile PREFIX.<size>.stalls.json [--top 8]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { Profile, ProfileNode } from '../cpu-profile.js';
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  startTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '8' } } });
 const [profileFile, stallsFile] = positionals;
