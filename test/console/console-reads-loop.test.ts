@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Receipt } from '../../src/core/index.js';
 import { openStore } from '../../src/store/index.js';
-import { readBesideHealthz } from '../helpers/beside-healthz.js';
+import { readAfterHealthz, readBesideHealthz } from '../helpers/beside-healthz.js';
 import { signInToConsole } from '../helpers/console-sign-in.js';
 import { makeToolYaml, writeFiles } from '../helpers/git.js';
 import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
@@ -56,18 +56,11 @@ function suite(home: ServiceHome, database: () => Promise<{ url: string; drop: (
       await writeFiles(repo, { 'tools/small/TOOL.hdlp': makeToolYaml('small', { executor: 'shell', shell: '{ argv: [echo, small] }' }) });
       const server = await home.serve(['--repo', repo], made ? { HLDP_STORE_URL: made.url } : {});
       const cookie = await signInToConsole(server.url, '');
-      // a read the server does on its event loop is answered before a /healthz sent beside it, every time; one done off
-      // it lets the /healthz be answered first, but on a loaded host the /healthz may reach the server only after a
-      // quick read's answer: up to three tries
+      // a read the server does on its event loop is answered after a /healthz sent beside it (test/helpers/beside-healthz.ts)
       const read = async (path: string): Promise<string> => {
-        for (let attempt = 1; ; attempt += 1) {
-          const { order, head, body } = await readBesideHealthz(server.url, path, { cookie });
-          expect(head, path).toMatch(/^HTTP\/1\.1 200 /);
-          if (!healthzFirst || order[0] === 'healthz: answered' || attempt === 3) {
-            if (healthzFirst) expect(order, path).toEqual(['healthz: answered', 'read: first byte', 'read: last byte']);
-            return body;
-          }
-        }
+        const { head, body } = healthzFirst ? await readAfterHealthz(server.url, path, { cookie }) : await readBesideHealthz(server.url, path, { cookie });
+        expect(head, path).toMatch(/^HTTP\/1\.1 200 /);
+        return body;
       };
 
       // the list: 4 MiB of stored calls a page, so one call of 3 MB a page, newest first; Older → reaches each once

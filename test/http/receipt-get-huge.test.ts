@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalReceiptText } from '../../src/store/index.js';
+import { readAfterHealthz } from '../helpers/beside-healthz.js';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { request, startTestServer } from '../helpers/http-server.js';
 
@@ -37,32 +38,10 @@ describe('GET /v1/receipts/:id of a huge receipt', () => {
   it('answers a /healthz sent right after it before the receipt\'s first byte, and sends the stored text byte for byte', async () => {
     const call = await request(server, 'POST', '/v1/call', { body: { tool: 'huge', params: {} } });
     expect(call.json).toMatchObject({ ok: true, output: '\u0000'.repeat(BYTES) });
-    const host = new URL(server.url).host;
-    const [receiptSocket, healthSocket] = [await opened(), await opened()];
-    const order: string[] = [];
-    const receiptChunks: Buffer[] = [];
-    const receiptDone = new Promise<void>((resolve) => {
-      receiptSocket.on('data', (chunk: Buffer) => {
-        if (receiptChunks.length === 0) order.push('receipt: first byte');
-        receiptChunks.push(chunk);
-      });
-      receiptSocket.once('end', () => resolve(void order.push('receipt: last byte')));
-    });
-    let health = '';
-    const healthDone = new Promise<void>((resolve) => {
-      healthSocket.on('data', (chunk: Buffer) => (health += chunk.toString()));
-      healthSocket.once('end', () => resolve(void order.push('healthz: answered')));
-    });
     // the receipt's request first, then the probe's, in one turn: the server reads them in that order
-    receiptSocket.write(`GET /v1/receipts/${call.json.id} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
-    healthSocket.write(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
-    await Promise.all([receiptDone, healthDone]);
-    expect(health).toMatch(/^HTTP\/1\.1 200 /);
-    expect(order).toEqual(['healthz: answered', 'receipt: first byte', 'receipt: last byte']);
-    const answer = Buffer.concat(receiptChunks);
-    const head = answer.subarray(0, answer.indexOf('\r\n\r\n')).toString('latin1');
+    const { head, bodyBytes } = await readAfterHealthz(server.url, `/v1/receipts/${call.json.id}`);
     expect(head).toMatch(/^HTTP\/1\.1 200 [^]*content-type: application\/json; charset=utf-8/i);
-    const body = dechunked(answer.subarray(head.length + 4), /transfer-encoding: chunked/i.test(head)).toString('utf8');
+    const body = dechunked(bodyBytes, /transfer-encoding: chunked/i.test(head)).toString('utf8');
     // byte for byte the stored (canonical) text of the receipt the call answered with
     expect(body === canonicalReceiptText(call.json)).toBe(true);
   }, 240_000);
