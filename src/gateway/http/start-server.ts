@@ -4,7 +4,7 @@ import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { filesWithErrors, isLoopback, toolCount } from '../../core/index.js';
 import { ConfigError, type GatewayConfig } from '../../config/index.js';
-import { closeIdleConnectionsUnread } from '../../http-edge/index.js';
+import { closeIdleConnectionsUnread, expressServer } from '../../http-edge/index.js';
 import { Gateway, warnOfWholeListing } from '../service/index.js';
 import { consoleRouter, consoleSessionKey } from '../../console/index.js';
 import { announceBroken, startNotifications } from '../../events/index.js';
@@ -129,7 +129,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
 
 function listen(app: Express, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = expressServer(app).listen(port, host);
     closeIdleConnectionsUnread(server);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
