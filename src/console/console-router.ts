@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { findTool, scanProblemsFor, type Receipt } from '../core/index.js';
+import { findTool, receiptSeen, scanProblemsFor, type Receipt } from '../core/index.js';
 import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../events/index.js';
 import type { ConsoleBackend, ConsolePrincipal, ConsoleRawField, ConsoleReceiptPage, ConsoleReceiptQuery } from './console-backend.js';
 import { html, revealHiddenCharacters, type Html } from './html.js';
@@ -238,14 +238,16 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
       send(response, page('Not found', htmlNotFound(`No receipt '${request.params.id}'.`), viewer), 404);
       return;
     }
-    const { receipt } = excerpt;
+    // its source as the viewer may read it: the host, URL and repository path of the gateway that made it are an
+    // admin's, as the request's filer is (policy's readsPlaces; review Z7, Z7-1)
+    const receipt = receiptSeen(excerpt.receipt, principal.roles.includes('admin'));
     const { index } = backend.registry();
     // one tool by name: reading index.tools would make and keep every definition of a lazily read index
     const definition = findTool(index, receipt.tool);
     // the rule's reason and the deadline the call asked for are kept with the request, read as the viewer may read it
     const link = (receipt as { approval?: { id?: unknown } | null }).approval;
     const approval = typeof link?.id === 'string' ? await backend.approvals.record(link.id, principal) : undefined;
-    send(response, page(`${receipt.ok ? '✓' : '✗'} ${receipt.tool}`, receiptView(excerpt, definition, index.commit, approval), viewer, '/console/failures'));
+    send(response, page(`${receipt.ok ? '✓' : '✗'} ${receipt.tool}`, receiptView({ ...excerpt, receipt }, definition, index.commit, approval), viewer, '/console/failures'));
   });
 
   // a receipt's output, error or stderr whole, as it was stored: where its view shows only the start
