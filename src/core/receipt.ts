@@ -95,8 +95,8 @@ export interface ReceiptApproval {
   decided_by: string | null;
   reason: string | null;
   decided_at: string;
-  /** through the API (an approver, or the caller where its rule allows), a confirmation token, the MCP client's human, the clock, or a changed registry */
-  via: 'api' | 'confirm' | 'elicitation' | 'expiry' | 'outdated';
+  /** through the API (an approver, or the caller where its rule allows), a one-shot CLI recording it for the gateway that filed it (`cli`), a confirmation token, the MCP client's human, the clock, or a changed registry */
+  via: 'api' | 'cli' | 'confirm' | 'elicitation' | 'expiry' | 'outdated';
   /** `policies/x.hdlp:line:col`, or null when the tool's own `require_confirm` asked */
   rule: string | null;
 }

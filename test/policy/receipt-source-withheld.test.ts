@@ -4,12 +4,17 @@
 // every receipt one who is no admin read (the receipt routes, MCP, the console). A receipt shown to one who is no admin
 // now keeps the repository's name (or its remote URL) and says what is withheld; an admin reads it whole, the stored
 // receipt and its hash chain unchanged.
-import { mkdir, writeFile } from 'node:fs/promises';
+// Z7-4: the gateway that runs a request approved elsewhere took `local` as its decider from anywhere: an instance of an
+// older build without credentials, sharing the store, records anyone's approval as `local` through its API. It takes
+// `local` at its word for a named caller's request only from a one-shot CLI (`hldp approvals approve`), which says so.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/policy/index.js';
 import { signInToConsole } from '../helpers/console-sign-in.js';
+import { runCli } from '../helpers/run-cli.js';
 import { api, mcpClient, policyRepository, startGateway, TOKENS } from './support.js';
 
 const HELD = [
@@ -72,7 +77,7 @@ async function receiptOf(url: string, id: string): Promise<any> {
   return waited.body;
 }
 
-describe('receipts read by one who is no admin: two hldp serve on one SQLite store (review Z7)', () => {
+describe('receipts read by one who is no admin, and local approvals elsewhere: two hldp serve on one SQLite store (review Z7)', () => {
   let deployment: Deployment;
   // the receipt of a call approved at B and run at A
   let ranElsewhere: string;
@@ -145,5 +150,34 @@ describe('receipts read by one who is no admin: two hldp serve on one SQLite sto
     expect(facts(asBob)).toEqual({ gateway: WITHHELD.replaceAll("'", '&#39;'), repository: 'repo' });
     const asAdmin = await (await fetch(`${b}/console/receipts/${ranElsewhere}`, { headers: { cookie: await signInToConsole(b, TOKENS.admin) } })).text();
     expect(facts(asAdmin)).toEqual({ gateway: `${a} on ${hostname()}`, repository: repo });
+  });
+
+  it("does not run a named caller's request approved elsewhere as 'local' through an instance's API (an older build without credentials on the store): CANCELLED, nothing ran (Z7-4)", { timeout: 180_000 }, async () => {
+    const { a, wsA, shared } = deployment;
+    const id = await filed(a, 'shell-exec', { cmd: 'echo ran > local-approved.txt' });
+    // what an instance of an older build without credentials records when anyone who reaches it approves it
+    const database = new Database(join(shared, 'receipts.db'));
+    try {
+      const changed = database.prepare("UPDATE approvals SET status = 'approved', decided_ms = ?, decided_by = 'local', decision_reason = NULL, decided_via = 'api' WHERE id = ? AND status = 'pending'").run(Date.now(), id).changes;
+      expect(changed).toBe(1);
+    } finally {
+      database.close();
+    }
+    const settled = await receiptOf(a, id);
+    expect(settled.receipt).toMatchObject({ ok: false, code: 'CANCELLED', output: '', caller: 'bot', approval: { id, decided_by: 'local' } });
+    expect(settled.receipt.error).toContain("approved by 'local', who may not decide it at the gateway that runs it: it was approved through an instance's API, not with hldp approvals approve");
+    expect(await readFile(join(wsA, 'local-approved.txt'), 'utf8').catch(() => undefined)).toBeUndefined();
+  });
+
+  it("runs a named caller's request that hldp approvals approve recorded as 'local' for the gateway that filed it (Z7-4)", { timeout: 180_000 }, async () => {
+    const { a, wsA, repo, configB, envB } = deployment;
+    const id = await filed(a, 'shell-exec', { cmd: 'echo ran > cli-approved.txt' });
+    // the operator's shell at B's workspace: no HLDP_TOKEN, so the CLI decides as 'local'
+    const approve = await runCli(['approvals', 'approve', id, '--config', configB, '--repo', repo], { env: { ...envB, HLDP_TOKEN: undefined } });
+    expect(approve.code, approve.stdout + approve.stderr).toBe(0);
+    expect(approve.stderr).toContain("nothing has run yet: 'shell-exec' runs once at the gateway that filed it");
+    const settled = await receiptOf(a, id);
+    expect(settled.receipt).toMatchObject({ ok: true, caller: 'bot', approval: { id, decided_by: 'local', via: 'cli' } });
+    expect(await readFile(join(wsA, 'cli-approved.txt'), 'utf8')).toBe('ran\n');
   });
 });
