@@ -72,7 +72,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
     extraRoutes: (express, auth) => {
       mcp = options.mountMcp?.(express, gateway, { auth });
       // the console for people: its own sign-in (a cookie), so it sits beside the bearer-token routes
-      express.use(consoleRouter(people, { secureCookies: config.console.secureCookies, ...(config.listen.publicUrl ? { publicUrl: config.listen.publicUrl } : {}) }));
+      express.use(consoleRouter(people, { secureCookies: config.console.secureCookies, ...(config.console.plainOnLoopback ? { plainOnLoopback: true } : {}), ...(config.listen.publicUrl ? { publicUrl: config.listen.publicUrl } : {}) }));
     },
   });
   const server = await listen(app, config.listen.host, config.listen.port).catch(async (error: NodeJS.ErrnoException) => {
