@@ -1,8 +1,8 @@
-import { consolePrincipal, type ConsoleBackend, type ConsoleSessionSummary } from '../../console/index.js';
-import { findTool } from '../../core/index.js';
-import { eventVisibleTo } from '../../events/index.js';
-import type { SessionState } from '../../sessions/index.js';
-import type { Gateway } from '../service/index.js';
+import { consolePrincipal, type ConsoleBackend, type ConsoleSessionSummary } from '../console/index.js';
+import { findTool } from '../core/index.js';
+import { eventVisibleTo } from '../events/index.js';
+import type { SessionState } from '../sessions/index.js';
+import type { OversightGateway as Gateway } from './oversight-gateway.js';
 import { consoleApprovals } from './console-approvals.js';
 
 /**

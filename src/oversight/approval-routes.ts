@@ -1,14 +1,13 @@
 import express, { type RequestHandler, type Response, type Router } from 'express';
-import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
-import { takeWaitSlot, tooManyWaits, type ApprovalAnswer, type Gateway } from '../service/index.js';
-import { MAX_APPROVAL_WAIT_SECONDS } from '../../export/index.js';
-import { approvalPosition, approvalSeenBy, type Principal } from '../../policy/index.js';
-import { REJECTION_CODES } from '../../openapi/index.js';
-import { holdForReader, LONG_TEXT_UNITS, ReceiptReads } from '../../http-edge/index.js';
+import type { ApprovalRecord, ApprovalStatus } from '../store/index.js';
+import { takeWaitSlot, tooManyWaits } from './approval-waits.js';
+import type { OversightGateway as Gateway } from './oversight-gateway.js';
+import { MAX_APPROVAL_WAIT_SECONDS } from '../export/index.js';
+import { approvalPosition, approvalSeenBy, type ApprovalAnswer, type Principal } from '../policy/index.js';
+import { REJECTION_CODES } from '../openapi/index.js';
+import { holdForReader, LONG_TEXT_UNITS, ReceiptReads } from '../http-edge/index.js';
 import { approvalCursor, readApprovalCursor } from './approval-cursor.js';
-import { validateBody } from './body-validator.js';
-import { principalOf } from './principal-auth.js';
-import { integerParameter } from './query-parameters.js';
+import { integerParameter, principalOf, validateBody } from '../request-checks/index.js';
 
 const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'cancelled'];
 // `all` (as `hldp approvals list --status all`) is every status, as omitting it is: the API refused what the CLI took (review userZ4, F11)

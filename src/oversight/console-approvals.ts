@@ -1,7 +1,7 @@
-import type { ApprovalDecision, ConsoleBackend, ConsolePrincipal, PendingApproval } from '../../console/index.js';
-import { changedSince, readsPlaces, type Principal } from '../../policy/index.js';
-import type { ApprovalRecord } from '../../store/index.js';
-import type { Gateway } from '../service/index.js';
+import type { ApprovalDecision, ConsoleBackend, ConsolePrincipal, PendingApproval } from '../console/index.js';
+import { changedSince, readsPlaces, type Principal } from '../policy/index.js';
+import type { ApprovalRecord } from '../store/index.js';
+import type { OversightGateway as Gateway } from './oversight-gateway.js';
 
 /** A stored request as the console's approvals view lists it: its params as the API and receipts show them, without any configured secret. */
 function pendingOf(record: ApprovalRecord, gateway: Gateway, viewer: Principal): Omit<PendingApproval, 'decidable'> {

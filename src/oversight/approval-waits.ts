@@ -1,10 +1,9 @@
-import { overseesAll } from '../../events/index.js';
-import { describeGate } from '../../core/index.js';
-import { APPROVAL_WAIT_TOOL } from '../../export/index.js';
-import type { Principal } from '../../policy/index.js';
-import type { MetaAnswer } from '../../sessions/index.js';
-import type { CallOutcome } from './call-outcome.js';
-import type { Gateway } from './gateway.js';
+import { overseesAll } from '../events/index.js';
+import { describeGate } from '../core/index.js';
+import { APPROVAL_WAIT_TOOL } from '../export/index.js';
+import type { Principal } from '../policy/index.js';
+import type { MetaAnswer } from '../sessions/index.js';
+import type { OversightGateway as Gateway, ReceiptOutcome as CallOutcome } from './oversight-gateway.js';
 
 /** Waits for approvals (`GET /v1/approvals/:id?wait=`, `approval_wait`) one agent may hold open at once: each polls the store 4 times a second. */
 export const MAX_WAITS_PER_AGENT = 16;
