@@ -1,7 +1,7 @@
 import express, { type RequestHandler, type Response, type Router } from 'express';
 import type { ApprovalRecord, ApprovalStatus } from '../store/index.js';
 import { takeWaitSlot, tooManyWaits } from './approval-waits.js';
-import type { OversightGateway as Gateway } from './oversight-gateway.js';
+import type { OversightGateway } from './oversight-gateway.js';
 import { MAX_APPROVAL_WAIT_SECONDS } from '../export/index.js';
 import { approvalPosition, approvalSeenBy, type ApprovalAnswer, type Principal } from '../policy/index.js';
 import { REJECTION_CODES } from '../openapi/index.js';
@@ -33,7 +33,7 @@ export const APPROVAL_PAGE_BYTES = 4 * 1024 * 1024;
  * Approval requests and rejected calls: the queue (`GET /v1/approvals?status=pending`), one request (long-polled
  * with `?wait=`), `approve`, `deny` and `cancel`; `GET /v1/rejections` lists calls refused before they could run.
  */
-export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number; receiptReads?: ReceiptReads }): Router {
+export function approvalRouter(gateway: OversightGateway, options: { maxBodyBytes: number; receiptReads?: ReceiptReads }): Router {
   const router = express.Router();
   const receiptReads = options.receiptReads ?? new ReceiptReads();
   const parse = express.json({ limit: options.maxBodyBytes, strict: false });
