@@ -3,12 +3,10 @@ import { exceedsDepth, MAX_JSON_DEPTH, receiptTextSeen, scanProblemsFor, toolCou
 import { overseesAll } from '../../events/index.js';
 import { holdForReader, LONG_TEXT_UNITS, ReceiptReads, sendJsonText } from '../../http-edge/index.js';
 import { META_TOOL_BY_NAME, metaToolWithoutSession, unknownToolOutcome, type Gateway } from '../service/index.js';
-import { emptyBody, validateBody } from './body-validator.js';
+import { emptyBody, principalOf, receiptQuery, toolListQuery, validateBody } from '../../request-checks/index.js';
 import { matchOptions, matchWait } from './match-options.js';
-import { receiptQuery, toolListQuery } from './query-parameters.js';
 import { outcomeStatus, sendOutcome } from './send-outcome.js';
 import { hangUpSignal } from './hang-up.js';
-import { principalOf } from './principal-auth.js';
 import { callInSession, matchInSession, SESSION_HEADER } from './session-routes.js';
 import { toolPage } from './tool-list.js';
 import { WIRE_ERRORS } from '../../openapi/index.js';

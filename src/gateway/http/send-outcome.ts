@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { sendJsonInPieces } from '../../http-edge/index.js';
 import { receiptSeenBy } from '../../policy/index.js';
 import type { CallOutcome } from '../service/index.js';
-import { principalOf } from './principal-auth.js';
+import { principalOf } from '../../request-checks/index.js';
 
 /** HTTP status of what a call came to: an accepted call is 200 whatever its outcome. */
 const OUTCOME_STATUS: Record<CallOutcome['kind'], number> = {

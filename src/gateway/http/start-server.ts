@@ -8,8 +8,8 @@ import { closeIdleConnectionsUnread, expressServer } from '../../http-edge/index
 import { Gateway, warnOfWholeListing } from '../service/index.js';
 import { consoleRouter, consoleSessionKey } from '../../console/index.js';
 import { announceBroken, startNotifications } from '../../events/index.js';
-import { matchBodyCheckerSteps } from './body-validator.js';
-import { consoleBackend } from './console-backend.js';
+import { matchBodyCheckerSteps } from '../../request-checks/index.js';
+import { consoleBackend } from '../../oversight/index.js';
 import { createApp } from './create-app.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { linkInstance } from './instance-links.js';

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { JSON_RPC, routeOf, sendJsonRpcError, type DocumentedRoute } from '../../http-edge/index.js';
+import { JSON_RPC, routeOf, sendJsonRpcError, type DocumentedRoute } from '../http-edge/index.js';
 
 /** What is wrong with a query for an operation: a parameter it does not take, or one given twice. */
 export function queryProblem(query: Record<string, unknown>, route: string, allowed: readonly string[]): string | undefined {

@@ -1,14 +1,13 @@
 import express, { type RequestHandler, type Response, type Router } from 'express';
-import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
-import { takeWaitSlot, tooManyWaits, type ApprovalAnswer, type Gateway } from '../service/index.js';
-import { MAX_APPROVAL_WAIT_SECONDS } from '../../export/index.js';
-import { approvalPosition, approvalSeenBy, receiptSeenBy, type Principal } from '../../policy/index.js';
-import { REJECTION_CODES } from '../../openapi/index.js';
-import { holdForReader, LONG_TEXT_UNITS, ReceiptReads } from '../../http-edge/index.js';
+import type { ApprovalRecord, ApprovalStatus } from '../store/index.js';
+import { takeWaitSlot, tooManyWaits } from './approval-waits.js';
+import type { OversightGateway } from './oversight-gateway.js';
+import { MAX_APPROVAL_WAIT_SECONDS } from '../export/index.js';
+import { approvalPosition, approvalSeenBy, receiptSeenBy, type ApprovalAnswer, type Principal } from '../policy/index.js';
+import { REJECTION_CODES } from '../openapi/index.js';
+import { holdForReader, LONG_TEXT_UNITS, ReceiptReads } from '../http-edge/index.js';
 import { approvalCursor, readApprovalCursor } from './approval-cursor.js';
-import { validateBody } from './body-validator.js';
-import { principalOf } from './principal-auth.js';
-import { integerParameter } from './query-parameters.js';
+import { integerParameter, principalOf, validateBody } from '../request-checks/index.js';
 
 const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'cancelled'];
 // `all` (as `hldp approvals list --status all`) is every status, as omitting it is: the API refused what the CLI took (review userZ4, F11)
@@ -34,7 +33,7 @@ export const APPROVAL_PAGE_BYTES = 4 * 1024 * 1024;
  * Approval requests and rejected calls: the queue (`GET /v1/approvals?status=pending`), one request (long-polled
  * with `?wait=`), `approve`, `deny` and `cancel`; `GET /v1/rejections` lists calls refused before they could run.
  */
-export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number; receiptReads?: ReceiptReads }): Router {
+export function approvalRouter(gateway: OversightGateway, options: { maxBodyBytes: number; receiptReads?: ReceiptReads }): Router {
   const router = express.Router();
   const receiptReads = options.receiptReads ?? new ReceiptReads();
   const parse = express.json({ limit: options.maxBodyBytes, strict: false });
