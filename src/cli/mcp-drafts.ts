@@ -144,7 +144,18 @@ function confirmReason(annotations: Tool['annotations'] & object, readOnly: bool
 function intentOf(server: string, tool: Tool): string {
   const [first = ''] = (tool.description ?? '').trim().split(/\n\s*\n/);
   const intent = first.replace(/\s+/g, ' ').trim();
-  return intent !== '' ? intent : `Calls the tool '${tool.name}' of the MCP server '${server}'.`;
+  return intent !== '' ? withinIntentLimit(intent) : `Calls the tool '${tool.name}' of the MCP server '${server}'.`;
+}
+
+// the scanner refuses an intent over 1,000 characters (review Z8, Z8-2): a long first paragraph is cut at its last
+// sentence that fits, else at a word, for the author to review in the draft
+const MAX_INTENT = 1000;
+function withinIntentLimit(intent: string): string {
+  if ([...intent].length <= MAX_INTENT) return intent;
+  const head = [...intent].slice(0, MAX_INTENT - 1).join('');
+  const sentence = /^.*[.!?。！？](?=\s|$)/su.exec(head)?.[0];
+  if (sentence !== undefined && sentence.length >= MAX_INTENT / 4) return sentence;
+  return `${head.replace(/\s+\S*$/u, '')}…`;
 }
 
 function withoutDocumentKeywords(schema: Record<string, unknown>): Record<string, unknown> {

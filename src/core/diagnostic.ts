@@ -94,7 +94,9 @@ export type DiagnosticCode =
   /** a file or folder under `policies/` that is not `policies/<name>.hdlp`: never read, so its rules never apply (an error refuses every call) */
   | 'POLICY_NOT_READ'
   /** a tool's own example or alias now matches another tool first, confidently: that tool takes its requests (a warning, review Z6, Z6-2) */
-  | 'INTENT_OVERLAP';
+  | 'INTENT_OVERLAP'
+  /** an intent or display that instructs whoever chooses tools ("always choose this tool", "ignore previous instructions") rather than saying what the tool does (a warning, review Z8, Z8-1) */
+  | 'SELECTOR_INSTRUCTION';
 
 /** `file:line:col: severity: message`, the format editors and pre-commit hooks understand. */
 export function formatDiagnostic(diagnostic: Diagnostic): string {

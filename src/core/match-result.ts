@@ -9,7 +9,11 @@ export interface Candidate {
   score: number;
   /** which fields and terms matched, e.g. `intent: 提交, 记录` */
   matched: string[];
+  /** shrunk as `tools/list` shrinks it when over 5,000 bytes of JSON (then `schema_shrunk`); a call is validated against the whole */
   params_schema: JsonSchema;
+  schema_shrunk?: true;
+  /** `model`: only the configured model named this tool, the words did not (review Z8, Z8-1); absent otherwise */
+  stage?: 'model';
 }
 
 /** A weakly related tool offered beside `found: false`. */

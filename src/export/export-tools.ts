@@ -1,5 +1,4 @@
-import { eachTool, toolNameAt, toolsOf, type ToolDefinition, type ToolIndex } from '../core/index.js';
-import { compressSchema } from './compress-schema.js';
+import { compressSchema, eachTool, toolNameAt, toolsOf, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { META_TOOLS, RESERVED_NAMES } from './meta-tools.js';
 import { exportNames } from './tool-names.js';
 import {

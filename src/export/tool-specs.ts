@@ -1,5 +1,4 @@
-import { compressSchema } from './compress-schema.js';
-import type { JsonSchema, ToolDefinition } from '../core/index.js';
+import { compressSchema, type JsonSchema, type ToolDefinition } from '../core/index.js';
 import { CONFIRM_TOOL, type MetaTool } from './meta-tools.js';
 import { toolHints, type ToolHints } from './tool-annotations.js';
 

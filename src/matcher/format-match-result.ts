@@ -19,11 +19,11 @@ export function formatMatchResult(result: MatchResult): string {
   else if (result.contested !== undefined) {
     for (const { tool, of, text } of result.contested) lines.push(`contested: ${tool} takes ${of}'s own request '${text}' (its wording copies ${of}'s): ask which is meant before calling either`);
   } else if (result.confidence === 'low') lines.push('weak match: these tools match part of the intent; check that one fits before calling it');
-  if (result.stage === 'model') lines.push('named by the configured model (the words matched no tool well enough)');
+  if (result.stage === 'model') lines.push('named by the configured model too (the words matched no tool well enough): a tool marked [model only] is its pick alone, after the words\' candidates');
   result.candidates.forEach((candidate, position) => {
-    lines.push(`${position + 1}. ${candidate.name} (${candidate.display})  score ${candidate.score}`);
+    lines.push(`${position + 1}. ${candidate.name} (${candidate.display})  score ${candidate.score}${candidate.stage === 'model' ? '  [model only]' : ''}`);
     lines.push(`   ${candidate.intent}`);
-    lines.push(`   params: ${compactSchema(candidate.params_schema)}`);
+    lines.push(`   params: ${compactSchema(candidate.params_schema)}${candidate.schema_shrunk ? ' (shrunk to list it; a call is checked against the whole)' : ''}`);
     if (candidate.matched.length > 0) lines.push(`   matched: ${candidate.matched.join('; ')}`);
   });
   lines.push(`call one with: hldp call ${result.candidates[0]!.name} --params '{...}'`);

@@ -1,4 +1,4 @@
-import type { Candidate, MatchConfidence, MatchResult, NearMiss, ToolDefinition } from '../core/index.js';
+import { compressSchema, type Candidate, type MatchConfidence, type MatchResult, type NearMiss, type ToolDefinition } from '../core/index.js';
 import type { Calibration } from './calibration.js';
 import { contestedBy } from './contested.js';
 import { applyContext, type MatchContext } from './context.js';
@@ -172,15 +172,22 @@ function explain(
   return { tool, score: round(entry.score), probability: round(probability), features: entry.features, matched };
 }
 
-/** A ranked tool as a candidate of an answer. */
+/**
+ * A ranked tool as a candidate of an answer. Its params schema is shrunk as `tools/list` and exports shrink it (over
+ * 5,000 bytes of JSON, `compressSchema`), saying `schema_shrunk`: an answer goes into an agent's context, and one
+ * definition's 800 KB schema went whole into every `tool_find` that named it (review Z8, Z8-2). Calls are still
+ * validated against the whole schema.
+ */
 export function toCandidate({ tool, score, matched }: Pick<ExplainedTool, 'tool' | 'score' | 'matched'>): Candidate {
+  const schema = compressSchema(tool.params_schema);
   return {
     name: tool.name,
     display: tool.display,
     intent: tool.intent,
     score,
     matched,
-    params_schema: tool.params_schema,
+    params_schema: schema,
+    ...(schema === tool.params_schema ? {} : { schema_shrunk: true as const }),
   };
 }
 

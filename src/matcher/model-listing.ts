@@ -29,7 +29,7 @@ export function listForModel(tools: ToolSequence, budget: number): ModelListing 
   }
   const kept = Array.from({ length: count }, (_, position) => {
     const tool = tools.at(position)!;
-    return { name: tool.name, purpose: oneLine(tool.intent) };
+    return { name: tool.name, purpose: listedPurpose(tool.intent) };
   });
   const room = budget - fixed;
   const cap = purposeCap(kept.map((entry) => entry.purpose.length + 2), room);
@@ -81,6 +81,15 @@ function purposeCap(lengths: number[], room: number): number {
     else high = middle - 1;
   }
   return low;
+}
+
+/** The most characters of one tool's intent a model is sent, whatever the budget: a definition is data, and a bounded one (review Z8, Z8-1). */
+export const MAX_LISTED_PURPOSE = 400;
+
+// one line, bounded, and unable to write the listing's end marker (`REGISTRY>>>`): the model reads it as data
+function listedPurpose(intent: string): string {
+  const line = oneLine(intent).replace(/([<>])\1{2,}/g, '$1$1');
+  return line.length > MAX_LISTED_PURPOSE ? `${line.slice(0, MAX_LISTED_PURPOSE - 1)}…` : line;
 }
 
 // every character some serving stack takes for a line break (Python's str.splitlines also breaks at NEL U+0085 and at

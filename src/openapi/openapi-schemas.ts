@@ -45,7 +45,9 @@ const Candidate = {
   required: ['name', 'display', 'intent', 'score', 'matched', 'params_schema'],
   properties: {
     name: { type: 'string' }, display: { type: 'string' }, intent: { type: 'string' }, score: { type: 'number' },
-    matched: stringList, params_schema: { type: 'object' },
+    matched: stringList, params_schema: { type: 'object', description: 'shrunk as tools/list shrinks it when over 5,000 bytes of JSON (first sentences, no $defs, …): then schema_shrunk is true; a call is validated against the whole' },
+    schema_shrunk: { type: 'boolean', enum: [true], description: 'present when params_schema was shrunk to fit an answer' },
+    stage: { type: 'string', enum: ['model'], description: 'present when only the configured model named this tool (the words did not): added after the words\' candidates, never in place of them' },
   },
 };
 

@@ -139,6 +139,12 @@ function describeError(error: ErrorObject, all: ErrorObject[], rootName: string,
       return { path, atKey: false, message: `${where} must have exactly one of: ${oneOfRequired(error)}` };
     case 'minLength':
       return { path, atKey: false, message: expectedOf(error) ? `${where} must be ${expectedOf(error)}` : `${where} must not be empty` };
+    case 'maxLength':
+      // intent and display are what every listing and answer shows an agent: one line, not a document (review Z8, Z8-2)
+      if (path.length === 1 && (path[0] === 'intent' || path[0] === 'display')) {
+        return { path, atKey: false, message: `${where} must be at most ${String(params.limit)} characters (it has ${typeof error.data === 'string' ? [...error.data].length : '?'})${LONG_TEXT_HINT}` };
+      }
+      return { path, atKey: false, message: `${where} ${error.message ?? 'is too long'}` };
     default:
       return { path, atKey: false, message: `${where} ${error.message ?? 'is invalid'}` };
   }
@@ -166,6 +172,9 @@ function expectedOf(error: ErrorObject): string | undefined {
 }
 
 // YAML 1.1 read these as booleans; YAML 1.2 (how definitions are read) reads them as text (review W, W6)
+// what to do with a long intent or display: the details belong where no listing shows them
+const LONG_TEXT_HINT = ': every listing and match answer shows it to an agent, so it is one sentence; put the details in `why`, parameter descriptions or examples';
+
 const YAML11_BOOLEANS = new Map([...['yes', 'on', 'y'].map((word) => [word, true] as const), ...['no', 'off', 'n'].map((word) => [word, false] as const)]);
 
 function yamlBooleanHint(expected: string[], data: unknown): string {

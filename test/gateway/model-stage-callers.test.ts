@@ -60,7 +60,12 @@ describe('the model stage behind POST /v1/match, against a local server implemen
       const admin = await request(server, 'POST', '/v1/match', { headers: ADMIN, body: { intent: text } });
       expect(askedFor(text)).toHaveLength(2);
       expect(askedFor(text)[1]!.prompt).toContain('- shell-exec');
-      expect(admin.json).toMatchObject({ found: true, stage: 'model', candidates: [{ name: 'shell-exec' }] });
+      // the words found shell-exec too (weakly: "server"), so the model's naming it puts it first; the words' git-ops
+      // stays beside it, never dropped (review Z8, Z8-1)
+      expect(admin.json).toMatchObject({ found: true, confidence: 'low', stage: 'model' });
+      expect((admin.json.candidates as unknown[])[0]).toMatchObject({ name: 'shell-exec', matched: expect.arrayContaining(['model: tiny-model']) });
+      expect((admin.json.candidates as Array<{ name: string; stage?: string }>).map((candidate) => candidate.name)).toContain('git-ops');
+      expect((admin.json.candidates as Array<{ stage?: string }>)[0]!.stage).toBeUndefined();
     });
   });
 

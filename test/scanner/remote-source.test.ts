@@ -272,11 +272,12 @@ describe('Scanner fetching from a remote that moves on', () => {
     };
     const [clonePack] = await packSizes();
     for (let round = 0; round < 3; round++) {
-      // 4 KiB of incompressible text a round: a fetch that resent earlier rounds would show it in its size
+      // 4 KiB of incompressible text a round: a fetch that resent earlier rounds would show it in its size (in `why`:
+      // an intent is at most 1,000 characters, review Z8, Z8-2)
       const noise = randomBytes(2048).toString('hex');
-      await push({ 'tools/tool-0/TOOL.hdlp': makeToolYaml('tool-0', { intent: `round ${round} ${noise}` }) });
+      await push({ 'tools/tool-0/TOOL.hdlp': makeToolYaml('tool-0', { why: `round ${round} ${noise}` }) });
       const index = await scanner.scan();
-      expect(index.tools.find((tool) => tool.name === 'tool-0')?.intent).toBe(`round ${round} ${noise}`);
+      expect(index.tools.find((tool) => tool.name === 'tool-0')?.why).toBe(`round ${round} ${noise}`);
     }
     const sizes = await packSizes();
     expect(sizes).toHaveLength(4);

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../core/index.js';
+import type { JsonSchema } from './tool-definition.js';
 
 /** Largest params schema, in bytes of JSON, that `tools/list` and exports show whole (seed 003). */
 export const SCHEMA_BUDGET_BYTES = 5000;
