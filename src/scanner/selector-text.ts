@@ -36,3 +36,23 @@ export function selectorInstructions(value: Record<string, unknown>): SchemaProb
   }
   return found;
 }
+
+/** Past these an intent or display is warned (`LONG_TEXT`); the schema refuses past 8,000 and 1,000. */
+const WARNED_LENGTH = { intent: 1000, display: 200 } as const;
+
+/**
+ * Warnings for an `intent` or `display` longer than a listing should show (review Z8, Z8-2): a warning, not an error,
+ * since real registries carry long descriptions (a plugin's description for a model may run to 8,000 characters) and
+ * refusing one takes a working tool out; the schema refuses what no description needs (8,000 and 1,000 characters).
+ */
+export function longTexts(value: Record<string, unknown>): SchemaProblem[] {
+  const found: SchemaProblem[] = [];
+  for (const field of READ_FIELDS) {
+    const text = value[field];
+    if (typeof text !== 'string' || text.length <= WARNED_LENGTH[field]) continue;
+    const length = [...text].length;
+    if (length <= WARNED_LENGTH[field]) continue;
+    found.push({ path: [field], atKey: false, message: `'${field}' has ${length} characters, over ${WARNED_LENGTH[field]}: every listing and match answer shows it to an agent, so keep it to a sentence; put the details in \`why\`, parameter descriptions or examples` });
+  }
+  return found;
+}
