@@ -4,7 +4,7 @@ import { takeWaitSlot, tooManyWaits, type ApprovalAnswer, type Gateway } from '.
 import { MAX_APPROVAL_WAIT_SECONDS } from '../../export/index.js';
 import { approvalPosition, approvalSeenBy, type Principal } from '../../policy/index.js';
 import { REJECTION_CODES } from '../../openapi/index.js';
-import { holdForReader, LONG_TEXT_UNITS, ReceiptReads } from '../../http-edge/index.js';
+import { holdForReader, LONG_TEXT_UNITS, receiptReadsOf, type ReceiptReads } from '../../http-edge/index.js';
 import { approvalCursor, readApprovalCursor } from './approval-cursor.js';
 import { validateBody } from './body-validator.js';
 import { principalOf } from './principal-auth.js';
@@ -36,7 +36,7 @@ export const APPROVAL_PAGE_BYTES = 4 * 1024 * 1024;
  */
 export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number; receiptReads?: ReceiptReads }): Router {
   const router = express.Router();
-  const receiptReads = options.receiptReads ?? new ReceiptReads();
+  const receiptReads = options.receiptReads ?? receiptReadsOf(gateway);
   const parse = express.json({ limit: options.maxBodyBytes, strict: false });
   const check = validateBody('ApprovalDecisionRequest');
   // the body is optional: a bare POST approves (or denies) without a reason
