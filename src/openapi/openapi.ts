@@ -283,7 +283,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
           security: [],
           parameters: [
             { name: 'X-Forgejo-Signature', in: 'header', required: true, schema: { type: 'string' }, description: 'hex HMAC-SHA256 of the raw body with the webhook secret' },
-            { name: 'X-Forgejo-Event', in: 'header', required: true, schema: { type: 'string' }, description: 'the event (only push rescans); a delivery without it is 400 (X-Gitea-Event is read too)' },
+            { name: 'X-Forgejo-Event', in: 'header', required: true, schema: { type: 'string' }, description: 'the event (only push rescans); a delivery without it is 400 (X-Gitea-Event and X-GitHub-Event are read too)' },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
           responses: { '202': answer('accepted', 'WebhookAccepted'), '400': answer('a signed body that is not a JSON object (MALFORMED_JSON, INVALID_REQUEST): the webhook\'s content type is not application/json', 'Error'), '401': answer('missing or wrong signature (a missing or malformed signature header is answered before any body is read)', 'Error'), '404': answer('webhooks are off: no webhook secret configured (answered before any body is read)', 'Error'), '413': errors['413'], '503': { ...answer('8 webhook bodies are being read already (WEBHOOKS_BUSY): send again after Retry-After', 'Error'), headers: LOADING.headers } },

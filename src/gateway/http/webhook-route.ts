@@ -76,9 +76,9 @@ function answer(options: { secret: string | undefined; scheduler: RescanSchedule
     return;
   }
   // the event is outside the signature: one that is not said is not taken for a push (review Z8, Z8-7)
-  const event = header('x-forgejo-event') ?? header('x-gitea-event');
+  const event = header('x-forgejo-event') ?? header('x-gitea-event') ?? header('x-github-event');
   if (event === undefined) {
-    response.status(400).json({ code: 'INVALID_REQUEST', error: 'no X-Forgejo-Event header: a webhook says which event it is (Forgejo and Gitea send it with every delivery)' });
+    response.status(400).json({ code: 'INVALID_REQUEST', error: 'no X-Forgejo-Event header (nor X-Gitea-Event, X-GitHub-Event): a webhook says which event it is (Forgejo sends it with every delivery)' });
     return;
   }
   // the delivery id is outside the signature: kept only as an id looks (Forgejo sends a UUID), since it goes into the
