@@ -47,9 +47,34 @@ function causeOf(first: Map<string, number>, gold: Map<string, number>): Cause {
   return firstOnly === 0 ? 'gold has more of the words' : 'they have other words';
 }
 
+// Two definitions no matcher can tell apart: the same intent and the same parameter names (BFCL offers some functions
+// under two names: `calculate_factorial` and `math.factorial`, "Calculate the factorial of a given number.", `number`);
+// near twins by a looser rule: intents sharing ≥ 0.6 of their words and parameter names sharing ≥ 0.5 (Jaccard).
+function definitionWords(index: SearchIndex, entry: RankedTool): { intent: Set<string>; params: Set<string> } {
+  const tool = index.tools.at(entry.position)!;
+  const properties = tool.params_schema['properties'];
+  const params = new Set(typeof properties === 'object' && properties !== null ? Object.keys(properties).map((name) => name.toLowerCase()) : []);
+  return { intent: new Set(tool.intent.toLowerCase().match(/[\p{L}\p{Nd}]+/gu) ?? []), params };
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  const union = new Set([...a, ...b]).size;
+  return union === 0 ? 1 : [...a].filter((word) => b.has(word)).length / union;
+}
+
+function twinKind(index: SearchIndex, first: RankedTool, gold: RankedTool): Twin | undefined {
+  const [a, b] = [definitionWords(index, first), definitionWords(index, gold)];
+  const [intent, params] = [jaccard(a.intent, b.intent), jaccard(a.params, b.params)];
+  if (intent === 1 && params === 1) return 'identical definitions';
+  return intent >= 0.6 && params >= 0.5 ? 'near-identical definitions' : undefined;
+}
+
+type Twin = 'identical definitions' | 'near-identical definitions';
+
 /** A miss: its cause, where the first tool's extra words lie, the gold tool's 0-based place (-1: absent), a line for reading. */
 interface Miss {
   cause: Cause;
+  twin?: Twin;
   place?: string;
   at: number;
   line: string;
@@ -69,7 +94,7 @@ function describe(index: SearchIndex, world: BenchWorld, query: BenchQuery): Mis
   const firstPlaces = wordPlaces(index, first, words);
   const goldPlaces = wordPlaces(index, distinct[at]!, words);
   const extra = [...firstPlaces].filter(([word]) => !goldPlaces.has(word)).map(([, place]) => place);
-  return { cause: causeOf(firstPlaces, goldPlaces), place: PLACES[extra.length === 0 ? 0 : Math.max(...extra)], at, line };
+  return { cause: causeOf(firstPlaces, goldPlaces), place: PLACES[extra.length === 0 ? 0 : Math.max(...extra)], at, line, twin: twinKind(index, first, distinct[at]!) };
 }
 
 for (const file of values.data?.length ? values.data : [DEFAULT_DATA, ...DATA_SETS]) {
@@ -86,7 +111,7 @@ for (const file of values.data?.length ? values.data : [DEFAULT_DATA, ...DATA_SE
     const miss = describe(index, world, query);
     if (miss === undefined) continue;
     const place = miss.at < 0 ? undefined : miss.at < 3 ? 'gold 2nd or 3rd' : 'gold 4th to 20th';
-    for (const name of ['misses', miss.cause, ...(place === undefined ? [] : [place]), ...(miss.place === undefined ? [] : [`  ${miss.place}`])]) group.counts.set(name, (group.counts.get(name) ?? 0) + 1);
+    for (const name of ['misses', miss.cause, ...(miss.twin === undefined ? [] : [miss.twin]), ...(place === undefined ? [] : [place]), ...(miss.place === undefined ? [] : [`  ${miss.place}`])]) group.counts.set(name, (group.counts.get(name) ?? 0) + 1);
     const lines = group.examples.get(miss.cause) ?? [];
     if (lines.length < Number(values.examples)) group.examples.set(miss.cause, [...lines, miss.line]);
   }
@@ -95,6 +120,12 @@ for (const file of values.data?.length ? values.data : [DEFAULT_DATA, ...DATA_SE
     process.stdout.write(`## ${data.name} ${key}: ${answerable} answerable, ${counts.get('misses') ?? 0} hit@1 misses (${places})\n`);
     for (const cause of CAUSES) process.stdout.write(`  ${cause}: ${counts.get(cause) ?? 0}\n`);
     for (const place of PLACES) process.stdout.write(`    ${place}: ${counts.get(`  ${place}`) ?? 0}\n`);
+    // no matcher can choose between identical definitions: hit@1 with those counted right, beside (never instead of) the real one
+    const misses = counts.get('misses') ?? 0;
+    const identical = counts.get('identical definitions') ?? 0;
+    const near = counts.get('near-identical definitions') ?? 0;
+    process.stdout.write(`  the first tool's definition identical to the gold one's: ${identical}; near-identical: ${near}\n`);
+    process.stdout.write(`  hit@1 ${((answerable - misses) / answerable).toFixed(3)}; identical twins counted right ${((answerable - misses + identical) / answerable).toFixed(3)}; near-identical too ${((answerable - misses + identical + near) / answerable).toFixed(3)}\n`);
     for (const [cause, lines] of examples) for (const line of lines) process.stdout.write(`    [${cause}] ${line}\n`);
   }
 }

@@ -1,5 +1,6 @@
 import type { Diagnostic, JsonSchema, ToolDefinition } from '../core/index.js';
 import type { ParamsValidator } from '../matcher/index.js';
+import { normaliseParamsSchema, yamlModule, YAML_OPTIONS } from '../scanner/index.js';
 import type { SchemaPlace } from './params-schema-checks.js';
 
 // A parameter's `default` is what every call that leaves it out is checked with (ajv's useDefaults), so a default its
@@ -34,4 +35,40 @@ export function defaultsOutsideSchema(tool: ToolDefinition, validator: ParamsVal
     const { line, column } = place(['properties', name, 'default'], true);
     return { file: tool.source.path, line, column, severity: 'error', code: 'DEFAULT_OUTSIDE_SCHEMA', message: `the default of parameter '${name}' (${JSON.stringify(property.default)}) does not satisfy its own schema: it ${reasons.join('; ')}. Every call that leaves '${name}' out would be refused as INVALID_PARAMS: change the default, or the schema` };
   });
+}
+
+/**
+ * The defaults a broken tool's own schemas refuse, each parameter judged alone: a `type: int` on one parameter left
+ * the tool out of the index, and so unchecked, and an unrelated `enum` refusing another's `default` came only in the
+ * next run, after the first was fixed (review userZ5, F2). A parameter with a problem of its own, or whose schema
+ * cannot be compiled alone (a `$ref` elsewhere), is left to that problem's error.
+ */
+export function brokenToolDefaults(path: string, text: string, validator: ParamsValidator, place: SchemaPlace): Diagnostic[] {
+  let written: unknown;
+  try {
+    written = yamlModule().parse(text, YAML_OPTIONS);
+  } catch {
+    return [];
+  }
+  const params = isSchema(written) ? written.params_schema : undefined;
+  if (!isSchema(params) || !Object.values(params).every(isSchema) && params.type !== 'object') return [];
+  let normalised: ReturnType<typeof normaliseParamsSchema>;
+  try {
+    normalised = normaliseParamsSchema(params);
+  } catch {
+    return [];
+  }
+  // the parameter each problem is in: `params_schema.x…` in the shorthand, `params_schema.properties.x…` in full
+  const shorthand = params.type !== 'object';
+  const flawed = new Set([...normalised.problems, ...normalised.patternProblems, ...normalised.costProblems].map(({ path: at }) => (shorthand ? at[1] : at[1] === 'properties' ? at[2] : undefined)));
+  const { schema } = normalised;
+  const found: Diagnostic[] = [];
+  for (const name of defaulted(schema)) {
+    if (flawed.has(name)) continue;
+    const alone = { type: 'object', properties: { [name]: (schema.properties as Record<string, JsonSchema>)[name] }, ...(schema.$defs === undefined ? {} : { $defs: schema.$defs }) } as JsonSchema;
+    const tool = { name: `${path}#${name}`, source: { path, oid: '' }, params_schema: alone } as unknown as ToolDefinition;
+    if (validator.unusable(tool) !== undefined) continue;
+    found.push(...defaultsOutsideSchema(tool, validator, place));
+  }
+  return found;
 }

@@ -88,7 +88,7 @@ export function receiptDetail(receipt: Receipt): string {
     `caller    ${receipt.caller ?? '-'}  session ${receipt.session ?? '-'}  deadline ${receipt.timeout_ms === undefined ? '-' : `${receipt.timeout_ms} ms${receipt.timeout_from ? ` (from ${receipt.timeout_from})` : ''}`}`,
     `result    ${receipt.ok ? 'ok' : `FAILED ${receipt.code ?? ''}`}  exit ${receipt.exit_code ?? '-'}  signal ${receipt.signal ?? '-'}  timed out ${receipt.timed_out ? 'yes' : 'no'}  cut ${receipt.cut_bytes} of ${receipt.output_bytes} bytes`,
     ...(receipt.confirmation ? [`request   ${requestLink(receipt)}`] : []),
-    ...(receipt.source ? [`source    ${receipt.source.repository} on ${receipt.source.host}${receipt.source.url ? ` (${receipt.source.url})` : ''}`] : []),
+    ...(receipt.source ? [`source    ${receipt.source.repository}${receipt.source.host === undefined ? '' : ` on ${receipt.source.host}`}${receipt.source.url ? ` (${receipt.source.url})` : ''}${receipt.source.withheld ? ` (withheld: ${receipt.source.withheld})` : ''}`] : []),
     `params    ${JSON.stringify(receipt.params)}`,
     '--- output ---',
     receipt.output,

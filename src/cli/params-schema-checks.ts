@@ -1,13 +1,16 @@
 import { nearWord, schemaGraph, type Diagnostic, type JsonSchema, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { createParamsValidator, PARAMS_FORMATS, type ParamsValidator } from '../matcher/index.js';
 import { YamlLocator, yamlModule, YAML_OPTIONS, type Position } from '../scanner/index.js';
-import { defaultsOutsideSchema } from './default-checks.js';
+import { brokenToolDefaults, defaultsOutsideSchema } from './default-checks.js';
 
 // The scan checks a params schema against JSON Schema's meta-schema, but does not compile it: ajv's compile costs
 // ~1 ms a tool, seconds for a large registry's cold scan. So a schema the gateway cannot compile (a `$ref` to nothing)
 // passed validate and serve, and every call of it was refused; a `format` ajv does not know was ignored, checking
 // nothing (review userY, Y6). `hldp validate` compiles each tool's schema with the gateway's own validator, under the
 // same compile-cost bound, so this is the author's gate.
+
+// a tool's definition file, wherever the registry's root is
+const TOOL_FILE = /(^|\/)tools\/[^/]+\/TOOL\.hdlp$/;
 
 /** Where a place in a tool's normalised params schema is written in its file. */
 export type SchemaPlace = (path: ReadonlyArray<string | number>, key?: boolean) => Position;
@@ -23,6 +26,13 @@ export function gatewaySchemaProblems(index: ToolIndex, given: ReadonlySet<strin
     if (!given.has(tool.source.path)) continue;
     const place = schemaPlace(texts.get(tool.source.path));
     found.push(...compileProblems(tool, validator, place), ...unknownFormats(tool, place));
+  }
+  // a broken tool is not in the index: its defaults are judged from its text, each parameter alone (review userZ5, F2)
+  const served = new Set((index.tools as ToolDefinition[]).map((tool) => tool.source.path));
+  for (const path of given) {
+    const text = texts.get(path);
+    if (served.has(path) || text === undefined || !TOOL_FILE.test(path)) continue;
+    found.push(...brokenToolDefaults(path, text, validator, schemaPlace(text)));
   }
   return found;
 }

@@ -56,8 +56,11 @@ export interface GatewayConfig {
   /** who a root gateway's local tools run as (`sandbox.run_as`, `HLDP_SANDBOX_RUN_AS`): a user's name or {uid, gid}; absent: nobody */
   sandboxRunAs?: string | { uid: number; gid: number };
   embeddedGatekeeper: { enabled: boolean };
-  /** the console: whether its sign-in cookie is `Secure` (resolved from `console.secure_cookies`, `auto` by the listen host) */
-  console: { secureCookies: boolean };
+  /**
+   * the console: whether its sign-in cookie is `Secure` (resolved from `console.secure_cookies`, `auto` by the listen host),
+   * and whether only through the public URL (`auto` on loopback with an https `listen.public_url`: review Z7, Z7-5)
+   */
+  console: { secureCookies: boolean; plainOnLoopback?: boolean };
   gatekeepers: Record<string, GatekeeperTarget>;
   apis: Record<string, ApiTarget>;
   forgejo?: ForgejoConfig;

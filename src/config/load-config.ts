@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { isLoopback } from '../core/index.js';
 import type { ApiTarget, GatekeeperTarget } from '../executors/index.js';
 import { defaultCacheDir, MAX_DEFINITION_BYTES, type RepositoryOptions } from '../scanner/index.js';
 import { DEFAULT_SESSIONS_CONFIG } from '../sessions/index.js';
@@ -113,7 +114,10 @@ export function loadConfig(options: { file?: string; overrides?: ConfigOverrides
   if (leftOut?.length) config.secretsLeftOut = leftOut;
   const checkout = isUrl(config.repository.source) ? [] : [{ path: config.repository.source, what: "the tools registry's checkout" }];
   checkServerFolders(config.mcpServers, [{ path: config.workspaceRoot, what: 'the workspace' }, ...checkout]);
-  config.console.secureCookies = secureCookies(env.HLDP_CONSOLE_SECURE_COOKIES ?? written.console?.secure_cookies ?? 'auto', config.listen.host, config.listen.publicUrl);
+  const secureSetting = env.HLDP_CONSOLE_SECURE_COOKIES ?? written.console?.secure_cookies ?? 'auto';
+  config.console.secureCookies = secureCookies(secureSetting, config.listen.host, config.listen.publicUrl);
+  // Secure because of an https public_url alone: the operator's own browser at the loopback address gets the plain cookie
+  if (secureSetting === 'auto' && config.console.secureCookies && isLoopback(config.listen.host)) config.console.plainOnLoopback = true;
   if (config.maxCallTimeoutMs < 1) throw new ConfigError('HLDP_MAX_CALL_TIMEOUT_MS', 'must be at least 1 (ms)');
   if (!Number.isInteger(config.maxOutputBytes) || config.maxOutputBytes < 64 || config.maxOutputBytes > MAX_OUTPUT_BYTES_CEILING) {
     throw new ConfigError('max_output_bytes', `must be an integer from 64 to ${MAX_OUTPUT_BYTES_CEILING} (bytes), got ${config.maxOutputBytes}`);

@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { findTool, scanProblemsFor, type Receipt } from '../core/index.js';
+import { findTool, receiptSeen, scanProblemsFor, type Receipt } from '../core/index.js';
 import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../events/index.js';
 import type { ConsoleBackend, ConsolePrincipal, ConsoleRawField, ConsoleReceiptPage, ConsoleReceiptQuery } from './console-backend.js';
 import { html, revealHiddenCharacters, type Html } from './html.js';
-import { consoleCookie, ConsoleSessions, cookieValue, fromSameOrigin, keepsSecureCookie, LEGACY_COOKIE, type ConsoleSession } from './security.js';
+import { ConsoleSessions, fromSameOrigin, keepsSecureCookie, LEGACY_COOKIE, type ConsoleSession } from './security.js';
+import { SignInCookies } from './sign-in-cookie.js';
 import { APPROVALS_PAGE, approvalsView, approvalView, decidedApprovalView } from './views/approvals.js';
 import { failureFilters, failuresView, LIST_BYTES, PAGE, receiptQuery, receiptRows, SEARCH_BYTES, SEARCH_ROWS, type FailureFilters } from './views/failures.js';
 import { page, type Viewer } from './views/layout.js';
@@ -39,6 +40,8 @@ interface Signed {
 export interface ConsoleOptions {
   /** set the cookie's Secure flag (the gateway is reached over https, e.g. behind a proxy) */
   secureCookies?: boolean;
+  /** Secure only through the public URL: the operator's own loopback browser gets the plain-http cookie (`SignInCookies`) */
+  plainOnLoopback?: boolean;
   /** `listen.public_url`: its origin is this console's too (a TLS proxy in front) */
   publicUrl?: string;
 }
@@ -55,12 +58,11 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
   const assets = assetFiles();
   const cache = new Map<string, Buffer>();
   const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
-  const secure = options.secureCookies === true;
-  const cookie = consoleCookie(secure);
-  const cookieOptions = { httpOnly: true, sameSite: 'strict', secure } as const;
+  const cookies = new SignInCookies(options.secureCookies === true, options.plainOnLoopback === true);
+  const cookieOptions = { httpOnly: true, sameSite: 'strict' } as const;
   // a sign-in made before the cookie had its own path would outlive a sign-out of the new one: it goes too
-  const clearLegacy = (response: Response): void => {
-    response.clearCookie(LEGACY_COOKIE.name, { ...cookieOptions, path: LEGACY_COOKIE.path });
+  const clearLegacy = (response: Response, secure: boolean): void => {
+    response.clearCookie(LEGACY_COOKIE.name, { ...cookieOptions, secure, path: LEGACY_COOKIE.path });
   };
 
   const send = (response: Response, markup: Html, status = 200): void => {
@@ -68,7 +70,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
   };
   // a cookie signed out at any instance is refused: the store says so (a store that does not answer is a refusal, below)
   const signedIn = async (request: Request): Promise<Signed | undefined> => {
-    const session = sessions.read(cookieValue(request, cookie.name), (name) => backend.sessionBinding(name));
+    const session = sessions.read(cookies.value(request), (name) => backend.sessionBinding(name));
     const principal = session && backend.principal(session.principal);
     if (!session || !principal || (await backend.signedOut(session.nonce))) return undefined;
     return { session, principal, viewer: { name: principal.name, csrf: session.csrf } };
@@ -135,6 +137,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     const body = (request.body ?? {}) as Record<string, unknown>;
     const next = safeNext(body.next);
     // the browser would drop a Secure cookie from a plain-http page and send every page back here: say so, sign no one in
+    const { cookie, secure } = cookies.issued(request);
     const keeps = secure ? keepsSecureCookie(request) : { ok: true as const };
     if (!keeps.ok) {
       send(response, signInPage({ credentialsRequired: backend.credentialsRequired, error: insecureOriginMessage(keeps.origin), next }), 400);
@@ -154,14 +157,14 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
       return;
     }
     const { value, session } = sessions.issue(principal.name, backend.sessionBinding(principal.name) ?? '');
-    response.cookie(cookie.name, value, { ...cookieOptions, path: cookie.path, expires: new Date(session.expires) });
-    clearLegacy(response);
+    response.cookie(cookie.name, value, { ...cookieOptions, secure, path: cookie.path, expires: new Date(session.expires) });
+    clearLegacy(response, secure);
     response.redirect(303, next);
   });
 
   router.use('/console', requireSignIn);
 
-  router.post('/console/sign-out', form, requireCsrf, async (_request, response) => {
+  router.post('/console/sign-out', form, requireCsrf, async (request, response) => {
     const { session } = signed(response);
     try {
       await backend.signOut(session.nonce, session.expires);
@@ -170,8 +173,8 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
       response.status(503).json({ code: 'STORE_UNAVAILABLE', error: `not signed out: the store did not record it (${(error as Error).message}), and other instances would still take this sign-in; try again when GET /healthz says ok` });
       return;
     }
-    response.clearCookie(cookie.name, { ...cookieOptions, path: cookie.path });
-    clearLegacy(response);
+    for (const { cookie, secure } of cookies.cleared(request)) response.clearCookie(cookie.name, { ...cookieOptions, secure, path: cookie.path });
+    clearLegacy(response, options.secureCookies === true);
     response.redirect(303, '/console/sign-in');
   });
 
@@ -239,14 +242,16 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
       send(response, page('Not found', htmlNotFound(`No receipt '${request.params.id}'.`), viewer), 404);
       return;
     }
-    const { receipt } = excerpt;
+    // its source as the viewer may read it: the host, URL and repository path of the gateway that made it are an
+    // admin's, as the request's filer is (policy's readsPlaces; review Z7, Z7-1)
+    const receipt = receiptSeen(excerpt.receipt, principal.roles.includes('admin'));
     const { index } = backend.registry();
     // one tool by name: reading index.tools would make and keep every definition of a lazily read index
     const definition = findTool(index, receipt.tool);
     // the rule's reason and the deadline the call asked for are kept with the request, read as the viewer may read it
     const link = (receipt as { approval?: { id?: unknown } | null }).approval;
     const approval = typeof link?.id === 'string' ? await backend.approvals.record(link.id, principal) : undefined;
-    send(response, page(`${receipt.ok ? '✓' : '✗'} ${receipt.tool}`, receiptView(excerpt, definition, index.commit, approval), viewer, '/console/failures'));
+    send(response, page(`${receipt.ok ? '✓' : '✗'} ${receipt.tool}`, receiptView({ ...excerpt, receipt }, definition, index.commit, approval), viewer, '/console/failures'));
   });
 
   // a receipt's output, error or stderr whole, as it was stored: where its view shows only the start

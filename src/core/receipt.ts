@@ -73,14 +73,19 @@ export interface CallDeadline {
   from?: TimeoutSource;
 }
 
-/** Where a receipt was made. */
+/**
+ * Where a receipt was made. As stored, and as an admin reads it: `host`, `repository` and (served) `url`; as anyone
+ * else reads it (`sourceSeen`): `repository` by its remote URL or its folder's name, and `withheld` in place of the rest.
+ */
 export interface ReceiptSource {
-  /** the machine's host name */
-  host: string;
-  /** the repository the index was read from (credentials removed) */
+  /** the machine's host name; absent where it is withheld */
+  host?: string;
+  /** the repository the index was read from (credentials removed); only its folder's name where its path is withheld */
   repository: string;
-  /** the gateway's HTTP address when it serves one; absent for a CLI or stdio MCP call */
+  /** the gateway's HTTP address when it serves one; absent for a CLI or stdio MCP call, and where it is withheld */
   url?: string;
+  /** what was left out, and who can read it: present only in the view of one who is no admin (review Z7, Z7-1) */
+  withheld?: string;
 }
 
 /** A receipt's link to the approval request its call went through. */
@@ -90,8 +95,8 @@ export interface ReceiptApproval {
   decided_by: string | null;
   reason: string | null;
   decided_at: string;
-  /** through the API (an approver, or the caller where its rule allows), a confirmation token, the MCP client's human, the clock, or a changed registry */
-  via: 'api' | 'confirm' | 'elicitation' | 'expiry' | 'outdated';
+  /** through the API (an approver, or the caller where its rule allows), a one-shot CLI recording it for the gateway that filed it (`cli`), a confirmation token, the MCP client's human, the clock, or a changed registry */
+  via: 'api' | 'cli' | 'confirm' | 'elicitation' | 'expiry' | 'outdated';
   /** `policies/x.hdlp:line:col`, or null when the tool's own `require_confirm` asked */
   rule: string | null;
 }

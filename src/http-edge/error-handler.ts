@@ -51,6 +51,8 @@ export function notFoundHandler(routes: string): RequestHandler {
 /** Logs each request once it is answered: method, path, status, duration; never headers or bodies. */
 export function requestLog(logger: Logger): RequestHandler {
   return (request, response, next) => {
+    // nothing to time or to listen for when the level leaves the line out (asked each time: a level may be changed live)
+    if (!logger.isLevelEnabled('info')) return next();
     const start = performance.now();
     response.on('finish', () => {
       logger.info({ method: request.method, path: request.path, status: response.statusCode, duration_ms: Math.round(performance.now() - start) }, 'request');

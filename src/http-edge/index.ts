@@ -3,6 +3,7 @@
 export { bearerAuth, bearerMatches, secretsEqual } from './bearer-auth.js';
 export { documentedRoutes, routeOf, type DocumentedRoute } from './documented-routes.js';
 export { errorHandler, notFoundHandler, requestLog } from './error-handler.js';
+export { expressServer } from './express-server.js';
 export { JSON_RPC, jsonRpcBodyErrors, sendJsonRpcError } from './json-rpc-error.js';
 export { LONG_TEXT_UNITS, sendJsonInPieces, sendJsonText } from './json-in-pieces.js';
 export { closeIdleConnectionsUnread, KEEP_ALIVE_ADVERTISED_MS, KEEP_ALIVE_GRACE_MS } from './keep-alive.js';

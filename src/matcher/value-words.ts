@@ -1,6 +1,11 @@
 import { analyzeWords } from './analyze.js';
 
-const QUOTED = /(^|[\s([{:,;])(["“«'‘])([^"“”«»'‘’\n]{1,80}?)(["”»'’])(?=$|[\s)\]}.,!?:;])/gu;
+// an apostrophe between letters inside quoted text is a contraction or a possessive (It's, don't, O'Brien), not its end:
+// 'I love the food here! It's always fresh' was not read as quoted at all, and its words counted as what was asked
+const QUOTED = /(^|[\s([{:,;])(["“«'‘])((?:[^"“”«»'‘’\n]|(?<=\p{L})['’](?=\p{L})){1,80}?)(["”»'’])(?=$|[\s)\]}.,!?:;])/gu;
+// a request wrapped whole in quotes (pasted as a quotation, or a test case's literal) is the request, not a value in it
+const WRAPPED = /^\s*["“«'‘]([^]*)["”»'’]\s*$/u;
+const NO_QUOTE = /^(?:[^"“”«»'‘’]|(?<=\p{L})['’](?=\p{L}))*$/u;
 // a capitalised word not opening a sentence is most often a name: a person, place, product or title
 const CAPITALISED = /\p{Lu}\p{Ll}+/gu;
 const SENTENCE_OPENING = /(^|[.!?:\n]["'”’)]*\s*|["“'‘(]\s*)$/u;
@@ -22,7 +27,7 @@ const MAX_SPAN_WORDS = 32;
 
 /** The lower-cased words a request gives as values: quoted text, capitalised names mid-sentence, codes, paths. */
 export function valueWords(request: string): Set<string> {
-  const text = request.slice(0, MAX_SCANNED_CHARACTERS);
+  const text = unwrapped(request.slice(0, MAX_SCANNED_CHARACTERS));
   const values = new Set<string>();
   for (const match of text.matchAll(QUOTED)) addValues(match[3]!, values);
   for (const match of text.matchAll(CAPITALISED)) {
@@ -34,6 +39,14 @@ export function valueWords(request: string): Set<string> {
     else for (const piece of token.split(UNSPACED_RUN)) addCodes(piece, values);
   }
   return values;
+}
+
+// The request inside the quotes it is wrapped in, layer by layer ("'Get the stock price of Apple'"), when no other quote
+// stands inside (then the outer marks open and close quotations of their own: 'a' and 'b')
+function unwrapped(text: string): string {
+  let inner = text;
+  for (let wrapped = WRAPPED.exec(inner); wrapped !== null; wrapped = WRAPPED.exec(inner)) inner = wrapped[1]!;
+  return inner !== text && NO_QUOTE.test(inner) ? inner : text;
 }
 
 function addCodes(piece: string, values: Set<string>): void {

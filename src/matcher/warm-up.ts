@@ -99,9 +99,10 @@ export function* warmUpSteps(engine: IntentEngine, { costlyRequestMs = COSTLY_RE
 
 // Requests in scripts a registry's words may not have, as agents send them: BFCL's first Chinese request met code V8 had
 // compiled for one-byte strings only (13 functions dropped at once) and the segmenter's first read of ICU's data, ~20
-// ms of the main thread in a first pass at 3,148 tools. The Chinese one is all quoted while the Chinese-English
-// dictionary is not read: a value is not glossed, so it does not start the read (the Japanese one is kana only: kanji
-// are Chinese characters to the dictionary).
+// ms of the main thread in a first pass at 3,148 tools. The Chinese one is a quotation in the request while the
+// Chinese-English dictionary is not read: a value is not glossed, so it does not start the read (a request wrapped whole
+// in quotes is the request, and would be glossed; the Japanese one is kana only: kanji are Chinese characters to the
+// dictionary).
 const CHINESE = '我想知道上海目前的天气状况，顺便用摄氏度显示温度';
 const OTHER_SCRIPTS = ['открой файл и покажи последние 10 строк', 'さいきんのファイルをみせてください', 'ช่วยค้นหาไฟล์ล่าสุดให้หน่อย'];
 
@@ -114,7 +115,7 @@ function* warmUpRequests(tools: ToolSequence): Generator<{ text: string; staged:
     yield { text, staged: first };
     if (!first) continue;
     first = false;
-    yield { text: lexiconSettled() ? CHINESE : `“${CHINESE}”`, staged: true };
+    yield { text: lexiconSettled() ? CHINESE : `find “${CHINESE}”`, staged: true };
     for (const other of OTHER_SCRIPTS) yield { text: other, staged: true };
   }
 }

@@ -18,6 +18,7 @@ import { eventResources, EVENTS_TEMPLATE, EVENTS_URI, isEventsUri } from '../eve
 import { APPROVAL_WAIT_TOOL, CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, READ_SKILL_TOOL, TOOLSET_TOOL } from '../export/index.js';
 import { catalogFor, prepareCatalog, type SessionState } from '../sessions/index.js';
 import { PACKAGE_ROOT } from '../config/index.js';
+import { receiptSeenBy } from '../policy/index.js';
 import { runMetaTool, SearchIndexLoadingError, type CallOutcome, type Gateway } from '../gateway/service/index.js';
 import { ProgressSent, readCallMeta, type CallMeta } from './call-meta.js';
 import { failure, metaResult, outcomeResult } from './call-result.js';
@@ -190,13 +191,15 @@ async function callTool(gateway: Gateway, session: SessionState, name: string, a
   const target = catalog.resolve(name);
   if (!meta.ok) return failure(meta.error);
   const { signal, timeoutMs, onProgress } = meta.options;
+  // a receipt as the session's principal may read it: the host, URL and repository path of the gateway that ran it are an admin's (review Z7, Z7-1)
+  const seen = (outcome: CallOutcome): CallOutcome => (outcome.kind === 'receipt' ? { ...outcome, receipt: receiptSeenBy(outcome.receipt, gateway.principal(session.principal)) } : outcome);
   try {
     if (target.kind === 'meta') {
       const outcome = await runMetaTool(gateway, session, target.tool, args, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(onProgress ? { onProgress } : {}), resolveName: (listed) => { const resolved = catalog.resolve(listed); return resolved.kind === 'tool' ? resolved.name : listed; } });
       // tool_call waits for approval like a direct call: the human at the client may decide it there
-      return metaResult(outcome.kind === 'call' ? { ...outcome, outcome: await decide(outcome.outcome) } : outcome, catalog);
+      return metaResult(outcome.kind === 'call' ? { ...outcome, outcome: seen(await decide(outcome.outcome)) } : outcome, catalog);
     }
-    return outcomeResult(await decide(await gateway.call(target.name, args, { ...meta.options, session })), catalog);
+    return outcomeResult(seen(await decide(await gateway.call(target.name, args, { ...meta.options, session }))), catalog);
   } catch (error) {
     // a match before the search index is ready: the agent asks again, or calls by name (HTTP answers 503 with the same code)
     if (error instanceof SearchIndexLoadingError) return failure(`SEARCH_INDEX_LOADING: ${error.message}`, { code: error.code, retry_after_seconds: error.retryAfterSeconds });

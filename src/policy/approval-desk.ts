@@ -337,7 +337,8 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     }
     const anyone = this.#anyoneIsLocal(record, options);
     if (anyone !== undefined) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: anyone };
-    const decided = await this.#host.store.approvals.decide(record.id, { status: 'approved', by, reason, via });
+    // a one-shot CLI says so: the runner takes a `local` decision at its word only from one (review Z7, Z7-4)
+    const decided = await this.#host.store.approvals.decide(record.id, { status: 'approved', by, reason, via: options.leaveIfElsewhere ? 'cli' : via });
     if (!decided) return this.#settlement.alreadyDecided(record.id);
     this.#waiters.wake(decided.id);
     const message = `approved by ${by}; nothing has run yet: '${decided.tool}' runs once at ${filerWords(decided, values)}, or at any gateway with its settings — not here, which runs calls elsewhere (${placeDifference(decided, this.#host.place, options.leaveIfElsewhere ? "this process's" : "this instance's", values) ?? 'another place'}) — when it next looks (every second while it serves, or when its caller waits for the request), and its receipt answers the caller. If none runs it before ${decided.expires_at}, it expires with nothing run. GET /v1/approvals/${decided.id}?wait=30 waits for the receipt`;

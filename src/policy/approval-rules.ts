@@ -22,6 +22,9 @@ export type PolicyDecision =
       expiresInMs?: number;
     };
 
+/** Why a deny or approve rule took a path its globs do not name. */
+const UNJUDGED = "the rule matched because a path could not be judged (it climbs out of the tool's root, is absolute outside it, or the gateway cannot place it), and a deny or approve rule takes every such path";
+
 /**
  * The first approval rule (over every policy in path order) whose tools, callers and param conditions match
  * decides; with none, a tool with `constraints.require_confirm` waits for a confirmation its caller may give
@@ -39,17 +42,20 @@ export function decidePolicy(index: ToolIndex, tool: ToolDefinition, params: Rec
   const ownCwd = tool.executor === 'shell' && tool.shell?.cwd !== undefined ? (cwd ?? null) : undefined;
   for (const compiled of set.rulesFor(tool)) {
     if (compiled.callers && !passesGate(compiled.callers, caller)) continue;
-    if (!compiled.conditions.every(([param, test]) => test(Object.hasOwn(params, param) ? params[param] : undefined, roots, ownCwd))) continue;
+    const value = (param: string): unknown => (Object.hasOwn(params, param) ? params[param] : undefined);
+    if (!compiled.conditions.every(([param, test]) => test(value(param), roots, ownCwd))) continue;
     const { rule, ref } = compiled;
+    // a deny or approve rule takes a path it cannot judge: said, else `no logs` read as the reason /etc was refused (review userZ5, F7)
+    const unjudged = compiled.judged !== undefined && !compiled.judged.every(([param, test]) => test(value(param), roots, ownCwd)) ? `; ${UNJUDGED}` : '';
     switch (rule.decision) {
       case 'allow':
         return { kind: 'allow', rule: ref };
       case 'deny':
-        return { kind: 'deny', rule: ref, reason: `${rule.reason ?? `the policy denies this call of '${tool.name}'`} (${ref.where})` };
+        return { kind: 'deny', rule: ref, reason: `${rule.reason ?? `the policy denies this call of '${tool.name}'`} (${ref.where})${unjudged}` };
       case 'approve':
         return {
           kind: 'approve', rule: ref,
-          reason: `${rule.reason ?? `the policy asks a person to approve this call of '${tool.name}'`} (${ref.where})`,
+          reason: `${rule.reason ?? `the policy asks a person to approve this call of '${tool.name}'`} (${ref.where})${unjudged}`,
           selfApproval: rule.self_approval ?? false,
           approvers: rule.approvers ?? DEFAULT_APPROVERS,
           elicit: rule.elicit ?? false,

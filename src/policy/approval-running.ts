@@ -5,6 +5,7 @@ import type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-h
 import { linkOf, type ApprovalSettlement } from './approval-settlement.js';
 import { deciderProblem } from './approval-rules.js';
 import { changedSince } from './judged-against.js';
+import { LOCAL_PRINCIPAL } from './principals.js';
 import { instancePlaceProblem } from './run-place.js';
 
 /**
@@ -98,11 +99,16 @@ export class ApprovalRunning<Registry extends ApprovalRegistry = ApprovalRegistr
    * principals and roles: the deciding instance judged it by its own, which may name another principal so, give the
    * approver role to others, or still hold one revoked here (review Z5, Z5-9). `local` is the operator at a machine
    * (a one-shot CLI reading the store itself, or anyone at an instance without credentials, which approves no named
-   * caller's request elsewhere): here as this process's own `local`. The human at an MCP client decided by the rule's
+   * caller's request elsewhere): here as this process's own `local` — for a named caller's request only when a
+   * one-shot CLI recorded it (`via: cli`): an instance of an older build sharing the store, without credentials, records
+   * anyone's approval as `local` through its API (review Z7, Z7-4). The human at an MCP client decided by the rule's
    * `elicit`, asked where they decided.
    */
   #deciderProblem(record: ApprovalRecord): string | undefined {
     if (record.decided_via === 'elicitation' || this.#host.principals === undefined) return undefined;
+    if (record.decided_by === LOCAL_PRINCIPAL.name && record.caller !== LOCAL_PRINCIPAL.name && record.decided_via !== 'cli') {
+      return `it was approved through an instance's API, not with hldp approvals approve, and at an instance without credentials every caller is '${LOCAL_PRINCIPAL.name}' (anyone who reached it may have): a named caller's request approved elsewhere runs on the word of one of this gateway's principals, or of hldp approvals approve reading the store`;
+    }
     const decider = this.#host.principals().find((principal) => principal.name === record.decided_by);
     if (decider === undefined) return `this gateway has no principal '${record.decided_by ?? '(nobody)'}' (its principals are in its config), so it cannot tell whether they may decide it here`;
     return deciderProblem({ caller: record.caller, selfApproval: record.rule.self_approval, approvers: record.rule.approvers }, decider);

@@ -35,13 +35,14 @@ export function modeOf(decision: PolicyDecisionKind): ConditionMode {
 }
 
 /**
- * Compiles one param condition once: globs by picomatch, regexes by RE2 (linear time, found anywhere in the text).
+ * Compiles one param condition once (`unjudged`: what a path it cannot judge gives, by default the mode's answer;
+ * false asks whether the call matches by the paths it can judge, to say why a deny or approve rule took it): globs by picomatch, regexes by RE2 (linear time, found anywhere in the text).
  * RE2's time is the text's length times the program's size (`a[ab]{999}c`: ~1,000 steps a character, review X, X1), so
  * one reading of a value has the params' work budget (MAX_PARAMS_WORK): a value past it cannot be judged, and so
  * matches a broad rule and not a strict one. A glob's RegExp, run as a state machine, is charged to it too, and a
  * path past PATH_MAX cannot be judged (see {@link globMatcher}).
  */
-export function compileCondition(condition: ParamCondition, mode: ConditionMode): ValueTest {
+export function compileCondition(condition: ParamCondition, mode: ConditionMode, unjudged = mode === 'broad'): ValueTest {
   const tests: Array<(scalar: string | number | boolean, roots: readonly string[], cwd: string | null | undefined) => boolean> = [];
   if (condition.glob !== undefined) {
     const globs = Array.isArray(condition.glob) ? condition.glob : [condition.glob];
@@ -52,9 +53,9 @@ export function compileCondition(condition: ParamCondition, mode: ConditionMode)
     const matchers = globs.map((glob) => ({ absolute: glob.startsWith('/'), matches: globMatcher(picomatch, glob, { dot: mode === 'broad' }) }));
     const judge = (path: RootedPath): boolean =>
       matchers.some(({ absolute, matches }) => {
-        if (!absolute) return path.relative === undefined ? mode === 'broad' : matches(path.relative);
+        if (!absolute) return path.relative === undefined ? unjudged : matches(path.relative);
         // every name of one file: a glob written against either spelling of the root judges it
-        return path.absolute.length === 0 ? mode === 'broad' : path.absolute.some((name) => matches(name));
+        return path.absolute.length === 0 ? unjudged : path.absolute.some((name) => matches(name));
       });
     tests.push((scalar, roots, cwd) => {
       if (typeof scalar !== 'string') return false;

@@ -22,6 +22,8 @@ export interface CompiledRule {
   reason?: string;
   callers?: AccessGate;
   conditions: Array<[param: string, test: ValueTest]>;
+  /** a deny or approve rule's glob conditions, a path they cannot judge not matching: whether it matched for that alone */
+  judged?: Array<[param: string, test: ValueTest]>;
   rule: ApprovalRule;
 }
 
@@ -71,6 +73,7 @@ export class PolicySet {
           ...(rule.reason ? { reason: rule.reason } : {}),
           ...(rule.callers ? { callers: rule.callers } : {}),
           conditions: Object.entries(rule.when ?? {}).map(([param, condition]) => [param, compileCondition(condition, mode)]),
+          ...(mode === 'broad' && Object.values(rule.when ?? {}).some((condition) => condition.glob !== undefined) ? { judged: Object.entries(rule.when ?? {}).map(([param, condition]) => [param, compileCondition(condition, mode, false)] as [string, ValueTest]) } : {}),
           rule,
         };
         this.rules.push({ compiled, tools: this.expand(rule.tools, rule.decision === 'allow' ? 'allows' : 'restricts') });

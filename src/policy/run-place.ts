@@ -1,4 +1,4 @@
-import { formatByteSize, type SandboxCeiling } from '../core/index.js';
+import { formatByteSize, receiptSeen, type Receipt, type SandboxCeiling } from '../core/index.js';
 import { canonicalJson, type ApprovalFiler, type ApprovalRecord, type RunPlace } from '../store/index.js';
 import type { Principal } from './principals.js';
 import { differingGroups, type SettingGroup } from './run-settings.js';
@@ -42,6 +42,16 @@ export function approvalSeenBy(record: ApprovalRecord, principal: Pick<Principal
   if (record.rule.place === undefined && record.rule.filed_by === undefined) return { ...record, run };
   const { place: _place, filed_by: _filer, ...rule } = record.rule;
   return { ...record, run, rule: { ...rule, place_withheld: 'where and how the instance that filed it runs calls (place), and which instance that is (filed_by): an administrator can see them' } };
+}
+
+/**
+ * A receipt as `principal` may read it: whole for an admin; for anyone else its `source` without the host name, the
+ * instance's URL or the repository's path on that host (review Z7, Z7-1: the same rule as `approvalSeenBy`, for the
+ * caller's receipt of a call run elsewhere, and every other receipt one who is no admin reads). The stored receipt,
+ * its hash chain and `GET /v1/receipts/verify` are unchanged: the view is filtered, not the record.
+ */
+export function receiptSeenBy(receipt: Receipt, principal: Pick<Principal, 'roles'>): Receipt {
+  return receiptSeen(receipt, readsPlaces(principal));
 }
 
 /**

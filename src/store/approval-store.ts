@@ -93,7 +93,13 @@ export interface NewApproval {
 }
 
 /** How a request was decided. */
-export type ApprovalVia = 'api' | 'confirm' | 'elicitation' | 'expiry' | 'outdated';
+/**
+ * How a request was decided: `api` (a principal: the console, the HTTP API, `hldp approvals`), `confirm` (the caller's
+ * token), `elicitation` (the human at the MCP client), `expiry`, `outdated`; `cli`: recorded by a one-shot CLI (`hldp
+ * approvals approve`, which reads the store itself) for the gateway that filed it to run — a `local` decision a runner
+ * takes at its word only so (review Z7, Z7-4).
+ */
+export type ApprovalVia = 'api' | 'cli' | 'confirm' | 'elicitation' | 'expiry' | 'outdated';
 
 /** An approval request as stored: bound to `{caller, session, tool, params digest, policy commit, expiry}`. */
 export interface ApprovalRecord {

@@ -2,6 +2,8 @@
 // refuses failed every call leaving it out (INVALID_PARAMS, the caller blamed); a `required` name that
 // additionalProperties: false forbids made every call fail; and an empty list for a whole "{list}" argv element, which
 // the schema accepts (and validate's own advice, "give it a default", leads to), failed as EXECUTOR_MISCONFIGURED.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -52,6 +54,27 @@ describe('definitions that validate are callable as they read (review userW, W1,
     expect(lines).not.toMatch(/parameter 'size'/);
     expect(lines).toMatch(/tools\/full\/TOOL\.hdlp:10:\d+: error: 'q' is required, but it is not in 'properties' and additionalProperties is false/);
     expect(lines).not.toMatch(/tools\/spread\//);
+  });
+
+  // review userZ5, F2: a schema error on one parameter left the tool out of the index, and so its other defaults
+  // unchecked: the enum refusing `medium` came only in the run after `type` and `minimun` were fixed
+  it("names a default its schema refuses in the same run as another parameter's schema errors", async () => {
+    const folder = join(temp.path, 'broken-schema');
+    const text = makeToolYaml('badschema', {
+      ...shell('[sleep, "{secs}"]'),
+      params_schema: '\n  secs: { type: int, description: how long, minimun: 1 }\n  mode: { type: string, enum: [fast, slow], default: medium }\n  fine: { type: integer, default: 2 }',
+    });
+    await mkdir(join(folder, 'tools', 'badschema'), { recursive: true });
+    await writeFile(join(folder, 'tools', 'badschema', 'TOOL.hdlp'), text);
+    const run = await runCli(['validate', folder], { env, cwd: temp.path });
+    expect(run.code).toBe(1);
+    const lines = text.split('\n');
+    const at = lines.findIndex((line) => line.includes('mode:'));
+    const place = `${at + 1}:${lines[at]!.indexOf('default') + 1}`;
+    expect(run.stdout).toContain(`tools/badschema/TOOL.hdlp:${place}: error: the default of parameter 'mode' ("medium") does not satisfy its own schema: it must be one of "fast", "slow"`);
+    // the errors that broke it are still said, and nothing of the parameters they are in, nor of a default that fits
+    expect(run.stdout).toMatch(/tools\/badschema\/TOOL\.hdlp:\d+:\d+: error: .*minimun/);
+    expect(run.stdout).not.toMatch(/default of parameter '(secs|fine)'/);
   });
 
   it('an empty list fills a whole "{list}" element with no argument, given or by default', async () => {

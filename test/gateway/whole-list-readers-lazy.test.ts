@@ -4,7 +4,7 @@ import { toolsOf, type ToolDefinition } from '../../src/core/index.js';
 import { writeToolList } from '../../src/cli/commands/list-command.js';
 import { registryView } from '../../src/console/views/registry.js';
 import { exportTools } from '../../src/export/index.js';
-import { toolListQuery } from '../../src/gateway/http/query-parameters.js';
+import { toolListQuery } from '../../src/request-checks/index.js';
 import { toolPage } from '../../src/gateway/http/tool-list.js';
 import { builtWhole, servedFromCache } from '../helpers/lazy-index.js';
 import { makeToolDefinition } from '../matcher/helpers.js';

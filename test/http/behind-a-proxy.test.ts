@@ -108,9 +108,18 @@ describe('a gateway on 127.0.0.1 with principals and listen.public_url https://h
     }
   });
 
-  it('still signs in at its own loopback address, as before', async () => {
+  it('still signs in at its own loopback address, with the plain-http cookie a browser keeps there; that cookie is read only there (review Z7, Z7-5)', async () => {
     const signIn = await send(url, '/console/sign-in', { headers: { origin: new URL(url).origin }, form: { token: TOKENS.alice } });
     expect(signIn.status, signIn.text).toBe(303);
+    // the Secure __Host- cookie, set in answer to a plain-http page, was dropped by a browser that keeps Secure cookies
+    // over https only (Safari, even from loopback): every page sent the operator back to sign-in
+    expect(setCookie(signIn)).toMatch(/^hldp_console=[^;]+;.*Path=\/console;.*HttpOnly/m);
+    expect(setCookie(signIn)).not.toMatch(/Secure|__Host-/);
+    const cookie = setCookie(signIn).split('\n').find((line) => /^hldp_console=[^;]+/.test(line))!.split(';')[0]!;
+    expect((await send(url, '/console/approvals', { headers: { cookie } })).status).toBe(200);
+    // through the public URL, or forwarded by a proxy, the plain cookie signs no one in (a plain-http server could set it)
+    expect((await send(url, '/console/approvals', { host: 'hldp.example.com', headers: { cookie } })).status).toBe(303);
+    expect((await send(url, '/console/approvals', { headers: { cookie, 'x-forwarded-for': '192.0.2.7' } })).status).toBe(303);
   });
 });
 

@@ -2,7 +2,7 @@
 // body was compiled by the first POST /v1/match after ready (~35 ms of CPU at load 11, ajv's code cold: 41 ms of the
 // main thread for that first match against ~6 ms for the next, at 100,000 tools), which the promise of "ready" forbids.
 import { afterEach, describe, expect, it } from 'vitest';
-import { bodyCheckerCompiled } from '../../src/gateway/http/body-validator.js';
+import { bodyCheckerCompiled } from '../../src/request-checks/body-validator.js';
 import { request, startEchoItServer } from '../helpers/http-server.js';
 
 let server: Awaited<ReturnType<typeof startEchoItServer>> | undefined;

@@ -28,7 +28,37 @@ describe('valueWords', () => {
   describe('when a capitalised word opens a sentence', () => {
     it('returns no value for it', () => {
       expect(valueWords('Find a hotel. Book it for me!')).toEqual(new Set());
-      expect(valueWords('"Show me the weather"')).toEqual(new Set(['show', 'weather']));
+      expect(valueWords('Say "Show me the weather" to it')).toEqual(new Set(['show', 'weather']));
+    });
+  });
+
+  describe('when the whole request is wrapped in quotes', () => {
+    it.each([
+      ['"Show me the weather"', []],
+      ['“删除这个文件”', []],
+      ['«удали этот файл»', []],
+      [`"'Get the stock price of Apple for the last 5 days in NASDAQ.'"`, ['apple']],
+      ["'Find a restaurant that's open late in Paris' ", ['paris']],
+    ])('reads %s as the request, not as a value', (text, values) => {
+      expect([...valueWords(text)].sort()).toEqual([...values].sort());
+    });
+
+    it('still reads two quotations of their own as values', () => {
+      expect([...valueWords("'hello world' and 'good night'")].sort()).toEqual(['good', 'hello', 'night', 'world']);
+    });
+  });
+
+  describe('when quoted text holds an apostrophe between letters', () => {
+    it.each([
+      ["Analyze the sentiment of a customer review 'I love the food here! It's always fresh and delicious.'.", ['love', 'food', 'always', 'fresh', 'delicious']],
+      ["send the body 'Let's meet at noon' to Ann", ['let', 'meet', 'noon', 'ann']],
+      ["find the book 'O'Brien's war' please", ['brien', 'war']],
+    ])('reads the whole quotation of %s as a value', (text, values) => {
+      expect([...valueWords(text)].sort()).toEqual([...values].sort());
+    });
+
+    it('still ends a quotation at a closing quote after a letter', () => {
+      expect([...valueWords("rename 'draft' to 'final' and save it")].sort()).toEqual(['draft', 'final']);
     });
   });
 

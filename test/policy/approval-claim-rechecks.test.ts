@@ -12,9 +12,9 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/policy/index.js';
 import { signInToConsole } from '../helpers/console-sign-in.js';
-import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
+import { describeWithPostgres } from '../helpers/postgres-suite.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway, TOKENS } from './support.js';
+import { api, deployOnOneStore, policyRepository, receiptOf, TOKENS } from './support.js';
 
 const HELD = [
   'name: held', 'author: TEST-001', 'why: a person looks at writes and commands first', 'approval:',
@@ -47,71 +47,55 @@ function stranded(row: Record<string, unknown>, index: number, now: number): Rec
   return { ...row, id: `apr_gone${String(index).padStart(12, '0')}`, token_hash: null, rule: JSON.stringify(rule), status: 'approved', decided_ms: now - 3_600_000 + index, decided_by: 'bob', decided_via: 'api', expires_ms: now + 3_600_000, receipt_id: null, run_by: null, run_lease_ms: null };
 }
 
-async function deploy(store: 'sqlite' | 'postgres'): Promise<Deployment> {
-  const stops: Array<() => Promise<unknown>> = [];
-  const stop = async (): Promise<void> => {
-    while (stops.length) await stops.pop()!().catch(() => undefined);
-  };
-  try {
-    const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD });
-    stops.push(() => temp.cleanup());
-    const shared = join(temp.path, 'shared-data');
-    let storeEnv: NodeJS.ProcessEnv = { HLDP_DATA_DIR: shared };
-    let strand: Deployment['strand'];
-    if (store === 'postgres') {
-      const database = await createTestDatabase();
-      stops.push(() => database.drop());
-      storeEnv = { HLDP_STORE_URL: database.url };
-      strand = async (template, count) => {
-        const sql = postgres(database.url, { max: 1, onnotice: () => undefined });
-        try {
-          const [row] = await sql<Array<Record<string, unknown>>>`SELECT * FROM approvals WHERE id = ${template}`;
-          const now = Date.now();
-          await sql`INSERT INTO approvals ${sql(Array.from({ length: count }, (_, index) => stranded(row!, index, now)))}`;
-        } finally {
-          await sql.end();
-        }
-      };
-    } else {
-      strand = async (template, count) => {
-        const database = new Database(join(shared, 'receipts.db'));
-        try {
-          const row = database.prepare('SELECT * FROM approvals WHERE id = ?').get(template) as Record<string, unknown>;
-          const columns = Object.keys(row);
-          const insert = database.prepare(`INSERT INTO approvals (${columns.join(', ')}) VALUES (${columns.map((column) => `@${column}`).join(', ')})`);
-          const now = Date.now();
-          database.transaction(() => {
-            for (let index = 0; index < count; index += 1) insert.run(stranded(row, index, now));
-          })();
-        } finally {
-          database.close();
-        }
-      };
-    }
-    const start = async (name: string, principals: string, over = repo): Promise<string> => {
-      const folder = join(temp.path, name);
-      await mkdir(folder);
-      const started = await startGateway(over, folder, { principals, logLevel: 'warn', env: storeEnv });
-      stops.push(() => started.service.stop());
-      return started.url;
-    };
+function deploy(store: 'sqlite' | 'postgres'): Promise<Deployment> {
+  return deployOnOneStore(store, { 'policies/held.hdlp': HELD }, async (on) => {
+    const strand = on.postgres !== undefined ? strandInPostgres(on.postgres) : strandInSqlite(on.sqlite!);
     // one after another: the first sets the store up
-    const a = await start('a', AT_A);
-    const b = await start('b', AT_B);
+    const a = (await on.start('a', { principals: AT_A })).url;
+    const b = (await on.start('b', { principals: AT_B })).url;
     const another = await policyRepository({ 'policies/held.hdlp': HELD, 'policies/reads.hdlp': ['name: reads', 'author: TEST-001', 'why: reads are logged', 'approval:', '  - tools: [file-read]', '    decision: allow'].join('\n') });
-    stops.push(() => another.temp.cleanup());
-    const other = await start('other', AT_B, another.repo);
-    const folder = join(temp.path, 'open');
+    on.onStop(() => another.temp.cleanup());
+    const other = (await on.start('other', { principals: AT_B, repo: another.repo })).url;
+    const folder = join(on.folder, 'open');
     await mkdir(join(folder, 'workspace'), { recursive: true });
-    const environment: NodeJS.ProcessEnv = { ...storeEnv, HLDP_CACHE_DIR: join(folder, 'cache'), HLDP_WORKSPACE: join(folder, 'workspace'), HLDP_POLL_INTERVAL_MS: '600000', HLDP_LOG_LEVEL: 'warn' };
+    const environment: NodeJS.ProcessEnv = { ...on.env, HLDP_CACHE_DIR: join(folder, 'cache'), HLDP_WORKSPACE: join(folder, 'workspace'), HLDP_POLL_INTERVAL_MS: '600000', HLDP_LOG_LEVEL: 'warn' };
     // no api_token, no principals: a loopback gateway without credentials
-    const open: ServiceProcess = await spawnService(['serve', '--port', '0', '--repo', repo], { ...environment, HLDP_API_TOKEN: undefined, HLDP_CONFIG: undefined }, / at (http:\/\/[\d.:]+)\n/);
-    stops.push(() => open.stop());
-    return { a, b, other, open: open.url, wsA: join(temp.path, 'a', 'workspace'), strand, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+    const open: ServiceProcess = await spawnService(['serve', '--port', '0', '--repo', on.repo], { ...environment, HLDP_API_TOKEN: undefined, HLDP_CONFIG: undefined }, / at (http:\/\/[\d.:]+)\n/);
+    on.onStop(() => open.stop());
+    return { a, b, other, open: open.url, wsA: join(on.folder, 'a', 'workspace'), strand };
+  });
+}
+
+/** `strand` on the PostgreSQL database at `url`. */
+function strandInPostgres(url: string): Deployment['strand'] {
+  return async (template, count) => {
+    const sql = postgres(url, { max: 1, onnotice: () => undefined });
+    try {
+      const [row] = await sql<Array<Record<string, unknown>>>`SELECT * FROM approvals WHERE id = ${template}`;
+      const now = Date.now();
+      await sql`INSERT INTO approvals ${sql(Array.from({ length: count }, (_, index) => stranded(row!, index, now)))}`;
+    } finally {
+      await sql.end();
+    }
+  };
+}
+
+/** `strand` in the SQLite file at `file`. */
+function strandInSqlite(file: string): Deployment['strand'] {
+  return async (template, count) => {
+    const database = new Database(file);
+    try {
+      const row = database.prepare('SELECT * FROM approvals WHERE id = ?').get(template) as Record<string, unknown>;
+      const columns = Object.keys(row);
+      const insert = database.prepare(`INSERT INTO approvals (${columns.join(', ')}) VALUES (${columns.map((column) => `@${column}`).join(', ')})`);
+      const now = Date.now();
+      database.transaction(() => {
+        for (let index = 0; index < count; index += 1) insert.run(stranded(row, index, now));
+      })();
+    } finally {
+      database.close();
+    }
+  };
 }
 
 /** bot's call filed at `url`: the request's id. */
@@ -119,14 +103,6 @@ async function filed(url: string, tool: 'file-write' | 'shell-exec', params: Rec
   const call = await api(url, 'POST', '/v1/call', { who: 'bot', body: { tool, params } });
   expect(call.status, JSON.stringify(call.body)).toBe(202);
   return call.body.id as string;
-}
-
-/** Waits at `url` (as bot, the caller) for request `id`'s receipt. */
-async function receiptOf(url: string, id: string): Promise<any> {
-  let waited = await api(url, 'GET', `/v1/approvals/${id}?wait=60`, { who: 'bot' });
-  for (let attempt = 0; attempt < 2 && waited.body?.receipt === null; attempt += 1) waited = await api(url, 'GET', `/v1/approvals/${id}?wait=60`, { who: 'bot' });
-  expect(waited.body?.receipt, JSON.stringify(waited.body)).toBeTruthy();
-  return waited.body;
 }
 
 const HOSTS = / pid \d+|\(instance |https?:\/\//;

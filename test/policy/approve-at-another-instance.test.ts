@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleCsrf, signInToConsole } from '../helpers/console-sign-in.js';
-import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
+import { describeWithPostgres } from '../helpers/postgres-suite.js';
 import type { ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, startGateway, TOKENS } from './support.js';
+import { api, deployOnOneStore, receiptOf, TOKENS } from './support.js';
 
 // a write to tok-* is the caller's to confirm (a token); any other write, and every command, waits for an approver
 const HELD = [
@@ -37,41 +37,19 @@ interface Deployment {
   stop(): Promise<void>;
 }
 
-async function deploy(store: 'sqlite' | 'postgres'): Promise<Deployment> {
-  const stops: Array<() => Promise<unknown>> = [];
-  const stop = async (): Promise<void> => {
-    while (stops.length) await stops.pop()!().catch(() => undefined);
-  };
-  try {
-    const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD });
-    stops.push(() => temp.cleanup());
-    const shared = join(temp.path, 'shared-data');
-    let env: NodeJS.ProcessEnv = { HLDP_DATA_DIR: shared };
-    if (store === 'postgres') {
-      const database = await createTestDatabase();
-      stops.push(() => database.drop());
-      env = { HLDP_STORE_URL: database.url };
-    }
-    const [wsA, wsB] = [join(temp.path, 'ws-a'), join(temp.path, 'ws-b')];
-    const secret = join(temp.path, 'etc', 'secrets.env');
-    await Promise.all([mkdir(wsA), mkdir(wsB), mkdir(join(temp.path, 'etc'))]);
+function deploy(store: 'sqlite' | 'postgres'): Promise<Deployment> {
+  return deployOnOneStore(store, { 'policies/held.hdlp': HELD }, async (on) => {
+    const [wsA, wsB] = [join(on.folder, 'ws-a'), join(on.folder, 'ws-b')];
+    const secret = join(on.folder, 'etc', 'secrets.env');
+    await Promise.all([mkdir(wsA), mkdir(wsB), mkdir(join(on.folder, 'etc'))]);
     await writeFile(secret, 'DB_PASSWORD=hunter2\n');
     const hides = `sandbox:\n  hide: [${secret}]\n`;
-    const start = async (name: string, workspace: string, config: string): Promise<ServiceProcess> => {
-      const folder = join(temp.path, name);
-      await mkdir(folder);
-      const started = await startGateway(repo, folder, { config, logLevel: 'warn', env: { ...env, HLDP_WORKSPACE: workspace } });
-      stops.push(() => started.service.stop());
-      return started.service;
-    };
+    const start = async (name: string, workspace: string, config: string): Promise<ServiceProcess> => (await on.start(name, { config, env: { HLDP_WORKSPACE: workspace } })).service;
     // one after another: the first sets the store up
     const a = await start('a', wsA, hides);
     const [a2, b, c] = await Promise.all([start('a2', wsA, hides), start('b', wsB, hides), start('c', wsA, '')]);
-    return { a: a.url, a2: a2.url, b: b.url, c: c.url, wsA: realpathSync(wsA), wsB: realpathSync(wsB), secret: realpathSync(secret), ...(store === 'sqlite' ? { database: join(shared, 'receipts.db') } : {}), stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+    return { a: a.url, a2: a2.url, b: b.url, c: c.url, wsA: realpathSync(wsA), wsB: realpathSync(wsB), secret: realpathSync(secret), ...(on.sqlite === undefined ? {} : { database: on.sqlite }) };
+  });
 }
 
 /** bot's write of `path`, filed at `url`; resolves to the request's id (and its token, for a tok-* path). */
@@ -90,14 +68,6 @@ function expectRecordedElsewhere(answer: { status: number; body: any }, id: stri
   expect(answer.body.message).toContain(`approved by ${by}; nothing has run yet: '${answer.body.approval.tool}' ${runsAt}`);
   expect(answer.body.message).toContain('or at any gateway with its settings — not here, which runs calls elsewhere (');
   if (by !== 'admin') expect(answer.body.message).not.toContain(filedAt);
-}
-
-/** Waits at `url` (as bot, the caller) for request `id`'s receipt. */
-async function receiptOf(url: string, id: string): Promise<any> {
-  let waited = await api(url, 'GET', `/v1/approvals/${id}?wait=60`, { who: 'bot' });
-  for (let attempt = 0; attempt < 2 && waited.body?.receipt === null; attempt += 1) waited = await api(url, 'GET', `/v1/approvals/${id}?wait=60`, { who: 'bot' });
-  expect(waited.body?.receipt, JSON.stringify(waited.body)).toBeTruthy();
-  return waited.body;
 }
 
 const files = (folder: string): Promise<string[]> => readdir(folder).then((names) => names.sort());

@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
 import { hashToken } from '../../src/policy/index.js';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
+import { createTestDatabase } from '../helpers/postgres-suite.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 
 /** Each test principal's bearer token (at least 16 characters, as the config asks). */
@@ -107,6 +109,68 @@ export async function startPolicyGateway(files: Record<string, string>, options:
     await temp.cleanup();
     throw error;
   }
+}
+
+/** What `deployOnOneStore` gives the function that starts a deployment's instances. */
+export interface OneStore {
+  /** the registry's git repository (a policyRepository) */
+  repo: string;
+  /** the temporary folder everything lives in, removed at the stop */
+  folder: string;
+  /** the environment that puts an instance on the shared store */
+  env: NodeJS.ProcessEnv;
+  /** the SQLite file the instances share (SQLite only) */
+  sqlite?: string;
+  /** the PostgreSQL database's URL (PostgreSQL only) */
+  postgres?: string;
+  /** a real `hldp serve` (startGateway, at log level warn) in a folder `name` of its own, on the shared store: over `repo` unless given another, stopped with the deployment */
+  start(name: string, options?: { repo?: string; config?: string; principals?: string; env?: NodeJS.ProcessEnv }): Promise<{ url: string; service: ServiceProcess }>;
+  /** runs `stop` when the deployment stops, before what was added earlier */
+  onStop(stop: () => Promise<unknown>): void;
+}
+
+/**
+ * Several `hldp serve` sharing one store — SQLite in one data folder, or a PostgreSQL database of their own — over a
+ * policyRepository holding `files`: `build` starts them (the first alone: it sets the store up) and says what the
+ * test needs of them; `stop` stops everything in reverse order, as does a `build` that fails.
+ */
+export async function deployOnOneStore<T>(store: 'sqlite' | 'postgres', files: Record<string, string>, build: (on: OneStore) => Promise<T>): Promise<T & { stop(): Promise<void> }> {
+  const stops: Array<() => Promise<unknown>> = [];
+  const stop = async (): Promise<void> => {
+    while (stops.length) await stops.pop()!().catch(() => undefined);
+  };
+  try {
+    const { repo, temp } = await policyRepository(files);
+    stops.push(() => temp.cleanup());
+    const shared = join(temp.path, 'shared-data');
+    let on: Pick<OneStore, 'env' | 'sqlite' | 'postgres'> = { env: { HLDP_DATA_DIR: shared }, sqlite: join(shared, 'receipts.db') };
+    if (store === 'postgres') {
+      const database = await createTestDatabase();
+      stops.push(() => database.drop());
+      on = { env: { HLDP_STORE_URL: database.url }, postgres: database.url };
+    }
+    const start: OneStore['start'] = async (name, options = {}) => {
+      const folder = join(temp.path, name);
+      await mkdir(folder);
+      const { config, principals } = options;
+      const started = await startGateway(options.repo ?? repo, folder, { ...(config === undefined ? {} : { config }), ...(principals === undefined ? {} : { principals }), logLevel: 'warn', env: { ...on.env, ...options.env } });
+      stops.push(() => started.service.stop());
+      return { url: started.url, service: started.service };
+    };
+    const built = await build({ repo, folder: temp.path, ...on, start, onStop: (next) => stops.push(next) });
+    return { ...built, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Waits at `url` (as bot, the caller) for request `id`'s receipt: the answer of `GET /v1/approvals/:id?wait=60`, asked up to three times. */
+export async function receiptOf(url: string, id: string): Promise<any> {
+  let waited = await api(url, 'GET', `/v1/approvals/${id}?wait=60`, { who: 'bot' });
+  for (let attempt = 0; attempt < 2 && waited.body?.receipt === null; attempt += 1) waited = await api(url, 'GET', `/v1/approvals/${id}?wait=60`, { who: 'bot' });
+  expect(waited.body?.receipt, JSON.stringify(waited.body)).toBeTruthy();
+  return waited.body;
 }
 
 /** A policy gateway with no policy in which bot has read a file of 1,000,001 bytes `count` times: a store of large receipts, each output whole. */

@@ -12,6 +12,7 @@ const DECISIONS: Record<ReceiptApproval['status'], string> = { approved: 'approv
 
 const VIA: Record<ReceiptApproval['via'], string> = {
   api: 'as a principal (the console, POST /v1/approvals/:id/approve|deny or hldp approvals)',
+  cli: 'as a principal, with hldp approvals approve reading the store, for the gateway that filed it to run',
   confirm: "with the caller's confirmation token (hldp confirm, POST /v1/confirm)",
   elicitation: 'by the person at the MCP client (elicitation)',
   expiry: 'by the clock: the request expired',

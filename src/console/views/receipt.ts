@@ -93,7 +93,7 @@ ${row('Started', time(receipt.started_at))}
 ${row('Finished', time(receipt.finished_at))}
 ${row('Commit', html`<code>${receipt.commit}</code>`)}
 ${row('Caller', text('caller'))}
-${row('Gateway', receipt.source ? [receipt.source.url ?? `${receipt.source.host} (CLI or stdio MCP)`, receipt.source.url ? ` on ${receipt.source.host}` : ''].join('') : null)}
+${row('Gateway', gatewayWords(receipt.source))}
 ${row('Repository', receipt.source?.repository)}
 ${row('Session', text('session'))}
 ${approvalRows(receipt, request)}
@@ -121,4 +121,11 @@ ${row('Created', definition.created)}
 <p class="muted">${servedCommit === receipt.commit ? 'As served now, at the commit this call ran on.' : html`As served now, at <code>${servedCommit.slice(0, 12)}</code>; the call ran on <code>${receipt.commit.slice(0, 12)}</code>.`} <a href="/console/registry?tool=${encodeURIComponent(receipt.tool)}#tool-${receipt.tool}">In the registry →</a></p>`
   : html`<p class="muted">'${receipt.tool}' is not in the index served now.</p>`}
 </section>`;
+}
+
+// which gateway made the receipt, in words: its URL and host, or (to one who is no admin) that an administrator can see them
+function gatewayWords(source: Receipt['source']): string | null {
+  if (!source) return null;
+  if (source.host === undefined) return source.withheld ?? null;
+  return source.url ? `${source.url} on ${source.host}` : `${source.host} (CLI or stdio MCP)`;
 }

@@ -1,18 +1,17 @@
 import express, { type RequestHandler, type Router } from 'express';
-import { exceedsDepth, MAX_JSON_DEPTH, scanProblemsFor, toolCount } from '../../core/index.js';
+import { exceedsDepth, MAX_JSON_DEPTH, receiptTextSeen, scanProblemsFor, toolCount } from '../../core/index.js';
 import { overseesAll } from '../../events/index.js';
 import { holdForReader, LONG_TEXT_UNITS, receiptReadsOf, type ReceiptReads, sendJsonText } from '../../http-edge/index.js';
 import { META_TOOL_BY_NAME, metaToolWithoutSession, unknownToolOutcome, type Gateway } from '../service/index.js';
-import { emptyBody, validateBody } from './body-validator.js';
+import { emptyBody, principalOf, receiptQuery, toolListQuery, validateBody } from '../../request-checks/index.js';
 import { matchOptions, matchWait } from './match-options.js';
-import { receiptQuery, toolListQuery } from './query-parameters.js';
 import { outcomeStatus, sendOutcome } from './send-outcome.js';
 import { hangUpSignal } from './hang-up.js';
 import { SCANS_PER_MINUTE, ScanRate } from './scan-rate.js';
-import { principalOf } from './principal-auth.js';
 import { callInSession, matchInSession, SESSION_HEADER } from './session-routes.js';
 import { toolPage } from './tool-list.js';
 import { WIRE_ERRORS } from '../../openapi/index.js';
+import { readsPlaces } from '../../policy/index.js';
 
 /** How many bytes of stored receipts one page of `GET /v1/receipts` holds at most (beyond its first receipt). */
 export const RECEIPT_PAGE_BYTES = 4 * 1024 * 1024;
@@ -130,7 +129,9 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     // always holds its first receipt whatever its size, so `?limit=1` was the way around that bound (review X, X3)
     const characters = page.texts.reduce((sum, text) => sum + text.length, 0);
     if (!holdForReader(receiptReads, response, principal.name, characters, 'GET /v1/receipts', LONG_TEXT_UNITS)) return;
-    sendJsonText(response, 200, `{"receipts":[${page.texts.join(',')}],${JSON.stringify(rest).slice(1)}`);
+    // each source as the principal may read it: its host, URL and repository path are an admin's (review Z7, Z7-1)
+    const whole = readsPlaces(principal);
+    sendJsonText(response, 200, `{"receipts":[${page.texts.map((text) => receiptTextSeen(text, whole)).join(',')}],${JSON.stringify(rest).slice(1)}`);
   });
 
   router.get('/v1/receipts/verify', async (_request, response) => {
@@ -149,8 +150,9 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     if (text === undefined) return void response.status(404).json({ code: 'RECEIPT_NOT_FOUND', error: `no receipt '${request.params.id}'` });
     // held whole until a client that may read as slowly as it likes has it: bounded per principal and in all
     if (!holdForReader(receiptReads, response, principal.name, text.length, 'GET /v1/receipts/:id', LONG_TEXT_UNITS)) return;
-    // the stored text as it is, in slices when long: parsed and sent whole, 96 MB held every other request for seconds
-    sendJsonText(response, 200, text);
+    // the stored text as it is, in slices when long: parsed and sent whole, 96 MB held every other request for seconds;
+    // only its source is read (not parsed) and, to one who is no admin, sent without host, URL or path (review Z7, Z7-1)
+    sendJsonText(response, 200, receiptTextSeen(text, readsPlaces(principal)));
   });
   return router;
 }

@@ -1,6 +1,8 @@
 import type { Response } from 'express';
 import { sendJsonInPieces } from '../../http-edge/index.js';
+import { receiptSeenBy } from '../../policy/index.js';
 import type { CallOutcome } from '../service/index.js';
+import { principalOf } from '../../request-checks/index.js';
 
 /** HTTP status of what a call came to: an accepted call is 200 whatever its outcome. */
 const OUTCOME_STATUS: Record<CallOutcome['kind'], number> = {
@@ -26,9 +28,11 @@ export function outcomeStatus(kind: CallOutcome['kind']): number {
   return OUTCOME_STATUS[kind];
 }
 
-/** Answers with what a call came to: the receipt, the pending confirmation, or why it did not run. */
+/** Answers with what a call came to: the receipt (as the principal may read it), the pending confirmation, or why it did not run. */
 export function sendOutcome(response: Response, outcome: CallOutcome): void {
   const status = OUTCOME_STATUS[outcome.kind];
+  // the host, URL and repository path of the gateway that ran it are an admin's to read (review Z7, Z7-1)
+  if (outcome.kind === 'receipt') outcome = { ...outcome, receipt: receiptSeenBy(outcome.receipt, principalOf(response)) };
   if (outcome.kind === 'receipt' && outcome.lease_lapsed) {
     // the run's receipt is not its request's outcome (another process closed the request as interrupted while this
     // one was held up): a 200 with the run's receipt alone read as the confirmation's success, where `hldp confirm`

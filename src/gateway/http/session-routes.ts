@@ -5,9 +5,8 @@ import { anthropicToolSpec, CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, openAiToolSpec, 
 import { catalogFor, resolveListedName, type SessionState } from '../../sessions/index.js';
 import { META_TOOL_BY_NAME, runMetaTool, type Gateway, type MetaOutcome } from '../service/index.js';
 import { matchOptions, matchWait } from './match-options.js';
-import { principalOf } from './principal-auth.js';
 import { sendOutcome } from './send-outcome.js';
-import { emptyBody, validateBody } from './body-validator.js';
+import { emptyBody, principalOf, validateBody } from '../../request-checks/index.js';
 import { WIRE_ERRORS, type WireErrorCode } from '../../openapi/index.js';
 
 // the meta-tools a request's timeout_ms means something to: the deadline of the call they run, or of a match's wait

@@ -4,12 +4,12 @@ import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { filesWithErrors, isLoopback, toolCount } from '../../core/index.js';
 import { ConfigError, type GatewayConfig } from '../../config/index.js';
-import { closeIdleConnectionsUnread } from '../../http-edge/index.js';
+import { closeIdleConnectionsUnread, expressServer } from '../../http-edge/index.js';
 import { Gateway, warnOfWholeListing } from '../service/index.js';
 import { consoleRouter, consoleSessionKey } from '../../console/index.js';
 import { announceBroken, startNotifications } from '../../events/index.js';
-import { matchBodyCheckerSteps } from './body-validator.js';
-import { consoleBackend } from './console-backend.js';
+import { matchBodyCheckerSteps } from '../../request-checks/index.js';
+import { consoleBackend } from '../../oversight/index.js';
 import { createApp } from './create-app.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { linkInstance } from './instance-links.js';
@@ -72,7 +72,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
     extraRoutes: (express, auth) => {
       mcp = options.mountMcp?.(express, gateway, { auth });
       // the console for people: its own sign-in (a cookie), so it sits beside the bearer-token routes
-      express.use(consoleRouter(people, { secureCookies: config.console.secureCookies, ...(config.listen.publicUrl ? { publicUrl: config.listen.publicUrl } : {}) }));
+      express.use(consoleRouter(people, { secureCookies: config.console.secureCookies, ...(config.console.plainOnLoopback ? { plainOnLoopback: true } : {}), ...(config.listen.publicUrl ? { publicUrl: config.listen.publicUrl } : {}) }));
     },
   });
   const server = await listen(app, config.listen.host, config.listen.port).catch(async (error: NodeJS.ErrnoException) => {
@@ -129,7 +129,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
 
 function listen(app: Express, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = expressServer(app).listen(port, host);
     closeIdleConnectionsUnread(server);
     server.once('listening', () => resolve(server));
     server.once('error', reject);

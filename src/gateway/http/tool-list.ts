@@ -1,5 +1,5 @@
 import { eachTool, toolCount, toolsOf, type ToolDefinition, type ToolIndex } from '../../core/index.js';
-import type { ToolListQuery } from './query-parameters.js';
+import type { ToolListQuery } from '../../request-checks/index.js';
 
 /** A tool as the summary form lists it: what it is and how to find it, no schemas. */
 export type ToolSummary = Pick<ToolDefinition, 'name' | 'display' | 'intent' | 'executor' | 'method' | 'aliases' | 'group'>;

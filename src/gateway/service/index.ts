@@ -10,4 +10,3 @@ export { sandboxWarnings, workspaceWarnings } from './sandbox-warnings.js';
 export { ExecutionTargets } from './execution-targets.js';
 export { outcomeEvents } from './gateway-events.js';
 export type { ApprovalAnswer, ApprovalRefusalCode, DecideOptions } from '../../policy/index.js';
-export { MAX_WAITS_PER_AGENT, takeWaitSlot, tooManyWaits } from './approval-waits.js';

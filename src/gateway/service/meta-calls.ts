@@ -3,7 +3,7 @@ import { APPROVAL_WAIT_TOOL, CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, META
 import { compactSchema, MAX_LIMIT } from '../../matcher/index.js';
 import { compileShapeChecker, type ShapeChecker } from '../../scanner/index.js';
 import type { MetaAnswer, SessionState, ToolsetRequest } from '../../sessions/index.js';
-import { waitForApproval } from './approval-waits.js';
+import { waitForApproval } from '../../oversight/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { Gateway } from './gateway.js';
 import { MATCH_WAIT_MS } from './matching-readiness.js';

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { JSON_RPC, routeOf, sendJsonRpcError, type DocumentedRoute } from '../../http-edge/index.js';
+import { JSON_RPC, routeOf, sendJsonRpcError, type DocumentedRoute } from '../http-edge/index.js';
 
 /** What is wrong with a query for an operation: a parameter it does not take, or one given twice. */
 export function queryProblem(query: Record<string, unknown>, route: string, allowed: readonly string[]): string | undefined {
@@ -24,11 +24,14 @@ const JSON_RPC_ROUTES = new Set(['/mcp']);
  * What a value must be stays the route's to say; a path the document does not have (the console) is left alone, and so is the query of a probe (`/healthz`, `/v1/openapi.json`).
  */
 export function queryGuard(routes: readonly DocumentedRoute[]): RequestHandler {
+  // the routes each method serves, most literal first, listed once rather than filtered again for every request
+  const byMethod = new Map<string, DocumentedRoute[]>();
+  for (const route of routes) for (const method of route.methods.keys()) byMethod.set(method, [...(byMethod.get(method) ?? []), route]);
   return (request, response, next) => {
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     if (method === 'GET' && ANY_QUERY.has(request.path)) return next();
     // the most literal route served with this method: `/v1/receipts/verify` before `/v1/receipts/{id}`
-    const route = routeOf(routes.filter((candidate) => candidate.methods.has(method)), request.path);
+    const route = routeOf(byMethod.get(method) ?? [], request.path);
     const problem = route && queryProblem(request.query as Record<string, unknown>, `${method} ${route.route}`, route.methods.get(method)!);
     if (problem === undefined) return next();
     // a JSON-RPC client reads JSON-RPC errors only (review userU, F9)

@@ -1,9 +1,9 @@
-import { consolePrincipal, type ConsoleBackend, type ConsoleSessionSummary } from '../../console/index.js';
-import { findTool } from '../../core/index.js';
-import { receiptReadsOf } from '../../http-edge/index.js';
-import { eventVisibleTo } from '../../events/index.js';
-import type { SessionState } from '../../sessions/index.js';
-import type { Gateway } from '../service/index.js';
+import { consolePrincipal, type ConsoleBackend, type ConsoleSessionSummary } from '../console/index.js';
+import { findTool } from '../core/index.js';
+import { receiptReadsOf } from '../http-edge/index.js';
+import { eventVisibleTo } from '../events/index.js';
+import type { SessionState } from '../sessions/index.js';
+import type { OversightGateway } from './oversight-gateway.js';
 import { consoleApprovals } from './console-approvals.js';
 
 /**
@@ -11,7 +11,7 @@ import { consoleApprovals } from './console-approvals.js';
  * with no credentials, as `local`); each sees the events and receipts `eventVisibleTo` lets it; admins and approvers
  * decide approval requests (of every instance, from the store) under the same rules as `POST /v1/approvals/:id/approve`.
  */
-export function consoleBackend(gateway: Gateway, sessionKey: Buffer): ConsoleBackend & { close(): void } {
+export function consoleBackend(gateway: OversightGateway, sessionKey: Buffer): ConsoleBackend & { close(): void } {
   const { principals } = gateway;
   return {
     events: gateway.events,
@@ -51,7 +51,7 @@ export function consoleBackend(gateway: Gateway, sessionKey: Buffer): ConsoleBac
  * A session as the console lists it. A toolset or loaded tool a rescan took away is marked, as the session's own view
  * (which leaves such a tool out, and names such a toolset as gone) has it: it was listed as live (review userX, X6).
  */
-function sessionSummary(gateway: Gateway, state: SessionState): ConsoleSessionSummary {
+function sessionSummary(gateway: OversightGateway, state: SessionState): ConsoleSessionSummary {
   const gone = new Map(gateway.sessions.goneHeld(state).map((entry) => [entry.name, entry.message]));
   const { index } = gateway.registry;
   const removed = state.loaded.filter((tool) => findTool(index, tool.name) === undefined).map((tool): [string, string] => [tool.name, `removed: not in the registry at commit ${/^[0-9a-f]{40}$/.test(index.commit) ? index.commit.slice(0, 7) : index.commit}`]);

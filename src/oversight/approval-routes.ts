@@ -1,14 +1,13 @@
 import express, { type RequestHandler, type Response, type Router } from 'express';
-import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
-import { takeWaitSlot, tooManyWaits, type ApprovalAnswer, type Gateway } from '../service/index.js';
-import { MAX_APPROVAL_WAIT_SECONDS } from '../../export/index.js';
-import { approvalPosition, approvalSeenBy, type Principal } from '../../policy/index.js';
-import { REJECTION_CODES } from '../../openapi/index.js';
-import { holdForReader, LONG_TEXT_UNITS, receiptReadsOf, type ReceiptReads } from '../../http-edge/index.js';
+import type { ApprovalRecord, ApprovalStatus } from '../store/index.js';
+import { takeWaitSlot, tooManyWaits } from './approval-waits.js';
+import type { OversightGateway } from './oversight-gateway.js';
+import { MAX_APPROVAL_WAIT_SECONDS } from '../export/index.js';
+import { approvalPosition, approvalSeenBy, receiptSeenBy, type ApprovalAnswer, type Principal } from '../policy/index.js';
+import { REJECTION_CODES } from '../openapi/index.js';
+import { holdForReader, LONG_TEXT_UNITS, receiptReadsOf, type ReceiptReads } from '../http-edge/index.js';
 import { approvalCursor, readApprovalCursor } from './approval-cursor.js';
-import { validateBody } from './body-validator.js';
-import { principalOf } from './principal-auth.js';
-import { integerParameter } from './query-parameters.js';
+import { integerParameter, principalOf, validateBody } from '../request-checks/index.js';
 
 const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'cancelled'];
 // `all` (as `hldp approvals list --status all`) is every status, as omitting it is: the API refused what the CLI took (review userZ4, F11)
@@ -34,7 +33,7 @@ export const APPROVAL_PAGE_BYTES = 4 * 1024 * 1024;
  * Approval requests and rejected calls: the queue (`GET /v1/approvals?status=pending`), one request (long-polled
  * with `?wait=`), `approve`, `deny` and `cancel`; `GET /v1/rejections` lists calls refused before they could run.
  */
-export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number; receiptReads?: ReceiptReads }): Router {
+export function approvalRouter(gateway: OversightGateway, options: { maxBodyBytes: number; receiptReads?: ReceiptReads }): Router {
   const router = express.Router();
   const receiptReads = options.receiptReads ?? receiptReadsOf(gateway);
   const parse = express.json({ limit: options.maxBodyBytes, strict: false });
@@ -105,7 +104,7 @@ export function approvalRouter(gateway: Gateway, options: { maxBodyBytes: number
       // a decided request's receipt is held until its client has read it, counted with the receipts' routes (review X, X3)
       const characters = state.receipt ? state.receipt.output.length + (state.receipt.stderr?.length ?? 0) + (state.receipt.error?.length ?? 0) : 0;
       if (!holdForReader(receiptReads, response, principal.name, characters, 'GET /v1/approvals/:id', LONG_TEXT_UNITS)) return;
-      response.json({ approval: shown(state.approval, principal), receipt: state.receipt });
+      response.json({ approval: shown(state.approval, principal), receipt: state.receipt && receiptSeenBy(state.receipt, principal) });
     }
   });
 
@@ -159,11 +158,11 @@ function sendAnswer(response: Response, answer: ApprovalAnswer, shown: (record: 
   }
   if (answer.ok) {
     // a run whose lease lapsed: the request shown is resolved by another receipt than this run's, and the answer says so
-    response.json({ approval: shown(answer.approval), receipt: answer.receipt, ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) });
+    response.json({ approval: shown(answer.approval), receipt: answer.receipt && receiptSeenBy(answer.receipt, principalOf(response)), ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) });
     return;
   }
   const { ok: _ok, approval, ...rest } = answer;
-  response.status(REFUSAL_STATUS[answer.code]).json({ ...rest, ...(approval ? { approval: shown(approval) } : {}) });
+  response.status(REFUSAL_STATUS[answer.code]).json({ ...rest, ...(rest.receipt ? { receipt: receiptSeenBy(rest.receipt, principalOf(response)) } : {}), ...(approval ? { approval: shown(approval) } : {}) });
 }
 
 function stringOf(value: unknown): string | undefined {

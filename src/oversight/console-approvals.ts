@@ -1,10 +1,10 @@
-import type { ApprovalDecision, ConsoleBackend, ConsolePrincipal, PendingApproval } from '../../console/index.js';
-import { changedSince, readsPlaces, type Principal } from '../../policy/index.js';
-import type { ApprovalRecord } from '../../store/index.js';
-import type { Gateway } from '../service/index.js';
+import type { ApprovalDecision, ConsoleBackend, ConsolePrincipal, PendingApproval } from '../console/index.js';
+import { changedSince, readsPlaces, type Principal } from '../policy/index.js';
+import type { ApprovalRecord } from '../store/index.js';
+import type { OversightGateway } from './oversight-gateway.js';
 
 /** A stored request as the console's approvals view lists it: its params as the API and receipts show them, without any configured secret. */
-function pendingOf(record: ApprovalRecord, gateway: Gateway, viewer: Principal): Omit<PendingApproval, 'decidable'> {
+function pendingOf(record: ApprovalRecord, gateway: OversightGateway, viewer: Principal): Omit<PendingApproval, 'decidable'> {
   // marked: its call runs at the gateway that filed it, not here (approving records the decision), or, filed by this
   // very gateway under settings it no longer has, at none that this one knows of (review userZ4, F3, F15); the
   // settings' values and the filing instance are an admin's to read (review Z3, Z3-4)
@@ -44,7 +44,7 @@ function linkable(url: string | null | undefined): string | undefined {
  * under the same rules as `POST /v1/approvals/:id/approve|deny` (self-approval only where the rule allows it; the
  * call runs once, for the principal who asked).
  */
-export function consoleApprovals(gateway: Gateway): ConsoleBackend['approvals'] {
+export function consoleApprovals(gateway: OversightGateway): ConsoleBackend['approvals'] {
   const decide = async (id: string, by: ConsolePrincipal, reason: string, verdict: 'approve' | 'deny'): Promise<ApprovalDecision> => {
     const answer = await gateway.decide(id, gateway.principal(by.name), verdict, { reason: reason === '' ? null : reason });
     if (!answer.ok) return { ok: false, status: answer.code === 'APPROVAL_NOT_FOUND' ? 404 : answer.code === 'APPROVAL_FORBIDDEN' ? 403 : 409, message: answer.error, ...(answer.code === 'APPROVAL_MISMATCH' ? { pending: true } : {}) };

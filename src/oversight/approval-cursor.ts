@@ -1,4 +1,4 @@
-import type { ApprovalPosition } from '../../store/index.js';
+import type { ApprovalPosition } from '../store/index.js';
 
 const APPROVAL_ID = /^apr_[A-Za-z0-9_-]{1,64}$/;
 

@@ -1,23 +1,22 @@
-import { overseesAll } from '../../events/index.js';
-import { describeGate } from '../../core/index.js';
-import { holdForAnswer, LONG_TEXT_UNITS, receiptReadsOf } from '../../http-edge/index.js';
-import { APPROVAL_WAIT_TOOL } from '../../export/index.js';
-import type { Principal } from '../../policy/index.js';
-import type { MetaAnswer } from '../../sessions/index.js';
-import type { CallOutcome } from './call-outcome.js';
-import type { Gateway } from './gateway.js';
+import { overseesAll } from '../events/index.js';
+import { describeGate } from '../core/index.js';
+import { holdForAnswer, LONG_TEXT_UNITS, receiptReadsOf } from '../http-edge/index.js';
+import { APPROVAL_WAIT_TOOL } from '../export/index.js';
+import type { Principal } from '../policy/index.js';
+import type { MetaAnswer } from '../sessions/index.js';
+import type { OversightGateway, ReceiptOutcome } from './oversight-gateway.js';
 
 /** Waits for approvals (`GET /v1/approvals/:id?wait=`, `approval_wait`) one agent may hold open at once: each polls the store 4 times a second. */
 export const MAX_WAITS_PER_AGENT = 16;
 
 // per gateway, so that HTTP long-polls and MCP waits of one agent count against one cap
-const waiting = new WeakMap<Gateway, Map<string, number>>();
+const waiting = new WeakMap<OversightGateway, Map<string, number>>();
 
 /**
  * Takes one of `principal`'s wait slots on `gateway`: the function that gives it back, or undefined when the agent
  * already holds `MAX_WAITS_PER_AGENT`. Admins and approvers are not counted (they oversee every request).
  */
-export function takeWaitSlot(gateway: Gateway, principal: Principal): (() => void) | undefined {
+export function takeWaitSlot(gateway: OversightGateway, principal: Principal): (() => void) | undefined {
   if (overseesAll(principal)) return () => undefined;
   let counts = waiting.get(gateway);
   if (!counts) waiting.set(gateway, (counts = new Map()));
@@ -45,7 +44,7 @@ export function tooManyWaits(principal: Principal): string {
  * if it ran, or the receipt saying it did not (denied, expired, cancelled) — or, still undecided, where it stands.
  * An MCP agent told its call is pending had no way to learn what the approved call did (review userV, V4).
  */
-export async function waitForApproval(gateway: Gateway, principal: Principal, id: string, seconds: number, signal?: AbortSignal): Promise<{ kind: 'receipt'; outcome: CallOutcome } | { kind: 'answer'; answer: MetaAnswer }> {
+export async function waitForApproval(gateway: OversightGateway, principal: Principal, id: string, seconds: number, signal?: AbortSignal): Promise<{ kind: 'receipt'; outcome: ReceiptOutcome } | { kind: 'answer'; answer: MetaAnswer }> {
   const refuse = (code: string, message: string): { kind: 'answer'; answer: MetaAnswer } => ({ kind: 'answer', answer: { ok: false, code, message, data: { code, id }, changed: false } });
   if (!(await gateway.approvals.get(id, principal))) {
     return refuse('APPROVAL_NOT_FOUND', `no approval request '${id}' that '${principal.name}' may see: pass the id (apr_…) of an approval_required answer to one of your own calls`);

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { Principal, Principals } from '../../policy/index.js';
-import { forwardedReason, forwardingHeader, notTheOperator } from '../../http-edge/index.js';
+import type { Principal, Principals } from '../policy/index.js';
+import { forwardedReason, forwardingHeader, notTheOperator } from '../http-edge/index.js';
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { compileShapeChecker, type ShapeChecker } from '../../scanner/index.js';
-import { COMPONENT_SCHEMAS } from '../../openapi/index.js';
+import { compileShapeChecker, type ShapeChecker } from '../scanner/index.js';
+import { COMPONENT_SCHEMAS } from '../openapi/index.js';
 
 const checkers = new Map<string, ShapeChecker>();
 

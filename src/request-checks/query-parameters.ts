@@ -1,4 +1,4 @@
-import type { ReceiptQuery } from '../../store/index.js';
+import type { ReceiptQuery } from '../store/index.js';
 
 /** A query string as express's simple parser gives it: each value a string, or a list when repeated. */
 type Query = Record<string, unknown>;

@@ -1,0 +1,72 @@
+import type { Request } from 'express';
+import { isLoopback } from '../core/index.js';
+import { forwardingHeader } from '../http-edge/index.js';
+import { consoleCookie, cookieValue, type ConsoleCookie } from './security.js';
+
+/** A sign-in cookie and whether it is set `Secure`. */
+export interface ChosenCookie {
+  cookie: ConsoleCookie;
+  secure: boolean;
+}
+
+/**
+ * Which sign-in cookie a request is given and read by. `secure`: the `Secure`, `__Host-` cookie, as configured.
+ * `plainOnLoopback` (`console.secure_cookies: auto` on a loopback gateway whose `listen.public_url` is https): the
+ * Secure cookie only through the public URL; the operator's own browser at `http://127.0.0.1:PORT` — a request
+ * addressed to loopback, forwarded by no proxy, posted from a loopback page — gets the plain-http one, as a loopback
+ * gateway without a public URL gives it: a browser that does not keep a Secure cookie from plain-http loopback
+ * (Safari) looped back to sign-in there (review Z7, Z7-5). A proxy that rewrites the Host to 127.0.0.1 still signs its
+ * https page in with the Secure cookie (its Origin says so), and that cookie is read on such requests too; the plain
+ * one only on a loopback request no proxy forwarded, so one set by a plain-http server elsewhere is never taken there.
+ */
+export class SignInCookies {
+  readonly #secure: boolean;
+  readonly #plainOnLoopback: boolean;
+
+  constructor(secure: boolean, plainOnLoopback: boolean) {
+    this.#secure = secure;
+    this.#plainOnLoopback = secure && plainOnLoopback;
+  }
+
+  /** The cookie a sign-in posted by `request` is given. */
+  issued(request: Request): ChosenCookie {
+    const plain = !this.#secure || (this.#plainOnLoopback && direct(request) && fromLoopbackPage(request));
+    return { cookie: consoleCookie(!plain), secure: !plain };
+  }
+
+  /** The sign-in value `request` carries, in the cookie it may be read from. */
+  value(request: Request): string | undefined {
+    const plain = this.#plainOnLoopback && direct(request) ? cookieValue(request, consoleCookie(false).name) : undefined;
+    return plain ?? cookieValue(request, consoleCookie(this.#secure).name);
+  }
+
+  /** The cookies a sign-out clears: the one `request` may be read by, and the Secure one. */
+  cleared(request: Request): ChosenCookie[] {
+    const secure = { cookie: consoleCookie(this.#secure), secure: this.#secure };
+    return this.#plainOnLoopback && direct(request) ? [{ cookie: consoleCookie(false), secure: false }, secure] : [secure];
+  }
+}
+
+// addressed to this machine's loopback (its Host) and forwarded by no proxy that says so
+function direct(request: Request): boolean {
+  if (forwardingHeader(request) !== undefined) return false;
+  const host = request.get('host');
+  if (host === undefined) return false;
+  try {
+    return isLoopback(new URL(`http://${host}`).hostname);
+  } catch {
+    return false;
+  }
+}
+
+// posted by a plain-http page at a loopback address (or by no browser: no Origin)
+function fromLoopbackPage(request: Request): boolean {
+  const origin = request.get('origin');
+  if (origin === undefined) return true;
+  try {
+    const parsed = new URL(origin);
+    return parsed.protocol === 'http:' && isLoopback(parsed.hostname);
+  } catch {
+    return false;
+  }
+}

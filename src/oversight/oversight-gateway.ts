@@ -1,0 +1,37 @@
+import type { Receipt, ToolIndex } from '../core/index.js';
+import type { EventHub } from '../events/index.js';
+import type { Matcher } from '../matcher/index.js';
+import type { ApprovalAnswer, ApprovalDesk, DecideOptions, Principal, Principals } from '../policy/index.js';
+import type { SessionManager } from '../sessions/index.js';
+import type { Store } from '../store/index.js';
+
+/**
+ * What this folder uses of the gateway that wires it (the service's `Gateway`, which passes itself): an interface of
+ * its own, so that it imports no part of the composition root, which imports it.
+ */
+export interface OversightGateway {
+  /** approval requests: read, waited on and judged as each reader may */
+  readonly approvals: Pick<ApprovalDesk, 'get' | 'list' | 'page' | 'wait' | 'elsewhere' | 'deciderProblem'>;
+  readonly principals: Principals;
+  readonly events: EventHub;
+  readonly sessions: Pick<SessionManager, 'list' | 'goneHeld'>;
+  readonly store: Pick<Store, 'receipts' | 'rejections' | 'signOuts'>;
+  /** the registry calls start on now */
+  readonly registry: { index: ToolIndex; matcher: Pick<Matcher, 'lookup'> };
+  /** the last rescan's failure, if the index is served in spite of it */
+  readonly scanError: { message: string; at: string } | undefined;
+  /** a call's params as people and callers are shown them: without any configured secret */
+  shownParams(params: Record<string, unknown>): Record<string, unknown>;
+  /** keeps track of work that writes to the store, so that closing the gateway waits for it */
+  hold<T>(work: Promise<T>): Promise<T>;
+  /** the principal of that name (absent: `local`) */
+  principal(name: string | undefined): Principal;
+  decide(id: string, principal: Principal, verdict: 'approve' | 'deny', options?: DecideOptions): Promise<ApprovalAnswer>;
+  cancelApproval(id: string, principal: Principal, reason: string | null): Promise<ApprovalAnswer>;
+}
+
+/** What an approval wait answers for a decided request that has a receipt: the outcome the gateway's call path gives for a call that ran. */
+export interface ReceiptOutcome {
+  kind: 'receipt';
+  receipt: Receipt;
+}
