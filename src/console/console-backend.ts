@@ -1,5 +1,6 @@
 import type { Receipt, RejectedCall, ToolIndex } from '../core/index.js';
 import type { EventHub, HldpEvent } from '../events/index.js';
+import type { ReceiptReads } from '../http-edge/index.js';
 
 /** Who is signed in: a name, and whether they may decide approvals. */
 export interface ConsolePrincipal {
@@ -159,6 +160,8 @@ export interface ConsoleBackend {
   receipt(id: string, chars: number, caller?: string): Promise<ConsoleReceiptExcerpt | undefined>;
   /** one text field of a receipt, whole, as its UTF-8 bytes; `caller`: only when it is that caller's */
   receiptRaw(id: string, field: ConsoleRawField, caller?: string): Promise<Uint8Array | undefined>;
+  /** the gateway's one count of long receipt texts held for slow readers, the raw fields' among them (review Z8, Z8-8) */
+  receiptReads?: ReceiptReads;
   /** the calls refused before they ran, from the store (kept after the event backlog rolled over) */
   rejections(query: ConsoleRejectionQuery): Promise<RejectedCall[]>;
   registry(): { index: ToolIndex; scanError?: { message: string; at: string } };

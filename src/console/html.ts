@@ -1,4 +1,4 @@
-import { HIDDEN_CHARACTER_CLASS, revealHidden, visibleEscape } from '../core/index.js';
+import { mapHidden, mayHoldHidden, revealHidden, visibleEscape } from '../core/index.js';
 
 /** Markup that is already safe: what `html` returns, and what `raw` marks as such. Anything else interpolated is escaped. */
 export class Html {
@@ -19,9 +19,6 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"'`\r]/g, (character) => ESCAPES[character]!);
 }
 
-// what reorders the text around it or shows nothing at all (core's HIDDEN_CHARACTER_CLASS), and the controls but
-// tab and line feed (a browser shows most of them as nothing)
-const HIDDEN = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${HIDDEN_CHARACTER_CLASS}]`, 'gu');
 
 /**
  * Text as HTML text (not an attribute) in which every character that would reorder or hide part of it is shown as
@@ -30,19 +27,13 @@ const HIDDEN = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${HIDDE
  * another path than the one that runs.
  */
 export function revealed(text: string): Html {
-  let markup = '';
-  let from = 0;
-  for (const match of text.matchAll(HIDDEN)) {
-    markup += `${escapeHtml(text.slice(from, match.index))}<span class="hidden-character" title="a character that hides or reorders text">${visibleEscape(match[0])}</span>`;
-    from = match.index + match[0].length;
-  }
-  return new Html(markup + escapeHtml(text.slice(from)));
+  // what hides text is what `hldp validate` refuses in a definition (core's `hiddenCharacters`; review Z8, Z8-6)
+  return new Html(mapHidden(text, marked, escapeHtml));
 }
 
-// in a whole page: what reorders or hides text, and the controls a browser shows as nothing (tab, line feed and
-// carriage return are shown; a carriage return is already a character reference, kept so that output stays exact)
-const HIDDEN_IN_PAGE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${HIDDEN_CHARACTER_CLASS}]`, 'u');
-const HIDDEN_IN_PAGE_ALL = new RegExp(HIDDEN_IN_PAGE.source, 'gu');
+// in a whole page: what `hldp validate` refuses in a definition (core's `hiddenCharacters`: what reorders or hides
+// text, the controls a browser shows as nothing); tab and line feed are shown, and a carriage return is already a
+// character reference, kept so that output stays exact
 // elements whose content the parser reads as text, never markup: a character there is written as its escape, unmarked
 const TEXT_ONLY_ELEMENT = /^<(title|textarea)[\s>]/i;
 
@@ -56,13 +47,13 @@ const marked = (character: string): string => `<span class="hidden-character" ti
  * exact. One pass where the page is sent covers every view, so that no view can forget it (review N, N17).
  */
 export function revealHiddenCharacters(markup: string): string {
-  if (!HIDDEN_IN_PAGE.test(markup)) return markup;
+  if (!mayHoldHidden(markup)) return markup;
   let out = '';
   let at = 0;
   while (at < markup.length) {
     const open = markup.indexOf('<', at);
     const textEnd = open === -1 ? markup.length : open;
-    out += markup.slice(at, textEnd).replace(HIDDEN_IN_PAGE_ALL, marked);
+    out += mapHidden(markup.slice(at, textEnd), marked);
     if (open === -1) break;
     const close = tagEnd(markup, open);
     const tag = markup.slice(open, close);

@@ -16,16 +16,35 @@ export function visibleEscape(character: string): string {
   return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
 }
 
-// the controls but tab and line feed, and what reorders or hides text
-const HIDDEN_OR_CONTROL = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${HIDDEN_CHARACTER_CLASS}]`, 'gu');
-
 /**
  * Plain text in which every character that would reorder or hide part of it, and every control but tab and line
  * feed, is written as its escape (`\u202e`): for plain-text views a person decides on, such as an MCP client's
  * elicitation prompt (the console's `revealed` is the same for HTML, the CLI's `terminalSafe` for terminals).
  */
 export function revealHidden(text: string): string {
-  return text.replace(HIDDEN_OR_CONTROL, visibleEscape);
+  return mapHidden(text, visibleEscape);
+}
+
+/**
+ * `text` with each character `hiddenCharacters` finds in it — the very set a definition may not hold, so that what an
+ * operator's view shows is what `hldp validate` refuses (review Z8, Z8-6: the views escaped a narrower list, and a run
+ * of variation selectors, U+00AD or U+180E reached them as nothing) — a carriage return always, and with `controls:
+ * 'all'` tab and line feed too, written by `hidden` one character at a time; the text between by `plain`.
+ */
+export function mapHidden(text: string, hidden: (character: string) => string, plain: (segment: string) => string = (segment) => segment, controls: 'all' | 'but-tab-and-line-feed' = 'but-tab-and-line-feed'): string {
+  const all = controls === 'all';
+  if (!all && !MAYBE_HIDDEN.test(text)) return plain(text);
+  let out = '';
+  let from = 0;
+  for (const match of text.matchAll(all ? INVISIBLE_OR_CONTROL : INVISIBLE_CHARACTERS)) {
+    const index = match.index;
+    const codePoint = match[0].codePointAt(0)!;
+    if ((codePoint === 0x200c || codePoint === 0x200d) && joins(text, index)) continue;
+    if ([...match[0]].length === 1 && isVariationSelector(codePoint) && picksAVariant(text, index, codePoint)) continue;
+    out += plain(text.slice(from, index)) + [...match[0]].map(hidden).join('');
+    from = index + match[0].length;
+  }
+  return out + plain(text.slice(from));
 }
 
 // every character a definition may not hold as it is, before the context that allows a joiner or a variation selector
@@ -38,6 +57,8 @@ const INVISIBLE_SOURCE = `[\\ufe00-\\ufe0f\\u{e0100}-\\u{e01ef}]{2,}|[\\u0000-\\
 
 /** {@link INVISIBLE_SOURCE} for `String.replace`: the characters a writer of definitions must escape (joiners included). */
 export const INVISIBLE_CHARACTERS = new RegExp(INVISIBLE_SOURCE, 'gu');
+// …and tab and line feed: a terminal's line is one line of the view
+const INVISIBLE_OR_CONTROL = new RegExp(`${INVISIBLE_SOURCE}|[\\t\\n]`, 'gu');
 
 /** One character, or run of variation selectors, hidden in a definition's text. */
 export interface HiddenCharacter {
@@ -99,6 +120,11 @@ function picksAVariant(text: string, index: number, codePoint: number): boolean 
   const previous = before >= 0xdc00 && before <= 0xdfff && index >= 2 ? String.fromCodePoint(text.codePointAt(index - 2)!) : String.fromCodePoint(before);
   if (codePoint >= 0x180b && codePoint <= 0x180f) return MONGOLIAN.test(previous);
   return previous.codePointAt(0)! > 0x7f && VARIANT_BASE.test(previous);
+}
+
+/** False when `text` surely holds nothing `hiddenCharacters` finds (printable ASCII, line ends, the common scripts): a fast path. */
+export function mayHoldHidden(text: string): boolean {
+  return MAYBE_HIDDEN.test(text);
 }
 
 /** What kind of hidden character `codePoint` is, for a message: "U+202E (a bidirectional control)". */

@@ -10,4 +10,4 @@ export { closeIdleConnectionsUnread, KEEP_ALIVE_ADVERTISED_MS, KEEP_ALIVE_GRACE_
 export { allowedMethods, methodGuard } from './method-guard.js';
 export { forwardedReason, forwardingHeader, loopbackHostGuard } from './loopback.js';
 export { notTheOperator, peerUid } from './peer-user.js';
-export { holdForReader, RECEIPT_READS, ReceiptReads } from './receipt-reads.js';
+export { holdForAnswer, holdForReader, RECEIPT_READS, ReceiptReads, receiptReadsOf, whileAnswering } from './receipt-reads.js';

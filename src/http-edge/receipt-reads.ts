@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Response } from 'express';
 
 /** How many long receipt texts one principal may be sent at once, and how much such text the gateway holds for all. */
@@ -37,18 +38,60 @@ export class ReceiptReads {
   }
 }
 
+// one count per gateway, whichever door sends the text: the API's routes, the console's raw field, `approval_wait` over a
+// session or MCP. The console's raw route and approval_wait were outside the count, and one agent held 40 × 16 MB
+// through them (review Z8, Z8-8)
+const perGateway = new WeakMap<object, ReceiptReads>();
+
+/** The one count of long receipt texts held for slow readers of `gateway`, every route that sends stored text sharing it. */
+export function receiptReadsOf(gateway: object): ReceiptReads {
+  let reads = perGateway.get(gateway);
+  if (!reads) perGateway.set(gateway, (reads = new ReceiptReads()));
+  return reads;
+}
+
+// the HTTP response an answer computed deeper down (a meta-tool's, over a session route or MCP) is written to
+const answering = new AsyncLocalStorage<Response>();
+
+/** Runs `work` with `response` as the answer it computes is written to, so that a place it takes is given back when that closes. */
+export function whileAnswering<T>(response: Response, work: () => T): T {
+  return answering.run(response, work);
+}
+
+/**
+ * Takes a place for `characters` of receipt text sent to `principal` from code that has no response at hand (a
+ * meta-tool's answer): given back when the response being answered (see `whileAnswering`) closes, or at once when
+ * there is none (stdio MCP: one local client). Texts up to `longFrom` take no place. The refusal's words, or undefined.
+ */
+export function holdForAnswer(reads: ReceiptReads, principal: string, characters: number, route: string, longFrom: number): { code: 'TOO_MANY_READS' | 'RECEIPT_READS_BUSY'; message: string } | undefined {
+  if (characters <= longFrom) return undefined;
+  const place = reads.enter(principal, characters);
+  if ('refused' in place) return refusal(place.refused, principal, route);
+  const response = answering.getStore();
+  if (response && !response.destroyed && !response.writableFinished) response.once('close', place.leave);
+  else place.leave();
+  return undefined;
+}
+
+function refusal(why: 'principal' | 'gateway', principal: string, route: string): { code: 'TOO_MANY_READS' | 'RECEIPT_READS_BUSY'; message: string } {
+  return why === 'principal'
+    ? { code: 'TOO_MANY_READS', message: `principal '${principal}' is already being sent ${RECEIPT_READS.perPrincipal} long receipts (${route}, GET /v1/receipts/:id, GET /v1/approvals/:id, the console's raw fields and approval_wait count together); read one to its end first` }
+    : { code: 'RECEIPT_READS_BUSY', message: `the gateway holds as much receipt text for clients still reading it as it may (${route}); ask again after Retry-After` };
+}
+
 /**
  * Takes a place in `reads` for `characters` of receipt text about to be sent to `principal` on `route`, given back when
  * the response closes; or answers 429 (this principal has its share) or 503 (the gateway holds all it may) and returns
- * false. Texts shorter than `longFrom` take no place.
+ * false (in JSON, or as plain text when `text`). Texts shorter than `longFrom` take no place.
  */
-export function holdForReader(reads: ReceiptReads, response: Response, principal: string, characters: number, route: string, longFrom: number): boolean {
+export function holdForReader(reads: ReceiptReads, response: Response, principal: string, characters: number, route: string, longFrom: number, text = false): boolean {
   if (characters <= longFrom) return true;
   const place = reads.enter(principal, characters);
   if ('refused' in place) {
-    response.set('Retry-After', '1');
-    if (place.refused === 'principal') response.status(429).json({ code: 'TOO_MANY_READS', error: `principal '${principal}' is already being sent ${RECEIPT_READS.perPrincipal} long receipts (${route}, GET /v1/receipts/:id, GET /v1/approvals/:id count together); read one to its end first` });
-    else response.status(503).json({ code: 'RECEIPT_READS_BUSY', error: `the gateway holds as much receipt text for clients still reading it as it may (${route}); ask again after Retry-After` });
+    const { code, message } = refusal(place.refused, principal, route);
+    response.set('Retry-After', '1').status(code === 'TOO_MANY_READS' ? 429 : 503);
+    if (text) response.type('text/plain; charset=utf-8').send(`${code}: ${message}\n`);
+    else response.json({ code, error: message });
     return false;
   }
   response.once('close', place.leave);

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import express, { type Express, type RequestHandler, type Response, type Router } from 'express';
 import { exceedsDepth, fairEvictee, isLoopback, loadOnce } from '../core/index.js';
-import { JSON_RPC, jsonRpcBodyErrors, loopbackHostGuard, sendJsonRpcError as rpcError } from '../http-edge/index.js';
+import { JSON_RPC, jsonRpcBodyErrors, loopbackHostGuard, sendJsonRpcError as rpcError, whileAnswering } from '../http-edge/index.js';
 import { LOCAL_PRINCIPAL } from '../policy/index.js';
 import type { Gateway } from '../gateway/service/index.js';
 import type { McpSessionOptions } from './create-mcp-server.js';
@@ -131,7 +131,7 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
       if (initialize) await store.mcpSessions.create({ id, initialize: keptInitialize(initialize), options: { ...options } }).catch((error: Error) => logger?.warn({ err: error.message }, 'cannot keep the MCP session in the store'));
     });
     await server.connect(transport);
-    await transport.handleRequest(request, response, request.body);
+    await whileAnswering(response, () => transport.handleRequest(request, response, request.body));
     // anything but an initialize request was answered with 400 by the transport: there is no session to keep
     if (transport.sessionId === undefined) await server.close();
   };
@@ -204,7 +204,8 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
     // as on POST /v1/call in a session: a toolset a rescan took away is named on each answer (the session as this request found it)
     const gone = await session.gone().catch(() => []);
     if (gone.length > 0) response.setHeader(TOOLSETS_GONE_HEADER, gone.join(', '));
-    await session.transport.handleRequest(request, response, request.body);
+    // a long receipt approval_wait answers is held until this response closes, in the gateway's one count (review Z8, Z8-8)
+    await whileAnswering(response, () => session.transport.handleRequest(request, response, request.body));
   });
 
   // a body the parser refused, as JSON-RPC errors (-32700 for one that is not JSON), not the REST shape of /v1

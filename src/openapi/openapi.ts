@@ -225,7 +225,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       '/v1/scan': {
         post: {
           operationId: 'scan', summary: 'Rescan the repository now; a new commit swaps the index atomically',
-          responses: { '200': answer('what the scan found', 'ScanResult'), '502': answer('the repository could not be read; the last good index is still served', 'Error'), '401': errors['401'] },
+          responses: { '200': answer('what the scan found', 'ScanResult'), '502': answer('the repository could not be read; the last good index is still served', 'Error'), '401': errors['401'], '429': { ...answer('the principal asked for 10 rescans in the last minute (TOO_MANY_SCANS): ask again after Retry-After', 'Error'), headers: LOADING.headers } },
         },
       },
       '/v1/receipts': {
@@ -283,10 +283,10 @@ export function openApiDocument(version: string): Record<string, unknown> {
           security: [],
           parameters: [
             { name: 'X-Forgejo-Signature', in: 'header', required: true, schema: { type: 'string' }, description: 'hex HMAC-SHA256 of the raw body with the webhook secret' },
-            { name: 'X-Forgejo-Event', in: 'header', schema: { type: 'string' } },
+            { name: 'X-Forgejo-Event', in: 'header', required: true, schema: { type: 'string' }, description: 'the event (only push rescans); a delivery without it is 400 (X-Gitea-Event and X-GitHub-Event are read too)' },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
-          responses: { '202': answer('accepted', 'WebhookAccepted'), '400': answer('a signed body that is not a JSON object (MALFORMED_JSON, INVALID_REQUEST): the webhook\'s content type is not application/json', 'Error'), '401': answer('missing or wrong signature', 'Error'), '404': answer('webhooks are off: no webhook secret configured', 'Error'), '413': errors['413'] },
+          responses: { '202': answer('accepted', 'WebhookAccepted'), '400': answer('a signed body that is not a JSON object (MALFORMED_JSON, INVALID_REQUEST): the webhook\'s content type is not application/json', 'Error'), '401': answer('missing or wrong signature (a missing or malformed signature header is answered before any body is read)', 'Error'), '404': answer('webhooks are off: no webhook secret configured (answered before any body is read)', 'Error'), '413': errors['413'], '503': { ...answer('8 webhook bodies are being read already (WEBHOOKS_BUSY): send again after Retry-After', 'Error'), headers: LOADING.headers } },
         },
       },
       '/v1/openapi.json': { get: { operationId: 'openApi', summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },

@@ -5,7 +5,7 @@ import type { OversightGateway } from './oversight-gateway.js';
 import { MAX_APPROVAL_WAIT_SECONDS } from '../export/index.js';
 import { approvalPosition, approvalSeenBy, receiptSeenBy, type ApprovalAnswer, type Principal } from '../policy/index.js';
 import { REJECTION_CODES } from '../openapi/index.js';
-import { holdForReader, LONG_TEXT_UNITS, ReceiptReads } from '../http-edge/index.js';
+import { holdForReader, LONG_TEXT_UNITS, receiptReadsOf, type ReceiptReads } from '../http-edge/index.js';
 import { approvalCursor, readApprovalCursor } from './approval-cursor.js';
 import { integerParameter, principalOf, validateBody } from '../request-checks/index.js';
 
@@ -35,7 +35,7 @@ export const APPROVAL_PAGE_BYTES = 4 * 1024 * 1024;
  */
 export function approvalRouter(gateway: OversightGateway, options: { maxBodyBytes: number; receiptReads?: ReceiptReads }): Router {
   const router = express.Router();
-  const receiptReads = options.receiptReads ?? new ReceiptReads();
+  const receiptReads = options.receiptReads ?? receiptReadsOf(gateway);
   const parse = express.json({ limit: options.maxBodyBytes, strict: false });
   const check = validateBody('ApprovalDecisionRequest');
   // the body is optional: a bare POST approves (or denies) without a reason

@@ -1,5 +1,6 @@
 import { overseesAll } from '../events/index.js';
 import { describeGate } from '../core/index.js';
+import { holdForAnswer, LONG_TEXT_UNITS, receiptReadsOf } from '../http-edge/index.js';
 import { APPROVAL_WAIT_TOOL } from '../export/index.js';
 import type { Principal } from '../policy/index.js';
 import type { MetaAnswer } from '../sessions/index.js';
@@ -53,7 +54,14 @@ export async function waitForApproval(gateway: OversightGateway, principal: Prin
   try {
     const state = await gateway.hold(gateway.approvals.wait(id, seconds * 1000, signal));
     if (!state) return refuse('APPROVAL_NOT_FOUND', `no approval request '${id}'`);
-    if (state.receipt) return { kind: 'receipt', outcome: { kind: 'receipt', receipt: state.receipt } };
+    if (state.receipt) {
+      // the receipt is held until its client has read it, counted with the receipts' routes: 40 slow approval_wait
+      // answers of a 16 MB receipt held +627 MB outside that count (review Z8, Z8-8)
+      const { output, stderr, error } = state.receipt;
+      const held = holdForAnswer(receiptReadsOf(gateway), principal.name, output.length + (stderr?.length ?? 0) + (error?.length ?? 0), APPROVAL_WAIT_TOOL.name, LONG_TEXT_UNITS);
+      if (held) return refuse(held.code, held.message);
+      return { kind: 'receipt', outcome: { kind: 'receipt', receipt: state.receipt } };
+    }
     const { approval } = state;
     const again = `call ${APPROVAL_WAIT_TOOL.name} with {"id": "${id}"} again`;
     const message = approval.status === 'pending'

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, html, revealed, revealHiddenCharacters } from '../../src/console/html.js';
+import { hiddenCharacters } from '../../src/core/index.js';
 
 // what reorders or hides text in a browser: bidi controls and marks, zero-width characters, tag characters, controls
 // eslint-disable-next-line no-control-regex
@@ -25,7 +26,7 @@ describe('revealed', () => {
 
   it('is the escaped text itself when it holds none of them', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme' }).filter((value) => !HIDDEN.test(value)), (value) => {
+      fc.property(fc.string({ unit: 'grapheme' }).filter((value) => !HIDDEN.test(value) && hiddenCharacters(value).length === 0), (value) => {
         expect(revealed(value).text).toBe(escapeHtml(value));
       }),
       { numRuns: 1000 },
@@ -59,7 +60,7 @@ ${value}</pre><input name="q" value="${value}"></body></html>`.text;
 
   it('returns a page with none of them unchanged', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme' }).filter((value) => !HIDDEN.test(value)), (value) => {
+      fc.property(fc.string({ unit: 'grapheme' }).filter((value) => !HIDDEN.test(value) && hiddenCharacters(value).length === 0), (value) => {
         expect(revealHiddenCharacters(pageOf(value))).toBe(pageOf(value));
       }),
       { numRuns: 500 },

@@ -1,12 +1,13 @@
 import express, { type RequestHandler, type Router } from 'express';
 import { exceedsDepth, MAX_JSON_DEPTH, receiptTextSeen, scanProblemsFor, toolCount } from '../../core/index.js';
 import { overseesAll } from '../../events/index.js';
-import { holdForReader, LONG_TEXT_UNITS, ReceiptReads, sendJsonText } from '../../http-edge/index.js';
+import { holdForReader, LONG_TEXT_UNITS, receiptReadsOf, type ReceiptReads, sendJsonText } from '../../http-edge/index.js';
 import { META_TOOL_BY_NAME, metaToolWithoutSession, unknownToolOutcome, type Gateway } from '../service/index.js';
 import { emptyBody, principalOf, receiptQuery, toolListQuery, validateBody } from '../../request-checks/index.js';
 import { matchOptions, matchWait } from './match-options.js';
 import { outcomeStatus, sendOutcome } from './send-outcome.js';
 import { hangUpSignal } from './hang-up.js';
+import { SCANS_PER_MINUTE, ScanRate } from './scan-rate.js';
 import { callInSession, matchInSession, SESSION_HEADER } from './session-routes.js';
 import { toolPage } from './tool-list.js';
 import { WIRE_ERRORS } from '../../openapi/index.js';
@@ -18,7 +19,7 @@ export const RECEIPT_PAGE_BYTES = 4 * 1024 * 1024;
 /** The `/v1` API over a gateway (authentication is the caller's to add). */
 export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; rescansIdle: () => Promise<void>; announce?: (reason: string) => void; receiptReads?: ReceiptReads; uncommitted?: (signal?: AbortSignal) => Promise<string[]> }): Router {
   const router = express.Router();
-  const receiptReads = options.receiptReads ?? new ReceiptReads();
+  const receiptReads = options.receiptReads ?? receiptReadsOf(gateway);
   // parsed, then measured: anything past the depth limit is refused before a handler clones or validates it
   const jsonBody: RequestHandler[] = [express.json({ limit: options.maxBodyBytes, strict: false }), refuseDeepBodies];
 
@@ -78,10 +79,19 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     sendOutcome(response, await gateway.confirm(body.token, { ...deadlineOption(body.timeout_ms), caller: principalOf(response).name, signal: hangUpSignal(response) }));
   });
 
+  const scans = new ScanRate();
   router.post('/v1/scan', ...jsonBody, emptyBody('POST /v1/scan'), async (_request, response) => {
+    const principal = principalOf(response).name;
     try {
       // a background rescan may have started before the newest push: let it end, then look again
       await options.rescansIdle();
+      // a request that joins the rescan waiting to start costs nothing; one that starts a rescan takes a turn of its
+      // principal's: a loop of them kept a 10,000-tool folder rescanning back to back (review Z8, Z8-9)
+      const wait = gateway.rescanQueued ? 0 : scans.take(principal);
+      if (wait > 0) {
+        response.status(429).set('Retry-After', String(wait)).json({ code: 'TOO_MANY_SCANS', error: `principal '${principal}' started ${SCANS_PER_MINUTE} rescans in the last minute, the most one may; ask again in ${wait} s (a push is found meanwhile by the webhook or the poll)` });
+        return;
+      }
       const result = await gateway.rescan();
       // the other instances sharing the store rescan too, as for a webhook: else they served the old commit (and its
       // policies) until their next poll, while this answer said the new one is served (review L, L2)

@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { isLoopback, toolCount, type Role } from '../../core/index.js';
-import { documentedRoutes, errorHandler, loopbackHostGuard, methodGuard, notFoundHandler, ReceiptReads, requestLog } from '../../http-edge/index.js';
+import { documentedRoutes, errorHandler, loopbackHostGuard, methodGuard, notFoundHandler, receiptReadsOf, requestLog } from '../../http-edge/index.js';
 import { sandboxHealth } from '../../sandbox/index.js';
 import { securityHeaders } from '../../console/index.js';
 import { eventStreamRoute } from '../../events/index.js';
@@ -85,7 +85,7 @@ export function createApp(options: AppOptions): Express {
     });
   });
   // the webhook authenticates by its signature, not by the API token (Forgejo cannot send one)
-  app.use(webhookRouter({ secret: config.webhookSecret, maxBodyBytes: config.maxBodyBytes, scheduler, ...(options.announceRescan ? { announce: options.announceRescan } : {}) }));
+  app.use(webhookRouter({ secret: config.webhookSecret, maxBodyBytes: config.maxBodyBytes, scheduler, served: () => gateway.registry.index, ...(options.announceRescan ? { announce: options.announceRescan } : {}) }));
   // every principal (api_token is one, admin) is admitted; what each may see and run is the rights layer's to say
   const auth: RequestHandler = principalAuth(gateway.principals, toolUid);
   // the metrics count every principal's calls by tool: for those who may read every caller's records (admins and
@@ -102,8 +102,8 @@ export function createApp(options: AppOptions): Express {
   app.use('/v1', auth);
   app.use(sessionRouter(gateway, { maxBodyBytes: config.maxBodyBytes }));
   app.use(policyRouter(gateway));
-  // one count of the long receipt texts held for slow readers, whichever route sends them
-  const receiptReads = new ReceiptReads();
+  // one count of the long receipt texts held for slow readers, whichever route sends them (the console and approval_wait too)
+  const receiptReads = receiptReadsOf(gateway);
   app.use(approvalRouter(gateway, { maxBodyBytes: config.maxBodyBytes, receiptReads }));
   const uncommitted = options.uncommitted;
   // "I edited it, rescanned, nothing changed": the rescan says why, as the start does (review userZ5, F15)

@@ -1,5 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { hangUpSignal } from './hang-up.js';
+import { whileAnswering } from '../../http-edge/index.js';
 import { anthropicToolSpec, CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, openAiToolSpec, REGISTRY_NAME_META, type McpToolSpec } from '../../export/index.js';
 import { catalogFor, resolveListedName, type SessionState } from '../../sessions/index.js';
 import { META_TOOL_BY_NAME, runMetaTool, type Gateway, type MetaOutcome } from '../service/index.js';
@@ -132,7 +133,8 @@ export async function callInSession(gateway: Gateway, request: Request, response
       response.status(400).json({ code: 'INVALID_REQUEST', error: `'timeout_ms' does not go with '${meta.name}', which runs no tool: drop it (it is the deadline of tool_call's and confirm's call)` });
       return;
     }
-    const outcome = await runMetaTool(gateway, state, meta, body.params ?? {}, { resolveName, signal: hangUpSignal(response), ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }) });
+    // approval_wait's receipt is held until this response closes, counted with the receipts' routes (review Z8, Z8-8)
+    const outcome = await whileAnswering(response, () => runMetaTool(gateway, state, meta, body.params ?? {}, { resolveName, signal: hangUpSignal(response), ...(body.timeout_ms === undefined ? {} : { timeoutMs: body.timeout_ms }) }));
     goneHeader(gateway, state, response);
     await gateway.sessions.settle(state);
     return sendMeta(response, meta.name, outcome);

@@ -1,50 +1,140 @@
 import { createHmac } from 'node:crypto';
-import express, { type Router } from 'express';
+import express, { type Response, type Router } from 'express';
 import { secretsEqual } from '../../http-edge/index.js';
 import type { PushHint } from '../../scanner/index.js';
 import type { RescanScheduler } from './rescan-scheduler.js';
 
+/** How many webhook bodies may be read at once, before their signature can be checked: the rest wait, 503 (review Z8, Z8-3). */
+export const WEBHOOK_BODIES_IN_FLIGHT = 8;
+/** How long a webhook body may take to arrive once its headers have: a sender that holds one open is cut off (review Z8, Z8-3). */
+const WEBHOOK_BODY_MS = 15_000;
+
 /**
  * `POST /v1/hooks/forgejo`: verifies the HMAC-SHA256 of the raw body, answers 202 at once, rescans in the background,
- * and `announce`s the push so that the other instances sharing the store rescan too.
+ * and `announce`s the push so that the other instances sharing the store rescan too. The only route that reads a body
+ * before it knows who sent it: so it answers before reading one whatever it can (webhooks off, no signature header, a
+ * declared length past the limit), and reads at most WEBHOOK_BODIES_IN_FLIGHT at once. It buffered up to 1 MiB of any
+ * connection's body first, webhooks on or off: 300 connections held +270 MB for 305 s (review Z8, Z8-3).
  */
-export function webhookRouter(options: { secret: string | undefined; maxBodyBytes: number; scheduler: RescanScheduler; announce?: (reason: string) => void }): Router {
+export function webhookRouter(options: { secret: string | undefined; maxBodyBytes: number; scheduler: RescanScheduler; announce?: (reason: string) => void; served?: () => { source: string; commit: string } }): Router {
   const router = express.Router();
-  router.post('/v1/hooks/forgejo', express.raw({ type: () => true, limit: options.maxBodyBytes }), (request, response) => {
+  const readBody = express.raw({ type: () => true, limit: options.maxBodyBytes });
+  let reading = 0;
+  router.post('/v1/hooks/forgejo', (request, response, next) => {
     if (!options.secret) {
       response.status(404).json({ code: 'WEBHOOKS_OFF', error: 'webhooks are off: set webhook_secret in the config (or HLDP_WEBHOOK_SECRET) and the same secret in Forgejo' });
       return;
     }
-    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const given = signatureOf(request.get('x-forgejo-signature') ?? request.get('x-gitea-signature') ?? request.get('x-hub-signature-256'));
-    // the signature covers the raw bytes as sent, never re-serialised JSON
-    const expected = createHmac('sha256', options.secret).update(body).digest('hex');
-    if (!given || !secretsEqual(given.toLowerCase(), expected)) {
+    if (!given || !HEX_SHA256.test(given)) {
       response.status(401).json({ code: 'BAD_SIGNATURE', error: 'missing or wrong X-Forgejo-Signature: it must be the hex HMAC-SHA256 of the raw body with the webhook secret' });
       return;
     }
-    // signed, so the sender holds the secret: a body that is not a JSON object is a misconfigured webhook (Forgejo's
-    // form-encoded content type), told so rather than accepted and rescanned for (review R, R1)
-    const problem = payloadProblem(body);
-    if (problem) {
-      response.status(400).json(problem);
+    const declared = Number(request.get('content-length') ?? 0);
+    if (declared > options.maxBodyBytes) {
+      response.status(413).json({ code: 'PAYLOAD_TOO_LARGE', error: `the request body is over the limit of ${options.maxBodyBytes} bytes; send less` });
       return;
     }
-    const event = request.get('x-forgejo-event') ?? request.get('x-gitea-event') ?? 'push';
-    // the delivery id is outside the signature: kept only as an id looks (Forgejo sends a UUID), since it goes into the
-    // announcement the other instances get (PostgreSQL's NOTIFY refuses a payload past ~8,000 bytes) and the logs
-    const claimed = request.get('x-forgejo-delivery') ?? request.get('x-gitea-delivery');
-    const delivery = claimed !== undefined && DELIVERY_ID.test(claimed) ? claimed : null;
-    // a push to any branch may be ours; a rescan with nothing new costs one ref listing
-    const rescan = event === 'push' ? 'scheduled' : 'ignored';
-    if (rescan === 'scheduled') {
-      const reason = `webhook ${delivery ?? ''}`.trim();
-      options.scheduler.request(reason, pushOf(body));
-      options.announce?.(reason);
+    if (reading >= WEBHOOK_BODIES_IN_FLIGHT) {
+      response.status(503).set('Retry-After', '1').json({ code: 'WEBHOOKS_BUSY', error: `the gateway is reading ${WEBHOOK_BODIES_IN_FLIGHT} webhook bodies already; send again after Retry-After (the repository poll finds the push meanwhile)` });
+      return;
     }
-    response.status(202).json({ accepted: true, event, delivery, rescan });
+    reading += 1;
+    let done = false;
+    const leave = (): void => {
+      if (done) return;
+      done = true;
+      reading -= 1;
+      clearTimeout(deadline);
+    };
+    // a body still arriving past its deadline is a sender holding a place: its connection ends
+    const deadline = setTimeout(() => request.destroy(), WEBHOOK_BODY_MS);
+    request.once('close', leave);
+    readBody(request, response, (error?: unknown) => {
+      leave();
+      if (error) return next(error);
+      answer(options, given, request.body, request.get.bind(request), response);
+    });
   });
   return router;
+}
+
+/** The answer to a webhook whose body was read: its signature checked, then what it asks. */
+function answer(options: { secret: string | undefined; scheduler: RescanScheduler; announce?: (reason: string) => void; served?: () => { source: string; commit: string } }, given: string, received: unknown, header: (name: string) => string | undefined, response: Response): void {
+  const body = Buffer.isBuffer(received) ? received : Buffer.alloc(0);
+  // the signature covers the raw bytes as sent, never re-serialised JSON
+  const expected = createHmac('sha256', options.secret!).update(body).digest('hex');
+  if (!secretsEqual(given.toLowerCase(), expected)) {
+    response.status(401).json({ code: 'BAD_SIGNATURE', error: 'missing or wrong X-Forgejo-Signature: it must be the hex HMAC-SHA256 of the raw body with the webhook secret' });
+    return;
+  }
+  // signed, so the sender holds the secret: a body that is not a JSON object is a misconfigured webhook (Forgejo's
+  // form-encoded content type), told so rather than accepted and rescanned for (review R, R1)
+  const problem = payloadProblem(body);
+  if (problem) {
+    response.status(400).json(problem);
+    return;
+  }
+  // the event is outside the signature: one that is not said is not taken for a push (review Z8, Z8-7)
+  const event = header('x-forgejo-event') ?? header('x-gitea-event') ?? header('x-github-event');
+  if (event === undefined) {
+    response.status(400).json({ code: 'INVALID_REQUEST', error: 'no X-Forgejo-Event header (nor X-Gitea-Event, X-GitHub-Event): a webhook says which event it is (Forgejo sends it with every delivery)' });
+    return;
+  }
+  // the delivery id is outside the signature: kept only as an id looks (Forgejo sends a UUID), since it goes into the
+  // announcement the other instances get (PostgreSQL's NOTIFY refuses a payload past ~8,000 bytes) and the logs
+  const claimed = header('x-forgejo-delivery') ?? header('x-gitea-delivery');
+  const delivery = claimed !== undefined && DELIVERY_ID.test(claimed) ? claimed : null;
+  if (event !== 'push') {
+    response.status(202).json({ accepted: true, event, delivery, rescan: 'ignored', reason: `a '${event.slice(0, 64)}' event changes no definition: only a push is rescanned for` });
+    return;
+  }
+  const push = pushOf(body);
+  const served = options.served?.();
+  // a hook shared by other repositories (an organisation's) rescans for none of theirs (review Z8, Z8-7)
+  const foreign = served ? foreignRepository(body, served.source) : undefined;
+  if (foreign) {
+    response.status(202).json({ accepted: true, event, delivery, rescan: 'ignored', reason: `the push is to ${foreign}, not to the repository served (${served!.source})` });
+    return;
+  }
+  // a push of the commit already served (a replayed delivery of the last push, say) has nothing new to read
+  if (served && push && push.after === served.commit) {
+    response.status(202).json({ accepted: true, event, delivery, rescan: 'current', reason: `commit ${push.after} is the one served` });
+    return;
+  }
+  // a push to any branch may be ours; a rescan with nothing new costs one ref listing
+  const reason = `webhook ${delivery ?? ''}`.trim();
+  options.scheduler.request(reason, push);
+  options.announce?.(reason);
+  response.status(202).json({ accepted: true, event, delivery, rescan: 'scheduled' });
+}
+
+const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+
+/** The repository a push names (its owner/name), when it names one and the remote source served is another; else undefined. */
+function foreignRepository(body: Buffer, source: string): string | undefined {
+  const served = ownerAndName(source);
+  if (!served) return undefined;
+  let repository: unknown;
+  try {
+    repository = (JSON.parse(body.toString('utf8')) as { repository?: unknown }).repository;
+  } catch {
+    return undefined;
+  }
+  if (typeof repository !== 'object' || repository === null) return undefined;
+  const urls = ['clone_url', 'html_url', 'ssh_url'].map((field) => (repository as Record<string, unknown>)[field]).filter((value): value is string => typeof value === 'string');
+  if (urls.length === 0) return undefined;
+  const named = urls.map(ownerAndName).filter((value): value is string => value !== undefined);
+  // owner and name only: the host a gateway fetches from may be another name (an internal one) than Forgejo's own
+  return named.length === 0 || named.includes(served) ? undefined : named[0];
+}
+
+/** `owner/name` (lower case, no `.git`) of a remote repository's URL (`https://…`, `ssh://…`, `git@host:owner/name.git`); undefined for a local path. */
+function ownerAndName(location: string): string | undefined {
+  const path = /^[a-z][a-z0-9+.-]*:\/\/[^/]*(\/.*)$/i.exec(location)?.[1] ?? /^[^/:@\s]+@[^/:\s]+:(.+)$/.exec(location)?.[1];
+  if (path === undefined) return undefined;
+  const parts = path.split(/[?#]/)[0]!.replace(/\/+$/, '').replace(/\.git$/i, '').split('/').filter((part) => part !== '');
+  return parts.length >= 2 ? parts.slice(-2).join('/').toLowerCase() : undefined;
 }
 
 const DELIVERY_ID = /^[A-Za-z0-9._:-]{1,128}$/;

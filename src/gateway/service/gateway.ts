@@ -245,6 +245,11 @@ export class Gateway {
     return this.registries.rescan(pushed);
   }
 
+  /** Whether a rescan waits to start, which a rescan asked for now joins (at no cost of its own). */
+  get rescanQueued(): boolean {
+    return this.registries.queued;
+  }
+
   /** Runs `prepare` on every new registry before it is swapped in; returns the unsubscribe function. */
   beforeSwap(prepare: (registry: Registry, previous: Registry) => Promise<void>): () => void {
     return this.registries.beforeSwap(prepare);

@@ -52,6 +52,11 @@ export class RegistrySwap {
     return this.#current;
   }
 
+  /** Whether a rescan waits to start: a request made now joins it, and costs no scan of its own. */
+  get queued(): boolean {
+    return this.#pending !== undefined;
+  }
+
   /** The last rescan's failure, if the index is being served in spite of it. */
   get scanError(): { message: string; at: string } | undefined {
     return this.#lastScanError;
