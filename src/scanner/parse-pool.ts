@@ -68,16 +68,25 @@ export function createParser(files: number, options: ParseOptions = {}): Parser 
  * handed over, and each summary is made again here so that it shares what summaries made here share.
  */
 export function createSummaryParser(files: number, options: ParseOptions = {}): Parser<SummarisedEntry> {
-  if (files < POOL_THRESHOLD || !existsSync(WORKER_PATH)) {
+  if (files < summaryThreadFrom() || !existsSync(WORKER_PATH)) {
     return { threads: 0, parse: async (file) => summarise(parseEntry(file, options)), ready: async () => undefined, close: async () => undefined };
   }
   return new PoolParser<SummarisedEntry>(1, options, true);
 }
 
-/** What a thread sends back for a batch of summaries: each entry's summary and its line's length, the lines one after another in `lines`. */
+/**
+ * From how many files a cold scan parses in a thread beside the reading: `HLDP_SCAN_THREAD_FROM` (a whole number; 1
+ * always, for a test of that path on a small repository), else `POOL_THRESHOLD`.
+ */
+export function summaryThreadFrom(): number {
+  const given = process.env.HLDP_SCAN_THREAD_FROM?.trim();
+  return given !== undefined && /^\d{1,9}$/.test(given) ? Number(given) : POOL_THRESHOLD;
+}
+
+/** What a thread sends back for a batch of summaries: each entry's summary and its line's length, the lines (ASCII) one after another in `lines`. */
 export interface SummaryBatch {
   results: Array<{ id: number; summary: EntrySummary; length: number }>;
-  lines: ArrayBuffer;
+  lines: string;
 }
 
 /** A batch of files as sent to a thread: their contents one after another in `bytes`, handed over rather than copied. */
@@ -93,6 +102,9 @@ function threadCount(): number {
 interface Waiter<Result> {
   resolve: (result: Result) => void;
   reject: (error: Error) => void;
+  /** the file's folder and oid as this thread holds them (the listing's strings), given back to its summary */
+  folder: string;
+  oid: string;
 }
 
 class PoolParser<Result> implements Parser<Result> {
@@ -118,7 +130,7 @@ class PoolParser<Result> implements Parser<Result> {
 
   parse(file: DefinitionFile): Promise<Result> {
     const id = this.nextId++;
-    const entry = new Promise<Result>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const entry = new Promise<Result>((resolve, reject) => this.pending.set(id, { resolve, reject, folder: file.folder, oid: file.oid }));
     this.batch.push({ id, file });
     // a full batch goes at once; a partial one goes when this turn of the event loop is done queueing
     if (this.batch.length >= BATCH) this.flush();
@@ -151,11 +163,15 @@ class PoolParser<Result> implements Parser<Result> {
       if (Array.isArray(message)) {
         for (const { id, entry } of message) settle(id, this.strings.shareStrings(entry) as Result);
       } else {
-        // views of the one buffer the thread made and handed over (no copy): it lives until its last line is written;
-        // each summary made again here, so that it shares what summaries made in this thread share
+        // views of one buffer made here of the batch's lines: it lives until its last line is written. Each summary made
+        // again here, so that it shares what summaries made in this thread share, and with the folder and oid strings
+        // the listing holds (the thread's are copies: ~90 bytes a summary, 9 MB at 100,000 tools)
+        const lines = Buffer.from(message.lines, 'latin1');
         let offset = 0;
         for (const { id, summary, length } of message.results) {
-          settle(id, { summary: summaryOf(summary as unknown as ScanEntry), line: new Uint8Array(message.lines, offset, length) } as Result);
+          const waiter = this.pending.get(id);
+          if (waiter) Object.assign(summary, { folder: waiter.folder, oid: waiter.oid });
+          settle(id, { summary: summaryOf(summary as unknown as ScanEntry), line: lines.subarray(offset, offset + length) } as Result);
           offset += length;
         }
       }
