@@ -60,12 +60,13 @@ export function createParser(files: number, options: ParseOptions = {}): Parser 
 
 /**
  * A parser that yields each entry as its summary and its cache line (`SummarisedEntry`): a cold scan that streams its
- * entries to the cache. From `POOL_THRESHOLD` files on, one thread parses while this one reads the files from the pack
- * (2 cores: the parse was ~60% of a 100,000-tool scan's reading, all on this thread). Measured at 100,000 generated
- * tools over smart HTTP (issue #18, cold19, 2026-12-06, load ~20, three alternated pairs): this thread's CPU 11.9-12.2 s
- * against 19.3-22.9 s, the process's about the same (+0-3 s), peak RSS +14-23 MB (the thread's isolate, ~22 MB of
- * heap). Two threads were tried before (2026-12-02) and cost ~110 MB; files and lines cross in one buffer a batch,
- * handed over, and each summary is made again here so that it shares what summaries made here share.
+ * entries to the cache. From `summaryThreadFrom()` files on, one thread parses while this one reads the files from the
+ * pack (2 cores: the parse was ~60% of a 100,000-tool scan's reading, all on this thread). Measured at 100,000 generated
+ * tools over smart HTTP (issue #18, cold20, 2026-12-06, load 14-27, three alternated pairs): this thread's CPU 9.4-10.9 s
+ * against 16.5-19.2 s, the process's +1.4-4.2 s, peak RSS 278-287 MiB against 285-290 (cold19's first version: +7-23 MB,
+ * the thread's lines in its own malloc arena and each summary's copies of its folder and oid). Two threads were tried
+ * before (2026-12-02) and cost ~110 MB; a batch's files cross in one buffer handed over, its lines in one string, and
+ * each summary is made again here so that it shares what summaries made here share.
  */
 export function createSummaryParser(files: number, options: ParseOptions = {}): Parser<SummarisedEntry> {
   if (files < summaryThreadFrom() || !existsSync(WORKER_PATH)) {

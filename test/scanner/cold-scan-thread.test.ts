@@ -88,12 +88,12 @@ describe('a cold scan that parses in a thread beside the reading', () => {
     // the generated tools but the 8 with a broken schema, and Alpha and beta (alpha a case twin, the rest broken)
     expect(here.json.tools as unknown[]).toHaveLength(TOOLS - 8 + 2);
     expect(here.json.errors).toEqual(expect.arrayContaining([
-      expect.objectContaining({ file: 'tools/late/TOOL.hdlp', line: 8, column: 10 }),
-      expect.objectContaining({ file: 'tools/send-email/TOOL.hdlp', line: 2 }),
-      expect.objectContaining({ file: 'tools/nowhere/TOOL.hdlp' }),
-      expect.objectContaining({ file: 'tools/misnamed/TOOL.hdlp', line: 1 }),
-      expect.objectContaining({ file: 'tools/tool-005/TOOL.hdlp' }),
-      expect.objectContaining({ file: 'tools/alpha/TOOL.hdlp', code: 'DUPLICATE_NAME' }),
+      expect.objectContaining({ file: 'tools/late/TOOL.hdlp', line: 8, column: 10, code: 'SCHEMA_VIOLATION' }),
+      expect.objectContaining({ file: 'tools/send-email/TOOL.hdlp', line: 3, column: 1, code: 'YAML_SYNTAX' }),
+      expect.objectContaining({ file: 'tools/nowhere/TOOL.hdlp', line: 5, column: 11, code: 'SCHEMA_VIOLATION' }),
+      expect.objectContaining({ file: 'tools/misnamed/TOOL.hdlp', line: 1, column: 7, code: 'NAME_MISMATCH' }),
+      expect.objectContaining({ file: 'tools/tool-005/TOOL.hdlp', line: 6, column: 57, code: 'INVALID_PARAMS_SCHEMA' }),
+      expect.objectContaining({ file: 'tools/alpha/TOOL.hdlp', line: 1, column: 7, code: 'DUPLICATE_NAME' }),
     ]));
     for (const other of [beside, killed]) {
       expect({ ...other.json, scanned_at: '' }).toEqual({ ...here.json, scanned_at: '' });
