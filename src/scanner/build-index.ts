@@ -327,7 +327,8 @@ function keepUniqueAliases<T extends ToolStub>(
     }
     kept.push(alias);
   }
-  return kept.length === tool.aliases.length ? tool : { ...tool, aliases: kept };
+  // a copy with its prototype: a summary's source may be made by it (entry-summary's FolderToolSummary)
+  return kept.length === tool.aliases.length ? tool : (Object.assign(Object.create(Object.getPrototypeOf(tool) as object | null) as T, tool, { aliases: kept }) as T);
 }
 
 // each alias no tool is named, and the tool that keeps it: the one that held it at the previous commit, else the first by

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { parseEntry, type ScanEntry } from './build-index.js';
-import { summarise, type SummarisedEntry } from './entry-summary.js';
+import { summarise, summaryOf, type EntrySummary, type SummarisedEntry } from './entry-summary.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import type { ParseOptions } from './yaml-mapping.js';
 import { StringTable } from './string-table.js';
@@ -33,7 +33,7 @@ export const MAX_IN_FLIGHT = 1024;
 // a thread that runs away with memory is ended by V8, not the gateway (files are at most a few MiB each). A parse's
 // garbage dies young: with a young generation of up to 64 MB each thread filled it before collecting, and the two
 // threads held ~125 MB more at the peak of a cold scan of 100,000 tools (issue #18, measured 2026-12-02)
-const WORKER_LIMITS = { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 8 };
+const WORKER_LIMITS = { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 4 };
 
 // the compiled worker: beside this code in dist/ (tsc's dist/scanner/, or the CLI's bundle in dist/bundle/, which has
 // an entry of its own for it); from src/ (tests, after the build the test script runs first), tsc's
@@ -59,15 +59,41 @@ export function createParser(files: number, options: ParseOptions = {}): Parser 
 }
 
 /**
- * A parser that yields each entry as its summary and its cache line (`SummarisedEntry`), in this thread whatever the
- * number of files: a cold scan that streams its entries to the cache. Measured side by side at 100,000 generated
- * tools over smart HTTP (issue #18, 2026-12-02, load 8-15 on 2 cores): in this thread the scan took less CPU (the
- * threads' structured clones both ways, and each thread's yaml, ajv and schemas, cost more than the parsing they moved)
- * and its peak RSS was no higher once a summary's names stopped holding their file's text (`ownString`); the two
- * threads were ~110 MB of RSS of their own (isolates, code, young generations).
+ * A parser that yields each entry as its summary and its cache line (`SummarisedEntry`): a cold scan that streams its
+ * entries to the cache. From `summaryThreadFrom()` files on, one thread parses while this one reads the files from the
+ * pack (2 cores: the parse was ~60% of a 100,000-tool scan's reading, all on this thread). Measured at 100,000 generated
+ * tools over smart HTTP (issue #18, cold20, 2026-12-06, load 14-27, three alternated pairs): this thread's CPU 9.4-10.9 s
+ * against 16.5-19.2 s, the process's +1.4-4.2 s, peak RSS 278-287 MiB against 285-290 (cold19's first version: +7-23 MB,
+ * the thread's lines in its own malloc arena and each summary's copies of its folder and oid). Two threads were tried
+ * before (2026-12-02) and cost ~110 MB; a batch's files cross in one buffer handed over, its lines in one string, and
+ * each summary is made again here so that it shares what summaries made here share.
  */
-export function createSummaryParser(_files: number, options: ParseOptions = {}): Parser<SummarisedEntry> {
-  return { threads: 0, parse: async (file) => summarise(parseEntry(file, options)), ready: async () => undefined, close: async () => undefined };
+export function createSummaryParser(files: number, options: ParseOptions = {}): Parser<SummarisedEntry> {
+  if (files < summaryThreadFrom() || !existsSync(WORKER_PATH)) {
+    return { threads: 0, parse: async (file) => summarise(parseEntry(file, options)), ready: async () => undefined, close: async () => undefined };
+  }
+  return new PoolParser<SummarisedEntry>(1, options, true);
+}
+
+/**
+ * From how many files a cold scan parses in a thread beside the reading: `HLDP_SCAN_THREAD_FROM` (a whole number; 1
+ * always, for a test of that path on a small repository), else `POOL_THRESHOLD`.
+ */
+export function summaryThreadFrom(): number {
+  const given = process.env.HLDP_SCAN_THREAD_FROM?.trim();
+  return given !== undefined && /^\d{1,9}$/.test(given) ? Number(given) : POOL_THRESHOLD;
+}
+
+/** What a thread sends back for a batch of summaries: each entry's summary and its line's length, the lines (ASCII) one after another in `lines`. */
+export interface SummaryBatch {
+  results: Array<{ id: number; summary: EntrySummary; length: number }>;
+  lines: string;
+}
+
+/** A batch of files as sent to a thread: their contents one after another in `bytes`, handed over rather than copied. */
+export interface FileBatch {
+  files: Array<{ id: number; kind?: DefinitionFile['kind']; path: string; folder: string; oid: string; length: number }>;
+  bytes: ArrayBuffer;
 }
 
 function threadCount(): number {
@@ -77,6 +103,9 @@ function threadCount(): number {
 interface Waiter<Result> {
   resolve: (result: Result) => void;
   reject: (error: Error) => void;
+  /** the file's folder and oid as this thread holds them (the listing's strings), given back to its summary */
+  folder: string;
+  oid: string;
 }
 
 class PoolParser<Result> implements Parser<Result> {
@@ -95,13 +124,14 @@ class PoolParser<Result> implements Parser<Result> {
   constructor(
     readonly threads: number,
     private readonly options: ParseOptions,
+    private readonly summaries = false,
   ) {
     this.workers = Array.from({ length: threads }, () => this.spawn());
   }
 
   parse(file: DefinitionFile): Promise<Result> {
     const id = this.nextId++;
-    const entry = new Promise<Result>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const entry = new Promise<Result>((resolve, reject) => this.pending.set(id, { resolve, reject, folder: file.folder, oid: file.oid }));
     this.batch.push({ id, file });
     // a full batch goes at once; a partial one goes when this turn of the event loop is done queueing
     if (this.batch.length >= BATCH) this.flush();
@@ -122,14 +152,29 @@ class PoolParser<Result> implements Parser<Result> {
   }
 
   private spawn(): Worker {
-    const worker = new Worker(WORKER_PATH, { workerData: { options: this.options }, resourceLimits: WORKER_LIMITS });
+    const worker = new Worker(WORKER_PATH, { workerData: { options: this.options, summaries: this.summaries }, resourceLimits: WORKER_LIMITS });
     this.assigned.set(worker, new Set());
-    worker.on('message', (message: Array<{ id: number; entry: ScanEntry }>) => {
+    worker.on('message', (message: Array<{ id: number; entry: ScanEntry }> | SummaryBatch) => {
       const mine = this.assigned.get(worker)!;
-      for (const { id, entry } of message) {
+      const settle = (id: number, result: Result): void => {
         mine.delete(id);
-        this.pending.get(id)?.resolve(this.strings.shareStrings(entry) as Result);
+        this.pending.get(id)?.resolve(result);
         this.pending.delete(id);
+      };
+      if (Array.isArray(message)) {
+        for (const { id, entry } of message) settle(id, this.strings.shareStrings(entry) as Result);
+      } else {
+        // views of one buffer made here of the batch's lines: it lives until its last line is written. Each summary made
+        // again here, so that it shares what summaries made in this thread share, and with the folder and oid strings
+        // the listing holds (the thread's are copies: ~90 bytes a summary, 9 MB at 100,000 tools)
+        const lines = Buffer.from(message.lines, 'latin1');
+        let offset = 0;
+        for (const { id, summary, length } of message.results) {
+          const waiter = this.pending.get(id);
+          if (waiter) Object.assign(summary, { folder: waiter.folder, oid: waiter.oid });
+          settle(id, { summary: summaryOf(summary as unknown as ScanEntry), line: lines.subarray(offset, offset + length) } as Result);
+          offset += length;
+        }
       }
       if (this.pending.size === 0) this.drained?.();
       this.makeRoom();
@@ -168,7 +213,20 @@ class PoolParser<Result> implements Parser<Result> {
     if (!this.batch.length) return;
     const worker = this.workers[this.nextWorker++ % this.workers.length]!;
     for (const { id } of this.batch) this.assigned.get(worker)!.add(id);
-    worker.postMessage(this.batch);
+    if (this.summaries) {
+      // the contents copied into one buffer handed over: a clone of each file's view copied its whole backing store
+      let total = 0;
+      for (const { file } of this.batch) total += file.content.length;
+      const bytes = new Uint8Array(total);
+      let offset = 0;
+      const files: FileBatch['files'] = this.batch.map(({ id, file }) => {
+        bytes.set(file.content, offset);
+        offset += file.content.length;
+        return { id, ...(file.kind ? { kind: file.kind } : {}), path: file.path, folder: file.folder, oid: file.oid, length: file.content.length };
+      });
+      const message: FileBatch = { files, bytes: bytes.buffer };
+      worker.postMessage(message, [bytes.buffer]);
+    } else worker.postMessage(this.batch);
     this.batch = [];
   }
 }

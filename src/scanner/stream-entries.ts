@@ -2,6 +2,7 @@ import { failedEntry, parseEntry } from './build-index.js';
 import { summarise, type EntrySummary, type SummarisedEntry, type ToolSummary } from './entry-summary.js';
 import type { CacheWrite } from './index-cache.js';
 import { createSummaryParser } from './parse-pool.js';
+import { collectGarbage } from './full-collection.js';
 import type { Snapshot, ToolEntry } from './sources/source.js';
 import { isDiagnostic, unreadEntry } from './unread-entry.js';
 import type { ParseOptions } from './yaml-mapping.js';
@@ -13,8 +14,8 @@ const READ_CONCURRENCY = 16;
 const SLICE = 500;
 
 // entries read past the one the file waits for, beyond which readers wait: parses come back nearly in order, so this
-// bounds only a stalled write (at ~1.3 KB a line, 4,096 of them are ~5 MB)
-const MAX_AHEAD = 4096;
+// bounds only a stalled write (at ~1.3 KB a line, 1,024 of them are ~1.3 MB; 4,096 before a thread parsed beside this one)
+const MAX_AHEAD = 1024;
 
 /** What a streamed read kept: each entry's summary, in the listing's order, and the errors of the reads that failed. */
 export interface StreamedEntries {
@@ -102,6 +103,8 @@ export async function streamEntries(snapshot: Snapshot, listing: readonly ToolEn
     // what reading held (a pack's windows, delta bases) is not kept while the index is built
     snapshot.release?.();
     await parser.close();
+    // what reading beside a thread left (its messages' copies, in the old generation) collected before the index is assembled
+    if (parser.threads > 0) collectGarbage();
   }
   if (failure) throw failure.error;
   return { summaries, readFailures };

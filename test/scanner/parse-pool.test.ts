@@ -31,9 +31,18 @@ describe('createParser', () => {
   });
 
   describe('when a cold scan asks for summaries', () => {
-    it('parses in this thread however many files there are, each entry\'s summary and line as summarise makes them', async () => {
-      const parser = createSummaryParser(POOL_THRESHOLD * 10);
+    it('parses a few files in this thread, each entry\'s summary and line as summarise makes them', async () => {
+      const parser = createSummaryParser(POOL_THRESHOLD - 1);
       expect(parser.threads).toBe(0);
+      const files = Array.from({ length: 30 }, (_, i) => fileOf(`t${i}`, makeToolYaml(`t${i}`)));
+      const made = await Promise.all(files.map((file) => parser.parse(file)));
+      await parser.close();
+      expect(made.map(({ summary }) => summary)).toEqual(files.map((file) => summarise(parseEntry(file)).summary));
+    });
+
+    it('parses many in one thread beside this one, each entry\'s summary and line exactly as summarise makes them here', async () => {
+      const parser = createSummaryParser(POOL_THRESHOLD * 10);
+      expect(parser.threads).toBe(1);
       const files = Array.from({ length: 300 }, (_, i) => fileOf(`t${i}`, i % 50 === 7 ? makeToolYaml(`t${i}`, { executor: 'nope' }) : makeToolYaml(`t${i}`, { display: '"工具 — ёлка"' })));
       const made = await Promise.all(files.map((file) => parser.parse(file)));
       await parser.close();
@@ -42,6 +51,9 @@ describe('createParser', () => {
       expect(made.map(({ line }) => Buffer.from(line).toString('latin1'))).toEqual(here.map(({ line }) => Buffer.from(line).toString('latin1')));
       expect(made.filter(({ summary }) => 'tool' in summary && summary.tool === null)).toHaveLength(6);
       expect(made[0]!.summary).not.toHaveProperty('tool.intent');
+      // made again here, a summary shares what one made in this thread shares: its position, its empty lists
+      expect(made[1]!.summary.name_position).toBe(here[1]!.summary.name_position);
+      expect(made[1]!.summary.diagnostics).toBe(here[1]!.summary.diagnostics);
     });
   });
 
