@@ -83,10 +83,33 @@ export function readConfigFile(path: string): ConfigFile {
     throw new ConfigError(path, 'its YAML aliases expand too far; write the values out');
   }
   checker ??= compileShapeChecker(JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as object, 'the config', { ownSchema: true });
-  const [problem] = checker(value);
-  if (problem) {
-    const { line, column } = locator.locate(problem.path, problem.atKey);
-    throw new ConfigError(`${path}:${line}:${column}`, problem.message);
+  // every problem of the file at once, one a line: an operator fixed one unknown key a restart (review userZ6, F7)
+  const problems = checker(value).map((problem) => ({ at: locator.locate(problem.path, problem.atKey), message: problem.message }));
+  if (problems.length > 0) {
+    const [first, ...more] = problems;
+    throw new ConfigError(`${path}:${first!.at.line}:${first!.at.column}`, [first!.message, ...more.map(({ at, message }) => `${path}:${at.line}:${at.column}: ${message}`)].join('\n'));
   }
   return value as ConfigFile;
+}
+
+/**
+ * The file's `file:line:col` of a setting a later check refused (`principals.bob`: a principal with no token), or
+ * undefined when the file does not write it (an environment variable's name, a default): README promises the place
+ * of a bad key, and "principals.bob: needs a token" had none (review userZ6, F7). Read again only on that error.
+ */
+export function placeOfKey(path: string, key: string): string | undefined {
+  if (!/^[a-z_]+(\.|$)/.test(key)) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const { LineCounter, parseDocument } = yamlModule();
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS });
+  const top = key.split('.')[0]!;
+  if (!document.has(top)) return undefined;
+  const { line, column } = new YamlLocator(document, lineCounter).locate(key.split('.'), true);
+  return `${path}:${line}:${column}`;
 }

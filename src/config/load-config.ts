@@ -4,7 +4,7 @@ import { isLoopback } from '../core/index.js';
 import type { ApiTarget, GatekeeperTarget } from '../executors/index.js';
 import { defaultCacheDir, MAX_DEFINITION_BYTES, type RepositoryOptions } from '../scanner/index.js';
 import { DEFAULT_SESSIONS_CONFIG } from '../sessions/index.js';
-import { readConfigFile } from './config-file.js';
+import { placeOfKey, readConfigFile } from './config-file.js';
 import { forgejoConfig, matcherModelConfig, notifyTarget, principalsOf, retentionConfig, targets } from './config-sections.js';
 import { defined, expandHome, integerFromEnv, isUrl, logLevel, publicUrl, runAsSetting, sandboxMode, secureCookies, variable } from './config-values.js';
 import { ConfigError, type ConfigOverrides, type GatewayConfig } from './gateway-config.js';
@@ -34,6 +34,17 @@ export const DEFAULT_MAX_CALL_TIMEOUT_MS = 3_600_000;
  * rather than refused.
  */
 export function loadConfig(options: { file?: string; overrides?: ConfigOverrides; env?: NodeJS.ProcessEnv; secrets?: 'required' | 'optional' } = {}): GatewayConfig {
+  const file = options.file ?? (options.env ?? process.env).HLDP_CONFIG;
+  try {
+    return loadConfigOnce(options);
+  } catch (error) {
+    // a setting of the file refused after its schema passed is said at its place in the file, as a bad key is
+    const place = file && error instanceof ConfigError && !/:\d+:\d+$/.test(error.key) ? placeOfKey(resolve(file), error.key) : undefined;
+    throw place === undefined ? error : new ConfigError(place, (error as ConfigError).message);
+  }
+}
+
+function loadConfigOnce(options: { file?: string; overrides?: ConfigOverrides; env?: NodeJS.ProcessEnv; secrets?: 'required' | 'optional' }): GatewayConfig {
   const env = options.env ?? process.env;
   const leftOut: LeftOut[] | undefined = options.secrets === 'optional' ? [] : undefined;
   const overrides = options.overrides ?? {};

@@ -1,3 +1,4 @@
+import { DEFAULT_REPOSITORY } from '../../config/index.js';
 import type { ToolIndex } from '../../core/index.js';
 import type { ApprovalAnswer } from '../../gateway/service/index.js';
 import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
@@ -58,7 +59,10 @@ export const approvalsCommand: Command = {
       }
       // only approving reads the index (the tool, its params, the commit it runs against): a stale one is said there, as hldp call says it
       const stale = action === 'approve' ? gateway.registry.index.stale : undefined;
-      const print = (answer: ApprovalAnswer) => printAnswer(answer, { io, json, decider: principal.name, approve: action === 'approve', shown, stale, store: store.name });
+      // a process given no --repo or --config reads this package's starter tools: a request of another commit is then
+      // most likely one the gateway's repository made, and "the definition changed" hid that (review userZ6, F13)
+      const starter = gateway.config.repository.source === DEFAULT_REPOSITORY ? DEFAULT_REPOSITORY : undefined;
+      const print = (answer: ApprovalAnswer) => printAnswer(answer, { io, json, decider: principal.name, approve: action === 'approve', shown, stale, store: store.name, starter, commit: gateway.registry.index.commit });
       if (action !== 'approve') return print(action === 'cancel' ? await gateway.cancelApproval(id!, principal, reason) : await gateway.decide(id!, principal, 'deny', { reason }));
       const { warnIfStale } = await import('../stale-index.js');
       warnIfStale(gateway.registry.index, io);
@@ -70,8 +74,12 @@ export const approvalsCommand: Command = {
 };
 
 /** Prints a decision's answer; 1 when it was refused or the call an approval ran failed, else 0. */
-async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: boolean; decider: string; approve: boolean; shown: (record: ApprovalRecord) => ApprovalRecord; stale: ToolIndex['stale']; store: string }): Promise<number> {
+async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: boolean; decider: string; approve: boolean; shown: (record: ApprovalRecord) => ApprovalRecord; stale: ToolIndex['stale']; store: string; starter?: string | undefined; commit?: string }): Promise<number> {
   const { io, json } = how;
+  if (!answer.ok && answer.code === 'APPROVAL_MISMATCH' && how.starter !== undefined && answer.approval && answer.approval.commit !== how.commit) {
+    const id = answer.approval.id;
+    answer = { ...answer, error: `this process read the starter tools of this package (${how.starter}), since no --repo or --config was given (nor HLDP_REPO or HLDP_CONFIG), not the repository request '${id}' was made over: run it with the gateway's config, hldp approvals approve ${id} --config FILE (or --repo SOURCE). ${answer.error}` };
+  }
   // "no approval request 'apr_…'" names the store it was looked for in: another store than the gateway's is the likely cause
   if (!answer.ok && answer.code === 'APPROVAL_NOT_FOUND') answer = { ...answer, error: `${answer.error} (looked for in ${how.store})` };
   const stale = how.stale ? { stale: how.stale } : {};

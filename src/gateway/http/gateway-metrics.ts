@@ -30,6 +30,8 @@ export class GatewayMetrics {
   private instruments: Instruments | undefined;
   private loading: Promise<Instruments> | undefined;
   private readonly pending: Array<(instruments: Instruments) => void> = [];
+  /** each tool's executor in the index served, for the calls that end before a receipt names it */
+  private executors = new Map<string, string>();
 
   /** Loads prom-client and starts the collectors (once); what was counted meanwhile is counted now. */
   async start(): Promise<void> {
@@ -70,7 +72,11 @@ export class GatewayMetrics {
           });
         } else {
           const tool = outcome.kind === 'invalid_params' || outcome.kind === 'timeout_not_allowed' ? outcome.tool : outcome.kind === 'confirmation_required' ? outcome.confirmation.tool : '';
-          this.record(({ calls }) => calls.inc({ tool, executor: '', outcome: outcome.kind }));
+          // a request waiting for an approver is `approval_required`, not the caller's own confirmation, and names the
+          // tool's executor (review userZ6, F11: both were `confirmation_required` with an empty executor)
+          const kind = outcome.kind === 'confirmation_required' ? outcome.confirmation.status : outcome.kind;
+          const executor = outcome.kind === 'confirmation_required' ? (this.executors.get(tool) ?? '') : '';
+          this.record(({ calls }) => calls.inc({ tool, executor, outcome: kind }));
         }
       },
       matched: (seconds) => this.record(({ matchSeconds }) => matchSeconds.observe(seconds)),
@@ -107,6 +113,7 @@ export class GatewayMetrics {
   /** Records the index now served. */
   indexServed(index: ToolIndex): void {
     const [count, errors, stale, commit] = [toolCount(index), index.errors.length, index.stale ? 1 : 0, index.commit];
+    this.executors = new Map(index.tools.map((tool) => [tool.name, tool.executor]));
     this.record((instruments) => {
       instruments.tools.set(count);
       instruments.definitionErrors.set(errors);
@@ -123,7 +130,7 @@ function createInstruments({ Counter, Gauge, Histogram, Registry, collectDefault
   collectDefaultMetrics({ register: registry, prefix: 'hldp_' });
   return {
     registry,
-    calls: new Counter({ name: 'hldp_calls_total', help: 'Calls by tool, executor and outcome (ok, failed, confirmation_required, not_found, broken, invalid_params, confirmation_invalid)', labelNames: ['tool', 'executor', 'outcome'], registers }),
+    calls: new Counter({ name: 'hldp_calls_total', help: 'Calls by tool, executor and outcome (ok, failed, confirmation_required: the caller may confirm it, approval_required: an approver decides, not_found, broken, invalid_params, confirmation_invalid)', labelNames: ['tool', 'executor', 'outcome'], registers }),
     callSeconds: new Histogram({ name: 'hldp_call_duration_seconds', help: 'Call latency, lookup to stored receipt', labelNames: ['executor'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers }),
     matchSeconds: new Histogram({ name: 'hldp_match_duration_seconds', help: 'Intent match latency', buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05], registers }),
     tools: new Gauge({ name: 'hldp_index_tools', help: 'Tools in the index being served', registers }),

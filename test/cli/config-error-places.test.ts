@@ -1,0 +1,35 @@
+// Review userZ6, F7: a principal with no token stopped `hldp serve` with "principals.bob: needs a token …" and no
+// place in the file (README promises file:line:col for a bad key), and of two unknown keys only the first was said,
+// the second at the next start. Now the principal's line is named, and every problem of the schema at once.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../helpers/git.js';
+import { runCli } from '../helpers/run-cli.js';
+
+let temp: { path: string; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  temp = await makeTempDir();
+});
+afterEach(() => temp.cleanup());
+
+const env = (): NodeJS.ProcessEnv => ({ HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_CACHE_DIR: join(temp.path, 'cache') });
+
+describe('hldp serve with a config mistake', () => {
+  it('names the file and line of a principal that has no token', async () => {
+    const file = join(temp.path, 'hldp.yaml');
+    await writeFile(file, ['listen: { port: 3950 }', 'principals:', '  alice: { roles: [approver], token_sha256: ' + 'a'.repeat(64) + ' }', '  bob: { roles: [agent] }', ''].join('\n'));
+    const serve = await runCli(['serve', '--config', file, '--port', '0'], { env: env() });
+    expect(serve.code).not.toBe(0);
+    expect(serve.stderr).toContain(`${file}:4:3: principals.bob: needs a token: token_sha256`);
+  });
+
+  it('says every unknown key of the file at once, each at its line', async () => {
+    const file = join(temp.path, 'typo.yaml');
+    await writeFile(file, ['listen: { prot: 3950 }', 'principals:', '  alice: { roles: [approver], tols: [file-read] }', ''].join('\n'));
+    const serve = await runCli(['serve', '--config', file, '--port', '0'], { env: env() });
+    expect(serve.code).not.toBe(0);
+    expect(serve.stderr).toContain(`${file}:1:11: unknown field 'listen.prot'`);
+    expect(serve.stderr).toContain(`${file}:3:31: unknown field 'principals.alice.tols'`);
+  });
+});

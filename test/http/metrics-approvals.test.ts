@@ -1,0 +1,34 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startPolicyGateway, TOKENS, type PolicyGateway } from '../policy/support.js';
+
+// Review userZ6, F11: /metrics counted a request waiting for an approver as outcome="confirmation_required" with an
+// empty executor, the same as a call its caller may confirm itself: a dashboard could not tell "agents waiting for a
+// person" from self-confirmations. Now they are `approval_required` and `confirmation_required`, with the tool's executor.
+const HELD = [
+  'name: held', 'author: TEST-001', 'why: a person reviews writes; a write to tok-* is the caller\'s to confirm', 'approval:',
+  '  - tools: [file-write]', '    when: { path: { glob: "tok-*" } }', '    decision: approve', '    self_approval: true',
+  '  - tools: [file-write]', '    decision: approve', '    approvers: { roles: [approver] }',
+].join('\n');
+
+let gateway: PolicyGateway;
+
+beforeAll(async () => {
+  gateway = await startPolicyGateway({ 'policies/held.hdlp': HELD });
+}, 120_000);
+afterAll(() => gateway?.stop());
+
+describe('GET /metrics of calls that wait', () => {
+  it('counts a request for an approver as approval_required and a self-confirmation as confirmation_required, each with its executor', async () => {
+    const approval = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: 'etc.txt', content: 'x' } } });
+    expect(approval.status, JSON.stringify(approval.body)).toBe(202);
+    expect(approval.body).toMatchObject({ status: 'approval_required' });
+    const confirmation = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: 'tok-1.txt', content: 'x' } } });
+    expect(confirmation.status, JSON.stringify(confirmation.body)).toBe(202);
+    expect(confirmation.body).toMatchObject({ status: 'confirmation_required' });
+    const response = await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${TOKENS.admin}` } });
+    const text = await response.text();
+    expect(text).toMatch(/^hldp_calls_total\{tool="file-write",executor="gatekeeper",outcome="approval_required"\} 1$/m);
+    expect(text).toMatch(/^hldp_calls_total\{tool="file-write",executor="gatekeeper",outcome="confirmation_required"\} 1$/m);
+    expect(text).not.toMatch(/executor="",outcome="(approval|confirmation)_required"/);
+  });
+});
