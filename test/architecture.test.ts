@@ -43,10 +43,12 @@ const ALLOWED: Record<string, string[]> = {
   config: ['core', 'scanner', 'matcher', 'executors', 'sandbox', 'sessions', 'policy', 'mcp-servers'],
   // what the HTTP API checks of a request before a route serves it: its principal, query string and body
   'request-checks': ['core', 'scanner', 'openapi', 'store', 'policy', 'http-edge'],
+  // the push webhook's route, which the gateway mounts: it asks the gateway's rescans through an interface of its own
+  webhooks: ['core', 'scanner', 'http-edge'],
   // approvals and rejected calls as people and agents read and decide them, and the console's back-end: over the
   // gateway's service as an interface of its own (OversightGateway), since the gateway wires it
   oversight: ['core', 'store', 'export', 'policy', 'openapi', 'http-edge', 'events', 'sessions', 'console', 'matcher', 'request-checks'],
-  gateway: ['core', 'config', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions', 'events', 'console', 'policy', 'mcp-servers', 'openapi', 'request-checks', 'oversight'],
+  gateway: ['core', 'config', 'scanner', 'matcher', 'executors', 'gatekeeper', 'store', 'http-edge', 'export', 'sandbox', 'sessions', 'events', 'console', 'policy', 'mcp-servers', 'openapi', 'request-checks', 'oversight', 'webhooks'],
   // the MCP front is built on the gateway's service; the command line wires it (hldp mcp, and /mcp in hldp serve)
   'mcp-front': ['core', 'config', 'export', 'sessions', 'events', 'policy', 'http-edge', 'gateway'],
   cli: ['core', 'config', 'scanner', 'matcher', 'gatekeeper', 'store', 'export', 'sandbox', 'events', 'policy', 'gateway', 'mcp-front'],

@@ -14,7 +14,7 @@ import { policyRouter } from './policy-routes.js';
 import { principalAuth, principalOf, queryGuard, requestPrincipal } from '../../request-checks/index.js';
 import type { RescanScheduler } from './rescan-scheduler.js';
 import { sessionRouter } from './session-routes.js';
-import { webhookRouter } from './webhook-route.js';
+import { webhookRouter } from '../../webhooks/index.js';
 
 /** Everything the HTTP app is built from. */
 export interface AppOptions {

@@ -1,8 +1,12 @@
 import { createHmac } from 'node:crypto';
 import express, { type Response, type Router } from 'express';
-import { secretsEqual } from '../../http-edge/index.js';
-import type { PushHint } from '../../scanner/index.js';
-import type { RescanScheduler } from './rescan-scheduler.js';
+import { secretsEqual } from '../http-edge/index.js';
+import type { PushHint } from '../scanner/index.js';
+
+/** What the route asks of the gateway's rescans (its RescanScheduler): a rescan, with the push that asked for it. */
+export interface RescanRequests {
+  request(reason: string, pushed?: PushHint): void;
+}
 
 /** How many webhook bodies may be read at once, before their signature can be checked: the rest wait, 503 (review Z8, Z8-3). */
 export const WEBHOOK_BODIES_IN_FLIGHT = 8;
@@ -16,7 +20,7 @@ const WEBHOOK_BODY_MS = 15_000;
  * declared length past the limit), and reads at most WEBHOOK_BODIES_IN_FLIGHT at once. It buffered up to 1 MiB of any
  * connection's body first, webhooks on or off: 300 connections held +270 MB for 305 s (review Z8, Z8-3).
  */
-export function webhookRouter(options: { secret: string | undefined; maxBodyBytes: number; scheduler: RescanScheduler; announce?: (reason: string) => void; served?: () => { source: string; commit: string } }): Router {
+export function webhookRouter(options: { secret: string | undefined; maxBodyBytes: number; scheduler: RescanRequests; announce?: (reason: string) => void; served?: () => { source: string; commit: string } }): Router {
   const router = express.Router();
   const readBody = express.raw({ type: () => true, limit: options.maxBodyBytes });
   let reading = 0;
@@ -60,7 +64,7 @@ export function webhookRouter(options: { secret: string | undefined; maxBodyByte
 }
 
 /** The answer to a webhook whose body was read: its signature checked, then what it asks. */
-function answer(options: { secret: string | undefined; scheduler: RescanScheduler; announce?: (reason: string) => void; served?: () => { source: string; commit: string } }, given: string, received: unknown, header: (name: string) => string | undefined, response: Response): void {
+function answer(options: { secret: string | undefined; scheduler: RescanRequests; announce?: (reason: string) => void; served?: () => { source: string; commit: string } }, given: string, received: unknown, header: (name: string) => string | undefined, response: Response): void {
   const body = Buffer.isBuffer(received) ? received : Buffer.alloc(0);
   // the signature covers the raw bytes as sent, never re-serialised JSON
   const expected = createHmac('sha256', options.secret!).update(body).digest('hex');
