@@ -32,6 +32,7 @@ export const approvalsCommand: Command = {
     const json = flags.json === true;
     const reason = typeof flags.reason === 'string' ? flags.reason : null;
     const { cliCaller, withGateway } = await import('../with-gateway.js');
+    const { secretsHeldWords } = await import('../../core/index.js');
     // a read or a decision of what a gateway stored: a store that does not exist is said and never created, and an
     // answer that finds nothing names the store it read (an approver told "no pending approval requests" of an empty
     // SQLite file while the requests waited in PostgreSQL: review userZ4, F7)
@@ -51,9 +52,11 @@ export const approvalsCommand: Command = {
         if (!(await gateway.approvals.get(id!, principal))) return missing(io, id!, principal.name, json, store.name);
         const waited = await gateway.approvals.wait(id!, wait * 1000);
         if (!waited) return missing(io, id!, principal.name, json, store.name);
-        const state = { ...waited, approval: shown(waited.approval) };
+        // the gateway's secrets its params hold, by setting: shown [REDACTED], they run as written (review userZ6 F12)
+        const held = gateway.secretsHeld(waited.approval.params);
+        const state = { ...waited, approval: shown(waited.approval), ...(held.length > 0 ? { secrets_held: held } : {}) };
         if (json) writeJson(io, state);
-        else writeLines(io.stdout, [detail(state.approval), ...(state.receipt ? [`receipt ${state.receipt.id}: ${state.receipt.ok ? 'ok' : (state.receipt.code ?? 'failed')}`] : [])]);
+        else writeLines(io.stdout, [detail(state.approval), ...(held.length > 0 ? [terminalSafe(`secrets   ${secretsHeldWords(held)}`)] : []), ...(state.receipt ? [`receipt ${state.receipt.id}: ${state.receipt.ok ? 'ok' : (state.receipt.code ?? 'failed')}`] : [])]);
         return state.approval.status === 'pending' || state.approval.status === 'approved' ? 0 : 1;
       }
       // only approving reads the index (the tool, its params, the commit it runs against): a stale one is said there, as hldp call says it

@@ -1,3 +1,4 @@
+import { secretsHeldWords } from '../../core/index.js';
 import type { HldpEvent } from '../../events/index.js';
 import type { ConsoleApprovalRecord, PendingApproval } from '../console-backend.js';
 import { html, revealed, type Html } from '../html.js';
@@ -37,6 +38,7 @@ ${approval.session ? html`<dt>Session</dt><dd>${revealed(approval.session)}</dd>
 ${approval.reason ? html`<dt>Why it waits</dt><dd>${revealed(approval.reason)}</dd>` : ''}
 </dl>
 ${secretKeys.length > 0 ? html`<p class="notice" data-secret-keys="${secretKeys.length}">Named like credentials, shown as they will be sent: <code>${revealed(namedKeys(secretKeys))}</code>. The gateway's own secrets would read <code>[REDACTED]</code>; these are the caller's.</p>` : ''}
+${approval.secrets_held ? html`<p class="notice" data-secrets-held="${approval.secrets_held.length}">${secretsHeldWords(approval.secrets_held)}</p>` : ''}
 <pre>
 ${revealed(cut ? params.slice(0, PARAMS_PREVIEW) : params)}</pre>
 ${cut ? html`<p class="notice" data-cut="params">The params are cut here: ${(params.length - PARAMS_PREVIEW).toLocaleString('en')} more characters. <a href="${link}">Read the whole request</a> before deciding.</p>` : ''}
