@@ -45,8 +45,11 @@ ${cut ? html`<p class="notice" data-cut="params">The params are cut here: ${(par
 ${approval.outdated ? html`<p class="notice" data-outdated="true">Outdated: ${revealed(approval.outdated)}. It can no longer run as asked: closing it cancels it, and its caller must call again.</p>` : ''}
 ${approval.elsewhere ? html`<p class="notice" data-elsewhere="${approval.stranded ? 'stranded' : 'true'}">${approval.stranded ? 'Settings changed' : 'Runs elsewhere'}: ${revealed(approval.elsewhere)}.${approval.filed_at ? html` <a href="${approval.filed_at}/console/approvals/${encodeURIComponent(approval.id)}">Open it at the gateway that filed it</a>.` : ''}</p>` : ''}
 ${approval.decidable
+  // Enter in the Reason box submits with the form's default button, its first: a disabled one, so Enter sends nothing
+  // (it had approved and run a call whose reason said deny, review userZ6 F1); only a button chosen decides
   ? html`<form method="post" action="/console/approvals/${encodeURIComponent(approval.id)}/decide" class="decide">
 <input type="hidden" name="_csrf" value="${viewer.csrf}">
+<button type="submit" disabled hidden tabindex="-1" aria-hidden="true" data-implicit-submit="none"></button>
 <label>Reason <input name="reason" maxlength="500" placeholder="why (kept with the decision)"></label>
 ${approval.outdated
   ? html`<button type="submit" name="decision" value="approve" class="deny">Close as outdated</button>`
