@@ -32,6 +32,7 @@ export const approvalsCommand: Command = {
     const json = flags.json === true;
     const reason = typeof flags.reason === 'string' ? flags.reason : null;
     const { cliCaller, withGateway } = await import('../with-gateway.js');
+    const { changedSince } = await import('../../policy/index.js');
     const { secretsHeldWords } = await import('../../core/index.js');
     // a read or a decision of what a gateway stored: a store that does not exist is said and never created, and an
     // answer that finds nothing names the store it read (an approver told "no pending approval requests" of an empty
@@ -40,8 +41,16 @@ export const approvalsCommand: Command = {
       const principal = gateway.principal(cliCaller(gateway));
       // a configured secret an agent put in its params is shown to no one, as GET /v1/approvals and the console show them
       const shown = (record: ApprovalRecord): ApprovalRecord => ({ ...record, params: gateway.shownParams(record.params) });
+      // a pending request outdated at the commit this process reads, marked as the console marks it: approving it there
+      // cancels it (review userZ6 F2)
+      const outdated = (record: ApprovalRecord): { outdated?: string } => {
+        if (record.status !== 'pending') return {};
+        const found = gateway.registry.matcher.lookup(record.tool);
+        const changed = changedSince(record, gateway.registry.index, found.found ? found.tool : undefined);
+        return changed === undefined ? {} : { outdated: `${changed}: approving it at a gateway serving that commit cancels it, nothing run; deny it, or close it as outdated in the console` };
+      };
       if (action === 'list') {
-        const records = (await gateway.approvals.list({ ...(status === 'all' ? {} : { status: status as ApprovalStatus }), limit }, principal)).map(shown);
+        const records = (await gateway.approvals.list({ ...(status === 'all' ? {} : { status: status as ApprovalStatus }), limit }, principal)).map((record) => ({ ...shown(record), ...outdated(record) }));
         if (json) writeJson(io, { approvals: records });
         // a store that does not exist was said already
         else if (records.length === 0 && !store.missing) io.stderr.write(terminalSafe(`no ${status === 'all' ? '' : `${status} `}approval requests${principal.roles.has('approver') ? '' : ` of '${principal.name}'`} in ${store.name}`) + '\n');
@@ -54,7 +63,7 @@ export const approvalsCommand: Command = {
         if (!waited) return missing(io, id!, principal.name, json, store.name);
         // the gateway's secrets its params hold, by setting: shown [REDACTED], they run as written (review userZ6 F12)
         const held = gateway.secretsHeld(waited.approval.params);
-        const state = { ...waited, approval: shown(waited.approval), ...(held.length > 0 ? { secrets_held: held } : {}) };
+        const state = { ...waited, approval: { ...shown(waited.approval), ...outdated(waited.approval) }, ...(held.length > 0 ? { secrets_held: held } : {}) };
         if (json) writeJson(io, state);
         else writeLines(io.stdout, [detail(state.approval), ...(held.length > 0 ? [terminalSafe(`secrets   ${secretsHeldWords(held)}`)] : []), ...(state.receipt ? [`receipt ${state.receipt.id}: ${state.receipt.ok ? 'ok' : (state.receipt.code ?? 'failed')}`] : [])]);
         return state.approval.status === 'pending' || state.approval.status === 'approved' ? 0 : 1;
@@ -100,18 +109,19 @@ async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: b
 // escaped: a bidi override could reorder the path a person approves (found in review)
 // a decided request says who decided it, when, how and why, not the rule's reason and an expiry that no longer
 // applies (a request cancelled as outdated read "expires … 'file-write' requires confirmation": review userX, X6)
-function summary(record: ApprovalRecord): string {
+function summary(record: ApprovalRecord & { outdated?: string }): string {
   const state = record.decided_at ? decided(record) : `expires ${record.expires_at}  ${record.rule.reason}`;
-  return terminalSafe(`${record.id}  ${record.status.padEnd(9)}  ${record.tool}  by ${record.caller}  ${state}`);
+  return terminalSafe(`${record.id}  ${record.status.padEnd(9)}  ${record.tool}  by ${record.caller}  ${state}${record.outdated ? `  OUTDATED: ${record.outdated}` : ''}`);
 }
 
 function decided(record: ApprovalRecord): string {
   return `${record.status} by ${record.decided_by ?? 'the clock'} at ${record.decided_at} via ${record.decided_via}${record.decision_reason ? `: ${record.decision_reason}` : ''}`;
 }
 
-function detail(record: ApprovalRecord): string {
+function detail(record: ApprovalRecord & { outdated?: string }): string {
   return [
-    `${record.id}  ${record.status}`,
+    `${record.id}  ${record.status}${record.outdated ? '  OUTDATED' : ''}`,
+    ...(record.outdated ? [`outdated  ${record.outdated}`] : []),
     `tool      ${record.tool} (${record.executor} ${record.method})`,
     `params    ${JSON.stringify(record.params)}`,
     `caller    ${record.caller}${record.session ? ` (session ${record.session})` : ''}`,
