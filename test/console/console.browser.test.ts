@@ -270,4 +270,20 @@ describeWithChromium('the console in a real browser (Debian chromium, playwright
     await screenshot(phone, 'failures-phone');
     await phone.close();
   });
+
+  it('works on a phone: the approvals view\'s decisions are cards, each one\'s reason and receipt link on the screen (review userZ6 F6)', async () => {
+    // the earlier tests decided requests: their decisions are listed under "Decided lately"
+    const phone = await browser.context.newPage();
+    await phone.setViewportSize({ width: 360, height: 800 });
+    try {
+      await phone.goto(`${server.url}/console/approvals`);
+      const link = phone.locator('table[data-decided] tbody tr').first().locator('td[data-label="Receipt"] a');
+      const box = (await link.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(360);
+      const table = (await phone.evaluate('(() => { const table = document.querySelector("table[data-decided]"); return table.scrollWidth - table.clientWidth; })()')) as number;
+      expect(table).toBeLessThanOrEqual(0);
+    } finally {
+      await phone.close();
+    }
+  });
 });
