@@ -115,6 +115,10 @@ function summary(record: ApprovalRecord & { outdated?: string }): string {
 }
 
 function decided(record: ApprovalRecord): string {
+  // approved, then no gateway with its settings ran it: "expired by alice" read as if alice had let it expire (review userZ6 F10)
+  if (record.status === 'expired' && record.decided_by !== null) {
+    return `approved by ${record.decided_by} at ${record.decided_at} via ${record.decided_via}${record.decision_reason ? `: ${record.decision_reason}` : ''}; then expired at ${record.expires_at} with nothing run: no gateway with its settings ran it`;
+  }
   return `${record.status} by ${record.decided_by ?? 'the clock'} at ${record.decided_at} via ${record.decided_via}${record.decision_reason ? `: ${record.decision_reason}` : ''}`;
 }
 
