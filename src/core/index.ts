@@ -41,7 +41,7 @@ export {
   type ToolSequence,
 } from './tool-index.js';
 export { BROKEN_MEMBER, brokenDefinition, brokenToolMessage, filesWithErrors } from './broken-definition.js';
-export { SECRET_NAME } from './secret-names.js';
+export { SECRET_NAME, secretsHeldWords } from './secret-names.js';
 export { scanProblemsFor, type ScanProblems } from './scan-problems.js';
 export { didYouMean, editDistance, nearWord } from './near-word.js';
 export {

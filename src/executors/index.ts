@@ -21,7 +21,7 @@ export { minimalEnvironment } from './minimal-env.js';
 export { isHiddenPath, resolveInsideRoot, type ResolveOptions, type RootPath } from './root-path.js';
 export { openInsideRoot, pathOfHandle, type OpenInsideRootOptions } from './root-files.js';
 export { describeError, elapsedSince, failedResult, succeededResult } from './execution-result.js';
-export { redactSecrets, redactValue, REDACTED } from './redact.js';
+export { redactSecrets, redactValue, REDACTED, secretsIn } from './redact.js';
 export { apiUrlVariable } from './hldp-api-executor.js';
 export { fillTemplate } from './argv-template.js';
 export { GATEKEEPER_SLACK_MS } from './gatekeeper-executor.js';

@@ -44,6 +44,22 @@ export function redactValue<T>(value: T, secrets: readonly string[]): T {
   return scrubStrings(value, scrub) as T;
 }
 
+/**
+ * Which of the named secrets a JSON value's strings (keys included) hold, as `redactValue` would replace them: their
+ * settings, each once, never a value (what an approver is told the `[REDACTED]` in a call's params stands for).
+ */
+export function secretsIn(value: unknown, named: ReadonlyArray<{ setting: string; value: string }>): string[] {
+  const applicable = new Set(applicableSecrets(named.map((entry) => entry.value)));
+  if (applicable.size === 0) return [];
+  const texts: string[] = [];
+  scrubStrings(value, (text) => {
+    texts.push(text);
+    return text;
+  });
+  const held = named.filter((entry) => applicable.has(entry.value) && texts.some((text) => text.includes(entry.value)));
+  return [...new Set(held.map((entry) => entry.setting))];
+}
+
 // every string in a JSON value, keys included, passed through `scrub`; iterative, with its own stack, so that a value
 // nested 100,000 deep (an MCP server's answer, say) is scrubbed rather than a stack overflow that loses the receipt
 function scrubStrings(root: unknown, scrub: (text: string) => string): unknown {

@@ -16,7 +16,9 @@ function pendingOf(record: ApprovalRecord, gateway: OversightGateway, viewer: Pr
   const outdated = elsewhere !== undefined && !elsewhere.stranded ? undefined : changedSince(record, index, found.found ? found.tool : undefined);
   // never a link to the page itself: a gateway restarted with other settings serves the URL it filed the request at
   const filedAt = elsewhere?.stranded || !readsPlaces(viewer) ? undefined : linkable(record.rule.filed_by?.url);
+  const held = gateway.secretsHeld(record.params);
   return {
+    ...(held.length > 0 ? { secrets_held: held } : {}),
     ...(outdated ? { outdated } : {}), ...(elsewhere ? { elsewhere: elsewhere.text, ...(elsewhere.stranded ? { stranded: true } : {}) } : {}), ...(filedAt ? { filed_at: filedAt } : {}),
     id: record.id, kind: record.rule.self_approval ? 'confirmation' : 'approval', tool: record.tool, params: gateway.shownParams(record.params), commit: record.commit,
     created_at: record.created_at, expires_at: record.expires_at, caller: record.caller, ...(record.session ? { session: record.session } : {}), reason: record.rule.reason,

@@ -22,6 +22,8 @@ export interface OversightGateway {
   readonly scanError: { message: string; at: string } | undefined;
   /** a call's params as people and callers are shown them: without any configured secret */
   shownParams(params: Record<string, unknown>): Record<string, unknown>;
+  /** which of the configured secrets a call's params hold, by setting (never the value): what the approver is told (review userZ6 F12) */
+  secretsHeld(params: Record<string, unknown>): string[];
   /** keeps track of work that writes to the store, so that closing the gateway waits for it */
   hold<T>(work: Promise<T>): Promise<T>;
   /** the principal of that name (absent: `local`) */

@@ -289,7 +289,9 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     if (options.leaveIfElsewhere && changed !== undefined && registry.index.commit !== record.commit) {
       return {
         ok: false, code: 'APPROVAL_MISMATCH', approval: record,
-        error: `request '${record.id}' was made against commit ${record.commit}, and this process reads ${registry.index.commit} (${changed}); nothing was decided, it stays pending: decide it where it was made (the gateway's POST /v1/confirm or /v1/approvals/${record.id}/approve, or its console), or run this command over the same repository (--repo, --config) as that gateway`,
+        // outdated at the commit this process reads: where the gateways serve it too, approving anywhere cancels it, so
+        // "decide it where it was made" sent the approver to a gateway that cancels it (review userZ6 F2)
+        error: `request '${record.id}' is outdated at commit ${registry.index.commit}, which this process reads: ${changed}. A gateway serving that commit cancels it when approved (nothing runs; its caller '${record.caller}' must call the tool again): deny it (hldp approvals deny ${record.id}), or close it as outdated in the console. Nothing was decided here, it stays pending until ${record.expires_at}. Only a gateway still serving commit ${record.commit} can run it (this command read another repository or commit than the gateways: --repo, --config)`,
       };
     }
     // a CLI run without the gateway's config (or HLDP_API_TOKEN) knows fewer principals: its view, not the caller removed (review userW, W3)

@@ -140,6 +140,8 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
   { version: 12, name: 'approval run leases', up: APPROVAL_RUN_LEASES },
   // PostgreSQL's step 13 (no privilege for PUBLIC on the secrets); a SQLite file has no roles: its mode guards it
   { version: 13, name: 'deployment secrets for the gateway alone', up: 'SELECT 1' },
+  // PostgreSQL's step 14 (a byte-wise index for id prefixes); SQLite's index on id is byte-wise already
+  { version: 14, name: 'receipts by id prefix', up: 'SELECT 1' },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

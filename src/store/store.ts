@@ -55,8 +55,12 @@ export interface ReceiptStore {
    * when it is that caller's. A large one is read off the event loop where the store can.
    */
   getText(id: string, options?: { caller?: string }): Promise<string | Uint8Array | undefined>;
-  /** receipts whose id starts with `prefix`, newest first, at most `limit` (for `hldp receipts <prefix>`); optional for stores that cannot */
-  findByPrefix?(prefix: string, limit: number): Promise<Receipt[]>;
+  /**
+   * Receipts whose id starts with `prefix` (compared as code points, whatever the database's collation), newest first,
+   * at most `limit`, read through an index (for `hldp receipts <prefix>`); every store has it: PostgreSQL's was missing
+   * and the CLI said "no receipt" for the short ids the console and `hldp tail` print (review userZ6 F9).
+   */
+  findByPrefix(prefix: string, limit: number): Promise<Receipt[]>;
   list(query?: ReceiptQuery): Promise<Receipt[]>;
   /**
    * One page (`limit`, `offset` and the filters of `query`; not `text`) bounded in bytes too: it ends before the

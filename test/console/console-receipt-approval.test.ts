@@ -183,3 +183,27 @@ describe("an older receipt's page in the console", () => {
     expect((await admin.store.receipts.verify()).ok).toBe(true);
   });
 });
+
+// an approved call whose run was interrupted (its gateway killed mid-run, closed CANCELLED by another instance) read
+// "approved" under Decided lately, as if it had run to its end (review userZ6 F6); its approval.resolved event says how
+// it ended, as the closing instance appends it
+describe("the approvals view's decisions made lately", () => {
+  let admin: AdminConsole;
+  beforeAll(async () => {
+    admin = await startAdminConsole();
+  }, 120_000);
+  afterAll(() => admin?.stop());
+
+  it('says an approved call that did not finish or failed did so, and one that ran ok is approved', async () => {
+    const resolved = (receipt: string, ok: boolean, code: string | null) => ({
+      type: 'approval.resolved', at_ms: Date.now(),
+      data: JSON.stringify({ approval: `apr_${receipt}`, kind: 'approval', decision: 'approved', tool: 'shell-exec', receipt, ok, code, by: 'alice', reason: 'fine', via: 'api' }),
+    });
+    await admin.store.events.append([resolved('11111111-aaaa', false, 'CANCELLED'), resolved('22222222-bbbb', false, 'NONZERO_EXIT'), resolved('33333333-cccc', true, null)]);
+    const page = await admin.page('/console/approvals');
+    const decision = (receipt: string) => page.match(new RegExp(`<td data-label="Decision">([^<]*)</td>(?:(?!</tr>).)*${receipt.slice(0, 8)}</a>`, 's'))?.[1];
+    expect(decision('11111111-aaaa')).toBe('approved; the run did not finish (CANCELLED: interrupted or cancelled)');
+    expect(decision('22222222-bbbb')).toBe('approved; the call failed (NONZERO_EXIT)');
+    expect(decision('33333333-cccc')).toBe('approved');
+  });
+});

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithChromium, launchChromium } from '../helpers/browser.js';
 import { FAIL_STDERR, makeConsoleRepository } from '../helpers/console-repo.js';
@@ -178,6 +178,45 @@ describeWithChromium('the console in a real browser (Debian chromium, playwright
     for (const pending of [first, later]) expect((await request(server, 'POST', '/v1/confirm', { headers: auth, body: { token: pending.token } })).status).toBe(200);
   });
 
+  it('3c. never approves on Enter in the Reason box: on the list, on the request\'s own page, and without JavaScript (review userZ6 F1)', async () => {
+    // a reason typed to deny, then Enter (implicit submission picked the form's first button, Approve and run: the call
+    // ran), then the Deny button: the request must end denied, and the only decision the page ever sent is deny
+    async function enterThenDeny(target: Page, text: string, ownPage: boolean): Promise<void> {
+      await askConfirmation(text);
+      await target.goto(`${server.url}/console/approvals`);
+      const id = (await target.locator('li.approval', { hasText: text }).getAttribute('data-approval'))!;
+      if (ownPage) await target.goto(`${server.url}/console/approvals/${encodeURIComponent(id)}`);
+      const sent: string[] = [];
+      const watch = (posted: Request) => {
+        if (posted.method() === 'POST' && posted.url().endsWith('/decide')) sent.push(new URLSearchParams(posted.postData() ?? '').get('decision') ?? '(none)');
+      };
+      target.on('request', watch);
+      try {
+        const card = target.locator(`li.approval[data-approval="${id}"]`);
+        await card.locator('input[name=reason]').fill('no - this is not for agents, deny');
+        await card.locator('input[name=reason]').press('Enter');
+        // a decision answers with a page saying what came of it (a generous guard at load, not a measure)
+        await Promise.all([target.waitForURL(/[?&]notice=/, { timeout: 30_000 }), card.locator('button.deny').click()]);
+        expect({ text, sent }).toEqual({ text, sent: ['deny'] });
+        const decided = await request(server, 'GET', `/v1/approvals/${encodeURIComponent(id)}`, { headers: auth });
+        expect({ text, status: decided.json.approval?.status }).toEqual({ text, status: 'denied' });
+      } finally {
+        target.off('request', watch);
+        await target.goto('about:blank');
+      }
+    }
+    await enterThenDeny(page, 'enter on the list', false);
+    await enterThenDeny(page, 'enter on its own page', true);
+    const noScript = await launchChromium({ javaScriptEnabled: false });
+    try {
+      const plain = await noScript.context.newPage();
+      await signIn(plain);
+      await enterThenDeny(plain, 'enter without javascript', false);
+    } finally {
+      await noScript.close();
+    }
+  });
+
   it('4. shows a broken TOOL.hdlp pushed to the served repository in the registry, with its file:line:col', async () => {
     await page.goto(`${server.url}/console/registry`);
     await page.waitForSelector('.live.connected');
@@ -230,5 +269,21 @@ describeWithChromium('the console in a real browser (Debian chromium, playwright
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(phone, 'failures-phone');
     await phone.close();
+  });
+
+  it('works on a phone: the approvals view\'s decisions are cards, each one\'s reason and receipt link on the screen (review userZ6 F6)', async () => {
+    // the earlier tests decided requests: their decisions are listed under "Decided lately"
+    const phone = await browser.context.newPage();
+    await phone.setViewportSize({ width: 360, height: 800 });
+    try {
+      await phone.goto(`${server.url}/console/approvals`);
+      const link = phone.locator('table[data-decided] tbody tr').first().locator('td[data-label="Receipt"] a');
+      const box = (await link.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(360);
+      const table = (await phone.evaluate('(() => { const table = document.querySelector("table[data-decided]"); return table.scrollWidth - table.clientWidth; })()')) as number;
+      expect(table).toBeLessThanOrEqual(0);
+    } finally {
+      await phone.close();
+    }
   });
 });

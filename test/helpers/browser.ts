@@ -33,9 +33,10 @@ export function describeWithChromium(name: string, body: () => void): void {
 
 /**
  * A real Debian chromium driven by playwright-core, with a fresh user data folder; `close` removes it. `args` are more
- * flags, e.g. `--host-resolver-rules=MAP gateway.test 127.0.0.1` to reach a local server under a name that is not loopback.
+ * flags, e.g. `--host-resolver-rules=MAP gateway.test 127.0.0.1` to reach a local server under a name that is not loopback;
+ * `javaScriptEnabled: false` for a person whose browser runs no scripts.
  */
-export async function launchChromium(options: { viewport?: { width: number; height: number }; args?: string[] } = {}): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+export async function launchChromium(options: { viewport?: { width: number; height: number }; args?: string[]; javaScriptEnabled?: boolean } = {}): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
   const profile = await mkdtemp(join(tmpdir(), 'hldp-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -43,6 +44,7 @@ export async function launchChromium(options: { viewport?: { width: number; heig
     args: [...CHROMIUM_FLAGS, ...(options.args ?? [])],
     viewport: options.viewport ?? { width: 1280, height: 900 },
     timeout: 60_000,
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
   });
   return {
     context,

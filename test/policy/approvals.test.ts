@@ -277,6 +277,29 @@ describe('hldp approvals and hldp receipts --rejected (real CLI processes over t
     expect((await api(gateway.url, 'GET', '/v1/rejections', { who: 'lead' })).body.rejections.filter((entry: { caller: string }) => entry.caller !== 'lead')).toEqual([]);
   });
 
+  it('marks a request outdated at the served commit in list and show, and approve says so rather than "decide it where it was made" (review userZ6 F2)', async () => {
+    const pending = await write('etc/outdated-at-cli.txt', 'late\n');
+    const id = pending.body.id as string;
+    await commitFiles(gateway.repo, { 'policies/writes.hdlp': WRITES.replace('a write outside agent/ needs a person', 'a write outside agent/ needs a person, today') });
+    // the gateway serves the new commit too, as the finding's instances did after their rescan
+    expect((await api(gateway.url, 'POST', '/v1/scan', { who: 'admin' })).body.changed).toBe(true);
+    const env = { ...gateway.env, HLDP_TOKEN: TOKENS.alice };
+    const over = ['--repo', gateway.repo, '--config', gateway.configFile];
+    const listed = await runCli(['approvals', 'list', ...over], { env });
+    expect(listed.stdout.split('\n').find((text) => text.startsWith(id))).toMatch(/ pending .*  OUTDATED: the policies \(policies\/\) changed between commit \S+, where the request was made, and \S+: approving it at a gateway serving that commit cancels it, nothing run; deny it, or close it as outdated in the console$/);
+    expect(JSON.parse((await runCli(['approvals', 'list', '--json', ...over], { env })).stdout).approvals.find((entry: { id: string }) => entry.id === id)).toMatchObject({ outdated: expect.stringContaining('the policies (policies/) changed') });
+    expect((await runCli(['approvals', 'show', id, ...over], { env })).stdout).toMatch(new RegExp(`^${id}  pending  OUTDATED\noutdated  the policies`));
+    const approve = await runCli(['approvals', 'approve', id, ...over], { env });
+    expect(approve.code).toBe(1);
+    expect(approve.stderr).toMatch(new RegExp(`^APPROVAL_MISMATCH: request '${id}' is outdated at commit \\S+, which this process reads: the policies \\(policies/\\) changed .*A gateway serving that commit cancels it when approved \\(nothing runs; its caller 'bot' must call the tool again\\): deny it \\(hldp approvals deny ${id}\\)`));
+    expect(approve.stderr).not.toContain('decide it where it was made');
+    expect((await api(gateway.url, 'GET', `/v1/approvals/${id}`, { who: 'alice' })).body).toMatchObject({ approval: { status: 'pending' } });
+    // what it advises does what it says
+    expect((await runCli(['approvals', 'deny', id, '--reason', 'outdated', ...over], { env })).code).toBe(0);
+    expect((await api(gateway.url, 'GET', `/v1/approvals/${id}`, { who: 'alice' })).body).toMatchObject({ approval: { status: 'denied' } });
+    expect(await exists('etc/outdated-at-cli.txt')).toBeUndefined();
+  });
+
   it('never shows a token in the gateway\'s log', () => {
     const log = gateway.service.stderr();
     expect(log).toContain('call');

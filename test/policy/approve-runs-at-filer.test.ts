@@ -16,7 +16,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
 import { consoleCsrf, signInToConsole } from '../helpers/console-sign-in.js';
-import { HLDP_BIN } from '../helpers/run-cli.js';
+import { HLDP_BIN, runCli } from '../helpers/run-cli.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 import { api, policyRepository, PRINCIPAL_ENV, PRINCIPALS_YAML, TOKENS } from './support.js';
 
@@ -149,6 +149,15 @@ describe('an approval decided at hldp serve for a call filed by an agent\'s stdi
     const again = await api(serve.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'bob', body: {} });
     expect(again.body).toMatchObject({ code: 'APPROVAL_DECIDED' });
     expect(again.body.error).toContain('was approved by alice, but no gateway with its settings');
+    // the operator's CLI says the same: approved by alice, then expired with nothing run, not "expired by alice" (review userZ6 F10)
+    const shownAtCli = await runCli(['approvals', 'show', id, '--repo', repo, '--config', configFile], { env });
+    expect(shownAtCli.stdout).toMatch(/\ndecided   approved by alice at \S+ via api; then expired at \S+ with nothing run: no gateway with its settings ran it\n/);
+    expect(shownAtCli.stdout).not.toContain('expired by alice');
+    // and the console's page of it: not "expired: no one decided in time"
+    const cookie = await signInToConsole(serve.url, TOKENS.alice);
+    const page = await (await fetch(`${serve.url}/console/approvals/${encodeURIComponent(id)}`, { headers: { cookie } })).text();
+    expect(page).toContain('<span data-decision="expired">approved, then expired: no gateway with its settings ran it, nothing ran</span>');
+    expect(page).not.toContain('no one decided in time');
   });
 });
 

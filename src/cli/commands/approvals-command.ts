@@ -33,6 +33,8 @@ export const approvalsCommand: Command = {
     const json = flags.json === true;
     const reason = typeof flags.reason === 'string' ? flags.reason : null;
     const { cliCaller, withGateway } = await import('../with-gateway.js');
+    const { changedSince } = await import('../../policy/index.js');
+    const { secretsHeldWords } = await import('../../core/index.js');
     // a read or a decision of what a gateway stored: a store that does not exist is said and never created, and an
     // answer that finds nothing names the store it read (an approver told "no pending approval requests" of an empty
     // SQLite file while the requests waited in PostgreSQL: review userZ4, F7)
@@ -40,8 +42,16 @@ export const approvalsCommand: Command = {
       const principal = gateway.principal(cliCaller(gateway));
       // a configured secret an agent put in its params is shown to no one, as GET /v1/approvals and the console show them
       const shown = (record: ApprovalRecord): ApprovalRecord => ({ ...record, params: gateway.shownParams(record.params) });
+      // a pending request outdated at the commit this process reads, marked as the console marks it: approving it there
+      // cancels it (review userZ6 F2)
+      const outdated = (record: ApprovalRecord): { outdated?: string } => {
+        if (record.status !== 'pending') return {};
+        const found = gateway.registry.matcher.lookup(record.tool);
+        const changed = changedSince(record, gateway.registry.index, found.found ? found.tool : undefined);
+        return changed === undefined ? {} : { outdated: `${changed}: approving it at a gateway serving that commit cancels it, nothing run; deny it, or close it as outdated in the console` };
+      };
       if (action === 'list') {
-        const records = (await gateway.approvals.list({ ...(status === 'all' ? {} : { status: status as ApprovalStatus }), limit }, principal)).map(shown);
+        const records = (await gateway.approvals.list({ ...(status === 'all' ? {} : { status: status as ApprovalStatus }), limit }, principal)).map((record) => ({ ...shown(record), ...outdated(record) }));
         if (json) writeJson(io, { approvals: records });
         // a store that does not exist was said already
         else if (records.length === 0 && !store.missing) io.stderr.write(terminalSafe(`no ${status === 'all' ? '' : `${status} `}approval requests${principal.roles.has('approver') ? '' : ` of '${principal.name}'`} in ${store.name}`) + '\n');
@@ -52,9 +62,11 @@ export const approvalsCommand: Command = {
         if (!(await gateway.approvals.get(id!, principal))) return missing(io, id!, principal.name, json, store.name);
         const waited = await gateway.approvals.wait(id!, wait * 1000);
         if (!waited) return missing(io, id!, principal.name, json, store.name);
-        const state = { ...waited, approval: shown(waited.approval) };
+        // the gateway's secrets its params hold, by setting: shown [REDACTED], they run as written (review userZ6 F12)
+        const held = gateway.secretsHeld(waited.approval.params);
+        const state = { ...waited, approval: { ...shown(waited.approval), ...outdated(waited.approval) }, ...(held.length > 0 ? { secrets_held: held } : {}) };
         if (json) writeJson(io, state);
-        else writeLines(io.stdout, [detail(state.approval), ...(state.receipt ? [`receipt ${state.receipt.id}: ${state.receipt.ok ? 'ok' : (state.receipt.code ?? 'failed')}`] : [])]);
+        else writeLines(io.stdout, [detail(state.approval), ...(held.length > 0 ? [terminalSafe(`secrets   ${secretsHeldWords(held)}`)] : []), ...(state.receipt ? [`receipt ${state.receipt.id}: ${state.receipt.ok ? 'ok' : (state.receipt.code ?? 'failed')}`] : [])]);
         return state.approval.status === 'pending' || state.approval.status === 'approved' ? 0 : 1;
       }
       // only approving reads the index (the tool, its params, the commit it runs against): a stale one is said there, as hldp call says it
@@ -105,18 +117,23 @@ async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: b
 // escaped: a bidi override could reorder the path a person approves (found in review)
 // a decided request says who decided it, when, how and why, not the rule's reason and an expiry that no longer
 // applies (a request cancelled as outdated read "expires … 'file-write' requires confirmation": review userX, X6)
-function summary(record: ApprovalRecord): string {
+function summary(record: ApprovalRecord & { outdated?: string }): string {
   const state = record.decided_at ? decided(record) : `expires ${record.expires_at}  ${record.rule.reason}`;
-  return terminalSafe(`${record.id}  ${record.status.padEnd(9)}  ${record.tool}  by ${record.caller}  ${state}`);
+  return terminalSafe(`${record.id}  ${record.status.padEnd(9)}  ${record.tool}  by ${record.caller}  ${state}${record.outdated ? `  OUTDATED: ${record.outdated}` : ''}`);
 }
 
 function decided(record: ApprovalRecord): string {
+  // approved, then no gateway with its settings ran it: "expired by alice" read as if alice had let it expire (review userZ6 F10)
+  if (record.status === 'expired' && record.decided_by !== null) {
+    return `approved by ${record.decided_by} at ${record.decided_at} via ${record.decided_via}${record.decision_reason ? `: ${record.decision_reason}` : ''}; then expired at ${record.expires_at} with nothing run: no gateway with its settings ran it`;
+  }
   return `${record.status} by ${record.decided_by ?? 'the clock'} at ${record.decided_at} via ${record.decided_via}${record.decision_reason ? `: ${record.decision_reason}` : ''}`;
 }
 
-function detail(record: ApprovalRecord): string {
+function detail(record: ApprovalRecord & { outdated?: string }): string {
   return [
-    `${record.id}  ${record.status}`,
+    `${record.id}  ${record.status}${record.outdated ? '  OUTDATED' : ''}`,
+    ...(record.outdated ? [`outdated  ${record.outdated}`] : []),
     `tool      ${record.tool} (${record.executor} ${record.method})`,
     `params    ${JSON.stringify(record.params)}`,
     `caller    ${record.caller}${record.session ? ` (session ${record.session})` : ''}`,

@@ -80,7 +80,7 @@ export const receiptsCommand: Command = {
 async function showOne(receipts: ReceiptStore, id: string, io: CommandIo, json: boolean, database: string): Promise<number> {
   const { receiptDetail, summaryLine } = await import('../format-outcome.js');
   let receipt = await receipts.get(id);
-  if (!receipt && id.length >= SHORTEST_PREFIX && receipts.findByPrefix) {
+  if (!receipt && id.length >= SHORTEST_PREFIX) {
     const matches = await receipts.findByPrefix(id, AMBIGUOUS_SHOWN + 1);
     if (matches.length > 1) {
       const message = `'${id}' starts ${matches.length > AMBIGUOUS_SHOWN ? `more than ${AMBIGUOUS_SHOWN}` : matches.length} receipts; give more of the id`;

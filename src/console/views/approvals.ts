@@ -1,3 +1,4 @@
+import { secretsHeldWords } from '../../core/index.js';
 import type { HldpEvent } from '../../events/index.js';
 import type { ConsoleApprovalRecord, PendingApproval } from '../console-backend.js';
 import { html, revealed, type Html } from '../html.js';
@@ -37,14 +38,18 @@ ${approval.session ? html`<dt>Session</dt><dd>${revealed(approval.session)}</dd>
 ${approval.reason ? html`<dt>Why it waits</dt><dd>${revealed(approval.reason)}</dd>` : ''}
 </dl>
 ${secretKeys.length > 0 ? html`<p class="notice" data-secret-keys="${secretKeys.length}">Named like credentials, shown as they will be sent: <code>${revealed(namedKeys(secretKeys))}</code>. The gateway's own secrets would read <code>[REDACTED]</code>; these are the caller's.</p>` : ''}
+${approval.secrets_held ? html`<p class="notice" data-secrets-held="${approval.secrets_held.length}">${secretsHeldWords(approval.secrets_held)}</p>` : ''}
 <pre>
 ${revealed(cut ? params.slice(0, PARAMS_PREVIEW) : params)}</pre>
 ${cut ? html`<p class="notice" data-cut="params">The params are cut here: ${(params.length - PARAMS_PREVIEW).toLocaleString('en')} more characters. <a href="${link}">Read the whole request</a> before deciding.</p>` : ''}
 ${approval.outdated ? html`<p class="notice" data-outdated="true">Outdated: ${revealed(approval.outdated)}. It can no longer run as asked: closing it cancels it, and its caller must call again.</p>` : ''}
 ${approval.elsewhere ? html`<p class="notice" data-elsewhere="${approval.stranded ? 'stranded' : 'true'}">${approval.stranded ? 'Settings changed' : 'Runs elsewhere'}: ${revealed(approval.elsewhere)}.${approval.filed_at ? html` <a href="${approval.filed_at}/console/approvals/${encodeURIComponent(approval.id)}">Open it at the gateway that filed it</a>.` : ''}</p>` : ''}
 ${approval.decidable
+  // Enter in the Reason box submits with the form's default button, its first: a disabled one, so Enter sends nothing
+  // (it had approved and run a call whose reason said deny, review userZ6 F1); only a button chosen decides
   ? html`<form method="post" action="/console/approvals/${encodeURIComponent(approval.id)}/decide" class="decide">
 <input type="hidden" name="_csrf" value="${viewer.csrf}">
+<button type="submit" disabled hidden tabindex="-1" aria-hidden="true" data-implicit-submit="none"></button>
 <label>Reason <input name="reason" maxlength="500" placeholder="why (kept with the decision)"></label>
 ${approval.outdated
   ? html`<button type="submit" name="decision" value="approve" class="deny">Close as outdated</button>`
@@ -71,7 +76,9 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
 /** A request that was decided (or expired): what it asked, who decided it, how, when and why, and the receipt it produced; nothing to decide. */
 export function decidedApprovalView(approval: ConsoleApprovalRecord): Html {
   const decision = approval.decision;
-  return html`<h1>Approval request <span class="muted">${decisionWords(approval.status)}</span></h1>
+  // approved, then no gateway with its settings ran it before its expiry: not "no one decided in time" (review userZ6 F10)
+  const words = approval.status === 'expired' && decision?.by ? 'approved, then expired: no gateway with its settings ran it, nothing ran' : decisionWords(approval.status);
+  return html`<h1>Approval request <span class="muted">${words}</span></h1>
 <p class="muted"><a href="/console/approvals">← every waiting request</a></p>
 <dl class="facts" data-approval="${approval.id}">
 ${row('Id', html`<code>${approval.id}</code>`)}
@@ -81,7 +88,7 @@ ${row('Asked', time(approval.created_at))}
 ${row('Expires', time(approval.expires_at))}
 ${row('Rule', ruleFact(approval.rule.where, approval.rule.reason))}
 ${row('Deadline', approval.timeout_ms === null ? null : `${approval.timeout_ms.toLocaleString('en')} ms`)}
-${row('Decision', html`<span data-decision="${approval.status}">${decisionWords(approval.status)}</span>`)}
+${row('Decision', html`<span data-decision="${approval.status}">${words}</span>`)}
 ${row('Decided by', decision?.by ? revealed(decision.by) : null)}
 ${row('Via', decision?.via ? viaWords(decision.via) : null)}
 ${row('Decided', time(decision?.at))}
@@ -106,7 +113,17 @@ ${offset > 0 || more
 <h2>Decided lately</h2>
 ${resolved.length === 0
   ? html`<p class="muted">None yet.</p>`
-  : html`<table class="plain"><thead><tr><th>When</th><th>Tool</th><th>Decision</th><th>By</th><th>Reason</th><th>Receipt</th></tr></thead><tbody>${resolved.map(
-      (event) => html`<tr><td>${time(event.at)}</td><td>${revealed(String(event.data.tool ?? ''))}</td><td>${String(event.data.decision ?? '')}</td><td>${String(event.data.by ?? '')}</td><td>${revealed(String(event.data.reason ?? ''))}</td><td>${typeof event.data.receipt === 'string' ? html`<a href="/console/receipts/${encodeURIComponent(event.data.receipt)}">${event.data.receipt.slice(0, 8)}</a>` : ''}</td></tr>`,
+  // one card a decision on a phone, as the failures view (its Reason and Receipt sat off-screen), and an approved call
+  // that did not succeed says so: "approved" alone read as done for a run that was interrupted (review userZ6 F6)
+  : html`<table class="plain receipts" data-decided="lately"><thead><tr><th>When</th><th>Tool</th><th>Decision</th><th>By</th><th>Reason</th><th>Receipt</th></tr></thead><tbody>${resolved.map(
+      (event) => html`<tr><td data-label="When">${time(event.at)}</td><td data-label="Tool">${revealed(String(event.data.tool ?? ''))}</td><td data-label="Decision">${decidedWords(event.data)}</td><td data-label="By">${String(event.data.by ?? '')}</td><td data-label="Reason">${revealed(String(event.data.reason ?? ''))}</td><td data-label="Receipt">${typeof event.data.receipt === 'string' ? html`<a href="/console/receipts/${encodeURIComponent(event.data.receipt)}">${event.data.receipt.slice(0, 8)}</a>` : ''}</td></tr>`,
     )}</tbody></table>`}`;
+}
+
+/** An approval.resolved event's decision, and for an approved call that did not succeed, how it ended (its receipt's code). */
+function decidedWords(data: Record<string, unknown>): string {
+  const decision = String(data.decision ?? '');
+  if (decision !== 'approved' || data.ok !== false) return decision;
+  const code = typeof data.code === 'string' ? data.code : 'failed';
+  return code === 'CANCELLED' ? 'approved; the run did not finish (CANCELLED: interrupted or cancelled)' : `approved; the call failed (${code})`;
 }

@@ -100,6 +100,28 @@ export class ExecutionTargets {
   }
 
   /**
+   * The configured secrets, each with the setting it is (never its value in the name): what a person deciding a call is
+   * told the params hold, where they read `[REDACTED]` (review userZ6 F12).
+   */
+  secretSettings(): Array<{ setting: string; value: string }> {
+    const { repository, apiToken, webhookSecret, store, matcherModel, gatekeepers, apis, forgejo, mcpServers } = this.config;
+    const named: Array<{ setting: string; value: string | undefined }> = [
+      { setting: 'the repository token', value: repository.token },
+      { setting: 'the API token (api_token)', value: apiToken },
+      { setting: 'the webhook secret', value: webhookSecret },
+      { setting: "the store's password", value: passwordOf(store.url) },
+      { setting: "the matcher model's token", value: matcherModel?.token },
+      ...this.config.principalTokens.map((value) => ({ setting: "a principal's token", value })),
+      ...this.learnedSecrets().map((value) => ({ setting: "a principal's token", value })),
+      ...Object.entries(mcpServers).flatMap(([name, server]) => server.secrets.map((value) => ({ setting: `a secret of MCP server '${name}'`, value }))),
+      ...Object.entries(gatekeepers).map(([name, target]) => ({ setting: `gatekeeper '${name}''s token`, value: target.token })),
+      ...Object.entries(apis).flatMap(([name, api]) => [{ setting: `API '${name}''s token`, value: api.token }, ...Object.values(api.headers ?? {}).map((value) => ({ setting: `a header of API '${name}'`, value }))]),
+      { setting: 'the Forgejo token', value: forgejo?.token },
+    ];
+    return named.filter((entry): entry is { setting: string; value: string } => typeof entry.value === 'string');
+  }
+
+  /**
    * Adds secrets learnt while serving (the tokens principals authenticated with) to those no result may show: a
    * principal configured by `token_sha256` has no clear token in the config, so its token is redacted once it was
    * presented to this process, and never before (review J F6).

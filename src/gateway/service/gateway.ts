@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { eachTool, runLettingGo, type MatchResult, type Receipt, type ToolDefinition, type ToolIndex } from '../../core/index.js';
 import { EventHub } from '../../events/index.js';
-import { redactValue } from '../../executors/index.js';
+import { redactValue, secretsIn } from '../../executors/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
 import { searchIndexFiles, type Matcher } from '../../matcher/index.js';
 import { Scanner, warmUpParserSteps, type PushHint } from '../../scanner/index.js';
@@ -235,6 +235,14 @@ export class Gateway {
   /** A call's params as people and callers are shown them (approval requests, the console): without any configured secret, as receipts and events keep them. */
   shownParams(params: Record<string, unknown>): Record<string, unknown> {
     return redactValue(params, this.targets.configuredSecrets());
+  }
+
+  /**
+   * Which of the configured secrets a call's params hold, by setting (never the value), each once: shown `[REDACTED]`
+   * to the person deciding it, they run as written, so the approver is told (review userZ6 F12).
+   */
+  secretsHeld(params: Record<string, unknown>): string[] {
+    return secretsIn(params, this.targets.secretSettings());
   }
 
   /**

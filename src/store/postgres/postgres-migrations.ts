@@ -206,6 +206,9 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   // the secrets (the console's cookie key, the bus's signing key) are read by the gateway's role alone, whatever default
   // privileges the database gives PUBLIC (review S, S5); a role granted them by name can still read them
   { version: 13, name: 'deployment secrets for the gateway alone', up: 'REVOKE ALL ON TABLE deployment_secrets FROM PUBLIC' },
+  // `hldp receipts <first 8 characters>` reads the ids that start so through an index: the unique index on id follows
+  // the database's collation, which orders no byte-wise prefix range (review userZ6 F9)
+  { version: 14, name: 'receipts by id prefix', up: 'CREATE INDEX receipts_by_id_prefix ON receipts (id text_pattern_ops)' },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */

@@ -76,6 +76,18 @@ export class PostgresReceiptStore extends PostgresTable implements ReceiptStore 
     return row?.body;
   }
 
+  async findByPrefix(prefix: string, limit: number): Promise<Receipt[]> {
+    if (prefix === '' || !postgresText(prefix)) return [];
+    // a byte-wise range (the text_pattern_ops operators, served by receipts_by_id_prefix whatever the database's
+    // collation, and with the prefix as a parameter, which LIKE is not), then starts_with for the exact rule; the range
+    // ends where SQLite's does (the prefix, then the highest code point)
+    const rows = await this.sql<Array<{ body: string }>>`
+      SELECT body FROM receipts
+      WHERE id ~>=~ ${prefix} AND id ~<~ ${`${prefix}\u{10ffff}`} AND starts_with(id, ${prefix})
+      ORDER BY started_ms DESC, seq DESC LIMIT ${limit}`;
+    return rows.map((row) => JSON.parse(row.body) as Receipt);
+  }
+
   /**
    * The filters of a query other than its text, as SQL conditions each starting with AND. A value holding U+0000 is
    * no column's (such a receipt is refused, receipt-append.ts) and no code's: it matches nothing, as on SQLite, where
