@@ -6,6 +6,7 @@ import { registryView } from '../../src/console/views/registry.js';
 import { exportTools } from '../../src/export/index.js';
 import { toolListQuery } from '../../src/request-checks/index.js';
 import { toolPage } from '../../src/gateway/http/tool-list.js';
+import { GatewayMetrics } from '../../src/gateway/http/gateway-metrics.js';
 import { builtWhole, servedFromCache } from '../helpers/lazy-index.js';
 import { makeToolDefinition } from '../matcher/helpers.js';
 
@@ -74,6 +75,20 @@ describe("the console's registry page, over an index whose tools are made when r
     const { index, kept } = servedFromCache(TOOLS);
     expect(registryView(index, index, undefined, []).text).toBe(registryView(builtWhole(TOOLS), index, undefined, []).text);
     expect(kept).toEqual([]);
+    expect(Array.isArray(toolsOf(index))).toBe(false);
+  });
+});
+
+// review Z9-8: the metrics kept a map of every tool's executor, made at every start and rescan from `index.tools`
+describe('the metrics, told of an index whose tools are made when read', () => {
+  it('make no tool until a call waiting for approval is counted, and then that tool alone', () => {
+    const { index, kept, made } = servedFromCache(TOOLS);
+    const metrics = new GatewayMetrics();
+    metrics.indexServed(index);
+    metrics.observer().scanned?.({ previous: index.commit, commit: index.commit, changed: false, index } as never);
+    expect({ made: made(), kept }).toEqual({ made: 0, kept: [] });
+    metrics.observer().called?.({ kind: 'confirmation_required', confirmation: { tool: 'git-ops', status: 'approval_required' } } as never, 0.01);
+    expect(made()).toBe(1);
     expect(Array.isArray(toolsOf(index))).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { toolCount, type ToolIndex } from '../../core/index.js';
+import { findTool, toolCount, type ToolIndex } from '../../core/index.js';
 import type { GatewayObserver } from '../service/index.js';
 
 type PromClient = typeof import('prom-client');
@@ -30,8 +30,9 @@ export class GatewayMetrics {
   private instruments: Instruments | undefined;
   private loading: Promise<Instruments> | undefined;
   private readonly pending: Array<(instruments: Instruments) => void> = [];
-  /** each tool's executor in the index served, for the calls that end before a receipt names it */
-  private executors = new Map<string, string>();
+  /** the index served, whose tool gives the executor of a call that ends before a receipt names it (looked up then: a
+   * map of every tool's made every definition of an index served from the scan cache, ~190 MB at 100,000; review Z9-8) */
+  private served: ToolIndex | undefined;
 
   /** Loads prom-client and starts the collectors (once); what was counted meanwhile is counted now. */
   async start(): Promise<void> {
@@ -75,7 +76,7 @@ export class GatewayMetrics {
           // a request waiting for an approver is `approval_required`, not the caller's own confirmation, and names the
           // tool's executor (review userZ6, F11: both were `confirmation_required` with an empty executor)
           const kind = outcome.kind === 'confirmation_required' ? outcome.confirmation.status : outcome.kind;
-          const executor = outcome.kind === 'confirmation_required' ? (this.executors.get(tool) ?? '') : '';
+          const executor = outcome.kind === 'confirmation_required' && this.served ? (findTool(this.served, tool)?.executor ?? '') : '';
           this.record(({ calls }) => calls.inc({ tool, executor, outcome: kind }));
         }
       },
@@ -113,7 +114,7 @@ export class GatewayMetrics {
   /** Records the index now served. */
   indexServed(index: ToolIndex): void {
     const [count, errors, stale, commit] = [toolCount(index), index.errors.length, index.stale ? 1 : 0, index.commit];
-    this.executors = new Map(index.tools.map((tool) => [tool.name, tool.executor]));
+    this.served = index;
     this.record((instruments) => {
       instruments.tools.set(count);
       instruments.definitionErrors.set(errors);
