@@ -13,11 +13,11 @@ export interface ChosenCookie {
  * Which sign-in cookie a request is given and read by. `secure`: the `Secure`, `__Host-` cookie, as configured.
  * `plainOnLoopback` (`console.secure_cookies: auto` on a loopback gateway whose `listen.public_url` is https): the
  * Secure cookie only through the public URL; the operator's own browser at `http://127.0.0.1:PORT` — a request
- * addressed to loopback, forwarded by no proxy, posted from a loopback page — gets the plain-http one, as a loopback
+ * addressed to loopback, forwarded by no proxy, posted from a loopback page (its Origin) — gets the plain-http one, as a loopback
  * gateway without a public URL gives it: a browser that does not keep a Secure cookie from plain-http loopback
  * (Safari) looped back to sign-in there (review Z7, Z7-5). A proxy that rewrites the Host to 127.0.0.1 still signs its
- * https page in with the Secure cookie (its Origin says so), and that cookie is read on such requests too; the plain
- * one only on a loopback request no proxy forwarded, so one set by a plain-http server elsewhere is never taken there.
+ * https page in with the Secure cookie (its Origin says so), and that cookie is read first on every request; the plain
+ * one only on a loopback request no proxy forwarded that carries no Secure one, so a planted plain cookie never wins.
  */
 export class SignInCookies {
   readonly #secure: boolean;
@@ -36,8 +36,11 @@ export class SignInCookies {
 
   /** The sign-in value `request` carries, in the cookie it may be read from. */
   value(request: Request): string | undefined {
-    const plain = this.#plainOnLoopback && direct(request) ? cookieValue(request, consoleCookie(false).name) : undefined;
-    return plain ?? cookieValue(request, consoleCookie(this.#secure).name);
+    // the Secure one first: a plain cookie can be planted over plain http (a sibling subdomain, a network attacker) and
+    // must never win over the browser's own sign-in (review Z9, Z9-1)
+    const secure = cookieValue(request, consoleCookie(this.#secure).name);
+    if (secure !== undefined || !(this.#plainOnLoopback && direct(request))) return secure;
+    return cookieValue(request, consoleCookie(false).name);
   }
 
   /** The cookies a sign-out clears: the one `request` may be read by, and the Secure one. */
@@ -59,10 +62,12 @@ function direct(request: Request): boolean {
   }
 }
 
-// posted by a plain-http page at a loopback address (or by no browser: no Origin)
+// posted by a plain-http page at a loopback address: a browser sends the Origin of a POST. None is no proof (a proxy
+// that rewrites the Host to 127.0.0.1 and adds no forwarding header makes a script's sign-in through the public URL
+// look direct): it gets the Secure cookie (review Z9, Z9-1)
 function fromLoopbackPage(request: Request): boolean {
   const origin = request.get('origin');
-  if (origin === undefined) return true;
+  if (origin === undefined) return false;
   try {
     const parsed = new URL(origin);
     return parsed.protocol === 'http:' && isLoopback(parsed.hostname);

@@ -121,6 +121,22 @@ describe('a gateway on 127.0.0.1 with principals and listen.public_url https://h
     expect((await send(url, '/console/approvals', { host: 'hldp.example.com', headers: { cookie } })).status).toBe(303);
     expect((await send(url, '/console/approvals', { headers: { cookie, 'x-forwarded-for': '192.0.2.7' } })).status).toBe(303);
   });
+
+  // review Z9, Z9-1: behind a proxy that rewrites the Host to 127.0.0.1 and adds no forwarding header (nginx's bare
+  // proxy_pass), a script's sign-in with no Origin looked direct and got the plain cookie, which was read before the
+  // Secure one: planted in a browser (a plain cookie can be set over http), it signed alice's console in as bob
+  it('gives a sign-in with no Origin the Secure cookie, and reads the Secure cookie before a planted plain one', async () => {
+    const script = await send(url, '/console/sign-in', { form: { token: TOKENS.bob } });
+    expect(script.status, script.text).toBe(303);
+    expect(setCookie(script)).toMatch(/^__Host-hldp_console=[^;]+;.*Secure/m);
+    const loopback = await send(url, '/console/sign-in', { headers: { origin: new URL(url).origin }, form: { token: TOKENS.bob } });
+    const planted = setCookie(loopback).split('\n').find((line) => /^hldp_console=/.test(line))!.split(';')[0]!;
+    const signIn = await send(url, '/console/sign-in', { headers: { origin: PUBLIC }, form: { token: TOKENS.alice } });
+    const own = setCookie(signIn).split('\n').find((line) => /^__Host-hldp_console=/.test(line))!.split(';')[0]!;
+    const signedInAs = (page: Answer): string | undefined => /class="who"[^]*?<span>([^<]*)<\/span>/.exec(page.text)?.[1];
+    const both = await send(url, '/console/approvals', { headers: { cookie: `${planted}; ${own}` } });
+    expect({ status: both.status, who: signedInAs(both) }).toEqual({ status: 200, who: 'alice' });
+  });
 });
 
 describe('the same gateway without listen.public_url', { timeout: 120_000 }, () => {
