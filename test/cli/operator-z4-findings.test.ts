@@ -72,7 +72,7 @@ describe('two principals whose names read one variable (F10)', () => {
     const run = await runCli(['serve', '--port', '0', '--config', config], { env: { ...home.env, HLDP_PRINCIPAL_CI_BOT_TOKEN: 'ci-bot-token-0123456789' } });
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      "hldp serve: principals.ci_bot: 'ci-bot' and 'ci_bot' both read their token from HLDP_PRINCIPAL_CI_BOT_TOKEN (every character of a name but a letter or digit becomes '_'), so they got one token; rename one of them (its token then comes from its own variable)\n",
+      `hldp serve: ${config}:3:3: principals.ci_bot: 'ci-bot' and 'ci_bot' both read their token from HLDP_PRINCIPAL_CI_BOT_TOKEN (every character of a name but a letter or digit becomes '_'), so they got one token; rename one of them (its token then comes from its own variable)\n`,
     );
   });
 });
