@@ -32,4 +32,18 @@ describe('hldp serve with a config mistake', () => {
     expect(serve.stderr).toContain(`${file}:1:11: unknown field 'listen.prot'`);
     expect(serve.stderr).toContain(`${file}:3:31: unknown field 'principals.alice.tols'`);
   });
+
+  // review Z9, Z9-2: the variable's bad value was said at the file's line, whose value is fine
+  it("says a bad value an environment variable gave without the file's place", async () => {
+    const file = join(temp.path, 'hldp.yaml');
+    await writeFile(file, 'max_output_bytes: 100000\n');
+    const serve = await runCli(['serve', '--config', file, '--port', '0'], { env: { ...env(), HLDP_MAX_OUTPUT_BYTES: '10' } });
+    expect(serve.code).not.toBe(0);
+    expect(serve.stderr).toMatch(/max_output_bytes: .*got 10/);
+    expect(serve.stderr).not.toContain(`${file}:`);
+    // the file's own bad value is still said at its place
+    await writeFile(file, 'max_output_bytes: 10\n');
+    const own = await runCli(['serve', '--config', file, '--port', '0'], { env: env() });
+    expect(own.stderr).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1:\\d+: `));
+  });
 });
