@@ -47,6 +47,9 @@ describeWithPostgres('the PostgreSQL event log while another instance\'s append 
   describe('when an MCP client reads the newest events, then reads on after the last it was given', () => {
     it('gets the event that was in flight once it commits', { timeout: 60_000 }, async () => {
       await call('before');
+      // the call's event is stored after its answer: once it is, or it would queue behind the append held below and come
+      // after it (a CI run read held, echo, echo)
+      await expect.poll(async () => (await read('hldp://events?types=receipt.stored&limit=5')).events.map((event) => event.data.tool), { timeout: 10_000, interval: 100 }).toContain('echo');
       // an append held open as an instance's batch is between its INSERT and its COMMIT
       let inserted!: (seq: number) => void;
       const insertedSeq = new Promise<number>((resolve) => (inserted = resolve));
