@@ -68,4 +68,17 @@ describe('hldp serve with listen.max_connections (review Z8, Z8-3)', () => {
       for (const socket of held) socket.destroy();
     }
   }, 90_000);
+
+  it('gives a place held by headers that never end back within 25 s, with 408 (Node alone: 60-90 s)', async () => {
+    const socket = await open();
+    socket.on('error', () => undefined);
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    const started = Date.now();
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: ${new URL(server.url).host}\r\n`);
+    await ended;
+    // 20 s for the headers, looked at every 5 s: a bound well short of Node's 60 s, whichever check finds it
+    expect({ status: text.split('\r\n')[0], within: Date.now() - started < 45_000 }).toEqual({ status: 'HTTP/1.1 408 Request Timeout', within: true });
+  }, 120_000);
 });

@@ -129,7 +129,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
 
 function listen(app: Express, host: string, port: number, maxConnections: number, logger: Logger): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = expressServer(app).listen(port, host);
+    const server = expressServer(app, { connectionsCheckingInterval: HEADERS_CHECKED_EVERY_MS }).listen(port, host);
     closeIdleConnectionsUnread(server);
     boundConnections(server, maxConnections, logger);
     server.once('listening', () => resolve(server));
@@ -139,13 +139,19 @@ function listen(app: Express, host: string, port: number, maxConnections: number
 
 // how often a warn line may say that connections were dropped: one a flood of them does not flood the log
 const DROPS_LOGGED_EVERY_MS = 10_000;
+// a request's headers have 20 s to arrive, looked at every 5 s (Node: 60 s, every 30 s, so 60-90 s): a connection held
+// by slow headers gives its place back within 25 s
+const HEADERS_TIMEOUT_MS = 20_000;
+const HEADERS_CHECKED_EVERY_MS = 5_000;
 
 /**
  * At most `maxConnections` open at once (Node sets no bound: review Z8, Z8-3, 300 held connections, +270 MB); past it Node
  * closes a new connection as it accepts it, unanswered, and says so with 'drop': told at warn, at most once every 10 s.
+ * A bound is a place to hold: slow headers give theirs back after 20-25 s, idle keep-alive connections after ~10 s.
  */
 function boundConnections(server: Server, maxConnections: number, logger: Logger): void {
   server.maxConnections = maxConnections;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
   let dropped = 0;
   let told = 0;
   server.on('drop', () => {
