@@ -16,7 +16,7 @@ export interface ConfigFile {
   receipts?: { retention?: { days?: number; max_rows?: number; interval_ms?: number } };
   approvals?: { retention?: { days?: number; max_rows?: number; interval_ms?: number }; max_pending_per_caller?: number; run_lease_ms?: number };
   rejections?: { retention?: { days?: number; max_rows?: number; interval_ms?: number } };
-  listen?: { host?: string; port?: number; public_url?: string };
+  listen?: { host?: string; port?: number; public_url?: string; max_connections?: number };
   api_token?: string;
   principals?: Record<string, { roles: Role[]; token_sha256?: string; tools?: string[] }>;
   webhook_secret?: string;

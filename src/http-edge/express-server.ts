@@ -10,8 +10,8 @@ import type { Express } from 'express';
  * objects keep one shape, and express's `setPrototypeOf` finds the prototype already there and changes nothing: the
  * same objects, the same methods, as `app.listen` gives.
  */
-export function expressServer(app: Express): Server {
-  return createServer({ IncomingMessage: requestClassOf(app), ServerResponse: responseClassOf(app) }, app);
+export function expressServer(app: Express, options: { connectionsCheckingInterval?: number } = {}): Server {
+  return createServer({ IncomingMessage: requestClassOf(app), ServerResponse: responseClassOf(app), ...options }, app);
 }
 
 // constructors as Node's own are written (functions called with `new`), whose `prototype` is the app's object

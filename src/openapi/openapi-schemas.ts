@@ -243,7 +243,7 @@ export const COMPONENT_SCHEMAS = {
   },
   WebhookAccepted: {
     type: 'object', required: ['accepted', 'event', 'rescan'],
-    properties: { accepted: { const: true }, event: { type: 'string' }, delivery: nullableString, rescan: { enum: ['scheduled', 'ignored', 'current'] }, reason: { type: 'string', description: 'why nothing was scheduled: another event than push, another repository, or the commit already served' } },
+    properties: { accepted: { const: true }, event: { type: 'string' }, delivery: nullableString, rescan: { enum: ['scheduled', 'ignored', 'current'] }, reason: { type: 'string', description: 'why nothing was scheduled: another event than push, or the commit already served' }, names_differ: { type: 'string', description: 'a signed push naming another repository than the one served (renamed, mirrored, or sharing the secret): rescanned anyway, and said' } },
   },
   Health: {
     type: 'object', required: ['status'],

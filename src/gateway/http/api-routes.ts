@@ -85,16 +85,17 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     try {
       // a background rescan may have started before the newest push: let it end, then look again
       await options.rescansIdle();
-      // a request that joins the rescan waiting to start costs nothing; one that starts a rescan takes a turn of its
-      // principal's: a loop of them kept a 10,000-tool folder rescanning back to back (review Z8, Z8-9). An admin (the
-      // operator; `local` on a gateway without credentials) is not counted: its scripts commit and rescan at will
-      const admin = principalOf(response).roles.has('admin');
-      const wait = gateway.rescanQueued || admin ? 0 : scans.take(principal);
+      // a request that joins the rescan waiting to start costs nothing; one that starts a rescan which finds nothing new
+      // takes a turn of its principal's, admins' too: a loop of them kept a 10,000-tool folder rescanning back to back
+      // (review Z8, Z8-9), and `local`, every client of a gateway without credentials, is an admin (review Z9, Z9-9)
+      const joined = gateway.rescanQueued;
+      const wait = joined ? 0 : scans.wait(principal);
       if (wait > 0) {
-        response.status(429).set('Retry-After', String(wait)).json({ code: 'TOO_MANY_SCANS', error: `principal '${principal}' started ${SCANS_PER_MINUTE} rescans in the last minute, the most one may; ask again in ${wait} s (a push is found meanwhile by the webhook or the poll)` });
+        response.status(429).set('Retry-After', String(wait)).json({ code: 'TOO_MANY_SCANS', error: `principal '${principal}' asked ${SCANS_PER_MINUTE} rescans that found nothing new in the last minute, the most one may; ask again in ${wait} s (a rescan that finds a new commit takes no turn; a push is found meanwhile by the webhook or the poll)` });
         return;
       }
       const result = await gateway.rescan();
+      if (!joined && !result.changed) scans.charge(principal);
       // the other instances sharing the store rescan too, as for a webhook: else they served the old commit (and its
       // policies) until their next poll, while this answer said the new one is served (review L, L2)
       options.announce?.('POST /v1/scan');

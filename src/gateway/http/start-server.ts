@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { filesWithErrors, isLoopback, toolCount } from '../../core/index.js';
-import { ConfigError, type GatewayConfig } from '../../config/index.js';
+import { ConfigError, DEFAULT_MAX_CONNECTIONS, type GatewayConfig } from '../../config/index.js';
 import { closeIdleConnectionsUnread, expressServer } from '../../http-edge/index.js';
 import { Gateway, warnOfWholeListing } from '../service/index.js';
 import { consoleRouter, consoleSessionKey } from '../../console/index.js';
@@ -75,7 +75,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
       express.use(consoleRouter(people, { secureCookies: config.console.secureCookies, ...(config.console.plainOnLoopback ? { plainOnLoopback: true } : {}), ...(config.listen.publicUrl ? { publicUrl: config.listen.publicUrl } : {}) }));
     },
   });
-  const server = await listen(app, config.listen.host, config.listen.port).catch(async (error: NodeJS.ErrnoException) => {
+  const server = await listen(app, config.listen.host, config.listen.port, config.listen.maxConnections ?? DEFAULT_MAX_CONNECTIONS, logger).catch(async (error: NodeJS.ErrnoException) => {
     await links.stop();
     await notifier?.stop();
     people.close();
@@ -127,11 +127,39 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   };
 }
 
-function listen(app: Express, host: string, port: number): Promise<Server> {
+function listen(app: Express, host: string, port: number, maxConnections: number, logger: Logger): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = expressServer(app).listen(port, host);
+    const server = expressServer(app, { connectionsCheckingInterval: HEADERS_CHECKED_EVERY_MS }).listen(port, host);
     closeIdleConnectionsUnread(server);
+    boundConnections(server, maxConnections, logger);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
+  });
+}
+
+// how often a warn line may say that connections were dropped: one a flood of them does not flood the log
+const DROPS_LOGGED_EVERY_MS = 10_000;
+// a request's headers have 20 s to arrive, looked at every 5 s (Node: 60 s, every 30 s, so 60-90 s): a connection held
+// by slow headers gives its place back within 25 s
+const HEADERS_TIMEOUT_MS = 20_000;
+const HEADERS_CHECKED_EVERY_MS = 5_000;
+
+/**
+ * At most `maxConnections` open at once (Node sets no bound: review Z8, Z8-3, 300 held connections, +270 MB); past it Node
+ * closes a new connection as it accepts it, unanswered, and says so with 'drop': told at warn, at most once every 10 s.
+ * A bound is a place to hold: slow headers give theirs back after 20-25 s, idle keep-alive connections after ~10 s.
+ */
+function boundConnections(server: Server, maxConnections: number, logger: Logger): void {
+  server.maxConnections = maxConnections;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  let dropped = 0;
+  let told = 0;
+  server.on('drop', () => {
+    dropped += 1;
+    const now = Date.now();
+    if (now - told < DROPS_LOGGED_EVERY_MS) return;
+    told = now;
+    logger.warn({ dropped, max_connections: maxConnections }, `connections dropped: ${maxConnections} are open, the most listen.max_connections (HLDP_MAX_CONNECTIONS) allows; each new one is closed unanswered until one ends`);
+    dropped = 0;
   });
 }
