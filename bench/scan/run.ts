@@ -3,8 +3,14 @@
 // warm start from the cache; an incremental rescan after a one-file commit; `hldp serve` ready from a warm cache;
 // `hldp call` of one tool from a warm cache beside the same call in a registry of 5 tools. Each row beside its goal
 // (issue #18). The repositories are generated (git fast-import), never committed.
-// Usage: npm run bench:scan [-- --sizes 1000,10000,100000 --runs 3]
+// Every run's floor and cold CLI scan are printed as a pair, with their ratio and the spread of the ratios, and beside
+// the floor what may make it swing (7.6-24 s between quiet runs at 100,000 tools, 2026-12-06): the CPU of its
+// processes and the git server's (children's CPU), the machine's I/O wait meanwhile, and the dirty and writeback pages
+// the steps before it left. `sync` runs before each timed step (not timed), so that none starts under the writeback
+// of the files the step before wrote or removed; `--no-sync` leaves it out.
+// Usage: npm run bench:scan [-- --sizes 1000,10000,100000 --runs 3 --no-sync]
 import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +24,8 @@ import { generateRepository, toolName } from './generate-repository.js';
 import { toolYaml } from './tool-yaml.js';
 
 const execFileAsync = promisify(execFile);
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1000,10000' }, runs: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1000,10000' }, runs: { type: 'string', default: '3' }, 'no-sync': { type: 'boolean', default: false } } });
+const syncFirst = !values['no-sync'];
 const sizes = values.sizes.split(',').map(Number);
 const runs = Number(values.runs);
 const loadBefore = loadavg().map((value) => +value.toFixed(1));
@@ -71,6 +78,25 @@ async function serveReady(repo: string, env: NodeJS.ProcessEnv): Promise<{ ms: n
   }
 }
 
+/** What the machine says now: dirty and writeback pages (kB), its I/O wait (ms, all cores), the CPU of this process's children waited for (ms: the floor's git and cat, and the git server's http-backend and pack-objects). */
+function machine(): { dirtyKb: number; writebackKb: number; iowaitMs: number; childrenCpuMs: number } {
+  const meminfo = readFileSync('/proc/meminfo', 'utf8');
+  const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(meminfo)?.[1] ?? NaN);
+  // USER_HZ is 100 on Linux
+  const iowait = Number(readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/)[5]) * 10;
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { dirtyKb: kb('Dirty'), writebackKb: kb('Writeback'), iowaitMs: iowait, childrenCpuMs: (Number(fields[13]) + Number(fields[14])) * 10 };
+}
+
+/** `sync`, untimed, so that the next step does not start under the writeback of what the one before wrote or removed. */
+async function settle(): Promise<number> {
+  if (!syncFirst) return 0;
+  const start = performance.now();
+  await execFileAsync('sync');
+  return Math.round(performance.now() - start);
+}
+
 /** Times the source's snapshot (head check, fetch, object reads): the part that talks to the git server. */
 function timeSnapshots(scanner: Scanner): { total: number } {
   const timing = { total: 0 };
@@ -113,16 +139,22 @@ async function benchmark(size: number) {
   const coldCli: number[] = [];
   const coldCliRss: number[] = [];
   const coldInProcess: number[] = [];
+  const pairs: Array<Record<string, number>> = [];
   for (let run = 0; run < runs; run++) {
     // interleaved, so that drift on a shared machine hits both sides alike
     const clone = join(temp.path, `clone-${run}`);
+    const syncBeforeFloorMs = await settle();
+    const before = machine();
+    let cloneMs = 0;
     const [floorMs] = await time(async () => {
-      await execFileAsync('git', ['clone', '-q', '--depth', '1', '--single-branch', '--no-tags', url, clone]);
+      [cloneMs] = await time(() => execFileAsync('git', ['clone', '-q', '--depth', '1', '--single-branch', '--no-tags', url, clone]));
       await execFileAsync('sh', ['-c', 'find tools -name TOOL.hdlp -exec cat {} + | wc -c'], { cwd: clone, maxBuffer: 1 << 30 });
     });
+    const after = machine();
     floor.push(floorMs);
     await rm(clone, { recursive: true, force: true });
     const baselineCache = join(temp.path, `cache-baseline-${run}`);
+    await settle();
     const [baselineMs] = await time(async () => {
       await execFileAsync('git', ['clone', '-q', '--depth', '1', '--single-branch', '--no-tags', url, clone]);
       await execFileAsync(process.execPath, [HLDP_BIN, 'scan', '--repo', clone, '--json'], { env: { ...process.env, HLDP_CACHE_DIR: baselineCache }, maxBuffer: 1 << 30 });
@@ -131,11 +163,33 @@ async function benchmark(size: number) {
     await rm(clone, { recursive: true, force: true });
     await rm(baselineCache, { recursive: true, force: true });
     const cacheDir = join(temp.path, `cache-cli-${run}`);
+    const syncBeforeCliMs = await settle();
+    const cliBefore = machine();
     const output = await cli(['scan', '--repo', url, '--json'], { HLDP_CACHE_DIR: cacheDir });
+    const cliAfter = machine();
     const scanned = JSON.parse(output.stdout) as { tools: unknown[]; errors: unknown[] };
     if (scanned.tools.length !== size || scanned.errors.length) throw new Error(`cold CLI scan found ${scanned.tools.length} tools, ${scanned.errors.length} errors`);
     coldCli.push(output.ms);
     coldCliRss.push(output.maxRssMb);
+    pairs.push({
+      run,
+      floor_ms: Math.round(floorMs),
+      cold_cli_ms: Math.round(output.ms),
+      cold_cli_over_floor: +(output.ms / floorMs).toFixed(2),
+      cold_cli_max_rss_mb: output.maxRssMb,
+      floor_clone_ms: Math.round(cloneMs),
+      floor_cat_ms: Math.round(floorMs - cloneMs),
+      floor_children_cpu_ms: after.childrenCpuMs - before.childrenCpuMs,
+      floor_machine_iowait_ms: after.iowaitMs - before.iowaitMs,
+      floor_dirty_kb_before: before.dirtyKb,
+      floor_writeback_kb_before: before.writebackKb,
+      cold_cli_machine_iowait_ms: cliAfter.iowaitMs - cliBefore.iowaitMs,
+      cold_cli_dirty_kb_before: cliBefore.dirtyKb,
+      sync_before_floor_ms: syncBeforeFloorMs,
+      sync_before_cold_cli_ms: syncBeforeCliMs,
+      load_1min: +loadavg()[0]!.toFixed(1),
+    });
+    console.error(JSON.stringify({ tools: size, ...pairs.at(-1) }));
     await rm(cacheDir, { recursive: true, force: true });
     const inProcessCache = join(temp.path, `cache-${run}`);
     const [inProcessMs] = await time(async () => {
@@ -210,6 +264,11 @@ async function benchmark(size: number) {
     cold_scan_in_process_ms: Math.round(median(coldInProcess)),
     cold_cli_over_baseline: +(median(coldCli) / median(baseline)).toFixed(2),
     cold_cli_over_floor: +(median(coldCli) / median(floor)).toFixed(2),
+    cold_cli_over_floor_spread: [Math.min(...pairs.map((pair) => pair.cold_cli_over_floor!)), Math.max(...pairs.map((pair) => pair.cold_cli_over_floor!))],
+    floor_ms_spread: [Math.round(Math.min(...floor)), Math.round(Math.max(...floor))],
+    cold_cli_ms_spread: [Math.round(Math.min(...coldCli)), Math.round(Math.max(...coldCli))],
+    sync_before_each_step: syncFirst,
+    runs_side_by_side: pairs,
     cold_cli_max_rss_mb: median(coldCliRss),
     warm_start_in_process_ms: +median(warm).toFixed(1),
     warm_start_of_which_remote_head_check_ms: +median(warmRemote).toFixed(1),

@@ -77,6 +77,8 @@ export class PackStore {
   /** a `release()` asked for while reads were in flight: done when the last of them ends */
   private releaseAsked = false;
   private idle: NodeJS.Timeout | undefined;
+  /** deltas inflated whole by `size`, by pack and offset, for the read that follows it (see `sizeAt`) */
+  private readonly sized = new Map<string, Buffer>();
 
   constructor(
     private readonly gitdir: string,
@@ -89,11 +91,12 @@ export class PackStore {
 
   /**
    * How many bases are kept and their bytes (bounded by the limit given), the memory those bytes keep alive (the same,
-   * unless a base shares its memory), how many packs are open, and the bytes of their windows kept.
+   * unless a base shares its memory), how many packs are open, the bytes of their windows kept, and how many deltas
+   * `size` inflated are kept for their reads.
    */
-  get held(): { bases: number; baseBytes: number; baseMemory: number; baseLimit: number; packs: number; windowBytes: number } {
+  get held(): { bases: number; baseBytes: number; baseMemory: number; baseLimit: number; packs: number; windowBytes: number; sizedDeltas: number } {
     const open = this.packs.filter((pack) => pack.file);
-    return { bases: this.bases.size, baseBytes: this.bases.bytes, baseMemory: this.bases.memory(), baseLimit: this.bases.limit, packs: open.length, windowBytes: open.reduce((bytes, pack) => bytes + pack.file!.heldBytes, 0) };
+    return { bases: this.bases.size, baseBytes: this.bases.bytes, baseMemory: this.bases.memory(), baseLimit: this.bases.limit, packs: open.length, windowBytes: open.reduce((bytes, pack) => bytes + pack.file!.heldBytes, 0), sizedDeltas: this.sized.size };
   }
 
   /** Lists the pack folder (again, after a fetch or a repack): new indexes are read, gone packs forgotten. */
@@ -112,6 +115,7 @@ export class PackStore {
     for (const [name, pack] of known) {
       if (packs.some((kept) => kept.name === name)) continue;
       this.bases.forgetPack(name);
+      this.sized.clear();
       pack.file?.retire();
       pack.file = undefined;
     }
@@ -124,14 +128,39 @@ export class PackStore {
     return found && this.whileReading(() => this.sizeAt(found.pack, found.offset));
   }
 
+  // A small delta is inflated whole and kept for the read that follows (a definition's size is asked, then it is
+  // read): making a zlib engine costs more than inflating ~1 KB, and the head alone took one engine more per object
+  // (issue #18: ~7% of a cold 100,000-tool scan's main thread). A large one is inflated as far as its head only, as
+  // before, and so is one that fails to inflate (its read says why, as before).
   private async sizeAt(pack: Pack, offset: number): Promise<number | undefined> {
     const file = this.file(pack);
     const bytes = file.entryNow(offset, ENTRY_HEADER_BYTES + HEAD_BYTES) ?? (await file.entry(offset, ENTRY_HEADER_BYTES + HEAD_BYTES));
     const entry = entryIn(bytes, offset);
     if (entry.type !== OFS_DELTA && entry.type !== REF_DELTA) return entry.size;
-    const delta = partialInflate(bytes.subarray(entry.data, entry.data + HEAD_BYTES));
+    let delta: Buffer | undefined;
+    if (entry.size <= Math.min(SIZED_DELTA_BYTES, this.maxObjectBytes)) {
+      try {
+        delta = inflateEntry(file.entryNow(offset) ?? (await file.entry(offset)), entry);
+      } catch {
+        delta = undefined;
+      }
+    }
+    if (delta) {
+      if (this.sized.size >= SIZED_DELTAS) this.sized.clear();
+      this.sized.set(`${pack.name}:${offset}`, delta);
+    }
+    delta ??= partialInflate(bytes.subarray(entry.data, entry.data + HEAD_BYTES));
     const base = readVarint(delta, 0);
     return base === undefined ? undefined : readVarint(delta, base.next)?.value;
+  }
+
+  /** The delta at `offset` as `sizeAt` inflated it, once. */
+  private takeSized(pack: Pack, offset: number): Buffer | undefined {
+    if (this.sized.size === 0) return undefined;
+    const key = `${pack.name}:${offset}`;
+    const delta = this.sized.get(key);
+    if (delta) this.sized.delete(key);
+    return delta;
   }
 
   /**
@@ -196,6 +225,7 @@ export class PackStore {
     clearTimeout(this.idle);
     this.idle = undefined;
     this.bases.clear();
+    this.sized.clear();
     for (const pack of this.packs) {
       pack.file?.retire();
       pack.file = undefined;
@@ -240,12 +270,17 @@ export class PackStore {
     }
     for (let index = deltas.length - 1; index >= 0; index--) {
       const { entry, offset: at } = deltas[index]!;
-      base = { type: base.type, content: applyDelta(inflateEntry(file.entryNow(at) ?? (await file.entry(at)), entry), base.content, this.maxObjectBytes) };
+      const delta = this.takeSized(pack, at) ?? inflateEntry(file.entryNow(at) ?? (await file.entry(at)), entry);
+      base = { type: base.type, content: applyDelta(delta, base.content, this.maxObjectBytes) };
       if (index > 0) this.bases.set(pack.name, at, base);
     }
     return base;
   }
 }
+
+/** The largest delta `size` inflates whole and keeps for the read after it, and how many it keeps at most (a scan reads a few at once). */
+export const SIZED_DELTA_BYTES = 64 * 1024;
+export const SIZED_DELTAS = 64;
 
 /** The longest delta chain read (ofs-deltas within a pack, ref-deltas across reads): git's `pack.depth` is at most 4095. */
 export const MAX_CHAIN = 10_000;
