@@ -25,30 +25,41 @@ export function receiptSeen(receipt: Receipt, whole: boolean): Receipt {
   return seen;
 }
 
+/** A JSON text in pieces, which joined are the text: sent one after another, never joined into a second whole text. */
+export type TextPieces = Array<string | Uint8Array>;
+
 /**
- * A stored receipt's canonical text as one reads it: `text` itself to an admin (`whole`), else the same text with its
- * top-level `source` as `sourceSeen` gives it — found without parsing the rest (a receipt may hold 96 MB of output,
- * which is sent as stored, in slices), its bytes left as they are: only the small `source` member is replaced.
+ * A stored receipt's canonical text as one reads it, in pieces: `[text]` to an admin (`whole`), else the text before
+ * its top-level `source`, that `source` as `sourceSeen` gives it, and the text after, the first and last slices of the
+ * stored text (no copy of it) — found from the end of the text, over the few members that follow `source` in the
+ * canonical order, never over the output before it (a receipt may hold 96 MB of output, which is sent as stored, in
+ * slices): scanned and copied whole on the event loop, each read by one who is no admin held it 66-89 ms (review Z9, Z9-6).
  */
-export function receiptTextSeen(text: string, whole: boolean): string;
-export function receiptTextSeen(text: string | Uint8Array, whole: boolean): string | Uint8Array;
-export function receiptTextSeen(text: string | Uint8Array, whole: boolean): string | Uint8Array {
-  if (whole) return text;
+export function receiptPiecesSeen(text: string | Uint8Array, whole: boolean): TextPieces {
+  if (whole) return [text];
   const reader = typeof text === 'string' ? stringReader(text) : bytesReader(text);
-  // a receipt kept before receipts named their source has none: nothing to withhold
-  if (reader.indexOf('"source":', 0) < 0) return text;
   let span: Span | undefined;
   try {
     span = sourceSpan(reader);
   } catch {
-    span = undefined;
+    // not as the canonical text has it (a text this code did not write): parsed whole, never sent unread
+    return [JSON.stringify(receiptSeen(JSON.parse(reader.slice(0, reader.length)) as Receipt, false))];
   }
-  // not where the canonical text has it (a text this code did not write): parsed whole, never sent unread
-  if (span === undefined) return JSON.stringify(receiptSeen(JSON.parse(reader.slice(0, reader.length)) as Receipt, false));
+  // a receipt kept before receipts named their source has none: nothing to withhold
+  if (span === undefined) return [text];
   const source = JSON.parse(reader.slice(span.start, span.end)) as ReceiptSource;
   const seen = JSON.stringify(sortedSource(sourceSeen(source)));
-  if (typeof text === 'string') return `${text.slice(0, span.start)}${seen}${text.slice(span.end)}`;
-  return Buffer.concat([text.subarray(0, span.start), Buffer.from(seen, 'utf8'), text.subarray(span.end)]);
+  if (typeof text === 'string') return [text.slice(0, span.start), seen, text.slice(span.end)];
+  return [text.subarray(0, span.start), Buffer.from(seen, 'utf8'), text.subarray(span.end)];
+}
+
+/** `receiptPiecesSeen` joined: the text as one reads it, whole. */
+export function receiptTextSeen(text: string, whole: boolean): string;
+export function receiptTextSeen(text: string | Uint8Array, whole: boolean): string | Uint8Array;
+export function receiptTextSeen(text: string | Uint8Array, whole: boolean): string | Uint8Array {
+  const pieces = receiptPiecesSeen(text, whole);
+  if (pieces.length === 1) return pieces[0]!;
+  return typeof text === 'string' ? pieces.join('') : Buffer.concat(pieces as Uint8Array[]);
 }
 
 // a remote repository's URL as a caller may read it: no user, password, query or fragment
@@ -88,16 +99,18 @@ interface TextReader {
   length: number;
   at(index: number): number;
   indexOf(needle: string, from: number): number;
+  /** the last `needle` at or before `from`; -1 when none (also when `from` < 0, which the built-ins would read from the end) */
+  lastIndexOf(needle: string, from: number): number;
   slice(start: number, end: number): string;
 }
 
 function stringReader(text: string): TextReader {
-  return { length: text.length, at: (index) => text.charCodeAt(index), indexOf: (needle, from) => text.indexOf(needle, from), slice: (start, end) => text.slice(start, end) };
+  return { length: text.length, at: (index) => text.charCodeAt(index), indexOf: (needle, from) => text.indexOf(needle, from), lastIndexOf: (needle, from) => (from < 0 ? -1 : text.lastIndexOf(needle, from)), slice: (start, end) => text.slice(start, end) };
 }
 
 function bytesReader(bytes: Uint8Array): TextReader {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return { length: buffer.length, at: (index) => buffer[index]!, indexOf: (needle, from) => buffer.indexOf(needle, from, 'latin1'), slice: (start, end) => buffer.toString('utf8', start, end) };
+  return { length: buffer.length, at: (index) => buffer[index]!, indexOf: (needle, from) => buffer.indexOf(needle, from, 'latin1'), lastIndexOf: (needle, from) => (from < 0 ? -1 : buffer.lastIndexOf(needle, from, 'latin1')), slice: (start, end) => buffer.toString('utf8', start, end) };
 }
 
 const QUOTE = 0x22;
@@ -107,65 +120,76 @@ const COLON = 0x3a;
 const OPEN = new Set([0x7b, 0x5b]);
 const CLOSE = new Set([0x7d, 0x5d]);
 
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+// the spec's six, which lead the canonical text; every other member follows them in code-unit order of its name
+const LEADING = new Set(['ok', 'tool', 'method', 'output', 'error', 'duration_ms']);
+
 /**
- * Where the value of the text's top-level `source` member is, or undefined when it has none. The canonical text
- * (`canonicalReceiptText`) leads with `ok, tool, method, output, error, duration_ms`, whose values are strings,
- * booleans, numbers or null: a string cannot hold an unescaped `"`, so the first `,"duration_ms":` is the top-level
- * one, wherever the output's own text says so. From there each top-level member is skipped whole (a string to its
- * closing quote, an object or array to its matching bracket, strings inside skipped as strings), so a `"source"` an
- * agent wrote into its params, or a server into its structured content, is never taken for the receipt's.
+ * Where the value of the text's top-level `source` member is, or undefined when it has none; throws when the text is
+ * not as `canonicalReceiptText` writes it. The canonical text ends with the members after the leading six in order of
+ * their names, `source` among them: from the text's last `}` each top-level member is stepped over backwards (a string
+ * back to its opening quote, the one `"` inside it not escaped by an odd run of backslashes; an object or array back to
+ * its matching bracket, strings inside stepped over as strings) until `source`, a name before it or a leading one. Only
+ * what follows `source` (`started_at`, `stderr`, `structured_content`, `timed_out`, …) is read, never the output or the
+ * params, so a `"source"` an agent wrote into its params, or a server into its structured content, is never taken for
+ * the receipt's.
  */
 function sourceSpan(reader: TextReader): Span | undefined {
-  const duration = reader.indexOf(',"duration_ms":', 0);
-  if (duration < 0) return undefined;
-  let at = duration + 1;
+  let end = reader.length - 1;
+  if (reader.at(end) !== CLOSE_BRACE) throw new SyntaxError('the text does not end with }');
+  let after: string | undefined;
   for (;;) {
-    if (reader.at(at) !== QUOTE) throw new SyntaxError('a member name was expected');
-    const nameEnd = stringEnd(reader, at);
-    const name = reader.slice(at + 1, nameEnd - 1);
-    if (reader.at(nameEnd) !== COLON) throw new SyntaxError('a colon was expected');
-    const valueEnd = valueEndOf(reader, nameEnd + 1);
-    if (name === 'source') return reader.at(nameEnd + 1) === 0x7b ? { start: nameEnd + 1, end: valueEnd } : undefined;
-    const next = reader.at(valueEnd);
-    if (next !== COMMA) return undefined;
-    at = valueEnd + 1;
+    const start = valueStartBefore(reader, end);
+    if (reader.at(start - 1) !== COLON) throw new SyntaxError('a colon was expected');
+    const nameStart = stringStartBefore(reader, start - 2);
+    const name = JSON.parse(reader.slice(nameStart, start - 1)) as string;
+    if (after !== undefined && !(name < after)) throw new SyntaxError('the members are not in the canonical order');
+    if (name === 'source') {
+      if (reader.at(start) !== OPEN_BRACE) throw new SyntaxError('source is not an object');
+      return { start, end };
+    }
+    if (name < 'source' || LEADING.has(name)) return undefined;
+    if (reader.at(nameStart - 1) !== COMMA) throw new SyntaxError('a comma was expected');
+    after = name;
+    end = nameStart - 1;
   }
 }
 
-// the index just past the string that opens at `start` (a `"`): the next `"` not escaped by an odd run of backslashes
-function stringEnd(reader: TextReader, start: number): number {
-  let from = start + 1;
+// the index of the opening quote of the string whose closing quote is at `close`: a `"` inside a string is escaped,
+// an odd run of backslashes before it; the opening one follows `:`, `,`, `[` or `{`, no backslash
+function stringStartBefore(reader: TextReader, close: number): number {
+  if (reader.at(close) !== QUOTE) throw new SyntaxError('a string was expected');
+  let from = close - 1;
   for (;;) {
-    const quote = reader.indexOf('"', from);
-    if (quote < 0) throw new SyntaxError('a string does not end');
+    const quote = reader.lastIndexOf('"', from);
+    if (quote < 0) throw new SyntaxError('a string does not start');
     let backslashes = 0;
     while (reader.at(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
-    if (backslashes % 2 === 0) return quote + 1;
-    from = quote + 1;
+    if (backslashes % 2 === 0) return quote;
+    from = quote - 1;
   }
 }
 
-// the index just past the JSON value that starts at `start`
-function valueEndOf(reader: TextReader, start: number): number {
-  const first = reader.at(start);
-  if (first === QUOTE) return stringEnd(reader, start);
-  if (!OPEN.has(first)) {
-    // a number, true, false or null: up to the next comma or closing bracket
-    let end = start;
-    while (end < reader.length && reader.at(end) !== COMMA && !CLOSE.has(reader.at(end))) end += 1;
-    return end;
+// the index where the JSON value that ends just before `end` starts
+function valueStartBefore(reader: TextReader, end: number): number {
+  const last = reader.at(end - 1);
+  if (last === QUOTE) return stringStartBefore(reader, end - 1);
+  if (!CLOSE.has(last)) {
+    // a number, true, false or null: back to the colon, comma or bracket before it
+    let start = end - 1;
+    while (start > 0 && reader.at(start - 1) !== COLON && reader.at(start - 1) !== COMMA && !OPEN.has(reader.at(start - 1))) start -= 1;
+    return start;
   }
   let depth = 0;
-  let at = start;
-  while (at < reader.length) {
+  for (let at = end - 1; at >= 0; at -= 1) {
     const code = reader.at(at);
     if (code === QUOTE) {
-      at = stringEnd(reader, at);
+      at = stringStartBefore(reader, at);
       continue;
     }
-    if (OPEN.has(code)) depth += 1;
-    else if (CLOSE.has(code) && --depth === 0) return at + 1;
-    at += 1;
+    if (CLOSE.has(code)) depth += 1;
+    else if (OPEN.has(code) && --depth === 0) return at;
   }
-  throw new SyntaxError('an object or array does not end');
+  throw new SyntaxError('an object or array does not start');
 }

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import type { TextPieces } from '../core/index.js';
 
 /** A string member longer than this (in UTF-16 units) makes an answer go out in pieces rather than as one `res.json`. */
 export const LONG_TEXT_UNITS = 1024 * 1024;
@@ -67,23 +68,27 @@ async function writePieces(response: Response, value: object): Promise<void> {
  * Answers `status` with `text`, a JSON text already made (a stored receipt's), as it is: in one `send` when short, else
  * in slices with a turn of the event loop between them, as `sendJsonInPieces` does for a value. A 96 MB receipt went
  * out through `res.json` of its parsed value, its parse, stringify, Buffer and ETag in one turn: /healthz waited behind
- * it for seconds.
+ * it for seconds. `text` may come in pieces (`TextPieces`), sent one after another: a text with a part replaced
+ * (`receiptPiecesSeen`) is not copied whole to be sent.
  */
-export function sendJsonText(response: Response, status: number, text: string | Uint8Array): void {
+export function sendJsonText(response: Response, status: number, text: string | Uint8Array | TextPieces): void {
+  const pieces = Array.isArray(text) ? text : [text];
   response.status(status).set('Content-Type', 'application/json; charset=utf-8');
-  if (text.length <= LONG_TEXT_UNITS) {
-    response.send(typeof text === 'string' ? text : Buffer.from(text.buffer, text.byteOffset, text.byteLength));
+  if (pieces.reduce((sum, piece) => sum + piece.length, 0) <= LONG_TEXT_UNITS) {
+    response.send(pieces.every((piece) => typeof piece === 'string') ? pieces.join('') : Buffer.concat(pieces.map((piece) => (typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece))));
     return;
   }
-  writeSlices(response, text).catch((error: unknown) => response.destroy(error instanceof Error ? error : new Error(String(error))));
+  writeSlices(response, pieces).catch((error: unknown) => response.destroy(error instanceof Error ? error : new Error(String(error))));
 }
 
-async function writeSlices(response: Response, text: string | Uint8Array): Promise<void> {
-  // bytes go as they are; a string is encoded a slice at a time
-  for (const [start, end] of typeof text === 'string' ? piecesOf(text, PIECE_UNITS) : bytePieces(text.length)) {
-    if (response.destroyed) return;
-    await writeWaiting(response, typeof text === 'string' ? text.slice(start, end) : text.subarray(start, end));
-    await aTurnOfTheLoop();
+async function writeSlices(response: Response, pieces: TextPieces): Promise<void> {
+  for (const text of pieces) {
+    // bytes go as they are; a string is encoded a slice at a time
+    for (const [start, end] of typeof text === 'string' ? piecesOf(text, PIECE_UNITS) : bytePieces(text.length)) {
+      if (response.destroyed) return;
+      await writeWaiting(response, typeof text === 'string' ? text.slice(start, end) : text.subarray(start, end));
+      await aTurnOfTheLoop();
+    }
   }
   response.end();
 }

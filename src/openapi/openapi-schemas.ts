@@ -249,7 +249,9 @@ export const COMPONENT_SCHEMAS = {
     type: 'object', required: ['status'],
     description: 'status alone without the API token (when one is set); with it, the index and the calls in flight too',
     properties: {
-      status: { enum: ['ok', 'degraded'] }, source: { type: 'string' }, commit: { type: 'string' }, tools: { type: 'integer' },
+      status: { enum: ['ok', 'degraded'] }, source: { type: 'string', description: "the registry's path or URL; to one who is no admin by its folder's name (or its remote URL without credentials), as a receipt's source.repository" },
+      source_withheld: { type: 'string', description: "what of source is left out, and who can read it: present exactly when source is not whole" },
+      commit: { type: 'string' }, tools: { type: 'integer' },
       errors: { type: 'integer' }, stale: { $ref: '#/components/schemas/Stale' },
       scan_error: { type: 'object', properties: { message: { type: 'string' }, at: { type: 'string' } } },
       store: {

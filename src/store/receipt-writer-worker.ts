@@ -3,6 +3,7 @@
 // and reads large ones back, off the gateway's event loop.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Receipt } from '../core/index.js';
+import { heldForTest } from './held-for-test.js';
 import { canonicalReceiptText } from './receipt-chain.js';
 import { excerptOf, rawFieldOf } from './receipt-summary.js';
 import type { ViewRequest, WalkerStart, WriterConnection, WriterReply, WriterRequest } from './receipt-writer-thread.js';
@@ -24,6 +25,7 @@ const opened = (): Promise<WriterConnection> =>
   }));
 
 async function answer(request: Exclude<WriterRequest, { close: true }>): Promise<void> {
+  if (request.batch === undefined) heldForTest(request.read !== undefined ? 'read' : request.view !== undefined ? 'view' : 'page');
   if (request.read !== undefined) {
     const text = await (await opened()).read(request.read);
     // handed over, not copied, when the bytes are an ArrayBuffer of their own
@@ -69,6 +71,7 @@ async function viewed(connection: WriterConnection, request: ViewRequest): Promi
 // writes, and a long walk holds up no write
 async function walk(): Promise<void> {
   try {
+    heldForTest('walk');
     const report = target.postgres
       ? await (await import('./postgres/postgres-chain-walk.js')).walkPostgresDatabase(target.postgres)
       : await (await import('./sqlite-chain-walk.js')).walkSqliteFile(target.sqlite);

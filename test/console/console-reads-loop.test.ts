@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Receipt } from '../../src/core/index.js';
 import { openStore } from '../../src/store/index.js';
-import { readAfterHealthz, readBesideHealthz } from '../helpers/beside-healthz.js';
+import { readBesideHealthz, readWhileHeld } from '../helpers/beside-healthz.js';
 import { signInToConsole } from '../helpers/console-sign-in.js';
 import { makeToolYaml, writeFiles } from '../helpers/git.js';
 import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
@@ -46,19 +46,21 @@ async function seed(home: ServiceHome, url: string | undefined): Promise<Receipt
 const listed = (page: string): string[] => [...page.matchAll(/data-receipt="([^"]+)"/g)].map((match) => match[1]!);
 const older = (page: string): string | undefined => /href="\/console\/failures\?([^"]*)">Older →/.exec(page)?.[1]?.replaceAll('&amp;', '&');
 
-/** `healthzFirst`: whether each read must be answered after a /healthz sent beside it (SQLite; on PostgreSQL the probe makes a round trip too). */
+/** `healthzFirst`: whether each read must be made by the store's thread, a /healthz answered while it is held there (SQLite; on PostgreSQL some are the store connection's own). */
 function suite(home: ServiceHome, database: () => Promise<{ url: string; drop: () => Promise<void> } | undefined>, healthzFirst: boolean): void {
-  it(`lists, searches and shows calls of 3 MB whole and right${healthzFirst ? ', answering a /healthz sent beside each read first' : ''}`, async () => {
+  it(`lists, searches and shows calls of 3 MB whole and right${healthzFirst ? ", answering a /healthz while the store's thread holds each read" : ''}`, async () => {
     const made = await database();
     try {
       const saved = await seed(home, made?.url);
       const repo = join(home.path, 'repo');
       await writeFiles(repo, { 'tools/small/TOOL.hdlp': makeToolYaml('small', { executor: 'shell', shell: '{ argv: [echo, small] }' }) });
-      const server = await home.serve(['--repo', repo], made ? { HLDP_STORE_URL: made.url } : {});
+      const holds = join(home.path, 'holds');
+      const server = await home.serve(['--repo', repo], { HLDP_TEST_HOLD_STORE_READS: holds, ...(made ? { HLDP_STORE_URL: made.url } : {}) });
       const cookie = await signInToConsole(server.url, '');
-      // a read the server does on its event loop is answered after a /healthz sent beside it (test/helpers/beside-healthz.ts)
+      // each read held in the store's thread until a /healthz asked meanwhile is answered: one the server did on its
+      // event loop would come with none held (test/helpers/beside-healthz.ts)
       const read = async (path: string): Promise<string> => {
-        const { head, body } = healthzFirst ? await readAfterHealthz(server.url, path, { cookie }) : await readBesideHealthz(server.url, path, { cookie });
+        const { head, body } = healthzFirst ? await readWhileHeld(server.url, holds, path, { cookie }) : await readBesideHealthz(server.url, path, { cookie });
         expect(head, path).toMatch(/^HTTP\/1\.1 200 /);
         return body;
       };

@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalReceiptText } from '../../src/store/index.js';
-import { readAfterHealthz } from '../helpers/beside-healthz.js';
+import { readWhileHeld } from '../helpers/beside-healthz.js';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 import { request, startTestServer } from '../helpers/http-server.js';
 
@@ -19,9 +19,12 @@ beforeAll(async () => {
   const repo = join(temp.path, 'repo');
   const constraints = `{ timeout_ms: 120000, max_output_bytes: ${BYTES + 1024} }`;
   await writeFiles(repo, { 'tools/huge/TOOL.hdlp': makeToolYaml('huge', { executor: 'shell', method: 'run', shell: `{ script: "head -c ${BYTES} /dev/zero" }`, constraints }) });
+  // the server runs in this process: its store thread takes this process's environment (src/store/held-for-test.ts)
+  process.env.HLDP_TEST_HOLD_STORE_READS = join(temp.path, 'holds');
   server = await startTestServer(repo, { HLDP_SANDBOX: 'off', HLDP_MAX_OUTPUT_BYTES: String(8 * 1024 * 1024) });
 });
 afterAll(async () => {
+  delete process.env.HLDP_TEST_HOLD_STORE_READS;
   await server.cleanup();
   await temp.cleanup();
 });
@@ -35,11 +38,11 @@ async function opened(): Promise<Socket> {
 }
 
 describe('GET /v1/receipts/:id of a huge receipt', () => {
-  it('answers a /healthz sent right after it before the receipt\'s first byte, and sends the stored text byte for byte', async () => {
+  it('answers a /healthz while the store\'s thread holds the read, and sends the stored text byte for byte', async () => {
     const call = await request(server, 'POST', '/v1/call', { body: { tool: 'huge', params: {} } });
     expect(call.json).toMatchObject({ ok: true, output: '\u0000'.repeat(BYTES) });
-    // the receipt's request first, then the probe's, in one turn: the server reads them in that order
-    const { head, bodyBytes } = await readAfterHealthz(server.url, `/v1/receipts/${call.json.id}`);
+    // the read held in the store's thread until a /healthz asked meanwhile is answered (review Z9, Z9-7)
+    const { head, bodyBytes } = await readWhileHeld(server.url, join(temp.path, 'holds'), `/v1/receipts/${call.json.id}`);
     expect(head).toMatch(/^HTTP\/1\.1 200 [^]*content-type: application\/json; charset=utf-8/i);
     const body = dechunked(bodyBytes, /transfer-encoding: chunked/i.test(head)).toString('utf8');
     // byte for byte the stored (canonical) text of the receipt the call answered with

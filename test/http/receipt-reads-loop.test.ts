@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Receipt } from '../../src/core/index.js';
 import { openStore } from '../../src/store/index.js';
-import { readAfterHealthz, readBesideHealthz } from '../helpers/beside-healthz.js';
+import { readBesideHealthz, readWhileHeld } from '../helpers/beside-healthz.js';
 import { makeToolYaml, writeFiles } from '../helpers/git.js';
 import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
 import { useServiceHome, type ServiceHome } from '../helpers/serve-process.js';
@@ -40,13 +40,16 @@ async function seed(home: ServiceHome, url: string | undefined): Promise<Receipt
 async function served(home: ServiceHome, url: string | undefined) {
   const repo = join(home.path, 'repo');
   await writeFiles(repo, { 'tools/small/TOOL.hdlp': makeToolYaml('small', { executor: 'shell', shell: '{ argv: [echo, small] }' }) });
-  return home.serve(['--repo', repo], url ? { HLDP_STORE_URL: url } : {});
+  return home.serve(['--repo', repo], { HLDP_TEST_HOLD_STORE_READS: holds(home), ...(url ? { HLDP_STORE_URL: url } : {}) });
 }
 
-// GET path beside a /healthz (test/helpers/beside-healthz.ts), answered after it when `healthzFirst`: its answer
-// whole again, head and body
-async function readBeside(url: string, path: string, healthzFirst: boolean): Promise<string> {
-  const { head, body } = healthzFirst ? await readAfterHealthz(url, path) : await readBesideHealthz(url, path);
+/** Where the server's store thread says which read it holds (src/store/held-for-test.ts). */
+const holds = (home: ServiceHome): string => join(home.path, 'holds');
+
+// GET path beside a /healthz (test/helpers/beside-healthz.ts), the /healthz answered while the store's thread holds
+// the read when `healthzFirst`: its answer whole again, head and body
+async function readBeside(home: ServiceHome, url: string, path: string, healthzFirst: boolean): Promise<string> {
+  const { head, body } = healthzFirst ? await readWhileHeld(url, holds(home), path) : await readBesideHealthz(url, path);
   return `${head}\r\n\r\n${body}`;
 }
 
@@ -66,17 +69,17 @@ function bodyOf(answer: string): unknown {
 }
 
 /**
- * `pageFirst`: whether a /healthz must come before a page's first byte. On PostgreSQL the probe makes a round trip to
- * the database as the page does, so either may come back first without the event loop being held: there the page is
- * checked for its contents only.
+ * `pageFirst`: whether each page must be read by the store's thread, a /healthz answered while it is held there. On
+ * PostgreSQL a page is read on the store's own connection, not by the thread: there the page is checked for its
+ * contents only.
  */
 function suite(home: ServiceHome, database: () => Promise<{ url: string; drop: () => Promise<void> } | undefined>, pageFirst: boolean): void {
-  it('answers a /healthz sent right after GET /v1/receipts/verify before the walk\'s report, and the report is whole', async () => {
+  it('answers a /healthz while the walk of GET /v1/receipts/verify is held in its thread, and the report is whole', async () => {
     const made = await database();
     try {
       await seed(home, made?.url);
       const server = await served(home, made?.url);
-      const answer = await readBeside(server.url, '/v1/receipts/verify', true);
+      const answer = await readBeside(home, server.url, '/v1/receipts/verify', true);
       expect(bodyOf(answer)).toMatchObject({ ok: true, checked: LARGE + MIDDLING, checkpoint: { seq: 0 }, head: { seq: LARGE + MIDDLING } });
       await server.stop();
     } finally {
@@ -84,14 +87,14 @@ function suite(home: ServiceHome, database: () => Promise<{ url: string; drop: (
     }
   }, 180_000);
 
-  it(`${pageFirst ? "answers a /healthz sent right after a page of GET /v1/receipts before the page's first byte; " : ''}every page holds what it held`, async () => {
+  it(`${pageFirst ? "answers a /healthz while the store's thread holds each page of GET /v1/receipts; " : ''}every page holds what it held`, async () => {
     const made = await database();
     try {
       const saved = await seed(home, made?.url);
       const server = await served(home, made?.url);
       const pages: Array<{ receipts: Receipt[]; limit: number; offset: number; next_offset: number | null; max_bytes: number; ended_early?: true }> = [];
       for (let next: number | null = 0; next !== null; ) {
-        const answer = await readBeside(server.url, `/v1/receipts?limit=1000&offset=${next}`, pageFirst);
+        const answer = await readBeside(home, server.url, `/v1/receipts?limit=1000&offset=${next}`, pageFirst);
         pages.push(bodyOf(answer) as (typeof pages)[number]);
         next = pages.at(-1)!.next_offset;
       }

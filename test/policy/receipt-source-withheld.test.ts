@@ -152,6 +152,25 @@ describe('receipts read by one who is no admin, and local approvals elsewhere: t
     expect(facts(asAdmin)).toEqual({ gateway: `${a} on ${hostname()}`, repository: repo });
   });
 
+  // Review Z9, Z9-5: the registry's path withheld from receipts was read by every principal from /healthz's details
+  // and the console's Registry page; one rule now: they read it as a receipt's `source` is read (`sourceSeen`)
+  it("gives one who is no admin the registry's path as a receipt's source, by its folder's name, on /healthz and the console's Registry page; an admin whole (Z9-5)", { timeout: 120_000 }, async () => {
+    const { a, repo } = deployment;
+    const health = async (token: string) => (await (await fetch(`${a}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()) as { source: string; source_withheld?: string };
+    expect(await health(TOKENS.bot)).toMatchObject({ source: 'repo', source_withheld: WITHHELD });
+    expect(await health(TOKENS.bob)).toMatchObject({ source: 'repo', source_withheld: WITHHELD });
+    const asAdmin = await health(TOKENS.admin);
+    expect(asAdmin.source).toBe(repo);
+    expect(asAdmin.source_withheld).toBeUndefined();
+    const registry = async (token: string) => /<dt>Source<\/dt><dd><code>([^<]*)<\/code>/.exec(await (await fetch(`${a}/console/registry`, { headers: { cookie: await signInToConsole(a, token) } })).text())?.[1];
+    for (const who of [TOKENS.bot, TOKENS.bob]) {
+      const page = await (await fetch(`${a}/console/registry`, { headers: { cookie: await signInToConsole(a, who) } })).text();
+      expect(/<dt>Source<\/dt><dd><code>([^<]*)<\/code>/.exec(page)?.[1]).toBe('repo');
+      expect(page).not.toContain(repo);
+    }
+    expect(await registry(TOKENS.admin)).toBe(repo);
+  });
+
   it("does not run a named caller's request approved elsewhere as 'local' through an instance's API (an older build without credentials on the store): CANCELLED, nothing ran (Z7-4)", { timeout: 180_000 }, async () => {
     const { a, wsA, shared } = deployment;
     const id = await filed(a, 'shell-exec', { cmd: 'echo ran > local-approved.txt' });

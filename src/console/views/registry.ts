@@ -76,12 +76,12 @@ ${pages}`;
  * The registry: scan status and history, broken definitions with file:line:col (`problems`: as the viewer may read
  * them, `scanProblemsFor`), a page of tools, every toolset and skill.
  */
-export function registryView(index: ToolIndex, problems: ScanProblems, scanError: { message: string; at: string } | undefined, scans: HldpEvent[], offset = 0): Html {
+export function registryView(index: ToolIndex, problems: ScanProblems, scanError: { message: string; at: string } | undefined, scans: HldpEvent[], offset = 0, source: { repository: string; withheld?: string } = { repository: index.source }): Html {
   return html`<h1>Registry</h1>
 <p class="muted live" data-live="scan.completed,scan.failed,definitions.broken" data-reload="true"><span class="dot" title="live"></span> Reloads when the repository is scanned.</p>
 <section class="status">
 <dl class="facts">
-<dt>Source</dt><dd><code>${index.source}</code></dd>
+<dt>Source</dt><dd><code>${source.repository}</code>${source.withheld ? html` <span class="muted">(${source.withheld})</span>` : ''}</dd>
 <dt>Commit</dt><dd><code>${index.commit}</code></dd>
 <dt>Scanned</dt><dd>${time(index.scanned_at)}</dd>
 <dt>Served</dt><dd>${toolCount(index)} tools, ${index.toolsets.length} toolsets, ${index.skills.length} skills</dd>

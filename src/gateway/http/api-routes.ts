@@ -1,5 +1,5 @@
 import express, { type RequestHandler, type Router } from 'express';
-import { exceedsDepth, MAX_JSON_DEPTH, receiptTextSeen, scanProblemsFor, toolCount } from '../../core/index.js';
+import { exceedsDepth, MAX_JSON_DEPTH, receiptPiecesSeen, scanProblemsFor, type TextPieces, toolCount } from '../../core/index.js';
 import { overseesAll } from '../../events/index.js';
 import { holdForReader, LONG_TEXT_UNITS, receiptReadsOf, type ReceiptReads, sendJsonText } from '../../http-edge/index.js';
 import { META_TOOL_BY_NAME, metaToolWithoutSession, unknownToolOutcome, type Gateway } from '../service/index.js';
@@ -134,7 +134,11 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     if (!holdForReader(receiptReads, response, principal.name, characters, 'GET /v1/receipts', LONG_TEXT_UNITS)) return;
     // each source as the principal may read it: its host, URL and repository path are an admin's (review Z7, Z7-1)
     const whole = readsPlaces(principal);
-    sendJsonText(response, 200, `{"receipts":[${page.texts.map((text) => receiptTextSeen(text, whole)).join(',')}],${JSON.stringify(rest).slice(1)}`);
+    // sent in pieces, the stored texts' own slices among them: joined, a page of one 96 MB receipt was copied whole
+    const pieces: TextPieces = ['{"receipts":['];
+    for (const [at, text] of page.texts.entries()) pieces.push(...(at === 0 ? [] : [',']), ...receiptPiecesSeen(text, whole));
+    pieces.push(`],${JSON.stringify(rest).slice(1)}`);
+    sendJsonText(response, 200, pieces);
   });
 
   router.get('/v1/receipts/verify', async (_request, response) => {
@@ -155,7 +159,7 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     if (!holdForReader(receiptReads, response, principal.name, text.length, 'GET /v1/receipts/:id', LONG_TEXT_UNITS)) return;
     // the stored text as it is, in slices when long: parsed and sent whole, 96 MB held every other request for seconds;
     // only its source is read (not parsed) and, to one who is no admin, sent without host, URL or path (review Z7, Z7-1)
-    sendJsonText(response, 200, receiptTextSeen(text, readsPlaces(principal)));
+    sendJsonText(response, 200, receiptPiecesSeen(text, readsPlaces(principal)));
   });
   return router;
 }

@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { isLoopback, toolCount, type Role } from '../../core/index.js';
+import { isLoopback, sourceSeen, toolCount, type Role } from '../../core/index.js';
 import { documentedRoutes, errorHandler, loopbackHostGuard, methodGuard, notFoundHandler, receiptReadsOf, requestLog } from '../../http-edge/index.js';
 import { sandboxHealth } from '../../sandbox/index.js';
 import { securityHeaders } from '../../console/index.js';
@@ -56,7 +56,7 @@ export function createApp(options: AppOptions): Express {
     response.json(document);
   });
   // a probe needs no token; what the index is and where it comes from is for those who hold it
-  const mayReadDetails = (request: Request): boolean => requestPrincipal(gateway.principals, request, toolUid) !== undefined;
+  const detailsReader = (request: Request) => requestPrincipal(gateway.principals, request, toolUid);
   app.get('/healthz', async (request, response) => {
     const { index } = gateway.registry;
     const scanError = gateway.scanError;
@@ -68,13 +68,17 @@ export function createApp(options: AppOptions): Express {
     // …or because the kernel takes no system-call filter, without which no sandboxed run starts
     const unrunnable = (sandbox?.mode === 'required' && sandbox.sandbox === 'off') || (sandbox?.runAs !== undefined && sandbox.runAsReason !== undefined) || sandbox?.seccompReason !== undefined;
     const status = index.stale || scanError || index.errors.length > 0 || !store.ok || unrunnable ? 'degraded' : 'ok';
-    if (!mayReadDetails(request)) {
+    const reader = detailsReader(request);
+    if (!reader) {
       response.json({ status });
       return;
     }
+    // the registry's path on this host as a receipt's `source.repository` is read: whole by an admin, else by its
+    // folder's name (or remote URL without credentials) and `source_withheld` saying so (review Z9, Z9-5)
+    const seen = reader.roles.has('admin') ? { repository: index.source } : sourceSeen({ repository: index.source });
     response.json({
       status,
-      source: index.source, commit: index.commit, tools: toolCount(index), errors: index.errors.length,
+      source: seen.repository, ...(seen.withheld ? { source_withheld: seen.withheld } : {}), commit: index.commit, tools: toolCount(index), errors: index.errors.length,
       ...(index.stale ? { stale: index.stale } : {}),
       ...(scanError ? { scan_error: scanError } : {}),
       store: { kind: gateway.store.kind, ...store },
