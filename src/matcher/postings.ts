@@ -172,8 +172,11 @@ export class Postings {
     return cost;
   }
 
-  // per term id of the document's terms, its entry codes in field order; the slot's field lengths set
-  private entriesOf(slot: number, document: IndexedDocument, dictionary: TermDictionary): Map<number, number[]> {
+  /**
+   * per term id of the document's terms, its entry codes in field order; the slot's field lengths set and the term
+   * arrays grown to the dictionary (a first build stages the codes itself: `PostingsBuild`)
+   */
+  entriesOf(slot: number, document: IndexedDocument, dictionary: TermDictionary): Map<number, number[]> {
     const entries = new Map<number, number[]>();
     for (let field = 0; field < FIELD_COUNT; field++) {
       const text = document[SEARCH_FIELDS[field]!];

@@ -1,6 +1,6 @@
 import { runToEnd } from '../core/index.js';
 import type { ToolDefinition, ToolSequence } from '../core/index.js';
-import { compactedPostingsSteps, renumbering } from './compacted-postings.js';
+import { PostingsBuild } from './built-postings.js';
 import { FIELD_COUNT, Postings } from './postings.js';
 import { describeTool, TermDictionary, ToolRecord } from './tool-record.js';
 import { ToolRecords } from './tool-records.js';
@@ -90,13 +90,18 @@ export function* buildSearchIndexSteps(tools: ToolSequence): Generator<void, Sea
   const dictionary = new TermDictionary();
   const engine: SearchEngine = { postings: new Postings(), dictionary, documentFrequency: new DocumentFrequency(dictionary), version: 0 };
   const records: ToolRecord[] = [];
+  const { postings } = engine;
+  // each tool's entries staged, and placed in tight lists once every tool is analysed: slots are positions
+  const build = new PostingsBuild(postings);
   for (let position = 0; position < tools.length; position++) {
     if (position % BUILD_STEP === BUILD_STEP - 1) yield;
-    records.push(index(engine, tools.at(position)!));
+    const slot = postings.nextSlot();
+    const { record, document } = describeTool(tools.at(position)!, dictionary, slot);
+    build.add(slot, record, document, dictionary);
+    count(engine, record, 1);
+    records.push(record);
   }
-  // the lists' room to grow (up to as much again) given back: slots are positions already
-  const { postings } = engine;
-  const tight = yield* compactedPostingsSteps(postings, renumbering(slotsOf(records), postings.slotCount), records.length);
+  const tight = yield* build.tightSteps(records);
   postings.adopt({ ...tight, fieldCounts: postings.fieldCounts });
   return snapshot(engine, tools, ToolRecords.of(records));
 }
