@@ -147,8 +147,9 @@ function intentOf(server: string, tool: Tool): string {
   return intent !== '' ? withinIntentLimit(intent) : `Calls the tool '${tool.name}' of the MCP server '${server}'.`;
 }
 
-// the scanner refuses an intent over 1,000 characters (review Z8, Z8-2): a long first paragraph is cut at its last
-// sentence that fits, else at a word, for the author to review in the draft
+// the scanner warns of an intent over 1,000 characters (LONG_TEXT) and refuses one only past 8,000 (review Z8, Z8-2;
+// b601da5): a draft keeps to the 1,000 a definition is reviewed at, its long first paragraph cut at its last
+// sentence that fits, else at a word, for the author to review in the draft (review Z9, I2)
 const MAX_INTENT = 1000;
 function withinIntentLimit(intent: string): string {
   if ([...intent].length <= MAX_INTENT) return intent;

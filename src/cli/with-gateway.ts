@@ -1,4 +1,4 @@
-import type { GatewayConfig } from '../config/index.js';
+import { principalTokenVariable, type GatewayConfig } from '../config/index.js';
 import { API_TOKEN_PRINCIPAL, LOCAL_PRINCIPAL } from '../policy/index.js';
 import { Gateway, openConfiguredStore } from '../gateway/service/index.js';
 import type { Store } from '../store/index.js';
@@ -65,10 +65,13 @@ function unknownTokenMessage(config: GatewayConfig): string {
   // api_token's principal comes from HLDP_API_TOKEN, not the file: "no config file, so no principals" was untrue for it (review userW, W4)
   const apiToken = config.principals.some((principal) => principal.name === API_TOKEN_PRINCIPAL);
   const noApiToken = apiToken ? '' : ` If it is the gateway's api_token (principal '${API_TOKEN_PRINCIPAL}'), set HLDP_API_TOKEN to it as well: this process has no api_token to match it against.`;
-  if (named.length === 0 && !apiToken) {
+  // a principal whose token variable this shell lacks was left out (hldp approvals list/show): it may be the one meant
+  const leftOut = config.principalsLeftOut?.map((principal) => principal.name) ?? [];
+  if (named.length === 0 && !apiToken && leftOut.length === 0) {
     return `HLDP_TOKEN is set, but ${config.file ? `the config file ${config.file} configures` : 'no config file was given, so there are'} no principals to match it: principals come from the gateway's config file — pass --config FILE (in an MCP client's configuration, in the server's args: the client starts it with only the environment it is given, so HLDP_CONFIG set in a shell does not reach it).${noApiToken} ${local}`;
   }
-  return `HLDP_TOKEN is not the token of any principal configured${config.file ? ` in ${config.file}` : ''} (${[...named, ...(apiToken ? ['api_token'] : [])].join(', ')}): check the token.${noApiToken} ${local}`;
+  const unset = leftOut.length === 0 ? '' : ` Left out, their token not in this shell: ${leftOut.map((name) => `'${name}' (${principalTokenVariable(name)})`).join(', ')}; if HLDP_TOKEN is yours as one of them, set that variable to it as well.`;
+  return `HLDP_TOKEN is not the token of any principal configured${config.file ? ` in ${config.file}` : ''} (${[...named, ...(apiToken ? ['api_token'] : [])].join(', ') || 'none with its token at hand'}): check the token.${unset}${noApiToken} ${local}`;
 }
 
 /**

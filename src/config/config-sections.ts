@@ -43,7 +43,7 @@ export function principalsOf(written: ConfigFile['principals'], env: NodeJS.Proc
 }
 
 /** The variable that holds a principal's token: its name in capitals, each character but a letter or digit an `_`. */
-function principalTokenVariable(name: string): string {
+export function principalTokenVariable(name: string): string {
   return `HLDP_PRINCIPAL_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TOKEN`;
 }
 

@@ -98,6 +98,8 @@ export interface PendingApproval {
   elsewhere?: string;
   /** filed by this very gateway under settings it no longer has: it can only be denied here (review userZ4, F15) */
   stranded?: boolean;
+  /** with `stranded`: filed by another process that no longer serves, and no instance serving has its settings: it can only be denied (review userZ6 F10) */
+  gone?: boolean;
   /** the gateway's secrets its params hold, by setting (shown `[REDACTED]`, they run as written; review userZ6 F12) */
   secrets_held?: string[];
   filed_at?: string;

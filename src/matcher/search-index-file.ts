@@ -74,8 +74,16 @@ function matcherVersion(): string {
   return matcherVersionMemo;
 }
 
-/** Search index files in `dir` (the gateway's cache folder). */
-export function searchIndexFiles(dir: string): SearchIndexFiles {
+/** Says what went wrong with a kept file (a `code` such as HLDP_SEARCH_INDEX_REFUSED): a server's log line, else a process warning. */
+export type SearchIndexWarn = (message: string, code: string) => void;
+
+const processWarning: SearchIndexWarn = (message, code) => process.emitWarning(message, { code });
+
+/**
+ * Search index files in `dir` (the gateway's cache folder); `warn` says a file refused or not kept — a server passes
+ * its logger, so that it is a line of its JSON log, not a Node warning on stderr no log shipper reads (review userZ6 F8).
+ */
+export function searchIndexFiles(dir: string, warn: SearchIndexWarn = processWarning): SearchIndexFiles {
   const pathOf = (index: ToolIndex): string => {
     // a scan is one source at one commit, parsed at one time: a rescan that parsed anything has another time
     const key = createHash('sha256').update(JSON.stringify([matcherVersion(), index.source, index.commit, index.scanned_at, toolCount(index)])).digest('hex').slice(0, 32);
@@ -83,17 +91,17 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
   };
   return {
     read(index) {
-      const own = readKeptSync(pathOf(index), toolsOf(index));
+      const own = readKeptSync(pathOf(index), toolsOf(index), warn);
       if (own !== undefined) return own;
       const previous = patchedFrom(index);
-      const older = previous && readKeptSync(pathOf(previous), toolsOf(previous));
+      const older = previous && readKeptSync(pathOf(previous), toolsOf(previous), warn);
       return older && updated(older, () => runToEnd(updateSearchIndexSteps(older.search, toolsOf(index))));
     },
     async readLettingGo(index) {
-      const own = await readKeptAsync(pathOf(index), toolsOf(index));
+      const own = await readKeptAsync(pathOf(index), toolsOf(index), warn);
       if (own !== undefined) return own;
       const previous = patchedFrom(index);
-      const older = previous && (await readKeptAsync(pathOf(previous), toolsOf(previous)));
+      const older = previous && (await readKeptAsync(pathOf(previous), toolsOf(previous), warn));
       if (older === undefined) return undefined;
       // the stop lists and the word breaker a step each (at once if made already), before the update's first analysis:
       // a server's preparation makes them while this file is read, and need not have finished
@@ -121,7 +129,7 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
         renameSync(temporary, path);
         prune(dir);
       } catch (error) {
-        process.emitWarning(`search index not kept on disk: ${String(error)}`);
+        warn(`search index not kept on disk: ${String(error)}`, 'HLDP_SEARCH_INDEX_NOT_KEPT');
       }
     },
     async writeLettingGo(index, search, measured, unchanged) {
@@ -129,7 +137,7 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
       try {
         path = pathOf(index);
       } catch (error) {
-        process.emitWarning(`search index not kept on disk: ${String(error)}`);
+        warn(`search index not kept on disk: ${String(error)}`, 'HLDP_SEARCH_INDEX_NOT_KEPT');
         return;
       }
       if (existsSync(path) || writing.has(path)) return;
@@ -159,7 +167,7 @@ export function searchIndexFiles(dir: string): SearchIndexFiles {
           // pruned by a later start
         }
         // a pass that met the index changing under it is given up as quietly
-        if (!(error instanceof ChangedWhileWritten) && unchanged()) process.emitWarning(`search index not kept on disk: ${String(error)}`);
+        if (!(error instanceof ChangedWhileWritten) && unchanged()) warn(`search index not kept on disk: ${String(error)}`, 'HLDP_SEARCH_INDEX_NOT_KEPT');
       } finally {
         writing.delete(path);
       }
@@ -206,7 +214,7 @@ class OpenSearchFile {
   }
 }
 
-function readKeptSync(path: string, tools: ToolSequence): KeptSearchIndex | undefined {
+function readKeptSync(path: string, tools: ToolSequence, warn: SearchIndexWarn): KeptSearchIndex | undefined {
   let file: OpenSearchFile | undefined;
   let result: KeptSearchIndex | undefined;
   try {
@@ -217,18 +225,18 @@ function readKeptSync(path: string, tools: ToolSequence): KeptSearchIndex | unde
   }
   try {
     const decoded = decodeSync(file);
-    result = 'refused' in decoded ? undefined : keptOrRefused(path, restoreSearchIndex(decoded.stored, tools), decoded, tools);
-    if ('refused' in decoded) refuse(path, decoded);
+    result = 'refused' in decoded ? undefined : keptOrRefused(path, restoreSearchIndex(decoded.stored, tools), decoded, tools, warn);
+    if ('refused' in decoded) refuse(path, decoded, warn);
     return result;
   } catch (error) {
-    refuse(path, { refused: String(error) });
+    refuse(path, { refused: String(error) }, warn);
     return undefined;
   } finally {
     file.closeUnless(result);
   }
 }
 
-async function readKeptAsync(path: string, tools: ToolSequence): Promise<KeptSearchIndex | undefined> {
+async function readKeptAsync(path: string, tools: ToolSequence, warn: SearchIndexWarn): Promise<KeptSearchIndex | undefined> {
   let file: OpenSearchFile | undefined;
   let result: KeptSearchIndex | undefined;
   try {
@@ -239,11 +247,11 @@ async function readKeptAsync(path: string, tools: ToolSequence): Promise<KeptSea
   try {
     const decoded = await decodeAsync(file);
     await letGo();
-    if ('refused' in decoded) refuse(path, decoded);
-    else result = keptOrRefused(path, await restoreSearchIndexLettingGo(decoded.stored, tools), decoded, tools);
+    if ('refused' in decoded) refuse(path, decoded, warn);
+    else result = keptOrRefused(path, await restoreSearchIndexLettingGo(decoded.stored, tools), decoded, tools, warn);
     return result;
   } catch (error) {
-    refuse(path, { refused: String(error) });
+    refuse(path, { refused: String(error) }, warn);
     return undefined;
   } finally {
     file.closeUnless(result);
@@ -253,19 +261,19 @@ async function readKeptAsync(path: string, tools: ToolSequence): Promise<KeptSea
 // A file at the path of this version's index for this very scan that does not hold it (damaged, or written otherwise)
 // is removed and said: the index is built again and kept in its place (left there, it was refused at every start and
 // never replaced, each start building the index again: ~30 s of CPU at 100,000 tools).
-function refuse(path: string, { refused }: Refusal): void {
+function refuse(path: string, { refused }: Refusal, warn: SearchIndexWarn): void {
   try {
     rmSync(path, { force: true });
   } catch {
     // refused again at the next start
   }
-  process.emitWarning(`search index file ${path} not read (${refused}): built again`, { code: 'HLDP_SEARCH_INDEX_REFUSED' });
+  warn(`search index file ${path} not read (${refused}): built again`, 'HLDP_SEARCH_INDEX_REFUSED');
 }
 
 // the kept index, or undefined (the file refused) where it is another version's or not for these tools
-function keptOrRefused(path: string, search: SearchIndex | undefined, decoded: DecodedSearchIndexFile, tools: ToolSequence): KeptSearchIndex | undefined {
-  if (decoded.version !== matcherVersion()) refuse(path, { refused: `written by another matcher (${decoded.version}; this one is ${matcherVersion()})` });
-  else if (search === undefined) refuse(path, { refused: `kept for other tools than the scan's ${tools.length}` });
+function keptOrRefused(path: string, search: SearchIndex | undefined, decoded: DecodedSearchIndexFile, tools: ToolSequence, warn: SearchIndexWarn): KeptSearchIndex | undefined {
+  if (decoded.version !== matcherVersion()) refuse(path, { refused: `written by another matcher (${decoded.version}; this one is ${matcherVersion()})` }, warn);
+  else if (search === undefined) refuse(path, { refused: `kept for other tools than the scan's ${tools.length}` }, warn);
   else return kept(search, decoded, tools);
   return undefined;
 }

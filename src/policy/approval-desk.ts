@@ -11,6 +11,7 @@ import { ApprovalSettlement, lapsedRun } from './approval-settlement.js';
 import { ApprovalWaiters } from './approval-waiters.js';
 import { callerUnknownHere, othersToken } from './caller-elsewhere.js';
 import { changedSince, judgedAgainst } from './judged-against.js';
+import { LiveInstances } from './live-instances.js';
 import { hashToken, LOCAL_PRINCIPAL, type Principal } from './principals.js';
 
 // how often a waiting caller looks at the store for a decision another process made
@@ -32,6 +33,8 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   readonly #waiters = new ApprovalWaiters();
   readonly #settlement: ApprovalSettlement;
   readonly #running: ApprovalRunning<Registry>;
+  // this process in the store's roll of serving instances, and which others serve (review userZ6 F10)
+  readonly #live: LiveInstances;
   #sweeper: NodeJS.Timeout | undefined;
   // where the last sweep stopped among the requests approved elsewhere (none: at the oldest)
   #unclaimedAfter: DecisionPosition | undefined;
@@ -42,6 +45,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     this.#host = host;
     this.#settlement = new ApprovalSettlement(host, this.#waiters, (error) => this.#onError?.(error));
     this.#running = new ApprovalRunning(host, this.#settlement, (error) => this.#onError?.(error));
+    this.#live = new LiveInstances(host.store.instances, host.runner.by, host.place);
   }
 
   /** Files the request a policy decision asks for; the caller's answer says how it will be decided. */
@@ -59,7 +63,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const token = decision.selfApproval ? `hldp_confirm_${randomBytes(24).toString('base64url')}` : undefined;
     const record = await this.#host.store.approvals.create({
       caller, session, tool: tool.name, method: tool.method, executor: tool.executor, params, commit: registry.index.commit,
-      rule: { where: decision.rule?.where ?? null, reason: decision.reason, self_approval: decision.selfApproval, approvers: decision.approvers, elicit: decision.elicit, judged: judgedAgainst(registry.index, tool), place: this.#host.place, filed_by: this.#host.filer(), ...(deadline.from ? { timeout_from: deadline.from } : {}) },
+      rule: { where: decision.rule?.where ?? null, reason: decision.reason, self_approval: decision.selfApproval, approvers: decision.approvers, elicit: decision.elicit, judged: judgedAgainst(registry.index, tool), place: this.#host.place, filed_by: { ...this.#host.filer(), ...(this.#live.serving ? { roll: true } : {}) }, ...(deadline.from ? { timeout_from: deadline.from } : {}) },
       timeoutMs: deadline.timeoutMs, ...(token ? { tokenHash: hashToken(token) } : {}),
       ttlMs: decision.expiresInMs ?? this.#host.ttlMs,
     });
@@ -142,16 +146,17 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   /**
    * Where this request's call runs, when not here (undefined: here): this instance runs calls elsewhere, or confined
    * otherwise, than the process that filed it. `stranded`: that process was this very gateway, under settings it no
-   * longer has (it was restarted with others: review userZ4, F15), so it cannot run it as approved. What the console
+   * longer has (it was restarted with others: review userZ4, F15), so it cannot run it as approved; `gone` too: that
+   * process no longer serves and no instance serving on the store has its settings (review userZ6 F10). What the console
    * shows in place of *Approve and run*; to `reader`, when it is no admin, without the settings' values or the
    * instances' URLs and hosts (`readsPlaces`, review Z3, Z3-4).
    */
-  elsewhere(record: ApprovalRecord, reader: Pick<Principal, 'roles'>): { text: string; stranded: boolean } | undefined {
+  elsewhere(record: ApprovalRecord, reader: Pick<Principal, 'roles'>): { text: string; stranded: boolean; gone?: boolean } | undefined {
     return this.#elsewhere(record, readsPlaces(reader));
   }
 
   // the same, its values and URLs shown or not (`values`: the reader is an admin)
-  #elsewhere(record: ApprovalRecord, values: boolean): { text: string; stranded: boolean } | undefined {
+  #elsewhere(record: ApprovalRecord, values: boolean): { text: string; stranded: boolean; gone?: boolean } | undefined {
     const difference = placeDifference(record, this.#host.place, "this instance's", values);
     if (difference === undefined) return undefined;
     const self = this.#host.filer();
@@ -160,6 +165,14 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       return {
         stranded: true,
         text: `this gateway's settings changed since request '${record.id}' was filed here${values ? ` (${self.url}, then ${record.rule.filed_by.by})` : ''}: ${difference}. It can run only at a gateway with the settings it was filed under, and this one no longer has them: deny it, and its caller must call the tool again (or approve it at another instance still running with those settings, if one does). Nothing ran; it stays pending ${until}`,
+      };
+    }
+    // the filer restarted with other settings (or stopped), and no instance serving has its settings: approving it here
+    // offered a run nothing would act on, and it expired unrun while its approver believed it would run (review userZ6 F10)
+    if (this.#live.runsIt(record) === false) {
+      return {
+        stranded: true, gone: true,
+        text: `no gateway serving now runs request '${record.id}': ${filerWords(record, values)} no longer serves, and no instance serving on this store has the settings it was filed under (this one does not: ${difference}). Approving it would record a decision nothing acts on, and it would expire unrun: deny it, and its caller must call the tool again (or start a gateway with its settings, then approve it). Nothing ran; it stays pending ${until}`,
       };
     }
     return {
@@ -222,16 +235,20 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
    * Sweeps every second until `stop` (servers and hldp mcp: unattended requests still expire, interrupted runs are
    * closed, and say so, and requests approved at an instance that runs calls elsewhere run here when their place is this one's).
    */
-  start(onError: (error: Error) => void): void {
+  start(onError: (error: Error) => void): Promise<void> {
     this.#onError = onError;
     this.#sweeper ??= setInterval(() => void this.sweep().catch(onError), SWEEP_MS).unref();
+    // resolves once this process is in the store's roll of serving instances
+    return this.#live.start(onError);
   }
 
-  stop(): void {
+  /** Stops sweeping; resolves once this process's row has left the store's roll of serving instances. */
+  stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#sweeper);
     this.#sweeper = undefined;
     this.#waiters.wakeAll();
+    return this.#live.stop();
   }
 
   async #decide(record: ApprovalRecord, decider: Decider, verdict: 'approve' | 'deny', options: DecideOptions): Promise<ApprovalAnswer> {

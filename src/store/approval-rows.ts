@@ -38,6 +38,13 @@ export const APPROVAL_RUN_LEASES = `ALTER TABLE approvals ADD COLUMN run_by text
        WHERE status = 'approved' AND receipt_id IS NULL AND decided_ms IS NOT NULL;
      CREATE INDEX approvals_running_by_lease ON approvals (run_lease_ms) WHERE status = 'approved' AND receipt_id IS NULL;`;
 
+/**
+ * Schema step 15, the same text on both stores: one row per serving process (`instance`: its host, pid and instance,
+ * as a request's `rule.filed_by.by` names it), renewed while it serves, with where it runs calls.
+ */
+export const GATEWAY_INSTANCES = `CREATE TABLE gateway_instances (instance text PRIMARY KEY, place text NOT NULL, seen_ms bigint NOT NULL);
+     CREATE INDEX gateway_instances_by_seen ON gateway_instances (seen_ms);`;
+
 /** A fresh request id: not a secret (approvers see it in the queue), but not guessable either. */
 export const newApprovalId = (): string => `apr_${randomBytes(12).toString('base64url')}`;
 

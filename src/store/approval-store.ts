@@ -40,6 +40,11 @@ export interface ApprovalFiler {
   by: string;
   /** the URL it serves the API and the console at; null when it serves none (a one-shot `hldp call`) */
   url: string | null;
+  /**
+   * true: it kept a row in the store's roll of live instances (`gateway_instances`) while it served, so that another
+   * instance can tell when no instance serving runs the request's call any more; absent on a request filed before then, or by a one-shot CLI
+   */
+  roll?: boolean;
 }
 
 /** What a run's effects depend on that two processes sharing a store may differ in: where it runs and how it is confined. */

@@ -6,6 +6,8 @@ export type {
   ChainReport,
   DeploymentSecrets,
   EventLog,
+  InstanceRoll,
+  LiveInstance,
   McpSessionRecord,
   McpSessionStore,
   NewEvent,

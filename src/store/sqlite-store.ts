@@ -11,6 +11,7 @@ import { ReceiptWriterThread, writerThreadAvailable } from './receipt-writer-thr
 import { SqliteRejectionStore } from './sqlite-rejections.js';
 import { SqliteDeploymentSecrets } from './sqlite-secrets.js';
 import { SqliteSignOuts } from './sqlite-sign-outs.js';
+import { SqliteInstances } from './sqlite-instances.js';
 import { SqliteUsageLog } from './sqlite-usage.js';
 import { migrate } from './sqlite-schema.js';
 import type { Store } from './store.js';
@@ -94,6 +95,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     events,
     secrets: new SqliteDeploymentSecrets(database, { now }),
     signOuts: new SqliteSignOuts(database, { now }),
+    instances: new SqliteInstances(database, { now }),
     health: async () => {
       try {
         database.prepare('SELECT 1').get();

@@ -1,7 +1,7 @@
 import type { Receipt, RejectedCall, UsageEvent } from '../core/index.js';
 import type { AgentSessionStore } from './agent-sessions.js';
 import type { RawField, ReceiptExcerpt, ReceiptSummary, ReceiptSummaryPage } from './receipt-summary.js';
-import type { ApprovalStore } from './approval-store.js';
+import type { ApprovalStore, RunPlace } from './approval-store.js';
 
 /** Which receipts to read: newest first, filtered, one page at a time. */
 export interface ReceiptQuery {
@@ -226,6 +226,30 @@ export interface SignOutList {
   has(id: string): Promise<boolean>;
 }
 
+/** A serving process (hldp serve, hldp mcp) as the roll of live instances holds it: who it is, where it runs calls, when it last said so. */
+export interface LiveInstance {
+  /** host, pid and instance, as a request's `rule.filed_by.by` and a run's `run.by` name it */
+  by: string;
+  /** where and how it runs calls, as the requests it files record it */
+  place: RunPlace;
+  /** when it last renewed its row (the store's clock as the instance read it) */
+  seen_ms: number;
+}
+
+/**
+ * The processes that serve on this store now, each renewing its row while it runs and removing it when it stops (a
+ * killed one's row ages out): whether any instance can still run an approved request's call is told from it, so
+ * that an approver is not offered an approval no gateway will act on (review userZ6 F10).
+ */
+export interface InstanceRoll {
+  /** records that `by` serves now, running calls at `place`; drops the rows not renewed since `staleBeforeMs` */
+  beat(by: string, place: RunPlace, staleBeforeMs: number): Promise<void>;
+  /** the instances whose row was renewed at `sinceMs` or later */
+  live(sinceMs: number): Promise<LiveInstance[]>;
+  /** removes `by`'s row: it stops serving */
+  leave(by: string): Promise<void>;
+}
+
 /** Whether the store answers now, and if not, why. */
 export type StoreHealth = { ok: true } | { ok: false; error: string };
 
@@ -262,6 +286,8 @@ export interface Store {
   secrets: DeploymentSecrets;
   /** the console's sign-outs, which every instance honours */
   signOuts: SignOutList;
+  /** the instances serving on the store now */
+  instances: InstanceRoll;
   /** a cheap round trip to the database, bounded in time */
   health(): Promise<StoreHealth>;
   close(): Promise<void>;

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
 import { consoleCsrf, signInToConsole } from '../helpers/console-sign-in.js';
@@ -133,8 +134,22 @@ describe('an approval decided at hldp serve for a call filed by an agent\'s stdi
     const id = (pending.structuredContent as { id: string }).id;
     expect(id, text(pending)).toMatch(/^apr_/);
     await close();
+    // a process with the request's settings still in the store's roll of serving instances, which never looks at it
+    // (killed a moment ago, its row not yet lapsed): with none, the approval is refused (approval-filer-gone.test.ts)
+    const place = (await api(serve.url, 'GET', `/v1/approvals/${id}`, { who: 'admin' })).body.approval.rule.place;
+    const roll = new Database(join(folder, 'data', 'receipts.db'));
+    try {
+      roll.prepare('INSERT INTO gateway_instances (instance, place, seen_ms) VALUES (?, ?, ?)').run('gone-host pid 1 (instance killed)', JSON.stringify(place), Date.now() + 600_000);
+    } finally {
+      roll.close();
+    }
 
-    const approved = await api(serve.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
+    // hldp serve reads the roll every 5 s: until it has read that row, the approval is refused (409, left pending)
+    let approved = await api(serve.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
+    for (const end = Date.now() + 30_000; approved.status === 409 && Date.now() < end; ) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      approved = await api(serve.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
+    }
     expect(approved.status, JSON.stringify(approved.body)).toBe(202);
     // waited on at hldp serve, which may not run it: it expires there when its time comes
     let outcome = await api(serve.url, 'GET', `/v1/approvals/${id}?wait=60`, { who: 'alice' });

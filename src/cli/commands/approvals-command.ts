@@ -81,7 +81,9 @@ export const approvalsCommand: Command = {
       // approve runs the call here: as in hldp call, Ctrl-C or SIGTERM cancels it, its CANCELLED receipt stored and printed (review K, K12)
       const { runInterruptible } = await import('../interrupt.js');
       return runInterruptible(async (signal) => print(await gateway.decide(id!, principal, 'approve', { reason, signal, leaveIfElsewhere: true })));
-    }, 'required', 'read');
+      // list and show only read the queue: a principal (or target) whose token is not in this shell is left out, as
+      // the read commands leave it, so that an approver needs only their own token, not every agent's (review userZ6 F4)
+    }, action === 'list' || action === 'show' ? 'optional' : 'required', 'read');
   },
 };
 

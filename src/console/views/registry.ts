@@ -96,10 +96,10 @@ ${brokenSection(problems)}
 <h2>Scans</h2>
 ${scans.length === 0
   ? html`<p class="muted">No rescan since the event backlog began.</p>`
-  : html`<table class="plain"><thead><tr><th>When</th><th>Result</th><th>Commit</th><th>Tools</th><th>Broken</th></tr></thead><tbody>${scans.map((event) =>
+  : html`<table class="plain"><thead><tr><th>When</th><th>Instance</th><th>Result</th><th>Commit</th><th>Tools</th><th>Errors</th></tr></thead><tbody>${scans.map((event) =>
       event.type === 'scan.failed'
-        ? html`<tr class="failed"><td>${time(event.at)}</td><td>failed</td><td colspan="3">${String(event.data.error ?? '')}</td></tr>`
-        : html`<tr><td>${time(event.at)}</td><td>${event.data.changed ? 'new commit' : 'unchanged'}</td><td><code>${String(event.data.commit ?? '').slice(0, 12)}</code></td><td>${String(event.data.tools ?? '')}</td><td>${String(event.data.errors ?? '')}</td></tr>`,
+        ? html`<tr class="failed"><td>${time(event.at)}</td><td>${scanInstance(event)}</td><td>failed</td><td colspan="3">${String(event.data.error ?? '')}</td></tr>`
+        : html`<tr><td>${time(event.at)}</td><td>${scanInstance(event)}</td><td>${event.data.changed ? 'new commit' : 'unchanged'}</td><td><code>${String(event.data.commit ?? '').slice(0, 12)}</code></td><td>${String(event.data.tools ?? '')}</td><td>${scanErrors(event)}</td></tr>`,
     )}</tbody></table>`}
 </section>
 <section>
@@ -121,4 +121,17 @@ ${withheld
     ? html`<p class="muted">None: every definition at this commit loads.</p>`
     : html`<ul class="diagnostics">${errors.map((error) => html`<li class="diagnostic"><code>${error.file}:${error.line}:${error.column}</code> <span class="code">${error.code}</span> ${error.message}</li>`)}</ul>`}
 ${warnings.length ? html`<details><summary>${warnings.length} warnings</summary><ul class="diagnostics">${warnings.map((warning) => html`<li><code>${formatDiagnostic(warning)}</code></li>`)}</ul></details>` : ''}`;
+}
+
+// each instance on a store scans, and says so: which one, by the start of its instance id (review userZ6 F5)
+function scanInstance(event: HldpEvent): string {
+  return typeof event.data.instance === 'string' ? event.data.instance : '—';
+}
+
+// errors, and in how many files: "8" beside "1 definition failed to load" read as 8 broken (review userZ6 F5)
+function scanErrors(event: HldpEvent): string {
+  const errors = Number(event.data.errors ?? 0);
+  const files = event.data.broken_files;
+  if (errors === 0 || typeof files !== 'number') return String(event.data.errors ?? '');
+  return `${errors} in ${files} ${files === 1 ? 'file' : 'files'}`;
 }

@@ -62,7 +62,7 @@ export function approvalResolved(receipt: Receipt): NewEvent {
 }
 
 /** The observer that turns what the gateway does into events: calls, rejections, confirmations, scans, broken definitions. */
-export function eventObserver(hub: EventHub, initial: ToolIndex, secrets: () => readonly string[]): GatewayObserver {
+export function eventObserver(hub: EventHub, initial: ToolIndex, secrets: () => readonly string[], instance?: string): GatewayObserver {
   let brokenFiles = JSON.stringify(initial.errors.map((error) => [error.file, error.line, error.column, error.message]));
   let failing = false;
   return {
@@ -79,7 +79,9 @@ export function eventObserver(hub: EventHub, initial: ToolIndex, secrets: () => 
       // a poll that finds the same commit is not news, unless it ends a run of failures
       const news = result.changed || failing;
       failing = false;
-      if (news) hub.publish('scan.completed', { previous: result.previous, commit: result.commit, changed: result.changed, tools: toolCount(index), toolsets: index.toolsets.length, skills: index.skills.length, errors: index.errors.length, warnings: index.warnings.length });
+      // which instance scanned (each instance on a store scans, so a push is listed once by each) and in how many files
+      // its errors are: "8" beside "1 definition failed to load" read as 8 broken (review userZ6 F5)
+      if (news) hub.publish('scan.completed', { previous: result.previous, commit: result.commit, changed: result.changed, tools: toolCount(index), toolsets: index.toolsets.length, skills: index.skills.length, errors: index.errors.length, broken_files: new Set(index.errors.map((error) => error.file)).size, warnings: index.warnings.length, ...(instance ? { instance } : {}) });
       const broken = JSON.stringify(index.errors.map((error) => [error.file, error.line, error.column, error.message]));
       // announced when the set of problems changes, not on every poll that finds the same ones
       if (broken !== brokenFiles && index.errors.length > 0) hub.publish('definitions.broken', brokenDefinitions(index));

@@ -70,7 +70,7 @@ export class Gateway {
     this.keeper = new ReceiptKeeper(targets, store, logger, () => this.registries.current, config.maxCallTimeoutMs);
     this.later = new LaterWrites(store, targets, logger);
     // search indexes are kept between runs beside the scans, so a restart loads its own instead of building it
-    this.registries = new RegistrySwap(scanner, index, searchIndexFiles(join(config.cacheDir, 'search')), logger, (result) => {
+    this.registries = new RegistrySwap(scanner, index, searchIndexFiles(join(config.cacheDir, 'search'), logger ? (message, code) => logger.warn({ code }, message) : undefined), logger, (result) => {
       for (const observer of this.observers) observer.scanned?.(result);
     });
     this.intents = new IntentMatching({
@@ -87,7 +87,7 @@ export class Gateway {
       ...(config.events.backlog !== undefined ? { backlog: config.events.backlog } : {}),
       onError: (error, what) => logger?.warn({ err: error.message }, what),
     });
-    this.observers.push(eventObserver(this.events, index, () => targets.configuredSecrets()));
+    this.observers.push(eventObserver(this.events, index, () => targets.configuredSecrets(), this.instanceId.slice(0, 8)));
     this.principals = new Principals(config.principals);
     targets.learnSecrets(() => this.principals.authenticatedTokens());
     this.calls = new CallPath({ registry: () => this.registries.current, keeper: this.keeper, later: this.later, approvals: () => this.approvals, principal: (name) => this.principal(name), observers: this.observers, maxCallTimeoutMs: config.maxCallTimeoutMs, maxCallsInFlightPerCaller: config.maxCallsInFlightPerCaller, pathPlace: (tool, params) => targets.pathPlace(tool, params) });
@@ -291,7 +291,8 @@ export class Gateway {
    */
   async warmUp(): Promise<void> {
     // unattended approval requests still expire, each with its EXPIRED receipt
-    this.approvals.start((error) => this.logger?.warn({ err: error.message }, 'could not expire approval requests'));
+    // and this process is in the store's roll of serving instances before it files one (review userZ6 F10)
+    await this.approvals.start((error) => this.logger?.warn({ err: error.message }, 'could not expire approval requests'));
     // probed at start, so that what the sandbox cannot enforce is said before the first call
     await this.targets.sandboxed();
     if (this.targets.embedsGatekeeper) await this.targets.startEmbedded();
@@ -359,7 +360,8 @@ export class Gateway {
   async close(): Promise<void> {
     // no one is left to match for: a preparation still running stops at its next turn (review R, R15)
     this.intents.stop();
-    this.approvals.stop();
+    // out of the store's roll of serving instances before the store closes: others then know it runs nothing more
+    const leaving = this.approvals.stop().catch((error: unknown) => this.logger?.warn({ err: (error as Error).message }, 'could not leave the roll of live instances'));
     await this.calls.settled();
     await this.later.settled();
     // the events of the last calls reach the log before the store closes
@@ -368,6 +370,7 @@ export class Gateway {
     // the search index a rescan updated is kept for the next start
     this.registries.current.matcher.persist();
     await this.targets.close();
+    await leaving;
     await this.store.close();
   }
 

@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import { POSTGRES_AGENT_SESSION_REVISIONS, POSTGRES_AGENT_SESSIONS_TABLE } from '../agent-sessions.js';
-import { APPROVAL_RUN_LEASES } from '../approval-rows.js';
+import { APPROVAL_RUN_LEASES, GATEWAY_INSTANCES } from '../approval-rows.js';
 import { GENESIS } from '../receipt-chain.js';
 
 /**
@@ -208,7 +208,10 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   { version: 13, name: 'deployment secrets for the gateway alone', up: 'REVOKE ALL ON TABLE deployment_secrets FROM PUBLIC' },
   // `hldp receipts <first 8 characters>` reads the ids that start so through an index: the unique index on id follows
   // the database's collation, which orders no byte-wise prefix range (review userZ6 F9)
-  { version: 14, name: 'receipts by id prefix', up: 'CREATE INDEX receipts_by_id_prefix ON receipts (id text_pattern_ops)' },
+  // IF NOT EXISTS: an operator with a large store builds it first, CONCURRENTLY, without blocking appends (review Z9, Z9-10)
+  { version: 14, name: 'receipts by id prefix', up: 'CREATE INDEX IF NOT EXISTS receipts_by_id_prefix ON receipts (id text_pattern_ops)' },
+  // the instances serving on the store now: whether any can still run an approved request's call (review userZ6 F10)
+  { version: 15, name: 'live instances', up: GATEWAY_INSTANCES },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */

@@ -14,6 +14,7 @@ import { PostgresReceiptStore } from './postgres-receipts.js';
 import { PostgresRejectionStore } from './postgres-rejections.js';
 import { PostgresDeploymentSecrets } from './postgres-secrets.js';
 import { PostgresSignOuts } from './postgres-sign-outs.js';
+import { PostgresInstances } from './postgres-instances.js';
 import { PostgresUsageLog } from './postgres-usage.js';
 
 /** Where and how the shared store keeps its data. */
@@ -59,6 +60,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     events,
     secrets,
     signOuts: new PostgresSignOuts(sql, { now }),
+    instances: new PostgresInstances(sql, { now }),
     health: async () => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_resolve, reject) => {

@@ -1,0 +1,113 @@
+// Review userZ6, F10. Two instances on one store, each with other settings (the operator added a setting at B). A
+// request filed at A is offered at B as "Approve — it runs at the gateway that filed it", and B's approval is recorded
+// for A to run. Once A was restarted with B's settings, A said plainly that its settings changed (deny it), but B still
+// offered the approval: alice approved there, nothing could run it, and it expired while the agent waited for nothing.
+// Now every serving instance keeps a row in the store's roll of live instances, and B, finding no instance serving
+// with the request's settings, says so and offers Deny only; its API refuses the approval (nothing ran, pending). An
+// instance restarted with the same settings still runs what it filed: B keeps offering that approval.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { consoleCsrf, signInToConsole } from '../helpers/console-sign-in.js';
+import { freePort } from '../helpers/free-port.js';
+import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { api, policyRepository, PRINCIPAL_ENV, PRINCIPALS_YAML, receiptOf, TOKENS } from './support.js';
+
+const SHOW_TEXT = [
+  'name: show-text', 'display: show-text', 'intent: print the text it is given', 'method: run', 'executor: shell',
+  'params_schema:', '  text: { type: string, required: true }',
+  `shell: { script: 'printf "%s\\n" "$HLDP_PARAM_TEXT"' }`, 'author: TEST-001', 'created: 2026-12-06', 'why: tests need a shell tool an approver holds',
+].join('\n');
+
+const HELD = ['name: held', 'author: TEST-001', 'why: a person looks at show-text first', 'approval:', '  - tools: [show-text]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
+
+const PRINCIPALS = PRINCIPALS_YAML.replace('shell-exec]', 'shell-exec, show-text]');
+
+/** Asks `read` every half second until `done` holds of its answer (at most `ms`); the last answer. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 90_000): Promise<T> {
+  let value = await read();
+  for (const end = Date.now() + ms; !done(value) && Date.now() < end; ) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    value = await read();
+  }
+  return value;
+}
+
+describe('an approval offered at one instance for a request whose filer was restarted with other settings (review userZ6 F10)', () => {
+  const stops: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    while (stops.length) await stops.pop()!().catch(() => undefined);
+  }, 90_000);
+
+  it('offers Deny only, says no gateway serving runs it, and refuses an approval (pending, nothing ran); while a gateway with its settings serves, the approval is offered and runs there', { timeout: 420_000 }, async () => {
+    const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD, 'tools/show-text/TOOL.hdlp': SHOW_TEXT });
+    stops.push(() => temp.cleanup());
+    const before = join(temp.path, 'before.yaml');
+    const after = join(temp.path, 'after.yaml');
+    await writeFile(before, PRINCIPALS);
+    // the operator adds a setting (a variable for shell tools, as one adds an MCP server)
+    await writeFile(after, `${PRINCIPALS}shell:\n  inherit_env: [HLDP_TEST_KEY]\n`);
+    const shared = { HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_POLL_INTERVAL_MS: '600000', HLDP_LOG_LEVEL: 'warn', HLDP_TEST_KEY: 'key-5e1d', ...PRINCIPAL_ENV };
+    const serve = async (name: string, config: string, port: number): Promise<ServiceProcess> => {
+      const folder = join(temp.path, name);
+      await mkdir(join(folder, 'workspace'), { recursive: true });
+      return spawnService(['serve', '--port', String(port), '--repo', repo, '--config', config], { ...shared, HLDP_CACHE_DIR: join(folder, 'cache'), HLDP_WORKSPACE: join(temp.path, 'workspace') }, / at (http:\/\/[\d.:]+)\n/);
+    };
+    await mkdir(join(temp.path, 'workspace'));
+    const portA = await freePort();
+    // one after another: the first sets the store up
+    let a = await serve('a', before, portA);
+    stops.push(() => a.stop());
+    const b = await serve('b', after, 0);
+    stops.push(() => b.stop());
+    const cookie = await signInToConsole(b.url, TOKENS.alice);
+    const pageAtB = async (id: string): Promise<string> => (await fetch(`${b.url}/console/approvals/${id}`, { headers: { cookie } })).text();
+    const file = async (text: string): Promise<string> => {
+      const filed = await api(a.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'show-text', params: { text } } });
+      expect(filed.status, JSON.stringify(filed.body)).toBe(202);
+      return filed.body.id as string;
+    };
+
+    // A restarted with the same settings runs what the A before it filed: B offers the approval, and it runs there
+    const first = await file('same settings');
+    await a.stop();
+    a = await serve('a', before, portA);
+    const offered = await until(() => pageAtB(first), (page) => page.includes('data-elsewhere="true"'));
+    expect(offered).toContain('Approve — it runs at the gateway that filed it');
+    const approved = await api(b.url, 'POST', `/v1/approvals/${first}/approve`, { who: 'alice', body: {} });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(202);
+    expect((await receiptOf(a.url, first)).receipt).toMatchObject({ ok: true, output: 'same settings\n', approval: { id: first, decided_by: 'alice' } });
+
+    // A restarted with B's settings: no instance serving has the settings the request was filed under
+    const second = await file('settings changed');
+    expect(await pageAtB(second)).toContain('Approve — it runs at the gateway that filed it');
+    await a.stop();
+    a = await serve('a', after, portA);
+    const page = await until(() => pageAtB(second), (text) => text.includes('data-elsewhere="gone"'));
+    expect(page).toContain('data-elsewhere="gone"');
+    expect(page).toContain('No gateway runs it: no gateway serving now runs request');
+    expect(page).toContain('the gateway that filed it no longer serves, and no instance serving on this store has the settings it was filed under');
+    expect(page).toContain('deny it, and its caller must call the tool again');
+    expect(page).not.toContain('it runs at the gateway that filed it</button>');
+    expect(page).not.toContain('Approve and run');
+    expect(page).toContain('value="deny"');
+    expect(page).not.toContain('key-5e1d');
+
+    // over the API too: nothing decided, nothing ran
+    const refused = await api(b.url, 'POST', `/v1/approvals/${second}/approve`, { who: 'alice', body: {} });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'APPROVAL_MISMATCH', approval: { id: second, status: 'pending', receipt_id: null } });
+    expect(refused.body.error).toContain(`no gateway serving now runs request '${second}'`);
+    expect(refused.body.error).not.toMatch(/ pid \d+|\(instance |https?:\/\//);
+
+    // Deny closes it, and its caller reads why
+    const { csrf } = await consoleCsrf(b.url, cookie);
+    const denied = await fetch(`${b.url}/console/approvals/${second}/decide`, {
+      method: 'POST', redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(b.url).origin, cookie },
+      body: new URLSearchParams({ _csrf: csrf, decision: 'deny', reason: 'nothing serves it' }),
+    });
+    expect(denied.status).toBe(303);
+    expect((await api(b.url, 'GET', `/v1/approvals/${second}`, { who: 'bot' })).body).toMatchObject({ approval: { status: 'denied' }, receipt: { code: 'DENIED' } });
+  });
+});
