@@ -294,6 +294,7 @@ export class ServerConnection {
       ...(this.defaults.sandbox ? { sandbox: await this.defaults.sandbox() } : {}),
       declared: { ...config.sandbox, limits: { cpu_seconds: DEFAULT_SERVER_CPU_SECONDS, ...config.sandbox?.limits } },
       onSkipped: ({ bytes, bound, failed }) => this.defaults.warn?.({ server: this.name, bytes, bound, calls_failed: failed }, 'a line from an MCP server passed the bound of the calls waiting on it and was skipped'),
+      onBroke: (why) => this.defaults.warn?.({ server: this.name, why }, 'an MCP server broke the protocol and was stopped'),
     });
   }
 

@@ -25,6 +25,8 @@ export interface ServerLaunch {
   declared?: DeclaredSandbox;
   /** told of a line of the server's that passed the bound and was skipped (for the gateway's log) */
   onSkipped?: (skipped: { bytes: number; bound: number; failed: number }) => void;
+  /** told when the gateway stops the server for breaking the protocol (why, for the gateway's log) */
+  onBroke?: (why: string) => void;
 }
 
 /** Time between SIGTERM and SIGKILL to the server's process group when it is stopped. */
@@ -41,6 +43,12 @@ const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** Largest message accepted from the server while no request waits: notifications and pings need little. */
 export const IDLE_MESSAGE_BYTES = 1024 * 1024;
+
+/** Lines handed on in one turn of the event loop before reading waits for the next: the other requests get their turn. */
+const LINES_PER_TURN = 256;
+
+/** Messages no request of the gateway's asked for (notifications, the server's requests) allowed in a second; past it the server is stopped. */
+export const UNASKED_PER_SECOND = 1000;
 
 // JSON-RPC's "internal error": how a call whose answer passed its bound is failed (not the SDK's ConnectionClosed)
 const INTERNAL_ERROR = -32603;
@@ -75,6 +83,11 @@ export class LaunchedStdioTransport implements Transport {
   #stopping = false;
   /** why we stopped the server ourselves, when it broke the protocol */
   #broke: string | undefined;
+  /** lines handed on in this turn of the loop, and whether reading waits for the next turn */
+  #linesThisTurn = 0;
+  #yielding = false;
+  /** messages nobody asked for in the current second, and when it began */
+  #unasked = { count: 0, since: 0 };
 
   constructor(private readonly launch: ServerLaunch) {}
 
@@ -166,8 +179,46 @@ export class LaunchedStdioTransport implements Transport {
   }
 
   #receive(chunk: Buffer): void {
+    // a server stopped for breaking the protocol is not read any more: what it still sends is dropped
+    if (this.#broke !== undefined) return;
     if (this.#lineCutter === undefined && !this.#cutting()) this.#handle(this.#lines.push(chunk));
     else this.#cutLines(chunk);
+    this.#yieldIfBusy();
+  }
+
+  /**
+   * Past LINES_PER_TURN lines in this turn of the loop, reading pauses until the next turn (a chunk is at most 64 KiB,
+   * so a turn's work is bounded), as the HTTP transport's boundedFetch yields between chunks: a server writing fast
+   * cannot hold the event loop, and every other request of the gateway is answered in between (review Z11, Z11-4).
+   */
+  #yieldIfBusy(): void {
+    if (this.#linesThisTurn < LINES_PER_TURN || this.#yielding) return;
+    const stdout = this.#child?.stdout;
+    if (!stdout) return;
+    this.#yielding = true;
+    stdout.pause();
+    setImmediate(() => {
+      this.#yielding = false;
+      this.#linesThisTurn = 0;
+      if (!stdout.destroyed) stdout.resume();
+    });
+  }
+
+  /**
+   * Counts a message no request of the gateway's asked for; past UNASKED_PER_SECOND in a second the server is stopped
+   * as broken, its output no longer read (each message costs the gateway parsing and validation), and the calls that
+   * need it are told why (review Z11, Z11-4: a flood of notifications held every request of the gateway for minutes).
+   */
+  #countUnasked(): boolean {
+    const now = performance.now();
+    if (now - this.#unasked.since >= 1000) this.#unasked = { count: 0, since: now };
+    this.#unasked.count += 1;
+    if (this.#unasked.count <= UNASKED_PER_SECOND) return true;
+    this.#broke = `it sent more than ${UNASKED_PER_SECOND} messages in a second that no request asked for`;
+    this.launch.onBroke?.(this.#broke);
+    this.#child?.stdout?.destroy();
+    void this.close();
+    return false;
   }
 
   /** Hands on what the line reader found (a line answering a call ends its wait before the next line begins). */
@@ -180,12 +231,14 @@ export class LaunchedStdioTransport implements Transport {
   }
 
   #deliver(line: Buffer): void {
+    if (this.#broke !== undefined) return;
+    this.#linesThisTurn += 1;
     let message: JSONRPCMessage;
     try {
       message = deserializeMessage(line.toString('utf8').replace(/\r$/, ''));
     } catch (error) {
-      // a line that is not JSON-RPC (a server printing to stdout): reported, and the stream goes on
-      this.onerror?.(error as Error);
+      // a line that is not JSON-RPC (a server printing to stdout): reported, and the stream goes on; nobody asked for it
+      if (this.#countUnasked()) this.onerror?.(error as Error);
       return;
     }
     const id = 'id' in message && ('result' in message || 'error' in message) ? message.id : undefined;
@@ -194,7 +247,7 @@ export class LaunchedStdioTransport implements Transport {
       this.#waiting.delete(id!);
       // held within the largest bound of the calls waiting, it may be an answer past its own call's
       if (line.length > waiting.bound.maxBytes) return this.#refuse(id!, waiting.bound.maxBytes, `it was ${line.length} bytes`);
-    }
+    } else if (!this.#countUnasked()) return;
     this.onmessage?.(message);
   }
 

@@ -2,7 +2,7 @@ import express, { type RequestHandler, type Router } from 'express';
 import { exceedsDepth, MAX_JSON_DEPTH, receiptPiecesSeen, scanProblemsFor, type TextPieces, toolCount } from '../../core/index.js';
 import { overseesAll } from '../../events/index.js';
 import { holdForReader, LONG_TEXT_UNITS, receiptReadsOf, type ReceiptReads, sendJsonText } from '../../http-edge/index.js';
-import { META_TOOL_BY_NAME, metaToolWithoutSession, unknownToolOutcome, type Gateway } from '../service/index.js';
+import { META_TOOL_BY_NAME, metaToolWithoutSession, unknownToolFor, type Gateway } from '../service/index.js';
 import { emptyBody, principalOf, receiptQuery, toolListQuery, validateBody } from '../../request-checks/index.js';
 import { matchOptions, matchWait } from './match-options.js';
 import { outcomeStatus, sendOutcome } from './send-outcome.js';
@@ -43,7 +43,8 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     const registry = gateway.registry;
     const lookup = registry.matcher.lookup(request.params.name, undefined);
     if (!lookup.found) {
-      const { kind, ...body } = unknownToolOutcome(registry, request.params.name, lookup.errorMessage, lookup.near);
+      // a broken definition's file and errors only to whom a call of it would tell them (review Z11, Z11-1)
+      const { kind, ...body } = unknownToolFor(gateway.sessions, registry, request.params.name, lookup.errorMessage, lookup.near, principalOf(response).name);
       response.status(outcomeStatus(kind)).json(body);
       return;
     }

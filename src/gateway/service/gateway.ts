@@ -117,7 +117,7 @@ export class Gateway {
     // the toolsets a rescan takes away, and at which commit: the sessions holding one are told (review userX, X2)
     this.registries.beforeSwap(async (next, previous) => this.sessions.noteSwap(previous.index, next.index));
     // visibility is the first step: a forbidden tool is refused and a reserved one substituted before anything else looks at the call
-    this.use(sessionStep(this.sessions, (name, params) => this.registries.current.matcher.lookup(name, tooDeepParams(params) ? {} : (params ?? {}))));
+    this.use(sessionStep(this.sessions, (name, params) => this.registries.current.matcher.lookup(name, tooDeepParams(params) ? {} : (params ?? {})), () => this.registries.current.removed));
     // then what a session reaches for is remembered: its recent tools inform its next matches, and the pair is stored
     this.use(usageStep(this.intents.recentTools, (event) => this.later.usage(event), () => this.registries.current));
   }

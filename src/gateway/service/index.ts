@@ -1,5 +1,6 @@
 // The gateway service: registry (index + matcher, swapped atomically), the call path, approval requests and rescans.
 export { unknownToolOutcome } from './unknown-tool.js';
+export { unknownToolFor } from './session-step.js';
 export { brokenDefinition } from '../../core/index.js';
 export { Gateway, openConfiguredStore, type CallAsked, type CallOptions, type CallRequest, type CallStep, type GatewayObserver, type GatewayOptions, type MatchOptions, type Registry, type RescanResult } from './gateway.js';
 export { MATCH_WAIT_MS, SearchIndexLoadingError } from './matching-readiness.js';

@@ -2,7 +2,9 @@ import type { LookupResult } from '../../matcher/index.js';
 import { mayKnowBroken, type SessionManager } from '../../sessions/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import type { CallStep } from './gateway.js';
-import { brokenAsUnknown, offeringOnly } from './unknown-tool.js';
+import type { NearMiss, RemovedTools } from '../../core/index.js';
+import type { Registry } from './registry-swap.js';
+import { offeringOnly, toldToCaller, unknownToolOutcome } from './unknown-tool.js';
 
 /**
  * The visibility step of the call path: asks the sessions' one visibility function what the tool is for the
@@ -11,7 +13,7 @@ import { brokenAsUnknown, offeringOnly } from './unknown-tool.js';
  * params are valid; anything else goes on, and a call that ran keeps the toolsets holding the tool alive. An unknown
  * name's near misses keep only the tools the caller may be offered.
  */
-export function sessionStep(sessions: SessionManager, lookup: (name: string, params: unknown) => LookupResult): CallStep {
+export function sessionStep(sessions: SessionManager, lookup: (name: string, params: unknown) => LookupResult, removed: () => RemovedTools | undefined): CallStep {
   return async (request, next) => {
     const decision = sessions.decideCall(request.session, request.tool, request.via, request.caller);
     const ran = async (toolsetEnabled?: string | null): Promise<CallOutcome> => {
@@ -23,10 +25,12 @@ export function sessionStep(sessions: SessionManager, lookup: (name: string, par
       case 'unknown': {
         // "did you mean" names only tools the caller may be offered, as tool_find does
         const outcome = await ran();
-        // a broken tool's diagnostics go only to whom its match may name it; anyone else is answered as for a name never written (review Z2, Z2-3)
-        if (outcome.kind === 'broken') {
+        // a broken tool's diagnostics, or the removed tool an alias named, go only to whom its match may name it; anyone
+        // else is answered as for a name never written (review Z2, Z2-3; review Z11, Z11-2)
+        if (outcome.kind === 'broken' || (outcome.kind === 'not_found' && outcome.removed_at !== undefined)) {
           const mayKnow = mayKnowBroken(sessions.rights, sessions.registryView().index, request.session?.id, request.session?.principal ?? request.caller);
-          return mayKnow(outcome.tool) ? outcome : brokenAsUnknown(request.tool);
+          const told = toldToCaller(outcome, request.tool, removed(), mayKnow);
+          if (told !== outcome || outcome.kind === 'broken') return told;
         }
         return outcome.kind === 'not_found' ? offeringOnly(outcome, request.tool, sessions.mayOffer(request.session, outcome.near, request.caller)) : outcome;
       }
@@ -44,4 +48,13 @@ export function sessionStep(sessions: SessionManager, lookup: (name: string, par
       }
     }
   };
+}
+
+/**
+ * `GET /v1/tools/:name` of a name the registry does not serve, as told to `principal`: a broken definition's file and
+ * errors, or the removed tool an alias named, only to whom `mayKnowBroken` lets know it, as a call of it is (review Z11, Z11-1).
+ */
+export function unknownToolFor(sessions: SessionManager, registry: Pick<Registry, 'index' | 'removed'>, name: string, error: string, near: NearMiss[], principal?: string): Extract<CallOutcome, { kind: 'not_found' | 'broken' }> {
+  const outcome = unknownToolOutcome(registry, name, error, near);
+  return toldToCaller(outcome, name, registry.removed, mayKnowBroken(sessions.rights, registry.index, undefined, principal)) as typeof outcome;
 }

@@ -1,5 +1,5 @@
 import { distance } from 'fastest-levenshtein';
-import { brokenDefinition, brokenToolMessage, exceedsDepth, removedAlias, removedToolWords, removedWhen, MAX_JSON_DEPTH, type NearMiss } from '../../core/index.js';
+import { brokenDefinition, brokenToolMessage, exceedsDepth, removedAlias, removedToolWords, removedWhen, MAX_JSON_DEPTH, type NearMiss, type RemovedTools } from '../../core/index.js';
 import { LIST_THE_TOOLS, missingToolSuggestion } from '../../matcher/index.js';
 import type { CallOutcome } from './call-outcome.js';
 import { META_TOOL_BY_NAME, metaToolWithoutSession } from './meta-calls.js';
@@ -48,6 +48,20 @@ export function offeringOnly(outcome: Extract<CallOutcome, { kind: 'not_found' }
 export function brokenAsUnknown(name: string): Extract<CallOutcome, { kind: 'not_found' }> {
   const suggestion = `no tool you may use is named '${name}'; match by intent to find one you may use, or ask a person who administers this gateway`;
   return { kind: 'not_found', found: false, code: 'TOOL_NOT_FOUND', error: `unknown tool '${name}'; ${LIST_THE_TOOLS}`, near: [], suggestion };
+}
+
+/**
+ * `outcome` (of the unknown name `name`) as told to a caller who may be told only of the tools `mayKnow` passes (by
+ * their names alone: `mayKnowBroken`): a broken tool's path and errors, or the removed tool an alias answered for,
+ * are to anyone else a name never written (review Z2, Z2-3; review Z11, Z11-1 and Z11-2).
+ */
+export function toldToCaller(outcome: CallOutcome, name: string, removed: RemovedTools | undefined, mayKnow: (name: string) => boolean): CallOutcome {
+  if (outcome.kind === 'broken') return mayKnow(outcome.tool) ? outcome : brokenAsUnknown(name);
+  if (outcome.kind === 'not_found' && outcome.removed_at !== undefined && !removed?.has(name)) {
+    const aliased = removedAlias(removed, name);
+    if (aliased && !mayKnow(aliased.tool)) return brokenAsUnknown(name);
+  }
+  return outcome;
 }
 
 function missingTool(name: string, error: string, near: NearMiss[]): Extract<CallOutcome, { kind: 'not_found' }> {

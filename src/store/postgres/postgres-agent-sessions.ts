@@ -1,5 +1,6 @@
 import type { AgentSessionRecord, AgentSessionStore } from '../agent-sessions.js';
 import type { Database } from './database.js';
+import { postgresText } from './postgres-receipt-reads.js';
 
 /** Agent sessions in PostgreSQL: a session opened at one instance is served by any other. */
 export class PostgresAgentSessionStore implements AgentSessionStore {
@@ -10,6 +11,8 @@ export class PostgresAgentSessionStore implements AgentSessionStore {
   }
 
   async get(id: string): Promise<AgentSessionRecord | undefined> {
+    // a NUL, which PostgreSQL's text refuses, is in no id: it matches nothing, as on SQLite (review Z11, Z11-3)
+    if (!postgresText(id)) return undefined;
     const [row] = await this.#sql<AgentSessionRecord[]>`SELECT id, state, seen_ms, rev FROM agent_sessions WHERE id = ${id}`;
     return row;
   }
@@ -28,6 +31,7 @@ export class PostgresAgentSessionStore implements AgentSessionStore {
   }
 
   async delete(id: string): Promise<boolean> {
+    if (!postgresText(id)) return false;
     return (await this.#sql`DELETE FROM agent_sessions WHERE id = ${id}`).count > 0;
   }
 

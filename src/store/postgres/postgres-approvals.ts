@@ -2,6 +2,7 @@ import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type Approv
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from '../retention.js';
 import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRun, ApprovalRunner, ApprovalStore, DecisionPosition, NewApproval } from '../approval-store.js';
 import type { NewEvent, RetentionPolicy, StoredEvent } from '../store.js';
+import { postgresText } from './postgres-receipt-reads.js';
 import { PostgresTable } from './postgres-table.js';
 
 const COLUMNS = APPROVAL_COLUMNS.split(', ') as Array<keyof ApprovalRow>;
@@ -34,17 +35,22 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
   }
 
   async get(id: string): Promise<ApprovalRecord | undefined> {
+    // a NUL, which PostgreSQL's text refuses, is in no id: it matches nothing, as on SQLite (review Z11, Z11-3)
+    if (!postgresText(id)) return undefined;
     const [row] = await this.sql<ApprovalRow[]>`SELECT ${this.sql(COLUMNS)} FROM approvals WHERE id = ${id}`;
     return row && toApproval(row);
   }
 
   async byTokenHash(tokenHash: string): Promise<ApprovalRecord | undefined> {
+    if (!postgresText(tokenHash)) return undefined;
     const [row] = await this.sql<ApprovalRow[]>`SELECT ${this.sql(COLUMNS)} FROM approvals WHERE token_hash = ${tokenHash}`;
     return row && toApproval(row);
   }
 
   async list(query: ApprovalQuery = {}): Promise<ApprovalRecord[]> {
     const { where, values, limit, offset } = approvalFilters(query, 'postgres');
+    // a filter holding a NUL matches nothing, as on SQLite, and never reaches the driver (review Z11, Z11-3)
+    if (values.some((value) => typeof value === 'string' && !postgresText(value))) return [];
     let index = 0;
     const text = `SELECT ${APPROVAL_COLUMNS} FROM approvals ${where.replace(/\?/g, () => `$${++index}`)} ORDER BY created_ms DESC, id DESC LIMIT $${++index} OFFSET $${++index}`;
     const rows = await this.sql.unsafe<ApprovalRow[]>(text, [...values, limit, offset]);
@@ -52,6 +58,7 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
   }
 
   async decide(id: string, decision: ApprovalDecision, runner?: ApprovalRunner): Promise<ApprovalRecord | undefined> {
+    if (!postgresText(id)) return undefined;
     const now = this.now();
     // READ COMMITTED: a second UPDATE of the row waits for the first to commit, then sees it decided and matches nothing
     const expiry = decision.status === 'expired' ? this.sql`expires_ms <= ${now}` : this.sql`expires_ms > ${now}`;
@@ -64,6 +71,7 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
   }
 
   async settle(id: string, receiptId: string, ran?: ApprovalRun): Promise<boolean> {
+    if (!postgresText(id)) return false;
     // READ COMMITTED: a second settler waits for the first to commit, then finds a receipt recorded and matches nothing
     const result = await this.sql`UPDATE approvals SET ${this.#settling(receiptId, ran)} WHERE id = ${id} AND receipt_id IS NULL`;
     return result.count > 0;
@@ -86,6 +94,7 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
   }
 
   async renew(id: string, runner: ApprovalRunner): Promise<boolean> {
+    if (!postgresText(id)) return false;
     const result = await this.sql`UPDATE approvals SET run_lease_ms = ${this.now() + runner.leaseMs} WHERE id = ${id} AND run_by = ${runner.by} AND receipt_id IS NULL`;
     return result.count > 0;
   }
@@ -109,6 +118,7 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
   }
 
   async claim(id: string, runner: ApprovalRunner): Promise<ApprovalRecord | undefined> {
+    if (!postgresText(id)) return undefined;
     const now = this.now();
     // READ COMMITTED: a second claimer waits for the first to commit, then finds the run taken and matches nothing
     const [row] = await this.sql<ApprovalRow[]>`
@@ -129,6 +139,7 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
   }
 
   async expireUnclaimed(id: string): Promise<ApprovalRecord | undefined> {
+    if (!postgresText(id)) return undefined;
     const [row] = await this.sql<ApprovalRow[]>`
       UPDATE approvals SET status = 'expired' WHERE id = ${id} AND ${this.#unclaimed()} AND expires_ms <= ${this.now()}
       RETURNING ${this.sql(COLUMNS)}`;
