@@ -4,6 +4,9 @@ import type { SchemaProblem } from './shape-checker.js';
 
 /** Undeclared variables reported by name, at most: the rest are counted in the last. */
 const MAX_PROBLEMS = 10;
+const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Names the shell or the sandbox's environment sets: a parameter so named is not assumed unset in a script. */
+const SET_BY_SHELL = new Set(['HOME', 'PATH', 'PWD', 'OLDPWD', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'TERM', 'IFS', 'PS1', 'PS2', 'PS4', 'OPTARG', 'OPTIND', 'PPID', 'LINENO', 'RANDOM', 'SECONDS', 'HOSTNAME']);
 
 /** A problem at one place inside `shell.script`: the `occurrence`-th (0-based) time `text` is written in it. */
 export type ScriptProblem = SchemaProblem & { severity: 'error' | 'warning'; within: { text: string; occurrence: number } };
@@ -13,15 +16,20 @@ export type ScriptProblem = SchemaProblem & { severity: 'error' | 'warning'; wit
  * review userY, Y3): the executor exports declared parameters only, so the variable is always empty, silently.
  * An error where `sh` expands it; a warning where every use gives a default or an alternative (`${X:-0}`), where it does not (single quotes, `<<'EOF'`: a program handed the text may)
  * or where the script could not be read to a clean end. Names the script sets itself or `shell.env` sets are left alone.
+ * A declared parameter read by its own name (`echo "hello ${name}"`) is told the same way, with the variable to read
+ * (review userZ7, F12): nothing sets `$name`, so the call ran with it empty.
  */
 export function checkUndeclaredScriptVariables(fields: { shell?: { script?: unknown; env?: unknown } }, paramsSchema: JsonSchema): ScriptProblem[] {
   const script = fields.shell?.script;
-  if (typeof script !== 'string' || !script.includes('HLDP_PARAM_')) return [];
+  if (typeof script !== 'string') return [];
   const properties = (paramsSchema.properties ?? {}) as Record<string, JsonSchema>;
   const variables = new Map(Object.keys(properties).map((name) => [scriptVariableName(name), name]));
+  // a parameter read by its own name (`${name}`): nothing sets it, parameters reach a script as $HLDP_PARAM_NAME (review userZ7, F12)
+  const ownNames = new Set(Object.keys(properties).filter((name) => SHELL_NAME.test(name) && !SET_BY_SHELL.has(name) && script.includes(name)));
+  if (!script.includes('HLDP_PARAM_') && ownNames.size === 0) return [];
   const env = fields.shell?.env;
   const fixed = new Set(typeof env === 'object' && env !== null ? Object.keys(env) : []);
-  const found = findScriptVariables(script);
+  const found = findScriptVariables(script, ownNames);
   // one problem a variable, where it is surest (a script of 70,000 uses of one name is one problem, found in linear time)
   const byName = new Map<string, { at: ScriptVariableReference; uses: number }>();
   for (const reference of found.references) {
@@ -41,12 +49,15 @@ export function checkUndeclaredScriptVariables(fields: { shell?: { script?: unkn
     const certain = found.clean && reference.context !== 'literal' && (plain || nearVariable(reference.name, variables) !== undefined);
     const more = uses > 1 ? ` (here and ${uses - 1} more ${uses > 2 ? 'times' : 'time'})` : '';
     const outcome = rank(reference) !== 1 ? 'it is always empty' : `its default or alternative is always the one taken (\${${reference.name}:-…})`;
+    const own = ownNames.has(reference.name);
     problems.push({
       path: ['shell', 'script'],
       atKey: false,
-      severity: certain ? 'error' : 'warning',
+      severity: certain || (own && found.clean && reference.context !== 'literal' && plain) ? 'error' : 'warning',
       within: { text: reference.name, occurrence: occurrenceOf(script, reference) },
-      message: `${where(reference, found.clean)} reads $${reference.name}${more}, but 'params_schema' declares no parameter that sets it, so ${outcome}; ${advice(reference.name, variables)}`,
+      message: own
+        ? `${where(reference, found.clean)} reads $${reference.name}${more}, which nothing sets: a parameter reaches a script as $${scriptVariableName(reference.name)}, so ${outcome}; did you mean $${scriptVariableName(reference.name)} (parameter '${reference.name}')?`
+        : `${where(reference, found.clean)} reads $${reference.name}${more}, but 'params_schema' declares no parameter that sets it, so ${outcome}; ${advice(reference.name, variables)}`,
     });
   }
   if (chosen.length > MAX_PROBLEMS) problems.at(-1)!.message += `; and ${chosen.length - MAX_PROBLEMS} more undeclared variables`;

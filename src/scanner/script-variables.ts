@@ -21,7 +21,7 @@ export interface ScriptVariableReference {
 /** What {@link findScriptVariables} read: every reference outside comments, the names the script sets itself, and whether it read the script to its end in a clean state. */
 export interface ScriptVariables {
   references: ScriptVariableReference[];
-  /** `HLDP_PARAM_X=…`, `read HLDP_PARAM_X`, `for HLDP_PARAM_X in`, `${HLDP_PARAM_X:=…}`: the script's own variables */
+  /** `HLDP_PARAM_X=…`, `read HLDP_PARAM_X`, `for HLDP_PARAM_X in`, `getopts … X`, `${HLDP_PARAM_X:=…}`: the script's own variables (of those it notes) */
   assigned: Set<string>;
   /** false when a quote, substitution or here-document was left open: the contexts are then guesses */
   clean: boolean;
@@ -32,10 +32,11 @@ const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
 // characters after which a `#` starts a comment (a word's start)
 const WORD_BREAK = new Set([' ', '\t', '\n', ';', '&', '|', '(', ')', '<', '>']);
 const ASSIGNMENTS = [
-  /(?:^|[\s;&|(`])(?:export\s+|readonly\s+|local\s+)?(HLDP_PARAM_\w+)\+?=/g,
+  /(?:^|[\s;&|(`])(?:export\s+|readonly\s+|local\s+)?([A-Za-z_]\w*)\+?=/g,
   /(?:^|[\s;&|(`])read\b([^;&|\n]*)/g,
-  /(?:^|[\s;&|(`])for\s+(HLDP_PARAM_\w+)/g,
-  /\$\{(HLDP_PARAM_\w+):?=/g,
+  /(?:^|[\s;&|(`])for\s+([A-Za-z_]\w*)/g,
+  /(?:^|[\s;&|(`])getopts\s+\S+\s+([A-Za-z_]\w*)/g,
+  /\$\{([A-Za-z_]\w*):?=/g,
 ];
 
 /**
@@ -43,13 +44,13 @@ const ASSIGNMENTS = [
  * comments, `$(…)`, backticks, `$((…))`, `${…}` and here-documents. It does not run or fully parse the shell; a
  * script it cannot follow to a clean end says so (`clean: false`) so that a caller only warns.
  */
-export function findScriptVariables(script: string): ScriptVariables {
-  const lexer = new ScriptLexer(script);
+export function findScriptVariables(script: string, names: ReadonlySet<string> = new Set()): ScriptVariables {
+  const lexer = new ScriptLexer(script, names);
   lexer.commands(undefined);
   const assigned = new Set<string>();
   for (const pattern of ASSIGNMENTS) {
     for (const match of script.matchAll(pattern)) {
-      for (const word of match[1]!.trim().split(/\s+/)) if (word.startsWith(PREFIX)) assigned.add(word);
+      for (const word of match[1]!.trim().split(/\s+/)) if (word.startsWith(PREFIX) || names.has(word)) assigned.add(word);
     }
   }
   return { references: lexer.references, assigned, clean: lexer.clean && lexer.pending.length === 0 };
@@ -71,7 +72,11 @@ class ScriptLexer {
   readonly references: ScriptVariableReference[] = [];
   readonly pending: Heredoc[] = [];
 
-  constructor(private readonly text: string) {}
+  constructor(
+    private readonly text: string,
+    /** other names to note, besides `HLDP_PARAM_` ones (a parameter's own name, read by mistake: review userZ7, F12) */
+    private readonly names: ReadonlySet<string>,
+  ) {}
 
   /** Commands up to `end` (`)` of `$(…)`, a backtick) or the end of the text. */
   commands(end: ')' | '`' | undefined): void {
@@ -173,12 +178,12 @@ class ScriptLexer {
     }
   }
 
-  /** A name at the current offset, noted when it is an `HLDP_PARAM_` one. */
+  /** A name at the current offset, noted when it is an `HLDP_PARAM_` one or one of {@link names}. */
   private reference(context: ReferenceContext): void {
     NAME.lastIndex = this.index;
     const name = NAME.exec(this.text)?.[0];
     if (name === undefined) return;
-    if (name.startsWith(PREFIX) && name.length > PREFIX.length) this.references.push({ name, index: this.index, context });
+    if ((name.startsWith(PREFIX) && name.length > PREFIX.length) || this.names.has(name)) this.references.push({ name, index: this.index, context });
     this.index += name.length;
   }
 

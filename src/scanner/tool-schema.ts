@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { withBlockFieldHints, type BlockFields } from './block-field-hints.js';
 import { withHttpFixes } from './http-block-checks.js';
 import { compileShapeChecker, type SchemaProblem, type ShapeChecker } from './shape-checker.js';
+import { withUnquotedPlaceholders } from './unquoted-placeholders.js';
 
 /** Where the `TOOL.hdlp` JSON Schema lives: `schemas/` at the package root (same depth from `src/` and `dist/`). */
 export const TOOL_SCHEMA_URL = new URL('../../schemas/tool.schema.json', import.meta.url);
@@ -19,7 +20,7 @@ export function checkToolShape(value: unknown): SchemaProblem[] {
   const problems = checker(value);
   if (problems.length === 0 || typeof value !== 'object' || value === null || Array.isArray(value)) return problems;
   const definition = value as Record<string, unknown>;
-  return withBlockFieldHints(definition, withHttpFixes(definition, problems), blocks!);
+  return withUnquotedPlaceholders(definition, withBlockFieldHints(definition, withHttpFixes(definition, problems), blocks!));
 }
 
 interface ObjectSchema {

@@ -70,6 +70,14 @@ export class YamlLocator implements Locator {
     return range ? { best, range: [range[0], range[1]] } : { best };
   }
 
+  /** The line of the parsed text that holds an offset, without its line break ('' without the text). */
+  lineText(offset: number): string {
+    if (this.text === undefined) return '';
+    const start = this.text.lastIndexOf('\n', offset - 1) + 1;
+    const end = this.text.indexOf('\n', offset);
+    return this.text.slice(start, end < 0 ? undefined : end).replace(/\r$/, '');
+  }
+
   /** Position of a byte offset in the text. */
   at(offset: number): Position {
     const { line, col } = this.lineCounter.linePos(offset);

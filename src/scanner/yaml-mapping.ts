@@ -5,7 +5,7 @@ import type { SchemaProblem } from './shape-checker.js';
 import { parseYamlFast } from './yaml-fast.js';
 import { YamlLocator, type Locator, type Position } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
-import { outdentedList, syntaxMessage, unknownTags, YAML_OPTIONS } from './yaml-syntax-message.js';
+import { explainedSlip, syntaxMessage, unknownTags, YAML_OPTIONS } from './yaml-syntax-message.js';
 
 /** A definition larger than this is refused unread, unless the configuration allows more: no tool needs 1 MiB of YAML. */
 export const MAX_DEFINITION_BYTES = 1024 * 1024;
@@ -98,7 +98,7 @@ export function readYamlMappingPositioned(file: DefinitionFile, text: string, la
   });
   const tooDeep = `YAML nested too deep to read; a definition may nest at most ${MAX_DEFINITION_DEPTH} levels`;
   if (document.errors.length) {
-    const outdented = outdentedList(text, document.errors);
+    const outdented = explainedSlip(text, document.errors);
     const told = outdented ? [{ file: file.path, ...locator.at(outdented.offset), severity: 'error' as const, code: 'YAML_SYNTAX' as const, message: outdented.message }] : [];
     return {
       ok: false,

@@ -32,7 +32,18 @@ export function syntaxMessage(error: { code: string; message: string; pos: [numb
     const duplicate = duplicateKeyAt(document, error.pos[0]);
     if (duplicate) return `key '${duplicate.key.length > 64 ? `${duplicate.key.slice(0, 64)}…` : duplicate.key}' is written twice in one mapping (first at line ${locator.at(duplicate.firstOffset).line}): keep one`;
   }
+  if (error.code === 'BLOCK_AS_IMPLICIT_KEY') {
+    const key = colonInPlainValue(locator, error.pos[0]);
+    if (key !== undefined) return `the value of '${key}' holds ': ', which YAML reads as the start of a mapping inside it: quote the whole value (${key}: "…")`;
+  }
   return undefined;
+}
+
+// the key of a line `key: value` whose unquoted value holds ': ' at (or after) the offset given: `intent: Print the date: in ISO`
+function colonInPlainValue(locator: YamlLocator, offset: number): string | undefined {
+  const line = locator.lineText(offset);
+  const written = /^\s*(?:-\s+)?([A-Za-z_][\w.-]{0,63}):\s+([^'"\s[{|>&*!#][^#]*)$/.exec(line);
+  return written && written[2]!.includes(': ') ? written[1] : undefined;
 }
 
 // the key a DUPLICATE_KEY error points at, and where the same key was first written in its mapping
@@ -58,12 +69,62 @@ function duplicateKeyAt(document: Document, offset: number): { key: string; firs
   return found;
 }
 
+/** A slip `yaml` reports as errors that do not name it, told once where it is: an outdented list, a comment inside a flow list. */
+export function explainedSlip(text: string, errors: ReadonlyArray<{ code: string; pos: [number, number] }>): { offset: number; message: string; explains: (error: { pos: [number, number] }) => boolean } | undefined {
+  return outdentedList(text, errors) ?? commentInFlow(text);
+}
+
+/**
+ * ` #` inside a flow list or mapping written on one line (`examples: [notify #ops, …]`) starts a YAML comment, which
+ * takes the closing `]` with it; `yaml` then reports an unclosed list at the end of the file (review userZ7, F2). Told
+ * at the `#`, with what to quote; the errors after it are its consequences.
+ */
+function commentInFlow(text: string): { offset: number; message: string; explains: (error: { pos: [number, number] }) => boolean } | undefined {
+  for (let start = 0, number = 1; start < text.length; number++) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end < 0 ? undefined : end);
+    const hash = flowComment(line);
+    if (hash !== undefined) {
+      const after = line.slice(hash).search(/[,\]}]/);
+      const item = line.slice(Math.max(line.lastIndexOf(',', hash), line.lastIndexOf('[', hash), line.lastIndexOf('{', hash)) + 1, after < 0 ? undefined : hash + after).trim();
+      const offset = start + hash;
+      return {
+        offset,
+        message: `' #' inside [ … ] starts a YAML comment, so the rest of line ${number}, its closing bracket too, is not read: quote the item that holds it ("${item.length > 40 ? `${item.slice(0, 40)}…` : item}")`,
+        explains: ({ pos }) => pos[0] >= offset,
+      };
+    }
+    if (end < 0) break;
+    start = end + 1;
+  }
+  return undefined;
+}
+
+// where a line's ' #' falls inside a flow collection the line opened and did not close (outside quotes), if it does
+function flowComment(line: string): number | undefined {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let at = 0; at < line.length; at++) {
+    const char = line[at]!;
+    if (quote) {
+      if (char === quote) quote = undefined;
+    } else if (char === '"' || char === "'") {
+      if (depth > 0 && /[\s,[{]/.test(line[at - 1] ?? ' ')) quote = char;
+    } else if (char === '#' && /\s/.test(line[at - 1] ?? ' ')) {
+      return depth > 0 ? at : undefined;
+    } else if (char === '[' || char === '{') {
+      if (depth > 0 || at === 0 || /[\s:,-]/.test(line[at - 1]!)) depth++;
+    } else if ((char === ']' || char === '}') && depth > 0) depth--;
+  }
+  return undefined;
+}
+
 /**
  * A list written less indented than the key it belongs to (`  argv:` then `- ls` at column 1), which `yaml` reports
  * as three errors about implicit keys (review userY, Y7): one error at the first item instead, saying how far to
  * indent it, and the errors it explains.
  */
-export function outdentedList(text: string, errors: ReadonlyArray<{ code: string; pos: [number, number] }>): { offset: number; message: string; explains: (error: { pos: [number, number] }) => boolean } | undefined {
+function outdentedList(text: string, errors: ReadonlyArray<{ code: string; pos: [number, number] }>): { offset: number; message: string; explains: (error: { pos: [number, number] }) => boolean } | undefined {
   for (const error of errors) {
     if (error.code !== 'BLOCK_AS_IMPLICIT_KEY') continue;
     const lineStart = text.lastIndexOf('\n', error.pos[0] - 1) + 1;

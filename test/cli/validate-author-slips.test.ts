@@ -131,6 +131,26 @@ const SLIPS: Array<{ slip: string; name: string; text: string; lines: string[] }
       "7:12: error: $schema 'http://json-schema.org/draft-07/schema#' is not JSON Schema 2020-12, which this gateway reads; remove the line or set it to https://json-schema.org/draft/2020-12/schema",
     ],
   },
+  // review userZ7, F1 and F2: a placeholder written unquoted, a colon in an intent and a ' #' inside a flow list were
+  // the YAML library's words (the last at a line past the file's end), none saying to quote
+  {
+    slip: 'a placeholder written unquoted in argv',
+    name: 'bare-placeholder',
+    text: `${HEAD('bare-placeholder', 'shell')}params_schema:\n  word: { type: string, required: true }\nshell:\n  argv: [echo, {word}]\n${TAIL}`,
+    lines: ["9:16: error: 'shell.argv.1' must be an argument (text; a number or true/false is taken as its text), or a list of them (an optional group): {word} written unquoted is a YAML mapping, not text; write it quoted, \"{word}\""],
+  },
+  {
+    slip: "an intent holding ': '",
+    name: 'colon-intent',
+    text: `name: colon-intent\ndisplay: colon-intent\nintent: Print the date: in ISO format\nmethod: run\nexecutor: shell\nparams_schema: {}\nshell:\n  argv: [date, -I]\n${TAIL}`,
+    lines: ["3:9: error: the value of 'intent' holds ': ', which YAML reads as the start of a mapping inside it: quote the whole value (intent: \"…\")"],
+  },
+  {
+    slip: "an example holding ' #' in a flow list",
+    name: 'hash-example',
+    text: `${HEAD('hash-example', 'shell')}examples: [tell the team the build is green, notify #ops, 发消息到slack频道]\nparams_schema: {}\nshell:\n  argv: [echo, hi]\n${TAIL}`,
+    lines: ["6:53: error: ' #' inside [ … ] starts a YAML comment, so the rest of line 6, its closing bracket too, is not read: quote the item that holds it (\"notify #ops\")"],
+  },
 ];
 
 const GOOD = `${HEAD('fine', 'shell')}params_schema: {}\nshell:\n  argv: [echo, hi]\noutput_schema:\n  type: object\n  properties:\n    count: { type: integer }\n${TAIL}`;
