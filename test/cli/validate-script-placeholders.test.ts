@@ -21,7 +21,9 @@ describe('hldp validate', () => {
 
   describe("when the script's braces are the shell's or awk's own", () => {
     it('passes', async () => {
-      await writeFiles(folder.path, { 'tools/lister/TOOL.hdlp': scriptTool('lister', 'ls -la "${HLDP_PARAM_PATH}" "${path}" | awk \'{print $1}\' | head -n {count}') });
+      // `${dir}` is the script's own variable; a parameter's own name (`${path}`) is read from nothing, which is
+      // UNDECLARED_SCRIPT_VARIABLE's (review userZ7, F12: validate-script-variables.test.ts)
+      await writeFiles(folder.path, { 'tools/lister/TOOL.hdlp': scriptTool('lister', 'dir="${HLDP_PARAM_PATH}"; ls -la "${dir}" | awk \'{print $1}\' | head -n {count}') });
       const run = await runCli(['validate', folder.path], { env: folder.cliEnv(), cwd: folder.path });
       expect(run.stdout).toBe('');
       expect(run.code).toBe(0);
