@@ -11,6 +11,7 @@ import { SKILL_SCHEMA_URL } from './parse-skill.js';
 import { TOOLSET_SCHEMA_URL } from './parse-toolset.js';
 import { TOOL_SCHEMA_URL } from './tool-schema.js';
 import { closeSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { PRIVATE_FOLDER_MODE } from './private-cache.js';
 
 /** One scan to store on disk: enough to rebuild the index without parsing anything, and the index built from it. */
 export interface CachedScan {
@@ -96,7 +97,7 @@ export class IndexCache {
 
   /** Writes atomically (temp file + rename), then prunes old scans. */
   async save(scan: CachedScan): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
     const target = join(this.dir, `${fileName(scan.commit)}.json`);
     // unique per write: two scanners of one source in a process may write the same commit at once, a slice at a time
     const temporary = `${target}.${process.pid}.${(writes += 1)}.tmp`;
@@ -119,7 +120,7 @@ export class IndexCache {
    * told not to (a scan some of whose files could not be read is not kept).
    */
   async begin(scan: Omit<CachedScan, 'entries' | 'index'> & { entries: number }): Promise<CacheWrite> {
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
     const target = join(this.dir, `${fileName(scan.commit)}.json`);
     const temporary = `${target}.${process.pid}.${(writes += 1)}.tmp`;
     const stream = await CacheFileStream.create(temporary, { parser: this.version(), ...scan });
