@@ -46,7 +46,7 @@ describeNeeding([ROOT], "a scan cache folder another user can write", () => {
     const [source] = await readdir(sources);
     const planted = (await filesUnder(join(sources, source!))).filter((file) => file.endsWith('.json'));
     expect(planted.length).toBeGreaterThan(0);
-    for (const file of planted) await writeFile(file, (await readFile(file, 'latin1')).split('echo hello-from-the-reviewed-definition').join('echo planted!!'), 'latin1');
+    for (const file of planted) await writeFile(file, (await readFile(file, 'latin1')).split('echo hello-from-the-reviewed-definition').join('echo planted!!'.padEnd(39)), 'latin1');
     await giveToNobody(join(sources, source!));
     const after = await call(cacheDir);
     expect(after.output).toBe('hello-from-the-reviewed-definition\n');
@@ -60,7 +60,7 @@ describeNeeding([ROOT], "a scan cache folder another user can write", () => {
     await chmod(shared, 0o1777);
     const run = await call(shared);
     expect(run.output).toBe('hello-from-the-reviewed-definition\n');
-    expect(run.stderr).toContain(`hldp: the scan cache folder "${shared}" is writable by others (mode 1777): chmod -R go-w "${shared}"`);
+    expect(run.stderr).toContain(`hldp: the scan cache folder "${shared}" is writable by group and others (mode 1777): chmod -R go-w "${shared}"`);
     // nothing of the scan was written there
     expect(await readdir(shared)).toEqual([]);
   }, 240_000);
