@@ -171,7 +171,7 @@ describe('a gateway on 127.0.0.1 with principals and listen.public_url https://h
     expect(nginx.status, nginx.text).toBe(303);
     expect(nginx.setCookie).toMatch(/^__Host-hldp_console=[^;]+;.*Secure/m);
     expect(nginx.setCookie).not.toMatch(/^hldp_console=[^;]/m);
-    for (const headers of [{ origin, via: '1.1 proxy.example' }, { origin: 'http://127.0.0.1:1' }]) {
+    for (const headers of [{ origin, via: '1.1 proxy.example' }, { origin: 'http://127.0.0.1:1' }] as Array<Record<string, string>>) {
       const signIn = await send(url, '/console/sign-in', { headers, form: { token: TOKENS.bob } });
       expect(signIn.status, signIn.text).toBe(303);
       expect(setCookie(signIn), JSON.stringify(headers)).toMatch(/^__Host-hldp_console=[^;]+;.*Secure/m);
