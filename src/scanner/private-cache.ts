@@ -51,6 +51,8 @@ function firstDistrusted(root: string, euid: number): { path: string; why: strin
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
       return { path, why: `cannot be read (${(error as Error).message})` };
     }
+    // a file where the folder should be is no one's cache: the cache's writes fail and the scan is held in memory, as before
+    if (!stats.isDirectory() && !stats.isSymbolicLink()) continue;
     const why = distrustedFolder(path, stats, euid);
     if (why !== undefined) return { path, why };
     if (depth + 1 > CHECKED_DEPTH) continue;
