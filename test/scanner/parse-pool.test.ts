@@ -63,7 +63,7 @@ describe('createParser', () => {
   describe('when the thread runs out of its heap', () => {
     it('fails only the files it held, and a new thread parses the next ones', async () => {
       const parser = createSummaryParser(POOL_THRESHOLD * 10, {}, { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 });
-      // under the expanded-text bound (4 x 0.9 MB), and ~43 MB as its cache line: past the thread's 32 MB
+      // under the expanded-text bound (4 x 0.9 MB): its YAML document, entry and ~11 M-character line pass the thread's 32 MB
       const big = 'é'.repeat(450_000);
       const heavy = makeToolYaml('heavy', { params_schema: `\n  a: { type: string, description: &big "${big}" }\n  b: { type: string, description: *big }\n  c: { type: string, description: *big }\n  d: { type: string, description: *big }` });
       const lost = parser.parse(fileOf('heavy', heavy));
