@@ -2,7 +2,7 @@ import type { ForgejoConfig } from '../executors/index.js';
 import type { ModelStageOptions } from '../matcher/index.js';
 import { API_TOKEN_PRINCIPAL, hashToken, type PrincipalConfig } from '../policy/index.js';
 import type { ConfigFile } from './config-file.js';
-import { defined, integerFromEnv, isUrl, variable } from './config-values.js';
+import { defined, integerFromEnv, isUrl, shownUrl, variable } from './config-values.js';
 import { ConfigError, type GatewayConfig } from './gateway-config.js';
 import { MissingSecretError, orLeftOut, type LeftOut } from './missing-secret.js';
 
@@ -113,7 +113,7 @@ export function matcherModelConfig(written: NonNullable<ConfigFile['matcher']>['
   const token = env.HLDP_MATCHER_MODEL_TOKEN || written?.token;
   if (!url && !model) return undefined;
   if (!url || !model) throw new ConfigError('matcher.model', 'needs both url and model (or HLDP_MATCHER_MODEL_URL and HLDP_MATCHER_MODEL)');
-  if (!isUrl(url)) throw new ConfigError('matcher.model.url', `must be an http(s) URL, got '${url}'`);
+  if (!isUrl(url)) throw new ConfigError(env.HLDP_MATCHER_MODEL_URL ? 'HLDP_MATCHER_MODEL_URL' : 'matcher.model.url', `must be an http(s) URL, got '${shownUrl(url)}'`);
   const timeoutMs = integerFromEnv(env, 'HLDP_MATCHER_MODEL_TIMEOUT_MS', 120_000) ?? written?.timeout_ms;
   if (timeoutMs !== undefined && timeoutMs < 100) throw new ConfigError('HLDP_MATCHER_MODEL_TIMEOUT_MS', `must be at least 100 ms, got ${timeoutMs}`);
   const perPrincipalPerMinute = written?.per_principal_per_minute;

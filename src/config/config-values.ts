@@ -49,6 +49,25 @@ export function expandHome(path: string): string {
   return path.startsWith('~/') ? join(homedir(), path.slice(2)) : path;
 }
 
+/**
+ * A URL as a config error may print it: no user or password (a hosted endpoint's key is often written there), no
+ * query, at most 200 characters; also when it is not a valid URL, since a mistyped scheme is the usual way a URL is
+ * invalid (review Z10-3).
+ */
+export function shownUrl(value: string): string {
+  const cut = (text: string): string => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+  try {
+    const url = new URL(value);
+    if (url.username) url.username = '***';
+    if (url.password) url.password = '***';
+    if (url.search) url.search = '?***';
+    return cut(url.href);
+  } catch {
+    // everything up to the last '@' before the path is credentials; the query and fragment go too
+    return cut(value.replace(/[?#].*$/s, '?***').replace(/^([a-z][a-z0-9+.-]*:\/*)?[^/]*@/is, '$1***@'));
+  }
+}
+
 /** Whether a value is an http(s) URL. */
 export function isUrl(value: string): boolean {
   return /^https?:\/\//i.test(value);
@@ -65,7 +84,7 @@ export function publicUrl(value: string | undefined, setting: string): string | 
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(setting, `must be an http:// or https:// URL where people reach this instance (e.g. https://hldp-a.example), got '${value.slice(0, 200)}'`);
+    throw new ConfigError(setting, `must be an http:// or https:// URL where people reach this instance (e.g. https://hldp-a.example), got '${shownUrl(value)}'`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(setting, `must be an http:// or https:// URL, got the scheme '${url.protocol}'`);
   if (url.username || url.password || url.search || url.hash) throw new ConfigError(setting, 'must hold no user, password, query or fragment: it is shown to deciders and linked from the console');

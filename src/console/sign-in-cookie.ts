@@ -50,9 +50,14 @@ export class SignInCookies {
   }
 }
 
-// addressed to this machine's loopback (its Host) and forwarded by no proxy that says so
+// addressed to this machine's loopback (its Host), over a loopback connection, and with no trace of a proxy: no
+// forwarding header, no Via, not HTTP/1.0 (what nginx's bare proxy_pass speaks to its upstream). A proxy that rewrites
+// the Host, speaks HTTP/1.1 and adds none of these cannot be told from the operator's own browser: README ("Behind a
+// TLS proxy") says such a proxy must send X-Forwarded-For (review Z10, Z10-5)
 function direct(request: Request): boolean {
-  if (forwardingHeader(request) !== undefined) return false;
+  if (forwardingHeader(request) !== undefined || request.headers.via !== undefined) return false;
+  if (request.httpVersionMajor === 1 && request.httpVersionMinor === 0) return false;
+  if (!isLoopback((request.socket.remoteAddress ?? '').replace(/^::ffff:/i, ''))) return false;
   const host = request.get('host');
   if (host === undefined) return false;
   try {
@@ -62,15 +67,17 @@ function direct(request: Request): boolean {
   }
 }
 
-// posted by a plain-http page at a loopback address: a browser sends the Origin of a POST. None is no proof (a proxy
-// that rewrites the Host to 127.0.0.1 and adds no forwarding header makes a script's sign-in through the public URL
-// look direct): it gets the Secure cookie (review Z9, Z9-1)
+// posted by the plain-http page at the very loopback address the request is addressed to: a browser sends the Origin
+// of a POST. None is no proof (a proxy that rewrites the Host to 127.0.0.1 and adds no forwarding header makes a
+// script's sign-in through the public URL look direct): it gets the Secure cookie (review Z9, Z9-1). A script behind
+// such a proxy can forge this Origin too: what tells it apart is in direct() (review Z10, Z10-5)
 function fromLoopbackPage(request: Request): boolean {
   const origin = request.get('origin');
-  if (origin === undefined) return false;
+  const host = request.get('host');
+  if (origin === undefined || host === undefined) return false;
   try {
     const parsed = new URL(origin);
-    return parsed.protocol === 'http:' && isLoopback(parsed.hostname);
+    return parsed.protocol === 'http:' && isLoopback(parsed.hostname) && parsed.host === new URL(`http://${host}`).host;
   } catch {
     return false;
   }

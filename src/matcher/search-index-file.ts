@@ -114,7 +114,7 @@ export function searchIndexFiles(dir: string, warn: SearchIndexWarn = processWar
         const path = pathOf(index);
         // one being written a piece at a time is left to that write
         if (existsSync(path) || writing.has(path)) return;
-        mkdirSync(dir, { recursive: true });
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
         const temporary = `${path}.${process.pid}.tmp`;
         // piece by piece: the arrays are written from where they are, never joined into one buffer of the file's size,
         // and the entries and records a piece at a time, never copied whole
@@ -145,7 +145,7 @@ export function searchIndexFiles(dir: string, warn: SearchIndexWarn = processWar
       const temporary = `${path}.${process.pid}.tmp`;
       let handle: FileHandle | undefined;
       try {
-        mkdirSync(dir, { recursive: true });
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
         // the passes over every tool and entry that come before the first piece, a slice at a time
         const toWrite = await runLettingGo(searchIndexToWriteSteps(search));
         handle = await openHandle(temporary, 'w');

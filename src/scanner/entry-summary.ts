@@ -107,7 +107,18 @@ export function summarise(entry: ScanEntry): SummarisedEntry {
 // every character beyond ASCII, as JSON.stringify leaves them
 const NON_ASCII = /[\u0080-\uffff]/g;
 
+// a replace's matches are gathered in one array V8 grows outside the heap limit's reach: over a 90 MB text its growth
+// was a fatal out-of-memory of the whole process from the parse thread (review Z10-1); a slice at a time, the thread
+// that runs out of heap is ended alone (ERR_WORKER_OUT_OF_MEMORY), and the text is the same (escapes are per code unit)
+const SLICE = 65_536;
+
+const escaped = (character: string): string => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 /** JSON with every character beyond ASCII as a `\u` escape: a cache line is ASCII, so no line holds a raw newline. */
 export function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(NON_ASCII, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const json = JSON.stringify(value);
+  if (json.length <= SLICE) return json.replace(NON_ASCII, escaped);
+  const slices: string[] = [];
+  for (let at = 0; at < json.length; at += SLICE) slices.push(json.slice(at, at + SLICE).replace(NON_ASCII, escaped));
+  return slices.join('');
 }

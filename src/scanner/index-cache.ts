@@ -11,6 +11,7 @@ import { SKILL_SCHEMA_URL } from './parse-skill.js';
 import { TOOLSET_SCHEMA_URL } from './parse-toolset.js';
 import { TOOL_SCHEMA_URL } from './tool-schema.js';
 import { closeSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { PRIVATE_FOLDER_MODE } from './private-cache.js';
 
 /** One scan to store on disk: enough to rebuild the index without parsing anything, and the index built from it. */
 export interface CachedScan {
@@ -50,18 +51,40 @@ const KEEP = 3;
 // that the compiled CLI and the sources run by tsx (tests, benchmarks) share one cache.
 let parserVersionMemo: string | undefined;
 
+/**
+ * The folders (under src/, or dist/ when compiled) whose code decides a scan's result and so is hashed into the cache's
+ * version: every folder under these, its own folders with it (`scanner/sources/` holds the symlink, submodule and
+ * stray-policy refusals and the name-claim history; review Z10-4). A new folder under them is hashed at once; a test
+ * names the list, so that one outside them is a conscious choice.
+ */
+export const VERSION_FOLDERS = ['scanner', 'core'] as const;
+
+function codeRoot(): { root: URL; extension: string } {
+  const sources = new URL('../../src/', import.meta.url);
+  return existsSync(sources) ? { root: sources, extension: '.ts' } : { root: new URL('../', import.meta.url), extension: '.js' };
+}
+
+/** Every folder hashed into the cache's version, relative to the code's root ('scanner/sources'), sorted. */
+export function versionFolders(): string[] {
+  const { root } = codeRoot();
+  const found: string[] = [];
+  const walk = (folder: string): void => {
+    found.push(folder);
+    for (const entry of readdirSync(new URL(`${folder}/`, root), { withFileTypes: true })) if (entry.isDirectory()) walk(`${folder}/${entry.name}`);
+  };
+  for (const folder of VERSION_FOLDERS) walk(folder);
+  return found.sort();
+}
+
 // worked out on first use: commands that never touch the cache do not read the scanner's files
 function parserVersion(): string {
   if (parserVersionMemo !== undefined) return parserVersionMemo;
   const hash = createHash('sha1').update(readFileSync(TOOL_SCHEMA_URL)).update(readFileSync(TOOLSET_SCHEMA_URL)).update(readFileSync(SKILL_SCHEMA_URL)).update(readFileSync(POLICY_SCHEMA_URL)).update(readFileSync(new URL('../../package.json', import.meta.url)));
-  const sources = new URL('../../src/', import.meta.url);
-  const fromSources = existsSync(sources);
-  const root = fromSources ? sources : new URL('../', import.meta.url);
-  const extension = fromSources ? '.ts' : '.js';
-  for (const folder of ['scanner/', 'core/']) {
-    const url = new URL(folder, root);
+  const { root, extension } = codeRoot();
+  for (const folder of versionFolders()) {
+    const url = new URL(`${folder}/`, root);
     for (const name of readdirSync(url).filter((file) => file.endsWith(extension) && !file.endsWith('.d.ts')).sort()) {
-      hash.update(name).update(readFileSync(new URL(name, url)));
+      hash.update(`${folder}/${name}`).update(readFileSync(new URL(name, url)));
     }
   }
   parserVersionMemo = hash.digest('hex').slice(0, 12);
@@ -96,7 +119,7 @@ export class IndexCache {
 
   /** Writes atomically (temp file + rename), then prunes old scans. */
   async save(scan: CachedScan): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
     const target = join(this.dir, `${fileName(scan.commit)}.json`);
     // unique per write: two scanners of one source in a process may write the same commit at once, a slice at a time
     const temporary = `${target}.${process.pid}.${(writes += 1)}.tmp`;
@@ -119,7 +142,7 @@ export class IndexCache {
    * told not to (a scan some of whose files could not be read is not kept).
    */
   async begin(scan: Omit<CachedScan, 'entries' | 'index'> & { entries: number }): Promise<CacheWrite> {
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
     const target = join(this.dir, `${fileName(scan.commit)}.json`);
     const temporary = `${target}.${process.pid}.${(writes += 1)}.tmp`;
     const stream = await CacheFileStream.create(temporary, { parser: this.version(), ...scan });

@@ -2,6 +2,7 @@
 export { Scanner, scanOnce } from './scanner.js';
 export { warmUpParserSteps } from './warm-up-parser.js';
 export { defaultCacheDir, type RepositoryOptions } from './open-source.js';
+export { trustedCacheDir } from './private-cache.js';
 export { parseToolDefinition, type DefinitionFile, type ParsedDefinition } from './parse-tool-definition.js';
 export { normaliseParamsSchema } from './params-schema.js';
 export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, tooLargeMessage, type ParseOptions } from './yaml-mapping.js';

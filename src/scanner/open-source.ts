@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MAX_DEFINITION_BYTES } from './yaml-mapping.js';
+import { trustedCacheDir } from './private-cache.js';
 import { ScanError } from './scan-error.js';
 import { FolderSource } from './sources/folder-source.js';
 import { gitDirectoryOf, LocalGitSource } from './sources/local-git-source.js';
@@ -37,7 +38,8 @@ export function sourceCacheDir(cacheDir: string, cacheKey: string): string {
 
 /** Picks the source for a repository argument: URL → remote, git repository → its object store, else a folder. */
 export function openSource(options: RepositoryOptions): { source: RepositorySource; workDir: string } {
-  const cacheDir = options.cacheDir ?? defaultCacheDir();
+  // a cache folder another user may write is not used (review Z10-2)
+  const cacheDir = trustedCacheDir(options.cacheDir ?? defaultCacheDir());
   const maxBytes = options.maxDefinitionBytes ?? MAX_DEFINITION_BYTES;
   if (/^https?:\/\//i.test(options.repo)) {
     const key = new URL(options.repo);

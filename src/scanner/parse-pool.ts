@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { parseEntry, type ScanEntry } from './build-index.js';
 import { summarise, summaryOf, type EntrySummary, type SummarisedEntry } from './entry-summary.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
@@ -30,7 +30,10 @@ const BATCH = 64;
  */
 export const MAX_IN_FLIGHT = 1024;
 
-// a thread that runs away with memory is ended by V8, not the gateway (files are at most a few MiB each). A parse's
+// a thread that runs away with memory is ended by V8, not the gateway (files are at most a few MiB each, and 4 MiB of
+// text once expanded): Node ends a thread past these with ERR_WORKER_OUT_OF_MEMORY, its files parsed again here — but
+// not an allocation V8 makes outside the heap's accounting, which aborts the process (review Z10-1: a regexp's matches
+// over a 90 MB line; asciiJson now replaces a slice at a time, and the expanded text is bounded before it is written). A parse's
 // garbage dies young: with a young generation of up to 64 MB each thread filled it before collecting, and the two
 // threads held ~125 MB more at the peak of a cold scan of 100,000 tools (issue #18, measured 2026-12-02)
 const WORKER_LIMITS = { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 4 };
@@ -68,11 +71,11 @@ export function createParser(files: number, options: ParseOptions = {}): Parser 
  * before (2026-12-02) and cost ~110 MB; a batch's files cross in one buffer handed over, its lines in one string, and
  * each summary is made again here so that it shares what summaries made here share.
  */
-export function createSummaryParser(files: number, options: ParseOptions = {}): Parser<SummarisedEntry> {
+export function createSummaryParser(files: number, options: ParseOptions = {}, limits: ResourceLimits = WORKER_LIMITS): Parser<SummarisedEntry> {
   if (files < summaryThreadFrom() || !existsSync(WORKER_PATH)) {
     return { threads: 0, parse: async (file) => summarise(parseEntry(file, options)), ready: async () => undefined, close: async () => undefined };
   }
-  return new PoolParser<SummarisedEntry>(1, options, true);
+  return new PoolParser<SummarisedEntry>(1, options, true, limits);
 }
 
 /**
@@ -125,6 +128,7 @@ class PoolParser<Result> implements Parser<Result> {
     readonly threads: number,
     private readonly options: ParseOptions,
     private readonly summaries = false,
+    private readonly limits: ResourceLimits = WORKER_LIMITS,
   ) {
     this.workers = Array.from({ length: threads }, () => this.spawn());
   }
@@ -152,7 +156,7 @@ class PoolParser<Result> implements Parser<Result> {
   }
 
   private spawn(): Worker {
-    const worker = new Worker(WORKER_PATH, { workerData: { options: this.options, summaries: this.summaries }, resourceLimits: WORKER_LIMITS });
+    const worker = new Worker(WORKER_PATH, { workerData: { options: this.options, summaries: this.summaries }, resourceLimits: this.limits });
     this.assigned.set(worker, new Set());
     worker.on('message', (message: Array<{ id: number; entry: ScanEntry }> | SummaryBatch) => {
       const mine = this.assigned.get(worker)!;

@@ -16,6 +16,14 @@ export const MAX_DEFINITION_DEPTH = 64;
 /** How many values a definition may hold once its aliases are expanded (what the cache and JSON answers write out). */
 export const MAX_DEFINITION_NODES = 100_000;
 
+/**
+ * How many bytes (UTF-8) of text a definition may hold once its aliases are expanded, as a multiple of the largest
+ * file accepted: without aliases a text never holds more than its file, but one anchored 0.9 MB description used by 99
+ * parameters made a 90 MB entry, cache line and answer, and in the cold scan's parse thread a fatal out-of-memory that
+ * ended the process (review Z10-1). 4 MiB at the default limit.
+ */
+export const EXPANDED_BYTES_PER_FILE_BYTE = 4;
+
 // the first few say what is wrong; thousands (one per bracket of runaway nesting) would only cost memory
 const MAX_SYNTAX_ERRORS = 10;
 
@@ -75,19 +83,20 @@ export function definitionText(file: DefinitionFile, label: string, options: Par
  * definition costs one fast read; a broken one is reported exactly as `yaml` alone reports it.
  */
 export function readYamlMapping(file: DefinitionFile, text: string, label: string, fields: string, options: ParseOptions = {}): YamlMapping {
+  const maxExpanded = EXPANDED_BYTES_PER_FILE_BYTE * (options.maxBytes ?? MAX_DEFINITION_BYTES);
   const fast = options.fastYaml === false ? undefined : parseYamlFast(text);
   if (fast) {
-    const size = measure(fast.value);
-    if (size.depth <= MAX_DEFINITION_DEPTH && size.nodes <= MAX_DEFINITION_NODES && !size.nul) {
+    const size = measure(fast.value, maxExpanded);
+    if (size.depth <= MAX_DEFINITION_DEPTH && size.nodes <= MAX_DEFINITION_NODES && size.bytes <= maxExpanded && !size.nul) {
       const locator = new LazyLocator(text, fast.offsets);
       return { ok: true, value: fast.value, locator, report: reporter(file, locator) };
     }
   }
-  return readYamlMappingPositioned(file, text, label, fields);
+  return readYamlMappingPositioned(file, text, label, fields, maxExpanded);
 }
 
 /** {@link readYamlMapping} through `yaml`'s document, with positions: what every text the fast reader gives up on takes. */
-export function readYamlMappingPositioned(file: DefinitionFile, text: string, label: string, fields: string): YamlMapping {
+export function readYamlMappingPositioned(file: DefinitionFile, text: string, label: string, fields: string, maxExpanded = EXPANDED_BYTES_PER_FILE_BYTE * MAX_DEFINITION_BYTES): YamlMapping {
   const { LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS });
@@ -122,10 +131,13 @@ export function readYamlMappingPositioned(file: DefinitionFile, text: string, la
     const message = error instanceof ReferenceError ? 'YAML aliases expand too far (an alias bomb); use each anchor a few times at most, or write the values out' : tooDeep;
     return fail('YAML_RESOURCE_LIMIT', message, locator.at(firstAliasOffset(document)));
   }
-  const size = measure(value);
+  const size = measure(value, maxExpanded);
   if (size.depth > MAX_DEFINITION_DEPTH) return fail('YAML_RESOURCE_LIMIT', `YAML nested more than ${MAX_DEFINITION_DEPTH} levels deep; flatten it`);
   if (size.nodes > MAX_DEFINITION_NODES) {
     return fail('YAML_RESOURCE_LIMIT', `YAML holds more than ${MAX_DEFINITION_NODES} values once its aliases are expanded; use anchors less, or write less`, locator.at(firstAliasOffset(document)));
+  }
+  if (size.bytes > maxExpanded) {
+    return fail('YAML_RESOURCE_LIMIT', `YAML holds more than ${maxExpanded} bytes of text once its aliases are expanded (an alias reusing a long text); use that anchor less, or write the text once`, locator.at(firstAliasOffset(document)));
   }
   if (size.nul) {
     return fail('SCHEMA_VIOLATION', `'${size.nul.join('.')}' holds a NUL character (\\0), which no argument, header or variable can carry; remove it`, locator.locate(size.nul));
@@ -222,27 +234,34 @@ interface PathLink {
 }
 
 /**
- * Counts the values of a parsed document as JSON would write them (a shared object once per
- * reference), stopping past the limits; iterative, so depth cannot overflow the stack. Notes the
- * first text holding a NUL.
+ * Counts the values of a parsed document as JSON would write them (a shared object or text once per
+ * reference), and the UTF-8 bytes of its texts and keys, stopping past the limits (`maxBytes` the
+ * bytes'); iterative, so depth cannot overflow the stack. Notes the first text holding a NUL.
  */
-function measure(root: unknown): { nodes: number; depth: number; nul?: Array<string | number> } {
+function measure(root: unknown, maxBytes = Infinity): { nodes: number; depth: number; bytes: number; nul?: Array<string | number> } {
   const stack: Array<{ value: unknown; level: number; link?: PathLink }> = [{ value: root, level: 1 }];
   let nodes = 0;
   let depth = 0;
+  let bytes = 0;
   let nul: Array<string | number> | undefined;
   while (stack.length > 0) {
     const { value, level, link } = stack.pop()!;
     nodes += 1;
     depth = Math.max(depth, level);
-    if (nodes > MAX_DEFINITION_NODES || depth > MAX_DEFINITION_DEPTH) break;
-    if (typeof value === 'string' && nul === undefined && value.includes('\0')) nul = pathOf(link);
+    if (typeof value === 'string') {
+      bytes += Buffer.byteLength(value);
+      if (nul === undefined && value.includes('\0')) nul = pathOf(link);
+    }
+    if (nodes > MAX_DEFINITION_NODES || depth > MAX_DEFINITION_DEPTH || bytes > maxBytes) break;
     if (value !== null && typeof value === 'object') {
       const list = Array.isArray(value);
-      for (const [key, child] of Object.entries(value)) stack.push({ value: child, level: level + 1, link: { key: list ? Number(key) : key, parent: link } });
+      for (const [key, child] of Object.entries(value)) {
+        if (!list) bytes += Buffer.byteLength(key);
+        stack.push({ value: child, level: level + 1, link: { key: list ? Number(key) : key, parent: link } });
+      }
     }
   }
-  return { nodes, depth, ...(nul ? { nul } : {}) };
+  return { nodes, depth, bytes, ...(nul ? { nul } : {}) };
 }
 
 function pathOf(link: PathLink | undefined): Array<string | number> {

@@ -46,4 +46,18 @@ describe('hldp serve with a config mistake', () => {
     const own = await runCli(['serve', '--config', file, '--port', '0'], { env: env() });
     expect(own.stderr).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1:\\d+: `));
   });
+
+  // review Z10-3: a mistyped model URL from the environment was printed whole, its user:password (an endpoint's key) with it
+  it('prints an invalid URL without its credentials or query, naming the variable that gave it', async () => {
+    const file = join(temp.path, 'hldp.yaml');
+    await writeFile(file, 'log_level: info\n');
+    const model = await runCli(['serve', '--config', file, '--port', '0'], { env: { ...env(), HLDP_MATCHER_MODEL_URL: 'htp://u:sk-SECRETKEY123@h/v1?key=sk-QUERYKEY456', HLDP_MATCHER_MODEL: 'm' } });
+    expect(model.code).not.toBe(0);
+    expect(model.stderr).toContain("HLDP_MATCHER_MODEL_URL: must be an http(s) URL, got 'htp://***:***@h/v1?***'");
+    // a public URL that is no URL at all (here a bad host) is said without what stood before its '@' or after its '?'
+    const listen = await runCli(['serve', '--config', file, '--port', '0'], { env: { ...env(), HLDP_PUBLIC_URL: 'https://admin:sk-SECRETKEY123@[hldp.example/?token=sk-QUERYKEY456' } });
+    expect(listen.code).not.toBe(0);
+    expect(listen.stderr).toContain("HLDP_PUBLIC_URL: must be an http:// or https:// URL where people reach this instance (e.g. https://hldp-a.example), got 'https://***@[hldp.example/?***'");
+    for (const run of [model, listen]) expect(run.stderr).not.toMatch(/SECRETKEY|QUERYKEY|admin/);
+  });
 });

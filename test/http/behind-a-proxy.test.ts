@@ -8,6 +8,7 @@
 // No proxy runs here: the requests carry what a proxy sends (its Host, the browser's Origin, X-Forwarded-For).
 import { writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
@@ -40,6 +41,27 @@ function send(url: string, path: string, options: { method?: string; host?: stri
     );
     outgoing.on('error', reject);
     outgoing.end(body);
+  });
+}
+
+/** One HTTP/1.0 request, as nginx's bare `proxy_pass` forwards a browser's (its Host rewritten to the upstream's address). */
+function sendHttp10(url: string, path: string, headers: Record<string, string>, body = ''): Promise<{ status: number; setCookie: string; text: string }> {
+  const { hostname, port, host } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      const lines = [`${body ? 'POST' : 'GET'} ${path} HTTP/1.0`, `Host: ${host}`, 'Connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+      if (body) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
+      socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+    });
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', rest = ''] = text.split('\r\n\r\n');
+      const setCookie = head.split('\r\n').filter((line) => /^set-cookie:/i.test(line)).map((line) => line.replace(/^set-cookie:\s*/i, '')).join('\n');
+      resolve({ status: Number(/^HTTP\/1\.\d (\d+)/.exec(head)?.[1]), setCookie, text: rest });
+    });
   });
 }
 
@@ -136,6 +158,33 @@ describe('a gateway on 127.0.0.1 with principals and listen.public_url https://h
     const signedInAs = (page: Answer): string | undefined => /class="who"[^]*?<span>([^<]*)<\/span>/.exec(page.text)?.[1];
     const both = await send(url, '/console/approvals', { headers: { cookie: `${planted}; ${own}` } });
     expect({ status: both.status, who: signedInAs(both) }).toEqual({ status: 200, who: 'alice' });
+  });
+
+  // review Z10, Z10-5: a script behind nginx's bare proxy_pass (the Host rewritten to 127.0.0.1:PORT, no forwarding
+  // header) forged `Origin: http://127.0.0.1:PORT` and was given the plain cookie, which signs in a browser that holds
+  // no Secure one. Such a proxy speaks HTTP/1.0 to its upstream, another may add Via: each gets the Secure cookie, and a
+  // plain cookie is not read on such a request (a proxy speaking HTTP/1.1 with neither must send X-Forwarded-For: README)
+  it('gives a forged loopback Origin through a proxy the Secure cookie: HTTP/1.0 (nginx), a Via header', async () => {
+    const port = new URL(url).port;
+    const origin = `http://127.0.0.1:${port}`;
+    const nginx = await sendHttp10(url, '/console/sign-in', { origin, 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ token: TOKENS.bob }).toString());
+    expect(nginx.status, nginx.text).toBe(303);
+    expect(nginx.setCookie).toMatch(/^__Host-hldp_console=[^;]+;.*Secure/m);
+    expect(nginx.setCookie).not.toMatch(/^hldp_console=[^;]/m);
+    const via = await send(url, '/console/sign-in', { headers: { origin, via: '1.1 proxy.example' }, form: { token: TOKENS.bob } });
+    expect(via.status, via.text).toBe(303);
+    expect(setCookie(via)).toMatch(/^__Host-hldp_console=[^;]+;.*Secure/m);
+    expect(setCookie(via)).not.toMatch(/^hldp_console=[^;]/m);
+    // another loopback port's page is not this console's: refused outright, no cookie at all
+    const otherPort = await send(url, '/console/sign-in', { headers: { origin: 'http://127.0.0.1:1' }, form: { token: TOKENS.bob } });
+    expect(otherPort.status).toBe(403);
+    expect(setCookie(otherPort)).toBe('');
+    // the operator's own plain cookie is not read on a request that came through such a proxy
+    const own = await send(url, '/console/sign-in', { headers: { origin }, form: { token: TOKENS.alice } });
+    const plain = setCookie(own).split('\n').find((line) => /^hldp_console=/.test(line))!.split(';')[0]!;
+    expect((await send(url, '/console/approvals', { headers: { cookie: plain } })).status).toBe(200);
+    expect((await sendHttp10(url, '/console/approvals', { cookie: plain })).status).toBe(303);
+    expect((await send(url, '/console/approvals', { headers: { cookie: plain, via: '1.1 proxy.example' } })).status).toBe(303);
   });
 });
 

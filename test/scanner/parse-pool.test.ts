@@ -57,6 +57,23 @@ describe('createParser', () => {
     });
   });
 
+  // review Z10-1: a thread that ran out of heap took the process with it (V8's fatal out-of-memory, exit 134): the way a
+  // hostile file kills a thread, unlike terminate(). Past its heap limit the thread is ended alone now (Node's
+  // ERR_WORKER_OUT_OF_MEMORY): the files it held fail (the scan parses them again here) and a new thread takes the next
+  describe('when the thread runs out of its heap', () => {
+    it('fails only the files it held, and a new thread parses the next ones', async () => {
+      const parser = createSummaryParser(POOL_THRESHOLD * 10, {}, { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 });
+      // under the expanded-text bound (4 x 0.9 MB): its YAML document, entry and ~11 M-character line pass the thread's 32 MB
+      const big = 'é'.repeat(450_000);
+      const heavy = makeToolYaml('heavy', { params_schema: `\n  a: { type: string, description: &big "${big}" }\n  b: { type: string, description: *big }\n  c: { type: string, description: *big }\n  d: { type: string, description: *big }` });
+      const lost = parser.parse(fileOf('heavy', heavy));
+      await expect(lost).rejects.toThrow(/memory limit|out of memory/i);
+      const next = await parser.parse(fileOf('light', makeToolYaml('light')));
+      await parser.close();
+      expect(next.summary).toEqual(summarise(parseEntry(fileOf('light', makeToolYaml('light')))).summary);
+    }, 120_000);
+  });
+
   describe('when files come faster than the threads parse them', () => {
     it('has readers wait once MAX_IN_FLIGHT files are queued, and lets them go on once the threads caught up', async () => {
       const parser = createParser(POOL_THRESHOLD);

@@ -6,6 +6,7 @@ import { fillTemplate, secretsOf, type ApiTarget, type ExecutionContext } from '
 import { startGatekeeper, type RunningGatekeeper } from '../../gatekeeper/index.js';
 import { McpServerPool } from '../../mcp-servers/index.js';
 import { createSandbox, type Sandbox, type SandboxStatus } from '../../sandbox/index.js';
+import { trustedCacheDir } from '../../scanner/index.js';
 import { OWN_FOLDERS, PACKAGE_ROOT, type GatewayConfig } from '../../config/index.js';
 import { sandboxWarnings, workspaceWarnings } from './sandbox-warnings.js';
 
@@ -164,7 +165,8 @@ export class ExecutionTargets {
       const repository = /^https?:\/\//i.test(config.repository.source) ? [] : [config.repository.source];
       const sandbox = await createSandbox({
         mode: config.sandbox,
-        hide: [config.cacheDir, config.dataDir, receipts, `${receipts}-wal`, `${receipts}-shm`, `${receipts}-journal`, ...(config.file ? [config.file] : []), ...config.sandboxHide],
+        // the cache folder in use too: a private one of this process's when cache_dir was refused (review Z10-2)
+        hide: [...new Set([config.cacheDir, trustedCacheDir(config.cacheDir)]), config.dataDir, receipts, `${receipts}-wal`, `${receipts}-shm`, `${receipts}-journal`, ...(config.file ? [config.file] : []), ...config.sandboxHide],
         // no tool may register another, nor change the code of the gateway that runs it
         protect: [...repository, ...OWN_FOLDERS],
         // none configured is still a ceiling: a definition may not ask for unix sockets unless one allows them

@@ -7,7 +7,7 @@ import { EventHub } from '../../events/index.js';
 import { redactValue, secretsIn } from '../../executors/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
 import { searchIndexFiles, type Matcher } from '../../matcher/index.js';
-import { Scanner, warmUpParserSteps, type PushHint } from '../../scanner/index.js';
+import { Scanner, trustedCacheDir, warmUpParserSteps, type PushHint } from '../../scanner/index.js';
 import { accessRights, API_TOKEN_PRINCIPAL, ApprovalDesk, decidePolicy, LOCAL_PRINCIPAL, Principals, type ApprovalAnswer, type DecideOptions, type Principal } from '../../policy/index.js';
 import { SessionManager } from '../../sessions/index.js';
 import { openStore, type ChainReport, type ReceiptQuery, type Store, type StoreHealth } from '../../store/index.js';
@@ -70,7 +70,7 @@ export class Gateway {
     this.keeper = new ReceiptKeeper(targets, store, logger, () => this.registries.current, config.maxCallTimeoutMs);
     this.later = new LaterWrites(store, targets, logger);
     // search indexes are kept between runs beside the scans, so a restart loads its own instead of building it
-    this.registries = new RegistrySwap(scanner, index, searchIndexFiles(join(config.cacheDir, 'search'), logger ? (message, code) => logger.warn({ code }, message) : undefined), logger, (result) => {
+    this.registries = new RegistrySwap(scanner, index, searchIndexFiles(join(trustedCacheDir(config.cacheDir), 'search'), logger ? (message, code) => logger.warn({ code }, message) : undefined), logger, (result) => {
       for (const observer of this.observers) observer.scanned?.(result);
     });
     this.intents = new IntentMatching({

@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { ENTRY_KINDS, ENTRY_LAYOUT, type EntryKind } from '../../core/index.js';
 import { FileStamps } from './file-stamps.js';
 import type { ToolEntry } from './source.js';
+import { PRIVATE_FOLDER_MODE } from '../private-cache.js';
 
 /**
  * What a folder source's last snapshot saw: its commit, each kind's folders (in `ENTRY_KINDS` order) with the stamp of
@@ -54,7 +55,7 @@ export async function writeFolderRecord(path: string, root: string, maxBytes: nu
     bytes: body.length,
     sha1: createHash('sha1').update(body).digest('hex'),
   };
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: PRIVATE_FOLDER_MODE });
   const temporary = `${path}.${process.pid}.${(writes += 1)}.tmp`;
   try {
     await writeFile(temporary, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body]));

@@ -20,6 +20,7 @@ import { ThinPackRefusal } from './thin-pack-refusal.js';
 import { discoverUploadPack, fetchPack, type RefAdvertisement } from './upload-pack.js';
 import type { PushHint, RepositorySource, Snapshot } from './source.js';
 import { writeIndexedPack } from './write-index.js';
+import { PRIVATE_FOLDER_MODE } from '../private-cache.js';
 
 // loaded once: a dynamic import() of a module already loaded still costs a trip through the loader (and its hooks) per call
 const loadModules: () => Promise<{ git: Git; http: HttpClient; lockfile: typeof import('proper-lockfile') }> = loadOnce(() =>
@@ -90,7 +91,7 @@ export class RemoteGitSource implements RepositorySource {
   }
 
   async snapshot(pushed?: PushHint): Promise<Snapshot> {
-    await mkdir(this.options.workDir, { recursive: true });
+    await mkdir(this.options.workDir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
     const { git, http, lockfile } = await loadModules();
     this.git = git;
     this.http = http;
