@@ -58,6 +58,7 @@ describe('confidence over a registry of ordinary tools (userZ7 F6)', () => {
     'show the uptime',
     'переведи текст на французский',
     '重启nginx服务器',
+    '查一下汇率',
   ])('answers %s with no high candidate: the first tool has one word of it', (request) => {
     expect(confidenceOf(matcher.matchIntent(request))).not.toMatch(/^high/);
   });
@@ -71,6 +72,7 @@ describe('confidence over a registry of ordinary tools (userZ7 F6)', () => {
     ['list the files in this directory', 'files-list'],
     ['run the unit tests', 'unit-tests'],
     ['what is the weather in Paris', 'city-weather'],
+    ['what\'s the weather like in Paris tomorrow', 'city-weather'],
     ['open a new issue for this bug', 'issue-open'],
     ['search the workspace files for a regular expression', 'code-search'],
   ])('answers %s high with %s: it names the tool\'s task plainly', (request, name) => {
