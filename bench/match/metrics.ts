@@ -36,6 +36,9 @@ export interface DecisionMetrics {
   /** the share of answerable requests answered with confidence high, and of no-tool requests */
   confident_on_answerable: number;
   confident_on_no_tool: number;
+  /** how many answers are found with confidence high, and the share of them whose first candidate is a fitting tool */
+  high_answers: number;
+  high_precision: number;
   /**
    * Mean cost per request: a wrong found: false costs `FALSE_NOT_FOUND_COST`; a found answer whose
    * offered candidates hold no fitting tool (every found answer to a request no tool fits) costs 1.
@@ -83,6 +86,7 @@ function decide(outcomes: readonly QueryOutcome[], threshold: number | undefined
       found,
       confident: found && (outcome.confidence ?? 'high') === 'high',
       hit: outcome.offeredHit,
+      firstRight: outcome.candidatesHit,
       signal: outcome.signal,
     };
   });
@@ -102,6 +106,8 @@ function decide(outcomes: readonly QueryOutcome[], threshold: number | undefined
     accuracy_confident: share(decided, (d) => d.confident === d.fits),
     confident_on_answerable: share(answerable, (d) => d.confident),
     confident_on_no_tool: share(noTool, (d) => d.confident),
+    high_answers: decided.filter((d) => d.confident).length,
+    high_precision: share(decided.filter((d) => d.confident), (d) => d.fits && d.firstRight),
     cost: round(cost / Math.max(1, decided.length)),
     auroc: auroc(decided.map((d) => d.signal), decided.map((d) => d.fits)),
   };

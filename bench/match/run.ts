@@ -49,7 +49,7 @@ function glance(metrics: Record<string, Metrics>): Record<string, string> {
       language,
       `hit@1 ${m.pooled.hit1} hit@3 ${m.pooled.hit3} | found:false on answerable ${m.decision.found_false_on_answerable}` +
         ` refused no-tool ${m.decision.refused_no_tool} (${m.decision.no_tool}) | accuracy ${m.decision.accuracy}` +
-        ` confident ${m.decision.accuracy_confident} | cost ${m.decision.cost} | AUROC ${m.decision.auroc}`,
+        ` confident ${m.decision.accuracy_confident} | high ${m.decision.high_answers} precision ${m.decision.high_precision} | cost ${m.decision.cost} | AUROC ${m.decision.auroc}`,
     ]),
   );
 }

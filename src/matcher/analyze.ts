@@ -97,6 +97,9 @@ export function analyze(text: string): string[] {
   return terms;
 }
 
+// 一下 (a moment: 查一下, 跑一下), 一些 (some), 一点 / 一点儿 (a little); not 一次 (下一次 next time, 最后一次 the last one)
+const IDEOGRAPHIC_FUNCTION_WORDS: ReadonlySet<string> = new Set(['一下', '一些', '一点', '一点儿']);
+
 function termsOf(word: string): string[] {
   // a bare number in a request is a parameter value, not a description of the tool
   if (ONLY_DIGITS.test(word)) return [];
@@ -108,8 +111,9 @@ function termsOf(word: string): string[] {
   }
   const characters = [...word];
   if (characters.length < 2) return [word];
-  // a word made only of function characters (一个, 这个, 什么) is a function word too
-  if (rules.characters && characters.every((character) => rules.stopWords.has(character))) return [];
+  // a word made only of function characters (一个, 这个, 什么) is a function word too, and so are the few measure words
+  // of "a bit, some" whose second character carries meaning elsewhere (下, 些, 点): 查一下 is 查 (userZ7 F6)
+  if (rules.characters && (IDEOGRAPHIC_FUNCTION_WORDS.has(word) || characters.every((character) => rules.stopWords.has(character)))) return [];
   // parts of an ideographic word match where another text segments or inflects it differently:
   // its characters (where they carry meaning) and, in longer words, its character pairs
   const terms = [word];

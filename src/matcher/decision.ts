@@ -1,4 +1,4 @@
-import type { RankedTool } from './rank.js';
+import type { RankedTool, ToolFeatures } from './rank.js';
 import type { DecisionFeature, DecisionModel } from './ranking-parameters.js';
 
 /** Every feature a confidence model can use, in a fixed order (the fitted model names the ones it uses). */
@@ -45,6 +45,22 @@ export const CONFIDENCE_FEATURES: readonly DecisionFeature[] = DECISION_FEATURES
  * gives matching a parameter, or a word found only in a tool's `why` or `group` stays under it.
  */
 export const NOTHING_MATCHES = 0.3;
+
+/**
+ * Whether the first tool's match is strong enough for `confidence: "high"` (README: `low` when the candidates match only
+ * part of the request; userZ7 F6, issue #11): not when the tool has none of the request's content but its values (the
+ * notes tool for `tally the rows of notes.txt`, by the file's name), nor when it has one word of a request of two or
+ * more and less than half of its content by rarity (`delete the temp folder` → a list tool on *folder*, `send an email
+ * to bob` → a Slack tool on *send*). Chosen on BFCL's even half (`bench/match/high-evidence.ts`, bench/HISTORY.md): a
+ * cut on the covered share alone lowered more right answers than wrong ones at every level that reached F6's requests.
+ */
+export function strongMatch(features: Pick<ToolFeatures, 'contentCoverage' | 'matchedWords' | 'queryWords'>): boolean {
+  if (features.contentCoverage <= 0) return false;
+  return !(features.matchedWords <= 1 && features.queryWords >= 2 && features.contentCoverage < ONE_WORD_SHARE);
+}
+
+/** The share of a request's content below which a tool having one of its words does not answer it confidently. */
+export const ONE_WORD_SHARE = 0.5;
 
 const NOTHING: Record<DecisionFeature, number> = Object.fromEntries(
   DECISION_FEATURES.map((feature) => [feature, 0]),

@@ -15,6 +15,12 @@ export interface ToolFeatures {
    * happens to have) can outweigh the rest of the request; this says how much of what was asked the tool has at all
    */
   plainCoverage: number;
+  /**
+   * `coverage` of the request's words but the values it gives (a file name, a quoted text, a code): how much of what
+   * the request asks for, by rarity, the tool has (0 when it gives only values). `tally the rows of notes.txt` covered by a notes tool through the
+   * file's name is not a notes request (userZ7 F6); whether an answer may be `high` reads this (`strongMatch`)
+   */
+  contentCoverage: number;
   /** the same, in its name, display name or aliases */
   namingCoverage: number;
   /** the same, in its intent or examples */
@@ -79,6 +85,8 @@ export function measureRecord(
   const { words, terms, pairs } = request;
   let total = 0;
   let covered = 0;
+  let content = 0;
+  let contentTotal = 0;
   let named = 0;
   let described = 0;
   let parameters = 0;
@@ -86,6 +94,7 @@ export function measureRecord(
   let evidence = 0;
   for (const word of words) {
     total += word.weight;
+    if (!word.value) contentTotal += word.weight;
     // a word found whole, the common case, is read without the object `wordMatch` makes: garbage on every request,
     // as the first pass after a start runs this code before the compiler can leave the object out (issue #18)
     let share = 1;
@@ -98,6 +107,9 @@ export function measureRecord(
     matchedWords += share;
     evidence += wordEvidence(word, mask, whole);
     covered += weight;
+    // a lone Chinese or Japanese character says little on its own (as for evidence): 查 of 查一下汇率 is not a quarter of
+    // the request's content, let alone half
+    if (!word.value) content += SINGLE_IDEOGRAPH.test(word.word) ? weight * 0.25 : weight;
     if (mask & NAMING_FIELDS) named += weight;
     if (mask & DESCRIBING_FIELDS) described += weight;
     if (mask & PARAM_FIELDS) parameters += weight;
@@ -108,6 +120,7 @@ export function measureRecord(
     stage1,
     coverage: covered * scale,
     plainCoverage: words.length === 0 ? 0 : matchedWords / words.length,
+    contentCoverage: contentTotal > 0 ? content / contentTotal : 0,
     namingCoverage: named * scale,
     describingCoverage: described * scale,
     paramCoverage: parameters * scale,

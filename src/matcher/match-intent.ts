@@ -2,7 +2,7 @@ import { compressSchema, type Candidate, type MatchConfidence, type MatchResult,
 import type { Calibration } from './calibration.js';
 import { contestedBy } from './contested.js';
 import { applyContext, type MatchContext } from './context.js';
-import { decisionFeatures, fitProbability, NOTHING_MATCHES } from './decision.js';
+import { decisionFeatures, fitProbability, NOTHING_MATCHES, strongMatch } from './decision.js';
 import { matchedFields } from './features.js';
 import { rankTools, type QueryWord, type RankedTool, type ToolFeatures } from './rank.js';
 import type { DecisionFeature, DecisionModel, RankingParameters } from './ranking-parameters.js';
@@ -92,8 +92,12 @@ function explainRanked(
   const evidence = Math.max(0, ...byWords(ranked).slice(0, EVIDENCE_DEPTH).map((entry) => entry.features.evidence));
   const found = evidence >= NOTHING_MATCHES;
   const best = explained[0];
-  const confidence: MatchConfidence | undefined = !found || best === undefined ? undefined : best.probability >= engine.calibration.threshold ? 'high' : 'low';
-  const incomplete = ranking.words.some((word) => word.glosses.pending === true) ? { incomplete: LEXICON_LOADING } : {};
+  const pending = ranking.words.some((word) => word.glosses.pending === true);
+  const incomplete = pending ? { incomplete: LEXICON_LOADING } : {};
+  // high only on a strong match (userZ7 F6: more than one word of the request, or half of its content, and not only its
+  // values) whose words were all read (a Chinese word without its English senses is not: F9)
+  const strong = best !== undefined && !pending && strongMatch(best.features);
+  const confidence: MatchConfidence | undefined = !found || best === undefined ? undefined : strong && best.probability >= engine.calibration.threshold ? 'high' : 'low';
   const explanation: IntentExplanation = { found, confidence, evidence: round(evidence), decision: decisionFeatures(ranked), calibration: engine.calibration, ranked: explained, ...incomplete };
   return { explanation, words: ranking.words, foreign: ranking.foreign };
 }

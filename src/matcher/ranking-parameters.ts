@@ -29,8 +29,8 @@ export interface RankingParameters {
   dates: number;
 }
 
-/** The features of a tool the second-stage score weighs (the rest describe the request, for the decision). */
-export type RerankFeature = Exclude<keyof ToolFeatures, 'unknownShare' | 'valueShare' | 'matchedWords' | 'queryWords' | 'evidence'>;
+/** The features of a tool the second-stage score weighs (the rest describe the request, for the decision; `contentCoverage` is read by `strongMatch`, for the confidence). */
+export type RerankFeature = Exclude<keyof ToolFeatures, 'unknownShare' | 'valueShare' | 'matchedWords' | 'queryWords' | 'evidence' | 'contentCoverage'>;
 
 /** Weights of the second-stage score over one tool's features (see `ToolFeatures` for each). */
 export type RerankWeights = Record<RerankFeature, number>;
@@ -52,4 +52,4 @@ export interface DecisionModel {
  * What the decision looks at: the best tool's features but its first-stage score, and its lead over the next
  * (`plainCoverage` joined the re-rank after the confidence model was fitted, and is not among them).
  */
-export type DecisionFeature = Exclude<keyof ToolFeatures, 'stage1' | 'plainCoverage'> | 'margin';
+export type DecisionFeature = Exclude<keyof ToolFeatures, 'stage1' | 'plainCoverage' | 'contentCoverage'> | 'margin';

@@ -61,7 +61,14 @@ export function receiptResult(receipt: Receipt): CallToolResult {
 export function matchResult(result: MatchResult, catalog: ToolCatalog): CallToolResult {
   const listed = result.found
     ? { ...result, candidates: result.candidates.map((candidate) => ({ ...candidate, name: catalog.listedName(candidate.name) })) }
-    : { found: false, suggestion: result.suggestion, near: result.near.map((miss) => ({ ...miss, name: catalog.listedName(miss.name) })), ...(result.broken ? { broken: result.broken } : {}) };
+    : {
+        found: false,
+        suggestion: result.suggestion,
+        near: result.near.map((miss) => ({ ...miss, name: catalog.listedName(miss.name) })),
+        // an answer made before the dictionary was read says so in either shape, as over HTTP (userZ7 F9)
+        ...(result.incomplete === undefined ? {} : { incomplete: result.incomplete }),
+        ...(result.broken ? { broken: result.broken } : {}),
+      };
   return { content: [{ type: 'text', text: JSON.stringify(listed) }], structuredContent: listed };
 }
 

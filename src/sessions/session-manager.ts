@@ -238,7 +238,7 @@ export class SessionManager {
     // the near misses of found: false are offered too: a tool withheld from the caller is not named to it
     if (!result.found) return { result: { ...result, near: this.offered(registry, state, result.near, principal) }, changed: false };
     const candidates = this.offered(registry, state, result.candidates, principal);
-    if (candidates.length === 0) return { result: { found: false, suggestion: NO_TOOL_YOU_MAY_USE, near: [] }, changed: false };
+    if (candidates.length === 0) return { result: { found: false, suggestion: NO_TOOL_YOU_MAY_USE, near: [], ...(result.incomplete === undefined ? {} : { incomplete: result.incomplete }) }, changed: false };
     let changed = false;
     if (state) {
       changed = loadTools(state, candidates.map((candidate) => candidate.name), this.clock() + this.config.toolsetTtlMs).length > 0;
