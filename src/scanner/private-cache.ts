@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, type Stats } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -81,8 +81,11 @@ export function trustedCacheDir(root: string, warn: (message: string) => void = 
     }
     const refused = firstDistrusted(root, euid);
     if (refused) {
-      chosen = mkdtempSync(join(tmpdir(), 'hldp-cache-'));
-      warn(`the scan cache folder ${JSON.stringify(refused.path)} ${refused.why}. Whoever can write it decides what the tools run, so it is not used: this process keeps its cache in ${JSON.stringify(chosen)} (every start scans afresh until this is fixed)`);
+      const own = mkdtempSync(join(tmpdir(), 'hldp-cache-'));
+      chosen = own;
+      // the process's own cache is its alone: removed when it ends, so each refused start does not leave a whole scan in $TMPDIR
+      process.once('exit', () => rmSync(own, { recursive: true, force: true }));
+      warn(`the scan cache folder ${JSON.stringify(refused.path)} ${refused.why}. Whoever can write it decides what the tools run, so it is not used: this process keeps its cache in ${JSON.stringify(chosen)} (removed when it ends; every start scans afresh until this is fixed)`);
     }
   }
   decided.set(root, chosen);

@@ -1,4 +1,4 @@
-import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeTempDir, writeFiles } from '../helpers/git.js';
@@ -51,7 +51,10 @@ describeNeeding([ROOT], "a scan cache folder another user can write", () => {
     const after = await call(cacheDir);
     expect(after.output).toBe('hello-from-the-reviewed-definition\n');
     expect(after.stderr).toContain(`hldp: the scan cache folder "${join(sources, source!)}" is owned by uid 65534, not by this user (uid 0)`);
-    expect(after.stderr).toMatch(/is not used: this process keeps its cache in "[^"]*hldp-cache-[^"]*"/);
+    const own = /is not used: this process keeps its cache in "([^"]*hldp-cache-[^"]*)"/.exec(after.stderr)?.[1];
+    expect(own).toBeDefined();
+    // the process's own cache went with it: a refused start does not leave a whole scan in $TMPDIR
+    await expect(stat(own!)).rejects.toMatchObject({ code: 'ENOENT' });
   }, 240_000);
 
   it('is not used when it is a shared, world-writable folder (sticky, as /tmp)', async () => {
