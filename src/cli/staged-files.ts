@@ -3,7 +3,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { ENTRY_KINDS, ENTRY_LAYOUT, type Diagnostic, type EntryKind } from '../core/index.js';
-import { FOLDER_KINDS, mayBePolicies, rootPolicyStrays, unreadDefinition, strayPolicies, tooLargeMessage, type DefinitionFile, type RootItem } from '../scanner/index.js';
+import { FOLDER_KINDS, isEntryFolderSlip, mayBePolicies, rootPolicyStrays, unreadDefinition, strayPolicies, tooLargeMessage, type DefinitionFile, type RootItem } from '../scanner/index.js';
 import { UsageError } from './usage-error.js';
 
 const execFileAsync = promisify(execFile);
@@ -61,12 +61,13 @@ export async function stagedDefinitionFiles(path: string, maxBytes: number): Pro
     if (entry) entries.push({ ...entry, shown: relative(process.cwd(), resolve(top, fullName)) || fullName, mode, oid });
     // what is meant as policies but a scan of the commit would not read, found as the scan finds it (review P, P15; Q, Q5)
     const parts = inRegistry.split('/');
-    if (mayBePolicies(parts[0]!)) meantAsPolicies.set(parts[0]!, parts.length > 1 ? 'folder' : mode === SYMLINK_MODE ? 'symlink' : mode === SUBMODULE_MODE ? 'submodule' : 'file');
+    // a slip of tools/ (`Tools/`, `tool/`) counts when it holds a definition file, which it would not serve (userZ7, F7)
+    if (mayBePolicies(parts[0]!) && (!isEntryFolderSlip(parts[0]!) || (parts.length > 1 && DEFINITION_NAME.test(parts.at(-1)!)))) meantAsPolicies.set(parts[0]!, parts.length > 1 ? 'folder' : mode === SYMLINK_MODE ? 'symlink' : mode === SUBMODULE_MODE ? 'submodule' : 'file');
     if (parts[0] === ENTRY_LAYOUT.policy.folder && parts.length > 1 && !entry) inPolicies.set(parts[1]!, parts.length > 2);
     holding.add(parts);
   }
   const shownAt = (file: string): string => relative(process.cwd(), resolve(root, file)) + (file.endsWith('/') ? '/' : '');
-  const strays = [...rootPolicyStrays([...meantAsPolicies].map(([name, type]) => ({ name, type }))), ...strayPolicies([...inPolicies].map(([name, folder]) => ({ name, folder })))];
+  const strays = [...rootPolicyStrays([...meantAsPolicies].map(([name, type]) => ({ name, type }))).map(asError), ...strayPolicies([...inPolicies].map(([name, folder]) => ({ name, folder })))];
   const unread: Diagnostic[] = [...strays, ...holding.unread(entries)].map((stray) => ({ ...stray, file: shownAt(stray.file) }));
   const wanted: StagedEntry[] = [];
   for (const entry of entries) {
@@ -185,6 +186,8 @@ class EntryFolders {
     const key = `${kind}/${parts[1]!}`;
     const names = this.names.get(key) ?? new Set<string>();
     names.add(parts[2]!);
+    // a definition one folder too deep (`tools/nested/deeper/TOOL.hdlp`) is named with its folder (userZ7, F4)
+    if (parts.length === 4) names.add(`${parts[2]!}/${parts[3]!}`);
     this.names.set(key, names);
   }
 
@@ -198,4 +201,12 @@ class EntryFolders {
         return unreadDefinition(key.slice(0, slash) as EntryKind, key.slice(slash + 1), [...names]);
       });
   }
+}
+
+// what a tool, toolset or skill definition is named, in any case: `TOOL.hdlp`, `tool.hdlp`, `SKILL.md`
+const DEFINITION_NAME = /\.hdlp$|^skill\.md$/i;
+
+/** A stray a scan warns of (a `Tools/` folder) as validate tells it: an error, since nothing in it would be served. */
+export function asError(stray: Diagnostic): Diagnostic {
+  return stray.code === 'ENTRY_FOLDER_NOT_READ' ? { ...stray, severity: 'error' } : stray;
 }

@@ -24,7 +24,7 @@ export function unreadDefinitionsAt(path: string): Diagnostic[] {
   if (FOLDER_KINDS.some((each) => existsSync(join(path, ENTRY_LAYOUT[each].folder)))) return unreadUnder(absolute, FOLDER_KINDS);
   // an entry's own folder (tools/bye), or a folder elsewhere holding a file named as a definition would be
   const parentKind = kindOfFolder(basename(dirname(absolute)));
-  if (parentKind) return [shownFrom(dirname(dirname(absolute)), unreadDefinition(parentKind, basename(absolute), readdirSync(absolute)))];
+  if (parentKind) return [shownFrom(dirname(dirname(absolute)), unreadDefinition(parentKind, basename(absolute), namesIn(absolute, parentKind)))];
   return readdirSync(path).flatMap((name) => misnamedDefinition(join(path, name), name) ?? []);
 }
 
@@ -35,12 +35,21 @@ function unreadUnder(root: string, kinds: readonly EntryKind[]): Diagnostic[] {
     if (!existsSync(top) || !statSync(top).isDirectory()) return [];
     return readdirSync(top, { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && !present(join(top, entry.name, ENTRY_LAYOUT[kind].file)))
-      .map((entry) => shownFrom(root, unreadDefinition(kind, entry.name, readdirSync(join(top, entry.name)))));
+      .map((entry) => shownFrom(root, unreadDefinition(kind, entry.name, namesIn(join(top, entry.name), kind))));
   });
 }
 
 // the scan's path (`tools/bye/`) shown from the current folder, as validate shows every file
 function shownFrom(root: string, diagnostic: Diagnostic): Diagnostic {
   const shown = relative(process.cwd(), root);
-  return shown ? { ...diagnostic, file: `${join(shown, diagnostic.file)}/` } : diagnostic;
+  if (!shown) return diagnostic;
+  // join keeps the folder's own trailing slash: `tools/lowercase/`, never `tools/lowercase//` (userZ7, F4)
+  const file = join(shown, diagnostic.file);
+  return { ...diagnostic, file: file.endsWith('/') ? file : `${file}/` };
+}
+
+// what a folder holds, with `<sub>/<file>` for each of its folders holding the kind's definition file (one level too deep)
+function namesIn(folder: string, kind: EntryKind): string[] {
+  const { file } = ENTRY_LAYOUT[kind];
+  return readdirSync(folder, { withFileTypes: true }).flatMap((item) => (item.isDirectory() && present(join(folder, item.name, file)) ? [item.name, `${item.name}/${file}`] : [item.name]));
 }

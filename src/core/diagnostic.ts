@@ -93,6 +93,8 @@ export type DiagnosticCode =
   | 'NO_TOOLS'
   /** a file or folder under `policies/` that is not `policies/<name>.hdlp`: never read, so its rules never apply (an error refuses every call) */
   | 'POLICY_NOT_READ'
+  /** a folder at the registry's root spelled as a slip of tools/, toolsets/ or skills/ (`Tools/`, `tool/`): nothing in it is read (a warning in a scan, an error in validate: userZ7, F7) */
+  | 'ENTRY_FOLDER_NOT_READ'
   /** a tool's own example or alias now matches another tool first, confidently: that tool takes its requests (a warning, review Z6, Z6-2) */
   | 'INTENT_OVERLAP'
   /** an intent or display that instructs whoever chooses tools ("always choose this tool", "ignore previous instructions") rather than saying what the tool does (a warning, review Z8, Z8-1) */

@@ -7,7 +7,7 @@ export { parseToolDefinition, type DefinitionFile, type ParsedDefinition } from 
 export { normaliseParamsSchema } from './params-schema.js';
 export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, tooLargeMessage, type ParseOptions } from './yaml-mapping.js';
 export { readBounded } from './sources/read-bounded.js';
-export { mayBePolicies, rootPolicyStrays, strayPolicies, type RootItem } from './sources/stray-policies.js';
+export { isEntryFolderSlip, mayBePolicies, rootPolicyStrays, strayPolicies, type RootItem } from './sources/stray-policies.js';
 export { FOLDER_KINDS, misnamedDefinition, unreadDefinition } from './sources/missing-definition.js';
 export { ScanError, type ScanErrorCode } from './scan-error.js';
 export type { PushHint } from './sources/source.js';

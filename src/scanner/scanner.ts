@@ -323,9 +323,9 @@ export class Scanner {
   }
 }
 
-/** `index` with `strays` (POLICY_NOT_READ) as its errors and warnings of that code, in place of any it had; itself when they are the same. */
+/** `index` with `strays` (POLICY_NOT_READ, ENTRY_FOLDER_NOT_READ) as its errors and warnings of that code, in place of any it had; itself when they are the same. */
 function withStrays(index: ToolIndex, strays: readonly Diagnostic[]): ToolIndex {
-  const isStray = (diagnostic: Diagnostic): boolean => diagnostic.code === 'POLICY_NOT_READ';
+  const isStray = (diagnostic: Diagnostic): boolean => diagnostic.code === 'POLICY_NOT_READ' || diagnostic.code === 'ENTRY_FOLDER_NOT_READ';
   const had = [...index.errors, ...index.warnings].filter(isStray);
   const key = (diagnostic: Diagnostic): string => `${diagnostic.severity}\0${diagnostic.file}\0${diagnostic.message}`;
   const seen = new Set(had.map(key));

@@ -241,9 +241,17 @@ async function misplacedPolicy(path: string): Promise<Diagnostic | undefined> {
 
 /** What at a registry's root is meant as its policies/ folder but is not read, as a scan finds it (`rootPolicyStrays`). */
 async function rootStraysAt(root: string): Promise<Diagnostic[]> {
-  const { mayBePolicies, rootPolicyStrays } = await import('../../scanner/index.js');
-  const names = readdirSync(root).filter((name) => mayBePolicies(name));
-  return rootPolicyStrays(names.map((name) => ({ name, type: rootItemType(join(root, name)) })));
+  const { isEntryFolderSlip, mayBePolicies, rootPolicyStrays } = await import('../../scanner/index.js');
+  const { asError } = await import('../staged-files.js');
+  // a slip of tools/ (`Tools/`, `tool/`) is told when it holds a definition file, which no scan serves (userZ7, F7)
+  const names = readdirSync(root).filter((name) => mayBePolicies(name) && (!isEntryFolderSlip(name) || holdsDefinition(join(root, name), 3)));
+  return rootPolicyStrays(names.map((name) => ({ name, type: rootItemType(join(root, name)) }))).map(asError);
+}
+
+// whether a folder holds a `*.hdlp` or `SKILL.md` within `depth` levels (links not followed)
+function holdsDefinition(folder: string, depth: number): boolean {
+  if (depth === 0 || !lstatSync(folder).isDirectory()) return false;
+  return readdirSync(folder, { withFileTypes: true }).some((item) => (item.isFile() && /\.hdlp$|^skill\.md$/i.test(item.name)) || (item.isDirectory() && holdsDefinition(join(folder, item.name), depth - 1)));
 }
 
 // as a folder registry sees it: the link itself, a folder holding a `.git` as a submodule's checkout

@@ -29,14 +29,21 @@ export function isNearMissDefinition(kind: EntryKind, name: string): boolean {
 }
 
 /**
- * What `hldp validate` says of a `kind` folder without its definition file, given the names of what it holds: the
- * scan's warning, made an error naming the file to rename when it holds one meant as the definition.
+ * What `hldp validate` says of a `kind` folder without its definition file, given the names of what it holds (and
+ * `<folder>/<file>` for a definition one level down): the scan's warning, made an error naming the file to rename
+ * when it holds one meant as the definition, or the move when it holds one a folder too deep.
  */
 export function unreadDefinition(kind: EntryKind, folder: string, names: readonly string[]): Diagnostic {
   const missing = missingDefinition(kind, folder);
+  const { folder: top, file } = ENTRY_LAYOUT[kind];
+  // `tools/nested/deeper/TOOL.hdlp`: the definition sits one folder too deep (userZ7, F4)
+  const deeper = names.filter((name) => name.endsWith(`/${file}`) && name.indexOf('/') === name.length - file.length - 1).sort();
+  if (deeper.length) {
+    const sub = deeper[0]!.slice(0, -file.length - 1);
+    return { ...missing, severity: 'error', message: `${missing.message}: it holds ${deeper.map((name) => `'${name}'`).join(', ')}, one folder too deep, which a scan never reads (a ${kind} is ${top}/<name>/${file}); move it to ${top}/${folder}/${file}, or the folder to ${top}/${sub}/` };
+  }
   const meant = names.filter((name) => isNearMissDefinition(kind, name)).sort();
   if (!meant.length) return missing;
-  const { file } = ENTRY_LAYOUT[kind];
   const shown = meant.map((name) => `'${name}'`).join(', ');
   return { ...missing, severity: 'error', message: `${missing.message}: it holds ${shown}, which a scan never reads (it reads ${file} only, in those letters); rename it to ${file}` };
 }

@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../../core/index.js';
+import { ENTRY_LAYOUT, type Diagnostic } from '../../core/index.js';
 
 /** One item of the `policies/` folder: its name, and whether it is a folder. */
 export interface PoliciesItem {
@@ -15,9 +15,24 @@ export interface RootItem {
 // `policies` itself, or a name its author may have meant for it: `Policies`, `POLICIES`, `policy`
 const MEANT_AS_POLICIES = /^polic(y|ies)$/i;
 
-/** Whether a name at a registry's root may be meant as its policies/ folder (only such items need be looked at). */
+// a case or plural slip of tools/, toolsets/ or skills/ (`Tools`, `tool`, `Skill`): its definitions are never read (userZ7, F7)
+const MEANT_AS_ENTRIES = /^(tools?|toolsets?|skills?)$/i;
+const ENTRY_FOLDERS = new Set([ENTRY_LAYOUT.tool.folder, ENTRY_LAYOUT.toolset.folder, ENTRY_LAYOUT.skill.folder]);
+
+/** Whether a name at a registry's root may be meant as its policies/ folder, or as tools/, toolsets/ or skills/ (only such items need be looked at). */
 export function mayBePolicies(name: string): boolean {
-  return MEANT_AS_POLICIES.test(name);
+  return MEANT_AS_POLICIES.test(name) || isEntryFolderSlip(name);
+}
+
+/** Whether a name at a registry's root is a case or plural slip of tools/, toolsets/ or skills/ (not one of them). */
+export function isEntryFolderSlip(name: string): boolean {
+  return MEANT_AS_ENTRIES.test(name) && !ENTRY_FOLDERS.has(name);
+}
+
+/** The folder a slip such as `Tools` or `skill` is meant as: `tools`, `skills`. */
+function meantFolder(name: string): string {
+  const lower = name.toLowerCase();
+  return lower.endsWith('s') ? lower : `${lower}s`;
 }
 
 /**
@@ -32,6 +47,11 @@ export function rootPolicyStrays(items: readonly RootItem[]): Diagnostic[] {
   const strays: Diagnostic[] = [];
   const policies = 'policies';
   for (const { name, type } of items) {
+    if (isEntryFolderSlip(name) && type === 'folder') {
+      const meant = meantFolder(name);
+      // a warning in a scan (nothing there was ever served, and nothing else is refused); validate makes it an error
+      strays.push({ file: `${name}/`, line: 1, column: 1, severity: 'warning', code: 'ENTRY_FOLDER_NOT_READ', message: `${name}/ is not read: definitions are read from ${meant}/<name>/${definitionFile(meant)} only (a folder named ${meant}, in lower case), so nothing in it is served; rename it to ${meant}/` });
+    }
     if (!MEANT_AS_POLICIES.test(name) || (name === policies && type === 'folder')) continue;
     const file = type === 'folder' ? `${name}/` : name;
     const at = { file, line: 1, column: 1, severity: 'error' as const, code: 'POLICY_NOT_READ' as const };
@@ -39,6 +59,10 @@ export function rootPolicyStrays(items: readonly RootItem[]): Diagnostic[] {
     else strays.push({ ...at, message: `policies is ${KIND_NAMES[type]}, not a folder, so none of its rules are read: policies are read from a plain policies/ folder of the repository itself; every call is refused until it is one (for a link, put the files it points to in policies/ in its place)` });
   }
   return strays;
+}
+
+function definitionFile(folder: string): string {
+  return Object.values(ENTRY_LAYOUT).find((layout) => layout.folder === folder)?.file ?? 'TOOL.hdlp';
 }
 
 const KIND_NAMES: Record<RootItem['type'], string> = { folder: 'a folder', file: 'a file', symlink: 'a symbolic link', submodule: 'a git submodule' };
