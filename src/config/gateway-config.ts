@@ -21,7 +21,7 @@ export interface GatewayConfig {
   /** pruning of rejected-call records; none when unset */
   rejectionsRetention?: { days?: number; maxRows?: number; intervalMs: number };
   /** `publicUrl`: where people reach this instance (`listen.public_url`), as a request it files names it; absent: guessed from the host's name */
-  /** `maxConnections`: open connections `serve` holds at most (`listen.max_connections`, HLDP_MAX_CONNECTIONS); absent in a config made in code: the default */
+  /** `maxConnections`: open connections `serve` holds at most (`listen.max_connections`, HLDP_MAX_CONNECTIONS); absent: no bound, as Node's own */
   listen: { host: string; port: number; publicUrl?: string; maxConnections?: number };
   apiToken?: string;
   /** named identities with token digests and roles; `api_token`, if set, is among them as `admin` */

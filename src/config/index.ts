@@ -1,5 +1,5 @@
 // Gateway configuration: the YAML file (schemas/config.schema.json), the environment, and flags, resolved once at start.
-export { DEFAULT_MAX_CONNECTIONS, defaultDataDir, loadConfig, repositoryOptions } from './load-config.js';
+export { defaultDataDir, loadConfig, repositoryOptions } from './load-config.js';
 export { principalTokenVariable } from './config-sections.js';
 export { logLevel, sandboxMode, variable, wholeNumber } from './config-values.js';
 export { ConfigError, type ConfigOverrides, type GatewayConfig, type NotifyTarget } from './gateway-config.js';

@@ -15,8 +15,6 @@ import { MissingSecretError, orLeftOut, type LeftOut } from './missing-secret.js
 
 /** How many calls one caller may have running at once when none is configured (review K, K7). */
 export const DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CALLER = 32;
-/** Open connections `hldp serve` holds at most unless `listen.max_connections` says otherwise: Node sets no bound (review Z8, Z8-3). */
-export const DEFAULT_MAX_CONNECTIONS = 1024;
 
 /** How long an approved call's run is leased to its process unless renewed (approvals.run_lease_ms). */
 export const DEFAULT_APPROVAL_RUN_LEASE_MS = 30_000;
@@ -86,7 +84,8 @@ function loadConfigOnce(options: { file?: string; overrides?: ConfigOverrides; e
     listen: {
       host: overrides.host ?? env.HLDP_HOST ?? written.listen?.host ?? '127.0.0.1',
       port: overrides.port ?? integerFromEnv(env, 'HLDP_PORT', 65535) ?? written.listen?.port ?? 3900,
-      maxConnections: Math.max(1, integerFromEnv(env, 'HLDP_MAX_CONNECTIONS', 1_000_000) ?? written.listen?.max_connections ?? DEFAULT_MAX_CONNECTIONS),
+      // no bound unless one is set (0: none): a bound is a place anyone who reaches the port can take (review Z12, finding 1)
+      maxConnections: (integerFromEnv(env, 'HLDP_MAX_CONNECTIONS', 1_000_000) ?? written.listen?.max_connections) || undefined,
       ...defined('publicUrl', publicUrl(env.HLDP_PUBLIC_URL === undefined ? written.listen?.public_url : env.HLDP_PUBLIC_URL, env.HLDP_PUBLIC_URL === undefined ? 'listen.public_url' : 'HLDP_PUBLIC_URL')),
     },
     ...defined('apiToken', env.HLDP_API_TOKEN ?? written.api_token),

@@ -6,7 +6,7 @@ import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 
 // Review Z8, Z8-3 (its remaining part): `hldp serve` set no bound on open connections — Node's server.maxConnections is
 // unset — so anyone who reaches the port opens them without end, each costing memory and a file descriptor (300 held
-// connections, +270 MB). It now holds at most listen.max_connections (HLDP_MAX_CONNECTIONS, 1024 by default); past
+// connections, +270 MB). It holds at most listen.max_connections (HLDP_MAX_CONNECTIONS; no bound unless set: review Z12, finding 1); past
 // them a new connection is closed unanswered, and a warn line says so.
 
 let temp: { path: string; cleanup: () => Promise<void> };

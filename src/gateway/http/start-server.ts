@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { filesWithErrors, isLoopback, toolCount } from '../../core/index.js';
-import { ConfigError, DEFAULT_MAX_CONNECTIONS, type GatewayConfig } from '../../config/index.js';
+import { ConfigError, type GatewayConfig } from '../../config/index.js';
 import { closeIdleConnectionsUnread, expressServer } from '../../http-edge/index.js';
 import { Gateway, warnOfWholeListing } from '../service/index.js';
 import { consoleRouter, consoleSessionKey } from '../../console/index.js';
@@ -75,7 +75,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
       express.use(consoleRouter(people, { secureCookies: config.console.secureCookies, ...(config.console.plainOnLoopback ? { plainOnLoopback: true } : {}), ...(config.listen.publicUrl ? { publicUrl: config.listen.publicUrl } : {}) }));
     },
   });
-  const server = await listen(app, config.listen.host, config.listen.port, config.listen.maxConnections ?? DEFAULT_MAX_CONNECTIONS, logger).catch(async (error: NodeJS.ErrnoException) => {
+  const server = await listen(app, config.listen.host, config.listen.port, config.listen.maxConnections, logger).catch(async (error: NodeJS.ErrnoException) => {
     await links.stop();
     await notifier?.stop();
     people.close();
@@ -127,7 +127,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   };
 }
 
-function listen(app: Express, host: string, port: number, maxConnections: number, logger: Logger): Promise<Server> {
+function listen(app: Express, host: string, port: number, maxConnections: number | undefined, logger: Logger): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = expressServer(app, { connectionsCheckingInterval: HEADERS_CHECKED_EVERY_MS }).listen(port, host);
     closeIdleConnectionsUnread(server);
@@ -145,13 +145,16 @@ const HEADERS_TIMEOUT_MS = 20_000;
 const HEADERS_CHECKED_EVERY_MS = 5_000;
 
 /**
- * At most `maxConnections` open at once (Node sets no bound: review Z8, Z8-3, 300 held connections, +270 MB); past it Node
- * closes a new connection as it accepts it, unanswered, and says so with 'drop': told at warn, at most once every 10 s.
- * A bound is a place to hold: slow headers give theirs back after 20-25 s, idle keep-alive connections after ~10 s.
+ * Slow headers give their connection back after 20-25 s (Node's own 60-90 s). At most `maxConnections` open at once
+ * when one is set (Node sets no bound: review Z8, Z8-3, 300 held connections, +270 MB); past it Node closes a new
+ * connection as it accepts it, unanswered, and says so with 'drop': told at warn, at most once every 10 s. No bound by
+ * default: one client holding every place cut off every agent, person and probe (review Z12, finding 1), where without
+ * a bound the same 1,100 held sockets cost ~146 MB and every request was answered.
  */
-function boundConnections(server: Server, maxConnections: number, logger: Logger): void {
-  server.maxConnections = maxConnections;
+function boundConnections(server: Server, maxConnections: number | undefined, logger: Logger): void {
   server.headersTimeout = HEADERS_TIMEOUT_MS;
+  if (maxConnections === undefined) return;
+  server.maxConnections = maxConnections;
   let dropped = 0;
   let told = 0;
   server.on('drop', () => {
