@@ -16,8 +16,8 @@ export type ScriptProblem = SchemaProblem & { severity: 'error' | 'warning'; wit
  * review userY, Y3): the executor exports declared parameters only, so the variable is always empty, silently.
  * An error where `sh` expands it; a warning where every use gives a default or an alternative (`${X:-0}`), where it does not (single quotes, `<<'EOF'`: a program handed the text may)
  * or where the script could not be read to a clean end. Names the script sets itself or `shell.env` sets are left alone.
- * A declared parameter read by its own name (`echo "hello ${name}"`) is told the same way, with the variable to read
- * (review userZ7, F12): nothing sets `$name`, so the call ran with it empty.
+ * A declared parameter read by its own name (`echo "hello ${name}"`) is a warning with the variable to read (review
+ * userZ7, F12: the call ran with it empty), never an error: the script may set it where this reader cannot see (review Z12).
  */
 export function checkUndeclaredScriptVariables(fields: { shell?: { script?: unknown; env?: unknown } }, paramsSchema: JsonSchema): ScriptProblem[] {
   const script = fields.shell?.script;
@@ -53,7 +53,9 @@ export function checkUndeclaredScriptVariables(fields: { shell?: { script?: unkn
     problems.push({
       path: ['shell', 'script'],
       atKey: false,
-      severity: certain || (own && found.clean && reference.context !== 'literal' && plain) ? 'error' : 'warning',
+      // a parameter's own name is a warning: the script may have it another way (an inherited variable of that name,
+      // `eval`, `printf -v`), and an error would take a tool that works out of service (review Z12, finding 5)
+      severity: certain && !own ? 'error' : 'warning',
       within: { text: reference.name, occurrence: occurrenceOf(script, reference) },
       message: own
         ? `${where(reference, found.clean)} reads $${reference.name}${more}, which nothing sets: a parameter reaches a script as $${scriptVariableName(reference.name)}, so ${outcome}; did you mean $${scriptVariableName(reference.name)} (parameter '${reference.name}')?`

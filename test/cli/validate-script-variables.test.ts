@@ -148,7 +148,7 @@ describe('hldp scan', () => {
 describe('hldp validate', () => {
   // review userZ7, F12: `echo "hello ${name}"` for a declared parameter `name` passed validate and ran with it empty
   describe('when shell.script reads a declared parameter by its own name', () => {
-    it('reports it with the variable to read, and leaves alone a name the script sets or only a program it hands text to reads', async () => {
+    it('warns of it with the variable to read, and leaves alone a name the script sets or only a program it hands text to reads', async () => {
       await writeFiles(folder.path, {
         'tools/greet/TOOL.hdlp': scriptTool('greet', ['echo "hello ${path}"', 'seq "${count:-3}"'], '{ path: { type: string, required: true }, count: { type: integer } }'),
         'tools/fine/TOOL.hdlp': scriptTool('fine', [
@@ -159,11 +159,12 @@ describe('hldp validate', () => {
         ], '{ path: { type: string, required: true }, count: { type: integer }, flag: { type: boolean }, name: { type: string } }'),
       });
       const run = await runCli(['validate', folder.path, '--json'], { env: folder.cliEnv(), cwd: folder.path });
-      expect(run.code).toBe(1);
+      // warnings: a tool that works another way (an inherited variable, eval, printf -v) is not taken out (review Z12)
+      expect(run.code).toBe(0);
       const { errors, warnings } = JSON.parse(run.stdout);
       const told = [...errors, ...warnings].map(({ file, line, column, severity, message }: Record<string, unknown>) => ({ file, line, column, severity, message }));
       expect(told).toEqual([
-        { file: 'tools/greet/TOOL.hdlp', line: 12, column: 19, severity: 'error', message: "'shell.script' reads $path, which nothing sets: a parameter reaches a script as $HLDP_PARAM_PATH, so it is always empty; did you mean $HLDP_PARAM_PATH (parameter 'path')?" },
+        { file: 'tools/greet/TOOL.hdlp', line: 12, column: 19, severity: 'warning', message: "'shell.script' reads $path, which nothing sets: a parameter reaches a script as $HLDP_PARAM_PATH, so it is always empty; did you mean $HLDP_PARAM_PATH (parameter 'path')?" },
         { file: 'tools/greet/TOOL.hdlp', line: 13, column: 12, severity: 'warning', message: "'shell.script' reads $count, which nothing sets: a parameter reaches a script as $HLDP_PARAM_COUNT, so its default or alternative is always the one taken (${count:-…}); did you mean $HLDP_PARAM_COUNT (parameter 'count')?" },
       ]);
     });
