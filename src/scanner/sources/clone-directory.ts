@@ -1,5 +1,6 @@
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PRIVATE_FOLDER_MODE } from '../private-cache.js';
 
 /**
  * The git directory of a fresh single-branch clone, as `git clone --bare --single-branch` lays it out but with the
@@ -7,7 +8,7 @@ import { join } from 'node:path';
  * refspec in `config`. Its objects come from the one pack written next.
  */
 export async function initClone(gitdir: string, url: string, branch: string): Promise<void> {
-  for (const folder of ['objects/pack', 'objects/info', 'refs/heads', 'refs/tags', 'refs/remotes/origin']) await mkdir(join(gitdir, folder), { recursive: true });
+  for (const folder of ['objects/pack', 'objects/info', 'refs/heads', 'refs/tags', 'refs/remotes/origin']) await mkdir(join(gitdir, folder), { recursive: true, mode: PRIVATE_FOLDER_MODE });
   const config = [
     '[core]',
     '\trepositoryformatversion = 0',

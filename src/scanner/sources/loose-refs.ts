@@ -1,5 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { PRIVATE_FOLDER_MODE } from '../private-cache.js';
 
 /**
  * The refs of the clone a remote source keeps, read and written as files (git's loose refs), which is how the clone
@@ -23,7 +24,7 @@ export async function readLooseRef(gitdir: string, ref: string): Promise<string 
 export async function writeLooseRef(gitdir: string, ref: string, oid: string): Promise<void> {
   const path = join(gitdir, ref);
   // a branch named with slashes (`release/1.2`) is a file in folders of its own
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: PRIVATE_FOLDER_MODE });
   const temporary = `${path}.${process.pid}.lock`;
   await writeFile(temporary, `${oid}\n`, 'latin1');
   await rename(temporary, path);
