@@ -1,11 +1,11 @@
 import type { Span, TextReader } from './receipt-source.js';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN = new Set([0x7b, 0x5b]);
-const CLOSE = new Set([0x7d, 0x5d]);
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const COMMA = 0x2c;
+export const COLON = 0x3a;
+export const OPEN = new Set([0x7b, 0x5b]);
+export const CLOSE = new Set([0x7d, 0x5d]);
 
 /**
  * Where the value of the text's top-level `source` member is, found from the front (the walk of 5566b15): the canonical

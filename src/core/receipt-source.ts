@@ -1,4 +1,4 @@
-import { forwardSourceSpan } from './receipt-source-forward.js';
+import { BACKSLASH, CLOSE, COLON, COMMA, forwardSourceSpan, OPEN, QUOTE } from './receipt-source-forward.js';
 import { markNotStored, wasNotStored, type Receipt, type ReceiptSource } from './receipt.js';
 
 /** What a receipt's `source.withheld` says to one who is no admin, its repository a remote URL (kept, credentials removed). */
@@ -150,12 +150,6 @@ function bytesReader(bytes: Uint8Array): TextReader {
   return { length: buffer.length, at: (index) => buffer[index]!, indexOf: (needle, from) => buffer.indexOf(needle, from, 'latin1'), lastIndexOf: (needle, from) => (from < 0 ? -1 : buffer.lastIndexOf(needle, from, 'latin1')), slice: (start, end) => buffer.toString('utf8', start, end) };
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN = new Set([0x7b, 0x5b]);
-const CLOSE = new Set([0x7d, 0x5d]);
 
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;

@@ -94,7 +94,8 @@ function requiredFlagMessage(flag: { object: Array<string | number>; property: s
     : `${habit}, and a property it does not name is optional: remove this line`;
 }
 
-function valueAt(schema: unknown, path: ReadonlyArray<string | number>): unknown {
+/** The value at a JSON path of a parsed value; undefined where the path leaves it. */
+export function valueAt(schema: unknown, path: ReadonlyArray<string | number>): unknown {
   let node = schema;
   for (const segment of path) {
     if (typeof node !== 'object' || node === null || !Object.hasOwn(node, segment)) return undefined;

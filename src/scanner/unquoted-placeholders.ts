@@ -1,3 +1,4 @@
+import { valueAt } from './schema-meta-problems.js';
 import type { SchemaProblem } from './shape-checker.js';
 
 const PLACEHOLDER_NAME = /^[A-Za-z_][\w.-]{0,63}$/;
@@ -22,13 +23,4 @@ function unquotedPlaceholder(found: unknown): string | undefined {
   const keys = Object.keys(found);
   if (keys.length !== 1 || (found as Record<string, unknown>)[keys[0]!] !== null) return undefined;
   return PLACEHOLDER_NAME.test(keys[0]!) ? keys[0] : undefined;
-}
-
-function valueAt(value: unknown, path: ReadonlyArray<string | number>): unknown {
-  let at = value;
-  for (const step of path) {
-    if (typeof at !== 'object' || at === null || !Object.hasOwn(at, step)) return undefined;
-    at = (at as Record<string | number, unknown>)[step];
-  }
-  return at;
 }
