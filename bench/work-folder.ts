@@ -13,8 +13,9 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 function onSignal(signal: NodeJS.Signals): void {
   for (const folder of folders) {
     try {
-      // retries: a child of the benchmark that got the same Ctrl-C may still be writing in it for a moment
-      rmSync(folder, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      // retries: a child of the benchmark that got the same Ctrl-C may still be writing in it for a while (a git writing
+      // .git under load kept at it past 10 tries, 5.5 s: ENOTEMPTY in the lead's CI run); 30 tries wait up to ~46 s
+      rmSync(folder, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 });
       process.stderr.write(`${signal}: removed the work folder ${folder}\n`);
     } catch (error) {
       process.stderr.write(`${signal}: could not remove the work folder ${folder}: ${(error as Error).message}\n`);
