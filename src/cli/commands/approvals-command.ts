@@ -3,6 +3,7 @@ import type { ToolIndex } from '../../core/index.js';
 import type { ApprovalAnswer } from '../../gateway/service/index.js';
 import type { ApprovalRecord, ApprovalStatus } from '../../store/index.js';
 import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeJson, writeLines, type Command, type CommandIo } from '../command.js';
+import { detail, summary } from '../approval-lines.js';
 import { terminalSafe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 
@@ -15,10 +16,13 @@ const STATUSES: readonly string[] = ['pending', 'approved', 'denied', 'expired',
  */
 export const approvalsCommand: Command = {
   name: 'approvals',
-  usage: `(list [--status S|all] [--limit N] | show ID [--wait S] | approve ID [--reason R] | deny ID [--reason R] | cancel ID) [--json] ${REPOSITORY_USAGE}`,
-  summary: 'the approval queue: list pending requests, show one, approve (runs the call once), deny or cancel; acts as HLDP_TOKEN\'s principal, else local',
-  options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, status: { type: 'string' }, reason: { type: 'string' }, wait: { type: 'string' }, limit: { type: 'string', short: 'n' } },
-  optionHelp: { limit: 'N: at most N requests, newest first (list)', reason: 'R: why, recorded with the decision (approve, deny, cancel)', wait: 'S: wait up to S seconds for the request to be decided (show)' },
+  usage: `(list [--status S|all] [--limit N] | show ID [--wait S] | approve ID [--reason R] | deny ID [--reason R] | cancel ID) [--json] (${REPOSITORY_USAGE} | --url URL [--token T])`,
+  summary: 'the approval queue: list pending requests, show one, approve (runs the call once), deny or cancel; acts as HLDP_TOKEN\'s principal, else local; with --url, at a running gateway with your own token',
+  options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, status: { type: 'string' }, reason: { type: 'string' }, wait: { type: 'string' }, limit: { type: 'string', short: 'n' }, url: { type: 'string' } },
+  optionHelp: {
+    limit: 'N: at most N requests, newest first (list)', reason: 'R: why, recorded with the decision (approve, deny, cancel)', wait: 'S: wait up to S seconds for the request to be decided (show)',
+    url: "URL: a running gateway's address (else this process reads the store): the queue over its HTTP API, as the principal of --token (else HLDP_TOKEN, then HLDP_API_TOKEN); an approved call runs at the gateway",
+  },
   maxPositionals: 2,
   async run(flags, positionals, io) {
     const [action = 'list', id] = positionals;
@@ -32,6 +36,16 @@ export const approvalsCommand: Command = {
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit is a whole number from 1 to 1000');
     const json = flags.json === true;
     const reason = typeof flags.reason === 'string' ? flags.reason : null;
+    // an approver who is no operator: the gateway's HTTP API with their own token, no config or store here (review userZ6, F4(c))
+    if (typeof flags.url === 'string') {
+      const local = (['repo', 'ref', 'config'] as const).filter((name) => flags[name] !== undefined);
+      if (local.length > 0) throw new UsageError(`--url asks a running gateway, which reads its own repository and store: leave out ${local.map((name) => `--${name}`).join(', ')}`);
+      if (!/^https?:\/\/[^/]/.test(flags.url)) throw new UsageError(`--url must be the gateway's http(s) URL, e.g. http://127.0.0.1:3900, got '${flags.url}'`);
+      // with --url, --token is the principal's (whom to act as), as hldp tail's is: no repository is read
+      const token = typeof flags.token === 'string' ? flags.token : (process.env.HLDP_TOKEN ?? process.env.HLDP_API_TOKEN);
+      const { approvalsOverHttp } = await import('../approvals-over-http.js');
+      return approvalsOverHttp({ url: flags.url, token, action: action as (typeof ACTIONS)[number], id, status, limit, wait, reason, json }, io);
+    }
     const { cliCaller, withGateway } = await import('../with-gateway.js');
     const { changedSince } = await import('../../policy/index.js');
     const { secretsHeldWords } = await import('../../core/index.js');
@@ -100,12 +114,13 @@ async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: b
   const elsewhere = answer.ok && answer.runs_elsewhere ? { filed_by: answer.runs_elsewhere.filed_by, message: answer.runs_elsewhere.message } : {};
   if (json) writeJson(io, answer.ok ? { approval: how.shown(answer.approval), receipt: answer.receipt, ...elsewhere, ...stale, ...(answer.lease_lapsed ? { lease_lapsed: answer.lease_lapsed } : {}) } : { code: answer.code, error: answer.error, ...(answer.receipt ? { receipt: answer.receipt } : {}), ...stale });
   if (!answer.ok) {
-    if (!json) io.stderr.write(`${answer.code}: ${answer.error}\n`);
+    // the error quotes what an agent sent (a tool name, params) and what the store holds: escaped, as every line here (review Z13, Z13-3)
+    if (!json) io.stderr.write(`${terminalSafe(`${answer.code}: ${answer.error}`)}\n`);
     return 1;
   }
   const { leaseLapsed, receiptDetail } = await import('../format-outcome.js');
   if (!json) {
-    io.stderr.write(`${answer.approval.id} ${answer.approval.status} by ${how.decider}\n`);
+    io.stderr.write(`${terminalSafe(`${answer.approval.id} ${answer.approval.status} by ${how.decider}`)}\n`);
     // approved where it does not run: it runs at the gateway that filed it (review userZ4, F3)
     if (answer.runs_elsewhere) io.stderr.write(`${terminalSafe(answer.runs_elsewhere.message)}\n`);
     if (answer.receipt) writeLines(io.stdout, [receiptDetail(answer.receipt)]);
@@ -115,50 +130,10 @@ async function printAnswer(answer: ApprovalAnswer, how: { io: CommandIo; json: b
   return how.approve && answer.receipt && !answer.receipt.ok ? 1 : 0;
 }
 
-// what an agent sent (params, tool name) and a policy's author wrote (its reason) reach the approver's terminal
-// escaped: a bidi override could reorder the path a person approves (found in review)
-// a decided request says who decided it, when, how and why, not the rule's reason and an expiry that no longer
-// applies (a request cancelled as outdated read "expires … 'file-write' requires confirmation": review userX, X6)
-function summary(record: ApprovalRecord & { outdated?: string }): string {
-  const state = record.decided_at ? decided(record) : `expires ${record.expires_at}  ${record.rule.reason}`;
-  return terminalSafe(`${record.id}  ${record.status.padEnd(9)}  ${record.tool}  by ${record.caller}  ${state}${record.outdated ? `  OUTDATED: ${record.outdated}` : ''}`);
-}
-
-function decided(record: ApprovalRecord): string {
-  // approved, then no gateway with its settings ran it: "expired by alice" read as if alice had let it expire (review userZ6 F10)
-  if (record.status === 'expired' && record.decided_by !== null) {
-    return `approved by ${record.decided_by} at ${record.decided_at} via ${record.decided_via}${record.decision_reason ? `: ${record.decision_reason}` : ''}; then expired at ${record.expires_at} with nothing run: no gateway with its settings ran it`;
-  }
-  return `${record.status} by ${record.decided_by ?? 'the clock'} at ${record.decided_at} via ${record.decided_via}${record.decision_reason ? `: ${record.decision_reason}` : ''}`;
-}
-
-function detail(record: ApprovalRecord & { outdated?: string }): string {
-  return [
-    `${record.id}  ${record.status}${record.outdated ? '  OUTDATED' : ''}`,
-    ...(record.outdated ? [`outdated  ${record.outdated}`] : []),
-    `tool      ${record.tool} (${record.executor} ${record.method})`,
-    `params    ${JSON.stringify(record.params)}`,
-    `caller    ${record.caller}${record.session ? ` (session ${record.session})` : ''}`,
-    `why       ${record.rule.reason}`,
-    `commit    ${record.commit}`,
-    `asked     ${record.created_at}, expires ${record.expires_at}`,
-    ...(record.decided_at ? [`decided   ${decided(record)}`] : []),
-    // who ran the approved call (an operator finds an interrupted run's process by it), and where the call runs
-    ...(record.run ? [`run       by ${record.run.by}${record.receipt_id === null ? `, its lease until ${record.run.lease_until}` : ''}`] : []),
-    // approved at an instance that runs calls elsewhere: a gateway of its place has not taken it yet (review userZ4, F3)
-    ...(record.status === 'approved' && record.run === null && record.receipt_id === null ? [`run       not yet: it runs at the gateway that filed it (or one with its settings) before ${record.expires_at}, or not at all`] : []),
-    ...(record.rule.place ? [`runs in   ${record.rule.place.workspace} (sandbox ${record.rule.place.sandbox}${record.rule.place.run_as === null ? '' : `, run_as ${record.rule.place.run_as}`})`] : []),
-    // where it is approved when a process that runs calls elsewhere may not (the filing instance)
-    ...(record.rule.filed_by ? [`filed by  ${record.rule.filed_by.url === null ? record.rule.filed_by.by : `${record.rule.filed_by.url} (${record.rule.filed_by.by})`}`] : []),
-  ]
-    .map(terminalSafe)
-    .join('\n');
-}
-
 // --json answers on stdout whatever the outcome, as GET /v1/approvals/:id does (review R, R21)
 function missing(io: CommandIo, id: string, principal: string, json: boolean, store: string): number {
   const message = `no approval request '${id}' that '${principal}' may see in ${store}`;
   if (json) writeJson(io, { code: 'APPROVAL_NOT_FOUND', error: message });
-  io.stderr.write(`${message}\n`);
+  io.stderr.write(`${terminalSafe(message)}\n`);
   return 1;
 }
