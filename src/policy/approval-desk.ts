@@ -234,12 +234,13 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   /**
    * Sweeps every second until `stop` (servers and hldp mcp: unattended requests still expire, interrupted runs are
    * closed, and say so, and requests approved at an instance that runs calls elsewhere run here when their place is this one's).
+   * `onRollError`: what the roll of live instances could not do (a failing beat); `first` for the first of a streak.
    */
-  start(onError: (error: Error) => void): Promise<void> {
+  start(onError: (error: Error) => void, onRollError: (error: Error, first: boolean) => void = onError): Promise<void> {
     this.#onError = onError;
     this.#sweeper ??= setInterval(() => void this.sweep().catch(onError), SWEEP_MS).unref();
-    // resolves once this process is in the store's roll of serving instances
-    return this.#live.start(onError);
+    // resolves once this process is in the store's roll of serving instances; its failures are its own
+    return this.#live.start(onRollError);
   }
 
   /** Stops sweeping; resolves once this process's row has left the store's roll of serving instances. */

@@ -45,6 +45,12 @@ export const APPROVAL_RUN_LEASES = `ALTER TABLE approvals ADD COLUMN run_by text
 export const GATEWAY_INSTANCES = `CREATE TABLE gateway_instances (instance text PRIMARY KEY, place text NOT NULL, seen_ms bigint NOT NULL);
      CREATE INDEX gateway_instances_by_seen ON gateway_instances (seen_ms);`;
 
+/**
+ * Schema step 16, the same text on both stores: a row of the roll is marked when its process stops, not deleted, so that
+ * an instance that does not see a filer's row can tell "it left" from "not seen yet" (review Z12, Z12-8).
+ */
+export const GATEWAY_INSTANCES_LEFT = 'ALTER TABLE gateway_instances ADD COLUMN left_ms bigint;';
+
 /** A fresh request id: not a secret (approvers see it in the queue), but not guessable either. */
 export const newApprovalId = (): string => `apr_${randomBytes(12).toString('base64url')}`;
 

@@ -3,38 +3,60 @@ import type { RunPlace } from './approval-store.js';
 import { canonicalJson } from './canonical-params.js';
 import type { InstanceRoll, LiveInstance } from './store.js';
 
-/** The roll of live instances in the `gateway_instances` table: each beat renews a row and drops the stale ones. */
+// how long a beat waits for another process's write lock, on the event loop, before it leaves the renewal to the next
+// beat: the store's busy timeout (5 s) held every request of an idle gateway as long (review Z12, Z12-8)
+const BEAT_PATIENCE_MS = 20;
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+/**
+ * The roll of live instances in the `gateway_instances` table: each beat renews a row and drops the long-quiet ones.
+ * Every instance on a SQLite file runs on its host, so the host's clock (injectable for tests) is the roll's one clock.
+ */
 export class SqliteInstances implements InstanceRoll {
-  readonly #upsert: Statement<[string, string, number]>;
-  readonly #prune: Statement<[number]>;
-  readonly #live: Statement<[number], { instance: string; place: string; seen_ms: number }>;
-  readonly #leave: Statement<[string]>;
-  readonly #beat: (by: string, place: string, seenMs: number, staleBeforeMs: number) => void;
+  readonly #database: Database;
+  readonly #live: Statement<[number], { instance: string; place: string; seen_ms: number; left_ms: number | null }>;
+  readonly #leave: Statement<[number, string]>;
+  readonly #beat: (by: string, place: string, seenMs: number, keptBeforeMs: number) => void;
   readonly #now: () => number;
 
   constructor(database: Database, options: { now: () => number }) {
-    this.#upsert = database.prepare('INSERT INTO gateway_instances (instance, place, seen_ms) VALUES (?, ?, ?) ON CONFLICT (instance) DO UPDATE SET place = excluded.place, seen_ms = excluded.seen_ms');
-    this.#prune = database.prepare('DELETE FROM gateway_instances WHERE seen_ms < ?');
-    this.#live = database.prepare('SELECT instance, place, seen_ms FROM gateway_instances WHERE seen_ms >= ? ORDER BY instance');
-    this.#leave = database.prepare('DELETE FROM gateway_instances WHERE instance = ?');
+    this.#database = database;
+    const upsert = database.prepare<[string, string, number]>('INSERT INTO gateway_instances (instance, place, seen_ms) VALUES (?, ?, ?) ON CONFLICT (instance) DO UPDATE SET place = excluded.place, seen_ms = excluded.seen_ms, left_ms = NULL');
+    const prune = database.prepare<[number]>('DELETE FROM gateway_instances WHERE seen_ms < ?');
+    this.#live = database.prepare('SELECT instance, place, seen_ms, left_ms FROM gateway_instances WHERE seen_ms >= ? ORDER BY instance');
+    this.#leave = database.prepare('UPDATE gateway_instances SET left_ms = ? WHERE instance = ?');
     this.#now = options.now;
-    const beat = database.transaction((by: string, place: string, seenMs: number, staleBeforeMs: number) => {
-      this.#prune.run(staleBeforeMs);
-      this.#upsert.run(by, place, seenMs);
+    const beat = database.transaction((by: string, place: string, seenMs: number, keptBeforeMs: number) => {
+      prune.run(keptBeforeMs);
+      upsert.run(by, place, seenMs);
     });
-    // the write lock first, waited for: a deferred transaction that another process's commit overtakes fails at once
-    this.#beat = (by, place, seenMs, staleBeforeMs) => beat.immediate(by, place, seenMs, staleBeforeMs);
+    // the write lock first: a deferred transaction that another process's commit overtakes fails at once
+    this.#beat = (by, place, seenMs, keptBeforeMs) => beat.immediate(by, place, seenMs, keptBeforeMs);
   }
 
-  async beat(by: string, place: RunPlace, staleBeforeMs: number): Promise<void> {
-    this.#beat(by, canonicalJson(place), this.#now(), staleBeforeMs);
-  }
-
-  async live(sinceMs: number): Promise<LiveInstance[]> {
-    return this.#live.all(sinceMs).map((row) => ({ by: row.instance, place: JSON.parse(row.place) as RunPlace, seen_ms: row.seen_ms }));
+  async beat(by: string, place: RunPlace, keptMs: number): Promise<{ rows: LiveInstance[]; renewed: boolean }> {
+    const now = this.#now();
+    let renewed = true;
+    const patience = this.#database.pragma('busy_timeout', { simple: true }) as number;
+    this.#database.pragma(`busy_timeout = ${BEAT_PATIENCE_MS}`);
+    try {
+      this.#beat(by, canonicalJson(place), now, now - keptMs);
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      renewed = false;
+    } finally {
+      this.#database.pragma(`busy_timeout = ${patience}`);
+    }
+    // a reader in WAL mode waits for no writer
+    const rows = this.#live.all(now - keptMs).map((row) => ({ by: row.instance, place: JSON.parse(row.place) as RunPlace, quiet_ms: now - row.seen_ms, left: row.left_ms !== null }));
+    return { rows, renewed };
   }
 
   async leave(by: string): Promise<void> {
-    this.#leave.run(by);
+    this.#leave.run(this.#now(), by);
   }
 }

@@ -226,27 +226,34 @@ export interface SignOutList {
   has(id: string): Promise<boolean>;
 }
 
-/** A serving process (hldp serve, hldp mcp) as the roll of live instances holds it: who it is, where it runs calls, when it last said so. */
+/** A serving process (hldp serve, hldp mcp) as the roll of live instances holds it: who it is, where it runs calls, how long since it said so. */
 export interface LiveInstance {
   /** host, pid and instance, as a request's `rule.filed_by.by` and a run's `run.by` name it */
   by: string;
   /** where and how it runs calls, as the requests it files record it */
   place: RunPlace;
-  /** when it last renewed its row (the store's clock as the instance read it) */
-  seen_ms: number;
+  /**
+   * how long ago it last renewed its row, by the roll's one clock (the database's on PostgreSQL, the host's on SQLite,
+   * whose instances share one host): never two hosts' clocks compared (review Z12, Z12-8)
+   */
+  quiet_ms: number;
+  /** it said it stopped serving (its row is kept, marked, so that others can tell a process that left from one not seen yet) */
+  left: boolean;
 }
 
 /**
- * The processes that serve on this store now, each renewing its row while it runs and removing it when it stops (a
- * killed one's row ages out): whether any instance can still run an approved request's call is told from it, so
- * that an approver is not offered an approval no gateway will act on (review userZ6 F10).
+ * The processes that serve on this store, each renewing its row while it runs and marking it when it stops (a killed
+ * one's row goes quiet): whether any instance can still run an approved request's call is told from it, so that an
+ * approver is not offered an approval no gateway will act on (review userZ6 F10).
  */
 export interface InstanceRoll {
-  /** records that `by` serves now, running calls at `place`; drops the rows not renewed since `staleBeforeMs` */
-  beat(by: string, place: RunPlace, staleBeforeMs: number): Promise<void>;
-  /** the instances whose row was renewed at `sinceMs` or later */
-  live(sinceMs: number): Promise<LiveInstance[]>;
-  /** removes `by`'s row: it stops serving */
+  /**
+   * Records that `by` serves now, running calls at `place`, drops the rows quiet for `keptMs` or more, and resolves to
+   * every row kept. `renewed` is false when another process held the store's write lock (SQLite): the beat does not
+   * wait for it on the event loop, it reads the rows and renews the row at the next beat (review Z12, Z12-8)
+   */
+  beat(by: string, place: RunPlace, keptMs: number): Promise<{ rows: LiveInstance[]; renewed: boolean }>;
+  /** marks `by`'s row as left: it stops serving */
   leave(by: string): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -77,4 +77,17 @@ export async function readWhileHeld(url: string, folder: string, path: string, h
   } finally {
     await rm(join(folder, 'hold'), { force: true });
   }
+}
+
+/**
+ * The CPU time (user and system, ms, at the kernel's 10 ms tick) the main thread of process `pid` — the one its event
+ * loop runs on — has used so far (Linux: /proc/PID/task/PID/stat). What work an answer did on the event loop is told by
+ * it, as no order of two requests can tell a stall that ends (review Z12, Z12-7): a figure the load does not stretch,
+ * as a wall-clock time is.
+ */
+export async function loopCpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  // the fields after the command's name, which may hold spaces and parentheses: utime and stime are the 12th and 13th
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }

@@ -292,7 +292,11 @@ export class Gateway {
   async warmUp(): Promise<void> {
     // unattended approval requests still expire, each with its EXPIRED receipt
     // and this process is in the store's roll of serving instances before it files one (review userZ6 F10)
-    await this.approvals.start((error) => this.logger?.warn({ err: error.message }, 'could not expire approval requests'));
+    await this.approvals.start(
+      (error) => this.logger?.warn({ err: error.message }, 'could not expire approval requests'),
+      // not the sweep's words: a beat of the roll failed, warned once until one succeeds, each later one at debug (review Z12, Z12-8)
+      (error, first) => this.logger?.[first ? 'warn' : 'debug']({ err: error.message }, "could not renew this instance's row in the store's roll of live instances (other instances may not count it as serving until a beat succeeds)"),
+    );
     // probed at start, so that what the sandbox cannot enforce is said before the first call
     await this.targets.sandboxed();
     if (this.targets.embedsGatekeeper) await this.targets.startEmbedded();

@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import { POSTGRES_AGENT_SESSION_REVISIONS, POSTGRES_AGENT_SESSIONS_TABLE } from '../agent-sessions.js';
-import { APPROVAL_RUN_LEASES, GATEWAY_INSTANCES } from '../approval-rows.js';
+import { APPROVAL_RUN_LEASES, GATEWAY_INSTANCES, GATEWAY_INSTANCES_LEFT } from '../approval-rows.js';
 import { GENESIS } from '../receipt-chain.js';
 
 /**
@@ -212,6 +212,8 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   { version: 14, name: 'receipts by id prefix', up: 'CREATE INDEX IF NOT EXISTS receipts_by_id_prefix ON receipts (id text_pattern_ops)' },
   // the instances serving on the store now: whether any can still run an approved request's call (review userZ6 F10)
   { version: 15, name: 'live instances', up: GATEWAY_INSTANCES },
+  // a stopped instance's row is marked, not deleted: an instance not seen is not taken for gone (review Z12, Z12-8)
+  { version: 16, name: 'live instances that left', up: GATEWAY_INSTANCES_LEFT },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */
