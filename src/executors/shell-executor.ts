@@ -133,6 +133,7 @@ export async function executeShell(
     maxOutputBytes: tool.constraints.max_output_bytes,
     signal,
     ...(tool.shell.stdin === 'json' ? { input: JSON.stringify(params) } : {}),
+    ...(tool.shell.ok_exit_codes ? { okExitCodes: tool.shell.ok_exit_codes } : {}),
     ...(config.sandbox ? { isolation: { sandbox: config.sandbox, workspace: config.root, ...(tool.sandbox ? { declared: tool.sandbox } : {}) } } : {}),
   });
 }
