@@ -42,6 +42,8 @@ export interface ShellSpec {
   cwd?: string;
   /** `json`: the validated params arrive as one JSON document on standard input (otherwise stdin is closed) */
   stdin?: 'json';
+  /** exit codes besides 0 that are an answer, not a failure (grep's 1: no match); the receipt keeps the code itself */
+  ok_exit_codes?: number[];
 }
 
 /** Which configured gatekeeper a `gatekeeper` tool runs on. */

@@ -89,6 +89,8 @@ export type McpCallOutcome =
 /** The MCP servers behind the registry, as `mcp` tools reach them (the composition root owns their processes and connections). */
 export interface McpServers {
   callTool(server: string, tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpCallOutcome>;
+  /** why `server` is none of the configured ones (what a call of it would fail with), or undefined when it is one */
+  unknownServer?(server: string): string | undefined;
 }
 
 /** What the executors need from the composition root for one call. Secrets live here and never in results. */

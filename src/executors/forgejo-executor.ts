@@ -55,6 +55,25 @@ function unfillableParameter(tool: ToolDefinition, params: Params): string | und
   return undefined;
 }
 
+/**
+ * Why a `git-forgejo` tool cannot run here at all (see `unconfiguredTarget`): no instance configured, a method it
+ * lacks, no repository, the registry itself as a write's target, or a parameter the method needs that no call can give.
+ */
+export function forgejoTargetProblem(tool: ToolDefinition, rawParams: Params, config: ForgejoConfig | undefined): string | undefined {
+  if (!config?.url || !config.token) {
+    return `tool '${tool.name}' acts on Forgejo, but no instance is configured; set forgejo.url and forgejo.token (a personal access token) in the gateway config`;
+  }
+  if (!Object.hasOwn(FORGEJO_METHODS, tool.method)) return `git-forgejo has no method '${tool.method}'; use one of: ${Object.keys(FORGEJO_METHODS).join(', ')}`;
+  const repository = tool.forgejo?.repo ?? config.repo;
+  if (!repository || !REPOSITORY_NAME.test(repository)) {
+    return `tool '${tool.name}' names no repository as owner/name (neither may be '.' or '..'); set forgejo.repo in its TOOL.hdlp or in the gateway config`;
+  }
+  if (WRITING_METHODS.has(tool.method) && config.registry !== undefined && isRegistry(config.url, repository, config.registry)) {
+    return `tool '${tool.name}' would commit to ${repository}, the registry this gateway serves (${config.registry}): an agent may not rewrite its own tools and policies; point the tool's forgejo.repo (or the config's) at another repository`;
+  }
+  return unfillableParameter(tool, withDefaults(tool.params_schema, rawParams));
+}
+
 /** Runs a `git-forgejo` tool: its `method` (read_file, list_commits, list_tree, write_file, create_issue) through Forgejo's REST API. */
 export async function executeForgejo(
   tool: ToolDefinition,
@@ -63,23 +82,11 @@ export async function executeForgejo(
   signal?: AbortSignal,
 ): Promise<ExecutionResult> {
   const start = performance.now();
-  if (!config?.url || !config.token) {
-    return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' acts on Forgejo, but no instance is configured; set forgejo.url and forgejo.token (a personal access token) in the gateway config`, start);
-  }
-  const method = Object.hasOwn(FORGEJO_METHODS, tool.method) ? FORGEJO_METHODS[tool.method] : undefined;
-  if (!method) {
-    return failedResult('EXECUTOR_MISCONFIGURED', `git-forgejo has no method '${tool.method}'; use one of: ${Object.keys(FORGEJO_METHODS).join(', ')}`, start);
-  }
-  const repository = tool.forgejo?.repo ?? config.repo;
-  if (!repository || !REPOSITORY_NAME.test(repository)) {
-    return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' names no repository as owner/name (neither may be '.' or '..'); set forgejo.repo in its TOOL.hdlp or in the gateway config`, start);
-  }
-  if (WRITING_METHODS.has(tool.method) && config.registry !== undefined && isRegistry(config.url, repository, config.registry)) {
-    return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' would commit to ${repository}, the registry this gateway serves (${config.registry}): an agent may not rewrite its own tools and policies; point the tool's forgejo.repo (or the config's) at another repository`, start);
-  }
+  const problem = forgejoTargetProblem(tool, rawParams, config);
+  if (problem !== undefined || !config) return failedResult('EXECUTOR_MISCONFIGURED', problem ?? 'no Forgejo instance is configured', start);
+  const method = FORGEJO_METHODS[tool.method]!;
+  const repository = (tool.forgejo?.repo ?? config.repo)!;
   const params = withDefaults(tool.params_schema, rawParams);
-  const unfillable = unfillableParameter(tool, params);
-  if (unfillable !== undefined) return failedResult('EXECUTOR_MISCONFIGURED', unfillable, start);
   const api = new ForgejoRepositoryApi(config, repository, tool.constraints.timeout_ms, signal);
   const outcome = await method(api, params, config);
   // an error's body is the server's text (up to the API's 32 MiB): bounded in the receipt as output is, and what was cut counted

@@ -15,6 +15,14 @@ export const GATEKEEPER_SLACK_MS = 2_000;
 // room kept under the cap for "gatekeeper 'NAME' answered HTTP 500: " before an error's body
 const ERROR_PREFIX_BYTES = 120;
 
+/** Why a `gatekeeper` tool cannot run here at all (see `unconfiguredTarget`): the gatekeeper it names is not configured. */
+export function gatekeeperTargetProblem(tool: ToolDefinition, gatekeepers: Record<string, GatekeeperTarget> | undefined): string | undefined {
+  const name = tool.gatekeeper?.target ?? 'default';
+  if (gatekeepers && Object.hasOwn(gatekeepers, name)) return undefined;
+  const known = Object.keys(gatekeepers ?? {});
+  return `no gatekeeper named '${name}' is configured; add gatekeepers.${name} = {url, token} to the gateway config` + (known.length > 0 ? ` (configured: ${known.join(', ')})` : '');
+}
+
 /** Runs a `gatekeeper` tool: `POST <target>/exec` with `{method, params, timeout_ms, max_output_bytes, sandbox?}`. */
 export async function executeGatekeeper(
   tool: ToolDefinition,
@@ -25,15 +33,7 @@ export async function executeGatekeeper(
   const start = performance.now();
   const name = tool.gatekeeper?.target ?? 'default';
   const target = gatekeepers && Object.hasOwn(gatekeepers, name) ? gatekeepers[name] : undefined;
-  if (!target) {
-    const known = Object.keys(gatekeepers ?? {});
-    return failedResult(
-      'EXECUTOR_MISCONFIGURED',
-      `no gatekeeper named '${name}' is configured; add gatekeepers.${name} = {url, token} to the gateway config` +
-        (known.length > 0 ? ` (configured: ${known.join(', ')})` : ''),
-      start,
-    );
-  }
+  if (!target) return failedResult('EXECUTOR_MISCONFIGURED', gatekeeperTargetProblem(tool, gatekeepers) ?? `no gatekeeper named '${name}' is configured`, start);
   const { timeout_ms, max_output_bytes } = tool.constraints;
   const answer = new GatekeeperAnswerReader(max_output_bytes);
   // a cancel asks the gatekeeper to stop the run and waits a moment for its answer, what the command printed in it

@@ -18,10 +18,9 @@ export async function executeHldpApi(
   signal?: AbortSignal,
 ): Promise<ExecutionResult> {
   const start = performance.now();
-  if (!tool.http) return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' has executor 'hldp-api' but no http section; add http.path to its TOOL.hdlp`, start);
-  const name = tool.http.api ?? 'default';
-  const api = apis && Object.hasOwn(apis, name) ? apis[name] : undefined;
-  if (!api?.url) return failedResult('EXECUTOR_MISCONFIGURED', missingApi(name, apis), start);
+  const problem = apiTargetProblem(tool, apis);
+  const api = tool.http && apis && Object.hasOwn(apis, tool.http.api ?? 'default') ? apis[tool.http.api ?? 'default'] : undefined;
+  if (problem !== undefined || !tool.http || !api?.url) return failedResult('EXECUTOR_MISCONFIGURED', problem ?? `tool '${tool.name}' has no API to call`, start);
   const built = buildHttpRequest(tool.http, withDefaults(tool.params_schema, rawParams));
   if (!built.ok) return failedResult(built.code, built.message, start);
   const headers = { ...built.headers };
@@ -43,6 +42,14 @@ export async function executeHldpApi(
   const result = succeededResult(outcome.body, start);
   if (outcome.status >= 200 && outcome.status <= 299) return result;
   return { ...result, ok: false, code: 'HTTP_ERROR', error: `HTTP ${outcome.status}: ${redirectNote(outcome.status, outcome.headers.location, url, api.url)}${outcome.body.text}` };
+}
+
+/** Why an `hldp-api` tool cannot run here at all (see `unconfiguredTarget`): no http section, or no URL for its API. */
+export function apiTargetProblem(tool: ToolDefinition, apis: Record<string, ApiTarget> | undefined): string | undefined {
+  if (!tool.http) return `tool '${tool.name}' has executor 'hldp-api' but no http section; add http.path to its TOOL.hdlp`;
+  const name = tool.http.api ?? 'default';
+  const api = apis && Object.hasOwn(apis, name) ? apis[name] : undefined;
+  return api?.url ? undefined : missingApi(name, apis);
 }
 
 /**

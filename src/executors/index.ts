@@ -1,5 +1,6 @@
 // The executors (shell, gatekeeper client, hldp-api, git-forgejo) and the constraint runner they share.
 export { execute } from './execute.js';
+export { unconfiguredTarget } from './target-check.js';
 export { secretsOf } from './execution-context.js';
 export type {
   ApiTarget,

@@ -2,7 +2,7 @@ import { exceedsDepth, MAX_JSON_DEPTH, type ErrorCode, type ExecutionResult, typ
 import { boundBytes } from './bounded-output.js';
 import { cutErrorMessage } from './cut-error-message.js';
 import { startDeadline } from './deadline.js';
-import type { ExecutionContext, McpToolAnswer } from './execution-context.js';
+import type { ExecutionContext, McpServers, McpToolAnswer } from './execution-context.js';
 import { boundedFailure, elapsedSince, failedResult } from './execution-result.js';
 import { JsonStringCutter } from './json-string-cutter.js';
 import type { Params } from './params.js';
@@ -36,6 +36,13 @@ function mcpAnswerBound(cap: number): number {
   return 12 * cap + ANSWER_ENVELOPE_BYTES;
 }
 
+/** Why an `mcp` tool cannot run here at all (see `unconfiguredTarget`): no mcp section, or its server is not configured. */
+export function mcpTargetProblem(tool: ToolDefinition, servers: McpServers | undefined): string | undefined {
+  if (!tool.mcp) return `tool '${tool.name}' has executor 'mcp' but no mcp section; add mcp: {server, tool} to its TOOL.hdlp`;
+  if (!servers) return `tool '${tool.name}' runs on MCP server '${tool.mcp.server}', but no MCP servers are configured; add mcp_servers.${tool.mcp.server} to the gateway config`;
+  return servers.unknownServer?.(tool.mcp.server);
+}
+
 /**
  * Runs an `mcp` tool: `tools/call` of `mcp.tool` on the configured server `mcp.server`, with the params as its
  * arguments. The receipt keeps the raw text (other content serialised), `structuredContent` whole, and a result
@@ -44,10 +51,8 @@ function mcpAnswerBound(cap: number): number {
  */
 export async function executeMcp(tool: ToolDefinition, params: Params, context: ExecutionContext): Promise<ExecutionResult> {
   const start = performance.now();
-  if (!tool.mcp) return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' has executor 'mcp' but no mcp section; add mcp: {server, tool} to its TOOL.hdlp`, start);
-  if (!context.mcpServers) {
-    return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' runs on MCP server '${tool.mcp.server}', but no MCP servers are configured; add mcp_servers.${tool.mcp.server} to the gateway config`, start);
-  }
+  const problem = mcpTargetProblem(tool, context.mcpServers);
+  if (problem !== undefined || !tool.mcp || !context.mcpServers) return failedResult('EXECUTOR_MISCONFIGURED', problem ?? `tool '${tool.name}' has no MCP server to call`, start);
   const { timeout_ms: timeoutMs, max_output_bytes: cap } = tool.constraints;
   const deadline = startDeadline(timeoutMs, context.signal);
   // a string longer on the wire than a text of `cap` bytes can be (all escapes) is cut as it arrives: an answer past

@@ -41,6 +41,8 @@ export interface ProcessSpec {
   isolation?: Isolation;
   /** written to the child's stdin, which is then closed; without it stdin is closed from the start */
   input?: string;
+  /** exit codes besides 0 that end the run `ok` (a tool's `shell.ok_exit_codes`: grep's 1 is "no match"); `exit_code` still says which */
+  okExitCodes?: readonly number[];
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -151,7 +153,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ExecutionResult> {
   }
   const stopped = deadline.reason();
   const outcome = await plan.finish({ ...closed, status: status(), stderr: stderr.render().text, stopped: stopped !== null });
-  const ending = { stdout, stderr, outcome, stopped, timeoutMs: spec.timeoutMs, start };
+  const ending = { stdout, stderr, outcome, stopped, timeoutMs: spec.timeoutMs, start, okExitCodes: spec.okExitCodes };
   try {
     return toResult(ending);
   } catch (error) {
@@ -190,6 +192,7 @@ interface Ending {
   stopped: StopReason | null;
   timeoutMs: number;
   start: number;
+  okExitCodes?: readonly number[] | undefined;
 }
 
 function toResult(ending: Ending): ExecutionResult {
@@ -222,14 +225,14 @@ function withoutLine<Rendered extends { text: string; totalBytes: number }>(rend
   return { ...rendered, text: rendered.text.slice(0, at) + rendered.text.slice(at + line!.length + 1), totalBytes: rendered.totalBytes - Buffer.byteLength(line!) - 1 };
 }
 
-function classify({ stopped, outcome }: Ending): ErrorCode | null {
+function classify({ stopped, outcome, okExitCodes }: Ending): ErrorCode | null {
   if (outcome.failure) return outcome.failure.code;
   // a limit explains a stop too: a fork bomb runs into its deadline, retrying the forks the limit refuses
   if (outcome.resourceLimit) return 'RESOURCE_LIMIT';
   if (stopped === 'timeout') return 'TIMEOUT';
   if (stopped === 'cancelled') return 'CANCELLED';
   if (outcome.signal !== null) return 'KILLED_BY_SIGNAL';
-  if (outcome.exitCode !== 0) return 'NONZERO_EXIT';
+  if (outcome.exitCode !== 0 && !(outcome.exitCode !== null && okExitCodes?.includes(outcome.exitCode))) return 'NONZERO_EXIT';
   return null;
 }
 

@@ -96,6 +96,13 @@ function declaredParameters(tool: ToolDefinition): string[] {
   return typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
 }
 
+/** Why a `shell` tool cannot run here at all (see `unconfiguredTarget`): no shell root configured, or no shell section. */
+export function shellTargetProblem(tool: ToolDefinition, config: ShellConfig | undefined): string | undefined {
+  if (!config) return `tool '${tool.name}' runs on the shell executor, but no shell root is configured; set shell.root in the gateway config`;
+  if (!tool.shell) return `tool '${tool.name}' has executor 'shell' but no shell section; add shell.argv or shell.script to its TOOL.hdlp`;
+  return undefined;
+}
+
 /** Runs a `shell` tool: an argv template (no shell at all) or a fixed `sh -c` script reading params from the environment (and, with `stdin: json`, from standard input). */
 export async function executeShell(
   tool: ToolDefinition,
@@ -104,8 +111,8 @@ export async function executeShell(
   signal?: AbortSignal,
 ): Promise<ExecutionResult> {
   const start = performance.now();
-  if (!config) return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' runs on the shell executor, but no shell root is configured; set shell.root in the gateway config`, start);
-  if (!tool.shell) return failedResult('EXECUTOR_MISCONFIGURED', `tool '${tool.name}' has executor 'shell' but no shell section; add shell.argv or shell.script to its TOOL.hdlp`, start);
+  const problem = shellTargetProblem(tool, config);
+  if (problem !== undefined || !config || !tool.shell) return failedResult('EXECUTOR_MISCONFIGURED', problem ?? `tool '${tool.name}' cannot run on the shell executor`, start);
   const params = withDefaults(tool.params_schema, rawParams);
   const command = buildCommand(tool.shell, params, start);
   if (!command.ok) return command.result;
@@ -126,6 +133,7 @@ export async function executeShell(
     maxOutputBytes: tool.constraints.max_output_bytes,
     signal,
     ...(tool.shell.stdin === 'json' ? { input: JSON.stringify(params) } : {}),
+    ...(tool.shell.ok_exit_codes ? { okExitCodes: tool.shell.ok_exit_codes } : {}),
     ...(config.sandbox ? { isolation: { sandbox: config.sandbox, workspace: config.root, ...(tool.sandbox ? { declared: tool.sandbox } : {}) } } : {}),
   });
 }

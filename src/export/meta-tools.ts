@@ -126,6 +126,8 @@ export const CALL_TOOL: MetaTool = {
     properties: {
       name: { type: 'string', minLength: 1, maxLength: 256, description: 'the tool name' },
       params: { type: 'object', description: "the tool's arguments", default: {} },
+      // MCP's own word for them, which models trained on MCP write (review userZ7 F11)
+      arguments: { type: 'object', description: "the same as params, MCP's word for them: give one of the two" },
     },
     required: ['name'],
     additionalProperties: false,

@@ -23,6 +23,11 @@ export class McpServerPool implements McpServers {
     return connection.callTool(tool, args, options);
   }
 
+  /** Why `server` is none of the configured ones, or undefined when it is one (checked before a call is put to a person). */
+  unknownServer(server: string): string | undefined {
+    return this.#connections.has(server) ? undefined : this.#unknown(server);
+  }
+
   /** Every tool `server` lists, for drafting definitions (`hldp import mcp`). */
   listTools(server: string, signal: AbortSignal): Promise<{ ok: true; tools: Tool[] } | { ok: false; code: ErrorCode; message: string }> {
     const connection = this.#connections.get(server);

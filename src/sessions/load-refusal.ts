@@ -1,4 +1,4 @@
-import { brokenDefinition, brokenToolMessage, removedToolWords, removedWhen, type RemovedTools, type ToolIndex } from '../core/index.js';
+import { brokenDefinition, brokenToolMessage, removedToolWords, removedWhen, type RemovedTools, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
 import type { Matcher } from '../matcher/index.js';
 import { refusal, type MetaAnswer } from './meta-answer.js';
 import type { RegistryView } from './registry-view.js';
@@ -21,6 +21,8 @@ export interface LoadRefusalContext {
   mayOffer(names: readonly string[]): string[];
   /** whether the session may be told of the broken tool of that name (its diagnostics) */
   mayKnowBroken(name: string): boolean;
+  /** why the principal may use none of the toolset's tools, naming them (as `toolset enable` says it) */
+  forbiddenReason(toolset: ToolsetDefinition): string;
 }
 
 /**
@@ -32,6 +34,9 @@ export function loadRefusal(name: string, context: LoadRefusalContext): MetaAnsw
   // the catalogue the agent was shown names toolsets too: one of them is enabled, not loaded (review V, V6)
   const toolset = registry.toolset(name);
   if (toolset && context.usable.has(toolset.name)) return refusal('TOOL_NOT_FOUND', `'${toolset.name}' is a toolset, not a tool or group: enable it with toolset {"action": "enable", "name": "${toolset.name}"}`, { toolset: toolset.name });
+  // one the principal may use nothing of is named as `toolset enable` names it, never as a name that does not exist:
+  // the agent was told both (review userZ7 F15); a listing or a near name still never offers it
+  if (toolset) return refusal('TOOLSET_FORBIDDEN', `'${toolset.name}' is a toolset, not a tool or group; ${context.forbiddenReason(toolset)}`, { toolset: toolset.name });
   // …and one a rescan took away is named as gone, not answered with a tool spelled like it (review userX, X2)
   const gone = toolset ? undefined : context.gone(name, context.holds(name));
   if (gone !== undefined) return refusal('TOOL_NOT_FOUND', `'${name}' is not a tool or group: ${gone}`, { toolset: name });

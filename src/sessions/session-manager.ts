@@ -210,6 +210,7 @@ export class SessionManager {
       return loadRefusal(name, {
         registry, index: current.index, matcher: current.matcher, ...(current.removed ? { removed: current.removed } : {}), usable: this.usableToolsets(state), mayKnowBroken: mayKnowBroken(this.rights, current.index, state.id, state.principal),
         gone: (toolset, held) => this.goneToolset(toolset, held, state.principal),
+        forbiddenReason: (toolset) => this.forbiddenReason(registry, state, toolset),
         holds: (toolset) => state.toolsets.some((active) => active.name.toLowerCase() === toolset.toLowerCase()),
         mayOffer: (names) => this.mayOffer(state, names.map((near) => ({ name: near }))).map((near) => near.name),
       });

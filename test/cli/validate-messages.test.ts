@@ -12,7 +12,7 @@ describe('hldp validate', () => {
       [
         'a shell block with neither argv nor script',
         { executor: 'shell', method: 'run', shell: '{ command: "echo a" }' },
-        ["tools/demo/TOOL.hdlp:10:8: error: 'shell' needs one of: 'argv', 'script'", "tools/demo/TOOL.hdlp:10:10: error: unknown field 'shell.command'; allowed: argv, select, script, env, cwd, stdin"],
+        ["tools/demo/TOOL.hdlp:10:8: error: 'shell' needs one of: 'argv', 'script'", "tools/demo/TOOL.hdlp:10:10: error: unknown field 'shell.command'; allowed: argv, select, script, env, cwd, stdin, ok_exit_codes"],
       ],
       [
         'a git-forgejo method the executor lacks',

@@ -64,4 +64,13 @@ describe('an agent that may use none of the ops toolset', () => {
     expect(loaded.isError).toBe(true);
     expect(textOf(loaded)).toBe(`'repo' is a toolset, not a tool or group: enable it with toolset {"action": "enable", "name": "repo"}`);
   });
+
+  // review userZ7 F15: tool_load 'ops' said "no tool or group 'ops'", while toolset enable named ops and its tools
+  it("is told by tool_load 'ops' what toolset enable tells it: ops is a toolset holding no tool it may call", async () => {
+    const loaded = await meta('tool_load', { name: 'ops' });
+    expect(loaded.isError).toBe(true);
+    expect(textOf(loaded)).toMatch(/^'ops' is a toolset, not a tool or group; toolset 'ops' holds no tool you may call: shell-exec, http-request \(.*principal 'bot'.*\)$/);
+    expect(textOf(loaded)).not.toContain('no tool or group');
+    expect(loaded.structuredContent).toMatchObject({ code: 'TOOLSET_FORBIDDEN', toolset: 'ops' });
+  });
 });

@@ -1,5 +1,5 @@
 import { decidePolicy, type ApprovalAnswer, type ApprovalDesk, type DecideOptions, type Principal } from '../../policy/index.js';
-import type { ToolDefinition } from '../../core/index.js';
+import type { ExecutionResult, ToolDefinition } from '../../core/index.js';
 import type { SessionState } from '../../sessions/index.js';
 import { chooseDeadline } from './call-deadline.js';
 import { lookUpCall } from './call-lookup.js';
@@ -26,6 +26,8 @@ export interface CallPathParts {
   maxCallsInFlightPerCaller: number;
   /** where a call's relative paths land, for the policy's path conditions (no root when unknown) */
   pathPlace: (tool: ToolDefinition, params: Record<string, unknown>) => PathPlace;
+  /** why the tool cannot run here at all (its executor's target is not configured), as its executor would fail it */
+  unconfiguredTarget: (tool: ToolDefinition, params: Record<string, unknown>) => ExecutionResult | undefined;
 }
 
 /**
@@ -168,8 +170,12 @@ export class CallPath {
             error: `${tool.name}: denied, nothing ran: ${decision.reason}`, caller: caller.name, session, approval: null, timeoutMs: deadline.timeoutMs, timeoutFrom: deadline.from,
           }),
         };
-      case 'approve':
+      case 'approve': {
+        // a call that cannot run here at all is answered as an allowed call is, before a person is asked to decide it (review userZ7 F14)
+        const unconfigured = this.parts.unconfiguredTarget(tool, data);
+        if (unconfigured) return { kind: 'receipt', receipt: await keeper.storeUnconfigured(registry, tool, data, unconfigured, deadline, { ...request, session }) };
         return keeper.fromStore(() => this.parts.approvals().request(registry, tool, data, decision, caller.name, session, deadline));
+      }
     }
   }
 }

@@ -1,8 +1,8 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { ToolDefinition } from '../../core/index.js';
-import { fillTemplate, secretsOf, type ApiTarget, type ExecutionContext } from '../../executors/index.js';
+import type { ExecutionResult, ToolDefinition } from '../../core/index.js';
+import { fillTemplate, secretsOf, unconfiguredTarget, type ApiTarget, type ExecutionContext } from '../../executors/index.js';
 import { startGatekeeper, type RunningGatekeeper } from '../../gatekeeper/index.js';
 import { McpServerPool } from '../../mcp-servers/index.js';
 import { createSandbox, type Sandbox, type SandboxStatus } from '../../sandbox/index.js';
@@ -84,14 +84,31 @@ export class ExecutionTargets {
     }
     const sandbox = await this.sandboxed();
     return {
+      ...this.targets(),
       shell: { root: this.config.workspaceRoot, inheritEnv: this.config.shell.inheritEnv, sandbox },
       gatekeepers,
-      apis: this.selfApi && !this.config.apis.default ? { ...this.config.apis, default: this.selfApi } : this.config.apis,
-      ...(this.config.forgejo ? { forgejo: { ...this.config.forgejo, registry: this.config.repository.source } } : {}),
       otherSecrets: this.secrets(),
       maxOutputBytes: this.config.maxOutputBytes,
-      mcpServers: this.mcpServers,
       ...(signal ? { signal } : {}),
+    };
+  }
+
+  /**
+   * Why `tool` cannot run here at all (its executor's target is not configured), as its executor would fail it, or
+   * undefined: asked before a confirmation or an approval request is filed (review userZ7 F14). Nothing is started.
+   */
+  unconfiguredTarget(tool: ToolDefinition, params: Record<string, unknown>): ExecutionResult | undefined {
+    // the embedded gatekeeper is `default` once started; only its name counts here, so none is started for the check
+    const gatekeepers = this.embedsGatekeeper ? { ...this.config.gatekeepers, default: { url: '', token: '' } } : this.config.gatekeepers;
+    return unconfiguredTarget(tool, params, { ...this.targets(), shell: { root: this.config.workspaceRoot }, gatekeepers });
+  }
+
+  // what the executors act on, as configured (the shell's sandbox and the embedded gatekeeper aside)
+  private targets(): Pick<ExecutionContext, 'apis' | 'forgejo' | 'mcpServers'> {
+    return {
+      apis: this.selfApi && !this.config.apis.default ? { ...this.config.apis, default: this.selfApi } : this.config.apis,
+      ...(this.config.forgejo ? { forgejo: { ...this.config.forgejo, registry: this.config.repository.source } } : {}),
+      mcpServers: this.mcpServers,
     };
   }
 

@@ -90,7 +90,7 @@ export class Gateway {
     this.observers.push(eventObserver(this.events, index, () => targets.configuredSecrets(), this.instanceId.slice(0, 8)));
     this.principals = new Principals(config.principals);
     targets.learnSecrets(() => this.principals.authenticatedTokens());
-    this.calls = new CallPath({ registry: () => this.registries.current, keeper: this.keeper, later: this.later, approvals: () => this.approvals, principal: (name) => this.principal(name), observers: this.observers, maxCallTimeoutMs: config.maxCallTimeoutMs, maxCallsInFlightPerCaller: config.maxCallsInFlightPerCaller, pathPlace: (tool, params) => targets.pathPlace(tool, params) });
+    this.calls = new CallPath({ registry: () => this.registries.current, keeper: this.keeper, later: this.later, approvals: () => this.approvals, principal: (name) => this.principal(name), observers: this.observers, maxCallTimeoutMs: config.maxCallTimeoutMs, maxCallsInFlightPerCaller: config.maxCallsInFlightPerCaller, pathPlace: (tool, params) => targets.pathPlace(tool, params), unconfiguredTarget: (tool, params) => targets.unconfiguredTarget(tool, params) });
     // who runs an approved call, as a person reading an interrupted run's receipt needs to find it
     const runner = { by: `${hostname()} pid ${process.pid} (instance ${this.instanceId})`, leaseMs: config.approvalRunLeaseMs };
     this.approvals = new ApprovalDesk({

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { MatchResult, ProgressUpdate } from '../../core/index.js';
 import { APPROVAL_WAIT_TOOL, CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, META_TOOLS, READ_SKILL_TOOL, TOOLSET_TOOL, type MetaTool } from '../../export/index.js';
 import { compactSchema, MAX_LIMIT } from '../../matcher/index.js';
@@ -77,8 +78,10 @@ export async function runMetaTool(
       return { kind: 'match', result: found.result, changed: found.changed };
     }
     case CALL_TOOL.name: {
+      const params = callParams(args);
+      if (!params.ok) return { kind: 'invalid', code: 'INVALID_PARAMS', error: `invalid params for '${tool.name}': ${params.error}. Expected params: ${compactSchema(tool.inputSchema)}` };
       const name = options.resolveName ? options.resolveName(args.name as string) : (args.name as string);
-      const outcome = await gateway.call(name, args.params ?? {}, { ...(options.signal ? { signal: options.signal } : {}), ...deadlineOf(options), ...(session ? { session } : {}), via: 'tool_call' });
+      const outcome = await gateway.call(name, params.value, { ...(options.signal ? { signal: options.signal } : {}), ...deadlineOf(options), ...(session ? { session } : {}), via: 'tool_call' });
       return { kind: 'call', outcome, changed: changedSince() };
     }
     case APPROVAL_WAIT_TOOL.name: {
@@ -92,6 +95,18 @@ export async function runMetaTool(
       return { kind: 'call', outcome, changed: false };
     }
   }
+}
+
+/**
+ * `tool_call`'s params: `params`, or `arguments` (MCP's word, which models write; review userZ7 F11); both given, they
+ * must be the same, since neither can be chosen over the other without the caller's word.
+ */
+function callParams(args: Record<string, unknown>): { ok: true; value: unknown } | { ok: false; error: string } {
+  const given = ['params', 'arguments'].filter((key) => Object.hasOwn(args, key) && args[key] !== undefined);
+  if (given.length === 2 && !isDeepStrictEqual(args.params, args.arguments)) {
+    return { ok: false, error: "'params' and 'arguments' are the same thing (the tool's arguments) and differ here; give one of them" };
+  }
+  return { ok: true, value: (given[0] === undefined ? undefined : args[given[0]]) ?? {} };
 }
 
 /** What is wrong with a meta-tool's arguments, worded as the matcher words a registry tool's invalid params. */

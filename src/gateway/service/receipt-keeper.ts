@@ -119,6 +119,18 @@ export class ReceiptKeeper {
     };
   }
 
+  /**
+   * Stores the receipt of a call that can run nowhere here, its target not configured (`ExecutionTargets.unconfiguredTarget`),
+   * made as `run` makes a failed run's: a call that would have waited for a person gets the receipt a call that need
+   * not wait gets, and no one is asked (review userZ7 F14).
+   */
+  async storeUnconfigured(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, result: ExecutionResult, deadline: CallDeadline, options: RunOptions): Promise<Receipt> {
+    const receipt = this.assemble(randomUUID(), new Date(), registry, tool, result, safeParams(params, this.targets.configuredSecrets()), null, deadline, options);
+    await this.keep(receipt);
+    this.logger?.info({ call_id: receipt.id, tool: receipt.tool, executor: receipt.executor, caller: receipt.caller, session: receipt.session, ok: false, code: receipt.code, duration_ms: receipt.duration_ms }, 'call');
+    return receipt;
+  }
+
   /** Stores the receipt of a call that never ran (a policy, an approver or the clock said no). */
   async storeUnrun(call: Omit<UnrunCall, 'source'>): Promise<Receipt> {
     const secrets = secretsOf(await this.targets.context(false));
