@@ -170,9 +170,13 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     // the filer restarted with other settings (or stopped), and no instance serving has its settings: approving it here
     // offered a run nothing would act on, and it expired unrun while its approver believed it would run (review userZ6 F10)
     if (this.#live.runsIt(record) === false) {
+      // a filer that said it stopped moments ago may be in a rolling restart: the approver is told to wait, not only to
+      // deny a request that runs seconds later (review userZ8, M3)
+      const left = this.#live.leftAgo(record);
+      const restart = left === undefined ? '' : ` If it is being restarted with the settings it had (it stopped ${Math.max(1, Math.round(left / 1000))} s ago), wait until it serves again: approving is offered then, and it runs there.`;
       return {
         stranded: true, gone: true,
-        text: `no gateway serving now runs request '${record.id}': ${filerWords(record, values)} no longer serves, and no instance serving on this store has the settings it was filed under (this one does not: ${difference}). Approving it would record a decision nothing acts on, and it would expire unrun: deny it, and its caller must call the tool again (or start a gateway with its settings, then approve it). Nothing ran; it stays pending ${until}`,
+        text: `no gateway serving now runs request '${record.id}': ${filerWords(record, values)} no longer serves, and no instance serving on this store has the settings it was filed under (this one does not: ${difference}). Approving it would record a decision nothing acts on, and it would expire unrun: deny it, and its caller must call the tool again (or start a gateway with its settings, then approve it).${restart} Nothing ran; it stays pending ${until}`,
       };
     }
     return {

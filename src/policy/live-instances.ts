@@ -103,6 +103,17 @@ export class LiveInstances {
     const filer = seen.rows.find((row) => row.by === record.rule.filed_by?.by);
     return filer !== undefined && gone(filer) ? false : undefined;
   }
+
+  /**
+   * How long ago the request's filer said it stopped serving (ms), when that was within a restart's time: it may be
+   * restarting (a rolling restart, an upgrade), and an approver told only to deny would drop a request that runs once it
+   * is back (review userZ8, M3). Undefined when it did not leave, left long ago, or the roll was not read.
+   */
+  leftAgo(record: ApprovalRecord): number | undefined {
+    const seen = this.#seen;
+    const filer = seen?.rows.find((row) => row.by === record.rule.filed_by?.by);
+    return seen !== undefined && filer?.left === true && filer.quiet_ms <= QUIET_MS ? filer.quiet_ms + (Date.now() - seen.at) : undefined;
+  }
 }
 
 function serves(row: LiveInstance): boolean {

@@ -4,7 +4,8 @@
 // offered the approval: alice approved there, nothing could run it, and it expired while the agent waited for nothing.
 // Now every serving instance keeps a row in the store's roll of live instances, and B, finding no instance serving
 // with the request's settings, says so and offers Deny only; its API refuses the approval (nothing ran, pending). An
-// instance restarted with the same settings still runs what it filed: B keeps offering that approval.
+// instance restarted with the same settings still runs what it filed: B keeps offering that approval. While the filer
+// is down for moments (a rolling restart), B also says when it stopped and to wait for it (review userZ8, M3).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -82,6 +83,10 @@ describe('an approval offered at one instance for a request whose filer was rest
     const second = await file('settings changed');
     expect(await pageAtB(second)).toContain('Approve — it runs at the gateway that filed it');
     await a.stop();
+    // while A is down (a rolling restart, an upgrade's npm ci), B tells the approver to wait for it as well as to deny
+    // (review userZ8, M3: told only "deny it", an approver dropped a request A would run seconds later)
+    const down = await until(() => pageAtB(second), (text) => text.includes('data-elsewhere="gone"'));
+    expect(down).toMatch(/If it is being restarted with the settings it had \(it stopped \d+ s ago\), wait until it serves again: approving is offered then, and it runs there\./);
     a = await serve('a', after, portA);
     const page = await until(() => pageAtB(second), (text) => text.includes('data-elsewhere="gone"'));
     expect(page).toContain('data-elsewhere="gone"');
