@@ -63,11 +63,11 @@ export interface PackEntry {
 export const IDLE_RELEASE_MS = 1000;
 
 /**
- * The packs of one git directory, read with Node's zlib (isomorphic-git inflates in JavaScript and keeps no delta
- * base: ~1 ms per definition at 10,000 tools). Kept per repository across snapshots: a pack's name is its content's
- * hash, so what was read from it stays true; `list` forgets packs git deleted. A pack's content and the delta bases
- * are let go once no read came for `idleMs` (a server holds neither between rescans; isomorphic-git kept every pack
- * it read for good).
+ * The packs of one git directory, read with Node's zlib and, for small entries, fflate (`pack-inflate.ts`), keeping
+ * delta bases (isomorphic-git inflates in JavaScript and keeps no delta base: ~1 ms per definition at 10,000 tools).
+ * Kept per repository across snapshots: a pack's name is its content's hash, so what was read from it stays true;
+ * `list` forgets packs git deleted. A pack's content and the delta bases are let go once no read came for `idleMs` (a
+ * server holds neither between rescans; isomorphic-git kept every pack it read for good).
  */
 export class PackStore {
   private packs: Pack[] = [];
