@@ -22,7 +22,8 @@ export const SMALL_INFLATE_BYTES = 4096;
 // `undefined` whenever the result is not exactly `size` bytes or the stream is not one zlib would read (a bad header, a
 // preset dictionary, a broken code): the native inflate then reads it again and says why, as before. The one byte more
 // of room tells a stream longer than `size` from one of exactly `size` (the JavaScript inflater writes past no end).
-// Its Adler-32 is not checked (zlib checks it): what it guards is checked by each object's id.
+// It checks no Adler-32 (nor a stored block's length complement): a damaged stream can make other bytes of the stated
+// size, which zlib refused by its check and the id check of every read (`ObjectReader`) refuses now; keep that check.
 function smallInflate(data: Buffer, size: number): Buffer | undefined {
   try {
     const inflated = unzlibSync(data, { out: Buffer.allocUnsafe(size + 1) });
