@@ -237,8 +237,18 @@ interface PathLink {
  * Counts the values of a parsed document as JSON would write them (a shared object or text once per
  * reference), and the UTF-8 bytes of its texts and keys, stopping past the limits (`maxBytes` the
  * bytes'); iterative, so depth cannot overflow the stack. Notes the first text holding a NUL.
+ * `bytes` is a bound, 3 a UTF-16 unit (no unit takes more in UTF-8), counted exactly only when the bound passes
+ * `maxBytes`: it is only compared with it, and every definition's every text and key asked `Buffer.byteLength`
+ * (issue #18). Within the limit by the bound, the exact count is too, and the walk was cut by nothing else.
  */
 function measure(root: unknown, maxBytes = Infinity): { nodes: number; depth: number; bytes: number; nul?: Array<string | number> } {
+  const bounded = walk(root, maxBytes, utf8Bound);
+  return bounded.bytes > maxBytes ? walk(root, maxBytes, Buffer.byteLength) : bounded;
+}
+
+const utf8Bound = (text: string): number => text.length * 3;
+
+function walk(root: unknown, maxBytes: number, byteLength: (text: string) => number): { nodes: number; depth: number; bytes: number; nul?: Array<string | number> } {
   const stack: Array<{ value: unknown; level: number; link?: PathLink }> = [{ value: root, level: 1 }];
   let nodes = 0;
   let depth = 0;
@@ -249,14 +259,14 @@ function measure(root: unknown, maxBytes = Infinity): { nodes: number; depth: nu
     nodes += 1;
     depth = Math.max(depth, level);
     if (typeof value === 'string') {
-      bytes += Buffer.byteLength(value);
+      bytes += byteLength(value);
       if (nul === undefined && value.includes('\0')) nul = pathOf(link);
     }
     if (nodes > MAX_DEFINITION_NODES || depth > MAX_DEFINITION_DEPTH || bytes > maxBytes) break;
     if (value !== null && typeof value === 'object') {
       const list = Array.isArray(value);
       for (const [key, child] of Object.entries(value)) {
-        if (!list) bytes += Buffer.byteLength(key);
+        if (!list) bytes += byteLength(key);
         stack.push({ value: child, level: level + 1, link: { key: list ? Number(key) : key, parent: link } });
       }
     }

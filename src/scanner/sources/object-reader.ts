@@ -49,6 +49,7 @@ export class ObjectReader {
     if (hops > MAX_CHAIN) throw new Error(`corrupt pack: a delta chain longer than ${MAX_CHAIN} (ref-deltas whose bases lead back to themselves?) reading ${oid}`);
     const object = (this.mayBeLoose(oid) ? await this.readLoose(oid) : undefined) ?? (await this.packs.read(oid, (base) => this.readAt(base, undefined, hops + 1)));
     if (!object) throw new Error(`Could not find ${oid}`);
+    // the only check of a small pack entry's bytes: fflate checks no Adler-32 (pack-inflate.ts)
     const header = Buffer.from(`${object.type} ${object.content.length}\0`, 'latin1');
     if (createHash('sha1').update(header).update(object.content).digest('hex') !== oid) throw new Error(`SHA check failed for object ${oid}`);
     if (expected && object.type !== expected) throw new Error(`object ${oid} is a ${object.type}, not a ${expected}`);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import { BaseCache } from './base-cache.js';
 import { applyDelta, readVarint } from './git-delta.js';
+import { inflateEntry } from './pack-inflate.js';
 import { PackFile } from './pack-file.js';
 
 /** The four kinds of git object. */
@@ -62,11 +63,11 @@ export interface PackEntry {
 export const IDLE_RELEASE_MS = 1000;
 
 /**
- * The packs of one git directory, read with Node's zlib (isomorphic-git inflates in JavaScript and keeps no delta
- * base: ~1 ms per definition at 10,000 tools). Kept per repository across snapshots: a pack's name is its content's
- * hash, so what was read from it stays true; `list` forgets packs git deleted. A pack's content and the delta bases
- * are let go once no read came for `idleMs` (a server holds neither between rescans; isomorphic-git kept every pack
- * it read for good).
+ * The packs of one git directory, read with Node's zlib and, for small entries, fflate (`pack-inflate.ts`), keeping
+ * delta bases (isomorphic-git inflates in JavaScript and keeps no delta base: ~1 ms per definition at 10,000 tools).
+ * Kept per repository across snapshots: a pack's name is its content's hash, so what was read from it stays true;
+ * `list` forgets packs git deleted. A pack's content and the delta bases are let go once no read came for `idleMs` (a
+ * server holds neither between rescans; isomorphic-git kept every pack it read for good).
  */
 export class PackStore {
   private packs: Pack[] = [];
@@ -363,16 +364,6 @@ function entryHeader(content: Buffer, start: number, offset: number): PackEntry 
   }
   if (!(distance > 0 && distance <= offset)) throw new Error(`corrupt pack: a delta at ${offset} points before the pack`);
   return { type, size, data: position, baseOffset: offset - distance };
-}
-
-// zlib stops at the end of the entry's stream: the rest of the pack after it is ignored
-function inflateEntry(content: Buffer, entry: PackEntry): Buffer {
-  // an output chunk of the object's own size: with zlib's default 16 KB chunk, a small object kept its chunk alive (in
-  // the base cache too). One byte more: a chunk the output fills exactly is, to Node, not known to be the end, so it
-  // made a second chunk as large and called zlib again to learn that nothing more came (two buffers an object)
-  const inflated = inflateSync(content.subarray(entry.data), { maxOutputLength: Math.max(entry.size, 1), chunkSize: Math.max(entry.size + 1, zlibConstants.Z_MIN_CHUNK) });
-  if (inflated.length !== entry.size) throw new Error(`corrupt pack: an object inflated to ${inflated.length} bytes where its header says ${entry.size}`);
-  return inflated;
 }
 
 /** The start of a zlib stream, inflated as far as the bytes given reach (bounded by their count). */
