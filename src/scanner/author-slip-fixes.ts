@@ -1,4 +1,6 @@
 import type { SchemaProblem } from './shape-checker.js';
+import { yamlModule } from './yaml-module.js';
+import { YAML_OPTIONS } from './yaml-syntax-message.js';
 
 /**
  * Shape problems told with the fix an author needs (review userZ7, F5, F13, F16): `created` missing is told its format; a
@@ -55,7 +57,17 @@ function argvListFix(line: string): string {
   const words = line.trim().split(/\s+/).filter((word) => word !== '');
   if (words.length === 0) return '';
   if (SHELL_SYNTAX.test(line)) return `; a command line with quotes, pipes or redirections is a script: write it as shell.script (parameters are "$HLDP_PARAM_<NAME>" there), or as a list, argv: [${words[0]}, …]`;
-  // plain where YAML reads the word as text in a flow list; else in double quotes (`{out}` unquoted is a mapping)
-  const quoted = words.map((word) => (/^[A-Za-z0-9_./][A-Za-z0-9_./=@%+-]*$|^-[A-Za-z0-9_=./+-]+$/.test(word) ? word : `"${word}"`));
+  // plain where YAML reads the word back as that text in a flow list; else in double quotes (`{out}` unquoted is a
+  // mapping, `1.50` a number whose text is 1.5, `null` nothing)
+  const quoted = words.map((word) => (readsAsItself(word) ? word : JSON.stringify(word)));
   return `; write it as a list, one argument each: argv: [${quoted.join(', ')}]`;
+}
+
+function readsAsItself(word: string): boolean {
+  try {
+    const read: unknown = yamlModule().parse(`[${word}]`, { ...YAML_OPTIONS, logLevel: 'error' });
+    return Array.isArray(read) && read.length === 1 && read[0] === word;
+  } catch {
+    return false;
+  }
 }
