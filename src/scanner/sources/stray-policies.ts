@@ -32,8 +32,8 @@ export function isEntryFolderSlip(name: string): boolean {
 // what a tool, toolset, skill or policy definition is named, in any case: `TOOL.hdlp`, `tool.hdlp`, `SKILL.md`
 const DEFINITION_NAME = /\.hdlp$|^skill\.md$/i;
 
-/** How deep under a slip of tools/ a definition is looked for: `tool/<name>/TOOL.hdlp`, and one folder deeper. */
-export const SLIP_DEPTH = 3;
+// how deep under a slip of tools/ a definition is looked for: `tool/<name>/TOOL.hdlp`, and one folder deeper, as validate looks
+const SLIP_DEPTH = 3;
 
 /** A folder's items as a source lists them: a name, and whether it is a folder (links are not followed). */
 export type ListFolder = (path: readonly string[]) => Promise<ReadonlyArray<{ name: string; folder: boolean }>>;
