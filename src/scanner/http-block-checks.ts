@@ -11,10 +11,10 @@ export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'O
 export function withHttpFixes(value: Record<string, unknown>, problems: SchemaProblem[]): SchemaProblem[] {
   const http = value.http;
   if (typeof http !== 'object' || http === null) return problems;
-  const { method, path, body } = http as { method?: unknown; path?: unknown; body?: unknown };
+  const { method, path, body, query } = http as { method?: unknown; path?: unknown; body?: unknown; query?: unknown };
   return problems.map((problem) => {
     if (problem.path.length !== 2 || problem.path[0] !== 'http' || problem.atKey) return problem;
-    const hint = problem.path[1] === 'path' ? pathFix(path) : problem.path[1] === 'method' ? methodFix(method) : problem.path[1] === 'body' ? bodyFix(body) : '';
+    const hint = problem.path[1] === 'path' ? pathFix(path) : problem.path[1] === 'method' ? methodFix(method) : problem.path[1] === 'body' ? bodyFix(body) : problem.path[1] === 'query' ? queryFix(query) : '';
     return hint ? { ...problem, message: `${problem.message}${hint}` } : problem;
   });
 }
@@ -54,6 +54,13 @@ function bodyFix(body: unknown): string {
   if (typeof body !== 'string' || !/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(body.trim())) return '';
   const name = body.trim();
   return `; did you mean '{${name}}' (its value is the whole body) or [${name}] (a JSON object holding it)?`;
+}
+
+// `query: fields` (or `query: a, b`): the parameter names go in a list (userZ7, F13)
+function queryFix(query: unknown): string {
+  const names = typeof query === 'string' ? query.split(/[\s,]+/).filter((name) => name !== '') : [];
+  if (names.length === 0 || !names.every((name) => /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name))) return '';
+  return `; write the parameters sent in the query as a list: query: [${names.join(', ')}]`;
 }
 
 function methodFix(method: unknown): string {

@@ -1,5 +1,5 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { paramsCompileCost, paramsSchemaCost, type JsonSchema } from '../core/index.js';
+import { nearWord, paramsCompileCost, paramsSchemaCost, type JsonSchema } from '../core/index.js';
 import { ajv2020 } from './ajv-module.js';
 import { isUnsupportedConstruct, re2Matches, re2Problem, re2ProgramSize } from './re2-refusal.js';
 import { metaSchemaProblems, requiredFlags } from './schema-meta-problems.js';
@@ -15,6 +15,11 @@ const KNOWN_KEYWORDS = new Set([
   'minProperties', 'required', 'dependentRequired', 'title', 'description', 'default', 'deprecated', 'readOnly',
   'writeOnly', 'examples', 'format', 'contentEncoding', 'contentMediaType', 'contentSchema',
 ]);
+// `; did you mean 'required'?` after a keyword one edit or two from a known one
+function meantKeyword(keyword: string): string {
+  const near = nearWord(keyword, [...KNOWN_KEYWORDS]);
+  return near === undefined ? '' : `; did you mean '${near}'?`;
+}
 const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 const SCHEMA_KEYWORDS = new Set([
   'items', 'contains', 'additionalProperties', 'propertyNames', 'if', 'then', 'else', 'not',
@@ -48,7 +53,8 @@ export function normaliseParamsSchema(written: Record<string, unknown>): Normali
     problems.push({
       path: toWritten(unknown),
       atKey: true,
-      message: `unknown JSON Schema keyword '${String(unknown.at(-1))}' in 'params_schema'`,
+      // a typo is told the keyword it most likely meant, as `type: int` is (userZ7, F5)
+      message: `unknown JSON Schema keyword '${String(unknown.at(-1))}' in 'params_schema'${meantKeyword(String(unknown.at(-1)))}`,
     });
   }
   problems.push(...metaCheck(schema, toWritten));

@@ -1,4 +1,4 @@
-import { listPlaceholders, parameterVariableProblem, scriptVariableName, sharedScriptVariables, startupVariableProblem, wholePlaceholder, type JsonSchema } from '../core/index.js';
+import { listPlaceholders, nearWord, parameterVariableProblem, scriptVariableName, sharedScriptVariables, startupVariableProblem, wholePlaceholder, type JsonSchema } from '../core/index.js';
 import type { SchemaProblem } from './shape-checker.js';
 
 /** The per-executor fields that may reference parameters (already shape-checked by the schema). */
@@ -11,14 +11,20 @@ interface ExecutorFields {
 export function checkTemplates(fields: ExecutorFields, paramsSchema: JsonSchema): SchemaProblem[] {
   const declared = (paramsSchema.properties ?? {}) as Record<string, JsonSchema>;
   const problems: SchemaProblem[] = [];
-  const requireDeclared = (name: string, path: Array<string | number>, what: string): void => {
+  const requireDeclared = (name: string, path: Array<string | number>, what: string, literal = ''): void => {
     // own names only: a placeholder named `constructor` or `__proto__` declares nothing
     if (!Object.hasOwn(declared, name)) {
-      problems.push({ path, atKey: false, message: `${what} '${name}' is not a parameter in 'params_schema' (declared: ${Object.keys(declared).join(', ') || 'none'})` });
+      // a typo is told the parameter it most likely meant (userZ7, F8); else, in argv, how to pass the braces as text (F3)
+      const near = nearWord(name, Object.keys(declared));
+      const fix = near !== undefined ? `; did you mean '${near}'?` : literal;
+      problems.push({ path, atKey: false, message: `${what} '${name}' is not a parameter in 'params_schema' (declared: ${Object.keys(declared).join(', ') || 'none'})${fix}` });
     }
   };
   const checkText = (text: string, path: Array<string | number>): void => {
-    for (const placeholder of listPlaceholders(text)) requireDeclared(placeholder.name, path, 'placeholder');
+    for (const placeholder of listPlaceholders(text)) {
+      const literal = path[1] === 'argv' ? `; to pass a literal {${placeholder.name}} (curl -w "%{http_code}", jq '{name}'), use shell.script: argv has no escape for braces, a script's braces are the shell's own` : '';
+      requireDeclared(placeholder.name, path, 'placeholder', literal);
+    }
   };
   const { shell, http } = fields;
   if (shell) {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { withAuthorSlipFixes } from './author-slip-fixes.js';
 import { withBlockFieldHints, type BlockFields } from './block-field-hints.js';
 import { withHttpFixes } from './http-block-checks.js';
 import { compileShapeChecker, type SchemaProblem, type ShapeChecker } from './shape-checker.js';
@@ -20,7 +21,7 @@ export function checkToolShape(value: unknown): SchemaProblem[] {
   const problems = checker(value);
   if (problems.length === 0 || typeof value !== 'object' || value === null || Array.isArray(value)) return problems;
   const definition = value as Record<string, unknown>;
-  return withUnquotedPlaceholders(definition, withBlockFieldHints(definition, withHttpFixes(definition, problems), blocks!));
+  return withUnquotedPlaceholders(definition, withBlockFieldHints(definition, withAuthorSlipFixes(definition, withHttpFixes(definition, problems)), blocks!));
 }
 
 interface ObjectSchema {

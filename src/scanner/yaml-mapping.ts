@@ -6,6 +6,7 @@ import { parseYamlFast } from './yaml-fast.js';
 import { YamlLocator, type Locator, type Position } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
 import { explainedSlip, syntaxMessage, unknownTags, YAML_OPTIONS } from './yaml-syntax-message.js';
+import { firstBadByte } from './utf8-position.js';
 
 /** A definition larger than this is refused unread, unless the configuration allows more: no tool needs 1 MiB of YAML. */
 export const MAX_DEFINITION_BYTES = 1024 * 1024;
@@ -68,8 +69,18 @@ export function definitionText(file: DefinitionFile, label: string, options: Par
   try {
     return { text: utf8.decode(file.content) };
   } catch {
-    return { diagnostic: { ...at, code: 'NOT_UTF8', message: `${label} is not UTF-8 text; save it as UTF-8` } };
+    // the first byte that is not UTF-8 is pointed at, with a word on what wrote it (userZ7, F5)
+    const bad = firstBadByte(file.content);
+    const where = bad ? { line: bad.line, column: bad.column } : {};
+    return { diagnostic: { ...at, ...where, code: 'NOT_UTF8', message: `${label} is not UTF-8 text; save it as UTF-8${bad ? badByteHint(file.content, bad.byte) : ''}` } };
   }
+}
+
+// UTF-16 starts with its byte-order mark; a lone byte from 0x80 up is most often Latin-1 or Windows-1252 (`ä` is 0xE4)
+function badByteHint(content: Uint8Array, byte: number): string {
+  const hex = `0x${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  const utf16 = (content[0] === 0xff && content[1] === 0xfe) || (content[0] === 0xfe && content[1] === 0xff);
+  return utf16 ? ' (it is UTF-16)' : ` (byte ${hex} here is not UTF-8: a Latin-1 or Windows-1252 file?)`;
 }
 
 /**

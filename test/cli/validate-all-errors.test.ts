@@ -20,11 +20,11 @@ describe('hldp validate', () => {
       const run = await runCli(['validate', folder.path], { env: folder.cliEnv(), cwd: folder.path });
       expect(run.stdout.trim().split('\n').filter((line) => line.startsWith('tools/'))).toEqual([
         "tools/ph/TOOL.hdlp:1:1: error: missing required field 'author'",
-        "tools/ph/TOOL.hdlp:6:23: error: placeholder 'nope' is not a parameter in 'params_schema' (declared: none)",
+        "tools/ph/TOOL.hdlp:6:23: error: placeholder 'nope' is not a parameter in 'params_schema' (declared: none); to pass a literal {nope} (curl -w \"%{http_code}\", jq '{name}'), use shell.script: argv has no escape for braces, a script's braces are the shell's own",
         "tools/ph/TOOL.hdlp:8:10: error: 'created' must be string: YAML read 20261204 as a number; quote it if it is text ('20261204')",
         expect.stringMatching(/^tools\/ph\/TOOL\.hdlp:9:1: error: unknown field 'colour'; allowed: name, /),
         "tools/schema-error/TOOL.hdlp:8:17: error: 'params_schema.word.type' must be a JSON Schema type (string, number, integer, boolean, object, array, null) or a list of them; did you mean 'string'?",
-        "tools/schema-error/TOOL.hdlp:8:24: error: unknown JSON Schema keyword 'requird' in 'params_schema'",
+        "tools/schema-error/TOOL.hdlp:8:24: error: unknown JSON Schema keyword 'requird' in 'params_schema'; did you mean 'required'?",
         "tools/schema-error/TOOL.hdlp:10:15: error: 'constraints.timeout_ms' must be integer: milliseconds as a whole number, e.g. 30000 for 30 s, not 'soon'",
       ]);
       expect(run.code).toBe(1);

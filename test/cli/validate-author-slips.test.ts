@@ -13,7 +13,7 @@ const HEAD = (name: string, executor: string, method = 'run'): string => `name: 
 const TAIL = 'author: TEST-001\ncreated: 2026-05-31\nwhy: tests need it\n';
 
 /** Each slip: its tool, its file's text, and what `hldp validate` says of it, line by line. */
-const SLIPS: Array<{ slip: string; name: string; text: string; lines: string[] }> = [
+const SLIPS: Array<{ slip: string; name: string; text: string | Uint8Array; lines: string[] }> = [
   {
     slip: 'an http block with a request line for its method, a path without its slash and three names of no parameter',
     name: 'api-all',
@@ -150,6 +150,63 @@ const SLIPS: Array<{ slip: string; name: string; text: string; lines: string[] }
     name: 'hash-example',
     text: `${HEAD('hash-example', 'shell')}examples: [tell the team the build is green, notify #ops, 发消息到slack频道]\nparams_schema: {}\nshell:\n  argv: [echo, hi]\n${TAIL}`,
     lines: ["6:53: error: ' #' inside [ … ] starts a YAML comment, so the rest of line 6, its closing bracket too, is not read: quote the item that holds it (\"notify #ops\")"],
+  },
+  // review userZ7, F3, F5, F8, F13 and F16: slips told without their fix — no word on a literal `{x}` in argv (curl's
+  // -w "%{http_code}"), on what `created` takes, on the near parameter or keyword, on where a non-ASCII name goes, on the
+  // list a one-line argv would be, on where a timeout is written; a file not UTF-8 was told at 1:1
+  {
+    slip: "curl's own %{http_code} in an argv element",
+    name: 'curl-status',
+    text: `${HEAD('curl-status', 'shell')}params_schema:\n  url: { type: string, required: true }\nshell:\n  argv: [curl, -s, -o, /dev/null, -w, "%{http_code}", --, "{url}"]\n${TAIL}`,
+    lines: ["9:39: error: placeholder 'http_code' is not a parameter in 'params_schema' (declared: url); to pass a literal {http_code} (curl -w \"%{http_code}\", jq '{name}'), use shell.script: argv has no escape for braces, a script's braces are the shell's own"],
+  },
+  {
+    slip: 'a placeholder one letter off a parameter',
+    name: 'tail-lines',
+    text: `${HEAD('tail-lines', 'shell')}params_schema:\n  path: { type: string, required: true }\n  lines: { type: integer, default: 10 }\nshell:\n  argv: [tail, -n, "{line}", --, "{path}"]\n${TAIL}`,
+    lines: ["10:20: error: placeholder 'line' is not a parameter in 'params_schema' (declared: path, lines); did you mean 'lines'?"],
+  },
+  {
+    slip: "a misspelt 'required' in a shorthand parameter, and no 'created'",
+    name: 'no-created',
+    text: `${HEAD('no-created', 'shell')}params_schema:\n  path: { type: string, requird: true }\nshell:\n  argv: [wc, -l]\nauthor: TEST-001\nwhy: tests need it\n`,
+    lines: [
+      "1:1: error: missing required field 'created': the day the tool was written, an ISO date such as created: 2026-05-31 (a time may follow: 2026-05-31T14:30Z)",
+      "7:25: error: unknown JSON Schema keyword 'requird' in 'params_schema'; did you mean 'required'?",
+    ],
+  },
+  {
+    slip: 'a file saved as Latin-1',
+    name: 'latin1',
+    text: Buffer.from(`${HEAD('latin1', 'shell')}why2: Zähle die Zeilen\n${TAIL}`, 'latin1'),
+    lines: ['6:8: error: TOOL.hdlp is not UTF-8 text; save it as UTF-8 (byte 0xE4 here is not UTF-8: a Latin-1 or Windows-1252 file?)'],
+  },
+  {
+    slip: 'a name in Chinese',
+    name: '天气',
+    text: `${HEAD('天气', 'shell')}params_schema: {}\nshell:\n  argv: [date]\n${TAIL}`,
+    lines: ["1:7: error: 'name' must be ASCII letters, digits, '.', '_' or '-', starting with a letter or digit, no spaces, at most 128 characters; names in other scripts go in 'aliases' (any language): name: weather in tools/weather/, with aliases: [天气]"],
+  },
+  {
+    slip: 'a query written as one name, not a list',
+    name: 'api-query',
+    text: `${HEAD('api-query', 'hldp-api', 'get')}params_schema:\n  fields: { type: string }\nhttp:\n  path: /items\n  query: fields\n${TAIL}`,
+    lines: ["10:10: error: 'http.query' must be array; write the parameters sent in the query as a list: query: [fields]"],
+  },
+  {
+    slip: 'an argv written as one command line, and a timeout beside it in seconds',
+    name: 'argv-line',
+    text: `${HEAD('argv-line', 'shell')}params_schema:\n  folder: { type: string, required: true }\n  out: { type: string, default: out.tar.gz }\nshell:\n  argv: "tar czf {out} {folder}"\n  timeout: 10\n${TAIL}`,
+    lines: [
+      "10:9: error: 'shell.argv' must be a list of arguments, or a map of such lists keyed by the value of shell.select; write it as a list, one argument each: argv: [tar, czf, \"{out}\", \"{folder}\"]",
+      "11:3: error: unknown field 'shell.timeout': a tool's deadline is 'constraints.timeout_ms', in milliseconds (constraints: {timeout_ms: 10000} for 10 s)",
+    ],
+  },
+  {
+    slip: "a timeout_ms under 'shell:'",
+    name: 'shell-timeout-ms',
+    text: `${HEAD('shell-timeout-ms', 'shell')}params_schema: {}\nshell:\n  argv: [sleep, 1]\n  timeout_ms: 5000\n${TAIL}`,
+    lines: ["9:3: error: unknown field 'shell.timeout_ms': a tool's deadline is 'constraints.timeout_ms', in milliseconds (constraints: {timeout_ms: 5000})"],
   },
 ];
 

@@ -50,6 +50,22 @@ describe('a tool in a folder that is a slip of tools/ at the registry\'s root', 
     expect(validate.code).toBe(0);
   });
 
+  // author21: a scan warned of a root tool/ by name at every scan though it held only scripts, which validate and
+  // validate --staged pass; a scan now warns only of one holding a definition file, as they decide
+  it('a tool/ folder of scripts: a scan of the git repository and of the plain folder warns of nothing', async () => {
+    const repo = await initRepository(join(folder.path, 'scripts-scan', 'repo'));
+    await commitFiles(repo, { 'tools/greet/TOOL.hdlp': TOOL('greet'), 'tool/build.sh': 'echo build\n', 'tool/ci/lint.sh': 'echo lint\n' });
+    const env = { ...folder.cliEnv(), HLDP_WORKSPACE: folder.path };
+    for (const source of [repo, join(folder.path, 'scripts-scan', 'plain')]) {
+      if (source !== repo) await writeFiles(source, { 'tools/greet/TOOL.hdlp': TOOL('greet'), 'tool/build.sh': 'echo build\n' });
+      const scan = await runCli(['scan', '--repo', source, '--json'], { env });
+      expect(scan.code).toBe(0);
+      const scanned = JSON.parse(scan.stdout);
+      expect(scanned.tools.map((tool: { name: string }) => tool.name)).toEqual(['greet']);
+      expect(scanned.warnings.filter((warning: { code: string }) => warning.code === 'ENTRY_FOLDER_NOT_READ')).toEqual([]);
+    }
+  });
+
   it('in a plain folder: validate refuses Tools/up/TOOL.hdlp, and a scan warns', async () => {
     const repo = join(folder.path, 'plain');
     await writeFiles(repo, { 'tools/greet/TOOL.hdlp': TOOL('greet'), 'Tools/up/TOOL.hdlp': TOOL('up') });

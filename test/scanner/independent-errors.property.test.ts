@@ -24,7 +24,7 @@ describe('parseToolDefinition with a broken field beside an unknown placeholder 
         expect(parsed.tool).toBeNull();
         expect(parsed.diagnostics.map((diagnostic) => diagnostic.code)).not.toContain('PARSE_FAILED');
         const placeholder = parsed.diagnostics.filter((diagnostic) => diagnostic.code === 'UNKNOWN_PLACEHOLDER');
-        expect(placeholder.map((diagnostic) => diagnostic.message)).toEqual(["placeholder 'nope' is not a parameter in 'params_schema' (declared: word)"]);
+        expect(placeholder.map((diagnostic) => diagnostic.message)).toEqual(["placeholder 'nope' is not a parameter in 'params_schema' (declared: word); to pass a literal {nope} (curl -w \"%{http_code}\", jq '{name}'), use shell.script: argv has no escape for braces, a script's braces are the shell's own"]);
         const argvLine = text.split('\n').findIndex((line) => line.includes('{nope}')) + 1;
         expect(placeholder[0]!.line).toBe(argvLine);
       }),

@@ -8,7 +8,7 @@ import { FileStamps, statOrUndefined } from './file-stamps.js';
 import { readFolderRecord, writeFolderRecord, type FolderRecord } from './folder-record.js';
 import { blobOid, readBounded } from './read-bounded.js';
 import { missingDefinition } from './missing-definition.js';
-import { mayBePolicies, rootPolicyStrays, strayPolicies } from './stray-policies.js';
+import { rootItemsToCheck, rootPolicyStrays, strayPolicies } from './stray-policies.js';
 import { definitionPath, entryKey, type EntryDiff, type RepositorySource, type Snapshot, type ToolEntry } from './source.js';
 
 // files read at once by a snapshot
@@ -93,7 +93,10 @@ export class FolderSource implements RepositorySource {
       strays: async () => {
         // a root that cannot be listed was refused by the listing above, or is gone since: then nothing is meant as policies
         const root = await readdir(this.root, { withFileTypes: true }).catch(() => [] as Dirent[]);
-        const atRoot = rootPolicyStrays(root.filter((item) => mayBePolicies(item.name)).map((item) => ({ name: item.name, type: item.isSymbolicLink() ? 'symlink' : !item.isDirectory() ? 'file' : isCheckout(join(this.root, item.name)) ? 'submodule' : 'folder' })));
+        const listFolder = async (path: readonly string[]): Promise<Array<{ name: string; folder: boolean }>> =>
+          (await readdir(join(this.root, ...path), { withFileTypes: true })).map((item) => ({ name: item.name, folder: item.isDirectory() }));
+        const checked = await rootItemsToCheck(root, (item) => item.isDirectory(), listFolder);
+        const atRoot = rootPolicyStrays(checked.map((item) => ({ name: item.name, type: item.isSymbolicLink() ? 'symlink' : !item.isDirectory() ? 'file' : isCheckout(join(this.root, item.name)) ? 'submodule' : 'folder' })));
         const items = await readdir(join(this.root, ENTRY_LAYOUT.policy.folder), { withFileTypes: true }).catch(() => [] as Dirent[]);
         return [...atRoot, ...strayPolicies(items.map((item) => ({ name: item.name, folder: item.isDirectory() })))];
       },

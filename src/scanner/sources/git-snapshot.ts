@@ -9,7 +9,7 @@ import { MAX_OBJECT_BYTES, PackStore, type GitObject } from './pack-store.js';
 import type { DefinitionFile } from '../parse-tool-definition.js';
 import { diffEntryTrees } from './entry-diff.js';
 import { walkClaims } from './claim-history.js';
-import { mayBePolicies, rootPolicyStrays, strayPolicies, type RootItem } from './stray-policies.js';
+import { rootItemsToCheck, rootPolicyStrays, strayPolicies, type RootItem } from './stray-policies.js';
 import { missingDefinition } from './missing-definition.js';
 import { definitionPath, type EntryDiff, type Snapshot, type ToolEntry } from './source.js';
 
@@ -56,7 +56,7 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
     };
     const root = await treeItems((await readTree(await treeOf(objects, commit))).content);
     const entriesListed: ToolEntry[] = [];
-    let strays = rootStrays(root);
+    let strays = await rootStrays(objects, root);
     for (const kind of ENTRY_KINDS) {
       const { folder: top, file, flat } = ENTRY_LAYOUT[kind];
       const folder = root.find((entry) => entry.name === top && entry.mode === TREE_MODE);
@@ -112,7 +112,7 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
   };
   const readStrays = async (): Promise<Diagnostic[]> => {
     const root = await treeItems((await objects.read(await treeOf(objects, commit), 'tree')).content);
-    const strays = rootStrays(root);
+    const strays = await rootStrays(objects, root);
     const folder = root.find((entry) => entry.name === ENTRY_LAYOUT.policy.folder && entry.mode === TREE_MODE);
     if (!folder) return strays;
     return [...strays, ...strayPolicies((await treeItems((await objects.read(folder.oid, 'tree')).content)).map((item) => ({ name: item.name, folder: item.mode === TREE_MODE })))];
@@ -137,9 +137,20 @@ export async function readGitSnapshot(store: ObjectStore, commit: string, maxByt
 }
 
 /** What at the root tree is meant as policies/ but is not a tree named so (a link, a blob, a submodule, `Policies/`): see `rootPolicyStrays`. */
-function rootStrays(root: ReadonlyArray<{ mode: string; name: string }>): Diagnostic[] {
+async function rootStrays(objects: ObjectReader, root: ReadonlyArray<{ mode: string; name: string; oid: string }>): Promise<Diagnostic[]> {
   const typeOf = (mode: string): RootItem['type'] => (mode === TREE_MODE ? 'folder' : mode === SYMLINK_MODE ? 'symlink' : mode === SUBMODULE_MODE ? 'submodule' : 'file');
-  return rootPolicyStrays(root.filter((item) => mayBePolicies(item.name)).map((item) => ({ name: item.name, type: typeOf(item.mode) })));
+  // a slip of tools/ (`tool/`) is read down to where a definition would sit: one holding only scripts is no slip
+  const listFolder = async (path: readonly string[]): Promise<Array<{ name: string; folder: boolean }>> => {
+    let items: ReadonlyArray<{ mode: string; name: string; oid: string }> = root;
+    for (const name of path) {
+      const tree = items.find((item) => item.name === name && item.mode === TREE_MODE);
+      if (!tree) return [];
+      items = await treeItems((await objects.read(tree.oid, 'tree')).content);
+    }
+    return items.map((item) => ({ name: item.name, folder: item.mode === TREE_MODE }));
+  };
+  const checked = await rootItemsToCheck(root, (item) => item.mode === TREE_MODE, listFolder);
+  return rootPolicyStrays(checked.map((item) => ({ name: item.name, type: typeOf(item.mode) })));
 }
 
 /**

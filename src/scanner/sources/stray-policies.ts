@@ -29,6 +29,36 @@ export function isEntryFolderSlip(name: string): boolean {
   return MEANT_AS_ENTRIES.test(name) && !ENTRY_FOLDERS.has(name);
 }
 
+// what a tool, toolset, skill or policy definition is named, in any case: `TOOL.hdlp`, `tool.hdlp`, `SKILL.md`
+const DEFINITION_NAME = /\.hdlp$|^skill\.md$/i;
+
+// how deep under a slip of tools/ a definition is looked for: `tool/<name>/TOOL.hdlp`, and one folder deeper, as validate looks
+const SLIP_DEPTH = 3;
+
+/** A folder's items as a source lists them: a name, and whether it is a folder (links are not followed). */
+export type ListFolder = (path: readonly string[]) => Promise<ReadonlyArray<{ name: string; folder: boolean }>>;
+
+/**
+ * The root items a layout check looks at (`mayBePolicies`), a slip of tools/ only when it holds a definition file within
+ * `SLIP_DEPTH` levels, as validate decides: a root `tool/` of scripts was warned of by name at every scan (author21).
+ */
+export async function rootItemsToCheck<T extends { name: string }>(items: readonly T[], isFolder: (item: T) => boolean, list: ListFolder): Promise<T[]> {
+  const checked: T[] = [];
+  for (const item of items) {
+    if (!mayBePolicies(item.name)) continue;
+    if (!isEntryFolderSlip(item.name) || !isFolder(item) || (await holdsDefinition(list, [item.name], SLIP_DEPTH))) checked.push(item);
+  }
+  return checked;
+}
+
+async function holdsDefinition(list: ListFolder, path: readonly string[], depth: number): Promise<boolean> {
+  if (depth === 0) return false;
+  const items = await list(path).catch(() => []);
+  if (items.some((item) => !item.folder && DEFINITION_NAME.test(item.name))) return true;
+  for (const item of items) if (item.folder && (await holdsDefinition(list, [...path, item.name], depth - 1))) return true;
+  return false;
+}
+
 /** The folder a slip such as `Tools` or `skill` is meant as: `tools`, `skills`. */
 function meantFolder(name: string): string {
   const lower = name.toLowerCase();
