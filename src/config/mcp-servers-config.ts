@@ -49,6 +49,7 @@ export function mcpServersConfig(written: Record<string, McpServerEntry> | undef
 function serverConfig(name: string, entry: McpServerEntry, env: NodeJS.ProcessEnv, base: string): McpServerConfig {
   const shared = { idleMs: entry.idle_ms ?? DEFAULT_IDLE_MS, startupTimeoutMs: entry.startup_timeout_ms ?? DEFAULT_STARTUP_TIMEOUT_MS };
   if (entry.url !== undefined) {
+    refuseCredentials(name, entry.url);
     const token = env[mcpTokenVariable(name)] ?? entry.token;
     return {
       transport: 'http', url: entry.url, headers: entry.headers ?? {}, ...(token ? { token } : {}), ...shared,
@@ -72,6 +73,26 @@ function serverConfig(name: string, entry: McpServerEntry, env: NodeJS.ProcessEn
     ...(entry.sandbox === undefined ? {} : { sandbox: declaredSandbox(name, entry.sandbox) }),
     ...shared, secrets,
   };
+}
+
+/**
+ * A server's URL holds no `user:password@` (review Z13, Z13-4): Node's fetch refuses such a URL and quotes it whole in
+ * its error, which became every call's receipt (the agent's answer, GET /v1/receipts, events) with the password in it,
+ * while the call never reached the server. The secret goes in `token` or a header instead; the error names neither.
+ */
+function refuseCredentials(name: string, url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // not a URL: the connection says so (Node's 'Invalid URL' does not quote it); only credentials are refused here
+    return;
+  }
+  if (parsed.username === '' && parsed.password === '') return;
+  throw new ConfigError(
+    `mcp_servers.${name}.url`,
+    `holds a user or password (${parsed.protocol}//…@${parsed.host}), which is never sent (Node's fetch refuses such a URL) and would be quoted in every call's receipt; write the URL without it and give the secret as token (sent as Authorization: Bearer; or ${mcpTokenVariable(name)}) or under headers (e.g. Authorization: Basic …, from the environment)`,
+  );
 }
 
 // a server's sandbox block as the sandbox reads a tool's: sizes in bytes

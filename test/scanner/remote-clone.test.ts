@@ -200,9 +200,9 @@ describe('a clone from a server whose HEAD names a branch git would refuse (a lo
 });
 
 describe('packOfResponse after a deepen request', () => {
-  it('skips the shallow boundary and its flush, then reads the pack from the side band', () => {
+  it('skips the shallow boundary and its flush, then reads the pack from the side band', async () => {
     const pack = Buffer.from('PACK0123456789');
     const body = Buffer.concat([packetLine(`shallow ${'b'.repeat(40)}\n`), FLUSH, packetLine('NAK\n'), packetLine(Buffer.concat([Buffer.from([1]), pack])), FLUSH]);
-    expect(packOfResponse(body, true).equals(pack)).toBe(true);
+    expect((await packOfResponse(body, true)).equals(pack)).toBe(true);
   });
 });

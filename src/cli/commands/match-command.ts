@@ -27,7 +27,10 @@ export const matchCommand: Command = {
     // candidates from the last index read may lack a tool pushed since, or name one removed: said, as hldp list says it
     warnIfStale(index, io);
     const { matcherModel } = configFromFlags(flags, 'optional');
-    const onFailure = (message: string): void => void io.stderr.write(`hldp match: the model stage failed (${message}); answering from the words alone\n`);
+    const { terminalSafe } = await import('../terminal-safe.js');
+    // the message holds the endpoint's own text (its error body): written as every remote text is, its controls and
+    // bidi characters as their escapes — it set the terminal's title and clipboard (review Z13, Z13-1)
+    const onFailure = (message: string): void => void io.stderr.write(`hldp match: the model stage failed (${terminalSafe(message)}); answering from the words alone\n`);
     const stage = matcherModel === undefined ? undefined : createModelStage(matcherModel, { onFailure });
     const result = await matchWithModel(await createMatcher(index).ready(intent), stage, intent, limit === undefined ? {} : { limit });
     if (flags.json) writeJson(io, { ...result, ...(index.stale ? { stale: index.stale } : {}) });

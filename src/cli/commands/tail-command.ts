@@ -29,12 +29,14 @@ export const tailCommand: Command = {
     const token = typeof flags.token === 'string' ? flags.token : (process.env.HLDP_TOKEN ?? process.env.HLDP_API_TOKEN);
     const { followEvents } = await import('../follow-events.js');
     const { eventLine } = await import('../event-line.js');
+    const { terminalSafe } = await import('../terminal-safe.js');
     const color = flags.color === true || (flags.json !== true && (io.stdout as NodeJS.WriteStream).isTTY === true && !process.env.NO_COLOR);
     return followEvents({
       url: base, types, count, ...(token ? { token } : {}),
       ...(typeof flags.after === 'string' ? { after: Number(flags.after) } : {}),
       onEvent: (event) => io.stdout.write(`${flags.json ? JSON.stringify(event) : eventLine(event, color)}\n`),
-      onNotice: (text) => io.stderr.write(`hldp tail: ${text}\n`),
+      // a notice quotes what answered at --url (an error body, a `reset` event's data), which need not be the gateway (review Z13, Z13-3)
+      onNotice: (text) => io.stderr.write(`hldp tail: ${terminalSafe(text)}\n`),
     });
   },
 };

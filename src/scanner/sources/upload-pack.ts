@@ -159,18 +159,41 @@ export async function fetchPackWithBoundary(http: HttpClient, url: string, heade
     signal,
   );
   const boundary = { shallow: [] as string[], unshallow: [] as string[] };
-  return { pack: packOfResponse(body, capabilities.includes('side-band-64k'), boundary, request.depth !== undefined), ...boundary };
+  return { pack: await packOfResponse(body, capabilities.includes('side-band-64k'), boundary, request.depth !== undefined), ...boundary };
 }
+
+/** How many packets of a fetch's answer are read between two turns of the event loop (as `REFS_PER_TURN`). */
+const PACKETS_PER_TURN = 4096;
+/** How many bytes of pack data are copied between two turns. */
+const COPIED_PER_TURN = 16 * 1024 * 1024;
+/**
+ * Progress packets (band 2) an answer may carry: we ask `no-progress`, and git's progress, when a server sends it
+ * anyway, is a few hundred lines. A hostile server's millions of 5-byte ones are refused (review Z13, Z13-2).
+ */
+export const MAX_PROGRESS_PACKETS = 10_000;
+/**
+ * Pack data packets an answer may carry before their average size is checked, and the least average then: git sends
+ * pack data as it reads it from pack-objects (kilobytes a packet, 65,515 bytes at most); a pack cut into packets of a
+ * byte or a few is ~0.4 µs of CPU a packet, minutes for the 1 GiB an answer may have (review Z13, Z13-2).
+ */
+export const PACK_PACKETS_UNCHECKED = 65_536;
+export const MIN_AVERAGE_PACK_PACKET = 256;
+
+const turn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The pack in an upload-pack answer: after the negotiation's `ACK`/`NAK` lines, either the pack's bytes as they are or,
- * with side-band, packets whose first byte says pack data (1), progress (2) or a fatal error (3).
+ * with side-band, packets whose first byte says pack data (1), progress (2) or a fatal error (3). The event loop turns
+ * every `PACKETS_PER_TURN` packets: an answer of 2 million 5-byte packets held every request of `hldp serve` for 5.6 s
+ * (review Z13, Z13-2); and an answer of more progress packets than `MAX_PROGRESS_PACKETS`, or of pack data cut into
+ * packets smaller than `MIN_AVERAGE_PACK_PACKET` bytes on average, is refused as the server's misbehaviour.
  */
-export function packOfResponse(body: Buffer, sideBand: boolean, boundary?: { shallow: string[]; unshallow: string[] }, deepened = false): Buffer {
+export async function packOfResponse(body: Buffer, sideBand: boolean, boundary?: { shallow: string[]; unshallow: string[] }, deepened = false): Promise<Buffer> {
   let position = 0;
   // a `deepen` request's answer begins with its shallow update, which is only a flush where the boundary stays
   let shallowInfo = deepened;
-  for (;;) {
+  for (let packets = 1; ; packets++) {
+    if (packets % PACKETS_PER_TURN === 0) await turn();
     if (!sideBand && body.toString('latin1', position, position + 4) === 'PACK') return body.subarray(position);
     const { packet, next } = readPacket(body, position);
     // a `deepen` request's answer begins with the new shallow boundary, ended by a flush
@@ -199,20 +222,35 @@ export function packOfResponse(body: Buffer, sideBand: boolean, boundary?: { sha
   // two passes, the pack's bytes copied once into a buffer of their size: no array of a view per packet
   const start = position;
   let size = 0;
-  for (;;) {
+  let progress = 0;
+  let data = 0;
+  for (let packets = 1; ; packets++) {
+    if (packets % PACKETS_PER_TURN === 0) await turn();
     const { packet, next } = readPacket(body, position);
     position = next;
     if (packet.flush) break;
     const band = packet.payload[0];
-    if (band === 1) size += packet.payload.length - 1;
-    else if (band === 3) throw new Error(`the server failed the fetch: ${packetText(packet.payload.subarray(1))}`);
+    if (band === 1) {
+      size += packet.payload.length - 1;
+      if (++data > PACK_PACKETS_UNCHECKED && size < data * MIN_AVERAGE_PACK_PACKET) {
+        throw new Error(`the server misbehaved: it cut the pack into ${data} packets of ${Math.round(size / data)} bytes on average so far (git sends kilobytes a packet); refused, as an answer that would hold the scanner's CPU`);
+      }
+    } else if (band === 3) throw new Error(`the server failed the fetch: ${packetText(packet.payload.subarray(1))}`);
     else if (band !== 2) throw new Error(`malformed side-band packet (band ${band})`);
+    else if (++progress > MAX_PROGRESS_PACKETS) {
+      throw new Error(`the server misbehaved: its answer carries more than ${MAX_PROGRESS_PACKETS} progress packets (side band 2), where git sends a few hundred at most and none when asked for no-progress; refused, as an answer that would hold the scanner's CPU`);
+    }
   }
   const pack = Buffer.allocUnsafe(size);
   let written = 0;
-  for (position = start; written < size; ) {
-    const { packet, next } = readPacket(body, position);
-    position = next;
+  // the copy turns by bytes too: 4,096 packets of 64 KiB are 256 MiB copied in one piece
+  for (let packets = 1, at = start, turned = 0; written < size; packets++) {
+    if (packets % PACKETS_PER_TURN === 0 || written - turned > COPIED_PER_TURN) {
+      await turn();
+      turned = written;
+    }
+    const { packet, next } = readPacket(body, at);
+    at = next;
     if (!packet.flush && packet.payload[0] === 1) written += packet.payload.copy(pack, written, 1);
   }
   return pack;
