@@ -1,11 +1,11 @@
 import { dateShare, requestDates } from './dates.js';
 import { NOTHING_MATCHES } from './decision.js';
 import { measure, type ToolFeatures } from './features.js';
-import { firstStage, type WeightedTerm } from './first-stage.js';
+import { firstStage, type FirstStageHit, type WeightedTerm } from './first-stage.js';
 import type { RankingParameters, RerankWeights } from './ranking-parameters.js';
 import { readRequest, type QueryWord } from './request-words.js';
 import type { SearchIndex } from './search-index.js';
-import { similarityScorer } from './similarity.js';
+import { cosinesOf, MAX_PREPARED_TOOLS, similarityScorer } from './similarity.js';
 
 export type { ToolFeatures } from './features.js';
 export type { QueryWord } from './request-words.js';
@@ -53,25 +53,59 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
     for (const term of word.relatives) own.push({ term, weight: weight * RELATIVE_WEIGHT, word: at });
     return word.glosses.senses.length === 0 ? own : [...own, ...glossTerms(word.glosses, at)];
   });
-  const hits = firstStage(index, parameters, terms);
+  const hits = withNearest(index, parameters, request, firstStage(index, parameters, terms));
   const best = hits[0]?.score ?? 0;
   // the weights' names once per request, not per tool (an array each time)
   const names = Object.keys(parameters.rerank) as Array<keyof RerankWeights>;
   const near = parameters.similarity > 0 ? similarityScorer(index, words, request.foreign) : undefined;
   const dates = parameters.dates > 0 ? requestDates(text) : 0;
-  const ranked = hits.map(({ position, score }): RankedTool => {
+  const ranked = hits.map(({ position, score, meaning }): RankedTool => {
     const features = measure(index, position, request, best > 0 ? score / best : 0);
-    // meaning lifts only a tool the words give evidence for (what names or describes it has a word of the request): one
-    // the request matches only in its `why` or by a value is not lifted above it, and nothing is pushed down; so does a
-    // parameter that takes the request's date
+    // meaning lifts a tool the words give evidence for (what names or describes it has a word of the request), and one
+    // it brought up itself (`withNearest`): one the words found only in its `why` or by a value is not lifted above it,
+    // and nothing is pushed down; a parameter that takes the request's date lifts only the former
     const evident = features.evidence >= NOTHING_MATCHES;
-    const similarity = near === undefined || !evident ? 0 : Math.max(0, near.similarity(position));
+    const similarity = near === undefined || !(evident || meaning) ? 0 : Math.max(0, near.similarity(position));
     const dated = dates === 0 || !evident ? 0 : parameters.dates * dateShare(index, position, dates);
     const words = rerankScore(parameters.rerank, names, features);
     return { position, score: words + parameters.similarity * similarity + dated, stage1Score: score, features, similarity, wordsScore: words };
   });
   ranked.sort((a, b) => b.score - a.score || a.position - b.position);
   return { words, ranked, foreign };
+}
+
+/** A tool the re-rank looks at: found by the words (BM25+), or brought up by meaning alone (`meaning`, score 0). */
+type Hit = FirstStageHit & { meaning?: true };
+
+// The first stage's hits and, after them, the `meaningDepth` tools nearest the request in meaning (the cosine of word
+// vectors, every tool's: `cosinesOf`) that the words did not find: a hybrid first stage, lexical and dense. Those come
+// with a first-stage score of 0 and are judged by the re-rank's features as any other, their cosine counted; whether
+// anything matches stays the words' business (`evidence`), so a tool brought up by meaning alone never makes a request
+// answerable. Only where the registry is small enough for every tool's vector to be made ahead (`MAX_PREPARED_TOOLS`).
+function withNearest(index: SearchIndex, parameters: RankingParameters, request: ReturnType<typeof readRequest>, hits: Hit[]): Hit[] {
+  const depth = parameters.meaningDepth;
+  if (!(depth > 0) || parameters.similarity <= 0 || index.records.length > MAX_PREPARED_TOOLS) return hits;
+  const cosines = cosinesOf(index, request.words, request.foreign);
+  if (cosines === undefined) return hits;
+  const taken = new Set<number>();
+  for (const hit of hits) taken.add(hit.position);
+  // the `depth` largest positive cosines among the tools the words did not find, largest first (ties: earlier position)
+  const nearest: number[] = [];
+  for (let position = 0; position < cosines.length; position++) {
+    const cosine = cosines[position]!;
+    if (!(cosine > 0) || taken.has(position)) continue;
+    if (nearest.length === depth && cosine <= cosines[nearest[depth - 1]!]!) continue;
+    let place = nearest.length === depth ? depth - 1 : nearest.length;
+    while (place > 0 && cosines[nearest[place - 1]!]! < cosine) {
+      nearest[place] = nearest[place - 1]!;
+      place -= 1;
+    }
+    nearest[place] = position;
+  }
+  if (nearest.length === 0) return hits;
+  const all: Hit[] = hits.slice();
+  for (const position of nearest) all.push({ position, score: 0, meaning: true });
+  return all;
 }
 
 // Another form of an English word (`relativesOf`) is less sure than the word itself, as a translation is.
