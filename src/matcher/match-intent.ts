@@ -84,7 +84,7 @@ function explainRanked(
   intent: string,
   count: number,
   context: MatchContext | undefined,
-): { explanation: IntentExplanation; words: QueryWord[]; foreign: boolean } {
+): { explanation: IntentExplanation; words: QueryWord[]; foreign: boolean; nearMiss: boolean } {
   const ranking = rankTools(engine.index, engine.ranking, intent);
   const ranked = applyContext(engine.index.tools, ranking.ranked, context);
   // evidence is gathered only for what an answer can show
@@ -99,7 +99,9 @@ function explainRanked(
   const strong = best !== undefined && !pending && strongMatch(best.features);
   const confidence: MatchConfidence | undefined = !found || best === undefined ? undefined : strong && best.probability >= engine.calibration.threshold ? 'high' : 'low';
   const explanation: IntentExplanation = { found, confidence, evidence: round(evidence), decision: decisionFeatures(ranked), calibration: engine.calibration, ranked: explained, ...incomplete };
-  return { explanation, words: ranking.words, foreign: ranking.foreign };
+  // a near miss: one of the three tools the words rank first (not those meaning brought up) has a word of the request
+  const nearMiss = ranked.filter((entry) => entry.meaning !== true).slice(0, MAX_NEAR_MISSES).some((entry) => entry.features.matchedWords > 0);
+  return { explanation, words: ranking.words, foreign: ranking.foreign, nearMiss };
 }
 
 /**
@@ -110,7 +112,7 @@ function explainRanked(
  */
 export function matchIntent(engine: IntentEngine, intent: string, limit: number = DEFAULT_LIMIT, context?: MatchContext): MatchResult {
   const wanted = clampLimit(limit);
-  const { explanation, words, foreign } = explainRanked(engine, intent, Math.max(wanted, MAX_NEAR_MISSES), context);
+  const { explanation, words, foreign, nearMiss } = explainRanked(engine, intent, Math.max(wanted, MAX_NEAR_MISSES), context);
   const { found, confidence, ranked, incomplete } = explanation;
   const unfinished = incomplete === undefined ? {} : { incomplete };
   if (!found || confidence === undefined) {
@@ -118,7 +120,7 @@ export function matchIntent(engine: IntentEngine, intent: string, limit: number 
     // stands out. Where a word of the request is in a tool (a near miss), the words' weak lead is left to the agent
     // and the model stage: offered before it, the nearest in meaning pushed the right near miss out of the first three
     // (杀掉占用8080端口的进程: shell-exec, third near miss) or came before it (fais un appel GET: http-request)
-    const meaning = ranked.slice(0, MAX_NEAR_MISSES).some((entry) => entry.features.matchedWords > 0)
+    const meaning = nearMiss
       ? undefined
       : vectorStage(engine.index, words, foreign, Math.min(wanted, DEFAULT_LIMIT), engine.vectorStageTools);
     if (meaning !== undefined) {

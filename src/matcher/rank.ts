@@ -28,6 +28,8 @@ export interface RankedTool {
    * best tools in this order, so the vectors re-order candidates without deciding that a request is answerable
    */
   wordsScore: number;
+  /** brought up by meaning alone (`meaningDepth`), not by the words' first stage */
+  meaning?: true;
 }
 
 /** The ranking of the tools for one request, and the request's words. */
@@ -68,7 +70,9 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
     const similarity = near === undefined || !(evident || meaning) ? 0 : Math.max(0, near.similarity(position));
     const dated = dates === 0 || !evident ? 0 : parameters.dates * dateShare(index, position, dates);
     const words = rerankScore(parameters.rerank, names, features);
-    return { position, score: words + parameters.similarity * similarity + dated, stage1Score: score, features, similarity, wordsScore: words };
+    const ranked: RankedTool = { position, score: words + parameters.similarity * similarity + dated, stage1Score: score, features, similarity, wordsScore: words };
+    if (meaning) ranked.meaning = true;
+    return ranked;
   });
   ranked.sort((a, b) => b.score - a.score || a.position - b.position);
   return { words, ranked, foreign };
