@@ -5,7 +5,7 @@ import { firstStage, type FirstStageHit, type WeightedTerm } from './first-stage
 import type { RankingParameters, RerankWeights } from './ranking-parameters.js';
 import { readRequest, type QueryWord } from './request-words.js';
 import type { SearchIndex } from './search-index.js';
-import { cosinesOf, MAX_PREPARED_TOOLS, similarityScorer } from './similarity.js';
+import { cosinesOf, similarityScorer } from './similarity.js';
 
 export type { ToolFeatures } from './features.js';
 export type { QueryWord } from './request-words.js';
@@ -38,12 +38,25 @@ export interface Ranking {
   ranked: RankedTool[];
   /** the request is not in English (its cosines count for the share of its words its vector stands for) */
   foreign: boolean;
+  /**
+   * every tool's cosine with the request, by position (NaN: the tool has no vector), where the hybrid first stage ran
+   * (`MAX_HYBRID_TOOLS`): the vector stage reads them rather than make them again
+   */
+  cosines?: Float64Array;
 }
+
+/**
+ * The most tools a registry may have for the hybrid first stage (the `meaningDepth` nearest in meaning joining the
+ * words' hits) to run at every request: it costs a cosine a tool (~0.1 µs quiet, ~0.2-0.3 µs at load 20-30), so at
+ * this size ~0.1-0.3 ms, within what the words' own p99 leaves under the 1 ms goal; past it the words' first stage
+ * alone, as before (BFCL's 3,148 tools gained nothing from it: rank19).
+ */
+export const MAX_HYBRID_TOOLS = 1_000;
 
 /**
  * Ranks the tools for a request: BM25+ over the fields (minisearch's scores, our postings), then a re-rank of the
  * best few by coverage and by how near in meaning each is to the request (word vectors: they re-order the tools
- * the words found, never add one).
+ * the words found and, in a registry of at most `MAX_HYBRID_TOOLS`, add the `meaningDepth` nearest in meaning).
  */
 export function rankTools(index: SearchIndex, parameters: RankingParameters, text: string): Ranking {
   const request = readRequest(index, text, parameters.valueWeight);
@@ -55,7 +68,7 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
     for (const term of word.relatives) own.push({ term, weight: weight * RELATIVE_WEIGHT, word: at });
     return word.glosses.senses.length === 0 ? own : [...own, ...glossTerms(word.glosses, at)];
   });
-  const hits = withNearest(index, parameters, request, firstStage(index, parameters, terms));
+  const { hits, cosines } = withNearest(index, parameters, request, firstStage(index, parameters, terms));
   const best = hits[0]?.score ?? 0;
   // the weights' names once per request, not per tool (an array each time)
   const names = Object.keys(parameters.rerank) as Array<keyof RerankWeights>;
@@ -75,7 +88,7 @@ export function rankTools(index: SearchIndex, parameters: RankingParameters, tex
     return ranked;
   });
   ranked.sort((a, b) => b.score - a.score || a.position - b.position);
-  return { words, ranked, foreign };
+  return cosines === undefined ? { words, ranked, foreign } : { words, ranked, foreign, cosines };
 }
 
 /** A tool the re-rank looks at: found by the words (BM25+), or brought up by meaning alone (`meaning`, score 0). */
@@ -85,12 +98,17 @@ type Hit = FirstStageHit & { meaning?: true };
 // vectors, every tool's: `cosinesOf`) that the words did not find: a hybrid first stage, lexical and dense. Those come
 // with a first-stage score of 0 and are judged by the re-rank's features as any other, their cosine counted; whether
 // anything matches stays the words' business (`evidence`), so a tool brought up by meaning alone never makes a request
-// answerable. Only where the registry is small enough for every tool's vector to be made ahead (`MAX_PREPARED_TOOLS`).
-function withNearest(index: SearchIndex, parameters: RankingParameters, request: ReturnType<typeof readRequest>, hits: Hit[]): Hit[] {
+// answerable. Only where the registry is small enough for a pass over every tool to cost little (`MAX_HYBRID_TOOLS`).
+function withNearest(
+  index: SearchIndex,
+  parameters: RankingParameters,
+  request: ReturnType<typeof readRequest>,
+  hits: Hit[],
+): { hits: Hit[]; cosines?: Float64Array } {
   const depth = parameters.meaningDepth;
-  if (!(depth > 0) || parameters.similarity <= 0 || index.records.length > MAX_PREPARED_TOOLS) return hits;
+  if (!(depth > 0) || parameters.similarity <= 0 || index.records.length > MAX_HYBRID_TOOLS) return { hits };
   const cosines = cosinesOf(index, request.words, request.foreign);
-  if (cosines === undefined) return hits;
+  if (cosines === undefined) return { hits };
   const taken = new Set<number>();
   for (const hit of hits) taken.add(hit.position);
   // the `depth` largest positive cosines among the tools the words did not find, largest first (ties: earlier position)
@@ -106,10 +124,10 @@ function withNearest(index: SearchIndex, parameters: RankingParameters, request:
     }
     nearest[place] = position;
   }
-  if (nearest.length === 0) return hits;
+  if (nearest.length === 0) return { hits, cosines };
   const all: Hit[] = hits.slice();
   for (const position of nearest) all.push({ position, score: 0, meaning: true });
-  return all;
+  return { hits: all, cosines };
 }
 
 // Another form of an English word (`relativesOf`) is less sure than the word itself, as a translation is.
