@@ -47,9 +47,9 @@ export interface Ranking {
 
 /**
  * The most tools a registry may have for the hybrid first stage (the `meaningDepth` nearest in meaning joining the
- * words' hits) to run at every request: it costs a cosine a tool (~0.1 µs quiet, ~0.2-0.3 µs at load 20-30), so at
- * this size ~0.1-0.3 ms, within what the words' own p99 leaves under the 1 ms goal; past it the words' first stage
- * alone, as before (BFCL's 3,148 tools gained nothing from it: rank19).
+ * words' hits) to run at every request: it costs a cosine a tool, ~0.2 ms a request at this size at load 13-21 (about
+ * the words' own p50 there; p99 0.56-0.62 ms against main's 0.35-0.37: bench/HISTORY.md, hybrid22), within the 1 ms
+ * goal; past it the words' first stage alone, as before (BFCL's 3,148 tools gained nothing from it: rank19).
  */
 export const MAX_HYBRID_TOOLS = 1_000;
 
