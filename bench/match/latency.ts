@@ -104,14 +104,16 @@ function round(value: number, digits: number): number {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { data: { type: 'string', default: DEFAULT_DATA }, passes: { type: 'string', default: '7' }, 'no-update': { type: 'boolean', default: false } },
+    options: { data: { type: 'string', default: DEFAULT_DATA }, passes: { type: 'string', default: '7' }, 'no-update': { type: 'boolean', default: false }, sizes: { type: 'string' } },
   });
   const threadCpu = await threadCpuClock();
   const data = await readBenchData(values.data!);
   const { world } = await prepareWorld(data);
   const tools = [...world.toolsById.values()];
   const passes = Number(values.passes);
-  const latency = [tools.length, 10_000].map((size) => measureLatency(replicate(tools, size), data.queries, passes, threadCpu));
+  // --sizes 250,1000,3148: other registry sizes (the first tools of the data, copied under new names past its own)
+  const sizes = values.sizes === undefined ? [tools.length, 10_000] : values.sizes.split(',').map(Number);
+  const latency = sizes.map((size) => measureLatency(replicate(tools, size), data.queries, passes, threadCpu));
   const report = { latency, ...(values['no-update'] ? {} : { update: measureUpdate(replicate(tools, 10_000), data.queries) }) };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }

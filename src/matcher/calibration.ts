@@ -69,6 +69,7 @@ export function* calibrationSteps(index: SearchIndex, ranking: RankingParameters
   const other: number[] = [];
   let postings = 0;
   let provisional = false;
+  const wordsFirstStage = ranking.meaningDepth > 0 ? { ...ranking, meaningDepth: 0 } : ranking;
   for (const { position, sampled } of probes) {
     yield;
     const request = readRequest(index, sampled.text, ranking.valueWeight);
@@ -80,7 +81,9 @@ export function* calibrationSteps(index: SearchIndex, ranking: RankingParameters
     // the best other tool by the words' own order, as whether anything matches is judged: the vectors re-order the
     // candidates, and which probes have one (a Chinese example has by its senses) must not move the cut (0.487 → 0.616
     // for the starter tools when their Chinese examples got vectors, and 14 points fewer confident answers right)
-    const others = rankTools(index, ranking, sampled.text)
+    // (and the words' own first stage: a tool meaning alone brings up is no other tool the words rank, and its cosines
+    // would cost every probe a pass over the registry's vectors)
+    const others = rankTools(index, wordsFirstStage, sampled.text)
       .ranked.filter((entry) => entry.position !== position)
       .sort((a, b) => b.wordsScore - a.wordsScore || a.position - b.position);
     other.push(others.length === 0 ? 0 : fitProbability(model, decisionFeatures(others)));

@@ -33,7 +33,8 @@ export const FITTED_RANKING: RankingParameters = {
     "nameHead": 0
   },
   "similarity": 4,
-  "dates": 0.5
+  "dates": 0.5,
+  "meaningDepth": 3
 };
 
 /** The confidence model (high vs low) fitted on the tuning split. */

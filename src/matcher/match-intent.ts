@@ -8,7 +8,7 @@ import { rankTools, type QueryWord, type RankedTool, type ToolFeatures } from '.
 import type { DecisionFeature, DecisionModel, RankingParameters } from './ranking-parameters.js';
 import type { SearchIndex } from './search-index.js';
 import { missingToolSuggestion } from './suggestion.js';
-import { vectorStage } from './vector-stage.js';
+import { MAX_VECTOR_STAGE_TOOLS, meaningAgrees, vectorStage } from './vector-stage.js';
 
 /** Candidates an intent yields by default; the spec asks for one to three. */
 export const DEFAULT_LIMIT = 3;
@@ -84,7 +84,7 @@ function explainRanked(
   intent: string,
   count: number,
   context: MatchContext | undefined,
-): { explanation: IntentExplanation; words: QueryWord[]; foreign: boolean } {
+): { explanation: IntentExplanation; words: QueryWord[]; foreign: boolean; nearMiss: boolean; tools: RankedTool[]; cosines?: Float64Array } {
   const ranking = rankTools(engine.index, engine.ranking, intent);
   const ranked = applyContext(engine.index.tools, ranking.ranked, context);
   // evidence is gathered only for what an answer can show
@@ -99,28 +99,34 @@ function explainRanked(
   const strong = best !== undefined && !pending && strongMatch(best.features);
   const confidence: MatchConfidence | undefined = !found || best === undefined ? undefined : strong && best.probability >= engine.calibration.threshold ? 'high' : 'low';
   const explanation: IntentExplanation = { found, confidence, evidence: round(evidence), decision: decisionFeatures(ranked), calibration: engine.calibration, ranked: explained, ...incomplete };
-  return { explanation, words: ranking.words, foreign: ranking.foreign };
+  // a near miss: one of the three tools the words rank first (not those meaning brought up) has a word of the request
+  const nearMiss = ranked.filter((entry) => entry.meaning !== true).slice(0, MAX_NEAR_MISSES).some((entry) => entry.features.matchedWords > 0);
+  return { explanation, words: ranking.words, foreign: ranking.foreign, nearMiss, tools: ranked, ...(ranking.cosines ? { cosines: ranking.cosines } : {}) };
 }
 
 /**
  * The answer to an intent: 1..limit candidates, best first, with how confident the match is; or, when the words
  * find nothing, the tools nearest in meaning where the nearest stands out from the registry (`vectorStage`: at most 3,
- * `confidence: "low"`, `stage: "vector"`); or, only when neither finds anything, `found: false` with a suggestion and
+ * `confidence: "low"`, `stage: "vector"`), or, where they find only near misses, the first of them when meaning agrees
+ * (`hybridAnswer`, the same way); or, only when none of these finds anything, `found: false` with a suggestion and
  * near misses.
  */
 export function matchIntent(engine: IntentEngine, intent: string, limit: number = DEFAULT_LIMIT, context?: MatchContext): MatchResult {
   const wanted = clampLimit(limit);
-  const { explanation, words, foreign } = explainRanked(engine, intent, Math.max(wanted, MAX_NEAR_MISSES), context);
+  const { explanation, words, foreign, nearMiss, tools, cosines } = explainRanked(engine, intent, Math.max(wanted, MAX_NEAR_MISSES), context);
   const { found, confidence, ranked, incomplete } = explanation;
   const unfinished = incomplete === undefined ? {} : { incomplete };
+  const offered = Math.min(wanted, DEFAULT_LIMIT);
   if (!found || confidence === undefined) {
+    const hybrid = nearMiss && cosines !== undefined ? hybridAnswer(engine, offered, ranked, tools, cosines) : undefined;
+    if (hybrid !== undefined) return { found: true, confidence: 'low', stage: 'vector', candidates: hybrid, ...unfinished };
     // the words found nothing, not even a near miss: meaning may offer the tools nearest it, weakly, where the nearest
     // stands out. Where a word of the request is in a tool (a near miss), the words' weak lead is left to the agent
     // and the model stage: offered before it, the nearest in meaning pushed the right near miss out of the first three
     // (杀掉占用8080端口的进程: shell-exec, third near miss) or came before it (fais un appel GET: http-request)
-    const meaning = ranked.slice(0, MAX_NEAR_MISSES).some((entry) => entry.features.matchedWords > 0)
+    const meaning = nearMiss
       ? undefined
-      : vectorStage(engine.index, words, foreign, Math.min(wanted, DEFAULT_LIMIT), engine.vectorStageTools);
+      : vectorStage(engine.index, words, foreign, offered, engine.vectorStageTools, cosines);
     if (meaning !== undefined) {
       const candidates = meaning.positions.map((position, at) => {
         const cosine = round(meaning.cosines[at]!);
@@ -142,12 +148,41 @@ export function matchIntent(engine: IntentEngine, intent: string, limit: number 
   const sure = contested.length ? 'low' : confidence;
   // a confident answer offers the others only when they would be confident on their own; a weak one
   // offers every tool that matches part of the request, for the agent to choose from
-  const chosen = ranked
-    .slice(0, wanted)
-    .filter((entry, position) =>
-      position === 0 || (sure === 'high' ? entry.probability >= threshold : entry.features.evidence >= NOTHING_MATCHES),
-    );
-  return { found: true, confidence: sure, stage: 'lexical', candidates: chosen.map(toCandidate), ...unfinished, ...(contested.length ? { contested } : {}) };
+  const chosen: Candidate[] = [];
+  ranked.slice(0, wanted).forEach((entry, position) => {
+    const offered = position === 0 || (sure === 'high' ? entry.probability >= threshold : entry.features.evidence >= NOTHING_MATCHES);
+    if (offered) chosen.push(rankedCandidate(entry, tools[position]!, cosines));
+  });
+  return { found: true, confidence: sure, stage: 'lexical', candidates: chosen, ...unfinished, ...(contested.length ? { contested } : {}) };
+}
+
+// A ranked tool as a candidate; one meaning brought up (it has none of the request's words) says its cosine.
+function rankedCandidate(entry: ExplainedTool, ranked: RankedTool, cosines: Float64Array | undefined): Candidate {
+  if (ranked.meaning !== true || cosines === undefined) return toCandidate(entry);
+  const cosine = round(cosines[ranked.position]!);
+  return toCandidate({ tool: entry.tool, score: cosine, matched: [`meaning: cosine ${cosine}`] });
+}
+
+// A found: false with a near miss, in a registry where the hybrid first stage ran (`cosines`): where the words' first
+// near miss is also meaning's nearest, and the two together are unlikely by chance (`meaningAgrees`), the ranking's
+// first `count` are offered, low, that tool first: the other near misses stay beside it (offering the nearest in meaning
+// alone pushed them out: vec18). Undefined: the words' found: false stands.
+function hybridAnswer(
+  engine: IntentEngine,
+  count: number,
+  ranked: readonly ExplainedTool[],
+  tools: readonly RankedTool[],
+  cosines: Float64Array,
+): Candidate[] | undefined {
+  if (engine.index.records.length > (engine.vectorStageTools ?? MAX_VECTOR_STAGE_TOOLS)) return undefined;
+  const first = byWords(tools).find((entry) => entry.meaning !== true && entry.features.matchedWords > 0);
+  if (first === undefined || !meaningAgrees(cosines, first.position)) return undefined;
+  // the agreed tool first, then the ranking's others in their order (it is among the explained: words and meaning rank it high)
+  const order = ranked.map((_, at) => at);
+  const agreed = order.findIndex((at) => tools[at]!.position === first.position);
+  if (agreed < 0) return undefined;
+  order.unshift(...order.splice(agreed, 1));
+  return order.slice(0, count).map((at) => rankedCandidate(ranked[at]!, tools[at]!, cosines));
 }
 
 // The ranking in the order of the words alone: the word vectors re-order the tools the words found, but whether

@@ -27,6 +27,11 @@ export interface RankingParameters {
    * take them (`dateShare`: the share of the dates it can take); 0: dates are not looked for
    */
   dates: number;
+  /**
+   * how many tools nearest the request in meaning (the cosine of word vectors, `cosinesOf`) join the first stage's before
+   * the re-rank, beside the words' own (a hybrid first stage); 0: none
+   */
+  meaningDepth: number;
 }
 
 /** The features of a tool the second-stage score weighs (the rest describe the request, for the decision; `contentCoverage` is read by `strongMatch`, for the confidence). */

@@ -38,6 +38,7 @@ export interface VectorAnswer {
 /**
  * The stage over `index` for a request's words: up to `count` nearest tools when the nearest stands out, else
  * undefined (no vector for the request, fewer than 3 tools with one, more than `maxTools` tools, or nothing stands out).
+ * `known`: the request's cosines where the ranking made them already (the hybrid first stage), not made again.
  */
 export function vectorStage(
   index: SearchIndex,
@@ -45,10 +46,22 @@ export function vectorStage(
   foreign: boolean,
   count: number,
   maxTools: number = MAX_VECTOR_STAGE_TOOLS,
+  known?: Float64Array,
 ): VectorAnswer | undefined {
   if (index.records.length > maxTools || index.records.length < 3 || words.length === 0) return undefined;
-  const cosines = cosinesOf(index, words, foreign);
+  const cosines = known ?? cosinesOf(index, words, foreign);
   if (cosines === undefined) return undefined;
+  const standing = nearestStanding(cosines);
+  if (standing === undefined) return undefined;
+  const { statistic, tools: n } = standing;
+  const critical = grubbsCritical(n, VECTOR_STAGE_LEVEL);
+  if (!(statistic >= critical)) return undefined;
+  const nearest = nearestPositions(cosines, count);
+  return { positions: nearest, cosines: nearest.map((position) => cosines[position]!), statistic, critical, tools: n };
+}
+
+/** The nearest tool by cosine and how far it stands out (Grubbs' G over the n tools with a vector), or undefined. */
+function nearestStanding(cosines: Float64Array): { best: number; statistic: number; tools: number } | undefined {
   let n = 0;
   let sum = 0;
   let best = -1;
@@ -65,11 +78,33 @@ export function vectorStage(
   for (const cosine of cosines) if (!Number.isNaN(cosine)) squares += (cosine - mean) ** 2;
   const deviation = Math.sqrt(squares / (n - 1));
   if (!(deviation > 0)) return undefined;
-  const statistic = (cosines[best]! - mean) / deviation;
-  const critical = grubbsCritical(n, VECTOR_STAGE_LEVEL);
-  if (!(statistic >= critical)) return undefined;
-  const nearest = nearestPositions(cosines, count);
-  return { positions: nearest, cosines: nearest.map((position) => cosines[position]!), statistic, critical, tools: n };
+  return { best, statistic: (cosines[best]! - mean) / deviation, tools: n };
+}
+
+/**
+ * Whether the words' first near miss (`wordsFirst`: the tool the words rank first among those having a word of the
+ * request, too weakly for the words to say it fits) is also meaning's nearest, and the two together are unlikely by
+ * chance at the stage's level: Fisher's combination of Grubbs' p-value for the nearest standing out (p_G) and the
+ * chance that the nearest of n tools is the words' one (1/n, independent of the cosines), −2·ln(p_G/n) against χ² with
+ * 4 degrees of freedom, whose tail is P·(1 − ln P) for P = p_G/n. No new constant: the stage's `VECTOR_STAGE_LEVEL`.
+ */
+export function meaningAgrees(cosines: Float64Array, wordsFirst: number): boolean {
+  const standing = nearestStanding(cosines);
+  if (standing === undefined || standing.best !== wordsFirst) return false;
+  const product = grubbsPValue(standing.statistic, standing.tools) / standing.tools;
+  return product > 0 ? product * (1 - Math.log(product)) <= VECTOR_STAGE_LEVEL : true;
+}
+
+/**
+ * The p-value of Grubbs' statistic G for the largest of n values: n·P(T > t), T Student's t with n−2 degrees of freedom
+ * and t = √(n(n−2)G² / ((n−1)² − nG²)) (the inverse of `grubbsCritical`'s formula), at most 1.
+ */
+export function grubbsPValue(statistic: number, n: number): number {
+  const room = (n - 1) ** 2 - n * statistic * statistic;
+  if (!(room > 0)) return 0;
+  const t = Math.sqrt((n * (n - 2) * statistic * statistic) / room);
+  const df = n - 2;
+  return Math.min(1, (n * regularizedBeta(df / (df + t * t), df / 2, 0.5)) / 2);
 }
 
 // the `count` positions of the largest positive cosines, largest first (ties: the earlier position)

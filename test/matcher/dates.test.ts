@@ -41,8 +41,11 @@ describe('matchIntent over tools with the same words, when the request gives a d
   });
 
   it('never offers a tool the words did not find because it takes a date', () => {
-    const explained = matcher.explainIntent('What will the weather be in Fremont on March 1st 2023?');
+    // (the words' own first stage: the hybrid one may bring calendar-add up by meaning, never by its date parameter)
+    const explained = matcher.reconfigure({ ranking: { ...FITTED_RANKING, meaningDepth: 0 } }).explainIntent('What will the weather be in Fremont on March 1st 2023?');
     expect(explained.ranked.map((entry) => entry.tool.name)).not.toContain('calendar-add');
+    const hybrid = matcher.explainIntent('What will the weather be in Fremont on March 1st 2023?').ranked.find((entry) => entry.tool.name === 'calendar-add');
+    if (hybrid !== undefined) expect(hybrid.features.matchedWords).toBe(0);
   });
 
   it('decides found or not as the words do: a date alone is not a match', () => {

@@ -25,10 +25,13 @@ describe('matchIntent ranking the tools the words found by what the words mean',
       expect(names(matcher.reconfigure({ ranking: WORDS_ONLY }).matchIntent('will a storm hit the city tomorrow'))?.[0]).toBe('city-population');
     });
 
-    it('never offers a tool the words did not find, however near in meaning', () => {
+    it('ranks a tool the words did not find only as meaning brings it up, after those the words found', () => {
       const explained = createMatcher(makeIndex(TOOLS)).explainIntent('will a storm hit the city tomorrow');
       expect(explained.found).toBe(true);
-      expect(explained.ranked.map((entry) => entry.tool.name).sort()).toEqual(['city-population', 'city-weather']);
+      // umbrella-shop has no word of the request: the first stage's nearest in meaning (rank19), ranked last
+      expect(explained.ranked.map((entry) => entry.tool.name)).toEqual(['city-weather', 'city-population', 'umbrella-shop']);
+      const wordsOnly = createMatcher(makeIndex(TOOLS), { ranking: { ...FITTED_RANKING, meaningDepth: 0 } }).explainIntent('will a storm hit the city tomorrow');
+      expect(wordsOnly.ranked.map((entry) => entry.tool.name).sort()).toEqual(['city-population', 'city-weather']);
     });
   });
 
@@ -65,19 +68,26 @@ describe('matchIntent ranking the tools the words found by what the words mean',
   });
 });
 
-// Definitions are anyone's with push access and requests a model's: the vectors may re-order, never add or drop.
+// Definitions are anyone's with push access and requests a model's: the vectors may re-order, and bring up at most
+// `meaningDepth` tools the words did not find (rank19's hybrid first stage), never drop one nor change the decision.
 const WORD = fc.constantFrom('city', 'rain', 'storm', 'weather', 'people', 'file', 'delete', 'copy', 'image', 'resize', 'zzqx', '天气', 'send', 'mail');
 const TEXT = fc.array(WORD, { minLength: 1, maxLength: 8 }).map((words) => words.join(' '));
 
 describe('the re-rank by meaning, over any registry and request', () => {
-  it('ranks the same tools as the words alone, and decides alike whether anything matches', () => {
+  it('ranks the tools the words alone rank and at most meaningDepth more, and decides alike whether anything matches', () => {
     fc.assert(
       fc.property(fc.array(TEXT, { minLength: 1, maxLength: 9 }), TEXT, (intents, request) => {
         const tools = intents.map((intent, at) => makeToolDefinition({ name: `tool-${at}`, intent }));
         const matcher = createMatcher(makeIndex(tools));
         const near = matcher.explainIntent(request);
         const words = matcher.reconfigure({ ranking: WORDS_ONLY }).explainIntent(request);
-        expect(near.ranked.map((entry) => entry.tool.name).sort()).toEqual(words.ranked.map((entry) => entry.tool.name).sort());
+        const nearNames = near.ranked.map((entry) => entry.tool.name);
+        const wordNames = words.ranked.map((entry) => entry.tool.name);
+        // explained: at most MAX_LIMIT (10) of each
+        if (wordNames.length < 10) for (const name of wordNames) expect(nearNames).toContain(name);
+        const added = near.ranked.filter((entry) => !wordNames.includes(entry.tool.name));
+        expect(added.length).toBeLessThanOrEqual(FITTED_RANKING.meaningDepth);
+        for (const entry of added) expect(entry.features.matchedWords).toBe(0);
         expect([near.found, near.evidence]).toEqual([words.found, words.evidence]);
         for (const entry of near.ranked) expect(Number.isFinite(entry.score)).toBe(true);
       }),
