@@ -28,7 +28,7 @@ describe("README's example policies/writes.hdlp with native-repo's tools", () =>
     await writeFile(join(registry, 'policies', 'writes.hdlp'), example!);
     const result = await runCli(['validate', registry]);
     expect(result.stdout + result.stderr).not.toMatch(/: (warning|error): /);
-    expect(result.stdout).toContain('0 error(s), 0 warning(s)');
+    expect(result.stdout + result.stderr).toContain('0 error(s), 0 warning(s)');
     expect(result.code).toBe(0);
   });
 });
