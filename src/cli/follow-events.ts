@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { HldpEvent } from '../events/index.js';
+import { blockIds } from './sse-block-ids.js';
 
 /** What `followEvents` needs: where, as whom, which events, and what to do with them. */
 export interface FollowOptions {
@@ -87,12 +88,16 @@ export async function followEvents(options: FollowOptions): Promise<number> {
         }
       },
     });
+    // the stream's first block is `id: N` without data, which the parser does not hand on: a tail that saw no event resumes from it
+    const ids = blockIds((id) => (last = id));
     const decoder = new TextDecoder();
     try {
       for await (const chunk of response.body) {
         heard = true;
-        parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+        const text = decoder.decode(chunk as Uint8Array, { stream: true });
+        parser.feed(text);
         if (overflow) break;
+        ids(text);
       }
     } catch (error) {
       if (!done) options.onNotice(`the stream broke (${(error as Error).message}); resuming after ${last ?? 'now'}`);

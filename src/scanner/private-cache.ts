@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, type Stats } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -17,6 +17,55 @@ export const PRIVATE_FOLDER_MODE = 0o700;
 const CHECKED_DEPTH = 3;
 
 const decided = new Map<string, string>();
+
+// what this program makes at the cache's root: each source's clone and stored scans, and the search index's files
+const OWN_ENTRIES = ['sources', 'search'];
+
+/**
+ * Makes again a cache a build before review Z10-2 left group-writable (made under umask 002: 0775 folders), which
+ * every start would otherwise refuse for ever (review userZ8, M1). Only where the root is this user's folder, neither a
+ * symbolic link nor sticky nor writable by others (a shared folder is refused as before), and every refusal below it
+ * is of a folder of this user's writable by group: the root loses group write, this program's own entries in it are
+ * removed whole — nothing that was in them is trusted — and made again 0700 by the scan that follows. Anything else in
+ * the folder is left as it is. True when the cache may now be trusted.
+ */
+function rebuildGroupWritable(root: string, euid: number): boolean {
+  // first every folder is looked at, and nothing changes unless each refusal is one this can mend
+  const refused: string[] = [];
+  const queue: Array<{ path: string; depth: number }> = [{ path: root, depth: 0 }];
+  try {
+    while (queue.length) {
+      const { path, depth } = queue.shift()!;
+      const stats = lstatSync(path);
+      if (!stats.isDirectory() && !stats.isSymbolicLink()) continue;
+      if (distrustedFolder(path, stats, euid) === undefined) {
+        if (depth < CHECKED_DEPTH) for (const entry of readdirSync(path, { withFileTypes: true })) if (entry.isDirectory() || entry.isSymbolicLink()) queue.push({ path: join(path, entry.name), depth: depth + 1 });
+        continue;
+      }
+      // this user's folder, writable by group alone (not others, not sticky), at the root or in an entry of the cache's own
+      if (stats.isSymbolicLink() || stats.uid !== euid || (stats.mode & 0o1022) !== 0o020) return false;
+      if (path === root) {
+        refused.push(path);
+        if (depth < CHECKED_DEPTH) for (const entry of readdirSync(path, { withFileTypes: true })) if (entry.isDirectory() || entry.isSymbolicLink()) queue.push({ path: join(path, entry.name), depth: depth + 1 });
+      } else {
+        const entry = OWN_ENTRIES.find((name) => path === join(root, name) || path.startsWith(join(root, name, '/')));
+        if (entry === undefined) return false;
+        // its whole entry goes: nothing below it is looked at
+        if (!refused.includes(join(root, entry))) refused.push(join(root, entry));
+        for (let at = queue.length - 1; at >= 0; at -= 1) if (queue[at]!.path.startsWith(join(root, entry, '/'))) queue.splice(at, 1);
+      }
+    }
+    for (const path of refused) {
+      // the root first: from then on no one but this user adds or renames an entry in it, so what is removed stays removed
+      if (path === root) chmodSync(root, lstatSync(root).mode & 0o7755);
+      // (rmSync removes a symbolic link, never what it points at)
+      else rmSync(path, { recursive: true, force: true });
+    }
+  } catch {
+    return false;
+  }
+  return firstDistrusted(root, euid) === undefined;
+}
 
 /** Why `stats` (an lstat of `path`) may not hold a cache `euid` trusts, with what would fix it; undefined when it may. */
 export function distrustedFolder(path: string, stats: Stats, euid: number, variable = 'HLDP_CACHE_DIR'): string | undefined {
@@ -79,7 +128,12 @@ export function trustedCacheDir(root: string, warn: (message: string) => void = 
     } catch {
       // not made (a file there, no permission): the check below says why, or the cache's own writes fail as before
     }
-    const refused = firstDistrusted(root, euid);
+    let refused = firstDistrusted(root, euid);
+    if (refused && /writable by group \(/.test(refused.why)) {
+      const rebuilt = rebuildGroupWritable(root, euid);
+      if (rebuilt) warn(`the scan cache folder ${JSON.stringify(refused.path)} ${refused.why.replace(/: chmod -R go-w .*$/, '')}, as a build before review Z10-2 left its folders under umask 002: nothing in it is trusted — the cache's own entries were removed, and are made again private (0700) by this start, which scans afresh once`);
+      refused = rebuilt ? undefined : firstDistrusted(root, euid);
+    }
     if (refused) {
       const own = mkdtempSync(join(tmpdir(), 'hldp-cache-'));
       chosen = own;

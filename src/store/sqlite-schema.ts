@@ -184,10 +184,14 @@ function chainReceipts(database: Database): void {
   database.prepare('INSERT INTO receipt_chain (id, seq, hash) VALUES (1, ?, ?)').run(head.seq, head.hash);
 }
 
-/** Brings the database to the newest schema, one transaction per step; a second process opening the file at once waits, then finds it done. */
-export function migrate(database: Database): void {
+/**
+ * Brings the database to the newest schema, one transaction per step; a second process opening the file at once waits,
+ * then finds it done. Returns the steps this process applied.
+ */
+export function migrate(database: Database): Array<{ version: number; name: string }> {
   const newest = SQLITE_MIGRATIONS.length;
-  if (database.pragma('user_version', { simple: true }) === newest) return;
+  const applied: Array<{ version: number; name: string }> = [];
+  if (database.pragma('user_version', { simple: true }) === newest) return applied;
   for (const migration of SQLITE_MIGRATIONS) {
     database.transaction(() => {
       // read under the write lock, so two processes never apply the same step
@@ -197,6 +201,8 @@ export function migrate(database: Database): void {
       if (typeof migration.up === 'string') database.exec(migration.up);
       else migration.up(database);
       database.pragma(`user_version = ${migration.version}`);
+      applied.push({ version: migration.version, name: migration.name });
     }).immediate();
   }
+  return applied;
 }

@@ -67,13 +67,14 @@ function useWriteAheadLog(database: BetterSqlite3.Database, path: string): void 
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   if (options.path !== ':memory:') createPrivately(options.path);
   const database = new BetterSqlite3(options.path, { timeout: PATIENCE_MS });
+  let schemaSteps: Array<{ version: number; name: string }>;
   try {
     // other gateway processes may hold the write lock for a moment
     database.pragma(`busy_timeout = ${PATIENCE_MS}`);
     if (options.path !== ':memory:') useWriteAheadLog(database, options.path);
     // a receipt is on disk before the call that made it returns
     database.pragma('synchronous = FULL');
-    migrate(database);
+    schemaSteps = migrate(database);
   } catch (error) {
     database.close();
     throw error;
@@ -85,6 +86,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const events = new SqliteEventLog(database);
   return {
     kind: 'sqlite',
+    schemaSteps,
     receipts,
     approvals: new SqliteApprovalStore(database, { now }),
     rejections: new SqliteRejectionStore(database, { now }),

@@ -295,6 +295,8 @@ export interface Store {
   signOuts: SignOutList;
   /** the instances serving on the store now */
   instances: InstanceRoll;
+  /** the schema steps this process applied when it opened the store (an upgrade's first start), oldest first; empty when it was current */
+  readonly schemaSteps?: ReadonlyArray<{ version: number; name: string }>;
   /** a cheap round trip to the database, bounded in time */
   health(): Promise<StoreHealth>;
   close(): Promise<void>;

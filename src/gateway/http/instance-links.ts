@@ -48,6 +48,8 @@ export async function linkInstance(gateway: Gateway, scheduler: RescanScheduler,
     ];
   });
   logger.info({ store: store.kind === 'postgres' && config.store.url ? describeUrl(config.store.url) : config.receiptsDb, instance: instanceId }, 'store open');
+  // an upgrade's first start says that it moved the schema: an older build refuses the store from now on (README, "Rolling back")
+  if (store.schemaSteps?.length) logger.info({ schema_steps: store.schemaSteps, schema_version: store.schemaSteps.at(-1)!.version }, 'store schema brought forward');
   return {
     announceRescan(reason) {
       store.bus.publish(RESCAN, { origin: instanceId, reason }).catch((error: Error) => {

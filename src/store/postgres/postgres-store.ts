@@ -4,7 +4,7 @@ import { StoreError } from '../store-error.js';
 import { connect, type ConnectOptions } from './database.js';
 import { describeUrl } from './describe-url.js';
 import { permissionHint, type ConnectedAs } from './permission-hint.js';
-import { migratePostgres } from './postgres-migrations.js';
+import { migratePostgres, POSTGRES_MIGRATIONS } from './postgres-migrations.js';
 import { PostgresBus, type BusWarn } from './postgres-bus.js';
 import { PostgresEventLog } from './postgres-events.js';
 import { PostgresApprovalStore } from './postgres-approvals.js';
@@ -32,12 +32,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const sql = connect(options);
   const now = options.now ?? Date.now;
   let who: ConnectedAs | undefined;
+  let applied: number[];
   try {
     const [{ encoding, role, database }] = (await sql`SELECT current_setting('server_encoding') AS encoding, current_user AS role, current_database() AS database`) as unknown as [{ encoding: string } & ConnectedAs];
     who = { role, database };
     // the chain hashes the text as this process sent it: the database must keep every character as sent
     if (encoding !== 'UTF8') throw new Error(`the database's encoding is ${encoding}; create it with ENCODING 'UTF8'`);
-    await migratePostgres(sql, now);
+    applied = await migratePostgres(sql, now);
   } catch (error) {
     await sql.end({ timeout: 1 });
     throw new StoreError(`cannot open the PostgreSQL store at ${describeUrl(options.url)}: ${(error as Error).message}${permissionHint(error, who) ?? ''}`);
@@ -50,6 +51,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const events = new PostgresEventLog(sql);
   return {
     kind: 'postgres',
+    schemaSteps: POSTGRES_MIGRATIONS.filter((migration) => applied.includes(migration.version)).map(({ version, name }) => ({ version, name })),
     receipts,
     approvals: new PostgresApprovalStore(sql, { now }),
     rejections: new PostgresRejectionStore(sql, { now }),
