@@ -37,14 +37,16 @@ describe('hldp serve over a store at an older schema', () => {
     expect(created).toHaveLength(1);
     expect(created[0]!.schema_version).toBe(created[0]!.schema_steps.length);
 
-    // README's rollback of step 15, as an operator going back to the build before it runs it
+    // README's rollback of steps 15 and 16 (the roll of live instances, then its rows marked as left), as an operator
+    // going back to the build before them runs it
     const database = new Database(join(home.env.HLDP_DATA_DIR!, 'receipts.db'));
-    database.exec(`BEGIN; DROP TABLE gateway_instances; PRAGMA user_version = ${created[0]!.schema_version - 1}; COMMIT;`);
-    expect(database.pragma('user_version', { simple: true })).toBe(created[0]!.schema_version - 1);
+    database.exec('BEGIN; DROP TABLE gateway_instances; PRAGMA user_version = 14; COMMIT;');
+    expect(database.pragma('user_version', { simple: true })).toBe(14);
     database.close();
 
     const upgraded = await startAndStop(env);
-    expect(schemaLines(upgraded), upgraded).toEqual([expect.objectContaining({ schema_steps: [{ version: created[0]!.schema_version, name: 'live instances' }], schema_version: created[0]!.schema_version })]);
+    expect(schemaLines(upgraded), upgraded).toEqual([expect.objectContaining({ schema_steps: [{ version: 15, name: 'live instances' }, { version: 16, name: 'live instances that left' }], schema_version: created[0]!.schema_version })]);
+    expect(created[0]!.schema_version).toBe(16);
 
     const again = await startAndStop(env);
     expect(again).toContain('"msg":"store open"');
