@@ -104,7 +104,7 @@ export async function followEvents(options: FollowOptions): Promise<number> {
     }
     if (done) return 0;
     if (overflow) {
-      options.onNotice(`${url.href} sent more than ${MAX_PENDING_EVENT_CHARS} characters without ending an event (the gateway's are a few KiB): stopped; is --url (HLDP_URL) the gateway's address?`);
+      options.onNotice(`${url.href} sent more than ${MAX_PENDING_EVENT_CHARS} characters without ending an event (the gateway's own are bounded far below that): stopped; is --url (HLDP_URL) the gateway's address?`);
       return 2;
     }
     // a connection that brought anything (an event, a keep-alive comment) resets the pause; one that ended at once backs off as a refused one does

@@ -40,10 +40,19 @@ export function receiptSummary(receipt: Receipt): Record<string, unknown> {
   };
 }
 
-/** What a `definitions.broken` event says: the commit, the files, and each problem at its file:line:col. */
+/** How many files and problems a `definitions.broken` event names at most; the rest are counted (the full list is `GET /v1/tools`' `errors`). */
+export const BROKEN_EVENT_MOST = 100;
+
+/**
+ * What a `definitions.broken` event says: the commit, the files, and each problem at its file:line:col — the first
+ * BROKEN_EVENT_MOST of each, with how many there are. Every problem of a registry in one event grew with it: 15,000
+ * broken definitions made an event past 8 MiB, which `hldp tail` stops at, every webhook target received and the
+ * backlog held (review Z14, Z14-2: 17.5 MB at 40,000).
+ */
 export function brokenDefinitions(index: ToolIndex): Record<string, unknown> {
-  const errors = index.errors.map((error: Diagnostic) => ({ file: error.file, line: error.line, column: error.column, code: error.code, message: error.message }));
-  return { commit: index.commit, files: [...new Set(index.errors.map((error) => error.file))], errors };
+  const files = [...new Set(index.errors.map((error) => error.file))];
+  const errors = index.errors.slice(0, BROKEN_EVENT_MOST).map((error: Diagnostic) => ({ file: error.file, line: error.line, column: error.column, code: error.code, message: error.message }));
+  return { commit: index.commit, files: files.slice(0, BROKEN_EVENT_MOST), errors, files_total: files.length, errors_total: index.errors.length };
 }
 
 /** The `definitions.broken` event for an index served as it is (at start). */
