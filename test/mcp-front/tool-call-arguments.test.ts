@@ -29,6 +29,10 @@ describe('tool_call over hldp mcp (stdio)', () => {
     expect(firstText(byParams)).toBe('Oslo\n');
     const both = await callTool(connected.client, 'tool_call', { name: 'echo-word', params: { word: 'Oslo' }, arguments: { word: 'Oslo' } });
     expect(firstText(both)).toBe('Oslo\n');
+    // `params: {}` is its schema's default, which a client filling in defaults sends beside `arguments` (review Z14, Z14-4)
+    const defaulted = await callTool(connected.client, 'tool_call', { name: 'echo-word', params: {}, arguments: { word: 'Bergen' } });
+    expect(defaulted.isError ?? false, firstText(defaulted)).toBe(false);
+    expect(firstText(defaulted)).toBe('Bergen\n');
   });
 
   it('refuses both when they differ, saying so, and runs nothing', { timeout: 60_000 }, async () => {

@@ -102,7 +102,9 @@ export async function runMetaTool(
  * must be the same, since neither can be chosen over the other without the caller's word.
  */
 function callParams(args: Record<string, unknown>): { ok: true; value: unknown } | { ok: false; error: string } {
-  const given = ['params', 'arguments'].filter((key) => Object.hasOwn(args, key) && args[key] !== undefined);
+  // an empty `params` is its schema's default, which a client that fills in defaults sends beside `arguments`: it gives way (review Z14, Z14-4)
+  const empty = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+  const given = ['params', 'arguments'].filter((key) => Object.hasOwn(args, key) && args[key] !== undefined && !(key === 'params' && empty(args[key]) && args['arguments'] !== undefined));
   if (given.length === 2 && !isDeepStrictEqual(args.params, args.arguments)) {
     return { ok: false, error: "'params' and 'arguments' are the same thing (the tool's arguments) and differ here; give one of them" };
   }
