@@ -67,7 +67,8 @@ function schemaPlace(text: string | undefined): SchemaPlace {
   if (text === undefined) return () => ({ line: 1, column: 1 });
   const { LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS });
+  // positions only: yaml's own duplicate-key check, quadratic in a mapping's keys, is left out (review Z14, Z14-3)
+  const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS, uniqueKeys: false });
   const positions = new YamlLocator(document, lineCounter);
   const shorthand = (document.toJS() as { params_schema?: JsonSchema } | null)?.params_schema?.type !== 'object';
   return (path, key = false) => {

@@ -5,7 +5,7 @@ import type { SchemaProblem } from './shape-checker.js';
 import { parseYamlFast } from './yaml-fast.js';
 import { YamlLocator, type Locator, type Position } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
-import { explainedSlip, syntaxMessage, unknownTags, YAML_OPTIONS } from './yaml-syntax-message.js';
+import { explainedSlip, syntaxMessage, unknownTags, withDuplicateKeys, YAML_OPTIONS } from './yaml-syntax-message.js';
 import { firstBadByte } from './utf8-position.js';
 
 /** A definition larger than this is refused unread, unless the configuration allows more: no tool needs 1 MiB of YAML. */
@@ -110,7 +110,8 @@ export function readYamlMapping(file: DefinitionFile, text: string, label: strin
 export function readYamlMappingPositioned(file: DefinitionFile, text: string, label: string, fields: string, maxExpanded = EXPANDED_BYTES_PER_FILE_BYTE * MAX_DEFINITION_BYTES): YamlMapping {
   const { LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS });
+  const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS, uniqueKeys: false });
+  withDuplicateKeys(document);
   const locator = new YamlLocator(document, lineCounter, text);
   const fail = (code: DiagnosticCode, message: string, position = { line: 1, column: 1 }): YamlMapping => ({
     ok: false,
@@ -198,7 +199,8 @@ class LazyLocator implements Locator {
     if (!this.positioned) {
       const { LineCounter, parseDocument } = yamlModule();
       const lineCounter = new LineCounter();
-      this.positioned = new YamlLocator(parseDocument(this.text, { lineCounter, ...YAML_OPTIONS }), lineCounter, this.text);
+      // positions only, of a text the fast reader read (no key twice in a mapping): yaml's own duplicate check is quadratic
+      this.positioned = new YamlLocator(parseDocument(this.text, { lineCounter, ...YAML_OPTIONS, uniqueKeys: false }), lineCounter, this.text);
     }
     return this.positioned;
   }

@@ -46,6 +46,42 @@ function colonInPlainValue(locator: YamlLocator, offset: number): string | undef
   return written && written[2]!.includes(': ') ? written[1] : undefined;
 }
 
+/**
+ * yaml's own check that a mapping writes no key twice (`uniqueKeys`) compares each key with every earlier one of its
+ * mapping: a 0.9 MB definition of 90,000 keys held a scan 3.5 minutes of CPU, on the event loop in a small registry
+ * (review Z14, Z14-3). Parsed with `uniqueKeys: false`, the document gets the same DUPLICATE_KEY errors from this, a
+ * set per mapping (the same equality: scalar keys of equal values), each placed among the others by its offset.
+ */
+export function withDuplicateKeys(document: Document): void {
+  const { isMap, isScalar, visit, YAMLParseError } = yamlModule();
+  const found: InstanceType<typeof YAMLParseError>[] = [];
+  visit(document, {
+    Map(_key, map) {
+      if (!isMap(map)) return;
+      const seen = new Set<string>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key) || !pair.key.range) continue;
+        const value = pair.key.value;
+        // yaml compares values with ===: NaN is never the same key
+        if (typeof value === 'number' && Number.isNaN(value)) continue;
+        const identity = `${typeof value}\u0000${String(value)}`;
+        if (!seen.has(identity)) seen.add(identity);
+        else found.push(new YAMLParseError([pair.key.range[0], pair.key.range[0] + 1], 'DUPLICATE_KEY', 'Map keys must be unique'));
+      }
+    },
+  });
+  if (found.length === 0) return;
+  // merged by offset in one pass (a hostile text may hold a duplicate on every line), the others' order kept
+  found.sort((a, b) => a.pos[0] - b.pos[0]);
+  const others = document.errors.splice(0);
+  let next = 0;
+  for (const other of others) {
+    while (next < found.length && found[next]!.pos[0] < other.pos[0]) document.errors.push(found[next++]!);
+    document.errors.push(other);
+  }
+  while (next < found.length) document.errors.push(found[next++]!);
+}
+
 // the key a DUPLICATE_KEY error points at, and where the same key was first written in its mapping
 function duplicateKeyAt(document: Document, offset: number): { key: string; firstOffset: number } | undefined {
   const { isMap, isScalar, visit } = yamlModule();
