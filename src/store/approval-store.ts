@@ -187,6 +187,12 @@ export interface DecisionPosition {
 }
 
 /** Approval requests, shared by every instance: each is decided exactly once, by one conditional update. */
+/** The store's pending requests at one moment: how many, and how long ago the oldest was filed (absent when none) */
+export interface WaitingApprovals {
+  count: number;
+  oldestAgeMs?: number;
+}
+
 export interface ApprovalStore {
   create(request: NewApproval): Promise<ApprovalRecord>;
   get(id: string): Promise<ApprovalRecord | undefined>;
@@ -240,6 +246,11 @@ export interface ApprovalStore {
   takeOver(seen: ApprovalRecord, runner: ApprovalRunner): Promise<ApprovalRecord | undefined>;
   /** how many requests of `caller` are pending (expired ones not yet swept included) */
   pendingCount(caller: string): Promise<number>;
+  /**
+   * The requests waiting for a decision now, of every caller (expired ones not yet swept left out), and when the
+   * oldest of them was filed: what an operator alerts on (`hldp_approvals_pending` in `/metrics`)
+   */
+  waiting(): Promise<WaitingApprovals>;
   /** pending requests whose expiry has passed, oldest first */
   due(limit: number): Promise<ApprovalRecord[]>;
   /**

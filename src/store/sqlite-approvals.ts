@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from './approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from './retention.js';
-import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRun, ApprovalRunner, ApprovalStore, DecisionPosition, NewApproval } from './approval-store.js';
+import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRun, ApprovalRunner, ApprovalStore, DecisionPosition, NewApproval, WaitingApprovals } from './approval-store.js';
 import type { NewEvent, RetentionPolicy, StoredEvent } from './store.js';
 
 /** Approval requests in the `approvals` table; a decision is one conditional UPDATE, so exactly one decider wins. */
@@ -19,6 +19,7 @@ export class SqliteApprovalStore implements ApprovalStore {
   readonly #lapsed: Statement<[number, number], ApprovalRow>;
   readonly #takeOver: Statement<[string, number, string, string, number, number], ApprovalRow>;
   readonly #due: Statement<[number, number], ApprovalRow>;
+  readonly #waiting: Statement<[number], { count: number; oldest: number | null }>;
   readonly #claim: Statement<[string, number, string, number], ApprovalRow>;
   readonly #unclaimed: Statement<[number, number, string, number], ApprovalRow>;
   readonly #expireUnclaimed: Statement<[string, number], ApprovalRow>;
@@ -60,6 +61,7 @@ export class SqliteApprovalStore implements ApprovalStore {
     this.#unclaimed = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE ${unclaimed} AND (decided_ms > ? OR (decided_ms = ? AND id > ?)) ORDER BY decided_ms, id LIMIT ?`);
     this.#expireUnclaimed = database.prepare(`UPDATE approvals SET status = 'expired' WHERE id = ? AND ${unclaimed} AND expires_ms <= ? RETURNING ${APPROVAL_COLUMNS}`);
     this.#due = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE status = 'pending' AND expires_ms <= ? ORDER BY expires_ms LIMIT ?`);
+    this.#waiting = database.prepare("SELECT count(*) AS count, min(created_ms) AS oldest FROM approvals WHERE status = 'pending' AND expires_ms > ?");
     this.#newest = database.prepare('SELECT created_ms, id FROM approvals ORDER BY created_ms DESC, id DESC LIMIT 1 OFFSET ?');
     // decided, its receipt stored (or the grace past), and too old or beyond the newest max_rows
     this.#prune = database.prepare(
@@ -166,6 +168,12 @@ export class SqliteApprovalStore implements ApprovalStore {
 
   async pendingCount(caller: string): Promise<number> {
     return this.#database.prepare<[string], { count: number }>("SELECT count(*) AS count FROM approvals WHERE caller = ? AND status = 'pending'").get(caller)!.count;
+  }
+
+  async waiting(): Promise<WaitingApprovals> {
+    const now = this.#now();
+    const row = this.#waiting.get(now)!;
+    return row.oldest === null ? { count: row.count } : { count: row.count, oldestAgeMs: Math.max(0, now - row.oldest) };
   }
 
   async due(limit: number): Promise<ApprovalRecord[]> {

@@ -31,4 +31,27 @@ describe('GET /metrics of calls that wait', () => {
     expect(text).toMatch(/^hldp_calls_total\{tool="file-write",executor="gatekeeper",outcome="confirmation_required"\} 1$/m);
     expect(text).not.toMatch(/executor="",outcome="(approval|confirmation)_required"/);
   });
+
+  // an operator alerts on people keeping agents waiting: how many requests wait, and for how long the oldest has
+  it('reports the requests waiting for a decision and how long the oldest has waited, and both fall to 0 once decided', async () => {
+    const gauges = async (): Promise<{ pending: number; oldest: number }> => {
+      const text = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${TOKENS.admin}` } })).text();
+      const value = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+      return { pending: value('hldp_approvals_pending'), oldest: value('hldp_approvals_oldest_pending_seconds') };
+    };
+    // the first test's two requests still wait
+    const first = await gauges();
+    expect(first.pending).toBe(2);
+    expect(first.oldest).toBeGreaterThanOrEqual(0);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const later = await gauges();
+    expect(later.oldest).toBeGreaterThanOrEqual(first.oldest + 1);
+    const third = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: 'etc2.txt', content: 'y' } } });
+    expect(third.status).toBe(202);
+    expect((await gauges()).pending).toBe(3);
+    const listed = (await api(gateway.url, 'GET', '/v1/approvals?status=pending', { who: 'admin' })).body.approvals as Array<{ id: string }>;
+    expect(listed).toHaveLength(3);
+    for (const { id } of listed) expect((await api(gateway.url, 'POST', `/v1/approvals/${id}/cancel`, { who: 'bot', body: {} })).status).toBe(200);
+    expect(await gauges()).toEqual({ pending: 0, oldest: 0 });
+  });
 });

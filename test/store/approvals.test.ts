@@ -38,6 +38,22 @@ describe.each(storeKinds())('$name approval store', (kind) => {
     });
   });
 
+  describe('when requests wait for a decision', () => {
+    it('counts the pending ones of every caller and tells how long the oldest has waited, leaving out expired and decided ones', async () => {
+      expect(await db.store.approvals.waiting()).toEqual({ count: 0 });
+      const oldest = await db.store.approvals.create({ ...request, ttlMs: 60_000 });
+      now += 5_000;
+      await db.store.approvals.create({ ...request, caller: 'other-bot' });
+      const decided = await db.store.approvals.create(request);
+      await db.store.approvals.decide(decided.id, { status: 'denied', by: 'alice', reason: null, via: 'api' });
+      now += 2_500;
+      expect(await db.store.approvals.waiting()).toEqual({ count: 2, oldestAgeMs: 7_500 });
+      // the oldest has expired (not yet swept): it no longer waits for anyone
+      now = Date.parse(oldest.expires_at);
+      expect(await db.store.approvals.waiting()).toEqual({ count: 1, oldestAgeMs: 60_000 - 5_000 });
+    });
+  });
+
   describe('when a request is decided', () => {
     it('decides it once: of 20 concurrent approvals from two stores over one database, exactly one wins', async () => {
       const created = await db.store.approvals.create(request);

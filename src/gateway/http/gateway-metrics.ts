@@ -1,5 +1,6 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { findTool, toolCount, type ToolIndex } from '../../core/index.js';
+import type { WaitingApprovals } from '../../store/approval-store.js';
 import type { GatewayObserver } from '../service/index.js';
 
 type PromClient = typeof import('prom-client');
@@ -108,6 +109,37 @@ export class GatewayMetrics {
   eventSubscribers(count: () => number): void {
     this.record(({ gauge, registry }) => {
       new gauge({ name: 'hldp_event_subscribers', help: 'Subscribers of the event hub now: SSE streams, MCP hldp://events subscriptions, webhook targets', registers: [registry], collect() { this.set(count()); } });
+    });
+  }
+
+  /**
+   * Reports the store's approval requests waiting for a decision as `hldp_approvals_pending` and how long the oldest
+   * has waited as `hldp_approvals_oldest_pending_seconds` (0 when none), read from the store at each scrape: the
+   * same figures from every instance of one store. A failed read leaves both out of that scrape rather than failing it.
+   */
+  approvalsWaiting(read: () => Promise<WaitingApprovals>): void {
+    this.record(({ gauge, registry }) => {
+      let reading: Promise<WaitingApprovals | undefined> | undefined;
+      // one read serves both gauges of a scrape: the first collect starts it, the second takes it and clears it
+      const current = (): Promise<WaitingApprovals | undefined> => {
+        if (reading === undefined) {
+          reading = read().catch(() => undefined);
+          return reading;
+        }
+        const taken = reading;
+        reading = undefined;
+        return taken;
+      };
+      new gauge({ name: 'hldp_approvals_pending', help: 'Approval requests waiting for a decision now, in the store (every caller; expired ones left out)', registers: [registry], async collect() {
+        const waiting = await current();
+        if (waiting === undefined) this.reset();
+        else this.set(waiting.count);
+      } });
+      new gauge({ name: 'hldp_approvals_oldest_pending_seconds', help: 'How long the oldest approval request still waiting was filed ago (0 when none waits)', registers: [registry], async collect() {
+        const waiting = await current();
+        if (waiting === undefined) this.reset();
+        else this.set((waiting.oldestAgeMs ?? 0) / 1000);
+      } });
     });
   }
 

@@ -55,6 +55,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   const gateway = await Gateway.open({ config, logger, observer: metrics.observer(), probeSandbox: true, ...(options.clock ? { clock: options.clock } : {}) });
   metrics.indexServed(gateway.registry.index);
   metrics.eventSubscribers(() => gateway.events.subscribers);
+  metrics.approvalsWaiting(() => gateway.store.approvals.waiting());
   await gateway.warmUp();
   // from here on, every event in the store's log (this process's, the CLI's, other instances') reaches subscribers
   await gateway.events.start();

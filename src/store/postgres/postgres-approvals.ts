@@ -1,6 +1,6 @@
 import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from '../approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from '../retention.js';
-import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRun, ApprovalRunner, ApprovalStore, DecisionPosition, NewApproval } from '../approval-store.js';
+import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRun, ApprovalRunner, ApprovalStore, DecisionPosition, NewApproval, WaitingApprovals } from '../approval-store.js';
 import type { NewEvent, RetentionPolicy, StoredEvent } from '../store.js';
 import { postgresText } from './postgres-receipt-reads.js';
 import { PostgresTable } from './postgres-table.js';
@@ -154,6 +154,13 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
   async pendingCount(caller: string): Promise<number> {
     const [row] = await this.sql<Array<{ count: string }>>`SELECT count(*) AS count FROM approvals WHERE caller = ${caller} AND status = 'pending'`;
     return Number(row?.count ?? 0);
+  }
+
+  async waiting(): Promise<WaitingApprovals> {
+    const now = this.now();
+    const [row] = await this.sql<Array<{ count: string; oldest: string | null }>>`SELECT count(*) AS count, min(created_ms) AS oldest FROM approvals WHERE status = 'pending' AND expires_ms > ${now}`;
+    const count = Number(row?.count ?? 0);
+    return row?.oldest == null ? { count } : { count, oldestAgeMs: Math.max(0, now - Number(row.oldest)) };
   }
 
   async due(limit: number): Promise<ApprovalRecord[]> {
