@@ -41,6 +41,7 @@ export type {
   RunPlace,
   ApprovalVia,
   NewApproval,
+  WaitingApprovals,
 } from './approval-store.js';
 export { isRawField, RAW_FIELDS, type RawField, type ReceiptExcerpt, type ReceiptSummary, type ReceiptSummaryPage } from './receipt-summary.js';
 export type { AgentSessionRecord, AgentSessionStore } from './agent-sessions.js';

@@ -1,6 +1,6 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { findTool, toolCount, type ToolIndex } from '../../core/index.js';
-import type { WaitingApprovals } from '../../store/approval-store.js';
+import type { WaitingApprovals } from '../../store/index.js';
 import type { GatewayObserver } from '../service/index.js';
 
 type PromClient = typeof import('prom-client');
