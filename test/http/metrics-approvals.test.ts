@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startPolicyGateway, TOKENS, type PolicyGateway } from '../policy/support.js';
+import { api, echoTool, startPolicyGateway, TOKENS, type PolicyGateway } from '../policy/support.js';
 
 // Review userZ6, F11: /metrics counted a request waiting for an approver as outcome="confirmation_required" with an
 // empty executor, the same as a call its caller may confirm itself: a dashboard could not tell "agents waiting for a
@@ -13,7 +13,7 @@ const HELD = [
 let gateway: PolicyGateway;
 
 beforeAll(async () => {
-  gateway = await startPolicyGateway({ 'policies/held.hdlp': HELD });
+  gateway = await startPolicyGateway({ 'policies/held.hdlp': HELD, 'tools/not-listed/TOOL.hdlp': echoTool('not-listed') });
 }, 120_000);
 afterAll(() => gateway?.stop());
 
@@ -53,5 +53,23 @@ describe('GET /metrics of calls that wait', () => {
     expect(listed).toHaveLength(3);
     for (const { id } of listed) expect((await api(gateway.url, 'POST', `/v1/approvals/${id}/cancel`, { who: 'bot', body: {} })).status).toBe(200);
     expect(await gauges()).toEqual({ pending: 0, oldest: 0 });
+  });
+
+  // review userZ9, U9-3: a refused call was counted under tool="" and a denied one as `failed`, like a tool that crashed
+  it('counts a refused call under its tool and a denied one as denied, never as failed, and a made-up name under no tool', async () => {
+    // bot's tools do not list it
+    const refused = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'not-listed', params: { text: 'hi' } } });
+    expect(refused.body, JSON.stringify(refused.body)).toMatchObject({ code: 'TOOL_FORBIDDEN' });
+    const held = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'file-write', params: { path: 'etc3.txt', content: 'z' } } });
+    expect(held.status).toBe(202);
+    expect((await api(gateway.url, 'POST', `/v1/approvals/${held.body.id}/deny`, { who: 'alice', body: { reason: 'no' } })).status).toBe(200);
+    const unknown = await api(gateway.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'no-such-tool-4711', params: {} } });
+    expect(unknown.body).toMatchObject({ code: 'TOOL_NOT_FOUND' });
+    const text = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${TOKENS.admin}` } })).text();
+    expect(text).toMatch(/^hldp_calls_total\{tool="not-listed",executor="shell",outcome="refused"\} 1$/m);
+    expect(text).toMatch(/^hldp_calls_total\{tool="file-write",executor="gatekeeper",outcome="denied"\} [1-9]/m);
+    expect(text).not.toMatch(/^hldp_calls_total\{tool="file-write",executor="gatekeeper",outcome="failed"\}/m);
+    expect(text).toMatch(/^hldp_calls_total\{tool="",executor="",outcome="not_found"\} 1$/m);
+    expect(text).not.toContain('no-such-tool-4711');
   });
 });

@@ -5,6 +5,9 @@ import type { GatewayObserver } from '../service/index.js';
 
 type PromClient = typeof import('prom-client');
 
+/** A receipt of a call that did not run because a person or the clock said no: not a tool that failed */
+const NOT_RUN: Partial<Record<string, string>> = { DENIED: 'denied', EXPIRED: 'expired', CANCELLED: 'cancelled' };
+
 /** The metrics themselves, made once prom-client is loaded. */
 interface Instruments {
   registry: Registry;
@@ -68,17 +71,22 @@ export class GatewayMetrics {
       called: (outcome, seconds) => {
         if (outcome.kind === 'receipt') {
           const { receipt } = outcome;
+          const result = receipt.ok ? 'ok' : (NOT_RUN[receipt.code ?? ''] ?? 'failed');
           this.record(({ calls, callSeconds }) => {
-            calls.inc({ tool: receipt.tool, executor: receipt.executor, outcome: receipt.ok ? 'ok' : 'failed' });
+            calls.inc({ tool: receipt.tool, executor: receipt.executor, outcome: result });
             callSeconds.observe({ executor: receipt.executor }, seconds);
           });
         } else {
-          const tool = outcome.kind === 'invalid_params' || outcome.kind === 'timeout_not_allowed' ? outcome.tool : outcome.kind === 'confirmation_required' ? outcome.confirmation.tool : '';
-          // a request waiting for an approver is `approval_required`, not the caller's own confirmation, and names the
-          // tool's executor (review userZ6, F11: both were `confirmation_required` with an empty executor)
+          // every outcome that names its tool is counted under it, with the tool's executor (review userZ9, U9-3: a
+          // refused or reserved call was counted under tool="" and an operator could not tell which tool agents were refused)
+          // — but only a tool the registry has (or a broken definition of it): a name a caller made up (a call refused
+          // for too many in flight is refused before its lookup) would make a label value of its own, without end
+          const named = outcome.kind === 'confirmation_required' ? outcome.confirmation.tool : 'tool' in outcome ? outcome.tool : '';
+          const served = named === '' || this.served === undefined ? undefined : findTool(this.served, named);
+          const tool = served !== undefined || outcome.kind === 'broken' ? named : '';
+          // a request waiting for an approver is `approval_required`, not the caller's own confirmation (review userZ6, F11)
           const kind = outcome.kind === 'confirmation_required' ? outcome.confirmation.status : outcome.kind;
-          const executor = outcome.kind === 'confirmation_required' && this.served ? (findTool(this.served, tool)?.executor ?? '') : '';
-          this.record(({ calls }) => calls.inc({ tool, executor, outcome: kind }));
+          this.record(({ calls }) => calls.inc({ tool, executor: served?.executor ?? '', outcome: kind }));
         }
       },
       matched: (seconds) => this.record(({ matchSeconds }) => matchSeconds.observe(seconds)),
@@ -163,7 +171,7 @@ function createInstruments({ Counter, Gauge, Histogram, Registry, collectDefault
   collectDefaultMetrics({ register: registry, prefix: 'hldp_' });
   return {
     registry,
-    calls: new Counter({ name: 'hldp_calls_total', help: 'Calls by tool, executor and outcome (ok, failed, confirmation_required: the caller may confirm it, approval_required: an approver decides, not_found, broken, invalid_params, confirmation_invalid)', labelNames: ['tool', 'executor', 'outcome'], registers }),
+    calls: new Counter({ name: 'hldp_calls_total', help: 'Calls by tool, executor and outcome: ok, failed (the tool ran, or could not start, and failed); denied, expired, cancelled (held for a decision that said no, or came too late: nothing ran); confirmation_required (the caller may confirm it), approval_required (an approver decides); refused (the caller may not use the tool), substituted (a reserved tool: its toolset enabled instead); not_found, broken, invalid_params, timeout_not_allowed, too_many_pending, too_many_calls, confirmation_invalid, store_unavailable (nothing ran)', labelNames: ['tool', 'executor', 'outcome'], registers }),
     callSeconds: new Histogram({ name: 'hldp_call_duration_seconds', help: 'Call latency, lookup to stored receipt', labelNames: ['executor'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers }),
     matchSeconds: new Histogram({ name: 'hldp_match_duration_seconds', help: 'Intent match latency', buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05], registers }),
     tools: new Gauge({ name: 'hldp_index_tools', help: 'Tools in the index being served', registers }),
