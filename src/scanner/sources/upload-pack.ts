@@ -159,7 +159,7 @@ export async function fetchPackWithBoundary(http: HttpClient, url: string, heade
     signal,
   );
   const boundary = { shallow: [] as string[], unshallow: [] as string[] };
-  return { pack: await packOfResponse(body, capabilities.includes('side-band-64k'), boundary, request.depth !== undefined), ...boundary };
+  return { pack: await packOfResponse(body, capabilities.includes('side-band-64k'), boundary, request.depth !== undefined, acknowledgementsFor(request.haves.length)), ...boundary };
 }
 
 /** How many packets of a fetch's answer are read between two turns of the event loop (as `REFS_PER_TURN`). */
@@ -179,6 +179,15 @@ export const MAX_PROGRESS_PACKETS = 10_000;
 export const PACK_PACKETS_UNCHECKED = 65_536;
 export const MIN_AVERAGE_PACK_PACKET = 256;
 
+/**
+ * The `ACK`/`NAK` lines an answer may begin with, for a request of `haves` haves: we ask no multi_ack, so git answers
+ * a `done` with one `NAK` or one `ACK`; twice the haves and a few more leave room for any server's way. A hostile one
+ * answered with a gibibyte of `NAK` lines, read to the answer's limit: 64 s of CPU and 2.2 GB a fetch (review Z16, Z16-1).
+ */
+export function acknowledgementsFor(haves: number): number {
+  return 2 * haves + 8;
+}
+
 const turn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -186,10 +195,12 @@ const turn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(re
  * with side-band, packets whose first byte says pack data (1), progress (2) or a fatal error (3). The event loop turns
  * every `PACKETS_PER_TURN` packets: an answer of 2 million 5-byte packets held every request of `hldp serve` for 5.6 s
  * (review Z13, Z13-2); and an answer of more progress packets than `MAX_PROGRESS_PACKETS`, or of pack data cut into
- * packets smaller than `MIN_AVERAGE_PACK_PACKET` bytes on average, is refused as the server's misbehaviour.
+ * packets smaller than `MIN_AVERAGE_PACK_PACKET` bytes on average, or beginning with more than `acknowledgements` ACK/NAK
+ * lines, is refused as the server's misbehaviour.
  */
-export async function packOfResponse(body: Buffer, sideBand: boolean, boundary?: { shallow: string[]; unshallow: string[] }, deepened = false): Promise<Buffer> {
+export async function packOfResponse(body: Buffer, sideBand: boolean, boundary?: { shallow: string[]; unshallow: string[] }, deepened = false, acknowledgements = acknowledgementsFor(1)): Promise<Buffer> {
   let position = 0;
+  let acknowledged = 0;
   // a `deepen` request's answer begins with its shallow update, which is only a flush where the boundary stays
   let shallowInfo = deepened;
   for (let packets = 1; ; packets++) {
@@ -211,6 +222,9 @@ export async function packOfResponse(body: Buffer, sideBand: boolean, boundary?:
       throw new Error(`unexpected line in the server's answer: ${JSON.stringify(line.slice(0, 120))}`);
     }
     shallowInfo = /^(un)?shallow /.test(line);
+    if (!shallowInfo && ++acknowledged > acknowledgements) {
+      throw new Error(`the server misbehaved: its answer begins with more than ${acknowledgements} acknowledgement lines (ACK/NAK), where a fetch of this request draws one`);
+    }
     if (shallowInfo) {
       boundary?.[line.startsWith('un') ? 'unshallow' : 'shallow'].push(line.slice(line.indexOf(' ') + 1));
       // a deepen from one commit leaves a boundary of a few commits: millions of lines were believed and written to
