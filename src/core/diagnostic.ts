@@ -87,6 +87,8 @@ export type DiagnosticCode =
   | 'NO_APPROVER'
   /** a `sandbox:` block that asks for more than the gateway's `sandbox.ceiling` allows: its calls are refused there */
   | 'BEYOND_SANDBOX_CEILING'
+  /** a tool's `timeout_ms` or `max_timeout_ms` above the gateway's `max_call_timeout_ms` (`hldp validate --config`): its calls are cut to the ceiling (a warning) */
+  | 'BEYOND_CALL_CEILING'
   /** a `sandbox.filesystem` path the sandbox refuses (the gateway's own files, a system folder, /proc…): every call is refused */
   | 'REFUSED_SANDBOX_PATH'
   /** the repository has no `tools/<name>/TOOL.hdlp` at all: nothing is served (a warning: a new registry may be empty) */

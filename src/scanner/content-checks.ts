@@ -44,6 +44,7 @@ export function checkContents(value: Record<string, unknown>, report: ProblemRep
   if (options.sandboxCeiling && sandbox.sandbox) {
     for (const problem of ceilingWarnings(sandbox.sandbox, options.sandboxCeiling)) report('BEYOND_SANDBOX_CEILING', problem, 'warning');
   }
+  if (options.callCeilingMs !== undefined) for (const problem of beyondCallCeiling(value, options.callCeilingMs)) report('BEYOND_CALL_CEILING', problem, 'warning');
   if (options.sandboxPathRefusal && sandbox.sandbox?.filesystem && runsProcesses(value)) {
     for (const problem of refusedSandboxPaths(sandbox.sandbox.filesystem, options.sandboxPathRefusal)) report('REFUSED_SANDBOX_PATH', problem);
   }
@@ -95,4 +96,25 @@ function isMapping(value: unknown): value is Record<string, unknown> {
 
 function isWithin(path: ReadonlyArray<string | number>, ancestor: ReadonlyArray<string | number>): boolean {
   return ancestor.length <= path.length && ancestor.every((key, index) => String(key) === String(path[index]));
+}
+
+/**
+ * A tool's deadlines above the gateway's `max_call_timeout_ms`: each call is cut to the ceiling (`timeout_from:
+ * "ceiling"`), so a nightly job of 24 h written for a gateway of an hour's ceiling is killed at its first hour, which
+ * nothing said before its first night (review userZ9, U9-2).
+ */
+function beyondCallCeiling(value: Record<string, unknown>, ceilingMs: number): SchemaProblem[] {
+  const constraints = value.constraints as { timeout_ms?: unknown; max_timeout_ms?: unknown } | undefined;
+  const problems: SchemaProblem[] = [];
+  for (const field of ['timeout_ms', 'max_timeout_ms'] as const) {
+    const written = constraints?.[field];
+    if (typeof written !== 'number' || written <= ceilingMs) continue;
+    const cut = field === 'timeout_ms' ? 'its calls are cut to' : 'a call may ask for at most';
+    problems.push({
+      path: ['constraints', field],
+      atKey: false,
+      message: `'constraints.${field}' (${written} ms) is above this gateway's max_call_timeout_ms (${ceilingMs} ms): ${cut} ${ceilingMs} ms there; raise max_call_timeout_ms in its config (or HLDP_MAX_CALL_TIMEOUT_MS) if the tool needs longer`,
+    });
+  }
+  return problems;
 }

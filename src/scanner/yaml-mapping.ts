@@ -39,6 +39,8 @@ export interface ParseOptions {
   fastYaml?: boolean;
   /** a gateway's `sandbox.ceiling` and workspace (`hldp validate --config`): a `sandbox:` block beyond it is warned */
   sandboxCeiling?: { ceiling: SandboxCeiling; workspace: string };
+  /** a gateway's `max_call_timeout_ms` (`hldp validate --config`): a tool's deadline above it, which the gateway cuts, is warned */
+  callCeilingMs?: number;
   /** why the gateway's sandbox would refuse a declared `sandbox.filesystem` path (given by `hldp validate`, which knows the sandbox's rules) */
   sandboxPathRefusal?: (kind: 'read' | 'write', path: string) => string | undefined;
 }

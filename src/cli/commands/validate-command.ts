@@ -83,7 +83,8 @@ export const validateCommand: Command = {
       const strays = [...(await rootStraysAt(root)), ...strayPolicies(items.map((item) => ({ name: item.name, folder: item.isDirectory() })))];
       for (const stray of strays) unread.push({ ...stray, file: shown ? join(shown, stray.file) : stray.file });
     }
-    const parseOptions = { maxBytes, sandboxPathRefusal, sandboxCeiling };
+    // a tool's deadline above the gateway's ceiling is cut there: told only against a config given (review userZ9, U9-2)
+    const parseOptions = { maxBytes, sandboxPathRefusal, sandboxCeiling, ...(flags.config === undefined ? {} : { callCeilingMs: config.maxCallTimeoutMs }) };
     let result = validateDefinitionFiles(files, context, parseOptions);
     // a name clash is settled as the gateway will settle it once these files are committed: the claim served at HEAD
     // keeps its name or alias and the new one is refused, not the first by path order (userZ5, F1). HEAD is scanned only
