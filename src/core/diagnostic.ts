@@ -33,6 +33,8 @@ export type DiagnosticCode =
   /** an `output_schema` that is not valid JSON Schema (it is served as the tool's reference, never checked against output) */
   | 'INVALID_OUTPUT_SCHEMA'
   /** a `shell.argv` template no value of the `shell.select` parameter picks: dead text (a warning) */
+  /** a parameter of a `shell.argv` tool that no template, env value, cwd or select reads: a caller's value is ignored (a warning) */
+  | 'UNUSED_PARAMETER'
   | 'UNUSED_TEMPLATE'
   /** a boolean parameter fills a whole `shell.argv` element: it becomes the text true/false, never an on/off flag (a warning) */
   | 'BOOLEAN_AS_ARGUMENT'

@@ -4,6 +4,7 @@ import { normaliseParamsSchema } from './params-schema.js';
 import { checkRequiredDeclared } from './required-checks.js';
 import { ceilingWarnings, checkSandbox, refusedSandboxPaths, runsProcesses } from './sandbox-checks.js';
 import { checkUndeclaredScriptVariables } from './script-variable-check.js';
+import { unusedParameters } from './unused-parameters.js';
 import type { SchemaProblem } from './shape-checker.js';
 import { checkArgvFillable, checkEnvironment, checkOptionLikeArguments, checkScriptPlaceholders, checkScriptVariables, checkTemplates } from './template-checks.js';
 import type { ParseOptions } from './yaml-mapping.js';
@@ -36,6 +37,8 @@ export function checkContents(value: Record<string, unknown>, report: ProblemRep
     for (const problem of checkScriptPlaceholders(value, params.schema)) report('SCRIPT_PLACEHOLDER', problem);
     for (const problem of checkUndeclaredScriptVariables(value, params.schema)) report('UNDECLARED_SCRIPT_VARIABLE', problem, problem.severity);
     for (const problem of checkMethodParameters(value, params.schema)) report('METHOD_PARAMS_MISMATCH', problem, problem.severity);
+    // of a params schema that reads as written (a parameter whose own schema is broken is told that first)
+    if (params.problems.length === 0) for (const problem of unusedParameters(value, params.schema)) report('UNUSED_PARAMETER', problem, 'warning');
   }
   for (const problem of checkExecutorMethod(value)) report('UNKNOWN_METHOD', problem, problem.severity);
   const sandbox = checkSandbox(value);
