@@ -9,8 +9,9 @@ export const LIVE_MS = 30_000;
 // gone): far longer than a live row's 30 s, so that a process whose loop or store was held for a while is not taken for
 // gone, and an approval it would run refused
 const QUIET_MS = 2 * 60_000;
-// a row quiet this long is removed by the next beat of any instance: at least a request's default life (10 min), so that
-// a request's filer that left is still known to have left while its request waits
+// a row quiet this long is removed by the next beat of any instance, unless a pending request names it as its filer:
+// that row stays until the request is decided or expires (up to 7 days), so that a filer that left is known to have
+// left while its request waits (review Z14, Z14-6: once removed, an approver was offered an approval nothing would run)
 const KEPT_MS = 10 * 60_000;
 
 /**
@@ -89,7 +90,7 @@ export class LiveInstances {
    * Whether an instance serving now would run the request's approved call (one with the settings it was filed under):
    * undefined when that cannot be told — the request was filed by a process that kept no row in the roll (an older
    * version, a one-shot CLI), this process has not read the roll lately (it does not serve, or the store did not
-   * answer), or the filer's row was not among those read (it started since, or its row was removed long after it went):
+   * answer), or the filer's row was not among those read (it started since; a filer's row stays while a request it filed is pending):
    * false only when the filer's row was seen to leave, or to stay quiet for minutes, and no other instance with its
    * settings serves. No two hosts' clocks are compared: a skew refused approvals the filer would run (review Z12, Z12-8).
    */

@@ -53,11 +53,21 @@ export interface Parser<Result = ScanEntry> {
   readonly threads: number;
 }
 
+/**
+ * From this many bytes on, a definition is parsed in a thread even when the scan parses in its own (fewer files than
+ * `POOL_THRESHOLD`), so that one large definition does not hold the event loop (review Z14, Z14-3: a 0.9 MB `TOOL.hdlp`
+ * of 90,000 keys held `hldp serve`'s loop 1.3 s in a small registry's rescan; the rule is no stall over 50 ms). Measured
+ * on 2 cores at load ~12 (2026-12-06, fixz23): the costliest shapes (many unknown keys, nested flow mappings) took up to
+ * ~15-25 ms of CPU at 8 KiB and 35-140 ms at 16 KiB, a realistic definition of 1-3.5 KB ~1-3 ms. Such a file costs
+ * the scan a thread's start (~0.4 s of that thread's CPU, off the loop), not more of the loop.
+ */
+export const LARGE_DEFINITION_BYTES = 8 * 1024;
+
 /** A parser sized for `files` parses. */
 export function createParser(files: number, options: ParseOptions = {}): Parser {
-  if (files < POOL_THRESHOLD || !existsSync(WORKER_PATH)) {
-    return { threads: 0, parse: async (file) => parseEntry(file, options), ready: async () => undefined, close: async () => undefined };
-  }
+  const here: Parser = { threads: 0, parse: async (file) => parseEntry(file, options), ready: async () => undefined, close: async () => undefined };
+  if (!existsSync(WORKER_PATH)) return here;
+  if (files < POOL_THRESHOLD) return new LargeInThread(here, () => new PoolParser<ScanEntry>(1, options));
   return new PoolParser<ScanEntry>(threadCount(), options);
 }
 
@@ -72,10 +82,10 @@ export function createParser(files: number, options: ParseOptions = {}): Parser 
  * each summary is made again here so that it shares what summaries made here share.
  */
 export function createSummaryParser(files: number, options: ParseOptions = {}, limits: ResourceLimits = WORKER_LIMITS): Parser<SummarisedEntry> {
-  if (files < summaryThreadFrom() || !existsSync(WORKER_PATH)) {
-    return { threads: 0, parse: async (file) => summarise(parseEntry(file, options)), ready: async () => undefined, close: async () => undefined };
-  }
-  return new PoolParser<SummarisedEntry>(1, options, true, limits);
+  const here: Parser<SummarisedEntry> = { threads: 0, parse: async (file) => summarise(parseEntry(file, options)), ready: async () => undefined, close: async () => undefined };
+  if (!existsSync(WORKER_PATH)) return here;
+  const thread = (): Parser<SummarisedEntry> => new PoolParser<SummarisedEntry>(1, options, true, limits);
+  return files < summaryThreadFrom() ? new LargeInThread(here, thread) : thread();
 }
 
 /**
@@ -109,6 +119,37 @@ interface Waiter<Result> {
   /** the file's folder and oid as this thread holds them (the listing's strings), given back to its summary */
   folder: string;
   oid: string;
+}
+
+/**
+ * A scan of a few files: each parsed in this thread but one of `LARGE_DEFINITION_BYTES` or more, which goes to a thread
+ * started for the first such file (and stopped by `close`). Entries come back as the thread gives them: the same as here.
+ */
+class LargeInThread<Result> implements Parser<Result> {
+  private thread: Parser<Result> | undefined;
+
+  constructor(
+    private readonly here: Parser<Result>,
+    private readonly start: () => Parser<Result>,
+  ) {}
+
+  get threads(): number {
+    return this.thread?.threads ?? 0;
+  }
+
+  parse(file: DefinitionFile): Promise<Result> {
+    if (file.content.length < LARGE_DEFINITION_BYTES) return this.here.parse(file);
+    this.thread ??= this.start();
+    return this.thread.parse(file);
+  }
+
+  ready(): Promise<void> {
+    return this.thread?.ready() ?? Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return this.thread?.close() ?? Promise.resolve();
+  }
 }
 
 class PoolParser<Result> implements Parser<Result> {

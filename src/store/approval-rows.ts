@@ -51,6 +51,19 @@ export const GATEWAY_INSTANCES = `CREATE TABLE gateway_instances (instance text 
  */
 export const GATEWAY_INSTANCES_LEFT = 'ALTER TABLE gateway_instances ADD COLUMN left_ms bigint;';
 
+/**
+ * Which rows of the roll a beat removes, given the store's way of reading `rule.filed_by.by` from a request's `rule`
+ * and the time before which a row was last renewed: those quiet since then, unless a pending request names the row's
+ * process as its filer. A request waits up to its `expires_in_ms` (7 days at most), and once its filer's row was gone an
+ * approver elsewhere was offered "Approve — it runs at the gateway that filed it" as if that filer were merely not seen
+ * yet, though no process would run it (review Z14, Z14-6). So the row stays, marked left or quiet, until the request is
+ * decided or expires.
+ */
+export function pruneRoll(filerOfRule: string, before: string): string {
+  return `DELETE FROM gateway_instances WHERE seen_ms < ${before}
+       AND NOT EXISTS (SELECT 1 FROM approvals WHERE status = 'pending' AND ${filerOfRule} = gateway_instances.instance)`;
+}
+
 /** A fresh request id: not a secret (approvers see it in the queue), but not guessable either. */
 export const newApprovalId = (): string => `apr_${randomBytes(12).toString('base64url')}`;
 

@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { RunPlace } from './approval-store.js';
+import { pruneRoll } from './approval-rows.js';
 import { canonicalJson } from './canonical-params.js';
 import type { InstanceRoll, LiveInstance } from './store.js';
 
@@ -18,7 +19,7 @@ function isBusy(error: unknown): boolean {
  */
 export class SqliteInstances implements InstanceRoll {
   readonly #database: Database;
-  readonly #live: Statement<[number], { instance: string; place: string; seen_ms: number; left_ms: number | null }>;
+  readonly #live: Statement<[], { instance: string; place: string; seen_ms: number; left_ms: number | null }>;
   readonly #leave: Statement<[number, string]>;
   readonly #beat: (by: string, place: string, seenMs: number, keptBeforeMs: number) => void;
   readonly #now: () => number;
@@ -26,8 +27,9 @@ export class SqliteInstances implements InstanceRoll {
   constructor(database: Database, options: { now: () => number }) {
     this.#database = database;
     const upsert = database.prepare<[string, string, number]>('INSERT INTO gateway_instances (instance, place, seen_ms) VALUES (?, ?, ?) ON CONFLICT (instance) DO UPDATE SET place = excluded.place, seen_ms = excluded.seen_ms, left_ms = NULL');
-    const prune = database.prepare<[number]>('DELETE FROM gateway_instances WHERE seen_ms < ?');
-    this.#live = database.prepare('SELECT instance, place, seen_ms, left_ms FROM gateway_instances WHERE seen_ms >= ? ORDER BY instance');
+    const prune = database.prepare<[number]>(pruneRoll("json_extract(rule, '$.filed_by.by')", '?'));
+    // every row: one quiet for longer than kept is a pending request's filer's, or one a beat that met another process's lock did not remove yet
+    this.#live = database.prepare('SELECT instance, place, seen_ms, left_ms FROM gateway_instances ORDER BY instance');
     this.#leave = database.prepare('UPDATE gateway_instances SET left_ms = ? WHERE instance = ?');
     this.#now = options.now;
     const beat = database.transaction((by: string, place: string, seenMs: number, keptBeforeMs: number) => {
@@ -52,7 +54,7 @@ export class SqliteInstances implements InstanceRoll {
       this.#database.pragma(`busy_timeout = ${patience}`);
     }
     // a reader in WAL mode waits for no writer
-    const rows = this.#live.all(now - keptMs).map((row) => ({ by: row.instance, place: JSON.parse(row.place) as RunPlace, quiet_ms: now - row.seen_ms, left: row.left_ms !== null }));
+    const rows = this.#live.all().map((row) => ({ by: row.instance, place: JSON.parse(row.place) as RunPlace, quiet_ms: now - row.seen_ms, left: row.left_ms !== null }));
     return { rows, renewed };
   }
 

@@ -248,8 +248,8 @@ export interface LiveInstance {
  */
 export interface InstanceRoll {
   /**
-   * Records that `by` serves now, running calls at `place`, drops the rows quiet for `keptMs` or more, and resolves to
-   * every row kept. `renewed` is false when another process held the store's write lock (SQLite): the beat does not
+   * Records that `by` serves now, running calls at `place`, drops the rows quiet for `keptMs` or more but those a
+   * pending approval request names as its filer (review Z14, Z14-6), and resolves to every row kept. `renewed` is false when another process held the store's write lock (SQLite): the beat does not
    * wait for it on the event loop, it reads the rows and renews the row at the next beat (review Z12, Z12-8)
    */
   beat(by: string, place: RunPlace, keptMs: number): Promise<{ rows: LiveInstance[]; renewed: boolean }>;

@@ -5,12 +5,16 @@
 // Now every serving instance keeps a row in the store's roll of live instances, and B, finding no instance serving
 // with the request's settings, says so and offers Deny only; its API refuses the approval (nothing ran, pending). An
 // instance restarted with the same settings still runs what it filed: B keeps offering that approval. While the filer
-// is down for moments (a rolling restart), B also says when it stopped and to wait for it (review userZ8, M3).
+// is down for moments (a rolling restart), B also says when it stopped and to wait for it (review userZ8, M3). And
+// once a stopped filer's row would have been removed from the roll, 10 minutes on, B still says so while the request
+// waits, where it offered the approval again as if the filer were only not seen yet (review Z14, Z14-6).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { consoleCsrf, signInToConsole } from '../helpers/console-sign-in.js';
 import { freePort } from '../helpers/free-port.js';
+import { runCli } from '../helpers/run-cli.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 import { api, policyRepository, PRINCIPAL_ENV, PRINCIPALS_YAML, receiptOf, TOKENS } from './support.js';
 
@@ -34,6 +38,41 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms 
   return value;
 }
 
+/**
+ * Two real `hldp serve` on one SQLite store: A with the settings a request is filed under, B with a setting more (as an
+ * operator adds one); alice signed in at B's console. `serve` starts A again (on its port) with either settings.
+ */
+async function twoInstances(stops: Array<() => Promise<unknown>>) {
+  const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD, 'tools/show-text/TOOL.hdlp': SHOW_TEXT });
+  stops.push(() => temp.cleanup());
+  const before = join(temp.path, 'before.yaml');
+  const after = join(temp.path, 'after.yaml');
+  await writeFile(before, PRINCIPALS);
+  // the operator adds a setting (a variable for shell tools, as one adds an MCP server)
+  await writeFile(after, `${PRINCIPALS}shell:\n  inherit_env: [HLDP_TEST_KEY]\n`);
+  const shared = { HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_POLL_INTERVAL_MS: '600000', HLDP_LOG_LEVEL: 'warn', HLDP_TEST_KEY: 'key-5e1d', ...PRINCIPAL_ENV };
+  const serve = async (name: string, config: string, port: number): Promise<ServiceProcess> => {
+    const folder = join(temp.path, name);
+    await mkdir(join(folder, 'workspace'), { recursive: true });
+    return spawnService(['serve', '--port', String(port), '--repo', repo, '--config', config], { ...shared, HLDP_CACHE_DIR: join(folder, 'cache'), HLDP_WORKSPACE: join(temp.path, 'workspace') }, / at (http:\/\/[\d.:]+)\n/);
+  };
+  await mkdir(join(temp.path, 'workspace'));
+  const portA = await freePort();
+  // one after another: the first sets the store up
+  const a = await serve('a', before, portA);
+  stops.push(() => a.stop());
+  const b = await serve('b', after, 0);
+  stops.push(() => b.stop());
+  const cookie = await signInToConsole(b.url, TOKENS.alice);
+  const pageAtB = async (id: string): Promise<string> => (await fetch(`${b.url}/console/approvals/${id}`, { headers: { cookie } })).text();
+  const file = async (text: string): Promise<string> => {
+    const filed = await api(a.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'show-text', params: { text } } });
+    expect(filed.status, JSON.stringify(filed.body)).toBe(202);
+    return filed.body.id as string;
+  };
+  return { temp, before, after, portA, a, b, cookie, pageAtB, file, serve, shared };
+}
+
 describe('an approval offered at one instance for a request whose filer was restarted with other settings (review userZ6 F10)', () => {
   const stops: Array<() => Promise<unknown>> = [];
   afterAll(async () => {
@@ -41,34 +80,10 @@ describe('an approval offered at one instance for a request whose filer was rest
   }, 90_000);
 
   it('offers Deny only, says no gateway serving runs it, and refuses an approval (pending, nothing ran); while a gateway with its settings serves, the approval is offered and runs there', { timeout: 420_000 }, async () => {
-    const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD, 'tools/show-text/TOOL.hdlp': SHOW_TEXT });
-    stops.push(() => temp.cleanup());
-    const before = join(temp.path, 'before.yaml');
-    const after = join(temp.path, 'after.yaml');
-    await writeFile(before, PRINCIPALS);
-    // the operator adds a setting (a variable for shell tools, as one adds an MCP server)
-    await writeFile(after, `${PRINCIPALS}shell:\n  inherit_env: [HLDP_TEST_KEY]\n`);
-    const shared = { HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_POLL_INTERVAL_MS: '600000', HLDP_LOG_LEVEL: 'warn', HLDP_TEST_KEY: 'key-5e1d', ...PRINCIPAL_ENV };
-    const serve = async (name: string, config: string, port: number): Promise<ServiceProcess> => {
-      const folder = join(temp.path, name);
-      await mkdir(join(folder, 'workspace'), { recursive: true });
-      return spawnService(['serve', '--port', String(port), '--repo', repo, '--config', config], { ...shared, HLDP_CACHE_DIR: join(folder, 'cache'), HLDP_WORKSPACE: join(temp.path, 'workspace') }, / at (http:\/\/[\d.:]+)\n/);
-    };
-    await mkdir(join(temp.path, 'workspace'));
-    const portA = await freePort();
-    // one after another: the first sets the store up
-    let a = await serve('a', before, portA);
+    const setup = await twoInstances(stops);
+    const { before, after, portA, b, cookie, pageAtB, file, serve } = setup;
+    let a = setup.a;
     stops.push(() => a.stop());
-    const b = await serve('b', after, 0);
-    stops.push(() => b.stop());
-    const cookie = await signInToConsole(b.url, TOKENS.alice);
-    const pageAtB = async (id: string): Promise<string> => (await fetch(`${b.url}/console/approvals/${id}`, { headers: { cookie } })).text();
-    const file = async (text: string): Promise<string> => {
-      const filed = await api(a.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'show-text', params: { text } } });
-      expect(filed.status, JSON.stringify(filed.body)).toBe(202);
-      return filed.body.id as string;
-    };
-
     // A restarted with the same settings runs what the A before it filed: B offers the approval, and it runs there
     const first = await file('same settings');
     await a.stop();
@@ -114,5 +129,41 @@ describe('an approval offered at one instance for a request whose filer was rest
     });
     expect(denied.status).toBe(303);
     expect((await api(b.url, 'GET', `/v1/approvals/${second}`, { who: 'bot' })).body).toMatchObject({ approval: { status: 'denied' }, receipt: { code: 'DENIED' } });
+  });
+  // review Z14, Z14-6: a request waits up to 7 days (expires_in_ms), its filer's row was removed from the roll 10 minutes
+  // after the filer stopped, and B then offered "Approve — it runs at the gateway that filed it" as if A were only not
+  // seen yet: an approval nothing would run. A's row now stays while a request it filed waits
+  it('still says no gateway serving runs the request, and refuses its approval, long after its filer stopped', { timeout: 300_000 }, async () => {
+    const { temp, a, b, pageAtB, file } = await twoInstances(stops);
+    const id = await file('filer long gone');
+    await a.stop();
+    expect(await until(() => pageAtB(id), (text) => text.includes('data-elsewhere="gone"'))).toContain('data-elsewhere="gone"');
+    // an hour passes for A's row (the roll's clock is the host's on SQLite): past the 10 minutes a quiet row was kept
+    const store = new BetterSqlite3(join(temp.path, 'data', 'receipts.db'));
+    try {
+      store.pragma('busy_timeout = 10000');
+      store.prepare('UPDATE gateway_instances SET seen_ms = seen_ms - 3600000, left_ms = left_ms - 3600000 WHERE left_ms IS NOT NULL').run();
+      // B's next beat: its own row renewed past now, the roll read after that beat's removals
+      const since = Date.now();
+      const seenOfB = () => store.prepare<[], { seen: number }>('SELECT max(seen_ms) AS seen FROM gateway_instances WHERE left_ms IS NULL').get()!.seen;
+      await until(async () => seenOfB(), (seen) => seen > since, 60_000);
+      expect(seenOfB()).toBeGreaterThan(since);
+    } finally {
+      store.close();
+    }
+    const page = await pageAtB(id);
+    expect(page).toContain('data-elsewhere="gone"');
+    expect(page).toContain('the gateway that filed it no longer serves, and no instance serving on this store has the settings it was filed under');
+    expect(page).not.toContain('it runs at the gateway that filed it</button>');
+    expect(page).not.toContain('If it is being restarted');
+    // over HTTP, and hldp approvals at B (the CLI over its API): refused, nothing decided, nothing ran
+    const refused = await api(b.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'APPROVAL_MISMATCH', approval: { id, status: 'pending', receipt_id: null } });
+    expect(refused.body.error).toContain(`no gateway serving now runs request '${id}'`);
+    const cli = await runCli(['approvals', 'approve', id, '--url', b.url], { env: { HLDP_TOKEN: TOKENS.alice, HLDP_LOG_LEVEL: 'warn' } });
+    expect(cli.code, cli.stderr).toBe(1);
+    expect(cli.stderr).toContain(`APPROVAL_MISMATCH: no gateway serving now runs request '${id}'`);
+    expect((await api(b.url, 'GET', `/v1/approvals/${id}`, { who: 'alice' })).body).toMatchObject({ approval: { status: 'pending' } });
   });
 });

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseEntry } from '../../src/scanner/build-index.js';
 import { summarise } from '../../src/scanner/entry-summary.js';
-import { createParser, createSummaryParser, MAX_IN_FLIGHT, POOL_THRESHOLD } from '../../src/scanner/parse-pool.js';
+import { createParser, createSummaryParser, LARGE_DEFINITION_BYTES, MAX_IN_FLIGHT, POOL_THRESHOLD } from '../../src/scanner/parse-pool.js';
 import { scanOnce } from '../../src/scanner/index.js';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
 
@@ -97,6 +97,33 @@ describe('createParser', () => {
       const parser = createParser(3);
       expect(parser.threads).toBe(0);
       expect(await parser.parse(fileOf('a', makeToolYaml('a')))).toEqual(parseEntry(fileOf('a', makeToolYaml('a'))));
+    });
+
+    // review Z14, Z14-3: one large definition held hldp serve's loop as long as it took to parse (90,000 keys: 1.3 s)
+    it('parses one of LARGE_DEFINITION_BYTES or more in a thread, to exactly what parsing here gives, and the others here', async () => {
+      const parser = createParser(3);
+      const large = fileOf('large', `${makeToolYaml('large')}${Array.from({ length: 2_000 }, (_, i) => `u${i}: 1`).join('\n')}\n`);
+      expect(large.content.length).toBeGreaterThanOrEqual(LARGE_DEFINITION_BYTES);
+      const small = fileOf('small', makeToolYaml('small'));
+      expect(await parser.parse(small)).toEqual(parseEntry(small));
+      expect(parser.threads).toBe(0);
+      const entry = await parser.parse(large);
+      expect(parser.threads).toBe(1);
+      await parser.close();
+      expect(entry).toEqual(parseEntry(large));
+      expect(entry.diagnostics).toHaveLength(20);
+    });
+
+    it('and so does a cold scan of few files, each entry\'s summary and line as summarise makes them', async () => {
+      const parser = createSummaryParser(3);
+      const large = fileOf('large', makeToolYaml('large', { intent: `"${'a long intent '.repeat(600)}"` }));
+      expect(large.content.length).toBeGreaterThanOrEqual(LARGE_DEFINITION_BYTES);
+      const made = await parser.parse(large);
+      expect(parser.threads).toBe(1);
+      await parser.close();
+      const here = summarise(parseEntry(large));
+      expect(made.summary).toEqual(here.summary);
+      expect(Buffer.from(made.line).toString('latin1')).toBe(Buffer.from(here.line).toString('latin1'));
     });
   });
 });

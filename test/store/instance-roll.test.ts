@@ -54,6 +54,33 @@ describe.each(storeKinds())('$name roll of live instances (review userZ6 F10, Z1
     }
   });
 
+  // review Z14, Z14-6: a request waits up to 7 days; once its stopped filer's row was removed, 10 minutes on, an approver
+  // elsewhere was offered the approval as if the filer were only not seen yet. The row stays while a request it filed waits
+  it('keeps the row of a process that stopped, past kept, while a request it filed is pending, and removes it once that request is decided', async () => {
+    const filer = 'host-f pid 4 (instance f)';
+    const fileBy = (by: string) =>
+      db.store.approvals.create({
+        caller: 'bot', session: null, tool: 'show-text', method: 'run', executor: 'shell', params: { text: 'hi' }, commit: 'c'.repeat(40),
+        rule: { where: null, reason: 'a person looks first', self_approval: false, approvers: { roles: ['approver'] }, elicit: false, place: PLACE, filed_by: { by, url: 'http://127.0.0.1:1', roll: true } },
+        ttlMs: 7 * 24 * 3600_000,
+      });
+    await db.store.instances.beat(filer, PLACE, KEPT_MS);
+    await db.store.instances.beat('host-o pid 5 (instance o)', PLACE, KEPT_MS);
+    const filed = await fileBy(filer);
+    // a request of another process keeps no row but its filer's
+    await fileBy('host-x pid 6 (instance x)');
+    await db.store.instances.leave(filer);
+    await db.store.instances.leave('host-o pid 5 (instance o)');
+    // both quiet an hour, by the roll's clock
+    await db.backend.sql('UPDATE gateway_instances SET seen_ms = seen_ms - 3600000');
+    now += 3600_000;
+    const kept = (await db.store.instances.beat('host-a pid 1 (instance a)', PLACE, KEPT_MS)).rows;
+    expect(names(kept)).toEqual(['host-a pid 1 (instance a)', `${filer} (left)`]);
+    expect(kept.find((row) => row.by === filer)!.quiet_ms).toBeGreaterThan(KEPT_MS);
+    await db.store.approvals.decide(filed.id, { status: 'denied', by: 'alice', reason: null, via: 'api' });
+    expect(names((await db.store.instances.beat('host-a pid 1 (instance a)', PLACE, KEPT_MS)).rows)).toEqual(['host-a pid 1 (instance a)']);
+  });
+
   if (kind.name === 'SQLite') {
     it('reads the rows without renewing its own while another process holds the write lock, rather than wait for it on the event loop', async () => {
       await db.store.instances.beat('host-a pid 1 (instance a)', PLACE, KEPT_MS);

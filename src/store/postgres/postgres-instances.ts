@@ -1,4 +1,5 @@
 import type { RunPlace } from '../approval-store.js';
+import { pruneRoll } from '../approval-rows.js';
 import { canonicalJson } from '../canonical-params.js';
 import type { InstanceRoll, LiveInstance } from '../store.js';
 import { PostgresTable } from './postgres-table.js';
@@ -15,7 +16,7 @@ const DATABASE_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 export class PostgresInstances extends PostgresTable implements InstanceRoll {
   async beat(by: string, place: RunPlace, keptMs: number): Promise<{ rows: LiveInstance[]; renewed: boolean }> {
     const rows = await this.sql.begin(async (transaction) => {
-      await transaction.unsafe(`DELETE FROM gateway_instances WHERE seen_ms < ${DATABASE_MS} - $1`, [keptMs]);
+      await transaction.unsafe(pruneRoll("rule::json #>> '{filed_by,by}'", `${DATABASE_MS} - $1`), [keptMs]);
       await transaction.unsafe(
         `INSERT INTO gateway_instances (instance, place, seen_ms) VALUES ($1, $2, ${DATABASE_MS})
          ON CONFLICT (instance) DO UPDATE SET place = excluded.place, seen_ms = excluded.seen_ms, left_ms = NULL`,
