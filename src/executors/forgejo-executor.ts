@@ -4,6 +4,7 @@ import type { ForgejoConfig } from './execution-context.js';
 import { boundedFailure, failedResult, succeededResult } from './execution-result.js';
 import { ForgejoRepositoryApi } from './forgejo-api.js';
 import { FORGEJO_METHODS } from './forgejo-methods.js';
+import { redactUrl } from './http-call.js';
 import { ownValue, withDefaults, type Params } from './params.js';
 
 // owner and name as Forgejo names them; `.` and `..` are refused, as the URL would resolve them to another path
@@ -69,7 +70,9 @@ export function forgejoTargetProblem(tool: ToolDefinition, rawParams: Params, co
     return `tool '${tool.name}' names no repository as owner/name (neither may be '.' or '..'); set forgejo.repo in its TOOL.hdlp or in the gateway config`;
   }
   if (WRITING_METHODS.has(tool.method) && config.registry !== undefined && isRegistry(config.url, repository, config.registry)) {
-    return `tool '${tool.name}' would commit to ${repository}, the registry this gateway serves (${config.registry}): an agent may not rewrite its own tools and policies; point the tool's forgejo.repo (or the config's) at another repository`;
+    // the registry's address as the serve line and receipts show it: a `user:password@` in it is the registry's own
+    // credential, and this text is the agent's answer, a receipt and an event (review Z15, Z15-1)
+    return `tool '${tool.name}' would commit to ${repository}, the registry this gateway serves (${redactUrl(config.registry)}): an agent may not rewrite its own tools and policies; point the tool's forgejo.repo (or the config's) at another repository`;
   }
   return unfillableParameter(tool, withDefaults(tool.params_schema, rawParams));
 }

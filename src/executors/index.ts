@@ -23,6 +23,7 @@ export { isHiddenPath, resolveInsideRoot, type ResolveOptions, type RootPath } f
 export { openInsideRoot, pathOfHandle, type OpenInsideRootOptions } from './root-files.js';
 export { describeError, elapsedSince, failedResult, succeededResult } from './execution-result.js';
 export { redactSecrets, redactValue, REDACTED, secretsIn } from './redact.js';
+export { redactUrl } from './http-call.js';
 export { apiUrlVariable } from './hldp-api-executor.js';
 export { fillTemplate } from './argv-template.js';
 export { GATEKEEPER_SLACK_MS } from './gatekeeper-executor.js';

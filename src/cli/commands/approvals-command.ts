@@ -22,6 +22,8 @@ export const approvalsCommand: Command = {
   optionHelp: {
     limit: 'N: at most N requests, newest first (list)', reason: 'R: why, recorded with the decision (approve, deny, cancel)', wait: 'S: wait up to S seconds for the request to be decided (show)',
     url: "URL: a running gateway's address (else this process reads the store): the queue over its HTTP API, as the principal of --token (else HLDP_TOKEN, then HLDP_API_TOKEN); an approved call runs at the gateway",
+    // a token in argv is in /proc/PID/cmdline, which every local user reads (review Z15, I-2)
+    token: "T: with --url, the principal's token to act as; prefer HLDP_TOKEN, since a --token on the command line is readable by every user of this machine (ps); without --url, the token of an http(s) git repository R (HLDP_REPO_TOKEN)",
   },
   maxPositionals: 2,
   async run(flags, positionals, io) {

@@ -17,7 +17,7 @@ export const tailCommand: Command = {
     color: { type: 'boolean' },
   },
   // unlike the repository commands' --token, this one is a principal's: whose events to follow (review userV, V5)
-  optionHelp: { token: "T: the principal's token to follow the events as (else HLDP_TOKEN, then HLDP_API_TOKEN); its principal's events only, unless an approver or admin" },
+  optionHelp: { token: "T: the principal's token to follow the events as (else HLDP_TOKEN, then HLDP_API_TOKEN); its principal's events only, unless an approver or admin; prefer HLDP_TOKEN, since a --token on the command line is readable by every user of this machine (ps)" },
   maxPositionals: 0,
   async run(flags, _positionals, io) {
     const count = flags.count === undefined ? Infinity : Number(flags.count);
@@ -27,6 +27,9 @@ export const tailCommand: Command = {
     if (!/^https?:\/\//.test(base)) throw new UsageError(`--url must be the gateway's http(s) URL, e.g. http://127.0.0.1:3900, got '${base}'`);
     const types = [...(typeof flags.types === 'string' ? flags.types.split(',') : []), ...(flags.failures ? ['failures'] : [])];
     const token = typeof flags.token === 'string' ? flags.token : (process.env.HLDP_TOKEN ?? process.env.HLDP_API_TOKEN);
+    const { cleartextTokenWarning } = await import('../cleartext-token.js');
+    const cleartext = cleartextTokenWarning(base, token);
+    if (cleartext !== undefined) io.stderr.write(`hldp tail: WARNING: ${cleartext}\n`);
     const { followEvents } = await import('../follow-events.js');
     const { eventLine } = await import('../event-line.js');
     const { terminalSafe } = await import('../terminal-safe.js');

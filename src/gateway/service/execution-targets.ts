@@ -2,7 +2,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { ExecutionResult, ToolDefinition } from '../../core/index.js';
-import { fillTemplate, secretsOf, unconfiguredTarget, type ApiTarget, type ExecutionContext } from '../../executors/index.js';
+import { fillTemplate, redactUrl, secretsOf, unconfiguredTarget, type ApiTarget, type ExecutionContext } from '../../executors/index.js';
 import { startGatekeeper, type RunningGatekeeper } from '../../gatekeeper/index.js';
 import { McpServerPool } from '../../mcp-servers/index.js';
 import { createSandbox, type Sandbox, type SandboxStatus } from '../../sandbox/index.js';
@@ -42,7 +42,8 @@ export class ExecutionTargets {
     private readonly onWorkspaceNotice?: (message: string) => void,
   ) {
     const { repository, apiToken, webhookSecret, store, matcherModel } = config;
-    this.otherSecrets = [repository.token, apiToken, webhookSecret, passwordOf(store.url), matcherModel?.token, ...config.principalTokens].filter((secret): secret is string => secret !== undefined);
+    // the registry URL's `user:password@` is its credential (remote-address.ts sends it as Basic auth): no answer shows it (review Z15, Z15-1)
+    this.otherSecrets = [repository.token, apiToken, webhookSecret, ...passwordsOf(store.url), ...passwordsOf(repository.source), matcherModel?.token, ...config.principalTokens].filter((secret): secret is string => secret !== undefined);
     for (const server of Object.values(config.mcpServers)) this.otherSecrets.push(...server.secrets);
     this.mcpServers = new McpServerPool(config.mcpServers, { workspace: config.workspaceRoot, serversFolder: join(config.dataDir, 'mcp-servers'), sandbox: () => this.sandboxed(), clientInfo: { name: 'brush-holder', version: VERSION }, ...(logger ? { warn: (fields, message) => logger.warn(fields, message) } : {}) });
   }
@@ -107,7 +108,8 @@ export class ExecutionTargets {
   private targets(): Pick<ExecutionContext, 'apis' | 'forgejo' | 'mcpServers'> {
     return {
       apis: this.selfApi && !this.config.apis.default ? { ...this.config.apis, default: this.selfApi } : this.config.apis,
-      ...(this.config.forgejo ? { forgejo: { ...this.config.forgejo, registry: this.config.repository.source } } : {}),
+      // the registry's address without its credentials: the executor needs its host and path alone, and quotes it
+      ...(this.config.forgejo ? { forgejo: { ...this.config.forgejo, registry: withoutCredentials(this.config.repository.source) } } : {}),
       mcpServers: this.mcpServers,
     };
   }
@@ -127,7 +129,8 @@ export class ExecutionTargets {
       { setting: 'the repository token', value: repository.token },
       { setting: 'the API token (api_token)', value: apiToken },
       { setting: 'the webhook secret', value: webhookSecret },
-      { setting: "the store's password", value: passwordOf(store.url) },
+      ...passwordsOf(store.url).map((value) => ({ setting: "the store's password", value })),
+      ...passwordsOf(repository.source).map((value) => ({ setting: "the password in the registry's URL (repository.source)", value })),
       { setting: "the matcher model's token", value: matcherModel?.token },
       ...this.config.principalTokens.map((value) => ({ setting: "a principal's token", value })),
       ...this.learnedSecrets().map((value) => ({ setting: "a principal's token", value })),
@@ -223,13 +226,18 @@ function rootsOf(root: string): readonly string[] {
   }
 }
 
-/** The password in a store URL, as the tools might print it. */
-function passwordOf(url: string | undefined): string | undefined {
-  if (!url) return undefined;
+/** The password in a URL (the store's, the registry's), as the tools might print it: decoded, and as the URL writes it. */
+function passwordsOf(url: string | undefined): string[] {
+  if (!url) return [];
   try {
-    const password = decodeURIComponent(new URL(url).password);
-    return password === '' ? undefined : password;
+    const written = new URL(url).password;
+    return written === '' ? [] : [...new Set([decodeURIComponent(written), written])];
   } catch {
-    return undefined;
+    return [];
   }
+}
+
+/** An http(s) URL without its `user:password@`, query and fragment; anything else (a local path) as it is. */
+function withoutCredentials(source: string): string {
+  return /^https?:\/\//i.test(source) ? redactUrl(source) : source;
 }

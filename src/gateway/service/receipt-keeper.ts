@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { markNotStored, type CallDeadline, type ExecutionResult, type ProgressUpdate, type Receipt, type ReceiptApproval, type ReceiptSource, type ToolDefinition } from '../../core/index.js';
-import { describeError, execute, failedResult, redactValue, secretsOf } from '../../executors/index.js';
+import { describeError, execute, failedResult, redactSecrets, redactValue, secretsOf } from '../../executors/index.js';
 import { unrunReceipt, type ApprovalAnswer, type UnrunCall } from '../../policy/index.js';
 import type { Store } from '../../store/index.js';
 import { timeoutNote } from './call-deadline.js';
@@ -125,7 +125,9 @@ export class ReceiptKeeper {
    * not wait gets, and no one is asked (review userZ7 F14).
    */
   async storeUnconfigured(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, result: ExecutionResult, deadline: CallDeadline, options: RunOptions): Promise<Receipt> {
-    const receipt = this.assemble(randomUUID(), new Date(), registry, tool, result, safeParams(params, this.targets.configuredSecrets()), null, deadline, options);
+    // the target's problem is redacted as an executor's result is: it may quote configuration (review Z15, Z15-1, I-3)
+    const secrets = this.targets.configuredSecrets();
+    const receipt = this.assemble(randomUUID(), new Date(), registry, tool, redactSecrets(result, secrets), safeParams(params, secrets), null, deadline, options);
     await this.keep(receipt);
     this.logger?.info({ call_id: receipt.id, tool: receipt.tool, executor: receipt.executor, caller: receipt.caller, session: receipt.session, ok: false, code: receipt.code, duration_ms: receipt.duration_ms }, 'call');
     return receipt;
