@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { GatewayConfig } from '../../config/index.js';
 import { filesWithErrors, formatDiagnostic, toolCount, type Diagnostic } from '../../core/index.js';
-import { REPOSITORY_OPTIONS, REPOSITORY_USAGE, type Command } from '../command.js';
+import { REPOSITORY_OPTIONS, REPOSITORY_USAGE, type Command, type CommandIo } from '../command.js';
+import type { RunningServer } from '../../gateway/http/index.js';
 import { terminalSafe } from '../terminal-safe.js';
 
 // after a second signal, how long the cancelled calls may take to end and store their receipts before the process exits
@@ -12,6 +13,10 @@ const SECOND_SIGNAL_BOUND_MS = 10_000;
 // handle left open by a library (postgres.js reconnected the store after it closed: CI at 9dff67e) must not keep a
 // stopped gateway running for good, and must not go unsaid either
 const EXIT_AFTER_STOP_BOUND_MS = 5000;
+
+type Signal = 'SIGINT' | 'SIGTERM';
+// a third signal (or a second during the start) exits at once, with the shell's status for it
+const EXIT_CODES: Record<Signal, number> = { SIGINT: 130, SIGTERM: 143 };
 
 /**
  * Where the gateway keeps its records in the default data folder (no HLDP_DATA_DIR, data_dir, receipts_db or store URL)
@@ -52,81 +57,67 @@ export const serveCommand: Command = {
     const { mountMcp } = await import('../../mcp-front/index.js');
     const config = configFromFlags(flags);
     const logger = createLogger(config.logLevel);
+    // SIGINT and SIGTERM are caught from here, before the start: caught only once "serving" was written, a supervisor's
+    // stop sent as it read that line (or during the scan) found no listener yet, and Node's default ended the process
+    // at once — no shutdown, its row in the store's roll of live instances never marked left, its log's last lines lost
+    let signals = 0;
+    let whileStarting: Signal | undefined;
+    let onSignal = (signal: Signal): void => {
+      signals += 1;
+      if (signals > 1) process.exit(EXIT_CODES[signal]);
+      whileStarting = signal;
+      logger.info({ signal }, 'stopping once started: the start is under way');
+      io.stderr.write(`hldp: ${signal} while starting: the gateway stops as soon as its start is done (${signal} again exits at once)\n`);
+    };
+    const onSigint = (): void => onSignal('SIGINT');
+    const onSigterm = (): void => onSignal('SIGTERM');
+    process.on('SIGINT', onSigint).on('SIGTERM', onSigterm);
     const announcing = announcementModules();
     // a start that fails leaves the announcement to nobody
     announcing.catch(() => undefined);
     // a rescan of a checkout says what of it is not served, as the start says it (review userZ5, F15)
     const uncommitted = async (signal?: AbortSignal): Promise<string[]> => (await import('../uncommitted-definitions.js')).uncommittedDefinitions(config.repository.source, config.repository.ref, signal);
-    const server = await startServer(config, { logger, version: packageVersion(), mountMcp, uncommitted });
-    const modules = await announcing;
-    const { index } = server.gateway.registry;
-    // a definition left out is named at start: "serving 1 tools" alone hides the two that were dropped; one served in
-    // part (a toolset missing a member) is said to be served, not dropped (review userX, X2)
-    const { dropped, partial } = filesWithErrors(index);
-    // each file's errors in the order of its lines, as hldp validate gives them (review userY, Y7)
-    const byLine = (files: readonly string[]) => (a: Diagnostic, b: Diagnostic): number => files.indexOf(a.file) - files.indexOf(b.file) || a.line - b.line || a.column - b.column;
-    const errorsOf = (files: readonly string[]): string => index.errors.filter((error) => files.includes(error.file)).sort(byLine(files)).map((error) => `  ${terminalSafe(formatDiagnostic(error))}`).join('\n');
-    if (dropped.length > 0) io.stderr.write(`hldp: ${dropped.length} definition(s) dropped, not served (GET /healthz says degraded):\n${errorsOf(dropped)}\n`);
-    if (partial.length > 0) io.stderr.write(`hldp: ${partial.length} definition(s) served in part, without what they name that is not there (GET /healthz says degraded):\n${errorsOf(partial)}\n`);
-    const { sandboxWarnings, workspaceWarnings, PACKAGE_ROOT, PolicySet } = modules;
-    // the consequence of a broken policy, said at start: else an author learnt it from a first call's 403 (review userZ5, F5)
-    const refusing = PolicySet.of(index).brokenReason;
-    if (refusing !== undefined) io.stderr.write(`hldp: ${terminalSafe(refusing)}\n`);
-    // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
-    const { undecidableApprovals } = modules;
-    // an approve rule none of the configured principals may decide: its requests could only expire (review userV, V3)
-    const undecidable = undecidableApprovals(index, config.principals).map((warning) => terminalSafe(formatDiagnostic(warning)));
-    // an apis target holding an admin's or approver's token lends it to every agent allowed its tools (review userZ4, F6)
-    const deputies = modules.deputyTokenWarnings(config.apis, config.principals).map(terminalSafe);
-    const registryWarnings = [...index.warnings.filter((warning) => warning.code === 'NO_TOOLS').map((warning) => terminalSafe(warning.message)), ...undecidable, ...deputies];
-    for (const warning of [...registryWarnings, ...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT, undefined, server.gateway.sandbox?.runAs), ...sharedDataWarnings(config, index.source, modules)]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
-    io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);
-    // a checkout is served as committed: an author who edited a TOOL.hdlp expects the edit to be what runs. Said once
-    // matching is ready, not before listening: `git status` over 100,000 definitions takes ~2 s of a core, which held
-    // the announcement (and a warm start's listening) back from 0.7 s to 2.6 s
-    // the matter of a running server: a stop kills the `git status` under way, which held a stopping server past its
-    // exit bound at 100,000 definitions, or on a loaded machine (it exited 1, "held open by … ProcessWrap")
-    const stopping = new AbortController();
-    void (async () => {
-      while (server.gateway.matching === 'loading' && !stopping.signal.aborted) await new Promise((resolve) => setTimeout(resolve, 100).unref());
-      if (stopping.signal.aborted) return;
-      const { uncommittedDefinitions } = await import('../uncommitted-definitions.js');
-      const uncommitted = await uncommittedDefinitions(config.repository.source, config.repository.ref, stopping.signal);
-      if (uncommitted.length > 0 && !stopping.signal.aborted) {
-        io.stderr.write(`hldp: WARNING: ${terminalSafe(`${config.repository.source} is served as committed at HEAD, so ${uncommitted.length} definition(s) edited since are not: ${uncommitted.join(', ')}; commit them (a commit is found at the next poll, or POST /v1/scan)`)}\n`);
-      }
-    })().catch(() => undefined);
-    let signals = 0;
-    await new Promise<void>((resolve) => {
-      const stop = (signal: string) => {
-        signals += 1;
-        if (signals === 1) {
-          stopping.abort();
-          logger.info({ signal }, 'shutting down: letting calls in flight finish');
-          server.close().then(resolve, (error: unknown) => {
-            logger.error({ err: String(error) }, 'shutdown failed');
-            resolve();
-          });
-          return;
-        }
-        if (signals === 2) {
-          // a second signal does not wait for the calls to end, but still stores a receipt for each: they are cancelled
-          // (process groups killed), and the close under way ends once their receipts are stored (review N, N10)
-          const calls = server.gateway.callsInFlight;
-          logger.warn({ signal, calls_in_flight: calls }, 'stopping now: cancelling the calls in flight and storing their receipts');
-          io.stderr.write(`hldp: ${signal} again: cancelling ${calls} call(s) in flight, storing their receipts, then exiting (a third signal exits at once)\n`);
-          server.stopCalls();
-          setTimeout(() => {
-            io.stderr.write(`hldp: calls still in flight after ${SECOND_SIGNAL_BOUND_MS / 1000} s of being cancelled: exiting without their receipts\n`);
-            process.exit(1);
-          }, SECOND_SIGNAL_BOUND_MS).unref();
-          return;
-        }
-        process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
-      };
-      process.on('SIGINT', () => stop('SIGINT'));
-      process.on('SIGTERM', () => stop('SIGTERM'));
+    const server = await startServer(config, { logger, version: packageVersion(), mountMcp, uncommitted }).catch((error: unknown) => {
+      // a start that failed (exit 2) is not held by a signal caught for it
+      process.off('SIGINT', onSigint).off('SIGTERM', onSigterm);
+      throw error;
     });
+    const stopping = new AbortController();
+    let stopped!: () => void;
+    const closed = new Promise<void>((resolve) => (stopped = resolve));
+    const shutDown = (signal: Signal): void => {
+      stopping.abort();
+      logger.info({ signal }, 'shutting down: letting calls in flight finish');
+      server.close().then(stopped, (error: unknown) => {
+        logger.error({ err: String(error) }, 'shutdown failed');
+        stopped();
+      });
+    };
+    onSignal = (signal) => {
+      signals += 1;
+      if (signals === 1) return shutDown(signal);
+      if (signals === 2) {
+        // a second signal does not wait for the calls to end, but still stores a receipt for each: they are cancelled
+        // (process groups killed), and the close under way ends once their receipts are stored (review N, N10)
+        const calls = server.gateway.callsInFlight;
+        logger.warn({ signal, calls_in_flight: calls }, 'stopping now: cancelling the calls in flight and storing their receipts');
+        io.stderr.write(`hldp: ${signal} again: cancelling ${calls} call(s) in flight, storing their receipts, then exiting (a third signal exits at once)\n`);
+        server.stopCalls();
+        setTimeout(() => {
+          io.stderr.write(`hldp: calls still in flight after ${SECOND_SIGNAL_BOUND_MS / 1000} s of being cancelled: exiting without their receipts\n`);
+          process.exit(1);
+        }, SECOND_SIGNAL_BOUND_MS).unref();
+        return;
+      }
+      process.exit(EXIT_CODES[signal]);
+    };
+    // a signal during the start stops the gateway now, unannounced; one while the announcement's modules load, too
+    if (whileStarting !== undefined) shutDown(whileStarting);
+    else {
+      const modules = await announcing;
+      if (!stopping.signal.aborted) announce(server, config, io, stopping.signal, modules);
+    }
+    await closed;
     setTimeout(() => {
       // this timer is unref'd: what is listed is what holds the process (e.g. TCPSocketWrap: a connection left open)
       const held = process.getActiveResourcesInfo().join(', ') || 'nothing Node names';
@@ -136,3 +127,43 @@ export const serveCommand: Command = {
     return 0;
   },
 };
+
+/** What `hldp serve` says once it listens: definitions dropped, warnings, the line that it serves, and once matching is ready what of a checkout is not committed. */
+function announce(server: RunningServer, config: GatewayConfig, io: CommandIo, stopping: AbortSignal, modules: AnnouncementModules): void {
+  const { index } = server.gateway.registry;
+  // a definition left out is named at start: "serving 1 tools" alone hides the two that were dropped; one served in
+  // part (a toolset missing a member) is said to be served, not dropped (review userX, X2)
+  const { dropped, partial } = filesWithErrors(index);
+  // each file's errors in the order of its lines, as hldp validate gives them (review userY, Y7)
+  const byLine = (files: readonly string[]) => (a: Diagnostic, b: Diagnostic): number => files.indexOf(a.file) - files.indexOf(b.file) || a.line - b.line || a.column - b.column;
+  const errorsOf = (files: readonly string[]): string => index.errors.filter((error) => files.includes(error.file)).sort(byLine(files)).map((error) => `  ${terminalSafe(formatDiagnostic(error))}`).join('\n');
+  if (dropped.length > 0) io.stderr.write(`hldp: ${dropped.length} definition(s) dropped, not served (GET /healthz says degraded):\n${errorsOf(dropped)}\n`);
+  if (partial.length > 0) io.stderr.write(`hldp: ${partial.length} definition(s) served in part, without what they name that is not there (GET /healthz says degraded):\n${errorsOf(partial)}\n`);
+  const { sandboxWarnings, workspaceWarnings, PACKAGE_ROOT, PolicySet } = modules;
+  // the consequence of a broken policy, said at start: else an author learnt it from a first call's 403 (review userZ5, F5)
+  const refusing = PolicySet.of(index).brokenReason;
+  if (refusing !== undefined) io.stderr.write(`hldp: ${terminalSafe(refusing)}\n`);
+  // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
+  const { undecidableApprovals } = modules;
+  // an approve rule none of the configured principals may decide: its requests could only expire (review userV, V3)
+  const undecidable = undecidableApprovals(index, config.principals).map((warning) => terminalSafe(formatDiagnostic(warning)));
+  // an apis target holding an admin's or approver's token lends it to every agent allowed its tools (review userZ4, F6)
+  const deputies = modules.deputyTokenWarnings(config.apis, config.principals).map(terminalSafe);
+  const registryWarnings = [...index.warnings.filter((warning) => warning.code === 'NO_TOOLS').map((warning) => terminalSafe(warning.message)), ...undecidable, ...deputies];
+  for (const warning of [...registryWarnings, ...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT, undefined, server.gateway.sandbox?.runAs), ...sharedDataWarnings(config, index.source, modules)]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
+  io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);
+  // a checkout is served as committed: an author who edited a TOOL.hdlp expects the edit to be what runs. Said once
+  // matching is ready, not before listening: `git status` over 100,000 definitions takes ~2 s of a core, which held
+  // the announcement (and a warm start's listening) back from 0.7 s to 2.6 s
+  // the matter of a running server: a stop kills the `git status` under way, which held a stopping server past its
+  // exit bound at 100,000 definitions, or on a loaded machine (it exited 1, "held open by … ProcessWrap")
+  void (async () => {
+    while (server.gateway.matching === 'loading' && !stopping.aborted) await new Promise((resolve) => setTimeout(resolve, 100).unref());
+    if (stopping.aborted) return;
+    const { uncommittedDefinitions } = await import('../uncommitted-definitions.js');
+    const uncommitted = await uncommittedDefinitions(config.repository.source, config.repository.ref, stopping);
+    if (uncommitted.length > 0 && !stopping.aborted) {
+      io.stderr.write(`hldp: WARNING: ${terminalSafe(`${config.repository.source} is served as committed at HEAD, so ${uncommitted.length} definition(s) edited since are not: ${uncommitted.join(', ')}; commit them (a commit is found at the next poll, or POST /v1/scan)`)}\n`);
+    }
+  })().catch(() => undefined);
+}
