@@ -15,6 +15,7 @@ export { TOOL_SCHEMA_URL } from './tool-schema.js';
 export { compileShapeChecker, type SchemaProblem, type ShapeChecker, type ShapeCheckerOptions } from './shape-checker.js';
 export { YamlLocator, type Position } from './yaml-locator.js';
 export { yamlModule } from './yaml-module.js';
+export { nestedPast } from './yaml-nesting.js';
 export { unknownTags, withDuplicateKeys, YAML_OPTIONS } from './yaml-syntax-message.js';
 export { validateDefinitionFiles } from './validate-files.js';
 export { nearest } from './check-members.js';

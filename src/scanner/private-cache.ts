@@ -1,4 +1,6 @@
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, type Stats } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, existsSync, fchmodSync, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, realpathSync, renameSync, rmSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -21,6 +23,10 @@ const decided = new Map<string, string>();
 // what this program makes at the cache's root: each source's clone and stored scans, and the search index's files
 const OWN_ENTRIES = ['sources', 'search'];
 
+// an entry of the root moved aside to be removed (review Z15-2): never read, removed at the start that moved it or a later one
+const ASIDE = '.distrusted-';
+const isAside = (path: string, root: string): boolean => path.startsWith(join(root, ASIDE)) && !path.slice(join(root, ASIDE).length).includes('/');
+
 /**
  * Makes again a cache a build before review Z10-2 left group-writable (made under umask 002: 0775 folders), which
  * every start would otherwise refuse for ever (review userZ8, M1). Only where the root is this user's folder, neither a
@@ -36,6 +42,7 @@ function rebuildGroupWritable(root: string, euid: number): boolean {
   try {
     while (queue.length) {
       const { path, depth } = queue.shift()!;
+      if (isAside(path, root)) continue;
       const stats = lstatSync(path);
       if (!stats.isDirectory() && !stats.isSymbolicLink()) continue;
       if (distrustedFolder(path, stats, euid) === undefined) {
@@ -55,16 +62,77 @@ function rebuildGroupWritable(root: string, euid: number): boolean {
         for (let at = queue.length - 1; at >= 0; at -= 1) if (queue[at]!.path.startsWith(join(root, entry, '/'))) queue.splice(at, 1);
       }
     }
-    for (const path of refused) {
-      // the root first: from then on no one but this user adds or renames an entry in it, so what is removed stays removed
-      if (path === root) chmodSync(root, lstatSync(root).mode & 0o7755);
-      // (rmSync removes a symbolic link, never what it points at)
-      else rmSync(path, { recursive: true, force: true });
+    const fd = privateRoot(root, euid);
+    if (fd === undefined) return false;
+    try {
+      // moved aside whole, in the root only this user may now change: a rename moves the entry, nothing below it is read
+      for (const name of OWN_ENTRIES) if (refused.includes(join(root, name))) renameSync(inRoot(fd, root, name), inRoot(fd, root, `${ASIDE}${randomBytes(8).toString('hex')}`));
+      removeAside(fd, root);
+    } finally {
+      closeSync(fd);
     }
   } catch {
     return false;
   }
   return firstDistrusted(root, euid) === undefined;
+}
+
+/**
+ * The cache's root, opened without following a symbolic link and made writable by this user alone through that
+ * descriptor (review Z15-2: a chmod by path after an lstat follows a link swapped in between, where the root's parent
+ * is writable by another user, and made the link's target 0755); undefined unless the folder opened is this user's,
+ * neither sticky nor writable by others. Close it with `closeSync`.
+ */
+function privateRoot(root: string, euid: number): number | undefined {
+  const fd = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isDirectory() || stats.uid !== euid || (stats.mode & 0o1002) !== 0) throw new Error('not a private root');
+    if (stats.mode & 0o020) fchmodSync(fd, stats.mode & 0o7755);
+    if ((fstatSync(fd).mode & 0o022) !== 0) throw new Error('still writable by others');
+    return fd;
+  } catch {
+    closeSync(fd);
+    return undefined;
+  }
+}
+
+/** Removes what an earlier start moved aside and could not remove (see {@link removeAside}), in a root already trusted. */
+function removeLeftAside(root: string, euid: number): void {
+  try {
+    if (!readdirSync(root).some((name) => name.startsWith(ASIDE))) return;
+    const fd = privateRoot(root, euid);
+    if (fd === undefined) return;
+    try {
+      removeAside(fd, root);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // left for the next start
+  }
+}
+
+/** `name` in the root open at `fd`, resolved from that folder itself (Linux's /proc magic link), else by its path. */
+const inRoot = (fd: number, root: string, name: string): string => (existsSync(`/proc/self/fd/${fd}`) ? `/proc/self/fd/${fd}/${name}` : join(root, name));
+
+/**
+ * Removes what was moved aside in the root open at `fd`. Moved into a folder only this user writes, such a tree is
+ * still not this user's alone: its folders stay writable by the group, and a member of it may hold one of them open (a
+ * descriptor, a working directory) or walk to it (the root keeps the group's read and search), so it can still rename
+ * a folder in it and put a symbolic link to this user's home in its place while the removal walks it (review Z15-2:
+ * Node's rmSync walks by path, `folder/child`, and removed the user's own files through such a link). So the tree is
+ * removed by coreutils `rm -rf`, which walks with fts: each folder opened with O_NOFOLLOW from its parent's descriptor
+ * and its entries unlinked from that descriptor — a folder swapped for a link is met as the link, which is removed (or
+ * rm says it cannot remove the folder), never followed. At worst the group member's own files in the tree go, or rm
+ * stops and the tree stays aside, unread by this program, for the next start to remove.
+ */
+function removeAside(fd: number, root: string): void {
+  const names = readdirSync(inRoot(fd, root, '')).filter((name) => name.startsWith(ASIDE));
+  if (names.length === 0) return;
+  // rm gets the root as its descriptor 3, so its path goes through the folder opened here, not through the root's name again
+  const atThree = existsSync(`/proc/self/fd/${fd}`);
+  spawnSync('rm', ['-rf', '--', ...names.map((name) => (atThree ? `/proc/self/fd/3/${name}` : join(root, name)))], { stdio: ['ignore', 'ignore', 'ignore', fd], timeout: 300_000, killSignal: 'SIGKILL' });
 }
 
 /** Why `stats` (an lstat of `path`) may not hold a cache `euid` trusts, with what would fix it; undefined when it may. */
@@ -93,6 +161,7 @@ function firstDistrusted(root: string, euid: number): { path: string; why: strin
   const queue: Array<{ path: string; depth: number }> = [{ path: root, depth: 0 }];
   while (queue.length) {
     const { path, depth } = queue.shift()!;
+    if (isAside(path, root)) continue;
     let stats: Stats;
     try {
       stats = lstatSync(path);
@@ -129,9 +198,10 @@ export function trustedCacheDir(root: string, warn: (message: string) => void = 
       // not made (a file there, no permission): the check below says why, or the cache's own writes fail as before
     }
     let refused = firstDistrusted(root, euid);
-    if (refused && /writable by group \(/.test(refused.why)) {
+    if (!refused) removeLeftAside(root, euid);
+    else if (/writable by group \(/.test(refused.why)) {
       const rebuilt = rebuildGroupWritable(root, euid);
-      if (rebuilt) warn(`the scan cache folder ${JSON.stringify(refused.path)} ${refused.why.replace(/: chmod -R go-w .*$/, '')}, as a build before review Z10-2 left its folders under umask 002: nothing in it is trusted — the cache's own entries were removed, and are made again private (0700) by this start, which scans afresh once`);
+      if (rebuilt) warn(`the scan cache folder ${JSON.stringify(refused.path)} ${refused.why.replace(/: chmod -R go-w .*$/, '')}, as a build before review Z10-2 left its folders under umask 002: nothing in it is trusted — the cache's own entries were moved aside and removed, and are made again private (0700) by this start, which scans afresh once`);
       refused = rebuilt ? undefined : firstDistrusted(root, euid);
     }
     if (refused) {
