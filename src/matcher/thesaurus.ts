@@ -24,24 +24,31 @@ const MAX_RELATED = 12;
 const NONE: Glosses = { senses: [], common: 0 };
 const ENGLISH_WORD = /^[a-z]+$/i;
 
-let table: Map<string, Related> | undefined;
+// stem → the rest of its line (close stems, a tab, broader ones), split only for the words requests bring
+let table: Map<string, string> | undefined;
 let failed = false;
 
-function read(): Map<string, Related> | undefined {
+function relatedTo(stem: string): Related | undefined {
   if (table === undefined && !failed) {
     try {
-      const map = new Map<string, Related>();
-      for (const line of readFileSync(FILE, 'utf8').split('\n')) {
-        if (line === '') continue;
-        const [stem, close = '', broader = ''] = line.split('\t');
-        map.set(stem!, { close: close === '' ? [] : close.split(' '), broader: broader === '' ? [] : broader.split(' ') });
+      const map = new Map<string, string>();
+      const text = readFileSync(FILE, 'utf8');
+      for (let start = 0; start < text.length; ) {
+        const end = text.indexOf('\n', start);
+        const line = text.slice(start, end < 0 ? text.length : end);
+        start = end < 0 ? text.length : end + 1;
+        const tab = line.indexOf('\t');
+        if (tab > 0) map.set(line.slice(0, tab), line.slice(tab + 1));
       }
       table = map;
     } catch {
       failed = true;
     }
   }
-  return table;
+  const rest = table?.get(stem);
+  if (rest === undefined) return undefined;
+  const [close = '', broader = ''] = rest.split('\t');
+  return { close: close === '' ? [] : close.split(' '), broader: broader === '' ? [] : broader.split(' ') };
 }
 
 /**
@@ -51,7 +58,7 @@ function read(): Map<string, Related> | undefined {
  */
 export function thesaurusGlosses(index: SearchIndex, word: string, stem: string): Glosses {
   if (!ENGLISH_WORD.test(word)) return NONE;
-  const related = read()?.get(stem);
+  const related = relatedTo(stem);
   if (related === undefined) return NONE;
   const close = related.close.filter((other) => index.documentFrequency.has(other));
   const broader = related.broader.filter((other) => index.documentFrequency.has(other));
