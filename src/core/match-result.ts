@@ -59,7 +59,8 @@ export type MatchConfidence = 'high' | 'low';
 
 /**
  * Which stage named the candidates: the lexical search; the word vectors, when the words found nothing and one tool
- * stands out in meaning, or only near misses and the first of them is also the nearest in meaning (always `low`); or
+ * stands out in meaning, or only near misses and the first of them is also the nearest in meaning, or the first tool
+ * found through words WordNet relates to the request's is (always `low`); or
  * (configured, when those found nothing confident) a model.
  */
 export type MatchStage = 'lexical' | 'vector' | 'model';

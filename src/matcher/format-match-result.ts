@@ -1,5 +1,6 @@
 import type { BrokenMatch, MatchResult } from '../core/index.js';
 import { compactSchema } from './compact-schema.js';
+import { RELATED_WORDS } from './thesaurus.js';
 
 /** A match result as plain text for people (what `hldp match` prints without `--json`). */
 export function formatMatchResult(result: MatchResult): string {
@@ -15,7 +16,9 @@ export function formatMatchResult(result: MatchResult): string {
   // the confidence and stage --json gives, first: a person could not tell a low answer from a high one (review userZ3, LOW 8)
   const lines: string[] = [`found (confidence ${result.confidence}, stage ${result.stage})`];
   if (result.incomplete !== undefined) lines.push(`incomplete: ${result.incomplete}`);
-  if (result.stage === 'vector') lines.push('weak match, by meaning: no tool has the intent\'s words; the first stands out from the others as near in meaning; check that one fits before calling it');
+  const related = result.stage === 'vector' && result.candidates[0]?.matched.some((line) => line.startsWith(RELATED_WORDS));
+  if (related) lines.push('weak match, by related words and meaning: no tool fits the intent\'s own words; the first has words WordNet relates to them and is the tool nearest in meaning; check that one fits before calling it');
+  else if (result.stage === 'vector') lines.push('weak match, by meaning: no tool has the intent\'s words; the first stands out from the others as near in meaning; check that one fits before calling it');
   else if (result.contested !== undefined) {
     for (const { tool, of, text } of result.contested) lines.push(`contested: ${tool} takes ${of}'s own request '${text}' (its wording copies ${of}'s): ask which is meant before calling either`);
   } else if (result.confidence === 'low') lines.push('weak match: these tools match part of the intent; check that one fits before calling it');

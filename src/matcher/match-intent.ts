@@ -8,6 +8,7 @@ import { rankTools, type QueryWord, type RankedTool, type ToolFeatures } from '.
 import type { DecisionFeature, DecisionModel, RankingParameters } from './ranking-parameters.js';
 import type { SearchIndex } from './search-index.js';
 import { missingToolSuggestion } from './suggestion.js';
+import { RELATED_WORDS } from './thesaurus.js';
 import { MAX_VECTOR_STAGE_TOOLS, meaningAgrees, vectorStage } from './vector-stage.js';
 
 /** Candidates an intent yields by default; the spec asks for one to three. */
@@ -134,6 +135,8 @@ export function matchIntent(engine: IntentEngine, intent: string, limit: number 
       });
       return { found: true, confidence: 'low', stage: 'vector', candidates, ...unfinished };
     }
+    const related = foreign || cosines === undefined ? undefined : thesaurusAnswer(engine, intent, offered, context, cosines);
+    if (related !== undefined) return { found: true, confidence: 'low', stage: 'vector', candidates: related, ...unfinished };
     const near: NearMiss[] = ranked
       .filter((entry) => entry.features.matchedWords > 0)
       .slice(0, MAX_NEAR_MISSES)
@@ -183,6 +186,49 @@ function hybridAnswer(
   if (agreed < 0) return undefined;
   order.unshift(...order.splice(agreed, 1));
   return order.slice(0, count).map((at) => rankedCandidate(ranked[at]!, tools[at]!, cosines));
+}
+
+// A found: false that neither meaning alone nor the words' near miss answered, in a registry where the hybrid first
+// stage ran (`cosines`, at most `MAX_HYBRID_TOOLS`): the request read again with each English word's related words in
+// WordNet as its senses (`thesaurusGlosses`: snow → precipitation, hire → employ), and the first tool those find (by
+// the words' order) offered as the words' near miss is (`hybridAnswer`) — only where it is also meaning's nearest and
+// the two together are unlikely by chance (`meaningAgrees`, the vector stage's level). Undefined: the found: false stands.
+function thesaurusAnswer(
+  engine: IntentEngine,
+  intent: string,
+  count: number,
+  context: MatchContext | undefined,
+  cosines: Float64Array,
+): Candidate[] | undefined {
+  const { index } = engine;
+  if (index.records.length > (engine.vectorStageTools ?? MAX_VECTOR_STAGE_TOOLS) || index.records.length < 3) return undefined;
+  const ranking = rankTools(index, engine.ranking, intent, true);
+  const related = ranking.words.filter((word) => word.glosses.senses.length > 0);
+  if (related.length === 0) return undefined;
+  const tools = applyContext(index.tools, ranking.ranked, context);
+  const first = byWords(tools).find((entry) => entry.meaning !== true && entry.features.matchedWords > 0);
+  if (first === undefined || !meaningAgrees(cosines, first.position)) return undefined;
+  const order = tools.slice(0, Math.max(count, MAX_NEAR_MISSES));
+  const place = order.findIndex((entry) => entry.position === first.position);
+  if (place < 0) order.unshift(first);
+  else order.unshift(...order.splice(place, 1));
+  return order.slice(0, count).map((entry) => {
+    const candidate = rankedCandidate(explain(engine, ranking.words, tools, entry, 0), entry, cosines);
+    const bridged = entry.meaning === true ? [] : relatedFound(index, entry.position, related);
+    return bridged.length === 0 ? candidate : { ...candidate, matched: [...candidate.matched, `${RELATED_WORDS}${bridged.join(', ')}`] };
+  });
+}
+
+// Which of the request's words a tool has only through a related word, and which: `snow → precipit` (index terms).
+function relatedFound(index: SearchIndex, position: number, words: readonly QueryWord[]): string[] {
+  const record = index.records.at(position)!;
+  const found: string[] = [];
+  for (const word of words) {
+    if (record.fieldsOf(word.terms[0]!) !== undefined) continue;
+    const sense = word.glosses.senses.find((terms) => record.fieldsOf(terms[0]!) !== undefined);
+    if (sense !== undefined) found.push(`${word.word} → ${sense[0]}`);
+  }
+  return found;
 }
 
 // The ranking in the order of the words alone: the word vectors re-order the tools the words found, but whether

@@ -58,8 +58,8 @@ export const MAX_HYBRID_TOOLS = 1_000;
  * best few by coverage and by how near in meaning each is to the request (word vectors: they re-order the tools
  * the words found and, in a registry of at most `MAX_HYBRID_TOOLS`, add the `meaningDepth` nearest in meaning).
  */
-export function rankTools(index: SearchIndex, parameters: RankingParameters, text: string): Ranking {
-  const request = readRequest(index, text, parameters.valueWeight);
+export function rankTools(index: SearchIndex, parameters: RankingParameters, text: string, thesaurus = false): Ranking {
+  const request = readRequest(index, text, parameters.valueWeight, thesaurus);
   const { words, foreign } = request;
   if (words.length === 0 || index.tools.length === 0) return { words, ranked: [], foreign };
   const terms = words.flatMap((word, at): WeightedTerm[] => {

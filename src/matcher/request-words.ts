@@ -3,6 +3,7 @@ import type { RequestTerms } from './features.js';
 import { glossesOf, type Glosses } from './lexicon.js';
 import { bridgedScripts, isForeignFunctionWord, loanwordGlosses } from './loanwords.js';
 import { relativesOf } from './relatives.js';
+import { thesaurusGlosses } from './thesaurus.js';
 import { inverseDocumentFrequency, type SearchIndex } from './search-index.js';
 import { valueWords } from './value-words.js';
 
@@ -37,9 +38,11 @@ const MAX_QUERY_CHARACTERS = 4096;
 
 /**
  * The request's distinct content words, each weighted by its rarity in the index (values by
- * `valueWeight` more), all their terms, and the pairs of words that stand side by side in it.
+ * `valueWeight` more), all their terms, and the pairs of words that stand side by side in it. With `thesaurus`, an
+ * English word without senses of its own is given the words WordNet relates to it as its senses (`thesaurusGlosses`):
+ * only for a request the words find nothing for (`thesaurusAnswer`), never for the ranking of one they answer.
  */
-export function readRequest(index: SearchIndex, text: string, valueWeight: number): RequestTerms {
+export function readRequest(index: SearchIndex, text: string, valueWeight: number, thesaurus = false): RequestTerms {
   const request = text.slice(0, MAX_QUERY_CHARACTERS);
   const values = valueWords(request);
   const words: QueryWord[] = [];
@@ -62,6 +65,7 @@ export function readRequest(index: SearchIndex, text: string, valueWeight: numbe
     const value = values.has(word);
     let glosses = value ? NO_GLOSSES : glossesOf(word);
     if (!value && glosses.senses.length === 0 && glosses.pending !== true && !index.documentFrequency.has(first)) glosses = loanSenses(index, word, bridged?.latin === true);
+    if (thesaurus && !value && glosses.senses.length === 0 && bridged?.latin !== true) glosses = thesaurusGlosses(index, word, first);
     const weight = inverseDocumentFrequency(index, first) * (value ? valueWeight : 1);
     // a translation is searched and covers the word, but it is not the request naming the tool: its
     // senses stay out of the terms that name and intent shares, and so the confidence, compare

@@ -82,7 +82,7 @@ const MatchResult = {
       properties: {
         found: { const: true },
         confidence: { enum: ['high', 'low'], description: 'low: the candidates match part of the intent (stage vector: only its meaning); check that one fits before calling it' },
-        stage: { enum: ['lexical', 'vector', 'model'], description: 'which stage named the candidates (vector: the words found nothing and the nearest tool in meaning stands out from the registry, or found only near misses and the first of them is also the nearest in meaning, always low; model: the configured matcher.model)' },
+        stage: { enum: ['lexical', 'vector', 'model'], description: 'which stage named the candidates (vector: the words found nothing and the nearest tool in meaning stands out from the registry, or found only near misses and the first of them is also the nearest in meaning, or the first tool found through words WordNet relates to the request\'s is, always low; model: the configured matcher.model)' },
         candidates: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Candidate' } },
         incomplete: INCOMPLETE,
         broken: BROKEN,
