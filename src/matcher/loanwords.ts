@@ -130,7 +130,22 @@ export function loanwordGlosses(index: SearchIndex, word: string): Glosses {
 const memos = new WeakMap<SearchIndex, Map<string, Glosses>>();
 const MEMO_LIMIT = 20_000;
 
+// Cyrillic writes English's long i (/aɪ/: file, site, driver, byte, online) as ай, which any-ascii spells ai, the spelling
+// of fail, mail, main: файл was taken for fail (review userZ9, U9-5). Before a consonant, ай is read as English writes the
+// sound, i and the consonants and a silent e (файл → file, сайт → site, драйвер → driver); that reading is asked first,
+// and the letters as any-ascii writes them only where it finds no stem.
+const CYRILLIC_LONG_I = /ай([бвгджзклмнпрстфхцчшщ]+)/giu;
+
 function lookUp(index: SearchIndex, word: string): Glosses {
+  if (CYRILLIC_LONG_I.test(word)) {
+    CYRILLIC_LONG_I.lastIndex = 0;
+    const asEnglishWrites = lookUpSpelled(index, word.replace(CYRILLIC_LONG_I, (_, consonants: string) => `и${consonants}е`));
+    if (asEnglishWrites.senses.length > 0) return asEnglishWrites;
+  }
+  return lookUpSpelled(index, word);
+}
+
+function lookUpSpelled(index: SearchIndex, word: string): Glosses {
   const script = HANGUL.test(word) ? 'hangul' : KANA.test(word) ? 'kana' : undefined;
   let spelling = spellingOf(script === undefined ? romanise(word) : unvoweled(romanise(word).toLowerCase(), script));
   if (script !== undefined) spelling = spelling.replace(/l/g, 'r');

@@ -118,3 +118,40 @@ describe('loanwordGlosses', () => {
     );
   });
 });
+
+// Review userZ9, U9-5: Cyrillic writes English's long i as ай, which any-ascii spells ai: файл (file) was taken for
+// *fail*, and a registry with a tool that fails on purpose offered it, alone, for every Russian request about a file.
+describe('a Cyrillic ай before a consonant, against a registry with both file and fail', () => {
+  const LONG_I = [
+    english('write-note', 'Write a note file in the workspace', 'path'),
+    english('read-note', 'Read a note file from the workspace', 'path'),
+    english('fail-loud', 'Exit with a chosen status: fail on purpose, to test failure handling', 'status'),
+    english('site-check', 'Check that a web site answers', 'address'),
+    english('driver-list', 'List the loaded kernel drivers', 'filter'),
+  ];
+  const index = buildSearchIndex(makeIndex(LONG_I).tools);
+
+  it.each([
+    ['файл', 'file'],
+    ['файлы', 'file'],
+    ['сайт', 'site'],
+    ['сайта', 'site'],
+    ['драйверы', 'driver'],
+  ])('takes %s for the registry\'s stem %s, as English writes the sound', (word, stem) => {
+    expect(loanwordGlosses(index, word).senses).toEqual([[stem]]);
+  });
+
+  it('still takes a word whose ай has no such reading in the registry as any-ascii spells it (фейл stays fail)', () => {
+    expect(loanwordGlosses(index, 'фейл').senses).toEqual([]);
+    expect(loanwordGlosses(buildSearchIndex(makeIndex([LONG_I[2]!]).tools), 'файл').senses).toEqual([['fail']]);
+  });
+
+  it('offers the file tools, not the failing one, for Russian requests about a file', () => {
+    const matcher = createMatcher(makeIndex(LONG_I));
+    for (const request of ['запиши заметку в файл', 'прочитай файл заметки']) {
+      const found = names(matcher.matchIntent(request));
+      expect(found[0], request).toMatch(/^(write|read)-note$/);
+      expect(found, request).not.toContain('fail-loud');
+    }
+  });
+});
