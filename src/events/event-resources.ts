@@ -26,6 +26,13 @@ export const EVENTS_TEMPLATE = {
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
 
+/**
+ * The longest `hldp://events…` URI taken: every query of the template fits (all the types, after and limit are ~200
+ * characters). A subscription's URI is held and sent in each of its notifications: unbounded, 16 subscriptions of a
+ * 900,000-character URI made every event queue 14 MB on an unread stream (review Z16-2).
+ */
+export const MAX_EVENTS_URI_LENGTH = 256;
+
 /** What a `hldp://events…` URI asks for. */
 interface EventsQuery {
   after?: number;
@@ -33,6 +40,8 @@ interface EventsQuery {
   accepts?: (event: HldpEvent) => boolean;
   /** the types `accepts` may let through, which the store reads alone */
   types?: EventType[];
+  /** one text for every URI of the same query (parameters and types in any order): what subscriptions are keyed by */
+  canonical: string;
 }
 
 /** Whether a URI names the event stream. */
@@ -40,22 +49,32 @@ export function isEventsUri(uri: string): boolean {
   return uri === EVENTS_URI || uri.startsWith(`${EVENTS_URI}?`);
 }
 
-/** The query of a `hldp://events?…` URI, or what is wrong with it (in words that say what to send). */
+/**
+ * The query of a `hldp://events?…` URI, or what is wrong with it (in words that say what to send). Strict: a number
+ * is written as a number is (no leading zeros), a parameter or a type is given once — so one query has few spellings.
+ */
 function parseEventsUri(uri: string): EventsQuery | string {
+  if (uri.length > MAX_EVENTS_URI_LENGTH) return `an ${EVENTS_URI} URI is at most ${MAX_EVENTS_URI_LENGTH} characters, got ${uri.length} (${EVENTS_TEMPLATE.uriTemplate})`;
   const parameters = new URLSearchParams(uri.slice(EVENTS_URI.length + 1));
-  const unknown = [...parameters.keys()].filter((key) => !['after', 'types', 'limit'].includes(key));
+  const keys = [...parameters.keys()];
+  const unknown = keys.filter((key) => !['after', 'types', 'limit'].includes(key));
   if (unknown.length > 0) return `unknown parameter '${unknown[0]!.slice(0, 40)}' in ${EVENTS_URI}; use after, types and limit (${EVENTS_TEMPLATE.uriTemplate})`;
+  const repeated = keys.find((key, at) => keys.indexOf(key) !== at);
+  if (repeated !== undefined) return `'${repeated}' is given more than once in ${EVENTS_URI}; give each of after, types and limit at most once`;
   const after = parameters.get('after');
-  if (after !== null && !/^\d{1,15}$/.test(after)) return `after must be the id of an event (a non-negative integer), got '${after.slice(0, 40)}'`;
+  if (after !== null && !/^(0|[1-9]\d{0,14})$/.test(after)) return `after must be the id of an event (a non-negative integer without leading zeros), got '${after.slice(0, 40)}'`;
   const limitText = parameters.get('limit');
-  const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return `limit must be an integer from 1 to ${MAX_LIMIT}, got '${String(limitText).slice(0, 40)}'`;
+  const limit = limitText === null ? DEFAULT_LIMIT : /^[1-9]\d{0,2}$/.test(limitText) ? Number(limitText) : Number.NaN;
+  if (!(limit <= MAX_LIMIT)) return `limit must be an integer from 1 to ${MAX_LIMIT} (without leading zeros), got '${String(limitText).slice(0, 40)}'`;
   const typesText = parameters.get('types');
   const types = typesText === null ? undefined : typesText.split(',').map((type) => type.trim()).filter(Boolean);
+  const twice = types?.find((type, at) => types.indexOf(type) !== at);
+  if (twice !== undefined) return `types lists '${twice.slice(0, 40)}' more than once; name each type once`;
   const accepts = eventFilter(types);
   if (typeof accepts === 'string') return accepts;
   const stored = storedTypes(types);
-  return { ...(after === null ? {} : { after: Number(after) }), limit, ...(accepts ? { accepts } : {}), ...(stored ? { types: stored } : {}) };
+  const canonical = JSON.stringify([after === null ? null : Number(after), limit, [...(types ?? [])].sort()]);
+  return { ...(after === null ? {} : { after: Number(after) }), limit, ...(accepts ? { accepts } : {}), ...(stored ? { types: stored } : {}), canonical };
 }
 
 /**
@@ -66,8 +85,9 @@ function parseEventsUri(uri: string): EventsQuery | string {
  * turn of the event loop), `close` ends every subscription.
  */
 export function eventResources(hub: EventHub, server: Server, viewer: () => EventViewer | undefined) {
-  // a URI's entry is made before the awaits of subscribing (`undefined` while in flight), so a second subscribe to
-  // it, an unsubscribe or the connection's close during them cannot leave a hub subscriber nobody removes
+  // a query's entry is made before the awaits of subscribing (`undefined` while in flight), so a second subscribe to
+  // it, an unsubscribe or the connection's close during them cannot leave a hub subscriber nobody removes; keyed by the
+  // query's canonical form, so spellings of one query are one subscription (review Z16-2)
   const subscriptions = new Map<string, { unsubscribe?: () => void }>();
   let closed = false;
   const visible = (event: HldpEvent): boolean => {
@@ -87,14 +107,15 @@ export function eventResources(hub: EventHub, server: Server, viewer: () => Even
       const query = parseEventsUri(uri);
       if (typeof query === 'string') throw await invalidParams(query);
       if (closed) throw new Error('this MCP connection is closed');
-      if (subscriptions.has(uri)) return;
+      const key = query.canonical;
+      if (subscriptions.has(key)) return;
       if (subscriptions.size >= MAX_EVENT_SUBSCRIPTIONS) {
         // loaded here, not at the top: the events folder is on `hldp serve`'s path to listening, the MCP SDK is not (issue #18)
         const { ErrorCode, McpError } = await import('@modelcontextprotocol/sdk/types.js');
         throw new McpError(ErrorCode.InvalidRequest, `at most ${MAX_EVENT_SUBSCRIPTIONS} ${EVENTS_URI} subscriptions per connection; unsubscribe from one (resources/unsubscribe) or subscribe to ${EVENTS_URI} with a wider ?types=`);
       }
       const entry: { unsubscribe?: () => void } = {};
-      subscriptions.set(uri, entry);
+      subscriptions.set(key, entry);
       let unsubscribe: (() => void) | undefined;
       try {
         // `hldp mcp` has no server that started the hub: the first subscriber starts it (polling the store for other processes' events)
@@ -113,19 +134,22 @@ export function eventResources(hub: EventHub, server: Server, viewer: () => Even
           reset: () => undefined,
         });
       } catch (error) {
-        if (subscriptions.get(uri) === entry) subscriptions.delete(uri);
+        if (subscriptions.get(key) === entry) subscriptions.delete(key);
         throw error;
       }
       // closed, or unsubscribed from, while subscribing: nobody wants it any more
-      if (closed || subscriptions.get(uri) !== entry) {
+      if (closed || subscriptions.get(key) !== entry) {
         unsubscribe();
         return;
       }
       entry.unsubscribe = unsubscribe;
     },
     unsubscribe(uri: string): void {
-      subscriptions.get(uri)?.unsubscribe?.();
-      subscriptions.delete(uri);
+      // a URI never taken was never subscribed to: nothing to end
+      const query = parseEventsUri(uri);
+      if (typeof query === 'string') return;
+      subscriptions.get(query.canonical)?.unsubscribe?.();
+      subscriptions.delete(query.canonical);
     },
     close(): void {
       closed = true;

@@ -128,7 +128,7 @@ export function createMcpHttpHandler(gateway: Gateway, options: McpHttpOptions =
       keep(id, { transport, server, touched: Date.now(), principal, gone: () => parts.goneToolsets(server) });
       const initialize = initializeParams(request.body);
       // without the record this instance still serves the session; the others answer 404 and the client starts a new one
-      if (initialize) await store.mcpSessions.create({ id, initialize: keptInitialize(initialize), options: { ...options } }).catch((error: Error) => logger?.warn({ err: error.message }, 'cannot keep the MCP session in the store'));
+      if (initialize) await store.mcpSessions.create({ id, initialize: keptInitialize(initialize), options: { ...options }, keep: config.sessions.maxSessionsPerPrincipal }).catch((error: Error) => logger?.warn({ err: error.message }, 'cannot keep the MCP session in the store'));
     });
     await server.connect(transport);
     await whileAnswering(response, () => transport.handleRequest(request, response, request.body));

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { McpSessionRecord, McpSessionStore } from './store.js';
+import type { McpSessionCreate, McpSessionRecord, McpSessionStore } from './store.js';
 
 /** An `mcp_sessions` row, in either store. */
 export interface McpSessionRow {
@@ -19,6 +19,12 @@ export function toRecord(row: McpSessionRow): McpSessionRecord {
   };
 }
 
+/** A record's principal, as `options.principal` holds it (null: a session opened without credentials). */
+export function principalOf(record: McpSessionCreate): string | null {
+  const principal = record.options?.['principal'];
+  return typeof principal === 'string' ? principal : null;
+}
+
 /** MCP sessions in the `mcp_sessions` table. */
 export class SqliteMcpSessionStore implements McpSessionStore {
   readonly #now: () => number;
@@ -27,6 +33,7 @@ export class SqliteMcpSessionStore implements McpSessionStore {
   readonly #delete: Statement<[string]>;
   readonly #touch: Statement<[number, string]>;
   readonly #purge: Statement<[number]>;
+  readonly #create: (record: McpSessionCreate) => void;
 
   constructor(database: Database, options: { now: () => number }) {
     this.#now = options.now;
@@ -35,11 +42,20 @@ export class SqliteMcpSessionStore implements McpSessionStore {
     this.#delete = database.prepare('DELETE FROM mcp_sessions WHERE id = ?');
     this.#touch = database.prepare('UPDATE mcp_sessions SET seen_ms = ? WHERE id = ?');
     this.#purge = database.prepare('DELETE FROM mcp_sessions WHERE seen_ms < ?');
+    // the principal's rows but the new one, most recently seen first: those past `keep - 1` go
+    const trim = database.prepare<[string | null, string, number]>(
+      `DELETE FROM mcp_sessions WHERE id IN (SELECT id FROM mcp_sessions WHERE json_extract(options, '$.principal') IS ? AND id <> ?
+       ORDER BY seen_ms DESC, rowid DESC LIMIT -1 OFFSET ?)`,
+    );
+    this.#create = database.transaction((record: McpSessionCreate) => {
+      const now = this.#now();
+      this.#insert.run(record.id, JSON.stringify(record.initialize), JSON.stringify(record.options ?? {}), now, now);
+      if (record.keep !== undefined) trim.run(principalOf(record), record.id, Math.max(0, record.keep - 1));
+    });
   }
 
-  async create(record: { id: string; initialize: Record<string, unknown>; options?: Record<string, unknown> }): Promise<void> {
-    const now = this.#now();
-    this.#insert.run(record.id, JSON.stringify(record.initialize), JSON.stringify(record.options ?? {}), now, now);
+  async create(record: McpSessionCreate): Promise<void> {
+    this.#create(record);
   }
 
   async get(id: string): Promise<McpSessionRecord | undefined> {

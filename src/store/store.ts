@@ -159,13 +159,25 @@ export interface McpSessionRecord {
 
 /** MCP sessions that any gateway instance can serve. */
 export interface McpSessionStore {
-  create(record: { id: string; initialize: Record<string, unknown>; options?: Record<string, unknown> }): Promise<void>;
+  /**
+   * records a session; with `keep`, at most that many of its principal's (`options.principal`) stay, the least recently
+   * seen others deleted with it: every initialize was a row for 24 h, without a count (review Z16-3)
+   */
+  create(record: McpSessionCreate): Promise<void>;
   get(id: string): Promise<McpSessionRecord | undefined>;
   delete(id: string): Promise<void>;
   /** marks the session used now (callers throttle it); idle sessions are purged */
   touch(id: string): Promise<void>;
   /** deletes sessions idle longer than `idleMs`; returns how many */
   purge(idleMs: number): Promise<number>;
+}
+
+/** What `McpSessionStore.create` records. */
+export interface McpSessionCreate {
+  id: string;
+  initialize: Record<string, unknown>;
+  options?: Record<string, unknown>;
+  keep?: number;
 }
 
 /** Messages between the gateway instances sharing a store (PostgreSQL LISTEN/NOTIFY; in-process on SQLite). */

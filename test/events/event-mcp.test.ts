@@ -221,4 +221,28 @@ describe('the event stream over MCP from hldp mcp (stdio), a real process', () =
     const page = await read(client, `hldp://events?after=${start}`);
     expect(page.events).toContainEqual(expect.objectContaining({ type: 'receipt.stored', data: expect.objectContaining({ receipt: id, ok: false, error: FAIL_STDERR }) }));
   });
+
+  it('refuses a long or non-canonical events URI, and takes spellings of one query as one subscription (review Z16-2)', async () => {
+    const before = await hubSubscribers();
+    const client = await connect('carol');
+    // 16 of these, each a little longer, were 16 subscriptions whose 900,000-character URIs went out with every event
+    await expect(client.subscribeResource({ uri: `hldp://events?limit=${'0'.repeat(1000)}1` })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/at most 256 characters, got 1021/) });
+    await expect(client.subscribeResource({ uri: 'hldp://events?limit=01' })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/limit must be an integer from 1 to 500 \(without leading zeros\), got '01'/) });
+    await expect(client.readResource({ uri: 'hldp://events?after=007' })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/without leading zeros/) });
+    await expect(client.subscribeResource({ uri: 'hldp://events?types=failures,failures' })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/types lists 'failures' more than once/) });
+    await expect(client.subscribeResource({ uri: 'hldp://events?limit=1&limit=2' })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/'limit' is given more than once/) });
+    const spellings = ['hldp://events?types=failures,scan.completed&limit=5', 'hldp://events?limit=5&types=scan.completed,failures', 'hldp://events?types=scan.completed,%20failures&limit=5', 'hldp://events?limit=5&types=failures,scan.completed,'];
+    for (const uri of spellings) await client.subscribeResource({ uri });
+    expect(await hubSubscribers()).toBe(before + 1);
+    // the first spelling is the one its notifications name; any spelling ends it
+    const heard = updates(client);
+    for (let tries = 0; heard.count() === 0; tries += 1) {
+      expect(tries).toBeLessThan(100);
+      const next = heard.next();
+      await fail('carol');
+      expect(await Promise.race([next, new Promise((resolve) => setTimeout(resolve, 200, spellings[0]))])).toBe(spellings[0]);
+    }
+    await client.unsubscribeResource({ uri: spellings[1]! });
+    expect(await hubSubscribers()).toBe(before);
+  });
 });

@@ -31,6 +31,21 @@ describe.each(storeKinds())('$name MCP sessions, bus and health', (kind) => {
       expect(await db.store.mcpSessions.get('idle')).toBeUndefined();
       expect(await db.store.mcpSessions.get('busy')).toBeDefined();
     });
+
+    it('keeps at most `keep` of a principal\'s sessions, its least recently seen going first, and leaves other principals\' alone (review Z16-3)', async () => {
+      await db.store.mcpSessions.create({ id: 'dave-1', initialize, options: { principal: 'dave' }, keep: 3 });
+      await db.store.mcpSessions.create({ id: 'anonymous', initialize, options: {}, keep: 3 });
+      for (let at = 1; at <= 12; at += 1) {
+        await db.store.mcpSessions.create({ id: `carol-${at}`, initialize, options: { principal: 'carol' }, keep: 3 });
+        now += 1_000;
+        // carol-1 is in use: seen between each of the others' opening
+        await db.store.mcpSessions.touch('carol-1');
+        now += 1_000;
+      }
+      const held = async (ids: string[]) => (await Promise.all(ids.map(async (id) => ((await db.store.mcpSessions.get(id)) ? id : undefined)))).filter(Boolean);
+      expect(await held(Array.from({ length: 12 }, (_, at) => `carol-${at + 1}`))).toEqual(['carol-1', 'carol-11', 'carol-12']);
+      expect(await held(['dave-1', 'anonymous'])).toEqual(['dave-1', 'anonymous']);
+    });
   });
 
   describe('when a message is published', () => {
