@@ -77,6 +77,10 @@ export type DiagnosticCode =
   | 'NOT_A_FILE'
   /** a toolset names a tool or group the index does not have, or a skill a toolset it does not have */
   | 'UNKNOWN_MEMBER'
+  /** a policy rule's `when` names a param no tool the rule covers declares: the condition never holds, so the rule matches nothing (an error; a warning where a tool's schema lets other params through) */
+  | 'UNKNOWN_PARAM'
+  /** a policy names in `callers` or an access rule a principal the deployment's config does not have (a warning; an error where a deny or approve rule's callers are all unknown) */
+  | 'UNKNOWN_PRINCIPAL'
   /** a `sandbox:` block that cannot be applied (a size that is no size, a limit too small to start a shell) */
   | 'INVALID_SANDBOX'
   /** a `sandbox:` block on a tool that starts no local process */

@@ -111,6 +111,8 @@ export interface ApprovalRule {
   /** `approve`: how long the request waits for a decision, in ms (default: the gateway's confirmation_ttl_ms) */
   expires_in_ms?: number;
   at: FilePosition;
+  /** where each `when` key is written (absent in a policy cached before it was kept: the rule's place is said instead) */
+  when_at?: Array<FilePosition & { param: string }>;
 }
 
 /** A policy file (policies/<name>.hdlp): access rules and approval rules over tools and groups (seeds 002, 003). */

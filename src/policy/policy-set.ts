@@ -1,4 +1,5 @@
-import { eachTool, formatDiagnostic, type ContestedName, toolCount, toolNameAt, toolsOf, type AccessGate, type ApprovalRule, type Diagnostic, type PolicyDecisionKind, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { eachTool, findTool, formatDiagnostic, type ContestedName, toolCount, toolNameAt, toolsOf, type AccessGate, type ApprovalRule, type Diagnostic, type PolicyDecisionKind, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { conditionKeyProblems } from './condition-keys.js';
 import { compileCondition, modeOf, type ValueTest } from './param-conditions.js';
 
 /** Where a rule is written: its policy, its place in the approval list, and `file:line:col`. */
@@ -33,11 +34,14 @@ const sets = new WeakMap<ToolIndex, PolicySet>();
  * The policies of one index, compiled once per index (a rescan builds a new one): each tool's identity gates
  * from every access rule that covers it, its approval rules in order, and principals' base lists expanded.
  * The policy version is the index's commit. `broken` holds the diagnostics of policy files that could not be
- * read: while there are any, the gateway refuses every call (a broken policy must not silently allow).
+ * read, and of those whose condition names a param no tool of its rule takes (`conditions`' errors): while there are
+ * any, the gateway refuses every call (a broken policy must not silently allow).
  */
 export class PolicySet {
   readonly commit: string;
   readonly broken: Diagnostic[];
+  /** `when` keys no tool of their rule takes: errors (in `broken`), and warnings where a tool's schema is open (UNKNOWN_PARAM) */
+  readonly conditions: Diagnostic[];
   // names, aliases and groups as tool names: made when a rule or a base list first names tools (tens of
   // milliseconds at 10,000 tools that a registry without policies never needs)
   private tables: { names: Map<string, string>; groups: Map<string, string[]>; contested: Map<string, ContestedName> } | undefined;
@@ -78,6 +82,18 @@ export class PolicySet {
         };
         this.rules.push({ compiled, tools: this.expand(rule.tools, rule.decision === 'allow' ? 'allows' : 'restricts') });
       }
+    }
+    const covers = new Map(this.rules.map(({ compiled, tools }) => [compiled.rule, tools]));
+    this.conditions = conditionKeyProblems(index.policies ?? [], (rule) => this.toolsOf(covers.get(rule) ?? new Set()));
+    this.broken.push(...this.conditions.filter((diagnostic) => diagnostic.severity === 'error'));
+  }
+
+  // the tools a rule covers, one at a time: a `*` rule's read only as far as its conditions' check goes
+  private *toolsOf(tools: ReadonlySet<string> | 'all'): Generator<ToolDefinition> {
+    if (tools === 'all') return yield* eachTool(this.index);
+    for (const name of tools) {
+      const tool = findTool(this.index, name);
+      if (tool) yield tool;
     }
   }
 

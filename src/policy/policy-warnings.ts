@@ -71,7 +71,7 @@ function elicitAsCaller(policies: readonly PolicyDefinition[]): Diagnostic[] {
  */
 export function undecidableApprovals(index: ToolIndex, principals: ReadonlyArray<{ name: string; roles: readonly Role[] }>): Diagnostic[] {
   const names = principals.map((principal) => principal.name);
-  return (index.policies ?? []).flatMap((policy) =>
+  return [...unknownPrincipals(index, names), ...(index.policies ?? []).flatMap((policy) =>
     policy.approval
       .filter((rule) => rule.decision === 'approve' && rule.self_approval !== true && rule.elicit !== true)
       .filter((rule) => !principals.some((principal) => passesGate(rule.approvers ?? DEFAULT_APPROVERS, { name: principal.name, roles: new Set(principal.roles) })))
@@ -87,11 +87,34 @@ export function undecidableApprovals(index: ToolIndex, principals: ReadonlyArray
           message: `no configured principal is ${gate}, and self_approval is not true: ${who}; ${unknownNames(approvers.principals ?? [], names)}configure a principal who is ${gate} (principals: in the gateway's config), or set self_approval: true on the rule`,
         };
       }),
-  );
+  )];
+}
+
+/**
+ * The names in an approval rule's `callers` and an access rule's `principals` that no configured principal has
+ * (code UNKNOWN_PRINCIPAL, review userZ9, U9-11): `callers: {principals: [agnet1]}` made a deny deny no one, and
+ * `principals: [leda]` shut out the principal it was written for, without a word. A warning, not a refusal: the
+ * principals are the deployment's, not the registry's — one registry serves gateways of other principals, and the
+ * same policy is right at one of them — so it is said where the config is known, with the name it likely meant.
+ */
+function unknownPrincipals(index: ToolIndex, configured: readonly string[]): Diagnostic[] {
+  const warnings: Diagnostic[] = [];
+  const check = (policy: PolicyDefinition, at: { line: number; column: number }, listed: readonly string[] | undefined, where: string, effect: string): void => {
+    const said = unknownNames(listed ?? [], configured, where);
+    if (said) warnings.push({ file: policy.source.path, line: at.line, column: at.column, severity: 'warning', code: 'UNKNOWN_PRINCIPAL', message: `${said}${effect}` });
+  };
+  for (const policy of index.policies ?? []) {
+    for (const rule of policy.access) check(policy, rule.at, rule.principals, 'principals', 'add such a principal to the gateway\'s config: as it is, this access rule lets no one of that name through, and refuses the principal it was meant for');
+    for (const rule of policy.approval) {
+      const effect = `add such a principal to the gateway's config: as it is, this ${rule.decision} rule matches no call by that name, and leaves them to the rules after it`;
+      check(policy, rule.at, rule.callers?.principals, 'callers', effect);
+    }
+  }
+  return warnings;
 }
 
 /** The gate's names no principal has, each with the configured name it likely meant: "'alcie' is no configured principal (did you mean 'alice'?); ". */
-function unknownNames(gateNames: readonly string[], configured: readonly string[]): string {
+function unknownNames(gateNames: readonly string[], configured: readonly string[], where = 'approvers'): string {
   const unknown = gateNames.filter((name) => name !== LOCAL_PRINCIPAL.name && !configured.includes(name));
   if (unknown.length === 0) return '';
   const said = unknown.map((name) => {
@@ -99,5 +122,5 @@ function unknownNames(gateNames: readonly string[], configured: readonly string[
     return `'${name}'${near ? ` (did you mean '${near}'?)` : ''}`;
   });
   const configuredSaid = configured.length === 0 ? 'none is configured' : `the configured ones are ${configured.join(', ')}`;
-  return `${said.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} no configured principal's name (${configuredSaid}): correct the name in approvers, or `;
+  return `${said.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} no configured principal's name (${configuredSaid}): correct the name in ${where}, or `;
 }

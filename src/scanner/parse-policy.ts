@@ -47,7 +47,12 @@ export function parsePolicy(file: DefinitionFile, options: ParseOptions = {}): P
   const hidden = invisibleTextDiagnostics(file.path, read.text, value, locator);
   if (hasErrors(report.diagnostics) || hidden.length) return { policy: null, diagnostics: [...report.diagnostics, ...hidden] };
   const access = ((value.access ?? []) as Array<Omit<PolicyAccessRule, 'at'>>).map((rule, index) => ({ ...rule, at: at(locator, ['access', index]) }));
-  const approval = ((value.approval ?? []) as Array<Omit<ApprovalRule, 'at'>>).map((rule, index) => ({ ...rule, at: at(locator, ['approval', index]) }));
+  const approval = ((value.approval ?? []) as Array<Omit<ApprovalRule, 'at'>>).map((rule, index) => ({
+    ...rule,
+    at: at(locator, ['approval', index]),
+    // each condition's key, where a param no tool of the rule takes is reported once the tools are known
+    ...(rule.when ? { when_at: Object.keys(rule.when).map((param) => ({ param, ...at(locator, ['approval', index, 'when', param], true) })) } : {}),
+  }));
   approval.forEach((rule, index) => checkApprovalRule(rule, index, report));
   if (hasErrors(report.diagnostics)) return { policy: null, diagnostics: report.diagnostics };
   const policy: PolicyDefinition = {
@@ -66,8 +71,8 @@ export function parsePolicy(file: DefinitionFile, options: ParseOptions = {}): P
   return { policy, diagnostics: report.diagnostics, namePosition: locator.locate(['name']), members };
 }
 
-function at(locator: Locator, path: Array<string | number>): { line: number; column: number } {
-  const { line, column } = locator.locate(path);
+function at(locator: Locator, path: Array<string | number>, key = false): { line: number; column: number } {
+  const { line, column } = locator.locate(path, key);
   return { line, column };
 }
 

@@ -8,9 +8,10 @@ import { testFolder } from '../helpers/test-folder.js';
 
 const folder = testFolder();
 
+// the params GOOD's conditions name: a condition on a param no tool of its rule takes refuses the policy (review userZ9, U9-12)
 const TOOLS = {
-  'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { group: 'letters' }),
-  'tools/beta/TOOL.hdlp': makeToolYaml('beta', { group: 'letters', aliases: '[bee]' }),
+  'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { group: 'letters', params_schema: '{ cmd: { type: string } }' }),
+  'tools/beta/TOOL.hdlp': makeToolYaml('beta', { group: 'letters', aliases: '[bee]', params_schema: '{ path: { type: string } }' }),
 };
 
 /** A policy file's text: the header and then `body` (YAML lines). */

@@ -99,16 +99,18 @@ export const validateCommand: Command = {
     const { gatewaySchemaProblems } = await import('../params-schema-checks.js');
     const texts = new Map(files.map((file) => [file.path, Buffer.from(file.content).toString('utf8')]));
     const compiled = gatewaySchemaProblems(result.index, new Set(texts.keys()), texts);
-    const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors, ...compiled.filter((diagnostic) => diagnostic.severity === 'error')];
     // rules the gateway reads as written but whose author may not mean them (an allow that skips require_confirm)
-    const { policyWarnings, undecidableApprovals } = await import('../../policy/index.js');
+    const { policyWarnings, undecidableApprovals, PolicySet } = await import('../../policy/index.js');
     const given = new Set(files.map((file) => file.path));
+    // a condition on a param no tool of its rule takes: the gateway refuses the policy, and so every call (review userZ9, U9-12)
+    const conditions = result.index.policies?.length ? PolicySet.of(result.index).conditions.filter((diagnostic) => given.has(diagnostic.file)) : [];
+    const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors, ...compiled.filter((diagnostic) => diagnostic.severity === 'error'), ...conditions.filter((diagnostic) => diagnostic.severity === 'error')];
     // with the deployment's config, an approve rule no principal of it may decide (review userV, V3)
     const deployment = config.file ? [...undecidableApprovals(result.index, [...config.principals, ...(config.principalsLeftOut ?? [])]), ...(await targetWarnings(result.index, files, config))] : [];
     // a definition whose wording takes another tool's requests, on the one that now wins them (review Z6, Z6-2)
     const { intentOverlapWarnings } = await import('../intent-overlap-warnings.js');
     const overlap = await intentOverlapWarnings(result.index, new Map([...context, ...files].map((file) => [file.path, Buffer.from(file.content).toString('utf8')])));
-    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...compiled.filter((diagnostic) => diagnostic.severity !== 'error'), ...[...policyWarnings(result.index), ...deployment, ...overlap.warnings].filter((warning) => given.has(warning.file))];
+    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...compiled.filter((diagnostic) => diagnostic.severity !== 'error'), ...conditions.filter((diagnostic) => diagnostic.severity !== 'error'), ...[...policyWarnings(result.index), ...deployment, ...overlap.warnings].filter((warning) => given.has(warning.file))];
     const ordered = [...errors, ...warnings].sort(byPlace);
     if (flags.json) writeJson(io, { files: found, paths, errors, warnings });
     else {
