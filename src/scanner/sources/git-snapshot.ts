@@ -11,6 +11,7 @@ import { diffEntryTrees } from './entry-diff.js';
 import { walkClaims } from './claim-history.js';
 import { rootItemsToCheck, rootPolicyStrays, strayPolicies, type RootItem } from './stray-policies.js';
 import { missingDefinition } from './missing-definition.js';
+import { findItem } from './git-tree.js';
 import { definitionPath, type EntryDiff, type Snapshot, type ToolEntry } from './source.js';
 
 /**
@@ -213,29 +214,33 @@ async function readFlatDefinition(objects: ObjectReader, maxBytes: number, entry
   const path = definitionPath(entry.folder, kind);
   const at = { file: path, line: 1, column: 1 };
   if (mode === SYMLINK_MODE || mode === SUBMODULE_MODE) return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${path} must be a regular file (not a symlink or submodule)` } satisfies Diagnostic;
-  const size = await objects.size(entry.oid);
-  if (size !== undefined && size > maxBytes) return { ...at, severity: 'error', code: 'FILE_TOO_LARGE', message: tooLargeMessage(size, maxBytes, path) } satisfies Diagnostic;
-  const { content } = await objects.read(entry.oid, 'blob');
-  return { kind, path, folder: entry.folder, oid: entry.oid, content };
+  const object = await objects.readUpTo(entry.oid, 'blob', maxBytes);
+  if (typeof object === 'number') return { ...at, severity: 'error', code: 'FILE_TOO_LARGE', message: tooLargeMessage(object, maxBytes, path) } satisfies Diagnostic;
+  return { kind, path, folder: entry.folder, oid: entry.oid, content: object.content };
 }
 
 async function readDefinition(objects: ObjectReader, maxBytes: number, entry: ToolEntry) {
   const kind: EntryKind = entry.kind ?? 'tool';
   const { folder: top, file: name } = ENTRY_LAYOUT[kind];
   const path = definitionPath(entry.folder, kind);
-  const folder = await treeItems((await objects.read(entry.oid, 'tree')).content);
-  const file = folder.find((item) => item.name === name);
+  // the one name looked for by its bytes: a list of the folder's items made strings of every name, mode and id. A
+  // long folder is listed in turns as before: one pass over it would hold the event loop
+  const tree = (await objects.read(entry.oid, 'tree')).content;
+  const file = tree.length <= FOUND_AT_ONCE ? findItem(tree, name) : (await treeItems(tree)).find((item) => item.name === name);
   const at = { file: path, line: 1, column: 1 };
   if (!file) return missingDefinition(kind, entry.folder);
   if (file.mode === TREE_MODE || file.mode === SYMLINK_MODE || file.mode === SUBMODULE_MODE) {
     return { ...at, severity: 'error', code: 'NOT_A_FILE', message: `${name} must be a regular file (not a symlink, folder or submodule)` } satisfies Diagnostic;
   }
   // the size from the object's header: a huge blob is refused without being inflated
-  const size = await objects.size(file.oid);
-  if (size !== undefined && size > maxBytes) return { ...at, severity: 'error', code: 'FILE_TOO_LARGE', message: tooLargeMessage(size, maxBytes, name) } satisfies Diagnostic;
-  const { content } = await objects.read(file.oid, 'blob');
+  const object = await objects.readUpTo(file.oid, 'blob', maxBytes);
+  if (typeof object === 'number') return { ...at, severity: 'error', code: 'FILE_TOO_LARGE', message: tooLargeMessage(object, maxBytes, name) } satisfies Diagnostic;
+  const { content } = object;
   return { ...(kind === 'tool' ? {} : { kind }), path, folder: entry.folder, oid: entry.oid, content };
 }
+
+// a tool's folder of at most this many bytes of tree (~1,000 files) is searched for its definition in one pass
+const FOUND_AT_ONCE = 32 * 1024;
 
 /** Refuses SHA-256 repositories: isomorphic-git reads SHA-1 object stores only. */
 export async function objectFormat(gitdir: string): Promise<string> {

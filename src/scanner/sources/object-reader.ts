@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inflate } from 'node:zlib';
+import { objectId } from './pack-hashes.js';
 import { MAX_CHAIN, MAX_OBJECT_BYTES, partialInflate, type GitObject, type ObjectType, type PackStore } from './pack-store.js';
 
 // enough compressed bytes to hold a loose object's header, and no more
@@ -39,19 +39,32 @@ export class ObjectReader {
   read(oid: string, expected?: ObjectType): Promise<GitObject> {
     const known = this.known.get(oid);
     if (known && (!expected || known.type === expected)) return Promise.resolve(known);
-    return this.readAt(oid, expected, 0);
+    return this.readAt(oid, expected, 0) as Promise<GitObject>;
+  }
+
+  /**
+   * As `size`, then `read` when the size is at most `most`: the object, or its size when its header says it is over
+   * `most` (it is then not made). A packed object is looked up and its delta inflated once.
+   */
+  async readUpTo(oid: string, expected: ObjectType, most: number): Promise<GitObject | number> {
+    if (this.known.has(oid) || this.mayBeLoose(oid)) {
+      const size = await this.size(oid);
+      return size !== undefined && size > most ? size : this.read(oid, expected);
+    }
+    return this.readAt(oid, expected, 0, most);
   }
 
   // `hops`: how many ref-deltas led here. Their bases are named by id, so a hostile pack can make them each other's
   // (git's index-pack refuses that; a repository on disk is whatever wrote it): without a bound such a read never
   // ends, and every step of it is a microtask, so nothing else on the event loop runs either.
-  private async readAt(oid: string, expected: ObjectType | undefined, hops: number): Promise<GitObject> {
+  private async readAt(oid: string, expected: ObjectType | undefined, hops: number, most = Number.POSITIVE_INFINITY): Promise<GitObject | number> {
     if (hops > MAX_CHAIN) throw new Error(`corrupt pack: a delta chain longer than ${MAX_CHAIN} (ref-deltas whose bases lead back to themselves?) reading ${oid}`);
-    const object = (this.mayBeLoose(oid) ? await this.readLoose(oid) : undefined) ?? (await this.packs.read(oid, (base) => this.readAt(base, undefined, hops + 1)));
-    if (!object) throw new Error(`Could not find ${oid}`);
+    const readBase = (base: string): Promise<GitObject> => this.readAt(base, undefined, hops + 1) as Promise<GitObject>;
+    const object = (this.mayBeLoose(oid) ? await this.readLoose(oid) : undefined) ?? (await this.packs.readUpTo(oid, most, readBase));
+    if (object === undefined) throw new Error(`Could not find ${oid}`);
+    if (typeof object === 'number') return object;
     // the only check of a small pack entry's bytes: fflate checks no Adler-32 (pack-inflate.ts)
-    const header = Buffer.from(`${object.type} ${object.content.length}\0`, 'latin1');
-    if (createHash('sha1').update(header).update(object.content).digest('hex') !== oid) throw new Error(`SHA check failed for object ${oid}`);
+    if (objectId(object.type, object.content) !== oid) throw new Error(`SHA check failed for object ${oid}`);
     if (expected && object.type !== expected) throw new Error(`object ${oid} is a ${object.type}, not a ${expected}`);
     return object;
   }

@@ -44,6 +44,8 @@ export const MAX_OBJECT_BYTES = 64 * 1024 * 1024;
 /** A pack: its version-2 index, and its file once an object in it is read (read a window at a time). */
 interface Pack {
   name: string;
+  /** a short name of its own in this store, for the delta bases' keys (a key made of its 45-character name each read cost more than the look-up) */
+  key: string;
   index: Buffer;
   count: number;
   file: PackFile | undefined;
@@ -78,8 +80,7 @@ export class PackStore {
   /** a `release()` asked for while reads were in flight: done when the last of them ends */
   private releaseAsked = false;
   private idle: NodeJS.Timeout | undefined;
-  /** deltas inflated whole by `size`, by pack and offset, for the read that follows it (see `sizeAt`) */
-  private readonly sized = new Map<string, Buffer>();
+  private packKeys = 0;
 
   constructor(
     private readonly gitdir: string,
@@ -92,12 +93,11 @@ export class PackStore {
 
   /**
    * How many bases are kept and their bytes (bounded by the limit given), the memory those bytes keep alive (the same,
-   * unless a base shares its memory), how many packs are open, the bytes of their windows kept, and how many deltas
-   * `size` inflated are kept for their reads.
+   * unless a base shares its memory), how many packs are open and the bytes of their windows kept.
    */
-  get held(): { bases: number; baseBytes: number; baseMemory: number; baseLimit: number; packs: number; windowBytes: number; sizedDeltas: number } {
+  get held(): { bases: number; baseBytes: number; baseMemory: number; baseLimit: number; packs: number; windowBytes: number } {
     const open = this.packs.filter((pack) => pack.file);
-    return { bases: this.bases.size, baseBytes: this.bases.bytes, baseMemory: this.bases.memory(), baseLimit: this.bases.limit, packs: open.length, windowBytes: open.reduce((bytes, pack) => bytes + pack.file!.heldBytes, 0), sizedDeltas: this.sized.size };
+    return { bases: this.bases.size, baseBytes: this.bases.bytes, baseMemory: this.bases.memory(), baseLimit: this.bases.limit, packs: open.length, windowBytes: open.reduce((bytes, pack) => bytes + pack.file!.heldBytes, 0) };
   }
 
   /** Lists the pack folder (again, after a fetch or a repack): new indexes are read, gone packs forgotten. */
@@ -110,58 +110,22 @@ export class PackStore {
     const packs: Pack[] = [];
     for (const file of names) {
       const name = file.slice(0, -4);
-      const pack = known.get(name) ?? (await readPackIndex(join(dir, file), name).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error))));
+      const pack = known.get(name) ?? (await readPackIndex(join(dir, file), name, String(this.packKeys++)).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error))));
       if (pack) packs.push(pack);
     }
     for (const [name, pack] of known) {
       if (packs.some((kept) => kept.name === name)) continue;
-      this.bases.forgetPack(name);
-      this.sized.clear();
+      this.bases.forgetPack(pack.key);
       pack.file?.retire();
       pack.file = undefined;
     }
     this.packs = packs;
   }
 
-  /** The object's size from its pack entry's header (a delta's from the delta's own), without inflating it; `undefined` when no pack holds it. */
+  /** The object's size from its pack entry's header (a delta's from the delta's own), without making it; `undefined` when no pack holds it or its header does not say. */
   async size(oid: string): Promise<number | undefined> {
     const found = this.locate(oid);
-    return found && this.whileReading(() => this.sizeAt(found.pack, found.offset));
-  }
-
-  // A small delta is inflated whole and kept for the read that follows (a definition's size is asked, then it is
-  // read): making a zlib engine costs more than inflating ~1 KB, and the head alone took one engine more per object
-  // (issue #18: ~7% of a cold 100,000-tool scan's main thread). A large one is inflated as far as its head only, as
-  // before, and so is one that fails to inflate (its read says why, as before).
-  private async sizeAt(pack: Pack, offset: number): Promise<number | undefined> {
-    const file = this.file(pack);
-    const bytes = file.entryNow(offset, ENTRY_HEADER_BYTES + HEAD_BYTES) ?? (await file.entry(offset, ENTRY_HEADER_BYTES + HEAD_BYTES));
-    const entry = entryIn(bytes, offset);
-    if (entry.type !== OFS_DELTA && entry.type !== REF_DELTA) return entry.size;
-    let delta: Buffer | undefined;
-    if (entry.size <= Math.min(SIZED_DELTA_BYTES, this.maxObjectBytes)) {
-      try {
-        delta = inflateEntry(file.entryNow(offset) ?? (await file.entry(offset)), entry);
-      } catch {
-        delta = undefined;
-      }
-    }
-    if (delta) {
-      if (this.sized.size >= SIZED_DELTAS) this.sized.clear();
-      this.sized.set(`${pack.name}:${offset}`, delta);
-    }
-    delta ??= partialInflate(bytes.subarray(entry.data, entry.data + HEAD_BYTES));
-    const base = readVarint(delta, 0);
-    return base === undefined ? undefined : readVarint(delta, base.next)?.value;
-  }
-
-  /** The delta at `offset` as `sizeAt` inflated it, once. */
-  private takeSized(pack: Pack, offset: number): Buffer | undefined {
-    if (this.sized.size === 0) return undefined;
-    const key = `${pack.name}:${offset}`;
-    const delta = this.sized.get(key);
-    if (delta) this.sized.delete(key);
-    return delta;
+    return found && ((await this.whileReading(() => this.readAt(found.pack, found.offset, NOWHERE, SIZE_ONLY))) as number | undefined);
   }
 
   /**
@@ -170,7 +134,17 @@ export class PackStore {
    */
   async read(oid: string, readElsewhere: (oid: string) => Promise<GitObject>): Promise<GitObject | undefined> {
     const found = this.locate(oid);
-    return found && this.whileReading(() => this.readAt(found.pack, found.offset, readElsewhere));
+    return found && ((await this.whileReading(() => this.readAt(found.pack, found.offset, readElsewhere, Number.POSITIVE_INFINITY))) as GitObject);
+  }
+
+  /**
+   * As `read`, but an object whose header (or its delta's) says it is over `most` bytes is not made: its size is the
+   * answer (a huge blob is refused unread). One look-up and one inflate of a definition's delta where asking `size`
+   * then `read` took two of each (issue #18).
+   */
+  async readUpTo(oid: string, most: number, readElsewhere: (oid: string) => Promise<GitObject>): Promise<GitObject | number | undefined> {
+    const found = this.locate(oid);
+    return found && this.whileReading(() => this.readAt(found.pack, found.offset, readElsewhere, most));
   }
 
   // A read in flight keeps the files: one that waited past `idleMs` for the disk or the CPU (a 4 MB tree read alone at
@@ -187,10 +161,10 @@ export class PackStore {
   }
 
   private locate(oid: string): { pack: Pack; offset: number } | undefined {
-    const wanted = Buffer.from(oid, 'hex');
-    if (wanted.length !== 20) return undefined;
+    // written into one buffer, not a new one each (three look-ups a definition)
+    if (oid.length !== 40 || WANTED.write(oid, 0, 20, 'hex') !== 20) return undefined;
     for (const pack of this.packs) {
-      const offset = indexOffset(pack.index, wanted);
+      const offset = indexOffset(pack.index, WANTED);
       if (offset !== undefined) return { pack, offset };
     }
     return undefined;
@@ -226,7 +200,6 @@ export class PackStore {
     clearTimeout(this.idle);
     this.idle = undefined;
     this.bases.clear();
-    this.sized.clear();
     for (const pack of this.packs) {
       pack.file?.retire();
       pack.file = undefined;
@@ -235,19 +208,28 @@ export class PackStore {
 
   // walks the chain down to a kept base or a whole object by the entries' headers, then applies the deltas back up,
   // keeping each base; each delta's bytes are read again at its turn (from a window still held, nearly always) rather
-  // than held: a long chain held a window for each of its entries
-  private async readAt(pack: Pack, offset: number, readElsewhere: (oid: string) => Promise<GitObject>): Promise<GitObject> {
+  // than held: a long chain held a window for each of its entries. The object's own size is known from its header (a
+  // whole object's) or from its delta's first bytes: past `most`, that size is the answer (`SIZE_ONLY`: always;
+  // `undefined` when the delta's head does not say).
+  private async readAt(pack: Pack, offset: number, readElsewhere: (oid: string) => Promise<GitObject>, most: number): Promise<GitObject | number | undefined> {
     const file = this.file(pack);
     const deltas: Array<{ entry: PackEntry; offset: number }> = [];
     let base: GitObject | undefined;
+    // the object's delta, when it was inflated whole to learn its size: applied last without inflating it again
+    let top: Buffer | undefined;
     for (let at = offset; ; ) {
-      const kept = deltas.length ? this.bases.get(pack.name, at) : undefined;
+      const kept = deltas.length ? this.bases.get(pack.key, at) : undefined;
       if (kept) {
         base = kept;
         break;
       }
       // the header first: an object over the bound is refused before the rest of its bytes are read
       const entry = entryIn(file.entryNow(at, ENTRY_HEADER_BYTES) ?? (await file.entry(at, ENTRY_HEADER_BYTES)), at);
+      if (at === offset && most < Number.POSITIVE_INFINITY) {
+        const sized = entry.type === OFS_DELTA || entry.type === REF_DELTA ? await this.deltaTarget(file, entry, at) : { size: entry.size, delta: undefined };
+        if (sized.size === undefined ? most === SIZE_ONLY : sized.size > most) return sized.size;
+        top = sized.delta;
+      }
       if (!(entry.size <= this.maxObjectBytes)) throw new Error(`pack ${pack.name}: an object of ${entry.size} bytes at ${at}, over the ${this.maxObjectBytes} bytes an object read may hold`);
       if (entry.type === OFS_DELTA) {
         deltas.push({ entry, offset: at });
@@ -266,31 +248,57 @@ export class PackStore {
       const type = TYPES[entry.type];
       if (!type) throw new Error(`corrupt pack ${pack.name}: unknown object type ${entry.type} at ${at}`);
       base = { type, content: inflateEntry(file.entryNow(at) ?? (await file.entry(at)), entry) };
-      if (deltas.length) this.bases.set(pack.name, at, base);
+      if (deltas.length) this.bases.set(pack.key, at, base);
       break;
     }
     for (let index = deltas.length - 1; index >= 0; index--) {
       const { entry, offset: at } = deltas[index]!;
-      const delta = this.takeSized(pack, at) ?? inflateEntry(file.entryNow(at) ?? (await file.entry(at)), entry);
+      const delta = (index === 0 ? top : undefined) ?? inflateEntry(file.entryNow(at) ?? (await file.entry(at)), entry);
       base = { type: base.type, content: applyDelta(delta, base.content, this.maxObjectBytes) };
-      if (index > 0) this.bases.set(pack.name, at, base);
+      if (index > 0) this.bases.set(pack.key, at, base);
     }
     return base;
   }
+
+  // The size of a delta's result, from its head: a small delta inflated whole (making a zlib engine costs more than
+  // inflating ~1 KB) and handed back for the read, a large one as far as its head only, and one that fails to inflate
+  // likewise (its read says why).
+  private async deltaTarget(file: PackFile, entry: PackEntry, at: number): Promise<{ size: number | undefined; delta: Buffer | undefined }> {
+    let delta: Buffer | undefined;
+    const bytes = file.entryNow(at) ?? (await file.entry(at, entry.size <= Math.min(SIZED_DELTA_BYTES, this.maxObjectBytes) ? Number.POSITIVE_INFINITY : entry.data + HEAD_BYTES));
+    if (entry.size <= Math.min(SIZED_DELTA_BYTES, this.maxObjectBytes)) {
+      try {
+        delta = inflateEntry(bytes, entry);
+      } catch {
+        delta = undefined;
+      }
+    }
+    const head = delta ?? partialInflate(bytes.subarray(entry.data, entry.data + HEAD_BYTES));
+    const base = readVarint(head, 0);
+    return { size: base === undefined ? undefined : readVarint(head, base.next)?.value, delta };
+  }
 }
 
-/** The largest delta `size` inflates whole and keeps for the read after it, and how many it keeps at most (a scan reads a few at once). */
+/** The largest delta inflated whole to learn its result's size, and then applied (`deltaTarget`). */
 export const SIZED_DELTA_BYTES = 64 * 1024;
-export const SIZED_DELTAS = 64;
+
+/** `readAt`'s bound when only the size is asked. */
+const SIZE_ONLY = -1;
+
+// a `size` never reads a base
+const NOWHERE = (oid: string): Promise<GitObject> => Promise.reject(new Error(`no read of ${oid} for a size`));
+
+// the id looked up, as bytes (`locate`)
+const WANTED = Buffer.alloc(20);
 
 /** The longest delta chain read (ofs-deltas within a pack, ref-deltas across reads): git's `pack.depth` is at most 4095. */
 export const MAX_CHAIN = 10_000;
 
-async function readPackIndex(path: string, name: string): Promise<Pack | undefined> {
+async function readPackIndex(path: string, name: string, key: string): Promise<Pack | undefined> {
   const index = await readFile(path);
   // version 2: magic \377tOc, version 2, then the 256-entry fan-out table
   if (index.length < 8 + 1024 || index.readUInt32BE(0) !== 0xff744f63 || index.readUInt32BE(4) !== 2) return undefined;
-  return { name, index, count: index.readUInt32BE(8 + 255 * 4), file: undefined };
+  return { name, key, index, count: index.readUInt32BE(8 + 255 * 4), file: undefined };
 }
 
 /** The pack offset of an object id, by binary search of a version-2 index's sorted names within its fan-out bucket. */
@@ -300,9 +308,14 @@ export function indexOffset(index: Buffer, wanted: Buffer): number | undefined {
   let low = first === 0 ? 0 : index.readUInt32BE(8 + (first - 1) * 4);
   let high = index.readUInt32BE(8 + first * 4) - 1;
   const names = 8 + 1024;
+  const head = wanted.readUInt32BE(0);
   while (low <= high) {
     const middle = (low + high) >>> 1;
-    const order = wanted.compare(index, names + middle * 20, names + middle * 20 + 20);
+    const at = names + middle * 20;
+    // the first four bytes compared as a number (a call into \`compare\` each step was ~5% of a cold scan's reading);
+    // the rest only when those are equal
+    let order = head - index.readUInt32BE(at);
+    if (order === 0) order = wanted.compare(index, at, at + 20);
     if (order === 0) {
       const offsets = names + count * 20 + count * 4;
       const small = index.readUInt32BE(offsets + middle * 4);
