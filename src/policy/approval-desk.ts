@@ -67,7 +67,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       timeoutMs: deadline.timeoutMs, ...(token ? { tokenHash: hashToken(token) } : {}),
       ttlMs: decision.expiresInMs ?? this.#host.ttlMs,
     });
-    const alone = this.#host.principals ? nobodyElseDecides(decision, caller, this.#host.principals()) : undefined;
+    const alone = this.#host.principals ? nobodyElseDecides(decision, caller, this.#host.principals(), this.#host.principalsLeftOut?.()) : undefined;
     return { kind: 'confirmation_required', confirmation: confirmationRequired(record, decision.reason, describeGate(decision.approvers), token, alone) };
   }
 

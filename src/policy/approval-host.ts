@@ -61,6 +61,11 @@ export interface ApprovalHost<Registry extends ApprovalRegistry> {
   callerProblem(registry: Registry, tool: ToolDefinition, record: ApprovalRecord): string | undefined;
   /** every principal who could decide a request (`local`, the operator at the CLI, among them); absent: not judged */
   principals?: () => readonly Principal[];
+  /**
+   * principals the config declares whose token was not at hand, so a command that authenticates no one (`hldp call`)
+   * left them out of `principals`: they may still decide at the gateway, where their token is (review userZ9, U9-1)
+   */
+  principalsLeftOut?: () => ReadonlyArray<Pick<Principal, 'name' | 'roles'>>;
   /** stores (and returns) the receipt of a call that never ran */
   unrun(call: Omit<UnrunCall, 'source'>): Promise<Receipt>;
   /** tells observers (metrics, events) what a decision came to; `lease_lapsed`: the receipt resolves no request */

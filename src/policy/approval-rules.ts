@@ -92,10 +92,13 @@ export function deciderProblem(request: DecisionRights, principal: Principal): s
  * self-approval and no other principal there is (`local`, the operator at the CLI, among them) passes its approvers'
  * gate. With no principals configured, `local` files and is refused: the request could only expire (review userV, V3).
  */
-export function nobodyElseDecides(rule: { selfApproval: boolean; approvers: AccessGate; elicit: boolean }, caller: string, principals: readonly Principal[]): string | undefined {
+export function nobodyElseDecides(rule: { selfApproval: boolean; approvers: AccessGate; elicit: boolean }, caller: string, principals: readonly Principal[], leftOut: ReadonlyArray<Pick<Principal, 'name' | 'roles'>> = []): string | undefined {
   // elicit: the human at the caller's MCP client may decide it there
   if (rule.selfApproval || rule.elicit) return undefined;
   if (principals.some((principal) => principal.name !== caller && passesGate(rule.approvers, principal))) return undefined;
+  // a principal the config declares but this command left out for want of its token decides at the gateway, where its
+  // token is: "no other principal is configured" sent an operator to change a config that was right (review userZ9, U9-1)
+  if (leftOut.some((principal) => principal.name !== caller && passesGate(rule.approvers, principal))) return undefined;
   const others = principals.filter((principal) => principal.name !== caller).map((principal) => principal.name);
   return (
     `its caller '${caller}' may not approve it (its rule does not allow self-approval) and ${others.length ? `no other principal (${others.join(', ')}) is ${describeGate(rule.approvers)}` : 'no other principal is configured'}. ` +

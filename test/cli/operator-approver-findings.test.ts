@@ -112,6 +112,15 @@ describe('an approve rule with no one else to decide it (V3)', () => {
     expect(call.stderr).not.toContain('hldp approvals approve');
   });
 
+  // review userZ9, U9-1: the CLI leaves out a principal whose token is not in the operator's shell, and then said no
+  // other principal was configured, sending the operator to change a config that was right (alice then decided it)
+  it('is not said of a request an approver the config declares may decide, though its token is not in this shell', async () => {
+    const { config } = await deployment(true);
+    const call = await runCli(['call', 'file-write', '--params', '{"path":"top.txt","content":"1"}', '--config', config], { env: home.env });
+    expect(call.stderr).not.toMatch(/can be decided by no one|no other principal is configured/);
+    expect(call.stderr).toMatch(/role approver or admin/);
+  });
+
   it('is warned of by hldp validate --config and at hldp serve start', async () => {
     const { repo, config } = await deployment(false);
     const validate = await runCli(['validate', repo, '--config', config, '--json'], { env: home.env });

@@ -107,6 +107,7 @@ export class Gateway {
       callerProblem: (registry, tool, record) => this.callerProblem(registry, tool, record.caller, record.params),
       unrun: (call) => this.keeper.storeUnrun(call),
       principals: () => [...this.principals.list(), LOCAL_PRINCIPAL],
+      principalsLeftOut: () => (config.principalsLeftOut ?? []).map(({ name, roles }) => ({ name, roles: new Set(roles) })),
       // the run's own time (an unrun receipt's is 0)
       // approval.resolved goes into the log with the receipt's link to its request: a waiter answered finds it there
       resolution: { event: approvalResolved, announced: (event) => this.events.announced([event]) },
