@@ -19,7 +19,7 @@ const TOOLS = {
   // an MCP server checks its own params, and its schema comes back with each import: a warning
   'tools/f4/TOOL.hdlp': `${head('f4', 'mcp')}params_schema:\n  when: { type: string, format: daytime }\nmcp: { server: s, tool: t }\n`,
   // what the gateway compiles passes: a $ref into $defs, known formats
-  'tools/good/TOOL.hdlp': `${head('good')}params_schema:\n  type: object\n  properties:\n    item: { $ref: "#/$defs/item" }\n    to: { type: string, format: email }\n  required: [item]\n  $defs:\n    item: { type: string, format: uuid }\nshell: { argv: [echo, --, "{item}"] }\n`,
+  'tools/good/TOOL.hdlp': `${head('good')}params_schema:\n  type: object\n  properties:\n    item: { $ref: "#/$defs/item" }\n    to: { type: string, format: email }\n  required: [item]\n  $defs:\n    item: { type: string, format: uuid }\nshell: { argv: [echo, --, "{item}", ["{to}"]] }\n`,
 };
 
 let temp: { path: string; cleanup: () => Promise<void> };
