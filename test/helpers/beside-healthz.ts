@@ -91,3 +91,31 @@ export async function loopCpuMs(pid: number): Promise<number> {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
+
+/**
+ * Waits until the gateway at `url` (process `pid`) has nothing of its start left to do on its event loop — /healthz says
+ * intent matching is ready, and its main thread then spends at most `quietMs` of CPU in each of two 300 ms spells — so
+ * that a loopCpuMs figure taken after weighs the request it is taken around and not the tail of the start: intent
+ * matching is prepared in the event loop's idle turns after the gateway listens, several hundred ms of CPU that a slow
+ * host spreads past the first requests (CI's run of c842e005: a 60 ms read weighed 490 ms). `headers` let /healthz
+ * tell its details (a gateway with principals tells them only to one). Fails after `withinMs`.
+ */
+export async function settled(url: string, pid: number, { headers = {}, quietMs = 20, withinMs = 60_000 }: { headers?: Record<string, string>; quietMs?: number; withinMs?: number } = {}): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  let matching: unknown;
+  while (Date.now() < deadline) {
+    matching = ((await (await fetch(`${url}/healthz`, { headers })).json()) as { matching?: unknown }).matching;
+    if (matching === 'ready') break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(matching, `GET /healthz's matching within ${withinMs} ms of the start`).toBe('ready');
+  let quiet = 0;
+  let last = await loopCpuMs(pid);
+  while (quiet < 2) {
+    if (Date.now() > deadline) throw new Error(`the gateway's main thread did not settle within ${withinMs} ms of its start (over ${quietMs} ms of CPU in every 300 ms)`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const now = await loopCpuMs(pid);
+    quiet = now - last <= quietMs ? quiet + 1 : 0;
+    last = now;
+  }
+}

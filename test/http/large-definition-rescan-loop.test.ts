@@ -4,7 +4,7 @@
 // parsed in a thread whatever the registry's size, its errors the same. What the rescan cost the event loop is told by
 // the CPU time of the gateway's main thread (test/helpers/beside-healthz.ts: a figure a loaded host does not stretch).
 import { afterEach, describe, expect, it } from 'vitest';
-import { loopCpuMs } from '../helpers/beside-healthz.js';
+import { loopCpuMs, settled } from '../helpers/beside-healthz.js';
 import { makeToolYaml } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
@@ -34,6 +34,7 @@ describe('hldp serve over a small registry, a definition of 90,000 keys (0.9 MB)
 
     const second = await served.push({ 'tools/many/TOOL.hdlp': MANY, 'tools/beta/TOOL.hdlp': makeToolYaml('beta') }, 'many');
     const pid = service.child.pid!;
+    await settled(service.url, pid);
     const before = await loopCpuMs(pid);
     const scan = request(service, 'POST', '/v1/scan');
     // asked while the rescan runs: answered either way (on main, once the parse let go of the loop), so the CPU tells

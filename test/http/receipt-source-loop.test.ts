@@ -6,16 +6,20 @@
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
-import { loopCpuMs, readWhileHeld } from '../helpers/beside-healthz.js';
+import { loopCpuMs, readWhileHeld, settled } from '../helpers/beside-healthz.js';
 import { makeReceipt } from '../store/support.js';
 import { policyRepository, startGateway, TOKENS } from '../policy/support.js';
 
 // 1,000,000 rows of [i, 2i, "ab"]: ~16 MB of structured content after `source` in the canonical text
 const ROWS = 1_000_000;
-// the main thread's CPU for the whole answer, held read and /healthz included: 60 ms since 726dc4a, 430 ms at
-// 726dc4a~1 (the walk a character at a time; 500-700 ms on a quiet host, review Z12-3), both at load ~20 on 2 cores:
-// a bound 3 times the one and half the other, CPU time, which a loaded host does not stretch as it does a wall clock
-const LOOP_CPU_MS = 200;
+// the main thread's CPU for a non-admin's answer, held read and /healthz included, beyond an admin's read of the same
+// receipt (sent as stored, no source to replace), each after a first read that compiled the route: 10-40 ms since
+// 726dc4a (60-80 against 50-70), 270-300 ms at 726dc4a~1 (320-360 against 50-60: the walk a character at a time,
+// review Z12-3), measured at load ~1. CPU time, which a loaded host does not stretch as it does a wall clock; and a
+// difference, which a slower CPU stretches by its ratio only. The bound of 200 ms on the whole answer this test held
+// first failed on CI's run of c842e005 (490 ms) with the fix in place: the route's first compile and the tail of the
+// start's intent-matching preparation were weighed with the read
+const EXTRA_LOOP_CPU_MS = 150;
 
 it("answers a non-admin's read of a receipt with 16 MB of structured_content with little work on the event loop once the store's thread has read it, its source withheld", { timeout: 300_000 }, async () => {
   const { repo, temp } = await policyRepository({});
@@ -34,15 +38,22 @@ it("answers a non-admin's read of a receipt with 16 MB of structured_content wit
     const gateway = await startGateway(repo, temp.path, { logLevel: 'warn', env: { HLDP_TEST_HOLD_STORE_READS: holds } });
     try {
       const pid = gateway.service.child.pid!;
-      const before = await loopCpuMs(pid);
-      const { head, bodyBytes } = await readWhileHeld(gateway.url, holds, '/v1/receipts/call-structured', { authorization: `Bearer ${TOKENS.bot}` });
-      const spent = (await loopCpuMs(pid)) - before;
+      await settled(gateway.url, pid, { headers: { authorization: `Bearer ${TOKENS.bot}` } });
+      const read = async (who: 'admin' | 'bot') => {
+        const before = await loopCpuMs(pid);
+        const answer = await readWhileHeld(gateway.url, holds, '/v1/receipts/call-structured', { authorization: `Bearer ${TOKENS[who]}` });
+        return { ...answer, spent: (await loopCpuMs(pid)) - before };
+      };
+      // the first read of a start compiles the route's code (100-150 ms of CPU more): it is not weighed
+      await read('admin');
+      const admin = await read('admin');
+      const { head, bodyBytes, spent } = await read('bot');
       expect(head).toMatch(/^HTTP\/1\.1 200 /);
       const body = JSON.parse(dechunked(bodyBytes, /transfer-encoding: chunked/i.test(head)).toString('utf8')) as { source: unknown; structured_content: { rows: unknown[] } };
       expect(body.source).toMatchObject({ repository: 'registry' });
       expect(JSON.stringify(body.source)).not.toContain('gw-host-7');
       expect(body.structured_content.rows).toHaveLength(ROWS);
-      expect(spent, `CPU ms of the gateway's main thread for one non-admin read of the receipt`).toBeLessThan(LOOP_CPU_MS);
+      expect(spent - admin.spent, `CPU ms of the gateway's main thread for one non-admin read of the receipt (${spent} ms) beyond an admin's read of it (${admin.spent} ms), which sends it as stored`).toBeLessThan(EXTRA_LOOP_CPU_MS);
     } finally {
       await gateway.service.stop();
     }
