@@ -4,6 +4,7 @@ import { isLoopback } from '../core/index.js';
 import type { ApiTarget, GatekeeperTarget } from '../executors/index.js';
 import { defaultCacheDir, MAX_DEFINITION_BYTES, type RepositoryOptions } from '../scanner/index.js';
 import { DEFAULT_SESSIONS_CONFIG } from '../sessions/index.js';
+import { withPolicyProblems } from '../policy/index.js';
 import { placeOfKey, readConfigFile } from './config-file.js';
 import { forgejoConfig, matcherModelConfig, notifyTarget, principalsOf, retentionConfig, targets } from './config-sections.js';
 import { defined, expandHome, integerFromEnv, isUrl, logLevel, publicUrl, runAsSetting, sandboxMode, secureCookies, variable } from './config-values.js';
@@ -160,7 +161,8 @@ function loadConfigOnce(options: { file?: string; overrides?: ConfigOverrides; e
 /** What the scanner needs of the config. */
 export function repositoryOptions(config: GatewayConfig): RepositoryOptions {
   const { source, ref, token, maxDefinitionBytes } = config.repository;
-  return { repo: source, cacheDir: config.cacheDir, maxDefinitionBytes, ...defined('ref', ref), ...defined('token', token) };
+  // a policy refused for a condition no tool takes is among the index's errors, as a broken definition is (fixp24)
+  return { repo: source, cacheDir: config.cacheDir, maxDefinitionBytes, ...defined('ref', ref), ...defined('token', token), judge: withPolicyProblems };
 }
 
 /** Where receipts, approvals and sessions are kept when no data folder is configured: one per user, shared by their gateways. */

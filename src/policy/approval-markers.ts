@@ -10,9 +10,23 @@ type Need = 'confirmation' | 'approval';
  * `[needs confirmation]` (the caller confirms with a token), `[may need …]` where a rule's param conditions decide —
  * never which rule, nor anything of the rules for other callers. Undefined when no rule names the tool: its own
  * `require_confirm` decides, as the default marker says. The block marked `require_confirm` alone, and an agent was
- * primed for a token flow it would not get, and not told of the approval it would (review userV, V9).
+ * primed for a token flow it would not get, and not told of the approval it would (review userV, V9). Without a
+ * caller, for any caller (`hldp list`'s CONFIRM column): a rule for some callers only is one that may decide, as a
+ * rule with param conditions is.
  */
-export function approvalMarkers(index: ToolIndex, tool: ToolDefinition, caller: Principal): readonly string[] | undefined {
+export function approvalMarkers(index: ToolIndex, tool: ToolDefinition, caller: Principal | undefined): readonly string[] | undefined {
+  const need = approvalNeed(index, tool, caller);
+  if (!need) return undefined;
+  if (need.kinds.size === 0) return [];
+  const what = need.kinds.size === 2 ? 'confirmation or approval' : [...need.kinds][0]!;
+  return [need.sure ? `[needs ${what}]` : `[may need ${what}]`];
+}
+
+/**
+ * What a person does before `tool` runs, as `approvalMarkers` says it: a confirmation by the caller, an approval, both
+ * (each where its rule decides), none; `sure` when every call needs it. Undefined when no approval rule names the tool.
+ */
+export function approvalNeed(index: ToolIndex, tool: ToolDefinition, caller: Principal | undefined): { kinds: ReadonlySet<Need>; sure: boolean } | undefined {
   const set = PolicySet.of(index);
   // a broken policy refuses every call: the tool is forbidden, and shown nowhere
   // asked of every tool a principal may use, once per index: a registry without approval rules remembers nothing per tool
@@ -25,9 +39,9 @@ export function approvalMarkers(index: ToolIndex, tool: ToolDefinition, caller: 
   let settled = false;
   let needs: Need | undefined;
   for (const compiled of rules) {
-    if (compiled.callers && !passesGate(compiled.callers, caller)) continue;
+    if (compiled.callers && caller && !passesGate(compiled.callers, caller)) continue;
     const need: Need | undefined = compiled.decision === 'approve' ? (compiled.rule.self_approval ? 'confirmation' : 'approval') : undefined;
-    if (compiled.conditions.length > 0) {
+    if (compiled.conditions.length > 0 || (compiled.callers && !caller)) {
       conditional.add(need ?? 'none');
       continue;
     }
@@ -37,8 +51,6 @@ export function approvalMarkers(index: ToolIndex, tool: ToolDefinition, caller: 
   }
   if (!settled) needs = tool.constraints.require_confirm ? 'confirmation' : undefined;
   const kinds = new Set<Need>([...(needs ? [needs] : []), ...[...conditional].filter((kind): kind is Need => kind !== 'none')]);
-  if (kinds.size === 0) return [];
-  const what = kinds.size === 2 ? 'confirmation or approval' : [...kinds][0]!;
   // sure only when every call needs one: none reaches a rule that lets it run (or refuses it) without a person
-  return [needs !== undefined && !conditional.has('none') ? `[needs ${what}]` : `[may need ${what}]`];
+  return { kinds, sure: needs !== undefined && !conditional.has('none') };
 }

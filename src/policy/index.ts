@@ -3,7 +3,8 @@ export { API_TOKEN_PRINCIPAL, hashToken, LOCAL_PRINCIPAL, Principals, type Princ
 export { accessRights, type AccessLayer, type AccessSubject } from './access-rights.js';
 export { decidePolicy, deciderProblem, DEFAULT_APPROVERS, type DecisionRights, type PolicyDecision } from './approval-rules.js';
 export { PolicySet, type RuleRef } from './policy-set.js';
-export { approvalMarkers } from './approval-markers.js';
+export { withPolicyProblems } from './policy-problems.js';
+export { approvalMarkers, approvalNeed } from './approval-markers.js';
 export { firstOutrightDeny, outrightDeny } from './outright-deny.js';
 export { compileCondition, modeOf, type ConditionMode, type ValueTest } from './param-conditions.js';
 export { ApprovalDesk } from './approval-desk.js';

@@ -57,10 +57,16 @@ export class PolicySet {
     return set;
   }
 
+  /** Makes `set` the policy set of `copy`, an index of the same tools and policies with other errors or warnings (compiled once, not again for it). */
+  static share(copy: ToolIndex, set: PolicySet): void {
+    sets.set(copy, set);
+  }
+
   private constructor(readonly index: ToolIndex) {
     this.commit = index.commit;
     // POLICY_NOT_READ also names what is meant as policies/ but is not it (`Policies/`, a `policies` link: review Q, Q5)
-    this.broken = index.errors.filter((diagnostic) => diagnostic.file.startsWith('policies/') || diagnostic.code === 'POLICY_NOT_READ');
+    // UNKNOWN_PARAM is this set's own finding (`conditions`), which an index served keeps among its errors (withPolicyProblems)
+    this.broken = index.errors.filter((diagnostic) => (diagnostic.file.startsWith('policies/') || diagnostic.code === 'POLICY_NOT_READ') && diagnostic.code !== 'UNKNOWN_PARAM');
     for (const policy of index.policies ?? []) {
       for (const rule of policy.access) {
         const where = `${policy.source.path}:${rule.at.line}:${rule.at.column}`;

@@ -9,6 +9,7 @@ import { FolderSource } from './sources/folder-source.js';
 import { gitDirectoryOf, LocalGitSource } from './sources/local-git-source.js';
 import { RemoteGitSource } from './sources/remote-git-source.js';
 import type { RepositorySource } from './sources/source.js';
+import type { ToolIndex } from '../core/index.js';
 
 /** Where a repository is and how to read it. */
 export interface RepositoryOptions {
@@ -22,6 +23,12 @@ export interface RepositoryOptions {
   cacheDir?: string;
   /** the largest `TOOL.hdlp` read, in bytes; a larger one is refused by its size, unread (default 1 MiB) */
   maxDefinitionBytes?: number;
+  /**
+   * What a reading of the index finds that the scan does not (the policies read against the tools' params: policy's
+   * `withPolicyProblems`), given every index the scanner serves, again at each scan: it returns the index with those
+   * among its errors and warnings in place of any it had, or the index itself
+   */
+  judge?: (index: ToolIndex) => ToolIndex;
 }
 
 /** The default cache directory. */

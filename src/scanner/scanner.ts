@@ -37,6 +37,7 @@ export class Scanner {
   private pendingSave: Promise<void> = Promise.resolve();
   private scanning: Promise<ToolIndex> | undefined;
   private readonly parseOptions: ParseOptions;
+  private readonly judge: RepositoryOptions['judge'];
 
   constructor(options: RepositoryOptions) {
     const { source, workDir } = openSource(options);
@@ -45,6 +46,7 @@ export class Scanner {
     // a scan made under another size limit would keep its verdicts on sizes: not reused
     this.cache = new IndexCache(join(workDir, 'index'), maxBytes === MAX_DEFINITION_BYTES ? '' : `max-bytes=${maxBytes}`);
     this.parseOptions = { maxBytes };
+    this.judge = options.judge;
   }
 
   /** The last index built, if any. */
@@ -314,7 +316,11 @@ export class Scanner {
   // a copy, not a spread: a spread reads `tools`, which makes and keeps every definition of an index served from the
   // scan cache (issue #18: a remote out of reach cost ~170 MB at 100,000 tools)
   private withStale(index: ToolIndex, snapshot: Snapshot, strays: readonly Diagnostic[]): ToolIndex {
-    index = withStrays(index, strays);
+    const marked = this.staleMarked(withStrays(index, strays), snapshot);
+    return this.judge ? this.judge(marked) : marked;
+  }
+
+  private staleMarked(index: ToolIndex, snapshot: Snapshot): ToolIndex {
     if (snapshot.stale) {
       if (index.stale?.reason === snapshot.stale.reason) return index;
       return indexWith(index, { stale: { ...snapshot.stale, since: index.stale?.since ?? snapshot.stale.since } });

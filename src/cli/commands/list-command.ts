@@ -1,5 +1,6 @@
 import { once } from 'node:events';
-import { eachTool, type ToolIndex } from '../../core/index.js';
+import { eachTool, type ToolDefinition, type ToolIndex } from '../../core/index.js';
+import type { approvalNeed } from '../../policy/index.js';
 import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeLines, type Command, type CommandIo } from '../command.js';
 
 /** `hldp list`: the index, one tool a line (or every definition with --json). */
@@ -25,17 +26,34 @@ export const listCommand: Command = {
 /** `hldp list`'s output for an index: one tool a line under a header, or `{commit, stale?, tools}` as JSON; tools read one at a time. */
 export async function writeToolList(io: CommandIo, index: ToolIndex, json: boolean): Promise<void> {
   if (json) return writeToolsJson(io, index);
-  // one tool at a time, its line's parts kept (the widths need every name and executor before the first line)
-  const rows: Array<{ name: string; executor: string; rest: string }> = [];
+  // what the policies' approval rules make of each tool's calls, as the prompt block marks it (only with policies)
+  const needOf = index.policies?.length ? (await import('../../policy/index.js')).approvalNeed : undefined;
+  // one tool at a time, its line's parts kept (the widths need every name, executor and CONFIRM before the first line)
+  const rows: Array<{ name: string; executor: string; confirm: string; rest: string }> = [];
   for (const tool of eachTool(index)) {
-    rows.push({ name: tool.name, executor: tool.executor, rest: `${(tool.constraints.require_confirm ? 'yes' : 'no').padEnd(7)}  ${tool.display} · ${tool.intent}` });
+    rows.push({ name: tool.name, executor: tool.executor, confirm: confirmWord(tool, needOf?.(index, tool, undefined)), rest: `${tool.display} · ${tool.intent}` });
   }
   const width = rows.reduce((widest, row) => Math.max(widest, row.name.length), 4);
   const executorWidth = rows.reduce((widest, row) => Math.max(widest, row.executor.length), 8);
+  const confirmWidth = rows.reduce((widest, row) => Math.max(widest, row.confirm.length), 7);
   writeLines(io.stdout, [
-    `${'NAME'.padEnd(width)}  ${'EXECUTOR'.padEnd(executorWidth)}  CONFIRM  DISPLAY · INTENT`,
-    ...rows.map((row) => `${row.name.padEnd(width)}  ${row.executor.padEnd(executorWidth)}  ${row.rest}`),
+    `${'NAME'.padEnd(width)}  ${'EXECUTOR'.padEnd(executorWidth)}  ${'CONFIRM'.padEnd(confirmWidth)}  DISPLAY · INTENT`,
+    ...rows.map((row) => `${row.name.padEnd(width)}  ${row.executor.padEnd(executorWidth)}  ${row.confirm.padEnd(confirmWidth)}  ${row.rest}`),
   ]);
+}
+
+/**
+ * The CONFIRM column: `yes` where the caller confirms with a token, `approval` where a person decides, `?` after either
+ * where a rule's `when` or `callers` decides (`approval?`) — what the policies' approval rules make of the tool's calls,
+ * for any caller, as the prompt block's `[needs approval]` says it; the tool's own `require_confirm` where no rule names
+ * it. It said `yes` for `require_confirm` alone, and a tool a policy sends to approval read like any other (review
+ * userZ9, U9-10).
+ */
+function confirmWord(tool: ToolDefinition, need: ReturnType<typeof approvalNeed>): string {
+  if (need === undefined) return tool.constraints.require_confirm ? 'yes' : 'no';
+  if (need.kinds.size === 0) return 'no';
+  const words = (['confirmation', 'approval'] as const).filter((kind) => need.kinds.has(kind)).map((kind) => (kind === 'confirmation' ? 'yes' : kind)).join('/');
+  return need.sure ? words : `${words}?`;
 }
 
 // tools written to stdout at once

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { filesWithErrors, isLoopback, toolCount } from '../../core/index.js';
+import { filesWithErrors, formatDiagnostic, isLoopback, toolCount } from '../../core/index.js';
 import { ConfigError, type GatewayConfig } from '../../config/index.js';
 import { closeIdleConnectionsUnread, expressServer } from '../../http-edge/index.js';
 import { Gateway, warnOfWholeListing } from '../service/index.js';
@@ -10,6 +10,7 @@ import { consoleRouter, consoleSessionKey } from '../../console/index.js';
 import { announceBroken, startNotifications } from '../../events/index.js';
 import { matchBodyCheckerSteps } from '../../request-checks/index.js';
 import { consoleBackend } from '../../oversight/index.js';
+import { undecidableApprovals } from '../../policy/index.js';
 import { createApp } from './create-app.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { linkInstance } from './instance-links.js';
@@ -100,6 +101,12 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   // a toolset missing a member is served with the others: not "dropped" (review userX, X2)
   if (partial.length > 0) logger.warn({ partial }, 'definitions served in part: what they name that is not there is left out');
   logger.info({ url, source: index.source, commit: index.commit, tools: toolCount(gateway.registry.index) }, 'gateway listening');
+  // what the start says of the policies against this config (a principal name it lacks, an approve rule none of its
+  // principals may decide), said again at each rescan that swaps in a commit where it holds: a push that brought such a
+  // name in, or kept it, said nothing (review userZ9, U9-11)
+  gateway.onIndexChange(({ index: swapped }) => {
+    for (const warning of undecidableApprovals(swapped, config.principals)) logger.warn({ code: warning.code, commit: swapped.commit }, formatDiagnostic(warning));
+  });
   // after listening, and off its path: it reads definitions only until the prompt budget is passed (review userZ, Z6)
   setImmediate(() => warnOfWholeListing(gateway, logger, 'clients that should not get them all connect with /mcp?toolsets=a,b (or POST /v1/sessions {"toolsets": [...]})'));
   // prom-client only now, off the path to listening (issue #18): what was counted before is counted as it loads
