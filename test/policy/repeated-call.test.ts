@@ -5,6 +5,7 @@
 // decided, the call files anew.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeWithPostgres } from '../helpers/postgres-suite.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -64,8 +65,13 @@ describe('a call repeated while its request waits (SQLite)', () => {
     const metrics = (await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: 'Bearer admin-token-0123456789abcdef' } })).text()).split('\n');
     expect(metrics).toContain('hldp_calls_total{tool="file-write",executor="gatekeeper",outcome="approval_required"} 3');
     expect(metrics).toContain('hldp_calls_total{tool="file-write",executor="gatekeeper",outcome="already_pending"} 6');
-    const events = (await api(gateway.url, 'GET', '/v1/events?limit=1000', { who: 'admin' })).body.events as Array<{ type: string; data: { approval?: string } }>;
-    expect(events.filter((event) => event.type === 'approval.requested').map((event) => event.data.approval).sort()).toEqual([id, other.body.id, anew.body.id].sort());
+    const database = new Database(join(gateway.env.HLDP_DATA_DIR!, 'receipts.db'), { readonly: true });
+    try {
+      const requested = database.prepare<[], { data: string }>("SELECT data FROM events WHERE type = 'approval.requested'").all().map((row) => (JSON.parse(row.data) as { approval: string }).approval);
+      expect(requested.sort()).toEqual([id, other.body.id, anew.body.id].sort());
+    } finally {
+      database.close();
+    }
   });
 
   it("gives a repeated self-approval a token that replaces the one given before: the old one runs nothing, the new one runs the call once", async () => {
