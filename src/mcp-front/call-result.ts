@@ -23,7 +23,9 @@ export function outcomeResult(outcome: CallOutcome, catalog: ToolCatalog): CallT
       return { content: [{ type: 'text', text: outcome.message }], structuredContent: { code: outcome.code, ran: false, tool: catalog.listedName(outcome.tool), toolset: outcome.toolset, tools: outcome.tools, message: outcome.message } };
     case 'confirmation_required': {
       const { confirmation } = outcome;
-      const text = confirmation.token
+      // the same call repeated while its request waits: no second request (review userZ9, U9-8)
+      const already = confirmation.already_pending ? `This same call is already waiting as ${confirmation.id}: no new request was filed${confirmation.token ? ', and this token replaces the one given before' : ''}.\n` : '';
+      const text = already + (confirmation.token
         ? `'${catalog.listedName(confirmation.tool)}' requires confirmation: nothing has run. ` +
           `To run exactly this call, call the ${CONFIRM_TOOL.name} tool with {"token": "${confirmation.token}"} before ${confirmation.expires_at}.\n` +
           `params: ${JSON.stringify(confirmation.params)}`
@@ -31,7 +33,7 @@ export function outcomeResult(outcome: CallOutcome, catalog: ToolCatalog): CallT
           `Request ${confirmation.id} waits for ${confirmation.approvers} to decide it before ${confirmation.expires_at}; once approved, exactly this call runs once. ` +
           // the agent's way to the outcome: calling the tool again would file a second request (review userV, V4)
           `To wait for the decision and get the call's receipt, call the ${APPROVAL_WAIT_TOOL.name} tool with {"id": "${confirmation.id}"} (it waits up to ${MAX_APPROVAL_WAIT_SECONDS} s a call); do not call '${catalog.listedName(confirmation.tool)}' again for it.\n` +
-          `params: ${JSON.stringify(confirmation.params)}`;
+          `params: ${JSON.stringify(confirmation.params)}`);
       return { content: [{ type: 'text', text }], structuredContent: { ...confirmation, message: text } };
     }
     case 'not_found':

@@ -21,6 +21,11 @@ export interface ConfirmationRequired {
   /** who may decide it, in words */
   approvers: string;
   message: string;
+  /**
+   * true: the same call waits already as request `id` (filed before, by this caller): nothing new was filed, and
+   * `token`, if any, replaces the one given then (review userZ9, U9-8)
+   */
+  already_pending?: true;
 }
 
 /** What filing a request comes to: the caller is told how it will be decided. */
@@ -109,17 +114,21 @@ export function confirmOutcome(answer: ApprovalAnswer, tool: string): ConfirmOut
  * is refused); it is told who decides and how to wait (review userV, V10). `nobodyElse`, when no one but the caller
  * could decide the request, says so and what to configure, rather than naming a command that cannot work (V3).
  */
-export function confirmationRequired(record: ApprovalRecord, reason: string, approvers: string, token: string | undefined, nobodyElse?: string): ConfirmationRequired {
+export function confirmationRequired(record: ApprovalRecord, reason: string, approvers: string, token: string | undefined, nobodyElse?: string, repeated = false): ConfirmationRequired {
   const wait = `GET /v1/approvals/${record.id}?wait=30 (or hldp approvals show ${record.id} --wait 30) waits for its receipt`;
   const decided = nobodyElse
     ? `Request ${record.id} can be decided by no one: ${nobodyElse}; as it is, it expires at ${record.expires_at}.`
     : `Request ${record.id} waits for ${approvers} to decide it before ${record.expires_at} (in the console, or with hldp approvals approve ${record.id} as one of them), not for its caller.`;
+  // the same call repeated while it waits (a retrying client): told so, and what to do instead of calling again
+  const already = repeated
+    ? `This same call is already waiting as ${record.id} (filed ${record.created_at}): no new request was filed${token ? ', and this token replaces the one given before' : ''}; do not call again, wait for it (${wait.replace(' waits for its receipt', '')}). `
+    : '';
   const message = token
-    ? `${reason}: nothing has run. Confirm this exact call ${confirmHow(record.caller, token)} before ${record.expires_at}; or ${approvers} approves request ${record.id}. ${wait}.`
-    : `${reason}: nothing has run. ${decided} ${wait}.`;
+    ? `${already}${reason}: nothing has run. Confirm this exact call ${confirmHow(record.caller, token)} before ${record.expires_at}; or ${approvers} approves request ${record.id}. ${wait}.`
+    : `${already}${reason}: nothing has run. ${decided} ${wait}.`;
   return {
     status: token ? 'confirmation_required' : 'approval_required', id: record.id, tool: record.tool, params: record.params, commit: record.commit,
-    ...(token ? { token } : {}), expires_at: record.expires_at, reason, approvers, message,
+    ...(token ? { token } : {}), expires_at: record.expires_at, reason, approvers, message, ...(repeated ? { already_pending: true as const } : {}),
   };
 }
 

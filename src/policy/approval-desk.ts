@@ -4,6 +4,7 @@ import { canonicalJson, hashParams, type ApprovalDecision, type ApprovalQuery, t
 import { approvalNotFound, confirmationRequired, confirmOutcome, type ApprovalAnswer, type ApprovalRequested, type ConfirmOutcome } from './approval-answer.js';
 import type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';
 import { approvalPage, maySeeApproval } from './approval-page.js';
+import { fileOnce } from './approval-filing.js';
 import { ApprovalRunning, runSource } from './approval-running.js';
 import { filerWords, instancePlaceProblem, placeDifference, placeProblem, placeUnknown, readsPlaces } from './run-place.js';
 import { deciderProblem, nobodyElseDecides, type PolicyDecision } from './approval-rules.js';
@@ -50,25 +51,25 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
 
   /** Files the request a policy decision asks for; the caller's answer says how it will be decided. */
   async request(registry: Registry, tool: ToolDefinition, params: Record<string, unknown>, decision: Extract<PolicyDecision, { kind: 'approve' }>, caller: string, session: string | null, deadline: CallDeadline): Promise<ApprovalRequested> {
-    // one caller's requests may not bury everyone else's in the approvers' queue (a soft cap: two requests made at once may both pass it)
     const most = this.#host.maxPendingPerCaller;
-    const pending = await this.#host.store.approvals.pendingCount(caller);
-    if (pending >= most) {
+    // a confirmation token exists only where the caller may approve its own request
+    const token = decision.selfApproval ? `hldp_confirm_${randomBytes(24).toString('base64url')}` : undefined;
+    const filing = await fileOnce(this.#host.store.approvals, {
+      caller, session, tool: tool.name, method: tool.method, executor: tool.executor, params, commit: registry.index.commit,
+      rule: { where: decision.rule?.where ?? null, reason: decision.reason, self_approval: decision.selfApproval, approvers: decision.approvers, elicit: decision.elicit, judged: judgedAgainst(registry.index, tool), place: this.#host.place, filed_by: { ...this.#host.filer(), ...(this.#live.serving ? { roll: true } : {}) }, ...(deadline.from ? { timeout_from: deadline.from } : {}) },
+      timeoutMs: deadline.timeoutMs, ...(token ? { tokenHash: hashToken(token) } : {}),
+      ttlMs: decision.expiresInMs ?? this.#host.ttlMs,
+    }, most, (record) => this.#settlement.expire(record));
+    if (filing.record === undefined) {
+      const { pending } = filing;
       return {
         kind: 'too_many_pending', code: 'TOO_MANY_PENDING', tool: tool.name, pending, most,
         error: `'${caller}' already has ${pending} requests waiting for approval, the most one caller may have (approvals.max_pending_per_caller: ${most}); nothing has run. Wait for them to be decided, or cancel one (POST /v1/approvals/:id/cancel), then call again`,
       };
     }
-    // a confirmation token exists only where the caller may approve its own request
-    const token = decision.selfApproval ? `hldp_confirm_${randomBytes(24).toString('base64url')}` : undefined;
-    const record = await this.#host.store.approvals.create({
-      caller, session, tool: tool.name, method: tool.method, executor: tool.executor, params, commit: registry.index.commit,
-      rule: { where: decision.rule?.where ?? null, reason: decision.reason, self_approval: decision.selfApproval, approvers: decision.approvers, elicit: decision.elicit, judged: judgedAgainst(registry.index, tool), place: this.#host.place, filed_by: { ...this.#host.filer(), ...(this.#live.serving ? { roll: true } : {}) }, ...(deadline.from ? { timeout_from: deadline.from } : {}) },
-      timeoutMs: deadline.timeoutMs, ...(token ? { tokenHash: hashToken(token) } : {}),
-      ttlMs: decision.expiresInMs ?? this.#host.ttlMs,
-    });
+    const { record } = filing;
     const alone = this.#host.principals ? nobodyElseDecides(decision, caller, this.#host.principals(), this.#host.principalsLeftOut?.()) : undefined;
-    return { kind: 'confirmation_required', confirmation: confirmationRequired(record, decision.reason, describeGate(decision.approvers), token, alone) };
+    return { kind: 'confirmation_required', confirmation: confirmationRequired(record, decision.reason, describeGate(decision.approvers), token, alone, !filing.filed) };
   }
 
   /**

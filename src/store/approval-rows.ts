@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { canonicalJson, hashParams } from './canonical-params.js';
 import type { ApprovalQuery, ApprovalRecord, ApprovalStatus, ApprovalTerms, NewApproval } from './approval-store.js';
 
@@ -26,10 +26,12 @@ export interface ApprovalRow {
   receipt_id: string | null;
   run_by: string | null;
   run_lease_ms: number | null;
+  /** `callKey` of a request filed once per call (`ApprovalStore.file`); null for one filed by `create`, and before schema step 17 */
+  call_key: string | null;
 }
 
 /** The columns of `approvals`, in the order both stores write them. */
-export const APPROVAL_COLUMNS = 'id, status, caller, session, tool, method, executor, params, params_hash, commit_id, rule, timeout_ms, token_hash, created_ms, expires_ms, decided_ms, decided_by, decision_reason, decided_via, receipt_id, run_by, run_lease_ms';
+export const APPROVAL_COLUMNS = 'id, status, caller, session, tool, method, executor, params, params_hash, commit_id, rule, timeout_ms, token_hash, created_ms, expires_ms, decided_ms, decided_by, decision_reason, decided_via, receipt_id, run_by, run_lease_ms, call_key';
 
 /** Schema step 12, the same text on both stores: an approved call's runner and lease, and the lapsed runs found by an index. */
 export const APPROVAL_RUN_LEASES = `ALTER TABLE approvals ADD COLUMN run_by text;
@@ -37,6 +39,29 @@ export const APPROVAL_RUN_LEASES = `ALTER TABLE approvals ADD COLUMN run_by text
      UPDATE approvals SET run_by = 'a gateway of an earlier version', run_lease_ms = decided_ms + coalesce(timeout_ms, 30000) + 60000
        WHERE status = 'approved' AND receipt_id IS NULL AND decided_ms IS NOT NULL;
      CREATE INDEX approvals_running_by_lease ON approvals (run_lease_ms) WHERE status = 'approved' AND receipt_id IS NULL;`;
+
+/**
+ * Schema step 17, the same text on both stores: at most one pending request per call (`callKey`), so that a call
+ * repeated while its request waits (a retrying HTTP client, a model that repeats itself) is answered with that request,
+ * not filed again, by any number of instances at once (review userZ9, U9-8).
+ */
+export const APPROVAL_CALL_KEYS = `ALTER TABLE approvals ADD COLUMN call_key text;
+     CREATE UNIQUE INDEX approvals_pending_by_call ON approvals (call_key) WHERE status = 'pending';`;
+
+/**
+ * What makes two requests the same call waiting for the same decision: the caller and session, the tool and its params
+ * (their digest), what the policy judged them against (the definition's and the policies' ids, else the commit), the
+ * rule that asked for a person, where the call runs and its deadline. Not who filed it nor when: another instance with
+ * the same settings runs it alike.
+ */
+export function callKey(request: NewApproval): string {
+  const { caller, session, tool, params, commit, rule, timeoutMs } = request;
+  const binding = {
+    caller, session, tool, params: hashParams(params), judged: rule.judged ?? commit, timeout_ms: timeoutMs ?? null, place: rule.place ?? null,
+    rule: { where: rule.where, reason: rule.reason, self_approval: rule.self_approval, approvers: rule.approvers, elicit: rule.elicit },
+  };
+  return createHash('sha256').update(canonicalJson(binding)).digest('hex');
+}
 
 /**
  * Schema step 15, the same text on both stores: one row per serving process (`instance`: its host, pid and instance,
@@ -68,7 +93,7 @@ export function pruneRoll(filerOfRule: string, before: string): string {
 export const newApprovalId = (): string => `apr_${randomBytes(12).toString('base64url')}`;
 
 /** The row a new request is stored as. */
-export function approvalRow(request: NewApproval, now: number): ApprovalRow {
+export function approvalRow(request: NewApproval, now: number, key: string | null = null): ApprovalRow {
   return {
     id: newApprovalId(),
     status: 'pending',
@@ -92,6 +117,7 @@ export function approvalRow(request: NewApproval, now: number): ApprovalRow {
     receipt_id: null,
     run_by: null,
     run_lease_ms: null,
+    call_key: key,
   };
 }
 

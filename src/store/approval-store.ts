@@ -194,7 +194,17 @@ export interface WaitingApprovals {
 }
 
 export interface ApprovalStore {
+  /** files a request, whatever else waits (`file` files one per call) */
   create(request: NewApproval): Promise<ApprovalRecord>;
+  /**
+   * Files a request unless one for the same call (`callKey`: caller, session, tool, params, what it was judged
+   * against, rule, place, deadline) is pending: then resolves to that one, `filed` false, its confirmation token
+   * replaced by `request.tokenHash` when given. One conditional insert: of any number of identical calls at once, on
+   * any instance, one files (review userZ9, U9-8). The one found may be overdue, not yet expired.
+   */
+  file(request: NewApproval): Promise<{ record: ApprovalRecord; filed: boolean }>;
+  /** the pending request for the same call as `request` (as `file` finds it, its token replaced so), if any */
+  repeated(request: NewApproval): Promise<ApprovalRecord | undefined>;
   get(id: string): Promise<ApprovalRecord | undefined>;
   /** the request a confirmation token stands for */
   byTokenHash(tokenHash: string): Promise<ApprovalRecord | undefined>;

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from './approval-rows.js';
+import { APPROVAL_COLUMNS, approvalFilters, approvalRow, callKey, toApproval, type ApprovalRow } from './approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from './retention.js';
 import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRun, ApprovalRunner, ApprovalStore, DecisionPosition, NewApproval, WaitingApprovals } from './approval-store.js';
 import type { NewEvent, RetentionPolicy, StoredEvent } from './store.js';
@@ -9,6 +9,9 @@ export class SqliteApprovalStore implements ApprovalStore {
   readonly #database: Database;
   readonly #now: () => number;
   readonly #insert: Statement;
+  readonly #insertOnce: Statement;
+  readonly #repeated: Statement<[string | null, string], ApprovalRow>;
+  readonly #file: (request: NewApproval) => { record: ApprovalRecord; filed: boolean };
   readonly #byId: Statement<[string], ApprovalRow>;
   readonly #byToken: Statement<[string], ApprovalRow>;
   readonly #decideBefore: Statement<[string, number, string | null, string | null, string, string | null, number | null, string, number], ApprovalRow>;
@@ -31,6 +34,18 @@ export class SqliteApprovalStore implements ApprovalStore {
     this.#database = database;
     this.#now = options.now;
     this.#insert = database.prepare(`INSERT INTO approvals (${APPROVAL_COLUMNS}) VALUES (${APPROVAL_COLUMNS.split(',').map(() => '?').join(', ')})`);
+    // a pending request of the same call holds the key (approvals_pending_by_call): the insert then does nothing
+    this.#insertOnce = database.prepare(`INSERT INTO approvals (${APPROVAL_COLUMNS}) VALUES (${APPROVAL_COLUMNS.split(',').map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`);
+    this.#repeated = database.prepare(`UPDATE approvals SET token_hash = coalesce(?, token_hash) WHERE call_key = ? AND status = 'pending' RETURNING ${APPROVAL_COLUMNS}`);
+    // one write transaction: no other process files or decides between the insert and the read
+    const filing = database.transaction((request: NewApproval) => {
+      const row = approvalRow(request, this.#now(), callKey(request));
+      if (this.#insertOnce.run(...columnValues(row)).changes > 0) return { record: toApproval(row), filed: true };
+      const held = this.#repeated.get(request.tokenHash ?? null, row.call_key!);
+      if (!held) throw new Error(`approval request of '${request.tool}' neither filed nor found pending`);
+      return { record: toApproval(held), filed: false };
+    });
+    this.#file = (request) => filing.immediate(request);
     this.#byId = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = ?`);
     this.#byToken = database.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE token_hash = ?`);
     const decide = (condition: string) =>
@@ -82,8 +97,17 @@ export class SqliteApprovalStore implements ApprovalStore {
 
   async create(request: NewApproval): Promise<ApprovalRecord> {
     const row = approvalRow(request, this.#now());
-    this.#insert.run(...APPROVAL_COLUMNS.split(', ').map((column) => row[column as keyof ApprovalRow]));
+    this.#insert.run(...columnValues(row));
     return toApproval(row);
+  }
+
+  async file(request: NewApproval): Promise<{ record: ApprovalRecord; filed: boolean }> {
+    return this.#file(request);
+  }
+
+  async repeated(request: NewApproval): Promise<ApprovalRecord | undefined> {
+    const row = this.#repeated.get(request.tokenHash ?? null, callKey(request));
+    return row && toApproval(row);
   }
 
   async get(id: string): Promise<ApprovalRecord | undefined> {
@@ -180,3 +204,6 @@ export class SqliteApprovalStore implements ApprovalStore {
     return this.#due.all(this.#now(), limit).map(toApproval);
   }
 }
+
+// a row's values in the order of APPROVAL_COLUMNS
+const columnValues = (row: ApprovalRow): unknown[] => APPROVAL_COLUMNS.split(', ').map((column) => row[column as keyof ApprovalRow]);

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Receipt } from '../core/index.js';
 import { AGENT_SESSION_REVISIONS, AGENT_SESSIONS_TABLE } from './agent-sessions.js';
-import { APPROVAL_RUN_LEASES, GATEWAY_INSTANCES, GATEWAY_INSTANCES_LEFT } from './approval-rows.js';
+import { APPROVAL_CALL_KEYS, APPROVAL_RUN_LEASES, GATEWAY_INSTANCES, GATEWAY_INSTANCES_LEFT } from './approval-rows.js';
 import { canonicalReceiptText, chainAfter, GENESIS } from './receipt-chain.js';
 
 /**
@@ -146,6 +146,8 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
   { version: 15, name: 'live instances', up: GATEWAY_INSTANCES },
   // a stopped instance's row is marked, not deleted: an instance not seen is not taken for gone (review Z12, Z12-8)
   { version: 16, name: 'live instances that left', up: GATEWAY_INSTANCES_LEFT },
+  // one pending request per call: the same call repeated while it waits gets that request back (review userZ9, U9-8)
+  { version: 17, name: 'one pending request per call', up: APPROVAL_CALL_KEYS },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

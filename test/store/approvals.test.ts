@@ -38,6 +38,34 @@ describe.each(storeKinds())('$name approval store', (kind) => {
     });
   });
 
+  describe('when the same call is filed again while its request waits', () => {
+    it('files one request of 20 identical filings from two stores at once, gives the others it with their token, and files anew once it is decided', async () => {
+      const other = await open();
+      const filings = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 ? other : db.store).approvals.file({ ...request, tokenHash: String(index).padStart(64, '0') })));
+      const filed = filings.filter((filing) => filing.filed);
+      expect(filed).toHaveLength(1);
+      const { id } = filed[0]!.record;
+      expect(filings.every((filing) => filing.record.id === id)).toBe(true);
+      expect(await db.store.approvals.pendingCount('bot')).toBe(1);
+      // the token is the last filing's: the one kept is one of the 20, and only that one finds the request
+      const held = await db.store.approvals.repeated({ ...request, tokenHash: 'f'.repeat(64) });
+      expect(held?.id).toBe(id);
+      expect(await db.store.approvals.byTokenHash('f'.repeat(64))).toMatchObject({ id });
+      expect(await db.store.approvals.byTokenHash('0'.repeat(64))).toBeUndefined();
+      // another session, other params, another rule: other calls
+      for (const call of [{ ...request, session: null }, { ...request, params: { ...request.params, content: 'bye' } }, { ...request, rule: { ...request.rule, where: 'policies/writes.hdlp:9:5' } }]) {
+        expect((await db.store.approvals.file(call)).filed).toBe(true);
+      }
+      // create files whatever waits
+      expect((await db.store.approvals.create(request)).id).not.toBe(id);
+      await db.store.approvals.decide(id, { status: 'denied', by: 'alice', reason: null, via: 'api' });
+      expect(await db.store.approvals.repeated(request)).toBeUndefined();
+      const anew = await db.store.approvals.file(request);
+      expect(anew).toMatchObject({ filed: true, record: { status: 'pending' } });
+      expect(anew.record.id).not.toBe(id);
+    });
+  });
+
   describe('when requests wait for a decision', () => {
     it('counts the pending ones of every caller and tells how long the oldest has waited, leaving out expired and decided ones', async () => {
       expect(await db.store.approvals.waiting()).toEqual({ count: 0 });

@@ -85,7 +85,8 @@ export class GatewayMetrics {
           const served = named === '' || this.served === undefined ? undefined : findTool(this.served, named);
           const tool = served !== undefined || outcome.kind === 'broken' ? named : '';
           // a request waiting for an approver is `approval_required`, not the caller's own confirmation (review userZ6, F11)
-          const kind = outcome.kind === 'confirmation_required' ? outcome.confirmation.status : outcome.kind;
+          // the same call repeated while its request waits filed nothing: `already_pending`, not one more request (review userZ9, U9-8)
+          const kind = outcome.kind !== 'confirmation_required' ? outcome.kind : outcome.confirmation.already_pending ? 'already_pending' : outcome.confirmation.status;
           this.record(({ calls }) => calls.inc({ tool, executor: served?.executor ?? '', outcome: kind }));
         }
       },
@@ -171,7 +172,7 @@ function createInstruments({ Counter, Gauge, Histogram, Registry, collectDefault
   collectDefaultMetrics({ register: registry, prefix: 'hldp_' });
   return {
     registry,
-    calls: new Counter({ name: 'hldp_calls_total', help: 'Calls by tool, executor and outcome: ok, failed (the tool ran, or could not start, and failed); denied, expired, cancelled (held for a decision that said no, or came too late: nothing ran); confirmation_required (the caller may confirm it), approval_required (an approver decides); refused (the caller may not use the tool), substituted (a reserved tool: its toolset enabled instead); not_found, broken, invalid_params, timeout_not_allowed, too_many_pending, too_many_calls, confirmation_invalid, store_unavailable (nothing ran)', labelNames: ['tool', 'executor', 'outcome'], registers }),
+    calls: new Counter({ name: 'hldp_calls_total', help: 'Calls by tool, executor and outcome: ok, failed (the tool ran, or could not start, and failed); denied, expired, cancelled (held for a decision that said no, or came too late: nothing ran); confirmation_required (the caller may confirm it), approval_required (an approver decides), already_pending (the same call waits already: no request filed); refused (the caller may not use the tool), substituted (a reserved tool: its toolset enabled instead); not_found, broken, invalid_params, timeout_not_allowed, too_many_pending, too_many_calls, confirmation_invalid, store_unavailable (nothing ran)', labelNames: ['tool', 'executor', 'outcome'], registers }),
     callSeconds: new Histogram({ name: 'hldp_call_duration_seconds', help: 'Call latency, lookup to stored receipt', labelNames: ['executor'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers }),
     matchSeconds: new Histogram({ name: 'hldp_match_duration_seconds', help: 'Intent match latency', buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05], registers }),
     tools: new Gauge({ name: 'hldp_index_tools', help: 'Tools in the index being served', registers }),

@@ -23,6 +23,8 @@ export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, secrets: 
     }
     case 'confirmation_required': {
       const { confirmation } = outcome;
+      // the same call repeated while its request waits filed nothing: approvers were told of it once (review userZ9, U9-8)
+      if (confirmation.already_pending) return [];
       return [['approval.requested', {
         approval: confirmation.id, kind: confirmation.token ? 'confirmation' : 'approval', tool: confirmation.tool, ...eventParams(redactValue(confirmation.params, secrets)),
         commit: confirmation.commit, expires_at: confirmation.expires_at, reason: confirmation.reason, approvers: confirmation.approvers, ...who,

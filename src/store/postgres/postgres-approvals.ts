@@ -1,4 +1,4 @@
-import { APPROVAL_COLUMNS, approvalFilters, approvalRow, toApproval, type ApprovalRow } from '../approval-rows.js';
+import { APPROVAL_COLUMNS, approvalFilters, approvalRow, callKey, toApproval, type ApprovalRow } from '../approval-rows.js';
 import { APPROVAL_RUN_GRACE_MS, PRUNE_BATCH, pruneInBatches, retentionCutoff } from '../retention.js';
 import type { ApprovalDecision, ApprovalQuery, ApprovalRecord, ApprovalRun, ApprovalRunner, ApprovalStore, DecisionPosition, NewApproval, WaitingApprovals } from '../approval-store.js';
 import type { NewEvent, RetentionPolicy, StoredEvent } from '../store.js';
@@ -32,6 +32,27 @@ export class PostgresApprovalStore extends PostgresTable implements ApprovalStor
     const row = approvalRow(request, this.now());
     await this.sql`INSERT INTO approvals ${this.sql(row, ...COLUMNS)}`;
     return toApproval(row);
+  }
+
+  async file(request: NewApproval): Promise<{ record: ApprovalRecord; filed: boolean }> {
+    const row = approvalRow(request, this.now(), callKey(request));
+    // a pending request may be decided between a conflicting insert and the read: then the call files anew
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      // a pending request of the same call holds the key (approvals_pending_by_call): the insert then does nothing, once
+      // a concurrent insert of the same key commits (READ COMMITTED); the read after it is a new statement that sees it
+      const inserted = await this.sql`INSERT INTO approvals ${this.sql(row, ...COLUMNS)} ON CONFLICT DO NOTHING`;
+      if (inserted.count > 0) return { record: toApproval(row), filed: true };
+      const held = await this.repeated(request);
+      if (held) return { record: held, filed: false };
+    }
+    throw new Error(`approval request of '${request.tool}' neither filed nor found pending, five times`);
+  }
+
+  async repeated(request: NewApproval): Promise<ApprovalRecord | undefined> {
+    const [row] = await this.sql<ApprovalRow[]>`
+      UPDATE approvals SET token_hash = coalesce(${request.tokenHash ?? null}::text, token_hash) WHERE call_key = ${callKey(request)} AND status = 'pending'
+      RETURNING ${this.sql(COLUMNS)}`;
+    return row && toApproval(row);
   }
 
   async get(id: string): Promise<ApprovalRecord | undefined> {

@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import { POSTGRES_AGENT_SESSION_REVISIONS, POSTGRES_AGENT_SESSIONS_TABLE } from '../agent-sessions.js';
-import { APPROVAL_RUN_LEASES, GATEWAY_INSTANCES, GATEWAY_INSTANCES_LEFT } from '../approval-rows.js';
+import { APPROVAL_CALL_KEYS, APPROVAL_RUN_LEASES, GATEWAY_INSTANCES, GATEWAY_INSTANCES_LEFT } from '../approval-rows.js';
 import { GENESIS } from '../receipt-chain.js';
 
 /**
@@ -214,6 +214,8 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   { version: 15, name: 'live instances', up: GATEWAY_INSTANCES },
   // a stopped instance's row is marked, not deleted: an instance not seen is not taken for gone (review Z12, Z12-8)
   { version: 16, name: 'live instances that left', up: GATEWAY_INSTANCES_LEFT },
+  // one pending request per call: the same call repeated while it waits gets that request back (review userZ9, U9-8)
+  { version: 17, name: 'one pending request per call', up: APPROVAL_CALL_KEYS },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */
