@@ -19,6 +19,8 @@ export interface Live {
   received: Received;
   /** POSTs to an HTTP server not sent, since as many exchanges as one server may have were waiting */
   refused: { count: number };
+  /** why the gateway closed an HTTP server's connection, when the server broke the protocol (a stdio server's transport says it) */
+  broke?: string;
   /** the principals whose calls this server process served ('' for a call that names none) */
   callers: Set<string>;
 }

@@ -49,6 +49,9 @@ const REQUEST_TIMEOUT = -32001;
 // At most this much of a server's error answer to tools/list is kept (hldp import mcp prints it)
 const LIST_ERROR_BYTES = 64 * 1024;
 
+// The gateway's log line for a server stopped for breaking the protocol
+const BROKE = 'an MCP server broke the protocol and was stopped';
+
 // Our own deadline fires first: the SDK's request timeout is only a backstop behind it.
 const SDK_TIMEOUT_SLACK_MS = 5_000;
 
@@ -250,7 +253,12 @@ export class ServerConnection {
     const refused = { count: 0 };
     const ends: AnswerEnds = { onRefused: () => (refused.count += 1) };
     const transport = await this.#transport(kit, ends);
-    const ordered = new kit.OrderedTransport(transport);
+    // a stdio server is held to the count of unasked messages by its own transport, which counts its lines before they are parsed
+    const onBroke = (why: string): void => {
+      live.broke = why;
+      this.defaults.warn?.({ server: this.name, why }, BROKE);
+    };
+    const ordered = new kit.OrderedTransport(transport, transport instanceof kit.LaunchedStdioTransport ? undefined : onBroke);
     ends.onEnded = (id, how) => ordered.unanswered(id, how);
     const client = new kit.Client(this.defaults.clientInfo, { capabilities: {} });
     const live: Live = { client, transport, kit, received: ordered.received, refused, callers: new Set() };
@@ -294,7 +302,7 @@ export class ServerConnection {
       ...(this.defaults.sandbox ? { sandbox: await this.defaults.sandbox() } : {}),
       declared: { ...config.sandbox, limits: { cpu_seconds: DEFAULT_SERVER_CPU_SECONDS, ...config.sandbox?.limits } },
       onSkipped: ({ bytes, bound, failed }) => this.defaults.warn?.({ server: this.name, bytes, bound, calls_failed: failed }, 'a line from an MCP server passed the bound of the calls waiting on it and was skipped'),
-      onBroke: (why) => this.defaults.warn?.({ server: this.name, why }, 'an MCP server broke the protocol and was stopped'),
+      onBroke: (why) => this.defaults.warn?.({ server: this.name, why }, BROKE),
     });
   }
 
@@ -302,7 +310,7 @@ export class ServerConnection {
   #forget(live: Live): Promise<{ how: string; stderr: string }> {
     if (this.#live === live) this.#live = undefined;
     live.ending ??= (async () => {
-      const ending = live.transport instanceof live.kit.LaunchedStdioTransport ? await live.transport.describeEnd() : { how: 'closed the connection', stderr: '' };
+      const ending = live.transport instanceof live.kit.LaunchedStdioTransport ? await live.transport.describeEnd() : { how: live.broke === undefined ? 'closed the connection' : `was stopped by the gateway (${live.broke})`, stderr: '' };
       await live.client.close().catch(() => undefined);
       return ending;
     })();

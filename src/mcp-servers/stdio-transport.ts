@@ -7,6 +7,7 @@ import type { DeclaredSandbox } from '../core/index.js';
 import { closePassed, planStdio, processContainment, type LaunchPlan, type Sandbox } from '../sandbox/index.js';
 import { AnswerTooLarge, currentAnswerBound, type AnswerCutter, type CallBound } from './answer-bound.js';
 import { LineReader, type LineEvent } from './line-reader.js';
+import { UNASKED_FLOOD, UnaskedCount } from './unasked-count.js';
 
 /** The one place a stdio MCP server is started: what to run, and the sandbox it runs in. */
 export interface ServerLaunch {
@@ -47,9 +48,6 @@ export const IDLE_MESSAGE_BYTES = 1024 * 1024;
 /** Lines handed on in one turn of the event loop before reading waits for the next: the other requests get their turn. */
 const LINES_PER_TURN = 256;
 
-/** Messages no request of the gateway's asked for (notifications, the server's requests) allowed in a second; past it the server is stopped. */
-export const UNASKED_PER_SECOND = 1000;
-
 // JSON-RPC's "internal error": how a call whose answer passed its bound is failed (not the SDK's ConnectionClosed)
 const INTERNAL_ERROR = -32603;
 
@@ -86,8 +84,8 @@ export class LaunchedStdioTransport implements Transport {
   /** lines handed on in this turn of the loop, and whether reading waits for the next turn */
   #linesThisTurn = 0;
   #yielding = false;
-  /** messages nobody asked for in the current second, and when it began */
-  #unasked = { count: 0, since: 0 };
+  /** messages nobody asked for, a second at a time */
+  readonly #unasked = new UnaskedCount();
 
   constructor(private readonly launch: ServerLaunch) {}
 
@@ -205,20 +203,13 @@ export class LaunchedStdioTransport implements Transport {
   }
 
   /**
-   * Counts a message no request of the gateway's asked for while none waits; past UNASKED_PER_SECOND in a second the server is stopped
-   * as broken, its output no longer read (each message costs the gateway parsing and validation), and the calls that
-   * need it are told why (review Z11, Z11-4: a flood of notifications held every request of the gateway for minutes).
+   * Counts a message no request of the gateway's asked for while none waits (UnaskedCount); past the count the server
+   * is stopped as broken, its output no longer read, and the calls that need it are told why. Lines that are not
+   * JSON-RPC are counted too, before they are parsed.
    */
   #countUnasked(): boolean {
-    // while a call waits, its server may log and report progress as fast as it works (a batch of 3,000 items logged one
-    // by one was stopped as broken: review Z12, finding 2): those turns are bounded by the lines read a turn and by the
-    // call's own deadline; only a server no call waits for is held to the count
-    if (this.#waiting.size > 0) return true;
-    const now = performance.now();
-    if (now - this.#unasked.since >= 1000) this.#unasked = { count: 0, since: now };
-    this.#unasked.count += 1;
-    if (this.#unasked.count <= UNASKED_PER_SECOND) return true;
-    this.#broke = `it sent more than ${UNASKED_PER_SECOND} messages in a second that no request asked for`;
+    if (this.#waiting.size > 0 || this.#unasked.allows()) return true;
+    this.#broke = UNASKED_FLOOD;
     this.launch.onBroke?.(this.#broke);
     this.#child?.stdout?.destroy();
     void this.close();

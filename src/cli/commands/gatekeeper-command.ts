@@ -20,6 +20,13 @@ export const gatekeeperCommand: Command = {
     if (!token || token.length < 16) {
       throw new UsageError('set HLDP_GATEKEEPER_TOKEN to a long random secret (at least 16 characters), and give the gateway the same one as gatekeepers.<name>.token');
     }
+    // SIGINT and SIGTERM are caught from here, before the sandbox's probe and the listen: caught only once it listened, a
+    // supervisor's stop during the start met Node's default and ended the process without its shutdown (review memz23,
+    // as hldp serve); one during the start stops the gatekeeper once it is up, a second ends it at once
+    let stopWhenStarted = false;
+    let stop = (): void => void (stopWhenStarted = true);
+    const onSignal = (): void => stop();
+    process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
     const { createLogger } = await import('../create-logger.js');
     const { startGatekeeper } = await import('../../gatekeeper/index.js');
     const { createSandbox } = await import('../../sandbox/index.js');
@@ -34,15 +41,16 @@ export const gatekeeperCommand: Command = {
     const sandbox = await createSandbox({ mode, protect: OWN_FOLDERS, ...(runAs ? { runAs } : {}), onNotice: (message) => logger.warn({ sandbox: 'run_as' }, message) });
     const warnings = [...sandboxWarnings(sandbox.status), ...workspaceWarnings(root, PACKAGE_ROOT, '--root')];
     for (const warning of warnings) logger.warn({ sandbox: sandbox.status.sandbox }, warning);
-    const running = await startGatekeeper({ host, port, root, token, logger, sandbox });
+    const running = await startGatekeeper({ host, port, root, token, logger, sandbox }).catch(async (error: unknown) => {
+      process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+      await sandbox.close();
+      throw error;
+    });
     for (const warning of warnings) io.stderr.write(`hldp: WARNING: ${warning}\n`);
     io.stderr.write(`hldp: gatekeeper at ${running.url}/exec, root ${running.root}, sandbox ${sandbox.status.sandbox}\n`);
     await new Promise<void>((resolve) => {
-      const stop = () => {
-        void Promise.all([sandbox.close(), running.close()]).then(() => resolve(), () => resolve());
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      stop = () => void Promise.all([sandbox.close(), running.close()]).then(() => resolve(), () => resolve());
+      if (stopWhenStarted) stop();
     });
     return 0;
   },

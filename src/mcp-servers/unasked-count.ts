@@ -1,0 +1,25 @@
+/** Messages no request of the gateway's asked for (notifications, the server's requests) allowed in a second; past it the server is stopped. */
+export const UNASKED_PER_SECOND = 1000;
+
+/** Why a server past UNASKED_PER_SECOND was stopped: for the gateway's log and the next call of its tools. */
+export const UNASKED_FLOOD = `it sent more than ${UNASKED_PER_SECOND} messages in a second that no request asked for`;
+
+/**
+ * The count of messages no request of the gateway's asked for, a second at a time, that a server of either transport is
+ * held to (each costs the gateway parsing and validation): a flood of notifications between calls held every request of
+ * the gateway for minutes, from a stdio server (review Z11, Z11-4) and from an HTTP one on its standalone GET stream
+ * (review Z16, Z16-4). Only a server no request waits on is counted: while a call waits, its server may log and report
+ * progress as fast as it works (a batch of 3,000 items logged one by one was stopped as broken: review Z12, finding 2).
+ */
+export class UnaskedCount {
+  #count = 0;
+  #since = 0;
+
+  /** Counts one such message: false once more than UNASKED_PER_SECOND came in the current second. */
+  allows(): boolean {
+    const now = performance.now();
+    if (now - this.#since >= 1000) (this.#count = 0), (this.#since = now);
+    this.#count += 1;
+    return this.#count <= UNASKED_PER_SECOND;
+  }
+}
