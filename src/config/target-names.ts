@@ -1,5 +1,5 @@
 import type { Diagnostic, ToolDefinition } from '../core/index.js';
-import { nearest, YAML_OPTIONS, YamlLocator, yamlModule } from '../scanner/index.js';
+import { nearest, writtenDocument, YAML_OPTIONS, YamlLocator, yamlModule } from '../scanner/index.js';
 import type { GatewayConfig } from './gateway-config.js';
 
 /** The names a definition may give its executor's target under one config: gatekeepers, APIs, MCP servers. */
@@ -49,19 +49,48 @@ function targetField(tool: ToolDefinition, targets: ConfiguredTargets): { path: 
   return undefined;
 }
 
-/** `unknownTarget` of each tool of `files`, as a warning at the field (file:line:col). */
-export function unknownTargetWarnings(tools: Iterable<ToolDefinition>, texts: ReadonlyMap<string, string>, targets: ConfiguredTargets): Diagnostic[] {
+/**
+ * `unknownTarget` of each tool of `files`, as a warning at the field (file:line:col). `broken` names definition files
+ * refused for another error: their target is judged as written, so the author is told it in the same run as the rest,
+ * not once the file has no other error (review userZ9, U9-4); a file whose YAML does not parse is left out.
+ */
+export function unknownTargetWarnings(tools: Iterable<ToolDefinition>, texts: ReadonlyMap<string, string>, targets: ConfiguredTargets, broken: Iterable<string> = []): Diagnostic[] {
   const warnings: Diagnostic[] = [];
+  const tell = (tool: Pick<ToolDefinition, 'executor' | 'gatekeeper' | 'http' | 'mcp'>, path: string, locator: () => YamlLocator): void => {
+    const problem = unknownTarget(tool as ToolDefinition, targets);
+    if (!problem) return;
+    const { line, column } = locator().locate(problem.path);
+    warnings.push({ file: path, line, column, severity: 'warning', code: 'UNKNOWN_TARGET', message: problem.message });
+  };
   for (const tool of tools) {
-    const problem = unknownTarget(tool, targets);
     const text = texts.get(tool.source.path);
-    if (!problem || text === undefined) continue;
-    const { LineCounter, parseDocument } = yamlModule();
-    const lineCounter = new LineCounter();
-    const { line, column } = new YamlLocator(parseDocument(text, { lineCounter, ...YAML_OPTIONS }), lineCounter).locate(problem.path);
-    warnings.push({ file: tool.source.path, line, column, severity: 'warning', code: 'UNKNOWN_TARGET', message: problem.message });
+    if (text === undefined) continue;
+    tell(tool, tool.source.path, () => {
+      const { LineCounter, parseDocument } = yamlModule();
+      const lineCounter = new LineCounter();
+      return new YamlLocator(parseDocument(text, { lineCounter, ...YAML_OPTIONS }), lineCounter);
+    });
+  }
+  for (const path of broken) {
+    const text = texts.get(path);
+    const written = text === undefined ? undefined : writtenDocument(text);
+    const target = written && writtenTarget(written.value);
+    if (written && target) tell(target, path, () => written.locator);
   }
   return warnings;
+}
+
+// a refused definition's executor and the field naming its target, where each is a name (anything else is the file's own error)
+function writtenTarget(value: Record<string, unknown>): Pick<ToolDefinition, 'executor' | 'gatekeeper' | 'http' | 'mcp'> | undefined {
+  const { executor, gatekeeper, http, mcp } = value;
+  const field = (block: unknown, key: string): string | undefined => {
+    const named = typeof block === 'object' && block !== null ? (block as Record<string, unknown>)[key] : undefined;
+    return typeof named === 'string' ? named : undefined;
+  };
+  if (executor === 'gatekeeper') return { executor, ...(field(gatekeeper, 'target') === undefined ? {} : { gatekeeper: { target: field(gatekeeper, 'target') } as ToolDefinition['gatekeeper'] }) };
+  if (executor === 'hldp-api' || executor === 'hlpd-api') return { executor: 'hldp-api', ...(field(http, 'api') === undefined ? {} : { http: { api: field(http, 'api') } as ToolDefinition['http'] }) };
+  if (executor === 'mcp' && field(mcp, 'server') !== undefined) return { executor, mcp: { server: field(mcp, 'server') } as ToolDefinition['mcp'] };
+  return undefined;
 }
 
 /**

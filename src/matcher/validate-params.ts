@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { paramsCompileCost, paramsSchemaCost, type ToolDefinition, type ToolSequence } from '../core/index.js';
+import { didYouMean, paramsCompileCost, paramsSchemaCost, type ToolDefinition, type ToolSequence } from '../core/index.js';
 import { compactSchema } from './compact-schema.js';
 import { errorHooks, meteredErrors } from './error-work.js';
 import { linearRegExp, programSizeOf } from './linear-regexp.js';
@@ -135,7 +135,7 @@ function validateWith(check: ValidateFunction, tool: ToolDefinition, params: unk
     return { valid: false, errorMessage: message, problems: [{ param: '', message }], schema: compactSchema(tool.params_schema) };
   }
   if (passed) return { valid: true, data: data as Record<string, unknown> };
-  return invalid(tool, describeErrors(check.errors ?? []));
+  return invalid(tool, describeErrors(check.errors ?? [], Object.keys((tool.params_schema.properties ?? {}) as object)));
 }
 
 function invalid(tool: ToolDefinition, problems: ParamProblem[]): ParamsValidation {
@@ -153,11 +153,11 @@ function formatProblem(problem: ParamProblem): string {
 // made an answer (and its receipt) of tens of megabytes
 const LISTED_PROBLEMS = 100;
 
-function describeErrors(errors: ErrorObject[]): ParamProblem[] {
+function describeErrors(errors: ErrorObject[], declared: readonly string[]): ParamProblem[] {
   const problems: ParamProblem[] = [];
   const seen = new Set<string>();
   for (let index = 0; index < errors.length; index++) {
-    const problem = describeError(errors[index]!);
+    const problem = describeError(errors[index]!, declared);
     const key = `${problem.param}\n${problem.message}`;
     if (seen.has(key)) continue;
     if (problems.length === LISTED_PROBLEMS) {
@@ -170,7 +170,8 @@ function describeErrors(errors: ErrorObject[]): ParamProblem[] {
   return problems;
 }
 
-function describeError(error: ErrorObject): ParamProblem {
+// `declared`: the tool's own parameters, which a name one letter off is told it likely meant (review userZ9, U9-10)
+function describeError(error: ErrorObject, declared: readonly string[]): ParamProblem {
   const path = error.instancePath
     .split('/')
     .slice(1)
@@ -180,8 +181,10 @@ function describeError(error: ErrorObject): ParamProblem {
   switch (error.keyword) {
     case 'required':
       return { param: at(String(params['missingProperty'])), message: 'is required but missing' };
-    case 'additionalProperties':
-      return { param: at(String(params['additionalProperty'])), message: 'is not a parameter of this tool' };
+    case 'additionalProperties': {
+      const near = path.length === 0 ? didYouMean(String(params['additionalProperty']), declared) : '';
+      return { param: at(String(params['additionalProperty'])), message: `is not a parameter of this tool${near}` };
+    }
     case 'enum':
       return { param: path.join('.'), message: `must be one of ${formatValues(params['allowedValues'])}` };
     case 'type':

@@ -72,11 +72,7 @@ export function checkMembers(tools: readonly ToolStub[], entries: readonly Other
     }
     if (skill.toolset !== undefined && !toolsets.has(skill.toolset.toLowerCase())) {
       const { line, column } = entry.toolset_position ?? { line: 1, column: 1 };
-      const near = nearest(skill.toolset, [...toolsets.values()].map((toolset) => toolset.name));
-      errors.push({
-        file: skill.source.path, line, column, severity: 'error', code: 'UNKNOWN_MEMBER',
-        message: `skill '${skill.name}' leads to toolset '${skill.toolset}', which this registry does not have (or which is broken)${near.length ? `; did you mean ${near.map((name) => `'${name}'`).join(', ')}?` : ''}`,
-      });
+      errors.push({ file: skill.source.path, line, column, severity: 'error', code: 'UNKNOWN_MEMBER', message: unknownSkillToolset(skill.name, skill.toolset, [...toolsets.values()].map((toolset) => toolset.name)) });
       continue;
     }
     // by default a skill leads to the toolset of its own name, when there is one
@@ -118,6 +114,12 @@ export function brokenTools(entries: ReadonlyArray<{ kind?: EntryKind; folder: s
     }
     return byFolder.get(member.toLowerCase());
   };
+}
+
+/** What a skill whose `toolset:` names none of `toolsets` is told, with the names it likely meant. */
+export function unknownSkillToolset(skill: string, toolset: string, toolsets: readonly string[]): string {
+  const near = nearest(toolset, toolsets);
+  return `skill '${skill}' leads to toolset '${toolset}', which this registry does not have (or which is broken)${near.length ? `; did you mean ${near.map((name) => `'${name}'`).join(', ')}?` : ''}`;
 }
 
 /** Up to three names spelled like `name` (a typo) or sharing its start, closest first. */

@@ -74,6 +74,12 @@ export function checkContentsBeside(value: Record<string, unknown>, errorPaths: 
   };
   try {
     checkContents(sound, reportNew, options);
+    // a path told to begin with '/' still has its placeholders checked, as if the '/' were there (review userZ9, U9-4)
+    const path = isMapping(value.http) ? value.http.path : undefined;
+    if (typeof path === 'string' && sound.http !== undefined && !Object.hasOwn(sound.http as object, 'path') && isMapping(sound.params_schema)) {
+      const params = normaliseParamsSchema(sound.params_schema);
+      for (const problem of checkTemplates({ http: { path } }, params.schema)) report('UNKNOWN_PLACEHOLDER', problem);
+    }
   } catch {
     // the definition is refused already; its other problems are told once its shape is right
   }

@@ -1,4 +1,4 @@
-import { nearWord, refusedHttpHeader } from '../core/index.js';
+import { nearWord, PLACEHOLDER_PATTERN, refusedHttpHeader } from '../core/index.js';
 import type { SchemaProblem } from './shape-checker.js';
 
 /** The methods every HTTP server and API knows (RFC 9110 and PATCH), as `http.method` is advised to name them. */
@@ -14,7 +14,7 @@ export function withHttpFixes(value: Record<string, unknown>, problems: SchemaPr
   const { method, path, body, query } = http as { method?: unknown; path?: unknown; body?: unknown; query?: unknown };
   return problems.map((problem) => {
     if (problem.path.length !== 2 || problem.path[0] !== 'http' || problem.atKey) return problem;
-    const hint = problem.path[1] === 'path' ? pathFix(path) : problem.path[1] === 'method' ? methodFix(method) : problem.path[1] === 'body' ? bodyFix(body) : problem.path[1] === 'query' ? queryFix(query) : '';
+    const hint = problem.path[1] === 'path' ? pathFix(typeof path === 'string' ? withPlaceholderFixes(path, declaredNames(value.params_schema)) : path) : problem.path[1] === 'method' ? methodFix(method) : problem.path[1] === 'body' ? bodyFix(body) : problem.path[1] === 'query' ? queryFix(query) : '';
     return hint ? { ...problem, message: `${problem.message}${hint}` } : problem;
   });
 }
@@ -37,6 +37,29 @@ export function httpMethodWarnings(value: Record<string, unknown>): SchemaProble
     atKey: false,
     message: `'http.method' is '${method}', which is not one of ${HTTP_METHODS.join(', ')}${near ? `; did you mean '${near}'?` : '.'} It is sent as ${upper}: keep it only if this API has such a method (WebDAV's PROPFIND, say); a server without it answers 405 or 501 to every call`,
   }];
+}
+
+/**
+ * `time/{cty}` with `{cty}` one letter off the parameter `city`: the placeholders a fix of the path would still get
+ * wrong, each put right, so that the path's "did you mean" is the whole fix, not the typo again (review userZ9, U9-4).
+ */
+function withPlaceholderFixes(path: string, declared: readonly string[]): string {
+  return path.replace(PLACEHOLDER_PATTERN, (whole, plus: string, name: string) => {
+    if (declared.includes(name)) return whole;
+    const near = nearWord(name, declared);
+    return near === undefined ? whole : `{${plus}${near}}`;
+  });
+}
+
+// the parameter names a params schema declares, as written (the shorthand, or a JSON Schema's properties)
+function declaredNames(schema: unknown): string[] {
+  if (!isMapping(schema)) return [];
+  if (schema.type !== 'object') return Object.keys(schema);
+  return isMapping(schema.properties) ? Object.keys(schema.properties) : [];
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function pathFix(path: unknown): string {

@@ -20,7 +20,8 @@ export interface ParsedSkill {
 }
 
 // `---` alone on the first line, the YAML, then `---` alone on a line; the body follows
-const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+/** A SKILL.md's front matter: its YAML is the first group. */
+export const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
 /** Parses one `SKILL.md`: YAML front matter (`name`, `description`, ...) and the Markdown body after it. */
 export function parseSkill(file: DefinitionFile, options: ParseOptions = {}): ParsedSkill {

@@ -104,13 +104,16 @@ export const validateCommand: Command = {
     const given = new Set(files.map((file) => file.path));
     // a condition on a param no tool of its rule takes: the gateway refuses the policy, and so every call (review userZ9, U9-12)
     const conditions = result.index.policies?.length ? PolicySet.of(result.index).conditions.filter((diagnostic) => given.has(diagnostic.file)) : [];
-    const errors = [...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors, ...compiled.filter((diagnostic) => diagnostic.severity === 'error'), ...conditions.filter((diagnostic) => diagnostic.severity === 'error')];
+    // what a file refused for another error declares is still checked against the registry (review userZ9, U9-4)
+    const { refusedSkillToolsetErrors, refusedToolAliasWarnings } = await import('../refused-definitions.js');
+    const refusedAliases = refusedToolAliasWarnings(files, result.index);
+    const errors = [...refusedSkillToolsetErrors(files, result.index), ...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors, ...compiled.filter((diagnostic) => diagnostic.severity === 'error'), ...conditions.filter((diagnostic) => diagnostic.severity === 'error')];
     // with the deployment's config, an approve rule no principal of it may decide (review userV, V3)
     const deployment = config.file ? [...undecidableApprovals(result.index, [...config.principals, ...(config.principalsLeftOut ?? [])]), ...(await targetWarnings(result.index, files, config))] : [];
     // a definition whose wording takes another tool's requests, on the one that now wins them (review Z6, Z6-2)
     const { intentOverlapWarnings } = await import('../intent-overlap-warnings.js');
     const overlap = await intentOverlapWarnings(result.index, new Map([...context, ...files].map((file) => [file.path, Buffer.from(file.content).toString('utf8')])));
-    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...compiled.filter((diagnostic) => diagnostic.severity !== 'error'), ...conditions.filter((diagnostic) => diagnostic.severity !== 'error'), ...[...policyWarnings(result.index), ...deployment, ...overlap.warnings].filter((warning) => given.has(warning.file))];
+    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...compiled.filter((diagnostic) => diagnostic.severity !== 'error'), ...conditions.filter((diagnostic) => diagnostic.severity !== 'error'), ...[...policyWarnings(result.index), ...deployment, ...overlap.warnings, ...refusedAliases].filter((warning) => given.has(warning.file))];
     const ordered = [...errors, ...warnings].sort(byPlace);
     if (flags.json) writeJson(io, { files: found, paths, errors, warnings });
     else {
@@ -131,7 +134,9 @@ export const validateCommand: Command = {
 /** With the deployment's config, a tool naming a gatekeeper, API or MCP server it lacks, at the field (review userW, W2). */
 async function targetWarnings(index: Pick<ToolIndex, 'tools'>, files: DefinitionFile[], config: GatewayConfig): Promise<Diagnostic[]> {
   const { configuredTargets, unknownTargetWarnings } = await import('../../config/index.js');
-  return unknownTargetWarnings(eachTool(index), new Map(files.map((file) => [file.path, new TextDecoder().decode(file.content)])), configuredTargets(config));
+  const served = new Set([...eachTool(index)].map((tool) => tool.source.path));
+  const refused = files.filter((file) => (file.kind ?? 'tool') === 'tool' && !served.has(file.path)).map((file) => file.path);
+  return unknownTargetWarnings(eachTool(index), new Map(files.map((file) => [file.path, new TextDecoder().decode(file.content)])), configuredTargets(config), refused);
 }
 
 /**

@@ -1,0 +1,23 @@
+import { YAML_OPTIONS } from './yaml-syntax-message.js';
+import { YamlLocator } from './yaml-locator.js';
+import { yamlModule } from './yaml-module.js';
+
+/**
+ * A refused definition's text read for what it declares, so that checks needing only a field or two (its target, its
+ * aliases) tell their slips in the same run as the file's other errors (review userZ9, U9-4). A key written twice is
+ * read as YAML reads it (the last wins: that error is told on its own); undefined when the YAML does not parse.
+ */
+export function writtenDocument(text: string): { value: Record<string, unknown>; locator: YamlLocator } | undefined {
+  const { LineCounter, parseDocument } = yamlModule();
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS, uniqueKeys: false });
+  if (document.errors.length > 0) return undefined;
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 100 });
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  return { value: value as Record<string, unknown>, locator: new YamlLocator(document, lineCounter) };
+}
