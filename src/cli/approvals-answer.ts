@@ -2,6 +2,12 @@
 // whose fields are not what the API sends (a broken or hostile server at --url) stopped the command with the engine's
 // words, `Cannot read properties of undefined (reading 'reason')` (review Z15, I-1). Each field a printer reads is
 // checked here first, and the first one amiss is named.
+import { exceedsDepth } from '../core/index.js';
+
+// how deep an answer may nest: the printers (JSON.stringify of params and structured content) recurse, and an answer of
+// 200,000 nested lists ended the command in 'Maximum call stack size exceeded' after its decision's line (review Z17,
+// Z17-4); the gateway refuses params past 64 levels, and a receipt's content is bounded by what the printers survive
+const MAX_ANSWER_DEPTH = 1000;
 
 type Shape = 'string' | 'string?' | 'boolean' | 'object' | 'object?';
 
@@ -50,6 +56,7 @@ function recordProblem(record: unknown, path: string): string | undefined {
  */
 export function approvalsAnswerProblem(body: unknown, action: 'list' | 'show' | 'approve' | 'deny' | 'cancel'): string | undefined {
   if (!isObject(body)) return 'the answer is not a JSON object';
+  if (exceedsDepth(body, MAX_ANSWER_DEPTH)) return `the answer is nested more than ${MAX_ANSWER_DEPTH} levels deep`;
   if (action === 'list') {
     const approvals = body['approvals'];
     if (!Array.isArray(approvals)) return `approvals is ${approvals === undefined ? 'missing' : 'not a list'}`;

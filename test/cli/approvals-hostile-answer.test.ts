@@ -151,3 +151,23 @@ describe('hldp approvals --url and hldp tail with a token over plain http', () =
     }
   });
 });
+
+// Review Z17, Z17-4: a receipt whose params are 200,000 nested lists passed the shape check (params are not a printed
+// field of it), so `approve` printed the decision's line and then ended in 'Maximum call stack size exceeded' from the
+// printer's JSON.stringify, as `show --json` did
+describe('hldp approvals --url at a server answering JSON nested 200,000 levels deep', () => {
+  it('names the nesting as what is amiss, before printing anything, and never ends in the engine\'s words', { timeout: 120_000 }, async () => {
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    const url = await serve((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"approval":${JSON.stringify({ ...RECORD, status: 'approved' })},"receipt":{"id":"r","ok":true,"params":${deep}}}`);
+    });
+    for (const args of [['approve', 'apr_1'], ['show', 'apr_1', '--json']]) {
+      const run = await runCli(['approvals', ...args, '--url', url], { env: { ...SHELL, HLDP_TOKEN: TOKEN }, timeoutMs: 50_000 });
+      expect(run.stderr).not.toContain('Maximum call stack');
+      expect(run.stderr).toContain('nested more than 1000 levels deep');
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stdout).toBe('');
+    }
+  });
+});
