@@ -4,7 +4,7 @@ import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/git.js';
 import { track } from '../helpers/run-cli.js';
 import { SERVE_ANNOUNCE } from '../helpers/serve-process.js';
@@ -16,14 +16,25 @@ import { SERVE_ANNOUNCE } from '../helpers/serve-process.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const execFileAsync = promisify(execFile);
 
+// The package copied and built once (the first build every test starts from): each test gets a copy of it, its
+// dist/bundle/ and builds.json included, which is what a build in the test's own copy would write (the bundle names
+// node_modules by its real path, the same from every copy).
+let built: { path: string; cleanup: () => Promise<void> };
 let temp: { path: string; cleanup: () => Promise<void> };
 let copy: string;
+beforeAll(async () => {
+  built = await makeTempDir();
+  const template = join(built.path, 'package');
+  for (const part of ['package.json', 'bin', 'build', 'schemas', 'native-repo', 'assets']) cpSync(join(ROOT, part), join(template, part), { recursive: true });
+  cpSync(join(ROOT, 'dist'), join(template, 'dist'), { recursive: true, filter: (source) => !source.startsWith(join(ROOT, 'dist/bundle')) });
+  symlinkSync(join(ROOT, 'node_modules'), join(template, 'node_modules'));
+  await execFileAsync(process.execPath, ['build/bundle.js'], { cwd: template });
+}, 120_000);
+afterAll(() => built.cleanup());
 beforeEach(async () => {
   temp = await makeTempDir();
   copy = join(temp.path, 'package');
-  for (const part of ['package.json', 'bin', 'build', 'schemas', 'native-repo', 'assets']) cpSync(join(ROOT, part), join(copy, part), { recursive: true });
-  cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true, filter: (source) => !source.startsWith(join(ROOT, 'dist/bundle')) });
-  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+  cpSync(join(built.path, 'package'), copy, { recursive: true, verbatimSymlinks: true });
 });
 afterEach(() => temp.cleanup());
 
@@ -66,22 +77,10 @@ async function expectMcpAnswers(server: { url: string; stderr: () => string }): 
 }
 
 describe('a rebuild of the bundle', () => {
-  it('leaves a running server able to load the parts it had not loaded yet', async () => {
-    await rebuild();
+  it('leaves a running server able to load the parts it had not loaded yet, and counts a rebuild of unchanged code as the same build, so the one a server started from stays (review I F1)', async () => {
     const server = await serve();
     try {
-      await changeLazyModule(1);
-      await rebuild();
-      await expectMcpAnswers(server);
-    } finally {
-      server.stop();
-    }
-  }, 180_000);
-
-  it('counts a rebuild of unchanged code as the same build, so the one a server started from stays (review I F1)', async () => {
-    await rebuild();
-    const server = await serve();
-    try {
+      // one changed build under the running server (main before H F3: /mcp 500 from here on)
       await changeLazyModule(1);
       await rebuild();
       // npm test rebuilds at every run: two rebuilds that change nothing must not push the server's build out
@@ -96,7 +95,6 @@ describe('a rebuild of the bundle', () => {
   }, 240_000);
 
   it('keeps the build a running server started from however many builds come after it, and lets it go once the server is gone (review I S4)', async () => {
-    await rebuild();
     const first = bundleFiles();
     const server = await serve();
     try {
@@ -126,7 +124,6 @@ describe('a rebuild of the bundle', () => {
   }, 300_000);
 
   it('leaves a build stopped before its list is written unrun, so no server runs files the next build removes (review I F2)', async () => {
-    await rebuild();
     await changeLazyModule(1);
     // a directory where the list's temporary file goes stops the build there, as a kill or a full disk would
     mkdirSync(join(copy, 'dist/bundle/builds.json.tmp'));
@@ -143,7 +140,6 @@ describe('a rebuild of the bundle', () => {
   }, 240_000);
 
   it('keeps the files of the last three builds and removes older ones', async () => {
-    await rebuild();
     const first = bundleFiles();
     const builds: string[][] = [first];
     for (let mark = 1; mark <= 3; mark += 1) {
@@ -164,8 +160,7 @@ describe('a rebuild of the bundle', () => {
     expect(bundleFiles().filter((name) => name.endsWith('.tmp'))).toEqual([]);
   }, 240_000);
 
-  it('names the worker threads’ entries by their content, as the code that starts them does', async () => {
-    await rebuild();
+  it('names the worker threads’ entries by their content, as the code that starts them does', () => {
     const workers = bundleFiles().filter((name) => /^(parse|lexicon)-worker-[A-Z0-9]+\.js$/.test(name));
     expect(workers).toHaveLength(2);
     const code = bundleFiles()

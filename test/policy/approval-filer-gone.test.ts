@@ -8,25 +8,13 @@
 // is down for moments (a rolling restart), B also says when it stopped and to wait for it (review userZ8, M3). And
 // once a stopped filer's row would have been removed from the roll, 10 minutes on, B still says so while the request
 // waits, where it offered the approval again as if the filer were only not seen yet (review Z14, Z14-6).
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { consoleCsrf, signInToConsole } from '../helpers/console-sign-in.js';
 import { freePort } from '../helpers/free-port.js';
 import { runCli } from '../helpers/run-cli.js';
-import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
-import { api, policyRepository, PRINCIPAL_ENV, PRINCIPALS_YAML, receiptOf, TOKENS } from './support.js';
-
-const SHOW_TEXT = [
-  'name: show-text', 'display: show-text', 'intent: print the text it is given', 'method: run', 'executor: shell',
-  'params_schema:', '  text: { type: string, required: true }',
-  `shell: { script: 'printf "%s\\n" "$HLDP_PARAM_TEXT"' }`, 'author: TEST-001', 'created: 2026-12-06', 'why: tests need a shell tool an approver holds',
-].join('\n');
-
-const HELD = ['name: held', 'author: TEST-001', 'why: a person looks at show-text first', 'approval:', '  - tools: [show-text]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
-
-const PRINCIPALS = PRINCIPALS_YAML.replace('shell-exec]', 'shell-exec, show-text]');
+import { api, heldShowText, receiptOf, TOKENS } from './support.js';
 
 /** Asks `read` every half second until `done` holds of its answer (at most `ms`); the last answer. */
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 90_000): Promise<T> {
@@ -43,20 +31,9 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms 
  * operator adds one); alice signed in at B's console. `serve` starts A again (on its port) with either settings.
  */
 async function twoInstances(stops: Array<() => Promise<unknown>>) {
-  const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD, 'tools/show-text/TOOL.hdlp': SHOW_TEXT });
+  const { temp, before, after, serve: start } = await heldShowText();
   stops.push(() => temp.cleanup());
-  const before = join(temp.path, 'before.yaml');
-  const after = join(temp.path, 'after.yaml');
-  await writeFile(before, PRINCIPALS);
-  // the operator adds a setting (a variable for shell tools, as one adds an MCP server)
-  await writeFile(after, `${PRINCIPALS}shell:\n  inherit_env: [HLDP_TEST_KEY]\n`);
-  const shared = { HLDP_DATA_DIR: join(temp.path, 'data'), HLDP_POLL_INTERVAL_MS: '600000', HLDP_LOG_LEVEL: 'warn', HLDP_TEST_KEY: 'key-5e1d', ...PRINCIPAL_ENV };
-  const serve = async (name: string, config: string, port: number): Promise<ServiceProcess> => {
-    const folder = join(temp.path, name);
-    await mkdir(join(folder, 'workspace'), { recursive: true });
-    return spawnService(['serve', '--port', String(port), '--repo', repo, '--config', config], { ...shared, HLDP_CACHE_DIR: join(folder, 'cache'), HLDP_WORKSPACE: join(temp.path, 'workspace') }, / at (http:\/\/[\d.:]+)\n/);
-  };
-  await mkdir(join(temp.path, 'workspace'));
+  const serve = (name: string, config: string, port: number) => start({ name, config, port, store: { HLDP_DATA_DIR: join(temp.path, 'data') } });
   const portA = await freePort();
   // one after another: the first sets the store up
   const a = await serve('a', before, portA);
@@ -70,7 +47,7 @@ async function twoInstances(stops: Array<() => Promise<unknown>>) {
     expect(filed.status, JSON.stringify(filed.body)).toBe(202);
     return filed.body.id as string;
   };
-  return { temp, before, after, portA, a, b, cookie, pageAtB, file, serve, shared };
+  return { temp, before, after, portA, a, b, cookie, pageAtB, file, serve };
 }
 
 describe('an approval offered at one instance for a request whose filer was restarted with other settings (review userZ6 F10)', () => {

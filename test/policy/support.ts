@@ -217,3 +217,44 @@ export async function mcpClient(url: string, who: Who, options: { toolsets?: str
 export function textOf(result: CallToolResult): string {
   return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
 }
+
+const SHOW_TEXT = [
+  'name: show-text', 'display: show-text', 'intent: print the text it is given', 'method: run', 'executor: shell',
+  'params_schema:', '  text: { type: string, required: true }',
+  `shell: { script: 'printf "%s\\n" "$HLDP_PARAM_TEXT"' }`, 'author: TEST-001', 'created: 2026-12-06', 'why: tests need a shell tool an approver holds',
+].join('\n');
+
+const HELD = ['name: held', 'author: TEST-001', 'why: a person looks at show-text first', 'approval:', '  - tools: [show-text]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
+
+const SHOW_TEXT_PRINCIPALS = PRINCIPALS_YAML.replace('shell-exec]', 'shell-exec, show-text]');
+
+/** One of the instances `heldShowText` starts: its cache folder's name, its config, and its store's variables. */
+export interface InstanceOptions {
+  name: string;
+  config: string;
+  /** the store: HLDP_DATA_DIR (SQLite) or HLDP_STORE_URL (PostgreSQL) */
+  store: NodeJS.ProcessEnv;
+  /** 0 (the default): any free port */
+  port?: number;
+  /** node's own options (`--import` of a module run first) */
+  node?: string[];
+}
+
+/**
+ * For tests of instances on one store: a registry where show-text (prints its text) is held for an approver, and two
+ * configs with the test principals (show-text allowed): `before`, and `after` with a setting more (a variable for
+ * shell tools, as an operator adds one), so a request filed under one is run only by an instance with the same.
+ * `serve` starts a real `hldp serve` over it, one after another (the first sets the store up); the caller stops it.
+ */
+export async function heldShowText(): Promise<{ repo: string; temp: { path: string; cleanup: () => Promise<void> }; before: string; after: string; serve(options: InstanceOptions): Promise<ServiceProcess> }> {
+  const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD, 'tools/show-text/TOOL.hdlp': SHOW_TEXT });
+  const before = join(temp.path, 'before.yaml');
+  const after = join(temp.path, 'after.yaml');
+  await writeFile(before, SHOW_TEXT_PRINCIPALS);
+  await writeFile(after, `${SHOW_TEXT_PRINCIPALS}shell:\n  inherit_env: [HLDP_TEST_KEY]\n`);
+  await mkdir(join(temp.path, 'workspace'));
+  const shared = { HLDP_POLL_INTERVAL_MS: '600000', HLDP_LOG_LEVEL: 'warn', HLDP_TEST_KEY: 'key-5e1d', HLDP_WORKSPACE: join(temp.path, 'workspace'), ...PRINCIPAL_ENV };
+  const serve = ({ name, config, store, port = 0, node = [] }: InstanceOptions): Promise<ServiceProcess> =>
+    spawnService(['serve', '--port', String(port), '--repo', repo, '--config', config], { ...shared, ...store, HLDP_CACHE_DIR: join(temp.path, name, 'cache') }, / at (http:\/\/[\d.:]+)\n/, node);
+  return { repo, temp, before, after, serve };
+}

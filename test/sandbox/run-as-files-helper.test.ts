@@ -6,13 +6,13 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunAsFiles } from '../../src/sandbox/index.js';
 import { makeTempDir } from '../helpers/git.js';
+import { describeAsRoot } from '../helpers/needs-root.js';
 
 // Review Q, Q2 (leftovers): a root gateway's run_as file helper was node started by setpriv after the drop, so it was
 // dumpable — any other process of nobody could ptrace it (no Yama) and read its /proc/<pid>/fd — and it kept node's
 // own binary open as descriptor 4. Now it drops in the process (not dumpable) and closes descriptor 4. The real
 // helper, started with real setpriv by this root process.
 const execFileAsync = promisify(execFile);
-const root = process.getuid?.() === 0;
 const NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--'];
 
 /** The pids of this process's children (every thread's). */
@@ -20,7 +20,7 @@ function children(): number[] {
   return readdirSync('/proc/self/task').flatMap((task) => readFileSync(`/proc/self/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
 }
 
-(root ? describe : describe.skip)("a root gateway's run_as file helper, started with real setpriv (needs root)", () => {
+describeAsRoot("a root gateway's run_as file helper, started with real setpriv (needs root)", () => {
   let temp: { path: string; cleanup: () => Promise<void> };
   let files: RunAsFiles;
   let helper: number;

@@ -29,7 +29,8 @@ async function shell(cmd: string): Promise<Receipt> {
 
 /**
  * The flipper: the workspace's `node_modules` (holding `.bin`, on the gateway's PATH as `npx hldp serve` puts it, which
- * every launch binds read-only on top of the workspace) exchanged with the link `nm`, again and again.
+ * every launch binds read-only on top of the workspace) exchanged with the link `nm`, again and again, for `seconds` at
+ * most: it stops sooner once the workspace holds `stop` (the test's calls are done; looked at every 64 exchanges).
  */
 function flipper(target: string, seconds: number): string {
   return [
@@ -40,7 +41,9 @@ function flipper(target: string, seconds: number): string {
     `end = time.time() + ${seconds}; n = 0`,
     'while time.time() < end:',
     "    libc.renameat2(-100, b'node_modules', -100, b'nm', 2); n += 1",
-    '    if n % 64 == 0: time.sleep(0.0005)',
+    "    if n % 64 == 0:",
+    "        if os.path.exists('stop'): break",
+    '        time.sleep(0.0005)',
     "if os.path.islink('node_modules'): libc.renameat2(-100, b'node_modules', -100, b'nm', 2)",
   ].join('\n');
 }
@@ -73,6 +76,8 @@ describeWithBubblewrap("bubblewrap's setup, raced by a tool that swaps a folder 
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const outcomes: Receipt[] = [];
       for (let round = 0; round < 12; round += 1) outcomes.push(...(await Promise.all([0, 1, 2].map(() => shell('echo ran')))));
+      // the calls are done: the flipper need not flip on for the rest of its 15 s
+      await writeFile(join(project, 'stop'), '');
       const flipped = await flipping;
       expect(flipped, JSON.stringify(flipped)).toMatchObject({ ok: true });
       for (const outcome of outcomes) if (!outcome.ok) expect(outcome.code).toMatch(/^SANDBOX_(FAILED|UNAVAILABLE)$/);

@@ -5,7 +5,7 @@
 // misbehaviour. Real `git http-backend` behind a front that adds the lines, a real `hldp scan`.
 import { describe, expect, it } from 'vitest';
 import { makeToolYaml } from '../helpers/git.js';
-import { startGitHttpFront } from '../helpers/git-http-front.js';
+import { startFloodingFront } from '../helpers/flooding-front.js';
 import { testFolder } from '../helpers/test-folder.js';
 
 const folder = testFolder('hldp-ack-flood-');
@@ -15,24 +15,14 @@ describe('hldp scan of a git server whose fetch answer begins with 100,000 NAK l
   it('refuses the answer naming the server\'s misbehaviour, and clones once the server mends', async () => {
     const served = await folder.serve();
     await served.push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') }, 'alpha');
-    let flood = true;
-    let floodedAnswers = 0;
-    const front = folder.closeAfter(
-      await startGitHttpFront(served.url, {
-        rewrite: (answer, seen) => {
-          if (!flood || seen.method !== 'POST') return answer;
-          floodedAnswers++;
-          return { ...answer, body: Buffer.concat([Buffer.from('0008NAK\n'.repeat(NAKS), 'latin1'), answer.body]) };
-        },
-      }),
-    );
+    const front = await startFloodingFront(folder, served.url, true, (body) => Buffer.concat([Buffer.from('0008NAK\n'.repeat(NAKS), 'latin1'), body]));
     const refused = await folder.scan(front.url);
-    expect(floodedAnswers).toBeGreaterThan(0);
+    expect(front.floodedAnswers()).toBeGreaterThan(0);
     // on main: exit 0, the tool cloned, nothing said of the server
     expect(refused.code, refused.stdout + refused.stderr).not.toBe(0);
     expect(refused.stderr + refused.stdout).toMatch(/the server misbehaved: its answer begins with more than \d+ acknowledgement lines \(ACK\/NAK\)/);
 
-    flood = false;
+    front.flood(false);
     const mended = await folder.scan(front.url);
     expect(mended.code, mended.stderr).toBe(0);
     expect(JSON.parse(mended.stdout)).toMatchObject({ tools: [expect.objectContaining({ name: 'alpha' })] });

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readPacket } from '../../src/scanner/sources/pkt-line.js';
 import { makeToolYaml } from '../helpers/git.js';
-import { startGitHttpFront } from '../helpers/git-http-front.js';
+import { startFloodingFront } from '../helpers/flooding-front.js';
 import { request } from '../helpers/http-server.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 import { testFolder } from '../helpers/test-folder.js';
@@ -36,30 +36,20 @@ describe('hldp serve over a git server that answers a rescan\'s fetch with milli
   it('refuses the answer naming the server\'s misbehaviour, keeps serving the last good index, and answers /healthz meanwhile', async () => {
     const served = await folder.serve();
     const first = await served.push({ 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') }, 'alpha');
-    let flood = false;
-    let floodedAnswers = 0;
-    const front = folder.closeAfter(
-      await startGitHttpFront(served.url, {
-        rewrite: (answer, seen) => {
-          if (!flood || seen.method !== 'POST') return answer;
-          floodedAnswers++;
-          return { ...answer, body: flooded(answer.body, FLOOD) };
-        },
-      }),
-    );
+    const front = await startFloodingFront(folder, served.url, false, (body) => flooded(body, FLOOD));
     // no background poll: the rescan is the test's POST /v1/scan
     const service = await spawnService(['serve', '--port', '0', '--repo', front.url], { ...folder.cliEnv(), HLDP_POLL_INTERVAL_MS: '3600000' }, / at (http:\/\/[\d.:]+)\n/);
     services.push(service);
     expect((await request(service, 'GET', '/healthz')).json).toMatchObject({ commit: first, tools: 1 });
 
     await served.push({ 'tools/beta/TOOL.hdlp': makeToolYaml('beta') }, 'beta');
-    flood = true;
+    front.flood(true);
     const scan = request(service, 'POST', '/v1/scan');
     // asked while the rescan runs or after it: answered either way (on main, held while the answer was read)
     const health = await request(service, 'GET', '/healthz');
     expect(health.status).toBe(200);
     const answered = await scan;
-    expect(floodedAnswers).toBeGreaterThan(0);
+    expect(front.floodedAnswers()).toBeGreaterThan(0);
     // on main: 200, the new commit served, nothing said of the server
     expect(answered.status, JSON.stringify(answered.json)).toBe(502);
     expect(answered.json).toMatchObject({ code: 'SCAN_FAILED' });
@@ -70,7 +60,7 @@ describe('hldp serve over a git server that answers a rescan\'s fetch with milli
     expect((await request(service, 'GET', '/v1/tools/beta')).status).toBe(404);
 
     // the server mended: the next rescan serves the new commit
-    flood = false;
+    front.flood(false);
     const mended = await request(service, 'POST', '/v1/scan');
     expect(mended.status, JSON.stringify(mended.json)).toBe(200);
     expect((await request(service, 'GET', '/v1/tools/beta')).status).toBe(200);
