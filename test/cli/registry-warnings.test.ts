@@ -142,8 +142,9 @@ describe('hldp confirm, hldp match and hldp approvals approve', () => {
       const tool = makeToolYaml('echo-it', { executor: 'shell', method: 'run', shell: '{ argv: [echo, it] }', constraints: '{ require_confirm: true }' });
       const commit = await served.push({ 'tools/echo-it/TOOL.hdlp': tool });
       const env = folder.cliEnv();
-      // two calls that wait for confirmation, asked while the repository can be read: one confirmed, one approved
-      const asked = [await runCli(['call', 'echo-it', '--repo', served.url, '--json'], { env }), await runCli(['call', 'echo-it', '--repo', served.url, '--json'], { env })];
+      // two calls that wait for confirmation, asked while the repository can be read: one confirmed, one approved (the
+      // second with a deadline of its own: the same call repeated would get the first's request, review userZ9, U9-8)
+      const asked = [await runCli(['call', 'echo-it', '--repo', served.url, '--json'], { env }), await runCli(['call', 'echo-it', '--timeout', '20000', '--repo', served.url, '--json'], { env })];
       for (const run of asked) {
         expect(run.code, run.stderr).toBe(3);
         expect(run.stderr).not.toContain('WARNING');
