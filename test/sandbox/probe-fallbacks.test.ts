@@ -5,6 +5,7 @@ import { request } from '../helpers/http-server.js';
 import type { ServiceProcess } from '../helpers/spawn-service.js';
 import { processesMatching, uniqueSleep } from '../executors/support/processes.js';
 import { shGatewayEachTest } from './support/sh-gateway.js';
+import { describeAsRoot } from '../helpers/needs-root.js';
 
 // The sandbox probe tries setpriv, the PID namespace and prlimit in one process, and bubblewrap without asking its
 // version first (issue #18: fewer processes at start). Where one of those programs cannot run, what the server says
@@ -54,10 +55,9 @@ describe('the sandbox probe', () => {
     });
   });
 
-  describe('when setpriv cannot run', () => {
-    const root = process.getuid?.() === 0;
+  describeAsRoot('when setpriv cannot run', () => {
     // a root gateway runs no tool as root unless told to: without setpriv it runs none, and says why
-    (root ? it : it.skip)(`refuses every call of a root gateway with a whole receipt saying why, and runs nothing${root ? '' : ' (NOT RUN: needs root)'}`, async () => {
+    it('refuses every call of a root gateway with a whole receipt saying why, and runs nothing', async () => {
       const gateway = await serveWith({ setpriv: '#!/bin/sh\necho "setpriv: not here" >&2\nexit 1\n' }, { HLDP_SANDBOX: 'off' });
       const receipt = (await request(gateway, 'POST', '/v1/call', { body: { tool: 'sh', params: { cmd: `touch ${join(fixture.folder, 'ran')}` } } })).json as Record<string, unknown>;
       expect(receipt).toMatchObject({ ok: false, code: 'SANDBOX_UNAVAILABLE', exit_code: null, output: '' });
