@@ -79,7 +79,7 @@ export type DiagnosticCode =
   | 'UNKNOWN_MEMBER'
   /** a policy rule's `when` names a param no tool the rule covers declares: the condition never holds, so the rule matches nothing (an error; a warning where a tool's schema lets other params through) */
   | 'UNKNOWN_PARAM'
-  /** a policy names in `callers` or an access rule a principal the deployment's config does not have (a warning; an error where a deny or approve rule's callers are all unknown) */
+  /** a policy names in `callers` or an access rule a principal the deployment's config does not have (a warning, at validate and at each rescan) */
   | 'UNKNOWN_PRINCIPAL'
   /** a `sandbox:` block that cannot be applied (a size that is no size, a limit too small to start a shell) */
   | 'INVALID_SANDBOX'
