@@ -41,14 +41,21 @@ async function registry(files: Record<string, string>) {
   return { workspace, temp, validate, write };
 }
 
-describe("a policy over a tool whose params are declared through $ref and $defs (review Z17, Z17-1)", () => {
-  let setup: Awaited<ReturnType<typeof registry>>;
+/** The registry of `files` for the tests of the describe it is called in: made before them, removed after. */
+function registryForTests(files: Record<string, string>): () => Awaited<ReturnType<typeof registry>> {
+  let setup: Awaited<ReturnType<typeof registry>> | undefined;
   beforeAll(async () => {
-    setup = await registry({ 'tools/write-note/TOOL.hdlp': BY_REFERENCE, 'policies/notes.hdlp': policy('path') });
+    setup = await registry(files);
   }, 120_000);
   afterAll(() => setup?.temp.cleanup());
+  return () => setup!;
+}
+
+describe("a policy over a tool whose params are declared through $ref and $defs (review Z17, Z17-1)", () => {
+  const current = registryForTests({ 'tools/write-note/TOOL.hdlp': BY_REFERENCE, 'policies/notes.hdlp': policy('path') });
 
   it('passes hldp validate: path is a param the tool takes', { timeout: 60_000 }, async () => {
+    const setup = current();
     const validate = await setup.validate();
     const { errors } = JSON.parse(validate.stdout) as { errors: Array<{ code: string }> };
     expect(errors.filter((error) => error.code === 'UNKNOWN_PARAM'), validate.stdout).toEqual([]);
@@ -56,6 +63,7 @@ describe("a policy over a tool whose params are declared through $ref and $defs 
   });
 
   it('denies the write to the protected path and runs the one outside it, the policy read', { timeout: 60_000 }, async () => {
+    const setup = current();
     const denied = await setup.write('private/key');
     expect(denied.code).not.toBe(0);
     expect(denied.stdout + denied.stderr).toContain('no private notes');
@@ -67,13 +75,10 @@ describe("a policy over a tool whose params are declared through $ref and $defs 
 });
 
 describe("a when key one slip from a param of an open schema (review Z17, Z17-3)", () => {
-  let setup: Awaited<ReturnType<typeof registry>>;
-  beforeAll(async () => {
-    setup = await registry({ 'tools/write-note/TOOL.hdlp': OPEN, 'policies/notes.hdlp': policy('pth') });
-  }, 120_000);
-  afterAll(() => setup?.temp.cleanup());
+  const current = registryForTests({ 'tools/write-note/TOOL.hdlp': OPEN, 'policies/notes.hdlp': policy('pth') });
 
   it('is an error of hldp validate at the key, with a did-you-mean', { timeout: 60_000 }, async () => {
+    const setup = current();
     const validate = await setup.validate();
     expect(validate.code).toBe(1);
     const { errors } = JSON.parse(validate.stdout) as { errors: Array<Record<string, unknown>> };
@@ -83,6 +88,7 @@ describe("a when key one slip from a param of an open schema (review Z17, Z17-3)
   });
 
   it('refuses the write to the protected path instead of running it', { timeout: 60_000 }, async () => {
+    const setup = current();
     const call = await setup.write('private/key');
     expect(call.code).not.toBe(0);
     expect(call.stdout + call.stderr).toContain("conditions on 'pth'");
