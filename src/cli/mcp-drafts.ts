@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { Document, isScalar, visit } from 'yaml';
+import { Document, isScalar, parse, visit } from 'yaml';
 import { INVISIBLE_CHARACTERS } from '../core/index.js';
 import { exportNames } from '../export/index.js';
 
@@ -101,12 +101,29 @@ export function yamlText(value: unknown): { text: string; escaped: boolean } {
 export function documentText(document: Document): { text: string; escaped: boolean } {
   let escaped = false;
   const force = (node: unknown): void => {
-    if (!isScalar(node) || typeof node.value !== 'string' || !hasInvisible(node.value)) return;
-    node.type = 'QUOTE_DOUBLE';
-    escaped = true;
+    if (!isScalar(node) || typeof node.value !== 'string') return;
+    if (hasInvisible(node.value)) {
+      node.type = 'QUOTE_DOUBLE';
+      escaped = true;
+    } else if (!blockReadsBack(node.value)) node.type = 'QUOTE_DOUBLE';
   };
   visit(document, { Pair: (_, pair) => force(pair.key), Scalar: (_, node) => force(node) });
   return { text: escapeInvisible(document.toString({ lineWidth: 0, flowCollectionPadding: false })), escaped };
+}
+
+/**
+ * Whether yaml writes `value` (a string of several lines) in a form that reads back to it. yaml 2 writes a block scalar
+ * (`|+`) for text whose leading lines hold only spaces without the indentation indicator those lines need: `" \n"`
+ * read back as `"\n"`, and `"   \n \t\n"` did not read at all (CI of 407af9ec, mcp-drafts.property). Such text is
+ * written double-quoted instead, where every character is kept.
+ */
+function blockReadsBack(value: string): boolean {
+  if (!value.includes('\n')) return true;
+  try {
+    return parse(new Document({ value }).toString({ lineWidth: 0 })).value === value;
+  } catch {
+    return false;
+  }
 }
 
 /** Every invisible character of `text` (YAML written with them in double-quoted scalars only, or comments) as its escape. */

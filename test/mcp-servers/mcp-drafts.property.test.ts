@@ -88,6 +88,17 @@ describe('the draft writer and hidden characters (property, review userX, X10)',
     );
   });
 
+  // CI of 407af9ec: fast-check's seed 67612574 found [" \n", ""] read back as "\n" — yaml wrote a block scalar whose
+  // lines of spaces need an indentation indicator it did not give; one such text did not read back at all
+  it('writes text whose first lines hold only spaces so that it reads back the same', () => {
+    for (const value of [' \n', '   \n \n', '    \t\n', '   \n \t\n', '  \n\n', ' \n a\n']) {
+      const tree = { value, list: [value, ''], keys: { '': value } };
+      expect(parse(yamlText(tree).text)).toEqual(tree);
+      const [draft] = draftTools('srv', [{ name: 't', description: value, inputSchema: { type: 'object', properties: { p: { type: 'string', description: value } } } }], '2026-12-01');
+      expect((parse(draft!.text) as { params_schema: { properties: { p: { description: string } } } }).params_schema.properties.p.description).toBe(value);
+    }
+  });
+
   it("writes a server's title and description so that the draft shows every hidden character and reads back to them", () => {
     fc.assert(
       fc.property(anyText, anyText, (title, description) => {
