@@ -43,7 +43,7 @@ export {
 export { BROKEN_MEMBER, brokenDefinition, brokenToolMessage, filesWithErrors } from './broken-definition.js';
 export { SECRET_NAME, secretsHeldWords } from './secret-names.js';
 export { scanProblemsFor, type ScanProblems } from './scan-problems.js';
-export { didYouMean, editDistance, nearWord } from './near-word.js';
+export { didYouMean, editDistance, nearWord, nearWords } from './near-word.js';
 export {
   ENTRY_KINDS,
   ENTRY_LAYOUT,

@@ -19,6 +19,24 @@ export function nearWord(typed: string, words: readonly string[]): string | unde
   return started.length === 1 ? started[0] : undefined;
 }
 
+/**
+ * Every word of `words` a typo may have meant: all those within nearWord's distance, nearest first (a tie is kept, not
+ * dropped as nearWord drops it), else the one word `typed` begins. Where a slip must be refused rather than guessed at,
+ * a tie is still a slip (review Z18, Z18-2: `post` beside `host` and `port`).
+ */
+export function nearWords(typed: string, words: readonly string[]): string[] {
+  if (typed.length === 0) return [];
+  const most = typed.length <= 4 ? 1 : 2;
+  const near = words
+    .map((word) => ({ word, distance: editDistance(typed.toLowerCase(), word.toLowerCase(), most) }))
+    .filter(({ distance }) => distance <= most)
+    .sort((a, b) => a.distance - b.distance)
+    .map(({ word }) => word);
+  if (near.length > 0) return near;
+  const started = words.filter((word) => word.startsWith(typed));
+  return started.length === 1 ? started : [];
+}
+
 /** ` (did you mean 'team'?)` after an unknown name one of `names` is a typo of (`nearWord`), else nothing: toolsets and skills are told as tools are (review userZ5, F11). */
 export function didYouMean(typed: string, names: readonly string[]): string {
   const near = nearWord(typed, names);

@@ -1,4 +1,4 @@
-import { nearWord, type ApprovalRule, type Diagnostic, type JsonSchema, type PolicyDefinition, type ToolDefinition } from '../core/index.js';
+import { nearWord, nearWords, type ApprovalRule, type Diagnostic, type JsonSchema, type PolicyDefinition, type ToolDefinition } from '../core/index.js';
 
 // params named in one message; the rest are counted
 const NAMED = 8;
@@ -49,10 +49,12 @@ export function conditionKeyProblems(policies: readonly PolicyDefinition[], cove
 
 function problem(policy: PolicyDefinition, rule: ApprovalRule, key: string, tools: readonly ToolDefinition[], params: readonly string[], open: boolean): Diagnostic {
   const at = rule.when_at?.find((place) => place.param === key) ?? rule.at;
-  const near = nearWord(key, params);
+  // every declared param the key is one slip from: a tie (`post` beside `host` and `port`) is a slip all the same (review Z18, Z18-2)
+  const near = nearWords(key, params);
   const which = tools.length === 1 ? `${tools[0]!.name} does not take (its params: ${said(params)})` : `none of the ${tools.length} tools it covers takes (their params: ${said(params)})`;
-  const guess = near ? `; did you mean '${near}'?` : '';
-  if (open && !near) {
+  const best = nearWord(key, params);
+  const guess = near.length > 0 ? `; did you mean ${best !== undefined ? `'${best}'` : orList(near.slice(0, NAMED).map((name) => `'${name}'`))}?` : '';
+  if (open && near.length === 0) {
     return {
       file: policy.source.path, line: at.line, column: at.column, severity: 'warning', code: 'UNKNOWN_PARAM',
       message: `policy '${policy.name}' conditions on '${key}', which ${which}${guess} — a schema there lets other params through, so the condition holds only when a caller sends '${key}' itself`,
@@ -62,6 +64,10 @@ function problem(policy: PolicyDefinition, rule: ApprovalRule, key: string, tool
     file: policy.source.path, line: at.line, column: at.column, severity: 'error', code: 'UNKNOWN_PARAM',
     message: `policy '${policy.name}' conditions on '${key}', which ${which}${guess} (a condition on a param no call has never holds, so the rule would match nothing and not stop what it was written to stop: the policy is refused whole${open ? `; a schema there lets other params through, but '${key}' one slip from a declared param is read as that slip` : ''})`,
   };
+}
+
+function orList(names: readonly string[]): string {
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)!}`;
 }
 
 function said(params: readonly string[]): string {

@@ -96,6 +96,30 @@ describe("a when key one slip from a param of an open schema (review Z17, Z17-3)
   });
 });
 
+// Review Z18, Z18-2: a key one slip from two declared params at once was a warning under an open schema (the
+// did-you-mean found no single nearest name), and the deny let the write through
+const OPEN_WITH_PATCH = tool([
+  'type: object', 'properties:', '  path: { type: string }', '  patch: { type: string }', '  content: { type: string }', '  create_dirs: { type: boolean }', 'required: [path]',
+]);
+
+describe('a when key one slip from two params of an open schema (review Z18, Z18-2)', () => {
+  const current = registryForTests({ 'tools/write-note/TOOL.hdlp': OPEN_WITH_PATCH, 'policies/notes.hdlp': policy('pach') });
+
+  it('is an error of hldp validate naming both, and the write to the protected path is refused', { timeout: 90_000 }, async () => {
+    const setup = current();
+    const validate = await setup.validate();
+    expect(validate.code, validate.stdout).toBe(1);
+    const { errors } = JSON.parse(validate.stdout) as { errors: Array<Record<string, unknown>> };
+    expect(errors).toContainEqual(expect.objectContaining({
+      file: 'policies/notes.hdlp', line: 6, severity: 'error', code: 'UNKNOWN_PARAM', message: expect.stringContaining("did you mean 'path' or 'patch'?"),
+    }));
+    const call = await setup.write('private/key');
+    expect(call.code).not.toBe(0);
+    expect(call.stdout + call.stderr).toContain("conditions on 'pach'");
+    expect(existsSync(join(setup.workspace, 'private', 'key'))).toBe(false);
+  });
+});
+
 describe('a when key of an open schema that is no slip of a declared param', () => {
   it('stays a warning: a caller may send it', { timeout: 120_000 }, async () => {
     const setup = await registry({ 'tools/write-note/TOOL.hdlp': OPEN, 'policies/notes.hdlp': policy('owner') });
