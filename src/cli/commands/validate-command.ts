@@ -106,10 +106,13 @@ export const validateCommand: Command = {
     const conditions = result.index.policies?.length ? PolicySet.of(result.index).conditions.filter((diagnostic) => given.has(diagnostic.file)) : [];
     // what a file refused for another error declares is still checked against the registry (review userZ9, U9-4)
     const { refusedSkillToolsetErrors, refusedToolAliasWarnings } = await import('../refused-definitions.js');
-    const refusedAliases = refusedToolAliasWarnings(files, result.index);
-    const errors = [...refusedSkillToolsetErrors(files, result.index), ...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors, ...compiled.filter((diagnostic) => diagnostic.severity === 'error'), ...conditions.filter((diagnostic) => diagnostic.severity === 'error')];
+    // …but a file refused for its size is not read again: yaml would build it whole (review Z18, Z18-3)
+    const outsized = new Set(result.errors.filter((diagnostic) => diagnostic.code === 'YAML_RESOURCE_LIMIT').map((diagnostic) => diagnostic.file));
+    const readable = files.filter((file) => !outsized.has(file.path));
+    const refusedAliases = refusedToolAliasWarnings(readable, result.index);
+    const errors = [...refusedSkillToolsetErrors(readable, result.index), ...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors, ...compiled.filter((diagnostic) => diagnostic.severity === 'error'), ...conditions.filter((diagnostic) => diagnostic.severity === 'error')];
     // with the deployment's config, an approve rule no principal of it may decide (review userV, V3)
-    const deployment = config.file ? [...undecidableApprovals(result.index, [...config.principals, ...(config.principalsLeftOut ?? [])]), ...(await targetWarnings(result.index, files, config))] : [];
+    const deployment = config.file ? [...undecidableApprovals(result.index, [...config.principals, ...(config.principalsLeftOut ?? [])]), ...(await targetWarnings(result.index, readable, config))] : [];
     // a definition whose wording takes another tool's requests, on the one that now wins them (review Z6, Z6-2)
     const { intentOverlapWarnings } = await import('../intent-overlap-warnings.js');
     const overlap = await intentOverlapWarnings(result.index, new Map([...context, ...files].map((file) => [file.path, Buffer.from(file.content).toString('utf8')])));
