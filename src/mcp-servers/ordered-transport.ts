@@ -39,6 +39,18 @@ export class Received {
 
 const MAX_NAMED = 8;
 
+/** Seconds running an HTTP server must be past UnaskedCount's count to be stopped: a batch logged on the standalone GET stream during a call is still read for a moment after the call's answer. */
+const SUSTAINED_SECONDS = 3;
+
+/**
+ * The request an answer of id `id` answers, as the SDK's Protocol matches it (`Number(response.id)`): a server answering
+ * request 0 with `"0"` is answered, and its request must not stay waiting here, which turned the count off for good
+ * (review Z18, Z18-1). An id that is no number is NaN, which no request of the SDK's has.
+ */
+function answered(id: string | number): number {
+  return Number(id);
+}
+
 // JSON-RPC's "internal error": not the SDK's ConnectionClosed, which drops the connection every other call shares
 const INTERNAL_ERROR = -32603;
 
@@ -60,10 +72,10 @@ export class OrderedTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   #delivery: Promise<void> = Promise.resolve();
   /** requests sent whose answer has not been handed on */
-  #unanswered = new Set<string | number>();
+  #unanswered = new Set<number>();
   /** what the server sent besides answers, since the connection started */
   readonly received = new Received();
-  readonly #unasked = new UnaskedCount();
+  readonly #unasked = new UnaskedCount(SUSTAINED_SECONDS);
   /** why the connection was closed for breaking the protocol */
   #broke: string | undefined;
 
@@ -77,11 +89,16 @@ export class OrderedTransport implements Transport {
         if ('method' in message && typeof message.method === 'string') {
           this.received.count(message.method, 'id' in message && message.id !== undefined);
           if (!this.#allowed()) return;
+        } else if (!('id' in message) || message.id === undefined || !this.#unanswered.delete(answered(message.id))) {
+          // an answer to no request asked (or no message at all): the SDK reads, validates and reports it as well (review Z18, Z18-1)
+          if (!this.#allowed()) return;
         }
-        if (('result' in message || 'error' in message) && 'id' in message && message.id !== undefined) this.#unanswered.delete(message.id);
         this.onmessage?.(message);
       });
-    inner.onerror = (error) => this.onerror?.(error);
+    // what the SDK could not read (bad JSON, not JSON-RPC) is counted too: the stdio transport counts lines before they are parsed
+    inner.onerror = (error) => {
+      if (this.#broke === undefined && this.#allowed()) this.onerror?.(error);
+    };
     // the end comes after the messages read before it
     inner.onclose = () => this.#enqueue(() => this.onclose?.());
   }
@@ -101,10 +118,10 @@ export class OrderedTransport implements Transport {
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if ('method' in message) {
-      if ('id' in message) this.#unanswered.add(message.id);
+      if ('id' in message) this.#unanswered.add(answered(message.id));
       else if (message.method === 'notifications/cancelled') {
         const cancelled = (message.params as { requestId?: string | number } | undefined)?.requestId;
-        if (cancelled !== undefined) this.#unanswered.delete(cancelled);
+        if (cancelled !== undefined) this.#unanswered.delete(answered(cancelled));
       }
     }
     return this.inner.send(message, options);
@@ -118,7 +135,7 @@ export class OrderedTransport implements Transport {
   unanswered(id: string | number, how: string): void {
     setImmediate(() =>
       this.#enqueue(() => {
-        if (!this.#unanswered.delete(id)) return;
+        if (!this.#unanswered.delete(answered(id))) return;
         this.onmessage?.({ jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: `the event stream of the answer ${how}`, data: new AnswerLost(how) } });
       }),
     );

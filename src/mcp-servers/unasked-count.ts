@@ -10,16 +10,29 @@ export const UNASKED_FLOOD = `it sent more than ${UNASKED_PER_SECOND} messages i
  * the gateway for minutes, from a stdio server (review Z11, Z11-4) and from an HTTP one on its standalone GET stream
  * (review Z16, Z16-4). Only a server no request waits on is counted: while a call waits, its server may log and report
  * progress as fast as it works (a batch of 3,000 items logged one by one was stopped as broken: review Z12, finding 2).
+ *
+ * `seconds` is how many seconds running the server must be past the count to be stopped. An HTTP server's logs come on
+ * a stream of their own, with no order against the call's answer, so a batch logged during a call may still be read
+ * for a moment after its answer (review Z18, Z18-4): one second past the count is its tail, several running a flood.
  */
 export class UnaskedCount {
   #count = 0;
-  #since = 0;
+  #since = Number.NEGATIVE_INFINITY;
+  /** seconds running, before the current one, that were past the count */
+  #past = 0;
 
-  /** Counts one such message: false once more than UNASKED_PER_SECOND came in the current second. */
+  constructor(private readonly seconds = 1) {}
+
+  /** Counts one such message: false once more than UNASKED_PER_SECOND came in the current second and in the `seconds` - 1 before it. */
   allows(): boolean {
     const now = performance.now();
-    if (now - this.#since >= 1000) (this.#count = 0), (this.#since = now);
+    if (now - this.#since >= 1000) {
+      // a second with no message between this one and the last breaks the run
+      this.#past = this.#count > UNASKED_PER_SECOND && now - this.#since < 2000 ? this.#past + 1 : 0;
+      this.#count = 0;
+      this.#since = now;
+    }
     this.#count += 1;
-    return this.#count <= UNASKED_PER_SECOND;
+    return this.#count <= UNASKED_PER_SECOND || this.#past + 1 < this.seconds;
   }
 }
