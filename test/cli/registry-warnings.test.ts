@@ -40,6 +40,37 @@ describe('hldp scan', () => {
   });
 });
 
+describe('hldp scan and hldp list', () => {
+  // the command an author runs to see what the gateway will serve said nothing of what was not committed, where serve
+  // warns and POST /v1/scan lists it: "my new tool is not there" had no explanation (review userZ9, U9-9)
+  describe('when --repo is a git checkout with uncommitted definitions', () => {
+    it('name each one the index lacks on stderr, and in --json as uncommitted', async () => {
+      const repo = await initRepository(join(folder.path, 'checkout'));
+      await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+      const env = folder.cliEnv();
+      const committed = await runCli(['list', '--repo', repo, '--json'], { env });
+      expect(committed.stderr).not.toContain('WARNING');
+      expect(JSON.parse(committed.stdout)).not.toHaveProperty('uncommitted');
+      await writeFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { intent: 'does alpha things better' }), 'tools/gamma/TOOL.hdlp': makeToolYaml('gamma') });
+      const edited = ['tools/alpha/TOOL.hdlp (changed, not committed)', 'tools/gamma/TOOL.hdlp (new, not committed)'];
+      const warning = `hldp: WARNING: ${repo} is read as committed at HEAD, so 2 definition(s) edited since are not in this index: ${edited.join(', ')}; commit them\n`;
+
+      for (const command of ['scan', 'list']) {
+        const run = await runCli([command, '--repo', repo], { env });
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stderr).toContain(warning);
+        const json = await runCli([command, '--repo', repo, '--json'], { env });
+        expect(json.code, json.stderr).toBe(0);
+        expect(json.stderr).toContain(warning);
+        // one document: the tools it holds, the edits beside them
+        const document = JSON.parse(json.stdout) as { uncommitted: string[]; tools: Array<{ name: string }> };
+        expect(document.uncommitted).toEqual(edited);
+        expect(document.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
+      }
+    });
+  });
+});
+
 describe('hldp serve', () => {
   const home = useServiceHome('warn');
 
