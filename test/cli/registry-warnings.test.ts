@@ -150,17 +150,26 @@ describe('hldp list and hldp call', () => {
       expect(fresh.code).toBe(0);
       expect(fresh.stderr).not.toContain('WARNING');
       await served.server.close();
+      const closed = new Date().toISOString();
+      // the index's time is when it was read (before the remote went away), the same at each run; since when it is out
+      // of reach comes after: the warning gave the failed read's time as the index's (review userZ9, U9-6)
+      const times = (stderr: string): { read: string; since: string } => {
+        const [, read, since] = new RegExp(`so this is its index as read at commit ${commit} \\((\\S+)\\), unreachable since (\\S+): what was pushed after that read is not in it`).exec(stderr) ?? [];
+        return { read: read!, since: since! };
+      };
 
       const listed = await runCli(['list', '--repo', served.url, '--json'], { env });
       expect(listed.code).toBe(0);
       expect(JSON.parse(listed.stdout)).toMatchObject({ commit, stale: { reason: expect.stringContaining('cannot reach') }, tools: [{ name: 'echo-it' }] });
       expect(listed.stderr).toContain(`hldp: WARNING: ${served.url} could not be read (cannot reach`);
-      expect(listed.stderr).toContain(`so this is its index as last read, at commit ${commit}`);
+      const listedTimes = times(listed.stderr);
+      expect(listedTimes.read < closed && closed <= listedTimes.since, listed.stderr).toBe(true);
 
       const called = await runCli(['call', 'echo-it', '--repo', served.url, '--json'], { env });
       expect(called.code).toBe(0);
       expect(JSON.parse(called.stdout)).toMatchObject({ ok: true, output: 'it\n', stale: { reason: expect.stringContaining('cannot reach') } });
       expect(called.stderr).toContain(`hldp: WARNING: ${served.url} could not be read (cannot reach`);
+      expect(times(called.stderr).read, called.stderr).toBe(listedTimes.read);
     });
   });
 });
@@ -191,7 +200,7 @@ describe('hldp confirm, hldp match and hldp approvals approve', () => {
       expect(confirmed.code, confirmed.stderr).toBe(0);
       expect(JSON.parse(confirmed.stdout)).toMatchObject({ ok: true, output: 'it\n', stale });
       expect(confirmed.stderr).toContain(warning);
-      expect(confirmed.stderr).toContain(`so this is its index as last read, at commit ${commit}`);
+      expect(confirmed.stderr).toContain(`so this is its index as read at commit ${commit} (`);
 
       const matched = await runCli(['match', 'does echo-it things', '--repo', served.url, '--json'], { env });
       expect(matched.code, matched.stderr).toBe(0);

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { byPlace, eachTool, formatDiagnostic, toolCount, type ToolIndex } from '../../core/index.js';
 import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeLines, type Command, type CommandIo } from '../command.js';
+import { lastRead } from '../stale-index.js';
 import { terminalSafe } from '../terminal-safe.js';
 
 /** `hldp scan`: read every definition and print `{commit, tools, errors}`. */
@@ -19,7 +20,7 @@ export const scanCommand: Command = {
     // the command asked to read the repository did not: a CI step `git push && hldp scan` must fail, as POST /v1/scan's 502 does (review R, R16)
     const unread = (): number => {
       if (!index.stale) return 0;
-      io.stderr.write(`hldp: ${terminalSafe(index.source)} could not be read (${terminalSafe(index.stale.reason)}): what is shown is its index as last read, at commit ${index.commit}\n`);
+      io.stderr.write(`hldp: ${terminalSafe(`${index.source} could not be read (${index.stale.reason}): what is shown is ${lastRead(index, index.stale)}`)}\n`);
       return 2;
     };
     if (flags.json) {
