@@ -48,7 +48,22 @@ function checkRepositoryToken(token: string, config: GatewayConfig): void {
 
 /** Scans the repository the flags name once, and waits for the cache write; it authenticates no one (see `configFromFlags`). */
 export async function scanFromFlags(flags: Flags): Promise<ToolIndex> {
-  const scanner = new Scanner(repositoryOptions(configFromFlags(flags, 'optional')));
+  return scanOnce(configFromFlags(flags, 'optional'));
+}
+
+/**
+ * `scanFromFlags`, and beside it what of a checkout read at HEAD the index lacks: each definition edited since and not
+ * committed (`uncommittedDefinitions`; none for a remote, a plain folder or another ref), looked for while it scans.
+ */
+export async function scanWithUncommitted(flags: Flags): Promise<{ index: ToolIndex; uncommitted: string[] }> {
+  const config = configFromFlags(flags, 'optional');
+  const { uncommittedDefinitions } = await import('./uncommitted-definitions.js');
+  const [index, uncommitted] = await Promise.all([scanOnce(config), uncommittedDefinitions(config.repository.source, config.repository.ref)]);
+  return { index, uncommitted };
+}
+
+async function scanOnce(config: GatewayConfig): Promise<ToolIndex> {
+  const scanner = new Scanner(repositoryOptions(config));
   const index = await scanner.scan();
   await scanner.flush();
   return index;

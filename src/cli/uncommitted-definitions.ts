@@ -3,7 +3,9 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { ENTRY_KINDS, ENTRY_LAYOUT } from '../core/index.js';
+import type { CommandIo } from './command.js';
 import { entryOf } from './staged-files.js';
+import { terminalSafe } from './terminal-safe.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -30,6 +32,22 @@ export async function uncommittedDefinitions(repo: string, ref: string | undefin
     .split('\0')
     .filter((record) => record.length > 3 && entryOf(record.slice(3)) !== undefined)
     .map((record) => `${record.slice(3)} (${describe(record.slice(0, 2))})`);
+}
+
+/**
+ * What a command says of a checkout's `uncommitted` definitions (see `uncommittedDefinitions`): `hldp serve` that it
+ * serves them not (`served`, and how a commit is then found), `hldp scan` and `hldp list` that the index they print
+ * holds them not (`read`: an author's "my new tool is not there" had no explanation; review userZ9, U9-9).
+ */
+function uncommittedWarning(source: string, uncommitted: readonly string[], as: 'served' | 'read'): string {
+  const not = as === 'served' ? 'are not' : 'are not in this index';
+  const then = as === 'served' ? ' (a commit is found at the next poll, or POST /v1/scan)' : '';
+  return `${source} is ${as} as committed at HEAD, so ${uncommitted.length} definition(s) edited since ${not}: ${uncommitted.join(', ')}; commit them${then}`;
+}
+
+/** The WARNING on stderr of `uncommittedWarning`; nothing when there is no such definition. */
+export function warnIfUncommitted(source: string, uncommitted: readonly string[], as: 'served' | 'read', io: CommandIo): void {
+  if (uncommitted.length > 0) io.stderr.write(`hldp: WARNING: ${terminalSafe(uncommittedWarning(source, uncommitted, as))}\n`);
 }
 
 function describe(status: string): string {

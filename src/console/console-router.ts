@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { findTool, receiptSeen, scanProblemsFor, sourceSeen, type Receipt } from '../core/index.js';
+import { findTool, receiptSeen, scanProblemsFor, type Receipt } from '../core/index.js';
 import { EVENT_TYPES, isEventType, streamEvents, type EventType } from '../events/index.js';
 import type { ConsoleBackend, ConsolePrincipal, ConsoleRawField, ConsoleReceiptPage, ConsoleReceiptQuery } from './console-backend.js';
 import { html, revealHiddenCharacters, type Html } from './html.js';
@@ -340,8 +340,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
     const { principal, viewer } = signed(response);
     // a broken file's path and errors only to an admin, as GET /v1/tools (review Z2-3)
     // the registry's path as a receipt's source is read: whole by an admin, else its folder's name (review Z9, Z9-5)
-    const source = principal.roles.includes('admin') ? { repository: index.source } : sourceSeen({ repository: index.source });
-    send(response, page('Registry', registryView(index, scanProblemsFor(index, new Set(principal.roles)), scanError, scans, offset, source), viewer, '/console/registry'));
+    send(response, page('Registry', registryView(index, scanProblemsFor(index, new Set(principal.roles)), scanError, scans, offset, principal.roles.includes('admin')), viewer, '/console/registry'));
   });
 
   router.get('/console/sessions', async (_request, response) => {

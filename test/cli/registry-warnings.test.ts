@@ -40,6 +40,37 @@ describe('hldp scan', () => {
   });
 });
 
+describe('hldp scan and hldp list', () => {
+  // the command an author runs to see what the gateway will serve said nothing of what was not committed, where serve
+  // warns and POST /v1/scan lists it: "my new tool is not there" had no explanation (review userZ9, U9-9)
+  describe('when --repo is a git checkout with uncommitted definitions', () => {
+    it('name each one the index lacks on stderr, and in --json as uncommitted', async () => {
+      const repo = await initRepository(join(folder.path, 'checkout'));
+      await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha'), 'tools/beta/TOOL.hdlp': makeToolYaml('beta') });
+      const env = folder.cliEnv();
+      const committed = await runCli(['list', '--repo', repo, '--json'], { env });
+      expect(committed.stderr).not.toContain('WARNING');
+      expect(JSON.parse(committed.stdout)).not.toHaveProperty('uncommitted');
+      await writeFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha', { intent: 'does alpha things better' }), 'tools/gamma/TOOL.hdlp': makeToolYaml('gamma') });
+      const edited = ['tools/alpha/TOOL.hdlp (changed, not committed)', 'tools/gamma/TOOL.hdlp (new, not committed)'];
+      const warning = `hldp: WARNING: ${repo} is read as committed at HEAD, so 2 definition(s) edited since are not in this index: ${edited.join(', ')}; commit them\n`;
+
+      for (const command of ['scan', 'list']) {
+        const run = await runCli([command, '--repo', repo], { env });
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stderr).toContain(warning);
+        const json = await runCli([command, '--repo', repo, '--json'], { env });
+        expect(json.code, json.stderr).toBe(0);
+        expect(json.stderr).toContain(warning);
+        // one document: the tools it holds, the edits beside them
+        const document = JSON.parse(json.stdout) as { uncommitted: string[]; tools: Array<{ name: string }> };
+        expect(document.uncommitted).toEqual(edited);
+        expect(document.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
+      }
+    });
+  });
+});
+
 describe('hldp serve', () => {
   const home = useServiceHome('warn');
 
@@ -119,17 +150,26 @@ describe('hldp list and hldp call', () => {
       expect(fresh.code).toBe(0);
       expect(fresh.stderr).not.toContain('WARNING');
       await served.server.close();
+      const closed = new Date().toISOString();
+      // the index's time is when it was read (before the remote went away), the same at each run; since when it is out
+      // of reach comes after: the warning gave the failed read's time as the index's (review userZ9, U9-6)
+      const times = (stderr: string): { read: string; since: string } => {
+        const [, read, since] = new RegExp(`so this is its index as read at commit ${commit} \\((\\S+)\\), unreachable since (\\S+): what was pushed after that read is not in it`).exec(stderr) ?? [];
+        return { read: read!, since: since! };
+      };
 
       const listed = await runCli(['list', '--repo', served.url, '--json'], { env });
       expect(listed.code).toBe(0);
       expect(JSON.parse(listed.stdout)).toMatchObject({ commit, stale: { reason: expect.stringContaining('cannot reach') }, tools: [{ name: 'echo-it' }] });
       expect(listed.stderr).toContain(`hldp: WARNING: ${served.url} could not be read (cannot reach`);
-      expect(listed.stderr).toContain(`so this is its index as last read, at commit ${commit}`);
+      const listedTimes = times(listed.stderr);
+      expect(listedTimes.read < closed && closed <= listedTimes.since, listed.stderr).toBe(true);
 
       const called = await runCli(['call', 'echo-it', '--repo', served.url, '--json'], { env });
       expect(called.code).toBe(0);
       expect(JSON.parse(called.stdout)).toMatchObject({ ok: true, output: 'it\n', stale: { reason: expect.stringContaining('cannot reach') } });
       expect(called.stderr).toContain(`hldp: WARNING: ${served.url} could not be read (cannot reach`);
+      expect(times(called.stderr).read, called.stderr).toBe(listedTimes.read);
     });
   });
 });
@@ -160,7 +200,7 @@ describe('hldp confirm, hldp match and hldp approvals approve', () => {
       expect(confirmed.code, confirmed.stderr).toBe(0);
       expect(JSON.parse(confirmed.stdout)).toMatchObject({ ok: true, output: 'it\n', stale });
       expect(confirmed.stderr).toContain(warning);
-      expect(confirmed.stderr).toContain(`so this is its index as last read, at commit ${commit}`);
+      expect(confirmed.stderr).toContain(`so this is its index as read at commit ${commit} (`);
 
       const matched = await runCli(['match', 'does echo-it things', '--repo', served.url, '--json'], { env });
       expect(matched.code, matched.stderr).toBe(0);

@@ -13,13 +13,16 @@ describe('hldp scan', () => {
       const served = await folder.serve();
       const commit = await served.push({ 'tools/echo-it/TOOL.hdlp': makeToolYaml('echo-it') });
       const env = folder.cliEnv();
-      const fresh = await runCli(['scan', '--repo', served.url], { env });
+      const fresh = await runCli(['scan', '--repo', served.url, '--json'], { env });
       expect(fresh.code).toBe(0);
+      const { scanned_at: read } = JSON.parse(fresh.stdout) as { scanned_at: string };
       await served.server.close();
 
       const scanned = await runCli(['scan', '--repo', served.url], { env });
       expect(scanned.stdout).toContain(`commit  ${commit}  (stale: cannot reach`);
       expect(scanned.stderr).toContain(`hldp: ${served.url} could not be read (cannot reach`);
+      // the time the index was read, not the time this scan failed (review userZ9, U9-6)
+      expect(scanned.stderr).toContain(`: what is shown is its index as read at commit ${commit} (${read}), unreachable since `);
       expect(scanned.code).toBe(2);
 
       const json = await runCli(['scan', '--repo', served.url, '--json'], { env });

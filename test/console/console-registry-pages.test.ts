@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateRepository, toolName } from '../../bench/scan/generate-repository.js';
 import { signInToConsole } from '../helpers/console-sign-in.js';
+import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { startConsoleGateway, tokenSha256, type ConsoleGateway } from './support.js';
 
 // enough tools for several pages; review J F7 measured 13.7 MB a view at 20,000, every tool on one page
@@ -12,18 +13,23 @@ const CONFIG = `principals:
 `;
 
 let server: ConsoleGateway;
+let git: GitHttpServer | undefined;
 let cookie: string;
 
 beforeAll(async () => {
+  // served by git http-backend, as a team's registry is: a remote, its URL what the page shows
   const repository = async (folder: string): Promise<string> => {
-    const repo = join(folder, 'repo');
-    await generateRepository(repo, TOOLS);
-    return repo;
+    await generateRepository(join(folder, 'repo'), TOOLS);
+    git = await startGitHttpServer({ projectRoot: folder });
+    return `${git.url}/repo`;
   };
   server = await startConsoleGateway({ repository, config: CONFIG, apiToken: 'registry-pages-admin-token-0123456789' });
   cookie = await signInToConsole(server.url, AGENT_TOKEN);
 }, 60_000);
-afterAll(() => server?.stop());
+afterAll(async () => {
+  await server?.stop();
+  await git?.close();
+});
 
 async function registryPage(query = ''): Promise<{ text: string; tools: string[] }> {
   const response = await fetch(`${server.url}/console/registry${query}`, { headers: { cookie } });
@@ -35,6 +41,15 @@ async function registryPage(query = ''): Promise<{ text: string; tools: string[]
 const names = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, offset) => toolName(from + offset));
 
 describe('the console\'s registry view', () => {
+  describe('when the viewer is no admin', () => {
+    // the receipts' note, "the host and URL of the gateway that made it", read here as if the page were a receipt (review userZ9, U9-10)
+    it("shows the registry's URL and says that what is left out is the registry's, in words of its own", async () => {
+      const { text } = await registryPage();
+      expect(text).toContain(`<dt>Source</dt><dd><code>${git!.url}/repo</code> <span class="muted">(any credentials, query or fragment in the registry&#39;s URL: an administrator can see it whole)</span></dd>`);
+      expect(text).not.toContain('the gateway that made it');
+    });
+  });
+
   describe('when the registry has more tools than a page', () => {
     it('shows a signed-in agent 100 tools a page, says which, and links the next page', async () => {
       const first = await registryPage();

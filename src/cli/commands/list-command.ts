@@ -11,11 +11,14 @@ export const listCommand: Command = {
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION },
   maxPositionals: 0,
   async run(flags, _positionals, io) {
-    const { scanFromFlags } = await import('../open-registry.js');
-    const index = await scanFromFlags(flags);
+    const { scanWithUncommitted } = await import('../open-registry.js');
+    const { index, uncommitted } = await scanWithUncommitted(flags);
     const { warnIfStale } = await import('../stale-index.js');
     warnIfStale(index, io);
-    await writeToolList(io, index, flags.json === true);
+    // as hldp scan says it (review userZ9, U9-9)
+    const { warnIfUncommitted } = await import('../uncommitted-definitions.js');
+    warnIfUncommitted(index.source, uncommitted, 'read', io);
+    await writeToolList(io, index, flags.json === true, uncommitted);
     // files, not diagnostics: one file can hold several errors (review userU, F2)
     const failed = new Set(index.errors.map((error) => error.file)).size;
     if (!flags.json && failed) io.stderr.write(`${failed} definition(s) failed to load; run hldp scan to see them\n`);
@@ -23,9 +26,9 @@ export const listCommand: Command = {
   },
 };
 
-/** `hldp list`'s output for an index: one tool a line under a header, or `{commit, stale?, tools}` as JSON; tools read one at a time. */
-export async function writeToolList(io: CommandIo, index: ToolIndex, json: boolean): Promise<void> {
-  if (json) return writeToolsJson(io, index);
+/** `hldp list`'s output for an index: one tool a line under a header, or `{commit, stale?, uncommitted?, tools}` as JSON; tools read one at a time. */
+export async function writeToolList(io: CommandIo, index: ToolIndex, json: boolean, uncommitted: readonly string[] = []): Promise<void> {
+  if (json) return writeToolsJson(io, index, uncommitted);
   // what the policies' approval rules make of each tool's calls, as the prompt block marks it (only with policies)
   const needOf = index.policies?.length ? (await import('../../policy/index.js')).approvalNeed : undefined;
   // one tool at a time, its line's parts kept (the widths need every name, executor and CONFIRM before the first line)
@@ -60,15 +63,16 @@ function confirmWord(tool: ToolDefinition, need: ReturnType<typeof approvalNeed>
 const TOOLS_PER_WRITE = 200;
 
 /**
- * `{commit, tools}` exactly as `writeJson` writes it, every definition whole, a few hundred at a time, each made from
+ * `{commit, stale?, uncommitted?, tools}` exactly as `writeJson` writes it, every definition whole, a few hundred at a time, each made from
  * the scan cache and let go once written: at 100,000 tools neither the list nor its JSON is held.
  */
-async function writeToolsJson(io: CommandIo, index: ToolIndex): Promise<void> {
+async function writeToolsJson(io: CommandIo, index: ToolIndex, uncommitted: readonly string[]): Promise<void> {
   const write = async (text: string): Promise<void> => {
     if (!io.stdout.write(text)) await once(io.stdout, 'drain');
   };
   // a stale index says so as /healthz and GET /v1/tools do: the repository could not be read, this is the last one read
-  let text = `${JSON.stringify({ commit: index.commit, ...(index.stale ? { stale: index.stale } : {}) }, null, 2).slice(0, -2)},\n  "tools": [`;
+  // and a checkout's definitions edited since HEAD, which it does not hold, as POST /v1/scan lists them
+  let text = `${JSON.stringify({ commit: index.commit, ...(index.stale ? { stale: index.stale } : {}), ...(uncommitted.length > 0 ? { uncommitted } : {}) }, null, 2).slice(0, -2)},\n  "tools": [`;
   let written = 0;
   for (const tool of eachTool(index)) {
     // a JSON string holds no raw line break: indenting each line indents the definition as a nested value

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { byPlace, eachTool, formatDiagnostic, toolCount, type ToolIndex } from '../../core/index.js';
 import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeLines, type Command, type CommandIo } from '../command.js';
+import { lastRead } from '../stale-index.js';
 import { terminalSafe } from '../terminal-safe.js';
 
 /** `hldp scan`: read every definition and print `{commit, tools, errors}`. */
@@ -11,16 +12,19 @@ export const scanCommand: Command = {
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION },
   maxPositionals: 0,
   async run(flags, _positionals, io) {
-    const { scanFromFlags } = await import('../open-registry.js');
-    const index = await scanFromFlags(flags);
+    const { scanWithUncommitted } = await import('../open-registry.js');
+    const { index, uncommitted } = await scanWithUncommitted(flags);
+    // what the author edited and did not commit is not in it: said, or "my new tool is not there" has no explanation (review userZ9, U9-9)
+    const { warnIfUncommitted } = await import('../uncommitted-definitions.js');
+    warnIfUncommitted(index.source, uncommitted, 'read', io);
     // the command asked to read the repository did not: a CI step `git push && hldp scan` must fail, as POST /v1/scan's 502 does (review R, R16)
     const unread = (): number => {
       if (!index.stale) return 0;
-      io.stderr.write(`hldp: ${terminalSafe(index.source)} could not be read (${terminalSafe(index.stale.reason)}): what is shown is its index as last read, at commit ${index.commit}\n`);
+      io.stderr.write(`hldp: ${terminalSafe(`${index.source} could not be read (${index.stale.reason}): what is shown is ${lastRead(index, index.stale)}`)}\n`);
       return 2;
     };
     if (flags.json) {
-      await writeIndexJson(io, index);
+      await writeIndexJson(io, index, uncommitted);
       return unread();
     }
     const count = toolCount(index);
@@ -47,14 +51,14 @@ export const scanCommand: Command = {
 const TOOLS_PER_WRITE = 500;
 
 /**
- * `{source, commit, scanned_at, tools, toolsets, skills, errors, warnings}` as `writeJson` writes it, the tools a few
+ * `{source, commit, scanned_at, stale?, uncommitted?, tools, toolsets, skills, errors, warnings}` as `writeJson` writes it, the tools a few
  * hundred at a time, each made from the scan cache and let go once written: at 100,000 tools the list is not held.
  */
-async function writeIndexJson(io: CommandIo, index: ToolIndex): Promise<void> {
+async function writeIndexJson(io: CommandIo, index: ToolIndex, uncommitted: readonly string[]): Promise<void> {
   const write = async (text: string): Promise<void> => {
     if (!io.stdout.write(text)) await once(io.stdout, 'drain');
   };
-  const head = JSON.stringify({ source: index.source, commit: index.commit, scanned_at: index.scanned_at, ...(index.stale ? { stale: index.stale } : {}) }, null, 2);
+  const head = JSON.stringify({ source: index.source, commit: index.commit, scanned_at: index.scanned_at, ...(index.stale ? { stale: index.stale } : {}), ...(uncommitted.length > 0 ? { uncommitted } : {}) }, null, 2);
   let text = `${head.slice(0, -2)},\n  "tools": [`;
   let written = 0;
   for (const tool of eachTool(index)) {

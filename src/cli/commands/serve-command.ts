@@ -160,10 +160,8 @@ function announce(server: RunningServer, config: GatewayConfig, io: CommandIo, s
   void (async () => {
     while (server.gateway.matching === 'loading' && !stopping.aborted) await new Promise((resolve) => setTimeout(resolve, 100).unref());
     if (stopping.aborted) return;
-    const { uncommittedDefinitions } = await import('../uncommitted-definitions.js');
+    const { uncommittedDefinitions, warnIfUncommitted } = await import('../uncommitted-definitions.js');
     const uncommitted = await uncommittedDefinitions(config.repository.source, config.repository.ref, stopping);
-    if (uncommitted.length > 0 && !stopping.aborted) {
-      io.stderr.write(`hldp: WARNING: ${terminalSafe(`${config.repository.source} is served as committed at HEAD, so ${uncommitted.length} definition(s) edited since are not: ${uncommitted.join(', ')}; commit them (a commit is found at the next poll, or POST /v1/scan)`)}\n`);
-    }
+    if (!stopping.aborted) warnIfUncommitted(config.repository.source, uncommitted, 'served', io);
   })().catch(() => undefined);
 }

@@ -1,4 +1,4 @@
-import { formatDiagnostic, toolCount, toolNameAt, toolsOf, type ScanProblems, type ToolDefinition, type ToolIndex } from '../../core/index.js';
+import { formatDiagnostic, SOURCE_WITHHELD, sourceSeen, toolCount, toolNameAt, toolsOf, type ScanProblems, type ToolDefinition, type ToolIndex } from '../../core/index.js';
 import type { HldpEvent } from '../../events/index.js';
 import { html, type Html } from '../html.js';
 import { time } from './layout.js';
@@ -73,10 +73,26 @@ ${pages}`;
 }
 
 /**
- * The registry: scan status and history, broken definitions with file:line:col (`problems`: as the viewer may read
- * them, `scanProblemsFor`), a page of tools, every toolset and skill.
+ * The registry's source as one who is no admin reads it: as a receipt's `source` is read (`sourceSeen`: a remote by its
+ * URL without credentials, query or fragment, a folder by its name; review Z9, Z9-5), with a note of this page's own
+ * on what is left out. The receipts' note says "the host and URL of the gateway that made it", which here read as if
+ * the page were a receipt (review userZ9, U9-10).
  */
-export function registryView(index: ToolIndex, problems: ScanProblems, scanError: { message: string; at: string } | undefined, scans: HldpEvent[], offset = 0, source: { repository: string; withheld?: string } = { repository: index.source }): Html {
+function registrySourceSeen(source: string): { repository: string; withheld: string } {
+  const seen = sourceSeen({ repository: source });
+  const withheld = seen.withheld === SOURCE_WITHHELD
+    ? "any credentials, query or fragment in the registry's URL: an administrator can see it whole"
+    : "where the registry's folder is on the gateway's host (its name is kept): an administrator can see it";
+  return { repository: seen.repository, withheld };
+}
+
+/**
+ * The registry: scan status and history, broken definitions with file:line:col (`problems`: as the viewer may read
+ * them, `scanProblemsFor`), a page of tools, every toolset and skill; its source whole to an admin (`whole`), else as
+ * `registrySourceSeen` gives it.
+ */
+export function registryView(index: ToolIndex, problems: ScanProblems, scanError: { message: string; at: string } | undefined, scans: HldpEvent[], offset = 0, whole = true): Html {
+  const source: { repository: string; withheld?: string } = whole ? { repository: index.source } : registrySourceSeen(index.source);
   return html`<h1>Registry</h1>
 <p class="muted live" data-live="scan.completed,scan.failed,definitions.broken" data-reload="true"><span class="dot" title="live"></span> Reloads when the repository is scanned.</p>
 <section class="status">
