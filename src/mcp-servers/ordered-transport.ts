@@ -1,6 +1,6 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { UNASKED_FLOOD, UnaskedCount } from './unasked-count.js';
+import { answered, UNASKED_FLOOD, UnaskedCount } from './unasked-count.js';
 
 /** The data of the error `unanswered` hands on: made here, so no server can send one. */
 export class AnswerLost {
@@ -41,15 +41,6 @@ const MAX_NAMED = 8;
 
 /** Seconds running an HTTP server must be past UnaskedCount's count to be stopped: a batch logged on the standalone GET stream during a call is still read for a moment after the call's answer. */
 const SUSTAINED_SECONDS = 3;
-
-/**
- * The request an answer of id `id` answers, as the SDK's Protocol matches it (`Number(response.id)`): a server answering
- * request 0 with `"0"` is answered, and its request must not stay waiting here, which turned the count off for good
- * (review Z18, Z18-1). An id that is no number is NaN, which no request of the SDK's has.
- */
-function answered(id: string | number): number {
-  return Number(id);
-}
 
 // JSON-RPC's "internal error": not the SDK's ConnectionClosed, which drops the connection every other call shares
 const INTERNAL_ERROR = -32603;

@@ -7,7 +7,7 @@ import type { DeclaredSandbox } from '../core/index.js';
 import { closePassed, planStdio, processContainment, type LaunchPlan, type Sandbox } from '../sandbox/index.js';
 import { AnswerTooLarge, currentAnswerBound, type AnswerCutter, type CallBound } from './answer-bound.js';
 import { LineReader, type LineEvent } from './line-reader.js';
-import { UNASKED_FLOOD, UnaskedCount } from './unasked-count.js';
+import { answered, UNASKED_FLOOD, UnaskedCount } from './unasked-count.js';
 
 /** The one place a stdio MCP server is started: what to run, and the sandbox it runs in. */
 export interface ServerLaunch {
@@ -69,7 +69,8 @@ export class LaunchedStdioTransport implements Transport {
   #plan: LaunchPlan | undefined;
   readonly #lines = new LineReader(() => this.#bound());
   /** the requests sent and not yet answered or cancelled: the most bytes the answer may take, and the first line that may hold it */
-  readonly #waiting = new Map<Id, { bound: CallBound; firstLine: number }>();
+  // keyed by the request an answer answers, as the SDK matches it: a `"0"` answer ends request 0's wait (review Z18, Z18-1)
+  readonly #waiting = new Map<number, { bound: CallBound; firstLine: number }>();
   /** what cuts the long strings of the line being read: the cutter of the one call that may be answered in it */
   #lineCutter: AnswerCutter | undefined;
   /** the calls failed by the line being skipped, told with it when it ends */
@@ -237,9 +238,9 @@ export class LaunchedStdioTransport implements Transport {
       return;
     }
     const id = 'id' in message && ('result' in message || 'error' in message) ? message.id : undefined;
-    const waiting = id === undefined ? undefined : this.#waiting.get(id);
+    const waiting = id === undefined ? undefined : this.#waiting.get(answered(id));
     if (waiting !== undefined) {
-      this.#waiting.delete(id!);
+      this.#waiting.delete(answered(id!));
       // held within the largest bound of the calls waiting, it may be an answer past its own call's
       if (line.length > waiting.bound.maxBytes) return this.#refuse(id!, waiting.bound.maxBytes, `it was ${line.length} bytes`);
     } else if (!this.#countUnasked()) return;
@@ -313,11 +314,11 @@ export class LaunchedStdioTransport implements Transport {
     if ('id' in message) {
       // a line already begun was begun before the server had this request
       const firstLine = this.#lines.linesEnded + (this.#lines.midLine || this.#lineCutter !== undefined ? 1 : 0);
-      this.#waiting.set(message.id, { bound: currentAnswerBound() ?? { maxBytes: MAX_MESSAGE_BYTES, over: false }, firstLine });
+      this.#waiting.set(answered(message.id), { bound: currentAnswerBound() ?? { maxBytes: MAX_MESSAGE_BYTES, over: false }, firstLine });
       return;
     }
     const cancelled = message.method === 'notifications/cancelled' ? (message.params as { requestId?: Id } | undefined)?.requestId : undefined;
-    if (cancelled !== undefined) this.#waiting.delete(cancelled);
+    if (cancelled !== undefined) this.#waiting.delete(answered(cancelled));
   }
 
   /** The most the line being read may hold: the largest bound of the requests that may be answered in it, IDLE_MESSAGE_BYTES with none. */

@@ -36,3 +36,12 @@ export class UnaskedCount {
     return this.#count <= UNASKED_PER_SECOND || this.#past + 1 < this.seconds;
   }
 }
+
+/**
+ * The request an answer of id `id` answers, as the SDK's Protocol matches it (`Number(response.id)`): a server answering
+ * request 0 with `"0"` is answered, and its request must not stay waiting here, which turned the count off for good
+ * (review Z18, Z18-1; both transports). An id that is no number is NaN, which no request of the SDK's has.
+ */
+export function answered(id: string | number): number {
+  return Number(id);
+}
