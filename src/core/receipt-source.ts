@@ -39,8 +39,14 @@ export type TextPieces = Array<string | Uint8Array>;
 export function receiptPiecesSeen(text: string | Uint8Array, whole: boolean): TextPieces {
   if (whole) return [text];
   const reader = typeof text === 'string' ? stringReader(text) : bytesReader(text);
-  // not as the canonical text has it (a text this code did not write): parsed whole, never sent unread
-  const parsedWhole = (): TextPieces => [JSON.stringify(receiptSeen(JSON.parse(reader.slice(0, reader.length)) as Receipt, false))];
+  // not as the canonical text has it (a text this code did not write), or a source not found by either walk: parsed
+  // whole, never sent unread; a receipt with nothing to withhold is sent as stored, since JSON.stringify would move its
+  // members named by numbers ("0") ahead of the others (their canonical place)
+  const parsedWhole = (): TextPieces => {
+    const stored = JSON.parse(reader.slice(0, reader.length)) as Receipt;
+    const seen = receiptSeen(stored, false);
+    return seen === stored ? [text] : [JSON.stringify(seen)];
+  };
   let span: Span | undefined;
   try {
     span = sourceSpan(budgeted(reader, BACKWARD_BUDGET));

@@ -70,6 +70,18 @@ describe('receiptTextSeen', () => {
     }), { numRuns: 60 });
   });
 
+  // CI-like run of fc25 (seed 11111, 10× the runs): a receipt kept before receipts named their source, whose long
+  // structured_content holds a decoy "source" and a member named by a number, was parsed whole and written again with
+  // JSON.stringify, which moved "0" ahead of "" — not the stored text, though there was nothing to withhold
+  it('sends a receipt without a source as stored when its long structured_content holds a "source" and a member named by a number', () => {
+    const whole = { ok: false, tool: 'echo', method: 'run', output: '', error: null, duration_ms: 3, id: 'call_1', params: {}, stderr: '', timed_out: false, started_at: 's',
+      structured_content: { '0': 0, '': 0, rows: ['"'.repeat(300_000), { source: { host: 'decoy' } }] } } as unknown as Receipt;
+    const text = canonicalReceiptText(whole);
+    expect(text).toContain('"structured_content":{"":0,"0":0,');
+    expect(receiptTextSeen(text, false)).toBe(text);
+    expect(Buffer.from(receiptTextSeen(Buffer.from(text, 'utf8'), false)).toString('utf8')).toBe(text);
+  });
+
   // Review Z9, Z9-6: the source was found by a scan from the start, over the whole output, and the text built again
   // whole: 66-89 ms of the event loop per read of a 96 MiB receipt by one who is no admin. It is found from the end now,
   // and the stored text is sent in its own slices around the replaced source.

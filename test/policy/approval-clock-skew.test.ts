@@ -3,6 +3,10 @@
 // as 45 s old, never counted A as serving: an approver at B was refused (409, "no gateway serving now runs request")
 // for a request A filed and would run. The roll's times are now the database's, and a filer not seen is not taken
 // for gone unless its row was seen to leave: B records the approval, and A runs the call.
+// fc25: the test then failed under load with a CANCELLED receipt ("interrupted"): A leased the run until its clock's
+// now + 30 s, and B's sweep (each second) read that lease by its own clock, 45 s ahead, as lapsed, and closed the
+// request while A ran it — whenever A's run spanned one of B's sweeps, which a loaded machine made likely. The run
+// now lasts 3 s (three of B's sweeps), and the approvals' times are the database's clock on PostgreSQL.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -29,7 +33,8 @@ describeWithPostgres('an approval at an instance whose host\'s clock runs 45 s a
     const database = await createTestDatabase();
     stops.push(() => database.drop());
     // B has another setting: a request filed at A runs at A, not at B
-    const { temp, before, after, serve } = await heldShowText();
+    // a run that spans several of B's sweeps: each would read A's lease, as B's clock reads it, and close a lapsed one
+    const { temp, before, after, serve } = await heldShowText({ pause: 3 });
     stops.push(() => temp.cleanup());
     const clock = join(temp.path, 'clock-ahead.mjs');
     await writeFile(clock, AHEAD);
@@ -46,7 +51,8 @@ describeWithPostgres('an approval at an instance whose host\'s clock runs 45 s a
 
     const approved = await api(b.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
     expect(approved.status, JSON.stringify(approved.body)).toBe(202);
-    expect((await receiptOf(a.url, id)).receipt).toMatchObject({ ok: true, output: 'across the skew\n', approval: { id, decided_by: 'alice' } });
+    const { receipt } = await receiptOf(a.url, id);
+    expect(receipt, `${receipt.code}: ${receipt.error}`).toMatchObject({ ok: true, output: 'across the skew\n', approval: { id, decided_by: 'alice' } });
     expect(b.stderr()).not.toContain('could not renew');
   });
 });

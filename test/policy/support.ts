@@ -218,10 +218,11 @@ export function textOf(result: CallToolResult): string {
   return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
 }
 
-const SHOW_TEXT = [
+// show-text, which first sleeps `pause` seconds when given (a run that spans several of the other instances' sweeps)
+const showText = (pause?: number): string => [
   'name: show-text', 'display: show-text', 'intent: print the text it is given', 'method: run', 'executor: shell',
   'params_schema:', '  text: { type: string, required: true }',
-  `shell: { script: 'printf "%s\\n" "$HLDP_PARAM_TEXT"' }`, 'author: TEST-001', 'created: 2026-12-06', 'why: tests need a shell tool an approver holds',
+  `shell: { script: '${pause === undefined ? '' : `sleep ${pause}; `}printf "%s\\n" "$HLDP_PARAM_TEXT"' }`, 'author: TEST-001', 'created: 2026-12-06', 'why: tests need a shell tool an approver holds',
 ].join('\n');
 
 const HELD = ['name: held', 'author: TEST-001', 'why: a person looks at show-text first', 'approval:', '  - tools: [show-text]', '    decision: approve', '    approvers: { roles: [approver] }'].join('\n');
@@ -246,8 +247,8 @@ export interface InstanceOptions {
  * shell tools, as an operator adds one), so a request filed under one is run only by an instance with the same.
  * `serve` starts a real `hldp serve` over it, one after another (the first sets the store up); the caller stops it.
  */
-export async function heldShowText(): Promise<{ repo: string; temp: { path: string; cleanup: () => Promise<void> }; before: string; after: string; serve(options: InstanceOptions): Promise<ServiceProcess> }> {
-  const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD, 'tools/show-text/TOOL.hdlp': SHOW_TEXT });
+export async function heldShowText(options: { pause?: number } = {}): Promise<{ repo: string; temp: { path: string; cleanup: () => Promise<void> }; before: string; after: string; serve(options: InstanceOptions): Promise<ServiceProcess> }> {
+  const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD, 'tools/show-text/TOOL.hdlp': showText(options.pause) });
   const before = join(temp.path, 'before.yaml');
   const after = join(temp.path, 'after.yaml');
   await writeFile(before, SHOW_TEXT_PRINCIPALS);

@@ -33,12 +33,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const now = options.now ?? Date.now;
   let who: ConnectedAs | undefined;
   let applied: number[];
+  let offset = 0;
   try {
     const [{ encoding, role, database }] = (await sql`SELECT current_setting('server_encoding') AS encoding, current_user AS role, current_database() AS database`) as unknown as [{ encoding: string } & ConnectedAs];
     who = { role, database };
     // the chain hashes the text as this process sent it: the database must keep every character as sent
     if (encoding !== 'UTF8') throw new Error(`the database's encoding is ${encoding}; create it with ENCODING 'UTF8'`);
     applied = await migratePostgres(sql, now);
+    offset = options.now ? 0 : await databaseClockOffset(sql);
   } catch (error) {
     await sql.end({ timeout: 1 });
     throw new StoreError(`cannot open the PostgreSQL store at ${describeUrl(options.url)}: ${(error as Error).message}${permissionHint(error, who) ?? ''}`);
@@ -53,7 +55,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     kind: 'postgres',
     schemaSteps: POSTGRES_MIGRATIONS.filter((migration) => applied.includes(migration.version)).map(({ version, name }) => ({ version, name })),
     receipts,
-    approvals: new PostgresApprovalStore(sql, { now }),
+    // the database's clock: instances on hosts whose clocks differ judge one another's leases and expiries alike
+    approvals: new PostgresApprovalStore(sql, { now: options.now ?? (() => Date.now() + offset) }),
     rejections: new PostgresRejectionStore(sql, { now }),
     mcpSessions: new PostgresMcpSessionStore(sql, { now }),
     agentSessions: new PostgresAgentSessionStore(sql),
@@ -84,4 +87,16 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       await sql.end({ timeout: 5 });
     },
   };
+}
+
+/**
+ * How far the database's clock is ahead of this process's, in ms (negative: behind), read once at open to within half
+ * a round trip. An approved run's lease and a request's expiry are written by one instance and judged by every other:
+ * by each one's own clock, an instance whose host ran 45 s ahead read a 30 s lease another had just taken as lapsed,
+ * and closed the request as interrupted while it ran (a CANCELLED receipt; fc25, test/policy/approval-clock-skew).
+ */
+async function databaseClockOffset(sql: ReturnType<typeof connect>): Promise<number> {
+  const sent = Date.now();
+  const [{ ms }] = (await sql`SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS ms`) as unknown as [{ ms: number }];
+  return Math.round(ms - (sent + Date.now()) / 2);
 }
