@@ -3,7 +3,10 @@
 // the process at once — no shutdown, its row in the store's roll of live instances never marked left, the log's last
 // lines lost (pino writes them after the line that said it serves). One start in three of a loop that sent SIGTERM at
 // the serving line died so (on a loaded host); a signal during the scan did every time.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +16,20 @@ import { HLDP_BIN, track } from '../helpers/run-cli.js';
 import { useServiceHome } from '../helpers/serve-process.js';
 
 const home = useServiceHome('info');
+
+// `hldp serve --repo URL --port 0` with the home's environment: the process, its exit, and its stderr so far
+function startServe(url: string): { child: ChildProcess; exit: Promise<[number | null, string | null]>; stderr: () => string } {
+  const child = track(spawn(process.execPath, [HLDP_BIN, 'serve', '--repo', url, '--port', '0'], { env: { ...process.env, ...home.env }, stdio: ['ignore', 'ignore', 'pipe'] }));
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = new Promise<[number | null, string | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
+  return { child, exit, stderr: () => stderr };
+}
+
+// its exit, or 'still starting' once `ms` have passed without one (a bound far from the fetch's minutes)
+function exitWithin(started: { exit: Promise<[number | null, string | null]> }, ms: number): Promise<[number | null, string | null] | 'still starting'> {
+  return Promise.race([started.exit, new Promise<'still starting'>((resolve) => setTimeout(() => resolve('still starting'), ms).unref())]);
+}
 
 // the messages of the process's JSON log lines, in order
 const logged = (stderr: string): string[] => stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { msg: string }).msg);
@@ -40,10 +57,13 @@ describe('hldp serve stopped by a signal', () => {
     expect(roll()).toEqual([{ instance: expect.stringContaining(`pid ${server.child.pid} `), left_ms: expect.any(Number) }]);
   });
 
-  it('sent while it scans a remote: the start is finished, the gateway stopped unannounced, its row marked left, exit 0', async () => {
+  // review Z17, Z17-6: the first handler only noted the signal, and the start went on to the scan's end — up to the
+  // fetch's 5-15 minute bounds against a remote that drips its answer, so a supervisor's stop waited its own timeout
+  // (docker 10 s, systemd 90 s) and killed it. The first scan is stopped now: nothing opened, no row made, 143 / 130.
+  it('sent while its first scan fetches from a remote: the fetch is dropped, nothing is opened, exit 143', async () => {
     const served = join(home.path, 'served');
     await initRepository(join(served, 'tools.git'), { bare: true });
-    // the remote answers the clone's fetch only once the test has sent the signal
+    // the remote answers the clone's fetch only once the test is over
     let fetching!: () => void;
     const fetched = new Promise<void>((resolve) => (fetching = resolve));
     let answer!: () => void;
@@ -61,23 +81,49 @@ describe('hldp serve stopped by a signal', () => {
       const work = await initRepository(join(home.path, 'work'));
       await commitFiles(work, { 'tools/echo/TOOL.hdlp': makeToolYaml('echo') });
       await git(work, 'push', '-q', `${gitServer.url}/tools.git`, 'main');
-      const child = track(spawn(process.execPath, [HLDP_BIN, 'serve', '--repo', `${gitServer.url}/tools.git`, '--port', '0'], { env: { ...process.env, ...home.env }, stdio: ['ignore', 'ignore', 'pipe'] }));
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const exit = new Promise<[number | null, string | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
+      const started = startServe(`${gitServer.url}/tools.git`);
       await fetched;
-      child.kill('SIGTERM');
-      // the signal is seen before the fetch goes on
-      for (let i = 0; i < 400 && !/SIGTERM while starting/.test(stderr) && child.exitCode === null && child.signalCode === null; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      started.child.kill('SIGTERM');
+      expect(await exitWithin(started, 20_000), started.stderr()).toEqual([143, null]);
+      const stderr = started.stderr();
+      expect(stderr).toContain('hldp: SIGTERM while starting: the gateway stops as soon as its start is done, its first scan at once (SIGTERM again exits at once)');
+      expect(stderr).toContain('hldp: stopped while starting (SIGTERM): the first scan was stopped, nothing was served');
+      expect(stderr).not.toMatch(/hldp: serving|gateway listening/);
+      expect(existsSync(join(home.path, 'data', 'receipts.db'))).toBe(false);
+      // nothing half-made holds the next start: the clone's lock was let go, and the remote's tools are served
       answer();
-      expect(await exit).toEqual([0, null]);
-      expect(stderr).toContain('hldp: SIGTERM while starting: the gateway stops as soon as its start is done (SIGTERM again exits at once)');
-      expect(stderr).not.toMatch(/hldp: serving/);
-      expect(logged(stderr)).toEqual(expect.arrayContaining(['stopping once started: the start is under way', 'shutting down: letting calls in flight finish', 'gateway stopped']));
-      expect(roll()).toEqual([{ instance: expect.stringContaining(`pid ${child.pid} `), left_ms: expect.any(Number) }]);
+      const next = await home.serve(['--repo', `${gitServer.url}/tools.git`]);
+      expect(next.stderr()).toMatch(/hldp: serving 1 tools from /);
     } finally {
       answer();
       await gitServer.close();
+    }
+  });
+
+  it('sent while a remote drips its ref listing a byte at a time: exits 130 on SIGINT, not at the listing\'s 5-minute bound', async () => {
+    let asked!: () => void;
+    const listing = new Promise<void>((resolve) => (asked = resolve));
+    const drips = new Set<NodeJS.Timeout>();
+    const dripping = createServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' });
+      response.write('0');
+      asked();
+      const drip = setInterval(() => response.write('0'), 1000);
+      drips.add(drip);
+      request.on('close', () => clearInterval(drip));
+    });
+    await new Promise<void>((resolve) => dripping.listen(0, '127.0.0.1', resolve));
+    try {
+      const started = startServe(`http://127.0.0.1:${(dripping.address() as AddressInfo).port}/tools.git`);
+      await listing;
+      started.child.kill('SIGINT');
+      // far inside the listing's bound (5 min) and its idle bound (a byte a second keeps it alive): the stop was the signal
+      expect(await exitWithin(started, 20_000), started.stderr()).toEqual([130, null]);
+      expect(started.stderr()).toContain('hldp: stopped while starting (SIGINT): the first scan was stopped, nothing was served');
+    } finally {
+      for (const drip of drips) clearInterval(drip);
+      dripping.closeAllConnections();
+      await new Promise<void>((resolve) => dripping.close(() => resolve()));
     }
   });
 });

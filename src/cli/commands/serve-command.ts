@@ -62,12 +62,16 @@ export const serveCommand: Command = {
     // at once — no shutdown, its row in the store's roll of live instances never marked left, its log's last lines lost
     let signals = 0;
     let whileStarting: Signal | undefined;
+    // the first scan is stopped by the first signal: a remote that drips its answer held the stop for the fetch's
+    // 5-15 minute bounds, and a supervisor's stop waited its own timeout to kill (review Z17, Z17-6)
+    const starting = new AbortController();
     let onSignal = (signal: Signal): void => {
       signals += 1;
       if (signals > 1) process.exit(EXIT_CODES[signal]);
       whileStarting = signal;
       logger.info({ signal }, 'stopping once started: the start is under way');
-      io.stderr.write(`hldp: ${signal} while starting: the gateway stops as soon as its start is done (${signal} again exits at once)\n`);
+      io.stderr.write(`hldp: ${signal} while starting: the gateway stops as soon as its start is done, its first scan at once (${signal} again exits at once)\n`);
+      starting.abort(new Error(`${signal} while starting`));
     };
     const onSigint = (): void => onSignal('SIGINT');
     const onSigterm = (): void => onSignal('SIGTERM');
@@ -77,10 +81,14 @@ export const serveCommand: Command = {
     announcing.catch(() => undefined);
     // a rescan of a checkout says what of it is not served, as the start says it (review userZ5, F15)
     const uncommitted = async (signal?: AbortSignal): Promise<string[]> => (await import('../uncommitted-definitions.js')).uncommittedDefinitions(config.repository.source, config.repository.ref, signal);
-    const server = await startServer(config, { logger, version: packageVersion(), mountMcp, uncommitted }).catch((error: unknown) => {
+    const server = await startServer(config, { logger, version: packageVersion(), mountMcp, uncommitted, signal: starting.signal }).catch((error: unknown) => {
       // a start that failed (exit 2) is not held by a signal caught for it
       process.off('SIGINT', onSigint).off('SIGTERM', onSigterm);
-      throw error;
+      if (whileStarting === undefined) throw error;
+      // stopped while its first scan ran: nothing was opened (no store, no row in the roll of live instances) to close
+      logger.info({ signal: whileStarting }, 'stopped while starting: the first scan was stopped, nothing served');
+      io.stderr.write(`hldp: stopped while starting (${whileStarting}): the first scan was stopped, nothing was served\n`);
+      return process.exit(EXIT_CODES[whileStarting]);
     });
     const stopping = new AbortController();
     let stopped!: () => void;

@@ -39,6 +39,8 @@ export interface ServerOptions {
   mountMcp?: (app: Express, gateway: Gateway, options: { auth: RequestHandler }) => { close(): Promise<void> };
   /** the repository's definitions edited since the commit served, which a rescan does not serve (the command line knows git's working tree) */
   uncommitted?: (signal?: AbortSignal) => Promise<string[]>;
+  /** stops the start while its first scan runs (a remote's fetch under way is dropped): the start then rejects with the signal's reason, nothing opened (review Z17, Z17-6) */
+  signal?: AbortSignal;
 }
 
 /** Opens the gateway, starts its embedded gatekeeper and HTTP API, and polls the repository as a webhook fallback. */
@@ -53,7 +55,7 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   }
   const { logger } = options;
   const metrics = new GatewayMetrics();
-  const gateway = await Gateway.open({ config, logger, observer: metrics.observer(), probeSandbox: true, ...(options.clock ? { clock: options.clock } : {}) });
+  const gateway = await Gateway.open({ config, logger, observer: metrics.observer(), probeSandbox: true, ...(options.clock ? { clock: options.clock } : {}), ...(options.signal ? { signal: options.signal } : {}) });
   metrics.indexServed(gateway.registry.index);
   metrics.eventSubscribers(() => gateway.events.subscribers);
   metrics.approvalsWaiting(() => gateway.store.approvals.waiting());

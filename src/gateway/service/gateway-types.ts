@@ -82,4 +82,6 @@ export interface GatewayOptions {
    * logger's warning: the CLI, which has no logger, prints it on stderr (review userZ3, LOW 7)
    */
   onWorkspaceNotice?: (message: string) => void;
+  /** stops the first scan (a remote's fetch under way is dropped) and the open with it: a server stopped while it starts (review Z17, Z17-6) */
+  signal?: AbortSignal;
 }

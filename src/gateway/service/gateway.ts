@@ -132,7 +132,7 @@ export class Gateway {
     if (options.probeSandbox) void targets.sandboxed().catch(() => undefined);
     let index: ToolIndex;
     try {
-      index = await scanner.scan();
+      index = await scanner.scan(undefined, options.signal);
     } catch (error) {
       await targets.close();
       throw error;

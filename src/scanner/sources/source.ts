@@ -58,8 +58,11 @@ export interface RepositorySource {
   readonly label: string;
   /** what the index cache is keyed by */
   readonly cacheKey: string;
-  /** resolves the current commit and lists its tools; `pushed` may let a remote fetch while it checks its branch's head */
-  snapshot(pushed?: PushHint): Promise<Snapshot>;
+  /**
+   * resolves the current commit and lists its tools; `pushed` may let a remote fetch while it checks its branch's head;
+   * `signal` drops a remote's requests under way (a server stopped while its first scan fetches: review Z17, Z17-6)
+   */
+  snapshot(pushed?: PushHint, signal?: AbortSignal): Promise<Snapshot>;
   /** resolves once what the source keeps on disk of its last snapshot is written (a folder's record of its files' stats) */
   flush?(): Promise<void>;
 }
