@@ -6,27 +6,13 @@
 // answers the clone's fetch only once the test has sent its signal.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { commitFiles, git, initRepository, makeToolYaml } from '../helpers/git.js';
-import { startGitHttpServer } from '../helpers/git-http-server.js';
+import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
+import { heldRemote } from '../helpers/held-remote.js';
 import { HLDP_BIN, track } from '../helpers/run-cli.js';
-import { useServiceHome } from '../helpers/serve-process.js';
+import { instanceRoll, loggedMessages, useServiceHome } from '../helpers/serve-process.js';
 
 const home = useServiceHome('info');
-
-// the messages of the process's JSON log lines, in order
-const logged = (stderr: string): string[] => stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { msg: string }).msg);
-
-// this store's roll of live instances: each row's instance and when it said it left (null: it never did)
-function roll(): Array<{ instance: string; left_ms: number | null }> {
-  const database = new Database(join(home.path, 'data', 'receipts.db'), { readonly: true });
-  try {
-    return database.prepare('SELECT instance, left_ms FROM gateway_instances').all() as Array<{ instance: string; left_ms: number | null }>;
-  } finally {
-    database.close();
-  }
-}
 
 /** `hldp mcp --repo REPO --as-local`, its stdin held open as a client's is, and what it writes. */
 function startMcp(repo: string) {
@@ -42,40 +28,9 @@ function startMcp(repo: string) {
   return { child, exit, said, stdout: () => stdout, stderr: () => stderr };
 }
 
-/** A remote of one tool whose clone's fetch is answered only once `answer` is called; `fetched` once it is asked. */
-async function heldRemote() {
-  const served = join(home.path, 'served');
-  await initRepository(join(served, 'tools.git'), { bare: true });
-  let fetching!: () => void;
-  const fetched = new Promise<void>((resolve) => (fetching = resolve));
-  let answer!: () => void;
-  const answered = new Promise<void>((resolve) => (answer = resolve));
-  const server = await startGitHttpServer({
-    projectRoot: served,
-    beforeServing: async (method, path) => {
-      if (method === 'POST' && path.endsWith('/git-upload-pack')) {
-        fetching();
-        await answered;
-      }
-    },
-  });
-  const work = await initRepository(join(home.path, 'work'));
-  await commitFiles(work, { 'tools/echo/TOOL.hdlp': makeToolYaml('echo') });
-  await git(work, 'push', '-q', `${server.url}/tools.git`, 'main');
-  return {
-    url: `${server.url}/tools.git`,
-    fetched,
-    answer,
-    close: async () => {
-      answer();
-      await server.close();
-    },
-  };
-}
-
 describe('hldp mcp stopped by a signal', () => {
   it('sent while it scans a remote: the start is finished, the gateway closed without serving, its row marked left, exit 143', { timeout: 120_000 }, async () => {
-    const remote = await heldRemote();
+    const remote = await heldRemote(home.path);
     try {
       const mcp = startMcp(remote.url);
       await remote.fetched;
@@ -85,16 +40,16 @@ describe('hldp mcp stopped by a signal', () => {
       remote.answer();
       expect(await mcp.exit, mcp.stderr()).toEqual([143, null]);
       expect(mcp.stderr()).toContain('hldp mcp: SIGTERM while starting: it stops, serving nothing, as soon as its start is done (SIGTERM again exits at once)');
-      expect(logged(mcp.stderr())).not.toContain('MCP server on stdio');
+      expect(loggedMessages(mcp.stderr())).not.toContain('MCP server on stdio');
       expect(mcp.stdout()).toBe('');
-      expect(roll()).toEqual([{ instance: expect.stringContaining(`pid ${mcp.child.pid} `), left_ms: expect.any(Number) }]);
+      expect(instanceRoll(home)).toEqual([{ instance: expect.stringContaining(`pid ${mcp.child.pid} `), left_ms: expect.any(Number) }]);
     } finally {
       await remote.close();
     }
   });
 
   it('sent twice while it starts (Ctrl-C twice): the second exits at once, 130', { timeout: 120_000 }, async () => {
-    const remote = await heldRemote();
+    const remote = await heldRemote(home.path);
     try {
       const mcp = startMcp(remote.url);
       await remote.fetched;
@@ -117,6 +72,6 @@ describe('hldp mcp stopped by a signal', () => {
     mcp.child.kill('SIGTERM');
     expect(await mcp.exit, mcp.stderr()).toEqual([0, null]);
     expect(mcp.stderr()).not.toContain('while starting');
-    expect(roll()).toEqual([{ instance: expect.stringContaining(`pid ${mcp.child.pid} `), left_ms: expect.any(Number) }]);
+    expect(instanceRoll(home)).toEqual([{ instance: expect.stringContaining(`pid ${mcp.child.pid} `), left_ms: expect.any(Number) }]);
   });
 });

@@ -7,13 +7,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateRepository } from '../../bench/scan/generate-repository.js';
-import { useServiceHome } from '../helpers/serve-process.js';
+import { loggedMessages, useServiceHome } from '../helpers/serve-process.js';
 
 const TOOLS = 3000;
 const home = useServiceHome('info');
-
-// the messages of the process's JSON log lines, in order
-const logged = (stderr: string): string[] => stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { msg: string }).msg);
 
 describe('hldp serve stopped while its intent matching is being prepared', () => {
   it('stops the preparation, and "gateway stopped" is the last line of its log', { timeout: 300_000 }, async () => {
@@ -22,7 +19,7 @@ describe('hldp serve stopped while its intent matching is being prepared', () =>
     const server = await home.serve(['--repo', repo]);
     // at once, as a supervisor that waits for the line does
     expect(await server.stop()).toBe(0);
-    const said = logged(server.stderr());
+    const said = loggedMessages(server.stderr());
     // the preparation was under way when the signal came (else this test would show nothing)
     expect(said).toContain('intent matching not prepared: the server is closing');
     expect(said).not.toContain('intent matching ready');
