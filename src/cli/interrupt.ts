@@ -14,14 +14,15 @@ const EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
  * Catches SIGINT and SIGTERM while a call runs: the first cancels the call (its process group is killed and the
  * CANCELLED receipt is stored, then printed, as `serve` does for its calls in flight), a second exits at once.
  * Before, the CLI died at the signal: the tool had run, but no receipt was stored and nothing was printed (review K, K12).
+ * `says` is the line written on stderr at the first signal (`hldp mcp` catches its start's signals so too).
  */
-export function catchInterrupt(): Interrupt {
+export function catchInterrupt(says = (name: keyof typeof EXIT_CODES): string => `hldp: ${name}: cancelling the call and storing its receipt (${name === 'SIGINT' ? 'Ctrl-C' : 'a signal'} again exits at once)`): Interrupt {
   const controller = new AbortController();
   let received: keyof typeof EXIT_CODES | undefined;
   const on = (name: keyof typeof EXIT_CODES) => () => {
     if (received !== undefined) process.exit(EXIT_CODES[received]);
     received = name;
-    process.stderr.write(`hldp: ${name}: cancelling the call and storing its receipt (${name === 'SIGINT' ? 'Ctrl-C' : 'a signal'} again exits at once)\n`);
+    process.stderr.write(`${says(name)}\n`);
     controller.abort(new Error(`interrupted by ${name}`));
   };
   const handlers = { SIGINT: on('SIGINT'), SIGTERM: on('SIGTERM') };

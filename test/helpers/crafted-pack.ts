@@ -11,8 +11,8 @@ import { FLUSH, packetLine } from '../../src/scanner/sources/pkt-line.js';
 // a pack entry's type number, by name (`ofs` and `ref`: the two kinds of delta)
 const PACK_TYPE = { commit: 1, tree: 2, blob: 3, tag: 4, ofs: 6, ref: 7 } as const;
 
-/** One object of a crafted pack: a whole blob (its zlib stream `compressed`, when given, in place of `data`'s), or a `ref-delta` on the object `base` names (its `data` the delta itself). */
-export type CraftedEntry = { oid: string; kind: 'blob'; data: Buffer; compressed?: Buffer } | { oid: string; kind: 'ref-delta'; base: string; data: Buffer };
+/** One object of a crafted pack: a whole blob, or a `ref-delta` on the object `base` names (its `data` the delta itself); either's zlib stream `compressed`, when given, in place of `data`'s. */
+export type CraftedEntry = { oid: string; kind: 'blob'; data: Buffer; compressed?: Buffer } | { oid: string; kind: 'ref-delta'; base: string; data: Buffer; compressed?: Buffer };
 
 /** A pack written entry by entry; each entry's method returns the offset it starts at. */
 export class PackWriter {
@@ -37,8 +37,8 @@ export class PackWriter {
     return this.raw(Buffer.concat([entryHeader(PACK_TYPE.ofs, data.length), ofsDistance(this.offset - baseOffset), deflateSync(data)]));
   }
 
-  ref(baseOid: string, data: Buffer): number {
-    return this.raw(Buffer.concat([entryHeader(PACK_TYPE.ref, data.length), Buffer.from(baseOid, 'hex'), deflateSync(data)]));
+  ref(baseOid: string, data: Buffer, compressed: Buffer = deflateSync(data)): number {
+    return this.raw(Buffer.concat([entryHeader(PACK_TYPE.ref, data.length), Buffer.from(baseOid, 'hex'), compressed]));
   }
 
   /** The version-2 pack: its header, the entries as added, and its checksum. */
@@ -56,7 +56,7 @@ export class PackWriter {
 export function packOf(entries: readonly CraftedEntry[]): { pack: Buffer; offsets: Map<string, number> } {
   const writer = new PackWriter();
   const offsets = new Map<string, number>();
-  for (const entry of entries) offsets.set(entry.oid, entry.kind === 'blob' ? writer.whole('blob', entry.data, entry.compressed) : writer.ref(entry.base, entry.data));
+  for (const entry of entries) offsets.set(entry.oid, entry.kind === 'blob' ? writer.whole('blob', entry.data, entry.compressed) : writer.ref(entry.base, entry.data, entry.compressed));
   return { pack: writer.finish(), offsets };
 }
 

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach } from 'vitest';
 import { makeTempDir } from './git.js';
 import { spawnService, type ServiceProcess } from './spawn-service.js';
@@ -51,4 +52,17 @@ export function useServiceHome(logLevel: 'info' | 'warn'): ServiceHome {
     serve: (args = [], extraEnv = {}) => start(['serve', ...args, '--port', '0'], extraEnv, SERVE_ANNOUNCE),
     start,
   };
+}
+
+/** The messages of a service's JSON log lines (its stderr), in order. */
+export const loggedMessages = (stderr: string): string[] => stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { msg: string }).msg);
+
+/** The store's roll of live instances in the home's data folder: each row's instance and when it said it left (null: it never did). */
+export function instanceRoll(home: ServiceHome): Array<{ instance: string; left_ms: number | null }> {
+  const database = new Database(join(home.path, 'data', 'receipts.db'), { readonly: true });
+  try {
+    return database.prepare('SELECT instance, left_ms FROM gateway_instances').all() as Array<{ instance: string; left_ms: number | null }>;
+  } finally {
+    database.close();
+  }
 }

@@ -8,12 +8,11 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { commitFiles, git, initRepository, makeToolYaml } from '../helpers/git.js';
 import { startGitHttpServer } from '../helpers/git-http-server.js';
 import { HLDP_BIN, track } from '../helpers/run-cli.js';
-import { useServiceHome } from '../helpers/serve-process.js';
+import { instanceRoll, loggedMessages, useServiceHome } from '../helpers/serve-process.js';
 
 const home = useServiceHome('info');
 
@@ -31,19 +30,6 @@ function exitWithin(started: { exit: Promise<[number | null, string | null]> }, 
   return Promise.race([started.exit, new Promise<'still starting'>((resolve) => setTimeout(() => resolve('still starting'), ms).unref())]);
 }
 
-// the messages of the process's JSON log lines, in order
-const logged = (stderr: string): string[] => stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { msg: string }).msg);
-
-// this store's roll of live instances: each row's instance and when it said it left (null: it never did)
-function roll(): Array<{ instance: string; left_ms: number | null }> {
-  const database = new Database(join(home.path, 'data', 'receipts.db'), { readonly: true });
-  try {
-    return database.prepare('SELECT instance, left_ms FROM gateway_instances').all() as Array<{ instance: string; left_ms: number | null }>;
-  } finally {
-    database.close();
-  }
-}
-
 describe('hldp serve stopped by a signal', () => {
   it('sent as soon as it says it serves: shuts down, marks its row in the roll left, exits 0', async () => {
     const repo = await initRepository(join(home.path, 'repo'));
@@ -53,8 +39,8 @@ describe('hldp serve stopped by a signal', () => {
     const exit = new Promise<[number | null, string | null]>((resolve) => server.child.once('exit', (code, signal) => resolve([code, signal])));
     server.child.kill('SIGTERM');
     expect(await exit).toEqual([0, null]);
-    expect(logged(server.stderr())).toEqual(expect.arrayContaining(['gateway listening', 'shutting down: letting calls in flight finish', 'gateway stopped']));
-    expect(roll()).toEqual([{ instance: expect.stringContaining(`pid ${server.child.pid} `), left_ms: expect.any(Number) }]);
+    expect(loggedMessages(server.stderr())).toEqual(expect.arrayContaining(['gateway listening', 'shutting down: letting calls in flight finish', 'gateway stopped']));
+    expect(instanceRoll(home)).toEqual([{ instance: expect.stringContaining(`pid ${server.child.pid} `), left_ms: expect.any(Number) }]);
   });
 
   // review Z17, Z17-6: the first handler only noted the signal, and the start went on to the scan's end — up to the

@@ -1,6 +1,7 @@
-import { REPOSITORY_OPTIONS, REPOSITORY_USAGE, type Command, type CommandIo } from '../command.js';
+import { REPOSITORY_OPTIONS, REPOSITORY_USAGE, type Command, type CommandIo, type Flags } from '../command.js';
 import type { Gateway } from '../../gateway/service/index.js';
 import { toolCount } from '../../core/index.js';
+import { catchInterrupt } from '../interrupt.js';
 import { UsageError } from '../usage-error.js';
 
 // after a signal, how long the cancelled calls may take to end and store their receipts before the process exits
@@ -15,57 +16,84 @@ export const mcpCommand: Command = {
   options: { ...REPOSITORY_OPTIONS, toolsets: { type: 'string' }, 'as-local': { type: 'boolean' } },
   maxPositionals: 0,
   async run(flags, _positionals, io) {
-    const { configFromFlags } = await import('../open-registry.js');
-    const { createLogger } = await import('../create-logger.js');
-    const { Gateway, warnOfWholeListing } = await import('../../gateway/service/index.js');
-    const { RescanScheduler } = await import('../../gateway/http/index.js');
-    const { serveMcpStdio } = await import('../../mcp-front/index.js');
-    const config = configFromFlags(flags);
-    const { cliCaller, mcpCallerProblem } = await import('../with-gateway.js');
-    // refused before anything starts: no sandbox probe, no store opened for a server that will not run
-    const problem = mcpCallerProblem(config, flags['as-local'] === true);
-    if (problem) throw new UsageError(problem);
-    const logger = createLogger(config.logLevel).child({ surface: 'mcp' });
-    const gateway = await Gateway.open({ config, logger, probeSandbox: true });
-    let principal: string;
+    // SIGINT and SIGTERM are caught from here, before the start (the scan, the store, the sandbox's probe): caught only
+    // once it served, a client's stop during the start met Node's default and ended the process mid-start, its store
+    // and its row in the roll of live instances left as they were (memz23, as serve and gatekeeper). One during the
+    // start lets it finish, closes the gateway and exits 130 / 143 without serving; a second exits at once.
+    const starting = catchInterrupt((signal) => `hldp mcp: ${signal} while starting: it stops, serving nothing, as soon as its start is done (${signal} again exits at once)`);
+    let started: Started;
+    let opened = undefined as Gateway | undefined;
     try {
-      principal = cliCaller(gateway);
+      started = await startGateway(flags, (gateway) => (opened = gateway));
     } catch (error) {
-      await gateway.close();
+      await opened?.close();
+      starting.dispose();
       throw error;
     }
-    await gateway.warmUp();
-    const toolsets = typeof flags.toolsets === 'string' ? flags.toolsets.split(',').map((name) => name.trim()).filter(Boolean) : undefined;
-    // refused as /mcp?toolsets= refuses it: an unknown toolset, or one holding no tool this principal may use (whose
-    // session could not open: the server started and failed every request instead of exiting 2, review userV)
-    const refused = gateway.sessions.toolsetProblem(toolsets ?? [], principal);
-    if (refused) {
-      await gateway.close();
-      throw new UsageError(`--toolsets: ${refused.message} (${refused.code})`);
+    const interrupted = starting.exitCode();
+    if (interrupted !== undefined) {
+      // closed as after serving (its store, its row in the roll marked left); a second signal meanwhile exits at once
+      await started.gateway.close().finally(() => starting.dispose());
+      return interrupted;
     }
-    // a long session sees new tools (and its client gets tools/list_changed) without a restart
-    const scheduler = new RescanScheduler(gateway, logger);
-    scheduler.poll(config.repository.pollIntervalMs);
-    const finish = new AbortController();
-    const stop = new AbortController();
-    const stopSignals = onStopSignals(gateway, { finish, stop }, io);
-    try {
-      logger.info({ source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: toolCount(gateway.registry.index) }, 'MCP server on stdio');
-      // as serve: the client is answered (initialize, tools/list, calls by name) while the search index loads; tool_find waits for it
-      gateway.prepareInBackground();
-      // without --toolsets the session lists every tool it may use: said when that is more than a prompt holds (review userZ, Z6)
-      // (off the path to answering initialize; it reads definitions only until the prompt budget is passed)
-      if (!toolsets?.length) setImmediate(() => warnOfWholeListing(gateway, logger, 'start hldp mcp with --toolsets a,b'));
-      await serveMcpStdio(gateway, { finish: finish.signal, signal: stop.signal, principal, onProblem: (message) => logger.warn(message), ...(toolsets ? { toolsets } : {}) });
-      return 0;
-    } finally {
-      await scheduler.stop();
-      // calls in flight finish (or, after a signal, end cancelled) and store their receipts before the store closes
-      await gateway.close();
-      stopSignals.dispose();
-    }
+    // the stop signals' own handling is put in place in this same turn (serve imports nothing first): none falls between
+    starting.dispose();
+    return serve(started, io);
   },
 };
+
+type Started = Awaited<ReturnType<typeof startGateway>>;
+
+/** Opens the gateway for `hldp mcp` (`opened` is told it as soon as it is open, to close it if the start then fails): the caller, the toolsets, and what serving it imports. */
+async function startGateway(flags: Flags, opened: (gateway: Gateway) => void) {
+  const { configFromFlags } = await import('../open-registry.js');
+  const { createLogger } = await import('../create-logger.js');
+  const { Gateway, warnOfWholeListing } = await import('../../gateway/service/index.js');
+  const { RescanScheduler } = await import('../../gateway/http/index.js');
+  const { serveMcpStdio } = await import('../../mcp-front/index.js');
+  const config = configFromFlags(flags);
+  const { cliCaller, mcpCallerProblem } = await import('../with-gateway.js');
+  // refused before anything starts: no sandbox probe, no store opened for a server that will not run
+  const problem = mcpCallerProblem(config, flags['as-local'] === true);
+  if (problem) throw new UsageError(problem);
+  const logger = createLogger(config.logLevel).child({ surface: 'mcp' });
+  const gateway = await Gateway.open({ config, logger, probeSandbox: true });
+  opened(gateway);
+  const principal = cliCaller(gateway);
+  await gateway.warmUp();
+  const toolsets = typeof flags.toolsets === 'string' ? flags.toolsets.split(',').map((name) => name.trim()).filter(Boolean) : undefined;
+  // refused as /mcp?toolsets= refuses it: an unknown toolset, or one holding no tool this principal may use (whose
+  // session could not open: the server started and failed every request instead of exiting 2, review userV)
+  const refused = gateway.sessions.toolsetProblem(toolsets ?? [], principal);
+  if (refused) throw new UsageError(`--toolsets: ${refused.message} (${refused.code})`);
+  return { config, logger, gateway, principal, toolsets, modules: { warnOfWholeListing, RescanScheduler, serveMcpStdio } };
+}
+
+/** Serves the started gateway on stdin/stdout until stdin closes or a signal stops it; closes it. */
+async function serve({ config, logger, gateway, principal, toolsets, modules }: Started, io: CommandIo): Promise<number> {
+  const { warnOfWholeListing, RescanScheduler, serveMcpStdio } = modules;
+  // a long session sees new tools (and its client gets tools/list_changed) without a restart
+  const scheduler = new RescanScheduler(gateway, logger);
+  scheduler.poll(config.repository.pollIntervalMs);
+  const finish = new AbortController();
+  const stop = new AbortController();
+  const stopSignals = onStopSignals(gateway, { finish, stop }, io);
+  try {
+    logger.info({ source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: toolCount(gateway.registry.index) }, 'MCP server on stdio');
+    // as serve: the client is answered (initialize, tools/list, calls by name) while the search index loads; tool_find waits for it
+    gateway.prepareInBackground();
+    // without --toolsets the session lists every tool it may use: said when that is more than a prompt holds (review userZ, Z6)
+    // (off the path to answering initialize; it reads definitions only until the prompt budget is passed)
+    if (!toolsets?.length) setImmediate(() => warnOfWholeListing(gateway, logger, 'start hldp mcp with --toolsets a,b'));
+    await serveMcpStdio(gateway, { finish: finish.signal, signal: stop.signal, principal, onProblem: (message) => logger.warn(message), ...(toolsets ? { toolsets } : {}) });
+    return 0;
+  } finally {
+    await scheduler.stop();
+    // calls in flight finish (or, after a signal, end cancelled) and store their receipts before the store closes
+    await gateway.close();
+    stopSignals.dispose();
+  }
+}
 
 /**
  * SIGTERM or SIGINT (a client's usual stop after closing stdin, or Ctrl-C): the calls in flight are cancelled (their

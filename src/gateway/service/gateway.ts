@@ -363,8 +363,9 @@ export class Gateway {
 
   /** Lets calls in flight finish (their receipts stored), then stops the embedded gatekeeper and closes the store. */
   async close(): Promise<void> {
-    // no one is left to match for: a preparation still running stops at its next turn (review R, R15)
-    this.intents.stop();
+    // no one is left to match for: a preparation still running stops at its next turn (review R, R15), and has ended
+    // before the store closes, so that its line is not logged after the server says it stopped (memz23)
+    const preparing = this.intents.stop();
     // out of the store's roll of serving instances before the store closes: others then know it runs nothing more
     const leaving = this.approvals.stop().catch((error: unknown) => this.logger?.warn({ err: (error as Error).message }, 'could not leave the roll of live instances'));
     await this.calls.settled();
@@ -372,6 +373,7 @@ export class Gateway {
     // the events of the last calls reach the log before the store closes
     await this.events.stop();
     await this.scanner.flush();
+    await preparing;
     // the search index a rescan updated is kept for the next start
     this.registries.current.matcher.persist();
     await this.targets.close();

@@ -82,9 +82,9 @@ export class IntentMatching {
     this.readiness.alsoBeforeReady(steps);
   }
 
-  /** Stops preparing intent matching, now and for good (a closing server). */
-  stop(): void {
-    this.readiness.stop();
+  /** Stops preparing intent matching, now and for good (a closing server); resolves once the preparations have ended (at most 2 s). */
+  stop(): Promise<void> {
+    return this.readiness.stop();
   }
 
   /** Intent matching over the current registry: `ready`, `loading` or `failed`. */

@@ -6,6 +6,10 @@ import type { Registry } from './registry-swap.js';
 /** How long a match waits, by default, for intent matching being prepared after a start. */
 export const MATCH_WAIT_MS = 20_000;
 
+// how long a stop waits for the preparations under way to end (each ends at its next turn: a slice of work, or a file
+// read in libuv's threads); past it they are left, and say nothing more
+const STOP_WAIT_MS = 2000;
+
 /** A match asked while the search index is still being read or built, and not ready within the wait. */
 export class SearchIndexLoadingError extends Error {
   readonly code = 'SEARCH_INDEX_LOADING';
@@ -28,6 +32,10 @@ export class MatchingReadiness {
   #failure: string | undefined;
   /** aborted by `stop`: every preparation ends at its next turn (review R, R15) */
   readonly #stopping = new AbortController();
+  /** the preparations not yet ended, each settling once it has; a stop waits for them */
+  readonly #running = new Set<Promise<void>>();
+  /** set once a stop has waited: a preparation that ends later says nothing after the server said it stopped (memz23) */
+  #quiet = false;
   /** what else a first match would meet compiled (a server's body checkers), and its run once started */
   #alongside: (() => Generator<void, void, void>) | undefined;
   #alongsideRun: Promise<void> | undefined;
@@ -47,13 +55,13 @@ export class MatchingReadiness {
         ([prepared]) => {
           this.#prepared.add(prepared);
           this.#failure = undefined;
-          this.logger?.info({ commit: matcher.commit, tools: toolCount(matcher.index), ms: Math.round(performance.now() - started) }, 'intent matching ready');
+          if (!this.#quiet) this.logger?.info({ commit: matcher.commit, tools: toolCount(matcher.index), ms: Math.round(performance.now() - started) }, 'intent matching ready');
           return prepared;
         },
         (error: unknown) => {
           // stopped, not failed: the server is closing
           if (this.#stopping.signal.aborted) {
-            this.logger?.info({ commit: matcher.commit }, 'intent matching not prepared: the server is closing');
+            if (!this.#quiet) this.logger?.info({ commit: matcher.commit }, 'intent matching not prepared: the server is closing');
             throw error;
           }
           // the next match tries again
@@ -64,6 +72,7 @@ export class MatchingReadiness {
         },
       );
       this.#preparing.set(matcher, pending);
+      this.#hold(pending);
     }
     return pending;
   }
@@ -79,17 +88,34 @@ export class MatchingReadiness {
 
   #runAlongside(): Promise<void> | undefined {
     if (this.#alongside === undefined) return undefined;
-    return (this.#alongsideRun ??= runLettingGo(this.#alongside(), undefined, this.#stopping.signal).catch((error: unknown) => {
+    if (this.#alongsideRun !== undefined) return this.#alongsideRun;
+    this.#alongsideRun = runLettingGo(this.#alongside(), undefined, this.#stopping.signal).catch((error: unknown) => {
       if (!this.#stopping.signal.aborted) this.logger?.warn({ err: (error as Error).message }, 'could not compile the match requests\' checks ahead of the first match');
-    }));
+    });
+    this.#hold(this.#alongsideRun);
+    return this.#alongsideRun;
+  }
+
+  #hold(work: Promise<unknown>): void {
+    const ended = work.then(() => undefined, () => undefined);
+    this.#running.add(ended);
+    void ended.then(() => this.#running.delete(ended));
   }
 
   /**
    * Stops every preparation at its next turn, and any later one at once: a server closing (an MCP client gone before
    * matching was ready) spent seconds of CPU at 100,000 tools preparing matching for nobody before it could exit.
+   * Resolves once they have ended (at most 2 s): a server closes after them, so that their last line ("intent matching
+   * not prepared: the server is closing") is not logged after "gateway stopped" (memz23). One that has not ended by
+   * then says nothing more.
    */
-  stop(): void {
+  async stop(): Promise<void> {
     this.#stopping.abort(new Error('intent matching stopped: the server is closing'));
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)));
+    await Promise.race([Promise.all(this.#running), bound]);
+    clearTimeout(timer);
+    this.#quiet = true;
   }
 
   /** Whether preparing `matcher` was ever started (then a rescan's next matcher is prepared before it is swapped in). */

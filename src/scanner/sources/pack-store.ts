@@ -2,9 +2,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import { BaseCache } from './base-cache.js';
-import { applyDelta, readVarint } from './git-delta.js';
+import { applyDelta } from './git-delta.js';
 import { inflateEntry } from './pack-inflate.js';
 import { PackFile } from './pack-file.js';
+import { DELTA_SIZES_BYTES, deltaResultSize, entryStreamHead } from './stream-head.js';
 
 /** The four kinds of git object. */
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
@@ -273,9 +274,12 @@ export class PackStore {
         delta = undefined;
       }
     }
-    const head = delta ?? partialInflate(bytes.subarray(entry.data, entry.data + HEAD_BYTES));
-    const base = readVarint(head, 0);
-    return { size: base === undefined ? undefined : readVarint(head, base.next)?.value, delta };
+    const size = deltaResultSize(delta ?? partialInflate(bytes.subarray(entry.data, entry.data + HEAD_BYTES)));
+    if (size !== undefined || delta !== undefined) return { size, delta };
+    // a stream whose first bytes make too little (empty blocks: the object was built, up to 64 MiB, before the
+    // definition's bound refused it; review Z17-8) is inflated on, a piece at a time, until its head says the size
+    const head = await entryStreamHead((most) => file.entryNow(at, most) ?? file.entry(at, most), entry.data, DELTA_SIZES_BYTES);
+    return { size: deltaResultSize(head), delta };
   }
 }
 
