@@ -9,8 +9,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commitFiles, git, initRepository, makeToolYaml } from '../helpers/git.js';
-import { startGitHttpServer } from '../helpers/git-http-server.js';
+import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
+import { heldRemote } from '../helpers/held-remote.js';
 import { HLDP_BIN, track } from '../helpers/run-cli.js';
 import { instanceRoll, loggedMessages, useServiceHome } from '../helpers/serve-process.js';
 
@@ -47,28 +47,11 @@ describe('hldp serve stopped by a signal', () => {
   // fetch's 5-15 minute bounds against a remote that drips its answer, so a supervisor's stop waited its own timeout
   // (docker 10 s, systemd 90 s) and killed it. The first scan is stopped now: nothing opened, no row made, 143 / 130.
   it('sent while its first scan fetches from a remote: the fetch is dropped, nothing is opened, exit 143', async () => {
-    const served = join(home.path, 'served');
-    await initRepository(join(served, 'tools.git'), { bare: true });
     // the remote answers the clone's fetch only once the test is over
-    let fetching!: () => void;
-    const fetched = new Promise<void>((resolve) => (fetching = resolve));
-    let answer!: () => void;
-    const answered = new Promise<void>((resolve) => (answer = resolve));
-    const gitServer = await startGitHttpServer({
-      projectRoot: served,
-      beforeServing: async (method, path) => {
-        if (method === 'POST' && path.endsWith('/git-upload-pack')) {
-          fetching();
-          await answered;
-        }
-      },
-    });
+    const remote = await heldRemote(home.path);
     try {
-      const work = await initRepository(join(home.path, 'work'));
-      await commitFiles(work, { 'tools/echo/TOOL.hdlp': makeToolYaml('echo') });
-      await git(work, 'push', '-q', `${gitServer.url}/tools.git`, 'main');
-      const started = startServe(`${gitServer.url}/tools.git`);
-      await fetched;
+      const started = startServe(remote.url);
+      await remote.fetched;
       started.child.kill('SIGTERM');
       expect(await exitWithin(started, 20_000), started.stderr()).toEqual([143, null]);
       const stderr = started.stderr();
@@ -77,12 +60,11 @@ describe('hldp serve stopped by a signal', () => {
       expect(stderr).not.toMatch(/hldp: serving|gateway listening/);
       expect(existsSync(join(home.path, 'data', 'receipts.db'))).toBe(false);
       // nothing half-made holds the next start: the clone's lock was let go, and the remote's tools are served
-      answer();
-      const next = await home.serve(['--repo', `${gitServer.url}/tools.git`]);
+      remote.answer();
+      const next = await home.serve(['--repo', remote.url]);
       expect(next.stderr()).toMatch(/hldp: serving 1 tools from /);
     } finally {
-      answer();
-      await gitServer.close();
+      await remote.close();
     }
   });
 
