@@ -30,17 +30,21 @@ const HEALTH_TIMEOUT_MS = 2000;
 /** Connects to PostgreSQL and brings its schema forward (safe when several instances start at once); throws `StoreError` if it cannot. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const sql = connect(options);
-  const now = options.now ?? Date.now;
+  // the database's clock, read once at open (a clock the caller gives is taken as it is): what one instance writes
+  // (an approval's lease and expiry, a bus message's time, its row in the roll of live instances) every other judges,
+  // and by each one's own clock an instance whose host ran 45 s ahead read a 30 s lease another had just taken as
+  // lapsed, and closed the request as interrupted while it ran (fc25, test/policy/approval-clock-skew)
+  let offset = 0;
+  const now = options.now ?? ((): number => Date.now() + offset);
   let who: ConnectedAs | undefined;
   let applied: number[];
-  let offset = 0;
   try {
     const [{ encoding, role, database }] = (await sql`SELECT current_setting('server_encoding') AS encoding, current_user AS role, current_database() AS database`) as unknown as [{ encoding: string } & ConnectedAs];
     who = { role, database };
     // the chain hashes the text as this process sent it: the database must keep every character as sent
     if (encoding !== 'UTF8') throw new Error(`the database's encoding is ${encoding}; create it with ENCODING 'UTF8'`);
+    if (!options.now) offset = await databaseClockOffset(sql);
     applied = await migratePostgres(sql, now);
-    offset = options.now ? 0 : await databaseClockOffset(sql);
   } catch (error) {
     await sql.end({ timeout: 1 });
     throw new StoreError(`cannot open the PostgreSQL store at ${describeUrl(options.url)}: ${(error as Error).message}${permissionHint(error, who) ?? ''}`);
@@ -55,8 +59,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     kind: 'postgres',
     schemaSteps: POSTGRES_MIGRATIONS.filter((migration) => applied.includes(migration.version)).map(({ version, name }) => ({ version, name })),
     receipts,
-    // the database's clock: instances on hosts whose clocks differ judge one another's leases and expiries alike
-    approvals: new PostgresApprovalStore(sql, { now: options.now ?? (() => Date.now() + offset) }),
+    approvals: new PostgresApprovalStore(sql, { now }),
     rejections: new PostgresRejectionStore(sql, { now }),
     mcpSessions: new PostgresMcpSessionStore(sql, { now }),
     agentSessions: new PostgresAgentSessionStore(sql),
@@ -91,9 +94,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
 /**
  * How far the database's clock is ahead of this process's, in ms (negative: behind), read once at open to within half
- * a round trip. An approved run's lease and a request's expiry are written by one instance and judged by every other:
- * by each one's own clock, an instance whose host ran 45 s ahead read a 30 s lease another had just taken as lapsed,
- * and closed the request as interrupted while it ran (a CANCELLED receipt; fc25, test/policy/approval-clock-skew).
+ * a round trip: the store's clock is this process's plus it, so every instance of one store keeps one time.
  */
 async function databaseClockOffset(sql: ReturnType<typeof connect>): Promise<number> {
   const sent = Date.now();
